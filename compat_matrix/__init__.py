@@ -1,0 +1,1 @@
+"""Compatibility data; read through gpudoctor.matrix."""

@@ -1,0 +1,1 @@
+"""Documentation shipped in the wheel, so that `gpudoctor explain CODE` works wherever gpudoctor is installed."""

@@ -1,0 +1,94 @@
+"""The checks: pure functions of (Facts, Context) that yield findings, in a fixed order.
+
+A check never receives a Host, so it cannot do I/O. A check that raises
+becomes an `internal-check-error` finding naming it; every other check still
+runs. The registry is an explicit tuple: no discovery by reflection.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from gpudoctor.facts import Facts
+from gpudoctor.model import Evidence, Finding, Remediation, Severity
+
+
+class Context:
+    """What checks may consult beside the facts: the matrix (loaded on first use) and settings."""
+
+    def __init__(self, matrix_path: str | None = None, memory_held_share: float = 0.25) -> None:
+        self._matrix_path = matrix_path
+        self.memory_held_share = memory_held_share
+
+    @functools.cached_property
+    def matrix(self):  # -> gpudoctor.matrix.Matrix
+        from gpudoctor.matrix import load_matrix
+
+        return load_matrix(self._matrix_path)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    area: str
+    codes: tuple[str, ...]
+    run: Callable[[Facts, Context], Iterable[Finding]]
+    tags: tuple[str, ...] = ()
+
+
+def all_checks() -> tuple[Check, ...]:
+    from gpudoctor.checks import cudnn, doctor, driver, frameworks, health, platform, toolkit
+
+    return (
+        *driver.CHECKS,
+        *platform.CHECKS,
+        *toolkit.CHECKS,
+        *cudnn.CHECKS,
+        *frameworks.CHECKS,
+        *health.CHECKS,
+        *doctor.CHECKS,
+    )
+
+
+def all_codes() -> tuple[str, ...]:
+    codes: list[str] = ["internal-check-error"]
+    for check in all_checks():
+        codes += [c for c in check.codes if c not in codes]
+    return tuple(codes)
+
+
+def run_checks(facts: Facts, matrix_path: str | None = None, ctx: Context | None = None) -> tuple[list[Finding], list[str]]:
+    from gpudoctor.errors import MatrixError
+
+    ctx = ctx or Context(matrix_path)
+    findings: list[Finding] = []
+    internal: list[str] = []
+    for check in all_checks():
+        try:
+            produced = list(check.run(facts, ctx))
+            undeclared = [f.code for f in produced if f.code not in check.codes]
+            if undeclared:
+                raise ValueError(f"emitted undeclared codes {undeclared}")
+        except MatrixError:
+            raise  # an invalid matrix is the doctor's failure, not a finding about the machine
+        except Exception as exc:  # noqa: BLE001 - crash isolation, as the docstring says
+            internal.append(f"{check.name}: {type(exc).__name__}: {exc}")
+            findings.append(
+                Finding(
+                    "internal-check-error",
+                    Severity.WARNING,
+                    "doctor",
+                    f"the {check.name} check crashed; its area was not judged",
+                    f"{type(exc).__name__}: {exc}",
+                    remediation=Remediation("Please report this with a snapshot: gpudoctor snapshot -o machine.json"),
+                )
+            )
+            continue
+        findings.extend(produced)
+    return findings, internal
+
+
+def ev(source: str, value: object) -> Evidence:
+    return Evidence(source, str(value))

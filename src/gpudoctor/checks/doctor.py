@@ -1,0 +1,53 @@
+"""The doctor's own limits: probes that failed, so the diagnosis says what it could not see."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from gpudoctor.checks import Check, Context, ev
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.probed import Unknown
+
+
+def _unknowns(facts: Facts) -> list[tuple[str, Unknown]]:
+    out = [(name, why) for name, why in facts.failures.items() if why.kind != "timeout"]
+    candidates = {
+        "kernel driver version": facts.kernel.proc_driver,
+        "PCI bus": facts.kernel.pci,
+        "ldconfig cache": facts.ldconfig,
+        "Python environment": facts.frameworks.python,
+        "PyTorch": facts.frameworks.torch,
+        "TensorFlow": facts.frameworks.tensorflow,
+        "JAX": facts.frameworks.jax,
+    }
+    named = {n for n, _ in out}
+    for name, outcome in candidates.items():
+        if isinstance(outcome, Unknown) and outcome.kind != "timeout" and name not in named:
+            out.append((name, outcome))
+    if facts.driver.nvml_status in ("crash", "binding_missing"):
+        out.append(("NVML", Unknown("library-error", facts.driver.nvml_error or facts.driver.nvml_status, "nvml")))
+    return out
+
+
+def check_probe_failed(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    failed = _unknowns(facts)
+    if not failed:
+        return
+    names = ", ".join(n for n, _ in failed)
+    yield Finding(
+        "probe-failed",
+        Severity.WARNING,
+        "doctor",
+        f"gpudoctor could not see: {names}",
+        "The diagnosis of these areas may be incomplete. "
+        + "; ".join(f"{n}: {w.kind} ({w.message})" for n, w in failed),
+        tuple(ev(w.source or n, f"{w.kind}: {w.message}") for n, w in failed),
+        Remediation(
+            "Rerun with more rights or a longer time limit if a probe was refused or slow; report a crash with a snapshot.",
+            ("gpudoctor check -v --debug", "gpudoctor snapshot -o machine.json"),
+        ),
+    )
+
+
+CHECKS = (Check("probes", "doctor", ("probe-failed",), check_probe_failed),)

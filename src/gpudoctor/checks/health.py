@@ -1,0 +1,141 @@
+"""GPU health: the PCIe link, ECC and memory-row failures, thermal and power slowdown, memory held by others."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from gpudoctor.checks import Check, Context, ev
+from gpudoctor.facts import Facts, Gpu
+from gpudoctor.model import Finding, Remediation, Severity
+
+# Slowdowns that mean the GPU is protecting itself, not merely idle or at its configured cap.
+SLOWDOWNS = ("hw_slowdown", "hw_thermal_slowdown", "sw_thermal_slowdown", "hw_power_brake_slowdown")
+
+
+def _busy(g: Gpu) -> bool:
+    return bool(g.processes) and "gpu_idle" not in g.throttle_reasons
+
+
+def check_pcie(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    for g in facts.driver.gpus:
+        narrow = g.pcie_width_current is not None and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max
+        # GPUs lower their link generation when idle to save power: a slow
+        # generation only means something while the GPU is working.
+        slow = g.pcie_gen_current is not None and g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max and _busy(g)
+        if not (narrow or slow):
+            continue
+        parts = []
+        if narrow:
+            parts.append(f"width x{g.pcie_width_current} of x{g.pcie_width_max}")
+        if slow:
+            parts.append(f"Gen{g.pcie_gen_current} of Gen{g.pcie_gen_max} while busy")
+        yield Finding(
+            "pcie-link-degraded",
+            Severity.WARNING,
+            "health",
+            f"GPU {g.index}'s PCIe link runs below its maximum: {', '.join(parts)}",
+            "Host<->device copies (data loading, checkpointing, multi-GPU without NVLink) slow down in proportion. "
+            "Common causes: the card in a slot wired for fewer lanes, a riser or a dirty contact, a BIOS lane split, "
+            "or a link that trained down after an error.",
+            (ev(g.source, f"gen {g.pcie_gen_current}/{g.pcie_gen_max}, width x{g.pcie_width_current}/x{g.pcie_width_max}"),),
+            Remediation(
+                "Measure it under load and compare with the link's figure; reseat or move the card if it stays low.",
+                (
+                    "gpudoctor bench bandwidth",
+                    f"nvidia-smi -i {g.index} --query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv",
+                    f"sudo lspci -vv -s {g.pci_bus_id or '<bus-id>'} | grep -E 'LnkCap|LnkSta'",
+                ),
+            ),
+        )
+
+
+def check_ecc(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    for g in facts.driver.gpus:
+        problems = []
+        severity = Severity.WARNING
+        if g.ecc_volatile_uncorrected:
+            problems.append(f"{g.ecc_volatile_uncorrected} uncorrectable ECC error(s) since the last reset")
+            severity = Severity.ERROR
+        elif g.ecc_aggregate_uncorrected:
+            problems.append(f"{g.ecc_aggregate_uncorrected} uncorrectable ECC error(s) over the GPU's lifetime")
+        if g.retired_pages_pending:
+            problems.append("retired pages pending a reset")
+            severity = Severity.ERROR
+        if g.remapped_rows_failure:
+            problems.append("a row remapping failure")
+            severity = Severity.ERROR
+        elif g.remapped_rows_pending:
+            problems.append("row remapping pending a reset")
+        if not problems:
+            continue
+        yield Finding(
+            "gpu-ecc-errors",
+            severity,
+            "health",
+            f"GPU {g.index} reports memory errors: {'; '.join(problems)}",
+            "Uncorrectable errors kill the process that hit them (Xid 48/63/64/94/95); pending retirement or "
+            "remapping takes effect only after a GPU reset; a remapping failure means the GPU has run out of spare "
+            "rows and should be replaced.",
+            (ev(g.source, "; ".join(problems)),),
+            Remediation(
+                "Reset the GPU (or reboot) to apply pending retirement/remapping; if errors recur or remapping failed, "
+                "drain the node and have the GPU replaced.",
+                (f"nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER -i {g.index}", f"sudo nvidia-smi --gpu-reset -i {g.index}"),
+            ),
+        )
+
+
+def check_throttle(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    for g in facts.driver.gpus:
+        active = [r for r in g.throttle_reasons if r in SLOWDOWNS]
+        if not active:
+            continue
+        temp = f" at {g.temperature_c} °C" if g.temperature_c is not None else ""
+        yield Finding(
+            "gpu-throttled",
+            Severity.WARNING,
+            "health",
+            f"GPU {g.index} is slowing itself down: {', '.join(active)}{temp}",
+            "Thermal or power-brake slowdown cuts clocks sharply, so jobs run far slower than the GPU can. "
+            "Usual causes: blocked airflow or failed fans, a hot room, a power supply or cable that cannot deliver.",
+            (ev(g.source, ", ".join(g.throttle_reasons)),),
+            Remediation(
+                "Check cooling and power; watch the reasons while a job runs.",
+                (f"nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i {g.index}",),
+            ),
+        )
+
+
+def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    for g in facts.driver.gpus:
+        total = g.memory_total_bytes
+        if not total:
+            continue
+        by_procs = sum(p.used_bytes or 0 for p in g.processes)
+        held = by_procs if by_procs else (g.memory_used_bytes or 0)
+        if held < ctx.memory_held_share * total:
+            continue
+        top = sorted(g.processes, key=lambda p: -(p.used_bytes or 0))[:5]
+        who = ", ".join(f"{p.name or '?'} (pid {p.pid}, {(p.used_bytes or 0) / 1024**3:.1f} GiB)" for p in top)
+        yield Finding(
+            "gpu-memory-held",
+            Severity.WARNING,
+            "memory",
+            f"{held / total:.0%} of GPU {g.index}'s memory is held by other processes",
+            f"{held / 1024**3:.1f} GiB of {total / 1024**3:.1f} GiB is in use"
+            + (f" by {who}" if who else "")
+            + ". A new job on this GPU can fail with CUDA out of memory although it needs less than the GPU has.",
+            (ev(g.source, f"used {held} of {total} bytes"),),
+            Remediation(
+                "Stop what holds the memory if it should not, or share the GPU deliberately (`gpudoctor memory`).",
+                (f"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv -i {g.index}",),
+            ),
+        )
+
+
+CHECKS = (
+    Check("pcie-link", "health", ("pcie-link-degraded",), check_pcie),
+    Check("ecc", "health", ("gpu-ecc-errors",), check_ecc),
+    Check("throttle", "health", ("gpu-throttled",), check_throttle),
+    Check("memory-held", "memory", ("gpu-memory-held",), check_memory_held),
+)

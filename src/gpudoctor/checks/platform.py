@@ -1,0 +1,184 @@
+"""Where the doctor runs: containers without GPU access, WSL, CUDA_VISIBLE_DEVICES and MIG."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.driver import device_nodes_ok, pci_gpus
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.probed import Found
+
+
+def check_container_no_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    plat = facts.platform
+    if not plat.container or facts.driver.reachable or device_nodes_ok(facts):
+        return
+    hints = []
+    if pci_gpus(facts):
+        hints.append(ev(facts.kernel.pci.source, f"{len(pci_gpus(facts))} NVIDIA GPU(s) on the host's PCI bus"))
+    if plat.env.get("NVIDIA_VISIBLE_DEVICES"):
+        hints.append(ev("env:NVIDIA_VISIBLE_DEVICES", plat.env["NVIDIA_VISIBLE_DEVICES"]))
+    if plat.env.get("NVIDIA_REQUIRE_CUDA") or any(
+        isinstance(o, Found) for o in (facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax)
+    ):
+        hints.append(ev("env:NVIDIA_REQUIRE_CUDA", plat.env.get("NVIDIA_REQUIRE_CUDA", "a CUDA framework is installed")))
+    if not pci_gpus(facts) and not plat.env.get("NVIDIA_VISIBLE_DEVICES"):
+        return  # nothing says a GPU was meant to be here: gpu-none covers it
+    commands = {
+        "kubernetes": (
+            "# in the pod spec:  resources: { limits: { nvidia.com/gpu: 1 } }",
+            "kubectl describe node <node> | grep nvidia.com/gpu",
+        ),
+        "podman": ("podman run --device nvidia.com/gpu=all ...",),
+    }.get(
+        plat.container,
+        (
+            "docker run --gpus all ...",
+            "# docker compose: deploy.resources.reservations.devices: [{driver: nvidia, count: all, capabilities: [gpu]}]",
+            "# on the host, once: install nvidia-container-toolkit, then",
+            "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
+        ),
+    )
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"this {plat.container} container was started without access to the GPU",
+        "No /dev/nvidia* device nodes and no NVIDIA driver library inside the container: the runtime did not pass "
+        "the GPU in. Installing a driver inside the container does not help; the container must be started with GPU access.",
+        (ev("platform", plat.container_evidence or plat.container), ev("nvml", facts.driver.nvml_status), *hints),
+        Remediation("Start the container with GPU access through the NVIDIA container toolkit.", commands),
+    )
+
+
+def check_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    plat = facts.platform
+    if plat.wsl == 1:
+        yield Finding(
+            "wsl1-no-cuda",
+            Severity.ERROR,
+            "platform",
+            "this is WSL 1, where CUDA cannot work",
+            "GPU access in WSL needs the WSL 2 kernel (GPU paravirtualisation through /dev/dxg); WSL 1 has none.",
+            (ev("platform", f"kernel {plat.release}"),),
+            Remediation("Convert the distribution to WSL 2 (in Windows PowerShell).", ("wsl --set-version <distro> 2", "wsl --update")),
+        )
+        return
+    if plat.wsl != 2:
+        return
+    linux_libs = []
+    cache = facts.ldconfig.value if isinstance(facts.ldconfig, Found) else {}
+    for soname in ("libcuda.so.1", "libnvidia-ml.so.1"):
+        linux_libs += [p for p in cache.get(soname, ()) if not p.startswith("/usr/lib/wsl/")]
+    proc = facts.kernel.proc_driver
+    if not linux_libs and not isinstance(proc, Found):
+        return
+    evidence = tuple(ev("cmd:ldconfig -p", p) for p in linux_libs)
+    if isinstance(proc, Found):
+        evidence += (ev("file:/proc/driver/nvidia/version", proc.value.version),)
+    yield Finding(
+        "wsl-linux-driver-installed",
+        Severity.ERROR,
+        "platform",
+        "a Linux NVIDIA driver is installed inside WSL 2, shadowing the Windows driver",
+        "In WSL 2 the driver comes from Windows (its libraries appear under /usr/lib/wsl/lib). A Linux driver "
+        "package inside WSL installs its own libcuda.so.1, which cannot reach the GPU and breaks CUDA.",
+        evidence,
+        Remediation(
+            "Remove the Linux driver packages inside WSL and keep only the CUDA toolkit (the WSL-Ubuntu toolkit package has no driver).",
+            ("sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*'", "sudo ldconfig", "ls -l /usr/lib/wsl/lib/libcuda.so.1"),
+            requires_root=True,
+        ),
+    )
+
+
+def visible_devices(value: str, gpus: list[tuple[int, str | None]], mig_uuids: int) -> tuple[list[str], list[str]]:
+    """(valid, invalid) entries of CUDA_VISIBLE_DEVICES as CUDA reads it.
+
+    CUDA stops at the first invalid entry: everything after it is ignored, so
+    "0,7,1" on a two-GPU machine shows only GPU 0.
+    """
+    valid: list[str] = []
+    invalid: list[str] = []
+    stopped = False
+    for raw in value.split(","):
+        entry = raw.strip()
+        if stopped:
+            invalid.append(entry)
+            continue
+        ok = False
+        if entry.isdigit():
+            ok = int(entry) < len(gpus)
+        elif entry.startswith(("GPU-", "MIG-")):
+            ok = any(uuid and uuid.startswith(entry) for _, uuid in gpus) or (entry.startswith("MIG-") and mig_uuids > 0)
+        if ok:
+            valid.append(entry)
+        else:
+            invalid.append(entry)
+            stopped = True
+    return valid, invalid
+
+
+def check_cuda_visible_devices(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    value = facts.platform.env.get("CUDA_VISIBLE_DEVICES")
+    gpus = facts.driver.gpus
+    if value is None or not gpus:
+        return
+    mig = sum(g.mig_devices or 0 for g in gpus)
+    valid, invalid = visible_devices(value, [(g.index, g.uuid) for g in gpus], mig)
+    if valid and not invalid:
+        return
+    hides_all = not valid
+    yield Finding(
+        "cuda-visible-devices-hides-all",
+        Severity.ERROR if hides_all else Severity.WARNING,
+        "gpu",
+        "CUDA_VISIBLE_DEVICES hides every GPU" if hides_all else "CUDA_VISIBLE_DEVICES names GPUs that do not exist",
+        f"CUDA_VISIBLE_DEVICES={value!r}, and this machine has {len(gpus)} GPU(s) (indices 0-{len(gpus) - 1}). "
+        + ("No entry names one of them, so every CUDA program sees zero devices." if hides_all else
+           f"CUDA stops reading at the first invalid entry, so only {', '.join(valid)} is visible; ignored: {', '.join(invalid)}."),
+        (ev("env:CUDA_VISIBLE_DEVICES", value), ev("nvml" if gpus[0].source == "nvml" else "cmd:nvidia-smi", f"{len(gpus)} GPU(s)")),
+        Remediation(
+            "Unset it, or list GPUs that exist (indices, or UUIDs from `nvidia-smi -L`).",
+            ("unset CUDA_VISIBLE_DEVICES", "nvidia-smi -L", f"export CUDA_VISIBLE_DEVICES={','.join(str(g.index) for g in gpus)}"),
+        ),
+    )
+
+
+def check_mig(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    for g in facts.driver.gpus:
+        if not (g.mig_current or g.mig_pending):
+            continue
+        if g.mig_current and not g.mig_devices:
+            severity, title = Severity.WARNING, f"MIG is on for GPU {g.index} but no MIG instances exist"
+            detail = ("With MIG enabled, CUDA can only use MIG instances, and none are configured, so frameworks see "
+                      "no usable device on this GPU.")
+            commands = ("sudo nvidia-smi mig -lgip", "sudo nvidia-smi mig -i %d -cgi 9,9 -C  # profiles from -lgip" % g.index)
+        elif g.mig_pending and not g.mig_current:
+            severity, title = Severity.WARNING, f"MIG mode on GPU {g.index} is pending a GPU reset"
+            detail = "MIG was enabled but takes effect only after the GPU is reset or the machine reboots."
+            commands = ("sudo nvidia-smi --gpu-reset -i %d" % g.index,)
+        else:
+            severity, title = Severity.INFO, f"GPU {g.index} is partitioned with MIG ({g.mig_devices or 0} instance(s))"
+            detail = ("Each process sees one MIG instance at most; select it with CUDA_VISIBLE_DEVICES=MIG-<uuid> "
+                      "(from `nvidia-smi -L`). Frameworks cannot use several instances in one process.")
+            commands = ("nvidia-smi -L",)
+        yield Finding(
+            "mig-enabled",
+            severity,
+            "gpu",
+            title,
+            detail,
+            (ev(g.source, f"mig current={g.mig_current} pending={g.mig_pending} instances={g.mig_devices}"),),
+            Remediation("Use MIG instances by UUID, or turn MIG off where whole GPUs are wanted (sudo nvidia-smi -mig 0).", commands),
+        )
+
+
+CHECKS = (
+    Check("container-gpu", "platform", ("container-no-gpu",), check_container_no_gpu),
+    Check("wsl", "platform", ("wsl1-no-cuda", "wsl-linux-driver-installed"), check_wsl),
+    Check("cuda-visible-devices", "gpu", ("cuda-visible-devices-hides-all",), check_cuda_visible_devices),
+    Check("mig", "gpu", ("mig-enabled",), check_mig),
+)

@@ -1,0 +1,81 @@
+"""The command line: typer wiring only. Each command builds its host, calls one domain
+function, renders, and exits with a documented code (docs/exit-codes.md).
+
+`main()` is the one top-level handler: a GpudoctorError becomes one clean
+message and exit 3; anything unexpected becomes a one-line message (the
+traceback with --debug) and exit 3; Ctrl-C exits 130.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from gpudoctor import __version__
+
+app = typer.Typer(
+    name="gpudoctor",
+    help=(
+        "Find out why your NVIDIA GPU deep-learning environment does not work, and how to fix it.\n\n"
+        "Start with `gpudoctor check`."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"gpudoctor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """gpudoctor: a doctor for NVIDIA GPU deep-learning environments."""
+
+
+def _register() -> None:
+    from gpudoctor.cli import check, explain, matrix, snapshot
+
+    check.register(app)
+    snapshot.register(app)
+    explain.register(app)
+    matrix.register(app)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from gpudoctor.errors import GpudoctorError
+    from gpudoctor.model import ExitCode
+
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    _register()
+    try:
+        # Standalone mode: typer itself answers --help, usage errors (exit 2) and Ctrl-C.
+        app(args=args, prog_name="gpudoctor")
+    except GpudoctorError as exc:
+        if debug:
+            raise
+        sys.stderr.write(f"gpudoctor: error: {exc.message}\n")
+        if exc.hint:
+            sys.stderr.write(f"hint: {exc.hint}\n")
+        sys.exit(ExitCode.ERROR)
+    except BrokenPipeError:
+        # `gpudoctor check --format json | head`: the reader left; that is not our failure.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(ExitCode.OK)
+    except Exception as exc:  # noqa: BLE001 - the documented last-resort handler
+        if debug:
+            raise
+        sys.stderr.write(
+            f"gpudoctor: unexpected error: {type(exc).__name__}: {exc}\n(rerun with --debug for the traceback)\n"
+        )
+        sys.exit(ExitCode.ERROR)

@@ -1,0 +1,43 @@
+"""What several commands share: the host to probe, the console, the severity option."""
+
+from __future__ import annotations
+
+import enum
+import sys
+
+from gpudoctor.host import Host
+
+
+class OutputFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+class FailOn(str, enum.Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+def make_host(replay: str | None) -> Host:
+    """A replayed snapshot when asked, else the live machine."""
+    if replay:
+        from gpudoctor.host.replay import ReplayHost
+        from gpudoctor.host.snapshot import load_snapshot
+
+        return ReplayHost(load_snapshot(replay))
+    from gpudoctor.host.live import LiveHost
+
+    return LiveHost()
+
+
+def stdout_console():
+    from rich.console import Console
+
+    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+
+
+def stderr_console():
+    from rich.console import Console
+
+    return Console(file=sys.stderr, highlight=False)

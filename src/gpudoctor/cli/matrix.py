@@ -1,0 +1,34 @@
+"""`gpudoctor matrix show|check`: what the doctor knows, and validating a candidate file."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+matrix_app = typer.Typer(help="The bundled compatibility matrix: show it, or validate a candidate file.", no_args_is_help=True)
+
+
+@matrix_app.command("show", help="Print the compatibility facts the doctor judges by, with their sources.")
+def show(section: Optional[str] = typer.Argument(None, help="Only this section (cuda, gpu, cudnn, torch, tensorflow, jax, precision, link, memory).")) -> None:
+    from gpudoctor.matrix import load_matrix, render_matrix_text
+
+    sys.stdout.write(render_matrix_text(load_matrix(), section))
+
+
+@matrix_app.command("check", help="Validate a candidate matrix file or directory; exit 0 when valid, 1 when not.")
+def check(path: str = typer.Argument(..., metavar="FILE", help="A matrix .toml file or a directory of them.")) -> None:
+    from gpudoctor.errors import MatrixError
+    from gpudoctor.matrix import load_matrix
+
+    try:
+        load_matrix(path)
+    except MatrixError as exc:
+        sys.stdout.write(f"{path}: invalid\n" + "\n".join(f"  {p}" for p in exc.problems) + "\n")
+        raise typer.Exit(1)
+    sys.stdout.write(f"{path}: valid\n")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(matrix_app, name="matrix")

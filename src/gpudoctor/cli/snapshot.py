@@ -1,0 +1,59 @@
+"""`gpudoctor snapshot`: record everything the probes read, for replay anywhere."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(
+        "snapshot",
+        help=(
+            "Record this machine as a JSON snapshot (docs/snapshot-format.md) that `gpudoctor check --replay FILE` "
+            "diagnoses offline. The host name, GPU serials and UUIDs, and user names are redacted unless --no-redact."
+        ),
+    )
+    def snapshot(
+        output: str = typer.Option(..., "--output", "-o", metavar="FILE", help="Where to write the snapshot ('-' for stdout)."),
+        deep: bool = typer.Option(False, "--deep", help="Also record each framework's import in a subprocess."),
+        python: Optional[str] = typer.Option(None, "--python", metavar="PATH", help="The Python interpreter whose environment to record."),
+        probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
+        note: Optional[str] = typer.Option(None, "--note", help="A free-text note stored in the snapshot."),
+        redact: bool = typer.Option(True, "--redact/--no-redact", help="Redact host name, serials, UUIDs and user names."),
+    ) -> None:
+        import datetime
+        import getpass
+        import os
+        import socket
+
+        from gpudoctor import __version__
+        from gpudoctor.doctor import diagnose
+        from gpudoctor.host.live import LiveHost
+        from gpudoctor.host.replay import RecordingHost
+        from gpudoctor.host.snapshot import dump_snapshot
+        from gpudoctor.probes import ProbeOptions
+
+        host = RecordingHost(LiveHost())
+        options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
+        report = diagnose(host, options)
+        snap = host.snapshot
+        snap["recorded_with"] = f"gpudoctor {__version__}"
+        snap["recorded_at"] = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+        snap["redacted"] = redact
+        if note:
+            snap["note"] = note
+        if redact:
+            users = {getpass.getuser(), os.path.basename(os.path.expanduser("~"))}
+            text = dump_snapshot(snap, socket.gethostname(), sorted(users))
+        else:
+            text = dump_snapshot(snap)
+        if output == "-":
+            sys.stdout.write(text)
+        else:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            counts = f"{len(snap['files'])} files, {len(snap['commands'])} commands"
+            sys.stderr.write(f"wrote {output} ({counts}; {len(report.findings)} findings at recording time)\n")

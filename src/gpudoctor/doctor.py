@@ -1,0 +1,22 @@
+"""Orchestration: probes -> facts -> checks -> report. No I/O of its own beyond the host."""
+
+from __future__ import annotations
+
+import time
+
+from gpudoctor.host import Host
+from gpudoctor.model import Report, sort_findings
+from gpudoctor.probes import ProbeOptions, run_probes
+
+
+def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: str | None = None) -> Report:
+    from gpudoctor.checks import run_checks
+
+    start = time.monotonic()
+    facts = run_probes(host, options)
+    probed = time.monotonic()
+    findings, internal = run_checks(facts, matrix_path)
+    timings = dict(facts.timings_s)
+    timings["probes_total"] = round(probed - start, 4)
+    timings["checks_total"] = round(time.monotonic() - probed, 4)
+    return Report(facts, sort_findings(findings), host.mode, timings, internal)

@@ -1,0 +1,194 @@
+"""The live host: the real machine, or a temporary root standing in for one.
+
+`root` lets mutation tests point every path at a `tmp_path` holding real
+directories and links; probes still ask for `/usr/local/cuda`.
+"""
+
+from __future__ import annotations
+
+import os
+import platform as _platform
+import signal
+import stat as _stat
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, Mapping
+
+from gpudoctor.host import ENV_NAMES, CommandResult, Host, HostError, PathInfo, PythonEnv
+
+
+def _errno_name(exc: OSError) -> str:
+    import errno
+
+    return errno.errorcode.get(exc.errno or 0, "EIO")
+
+
+class LiveHost(Host):
+    mode = "live"
+
+    def __init__(self, root: str = "/", environ: Mapping[str, str] | None = None) -> None:
+        self.root = os.path.abspath(root)
+        source = os.environ if environ is None else environ
+        self._env = {k: source[k] for k in ENV_NAMES if k in source}
+
+    def _real(self, path: str) -> str:
+        if self.root == "/":
+            return path
+        return os.path.join(self.root, path.lstrip("/"))
+
+    # --- files -------------------------------------------------------------
+    def read_text(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> str:
+        try:
+            with open(self._real(path), "rb") as fh:
+                data = fh.read(max_bytes + 1)
+        except OSError as exc:
+            raise HostError(_errno_name(exc), path, exc.strerror or "") from None
+        if len(data) > max_bytes:
+            raise HostError("ETOOBIG", path, f"larger than {max_bytes} bytes")
+        # A NUL byte means this is not a text file, whatever its name says:
+        # parsers expect text, and snapshots must stay valid JSON text.
+        if b"\x00" in data:
+            raise HostError("EBINARY", path, "not a text file")
+        return data.decode("utf-8", errors="replace")
+
+    def stat(self, path: str) -> PathInfo:
+        real = self._real(path)
+        try:
+            st = os.lstat(real)
+        except OSError as exc:
+            if exc.errno in (2, 20):  # ENOENT, ENOTDIR
+                return PathInfo(path, "missing")
+            return PathInfo(path, "error", error=_errno_name(exc))
+        mode = st.st_mode
+        if _stat.S_ISLNK(mode):
+            try:
+                target = os.readlink(real)
+            except OSError as exc:
+                return PathInfo(path, "error", error=_errno_name(exc))
+            if self.root != "/" and target.startswith(self.root + "/"):
+                target = target[len(self.root) :]
+            return PathInfo(path, "link", target=target)
+        if _stat.S_ISDIR(mode):
+            kind = "dir"
+        elif _stat.S_ISREG(mode):
+            kind = "file"
+        elif _stat.S_ISCHR(mode):
+            kind = "char"
+        else:
+            kind = "other"
+        return PathInfo(path, kind, readable=os.access(real, os.R_OK), writable=os.access(real, os.W_OK))
+
+    def list_dir(self, path: str) -> list[str]:
+        try:
+            return sorted(os.listdir(self._real(path)))
+        except OSError as exc:
+            raise HostError(_errno_name(exc), path, exc.strerror or "") from None
+
+    def realpath(self, path: str, _depth: int = 0) -> str | None:
+        if self.root != "/":
+            return super().realpath(path, _depth)
+        # Fast path on the real machine; a dangling link must still read as None.
+        real = os.path.realpath(path)
+        return real if os.path.lexists(real) else None
+
+    # --- commands ------------------------------------------------------------
+    def run(self, argv: list[str] | tuple[str, ...], timeout_s: float) -> CommandResult:
+        argv = tuple(argv)
+        start = time.monotonic()
+        try:
+            # A new session, so that a timeout kills the whole process group:
+            # nvidia-smi hung in the kernel leaves children otherwise.
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env={**os.environ, "LC_ALL": "C"},
+            )
+        except FileNotFoundError:
+            return CommandResult(argv, None, missing=True)
+        except OSError as exc:
+            return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            try:
+                out, err = proc.communicate(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                out, err = b"", b""
+            return CommandResult(
+                argv,
+                None,
+                out.decode("utf-8", "replace"),
+                err.decode("utf-8", "replace"),
+                timed_out=True,
+                duration_s=time.monotonic() - start,
+            )
+        return CommandResult(
+            argv,
+            proc.returncode,
+            out.decode("utf-8", "replace"),
+            err.decode("utf-8", "replace"),
+            duration_s=time.monotonic() - start,
+        )
+
+    # --- environment -----------------------------------------------------------
+    def env(self) -> Mapping[str, str]:
+        return self._env
+
+    def platform(self) -> dict[str, str]:
+        uname = _platform.uname()
+        return {"system": uname.system, "release": uname.release, "machine": uname.machine}
+
+    def nvml(self, timeout_s: float) -> dict[str, Any]:
+        from gpudoctor.host.nvml import read_nvml_state
+
+        # A hung NVML call cannot be interrupted from Python: run it in a
+        # daemon thread and stop waiting at the deadline.
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["state"] = read_nvml_state()
+            except BaseException as exc:  # noqa: BLE001 - anything NVML does is a fact, not a crash
+                box["state"] = {"status": "crash", "error": f"{type(exc).__name__}: {exc}"}
+
+        worker = threading.Thread(target=work, name="gpudoctor-nvml", daemon=True)
+        worker.start()
+        worker.join(timeout_s)
+        if worker.is_alive():
+            return {"status": "timeout", "error": f"NVML did not answer within {timeout_s:g} s"}
+        return box["state"]
+
+    def python_env(self, executable: str | None, timeout_s: float) -> PythonEnv | None:
+        from gpudoctor.host import pyenv
+
+        if executable is None or _same_file(executable, sys.executable):
+            return PythonEnv.from_json(pyenv.describe(), how="in-process")
+        return pyenv.describe_via(self, executable, timeout_s)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two interpreter paths are one environment.
+
+    Compared by their directory, not the resolved file: a virtual
+    environment's `python` links to the base interpreter, yet it is another
+    environment with other packages.
+    """
+    return os.path.realpath(os.path.dirname(os.path.abspath(a))) == os.path.realpath(
+        os.path.dirname(os.path.abspath(b))
+    )
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        try:
+            proc.kill()
+        except OSError:
+            pass

@@ -1,0 +1,52 @@
+"""The outcome of one probe: found, absent, or could not tell.
+
+These are different diagnoses and are never folded together: "no driver"
+(Absent) is not "nvidia-smi hung" (Unknown, timeout) is not "permission
+denied on /dev/nvidia0" (Unknown, permission).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar, Union
+
+T = TypeVar("T")
+
+# Why a probe could not tell.
+UNKNOWN_KINDS = ("permission", "timeout", "unparseable", "library-error", "crash", "not-recorded", "failed")
+
+
+@dataclass(frozen=True)
+class Found(Generic[T]):
+    value: T
+    source: str
+
+    status = "found"
+
+
+@dataclass(frozen=True)
+class Absent:
+    reason: str
+    source: str = ""
+
+    status = "absent"
+
+
+@dataclass(frozen=True)
+class Unknown:
+    kind: str
+    message: str
+    source: str = ""
+
+    status = "unknown"
+
+    @property
+    def timed_out(self) -> bool:
+        return self.kind == "timeout"
+
+
+Probed = Union[Found[T], Absent, Unknown]
+
+
+def value_or_none(outcome: "Probed[T]") -> T | None:
+    return outcome.value if isinstance(outcome, Found) else None

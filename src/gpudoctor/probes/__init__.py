@@ -1,0 +1,152 @@
+"""Run every probe against a host, concurrently, each within its time limit, and gather `Facts`.
+
+A probe that raises becomes an Unknown outcome (kind `crash`), one that
+outlives the overall deadline an Unknown (kind `timeout`); either way the
+doctor goes on and says which probe it could not finish. Probes run in
+daemon threads so that one stuck in the kernel cannot keep the process alive.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from gpudoctor.facts import (
+    CudaLink,
+    Distro,
+    DriverFacts,
+    Facts,
+    FrameworkFacts,
+    KernelFacts,
+    PlatformFacts,
+    ToolkitFacts,
+)
+from gpudoctor.host import Host
+from gpudoctor.probed import Found, Unknown
+
+
+@dataclass(frozen=True)
+class ProbeOptions:
+    probe_timeout_s: float = 5.0  # each command, NVML, and the Python interpreter
+    deadline_s: float = 20.0  # the whole probe phase
+    python: str | None = None  # --python
+    deep: bool = False
+    deep_timeout_s: float = 60.0
+
+
+class _Task:
+    def __init__(self, name: str, fn: Callable[[], Any]) -> None:
+        self.name = name
+        self.fn = fn
+        self.value: Any = None
+        self.error: str | None = None
+        self.trace: str | None = None
+        self.duration_s = 0.0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"probe-{name}", daemon=True)
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        try:
+            self.value = self.fn()
+        except Exception as exc:  # noqa: BLE001 - a crashing probe is a finding, never a traceback
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.trace = traceback.format_exc()
+        finally:
+            self.duration_s = time.monotonic() - start
+            self.done.set()
+
+
+class _Runner:
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.tasks: dict[str, _Task] = {}
+        self.failures: dict[str, Unknown] = {}
+        self.traces: dict[str, str] = {}
+
+    def start(self, name: str, fn: Callable[[], Any]) -> None:
+        task = _Task(name, fn)
+        self.tasks[name] = task
+        task.thread.start()
+
+    def get(self, name: str, fallback: Callable[[Unknown], Any]) -> Any:
+        task = self.tasks[name]
+        if not task.done.wait(max(0.0, self.deadline - time.monotonic())):
+            why = Unknown("timeout", f"the {name} probe did not finish before the deadline", f"probe:{name}")
+            self.failures[name] = why
+            return fallback(why)
+        if task.error is not None:
+            why = Unknown("crash", task.error, f"probe:{name}")
+            self.failures[name] = why
+            if task.trace:
+                self.traces[name] = task.trace
+            return fallback(why)
+        return task.value
+
+    def timings(self) -> dict[str, float]:
+        return {name: round(t.duration_s, 4) for name, t in self.tasks.items() if t.done.is_set()}
+
+
+def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
+    from gpudoctor.probes import cudnn, deep, driver, kernel, platform, python, toolkits
+
+    t = options.probe_timeout_s
+    runner = _Runner(time.monotonic() + options.deadline_s)
+    runner.start("platform", lambda: platform.probe_platform(host))
+    runner.start("kernel", lambda: kernel.probe_kernel(host, t))
+    runner.start("nvml", lambda: host.nvml(t))
+    runner.start("nvidia-smi", lambda: driver.run_smi(host, t))
+    runner.start("toolkits", lambda: toolkits.probe_toolkits(host, t))
+    runner.start("ldconfig", lambda: python.probe_ldconfig(host, t))
+    runner.start("ld-library-path", lambda: python.probe_ld_library_path(host))
+    runner.start("python", lambda: python.probe_python(host, options.python, t))
+
+    plat = runner.get("platform", lambda why: PlatformFacts("Linux", "", "", Distro(), None, None, None, dict(host.env())))
+    kern = runner.get("kernel", lambda why: KernelFacts(why, why, None, None, (), why))
+    nvml_state = runner.get("nvml", lambda why: {"status": "timeout" if why.timed_out else "crash", "error": why.message})
+    smi = runner.get("nvidia-smi", lambda why: {"status": "timeout" if why.timed_out else "failed", "error": why.message})
+    tks = runner.get(
+        "toolkits", lambda why: ToolkitFacts((), CudaLink("/usr/local/cuda", "missing", None, None), None, None, None, ())
+    )
+    ldconfig = runner.get("ldconfig", lambda why: why)
+    ld_path = runner.get("ld-library-path", lambda why: ())
+    py, chosen_by = runner.get("python", lambda why: (why, "unknown"))
+
+    env_found = py.value if isinstance(py, Found) else None
+    cache = ldconfig.value if isinstance(ldconfig, Found) else None
+    runner.start("frameworks", lambda: python.probe_frameworks(host, py, chosen_by))
+    runner.start(
+        "cudnn",
+        lambda: cudnn.probe_cudnn(
+            host, tks, ld_path, cache, env_found.distributions if env_found else {}, plat.env.get("CONDA_PREFIX")
+        ),
+    )
+    frameworks = runner.get("frameworks", lambda why: FrameworkFacts(py, chosen_by, why, why, why, {}))
+    if options.deep and env_found is not None:
+        wanted = [
+            name
+            for name, outcome in (("torch", frameworks.torch), ("tensorflow", frameworks.tensorflow), ("jax", frameworks.jax))
+            if isinstance(outcome, Found)
+        ]
+        # A framework import can legitimately take long (CUDA context creation): its own deadline.
+        runner.deadline = max(runner.deadline, time.monotonic() + options.deep_timeout_s + 5)
+        for name in wanted:
+            runner.start(f"deep-{name}", lambda n=name: deep.introspect(host, env_found.executable, n, options.deep_timeout_s))
+        for name in wanted:
+            frameworks.deep[name] = runner.get(f"deep-{name}", lambda why, n=name: {"framework": n, "error": why.message})
+    installs = runner.get("cudnn", lambda why: ())
+    return Facts(
+        platform=plat,
+        kernel=kern,
+        driver=driver.merge_driver(nvml_state, smi),
+        toolkits=tks,
+        cudnn=installs,
+        frameworks=frameworks,
+        ldconfig=ldconfig,
+        ld_library_path=ld_path,
+        timings_s=runner.timings(),
+        failures=runner.failures,
+    )

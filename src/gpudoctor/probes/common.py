@@ -1,0 +1,33 @@
+"""Small helpers every probe uses to turn host answers into outcomes."""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.facts import LibDir
+from gpudoctor.host import Host, HostError
+from gpudoctor.probed import Absent, Unknown
+
+_KINDS = {"EACCES": "permission", "EPERM": "permission", "ETIMEDOUT": "timeout", "EBINARY": "unparseable"}
+
+
+def absent_or_unknown(exc: HostError, source: str, absent_reason: str) -> Absent | Unknown:
+    """A missing file is a fact (Absent); any other error means we could not tell (Unknown)."""
+    if exc.missing:
+        return Absent(absent_reason, source)
+    return Unknown(_KINDS.get(exc.code, "failed"), str(exc), source)
+
+
+# The CUDA libraries whose resolution decides whether a framework loads.
+CUDA_LIB = re.compile(
+    r"^lib(cudart|cublas|cublasLt|cudnn|cudnn_[a-z_]+|nvrtc|cufft|cusparse|cusolver|curand|nccl|nvJitLink)\.so(\.\d+)*$"
+)
+
+
+def lib_dir(host: Host, path: str, via: str) -> LibDir | None:
+    """A directory's CUDA libraries, or None when it cannot be listed."""
+    try:
+        names = host.list_dir(path)
+    except HostError:
+        return None
+    return LibDir(path, via, tuple(n for n in names if CUDA_LIB.match(n)))

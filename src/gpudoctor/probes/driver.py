@@ -1,0 +1,235 @@
+"""The user-space driver and its GPUs: NVML first, `nvidia-smi` as cross-check and fallback."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpudoctor.errors import ParseError
+from gpudoctor.facts import DriverFacts, Gpu, Process
+from gpudoctor.host import CommandResult, Host
+from gpudoctor.versions import cuda_from_int
+
+# NVML's clock event (formerly throttle) reason bits, nvml.h; named as
+# nvidia-smi names them, without its clocks_event_reason_ prefix.
+EVENT_REASONS = (
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+)
+_REASON_PREFIX = re.compile(r"^clocks?_(throttle|event)_reasons?_")
+
+
+def reason_names(mask: int | None) -> tuple[str, ...]:
+    if not mask:
+        return ()
+    return tuple(name for bit, name in EVENT_REASONS if mask & bit)
+
+
+def gpus_from_nvml(state: dict[str, Any]) -> tuple[Gpu, ...]:
+    gpus = []
+    for dev in state.get("devices") or []:
+        memory = dev.get("memory") or {}
+        mig = dev.get("mig_mode") or {}
+        ecc = dev.get("ecc_mode") or {}
+        remapped = dev.get("remapped_rows") or {}
+        procs = tuple(
+            Process(int(p.get("pid", 0)), p.get("name"), p.get("used_bytes"), "C") for p in dev.get("processes") or []
+        )
+        gpus.append(
+            Gpu(
+                index=int(dev.get("index", len(gpus))),
+                name=dev.get("name"),
+                uuid=dev.get("uuid"),
+                pci_bus_id=dev.get("pci_bus_id"),
+                compute_capability=dev.get("compute_capability"),
+                memory_total_bytes=memory.get("total_bytes"),
+                memory_used_bytes=memory.get("used_bytes"),
+                memory_free_bytes=memory.get("free_bytes"),
+                pcie_gen_current=dev.get("pcie_gen_current"),
+                # The GPU's own maximum, where the driver knows it, is what the
+                # link should train to; the "max" of the link can be capped by the slot.
+                pcie_gen_max=dev.get("pcie_gen_max"),
+                pcie_width_current=dev.get("pcie_width_current"),
+                pcie_width_max=dev.get("pcie_width_max"),
+                persistence_mode=dev.get("persistence_mode"),
+                mig_current=mig.get("current") if mig else None,
+                mig_pending=mig.get("pending") if mig else None,
+                mig_devices=len(dev["mig_devices"]) if isinstance(dev.get("mig_devices"), list) else None,
+                ecc_enabled=ecc.get("current") if ecc else None,
+                ecc_volatile_uncorrected=dev.get("ecc_volatile_uncorrected"),
+                ecc_aggregate_uncorrected=dev.get("ecc_aggregate_uncorrected"),
+                retired_pages_pending=dev.get("retired_pages_pending"),
+                remapped_rows_pending=remapped.get("pending") if remapped else None,
+                remapped_rows_failure=remapped.get("failure") if remapped else None,
+                throttle_reasons=reason_names(dev.get("clock_event_reasons")),
+                temperature_c=dev.get("temperature_c"),
+                power_draw_w=dev.get("power_draw_w"),
+                processes=procs,
+                lost=bool(dev.get("lost")),
+                source="nvml",
+            )
+        )
+    return tuple(gpus)
+
+
+def _mib(value: Any) -> int | None:
+    return int(value) * 1024 * 1024 if isinstance(value, (int, float)) else None
+
+
+def _on(value: Any) -> bool | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("enabled", "enable", "on", "yes", "true", "1"):
+        return True
+    if text in ("disabled", "disable", "off", "no", "false", "0"):
+        return False
+    return None
+
+
+def gpus_from_smi_xml(report: Any) -> tuple[Gpu, ...]:
+    gpus = []
+    for i, g in enumerate(report.gpus):
+        procs = tuple(Process(p.pid, p.name, _mib(p.used_memory_mib), p.type) for p in g.processes)
+        gpus.append(
+            Gpu(
+                index=i,
+                name=g.name,
+                uuid=g.uuid,
+                pci_bus_id=g.pci_bus_id,
+                memory_total_bytes=_mib(g.memory_total_mib),
+                memory_used_bytes=_mib(g.memory_used_mib),
+                memory_free_bytes=_mib(g.memory_free_mib),
+                pcie_gen_current=g.pcie_gen_current,
+                pcie_gen_max=g.pcie_gen_max,
+                pcie_width_current=g.pcie_width_current,
+                pcie_width_max=g.pcie_width_max,
+                persistence_mode=g.persistence_mode,
+                mig_current=_on(g.mig_mode_current),
+                mig_pending=_on(g.mig_mode_pending),
+                mig_devices=len(g.mig_devices) if g.mig_devices else (0 if _on(g.mig_mode_current) else None),
+                ecc_enabled=_on(g.ecc_mode_current),
+                ecc_volatile_uncorrected=g.ecc_volatile_uncorrected,
+                ecc_aggregate_uncorrected=g.ecc_aggregate_uncorrected,
+                retired_pages_pending=g.retired_pages_pending,
+                remapped_rows_pending=g.remapped_rows_pending,
+                remapped_rows_failure=g.remapped_rows_failure,
+                throttle_reasons=tuple(_REASON_PREFIX.sub("", r) for r in g.throttle_reasons),
+                temperature_c=g.temperature_c,
+                power_draw_w=g.power_draw_w,
+                processes=procs,
+                source="nvidia-smi",
+            )
+        )
+    return tuple(gpus)
+
+
+def gpus_from_smi_table(table: Any) -> tuple[Gpu, ...]:
+    gpus = []
+    for g in table.gpus:
+        procs = tuple(
+            Process(p.pid, p.name, _mib(p.used_memory_mib), p.type) for p in table.processes if p.gpu_index == g.index
+        )
+        gpus.append(
+            Gpu(
+                index=g.index,
+                name=g.name,
+                pci_bus_id=g.bus_id,
+                memory_total_bytes=_mib(g.memory_total_mib),
+                memory_used_bytes=_mib(g.memory_used_mib),
+                memory_free_bytes=(
+                    _mib(g.memory_total_mib - g.memory_used_mib)
+                    if g.memory_total_mib is not None and g.memory_used_mib is not None
+                    else None
+                ),
+                mig_current=_on(g.mig_mode),
+                processes=procs,
+                source="nvidia-smi",
+            )
+        )
+    return tuple(gpus)
+
+
+def run_smi(host: Host, timeout_s: float) -> dict[str, Any]:
+    """Run nvidia-smi (`-q -x`, else the plain table) and say what came of it."""
+    from gpudoctor.parsers.error_texts import classify_error_text
+    from gpudoctor.parsers.nvidia_smi_text import parse_nvidia_smi_table
+    from gpudoctor.parsers.nvidia_smi_xml import parse_nvidia_smi_xml
+
+    xml = host.run(["nvidia-smi", "-q", "-x"], timeout_s)
+    out: dict[str, Any] = {"status": "missing", "result": xml}
+    if xml.timed_out:
+        return {"status": "timeout", "result": xml, "timeout_s": timeout_s}
+    if xml.ok:
+        try:
+            report = parse_nvidia_smi_xml(xml.stdout)
+            return {
+                "status": "ok",
+                "result": xml,
+                "driver": report.driver_version,
+                "cuda": report.cuda_version,
+                "gpus": gpus_from_smi_xml(report),
+            }
+        except ParseError as exc:
+            out = {"status": "failed", "result": xml, "error": f"unparseable nvidia-smi -q -x output: {exc.message}"}
+    elif not xml.missing:
+        text = _failure_text(xml)
+        out = {"status": "failed", "result": xml, "error": text, "kind": classify_error_text(text)}
+    # The plain table: what a user pastes, and what a snapshot written by hand often holds.
+    table = host.run(["nvidia-smi"], timeout_s)
+    if table.timed_out:
+        return {"status": "timeout", "result": table, "timeout_s": timeout_s}
+    if table.ok:
+        try:
+            parsed = parse_nvidia_smi_table(table.stdout)
+            return {
+                "status": "ok",
+                "result": table,
+                "driver": parsed.driver_version,
+                "cuda": parsed.cuda_version,
+                "gpus": gpus_from_smi_table(parsed),
+            }
+        except ParseError:
+            pass
+    elif not table.missing and out["status"] == "missing":
+        text = _failure_text(table)
+        out = {"status": "failed", "result": table, "error": text, "kind": classify_error_text(text)}
+    return out
+
+
+def _failure_text(result: CommandResult) -> str:
+    return (result.stdout.strip() + "\n" + result.stderr.strip()).strip() or f"exit status {result.rc}"
+
+
+def merge_driver(nvml: dict[str, Any], smi: dict[str, Any]) -> DriverFacts:
+    from gpudoctor.parsers.error_texts import classify_error_text
+
+    nvml_gpus = gpus_from_nvml(nvml) if nvml.get("status") == "ok" else ()
+    smi_gpus = smi.get("gpus") or ()
+    cuda_int = nvml.get("cuda_driver_version")
+    nvml_error = nvml.get("error")
+    return DriverFacts(
+        nvml_status=str(nvml.get("status", "unknown")),
+        nvml_error=nvml_error,
+        nvml_driver_version=nvml.get("driver_version"),
+        nvml_version=nvml.get("nvml_version"),
+        nvml_cuda_version=cuda_from_int(cuda_int) if isinstance(cuda_int, int) and cuda_int > 0 else None,
+        smi_status=smi["status"],
+        smi_error=smi.get("error"),
+        smi_error_kind=smi.get("kind") or (classify_error_text(smi["error"]) if smi.get("error") else None),
+        smi_driver_version=smi.get("driver"),
+        smi_cuda_version=smi.get("cuda"),
+        smi_timeout_s=smi.get("timeout_s"),
+        gpus=nvml_gpus or smi_gpus,
+        nvml_gpus=nvml_gpus,
+        smi_gpus=smi_gpus,
+    )

@@ -1,0 +1,184 @@
+"""The user's Python environment and the frameworks in it, read from files, never imported.
+
+The environment probed is the one the user works in, not gpudoctor's own:
+`--python PATH`, else the active VIRTUAL_ENV or CONDA_PREFIX, else the
+`python3` on PATH, else gpudoctor's interpreter.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from gpudoctor.errors import ParseError
+from gpudoctor.facts import FrameworkFacts, JaxFacts, LibDir, TensorflowFacts, TorchFacts
+from gpudoctor.host import Host, HostError, PythonEnv
+from gpudoctor.probed import Absent, Found, Probed, Unknown
+from gpudoctor.probes.common import CUDA_LIB, lib_dir
+
+TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tensorflow-intel", "tensorflow-macos")
+JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
+
+
+def choose_interpreter(host: Host, override: str | None) -> tuple[str | None, str]:
+    """(interpreter path or None for our own, what chose it)."""
+    if override:
+        return override, "--python"
+    env = host.env()
+    for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        prefix = env.get(var)
+        if prefix:
+            for name in ("bin/python", "bin/python3"):
+                candidate = posixpath.join(prefix, name)
+                if host.exists(candidate):
+                    return candidate, var
+    on_path = host.which("python3") or host.which("python")
+    if on_path:
+        return on_path, "PATH"
+    return None, "gpudoctor's own interpreter"
+
+
+def probe_python(host: Host, override: str | None, timeout_s: float) -> tuple[Probed, str]:
+    executable, chosen_by = choose_interpreter(host, override)
+    try:
+        env = host.python_env(executable, timeout_s)
+    except HostError as exc:
+        source = f"python:{exc.path}"
+        if exc.code == "ENOENT":
+            return Absent(f"no Python interpreter at {exc.path}", source), chosen_by
+        kind = "timeout" if exc.code == "ETIMEDOUT" else "failed"
+        return Unknown(kind, str(exc), source), chosen_by
+    if env is None:
+        return Absent("no Python environment was recorded", "python"), chosen_by
+    return Found(env, f"python:{env.executable}"), chosen_by
+
+
+def wheel_lib_dirs(host: Host, site: str) -> tuple[LibDir, ...]:
+    """site-packages/nvidia/*/lib: where NVIDIA's pip wheels put their libraries."""
+    base = posixpath.join(site, "nvidia")
+    try:
+        packages = host.list_dir(base)
+    except HostError:
+        return ()
+    dirs = []
+    for pkg in packages:
+        d = lib_dir(host, posixpath.join(base, pkg, "lib"), "wheel")
+        if d and d.names:
+            dirs.append(d)
+    # (CUDA 13 wheels share one nvidia/cu13/lib, which this covers too.)
+    return tuple(dirs)
+
+
+def probe_torch(host: Host, env: PythonEnv) -> Probed:
+    from gpudoctor.parsers.torch_version import parse_torch_version_py
+
+    dist_version = env.distributions.get("torch")
+    if dist_version is None:
+        return Absent("torch is not installed in this environment", "dist:torch")
+    site = env.locations.get("torch") or (env.site_packages[0] if env.site_packages else "")
+    path = posixpath.join(site, "torch/version.py")
+    version, cuda, hip = dist_version, None, None
+    source = "dist:torch"
+    try:
+        build = parse_torch_version_py(host.read_text(path))
+        version, cuda, hip = build.version or dist_version, build.cuda, build.hip
+        source = f"file:{path}"
+    except HostError as exc:
+        if not exc.missing:
+            return Unknown("permission" if exc.code == "EACCES" else "failed", str(exc), f"file:{path}")
+        # Without version.py only the local tag tells the build: 2.1.0+cu121.
+        tag = re.search(r"\+cu(\d+)(\d)$", dist_version)
+        cuda = f"{tag.group(1)}.{tag.group(2)}" if tag else None
+    except ParseError as exc:
+        return Unknown("unparseable", exc.message, f"file:{path}")
+    own = lib_dir(host, posixpath.join(site, "torch/lib"), "bundled")
+    dirs = ((own,) if own and own.names else ()) + wheel_lib_dirs(host, site)
+    return Found(TorchFacts(version, cuda, hip, site, dirs), source)
+
+
+def probe_tensorflow(host: Host, env: PythonEnv) -> Probed:
+    from gpudoctor.parsers.tf_build_info import parse_tf_build_info
+
+    dist = next((d for d in TF_DISTRIBUTIONS if d in env.distributions), None)
+    if dist is None:
+        return Absent("tensorflow is not installed in this environment", "dist:tensorflow")
+    version = env.distributions[dist]
+    site = env.locations.get(dist) or (env.site_packages[0] if env.site_packages else "")
+    path = posixpath.join(site, "tensorflow/python/platform/build_info.py")
+    dirs = wheel_lib_dirs(host, site)
+    try:
+        info = parse_tf_build_info(host.read_text(path))
+    except HostError as exc:
+        if exc.missing:
+            return Found(TensorflowFacts(version, dist, None, None, None, site, (), dirs), f"dist:{dist}")
+        return Unknown("permission" if exc.code == "EACCES" else "failed", str(exc), f"file:{path}")
+    except ParseError as exc:
+        return Unknown("unparseable", exc.message, f"file:{path}")
+    return Found(
+        TensorflowFacts(
+            version,
+            dist,
+            info.is_cuda_build,
+            info.cuda_version,
+            info.cudnn_version,
+            site,
+            tuple(info.cuda_compute_capabilities or ()),
+            dirs,
+        ),
+        f"file:{path}",
+    )
+
+
+def probe_jax(env: PythonEnv) -> Probed:
+    jax = env.distributions.get("jax")
+    jaxlib = env.distributions.get("jaxlib")
+    plugins = {name: v for name, v in env.distributions.items() if JAX_PLUGIN.match(name)}
+    if not (jax or jaxlib or plugins):
+        return Absent("jax is not installed in this environment", "dist:jax")
+    return Found(JaxFacts(jax, jaxlib, plugins, env.locations.get("jax")), "dist:jax")
+
+
+def probe_frameworks(host: Host, python: Probed, chosen_by: str) -> FrameworkFacts:
+    if not isinstance(python, Found):
+        why = python if isinstance(python, Unknown) else Absent("no Python environment", python.source)
+        return FrameworkFacts(python, chosen_by, why, why, why, {})
+    env: PythonEnv = python.value
+    wheels = {n: v for n, v in env.distributions.items() if n.startswith("nvidia-") and n != "nvidia-ml-py"}
+    return FrameworkFacts(
+        python=python,
+        python_chosen_by=chosen_by,
+        torch=probe_torch(host, env),
+        tensorflow=probe_tensorflow(host, env),
+        jax=probe_jax(env),
+        nvidia_wheels=wheels,
+    )
+
+
+def probe_ld_library_path(host: Host) -> tuple[LibDir, ...]:
+    dirs = []
+    for entry in host.env().get("LD_LIBRARY_PATH", "").split(":"):
+        if entry.startswith("/"):
+            d = lib_dir(host, entry.rstrip("/") or "/", "LD_LIBRARY_PATH")
+            if d is not None:
+                dirs.append(d)
+    return tuple(dirs)
+
+
+def probe_ldconfig(host: Host, timeout_s: float) -> Probed:
+    from gpudoctor.parsers.ldconfig import parse_ldconfig
+
+    for argv in (["ldconfig", "-p"], ["/sbin/ldconfig", "-p"]):
+        result = host.run(argv, timeout_s)
+        if result.missing:
+            continue
+        source = f"cmd:{result.key}"
+        if result.timed_out:
+            return Unknown("timeout", f"{result.key} did not finish within {timeout_s:g} s", source)
+        if not result.ok:
+            return Unknown("failed", result.stderr.strip() or f"exit {result.rc}", source)
+        try:
+            cache = parse_ldconfig(result.stdout)
+        except ParseError as exc:
+            return Unknown("unparseable", exc.message, source)
+        return Found({k: v for k, v in cache.items() if CUDA_LIB.match(k) or k.startswith(("libcuda.", "libnvidia-ml."))}, source)
+    return Absent("ldconfig is not installed", "cmd:ldconfig -p")

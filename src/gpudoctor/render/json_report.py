@@ -1,0 +1,44 @@
+"""The JSON report: one versioned document (docs/report-schema.md). A public contract."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gpudoctor import __version__
+from gpudoctor.facts import to_json
+from gpudoctor.model import ExitCode, Report
+
+SCHEMA = "gpudoctor.report/1"
+
+
+def report_document(report: Report, exit_code: ExitCode) -> dict[str, Any]:
+    worst = report.worst()
+    return {
+        "schema": SCHEMA,
+        "tool_version": __version__,
+        "host_mode": report.host_mode,
+        "status": "healthy" if worst is None else worst.label,
+        "exit_code": int(exit_code),
+        "findings": [f.to_json() for f in report.findings],
+        "facts": to_json(report.facts),
+        "timings_s": report.timings_s,
+        "internal_errors": list(report.internal_errors),
+    }
+
+
+def render_json(report: Report, exit_code: ExitCode) -> str:
+    return json.dumps(report_document(report, exit_code), indent=2, sort_keys=True, default=str) + "\n"
+
+
+def error_document(message: str, hint: str | None, exit_code: ExitCode) -> str:
+    """What --format json prints when no report could be made at all."""
+    doc = {
+        "schema": SCHEMA,
+        "tool_version": __version__,
+        "status": "doctor-error",
+        "exit_code": int(exit_code),
+        "error": {"message": message, "hint": hint},
+        "findings": [],
+    }
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,138 @@
+"""The terminal view: one line per area with its status, then each finding with its fix.
+
+The only module that knows about colour and glyphs. Colour follows rich's
+own detection (TTY, NO_COLOR); glyphs fall back to ASCII where the output
+encoding cannot carry them. Commands are printed on their own lines, never
+wrapped and without a prompt, so they paste cleanly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpudoctor.facts import Facts
+from gpudoctor.model import AREA_TITLES, AREAS, Finding, Report, Severity
+from gpudoctor.probed import Found
+
+_GLYPHS = {"ok": ("✓", "[OK]"), "info": ("i", "[i]"), "warning": ("!", "[!]"), "error": ("✗", "[X]")}
+_STYLE = {"ok": "green", "info": "blue", "warning": "yellow", "error": "red bold"}
+
+
+def _glyph(console: Any, status: str) -> str:
+    fancy, plain = _GLYPHS[status]
+    encoding = (getattr(console, "encoding", None) or "ascii").lower()
+    return fancy if encoding.startswith("utf") else plain
+
+
+def _gib(value: int | None) -> str:
+    return "?" if value is None else f"{value / 1024**3:.1f} GiB"
+
+
+def area_summaries(facts: Facts) -> dict[str, str]:
+    """One line of what was seen per area, for the status lines."""
+    d = facts.driver
+    gpus = d.gpus
+    out: dict[str, str] = {}
+    if gpus:
+        names = sorted({g.name or "unknown GPU" for g in gpus})
+        out["gpu"] = f"{len(gpus)} × {', '.join(names)}"
+    elif isinstance(facts.kernel.pci, Found) and facts.kernel.pci.value:
+        out["gpu"] = f"{len(facts.kernel.pci.value)} NVIDIA device(s) on the PCI bus"
+    else:
+        out["gpu"] = "no NVIDIA GPU seen"
+    if d.version:
+        out["driver"] = f"{d.version} (supports CUDA {d.cuda_version or '?'})"
+    elif isinstance(facts.kernel.proc_driver, Found):
+        out["driver"] = f"kernel module {facts.kernel.proc_driver.value.version}; user-space driver not reachable"
+    else:
+        out["driver"] = "not loaded"
+    plat = facts.platform
+    bits = [plat.distro.pretty_name or plat.system]
+    if plat.container:
+        bits.append(f"in {plat.container}")
+    if plat.wsl:
+        bits.append(f"WSL{plat.wsl}")
+    out["platform"] = ", ".join(bits)
+    tks = facts.toolkits.toolkits
+    if tks:
+        active = facts.toolkits.link.resolved
+        out["toolkit"] = ", ".join(
+            f"{t.version or '?'} at {t.root}" + (" (active)" if t.root == active else "") for t in tks
+        )
+    else:
+        out["toolkit"] = "none found"
+    cudnn = {f"{c.version}" for c in facts.cudnn if c.version}
+    out["cudnn"] = ", ".join(sorted(cudnn)) if cudnn else "none found"
+    fw = facts.frameworks
+    parts = []
+    if isinstance(fw.torch, Found):
+        t = fw.torch.value
+        parts.append(f"torch {t.version}" + (f" (CUDA {t.cuda})" if t.cuda else " (CPU build)"))
+    if isinstance(fw.tensorflow, Found):
+        t = fw.tensorflow.value
+        parts.append(f"{t.distribution} {t.version}")
+    if isinstance(fw.jax, Found):
+        parts.append(f"jax {fw.jax.value.jax or '?'}")
+    env = fw.python.value if isinstance(fw.python, Found) else None
+    where = f" in {env.executable} ({fw.python_chosen_by})" if env else ""
+    out["frameworks"] = (", ".join(parts) or "none installed") + where
+    if gpus:
+        out["health"] = ", ".join(
+            f"GPU{g.index} PCIe Gen{g.pcie_gen_current or '?'} x{g.pcie_width_current or '?'}" for g in gpus[:4]
+        )
+        out["memory"] = ", ".join(f"GPU{g.index} {_gib(g.memory_used_bytes)} of {_gib(g.memory_total_bytes)} used" for g in gpus[:4])
+    return out
+
+
+def render_terminal(report: Report, console: Any, verbose: bool = False) -> None:
+    from rich.markup import escape
+
+    by_area: dict[str, list[Finding]] = {}
+    for f in report.findings:
+        by_area.setdefault(f.area, []).append(f)
+    summaries = area_summaries(report.facts)
+    mode = " (replayed snapshot)" if report.host_mode == "replay" else ""
+    console.print(f"[bold]gpudoctor check[/bold]{mode}")
+    for area in AREAS:
+        findings = by_area.get(area, [])
+        if area not in summaries and not findings:
+            continue
+        worst = max((f.severity for f in findings), default=None)
+        status = "ok" if worst is None else worst.label
+        glyph = _glyph(console, status)
+        console.print(
+            f"[{_STYLE[status]}]{glyph}[/] [bold]{AREA_TITLES[area]}[/bold]: {escape(summaries.get(area, ''))}",
+            soft_wrap=True,
+        )
+        for f in findings:
+            _render_finding(console, f, verbose)
+    counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
+    if not report.findings:
+        console.print(f"[green]{_glyph(console, 'ok')} No problems found.[/]")
+    else:
+        console.print(
+            f"{counts[Severity.ERROR]} error(s), {counts[Severity.WARNING]} warning(s), {counts[Severity.INFO]} note(s). "
+            "Details of any code: gpudoctor explain CODE"
+        )
+    if verbose:
+        timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in sorted(report.timings_s.items()))
+        console.print(f"[dim]timings: {escape(timings)}[/dim]", soft_wrap=True)
+
+
+def _render_finding(console: Any, f: Finding, verbose: bool) -> None:
+    from rich.markup import escape
+
+    status = f.severity.label
+    console.print(
+        f"    [{_STYLE[status]}]{_glyph(console, status)} {escape(f.title)}[/] [dim]({f.code})[/dim]", soft_wrap=True
+    )
+    console.print(f"      {escape(f.detail)}", soft_wrap=True, highlight=False)
+    if verbose:
+        for e in f.evidence:
+            console.print(f"      [dim]evidence: {escape(e.source)}: {escape(e.value)}[/dim]", soft_wrap=True)
+        if f.sources:
+            console.print(f"      [dim]sources: {escape(', '.join(f.sources))}[/dim]", soft_wrap=True)
+    if f.remediation:
+        console.print(f"      [bold]Fix:[/bold] {escape(f.remediation.summary)}", soft_wrap=True, highlight=False)
+        for cmd in f.remediation.commands:
+            console.print(f"        {escape(cmd)}", soft_wrap=True, highlight=False, markup=True)
