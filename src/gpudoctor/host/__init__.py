@@ -226,7 +226,7 @@ class Host:
         return self.stat(real)
 
     def realpath(self, path: str, _depth: int = 0) -> str | None:
-        """Resolve every link in `path` through this host; None when a link dangles or loops."""
+        """Resolve every link in `path` through this host; None when it does not exist, or a link dangles or loops."""
         parts = [p for p in path.split("/") if p not in ("", ".")]
         current = "/"
         for i, part in enumerate(parts):
@@ -246,7 +246,7 @@ class Host:
                 if resolved is None:
                     return None
                 return self.realpath(posixpath.join(resolved, rest), _depth + 1) if rest else resolved
-            if info.kind == "missing" and i < len(parts) - 1:
+            if info.kind == "missing":
                 return None
             current = candidate
         return current

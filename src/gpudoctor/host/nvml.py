@@ -63,9 +63,29 @@ def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
+def _library_loadable() -> bool:
+    """Whether libnvidia-ml can be loaded at all, asked before importing pynvml.
+
+    pynvml's import alone costs tens of milliseconds; on a machine without a
+    driver the answer is the same as nvmlInit's NVML_ERROR_LIBRARY_NOT_FOUND.
+    """
+    import ctypes
+    import sys
+
+    if sys.platform.startswith("win"):
+        return True  # pynvml knows the Windows locations; let it look
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
+
+
 def read_nvml_state(binding: Any = None) -> dict[str, Any]:
     """Initialise NVML, read every device, shut down. Never raises for NVML errors."""
     if binding is None:
+        if not _library_loadable():
+            return {"status": "library_not_found", "error": "NVML Shared Library Not Found"}
         try:
             import pynvml as binding  # nvidia-ml-py
         except ImportError as exc:

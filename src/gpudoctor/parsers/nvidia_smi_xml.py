@@ -85,7 +85,7 @@ class SmiGpu:
     remapped_rows_uncorrectable: int | None
     remapped_rows_pending: bool | None
     remapped_rows_failure: bool | None
-    throttle_reasons_active: tuple[str, ...]  # short names, e.g. ("gpu_idle", "sw_power_cap")
+    throttle_reasons: tuple[str, ...]  # the Active ones only, short names: ("gpu_idle", "sw_power_cap")
     temperature_c: int | None
     power_draw_w: float | None
     power_limit_w: float | None
@@ -269,7 +269,7 @@ def _gpu(index: int, gpu: ET.Element) -> SmiGpu:
         remapped_rows_uncorrectable=int_with_unit(_text(remapped, "remapped_row_unc")),
         remapped_rows_pending=yes_no(_text(remapped, "remapped_row_pending")),
         remapped_rows_failure=yes_no(_text(remapped, "remapped_row_failure")),
-        throttle_reasons_active=_throttle_reasons(gpu),
+        throttle_reasons=_throttle_reasons(gpu),
         temperature_c=int_with_unit(_text(gpu, "temperature/gpu_temp"), "C"),
         power_draw_w=_power(gpu, ("power_draw", "instant_power_draw", "average_power_draw")),
         power_limit_w=_power(gpu, ("power_limit", "current_power_limit", "enforced_power_limit")),

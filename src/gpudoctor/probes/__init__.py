@@ -95,6 +95,9 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
 
     t = options.probe_timeout_s
     runner = _Runner(time.monotonic() + options.deadline_s)
+    # The user's interpreter is the slowest probe (a subprocess, often behind a
+    # pyenv or conda shim): start it first.
+    runner.start("python", lambda: python.probe_python(host, options.python, t))
     runner.start("platform", lambda: platform.probe_platform(host))
     runner.start("kernel", lambda: kernel.probe_kernel(host, t))
     runner.start("nvml", lambda: host.nvml(t))
@@ -102,7 +105,6 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
     runner.start("toolkits", lambda: toolkits.probe_toolkits(host, t))
     runner.start("ldconfig", lambda: python.probe_ldconfig(host, t))
     runner.start("ld-library-path", lambda: python.probe_ld_library_path(host))
-    runner.start("python", lambda: python.probe_python(host, options.python, t))
 
     plat = runner.get("platform", lambda why: PlatformFacts("Linux", "", "", Distro(), None, None, None, dict(host.env())))
     kern = runner.get("kernel", lambda why: KernelFacts(why, why, None, None, (), why))

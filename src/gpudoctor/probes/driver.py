@@ -161,15 +161,17 @@ def gpus_from_smi_table(table: Any) -> tuple[Gpu, ...]:
 
 def run_smi(host: Host, timeout_s: float) -> dict[str, Any]:
     """Run nvidia-smi (`-q -x`, else the plain table) and say what came of it."""
+    # Parsers are imported only when there is output to parse: on a machine
+    # without nvidia-smi this probe then costs two failed exec calls and nothing more.
     from gpudoctor.parsers.error_texts import classify_error_text
-    from gpudoctor.parsers.nvidia_smi_text import parse_nvidia_smi_table
-    from gpudoctor.parsers.nvidia_smi_xml import parse_nvidia_smi_xml
 
     xml = host.run(["nvidia-smi", "-q", "-x"], timeout_s)
     out: dict[str, Any] = {"status": "missing", "result": xml}
     if xml.timed_out:
         return {"status": "timeout", "result": xml, "timeout_s": timeout_s}
     if xml.ok:
+        from gpudoctor.parsers.nvidia_smi_xml import parse_nvidia_smi_xml
+
         try:
             report = parse_nvidia_smi_xml(xml.stdout)
             return {
@@ -189,6 +191,8 @@ def run_smi(host: Host, timeout_s: float) -> dict[str, Any]:
     if table.timed_out:
         return {"status": "timeout", "result": table, "timeout_s": timeout_s}
     if table.ok:
+        from gpudoctor.parsers.nvidia_smi_text import parse_nvidia_smi_table
+
         try:
             parsed = parse_nvidia_smi_table(table.stdout)
             return {

@@ -27,7 +27,7 @@ EXPECTED: dict[str, dict] = {
             pcie_gen_max=4, pcie_gen_current=4, pcie_gen_device_max=None, pcie_width_max=16, pcie_width_current=16,
             ecc_mode_current="Enabled", ecc_volatile_uncorrected=None, ecc_aggregate_uncorrected=0,
             retired_pages_pending=None, remapped_rows_uncorrectable=None,
-            throttle_reasons_active=(), temperature_c=36, power_draw_w=66.92, processes=0,
+            throttle_reasons=(), temperature_c=36, power_draw_w=66.92, processes=0,
         )],
     },
     "geforce-gt-1030_driver-470.74_cuda-11.4_many-processes.xml": {
@@ -38,7 +38,7 @@ EXPECTED: dict[str, dict] = {
             memory_total_mib=1998, memory_used_mib=875,
             pcie_gen_max=3, pcie_gen_current=3, pcie_width_max=4, pcie_width_current=4,
             ecc_mode_current=None, ecc_volatile_uncorrected=None, ecc_aggregate_uncorrected=None,
-            throttle_reasons_active=("gpu_idle",), temperature_c=36, power_draw_w=None, processes=10,
+            throttle_reasons=("gpu_idle",), temperature_c=36, power_draw_w=None, processes=10,
         )],
     },
     "geforce-rtx-2070-x2_driver-590.44.01_cuda-13.1.xml": {
@@ -49,7 +49,7 @@ EXPECTED: dict[str, dict] = {
                  persistence_mode=True, mig_mode_current=None, memory_total_mib=8192, memory_used_mib=1,
                  pcie_gen_max=3, pcie_gen_current=1, pcie_gen_device_max=3, pcie_gen_host_max=3,
                  pcie_width_max=16, pcie_width_current=8,
-                 throttle_reasons_active=("gpu_idle",), temperature_c=14, power_draw_w=9.23, processes=0),
+                 throttle_reasons=("gpu_idle",), temperature_c=14, power_draw_w=9.23, processes=0),
             dict(name="NVIDIA GeForce RTX 2070", pci_bus_id="00000000:02:00.0", product_architecture="Turing",
                  uuid="GPU-12345678-aaaa-bbbb-cccc-0123456789cd", minor_number=1,
                  persistence_mode=True, memory_total_mib=8192,
@@ -64,7 +64,7 @@ EXPECTED: dict[str, dict] = {
             persistence_mode=None, driver_model="WDDM", driver_model_pending="WDDM", minor_number=None,
             memory_total_mib=8192, memory_used_mib=862,
             pcie_gen_max=3, pcie_gen_current=3, pcie_width_max=16, pcie_width_current=8,
-            throttle_reasons_active=("gpu_idle",), temperature_c=29, power_draw_w=14.5, processes=26,
+            throttle_reasons=("gpu_idle",), temperature_c=29, power_draw_w=14.5, processes=26,
         )],
     },
     "geforce-rtx-3060-laptop_driver-515.65.01_cuda-11.7.xml": {
@@ -95,7 +95,7 @@ EXPECTED: dict[str, dict] = {
             memory_total_mib=10240, memory_used_mib=1128,
             pcie_gen_max=4, pcie_gen_current=4, pcie_gen_device_max=4, pcie_gen_host_max=None,
             pcie_width_max=16, pcie_width_current=16,
-            throttle_reasons_active=("gpu_idle",), temperature_c=31, power_draw_w=22.78, processes=5,
+            throttle_reasons=("gpu_idle",), temperature_c=31, power_draw_w=22.78, processes=5,
         )],
     },
     "geforce-rtx-3090_driver-525.147.05_cuda-12.0_passthrough.xml": {
@@ -105,7 +105,7 @@ EXPECTED: dict[str, dict] = {
             persistence_mode=True, virtualization_mode="Pass-Through",
             memory_total_mib=24576, memory_used_mib=1,
             pcie_gen_max=4, pcie_gen_current=1, pcie_gen_device_max=4, pcie_width_max=16, pcie_width_current=16,
-            throttle_reasons_active=("gpu_idle",), temperature_c=37, power_draw_w=27.23, processes=0,
+            throttle_reasons=("gpu_idle",), temperature_c=37, power_draw_w=27.23, processes=0,
         )],
     },
     "geforce-rtx-4090_driver-535.86.05_cuda-12.2.xml": {
@@ -118,7 +118,7 @@ EXPECTED: dict[str, dict] = {
             pcie_width_max=16, pcie_width_current=16,
             ecc_mode_current="Disabled", remapped_rows_correctable=0, remapped_rows_uncorrectable=0,
             remapped_rows_pending=False, remapped_rows_failure=False,
-            throttle_reasons_active=("gpu_idle",), temperature_c=40, power_draw_w=26.84, processes=0,
+            throttle_reasons=("gpu_idle",), temperature_c=40, power_draw_w=26.84, processes=0,
         )],
     },
     "gtx-1070-ti_trimmed-no-driver-version_dtd-v10.xml": {
@@ -128,7 +128,7 @@ EXPECTED: dict[str, dict] = {
             uuid="GPU-f9ba66fc-a7f5-94c5-da19-019ef2f9c665", product_architecture=None,
             memory_total_mib=4096, memory_used_mib=42, memory_free_mib=4054,
             pcie_gen_max=None, pcie_gen_current=1, pcie_width_max=None, pcie_width_current=16,
-            throttle_reasons_active=(), temperature_c=39, power_draw_w=None, processes=0,
+            throttle_reasons=(), temperature_c=39, power_draw_w=None, processes=0,
         )],
     },
     "quadro-p2000_driver-525.125.06_cuda-12.0.xml": {
@@ -138,7 +138,7 @@ EXPECTED: dict[str, dict] = {
             persistence_mode=True, memory_total_mib=5120, memory_used_mib=1,
             pcie_gen_max=3, pcie_gen_current=1, pcie_gen_device_max=3, pcie_width_max=16, pcie_width_current=8,
             ecc_mode_current=None, ecc_volatile_uncorrected=None,
-            throttle_reasons_active=("gpu_idle",), temperature_c=34, power_draw_w=4.61, processes=0,
+            throttle_reasons=("gpu_idle",), temperature_c=34, power_draw_w=4.61, processes=0,
         )],
     },
     "quadro-p400_driver-418.43_cuda-10.1_no-doctype.xml": {
@@ -147,7 +147,7 @@ EXPECTED: dict[str, dict] = {
             name="Quadro P400", pci_bus_id="00000000:43:00.0", product_architecture=None,
             persistence_mode=False, mig_mode_current=None, memory_total_mib=1998, memory_used_mib=0,
             pcie_gen_max=3, pcie_gen_current=1, pcie_width_max=16, pcie_width_current=16,
-            throttle_reasons_active=("gpu_idle",), temperature_c=33, power_draw_w=None, processes=0,
+            throttle_reasons=("gpu_idle",), temperature_c=33, power_draw_w=None, processes=0,
         )],
     },
     "rtx-4000-sff-ada_driver-595.84_cuda-13.2_processes.xml": {
@@ -159,7 +159,7 @@ EXPECTED: dict[str, dict] = {
             pcie_gen_max=4, pcie_gen_current=1, pcie_gen_device_max=4, pcie_gen_host_max=4,
             pcie_width_max=16, pcie_width_current=16,
             ecc_mode_current="Disabled", remapped_rows_uncorrectable=0, remapped_rows_pending=False,
-            throttle_reasons_active=("gpu_idle",), temperature_c=38, power_draw_w=8.44, processes=4,
+            throttle_reasons=("gpu_idle",), temperature_c=38, power_draw_w=8.44, processes=4,
         )],
     },
     "tesla-p100-pcie-16gb_driver-510.47.03_cuda-11.6.xml": {
@@ -172,7 +172,7 @@ EXPECTED: dict[str, dict] = {
             # Old <single_bit>/<double_bit> layout: aggregate single-bit 3, double-bit totals 0.
             ecc_mode_current="Enabled", ecc_volatile_uncorrected=0, ecc_aggregate_uncorrected=0,
             retired_pages_pending=False,
-            throttle_reasons_active=("gpu_idle",), temperature_c=38, power_draw_w=26.16, processes=0,
+            throttle_reasons=("gpu_idle",), temperature_c=38, power_draw_w=26.16, processes=0,
         )],
     },
     "tesla-t4_driver-515.105.01_cuda-11.7_passthrough.xml": {
@@ -184,7 +184,7 @@ EXPECTED: dict[str, dict] = {
             pcie_gen_max=3, pcie_gen_current=3, pcie_width_max=16, pcie_width_current=8,
             ecc_mode_current="Enabled", ecc_volatile_uncorrected=0, ecc_aggregate_uncorrected=0,
             retired_pages_pending=False,
-            throttle_reasons_active=(), temperature_c=40, power_draw_w=26.78, processes=2,
+            throttle_reasons=(), temperature_c=40, power_draw_w=26.78, processes=2,
         )],
     },
 }
@@ -254,7 +254,7 @@ def test_gt_1030_process_list() -> None:
 def test_throttle_text_with_line_break_is_not_active() -> None:
     # The A100 dump has "Not Active\n            " for applications_clocks_setting.
     gpu = parse_nvidia_smi_xml(_read("a100-sxm4-40gb_driver-510.47.03_cuda-11.6_mig.xml")).gpus[0]
-    assert gpu.throttle_reasons_active == ()
+    assert gpu.throttle_reasons == ()
 
 
 def test_versions_are_raw_strings() -> None:

@@ -1,0 +1,1213 @@
+"""The compatibility matrix: CUDA/driver, GPU, cuDNN and framework facts, each citing its source.
+
+The data lives in ``compat_matrix/*.toml`` (shipped as the package ``gpudoctor.compat_matrix``).
+``load_matrix()`` parses and validates it lazily (never at import time) and caches the bundled
+matrix; every query on :class:`Matrix` is pure: it reads the loaded data and nothing else.
+
+Every record a query returns carries ``source`` (the source keys its row cites) and ``sources``
+(the resolved :class:`Source` objects with title and url/document), so a finding can cite it.
+
+Versions compare numerically part by part ("570.124.06" > "570.26"; "12.0" == "12").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+if TYPE_CHECKING:  # pragma: no cover
+    from importlib.resources.abc import Traversable
+
+__all__ = [
+    "FILES",
+    "SECTIONS",
+    "Arch",
+    "CcTarget",
+    "CudaRelease",
+    "CudnnMajor",
+    "CudnnPip",
+    "CudnnRelease",
+    "DriverBranch",
+    "Gpu",
+    "JaxCuda",
+    "JaxPin",
+    "JaxRelease",
+    "LinkSpec",
+    "Matrix",
+    "MemoryControl",
+    "MemorySettings",
+    "MinorCompat",
+    "PcieGen",
+    "Precision",
+    "Source",
+    "TfRelease",
+    "Threshold",
+    "TorchRelease",
+    "TorchVariant",
+    "Verdict",
+    "C2cLink",
+    "check_matrix",
+    "load_matrix",
+    "normalize_cc",
+    "render_matrix_text",
+    "validate",
+    "version_key",
+]
+
+#: The data files of a matrix, by stem (``<stem>.toml``), in load order.
+FILES: tuple[str, ...] = (
+    "sources",
+    "cuda_driver",
+    "gpu_arch",
+    "cudnn",
+    "torch",
+    "tensorflow",
+    "jax",
+    "precision",
+    "link_bandwidth",
+    "memory_settings",
+)
+
+#: Sections ``render_matrix_text`` knows, in display order.
+SECTIONS: tuple[str, ...] = (
+    "cuda",
+    "gpu",
+    "cudnn",
+    "torch",
+    "tensorflow",
+    "jax",
+    "precision",
+    "link",
+    "memory",
+    "sources",
+)
+
+
+# --------------------------------------------------------------------------- version helpers
+
+_VERSION_PREFIX = re.compile(r"\s*[vV]?(\d+(?:\.\d+)*)")
+
+
+def version_parts(version: str | int | float) -> tuple[int, ...]:
+    """The dotted numeric prefix of ``version`` as integers ("2.1.0+cu121" -> (2, 1, 0)).
+
+    Raises ValueError when ``version`` does not start with a number.
+    """
+    m = _VERSION_PREFIX.match(str(version))
+    if m is None:
+        raise ValueError(f"not a version: {version!r}")
+    return tuple(int(p) for p in m.group(1).split("."))
+
+
+def version_key(version: str | int | float) -> tuple[int, ...]:
+    """A sort/compare key: numeric parts with trailing zeros dropped ("12.0" == "12" < "12.0.1")."""
+    parts = list(version_parts(version))
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def _minor(version: str) -> tuple[int, int]:
+    parts = version_parts(version)
+    return (parts[0], parts[1] if len(parts) > 1 else 0)
+
+
+def _minor_str(version: str) -> str:
+    major, minor = _minor(version)
+    return f"{major}.{minor}"
+
+
+def _ge(a: str, b: str) -> bool:
+    return version_key(a) >= version_key(b)
+
+
+_CC_DOTTED = re.compile(r"(?:sm_|compute_)?(\d+)\.(\d+)[af]?")
+_CC_PACKED = re.compile(r"(?:sm_|compute_)?(\d+)(\d)[af]?")
+
+
+def normalize_cc(cc: str | int | float | tuple[int, int]) -> str | None:
+    """"9.0", "sm_90", "sm_90a", "compute_90", "90", (9, 0) -> "9.0"; None when not a CC."""
+    if isinstance(cc, tuple):
+        if len(cc) == 2 and all(isinstance(x, int) for x in cc):
+            return f"{cc[0]}.{cc[1]}"
+        return None
+    s = str(cc).strip().lower()
+    m = _CC_DOTTED.fullmatch(s)
+    if m:
+        return f"{int(m.group(1))}.{int(m.group(2))}"
+    m = _CC_PACKED.fullmatch(s)
+    if m:
+        return f"{int(m.group(1))}.{int(m.group(2))}"
+    return None
+
+
+def _cc_key(cc: str) -> tuple[int, int]:
+    a, b = cc.split(".")
+    return (int(a), int(b))
+
+
+def _sm(cc: str) -> str:
+    a, b = cc.split(".")
+    return f"sm_{a}{b}"
+
+
+def _compute(cc: str) -> str:
+    a, b = cc.split(".")
+    return f"compute_{a}{b}"
+
+
+def _norm_os(os: str) -> str:
+    s = (os or "linux").strip().lower()
+    if s.startswith("win") or s in ("nt", "wsl", "wsl2"):
+        # WSL uses the Windows display driver.
+        return "windows"
+    return "linux"
+
+
+# --------------------------------------------------------------------------- specifiers
+# A small PEP 440 specifier matcher for the numeric versions this matrix uses. It avoids importing
+# packaging.specifiers (which pulls in logging/platform/subprocess, ~12 ms) on every load; the
+# tests check it against packaging.specifiers.SpecifierSet for every specifier in the data.
+
+_CLAUSE = re.compile(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*(\S+?)\s*")
+
+
+def parse_spec(spec: str) -> tuple[tuple[str, str, bool], ...]:
+    """Split a specifier set into (operator, version, wildcard) clauses. Raises ValueError."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError("empty specifier")
+    clauses = []
+    for raw in spec.split(","):
+        m = _CLAUSE.fullmatch(raw)
+        if m is None:
+            raise ValueError(f"bad specifier clause {raw.strip()!r}")
+        op, ver = m.groups()
+        wildcard = ver.endswith(".*")
+        base = ver[:-2] if wildcard else ver
+        if wildcard and op not in ("==", "!="):
+            raise ValueError(f"'.*' only goes with == or != ({raw.strip()!r})")
+        if not re.fullmatch(r"\d+(?:\.\d+)*", base):
+            raise ValueError(f"bad version {ver!r} in specifier")
+        if op == "~=" and "." not in base:
+            raise ValueError(f"~= needs at least two version parts ({raw.strip()!r})")
+        clauses.append((op, base, wildcard))
+    return tuple(clauses)
+
+
+def spec_contains(spec: str, version: str) -> bool:
+    """Whether the numeric ``version`` satisfies the specifier set ``spec``."""
+    v = version_key(version)
+    vparts = version_parts(version)
+    for op, base, wildcard in parse_spec(spec):
+        b = version_key(base)
+        if wildcard:
+            prefix = version_parts(base)
+            padded = vparts + (0,) * max(0, len(prefix) - len(vparts))
+            hit = padded[: len(prefix)] == prefix
+            ok = hit if op == "==" else not hit
+        elif op in ("==", "==="):
+            ok = v == b
+        elif op == "!=":
+            ok = v != b
+        elif op == ">=":
+            ok = v >= b
+        elif op == "<=":
+            ok = v <= b
+        elif op == ">":
+            ok = v > b
+        elif op == "<":
+            ok = v < b
+        else:  # ~=
+            prefix = version_parts(base)[:-1]
+            padded = vparts + (0,) * max(0, len(prefix) - len(vparts))
+            ok = v >= b and padded[: len(prefix)] == prefix
+        if not ok:
+            return False
+    return True
+
+
+def spec_floor(spec: str) -> str | None:
+    """The lowest version a specifier admits through >=, ==, ~= or a wildcard (None if unbounded)."""
+    best: str | None = None
+    for op, base, _wild in parse_spec(spec):
+        if op in (">=", "==", "===", "~=", ">"):
+            if best is None or version_key(base) > version_key(best):
+                best = base
+    return best
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Source:
+    """One declared source (sources.toml)."""
+
+    key: str
+    title: str
+    accessed: str
+    url: str | None = None
+    document: str | None = None
+    note: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The url, or the description of a document without one."""
+        return self.url or self.document or ""
+
+    def cite(self) -> str:
+        return f"{self.title} <{self.where}>" if self.url else f"{self.title} ({self.where})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Cited:
+    source: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = field(default=(), repr=False, compare=False)
+    note: str | None = None
+    confidence: str = "high"
+
+    def cite(self) -> str:
+        """The sources of this record as one line (title <url>; ...)."""
+        return "; ".join(s.cite() for s in self.sources)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CudaRelease(_Cited):
+    cuda: str  # the minor, "12.2"
+    release: str  # "12.2.2"
+    label: str
+    linux: str | None = None
+    windows: str | None = None
+    prerelease: bool = False
+
+    def driver(self, os: str = "linux") -> str | None:
+        return self.windows if _norm_os(os) == "windows" else self.linux
+
+
+@dataclass(frozen=True, kw_only=True)
+class MinorCompat(_Cited):
+    major: int
+    linux: str
+    windows: str | None = None
+    windows_alt: str | None = None
+    branch_min: int | None = None
+    branch_max_exclusive: int | None = None
+
+    def driver(self, os: str = "linux") -> str | None:
+        return self.windows if _norm_os(os) == "windows" else self.linux
+
+
+@dataclass(frozen=True, kw_only=True)
+class DriverBranch(_Cited):
+    branch: int
+    cuda: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict(_Cited):
+    """Whether a driver runs a CUDA runtime, and how.
+
+    ok: it runs. via: "full" (driver >= the toolkit driver, or the branch table says so),
+    "minor-version-compat" (driver >= the major's floor only: no JIT of newer PTX, features that
+    need a newer driver fail) or None (not ok / unknown). needed: the toolkit driver for full
+    support (None when NVIDIA lists none). floor: the major's minor-version-compatibility floor.
+    known: False when the CUDA version is not in the matrix (then ok is False and nothing is known).
+    """
+
+    ok: bool
+    via: str | None
+    needed: str | None
+    floor: str | None
+    driver: str
+    cuda: str
+    os: str
+    known: bool = True
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Arch(_Cited):
+    name: str
+    ccs: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CcTarget(_Cited):
+    cc: str
+    arch: str
+    first_cuda: str | None = None  # None: before CUDA 8.0
+    last_cuda: str | None = None  # None: still targetable by the newest toolkit
+
+
+@dataclass(frozen=True, kw_only=True)
+class Gpu(_Cited):
+    name: str
+    cc: str
+    segment: str
+    inferred: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class CudnnRelease(_Cited):
+    version: str
+    through: str
+    cuda: tuple[str, ...]  # PEP 440 specifiers, one per CUDA major
+    cuda_majors: tuple[int, ...]
+    min_cc: str | None = None
+
+    def supports_cuda(self, cuda: str) -> bool:
+        return any(spec_contains(s, cuda) for s in self.cuda)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CudnnMajor(_Cited):
+    major: int
+    soname: str
+    header: str
+    version_multiplier: int
+    windows_dll: str | None = None
+    sublibraries: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class CudnnPip(_Cited):
+    package: str
+    cuda_major: int
+    first: str
+    last: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TorchVariant(_Cited):
+    tag: str  # "cu121"
+    cuda: str  # "12.1"
+    cudnn: str | None = None
+    arch: tuple[str, ...] = ()  # ("sm_50", ...): cubins compiled into the wheel
+    ptx: tuple[str, ...] = ()  # ("compute_90", ...): PTX in the wheel
+    status: str | None = None  # "stable" / "experimental" in RELEASE.md
+
+    @property
+    def ccs(self) -> tuple[str, ...]:
+        """The cubin architectures as compute capabilities ("5.0", ...)."""
+        return tuple(normalize_cc(a) or a for a in self.arch)
+
+    @property
+    def ptx_ccs(self) -> tuple[str, ...]:
+        return tuple(normalize_cc(a) or a for a in self.ptx)
+
+    def runs_on(self, cc: str) -> bool | None:
+        """Whether kernels for a GPU of compute capability ``cc`` are in the wheel.
+
+        True when a cubin of the same major and a minor <= cc's is present, or PTX for a CC <= cc;
+        False otherwise; None when cc is not a compute capability or the arch list is unknown.
+        """
+        c = normalize_cc(cc)
+        if c is None or not self.arch:
+            return None
+        major, minor = _cc_key(c)
+        for a in self.ccs:
+            am, an = _cc_key(a)
+            if am == major and an <= minor:
+                return True
+        return any(_cc_key(p) <= (major, minor) for p in self.ptx_ccs)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TorchRelease(_Cited):
+    version: str  # "1.12"
+    python: str  # PEP 440 specifier
+    pypi_default: str
+    variants: Mapping[str, TorchVariant] = field(default_factory=dict, hash=False)
+    python_experimental: tuple[str, ...] = ()
+
+    def supports_python(self, python: str) -> bool:
+        return spec_contains(self.python, python)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TfRelease(_Cited):
+    version: str  # "2.10"
+    tested: str  # "2.10.0"
+    package: str
+    python: str
+    cuda: str
+    cudnn: str
+    sonames: tuple[str, ...]
+    windows_gpu: bool
+    arch: tuple[str, ...] = ()  # sm_XX
+    ptx: tuple[str, ...] = ()  # compute_XX
+    and_cuda: bool = False
+
+    def supports_python(self, python: str) -> bool:
+        return spec_contains(self.python, python)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JaxCuda(_Cited):
+    major: int
+    cuda: str  # specifier, ">=12.1"
+    build_cuda: str | None = None
+    cudnn: str | None = None  # specifier
+    driver_linux: str | None = None
+    plugin: str | None = None
+    pjrt: str | None = None
+    arch: tuple[str, ...] = ()
+    ptx: tuple[str, ...] = ()
+
+    @property
+    def cuda_min(self) -> str | None:
+        return spec_floor(self.cuda)
+
+    @property
+    def cudnn_min(self) -> str | None:
+        return spec_floor(self.cudnn) if self.cudnn else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class JaxPin(_Cited):
+    since: str
+    packages: tuple[str, ...]
+    rule: str  # "equal" | "equal-numeric" | "not-newer"
+
+    def satisfied(self, versions: Mapping[str, str]) -> bool | None:
+        """Whether installed ``versions`` (package -> version) obey the pin; None if one is missing."""
+        try:
+            vs = [versions[p] for p in self.packages]
+        except KeyError:
+            return None
+        if self.rule == "equal":
+            return all(v == vs[0] for v in vs)
+        if self.rule == "equal-numeric":
+            return all(version_parts(v) == version_parts(vs[0]) for v in vs)
+        return all(version_key(a) <= version_key(b) for a, b in zip(vs, vs[1:]))
+
+
+@dataclass(frozen=True, kw_only=True)
+class JaxRelease(_Cited):
+    version: str  # first jax version the row applies to
+    python: str
+    packaging: str  # "jaxlib" | "jaxlib+plugin" | "plugin"
+    cuda: Mapping[int, JaxCuda] = field(default_factory=dict, hash=False)
+    pins: tuple[JaxPin, ...] = ()  # the pins in force for this release
+
+    def supports_python(self, python: str) -> bool:
+        return spec_contains(self.python, python)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Precision(_Cited):
+    cc: str
+    tensor_cores: bool
+    precisions: tuple[str, ...]
+    sparsity: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class PcieGen(_Cited):
+    gen: int
+    rate_gt_s: float
+    encoding: str
+    efficiency: float
+    practical_share: float | None = None
+    practical_share_low: float | None = None
+    practical_share_high: float | None = None
+
+    @property
+    def per_lane_gb_per_s(self) -> float:
+        return self.rate_gt_s * self.efficiency / 8.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class C2cLink(_Cited):
+    name: str
+    systems: tuple[str, ...]
+    bidirectional_gb_per_s: float
+    practical_gb_per_s: float | None = None
+    practical_low: float | None = None
+    practical_high: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Threshold(_Cited):
+    name: str
+    value: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinkSpec(_Cited):
+    """Per-direction host<->GPU bandwidth for one link (GB/s = 1e9 bytes/s)."""
+
+    kind: str  # "pcie" | "nvlink-c2c"
+    name: str  # "PCIe Gen4 x16"
+    theoretical_gb_per_s: float
+    practical_gb_per_s: float | None = None
+    practical_low_gb_per_s: float | None = None
+    practical_high_gb_per_s: float | None = None
+    gen: int | None = None
+    width: int | None = None
+    encoding: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryControl(_Cited):
+    framework: str
+    name: str
+    kind: str  # "env" | "env-option" | "python" | "config"
+    effect: str
+    default: str | None = None
+    values: tuple[str, ...] = ()
+    since: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemorySettings(_Cited):
+    framework: str
+    preallocates: bool
+    default: str
+    default_fraction: float | None = None
+    controls: tuple[MemoryControl, ...] = ()
+
+    def control(self, name: str) -> MemoryControl | None:
+        for c in self.controls:
+            if c.name == name:
+                return c
+        return None
+
+
+# --------------------------------------------------------------------------- GPU name matching
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+_DROP_LEADING = ("nvidia", "tesla")
+
+
+def gpu_name_tokens(name: str) -> tuple[tuple[str, ...], bool]:
+    """Normalize a GPU name to lowercase words without a leading NVIDIA/Tesla; flag '...' truncation."""
+    s = name.strip()
+    truncated = s.endswith("...") or s.endswith("\u2026")
+    s = s.rstrip(".\u2026 ")
+    toks = _TOKEN.findall(s.lower())
+    while toks and toks[0] in _DROP_LEADING:
+        toks.pop(0)
+    return tuple(toks), truncated
+
+
+# --------------------------------------------------------------------------- the matrix
+
+_FRAMEWORK_ALIASES = {"torch": "pytorch", "tf": "tensorflow", "jaxlib": "jax"}
+
+
+class Matrix:
+    """A loaded, validated compatibility matrix. Build it with :func:`load_matrix`."""
+
+    def __init__(
+        self,
+        *,
+        sources: Mapping[str, Source],
+        cuda_releases: Iterable[CudaRelease],
+        minor_compat: Iterable[MinorCompat],
+        driver_branches: Iterable[DriverBranch],
+        archs: Iterable[Arch],
+        cc_targets: Iterable[CcTarget],
+        gpus: Iterable[Gpu],
+        cudnn_releases: Iterable[CudnnRelease],
+        cudnn_majors: Iterable[CudnnMajor],
+        cudnn_pip: Iterable[CudnnPip],
+        torch_releases: Iterable[TorchRelease],
+        tf_releases: Iterable[TfRelease],
+        jax_releases: Iterable[JaxRelease],
+        jax_pins: Iterable[JaxPin],
+        precision_rows: Iterable[Precision],
+        pcie: Iterable[PcieGen],
+        c2c: Iterable[C2cLink],
+        thresholds: Iterable[Threshold],
+        memory: Iterable[MemorySettings],
+        origins: Mapping[str, str] | None = None,
+    ) -> None:
+        self.sources: Mapping[str, Source] = dict(sources)
+        self.cuda_releases = tuple(cuda_releases)
+        self.minor_compat = tuple(minor_compat)
+        self.driver_branches = tuple(sorted(driver_branches, key=lambda b: b.branch))
+        self.archs = tuple(archs)
+        self.cc_targets = tuple(sorted(cc_targets, key=lambda t: _cc_key(t.cc)))
+        self.gpus = tuple(gpus)
+        self.cudnn_releases = tuple(sorted(cudnn_releases, key=lambda r: version_key(r.version)))
+        self.cudnn_majors = tuple(cudnn_majors)
+        self.cudnn_pip = tuple(cudnn_pip)
+        self.torch_releases = tuple(sorted(torch_releases, key=lambda r: version_key(r.version)))
+        self.tf_releases = tuple(sorted(tf_releases, key=lambda r: version_key(r.version)))
+        self.jax_releases = tuple(sorted(jax_releases, key=lambda r: version_key(r.version)))
+        self.jax_pins = tuple(jax_pins)
+        self.precision_rows = tuple(precision_rows)
+        self.pcie = tuple(sorted(pcie, key=lambda p: p.gen))
+        self.c2c = tuple(c2c)
+        self.thresholds = tuple(thresholds)
+        self.memory = tuple(memory)
+        #: file stem -> where it was read from ("bundled" or a path)
+        self.origins: Mapping[str, str] = dict(origins or {})
+
+        self._by_minor: dict[tuple[int, int], list[CudaRelease]] = {}
+        self._by_release: dict[tuple[int, ...], CudaRelease] = {}
+        for r in sorted(self.cuda_releases, key=lambda r: version_key(r.release)):
+            self._by_minor.setdefault(_minor(r.cuda), []).append(r)
+            self._by_release[version_key(r.release)] = r
+        self._mvc = {m.major: m for m in self.minor_compat}
+        self._cc = {t.cc: t for t in self.cc_targets}
+        self._arch_of = {cc: a for a in self.archs for cc in a.ccs}
+        self._gpu_index = [(gpu_name_tokens(g.name)[0], g) for g in self.gpus]
+        self._torch = {_minor(r.version): r for r in self.torch_releases}
+        self._tf = {_minor(r.version): r for r in self.tf_releases}
+        self._precision = {p.cc: p for p in self.precision_rows}
+        self._pcie = {p.gen: p for p in self.pcie}
+        self._memory = {m.framework: m for m in self.memory}
+        self._threshold = {t.name: t for t in self.thresholds}
+
+    def __repr__(self) -> str:
+        return (
+            f"<Matrix {len(self.cuda_releases)} CUDA releases, {len(self.gpus)} GPUs, "
+            f"{len(self.torch_releases)} torch, {len(self.tf_releases)} tensorflow, "
+            f"{len(self.jax_releases)} jax rows, {len(self.sources)} sources>"
+        )
+
+    # ------------------------------------------------------------------ sources
+
+    def source(self, key: str) -> Source | None:
+        return self.sources.get(key)
+
+    def sources_for(self, item: Any) -> tuple[Source, ...]:
+        """The Source objects for a record (anything with ``.source``), a key, or keys."""
+        if isinstance(item, str):
+            keys: Iterable[str] = (item,)
+        elif hasattr(item, "source"):
+            keys = item.source
+        else:
+            keys = item
+        return tuple(self.sources[k] for k in keys if k in self.sources)
+
+    # ------------------------------------------------------------------ CUDA and drivers
+
+    def cuda_versions(self) -> tuple[str, ...]:
+        """The CUDA minors in the matrix, oldest first ("8.0", ..., "13.4")."""
+        return tuple(f"{a}.{b}" for (a, b) in sorted(self._by_minor))
+
+    def cuda_release(self, cuda: str) -> CudaRelease | None:
+        """The release row for ``cuda``: the exact release ("12.2.2") or the minor's GA ("12.2")."""
+        try:
+            parts = version_parts(cuda)
+        except ValueError:
+            return None
+        if len(parts) >= 3 and version_key(cuda) in self._by_release:
+            return self._by_release[version_key(cuda)]
+        rows = self._by_minor.get(_minor(cuda))
+        if not rows:
+            return None
+        for r in rows:
+            if not r.prerelease:
+                return r
+        return rows[0]
+
+    def min_driver_for_cuda(self, cuda: str, os: str = "linux") -> str | None:
+        """The toolkit driver: minimum driver for full support of ``cuda`` (None if NVIDIA lists none).
+
+        "12.2" -> the GA row (535.54.03); "12.2.2" -> that update's row (535.104.05). Updates not
+        in NVIDIA's table (e.g. "10.1.243", or an nvcc build number "12.2.140") use the GA row.
+        """
+        try:
+            parts = version_parts(cuda)
+        except ValueError:
+            return None
+        if len(parts) >= 3:
+            exact = self._by_release.get(version_key(cuda))
+            if exact is not None:
+                return exact.driver(os)
+        for r in self._by_minor.get(_minor(cuda), ()):
+            if not r.prerelease and r.driver(os):
+                return r.driver(os)
+        return None
+
+    def minor_compat_floor(self, cuda_major: int, os: str = "linux") -> str | None:
+        """The minor-version-compatibility floor of a CUDA major (11 -> 450.80.02)."""
+        row = self._mvc.get(int(cuda_major))
+        return row.driver(os) if row else None
+
+    def minor_compat_row(self, cuda_major: int) -> MinorCompat | None:
+        """The minor-version-compatibility row of a CUDA major (floors, branch range, sources)."""
+        return self._mvc.get(int(cuda_major))
+
+    def driver_branch(self, driver: str) -> DriverBranch | None:
+        """The branch row of a driver: the highest branch <= its first version part.
+
+        Works for Windows numbering too (576.xx -> R575, 596.36 -> R595).
+        """
+        try:
+            major = version_parts(driver)[0]
+        except ValueError:
+            return None
+        best = None
+        for b in self.driver_branches:
+            if b.branch <= major:
+                best = b
+            else:
+                break
+        return best
+
+    def smi_cuda_for_driver(self, driver: str) -> str | None:
+        """The CUDA version nvidia-smi / cuDriverGetVersion reports for ``driver`` (R565 -> "12.7")."""
+        b = self.driver_branch(driver)
+        return b.cuda if b else None
+
+    def max_cuda_for_driver(self, driver: str, os: str = "linux") -> str | None:
+        """Newest CUDA release (minor, e.g. "12.2") whose toolkit driver is <= ``driver``.
+
+        Where NVIDIA lists no toolkit driver for a newer minor (CUDA 13.x on Windows, 13.4), the
+        driver-branch table decides. "12.7" (R565's nvidia-smi value) is not a toolkit release,
+        so R565 gives "12.6".
+        """
+        try:
+            version_parts(driver)
+        except ValueError:
+            return None
+        best: str | None = None
+        for r in self.cuda_releases:
+            v = r.driver(os)
+            if r.prerelease or not v or not _ge(driver, v):
+                continue
+            if best is None or version_key(r.cuda) > version_key(best):
+                best = r.cuda
+        b = self.driver_branch(driver)
+        if b is not None and _minor(b.cuda) in self._by_minor:
+            if (best is None or version_key(b.cuda) > version_key(best)) and self.min_driver_for_cuda(
+                b.cuda, os
+            ) is None:
+                floor = self.minor_compat_floor(_minor(b.cuda)[0], os)
+                if floor is None or _ge(driver, floor):
+                    best = b.cuda
+        return best
+
+    def driver_supports_cuda(self, driver: str, cuda: str, os: str = "linux") -> Verdict:
+        """Whether ``driver`` runs a CUDA ``cuda`` runtime on ``os``, fully or by minor-version compat."""
+        osn = _norm_os(os)
+        try:
+            major, _m = _minor(cuda)
+            version_parts(driver)
+        except ValueError:
+            return Verdict(
+                ok=False, via=None, needed=None, floor=None, driver=str(driver), cuda=str(cuda),
+                os=osn, known=False, reason=f"cannot read driver {driver!r} or CUDA {cuda!r}",
+            )
+        minor = _minor_str(cuda)
+        mvc = self._mvc.get(major)
+        floor = mvc.driver(osn) if mvc else None
+        if _minor(cuda) not in self._by_minor:
+            return Verdict(
+                ok=False, via=None, needed=None, floor=floor, driver=driver, cuda=cuda, os=osn,
+                known=False, reason=f"CUDA {cuda} is not in the compatibility matrix",
+            )
+        needed = self.min_driver_for_cuda(cuda, osn)
+        row = self.cuda_release(cuda)
+
+        def verdict(ok: bool, via: str | None, reason: str, cited: Iterable[_Cited]) -> Verdict:
+            keys: list[str] = []
+            for c in cited:
+                if c is None:
+                    continue
+                for k in c.source:
+                    if k not in keys:
+                        keys.append(k)
+            return Verdict(
+                ok=ok, via=via, needed=needed, floor=floor, driver=driver, cuda=cuda, os=osn,
+                reason=reason, source=tuple(keys), sources=self.sources_for(keys),
+                confidence=min((c.confidence for c in cited if c is not None), key=_conf_rank, default="high"),
+            )
+
+        if needed is not None and _ge(driver, needed):
+            return verdict(True, "full", f"driver {driver} >= {needed}, the toolkit driver of CUDA {cuda}", [row])
+        if needed is None:
+            branch = self.driver_branch(driver)
+            if branch is not None and version_key(branch.cuda) >= version_key(minor) and (
+                floor is None or _ge(driver, floor)
+            ):
+                return verdict(
+                    True, "full",
+                    f"NVIDIA lists no {osn} toolkit driver for CUDA {cuda}; driver branch R{branch.branch} "
+                    f"serves CUDA {branch.cuda}", [row, branch],
+                )
+        if floor is not None and _ge(driver, floor):
+            need = f"below {needed}, " if needed else ""
+            reason = (
+                f"driver {driver} is {need}but >= {floor}, the CUDA {major}.x minor-version-compatibility "
+                f"floor: the runtime works, but PTX from the newer toolkit cannot be JIT-compiled and "
+                f"features that need a newer driver fail"
+            )
+            if osn == "windows" and mvc is not None and mvc.windows_alt and not _ge(driver, mvc.windows_alt):
+                reason += f" (some NVIDIA tables give {mvc.windows_alt} as the Windows floor)"
+            return verdict(True, "minor-version-compat", reason, [row, mvc])
+        target = needed or floor
+        if target:
+            reason = f"driver {driver} is older than {target}, the minimum for CUDA {cuda}"
+        else:
+            reason = f"no driver minimum is known for CUDA {cuda} on {osn}"
+        return verdict(False, None, reason, [row, mvc])
+
+    # ------------------------------------------------------------------ GPUs and architectures
+
+    def gpu_for_name(self, name: str) -> Gpu | None:
+        """The GPU row for an NVML / nvidia-smi name (None when unknown or ambiguous)."""
+        return self._match_gpu(name)[1]
+
+    def compute_capability_for_gpu(self, name: str) -> str | None:
+        """Compute capability for a GPU name as NVML / nvidia-smi print it.
+
+        Robust to a leading "NVIDIA " / "Tesla ", letter case, punctuation ("A100-SXM4-40GB") and
+        nvidia-smi truncation ("NVIDIA GeForce RTX 40..." -> "8.9" when every candidate agrees).
+        """
+        return self._match_gpu(name)[0]
+
+    def _match_gpu(self, name: str) -> tuple[str | None, Gpu | None]:
+        if not isinstance(name, str):
+            return None, None
+        q, truncated = gpu_name_tokens(name)
+        if not q:
+            return None, None
+        if not truncated:
+            best: Gpu | None = None
+            best_len = 0
+            for toks, g in self._gpu_index:
+                if len(toks) > best_len and q[: len(toks)] == toks:
+                    best, best_len = g, len(toks)
+            return (best.cc, best) if best else (None, None)
+        complete, partial = q[:-1], q[-1]
+        definite: list[tuple[int, Gpu]] = []
+        possible: list[Gpu] = []
+        for toks, g in self._gpu_index:
+            if len(toks) <= len(complete):
+                if complete[: len(toks)] == toks:
+                    definite.append((len(toks), g))
+            elif toks[: len(complete)] == complete and toks[len(complete)].startswith(partial):
+                possible.append(g)
+        candidates = list(possible)
+        if definite:
+            candidates.append(max(definite, key=lambda t: t[0])[1])
+        ccs = {g.cc for g in candidates}
+        if len(ccs) != 1:
+            return None, None
+        return ccs.pop(), (candidates[0] if len(candidates) == 1 else None)
+
+    def arch(self, cc: str) -> Arch | None:
+        c = normalize_cc(cc)
+        return self._arch_of.get(c) if c else None
+
+    def arch_name(self, cc: str) -> str | None:
+        """Architecture name of a compute capability ("9.0" / "sm_90" -> "Hopper")."""
+        a = self.arch(cc)
+        return a.name if a else None
+
+    def cc_target(self, cc: str) -> CcTarget | None:
+        c = normalize_cc(cc)
+        return self._cc.get(c) if c else None
+
+    def cuda_can_target(self, cuda: str, cc: str) -> bool | None:
+        """Whether CUDA ``cuda`` can compile for ``cc`` (None if either is unknown to the matrix)."""
+        t = self.cc_target(cc)
+        try:
+            m = _minor(cuda)
+        except ValueError:
+            return None
+        if t is None or m not in self._by_minor:
+            return None
+        if t.first_cuda and m < _minor(t.first_cuda):
+            return False
+        if t.last_cuda and m > _minor(t.last_cuda):
+            return False
+        return True
+
+    def cuda_cc_range(self, cuda: str) -> tuple[str, str] | None:
+        """(lowest, highest) compute capability CUDA ``cuda`` can target; None if CUDA is unknown."""
+        ccs = [t.cc for t in self.cc_targets if self.cuda_can_target(cuda, t.cc)]
+        if not ccs:
+            return None
+        return ccs[0], ccs[-1]
+
+    # ------------------------------------------------------------------ cuDNN
+
+    def cudnn_release(self, version: str) -> CudnnRelease | None:
+        """The cuDNN release row covering ``version`` ("8.9.7.29", "8.9", "9.1.0")."""
+        try:
+            key = version_key(".".join(str(p) for p in version_parts(version)[:3]))
+        except ValueError:
+            return None
+        for r in self.cudnn_releases:
+            if version_key(r.version) <= key <= version_key(r.through):
+                return r
+        return None
+
+    def cudnn_cuda_majors(self, version: str) -> tuple[int, ...]:
+        """CUDA majors a cuDNN release ships builds for (() when the release is unknown)."""
+        r = self.cudnn_release(version)
+        return r.cuda_majors if r else ()
+
+    def cudnn_major(self, major: int) -> CudnnMajor | None:
+        for m in self.cudnn_majors:
+            if m.major == int(major):
+                return m
+        return None
+
+    def decode_cudnn_version(self, number: int) -> str:
+        """cudnnGetVersion()/CUDNN_VERSION integer -> "X.Y.Z" (8907 -> "8.9.7", 90100 -> "9.1.0")."""
+        n = int(number)
+        mult = 10000 if n >= 90000 else 1000
+        return f"{n // mult}.{(n % mult) // 100}.{n % 100}"
+
+    # ------------------------------------------------------------------ frameworks
+
+    def torch_release(self, version: str) -> TorchRelease | None:
+        """The PyTorch release row for "2.1", "2.1.2" or "2.1.0+cu121"."""
+        try:
+            return self._torch.get(_minor(version))
+        except ValueError:
+            return None
+
+    def torch_variant(self, torch_version: str, cuda_version: str | None = None) -> TorchVariant | None:
+        """The CUDA variant of a PyTorch release.
+
+        ``cuda_version`` may be "12.1", "12.1.105" or a tag "cu121". Without it, the local tag of
+        ``torch_version`` decides ("2.1.0+cu121"); a plain version means the PyPI default build.
+        """
+        rel = self.torch_release(torch_version)
+        if rel is None:
+            return None
+        if cuda_version is None:
+            local = str(torch_version).partition("+")[2]
+            if not local:
+                return rel.variants.get(rel.pypi_default)
+            tag = local.lower()
+        else:
+            s = str(cuda_version).strip().lower()
+            if s.startswith("cu"):
+                tag = s
+            else:
+                try:
+                    a, b = _minor(s)
+                except ValueError:
+                    return None
+                tag = f"cu{a}{b}"
+        return rel.variants.get(tag)
+
+    def tensorflow_release(self, version: str) -> TfRelease | None:
+        """The TensorFlow row for "2.10", "2.10.1", ..."""
+        try:
+            return self._tf.get(_minor(version))
+        except ValueError:
+            return None
+
+    def jax_release(self, version: str) -> JaxRelease | None:
+        """The JAX row in force for ``version`` (the newest row whose version <= it)."""
+        try:
+            key = version_key(version)
+        except ValueError:
+            return None
+        best = None
+        for r in self.jax_releases:
+            if version_key(r.version) <= key:
+                best = r
+        return best
+
+    # ------------------------------------------------------------------ precision, links, memory
+
+    def precision_info(self, cc: str) -> Precision | None:
+        c = normalize_cc(cc)
+        return self._precision.get(c) if c else None
+
+    def precisions(self, cc: str) -> tuple[str, ...] | None:
+        """Tensor Core formats of a compute capability (() = no Tensor Cores, None = unknown CC)."""
+        p = self.precision_info(cc)
+        return p.precisions if p else None
+
+    def link(self, pcie_gen: int | str, width: int | str = 16) -> LinkSpec | None:
+        """Theoretical and typical measured per-direction bandwidth of PCIe ``pcie_gen`` x``width``."""
+        try:
+            gen = int(str(pcie_gen).lower().removeprefix("gen").removeprefix("pcie").strip())
+            w = int(str(width).lower().removeprefix("x").strip())
+        except ValueError:
+            return None
+        row = self._pcie.get(gen)
+        if row is None or w <= 0:
+            return None
+        theo = round(row.per_lane_gb_per_s * w, 3)
+
+        def share(x: float | None) -> float | None:
+            return round(theo * x, 2) if x is not None else None
+
+        return LinkSpec(
+            kind="pcie", name=f"PCIe Gen{gen} x{w}", gen=gen, width=w, encoding=row.encoding,
+            theoretical_gb_per_s=theo, practical_gb_per_s=share(row.practical_share),
+            practical_low_gb_per_s=share(row.practical_share_low),
+            practical_high_gb_per_s=share(row.practical_share_high),
+            source=row.source, sources=row.sources, note=row.note, confidence=row.confidence,
+        )
+
+    def c2c_link(self, system: str) -> LinkSpec | None:
+        """NVLink-C2C CPU<->GPU bandwidth of a Grace system ("GH200", "GB200")."""
+        s = system.strip().lower()
+        for row in self.c2c:
+            if any(s == x.lower() for x in row.systems):
+                return LinkSpec(
+                    kind="nvlink-c2c", name=row.name,
+                    theoretical_gb_per_s=row.bidirectional_gb_per_s / 2,
+                    practical_gb_per_s=row.practical_gb_per_s,
+                    practical_low_gb_per_s=row.practical_low,
+                    practical_high_gb_per_s=row.practical_high,
+                    source=row.source, sources=row.sources, note=row.note, confidence=row.confidence,
+                )
+        return None
+
+    def link_threshold(self, name: str) -> Threshold | None:
+        """A bandwidth rule-of-thumb, e.g. "suspicious_below_share" (0.5)."""
+        return self._threshold.get(name)
+
+    def memory_setting(self, framework: str) -> MemorySettings | None:
+        """Memory behaviour and controls of "tensorflow", "pytorch"/"torch" or "jax"."""
+        f = framework.strip().lower()
+        return self._memory.get(_FRAMEWORK_ALIASES.get(f, f))
+
+    # ------------------------------------------------------------------ summary
+
+    def summary(self) -> dict[str, Any]:
+        """Counts and newest entries per section, for a one-screen overview."""
+        return {
+            "cuda": {"releases": len(self.cuda_releases), "newest": self.cuda_versions()[-1] if self._by_minor else None},
+            "gpu": {"gpus": len(self.gpus), "compute_capabilities": len(self.cc_targets), "architectures": len(self.archs)},
+            "cudnn": {"releases": len(self.cudnn_releases), "newest": self.cudnn_releases[-1].through if self.cudnn_releases else None},
+            "torch": {"releases": len(self.torch_releases), "newest": self.torch_releases[-1].version if self.torch_releases else None},
+            "tensorflow": {"releases": len(self.tf_releases), "newest": self.tf_releases[-1].version if self.tf_releases else None},
+            "jax": {"rows": len(self.jax_releases), "newest": self.jax_releases[-1].version if self.jax_releases else None},
+            "precision": {"compute_capabilities": len(self.precision_rows)},
+            "link": {"pcie_generations": len(self.pcie), "c2c": len(self.c2c)},
+            "memory": {"frameworks": len(self.memory), "controls": sum(len(m.controls) for m in self.memory)},
+            "sources": {"declared": len(self.sources)},
+        }
+
+
+_CONF_ORDER = {"low": 0, "medium": 1, "high": 2}
+
+
+def _conf_rank(c: str) -> int:
+    return _CONF_ORDER.get(c, 2)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _bundled_dir() -> Traversable | Path:
+    """Where the bundled data lives: the installed package, else the source checkout."""
+    try:
+        from importlib.resources import files
+
+        return files("gpudoctor.compat_matrix")
+    except ModuleNotFoundError:
+        # Running from a checkout with PYTHONPATH=src: compat_matrix/ sits at the repository top.
+        return Path(__file__).resolve().parents[2] / "compat_matrix"
+
+
+def _parse_toml(text: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_texts() -> dict[str, str]:
+    base = _bundled_dir()
+    return {stem: (base / f"{stem}.toml").read_text(encoding="utf-8") for stem in FILES}
+
+
+@functools.lru_cache(maxsize=1)
+def _load_bundled() -> Matrix:
+    return _build_from_texts(_bundled_texts(), {stem: "bundled" for stem in FILES})
+
+
+def _build_from_texts(texts: Mapping[str, str], origins: Mapping[str, str]) -> Matrix:
+    from gpudoctor.errors import MatrixError
+    from gpudoctor.matrix_schema import build
+
+    problems: list[str] = []
+    docs: dict[str, dict[str, Any]] = {}
+    for stem in FILES:
+        try:
+            docs[stem] = _parse_toml(texts[stem])
+        except Exception as exc:  # tomllib.TOMLDecodeError and friends
+            problems.append(f"{stem}.toml: TOML syntax error: {exc}")
+    if problems:
+        raise MatrixError(problems, hint="fix the TOML syntax first")
+    return build(docs, origins)
+
+
+def load_matrix(path: str | Path | None = None) -> Matrix:
+    """Load and validate a matrix; raise MatrixError listing every problem.
+
+    ``None``: the bundled data (cached). A directory: its ``<stem>.toml`` files replace the bundled
+    ones (files it lacks come from the bundled matrix; an unknown ``*.toml`` is a problem). A single
+    file named like a matrix file (``torch.toml``): validated together with the bundled others, so
+    cross-file checks (sources, CUDA versions, compute capabilities, cuDNN) apply.
+    """
+    if path is None:
+        return _load_bundled()
+    from gpudoctor.errors import MatrixError
+
+    p = Path(path)
+    texts = dict(_bundled_texts())
+    origins = {stem: "bundled" for stem in FILES}
+    if p.is_dir():
+        unknown = sorted(f.name for f in p.glob("*.toml") if f.stem not in FILES)
+        if unknown:
+            raise MatrixError(
+                [f"{name}: not a matrix file (expected one of {', '.join(s + '.toml' for s in FILES)})" for name in unknown]
+            )
+        for stem in FILES:
+            f = p / f"{stem}.toml"
+            if f.is_file():
+                texts[stem] = f.read_text(encoding="utf-8")
+                origins[stem] = str(f)
+    elif p.is_file():
+        if p.suffix != ".toml" or p.stem not in FILES:
+            raise MatrixError(
+                [f"{p.name}: not a matrix file name (expected one of {', '.join(s + '.toml' for s in FILES)})"],
+                hint="name the candidate after the file it replaces, e.g. torch.toml",
+            )
+        texts[p.stem] = p.read_text(encoding="utf-8")
+        origins[p.stem] = str(p)
+    else:
+        raise MatrixError([f"{p}: no such file or directory"])
+    return _build_from_texts(texts, origins)
+
+
+def check_matrix(path: str | Path | None = None) -> list[str]:
+    """Validate like :func:`load_matrix` but return the problems ([] when valid) instead of raising."""
+    from gpudoctor.errors import MatrixError
+
+    try:
+        load_matrix(path)
+    except MatrixError as exc:
+        return list(exc.problems)
+    return []
+
+
+def validate(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str] | None = None) -> Matrix:
+    """Validate parsed TOML documents (file stem -> dict, all of FILES) and build the Matrix.
+
+    Collects every problem as "file:row-key: message" and raises one MatrixError(problems).
+    """
+    from gpudoctor.matrix_schema import build
+
+    return build(docs, origins or {stem: "memory" for stem in docs})
+
+
+def render_matrix_text(matrix: Matrix, section: str | None = None) -> str:
+    """Plain-text tables of one section (see SECTIONS) or of all of them."""
+    from gpudoctor.matrix_render import render
+
+    return render(matrix, section)

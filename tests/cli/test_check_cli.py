@@ -1,0 +1,113 @@
+"""The real CLI, as a user runs it: exit codes, JSON contract, bad input never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import fixture_text
+
+BASE = {"format": "gpudoctor-snapshot/1", "env": {"PATH": "/usr/bin"}}
+
+
+def gpudoctor(*args, env=None, timeout=60):
+    return subprocess.run(
+        [sys.executable, "-m", "gpudoctor", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def write(tmp_path, snapshot, name="machine.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps({**BASE, **snapshot}))
+    return str(path)
+
+
+def test_hanging_nvidia_smi_is_reported_within_the_time_limit(tmp_path):
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    script = fake / "nvidia-smi"
+    script.write_text("#!/bin/sh\nsleep 60\n")
+    script.chmod(0o755)
+    start = time.monotonic()
+    result = gpudoctor(
+        "check", "--format", "json", "--probe-timeout", "1", env={"PATH": f"{fake}:{os.environ['PATH']}"}, timeout=30
+    )
+    elapsed = time.monotonic() - start
+    assert elapsed < 10, f"check took {elapsed:.1f} s with a hanging nvidia-smi"
+    doc = json.loads(result.stdout)
+    timeouts = [f for f in doc["findings"] if f["code"] == "probe-timeout"]
+    assert len(timeouts) == 1 and "nvidia-smi" in timeouts[0]["title"]
+    assert doc["facts"]["driver"]["smi_status"] == "timeout"
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "stdout",
+    [
+        "<?xml version='1.0'?><nvidia_smi_log><driver_version>550.1",  # truncated
+        "\x00\x01garbage\xff not xml at all",
+        "",
+    ],
+)
+def test_bad_nvidia_smi_output_is_a_finding_not_a_crash(tmp_path, stdout):
+    path = write(tmp_path, {"commands": {"nvidia-smi -q -x": {"rc": 0, "stdout": stdout, "stderr": ""}}})
+    result = gpudoctor("check", "--replay", path, "--format", "json")
+    assert "Traceback" not in result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["facts"]["driver"]["smi_status"] == "failed"
+    assert result.returncode in (0, 1)
+
+
+def test_binary_proc_file_dangling_link_and_unreadable_dir(tmp_path):
+    path = write(
+        tmp_path,
+        {
+            "files": {
+                "/proc/driver/nvidia/version": {"type": "file", "binary": True},
+                "/usr/local/cuda": {"link": "/usr/local/cuda-10.2"},
+            },
+            "dirs": {"/usr/local": {"error": "EACCES"}, "/opt": {"error": "EACCES"}},
+        },
+    )
+    result = gpudoctor("check", "--replay", path, "--format", "json")
+    assert "Traceback" not in result.stderr
+    codes = {f["code"] for f in json.loads(result.stdout)["findings"]}
+    assert "cuda-link-dangling" in codes
+    assert "probe-failed" in codes  # the kernel driver file could not be parsed
+
+
+def test_invalid_snapshot_is_a_clean_error_with_exit_3(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    result = gpudoctor("check", "--replay", str(bad))
+    assert result.returncode == 3
+    assert "not valid JSON" in result.stderr and "Traceback" not in result.stderr
+    result = gpudoctor("check", "--replay", str(bad), "--format", "json")
+    assert result.returncode == 3
+    assert json.loads(result.stdout)["status"] == "doctor-error"
+
+
+def test_usage_error_exit_2():
+    result = gpudoctor("check", "--fail-on", "sometimes")
+    assert result.returncode == 2
+
+
+def test_this_machine_reports_its_real_toolkit():
+    if not os.path.isdir("/usr/local/cuda-13.0"):
+        pytest.skip("this test describes the project's build machine (CUDA 13.0 assembled from pip wheels)")
+    doc = json.loads(gpudoctor("check", "--format", "json").stdout)
+    toolkits = doc["facts"]["toolkits"]["toolkits"]
+    assert [(t["root"], t["version"], t["version_source"]) for t in toolkits] == [
+        ("/usr/local/cuda-13.0", "13.0.88", "dist-info")
+    ]
+    assert doc["facts"]["toolkits"]["link"]["resolved"] == "/usr/local/cuda-13.0"
