@@ -14,12 +14,37 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 if TYPE_CHECKING:  # pragma: no cover
     from importlib.resources.abc import Traversable
+
+    from gpudoctor.matrix_records import (
+        Arch,
+        C2cLink,
+        CcTarget,
+        CudaRelease,
+        CudnnMajor,
+        CudnnPip,
+        CudnnRelease,
+        DriverBranch,
+        Gpu,
+        JaxPin,
+        JaxRelease,
+        LinkSpec,
+        MemorySettings,
+        MinorCompat,
+        PcieGen,
+        Precision,
+        Source,
+        TfRelease,
+        Threshold,
+        TorchRelease,
+        TorchVariant,
+        Verdict,
+        _Cited,
+    )
 
 __all__ = [
     "FILES",
@@ -86,11 +111,35 @@ SECTIONS: tuple[str, ...] = (
 )
 
 
+_RECORD_NAMES = frozenset(
+    {
+        "Arch", "C2cLink", "CcTarget", "CudaRelease", "CudnnMajor", "CudnnPip", "CudnnRelease", "DriverBranch",
+        "Gpu", "JaxCuda", "JaxPin", "JaxRelease", "LinkSpec", "MemoryControl", "MemorySettings", "MinorCompat",
+        "PcieGen", "Precision", "Source", "TfRelease", "Threshold", "TorchRelease", "TorchVariant", "Verdict",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    # The record classes live in gpudoctor.matrix_records, imported on first use so that
+    # `import gpudoctor.matrix` stays cheap.
+    if name in _RECORD_NAMES:
+        from gpudoctor import matrix_records
+
+        return getattr(matrix_records, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _RECORD_NAMES)
+
+
 # --------------------------------------------------------------------------- version helpers
 
 _VERSION_PREFIX = re.compile(r"\s*[vV]?(\d+(?:\.\d+)*)")
 
 
+@functools.lru_cache(maxsize=4096)
 def version_parts(version: str | int | float) -> tuple[int, ...]:
     """The dotted numeric prefix of ``version`` as integers ("2.1.0+cu121" -> (2, 1, 0)).
 
@@ -102,6 +151,7 @@ def version_parts(version: str | int | float) -> tuple[int, ...]:
     return tuple(int(p) for p in m.group(1).split("."))
 
 
+@functools.lru_cache(maxsize=4096)
 def version_key(version: str | int | float) -> tuple[int, ...]:
     """A sort/compare key: numeric parts with trailing zeros dropped ("12.0" == "12" < "12.0.1")."""
     parts = list(version_parts(version))
@@ -175,6 +225,7 @@ def _norm_os(os: str) -> str:
 _CLAUSE = re.compile(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*(\S+?)\s*")
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_spec(spec: str) -> tuple[tuple[str, str, bool], ...]:
     """Split a specifier set into (operator, version, wildcard) clauses. Raises ValueError."""
     if not isinstance(spec, str) or not spec.strip():
@@ -197,6 +248,7 @@ def parse_spec(spec: str) -> tuple[tuple[str, str, bool], ...]:
     return tuple(clauses)
 
 
+@functools.lru_cache(maxsize=8192)
 def spec_contains(spec: str, version: str) -> bool:
     """Whether the numeric ``version`` satisfies the specifier set ``spec``."""
     v = version_key(version)
@@ -239,350 +291,13 @@ def spec_floor(spec: str) -> str | None:
     return best
 
 
-# --------------------------------------------------------------------------- records
-
-
-@dataclass(frozen=True)
-class Source:
-    """One declared source (sources.toml)."""
-
-    key: str
-    title: str
-    accessed: str
-    url: str | None = None
-    document: str | None = None
-    note: str | None = None
-
-    @property
-    def where(self) -> str:
-        """The url, or the description of a document without one."""
-        return self.url or self.document or ""
-
-    def cite(self) -> str:
-        return f"{self.title} <{self.where}>" if self.url else f"{self.title} ({self.where})"
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Cited:
-    source: tuple[str, ...] = ()
-    sources: tuple[Source, ...] = field(default=(), repr=False, compare=False)
-    note: str | None = None
-    confidence: str = "high"
-
-    def cite(self) -> str:
-        """The sources of this record as one line (title <url>; ...)."""
-        return "; ".join(s.cite() for s in self.sources)
-
-
-@dataclass(frozen=True, kw_only=True)
-class CudaRelease(_Cited):
-    cuda: str  # the minor, "12.2"
-    release: str  # "12.2.2"
-    label: str
-    linux: str | None = None
-    windows: str | None = None
-    prerelease: bool = False
-
-    def driver(self, os: str = "linux") -> str | None:
-        return self.windows if _norm_os(os) == "windows" else self.linux
-
-
-@dataclass(frozen=True, kw_only=True)
-class MinorCompat(_Cited):
-    major: int
-    linux: str
-    windows: str | None = None
-    windows_alt: str | None = None
-    branch_min: int | None = None
-    branch_max_exclusive: int | None = None
-
-    def driver(self, os: str = "linux") -> str | None:
-        return self.windows if _norm_os(os) == "windows" else self.linux
-
-
-@dataclass(frozen=True, kw_only=True)
-class DriverBranch(_Cited):
-    branch: int
-    cuda: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class Verdict(_Cited):
-    """Whether a driver runs a CUDA runtime, and how.
-
-    ok: it runs. via: "full" (driver >= the toolkit driver, or the branch table says so),
-    "minor-version-compat" (driver >= the major's floor only: no JIT of newer PTX, features that
-    need a newer driver fail) or None (not ok / unknown). needed: the toolkit driver for full
-    support (None when NVIDIA lists none). floor: the major's minor-version-compatibility floor.
-    known: False when the CUDA version is not in the matrix (then ok is False and nothing is known).
-    """
-
-    ok: bool
-    via: str | None
-    needed: str | None
-    floor: str | None
-    driver: str
-    cuda: str
-    os: str
-    known: bool = True
-    reason: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Arch(_Cited):
-    name: str
-    ccs: tuple[str, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class CcTarget(_Cited):
-    cc: str
-    arch: str
-    first_cuda: str | None = None  # None: before CUDA 8.0
-    last_cuda: str | None = None  # None: still targetable by the newest toolkit
-
-
-@dataclass(frozen=True, kw_only=True)
-class Gpu(_Cited):
-    name: str
-    cc: str
-    segment: str
-    inferred: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class CudnnRelease(_Cited):
-    version: str
-    through: str
-    cuda: tuple[str, ...]  # PEP 440 specifiers, one per CUDA major
-    cuda_majors: tuple[int, ...]
-    min_cc: str | None = None
-
-    def supports_cuda(self, cuda: str) -> bool:
-        return any(spec_contains(s, cuda) for s in self.cuda)
-
-
-@dataclass(frozen=True, kw_only=True)
-class CudnnMajor(_Cited):
-    major: int
-    soname: str
-    header: str
-    version_multiplier: int
-    windows_dll: str | None = None
-    sublibraries: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class CudnnPip(_Cited):
-    package: str
-    cuda_major: int
-    first: str
-    last: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class TorchVariant(_Cited):
-    tag: str  # "cu121"
-    cuda: str  # "12.1"
-    cudnn: str | None = None
-    arch: tuple[str, ...] = ()  # ("sm_50", ...): cubins compiled into the wheel
-    ptx: tuple[str, ...] = ()  # ("compute_90", ...): PTX in the wheel
-    status: str | None = None  # "stable" / "experimental" in RELEASE.md
-
-    @property
-    def ccs(self) -> tuple[str, ...]:
-        """The cubin architectures as compute capabilities ("5.0", ...)."""
-        return tuple(normalize_cc(a) or a for a in self.arch)
-
-    @property
-    def ptx_ccs(self) -> tuple[str, ...]:
-        return tuple(normalize_cc(a) or a for a in self.ptx)
-
-    def runs_on(self, cc: str) -> bool | None:
-        """Whether kernels for a GPU of compute capability ``cc`` are in the wheel.
-
-        True when a cubin of the same major and a minor <= cc's is present, or PTX for a CC <= cc;
-        False otherwise; None when cc is not a compute capability or the arch list is unknown.
-        """
-        c = normalize_cc(cc)
-        if c is None or not self.arch:
-            return None
-        major, minor = _cc_key(c)
-        for a in self.ccs:
-            am, an = _cc_key(a)
-            if am == major and an <= minor:
-                return True
-        return any(_cc_key(p) <= (major, minor) for p in self.ptx_ccs)
-
-
-@dataclass(frozen=True, kw_only=True)
-class TorchRelease(_Cited):
-    version: str  # "1.12"
-    python: str  # PEP 440 specifier
-    pypi_default: str
-    variants: Mapping[str, TorchVariant] = field(default_factory=dict, hash=False)
-    python_experimental: tuple[str, ...] = ()
-
-    def supports_python(self, python: str) -> bool:
-        return spec_contains(self.python, python)
-
-
-@dataclass(frozen=True, kw_only=True)
-class TfRelease(_Cited):
-    version: str  # "2.10"
-    tested: str  # "2.10.0"
-    package: str
-    python: str
-    cuda: str
-    cudnn: str
-    sonames: tuple[str, ...]
-    windows_gpu: bool
-    arch: tuple[str, ...] = ()  # sm_XX
-    ptx: tuple[str, ...] = ()  # compute_XX
-    and_cuda: bool = False
-
-    def supports_python(self, python: str) -> bool:
-        return spec_contains(self.python, python)
-
-
-@dataclass(frozen=True, kw_only=True)
-class JaxCuda(_Cited):
-    major: int
-    cuda: str  # specifier, ">=12.1"
-    build_cuda: str | None = None
-    cudnn: str | None = None  # specifier
-    driver_linux: str | None = None
-    plugin: str | None = None
-    pjrt: str | None = None
-    arch: tuple[str, ...] = ()
-    ptx: tuple[str, ...] = ()
-
-    @property
-    def cuda_min(self) -> str | None:
-        return spec_floor(self.cuda)
-
-    @property
-    def cudnn_min(self) -> str | None:
-        return spec_floor(self.cudnn) if self.cudnn else None
-
-
-@dataclass(frozen=True, kw_only=True)
-class JaxPin(_Cited):
-    since: str
-    packages: tuple[str, ...]
-    rule: str  # "equal" | "equal-numeric" | "not-newer"
-
-    def satisfied(self, versions: Mapping[str, str]) -> bool | None:
-        """Whether installed ``versions`` (package -> version) obey the pin; None if one is missing."""
-        try:
-            vs = [versions[p] for p in self.packages]
-        except KeyError:
-            return None
-        if self.rule == "equal":
-            return all(v == vs[0] for v in vs)
-        if self.rule == "equal-numeric":
-            return all(version_parts(v) == version_parts(vs[0]) for v in vs)
-        return all(version_key(a) <= version_key(b) for a, b in zip(vs, vs[1:]))
-
-
-@dataclass(frozen=True, kw_only=True)
-class JaxRelease(_Cited):
-    version: str  # first jax version the row applies to
-    python: str
-    packaging: str  # "jaxlib" | "jaxlib+plugin" | "plugin"
-    cuda: Mapping[int, JaxCuda] = field(default_factory=dict, hash=False)
-    pins: tuple[JaxPin, ...] = ()  # the pins in force for this release
-
-    def supports_python(self, python: str) -> bool:
-        return spec_contains(self.python, python)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Precision(_Cited):
-    cc: str
-    tensor_cores: bool
-    precisions: tuple[str, ...]
-    sparsity: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class PcieGen(_Cited):
-    gen: int
-    rate_gt_s: float
-    encoding: str
-    efficiency: float
-    practical_share: float | None = None
-    practical_share_low: float | None = None
-    practical_share_high: float | None = None
-
-    @property
-    def per_lane_gb_per_s(self) -> float:
-        return self.rate_gt_s * self.efficiency / 8.0
-
-
-@dataclass(frozen=True, kw_only=True)
-class C2cLink(_Cited):
-    name: str
-    systems: tuple[str, ...]
-    bidirectional_gb_per_s: float
-    practical_gb_per_s: float | None = None
-    practical_low: float | None = None
-    practical_high: float | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Threshold(_Cited):
-    name: str
-    value: float
-
-
-@dataclass(frozen=True, kw_only=True)
-class LinkSpec(_Cited):
-    """Per-direction host<->GPU bandwidth for one link (GB/s = 1e9 bytes/s)."""
-
-    kind: str  # "pcie" | "nvlink-c2c"
-    name: str  # "PCIe Gen4 x16"
-    theoretical_gb_per_s: float
-    practical_gb_per_s: float | None = None
-    practical_low_gb_per_s: float | None = None
-    practical_high_gb_per_s: float | None = None
-    gen: int | None = None
-    width: int | None = None
-    encoding: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class MemoryControl(_Cited):
-    framework: str
-    name: str
-    kind: str  # "env" | "env-option" | "python" | "config"
-    effect: str
-    default: str | None = None
-    values: tuple[str, ...] = ()
-    since: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class MemorySettings(_Cited):
-    framework: str
-    preallocates: bool
-    default: str
-    default_fraction: float | None = None
-    controls: tuple[MemoryControl, ...] = ()
-
-    def control(self, name: str) -> MemoryControl | None:
-        for c in self.controls:
-            if c.name == name:
-                return c
-        return None
-
-
 # --------------------------------------------------------------------------- GPU name matching
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _DROP_LEADING = ("nvidia", "tesla")
 
 
+@functools.lru_cache(maxsize=1024)
 def gpu_name_tokens(name: str) -> tuple[tuple[str, ...], bool]:
     """Normalize a GPU name to lowercase words without a leading NVIDIA/Tesla; flag '...' truncation."""
     s = name.strip()
@@ -788,6 +503,8 @@ class Matrix:
 
     def driver_supports_cuda(self, driver: str, cuda: str, os: str = "linux") -> Verdict:
         """Whether ``driver`` runs a CUDA ``cuda`` runtime on ``os``, fully or by minor-version compat."""
+        from gpudoctor.matrix_records import Verdict
+
         osn = _norm_os(os)
         try:
             major, _m = _minor(cuda)
@@ -1027,6 +744,8 @@ class Matrix:
 
     def link(self, pcie_gen: int | str, width: int | str = 16) -> LinkSpec | None:
         """Theoretical and typical measured per-direction bandwidth of PCIe ``pcie_gen`` x``width``."""
+        from gpudoctor.matrix_records import LinkSpec
+
         try:
             gen = int(str(pcie_gen).lower().removeprefix("gen").removeprefix("pcie").strip())
             w = int(str(width).lower().removeprefix("x").strip())
@@ -1050,6 +769,8 @@ class Matrix:
 
     def c2c_link(self, system: str) -> LinkSpec | None:
         """NVLink-C2C CPU<->GPU bandwidth of a Grace system ("GH200", "GB200")."""
+        from gpudoctor.matrix_records import LinkSpec
+
         s = system.strip().lower()
         for row in self.c2c:
             if any(s == x.lower() for x in row.systems):
@@ -1127,10 +848,12 @@ def _bundled_texts() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _load_bundled() -> Matrix:
-    return _build_from_texts(_bundled_texts(), {stem: "bundled" for stem in FILES})
+    # The bundled data is validated in full by the test suite; here it is built with the cross-file
+    # checks only (any surprise falls back to the full validation and its MatrixError).
+    return _build_from_texts(_bundled_texts(), {stem: "bundled" for stem in FILES}, trusted=True)
 
 
-def _build_from_texts(texts: Mapping[str, str], origins: Mapping[str, str]) -> Matrix:
+def _build_from_texts(texts: Mapping[str, str], origins: Mapping[str, str], *, trusted: bool = False) -> Matrix:
     from gpudoctor.errors import MatrixError
     from gpudoctor.matrix_schema import build
 
@@ -1143,7 +866,7 @@ def _build_from_texts(texts: Mapping[str, str], origins: Mapping[str, str]) -> M
             problems.append(f"{stem}.toml: TOML syntax error: {exc}")
     if problems:
         raise MatrixError(problems, hint="fix the TOML syntax first")
-    return build(docs, origins)
+    return build(docs, origins, trusted=trusted)
 
 
 def load_matrix(path: str | Path | None = None) -> Matrix:

@@ -21,6 +21,9 @@ def _unknowns(facts: Facts) -> list[tuple[str, Unknown]]:
         "TensorFlow": facts.frameworks.tensorflow,
         "JAX": facts.frameworks.jax,
     }
+    if facts.driver.gpus or facts.platform.wsl:
+        # The driver lists the GPUs itself, or WSL hides the bus by design: nothing is missing.
+        del candidates["PCI bus"]
     named = {n for n, _ in out}
     for name, outcome in candidates.items():
         if isinstance(outcome, Unknown) and outcome.kind != "timeout" and name not in named:

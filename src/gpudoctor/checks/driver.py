@@ -38,6 +38,18 @@ def kernel_driver_version(facts: Facts) -> str | None:
     return module.value if isinstance(module, Found) else None
 
 
+def wsl_linux_driver_libs(facts: Facts) -> list[str]:
+    """Driver libraries installed by a Linux driver package inside WSL (outside /usr/lib/wsl)."""
+    if facts.platform.wsl != 2 or not isinstance(facts.ldconfig, Found):
+        return []
+    return [
+        p
+        for soname in ("libcuda.so.1", "libnvidia-ml.so.1")
+        for p in facts.ldconfig.value.get(soname, ())
+        if not p.startswith("/usr/lib/wsl/")
+    ]
+
+
 def _has_node(facts: Facts, path: str) -> bool:
     return any(n.path == path for n in facts.kernel.device_nodes)
 
@@ -177,6 +189,8 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return  # driver-library-mismatch
     if d.nvml_status in ("timeout",) or d.smi_status == "timeout":
         return  # probe-timeout says it hung
+    if wsl_linux_driver_libs(facts):
+        return  # wsl-linux-driver-installed names the cause
     if facts.platform.container and not device_nodes_ok(facts):
         return  # container-no-gpu
     if not kernel_driver_version(facts) and not facts.kernel.nvidia_loaded and not facts.platform.wsl:

@@ -17,26 +17,33 @@ def _busy(g: Gpu) -> bool:
 
 
 def check_pcie(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Judged under load only: GPUs lower their link generation, and some their width, when idle
+    to save power, so an idle reading below the maximum proves nothing. A narrow link at idle is
+    worth a note (it may be the slot), a slow or narrow one while busy a warning."""
     for g in facts.driver.gpus:
         narrow = g.pcie_width_current is not None and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max
-        # GPUs lower their link generation when idle to save power: a slow
-        # generation only means something while the GPU is working.
-        slow = g.pcie_gen_current is not None and g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max and _busy(g)
-        if not (narrow or slow):
+        slow = g.pcie_gen_current is not None and g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max
+        busy = _busy(g)
+        if not ((busy and (narrow or slow)) or narrow):
             continue
         parts = []
         if narrow:
             parts.append(f"width x{g.pcie_width_current} of x{g.pcie_width_max}")
-        if slow:
-            parts.append(f"Gen{g.pcie_gen_current} of Gen{g.pcie_gen_max} while busy")
+        if slow and busy:
+            parts.append(f"Gen{g.pcie_gen_current} of Gen{g.pcie_gen_max}")
+        state = "while busy" if busy else "while idle"
         yield Finding(
             "pcie-link-degraded",
-            Severity.WARNING,
+            Severity.WARNING if busy else Severity.INFO,
             "health",
-            f"GPU {g.index}'s PCIe link runs below its maximum: {', '.join(parts)}",
-            "Host<->device copies (data loading, checkpointing, multi-GPU without NVLink) slow down in proportion. "
-            "Common causes: the card in a slot wired for fewer lanes, a riser or a dirty contact, a BIOS lane split, "
-            "or a link that trained down after an error.",
+            f"GPU {g.index}'s PCIe link runs below its maximum {state}: {', '.join(parts)}",
+            (
+                "Host<->device copies (data loading, checkpointing, multi-GPU without NVLink) slow down in proportion. "
+                if busy
+                else "Idle GPUs may narrow their link to save power, so this is only a lead: measure under load. "
+            )
+            + "Common causes of a real shortfall: the card in a slot wired for fewer lanes, a riser or a dirty contact, "
+            "a BIOS lane split, or a link that trained down after an error.",
             (ev(g.source, f"gen {g.pcie_gen_current}/{g.pcie_gen_max}, width x{g.pcie_width_current}/x{g.pcie_width_max}"),),
             Remediation(
                 "Measure it under load and compare with the link's figure; reseat or move the card if it stays low.",

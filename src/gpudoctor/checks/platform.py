@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
-from gpudoctor.checks.driver import device_nodes_ok, pci_gpus
+from gpudoctor.checks.driver import device_nodes_ok, pci_gpus, wsl_linux_driver_libs
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
@@ -68,10 +68,7 @@ def check_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     if plat.wsl != 2:
         return
-    linux_libs = []
-    cache = facts.ldconfig.value if isinstance(facts.ldconfig, Found) else {}
-    for soname in ("libcuda.so.1", "libnvidia-ml.so.1"):
-        linux_libs += [p for p in cache.get(soname, ()) if not p.startswith("/usr/lib/wsl/")]
+    linux_libs = wsl_linux_driver_libs(facts)
     proc = facts.kernel.proc_driver
     if not linux_libs and not isinstance(proc, Found):
         return

@@ -86,7 +86,7 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             severity = Severity.WARNING if is_active else Severity.INFO
             detail = (
                 f"The driver {d.version} supports CUDA {driver_cuda}; CUDA {major_minor(tk.version)} programs run on it only "
-                f"through minor version compatibility (driver >= {verdict.needed}). Features that need a newer driver fail, "
+                f"through minor version compatibility (driver >= {verdict.floor}). Features that need a newer driver fail, "
                 "and PTX this toolkit generates cannot be JIT-compiled by this driver ('the provided PTX was compiled with "
                 "an unsupported toolchain')."
             )
@@ -94,7 +94,7 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             severity = Severity.ERROR if is_active else Severity.WARNING
             detail = (
                 f"The driver {d.version} supports CUDA up to {driver_cuda}; CUDA {major_minor(tk.version)} needs driver "
-                f">= {verdict.needed}. Programs built with it fail with 'CUDA driver version is insufficient for CUDA runtime version'."
+                f">= {verdict.needed or verdict.floor}. Programs built with it fail with 'CUDA driver version is insufficient for CUDA runtime version'."
             )
         yield Finding(
             "toolkit-newer-than-driver",
@@ -105,10 +105,10 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             detail,
             (ev(f"toolkit:{tk.root}", f"{tk.version} ({tk.version_source})"), ev("nvml" if d.nvml_cuda_version else "cmd:nvidia-smi", f"driver {d.version}, CUDA {driver_cuda}")),
             Remediation(
-                f"Upgrade the driver to >= {verdict.needed}, or use a toolkit no newer than CUDA {driver_cuda}.",
+                f"Upgrade the driver to >= {verdict.needed or verdict.floor}, or use a toolkit no newer than CUDA {driver_cuda}.",
                 (f"gpudoctor switch-cuda {driver_cuda}", "nvidia-smi  # after upgrading the driver: CUDA Version in the header"),
             ),
-            tuple(verdict.sources),
+            verdict.source,
         )
 
 
@@ -173,7 +173,8 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         can = ctx.matrix.cuda_can_target(tk.version, cc)
         if can is not False:
             continue
-        low, high = ctx.matrix.cuda_cc_range(tk.version)
+        low, high = ctx.matrix.cuda_cc_range(tk.version) or ("?", "?")
+        target = ctx.matrix.cc_target(cc)
         yield Finding(
             "toolkit-arch-unsupported",
             Severity.WARNING,
@@ -187,7 +188,7 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "Install and use a toolkit that supports this GPU (newer GPUs need newer CUDA; CUDA 13 dropped Maxwell, Pascal and Volta).",
                 ("gpudoctor switch-cuda --list",),
             ),
-            tuple(ctx.matrix.sources_for("cuda_arch", tk.version)) if hasattr(ctx.matrix, "sources_for") else (),
+            target.source if target else (),
         )
 
 

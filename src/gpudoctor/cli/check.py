@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import List, Optional
 
@@ -16,59 +17,149 @@ def register(app: typer.Typer) -> None:
         help=(
             "Diagnose the GPU, driver, CUDA toolkits, cuDNN and frameworks; print findings with fixes.\n\n"
             "Exit status: 0 healthy (nothing at or above --fail-on), 1 findings, 2 usage error, "
-            "3 the doctor itself failed. Only --format json is a stable contract; the text view may change."
+            "3 the doctor itself failed. Only --format json is a stable contract; the text view may change. "
+            "--format github and junit are for CI (docs/ci.md)."
         ),
     )
     def check(
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", "-f", help="text, or json (docs/report-schema.md)."),
+        output_format: OutputFormat = typer.Option(
+            OutputFormat.text, "--format", "-f", help="text, json (docs/report-schema.md), github (Actions annotations) or junit (XML)."
+        ),
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the evidence of each finding and probe timings."),
         replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="Diagnose a recorded snapshot instead of this machine."),
         deep: bool = typer.Option(False, "--deep", help="Also import each framework in a subprocess (slower; shows what only an import can)."),
         python: Optional[str] = typer.Option(None, "--python", metavar="PATH", help="The Python interpreter whose environment to probe."),
         fail_on: FailOn = typer.Option(FailOn.warning, "--fail-on", help="Lowest severity that makes the exit status 1."),
         ignore: List[str] = typer.Option([], "--ignore", metavar="CODE", help="Drop findings with this code (repeatable)."),
+        require: List[str] = typer.Option(
+            [],
+            "--require",
+            "-r",
+            metavar="SPEC",
+            help=(
+                "A requirement of the job (repeatable; one value may hold several, space-separated): gpu, gpus>=2, "
+                "driver>=535, cuda>=12.1, compute-capability>=8.0, gpu-memory>=40GiB, gpu-memory-free>=20GiB, "
+                "torch>=2.3, torch:cuda, tensorflow:gpu, jax:cuda, bf16. An unmet one is a requirement-unmet error."
+            ),
+        ),
+        node: Optional[str] = typer.Option(
+            None, "--node", metavar="NAME", help="The node name written into JSON/JUnit reports (default: this host's name; none with --replay)."
+        ),
         probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe (nvidia-smi, NVML, nvcc, ...)."),
         matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
         debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
     ) -> None:
+        import click
+
         from gpudoctor.doctor import diagnose
-        from gpudoctor.model import ExitCode, Severity, exit_code_for
+        from gpudoctor.model import ExitCode, Severity, exit_code_for, sort_findings
         from gpudoctor.probes import ProbeOptions
+        from gpudoctor.requirements import RequirementSyntaxError, evaluate, parse_requirements
 
+        # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
+        try:
+            requirements = parse_requirements(require)
+        except RequirementSyntaxError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--require'") from None
+
+        node_name = node if node is not None else (None if replay else _hostname())
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
-        if output_format is OutputFormat.json:
-            try:
-                report = diagnose(make_host(replay), options, matrix)
-            except Exception as exc:
-                from gpudoctor.errors import GpudoctorError
-                from gpudoctor.render.json_report import error_document
-
-                if debug:
-                    raise
-                hint = exc.hint if isinstance(exc, GpudoctorError) else None
-                message = exc.message if isinstance(exc, GpudoctorError) else f"{type(exc).__name__}: {exc}"
-                sys.stdout.write(error_document(message, hint, ExitCode.ERROR))
-                raise typer.Exit(ExitCode.ERROR)
-        else:
-            # Import the renderer while the probes wait on subprocesses: it
-            # overlaps instead of adding its ~30 ms after them.
-            import threading
-
-            threading.Thread(target=_warm_renderer, daemon=True).start()
+        try:
             report = diagnose(make_host(replay), options, matrix)
-        report.findings = [f for f in report.findings if f.code not in set(ignore)]
-        code = exit_code_for(report.findings, Severity[fail_on.value.upper()])
-        if output_format is OutputFormat.json:
-            from gpudoctor.render.json_report import render_json
+            outcomes = (
+                evaluate(requirements, report.facts, report.findings, matrix_path=matrix) if requirements else []
+            )
+        except Exception as exc:
+            if output_format is OutputFormat.text or debug:
+                raise
+            from gpudoctor.errors import GpudoctorError
 
-            sys.stdout.write(render_json(report, code))
+            hint = exc.hint if isinstance(exc, GpudoctorError) else None
+            message = exc.message if isinstance(exc, GpudoctorError) else f"{type(exc).__name__}: {exc}"
+            sys.stdout.write(_error_output(output_format, message, hint))
+            raise typer.Exit(ExitCode.ERROR)
+
+        unmet = [o.finding for o in outcomes if o.finding is not None]
+        if unmet:
+            report.findings = sort_findings(report.findings + unmet)
+        report.findings = [f for f in report.findings if f.code not in set(ignore)]
+        threshold = Severity[fail_on.value.upper()]
+        code = exit_code_for(report.findings, threshold)
+        if output_format is OutputFormat.json:
+            sys.stdout.write(_json(report, code, outcomes, requirements, node_name))
+        elif output_format is OutputFormat.github:
+            from gpudoctor.render.github import render_github, render_github_summary
+
+            sys.stdout.write(render_github(report, outcomes, code))
+            summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+            if summary_path:
+                try:
+                    with open(summary_path, "a", encoding="utf-8") as fh:
+                        fh.write(render_github_summary(report, outcomes, code, threshold, node_name))
+                except OSError as exc:
+                    sys.stderr.write(f"gpudoctor: cannot append to GITHUB_STEP_SUMMARY ({summary_path}): {exc.strerror or exc}\n")
+        elif output_format is OutputFormat.junit:
+            from gpudoctor.render.junit import render_junit
+
+            sys.stdout.write(render_junit(report, outcomes, code, threshold, node_name))
         else:
             from gpudoctor.render.terminal import render_terminal
 
-            render_terminal(report, stdout_console(), verbose=verbose)
+            console = stdout_console()
+            render_terminal(report, console, verbose=verbose)
+            if outcomes:
+                _print_requirements(console, outcomes)
         raise typer.Exit(int(code))
 
+    # `gpudoctor report merge` lives beside check; registering it here keeps `_register()` unchanged.
+    from gpudoctor.cli import report as _report
 
-def _warm_renderer() -> None:
-    import rich.console  # noqa: F401
-    import rich.markup  # noqa: F401
+    _report.register(app)
+
+
+def _hostname() -> str | None:
+    import socket
+
+    try:
+        return socket.gethostname() or None
+    except OSError:
+        return None
+
+
+def _json(report, code, outcomes, requirements, node_name) -> str:
+    import json
+
+    from gpudoctor.render.json_report import report_document
+
+    doc = report_document(report, code)
+    if requirements:
+        doc["requirements"] = [o.to_json() for o in outcomes]
+    if node_name:
+        doc["node"] = node_name
+    return json.dumps(doc, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def _error_output(output_format: OutputFormat, message: str, hint: str | None) -> str:
+    from gpudoctor.model import ExitCode
+
+    if output_format is OutputFormat.github:
+        from gpudoctor.render.github import render_github_error
+
+        return render_github_error(message, hint)
+    if output_format is OutputFormat.junit:
+        from gpudoctor.render.junit import render_junit_error
+
+        return render_junit_error(message, hint)
+    from gpudoctor.render.json_report import error_document
+
+    return error_document(message, hint, ExitCode.ERROR)
+
+
+def _print_requirements(console, outcomes) -> None:
+    from rich.markup import escape
+
+    met = sum(1 for o in outcomes if o.met)
+    console.print(f"[bold]Requirements[/bold]: {met} of {len(outcomes)} met")
+    for o in outcomes:
+        mark = "[green]met[/]    " if o.met else "[red bold]NOT MET[/]"
+        console.print(f"  {mark} {escape(o.requirement.spec)}: {escape(o.found)}", soft_wrap=True)

@@ -11,6 +11,8 @@ from gpudoctor.host import Host
 class OutputFormat(str, enum.Enum):
     text = "text"
     json = "json"
+    github = "github"  # GitHub Actions workflow commands + $GITHUB_STEP_SUMMARY (docs/ci.md)
+    junit = "junit"  # JUnit XML (docs/ci.md)
 
 
 class FailOn(str, enum.Enum):

@@ -122,16 +122,30 @@ _CUDA_RE = re.compile(r"CUDA(?: UMD)? Version\s*:\s*(?P<value>[^\s|]+)")
 _TIMESTAMP_RE = re.compile(r"^\s*[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$")
 _RULE_RE = re.compile(r"^\s*[+|][=\-+|]+\s*$")
 # First line of a GPU block: index, name, then Persistence-M / Driver-Model value.
-_GPU_LINE1_RE = re.compile(r"^\s*(?P<index>\d+)\s+(?P<name>.*?)\s+(?P<mode>\S+)\s*$")
-_GPU_FAN_RE = re.compile(r"^\s*(?P<fan>N/A|ERR!|\d+%)\s+(?P<temp>N/A|ERR!|\d+C)\s+(?P<perf>P\d+|N/A|ERR!)\s+(?P<power>.*?)\s*$")
+# Cell patterns are anchored and alternate distinct character classes, so they run in
+# linear time; free-text parts (names) are cut out with string operations instead.
+_FAN_RE = re.compile(r"^(?:N/A|ERR!|\d+%)$")
+_TEMP_RE = re.compile(r"^(?:N/A|ERR!|\d+C)$")
+_PERF_RE = re.compile(r"^(?:P\d+|N/A|ERR!)$")
 _USAGE_RE = re.compile(r"^\s*(?P<used>\d+)\s*MiB\s*/\s*(?P<total>\d+)\s*MiB\s*$")
-_POWER_RE = re.compile(r"^(?P<draw>N/A|ERR!|\d+W)\s*/\s*(?P<cap>N/A|ERR!|\d+W)$")
-_UTIL_RE = re.compile(r"^\s*(?P<util>N/A|ERR!|\d+%)\s+(?P<mode>.*?)\s*$")
-_PROCESS_RE = re.compile(
+_POWER_RE = re.compile(r"^(?P<draw>N/A|ERR!|\d+W)/(?P<cap>N/A|ERR!|\d+W)$")
+_PROCESS_HEAD_RE = re.compile(
     r"^\|\s*(?P<gpu>\d+)\s+(?:(?P<gi>\d+|N/A)\s+(?P<ci>\d+|N/A)\s+)?(?P<pid>\d+)\s+"
-    r"(?P<type>[CGM](?:\+[CGM])*)\s+(?P<name>.*?)\s+(?P<mem>\d+\s*MiB|N/A)\s*\|\s*$"
+    r"(?P<type>[CGM](?:\+[CGM])*)\s"
 )
 _MIG_IDS_RE = re.compile(r"^\s*(?P<gpu>\d+)\s+(?P<gi>\d+|N/A)\s+(?P<ci>\d+|N/A)\s+(?P<dev>\d+|N/A)\s*$")
+
+
+# Real table lines are under 130 characters.  Longer ones are replaced by a marker that
+# matches nothing, which also keeps the row patterns (lazy name + padding) from going
+# quadratic on hostile input.
+_MAX_LINE_CHARS = 1024
+_OVERLONG = "\x00overlong line\x00"
+
+
+def _lines(text: str) -> list[str]:
+    return [line if len(line) <= _MAX_LINE_CHARS else _OVERLONG
+            for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
 
 
 def _cells(line: str) -> list[str]:
@@ -176,28 +190,52 @@ def _section_rows(lines: list[str], start: int) -> tuple[list[str], int]:
     return rows, i
 
 
+def _index_name_mode(cell: str) -> tuple[int, str, str] | None:
+    """"   0  NVIDIA GeForce RTX 2080 ...  WDDM  " -> (0, "NVIDIA GeForce RTX 2080 ...", "WDDM")."""
+    text = cell.strip()
+    index, _, rest = text.partition(" ")
+    if not (index.isascii() and index.isdigit()) or len(index) > 6:
+        return None
+    rest = rest.strip()
+    name, _, mode = rest.rpartition(" ")
+    name = name.rstrip()
+    if not name or not mode:
+        return None
+    return int(index), name, mode
+
+
 def _gpu_from_block(block: list[str], driver_model_column: bool) -> SmiTableGpu | None:
     first = _cells(block[0])
     if len(first) < 3:
         return None
-    match = _GPU_LINE1_RE.match(first[0])
-    if match is None:
+    ident = _index_name_mode(first[0])
+    if ident is None:
         return None
-    name = match.group("name")
-    mode = match.group("mode")
+    index, name, mode = ident
     bus_disp = first[1].split()
     stats = _cells(block[1]) if len(block) > 1 else []
-    fan = _GPU_FAN_RE.match(stats[0]) if len(stats) >= 1 else None
-    power = _POWER_RE.match(re.sub(r"\s+", "", fan.group("power"))) if fan else None
+    fan_temp_perf = stats[0].split() if stats else []
+    fan = temp = perf = None
+    power = None
+    if (len(fan_temp_perf) >= 3 and _FAN_RE.match(fan_temp_perf[0]) and _TEMP_RE.match(fan_temp_perf[1])
+            and _PERF_RE.match(fan_temp_perf[2])):
+        fan, temp, perf = fan_temp_perf[:3]
+        # "59W /  500W" -> "59W/500W"
+        power = _POWER_RE.match("".join(fan_temp_perf[3:]))
     usage = _USAGE_RE.match(stats[1]) if len(stats) >= 2 else None
-    util = _UTIL_RE.match(stats[2]) if len(stats) >= 3 else None
+    util = mode_text = None
+    if len(stats) >= 3:
+        util_cell = stats[2].split(None, 1)
+        if util_cell:
+            util = util_cell[0]
+            mode_text = util_cell[1] if len(util_cell) > 1 else None
     mig_raw = None
     if len(block) > 2:
         third = _cells(block[2])
         if len(third) >= 3:
             mig_raw = clean(third[2])
     return SmiTableGpu(
-        index=int(match.group("index")),
+        index=index,
         name=name,
         name_truncated=name.endswith("..."),
         persistence_mode=None if driver_model_column else yes_no(mode),
@@ -205,15 +243,15 @@ def _gpu_from_block(block: list[str], driver_model_column: bool) -> SmiTableGpu 
         bus_id=bus_disp[0] if bus_disp else None,
         display_active=yes_no(bus_disp[1]) if len(bus_disp) > 1 else None,
         ecc=clean(first[2]),
-        fan_percent=int_with_unit(fan.group("fan"), "%") if fan else None,
-        temperature_c=int_with_unit(fan.group("temp"), "C") if fan else None,
-        performance_state=clean(fan.group("perf")) if fan else None,
+        fan_percent=int_with_unit(fan, "%"),
+        temperature_c=int_with_unit(temp, "C"),
+        performance_state=clean(perf),
         power_draw_w=int_with_unit(power.group("draw"), "W") if power else None,
         power_cap_w=int_with_unit(power.group("cap"), "W") if power else None,
         memory_used_mib=int(usage.group("used")) if usage else None,
         memory_total_mib=int(usage.group("total")) if usage else None,
-        gpu_util_percent=int_with_unit(util.group("util"), "%") if util else None,
-        compute_mode=clean(util.group("mode")) if util else None,
+        gpu_util_percent=int_with_unit(util, "%"),
+        compute_mode=clean(mode_text),
         mig_mode=mig_raw,
         mig_mode_pending=mig_raw is not None and mig_raw.endswith("*"),
     )
@@ -249,17 +287,33 @@ def _mig_from_block(block: list[str]) -> SmiTableMigDevice | None:
 
 
 def _process_from_line(line: str) -> SmiTableProcess | None:
-    match = _PROCESS_RE.match(line.strip())
-    if match is None:
+    row = line.strip()
+    head = _PROCESS_HEAD_RE.match(row)
+    if head is None or not row.endswith("|"):
+        return None
+    # What is left is "NAME   MEMORY": memory is the last token, "123MiB" or "N/A".
+    rest = row[head.end():-1].strip()
+    name, _, memory = rest.rpartition(" ")
+    if memory == "MiB":  # tolerate "123 MiB"
+        name, _, number = name.rstrip().rpartition(" ")
+        memory = number + "MiB"
+    name = name.strip()
+    if not name:
+        return None
+    if memory == "N/A":
+        used = None
+    elif memory.endswith("MiB") and memory[:-3].isascii() and memory[:-3].isdigit():
+        used = int(memory[:-3])
+    else:
         return None
     return SmiTableProcess(
-        gpu_index=int(match.group("gpu")),
-        gpu_instance_id=int_with_unit(match.group("gi")),
-        compute_instance_id=int_with_unit(match.group("ci")),
-        pid=int(match.group("pid")),
-        type=match.group("type"),
-        name=match.group("name"),
-        used_memory_mib=int_with_unit(match.group("mem").replace(" ", ""), "MiB"),
+        gpu_index=int(head.group("gpu")),
+        gpu_instance_id=int_with_unit(head.group("gi")),
+        compute_instance_id=int_with_unit(head.group("ci")),
+        pid=int(head.group("pid")),
+        type=head.group("type"),
+        name=name,
+        used_memory_mib=used,
     )
 
 
@@ -270,7 +324,7 @@ def parse_nvidia_smi_table(text: str) -> SmiTable:
     here; hand it to error_texts.classify_error_text instead.
     """
     require_text(text, "nvidia-smi table")
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = _lines(text)
     header_index = None
     header = None
     for i, line in enumerate(lines):
@@ -362,10 +416,17 @@ def parse_nvidia_smi_version(text: str) -> SmiVersion:
     )
 
 
-_LIST_GPU_RE = re.compile(r"^GPU\s+(?P<index>\d+):\s+(?P<name>.*?)\s*(?:\(UUID:\s*(?P<uuid>[^)\s]*)\s*\))?\s*$")
-_LIST_MIG_RE = re.compile(
-    r"^\s+MIG\s+(?:(?P<profile>\S+)\s+)?Device\s+(?P<index>\d+):\s*(?:\(UUID:\s*(?P<uuid>[^)\s]*)\s*\))?\s*$"
-)
+_LIST_GPU_RE = re.compile(r"^GPU\s+(?P<index>\d+):\s")
+_LIST_MIG_RE = re.compile(r"^\s+MIG\s+(?:(?P<profile>\S+)\s+)?Device\s+(?P<index>\d+):")
+
+
+def _name_and_uuid(rest: str) -> tuple[str, str | None]:
+    """"NVIDIA A30 (UUID: GPU-1e44...)" -> ("NVIDIA A30", "GPU-1e44...")."""
+    rest = rest.strip()
+    start = rest.rfind("(UUID:")
+    if start < 0 or not rest.endswith(")"):
+        return rest, None
+    return rest[:start].rstrip(), rest[start + len("(UUID:"):-1].strip() or None
 
 
 def parse_nvidia_smi_list(text: str) -> SmiList:
@@ -373,18 +434,20 @@ def parse_nvidia_smi_list(text: str) -> SmiList:
     require_text(text, "nvidia-smi -L")
     gpus: list[tuple[int, str, str | None, list[SmiListMigDevice]]] = []
     saw_no_devices = False
-    for line in text.splitlines():
+    for line in _lines(text):
         if not line.strip():
             continue
         gpu = _LIST_GPU_RE.match(line)
         if gpu is not None:
-            gpus.append((int(gpu.group("index")), gpu.group("name"), gpu.group("uuid") or None, []))
-            continue
+            name, uuid = _name_and_uuid(line[gpu.end():])
+            if name:
+                gpus.append((int(gpu.group("index")), name, uuid, []))
+                continue
         mig = _LIST_MIG_RE.match(line)
         if mig is not None and gpus:
+            _, uuid = _name_and_uuid(line[mig.end():])
             gpus[-1][3].append(SmiListMigDevice(index=int(mig.group("index")),
-                                                profile=mig.group("profile"),
-                                                uuid=mig.group("uuid") or None))
+                                                profile=mig.group("profile"), uuid=uuid))
             continue
         if line.strip().rstrip(".").lower() in ("no devices found", "no devices were found"):
             saw_no_devices = True

@@ -20,7 +20,9 @@ def absent_or_unknown(exc: HostError, source: str, absent_reason: str) -> Absent
 
 # The CUDA libraries whose resolution decides whether a framework loads.
 CUDA_LIB = re.compile(
-    r"^lib(cudart|cublas|cublasLt|cudnn|cudnn_[a-z_]+|nvrtc|cufft|cusparse|cusolver|curand|nccl|nvJitLink)\.so(\.\d+)*$"
+    # PyTorch's own bundled copies carry a hash: libcudart-e409450e.so.11.0.
+    r"^lib(cudart|cublas|cublasLt|cudnn|cudnn_[a-z_]+|nvrtc|cufft|cusparse|cusolver|curand|nccl|nvJitLink)"
+    r"(-[0-9a-f]{8})?\.so(\.\d+)*$"
 )
 
 

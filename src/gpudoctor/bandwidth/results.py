@@ -1,0 +1,373 @@
+"""What a benchmark run produced, as plain data, and its JSON form (schema `gpudoctor.bandwidth/1`).
+
+Only raw samples and the machine's state are stored; medians, expectations and findings are
+derived again whenever a run is loaded (`--results FILE`), so a recorded run is re-judged with
+the current rules. Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from gpudoctor.bandwidth.sizes import DEFAULT_SIZES, MIB
+from gpudoctor.bandwidth.stats import Summary, summarize
+from gpudoctor.errors import GpudoctorError
+
+SCHEMA = "gpudoctor.bandwidth/1"
+
+# Test names, in display order. Pinned memory unless the name says pageable.
+TESTS: tuple[str, ...] = ("h2d", "d2h", "h2d-pageable", "d2h-pageable", "d2d", "bidir", "p2p")
+TEST_TITLES = {
+    "h2d": "host to device, pinned",
+    "d2h": "device to host, pinned",
+    "h2d-pageable": "host to device, pageable",
+    "d2h-pageable": "device to host, pageable",
+    "d2d": "device to device",
+    "bidir": "both directions at once, pinned",
+    "p2p": "GPU to GPU (peer to peer)",
+}
+TEST_SHORT = {
+    "h2d": "H2D pinned",
+    "d2h": "D2H pinned",
+    "h2d-pageable": "H2D pageable",
+    "d2h-pageable": "D2H pageable",
+    "d2d": "D2D",
+    "bidir": "bidir pinned",
+    "p2p": "P2P",
+}
+
+
+class ResultsError(GpudoctorError):
+    """A results file that is not a bandwidth run gpudoctor wrote."""
+
+
+@dataclass(frozen=True)
+class BenchPlan:
+    sizes_bytes: tuple[int, ...] = DEFAULT_SIZES
+    tests: tuple[str, ...] = TESTS
+    warmup: int = 2  # untimed batches before the timed ones, per size
+    repeats: int = 10  # timed samples per size
+    sample_bytes: int = 32 * MIB  # a sample of small copies repeats them until it moves about this much
+    max_copies_per_sample: int = 512
+    verify: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sizes_bytes": list(self.sizes_bytes),
+            "tests": list(self.tests),
+            "warmup": self.warmup,
+            "repeats": self.repeats,
+            "sample_bytes": self.sample_bytes,
+            "max_copies_per_sample": self.max_copies_per_sample,
+            "verify": self.verify,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "BenchPlan":
+        return cls(
+            sizes_bytes=tuple(int(s) for s in data.get("sizes_bytes") or DEFAULT_SIZES),
+            tests=tuple(str(t) for t in data.get("tests") or TESTS),
+            warmup=int(data.get("warmup", 2)),
+            repeats=int(data.get("repeats", 10)),
+            sample_bytes=int(data.get("sample_bytes", 32 * MIB)),
+            max_copies_per_sample=int(data.get("max_copies_per_sample", 512)),
+            verify=bool(data.get("verify", False)),
+        )
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One test at one size: the timed samples, each the bandwidth of one batch of copies."""
+
+    test: str
+    size_bytes: int
+    samples_gb_per_s: tuple[float, ...]
+    copies_per_sample: int = 1
+    timer: str = "events"  # events (CUDA events on the GPU timeline) or host (wall clock; pageable copies)
+    verified: bool | None = None  # None: --verify was not asked for
+
+    @property
+    def summary(self) -> Summary:
+        return summarize(self.samples_gb_per_s)
+
+    def to_json(self) -> dict[str, Any]:
+        s = self.summary
+        return {
+            "test": self.test,
+            "size_bytes": self.size_bytes,
+            "copies_per_sample": self.copies_per_sample,
+            "timer": self.timer,
+            "samples_gb_per_s": [round(v, 4) for v in self.samples_gb_per_s],
+            "median_gb_per_s": round(s.median, 3),
+            "min_gb_per_s": round(s.minimum, 3),
+            "max_gb_per_s": round(s.maximum, 3),
+            "spread_share": round(s.spread_share, 4),
+            "verified": self.verified,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Measurement":
+        samples = tuple(float(v) for v in data.get("samples_gb_per_s") or ())
+        if not samples:
+            # A hand-written file may give only the median: one sample stands for it.
+            if data.get("median_gb_per_s") is None:
+                raise ResultsError(f"a {data.get('test')} result has neither samples nor a median")
+            samples = (float(data["median_gb_per_s"]),)
+        test = str(data.get("test"))
+        if test not in TESTS:
+            raise ResultsError(f"unknown test {test!r} in results", f"known tests: {', '.join(TESTS)}")
+        return cls(
+            test=test,
+            size_bytes=int(data["size_bytes"]),
+            samples_gb_per_s=samples,
+            copies_per_sample=int(data.get("copies_per_sample", 1)),
+            timer=str(data.get("timer", "events")),
+            verified=data.get("verified"),
+        )
+
+
+@dataclass(frozen=True)
+class LinkState:
+    """The GPU's PCIe link as NVML (or sysfs) reported it; `*_under_load` read while copies ran."""
+
+    gen_current: int | None = None
+    gen_max: int | None = None
+    width_current: int | None = None
+    width_max: int | None = None
+    gen_under_load: int | None = None
+    width_under_load: int | None = None
+    source: str | None = None  # nvml, nvidia-smi, sysfs, recorded
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gen_current": self.gen_current,
+            "gen_max": self.gen_max,
+            "width_current": self.width_current,
+            "width_max": self.width_max,
+            "gen_under_load": self.gen_under_load,
+            "width_under_load": self.width_under_load,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> "LinkState":
+        data = data or {}
+        return cls(**{k: _opt_int(data.get(k)) for k in ("gen_current", "gen_max", "width_current", "width_max", "gen_under_load", "width_under_load")}, source=data.get("source"))
+
+
+@dataclass(frozen=True)
+class PortLink:
+    """One PCIe port above the GPU (root port or switch port) and its link, from sysfs."""
+
+    address: str
+    gen_current: int | None = None
+    width_current: int | None = None
+    gen_max: int | None = None
+    width_max: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "address": self.address,
+            "gen_current": self.gen_current,
+            "width_current": self.width_current,
+            "gen_max": self.gen_max,
+            "width_max": self.width_max,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "PortLink":
+        return cls(
+            address=str(data.get("address", "")),
+            **{k: _opt_int(data.get(k)) for k in ("gen_current", "width_current", "gen_max", "width_max")},
+        )
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """Another GPU behind the same PCIe switch; `processes` is how many ran on it when we looked."""
+
+    pci_bus_id: str
+    name: str | None = None
+    processes: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pci_bus_id": self.pci_bus_id, "name": self.name, "processes": self.processes}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Neighbour":
+        return cls(str(data.get("pci_bus_id", "")), data.get("name"), int(data.get("processes") or 0))
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the GPU sits relative to the CPU that fed it. None means could not tell."""
+
+    numa_node: int | None = None  # the GPU's node; None where sysfs says -1 (one node, or unknown)
+    numa_nodes: int | None = None  # how many nodes this machine has
+    node_cpus: str | None = None  # cpulist of the GPU's node
+    process_cpus: str | None = None  # Cpus_allowed_list of the benchmark process
+    ran_on_cpu: int | None = None  # the CPU the benchmark last ran on
+    ran_on_node: int | None = None
+    upstream: tuple[PortLink, ...] = ()  # root port first, the port just above the GPU last
+    switch_neighbours: tuple[Neighbour, ...] = ()
+    virtualized: bool | None = None  # a hypervisor flag in /proc/cpuinfo
+
+    @property
+    def behind_switch(self) -> bool:
+        # root port -> switch upstream port -> switch downstream port -> GPU
+        return len(self.upstream) >= 3
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "numa_node": self.numa_node,
+            "numa_nodes": self.numa_nodes,
+            "node_cpus": self.node_cpus,
+            "process_cpus": self.process_cpus,
+            "ran_on_cpu": self.ran_on_cpu,
+            "ran_on_node": self.ran_on_node,
+            "upstream": [p.to_json() for p in self.upstream],
+            "switch_neighbours": [n.to_json() for n in self.switch_neighbours],
+            "virtualized": self.virtualized,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> "Placement":
+        data = data or {}
+        return cls(
+            numa_node=_opt_int(data.get("numa_node")),
+            numa_nodes=_opt_int(data.get("numa_nodes")),
+            node_cpus=data.get("node_cpus"),
+            process_cpus=data.get("process_cpus"),
+            ran_on_cpu=_opt_int(data.get("ran_on_cpu")),
+            ran_on_node=_opt_int(data.get("ran_on_node")),
+            upstream=tuple(PortLink.from_json(p) for p in data.get("upstream") or ()),
+            switch_neighbours=tuple(Neighbour.from_json(n) for n in data.get("switch_neighbours") or ()),
+            virtualized=data.get("virtualized"),
+        )
+
+
+@dataclass(frozen=True)
+class GpuRun:
+    ordinal: int  # CUDA device ordinal in this process (what --gpu names, and cuda:N in PyTorch)
+    name: str | None
+    pci_bus_id: str | None  # sysfs form, 0000:3b:00.0
+    nvml_index: int | None = None  # nvidia-smi's index of the same GPU
+    link: LinkState = LinkState()
+    placement: Placement = Placement()
+    measurements: tuple[Measurement, ...] = ()
+    other_processes: int = 0  # processes NVML saw on this GPU besides the benchmark
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ordinal": self.ordinal,
+            "name": self.name,
+            "pci_bus_id": self.pci_bus_id,
+            "nvml_index": self.nvml_index,
+            "link": self.link.to_json(),
+            "placement": self.placement.to_json(),
+            "other_processes": self.other_processes,
+            "results": [m.to_json() for m in self.measurements],
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "GpuRun":
+        return cls(
+            ordinal=int(data.get("ordinal", 0)),
+            name=data.get("name"),
+            pci_bus_id=data.get("pci_bus_id"),
+            nvml_index=_opt_int(data.get("nvml_index")),
+            link=LinkState.from_json(data.get("link")),
+            placement=Placement.from_json(data.get("placement")),
+            measurements=tuple(Measurement.from_json(m) for m in data.get("results") or ()),
+            other_processes=int(data.get("other_processes") or 0),
+            error=data.get("error"),
+        )
+
+
+@dataclass(frozen=True)
+class PeerRun:
+    src: int
+    dst: int
+    measurements: tuple[Measurement, ...] = ()
+    note: str | None = None  # why it was not measured (no peer access), when it was not
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "src": self.src,
+            "dst": self.dst,
+            "results": [m.to_json() for m in self.measurements],
+            "note": self.note,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "PeerRun":
+        return cls(
+            src=int(data["src"]),
+            dst=int(data["dst"]),
+            measurements=tuple(Measurement.from_json(m) for m in data.get("results") or ()),
+            note=data.get("note"),
+            error=data.get("error"),
+        )
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    plan: BenchPlan
+    gpus: tuple[GpuRun, ...]
+    peers: tuple[PeerRun, ...] = ()
+    driver_version: int | None = None  # cuDriverGetVersion: 12040 is CUDA 12.4
+    library: str | None = None
+    entry_points: dict[str, str] = field(default_factory=dict)
+    machine: str | None = None  # uname machine: x86_64, aarch64
+    host_mode: str = "live"  # where the link facts came from: live or replay
+    provenance: str | None = None  # for recorded fixtures: how the numbers were obtained
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "plan": self.plan.to_json(),
+            "driver": {"version": self.driver_version, "library": self.library, "entry_points": dict(self.entry_points)},
+            "machine": self.machine,
+            "host_mode": self.host_mode,
+            "provenance": self.provenance,
+            "gpus": [g.to_json() for g in self.gpus],
+            "peers": [p.to_json() for p in self.peers],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "BenchRun":
+        if not isinstance(data, Mapping):
+            raise ResultsError("a bandwidth results file must hold a JSON object")
+        schema = data.get("schema")
+        if schema is not None and schema != SCHEMA:
+            raise ResultsError(f"results schema {schema!r} is not {SCHEMA!r}", "record it again with this gpudoctor")
+        if not isinstance(data.get("gpus"), list):
+            raise ResultsError("the results hold no `gpus` list", "write them with `gpudoctor bench bandwidth --format json`")
+        driver = data.get("driver") or {}
+        try:
+            return cls(
+                plan=BenchPlan.from_json(data.get("plan") or {}),
+                gpus=tuple(GpuRun.from_json(g) for g in data["gpus"]),
+                peers=tuple(PeerRun.from_json(p) for p in data.get("peers") or ()),
+                driver_version=_opt_int(driver.get("version")),
+                library=driver.get("library"),
+                entry_points=dict(driver.get("entry_points") or {}),
+                machine=data.get("machine"),
+                host_mode=str(data.get("host_mode", "recorded")),
+                provenance=data.get("provenance"),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ResultsError(f"malformed bandwidth results: {type(exc).__name__}: {exc}") from None
+
+
+def _opt_int(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

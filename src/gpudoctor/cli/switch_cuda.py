@@ -1,0 +1,144 @@
+"""`gpudoctor switch-cuda`: list the toolkits, re-point /usr/local/cuda, or print code that switches one shell.
+
+Wiring only: the decisions live in gpudoctor.switch_cuda (docs/switch-cuda.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional
+
+import typer
+
+from gpudoctor.model import ExitCode
+
+HELP = (
+    "Switch between installed CUDA toolkits: system-wide (re-points /usr/local/cuda, atomically; needs root) "
+    'or for this shell only: eval "$(gpudoctor switch-cuda 11.8 --shell)".\n\n'
+    "VERSION as you would say it: 11.8 (newest 11.8.x), 12 (newest 12.x), 12.4.1 (exactly), or a toolkit directory.\n\n"
+    "Exit status: 0 switched and checked, already active, --dry-run, --list or --shell; 1 declined at the prompt; "
+    "2 usage error, or no terminal to ask on and no --yes; 3 refused (the message says why and what to do instead) or failed."
+)
+
+
+def _parse_words(words: list[str], shell: bool) -> tuple[str, str | None]:
+    """VERSION, and with --shell an optional shell name on either side of it."""
+    from gpudoctor.switch_cuda import SHELLS
+
+    shells = [w for w in words if w in SHELLS] if shell else []
+    versions = [w for w in words if w not in shells]
+    if len(versions) != 1 or len(shells) > 1:
+        raise typer.BadParameter("give one VERSION (with --shell, also at most one of: bash, zsh, fish)", param_hint="VERSION")
+    return versions[0], shells[0] if shells else None
+
+
+def _default_shell() -> str:
+    name = os.path.basename(os.environ.get("SHELL", ""))
+    if name in ("bash", "zsh", "fish"):
+        return name
+    if name in ("sh", "dash", "ksh", "mksh", "ash"):
+        return "sh"
+    raise typer.BadParameter(f"cannot tell the shell from SHELL={name!r}; name it: --shell bash, zsh or fish", param_hint="SHELL")
+
+
+def _rerun_argv(requested: str, root: str) -> list[str]:
+    """This switch as root would run it: by absolute path, since sudo's PATH rarely holds a virtualenv's bin/."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    program = [os.path.abspath(argv0)] if os.path.basename(argv0) == "gpudoctor" else [sys.executable, "-m", "gpudoctor"]
+    return [*program, "switch-cuda", requested, *(["--root", root] if root != "/" else [])]
+
+
+def _switch_system(plan, host, *, yes: bool, dry_run: bool, timeout_s: float) -> None:
+    from gpudoctor import switch_cuda as sc
+
+    tk = plan.target
+    if plan.method == "none":
+        typer.echo(f"{sc.LINK} already points to {tk.root} (CUDA {tk.version}); nothing to do")
+        raise typer.Exit(ExitCode.OK)
+    how = f" through update-alternatives ({plan.link.target})" if plan.method == "alternatives" else ""
+    typer.echo(f"{sc.LINK}: {plan.previous or 'nothing'} -> {tk.root} (CUDA {tk.version}){how}")
+    typer.echo("the same by hand: " + " && ".join(plan.commands()))
+    if dry_run:
+        typer.echo("dry run: nothing changed")
+        raise typer.Exit(ExitCode.OK)
+    if not yes:
+        if not sys.stdin.isatty():
+            typer.echo(
+                "gpudoctor: error: not switching without asking, and there is no terminal to ask on\n"
+                "hint: rerun with --yes to switch, or with --dry-run to see the plan only",
+                err=True,
+            )
+            raise typer.Exit(ExitCode.USAGE)
+        if not typer.confirm("Switch?", default=False):
+            typer.echo("nothing changed", err=True)
+            raise typer.Exit(1)  # declined: documented as its own status
+    sc.apply_switch(plan, host.root)
+    tks = sc.verify_switch(plan, host, timeout_s)
+    typer.echo(f"done: {sc.LINK} -> {tk.root}, CUDA {tk.version} (checked)")
+    typer.echo("to undo: " + " ; ".join(plan.undo()))
+    stale = sc.stale_environment(tks, tk)
+    if stale:
+        lines = "\n".join(f"  {s}" for s in stale)
+        typer.echo(
+            f"note: this shell's environment still names another toolkit:\n{lines}\n"
+            f'switch this shell too: eval "$(gpudoctor switch-cuda {plan.requested} --shell)"',
+            err=True,
+        )
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("switch-cuda", help=HELP)
+    def switch_cuda(
+        words: Optional[List[str]] = typer.Argument(
+            None, metavar="VERSION [SHELL]", help="11.8, 12, 12.4.1 or a toolkit directory; with --shell, optionally bash, zsh or fish."
+        ),
+        list_toolkits: bool = typer.Option(False, "--list", help="List every toolkit, its full version, and which is active through what."),
+        shell: bool = typer.Option(False, "--shell", help="Print code that switches this shell only (default: $SHELL's syntax). No root needed."),
+        yes: bool = typer.Option(False, "--yes", "-y", help="Switch without asking."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
+        probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
+        root: str = typer.Option("/", "--root", hidden=True, help="Treat DIR as / (tests and chroots)."),
+    ) -> None:
+        from gpudoctor import switch_cuda as sc
+        from gpudoctor.checks import Context
+        from gpudoctor.errors import UnsafeOperation
+        from gpudoctor.host.live import LiveHost
+        from gpudoctor.probes import ProbeOptions, run_probes
+
+        if list_toolkits and (words or shell or dry_run):
+            raise typer.BadParameter("--list takes no VERSION, --shell or --dry-run", param_hint="--list")
+        if not list_toolkits:
+            requested, shell_name = _parse_words(words or [], shell)
+            if shell and dry_run:
+                raise typer.BadParameter("--shell changes nothing, so there is nothing to dry-run", param_hint="--dry-run")
+            shell_name = shell_name or (_default_shell() if shell else None)
+        host = LiveHost(root=root)
+        facts = run_probes(host, ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4)))
+        if list_toolkits:
+            sys.stdout.write(sc.render_list(facts))
+            raise typer.Exit(ExitCode.OK)
+
+        if requested.startswith("/"):
+            requested = host.realpath(requested) or requested
+        link = facts.toolkits.link
+        plan = sc.plan_switch(
+            facts,
+            requested,
+            sc.SHELL if shell else sc.SYSTEM,
+            is_root=sc.may_change_link(host, link),
+            rerun_argv=_rerun_argv(requested, root),
+            alternatives=None if shell else sc.query_alternatives(host.root, link),
+            lib_dirs=sc.library_dirs(host, facts.toolkits.toolkits) if shell else None,
+        )
+        if plan.refusal:
+            raise UnsafeOperation(plan.refusal, "\n".join(plan.manual) or None)
+        for note in plan.notes:
+            typer.echo(f"note: {note}", err=True)
+        for finding in sc.switch_warnings(facts, plan.target, Context()):
+            typer.echo(f"warning: {finding.title}", err=True)
+        if shell:
+            sys.stdout.write(sc.render_shell(plan.env, shell_name))
+            typer.echo(f"gpudoctor: this shell: CUDA {plan.target.version} from {plan.target.root}", err=True)
+            raise typer.Exit(ExitCode.OK)
+        _switch_system(plan, host, yes=yes, dry_run=dry_run, timeout_s=probe_timeout)

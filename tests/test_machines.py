@@ -1,0 +1,76 @@
+"""Whole machines, replayed through the whole doctor, judged against hand-written expectations.
+
+Each tests/machines/<slug>/ holds snapshot.json (recorded on a real machine, or assembled from
+real captures by machine.toml) and expected.toml:
+
+    [[finding]]
+    code = "driver-missing"
+    severity = "error"
+    why = "the GPU is on the bus and no nvidia module is loaded"
+
+    [facts]                      # optional: facts that must hold, by dotted path into the JSON facts
+    "driver.smi_driver_version" = "565.57.01"
+
+Every finding of severity warning or error must be listed (nothing unexpected may appear);
+listed info findings must appear; unlisted info findings are allowed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.doctor import diagnose
+from gpudoctor.facts import to_json
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import load_snapshot
+from gpudoctor.model import Severity
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+MACHINES = Path(__file__).resolve().parent / "machines"
+SLUGS = sorted(p.parent.name for p in MACHINES.glob("*/expected.toml"))
+
+
+def _dig(data, dotted: str):
+    for part in dotted.split("."):
+        data = data[int(part)] if isinstance(data, list) else data[part]
+    return data
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_machine(slug):
+    machine = MACHINES / slug
+    expected = tomllib.loads((machine / "expected.toml").read_text(encoding="utf-8"))
+    report = diagnose(ReplayHost(load_snapshot(str(machine / "snapshot.json"))))
+    got = {(f.code, f.severity.label) for f in report.findings}
+    wanted = {(e["code"], e["severity"]) for e in expected.get("finding", [])}
+    for entry in expected.get("finding", []):
+        assert entry.get("why"), f"{slug}: every expectation carries its reason"
+    missing = wanted - got
+    unexpected = {(c, s) for c, s in got - wanted if Severity[s.upper()] >= Severity.WARNING}
+    detail = "\n".join(f"  {f.severity.label} {f.code}: {f.title}" for f in report.findings)
+    assert not missing and not unexpected, f"{slug}: missing {sorted(missing)}, unexpected {sorted(unexpected)}\n{detail}"
+    assert not report.internal_errors
+    facts = to_json(report.facts)
+    for dotted, value in expected.get("facts", {}).items():
+        assert _dig(facts, dotted) == value, f"{slug}: facts.{dotted}"
+
+
+@pytest.mark.parametrize("slug", sorted(p.parent.name for p in MACHINES.glob("*/machine.toml")))
+def test_assembled_snapshot_is_current(slug):
+    from tests.machines.assemble import assemble
+
+    assert (MACHINES / slug / "snapshot.json").read_text(encoding="utf-8") == assemble(MACHINES / slug), (
+        f"run: python tests/machines/assemble.py {slug}"
+    )
+
+
+def test_every_machine_has_expectations():
+    dirs = {p.name for p in MACHINES.iterdir() if p.is_dir() and not p.name.startswith("__")}
+    assert dirs == set(SLUGS)
