@@ -233,6 +233,7 @@ class JaxFacts:
     jaxlib: str | None
     plugins: dict[str, str]  # distribution name -> version
     location: str | None
+    lib_dirs: tuple[LibDir, ...] = ()  # NVIDIA's wheel directories beside it (jax[cudaNN] installs them)
 
 
 @dataclass(frozen=True)

@@ -754,7 +754,7 @@ class Matrix:
         row = self._pcie.get(gen)
         if row is None or w <= 0:
             return None
-        theo = round(row.per_lane_gb_per_s * w, 3)
+        theo = round(row.per_lane_gb_per_s * w, 2)
 
         def share(x: float | None) -> float | None:
             return round(theo * x, 2) if x is not None else None

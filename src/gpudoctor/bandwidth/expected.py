@@ -108,7 +108,10 @@ class LinkTable:
         practical = theoretical * row.practical_share if row.practical_share else None
         sources = row.sources
         if self._matrix_link is not None:
-            spec = self._matrix_link(gen, width)
+            try:
+                spec = self._matrix_link(gen, width)
+            except (LookupError, ValueError):
+                spec = None
             if spec is not None:
                 theoretical = float(spec.theoretical_gb_per_s)
                 matrix_practical = getattr(spec, "practical_gb_per_s", None)

@@ -80,9 +80,8 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
         row = ctx.matrix.jax_release(jax.jax or jax.jaxlib or "0")
         jc = row.cuda.get(jmajor) if row else None
         if jc and jc.cudnn_min:
-            dirs: tuple[LibDir, ...] = ()
             fix = (pip(facts, "install", "-U", f"'jax[cuda{jmajor}]'"),)
-            out.append(Need(f"JAX {jax.jax}", jmajor, major(jc.cudnn_min) or 0, jc.cudnn_min, dirs, jc.source, fix))
+            out.append(Need(f"JAX {jax.jax}", jmajor, major(jc.cudnn_min) or 0, jc.cudnn_min, jax.lib_dirs, jc.source, fix))
     return out
 
 
@@ -90,7 +89,7 @@ def _wheel_dirs(facts: Facts, own: tuple[LibDir, ...]) -> tuple[LibDir, ...]:
     """The framework's own directories, plus NVIDIA's wheel directories any framework probe saw."""
     seen = {d.path for d in own}
     extra = []
-    for outcome in (facts.frameworks.torch, facts.frameworks.tensorflow):
+    for outcome in (facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax):
         if isinstance(outcome, Found):
             for d in outcome.value.lib_dirs:
                 if d.via == "wheel" and d.path not in seen:

@@ -60,8 +60,9 @@ def parse_cuda_version_json(text: str) -> CudaVersionFile:
     )
 
 
-_TXT_RE = re.compile(r"^\s*CUDA Version\s+(\d+(?:\.\d+)+)\s*$", re.MULTILINE)
-_TXT_PATCH_RE = re.compile(r"^\s*CUDA Patch Version\s+(\d+(?:\.\d+)+)\s*$", re.MULTILINE)
+# [ \t] rather than \s: \s would also eat newlines and make the search quadratic.
+_TXT_RE = re.compile(r"^[ \t]*CUDA Version[ \t]+(\d+(?:\.\d+)+)[ \t]*$", re.MULTILINE)
+_TXT_PATCH_RE = re.compile(r"^[ \t]*CUDA Patch Version[ \t]+(\d+(?:\.\d+)+)[ \t]*$", re.MULTILINE)
 
 
 def parse_cuda_version_txt(text: str) -> CudaVersionFile:

@@ -22,9 +22,9 @@ class NvccVersion:
     built_on: str | None  # "Wed_Apr_17_19:19:55_PDT_2024"
 
 
-_RELEASE_RE = re.compile(r"release\s+(?P<release>\d+\.\d+)\s*,\s*V(?P<version>\d+(?:\.\d+)+)")
-_BUILD_RE = re.compile(r"^\s*Build\s+(\S+)\s*$", re.MULTILINE)
-_BUILT_ON_RE = re.compile(r"^\s*Built on\s+(\S+)\s*$", re.MULTILINE)
+_RELEASE_RE = re.compile(r"release[ \t]+(?P<release>\d+\.\d+)[ \t]*,[ \t]*V(?P<version>\d+(?:\.\d+)+)")
+_BUILD_RE = re.compile(r"^[ \t]*Build[ \t]+(\S+)[ \t]*$", re.MULTILINE)
+_BUILT_ON_RE = re.compile(r"^[ \t]*Built on[ \t]+(\S+)[ \t]*$", re.MULTILINE)
 
 
 def parse_nvcc_version(text: str) -> NvccVersion:

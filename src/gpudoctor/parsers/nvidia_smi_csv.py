@@ -6,7 +6,6 @@ Header fields may carry a unit ("memory.total [MiB]"); values then do too ("7979
 from __future__ import annotations
 
 import csv
-import re
 from collections.abc import Sequence
 
 from gpudoctor.errors import ParseError
@@ -16,16 +15,17 @@ from gpudoctor.parsers._common import clean, require_text
 # same way; this set only documents what real captures showed.
 KNOWN_UNITS = frozenset({"MiB", "KiB", "GiB", "%", "W", "MHz", "us", "ms", "C", "V", "mV", "KB/s"})
 
-_UNIT_RE = re.compile(r"^(?P<name>.*?)\s*\[(?P<unit>[^\[\]]+)\]$")
-
 
 def split_csv_header(field: str) -> tuple[str, str | None]:
     """"memory.total [MiB]" -> ("memory.total", "MiB"); "name" -> ("name", None)."""
     field = field.strip()
-    match = _UNIT_RE.match(field)
-    if match is None or not match.group("name"):
-        return field, None
-    return match.group("name"), match.group("unit")
+    if field.endswith("]"):
+        start = field.rfind("[")
+        unit = field[start + 1:-1].strip() if start > 0 else ""
+        name = field[:start].rstrip() if start > 0 else ""
+        if unit and name and "]" not in unit:
+            return name, unit
+    return field, None
 
 
 def _strip_unit(value: str | None, unit: str | None) -> str | None:

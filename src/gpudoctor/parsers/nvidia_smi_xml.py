@@ -1,7 +1,6 @@
 """Parse `nvidia-smi -q -x` XML (nvsmi_device DTD v10 to v13, with or without the DOCTYPE line).
 
-Handles clocks_throttle_reasons (old) and clocks_event_reasons (535+), both ECC layouts
-(single_bit/double_bit and sram_/dram_ counters), power_readings and gpu_power_readings.
+Handles clocks_throttle_reasons / clocks_event_reasons (535+), both ECC layouts, power_readings / gpu_power_readings.
 """
 
 from __future__ import annotations

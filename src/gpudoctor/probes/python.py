@@ -129,13 +129,14 @@ def probe_tensorflow(host: Host, env: PythonEnv) -> Probed:
     )
 
 
-def probe_jax(env: PythonEnv) -> Probed:
+def probe_jax(host: Host, env: PythonEnv) -> Probed:
     jax = env.distributions.get("jax")
     jaxlib = env.distributions.get("jaxlib")
     plugins = {name: v for name, v in env.distributions.items() if JAX_PLUGIN.match(name)}
     if not (jax or jaxlib or plugins):
         return Absent("jax is not installed in this environment", "dist:jax")
-    return Found(JaxFacts(jax, jaxlib, plugins, env.locations.get("jax")), "dist:jax")
+    site = env.locations.get("jax") or (env.site_packages[0] if env.site_packages else "")
+    return Found(JaxFacts(jax, jaxlib, plugins, site or None, wheel_lib_dirs(host, site) if site else ()), "dist:jax")
 
 
 def probe_frameworks(host: Host, python: Probed, chosen_by: str) -> FrameworkFacts:
@@ -149,7 +150,7 @@ def probe_frameworks(host: Host, python: Probed, chosen_by: str) -> FrameworkFac
         python_chosen_by=chosen_by,
         torch=probe_torch(host, env),
         tensorflow=probe_tensorflow(host, env),
-        jax=probe_jax(env),
+        jax=probe_jax(host, env),
         nvidia_wheels=wheels,
     )
 
