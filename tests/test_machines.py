@@ -74,3 +74,23 @@ def test_assembled_snapshot_is_current(slug):
 def test_every_machine_has_expectations():
     dirs = {p.name for p in MACHINES.iterdir() if p.is_dir() and not p.name.startswith("__")}
     assert dirs == set(SLUGS)
+
+
+def test_every_finding_code_is_emitted_by_some_machine():
+    from gpudoctor.checks import all_codes
+
+    emitted = set()
+    for slug in SLUGS:
+        expected = tomllib.loads((MACHINES / slug / "expected.toml").read_text(encoding="utf-8"))
+        emitted |= {e["code"] for e in expected.get("finding", [])}
+    # internal-check-error needs a broken check, which test_checks.py provokes on purpose.
+    assert set(all_codes()) - {"internal-check-error"} <= emitted
+
+
+def test_healthy_machines_exist():
+    healthy = [
+        slug
+        for slug in SLUGS
+        if not tomllib.loads((MACHINES / slug / "expected.toml").read_text(encoding="utf-8")).get("finding")
+    ]
+    assert len(healthy) >= 3, healthy

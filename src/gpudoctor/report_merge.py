@@ -54,6 +54,7 @@ class Node:
     findings: list[dict[str, Any]]
     facts: dict[str, str]
     requirements: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None  # the doctor's own failure (an error document, exit 3)
 
     def worst_rank(self) -> int:
         return max((_SEVERITY_RANK.get(f.get("severity", ""), 0) for f in self.findings), default=0)
@@ -69,7 +70,7 @@ class Unreadable:
 class Merged:
     nodes: list[Node]
     unreadable: list[Unreadable]
-    codes: dict[str, dict[str, Any]]  # code -> {severity, title, nodes}
+    codes: dict[str, dict[str, Any]]  # code -> {severity, nodes, titles: {title: nodes}}
     differences: dict[str, dict[str, list[str]]]  # fact -> value -> nodes
     same: dict[str, str]  # fact -> the value every node shares
 
@@ -210,6 +211,13 @@ def node_facts(facts: Any) -> dict[str, str]:
 # --------------------------------------------------------------------------- merging
 
 
+def _error_text(error: Any) -> str | None:
+    if not isinstance(error, dict):
+        return None
+    message = str(error.get("message") or "failed")
+    return message + (f" (hint: {error['hint']})" if error.get("hint") else "")
+
+
 def merge_documents(reports: list[tuple[str, str, dict[str, Any]]], unreadable: list[Unreadable] | None = None) -> Merged:
     nodes: list[Node] = []
     seen: set[str] = set()
@@ -232,17 +240,21 @@ def merge_documents(reports: list[tuple[str, str, dict[str, Any]]], unreadable: 
                 findings,
                 node_facts(doc.get("facts")) if "facts" in doc else {},
                 [r for r in doc.get("requirements") or [] if isinstance(r, dict)],
+                _error_text(doc.get("error")),
             )
         )
     codes: dict[str, dict[str, Any]] = {}
     for n in nodes:
         for f in n.findings:
             code = str(f.get("code"))
-            entry = codes.setdefault(code, {"severity": f.get("severity", "info"), "title": f.get("title", ""), "nodes": []})
+            entry = codes.setdefault(code, {"severity": f.get("severity", "info"), "nodes": [], "titles": {}})
             if _SEVERITY_RANK.get(str(f.get("severity")), 0) > _SEVERITY_RANK.get(entry["severity"], 0):
                 entry["severity"] = f.get("severity")
             if n.name not in entry["nodes"]:
                 entry["nodes"].append(n.name)
+            holders = entry["titles"].setdefault(str(f.get("title") or ""), [])
+            if n.name not in holders:
+                holders.append(n.name)
     codes = dict(sorted(codes.items(), key=lambda kv: (-_SEVERITY_RANK.get(kv[1]["severity"], 0), kv[0])))
     differences: dict[str, dict[str, list[str]]] = {}
     same: dict[str, str] = {}
@@ -315,8 +327,10 @@ def render_text(merged: Merged) -> str:
         out.append("Findings (E error, W warning, i note):")
         for code, entry in merged.codes.items():
             out.append(f"  {code} ({entry['severity']}) on {len(entry['nodes'])} of {len(nodes)}: {', '.join(entry['nodes'])}")
-            if entry["title"]:
-                out.append(f"    {entry['title']}")
+            titles = entry["titles"]
+            for title, holders in titles.items():
+                if title:
+                    out.append(f"    {title}" + (f"  [{', '.join(holders)}]" if len(titles) > 1 else ""))
         out.append("")
     if merged.differences:
         out.append("Facts that differ between nodes:")
@@ -333,6 +347,11 @@ def render_text(merged: Merged) -> str:
         width = max(len(FACT_LABELS[k]) for k in merged.same)
         for key, value in merged.same.items():
             out.append(f"  {FACT_LABELS[key].ljust(width)}  {value}")
+        out.append("")
+    failed = [n for n in nodes if n.error]
+    if failed:
+        out.append("Nodes where the doctor itself failed:")
+        out += [f"  {n.name}: {n.error}" for n in failed]
         out.append("")
     if merged.unreadable:
         out.append("Unreadable reports:")
@@ -354,6 +373,7 @@ def render_json(merged: Merged, exit_code: int) -> str:
                 "findings": [{"code": f.get("code"), "severity": f.get("severity"), "title": f.get("title")} for f in n.findings],
                 "requirements": n.requirements,
                 "facts": n.facts,
+                "error": n.error,
             }
             for n in merged.nodes
         ],

@@ -230,14 +230,29 @@ def _parse_sizes(spec: str, name: str, rest: str) -> tuple[tuple[str, int], ...]
     return tuple(out)
 
 
+_OPERATOR_CHARS = "<>=!~,"
+
+
+def split_specs(value: str) -> list[str]:
+    """One --require value (or the action's `requires` input) as specs: whitespace separates them,
+    except around an operator or a comma, so `torch >= 2.3, <3 bf16` is `torch>=2.3,<3` and `bf16`."""
+    specs: list[str] = []
+    for token in (value or "").split():
+        if specs and (token[0] in _OPERATOR_CHARS or specs[-1][-1] in _OPERATOR_CHARS):
+            specs[-1] += token
+        else:
+            specs.append(token)
+    return specs
+
+
 def parse_requirements(specs: Iterable[str]) -> list[Requirement]:
     """Each --require value; one value may hold several specs separated by whitespace."""
     out: list[Requirement] = []
     for value in specs:
-        for spec in (value or "").split():
-            out.append(parse_requirement(spec))
-        if not (value or "").split():
+        parts = split_specs(value)
+        if not parts:
             out.append(parse_requirement(value))
+        out += [parse_requirement(spec) for spec in parts]
     return out
 
 

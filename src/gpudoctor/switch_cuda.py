@@ -77,6 +77,9 @@ class SwitchPlan:
     def undo(self) -> tuple[str, ...]:
         if self.method == "alternatives" and self.previous:
             return (f"update-alternatives --set {self.alternatives_name} {shlex.quote(self.previous)}",)
+        if self.previous and self.link.resolved is None:
+            # It dangled: no toolkit to switch back to, only the same dangling link.
+            return (f"ln -sn {shlex.quote(self.previous)} {LINK}.new && mv -T {LINK}.new {LINK}",)
         if self.previous:
             return (f"gpudoctor switch-cuda {shlex.quote(self.previous)}",)
         return (f"rm {LINK}",)
@@ -307,6 +310,8 @@ def render_list(facts: Facts) -> str:
         via = []
         if tks.link.resolved == tk.root and tks.link.kind == "link":
             via.append(f"{LINK} (update-alternatives)" if tks.link.managed_by_alternatives else LINK)
+        elif tks.link.kind == "dir" and tk.root == LINK:
+            via.append(f"{LINK} (a real directory)")
         via += [name for name in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CONDA_PREFIX") if name in tk.found_via]
         if "nvcc on PATH" in tk.found_via:
             via.append(f"nvcc on PATH ({tks.nvcc_on_path})")

@@ -288,6 +288,14 @@ def test_switch_creates_a_missing_link_and_undo_removes_it(tmp_path):
     assert plan.undo() == ("rm /usr/local/cuda",)
 
 
+def test_a_dangling_link_is_re_pointed_and_undo_restores_that_same_link(tmp_path):
+    root = make_machine(tmp_path, link_to=None)
+    (root / "usr/local/cuda").symlink_to(root / "usr/local/cuda-11.0")  # its toolkit was uninstalled
+    plan, _ = switch(root, "12.8")
+    assert link_of(root) == str(root / "usr/local/cuda-12.8")
+    assert plan.undo() == ("ln -sn /usr/local/cuda-11.0 /usr/local/cuda.new && mv -T /usr/local/cuda.new /usr/local/cuda",)
+
+
 def test_a_link_changed_after_planning_is_left_alone(tmp_path):
     root = make_machine(tmp_path)
     plan = sc.plan_switch(facts_for(root), "11.8", sc.SYSTEM, is_root=True)
@@ -477,6 +485,17 @@ def test_list_shows_every_toolkit_and_what_makes_one_active(tmp_path):
         "  12.8.2   /usr/local/cuda-12.8  via /usr/local/cuda\n"
         "* 13.0.88  /usr/local/cuda-13.0  via nvcc on PATH (/usr/local/cuda-13.0/bin/nvcc)\n"
         "/usr/local/cuda -> /usr/local/cuda-12.8\n"
+    )
+
+
+def test_list_names_a_real_directory_at_usr_local_cuda(tmp_path):
+    root = make_machine(tmp_path, trees=("cuda-11.8",), link_to=None)
+    make_toolkit(root / "usr/local/cuda", TREES["cuda-12.8"])
+    assert sc.render_list(facts_for(root)) == (
+        "CUDA toolkits (* active: the one nvcc on PATH runs, else /usr/local/cuda, else CUDA_HOME)\n"
+        "* 12.8.2   /usr/local/cuda       via /usr/local/cuda (a real directory)\n"
+        "  11.8.89  /usr/local/cuda-11.8\n"
+        "/usr/local/cuda is a real directory (not a link: switch-cuda can only use --shell here)\n"
     )
 
 

@@ -21,12 +21,29 @@ from gpudoctor.bandwidth.placement import (
     process_cpu_state,
     sysfs_address,
 )
-from gpudoctor.bandwidth.results import BenchPlan, BenchRun, GpuRun, LinkState, PeerRun
+from gpudoctor.bandwidth.results import TESTS, BenchPlan, BenchRun, GpuRun, LinkState, PeerRun
 from gpudoctor.errors import UsageError
 from gpudoctor.facts import DriverFacts, Gpu
 from gpudoctor.host import Host, HostError
 
 Progress = Callable[[str], None]  # called after each measured size, with a short description
+
+
+def parse_tests(text: str) -> tuple[str, ...]:
+    """`--tests`: 'all', or a comma list of h2d, d2h, h2d-pageable, d2h-pageable, d2d, bidir, p2p ('pageable' names both pageable ones)."""
+    text = text.strip().lower()
+    if text in ("", "all"):
+        return TESTS
+    wanted: set[str] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if part == "pageable":
+            wanted |= {"h2d-pageable", "d2h-pageable"}
+        elif part in TESTS:
+            wanted.add(part)
+        else:
+            raise UsageError(f"--tests: unknown test {part!r}", f"choose from all, {', '.join(TESTS)}, pageable")
+    return tuple(t for t in TESTS if t in wanted)
 
 
 def parse_gpu_selection(text: str) -> tuple[int, ...] | None:
@@ -185,3 +202,54 @@ def _quiet(fn: Callable[[], Any]) -> Any:
         return fn()
     except CudaError:
         return None
+
+
+def measure_here(
+    host: Host,
+    plan: BenchPlan,
+    selection: tuple[int, ...] | None,
+    timeout_s: float,
+    progress: Callable[[int], Any] | None = None,
+    candidates: tuple[str, ...] | None = None,
+) -> BenchRun:
+    """Open the driver (DriverUnavailable when there is none), read the link facts, measure.
+
+    `progress(total_steps)` returns a context manager yielding the per-step callback.
+    """
+    drv = CudaDriver.open(candidates)
+    ordinals = select_devices(drv, selection)
+    facts = probe_driver_facts(host, timeout_s)
+    if progress is None:
+        return run_benchmark(drv, host, plan, ordinals, facts)
+    with progress(steps_for(plan, len(ordinals))) as advance:
+        return run_benchmark(drv, host, plan, ordinals, facts, advance)
+
+
+def relink(run: BenchRun, host: Host, timeout_s: float) -> BenchRun:
+    """Recorded results with the link and placement facts of `host` (a replayed snapshot), matched by PCI address.
+
+    What only the recording knows (the link under load, the CPU the benchmark ran on) is kept.
+    """
+    facts = probe_driver_facts(host, timeout_s)
+    by_address = {sysfs_address(g.pci_bus_id): g for g in facts.gpus if g.pci_bus_id}
+    others = [(sysfs_address(g.pci_bus_id), g.name, _other_processes(g)) for g in facts.gpus if g.pci_bus_id]
+    gpus = []
+    for gpu in run.gpus:
+        found = by_address.get(sysfs_address(gpu.pci_bus_id))
+        if found is None:
+            gpus.append(gpu)
+            continue
+        state = dataclasses.replace(
+            link_state(found), gen_under_load=gpu.link.gen_under_load, width_under_load=gpu.link.width_under_load
+        )
+        placement = probe_placement(host, sysfs_address(gpu.pci_bus_id), [o for o in others if o[0]])
+        placement = dataclasses.replace(
+            placement,
+            process_cpus=gpu.placement.process_cpus,
+            ran_on_cpu=gpu.placement.ran_on_cpu,
+            ran_on_node=gpu.placement.ran_on_node,
+        )
+        gpus.append(
+            dataclasses.replace(gpu, name=gpu.name or found.name, nvml_index=found.index, link=state, placement=placement)
+        )
+    return dataclasses.replace(run, gpus=tuple(gpus), host_mode=host.mode)

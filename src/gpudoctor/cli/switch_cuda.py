@@ -24,12 +24,18 @@ HELP = (
 
 def _parse_words(words: list[str], shell: bool) -> tuple[str, str | None]:
     """VERSION, and with --shell an optional shell name on either side of it."""
-    from gpudoctor.switch_cuda import SHELLS
+    from gpudoctor.errors import UsageError
+    from gpudoctor.switch_cuda import SHELLS, parse_request
 
     shells = [w for w in words if w in SHELLS] if shell else []
     versions = [w for w in words if w not in shells]
     if len(versions) != 1 or len(shells) > 1:
         raise typer.BadParameter("give one VERSION (with --shell, also at most one of: bash, zsh, fish)", param_hint="VERSION")
+    if not versions[0].startswith("/"):
+        try:
+            parse_request(versions[0])
+        except UsageError as exc:
+            raise typer.BadParameter(f"{exc.message}; {exc.hint}", param_hint="VERSION") from None
     return versions[0], shells[0] if shells else None
 
 
@@ -42,9 +48,9 @@ def _default_shell() -> str:
     raise typer.BadParameter(f"cannot tell the shell from SHELL={name!r}; name it: --shell bash, zsh or fish", param_hint="SHELL")
 
 
-def _rerun_argv(requested: str, root: str) -> list[str]:
+def _rerun_argv(requested: str, root: str, argv0: str | None = None) -> list[str]:
     """This switch as root would run it: by absolute path, since sudo's PATH rarely holds a virtualenv's bin/."""
-    argv0 = sys.argv[0] if sys.argv else ""
+    argv0 = (sys.argv[0] if sys.argv else "") if argv0 is None else argv0
     program = [os.path.abspath(argv0)] if os.path.basename(argv0) == "gpudoctor" else [sys.executable, "-m", "gpudoctor"]
     return [*program, "switch-cuda", requested, *(["--root", root] if root != "/" else [])]
 
@@ -81,7 +87,7 @@ def _switch_system(plan, host, *, yes: bool, dry_run: bool, timeout_s: float) ->
     if stale:
         lines = "\n".join(f"  {s}" for s in stale)
         typer.echo(
-            f"note: this shell's environment still names another toolkit:\n{lines}\n"
+            f"note: this environment still names another toolkit:\n{lines}\n"
             f'switch this shell too: eval "$(gpudoctor switch-cuda {plan.requested} --shell)"',
             err=True,
         )
@@ -135,8 +141,12 @@ def register(app: typer.Typer) -> None:
             raise UnsafeOperation(plan.refusal, "\n".join(plan.manual) or None)
         for note in plan.notes:
             typer.echo(f"note: {note}", err=True)
-        for finding in sc.switch_warnings(facts, plan.target, Context()):
-            typer.echo(f"warning: {finding.title}", err=True)
+        try:
+            warnings = [f.title for f in sc.switch_warnings(facts, plan.target, Context())]
+        except Exception as exc:  # noqa: BLE001 - the warnings advise; a crashing check must not block a switch
+            warnings = [f"could not judge CUDA {plan.target.version} against the driver and GPU ({type(exc).__name__}: {exc})"]
+        for warning in warnings:
+            typer.echo(f"warning: {warning}", err=True)
         if shell:
             sys.stdout.write(sc.render_shell(plan.env, shell_name))
             typer.echo(f"gpudoctor: this shell: CUDA {plan.target.version} from {plan.target.root}", err=True)

@@ -121,7 +121,6 @@ _DRIVER_RE = re.compile(r"(?P<label>Driver Version|KMD Version)\s*:\s*(?P<value>
 _CUDA_RE = re.compile(r"CUDA(?: UMD)? Version\s*:\s*(?P<value>[^\s|]+)")
 _TIMESTAMP_RE = re.compile(r"^\s*[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$")
 _RULE_RE = re.compile(r"^\s*[+|][=\-+|]+\s*$")
-# First line of a GPU block: index, name, then Persistence-M / Driver-Model value.
 # Cell patterns are anchored and alternate distinct character classes, so they run in
 # linear time; free-text parts (names) are cut out with string operations instead.
 _FAN_RE = re.compile(r"^(?:N/A|ERR!|\d+%)$")

@@ -231,3 +231,31 @@ def test_error_texts_are_not_tables(name: str) -> None:
 def test_crlf_table_parses_the_same() -> None:
     text = _read("h100-nvl-x2_driver-550.54.14_cuda-12.4.txt")
     assert parse_nvidia_smi_table(text.replace("\n", "\r\n")) == parse_nvidia_smi_table(text)
+
+
+def test_mig_processes_and_old_windows_header() -> None:
+    # Synthetic rows in the real layouts: a MIG process carries GI/CI numbers, and
+    # pre-525 Windows tables head the mode column "TCC/WDDM".
+    text = """+-----------------------------------------------------------------------------+
+| NVIDIA-SMI 451.48       Driver Version: 451.48       CUDA Version: 11.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name            TCC/WDDM | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  Tesla T4            TCC  | 00000000:3B:00.0 Off |                    0 |
+| N/A   40C    P8     9W /  70W |      0MiB / 15205MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+
++-----------------------------------------------------------------------------+
+| Processes:                                                                  |
+|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |
+|        ID   ID                                                   Usage      |
+|=============================================================================|
+|    0    1    0      12345      C   python                          500MiB |
++-----------------------------------------------------------------------------+
+"""
+    table = parse_nvidia_smi_table(text)
+    gpu = table.gpus[0]
+    assert (gpu.name, gpu.driver_model, gpu.persistence_mode, gpu.memory_total_mib) == ("Tesla T4", "TCC", None, 15205)
+    process = table.processes[0]
+    assert (process.gpu_instance_id, process.compute_instance_id, process.pid, process.used_memory_mib) == (1, 0, 12345, 500)
