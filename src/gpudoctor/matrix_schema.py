@@ -223,7 +223,7 @@ SCHEMAS: dict[str, dict[str, Table]] = {
         ),
         "pin": Table(
             fields=_f(since=("version", REQ), packages=("list:str", REQ), rule=("enum:rule", REQ)),
-            key=lambda r: f"{r['since']}:{'='.join(r['packages'])}", sort=_vk("since"), strict=False,
+            key=lambda r: f"{r['since']}/{'+'.join(r['packages'])}", sort=_vk("since"), strict=False,
             sort_what="since",
         ),
     },
@@ -613,13 +613,19 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             key=r["key"], title=r["title"], url=r.get("url"), document=r.get("document"),
             accessed=r["accessed"], note=r.get("note"),
         )
+    # Keys declared by rows that failed other checks still count as declared (no cascade of
+    # "unknown source" problems from one bad sources.toml row).
+    declared = set(sources)
+    raw_sources = docs.get("sources", {}).get("source") if isinstance(docs.get("sources"), Mapping) else None
+    if isinstance(raw_sources, list):
+        declared.update(r["key"] for r in raw_sources if isinstance(r, Mapping) and isinstance(r.get("key"), str))
     cited: set[str] = set()
     for label, keys in ctx.citations:
         if label.startswith("sources.toml:"):
             continue
         for k in keys:
             cited.add(k)
-            if k not in sources:
+            if k not in declared:
                 ctx.add(label, f"cites unknown source '{k}' (declare it in sources.toml)")
     for label, r in rows["sources"]["source"]:
         if r["key"] not in cited:

@@ -199,7 +199,7 @@ def test_cudnn_specifier_must_match_a_cuda_release(tmp_path: Path) -> None:
 def test_enum_values(tmp_path: Path) -> None:
     text = bundled("jax").replace('rule = "not-newer"', 'rule = "roughly"')
     found = problems_for(tmp_path, "jax.toml", text)
-    assert_has(found, "jax.toml:pin[0.4.20:jaxlib=jax]: 'rule' must be one of equal, equal-numeric, not-newer, not 'roughly'")
+    assert_has(found, "jax.toml:pin[0.4.20/jaxlib+jax]: 'rule' must be one of equal, equal-numeric, not-newer, not 'roughly'")
 
 
 def test_precision_rows(tmp_path: Path) -> None:

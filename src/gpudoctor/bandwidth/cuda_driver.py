@@ -127,48 +127,49 @@ class DriverUnavailable(GpudoctorError):
         self.attempts: list[str] = []  # what the loader said of each candidate
 
 
-_INSTALL_HINT = (
-    "install the NVIDIA driver for this GPU (it provides libcuda.so.1), or in a container start it "
-    "with the NVIDIA Container Toolkit (docker run --gpus all ...); `gpudoctor check` shows what is missing"
-)
-
-# What cuInit's failure means for the user: (reason, message, hint).
+# What cuInit's failure means for the user: (reason, one sentence saying what is wrong and what to do, hint).
 _INIT_FAILURES: dict[int, tuple[str, str, str]] = {
     CUDA_ERROR_NO_DEVICE: (
         "no-device",
-        "The NVIDIA driver is installed but sees no GPU (cuInit: CUDA_ERROR_NO_DEVICE), so there is nothing to measure.",
-        "check CUDA_VISIBLE_DEVICES (an empty or wrong value hides every GPU), that the container was given a GPU "
-        "(--gpus all), and `nvidia-smi`; on a MIG GPU name a MIG device in CUDA_VISIBLE_DEVICES",
+        "The NVIDIA driver sees no GPU (cuInit: CUDA_ERROR_NO_DEVICE); check CUDA_VISIBLE_DEVICES and, in a container, "
+        "give it a GPU with --gpus all.",
+        "an empty or wrong CUDA_VISIBLE_DEVICES hides every GPU; on a MIG GPU name a MIG device in it; `nvidia-smi -L` lists them",
     ),
     CUDA_ERROR_STUB_LIBRARY: (
         "stub-library",
-        "The libcuda.so.1 that was loaded is the CUDA toolkit's stub, not the driver's (cuInit: CUDA_ERROR_STUB_LIBRARY).",
-        "remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH, and install the NVIDIA driver if it is missing",
+        "The libcuda.so.1 that was loaded is the CUDA toolkit's stub, not the driver (cuInit: CUDA_ERROR_STUB_LIBRARY); "
+        "remove .../lib64/stubs from LD_LIBRARY_PATH.",
+        "install the NVIDIA driver if it is missing; `gpudoctor check` shows which libcuda is found",
     ),
     CUDA_ERROR_INSUFFICIENT_DRIVER: (
         "insufficient-driver",
-        "The NVIDIA driver is older than its own CUDA library expects (cuInit: CUDA_ERROR_INSUFFICIENT_DRIVER).",
-        "the kernel module and the user-space driver differ; reboot after a driver upgrade, or reinstall the driver",
+        "The NVIDIA driver is older than its CUDA library expects (cuInit: CUDA_ERROR_INSUFFICIENT_DRIVER); reboot after "
+        "the driver upgrade or reinstall the driver.",
+        "`gpudoctor check` compares the kernel module with the user-space driver",
     ),
     CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: (
         "driver-mismatch",
-        "The CUDA driver library does not match the loaded kernel module (cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH).",
-        "reboot after a driver upgrade (or reload the nvidia module); a CUDA forward-compat package can also cause it",
+        "The CUDA driver library does not match the loaded kernel module (cuInit: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH); "
+        "reboot after the driver upgrade or reload the nvidia module.",
+        "a cuda-compat directory on LD_LIBRARY_PATH causes it too",
     ),
     CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: (
         "driver-mismatch",
-        "The CUDA forward-compatibility library in use does not support this GPU (cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE).",
-        "remove the cuda-compat directory from LD_LIBRARY_PATH; forward compatibility needs a data-centre GPU",
+        "The CUDA forward-compatibility library in use does not support this GPU (cuInit: "
+        "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE); remove cuda-compat from LD_LIBRARY_PATH.",
+        "forward compatibility works only on data-centre GPUs",
     ),
     CUDA_ERROR_DEVICE_UNAVAILABLE: (
         "device-unavailable",
-        "Every GPU is busy or prohibited for new contexts (cuInit: CUDA_ERROR_DEVICE_UNAVAILABLE).",
-        "a GPU in Exclusive_Process compute mode is held by another process; see `nvidia-smi -q -d COMPUTE`",
+        "Every GPU is busy or closed to new contexts (cuInit: CUDA_ERROR_DEVICE_UNAVAILABLE); wait for the process that "
+        "holds it, or set the compute mode to Default.",
+        "`nvidia-smi -q -d COMPUTE` shows the compute mode; `nvidia-smi` the processes",
     ),
     CUDA_ERROR_OPERATING_SYSTEM: (
         "init-failed",
-        "The NVIDIA driver could not be initialised: the operating system refused (cuInit: CUDA_ERROR_OPERATING_SYSTEM).",
-        "check that /dev/nvidia* exist and that this user may open them (group video/render), and `dmesg` for NVRM errors",
+        "The operating system refused to open the GPU (cuInit: CUDA_ERROR_OPERATING_SYSTEM); check that /dev/nvidia* "
+        "exist and that this user may open them.",
+        "`dmesg` shows NVRM errors; `gpudoctor check` checks the device nodes",
     ),
 }
 
@@ -215,8 +216,9 @@ def load_library(candidates: tuple[str, ...] | None = None) -> tuple[Any, str]:
                 errors.append(f"{name}: {exc}")
     missing = DriverUnavailable(
         "library-missing",
-        "No NVIDIA driver: libcuda.so.1 could not be loaded, so there is no GPU to measure.",
-        _INSTALL_HINT,
+        "No NVIDIA driver: libcuda.so.1 could not be loaded; install the NVIDIA driver for this GPU, or in a "
+        "container give it the GPU with the NVIDIA Container Toolkit (docker run --gpus all).",
+        "`gpudoctor check` shows what else is missing",
     )
     missing.attempts = errors
     raise missing
@@ -242,8 +244,8 @@ class CudaDriver:
                 rc,
                 (
                     "init-failed",
-                    f"The NVIDIA driver could not be initialised (cuInit: {name}).",
-                    "run `gpudoctor check`, and see `dmesg` for NVRM errors",
+                    f"The NVIDIA driver could not be initialised (cuInit: {name}); run `gpudoctor check` to find out why.",
+                    "`dmesg` shows NVRM errors",
                 ),
             )
             raise DriverUnavailable(reason, message, hint)

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import sys
 from typing import Any, Iterator, Optional
 
 import typer
 
-from gpudoctor.cli.common import FailOn, OutputFormat, make_host, stderr_console, stdout_console
+from gpudoctor.cli.common import FailOn, make_host, stderr_console, stdout_console
+
+
+class OutputFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
 
 bench_app = typer.Typer(
     help="Benchmarks that measure this machine and judge the result.",

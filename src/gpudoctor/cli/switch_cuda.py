@@ -108,7 +108,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from gpudoctor import switch_cuda as sc
         from gpudoctor.checks import Context
-        from gpudoctor.errors import UnsafeOperation
+        from gpudoctor.errors import UnsafeOperation, UsageError
         from gpudoctor.host.live import LiveHost
         from gpudoctor.probes import ProbeOptions, run_probes
 
@@ -138,7 +138,9 @@ def register(app: typer.Typer) -> None:
             lib_dirs=sc.library_dirs(host, facts.toolkits.toolkits) if shell else None,
         )
         if plan.refusal:
-            raise UnsafeOperation(plan.refusal, "\n".join(plan.manual) or None)
+            # Nothing to switch to is the user's request failing; the rest are refusals to do something unsafe.
+            error = UsageError if plan.target is None else UnsafeOperation
+            raise error(plan.refusal, "\n".join(plan.manual) or None)
         for note in plan.notes:
             typer.echo(f"note: {note}", err=True)
         try:

@@ -23,7 +23,7 @@ from gpudoctor.parsers.nvidia_smi_xml import parse_nvidia_smi_xml
 from gpudoctor.parsers.proc_driver_version import parse_proc_driver_version, parse_sys_module_version
 from gpudoctor.parsers.tf_build_info import parse_tf_build_info
 from gpudoctor.parsers.torch_version import parse_torch_version_py
-from gpudoctor.parsers.versions import as_version, major_minor, version_at_least
+from gpudoctor.versions import at_least, major_minor, vkey
 from gpudoctor.parsers.xmlsafe import parse_xml
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -145,9 +145,9 @@ def test_csv_with_field_list(text: str, fields: list[str]) -> None:
 @given(raw=st.one_of(st.none(), ANY_TEXT, st.from_regex(r"\d{1,6}(\.\d{1,6}){0,3}", fullmatch=True)),
        minimum=st.sampled_from(["535", "12.4", "525.60.13"]))
 def test_version_helpers_never_raise(raw: str | None, minimum: str) -> None:
-    as_version(raw)
+    vkey(raw)
     major_minor(raw)
-    assert version_at_least(raw, minimum) in (True, False, None)
+    assert at_least(raw, minimum) in (True, False, None)
 
 
 @pytest.mark.parametrize("name", sorted(PARSERS))

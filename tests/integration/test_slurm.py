@@ -1,0 +1,243 @@
+"""A real one-node Slurm cluster on loopback runs `gpudoctor check --format json`; `report merge` reads what comes back.
+
+The test starts munged, slurmctld and slurmd itself (as root, in the foreground, from a throwaway
+directory with a minimal slurm.conf: NodeName=localhost, select/linear, proctrack/linuxproc,
+task/none, no cgroups, no accounting), submits one job step with
+`srun --output=DIR/%N.json gpudoctor check --format json` (docs/cluster.md), merges DIR and
+stops every daemon it started. Where the scheduler cannot start here (Debian's slurm-wlm and munge
+not installed, not root, a daemon that will not come up), it skips and says exactly why, with the
+daemon's own log. Everything is time-bound: the whole test takes a few seconds, at most about 50.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+BINARIES = ("munged", "slurmctld", "slurmd", "srun", "sinfo")
+START_TIMEOUT_S = 20.0
+JOB_TIMEOUT_S = 25.0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tail(path: Path, lines: int = 8) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return f"(no log at {path})"
+    return " | ".join(text[-lines:]) or f"({path} is empty)"
+
+
+def _gpudoctor() -> list[str]:
+    script = Path(sys.executable).with_name("gpudoctor")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gpudoctor"]
+
+
+class Cluster:
+    """munged + slurmctld + slurmd, each a foreground child process of this test, in one directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.procs: list[tuple[str, subprocess.Popen]] = []
+        self.conf = root / "slurm.conf"
+        self.socket = root / "munge" / "munge.sock"
+        self.env = {**os.environ, "SLURM_CONF": str(self.conf)}
+
+    def write_config(self) -> None:
+        (self.root / "munge").mkdir(mode=0o700)
+        for d in ("state", "spool", "log", "reports"):
+            (self.root / d).mkdir()
+        key = self.root / "munge" / "munge.key"
+        key.write_bytes(os.urandom(1024))
+        key.chmod(0o400)
+        cpus = os.cpu_count() or 1
+        self.conf.write_text(
+            "\n".join(
+                [
+                    "ClusterName=gpudoctor-test",
+                    "SlurmctldHost=localhost(127.0.0.1)",
+                    f"SlurmctldPort={_free_port()}",
+                    f"SlurmdPort={_free_port()}",
+                    "AuthType=auth/munge",
+                    f"AuthInfo=socket={self.socket}",
+                    "CredType=cred/munge",
+                    "SlurmUser=root",
+                    "SlurmdUser=root",
+                    f"StateSaveLocation={self.root / 'state'}",
+                    f"SlurmdSpoolDir={self.root / 'spool'}",
+                    f"SlurmctldPidFile={self.root / 'slurmctld.pid'}",
+                    f"SlurmdPidFile={self.root / 'slurmd.pid'}",
+                    f"SlurmctldLogFile={self.root / 'log' / 'slurmctld.log'}",
+                    f"SlurmdLogFile={self.root / 'log' / 'slurmd.log'}",
+                    "SchedulerType=sched/builtin",
+                    "SelectType=select/linear",
+                    "ProctrackType=proctrack/linuxproc",
+                    "TaskPlugin=task/none",
+                    "JobAcctGatherType=jobacct_gather/none",
+                    "AccountingStorageType=accounting_storage/none",
+                    "MpiDefault=none",
+                    "ReturnToService=2",
+                    "SlurmctldTimeout=30",
+                    "SlurmdTimeout=30",
+                    "InactiveLimit=0",
+                    "KillWait=5",
+                    f"NodeName=localhost NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN",
+                    "PartitionName=debug Nodes=localhost Default=YES MaxTime=5 State=UP",
+                    "",
+                ]
+            ),
+            encoding="utf-8",
+        )
+
+    def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
+        out = open(self.root / "log" / f"{name}.stdout", "wb")  # noqa: SIM115 - closed with the process
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
+        self.procs.append((name, proc))
+        return proc
+
+    def _why(self, name: str, proc: subprocess.Popen) -> str:
+        state = f"exited with status {proc.returncode}" if proc.poll() is not None else "still running"
+        logs = [_tail(self.root / "log" / f"{name}.stdout")]
+        if (self.root / "log" / f"{name}.log").exists():
+            logs.append(_tail(self.root / "log" / f"{name}.log"))
+        return f"{name} {state}; log: {' | '.join(logs)}"
+
+    def start(self) -> str | None:
+        """Bring the cluster up; None when it is up, else exactly why not."""
+        munged = self._start(
+            "munged",
+            [
+                "munged", "--foreground", "--force",
+                f"--socket={self.socket}",
+                f"--key-file={self.root / 'munge' / 'munge.key'}",
+                f"--log-file={self.root / 'log' / 'munged.log'}",
+                f"--pid-file={self.root / 'munge' / 'munged.pid'}",
+                f"--seed-file={self.root / 'munge' / 'munged.seed'}",
+            ],
+        )
+        if not self._wait(lambda: self.socket.exists(), munged):
+            return "munged did not start: " + self._why("munged", munged)
+        ctld = self._start("slurmctld", ["slurmctld", "-D", "-i", "-f", str(self.conf)])
+        slurmd = self._start("slurmd", ["slurmd", "-D", "-N", "localhost", "-f", str(self.conf)])
+        if not self._wait(self._node_idle, ctld, slurmd):
+            sinfo = self._sinfo()
+            return (
+                f"the node did not become idle within {START_TIMEOUT_S:g} s (sinfo: {sinfo!r}): "
+                + self._why("slurmctld", ctld) + "; " + self._why("slurmd", slurmd)
+            )
+        return None
+
+    def _wait(self, ready, *procs: subprocess.Popen) -> bool:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if ready():
+                return True
+            if any(p.poll() is not None for p in procs):
+                return False
+            time.sleep(0.2)
+        return False
+
+    def _sinfo(self) -> str:
+        try:
+            r = subprocess.run(["sinfo", "-h", "-N", "-o", "%N %T"], capture_output=True, text=True, env=self.env, timeout=5)
+        except subprocess.TimeoutExpired:
+            return "sinfo timed out"
+        return (r.stdout or r.stderr).strip()
+
+    def _node_idle(self) -> bool:
+        return self._sinfo().startswith("localhost idle")
+
+    def srun(self, *argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["srun", "--nodes=1", "--ntasks=1", "--time=1", "--job-name=gpudoctor", *argv],
+            capture_output=True, text=True, env=self.env, timeout=JOB_TIMEOUT_S, cwd=self.root,
+        )
+
+    def stop(self) -> None:
+        # Only the processes this test started, by their own ids, newest first.
+        for _name, proc in reversed(self.procs):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for _name, proc in reversed(self.procs):
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+
+
+@pytest.fixture()
+def cluster():
+    if not sys.platform.startswith("linux"):
+        pytest.skip(f"Slurm test needs Linux, this is {sys.platform}")
+    missing = [b for b in BINARIES if shutil.which(b) is None]
+    if missing:
+        pytest.skip(
+            f"cannot start a Slurm cluster: {', '.join(missing)} not on PATH "
+            "(install Debian's slurm-wlm and munge: apt-get install -y slurm-wlm munge; `make test` does it in CI as root)"
+        )
+    if os.geteuid() != 0:
+        pytest.skip(f"cannot start a Slurm cluster: slurmd must run as root to launch job steps, and this is uid {os.geteuid()}")
+    # A short path: munge's socket path must fit in sockaddr_un (108 bytes).
+    root = Path(tempfile.mkdtemp(prefix="gd-slurm-"))
+    c = Cluster(root)
+    try:
+        c.write_config()
+        why = c.start()
+        if why is not None:
+            pytest.skip(f"the Slurm scheduler could not start on this machine: {why}")
+        yield c
+    finally:
+        c.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_srun_gpudoctor_check_and_merge(cluster, gd):
+    started = time.monotonic()
+    reports = cluster.root / "reports"
+    # As docs/cluster.md says: one JSON report per node, named by Slurm's node name (%N).
+    job = cluster.srun(f"--output={reports}/%N.json", *_gpudoctor(), "check", "--format", "json", "--probe-timeout", "5")
+    # 0 healthy, 1 findings (this machine may have no GPU at all); anything else is a failure of the run.
+    assert job.returncode in (0, 1), f"srun exited {job.returncode}: {job.stderr.strip()}"
+    written = sorted(p.name for p in reports.iterdir())
+    assert written == ["localhost.json"], written
+    doc = json.loads((reports / "localhost.json").read_text(encoding="utf-8"))
+    assert doc["schema"] == "gpudoctor.report/1"
+    assert doc["node"] == socket.gethostname()  # a live check names its node by host name
+    assert doc["host_mode"] == "live"
+    env = doc["facts"]["platform"]["env"]
+    assert env.get("SLURM_JOB_ID", "").isdigit(), env  # it really ran as a Slurm job
+    assert doc["exit_code"] == job.returncode
+
+    merged = gd("report", "merge", "--format", "json", str(reports))
+    assert merged.exit_code == doc["exit_code"]
+    out = json.loads(merged.stdout)
+    assert [(n["node"], n["source"], n["exit_code"]) for n in out["nodes"]] == [
+        (socket.gethostname(), str(reports / "localhost.json"), doc["exit_code"])
+    ]
+    assert out["unreadable"] == [] and out["differences"] == {}
+    text = gd("report", "merge", str(reports)).stdout
+    assert text.startswith(f"1 node(s): 1 {doc['status']}\n")
+
+    # Plain srun (no --output): the task's JSON comes back on srun's stdout, and merges from a file too.
+    plain = cluster.srun(*_gpudoctor(), "check", "--format", "json", "--node", "from-stdout")
+    assert plain.returncode in (0, 1), plain.stderr
+    (reports / "stdout.json").write_text(plain.stdout, encoding="utf-8")
+    both = json.loads(gd("report", "merge", "--format", "json", str(reports)).stdout)
+    assert sorted(n["node"] for n in both["nodes"]) == sorted([socket.gethostname(), "from-stdout"])
+    assert time.monotonic() - started < 50
