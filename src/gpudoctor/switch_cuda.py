@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Iterator, Mapping, Sequence
 
 from gpudoctor.checks import Context
+from gpudoctor.checks.toolkit import active_toolkit, check_arch, check_newer_than_driver
 from gpudoctor.errors import GpudoctorError, UnsafeOperation, UsageError
 from gpudoctor.facts import CudaLink, Distro, Facts, Toolkit, ToolkitFacts
 from gpudoctor.host import Host, HostError
@@ -256,7 +257,7 @@ def shell_environment(
     """CUDA_HOME, PATH and LD_LIBRARY_PATH for `target`: other toolkits' entries removed, the rest kept in order."""
     roots = [t.root for t in toolkits if _dedicated(t)] + ([target.root] if _dedicated(target) else [])
 
-    def a_toolkits(entry: str) -> bool:
+    def another_toolkits(entry: str) -> bool:
         if not entry:
             return False  # an empty entry means the current directory: the user's choice, kept
         norm = posixpath.normpath(entry)
@@ -264,7 +265,7 @@ def shell_environment(
 
     def rebuild(value: str, first: str) -> str:
         # An empty LD_LIBRARY_PATH must not become ":" (an empty entry means the current directory).
-        kept = [e for e in value.split(":") if not a_toolkits(e) and e != first] if value else []
+        kept = [e for e in value.split(":") if not another_toolkits(e) and e != first] if value else []
         return ":".join([first, *kept])
 
     out = [("CUDA_HOME", target.root)]
@@ -293,12 +294,6 @@ def render_shell(env: Sequence[tuple[str, str]], shell: str) -> str:
 
 
 # --- what the facts say, for people --------------------------------------------------------
-
-
-def active_toolkit(facts: Facts) -> Toolkit | None:
-    from gpudoctor.checks.toolkit import active_toolkit as active
-
-    return active(facts)
 
 
 def render_list(facts: Facts) -> str:
@@ -348,8 +343,6 @@ def switch_warnings(facts: Facts, target: Toolkit, ctx: Context) -> list[Finding
     Runs the doctor's own checks on a copy of the facts in which `target` is the only toolkit and
     the active one.
     """
-    from gpudoctor.checks.toolkit import check_arch, check_newer_than_driver
-
     as_active = replace(target, found_via=("nvcc on PATH",))
     toolkits = replace(
         facts.toolkits,
@@ -400,7 +393,7 @@ def library_dirs(host: Host, toolkits: Sequence[Toolkit]) -> dict[str, str]:
 def may_change_link(host: Host, link: CudaLink) -> bool:
     """Whether this process can write where a switch writes (root can, unless the file system is read-only)."""
     places = [posixpath.dirname(LINK)] + (["/etc/alternatives"] if link.managed_by_alternatives else [])
-    return all(host.stat(p).writable for p in places)
+    return all(host.resolve_stat(p).writable for p in places)  # /usr/local may itself be a link
 
 
 # --- changing the machine ---------------------------------------------------------------------

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import pty
-import shutil
 import signal
 import stat
 import subprocess

@@ -23,7 +23,7 @@ app = typer.Typer(
     ),
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode=None,
+    rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
 
@@ -41,13 +41,22 @@ def _root(
     """gpudoctor: a doctor for NVIDIA GPU deep-learning environments."""
 
 
+_registered = False
+
+
 def _register() -> None:
-    from gpudoctor.cli import check, explain, matrix, snapshot
+    """Attach every command to the app, once (command modules import on demand, not at package import)."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    from gpudoctor.cli import check, explain, matrix, snapshot, switch_cuda
 
     check.register(app)
     snapshot.register(app)
     explain.register(app)
     matrix.register(app)
+    switch_cuda.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

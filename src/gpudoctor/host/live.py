@@ -96,12 +96,14 @@ class LiveHost(Host):
     # --- commands ------------------------------------------------------------
     def run(self, argv: list[str] | tuple[str, ...], timeout_s: float) -> CommandResult:
         argv = tuple(argv)
+        # Under a temporary root an absolute program (a toolkit's bin/nvcc) is the root's own copy.
+        program = (self._real(argv[0]), *argv[1:]) if argv and argv[0].startswith("/") else argv
         start = time.monotonic()
         try:
             # A new session, so that a timeout kills the whole process group:
             # nvidia-smi hung in the kernel leaves children otherwise.
             proc = subprocess.Popen(
-                argv,
+                program,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
