@@ -1,8 +1,10 @@
 """The compatibility matrix: CUDA/driver, GPU, cuDNN and framework facts, each citing its source.
 
 The data lives in ``compat_matrix/*.toml`` (shipped as the package ``gpudoctor.compat_matrix``).
-``load_matrix()`` parses and validates it lazily (never at import time) and caches the bundled
-matrix; every query on :class:`Matrix` is pure: it reads the loaded data and nothing else.
+``load_matrix()`` parses it lazily (never at import time) and caches the bundled matrix; candidate
+files are validated in full (every problem collected into one MatrixError), the bundled data is
+validated in full by the test suite and built with the cheap checks only. Every query on
+:class:`Matrix` is pure: it reads the loaded data and nothing else.
 
 Every record a query returns carries ``source`` (the source keys its row cites) and ``sources``
 (the resolved :class:`Source` objects with title and url/document), so a finding can cite it.
@@ -30,9 +32,11 @@ if TYPE_CHECKING:  # pragma: no cover
         CudnnRelease,
         DriverBranch,
         Gpu,
+        JaxCuda,
         JaxPin,
         JaxRelease,
         LinkSpec,
+        MemoryControl,
         MemorySettings,
         MinorCompat,
         PcieGen,
@@ -197,16 +201,6 @@ def normalize_cc(cc: str | int | float | tuple[int, int]) -> str | None:
 def _cc_key(cc: str) -> tuple[int, int]:
     a, b = cc.split(".")
     return (int(a), int(b))
-
-
-def _sm(cc: str) -> str:
-    a, b = cc.split(".")
-    return f"sm_{a}{b}"
-
-
-def _compute(cc: str) -> str:
-    a, b = cc.split(".")
-    return f"compute_{a}{b}"
 
 
 def _norm_os(os: str) -> str:

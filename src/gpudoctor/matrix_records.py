@@ -104,7 +104,6 @@ class _Record:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
 
 
-
 @_record
 class Source(_Record):
     """One declared source (sources.toml)."""

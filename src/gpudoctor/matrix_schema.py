@@ -298,14 +298,26 @@ class _Ctx:
         return ok
 
     def spec_ok(self, v: str) -> bool:
+        """Whether ``v`` parses as packaging's SpecifierSet and in the matrix's numeric subset."""
         ok = _SPEC_OK.get(v)
         if ok is None:
-            try:
-                ok = all(self.version_ok(base) for _op, base, _w in parse_spec(v))
-            except ValueError:
-                ok = False
+            ok = _specifier_problem(v) is None
             _SPEC_OK[v] = ok
         return ok
+
+
+def _specifier_problem(v: str) -> str | None:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(v)
+    except InvalidSpecifier:
+        return f"is not a valid version specifier: {v!r}"
+    try:
+        parse_spec(v)
+    except ValueError as exc:
+        return f"uses a specifier form the matrix does not support ({exc}): plain numeric versions only, {v!r}"
+    return None
 
 
 _VERSION_OK: dict[str, bool] = {}
@@ -411,13 +423,9 @@ def _explain_value(ctx: _Ctx, where: str, name: str, typ: str, value: Any) -> tu
     if typ == "spec":
         if not isinstance(value, str):
             return bad(f"must be a version specifier string, not {value!r}")
-        try:
-            clauses = parse_spec(value)
-        except ValueError as exc:
-            return bad(f"is not a valid version specifier {value!r}: {exc}")
-        for _op, base, _w in clauses:
-            if not ctx.version_ok(base):
-                return bad(f"is not a valid version specifier {value!r}")
+        problem = _specifier_problem(value)
+        if problem is not None:
+            return bad(problem)
         return True, value
     if typ == "cc":
         if not isinstance(value, str) or not _CC_RE.fullmatch(value):

@@ -11,6 +11,11 @@ from pathlib import Path
 
 import pytest
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
 from gpudoctor.matrix import (
     FILES,
     Matrix,
@@ -46,8 +51,6 @@ def test_bundled_matrix_passes_full_validation() -> None:
 
 
 def test_every_version_and_specifier_parses_with_packaging() -> None:
-    import tomllib
-
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 

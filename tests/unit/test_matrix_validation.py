@@ -8,6 +8,11 @@ from pathlib import Path
 
 import pytest
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import FILES, check_matrix, load_matrix, validate
 
@@ -73,9 +78,9 @@ def test_version_must_parse(tmp_path: Path) -> None:
 
 
 def test_specifier_must_parse(tmp_path: Path) -> None:
-    text = TORCH_ROW.format(extra="").replace('">=3.7,<3.11"', '">=3.7,,<3.11"')
+    text = TORCH_ROW.format(extra="").replace('">=3.7,<3.11"', '">=3.7,<<3.11"')
     found = problems_for(tmp_path, "torch.toml", text)
-    assert_has(found, "torch.toml:release[1.12]: 'python' is not a valid version specifier")
+    assert_has(found, "torch.toml:release[1.12]: 'python' is not a valid version specifier: '>=3.7,<<3.11'")
     text = TORCH_ROW.format(extra="").replace('">=3.7,<3.11"', '"~=3"')
     assert_has(problems_for(tmp_path, "torch.toml", text), "'python' is not a valid version specifier")
 
@@ -258,8 +263,6 @@ def test_directory_overlays_the_bundled_files(tmp_path: Path) -> None:
 
 
 def test_validate_on_parsed_documents() -> None:
-    import tomllib
-
     docs = {stem: tomllib.loads((DATA / f"{stem}.toml").read_text(encoding="utf-8")) for stem in FILES}
     m = validate(docs)
     assert m.torch_release("2.4") is not None
@@ -271,8 +274,6 @@ def test_validate_on_parsed_documents() -> None:
 
 def test_broken_bundled_data_still_ends_in_a_full_matrix_error() -> None:
     # The bundled matrix is built without per-field checks; a surprise falls back to full validation.
-    import tomllib
-
     from gpudoctor.matrix_schema import build
 
     docs = {stem: tomllib.loads((DATA / f"{stem}.toml").read_text(encoding="utf-8")) for stem in FILES}
@@ -282,3 +283,10 @@ def test_broken_bundled_data_still_ends_in_a_full_matrix_error() -> None:
         build(docs, {}, trusted=True)
     assert any("'linux' is not a valid version: 'N/A'" in p for p in exc.value.problems)
     assert any("torch.toml:release[1.8]: unknown key 'surprise'" in p for p in exc.value.problems)
+
+
+def test_specifier_outside_the_numeric_subset(tmp_path: Path) -> None:
+    # Valid PEP 440, but the matrix compares plain numeric versions only.
+    text = TORCH_ROW.format(extra="").replace('">=3.7,<3.11"', '">=3.7rc1,<3.11"')
+    found = problems_for(tmp_path, "torch.toml", text)
+    assert_has(found, "torch.toml:release[1.12]: 'python' uses a specifier form the matrix does not support")
