@@ -213,6 +213,7 @@ class TorchFacts:
     hip: str | None
     location: str
     lib_dirs: tuple[LibDir, ...] = ()  # its bundled lib/ and the NVIDIA wheels it loads from
+    build_known: bool = True  # False without torch/version.py and without a local tag (+cu121, +cpu)
 
 
 @dataclass(frozen=True)

@@ -44,11 +44,11 @@ class ChartData:
 
 
 def nice_ceiling(value: float) -> float:
-    """The next 1, 2, 2.5 or 5 x 10^n at or above `value` (axis maximum)."""
+    """The next 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 x 10^n at or above `value` (an axis maximum)."""
     if value <= 0:
         return 1.0
     exponent = math.floor(math.log10(value))
-    for step in (1.0, 2.0, 2.5, 5.0, 10.0):
+    for step in (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0):
         candidate = step * 10**exponent
         if candidate >= value - 1e-12:
             return candidate
@@ -64,12 +64,12 @@ def _x_position(size: int, sizes: list[int], span: int) -> int:
 
 # --- the terminal ----------------------------------------------------------------------------
 
-UNICODE_MARKERS = "●▲■◆★✚◇▼"
+UNICODE_MARKERS = "●▲■◆★✚◇▼"  # one per series, in order; ◈ (or @) marks a cell two series share
 ASCII_MARKERS = "o^#*+x%v"
 
 
-def render_text_chart(chart: ChartData, width: int = 64, height: int = 12, unicode: bool = True) -> list[str]:
-    """The chart as lines of text: y axis on the left, sizes below, a legend after."""
+def render_text_chart(chart: ChartData, width: int = 64, height: int = 13, unicode: bool = True) -> list[str]:
+    """The chart as lines of text: y axis on the left (0, half, max), sizes below, a legend after."""
     sizes = chart.sizes()
     if not sizes:
         return [f"{chart.title}: nothing measured"]
@@ -83,21 +83,24 @@ def render_text_chart(chart: ChartData, width: int = 64, height: int = 12, unico
 
     for line in chart.lines:
         r = row_of(line.value_gb_per_s)
-        for c in range(width):
-            if grid[r][c] == " " and c % 2 == 0:
-                grid[r][c] = dash
+        for c in range(0, width, 2):
+            grid[r][c] = dash
+    overlap = "◈" if unicode else "@"
+    overlapped = False
     for i, series in enumerate(chart.series):
         marker = markers[i % len(markers)]
         for size, value in series.points:
-            grid[row_of(value)][_x_position(size, sizes, width)] = marker
-    label_width = max(len(f"{y_max:g}"), 4)
+            r, c = row_of(value), _x_position(size, sizes, width)
+            if grid[r][c] in markers and grid[r][c] != marker:
+                grid[r][c] = overlap  # two series in one cell: say so rather than hide one
+                overlapped = True
+            elif grid[r][c] != overlap:
+                grid[r][c] = marker
+    labels = {0: _fmt(y_max), (height - 1) // 2: _fmt(y_max * (height - 1 - (height - 1) // 2) / (height - 1)), height - 1: "0"}
+    label_width = max(4, *(len(v) for v in labels.values()))
     lines = [chart.title, f"{'GB/s':>{label_width}}"]
     for r in range(height):
-        value = y_max * (height - 1 - r) / (height - 1)
-        label = f"{value:g}" if r in (0, height - 1, (height - 1) // 2) else ""
-        if label and "." in label:
-            label = f"{value:.1f}"
-        lines.append(f"{label:>{label_width}} {vbar}" + "".join(grid[r]).rstrip())
+        lines.append(f"{labels.get(r, ''):>{label_width}} {vbar}" + "".join(grid[r]).rstrip())
     lines.append(" " * label_width + " " + corner + hbar * width)
     axis = [" "] * (width + 2)
     picks = [sizes[0], sizes[len(sizes) // 2], sizes[-1]] if len(sizes) > 2 else sizes
@@ -107,7 +110,9 @@ def render_text_chart(chart: ChartData, width: int = 64, height: int = 12, unico
         axis[start : start + len(text)] = list(text)
     lines.append(" " * (label_width + 2) + "".join(axis).rstrip() + "  (transfer size, log scale)")
     legend = [f"{markers[i % len(markers)]} {s.label}" for i, s in enumerate(chart.series)]
-    legend += [f"{dash}{dash} {ln.label} {ln.value_gb_per_s:.1f} GB/s" for ln in chart.lines]
+    if overlapped:
+        legend.append(f"{overlap} several")
+    legend += [f"{dash}{dash} {ln.label} {ln.value_gb_per_s:.1f}" for ln in chart.lines]
     lines.append("  ".join(legend))
     return lines
 

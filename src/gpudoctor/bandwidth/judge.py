@@ -115,7 +115,7 @@ def judge_run(run: BenchRun, table: LinkTable) -> Judgement:
             status = "unjudged" if low_bound is None else ("low" if median < low_bound else "ok")
             figures[test] = Judged(test, m.size_bytes, median, theoretical, practical, low_bound, status)
         out.judged[gpu.ordinal] = figures
-        finding = _bandwidth_low(table, run, gpu, exp, figures)
+        finding = _bandwidth_low(table, gpu, exp, figures)
         if finding is not None:
             out.findings.append(finding)
             sources += [s for s in finding.sources if s not in sources]
@@ -162,9 +162,10 @@ class Cause:
     text: str
     check: str
     commands: tuple[str, ...] = ()
+    fix: str = ""
 
 
-def likely_causes(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectation, measured: float | None) -> list[Cause]:
+def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: float | None) -> list[Cause]:
     """What on this machine can hold host copies back, strongest first, each with its telling check."""
     causes: list[Cause] = []
     best = exp.best
@@ -188,6 +189,7 @@ def likely_causes(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectation
                     f"nvidia-smi -i {idx} --query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv",
                     f"sudo lspci -vv -s {bus} | grep -E 'LnkCap|LnkSta'",
                 ),
+                fix="reseat the card, move it to an x16 slot without a riser, and check the slot's PCIe generation and bifurcation in the BIOS",
             )
         )
     p = gpu.placement
@@ -203,6 +205,7 @@ def likely_causes(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectation
                     f"{p.numa_node}: pinned memory lands on the node that allocates it, so copies crossed the socket link.",
                     "run again bound to the GPU's node; if the figure recovers, placement was the cause",
                     (pin, "nvidia-smi topo -m"),
+                    fix="bind the job to the GPU's NUMA node (numactl, taskset, or the launcher's CPU affinity)",
                 )
             )
         elif node_cpus and allowed and not allowed <= node_cpus:
@@ -213,6 +216,7 @@ def likely_causes(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectation
                     f"({p.node_cpus}); host memory may sit on the far node.",
                     "run again bound to the GPU's node and compare",
                     (pin, "nvidia-smi topo -m"),
+                    fix="bind the job to the GPU's NUMA node (numactl, taskset, or the launcher's CPU affinity)",
                 )
             )
     if best is not None and best.kind == "pcie":
@@ -230,6 +234,7 @@ def likely_causes(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectation
                         f"{best.label}: every copy to this GPU is capped at {spec.theoretical_gb_per_s:.1f} GB/s there.",
                         "compare the port's LnkSta with the GPU's; the tree shows what else hangs off that port",
                         (f"sudo lspci -vv -s {port.address} | grep -E 'LnkCap|LnkSta'", "lspci -tv"),
+                        fix="move the GPU to a slot whose path to the CPU is as wide as the GPU's link",
                     )
                 )
                 break
@@ -242,6 +247,7 @@ def likely_causes(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectation
                 f"This GPU shares a PCIe switch uplink with {names}; their transfers split the uplink with ours.",
                 "run again while the GPUs behind the same switch are idle; PIX/PXB in the topology shows who shares it",
                 ("nvidia-smi topo -m", "nvidia-smi"),
+                fix='keep transfer-heavy jobs off GPUs that share a switch uplink, or accept the shared figure',
             )
         )
     if gpu.other_processes > 0:
@@ -251,6 +257,7 @@ def likely_causes(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectation
                 f"{gpu.other_processes} other process(es) were using this GPU; their copies compete for the same link and copy engines.",
                 "run again with the GPU idle",
                 (f"nvidia-smi -i {idx}",),
+                fix='measure, and run transfer-heavy jobs, while the GPU is not shared',
             )
         )
     if p.virtualized:
@@ -260,12 +267,13 @@ def likely_causes(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectation
                 "This is a virtual machine: GPU passthrough (IOMMU translation, no ATS, an emulated PCIe topology) "
                 "often lowers copy bandwidth, by half on some clouds.",
                 "compare with the provider's figure for this instance type; the host's own figure would settle it",
+                fix="compare with the provider's figure for this instance type and ask the provider if it is lower",
             )
         )
     return causes
 
 
-def _bandwidth_low(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectation, figures: dict[str, Judged]) -> Finding | None:
+def _bandwidth_low(table: LinkTable, gpu: GpuRun, exp: Expectation, figures: dict[str, Judged]) -> Finding | None:
     spec = exp.best
     low_pinned = [figures[t] for t in ("h2d", "d2h") if t in figures and figures[t].status == "low"]
     low_pageable = [figures[t] for t in ("h2d-pageable", "d2h-pageable") if t in figures and figures[t].status == "low"]
@@ -280,8 +288,8 @@ def _bandwidth_low(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectatio
         severity = Severity.WARNING
         assert spec is not None
         worst = min(low_pinned, key=lambda j: j.median_gb_per_s)
-        directions = " and ".join(TEST_TITLES[j.test].split(",")[0] for j in low_pinned)
-        title = f"{who}: {directions} copies reach {worst.median_gb_per_s:.1f} GB/s; {spec.label} should give {_range(spec)}"
+        reached = " and ".join(f"{j.median_gb_per_s:.1f} GB/s {TEST_TITLES[j.test].split(',')[0]}" for j in low_pinned)
+        title = f"{who}: pinned copies reach {reached}; {spec.label} should give {_range(spec)}"
         for j in low_pinned:
             share = j.share_of_theoretical or 0.0
             lines.append(
@@ -292,7 +300,7 @@ def _bandwidth_low(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectatio
         if (worst.share_of_theoretical or 1.0) < table.threshold("suspicious_below_share"):
             lines.append("Below half the theoretical figure: something is wrong with the path, not merely slow.")
             sources += [s for s in table.threshold_sources("suspicious_below_share") if s not in sources]
-        causes = likely_causes(table, run, gpu, exp, worst.median_gb_per_s)
+        causes = likely_causes(table, gpu, exp, worst.median_gb_per_s)
     else:
         severity = Severity.INFO
         worst = min(low_pageable, key=lambda j: j.median_gb_per_s)
@@ -347,12 +355,14 @@ def _bandwidth_low(table: LinkTable, run: BenchRun, gpu: GpuRun, exp: Expectatio
         evidence.append(Evidence(f"file:/sys/bus/pci/devices/{gpu.pci_bus_id}/numa_node", str(p.numa_node)))
     if p.ran_on_cpu is not None:
         evidence.append(Evidence("file:/proc/self/stat", f"ran on CPU {p.ran_on_cpu}" + (f" (node {p.ran_on_node})" if p.ran_on_node is not None else "")))
-    summary = (
-        "Find which cause applies with the checks below, fix it (reseat or move the card, bind the job to the GPU's NUMA node, "
-        "move busy devices off the switch), and run the benchmark again."
-        if low_pinned
-        else "Use pinned host memory for the transfers that matter."
-    )
+    if low_pinned and causes:
+        summary = "Run the checks below to tell the causes apart; then " + "; or ".join(
+            dict.fromkeys(c.fix for c in causes if c.fix)
+        ) + "; and run the benchmark again."
+    elif low_pinned:
+        summary = "Read the link under load and check the BIOS PCIe settings (generation, bifurcation, ASPM); then run the benchmark again."
+    else:
+        summary = "Use pinned host memory for the transfers that matter."
     return Finding(
         CODE,
         severity,

@@ -13,10 +13,10 @@ from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.remedy import driver_install, reboot
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.probed import Found
+from gpudoctor.probed import Found, Unknown
 
 # NVML states that mean "there is no usable user-space driver library here".
-NO_LIBRARY = ("library_not_found", "binding_missing")
+NO_LIBRARY = ("library_not_found",)
 
 
 def pci_gpus(facts: Facts) -> tuple | None:
@@ -136,8 +136,14 @@ def check_driver_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def _library_version(facts: Facts) -> str | None:
-    """The user-space driver version: NVML's, or what an NVML error text names."""
+    """The user-space driver version: what a mismatch error text names, else NVML's own."""
+    from gpudoctor.parsers.error_texts import extract_nvml_library_version
+
     d = facts.driver
+    for text in (d.smi_error, d.nvml_error):
+        stated = extract_nvml_library_version(text or "")
+        if stated:
+            return stated
     if d.nvml_version:
         # NVML's version is "12.550.54.14": CUDA major, then the driver version.
         parts = d.nvml_version.split(".", 1)
@@ -191,6 +197,8 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return  # probe-timeout says it hung
     if wsl_linux_driver_libs(facts):
         return  # wsl-linux-driver-installed names the cause
+    if d.nvml_status == "binding_missing" and d.smi_status == "missing":
+        return  # gpudoctor's own NVML binding is missing: probe-failed says so
     if facts.platform.container and not device_nodes_ok(facts):
         return  # container-no-gpu
     if not kernel_driver_version(facts) and not facts.kernel.nvidia_loaded and not facts.platform.wsl:
@@ -289,6 +297,9 @@ def _probe_timeouts(facts: Facts) -> list[tuple[str, str, bool]]:
     for problem in facts.toolkits.problems + tuple(p for t in facts.toolkits.toolkits for p in t.problems):
         if "timed out" in problem:
             out.append(("toolkits", problem, False))
+    for name, outcome in (("ldconfig", facts.ldconfig), ("pci", facts.kernel.pci), ("python", facts.frameworks.python)):
+        if isinstance(outcome, Unknown) and outcome.kind == "timeout" and name not in facts.failures:
+            out.append((name, outcome.message, False))
     for name, reply in facts.frameworks.deep.items():
         if reply.get("timeout"):
             out.append((f"deep-{name}", reply.get("error", ""), False))
@@ -318,7 +329,7 @@ def check_probe_timeout(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Look for Xid errors in the kernel log; a GPU in that state needs a reset or a reboot."
             if hung
             else "Rerun with a longer --probe-timeout; if it still hangs, run the command by hand to see where.",
-            ("sudo dmesg | grep -i xid", "timeout 30 nvidia-smi", "sudo nvidia-smi --gpu-reset -i 0  # no process may use the GPU")
+            ("sudo dmesg | grep -i xid", "timeout 30 nvidia-smi", "sudo nvidia-smi --gpu-reset -i <index>  # the GPU the kernel log names; no process may use it")
             if hung
             else ("gpudoctor check --probe-timeout 30",),
         ),

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.driver import gpu_present
-from gpudoctor.checks.remedy import pip
+from gpudoctor.checks.remedy import driver_install, pip
 from gpudoctor.checks.toolkit import gpu_cc, os_name
 from gpudoctor.facts import Facts, LibDir, TensorflowFacts, TorchFacts
 from gpudoctor.loader import resolve_library
@@ -131,8 +131,24 @@ def torch_reinstall(facts: Facts, ctx: Context, torch_version: str) -> tuple[str
     tag = _best_torch_variant(facts, ctx, torch_version)
     base = torch_version.split("+", 1)[0]
     if tag is None:
-        return ("gpudoctor install torch  # chooses the build that fits this driver and GPU",)
+        return torch_for_machine(facts, ctx)
     return (pip(facts, "install", "--force-reinstall", f"torch=={base}", "--index-url", f"{TORCH_INDEX}/{tag}"),)
+
+
+def torch_for_machine(facts: Facts, ctx: Context) -> tuple[str, ...]:
+    """The newest PyTorch build whose CUDA this driver runs and that has kernels for every GPU here."""
+    driver = facts.driver.version
+    ccs = [cc for cc in (gpu_cc(g, ctx) for g in facts.driver.gpus) if cc]
+    for rel in sorted(ctx.matrix.torch_releases, key=lambda r: vkey(r.version), reverse=True):
+        for v in sorted(rel.variants.values(), key=lambda v: vkey(v.cuda), reverse=True):
+            if not v.tag.startswith("cu"):
+                continue
+            if driver and not ctx.matrix.driver_supports_cuda(driver, v.cuda, os_name(facts)).ok:
+                continue
+            if any(v.runs_on(cc) is False for cc in ccs):
+                continue
+            return (pip(facts, "install", "--force-reinstall", f"'torch=={rel.version}.*'", "--index-url", f"{TORCH_INDEX}/{v.tag}"),)
+    return ("# no PyTorch release in the matrix fits this driver and GPU: upgrade the driver first",)
 
 
 # --- checks ------------------------------------------------------------------------
@@ -143,7 +159,7 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     fw = facts.frameworks
     t = fw.torch
-    if isinstance(t, Found) and not t.value.cuda and not t.value.hip:
+    if isinstance(t, Found) and t.value.build_known and not t.value.cuda and not t.value.hip:
         yield Finding(
             "framework-cpu-build",
             Severity.ERROR,
@@ -156,8 +172,13 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             Remediation("Reinstall PyTorch from the CUDA index that fits this driver.", torch_reinstall(facts, ctx, t.value.version)),
         )
     tf = fw.tensorflow
-    if isinstance(tf, Found) and (tf.value.distribution == "tensorflow-cpu" or tf.value.is_cuda_build is False):
-        row = ctx.matrix.tensorflow_release(tf.value.version)
+    row = ctx.matrix.tensorflow_release(tf.value.version) if isinstance(tf, Found) else None
+    windows_without_gpu = os_name(facts) == "windows" and not (row is not None and row.windows_gpu)
+    if (
+        isinstance(tf, Found)
+        and (tf.value.distribution == "tensorflow-cpu" or tf.value.is_cuda_build is False)
+        and not windows_without_gpu  # framework-windows-native-gpu says the real cause there
+    ):
         spec = "tensorflow[and-cuda]" if row is not None and row.and_cuda else "tensorflow"
         yield Finding(
             "framework-cpu-build",
@@ -224,7 +245,7 @@ def check_driver_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (ev(source, f"{label}: CUDA {cuda}"), ev("nvml" if d.nvml_driver_version else "cmd:nvidia-smi", f"driver {d.version}")),
             Remediation(
                 f"Upgrade the NVIDIA driver to >= {needed or verdict.needed}, or install a build for an older CUDA.",
-                torch_reinstall(facts, ctx, t.version) if label.startswith("PyTorch") and t else ("gpudoctor install --help",),
+                torch_reinstall(facts, ctx, t.version) if label.startswith("PyTorch") and t else driver_install(facts),
             ),
             verdict.source,
         )
@@ -268,7 +289,7 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 (ev(source, ", ".join(archs)), ev(g.source, f"{g.name}: {cc}")),
                 Remediation(
                     "Install a build that supports this GPU (newer GPUs need newer CUDA builds; old GPUs need older releases).",
-                    (f"gpudoctor install {'torch' if label.startswith('PyTorch') else 'tensorflow'}",),
+                    torch_for_machine(facts, ctx) if label.startswith("PyTorch") else (pip(facts, "install", "-U", "'tensorflow[and-cuda]'"),),
                 ),
                 tuple(cited),
             )

@@ -134,7 +134,7 @@ def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
             + ". A new job on this GPU can fail with CUDA out of memory although it needs less than the GPU has.",
             (ev(g.source, f"used {held} of {total} bytes"),),
             Remediation(
-                "Stop what holds the memory if it should not, or share the GPU deliberately (`gpudoctor memory`).",
+                "Stop what holds the memory if it should not, or share the GPU deliberately (limit each framework's share).",
                 (f"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv -i {g.index}",),
             ),
         )

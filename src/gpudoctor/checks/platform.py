@@ -24,8 +24,8 @@ def check_container_no_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
         isinstance(o, Found) for o in (facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax)
     ):
         hints.append(ev("env:NVIDIA_REQUIRE_CUDA", plat.env.get("NVIDIA_REQUIRE_CUDA", "a CUDA framework is installed")))
-    if not pci_gpus(facts) and not plat.env.get("NVIDIA_VISIBLE_DEVICES"):
-        return  # nothing says a GPU was meant to be here: gpu-none covers it
+    if not pci_gpus(facts) and (isinstance(facts.kernel.pci, Found) or not plat.env.get("NVIDIA_VISIBLE_DEVICES")):
+        return  # the host's bus shows no GPU (gpu-none says so), or nothing says one was meant to be here
     commands = {
         "kubernetes": (
             "# in the pod spec:  resources: { limits: { nvidia.com/gpu: 1 } }",

@@ -36,6 +36,20 @@ def active_toolkit(facts: Facts) -> Toolkit | None:
     return None
 
 
+def extension_toolkit(facts: Facts) -> Toolkit | None:
+    """The toolkit PyTorch's extension builder uses: CUDA_HOME (or CUDA_PATH), else the nvcc on PATH,
+    else /usr/local/cuda, as torch.utils.cpp_extension looks for it."""
+    tks = facts.toolkits
+    for via in ("CUDA_HOME", "CUDA_PATH"):
+        for tk in tks.toolkits:
+            if via in tk.found_via:
+                return tk
+    for tk in tks.toolkits:
+        if "nvcc on PATH" in tk.found_via:
+            return tk
+    return tks.by_root(tks.link.resolved) if tks.link.resolved else None
+
+
 def gpu_cc(gpu: Gpu, ctx: Context) -> str | None:
     """A GPU's compute capability: NVML's, else the matrix's entry for its name."""
     if gpu.compute_capability:
@@ -81,6 +95,7 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         if not tk.version or vkey(major_minor(tk.version)) <= vkey(driver_cuda):
             continue
         verdict = ctx.matrix.driver_supports_cuda(d.version, tk.version, os_name(facts))
+        needed = verdict.needed or verdict.floor or "a newer driver"  # a release the matrix does not know yet
         is_active = tk is active
         if verdict.ok:
             severity = Severity.WARNING if is_active else Severity.INFO
@@ -94,7 +109,7 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             severity = Severity.ERROR if is_active else Severity.WARNING
             detail = (
                 f"The driver {d.version} supports CUDA up to {driver_cuda}; CUDA {major_minor(tk.version)} needs driver "
-                f">= {verdict.needed or verdict.floor}. Programs built with it fail with 'CUDA driver version is insufficient for CUDA runtime version'."
+                f">= {needed}. Programs built with it fail with 'CUDA driver version is insufficient for CUDA runtime version'."
             )
         yield Finding(
             "toolkit-newer-than-driver",
@@ -105,11 +120,19 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             detail,
             (ev(f"toolkit:{tk.root}", f"{tk.version} ({tk.version_source})"), ev("nvml" if d.nvml_cuda_version else "cmd:nvidia-smi", f"driver {d.version}, CUDA {driver_cuda}")),
             Remediation(
-                f"Upgrade the driver to >= {verdict.needed or verdict.floor}, or use a toolkit no newer than CUDA {driver_cuda}.",
-                (f"gpudoctor switch-cuda {driver_cuda}", "nvidia-smi  # after upgrading the driver: CUDA Version in the header"),
+                f"Upgrade the driver to >= {needed}, or use a toolkit no newer than CUDA {driver_cuda}.",
+                _older_toolkit_commands(facts, driver_cuda),
             ),
             verdict.source,
         )
+
+
+def _older_toolkit_commands(facts: Facts, driver_cuda: str) -> tuple[str, ...]:
+    fitting = [t for t in facts.toolkits.toolkits if t.version and vkey(major_minor(t.version)) <= vkey(driver_cuda)]
+    if fitting:
+        best = max(fitting, key=lambda t: vkey(t.version))
+        return (f"gpudoctor switch-cuda {major_minor(best.version)}", "nvidia-smi  # after a driver upgrade: 'CUDA Version' in the header")
+    return ("gpudoctor switch-cuda --list", "nvidia-smi  # after a driver upgrade: 'CUDA Version' in the header")
 
 
 def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -141,7 +164,8 @@ def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 def check_torch_major(facts: Facts, ctx: Context) -> Iterable[Finding]:
     torch = facts.frameworks.torch
-    nvcc_version = facts.toolkits.nvcc_on_path_version
+    tk = extension_toolkit(facts)
+    nvcc_version = tk.version if tk and tk.version else facts.toolkits.nvcc_on_path_version
     if not (isinstance(torch, Found) and torch.value.cuda and nvcc_version):
         return
     if major(nvcc_version) == major(torch.value.cuda):
@@ -150,11 +174,16 @@ def check_torch_major(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "toolkit-torch-major-mismatch",
         Severity.WARNING,
         "toolkit",
-        f"nvcc is CUDA {major_minor(nvcc_version)} but PyTorch was built with CUDA {torch.value.cuda}",
+        f"CUDA extensions would build with CUDA {major_minor(nvcc_version)}"
+        + (f" ({tk.root})" if tk else "")
+        + f" but PyTorch was built with CUDA {torch.value.cuda}",
         "PyTorch runs on its own bundled CUDA runtime, so this does not affect running models; but building "
         "CUDA extensions (pip install of flash-attn, apex, custom ops, torch.utils.cpp_extension) needs an nvcc of "
         "the same CUDA major and fails with 'The detected CUDA version mismatches the version that was used to compile PyTorch'.",
-        (ev(f"cmd:nvcc --version", nvcc_version), ev(torch.source, f"torch {torch.value.version}, CUDA {torch.value.cuda}")),
+        (
+            ev(f"toolkit:{tk.root}" if tk else "cmd:nvcc --version", f"{nvcc_version} via {', '.join(tk.found_via) if tk else 'PATH'}"),
+            ev(torch.source, f"torch {torch.value.version}, CUDA {torch.value.cuda}"),
+        ),
         Remediation(
             f"Use a CUDA {major(torch.value.cuda)}.x toolkit when building extensions, or a PyTorch build for CUDA {major(nvcc_version)}.",
             (f'eval "$(gpudoctor switch-cuda {major(torch.value.cuda)} --shell)"',),

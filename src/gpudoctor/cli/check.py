@@ -54,21 +54,27 @@ def register(app: typer.Typer) -> None:
         from gpudoctor.doctor import diagnose
         from gpudoctor.model import ExitCode, Severity, exit_code_for, sort_findings
         from gpudoctor.probes import ProbeOptions
-        from gpudoctor.requirements import RequirementSyntaxError, evaluate, parse_requirements
 
         # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
-        try:
-            requirements = parse_requirements(require)
-        except RequirementSyntaxError as exc:
-            raise click.BadParameter(str(exc), param_hint="'--require'") from None
+        # (gpudoctor.requirements loads `packaging`: only when there are requirements.)
+        requirements: list = []
+        if require:
+            from gpudoctor.requirements import RequirementSyntaxError, parse_requirements
+
+            try:
+                requirements = parse_requirements(require)
+            except RequirementSyntaxError as exc:
+                raise click.BadParameter(str(exc), param_hint="'--require'") from None
 
         node_name = node if node is not None else (None if replay else _hostname())
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
         try:
             report = diagnose(make_host(replay), options, matrix)
-            outcomes = (
-                evaluate(requirements, report.facts, report.findings, matrix_path=matrix) if requirements else []
-            )
+            outcomes = []
+            if requirements:
+                from gpudoctor.requirements import evaluate
+
+                outcomes = evaluate(requirements, report.facts, report.findings, matrix_path=matrix)
         except Exception as exc:
             if output_format is OutputFormat.text or debug:
                 raise

@@ -151,7 +151,9 @@ def gpus_from_smi_table(table: Any) -> tuple[Gpu, ...]:
                     if g.memory_total_mib is not None and g.memory_used_mib is not None
                     else None
                 ),
-                mig_current=_on(g.mig_mode),
+                mig_current=_on((g.mig_mode or "").rstrip("*")) if not g.mig_mode_pending else False,
+                mig_pending=True if g.mig_mode_pending else None,
+                mig_devices=sum(1 for m in table.mig_devices if m.gpu_index == g.index),
                 processes=procs,
                 source="nvidia-smi",
             )

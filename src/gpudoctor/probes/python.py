@@ -24,6 +24,8 @@ def choose_interpreter(host: Host, override: str | None) -> tuple[str | None, st
     """(interpreter path or None for our own, what chose it)."""
     if override:
         return override, "--python"
+    if host.mode == "replay":
+        return None, "the snapshot"
     env = host.env()
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         prefix = env.get(var)
@@ -79,6 +81,7 @@ def probe_torch(host: Host, env: PythonEnv) -> Probed:
     path = posixpath.join(site, "torch/version.py")
     version, cuda, hip = dist_version, None, None
     source = "dist:torch"
+    build_known = True
     try:
         build = parse_torch_version_py(host.read_text(path))
         version, cuda, hip = build.version or dist_version, build.cuda, build.hip
@@ -89,11 +92,12 @@ def probe_torch(host: Host, env: PythonEnv) -> Probed:
         # Without version.py only the local tag tells the build: 2.1.0+cu121.
         tag = re.search(r"\+cu(\d+)(\d)$", dist_version)
         cuda = f"{tag.group(1)}.{tag.group(2)}" if tag else None
+        build_known = bool(tag) or "+" in dist_version
     except ParseError as exc:
         return Unknown("unparseable", exc.message, f"file:{path}")
     own = lib_dir(host, posixpath.join(site, "torch/lib"), "bundled")
     dirs = ((own,) if own and own.names else ()) + wheel_lib_dirs(host, site)
-    return Found(TorchFacts(version, cuda, hip, site, dirs), source)
+    return Found(TorchFacts(version, cuda, hip, site, dirs, build_known), source)
 
 
 def probe_tensorflow(host: Host, env: PythonEnv) -> Probed:

@@ -77,9 +77,8 @@ def area_summaries(facts: Facts) -> dict[str, str]:
     where = f" in {env.executable} ({fw.python_chosen_by})" if env else ""
     out["frameworks"] = (", ".join(parts) or "none installed") + where
     if gpus:
-        out["health"] = ", ".join(
-            f"GPU{g.index} PCIe Gen{g.pcie_gen_current or '?'} x{g.pcie_width_current or '?'}" for g in gpus[:4]
-        )
+        links = [f"GPU{g.index} PCIe Gen{g.pcie_gen_current} x{g.pcie_width_current}" for g in gpus[:4] if g.pcie_gen_current]
+        out["health"] = ", ".join(links) if links else f"{len(gpus)} GPU(s) reporting"
         out["memory"] = ", ".join(f"GPU{g.index} {_gib(g.memory_used_bytes)} of {_gib(g.memory_total_bytes)} used" for g in gpus[:4])
     return out
 
