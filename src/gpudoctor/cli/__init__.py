@@ -23,7 +23,8 @@ app = typer.Typer(
     ),
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode="rich",
+    # Plain help and plain usage errors (no boxes): they end up in CI logs and get pasted.
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
 
@@ -42,6 +43,18 @@ def _root(
 
 
 _registered = False
+
+
+def _plain_help_defaults() -> None:
+    """Work around typer escaping "[default: ...]" for rich even when rich markup is off.
+
+    Done only for --help, because importing typer.rich_utils imports rich.
+    """
+    try:
+        from typer import rich_utils
+    except ImportError:
+        return
+    rich_utils.escape_before_html_export = lambda text: text.strip()
 
 
 def _register() -> None:
@@ -66,6 +79,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     _register()
+    if "--help" in args:
+        _plain_help_defaults()
     try:
         # Standalone mode: typer itself answers --help, usage errors (exit 2) and Ctrl-C.
         app(args=args, prog_name="gpudoctor")
