@@ -10,9 +10,13 @@ from gpudoctor.probes import ProbeOptions, run_probes
 
 
 def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: str | None = None) -> Report:
-    from gpudoctor.checks import run_checks
+    import threading
+
+    from gpudoctor.checks import all_checks, run_checks
 
     start = time.monotonic()
+    # Import the check modules while the probes wait on subprocesses and files.
+    threading.Thread(target=all_checks, daemon=True).start()
     facts = run_probes(host, options)
     probed = time.monotonic()
     findings, internal = run_checks(facts, matrix_path)

@@ -107,8 +107,9 @@ def _int(text: str | None) -> int | None:
         return None
 
 
-def read_port_link(host: Host, address: str) -> PortLink:
-    base = f"/sys/bus/pci/devices/{address}"
+def read_port_link(host: Host, address: str, base: str | None = None) -> PortLink:
+    """A port's link from its sysfs directory (`base`, else /sys/bus/pci/devices/ADDRESS)."""
+    base = base or f"/sys/bus/pci/devices/{address}"
     return PortLink(
         address=address,
         gen_current=gen_from_speed(_read(host, f"{base}/current_link_speed")),
@@ -134,10 +135,18 @@ def numa_nodes(host: Host) -> dict[int, frozenset[int]]:
 
 def upstream_chain(host: Host, address: str | None) -> tuple[str, ...]:
     """PCI addresses from the root port down to (and including) the device; () when sysfs cannot say."""
+    return tuple(a for a, _ in _chain_dirs(host, address))
+
+
+def _chain_dirs(host: Host, address: str | None) -> list[tuple[str, str]]:
+    """(address, its sysfs directory) from the root port down to the device."""
     if not address:
-        return ()
+        return []
     real = host.realpath(f"/sys/bus/pci/devices/{address}")
-    return pci_chain(real) if real else ()
+    if not real:
+        return []
+    parts = real.split("/")
+    return [(part, "/".join(parts[: i + 1])) for i, part in enumerate(parts) if _PCI_ADDRESS.match(part)]
 
 
 def process_cpu_state(host: Host) -> tuple[str | None, int | None]:
@@ -165,13 +174,13 @@ def probe_placement(host: Host, address: str | None, others: Iterable[tuple[str,
     if numa is not None and numa < 0:
         numa = None  # -1: the firmware gives no affinity (one-node machines, many VMs)
     allowed, cpu = process_cpu_state(host)
-    chain = upstream_chain(host, address)
+    chain = _chain_dirs(host, address)
     bridges = chain[:-1]
     neighbours: list[Neighbour] = []
     if len(bridges) >= 3:
         # root port -> switch upstream port -> switch downstream port -> GPU: GPUs below the
         # same upstream port share its uplink.
-        switch = bridges[1]
+        switch = bridges[1][0]
         for other_address, name, processes in others:
             if other_address and other_address != address and switch in upstream_chain(host, other_address)[:-1]:
                 neighbours.append(Neighbour(other_address, name, processes))
@@ -182,7 +191,7 @@ def probe_placement(host: Host, address: str | None, others: Iterable[tuple[str,
         process_cpus=allowed,
         ran_on_cpu=cpu,
         ran_on_node=node_of_cpu(cpu, nodes),
-        upstream=tuple(read_port_link(host, b) for b in bridges),
+        upstream=tuple(read_port_link(host, a, d) for a, d in bridges),
         switch_neighbours=tuple(neighbours),
         virtualized=is_virtualized(host),
     )

@@ -11,7 +11,7 @@ import dataclasses
 import os
 from typing import Any, Callable
 
-from gpudoctor.bandwidth.cuda_driver import CudaDriver, CudaError
+from gpudoctor.bandwidth.cuda_driver import CudaDriver, CudaError, DriverUnavailable
 from gpudoctor.bandwidth.measure import measure_gpu, measure_peer
 from gpudoctor.bandwidth.placement import (
     gen_from_speed,
@@ -79,6 +79,11 @@ def probe_driver_facts(host: Host, timeout_s: float) -> DriverFacts:
 
 def select_devices(drv: CudaDriver, selection: tuple[int, ...] | None) -> tuple[int, ...]:
     count = drv.device_count()
+    if count == 0:
+        raise DriverUnavailable(
+            "no-device",
+            "The NVIDIA driver sees no GPU; check CUDA_VISIBLE_DEVICES and, in a container, give it a GPU with --gpus all.",
+        )
     if selection is None:
         return tuple(range(count))
     unknown = [o for o in selection if o >= count]

@@ -154,6 +154,8 @@ def _library_version(facts: Facts) -> str | None:
 def check_library_mismatch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     d = facts.driver
     kernel = kernel_driver_version(facts)
+    if not (kernel or d.nvml_status != "ok" or d.smi_error):
+        return  # nothing to compare and nothing said: skip the error-text parser's import
     library = _library_version(facts)
     said = d.nvml_status == "lib_rm_version_mismatch" or d.smi_error_kind == "driver-library-mismatch"
     differ = bool(kernel and library and kernel != library and d.nvml_status == "ok")

@@ -63,13 +63,14 @@ def _register() -> None:
     if _registered:
         return
     _registered = True
-    from gpudoctor.cli import check, explain, matrix, snapshot, switch_cuda
+    from gpudoctor.cli import bench, check, explain, matrix, snapshot, switch_cuda
 
     check.register(app)
     snapshot.register(app)
     explain.register(app)
     matrix.register(app)
     switch_cuda.register(app)
+    bench.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -138,7 +138,7 @@ def bandwidth(
         except OSError as exc:
             _fail(f"could not write {plot}: {exc.strerror or exc}", None, ExitCode.ERROR, OutputFormat.text)
         if output_format is OutputFormat.text:
-            stdout_console().print(f"Chart written to {plot}")
+            stdout_console().print(f"Chart written to {plot}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(int(code))
 
 
