@@ -235,10 +235,13 @@ _OPERATOR_CHARS = "<>=!~,"
 
 def split_specs(value: str) -> list[str]:
     """One --require value (or the action's `requires` input) as specs: whitespace separates them,
-    except around an operator or a comma, so `torch >= 2.3, <3 bf16` is `torch>=2.3,<3` and `bf16`."""
+    except around an operator or a comma, or before a size unit, so `torch >= 2.3, <3 bf16` is
+    `torch>=2.3,<3` and `bf16`, and `gpu-memory >= 40 GiB` is `gpu-memory>=40GiB`."""
     specs: list[str] = []
     for token in (value or "").split():
-        if specs and (token[0] in _OPERATOR_CHARS or specs[-1][-1] in _OPERATOR_CHARS):
+        glue = token[0] in _OPERATOR_CHARS or (specs and specs[-1][-1] in _OPERATOR_CHARS)
+        unit = specs and specs[-1][-1].isdigit() and token.lower() in _UNITS  # gpu-memory>=40 GiB
+        if specs and (glue or unit):
             specs[-1] += token
         else:
             specs.append(token)
@@ -521,19 +524,17 @@ class _Judge:
         fix = (f"Install a version that satisfies {req.spec} in the environment the job uses.", (pip(self.facts, "install", f"'{wanted}'"),))
         if dists is None:
             return False, "unknown: the Python environment could not be read", (Evidence("python", env.status),), fix
-        version = dists.get(name)
-        if name == "tensorflow" and version is None:
+        dist = name
+        if name == "tensorflow" and name not in dists:
             from gpudoctor.probes.python import TF_DISTRIBUTIONS
 
-            for alt in TF_DISTRIBUTIONS:
-                if alt in dists:
-                    version = dists[alt]
-                    break
+            dist = next((d for d in TF_DISTRIBUTIONS if d in dists), name)  # tensorflow-cpu, tf-nightly, ...
+        version = dists.get(dist)
         where = env.value.executable
-        ev = (Evidence(f"dist:{name}", version or "not installed"),)
+        ev = (Evidence(f"dist:{dist}", version or "not installed"),)
         if version is None:
             return False, f"{name} is not installed in {where}", ev, fix
-        return _contains(req.specifier, _version(version)), f"{name} {version} in {where}", ev, fix
+        return _contains(req.specifier, _version(version)), f"{dist} {version} in {where}", ev, fix
 
     def _blocking(self, framework: str) -> list[Finding]:
         words = _FRAMEWORK_WORDS[framework]

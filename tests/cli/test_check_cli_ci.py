@@ -103,7 +103,7 @@ def test_json_every_kind_on_two_turing_gpus_with_cpu_builds(gd):
         ("tensorflow:gpu", False, "tensorflow-cpu 2.21.0 is a CPU-only build"),
         ("jax:cuda", False, "jax 0.4.38 has no CUDA plugin (CPU only)"),
         ("bf16", False, f"{g0}: compute capability 7.5, BF16 not supported; {g1}: compute capability 7.5, BF16 not supported"),
-        ("tensorflow>=2.20", True, "tensorflow 2.21.0 in /home/user/.venvs/ml/bin/python"),
+        ("tensorflow>=2.20", True, "tensorflow-cpu 2.21.0 in /home/user/.venvs/ml/bin/python"),
         ("jax", True, "jax 0.4.38 in /home/user/.venvs/ml/bin/python"),
     ]
     assert {r["area"] for r in doc["requirements"] if r["spec"].startswith("gpu-memory")} == {"memory"}

@@ -38,6 +38,8 @@ def rtx2070x2():
         ("torch >= 2.3, <3 bf16", ["torch>=2.3,<3", "bf16"]),
         ("driver>=535\ncuda>=12.1\n", ["driver>=535", "cuda>=12.1"]),
         ("  gpus >=2  ", ["gpus>=2"]),
+        ("gpu-memory >= 40 GiB bf16", ["gpu-memory>=40GiB", "bf16"]),
+        ("gpus>=2 gib", ["gpus>=2gib"]),  # glued, and then a malformed count: a usage error, not a silent 'gib
         ("", []),
     ],
 )

@@ -52,11 +52,20 @@ def all_checks() -> tuple[Check, ...]:
     )
 
 
-def all_codes() -> tuple[str, ...]:
+def check_codes() -> tuple[str, ...]:
+    """The codes `gpudoctor check` can emit from its checks (plus the crash code)."""
     codes: list[str] = ["internal-check-error"]
     for check in all_checks():
         codes += [c for c in check.codes if c not in codes]
     return tuple(codes)
+
+
+def all_codes() -> tuple[str, ...]:
+    """Every public finding code: the checks', --require's and the bandwidth benchmark's."""
+    from gpudoctor import requirements
+    from gpudoctor.bandwidth import judge
+
+    return check_codes() + (requirements.CODE, judge.CODE, judge.CORRUPT_CODE)
 
 
 def run_checks(facts: Facts, matrix_path: str | None = None, ctx: Context | None = None) -> tuple[list[Finding], list[str]]:

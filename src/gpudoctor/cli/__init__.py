@@ -63,7 +63,7 @@ def _register() -> None:
     if _registered:
         return
     _registered = True
-    from gpudoctor.cli import bench, check, explain, matrix, snapshot, switch_cuda
+    from gpudoctor.cli import bench, check, explain, matrix, report, snapshot, switch_cuda
 
     check.register(app)
     snapshot.register(app)
@@ -71,6 +71,7 @@ def _register() -> None:
     matrix.register(app)
     switch_cuda.register(app)
     bench.register(app)
+    report.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:
