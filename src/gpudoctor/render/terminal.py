@@ -14,8 +14,10 @@ from gpudoctor.facts import Facts
 from gpudoctor.model import AREA_TITLES, AREAS, Finding, Report, Severity
 from gpudoctor.probed import Found
 
-_GLYPHS = {"ok": ("✓", "[OK]"), "info": ("i", "[i]"), "warning": ("!", "[!]"), "error": ("✗", "[X]")}
-_STYLE = {"ok": "green", "info": "blue", "warning": "yellow", "error": "red bold"}
+_GLYPHS = {"ok": ("✓", "[OK]"), "none": ("-", "[-]"), "info": ("i", "[i]"), "warning": ("!", "[!]"), "error": ("✗", "[X]")}
+_STYLE = {"ok": "green", "none": "dim", "info": "blue", "warning": "yellow", "error": "red bold"}
+# Summaries that say an area is simply not there: no tick, since nothing was checked.
+_NOTHING = ("not loaded", "none found", "none installed", "no NVIDIA GPU seen")
 
 
 def _glyph(console: Any, status: str) -> str:
@@ -97,10 +99,11 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
         if area not in summaries and not findings:
             continue
         worst = max((f.severity for f in findings), default=None)
-        status = "ok" if worst is None else worst.label
+        summary = summaries.get(area, "")
+        status = worst.label if worst is not None else ("none" if summary.startswith(_NOTHING) else "ok")
         glyph = _glyph(console, status)
         console.print(
-            f"[{_STYLE[status]}]{glyph}[/] [bold]{AREA_TITLES[area]}[/bold]: {escape(summaries.get(area, ''))}",
+            f"[{_STYLE[status]}]{glyph}[/] [bold]{AREA_TITLES[area]}[/bold]: {escape(summary)}",
             soft_wrap=True,
         )
         for f in findings:
