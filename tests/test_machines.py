@@ -17,7 +17,6 @@ listed info findings must appear; unlisted info findings are allowed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest

@@ -10,7 +10,6 @@ import time
 
 import pytest
 
-from tests.conftest import fixture_text
 
 BASE = {"format": "gpudoctor-snapshot/1", "env": {"PATH": "/usr/bin"}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.checks import Check, Context, all_checks, all_codes, run_checks
+from gpudoctor.checks import Check, all_checks, all_codes, run_checks
 from gpudoctor.checks.frameworks import runs_on
 from gpudoctor.checks.platform import visible_devices
 from gpudoctor.doctor import diagnose

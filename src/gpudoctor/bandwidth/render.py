@@ -11,7 +11,8 @@ from gpudoctor.bandwidth.expected import expected_for_test
 from gpudoctor.bandwidth.judge import Judgement, link_figure
 from gpudoctor.bandwidth.results import SCHEMA, TEST_SHORT, TESTS, BenchRun, Measurement
 from gpudoctor.bandwidth.sizes import format_size
-from gpudoctor.model import ExitCode, Finding
+from gpudoctor.model import ExitCode
+from gpudoctor.render.terminal import render_finding
 
 _STATUS_STYLE = {"ok": "green", "low": "yellow", "unjudged": "dim"}
 
@@ -170,7 +171,7 @@ def render_text(run: BenchRun, judgement: Judgement, console: Any, verbose: bool
                 "[dim]The link was not judged: no PCIe generation and width from NVML, or no transfer size of 4 MiB or more.[/dim]"
             )
     for finding in judgement.findings:
-        print_finding(console, finding, verbose)
+        render_finding(console, finding, verbose, indent="")
     if judgement.findings:
         console.print("Details of any code: gpudoctor explain CODE")
 
@@ -244,22 +245,3 @@ def error_document(message: str, hint: str | None, exit_code: ExitCode, reason: 
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
-_SEVERITY_STYLE = {"error": "red", "warning": "yellow", "info": "cyan"}
-
-
-def print_finding(console: Any, f: Finding, verbose: bool) -> None:
-    from rich.markup import escape
-
-    style = _SEVERITY_STYLE.get(f.severity.label, "bold")
-    console.print(f"[{style}]{f.severity.label}: {escape(f.title)}[/] [dim]({f.code})[/dim]", soft_wrap=True)
-    for line in f.detail.splitlines():
-        console.print(f"  {escape(line)}", soft_wrap=True, highlight=False)
-    if verbose:
-        for e in f.evidence:
-            console.print(f"  [dim]evidence: {escape(e.source)}: {escape(e.value)}[/dim]", soft_wrap=True)
-        if f.sources:
-            console.print(f"  [dim]sources: {escape(', '.join(f.sources))}[/dim]", soft_wrap=True)
-    if f.remediation:
-        console.print(f"  [bold]Fix:[/bold] {escape(f.remediation.summary)}", soft_wrap=True, highlight=False)
-        for cmd in f.remediation.commands:
-            console.print(f"    {escape(cmd)}", soft_wrap=True, highlight=False)

@@ -17,7 +17,6 @@ from typing import Any, Callable
 from gpudoctor.facts import (
     CudaLink,
     Distro,
-    DriverFacts,
     Facts,
     FrameworkFacts,
     KernelFacts,

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 
 from gpudoctor.facts import LibDir
+from typing import Any, Callable
+
+from gpudoctor.errors import ParseError
 from gpudoctor.host import Host, HostError
-from gpudoctor.probed import Absent, Unknown
+from gpudoctor.probed import Absent, Found, Probed, Unknown
 
 _KINDS = {"EACCES": "permission", "EPERM": "permission", "ETIMEDOUT": "timeout", "EBINARY": "unparseable"}
 
@@ -33,3 +36,27 @@ def lib_dir(host: Host, path: str, via: str) -> LibDir | None:
     except HostError:
         return None
     return LibDir(path, via, tuple(n for n in names if CUDA_LIB.match(n)))
+
+
+def probe_command(
+    host: Host, argvs: list[list[str]], timeout_s: float, parse: Callable[[str], Any], missing: Absent | Unknown
+) -> Probed:
+    """Run the first of `argvs` that exists and parse its output: Found, or why not.
+
+    A time-out, a failure and unparseable output are each an Unknown of their own kind;
+    `missing` is the outcome when none of the commands is installed.
+    """
+    for argv in argvs:
+        result = host.run(argv, timeout_s)
+        if result.missing:
+            continue
+        source = f"cmd:{result.key}"
+        if result.timed_out:
+            return Unknown("timeout", f"{result.key} did not finish within {timeout_s:g} s", source)
+        if not result.ok:
+            return Unknown("failed", result.stderr.strip() or f"exit {result.rc}", source)
+        try:
+            return Found(parse(result.stdout), source)
+        except ParseError as exc:
+            return Unknown("unparseable", exc.message, source)
+    return missing

@@ -5,8 +5,8 @@ from __future__ import annotations
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import DeviceNode, KernelFacts, PciGpu
 from gpudoctor.host import Host, HostError
-from gpudoctor.probed import Absent, Found, Probed, Unknown
-from gpudoctor.probes.common import absent_or_unknown
+from gpudoctor.probed import Found, Probed, Unknown
+from gpudoctor.probes.common import absent_or_unknown, probe_command
 
 NVIDIA_VENDOR = "0x10de"
 PCI_ROOT = "/sys/bus/pci/devices"
@@ -110,26 +110,20 @@ def _lspci_names(host: Host, timeout_s: float) -> dict[str, str]:
 def _pci_from_lspci(host: Host, timeout_s: float) -> Probed:
     from gpudoctor.parsers.lspci import nvidia_devices, parse_lspci
 
-    for argv in (["lspci", "-nnk"], ["lspci", "-nn"], ["lspci"]):
-        result = host.run(argv, timeout_s)
-        if result.missing:
-            continue
-        source = f"cmd:{result.key}"
-        if result.timed_out:
-            return Unknown("timeout", f"{result.key} did not finish within {timeout_s:g} s", source)
-        if not result.ok:
-            return Unknown("failed", result.stderr.strip() or f"exit {result.rc}", source)
-        try:
-            devices = nvidia_devices(parse_lspci(result.stdout))
-        except ParseError as exc:
-            return Unknown("unparseable", exc.message, source)
-        gpus = tuple(
+    def gpus(text: str) -> tuple[PciGpu, ...]:
+        return tuple(
             PciGpu(d.slot, d.device_id, d.class_code, d.name, d.kernel_driver)
-            for d in devices
+            for d in nvidia_devices(parse_lspci(text))
             if not d.class_code or d.class_code.startswith("03")
         )
-        return Found(gpus, source)
-    return Unknown("not-recorded", "neither /sys/bus/pci nor lspci is available", "")
+
+    return probe_command(
+        host,
+        [["lspci", "-nnk"], ["lspci", "-nn"], ["lspci"]],
+        timeout_s,
+        gpus,
+        Unknown("not-recorded", "neither /sys/bus/pci nor lspci is available", ""),
+    )
 
 
 def probe_kernel(host: Host, timeout_s: float) -> KernelFacts:

@@ -14,7 +14,7 @@ from gpudoctor.errors import ParseError
 from gpudoctor.facts import FrameworkFacts, JaxFacts, LibDir, TensorflowFacts, TorchFacts
 from gpudoctor.host import Host, HostError, PythonEnv
 from gpudoctor.probed import Absent, Found, Probed, Unknown
-from gpudoctor.probes.common import CUDA_LIB, lib_dir
+from gpudoctor.probes.common import CUDA_LIB, lib_dir, probe_command
 
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tensorflow-intel", "tensorflow-macos")
 JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
@@ -172,18 +172,10 @@ def probe_ld_library_path(host: Host) -> tuple[LibDir, ...]:
 def probe_ldconfig(host: Host, timeout_s: float) -> Probed:
     from gpudoctor.parsers.ldconfig import parse_ldconfig
 
-    for argv in (["ldconfig", "-p"], ["/sbin/ldconfig", "-p"]):
-        result = host.run(argv, timeout_s)
-        if result.missing:
-            continue
-        source = f"cmd:{result.key}"
-        if result.timed_out:
-            return Unknown("timeout", f"{result.key} did not finish within {timeout_s:g} s", source)
-        if not result.ok:
-            return Unknown("failed", result.stderr.strip() or f"exit {result.rc}", source)
-        try:
-            cache = parse_ldconfig(result.stdout)
-        except ParseError as exc:
-            return Unknown("unparseable", exc.message, source)
-        return Found({k: v for k, v in cache.items() if CUDA_LIB.match(k) or k.startswith(("libcuda.", "libnvidia-ml."))}, source)
-    return Absent("ldconfig is not installed", "cmd:ldconfig -p")
+    def cuda_entries(text: str) -> dict[str, tuple[str, ...]]:
+        cache = parse_ldconfig(text)
+        return {k: v for k, v in cache.items() if CUDA_LIB.match(k) or k.startswith(("libcuda.", "libnvidia-ml."))}
+
+    return probe_command(
+        host, [["ldconfig", "-p"], ["/sbin/ldconfig", "-p"]], timeout_s, cuda_entries, Absent("ldconfig is not installed", "cmd:ldconfig -p")
+    )

@@ -107,7 +107,7 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
             soft_wrap=True,
         )
         for f in findings:
-            _render_finding(console, f, verbose)
+            render_finding(console, f, verbose)
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
     if not report.findings:
         console.print(f"[green]{_glyph(console, 'ok')} No problems found.[/]")
@@ -121,20 +121,23 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
         console.print(f"[dim]timings: {escape(timings)}[/dim]", soft_wrap=True)
 
 
-def _render_finding(console: Any, f: Finding, verbose: bool) -> None:
+def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    ") -> None:
+    """One finding: title with its code, why it matters (each line), evidence with -v, then the fix."""
     from rich.markup import escape
 
     status = f.severity.label
+    inner = indent + "  "
     console.print(
-        f"    [{_STYLE[status]}]{_glyph(console, status)} {escape(f.title)}[/] [dim]({f.code})[/dim]", soft_wrap=True
+        f"{indent}[{_STYLE[status]}]{_glyph(console, status)} {escape(f.title)}[/] [dim]({f.code})[/dim]", soft_wrap=True
     )
-    console.print(f"      {escape(f.detail)}", soft_wrap=True, highlight=False)
+    for line in f.detail.splitlines():
+        console.print(f"{inner}{escape(line)}", soft_wrap=True, highlight=False)
     if verbose:
         for e in f.evidence:
-            console.print(f"      [dim]evidence: {escape(e.source)}: {escape(e.value)}[/dim]", soft_wrap=True)
+            console.print(f"{inner}[dim]evidence: {escape(e.source)}: {escape(e.value)}[/dim]", soft_wrap=True)
         if f.sources:
-            console.print(f"      [dim]sources: {escape(', '.join(f.sources))}[/dim]", soft_wrap=True)
+            console.print(f"{inner}[dim]sources: {escape(', '.join(f.sources))}[/dim]", soft_wrap=True)
     if f.remediation:
-        console.print(f"      [bold]Fix:[/bold] {escape(f.remediation.summary)}", soft_wrap=True, highlight=False)
+        console.print(f"{inner}[bold]Fix:[/bold] {escape(f.remediation.summary)}", soft_wrap=True, highlight=False)
         for cmd in f.remediation.commands:
-            console.print(f"        {escape(cmd)}", soft_wrap=True, highlight=False, markup=True)
+            console.print(f"{inner}  {escape(cmd)}", soft_wrap=True, highlight=False)
