@@ -196,7 +196,12 @@ class Host:
     def list_dir(self, path: str) -> list[str]:
         raise NotImplementedError
 
-    def run(self, argv: list[str] | tuple[str, ...], timeout_s: float) -> CommandResult:
+    def run(self, argv: list[str] | tuple[str, ...], timeout_s: float, key: str | None = None) -> CommandResult:
+        """Run argv (never through a shell) with a time limit.
+
+        `key` names the command in snapshots instead of its full command line, for commands whose
+        argv is long and internal (the --deep import script); people write snapshots by that name.
+        """
         raise NotImplementedError
 
     def env(self) -> Mapping[str, str]:

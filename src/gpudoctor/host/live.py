@@ -94,7 +94,7 @@ class LiveHost(Host):
         return real if os.path.lexists(real) else None
 
     # --- commands ------------------------------------------------------------
-    def run(self, argv: list[str] | tuple[str, ...], timeout_s: float) -> CommandResult:
+    def run(self, argv: list[str] | tuple[str, ...], timeout_s: float, key: str | None = None) -> CommandResult:
         argv = tuple(argv)
         # Under a temporary root an absolute program (a toolkit's bin/nvcc) is the root's own copy.
         program = (self._real(argv[0]), *argv[1:]) if argv and argv[0].startswith("/") else argv

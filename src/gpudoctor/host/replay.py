@@ -73,7 +73,7 @@ class RecordingHost(Host):
             self.snapshot["dirs"][path] = list(names)
         return names
 
-    def run(self, argv: list[str] | tuple[str, ...], timeout_s: float) -> CommandResult:
+    def run(self, argv: list[str] | tuple[str, ...], timeout_s: float, key: str | None = None) -> CommandResult:
         result = self.live.run(argv, timeout_s)
         if not result.missing:
             entry: dict[str, Any]
@@ -82,7 +82,7 @@ class RecordingHost(Host):
             else:
                 entry = {"rc": result.rc, "stdout": result.stdout, "stderr": result.stderr}
             with self._lock:
-                self.snapshot["commands"][command_key(argv)] = entry
+                self.snapshot["commands"][key or command_key(argv)] = entry
         return result
 
     def env(self) -> Mapping[str, str]:
@@ -222,9 +222,9 @@ class ReplayHost(Host):
         names = set(listing or ()) | self._children.get(real, set())
         return sorted(names)
 
-    def run(self, argv: list[str] | tuple[str, ...], timeout_s: float) -> CommandResult:
+    def run(self, argv: list[str] | tuple[str, ...], timeout_s: float, key: str | None = None) -> CommandResult:
         argv = tuple(argv)
-        entry = self.commands.get(command_key(argv))
+        entry = self.commands.get(key or command_key(argv))
         if entry is None:
             return CommandResult(argv, None, missing=True)
         if entry.get("timeout"):

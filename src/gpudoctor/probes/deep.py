@@ -59,7 +59,7 @@ print("GPUDOCTOR-JSON " + json.dumps(out))
 
 
 def introspect(host: Host, executable: str, framework: str, timeout_s: float) -> dict[str, Any]:
-    result = host.run([executable, "-c", SCRIPT, framework], timeout_s)
+    result = host.run([executable, "-c", SCRIPT, framework], timeout_s, key=f"gpudoctor-deep {framework}")
     if result.missing:
         return {"framework": framework, "error": f"no interpreter at {executable}"}
     if result.timed_out:
