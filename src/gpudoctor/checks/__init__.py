@@ -39,7 +39,7 @@ class Check:
 
 
 def all_checks() -> tuple[Check, ...]:
-    from gpudoctor.checks import cudnn, doctor, driver, frameworks, health, platform, toolkit
+    from gpudoctor.checks import cudnn, doctor, driver, frameworks, health, memory, platform, toolkit
 
     return (
         *driver.CHECKS,
@@ -48,6 +48,7 @@ def all_checks() -> tuple[Check, ...]:
         *cudnn.CHECKS,
         *frameworks.CHECKS,
         *health.CHECKS,
+        *memory.CHECKS,
         *doctor.CHECKS,
     )
 

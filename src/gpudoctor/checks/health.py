@@ -135,7 +135,7 @@ def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (ev(g.source, f"used {held} of {total} bytes"),),
             Remediation(
                 "Stop what holds the memory if it should not, or share the GPU deliberately (limit each framework's share).",
-                (f"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv -i {g.index}",),
+                ("gpudoctor memory", f"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv -i {g.index}"),
             ),
         )
 

@@ -1,0 +1,145 @@
+"""`gpudoctor memory` (who holds GPU memory) and `gpudoctor memory plan` (can these jobs share a GPU)."""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from typing import List, Optional
+
+import typer
+
+from gpudoctor.cli.common import make_host, stdout_console
+
+
+class OutputFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+_VIEW_HELP = (
+    "Who holds GPU memory: each GPU's and MIG instance's total, used and free memory, and every process "
+    "holding some (PID, user, memory, framework, command line). `gpudoctor memory plan` checks that jobs "
+    "fit on one GPU and prints the settings that hold each to its budget (docs/memory.md).\n\n"
+    "Exit status: 0 read, 1 a GPU is at least 25% held by processes (as gpu-memory-held), 2 usage error, "
+    "3 no GPU could be read. Only --format json is a stable contract."
+)
+_PLAN_HELP = (
+    "Check that jobs with memory budgets fit together on one GPU, and print per job the environment file and "
+    "code that hold it to its budget; with --isolate (or for a program no setting caps), the MIG profiles that "
+    "would hold the jobs in hardware.\n\n"
+    "Jobs are NAME=SIZE[:FRAMEWORK]: bert=5GiB:torch resnet=7GiB:tensorflow (GiB, MiB; GB, MB; framework "
+    "torch, tensorflow, jax or other).\n\n"
+    "Exit status: 0 the jobs fit, 1 they do not (the output says by how much and what would), 2 usage error, "
+    "3 no GPU could be read."
+)
+
+memory_app = typer.Typer(help=_VIEW_HELP, rich_markup_mode=None, invoke_without_command=True)
+
+
+def _fail(message: str, hint: str | None, code: int, output_format: OutputFormat, schema: str) -> None:
+    from gpudoctor.memory.render import error_document
+
+    if output_format is OutputFormat.json:
+        sys.stdout.write(json.dumps(error_document(schema, message, hint, code), indent=2, sort_keys=True) + "\n")
+    sys.stderr.write(f"gpudoctor: error: {message}\n")
+    if hint:
+        sys.stderr.write(f"hint: {hint}\n")
+    raise typer.Exit(code)
+
+
+def _read(replay: str | None, timeout_s: float, output_format: OutputFormat, schema: str):
+    """The host's memory view, or one clear sentence and exit 3."""
+    from gpudoctor.errors import GpudoctorError
+    from gpudoctor.memory.gather import read_memory
+    from gpudoctor.model import ExitCode
+
+    try:
+        host = make_host(replay)
+        view = read_memory(host, timeout_s)
+    except GpudoctorError as exc:
+        _fail(exc.message, exc.hint, ExitCode.ERROR, output_format, schema)
+    if view.problem:
+        _fail(view.problem, "gpudoctor check says why", ExitCode.ERROR, output_format, schema)
+    return host, view
+
+
+@memory_app.callback(invoke_without_command=True, help=_VIEW_HELP)
+def memory(
+    ctx: typer.Context,
+    watch: bool = typer.Option(False, "--watch", "-w", help="Redraw the view until Ctrl-C."),
+    interval: float = typer.Option(2.0, "--interval", min=0.0, metavar="SECONDS", help="Seconds between redraws with --watch."),
+    count: Optional[int] = typer.Option(None, "--count", min=1, metavar="N", help="With --watch: stop after N redraws."),
+    replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="Read a recorded snapshot instead of this machine."),
+    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.memory/1)."),
+    probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of NVML and nvidia-smi."),
+) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
+    from gpudoctor.memory import render
+    from gpudoctor.model import ExitCode
+
+    if watch and output_format is OutputFormat.json:
+        _fail("--watch draws the terminal view; for JSON run without --watch", None, ExitCode.USAGE, output_format, render.VIEW_SCHEMA)
+    host, view = _read(replay, probe_timeout, output_format, render.VIEW_SCHEMA)
+    code = ExitCode.FINDINGS if render.heavily_held(view) else ExitCode.OK
+    if output_format is OutputFormat.json:
+        sys.stdout.write(json.dumps(render.view_document(view, int(code)), indent=2, sort_keys=True) + "\n")
+        raise typer.Exit(int(code))
+    console = stdout_console()
+    if not watch:
+        for line in render.view_lines(view):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(int(code))
+    from gpudoctor.memory.gather import read_memory
+
+    first = [view]
+
+    def refresh():
+        # The view read above is the first frame: no second probe before anything is drawn.
+        return first.pop() if first else read_memory(host, probe_timeout)
+
+    render.watch(refresh, console, interval, iterations=count)
+    raise typer.Exit(int(ExitCode.OK))
+
+
+@memory_app.command("plan", help=_PLAN_HELP)
+def plan(
+    jobs: List[str] = typer.Argument(..., metavar="NAME=SIZE[:FRAMEWORK]...", help="The jobs and their budgets."),
+    gpu: int = typer.Option(0, "--gpu", min=0, metavar="N", help="The GPU they share (nvidia-smi's index)."),
+    isolate: bool = typer.Option(False, "--isolate", help="Budgets must hold in hardware: plan MIG instances."),
+    replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="Plan on a recorded snapshot instead of this machine."),
+    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.memory-plan/1)."),
+    probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of NVML and nvidia-smi."),
+    matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
+) -> None:
+    from gpudoctor.errors import GpudoctorError, UsageError
+    from gpudoctor.memory import render
+    from gpudoctor.memory.plan import make_plan, parse_jobs
+    from gpudoctor.model import ExitCode
+
+    try:
+        parsed = parse_jobs(jobs)
+    except UsageError as exc:
+        _fail(exc.message, exc.hint, ExitCode.USAGE, output_format, render.PLAN_SCHEMA)
+    _host, view = _read(replay, probe_timeout, output_format, render.PLAN_SCHEMA)
+    try:
+        from gpudoctor.matrix import load_matrix
+
+        the_plan = make_plan(view, gpu, parsed, isolate, load_matrix(matrix))
+    except UsageError as exc:
+        _fail(exc.message, exc.hint, ExitCode.USAGE, output_format, render.PLAN_SCHEMA)
+    except GpudoctorError as exc:
+        _fail(exc.message, exc.hint, ExitCode.ERROR, output_format, render.PLAN_SCHEMA)
+    code = ExitCode.OK if the_plan.ok else ExitCode.FINDINGS
+    if output_format is OutputFormat.json:
+        sys.stdout.write(json.dumps(render.plan_document(the_plan, int(code)), indent=2, sort_keys=True) + "\n")
+    else:
+        console = stdout_console()
+        for line in render.plan_lines(the_plan):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(int(code))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(memory_app, name="memory")
