@@ -113,18 +113,10 @@ def runs_on(archs: Iterable[str], cc: str) -> bool | None:
 
 
 def _best_torch_variant(facts: Facts, ctx: Context, torch_version: str) -> str | None:
-    """The newest CUDA variant of this PyTorch release that this driver runs, as its index tag."""
-    rel = ctx.matrix.torch_release(torch_version)
-    if rel is None:
-        return None
-    driver = facts.driver.version
-    candidates = sorted(rel.variants.values(), key=lambda v: vkey(v.cuda), reverse=True)
-    for v in candidates:
-        if not v.tag.startswith("cu"):
-            continue
-        if driver is None or ctx.matrix.driver_supports_cuda(driver, v.cuda, os_name(facts)).ok:
-            return v.tag
-    return None
+    """The CUDA variant of this PyTorch release that fits this machine best (driver, every GPU, Python), as its index tag."""
+    from gpudoctor.install.plan import torch_variant_for  # local: install.plan imports the checks
+
+    return torch_variant_for(facts, ctx, torch_version)
 
 
 def torch_reinstall(facts: Facts, ctx: Context, torch_version: str) -> tuple[str, ...]:
@@ -136,19 +128,14 @@ def torch_reinstall(facts: Facts, ctx: Context, torch_version: str) -> tuple[str
 
 
 def torch_for_machine(facts: Facts, ctx: Context) -> tuple[str, ...]:
-    """The newest PyTorch build whose CUDA this driver runs and that has kernels for every GPU here."""
-    driver = facts.driver.version
-    ccs = [cc for cc in (gpu_cc(g, ctx) for g in facts.driver.gpus) if cc]
-    for rel in sorted(ctx.matrix.torch_releases, key=lambda r: vkey(r.version), reverse=True):
-        for v in sorted(rel.variants.values(), key=lambda v: vkey(v.cuda), reverse=True):
-            if not v.tag.startswith("cu"):
-                continue
-            if driver and not ctx.matrix.driver_supports_cuda(driver, v.cuda, os_name(facts)).ok:
-                continue
-            if any(v.runs_on(cc) is False for cc in ccs):
-                continue
-            return (pip(facts, "install", "--force-reinstall", f"'torch=={rel.version}.*'", "--index-url", f"{TORCH_INDEX}/{v.tag}"),)
-    return ("# no PyTorch release in the matrix fits this driver and GPU: upgrade the driver first",)
+    """The newest PyTorch build whose CUDA this driver runs and that has kernels for every GPU here (gpudoctor install's choice)."""
+    from gpudoctor.install.plan import newest_torch  # local: install.plan imports the checks
+
+    best = newest_torch(facts, ctx)
+    if best is None:
+        return ("# no PyTorch release in the matrix fits this driver and GPU: upgrade the driver first",)
+    release, tag = best
+    return (pip(facts, "install", "--force-reinstall", f"'torch=={release}.*'", "--index-url", f"{TORCH_INDEX}/{tag}"),)
 
 
 # --- checks ------------------------------------------------------------------------

@@ -63,7 +63,7 @@ def _register() -> None:
     if _registered:
         return
     _registered = True
-    from gpudoctor.cli import bench, check, explain, matrix, memory, report, snapshot, switch_cuda
+    from gpudoctor.cli import bench, check, explain, install, matrix, memory, report, snapshot, switch_cuda
 
     check.register(app)
     snapshot.register(app)
@@ -72,6 +72,7 @@ def _register() -> None:
     switch_cuda.register(app)
     bench.register(app)
     report.register(app)
+    install.register(app)
     memory.register(app)
 
 

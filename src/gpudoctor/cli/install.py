@@ -1,0 +1,183 @@
+"""`gpudoctor install` and `gpudoctor fix`: wiring only. The choice lives in gpudoctor.install.plan,
+the running in gpudoctor.install.apply, the fixes in gpudoctor.install.fix (docs/install.md)."""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from typing import List, Optional
+
+import typer
+
+from gpudoctor.model import ExitCode
+
+INSTALL_HELP = (
+    "Install the PyTorch, TensorFlow or JAX build that fits this machine: the newest (or the VERSION asked) whose "
+    "CUDA the driver runs and that has kernels for every GPU, for this Python and OS. Prints the plan with its "
+    "reasons and the exact commands; runs them only after confirmation (--yes for scripts), then probes again, "
+    "importing the framework, and says whether the GPU is usable.\n\n"
+    "Exit status: 0 installed and the GPU is usable, or the plan printed (--dry-run, --replay); 1 no build fits, "
+    "declined at the prompt, or installed but the GPU is not usable (the findings say why); 2 usage error, or no "
+    "terminal to ask on and no --yes; 3 a command failed, or gpudoctor itself did."
+)
+FIX_HELP = (
+    "Offer the safe automatic fixes of the current findings, one by one: reinstall a framework build that does not "
+    "fit, switch the CUDA toolkit (/usr/local/cuda), set an allocator variable in a file you name (--env-file). "
+    "Each is confirmed (--yes for all), run, and verified.\n\n"
+    "Exit status: 0 every fix offered was applied and verified (or there was none); 1 one was declined, needs you "
+    "(the reason is printed), or did not verify; 2 usage error, or no terminal to ask on and no --yes; 3 a fix failed."
+)
+
+
+class Framework(str, enum.Enum):
+    torch = "torch"
+    tensorflow = "tensorflow"
+    jax = "jax"
+
+
+class Installer(str, enum.Enum):
+    pip = "pip"
+    uv = "uv"
+
+
+class Format(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+def _probe_options(probe_timeout: float, python: str | None):
+    from gpudoctor.probes import ProbeOptions
+
+    return ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python)
+
+
+def _terminal() -> bool:
+    return sys.stdin.isatty()
+
+
+def confirm(question: str, yes: bool) -> bool:
+    """True to go ahead. Without --yes a terminal must be there to ask on (exit 2 otherwise)."""
+    if yes:
+        return True
+    if not _terminal():
+        typer.echo(
+            "gpudoctor: error: not running anything without asking, and there is no terminal to ask on\n"
+            "hint: rerun with --yes to go ahead, or with --dry-run to see the plan only",
+            err=True,
+        )
+        raise typer.Exit(ExitCode.USAGE)
+    return typer.confirm(question, default=False)
+
+
+def _emit_json(doc: dict, code: int) -> None:
+    doc["exit_code"] = int(code)
+    sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def _install(framework, version, python, replay, yes, dry_run, reinstall, use, index_url, pip_args, output_format, probe_timeout, matrix) -> None:
+    from gpudoctor.checks import Context
+    from gpudoctor.cli.common import make_host
+    from gpudoctor.errors import GpudoctorError, UsageError
+    from gpudoctor.install.apply import render_verification, run_steps, verify
+    from gpudoctor.install.environment import read_env
+    from gpudoctor.install.plan import Options, plan_install
+    from gpudoctor.install.render import render_plan
+    from gpudoctor.probes import run_probes
+
+    if replay and yes:
+        raise typer.BadParameter("--replay plans for a recorded machine and never installs; drop --yes", param_hint="--yes")
+    as_json = output_format is Format.json
+    host = make_host(replay)
+    facts = run_probes(host, _probe_options(probe_timeout, python))
+    env = read_env(host, facts)
+    if python and env.python is None:
+        why = getattr(facts.frameworks.python, "reason", None) or getattr(facts.frameworks.python, "message", "")
+        raise GpudoctorError(f"cannot use --python {python}: {why}", "give the interpreter of the environment to install into")
+    if use is Installer.uv and env.uv is None:
+        from dataclasses import replace
+
+        uv = host.which("uv")
+        if uv is None and not replay:
+            raise typer.BadParameter("uv is not on PATH", param_hint="--use")
+        env = replace(env, uv=uv or "uv")
+    ctx = Context(matrix)
+    options = Options(reinstall=reinstall, installer=use.value if use else None, index_url=index_url, extra_args=tuple(pip_args))
+    try:
+        plan = plan_install(facts, ctx, framework.value, version, env=env, options=options)
+    except UsageError as exc:
+        raise typer.BadParameter(exc.message + (f" ({exc.hint})" if exc.hint else ""), param_hint="VERSION") from None
+    doc = {"plan": plan.to_json(), "replay": bool(replay), "ran": [], "verification": None}
+    if not as_json:
+        sys.stdout.write(render_plan(plan, replay=bool(replay)))
+    if replay or dry_run or not plan.fits or not plan.steps:
+        code = ExitCode.OK if plan.fits else ExitCode.FINDINGS
+        if as_json:
+            _emit_json(doc, code)
+        elif dry_run and plan.steps:
+            typer.echo("dry run: nothing was run")
+        raise typer.Exit(int(code))
+    if not env.python:
+        raise GpudoctorError("no Python environment to install into was found", "name its interpreter: --python PATH")
+    if not confirm(f"Run {'this command' if len(plan.steps) == 1 else f'these {len(plan.steps)} commands'}?", yes):
+        typer.echo("nothing was run", err=True)
+        raise typer.Exit(1)
+    out = sys.stderr if as_json else sys.stdout  # JSON keeps stdout for the one document
+    ran = run_steps(plan.steps, out)
+    doc["ran"] = [{"argv": list(r.argv), "rc": r.rc} for r in ran]
+    if ran[-1].rc != 0:
+        out.write(f"gpudoctor: the command failed (exit status {ran[-1].rc}); nothing after it was run\n")
+        if plan.undo:
+            out.write("to go back to what was installed before: " + " ; ".join(plan.undo) + "\n")
+        if as_json:
+            _emit_json(doc, ExitCode.ERROR)
+        raise typer.Exit(ExitCode.ERROR)
+    out.write("checking: probing again and importing the framework in a subprocess ...\n")
+    v = verify(plan, host, _probe_options(probe_timeout, env.python), ctx)
+    doc["verification"] = v.to_json()
+    code = ExitCode.OK if (v.usable and v.matches) else ExitCode.FINDINGS
+    if as_json:
+        _emit_json(doc, code)
+    else:
+        sys.stdout.write(render_verification(plan, v))
+    raise typer.Exit(int(code))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("install", help=INSTALL_HELP)
+    def install(
+        framework: Framework = typer.Argument(..., metavar="FRAMEWORK", help="torch, tensorflow or jax."),
+        version: Optional[str] = typer.Argument(None, metavar="[VERSION]", help="2.5, 2.5.1 or 2.5.1+cu124 (torch); 2.15 (tensorflow); 0.4.38 or 0.6 (jax). Default: the newest that fits."),
+        python: Optional[str] = typer.Option(None, "--python", metavar="PATH", help="The interpreter of the environment to install into (default: the active virtualenv or conda env, else python3 on PATH)."),
+        replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="Plan for a recorded snapshot instead of this machine; never installs."),
+        yes: bool = typer.Option(False, "--yes", "-y", help="Run the plan without asking."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; run nothing."),
+        reinstall: bool = typer.Option(False, "--reinstall", help="Install even when the chosen build is installed already."),
+        use: Optional[Installer] = typer.Option(None, "--use", help="The installer to run: pip, or uv (default: uv where it manages an environment without pip)."),
+        index_url: Optional[str] = typer.Option(None, "--index-url", metavar="URL", help="Install from this package index (a mirror); for PyTorch, {variant} in it becomes the CUDA variant (cu126)."),
+        pip_args: List[str] = typer.Option([], "--pip-arg", metavar="ARG", help="An extra argument for the install command (repeatable), e.g. --pip-arg=--no-deps."),
+        output_format: Format = typer.Option(Format.text, "--format", "-f", help="text, or json (one document on stdout; the commands' output goes to stderr)."),
+        probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
+        matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
+    ) -> None:
+        _install(framework, version, python, replay, yes, dry_run, reinstall, use, index_url, pip_args, output_format, probe_timeout, matrix)
+
+    @app.command("fix", help=FIX_HELP)
+    def fix(
+        python: Optional[str] = typer.Option(None, "--python", metavar="PATH", help="The interpreter of the environment to check and fix."),
+        env_file: Optional[str] = typer.Option(None, "--env-file", metavar="FILE", help="Where an allocator variable may be written (your shell's rc file, or a .env file)."),
+        replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="List the fixes for a recorded snapshot; never changes anything."),
+        yes: bool = typer.Option(False, "--yes", "-y", help="Apply every fix without asking."),
+        dry_run: bool = typer.Option(False, "--dry-run", help="List the fixes; change nothing."),
+        probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
+        matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
+    ) -> None:
+        from gpudoctor.install.fix_run import run_fix
+
+        if replay and yes:
+            raise typer.BadParameter("--replay lists fixes for a recorded machine and never changes it; drop --yes", param_hint="--yes")
+        code = run_fix(
+            _probe_options(probe_timeout, python), env_file=env_file, replay=replay, dry_run=dry_run, matrix=matrix,
+            ask=lambda question: confirm(question, yes),
+        )
+        raise typer.Exit(code)

@@ -1,0 +1,242 @@
+"""`gpudoctor fix`: the current findings' fixes that have a safe automatic form, each one a plan.
+
+Three kinds, and nothing else:
+- reinstall a framework build (an install plan: the installed release when a build of it fits,
+  else the newest that does);
+- switch the system CUDA toolkit (/usr/local/cuda) through gpudoctor.switch_cuda, where the link
+  is what makes the wrong toolkit active and an installed toolkit fits the driver and GPUs;
+- set an allocator variable in a file the user names (stop JAX or TensorFlow from grabbing memory
+  of a GPU that other processes hold).
+`propose` is pure; `apply_env` is the only writer here (the others go through `apply`/switch_cuda).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from gpudoctor.checks import Context
+from gpudoctor.errors import UnsafeOperation, UsageError
+from gpudoctor.facts import Facts, Toolkit
+from gpudoctor.install.model import TITLES, TargetEnv
+from gpudoctor.install.plan import Options, plan_install
+from gpudoctor.model import Finding, Severity
+from gpudoctor.probed import value_or_none
+from gpudoctor.versions import major, major_minor, vkey
+
+REINSTALL_CODES = (
+    "framework-cpu-build", "framework-driver-too-old", "framework-arch-unsupported", "framework-cuda-libs-missing",
+    "jax-plugin-mismatch", "cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch",
+)
+# The build is right but broken in place (a --no-deps install, a stray wheel): reinstall the same one.
+SAME_BUILD_CODES = ("framework-cuda-libs-missing", "cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch")
+SWITCH_CODES = ("cuda-link-dangling", "toolkit-newer-than-driver", "toolkit-arch-unsupported", "toolkit-torch-major-mismatch")
+# Preallocating frameworks and the variable (with the value) that makes them allocate on demand
+# (compat_matrix/memory_settings.toml): the fix for a GPU whose memory others hold.
+PREALLOCATION_OFF = {"jax": ("XLA_PYTHON_CLIENT_PREALLOCATE", "false"), "tensorflow": ("TF_FORCE_GPU_ALLOW_GROWTH", "true")}
+_EXPORT = re.compile(r"^\s*export\s+([A-Z][A-Z0-9_]*)=(\S+)\s*$")
+LINK = "/usr/local/cuda"
+
+
+@dataclass(frozen=True)
+class Fix:
+    kind: str  # reinstall, switch-cuda, env
+    title: str
+    codes: tuple[str, ...]  # the findings it answers
+    payload: Any  # Plan, SwitchPlan, or EnvSetting
+    blocked: str | None = None  # why it cannot run automatically
+    manual: tuple[str, ...] = ()  # what to do instead
+
+
+@dataclass(frozen=True)
+class EnvSetting:
+    name: str
+    value: str
+    path: str | None  # the file the user named (--env-file); None: not named
+    why: str
+
+    def line(self) -> str:
+        base = os.path.basename(self.path or "")
+        if base.endswith(".fish"):
+            return f"set -gx {self.name} {self.value}"
+        if base == ".env" or base.endswith(".env"):
+            return f"{self.name}={self.value}"
+        return f"export {self.name}={self.value}"
+
+
+def framework_of(finding: Finding) -> str | None:
+    text = finding.title.lower()
+    for word, fw in (("pytorch", "torch"), ("tensorflow", "tensorflow"), ("jax", "jax")):
+        if word in text:
+            return fw
+    return None
+
+
+def _current_version(facts: Facts, framework: str) -> str | None:
+    """The installed version without its local tag (2.2.1, not 2.2.1+cu121): reinstalling keeps the user's release."""
+    value = value_or_none(getattr(facts.frameworks, framework))
+    if value is None:
+        return None
+    version = value.jax if framework == "jax" else value.version
+    return version.split("+", 1)[0] if version else None
+
+
+def _reinstall(facts: Facts, ctx: Context, env: TargetEnv, framework: str, codes: tuple[str, ...]) -> Fix:
+    same_build = any(c in SAME_BUILD_CODES for c in codes)
+    current = _current_version(facts, framework)
+    plans = []
+    for requested in ([current] if current else []) + [None]:
+        try:
+            plan = plan_install(facts, ctx, framework, requested, env=env)
+        except UsageError:  # an installed version the matrix does not know (or a pre-release): plan the newest instead
+            continue
+        if plan.already and same_build:
+            plan = plan_install(facts, ctx, framework, requested, env=env, options=Options(reinstall=True))
+        plans.append(plan)
+        if plan.fits and plan.steps and not plan.manual:
+            return Fix("reinstall", f"reinstall {plan.chosen.build.label}", codes, plan)
+    last = plans[-1] if plans else None
+    why = f"no {TITLES[framework]} build fits this machine without manual steps"
+    manual = (last.manual or last.upgrade) if last else ()
+    return Fix("reinstall", f"reinstall {TITLES[framework]}", codes, last, blocked=why, manual=tuple(manual))
+
+
+def _link_decides(facts: Facts, code: str) -> bool:
+    """Whether re-pointing /usr/local/cuda changes what the finding is about (not an nvcc elsewhere on PATH, not CUDA_HOME)."""
+    if code == "cuda-link-dangling":
+        return True
+    nvcc = facts.toolkits.nvcc_on_path
+    through_link = nvcc is None or nvcc.startswith(LINK + "/")
+    if code == "toolkit-torch-major-mismatch":
+        env = facts.platform.env
+        return through_link and not (env.get("CUDA_HOME") or env.get("CUDA_PATH"))
+    return through_link
+
+
+def switch_target(facts: Facts, ctx: Context, codes: Sequence[str]) -> Toolkit | None:
+    """The newest complete toolkit the driver runs fully and that can build for every GPU (and of torch's major when that is the complaint)."""
+    from gpudoctor.checks.toolkit import gpu_cc
+
+    ccs = [cc for cc in (gpu_cc(g, ctx) for g in facts.driver.gpus) if cc]
+    driver_cuda = facts.driver.cuda_version
+    ok = [
+        t for t in facts.toolkits.toolkits
+        if t.complete and t.version
+        and (driver_cuda is None or vkey(major_minor(t.version)) <= vkey(driver_cuda))
+        and all(ctx.matrix.cuda_can_target(t.version, cc) is not False for cc in ccs)
+    ]
+    torch = value_or_none(facts.frameworks.torch)
+    if "toolkit-torch-major-mismatch" in codes and torch is not None and torch.cuda:
+        ok = [t for t in ok if major(t.version) == major(torch.cuda)]
+    return max(ok, key=lambda t: vkey(t.version)) if ok else None
+
+
+def _switch(facts: Facts, ctx: Context, codes: tuple[str, ...], is_root: bool, alternatives) -> Fix | None:
+    from gpudoctor import switch_cuda as sc
+
+    codes = tuple(c for c in codes if _link_decides(facts, c))
+    if not codes:
+        return None
+    target = switch_target(facts, ctx, codes)
+    if target is None or facts.toolkits.link.resolved == target.root:
+        return None
+    plan = sc.plan_switch(facts, target.root, sc.SYSTEM, is_root=is_root, rerun_argv=("gpudoctor", "switch-cuda", target.root), alternatives=alternatives)
+    title = f"switch {LINK} to CUDA {target.version} ({target.root})"
+    if plan.refusal:
+        return Fix("switch-cuda", title, codes, plan, blocked=plan.refusal, manual=plan.manual)
+    return Fix("switch-cuda", title, codes, plan)
+
+
+def _env_settings(facts: Facts, findings: Sequence[Finding], ctx: Context, env_file: str | None) -> list[tuple[EnvSetting, str]]:
+    have = facts.platform.env
+    out: dict[str, tuple[EnvSetting, str]] = {}
+    controls = {c.name for m in ctx.matrix.memory for c in m.controls if c.kind == "env"}
+    for f in findings:
+        if f.code == "gpu-memory-held":
+            for fw, (name, value) in PREALLOCATION_OFF.items():
+                if value_or_none(getattr(facts.frameworks, fw)) is not None and name not in have:
+                    why = f"{TITLES[fw]} preallocates GPU memory that other processes hold: allocate on demand instead"
+                    out.setdefault(name, (EnvSetting(name, value, env_file, why), f.code))
+        # Any finding that asks for an allocator variable the matrix knows: its first `export NAME=VALUE`
+        # (the later ones are alternatives, such as a memory fraction instead of no preallocation).
+        for cmd in f.remediation.commands if f.remediation else ():
+            m = _EXPORT.match(cmd)
+            if m and m.group(1) in controls:
+                if m.group(1) not in have:
+                    out.setdefault(m.group(1), (EnvSetting(m.group(1), m.group(2), env_file, f.title), f.code))
+                break
+    return list(out.values())
+
+
+def propose(facts: Facts, findings: Sequence[Finding], ctx: Context, *, env: TargetEnv, env_file: str | None = None,
+            is_root: bool = False, alternatives=None) -> list[Fix]:
+    fixes: list[Fix] = []
+    serious = [f for f in findings if f.severity >= Severity.WARNING]
+    by_framework: dict[str, list[str]] = {}
+    for f in serious:
+        fw = framework_of(f) if f.code in REINSTALL_CODES else None
+        if fw and f.code not in by_framework.setdefault(fw, []):
+            by_framework[fw].append(f.code)
+    for fw, codes in by_framework.items():
+        fixes.append(_reinstall(facts, ctx, env, fw, tuple(codes)))
+    switch_codes = tuple(dict.fromkeys(f.code for f in serious if f.code in SWITCH_CODES))
+    if switch_codes:
+        fix = _switch(facts, ctx, switch_codes, is_root, alternatives)
+        if fix:
+            fixes.append(fix)
+    for setting, code in _env_settings(facts, findings, ctx, env_file):
+        title = f"set {setting.name}={setting.value}" + (f" in {setting.path}" if setting.path else "")
+        if setting.path is None:
+            fixes.append(Fix("env", title, (code,), setting, blocked="no file named to write it to",
+                             manual=(f"rerun with --env-file FILE (your shell's rc file, or a .env file), or add: {setting.line()}",)))
+        else:
+            fixes.append(Fix("env", title, (code,), setting))
+    return fixes
+
+
+# --- the env file ------------------------------------------------------------------------
+
+
+def _assigns(line: str, name: str) -> bool:
+    return re.match(rf"^\s*(export\s+|set\s+-gx\s+)?{re.escape(name)}(=|\s)", line) is not None
+
+
+def apply_env(setting: EnvSetting) -> str:
+    """Add the setting to the named file; refuse to change a line the user wrote. Returns what happened."""
+    assert setting.path
+    path = os.path.expanduser(setting.path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        text = ""
+    wanted = setting.line()
+    for line in text.splitlines():
+        if _assigns(line, setting.name):
+            if line.strip() == wanted:
+                return f"{path} already has: {wanted}"
+            raise UnsafeOperation(f"{path} already sets {setting.name} ({line.strip()}); left as it is", f"change it by hand to: {wanted}")
+    sep = "" if not text or text.endswith("\n") else "\n"
+    new = f"{text}{sep}# {setting.why} (gpudoctor fix)\n{wanted}\n"
+    # Written next to it and renamed over it: the file is whole at every instant.
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".gpudoctor-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(new)
+        if os.path.exists(path):
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return f"added to {path}: {wanted}"
+
+
+def verify_env(setting: EnvSetting) -> bool:
+    with open(os.path.expanduser(setting.path or ""), encoding="utf-8") as fh:
+        return setting.line() in (line.strip() for line in fh)

@@ -1,0 +1,119 @@
+"""The `gpudoctor fix` session: diagnose, list the fixes, and for each one ask, apply, verify, report."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import IO, Callable
+
+from gpudoctor.checks import Context
+from gpudoctor.errors import GpudoctorError
+from gpudoctor.install import fix as fx
+from gpudoctor.model import ExitCode, Severity
+from gpudoctor.probes import ProbeOptions
+
+
+def describe(fix: fx.Fix) -> list[str]:
+    if fix.kind == "reinstall" and fix.payload is not None and not fix.blocked:
+        return ["  $ " + shlex.join(s.argv) for s in fix.payload.steps]
+    if fix.kind == "switch-cuda" and not fix.blocked:
+        return ["  the same by hand: " + " && ".join(fix.payload.commands())]
+    if fix.kind == "env":
+        s = fix.payload
+        return [f"  {s.why}", f"  line: {s.line()}" + (f"  (appended to {s.path})" if s.path else "")]
+    return []
+
+
+def _apply_reinstall(fix: fx.Fix, host, options: ProbeOptions, ctx: Context, out: IO[str]) -> tuple[bool, str]:
+    from gpudoctor.install.apply import render_verification, run_steps, verify
+
+    plan = fix.payload
+    ran = run_steps(plan.steps, out)
+    if ran[-1].rc != 0:
+        back = ("; to go back: " + " ; ".join(plan.undo)) if plan.undo else ""
+        raise GpudoctorError(f"the command failed (exit status {ran[-1].rc}){back}")
+    v = verify(plan, host, options, ctx)
+    out.write(render_verification(plan, v))
+    left = [f for f in v.findings if f.code in fix.codes and fx.framework_of(f) == plan.framework]
+    return bool(v.usable and v.matches and not left), ("fixed" if not left else "still found: " + ", ".join(f.code for f in left))
+
+
+def _apply_switch(fix: fx.Fix, host, options: ProbeOptions, ctx: Context, out: IO[str]) -> tuple[bool, str]:
+    from gpudoctor import switch_cuda as sc
+    from gpudoctor.checks import run_checks
+    from gpudoctor.probes import run_probes
+
+    plan = fix.payload
+    sc.apply_switch(plan, host.root)
+    sc.verify_switch(plan, host, options.probe_timeout_s)
+    out.write(f"  done: {sc.LINK} -> {plan.target.root} (CUDA {plan.target.version}); to undo: {' ; '.join(plan.undo())}\n")
+    findings, _ = run_checks(run_probes(host, options), ctx=ctx)
+    left = sorted({f.code for f in findings if f.code in fix.codes and f.severity >= Severity.WARNING})
+    return not left, ("fixed" if not left else "still found: " + ", ".join(left))
+
+
+def _apply_env(fix: fx.Fix, out: IO[str]) -> tuple[bool, str]:
+    out.write(f"  {fx.apply_env(fix.payload)}\n")
+    ok = fx.verify_env(fix.payload)
+    return ok, (f"set for new shells (this one: source {fix.payload.path})" if ok else "the line is not in the file")
+
+
+def run_fix(options: ProbeOptions, *, env_file: str | None, replay: str | None, dry_run: bool, matrix: str | None,
+            ask: Callable[[str], bool], out: IO[str] | None = None) -> int:
+    from gpudoctor import switch_cuda as sc
+    from gpudoctor.cli.common import make_host
+    from gpudoctor.doctor import diagnose
+    from gpudoctor.install.environment import read_env
+
+    out = out or sys.stdout  # looked up now: a test runner may have replaced it since import
+    host = make_host(replay)
+    report = diagnose(host, options, matrix)
+    facts, findings = report.facts, report.findings
+    ctx = Context(matrix)
+    live = replay is None
+    link = facts.toolkits.link
+    fixes = fx.propose(
+        facts, findings, ctx, env=read_env(host, facts), env_file=env_file,
+        is_root=live and sc.may_change_link(host, link),
+        alternatives=sc.query_alternatives(host.root, link) if live else None,
+    )
+    serious = [f for f in findings if f.severity >= Severity.WARNING]
+    if not fixes:
+        out.write(
+            f"{len(serious)} finding(s) at warning or above; none has a safe automatic fix (gpudoctor check shows what to do)\n"
+            if serious else "nothing to fix: no finding at warning or above\n"
+        )
+        return int(ExitCode.FINDINGS if serious else ExitCode.OK)
+    status = ExitCode.OK
+    for i, fix in enumerate(fixes, 1):
+        out.write(f"[{i}/{len(fixes)}] {fix.title} (for {', '.join(fix.codes)})\n")
+        out.writelines(line + "\n" for line in describe(fix))
+        if fix.blocked:
+            out.write(f"  needs you: {fix.blocked}\n")
+            out.writelines(f"    {m}\n" for m in fix.manual)
+            status = max(status, ExitCode.FINDINGS)
+            continue
+        if not live or dry_run:
+            continue
+        if not ask("Apply this fix?"):
+            out.write("  skipped\n")
+            status = max(status, ExitCode.FINDINGS)
+            continue
+        try:
+            if fix.kind == "reinstall":
+                ok, said = _apply_reinstall(fix, host, options, ctx, out)
+            elif fix.kind == "switch-cuda":
+                ok, said = _apply_switch(fix, host, options, ctx, out)
+            else:
+                ok, said = _apply_env(fix, out)
+        except GpudoctorError as exc:
+            out.write(f"  failed: {exc.message}\n" + (f"  hint: {exc.hint}\n" if exc.hint else ""))
+            status = ExitCode.ERROR
+            continue
+        out.write(f"  {'verified' if ok else 'NOT verified'}: {said}\n")
+        if not ok:
+            status = max(status, ExitCode.FINDINGS)
+    if not live or dry_run:
+        out.write("dry run: nothing changed\n" if live else "a snapshot is never changed: nothing was applied\n")
+        return int(ExitCode.OK)
+    return int(status)

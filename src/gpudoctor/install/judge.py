@@ -1,0 +1,110 @@
+"""The rules every build is held to, whatever the framework: Python, driver, GPU kernels. Pure.
+
+Kernels: a cubin for X.y runs on X.z with z >= y (same major only); PTX for a capability at or
+below the GPU's is JIT-compiled by the driver, which needs a driver that fully supports the CUDA
+the PTX came from (minor-version compatibility cannot JIT newer PTX: cuda-compat-guide).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from gpudoctor.install.model import Judgement, Machine
+from gpudoctor.matrix import normalize_cc, spec_contains
+from gpudoctor.versions import major, major_minor
+
+
+def sm(cc: str) -> str:
+    return "sm_" + cc.replace(".", "")
+
+
+def _cc_key(cc: str) -> tuple[int, int]:
+    a, b = cc.split(".")
+    return int(a), int(b)
+
+
+def kernel_route(arch: Iterable[str], ptx: Iterable[str], cc: str) -> tuple[str, str | None]:
+    """How a build runs on `cc`: ("cubin", "8.0"), ("ptx", "9.0"), ("none", None), or ("unknown", None)."""
+    cubins = [c for c in (normalize_cc(a) for a in arch) if c]
+    ptxs = [c for c in (normalize_cc(p) for p in ptx) if c]
+    if not cubins and not ptxs:
+        return "unknown", None
+    want = _cc_key(cc)
+    same_major = [c for c in cubins if _cc_key(c)[0] == want[0] and _cc_key(c) <= want]
+    if same_major:
+        return "cubin", max(same_major, key=_cc_key)
+    lower = [p for p in ptxs if _cc_key(p) <= want]
+    if lower:
+        return "ptx", max(lower, key=_cc_key)
+    return "none", None
+
+
+def describe_kernels(arch: Sequence[str], ptx: Sequence[str]) -> str:
+    cubins = ", ".join(sm(normalize_cc(a) or a) for a in arch) or "no cubins"
+    ptxs = ", ".join("compute_" + (normalize_cc(p) or p).replace(".", "") for p in ptx)
+    return f"{cubins} and PTX {ptxs}" if ptxs else f"{cubins}, no PTX"
+
+
+def judge_python(machine: Machine, spec: str, experimental: Sequence[str], what: str) -> Judgement:
+    py = machine.python
+    if not py:
+        return Judgement("python", True, f"no Python environment was seen, so Python {spec} was not checked", note=True)
+    if spec_contains(spec, py):
+        return Judgement("python", True, f"Python {py} is within {what}'s {spec}")
+    # "3.13t" entries are free-threaded builds, which the probe cannot tell apart: only plain ones count.
+    if major_minor(py) in [e for e in experimental if not e.endswith("t")]:
+        return Judgement("python", True, f"{what} supports Python {major_minor(py)} only experimentally", note=True)
+    return Judgement("python", False, f"supports Python {spec}, not {py}")
+
+
+def judge_driver(matrix, machine: Machine, cuda: str) -> tuple[Judgement, bool | None]:
+    """(the judgement, whether the driver fully supports `cuda`; None when no driver was seen)."""
+    driver = machine.driver
+    if not driver:
+        return Judgement("driver", True, f"no NVIDIA driver was seen, so CUDA {cuda} was not checked against one", note=True), None
+    v = matrix.driver_supports_cuda(driver, cuda, machine.os)
+    up_to = f"driver {driver} runs CUDA up to {machine.driver_cuda or '?'}"
+    if v.ok and v.via == "full":
+        need = f" (needs >= {v.needed})" if v.needed else ""
+        return Judgement("driver", True, f"driver {driver} runs CUDA {cuda} fully{need}"), True
+    if v.ok:
+        text = (
+            f"{up_to}; CUDA {cuda} runs only through CUDA {major(cuda)} minor-version compatibility (>= {v.floor})"
+            + (f"; full support needs >= {v.needed}" if v.needed else "")
+        )
+        return Judgement("driver", True, text, note=True, needs=v.needed), False
+    if not v.known:
+        return Judgement("driver", False, f"CUDA {cuda} is not in the compatibility matrix: cannot tell whether this driver runs it"), False
+    # The lowest driver that would run it: the major's compatibility floor when there is one.
+    need = v.floor or v.needed
+    full = f" (>= {v.needed} for full support)" if v.needed and v.needed != need else ""
+    return Judgement("driver", False, f"needs driver >= {need} for CUDA {cuda}{full}; {up_to}", needs=need), False
+
+
+def judge_kernels(machine: Machine, arch: Sequence[str], ptx: Sequence[str], driver_full: bool | None, cuda: str | None) -> list[Judgement]:
+    out = []
+    for g in machine.gpus:
+        if not g.cc:
+            out.append(Judgement("gpu", True, f"{g.describe()}: compute capability unknown, kernels not checked", note=True))
+            continue
+        route, via = kernel_route(arch, ptx, g.cc)
+        if route == "unknown":
+            out.append(Judgement("gpu", True, f"the matrix does not list this build's GPU architectures: kernels for {g.sm} not checked", note=True))
+        elif route == "cubin":
+            out.append(Judgement("gpu", True, f"has kernels for {g.describe()}" + ("" if via == g.cc else f": its {sm(via)} cubins run there")))
+        elif route == "ptx":
+            if driver_full is False:
+                out.append(Judgement(
+                    "gpu", False,
+                    f"no cubin for {g.describe()}: only compute_{via.replace('.', '')} PTX, which the driver must JIT-compile, "
+                    f"and a driver running CUDA {cuda} through minor-version compatibility cannot",
+                ))
+            else:
+                out.append(Judgement(
+                    "gpu", True,
+                    f"no cubin for {g.describe()}: the driver JIT-compiles its compute_{via.replace('.', '')} PTX (slow first start)",
+                    note=True,
+                ))
+        else:
+            out.append(Judgement("gpu", False, f"no kernels for {g.describe()}: the build carries {describe_kernels(arch, ptx)}"))
+    return out

@@ -1,0 +1,158 @@
+"""JAX builds: per matrix row (which applies from its version up to the next row) and CUDA major.
+
+From 0.4.30 GPU support is a plugin pair from PyPI (`jax[cudaNN]`); before, a CUDA jaxlib from
+JAX's own release page (`jax[cudaNN_pip]` with --find-links) was the way for majors without a
+plugin. Linux only (compat_matrix/jax.toml).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.install.judge import judge_driver, judge_kernels, judge_python
+from gpudoctor.install.model import Build, Candidate, Judgement, Machine
+from gpudoctor.matrix import spec_contains, version_key, version_parts
+
+FIND_LINKS = "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"
+_REQUEST = re.compile(r"^\d+\.\d+(\.\d+)?$")
+_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
+
+
+def _rows(matrix):
+    return sorted(matrix.jax_releases, key=lambda r: version_key(r.version))
+
+
+def _ranges(matrix, requested: str | None) -> list[tuple[object, str]]:
+    """[(row, pin)] newest first: the rows a request covers and the version range each installs."""
+    from gpudoctor.errors import UsageError
+
+    rows = _rows(matrix)
+    bounds = {r.version: (rows[i + 1].version if i + 1 < len(rows) else None) for i, r in enumerate(rows)}
+    if not requested:
+        return [(r, f">={r.version},<{bounds[r.version]}" if bounds[r.version] else f">={r.version}") for r in reversed(rows)]
+    req = requested.strip()
+    if not _REQUEST.match(req):
+        raise UsageError(f"not a JAX version: {requested!r}", "give one as pip would: 0.4.38, or a series: 0.6")
+    parts = version_parts(req)
+    first = rows[0].version
+    if version_key(req) < version_key(first) and not (len(parts) == 2 and version_key(f"{req}.99") >= version_key(first)):
+        raise UsageError(f"JAX {req} is older than the compatibility matrix ({first} and newer)", "gpudoctor only installs builds it can vouch for")
+    if len(parts) == 3:
+        return [(matrix.jax_release(req), f"=={req}")]
+    # A series ("0.6"): the row in force at its start, and the rows starting inside it.
+    lo, hi = f"{parts[0]}.{parts[1]}.0", f"{parts[0]}.{parts[1] + 1}.0"
+    start = matrix.jax_release(lo)
+    inside = [r for r in rows if version_key(lo) < version_key(r.version) < version_key(hi)]
+    out = []
+    for r in ([start] if start else []) + inside:
+        low = max(r.version, lo, key=version_key)
+        nxt = bounds[r.version]
+        high = hi if nxt is None or version_key(nxt) > version_key(hi) else nxt
+        out.append((r, f">={low},<{high}"))
+    return list(reversed(out))
+
+
+def groups(matrix, requested: str | None):
+    out = []
+    for row, pin in _ranges(matrix, requested):
+        builds = []
+        for m in sorted(row.cuda, reverse=True):
+            jc = row.cuda[m]
+            extra, links = (f"cuda{m}", None) if jc.plugin else (f"cuda{m}_pip", FIND_LINKS)
+            builds.append(Build(
+                "jax", row.version, f"cuda{m}", jc.build_cuda or jc.cuda_min or f"{m}.0", (f"jax[{extra}]{pin}",),
+                find_links=links, sources=tuple(dict.fromkeys(row.source + jc.source)), pin=pin,
+            ))
+        out.append((row, builds))
+    return out
+
+
+def kernels(matrix, row, m: int) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
+    """(cubins, PTX, the older row they were taken from): a row without a list inherits the last one given."""
+    jc = row.cuda[m]
+    if jc.arch or jc.ptx:
+        return jc.arch, jc.ptx, None
+    for older in reversed([r for r in _rows(matrix) if version_key(r.version) < version_key(row.version)]):
+        o = older.cuda.get(m)
+        if o is not None and (o.arch or o.ptx):
+            return o.arch, o.ptx, older.version
+    return (), (), None
+
+
+def kernels_of(matrix, row, build: Build) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return kernels(matrix, row, int(build.variant.removeprefix("cuda")))[:2]
+
+
+def install_specs(machine: Machine, build: Build) -> tuple[str, ...]:
+    return build.specs
+
+
+def judge(matrix, machine: Machine, facts, row, build: Build, *, ignore_driver: bool = False) -> Candidate:
+    m = int(build.variant.removeprefix("cuda"))
+    js: list[Judgement] = []
+    if machine.os != "linux":
+        js.append(Judgement("os", False, f"JAX publishes CUDA builds for Linux only (not {machine.os}; WSL2 is Linux)"))
+    js.append(judge_python(machine, row.python, (), f"JAX {row.version}+"))
+    drv, full = judge_driver(matrix, machine, build.cuda)
+    js.append(drv)
+    arch, ptx, inherited = kernels(matrix, row, m)
+    if inherited:
+        js.append(Judgement("gpu", True, f"the matrix lists no architectures for JAX {row.version} (CUDA {m}); those of {inherited} are assumed", note=True))
+    js += judge_kernels(machine, arch, ptx, True if ignore_driver else full, build.cuda)
+    return Candidate(build, tuple(js))
+
+
+def rank(c: Candidate) -> tuple:
+    """Within a row: full driver support first, then the newest CUDA major."""
+    mvc = any(j.topic == "driver" and j.note and j.needs for j in c.judgements)
+    return (not mvc, int(c.build.variant.removeprefix("cuda")))
+
+
+def manual(machine: Machine, row, candidate: Candidate) -> tuple[str, ...]:
+    return ()
+
+
+def _plugins(machine: Machine) -> dict[str, str]:
+    return {n: v for n, v in machine.installed.items() if _PLUGIN.match(n)}
+
+
+def installed_matches(machine: Machine, jax_facts, build: Build) -> bool:
+    jax = machine.installed.get("jax")
+    jaxlib = machine.installed.get("jaxlib", "")
+    if not jax:
+        return False
+    if not (jax == build.pin[2:] if build.pin.startswith("==") else spec_contains(build.pin, jax)):
+        return False
+    m = build.variant.removeprefix("cuda")
+    plugins = _plugins(machine)
+    if any(_PLUGIN.match(n).group(1) != m for n in plugins):
+        return False
+    if build.find_links:
+        return f"+cuda{m}" in jaxlib
+    plugin = plugins.get(f"jax-cuda{m}-plugin")
+    return bool(plugin) and version_parts(plugin)[:3] == version_parts(jaxlib or "0")[:3] == version_parts(jax)[:3]
+
+
+def uninstall_names(machine: Machine, build: Build, reinstall: bool) -> tuple[str, ...]:
+    m = build.variant.removeprefix("cuda")
+    names = [n for n in _plugins(machine) if _PLUGIN.match(n).group(1) != m or reinstall]
+    jaxlib = machine.installed.get("jaxlib", "")
+    # A CUDA jaxlib (+cudaNN local tag) from JAX's release page would shadow the plugin route's plain jaxlib.
+    if jaxlib and (reinstall or ("+cuda" in jaxlib and not build.find_links)):
+        names.append("jaxlib")
+    if reinstall and "jax" in machine.installed:
+        names.insert(0, "jax")
+    return tuple(names)
+
+
+def undo_args(machine: Machine) -> tuple[str, ...]:
+    names = [n for n in ("jax", "jaxlib") if n in machine.installed] + sorted(_plugins(machine))
+    return tuple(f"{n}=={machine.installed[n]}" for n in names)
+
+
+def conda_equivalent(machine: Machine, build: Build) -> tuple[str, ...]:
+    prefix = machine.env.prefix or "PREFIX"
+    if build.pin.startswith("=="):
+        v = build.pin[2:]
+        return ("conda", "install", "-p", prefix, "-c", "conda-forge", f"jaxlib={v}=*cuda*", f"jax={v}")
+    return ("conda", "install", "-p", prefix, "-c", "conda-forge", f"jaxlib[version='{build.pin}',build=*cuda*]", f"jax[version='{build.pin}']")
