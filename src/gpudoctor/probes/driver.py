@@ -53,8 +53,8 @@ def gpus_from_nvml(state: dict[str, Any]) -> tuple[Gpu, ...]:
                 memory_used_bytes=memory.get("used_bytes"),
                 memory_free_bytes=memory.get("free_bytes"),
                 pcie_gen_current=dev.get("pcie_gen_current"),
-                # The GPU's own maximum, where the driver knows it, is what the
-                # link should train to; the "max" of the link can be capped by the slot.
+                # The link's maximum (what this GPU in this slot can train to), not the
+                # GPU's own: a Gen4 card in a Gen3 slot is a slot limit, not a degraded link.
                 pcie_gen_max=dev.get("pcie_gen_max"),
                 pcie_width_current=dev.get("pcie_width_current"),
                 pcie_width_max=dev.get("pcie_width_max"),
