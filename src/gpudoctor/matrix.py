@@ -203,6 +203,34 @@ def _cc_key(cc: str) -> tuple[int, int]:
     return (int(a), int(b))
 
 
+def kernel_route(arch: Iterable[str], ptx: Iterable[str], cc: str) -> tuple[str, str | None]:
+    """How a build with cubins `arch` and PTX `ptx` runs on compute capability `cc`.
+
+    ("cubin", "8.0"): a cubin of the same major and an equal or lower minor; arch-specific cubins
+    (sm_90a) run only on exactly their capability. ("ptx", "9.0"): PTX at or below `cc`, which the
+    driver JIT-compiles. ("none", None): neither. ("unknown", None): no kernels listed, or `cc` is
+    not a compute capability. The one rule for the checks, the installer and the matrix records.
+    """
+    want = normalize_cc(cc)
+    exact: list[str] = []
+    cubins: list[str] = []
+    for raw in arch:
+        c = normalize_cc(raw)
+        if c:
+            (exact if str(raw).strip().lower().endswith("a") else cubins).append(c)
+    ptxs = [c for c in (normalize_cc(p) for p in ptx) if c]
+    if want is None or not (exact or cubins or ptxs):
+        return "unknown", None
+    key = _cc_key(want)
+    same_major = [c for c in cubins if _cc_key(c)[0] == key[0] and _cc_key(c) <= key] + [c for c in exact if c == want]
+    if same_major:
+        return "cubin", max(same_major, key=_cc_key)
+    lower = [p for p in ptxs if _cc_key(p) <= key]
+    if lower:
+        return "ptx", max(lower, key=_cc_key)
+    return "none", None
+
+
 def _norm_os(os: str) -> str:
     s = (os or "linux").strip().lower()
     if s.startswith("win") or s in ("nt", "wsl", "wsl2"):

@@ -16,7 +16,7 @@ from dataclasses import MISSING, FrozenInstanceError, dataclass, field
 from typing import Any, Mapping
 
 from gpudoctor.matrix import (
-    _cc_key,
+    kernel_route,
     _norm_os,
     normalize_cc,
     spec_contains,
@@ -283,20 +283,12 @@ class TorchVariant(_Cited):
         return tuple(normalize_cc(a) or a for a in self.ptx)
 
     def runs_on(self, cc: str) -> bool | None:
-        """Whether kernels for a GPU of compute capability ``cc`` are in the wheel.
-
-        True when a cubin of the same major and a minor <= cc's is present, or PTX for a CC <= cc;
-        False otherwise; None when cc is not a compute capability or the arch list is unknown.
-        """
-        c = normalize_cc(cc)
-        if c is None or not self.arch:
+        """Whether kernels for a GPU of compute capability ``cc`` are in the wheel (gpudoctor.matrix.kernel_route);
+        None when cc is not a compute capability or the arch list is unknown."""
+        if not self.arch:
             return None
-        major, minor = _cc_key(c)
-        for a in self.ccs:
-            am, an = _cc_key(a)
-            if am == major and an <= minor:
-                return True
-        return any(_cc_key(p) <= (major, minor) for p in self.ptx_ccs)
+        route, _ = kernel_route(self.arch, self.ptx, cc)
+        return None if route == "unknown" else route != "none"
 
 
 @_record

@@ -14,7 +14,8 @@ from gpudoctor.errors import UsageError
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.install.environment import read_env
-from gpudoctor.install.judge import judge_python, kernel_route
+from gpudoctor.install.judge import judge_python
+from gpudoctor.matrix import kernel_route
 from gpudoctor.install.plan import Options, newest_torch, plan_install, suggest_python, torch_variant_for
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
@@ -522,3 +523,14 @@ def test_the_preallocation_variables_are_the_matrix_controls():
 
 def test_fix_has_nothing_for_a_machine_without_a_driver():
     assert fixes_for("rtx3080-no-driver") == []
+
+
+def test_the_three_kernel_questions_share_one_rule():
+    """The checks' list form, the matrix records and the installer answer alike (gpudoctor.matrix.kernel_route)."""
+    from gpudoctor.checks.frameworks import runs_on
+    from gpudoctor.matrix import load_matrix
+
+    variant = load_matrix().torch_variant("2.2.1", "cu121")
+    for cc in ("6.1", "8.6", "9.0", "12.0"):
+        route, _ = kernel_route(variant.arch, variant.ptx, cc)
+        assert variant.runs_on(cc) is runs_on(variant.arch + variant.ptx, cc) is (route != "none"), cc

@@ -81,35 +81,14 @@ def ldconfig_cache(facts: Facts) -> dict[str, tuple[str, ...]] | None:
 
 
 def runs_on(archs: Iterable[str], cc: str) -> bool | None:
-    """Whether kernels listed as sm_XY / compute_XY (or "X.Y") run on compute capability `cc`.
+    """Whether kernels listed as sm_XY / compute_XY (or "X.Y" cubins) run on compute capability `cc`:
+    gpudoctor.matrix.kernel_route on the list split into cubins and PTX; None when nothing is listed."""
+    from gpudoctor.matrix import kernel_route
 
-    A cubin runs on the same major with an equal or higher minor; PTX on any equal or higher
-    capability (JIT-compiled by the driver). Arch-specific cubins (sm_90a) run on that exact one.
-    """
-    target = vkey(cc)
-    if len(target) < 2:
-        return None
-    listed = False
-    for raw in archs:
-        a = raw.strip().lower()
-        ptx = a.startswith("compute_")
-        digits = re.sub(r"[^0-9]", "", a.split("_", 1)[-1] if "_" in a else a)
-        if "." in a and not a.startswith(("sm_", "compute_")):
-            key = vkey(a)
-        elif len(digits) >= 2:
-            key = (int(digits[:-1]), int(digits[-1]))
-        else:
-            continue
-        listed = True
-        if a.endswith("a") and not ptx:
-            if key == target[:2]:
-                return True
-            continue
-        if ptx and key <= target[:2]:
-            return True
-        if not ptx and key[0] == target[0] and key[1] <= target[1]:
-            return True
-    return False if listed else None
+    listed = [a.strip() for a in archs]
+    ptx = [a for a in listed if a.lower().startswith("compute_")]
+    route, _ = kernel_route([a for a in listed if a not in ptx], ptx, cc)
+    return None if route == "unknown" else route != "none"
 
 
 def _best_torch_variant(facts: Facts, ctx: Context, torch_version: str) -> str | None:

@@ -7,36 +7,15 @@ the PTX came from (minor-version compatibility cannot JIT newer PTX: cuda-compat
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from gpudoctor.install.model import Judgement, Machine
-from gpudoctor.matrix import normalize_cc, spec_contains
+from gpudoctor.matrix import kernel_route, normalize_cc, spec_contains
 from gpudoctor.versions import major, major_minor
 
 
 def sm(cc: str) -> str:
     return "sm_" + cc.replace(".", "")
-
-
-def _cc_key(cc: str) -> tuple[int, int]:
-    a, b = cc.split(".")
-    return int(a), int(b)
-
-
-def kernel_route(arch: Iterable[str], ptx: Iterable[str], cc: str) -> tuple[str, str | None]:
-    """How a build runs on `cc`: ("cubin", "8.0"), ("ptx", "9.0"), ("none", None), or ("unknown", None)."""
-    cubins = [c for c in (normalize_cc(a) for a in arch) if c]
-    ptxs = [c for c in (normalize_cc(p) for p in ptx) if c]
-    if not cubins and not ptxs:
-        return "unknown", None
-    want = _cc_key(cc)
-    same_major = [c for c in cubins if _cc_key(c)[0] == want[0] and _cc_key(c) <= want]
-    if same_major:
-        return "cubin", max(same_major, key=_cc_key)
-    lower = [p for p in ptxs if _cc_key(p) <= want]
-    if lower:
-        return "ptx", max(lower, key=_cc_key)
-    return "none", None
 
 
 def describe_kernels(arch: Sequence[str], ptx: Sequence[str]) -> str:

@@ -16,7 +16,7 @@ from types import ModuleType
 from gpudoctor.checks import Context
 from gpudoctor.facts import Facts
 from gpudoctor.install import commands, pick_jax, pick_tensorflow, pick_torch
-from gpudoctor.install.judge import kernel_route
+from gpudoctor.matrix import kernel_route
 from gpudoctor.install.machine import machine_from_facts
 from gpudoctor.install.model import TITLES, Candidate, GpuInfo, Machine, Plan, Step, TargetEnv
 from gpudoctor.matrix import spec_contains, version_key
