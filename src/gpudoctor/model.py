@@ -50,13 +50,52 @@ class Evidence:
     value: str
 
 
+# The components a fix acts on, in the order the plan applies them (gpudoctor.prescribe).
+COMPONENTS = (
+    "driver", "container", "platform", "gpu", "toolkit", "cudnn", "torch", "tensorflow", "jax", "environment", "health",
+    "memory", "doctor",
+)
+
+
 @dataclass(frozen=True)
 class Remediation:
-    """What to do: prose, then copy-paste command lines. Never run by the doctor."""
+    """What to do: prose, then commands as data (gpudoctor.cmdline renders them). Never run by the doctor.
+
+    `component` names the plan step this belongs to (COMPONENTS): the planner merges every finding's
+    remediation for a component into one step. `where` says where the commands run when that is not
+    this machine ("the host", "the image", "Windows").
+    """
 
     summary: str
-    commands: tuple[str, ...] = ()
+    commands: tuple[Any, ...] = ()  # gpudoctor.cmdline.Line
     requires_root: bool = False
+    component: str = ""
+    where: str = ""
+
+    def __post_init__(self) -> None:
+        from gpudoctor.cmdline import Cmd, EvalShell, SetEnv
+
+        object.__setattr__(self, "commands", tuple(self.commands))
+        for c in self.commands:
+            if not isinstance(c, (Cmd, SetEnv, EvalShell)):
+                raise TypeError(f"a remediation command must be data (gpudoctor.cmdline), not {c!r}")
+        if self.component and self.component not in COMPONENTS:
+            raise ValueError(f"unknown component {self.component!r}")
+
+    def lines(self, target: str = "posix") -> list[str]:
+        from gpudoctor.cmdline import render_all
+
+        return render_all(self.commands, target)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary,
+            "commands": self.lines(),
+            "argv": [c.to_json() for c in self.commands],
+            "requires_root": self.requires_root,
+            "component": self.component or None,
+            "where": self.where or None,
+        }
 
 
 @dataclass(frozen=True)
@@ -78,13 +117,7 @@ class Finding:
             "title": self.title,
             "detail": self.detail,
             "evidence": [{"source": e.source, "value": e.value} for e in self.evidence],
-            "remediation": None
-            if self.remediation is None
-            else {
-                "summary": self.remediation.summary,
-                "commands": list(self.remediation.commands),
-                "requires_root": self.remediation.requires_root,
-            },
+            "remediation": None if self.remediation is None else self.remediation.to_json(),
             "sources": list(self.sources),
         }
 

@@ -34,12 +34,13 @@ def make_host(replay: str | None) -> Host:
 
 
 def stdout_console():
-    from rich.console import Console
+    # Every console cleans what it prints (gpudoctor.sanitize): machine data is shown, never obeyed.
+    from gpudoctor.sanitize import safe_console
 
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    return safe_console(file=sys.stdout, highlight=False, soft_wrap=False)
 
 
 def stderr_console():
-    from rich.console import Console
+    from gpudoctor.sanitize import safe_console
 
-    return Console(file=sys.stderr, highlight=False)
+    return safe_console(file=sys.stderr, highlight=False)

@@ -1,0 +1,293 @@
+"""The one quoting layer: every command gpudoctor shows, writes or suggests is data here, and text only
+through `render`.
+
+A command is an argument vector (`Cmd`), an environment assignment (`SetEnv`) or a shell hook that
+evaluates gpudoctor's own `--shell` output (`EvalShell`). Values read from a machine (versions,
+paths, bus ids, UUIDs, user names) only ever travel as single arguments; `render` quotes each one for
+the target, so pasting the printed line runs exactly that argument vector and nothing else.
+
+Targets: `posix` (bash, dash, zsh, ksh), `fish`, `powershell`, `cmd` (cmd.exe) and `envfile`
+(docker's `--env-file` and systemd's `EnvironmentFile`: one NAME=value a line, no quoting at all, so
+values that cannot be held, such as a newline, are refused). A value a target cannot hold raises
+`Unrenderable`; callers that show commands to people catch it and say so instead of printing a
+command that would do something else.
+
+Placeholders (`<distro>`, `<branch>`) are for the person to replace: they come from code only and
+are rendered unquoted so they stand out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Union
+
+TARGETS = ("posix", "fish", "powershell", "cmd")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_PLACEHOLDER = re.compile(r"<[a-z][a-z0-9-]*>\Z")
+# Characters no target can show or hold safely in one argument: C0 and C1 controls, DEL.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+class Unrenderable(ValueError):
+    """A value that the target shell or file format cannot hold as one literal argument."""
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """A part of a command the person fills in (`<distro>`): constant text from code, never machine data."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if not _PLACEHOLDER.match(f"<{self.name}>"):
+            raise ValueError(f"not a placeholder name: {self.name!r}")
+
+    def __str__(self) -> str:
+        return f"<{self.name}>"
+
+
+Arg = Union[str, Placeholder]
+
+
+@dataclass(frozen=True)
+class Cmd:
+    """One program run: argv[0] is the program. `root`: needs administrator rights (sudo on POSIX).
+
+    `pipe` is a second argument vector the output is filtered through (`| grep -E ...`); `note` is a
+    short comment shown after the command (code's own words, never machine data).
+    """
+
+    argv: tuple[Arg, ...]
+    root: bool = False
+    pipe: tuple[Arg, ...] = ()
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.argv:
+            raise ValueError("a command needs a program")
+        object.__setattr__(self, "argv", tuple(self.argv))
+        object.__setattr__(self, "pipe", tuple(self.pipe))
+        for a in (*self.argv, *self.pipe):
+            if not isinstance(a, (str, Placeholder)):
+                raise TypeError(f"argument {a!r} is not a string")
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The argument vector as plain strings (placeholders as `<name>`): what a program would receive."""
+        return tuple(str(a) for a in self.argv)
+
+    def to_json(self) -> dict:
+        out: dict = {"argv": list(self.words), "root": self.root}
+        if self.pipe:
+            out["pipe"] = [str(a) for a in self.pipe]
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True)
+class SetEnv:
+    """Set (or, with value None, unset) an environment variable in the current shell."""
+
+    name: str
+    value: str | None
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.name):
+            raise Unrenderable(f"not a variable name: {self.name!r}")
+
+    def to_json(self) -> dict:
+        out: dict = {"set": self.name, "value": self.value}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True)
+class EvalShell:
+    """Evaluate gpudoctor's own `--shell` output in the current shell (`eval "$(gpudoctor ... --shell)"`).
+
+    `argv` is gpudoctor's command without `--shell`; each target gets the hook its shell understands.
+    """
+
+    argv: tuple[str, ...]
+    note: str = ""
+
+    def to_json(self) -> dict:
+        out: dict = {"eval_shell": list(self.argv)}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+Line = Union[Cmd, SetEnv, EvalShell]
+
+
+# --- quoting per target -----------------------------------------------------------------------
+
+_POSIX_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+\Z")
+
+
+def _check(value: str, target: str) -> None:
+    if _CONTROL.search(value):
+        raise Unrenderable(f"a control character cannot be written into a {target} command: {value!r}")
+
+
+def quote_posix(value: str) -> str:
+    _check(value, "POSIX shell")
+    if value and _POSIX_SAFE.match(value):
+        return value
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+def quote_fish(value: str) -> str:
+    _check(value, "fish")
+    if value and _POSIX_SAFE.match(value):
+        return value
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+# PowerShell takes the typographic single quotes as quote characters too: each must be doubled.
+_PS_QUOTES = "'\u2018\u2019\u201a\u201b"
+_PS_SAFE = re.compile(r"[A-Za-z0-9_./:\\=+,-]+\Z")
+
+
+def quote_powershell(value: str) -> str:
+    _check(value, "PowerShell")
+    if value and _PS_SAFE.match(value):
+        return value
+    return "'" + "".join(c + c if c in _PS_QUOTES else c for c in value) + "'"
+
+
+_CMD_SAFE = re.compile(r"[A-Za-z0-9_./:\\=+,-]+\Z")
+
+
+def quote_cmd(value: str) -> str:
+    # cmd.exe expands %VAR% even inside double quotes and has no escape for a double quote inside
+    # them, so such values cannot be passed literally: refuse rather than guess.
+    _check(value, "cmd.exe")
+    if any(c in value for c in '"%!'):
+        raise Unrenderable(f"cmd.exe cannot hold {value!r} as one literal argument")
+    if value and _CMD_SAFE.match(value):
+        return value
+    return f'"{value}"'
+
+
+_QUOTE = {"posix": quote_posix, "fish": quote_fish, "powershell": quote_powershell, "cmd": quote_cmd}
+
+
+def _word(arg: Arg, target: str) -> str:
+    if isinstance(arg, Placeholder):
+        return str(arg)
+    return _QUOTE[target](arg)
+
+
+def _argv(argv: Iterable[Arg], target: str) -> str:
+    words = [_word(a, target) for a in argv]
+    if target == "powershell" and words and words[0][:1] in ("'", '"'):
+        words.insert(0, "&")  # a quoted program name is a string to PowerShell until called with &
+    return " ".join(words)
+
+
+def _note(text: str, target: str) -> str:
+    if not text:
+        return ""
+    text = " ".join(_CONTROL.sub(" ", text).split())
+    return ("  REM " if target == "cmd" else "  # ") + text
+
+
+def render(line: Line, target: str = "posix") -> str:
+    """One line of text for `target` that runs exactly this command. Raises Unrenderable."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}")
+    if isinstance(line, Cmd):
+        text = _argv(line.argv, target)
+        if line.root and target in ("posix", "fish"):
+            text = "sudo " + text
+        if line.pipe:
+            text += " | " + _argv(line.pipe, target)
+        note = line.note
+        if line.root and target in ("powershell", "cmd"):
+            note = ("as Administrator; " + note) if note else "as Administrator"
+        return text + _note(note, target)
+    if isinstance(line, SetEnv):
+        return _setenv(line, target) + _note(line.note, target)
+    if isinstance(line, EvalShell):
+        return _eval_shell(line, target) + _note(line.note, target)
+    raise TypeError(f"not a command: {line!r}")
+
+
+def _setenv(line: SetEnv, target: str) -> str:
+    name, value = line.name, line.value
+    if target == "posix":
+        return f"unset {name}" if value is None else f"export {name}={quote_posix(value)}"
+    if target == "fish":
+        return f"set -e {name}" if value is None else f"set -gx {name} {quote_fish(value)}"
+    if target == "powershell":
+        return f"Remove-Item Env:{name}" if value is None else f"$env:{name} = {quote_powershell(value) if value else chr(39) * 2}"
+    if value is None:
+        return f'set "{name}="'
+    quote_cmd(value)  # refuses what cmd cannot hold
+    return f'set "{name}={value}"'
+
+
+def _eval_shell(line: EvalShell, target: str) -> str:
+    if target == "posix":
+        return f'eval "$({_argv(line.argv, "posix")} --shell)"'
+    if target == "fish":
+        return f"{_argv(line.argv, 'fish')} --shell fish | source"
+    if target == "powershell":
+        return f"{_argv(line.argv, 'powershell')} --shell powershell | Invoke-Expression"
+    raise Unrenderable("cmd.exe cannot evaluate gpudoctor's shell output; use PowerShell")
+
+
+def render_all(lines: Iterable[Line], target: str = "posix") -> list[str]:
+    """Each line rendered; one that the target cannot hold becomes a comment saying so (never a command)."""
+    out = []
+    for line in lines:
+        try:
+            out.append(render(line, target))
+        except Unrenderable as exc:
+            out.append(_note(f"not shown: {exc}", target).strip())
+    return out
+
+
+def shell_for_os(system: str | None) -> str:
+    """The target people on this OS paste into: PowerShell on Windows, a POSIX shell elsewhere."""
+    return "powershell" if (system or "").lower().startswith("win") else "posix"
+
+
+# --- files of assignments ---------------------------------------------------------------------
+
+
+def render_envfile(assignments: Iterable[tuple[str, str]]) -> str:
+    """NAME=value lines for docker --env-file / systemd EnvironmentFile / a sourced file.
+
+    Docker reads the value literally to the end of the line and systemd would strip quotes, so no
+    quoting can be used: names must be names, and a value may not hold a newline, a control
+    character, a quote, a backslash or a `$` (every reader treats those differently).
+    """
+    lines = []
+    for name, value in assignments:
+        if not _NAME.match(name):
+            raise Unrenderable(f"not a variable name: {name!r}")
+        if _CONTROL.search(value) or any(c in value for c in "\"'\\$`"):
+            raise Unrenderable(f"{name}: an env file cannot hold {value!r}")
+        lines.append(f"{name}={value}")
+    return "".join(line + "\n" for line in lines)
+
+
+def render_export_script(assignments: Iterable[tuple[str, str | None]], target: str = "posix") -> str:
+    """A script of environment assignments for `eval` / `source` in `target`."""
+    return "".join(render(SetEnv(n, v), target) + "\n" for n, v in assignments)
+
+
+def posix(line: Line) -> str:
+    return render(line, "posix")
+
+
+def argv_text(argv: Iterable[str]) -> str:
+    """An argument vector as one POSIX line, for showing what gpudoctor itself runs."""
+    return _argv(argv, "posix")

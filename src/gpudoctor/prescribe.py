@@ -1,0 +1,226 @@
+"""One prescription: the findings' remediations merged into one ordered plan, a step per component.
+
+Checks decide what is wrong; each finding's remediation names the component its fix acts on
+(driver, container, toolkit, cudnn, torch, ...). Every check that touches a component takes its
+target from the same decision function (for example gpudoctor.checks.toolkit.toolkit_target), so the
+remediations of one component agree; here they become one step: its commands once each, in order,
+with the finding codes it answers. `check` shows the plan after the findings, `--format json`
+carries it as data, `gpudoctor fix` applies the steps it can, and `lint` finds steps that contradict
+each other (a test runs it over every recorded machine).
+
+Pure: findings in, a Prescription out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv, render_all
+from gpudoctor.model import COMPONENTS, Finding, Severity
+
+TITLES = {
+    "driver": "NVIDIA driver",
+    "container": "container runtime",
+    "platform": "platform",
+    "gpu": "GPU configuration",
+    "toolkit": "CUDA toolkit",
+    "cudnn": "cuDNN",
+    "torch": "PyTorch",
+    "tensorflow": "TensorFlow",
+    "jax": "JAX",
+    "environment": "environment variables",
+    "health": "GPU health",
+    "memory": "GPU memory",
+    "doctor": "gpudoctor",
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    component: str
+    summaries: tuple[str, ...]
+    commands: tuple[Line, ...]
+    codes: tuple[str, ...]
+    severity: Severity
+    requires_root: bool = False
+    where: str = ""  # "" is this machine
+
+    @property
+    def title(self) -> str:
+        return TITLES.get(self.component, self.component)
+
+    def lines(self, target: str = "posix") -> list[str]:
+        return render_all(self.commands, target)
+
+    def to_json(self, target: str = "posix") -> dict[str, Any]:
+        return {
+            "component": self.component,
+            "title": self.title,
+            "summaries": list(self.summaries),
+            "codes": list(self.codes),
+            "severity": self.severity.label,
+            "requires_root": self.requires_root,
+            "where": self.where or "this machine",
+            "commands": [c.to_json() for c in self.commands],
+            "lines": self.lines(target),
+        }
+
+
+@dataclass(frozen=True)
+class Prescription:
+    steps: tuple[Step, ...] = ()
+    target: str = "posix"  # the shell the lines are written for
+    problems: tuple[str, ...] = field(default=())  # what lint found: shown, so a contradiction is never silent
+
+    def step(self, component: str) -> Step | None:
+        return next((s for s in self.steps if s.component == component), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"shell": self.target, "steps": [s.to_json(self.target) for s in self.steps], "problems": list(self.problems)}
+
+
+def component_of(finding: Finding) -> str:
+    r = finding.remediation
+    if r is not None and r.component:
+        return r.component
+    return finding.area if finding.area in COMPONENTS else "doctor"
+
+
+def build(findings: Sequence[Finding], target: str = "posix") -> Prescription:
+    """Merge the findings' remediations into one step per component, in COMPONENTS order."""
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        if f.remediation is None:
+            continue
+        groups.setdefault((component_of(f), f.remediation.where), []).append(f)
+    order = {c: i for i, c in enumerate(COMPONENTS)}
+    steps = []
+    for (component, where), members in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], 99), kv[0][1])):
+        members = sorted(members, key=lambda f: -f.severity)
+        summaries: list[str] = []
+        commands: list[Line] = []
+        for f in members:
+            r = f.remediation
+            assert r is not None
+            if r.summary and r.summary not in summaries:
+                summaries.append(r.summary)
+            for c in r.commands:
+                if c not in commands:
+                    commands.append(c)
+        steps.append(
+            Step(
+                component,
+                tuple(summaries),
+                tuple(commands),
+                tuple(dict.fromkeys(f.code for f in members)),
+                max(f.severity for f in members),
+                any(f.remediation.requires_root for f in members if f.remediation),
+                where,
+            )
+        )
+    plan = Prescription(tuple(steps), target)
+    return Prescription(plan.steps, target, tuple(lint(plan)))
+
+
+# --- lint: what no plan may say -----------------------------------------------------------------
+
+_PIP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def _canon(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pip_parts(cmd: Cmd) -> tuple[str, list[str]] | None:
+    """('install' | 'uninstall', the package names) for a pip or uv pip command."""
+    w = cmd.words
+    for i in range(len(w) - 1):
+        if w[i] == "pip" and w[i + 1] in ("install", "uninstall"):
+            names = []
+            skip = False
+            for a in w[i + 2:]:
+                if skip:
+                    skip = False
+                    continue
+                if a.startswith("-"):
+                    skip = a in ("--index-url", "--extra-index-url", "--find-links", "-f", "-i", "--python", "-r", "-c")
+                    continue
+                m = _PIP_NAME.match(a)
+                if m:
+                    names.append(_canon(m.group(0)))
+            return w[i + 1], names
+    return None
+
+
+def _switch_target(line: Line) -> str | None:
+    if isinstance(line, EvalShell):
+        w = line.argv
+    elif isinstance(line, Cmd):
+        w = line.words
+    else:
+        return None
+    if len(w) >= 3 and w[0] == "gpudoctor" and w[1] == "switch-cuda" and not w[2].startswith("-"):
+        return w[2]
+    return None
+
+
+def _pins(cmd: Cmd) -> dict[str, str]:
+    """package -> the exact version pinned with == in a pip command."""
+    out = {}
+    parts = _pip_parts(cmd)
+    if parts and parts[0] == "install":
+        for a in cmd.words:
+            m = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^,;\s]+)\Z", a)
+            if m:
+                out[_canon(m.group(1))] = m.group(2)
+    return out
+
+
+def lint(plan: Prescription) -> list[str]:
+    """Contradictions and incomplete steps: each a sentence. An empty list is a plan that holds together."""
+    problems: list[str] = []
+    switch: dict[str, str] = {}
+    pinned: dict[str, tuple[str, str]] = {}
+    for step in plan.steps:
+        installed: set[str] = set()
+        removed: list[str] = []
+        for line in step.commands:
+            target = _switch_target(line)
+            if target:
+                switch.setdefault(target, step.component)
+            if isinstance(line, Cmd):
+                parts = _pip_parts(line)
+                if parts:
+                    verb, names = parts
+                    (installed.update(names) if verb == "install" else removed.extend(names))
+                for name, version in _pins(line).items():
+                    if name in pinned and pinned[name][0] != version:
+                        problems.append(
+                            f"{name} is pinned to {pinned[name][0]} ({pinned[name][1]}) and to {version} ({step.component})"
+                        )
+                    pinned.setdefault(name, (version, step.component))
+            if isinstance(line, SetEnv) and line.value is not None and "\n" in line.value:
+                problems.append(f"{line.name} would be set to a value with a newline")
+        lost = [n for n in removed if n not in installed and _needed_after_removal(n)]
+        if lost and not installed:
+            problems.append(f"the {step.title} step removes {', '.join(lost)} and installs nothing in its place")
+    toolkits = {_major_minor(t) for t in switch}
+    if len(toolkits) > 1:
+        problems.append("the plan switches to different CUDA toolkits: " + ", ".join(sorted(switch)))
+    return problems
+
+
+def _major_minor(v: str) -> str:
+    return ".".join(v.split(".")[:2])
+
+
+# Packages whose removal takes files that frameworks load (cuDNN, cuBLAS, the runtime): a step that
+# removes one must install what replaces it.
+def _needed_after_removal(name: str) -> bool:
+    return name.startswith("nvidia-") or name in ("torch", "tensorflow", "tensorflow-gpu", "jax", "jaxlib", "tf-keras")
+
+
+def applies(findings: Iterable[Finding]) -> bool:
+    return any(f.remediation and f.remediation.commands for f in findings)

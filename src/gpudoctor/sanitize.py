@@ -1,0 +1,83 @@
+"""The one terminal sanitizer: machine data is shown, never obeyed by the terminal.
+
+GPU names, process command lines, node names, paths and report fields are written by whoever controls
+the machine or the file. Written raw they can set the window title, write the clipboard (OSC 52),
+clear lines, or reorder text (bidirectional overrides). `clean` makes every such character visible as
+an escape (`\\x1b`, `\\u202e`) instead. Every text renderer passes untrusted text through here; the
+console built by `safe_console` does it for everything printed through rich.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import IO, Any
+
+# C0 controls, DEL, C1 controls; bidirectional embeddings, overrides and isolates; line and paragraph
+# separators; zero-width joiners and the BOM, which hide text.
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_UNSAFE_NO_NL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def _escape(m: re.Match) -> str:
+    c = m.group(0)
+    n = ord(c)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+
+
+def clean(text: Any, *, newlines: bool = True) -> str:
+    """`text` with every character a terminal would act on shown as an escape.
+
+    newlines=True keeps `\\n` and `\\t` (multi-line prose); False escapes them too (one-line fields).
+    """
+    s = text if isinstance(text, str) else str(text)
+    return (_UNSAFE if newlines else _UNSAFE_NO_NL).sub(_escape, s)
+
+
+def clean_line(text: Any) -> str:
+    return clean(text, newlines=False)
+
+
+def has_unsafe(text: str) -> bool:
+    return bool(_UNSAFE.search(text))
+
+
+class SafeWriter:
+    """A text stream that cleans everything written to it: for renderers that write plain text."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(clean(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self._stream, "isatty", lambda: False)())
+
+    @property
+    def encoding(self) -> str | None:
+        return getattr(self._stream, "encoding", None)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def safe_console(**kwargs: Any) -> Any:
+    """A rich Console whose print() cleans every string before rich reads its markup.
+
+    Rich's own Text strips only a few controls (BEL, BS, VT, FF, CR) and passes ESC through; the
+    colours rich adds itself are written after this point, so they survive.
+    """
+    from rich.console import Console
+
+    class _SafeConsole(Console):
+        def print(self, *objects: Any, **kw: Any) -> None:  # noqa: A003 - rich's name
+            super().print(*(clean(o) if isinstance(o, str) else o for o in objects), **kw)
+
+        def log(self, *objects: Any, **kw: Any) -> None:
+            super().log(*(clean(o) if isinstance(o, str) else o for o in objects), **kw)
+
+    return _SafeConsole(**kwargs)
