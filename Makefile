@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean slurm-deps
+.PHONY: run test bench clean test-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,18 +16,23 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	@$(BIN)/gpudoctor check; rc=$$?; [ $$rc -le 1 ]
 
-# tests/integration/test_slurm.py needs Debian's slurm-wlm and munge: in CI, as root, with apt-get,
-# install them; never fail the build over it (without them the test skips and says why).
-slurm-deps:
+# Debian packages some tests need: slurm-wlm and munge (tests/integration/test_slurm.py), zsh and fish
+# (printed commands are run by every shell people paste into: tests/hostile/, tests/unit/test_cmdline.py).
+# In CI, as root, with apt-get, install the missing ones; never fail the build over it (without them
+# those tests skip and say why).
+TEST_DEBS := slurm-wlm:slurmctld munge:munged zsh:zsh fish:fish
+test-deps:
 	@if [ "$${CI:-}" = "true" ] && [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
-	  if { command -v slurmctld || [ -x /usr/sbin/slurmctld ]; } >/dev/null 2>&1 && { command -v munged || [ -x /usr/sbin/munged ]; } >/dev/null 2>&1; then :; else \
-	    echo "installing slurm-wlm and munge for tests/integration/test_slurm.py"; \
-	    ( export DEBIAN_FRONTEND=noninteractive; timeout 300 apt-get update -qq && timeout 600 apt-get install -y -qq slurm-wlm munge ) >/tmp/slurm-deps.log 2>&1 \
-	    || echo "could not install slurm-wlm/munge (see /tmp/slurm-deps.log); the Slurm test will skip"; \
+	  missing=""; for pair in $(TEST_DEBS); do pkg=$${pair%%:*}; prog=$${pair##*:}; \
+	    { command -v $$prog || [ -x /usr/sbin/$$prog ]; } >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
+	  if [ -n "$$missing" ]; then \
+	    echo "installing$$missing for the tests that need them"; \
+	    ( export DEBIAN_FRONTEND=noninteractive; timeout 300 apt-get update -qq && timeout 600 apt-get install -y -qq $$missing ) >/tmp/test-deps.log 2>&1 \
+	    || echo "could not install$$missing (see /tmp/test-deps.log); the tests that need them will skip"; \
 	  fi; \
 	fi
 
-test: $(STAMP) slurm-deps
+test: $(STAMP) test-deps
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

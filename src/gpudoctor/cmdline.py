@@ -137,7 +137,8 @@ def _check(value: str, target: str) -> None:
 
 def quote_posix(value: str) -> str:
     _check(value, "POSIX shell")
-    if value and _POSIX_SAFE.match(value):
+    # zsh expands a word that starts with "=" (=cmd is the path of cmd): quote those too.
+    if value and _POSIX_SAFE.match(value) and not value.startswith("="):
         return value
     return "'" + value.replace("'", "'\"'\"'") + "'"
 

@@ -16,7 +16,7 @@ from gpudoctor.bandwidth.expected import load_link_table
 from gpudoctor.bandwidth.judge import CODE, CORRUPT_CODE, gpu_expectation, judge_run, likely_causes, link_figure
 from gpudoctor.bandwidth.results import BenchRun, GpuRun, LinkState, Measurement, Placement
 from gpudoctor.bandwidth.sizes import MIB
-from gpudoctor.model import Severity
+from gpudoctor.model import Remediation, Severity
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bandwidth"
 
@@ -85,7 +85,8 @@ def test_p100_on_the_far_numa_node(table):
     assert "3.8 GB/s host to device and 2.5 GB/s device to host" in finding.title
     assert "Below half the theoretical figure" in finding.detail
     assert "ran on CPU 3 of NUMA node 0, but the GPU hangs off node 1" in finding.detail
-    assert any(c.startswith("numactl --cpunodebind=1 --membind=1 gpudoctor bench bandwidth --gpu 0") for c in finding.remediation.commands)
+    assert any(c.startswith("numactl --cpunodebind=1 --membind=1 gpudoctor bench bandwidth --gpu 0") for c in finding.remediation.lines())
+    assert finding.remediation.component == "health"
     assert any(e.source == "file:/sys/bus/pci/devices/0000:82:00.0/numa_node" and e.value == "1" for e in finding.evidence)
 
 
@@ -102,7 +103,8 @@ def test_link_trained_to_x8_explains_the_figure(table):
     assert judgement.expectations[0].trained.label == "PCIe Gen4 x8"
     assert "The link trained to PCIe Gen4 x8 (under load), below its maximum PCIe Gen4 x16" in finding.detail
     assert "the link alone explains it" in finding.detail
-    assert any("lspci -vv -s 0000:3b:00.0" in c for c in finding.remediation.commands)
+    assert "sudo lspci -vv -s 0000:3b:00.0 | grep -E 'LnkCap|LnkSta'" in finding.remediation.lines()
+    assert finding.remediation.requires_root
     assert "reseat the card" in finding.remediation.summary
 
 
@@ -111,7 +113,7 @@ def test_switch_uplink_and_busy_neighbour(table):
     assert "An upstream port (0000:3a:00.0) links at PCIe Gen4 x8" in finding.detail
     assert "shares a PCIe switch uplink with 0000:3e:00.0 (2 processes)" in finding.detail
     assert finding.detail.index("upstream port") < finding.detail.index("shares a PCIe switch")
-    assert "nvidia-smi topo -m" in finding.remediation.commands
+    assert "nvidia-smi topo -m" in finding.remediation.lines()
 
 
 def test_failed_verification_is_its_own_finding(table):
@@ -119,6 +121,26 @@ def test_failed_verification_is_its_own_finding(table):
     (finding,) = judgement.findings
     assert (finding.code, finding.severity) == (CORRUPT_CODE, Severity.ERROR)
     assert "device to host, pinned at 32 MiB" in finding.detail
+    assert finding.remediation.lines() == [
+        "sudo dmesg | grep -Ei 'xid|aer|nvrm'",
+        "nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER",
+    ]
+    assert (finding.remediation.component, finding.remediation.requires_root) == ("health", True)
+
+
+def test_a_hostile_bus_id_stays_one_argument(table):
+    """A bus id from a results file is data: the printed lspci line passes it as one quoted argument."""
+    bus = "0000:3b:00.0;touch /tmp/x"
+    gpu = GpuRun(0, "GPU", bus, link=LinkState(3, 4, 16, 16, gen_under_load=3, width_under_load=16))
+    causes = likely_causes(table, gpu, gpu_expectation(table, gpu), 12.0)
+    lines = [line for c in causes for line in Remediation("", c.commands).lines()]
+    assert "sudo lspci -vv -s '0000:3b:00.0;touch /tmp/x' | grep -E 'LnkCap|LnkSta'" in lines
+
+
+def test_an_unknown_bus_id_is_a_placeholder(table):
+    gpu = GpuRun(0, "GPU", None, link=LinkState(3, 4, 16, 16, gen_under_load=3, width_under_load=16))
+    causes = likely_causes(table, gpu, gpu_expectation(table, gpu), 12.0)
+    assert "sudo lspci -vv -s <pci-bus-id> | grep -E 'LnkCap|LnkSta'" in Remediation("", causes[0].commands).lines()
 
 
 def test_idle_generation_alone_is_not_blamed(table):

@@ -11,15 +11,19 @@ import math
 import struct
 import zlib
 from dataclasses import dataclass, field
-from xml.sax.saxutils import escape
-
 from gpudoctor.bandwidth.sizes import short_size
+from gpudoctor.render.xmltext import markup
 
 
 @dataclass(frozen=True)
 class Series:
     label: str
     points: tuple[tuple[int, float], ...]  # (size in bytes, median GB/s), by size
+
+    def __post_init__(self) -> None:
+        # A NaN or infinite figure (a corrupt results file) has no place on an axis: it is not drawn.
+        kept = tuple((s, v) for s, v in self.points if math.isfinite(v) and s > 0)
+        object.__setattr__(self, "points", kept)
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,9 @@ class ChartData:
     title: str
     series: tuple[Series, ...]
     lines: tuple[RefLine, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lines", tuple(ln for ln in self.lines if math.isfinite(ln.value_gb_per_s)))
 
     def sizes(self) -> list[int]:
         return sorted({s for series in self.series for s, _ in series.points})
@@ -360,7 +367,7 @@ def render_svg(charts: list[ChartData]) -> str:
     ]
     for n, chart in enumerate(charts):
         top = n * PANEL_HEIGHT
-        out.append(f'<text x="{LEFT}" y="{top + 22}" font-size="14">{escape(chart.title)}</text>')
+        out.append(f'<text x="{LEFT}" y="{top + 22}" font-size="14">{markup(chart.title)}</text>')
         if not chart.sizes():
             continue
         f = _frame(chart, top)
@@ -380,16 +387,16 @@ def render_svg(charts: list[ChartData]) -> str:
             color = "#28963c" if line.kind == "practical" else "#828282"
             out.append(f'<line x1="{f.x0}" y1="{y}" x2="{f.x1}" y2="{y}" stroke="{color}" stroke-dasharray="6,6"/>')
             out.append(f'<line x1="{f.x1 + 12}" y1="{legend_y + 4}" x2="{f.x1 + 32}" y2="{legend_y + 4}" stroke="{color}" stroke-dasharray="4,4"/>')
-            out.append(f'<text x="{f.x1 + 38}" y="{legend_y + 8}" fill="{color}">{escape(line.label)} {line.value_gb_per_s:.1f}</text>')
+            out.append(f'<text x="{f.x1 + 38}" y="{legend_y + 8}" fill="{color}">{markup(line.label)} {line.value_gb_per_s:.1f}</text>')
             legend_y += 16
         for i, series in enumerate(chart.series):
             color = HEX_PALETTE[i % len(HEX_PALETTE)]
             pts = " ".join(f"{f.x(s)},{f.y(v)}" for s, v in series.points)
             out.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2"/>')
             for s, v in series.points:
-                out.append(f'<circle cx="{f.x(s)}" cy="{f.y(v)}" r="3" fill="{color}"><title>{escape(series.label)}: {short_size(s)} {v:.2f} GB/s</title></circle>')
+                out.append(f'<circle cx="{f.x(s)}" cy="{f.y(v)}" r="3" fill="{color}"><title>{markup(series.label)}: {short_size(s)} {v:.2f} GB/s</title></circle>')
             out.append(f'<rect x="{f.x1 + 12}" y="{legend_y}" width="20" height="8" fill="{color}"/>')
-            out.append(f'<text x="{f.x1 + 38}" y="{legend_y + 8}">{escape(series.label)}</text>')
+            out.append(f'<text x="{f.x1 + 38}" y="{legend_y + 8}">{markup(series.label)}</text>')
             legend_y += 16
     out.append("</svg>")
     return "\n".join(out) + "\n"

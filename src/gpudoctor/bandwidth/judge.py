@@ -23,6 +23,7 @@ from gpudoctor.bandwidth.expected import Expectation, LinkSpec, LinkTable, expec
 from gpudoctor.bandwidth.placement import parse_cpulist
 from gpudoctor.bandwidth.results import TEST_TITLES, BenchRun, GpuRun, Measurement
 from gpudoctor.bandwidth.sizes import MIB, format_size
+from gpudoctor.cmdline import Arg, Cmd, Line, Placeholder
 from gpudoctor.model import Evidence, Finding, Remediation, Severity
 
 CODE = "bandwidth-low"
@@ -161,8 +162,23 @@ class Cause:
     key: str  # link-trained-down, far-numa-node, numa-unpinned, switch-uplink, switch-busy, gpu-busy, virtual-machine
     text: str
     check: str
-    commands: tuple[str, ...] = ()
+    commands: tuple[Line, ...] = ()
     fix: str = ""
+
+
+# Commands as data (gpudoctor.cmdline): bus ids and indexes read from the machine stay single arguments.
+_TOPO = Cmd(("nvidia-smi", "topo", "-m"))
+
+
+def _link_query(idx: int) -> Cmd:
+    return Cmd((
+        "nvidia-smi", "-i", str(idx),
+        "--query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max", "--format=csv",
+    ))
+
+
+def _lnk(bus: Arg) -> Cmd:
+    return Cmd(("lspci", "-vv", "-s", bus), root=True, pipe=("grep", "-E", "LnkCap|LnkSta"))
 
 
 def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: float | None) -> list[Cause]:
@@ -170,7 +186,7 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
     causes: list[Cause] = []
     best = exp.best
     idx = gpu.nvml_index if gpu.nvml_index is not None else gpu.ordinal
-    bus = gpu.pci_bus_id or "BUS"
+    bus = gpu.pci_bus_id or Placeholder("pci-bus-id")
     link = gpu.link
     if best is not None and best.kind == "pcie" and exp.trained is not None and exp.trained.theoretical_gb_per_s < best.theoretical_gb_per_s:
         trained = exp.trained
@@ -185,10 +201,7 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
                 f"{trained.theoretical_gb_per_s:.1f} instead of {best.theoretical_gb_per_s:.1f} GB/s.{explains} "
                 "A card not fully seated, a riser or an x8 slot, a slot bifurcated or capped in the BIOS, or link errors cause it.",
                 "read the link while copies run (GPUs drop the generation at idle); LnkSta below LnkCap confirms it",
-                (
-                    f"nvidia-smi -i {idx} --query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv",
-                    f"sudo lspci -vv -s {bus} | grep -E 'LnkCap|LnkSta'",
-                ),
+                (_link_query(idx), _lnk(bus)),
                 fix="reseat the card, move it to an x16 slot without a riser, and check the slot's PCIe generation and bifurcation in the BIOS",
             )
         )
@@ -196,7 +209,10 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
     if p.numa_node is not None and (p.numa_nodes or 0) > 1:
         node_cpus = parse_cpulist(p.node_cpus)
         allowed = parse_cpulist(p.process_cpus)
-        pin = f"numactl --cpunodebind={p.numa_node} --membind={p.numa_node} gpudoctor bench bandwidth --gpu {gpu.ordinal} --tests h2d,d2h"
+        pin = Cmd((
+            "numactl", f"--cpunodebind={p.numa_node}", f"--membind={p.numa_node}",
+            "gpudoctor", "bench", "bandwidth", "--gpu", str(gpu.ordinal), "--tests", "h2d,d2h",
+        ))
         if p.ran_on_node is not None and p.ran_on_node != p.numa_node:
             causes.append(
                 Cause(
@@ -204,7 +220,7 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
                     f"The benchmark ran on CPU {p.ran_on_cpu} of NUMA node {p.ran_on_node}, but the GPU hangs off node "
                     f"{p.numa_node}: pinned memory lands on the node that allocates it, so copies crossed the socket link.",
                     "run again bound to the GPU's node; if the figure recovers, placement was the cause",
-                    (pin, "nvidia-smi topo -m"),
+                    (pin, _TOPO),
                     fix="bind the job to the GPU's NUMA node (numactl, taskset, or the launcher's CPU affinity)",
                 )
             )
@@ -215,7 +231,7 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
                     f"The process may run on any of CPUs {p.process_cpus}, not only the GPU's node {p.numa_node} "
                     f"({p.node_cpus}); host memory may sit on the far node.",
                     "run again bound to the GPU's node and compare",
-                    (pin, "nvidia-smi topo -m"),
+                    (pin, _TOPO),
                     fix="bind the job to the GPU's NUMA node (numactl, taskset, or the launcher's CPU affinity)",
                 )
             )
@@ -233,7 +249,7 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
                         f"An upstream port ({port.address}) links at {spec.label}, narrower than the GPU's "
                         f"{best.label}: every copy to this GPU is capped at {spec.theoretical_gb_per_s:.1f} GB/s there.",
                         "compare the port's LnkSta with the GPU's; the tree shows what else hangs off that port",
-                        (f"sudo lspci -vv -s {port.address} | grep -E 'LnkCap|LnkSta'", "lspci -tv"),
+                        (_lnk(port.address), Cmd(("lspci", "-tv"))),
                         fix="move the GPU to a slot whose path to the CPU is as wide as the GPU's link",
                     )
                 )
@@ -246,7 +262,7 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
                 "switch-busy",
                 f"This GPU shares a PCIe switch uplink with {names}; their transfers split the uplink with ours.",
                 "run again while the GPUs behind the same switch are idle; PIX/PXB in the topology shows who shares it",
-                ("nvidia-smi topo -m", "nvidia-smi"),
+                (_TOPO, Cmd(("nvidia-smi",))),
                 fix='keep transfer-heavy jobs off GPUs that share a switch uplink, or accept the shared figure',
             )
         )
@@ -256,7 +272,7 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
                 "gpu-busy",
                 f"{gpu.other_processes} other process(es) were using this GPU; their copies compete for the same link and copy engines.",
                 "run again with the GPU idle",
-                (f"nvidia-smi -i {idx}",),
+                (Cmd(("nvidia-smi", "-i", str(idx))),),
                 fix='measure, and run transfer-heavy jobs, while the GPU is not shared',
             )
         )
@@ -283,7 +299,7 @@ def _bandwidth_low(table: LinkTable, gpu: GpuRun, exp: Expectation, figures: dic
     evidence: list[Evidence] = []
     lines: list[str] = []
     sources: list[str] = list(spec.sources) if spec else []
-    commands: list[str] = []
+    commands: list[Line] = []
     if low_pinned:
         severity = Severity.WARNING
         assert spec is not None
@@ -328,10 +344,7 @@ def _bandwidth_low(table: LinkTable, gpu: GpuRun, exp: Expectation, figures: dic
                 "problem was seen. Check the link under load, the BIOS PCIe settings, and compare with a second run."
             )
             idx = gpu.nvml_index if gpu.nvml_index is not None else gpu.ordinal
-            commands += [
-                f"nvidia-smi -i {idx} --query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv",
-                "nvidia-smi topo -m",
-            ]
+            commands += [_link_query(idx), _TOPO]
     for j in low_pinned + low_pageable:
         m = next(x for x in gpu.measurements if x.test == j.test and x.size_bytes == j.size_bytes)
         s = m.summary
@@ -370,7 +383,7 @@ def _bandwidth_low(table: LinkTable, gpu: GpuRun, exp: Expectation, figures: dic
         title,
         "\n".join(lines),
         tuple(evidence),
-        Remediation(summary, tuple(commands)),
+        Remediation(summary, tuple(commands), requires_root=any(isinstance(c, Cmd) and c.root for c in commands), component="health"),
         tuple(sources),
     )
 
@@ -390,6 +403,11 @@ def _corrupt(measurements: tuple[Measurement, ...], who: str) -> Finding | None:
         tuple(Evidence(f"bench:{m.test}", f"verify failed at {format_size(m.size_bytes)}") for m in bad),
         Remediation(
             "Look for Xid and AER errors in the kernel log, check ECC counters, and run the GPU vendor's diagnostics.",
-            ("sudo dmesg | grep -Ei 'xid|aer|nvrm'", "nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER"),
+            (
+                Cmd(("dmesg",), root=True, pipe=("grep", "-Ei", "xid|aer|nvrm")),
+                Cmd(("nvidia-smi", "-q", "-d", "ECC,PAGE_RETIREMENT,ROW_REMAPPER")),
+            ),
+            requires_root=True,
+            component="health",
         ),
     )

@@ -13,6 +13,7 @@ from gpudoctor.bandwidth.results import SCHEMA, TEST_SHORT, TESTS, BenchRun, Mea
 from gpudoctor.bandwidth.sizes import format_size
 from gpudoctor.model import ExitCode
 from gpudoctor.render.terminal import render_finding
+from gpudoctor.sanitize import clean_line
 
 _STATUS_STYLE = {"ok": "green", "low": "yellow", "unjudged": "dim"}
 
@@ -150,11 +151,11 @@ def render_text(run: BenchRun, judgement: Judgement, console: Any, verbose: bool
             best = link_figure(peer.measurements, "p2p") or _largest(peer.measurements, "p2p")
             if best is not None:
                 console.print(
-                    f"Peer GPU {peer.src} -> GPU {peer.dst}: {best.summary.median:.2f} GB/s at {format_size(best.size_bytes)}"
+                    f"Peer GPU {escape(str(peer.src))} -> GPU {escape(str(peer.dst))}: {best.summary.median:.2f} GB/s at {format_size(best.size_bytes)}"
                     + (" [red]CORRUPT[/]" if any(m.verified is False for m in peer.measurements) else "")
                 )
         else:
-            console.print(f"Peer GPU {peer.src} -> GPU {peer.dst}: {escape(peer.error or peer.note or 'not measured')}", soft_wrap=True)
+            console.print(f"Peer GPU {escape(str(peer.src))} -> GPU {escape(str(peer.dst))}: {escape(peer.error or peer.note or 'not measured')}", soft_wrap=True)
     for chart in charts_for(run, judgement):
         console.print()
         for line in render_text_chart(chart, unicode=unicode):
@@ -182,6 +183,7 @@ def _largest(measurements: tuple[Measurement, ...], test: str) -> Measurement | 
 
 
 def _print_sizes(console: Any, measurements: tuple[Measurement, ...]) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="dim")
@@ -197,7 +199,7 @@ def _print_sizes(console: Any, measurements: tuple[Measurement, ...]) -> None:
             f"{s.minimum:.2f}",
             f"{s.maximum:.2f}",
             f"{s.spread_share:.1%}",
-            m.timer,
+            escape(clean_line(m.timer)),  # a table cell is read as markup, and the safe console cleans print()'s strings only
         )
     console.print(table)
 

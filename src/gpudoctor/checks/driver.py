@@ -10,10 +10,20 @@ from __future__ import annotations
 from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
-from gpudoctor.checks.remedy import driver_install, reboot
+from gpudoctor.checks.remedy import (
+    driver_install,
+    family,
+    installed_driver_packages,
+    package_repair,
+    reboot,
+    reload_modules,
+    where_run,
+)
+from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found, Unknown
+from gpudoctor.versions import major, vkey
 
 # NVML states that mean "there is no usable user-space driver library here".
 NO_LIBRARY = ("library_not_found",)
@@ -71,7 +81,8 @@ def check_gpu_none(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (ev(pci.source, "no NVIDIA display device"), ev("nvml", facts.driver.nvml_status)),
         Remediation(
             "Run on a machine or cloud instance with an NVIDIA GPU; in a VM, pass the GPU through to the guest.",
-            ("lspci -nn | grep -i nvidia",),
+            (Cmd(("lspci", "-nn"), pipe=("grep", "-i", "nvidia")),),
+            component="gpu",
         ),
     )
 
@@ -90,14 +101,17 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "nouveau drives the display but has no CUDA support; the NVIDIA driver cannot load while nouveau holds the GPU.",
         tuple(evidence),
         Remediation(
-            "Blacklist nouveau, rebuild the initramfs, install the NVIDIA driver, and reboot.",
+            "Blacklist nouveau, rebuild the initramfs, install the NVIDIA driver, and reboot: nouveau holds the "
+            "display, so only a reboot frees the GPU for the NVIDIA module.",
             (
-                'echo -e "blacklist nouveau\\noptions nouveau modeset=0" | sudo tee /etc/modprobe.d/blacklist-nouveau.conf',
-                "sudo update-initramfs -u  # dnf-based: sudo dracut --force",
+                Cmd(("printf", "%s\\n", "blacklist nouveau", "options nouveau modeset=0"),
+                    pipe=("sudo", "tee", "/etc/modprobe.d/blacklist-nouveau.conf")),
+                *_rebuild_initramfs(facts),
                 *driver_install(facts),
                 *reboot(),
             ),
             requires_root=True,
+            component="driver",
         ),
     )
 
@@ -127,12 +141,32 @@ def check_driver_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ev("nvml", d.nvml_status),
         ),
         Remediation(
-            "Install the NVIDIA driver for this GPU (a recent production branch), then reboot. "
-            "If it is installed, load it and look at the kernel log for why it did not load (Secure Boot blocks unsigned modules).",
-            (*driver_install(facts), "sudo modprobe nvidia", "sudo dmesg | grep -i -E 'nvidia|nvrm'"),
+            "Install the NVIDIA driver for this GPU (a recent production branch"
+            + ("" if driver_install(facts) else ", from your distribution's packages or NVIDIA's installer")
+            + "), then load it. If it is installed, load it and read the kernel log for why it did not load: "
+            "with Secure Boot on, an unsigned module is refused (enroll the key the driver package created, or "
+            "use the distribution's signed modules).",
+            (
+                *driver_install(facts),
+                Cmd(("modprobe", "nvidia"), root=True),
+                Cmd(("dmesg",), root=True, pipe=("grep", "-i", "-E", "nvidia|nvrm")),
+                Cmd(("mokutil", "--sb-state"), note="Secure Boot on: the module must be signed"),
+            ),
             requires_root=True,
+            component="driver",
         ),
     )
+
+
+def _rebuild_initramfs(facts: Facts) -> tuple[Cmd, ...]:
+    fam = family(facts)
+    if fam == "debian":
+        return (Cmd(("update-initramfs", "-u"), root=True),)
+    if fam in ("rhel", "suse"):
+        return (Cmd(("dracut", "--force"), root=True),)
+    if fam == "arch":
+        return (Cmd(("mkinitcpio", "-P"), root=True),)
+    return (Cmd(("update-initramfs", "-u"), root=True, note="Debian and Ubuntu; dracut --force on Fedora, RHEL and SUSE"),)
 
 
 def _library_version(facts: Facts) -> str | None:

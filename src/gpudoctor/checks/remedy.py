@@ -1,14 +1,27 @@
-"""Remediation commands written for the probed machine: apt or dnf, pip in the probed environment.
+"""Remediation commands written for the probed machine: the distribution's package manager, pip in the
+probed environment. Every command is data (gpudoctor.cmdline); machine data only ever fills one argument.
 
 Pure: built from facts only. The doctor prints these; it never runs them.
+
+Package names, per family (NVIDIA Driver Installation Guide, "Kernel Modules", SOURCE_DRIVER_GUIDE):
+- Ubuntu: its own archive's `nvidia-driver-<branch>` (`-open` for the open kernel modules), or
+  `ubuntu-drivers install`, which picks the branch recommended for the GPU.
+- Debian: NVIDIA's CUDA repository's `cuda-drivers-<branch>`, or Debian's own `nvidia-driver` (non-free).
+- RHEL and its rebuilds (NVIDIA's CUDA repository): `dnf module enable nvidia-driver:<branch>-open`
+  (or `:open-dkms` for the newest) then `dnf install nvidia-open`; the proprietary modules, which
+  pre-Turing GPUs need, are the `<branch>-dkms` stream.
+- Arch: `nvidia-open` (Turing and newer).
+Open kernel modules run on Turing (compute capability 7.5) and newer only.
 """
 
 from __future__ import annotations
 
-import shlex
-
+from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts
 from gpudoctor.probed import Found
+from gpudoctor.versions import vkey
+
+SOURCE_DRIVER_GUIDE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/kernel-modules.html"
 
 
 def family(facts: Facts) -> str:
@@ -27,24 +40,106 @@ def family(facts: Facts) -> str:
 
 
 def python_exe(facts: Facts) -> str:
+    """The probed interpreter's path (one argument, never quoted here: cmdline quotes it)."""
     env = facts.frameworks.python
-    return shlex.quote(env.value.executable) if isinstance(env, Found) else "python3"
+    if isinstance(env, Found) and env.value.executable:
+        return env.value.executable
+    return "python" if (facts.platform.system or "").lower().startswith("win") else "python3"
 
 
-def pip(facts: Facts, *args: str) -> str:
-    return f"{python_exe(facts)} -m pip " + " ".join(args)
+def pip(facts: Facts, *args: str) -> Cmd:
+    """`<the probed python> -m pip ARGS`: each of ARGS is one argument (a spec such as `torch==2.3.1`, unquoted)."""
+    return Cmd((python_exe(facts), "-m", "pip", *args))
 
 
-def driver_install(facts: Facts, branch: str | None = None) -> tuple[str, ...]:
+def open_modules_fit(facts: Facts) -> bool | None:
+    """Whether NVIDIA's open kernel modules can drive every GPU here (Turing, 7.5, and newer); None if unknown."""
+    ccs = [g.compute_capability for g in facts.driver.gpus if g.compute_capability]
+    if not ccs:
+        flavor = _loaded_flavor(facts)
+        return True if flavor == "open" else None
+    return all(vkey(cc) >= (7, 5) for cc in ccs)
+
+
+def _loaded_flavor(facts: Facts) -> str | None:
+    proc = facts.kernel.proc_driver
+    return proc.value.flavor if isinstance(proc, Found) else None
+
+
+def driver_install(facts: Facts, branch: str | None = None) -> tuple[Cmd, ...]:
+    """Install the NVIDIA driver (a branch such as "550", chosen by code) with this distribution's tools.
+
+    Empty for a distribution without a known recipe: the remediation's summary then says what to do.
+    """
     fam = family(facts)
+    distro = (facts.platform.distro.id or "").lower()
+    opened = open_modules_fit(facts)
+    if fam == "debian" and distro == "ubuntu":
+        if branch:
+            package = f"nvidia-driver-{branch}" + ("-open" if opened else "")
+            return (Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", package), root=True, note="Ubuntu's archive"))
+        return (Cmd(("apt-get", "update"), root=True), Cmd(("ubuntu-drivers", "install"), root=True, note="the branch Ubuntu recommends for this GPU"))
     if fam == "debian":
         if branch:
-            return ("sudo apt-get update", f"sudo apt-get install -y nvidia-driver-{branch}")
-        return ("sudo apt-get update", "sudo ubuntu-drivers install  # or: sudo apt-get install -y nvidia-driver-<branch>")
+            return (Cmd(("apt-get", "update"), root=True),
+                    Cmd(("apt-get", "install", "-y", f"cuda-drivers-{branch}"), root=True, note="NVIDIA's CUDA repository"))
+        return (Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", "nvidia-driver"), root=True, note="Debian's non-free component"))
     if fam == "rhel":
-        return (f"sudo dnf module install -y nvidia-driver:{branch or 'latest'}-dkms",)
-    return ("Install the NVIDIA driver from your distribution's packages or NVIDIA's installer for your GPU.",)
+        if opened is False:
+            stream = f"nvidia-driver:{branch or 'latest'}-dkms"
+            return (Cmd(("dnf", "module", "install", "-y", stream), root=True, note="NVIDIA's CUDA repository; proprietary modules"),)
+        stream = f"nvidia-driver:{branch}-open" if branch else "nvidia-driver:open-dkms"
+        return (
+            Cmd(("dnf", "module", "enable", "-y", stream), root=True, note="NVIDIA's CUDA repository"),
+            Cmd(("dnf", "install", "-y", "nvidia-open"), root=True),
+        )
+    if fam == "arch" and opened:
+        return (Cmd(("pacman", "-S", "--needed", "nvidia-open"), root=True),)
+    return ()
 
 
-def reboot() -> tuple[str, ...]:
-    return ("sudo reboot",)
+def reboot() -> tuple[Cmd, ...]:
+    return (Cmd(("reboot",), root=True),)
+
+
+def reload_modules() -> tuple[Cmd, ...]:
+    """Unload and load the NVIDIA kernel modules: what a reboot does for the driver, without the reboot."""
+    return (
+        Cmd(("rmmod", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"), root=True,
+            note="or, without a reboot: stop GPU jobs and the display manager first"),
+        Cmd(("modprobe", "nvidia"), root=True),
+    )
+
+
+def installed_driver_packages(facts: Facts) -> tuple[Cmd, ...]:
+    """List the installed NVIDIA driver packages with this distribution's package database."""
+    fam = family(facts)
+    if fam == "debian":
+        return (Cmd(("dpkg", "-l"), pipe=("grep", "-i", "nvidia")),)
+    if fam in ("rhel", "suse"):
+        return (Cmd(("rpm", "-qa"), pipe=("grep", "-i", "nvidia")),)
+    if fam == "arch":
+        return (Cmd(("pacman", "-Q"), pipe=("grep", "-i", "nvidia")),)
+    return ()
+
+
+def package_repair(facts: Facts) -> tuple[Cmd, ...]:
+    """Finish an interrupted or partial package upgrade with this distribution's package manager."""
+    fam = family(facts)
+    if fam == "debian":
+        return (Cmd(("dpkg", "--configure", "-a"), root=True), Cmd(("apt-get", "install", "-f", "-y"), root=True))
+    if fam == "rhel":
+        return (Cmd(("dnf", "check"), root=True), Cmd(("dnf", "distro-sync", "-y"), root=True))
+    if fam == "suse":
+        return (Cmd(("zypper", "verify"), root=True),)
+    if fam == "arch":
+        return (Cmd(("pacman", "-Syu"), root=True),)
+    return ()
+
+
+def where_run(facts: Facts) -> str:
+    """Where a driver fix runs: the host, when this is a container (its kernel module is the host's)."""
+    return "the host" if facts.platform.container else ""
+
+
+BRANCH = Placeholder("branch")

@@ -35,19 +35,19 @@ def empty_snapshot() -> dict[str, Any]:
 
 
 def load_snapshot(path: str) -> dict[str, Any]:
-    """Read and validate a snapshot file. Raises SnapshotError naming the problem."""
+    """Read and validate a snapshot file. Raises SnapshotError naming the problem (MissingInput when absent).
+
+    Read through gpudoctor.bounded: a regular file of at most 32 MiB, strict JSON nested at most 64 deep.
+    """
+    from gpudoctor.bounded import load_json_file
+    from gpudoctor.errors import InputError, MissingInput
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise SnapshotError(f"no such snapshot file: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SnapshotError(f"cannot read snapshot {path}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise SnapshotError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-            hint="a snapshot is one JSON object; see docs/snapshot-format.md",
-        ) from None
+        data = load_json_file(path, "snapshot")
+    except MissingInput as exc:
+        raise MissingInput(exc.message, hint="record one with: gpudoctor snapshot -o FILE") from None
+    except InputError as exc:
+        raise SnapshotError(exc.message, hint=exc.hint or "a snapshot is one JSON object; see docs/snapshot-format.md") from None
     return validate_snapshot(data, path)
 
 

@@ -37,6 +37,8 @@ SWITCH_CODES = ("cuda-link-dangling", "toolkit-newer-than-driver", "toolkit-arch
 # Preallocating frameworks and the variable (with the value) that makes them allocate on demand
 # (compat_matrix/memory_settings.toml): the fix for a GPU whose memory others hold.
 PREALLOCATION_OFF = {"jax": ("XLA_PYTHON_CLIENT_PREALLOCATE", "false"), "tensorflow": ("TF_FORCE_GPU_ALLOW_GROWTH", "true")}
+# Findings whose fix is an allocator variable (gpu-memory-held, or a finding that sets one the matrix knows).
+ENV_CODES = ("gpu-memory-held", "tf-preallocates", "jax-preallocates")
 _EXPORT = re.compile(r"^\s*export\s+([A-Z][A-Z0-9_]*)=(\S+)\s*$")
 LINK = "/usr/local/cuda"
 

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from gpudoctor.install.model import Judgement, Machine
 from gpudoctor.matrix import kernel_route, normalize_cc, spec_contains
-from gpudoctor.versions import major, major_minor
+from gpudoctor.versions import major, major_minor, vkey
 
 
 def sm(cc: str) -> str:
@@ -39,6 +39,8 @@ def judge_python(machine: Machine, spec: str, experimental: Sequence[str], what:
 def judge_driver(matrix, machine: Machine, cuda: str) -> tuple[Judgement, bool | None]:
     """(the judgement, whether the driver fully supports `cuda`; None when no driver was seen)."""
     driver = machine.driver
+    if not driver and machine.driver_cuda:
+        return _judge_driver_cuda(matrix, machine, cuda)
     if not driver:
         return Judgement("driver", True, f"no NVIDIA driver was seen, so CUDA {cuda} was not checked against one", note=True), None
     v = matrix.driver_supports_cuda(driver, cuda, machine.os)
@@ -87,3 +89,26 @@ def judge_kernels(machine: Machine, arch: Sequence[str], ptx: Sequence[str], dri
         else:
             out.append(Judgement("gpu", False, f"no kernels for {g.describe()}: the build carries {describe_kernels(arch, ptx)}"))
     return out
+
+
+def _judge_driver_cuda(matrix, machine: Machine, cuda: str) -> tuple[Judgement, bool]:
+    """The driver's version is unknown but the CUDA version it reports is (nvidia-smi's header, NVML's
+    cuDriverGetVersion, or --cuda): a driver runs every CUDA up to that one fully, a newer minor of the
+    same major by minor-version compatibility (its driver is at least that major's first, which is at or
+    above the major's floor: cuda-compat-guide), and no newer major."""
+    up_to = machine.driver_cuda
+    have = machine.driver_cuda or ""
+    if vkey(major_minor(cuda)) <= vkey(have):
+        return Judgement("driver", True, f"the driver runs CUDA up to {up_to}, so CUDA {cuda} fully"), True
+    full = matrix.min_driver_for_cuda(cuda, machine.os)
+    if major(cuda) == major(have) and matrix.minor_compat_floor(int(major(cuda)), machine.os):
+        text = (
+            f"the driver runs CUDA up to {up_to}; CUDA {cuda} runs only through CUDA {major(cuda)} minor-version compatibility"
+            + (f"; full support needs a driver >= {full}" if full else "")
+        )
+        return Judgement("driver", True, text, note=True, needs=full), False
+    need = matrix.minor_compat_floor(int(major(cuda)), machine.os) or full
+    if need is None:
+        return Judgement("driver", False, f"CUDA {cuda} is not in the compatibility matrix: cannot tell whether this driver runs it"), False
+    more = f" (>= {full} for full support)" if full and full != need else ""
+    return Judgement("driver", False, f"needs driver >= {need} for CUDA {cuda}{more}; the driver runs CUDA up to {up_to}", needs=need), False

@@ -8,7 +8,9 @@ import re
 from gpudoctor.checks import Context
 from gpudoctor.checks.toolkit import gpu_cc
 from gpudoctor.facts import Facts
-from gpudoctor.install.model import GpuInfo, Machine, TargetEnv
+from dataclasses import replace
+
+from gpudoctor.install.model import GpuInfo, Machine, Target, TargetEnv
 from gpudoctor.probed import Found
 
 # Distributions a plan looks at: the frameworks, their companions, JAX's plugins, NVIDIA's cuDNN wheels.
@@ -50,7 +52,9 @@ def machine_from_facts(facts: Facts, ctx: Context, env: TargetEnv | None = None)
     os_name = os_of(facts)
     driver = facts.driver.version
     # The matrix's answer is a toolkit release (R565 -> 12.6); nvidia-smi's (12.7) is not always one.
-    driver_cuda = (m.max_cuda_for_driver(driver, os_name) if driver else None) or facts.driver.cuda_version
+    # Without a driver version (a pasted nvidia-smi header, a driver the matrix does not know), the
+    # CUDA version the driver itself reports still decides which builds it runs.
+    driver_cuda = (m.max_cuda_for_driver(driver, os_name) if driver else None) or _cuda_minor(facts.driver.cuda_version)
     gpus = []
     for g in facts.driver.gpus:
         if g.lost:
@@ -70,3 +74,72 @@ def machine_from_facts(facts: Facts, ctx: Context, env: TargetEnv | None = None)
         env=env or env_from_facts(facts),
         installed=installed,
     )
+
+
+_CUDA = re.compile(r"^(\d{1,2})\.(\d{1,2})(\.\d+)?$")
+_CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$", re.I)
+_DRIVER = re.compile(r"^\d{3}(\.\d{1,3}){1,2}$")
+
+
+def _cuda_minor(cuda: str | None) -> str | None:
+    m = _CUDA.match((cuda or "").strip())
+    return f"{int(m.group(1))}.{int(m.group(2))}" if m else None
+
+
+def target_gaps(machine: Machine) -> tuple[str, ...]:
+    """What the probes did not see that a CUDA build choice needs: no GPU (kernels), no driver (its CUDA)."""
+    gaps = []
+    if not machine.gpus:
+        gaps.append("no NVIDIA GPU")
+    if not machine.driver_cuda:
+        gaps.append("no NVIDIA driver")
+    return tuple(gaps)
+
+
+def gpu_from_option(text: str, ctx: Context) -> GpuInfo:
+    """--gpu: a compute capability ("8.9", "sm_89") or a name the matrix knows ("RTX 4090"). Raises UsageError."""
+    from gpudoctor.errors import UsageError
+
+    t = text.strip()
+    m = _CC.match(t)
+    if m and (t.lower().startswith("sm") or "." in t):
+        cc = f"{int(m.group(1))}.{int(m.group(2))}"
+        return GpuInfo(0, f"a GPU of compute capability {cc}", cc, ctx.matrix.arch_name(cc))
+    for name in (t, f"GeForce {t}", f"NVIDIA {t}"):
+        row = ctx.matrix.gpu_for_name(name)
+        if row is not None:
+            return GpuInfo(0, row.name, row.cc, ctx.matrix.arch_name(row.cc))
+    raise UsageError(
+        f"--gpu {text}: not a compute capability and not a GPU name the compatibility matrix knows",
+        "give the compute capability instead, e.g. --gpu 8.9 (NVIDIA's CUDA GPUs page lists them)",
+    )
+
+
+def apply_target(machine: Machine, target: Target, ctx: Context) -> Machine:
+    """The machine as the person describes it: what they say replaces what the probes saw. Raises UsageError."""
+    from gpudoctor.errors import UsageError
+
+    if not target:
+        return machine
+    m = ctx.matrix
+    out = replace(machine, told=target.options(), cpu=target.cpu)
+    if target.gpu:
+        out = replace(out, gpus=(gpu_from_option(target.gpu, ctx),))
+    if target.driver:
+        d = target.driver.strip()
+        if not _DRIVER.match(d):
+            raise UsageError(f"--driver {target.driver}: not an NVIDIA driver version", "give it as nvidia-smi prints it, e.g. --driver 550.54.14")
+        cuda = m.max_cuda_for_driver(d, out.os)
+        if cuda is None:
+            raise UsageError(f"--driver {d}: the compatibility matrix knows no CUDA this driver runs", "give the driver's CUDA version instead: --cuda 12.4")
+        out = replace(out, driver=d, driver_cuda=cuda)
+    if target.cuda:
+        cuda = _cuda_minor(target.cuda)
+        if cuda is None:
+            raise UsageError(f"--cuda {target.cuda}: not a CUDA version", "give the CUDA version nvidia-smi's header shows, e.g. --cuda 12.4")
+        if target.driver and out.driver_cuda and cuda != out.driver_cuda:
+            raise UsageError(f"--driver {out.driver} runs CUDA up to {out.driver_cuda}, not {cuda}", "give --driver or --cuda, not both")
+        if not target.driver:
+            # Only the CUDA version: the driver version the probes saw (if any) no longer describes the target.
+            out = replace(out, driver=None, driver_cuda=cuda)
+    return out

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudoctor.cmdline import Cmd
+
 TITLES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
 
 
@@ -44,8 +46,26 @@ class TargetEnv:
 
 
 @dataclass(frozen=True)
+class Target:
+    """What the person says about the machine the build is for, where the probes saw no GPU or driver
+    (or the build is for another machine): `gpu` a name or a compute capability, `driver` its version,
+    `cuda` the newest CUDA the driver runs (nvidia-smi's header), `cpu` a CPU-only build."""
+
+    gpu: str | None = None
+    driver: str | None = None
+    cuda: str | None = None
+    cpu: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.gpu or self.driver or self.cuda or self.cpu)
+
+    def options(self) -> tuple[str, ...]:
+        return tuple(f"--{k} {v}" for k, v in (("gpu", self.gpu), ("driver", self.driver), ("cuda", self.cuda)) if v) + (("--cpu",) if self.cpu else ())
+
+
+@dataclass(frozen=True)
 class Machine:
-    """What the choice depends on, read from the facts once."""
+    """What the choice depends on, read from the facts once (and what the person told, `told`)."""
 
     os: str  # linux, windows, macos
     arch: str  # x86_64, aarch64, AMD64
@@ -54,15 +74,23 @@ class Machine:
     gpus: tuple[GpuInfo, ...]
     env: TargetEnv
     installed: dict[str, str] = field(default_factory=dict)  # relevant distributions -> version
+    told: tuple[str, ...] = ()  # the options that described the target instead of the probes: ("--gpu 8.9",)
+    cpu: bool = False  # a CPU-only build was asked for (--cpu)
 
     @property
     def python(self) -> str | None:
         return self.env.version
 
     def describe(self) -> str:
-        driver = f"driver {self.driver} (runs CUDA up to {self.driver_cuda or '?'})" if self.driver else "no NVIDIA driver seen"
+        if self.driver:
+            driver = f"driver {self.driver} (runs CUDA up to {self.driver_cuda or '?'})"
+        elif self.driver_cuda:
+            driver = f"a driver that runs CUDA up to {self.driver_cuda} (its version unknown)"
+        else:
+            driver = "no NVIDIA driver seen"
         gpus = "; ".join(g.describe() for g in self.gpus) or "no GPU seen"
-        return f"{self.os} {self.arch}; {driver}; {gpus}; {self.env.describe()}"
+        told = f"; as told: {' '.join(self.told)}" if self.told else ""
+        return f"{self.os} {self.arch}; {driver}; {gpus}; {self.env.describe()}{told}"
 
 
 @dataclass(frozen=True)
@@ -83,7 +111,7 @@ class Build:
     framework: str
     release: str  # the matrix row: "2.11", "2.21", "0.6.0"
     variant: str  # cu128, and-cuda, cuda12, ...
-    cuda: str | None  # the CUDA version the driver must run
+    cuda: str | None  # the CUDA version the driver must run; None for a CPU build
     specs: tuple[str, ...]  # pip requirement strings: ("torch==2.11.*",)
     index_url: str | None = None
     find_links: str | None = None
@@ -122,6 +150,49 @@ class Step:
     argv: tuple[str, ...]
     why: str
 
+    @property
+    def cmd(self) -> Cmd:
+        return Cmd(self.argv)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What the plan does to the installed framework, named: install, upgrade, downgrade, switch (the same
+    release, another build or patch), reinstall (the same version). `major` lines call out a jump whose
+    code changes (PyTorch 1 -> 2, TensorFlow across 2.16 and Keras 3)."""
+
+    kind: str
+    distribution: str
+    before: str | None  # the installed version; None for a first install
+    after: str  # the version installed: exact ("2.2.1+cu118") or the range pip chooses in ("2.5.*")
+    major: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        if self.kind == "install":
+            return f"install {self.distribution} {self.after}"
+        if self.kind == "reinstall":
+            return f"reinstall {self.distribution} {self.before} (same version) as {self.after}"
+        return f"{self.kind} {self.distribution} {self.before} -> {self.after}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "distribution": self.distribution, "from": self.before, "to": self.after,
+                "text": self.text, "major": list(self.major)}
+
+
+@dataclass(frozen=True)
+class Online:
+    """Whether the package index was seen to hold a wheel of the chosen build for this Python, OS and
+    architecture: `status` confirmed, missing (the index answered without one) or unconfirmed."""
+
+    status: str
+    text: str
+    index: str | None = None
+    files: tuple[str, ...] = ()  # the matching wheel file names (a few)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "text": self.text, "index": self.index, "files": list(self.files)}
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -139,7 +210,9 @@ class Plan:
     instead: Candidate | None = None  # the request does not fit: the newest build that does
     upgrade: tuple[str, ...] = ()  # what a newer driver, or another Python, would open
     already: bool = False  # the chosen build is installed already: nothing to run
-    undo: tuple[str, ...] = ()  # how to go back to what was installed before
+    undo: tuple[Cmd, ...] = ()  # how to go back to what was installed before
+    change: Change | None = None  # what the steps do to the installed framework
+    online: Online | None = None  # the package index's word on the chosen wheel (None: not asked)
 
     @property
     def title(self) -> str:
@@ -179,6 +252,8 @@ class Plan:
                 "arch": m.arch,
                 "driver": m.driver,
                 "driver_cuda": m.driver_cuda,
+                "told": list(m.told),
+                "cpu": m.cpu,
                 "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.cc, "architecture": g.arch} for g in m.gpus],
                 "python": {
                     "executable": m.env.python,
@@ -200,5 +275,7 @@ class Plan:
             "instead": cand(self.instead),
             "upgrade": list(self.upgrade),
             "already_installed": self.already,
-            "undo": list(self.undo),
+            "undo": [u.to_json() for u in self.undo],
+            "change": self.change.to_json() if self.change else None,
+            "online": self.online.to_json() if self.online else None,
         }

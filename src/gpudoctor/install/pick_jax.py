@@ -156,3 +156,21 @@ def conda_equivalent(machine: Machine, build: Build) -> tuple[str, ...]:
         v = build.pin[2:]
         return ("conda", "install", "-p", prefix, "-c", "conda-forge", f"jaxlib={v}=*cuda*", f"jax={v}")
     return ("conda", "install", "-p", prefix, "-c", "conda-forge", f"jaxlib[version='{build.pin}',build=*cuda*]", f"jax[version='{build.pin}']")
+
+
+# --- CPU-only builds (--cpu): plain `jax` brings the CPU jaxlib (https://docs.jax.dev/en/latest/installation.html).
+
+
+def cpu_build(machine: Machine, row, build: Build) -> Build:
+    return Build("jax", row.version, "cpu", None, (f"jax{build.pin}",), sources=row.source, pin=build.pin)
+
+
+def cpu_judge(machine: Machine, row, build: Build) -> Candidate:
+    return Candidate(build, (judge_python(machine, row.python, (), f"JAX {row.version}+"),))
+
+
+def cpu_installed(machine: Machine, jax_facts, build: Build) -> bool:
+    jax = machine.installed.get("jax")
+    if not jax or _plugins(machine) or "+cuda" in machine.installed.get("jaxlib", ""):
+        return False
+    return jax == build.pin[2:] if build.pin.startswith("==") else spec_contains(build.pin, jax)

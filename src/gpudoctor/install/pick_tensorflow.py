@@ -136,3 +136,23 @@ def undo_args(machine: Machine) -> tuple[str, ...]:
 def conda_equivalent(machine: Machine, build: Build) -> tuple[str, ...]:
     # conda-forge's GPU builds carry build strings cudaNNN...
     return ("conda", "install", "-p", machine.env.prefix or "PREFIX", "-c", "conda-forge", f"tensorflow={build.release}=cuda*")
+
+
+# --- CPU-only builds (--cpu): the plain `tensorflow` package runs on the CPU where no GPU is usable
+# (https://www.tensorflow.org/install/pip).
+
+
+def cpu_build(machine: Machine, row, build: Build) -> Build:
+    return Build("tensorflow", row.version, "cpu", None, (f"tensorflow=={build.pin}",), sources=row.source, pin=build.pin)
+
+
+def cpu_judge(machine: Machine, row, build: Build) -> Candidate:
+    return Candidate(build, (judge_python(machine, row.python, (), f"TensorFlow {row.version}"),))
+
+
+def cpu_installed(machine: Machine, tf_facts, build: Build) -> bool:
+    if tf_facts is None or tf_facts.distribution not in ("tensorflow", "tensorflow-cpu"):
+        return False
+    if build.pin and not build.pin.endswith(".*") and tf_facts.version != build.pin:
+        return False
+    return version_parts(tf_facts.version)[:2] == version_parts(build.release)[:2]

@@ -128,3 +128,27 @@ def conda_equivalent(machine: Machine, build: Build) -> tuple[str, ...]:
         return ("conda", "install", "-p", prefix, f"pytorch={build.release}", f"pytorch-cuda={build.cuda}", "-c", "pytorch", "-c", "nvidia")
     # conda-forge's CUDA builds (build strings cudaNNN_...); the solver picks the CUDA the driver allows.
     return ("conda", "install", "-p", prefix, "-c", "conda-forge", f"pytorch={build.release}=cuda*")
+
+
+# --- CPU-only builds (--cpu): PyTorch's cpu index holds them for Linux and Windows; on macOS the PyPI
+# wheels are the CPU ones (https://pytorch.org/get-started/locally/).
+
+
+def cpu_build(machine: Machine, rel, build: Build) -> Build:
+    exact = build.pin if build.pin and not build.pin.endswith(".*") else None
+    spec = f"torch=={exact}" if exact else f"torch=={rel.version}.*"
+    index = None if machine.os == "macos" else f"{INDEX}/cpu"
+    return Build("torch", rel.version, "cpu", None, (spec,), index_url=index, sources=build.sources, pin=exact or f"{rel.version}.*")
+
+
+def cpu_judge(machine: Machine, rel, build: Build) -> Candidate:
+    return Candidate(build, (judge_python(machine, rel.python, rel.python_experimental, f"PyTorch {rel.version}"),))
+
+
+def cpu_installed(machine: Machine, torch_facts, build: Build) -> bool:
+    if torch_facts is None or torch_facts.cuda:
+        return False
+    version = torch_facts.version.split("+", 1)[0]
+    if build.pin and not build.pin.endswith(".*") and version != build.pin:
+        return False
+    return version_parts(version)[:2] == version_parts(build.release)[:2]

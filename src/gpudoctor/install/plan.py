@@ -120,18 +120,14 @@ def _hints(pick, matrix, machine, facts, groups, chosen) -> tuple[str, ...]:
 
 
 def _steps(pick, machine: Machine, build, installer: str, options: Options) -> tuple[Step, ...]:
-    env = machine.env
-    steps = []
+    # Download first, replace in one step (gpudoctor.install.commands says how): nothing is removed before the new build is here.
     names = pick.uninstall_names(machine, build, options.reinstall)
-    if names:
-        steps.append(Step(commands.uninstall_argv(installer, env, names), f"remove {', '.join(names)} first, so that the new build replaces it cleanly"))
     index = build.index_url
     if options.index_url:
         index = options.index_url.replace("{variant}", build.variant)
-    argv = commands.install_argv(installer, env, pick.install_specs(machine, build), index_url=index,
-                                 find_links=build.find_links, extra=options.extra_args)
-    steps.append(Step(argv, f"install {build.label}" + (f" from {index}" if index else "")))
-    return tuple(steps)
+    return commands.replace_steps(installer, machine.env, pick.install_specs(machine, build), names, label=build.label,
+                                  index_url=index, find_links=build.find_links, extra=options.extra_args,
+                                  reinstall=options.reinstall)
 
 
 def _notes(machine: Machine, env: TargetEnv) -> tuple[str, ...]:
@@ -193,8 +189,18 @@ def plan_install(facts: Facts, ctx: Context, framework: str, requested: str | No
         equivalents=tuple(equivalents),
         manual=pick.manual(machine, row, chosen),
         already=already,
-        undo=(shlex.join(commands.args_argv(installer, machine.env, back)),) if back else (),
+        undo=(shlex.join(commands.args_argv(installer, machine.env, undo_back(back, machine, options))),) if back else (),
     )
+
+
+def undo_back(back: tuple[str, ...], machine: Machine, options: Options) -> tuple[str, ...]:
+    """The undo arguments through the user's mirror (--index-url), {variant} being the old build's local tag."""
+    if not options.index_url or not back:
+        return back
+    old_variant = machine.installed.get("torch", "").partition("+")[2]
+    if "{variant}" in options.index_url and not old_variant:
+        return back  # no variant to fill in: the picker's own index names the old build's source
+    return commands.undo_args(back, options.index_url.replace("{variant}", old_variant))
 
 
 # --- for the framework checks' remediation commands ------------------------------------------

@@ -37,11 +37,26 @@ class EnvLine:
     active: bool = True  # False: written commented out, for the reader to enable
 
     def lines(self) -> tuple[str, ...]:
-        """Comments on their own lines: docker --env-file and systemd read `# ...` after a value as part of it."""
-        line = f"{self.name}={self.value}"
+        """Comments on their own lines: docker --env-file and systemd read `# ...` after a value as part of it.
+
+        The assignment is rendered by gpudoctor.cmdline.render_envfile, the one writer of env files: a value
+        read from the machine (a GPU or MIG UUID) that holds a newline, a quote or a `$` raises
+        cmdline.Unrenderable instead of adding a line (`LD_PRELOAD=...`) to the file.
+        """
+        from gpudoctor.cmdline import render_envfile
+
+        line = render_envfile([(self.name, self.value)]).rstrip("\n")
         if not self.active:
             line = "# " + line
         return (f"# {self.comment}", line) if self.comment else (line,)
+
+
+def env_file(env: tuple[EnvLine, ...]) -> str:
+    """The whole env file of a job; raises cmdline.Unrenderable when any value cannot be held.
+
+    All or nothing: a file without its CUDA_VISIBLE_DEVICES line would let the job see every GPU.
+    """
+    return "".join(line + "\n" for e in env for line in e.lines())
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,38 @@
 """`--format github`: GitHub Actions workflow commands, and a Markdown job summary.
 
-Each finding becomes one annotation (`::error`, `::warning` or `::notice`,
-with `title=` its code and no file), escaped as the Actions runner expects
-(actions/toolkit, packages/core/src/command.ts): in the message `%`, CR and
-LF become `%25`, `%0D`, `%0A`; in a property value `:` and `,` also become
-`%3A` and `%2C`. The renderer only returns text; the CLI appends the summary
-to the file named by $GITHUB_STEP_SUMMARY.
+Each finding becomes one annotation (`::error`, `::warning` or `::notice`, with `title=` its code and
+no file). Everything else on stdout is a plain log line that starts with `gpudoctor: `.
+
+Why every piece of data is escaped, and how. The runner reads the step's output line by line and
+treats a line as a workflow command when, after leading blanks, it starts with `::` (`::add-mask::`,
+`::stop-commands::`, `::error::`), or, in the legacy form, when it holds `##[` anywhere
+(actions/runner, src/Runner.Worker/ActionCommandManager.cs tries ActionCommand.TryParseV2, then
+ActionCommand.TryParse; src/Runner.Common/ActionCommand.cs). So data (GPU names, requirement specs,
+what was found, finding text, paths) must never start a line or carry `##[`:
+- inside a command, the message is escaped as the runner unescapes it: `%` -> `%25`, CR -> `%0D`,
+  LF -> `%0A`; a property value also `:` -> `%3A` and `,` -> `%2C` (actions/toolkit,
+  packages/core/src/command.ts escapeData / escapeProperty; the runner's _escapeDataMappings and
+  _escapePropertyMappings). A message holds no line break after that, so nothing in it can start a line.
+- a plain log line gets each datum as one line (gpudoctor.sanitize.clean_line shows CR, LF and other
+  controls as `\\x0d`-style escapes) with `##[` broken up as `#\\#[`, so the legacy parser finds no command.
+Both go through gpudoctor.sanitize first, as every text renderer does: an escape sequence in a GPU
+name is shown, not obeyed by the log viewer.
+
+The step summary is GitHub-flavoured Markdown: in a table cell `|` is `\\|`, a line break is `<br>`,
+`<`, `>` and `&` are HTML entities and Markdown punctuation is backslash-escaped, so data can neither
+end a row nor add HTML; a code span is fenced with more backticks than the data holds. The renderer
+only returns text; the CLI appends the summary to the file named by $GITHUB_STEP_SUMMARY.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from typing import Sequence
 
 from gpudoctor.model import ExitCode, Finding, Report, Severity
 from gpudoctor.probed import Found
+from gpudoctor.sanitize import clean, clean_line
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -28,15 +46,21 @@ def escape_property(text: str) -> str:
 
 
 def workflow_command(command: str, message: str, **properties: str) -> str:
-    props = ",".join(f"{k}={escape_property(v)}" for k, v in properties.items() if v is not None)
-    return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
+    """One workflow command line; `command` and property names are code's, message and values any text."""
+    props = ",".join(f"{k}={escape_property(clean_line(v))}" for k, v in properties.items() if v is not None)
+    return f"::{command}{' ' + props if props else ''}::{escape_data(clean(message))}"
+
+
+def log_text(text: object) -> str:
+    """A datum for a plain log line: one line, no terminal controls, no legacy `##[` command."""
+    return clean_line(text).replace("##[", "#\\#[")
 
 
 def finding_message(f: Finding) -> str:
     lines = [f.title, f.detail]
     if f.remediation is not None:
         lines.append(f"Fix: {f.remediation.summary}")
-        lines += [f"  {c}" for c in f.remediation.commands]
+        lines += [f"  {c}" for c in f.remediation.lines()]
     return "\n".join(line for line in lines if line)
 
 
@@ -49,7 +73,7 @@ def render_github(report: Report, outcomes: Sequence = (), exit_code: ExitCode =
     lines = [workflow_command(_COMMAND[f.severity], finding_message(f), title=f.code) for f in report.findings]
     for o in outcomes:
         if o.met:
-            lines.append(f"gpudoctor: requirement met: {o.requirement.spec} ({o.found})")
+            lines.append(f"gpudoctor: requirement met: {log_text(o.requirement.spec)} ({log_text(o.found)})")
     counts = _counts(report)
     met = sum(1 for o in outcomes if o.met)
     reqs = f"; {met} of {len(outcomes)} requirement(s) met" if outcomes else ""
@@ -66,13 +90,29 @@ def render_github_error(message: str, hint: str | None) -> str:
     return workflow_command("error", text, title="gpudoctor-failed") + "\n"
 
 
-def _cell(text: str) -> str:
-    return html.escape(text, quote=False).replace("|", "\\|").replace("\r", "").replace("\n", "<br>")
+# Inline Markdown a table cell could carry: emphasis, code, links and images, strikethrough, math,
+# the cell separator, and the backslash itself (GFM lets any ASCII punctuation be backslash-escaped).
+# `&`, `<` and `>` become HTML entities first, so no tag or entity of the data survives.
+_MD_PUNCT = re.compile(r"([\\`*_\[\]!~|$])")
 
 
-def _code(text: str) -> str:
-    # Inside a code span only the backtick and the table pipe matter.
-    return "`" + text.replace("`", "'").replace("|", "\\|") + "`"
+def _cell(text: object) -> str:
+    """Data as the text of one table cell: shown as written, never a row break, markup or HTML."""
+    lines = clean(text).split("\n")  # clean keeps LF (and tab), shows CR and every other control
+    return "<br>".join(_MD_PUNCT.sub(r"\\\1", html.escape(clean_line(line), quote=False)) for line in lines)
+
+
+def _code(text: object, in_table: bool = True) -> str:
+    """Data as a code span. Inside a code span Markdown and HTML are literal; only the backtick (fenced
+    here by a longer run, GFM 6.1), a table's `|` (escaped, GFM 4.10) and line breaks (shown as escapes)
+    matter."""
+    body = clean_line(text)
+    if in_table:
+        body = body.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith(("`", " ")) or body.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def machine_line(report: Report) -> str:
@@ -112,7 +152,7 @@ def render_github_summary(
     else:
         verdict = "✅ healthy"
     out = [f"## gpudoctor check: {verdict}", ""]
-    where = f"Node {_code(node)}: " if node else ""
+    where = f"Node {_code(node, in_table=False)}: " if node else ""
     out += [where + _cell(machine_line(report)), ""]
     if outcomes:
         out += ["### Requirements", "", "| | Requirement | Found |", "|---|---|---|"]
@@ -124,7 +164,7 @@ def render_github_summary(
         for f in report.findings:
             fix = _cell(f.remediation.summary) if f.remediation else ""
             if f.remediation and f.remediation.commands:
-                fix += "<br>" + "<br>".join(_code(c) for c in f.remediation.commands)
+                fix += "<br>" + "<br>".join(_code(c) for c in f.remediation.lines())
             out.append(f"| {f.severity.label} | {_code(f.code)} | {_cell(f.title)} | {fix} |")
         out.append("")
     out.append(

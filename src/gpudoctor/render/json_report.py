@@ -13,7 +13,11 @@ SCHEMA = "gpudoctor.report/1"
 
 
 def report_document(report: Report, exit_code: ExitCode) -> dict[str, Any]:
+    from gpudoctor.cmdline import shell_for_os
+    from gpudoctor.prescribe import build
+
     worst = report.worst()
+    plan = build(report.findings, shell_for_os(report.facts.platform.system))
     return {
         "schema": SCHEMA,
         "tool_version": __version__,
@@ -21,6 +25,7 @@ def report_document(report: Report, exit_code: ExitCode) -> dict[str, Any]:
         "status": "healthy" if worst is None else worst.label,
         "exit_code": int(exit_code),
         "findings": [f.to_json() for f in report.findings],
+        "plan": plan.to_json(),
         "facts": to_json(report.facts),
         "timings_s": report.timings_s,
         "internal_errors": list(report.internal_errors),

@@ -21,14 +21,9 @@ import xml.etree.ElementTree as ET
 from typing import Sequence
 
 from gpudoctor.model import ExitCode, Finding, Report, Severity
+from gpudoctor.render.xmltext import xml_text
 
-# Characters XML 1.0 cannot carry at all (C0 controls other than tab, LF, CR; lone surrogates; U+FFFE/U+FFFF).
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _CRASHED = re.compile(r"^the (\S+) check crashed")
-
-
-def xml_text(text: str) -> str:
-    return _INVALID_XML.sub("\ufffd", text)
 
 
 def _body(f: Finding) -> str:
@@ -36,12 +31,13 @@ def _body(f: Finding) -> str:
     lines += [f"evidence: {e.source}: {e.value}" for e in f.evidence]
     if f.remediation is not None:
         lines.append(f"fix: {f.remediation.summary}")
-        lines += [f"  {c}" for c in f.remediation.commands]
+        lines += [f"  {c}" for c in f.remediation.lines()]
     return xml_text("\n".join(lines))
 
 
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    el = ET.SubElement(parent, tag, {k: xml_text(v) for k, v in attrs.items()})
+    # Every string passes xml_text (gpudoctor.render.xmltext): any report data stays well-formed XML.
+    el = ET.SubElement(parent, tag, {k: xml_text(v, newlines=False) for k, v in attrs.items()})
     if text is not None:
         el.text = xml_text(text)
     return el
@@ -79,7 +75,7 @@ def render_junit(
     root = ET.Element("testsuites", {"name": "gpudoctor"})
     suite = _sub(root, "testsuite", name="gpudoctor.checks")
     if node:
-        suite.set("hostname", xml_text(node))
+        suite.set("hostname", xml_text(node, newlines=False))
     props = _sub(suite, "properties")
     for key, value in (("tool_version", __version__), ("host_mode", report.host_mode), ("exit_code", str(int(exit_code))), ("fail_on", fail_on.label)):
         _sub(props, "property", name=key, value=value)
@@ -117,7 +113,7 @@ def render_junit(
     if outcomes:
         rsuite = _sub(root, "testsuite", name="gpudoctor.requirements")
         if node:
-            rsuite.set("hostname", xml_text(node))
+            rsuite.set("hostname", xml_text(node, newlines=False))
         rcounts = {"tests": 0, "failures": 0, "errors": 0}
         for o in outcomes:
             tc = _sub(rsuite, "testcase", classname="gpudoctor.requirements", name=o.requirement.spec, time="0")

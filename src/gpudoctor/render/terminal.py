@@ -88,6 +88,11 @@ def area_summaries(facts: Facts) -> dict[str, str]:
 def render_terminal(report: Report, console: Any, verbose: bool = False) -> None:
     from rich.markup import escape
 
+    from gpudoctor.cmdline import shell_for_os
+    from gpudoctor.prescribe import build
+
+    plan = build(report.findings, shell_for_os(report.facts.platform.system))
+    numbers = {s.component + "\0" + s.where: i for i, s in enumerate(plan.steps, 1)}
     by_area: dict[str, list[Finding]] = {}
     for f in report.findings:
         by_area.setdefault(f.area, []).append(f)
@@ -107,7 +112,9 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
             soft_wrap=True,
         )
         for f in findings:
-            render_finding(console, f, verbose)
+            step = _step_number(f, numbers)
+            render_finding(console, f, verbose, step=step)
+    render_plan(console, plan)
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
     if not report.findings:
         console.print(f"[green]{_glyph(console, 'ok')} No problems found.[/]")
@@ -121,8 +128,55 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
         console.print(f"[dim]timings: {escape(timings)}[/dim]", soft_wrap=True)
 
 
-def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    ") -> None:
-    """One finding: title with its code, why it matters (each line), evidence with -v, then the fix."""
+def _step_number(f: Finding, numbers: dict[str, int]) -> int | None:
+    from gpudoctor.prescribe import component_of
+
+    if f.remediation is None:
+        return None
+    return numbers.get(component_of(f) + "\0" + f.remediation.where)
+
+
+def fixable_codes() -> frozenset[str]:
+    """The finding codes `gpudoctor fix` has an automatic form for (gpudoctor.install.fix decides)."""
+    from gpudoctor.install import fix
+
+    return frozenset((*fix.REINSTALL_CODES, *fix.SWITCH_CODES, *fix.ENV_CODES))
+
+
+def render_plan(console: Any, plan: Any) -> None:
+    """The plan once, in order: each step's prose, where it runs, its commands, and whether `fix` applies it."""
+    from rich.markup import escape
+
+    steps = [s for s in plan.steps if s.commands or s.summaries]
+    if not steps:
+        return
+    auto = fixable_codes()
+    shell = {"posix": "", "powershell": " (PowerShell)", "fish": " (fish)", "cmd": " (cmd.exe)"}[plan.target]
+    console.print(f"[bold]Plan[/bold]{shell}: in this order")
+    for i, step in enumerate(plan.steps, 1):
+        if not (step.commands or step.summaries):
+            continue
+        tags = []
+        if step.where:
+            tags.append(f"on {step.where}")
+        if any(c in auto for c in step.codes) and not step.where:
+            tags.append("gpudoctor fix can apply this")
+        tag = f" [dim]({escape('; '.join(tags))})[/dim]" if tags else ""
+        console.print(f"  {i}. [bold]{escape(step.title)}[/bold]{tag} [dim]{escape(', '.join(step.codes))}[/dim]", soft_wrap=True)
+        for summary in step.summaries:
+            console.print(f"     {escape(summary)}", soft_wrap=True, highlight=False)
+        for line in step.lines(plan.target):
+            console.print(f"       {escape(line)}", soft_wrap=True, highlight=False)
+    for problem in plan.problems:
+        console.print(f"  [yellow]the plan does not hold together: {escape(problem)}[/yellow]", soft_wrap=True)
+
+
+def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    ", step: int | None = None) -> None:
+    """One finding: title with its code, why it matters (each line), evidence with -v, then the fix.
+
+    Inside `check` the fix's commands are in the plan (`step` is its number); other views (the
+    bandwidth benchmark) pass no step and get the commands here.
+    """
     from rich.markup import escape
 
     status = f.severity.label
@@ -138,6 +192,8 @@ def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    "
         if f.sources:
             console.print(f"{inner}[dim]sources: {escape(', '.join(f.sources))}[/dim]", soft_wrap=True)
     if f.remediation:
-        console.print(f"{inner}[bold]Fix:[/bold] {escape(f.remediation.summary)}", soft_wrap=True, highlight=False)
-        for cmd in f.remediation.commands:
-            console.print(f"{inner}  {escape(cmd)}", soft_wrap=True, highlight=False)
+        where = f" (step {step} of the plan)" if step and f.remediation.commands else ""
+        console.print(f"{inner}[bold]Fix:[/bold] {escape(f.remediation.summary)}{where}", soft_wrap=True, highlight=False)
+        if step is None:
+            for line in f.remediation.lines():
+                console.print(f"{inner}  {escape(line)}", soft_wrap=True, highlight=False)

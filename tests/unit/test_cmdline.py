@@ -1,0 +1,213 @@
+"""The one quoting layer: what is printed runs exactly the argument vector, in every shell people paste into.
+
+Each rendered line is run by the real shell (bash, dash, zsh, fish) with stub programs first on PATH
+that record the arguments they receive; injection attempts must arrive as plain arguments and create
+no file.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+from gpudoctor.cmdline import (
+    Cmd,
+    EvalShell,
+    Placeholder,
+    SetEnv,
+    Unrenderable,
+    quote_cmd,
+    quote_powershell,
+    render,
+    render_all,
+    render_envfile,
+)
+
+HOSTILE = [
+    "2.1.0;touch PWNED;echo",
+    "$(touch PWNED)",
+    "`touch PWNED`",
+    "a b",
+    "it's",
+    '"double"',
+    "back\\slash",
+    "* ?[a]",
+    "~root",
+    "--index-url",
+    "-rf",
+    "#comment",
+    "a|touch PWNED",
+    "a&&touch PWNED",
+    "a>PWNED",
+    "<PWNED",
+    "{a,b}",
+    "$HOME",
+    "${HOME}",
+    "!!",
+    "%PATH%",
+    "(touch PWNED)",
+    "\u2019typographic\u2018",
+    "ü中文",
+    "",
+    " ",
+    "a'b\"c\\d$e`f",
+    "\\'",
+    "'\\''",
+    "=",
+    "x=y",
+]
+# Random strings of printable characters: every shell metacharacter comes up.
+_ALPHABET = "abcXYZ019 \t'\"\\$`!#&|;<>(){}[]*?~=%^,.:/@+-_\u2019\u00e9"
+random.seed(1234)
+GENERATED = ["".join(random.choice(_ALPHABET) for _ in range(random.randint(1, 12))).replace("\t", " ") for _ in range(150)]
+VALUES = HOSTILE + GENERATED
+
+SHELLS = {"bash": ["bash", "--norc", "--noprofile"], "dash": ["dash"], "zsh": ["zsh", "-f"], "fish": ["fish", "--no-config"]}
+
+
+def _stub_dir(tmp_path):
+    """printargs and sudo: record argv (sudo runs the rest as-is, so sudo lines run too)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    rec = bin_dir / "printargs"
+    # Each argument NUL-terminated, each call ended by \x01 (rendered values hold no control characters).
+    rec.write_text('#!/bin/sh\nprintf \'%s\\0\' "$@" >> "$ARGS_LOG"; printf \'\\001\' >> "$ARGS_LOG"\n', encoding="utf-8")
+    sudo = bin_dir / "sudo"
+    sudo.write_text('#!/bin/sh\nexec "$@"\n', encoding="utf-8")
+    for p in (rec, sudo):
+        p.chmod(p.stat().st_mode | stat.S_IXUSR)
+    return bin_dir
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_rendered_commands_run_exactly_their_argv(shell, tmp_path):
+    exe = shutil.which(SHELLS[shell][0])
+    if exe is None:
+        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root in CI)")
+    target = "fish" if shell == "fish" else "posix"
+    bin_dir = _stub_dir(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    log = tmp_path / "args.log"
+    expected = []
+    lines = []
+    for i, v in enumerate(VALUES):
+        cmd = Cmd(("printargs", str(i), v, "tail"), root=i % 3 == 0, note="a note; touch PWNED")
+        lines.append(render(cmd, target))
+        expected.append([str(i), v, "tail"])
+    script = tmp_path / "script"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "ARGS_LOG": str(log), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    proc = subprocess.run([*SHELLS[shell], str(script)], cwd=work, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    got = [rec.split("\0")[:-1] for rec in log.read_text(encoding="utf-8").split("\x01")[:-1]]
+    assert got == expected
+    assert not list(work.iterdir()), f"{shell}: a rendered command created files: {list(work.iterdir())}"
+    assert not (bin_dir.parent / "PWNED").exists()
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_setenv_sets_exactly_the_value(shell, tmp_path):
+    exe = shutil.which(SHELLS[shell][0])
+    if exe is None:
+        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root in CI)")
+    target = "fish" if shell == "fish" else "posix"
+    bin_dir = _stub_dir(tmp_path)
+    log = tmp_path / "args.log"
+    values = [v for v in VALUES if v][:60]
+    lines = []
+    for v in values:
+        lines.append(render(SetEnv("GD_VALUE", v), target))
+        lines.append(render(Cmd(("printenv", "GD_VALUE")), target) + " >> " + str(log))
+    lines.append(render(SetEnv("GD_VALUE", None), target))
+    lines.append("printenv GD_VALUE >> " + str(log) + " || echo unset >> " + str(log) if target == "posix" else
+                 f"printenv GD_VALUE >> {log}; or echo unset >> {log}")
+    script = tmp_path / "script"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    subprocess.run([*SHELLS[shell], str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert log.read_text(encoding="utf-8").splitlines() == [*values, "unset"]
+
+
+def test_eval_shell_hooks_quote_their_arguments():
+    line = EvalShell(("gpudoctor", "switch-cuda", "12.1;touch x"))
+    assert render(line, "posix") == "eval \"$(gpudoctor switch-cuda '12.1;touch x' --shell)\""
+    assert render(line, "fish") == "gpudoctor switch-cuda '12.1;touch x' --shell fish | source"
+    assert render(line, "powershell") == "gpudoctor switch-cuda '12.1;touch x' --shell powershell | Invoke-Expression"
+    with pytest.raises(Unrenderable):
+        render(line, "cmd")
+
+
+def test_control_characters_are_refused_not_rendered():
+    for bad in ("a\nb", "a\x1b]0;title\x07", "\x00", "a\rb", "\x9b2J"):
+        with pytest.raises(Unrenderable):
+            render(Cmd(("echo", bad)), "posix")
+        with pytest.raises(Unrenderable):
+            render(Cmd(("echo", bad)), "powershell")
+    # render_all turns a refused line into a comment that says so: never a half command
+    out = render_all([Cmd(("echo", "ok")), Cmd(("echo", "a\nb"))])
+    assert out[0] == "echo ok" and out[1].startswith("# not shown:") and "\n" not in out[1]
+
+
+def test_powershell_doubles_every_single_quote_kind():
+    assert quote_powershell("it's") == "'it''s'"
+    assert quote_powershell("a\u2019b") == "'a\u2019\u2019b'"
+    assert quote_powershell("$(calc)") == "'$(calc)'"
+    assert quote_powershell("C:\\Program Files\\x") == "'C:\\Program Files\\x'"
+    assert render(Cmd(("C:\\Program Files\\Python311\\python.exe", "-m", "pip", "install", "tensorflow<2.11")), "powershell") == (
+        "& 'C:\\Program Files\\Python311\\python.exe' -m pip install 'tensorflow<2.11'"
+    )
+
+
+def test_cmd_exe_refuses_what_it_cannot_hold():
+    assert quote_cmd("tensorflow<2.11") == '"tensorflow<2.11"'
+    for bad in ('a"b', "%PATH%", "a!b"):
+        with pytest.raises(Unrenderable):
+            quote_cmd(bad)
+
+
+def test_root_commands_say_so_per_target():
+    cmd = Cmd(("nvidia-smi", "-mig", "0"), root=True)
+    assert render(cmd, "posix") == "sudo nvidia-smi -mig 0"
+    assert render(cmd, "fish") == "sudo nvidia-smi -mig 0"
+    assert render(cmd, "powershell") == "nvidia-smi -mig 0  # as Administrator"
+    assert render(cmd, "cmd") == "nvidia-smi -mig 0  REM as Administrator"
+
+
+def test_pipe_and_placeholder():
+    cmd = Cmd(("lspci", "-vv", "-s", "0000:01:00.0;id"), root=True, pipe=("grep", "-E", "LnkCap|LnkSta"))
+    assert render(cmd) == "sudo lspci -vv -s '0000:01:00.0;id' | grep -E 'LnkCap|LnkSta'"
+    assert render(Cmd(("wsl", "--set-version", Placeholder("distro"), "2"))) == "wsl --set-version <distro> 2"
+    with pytest.raises(ValueError):
+        Placeholder("x; rm")
+
+
+def test_commands_must_be_strings_and_names_must_be_names():
+    with pytest.raises(TypeError):
+        Cmd(("echo", 3))  # type: ignore[arg-type]
+    with pytest.raises(Unrenderable):
+        SetEnv("LD_PRELOAD=/x X", "1")
+
+
+def test_envfile_refuses_values_that_would_add_lines():
+    assert render_envfile([("CUDA_VISIBLE_DEVICES", "GPU-0f1e2d3c")]) == "CUDA_VISIBLE_DEVICES=GPU-0f1e2d3c\n"
+    for bad in ("GPU-1\nLD_PRELOAD=/tmp/x.so", "a\rb", "$(x)", "a'b", 'a"b', "a\\b"):
+        with pytest.raises(Unrenderable):
+            render_envfile([("X", bad)])
+    with pytest.raises(Unrenderable):
+        render_envfile([("X\nY", "1")])
+
+
+def test_notes_cannot_break_the_line():
+    line = render(Cmd(("true",), note="x\n; touch PWNED"))
+    assert "\n" not in line and line.startswith("true  # ")
+
+
+def test_json_form_is_the_argv():
+    cmd = Cmd(("python3", "-m", "pip", "install", "jax[cuda12]==0.4.30"), note="n")
+    assert cmd.to_json() == {"argv": ["python3", "-m", "pip", "install", "jax[cuda12]==0.4.30"], "root": False, "note": "n"}
