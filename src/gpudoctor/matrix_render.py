@@ -6,6 +6,7 @@ from typing import Callable, Iterable, Sequence
 
 from gpudoctor.errors import UsageError
 from gpudoctor.matrix import SECTIONS, Matrix
+from gpudoctor.sanitize import clean_line
 
 #: Extra names accepted for a section (file stems and framework spellings).
 ALIASES = {
@@ -27,7 +28,8 @@ ALIASES = {
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     """Left-aligned columns separated by two spaces, a dashed rule under the header."""
-    body = [["" if c is None else str(c) for c in row] for row in rows]
+    # A matrix file is data (a candidate matrix can come from anyone): each cell is one line, shown, not obeyed.
+    body = [["" if c is None else clean_line(c) for c in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in body:
         for i, cell in enumerate(row):

@@ -357,7 +357,11 @@ def render_text(merged: Merged) -> str:
         out.append("Unreadable reports:")
         out += [f"  {u.source}: {u.error}" for u in merged.unreadable]
         out.append("")
-    return "\n".join(out).rstrip("\n") + "\n"
+    # Every entry of `out` is one line; node names, titles and facts come from files anyone can write:
+    # clean_line shows their controls and newlines as escapes, so none acts on the terminal or forges a line.
+    from gpudoctor.sanitize import clean_line
+
+    return "\n".join(clean_line(line) for line in out).rstrip("\n") + "\n"
 
 
 def render_json(merged: Merged, exit_code: int) -> str:

@@ -36,6 +36,7 @@ from typing import Any, Iterable, Sequence
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Evidence, Finding, Remediation, Severity
 from gpudoctor.probed import Found
@@ -379,13 +380,14 @@ class _Judge:
         if self.gpus:
             names = sorted({g.name or "unknown GPU" for g in self.gpus})
             return True, f"{len(self.gpus)} GPU(s): {', '.join(names)}{self.visible_note}", self._gpu_evidence(), None
-        return False, self.no_gpu(), self._gpu_evidence(), (
-            "Run on a machine with an NVIDIA GPU, and give the job access to it.",
+        return False, self.no_gpu(), self._gpu_evidence(), Remediation(
+            "Run on a machine with an NVIDIA GPU, and give the job access to it: Slurm `--gres=gpu:1`, Docker "
+            "`--gpus all`, Kubernetes `resources: {limits: {nvidia.com/gpu: 1}}`.",
             (
-                "srun --gres=gpu:1 ...            # Slurm",
-                "docker run --gpus all ...        # Docker",
-                "resources: {limits: {nvidia.com/gpu: 1}}  # Kubernetes",
+                Cmd(("srun", "--gres=gpu:1", Placeholder("command")), note="Slurm"),
+                Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="Docker"),
             ),
+            component="platform",
         )
 
     def _gpu_evidence(self) -> tuple[Evidence, ...]:
@@ -399,36 +401,42 @@ class _Judge:
         n = len(self.gpus)
         met = _contains(req.specifier, Version(str(n))) if req.specifier else n >= 1
         found = f"{n} GPU(s){self.visible_note}"
-        return met, found, self._gpu_evidence(), (
-            f"Run where {req.spec} holds: ask the scheduler for enough GPUs, or unset a CUDA_VISIBLE_DEVICES that hides some.",
-            ("srun --gres=gpu:N ...  # Slurm", "resources: {limits: {nvidia.com/gpu: N}}  # Kubernetes", "nvidia-smi -L"),
+        wanted = next((k for k in range(1, 1025) if _contains(req.specifier, Version(str(k)))), None) if req.specifier else 1
+        count: Any = str(wanted) if wanted is not None else Placeholder("n")
+        gres = f"--gres=gpu:{wanted}" if wanted is not None else Placeholder("gres")
+        return met, found, self._gpu_evidence(), Remediation(
+            f"Run where {req.spec} holds: ask the scheduler for enough GPUs (Slurm --gres=gpu:{count}, Kubernetes "
+            f"nvidia.com/gpu: {count}), or unset a CUDA_VISIBLE_DEVICES that hides some.",
+            (Cmd(("srun", gres, Placeholder("command")), note="Slurm"), Cmd(("nvidia-smi", "-L"))),
+            component="platform",
         )
 
     def _driver(self, req: Requirement):
-        from gpudoctor.checks.remedy import driver_install
-
         d = self.facts.driver
         version = d.version
         ev = (Evidence("nvml" if d.nvml_driver_version else "cmd:nvidia-smi", version or d.nvml_status),)
-        fix = (f"Install an NVIDIA driver that satisfies {req.spec}, then reboot.", (*driver_install(self.facts), "sudo reboot"))
+        fix = self._driver_fix(f"Install an NVIDIA driver that satisfies {req.spec}, then reboot.")
         if not version:
             return False, f"no driver version: the NVIDIA driver is not reachable (NVML: {d.nvml_status}, nvidia-smi: {d.smi_status})", ev, fix
         return _contains(req.specifier, _version(version)), f"driver {version}", ev, fix
 
     def _cuda(self, req: Requirement):
-        from gpudoctor.checks.remedy import driver_install
-
         d = self.facts.driver
         cuda = d.cuda_version
         ev = (Evidence("nvml" if d.nvml_cuda_version else "cmd:nvidia-smi", cuda or d.nvml_status),)
-        fix = (
+        fix = self._driver_fix(
             f"The newest CUDA a program can use is the one the driver supports; install a newer driver for {req.spec} "
-            "(the CUDA toolkit does not raise it). See `gpudoctor matrix show cuda` for the minimum driver of each CUDA.",
-            (*driver_install(self.facts), "sudo reboot"),
+            "(the CUDA toolkit does not raise it). See `gpudoctor matrix show cuda` for the minimum driver of each CUDA."
         )
         if not cuda:
             return False, "unknown: the NVIDIA driver is not reachable, so the CUDA version it supports cannot be read", ev, fix
         return _contains(req.specifier, _version(cuda)), f"the driver ({d.version or '?'}) supports CUDA {cuda}", ev, fix
+
+    def _driver_fix(self, summary: str) -> Remediation:
+        from gpudoctor.checks.remedy import driver_install, reboot, where_run
+
+        commands = (*driver_install(self.facts), *reboot())
+        return Remediation(summary, commands, requires_root=True, component="driver", where=where_run(self.facts))
 
     def _per_gpu(self, req: Requirement, value_of, show, fix):
         """Every visible GPU must pass; (met, found, evidence, fix)."""
@@ -457,19 +465,20 @@ class _Judge:
             req,
             lambda g: gpu_cc(g, self.matrix),
             lambda v: f"compute capability {v}" if v else "compute capability unknown",
-            (f"Run on GPUs with {req.spec}; `gpudoctor matrix show gpu` lists each GPU's compute capability.", ()),
+            Remediation(f"Run on GPUs with {req.spec}; `gpudoctor matrix show gpu` lists each GPU's compute capability.", component="gpu"),
         )
 
     def _memory(self, req: Requirement):
         attr = "memory_free_bytes" if req.subject == "free" else "memory_total_bytes"
         word = "free" if req.subject == "free" else "total"
         if req.subject == "free":
-            fix = (
+            fix = Remediation(
                 f"Free GPU memory for {req.spec}: stop the processes that hold it, or run on an idle GPU.",
-                ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
+                (Cmd(("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv")),),
+                component="memory",
             )
         else:
-            fix = (f"Run on GPUs with {req.spec} (the memory the driver reports, a little below the marketed size).", ())
+            fix = Remediation(f"Run on GPUs with {req.spec} (the memory the driver reports, a little below the marketed size).", component="gpu")
         return self._per_gpu(req, lambda g: getattr(g, attr), lambda v: f"{_gib(v)} {word}" if v is not None else f"{word} memory unknown", fix)
 
     def _precision(self, req: Requirement):
@@ -511,17 +520,14 @@ class _Judge:
             found = "; ".join(f"{_gpu_label(g)}: {show(g)}" for g in self.gpus) + self.visible_note
             evidence = tuple(Evidence(_gpu_source(g), f"{_gpu_label(g)}: {show(g)}") for g in self.gpus)
         alt = " Use FP16 with loss scaling (torch.autocast(dtype=torch.float16)) on older GPUs." if name == "bf16" else ""
-        fix = (f"{name.upper()} needs hardware support (compute capability {floor} or newer); run on such a GPU.{alt}", ())
+        fix = Remediation(f"{name.upper()} needs hardware support (compute capability {floor} or newer); run on such a GPU.{alt}", component="gpu")
         return met, found, evidence, fix, tuple(sorted(sources))
 
     def _package(self, req: Requirement):
-        from gpudoctor.checks.remedy import pip
-
         env = self.facts.frameworks.python
         name = req.subject
         dists = env.value.distributions if isinstance(env, Found) else None
-        wanted = f"{name}{req.specifier}" if req.specifier else name
-        fix = (f"Install a version that satisfies {req.spec} in the environment the job uses.", (pip(self.facts, "install", f"'{wanted}'"),))
+        fix = self._package_fix(req)
         if dists is None:
             return False, "unknown: the Python environment could not be read", (Evidence("python", env.status),), fix
         dist = name
@@ -580,9 +586,13 @@ class _Judge:
         if blocking:
             ev += [Evidence(f"finding:{f.code}", f.title) for f in blocking]
             why = "; ".join(f"{f.title} ({f.code})" for f in blocking)
-            return False, f"{build} cannot use this GPU: {why}", tuple(ev), (
-                "Fix the findings named here first; they say what stops it.",
-                tuple(c for f in blocking if f.remediation for c in f.remediation.commands) or fix[1],
+            first = next((f.remediation for f in blocking if f.remediation and f.remediation.commands), None)
+            return False, f"{build} cannot use this GPU: {why}", tuple(ev), Remediation(
+                "Fix the findings named here first; they say what stops it." + (f" {first.summary}" if first else ""),
+                first.commands if first else fix.commands,
+                requires_root=first.requires_root if first else False,
+                component=first.component if first else fix.component,
+                where=first.where if first else "",
             )
         return True, build, tuple(ev), fix
 
@@ -603,41 +613,63 @@ class _Judge:
             return f"{facts.distribution} {facts.version} is_cuda_build={facts.is_cuda_build} cuda={facts.cuda}"
         return f"jax {facts.jax} jaxlib {facts.jaxlib} plugins {', '.join(sorted(facts.plugins)) or 'none'}"
 
-    def _build_fix(self, name: str) -> tuple[str, tuple[str, ...]]:
-        from gpudoctor.checks.remedy import pip
-        from gpudoctor.versions import major
+    def _context(self):
+        """A checks Context on this judge's matrix: the framework fixes come from gpudoctor install's planner."""
+        from gpudoctor.checks import Context
 
-        cuda = self.facts.driver.cuda_version
-        if name == "torch":
-            tag = torch_index_tag(cuda)
-            return (
-                "Install a CUDA build of PyTorch for a CUDA no newer than the driver supports "
-                f"({cuda or 'unknown'}); check the index URL at https://pytorch.org/get-started/locally/.",
-                (pip(self.facts, "install", "--force-reinstall", "torch", "--index-url", f"https://download.pytorch.org/whl/{tag}"),),
-            )
+        ctx = Context(self._matrix_path)
+        if self._matrix is not None:
+            ctx.__dict__["matrix"] = self._matrix  # functools.cached_property's slot: the matrix given, not a reload
+        return ctx
+
+    def _framework_fix(self, name: str, why: str, installed: str | None) -> Remediation:
+        from gpudoctor.checks.frameworks import plan_remediation
+
+        if self.matrix is None:
+            return Remediation(f"{why} (No compatibility matrix here to choose the build: run `gpudoctor install {name}`.)", component=name)
+        return plan_remediation(self.facts, self._context(), name, installed, why)
+
+    def _installed(self, name: str) -> str | None:
+        env = self.facts.frameworks.python
+        dists = env.value.distributions if isinstance(env, Found) else {}
         if name == "tensorflow":
-            return (
-                "Install TensorFlow with its CUDA libraries (Linux, TensorFlow 2.14 or newer); tensorflow-cpu has no GPU support.",
-                (pip(self.facts, "install", "'tensorflow[and-cuda]'"),),
-            )
-        extra = "cuda13" if (major(cuda) or 12) >= 13 else "cuda12"
-        return ("Install JAX with its CUDA plugin for this driver's CUDA major version.", (pip(self.facts, "install", "-U", f"'jax[{extra}]'"),))
+            from gpudoctor.probes.python import TF_DISTRIBUTIONS
+
+            return next((dists[d] for d in TF_DISTRIBUTIONS if d in dists), None)
+        return dists.get(name)
+
+    def _build_fix(self, name: str) -> Remediation:
+        why = {
+            "torch": "Install a CUDA build of PyTorch whose CUDA this driver runs and that has kernels for these GPUs.",
+            "tensorflow": "Install TensorFlow's GPU build (tensorflow-cpu has no GPU support).",
+            "jax": "Install JAX with the CUDA plugin of its version.",
+        }[name]
+        return self._framework_fix(name, why, self._installed(name))
+
+    def _package_fix(self, req: Requirement) -> Remediation:
+        """The planner's build when the newest that fits satisfies the spec; else the spec itself, in the probed interpreter."""
+        from gpudoctor.checks.remedy import pip
+
+        name = req.subject
+        framework = "jax" if name == "jaxlib" else name
+        why = f"Install a version that satisfies {req.spec} in the environment the job uses."
+        if framework in _FRAMEWORK_TITLE and self.matrix is not None:
+            fix = self._framework_fix(framework, why, None)
+            plan_version = _plan_release(fix)
+            if fix.commands and plan_version is not None and (not req.specifier or _contains(req.specifier, plan_version)):
+                return fix
+        wanted = f"{name}{req.specifier}" if req.specifier else name
+        return Remediation(why, (pip(self.facts, "install", wanted),), component=framework if framework in _FRAMEWORK_TITLE else "environment")
 
 
-# PyTorch's CUDA wheel indexes (download.pytorch.org/whl/cuXYZ), oldest first.
-_TORCH_INDEXES = ((11, 8), (12, 1), (12, 4), (12, 6), (12, 8), (12, 9), (13, 0))
-
-
-def torch_index_tag(driver_cuda: str | None) -> str:
-    """The newest PyTorch CUDA index whose CUDA the driver supports (cu126 when the driver's CUDA is unknown)."""
-    from gpudoctor.versions import vkey
-
-    key = vkey(driver_cuda)[:2]
-    if not key:
-        return "cu126"
-    fitting = [v for v in _TORCH_INDEXES if v <= tuple(key)]
-    major_, minor_ = (fitting or _TORCH_INDEXES[:1])[-1]
-    return f"cu{major_}{minor_}"
+def _plan_release(fix: Remediation) -> Version | None:
+    """The lowest version a planned install can give (its pin's floor: torch==2.7.* -> 2.7), for comparing with a spec."""
+    for c in fix.commands:
+        for a in getattr(c, "argv", ()):
+            m = re.match(r"^(?:torch|tensorflow|jax)(?:\[[^\]]*\])?(?:==|>=)(\d+(?:\.\d+)*)", str(a))
+            if m:
+                return _version(m.group(1))
+    return None
 
 
 def evaluate(
@@ -660,7 +692,6 @@ def evaluate(
         sources = result[4] if len(result) > 4 else ()
         finding = None
         if not met:
-            summary, commands = fix
             finding = Finding(
                 CODE,
                 Severity.ERROR,
@@ -668,7 +699,7 @@ def evaluate(
                 f"requirement not met: {req.spec}",
                 f"This job requires {req.spec}; found: {found}.",
                 tuple(evidence),
-                Remediation(summary, tuple(commands)),
+                fix,
                 tuple(sources),
             )
         out.append(Outcome(req, met, found, finding, tuple(evidence)))

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from gpudoctor.cmdline import Cmd
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
@@ -16,7 +17,6 @@ from gpudoctor.requirements import (
     parse_requirement,
     parse_requirements,
     split_specs,
-    torch_index_tag,
 )
 from tests.cli.conftest import machine
 
@@ -77,7 +77,7 @@ def test_prerelease_and_local_versions_count(rtx4090):
 
 
 def _blocking(code: str, title: str, severity: Severity = Severity.ERROR) -> Finding:
-    return Finding(code, severity, "frameworks", title, "detail", (), Remediation("fix it", ("pip install the-right-build",)))
+    return Finding(code, severity, "frameworks", title, "detail", (), Remediation("fix it", (Cmd(("pip", "install", "the-right-build")),), component="torch"))
 
 
 def test_torch_cuda_is_unmet_when_a_framework_check_says_it_cannot_use_the_gpu(rtx4090):
@@ -88,7 +88,7 @@ def test_torch_cuda_is_unmet_when_a_framework_check_says_it_cannot_use_the_gpu(r
         "torch 2.2.1+cu121 (CUDA 12.1) cannot use this GPU: PyTorch 2.2.1+cu121 has no kernels for GPU 0 "
         "(NVIDIA GeForce RTX 4090, compute capability 8.9) (framework-arch-unsupported)"
     )
-    assert o.finding.remediation.commands == ("pip install the-right-build",)
+    assert o.finding.remediation.lines() == ["pip install the-right-build"]
     assert o.finding.code == "requirement-unmet" and o.finding.severity is Severity.ERROR
 
 
@@ -148,6 +148,3 @@ def test_mig_instances_in_cuda_visible_devices_count_every_gpu(rtx2070x2):
     assert o.met and "names MIG instances; all GPUs counted" in o.found
 
 
-@pytest.mark.parametrize(("cuda", "tag"), [("12.2", "cu121"), ("12.4", "cu124"), ("13.1", "cu130"), ("11.7", "cu118"), (None, "cu126"), ("12.9", "cu129")])
-def test_torch_index_tag(cuda, tag):
-    assert torch_index_tag(cuda) == tag

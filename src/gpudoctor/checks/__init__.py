@@ -70,6 +70,7 @@ def all_codes() -> tuple[str, ...]:
 
 
 def run_checks(facts: Facts, matrix_path: str | None = None, ctx: Context | None = None) -> tuple[list[Finding], list[str]]:
+    from gpudoctor.cmdline import Cmd
     from gpudoctor.errors import MatrixError
 
     ctx = ctx or Context(matrix_path)
@@ -92,7 +93,11 @@ def run_checks(facts: Facts, matrix_path: str | None = None, ctx: Context | None
                     "doctor",
                     f"the {check.name} check crashed; its area was not judged",
                     f"{type(exc).__name__}: {exc}",
-                    remediation=Remediation("Please report this with a snapshot: gpudoctor snapshot -o machine.json"),
+                    remediation=Remediation(
+                        "Please report this with a snapshot of this machine.",
+                        (Cmd(("gpudoctor", "snapshot", "-o", "machine.json")),),
+                        component="doctor",
+                    ),
                 )
             )
             continue

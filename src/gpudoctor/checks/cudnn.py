@@ -4,6 +4,23 @@ Which copy loads is decided as the loader decides (gpudoctor.loader): LD_LIBRARY
 framework's own directories (bundled, NVIDIA's pip wheels), then the ldconfig cache. Its version
 comes from the file name (libcudnn.so.8.9.7), the wheel (nvidia-cudnn-cu12 9.1.0.70) or a header
 of the same major beside it. Sources: compat_matrix/cudnn.toml, tensorflow.toml, torch.toml, jax.toml.
+
+The fix installs cuDNN where the framework loads it, built for the framework's CUDA major:
+- from NVIDIA's pip wheels (nvidia-cudnn-cuNN) when the framework loads cuDNN from them: PyTorch's
+  wheels (the exact version its build pins), TensorFlow >= 2.14 (`tensorflow[and-cuda]` of the
+  installed version), JAX's CUDA plugins (the cuDNN range its release needs);
+- otherwise from NVIDIA's CUDA repository with the distribution's package manager, pinned to the CUDA
+  major. cuDNN 8 and older: one package per cuDNN major whose version names the CUDA it was built for,
+  `apt-get install libcudnn8=${cudnn_version}-1+${cuda_version}` (NVIDIA cuDNN 8.9 Installation
+  Guide, "Package Manager Installation", SOURCE_CUDNN8_INSTALL). apt matches the version given after
+  `=` as a glob (fnmatch; Debian's apt, apt-pkg/versionmatch.cc, pkgVersionMatch::ExpressionMatches,
+  SOURCE_APT_VERSION_GLOB), so `libcudnn8=8.*-1+cuda11.*` selects the newest cuDNN 8 built for CUDA
+  11, and `apt-mark hold` keeps an upgrade from replacing it with a build for another CUDA. dnf and
+  zypper get no glob here (not verified): a listing command and a placeholder instead. cuDNN 9: one
+  package per CUDA major, `libcudnn9-cuda-12` (NVIDIA cuDNN 9 Installation Guide for Linux,
+  SOURCE_CUDNN9_INSTALL).
+A copy on LD_LIBRARY_PATH is searched first (gpudoctor.loader): when that copy is the wrong one, the
+fix also puts the new copy's directory ahead of it.
 """
 
 from __future__ import annotations
@@ -13,15 +30,19 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
-from gpudoctor.checks.frameworks import jax_cuda_major, ld_dirs, ldconfig_cache, tf_cuda, tf_gpu, torch_cuda, torch_reinstall
-from gpudoctor.checks.remedy import pip
+from gpudoctor.checks.frameworks import jax_cuda_major, ld_dirs, ldconfig_cache, tf_cuda, tf_gpu, torch_cuda
+from gpudoctor.checks.remedy import family, pip
 from gpudoctor.checks.toolkit import os_name
+from gpudoctor.cmdline import Cmd, Line, Placeholder, SetEnv
 from gpudoctor.facts import Facts, LibDir
 from gpudoctor.loader import resolve_library
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
-from gpudoctor.versions import major, major_minor, vkey
+from gpudoctor.versions import major, vkey
 
+SOURCE_CUDNN8_INSTALL = "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-893/pdf/cuDNN-Installation-Guide.pdf"
+SOURCE_CUDNN9_INSTALL = "https://docs.nvidia.com/deeplearning/cudnn/installation/linux.html"
+SOURCE_APT_VERSION_GLOB = "https://salsa.debian.org/apt-team/apt/-/blob/main/apt-pkg/versionmatch.cc"
 
 @dataclass(frozen=True)
 class Need:
@@ -33,7 +54,7 @@ class Need:
     minimum: str | None  # the oldest cuDNN it works with
     own_dirs: tuple[LibDir, ...]
     sources: tuple[str, ...]
-    fix: tuple[str, ...]
+    wheel_spec: str | None  # the pip requirement that brings the right cuDNN wheel; None: the system's packages
 
 
 @dataclass(frozen=True)
@@ -58,7 +79,7 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
                     variant.cudnn,
                     t.lib_dirs,
                     variant.source,
-                    torch_reinstall(facts, ctx, t.version),
+                    _torch_wheel(ctx, major(t.cuda), variant.cudnn),
                 )
             )
     tf = tf_gpu(facts)
@@ -67,22 +88,31 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
         minimum = tf.cudnn if tf.cudnn and "." in tf.cudnn else (row.cudnn if row else tf.cudnn)
         if minimum:
             cuda = tf_cuda(facts, ctx, tf)
-            fix = (
-                (pip(facts, "install", f"'tensorflow[and-cuda]=={tf.version}'"),)
-                if row and row.and_cuda
-                else (f"conda install -c conda-forge cudnn={major_minor(minimum)} cudatoolkit={major_minor(cuda)}",
-                      f"sudo apt-get install -y libcudnn{major(minimum)}  # NVIDIA's CUDA repository")
-            )
-            out.append(Need(f"TensorFlow {tf.version}", major(cuda), major(minimum) or 0, minimum, tf.lib_dirs, row.source if row else (), fix))
+            # TensorFlow >= 2.14 finds NVIDIA's wheels itself when installed with the [and-cuda] extra,
+            # which pins the cuDNN its build needs; older releases load cuDNN from the system only.
+            spec = f"tensorflow[and-cuda]=={tf.version}" if row and row.and_cuda else None
+            out.append(Need(f"TensorFlow {tf.version}", major(cuda), major(minimum) or 0, minimum, tf.lib_dirs, row.source if row else (), spec))
     jmajor = jax_cuda_major(facts)
     if jmajor:
         jax = facts.frameworks.jax.value
         row = ctx.matrix.jax_release(jax.jax or jax.jaxlib or "0")
         jc = row.cuda.get(jmajor) if row else None
         if jc and jc.cudnn_min:
-            fix = (pip(facts, "install", "-U", f"'jax[cuda{jmajor}]'"),)
-            out.append(Need(f"JAX {jax.jax}", jmajor, major(jc.cudnn_min) or 0, jc.cudnn_min, jax.lib_dirs, jc.source, fix))
+            # JAX's CUDA plugins load cuDNN from NVIDIA's wheels (jax[cudaNN]); a jaxlib built for a
+            # local CUDA (no wheel directories in the environment) loads the system's.
+            wheels = any(d.via == "wheel" for d in _wheel_dirs(facts, jax.lib_dirs))
+            spec = f"nvidia-cudnn-cu{jmajor}{jc.cudnn}" if wheels and jc.cudnn else None
+            out.append(Need(f"JAX {jax.jax}", jmajor, major(jc.cudnn_min) or 0, jc.cudnn_min, jax.lib_dirs, jc.source, spec))
     return out
+
+
+def _torch_wheel(ctx: Context, cuda_major: int | None, cudnn: str) -> str | None:
+    """nvidia-cudnn-cuNN==the version PyTorch's build pins, when PyPI has that series and version
+    (PyTorch's wheels load cuDNN from it); None for builds that bundle cuDNN or predate the wheels."""
+    for series in ctx.matrix.cudnn_pip:
+        if series.cuda_major == cuda_major and len(cudnn.split(".")) == 4 and vkey(series.first) <= vkey(cudnn):
+            return f"{series.package}=={cudnn}"
+    return None
 
 
 def _wheel_dirs(facts: Facts, own: tuple[LibDir, ...]) -> tuple[LibDir, ...]:
@@ -145,17 +175,17 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 + (f" (other majors are installed: {', '.join(others)}; a different major cannot stand in)" if others else "")
                 + ". Expect \"Could not load dynamic library 'libcudnn.so...'\" and no GPU for convolutions.",
                 (ev("loader", f"{soname}: not found"),),
-                Remediation(f"Install cuDNN {need.cudnn_major}.x for CUDA {need.cuda_major or '?'} where it is found.", need.fix),
+                _remediation(facts, need, None, f"Install cuDNN {need.cudnn_major}.x for CUDA {need.cuda_major or '?'} where {need.framework} finds it"),
                 need.sources,
             )
             continue
         if loaded.cuda_major is not None and need.cuda_major is not None and loaded.cuda_major != need.cuda_major:
-            yield _mismatch(need, loaded, f"the wheel nvidia-cudnn-cu{loaded.cuda_major}")
+            yield _mismatch(facts, need, loaded, f"the wheel nvidia-cudnn-cu{loaded.cuda_major}")
         elif loaded.version and need.cuda_major is not None:
             majors = ctx.matrix.cudnn_cuda_majors(loaded.version)
             if majors and need.cuda_major not in majors:
                 rel = ctx.matrix.cudnn_release(loaded.version)
-                yield _mismatch(need, loaded, f"cuDNN {loaded.version} (built for CUDA {', '.join(map(str, majors))})", rel.source if rel else ())
+                yield _mismatch(facts, need, loaded, f"cuDNN {loaded.version} (built for CUDA {', '.join(map(str, majors))})", rel.source if rel else ())
         if loaded.version and need.minimum and vkey(loaded.version)[:3] < vkey(need.minimum)[:3]:
             yield Finding(
                 "cudnn-too-old",
@@ -166,12 +196,12 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 f"{need.minimum} and fails at its first convolution with 'Loaded runtime CuDNN library: {loaded.version} "
                 f"but source was compiled with: {need.minimum}'.",
                 (ev(f"loader:{loaded.via}", f"{loaded.path} ({loaded.version})"), ev("requirement", f"{need.framework}: cuDNN >= {need.minimum}")),
-                Remediation(f"Install cuDNN >= {need.minimum} (same major) where {need.framework} loads it, or remove the older copy ahead of it.", need.fix),
+                _remediation(facts, need, loaded, f"Install cuDNN >= {need.minimum} (same major) where {need.framework} loads it"),
                 need.sources,
             )
 
 
-def _mismatch(need: Need, loaded: Loaded, what: str, cited: tuple[str, ...] = ()) -> Finding:
+def _mismatch(facts: Facts, need: Need, loaded: Loaded, what: str, cited: tuple[str, ...] = ()) -> Finding:
     return Finding(
         "cudnn-cuda-mismatch",
         Severity.ERROR,
@@ -180,9 +210,116 @@ def _mismatch(need: Need, loaded: Loaded, what: str, cited: tuple[str, ...] = ()
         f"cuDNN is built per CUDA major; the copy that loads ({loaded.path}) was built for another one than "
         f"{need.framework}'s CUDA runtime. Expect CUDNN_STATUS_NOT_INITIALIZED, undefined symbols, or a crash at the first convolution.",
         (ev(f"loader:{loaded.via}", loaded.path), ev("framework", f"{need.framework}: CUDA {need.cuda_major}")),
-        Remediation(f"Install the cuDNN build for CUDA {need.cuda_major} and remove the other from the loader's path.", need.fix),
+        _remediation(facts, need, loaded, f"Install the cuDNN build for CUDA {need.cuda_major} where {need.framework} loads it"),
         cited or need.sources,
     )
+
+
+# --- the fix: the right cuDNN where the framework loads it ------------------------------------
+
+
+def _remediation(facts: Facts, need: Need, loaded: Loaded | None, lead: str) -> Remediation:
+    commands, where = cudnn_commands(facts, need, loaded)
+    said = f"{lead}: {where}."
+    if not commands:
+        said += f" No pinned package is known for this system: install cuDNN {need.cudnn_major} for CUDA {need.cuda_major or '?'} from NVIDIA's archive (tar)."
+    return Remediation(said, commands, requires_root=any(isinstance(c, Cmd) and c.root for c in commands), component="cudnn")
+
+
+def cudnn_commands(facts: Facts, need: Need, loaded: Loaded | None) -> tuple[tuple[Line, ...], str]:
+    """(commands, where they put cuDNN): complete, a removal always followed by the install it needs."""
+    if need.wheel_spec:
+        commands = _wheel_commands(facts, need, loaded)
+        new_dir = _wheel_cudnn_dir(facts, need)
+        where = f"NVIDIA's pip wheel ({need.wheel_spec}) in the probed Python environment"
+    else:
+        commands = _system_commands(facts, need)
+        new_dir = _system_lib_dir(facts)
+        where = f"NVIDIA's CUDA repository, the build for CUDA {need.cuda_major}"
+    if commands and loaded is not None and loaded.via == "LD_LIBRARY_PATH" and new_dir:
+        # The copy on LD_LIBRARY_PATH is searched before anything installed above: put the new one first.
+        rest = [p for p in facts.platform.env.get("LD_LIBRARY_PATH", "").split(":") if p and p != new_dir]
+        commands += (SetEnv("LD_LIBRARY_PATH", ":".join([new_dir, *rest]), note="the new cuDNN ahead of the old copy"),)
+        where += f"; LD_LIBRARY_PATH finds {loaded.path} first, so the new copy's directory goes ahead of it (set it so where LD_LIBRARY_PATH is set: shell profile, job script)"
+    return commands, where
+
+
+def _wheel_commands(facts: Facts, need: Need, loaded: Loaded | None) -> tuple[Line, ...]:
+    assert need.wheel_spec
+    if not (loaded is not None and loaded.via == "wheel" and loaded.cuda_major not in (None, need.cuda_major)):
+        return (pip(facts, "install", need.wheel_spec),)
+    # The wheel of another CUDA major loads. Wheels of every CUDA major share site-packages/nvidia/cudnn,
+    # so removing it deletes files of the right one too: that one is then reinstalled in full.
+    wrong = f"nvidia-cudnn-cu{loaded.cuda_major}"
+    right = f"nvidia-cudnn-cu{need.cuda_major}"
+    have = facts.frameworks.nvidia_wheels.get(right)
+    if have and (not need.minimum or vkey(have)[:3] >= vkey(need.minimum)[:3]):
+        install = pip(facts, "install", "--force-reinstall", "--no-deps", f"{right}=={have}")
+    elif have:
+        install = pip(facts, "install", "--force-reinstall", need.wheel_spec)
+    else:
+        install = pip(facts, "install", need.wheel_spec)
+    return (pip(facts, "uninstall", "-y", wrong), install)
+
+
+def _wheel_cudnn_dir(facts: Facts, need: Need) -> str | None:
+    for d in _wheel_dirs(facts, need.own_dirs):
+        if d.via == "wheel" and d.path.endswith("/nvidia/cudnn/lib"):
+            return d.path
+    env = facts.frameworks.python
+    sites = env.value.site_packages if isinstance(env, Found) else ()
+    return posixpath.join(sites[0], "nvidia", "cudnn", "lib") if sites else None
+
+
+_MULTIARCH = {"x86_64": "x86_64-linux-gnu", "amd64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu", "arm64": "aarch64-linux-gnu"}
+
+
+def _system_lib_dir(facts: Facts) -> str | None:
+    """Where the distribution's cuDNN package puts the library."""
+    fam = family(facts)
+    if fam == "debian":
+        triplet = _MULTIARCH.get((facts.platform.machine or "").lower())
+        return f"/usr/lib/{triplet}" if triplet else None
+    return "/usr/lib64" if fam in ("rhel", "suse") else None
+
+
+def _system_commands(facts: Facts, need: Need) -> tuple[Line, ...]:
+    """cuDNN `need.cudnn_major` built for CUDA `need.cuda_major`, from NVIDIA's CUDA repository."""
+    m, cuda = need.cudnn_major, need.cuda_major
+    if cuda is None or not m:
+        return ()
+    repo = "NVIDIA's CUDA repository"
+    fam = family(facts)
+    if m >= 9:
+        package = f"libcudnn{m}-cuda-{cuda}"  # SOURCE_CUDNN9_INSTALL: one package per CUDA major
+        if fam == "debian":
+            return (Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", package), root=True, note=repo))
+        if fam == "rhel":
+            return (Cmd(("dnf", "install", "-y", package), root=True, note=repo),)
+        if fam == "suse":
+            return (Cmd(("zypper", "install", "-y", package), root=True, note=repo),)
+        return ()
+    package = f"libcudnn{m}"
+    if fam == "debian":
+        # SOURCE_CUDNN8_INSTALL: libcudnn8=${cudnn_version}-1+${cuda_version}; apt globs the version (SOURCE_APT_VERSION_GLOB).
+        return (
+            Cmd(("apt-get", "update"), root=True),
+            Cmd(("apt-get", "install", "-y", f"{package}={m}.*-1+cuda{cuda}.*"), root=True,
+                note=f"{repo}: the newest cuDNN {m} built for CUDA {cuda}"),
+            Cmd(("apt-mark", "hold", package), root=True, note=f"keeps upgrades from replacing it with a build for another CUDA"),
+        )
+    chosen = Placeholder(f"{package}-for-cuda{cuda}")
+    if fam == "rhel":
+        return (
+            Cmd(("dnf", "--showduplicates", "list", package), note=f"the builds: choose one whose version ends in cuda{cuda}.x"),
+            Cmd(("dnf", "install", "-y", chosen), root=True, note=repo),
+        )
+    if fam == "suse":
+        return (
+            Cmd(("zypper", "search", "-s", package), note=f"the builds: choose one whose version ends in cuda{cuda}.x"),
+            Cmd(("zypper", "install", "-y", chosen), root=True, note=repo),
+        )
+    return ()
 
 
 CHECKS = (Check("cudnn", "cudnn", ("cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch"), check_cudnn),)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
+from gpudoctor.cmdline import Cmd
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Unknown
@@ -48,7 +49,8 @@ def check_probe_failed(facts: Facts, ctx: Context) -> Iterable[Finding]:
         tuple(ev(w.source or n, f"{w.kind}: {w.message}") for n, w in failed),
         Remediation(
             "Rerun with more rights or a longer time limit if a probe was refused or slow; report a crash with a snapshot.",
-            ("gpudoctor check -v --debug", "gpudoctor snapshot -o machine.json"),
+            (Cmd(("gpudoctor", "check", "-v", "--debug")), Cmd(("gpudoctor", "snapshot", "-o", "machine.json"))),
+            component="doctor",
         ),
     )
 

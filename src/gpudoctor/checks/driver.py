@@ -11,12 +11,14 @@ from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.remedy import (
+    container_gpu_commands,
     driver_install,
     family,
     installed_driver_packages,
     package_repair,
     reboot,
     reload_modules,
+    restart_container,
     where_run,
 )
 from gpudoctor.cmdline import Cmd, Placeholder
@@ -107,6 +109,7 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 Cmd(("printf", "%s\\n", "blacklist nouveau", "options nouveau modeset=0"),
                     pipe=("sudo", "tee", "/etc/modprobe.d/blacklist-nouveau.conf")),
                 *_rebuild_initramfs(facts),
+                *_kernel_cmdline_blacklist(facts),
                 *driver_install(facts),
                 *reboot(),
             ),
@@ -158,6 +161,14 @@ def check_driver_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def _kernel_cmdline_blacklist(facts: Facts) -> tuple[Cmd, ...]:
+    """On Fedora and RHEL also keep nouveau out from the kernel command line (grubby edits every boot entry):
+    rd.driver.blacklist alone only keeps it out of the initramfs, and it can still load from the root filesystem."""
+    if family(facts) != "rhel":
+        return ()
+    return (Cmd(("grubby", "--update-kernel=ALL", "--args=modprobe.blacklist=nouveau rd.driver.blacklist=nouveau"), root=True),)
+
+
 def _rebuild_initramfs(facts: Facts) -> tuple[Cmd, ...]:
     fam = family(facts)
     if fam == "debian":
@@ -202,24 +213,140 @@ def check_library_mismatch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         evidence.append(ev("cmd:nvidia-smi", d.smi_error or ""))
     if library:
         evidence.append(ev("nvml", f"library {library}"))
+    cause, why, remediation = mismatch_fix(facts, kernel, library)
     yield Finding(
         "driver-library-mismatch",
         Severity.ERROR,
         "driver",
         "the loaded NVIDIA kernel module and the user-space driver library are different versions",
-        "Typically the driver packages were upgraded while the old kernel module stayed loaded "
-        f"(kernel module {kernel or 'unknown'}, library {library or 'unknown'}). NVML, nvidia-smi and every CUDA "
-        "program fail with 'Driver/library version mismatch' until the module is reloaded.",
-        tuple(evidence),
-        Remediation(
-            "Reboot (simplest), or unload and reload the NVIDIA modules once no process uses the GPU.",
+        f"Kernel module {kernel or 'unknown'}, library {library or 'unknown'}: {why} NVML, nvidia-smi and every CUDA "
+        "program fail with 'Driver/library version mismatch' until the two agree.",
+        tuple(evidence) + tuple(ev("cmd:ldconfig -p", p) for p in (driver_library_copies(facts) if cause == "mixed" else ())),
+        remediation,
+    )
+
+
+def driver_library_copies(facts: Facts) -> list[str]:
+    """Every libnvidia-ml.so.1 the loader can find (its cache, then LD_LIBRARY_PATH): two mean two installs."""
+    paths: list[str] = []
+    if isinstance(facts.ldconfig, Found):
+        paths += [p for p in facts.ldconfig.value.get("libnvidia-ml.so.1", ()) if not p.startswith("/usr/lib/wsl/")]
+    for d in facts.ld_library_path:
+        if "libnvidia-ml.so.1" in d.names:
+            paths.append(d.path.rstrip("/") + "/libnvidia-ml.so.1")
+    dirs: dict[str, str] = {}
+    for p in paths:
+        dirs.setdefault(p.rsplit("/", 1)[0], p)
+    return list(dirs.values())
+
+
+def mismatch_cause(facts: Facts, kernel: str | None, library: str | None) -> str:
+    """container, mixed, libs-newer, libs-older or unknown: what the evidence says the mismatch comes from."""
+    if facts.platform.container:
+        return "container"
+    if len(driver_library_copies(facts)) > 1:
+        return "mixed"
+    if kernel and library and vkey(kernel) and vkey(library):
+        return "libs-newer" if vkey(library) > vkey(kernel) else "libs-older"
+    return "unknown"
+
+
+_MODINFO = Cmd(("modinfo", "-F", "version", "nvidia"), note="the module on disk: what a reboot would load")
+_PROC = Cmd(("cat", "/proc/driver/nvidia/version"), note="the module loaded now")
+_LIBS = Cmd(("ldconfig", "-p"), pipe=("grep", "libnvidia-ml"))
+_RUN_INSTALLER = Cmd(("ls", "-l", "/usr/bin/nvidia-uninstall"), note="present when NVIDIA's .run installer was used")
+
+
+def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple[str, str, Remediation]:
+    """(cause, a sentence saying it, the remediation) for a driver/library mismatch."""
+    cause = mismatch_cause(facts, kernel, library)
+    if cause == "container":
+        copies = driver_library_copies(facts)
+        if len(copies) > 1:
+            return cause, (
+                "this container holds more than one copy of the driver's user-space library, so the image brings "
+                "its own driver libraries beside the ones the NVIDIA container toolkit mounts from the host."
+            ), Remediation(
+                "Rebuild the image without driver packages (libnvidia-*, nvidia-driver-*, cuda-drivers): the NVIDIA "
+                "container toolkit mounts the host's driver libraries, which always match the host's module. "
+                "Do not reboot or unload modules inside a container.",
+                (*installed_driver_packages(facts), Cmd(("ls", "-l", *copies))),
+                component="driver",
+                where="the image",
+            )
+        return cause, (
+            "inside a container the kernel module is the host's. Either the host's driver was upgraded without "
+            "a reboot (the toolkit mounts the host's new libraries), or the image brings its own driver libraries."
+        ), Remediation(
+            "Fix it on the host, never inside the container (no reboot or rmmod here). Run nvidia-smi on the host: "
+            "if it fails there too, the host's driver was upgraded without a reboot: reboot the host (or reload its "
+            "modules), then restart the container. If it works there, the image carries its own driver libraries: "
+            "use an image without them (or built for the host's driver).",
             (
-                *reboot(),
-                "# or, without a reboot (stop the display manager and GPU jobs first):",
-                "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia",
+                Cmd(("nvidia-smi",), note="on the host"),
+                _PROC,
+                Cmd(("reboot",), root=True, note="only if nvidia-smi fails on the host too"),
             ),
             requires_root=True,
-        ),
+            component="driver",
+            where="the host",
+        )
+    if cause == "mixed":
+        copies = driver_library_copies(facts)
+        return cause, (
+            "the loader finds the driver's user-space library in more than one place, so two driver installations "
+            "are mixed (typically NVIDIA's .run installer beside the distribution's packages, or a copy left in "
+            "/usr/local/lib) and the one that wins does not match the module."
+        ), Remediation(
+            "Keep one driver installation. If /usr/bin/nvidia-uninstall exists, a .run install is present: remove it, "
+            "repair and reinstall the distribution's driver packages, then reboot (the module is replaced too).",
+            (
+                Cmd(("ls", "-l", *copies)),
+                _RUN_INSTALLER,
+                *installed_driver_packages(facts),
+                Cmd(("nvidia-uninstall",), root=True, note="only where the .run installer was used"),
+                *package_repair(facts),
+                *reboot(),
+            ),
+            requires_root=True,
+            component="driver",
+        )
+    if cause == "libs-newer":
+        return cause, (
+            "the libraries are newer than the loaded module: the driver was upgraded (often by unattended upgrades) "
+            "while the old module stayed loaded."
+        ), Remediation(
+            "Check the module on disk first. If modinfo prints the library's version, a reboot (or reloading the "
+            "modules) fixes it. If it prints the old version or nothing, the upgrade did not finish (the new module "
+            "was not built or installed): repair the packages, then reboot.",
+            (_MODINFO, *package_repair(facts), *reboot(), *reload_modules()),
+            requires_root=True,
+            component="driver",
+        )
+    if cause == "libs-older":
+        return cause, (
+            "the libraries are older than the loaded module: a downgrade without a reboot, a partial upgrade that "
+            "replaced the module but not the libraries, or an older second installation whose libraries win."
+        ), Remediation(
+            "Find which: a reboot helps only if the module on disk is the library's version (a deliberate downgrade). "
+            "If modinfo prints the loaded module's version, the libraries are stale: repair the packages (or remove "
+            "the second installation: see the .run installer check), then reboot.",
+            (_MODINFO, _LIBS, *installed_driver_packages(facts), _RUN_INSTALLER, *package_repair(facts),
+             Cmd(("reboot",), root=True, note="once modinfo prints the same version as the libraries")),
+            requires_root=True,
+            component="driver",
+        )
+    return cause, (
+        "the evidence does not say which side changed: an upgrade without a reboot, a partial package upgrade "
+        "and two mixed installations all look like this."
+    ), Remediation(
+        "Tell the causes apart: compare the loaded module, the module on disk and the installed packages. Module on "
+        "disk = the libraries' version: reboot. Module on disk missing or old: finish the package upgrade, then reboot. "
+        "Libraries in two places, or /usr/bin/nvidia-uninstall present: two installations, keep one.",
+        (_PROC, _MODINFO, _LIBS, *installed_driver_packages(facts), _RUN_INSTALLER, *package_repair(facts),
+         Cmd(("reboot",), root=True, note="once modinfo prints the same version as the libraries")),
+        requires_root=True,
+        component="driver",
     )
 
 
@@ -245,25 +372,6 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         evidence.append(ev("cmd:nvidia-smi", f"{d.smi_status}: {d.smi_error or ''}".strip(": ")))
     if kernel_driver_version(facts):
         evidence.append(ev("file:/proc/driver/nvidia/version", kernel_driver_version(facts)))
-    fix = (
-        "Run as a user in the video group (or root); check the kernel log; a GPU that fell off the bus needs a reset or reboot.",
-        ("sudo dmesg | grep -i -E 'nvrm|xid'", "nvidia-smi", *reboot()),
-    )
-    if d.nvml_status == "no_permission":
-        fix = ("Give this user access to the GPU device nodes (the video group on most distributions).", ("sudo usermod -aG video $USER",))
-    elif d.nvml_status in NO_LIBRARY and (kernel_driver_version(facts) or facts.platform.wsl):
-        fix = (
-            "The kernel module is loaded but libnvidia-ml.so.1 cannot be loaded: install the driver's user-space "
-            "libraries of the same version" + (" (in WSL they come from Windows under /usr/lib/wsl/lib)." if facts.platform.wsl else "."),
-            ("ldconfig -p | grep -E 'libnvidia-ml|libcuda'",),
-        )
-    elif d.nvml_error and "Unknown Error" in d.nvml_error and facts.platform.container:
-        fix = (
-            "Inside containers this follows a `systemctl daemon-reload` on the host, which revokes the container's "
-            "device access (cgroups). Restart the container; for good, configure the NVIDIA container toolkit to use "
-            "the cgroup driver 'cgroupfs' or upgrade it.",
-            ("docker restart <container>",),
-        )
     yield Finding(
         "driver-unreachable",
         Severity.ERROR,
@@ -272,7 +380,88 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"NVML answers {d.nvml_status}" + (f" and nvidia-smi {d.smi_status}" if d.smi_status != "missing" else "")
         + "; no GPU can be used until this is solved.",
         tuple(evidence),
-        Remediation(fix[0], fix[1]),
+        unreachable_fix(facts),
+    )
+
+
+def unreachable_fix(facts: Facts) -> Remediation:
+    """What to do when the module is loaded and NVML still fails, by what NVML answered and where this runs."""
+    d = facts.driver
+    container = facts.platform.container
+    kernel = kernel_driver_version(facts)
+    if d.nvml_error and "Unknown Error" in d.nvml_error and container:
+        return Remediation(
+            "Inside a container, NVML's 'Unknown Error' follows a `systemctl daemon-reload` on the host: systemd "
+            "re-applies the container's cgroup device rules without the GPU devices. Restart (or recreate) the "
+            "container. On the host, create the /dev/char links the runtime needs to keep the GPU devices across a "
+            "reload (NVIDIA's workaround), and keep them with NVIDIA's udev rule; with Docker, the cgroupfs cgroup "
+            "driver avoids it too.",
+            (
+                Cmd(("nvidia-ctk", "system", "create-dev-char-symlinks", "--create-all"), root=True),
+                restart_container(container),
+            ),
+            requires_root=True,
+            component="container",
+            where="the host",
+        )
+    if d.nvml_status == "no_permission":
+        if container:
+            return Remediation(
+                "The container's device nodes are not accessible: start it with GPU access through the NVIDIA "
+                "container toolkit instead of passing device nodes by hand.",
+                container_gpu_commands(container),
+                component="container",
+                where="the host",
+            )
+        return Remediation(
+            "Give this user access to the GPU device nodes (the video group on most distributions), then log in again.",
+            (Cmd(("ls", "-l", "/dev/"), pipe=("grep", "nvidia")), Cmd(("usermod", "-aG", "video", Placeholder("user")), root=True)),
+            requires_root=True,
+            component="driver",
+        )
+    if d.nvml_status in NO_LIBRARY and facts.platform.wsl:
+        return Remediation(
+            "In WSL the driver's libraries come from the Windows driver under /usr/lib/wsl/lib: update the Windows "
+            "NVIDIA driver and WSL (in Windows), then restart WSL.",
+            (Cmd(("ls", "-l", "/usr/lib/wsl/lib/")), Cmd(("wsl", "--update"), note="in Windows"), Cmd(("wsl", "--shutdown"), note="in Windows")),
+            component="driver",
+            where="Windows",
+        )
+    if d.nvml_status in NO_LIBRARY and kernel:
+        if container:
+            return Remediation(
+                "The GPU devices are in the container but the driver's libraries are not: the NVIDIA container "
+                "toolkit mounts them only when the container is started through it with the compute and utility "
+                "capabilities.",
+                container_gpu_commands(container),
+                component="container",
+                where="the host",
+            )
+        commands: list[Cmd] = [Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvidia-ml|libcuda"))]
+        branch = major(kernel)
+        if branch and (facts.platform.distro.id or "").lower() == "ubuntu":
+            commands.append(Cmd(("apt-get", "install", "-y", f"libnvidia-compute-{branch}"), root=True,
+                                note="the user-space libraries of the loaded module's branch"))
+        else:
+            commands += installed_driver_packages(facts)
+        return Remediation(
+            "The kernel module is loaded but libnvidia-ml.so.1 cannot be loaded: install the driver's user-space "
+            "libraries of the same version as the module.",
+            tuple(commands),
+            requires_root=True,
+            component="driver",
+        )
+    return Remediation(
+        "Read the kernel log: Xid errors name the failure. A GPU that fell off the bus (Xid 79) needs a reboot"
+        + (" of the host; nothing inside the container can reset it." if container else "; other errors may clear with a GPU reset."),
+        (
+            Cmd(("dmesg",), root=True, pipe=("grep", "-i", "-E", "nvrm|xid")),
+            Cmd(("nvidia-smi",)),
+            Cmd(("reboot",), root=True, note="only for a GPU that fell off the bus (Xid 79)"),
+        ),
+        requires_root=True,
+        component="driver",
+        where=where_run(facts),
     )
 
 
@@ -302,11 +491,17 @@ def check_device_nodes(facts: Facts, ctx: Context) -> Iterable[Finding]:
         problems.append(f"missing: {', '.join(missing)}")
     if denied:
         problems.append(f"not readable and writable by this user: {', '.join(denied)}")
-    commands = []
+    container = facts.platform.container
+    commands: list[Cmd] = []
     if missing:
-        commands += ["sudo nvidia-modprobe -u -c=0  # creates /dev/nvidia-uvm and /dev/nvidia0", "sudo nvidia-persistenced"]
-    if denied:
-        commands += ["ls -l /dev/nvidia*", "sudo usermod -aG video $USER  # then log in again"]
+        commands.append(Cmd(("nvidia-modprobe", "-u", "-c=0"), root=True, note="creates /dev/nvidia-uvm and /dev/nvidia0"))
+        if container:
+            commands.append(restart_container(container))
+    if denied and not container:
+        commands += [Cmd(("ls", "-l", "/dev/"), pipe=("grep", "nvidia")),
+                     Cmd(("usermod", "-aG", "video", Placeholder("user")), root=True, note="then log in again")]
+    elif denied:
+        commands += container_gpu_commands(container)
     yield Finding(
         "device-nodes-missing",
         Severity.ERROR,
@@ -315,7 +510,16 @@ def check_device_nodes(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "CUDA opens /dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidiaN; " + "; ".join(problems)
         + ". Frameworks then report no GPU or 'CUDA driver initialization failed'.",
         tuple(ev(f"file:{p}", "absent") for p in missing) + tuple(ev(f"file:{p}", "permission denied") for p in denied),
-        Remediation("Create the nodes (nvidia-modprobe) or give this user access to them.", tuple(commands), requires_root=True),
+        Remediation(
+            ("Create the nodes (nvidia-modprobe) or give this user access to them."
+             if not container else
+             "A container sees the host's device nodes: create them on the host (nvidia-modprobe), then restart the "
+             "container, started with GPU access through the NVIDIA container toolkit."),
+            tuple(commands),
+            requires_root=True,
+            component="container" if container and not missing else "driver",
+            where=where_run(facts),
+        ),
     )
 
 
@@ -362,12 +566,21 @@ def check_probe_timeout(facts: Facts, ctx: Context) -> Iterable[Finding]:
         + "; ".join(what for _, what, _ in timeouts),
         tuple(ev(f"probe:{n}", what) for n, what, _ in timeouts),
         Remediation(
-            "Look for Xid errors in the kernel log; a GPU in that state needs a reset or a reboot."
+            "Look for Xid errors in the kernel log; a GPU in that state needs a reset or a reboot"
+            + (" of the host." if facts.platform.container else ".")
             if hung
             else "Rerun with a longer --probe-timeout; if it still hangs, run the command by hand to see where.",
-            ("sudo dmesg | grep -i xid", "timeout 30 nvidia-smi", "sudo nvidia-smi --gpu-reset -i <index>  # the GPU the kernel log names; no process may use it")
+            (
+                Cmd(("dmesg",), root=True, pipe=("grep", "-i", "xid")),
+                Cmd(("timeout", "30", "nvidia-smi")),
+                Cmd(("nvidia-smi", "--gpu-reset", "-i", Placeholder("index")), root=True,
+                    note="the GPU the kernel log names; no process may use it"),
+            )
             if hung
-            else ("gpudoctor check --probe-timeout 30",),
+            else (Cmd(("gpudoctor", "check", "--probe-timeout", "30")),),
+            requires_root=hung,
+            component="driver" if hung else "doctor",
+            where=where_run(facts) if hung else "",
         ),
     )
 

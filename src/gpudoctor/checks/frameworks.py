@@ -19,7 +19,8 @@ from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.driver import gpu_present
-from gpudoctor.checks.remedy import driver_install, pip
+from gpudoctor.checks.remedy import family, pip
+from gpudoctor.cmdline import Cmd, Line
 from gpudoctor.checks.toolkit import gpu_cc, os_name
 from gpudoctor.facts import Facts, LibDir, TensorflowFacts, TorchFacts
 from gpudoctor.loader import resolve_library
@@ -91,30 +92,259 @@ def runs_on(archs: Iterable[str], cc: str) -> bool | None:
     return None if route == "unknown" else route != "none"
 
 
-def _best_torch_variant(facts: Facts, ctx: Context, torch_version: str) -> str | None:
-    """The CUDA variant of this PyTorch release that fits this machine best (driver, every GPU, Python), as its index tag."""
-    from gpudoctor.install.plan import torch_variant_for  # local: install.plan imports the checks
+# --- remediations: the plan `gpudoctor install` makes, as the framework checks' commands ------------
+#
+# One decision: gpudoctor.install.plan.plan_install chooses the build (driver, every GPU's kernels,
+# Python, OS) and the steps (argv in the probed interpreter), and names the move (upgrade, downgrade,
+# switch, reinstall, major jumps). The checks only say why.
 
-    return torch_variant_for(facts, ctx, torch_version)
-
-
-def torch_reinstall(facts: Facts, ctx: Context, torch_version: str) -> tuple[str, ...]:
-    tag = _best_torch_variant(facts, ctx, torch_version)
-    base = torch_version.split("+", 1)[0]
-    if tag is None:
-        return torch_for_machine(facts, ctx)
-    return (pip(facts, "install", "--force-reinstall", f"torch=={base}", "--index-url", f"{TORCH_INDEX}/{tag}"),)
+KERAS3_SOURCE = "https://github.com/tensorflow/tensorflow/releases/tag/v2.16.1"  # TF 2.16: Keras 3 is the default; tf-keras keeps Keras 2
 
 
-def torch_for_machine(facts: Facts, ctx: Context) -> tuple[str, ...]:
-    """The newest PyTorch build whose CUDA this driver runs and that has kernels for every GPU here (gpudoctor install's choice)."""
-    from gpudoctor.install.plan import newest_torch  # local: install.plan imports the checks
+def _request(framework: str, version: str) -> tuple[str, ...]:
+    """What to ask plan_install for, most exact first: the installed version, then its release."""
+    base = version.split("+", 1)[0]
+    release = ".".join(base.split(".")[:2])
+    if framework == "jax":
+        return (base,)
+    return tuple(dict.fromkeys((base, release)))
 
-    best = newest_torch(facts, ctx)
-    if best is None:
-        return ("# no PyTorch release in the matrix fits this driver and GPU: upgrade the driver first",)
-    release, tag = best
-    return (pip(facts, "install", "--force-reinstall", f"'torch=={release}.*'", "--index-url", f"{TORCH_INDEX}/{tag}"),)
+
+def framework_plan(facts: Facts, ctx: Context, framework: str, version: str | None = None):
+    """(plan, how): the installed `version` rebuilt for this machine when a build of it fits (how
+    "kept"), else the newest release that fits (how "unfit", or "unknown" when the matrix does not
+    know `version`; plan.fits is False when nothing fits). plan is None when no GPU or driver was seen:
+    choosing a CUDA build then would be a guess (plan_install refuses, and so does the remediation)."""
+    from gpudoctor.errors import UsageError
+    from gpudoctor.install.plan import Options, TargetNeeded, plan_install  # local: install.plan imports the checks
+
+    options = Options(reinstall=True)
+    how = "unknown"
+    try:
+        for requested in _request(framework, version) if version else ():
+            try:
+                plan = plan_install(facts, ctx, framework, requested, options=options)
+            except TargetNeeded:
+                raise
+            except UsageError:
+                continue  # a version the matrix does not know: the newest that fits instead
+            if plan.fits:
+                return plan, "kept"
+            how = "unfit"
+            break
+        return plan_install(facts, ctx, framework, None, options=options), how
+    except TargetNeeded:
+        return None, "no-target"
+
+
+def _move(plan, installed: str | None) -> str:
+    """What the commands do to the installed framework, said as people say it."""
+    change = getattr(plan, "change", None)
+    if change is not None:
+        return "; ".join((change.text, *change.major))
+    build = plan.chosen.build
+    if not installed:
+        return f"install {build.label}"
+    return f"{installed} -> {build.label}"
+
+
+def _keras_note(framework: str, installed: str | None, plan) -> str:
+    """TF 2.16 made Keras 3 the default (KERAS3_SOURCE): said whenever the plan crosses 2.16."""
+    if framework != "tensorflow" or not installed or not plan.fits:
+        return ""
+    if getattr(plan, "change", None) is not None and any("Keras" in m for m in plan.change.major):
+        return ""  # the plan says it already
+    before, after = vkey(installed)[:2], vkey(plan.chosen.build.release)[:2]
+    if before < (2, 16) <= after:
+        return " Major move: Keras 3; tf-keras keeps Keras 2 code working (pip install tf-keras, TF_USE_LEGACY_KERAS=1)."
+    if after < (2, 16) <= before:
+        return " Back to Keras 2: code written for Keras 3 needs changes."
+    return ""
+
+
+def plan_remediation(facts: Facts, ctx: Context, framework: str, installed: str | None, why: str,
+                     *, version: str | None = None) -> Remediation:
+    """The framework step: `why`, then the build this machine runs and the commands that install it.
+
+    `installed` is what is there now (for naming the move); `version` the version to keep when one
+    of its builds fits (default: `installed`)."""
+    from gpudoctor.install.model import TITLES
+
+    title = TITLES[framework]
+    plan, how = framework_plan(facts, ctx, framework, version if version is not None else installed)
+    if plan is None:
+        return Remediation(
+            f"{why} No NVIDIA GPU or driver was seen here, so no {title} CUDA build can be chosen without guessing: "
+            f"fix what the driver findings say, or tell `gpudoctor install {framework}` the target (--gpu, --driver, --cuda).",
+            (),
+            component=framework,
+        )
+    if not plan.fits:
+        hints = "; ".join(plan.upgrade)
+        return Remediation(
+            f"{why} No {title} build in the compatibility matrix runs on this machine"
+            + (f": {hints}." if hints else ".") + " Fix the driver or GPU first (gpudoctor install " + framework + " says why).",
+            (),
+            component=framework,
+        )
+    build = plan.chosen.build
+    said = f"{why} " if why else ""
+    if installed and how == "unfit":
+        said += f"No build of {title} {installed.split('+', 1)[0]} fits this machine; {build.label} is the newest that does: "
+    elif installed and how == "unknown":
+        said += f"{title} {installed.split('+', 1)[0]} is not in the compatibility matrix; {build.label} is the newest build it knows that fits: "
+    else:
+        said += f"{build.label} fits this machine: "
+    said += _move(plan, installed) + "." + _keras_note(framework, installed, plan)
+    if how != "kept" and plan.upgrade:
+        said += " Instead: " + "; ".join(plan.upgrade) + "."
+    return Remediation(said, _step_commands(plan), component=framework)
+
+
+def _step_commands(plan) -> tuple[Cmd, ...]:
+    from gpudoctor.install.render import as_cmd  # the download directory gpudoctor fills in becomes a placeholder
+
+    return tuple(as_cmd(s.argv) for s in plan.steps)
+
+
+def torch_reinstall(facts: Facts, ctx: Context, torch_version: str) -> tuple[Line, ...]:
+    """The PyTorch step's commands (plan_remediation's), for other checks whose fix is PyTorch's build."""
+    return plan_remediation(facts, ctx, "torch", torch_version, "").commands
+
+
+def _move_word(before: str, after_release: str) -> str:
+    b, a = vkey(before)[:2], vkey(after_release)[:2]
+    return "upgrade" if a > b else "downgrade" if a < b else "reinstall"
+
+
+def system_cuda_libraries(facts: Facts, ctx: Context, cuda: str) -> Remediation:
+    """CUDA runtime libraries for a framework that dlopen()s them from the system (TensorFlow before 2.14).
+
+    From CUDA 11 the sonames carry the major only (libcudart.so.11.0 for every 11.x), so the newest
+    minor of that major in the matrix serves, and it is the one NVIDIA's repository has for current
+    distributions; before 11 the soname is the minor's."""
+    m = major(cuda)
+    mm = major_minor(cuda)
+    if m is not None and m >= 11:
+        same = [c for c in ctx.matrix.cuda_versions() if major(c) == m]
+        mm = major_minor(max(same, key=vkey)) if same else mm
+    minor = (vkey(mm) + (0, 0))[1]
+    package = f"cuda-libraries-{m}-{minor}"
+    py = facts.frameworks.python
+    env = py.value if isinstance(py, Found) else None
+    fam = family(facts)
+    commands: tuple[Line, ...] = ()
+    if env is not None and env.kind == "conda" and env.prefix and m is not None and m <= 11:
+        commands = (Cmd(("conda", "install", "-y", "-p", env.prefix, "-c", "conda-forge", f"cudatoolkit={mm}"), note="into this conda environment"),)
+    elif fam == "debian":
+        commands = (Cmd(("apt-get", "install", "-y", package), root=True, note="NVIDIA's CUDA repository"),)
+    elif fam == "rhel":
+        commands = (Cmd(("dnf", "install", "-y", package), root=True, note="NVIDIA's CUDA repository"),)
+    return Remediation(
+        f"Install the CUDA {mm} runtime libraries where TensorFlow finds them (the ldconfig cache or LD_LIBRARY_PATH)"
+        + ("." if commands else f": NVIDIA's CUDA repository's {package}, or a conda environment with cudatoolkit={mm}."),
+        commands,
+        requires_root=any(isinstance(c, Cmd) and c.root for c in commands),
+        component="toolkit",
+    )
+
+
+def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remediation:
+    """TensorFlow's last native-Windows GPU release (the matrix's windows_gpu rows), in this environment
+    when its Python fits, else in a new conda environment made for it; WSL 2 and the CPU said beside."""
+    from gpudoctor.install import pick_tensorflow
+    from gpudoctor.install.plan import suggest_python
+    from gpudoctor.matrix import spec_contains, version_key
+
+    last = max((r for r in ctx.matrix.tf_releases if r.windows_gpu), key=lambda r: version_key(r.version))
+    spec = pick_tensorflow.groups(ctx.matrix, last.version)[0][1][0].specs[0]  # tensorflow==2.10.*
+    py = facts.frameworks.python
+    pyv = py.value.version if isinstance(py, Found) else None
+    move = f"{_move_word(installed, last.version)} tensorflow {installed} -> {spec.split('==', 1)[1]}"
+    keras = " (back to Keras 2: code written for Keras 3 needs changes)" if vkey(installed)[:2] >= (2, 16) else ""
+    others = (
+        f" Or keep TensorFlow {installed} and use the GPU from WSL 2, where TensorFlow's Linux GPU builds run "
+        "(`wsl --install`, then install tensorflow[and-cuda] inside it); or keep running on the CPU."
+    )
+    libs = f"CUDA {last.cuda} and cuDNN {last.cudnn}"
+    if pyv and spec_contains(last.python, pyv):
+        plan, how = framework_plan(facts, ctx, "tensorflow", last.version)
+        if how == "kept":
+            commands: list[Line] = list(_step_commands(plan))
+            env = py.value
+            if env.kind == "conda" and env.prefix:
+                commands.append(Cmd(("conda", "install", "-y", "-p", env.prefix, "-c", "conda-forge", f"cudatoolkit={last.cuda}", f"cudnn={last.cudnn}")))
+                where_libs = f"{libs} from conda-forge into this environment"
+            else:
+                where_libs = f"{libs} must be installed too (NVIDIA's installers, on PATH)"
+            return Remediation(
+                f"TensorFlow {last.version} is the last release with GPU support on native Windows: {move}{keras}; "
+                f"it loads {where_libs}.{others}",
+                tuple(commands),
+                component="tensorflow",
+            )
+    target_py = suggest_python(last.python) or last.python
+    name = "tf" + last.version.replace(".", "")
+    return Remediation(
+        f"TensorFlow {last.version} is the last release with GPU support on native Windows, and it supports Python "
+        f"{last.python}" + (f", not this {pyv}" if pyv else "") + f": the commands make a new conda environment `{name}` "
+        f"with Python {target_py}, {libs} (conda-forge) and {spec} ({move}{keras}); run your code with that "
+        f"environment (conda activate {name}).{others}",
+        (
+            Cmd(("conda", "create", "-y", "-n", name, "-c", "conda-forge", f"python={target_py}", f"cudatoolkit={last.cuda}", f"cudnn={last.cudnn}")),
+            Cmd(("conda", "run", "-n", name, "python", "-m", "pip", "install", spec)),
+        ),
+        component="tensorflow",
+    )
+
+
+def _wheels_owner(facts: Facts, ctx: Context) -> tuple[int | None, Cmd | None]:
+    """The CUDA major the installed framework loads NVIDIA's wheels for, and the command that puts that
+    framework's build back with its wheels (the exact installed version, from its own index)."""
+    t = torch_cuda(facts)
+    if t:
+        tag = t.version.partition("+")[2]
+        rel = ctx.matrix.torch_release(t.version)
+        if not tag and rel is not None:
+            variant = ctx.matrix.torch_variant(t.version, t.cuda)
+            tag = variant.tag if variant else ""
+        if rel is not None and tag not in rel.variants:
+            tag = ""
+        index = ("--index-url", f"{TORCH_INDEX}/{tag}") if tag.startswith("cu") else ()
+        return major(t.cuda), pip(facts, "install", "--force-reinstall", f"torch=={t.version}", *index)
+    tf = tf_gpu(facts)
+    row = ctx.matrix.tensorflow_release(tf.version) if tf else None
+    if tf and row is not None and row.and_cuda:
+        return major(row.cuda), pip(facts, "install", "--force-reinstall", f"tensorflow[and-cuda]=={tf.version}")
+    jm = jax_cuda_major(facts)
+    j = facts.frameworks.jax
+    if jm and isinstance(j, Found) and j.value.jax:
+        jrow = ctx.matrix.jax_release(j.value.jax)
+        jc = jrow.cuda.get(jm) if jrow else None
+        if jc is not None and jc.plugin:
+            return jm, pip(facts, "install", "--force-reinstall", f"jax[cuda{jm}]=={j.value.jax}")
+        return jm, None
+    return None, None
+
+
+def _wheels_remediation(facts: Facts, drop: list[str], keep: int | None, reinstall: Cmd | None) -> Remediation:
+    if keep is None or not drop:
+        return Remediation(
+            "No CUDA framework here says which CUDA major to keep: uninstall the NVIDIA wheels of the major your "
+            "framework does not use, then force-reinstall that framework (the uninstall deletes files both majors share).",
+            component="environment",
+        )
+    # The step is the framework's: its reinstall is what makes the result consistent.
+    component = next((c for c in ("torch", "tensorflow", "jax") if reinstall and any(str(a).startswith(c) for a in reinstall.argv[4:])), "environment")
+    said = (
+        f"Uninstall the CUDA {', '.join(sorted({d.rsplit('-cu', 1)[1] for d in drop}))} wheels no framework here uses, then "
+        f"force-reinstall the framework's own CUDA {keep} build in the same go: both majors write the same files under "
+        "nvidia/ (libcudnn.so.8 among them), so the uninstall deletes files the framework loads and only a reinstall "
+        "puts them back."
+    )
+    if reinstall is None:
+        return Remediation(said, (pip(facts, "uninstall", "-y", *drop),), component="environment")
+    return Remediation(said, (pip(facts, "uninstall", "-y", *drop), reinstall), component=component)
 
 
 # --- checks ------------------------------------------------------------------------
@@ -135,7 +365,7 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "This usually comes from a plain `pip install torch` on a platform whose default wheel is CPU-only, "
             "or a +cpu index.",
             (ev(t.source, f"torch {t.value.version}, torch.version.cuda = None"),),
-            Remediation("Reinstall PyTorch from the CUDA index that fits this driver.", torch_reinstall(facts, ctx, t.value.version)),
+            plan_remediation(facts, ctx, "torch", t.value.version, "Install PyTorch's CUDA build from its own index."),
         )
     tf = fw.tensorflow
     row = ctx.matrix.tensorflow_release(tf.value.version) if isinstance(tf, Found) else None
@@ -145,7 +375,6 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
         and (tf.value.distribution == "tensorflow-cpu" or tf.value.is_cuda_build is False)
         and not windows_without_gpu  # framework-windows-native-gpu says the real cause there
     ):
-        spec = "tensorflow[and-cuda]" if row is not None and row.and_cuda else "tensorflow"
         yield Finding(
             "framework-cpu-build",
             Severity.ERROR,
@@ -153,15 +382,10 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{tf.value.distribution} {tf.value.version} is built without CUDA, so it cannot use the NVIDIA GPU",
             "tf.config.list_physical_devices('GPU') stays empty with a CPU-only build.",
             (ev(tf.source, f"is_cuda_build = {tf.value.is_cuda_build}"),),
-            Remediation(
-                "Install the CUDA-enabled TensorFlow package.",
-                (pip(facts, "uninstall", "-y", tf.value.distribution), pip(facts, "install", f"'{spec}=={tf.value.version}'")),
-            ),
+            plan_remediation(facts, ctx, "tensorflow", tf.value.version, f"Install the CUDA-enabled TensorFlow package in place of {tf.value.distribution}."),
         )
     j = fw.jax
     if isinstance(j, Found) and jax_cuda_major(facts) is None and j.value.jax:
-        driver_cuda = facts.driver.cuda_version
-        extra = "cuda13" if driver_cuda and vkey(driver_cuda) >= (13,) else "cuda12"
         yield Finding(
             "framework-cpu-build",
             Severity.ERROR,
@@ -170,7 +394,7 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "jax.devices() lists only CPU devices: jaxlib is CPU-only and the GPU support comes from the "
             "jax-cudaNN-plugin and jax-cudaNN-pjrt packages.",
             (ev("dist:jax", f"jax {j.value.jax}, jaxlib {j.value.jaxlib}, plugins: none"),),
-            Remediation("Install JAX with its CUDA plugin.", (pip(facts, "install", "-U", f"'jax[{extra}]'"),)),
+            plan_remediation(facts, ctx, "jax", j.value.jax, "Install JAX with the CUDA plugin of its version."),
         )
 
 
@@ -182,20 +406,20 @@ def check_driver_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
     d = facts.driver
     if not d.version:
         return  # the driver checks explain why there is no driver version
-    wants: list[tuple[str, str, str]] = []  # (framework label, cuda, evidence source)
+    wants: list[tuple[str, str, str, str, str | None]] = []  # (framework, label, cuda, evidence source, version)
     t = torch_cuda(facts)
     if t:
-        wants.append((f"PyTorch {t.version}", t.cuda, facts.frameworks.torch.source))
+        wants.append(("torch", f"PyTorch {t.version}", t.cuda, facts.frameworks.torch.source, t.version))
     tf = tf_gpu(facts)
     if tf and tf_cuda(facts, ctx, tf):
-        wants.append((f"TensorFlow {tf.version}", tf_cuda(facts, ctx, tf), facts.frameworks.tensorflow.source))
+        wants.append(("tensorflow", f"TensorFlow {tf.version}", tf_cuda(facts, ctx, tf), facts.frameworks.tensorflow.source, tf.version))
     jmajor = jax_cuda_major(facts)
     if jmajor:
         jax = facts.frameworks.jax.value
         row = ctx.matrix.jax_release(jax.jax or jax.jaxlib or "0")
         jc = row.cuda.get(jmajor) if row else None
-        wants.append((f"JAX {jax.jax} (CUDA {jmajor} plugin)", (jc.cuda_min if jc and jc.cuda_min else f"{jmajor}.0"), "dist:jax"))
-    for label, cuda, source in wants:
+        wants.append(("jax", f"JAX {jax.jax} (CUDA {jmajor} plugin)", (jc.cuda_min if jc and jc.cuda_min else f"{jmajor}.0"), "dist:jax", jax.jax))
+    for framework, label, cuda, source, version in wants:
         verdict = _driver_verdict(facts, ctx, cuda)
         if verdict.ok or not verdict.known:
             continue
@@ -209,9 +433,9 @@ def check_driver_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{needed or verdict.needed}. The framework fails with 'CUDA driver version is insufficient for CUDA runtime "
             "version' or reports no GPU.",
             (ev(source, f"{label}: CUDA {cuda}"), ev("nvml" if d.nvml_driver_version else "cmd:nvidia-smi", f"driver {d.version}")),
-            Remediation(
-                f"Upgrade the NVIDIA driver to >= {needed or verdict.needed}, or install a build for an older CUDA.",
-                torch_reinstall(facts, ctx, t.version) if label.startswith("PyTorch") and t else driver_install(facts),
+            plan_remediation(
+                facts, ctx, framework, version,
+                f"Upgrade the NVIDIA driver to >= {needed or verdict.needed} (the driver step), or install a build this driver runs.",
             ),
             verdict.source,
         )
@@ -222,25 +446,25 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     gpus = [(g, cc) for g, cc in gpus if cc]
     if not gpus:
         return
-    builds: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = []  # label, archs, evidence source, sources
+    builds: list[tuple[str, str, str, tuple[str, ...], str, tuple[str, ...]]] = []  # framework, version, label, archs, evidence source, sources
     t = torch_cuda(facts)
     if t:
         deep = facts.frameworks.deep.get("torch", {})
         if deep.get("arch_list"):
-            builds.append((f"PyTorch {t.version}", tuple(deep["arch_list"]), "deep:torch.cuda.get_arch_list()", ()))
+            builds.append(("torch", t.version, f"PyTorch {t.version}", tuple(deep["arch_list"]), "deep:torch.cuda.get_arch_list()", ()))
         else:
             variant = ctx.matrix.torch_variant(t.version, t.cuda)
             if variant and variant.arch:
-                builds.append((f"PyTorch {t.version}", variant.arch + variant.ptx, "compat_matrix:torch", variant.source))
+                builds.append(("torch", t.version, f"PyTorch {t.version}", variant.arch + variant.ptx, "compat_matrix:torch", variant.source))
     tf = tf_gpu(facts)
     if tf:
         if tf.compute_capabilities:
-            builds.append((f"TensorFlow {tf.version}", tf.compute_capabilities, facts.frameworks.tensorflow.source, ()))
+            builds.append(("tensorflow", tf.version, f"TensorFlow {tf.version}", tf.compute_capabilities, facts.frameworks.tensorflow.source, ()))
         else:
             row = ctx.matrix.tensorflow_release(tf.version)
             if row and row.arch:
-                builds.append((f"TensorFlow {tf.version}", row.arch + row.ptx, "compat_matrix:tensorflow", row.source))
-    for label, archs, source, cited in builds:
+                builds.append(("tensorflow", tf.version, f"TensorFlow {tf.version}", row.arch + row.ptx, "compat_matrix:tensorflow", row.source))
+    for framework, version, label, archs, source, cited in builds:
         for g, cc in gpus:
             if runs_on(archs, cc) is not False:
                 continue
@@ -253,9 +477,9 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "major) and no PTX the driver could compile for it. It fails with 'no kernel image is available for "
                 "execution on the device' (or TensorFlow ignores the GPU).",
                 (ev(source, ", ".join(archs)), ev(g.source, f"{g.name}: {cc}")),
-                Remediation(
-                    "Install a build that supports this GPU (newer GPUs need newer CUDA builds; old GPUs need older releases).",
-                    torch_for_machine(facts, ctx) if label.startswith("PyTorch") else (pip(facts, "install", "-U", "'tensorflow[and-cuda]'"),),
+                plan_remediation(
+                    facts, ctx, framework, version,
+                    "Install a build with kernels for this GPU (newer GPUs need newer CUDA builds; old GPUs need older releases).",
                 ),
                 tuple(cited),
             )
@@ -302,7 +526,7 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "or its own lib/; neither has them here, nor LD_LIBRARY_PATH or the ldconfig cache. Import fails with "
                 "'libcudart.so... cannot open shared object file' or torch.cuda.is_available() is False.",
                 tuple(ev("loader", f"{s}: not found") for s in missing),
-                Remediation("Reinstall PyTorch with its dependencies (a --no-deps install leaves them out).", torch_reinstall(facts, ctx, t.version)),
+                plan_remediation(facts, ctx, "torch", t.version, "Reinstall PyTorch with its dependencies (a --no-deps install leaves them out)."),
             )
     tf = tf_gpu(facts)
     if tf:
@@ -314,13 +538,10 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 cuda = tf_cuda(facts, ctx, tf) or row.cuda
                 present = sorted({n for d in ld_dirs(facts) for n in d.names if n.startswith("libcudart.so")} | {
                     n for n in (ldconfig_cache(facts) or {}) if n.startswith("libcudart.so")})
-                commands = (
-                    (pip(facts, "install", f"'tensorflow[and-cuda]=={tf.version}'"),)
+                fix = (
+                    plan_remediation(facts, ctx, "tensorflow", tf.version, "Install TensorFlow with its CUDA libraries as NVIDIA's pip wheels.")
                     if row.and_cuda
-                    else (
-                        f"sudo apt-get install -y cuda-libraries-{major(cuda)}-{(vkey(cuda) + (0, 0))[1]}  # NVIDIA's CUDA repository",
-                        f"conda install -c conda-forge cudatoolkit={major_minor(cuda)} cudnn={row.cudnn}",
-                    )
+                    else system_cuda_libraries(facts, ctx, cuda)
                 )
                 yield Finding(
                     "framework-cuda-libs-missing",
@@ -332,7 +553,7 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
                     + (f" (only {', '.join(present)} is installed)" if present else "")
                     + ". It logs 'Could not load dynamic library' and runs on the CPU.",
                     tuple(ev("loader", f"{s}: not found") for s in missing),
-                    Remediation(f"Install CUDA {major(cuda)}.x runtime libraries where TensorFlow finds them.", commands),
+                    fix,
                     row.source,
                 )
 
@@ -353,10 +574,7 @@ def check_windows_tf(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"TensorFlow {tf.value.version} has no GPU support on native Windows",
         "TensorFlow 2.10 was the last release with GPU support on native Windows; newer releases run on the CPU there.",
         (ev(tf.source, f"{tf.value.distribution} {tf.value.version}"), ev("platform", facts.platform.system)),
-        Remediation(
-            "Use TensorFlow in WSL 2 (GPU supported), or pin TensorFlow 2.10 with CUDA 11.2 and cuDNN 8.1 on Windows.",
-            ("wsl --install -d Ubuntu", "# inside WSL: python3 -m pip install 'tensorflow[and-cuda]'", pip(facts, "install", "'tensorflow<2.11'")),
-        ),
+        windows_tf_remediation(facts, ctx, tf.value.version),
         row.source if row else (),
     )
 
@@ -376,7 +594,7 @@ def check_wheels_conflict(facts: Facts, ctx: Context) -> Iterable[Finding]:
     described = "; ".join(
         f"{base}: " + ", ".join(f"cu{m} {v}" for m, v in sorted(majors.items())) for base, majors in sorted(mixed.items())
     )
-    keep = major(torch_cuda(facts).cuda) if torch_cuda(facts) else None
+    keep, reinstall = _wheels_owner(facts, ctx)
     drop = [f"{base}-cu{m}" for base, majors in sorted(mixed.items()) for m in sorted(majors) if keep is not None and m != keep]
     yield Finding(
         "nvidia-wheels-conflict",
@@ -386,10 +604,7 @@ def check_wheels_conflict(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"{described}. They install into the same nvidia/ package directory, so one overwrites files of the "
         "other and a framework can load a library built for the wrong CUDA major.",
         tuple(ev(f"dist:{base}", ", ".join(f"cu{m}=={v}" for m, v in sorted(majors.items()))) for base, majors in sorted(mixed.items())),
-        Remediation(
-            "Uninstall the wheels of the CUDA major no framework here uses, then reinstall the framework so its own are complete.",
-            ((pip(facts, "uninstall", "-y", *drop),) if drop else ()) + ((pip(facts, "check"),)),
-        ),
+        _wheels_remediation(facts, drop, keep, reinstall),
     )
 
 
@@ -414,8 +629,6 @@ def check_jax_versions(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not broken:
         return
     said = "; ".join(f"{pin.rule.replace('-', ' ')}: " + ", ".join(f"{p} {v}" for p, v in rel.items()) for pin, rel in broken)
-    target = jax.jax or jax.jaxlib
-    extra = f"cuda{jax_cuda_major(facts) or 12}"
     yield Finding(
         "jax-plugin-mismatch",
         Severity.ERROR,
@@ -424,7 +637,7 @@ def check_jax_versions(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"{said}. JAX refuses to start ('jaxlib version ... is newer than jax', 'incompatible CUDA plugin') or "
         "silently falls back to the CPU when the plugin does not match.",
         tuple(ev(f"dist:{p}", v) for p, v in versions.items()),
-        Remediation("Install matching versions in one command.", (pip(facts, "install", "-U", f"'jax[{extra}]=={target}'"),)),
+        plan_remediation(facts, ctx, "jax", jax.jax or jax.jaxlib, "Install jax, jaxlib and the CUDA plugin at one version, in one command."),
         tuple(k for pin, _ in broken for k in pin.source),
     )
 

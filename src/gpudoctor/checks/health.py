@@ -5,11 +5,27 @@ from __future__ import annotations
 from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.remedy import where_run
+from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Remediation, Severity
 
 # Slowdowns that mean the GPU is protecting itself, not merely idle or at its configured cap.
 SLOWDOWNS = ("hw_slowdown", "hw_thermal_slowdown", "sw_thermal_slowdown", "hw_power_brake_slowdown")
+
+
+def lspci_slot(bus_id: str | None) -> str | None:
+    """NVML's bus id ("00000000:0B:00.0") as lspci -s takes it ("0000:0b:00.0"); None when it is not one.
+
+    The value goes into the command as one argument either way; this only shortens NVML's 8-digit domain.
+    """
+    import re
+
+    m = re.fullmatch(r"(?:([0-9A-Fa-f]{4,8}):)?([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])", (bus_id or "").strip())
+    if not m:
+        return None
+    domain = (m.group(1) or "0000")[-4:]
+    return f"{domain}:{m.group(2)}:{m.group(3)}.{m.group(4)}".lower()
 
 
 def _busy(g: Gpu) -> bool:
@@ -48,10 +64,14 @@ def check_pcie(facts: Facts, ctx: Context) -> Iterable[Finding]:
             Remediation(
                 "Measure it under load and compare with the link's figure; reseat or move the card if it stays low.",
                 (
-                    "gpudoctor bench bandwidth",
-                    f"nvidia-smi -i {g.index} --query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv",
-                    f"sudo lspci -vv -s {g.pci_bus_id or '<bus-id>'} | grep -E 'LnkCap|LnkSta'",
+                    Cmd(("gpudoctor", "bench", "bandwidth")),
+                    Cmd(("nvidia-smi", "-i", str(g.index),
+                         "--query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max",
+                         "--format=csv")),
+                    Cmd(("lspci", "-vv", "-s", lspci_slot(g.pci_bus_id) or Placeholder("bus-id")), root=True,
+                        pipe=("grep", "-E", "LnkCap|LnkSta")),
                 ),
+                component="health",
             ),
         )
 
@@ -87,7 +107,13 @@ def check_ecc(facts: Facts, ctx: Context) -> Iterable[Finding]:
             Remediation(
                 "Reset the GPU (or reboot) to apply pending retirement/remapping; if errors recur or remapping failed, "
                 "drain the node and have the GPU replaced.",
-                (f"nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER -i {g.index}", f"sudo nvidia-smi --gpu-reset -i {g.index}"),
+                (
+                    Cmd(("nvidia-smi", "-q", "-d", "ECC,PAGE_RETIREMENT,ROW_REMAPPER", "-i", str(g.index))),
+                    Cmd(("nvidia-smi", "--gpu-reset", "-i", str(g.index)), root=True, note="no process may use this GPU"),
+                ),
+                requires_root=True,
+                component="health",
+                where=where_run(facts),
             ),
         )
 
@@ -108,7 +134,8 @@ def check_throttle(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (ev(g.source, ", ".join(g.throttle_reasons)),),
             Remediation(
                 "Check cooling and power; watch the reasons while a job runs.",
-                (f"nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i {g.index}",),
+                (Cmd(("nvidia-smi", "-q", "-d", "PERFORMANCE,TEMPERATURE,POWER", "-i", str(g.index))),),
+                component="health",
             ),
         )
 
@@ -135,7 +162,11 @@ def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (ev(g.source, f"used {held} of {total} bytes"),),
             Remediation(
                 "Stop what holds the memory if it should not, or share the GPU deliberately (limit each framework's share).",
-                ("gpudoctor memory", f"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv -i {g.index}"),
+                (
+                    Cmd(("gpudoctor", "memory")),
+                    Cmd(("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv", "-i", str(g.index))),
+                ),
+                component="memory",
             ),
         )
 

@@ -19,6 +19,7 @@ from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.frameworks import jax_cuda_major, tf_gpu
 from gpudoctor.checks.platform import visible_devices
 from gpudoctor.checks.toolkit import os_name
+from gpudoctor.cmdline import Cmd, SetEnv
 from gpudoctor.facts import Facts, Gpu, Process
 from gpudoctor.model import Finding, Remediation, Severity
 
@@ -105,7 +106,11 @@ def check_tf_preallocates(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Remediation(
             "Let TensorFlow grow on demand (set it where the job starts); for a hard cap per job, "
             "see gpudoctor memory plan.",
-            ("export TF_FORCE_GPU_ALLOW_GROWTH=true", f"gpudoctor memory plan --gpu {shared[0][0].index} myjob=4GiB:tensorflow"),
+            (
+                SetEnv("TF_FORCE_GPU_ALLOW_GROWTH", "true"),
+                Cmd(("gpudoctor", "memory", "plan", "--gpu", str(shared[0][0].index), "myjob=4GiB:tensorflow")),
+            ),
+            component="memory",
         ),
         _sources(ctx, "tensorflow", "TF_FORCE_GPU_ALLOW_GROWTH", "tf.config.set_logical_device_configuration"),
     )
@@ -129,7 +134,7 @@ def check_jax_preallocates(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     share = settings.default_fraction if settings and settings.default_fraction else 0.75
     jax_version = facts.frameworks.jax.value.jax or "?"
-    commands = ["export XLA_PYTHON_CLIENT_PREALLOCATE=false"]
+    commands: list = [SetEnv("XLA_PYTHON_CLIENT_PREALLOCATE", "false")]
     # Half of what is free now on the tightest shared GPU (less JAX's own overhead), rounded down: the
     # most that fits would leave the jobs already there no room to grow, which is the harm itself.
     from gpudoctor.memory.plan import OVERHEADS  # what a JAX process holds outside its pool, with its sources
@@ -137,8 +142,9 @@ def check_jax_preallocates(facts: Facts, ctx: Context) -> Iterable[Finding]:
     overhead = OVERHEADS["jax"].bytes
     halves = [((g.memory_free_bytes or 0) - overhead) / 2 / g.memory_total_bytes for g, _ in shared if g.memory_total_bytes]
     if halves and min(halves) >= 0.05:
-        commands.append(f"export XLA_PYTHON_CLIENT_MEM_FRACTION={math.floor(min(halves) * 100) / 100:.2f}  # or: half of what is free now")
-    commands.append(f"gpudoctor memory plan --gpu {shared[0][0].index} myjob=4GiB:jax")
+        commands.append(SetEnv("XLA_PYTHON_CLIENT_MEM_FRACTION", f"{math.floor(min(halves) * 100) / 100:.2f}",
+                               note="the most JAX may take: half of what is free now"))
+    commands.append(Cmd(("gpudoctor", "memory", "plan", "--gpu", str(shared[0][0].index), "myjob=4GiB:jax")))
     yield Finding(
         "jax-preallocates",
         Severity.WARNING,
@@ -153,6 +159,7 @@ def check_jax_preallocates(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Remediation(
             "Stop JAX from preallocating, or give it a share that fits (set before JAX starts).",
             tuple(commands),
+            component="memory",
         ),
         _sources(ctx, "jax", "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION"),
     )

@@ -6,7 +6,9 @@ from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.driver import device_nodes_ok, pci_gpus, wsl_linux_driver_libs
-from gpudoctor.facts import Facts
+from gpudoctor.checks.remedy import container_gpu_commands, family, installed_driver_packages
+from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
+from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
 
@@ -26,21 +28,6 @@ def check_container_no_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
         hints.append(ev("env:NVIDIA_REQUIRE_CUDA", plat.env.get("NVIDIA_REQUIRE_CUDA", "a CUDA framework is installed")))
     if not pci_gpus(facts) and (isinstance(facts.kernel.pci, Found) or not plat.env.get("NVIDIA_VISIBLE_DEVICES")):
         return  # the host's bus shows no GPU (gpu-none says so), or nothing says one was meant to be here
-    commands = {
-        "kubernetes": (
-            "# in the pod spec:  resources: { limits: { nvidia.com/gpu: 1 } }",
-            "kubectl describe node <node> | grep nvidia.com/gpu",
-        ),
-        "podman": ("podman run --device nvidia.com/gpu=all ...",),
-    }.get(
-        plat.container,
-        (
-            "docker run --gpus all ...",
-            "# docker compose: deploy.resources.reservations.devices: [{driver: nvidia, count: all, capabilities: [gpu]}]",
-            "# on the host, once: install nvidia-container-toolkit, then",
-            "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
-        ),
-    )
     yield Finding(
         "container-no-gpu",
         Severity.ERROR,
@@ -49,7 +36,16 @@ def check_container_no_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "No /dev/nvidia* device nodes and no NVIDIA driver library inside the container: the runtime did not pass "
         "the GPU in. Installing a driver inside the container does not help; the container must be started with GPU access.",
         (ev("platform", plat.container_evidence or plat.container), ev("nvml", facts.driver.nvml_status), *hints),
-        Remediation("Start the container with GPU access through the NVIDIA container toolkit.", commands),
+        Remediation(
+            "Start the container with GPU access through the NVIDIA container toolkit (on the host"
+            + ("; with docker compose: deploy.resources.reservations.devices with driver nvidia and capabilities [gpu]"
+               if plat.container not in ("kubernetes", "podman") else "")
+            + ").",
+            container_gpu_commands(plat.container),
+            requires_root=plat.container != "kubernetes",
+            component="container",
+            where="the host",
+        ),
     )
 
 
@@ -63,7 +59,12 @@ def check_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "this is WSL 1, where CUDA cannot work",
             "GPU access in WSL needs the WSL 2 kernel (GPU paravirtualisation through /dev/dxg); WSL 1 has none.",
             (ev("platform", f"kernel {plat.release}"),),
-            Remediation("Convert the distribution to WSL 2 (in Windows PowerShell).", ("wsl --set-version <distro> 2", "wsl --update")),
+            Remediation(
+                "Convert the distribution to WSL 2 (in Windows PowerShell).",
+                (Cmd(("wsl", "--update")), Cmd(("wsl", "--set-version", Placeholder("distro"), "2"))),
+                component="platform",
+                where="Windows",
+            ),
         )
         return
     if plat.wsl != 2:
@@ -85,8 +86,16 @@ def check_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
         evidence,
         Remediation(
             "Remove the Linux driver packages inside WSL and keep only the CUDA toolkit (the WSL-Ubuntu toolkit package has no driver).",
-            ("sudo apt-get remove --purge 'nvidia-driver-*' 'libnvidia-*'", "sudo ldconfig", "ls -l /usr/lib/wsl/lib/libcuda.so.1"),
+            (
+                *installed_driver_packages(facts),
+                Cmd(("apt-get", "remove", "--purge", "nvidia-driver-*", "libnvidia-*"), root=True,
+                    note="apt matches these patterns itself"),
+                Cmd(("ldconfig",), root=True),
+                Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1")),
+            )
+            if family(facts) == "debian" else (*installed_driver_packages(facts), Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1"))),
             requires_root=True,
+            component="driver",
         ),
     )
 
@@ -139,29 +148,69 @@ def check_cuda_visible_devices(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (ev("env:CUDA_VISIBLE_DEVICES", value), ev("nvml" if gpus[0].source == "nvml" else "cmd:nvidia-smi", f"{len(gpus)} GPU(s)")),
         Remediation(
             "Unset it, or list GPUs that exist (indices, or UUIDs from `nvidia-smi -L`).",
-            ("unset CUDA_VISIBLE_DEVICES", "nvidia-smi -L", f"export CUDA_VISIBLE_DEVICES={','.join(str(g.index) for g in gpus)}"),
+            (
+                Cmd(("nvidia-smi", "-L")),
+                SetEnv("CUDA_VISIBLE_DEVICES", None),
+            ),
+            component="environment",
         ),
     )
+
+
+def mig_profiles(g: Gpu):
+    """The GPU's own MIG profiles (gpudoctor.memory.mig, from NVIDIA's MIG user guide), or None when unknown."""
+    from gpudoctor.memory.mig import mig_gpu
+
+    return mig_gpu(g.name, g.memory_total_bytes)
+
+
+def mig_create_commands(g: Gpu) -> tuple[Cmd, ...]:
+    """List the GPU's profiles, then create two equal GPU instances (each with its compute instance).
+
+    Profiles go by name (`3g.40gb`): `nvidia-smi mig -cgi` takes names as well as ids, and ids differ
+    between GPU models (9 is 3g.20gb on an A100 40GB and does not exist on an A30). For a GPU whose
+    profiles gpudoctor does not know, the profile is left for the person to pick from `-lgip`.
+    """
+    index = str(g.index)
+    listing = Cmd(("nvidia-smi", "mig", "-i", index, "-lgip"), root=True, note="this GPU's profiles")
+    row = mig_profiles(g)
+    half = None
+    if row is not None:
+        halves = [p for p in row.profiles if p.memory * 2 == row.memory_slices and p.max_instances >= 2]
+        half = max(halves, key=lambda p: p.compute, default=None)
+    if half is None:
+        return (listing, Cmd(("nvidia-smi", "mig", "-i", index, "-cgi", Placeholder("profile"), "-C"), root=True,
+                             note="a profile name from -lgip, repeated with commas for several instances"))
+    return (listing, Cmd(("nvidia-smi", "mig", "-i", index, "-cgi", f"{half.name},{half.name}", "-C"), root=True,
+                         note="two equal instances; other mixes: profiles from -lgip"))
 
 
 def check_mig(facts: Facts, ctx: Context) -> Iterable[Finding]:
     for g in facts.driver.gpus:
         if not (g.mig_current or g.mig_pending):
             continue
+        index = str(g.index)
         if g.mig_current and not g.mig_devices:
+            row = mig_profiles(g)
             severity, title = Severity.WARNING, f"MIG is on for GPU {g.index} but no MIG instances exist"
             detail = ("With MIG enabled, CUDA can only use MIG instances, and none are configured, so frameworks see "
-                      "no usable device on this GPU.")
-            commands = ("sudo nvidia-smi mig -lgip", "sudo nvidia-smi mig -i %d -cgi 9,9 -C  # profiles from -lgip" % g.index)
+                      "no usable device on this GPU."
+                      + (f" The {row.model}'s profiles: {', '.join(p.name for p in row.profiles)}." if row else ""))
+            summary = ("Create MIG instances from this GPU's own profiles (by name), or turn MIG off where whole GPUs "
+                       "are wanted (nvidia-smi -i N -mig 0, then a GPU reset).")
+            commands = mig_create_commands(g)
         elif g.mig_pending and not g.mig_current:
             severity, title = Severity.WARNING, f"MIG mode on GPU {g.index} is pending a GPU reset"
             detail = "MIG was enabled but takes effect only after the GPU is reset or the machine reboots."
-            commands = ("sudo nvidia-smi --gpu-reset -i %d" % g.index,)
+            summary = "Reset the GPU once no process uses it (or reboot) so that the pending MIG mode takes effect."
+            commands = (Cmd(("nvidia-smi", "--gpu-reset", "-i", index), root=True, note="no process may use this GPU"),)
         else:
             severity, title = Severity.INFO, f"GPU {g.index} is partitioned with MIG ({g.mig_devices or 0} instance(s))"
             detail = ("Each process sees one MIG instance at most; select it with CUDA_VISIBLE_DEVICES=MIG-<uuid> "
                       "(from `nvidia-smi -L`). Frameworks cannot use several instances in one process.")
-            commands = ("nvidia-smi -L",)
+            summary = ("Give each process one MIG instance by UUID (CUDA_VISIBLE_DEVICES=MIG-<uuid>), or turn MIG off "
+                       "where whole GPUs are wanted.")
+            commands = (Cmd(("nvidia-smi", "-L"), note="the MIG-... UUIDs to put in CUDA_VISIBLE_DEVICES"),)
         yield Finding(
             "mig-enabled",
             severity,
@@ -169,7 +218,7 @@ def check_mig(facts: Facts, ctx: Context) -> Iterable[Finding]:
             title,
             detail,
             (ev(g.source, f"mig current={g.mig_current} pending={g.mig_pending} instances={g.mig_devices}"),),
-            Remediation("Use MIG instances by UUID, or turn MIG off where whole GPUs are wanted (sudo nvidia-smi -mig 0).", commands),
+            Remediation(summary, commands, requires_root=severity >= Severity.WARNING, component="gpu"),
         )
 
 

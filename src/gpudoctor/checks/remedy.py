@@ -127,7 +127,8 @@ def package_repair(facts: Facts) -> tuple[Cmd, ...]:
     """Finish an interrupted or partial package upgrade with this distribution's package manager."""
     fam = family(facts)
     if fam == "debian":
-        return (Cmd(("dpkg", "--configure", "-a"), root=True), Cmd(("apt-get", "install", "-f", "-y"), root=True))
+        return (Cmd(("apt-get", "update"), root=True), Cmd(("dpkg", "--configure", "-a"), root=True),
+                Cmd(("apt-get", "install", "--fix-broken", "-y"), root=True))
     if fam == "rhel":
         return (Cmd(("dnf", "check"), root=True), Cmd(("dnf", "distro-sync", "-y"), root=True))
     if fam == "suse":
@@ -142,4 +143,34 @@ def where_run(facts: Facts) -> str:
     return "the host" if facts.platform.container else ""
 
 
-BRANCH = Placeholder("branch")
+def restart_container(runtime: str | None) -> Cmd:
+    """Restart the container (Kubernetes: delete the pod, its controller starts a new one)."""
+    if runtime == "kubernetes":
+        return Cmd(("kubectl", "delete", "pod", Placeholder("pod")), note="its controller starts a new one")
+    if runtime == "podman":
+        return Cmd(("podman", "restart", Placeholder("container")))
+    return Cmd(("docker", "restart", Placeholder("container")))
+
+
+def container_gpu_commands(runtime: str | None) -> tuple[Cmd, ...]:
+    """Start a container with the GPU through the NVIDIA container toolkit, per runtime (commands for the host).
+
+    Docker: `--gpus all` after `nvidia-ctk runtime configure`; Podman: CDI (`nvidia-ctk cdi generate`,
+    then `--device nvidia.com/gpu=all`); Kubernetes: a `nvidia.com/gpu` resource limit, which the device
+    plugin serves (NVIDIA Container Toolkit install guide).
+    """
+    if runtime == "kubernetes":
+        return (
+            Cmd(("kubectl", "describe", "node", Placeholder("node")), pipe=("grep", "nvidia.com/gpu"),
+                note="the node must offer nvidia.com/gpu; the pod asks for it in resources.limits"),
+        )
+    if runtime == "podman":
+        return (
+            Cmd(("nvidia-ctk", "cdi", "generate", "--output=/etc/cdi/nvidia.yaml"), root=True),
+            Cmd(("podman", "run", "--device", "nvidia.com/gpu=all", Placeholder("image")), note="with your usual options"),
+        )
+    return (
+        Cmd(("nvidia-ctk", "runtime", "configure", "--runtime=docker"), root=True, note="needs nvidia-container-toolkit on the host"),
+        Cmd(("systemctl", "restart", "docker"), root=True),
+        Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
+    )

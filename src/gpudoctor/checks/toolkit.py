@@ -7,13 +7,22 @@ version compatibility, cuda-compat-guide for its limits):
   on a driver at or above that major's minor-version floor, and even then
   PTX it generates cannot be JIT-compiled by the older driver;
 - nvcc can target only the compute capabilities its release supports.
+
+Every toolkit finding's fix takes its target from one decision, `toolkit_target`: the installed
+toolkit this machine should use. The fixes therefore agree (one plan step, gpudoctor.prescribe),
+and `gpudoctor fix` switches to the same toolkit. When none qualifies, `toolkit_fix` says what to
+install, with NVIDIA's package names for this distribution (CUDA Installation Guide for Linux,
+SOURCE_CUDA_INSTALL: the `cuda-toolkit-X-Y` meta packages install /usr/local/cuda-X.Y).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.remedy import family
+from gpudoctor.cmdline import Cmd, EvalShell, Line
 from gpudoctor.facts import Facts, Gpu, Toolkit
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
@@ -61,12 +70,173 @@ def os_name(facts: Facts) -> str:
     return "windows" if facts.platform.system.lower().startswith("win") else "linux"
 
 
+# --- the one decision: which toolkit this machine should use --------------------------------
+
+SOURCE_CUDA_INSTALL = "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/"
+# The environment entries through which a shell (not the /usr/local/cuda link) names a toolkit.
+SHELL_VIAS = ("nvcc on PATH", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH")
+
+
+def torch_cuda_major(facts: Facts) -> int | None:
+    """The CUDA major of the installed PyTorch, when it is a CUDA build (extensions need an nvcc of that major)."""
+    t = facts.frameworks.torch
+    return major(t.value.cuda) if isinstance(t, Found) and t.value.cuda else None
+
+
+def driver_runs(facts: Facts, ctx: Context, cuda: str) -> bool:
+    """Whether this driver runs programs built with CUDA `cuda`: fully (<= the driver's CUDA) or through
+    minor version compatibility (the matrix's floor for that major). True when no driver is known: the
+    driver checks speak to that, and a toolkit choice cannot wait for it."""
+    d = facts.driver
+    if not d.cuda_version:
+        return True
+    if vkey(major_minor(cuda)) <= vkey(d.cuda_version):
+        return True
+    return bool(d.version) and ctx.matrix.driver_supports_cuda(d.version, cuda, os_name(facts)).ok
+
+
+def _builds_for_every_gpu(facts: Facts, ctx: Context, cuda: str) -> bool:
+    return all(ctx.matrix.cuda_can_target(cuda, cc) is not False for cc in (gpu_cc(g, ctx) for g in facts.driver.gpus) if cc)
+
+
+def qualifies(facts: Facts, ctx: Context, cuda: str) -> bool:
+    """A CUDA version this machine can use: of PyTorch's CUDA major (when PyTorch is a CUDA build), run by
+    this driver, able to build for every GPU here."""
+    tmajor = torch_cuda_major(facts)
+    return (
+        (tmajor is None or major(cuda) == tmajor)
+        and driver_runs(facts, ctx, cuda)
+        and _builds_for_every_gpu(facts, ctx, cuda)
+    )
+
+
+def toolkit_target(facts: Facts, ctx: Context) -> Toolkit | None:
+    """THE installed toolkit this machine should use, or None when no installed one qualifies.
+
+    A complete toolkit that `qualifies`; the active one when it does (the least change), else the
+    newest. Every toolkit finding, and `gpudoctor fix`, takes its target from here.
+    """
+    ok = [t for t in facts.toolkits.toolkits if t.version and t.complete and qualifies(facts, ctx, t.version)]
+    if not ok:
+        return None
+    active = active_toolkit(facts)
+    if active is not None and any(t is active for t in ok):
+        return active
+    return max(ok, key=lambda t: vkey(t.version or "0"))
+
+
+def install_version(facts: Facts, ctx: Context) -> str | None:
+    """The CUDA version (major.minor) to install when no installed toolkit qualifies: PyTorch's own
+    CUDA (extensions then match it exactly), else the driver's CUDA (the newest it runs fully)."""
+    torch = facts.frameworks.torch
+    candidates = []
+    if isinstance(torch, Found) and torch.value.cuda:
+        candidates.append(major_minor(torch.value.cuda))
+    if facts.driver.cuda_version:
+        candidates.append(major_minor(facts.driver.cuda_version))
+    for c in candidates:
+        if qualifies(facts, ctx, c):
+            return c
+    return None
+
+
+def switch_request(facts: Facts, tk: Toolkit) -> str:
+    """What to pass to `gpudoctor switch-cuda` to name exactly `tk`: its major.minor, or its full version
+    when another installed toolkit of the same major.minor is newer (switch-cuda's X.Y picks the newest X.Y.z)."""
+    version = tk.version or ""
+    mm = major_minor(version)
+    newer = [t for t in facts.toolkits.toolkits if t is not tk and t.version and major_minor(t.version) == mm and vkey(t.version) > vkey(version)]
+    return version if newer else mm
+
+
+@dataclass(frozen=True)
+class ToolkitFix:
+    """The toolkit step of the plan: switch to an installed toolkit, or install one and then switch."""
+
+    version: str | None  # what switch-cuda is given (12.5), or the version to install (12.1); None: nothing fits
+    target: Toolkit | None  # the installed toolkit, when one qualifies
+    commands: tuple[Line, ...]
+    requires_root: bool
+    why: str = ""  # what made it the choice
+
+    @property
+    def installs(self) -> bool:
+        return self.target is None and self.version is not None
+
+    def says(self) -> str:
+        """One sentence for a remediation's summary."""
+        if self.target is not None:
+            return f"Use CUDA {self.version} ({self.target.root}): {self.why}"
+        if self.version is not None:
+            return f"Install CUDA {self.version} (no installed toolkit fits: {self.why}), then use it."
+        return "No CUDA version fits PyTorch's CUDA major, this driver and every GPU here: change the PyTorch build or the driver first."
+
+    def remediation(self, lead: str = "") -> Remediation:
+        summary = f"{lead} {self.says()}".strip()
+        return Remediation(summary, self.commands, requires_root=self.requires_root, component="toolkit")
+
+
+def _why(facts: Facts) -> str:
+    tmajor = torch_cuda_major(facts)
+    parts = [f"the CUDA major of PyTorch ({tmajor})" if tmajor else "the newest one", "run by this driver", "able to build for every GPU here"]
+    return ", ".join(parts)
+
+
+def _use_commands(facts: Facts, request: str, root: str | None) -> tuple[tuple[Line, ...], bool]:
+    """Make /usr/local/cuda (where it can be re-pointed) and this shell name the toolkit `request`."""
+    tks = facts.toolkits
+    out: list[Line] = []
+    linux = os_name(facts) == "linux"
+    if linux and tks.link.kind in ("link", "missing") and (root is None or tks.link.resolved != root):
+        out.append(Cmd(("gpudoctor", "switch-cuda", request), root=True, note="re-points /usr/local/cuda for everyone"))
+    shell_agrees = root is not None and any(
+        t.root == root and "nvcc on PATH" in t.found_via for t in tks.toolkits
+    ) and not any(t.root != root and set(t.found_via) & set(SHELL_VIAS) for t in tks.toolkits)
+    if not shell_agrees:
+        out.append(EvalShell(("gpudoctor", "switch-cuda", request), note="CUDA_HOME, PATH and LD_LIBRARY_PATH of this shell"))
+    return tuple(out), any(isinstance(c, Cmd) and c.root for c in out)
+
+
+def install_commands(facts: Facts, version: str) -> tuple[Line, ...]:
+    """Install CUDA `version` (major.minor) from NVIDIA's repository with this distribution's package
+    manager (SOURCE_CUDA_INSTALL: meta package cuda-toolkit-X-Y). Empty where no pinned package exists
+    (Arch's rolling `cuda`, Windows, unknown distributions): the summary then says what to install."""
+    if os_name(facts) != "linux":
+        return ()
+    package = "cuda-toolkit-" + "-".join(major_minor(version).split("."))
+    note = "NVIDIA's CUDA repository"
+    fam = family(facts)
+    if fam == "debian":
+        return (Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", package), root=True, note=note))
+    if fam == "rhel":
+        return (Cmd(("dnf", "install", "-y", package), root=True, note=note),)
+    if fam == "suse":
+        return (Cmd(("zypper", "install", "-y", package), root=True, note=note),)
+    return ()
+
+
+def toolkit_fix(facts: Facts, ctx: Context) -> ToolkitFix:
+    """The commands every toolkit finding prints: the same target, the same version, everywhere."""
+    why = _why(facts)
+    target = toolkit_target(facts, ctx)
+    if target is not None:
+        request = switch_request(facts, target)
+        commands, root = _use_commands(facts, request, target.root)
+        return ToolkitFix(request, target, commands, root, why)
+    version = install_version(facts, ctx)
+    if version is None:
+        return ToolkitFix(None, None, (), False, why)
+    install = install_commands(facts, version)
+    use, _ = _use_commands(facts, version, None) if install else ((), False)
+    return ToolkitFix(version, None, install + use, bool(install), why)
+
+
+
 def check_link(facts: Facts, ctx: Context) -> Iterable[Finding]:
     link = facts.toolkits.link
     if link.kind != "link" or link.resolved is not None:
         return
-    installed = [t for t in facts.toolkits.toolkits if t.root != link.path]
-    commands = tuple(f"sudo ln -sfn {t.root} /usr/local/cuda.new && sudo mv -T /usr/local/cuda.new /usr/local/cuda" for t in installed[:1])
+    fix = toolkit_fix(facts, ctx)
     yield Finding(
         "cuda-link-dangling",
         Severity.ERROR,
@@ -75,13 +245,7 @@ def check_link(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "Builds and programs that use /usr/local/cuda (most do: CMake's FindCUDAToolkit, PyTorch extensions, "
         "Makefiles) fail with missing nvcc or headers. This usually follows uninstalling the toolkit it pointed to.",
         (ev("file:/usr/local/cuda", f"-> {link.target} (missing)"),),
-        Remediation(
-            "Point it at an installed toolkit ("
-            + (", ".join(t.root for t in installed) if installed else "none is installed: install one first")
-            + "); `gpudoctor switch-cuda VERSION` does this atomically.",
-            commands,
-            requires_root=True,
-        ),
+        fix.remediation("Point /usr/local/cuda at an installed toolkit (`gpudoctor switch-cuda` does it atomically)."),
     )
 
 
@@ -91,6 +255,7 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not (d.version and driver_cuda):
         return  # no reachable driver: the driver checks already said so
     active = active_toolkit(facts)
+    fix = toolkit_fix(facts, ctx)
     for tk in facts.toolkits.toolkits:
         if not tk.version or vkey(major_minor(tk.version)) <= vkey(driver_cuda):
             continue
@@ -119,20 +284,14 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             + ("" if is_active else " (not the active toolkit)"),
             detail,
             (ev(f"toolkit:{tk.root}", f"{tk.version} ({tk.version_source})"), ev("nvml" if d.nvml_cuda_version else "cmd:nvidia-smi", f"driver {d.version}, CUDA {driver_cuda}")),
-            Remediation(
-                f"Upgrade the driver to >= {needed}, or use a toolkit no newer than CUDA {driver_cuda}.",
-                _older_toolkit_commands(facts, driver_cuda),
+            fix.remediation(
+                f"CUDA {major_minor(tk.version)} is the toolkit to use here; it runs through minor version compatibility, "
+                f"and a driver >= {needed} would run it fully."
+                if fix.target is tk
+                else f"Upgrade the driver to >= {needed} to use CUDA {major_minor(tk.version)}, or:"
             ),
             verdict.source,
         )
-
-
-def _older_toolkit_commands(facts: Facts, driver_cuda: str) -> tuple[str, ...]:
-    fitting = [t for t in facts.toolkits.toolkits if t.version and vkey(major_minor(t.version)) <= vkey(driver_cuda)]
-    if fitting:
-        best = max(fitting, key=lambda t: vkey(t.version))
-        return (f"gpudoctor switch-cuda {major_minor(best.version)}", "nvidia-smi  # after a driver upgrade: 'CUDA Version' in the header")
-    return ("gpudoctor switch-cuda --list", "nvidia-smi  # after a driver upgrade: 'CUDA Version' in the header")
 
 
 def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -146,7 +305,6 @@ def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     described = "; ".join(f"{', '.join(vias)} -> {root}" for root, vias in sorted(named.items()))
     versions = {root: (tks.by_root(root).version if tks.by_root(root) else None) for root in named}
-    target = active_toolkit(facts)
     yield Finding(
         "cuda-paths-disagree",
         Severity.WARNING,
@@ -155,10 +313,7 @@ def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"{described}. A build then compiles with one toolkit and links or runs against another "
         "(undefined symbols, 'no kernel image', version mismatch errors).",
         tuple(ev(f"toolkit:{root}", f"{versions[root] or '?'} via {', '.join(vias)}") for root, vias in sorted(named.items())),
-        Remediation(
-            "Make them agree for this shell (or system-wide with `gpudoctor switch-cuda VERSION`).",
-            (f'eval "$(gpudoctor switch-cuda {major_minor(target.version)} --shell)"',) if target and target.version else (),
-        ),
+        toolkit_fix(facts, ctx).remediation("Make them name one toolkit, system-wide and in this shell."),
     )
 
 
@@ -184,10 +339,7 @@ def check_torch_major(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ev(f"toolkit:{tk.root}" if tk else "cmd:nvcc --version", f"{nvcc_version} via {', '.join(tk.found_via) if tk else 'PATH'}"),
             ev(torch.source, f"torch {torch.value.version}, CUDA {torch.value.cuda}"),
         ),
-        Remediation(
-            f"Use a CUDA {major(torch.value.cuda)}.x toolkit when building extensions, or a PyTorch build for CUDA {major(nvcc_version)}.",
-            (f'eval "$(gpudoctor switch-cuda {major(torch.value.cuda)} --shell)"',),
-        ),
+        toolkit_fix(facts, ctx).remediation(f"Build extensions with a CUDA {major(torch.value.cuda)}.x toolkit."),
     )
 
 
@@ -213,9 +365,8 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"kernels for sm_{cc.replace('.', '')}: 'nvcc fatal: Unsupported gpu architecture' at build time, or "
             "'no kernel image is available for execution on the device' at run time.",
             (ev(f"toolkit:{tk.root}", tk.version), ev(g.source, f"{g.name}: {cc}")),
-            Remediation(
-                "Install and use a toolkit that supports this GPU (newer GPUs need newer CUDA; CUDA 13 dropped Maxwell, Pascal and Volta).",
-                ("gpudoctor switch-cuda --list",),
+            toolkit_fix(facts, ctx).remediation(
+                "Use a toolkit that supports this GPU (newer GPUs need newer CUDA; CUDA 13 dropped Maxwell, Pascal and Volta)."
             ),
             target.source if target else (),
         )

@@ -58,9 +58,12 @@ def _fail(message: str, hint: str | None, code: int, output_format: OutputFormat
 
     if output_format is OutputFormat.json:
         sys.stdout.write(error_document(message, hint, ExitCode(code), reason))
-    sys.stderr.write(f"gpudoctor: error: {message}\n")
+    from gpudoctor.sanitize import clean_line
+
+    # The message may quote the machine (a path, what NVML said): shown, never obeyed by the terminal.
+    sys.stderr.write(f"gpudoctor: error: {clean_line(message)}\n")
     if hint:
-        sys.stderr.write(f"hint: {hint}\n")
+        sys.stderr.write(f"hint: {clean_line(hint)}\n")
     raise typer.Exit(code)
 
 

@@ -75,13 +75,44 @@ def _emit_json(doc: dict, code: int) -> None:
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
-def _install(framework, version, python, replay, yes, dry_run, reinstall, use, index_url, pip_args, output_format, probe_timeout, matrix) -> None:
+def _refuse_without_target(exc, as_json: bool) -> None:
+    """No GPU or no driver seen and no --gpu/--driver/--cuda/--cpu: a usage error (exit 2), never a guessed build."""
+    if as_json:
+        _emit_json({"status": "usage-error", "error": exc.to_json(), "plan": None}, ExitCode.USAGE)
+    else:
+        typer.echo(f"gpudoctor: error: {exc.message}\nsay what the build is for:", err=True)
+        from gpudoctor.install.plan import TARGET_OPTIONS
+
+        for option, meaning in TARGET_OPTIONS:
+            typer.echo(f"  {option:<18} {meaning}", err=True)
+    raise typer.Exit(ExitCode.USAGE)
+
+
+def _ask_index(plan, host, offline: bool, replay: bool):
+    """The plan with the package index's word on its wheel (install.online); offline and replays ask nothing."""
+    from dataclasses import replace
+
+    from gpudoctor.install import online
+
+    if not plan.fits or not plan.steps:
+        return plan
+    if offline or replay:
+        return replace(plan, online=online.confirm(plan, None, why_not="--offline" if offline else "a replayed machine is planned offline"))
+    args = [a for s in plan.steps for a in s.argv]
+    step_index = args[args.index("--index-url") + 1] if "--index-url" in args[:-1] else None
+    index, why_not = online.index_for(plan, step_index, host)
+    return replace(plan, online=online.confirm(plan, index, why_not=why_not))
+
+
+def _install(framework, version, python, replay, yes, dry_run, reinstall, use, index_url, pip_args, output_format, probe_timeout, matrix,
+             target=None, offline=False) -> None:
     from gpudoctor.checks import Context
     from gpudoctor.cli.common import make_host
     from gpudoctor.errors import GpudoctorError, UsageError
-    from gpudoctor.install.apply import render_verification, run_steps, verify
+    from gpudoctor.install.apply import env_reader, failure_message, render_verification, run_plan, verify
     from gpudoctor.install.environment import read_env
-    from gpudoctor.install.plan import Options, plan_install
+    from gpudoctor.install.model import Target
+    from gpudoctor.install.plan import Options, TargetNeeded, plan_install
     from gpudoctor.install.render import render_plan
     from gpudoctor.probes import run_probes
 
@@ -102,14 +133,26 @@ def _install(framework, version, python, replay, yes, dry_run, reinstall, use, i
             raise typer.BadParameter("uv is not on PATH", param_hint="--use")
         env = replace(env, uv=uv or "uv")
     ctx = Context(matrix)
-    options = Options(reinstall=reinstall, installer=use.value if use else None, index_url=index_url, extra_args=tuple(pip_args))
+    options = Options(reinstall=reinstall, installer=use.value if use else None, index_url=index_url, extra_args=tuple(pip_args),
+                      target=target or Target())
     try:
         plan = plan_install(facts, ctx, framework.value, version, env=env, options=options)
+    except TargetNeeded as exc:
+        _refuse_without_target(exc, as_json)
     except UsageError as exc:
-        raise typer.BadParameter(exc.message + (f" ({exc.hint})" if exc.hint else ""), param_hint="VERSION") from None
+        where = exc.message.split(" ", 1)[0] if exc.message.startswith("--") else "VERSION"  # --gpu/--driver/--cuda, else the version
+        raise typer.BadParameter(exc.message + (f" ({exc.hint})" if exc.hint else ""), param_hint=where) from None
+    plan = _ask_index(plan, host, offline, bool(replay))
+    missing = plan.online is not None and plan.online.status == "missing"
     doc = {"plan": plan.to_json(), "replay": bool(replay), "ran": [], "verification": None}
     if not as_json:
         sys.stdout.write(render_plan(plan, replay=bool(replay)))
+    if missing and not (replay or dry_run):
+        # The index says the wheel is not there: pip would fail after the plan started; run nothing.
+        typer.echo("gpudoctor: not running the plan: the package index has no such wheel (--offline skips asking it)", err=True)
+        if as_json:
+            _emit_json(doc, ExitCode.FINDINGS)
+        raise typer.Exit(int(ExitCode.FINDINGS))
     if replay or dry_run or not plan.fits or not plan.steps:
         code = ExitCode.OK if plan.fits else ExitCode.FINDINGS
         if as_json:
@@ -123,12 +166,12 @@ def _install(framework, version, python, replay, yes, dry_run, reinstall, use, i
         typer.echo("nothing was run", err=True)
         raise typer.Exit(1)
     out = sys.stderr if as_json else sys.stdout  # JSON keeps stdout for the one document
-    ran = run_steps(plan.steps, out)
-    doc["ran"] = [{"argv": list(r.argv), "rc": r.rc} for r in ran]
-    if ran[-1].rc != 0:
-        out.write(f"gpudoctor: the command failed (exit status {ran[-1].rc}); nothing after it was run\n")
-        if plan.undo:
-            out.write("to go back to what was installed before: " + " ; ".join(plan.undo) + "\n")
+    outcome = run_plan(plan, out, env_reader(host, env.python, probe_timeout))
+    doc["ran"] = [{"argv": list(r.argv), "rc": r.rc} for r in outcome.ran]
+    if not outcome.ok:
+        out.write(f"gpudoctor: {failure_message(plan, outcome)}\n")
+        if outcome.restore is not None:
+            doc["restored"] = {"argv": list(outcome.restore.argv or ()), "rc": outcome.restore.rc, "back": outcome.restore.back}
         if as_json:
             _emit_json(doc, ExitCode.ERROR)
         raise typer.Exit(ExitCode.ERROR)
@@ -159,8 +202,16 @@ def register(app: typer.Typer) -> None:
         output_format: Format = typer.Option(Format.text, "--format", "-f", help="text, or json (one document on stdout; the commands' output goes to stderr)."),
         probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
         matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
+        gpu: Optional[str] = typer.Option(None, "--gpu", metavar="NAME|CC", help="The GPU the build is for, where none is seen here (or another): a name (\"RTX 4090\") or a compute capability (8.9)."),
+        driver: Optional[str] = typer.Option(None, "--driver", metavar="VERSION", help="The NVIDIA driver the build will run on, where none is seen here (550.54.14)."),
+        cuda: Optional[str] = typer.Option(None, "--cuda", metavar="VERSION", help="The CUDA version that driver runs (nvidia-smi's header, 12.4), where its version is not known."),
+        cpu: bool = typer.Option(False, "--cpu", help="Install a CPU-only build."),
+        offline: bool = typer.Option(False, "--offline", help="Do not ask the package index whether the chosen wheel exists."),
     ) -> None:
-        _install(framework, version, python, replay, yes, dry_run, reinstall, use, index_url, pip_args, output_format, probe_timeout, matrix)
+        from gpudoctor.install.model import Target
+
+        _install(framework, version, python, replay, yes, dry_run, reinstall, use, index_url, pip_args, output_format, probe_timeout, matrix,
+                 target=Target(gpu=gpu, driver=driver, cuda=cuda, cpu=cpu), offline=offline)
 
     @app.command("fix", help=FIX_HELP)
     def fix(
@@ -171,6 +222,7 @@ def register(app: typer.Typer) -> None:
         dry_run: bool = typer.Option(False, "--dry-run", help="List the fixes; change nothing."),
         probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
         matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
+        index_url: Optional[str] = typer.Option(None, "--index-url", metavar="URL", help="Reinstall from this package index (a mirror), also in the undo line; for PyTorch, {variant} in it becomes the CUDA variant (cu126)."),
     ) -> None:
         from gpudoctor.install.fix_run import run_fix
 
@@ -178,6 +230,6 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("--replay lists fixes for a recorded machine and never changes it; drop --yes", param_hint="--yes")
         code = run_fix(
             _probe_options(probe_timeout, python), env_file=env_file, replay=replay, dry_run=dry_run, matrix=matrix,
-            ask=lambda question: confirm(question, yes),
+            ask=lambda question: confirm(question, yes), index_url=index_url,
         )
         raise typer.Exit(code)

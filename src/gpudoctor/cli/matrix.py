@@ -21,13 +21,15 @@ def show(section: Optional[str] = typer.Argument(None, help="Only this section (
 def check(path: str = typer.Argument(..., metavar="FILE", help="A matrix .toml file or a directory of them.")) -> None:
     from gpudoctor.errors import MatrixError
     from gpudoctor.matrix import load_matrix
+    from gpudoctor.sanitize import clean_line
 
     try:
         load_matrix(path)
     except MatrixError as exc:
-        sys.stdout.write(f"{path}: invalid\n" + "\n".join(f"  {p}" for p in exc.problems) + "\n")
+        # A problem quotes the candidate file (keys, values): shown, never obeyed by the terminal.
+        sys.stdout.write(f"{clean_line(path)}: invalid\n" + "\n".join(f"  {clean_line(p)}" for p in exc.problems) + "\n")
         raise typer.Exit(1)
-    sys.stdout.write(f"{path}: valid\n")
+    sys.stdout.write(f"{clean_line(path)}: valid\n")
 
 
 def register(app: typer.Typer) -> None:

@@ -42,9 +42,12 @@ def _fail(message: str, hint: str | None, code: int, output_format: OutputFormat
 
     if output_format is OutputFormat.json:
         sys.stdout.write(json.dumps(error_document(schema, message, hint, code), indent=2, sort_keys=True) + "\n")
-    sys.stderr.write(f"gpudoctor: error: {message}\n")
+    from gpudoctor.sanitize import clean_line
+
+    # The message may quote the machine (a path, what NVML said): shown, never obeyed by the terminal.
+    sys.stderr.write(f"gpudoctor: error: {clean_line(message)}\n")
     if hint:
-        sys.stderr.write(f"hint: {hint}\n")
+        sys.stderr.write(f"hint: {clean_line(hint)}\n")
     raise typer.Exit(code)
 
 

@@ -1,23 +1,32 @@
 """Run a plan's steps and prove the result: the one place `install` and `fix` change a Python environment.
 
 Each step is an argument list run without a shell; its output (stdout and stderr merged, in order)
-is streamed as it comes. The steps stop at the first that fails. Afterwards the machine is probed
-again with --deep, which imports the framework in a subprocess of the target interpreter: only an
-import shows whether the GPU is really usable.
+is streamed as it comes. The steps stop at the first that fails. Nothing lost: the plan downloads
+(or, with uv, resolves) before it changes anything (gpudoctor.install.commands), so an unreachable or
+broken index fails the first step with the environment untouched; when a later step fails,
+`run_plan` puts the previous build back (the undo command) and re-reads the environment to show it
+is back. Afterwards the machine is probed again with --deep, which imports the framework in a
+subprocess of the target interpreter: only an import shows whether the GPU is really usable.
+
+As root, nothing runs from an environment that someone else can write (gpudoctor.trust).
 """
 
 from __future__ import annotations
 
 import os
-import shlex
+import re
 import subprocess
-from dataclasses import dataclass, replace
-from typing import IO, Sequence
+import tempfile
+from dataclasses import dataclass, field, replace
+from typing import IO, Callable, Mapping, Sequence
+from urllib.parse import unquote
 
 from gpudoctor.checks import Context
-from gpudoctor.errors import GpudoctorError
+from gpudoctor.cmdline import argv_text
+from gpudoctor.errors import GpudoctorError, UnsafeOperation
 from gpudoctor.facts import Facts
 from gpudoctor.host import Host
+from gpudoctor.install import commands
 from gpudoctor.install.model import Plan, Step
 from gpudoctor.model import Finding, Severity
 from gpudoctor.probed import value_or_none
@@ -31,7 +40,7 @@ class Ran:
 
 
 def run_step(argv: Sequence[str], out: IO[str]) -> int:
-    out.write("$ " + shlex.join(argv) + "\n")
+    out.write("$ " + argv_text(argv) + "\n")
     out.flush()
     try:
         # stdin closed and PIP_NO_INPUT: nothing may wait for an answer nobody is asked for.
@@ -55,6 +64,7 @@ def run_step(argv: Sequence[str], out: IO[str]) -> int:
 
 
 def run_steps(steps: Sequence[Step], out: IO[str]) -> list[Ran]:
+    """The steps as they are, stopping at the first that fails (no download directory, no way back)."""
     ran = []
     for step in steps:
         rc = run_step(step.argv, out)
@@ -62,6 +72,156 @@ def run_steps(steps: Sequence[Step], out: IO[str]) -> list[Ran]:
         if rc != 0:
             break
     return ran
+
+
+# --- nothing lost ------------------------------------------------------------------------------
+
+_SDIST = (".tar.gz", ".zip", ".tar.bz2", ".tgz")
+
+
+def downloaded_versions(names: Sequence[str]) -> dict[str, str]:
+    """name -> version of each distribution file in a download directory listing (wheels and sdists)."""
+    out: dict[str, str] = {}
+    for raw in names:
+        name = unquote(raw)
+        if name.endswith(".whl"):
+            parts = name[:-4].split("-")
+            if len(parts) >= 5:
+                out[commands.canonical(parts[0])] = parts[1]
+            continue
+        for ext in _SDIST:
+            if name.endswith(ext):
+                m = re.match(r"^(.+?)-(\d[^-]*)$", name[: -len(ext)])
+                if m:
+                    out[commands.canonical(m.group(1))] = m.group(2)
+    return out
+
+
+def expand(step: Step, download_dir: str, have: Mapping[str, str]) -> tuple[str, ...]:
+    """The step's argv for this run: the download directory filled in, its pins made exact (`torch==2.5.1+cu124`)."""
+    argv = tuple(download_dir if a == commands.DOWNLOAD_DIR else a for a in step.argv)
+    pins = getattr(step, "pins", ())
+    exact = tuple(f"{n}=={have[commands.canonical(n)]}" for n in pins if commands.canonical(n) in have)
+    return (*argv, *exact)
+
+
+def refuse_untrusted(plan: Plan) -> None:
+    """As root, never run an interpreter or installer that a non-root user could have replaced."""
+    from gpudoctor.trust import refuse_to_run
+
+    for program in dict.fromkeys(p for p in (plan.machine.env.python, plan.machine.env.uv if plan.installer == "uv" else None) if p):
+        why = refuse_to_run(program)
+        if why:
+            raise UnsafeOperation(
+                f"not running {program} as root: {why}",
+                "run gpudoctor as the user who owns that environment (it needs no root to install into it)",
+            )
+
+
+def undo_argv(plan: Plan) -> tuple[str, ...] | None:
+    """The argv of the plan's undo line (built by gpudoctor.install.commands, rendered as one POSIX line)."""
+    if not plan.undo:
+        return None
+    return plan.undo[0].words  # a gpudoctor.cmdline.Cmd: its argv as data
+
+
+def expected_back(plan: Plan) -> dict[str, str]:
+    """name -> version that must be installed again after a restore: the `name==version` pins of the undo line."""
+    out = {}
+    for a in undo_argv(plan) or ():
+        name, sep, version = a.partition("==")
+        if sep and not a.startswith("-"):
+            out[commands.canonical(name)] = version
+    return out
+
+
+@dataclass
+class Restore:
+    argv: tuple[str, ...] | None
+    rc: int | None
+    back: bool  # the re-read environment holds every distribution of before, at its version
+    missing: dict[str, str | None] = field(default_factory=dict)  # name -> what is installed now instead
+
+    def render(self) -> str:
+        if self.argv is None:
+            return "nothing was installed before, so there is nothing to put back\n"
+        if self.back:
+            return "the previous build is back (checked by reading the environment again)\n"
+        what = ", ".join(f"{n} {'missing' if v is None else v}" for n, v in self.missing.items())
+        return f"the previous build is NOT back ({what}); to put it back by hand: {argv_text(self.argv)}\n"
+
+
+@dataclass
+class Outcome:
+    ran: list[Ran]
+    changed: bool  # a step that changes the environment ran
+    restore: Restore | None = None
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.ran) and self.ran[-1].rc == 0
+
+
+def run_plan(plan: Plan, out: IO[str], installed_now: Callable[[], Mapping[str, str]], *,
+             runner: Callable[[Sequence[str], IO[str]], int] = run_step) -> Outcome:
+    """Run the plan's steps; when one fails after the environment changed, put the previous build back and check it.
+
+    `installed_now` re-reads the target environment: canonical distribution name -> version.
+    """
+    refuse_untrusted(plan)
+    ran: list[Ran] = []
+    changed = False
+    with tempfile.TemporaryDirectory(prefix="gpudoctor-download-") as tmp:
+        for step in plan.steps:
+            argv = expand(step, tmp, downloaded_versions(os.listdir(tmp)))
+            rc = runner(argv, out)
+            ran.append(Ran(argv, rc))
+            if not isinstance(step, commands.Download):
+                changed = True
+            if rc != 0:
+                break
+    if ran and ran[-1].rc != 0 and changed:
+        return Outcome(ran, changed, restore_previous(plan, out, installed_now, runner))
+    return Outcome(ran, changed)
+
+
+def restore_previous(plan: Plan, out: IO[str], installed_now: Callable[[], Mapping[str, str]],
+                     runner: Callable[[Sequence[str], IO[str]], int] = run_step) -> Restore:
+    argv = undo_argv(plan)
+    if argv is None:
+        return Restore(None, None, True)
+    out.write("putting the previous build back:\n")
+    rc = runner(argv, out)
+    now = installed_now()
+    missing = {n: now.get(n) for n, v in expected_back(plan).items() if now.get(n) != v}
+    restore = Restore(argv, rc, not missing, missing)
+    out.write(restore.render())
+    return restore
+
+
+def env_reader(host: Host, python: str | None, timeout_s: float) -> Callable[[], dict[str, str]]:
+    """`installed_now` for run_plan: the target interpreter's distributions, read again (gpudoctor.host.pyenv)."""
+    def read() -> dict[str, str]:
+        try:
+            env = host.python_env(python, timeout_s)
+        except Exception:  # noqa: BLE001 - an unreadable environment reads as holding nothing; the message says what is missing
+            return {}
+        return dict(env.distributions) if env else {}
+    return read
+
+
+def failure_message(plan: Plan, outcome: Outcome) -> str:
+    """One line on what failed and in what state the environment is, for install and fix."""
+    last = outcome.ran[-1]
+    what = f"the command failed (exit status {last.rc})"
+    if not outcome.changed:
+        return f"{what}; nothing in the environment was changed"
+    r = outcome.restore
+    if r is None or r.argv is None:
+        return f"{what}; nothing after it was run"
+    if r.back:
+        return f"{what}; the previous build was put back and is installed again"
+    return f"{what}; putting the previous build back did not work: " + argv_text(r.argv)
 
 
 @dataclass(frozen=True)

@@ -90,27 +90,6 @@ def args_argv(installer: str, env: TargetEnv, args: tuple[str, ...]) -> tuple[st
     return (_python(env), "-m", "pip", "install", *args)
 
 
-def undo_args(back: tuple[str, ...], index_url: str | None) -> tuple[str, ...]:
-    """The undo arguments with the user's mirror in place of the index the old build came from.
-
-    `back` is the picker's `name==version ... [--index-url URL]`; a mirror given with --index-url
-    replaces that URL (or is added), so going back uses the same index as going forward.
-    """
-    if not index_url:
-        return back
-    out: list[str] = []
-    skip = False
-    for a in back:
-        if skip:
-            skip = False
-            continue
-        if a == "--index-url":
-            skip = True
-            continue
-        out.append(a)
-    return (*out, "--index-url", index_url)
-
-
 def replace_steps(installer: str, env: TargetEnv, specs: tuple[str, ...], replace: tuple[str, ...], *,
                   label: str, index_url: str | None = None, find_links: str | None = None,
                   extra: tuple[str, ...] = (), reinstall: bool = False) -> tuple[Step, ...]:

@@ -25,7 +25,6 @@ from gpudoctor.install.model import TITLES, TargetEnv
 from gpudoctor.install.plan import Options, plan_install
 from gpudoctor.model import Finding, Severity
 from gpudoctor.probed import value_or_none
-from gpudoctor.versions import major, major_minor, vkey
 
 REINSTALL_CODES = (
     "framework-cpu-build", "framework-driver-too-old", "framework-arch-unsupported", "framework-cuda-libs-missing",
@@ -86,17 +85,18 @@ def _current_version(facts: Facts, framework: str) -> str | None:
     return version.split("+", 1)[0] if version else None
 
 
-def _reinstall(facts: Facts, ctx: Context, env: TargetEnv, framework: str, codes: tuple[str, ...]) -> Fix:
+def _reinstall(facts: Facts, ctx: Context, env: TargetEnv, framework: str, codes: tuple[str, ...],
+               index_url: str | None = None) -> Fix:
     same_build = any(c in SAME_BUILD_CODES for c in codes)
     current = _current_version(facts, framework)
     plans = []
     for requested in ([current] if current else []) + [None]:
         try:
-            plan = plan_install(facts, ctx, framework, requested, env=env)
+            plan = plan_install(facts, ctx, framework, requested, env=env, options=Options(index_url=index_url))
         except UsageError:  # an installed version the matrix does not know (or a pre-release): plan the newest instead
             continue
         if plan.already and same_build:
-            plan = plan_install(facts, ctx, framework, requested, env=env, options=Options(reinstall=True))
+            plan = plan_install(facts, ctx, framework, requested, env=env, options=Options(reinstall=True, index_url=index_url))
         plans.append(plan)
         if plan.fits and plan.steps and not plan.manual:
             return Fix("reinstall", f"reinstall {plan.chosen.build.label}", codes, plan)
@@ -119,21 +119,10 @@ def _link_decides(facts: Facts, code: str) -> bool:
 
 
 def switch_target(facts: Facts, ctx: Context, codes: Sequence[str]) -> Toolkit | None:
-    """The newest complete toolkit the driver runs fully and that can build for every GPU (and of torch's major when that is the complaint)."""
-    from gpudoctor.checks.toolkit import gpu_cc
+    """The toolkit the toolkit findings name (gpudoctor.checks.toolkit.toolkit_target: one decision)."""
+    from gpudoctor.checks.toolkit import toolkit_target
 
-    ccs = [cc for cc in (gpu_cc(g, ctx) for g in facts.driver.gpus) if cc]
-    driver_cuda = facts.driver.cuda_version
-    ok = [
-        t for t in facts.toolkits.toolkits
-        if t.complete and t.version
-        and (driver_cuda is None or vkey(major_minor(t.version)) <= vkey(driver_cuda))
-        and all(ctx.matrix.cuda_can_target(t.version, cc) is not False for cc in ccs)
-    ]
-    torch = value_or_none(facts.frameworks.torch)
-    if "toolkit-torch-major-mismatch" in codes and torch is not None and torch.cuda:
-        ok = [t for t in ok if major(t.version) == major(torch.cuda)]
-    return max(ok, key=lambda t: vkey(t.version)) if ok else None
+    return toolkit_target(facts, ctx)
 
 
 def _switch(facts: Facts, ctx: Context, codes: tuple[str, ...], is_root: bool, alternatives) -> Fix | None:
@@ -174,7 +163,8 @@ def _env_settings(facts: Facts, findings: Sequence[Finding], ctx: Context, env_f
 
 
 def propose(facts: Facts, findings: Sequence[Finding], ctx: Context, *, env: TargetEnv, env_file: str | None = None,
-            is_root: bool = False, alternatives=None) -> list[Fix]:
+            is_root: bool = False, alternatives=None, index_url: str | None = None) -> list[Fix]:
+    """`index_url`: the user's package index (a mirror; {variant} as for install), used by reinstalls and their undo lines."""
     fixes: list[Fix] = []
     serious = [f for f in findings if f.severity >= Severity.WARNING]
     by_framework: dict[str, list[str]] = {}
@@ -183,7 +173,7 @@ def propose(facts: Facts, findings: Sequence[Finding], ctx: Context, *, env: Tar
         if fw and f.code not in by_framework.setdefault(fw, []):
             by_framework[fw].append(f.code)
     for fw, codes in by_framework.items():
-        fixes.append(_reinstall(facts, ctx, env, fw, tuple(codes)))
+        fixes.append(_reinstall(facts, ctx, env, fw, tuple(codes), index_url))
     switch_codes = tuple(dict.fromkeys(f.code for f in serious if f.code in SWITCH_CODES))
     if switch_codes:
         fix = _switch(facts, ctx, switch_codes, is_root, alternatives)

@@ -25,13 +25,12 @@ def describe(fix: fx.Fix) -> list[str]:
 
 
 def _apply_reinstall(fix: fx.Fix, host, options: ProbeOptions, ctx: Context, out: IO[str]) -> tuple[bool, str]:
-    from gpudoctor.install.apply import render_verification, run_steps, verify
+    from gpudoctor.install.apply import env_reader, failure_message, render_verification, run_plan, verify
 
     plan = fix.payload
-    ran = run_steps(plan.steps, out)
-    if ran[-1].rc != 0:
-        back = ("; to go back: " + " ; ".join(plan.undo)) if plan.undo else ""
-        raise GpudoctorError(f"the command failed (exit status {ran[-1].rc}){back}")
+    outcome = run_plan(plan, out, env_reader(host, plan.machine.env.python, options.probe_timeout_s))
+    if not outcome.ok:
+        raise GpudoctorError(failure_message(plan, outcome))
     v = verify(plan, host, options, ctx)
     out.write(render_verification(plan, v))
     left = [f for f in v.findings if f.code in fix.codes and fx.framework_of(f) == plan.framework]
@@ -59,7 +58,7 @@ def _apply_env(fix: fx.Fix, out: IO[str]) -> tuple[bool, str]:
 
 
 def run_fix(options: ProbeOptions, *, env_file: str | None, replay: str | None, dry_run: bool, matrix: str | None,
-            ask: Callable[[str], bool], out: IO[str] | None = None) -> int:
+            ask: Callable[[str], bool], out: IO[str] | None = None, index_url: str | None = None) -> int:
     from gpudoctor import switch_cuda as sc
     from gpudoctor.cli.common import make_host
     from gpudoctor.doctor import diagnose
@@ -75,7 +74,7 @@ def run_fix(options: ProbeOptions, *, env_file: str | None, replay: str | None, 
     fixes = fx.propose(
         facts, findings, ctx, env=read_env(host, facts), env_file=env_file,
         is_root=live and sc.may_change_link(host, link),
-        alternatives=sc.query_alternatives(host.root, link) if live else None,
+        alternatives=sc.query_alternatives(host.root, link) if live else None, index_url=index_url,
     )
     serious = [f for f in findings if f.severity >= Severity.WARNING]
     if not fixes:

@@ -42,7 +42,11 @@ def judge_driver(matrix, machine: Machine, cuda: str) -> tuple[Judgement, bool |
     if not driver and machine.driver_cuda:
         return _judge_driver_cuda(matrix, machine, cuda)
     if not driver:
-        return Judgement("driver", True, f"no NVIDIA driver was seen, so CUDA {cuda} was not checked against one", note=True), None
+        # Say what the build will need, so that whoever installs it onto a machine can check that driver.
+        full = matrix.min_driver_for_cuda(cuda, machine.os)
+        floor = matrix.minor_compat_floor(int(major(cuda)), machine.os) if major(cuda) is not None else None
+        need = (f": it needs a driver >= {floor or full}" + (f" (>= {full} for full support)" if floor and full and floor != full else "")) if (floor or full) else ""
+        return Judgement("driver", True, f"no NVIDIA driver was seen, so CUDA {cuda} was not checked against one{need}", note=True), None
     v = matrix.driver_supports_cuda(driver, cuda, machine.os)
     up_to = f"driver {driver} runs CUDA up to {machine.driver_cuda or '?'}"
     if v.ok and v.via == "full":

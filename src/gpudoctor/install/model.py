@@ -172,7 +172,7 @@ class Change:
         if self.kind == "install":
             return f"install {self.distribution} {self.after}"
         if self.kind == "reinstall":
-            return f"reinstall {self.distribution} {self.before} (same version) as {self.after}"
+            return f"reinstall {self.distribution} {self.before} (same version)" + (f" as {self.after}" if self.after != self.before else "")
         return f"{self.kind} {self.distribution} {self.before} -> {self.after}"
 
     def to_json(self) -> dict[str, Any]:

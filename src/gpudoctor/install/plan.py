@@ -9,16 +9,18 @@ same search with the driver, or the Python version, left out says what an upgrad
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass, replace
+import re
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 
 from gpudoctor.checks import Context
+from gpudoctor.cmdline import Cmd
+from gpudoctor.errors import UsageError
 from gpudoctor.facts import Facts
 from gpudoctor.install import commands, pick_jax, pick_tensorflow, pick_torch
 from gpudoctor.matrix import kernel_route
-from gpudoctor.install.machine import machine_from_facts
-from gpudoctor.install.model import TITLES, Candidate, GpuInfo, Machine, Plan, Step, TargetEnv
+from gpudoctor.install.machine import apply_target, machine_from_facts, target_gaps
+from gpudoctor.install.model import TITLES, Candidate, Change, GpuInfo, Machine, Plan, Step, Target, TargetEnv
 from gpudoctor.matrix import spec_contains, version_key
 from gpudoctor.probed import value_or_none
 from gpudoctor.versions import vkey
@@ -33,6 +35,31 @@ class Options:
     installer: str | None = None  # pip or uv; None: uv where uv manages an environment without pip
     index_url: str | None = None  # a mirror; "{variant}" in it becomes the PyTorch variant (cu126)
     extra_args: tuple[str, ...] = ()  # appended to the install command (--no-deps, --proxy ...)
+    target: Target = field(default_factory=Target)  # --gpu/--driver/--cuda/--cpu: what the probes could not see
+
+
+TARGET_OPTIONS = (
+    ("--gpu NAME|CC", "the GPU the build is for: a name (\"RTX 4090\") or a compute capability (8.9)"),
+    ("--driver VERSION", "the NVIDIA driver it will run on (550.54.14)"),
+    ("--cuda VERSION", "the CUDA version that driver runs (nvidia-smi's header: 12.4)"),
+    ("--cpu", "a CPU-only build"),
+)
+
+
+class TargetNeeded(UsageError):
+    """No GPU or no driver was seen, and nobody said what the build is for: choosing a CUDA build would be a guess."""
+
+    def __init__(self, framework: str, gaps: tuple[str, ...]) -> None:
+        self.framework = framework
+        self.gaps = gaps
+        super().__init__(
+            f"{' and '.join(gaps)} seen here, so no {TITLES[framework]} CUDA build can be chosen for this machine without guessing",
+            "say what the build is for: " + "; ".join(f"{o} ({why})" for o, why in TARGET_OPTIONS),
+        )
+
+    def to_json(self) -> dict:
+        return {"code": "target-needed", "message": self.message, "hint": self.hint, "missing": list(self.gaps),
+                "options": [{"option": o, "meaning": why} for o, why in TARGET_OPTIONS]}
 
 
 def select(pick: ModuleType, matrix, machine: Machine, facts: Facts, groups, ignore: tuple[str, ...] = ()):
@@ -139,8 +166,12 @@ def _notes(machine: Machine, env: TargetEnv) -> tuple[str, ...]:
             f"{env.python} is a system interpreter: a virtual environment keeps the install apart from the "
             "distribution's packages (pip may refuse here with 'externally-managed-environment')"
         )
-    if not machine.gpus:
-        notes.append("no NVIDIA GPU was seen, so no build could be checked for its kernels (gpudoctor check says why)")
+    if machine.cpu:
+        notes.append("a CPU-only build: the framework will not use a GPU")
+    elif not machine.gpus:
+        notes.append("no GPU was named or seen, so no build could be checked for its kernels (--gpu NAME|CC checks them)")
+    if machine.told:
+        notes.append(f"planned for the target described by {' '.join(machine.told)}, not for what the probes saw here")
     if machine.arch.lower() not in _X86:
         notes.append(f"the matrix describes the x86_64 wheels; on {machine.arch} the index may have no such build (pip then says so)")
     if env.kind == "conda":
@@ -151,56 +182,161 @@ def _notes(machine: Machine, env: TargetEnv) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def _cpu_groups(pick: ModuleType, machine: Machine, groups):
+    """The CPU-only build of each release (--cpu): its Python range is all that is judged."""
+    return [(row, [pick.cpu_build(machine, row, builds[0])]) for row, builds in groups if builds]
+
+
+def _select_cpu(pick: ModuleType, machine: Machine, groups):
+    ruled: list[Candidate] = []
+    for row, builds in groups:
+        c = pick.cpu_judge(machine, row, builds[0])
+        if not c.failures():
+            return c, row, ruled
+        ruled.append(c)
+    return None, None, ruled
+
+
+# TensorFlow 2.16 made Keras 3 its tf.keras and removed tf.estimator
+# (https://github.com/tensorflow/tensorflow/releases/tag/v2.16.1).
+_KERAS3 = (2, 16)
+_MAIN_DISTRIBUTION = {"torch": ("torch",), "tensorflow": pick_tensorflow.TF_DISTRIBUTIONS, "jax": ("jax",)}
+
+
+def _public(version: str):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version.split("+", 1)[0])
+    except InvalidVersion:
+        return None
+
+
+def change_of(framework: str, machine: Machine, build) -> Change:
+    """What installing `build` does to the framework installed now: named, never a bare "reinstall" for a version change."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    target = re.split(r"[\[=<>!~]", build.specs[0], maxsplit=1)[0]
+    pin = build.pin or f"{build.release}.*"
+    ranged = pin.endswith(".*") or pin[:1] in "<>!~" or "," in pin
+    exact = None if ranged else pin.removeprefix("==")
+    after = pin.removeprefix("==")
+    if exact and framework == "torch":
+        after = build.specs[0].split("==", 1)[1]  # with its variant's local tag: 2.2.1+cu118
+    if build.variant not in after:
+        after += f" ({build.variant})"
+    installed = [(d, machine.installed[d]) for d in _MAIN_DISTRIBUTION[framework] if d in machine.installed]
+    if not installed:
+        return Change("install", target, None, after)
+    name, before = installed[0]
+    shown = before if name == target else f"{before} ({name})"
+    old = _public(before)
+    try:
+        spec = SpecifierSet(pin if pin[:1] in "=<>!~" else f"=={pin}")
+    except InvalidSpecifier:
+        spec = None
+    if old is None or spec is None:
+        kind = "switch"
+    elif exact is not None and _public(exact) == old:
+        kind = "reinstall"
+    elif spec.contains(old, prereleases=True):
+        kind = "switch"  # the same release: another build of it, or its newest patch
+    else:
+        floors = [_public(sp.version.removesuffix(".*")) for sp in spec if sp.operator in ("==", ">=", "~=")]
+        floors = [f for f in floors if f is not None]
+        kind = "upgrade" if floors and min(floors) > old else "downgrade"
+    new = _public(exact) if exact else _public(build.release)
+    return Change(kind, target, shown, after, _major_moves(framework, old, new))
+
+
+def _major_moves(framework: str, old, new) -> tuple[str, ...]:
+    if old is None or new is None:
+        return ()
+    if framework == "torch" and old.major != new.major:
+        return (f"a major version: PyTorch {old.major}.x -> {new.major}.x",)
+    if framework == "tensorflow":
+        if old.release[:2] < _KERAS3 <= new.release[:2]:
+            return ("a major move: from TensorFlow 2.16 tf.keras is Keras 3 (code written for Keras 2 may need changes, "
+                    "or the tf-keras package with TF_USE_LEGACY_KERAS=1) and tf.estimator is gone",)
+        if new.release[:2] < _KERAS3 <= old.release[:2]:
+            return ("a major move: before TensorFlow 2.16 tf.keras is Keras 2 (code written for Keras 3 may not run)",)
+    return ()
+
+
 def plan_install(facts: Facts, ctx: Context, framework: str, requested: str | None = None, *,
                  env: TargetEnv | None = None, options: Options = Options()) -> Plan:
-    """Raises UsageError for a version that is not one, or that the matrix does not know."""
+    """Raises UsageError for a version that is not one, or that the matrix does not know; TargetNeeded
+    (a UsageError) where no GPU or no driver was seen and options.target does not say what the build is for."""
     pick = PICKERS[framework]
     matrix = ctx.matrix
     title = TITLES[framework]
-    machine = machine_from_facts(facts, ctx, env)
+    machine = apply_target(machine_from_facts(facts, ctx, env), options.target, ctx)
+    gaps = target_gaps(machine)
+    if gaps and not options.target:
+        raise TargetNeeded(framework, gaps)
     groups = pick.groups(matrix, requested)
-    chosen, row, ruled = select(pick, matrix, machine, facts, groups)
+    if machine.cpu:
+        groups = _cpu_groups(pick, machine, groups)
+        chosen, row, ruled = _select_cpu(pick, machine, groups)
+    else:
+        chosen, row, ruled = select(pick, matrix, machine, facts, groups)
     installer = options.installer or ("uv" if machine.env.uv and not machine.env.has_pip else "pip")
+    upgrade = () if machine.cpu else _hints(pick, matrix, machine, facts, groups, chosen)
     plan = Plan(framework, requested, machine, chosen, ruled_out=tuple(ruled), installer=installer,
-                notes=_notes(machine, machine.env), upgrade=_hints(pick, matrix, machine, facts, groups, chosen))
+                notes=_notes(machine, machine.env), upgrade=upgrade)
     if chosen is None:
         instead = None
         if requested:
-            instead, _, _ = select(pick, matrix, machine, facts, pick.groups(matrix, None))
+            every = pick.groups(matrix, None)
+            if machine.cpu:
+                instead, _, _ = _select_cpu(pick, machine, _cpu_groups(pick, machine, every))
+            else:
+                instead, _, _ = select(pick, matrix, machine, facts, every)
         return replace(plan, instead=instead)
-    history = tuple(line for g in machine.gpus for line in kernel_history(pick, matrix, pick.groups(matrix, None), g, title))
+    history = () if machine.cpu else tuple(
+        line for g in machine.gpus for line in kernel_history(pick, matrix, pick.groups(matrix, None), g, title))
     first = f"{title} {requested}, as asked" if requested else f"the newest {title} release that fits this machine"
+    if machine.cpu:
+        first += " (a CPU-only build, as asked with --cpu)"
     build = chosen.build
     fw_facts = value_or_none(getattr(facts.frameworks, framework))
-    already = pick.installed_matches(machine, fw_facts, build) and not options.reinstall
+    matches = pick.cpu_installed if machine.cpu else pick.installed_matches
+    already = matches(machine, fw_facts, build) and not options.reinstall
     steps = () if already else _steps(pick, machine, build, installer, options)
     equivalents = []
     if steps and installer == "pip" and machine.env.uv:
         equivalents.append(("uv", tuple(s.argv for s in _steps(pick, machine, build, "uv", options))))
     if steps and installer == "uv" and machine.env.has_pip:
         equivalents.append(("pip", tuple(s.argv for s in _steps(pick, machine, build, "pip", options))))
-    if steps and machine.env.kind == "conda":
+    if steps and machine.env.kind == "conda" and not machine.cpu:
         equivalents.append(("conda", (pick.conda_equivalent(machine, build),)))
     back = pick.undo_args(machine) if steps else ()
+    if back and options.index_url:
+        back = _undo_index(back, options.index_url)
     return replace(
         plan,
         reasons=(first, *history),
         steps=steps,
         equivalents=tuple(equivalents),
-        manual=pick.manual(machine, row, chosen),
+        manual=() if machine.cpu else pick.manual(machine, row, chosen),
         already=already,
-        undo=(shlex.join(commands.args_argv(installer, machine.env, undo_back(back, machine, options))),) if back else (),
+        undo=(Cmd(commands.args_argv(installer, machine.env, back)),) if back else (),
+        change=change_of(framework, machine, build) if steps else None,
     )
 
 
-def undo_back(back: tuple[str, ...], machine: Machine, options: Options) -> tuple[str, ...]:
-    """The undo arguments through the user's mirror (--index-url), {variant} being the old build's local tag."""
-    if not options.index_url or not back:
-        return back
-    old_variant = machine.installed.get("torch", "").partition("+")[2]
-    if "{variant}" in options.index_url and not old_variant:
-        return back  # no variant to fill in: the picker's own index names the old build's source
-    return commands.undo_args(back, options.index_url.replace("{variant}", old_variant))
+def _undo_index(args: tuple[str, ...], index_url: str) -> tuple[str, ...]:
+    """The way back from the same mirror the install used (--index-url; {variant} is the one installed before)."""
+    out, local = [], None
+    it = iter(args)
+    for a in it:
+        if a == "--index-url":
+            local = next(it, "").rstrip("/").rsplit("/", 1)[-1]
+            continue
+        out.append(a)
+    if "{variant}" in index_url and not local:
+        return tuple(out)  # the installed build came from the default index: no variant to fill in
+    return (*out, "--index-url", index_url.replace("{variant}", local or ""))
 
 
 # --- for the framework checks' remediation commands ------------------------------------------

@@ -1,16 +1,37 @@
-"""The plan (and what installing did) as plain text: it ends up in support tickets, so no boxes or colour."""
+"""The plan (and what installing did) as plain text: it ends up in support tickets, so no boxes or colour.
+
+Every command is rendered by gpudoctor.cmdline for the shell of the machine the plan is for:
+PowerShell when that machine runs Windows, a POSIX shell elsewhere."""
 
 from __future__ import annotations
 
-import shlex
-
+from gpudoctor import cmdline
+from gpudoctor.cmdline import Cmd, Placeholder
+from gpudoctor.install import commands
 from gpudoctor.install.model import Candidate, Plan
 
 MAX_RULED_OUT = 12  # lines; --format json lists every one
+_FILLED_IN = {commands.DOWNLOAD_DIR: Placeholder("download-dir")}
+_PROMPT = {"posix": "$ ", "powershell": "PS> "}
 
 
-def _cmd(argv) -> str:
-    return "  $ " + shlex.join(argv)
+def shell_of(plan: Plan) -> str:
+    return "powershell" if plan.machine.os == "windows" else "posix"
+
+
+def as_cmd(argv) -> Cmd:
+    """A step's argv as a cmdline command; the parts gpudoctor fills in when it runs (the download directory) as placeholders."""
+    return Cmd(tuple(_FILLED_IN.get(a, a) for a in argv))
+
+
+def command_lines(plan: Plan, lines) -> list[str]:
+    """Each command (a Cmd, or an argv) as one line for the plan's shell; one that shell cannot hold says so instead."""
+    return cmdline.render_all((c if isinstance(c, Cmd) else as_cmd(c) for c in lines), shell_of(plan))
+
+
+def _cmds(plan: Plan, lines) -> list[str]:
+    prompt = _PROMPT[shell_of(plan)]
+    return ["  " + (t if t.startswith("#") else prompt + t) for t in command_lines(plan, lines)]
 
 
 def ruled_out_line(c: Candidate) -> str:
@@ -30,6 +51,11 @@ def render_plan(plan: Plan, *, replay: bool = False) -> str:
     else:
         lines.append(f"{plan.chosen.build.label} fits this machine.")
     lines.append(f"  machine: {plan.machine.describe()}")
+    if plan.change is not None:
+        lines.append(f"  change: {plan.change.text}")
+        lines += [f"  {m}" for m in plan.change.major]
+    if plan.online is not None:
+        lines.append(f"  index: {plan.online.text}")
     if plan.chosen is not None:
         lines.append("why:")
         lines += [f"  - {r}" for r in plan.reasons]
@@ -44,10 +70,10 @@ def render_plan(plan: Plan, *, replay: bool = False) -> str:
         lines.append(f"newest that fits: {plan.instead.build.label}: gpudoctor install {plan.framework}")
     if plan.steps:
         lines.append("the plan, printed only (a snapshot is never installed):" if replay else f"the plan ({plan.installer}; nothing runs without confirmation):")
-        lines += [_cmd(s.argv) for s in plan.steps]
+        lines += _cmds(plan, [s.argv for s in plan.steps])
     for name, argvs in plan.equivalents:
         lines.append(f"the same with {name}" + (" (printed only):" if name == "conda" else ":"))
-        lines += [_cmd(a) for a in argvs]
+        lines += _cmds(plan, argvs)
     if plan.manual:
         lines.append("besides, by hand (gpudoctor does not do this):")
         lines += [f"  {m}" for m in plan.manual]
@@ -59,5 +85,5 @@ def render_plan(plan: Plan, *, replay: bool = False) -> str:
         lines += [f"  - {n}" for n in plan.notes]
     if plan.undo:
         lines.append("to go back to what is installed now:")
-        lines += [f"  $ {u}" for u in plan.undo]
+        lines += _cmds(plan, plan.undo)
     return "\n".join(lines) + "\n"

@@ -2,6 +2,12 @@
 
 Lines, not rich tables: a table rewraps to the terminal's width, and these lines are pasted into
 tickets. Long command lines are cut in the text view only; JSON keeps them whole.
+
+Every datum read from the machine (GPU names, UUIDs, users, command lines, process names, the
+problems NVML or nvidia-smi reported) passes gpudoctor.sanitize.clean_line here, where the line is
+made: `--watch` draws these lines as a rich Text, which the safe console does not clean, and a
+newline in a name must not forge a line of the view. Commands are gpudoctor.cmdline data; env files
+are written by cmdline.render_envfile.
 """
 
 from __future__ import annotations
@@ -9,10 +15,12 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from gpudoctor.cmdline import Cmd, Unrenderable, render_all
 from gpudoctor.memory.mig import SOURCE, SOURCE_URL, usable_bytes
 from gpudoctor.memory.plan import OVERHEADS, Plan, fmt_size
-from gpudoctor.memory.settings import FRAMEWORK_NAMES
+from gpudoctor.memory.settings import FRAMEWORK_NAMES, env_file
 from gpudoctor.memory.view import GpuMemory, MemoryView
+from gpudoctor.sanitize import clean_line as _t
 
 VIEW_SCHEMA = "gpudoctor.memory/1"
 PLAN_SCHEMA = "gpudoctor.memory-plan/1"
@@ -34,7 +42,7 @@ def heavily_held(view: MemoryView) -> list[GpuMemory]:
 
 
 def _cut(text: str | None, width: int = COMMAND_WIDTH) -> str:
-    text = (text or "-").replace("\n", " ")
+    text = _t((text or "-").replace("\n", " "))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -47,15 +55,15 @@ def view_lines(view: MemoryView, now: str | None = None) -> list[str]:
     if now:
         lines.append(f"GPU memory at {now} (Ctrl-C to stop)")
     if view.problem:
-        return lines + [view.problem]
+        return lines + [_t(view.problem)]
     for g in view.gpus:
-        head = f"GPU {g.index}  {g.name or 'unknown GPU'}  {_mem_line(g.used_bytes, g.total_bytes, g.free_bytes)}  [{g.source}]"
+        head = f"GPU {_t(g.index)}  {_t(g.name or 'unknown GPU')}  {_mem_line(g.used_bytes, g.total_bytes, g.free_bytes)}  [{_t(g.source)}]"
         if g.mig_enabled:
             head += f"  MIG on, {len(g.instances)} instance(s)"
         lines.append(head)
         for m in g.instances:
-            lines.append(f"  {m.label:<16} {_mem_line(m.used_bytes, m.total_bytes, m.free_bytes)}"
-                         + (f"  {m.sm_count} SMs" if m.sm_count else "") + (f"  {m.uuid}" if m.uuid else ""))
+            lines.append(f"  {_t(m.label):<16} {_mem_line(m.used_bytes, m.total_bytes, m.free_bytes)}"
+                         + (f"  {_t(m.sm_count)} SMs" if m.sm_count else "") + (f"  {_t(m.uuid)}" if m.uuid else ""))
         if not g.holders:
             lines.append("  no process holds memory on it")
         else:
@@ -65,21 +73,21 @@ def view_lines(view: MemoryView, now: str | None = None) -> list[str]:
             header = f"  {'PID':>7}  {'USER':<10} {'TYPE':<4} {'MEMORY':>10}  {'FRAMEWORK':<10} "
             lines.append(header + ("MIG       " if mig_col else "") + "COMMAND")
             for h in g.holders:
-                where = (f"GI {h.gi}/CI {h.ci}" if h.gi is not None else "-") if mig_col else ""
+                where = (f"GI {_t(h.gi)}/CI {_t(h.ci)}" if h.gi is not None else "-") if mig_col else ""
                 lines.append(
-                    f"  {h.pid:>7}  {_cut(h.user, 10):<10} {h.type or '?':<4} {fmt_size(h.used_bytes):>10}  "
-                    f"{h.framework or '-':<10} " + (f"{where:<10}" if mig_col else "") + _cut(h.command or h.name)
+                    f"  {_t(h.pid):>7}  {_cut(h.user, 10):<10} {_t(h.type or '?'):<4} {fmt_size(h.used_bytes):>10}  "
+                    f"{_t(h.framework or '-'):<10} " + (f"{where:<10}" if mig_col else "") + _cut(h.command or h.name)
                 )
                 if h.problem and not shared:
-                    lines.append(f"  {'':>7}  ({h.problem})")
+                    lines.append(f"  {'':>7}  ({_t(h.problem)})")
             if shared:
-                lines.append(f"  (user and command line of every process: {shared})")
+                lines.append(f"  (user and command line of every process: {_t(shared)})")
         rest = g.unaccounted_bytes
         if g.holders and rest and rest >= 64 * 1024**2:
             lines.append(f"  {fmt_size(rest)} used by no listed process (processes of other containers, or the driver's own)")
         share = held_share(g)
         if share is not None and share >= HELD_SHARE:
-            lines.append(f"  ! {share:.0%} of GPU {g.index} is held: a new job may run out of memory (gpudoctor explain gpu-memory-held)")
+            lines.append(f"  ! {share:.0%} of GPU {_t(g.index)} is held: a new job may run out of memory (gpudoctor explain gpu-memory-held)")
     return lines
 
 
@@ -148,9 +156,9 @@ def error_document(schema: str, message: str, hint: str | None, exit_code: int) 
 
 def plan_lines(plan: Plan) -> list[str]:
     g = plan.gpu
-    lines = [f"Plan: {len(plan.jobs)} job(s) on GPU {g.index} ({g.name or 'unknown GPU'})"]
+    lines = [f"Plan: {len(plan.jobs)} job(s) on GPU {_t(g.index)} ({_t(g.name or 'unknown GPU')})"]
     if plan.mode == "mig-instances":
-        lines.append(f"  {plan.isolation}; {fmt_size(plan.available_bytes)} free in the instances nobody uses")
+        lines.append(f"  {_t(plan.isolation)}; {fmt_size(plan.available_bytes)} free in the instances nobody uses")
     else:
         lines.append(f"  {fmt_size(g.free_bytes)} free of {fmt_size(g.total_bytes)} now; "
                      f"{len(g.holders)} process(es) hold {fmt_size(g.held_bytes)}")
@@ -160,8 +168,8 @@ def plan_lines(plan: Plan) -> list[str]:
     for p in plan.jobs:
         where = ""
         if plan.mode == "mig-instances":
-            where = "  " + (p.instance.label if p.instance else "none free is large enough")
-        lines.append(f"  {p.job.name:<14} {FRAMEWORK_NAMES[p.job.framework]:<13} {fmt_size(p.job.budget_bytes):>10}  "
+            where = "  " + (_t(p.instance.label) if p.instance else "none free is large enough")
+        lines.append(f"  {_t(p.job.name):<14} {FRAMEWORK_NAMES[p.job.framework]:<13} {fmt_size(p.job.budget_bytes):>10}  "
                      f"{fmt_size(p.overhead_bytes):>10}  {fmt_size(p.need_bytes):>10}{where}")
     lines.append(f"  {'total':<14} {'':<13} {'':>10}  {'':>10}  {fmt_size(plan.need_bytes):>10}")
     lines.append("")
@@ -179,26 +187,39 @@ def plan_lines(plan: Plan) -> list[str]:
         lines.append("The memory fits, but not every budget can be held as asked: see Isolation below.")
     if plan.suggestions:
         lines.append("What would fit:")
-        lines += [f"  - {s}" for s in plan.suggestions]
+        lines += [f"  - {_t(s)}" for s in plan.suggestions]
     lines.append("Overheads are each framework's CUDA context and libraries, from public reports; "
                  "not measured here (docs/memory.md).")
     lines += _mig_lines(plan)
     for p in plan.jobs:
         lines.append("")
-        lines.append(f"--- {p.job.name}.env ---")
-        lines += [line for e in p.settings.env for line in e.lines()]
+        lines += env_file_lines(p.job.name, p.settings.env)
         for fw, code in p.settings.snippets:
-            lines.append(f"--- {p.job.name}: first lines of the program ({FRAMEWORK_NAMES[fw]}) ---")
+            lines.append(f"--- {_t(p.job.name)}: first lines of the program ({FRAMEWORK_NAMES[fw]}) ---")
             lines += code.rstrip("\n").splitlines()
         if p.settings.note:
             lines.append(f"({p.settings.note})")
     return lines
 
 
+def env_file_lines(job: str, env: tuple) -> list[str]:
+    """The env file of one job, or, when a value cannot be held by an env file, why none is given.
+
+    The values come from the machine (a GPU's UUID): one holding a newline would add a variable
+    (`LD_PRELOAD=...`) to a file people pass to `docker --env-file`. All or nothing: a file without
+    its CUDA_VISIBLE_DEVICES line would let the job see every GPU.
+    """
+    head = f"--- {_t(job)}.env ---"
+    try:
+        return [head, *env_file(env).rstrip("\n").split("\n")]
+    except Unrenderable as exc:
+        return [head, f"(no env file: {_t(exc)}; nvidia-smi -L shows the real UUIDs)"]
+
+
 def _mig_lines(plan: Plan) -> list[str]:
     if plan.isolation is None or plan.mode == "mig-instances" and plan.mig is None:
         return []
-    lines = ["", f"Isolation: {plan.isolation}."]
+    lines = ["", f"Isolation: {_t(plan.isolation)}."]
     fit = plan.mig
     if fit is None:
         return lines
@@ -208,19 +229,21 @@ def _mig_lines(plan: Plan) -> list[str]:
     for job, profile in fit.choices:
         need = next(p.need_bytes for p in plan.jobs if p.job.name == job)
         if profile is None:
-            lines.append(f"  {job:<14} needs {fmt_size(need)}: no profile holds it")
+            lines.append(f"  {_t(job):<14} needs {fmt_size(need)}: no profile holds it")
         else:
-            lines.append(f"  {job:<14} needs {fmt_size(need)} -> {profile.name} (about {fmt_size(usable_bytes(fit.row, profile, total))} usable)")
+            lines.append(f"  {_t(job):<14} needs {fmt_size(need)} -> {profile.name} (about {fmt_size(usable_bytes(fit.row, profile, total))} usable)")
     lines.append(f"  {fit.compute_used} of {fit.row.compute_slices} compute slices, {fit.memory_used} of "
-                 f"{fit.row.memory_slices} memory slices: " + ("fits" if fit.fits else f"does not fit ({fit.why})"))
+                 f"{fit.row.memory_slices} memory slices: " + ("fits" if fit.fits else f"does not fit ({_t(fit.why)})"))
     if fit.fits:
         names = ",".join(p.name for _, p in fit.choices if p is not None)
-        i = plan.gpu.index
-        lines += [
-            f"  sudo nvidia-smi -i {i} -mig 1    # MIG mode: stop every process on the GPU first; some boards need a reset",
-            f"  sudo nvidia-smi mig -i {i} -cgi {names} -C",
-            "  nvidia-smi -L    # one MIG-<uuid> per job: CUDA_VISIBLE_DEVICES=MIG-<uuid>",
-        ]
+        i = str(plan.gpu.index)
+        commands = (
+            Cmd(("nvidia-smi", "-i", i, "-mig", "1"), root=True,
+                note="MIG mode: stop every process on the GPU first; some boards need a reset"),
+            Cmd(("nvidia-smi", "mig", "-i", i, "-cgi", names, "-C"), root=True),
+            Cmd(("nvidia-smi", "-L"), note="one MIG-<uuid> per job: CUDA_VISIBLE_DEVICES=MIG-<uuid>"),
+        )
+        lines += [f"  {line}" for line in render_all(commands)]
         if fit.row.note:
             lines.append(f"  ({fit.row.note})")
     return lines

@@ -107,6 +107,8 @@ def _code(text: object, in_table: bool = True) -> str:
     here by a longer run, GFM 6.1), a table's `|` (escaped, GFM 4.10) and line breaks (shown as escapes)
     matter."""
     body = clean_line(text)
+    if not body:
+        return ""  # "``" would be two literal backticks, not an empty span
     if in_table:
         body = body.replace("|", "\\|")
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
