@@ -52,11 +52,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_input_bytes(path: str, what: str = "file", max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+def read_input_bytes(path: str, what: str = "input file", max_bytes: int = MAX_INPUT_BYTES) -> bytes:
     """The bytes of the regular file `path`, at most `max_bytes`.
 
     Raises MissingInput when it does not exist, InputError when it is not a regular file, cannot be
-    read, or is larger than the cap. `what` names the input in messages ("snapshot", "report").
+    read, or is larger than the cap. `what` names the input in messages ("snapshot file", "report").
     """
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer. O_NOCTTY: a terminal device must
@@ -64,8 +64,10 @@ def read_input_bytes(path: str, what: str = "file", max_bytes: int = MAX_INPUT_B
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise MissingInput(f"no such {what}: {path}") from None
+    except ValueError:  # a NUL byte: no such path can exist
+        raise MissingInput(f"no such {what}: {path!r} (the path holds a NUL byte)") from None
     except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a {what} file") from None
+        raise InputError(f"{path} is a directory, not a {what}") from None
     except OSError as exc:
         if exc.errno == errno.ENOTDIR:
             raise MissingInput(f"no such {what}: {path}") from None
@@ -73,10 +75,10 @@ def read_input_bytes(path: str, what: str = "file", max_bytes: int = MAX_INPUT_B
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise InputError(f"{path}: is {_kind(st.st_mode)}, not a {what} file")
+            raise InputError(f"{path} is {_kind(st.st_mode)}, not a {what}")
         if st.st_size > max_bytes:
             raise InputError(
-                f"{path}: {what} is larger than {describe_size(max_bytes)} ({st.st_size} bytes)",
+                f"{path} is larger than {describe_size(max_bytes)} ({st.st_size} bytes), too large for a {what}",
                 hint="gpudoctor reads input files up to this size (docs/security.md)",
             )
         chunks: list[bytes] = []
@@ -89,7 +91,7 @@ def read_input_bytes(path: str, what: str = "file", max_bytes: int = MAX_INPUT_B
             chunks.append(chunk)
             total += len(chunk)
         if total > max_bytes:
-            raise InputError(f"{path}: {what} is larger than {describe_size(max_bytes)}")
+            raise InputError(f"{path} is larger than {describe_size(max_bytes)}, too large for a {what}")
         return b"".join(chunks)
     except OSError as exc:
         raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
@@ -97,13 +99,13 @@ def read_input_bytes(path: str, what: str = "file", max_bytes: int = MAX_INPUT_B
         os.close(fd)
 
 
-def read_input_text(path: str, what: str = "file", max_bytes: int = MAX_INPUT_BYTES) -> str:
+def read_input_text(path: str, what: str = "input file", max_bytes: int = MAX_INPUT_BYTES) -> str:
     """`read_input_bytes` decoded as UTF-8 (a UTF-8 BOM is dropped); InputError when it is not UTF-8 text."""
     data = read_input_bytes(path, what, max_bytes)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: {what} is not UTF-8 text (byte {exc.start})") from None
+        raise InputError(f"{path} is not UTF-8 text (byte {exc.start}), not a {what}") from None
 
 
 def _reject_constant(name: str) -> Any:
@@ -135,13 +137,13 @@ def json_depth_ok(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
     return True
 
 
-def parse_json_text(text: str, where: str, what: str = "file") -> Any:
+def parse_json_text(text: str, where: str, what: str = "input file") -> Any:
     """One JSON document from `text`, strictly (see `decoder`), nesting at most MAX_JSON_DEPTH."""
     values = parse_json_documents(text, where, what, many=False)
     return values[0]
 
 
-def parse_json_documents(text: str, where: str, what: str = "file", many: bool = True) -> list[Any]:
+def parse_json_documents(text: str, where: str, what: str = "input file", many: bool = True) -> list[Any]:
     """Every JSON value in `text`, one after another (concatenated outputs); InputError naming the problem.
 
     With many=False exactly one value is allowed (trailing data is an error, as json.loads says).
@@ -156,23 +158,23 @@ def parse_json_documents(text: str, where: str, what: str = "file", many: bool =
             break
         if docs and not many:
             line = text.count("\n", 0, i) + 1
-            raise InputError(f"{where}: {what} is not valid JSON (line {line}: extra data after the document)")
+            raise InputError(f"{where} is not valid JSON (line {line}: extra data after the document)")
         try:
             value, i = dec.raw_decode(text, i)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: {what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+            raise InputError(f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
         except RecursionError:
-            raise InputError(f"{where}: {what} nests JSON more than {MAX_JSON_DEPTH} levels deep") from None
+            raise InputError(f"{where} nests JSON more than {MAX_JSON_DEPTH} levels deep") from None
         except ValueError as exc:  # NaN, Infinity, 1e999, an integer with thousands of digits
-            raise InputError(f"{where}: {what} is not valid JSON ({exc})") from None
+            raise InputError(f"{where} is not valid JSON ({exc})") from None
         if not json_depth_ok(value):
-            raise InputError(f"{where}: {what} nests JSON more than {MAX_JSON_DEPTH} levels deep")
+            raise InputError(f"{where} nests JSON more than {MAX_JSON_DEPTH} levels deep")
         docs.append(value)
     if not docs and not many:
-        raise InputError(f"{where}: {what} is empty")
+        raise InputError(f"{where} is empty, not a {what}")
     return docs
 
 
-def load_json_file(path: str, what: str = "file", max_bytes: int = MAX_INPUT_BYTES) -> Any:
+def load_json_file(path: str, what: str = "input file", max_bytes: int = MAX_INPUT_BYTES) -> Any:
     """One JSON document from the regular file `path`, with every bound above."""
     return parse_json_text(read_input_text(path, what, max_bytes), path, what)

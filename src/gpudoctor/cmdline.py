@@ -162,6 +162,12 @@ def quote_powershell(value: str) -> str:
     return "'" + "".join(c + c if c in _PS_QUOTES else c for c in value) + "'"
 
 
+def _ps_string(value: str) -> str:
+    """A PowerShell single-quoted string literal (for expression mode, where bare words are not strings)."""
+    _check(value, "PowerShell")
+    return "'" + "".join(c + c if c in _PS_QUOTES else c for c in value) + "'"
+
+
 _CMD_SAFE = re.compile(r"[A-Za-z0-9_./:\\=+,-]+\Z")
 
 
@@ -227,7 +233,8 @@ def _setenv(line: SetEnv, target: str) -> str:
     if target == "fish":
         return f"set -e {name}" if value is None else f"set -gx {name} {quote_fish(value)}"
     if target == "powershell":
-        return f"Remove-Item Env:{name}" if value is None else f"$env:{name} = {quote_powershell(value) if value else chr(39) * 2}"
+        # The right side of `=` is an expression, where a bare word is not a string (`/usr/x` divides): always quoted.
+        return f"Remove-Item Env:{name}" if value is None else f"$env:{name} = {_ps_string(value)}"
     if value is None:
         return f'set "{name}="'
     quote_cmd(value)  # refuses what cmd cannot hold

@@ -15,6 +15,7 @@ Versions compare numerically part by part ("570.124.06" > "570.26"; "12.0" == "1
 from __future__ import annotations
 
 import functools
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -906,38 +907,68 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
     p = Path(path)
     texts = dict(_bundled_texts())
     origins = {stem: "bundled" for stem in FILES}
+    names = ", ".join(s + ".toml" for s in FILES)
+    # Fail closed: every candidate file is read bounded (a regular file, at most 32 MiB, UTF-8); a
+    # FIFO, a directory or an unreadable file named like a matrix file is a problem, never skipped.
     if p.is_dir():
-        unknown = sorted(f.name for f in p.glob("*.toml") if f.stem not in FILES)
-        if unknown:
-            raise MatrixError(
-                [f"{name}: not a matrix file (expected one of {', '.join(s + '.toml' for s in FILES)})" for name in unknown]
-            )
-        for stem in FILES:
-            f = p / f"{stem}.toml"
-            if f.is_file():
-                texts[stem] = f.read_text(encoding="utf-8")
-                origins[stem] = str(f)
-    elif p.is_file():
+        try:
+            entries = sorted(os.listdir(p))
+        except OSError as exc:
+            raise MatrixError([f"{p}: cannot list the directory: {exc.strerror or exc}"]) from None
+        problems = [f"{name}: not a matrix file (expected one of {names})" for name in entries if name.endswith(".toml") and name[:-5] not in FILES]
+        for name in entries:
+            stem = name[:-5]
+            if name.endswith(".toml") and stem in FILES:
+                text, problem = _read_candidate(p / name)
+                if problem:
+                    problems.append(problem)
+                else:
+                    texts[stem] = text
+                    origins[stem] = str(p / name)
+        if not any(name.endswith(".toml") for name in entries):
+            # Fail closed: a directory that holds no candidate validates nothing; "valid" would mislead.
+            problems.append(f"{p}: no matrix files (*.toml) in this directory (expected some of {names})")
+        if problems:
+            raise MatrixError(problems)
+    elif os.path.lexists(p):
         if p.suffix != ".toml" or p.stem not in FILES:
             raise MatrixError(
-                [f"{p.name}: not a matrix file name (expected one of {', '.join(s + '.toml' for s in FILES)})"],
+                [f"{p.name}: not a matrix file name (expected one of {names})"],
                 hint="name the candidate after the file it replaces, e.g. torch.toml",
             )
-        texts[p.stem] = p.read_text(encoding="utf-8")
+        text, problem = _read_candidate(p)
+        if problem:
+            raise MatrixError([problem])
+        texts[p.stem] = text
         origins[p.stem] = str(p)
     else:
-        raise MatrixError([f"{p}: no such file or directory"])
+        from gpudoctor.errors import MissingInput
+
+        raise MissingInput(f"no such matrix file or directory: {p}")
     return _build_from_texts(texts, origins)
+
+
+def _read_candidate(path: Path) -> tuple[str, str | None]:
+    """(text, None), or ("", the problem) for a candidate that is not a readable regular text file."""
+    from gpudoctor.bounded import read_input_text
+    from gpudoctor.errors import GpudoctorError
+
+    try:
+        return read_input_text(str(path), "matrix file"), None
+    except GpudoctorError as exc:  # InputError, or MissingInput for a dangling link
+        return "", exc.message
 
 
 def check_matrix(path: str | Path | None = None) -> list[str]:
     """Validate like :func:`load_matrix` but return the problems ([] when valid) instead of raising."""
-    from gpudoctor.errors import MatrixError
+    from gpudoctor.errors import MatrixError, MissingInput
 
     try:
         load_matrix(path)
     except MatrixError as exc:
         return list(exc.problems)
+    except MissingInput:
+        return [f"{path}: no such file or directory"]
     return []
 
 

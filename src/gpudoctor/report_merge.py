@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from gpudoctor.errors import UsageError
+from gpudoctor.errors import GpudoctorError, MissingInput, UsageError
 
 SCHEMA = "gpudoctor.merge/1"
 REPORT_SCHEMA = "gpudoctor.report/1"
@@ -78,54 +78,57 @@ class Merged:
 # --------------------------------------------------------------------------- reading
 
 
-def expand_paths(paths: Iterable[str]) -> list[str]:
-    """Files as given, and the `*.json` files of each directory, sorted. A missing path is a usage error."""
+def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[Unreadable]]:
+    """Files as given, and the `*.json` entries of each directory, sorted; and the directories that
+    could not be listed. A missing path is a usage error (exit 2).
+
+    Every `*.json` entry of a directory is taken, whatever it is: a FIFO, a device or a directory named
+    `x.json` is then listed as unreadable by `read_reports`, never silently skipped.
+    """
     files: list[str] = []
+    bad: list[Unreadable] = []
     for p in paths:
         if os.path.isdir(p):
-            found = sorted(os.path.join(p, n) for n in os.listdir(p) if n.endswith(".json") and os.path.isfile(os.path.join(p, n)))
+            try:
+                names = os.listdir(p)
+            except OSError as exc:
+                bad.append(Unreadable(p, f"cannot list directory: {exc.strerror or exc}"))
+                continue
+            found = sorted(os.path.join(p, n) for n in names if n.endswith(".json"))
             if not found:
                 raise UsageError(f"no *.json reports in directory {p}", hint="write them with: gpudoctor check --format json > DIR/NODE.json")
             files += found
-        elif os.path.exists(p):
+        elif os.path.lexists(p):
             files.append(p)
         else:
-            raise UsageError(f"no such report file or directory: {p}")
-    if not files:
+            raise MissingInput(f"no such report file or directory: {p}")
+    if not files and not bad:
         raise UsageError("no reports given", hint="gpudoctor report merge REPORT.json ... | DIR")
-    return files
+    return files, bad
 
 
-def _documents(text: str) -> list[Any]:
-    """Every JSON value in `text`, one after another (concatenated outputs of several tasks)."""
-    decoder = json.JSONDecoder()
-    docs, i, n = [], 0, len(text)
-    while True:
-        while i < n and text[i].isspace():
-            i += 1
-        if i >= n:
-            return docs
-        value, i = decoder.raw_decode(text, i)
-        docs.append(value)
+def _without_path(message: str, path: str) -> str:
+    """An InputError's message without the leading path: the unreadable list names it already."""
+    return message[len(path) + 1 :] if message.startswith(path + " ") else message
 
 
 def read_reports(files: Iterable[str]) -> tuple[list[tuple[str, str, dict[str, Any]]], list[Unreadable]]:
-    """(default node name, source, document) per report, and what could not be read."""
+    """(default node name, source, document) per report, and what could not be read.
+
+    Each file is read bounded (gpudoctor.bounded: a regular file of at most 32 MiB, strict JSON nested at
+    most 64 deep); one that fails any bound is unreadable, and the others are still merged.
+    """
+    from gpudoctor.bounded import parse_json_documents, read_input_text
+
     out: list[tuple[str, str, dict[str, Any]]] = []
     bad: list[Unreadable] = []
     for path in files:
         stem = os.path.basename(path)
         stem = stem[: -len(".json")] if stem.endswith(".json") else stem
         try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            bad.append(Unreadable(path, f"cannot read: {exc}"))
-            continue
-        try:
-            docs = _documents(text)
-        except json.JSONDecodeError as exc:
-            bad.append(Unreadable(path, f"not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"))
+            docs = parse_json_documents(read_input_text(path, "report"), path, "report")
+        except GpudoctorError as exc:  # InputError, and MissingInput for a file gone since it was listed
+            bad.append(Unreadable(path, _without_path(exc.message, path)))
             continue
         if not docs:
             bad.append(Unreadable(path, "empty file"))
@@ -218,8 +221,32 @@ def _error_text(error: Any) -> str | None:
     return message + (f" (hint: {error['hint']})" if error.get("hint") else "")
 
 
+def _finding(f: dict[str, Any]) -> dict[str, Any]:
+    """A finding's code, severity and title as strings: what merging compares and shows."""
+    return {"code": str(f.get("code")), "severity": str(f.get("severity", "info")), "title": str(f.get("title") or "")}
+
+
+def _node(name: str, source: str, doc: dict[str, Any]) -> Node:
+    exit_code = doc.get("exit_code")
+    return Node(
+        name,
+        source,
+        str(doc.get("status") or ("doctor-error" if doc.get("error") else "healthy")),
+        exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None,
+        [_finding(f) for f in _list(doc.get("findings")) if isinstance(f, dict)],
+        node_facts(doc.get("facts")) if "facts" in doc else {},
+        [r for r in _list(doc.get("requirements")) if isinstance(r, dict)],
+        _error_text(doc.get("error")),
+    )
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def merge_documents(reports: list[tuple[str, str, dict[str, Any]]], unreadable: list[Unreadable] | None = None) -> Merged:
     nodes: list[Node] = []
+    bad: list[Unreadable] = list(unreadable or [])
     seen: set[str] = set()
     for default_name, source, doc in reports:
         name = str(doc.get("node") or default_name)
@@ -228,21 +255,15 @@ def merge_documents(reports: list[tuple[str, str, dict[str, Any]]], unreadable: 
         k = 2
         while name in seen:
             name, k = f"{name}#{k}", k + 1
+        try:
+            node = _node(name, source, doc)
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+            # A report of the right schema with a field of the wrong type: this node is unreadable,
+            # the others are still merged.
+            bad.append(Unreadable(source, f"malformed report ({type(exc).__name__}: {exc})"))
+            continue
         seen.add(name)
-        findings = [f for f in doc.get("findings") or [] if isinstance(f, dict)]
-        status = str(doc.get("status") or ("doctor-error" if doc.get("error") else "healthy"))
-        nodes.append(
-            Node(
-                name,
-                source,
-                status,
-                doc.get("exit_code") if isinstance(doc.get("exit_code"), int) else None,
-                findings,
-                node_facts(doc.get("facts")) if "facts" in doc else {},
-                [r for r in doc.get("requirements") or [] if isinstance(r, dict)],
-                _error_text(doc.get("error")),
-            )
-        )
+        nodes.append(node)
     codes: dict[str, dict[str, Any]] = {}
     for n in nodes:
         for f in n.findings:
@@ -273,12 +294,13 @@ def merge_documents(reports: list[tuple[str, str, dict[str, Any]]], unreadable: 
             differences[key] = dict(sorted(values.items(), key=lambda kv: (-len(kv[1]), kv[0])))
         else:
             same[key] = next(iter(values))
-    return Merged(nodes, list(unreadable or []), codes, differences, same)
+    return Merged(nodes, bad, codes, differences, same)
 
 
 def merge_paths(paths: Iterable[str]) -> Merged:
-    reports, bad = read_reports(expand_paths(paths))
-    return merge_documents(reports, bad)
+    files, unlisted = expand_paths(paths)
+    reports, bad = read_reports(files)
+    return merge_documents(reports, unlisted + bad)
 
 
 def merge_exit_code(merged: Merged, fail_on_rank: int, fail_on_drift: bool) -> int:

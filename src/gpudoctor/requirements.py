@@ -415,7 +415,7 @@ class _Judge:
         d = self.facts.driver
         version = d.version
         ev = (Evidence("nvml" if d.nvml_driver_version else "cmd:nvidia-smi", version or d.nvml_status),)
-        fix = self._driver_fix(f"Install an NVIDIA driver that satisfies {req.spec}, then reboot.")
+        fix = self._driver_fix(f"Install an NVIDIA driver that satisfies {req.spec}, then reboot.", _driver_branch(req.specifier))
         if not version:
             return False, f"no driver version: the NVIDIA driver is not reachable (NVML: {d.nvml_status}, nvidia-smi: {d.smi_status})", ev, fix
         return _contains(req.specifier, _version(version)), f"driver {version}", ev, fix
@@ -432,10 +432,10 @@ class _Judge:
             return False, "unknown: the NVIDIA driver is not reachable, so the CUDA version it supports cannot be read", ev, fix
         return _contains(req.specifier, _version(cuda)), f"the driver ({d.version or '?'}) supports CUDA {cuda}", ev, fix
 
-    def _driver_fix(self, summary: str) -> Remediation:
+    def _driver_fix(self, summary: str, branch: str | None = None) -> Remediation:
         from gpudoctor.checks.remedy import driver_install, reboot, where_run
 
-        commands = (*driver_install(self.facts), *reboot())
+        commands = (*driver_install(self.facts, branch), *reboot())
         return Remediation(summary, commands, requires_root=True, component="driver", where=where_run(self.facts))
 
     def _per_gpu(self, req: Requirement, value_of, show, fix):
@@ -660,6 +660,16 @@ class _Judge:
                 return fix
         wanted = f"{name}{req.specifier}" if req.specifier else name
         return Remediation(why, (pip(self.facts, "install", wanted),), component=framework if framework in _FRAMEWORK_TITLE else "environment")
+
+
+def _driver_branch(spec: SpecifierSet | None) -> str | None:
+    """The driver branch a `driver>=550`-style requirement asks for at least (its lower bound's major), if any."""
+    for clause in spec or ():
+        if clause.operator in (">=", "==", "~=", ">"):
+            v = _version(clause.version.rstrip(".*"))
+            if v is not None and v.major >= 100:
+                return str(v.major)
+    return None
 
 
 def _plan_release(fix: Remediation) -> Version | None:

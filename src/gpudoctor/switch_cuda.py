@@ -13,14 +13,15 @@ import os
 import posixpath
 import re
 import secrets
-import shlex
 import shutil
 import subprocess
 import time
 from dataclasses import dataclass, replace
 from typing import Iterator, Mapping, Sequence
 
+from gpudoctor import cmdline
 from gpudoctor.checks import Context
+from gpudoctor.cmdline import Cmd, EvalShell
 from gpudoctor.checks.toolkit import active_toolkit, check_arch, check_newer_than_driver
 from gpudoctor.errors import GpudoctorError, UnsafeOperation, UsageError
 from gpudoctor.facts import CudaLink, Distro, Facts, Toolkit, ToolkitFacts
@@ -30,7 +31,10 @@ from gpudoctor.versions import vkey
 
 LINK = "/usr/local/cuda"
 SYSTEM, SHELL = "system", "shell"
-SHELLS = ("bash", "zsh", "fish", "sh")
+# --shell's targets (gpudoctor.cmdline renders each), and the names people also give them.
+SHELLS = ("posix", "fish", "powershell")
+SHELL_NAMES = {"posix": "posix", "sh": "posix", "bash": "posix", "zsh": "posix", "dash": "posix", "ksh": "posix",
+               "fish": "fish", "powershell": "powershell", "pwsh": "powershell"}
 # Temporary links carry this prefix so that a later switch removes leftovers of a killed one, and
 # nothing else. The lock file stays: removing a lock file others may have open breaks the lock.
 TEMP_PREFIX = ".cuda.gpudoctor-tmp-"
@@ -64,26 +68,43 @@ class SwitchPlan:
     manual: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
-    def commands(self) -> tuple[str, ...]:
-        """The same change as shell commands: what --dry-run shows and a careful admin can run."""
+    def command_lines(self) -> tuple[Cmd, ...]:
+        """The same change as commands (data): what --dry-run shows and a careful admin can run, in order."""
         assert self.target is not None
-        target = shlex.quote(self.target.root)
         if self.method == "alternatives":
-            return (f"update-alternatives --set {self.alternatives_name} {target}",)
+            return (Cmd(("update-alternatives", "--set", self.alternatives_name or "cuda", self.target.root)),)
         if self.method == "rename":
-            # mv -T is rename(2): atomic. `ln -sfn` is not (it unlinks, then creates).
-            return (f"ln -sn {target} {LINK}.new", f"mv -T {LINK}.new {LINK}")
+            return _relink(self.target.root)
         return ()
 
-    def undo(self) -> tuple[str, ...]:
+    def undo_lines(self) -> tuple[Cmd, ...]:
+        """How to go back, as commands run in order, each only if the one before succeeded."""
         if self.method == "alternatives" and self.previous:
-            return (f"update-alternatives --set {self.alternatives_name} {shlex.quote(self.previous)}",)
+            return (Cmd(("update-alternatives", "--set", self.alternatives_name or "cuda", self.previous)),)
         if self.previous and self.link.resolved is None:
             # It dangled: no toolkit to switch back to, only the same dangling link.
-            return (f"ln -sn {shlex.quote(self.previous)} {LINK}.new && mv -T {LINK}.new {LINK}",)
+            return _relink(self.previous)
         if self.previous:
-            return (f"gpudoctor switch-cuda {shlex.quote(self.previous)}",)
-        return (f"rm {LINK}",)
+            return (Cmd(("gpudoctor", "switch-cuda", self.previous)),)
+        return (Cmd(("rm", LINK)),)
+
+    def commands(self) -> tuple[str, ...]:
+        """command_lines rendered for a POSIX shell (gpudoctor.cmdline quotes every path)."""
+        return tuple(cmdline.render(c) for c in self.command_lines())
+
+    def undo(self) -> tuple[str, ...]:
+        """undo_lines as one POSIX line: `&&` between them, so a step runs only after the one before it worked."""
+        return (" && ".join(cmdline.render(c) for c in self.undo_lines()),)
+
+
+def _relink(target: str) -> tuple[Cmd, Cmd]:
+    # mv -T is rename(2): atomic. `ln -sfn` is not (it unlinks, then creates).
+    return (Cmd(("ln", "-sn", target, f"{LINK}.new")), Cmd(("mv", "-T", f"{LINK}.new", LINK)))
+
+
+def eval_hint(requested: str) -> str:
+    """The line that switches this shell only (`eval "$(gpudoctor switch-cuda X --shell)"`), quoted by gpudoctor.cmdline."""
+    return cmdline.render(EvalShell(("gpudoctor", "switch-cuda", requested)))
 
 
 # --- choosing the toolkit ------------------------------------------------------------
@@ -171,10 +192,10 @@ def plan_switch(
             refusal=f"{LINK} is {what}; gpudoctor never deletes or moves what it did not create",
             manual=(
                 "For this shell only (no root, nothing moved):",
-                f'  eval "$(gpudoctor switch-cuda {requested} --shell)"',
+                "  " + eval_hint(requested),
                 "Or move it aside yourself, then link (atomically):",
-                f"  sudo mv -T {LINK} {aside}",
-                f"  sudo ln -sn {shlex.quote(target.root)} {LINK}",
+                "  " + cmdline.render(Cmd(("mv", "-T", LINK, aside), root=True)),
+                "  " + cmdline.render(Cmd(("ln", "-sn", target.root, LINK), root=True)),
             ),
         )
     if link.resolved == target.root:
@@ -188,8 +209,8 @@ def plan_switch(
                 refusal=f"{LINK} is managed by update-alternatives ({link.target}), and {target.root} is not one of its choices",
                 manual=(
                     "Register it, then choose it (priority: any number; --set makes the choice manual):",
-                    f"  sudo update-alternatives --install {LINK} {name} {shlex.quote(target.root)} 10",
-                    f"  sudo update-alternatives --set {name} {shlex.quote(target.root)}",
+                    "  " + cmdline.render(Cmd(("update-alternatives", "--install", LINK, name, target.root, "10"), root=True)),
+                    "  " + cmdline.render(Cmd(("update-alternatives", "--set", name, target.root), root=True)),
                 ),
             )
     else:
@@ -200,9 +221,9 @@ def plan_switch(
             refusal=f"changing {LINK} needs root",
             manual=(
                 "Run it as root:",
-                "  sudo " + shlex.join(rerun_argv or ("gpudoctor", "switch-cuda", requested)),
+                "  " + cmdline.render(Cmd(tuple(rerun_argv or ("gpudoctor", "switch-cuda", requested)), root=True)),
                 "Or, for this shell only (no root):",
-                f'  eval "$(gpudoctor switch-cuda {requested} --shell)"',
+                "  " + eval_hint(requested),
             ),
         )
     return plan
@@ -275,22 +296,29 @@ def shell_environment(
     return tuple(out)
 
 
-def _fish_quote(value: str) -> str:
-    # Inside fish single quotes only \\ and \' are escapes.
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+def shell_target(shell: str) -> str:
+    """--shell's argument (posix, bash, zsh, sh, fish, powershell, ...) as a gpudoctor.cmdline target. Raises UsageError."""
+    target = SHELL_NAMES.get(shell)
+    if target is None:
+        raise UsageError(f"unsupported shell {shell!r}", f"name one of: {', '.join(SHELL_NAMES)}")
+    return target
 
 
-def render_shell(env: Sequence[tuple[str, str]], shell: str) -> str:
-    """Code that sets `env` in `shell`. No comments: interactive zsh does not skip them in eval."""
-    if shell not in SHELLS:
-        raise UsageError(f"unsupported shell {shell!r}", f"name one of: {', '.join(SHELLS)}")
-    if shell == "fish":
-        # fish keeps PATH-like variables as lists and joins them with ':' when exporting.
-        return "".join(
-            f"set -gx {name} " + " ".join(_fish_quote(p) for p in (value.split(":") if name.endswith("PATH") else [value])) + "\n"
-            for name, value in env
-        )
-    return "".join(f"export {name}={shlex.quote(value)}\n" for name, value in env)
+def render_shell(env: Sequence[tuple[str, str]], shell: str = "posix") -> str:
+    """Code that sets `env` in `shell`, through gpudoctor.cmdline. No comments: interactive zsh does not skip them in eval.
+
+    Raises UsageError for an unknown shell, cmdline.Unrenderable for a value the shell cannot hold.
+    """
+    target = shell_target(shell)
+    if target != "fish":
+        return cmdline.render_export_script(env, target)
+    # fish keeps PATH-like variables as lists (and joins them with ':' when exporting): one quoted word per entry.
+    lines = []
+    for name, value in env:
+        cmdline.SetEnv(name, value)  # refuses what is not a variable name
+        parts = value.split(":") if name.endswith("PATH") else [value]
+        lines.append(f"set -gx {name} " + " ".join(cmdline.quote_fish(p) if p else "''" for p in parts))
+    return "".join(line + "\n" for line in lines)
 
 
 # --- what the facts say, for people --------------------------------------------------------
@@ -394,6 +422,59 @@ def may_change_link(host: Host, link: CudaLink) -> bool:
     """Whether this process can write where a switch writes (root can, unless the file system is read-only)."""
     places = [posixpath.dirname(LINK)] + (["/etc/alternatives"] if link.managed_by_alternatives else [])
     return all(host.resolve_stat(p).writable for p in places)  # /usr/local may itself be a link
+
+
+# --- root trusts no one else's toolkit ---------------------------------------------------------
+
+# What of a toolkit is checked before root makes it everyone's /usr/local/cuda: the directory and
+# the places builds and programs take code from (checking every file of a 4 GB tree is not worth it;
+# a toolkit whose top is root's own was installed by root).
+TOOLKIT_PARTS = ("", "bin", "bin/nvcc", "lib64", "lib", "include", "targets")
+
+
+def untrusted_toolkit(real_root: str, stat_fn=os.lstat, resolve=os.path.realpath) -> str | None:
+    """Why a non-root user could change the toolkit at `real_root` (a path on disk); None when only root can. Pure given stat_fn."""
+    from gpudoctor.trust import untrusted_reason
+
+    for part in TOOLKIT_PARTS:
+        path = os.path.join(real_root, part) if part else real_root
+        if part:
+            try:
+                stat_fn(path)
+            except FileNotFoundError:
+                continue
+            except OSError:
+                pass  # untrusted_reason says it cannot be inspected
+        why = untrusted_reason(path, stat_fn, resolve)
+        if why:
+            return why
+    return None
+
+
+def refuse_untrusted_target(plan: SwitchPlan, host: Host) -> SwitchPlan:
+    """As root, refuse a target toolkit that users other than root can change (the plan with the refusal and the way out)."""
+    from gpudoctor.trust import running_as_root
+
+    if plan.target is None or plan.refusal or not running_as_root():
+        return plan
+    why = untrusted_toolkit(_real(getattr(host, "root", "/"), plan.target.root))
+    if why is None:
+        return plan
+    root = plan.target.root
+    return replace(
+        plan,
+        refusal=(
+            f"the CUDA {plan.target.version} toolkit at {root} can be changed by users other than root ({why}); "
+            f"as {LINK} it would run their code in everyone's builds and in root's"
+        ),
+        manual=(
+            "Make it root's own, then rerun:",
+            "  " + cmdline.render(Cmd(("chown", "-R", "root:root", root), root=True)),
+            "  " + cmdline.render(Cmd(("chmod", "-R", "go-w", root), root=True)),
+            "Or, for this shell only (no root):",
+            "  " + eval_hint(plan.requested),
+        ),
+    )
 
 
 # --- changing the machine ---------------------------------------------------------------------
@@ -510,6 +591,12 @@ def apply_switch(plan: SwitchPlan, root: str = "/", *, lock_timeout_s: float = 1
     """
     if plan.refusal or plan.target is None or plan.method not in ("rename", "alternatives"):
         raise ValueError(f"not an applicable plan: method={plan.method}, refusal={plan.refusal}")
+    from gpudoctor.trust import running_as_root
+
+    if running_as_root():
+        why = untrusted_toolkit(_real(root, plan.target.root))
+        if why:
+            raise UnsafeOperation(f"not pointing {LINK} at {plan.target.root}: users other than root can change it ({why})")
     link_real = _real(root, LINK)
     directory = os.path.dirname(link_real)
     with _locked(os.path.join(directory, LOCK_NAME), lock_timeout_s):

@@ -82,3 +82,28 @@ def refuse_to_run(path: str, stat_fn: StatFn = os.lstat) -> str | None:
     if not running_as_root():
         return None
     return untrusted_reason(path, stat_fn)
+
+
+def refuse_on_host(host, path: str) -> str | None:
+    """Why this process must not execute `path` on `host`: a live host, run as root, and `path` not root's own.
+
+    A replayed snapshot runs nothing, so it never refuses. Under a temporary root (tests, chroots)
+    the path is checked where it lies on disk.
+    """
+    if getattr(host, "mode", "live") != "live" or not running_as_root():
+        return None
+    root = getattr(host, "root", "/") or "/"
+    on_disk = path if root == "/" or not path.startswith("/") else posixpath.join(root, path.lstrip("/"))
+    if not on_disk.startswith("/"):
+        return None  # a bare name: looked up on PATH by the caller, which checks what it found
+    # Nothing there: running it fails by itself ("no such interpreter"), unless someone else could put
+    # it there first. The nearest directory that exists decides.
+    probe = on_disk
+    while not os.path.lexists(probe) and probe != "/":
+        probe = posixpath.dirname(probe)
+    return untrusted_reason(probe)
+
+
+def not_run_note(path: str, why: str) -> str:
+    """The probe note for a program root did not run."""
+    return f"{path} was not run: gpudoctor runs as root and {why}, so it was read as files only"

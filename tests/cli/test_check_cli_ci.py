@@ -115,9 +115,12 @@ def test_json_every_kind_on_two_turing_gpus_with_cpu_builds(gd):
     assert "compute capability 8.0 or newer" in bf16["remediation"]["summary"]
     torch = next(f for f in unmet if f["title"].endswith(": torch:cuda"))
     assert torch["area"] == "frameworks"
-    assert torch["remediation"]["commands"] == [
-        "/home/user/.venvs/ml/bin/python -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130"
-    ]
+    # The planner's choice (gpudoctor install's): the installed 2.13.0 as its CUDA build for this driver,
+    # in the probed interpreter, from the variant's own index.
+    assert torch["remediation"]["component"] == "torch"
+    assert all(c["argv"][0] == "/home/user/.venvs/ml/bin/python" for c in torch["remediation"]["argv"])
+    assert any(c["argv"][-3:] == ["torch==2.13.0+cu130", "--index-url", "https://download.pytorch.org/whl/cu130"]
+               for c in torch["remediation"]["argv"])
     assert doc["exit_code"] == 1
 
 
@@ -236,7 +239,7 @@ def test_github_exact_output_and_summary(gd, tmp_path):
         "This job requires driver>=550; found: driver 535.86.05.%0A"
         "Fix: Install an NVIDIA driver that satisfies driver>=550, then reboot.%0A"
         "  sudo apt-get update%0A"
-        "  sudo ubuntu-drivers install  # or: sudo apt-get install -y nvidia-driver-<branch>%0A"
+        "  sudo apt-get install -y cuda-drivers-550  # NVIDIA's CUDA repository%0A"
         "  sudo reboot\n"
         "gpudoctor: requirement met: gpu (1 GPU(s): NVIDIA GeForce RTX 4090)\n"
         "gpudoctor: requirement met: torch:cuda (torch 2.2.1+cu121 (CUDA 12.1))\n"
@@ -261,8 +264,8 @@ def test_github_exact_output_and_summary(gd, tmp_path):
         "| Severity | Code | Finding | Fix |\n"
         "|---|---|---|---|\n"
         "| error | `requirement-unmet` | requirement not met: driver&gt;=550 | Install an NVIDIA driver that satisfies "
-        "driver&gt;=550, then reboot.<br>`sudo apt-get update`<br>`sudo ubuntu-drivers install  # or: sudo apt-get install -y "
-        "nvidia-driver-<branch>`<br>`sudo reboot` |\n"
+        "driver&gt;=550, then reboot.<br>`sudo apt-get update`<br>`sudo apt-get install -y cuda-drivers-550  # NVIDIA's CUDA repository`"
+        "<br>`sudo reboot` |\n"
         "\n"
         "Exit status 1 (fails on warning and above). Details of any code: `gpudoctor explain CODE`.\n"
     )
@@ -392,15 +395,15 @@ def test_junit_healthy_machine_passes_everything(gd):
 
 
 def test_junit_doctor_failure_is_one_errored_case_exit_3(gd, tmp_path):
-    r = gd("check", "--replay", str(tmp_path / "missing.json"), "--format", "junit")
+    r = gd("check", "--replay", str(tmp_path), "--format", "junit")  # a directory: an unusable snapshot
     assert r.exit_code == 3
     root = _junit(r.stdout)
     error = root.find("testsuite/testcase/error")
     assert error.get("type") == "gpudoctor-failed"
-    assert "no such snapshot file" in error.get("message")
+    assert "is a directory, not a snapshot file" in error.get("message")
 
 
-def test_junit_crashed_check_is_an_error_and_control_characters_are_dropped():
+def test_junit_crashed_check_is_an_error_and_control_characters_are_shown_escaped():
     from gpudoctor.doctor import diagnose
     from gpudoctor.host.replay import ReplayHost
     from gpudoctor.host.snapshot import load_snapshot
@@ -415,7 +418,14 @@ def test_junit_crashed_check_is_an_error_and_control_characters_are_dropped():
     root = ET.fromstring(render_junit(report, (), ExitCode.FINDINGS, Severity.WARNING).encode("utf-8"))
     mig = next(tc for tc in root.iter("testcase") if tc.get("name") == "mig")
     assert mig.find("error").get("type") == "internal-check-error"
-    assert mig.find("error").text.startswith("KeyError: 'x'\ufffd[0m")
+    # ESC and NUL cannot be XML text and must not reach a terminal: shown as escapes (gpudoctor.render.xmltext).
+    assert mig.find("error").text.startswith("KeyError: 'x'\\x1b[0m")
+    assert other_body(root) == "detail\\x00"
     other = next(tc for tc in root.iter("testcase") if tc.get("name") == "other-findings")
     assert other.find("failure").get("message") == "[some-future-code] a finding no check declares"
     assert root.get("errors") == "1" and root.get("failures") == "1"
+
+
+def other_body(root) -> str:
+    other = next(tc for tc in root.iter("testcase") if tc.get("name") == "other-findings")
+    return other.find("failure").text

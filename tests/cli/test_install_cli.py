@@ -7,6 +7,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import stat
 import sys
 from dataclasses import replace
@@ -49,8 +50,8 @@ def test_replay_prints_the_plan_and_never_installs(run):
     assert out.startswith("PyTorch 2.7 (cu118) fits this machine.\n  machine: linux x86_64; driver 510.47.03 (runs CUDA up to 11.6); ")
     assert (
         "the plan, printed only (a snapshot is never installed):\n"
-        "  $ /usr/bin/python3 -m pip uninstall -y torch\n"
-        "  $ /usr/bin/python3 -m pip install 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
+        "  $ /usr/bin/python3 -m pip download --dest <download-dir> 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
+        "  $ /usr/bin/python3 -m pip install --no-index --find-links <download-dir> 'torch==2.7.*'\n"
     ) in out
     assert "newer builds an upgrade would open:\n  - a driver >= 525.60.13 (>= 560.28.03 for full CUDA 12.6 support) would open PyTorch 2.14 (cu126)\n" in out
     assert "to go back to what is installed now:\n  $ /usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121\n" in out
@@ -79,17 +80,26 @@ def test_json_is_one_document_with_the_plan(run):
     assert result.exit_code == 0
     doc = json.loads(result.output)
     assert doc["replay"] is True and doc["ran"] == [] and doc["verification"] is None and doc["exit_code"] == 0
-    assert doc["plan"]["steps"] == [{"argv": ["/usr/bin/python3", "-m", "pip", "install", "jax[cuda12]==0.4.38"], "why": "install JAX 0.4.38 (cuda12)"}]
+    assert doc["plan"]["steps"] == [
+        {"argv": ["/usr/bin/python3", "-m", "pip", "download", "--dest", "<download-dir>", "jax[cuda12]==0.4.38"],
+         "why": "download JAX 0.4.38 (cuda12) and what it needs: nothing changes if that fails"},
+        {"argv": ["/usr/bin/python3", "-m", "pip", "install", "--no-index", "--find-links", "<download-dir>", "jax[cuda12]==0.4.38"],
+         "why": "install JAX 0.4.38 (cuda12) from the downloaded files; pip replaces the old build in this one step and puts it back if the install fails"},
+    ]
 
 
 def test_a_uv_environment_is_installed_with_uv(run):
     result = run("install", "torch", "--replay", snapshot("rtx4000ada-driver595-py313-uv"))
-    assert "the plan, printed only (a snapshot is never installed):\n  $ /home/user/.local/bin/uv pip install --python /home/user/proj/.venv/bin/python 'torch==2.15.*' --index-url https://download.pytorch.org/whl/cu132\n" in result.output
+    assert (
+        "the plan, printed only (a snapshot is never installed):\n"
+        "  $ /home/user/.local/bin/uv pip install --python /home/user/proj/.venv/bin/python --dry-run 'torch==2.15.*' --index-url https://download.pytorch.org/whl/cu132\n"
+        "  $ /home/user/.local/bin/uv pip install --python /home/user/proj/.venv/bin/python 'torch==2.15.*' --index-url https://download.pytorch.org/whl/cu132\n"
+    ) in result.output
 
 
 def test_live_dry_run_prints_the_plan_and_runs_nothing(run):
     before = importlib.util.find_spec("torch")
-    result = run("install", "torch", "--python", sys.executable, "--dry-run")
+    result = run("install", "torch", "--python", sys.executable, "--cuda", "12.4", "--offline", "--dry-run")
     assert result.exit_code == 0, result.output
     assert "fits this machine." in result.output and result.output.endswith("dry run: nothing was run\n")
     assert importlib.util.find_spec("torch") == before
@@ -97,7 +107,7 @@ def test_live_dry_run_prints_the_plan_and_runs_nothing(run):
 
 def test_live_without_yes_and_without_a_terminal_runs_nothing(run):
     before = importlib.util.find_spec("torch")
-    result = run("install", "torch", "--python", sys.executable)
+    result = run("install", "torch", "--python", sys.executable, "--cuda", "12.4", "--offline")
     assert result.exit_code == 2
     assert "no terminal to ask on" in result.output and "checking:" not in result.output
     assert importlib.util.find_spec("torch") == before
@@ -110,9 +120,9 @@ def test_declined_at_the_prompt_runs_nothing_and_exits_1(monkeypatch):
     register(app)
     monkeypatch.setattr(cli, "_terminal", lambda: True)
     before = importlib.util.find_spec("torch")
-    result = CliRunner().invoke(app, ["install", "torch", "--python", sys.executable], input="n\n", catch_exceptions=False)
+    result = CliRunner().invoke(app, ["install", "torch", "--python", sys.executable, "--cuda", "12.4", "--offline"], input="n\n", catch_exceptions=False)
     assert result.exit_code == 1, result.output
-    assert "Run this command? [y/N]: n\n" in result.output and result.output.endswith("nothing was run\n")
+    assert re.search(r"Run (this command|these \d+ commands)\? \[y/N\]: n\n", result.output) and result.output.endswith("nothing was run\n")
     assert importlib.util.find_spec("torch") == before
 
 
@@ -125,7 +135,7 @@ def test_a_python_that_is_not_there_is_an_error_before_any_plan(run, tmp_path):
 
 def test_use_uv_needs_uv_on_path(run, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
-    result = run("install", "torch", "--python", sys.executable, "--use", "uv", "--dry-run")
+    result = run("install", "torch", "--python", sys.executable, "--use", "uv", "--cuda", "12.4", "--offline", "--dry-run")
     assert result.exit_code == 2 and "uv is not on PATH" in result.output
 
 
@@ -137,8 +147,8 @@ def test_fix_lists_a_reinstall_for_a_replayed_cpu_build(run):
     assert result.exit_code == 0
     assert result.output == (
         "[1/1] reinstall PyTorch 2.7 (cu118) (for framework-cpu-build)\n"
-        "  $ /usr/bin/python3 -m pip uninstall -y torch\n"
-        "  $ /usr/bin/python3 -m pip install 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
+        "  $ /usr/bin/python3 -m pip download --dest <download-dir> 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
+        "  $ /usr/bin/python3 -m pip install --no-index --find-links <download-dir> 'torch==2.7.*'\n"
         "a snapshot is never changed: nothing was applied\n"
     )
 
@@ -179,14 +189,15 @@ def test_env_file_gets_one_line_once_and_keeps_the_rest_and_its_mode(tmp_path):
     rc.write_text("alias ll='ls -l'")  # no newline at the end
     rc.chmod(0o600)
     s = _setting(rc)
-    assert apply_env(s) == f"added to {rc}: export XLA_PYTHON_CLIENT_PREALLOCATE=false"
+    assert apply_env(s) == f"added to {rc}: export XLA_PYTHON_CLIENT_PREALLOCATE=false (the previous content is in {rc}.gpudoctor-bak)"
+    assert (tmp_path / ".bashrc.gpudoctor-bak").read_text() == "alias ll='ls -l'"
     assert rc.read_text() == (
         "alias ll='ls -l'\n# JAX preallocates GPU memory that other processes hold (gpudoctor fix)\nexport XLA_PYTHON_CLIENT_PREALLOCATE=false\n"
     )
     assert stat.S_IMODE(rc.stat().st_mode) == 0o600 and verify_env(s)
     assert apply_env(s) == f"{rc} already has: export XLA_PYTHON_CLIENT_PREALLOCATE=false"
     assert rc.read_text().count("XLA_PYTHON_CLIENT_PREALLOCATE") == 1
-    assert [p.name for p in tmp_path.iterdir()] == [".bashrc"]  # no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".bashrc", ".bashrc.gpudoctor-bak"]  # no temporary file left
 
 
 def test_env_file_syntax_follows_the_file(tmp_path):
@@ -235,3 +246,33 @@ def test_the_switch_fix_re_points_the_link_and_verifies_it(tmp_path):
     assert ok and said == "fixed"
     assert out.getvalue() == "  done: /usr/local/cuda -> /usr/local/cuda-11.8 (CUDA 11.8.89); to undo: gpudoctor switch-cuda /usr/local/cuda-13.0\n"
     assert os.path.islink(root / "usr/local/cuda")
+
+
+# --- no GPU, no guess ------------------------------------------------------------------------------
+
+
+def test_no_gpu_and_no_driver_is_a_usage_error_listing_the_options(run):
+    result = run("install", "torch", "--replay", snapshot("docker-started-without-gpus"))
+    assert result.exit_code == 2
+    assert result.output.startswith("gpudoctor: error: no NVIDIA GPU and no NVIDIA driver seen here, so no PyTorch CUDA build")
+    for option in ("--gpu NAME|CC", "--driver VERSION", "--cuda VERSION", "--cpu"):
+        assert f"\n  {option}" in result.output
+    assert "fits this machine" not in result.output
+
+
+def test_no_gpu_refusal_as_json(run):
+    result = run("install", "jax", "--replay", snapshot("docker-started-without-gpus"), "--format", "json")
+    assert result.exit_code == 2
+    doc = json.loads(result.output)
+    assert (doc["status"], doc["exit_code"], doc["plan"]) == ("usage-error", 2, None)
+    assert doc["error"]["code"] == "target-needed" and doc["error"]["missing"] == ["no NVIDIA GPU", "no NVIDIA driver"]
+
+
+def test_told_the_target_it_plans_and_says_so(run):
+    result = run("install", "torch", "--replay", snapshot("docker-started-without-gpus"), "--gpu", "A100", "--cuda", "12.1")
+    assert result.exit_code == 0, result.output
+    assert "; as told: --gpu A100 --cuda 12.1\n" in result.output
+    assert "  change: upgrade torch 2.2.1+cu121 -> 2.14.* (cu126)\n" in result.output
+    assert "  index: not confirmed online (a replayed machine is planned offline)\n" in result.output
+    bad = run("install", "torch", "--replay", snapshot("docker-started-without-gpus"), "--driver", "latest")
+    assert bad.exit_code == 2 and "--driver latest: not an NVIDIA driver version" in bad.output

@@ -139,7 +139,7 @@ def test_unreadable_reports_are_listed_and_fail(gd, reports, tmp_path):
     assert r.stdout.startswith("1 node(s): 1 healthy; 2 report(s) unreadable\n")
     assert r.stdout.endswith(
         "Unreadable reports:\n"
-        f"  {bad}: not JSON (line 1, column 1: Expecting value)\n"
+        f"  {bad}: is not valid JSON (line 1, column 1: Expecting value)\n"
         f"  {other}: not a gpudoctor report (schema 'something/else', expected 'gpudoctor.report/1')\n"
     )
     assert gd("report", "merge", str(bad)).exit_code == 3
@@ -147,13 +147,14 @@ def test_unreadable_reports_are_listed_and_fail(gd, reports, tmp_path):
 
 def test_a_node_where_the_doctor_failed(gd, reports, tmp_path):
     failed = tmp_path / "gpu-09.json"
-    r = gd("check", "--format", "json", "--replay", str(tmp_path / "nope.json"), "--node", "gpu-09")
+    (tmp_path / "snap.json").mkdir()  # an unusable snapshot: exit 3, an error document
+    r = gd("check", "--format", "json", "--replay", str(tmp_path / "snap.json"), "--node", "gpu-09")
     assert r.exit_code == 3
     failed.write_text(r.stdout, encoding="utf-8")
     m = gd("report", "merge", str(reports / "gpu-01.json"), str(failed))
     assert m.exit_code == 1
     assert "gpu-09  doctor-error  3" in m.stdout
-    assert f"Nodes where the doctor itself failed:\n  gpu-09: no such snapshot file: {tmp_path / 'nope.json'}\n" in m.stdout
+    assert f"Nodes where the doctor itself failed:\n  gpu-09: {tmp_path / 'snap.json'} is a directory, not a snapshot file\n" in m.stdout
 
 
 @pytest.mark.parametrize(

@@ -87,6 +87,29 @@ def test_after_a_switch_a_stale_path_in_this_shell_is_pointed_out(tmp_path):
     )
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="the rule is root's: only root is refused a toolkit others can write")
+@pytest.mark.parametrize("make_unsafe, why", [
+    (lambda tk: tk.chmod(0o777), "usr/local/cuda-11.8 is writable by every user (mode 0777)"),
+    (lambda tk: os.chown(tk / "bin", 1000, 1000), "usr/local/cuda-11.8/bin is owned by uid 1000, not root"),
+])
+def test_root_refuses_a_toolkit_that_other_users_can_change(tmp_path, make_unsafe, why):
+    root = make_machine(tmp_path)
+    for p in (tmp_path, root):
+        p.chmod(0o755)  # the temporary root itself is root's own
+    make_unsafe(root / "usr/local/cuda-11.8")
+    before = link_of(root)
+    result = gpudoctor("11.8", "--yes", root=root)
+    assert result.returncode == 3, result.stdout + result.stderr
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("gpudoctor: error: the CUDA 11.8.89 toolkit at /usr/local/cuda-11.8 can be changed by users other than root (")
+    assert why in first
+    assert "  sudo chmod -R go-w /usr/local/cuda-11.8" in result.stderr
+    assert '  eval "$(gpudoctor switch-cuda 11.8 --shell)"' in result.stderr
+    assert link_of(root) == before  # nothing changed
+    # The same toolkit for one shell is the user's own business: --shell still prints it.
+    assert gpudoctor("11.8", "--shell", root=root, env=SHELL_ENV).returncode == 0
+
+
 def test_switching_to_the_active_toolkit_changes_nothing(tmp_path):
     root = make_machine(tmp_path)
     before = tree_state(root)
@@ -304,20 +327,55 @@ def test_shell_prints_only_code_on_stdout_and_bash_applies_it(tmp_path):
     assert tree_state(root) == before
 
 
-@pytest.mark.parametrize("args, env", [(("--shell", "fish", "13"), {}), (("13", "--shell"), {"SHELL": "/usr/bin/fish"})])
-def test_shell_syntax_is_named_or_taken_from_SHELL(tmp_path, args, env):
-    result = gpudoctor(*args, root=make_machine(tmp_path), env={**SHELL_ENV, **env})
+@pytest.mark.parametrize("args", [("--shell", "fish", "13"), ("13", "--shell", "fish")])
+def test_shell_syntax_is_named_on_either_side_of_the_version(tmp_path, args):
+    result = gpudoctor(*args, root=make_machine(tmp_path), env=SHELL_ENV)
     assert result.returncode == 0, result.stderr
     assert result.stdout == (
-        "set -gx CUDA_HOME '/usr/local/cuda-13.0'\n"
-        "set -gx PATH '/usr/local/cuda-13.0/bin' '/usr/bin' '/bin'\n"
-        "set -gx LD_LIBRARY_PATH '/usr/local/cuda-13.0/lib64'\n"
+        "set -gx CUDA_HOME /usr/local/cuda-13.0\n"
+        "set -gx PATH /usr/local/cuda-13.0/bin /usr/bin /bin\n"
+        "set -gx LD_LIBRARY_PATH /usr/local/cuda-13.0/lib64\n"
     )
 
 
-def test_shell_from_an_unknown_SHELL_is_a_usage_error(tmp_path):
-    result = gpudoctor("13", "--shell", root=make_machine(tmp_path), env={"SHELL": "/bin/tcsh"})
+def test_shell_defaults_to_posix_whatever_SHELL_says(tmp_path):
+    # $SHELL is the login shell, not necessarily the one running eval "$(...)": the hook names fish and
+    # PowerShell itself (gpudoctor.cmdline.EvalShell), so the unnamed default is the POSIX one.
+    result = gpudoctor("13", "--shell", root=make_machine(tmp_path), env={**SHELL_ENV, "SHELL": "/usr/bin/fish"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("export CUDA_HOME=/usr/local/cuda-13.0\n")
+
+
+def test_shell_powershell_sets_env_entries(tmp_path):
+    result = gpudoctor("13", "--shell", "powershell", root=make_machine(tmp_path), env=SHELL_ENV)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "$env:CUDA_HOME = '/usr/local/cuda-13.0'\n"
+        "$env:PATH = '/usr/local/cuda-13.0/bin:/usr/bin:/bin'\n"
+        "$env:LD_LIBRARY_PATH = '/usr/local/cuda-13.0/lib64'\n"
+    )
+
+
+def test_shell_unknown_name_is_a_usage_error(tmp_path):
+    result = gpudoctor("13", "--shell", "tcsh", root=make_machine(tmp_path), env=SHELL_ENV)
     assert result.returncode == 2 and result.stdout == ""
+
+
+def test_fish_hook_from_cmdline_runs_in_real_fish(tmp_path):
+    import shutil
+
+    from gpudoctor import cmdline
+
+    fish = shutil.which("fish")
+    if fish is None:
+        pytest.skip("fish is not installed")
+    root = make_machine(tmp_path)
+    hook = cmdline.render(cmdline.EvalShell(("gpudoctor", "switch-cuda", "13")), "fish")
+    assert hook == "gpudoctor switch-cuda 13 --shell fish | source"
+    code = gpudoctor(*hook.split(" | ")[0].split()[2:], root=root, env=SHELL_ENV).stdout
+    shown = subprocess.run([fish, "-c", 'echo $CODE | source; printf "%s|%s" $CUDA_HOME (string join : $PATH)'],
+                           capture_output=True, text=True, env={**SHELL_ENV, "CODE": code}, timeout=30)
+    assert shown.stdout == "/usr/local/cuda-13.0|/usr/local/cuda-13.0/bin:/usr/bin:/bin", shown.stderr
 
 
 def test_shell_refusal_prints_no_code(tmp_path):

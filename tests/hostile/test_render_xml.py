@@ -118,3 +118,13 @@ def test_svg_skips_figures_that_are_not_numbers():
     assert c.series[0].points == ((4 << 20, 3.0),) and c.lines == ()
     root = ET.fromstring(render_svg([c]))
     assert len(list(root.iter(f"{NS}circle"))) == 1
+
+
+@pytest.mark.parametrize("h", HOSTILE)
+def test_text_chart_lines_are_one_line_each_and_clean(h):
+    from gpudoctor.bandwidth.chart import render_text_chart
+    from gpudoctor.sanitize import has_unsafe
+
+    for c in (chart(h), ChartData(h, ())):
+        for line in render_text_chart(c):
+            assert "\n" not in line and not has_unsafe(line), repr(line)

@@ -17,6 +17,7 @@ import http.server
 import json
 import subprocess
 import sys
+import tempfile
 import threading
 import zipfile
 from pathlib import Path
@@ -140,15 +141,20 @@ def test_install_into_a_fresh_venv_from_a_loopback_index_then_verify_by_probing_
     with serve(tmp / "index") as index:
         result = gpudoctor(
             "install", "torch", "2.2.1", "--python", str(python), "--index-url", index, "--pip-arg=--no-deps",
-            "--yes", "--format", "json", env=_env(tmp),
+            "--cuda", "12.1", "--yes", "--format", "json", env=_env(tmp),
         )
     doc = json.loads(result.stdout)
     # The plan: PyTorch 2.2's PyPI default variant, pinned exactly, from the index given, into that venv.
     chosen = doc["plan"]["chosen"]
     assert (chosen["release"], chosen["variant"], chosen["specs"]) == ("2.2", "cu121", ["torch==2.2.1+cu121"])
-    assert doc["ran"] == [
-        {"argv": [str(python), "-m", "pip", "install", "torch==2.2.1+cu121", "--index-url", index, "--no-deps"], "rc": 0}
-    ]
+    # Before anything ran, the index the install names was asked for the wheel (its HTML Simple API page).
+    assert doc["plan"]["online"]["status"] == "confirmed" and doc["plan"]["online"]["files"] == ["torch-2.2.1+cu121-py3-none-any.whl"]
+    # Downloaded first into a fresh temporary directory, then installed from there only, pinned to the exact file fetched.
+    (download, install) = doc["ran"]
+    dest = download["argv"][5]
+    assert download == {"argv": [str(python), "-m", "pip", "download", "--dest", dest, "torch==2.2.1+cu121", "--index-url", index, "--no-deps"], "rc": 0}
+    assert dest.startswith(tempfile.gettempdir()) and not Path(dest).exists()  # removed afterwards
+    assert install == {"argv": [str(python), "-m", "pip", "install", "--no-index", "--find-links", dest, "torch==2.2.1+cu121", "--no-deps"], "rc": 0}
     # pip's own output was streamed (to stderr: stdout holds the one JSON document).
     assert "Successfully installed torch-2.2.1+cu121" in result.stderr
     # The re-probe found the planned build; the --deep import ran it and found no usable GPU (a stand-in
@@ -176,11 +182,15 @@ def test_a_failing_install_stops_says_so_and_prints_the_way_back(venv_and_index)
         subprocess.run([str(python), "-m", "pip", "install", "-q", "torch==2.2.1+cu121", "--index-url", index, "--no-deps"],
                        check=True, timeout=120, env=_env(tmp), capture_output=True)
         result = gpudoctor(
-            "install", "torch", "2.3.1", "--python", str(python), "--index-url", index, "--pip-arg=--no-deps", "--yes", env=_env(tmp),
+            "install", "torch", "2.3.1", "--python", str(python), "--index-url", index, "--pip-arg=--no-deps", "--yes",
+            "--cuda", "12.1", "--offline", env=_env(tmp),
         )
     assert result.returncode == 3, result.stdout + result.stderr
-    # It removed the old build first (so that the new one replaces it cleanly), then pip found no 2.3.1.
-    assert f"$ {python} -m pip uninstall -y torch\n" in result.stdout
-    assert "the command failed (exit status 1); nothing after it was run" in result.stdout
-    assert f"to go back to what was installed before: {python} -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121" in result.stdout
+    # The download found no 2.3.1: it failed before anything was removed, and the old build is still there.
+    assert "uninstall" not in result.stdout and f" -m pip download --dest " in result.stdout
+    assert "the command failed (exit status 1); nothing in the environment was changed" in result.stdout
+    shown = subprocess.run([str(python), "-m", "pip", "show", "torch"], capture_output=True, text=True, timeout=60)
+    assert "Version: 2.2.1+cu121" in shown.stdout
+    # The way back printed with the plan uses the index given (--index-url), not PyTorch's own.
+    assert f"to go back to what is installed now:\n  $ {python} -m pip install torch==2.2.1+cu121 --index-url {index}\n" in result.stdout
     assert "checking:" not in result.stdout

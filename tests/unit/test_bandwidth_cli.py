@@ -190,14 +190,20 @@ def test_unwritable_plot_is_exit_3(no_driver, tmp_path):
     assert "could not write" in result.stderr
 
 
-@pytest.mark.parametrize("content, words", [(None, "cannot read"), ("{not json", "is not JSON"), ('{"gpus": 3}', "no `gpus` list"), ('{"schema": "x/9", "gpus": []}', "is not 'gpudoctor.bandwidth/1'")])
+@pytest.mark.parametrize("content, words", [("{not json", "is not valid JSON"), ('{"gpus": 3}', "no `gpus` list"), ('{"schema": "x/9", "gpus": []}', "is not 'gpudoctor.bandwidth/1'")])
 def test_bad_results_file_is_exit_3(no_driver, tmp_path, content, words):
     path = tmp_path / "r.json"
-    if content is not None:
-        path.write_text(content)
+    path.write_text(content)
     result = invoke("--results", str(path))
     assert result.exit_code == 3
     assert words in result.stderr and "Traceback" not in result.output
+
+
+def test_missing_results_file_is_a_usage_error(no_driver, tmp_path):
+    # A path that does not exist is a wrong argument (exit 2, docs/exit-codes.md); an unusable file is 3.
+    result = invoke("--results", str(tmp_path / "absent.json"))
+    assert result.exit_code == 2
+    assert "no such bandwidth results file" in result.stderr and "Traceback" not in result.output
 
 
 def test_results_with_link_facts_from_a_snapshot(no_driver, tmp_path):

@@ -16,6 +16,7 @@ from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.install.environment import read_env
 from gpudoctor.install.judge import judge_python
 from gpudoctor.matrix import kernel_route
+from gpudoctor.cmdline import render
 from gpudoctor.install.plan import Options, newest_torch, plan_install, suggest_python, torch_variant_for
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
@@ -113,12 +114,14 @@ def test_old_driver_says_why_and_which_driver_opens_newer_builds():
     # 2.14's cu126 is the newest with sm_60 (2.15 has cu132 only): the smallest upgrade that opens a newer one.
     assert plan.upgrade == ("a driver >= 525.60.13 (>= 560.28.03 for full CUDA 12.6 support) would open PyTorch 2.14 (cu126)",)
     assert "sm_60 kernels were last shipped in PyTorch 2.14 (cu126); newer PyTorch releases dropped Pascal" in plan.reasons
-    # torch 2.2.1+cu121 is installed: removed first (pip would keep it for a matching pin), and the way back printed.
+    # torch 2.2.1+cu121 is installed: downloaded first, then replaced in one step from the download, pinned at
+    # run time to the exact build fetched (pip would keep 2.2.1+cu121 for a matching pin); the way back printed.
     assert [s.argv for s in plan.steps] == [
-        ("/usr/bin/python3", "-m", "pip", "uninstall", "-y", "torch"),
-        ("/usr/bin/python3", "-m", "pip", "install", "torch==2.7.*", "--index-url", "https://download.pytorch.org/whl/cu118"),
+        ("/usr/bin/python3", "-m", "pip", "download", "--dest", "<download-dir>", "torch==2.7.*", "--index-url", "https://download.pytorch.org/whl/cu118"),
+        ("/usr/bin/python3", "-m", "pip", "install", "--no-index", "--find-links", "<download-dir>", "torch==2.7.*"),
     ]
-    assert plan.undo == ("/usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121",)
+    assert plan.steps[-1].pins == ("torch",)
+    assert tuple(render(u) for u in plan.undo) == ("/usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121",)
 
 
 def test_an_exact_version_is_pinned_with_its_variant():
@@ -131,7 +134,7 @@ def test_an_exact_version_is_pinned_with_its_variant():
 def test_old_driver_jax_takes_the_cuda11_jaxlib_route_with_its_find_links():
     plan = plan_for("p100-driver510-torch-cu121", "jax")
     assert plan.chosen.build.specs == ("jax[cuda11_pip]>=0.4.24,<0.4.26",)
-    assert plan.steps[-1].argv[-2:] == ("--find-links", "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html")
+    assert plan.steps[0].argv[-2:] == ("--find-links", "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html")
 
 
 # --- new Blackwell GPU ------------------------------------------------------------------------------
@@ -202,8 +205,8 @@ def test_kepler_and_a_recent_pytorch():
 
 def test_cpu_build_is_replaced_and_its_own_release_needs_a_newer_driver():
     plan = plan_for("rtx3060-laptop-torch-cpu-build", "torch")
-    assert plan.steps[0].argv[-1] == "torch" and "uninstall" in plan.steps[0].argv
-    assert plan.undo == ("/usr/bin/python3 -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu",)
+    assert "download" in plan.steps[0].argv and plan.steps[-1].pins == ("torch",)  # replaced in one step, never removed first
+    assert tuple(render(u) for u in plan.undo) == ("/usr/bin/python3 -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu",)
     same = plan_for("rtx3060-laptop-torch-cpu-build", "torch", "2.13")
     assert same.chosen is None
     # 2.13's cheapest fitting build is cu126: the CUDA 12 floor opens it (560.28.03 for full 12.6 support).
@@ -225,8 +228,11 @@ def test_tensorflow_211_on_cuda12_only_needs_cuda11_libraries_by_hand():
 
 def test_tensorflow_newest_on_cuda12_only_brings_its_libraries_and_keeps_the_distribution():
     plan = plan_for("rtx3060-tf211-cuda12-only", "tensorflow")
-    assert [s.argv for s in plan.steps] == [("/usr/bin/python3", "-m", "pip", "install", "tensorflow[and-cuda]==2.21.*")]
-    assert plan.undo == ("/usr/bin/python3 -m pip install tensorflow==2.11.0",)
+    assert [s.argv for s in plan.steps] == [
+        ("/usr/bin/python3", "-m", "pip", "download", "--dest", "<download-dir>", "tensorflow[and-cuda]==2.21.*"),
+        ("/usr/bin/python3", "-m", "pip", "install", "--no-index", "--find-links", "<download-dir>", "tensorflow[and-cuda]==2.21.*"),
+    ]
+    assert tuple(render(u) for u in plan.undo) == ("/usr/bin/python3 -m pip install tensorflow==2.11.0",)
 
 
 def test_tensorflow_cpu_is_uninstalled_before_the_cuda_package():
@@ -234,7 +240,9 @@ def test_tensorflow_cpu_is_uninstalled_before_the_cuda_package():
         snap["python"]["distributions"] = {"tensorflow-cpu": "2.21.0"}
 
     plan = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", change=cpu)
-    assert plan.steps[0].argv == ("/usr/bin/python3", "-m", "pip", "uninstall", "-y", "tensorflow-cpu")
+    # Only after the download succeeded, and right before the install (tensorflow-cpu and tensorflow share one package directory).
+    assert [s.argv[3] for s in plan.steps] == ["download", "uninstall", "install"]
+    assert plan.steps[1].argv == ("/usr/bin/python3", "-m", "pip", "uninstall", "-y", "tensorflow-cpu")
 
 
 # --- Python too new for the asked version -------------------------------------------------------------------
@@ -270,10 +278,13 @@ def test_an_experimental_python_fits_with_a_note():
 def test_a_uv_environment_without_pip_installs_with_uv():
     plan = plan_for("rtx4000ada-driver595-py313-uv", "torch")
     assert plan.installer == "uv"
-    assert [s.argv for s in plan.steps] == [(
-        "/home/user/.local/bin/uv", "pip", "install", "--python", "/home/user/proj/.venv/bin/python",
-        "torch==2.15.*", "--index-url", "https://download.pytorch.org/whl/cu132",
-    )]
+    # uv resolves first (a dry run: nothing changes if the index fails), then installs; uv fetches every
+    # distribution before it replaces anything.
+    uv, py = ("/home/user/.local/bin/uv", "pip", "install"), ("--python", "/home/user/proj/.venv/bin/python")
+    assert [s.argv for s in plan.steps] == [
+        (*uv, *py, "--dry-run", "torch==2.15.*", "--index-url", "https://download.pytorch.org/whl/cu132"),
+        (*uv, *py, "torch==2.15.*", "--index-url", "https://download.pytorch.org/whl/cu132"),
+    ]
     assert plan.equivalents == ()  # no pip in that environment to offer instead
 
 
@@ -297,7 +308,8 @@ def test_uv_must_be_on_path_for_the_environment_to_count_as_uv_managed():
 def test_a_conda_environment_gets_pip_and_the_conda_equivalent_printed():
     plan = plan_for("rtx3090-driver525-conda-py310", "torch")
     assert plan.steps[0].argv == (
-        "/home/user/miniconda3/envs/ml/bin/python", "-m", "pip", "install", "torch==2.14.*", "--index-url", "https://download.pytorch.org/whl/cu126",
+        "/home/user/miniconda3/envs/ml/bin/python", "-m", "pip", "download", "--dest", "<download-dir>", "torch==2.14.*",
+        "--index-url", "https://download.pytorch.org/whl/cu126",
     )
     assert plan.equivalents == (("conda", (("conda", "install", "-p", "/home/user/miniconda3/envs/ml", "-c", "conda-forge", "pytorch=2.14=cuda*"),)),)
     # Up to 2.5 the pytorch channel's pytorch-cuda metapackage is the conda way. (525.147.05 runs CUDA 11.8
@@ -312,7 +324,8 @@ def test_a_conda_environment_gets_pip_and_the_conda_equivalent_printed():
 
 def test_a_mirror_index_and_extra_arguments():
     plan = plan_for("rtx3090-driver525-conda-py310", "torch", index_url="https://mirror.example/pytorch/{variant}", extra_args=("--no-deps",))
-    assert plan.steps[-1].argv[-3:] == ("--index-url", "https://mirror.example/pytorch/cu126", "--no-deps")
+    assert plan.steps[0].argv[-3:] == ("--index-url", "https://mirror.example/pytorch/cu126", "--no-deps")
+    assert plan.steps[-1].argv[-1] == "--no-deps" and "--index-url" not in plan.steps[-1].argv  # the install reads the download only
 
 
 def test_torchvision_and_torchaudio_go_with_torch():
@@ -320,9 +333,10 @@ def test_torchvision_and_torchaudio_go_with_torch():
         snap["python"]["distributions"].update({"torchvision": "0.17.1+cu121", "torchaudio": "2.2.1+cu121"})
 
     plan = plan_for("p100-driver510-torch-cu121", "torch", change=companions)
-    assert plan.steps[0].argv[-3:] == ("torch", "torchvision", "torchaudio")
-    assert plan.steps[1].argv[4:7] == ("torch==2.7.*", "torchvision", "torchaudio")
-    assert plan.undo == (
+    assert plan.steps[0].argv[6:9] == ("torch==2.7.*", "torchvision", "torchaudio")
+    assert plan.steps[1].argv[7:10] == ("torch==2.7.*", "torchvision", "torchaudio")
+    assert plan.steps[1].pins == ("torch", "torchvision", "torchaudio")
+    assert tuple(render(u) for u in plan.undo) == (
         "/usr/bin/python3 -m pip install torch==2.2.1+cu121 torchvision==0.17.1+cu121 torchaudio==2.2.1+cu121 "
         "--index-url https://download.pytorch.org/whl/cu121",
     )
@@ -332,7 +346,9 @@ def test_the_installed_build_is_nothing_to_do_unless_reinstall():
     plan = plan_for("p100-driver510-torch-cu121", "torch", "2.2.1+cu121", change=_new_driver)
     assert plan.already and plan.steps == ()
     again = plan_for("p100-driver510-torch-cu121", "torch", "2.2.1+cu121", change=_new_driver, reinstall=True)
-    assert not again.already and [s.argv[3] for s in again.steps] == ["uninstall", "install"]
+    # The same version again: the ordinary install (for missing dependencies), then --force-reinstall --no-deps of it.
+    assert not again.already and [s.argv[3] for s in again.steps] == ["download", "install", "install"]
+    assert again.steps[-1].argv[7:9] == ("--force-reinstall", "--no-deps")
 
 
 def _new_driver(snap):
@@ -361,7 +377,7 @@ def test_jax_plugins_of_another_major_are_removed_first():
 
     plan = plan_for("rtx4090-jax-cpu-only", "jax", change=cu13)  # driver 535: CUDA 13 needs 580.65.06, so cuda12
     assert plan.chosen.build.variant == "cuda12"
-    assert plan.steps[0].argv[-2:] == ("jax-cuda13-plugin", "jax-cuda13-pjrt")
+    assert plan.steps[1].argv[-2:] == ("jax-cuda13-plugin", "jax-cuda13-pjrt") and plan.steps[1].argv[3] == "uninstall"
 
 
 def test_windows_has_no_jax_and_no_tensorflow_gpu_after_210():
@@ -420,7 +436,7 @@ def test_the_plan_as_json_keeps_every_ruled_out_build():
     doc = plan.to_json()
     assert doc["chosen"]["variant"] == "cu128" and doc["fits"] is True
     assert len(doc["ruled_out"]) == len(plan.ruled_out)
-    assert doc["steps"][-1]["argv"][-1] == "https://download.pytorch.org/whl/cu128"
+    assert doc["steps"][0]["argv"][-1] == "https://download.pytorch.org/whl/cu128"
     json.dumps(doc)
 
 
@@ -461,13 +477,16 @@ def test_fix_keeps_the_installed_release_when_a_build_of_it_fits():
     fixes = fixes_for("p100-driver510-torch-cu121")
     (fix,) = [f for f in fixes if f.kind == "reinstall"]
     assert fix.title == "reinstall PyTorch 2.2 (cu118)" and "framework-driver-too-old" in fix.codes
-    assert fix.payload.steps[-1].argv[4] == "torch==2.2.1+cu118"  # 2.2.1 kept, the variant changed
+    assert fix.payload.steps[-1].argv[7] == "torch==2.2.1+cu118"  # 2.2.1 kept, the variant changed
 
 
 def test_fix_reinstalls_jax_at_its_version_to_match_the_plugin():
     (fix,) = fixes_for("rtx4090-jax-plugin-mismatch")
     assert fix.codes == ("jax-plugin-mismatch",)
-    assert [s.argv[4:] for s in fix.payload.steps] == [("jax[cuda12]==0.4.38",)]
+    assert [s.argv[3:] for s in fix.payload.steps] == [
+        ("download", "--dest", "<download-dir>", "jax[cuda12]==0.4.38"),
+        ("install", "--no-index", "--find-links", "<download-dir>", "jax[cuda12]==0.4.38"),
+    ]
 
 
 def test_fix_switches_the_toolkit_behind_the_link_to_one_the_driver_and_gpu_take():
@@ -482,10 +501,12 @@ def test_fix_switches_the_toolkit_behind_the_link_to_one_the_driver_and_gpu_take
 
 def test_fix_does_not_switch_the_link_when_another_nvcc_on_path_is_the_active_one():
     # rtx4090-toolkit-paths-disagree: the active 12.5 is the nvcc on PATH (/usr/local/cuda-12.5/bin), not the link,
-    # so re-pointing the link answers only the dangling link: to 11.8, the installed one driver 535 (CUDA 12.2) runs.
+    # so re-pointing the link answers only the dangling link. Its target is the one the findings print
+    # (checks.toolkit.toolkit_target): 12.5, of torch cu121's major and run by driver 535 through minor
+    # version compatibility; 11.8 would leave torch's extensions with a CUDA 11 nvcc.
     (fix,) = fixes_for("rtx4090-toolkit-paths-disagree")
     assert fix.kind == "switch-cuda" and fix.codes == ("cuda-link-dangling",)
-    assert fix.payload.target.root == "/usr/local/cuda-11.8"
+    assert fix.payload.target.root == "/usr/local/cuda-12.5"
 
 
 def _jax_on_the_gt1030(snap):

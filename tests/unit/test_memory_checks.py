@@ -72,7 +72,8 @@ def test_tf_beside_a_torch_job():
     assert f.title == "TensorFlow 2.11.0 will map nearly all free memory of GPU(s) that other jobs use"
     assert "TF_FORCE_GPU_ALLOW_GROWTH is not set" in f.detail
     assert "Already there: GPU 0: /usr/lib/chromium/chromium (pid 34626, 183 MiB), python (pid 4937, 160 MiB)." in f.detail
-    assert f.remediation.commands[0] == "export TF_FORCE_GPU_ALLOW_GROWTH=true"
+    assert f.remediation.lines()[0] == "export TF_FORCE_GPU_ALLOW_GROWTH=true"
+    assert f.remediation.component == "memory"
     assert f.sources == ("tf-gpu-guide", "pypi-tf-wheels")
     assert [e.source for e in f.evidence] == ["env:TF_FORCE_GPU_ALLOW_GROWTH", f.evidence[1].source, "nvidia-smi"]
 
@@ -123,11 +124,11 @@ def test_jax_beside_a_notebook():
     assert f.title == "JAX 0.4.13 will preallocate 75% of GPU(s) that other jobs use"
     assert "Already there: GPU 0: python (pid 5762, 1005 MiB)." in f.detail
     # Half of (13939 - 1024) MiB free over 15360 MiB total = 0.4204 -> 0.42.
-    assert f.remediation.commands == (
+    assert f.remediation.lines() == [
         "export XLA_PYTHON_CLIENT_PREALLOCATE=false",
-        "export XLA_PYTHON_CLIENT_MEM_FRACTION=0.42  # or: half of what is free now",
+        "export XLA_PYTHON_CLIENT_MEM_FRACTION=0.42  # the most JAX may take: half of what is free now",
         "gpudoctor memory plan --gpu 0 myjob=4GiB:jax",
-    )
+    ]
     assert f.sources == ("jax-memory-docs", "jax-changelog")
 
 
@@ -164,7 +165,7 @@ def test_both_fire_on_the_burn_test_machine_without_its_settings():
     assert [f.code for f in found] == ["tf-preallocates", "jax-preallocates"]
     assert "GPU 0: ./gpu_burn (pid 11345, 15.32 GiB), /root/tools/memhog (pid 11327, 2.51 GiB), /root/tools/memhog (pid 11328, 1.51 GiB)" in found[0].detail
     # Half of (61741 - 1024) MiB over 81559 MiB = 0.3722 -> 0.37.
-    assert found[1].remediation.commands[1].startswith("export XLA_PYTHON_CLIENT_MEM_FRACTION=0.37")
+    assert found[1].remediation.lines()[1].startswith("export XLA_PYTHON_CLIENT_MEM_FRACTION=0.37")
     assert codes(snapshot("h100-load-tf-jax-configured")) == []
 
 

@@ -104,9 +104,9 @@ def test_no_gpu_is_one_sentence_and_exit_3(tmp_path):
     assert doc["schema"] == "gpudoctor.memory-plan/1" and doc["exit_code"] == 3 and doc["error"]["message"].startswith("No NVIDIA GPU")
 
 
-def test_a_missing_snapshot_is_exit_3_without_traceback(tmp_path):
+def test_a_missing_snapshot_is_exit_2_without_traceback(tmp_path):
     r = invoke("--replay", str(tmp_path / "nope.json"))
-    assert r.exit_code == 3
+    assert r.exit_code == 2  # a wrong argument (docs/exit-codes.md)
     assert r.stderr.splitlines()[0] == f"gpudoctor: error: no such snapshot file: {tmp_path / 'nope.json'}"
     assert "Traceback" not in r.output
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gpudoctor.errors import SnapshotError
+from gpudoctor.errors import MissingInput, SnapshotError
 from gpudoctor.host.snapshot import dump_snapshot, load_snapshot, redact, validate_snapshot
 
 
@@ -19,7 +19,7 @@ from gpudoctor.host.snapshot import dump_snapshot, load_snapshot, redact, valida
         ('{"format": "gpudoctor-snapshot/1", "files": {"relative/path": "x"}}', "is not an absolute path"),
         ('{"format": "gpudoctor-snapshot/1", "commands": {"nvcc --version": "text"}}', '"rc": N'),
         ('{"format": "gpudoctor-snapshot/1", "nvml": {"devices": []}}', '"status"'),
-        ('{"format": "gpudoctor-snapshot/1", "bogus": 1}', "unknown top-level keys: bogus"),
+        ('{"format": "gpudoctor-snapshot/1", "bogus": 1}', "unknown top-level keys: 'bogus'"),
     ],
 )
 def test_invalid_snapshots_name_the_problem(tmp_path, content, message):
@@ -31,7 +31,8 @@ def test_invalid_snapshots_name_the_problem(tmp_path, content, message):
 
 
 def test_missing_and_binary_snapshot_files(tmp_path):
-    with pytest.raises(SnapshotError, match="no such snapshot file"):
+    # A path that does not exist is the user's argument (MissingInput, exit 2), not a bad snapshot.
+    with pytest.raises(MissingInput, match="no such snapshot file"):
         load_snapshot(str(tmp_path / "absent.json"))
     binary = tmp_path / "b.json"
     binary.write_bytes(b"\xff\xfe\x00garbage")

@@ -460,10 +460,10 @@ def test_shell_code_evaluated_by_fish(tmp_path):
 def test_fish_code_splits_path_lists_and_quotes_each_entry(tmp_path):
     plan = shell_plan(tmp_path, env={"PATH": "/a b/bin:/it's", "CUDA_PATH": "/usr/local/cuda-12.8"})
     assert sc.render_shell(plan.env, "fish") == (
-        "set -gx CUDA_HOME '/usr/local/cuda-11.8'\n"
-        "set -gx CUDA_PATH '/usr/local/cuda-11.8'\n"
-        "set -gx PATH '/usr/local/cuda-11.8/bin' '/a b/bin' '/it\\'s'\n"
-        "set -gx LD_LIBRARY_PATH '/usr/local/cuda-11.8/lib64'\n"
+        "set -gx CUDA_HOME /usr/local/cuda-11.8\n"
+        "set -gx CUDA_PATH /usr/local/cuda-11.8\n"
+        "set -gx PATH /usr/local/cuda-11.8/bin '/a b/bin' '/it\\'s'\n"
+        "set -gx LD_LIBRARY_PATH /usr/local/cuda-11.8/lib64\n"
     )
 
 

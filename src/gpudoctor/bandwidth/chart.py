@@ -13,6 +13,7 @@ import zlib
 from dataclasses import dataclass, field
 from gpudoctor.bandwidth.sizes import short_size
 from gpudoctor.render.xmltext import markup
+from gpudoctor.sanitize import clean_line
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def render_text_chart(chart: ChartData, width: int = 64, height: int = 13, unico
     """The chart as lines of text: y axis on the left (0, half, max), sizes below, a legend after."""
     sizes = chart.sizes()
     if not sizes:
-        return [f"{chart.title}: nothing measured"]
+        return [f"{clean_line(chart.title)}: nothing measured"]
     markers = UNICODE_MARKERS if unicode else ASCII_MARKERS
     dash, vbar, corner, hbar = ("┄", "│", "└", "─") if unicode else ("-", "|", "+", "-")
     y_max = chart.y_max()
@@ -105,7 +106,8 @@ def render_text_chart(chart: ChartData, width: int = 64, height: int = 13, unico
                 grid[r][c] = marker
     labels = {0: _fmt(y_max), (height - 1) // 2: _fmt(y_max * (height - 1 - (height - 1) // 2) / (height - 1)), height - 1: "0"}
     label_width = max(4, *(len(v) for v in labels.values()))
-    lines = [chart.title, f"{'GB/s':>{label_width}}"]
+    # Titles and labels hold GPU names: one line each, controls shown (gpudoctor.sanitize).
+    lines = [clean_line(chart.title), f"{'GB/s':>{label_width}}"]
     for r in range(height):
         lines.append(f"{labels.get(r, ''):>{label_width}} {vbar}" + "".join(grid[r]).rstrip())
     lines.append(" " * label_width + " " + corner + hbar * width)
@@ -116,10 +118,10 @@ def render_text_chart(chart: ChartData, width: int = 64, height: int = 13, unico
         start = min(max(0, _x_position(size, sizes, width) - len(text) // 2), width + 2 - len(text))
         axis[start : start + len(text)] = list(text)
     lines.append(" " * (label_width + 2) + "".join(axis).rstrip() + "  (transfer size, log scale)")
-    legend = [f"{markers[i % len(markers)]} {s.label}" for i, s in enumerate(chart.series)]
+    legend = [f"{markers[i % len(markers)]} {clean_line(s.label)}" for i, s in enumerate(chart.series)]
     if overlapped:
         legend.append(f"{overlap} several")
-    legend += [f"{dash}{dash} {ln.label} {ln.value_gb_per_s:.1f}" for ln in chart.lines]
+    legend += [f"{dash}{dash} {clean_line(ln.label)} {ln.value_gb_per_s:.1f}" for ln in chart.lines]
     lines.append("  ".join(legend))
     return lines
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from gpudoctor.bandwidth.sizes import DEFAULT_SIZES, MIB
 from gpudoctor.bandwidth.stats import Summary, summarize
-from gpudoctor.errors import GpudoctorError
+from gpudoctor.errors import InputError
 
 SCHEMA = "gpudoctor.bandwidth/1"
 
@@ -38,7 +38,7 @@ TEST_SHORT = {
 }
 
 
-class ResultsError(GpudoctorError):
+class ResultsError(InputError):
     """A results file that is not a bandwidth run gpudoctor wrote."""
 
 
@@ -65,13 +65,14 @@ class BenchPlan:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "BenchPlan":
+        data = _obj(data, "plan")
         return cls(
-            sizes_bytes=tuple(int(s) for s in data.get("sizes_bytes") or DEFAULT_SIZES),
-            tests=tuple(str(t) for t in data.get("tests") or TESTS),
-            warmup=int(data.get("warmup", 2)),
-            repeats=int(data.get("repeats", 10)),
-            sample_bytes=int(data.get("sample_bytes", 32 * MIB)),
-            max_copies_per_sample=int(data.get("max_copies_per_sample", 512)),
+            sizes_bytes=tuple(_count(s, "plan.sizes_bytes", positive=True) for s in _arr(data.get("sizes_bytes"), "plan.sizes_bytes") or DEFAULT_SIZES),
+            tests=tuple(_str(t, "plan.tests") for t in _arr(data.get("tests"), "plan.tests") or TESTS),
+            warmup=_count(data.get("warmup", 2), "plan.warmup"),
+            repeats=_count(data.get("repeats", 10), "plan.repeats"),
+            sample_bytes=_count(data.get("sample_bytes", 32 * MIB), "plan.sample_bytes"),
+            max_copies_per_sample=_count(data.get("max_copies_per_sample", 512), "plan.max_copies_per_sample"),
             verify=bool(data.get("verify", False)),
         )
 
@@ -108,22 +109,23 @@ class Measurement:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Measurement":
-        samples = tuple(float(v) for v in data.get("samples_gb_per_s") or ())
+        data = _obj(data, "a result")
+        test = data.get("test")
+        if not isinstance(test, str) or test not in TESTS:
+            raise ResultsError(f"unknown test {test!r} in results", f"known tests: {', '.join(TESTS)}")
+        samples = tuple(_bandwidth(v, test) for v in _arr(data.get("samples_gb_per_s"), f"a {test} result's samples"))
         if not samples:
             # A hand-written file may give only the median: one sample stands for it.
             if data.get("median_gb_per_s") is None:
-                raise ResultsError(f"a {data.get('test')} result has neither samples nor a median")
-            samples = (float(data["median_gb_per_s"]),)
-        test = str(data.get("test"))
-        if test not in TESTS:
-            raise ResultsError(f"unknown test {test!r} in results", f"known tests: {', '.join(TESTS)}")
+                raise ResultsError(f"a {test} result has neither samples nor a median")
+            samples = (_bandwidth(data["median_gb_per_s"], test),)
         return cls(
             test=test,
-            size_bytes=int(data["size_bytes"]),
+            size_bytes=_count(data.get("size_bytes"), f"a {test} result's size_bytes", positive=True),
             samples_gb_per_s=samples,
-            copies_per_sample=int(data.get("copies_per_sample", 1)),
-            timer=str(data.get("timer", "events")),
-            verified=data.get("verified"),
+            copies_per_sample=_count(data.get("copies_per_sample", 1), f"a {test} result's copies_per_sample", positive=True),
+            timer=_str(data.get("timer", "events"), f"a {test} result's timer"),
+            verified=_opt_bool(data.get("verified"), f"a {test} result's verified"),
         )
 
 
@@ -152,8 +154,8 @@ class LinkState:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> "LinkState":
-        data = data or {}
-        return cls(**{k: _opt_int(data.get(k)) for k in ("gen_current", "gen_max", "width_current", "width_max", "gen_under_load", "width_under_load")}, source=data.get("source"))
+        data = _obj(data, "link")
+        return cls(**{k: _opt_int(data.get(k)) for k in ("gen_current", "gen_max", "width_current", "width_max", "gen_under_load", "width_under_load")}, source=_opt_str(data.get("source"), "link.source"))
 
 
 @dataclass(frozen=True)
@@ -177,8 +179,9 @@ class PortLink:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "PortLink":
+        data = _obj(data, "placement.upstream")
         return cls(
-            address=str(data.get("address", "")),
+            address=_str(data.get("address", ""), "placement.upstream address"),
             **{k: _opt_int(data.get(k)) for k in ("gen_current", "width_current", "gen_max", "width_max")},
         )
 
@@ -196,7 +199,12 @@ class Neighbour:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Neighbour":
-        return cls(str(data.get("pci_bus_id", "")), data.get("name"), int(data.get("processes") or 0))
+        data = _obj(data, "placement.switch_neighbours")
+        return cls(
+            _str(data.get("pci_bus_id", ""), "a neighbour's pci_bus_id"),
+            _opt_str(data.get("name"), "a neighbour's name"),
+            _count(data.get("processes") or 0, "a neighbour's processes"),
+        )
 
 
 @dataclass(frozen=True)
@@ -233,17 +241,17 @@ class Placement:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> "Placement":
-        data = data or {}
+        data = _obj(data, "placement")
         return cls(
             numa_node=_opt_int(data.get("numa_node")),
             numa_nodes=_opt_int(data.get("numa_nodes")),
-            node_cpus=data.get("node_cpus"),
-            process_cpus=data.get("process_cpus"),
+            node_cpus=_opt_str(data.get("node_cpus"), "placement.node_cpus"),
+            process_cpus=_opt_str(data.get("process_cpus"), "placement.process_cpus"),
             ran_on_cpu=_opt_int(data.get("ran_on_cpu")),
             ran_on_node=_opt_int(data.get("ran_on_node")),
-            upstream=tuple(PortLink.from_json(p) for p in data.get("upstream") or ()),
-            switch_neighbours=tuple(Neighbour.from_json(n) for n in data.get("switch_neighbours") or ()),
-            virtualized=data.get("virtualized"),
+            upstream=tuple(PortLink.from_json(p) for p in _arr(data.get("upstream"), "placement.upstream")),
+            switch_neighbours=tuple(Neighbour.from_json(n) for n in _arr(data.get("switch_neighbours"), "placement.switch_neighbours")),
+            virtualized=_opt_bool(data.get("virtualized"), "placement.virtualized"),
         )
 
 
@@ -274,16 +282,17 @@ class GpuRun:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "GpuRun":
+        data = _obj(data, "a gpus entry")
         return cls(
-            ordinal=int(data.get("ordinal", 0)),
-            name=data.get("name"),
-            pci_bus_id=data.get("pci_bus_id"),
+            ordinal=_count(data.get("ordinal", 0), "a GPU's ordinal"),
+            name=_opt_str(data.get("name"), "a GPU's name"),
+            pci_bus_id=_opt_str(data.get("pci_bus_id"), "a GPU's pci_bus_id"),
             nvml_index=_opt_int(data.get("nvml_index")),
             link=LinkState.from_json(data.get("link")),
             placement=Placement.from_json(data.get("placement")),
-            measurements=tuple(Measurement.from_json(m) for m in data.get("results") or ()),
-            other_processes=int(data.get("other_processes") or 0),
-            error=data.get("error"),
+            measurements=tuple(Measurement.from_json(m) for m in _arr(data.get("results"), "a GPU's results")),
+            other_processes=_count(data.get("other_processes") or 0, "a GPU's other_processes"),
+            error=_opt_str(data.get("error"), "a GPU's error"),
         )
 
 
@@ -306,12 +315,13 @@ class PeerRun:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "PeerRun":
+        data = _obj(data, "a peers entry")
         return cls(
-            src=int(data["src"]),
-            dst=int(data["dst"]),
-            measurements=tuple(Measurement.from_json(m) for m in data.get("results") or ()),
-            note=data.get("note"),
-            error=data.get("error"),
+            src=_count(data.get("src"), "a peer's src"),
+            dst=_count(data.get("dst"), "a peer's dst"),
+            measurements=tuple(Measurement.from_json(m) for m in _arr(data.get("results"), "a peer's results")),
+            note=_opt_str(data.get("note"), "a peer's note"),
+            error=_opt_str(data.get("error"), "a peer's error"),
         )
 
 
@@ -347,21 +357,72 @@ class BenchRun:
             raise ResultsError(f"results schema {schema!r} is not {SCHEMA!r}", "record it again with this gpudoctor")
         if not isinstance(data.get("gpus"), list):
             raise ResultsError("the results hold no `gpus` list", "write them with `gpudoctor bench bandwidth --format json`")
-        driver = data.get("driver") or {}
         try:
+            driver = _obj(data.get("driver"), "driver")
+            entry_points = _obj(driver.get("entry_points"), "driver.entry_points")
             return cls(
-                plan=BenchPlan.from_json(data.get("plan") or {}),
+                plan=BenchPlan.from_json(data.get("plan")),
                 gpus=tuple(GpuRun.from_json(g) for g in data["gpus"]),
-                peers=tuple(PeerRun.from_json(p) for p in data.get("peers") or ()),
+                peers=tuple(PeerRun.from_json(p) for p in _arr(data.get("peers"), "peers")),
                 driver_version=_opt_int(driver.get("version")),
-                library=driver.get("library"),
-                entry_points=dict(driver.get("entry_points") or {}),
-                machine=data.get("machine"),
-                host_mode=str(data.get("host_mode", "recorded")),
-                provenance=data.get("provenance"),
+                library=_opt_str(driver.get("library"), "driver.library"),
+                entry_points={_str(k, "driver.entry_points"): _str(v, "driver.entry_points") for k, v in entry_points.items()},
+                machine=_opt_str(data.get("machine"), "machine"),
+                host_mode=_str(data.get("host_mode", "recorded"), "host_mode"),
+                provenance=_opt_str(data.get("provenance"), "provenance"),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise ResultsError(f"malformed bandwidth results: {type(exc).__name__}: {exc}") from None
+
+
+# Strict readers of a results file's fields: a value of the wrong type is a ResultsError naming the
+# field (exit 3, one line), never an AttributeError far away in the judging or the rendering.
+
+
+def _obj(value: Any, where: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ResultsError(f"malformed bandwidth results: {where} must be an object, not {type(value).__name__}")
+    return value
+
+
+def _arr(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ResultsError(f"malformed bandwidth results: {where} must be a list, not {type(value).__name__}")
+    return value
+
+
+def _str(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ResultsError(f"malformed bandwidth results: {where} must be a string, not {type(value).__name__}")
+    return value
+
+
+def _opt_str(value: Any, where: str) -> str | None:
+    return None if value is None else _str(value, where)
+
+
+def _opt_bool(value: Any, where: str) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise ResultsError(f"malformed bandwidth results: {where} must be true, false or null")
+    return value
+
+
+def _count(value: Any, where: str, positive: bool = False) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < (1 if positive else 0) or value >= 2**63:
+        want = "a positive integer" if positive else "a non-negative integer"
+        raise ResultsError(f"malformed bandwidth results: {where} must be {want}, not {value!r:.40}")
+    return value
+
+
+def _bandwidth(value: Any, test: str) -> float:
+    # Finite (the JSON reader refuses NaN and Infinity) and positive: medians and spreads divide by them.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e9:
+        raise ResultsError(f"malformed bandwidth results: a {test} sample must be a positive number of GB/s, not {value!r:.40}")
+    return float(value)
 
 
 def _opt_int(value: Any) -> int | None:

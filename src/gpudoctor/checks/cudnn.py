@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
-from gpudoctor.checks.frameworks import jax_cuda_major, ld_dirs, ldconfig_cache, tf_cuda, tf_gpu, torch_cuda
+from gpudoctor.checks.frameworks import jax_cuda_major, ld_dirs, ldconfig_cache, plan_remediation, tf_cuda, tf_gpu, torch_cuda
 from gpudoctor.checks.remedy import family, pip
 from gpudoctor.checks.toolkit import os_name
 from gpudoctor.cmdline import Cmd, Line, Placeholder, SetEnv
@@ -55,6 +55,8 @@ class Need:
     own_dirs: tuple[LibDir, ...]
     sources: tuple[str, ...]
     wheel_spec: str | None  # the pip requirement that brings the right cuDNN wheel; None: the system's packages
+    bundled: str | None = None  # "torch" when the framework's own build carries cuDNN: the fix is its reinstall
+    installed: str | None = None  # the framework's installed version (for naming that reinstall)
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,11 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
                     variant.cudnn,
                     t.lib_dirs,
                     variant.source,
-                    _torch_wheel(ctx, major(t.cuda), variant.cudnn),
+                    _torch_wheel(ctx, major(t.cuda), variant.cudnn) if facts.frameworks.nvidia_wheels else None,
+                    # Released builds from before NVIDIA's wheels carry cuDNN in torch/lib: only a reinstall
+                    # restores it. (Pre-release builds, 2.1.0a0+..., are source or NGC builds on the system's cuDNN.)
+                    "torch" if _torch_wheel(ctx, major(t.cuda), variant.cudnn) is None and "a0" not in t.version else None,
+                    t.version,
                 )
             )
     tf = tf_gpu(facts)
@@ -163,6 +169,8 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     for need in needs(facts, ctx):
         soname = f"libcudnn.so.{need.cudnn_major}"
         loaded = loaded_cudnn(facts, need)
+        if loaded is None and need.bundled and not any(d.via == "bundled" for d in need.own_dirs):
+            continue  # its build carries cuDNN in a directory that was not listed (a pasted snapshot): unknown, not missing
         if loaded is None:
             others = sorted({i.version or i.path for i in facts.cudnn if i.major and i.major != need.cudnn_major})
             yield Finding(
@@ -175,17 +183,17 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 + (f" (other majors are installed: {', '.join(others)}; a different major cannot stand in)" if others else "")
                 + ". Expect \"Could not load dynamic library 'libcudnn.so...'\" and no GPU for convolutions.",
                 (ev("loader", f"{soname}: not found"),),
-                _remediation(facts, need, None, f"Install cuDNN {need.cudnn_major}.x for CUDA {need.cuda_major or '?'} where {need.framework} finds it"),
+                _remediation(facts, ctx, need, None, f"Install cuDNN {need.cudnn_major}.x for CUDA {need.cuda_major or '?'} where {need.framework} finds it"),
                 need.sources,
             )
             continue
         if loaded.cuda_major is not None and need.cuda_major is not None and loaded.cuda_major != need.cuda_major:
-            yield _mismatch(facts, need, loaded, f"the wheel nvidia-cudnn-cu{loaded.cuda_major}")
+            yield _mismatch(facts, ctx, need, loaded, f"the wheel nvidia-cudnn-cu{loaded.cuda_major}")
         elif loaded.version and need.cuda_major is not None:
             majors = ctx.matrix.cudnn_cuda_majors(loaded.version)
             if majors and need.cuda_major not in majors:
                 rel = ctx.matrix.cudnn_release(loaded.version)
-                yield _mismatch(facts, need, loaded, f"cuDNN {loaded.version} (built for CUDA {', '.join(map(str, majors))})", rel.source if rel else ())
+                yield _mismatch(facts, ctx, need, loaded, f"cuDNN {loaded.version} (built for CUDA {', '.join(map(str, majors))})", rel.source if rel else ())
         if loaded.version and need.minimum and vkey(loaded.version)[:3] < vkey(need.minimum)[:3]:
             yield Finding(
                 "cudnn-too-old",
@@ -196,12 +204,12 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 f"{need.minimum} and fails at its first convolution with 'Loaded runtime CuDNN library: {loaded.version} "
                 f"but source was compiled with: {need.minimum}'.",
                 (ev(f"loader:{loaded.via}", f"{loaded.path} ({loaded.version})"), ev("requirement", f"{need.framework}: cuDNN >= {need.minimum}")),
-                _remediation(facts, need, loaded, f"Install cuDNN >= {need.minimum} (same major) where {need.framework} loads it"),
+                _remediation(facts, ctx, need, loaded, f"Install cuDNN >= {need.minimum} (same major) where {need.framework} loads it"),
                 need.sources,
             )
 
 
-def _mismatch(facts: Facts, need: Need, loaded: Loaded, what: str, cited: tuple[str, ...] = ()) -> Finding:
+def _mismatch(facts: Facts, ctx: Context, need: Need, loaded: Loaded, what: str, cited: tuple[str, ...] = ()) -> Finding:
     return Finding(
         "cudnn-cuda-mismatch",
         Severity.ERROR,
@@ -210,7 +218,7 @@ def _mismatch(facts: Facts, need: Need, loaded: Loaded, what: str, cited: tuple[
         f"cuDNN is built per CUDA major; the copy that loads ({loaded.path}) was built for another one than "
         f"{need.framework}'s CUDA runtime. Expect CUDNN_STATUS_NOT_INITIALIZED, undefined symbols, or a crash at the first convolution.",
         (ev(f"loader:{loaded.via}", loaded.path), ev("framework", f"{need.framework}: CUDA {need.cuda_major}")),
-        _remediation(facts, need, loaded, f"Install the cuDNN build for CUDA {need.cuda_major} where {need.framework} loads it"),
+        _remediation(facts, ctx, need, loaded, f"Install the cuDNN build for CUDA {need.cuda_major} where {need.framework} loads it"),
         cited or need.sources,
     )
 
@@ -218,7 +226,9 @@ def _mismatch(facts: Facts, need: Need, loaded: Loaded, what: str, cited: tuple[
 # --- the fix: the right cuDNN where the framework loads it ------------------------------------
 
 
-def _remediation(facts: Facts, need: Need, loaded: Loaded | None, lead: str) -> Remediation:
+def _remediation(facts: Facts, ctx: Context, need: Need, loaded: Loaded | None, lead: str) -> Remediation:
+    if need.bundled:  # the framework step's own decision: which build, which commands
+        return plan_remediation(facts, ctx, need.bundled, need.installed, f"{lead}: its build carries cuDNN, so reinstall it.")
     commands, where = cudnn_commands(facts, need, loaded)
     said = f"{lead}: {where}."
     if not commands:
@@ -306,7 +316,7 @@ def _system_commands(facts: Facts, need: Need) -> tuple[Line, ...]:
             Cmd(("apt-get", "update"), root=True),
             Cmd(("apt-get", "install", "-y", f"{package}={m}.*-1+cuda{cuda}.*"), root=True,
                 note=f"{repo}: the newest cuDNN {m} built for CUDA {cuda}"),
-            Cmd(("apt-mark", "hold", package), root=True, note=f"keeps upgrades from replacing it with a build for another CUDA"),
+            Cmd(("apt-mark", "hold", package), root=True, note="keeps upgrades from replacing it with a build for another CUDA"),
         )
     chosen = Placeholder(f"{package}-for-cuda{cuda}")
     if fam == "rhel":

@@ -110,7 +110,7 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
                     pipe=("sudo", "tee", "/etc/modprobe.d/blacklist-nouveau.conf")),
                 *_rebuild_initramfs(facts),
                 *_kernel_cmdline_blacklist(facts),
-                *driver_install(facts),
+                *driver_install(facts, ctx=ctx),
                 *reboot(),
             ),
             requires_root=True,
@@ -145,12 +145,12 @@ def check_driver_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
         ),
         Remediation(
             "Install the NVIDIA driver for this GPU (a recent production branch"
-            + ("" if driver_install(facts) else ", from your distribution's packages or NVIDIA's installer")
+            + ("" if driver_install(facts, ctx=ctx) else ", from your distribution's packages or NVIDIA's installer")
             + "), then load it. If it is installed, load it and read the kernel log for why it did not load: "
             "with Secure Boot on, an unsigned module is refused (enroll the key the driver package created, or "
             "use the distribution's signed modules).",
             (
-                *driver_install(facts),
+                *driver_install(facts, ctx=ctx),
                 Cmd(("modprobe", "nvidia"), root=True),
                 Cmd(("dmesg",), root=True, pipe=("grep", "-i", "-E", "nvidia|nvrm")),
                 Cmd(("mokutil", "--sb-state"), note="Secure Boot on: the module must be signed"),

@@ -52,9 +52,15 @@ def pip(facts: Facts, *args: str) -> Cmd:
     return Cmd((python_exe(facts), "-m", "pip", *args))
 
 
-def open_modules_fit(facts: Facts) -> bool | None:
-    """Whether NVIDIA's open kernel modules can drive every GPU here (Turing, 7.5, and newer); None if unknown."""
+def open_modules_fit(facts: Facts, ctx=None) -> bool | None:
+    """Whether NVIDIA's open kernel modules can drive every GPU here (Turing, 7.5, and newer); None if unknown.
+
+    The compute capability is NVML's, else (with a check Context) the matrix's entry for the GPU's name."""
     ccs = [g.compute_capability for g in facts.driver.gpus if g.compute_capability]
+    if not ccs and ctx is not None:
+        from gpudoctor.checks.toolkit import gpu_cc
+
+        ccs = [cc for cc in (gpu_cc(g, ctx) for g in facts.driver.gpus) if cc]
     if not ccs:
         flavor = _loaded_flavor(facts)
         return True if flavor == "open" else None
@@ -66,14 +72,14 @@ def _loaded_flavor(facts: Facts) -> str | None:
     return proc.value.flavor if isinstance(proc, Found) else None
 
 
-def driver_install(facts: Facts, branch: str | None = None) -> tuple[Cmd, ...]:
+def driver_install(facts: Facts, branch: str | None = None, ctx=None) -> tuple[Cmd, ...]:
     """Install the NVIDIA driver (a branch such as "550", chosen by code) with this distribution's tools.
 
     Empty for a distribution without a known recipe: the remediation's summary then says what to do.
     """
     fam = family(facts)
     distro = (facts.platform.distro.id or "").lower()
-    opened = open_modules_fit(facts)
+    opened = open_modules_fit(facts, ctx)
     if fam == "debian" and distro == "ubuntu":
         if branch:
             package = f"nvidia-driver-{branch}" + ("-open" if opened else "")

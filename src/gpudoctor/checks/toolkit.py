@@ -166,9 +166,9 @@ class ToolkitFix:
     def says(self) -> str:
         """One sentence for a remediation's summary."""
         if self.target is not None:
-            return f"Use CUDA {self.version} ({self.target.root}): {self.why}"
+            return f"Use CUDA {self.version} ({self.target.root}): {self.why}."
         if self.version is not None:
-            return f"Install CUDA {self.version} (no installed toolkit fits: {self.why}), then use it."
+            return f"Install CUDA {self.version}, then use it: no installed toolkit is {self.why}."
         return "No CUDA version fits PyTorch's CUDA major, this driver and every GPU here: change the PyTorch build or the driver first."
 
     def remediation(self, lead: str = "") -> Remediation:
@@ -176,10 +176,13 @@ class ToolkitFix:
         return Remediation(summary, self.commands, requires_root=self.requires_root, component="toolkit")
 
 
-def _why(facts: Facts) -> str:
+def _why(facts: Facts, ctx: Context, target: Toolkit | None) -> str:
     tmajor = torch_cuda_major(facts)
-    parts = [f"the CUDA major of PyTorch ({tmajor})" if tmajor else "the newest one", "run by this driver", "able to build for every GPU here"]
-    return ", ".join(parts)
+    parts = ([f"of PyTorch's CUDA major ({tmajor})"] if tmajor else []) + ["run by this driver", "able to build for every GPU here"]
+    said = ", ".join(parts)
+    if target is not None:
+        said += "; the active one" if target is active_toolkit(facts) else "; the newest such"
+    return said
 
 
 def _use_commands(facts: Facts, request: str, root: str | None) -> tuple[tuple[Line, ...], bool]:
@@ -217,8 +220,8 @@ def install_commands(facts: Facts, version: str) -> tuple[Line, ...]:
 
 def toolkit_fix(facts: Facts, ctx: Context) -> ToolkitFix:
     """The commands every toolkit finding prints: the same target, the same version, everywhere."""
-    why = _why(facts)
     target = toolkit_target(facts, ctx)
+    why = _why(facts, ctx, target)
     if target is not None:
         request = switch_request(facts, target)
         commands, root = _use_commands(facts, request, target.root)

@@ -2,7 +2,7 @@
 function, renders, and exits with a documented code (docs/exit-codes.md).
 
 `main()` is the one top-level handler: a GpudoctorError becomes one clean
-message and exit 3; anything unexpected becomes a one-line message (the
+message and its exit code (2 for a UsageError such as a missing input path, else 3); anything unexpected becomes a one-line message (the
 traceback with --debug) and exit 3; Ctrl-C exits 130.
 """
 
@@ -91,10 +91,13 @@ def main(argv: list[str] | None = None) -> None:
     except GpudoctorError as exc:
         if debug:
             raise
-        sys.stderr.write(f"gpudoctor: error: {exc.message}\n")
+        from gpudoctor.sanitize import clean
+
+        # Messages name paths and values from the command line and from input files: cleaned.
+        sys.stderr.write(f"gpudoctor: error: {clean(exc.message)}\n")
         if exc.hint:
-            sys.stderr.write(f"hint: {exc.hint}\n")
-        sys.exit(ExitCode.ERROR)
+            sys.stderr.write(f"hint: {clean(exc.hint)}\n")
+        sys.exit(exc.exit_code)
     except BrokenPipeError:
         # `gpudoctor check --format json | head`: the reader left; that is not our failure.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -103,7 +106,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # noqa: BLE001 - the documented last-resort handler
         if debug:
             raise
+        from gpudoctor.sanitize import clean_line
+
         sys.stderr.write(
-            f"gpudoctor: unexpected error: {type(exc).__name__}: {exc}\n(rerun with --debug for the traceback)\n"
+            f"gpudoctor: unexpected error: {type(exc).__name__}: {clean_line(exc)}\n(rerun with --debug for the traceback)\n"
         )
         sys.exit(ExitCode.ERROR)

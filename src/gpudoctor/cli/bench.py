@@ -155,17 +155,15 @@ def _obtain_run(plan: Any, selection: Any, results: str | None, replay: str | No
 
 
 def _load_results(path: str) -> Any:
-    import json
-
     from gpudoctor.bandwidth.results import BenchRun, ResultsError
+    from gpudoctor.bounded import load_json_file
+    from gpudoctor.errors import InputError
 
+    # Bounded (docs/security.md): a regular file of at most 32 MiB, strict JSON (no NaN), nested at most 64 deep.
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise ResultsError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise ResultsError(f"{path} is not JSON: {exc}") from None
+        data = load_json_file(path, "bandwidth results file")
+    except InputError as exc:
+        raise ResultsError(exc.message, exc.hint) from None
     run = BenchRun.from_json(data)
     return dataclasses.replace(run, host_mode="recorded")
 

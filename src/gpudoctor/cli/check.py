@@ -88,8 +88,13 @@ def register(app: typer.Typer) -> None:
 
             hint = exc.hint if isinstance(exc, GpudoctorError) else None
             message = exc.message if isinstance(exc, GpudoctorError) else f"{type(exc).__name__}: {exc}"
-            sys.stdout.write(_error_output(output_format, message, hint))
-            raise typer.Exit(ExitCode.ERROR)
+            exit_code = ExitCode(exc.exit_code) if isinstance(exc, GpudoctorError) else ExitCode.ERROR
+            sys.stdout.write(_error_output(output_format, message, hint, exit_code))
+            # The same one line on stderr as in text mode: a person reading CI logs sees why.
+            from gpudoctor.sanitize import clean
+
+            sys.stderr.write(f"gpudoctor: error: {clean(message)}\n")
+            raise typer.Exit(exit_code)
 
         unmet = [o.finding for o in outcomes if o.finding is not None]
         if unmet:
@@ -151,9 +156,7 @@ def _json(report, code, outcomes, requirements, node_name) -> str:
     return json.dumps(doc, indent=2, sort_keys=True, default=str) + "\n"
 
 
-def _error_output(output_format: OutputFormat, message: str, hint: str | None) -> str:
-    from gpudoctor.model import ExitCode
-
+def _error_output(output_format: OutputFormat, message: str, hint: str | None, exit_code: int) -> str:
     if output_format is OutputFormat.github:
         from gpudoctor.render.github import render_github_error
 
@@ -164,7 +167,7 @@ def _error_output(output_format: OutputFormat, message: str, hint: str | None) -
         return render_junit_error(message, hint)
     from gpudoctor.render.json_report import error_document
 
-    return error_document(message, hint, ExitCode.ERROR)
+    return error_document(message, hint, exit_code)
 
 
 def _print_requirements(console, outcomes) -> None:

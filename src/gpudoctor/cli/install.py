@@ -119,8 +119,19 @@ def _install(framework, version, python, replay, yes, dry_run, reinstall, use, i
     if replay and yes:
         raise typer.BadParameter("--replay plans for a recorded machine and never installs; drop --yes", param_hint="--yes")
     as_json = output_format is Format.json
-    host = make_host(replay)
-    facts = run_probes(host, _probe_options(probe_timeout, python))
+    try:
+        host = make_host(replay)
+        facts = run_probes(host, _probe_options(probe_timeout, python))
+    except GpudoctorError as exc:
+        if not as_json:
+            raise
+        # --format json: one document even when the machine (a snapshot) cannot be read.
+        from gpudoctor.sanitize import clean_line
+
+        code = ExitCode.USAGE if isinstance(exc, UsageError) else ExitCode.ERROR
+        _emit_json({"status": "doctor-error", "error": {"message": clean_line(exc.message), "hint": exc.hint and clean_line(exc.hint)},
+                    "plan": None}, code)
+        raise typer.Exit(int(code)) from None
     env = read_env(host, facts)
     if python and env.python is None:
         why = getattr(facts.frameworks.python, "reason", None) or getattr(facts.frameworks.python, "message", "")
@@ -146,7 +157,10 @@ def _install(framework, version, python, replay, yes, dry_run, reinstall, use, i
     missing = plan.online is not None and plan.online.status == "missing"
     doc = {"plan": plan.to_json(), "replay": bool(replay), "ran": [], "verification": None}
     if not as_json:
-        sys.stdout.write(render_plan(plan, replay=bool(replay)))
+        from gpudoctor.sanitize import clean
+
+        # The plan quotes what it was given (--index-url, --pip-arg, paths): no character a terminal acts on gets through.
+        sys.stdout.write(clean(render_plan(plan, replay=bool(replay))))
     if missing and not (replay or dry_run):
         # The index says the wheel is not there: pip would fail after the plan started; run nothing.
         typer.echo("gpudoctor: not running the plan: the package index has no such wheel (--offline skips asking it)", err=True)

@@ -17,7 +17,11 @@ def show(section: Optional[str] = typer.Argument(None, help="Only this section (
     sys.stdout.write(render_matrix_text(load_matrix(), section))
 
 
-@matrix_app.command("check", help="Validate a candidate matrix file or directory; exit 0 when valid, 1 when not.")
+@matrix_app.command("check", help=(
+        "Validate a candidate matrix file or directory; exit 0 when valid, 1 when not (a *.toml entry that is not a "
+        "readable regular file is a problem: fail closed), 2 when the path does not exist."
+    ),
+)
 def check(path: str = typer.Argument(..., metavar="FILE", help="A matrix .toml file or a directory of them.")) -> None:
     from gpudoctor.errors import MatrixError
     from gpudoctor.matrix import load_matrix

@@ -61,7 +61,7 @@ def _read(replay: str | None, timeout_s: float, output_format: OutputFormat, sch
         host = make_host(replay)
         view = read_memory(host, timeout_s)
     except GpudoctorError as exc:
-        _fail(exc.message, exc.hint, ExitCode.ERROR, output_format, schema)
+        _fail(exc.message, exc.hint, exc.exit_code, output_format, schema)
     if view.problem:
         _fail(view.problem, "gpudoctor check says why", ExitCode.ERROR, output_format, schema)
     return host, view

@@ -31,24 +31,40 @@ def merge(
     fail_on: str = typer.Option("warning", "--fail-on", help="Lowest finding severity on any node that makes the exit status 1: error, warning or info."),
     fail_on_drift: bool = typer.Option(False, "--fail-on-drift", help="Also exit 1 when the nodes' facts differ."),
 ) -> None:
-    import click
-
     from gpudoctor.errors import UsageError
     from gpudoctor.report_merge import _SEVERITY_RANK, merge_exit_code, merge_paths, render_json, render_text
 
     rank = _SEVERITY_RANK.get(fail_on.lower())
-    if rank is None:
-        raise click.BadParameter(f"{fail_on!r} is not one of 'error', 'warning', 'info'", param_hint="'--fail-on'")
     try:
+        if rank is None:
+            raise UsageError(f"--fail-on: {fail_on!r} is not one of 'error', 'warning', 'info'")
         merged = merge_paths(paths)
     except UsageError as exc:
-        raise click.UsageError(exc.message + (f"\nhint: {exc.hint}" if exc.hint else "")) from None
+        _usage_error(exc, output_format)
     code = merge_exit_code(merged, rank, fail_on_drift)
     if output_format is MergeFormat.json:
         sys.stdout.write(render_json(merged, code))
     else:
         sys.stdout.write(render_text(merged))
     raise typer.Exit(code)
+
+
+def _usage_error(exc, output_format: MergeFormat) -> None:
+    """A wrong argument (a missing path, a bad --fail-on): one line on stderr, exit 2, and under
+    --format json an error document on stdout, so automation never parses free text."""
+    import json
+
+    from gpudoctor.model import ExitCode
+    from gpudoctor.report_merge import SCHEMA
+    from gpudoctor.sanitize import clean
+
+    if output_format is MergeFormat.json:
+        doc = {"schema": SCHEMA, "exit_code": int(ExitCode.USAGE), "error": {"message": exc.message, "hint": exc.hint}, "nodes": []}
+        sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    sys.stderr.write(f"gpudoctor: error: {clean(exc.message)}\n")
+    if exc.hint:
+        sys.stderr.write(f"hint: {clean(exc.hint)}\n")
+    raise typer.Exit(ExitCode.USAGE)
 
 
 def register(app: typer.Typer) -> None:

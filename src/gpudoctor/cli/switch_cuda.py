@@ -15,7 +15,8 @@ from gpudoctor.model import ExitCode
 
 HELP = (
     "Switch between installed CUDA toolkits: system-wide (re-points /usr/local/cuda, atomically; needs root) "
-    'or for this shell only: eval "$(gpudoctor switch-cuda 11.8 --shell)".\n\n'
+    'or for this shell only: eval "$(gpudoctor switch-cuda 11.8 --shell)" (fish: gpudoctor switch-cuda 11.8 --shell fish | source; '
+    "PowerShell: gpudoctor switch-cuda 11.8 --shell powershell | Invoke-Expression).\n\n"
     "VERSION as you would say it: 11.8 (newest 11.8.x), 12 (newest 12.x), 12.4.1 (exactly), or a toolkit directory.\n\n"
     "Exit status: 0 switched and checked, already active, --dry-run, --list or --shell; 1 declined at the prompt; "
     "2 usage error, or no terminal to ask on and no --yes; 3 refused (the message says why and what to do instead) or failed."
@@ -25,27 +26,20 @@ HELP = (
 def _parse_words(words: list[str], shell: bool) -> tuple[str, str | None]:
     """VERSION, and with --shell an optional shell name on either side of it."""
     from gpudoctor.errors import UsageError
-    from gpudoctor.switch_cuda import SHELLS, parse_request
+    from gpudoctor.switch_cuda import SHELL_NAMES, parse_request
 
-    shells = [w for w in words if w in SHELLS] if shell else []
+    shells = [w for w in words if w in SHELL_NAMES] if shell else []
     versions = [w for w in words if w not in shells]
     if len(versions) != 1 or len(shells) > 1:
-        raise typer.BadParameter("give one VERSION (with --shell, also at most one of: bash, zsh, fish)", param_hint="VERSION")
+        raise typer.BadParameter(
+            f"give one VERSION (with --shell, also at most one of: {', '.join(SHELL_NAMES)})", param_hint="VERSION"
+        )
     if not versions[0].startswith("/"):
         try:
             parse_request(versions[0])
         except UsageError as exc:
             raise typer.BadParameter(f"{exc.message}; {exc.hint}", param_hint="VERSION") from None
     return versions[0], shells[0] if shells else None
-
-
-def _default_shell() -> str:
-    name = os.path.basename(os.environ.get("SHELL", ""))
-    if name in ("bash", "zsh", "fish"):
-        return name
-    if name in ("sh", "dash", "ksh", "mksh", "ash"):
-        return "sh"
-    raise typer.BadParameter(f"cannot tell the shell from SHELL={name!r}; name it: --shell bash, zsh or fish", param_hint="SHELL")
 
 
 def _rerun_argv(requested: str, root: str, argv0: str | None = None) -> list[str]:
@@ -88,7 +82,7 @@ def _switch_system(plan, host, *, yes: bool, dry_run: bool, timeout_s: float) ->
         lines = "\n".join(f"  {s}" for s in stale)
         typer.echo(
             f"note: this environment still names another toolkit:\n{lines}\n"
-            f'switch this shell too: eval "$(gpudoctor switch-cuda {plan.requested} --shell)"',
+            f"switch this shell too: {sc.eval_hint(plan.requested)}",
             err=True,
         )
 
@@ -97,10 +91,14 @@ def register(app: typer.Typer) -> None:
     @app.command("switch-cuda", help=HELP)
     def switch_cuda(
         words: Optional[List[str]] = typer.Argument(
-            None, metavar="VERSION [SHELL]", help="11.8, 12, 12.4.1 or a toolkit directory; with --shell, optionally bash, zsh or fish."
+            None, metavar="VERSION [SHELL]",
+            help="11.8, 12, 12.4.1 or a toolkit directory; with --shell, optionally posix (also sh, bash, zsh), fish or powershell.",
         ),
         list_toolkits: bool = typer.Option(False, "--list", help="List every toolkit, its full version, and which is active through what."),
-        shell: bool = typer.Option(False, "--shell", help="Print code that switches this shell only (default: $SHELL's syntax). No root needed."),
+        shell: bool = typer.Option(
+            False, "--shell",
+            help="Print code that switches this shell only, in the syntax named after it: posix (the default; bash, zsh, sh), fish or powershell. No root needed.",
+        ),
         yes: bool = typer.Option(False, "--yes", "-y", help="Switch without asking."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
         probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
@@ -108,7 +106,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         from gpudoctor import switch_cuda as sc
         from gpudoctor.checks import Context
-        from gpudoctor.errors import UnsafeOperation, UsageError
+        from gpudoctor.cmdline import Unrenderable
+        from gpudoctor.errors import GpudoctorError, UnsafeOperation, UsageError
         from gpudoctor.host.live import LiveHost
         from gpudoctor.probes import ProbeOptions, run_probes
 
@@ -118,7 +117,8 @@ def register(app: typer.Typer) -> None:
             requested, shell_name = _parse_words(words or [], shell)
             if shell and dry_run:
                 raise typer.BadParameter("--shell changes nothing, so there is nothing to dry-run", param_hint="--dry-run")
-            shell_name = shell_name or (_default_shell() if shell else None)
+            # POSIX unless named: $SHELL is the login shell, not necessarily the one that evaluates the code.
+            shell_name = shell_name or ("posix" if shell else None)
         host = LiveHost(root=root)
         facts = run_probes(host, ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4)))
         if list_toolkits:
@@ -137,9 +137,12 @@ def register(app: typer.Typer) -> None:
             alternatives=None if shell else sc.query_alternatives(host.root, link),
             lib_dirs=sc.library_dirs(host, facts.toolkits.toolkits) if shell else None,
         )
+        if not plan.refusal and not shell and plan.target is not None:
+            plan = sc.refuse_untrusted_target(plan, host)
         if plan.refusal:
-            # Nothing to switch to is the user's request failing; the rest are refusals to do something unsafe.
-            error = UsageError if plan.target is None else UnsafeOperation
+            # Nothing to switch to is the user's request failing (exit 3, as docs/switch-cuda.md says: the
+            # arguments were well-formed); the rest are refusals to do something unsafe.
+            error = GpudoctorError if plan.target is None else UnsafeOperation
             raise error(plan.refusal, "\n".join(plan.manual) or None)
         for note in plan.notes:
             typer.echo(f"note: {note}", err=True)
@@ -150,7 +153,11 @@ def register(app: typer.Typer) -> None:
         for warning in warnings:
             typer.echo(f"warning: {warning}", err=True)
         if shell:
-            sys.stdout.write(sc.render_shell(plan.env, shell_name))
+            try:
+                code = sc.render_shell(plan.env, shell_name)
+            except Unrenderable as exc:
+                raise UsageError(f"this environment cannot be written as {shell_name} code: {exc}") from None
+            sys.stdout.write(code)
             typer.echo(f"gpudoctor: this shell: CUDA {plan.target.version} from {plan.target.root}", err=True)
             raise typer.Exit(ExitCode.OK)
         _switch_system(plan, host, yes=yes, dry_run=dry_run, timeout_s=probe_timeout)

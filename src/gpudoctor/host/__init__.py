@@ -57,7 +57,8 @@ class HostError(Exception):
 
     `code` is the errno name (`ENOENT`, `EACCES`, `EISDIR`, `ENOTDIR`, `EIO`,
     `ELOOP`), or one of ours: `EBINARY` for a file that is not text, `ETOOBIG`
-    for one larger than a probe will read.
+    for one larger than a probe will read (or an interpreter whose output passed
+    the cap), `ENOTREG` for a FIFO, socket or device where a file was expected.
     """
 
     def __init__(self, code: str, path: str, detail: str = "") -> None:
@@ -97,7 +98,9 @@ class CommandResult:
     """The result of running one argv with a time limit.
 
     `missing` means the executable was not found; `timed_out` that it was
-    killed at its limit. Neither raises: both are facts about the machine.
+    killed at its time limit; `overflow` that it was killed because its output
+    passed gpudoctor.bounded.MAX_COMMAND_OUTPUT (`stderr` then says so, and
+    `stdout` is empty). None raises: each is a fact about the machine.
     """
 
     argv: tuple[str, ...]
@@ -107,6 +110,7 @@ class CommandResult:
     timed_out: bool = False
     missing: bool = False
     duration_s: float = 0.0
+    overflow: bool = False
 
     @property
     def key(self) -> str:
@@ -114,7 +118,7 @@ class CommandResult:
 
     @property
     def ok(self) -> bool:
-        return self.rc == 0 and not self.timed_out and not self.missing
+        return self.rc == 0 and not self.timed_out and not self.missing and not self.overflow
 
 
 def command_key(argv: tuple[str, ...] | list[str]) -> str:

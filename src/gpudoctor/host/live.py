@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import platform as _platform
+import selectors
 import signal
 import stat as _stat
 import subprocess
@@ -16,6 +17,7 @@ import threading
 import time
 from typing import Any, Mapping
 
+from gpudoctor.bounded import MAX_COMMAND_OUTPUT, describe_size
 from gpudoctor.host import ENV_NAMES, CommandResult, Host, HostError, PathInfo, PythonEnv
 
 
@@ -32,6 +34,8 @@ class LiveHost(Host):
         self.root = os.path.abspath(root)
         source = os.environ if environ is None else environ
         self._env = {k: source[k] for k in ENV_NAMES if k in source}
+        self._nvml_lock = threading.Lock()
+        self._nvml_pending: tuple[threading.Thread, dict[str, Any]] | None = None
 
     def _real(self, path: str) -> str:
         if self.root == "/":
@@ -40,11 +44,31 @@ class LiveHost(Host):
 
     # --- files -------------------------------------------------------------
     def read_text(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> str:
+        # O_NONBLOCK and fstat before reading: a FIFO planted where a probe looks (a torch/version.py,
+        # say) opens at once and is refused instead of hanging the probe; a device is never read.
+        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
         try:
-            with open(self._real(path), "rb") as fh:
-                data = fh.read(max_bytes + 1)
+            fd = os.open(self._real(path), flags)
         except OSError as exc:
             raise HostError(_errno_name(exc), path, exc.strerror or "") from None
+        try:
+            mode = os.fstat(fd).st_mode
+            if _stat.S_ISDIR(mode):
+                raise HostError("EISDIR", path, "is a directory")
+            if not _stat.S_ISREG(mode):
+                raise HostError("ENOTREG", path, "not a regular file")
+            chunks, total = [], 0
+            while total <= max_bytes:
+                chunk = os.read(fd, min(1024 * 1024, max_bytes + 1 - total))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+            data = b"".join(chunks)
+        except OSError as exc:
+            raise HostError(_errno_name(exc), path, exc.strerror or "") from None
+        finally:
+            os.close(fd)
         if len(data) > max_bytes:
             raise HostError("ETOOBIG", path, f"larger than {max_bytes} bytes")
         # A NUL byte means this is not a text file, whatever its name says:
@@ -114,28 +138,26 @@ class LiveHost(Host):
             return CommandResult(argv, None, missing=True)
         except OSError as exc:
             return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
-        try:
-            out, err = proc.communicate(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            try:
-                out, err = proc.communicate(timeout=1.0)
-            except subprocess.TimeoutExpired:
-                out, err = b"", b""
+        out, err, overflow, timed_out = _collect(proc, timeout_s, MAX_COMMAND_OUTPUT)
+        duration = time.monotonic() - start
+        if overflow:
+            # Killed: a program that floods its output (a broken or hostile shim) is a failed probe
+            # that says why, not a doctor that runs out of memory.
             return CommandResult(
                 argv,
                 None,
-                out.decode("utf-8", "replace"),
-                err.decode("utf-8", "replace"),
-                timed_out=True,
-                duration_s=time.monotonic() - start,
+                "",
+                f"output exceeded {describe_size(MAX_COMMAND_OUTPUT)}; gpudoctor stopped the program",
+                overflow=True,
+                duration_s=duration,
             )
         return CommandResult(
             argv,
-            proc.returncode,
+            None if timed_out else proc.returncode,
             out.decode("utf-8", "replace"),
             err.decode("utf-8", "replace"),
-            duration_s=time.monotonic() - start,
+            timed_out=timed_out,
+            duration_s=duration,
         )
 
     # --- environment -----------------------------------------------------------
@@ -149,21 +171,31 @@ class LiveHost(Host):
     def nvml(self, timeout_s: float) -> dict[str, Any]:
         from gpudoctor.host.nvml import read_nvml_state
 
-        # A hung NVML call cannot be interrupted from Python: run it in a
-        # daemon thread and stop waiting at the deadline.
-        box: dict[str, Any] = {}
+        # A hung NVML call cannot be interrupted from Python: it runs in a daemon thread and we stop
+        # waiting at the deadline. At most one such worker exists per host: while one is still
+        # hung, later calls (every redraw of `memory --watch`) wait on it instead of starting another,
+        # so a hung driver costs one thread, not one per redraw.
+        with self._nvml_lock:
+            if self._nvml_pending is None:
+                box: dict[str, Any] = {}
 
-        def work() -> None:
-            try:
-                box["state"] = read_nvml_state()
-            except BaseException as exc:  # noqa: BLE001 - anything NVML does is a fact, not a crash
-                box["state"] = {"status": "crash", "error": f"{type(exc).__name__}: {exc}"}
+                def work() -> None:
+                    try:
+                        box["state"] = read_nvml_state()
+                    except BaseException as exc:  # noqa: BLE001 - anything NVML does is a fact, not a crash
+                        box["state"] = {"status": "crash", "error": f"{type(exc).__name__}: {exc}"}
 
-        worker = threading.Thread(target=work, name="gpudoctor-nvml", daemon=True)
-        worker.start()
+                worker = threading.Thread(target=work, name="gpudoctor-nvml", daemon=True)
+                self._nvml_pending = (worker, box)
+                worker.start()
+            pending = self._nvml_pending
+        worker, box = pending
         worker.join(timeout_s)
-        if worker.is_alive():
-            return {"status": "timeout", "error": f"NVML did not answer within {timeout_s:g} s"}
+        with self._nvml_lock:
+            if worker.is_alive():
+                return {"status": "timeout", "error": f"NVML did not answer within {timeout_s:g} s"}
+            if self._nvml_pending is pending:
+                self._nvml_pending = None  # answered: the next call reads NVML afresh
         return box["state"]
 
     def python_env(self, executable: str | None, timeout_s: float) -> PythonEnv | None:
@@ -184,6 +216,62 @@ def _same_file(a: str, b: str) -> bool:
     return os.path.realpath(os.path.dirname(os.path.abspath(a))) == os.path.realpath(
         os.path.dirname(os.path.abspath(b))
     )
+
+
+def _collect(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes, bytes, bool, bool]:
+    """Read stdout and stderr until both close, at most `cap` bytes together and `timeout_s` seconds.
+
+    Returns (stdout, stderr, overflow, timed_out). Past either limit the process group is killed.
+    (`communicate()` has a time limit but no size limit: it would buffer a flood until memory ran out.)
+    """
+    deadline = time.monotonic() + timeout_s
+    buffers = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    total = 0
+    overflow = timed_out = False
+    with selectors.DefaultSelector() as sel:
+        for stream in buffers:
+            if stream is not None:
+                os.set_blocking(stream.fileno(), False)
+                sel.register(stream, selectors.EVENT_READ)
+        while sel.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            for key, _ in sel.select(remaining):
+                try:
+                    chunk = os.read(key.fd, _CHUNK)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                total += len(chunk)
+                if total > cap:
+                    overflow = True
+                    break
+                buffers[key.fileobj] += chunk
+            if overflow:
+                break
+    if overflow or timed_out:
+        _kill_group(proc)
+    for stream in buffers:
+        if stream is not None:
+            stream.close()
+    try:
+        proc.wait(timeout=max(0.5, deadline - time.monotonic()) if not (overflow or timed_out) else 5.0)
+    except subprocess.TimeoutExpired:
+        # Both pipes closed but the program still runs (it closed them itself): the time limit holds.
+        _kill_group(proc)
+        timed_out = True
+        try:
+            proc.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            pass
+    return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), overflow, timed_out
+
+
+_CHUNK = 64 * 1024
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -76,13 +76,79 @@ def describe():
     }
 
 
+def describe_from_files(host, executable, why):
+    """What `describe()` would say, read from the environment's files: root's way with an
+    interpreter that others can write (it is never run). `why` becomes the `how` note.
+
+    The prefix is the directory above bin/; its version comes from pyvenv.cfg (`version` or uv's
+    `version_info`), else from the lib/pythonX.Y directory name.
+    """
+    import posixpath
+
+    from gpudoctor.host import HostError, PythonEnv
+
+    prefix = posixpath.dirname(posixpath.dirname(executable))
+    version = ""
+    kind = "system"
+    cfg = host.read_text_or_none(posixpath.join(prefix, "pyvenv.cfg"))
+    if cfg is not None:
+        kind = "venv"
+        for line in cfg.splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() in ("version", "version_info") and value.strip():
+                version = ".".join(value.strip().split(".")[:3])
+                break
+    if host.exists(posixpath.join(prefix, "conda-meta")):
+        kind = "conda"
+    site_dirs = []
+    try:
+        libs = sorted(n for n in host.list_dir(posixpath.join(prefix, "lib")) if n.startswith("python"))
+    except HostError:
+        libs = []
+    for name in libs:
+        site = posixpath.join(prefix, "lib", name, "site-packages")
+        if host.exists(site):
+            site_dirs.append(site)
+            version = version or name[len("python"):]
+    dists, locations = {}, {}
+    for site in site_dirs:
+        try:
+            names = sorted(host.list_dir(site))
+        except HostError:
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                split = _split_dist_dir(name)
+                if split:
+                    key = split[0].lower().replace("_", "-").replace(".", "-")
+                    if key not in dists:
+                        dists[key], locations[key] = split[1], site
+    data = {"executable": executable, "version": version, "prefix": prefix, "kind": kind,
+            "site_packages": site_dirs, "distributions": dists, "locations": locations}
+    return PythonEnv.from_json(data, how="files: " + why)
+
+
 def describe_via(host, executable, timeout_s):
     """Run `describe()` in another interpreter through the host.
+
+    As root, an interpreter that a non-root user can write (a venv's python, its pyvenv.cfg and
+    site-packages, whose .pth files run at start) is not run: the environment is read as files
+    (`describe_from_files`), and its `how` says so.
 
     Raises HostError: ENOENT (no such interpreter), ETIMEDOUT, or EFAIL with
     the interpreter's own error text.
     """
+    import posixpath
+
     from gpudoctor.host import HostError, PythonEnv
+    from gpudoctor.trust import not_run_note, refuse_on_host
+
+    # The interpreter and its environment's directory (site-packages lies under it).
+    why = refuse_on_host(host, executable) or refuse_on_host(host, posixpath.dirname(posixpath.dirname(executable)) or "/")
+    if why:
+        if not host.exists(executable):
+            raise HostError("ENOENT", executable, "no such interpreter")
+        return describe_from_files(host, executable, not_run_note(executable, why))
 
     with open(__file__, encoding="utf-8") as fh:
         source = fh.read()
@@ -91,6 +157,8 @@ def describe_via(host, executable, timeout_s):
         raise HostError("ENOENT", executable, "no such interpreter")
     if result.timed_out:
         raise HostError("ETIMEDOUT", executable, "did not answer within %g s" % timeout_s)
+    if result.overflow:
+        raise HostError("ETOOBIG", executable, result.stderr)
     try:
         data = json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):

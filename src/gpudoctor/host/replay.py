@@ -79,6 +79,8 @@ class RecordingHost(Host):
             entry: dict[str, Any]
             if result.timed_out:
                 entry = {"timeout": True, "timeout_s": timeout_s}
+            elif result.overflow:
+                entry = {"overflow": True, "stderr": result.stderr}
             else:
                 entry = {"rc": result.rc, "stdout": result.stdout, "stderr": result.stderr}
             with self._lock:
@@ -227,6 +229,8 @@ class ReplayHost(Host):
         entry = self.commands.get(key or command_key(argv))
         if entry is None:
             return CommandResult(argv, None, missing=True)
+        if entry.get("overflow"):
+            return CommandResult(argv, None, "", str(entry.get("stderr", "output exceeded the cap")), overflow=True)
         if entry.get("timeout"):
             return CommandResult(argv, None, str(entry.get("stdout", "")), str(entry.get("stderr", "")), timed_out=True)
         rc = entry.get("rc")

@@ -39,56 +39,96 @@ def load_snapshot(path: str) -> dict[str, Any]:
 
     Read through gpudoctor.bounded: a regular file of at most 32 MiB, strict JSON nested at most 64 deep.
     """
-    from gpudoctor.bounded import load_json_file
+    from gpudoctor.bounded import parse_json_text, read_input_text
     from gpudoctor.errors import InputError, MissingInput
 
     try:
-        data = load_json_file(path, "snapshot")
+        text = read_input_text(path, "snapshot file")
     except MissingInput as exc:
         raise MissingInput(exc.message, hint="record one with: gpudoctor snapshot -o FILE") from None
     except InputError as exc:
-        raise SnapshotError(exc.message, hint=exc.hint or "a snapshot is one JSON object; see docs/snapshot-format.md") from None
+        raise SnapshotError(exc.message, hint=exc.hint) from None
+    try:
+        data = parse_json_text(text, path, "snapshot file")
+    except InputError as exc:
+        raise SnapshotError(exc.message, hint="a snapshot is one JSON object; see docs/snapshot-format.md") from None
     return validate_snapshot(data, path)
 
 
 def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
+    """Check every field's type where it is loaded, so that nothing past this point meets a wrong one.
+
+    A snapshot comes from a machine or a person gpudoctor does not control: a string where a number
+    goes, a negative memory size or a relative path is named here, never found later as a crash.
+    Unknown keys are allowed (the format only ever gains fields).
+    """
     problems: list[str] = []
     if not isinstance(data, dict):
-        raise SnapshotError(f"{where}: a snapshot is a JSON object, not {type(data).__name__}")
+        raise SnapshotError(f"{where}: a snapshot is a JSON object, not {_json_type(data)}")
     fmt = data.get("format")
     if fmt != FORMAT:
         raise SnapshotError(
-            f"{where}: unknown snapshot format {fmt!r}",
+            f"{where}: unknown snapshot format {_short(fmt)}",
             hint=f'this gpudoctor reads "format": "{FORMAT}"',
         )
     unknown = sorted(set(data) - _TOP_LEVEL)
     if unknown:
-        problems.append(f"unknown top-level keys: {', '.join(unknown)}")
+        problems.append(f"unknown top-level keys: {', '.join(_short(k) for k in unknown[:10])}")
     for key in ("platform", "env", "files", "dirs", "commands"):
         if key in data and not isinstance(data[key], dict):
-            problems.append(f'"{key}" must be an object')
-    for path, entry in (data.get("files") or {}).items() if isinstance(data.get("files"), dict) else ():
-        if not path.startswith("/"):
-            problems.append(f'files: "{path}" is not an absolute path')
+            problems.append(f'"{key}" must be an object, not {_json_type(data[key])}')
+    for key in ("recorded_with", "recorded_at", "note"):
+        if key in data and not isinstance(data[key], str):
+            problems.append(f'"{key}" must be a string')
+    files = data.get("files") if isinstance(data.get("files"), dict) else {}
+    for path, entry in files.items():
+        if not _absolute(path):
+            problems.append(f"files: {_short(path)} is not an absolute path")
         if isinstance(entry, str):
             continue
         if not isinstance(entry, dict) or not ({"link", "error", "type"} & set(entry)):
-            problems.append(f'files: "{path}" must be text, {{"link": ...}}, {{"error": ...}} or {{"type": ...}}')
-    for key, entry in (data.get("commands") or {}).items() if isinstance(data.get("commands"), dict) else ():
-        if not isinstance(entry, dict) or not ("rc" in entry or entry.get("timeout")):
-            problems.append(f'commands: "{key}" must be {{"rc": N, "stdout": ..., "stderr": ...}} or {{"timeout": true}}')
-    for key, value in (data.get("env") or {}).items() if isinstance(data.get("env"), dict) else ():
-        if not isinstance(value, str):
-            problems.append(f'env: "{key}" must be a string')
+            problems.append(f'files: {_short(path)} must be text, {{"link": ...}}, {{"error": ...}} or {{"type": ...}}')
+            continue
+        _check(entry, _FILE_ENTRY, f"files: {_short(path)}", problems)
+    dirs = data.get("dirs") if isinstance(data.get("dirs"), dict) else {}
+    for path, listing in dirs.items():
+        if not _absolute(path):
+            problems.append(f"dirs: {_short(path)} is not an absolute path")
+        if isinstance(listing, list):
+            if not all(isinstance(n, str) and n not in ("", ".", "..") and "/" not in n for n in listing):
+                problems.append(f"dirs: {_short(path)} must list names (strings without /)")
+        elif not (isinstance(listing, dict) and isinstance(listing.get("error"), str)):
+            problems.append(f'dirs: {_short(path)} must be a list of names or {{"error": "ERRNO"}}')
+    commands = data.get("commands") if isinstance(data.get("commands"), dict) else {}
+    for key, entry in commands.items():
+        if not isinstance(entry, dict) or not ("rc" in entry or entry.get("timeout") is True or entry.get("overflow") is True):
+            problems.append(
+                f'commands: {_short(key)} must be {{"rc": N, "stdout": ..., "stderr": ...}}, {{"timeout": true}} '
+                'or {"overflow": true}'
+            )
+            continue
+        _check(entry, _COMMAND_ENTRY, f"commands: {_short(key)}", problems)
+    for section in ("env", "platform"):
+        values = data.get(section) if isinstance(data.get(section), dict) else {}
+        for key, value in values.items():
+            if not isinstance(value, str):
+                problems.append(f"{section}: {_short(key)} must be a string")
     python = data.get("python")
-    if python is not None and not isinstance(python, dict):
-        problems.append('"python" must be an object')
+    if python is not None:
+        if not isinstance(python, dict):
+            problems.append('"python" must be an object')
+        else:
+            _check(python, _PYTHON_ERROR if "error" in python else _PYTHON, "python", problems)
     nvml = data.get("nvml")
-    if nvml is not None and (not isinstance(nvml, dict) or "status" not in nvml):
-        problems.append('"nvml" must be an object with a "status"')
+    if nvml is not None:
+        if not isinstance(nvml, dict) or not isinstance(nvml.get("status"), str):
+            problems.append('"nvml" must be an object with a "status" string')
+        else:
+            _check(nvml, _NVML, "nvml", problems)
     if problems:
+        shown = problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else [])
         raise SnapshotError(
-            f"{where}: invalid snapshot:\n" + "\n".join(f"  {p}" for p in problems),
+            f"{where}: invalid snapshot:\n" + "\n".join(f"  {p}" for p in shown),
             hint="see docs/snapshot-format.md",
         )
     data.setdefault("files", {})
@@ -97,6 +137,170 @@ def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
     data.setdefault("env", {})
     data.setdefault("platform", {})
     return data
+
+
+# --- field types ----------------------------------------------------------------------------------
+# A tiny schema language: a type spec is one of the markers below, ("opt", spec) for "or null",
+# ("list", spec), ("map", spec) for an object of any keys, or a dict of known keys -> spec
+# (other keys are allowed and not checked).
+_STR = "string"
+_BOOL = "boolean"
+_COUNT = "non-negative integer"  # sizes, counts, indexes, pids, bit masks
+_NUMBER = "number"
+_INT = "integer"  # exit statuses: negative for a signal
+
+
+def _opt(spec: Any) -> tuple[str, Any]:
+    return ("opt", spec)
+
+
+def _list(spec: Any) -> tuple[str, Any]:
+    return ("list", spec)
+
+
+def _map(spec: Any) -> tuple[str, Any]:
+    return ("map", spec)
+
+
+_MAX_COUNT = 2**64  # NVML's counters are 64-bit; a larger one is not from a GPU
+
+
+def _type_ok(value: Any, spec: str) -> bool:
+    if spec == _STR:
+        return isinstance(value, str)
+    if spec == _BOOL:
+        return isinstance(value, bool)
+    if spec == _COUNT:
+        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_COUNT
+    if spec == _INT:
+        return isinstance(value, int) and not isinstance(value, bool) and abs(value) < _MAX_COUNT
+    if spec == _NUMBER:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) < 1e300
+    raise AssertionError(spec)
+
+
+def _check(value: Any, spec: Any, where: str, problems: list[str]) -> None:
+    if len(problems) > 100:
+        return
+    if isinstance(spec, tuple):
+        kind, inner = spec
+        if kind == "opt":
+            if value is not None:
+                _check(value, inner, where, problems)
+            return
+        if kind == "list":
+            if not isinstance(value, list):
+                problems.append(f"{where} must be a list, not {_json_type(value)}")
+                return
+            for i, item in enumerate(value):
+                _check(item, inner, f"{where}[{i}]", problems)
+            return
+        if kind == "map":
+            if not isinstance(value, dict):
+                problems.append(f"{where} must be an object, not {_json_type(value)}")
+                return
+            for key, item in value.items():
+                _check(item, inner, f"{where}.{_short(key)}", problems)
+            return
+    if isinstance(spec, dict):
+        if not isinstance(value, dict):
+            problems.append(f"{where} must be an object, not {_json_type(value)}")
+            return
+        for key, inner in spec.items():
+            if key in value:
+                _check(value[key], inner, f"{where}.{key}", problems)
+        return
+    if not _type_ok(value, spec):
+        article = "an" if spec[0] in "aeiou" else "a"
+        problems.append(f"{where} must be {article} {spec}, not {_json_type(value)} {_short(value)}")
+
+
+_FILE_ENTRY = {"link": _STR, "error": _STR, "type": _STR, "readable": _BOOL, "writable": _BOOL, "binary": _BOOL}
+_COMMAND_ENTRY = {
+    "rc": _opt(_INT),
+    "stdout": _STR,
+    "stderr": _STR,
+    "timeout": _BOOL,
+    "timeout_s": _NUMBER,
+    "overflow": _BOOL,
+    "limit_bytes": _COUNT,
+}
+_PYTHON = {
+    "executable": _STR,
+    "version": _STR,
+    "prefix": _STR,
+    "kind": _STR,
+    "site_packages": _list(_STR),
+    "distributions": _map(_STR),
+    "locations": _map(_STR),
+}
+_PYTHON_ERROR = {"error": _STR, "detail": _STR, "executable": _STR}
+_ON_OFF = {"current": _BOOL, "pending": _BOOL}
+_NVML_DEVICE = {
+    "index": _COUNT,
+    "lost": _STR,
+    "name": _STR,
+    "uuid": _STR,
+    "pci_bus_id": _STR,
+    "compute_capability": _STR,
+    "memory": {"total_bytes": _opt(_COUNT), "used_bytes": _opt(_COUNT), "free_bytes": _opt(_COUNT)},
+    "pcie_gen_current": _opt(_COUNT),
+    "pcie_gen_max": _opt(_COUNT),
+    "pcie_gen_gpu_max": _opt(_COUNT),
+    "pcie_width_current": _opt(_COUNT),
+    "pcie_width_max": _opt(_COUNT),
+    "persistence_mode": _opt(_BOOL),
+    "mig_mode": _ON_OFF,
+    "ecc_mode": _ON_OFF,
+    "ecc_volatile_uncorrected": _opt(_COUNT),
+    "ecc_aggregate_uncorrected": _opt(_COUNT),
+    "retired_pages_pending": _opt(_BOOL),
+    "remapped_rows": {"correctable": _COUNT, "uncorrectable": _COUNT, "pending": _BOOL, "failure": _BOOL},
+    "clock_event_reasons": _opt(_COUNT),
+    "temperature_c": _opt(_NUMBER),
+    "power_draw_w": _opt(_NUMBER),
+    "processes": _list({"pid": _COUNT, "used_bytes": _opt(_COUNT), "name": _opt(_STR)}),
+    "mig_devices": _list(
+        {"slot": _COUNT, "uuid": _STR, "memory_total_bytes": _COUNT, "memory_used_bytes": _COUNT, "error": _STR}
+    ),
+    "errors": _map(_STR),
+}
+_NVML = {
+    "status": _STR,
+    "error": _opt(_STR),
+    "driver_version": _opt(_STR),
+    "nvml_version": _opt(_STR),
+    "cuda_driver_version": _opt(_COUNT),
+    "errors": _map(_STR),
+    "fallbacks": _list(_STR),
+    "devices": _list(_NVML_DEVICE),
+}
+
+
+def _absolute(path: str) -> bool:
+    return path.startswith("/") and "\x00" not in path
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """A value for a message: repr'd (so control characters show escaped), and cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _UUID = re.compile(r"\b(GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")

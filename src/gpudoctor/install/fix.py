@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from gpudoctor.checks import Context
+from gpudoctor.cmdline import SetEnv, Unrenderable
 from gpudoctor.errors import UnsafeOperation, UsageError
 from gpudoctor.facts import Facts, Toolkit
 from gpudoctor.install.model import TITLES, TargetEnv
@@ -38,7 +38,6 @@ SWITCH_CODES = ("cuda-link-dangling", "toolkit-newer-than-driver", "toolkit-arch
 PREALLOCATION_OFF = {"jax": ("XLA_PYTHON_CLIENT_PREALLOCATE", "false"), "tensorflow": ("TF_FORCE_GPU_ALLOW_GROWTH", "true")}
 # Findings whose fix is an allocator variable (gpu-memory-held, or a finding that sets one the matrix knows).
 ENV_CODES = ("gpu-memory-held", "tf-preallocates", "jax-preallocates")
-_EXPORT = re.compile(r"^\s*export\s+([A-Z][A-Z0-9_]*)=(\S+)\s*$")
 LINK = "/usr/local/cuda"
 
 
@@ -59,13 +58,29 @@ class EnvSetting:
     path: str | None  # the file the user named (--env-file); None: not named
     why: str
 
+    @property
+    def target(self) -> str:
+        """How the file is read: fish (config.fish), envfile (.env), powershell (a .ps1 profile), else posix (.bashrc, .zshrc, .profile)."""
+        return file_target(self.path)
+
     def line(self) -> str:
-        base = os.path.basename(self.path or "")
-        if base.endswith(".fish"):
-            return f"set -gx {self.name} {self.value}"
-        if base == ".env" or base.endswith(".env"):
-            return f"{self.name}={self.value}"
-        return f"export {self.name}={self.value}"
+        """The assignment in the file's language, through gpudoctor.cmdline (raises cmdline.Unrenderable)."""
+        from gpudoctor.cmdline import SetEnv, render, render_envfile
+
+        if self.target == "envfile":
+            return render_envfile([(self.name, self.value)]).rstrip("\n")
+        return render(SetEnv(self.name, self.value), self.target)
+
+
+def file_target(path: str | None) -> str:
+    base = os.path.basename(path or "")
+    if base.endswith(".fish"):
+        return "fish"
+    if base == ".env" or base.endswith(".env"):
+        return "envfile"
+    if base.endswith(".ps1"):
+        return "powershell"
+    return "posix"
 
 
 def framework_of(finding: Finding) -> str | None:
@@ -151,13 +166,12 @@ def _env_settings(facts: Facts, findings: Sequence[Finding], ctx: Context, env_f
                 if value_or_none(getattr(facts.frameworks, fw)) is not None and name not in have:
                     why = f"{TITLES[fw]} preallocates GPU memory that other processes hold: allocate on demand instead"
                     out.setdefault(name, (EnvSetting(name, value, env_file, why), f.code))
-        # Any finding that asks for an allocator variable the matrix knows: its first `export NAME=VALUE`
+        # Any finding that asks for an allocator variable the matrix knows: its first assignment
         # (the later ones are alternatives, such as a memory fraction instead of no preallocation).
         for cmd in f.remediation.commands if f.remediation else ():
-            m = _EXPORT.match(cmd)
-            if m and m.group(1) in controls:
-                if m.group(1) not in have:
-                    out.setdefault(m.group(1), (EnvSetting(m.group(1), m.group(2), env_file, f.title), f.code))
+            if isinstance(cmd, SetEnv) and cmd.value is not None and cmd.name in controls:
+                if cmd.name not in have:
+                    out.setdefault(cmd.name, (EnvSetting(cmd.name, cmd.value, env_file, f.title), f.code))
                 break
     return list(out.values())
 
@@ -181,9 +195,14 @@ def propose(facts: Facts, findings: Sequence[Finding], ctx: Context, *, env: Tar
             fixes.append(fix)
     for setting, code in _env_settings(facts, findings, ctx, env_file):
         title = f"set {setting.name}={setting.value}" + (f" in {setting.path}" if setting.path else "")
+        try:
+            line = setting.line()
+        except Unrenderable as exc:
+            fixes.append(Fix("env", title, (code,), setting, blocked=f"the value cannot be written there: {exc}"))
+            continue
         if setting.path is None:
             fixes.append(Fix("env", title, (code,), setting, blocked="no file named to write it to",
-                             manual=(f"rerun with --env-file FILE (your shell's rc file, or a .env file), or add: {setting.line()}",)))
+                             manual=(f"rerun with --env-file FILE (your shell's rc file, or a .env file), or add: {line}",)))
         else:
             fixes.append(Fix("env", title, (code,), setting))
     return fixes
@@ -193,18 +212,22 @@ def propose(facts: Facts, findings: Sequence[Finding], ctx: Context, *, env: Tar
 
 
 def _assigns(line: str, name: str) -> bool:
-    return re.match(rf"^\s*(export\s+|set\s+-gx\s+)?{re.escape(name)}(=|\s)", line) is not None
+    """Whether a line of the file sets `name`, in any of the languages gpudoctor writes (and `set -x`, `$env:`)."""
+    n = re.escape(name)
+    return re.match(rf"^\s*(export\s+|set\s+(-[a-zA-Z]+\s+)*|\$env:)?{n}(\s*=|\s)", line) is not None
 
 
 def apply_env(setting: EnvSetting) -> str:
-    """Add the setting to the named file; refuse to change a line the user wrote. Returns what happened."""
+    """Add the setting to the named file; refuse to change a line the user wrote. Returns what happened.
+
+    The file is changed through gpudoctor.userfile: through a symbolic link to its target, owner and
+    mode kept, the old content kept as FILE.gpudoctor-bak, atomically (a temporary file renamed over it).
+    """
+    from gpudoctor import userfile
+
     assert setting.path
     path = os.path.expanduser(setting.path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        text = ""
+    text = userfile.read_text(path)
     wanted = setting.line()
     for line in text.splitlines():
         if _assigns(line, setting.name):
@@ -212,23 +235,15 @@ def apply_env(setting: EnvSetting) -> str:
                 return f"{path} already has: {wanted}"
             raise UnsafeOperation(f"{path} already sets {setting.name} ({line.strip()}); left as it is", f"change it by hand to: {wanted}")
     sep = "" if not text or text.endswith("\n") else "\n"
-    new = f"{text}{sep}# {setting.why} (gpudoctor fix)\n{wanted}\n"
-    # Written next to it and renamed over it: the file is whole at every instant.
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".gpudoctor-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(new)
-        if os.path.exists(path):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return f"added to {path}: {wanted}"
+    # The comment says why in one line: no control character of a finding's title may end it early.
+    why = " ".join(re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", setting.why).split())
+    comment = f"# {why} (gpudoctor fix)\n"  # docker's --env-file and systemd skip # lines too
+    backup = userfile.write_preserving(path, f"{text}{sep}{comment}{wanted}\n")
+    kept = f" (the previous content is in {backup})" if backup else ""
+    return f"added to {path}: {wanted}{kept}"
 
 
 def verify_env(setting: EnvSetting) -> bool:
-    with open(os.path.expanduser(setting.path or ""), encoding="utf-8") as fh:
-        return setting.line() in (line.strip() for line in fh)
+    from gpudoctor import userfile
+
+    return setting.line() in (line.strip() for line in userfile.read_text(os.path.expanduser(setting.path or "")).splitlines())

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
-import shlex
 import sys
 from typing import IO, Callable
 
 from gpudoctor.checks import Context
-from gpudoctor.errors import GpudoctorError
+from gpudoctor.errors import GpudoctorError, UnsafeOperation
 from gpudoctor.install import fix as fx
 from gpudoctor.model import ExitCode, Severity
 from gpudoctor.probes import ProbeOptions
 
 
 def describe(fix: fx.Fix) -> list[str]:
+    """What the fix runs or writes, every command rendered by gpudoctor.cmdline."""
+    from gpudoctor import cmdline
+    from gpudoctor.install.render import as_cmd
+
     if fix.kind == "reinstall" and fix.payload is not None and not fix.blocked:
-        return ["  $ " + shlex.join(s.argv) for s in fix.payload.steps]
+        return ["  $ " + line for line in cmdline.render_all(as_cmd(s.argv) for s in fix.payload.steps)]
     if fix.kind == "switch-cuda" and not fix.blocked:
         return ["  the same by hand: " + " && ".join(fix.payload.commands())]
-    if fix.kind == "env":
+    if fix.kind == "env" and not fix.blocked:
         s = fix.payload
         return [f"  {s.why}", f"  line: {s.line()}" + (f"  (appended to {s.path})" if s.path else "")]
     return []
@@ -42,7 +45,9 @@ def _apply_switch(fix: fx.Fix, host, options: ProbeOptions, ctx: Context, out: I
     from gpudoctor.checks import run_checks
     from gpudoctor.probes import run_probes
 
-    plan = fix.payload
+    plan = sc.refuse_untrusted_target(fix.payload, host)
+    if plan.refusal:
+        raise UnsafeOperation(plan.refusal, "\n".join(plan.manual) or None)
     sc.apply_switch(plan, host.root)
     sc.verify_switch(plan, host, options.probe_timeout_s)
     out.write(f"  done: {sc.LINK} -> {plan.target.root} (CUDA {plan.target.version}); to undo: {' ; '.join(plan.undo())}\n")

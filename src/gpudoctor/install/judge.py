@@ -98,21 +98,36 @@ def judge_kernels(machine: Machine, arch: Sequence[str], ptx: Sequence[str], dri
 def _judge_driver_cuda(matrix, machine: Machine, cuda: str) -> tuple[Judgement, bool]:
     """The driver's version is unknown but the CUDA version it reports is (nvidia-smi's header, NVML's
     cuDriverGetVersion, or --cuda): a driver runs every CUDA up to that one fully, a newer minor of the
-    same major by minor-version compatibility (its driver is at least that major's first, which is at or
-    above the major's floor: cuda-compat-guide), and no newer major."""
+    same major by minor-version compatibility where every driver reporting that CUDA is at or above the
+    major's floor (cuda-compat-guide), and no newer major."""
     up_to = machine.driver_cuda
     have = machine.driver_cuda or ""
     if vkey(major_minor(cuda)) <= vkey(have):
         return Judgement("driver", True, f"the driver runs CUDA up to {up_to}, so CUDA {cuda} fully"), True
     full = matrix.min_driver_for_cuda(cuda, machine.os)
-    if major(cuda) == major(have) and matrix.minor_compat_floor(int(major(cuda)), machine.os):
+    floor = matrix.minor_compat_floor(int(major(cuda)), machine.os)
+    # The oldest driver that reports `have` must itself be at the major's floor (CUDA 11.0's 450.36.06 is
+    # below CUDA 11's 450.80.02): only then does every such driver run the newer minor.
+    oldest = _oldest_driver_reporting(matrix, have, machine.os)
+    if major(cuda) == major(have) and floor and oldest and vkey(oldest) >= vkey(floor):
         text = (
             f"the driver runs CUDA up to {up_to}; CUDA {cuda} runs only through CUDA {major(cuda)} minor-version compatibility"
             + (f"; full support needs a driver >= {full}" if full else "")
         )
         return Judgement("driver", True, text, note=True, needs=full), False
-    need = matrix.minor_compat_floor(int(major(cuda)), machine.os) or full
+    need = floor or full
     if need is None:
         return Judgement("driver", False, f"CUDA {cuda} is not in the compatibility matrix: cannot tell whether this driver runs it"), False
     more = f" (>= {full} for full support)" if full and full != need else ""
     return Judgement("driver", False, f"needs driver >= {need} for CUDA {cuda}{more}; the driver runs CUDA up to {up_to}", needs=need), False
+
+
+def _oldest_driver_reporting(matrix, have: str, os: str) -> str | None:
+    """The lowest driver that reports CUDA `have`: the toolkit driver of the newest CUDA minor at or below
+    it ("12.7", R565's nvidia-smi value, is no toolkit release: 12.6's driver bounds it)."""
+    minors = [c for c in matrix.cuda_versions() if major(c) == major(have) and vkey(c) <= vkey(have)]
+    for c in reversed(minors):
+        d = matrix.min_driver_for_cuda(c, os)
+        if d:
+            return d
+    return None

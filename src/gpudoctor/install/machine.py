@@ -87,13 +87,14 @@ def _cuda_minor(cuda: str | None) -> str | None:
 
 
 def target_gaps(machine: Machine) -> tuple[str, ...]:
-    """What the probes did not see that a CUDA build choice needs: no GPU (kernels), no driver (its CUDA)."""
-    gaps = []
-    if not machine.gpus:
-        gaps.append("no NVIDIA GPU")
-    if not machine.driver_cuda:
-        gaps.append("no NVIDIA driver")
-    return tuple(gaps)
+    """What the probes did not see that a CUDA build choice needs; empty when it can be made.
+
+    The driver decides which CUDA builds can run at all: without its CUDA version every choice is a
+    guess. A driver seen without a GPU (a pod whose device list was not captured, nvidia-smi's "No
+    devices were found") still decides the CUDA build; the kernels go unchecked, and the plan says so."""
+    if machine.driver_cuda:
+        return ()
+    return (("no NVIDIA GPU",) if not machine.gpus else ()) + ("no NVIDIA driver",)
 
 
 def gpu_from_option(text: str, ctx: Context) -> GpuInfo:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from html.parser import HTMLParser
 from typing import Iterable
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -23,11 +24,11 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from gpudoctor.install.model import Build, Machine, Online, Plan
 from gpudoctor.sanitize import clean_line
 
-TIMEOUT_S = 3.0
+TIMEOUT_S = 3.0  # each wait for the index
+TOTAL_S = 10.0  # the whole answer
 MAX_BYTES = 8 * 1024 * 1024  # PyPI's JSON page of torch, every release and file: about 1 MiB
 PIP_CONFIG_TIMEOUT_S = 5.0
 _ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"
-_PLUGIN = re.compile(r"^jax-cuda(\d+)-plugin$")
 _MAX_SHOWN = 3
 
 
@@ -180,12 +181,16 @@ def parse_project_page(body: bytes, content_type: str) -> list[str]:
 def _fetch(url: str) -> tuple[int, str, bytes]:
     import requests  # imported here: only a plan that asks the index pays for it
 
+    # requests' timeout bounds each wait, not the whole answer: a slow trickle is cut at the deadline too.
+    deadline = time.monotonic() + TOTAL_S
     with requests.get(url, headers={"Accept": _ACCEPT}, timeout=TIMEOUT_S, stream=True, allow_redirects=True) as r:
         body = bytearray()
         for chunk in r.iter_content(64 * 1024):
             body += chunk
             if len(body) > MAX_BYTES:
                 raise ValueError(f"the answer is larger than {MAX_BYTES // (1024 * 1024)} MiB")
+            if time.monotonic() > deadline:
+                raise ValueError(f"the answer took longer than {TOTAL_S:.0f} s")
         return r.status_code, r.headers.get("Content-Type", ""), bytes(body)
 
 

@@ -43,9 +43,14 @@ class EnvLine:
         read from the machine (a GPU or MIG UUID) that holds a newline, a quote or a `$` raises
         cmdline.Unrenderable instead of adding a line (`LD_PRELOAD=...`) to the file.
         """
-        from gpudoctor.cmdline import render_envfile
+        from gpudoctor.cmdline import Unrenderable, render_envfile
+        from gpudoctor.sanitize import has_unsafe
 
         line = render_envfile([(self.name, self.value)]).rstrip("\n")
+        if has_unsafe(line):
+            # render_envfile refuses controls only; a line separator, bidi override or zero-width character
+            # would be shown escaped, so the file people copy would not hold the machine's value.
+            raise Unrenderable(f"{self.name}: an env file cannot hold {self.value!r} as it is shown")
         if not self.active:
             line = "# " + line
         return (f"# {self.comment}", line) if self.comment else (line,)

@@ -53,6 +53,8 @@ def probe_command(
         source = f"cmd:{result.key}"
         if result.timed_out:
             return Unknown("timeout", f"{result.key} did not finish within {timeout_s:g} s", source)
+        if result.overflow:
+            return Unknown("failed", f"{result.key}: {result.stderr}", source)
         if not result.ok:
             return Unknown("failed", result.stderr.strip() or f"exit {result.rc}", source)
         try:

@@ -59,11 +59,18 @@ print("GPUDOCTOR-JSON " + json.dumps(out))
 
 
 def introspect(host: Host, executable: str, framework: str, timeout_s: float) -> dict[str, Any]:
+    from gpudoctor.trust import not_run_note, refuse_on_host
+
+    why = refuse_on_host(host, executable)  # as root, never import from an environment others can write
+    if why:
+        return {"framework": framework, "error": not_run_note(executable, why), "not_run": True}
     result = host.run([executable, "-c", SCRIPT, framework], timeout_s, key=f"gpudoctor-deep {framework}")
     if result.missing:
         return {"framework": framework, "error": f"no interpreter at {executable}"}
     if result.timed_out:
         return {"framework": framework, "error": f"import did not finish within {timeout_s:g} s", "timeout": True}
+    if result.overflow:
+        return {"framework": framework, "error": f"the import's {result.stderr}", "crashed": True}
     for line in reversed(result.stdout.splitlines()):
         if line.startswith("GPUDOCTOR-JSON "):
             try:

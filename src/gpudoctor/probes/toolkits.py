@@ -85,7 +85,10 @@ def toolkit_version(host: Host, root: str, timeout_s: float) -> tuple[str | None
         except ParseError:
             pass
     nvcc = posixpath.join(root, "bin/nvcc")
-    if host.exists(nvcc):
+    refused = _refused(host, nvcc) if host.exists(nvcc) else None
+    if refused:
+        problems.append(refused)
+    elif host.exists(nvcc):
         result = host.run([nvcc, "--version"], timeout_s)
         if result.ok:
             try:
@@ -153,6 +156,14 @@ def probe_link(host: Host) -> CudaLink:
     if info.kind == "dir":
         return CudaLink(LINK, "dir", None, LINK)
     return CudaLink(LINK, "missing" if not info.exists else info.kind, None, None)
+
+
+def _refused(host: Host, program: str) -> str | None:
+    """The probe note when root must not run `program` (someone else can write it: gpudoctor.trust)."""
+    from gpudoctor.trust import not_run_note, refuse_on_host
+
+    why = refuse_on_host(host, program)
+    return not_run_note(program, why) if why else None
 
 
 def probe_toolkits(host: Host, timeout_s: float) -> ToolkitFacts:
@@ -227,8 +238,13 @@ def probe_toolkits(host: Host, timeout_s: float) -> ToolkitFacts:
     else:
         # Not under a toolkit we could place (or a snapshot written by hand
         # that only holds `nvcc --version`): ask nvcc itself.
-        result = host.run(["nvcc", "--version"], timeout_s)
-        if result.ok:
+        refused = _refused(host, nvcc_path) if nvcc_path else None
+        if refused:
+            problems.append(refused)
+        result = host.run(["nvcc", "--version"], timeout_s) if not refused else None
+        if result is None:
+            pass
+        elif result.ok:
             try:
                 nvcc_version = parse_nvcc_version(result.stdout).version
                 nvcc_path = nvcc_path or "nvcc"
