@@ -1,63 +1,47 @@
-"""docs/findings pages show what the tool prints: every line of a page's "What gpudoctor prints" block
-is printed by `gpudoctor check` on some recorded machine that has that finding, and every code that
-prints commands on a recorded machine has such a block."""
+"""docs/findings pages show what the tool prints.
+
+Each page's "What gpudoctor prints" section is exactly what gpudoctor prints for that finding on the
+example the page names (tests/findings_pages.py; `python -m tests.findings_pages` rewrites them), and
+every finding code that prints commands on any recorded machine has such an example.
+"""
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
-from gpudoctor.cmdline import shell_for_os
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
+from tests.findings_pages import EXAMPLES, PAGES, page_section, section
 
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = ROOT / "docs" / "findings"
 TESTS = Path(__file__).resolve().parent
-HEADING = "## What gpudoctor prints"
-_FENCE = re.compile(r"```[a-z]*\n(.*?)```", re.S)
-
-
-@lru_cache(maxsize=1)
-def printed_by_code() -> dict[str, set[str]]:
-    """code -> every command line its remediation renders on any recorded machine, for that machine's shell."""
-    out: dict[str, set[str]] = {}
-    for path in sorted([*TESTS.glob("machines/*/snapshot.json"), *TESTS.glob("real/*/snapshot.json"), *TESTS.glob("cli/machines/*.json")]):
-        report = diagnose(ReplayHost(load_snapshot(str(path))))
-        target = shell_for_os(report.facts.platform.system)
-        for f in report.findings:
-            lines = out.setdefault(f.code, set())
-            if f.remediation:
-                lines.update(line.strip() for line in f.remediation.lines(target))
-    return out
-
-
-def _block(page: Path) -> list[str] | None:
-    text = page.read_text(encoding="utf-8")
-    if HEADING not in text:
-        return None
-    section = text.split(HEADING, 1)[1].split("\n## ", 1)[0]
-    blocks = _FENCE.findall(section)
-    return [line.strip() for b in blocks for line in b.splitlines() if line.strip()]
-
-
 PAGE_CODES = sorted(p.stem for p in PAGES.glob("*.md"))
 
 
-@pytest.mark.parametrize("code", PAGE_CODES)
+def _codes_with_commands() -> set[str]:
+    out = set()
+    for path in sorted([*TESTS.glob("machines/*/snapshot.json"), *TESTS.glob("real/*/snapshot.json"), *TESTS.glob("cli/machines/*.json")]):
+        for f in diagnose(ReplayHost(load_snapshot(str(path)))).findings:
+            if f.remediation and f.remediation.commands:
+                out.add(f.code)
+    return out
+
+
+def test_every_code_that_prints_commands_has_a_page_example():
+    missing = sorted(_codes_with_commands() - set(EXAMPLES))
+    assert not missing, f"add an example to tests/findings_pages.py EXAMPLES for {missing}"
+    assert set(EXAMPLES) <= set(PAGE_CODES), sorted(set(EXAMPLES) - set(PAGE_CODES))
+
+
+@pytest.mark.parametrize("code", sorted(EXAMPLES))
 def test_page_shows_what_the_tool_prints(code):
-    lines = _block(PAGES / f"{code}.md")
-    printed = printed_by_code().get(code, set())
-    if lines is None:
-        assert not printed, f"docs/findings/{code}.md needs a '{HEADING}' section: the tool prints commands for it"
-        return
-    assert lines, f"docs/findings/{code}.md: the '{HEADING}' section has no fenced block"
-    missing = [line for line in lines if line not in printed]
-    assert not missing, (
-        f"docs/findings/{code}.md shows lines no recorded machine prints for {code}: {missing}\n"
-        f"printed: {sorted(printed)[:12]}"
-    )
+    text = (PAGES / f"{code}.md").read_text(encoding="utf-8")
+    assert page_section(text) == section(code), f"docs/findings/{code}.md is stale: python -m tests.findings_pages"
+
+
+@pytest.mark.parametrize("code", sorted(set(PAGE_CODES) - set(EXAMPLES)))
+def test_pages_without_an_example_show_no_commands(code):
+    text = (PAGES / f"{code}.md").read_text(encoding="utf-8")
+    assert page_section(text) is None, f"docs/findings/{code}.md shows printed commands but has no example in tests/findings_pages.py"

@@ -16,6 +16,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.prescribe import build, lint
+from gpudoctor.model import Severity
 from gpudoctor.probed import Found
 
 TESTS = Path(__file__).resolve().parent
@@ -58,6 +59,12 @@ def _release_exists(name: str, version: str, python: str | None, system: str) ->
     return None
 
 
+def _jax_of_installed_jaxlib(facts, name: str, version: str) -> bool:
+    """`jax==V` where V is the installed jaxlib's version: that jax exists whether the matrix lists it or not."""
+    j = facts.frameworks.jax
+    return name.lower() == "jax" and isinstance(j, Found) and bool(j.value.jaxlib) and j.value.jaxlib.split("+", 1)[0] == version
+
+
 @pytest.mark.parametrize("path", SNAPSHOTS, ids=IDS)
 def test_plan_holds_together(path):
     report, plan = _diagnose(path)
@@ -81,6 +88,8 @@ def test_plan_holds_together(path):
                     assert line.words[0] == exe, f"{text}: pip must run in the probed interpreter {exe}"
                 for word in line.words:
                     m = _PIN.match(word)
+                    if m and _jax_of_installed_jaxlib(facts, m.group(1), m.group(3)):
+                        continue  # JEP 9419: every jaxlib release comes with a jax release of its version
                     if m:
                         why = _release_exists(m.group(1), m.group(3), py, facts.platform.system)
                         assert why is None, f"{text}: {why}"
@@ -119,3 +128,27 @@ def test_lint_catches_contradictions():
     ok = build([finding("f", "torch", Cmd(("python3", "-m", "pip", "uninstall", "-y", "nvidia-cudnn-cu11")),
                         Cmd(("python3", "-m", "pip", "install", "torch==2.1.2")))])
     assert ok.problems == ()
+
+
+@pytest.mark.parametrize("path", SNAPSHOTS, ids=IDS)
+def test_the_steps_labelled_for_fix_are_what_fix_offers(path):
+    # "gpudoctor fix can apply this" comes from what `fix` offers (gpudoctor.install.fix.offered), and fix
+    # offers only what the plan's own step for that finding says: a framework reinstall where the plan
+    # reinstalls that framework, a switch where the plan switches the toolkit.
+    from gpudoctor.install.environment import read_env
+    from gpudoctor.install.fix import fix_offers, propose
+
+    host = ReplayHost(load_snapshot(str(path)))
+    report = diagnose(host)
+    plan = build(report.findings, shell_for_os(report.facts.platform.system))
+    kinds = fix_offers(report)
+    by_code = {f.code: f for f in report.findings}
+    for fix in propose(report.facts, report.findings, _CTX, env=read_env(host, report.facts)):
+        for code in fix.codes:
+            component = by_code[code].remediation.component
+            if fix.kind == "reinstall":
+                assert component == fix.payload.framework if fix.payload else component in ("torch", "tensorflow", "jax"), (code, component)
+            elif fix.kind == "switch-cuda":
+                assert component == "toolkit", (code, component)
+    for step in plan.steps:  # a step elsewhere (the host, the image) is never labelled for fix
+        assert not (step.where and step.fix_kind(kinds)), step

@@ -12,8 +12,9 @@ values that cannot be held, such as a newline, are refused). A value a target ca
 `Unrenderable`; callers that show commands to people catch it and say so instead of printing a
 command that would do something else.
 
-Placeholders (`<distro>`, `<branch>`) are for the person to replace: they come from code only and
-are rendered unquoted so they stand out.
+Placeholders (`<distro>`, `<branch>`) are for the person to replace: they come from code only and are
+quoted like any other word (`'<distro>'`), so a line pasted unchanged fails on a literal argument
+instead of redirecting from or into a file.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ from typing import Iterable, Union
 TARGETS = ("posix", "fish", "powershell", "cmd")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PLACEHOLDER = re.compile(r"<[a-z][a-z0-9-]*>\Z")
-# Characters no target can show or hold safely in one argument: C0 and C1 controls, DEL.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Characters no target can show or hold safely in one argument: C0 and C1 controls, DEL, and what the
+# terminal sanitizer would rewrite (bidirectional overrides, zero-width characters), since the line a
+# person sees and pastes must be the line that was rendered.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 class Unrenderable(ValueError):
@@ -132,7 +135,7 @@ _POSIX_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+\Z")
 
 def _check(value: str, target: str) -> None:
     if _CONTROL.search(value):
-        raise Unrenderable(f"a control character cannot be written into a {target} command: {value!r}")
+        raise Unrenderable(f"a control or invisible character cannot be written into a {target} command: {value!r}")
 
 
 def quote_posix(value: str) -> str:
@@ -186,9 +189,9 @@ _QUOTE = {"posix": quote_posix, "fish": quote_fish, "powershell": quote_powershe
 
 
 def _word(arg: Arg, target: str) -> str:
-    if isinstance(arg, Placeholder):
-        return str(arg)
-    return _QUOTE[target](arg)
+    # A placeholder is quoted like any word: unquoted, `<image>` is a redirection in every shell, and a
+    # pasted line that still holds one must fail on a literal argument, not read or truncate a file.
+    return _QUOTE[target](str(arg))
 
 
 def _argv(argv: Iterable[Arg], target: str) -> str:

@@ -23,4 +23,4 @@ def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: st
     timings = dict(facts.timings_s)
     timings["probes_total"] = round(probed - start, 4)
     timings["checks_total"] = round(time.monotonic() - probed, 4)
-    return Report(facts, sort_findings(findings), host.mode, timings, internal)
+    return Report(facts, sort_findings(findings), host.mode, timings, internal, matrix_path)

@@ -246,6 +246,9 @@ class FrameworkFacts:
     jax: Probed
     nvidia_wheels: dict[str, str]  # nvidia-* distributions -> version
     deep: dict[str, Any] = field(default_factory=dict)  # --deep: framework -> introspection reply
+    # A conda environment's lib/ with the CUDA libraries conda put there (cudatoolkit, cudnn). Conda's own
+    # builds find them through their RPATH; a framework installed with pip does not search it.
+    env_lib: LibDir | None = None
 
 
 @dataclass(frozen=True)

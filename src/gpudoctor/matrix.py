@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
         C2cLink,
         CcTarget,
         CudaRelease,
+        CudaRepo,
         CudnnMajor,
         CudnnPip,
         CudnnRelease,
@@ -57,6 +58,7 @@ __all__ = [
     "Arch",
     "CcTarget",
     "CudaRelease",
+    "CudaRepo",
     "CudnnMajor",
     "CudnnPip",
     "CudnnRelease",
@@ -99,6 +101,7 @@ FILES: tuple[str, ...] = (
     "precision",
     "link_bandwidth",
     "memory_settings",
+    "cuda_repos",
 )
 
 #: Sections ``render_matrix_text`` knows, in display order.
@@ -112,13 +115,14 @@ SECTIONS: tuple[str, ...] = (
     "precision",
     "link",
     "memory",
+    "repos",
     "sources",
 )
 
 
 _RECORD_NAMES = frozenset(
     {
-        "Arch", "C2cLink", "CcTarget", "CudaRelease", "CudnnMajor", "CudnnPip", "CudnnRelease", "DriverBranch",
+        "Arch", "C2cLink", "CcTarget", "CudaRelease", "CudaRepo", "CudnnMajor", "CudnnPip", "CudnnRelease", "DriverBranch",
         "Gpu", "JaxCuda", "JaxPin", "JaxRelease", "LinkSpec", "MemoryControl", "MemorySettings", "MinorCompat",
         "PcieGen", "Precision", "Source", "TfRelease", "Threshold", "TorchRelease", "TorchVariant", "Verdict",
     }
@@ -362,6 +366,7 @@ class Matrix:
         c2c: Iterable[C2cLink],
         thresholds: Iterable[Threshold],
         memory: Iterable[MemorySettings],
+        cuda_repos: Iterable[CudaRepo] = (),
         origins: Mapping[str, str] | None = None,
     ) -> None:
         self.sources: Mapping[str, Source] = dict(sources)
@@ -383,6 +388,7 @@ class Matrix:
         self.c2c = tuple(c2c)
         self.thresholds = tuple(thresholds)
         self.memory = tuple(memory)
+        self.cuda_repos = tuple(cuda_repos)
         #: file stem -> where it was read from ("bundled" or a path)
         self.origins: Mapping[str, str] = dict(origins or {})
 
@@ -591,6 +597,71 @@ class Matrix:
             reason = f"no driver minimum is known for CUDA {cuda} on {osn}"
         return verdict(False, None, reason, [row, mvc])
 
+    def driver_cuda_supports_cuda(self, driver_cuda: str, cuda: str, os: str = "linux") -> Verdict:
+        """Whether a driver known only by the CUDA version it reports (NVML's cuDriverGetVersion,
+        nvidia-smi's header, --cuda) runs a CUDA ``cuda`` runtime. The driver's version number was not
+        seen, so ``driver`` in the verdict is "" and ``needed``/``floor`` say what a driver must be.
+
+        Every CUDA up to the reported one runs fully; a newer minor of the same major runs through
+        minor-version compatibility only where every driver reporting that CUDA is at or above the
+        major's floor (the oldest driver reporting CUDA 11.0, its GA driver 450.51.05, is below CUDA 11's
+        450.80.02, so an "11.0" driver may not); a newer major never does (cuda-compat-guide).
+        """
+        from gpudoctor.matrix_records import Verdict
+        from gpudoctor.versions import major_minor, vkey
+
+        osn = _norm_os(os)
+        have = major_minor(driver_cuda) or ""
+        try:
+            cmajor, _m = _minor(cuda)
+            hmajor, _h = _minor(have)
+        except ValueError:
+            return Verdict(
+                ok=False, via=None, needed=None, floor=None, driver="", cuda=str(cuda), os=osn,
+                known=False, reason=f"cannot read CUDA {cuda!r} or the driver's CUDA {driver_cuda!r}",
+            )
+        mvc = self._mvc.get(cmajor)
+        floor = mvc.driver(osn) if mvc else None
+        needed = self.min_driver_for_cuda(cuda, osn)
+        row = self.cuda_release(cuda)
+
+        def verdict(ok: bool, via: str | None, reason: str, cited: Iterable[_Cited | None], known: bool = True) -> Verdict:
+            keys = list(dict.fromkeys(k for c in cited if c is not None for k in c.source))
+            return Verdict(
+                ok=ok, via=via, needed=needed, floor=floor, driver="", cuda=cuda, os=osn, known=known,
+                reason=reason, source=tuple(keys), sources=self.sources_for(keys),
+                confidence=min((c.confidence for c in cited if c is not None), key=_conf_rank, default="high"),
+            )
+
+        if vkey(major_minor(cuda)) <= vkey(have):
+            return verdict(True, "full", f"the driver reports CUDA {have}, so it runs CUDA {cuda} fully", [row])
+        oldest = self._oldest_driver_reporting(have, osn)
+        if cmajor == hmajor and floor and oldest and _ge(oldest, floor):
+            return verdict(
+                True, "minor-version-compat",
+                f"every driver reporting CUDA {have} is >= {floor}, the CUDA {cmajor}.x minor-version-compatibility "
+                f"floor: the runtime works, but PTX from the newer toolkit cannot be JIT-compiled",
+                [row, mvc],
+            )
+        # The lowest driver that runs it: the major's floor (minor-version compatibility) or the toolkit
+        # driver, whichever is lower (CUDA 11.0's own 450.51.05 is below CUDA 11's floor).
+        target = min((d for d in (floor, needed) if d), key=vkey, default=None)
+        if target is None:
+            return verdict(False, None, f"no driver minimum is known for CUDA {cuda} on {osn}", [], known=False)
+        return verdict(False, None, f"the driver reports CUDA {have}; CUDA {cuda} needs a driver >= {target}", [row, mvc])
+
+    def _oldest_driver_reporting(self, have: str, os: str) -> str | None:
+        """The lowest driver that reports CUDA `have`: the toolkit driver of the newest CUDA minor at or below
+        it ("12.7", R565's nvidia-smi value, is no toolkit release: 12.6's driver bounds it)."""
+        from gpudoctor.versions import major, vkey
+
+        minors = [c for c in self.cuda_versions() if major(c) == major(have) and vkey(c) <= vkey(have)]
+        for c in reversed(minors):
+            d = self.min_driver_for_cuda(c, os)
+            if d:
+                return d
+        return None
+
     # ------------------------------------------------------------------ GPUs and architectures
 
     def gpu_for_name(self, name: str) -> Gpu | None:
@@ -735,6 +806,21 @@ class Matrix:
                 tag = f"cu{a}{b}"
         return rel.variants.get(tag)
 
+    def torch_variant_at_or_below(self, torch_version: str, tag: str) -> tuple[TorchRelease, TorchVariant] | None:
+        """(release, variant) of the newest release at or below ``torch_version``'s X.Y that has the
+        variant ``tag`` ("cu124"): what a nightly's kernels are judged by, since nightlies of one CUDA
+        variant are built with that variant's arch list, which the next release ships (or drops)."""
+        try:
+            key = _minor(torch_version)
+        except ValueError:
+            return None
+        tag = tag.strip().lower()
+        found = [r for r in self.torch_releases if _minor(r.version) <= key and tag in r.variants]
+        if not found:
+            return None
+        rel = max(found, key=lambda r: _minor(r.version))
+        return rel, rel.variants[tag]
+
     def tensorflow_release(self, version: str) -> TfRelease | None:
         """The TensorFlow row for "2.10", "2.10.1", ..."""
         try:
@@ -816,6 +902,15 @@ class Matrix:
         f = framework.strip().lower()
         return self._memory.get(_FRAMEWORK_ALIASES.get(f, f))
 
+    # ------------------------------------------------------------------ NVIDIA's CUDA repositories
+
+    def cuda_repo_for(self, distro_id: str | None, version_id: str | None) -> CudaRepo | None:
+        """NVIDIA's CUDA repository for this distribution release (os-release ID and VERSION_ID), if known."""
+        for r in self.cuda_repos:
+            if r.serves(distro_id, version_id):
+                return r
+        return None
+
     # ------------------------------------------------------------------ summary
 
     def summary(self) -> dict[str, Any]:
@@ -830,6 +925,7 @@ class Matrix:
             "precision": {"compute_capabilities": len(self.precision_rows)},
             "link": {"pcie_generations": len(self.pcie), "c2c": len(self.c2c)},
             "memory": {"frameworks": len(self.memory), "controls": sum(len(m.controls) for m in self.memory)},
+            "repos": {"repositories": len(self.cuda_repos)},
             "sources": {"declared": len(self.sources)},
         }
 

@@ -300,6 +300,9 @@ class TorchRelease(_Cited):
     pypi_default: str
     variants: Mapping[str, TorchVariant] = field(default_factory=dict, hash=False)
     python_experimental: tuple[str, ...] = ()
+    # The release's pip wheels carry cuDNN themselves (linked into libtorch_cuda or in torch/lib): they load
+    # no system or nvidia-cudnn wheel copy. Conda and source builds of the release do not.
+    cudnn_bundled: bool = False
 
     def supports_python(self, python: str) -> bool:
         return spec_contains(self.python, python)
@@ -475,3 +478,34 @@ class MemorySettings(_Cited):
         return None
 
 
+
+
+@_record
+class CudaRepo(_Cited):
+    """One of NVIDIA's CUDA package repositories (cuda_repos.toml): the distribution release it serves and
+    the toolkits it packages as cuda-toolkit-X-Y."""
+
+    repo: str  # the repository's name in its URL: "ubuntu2204"
+    distro: tuple[str, ...]  # os-release IDs it serves: ("rhel", "rocky", ...)
+    release: str  # the VERSION_ID it serves ("22.04"), or its major ("9": 9.3 too)
+    first: str | None = None  # the oldest toolkit the sources show packaged
+    last: str | None = None  # the newest; None: the repository still receives new releases
+    first_verified: bool = False  # nothing older is packaged
+    last_verified: bool = False  # nothing newer is packaged
+
+    def serves(self, distro_id: str | None, version_id: str | None) -> bool:
+        """Whether this repository is the one for os-release ID `distro_id`, VERSION_ID `version_id`."""
+        v = version_id or ""
+        return (distro_id or "").lower() in self.distro and (v == self.release or v.startswith(self.release + "."))
+
+    def packages(self, cuda: str) -> bool | None:
+        """Whether cuda-toolkit-X-Y of CUDA `cuda` (major.minor) is in this repository: True, False, or
+        None where the sources do not say (outside an unverified bound, or no bounds known)."""
+        if self.first is None:
+            return None
+        key = version_key(cuda)
+        if key < version_key(self.first):
+            return False if self.first_verified else None
+        if self.last is not None and key > version_key(self.last):
+            return False if self.last_verified else None
+        return True

@@ -22,6 +22,8 @@ ALIASES = {
     "links": "link",
     "bandwidth": "link",
     "memory_settings": "memory",
+    "cuda_repos": "repos",
+    "repo": "repos",
     "source": "sources",
 }
 
@@ -244,6 +246,27 @@ def _memory(m: Matrix) -> str:
     return "\n".join(parts).rstrip()
 
 
+def _repos(m: Matrix) -> str:
+    def bound(v: str | None, verified: bool, open_end: str) -> str:
+        return open_end if v is None else v + ("" if verified else " (?)")
+
+    return (
+        "NVIDIA CUDA repositories (x86_64): cuda-toolkit-X-Y packaged from first to last\n"
+        "(?: versions beyond this bound not verified; last 'current': still receives new releases)\n"
+        + table(
+            ("repo", "serves", "first", "last", "source"),
+            (
+                (
+                    r.repo, f"{'/'.join(r.distro)} {r.release}",
+                    bound(r.first, r.first_verified, "?"), bound(r.last, r.last_verified, "current" if r.first else "?"),
+                    _src(r.source),
+                )
+                for r in m.cuda_repos
+            ),
+        )
+    )
+
+
 def _sources(m: Matrix) -> str:
     return "Sources\n" + table(
         ("key", "title", "where", "accessed"),
@@ -261,6 +284,7 @@ RENDERERS: dict[str, Callable[[Matrix], str]] = {
     "precision": _precision,
     "link": _link,
     "memory": _memory,
+    "repos": _repos,
     "sources": _sources,
 }
 assert tuple(RENDERERS) == SECTIONS

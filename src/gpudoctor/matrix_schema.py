@@ -26,6 +26,7 @@ from gpudoctor.matrix_records import (
     C2cLink,
     CcTarget,
     CudaRelease,
+    CudaRepo,
     CudnnMajor,
     CudnnPip,
     CudnnRelease,
@@ -177,7 +178,7 @@ SCHEMAS: dict[str, dict[str, Table]] = {
             fields={
                 **_f(
                     version=("version", REQ), python=("spec", REQ), python_experimental=("list:str", OPT),
-                    pypi_default=("str", REQ),
+                    pypi_default=("str", REQ), cudnn_bundled=("bool", OPT),
                 ),
                 "variant": ("rows", REQ),
             },
@@ -261,6 +262,15 @@ SCHEMAS: dict[str, dict[str, Table]] = {
                 values=("list:str", OPT), effect=("str", REQ), since=("version", OPT),
             ),
             key=lambda r: f"{r['framework']}/{r['name']}",
+        ),
+    },
+    "cuda_repos": {
+        "repo": Table(
+            fields=_f(
+                repo=("str", REQ), distro=("list:str", REQ), release=("str", REQ), first=("version", OPT),
+                last=("version", OPT), first_verified=("bool", OPT), last_verified=("bool", OPT),
+            ),
+            key=_get("repo"), sort=_get("repo"), sort_what="repo",
         ),
     },
 }
@@ -838,7 +848,7 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         torch_releases.append(
             TorchRelease(
                 version=r["version"], python=r["python"], pypi_default=r["pypi_default"], variants=variants,
-                python_experimental=r.get("python_experimental", ()), **cite(r),
+                python_experimental=r.get("python_experimental", ()), cudnn_bundled=r.get("cudnn_bundled", False), **cite(r),
             )
         )
 
@@ -991,6 +1001,29 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             )
         )
 
+    # ---- NVIDIA's CUDA repositories
+    cuda_repos: list[CudaRepo] = []
+    for label, r in rows["cuda_repos"]["repo"]:
+        first, last = r.get("first"), r.get("last")
+        for name in ("first", "last"):
+            v = r.get(name)
+            if v is not None and (len(version_parts(v)) != 2 or not cuda_known(v)):
+                ctx.add(label, f"{name} must be a CUDA minor (X.Y) in cuda_driver.toml, not {v!r}")
+        if first and last and version_key(last) < version_key(first):
+            ctx.add(label, "last must not be older than first")
+        if r.get("first_verified") and not first:
+            ctx.add(label, "first_verified needs first")
+        if r.get("last_verified") and not last:
+            ctx.add(label, "last_verified needs last")
+        if any(d != d.lower() for d in r["distro"]):
+            ctx.add(label, "distro entries are os-release IDs (lowercase)")
+        cuda_repos.append(
+            CudaRepo(
+                repo=r["repo"], distro=tuple(r["distro"]), release=r["release"], first=first, last=last,
+                first_verified=r.get("first_verified", False), last_verified=r.get("last_verified", False), **cite(r),
+            )
+        )
+
     if ctx.problems:
         raise MatrixError(ctx.problems, hint="see compat_matrix/README.md for the schema of each file")
     return Matrix(
@@ -998,5 +1031,5 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         archs=archs, cc_targets=cc_targets, gpus=gpus, cudnn_releases=cudnn_releases, cudnn_majors=cudnn_majors,
         cudnn_pip=cudnn_pip, torch_releases=torch_releases, tf_releases=tf_releases, jax_releases=jax_releases,
         jax_pins=jax_pins, precision_rows=precision_rows, pcie=pcie, c2c=c2c, thresholds=thresholds,
-        memory=memory, origins=origins,
+        memory=memory, cuda_repos=cuda_repos, origins=origins,
     )

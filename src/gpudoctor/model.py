@@ -64,6 +64,10 @@ class Remediation:
     `component` names the plan step this belongs to (COMPONENTS): the planner merges every finding's
     remediation for a component into one step. `where` says where the commands run when that is not
     this machine ("the host", "the image", "Windows").
+
+    `alternative`: another fix for the same finding that works as well (toolkit-torch-major-mismatch:
+    a toolkit of PyTorch's CUDA major, or a PyTorch build of nvcc's). It is offered beside the step
+    ("or instead"), never run with it: doing both would undo one with the other.
     """
 
     summary: str
@@ -71,10 +75,16 @@ class Remediation:
     requires_root: bool = False
     component: str = ""
     where: str = ""
+    alternative: "Remediation | None" = None
 
     def __post_init__(self) -> None:
         from gpudoctor.cmdline import Cmd, EvalShell, SetEnv
 
+        if self.alternative is not None:
+            if not isinstance(self.alternative, Remediation):
+                raise TypeError(f"an alternative must be a Remediation, not {self.alternative!r}")
+            if self.alternative.alternative is not None:
+                raise ValueError("an alternative has no alternative of its own: say each way once")
         object.__setattr__(self, "commands", tuple(self.commands))
         for c in self.commands:
             if not isinstance(c, (Cmd, SetEnv, EvalShell)):
@@ -95,6 +105,7 @@ class Remediation:
             "requires_root": self.requires_root,
             "component": self.component or None,
             "where": self.where or None,
+            "alternative": None if self.alternative is None else self.alternative.to_json(),
         }
 
 
@@ -133,6 +144,7 @@ class Report:
     host_mode: str  # live, recording, replay
     timings_s: dict[str, float] = field(default_factory=dict)
     internal_errors: list[str] = field(default_factory=list)
+    matrix_path: str | None = None  # the --matrix the findings were judged with (None: the bundled one)
 
     def worst(self) -> Severity | None:
         return max((f.severity for f in self.findings), default=None)

@@ -8,17 +8,23 @@ with the finding codes it answers. `check` shows the plan after the findings, `-
 carries it as data, `gpudoctor fix` applies the steps it can, and `lint` finds steps that contradict
 each other (a test runs it over every recorded machine).
 
+A remediation may carry an `alternative` (a fix of the same finding by another route: a toolkit of
+PyTorch's CUDA major, or a PyTorch build of nvcc's). The step shows it as "or instead", never as a
+command to run after the others: its commands are linted on their own, not against the steps.
+Where the first choice contradicts the rest of the plan and its alternative does not, the
+alternative becomes the step (the plan must hold together) and the first choice is offered instead.
+
 Pure: findings in, a Prescription out.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv, render_all
-from gpudoctor.model import COMPONENTS, Finding, Severity
+from gpudoctor.model import COMPONENTS, Finding, Remediation, Severity
 
 TITLES = {
     "driver": "NVIDIA driver",
@@ -38,6 +44,39 @@ TITLES = {
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """Another way to answer one finding of a step: offered beside the step, not run after it."""
+
+    code: str  # the finding it answers
+    remediation: Remediation
+
+    @property
+    def title(self) -> str:
+        return TITLES.get(self.remediation.component, self.remediation.component or "doctor")
+
+    @property
+    def heading(self) -> str:
+        where = f" on {self.remediation.where}" if self.remediation.where else ""
+        return f"or instead ({self.title}{where}, for {self.code}): {self.remediation.summary}"
+
+    def lines(self, target: str = "posix") -> list[str]:
+        return render_all(self.remediation.commands, target)
+
+    def to_json(self, target: str = "posix") -> dict[str, Any]:
+        r = self.remediation
+        return {
+            "code": self.code,
+            "component": r.component or None,
+            "title": self.title,
+            "summary": r.summary,
+            "requires_root": r.requires_root,
+            "where": r.where or "this machine",
+            "commands": [c.to_json() for c in r.commands],
+            "lines": self.lines(target),
+        }
+
+
+@dataclass(frozen=True)
 class Step:
     component: str
     summaries: tuple[str, ...]
@@ -46,6 +85,7 @@ class Step:
     severity: Severity
     requires_root: bool = False
     where: str = ""  # "" is this machine
+    alternatives: tuple[Alternative, ...] = ()  # "or instead": never run with the commands above
 
     @property
     def title(self) -> str:
@@ -53,6 +93,13 @@ class Step:
 
     def lines(self, target: str = "posix") -> list[str]:
         return render_all(self.commands, target)
+
+    def printed(self, target: str = "posix") -> list[str]:
+        """Every line the step prints: its summaries, its commands, then each alternative and its commands."""
+        out = [*self.summaries, *self.lines(target)]
+        for alt in self.alternatives:
+            out += [alt.heading, *alt.lines(target)]
+        return out
 
     def to_json(self, target: str = "posix") -> dict[str, Any]:
         return {
@@ -65,7 +112,13 @@ class Step:
             "where": self.where or "this machine",
             "commands": [c.to_json() for c in self.commands],
             "lines": self.lines(target),
+            "alternatives": [a.to_json(target) for a in self.alternatives],
         }
+
+    def fix_kind(self, offered: dict[str, str]) -> str | None:
+        """What `gpudoctor fix` does for this step (reinstall, switch-cuda, env) given what it offers per
+        finding (gpudoctor.install.fix.offered), or None: the step is yours to run."""
+        return next((offered[c] for c in self.codes if c in offered), None) if not self.where else None
 
 
 @dataclass(frozen=True)
@@ -89,7 +142,26 @@ def component_of(finding: Finding) -> str:
 
 
 def build(findings: Sequence[Finding], target: str = "posix") -> Prescription:
-    """Merge the findings' remediations into one step per component, in COMPONENTS order."""
+    """Merge the findings' remediations into one step per component, in COMPONENTS order.
+
+    A finding whose first choice contradicts the rest of the plan, where its alternative does not,
+    is answered by the alternative (the first choice then offered instead)."""
+    plan = _build(findings, target)
+    if not plan.problems:
+        return plan
+    for i, f in enumerate(findings):
+        r = f.remediation
+        if r is None or r.alternative is None:
+            continue
+        swapped = list(findings)
+        swapped[i] = replace(f, remediation=replace(r.alternative, alternative=replace(r, alternative=None)))
+        other = _build(swapped, target)
+        if len(other.problems) < len(plan.problems):
+            return other
+    return plan
+
+
+def _build(findings: Sequence[Finding], target: str) -> Prescription:
     groups: dict[tuple[str, str], list[Finding]] = {}
     for f in findings:
         if f.remediation is None:
@@ -101,6 +173,7 @@ def build(findings: Sequence[Finding], target: str = "posix") -> Prescription:
         members = sorted(members, key=lambda f: -f.severity)
         summaries: list[str] = []
         commands: list[Line] = []
+        alternatives: list[Alternative] = []
         for f in members:
             r = f.remediation
             assert r is not None
@@ -109,6 +182,8 @@ def build(findings: Sequence[Finding], target: str = "posix") -> Prescription:
             for c in r.commands:
                 if c not in commands:
                     commands.append(c)
+            if r.alternative is not None and all(a.remediation != r.alternative for a in alternatives):
+                alternatives.append(Alternative(f.code, r.alternative))
         steps.append(
             Step(
                 component,
@@ -118,6 +193,7 @@ def build(findings: Sequence[Finding], target: str = "posix") -> Prescription:
                 max(f.severity for f in members),
                 any(f.remediation.requires_root for f in members if f.remediation),
                 where,
+                tuple(alternatives),
             )
         )
     plan = Prescription(tuple(steps), target)
@@ -179,11 +255,24 @@ def _pins(cmd: Cmd) -> dict[str, str]:
 
 
 def lint(plan: Prescription) -> list[str]:
-    """Contradictions and incomplete steps: each a sentence. An empty list is a plan that holds together."""
+    """Contradictions and incomplete steps: each a sentence. An empty list is a plan that holds together.
+
+    An alternative is never run with the steps, so it is linted alone (as a plan of one step): its
+    switch-cuda target or pins do not contradict the steps it stands beside."""
+    problems = _lint_steps(plan.steps)
+    for step in plan.steps:
+        for alt in step.alternatives:
+            r = alt.remediation
+            own = Step(r.component or step.component, (r.summary,), r.commands, (alt.code,), step.severity, r.requires_root, r.where)
+            problems += [f"the alternative for {alt.code}: {p}" for p in _lint_steps((own,))]
+    return problems
+
+
+def _lint_steps(steps: Sequence[Step]) -> list[str]:
     problems: list[str] = []
     switch: dict[str, str] = {}
     pinned: dict[str, tuple[str, str]] = {}
-    for step in plan.steps:
+    for step in steps:
         installed: set[str] = set()
         removed: list[str] = []
         for line in step.commands:

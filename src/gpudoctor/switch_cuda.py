@@ -14,7 +14,6 @@ import posixpath
 import re
 import secrets
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass, replace
 from typing import Iterator, Mapping, Sequence
@@ -22,10 +21,11 @@ from typing import Iterator, Mapping, Sequence
 from gpudoctor import cmdline
 from gpudoctor.checks import Context
 from gpudoctor.cmdline import Cmd, EvalShell
-from gpudoctor.checks.toolkit import active_toolkit, check_arch, check_newer_than_driver
+from gpudoctor.checks.toolkit import active_toolkit, check_arch, check_newer_than_driver, conda_install, runfile_hint, toolkit_install
 from gpudoctor.errors import GpudoctorError, UnsafeOperation, UsageError
-from gpudoctor.facts import CudaLink, Distro, Facts, Toolkit, ToolkitFacts
+from gpudoctor.facts import CudaLink, Facts, Toolkit, ToolkitFacts
 from gpudoctor.host import Host, HostError
+from gpudoctor.host.live import run_bounded
 from gpudoctor.model import Finding
 from gpudoctor.versions import vkey
 
@@ -164,7 +164,7 @@ def plan_switch(
         return replace(
             plan,
             refusal=f"CUDA {requested} is not installed (installed: {installed})",
-            manual=() if requested.startswith("/") else install_commands(facts.platform.distro, requested),
+            manual=() if requested.startswith("/") else install_lines(facts, requested),
         )
     target = matches[0]
     plan = replace(plan, target=target)
@@ -229,26 +229,31 @@ def plan_switch(
     return plan
 
 
-def install_commands(distro: Distro, requested: str) -> tuple[str, ...]:
-    """How to install CUDA `requested` on this distribution: NVIDIA's packages, conda, a note on pip."""
+def install_lines(facts: Facts, requested: str, matrix=None) -> tuple[str, ...]:
+    """How to install CUDA `requested`: the doctor's own decision (checks.toolkit.toolkit_install: NVIDIA's
+    package where NVIDIA's repository for this distribution release has it, else what to do instead),
+    then conda, and a note on pip. `matrix`: the compatibility matrix (default: the bundled one)."""
+    from gpudoctor.matrix import load_matrix
+
     want = parse_request(requested)
-    dotted = ".".join(str(n) for n in want[:2])
-    package = f"cuda-toolkit-{want[0]}-{want[1]}" if len(want) >= 2 else f"cuda-toolkit-{want[0]}-MINOR"
-    family = {distro.id or ""} | set((distro.id_like or "").split())
-    repo = "from NVIDIA's CUDA repository (https://developer.nvidia.com/cuda-downloads)"
-    if family & {"debian", "ubuntu"}:
-        lines = [f"Install it {repo}:", f"  sudo apt-get install {package}"]
-    elif family & {"rhel", "fedora", "centos", "rocky", "almalinux", "ol", "amzn"}:
-        lines = [f"Install it {repo}:", f"  sudo dnf install {package}"]
-    elif family & {"suse", "sles", "opensuse"} or (distro.id or "").startswith("opensuse"):
-        lines = [f"Install it {repo}:", f"  sudo zypper install {package}"]
-    else:
-        lines = ["Install it with NVIDIA's runfile (https://developer.nvidia.com/cuda-toolkit-archive), toolkit only:",
-                 "  sudo sh cuda_VERSION_linux.run --silent --toolkit"]
-    if want[0] >= 12:
-        lines += ["Or into a conda environment:", f"  conda install -c conda-forge cuda-toolkit cuda-version={dotted}"]
-    elif len(want) >= 2:
-        lines += ["Or into a conda environment:", f"  conda install -c nvidia/label/cuda-{dotted}.0 cuda-toolkit"]
+    if len(want) < 2:
+        # A major alone names no package: NVIDIA's are per minor.
+        return (
+            f"Name the minor version to install (e.g. gpudoctor switch-cuda {want[0]}.<minor>): NVIDIA's packages are "
+            f"cuda-toolkit-{want[0]}-<minor>, and {want[0]}.x toolkits differ in the GPUs and drivers they support.",
+        )
+    dotted = f"{want[0]}.{want[1]}"
+    inst = toolkit_install(facts, matrix or load_matrix(), dotted)
+    if inst.commands:
+        lines = ["Install it:", *("  " + cmdline.render(c) for c in inst.commands)]
+        lines += [inst.says] if inst.says else []
+    elif inst.says:
+        lines = [inst.says]
+    else:  # no NVIDIA package on this system
+        lines = [f"Install it with {runfile_hint(dotted)}."]
+    conda = conda_install(dotted)
+    if conda is not None and inst.packaged is not False:  # the not-packaged summary already names conda
+        lines += ["Or into a conda environment:", "  " + cmdline.render(conda)]
     lines.append(
         "(pip's nvidia-cuda-nvcc and nvidia-cuda-runtime wheels put nvcc and the runtime inside a Python "
         "environment; they make a toolkit for switch-cuda only once assembled into one directory, such as /usr/local/cuda-X.Y.)"
@@ -512,10 +517,10 @@ def query_alternatives(root: str, link: CudaLink) -> tuple[str, ...] | None:
         return None
     try:
         argv = _alternatives_argv(root, "--query", posixpath.basename(link.target))
-        result = subprocess.run(argv, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
-    except (UnsafeOperation, OSError, subprocess.TimeoutExpired):
+    except UnsafeOperation:
         return None
-    if result.returncode != 0:
+    result = run_bounded(argv, 30)
+    if result.rc != 0:
         return None  # Red Hat's alternatives has no --query: `--set` itself will say
     return tuple(
         _seen(root, line.split(":", 1)[1].strip()) for line in result.stdout.splitlines() if line.startswith("Alternative:")
@@ -611,11 +616,12 @@ def apply_switch(plan: SwitchPlan, root: str = "/", *, lock_timeout_s: float = 1
             _replace_link(link_real, _real(root, plan.target.root))
             return
         argv = _alternatives_argv(root, "--set", plan.alternatives_name or "cuda", _real(root, plan.target.root))
-        result = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-        if result.returncode != 0:
+        result = run_bounded(argv, 60)
+        if result.rc != 0:
+            said = (result.stderr or result.stdout).strip() or ("no answer in 60 s" if result.timed_out else f"exit status {result.rc}")
             raise GpudoctorError(
-                f"update-alternatives --set failed: {(result.stderr or result.stdout).strip()}",
-                "see `update-alternatives --display " + (plan.alternatives_name or "cuda") + "`",
+                f"update-alternatives --set failed: {said}",
+                "see `" + cmdline.render(Cmd(("update-alternatives", "--display", plan.alternatives_name or "cuda"))) + "`",
             )
 
 

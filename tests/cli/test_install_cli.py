@@ -50,8 +50,8 @@ def test_replay_prints_the_plan_and_never_installs(run):
     assert out.startswith("PyTorch 2.7 (cu118) fits this machine.\n  machine: linux x86_64; driver 510.47.03 (runs CUDA up to 11.6); ")
     assert (
         "the plan, printed only (a snapshot is never installed):\n"
-        "  $ /usr/bin/python3 -m pip download --dest <download-dir> 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
-        "  $ /usr/bin/python3 -m pip install --no-index --find-links <download-dir> 'torch==2.7.*'\n"
+        "  $ /usr/bin/python3 -m pip download --dest '<download-dir>' 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
+        "  $ /usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'torch==2.7.*'\n"
     ) in out
     assert "newer builds an upgrade would open:\n  - a driver >= 525.60.13 (>= 560.28.03 for full CUDA 12.6 support) would open PyTorch 2.14 (cu126)\n" in out
     assert "to go back to what is installed now:\n  $ /usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121\n" in out
@@ -147,8 +147,8 @@ def test_fix_lists_a_reinstall_for_a_replayed_cpu_build(run):
     assert result.exit_code == 0
     assert result.output == (
         "[1/1] reinstall PyTorch 2.7 (cu118) (for framework-cpu-build)\n"
-        "  $ /usr/bin/python3 -m pip download --dest <download-dir> 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
-        "  $ /usr/bin/python3 -m pip install --no-index --find-links <download-dir> 'torch==2.7.*'\n"
+        "  $ /usr/bin/python3 -m pip download --dest '<download-dir>' 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
+        "  $ /usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'torch==2.7.*'\n"
         "a snapshot is never changed: nothing was applied\n"
     )
 
@@ -236,8 +236,12 @@ def test_the_switch_fix_re_points_the_link_and_verifies_it(tmp_path):
     facts = facts_for(root, env)
     # The driver a P2000 workstation has (525.125.06, CUDA 12.0): CUDA 13.0 behind the link is too new for it.
     facts = replace(facts, driver=replace(facts.driver, nvml_driver_version="525.125.06", nvml_cuda_version="12.0"))
-    finding = Finding("toolkit-newer-than-driver", Severity.ERROR, "toolkit", "CUDA toolkit 13.0.88 is newer than the driver supports", "")
     ctx = Context()
+    # The remediation the toolkit check prints: fix applies what the plan says (a switch to an installed toolkit).
+    from gpudoctor.checks.toolkit import toolkit_fix
+
+    finding = Finding("toolkit-newer-than-driver", Severity.ERROR, "toolkit", "CUDA toolkit 13.0.88 is newer than the driver supports", "",
+                      remediation=toolkit_fix(facts, ctx).remediation("Use a toolkit the driver runs."))
     (fix,) = propose(facts, [finding], ctx, env=env_from_facts(facts), is_root=True)
     assert fix.blocked is None and fix.payload.target.root == "/usr/local/cuda-11.8"
     out = io.StringIO()

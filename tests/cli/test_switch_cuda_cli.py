@@ -201,7 +201,8 @@ def test_refuses_a_version_that_is_not_installed(tmp_path):
         "gpudoctor: error: CUDA 12.4 is not installed (installed: 11.8.89 (/usr/local/cuda-11.8), "
         "12.8.2 (/usr/local/cuda-12.8), 13.0.88 (/usr/local/cuda-13.0))"
     )
-    assert "  sudo apt-get install cuda-toolkit-12-4" in lines  # the temporary root says Ubuntu
+    # The temporary root says Ubuntu 22.04: NVIDIA's ubuntu2204 repository, set up first (compat_matrix/cuda_repos.toml).
+    assert "  sudo apt-get install -y cuda-toolkit-12-4  # NVIDIA's ubuntu2204 repository" in lines
 
 
 def test_refuses_an_incomplete_toolkit(tmp_path):

@@ -158,6 +158,39 @@ def cases() -> list[Case]:
     return out
 
 
+SHELL_PAYLOADS = ("semicolon", "dollar-paren", "backtick", "single-quote-break", "double-quote-break", "newline",
+                  "pipe-comment", "and-and", "fish-paren")
+
+
+def shell_cases() -> list[Case]:
+    """Every shell payload on every anchor that the base machine's own plan prints.
+
+    cases() rotates payloads over anchors, so few injections land on a field a command is built from;
+    these land on exactly those fields (a framework version in a pip line, a toolkit path, a bus id),
+    which is where pasting a printed fix would run code if quoting failed."""
+    from gpudoctor.doctor import diagnose  # local: building the corpus for other tests needs no doctor
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.prescribe import build
+
+    out = []
+    for slug in BASES:
+        base = _hide_interpreter(load_base(slug))
+        report = diagnose(ReplayHost(validate_snapshot(base)))
+        printed = "\n".join(line for target in ("posix", "fish") for step in build(report.findings, target).steps
+                            for line in step.lines(target))
+        found = dict(anchors(base))
+        dists = (base.get("python") or {}).get("distributions") or {}
+        found.update({f"{name}-version": v for name, v in dists.items() if isinstance(v, str)})
+        found.update({f"toolkit-path-{i}": m for i, m in enumerate(sorted(set(_TOOLKIT.findall(json.dumps(base)))))})
+        for kind, anchor in sorted(found.items()):
+            if anchor not in printed:
+                continue
+            for pname in SHELL_PAYLOADS:
+                out.append(Case(f"{slug}/{kind}/{pname}/shell", slug, _replace(base, anchor, anchor + PAYLOADS[pname])))
+    return out
+
+
 def type_fuzz_cases() -> list[Case]:
     """Wrong types, NaN, huge numbers and deep nesting where the snapshot format expects strings or objects."""
     bad_values: dict[str, Any] = {

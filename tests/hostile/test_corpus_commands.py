@@ -171,8 +171,9 @@ _KEYS = ("files", "commands", "env", "python", "nvml", "platform", "dirs")
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(st.dictionaries(st.sampled_from(_KEYS), _json, max_size=4), st.sampled_from(BASES[:4]))
-def test_fuzzed_snapshot_sections(sections, slug, tmp_path_factory):
+# Keyword strategies: positional ones would fill the rightmost parameters, the fixture among them.
+@given(sections=st.dictionaries(st.sampled_from(_KEYS), _json, max_size=4), slug=st.sampled_from(BASES[:4]))
+def test_fuzzed_snapshot_sections(tmp_path_factory, sections, slug):
     snap = {**load_base(slug), **sections}
     path = tmp_path_factory.mktemp("fuzz") / "snapshot.json"
     path.write_text(json.dumps(snap), encoding="utf-8", errors="surrogatepass")

@@ -20,7 +20,7 @@ from gpudoctor.errors import GpudoctorError
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.prescribe import build
-from tests.hostile.corpus import MARKER, cases
+from tests.hostile.corpus import MARKER, cases, shell_cases
 
 SHELLS = {"bash": ["bash", "--norc", "--noprofile"], "dash": ["dash"], "zsh": ["zsh", "-f"], "fish": ["fish", "--no-config"]}
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*\Z")
@@ -32,7 +32,7 @@ def _printed(tmp_path_factory) -> tuple[dict[str, list[str]], set[str]]:
     seen: dict[str, set[str]] = {"posix": set(), "fish": set()}
     programs: set[str] = set()
     tmp = tmp_path_factory.mktemp("snapshots")
-    for i, case in enumerate(cases()):
+    for i, case in enumerate(cases() + shell_cases()):
         path = tmp / f"{i}.json"
         path.write_text(case.text(), encoding="utf-8", errors="surrogatepass")
         try:
@@ -75,7 +75,7 @@ def test_the_corpus_reaches_the_printed_commands(printed):
     lines, _ = printed
     # Payloads must reach printed commands, or this test proves nothing: count lines holding one.
     reached = [line for line in lines["posix"] if MARKER in line or "\\x" in line]
-    assert len(reached) >= 20, f"only {len(reached)} printed lines carry a payload"
+    assert len(reached) >= 40 and len({l.split(MARKER)[0][-12:] for l in reached}) >= 5, f"only {len(reached)} printed lines carry a payload"
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))

@@ -31,7 +31,11 @@ def judge(slug: str) -> list[str]:
     case = _load(slug)
     report = diagnose(ReplayHost(load_snapshot(str(HERE / slug / "snapshot.json"))))
     plan = build(report.findings, shell_for_os(report.facts.platform.system))
-    text = "\n".join(line for s in plan.steps for line in (*s.summaries, *s.lines(plan.target)))
+    # What the plan prints: each step's summaries and commands, and any "or instead" alternative it offers.
+    # What the terminal prints per step: its heading (what it is about, and where it runs), then its lines.
+    text = "\n".join(
+        line for s in plan.steps for line in (f"{s.title}" + (f" (on {s.where})" if s.where else ""), *s.printed(plan.target))
+    )
     codes = {f.code for f in report.findings}
     expect = case.get("expect", {})
     wrong = [f"missing finding {c}" for c in expect.get("codes", []) if c not in codes]

@@ -140,7 +140,7 @@ def test_a_hostile_bus_id_stays_one_argument(table):
 def test_an_unknown_bus_id_is_a_placeholder(table):
     gpu = GpuRun(0, "GPU", None, link=LinkState(3, 4, 16, 16, gen_under_load=3, width_under_load=16))
     causes = likely_causes(table, gpu, gpu_expectation(table, gpu), 12.0)
-    assert "sudo lspci -vv -s <pci-bus-id> | grep -E 'LnkCap|LnkSta'" in Remediation("", causes[0].commands).lines()
+    assert "sudo lspci -vv -s '<pci-bus-id>' | grep -E 'LnkCap|LnkSta'" in Remediation("", causes[0].commands).lines()
 
 
 def test_idle_generation_alone_is_not_blamed(table):

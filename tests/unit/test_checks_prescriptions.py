@@ -267,16 +267,3 @@ def test_every_remediation_of_these_checks_is_data_with_a_component():
                         assert "not shown" not in line, (snapshot.parent.name, f.code, line)
                     checked += 1
     assert checked >= 20  # the recorded machines give these checks work
-
-
-# --- the docs show what the tool prints ------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("code", sorted(__import__("tests.unit.findings_prints", fromlist=["SHOWN"]).SHOWN))
-def test_finding_page_shows_what_gpudoctor_prints(code):
-    from tests.unit.findings_prints import PAGES, page_section, section
-
-    page = (PAGES / f"{code}.md").read_text(encoding="utf-8")
-    assert page_section(page) == section(code).rstrip("\n") + "\n", (
-        f"docs/findings/{code}.md differs from what gpudoctor prints: run python -m tests.unit.findings_prints"
-    )

@@ -182,7 +182,7 @@ def test_root_commands_say_so_per_target():
 def test_pipe_and_placeholder():
     cmd = Cmd(("lspci", "-vv", "-s", "0000:01:00.0;id"), root=True, pipe=("grep", "-E", "LnkCap|LnkSta"))
     assert render(cmd) == "sudo lspci -vv -s '0000:01:00.0;id' | grep -E 'LnkCap|LnkSta'"
-    assert render(Cmd(("wsl", "--set-version", Placeholder("distro"), "2"))) == "wsl --set-version <distro> 2"
+    assert render(Cmd(("wsl", "--set-version", Placeholder("distro"), "2"))) == "wsl --set-version '<distro>' 2"
     with pytest.raises(ValueError):
         Placeholder("x; rm")
 
@@ -211,3 +211,23 @@ def test_notes_cannot_break_the_line():
 def test_json_form_is_the_argv():
     cmd = Cmd(("python3", "-m", "pip", "install", "jax[cuda12]==0.4.30"), note="n")
     assert cmd.to_json() == {"argv": ["python3", "-m", "pip", "install", "jax[cuda12]==0.4.30"], "root": False, "note": "n"}
+
+
+def test_what_the_terminal_sanitizer_would_rewrite_is_never_rendered():
+    # A command shown through the sanitizer must be the command that runs: a bidi override or a
+    # zero-width character would be shown escaped (or hide text), so no target renders one.
+    from gpudoctor.cmdline import render_envfile
+    from gpudoctor.sanitize import has_unsafe
+
+    for ch in ("\u202e", "\u200b", "\u2066", "\ufeff", "\x1b", "\x9b", "\n", "\t"):
+        value = f"12.4{ch}x"
+        for target in ("posix", "fish", "powershell", "cmd"):
+            with pytest.raises(Unrenderable):
+                render(Cmd(("nvcc", value)), target)
+        with pytest.raises(Unrenderable):
+            render_envfile([("CUDA_HOME", value)])
+    for code in range(0x3000):
+        ch = chr(code)
+        if has_unsafe(ch):
+            with pytest.raises(Unrenderable):
+                render(Cmd(("echo", ch)), "posix")

@@ -98,7 +98,8 @@ def test_driver_too_old_reinstalls_a_build_the_driver_runs():
 def test_a_release_with_no_fitting_build_names_the_one_that_fits_and_the_move():
     r = _mine(_report("rtx5070-torch-cu121-no-sm120"), "framework-arch-unsupported").remediation
     assert "No build of PyTorch 2.2.1 fits this machine" in r.summary
-    assert "upgrade torch 2.2.1+cu121 -> 2.11" in r.summary
+    # The smallest upgrade that fits: 2.7 is the first release with sm_120 kernels (cu128), not the newest.
+    assert "PyTorch 2.7 (cu128) is the nearest newer release that does: upgrade torch 2.2.1+cu121 -> 2.7.* (cu128)" in r.summary
     r = _mine(_report("rtx3060-laptop-torch-cpu-build"), "framework-cpu-build").remediation
     assert "downgrade torch 2.13.0+cpu -> 2.7" in r.summary
 
@@ -131,3 +132,19 @@ def test_keras_3_is_said_when_the_move_crosses_2_16(before, after, said):
     plan = SimpleNamespace(fits=True, change=None, chosen=SimpleNamespace(build=SimpleNamespace(release=after)))
     note = _keras_note("tensorflow", before, plan)
     assert (said in note) if said else note == ""
+
+
+def test_a_driver_too_old_offers_the_build_first_and_the_driver_as_the_alternative():
+    r = _mine(_report("p100-driver510-torch-cu121"), "framework-driver-too-old").remediation
+    assert r.component == "torch" and any("whl/cu118" in str(c) for c in r.commands)
+    alt = r.alternative
+    assert alt is not None and alt.component == "driver" and alt.summary.startswith("Upgrade the NVIDIA driver to >= 525.60.13")
+    assert [c.argv for c in alt.commands] == [("apt-get", "update"), ("ubuntu-drivers", "install"), ("reboot",)]
+
+
+def test_pre_release_builds_are_image_builds_and_nightlies_are_not():
+    from gpudoctor.checks.frameworks import image_build
+
+    assert image_build("2.1.0a0+32f93b1") and image_build("2.4.0rc1")
+    assert not image_build("2.7.0.dev20250310+cu124")  # a nightly: its stable release replaces it
+    assert not image_build("2.2.1+cu121") and not image_build(None)

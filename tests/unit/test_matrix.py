@@ -107,7 +107,7 @@ def test_sources_are_declared_once_and_all_cited(m: Matrix) -> None:
     cited = set()
     for rec in [*m.cuda_releases, *m.minor_compat, *m.driver_branches, *m.archs, *m.cc_targets, *m.gpus,
                 *m.cudnn_releases, *m.cudnn_majors, *m.cudnn_pip, *m.torch_releases, *m.tf_releases,
-                *m.jax_releases, *m.jax_pins, *m.precision_rows, *m.pcie, *m.c2c, *m.thresholds, *m.memory]:
+                *m.jax_releases, *m.jax_pins, *m.precision_rows, *m.pcie, *m.c2c, *m.thresholds, *m.memory, *m.cuda_repos]:
         assert rec.source, rec
         assert len(rec.sources) == len(rec.source)  # every cited key resolved
         cited.update(rec.source)

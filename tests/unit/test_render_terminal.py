@@ -49,8 +49,11 @@ def test_findings_carry_fix_commands_unwrapped_and_evidence_with_verbose():
     text = render("p100-driver510-torch-cu121", verbose=True)
     assert "✗ PyTorch 2.2.1+cu121 needs CUDA 12.1, which driver 510.47.03 cannot run (framework-driver-too-old)" in text
     assert "evidence: cmd:nvidia-smi: driver 510.47.03" in text
-    fix = [line.strip() for line in text.splitlines() if "--index-url" in line]
-    assert fix and fix[0].startswith("/usr/bin/python3 -m pip install --force-reinstall torch==2.2.1 --index-url https://download.pytorch.org/whl/cu11")
+    # Download first, then replace from what was downloaded: a failing index leaves the old build in place.
+    fix = [line.strip() for line in text.splitlines() if "torch==2.2.1+cu118" in line]
+    assert fix and fix[0].startswith("/usr/bin/python3 -m pip download --dest ")
+    assert fix[0].endswith("torch==2.2.1+cu118 --index-url https://download.pytorch.org/whl/cu118")
+    assert all("--no-index" in line for line in fix[1:]) and len(fix) >= 2
 
 
 def test_ascii_terminal_gets_ascii_glyphs():

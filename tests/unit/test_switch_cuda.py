@@ -215,34 +215,73 @@ def test_refuses_an_incomplete_target_in_both_scopes(tmp_path, tree, remove, mis
         assert plan.manual == ("Reinstall it, or choose another: gpudoctor switch-cuda --list",)
 
 
+def _on(facts, distro: Distro, machine: str = "x86_64"):
+    """The facts as if probed on `distro` (os-release) and `machine` (uname -m)."""
+    return replace(facts, platform=replace(facts.platform, distro=distro, machine=machine))
+
+
 def test_refuses_a_version_that_is_not_installed_and_says_how_to_install_it(tmp_path):
-    plan = sc.plan_switch(facts_for(make_machine(tmp_path)), "12.4", sc.SYSTEM, is_root=True)
+    facts = facts_for(make_machine(tmp_path))
+    # The temporary root's os-release: Ubuntu 22.04; x86_64, whose NVIDIA repository rows the matrix holds.
+    plan = sc.plan_switch(_on(facts, facts.platform.distro), "12.4", sc.SYSTEM, is_root=True)
     assert plan.refusal == (
         "CUDA 12.4 is not installed (installed: 11.8.89 (/usr/local/cuda-11.8), 12.8.2 (/usr/local/cuda-12.8), "
         "13.0.88 (/usr/local/cuda-13.0))"
     )
-    assert plan.manual[:4] == (
-        "Install it from NVIDIA's CUDA repository (https://developer.nvidia.com/cuda-downloads):",
-        "  sudo apt-get install cuda-toolkit-12-4",  # from the temporary root's os-release: Ubuntu
+    # The same commands the doctor prints (checks.toolkit.toolkit_install), the repository set-up first.
+    assert plan.manual[:7] == (
+        "Install it:",
+        "  wget https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/cuda-keyring_1.1-1_all.deb",
+        "  sudo dpkg -i cuda-keyring_1.1-1_all.deb  # adds NVIDIA's CUDA repository and its signing key",
+        "  sudo apt-get update",
+        "  sudo apt-get install -y cuda-toolkit-12-4  # NVIDIA's ubuntu2204 repository",
         "Or into a conda environment:",
         "  conda install -c conda-forge cuda-toolkit cuda-version=12.4",
     )
 
 
+UBUNTU_2204 = Distro("ubuntu", "22.04", "Ubuntu 22.04.4 LTS", "debian")
+
+
 @pytest.mark.parametrize(
     "distro, requested, line",
     [
-        (Distro("rocky", "9.3", None, "rhel centos fedora"), "12.4", "  sudo dnf install cuda-toolkit-12-4"),
-        (Distro("fedora", "39"), "12.6", "  sudo dnf install cuda-toolkit-12-6"),
-        (Distro("opensuse-leap", "15.5", None, "suse opensuse"), "12.4", "  sudo zypper install cuda-toolkit-12-4"),
-        (Distro("debian", "12"), "11.8", "  sudo apt-get install cuda-toolkit-11-8"),
-        (Distro("arch"), "12.4", "  sudo sh cuda_VERSION_linux.run --silent --toolkit"),
+        # RHEL 9 rebuilds use NVIDIA's rhel9 repository, which has 12.0 and newer.
+        (Distro("rocky", "9.3", None, "rhel centos fedora"), "12.4", "  sudo dnf install -y cuda-toolkit-12-4  # NVIDIA's rhel9 repository"),
+        # No row for Fedora 39: the command stands, with a caveat.
+        (Distro("fedora", "39"), "12.6", "  sudo dnf install -y cuda-toolkit-12-6  # NVIDIA's CUDA repository"),
+        (Distro("fedora", "39"), "12.6", "Check that NVIDIA's repository for fedora 39 has cuda-toolkit-12-6."),
+        # A known repository whose toolkits are not known: the package, and the caveat.
+        (Distro("opensuse-leap", "15.5", None, "suse opensuse"), "12.4", "  sudo zypper install -y cuda-toolkit-12-4  # NVIDIA's opensuse15 repository"),
+        (Distro("debian", "12"), "11.8", "  sudo apt-get install -y cuda-toolkit-11-8  # NVIDIA's debian12 repository"),
+        (Distro("debian", "12"), "11.8", "Check that NVIDIA's repository for debian 12 has cuda-toolkit-11-8."),
         (Distro("debian", "12"), "11.8", "  conda install -c nvidia/label/cuda-11.8.0 cuda-toolkit"),
-        (Distro("ubuntu", "22.04", None, "debian"), "12", "  sudo apt-get install cuda-toolkit-12-MINOR"),
+        # No NVIDIA package on Arch: the runfile.
+        (Distro("arch"), "12.4", "Install it with NVIDIA's CUDA 12.4 runfile from the CUDA Toolkit Archive "
+         "(https://developer.nvidia.com/cuda-toolkit-archive), toolkit only: "
+         "`sudo sh cuda_12.4.<update>_<driver>_linux.run --toolkit --silent` installs /usr/local/cuda-12.4."),
+        # Ubuntu 22.04's repository starts at 11.7: no package for 11.3, the runfile or conda instead.
+        (UBUNTU_2204, "11.3", "CUDA 11.3 is not packaged for Ubuntu 22.04.4 LTS (NVIDIA's ubuntu2204 repository: it has CUDA 11.7 "
+         "and newer). Instead: NVIDIA's CUDA 11.3 runfile from the CUDA Toolkit Archive (https://developer.nvidia.com/cuda-toolkit-archive), "
+         "toolkit only: `sudo sh cuda_11.3.<update>_<driver>_linux.run --toolkit --silent` installs /usr/local/cuda-11.3; "
+         "or inside a conda environment: `conda install -c nvidia/label/cuda-11.3.0 cuda-toolkit`."),
+        (UBUNTU_2204, "12", "Name the minor version to install (e.g. gpudoctor switch-cuda 12.<minor>): NVIDIA's packages are "
+         "cuda-toolkit-12-<minor>, and 12.x toolkits differ in the GPUs and drivers they support."),
     ],
 )
-def test_install_commands_follow_the_distribution(distro, requested, line):
-    assert line in sc.install_commands(distro, requested)
+def test_install_lines_follow_the_distribution(tmp_path, distro, requested, line):
+    facts = _on(facts_for(make_machine(tmp_path)), distro)
+    assert line in sc.install_lines(facts, requested)
+
+
+def test_no_package_line_where_the_repository_lacks_the_version(tmp_path):
+    facts = _on(facts_for(make_machine(tmp_path)), UBUNTU_2204)
+    assert not any("apt-get" in line for line in sc.install_lines(facts, "11.3"))
+    assert any("apt-get install -y cuda-toolkit-11-7" in line for line in sc.install_lines(facts, "11.7"))
+    # Another architecture: the x86_64 rows say nothing about it, so no set-up step and a caveat.
+    arm = sc.install_lines(_on(facts, UBUNTU_2204, "aarch64"), "11.3")
+    assert "  sudo apt-get install -y cuda-toolkit-11-3  # NVIDIA's CUDA repository" in arm
+    assert not any("cuda-keyring" in line for line in arm)
 
 
 def test_alternatives_plan_refuses_a_target_that_is_not_one_of_its_choices(tmp_path):

@@ -21,16 +21,22 @@ The fix installs cuDNN where the framework loads it, built for the framework's C
   SOURCE_CUDNN9_INSTALL).
 A copy on LD_LIBRARY_PATH is searched first (gpudoctor.loader): when that copy is the wrong one, the
 fix also puts the new copy's directory ahead of it.
+
+PyTorch's pip wheels of the releases compat_matrix/torch.toml marks `cudnn_bundled` (1.8-1.12) carry
+their own cuDNN, linked into libtorch_cuda.so or in torch/lib: they need no cuDNN from the system or
+NVIDIA's wheels, so nothing here asks for one (`torch_carries_cudnn`).
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
-from gpudoctor.checks.frameworks import jax_cuda_major, ld_dirs, ldconfig_cache, plan_remediation, tf_cuda, tf_gpu, torch_cuda
+from gpudoctor.checks.frameworks import _JAX_CUDA_PLUGIN as _JAX_PLUGIN
+from gpudoctor.checks.frameworks import env_lib_remediation, jax_cuda_major, jax_remediation, ld_dirs, ldconfig_cache, plan_remediation, tf_cuda, tf_gpu, torch_cuda
 from gpudoctor.checks.remedy import family, pip
 from gpudoctor.checks.toolkit import os_name
 from gpudoctor.cmdline import Cmd, Line, Placeholder, SetEnv
@@ -57,6 +63,7 @@ class Need:
     wheel_spec: str | None  # the pip requirement that brings the right cuDNN wheel; None: the system's packages
     bundled: str | None = None  # "torch" when the framework's own build carries cuDNN: the fix is its reinstall
     installed: str | None = None  # the framework's installed version (for naming that reinstall)
+    jax_plugin: bool = False  # JAX's CUDA plugin with no NVIDIA wheel seen: jax[cudaNN] brings the cuDNN wheel it loads
 
 
 @dataclass(frozen=True)
@@ -67,10 +74,35 @@ class Loaded:
     via: str
 
 
+def torch_pip_wheel(facts: Facts, version: str) -> bool:
+    """Whether the installed PyTorch is one of PyTorch's pip wheels rather than a conda package or a source
+    build. The wheels from 1.9 carry their variant as a local tag (1.12.1+cu113); an untagged torch in a
+    conda environment is the conda package (it loads the environment's cudnn package); a pre-release
+    (2.1.0a0+...) is a source or NGC build on the system's cuDNN."""
+    if "a0" in version:
+        return False
+    if "+" in version:
+        return True
+    py = facts.frameworks.python
+    return not (isinstance(py, Found) and py.value.kind == "conda")
+
+
+def torch_carries_cudnn(facts: Facts, ctx: Context) -> tuple[str, ...]:
+    """The matrix sources that say the installed PyTorch carries its own cuDNN (its pip wheel of a
+    `cudnn_bundled` release); empty when it loads one from elsewhere or the matrix does not say."""
+    t = torch_cuda(facts)
+    if t is None:
+        return ()
+    rel = ctx.matrix.torch_release(t.version.split("+", 1)[0])
+    if rel is None or not rel.cudnn_bundled or not torch_pip_wheel(facts, t.version):
+        return ()
+    return rel.source or ("pypi-torch-wheels",)  # the inspection that found no libcudnn among its DT_NEEDED
+
+
 def needs(facts: Facts, ctx: Context) -> list[Need]:
     out: list[Need] = []
     t = torch_cuda(facts)
-    if t:
+    if t and not torch_carries_cudnn(facts, ctx):  # a wheel that carries cuDNN needs none from anywhere else
         variant = ctx.matrix.torch_variant(t.version, t.cuda)
         if variant and variant.cudnn:
             out.append(
@@ -108,8 +140,23 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
             # local CUDA (no wheel directories in the environment) loads the system's.
             wheels = any(d.via == "wheel" for d in _wheel_dirs(facts, jax.lib_dirs))
             spec = f"nvidia-cudnn-cu{jmajor}{jc.cudnn}" if wheels and jc.cudnn else None
-            out.append(Need(f"JAX {jax.jax}", jmajor, major(jc.cudnn_min) or 0, jc.cudnn_min, jax.lib_dirs, jc.source, spec))
+            # The plugin route (jax[cudaNN]) gets cuDNN as NVIDIA's wheel: with none seen, reinstalling jax[cudaNN]
+            # brings it in the range the plugin needs (one JAX step), where a system cuDNN would be a second install.
+            plugin = not wheels and any(_JAX_PLUGIN.match(n) for n in jax.plugins)
+            out.append(Need(f"JAX {jax.jax}", jmajor, major(jc.cudnn_min) or 0, jc.cudnn_min, jax.lib_dirs, jc.source, spec,
+                            jax_plugin=plugin))
+        elif local := _JAXLIB_LOCAL.search(jax.jaxlib or ""):
+            # A jaxlib from before the plugins, built for a local CUDA (0.4.6+cuda11.cudnn86): it loads the
+            # system's cuDNN of that major, at least the version in its tag ("cuda11_cudnn86: CUDA >= 11.8
+            # and cuDNN >= 8.6", JAX's README of the time).
+            minimum = f"{local.group(2)}.{local.group(3)}"
+            out.append(Need(f"jaxlib {jax.jaxlib}", int(local.group(1)), int(local.group(2)), minimum, jax.lib_dirs,
+                            ("jax-readme-local-cuda",), None))
     return out
+
+
+# jaxlib's local tag before the CUDA plugins: +cuda<CUDA major>.cudnn<cuDNN major><minor digits>
+_JAXLIB_LOCAL = re.compile(r"\+cuda(\d+)\.cudnn(\d)(\d+)$")
 
 
 def _torch_wheel(ctx: Context, cuda_major: int | None, cudnn: str) -> str | None:
@@ -183,7 +230,8 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 + (f" (other majors are installed: {', '.join(others)}; a different major cannot stand in)" if others else "")
                 + ". Expect \"Could not load dynamic library 'libcudnn.so...'\" and no GPU for convolutions.",
                 (ev("loader", f"{soname}: not found"),),
-                _remediation(facts, ctx, need, None, f"Install cuDNN {need.cudnn_major}.x for CUDA {need.cuda_major or '?'} where {need.framework} finds it"),
+                env_lib_remediation(facts, [soname], need.framework)
+                or _remediation(facts, ctx, need, None, f"Install cuDNN {need.cudnn_major}.x for CUDA {need.cuda_major or '?'} where {need.framework} finds it"),
                 need.sources,
             )
             continue
@@ -227,6 +275,8 @@ def _mismatch(facts: Facts, ctx: Context, need: Need, loaded: Loaded, what: str,
 
 
 def _remediation(facts: Facts, ctx: Context, need: Need, loaded: Loaded | None, lead: str) -> Remediation:
+    if need.jax_plugin and loaded is None:  # the JAX step's own decision (gpudoctor.checks.frameworks.jax_remediation)
+        return jax_remediation(facts, ctx, f"{lead}: JAX's CUDA plugin loads it from NVIDIA's pip wheels, which jax[cuda{need.cuda_major}] brings.", wheels=True)
     if need.bundled:  # the framework step's own decision: which build, which commands
         return plan_remediation(facts, ctx, need.bundled, need.installed, f"{lead}: its build carries cuDNN, so reinstall it.")
     commands, where = cudnn_commands(facts, need, loaded)

@@ -101,29 +101,55 @@ def runs_on(archs: Iterable[str], cc: str) -> bool | None:
 KERAS3_SOURCE = "https://github.com/tensorflow/tensorflow/releases/tag/v2.16.1"  # TF 2.16: Keras 3 is the default; tf-keras keeps Keras 2
 
 
+def dev_base(version: str) -> str | None:
+    """The release a nightly (development) build leads to: "2.7.0.dev20250310+cu124" -> "2.7.0"; None for others."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        v = Version(version)
+    except InvalidVersion:
+        return None
+    return v.base_version if v.is_devrelease else None
+
+
 def _request(framework: str, version: str) -> tuple[str, ...]:
-    """What to ask plan_install for, most exact first: the installed version, then its release."""
-    base = version.split("+", 1)[0]
+    """What to ask plan_install for, most exact first: the installed version, then its release. A nightly
+    is never pinned (the stable index has no dev builds): its stable release is asked for instead."""
+    base = dev_base(version) or version.split("+", 1)[0]
     release = ".".join(base.split(".")[:2])
     if framework == "jax":
         return (base,)
     return tuple(dict.fromkeys((base, release)))
 
 
-def framework_plan(facts: Facts, ctx: Context, framework: str, version: str | None = None):
+def framework_plan(facts: Facts, ctx: Context, framework: str, version: str | None = None, *,
+                   env=None, options=None, refuse: bool = False):
     """(plan, how): the installed `version` rebuilt for this machine when a build of it fits (how
     "kept"), else the newest release that fits (how "unfit", or "unknown" when the matrix does not
-    know `version`; plan.fits is False when nothing fits). plan is None when no GPU or driver was seen:
-    choosing a CUDA build then would be a guess (plan_install refuses, and so does the remediation)."""
+    know `version`; plan.fits is False when nothing fits). plan is None when neither a GPU (of known
+    compute capability) nor a driver was seen: choosing a CUDA build then would be a guess (plan_install
+    refuses, and so does the remediation). A nightly asks for its stable release (see _request).
+
+    The one choice of a framework fix: the plan's step and `gpudoctor fix` both come from here. `env` and
+    `options` are fix's (the environment it installs into, --index-url, --gpu/--driver/--cuda/--cpu);
+    `refuse` raises TargetNeeded instead of returning None."""
     from gpudoctor.errors import UsageError
     from gpudoctor.install.plan import Options, TargetNeeded, plan_install  # local: install.plan imports the checks
 
-    options = Options(reinstall=True)
+    base = options or Options()
+
+    def planned(requested: str | None):
+        plan = plan_install(facts, ctx, framework, requested, env=env, options=base)
+        if plan.fits and plan.already:
+            # The right build, broken in place (its libraries gone): the same build again, over itself.
+            plan = plan_install(facts, ctx, framework, requested, env=env, options=dataclasses.replace(base, reinstall=True))
+        return plan
+
     how = "unknown"
     try:
         for requested in _request(framework, version) if version else ():
             try:
-                plan = plan_install(facts, ctx, framework, requested, options=options)
+                plan = planned(requested)
             except TargetNeeded:
                 raise
             except UsageError:
@@ -132,9 +158,26 @@ def framework_plan(facts: Facts, ctx: Context, framework: str, version: str | No
                 return plan, "kept"
             how = "unfit"
             break
-        return plan_install(facts, ctx, framework, None, options=options), how
+        if how == "unfit" and framework == "torch" and version:
+            # The smallest upgrade that fits before the newest release: a project pinned to 2.5 moves to
+            # 2.7, not to whatever is newest, so that the rest of its requirements keep working.
+            for requested in _newer_torch_releases(ctx, version):
+                plan = planned(requested)
+                if plan.fits:
+                    return plan, "nearest"
+        return planned(None), how
     except TargetNeeded:
+        if refuse:
+            raise
         return None, "no-target"
+
+
+def _newer_torch_releases(ctx: Context, version: str) -> list[str]:
+    from gpudoctor.matrix import version_key
+
+    base = dev_base(version) or version.split("+", 1)[0]
+    now = version_key(".".join(base.split(".")[:2]))
+    return sorted((r.version for r in ctx.matrix.torch_releases if version_key(r.version) > now), key=version_key)
 
 
 def _move(plan, installed: str | None) -> str:
@@ -169,8 +212,16 @@ def plan_remediation(facts: Facts, ctx: Context, framework: str, installed: str 
     `installed` is what is there now (for naming the move); `version` the version to keep when one
     of its builds fits (default: `installed`)."""
     from gpudoctor.install.model import TITLES
+    from gpudoctor.install.plan import driver_unseen  # local: install.plan imports the checks
 
     title = TITLES[framework]
+    if image_build(installed):
+        return Remediation(
+            f"{why} {title} {installed} is a pre-release, built from source or shipped in a container image (such as "
+            "NVIDIA's NGC images): a build from the package index would replace it and what was built against it. "
+            "Fix the image's environment instead, or use an image built for this machine.",
+            (), component=framework,
+        )
     plan, how = framework_plan(facts, ctx, framework, version if version is not None else installed)
     if plan is None:
         return Remediation(
@@ -191,11 +242,17 @@ def plan_remediation(facts: Facts, ctx: Context, framework: str, installed: str 
     said = f"{why} " if why else ""
     if installed and how == "unfit":
         said += f"No build of {title} {installed.split('+', 1)[0]} fits this machine; {build.label} is the newest that does: "
+    elif installed and how == "nearest":
+        said += f"No build of {title} {installed.split('+', 1)[0]} fits this machine; {build.label} is the nearest newer release that does: "
     elif installed and how == "unknown":
         said += f"{title} {installed.split('+', 1)[0]} is not in the compatibility matrix; {build.label} is the newest build it knows that fits: "
     else:
         said += f"{build.label} fits this machine: "
     said += _move(plan, installed) + "." + _keras_note(framework, installed, plan)
+    unseen = driver_unseen(ctx.matrix, plan.machine, build)
+    if unseen:
+        # A GPU without a driver version: the choice is the least demanding build, and the driver it needs is said.
+        said += f" {unseen[0].upper()}{unseen[1:]}."
     if how != "kept" and plan.upgrade:
         said += " Instead: " + "; ".join(plan.upgrade) + "."
     return Remediation(said, _step_commands(plan), component=framework)
@@ -399,13 +456,27 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def _driver_verdict(facts: Facts, ctx: Context, cuda: str):
-    return ctx.matrix.driver_supports_cuda(facts.driver.version, cuda, os_name(facts))
+    d = facts.driver
+    if d.version:
+        return ctx.matrix.driver_supports_cuda(d.version, cuda, os_name(facts))
+    # Only the CUDA version the driver reports (NVML's cuDriverGetVersion, nvidia-smi's header): it decides too.
+    return ctx.matrix.driver_cuda_supports_cuda(d.cuda_version, cuda, os_name(facts))
 
 
 def check_driver_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.install.judge import lowest_driver
+
     d = facts.driver
-    if not d.version:
-        return  # the driver checks explain why there is no driver version
+    if not d.version and not d.cuda_version:
+        return  # neither the driver's version nor its CUDA: the driver checks explain why
+    driver = f"driver {d.version}" if d.version else f"the driver (CUDA {major_minor(d.cuda_version)})"
+    if d.version:
+        driver_ev = ev("nvml" if d.nvml_driver_version else "cmd:nvidia-smi", f"driver {d.version}")
+    else:
+        driver_ev = ev("nvml" if d.nvml_cuda_version else "cmd:nvidia-smi", f"driver's CUDA version {d.cuda_version}; driver version not reported")
+    # In a container the driver is the host's (the toolkit mounts its libraries): the upgrade happens there.
+    upgrade = "Upgrade the host's NVIDIA driver" if facts.platform.container else "Upgrade the NVIDIA driver"
+    where = "; a container runs on the host's driver, so the upgrade happens on the host, not in the container" if facts.platform.container else ""
     wants: list[tuple[str, str, str, str, str | None]] = []  # (framework, label, cuda, evidence source, version)
     t = torch_cuda(facts)
     if t:
@@ -423,22 +494,69 @@ def check_driver_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
         verdict = _driver_verdict(facts, ctx, cuda)
         if verdict.ok or not verdict.known:
             continue
-        needed = verdict.floor if verdict.floor and major(cuda) == major(verdict.cuda) else verdict.needed
+        if d.version:
+            needed = verdict.floor if verdict.floor and major(cuda) == major(verdict.cuda) else verdict.needed
+        else:
+            needed = lowest_driver(verdict.floor, verdict.needed)
+        unknown = "" if d.version else " (its version number was not reported)"
+        floor = needed or verdict.needed
         yield Finding(
             "framework-driver-too-old",
             Severity.ERROR,
             "frameworks",
-            f"{label} needs CUDA {major_minor(cuda)}, which driver {d.version} cannot run",
-            f"The driver supports CUDA up to {d.cuda_version or '?'}; a CUDA {major_minor(cuda)} runtime needs driver >= "
+            f"{label} needs CUDA {major_minor(cuda)}, which {driver} cannot run",
+            f"The driver{unknown} supports CUDA up to {d.cuda_version or '?'}; a CUDA {major_minor(cuda)} runtime needs driver >= "
             f"{needed or verdict.needed}. The framework fails with 'CUDA driver version is insufficient for CUDA runtime "
             "version' or reports no GPU.",
-            (ev(source, f"{label}: CUDA {cuda}"), ev("nvml" if d.nvml_driver_version else "cmd:nvidia-smi", f"driver {d.version}")),
-            plan_remediation(
-                facts, ctx, framework, version,
-                f"Upgrade the NVIDIA driver to >= {needed or verdict.needed} (the driver step), or install a build this driver runs.",
-            ),
+            (ev(source, f"{label}: CUDA {cuda}"), driver_ev),
+            _driver_or_build(facts, ctx, framework, label, version, floor),
             verdict.source,
         )
+
+
+def image_build(version: str | None) -> bool:
+    """A pre-release version (2.1.0a0+32f93b1): a build from source or the one a container image ships
+    (NVIDIA's NGC images), never a release on the package index. A nightly (.devYYYYMMDD) is not one: its
+    stable release replaces it."""
+    base = (version or "").split("+", 1)[0]
+    return bool(re.search(r"(a|b|rc)\d+$", base)) and not dev_base(version or "")
+
+
+def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
+    """The driver step: this machine's distribution's driver, then a reboot; in a container, the host's."""
+    from gpudoctor.checks.remedy import driver_install, reboot, where_run
+
+    if facts.platform.container:
+        return Remediation(
+            f"Upgrade the host's NVIDIA driver to >= {floor}: a container runs on the host's driver (its kernel "
+            "module), so the upgrade happens on the host, with the host's package manager; then restart the container.",
+            (), requires_root=True, component="driver", where=where_run(facts),
+        )
+    install = driver_install(facts, None, ctx)
+    said = f"Upgrade the NVIDIA driver to >= {floor}, then reboot" + (
+        " (the branch the distribution recommends; check that it is at least that)." if install
+        else f": no recipe is known for this distribution, so install a branch >= {floor.split('.')[0]} from it or from NVIDIA."
+    )
+    return Remediation(said, install + reboot(), requires_root=True, component="driver")
+
+
+def _driver_or_build(facts: Facts, ctx: Context, framework: str, label: str, version: str | None, floor: str) -> Remediation:
+    """Two ways out, in the order that changes least: a build this driver runs (a pip reinstall) first, the
+    driver upgrade as its alternative; the driver first where the installed build is not a release from the
+    package index (a pre-release: a source or container-image build, which a reinstall would replace with
+    another build), where no build fits, or where the build that fits is a major version back."""
+    driver = _driver_upgrade(facts, ctx, floor)
+    if image_build(version):
+        return dataclasses.replace(driver, summary=driver.summary + (
+            f" {label} is a pre-release, built from source or shipped in a container image (such as NVIDIA's NGC "
+            "images): a build from the package index would replace it, so upgrade the driver or use an image built for it."))
+    build = plan_remediation(facts, ctx, framework, version, "Install a build this driver runs, or upgrade the driver (below).")
+    plan, _ = framework_plan(facts, ctx, framework, version)
+    change = getattr(plan, "change", None) if plan is not None else None
+    back = change is not None and change.kind == "downgrade" and bool(change.major)
+    if not build.commands or back:
+        return dataclasses.replace(driver, alternative=build if build.commands else None)
+    return dataclasses.replace(build, alternative=driver)
 
 
 def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -446,25 +564,37 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     gpus = [(g, cc) for g, cc in gpus if cc]
     if not gpus:
         return
-    builds: list[tuple[str, str, str, tuple[str, ...], str, tuple[str, ...]]] = []  # framework, version, label, archs, evidence source, sources
+    # framework, version, label, archs, evidence source, sources, how the arch list was found (said in the finding)
+    builds: list[tuple[str, str, str, tuple[str, ...], str, tuple[str, ...], str]] = []
     t = torch_cuda(facts)
     if t:
         deep = facts.frameworks.deep.get("torch", {})
         if deep.get("arch_list"):
-            builds.append(("torch", t.version, f"PyTorch {t.version}", tuple(deep["arch_list"]), "deep:torch.cuda.get_arch_list()", ()))
+            builds.append(("torch", t.version, f"PyTorch {t.version}", tuple(deep["arch_list"]), "deep:torch.cuda.get_arch_list()", (), ""))
         else:
             variant = ctx.matrix.torch_variant(t.version, t.cuda)
+            how = ""
+            base = dev_base(t.version)
+            if variant is None and base:
+                # A nightly is built with its CUDA variant's arch list; the matrix knows releases only, so the
+                # newest release build of that variant at or below the nightly's version stands in for it.
+                tag = f"cu{''.join(str(n) for n in vkey(t.cuda)[:2])}"
+                found = ctx.matrix.torch_variant_at_or_below(base, tag)
+                if found:
+                    rel, variant = found
+                    how = (f" {t.version} is a nightly build, which the matrix does not list: its kernels are judged by "
+                           f"PyTorch {rel.version}'s {tag} build, the newest release with that CUDA variant at or below {base}.")
             if variant and variant.arch:
-                builds.append(("torch", t.version, f"PyTorch {t.version}", variant.arch + variant.ptx, "compat_matrix:torch", variant.source))
+                builds.append(("torch", t.version, f"PyTorch {t.version}", variant.arch + variant.ptx, "compat_matrix:torch", variant.source, how))
     tf = tf_gpu(facts)
     if tf:
         if tf.compute_capabilities:
-            builds.append(("tensorflow", tf.version, f"TensorFlow {tf.version}", tf.compute_capabilities, facts.frameworks.tensorflow.source, ()))
+            builds.append(("tensorflow", tf.version, f"TensorFlow {tf.version}", tf.compute_capabilities, facts.frameworks.tensorflow.source, (), ""))
         else:
             row = ctx.matrix.tensorflow_release(tf.version)
             if row and row.arch:
-                builds.append(("tensorflow", tf.version, f"TensorFlow {tf.version}", row.arch + row.ptx, "compat_matrix:tensorflow", row.source))
-    for framework, version, label, archs, source, cited in builds:
+                builds.append(("tensorflow", tf.version, f"TensorFlow {tf.version}", row.arch + row.ptx, "compat_matrix:tensorflow", row.source, ""))
+    for framework, version, label, archs, source, cited, how in builds:
         for g, cc in gpus:
             if runs_on(archs, cc) is not False:
                 continue
@@ -475,7 +605,7 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 f"{label} has no kernels for GPU {g.index} ({g.name}, compute capability {cc})",
                 f"The build carries {', '.join(archs)}: no cubin for sm_{cc.replace('.', '')} (or an older minor of its "
                 "major) and no PTX the driver could compile for it. It fails with 'no kernel image is available for "
-                "execution on the device' (or TensorFlow ignores the GPU).",
+                "execution on the device' (or TensorFlow ignores the GPU)." + how,
                 (ev(source, ", ".join(archs)), ev(g.source, f"{g.name}: {cc}")),
                 plan_remediation(
                     facts, ctx, framework, version,
@@ -509,6 +639,25 @@ def missing_sonames(facts: Facts, sonames: Iterable[str], own: tuple[LibDir, ...
     return out
 
 
+def env_lib_remediation(facts: Facts, sonames: Iterable[str], label: str) -> Remediation | None:
+    """When every missing library is in the conda environment's lib/, which a framework installed with
+    pip does not search: that directory on LD_LIBRARY_PATH as the environment's own variable (conda sets
+    it at each activation), nothing installed again. None when the libraries are not all there."""
+    d = facts.frameworks.env_lib
+    env = facts.frameworks.python.value if isinstance(facts.frameworks.python, Found) else None
+    wanted = list(sonames)
+    if d is None or env is None or not wanted or not all(s in d.names for s in wanted):
+        return None
+    rest = [p for p in facts.platform.env.get("LD_LIBRARY_PATH", "").split(":") if p and p != d.path]
+    return Remediation(
+        f"{label} does not search the conda environment's lib/ ({d.path}), which already holds {', '.join(wanted)}: "
+        "put it on LD_LIBRARY_PATH for this environment, then activate the environment again.",
+        (Cmd(("conda", "env", "config", "vars", "set", "-p", env.prefix, "LD_LIBRARY_PATH=" + ":".join([d.path, *rest])),
+             note="then: conda deactivate, and activate it again"),),
+        component="environment",
+    )
+
+
 def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if os_name(facts) == "windows":
         return  # DLL search is another story; the Windows checks say what matters there
@@ -526,7 +675,8 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "or its own lib/; neither has them here, nor LD_LIBRARY_PATH or the ldconfig cache. Import fails with "
                 "'libcudart.so... cannot open shared object file' or torch.cuda.is_available() is False.",
                 tuple(ev("loader", f"{s}: not found") for s in missing),
-                plan_remediation(facts, ctx, "torch", t.version, "Reinstall PyTorch with its dependencies (a --no-deps install leaves them out)."),
+                env_lib_remediation(facts, missing, f"PyTorch {t.version}")
+                or plan_remediation(facts, ctx, "torch", t.version, "Reinstall PyTorch with its dependencies (a --no-deps install leaves them out)."),
             )
     tf = tf_gpu(facts)
     if tf:
@@ -538,7 +688,7 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 cuda = tf_cuda(facts, ctx, tf) or row.cuda
                 present = sorted({n for d in ld_dirs(facts) for n in d.names if n.startswith("libcudart.so")} | {
                     n for n in (ldconfig_cache(facts) or {}) if n.startswith("libcudart.so")})
-                fix = (
+                fix = env_lib_remediation(facts, missing, f"TensorFlow {tf.version}") or (
                     plan_remediation(facts, ctx, "tensorflow", tf.version, "Install TensorFlow with its CUDA libraries as NVIDIA's pip wheels.")
                     if row.and_cuda
                     else system_cuda_libraries(facts, ctx, cuda)
@@ -608,6 +758,59 @@ def check_wheels_conflict(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def jax_remediation(facts: Facts, ctx: Context, why: str, *, wheels: bool = False) -> Remediation:
+    """The JAX step when jax, jaxlib and the CUDA plugin must agree (and, `wheels`, the plugin's NVIDIA
+    wheels must come): one version for all of them, gpudoctor.install.pick_jax.agreed_version.
+
+    With a GPU and driver seen, the planner's build of that version (the one decision every framework
+    fix takes). Without them the planner refuses to choose a CUDA build, but agreement chooses none: the
+    installed variant is kept, so the pinned command needs no GPU facts (pick_jax.agreement)."""
+    from gpudoctor.install import commands, pick_jax  # local: install.plan imports the checks
+    from gpudoctor.install.machine import machine_from_facts, target_gaps
+    from gpudoctor.install.render import as_cmd
+
+    jax = facts.frameworks.jax.value
+    machine = machine_from_facts(facts, ctx)
+    version = pick_jax.agreed_version(ctx.matrix, machine.installed)
+    if version is None or not target_gaps(machine):
+        return plan_remediation(facts, ctx, "jax", jax.jax or jax.jaxlib, why, version=version)
+    moves = ", ".join(f"{n} {v} -> {version}" for n, v in sorted(machine.installed.items())
+                      if (n in ("jax", "jaxlib") or _JAX_CUDA_PLUGIN.match(n)) and vkey(v) != vkey(version))
+    m = pick_jax.cuda_variant(machine.installed)
+    kept = f"the CUDA {m} build" if m else "the CPU build"
+    if wheels:  # the cuDNN step: why this version is jax-plugin-mismatch's to say, when one moves
+        said = f"{why} JAX {version}" + (f" ({moves})" if moves else "") + f", still {kept}."
+    else:
+        if jax.jax and vkey(version) != vkey(jax.jax) and ctx.matrix.jax_release(jax.jax) is None:
+            reason = (f"jaxlib's version: jax {jax.jax} is older than every JAX release in the compatibility matrix "
+                      f"({ctx.matrix.jax_releases[0].version} and newer), so no jaxlib of it can be vouched for; "
+                      "jax is pure Python and moves up")
+        else:
+            reason = "jax's version: projects pin jax, and jaxlib is the half that follows it (JEP 9419: jax >= jaxlib)"
+        said = f"{why} They should agree on {version}, {reason}" + (f": {moves}" if moves else "") + f"; still {kept}."
+    done = pick_jax.agreement(ctx.matrix, machine, version, wheels=wheels)
+    if done is None:
+        return Remediation(
+            f"{said} The compatibility matrix has no build of JAX {version} like the one installed, and no NVIDIA GPU "
+            "or driver was seen to choose another: tell `gpudoctor install jax` the target (--gpu, --driver, --cuda, --cpu).",
+            (), component="jax")
+    specs, links, remove = done
+    if not specs:
+        return Remediation(said, (), component="jax")
+    installer = "uv" if machine.env.uv and not machine.env.has_pip else "pip"
+    if specs == (f"jax=={version}",) and not remove:
+        # jax alone (pure Python): one install, which pip resolves and builds before it replaces anything and
+        # rolls back on failure. Not download-then---no-index: old jax releases are source distributions only
+        # (0.4.14), and an offline install cannot fetch the setuptools their build needs.
+        cmds = (Cmd(commands.install_argv(installer, machine.env, specs)),)
+    else:
+        steps = commands.replace_steps(installer, machine.env, specs, remove, label=f"JAX {version}", find_links=links)
+        cmds = tuple(as_cmd(s.argv) for s in steps)
+    if "[" in specs[0]:
+        said += f" {specs[0]} pins jaxlib{' and the plugin' if m else ''} to {version}" + (" and brings NVIDIA's CUDA and cuDNN wheels." if wheels else ".")
+    return Remediation(f"{said} Agreeing chooses no build, so it needs no GPU facts.", cmds, component="jax")
+
+
 def check_jax_versions(facts: Facts, ctx: Context) -> Iterable[Finding]:
     j = facts.frameworks.jax
     if not isinstance(j, Found):
@@ -615,11 +818,17 @@ def check_jax_versions(facts: Facts, ctx: Context) -> Iterable[Finding]:
     jax = j.value
     versions = {"jax": jax.jax, "jaxlib": jax.jaxlib, **jax.plugins}
     versions = {k: v for k, v in versions.items() if v}
-    row = ctx.matrix.jax_release(jax.jax or jax.jaxlib or "0")
-    if row is None:
-        return
+    # Each agreement holds from its own `since` (jaxlib not newer than jax since 0.3.0), older than the
+    # matrix's first release row included; judged by the installed jax's version, not its row's.
+    from gpudoctor.matrix import version_key
+
+    try:
+        judged = version_key(jax.jax or jax.jaxlib or "0")
+    except ValueError:
+        return  # not a version: nothing to judge it by
+    pins = [p for p in ctx.matrix.jax_pins if version_key(p.since) <= judged]
     broken = []
-    for pin in row.pins:
+    for pin in pins:
         present = tuple(p for p in pin.packages if p in versions)
         if len(present) < 2:
             continue
@@ -637,8 +846,8 @@ def check_jax_versions(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"{said}. JAX refuses to start ('jaxlib version ... is newer than jax', 'incompatible CUDA plugin') or "
         "silently falls back to the CPU when the plugin does not match.",
         tuple(ev(f"dist:{p}", v) for p, v in versions.items()),
-        plan_remediation(facts, ctx, "jax", jax.jax or jax.jaxlib, "Install jax, jaxlib and the CUDA plugin at one version, in one command."),
-        tuple(k for pin, _ in broken for k in pin.source),
+        jax_remediation(facts, ctx, "Install jax, jaxlib and the CUDA plugin at one version, in one command."),
+        tuple(dict.fromkeys(k for pin, _ in broken for k in pin.source)),
     )
 
 

@@ -12,17 +12,19 @@ Every toolkit finding's fix takes its target from one decision, `toolkit_target`
 toolkit this machine should use. The fixes therefore agree (one plan step, gpudoctor.prescribe),
 and `gpudoctor fix` switches to the same toolkit. When none qualifies, `toolkit_fix` says what to
 install, with NVIDIA's package names for this distribution (CUDA Installation Guide for Linux,
-SOURCE_CUDA_INSTALL: the `cuda-toolkit-X-Y` meta packages install /usr/local/cuda-X.Y).
+SOURCE_CUDA_INSTALL: the `cuda-toolkit-X-Y` meta packages install /usr/local/cuda-X.Y), and only where
+NVIDIA's repository for this distribution release packages that version (compat_matrix/cuda_repos.toml):
+`toolkit_install` is the one place that decides how a toolkit gets installed (switch-cuda uses it too).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable
+from dataclasses import dataclass, replace
+from typing import Any, Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.remedy import family
-from gpudoctor.cmdline import Cmd, EvalShell, Line
+from gpudoctor.cmdline import Cmd, EvalShell, Line, posix
 from gpudoctor.facts import Facts, Gpu, Toolkit
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
@@ -158,6 +160,15 @@ class ToolkitFix:
     commands: tuple[Line, ...]
     requires_root: bool
     why: str = ""  # what made it the choice
+    install: ToolkitInstall | None = None  # how the version gets installed, when none is installed
+
+    @property
+    def moves(self) -> bool:
+        """Whether this side has a move: an installed toolkit, or a version NVIDIA's repository for this
+        release is not known to lack (where it lacks it, only the runfile or conda is left)."""
+        if self.target is not None:
+            return True
+        return self.version is not None and not (self.install is not None and self.install.packaged is False)
 
     @property
     def installs(self) -> bool:
@@ -168,7 +179,8 @@ class ToolkitFix:
         if self.target is not None:
             return f"Use CUDA {self.version} ({self.target.root}): {self.why}."
         if self.version is not None:
-            return f"Install CUDA {self.version}, then use it: no installed toolkit is {self.why}."
+            said = f"Install CUDA {self.version}, then use it: no installed toolkit is {self.why}."
+            return f"{said} {self.install.says}" if self.install is not None and self.install.says else said
         return "No CUDA version fits PyTorch's CUDA major, this driver and every GPU here: change the PyTorch build or the driver first."
 
     def remediation(self, lead: str = "") -> Remediation:
@@ -200,22 +212,87 @@ def _use_commands(facts: Facts, request: str, root: str | None) -> tuple[tuple[L
     return tuple(out), any(isinstance(c, Cmd) and c.root for c in out)
 
 
-def install_commands(facts: Facts, version: str) -> tuple[Line, ...]:
+# NVIDIA's repositories for Debian and Ubuntu are set up by the cuda-keyring package (SOURCE_CUDA_INSTALL,
+# "Network Repository Installation": wget .../repos/<distro>/<arch>/cuda-keyring_1.1-1_all.deb, dpkg -i it).
+CUDA_REPOS_URL = "https://developer.download.nvidia.com/compute/cuda/repos/"
+KEYRING_DEB = "cuda-keyring_1.1-1_all.deb"
+# Where NVIDIA's runfiles of every release are (and the runfile's `--toolkit --silent`: toolkit only, no
+# driver, into /usr/local/cuda-X.Y; SOURCE_CUDA_INSTALL, "Runfile Installation", "Advanced Options").
+SOURCE_CUDA_ARCHIVE = "https://developer.nvidia.com/cuda-toolkit-archive"
+
+
+@dataclass(frozen=True)
+class ToolkitInstall:
+    """How CUDA `version` (major.minor) gets installed here: NVIDIA's package (after its repository's
+    set-up step where the repository is known), or, where NVIDIA's repository for this release lacks
+    it, no commands and a summary of what to do instead."""
+
+    version: str
+    commands: tuple[Line, ...]  # empty: no package to install on this system
+    packaged: bool | None  # whether the repository for this release has it; None: not known
+    says: str = ""  # a caveat (check the repository) or what to do instead, for a summary
+
+
+def runfile_hint(version: str) -> str:
+    """NVIDIA's runfile, toolkit only: installs CUDA `version` (major.minor) on any distribution."""
+    return (
+        f"NVIDIA's CUDA {version} runfile from the CUDA Toolkit Archive ({SOURCE_CUDA_ARCHIVE}), toolkit only: "
+        f"`sudo sh cuda_{version}.<update>_<driver>_linux.run --toolkit --silent` installs /usr/local/cuda-{version}"
+    )
+
+
+def conda_install(version: str) -> Cmd | None:
+    """CUDA `version` (major.minor) inside a conda environment: conda-forge's cuda-toolkit pinned by
+    cuda-version (CUDA 12 on), NVIDIA's channel label for 11.x (its labels start at 11.3); None before."""
+    mj = major(version)
+    if mj >= 12:
+        return Cmd(("conda", "install", "-c", "conda-forge", "cuda-toolkit", f"cuda-version={version}"))
+    if vkey(major_minor(version)) >= (11, 3):
+        return Cmd(("conda", "install", "-c", f"nvidia/label/cuda-{version}.0", "cuda-toolkit"))
+    return None
+
+
+def toolkit_install(facts: Facts, matrix: Any, version: str) -> ToolkitInstall:
     """Install CUDA `version` (major.minor) from NVIDIA's repository with this distribution's package
-    manager (SOURCE_CUDA_INSTALL: meta package cuda-toolkit-X-Y). Empty where no pinned package exists
-    (Arch's rolling `cuda`, Windows, unknown distributions): the summary then says what to install."""
-    if os_name(facts) != "linux":
-        return ()
-    package = "cuda-toolkit-" + "-".join(major_minor(version).split("."))
-    note = "NVIDIA's CUDA repository"
+    manager (SOURCE_CUDA_INSTALL: meta package cuda-toolkit-X-Y), where NVIDIA's repository for this
+    distribution release packages it (matrix.cuda_repo_for, cuda_repos.toml). No commands where no pinned
+    package exists (Arch's rolling `cuda`, Windows, unknown distributions: the summary says what to
+    install), or where that repository is known not to have the version (the summary says so, and what
+    to do instead). Where the matrix does not know, the commands stand with a caveat: check the repository."""
+    mm = major_minor(version)
     fam = family(facts)
+    if os_name(facts) != "linux" or fam not in ("debian", "rhel", "suse"):
+        return ToolkitInstall(mm, (), None)
+    d = facts.platform.distro
+    # The rows describe the x86_64 repositories; another architecture's repository is not asserted on.
+    x86 = (facts.platform.machine or "").lower() in ("x86_64", "amd64")
+    repo = matrix.cuda_repo_for(d.id, d.version_id) if x86 else None
+    packaged = repo.packages(mm) if repo is not None else None
+    release = d.pretty_name or " ".join(p for p in (d.id, d.version_id) if p) or "this distribution"
+    package = "cuda-toolkit-" + mm.replace(".", "-")
+    if repo is not None and packaged is False:
+        has = (
+            f"it has CUDA {repo.first} and newer" if repo.first and vkey(mm) < vkey(repo.first)
+            else f"it has CUDA {repo.first} to {repo.last}"
+        )
+        conda = conda_install(mm)
+        instead = runfile_hint(mm) + (f"; or inside a conda environment: `{posix(conda)}`" if conda else "")
+        return ToolkitInstall(mm, (), False, f"CUDA {mm} is not packaged for {release} (NVIDIA's {repo.repo} repository: {has}). Instead: {instead}.")
+    note = f"NVIDIA's {repo.repo} repository" if repo is not None else "NVIDIA's CUDA repository"
+    commands: list[Line] = []
     if fam == "debian":
-        return (Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", package), root=True, note=note))
-    if fam == "rhel":
-        return (Cmd(("dnf", "install", "-y", package), root=True, note=note),)
-    if fam == "suse":
-        return (Cmd(("zypper", "install", "-y", package), root=True, note=note),)
-    return ()
+        if repo is not None:
+            commands += [
+                Cmd(("wget", f"{CUDA_REPOS_URL}{repo.repo}/x86_64/{KEYRING_DEB}")),
+                Cmd(("dpkg", "-i", KEYRING_DEB), root=True, note="adds NVIDIA's CUDA repository and its signing key"),
+            ]
+        commands += [Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", package), root=True, note=note)]
+    elif fam == "rhel":
+        commands.append(Cmd(("dnf", "install", "-y", package), root=True, note=note))
+    else:
+        commands.append(Cmd(("zypper", "install", "-y", package), root=True, note=note))
+    says = "" if packaged else f"Check that NVIDIA's repository for {release} has {package}."
+    return ToolkitInstall(mm, tuple(commands), packaged, says)
 
 
 def toolkit_fix(facts: Facts, ctx: Context) -> ToolkitFix:
@@ -229,9 +306,9 @@ def toolkit_fix(facts: Facts, ctx: Context) -> ToolkitFix:
     version = install_version(facts, ctx)
     if version is None:
         return ToolkitFix(None, None, (), False, why)
-    install = install_commands(facts, version)
-    use, _ = _use_commands(facts, version, None) if install else ((), False)
-    return ToolkitFix(version, None, install + use, bool(install), why)
+    install = toolkit_install(facts, ctx.matrix, version)
+    use, _ = _use_commands(facts, version, None) if install.commands else ((), False)
+    return ToolkitFix(version, None, install.commands + use, bool(install.commands), why, install)
 
 
 
@@ -320,6 +397,120 @@ def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# --- toolkit-torch-major-mismatch: two ways to the same end ----------------------------------------
+#
+# Extensions build when nvcc and PyTorch have one CUDA major. Either side can move: the toolkit to
+# PyTorch's major (toolkit_fix, the toolkit decision every toolkit finding shares) or PyTorch to a
+# build of nvcc's major (torch_side, chosen by install.plan.plan_install). Real threads chose both
+# (tests/real: transfuser, vllm, era3d moved the toolkit; embodiedocc2, pytorch-sparse moved PyTorch).
+# The finding offers the smaller move first and the other as its alternative, never both as steps.
+# The smaller move is the toolkit's whenever toolkit_fix has one: it leaves the Python environment, and
+# every extension already built against its PyTorch (torch-scatter wheels for cu102, say), as it is,
+# while another PyTorch build moves them all (the transfuser maintainer's "a lot of work").
+
+
+@dataclass(frozen=True)
+class TorchSide:
+    """A PyTorch build whose CUDA extensions this nvcc builds, as plan_install plans it."""
+
+    plan: Any  # gpudoctor.install.model.Plan; it fits
+    nvcc: str  # the nvcc version it was chosen for (major.minor)
+    same_release: bool  # only the CUDA variant of the installed release changes
+    driver_note: str = ""  # no driver was seen: the driver the build needs
+
+    def remediation(self) -> Remediation:
+        from gpudoctor.install.render import as_cmd  # local: gpudoctor.install imports the checks
+
+        plan = self.plan
+        build = plan.chosen.build
+        change = plan.change
+        move = "; ".join((change.text, *change.major)) if change is not None else f"install {build.label}"
+        why = (
+            f"the same release, built for CUDA {build.cuda}" if self.same_release
+            else f"the nearest release with a CUDA {major(self.nvcc)} build no newer than {self.nvcc} for this Python"
+        )
+        said = f"Move PyTorch to nvcc's CUDA major ({self.nvcc}): {build.label}, {why}: {move}."
+        if self.driver_note:
+            said += f" {self.driver_note[0].upper()}{self.driver_note[1:]}."
+        return Remediation(said, tuple(as_cmd(s.argv) for s in plan.steps), component="torch")
+
+
+def _torch_requests(ctx: Context, installed: str) -> list[str]:
+    """The releases to ask plan_install for, nearest first: the installed version and its release, then
+    newer releases oldest first (the smallest upgrade), then older ones newest first."""
+    from gpudoctor.matrix import version_key
+
+    base = installed.split("+", 1)[0]
+    here = ctx.matrix.torch_release(base)
+    releases = sorted((r.version for r in ctx.matrix.torch_releases), key=version_key)
+    now = version_key(here.version if here else ".".join(base.split(".")[:2]))
+    newer = [r for r in releases if version_key(r) > now]
+    older = [r for r in reversed(releases) if version_key(r) < now]
+    return ([base, here.version] if here else []) + newer + older
+
+
+def torch_side(facts: Facts, ctx: Context, nvcc: str) -> TorchSide | None:
+    """The PyTorch build whose extensions `nvcc` builds: of nvcc's CUDA major and no newer (plan_install's
+    `nvcc` option), in the installed release when it has one, else the nearest release that fits this
+    Python (and driver, and GPUs). None when none does. With no driver seen nvcc's CUDA bounds the
+    choice, and the summary says which driver the build needs."""
+    from gpudoctor.errors import UsageError
+    from gpudoctor.install.judge import driver_needs
+    from gpudoctor.install.model import Target
+    from gpudoctor.install.plan import Options, TargetNeeded, plan_install
+
+    torch = facts.frameworks.torch
+    if not isinstance(torch, Found):
+        return None
+    installed = torch.value.version
+    mm = major_minor(nvcc)
+    here = ctx.matrix.torch_release(installed.split("+", 1)[0])
+    for requested in _torch_requests(ctx, installed):
+        options = Options(nvcc=mm)
+        unseen = False
+        try:
+            try:
+                plan = plan_install(facts, ctx, "torch", requested, options=options)
+            except TargetNeeded:
+                # Neither driver nor GPU seen: nvcc decides the CUDA major, so plan as for a driver that runs nvcc's CUDA.
+                plan = plan_install(facts, ctx, "torch", requested, options=replace(options, target=Target(cuda=mm)))
+                unseen = True
+        except UsageError:
+            continue  # a release the matrix cannot plan (a pre-release version string): the next one
+        if not (plan.fits and plan.steps):
+            continue
+        build = plan.chosen.build
+        note = ""
+        if unseen:
+            lowest, full = driver_needs(ctx.matrix, build.cuda, os_name(facts))
+            if lowest:
+                need = f"a driver >= {lowest}" + (f" (>= {full} for full CUDA {build.cuda} support)" if full and full != lowest else "")
+            else:
+                need = f"a driver that runs CUDA {build.cuda}"
+            note = f"no NVIDIA driver was seen here, so it was not checked against one: it needs {need}"
+        return TorchSide(plan, mm, here is not None and build.release == here.version, note)
+    return None
+
+
+def torch_major_remediation(facts: Facts, ctx: Context, nvcc: str) -> Remediation:
+    """The toolkit side first (toolkit_fix: the same decision as every toolkit finding and `gpudoctor fix`),
+    PyTorch's side as its alternative; PyTorch's side first only where the toolkit has no move: no CUDA
+    version of PyTorch's major fits this driver and every GPU here, or NVIDIA's repository for this
+    distribution release does not package it (a runfile or conda install of an old toolkit on a newer
+    distribution is more work, and its compiler support may lag the distribution's gcc)."""
+    tmajor = torch_cuda_major(facts)
+    fix = toolkit_fix(facts, ctx)
+    toolkit = fix.remediation(f"Build extensions with a CUDA {tmajor}.x toolkit.")
+    side = torch_side(facts, ctx, nvcc)
+    if side is None:
+        return replace(toolkit, summary=toolkit.summary + (
+            f" (No PyTorch build in the compatibility matrix has CUDA {major(nvcc)} no newer than {major_minor(nvcc)} "
+            "and fits this machine, so the toolkit is the side to move.)"
+        ))
+    other = side.remediation()
+    return replace(toolkit, alternative=other) if fix.moves else replace(other, alternative=toolkit)
+
+
 def check_torch_major(facts: Facts, ctx: Context) -> Iterable[Finding]:
     torch = facts.frameworks.torch
     tk = extension_toolkit(facts)
@@ -337,12 +528,13 @@ def check_torch_major(facts: Facts, ctx: Context) -> Iterable[Finding]:
         + f" but PyTorch was built with CUDA {torch.value.cuda}",
         "PyTorch runs on its own bundled CUDA runtime, so this does not affect running models; but building "
         "CUDA extensions (pip install of flash-attn, apex, custom ops, torch.utils.cpp_extension) needs an nvcc of "
-        "the same CUDA major and fails with 'The detected CUDA version mismatches the version that was used to compile PyTorch'.",
+        "the same CUDA major and fails with 'The detected CUDA version mismatches the version that was used to compile PyTorch'. "
+        "Either side can move: a toolkit of PyTorch's CUDA major, or a PyTorch build of nvcc's.",
         (
             ev(f"toolkit:{tk.root}" if tk else "cmd:nvcc --version", f"{nvcc_version} via {', '.join(tk.found_via) if tk else 'PATH'}"),
             ev(torch.source, f"torch {torch.value.version}, CUDA {torch.value.cuda}"),
         ),
-        toolkit_fix(facts, ctx).remediation(f"Build extensions with a CUDA {major(torch.value.cuda)}.x toolkit."),
+        torch_major_remediation(facts, ctx, nvcc_version),
     )
 
 

@@ -237,13 +237,19 @@ def register(app: typer.Typer) -> None:
         probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
         matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
         index_url: Optional[str] = typer.Option(None, "--index-url", metavar="URL", help="Reinstall from this package index (a mirror), also in the undo line; for PyTorch, {variant} in it becomes the CUDA variant (cu126)."),
+        gpu: Optional[str] = typer.Option(None, "--gpu", metavar="NAME|CC", help="The GPU a reinstalled build is for, where none is seen here: a name (\"RTX 4090\") or a compute capability (8.9)."),
+        driver: Optional[str] = typer.Option(None, "--driver", metavar="VERSION", help="The NVIDIA driver a reinstalled build will run on, where none is seen here (550.54.14)."),
+        cuda: Optional[str] = typer.Option(None, "--cuda", metavar="VERSION", help="The CUDA version that driver runs (nvidia-smi's header, 12.4), where its version is not known."),
+        cpu: bool = typer.Option(False, "--cpu", help="Reinstall CPU-only builds."),
     ) -> None:
         from gpudoctor.install.fix_run import run_fix
+        from gpudoctor.install.model import Target
 
         if replay and yes:
             raise typer.BadParameter("--replay lists fixes for a recorded machine and never changes it; drop --yes", param_hint="--yes")
         code = run_fix(
             _probe_options(probe_timeout, python), env_file=env_file, replay=replay, dry_run=dry_run, matrix=matrix,
             ask=lambda question: confirm(question, yes), index_url=index_url,
+            target=Target(gpu=gpu, driver=driver, cuda=cuda, cpu=cpu),
         )
         raise typer.Exit(code)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from gpudoctor.bounded import MAX_COMMAND_OUTPUT, describe_size
 from gpudoctor.host import ENV_NAMES, CommandResult, Host, HostError, PathInfo, PythonEnv
@@ -122,43 +122,7 @@ class LiveHost(Host):
         argv = tuple(argv)
         # Under a temporary root an absolute program (a toolkit's bin/nvcc) is the root's own copy.
         program = (self._real(argv[0]), *argv[1:]) if argv and argv[0].startswith("/") else argv
-        start = time.monotonic()
-        try:
-            # A new session, so that a timeout kills the whole process group:
-            # nvidia-smi hung in the kernel leaves children otherwise.
-            proc = subprocess.Popen(
-                program,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                env={**os.environ, "LC_ALL": "C"},
-            )
-        except FileNotFoundError:
-            return CommandResult(argv, None, missing=True)
-        except OSError as exc:
-            return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
-        out, err, overflow, timed_out = _collect(proc, timeout_s, MAX_COMMAND_OUTPUT)
-        duration = time.monotonic() - start
-        if overflow:
-            # Killed: a program that floods its output (a broken or hostile shim) is a failed probe
-            # that says why, not a doctor that runs out of memory.
-            return CommandResult(
-                argv,
-                None,
-                "",
-                f"output exceeded {describe_size(MAX_COMMAND_OUTPUT)}; gpudoctor stopped the program",
-                overflow=True,
-                duration_s=duration,
-            )
-        return CommandResult(
-            argv,
-            None if timed_out else proc.returncode,
-            out.decode("utf-8", "replace"),
-            err.decode("utf-8", "replace"),
-            timed_out=timed_out,
-            duration_s=duration,
-        )
+        return run_bounded(argv, timeout_s, program=program)
 
     # --- environment -----------------------------------------------------------
     def env(self) -> Mapping[str, str]:
@@ -215,6 +179,52 @@ def _same_file(a: str, b: str) -> bool:
     """
     return os.path.realpath(os.path.dirname(os.path.abspath(a))) == os.path.realpath(
         os.path.dirname(os.path.abspath(b))
+    )
+
+
+def run_bounded(argv: Sequence[str], timeout_s: float, *, program: Sequence[str] | None = None,
+                cap: int | None = None) -> CommandResult:
+    """Run `program` (default `argv`) with no stdin, at most `timeout_s` seconds and `cap` bytes of output;
+    the result names `argv`. Every program gpudoctor runs goes through here or through the host seam."""
+    argv = tuple(argv)
+    program = tuple(program) if program is not None else argv
+    cap = MAX_COMMAND_OUTPUT if cap is None else cap  # looked up now: tests lower the module's cap
+    start = time.monotonic()
+    try:
+        # A new session, so that a timeout kills the whole process group:
+        # nvidia-smi hung in the kernel leaves children otherwise.
+        proc = subprocess.Popen(
+            program,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            env={**os.environ, "LC_ALL": "C"},
+        )
+    except FileNotFoundError:
+        return CommandResult(argv, None, missing=True)
+    except OSError as exc:
+        return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
+    out, err, overflow, timed_out = _collect(proc, timeout_s, cap)
+    duration = time.monotonic() - start
+    if overflow:
+        # Killed: a program that floods its output (a broken or hostile shim) is a failed probe
+        # that says why, not a doctor that runs out of memory.
+        return CommandResult(
+            argv,
+            None,
+            "",
+            f"output exceeded {describe_size(cap)}; gpudoctor stopped the program",
+            overflow=True,
+            duration_s=duration,
+        )
+    return CommandResult(
+        argv,
+        None if timed_out else proc.returncode,
+        out.decode("utf-8", "replace"),
+        err.decode("utf-8", "replace"),
+        timed_out=timed_out,
+        duration_s=duration,
     )
 
 

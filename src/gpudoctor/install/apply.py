@@ -39,6 +39,9 @@ class Ran:
     rc: int
 
 
+_PIECE = 64 * 1024  # bytes read at most at once from an installer's output
+
+
 def run_step(argv: Sequence[str], out: IO[str]) -> int:
     out.write("$ " + argv_text(argv) + "\n")
     out.flush()
@@ -52,7 +55,8 @@ def run_step(argv: Sequence[str], out: IO[str]) -> int:
         raise GpudoctorError(f"cannot run {argv[0]}: {exc.strerror or exc}", "check the interpreter or installer path (--python, --use)") from None
     assert proc.stdout is not None
     try:
-        for line in iter(proc.stdout.readline, b""):
+        # Streamed, never collected: pip may print for an hour, and a line without an end is read in pieces.
+        for line in iter(lambda: proc.stdout.readline(_PIECE), b""):
             out.write(line.decode("utf-8", "replace"))
             out.flush()
         return proc.wait()

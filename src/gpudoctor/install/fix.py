@@ -19,10 +19,10 @@ from typing import Any, Sequence
 
 from gpudoctor.checks import Context
 from gpudoctor.cmdline import SetEnv, Unrenderable
-from gpudoctor.errors import UnsafeOperation, UsageError
+from gpudoctor.errors import UnsafeOperation
 from gpudoctor.facts import Facts, Toolkit
-from gpudoctor.install.model import TITLES, TargetEnv
-from gpudoctor.install.plan import Options, plan_install
+from gpudoctor.install.model import TITLES, Target, TargetEnv
+from gpudoctor.install.plan import Options, TargetNeeded
 from gpudoctor.model import Finding, Severity
 from gpudoctor.probed import value_or_none
 
@@ -31,7 +31,6 @@ REINSTALL_CODES = (
     "jax-plugin-mismatch", "cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch",
 )
 # The build is right but broken in place (a --no-deps install, a stray wheel): reinstall the same one.
-SAME_BUILD_CODES = ("framework-cuda-libs-missing", "cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch")
 SWITCH_CODES = ("cuda-link-dangling", "toolkit-newer-than-driver", "toolkit-arch-unsupported", "toolkit-torch-major-mismatch")
 # Preallocating frameworks and the variable (with the value) that makes them allocate on demand
 # (compat_matrix/memory_settings.toml): the fix for a GPU whose memory others hold.
@@ -83,42 +82,79 @@ def file_target(path: str | None) -> str:
     return "posix"
 
 
-def framework_of(finding: Finding) -> str | None:
-    text = finding.title.lower()
-    for word, fw in (("pytorch", "torch"), ("tensorflow", "tensorflow"), ("jax", "jax")):
-        if word in text:
-            return fw
+FRAMEWORKS = ("torch", "tensorflow", "jax")
+
+
+def applies(component: str, codes: Sequence[str], commands: Sequence[Any] = (), where: str = "") -> str | None:
+    """The kind of fix `gpudoctor fix` runs for a plan step (or one finding's remediation), or None.
+
+    One rule for the plan's "gpudoctor fix can apply this" and for what fix offers: a framework step
+    (its build reinstalled by the planner), a toolkit step that switches to an installed toolkit, a
+    memory step that sets an allocator variable. A system package, a driver, a step on the host: no."""
+    from gpudoctor.cmdline import Cmd, EvalShell
+
+    if where:
+        return None
+    if component in FRAMEWORKS and any(c in REINSTALL_CODES for c in codes) and commands:
+        return "reinstall"  # (a step without commands is a build fix has no business replacing: an image's own)
+    if component == "toolkit" and any(c in SWITCH_CODES for c in codes) and any(
+        isinstance(c, (Cmd, EvalShell)) and tuple(c.argv[:2]) == ("gpudoctor", "switch-cuda") for c in commands
+    ):
+        return "switch-cuda"
+    if component == "memory" and any(c in ENV_CODES for c in codes):
+        return "env"
     return None
 
 
+def offered(facts: Facts, findings: Sequence[Finding], ctx: Context) -> dict[str, str]:
+    """finding code -> the kind of fix `gpudoctor fix` offers for it on this machine: what the plan labels
+    "gpudoctor fix can apply this". A reinstall that cannot be chosen (no build fits, no target) is not
+    offered; a switch that needs root or an env fix that needs --env-file is (fix says what it needs)."""
+    from gpudoctor.install.machine import env_from_facts
+
+    out: dict[str, str] = {}
+    for fix in propose(facts, findings, ctx, env=env_from_facts(facts)):
+        if fix.kind == "reinstall" and fix.blocked:
+            continue
+        for code in fix.codes:
+            out.setdefault(code, fix.kind)
+    return out
+
+
+def fix_offers(report) -> dict[str, str]:
+    """offered() for a diagnosed report, judged with the matrix its findings were judged with."""
+    return offered(report.facts, report.findings, Context(report.matrix_path))
+
+
+def finding_applies(finding: Finding) -> str | None:
+    r = finding.remediation
+    return applies(r.component, (finding.code,), r.commands, r.where) if r else None
+
+
 def _current_version(facts: Facts, framework: str) -> str | None:
-    """The installed version without its local tag (2.2.1, not 2.2.1+cu121): reinstalling keeps the user's release."""
+    """The installed version (2.2.1+cu121): the plan keeps its release where a build of it fits."""
     value = value_or_none(getattr(facts.frameworks, framework))
     if value is None:
         return None
-    version = value.jax if framework == "jax" else value.version
-    return version.split("+", 1)[0] if version else None
+    return value.jax if framework == "jax" else value.version
 
 
 def _reinstall(facts: Facts, ctx: Context, env: TargetEnv, framework: str, codes: tuple[str, ...],
-               index_url: str | None = None) -> Fix:
-    same_build = any(c in SAME_BUILD_CODES for c in codes)
-    current = _current_version(facts, framework)
-    plans = []
-    for requested in ([current] if current else []) + [None]:
-        try:
-            plan = plan_install(facts, ctx, framework, requested, env=env, options=Options(index_url=index_url))
-        except UsageError:  # an installed version the matrix does not know (or a pre-release): plan the newest instead
-            continue
-        if plan.already and same_build:
-            plan = plan_install(facts, ctx, framework, requested, env=env, options=Options(reinstall=True, index_url=index_url))
-        plans.append(plan)
-        if plan.fits and plan.steps and not plan.manual:
-            return Fix("reinstall", f"reinstall {plan.chosen.build.label}", codes, plan)
-    last = plans[-1] if plans else None
+               index_url: str | None = None, target: Target | None = None) -> Fix:
+    """The framework step of the plan (checks.frameworks.framework_plan: the same choice the plan prints),
+    for the environment fix installs into."""
+    from gpudoctor.checks.frameworks import framework_plan
+
+    options = Options(index_url=index_url, target=target or Target())
+    try:
+        plan, _ = framework_plan(facts, ctx, framework, _current_version(facts, framework), env=env, options=options, refuse=True)
+    except TargetNeeded as exc:  # no GPU or driver seen and none named: choosing a CUDA build would be a guess
+        return Fix("reinstall", f"reinstall {TITLES[framework]}", codes, None, blocked=exc.message,
+                   manual=(f"rerun gpudoctor fix and {exc.hint}",))
+    if plan.fits and plan.steps and not plan.manual:
+        return Fix("reinstall", f"reinstall {plan.chosen.build.label}", codes, plan)
     why = f"no {TITLES[framework]} build fits this machine without manual steps"
-    manual = (last.manual or last.upgrade) if last else ()
-    return Fix("reinstall", f"reinstall {TITLES[framework]}", codes, last, blocked=why, manual=tuple(manual))
+    return Fix("reinstall", f"reinstall {TITLES[framework]}", codes, plan, blocked=why, manual=tuple(plan.manual or plan.upgrade))
 
 
 def _link_decides(facts: Facts, code: str) -> bool:
@@ -177,18 +213,21 @@ def _env_settings(facts: Facts, findings: Sequence[Finding], ctx: Context, env_f
 
 
 def propose(facts: Facts, findings: Sequence[Finding], ctx: Context, *, env: TargetEnv, env_file: str | None = None,
-            is_root: bool = False, alternatives=None, index_url: str | None = None) -> list[Fix]:
-    """`index_url`: the user's package index (a mirror; {variant} as for install), used by reinstalls and their undo lines."""
+            is_root: bool = False, alternatives=None, index_url: str | None = None, target: Target | None = None) -> list[Fix]:
+    """`index_url`: the user's package index (a mirror; {variant} as for install), used by reinstalls and their undo lines.
+    `target`: what the person said the build is for (--gpu/--driver/--cuda/--cpu), where the probes could not see it."""
     fixes: list[Fix] = []
     serious = [f for f in findings if f.severity >= Severity.WARNING]
     by_framework: dict[str, list[str]] = {}
     for f in serious:
-        fw = framework_of(f) if f.code in REINSTALL_CODES else None
+        # The framework the plan's step reinstalls: a finding whose step is elsewhere (a system cuDNN, a
+        # loader path) is not a reinstall, whatever its code.
+        fw = f.remediation.component if finding_applies(f) == "reinstall" else None
         if fw and f.code not in by_framework.setdefault(fw, []):
             by_framework[fw].append(f.code)
     for fw, codes in by_framework.items():
-        fixes.append(_reinstall(facts, ctx, env, fw, tuple(codes), index_url))
-    switch_codes = tuple(dict.fromkeys(f.code for f in serious if f.code in SWITCH_CODES))
+        fixes.append(_reinstall(facts, ctx, env, fw, tuple(codes), index_url, target))
+    switch_codes = tuple(dict.fromkeys(f.code for f in serious if finding_applies(f) == "switch-cuda"))
     if switch_codes:
         fix = _switch(facts, ctx, switch_codes, is_root, alternatives)
         if fix:

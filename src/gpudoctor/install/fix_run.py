@@ -36,7 +36,7 @@ def _apply_reinstall(fix: fx.Fix, host, options: ProbeOptions, ctx: Context, out
         raise GpudoctorError(failure_message(plan, outcome))
     v = verify(plan, host, options, ctx)
     out.write(render_verification(plan, v))
-    left = [f for f in v.findings if f.code in fix.codes and fx.framework_of(f) == plan.framework]
+    left = [f for f in v.findings if f.code in fix.codes and f.remediation and f.remediation.component == plan.framework]
     return bool(v.usable and v.matches and not left), ("fixed" if not left else "still found: " + ", ".join(f.code for f in left))
 
 
@@ -63,7 +63,7 @@ def _apply_env(fix: fx.Fix, out: IO[str]) -> tuple[bool, str]:
 
 
 def run_fix(options: ProbeOptions, *, env_file: str | None, replay: str | None, dry_run: bool, matrix: str | None,
-            ask: Callable[[str], bool], out: IO[str] | None = None, index_url: str | None = None) -> int:
+            ask: Callable[[str], bool], out: IO[str] | None = None, index_url: str | None = None, target=None) -> int:
     from gpudoctor import switch_cuda as sc
     from gpudoctor.cli.common import make_host
     from gpudoctor.doctor import diagnose
@@ -74,12 +74,17 @@ def run_fix(options: ProbeOptions, *, env_file: str | None, replay: str | None, 
     report = diagnose(host, options, matrix)
     facts, findings = report.facts, report.findings
     ctx = Context(matrix)
+    if target:  # a wrong --gpu/--driver/--cuda is the person's error: say so now, not as "no build fits" later
+        from gpudoctor.install.machine import apply_target, machine_from_facts
+
+        apply_target(machine_from_facts(facts, ctx), target, ctx)
     live = replay is None
     link = facts.toolkits.link
     fixes = fx.propose(
         facts, findings, ctx, env=read_env(host, facts), env_file=env_file,
         is_root=live and sc.may_change_link(host, link),
         alternatives=sc.query_alternatives(host.root, link) if live else None, index_url=index_url,
+        target=target,
     )
     serious = [f for f in findings if f.severity >= Severity.WARNING]
     if not fixes:

@@ -43,9 +43,8 @@ def judge_driver(matrix, machine: Machine, cuda: str) -> tuple[Judgement, bool |
         return _judge_driver_cuda(matrix, machine, cuda)
     if not driver:
         # Say what the build will need, so that whoever installs it onto a machine can check that driver.
-        full = matrix.min_driver_for_cuda(cuda, machine.os)
-        floor = matrix.minor_compat_floor(int(major(cuda)), machine.os) if major(cuda) is not None else None
-        need = (f": it needs a driver >= {floor or full}" + (f" (>= {full} for full support)" if floor and full and floor != full else "")) if (floor or full) else ""
+        lowest, full = driver_needs(matrix, cuda, machine.os)
+        need = (f": it needs a driver >= {lowest}" + (f" (>= {full} for full support)" if full and full != lowest else "")) if lowest else ""
         return Judgement("driver", True, f"no NVIDIA driver was seen, so CUDA {cuda} was not checked against one{need}", note=True), None
     v = matrix.driver_supports_cuda(driver, cuda, machine.os)
     up_to = f"driver {driver} runs CUDA up to {machine.driver_cuda or '?'}"
@@ -97,37 +96,35 @@ def judge_kernels(machine: Machine, arch: Sequence[str], ptx: Sequence[str], dri
 
 def _judge_driver_cuda(matrix, machine: Machine, cuda: str) -> tuple[Judgement, bool]:
     """The driver's version is unknown but the CUDA version it reports is (nvidia-smi's header, NVML's
-    cuDriverGetVersion, or --cuda): a driver runs every CUDA up to that one fully, a newer minor of the
-    same major by minor-version compatibility where every driver reporting that CUDA is at or above the
-    major's floor (cuda-compat-guide), and no newer major."""
+    cuDriverGetVersion, or --cuda): gpudoctor.matrix.Matrix.driver_cuda_supports_cuda decides (fully up
+    to that CUDA, a newer minor of its major by minor-version compatibility where every driver reporting
+    it is at the major's floor, no newer major)."""
     up_to = machine.driver_cuda
-    have = machine.driver_cuda or ""
-    if vkey(major_minor(cuda)) <= vkey(have):
+    v = matrix.driver_cuda_supports_cuda(up_to or "", cuda, machine.os)
+    full = v.needed
+    if v.ok and v.via == "full":
         return Judgement("driver", True, f"the driver runs CUDA up to {up_to}, so CUDA {cuda} fully"), True
-    full = matrix.min_driver_for_cuda(cuda, machine.os)
-    floor = matrix.minor_compat_floor(int(major(cuda)), machine.os)
-    # The oldest driver that reports `have` must itself be at the major's floor (CUDA 11.0's 450.36.06 is
-    # below CUDA 11's 450.80.02): only then does every such driver run the newer minor.
-    oldest = _oldest_driver_reporting(matrix, have, machine.os)
-    if major(cuda) == major(have) and floor and oldest and vkey(oldest) >= vkey(floor):
+    if v.ok:
         text = (
             f"the driver runs CUDA up to {up_to}; CUDA {cuda} runs only through CUDA {major(cuda)} minor-version compatibility"
             + (f"; full support needs a driver >= {full}" if full else "")
         )
         return Judgement("driver", True, text, note=True, needs=full), False
-    need = floor or full
+    need = lowest_driver(v.floor, v.needed)
     if need is None:
         return Judgement("driver", False, f"CUDA {cuda} is not in the compatibility matrix: cannot tell whether this driver runs it"), False
     more = f" (>= {full} for full support)" if full and full != need else ""
     return Judgement("driver", False, f"needs driver >= {need} for CUDA {cuda}{more}; the driver runs CUDA up to {up_to}", needs=need), False
 
 
-def _oldest_driver_reporting(matrix, have: str, os: str) -> str | None:
-    """The lowest driver that reports CUDA `have`: the toolkit driver of the newest CUDA minor at or below
-    it ("12.7", R565's nvidia-smi value, is no toolkit release: 12.6's driver bounds it)."""
-    minors = [c for c in matrix.cuda_versions() if major(c) == major(have) and vkey(c) <= vkey(have)]
-    for c in reversed(minors):
-        d = matrix.min_driver_for_cuda(c, os)
-        if d:
-            return d
-    return None
+def lowest_driver(floor: str | None, full: str | None) -> str | None:
+    """The lowest driver that runs a CUDA build: its major's minor-version-compatibility floor or its toolkit
+    driver, whichever is lower (CUDA 11.0's own GA driver 450.51.05 is below CUDA 11's floor 450.80.02)."""
+    return min((d for d in (floor, full) if d), key=vkey, default=None)
+
+
+def driver_needs(matrix, cuda: str, os: str) -> tuple[str | None, str | None]:
+    """(the lowest driver that runs CUDA `cuda`, the driver that runs it fully): what a build asks of a driver not seen."""
+    full = matrix.min_driver_for_cuda(cuda, os)
+    floor = matrix.minor_compat_floor(int(major(cuda)), os) if major(cuda) is not None else None
+    return lowest_driver(floor, full), full

@@ -89,10 +89,13 @@ def _cuda_minor(cuda: str | None) -> str | None:
 def target_gaps(machine: Machine) -> tuple[str, ...]:
     """What the probes did not see that a CUDA build choice needs; empty when it can be made.
 
-    The driver decides which CUDA builds can run at all: without its CUDA version every choice is a
-    guess. A driver seen without a GPU (a pod whose device list was not captured, nvidia-smi's "No
-    devices were found") still decides the CUDA build; the kernels go unchecked, and the plan says so."""
-    if machine.driver_cuda:
+    One of the two is enough. A driver seen without a GPU (a pod whose device list was not captured,
+    nvidia-smi's "No devices were found") decides the CUDA build; the kernels go unchecked, and the plan
+    says so. A GPU seen without a driver (a report that pasted the GPU, a driver NVML could not name)
+    narrows the choice to the builds with kernels for it, and of those the one that asks least of the
+    driver is chosen (gpudoctor.install.plan.select); the plan says which driver it needs. With
+    neither (or a GPU whose compute capability is unknown), every CUDA build would be a guess."""
+    if machine.driver_cuda or any(g.cc for g in machine.gpus):
         return ()
     return (("no NVIDIA GPU",) if not machine.gpus else ()) + ("no NVIDIA driver",)
 

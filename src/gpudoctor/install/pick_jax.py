@@ -174,3 +174,71 @@ def cpu_installed(machine: Machine, jax_facts, build: Build) -> bool:
     if not jax or _plugins(machine) or "+cuda" in machine.installed.get("jaxlib", ""):
         return False
     return jax == build.pin[2:] if build.pin.startswith("==") else spec_contains(build.pin, jax)
+
+
+# --- agreement (jax-plugin-mismatch): the installed packages brought to one version ----------------
+#
+# JAX's rule (JEP 9419, jax/_src/lib check_jaxlib_version; compat_matrix/jax.toml `pin`): jax >= jaxlib
+# >= jax's minimum jaxlib, and a CUDA plugin of jaxlib's exact version. Making installed packages agree
+# chooses no build: the variant installed (CUDA plugin, CUDA jaxlib, CPU) is kept, so no GPU or driver
+# facts are needed, unlike the planner's build choice.
+
+
+def _numeric(version: str) -> str:
+    return ".".join(str(p) for p in version_parts(version))
+
+
+def cuda_variant(installed: dict[str, str]) -> int | None:
+    """The CUDA major of the installed JAX GPU support: a plugin package, else a jaxlib+cudaNN build; None: CPU."""
+    for name in sorted(installed):
+        m = _PLUGIN.match(name)
+        if m:
+            return int(m.group(1))
+    local = re.search(r"\+cuda(\d+)", installed.get("jaxlib", ""))
+    return int(local.group(1)) if local else None
+
+
+def agreed_version(matrix, installed: dict[str, str]) -> str | None:
+    """The version jax, jaxlib and the CUDA plugin should agree on.
+
+    jax's own: projects pin jax (octo's requirements.txt: jax==0.4.20), and jaxlib is the half that
+    follows jax (JEP 9419: jax may be released alone, and jax >= jaxlib >= jax's minimum jaxlib). Except when jaxlib is newer than a jax older than the compatibility matrix (its first release row):
+    no jaxlib of that jax is one gpudoctor can vouch for, so jax moves up to jaxlib's version (jax is
+    pure Python, the jaxlib build stays), as JAX's maintainer advised for jax 0.4.6 beside jaxlib
+    0.4.14 (https://github.com/jax-ml/jax/issues/17638)."""
+    jax, jaxlib = installed.get("jax"), installed.get("jaxlib")
+    try:
+        if jax and jaxlib and version_key(jaxlib) > version_key(jax) and matrix.jax_release(jax) is None:
+            return _numeric(jaxlib)
+        return _numeric(jax) if jax else (_numeric(jaxlib) if jaxlib else None)
+    except ValueError:
+        return None  # a version that is not one: nothing to agree on
+
+
+def agreement(matrix, machine: Machine, version: str, *, wheels: bool = False) -> tuple[tuple[str, ...], str | None, tuple[str, ...]] | None:
+    """(requirements, find-links, distributions to remove first) that bring the installed jax, jaxlib and
+    plugins to `version`, keeping the installed variant; () requirements when they agree already. None
+    when the matrix has no build of `version` in that variant to vouch for. `wheels`: the CUDA plugin's
+    NVIDIA wheels (cuDNN among them) must come too, even when every version agrees.
+
+    - Only jax differs: `jax==V` (pure Python; the installed jaxlib already is V).
+    - jaxlib or a plugin differs: jax's own extra of V for the installed variant, which pins them
+      (PyPI METADATA: jax 0.4.20 `cpu` requires jaxlib==0.4.20; jax 0.4.38 `cuda12` requires
+      jaxlib==0.4.38 and jax-cuda12-plugin[with_cuda]>=0.4.38,<=0.4.38): `jax[cpu]==V`, or the
+      matrix's CUDA build of V (`jax[cuda12]==V`, or `jax[cuda12_pip]==V` with JAX's release page)."""
+    key = version_key(version)
+    try:
+        differs = {n for n in ("jax", "jaxlib", *_plugins(machine)) if n in machine.installed and version_key(machine.installed[n]) != key}
+    except ValueError:
+        return None  # an installed version that is not one
+    if not (differs - {"jax"}) and not wheels:
+        return ((f"jax=={version}",) if differs else ()), None, ()
+    if matrix.jax_release(version) is None or not _REQUEST.match(version):
+        return None
+    m = cuda_variant(machine.installed)
+    if m is None:
+        return (f"jax[cpu]=={version}",), None, ()
+    build = next((b for _, builds in groups(matrix, version) for b in builds if b.variant == f"cuda{m}"), None)
+    if build is None:
+        return None
+    return build.specs, build.find_links, uninstall_names(machine, build, False)

@@ -119,7 +119,10 @@ def undo_args(machine: Machine) -> tuple[str, ...]:
         return ()
     local = before.partition("+")[2]
     pins = tuple(f"{n}=={machine.installed[n]}" for n in ("torch", *COMPANIONS) if n in machine.installed)
-    return (*pins, *(("--index-url", f"{INDEX}/{local}") if local else ()))
+    # A nightly (2.7.0.dev20250310+cu124) is only on the nightly index, never on the stable one.
+    nightly = ".dev" in before.partition("+")[0]
+    index = f"{INDEX}/nightly/{local}" if nightly else f"{INDEX}/{local}"
+    return (*pins, *(("--index-url", index) if local else ()))
 
 
 def conda_equivalent(machine: Machine, build: Build) -> tuple[str, ...]:

@@ -36,6 +36,9 @@ class Options:
     index_url: str | None = None  # a mirror; "{variant}" in it becomes the PyTorch variant (cu126)
     extra_args: tuple[str, ...] = ()  # appended to the install command (--no-deps, --proxy ...)
     target: Target = field(default_factory=Target)  # --gpu/--driver/--cuda/--cpu: what the probes could not see
+    # Only builds whose CUDA extensions this nvcc can build (its CUDA major, no newer than it): the
+    # PyTorch side of toolkit-torch-major-mismatch (gpudoctor.checks.toolkit.torch_side).
+    nvcc: str | None = None
 
 
 TARGET_OPTIONS = (
@@ -69,10 +72,32 @@ def select(pick: ModuleType, matrix, machine: Machine, facts: Facts, groups, ign
         cands = [pick.judge(matrix, machine, facts, row, b, ignore_driver="driver" in ignore) for b in builds]
         fitting = [c for c in cands if not c.failures(ignore)]
         if fitting:
-            best = max(fitting, key=pick.rank)
-            return best, row, ruled + [c for c in cands if c.failures(ignore)]
+            return _best(pick, machine, fitting), row, ruled + [c for c in cands if c.failures(ignore)]
         ruled += cands
     return None, None, ruled
+
+
+def _best(pick: ModuleType, machine: Machine, fitting: list[Candidate]) -> Candidate:
+    """The framework's own ranking; without the driver's CUDA version (a GPU seen, its driver not), the
+    build that asks least of the driver instead: the lowest CUDA among those with kernels for the GPU,
+    since every driver that runs a newer CUDA runs it too. Ties keep the framework's ranking."""
+    ranked = sorted(fitting, key=pick.rank, reverse=True)
+    if machine.driver_cuda or machine.cpu:
+        return ranked[0]
+    return min(ranked, key=lambda c: vkey(c.build.cuda))
+
+
+def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
+    """What the plan says when no driver was seen: the driver the chosen build needs (None when one was seen)."""
+    from gpudoctor.install.judge import driver_needs
+
+    if plan_machine.driver_cuda or plan_machine.cpu or not build.cuda:
+        return None
+    lowest, full = driver_needs(matrix, build.cuda, plan_machine.os)
+    need = (f"driver >= {lowest}" + (f" (>= {full} for full CUDA {build.cuda} support)" if full and full != lowest else "")) if lowest else "a driver that runs CUDA " + build.cuda
+    if plan_machine.gpus:
+        return f"no NVIDIA driver was seen here: of the builds with kernels for this GPU, {build.label} asks least of the driver; it needs {need}"
+    return f"no NVIDIA driver was seen here, so {build.label} was not checked against one; it needs {need}"
 
 
 def _newer(a: Candidate, b: Candidate | None) -> bool:
@@ -252,15 +277,26 @@ def change_of(framework: str, machine: Machine, build) -> Change:
 def _major_moves(framework: str, old, new) -> tuple[str, ...]:
     if old is None or new is None:
         return ()
+    moves: tuple[str, ...] = ()
+    if old.is_devrelease and not new.is_devrelease:
+        # A nightly's code is ahead of (or beside) every release: said, so nobody expects the nightly's features.
+        moves = (f"a nightly (development) build -> a stable release ({new.base_version}"
+                 + (", the nightly's own release)" if new.release[:2] == old.release[:2] else ")"),)
     if framework == "torch" and old.major != new.major:
-        return (f"a major version: PyTorch {old.major}.x -> {new.major}.x",)
+        return (*moves, f"a major version: PyTorch {old.major}.x -> {new.major}.x")
     if framework == "tensorflow":
         if old.release[:2] < _KERAS3 <= new.release[:2]:
-            return ("a major move: from TensorFlow 2.16 tf.keras is Keras 3 (code written for Keras 2 may need changes, "
-                    "or the tf-keras package with TF_USE_LEGACY_KERAS=1) and tf.estimator is gone",)
+            return (*moves, "a major move: from TensorFlow 2.16 tf.keras is Keras 3 (code written for Keras 2 may need changes, "
+                    "or the tf-keras package with TF_USE_LEGACY_KERAS=1) and tf.estimator is gone")
         if new.release[:2] < _KERAS3 <= old.release[:2]:
-            return ("a major move: before TensorFlow 2.16 tf.keras is Keras 2 (code written for Keras 3 may not run)",)
-    return ()
+            return (*moves, "a major move: before TensorFlow 2.16 tf.keras is Keras 2 (code written for Keras 3 may not run)")
+    return moves
+
+
+def _nvcc_builds_for(nvcc: str, cuda: str | None) -> bool:
+    """torch.utils.cpp_extension refuses an nvcc of another CUDA major than the build's; a build newer
+    than nvcc would need headers and features nvcc does not have."""
+    return bool(cuda) and vkey(cuda)[:1] == vkey(nvcc)[:1] and vkey(cuda)[:2] <= vkey(nvcc)[:2]
 
 
 def plan_install(facts: Facts, ctx: Context, framework: str, requested: str | None = None, *,
@@ -275,6 +311,8 @@ def plan_install(facts: Facts, ctx: Context, framework: str, requested: str | No
     if gaps and not options.target:
         raise TargetNeeded(framework, gaps)
     groups = pick.groups(matrix, requested)
+    if options.nvcc:
+        groups = [(row, [b for b in builds if _nvcc_builds_for(options.nvcc, b.cuda)]) for row, builds in groups]
     if machine.cpu:
         groups = _cpu_groups(pick, machine, groups)
         chosen, row, ruled = _select_cpu(pick, machine, groups)
@@ -299,6 +337,9 @@ def plan_install(facts: Facts, ctx: Context, framework: str, requested: str | No
     if machine.cpu:
         first += " (a CPU-only build, as asked with --cpu)"
     build = chosen.build
+    unseen = driver_unseen(matrix, machine, build)
+    if unseen:
+        history = (unseen, *history)
     fw_facts = value_or_none(getattr(facts.frameworks, framework))
     matches = pick.cpu_installed if machine.cpu else pick.installed_matches
     already = matches(machine, fw_facts, build) and not options.reinstall
@@ -345,13 +386,18 @@ def _undo_index(args: tuple[str, ...], index_url: str) -> tuple[str, ...]:
 def torch_variant_for(facts: Facts, ctx: Context, torch_version: str) -> str | None:
     """The variant tag (cu118) of this PyTorch release that fits this machine best; None when none does."""
     rel = ctx.matrix.torch_release(torch_version)
-    if rel is None:
-        return None
-    chosen, _, _ = select(pick_torch, ctx.matrix, machine_from_facts(facts, ctx), facts, pick_torch.groups(ctx.matrix, rel.version))
+    machine = machine_from_facts(facts, ctx)
+    if rel is None or target_gaps(machine):
+        return None  # plan_install's rule: no GPU and no driver seen, no CUDA build chosen
+    chosen, _, _ = select(pick_torch, ctx.matrix, machine, facts, pick_torch.groups(ctx.matrix, rel.version))
     return chosen.build.variant if chosen else None
 
 
 def newest_torch(facts: Facts, ctx: Context) -> tuple[str, str] | None:
-    """(release, variant tag) of the newest PyTorch build that fits this machine; None when none does."""
-    chosen, _, _ = select(pick_torch, ctx.matrix, machine_from_facts(facts, ctx), facts, pick_torch.groups(ctx.matrix, None))
+    """(release, variant tag) of the newest PyTorch build that fits this machine; None when none does,
+    or when no GPU and no driver were seen (plan_install refuses to guess there)."""
+    machine = machine_from_facts(facts, ctx)
+    if target_gaps(machine):
+        return None
+    chosen, _, _ = select(pick_torch, ctx.matrix, machine, facts, pick_torch.groups(ctx.matrix, None))
     return (chosen.build.release, chosen.build.variant) if chosen else None

@@ -93,6 +93,12 @@ def probe_torch(host: Host, env: PythonEnv) -> Probed:
         tag = re.search(r"\+cu(\d+)(\d)$", dist_version)
         cuda = f"{tag.group(1)}.{tag.group(2)}" if tag else None
         build_known = bool(tag) or "+" in dist_version
+        if not build_known and host.platform().get("system") in ("Windows", "Darwin"):
+            # An untagged torch there is PyPI's wheel, and PyPI's Windows and macOS wheels are CPU-only:
+            # CUDA builds come only from PyTorch's own index, tagged +cuXYZ
+            # (https://github.com/pytorch/pytorch.github.io/pull/757: "Windows CPU only wheels are available on PyPI").
+            build_known = True
+            source = "dist:torch (untagged: PyPI's wheel, CPU-only on this OS)"
     except ParseError as exc:
         return Unknown("unparseable", exc.message, f"file:{path}")
     own = lib_dir(host, posixpath.join(site, "torch/lib"), "bundled")
@@ -156,6 +162,7 @@ def probe_frameworks(host: Host, python: Probed, chosen_by: str) -> FrameworkFac
         tensorflow=probe_tensorflow(host, env),
         jax=probe_jax(host, env),
         nvidia_wheels=wheels,
+        env_lib=lib_dir(host, posixpath.join(env.prefix, "lib"), "conda-env") if env.kind == "conda" and env.prefix else None,
     )
 
 

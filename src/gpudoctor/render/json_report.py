@@ -25,11 +25,21 @@ def report_document(report: Report, exit_code: ExitCode) -> dict[str, Any]:
         "status": "healthy" if worst is None else worst.label,
         "exit_code": int(exit_code),
         "findings": [f.to_json() for f in report.findings],
-        "plan": plan.to_json(),
+        "plan": _plan_json(plan, report),
         "facts": to_json(report.facts),
         "timings_s": report.timings_s,
         "internal_errors": list(report.internal_errors),
     }
+
+
+def _plan_json(plan, report: Report) -> dict:
+    from gpudoctor.install.fix import fix_offers
+
+    doc = plan.to_json()
+    kinds = fix_offers(report)
+    for step, out in zip(plan.steps, doc["steps"]):
+        out["fix"] = step.fix_kind(kinds)
+    return doc
 
 
 def render_json(report: Report, exit_code: ExitCode) -> str:

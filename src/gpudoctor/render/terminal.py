@@ -46,6 +46,9 @@ def area_summaries(facts: Facts) -> dict[str, str]:
         out["driver"] = f"{d.version} (supports CUDA {d.cuda_version or '?'})"
     elif isinstance(facts.kernel.proc_driver, Found):
         out["driver"] = f"kernel module {facts.kernel.proc_driver.value.version}; user-space driver not reachable"
+    elif gpus or d.cuda_version:
+        # NVML answered (it lists GPUs or the CUDA version) but the version was not recorded: a pasted report.
+        out["driver"] = "version not recorded" + (f" (supports CUDA {d.cuda_version})" if d.cuda_version else "")
     else:
         out["driver"] = "not loaded"
     plat = facts.platform
@@ -69,7 +72,8 @@ def area_summaries(facts: Facts) -> dict[str, str]:
     parts = []
     if isinstance(fw.torch, Found):
         t = fw.torch.value
-        parts.append(f"torch {t.version}" + (f" (CUDA {t.cuda})" if t.cuda else " (CPU build)"))
+        build = f" (CUDA {t.cuda})" if t.cuda else " (ROCm build)" if t.hip else " (CPU build)" if t.build_known else " (build not recorded)"
+        parts.append(f"torch {t.version}{build}")
     if isinstance(fw.tensorflow, Found):
         t = fw.tensorflow.value
         parts.append(f"{t.distribution} {t.version}")
@@ -81,7 +85,9 @@ def area_summaries(facts: Facts) -> dict[str, str]:
     if gpus:
         links = [f"GPU{g.index} PCIe Gen{g.pcie_gen_current} x{g.pcie_width_current}" for g in gpus[:4] if g.pcie_gen_current]
         out["health"] = ", ".join(links) if links else f"{len(gpus)} GPU(s) reporting"
-        out["memory"] = ", ".join(f"GPU{g.index} {_gib(g.memory_used_bytes)} of {_gib(g.memory_total_bytes)} used" for g in gpus[:4])
+        known = [g for g in gpus[:4] if g.memory_total_bytes]
+        if known:
+            out["memory"] = ", ".join(f"GPU{g.index} {_gib(g.memory_used_bytes)} of {_gib(g.memory_total_bytes)} used" for g in known)
     return out
 
 
@@ -114,7 +120,9 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
         for f in findings:
             step = _step_number(f, numbers)
             render_finding(console, f, verbose, step=step)
-    render_plan(console, plan)
+    from gpudoctor.install.fix import fix_offers
+
+    render_plan(console, plan, fix_offers(report))
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
     if not report.findings:
         console.print(f"[green]{_glyph(console, 'ok')} No problems found.[/]")
@@ -136,21 +144,13 @@ def _step_number(f: Finding, numbers: dict[str, int]) -> int | None:
     return numbers.get(component_of(f) + "\0" + f.remediation.where)
 
 
-def fixable_codes() -> frozenset[str]:
-    """The finding codes `gpudoctor fix` has an automatic form for (gpudoctor.install.fix decides)."""
-    from gpudoctor.install import fix
-
-    return frozenset((*fix.REINSTALL_CODES, *fix.SWITCH_CODES, *fix.ENV_CODES))
-
-
-def render_plan(console: Any, plan: Any) -> None:
+def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) -> None:
     """The plan once, in order: each step's prose, where it runs, its commands, and whether `fix` applies it."""
     from rich.markup import escape
 
     steps = [s for s in plan.steps if s.commands or s.summaries]
     if not steps:
         return
-    auto = fixable_codes()
     shell = {"posix": "", "powershell": " (PowerShell)", "fish": " (fish)", "cmd": " (cmd.exe)"}[plan.target]
     console.print(f"[bold]Plan[/bold]{shell}: in this order")
     for i, step in enumerate(plan.steps, 1):
@@ -159,7 +159,7 @@ def render_plan(console: Any, plan: Any) -> None:
         tags = []
         if step.where:
             tags.append(f"on {step.where}")
-        if any(c in auto for c in step.codes) and not step.where:
+        if step.fix_kind(offered or {}):
             tags.append("gpudoctor fix can apply this")
         tag = f" [dim]({escape('; '.join(tags))})[/dim]" if tags else ""
         console.print(f"  {i}. [bold]{escape(step.title)}[/bold]{tag} [dim]{escape(', '.join(step.codes))}[/dim]", soft_wrap=True)
@@ -167,6 +167,11 @@ def render_plan(console: Any, plan: Any) -> None:
             console.print(f"     {escape(summary)}", soft_wrap=True, highlight=False)
         for line in step.lines(plan.target):
             console.print(f"       {escape(line)}", soft_wrap=True, highlight=False)
+        # Another way to the same end: labelled, after the step's own commands, and never numbered as a step.
+        for alt in step.alternatives:
+            console.print(f"     [bold]{escape('or instead')}[/bold]{escape(alt.heading.removeprefix('or instead'))}", soft_wrap=True, highlight=False)
+            for line in alt.lines(plan.target):
+                console.print(f"       {escape(line)}", soft_wrap=True, highlight=False)
     for problem in plan.problems:
         console.print(f"  [yellow]the plan does not hold together: {escape(problem)}[/yellow]", soft_wrap=True)
 
@@ -197,3 +202,8 @@ def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    "
         if step is None:
             for line in f.remediation.lines():
                 console.print(f"{inner}  {escape(line)}", soft_wrap=True, highlight=False)
+            alt = f.remediation.alternative
+            if alt is not None:
+                console.print(f"{inner}[bold]Or instead:[/bold] {escape(alt.summary)}", soft_wrap=True, highlight=False)
+                for line in alt.lines():
+                    console.print(f"{inner}  {escape(line)}", soft_wrap=True, highlight=False)
