@@ -81,7 +81,7 @@ def test_the_corpus_reaches_the_printed_commands(printed):
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 def test_pasted_plans_execute_no_payload(shell, printed, tmp_path):
     if shutil.which(SHELLS[shell][0]) is None:
-        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root in CI)")
+        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root)")
     lines, programs = printed
     target = "fish" if shell == "fish" else "posix"
     bin_dir = _stubs(tmp_path, programs)

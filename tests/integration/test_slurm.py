@@ -202,7 +202,7 @@ def cluster():
     if missing:
         pytest.skip(
             f"cannot start a Slurm cluster: {', '.join(missing)} not on PATH "
-            "(install Debian's slurm-wlm and munge: apt-get install -y slurm-wlm munge; `make test` does it in CI as root)"
+            "(install Debian's slurm-wlm and munge: apt-get install -y slurm-wlm munge; `make test` does it as root)"
         )
     if os.geteuid() != 0:
         pytest.skip(f"cannot start a Slurm cluster: slurmd must run as root to launch job steps, and this is uid {os.geteuid()}")

@@ -88,7 +88,7 @@ def _stub_dir(tmp_path):
 def test_rendered_commands_run_exactly_their_argv(shell, tmp_path):
     exe = shutil.which(SHELLS[shell][0])
     if exe is None:
-        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root in CI)")
+        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root)")
     target = "fish" if shell == "fish" else "posix"
     bin_dir = _stub_dir(tmp_path)
     work = tmp_path / "work"
@@ -115,7 +115,7 @@ def test_rendered_commands_run_exactly_their_argv(shell, tmp_path):
 def test_setenv_sets_exactly_the_value(shell, tmp_path):
     exe = shutil.which(SHELLS[shell][0])
     if exe is None:
-        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root in CI)")
+        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root)")
     target = "fish" if shell == "fish" else "posix"
     bin_dir = _stub_dir(tmp_path)
     log = tmp_path / "args.log"

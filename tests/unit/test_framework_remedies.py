@@ -148,3 +148,12 @@ def test_pre_release_builds_are_image_builds_and_nightlies_are_not():
     assert image_build("2.1.0a0+32f93b1") and image_build("2.4.0rc1")
     assert not image_build("2.7.0.dev20250310+cu124")  # a nightly: its stable release replaces it
     assert not image_build("2.2.1+cu121") and not image_build(None)
+
+
+def test_windows_tensorflow_in_a_python_210_fits_is_installed_in_place_without_a_driver():
+    # tests/real/tf212-windows-native-gtx1050ti: Python 3.10.10, no driver recorded. TensorFlow 2.10 has one
+    # Windows build, so no CUDA build is guessed: it is installed in this environment, not a new one.
+    report = diagnose(ReplayHost(load_snapshot(str(MACHINES.parent / "real" / "tf212-windows-native-gtx1050ti" / "snapshot.json"))))
+    r = _mine(report, "framework-windows-native-gpu").remediation
+    assert "not this" not in r.summary and "conda create" not in " ".join(render_all(r.commands, "powershell"))
+    assert render_all(r.commands, "powershell") == ["C:/Python310/python.exe -m pip install 'tensorflow==2.10.*'"]

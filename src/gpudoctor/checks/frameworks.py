@@ -326,20 +326,20 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
     libs = f"CUDA {last.cuda} and cuDNN {last.cudnn}"
     if pyv and spec_contains(last.python, pyv):
         plan, how = framework_plan(facts, ctx, "tensorflow", last.version)
-        if how == "kept":
-            commands: list[Line] = list(_step_commands(plan))
-            env = py.value
-            if env.kind == "conda" and env.prefix:
-                commands.append(Cmd(("conda", "install", "-y", "-p", env.prefix, "-c", "conda-forge", f"cudatoolkit={last.cuda}", f"cudnn={last.cudnn}")))
-                where_libs = f"{libs} from conda-forge into this environment"
-            else:
-                where_libs = f"{libs} must be installed too (NVIDIA's installers, on PATH)"
-            return Remediation(
-                f"TensorFlow {last.version} is the last release with GPU support on native Windows: {move}{keras}; "
-                f"it loads {where_libs}.{others}",
-                tuple(commands),
-                component="tensorflow",
-            )
+        # TensorFlow 2.10 has one Windows build: no CUDA build to choose, so no driver is needed to name it.
+        commands: list[Line] = list(_step_commands(plan)) if plan is not None and how == "kept" else [pip(facts, "install", spec)]
+        env = py.value
+        if env.kind == "conda" and env.prefix:
+            commands.append(Cmd(("conda", "install", "-y", "-p", env.prefix, "-c", "conda-forge", f"cudatoolkit={last.cuda}", f"cudnn={last.cudnn}")))
+            where_libs = f"it loads {libs}, installed from conda-forge into this environment"
+        else:
+            where_libs = f"it needs {libs} installed as well (NVIDIA's installers, their bin folders on PATH)"
+        return Remediation(
+            f"TensorFlow {last.version} is the last release with GPU support on native Windows: {move}{keras}; "
+            f"{where_libs}.{others}",
+            tuple(commands),
+            component="tensorflow",
+        )
     target_py = suggest_python(last.python) or last.python
     name = "tf" + last.version.replace(".", "")
     return Remediation(
