@@ -285,21 +285,22 @@ def system_cuda_libraries(facts: Facts, ctx: Context, cuda: str) -> Remediation:
     if m is not None and m >= 11:
         same = [c for c in ctx.matrix.cuda_versions() if major(c) == m]
         mm = major_minor(max(same, key=vkey)) if same else mm
+    from gpudoctor.checks.toolkit import toolkit_install
+
     minor = (vkey(mm) + (0, 0))[1]
     package = f"cuda-libraries-{m}-{minor}"
     py = facts.frameworks.python
     env = py.value if isinstance(py, Found) else None
-    fam = family(facts)
     commands: tuple[Line, ...] = ()
+    said = ""
     if env is not None and env.kind == "conda" and env.prefix and m is not None and m <= 11:
         commands = (Cmd(("conda", "install", "-y", "-p", env.prefix, "-c", "conda-forge", f"cudatoolkit={mm}"), note="into this conda environment"),)
-    elif fam == "debian":
-        commands = (Cmd(("apt-get", "install", "-y", package), root=True, note="NVIDIA's CUDA repository"),)
-    elif fam == "rhel":
-        commands = (Cmd(("dnf", "install", "-y", package), root=True, note="NVIDIA's CUDA repository"),)
+    else:  # NVIDIA's repository, where it has that version for this distribution (the toolkit's own rule)
+        install = toolkit_install(facts, ctx.matrix, mm, meta="cuda-libraries")
+        commands, said = install.commands, install.says
     return Remediation(
         f"Install the CUDA {mm} runtime libraries where TensorFlow finds them (the ldconfig cache or LD_LIBRARY_PATH)"
-        + ("." if commands else f": NVIDIA's CUDA repository's {package}, or a conda environment with cudatoolkit={mm}."),
+        + (f". {said}" if said and commands else "." if commands else f": NVIDIA's CUDA repository's {package}, or a conda environment with cudatoolkit={mm}." + (f" {said}" if said else "")),
         commands,
         requires_root=any(isinstance(c, Cmd) and c.root for c in commands),
         component="toolkit",

@@ -252,7 +252,7 @@ def conda_install(version: str) -> Cmd | None:
     return None
 
 
-def toolkit_install(facts: Facts, matrix: Any, version: str) -> ToolkitInstall:
+def toolkit_install(facts: Facts, matrix: Any, version: str, meta: str = "cuda-toolkit") -> ToolkitInstall:
     """Install CUDA `version` (major.minor) from NVIDIA's repository with this distribution's package
     manager (SOURCE_CUDA_INSTALL: meta package cuda-toolkit-X-Y), where NVIDIA's repository for this
     distribution release packages it (matrix.cuda_repo_for, cuda_repos.toml). No commands where no pinned
@@ -269,7 +269,8 @@ def toolkit_install(facts: Facts, matrix: Any, version: str) -> ToolkitInstall:
     repo = matrix.cuda_repo_for(d.id, d.version_id) if x86 else None
     packaged = repo.packages(mm) if repo is not None else None
     release = d.pretty_name or " ".join(p for p in (d.id, d.version_id) if p) or "this distribution"
-    package = "cuda-toolkit-" + mm.replace(".", "-")
+    # `meta`: cuda-toolkit-X-Y (the whole toolkit) or cuda-libraries-X-Y (the runtime libraries only).
+    package = f"{meta}-" + mm.replace(".", "-")
     if repo is not None and packaged is False:
         has = (
             f"it has CUDA {repo.first} and newer" if repo.first and vkey(mm) < vkey(repo.first)
