@@ -59,3 +59,23 @@ def test_findings_carry_fix_commands_unwrapped_and_evidence_with_verbose():
 def test_ascii_terminal_gets_ascii_glyphs():
     text = render("rtx3080-nouveau", encoding="ascii")
     assert "[X] NVIDIA driver:" in text and "✗" not in text
+
+
+def test_each_findings_step_pointer_names_the_step_that_answers_it():
+    import re
+
+    checked = 0
+    for path in sorted(MACHINES.glob("*/snapshot.json")):
+        text = render(path.parent.name)
+        plan = text.split("\nPlan", 1)[1] if "\nPlan" in text else ""
+        heads = {int(m.group(1)): m.group(2) for m in re.finditer(r"^  (\d+)\. .*?\s(\S+(?:, \S+)*)$", plan, re.M)}
+        code = None
+        for line in text.split("\nPlan", 1)[0].splitlines():
+            title = re.search(r"\(([a-z0-9]+(?:-[a-z0-9]+)+)\)$", line)  # a finding's line ends with its code
+            if title:
+                code = title.group(1)
+            pointer = re.search(r"\(step (\d+) of the plan\)", line)
+            if pointer:
+                assert code in heads.get(int(pointer.group(1)), ""), (path.parent.name, code, pointer.group(1), heads)
+                checked += 1
+    assert checked >= 20

@@ -98,7 +98,12 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
     from gpudoctor.prescribe import build
 
     plan = build(report.findings, shell_for_os(report.facts.platform.system))
-    numbers = {s.component + "\0" + s.where: i for i, s in enumerate(plan.steps, 1)}
+    # The step that answers each finding, by code: a finding answered by its alternative (the plan swaps a
+    # first choice that contradicts another step) still points at the step that carries it.
+    numbers: dict[str, int] = {}
+    for i, s in enumerate(shown_steps(plan), 1):
+        for code in s.codes:
+            numbers.setdefault(code, i)
     by_area: dict[str, list[Finding]] = {}
     for f in report.findings:
         by_area.setdefault(f.area, []).append(f)
@@ -137,25 +142,24 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
 
 
 def _step_number(f: Finding, numbers: dict[str, int]) -> int | None:
-    from gpudoctor.prescribe import component_of
+    return numbers.get(f.code) if f.remediation is not None else None
 
-    if f.remediation is None:
-        return None
-    return numbers.get(component_of(f) + "\0" + f.remediation.where)
+
+def shown_steps(plan: Any) -> list[Any]:
+    """The steps the plan shows (those with something to say), numbered in this order."""
+    return [s for s in plan.steps if s.commands or s.summaries]
 
 
 def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) -> None:
     """The plan once, in order: each step's prose, where it runs, its commands, and whether `fix` applies it."""
     from rich.markup import escape
 
-    steps = [s for s in plan.steps if s.commands or s.summaries]
+    steps = shown_steps(plan)
     if not steps:
         return
     shell = {"posix": "", "powershell": " (PowerShell)", "fish": " (fish)", "cmd": " (cmd.exe)"}[plan.target]
     console.print(f"[bold]Plan[/bold]{shell}: in this order")
-    for i, step in enumerate(plan.steps, 1):
-        if not (step.commands or step.summaries):
-            continue
+    for i, step in enumerate(steps, 1):
         tags = []
         if step.where:
             tags.append(f"on {step.where}")
