@@ -59,6 +59,9 @@ class KernelFacts:
     nouveau_loaded: bool | None
     device_nodes: tuple[DeviceNode, ...]
     pci: Probed  # Found[tuple[PciGpu, ...]]; Found(()) means no NVIDIA device on the bus
+    # NVIDIA's .run installer leaves /usr/bin/nvidia-uninstall: the driver then is not the distribution's
+    # packages, and installing those on top mixes two installations.
+    run_installer: bool = False
 
 
 @dataclass(frozen=True)

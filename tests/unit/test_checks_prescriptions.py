@@ -7,6 +7,7 @@ rest of the machine stays real.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -267,3 +268,25 @@ def test_every_remediation_of_these_checks_is_data_with_a_component():
                         assert "not shown" not in line, (snapshot.parent.name, f.code, line)
                     checked += 1
     assert checked >= 20  # the recorded machines give these checks work
+
+
+def test_a_run_installer_driver_is_removed_before_the_distributions_packages_go_on():
+    # /usr/bin/nvidia-uninstall is left by NVIDIA's .run installer only: installing Ubuntu's packages on top
+    # would mix two installations, so the step removes the .run installation first (one step, in order).
+    import json
+
+    from gpudoctor.checks.remedy import driver_install
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.probes import run_probes
+
+    path = Path(__file__).resolve().parents[1] / "machines" / "rtx3080-no-driver" / "snapshot.json"
+    snap = json.loads(path.read_text(encoding="utf-8"))
+    plain = run_probes(ReplayHost(validate_snapshot(json.loads(json.dumps(snap)))))
+    assert not plain.kernel.run_installer
+    assert [c.argv[0] for c in driver_install(plain)] == ["apt-get", "ubuntu-drivers"]
+    snap["files"]["/usr/bin/nvidia-uninstall"] = "#!/bin/sh\n"
+    ran = run_probes(ReplayHost(validate_snapshot(snap)))
+    assert ran.kernel.run_installer
+    assert [c.argv for c in driver_install(ran)][:1] == [("nvidia-uninstall", "--silent")]
+    assert [c.argv[0] for c in driver_install(ran)][1:] == ["apt-get", "ubuntu-drivers"]

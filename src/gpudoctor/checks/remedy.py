@@ -77,6 +77,15 @@ def driver_install(facts: Facts, branch: str | None = None, ctx=None) -> tuple[C
 
     Empty for a distribution without a known recipe: the remediation's summary then says what to do.
     """
+    if facts.kernel.run_installer:
+        # A .run installation is there: the distribution's packages go on only after it is removed (two
+        # installations of one driver break each other), so the removal comes first, in the same step.
+        packages = _distribution_driver(facts, branch, ctx)
+        return (Cmd(("nvidia-uninstall", "--silent"), root=True, note="removes the .run installation first"), *packages) if packages else ()
+    return _distribution_driver(facts, branch, ctx)
+
+
+def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ...]:
     fam = family(facts)
     distro = (facts.platform.distro.id or "").lower()
     opened = open_modules_fit(facts, ctx)

@@ -19,8 +19,9 @@ NVIDIA's repository for this distribution release packages that version (compat_
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.remedy import family
@@ -190,8 +191,11 @@ class ToolkitFix:
 
 def _why(facts: Facts, ctx: Context, target: Toolkit | None) -> str:
     tmajor = torch_cuda_major(facts)
-    parts = ([f"of PyTorch's CUDA major ({tmajor})"] if tmajor else []) + ["run by this driver", "able to build for every GPU here"]
-    said = ", ".join(parts)
+    # Only the rules that could be checked are named: no driver seen, no driver rule; no GPU seen, no GPU rule.
+    parts = ([f"of PyTorch's CUDA major ({tmajor})"] if tmajor else []) + (
+        ["run by this driver"] if facts.driver.version or facts.driver.cuda_version else []) + (
+        ["able to build for every GPU here"] if facts.driver.gpus else [])
+    said = ", ".join(parts) or "complete"
     if target is not None:
         said += "; the active one" if target is active_toolkit(facts) else "; the newest such"
     return said

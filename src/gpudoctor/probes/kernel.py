@@ -135,4 +135,8 @@ def probe_kernel(host: Host, timeout_s: float) -> KernelFacts:
         nouveau_loaded=nouveau,
         device_nodes=device_nodes(host),
         pci=probe_pci(host, timeout_s),
+        run_installer=host.exists(RUN_UNINSTALLER),
     )
+
+
+RUN_UNINSTALLER = "/usr/bin/nvidia-uninstall"  # installed by NVIDIA's .run driver installer, by nothing else

@@ -49,6 +49,8 @@ def area_summaries(facts: Facts) -> dict[str, str]:
     elif gpus or d.cuda_version:
         # NVML answered (it lists GPUs or the CUDA version) but the version was not recorded: a pasted report.
         out["driver"] = "version not recorded" + (f" (supports CUDA {d.cuda_version})" if d.cuda_version else "")
+    elif facts.kernel.nvidia_loaded:
+        out["driver"] = "nvidia module loaded; its version could not be read"
     else:
         out["driver"] = "not loaded"
     plat = facts.platform
