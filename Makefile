@@ -4,12 +4,17 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean test-deps
+.PHONY: run test lint bench clean test-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# The distribution was called gpudoctor before it became gpudoctor-cli: an old .venv holds both.
+	@$(BIN)/python -m pip uninstall --quiet --yes gpudoctor >/dev/null 2>&1 || true
+	@# setuptools prints an information note ("Editable installation. ... folders with the same name as your
+	@# package may take precedence") for every editable install of a layout that maps directories into the
+	@# package (compat_matrix/, docs/): only that note is silenced, every other warning still shows.
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 # Exit status 1 means "the doctor has findings", which is a result, not a failure of `make`.
@@ -32,7 +37,13 @@ test-deps:
 	  fi; \
 	fi
 
-test: $(STAMP) test-deps
+# The quality gates (settings in pyproject.toml): lint, formatting and types, before any test runs.
+lint: $(STAMP)
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+	$(BIN)/mypy
+
+test: $(STAMP) lint test-deps
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

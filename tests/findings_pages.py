@@ -67,8 +67,11 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     "framework-cuda-libs-missing": _m("rtx3060-tf211-cuda12-only"),
     "framework-windows-native-gpu": _m("windows-rtx3080-tensorflow215"),
     "nvidia-wheels-conflict": _m("rtx4090-nvidia-wheels-cu11-and-cu12"),
-    "jax-plugin-mismatch": (*_m("rtx4090-jax-plugin-mismatch"), Example("tests/real/octo-jaxlib0431-jax0420"),
-                            Example("tests/real/jaxlib0414-jax046")),
+    "jax-plugin-mismatch": (
+        *_m("rtx4090-jax-plugin-mismatch"),
+        Example("tests/real/octo-jaxlib0431-jax0420"),
+        Example("tests/real/jaxlib0414-jax046"),
+    ),
     "requirement-unmet": (Example("tests/cli/machines/rtx4090-torch-cu121.json", "driver>=550"),),
     "bandwidth-low": (Example("tests/fixtures/bandwidth/constructed_gen4x16_trained-x8.json"),),
     "bandwidth-copy-corrupt": (Example("tests/fixtures/bandwidth/constructed_gen4x16_verify-failed.json"),),
@@ -101,7 +104,11 @@ def finding_for(code: str, ex: Example):
             found = [o.finding for o in evaluate(parse_requirements([ex.require]), report.facts, report.findings) if o.finding]
         found = [f for f in found if f.code == code]
         shell = shell_for_os(report.facts.platform.system)
-        how = f"`gpudoctor check --replay {ex.snapshot.relative_to(ROOT)}" + (f" --require '{ex.require}'" if ex.require else "") + "`"
+        how = (
+            f"`gpudoctor check --replay {ex.snapshot.relative_to(ROOT)}"
+            + (f" --require '{ex.require}'" if ex.require else "")
+            + "`"
+        )
     if not found:
         raise LookupError(f"{ex.path} shows no {code}")
     return found[0], shell, how

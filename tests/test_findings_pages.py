@@ -22,7 +22,9 @@ PAGE_CODES = sorted(p.stem for p in PAGES.glob("*.md"))
 
 def _codes_with_commands() -> set[str]:
     out = set()
-    for path in sorted([*TESTS.glob("machines/*/snapshot.json"), *TESTS.glob("real/*/snapshot.json"), *TESTS.glob("cli/machines/*.json")]):
+    for path in sorted(
+        [*TESTS.glob("machines/*/snapshot.json"), *TESTS.glob("real/*/snapshot.json"), *TESTS.glob("cli/machines/*.json")]
+    ):
         for f in diagnose(ReplayHost(load_snapshot(str(path)))).findings:
             if f.remediation and f.remediation.commands:
                 out.add(f.code)
@@ -44,4 +46,6 @@ def test_page_shows_what_the_tool_prints(code):
 @pytest.mark.parametrize("code", sorted(set(PAGE_CODES) - set(EXAMPLES)))
 def test_pages_without_an_example_show_no_commands(code):
     text = (PAGES / f"{code}.md").read_text(encoding="utf-8")
-    assert page_section(text) is None, f"docs/findings/{code}.md shows printed commands but has no example in tests/findings_pages.py"
+    assert page_section(text) is None, (
+        f"docs/findings/{code}.md shows printed commands but has no example in tests/findings_pages.py"
+    )

@@ -15,8 +15,8 @@ from gpudoctor.cmdline import Cmd, EvalShell, SetEnv, render, shell_for_os
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
-from gpudoctor.prescribe import build, lint
 from gpudoctor.model import Severity
+from gpudoctor.prescribe import build, lint
 from gpudoctor.probed import Found
 
 TESTS = Path(__file__).resolve().parent
@@ -108,25 +108,37 @@ def test_every_fix_is_in_the_plan_once(path):
 
 
 def test_lint_catches_contradictions():
-    from gpudoctor.model import Finding, Remediation, Severity
+    from gpudoctor.model import Finding, Remediation
 
     def finding(code, component, *cmds):
         return Finding(code, Severity.WARNING, "toolkit", code, "", remediation=Remediation("x", cmds, component=component))
 
-    plan = build([
-        finding("a", "toolkit", Cmd(("gpudoctor", "switch-cuda", "11.8"), root=True)),
-        finding("b", "toolkit", EvalShell(("gpudoctor", "switch-cuda", "12.5"))),
-    ])
+    plan = build(
+        [
+            finding("a", "toolkit", Cmd(("gpudoctor", "switch-cuda", "11.8"), root=True)),
+            finding("b", "toolkit", EvalShell(("gpudoctor", "switch-cuda", "12.5"))),
+        ]
+    )
     assert any("different CUDA toolkits" in p for p in plan.problems)
     plan = build([finding("c", "torch", Cmd(("python3", "-m", "pip", "uninstall", "-y", "nvidia-cudnn-cu11")))])
     assert any("installs nothing" in p for p in plan.problems)
-    plan = build([
-        finding("d", "torch", Cmd(("python3", "-m", "pip", "install", "torch==2.1.2"))),
-        finding("e", "cudnn", Cmd(("python3", "-m", "pip", "install", "torch==2.3.1"))),
-    ])
+    plan = build(
+        [
+            finding("d", "torch", Cmd(("python3", "-m", "pip", "install", "torch==2.1.2"))),
+            finding("e", "cudnn", Cmd(("python3", "-m", "pip", "install", "torch==2.3.1"))),
+        ]
+    )
     assert any("pinned" in p for p in plan.problems)
-    ok = build([finding("f", "torch", Cmd(("python3", "-m", "pip", "uninstall", "-y", "nvidia-cudnn-cu11")),
-                        Cmd(("python3", "-m", "pip", "install", "torch==2.1.2")))])
+    ok = build(
+        [
+            finding(
+                "f",
+                "torch",
+                Cmd(("python3", "-m", "pip", "uninstall", "-y", "nvidia-cudnn-cu11")),
+                Cmd(("python3", "-m", "pip", "install", "torch==2.1.2")),
+            )
+        ]
+    )
     assert ok.problems == ()
 
 
@@ -147,7 +159,10 @@ def test_the_steps_labelled_for_fix_are_what_fix_offers(path):
         for code in fix.codes:
             component = by_code[code].remediation.component
             if fix.kind == "reinstall":
-                assert component == fix.payload.framework if fix.payload else component in ("torch", "tensorflow", "jax"), (code, component)
+                assert component == fix.payload.framework if fix.payload else component in ("torch", "tensorflow", "jax"), (
+                    code,
+                    component,
+                )
             elif fix.kind == "switch-cuda":
                 assert component == "toolkit", (code, component)
     for step in plan.steps:  # a step elsewhere (the host, the image) is never labelled for fix

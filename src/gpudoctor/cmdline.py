@@ -20,8 +20,8 @@ instead of redirecting from or into a file.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Union
 
 TARGETS = ("posix", "fish", "powershell", "cmd")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -50,7 +50,7 @@ class Placeholder:
         return f"<{self.name}>"
 
 
-Arg = Union[str, Placeholder]
+Arg = str | Placeholder
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class EvalShell:
         return out
 
 
-Line = Union[Cmd, SetEnv, EvalShell]
+Line = Cmd | SetEnv | EvalShell
 
 
 # --- quoting per target -----------------------------------------------------------------------

@@ -30,7 +30,9 @@ def resolve_library(
     return LibraryResolution(soname, path, via, tuple(p for p, _ in rest if p != path))
 
 
-def available_sonames(prefix: str, *dir_groups: tuple[LibDir, ...], ldconfig: dict[str, tuple[str, ...]] | None = None) -> set[str]:
+def available_sonames(
+    prefix: str, *dir_groups: tuple[LibDir, ...], ldconfig: dict[str, tuple[str, ...]] | None = None
+) -> set[str]:
     """Every soname starting with `prefix` ("libcudnn.so.") that any source offers."""
     names = {n for group in dir_groups for d in group for n in d.names if n.startswith(prefix)}
     names |= {n for n in (ldconfig or {}) if n.startswith(prefix)}

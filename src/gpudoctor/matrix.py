@@ -17,11 +17,16 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from importlib.resources.abc import Traversable
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
     from gpudoctor.matrix_records import (
         Arch,
@@ -122,9 +127,31 @@ SECTIONS: tuple[str, ...] = (
 
 _RECORD_NAMES = frozenset(
     {
-        "Arch", "C2cLink", "CcTarget", "CudaRelease", "CudaRepo", "CudnnMajor", "CudnnPip", "CudnnRelease", "DriverBranch",
-        "Gpu", "JaxCuda", "JaxPin", "JaxRelease", "LinkSpec", "MemoryControl", "MemorySettings", "MinorCompat",
-        "PcieGen", "Precision", "Source", "TfRelease", "Threshold", "TorchRelease", "TorchVariant", "Verdict",
+        "Arch",
+        "C2cLink",
+        "CcTarget",
+        "CudaRelease",
+        "CudaRepo",
+        "CudnnMajor",
+        "CudnnPip",
+        "CudnnRelease",
+        "DriverBranch",
+        "Gpu",
+        "JaxCuda",
+        "JaxPin",
+        "JaxRelease",
+        "LinkSpec",
+        "MemoryControl",
+        "MemorySettings",
+        "MinorCompat",
+        "PcieGen",
+        "Precision",
+        "Source",
+        "TfRelease",
+        "Threshold",
+        "TorchRelease",
+        "TorchVariant",
+        "Verdict",
     }
 )
 
@@ -188,7 +215,7 @@ _CC_PACKED = re.compile(r"(?:sm_|compute_)?(\d+)(\d)[af]?")
 
 
 def normalize_cc(cc: str | int | float | tuple[int, int]) -> str | None:
-    """"9.0", "sm_90", "sm_90a", "compute_90", "90", (9, 0) -> "9.0"; None when not a CC."""
+    """ "9.0", "sm_90", "sm_90a", "compute_90", "90", (9, 0) -> "9.0"; None when not a CC."""
     if isinstance(cc, tuple):
         if len(cc) == 2 and all(isinstance(x, int) for x in cc):
             return f"{cc[0]}.{cc[1]}"
@@ -312,9 +339,8 @@ def spec_floor(spec: str) -> str | None:
     """The lowest version a specifier admits through >=, ==, ~= or a wildcard (None if unbounded)."""
     best: str | None = None
     for op, base, _wild in parse_spec(spec):
-        if op in (">=", "==", "===", "~=", ">"):
-            if best is None or version_key(base) > version_key(best):
-                best = base
+        if op in (">=", "==", "===", "~=", ">") and (best is None or version_key(base) > version_key(best)):
+            best = base
     return best
 
 
@@ -521,13 +547,15 @@ class Matrix:
             if best is None or version_key(r.cuda) > version_key(best):
                 best = r.cuda
         b = self.driver_branch(driver)
-        if b is not None and _minor(b.cuda) in self._by_minor:
-            if (best is None or version_key(b.cuda) > version_key(best)) and self.min_driver_for_cuda(
-                b.cuda, os
-            ) is None:
-                floor = self.minor_compat_floor(_minor(b.cuda)[0], os)
-                if floor is None or _ge(driver, floor):
-                    best = b.cuda
+        if (
+            b is not None
+            and _minor(b.cuda) in self._by_minor
+            and (best is None or version_key(b.cuda) > version_key(best))
+            and self.min_driver_for_cuda(b.cuda, os) is None
+        ):
+            floor = self.minor_compat_floor(_minor(b.cuda)[0], os)
+            if floor is None or _ge(driver, floor):
+                best = b.cuda
         return best
 
     def driver_supports_cuda(self, driver: str, cuda: str, os: str = "linux") -> Verdict:
@@ -540,21 +568,35 @@ class Matrix:
             version_parts(driver)
         except ValueError:
             return Verdict(
-                ok=False, via=None, needed=None, floor=None, driver=str(driver), cuda=str(cuda),
-                os=osn, known=False, reason=f"cannot read driver {driver!r} or CUDA {cuda!r}",
+                ok=False,
+                via=None,
+                needed=None,
+                floor=None,
+                driver=str(driver),
+                cuda=str(cuda),
+                os=osn,
+                known=False,
+                reason=f"cannot read driver {driver!r} or CUDA {cuda!r}",
             )
         minor = _minor_str(cuda)
         mvc = self._mvc.get(major)
         floor = mvc.driver(osn) if mvc else None
         if _minor(cuda) not in self._by_minor:
             return Verdict(
-                ok=False, via=None, needed=None, floor=floor, driver=driver, cuda=cuda, os=osn,
-                known=False, reason=f"CUDA {cuda} is not in the compatibility matrix",
+                ok=False,
+                via=None,
+                needed=None,
+                floor=floor,
+                driver=driver,
+                cuda=cuda,
+                os=osn,
+                known=False,
+                reason=f"CUDA {cuda} is not in the compatibility matrix",
             )
         needed = self.min_driver_for_cuda(cuda, osn)
         row = self.cuda_release(cuda)
 
-        def verdict(ok: bool, via: str | None, reason: str, cited: Iterable[_Cited]) -> Verdict:
+        def verdict(ok: bool, via: str | None, reason: str, cited: Iterable[_Cited | None]) -> Verdict:
             keys: list[str] = []
             for c in cited:
                 if c is None:
@@ -563,8 +605,16 @@ class Matrix:
                     if k not in keys:
                         keys.append(k)
             return Verdict(
-                ok=ok, via=via, needed=needed, floor=floor, driver=driver, cuda=cuda, os=osn,
-                reason=reason, source=tuple(keys), sources=self.sources_for(keys),
+                ok=ok,
+                via=via,
+                needed=needed,
+                floor=floor,
+                driver=driver,
+                cuda=cuda,
+                os=osn,
+                reason=reason,
+                source=tuple(keys),
+                sources=self.sources_for(keys),
                 confidence=min((c.confidence for c in cited if c is not None), key=_conf_rank, default="high"),
             )
 
@@ -572,13 +622,13 @@ class Matrix:
             return verdict(True, "full", f"driver {driver} >= {needed}, the toolkit driver of CUDA {cuda}", [row])
         if needed is None:
             branch = self.driver_branch(driver)
-            if branch is not None and version_key(branch.cuda) >= version_key(minor) and (
-                floor is None or _ge(driver, floor)
-            ):
+            if branch is not None and version_key(branch.cuda) >= version_key(minor) and (floor is None or _ge(driver, floor)):
                 return verdict(
-                    True, "full",
+                    True,
+                    "full",
                     f"NVIDIA lists no {osn} toolkit driver for CUDA {cuda}; driver branch R{branch.branch} "
-                    f"serves CUDA {branch.cuda}", [row, branch],
+                    f"serves CUDA {branch.cuda}",
+                    [row, branch],
                 )
         if floor is not None and _ge(driver, floor):
             need = f"below {needed}, " if needed else ""
@@ -617,8 +667,15 @@ class Matrix:
             hmajor, _h = _minor(have)
         except ValueError:
             return Verdict(
-                ok=False, via=None, needed=None, floor=None, driver="", cuda=str(cuda), os=osn,
-                known=False, reason=f"cannot read CUDA {cuda!r} or the driver's CUDA {driver_cuda!r}",
+                ok=False,
+                via=None,
+                needed=None,
+                floor=None,
+                driver="",
+                cuda=str(cuda),
+                os=osn,
+                known=False,
+                reason=f"cannot read CUDA {cuda!r} or the driver's CUDA {driver_cuda!r}",
             )
         mvc = self._mvc.get(cmajor)
         floor = mvc.driver(osn) if mvc else None
@@ -628,8 +685,17 @@ class Matrix:
         def verdict(ok: bool, via: str | None, reason: str, cited: Iterable[_Cited | None], known: bool = True) -> Verdict:
             keys = list(dict.fromkeys(k for c in cited if c is not None for k in c.source))
             return Verdict(
-                ok=ok, via=via, needed=needed, floor=floor, driver="", cuda=cuda, os=osn, known=known,
-                reason=reason, source=tuple(keys), sources=self.sources_for(keys),
+                ok=ok,
+                via=via,
+                needed=needed,
+                floor=floor,
+                driver="",
+                cuda=cuda,
+                os=osn,
+                known=known,
+                reason=reason,
+                source=tuple(keys),
+                sources=self.sources_for(keys),
                 confidence=min((c.confidence for c in cited if c is not None), key=_conf_rank, default="high"),
             )
 
@@ -638,7 +704,8 @@ class Matrix:
         oldest = self._oldest_driver_reporting(have, osn)
         if cmajor == hmajor and floor and oldest and _ge(oldest, floor):
             return verdict(
-                True, "minor-version-compat",
+                True,
+                "minor-version-compat",
                 f"every driver reporting CUDA {have} is >= {floor}, the CUDA {cmajor}.x minor-version-compatibility "
                 f"floor: the runtime works, but PTX from the newer toolkit cannot be JIT-compiled",
                 [row, mvc],
@@ -730,9 +797,7 @@ class Matrix:
             return None
         if t.first_cuda and m < _minor(t.first_cuda):
             return False
-        if t.last_cuda and m > _minor(t.last_cuda):
-            return False
-        return True
+        return not (t.last_cuda and m > _minor(t.last_cuda))
 
     def cuda_cc_range(self, cuda: str) -> tuple[str, str] | None:
         """(lowest, highest) compute capability CUDA ``cuda`` can target; None if CUDA is unknown."""
@@ -869,11 +934,19 @@ class Matrix:
             return round(theo * x, 2) if x is not None else None
 
         return LinkSpec(
-            kind="pcie", name=f"PCIe Gen{gen} x{w}", gen=gen, width=w, encoding=row.encoding,
-            theoretical_gb_per_s=theo, practical_gb_per_s=share(row.practical_share),
+            kind="pcie",
+            name=f"PCIe Gen{gen} x{w}",
+            gen=gen,
+            width=w,
+            encoding=row.encoding,
+            theoretical_gb_per_s=theo,
+            practical_gb_per_s=share(row.practical_share),
             practical_low_gb_per_s=share(row.practical_share_low),
             practical_high_gb_per_s=share(row.practical_share_high),
-            source=row.source, sources=row.sources, note=row.note, confidence=row.confidence,
+            source=row.source,
+            sources=row.sources,
+            note=row.note,
+            confidence=row.confidence,
         )
 
     def c2c_link(self, system: str) -> LinkSpec | None:
@@ -884,12 +957,16 @@ class Matrix:
         for row in self.c2c:
             if any(s == x.lower() for x in row.systems):
                 return LinkSpec(
-                    kind="nvlink-c2c", name=row.name,
+                    kind="nvlink-c2c",
+                    name=row.name,
                     theoretical_gb_per_s=row.bidirectional_gb_per_s / 2,
                     practical_gb_per_s=row.practical_gb_per_s,
                     practical_low_gb_per_s=row.practical_low,
                     practical_high_gb_per_s=row.practical_high,
-                    source=row.source, sources=row.sources, note=row.note, confidence=row.confidence,
+                    source=row.source,
+                    sources=row.sources,
+                    note=row.note,
+                    confidence=row.confidence,
                 )
         return None
 
@@ -918,9 +995,18 @@ class Matrix:
         return {
             "cuda": {"releases": len(self.cuda_releases), "newest": self.cuda_versions()[-1] if self._by_minor else None},
             "gpu": {"gpus": len(self.gpus), "compute_capabilities": len(self.cc_targets), "architectures": len(self.archs)},
-            "cudnn": {"releases": len(self.cudnn_releases), "newest": self.cudnn_releases[-1].through if self.cudnn_releases else None},
-            "torch": {"releases": len(self.torch_releases), "newest": self.torch_releases[-1].version if self.torch_releases else None},
-            "tensorflow": {"releases": len(self.tf_releases), "newest": self.tf_releases[-1].version if self.tf_releases else None},
+            "cudnn": {
+                "releases": len(self.cudnn_releases),
+                "newest": self.cudnn_releases[-1].through if self.cudnn_releases else None,
+            },
+            "torch": {
+                "releases": len(self.torch_releases),
+                "newest": self.torch_releases[-1].version if self.torch_releases else None,
+            },
+            "tensorflow": {
+                "releases": len(self.tf_releases),
+                "newest": self.tf_releases[-1].version if self.tf_releases else None,
+            },
             "jax": {"rows": len(self.jax_releases), "newest": self.jax_releases[-1].version if self.jax_releases else None},
             "precision": {"compute_capabilities": len(self.precision_rows)},
             "link": {"pcie_generations": len(self.pcie), "c2c": len(self.c2c)},
@@ -952,10 +1038,10 @@ def _bundled_dir() -> Traversable | Path:
 
 
 def _parse_toml(text: str) -> dict[str, Any]:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # tomli, a dependency on Python 3.10 only
+        import tomli as tomllib
     return tomllib.loads(text)
 
 
@@ -1011,7 +1097,11 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
             entries = sorted(os.listdir(p))
         except OSError as exc:
             raise MatrixError([f"{p}: cannot list the directory: {exc.strerror or exc}"]) from None
-        problems = [f"{name}: not a matrix file (expected one of {names})" for name in entries if name.endswith(".toml") and name[:-5] not in FILES]
+        problems = [
+            f"{name}: not a matrix file (expected one of {names})"
+            for name in entries
+            if name.endswith(".toml") and name[:-5] not in FILES
+        ]
         for name in entries:
             stem = name[:-5]
             if name.endswith(".toml") and stem in FILES:

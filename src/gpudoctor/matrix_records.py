@@ -12,12 +12,14 @@ resolved Source objects: title, url or document, accessed), ``note`` and ``confi
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import MISSING, FrozenInstanceError, dataclass, field
-from typing import Any, Mapping
+from itertools import pairwise
+from typing import Any
 
 from gpudoctor.matrix import (
-    kernel_route,
     _norm_os,
+    kernel_route,
     normalize_cc,
     spec_contains,
     spec_floor,
@@ -94,7 +96,7 @@ class _Record:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._key() == other._key()  # type: ignore[attr-defined]
+        return self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._key()))
@@ -369,7 +371,7 @@ class JaxPin(_Cited):
             return all(v == vs[0] for v in vs)
         if self.rule == "equal-numeric":
             return all(version_parts(v) == version_parts(vs[0]) for v in vs)
-        return all(version_key(a) <= version_key(b) for a, b in zip(vs, vs[1:]))
+        return all(version_key(a) <= version_key(b) for a, b in pairwise(vs))
 
 
 @_record
@@ -476,8 +478,6 @@ class MemorySettings(_Cited):
             if c.name == name:
                 return c
         return None
-
-
 
 
 @_record

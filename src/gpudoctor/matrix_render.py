@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from gpudoctor.errors import UsageError
 from gpudoctor.matrix import SECTIONS, Matrix
@@ -38,7 +38,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
             widths[i] = max(widths[i], len(cell))
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=False)).rstrip()
 
     out = [line(headers), line(["-" * w for w in widths])]
     out.extend(line(r) for r in body)
@@ -58,10 +58,7 @@ def _cuda(m: Matrix) -> str:
         "CUDA toolkit -> minimum driver (toolkit driver: full support without minor-version compatibility)",
         table(
             ("CUDA", "release", "Linux", "Windows", "source"),
-            (
-                (r.cuda, r.label, r.linux or "-", r.windows or "-", _src(r.source))
-                for r in m.cuda_releases
-            ),
+            ((r.cuda, r.label, r.linux or "-", r.windows or "-", _src(r.source)) for r in m.cuda_releases),
         ),
         "",
         "Minor-version compatibility floors (any toolkit of the major runs at or above the floor)",
@@ -69,7 +66,9 @@ def _cuda(m: Matrix) -> str:
             ("CUDA", "Linux", "Windows", "branches", "source"),
             (
                 (
-                    f"{r.major}.x", r.linux, r.windows or "-",
+                    f"{r.major}.x",
+                    r.linux,
+                    r.windows or "-",
                     f"R{r.branch_min}+" + (f" (<R{r.branch_max_exclusive})" if r.branch_max_exclusive else ""),
                     _src(r.source),
                 )
@@ -91,19 +90,13 @@ def _gpu(m: Matrix) -> str:
         "Architectures and the CUDA releases that can target each compute capability",
         table(
             ("CC", "architecture", "first CUDA", "last CUDA", "source"),
-            (
-                (t.cc, t.arch, t.first_cuda or "<8.0", t.last_cuda or "-", _src(t.source))
-                for t in m.cc_targets
-            ),
+            ((t.cc, t.arch, t.first_cuda or "<8.0", t.last_cuda or "-", _src(t.source)) for t in m.cc_targets),
         ),
         "",
         "GPU products (matched against NVML / nvidia-smi names)",
         table(
             ("GPU", "CC", "segment", "note", "source"),
-            (
-                (g.name, g.cc, g.segment, "inferred" if g.inferred else "", _src(g.source))
-                for g in m.gpus
-            ),
+            ((g.name, g.cc, g.segment, "inferred" if g.inferred else "", _src(g.source)) for g in m.gpus),
         ),
     ]
     return "\n".join(parts)
@@ -116,8 +109,12 @@ def _cudnn(m: Matrix) -> str:
             ("cuDNN", "through", "CUDA", "majors", "min CC", "source"),
             (
                 (
-                    r.version, r.through, " ".join(r.cuda), ",".join(str(x) for x in r.cuda_majors),
-                    r.min_cc or "-", _src(r.source),
+                    r.version,
+                    r.through,
+                    " ".join(r.cuda),
+                    ",".join(str(x) for x in r.cuda_majors),
+                    r.min_cc or "-",
+                    _src(r.source),
                 )
                 for r in m.cudnn_releases
             ),
@@ -146,8 +143,14 @@ def _torch(m: Matrix) -> str:
             default = "PyPI default" if v.tag == r.pypi_default else ""
             rows.append(
                 (
-                    r.version, v.tag, v.cuda, v.cudnn or "-", r.python, " ".join(v.arch),
-                    " ".join(v.ptx) or "-", ", ".join(x for x in (v.status or "", default) if x),
+                    r.version,
+                    v.tag,
+                    v.cuda,
+                    v.cudnn or "-",
+                    r.python,
+                    " ".join(v.arch),
+                    " ".join(v.ptx) or "-",
+                    ", ".join(x for x in (v.status or "", default) if x),
                     _src(v.source),
                 )
             )
@@ -161,7 +164,13 @@ def _tensorflow(m: Matrix) -> str:
         ("TF", "tested", "Python", "CUDA", "cuDNN", "Windows GPU", "sonames", "source"),
         (
             (
-                t.version, t.tested, t.python, t.cuda, t.cudnn, _yes(t.windows_gpu), " ".join(t.sonames),
+                t.version,
+                t.tested,
+                t.python,
+                t.cuda,
+                t.cudnn,
+                _yes(t.windows_gpu),
+                " ".join(t.sonames),
                 _src(t.source),
             )
             for t in m.tf_releases
@@ -175,8 +184,16 @@ def _jax(m: Matrix) -> str:
         for c in r.cuda.values():
             rows.append(
                 (
-                    f">={r.version}", r.python, r.packaging, f"CUDA {c.major}", c.cuda, c.cudnn or "-",
-                    c.driver_linux or "-", c.plugin or "-", " ".join(c.arch + c.ptx) or "-", _src(c.source),
+                    f">={r.version}",
+                    r.python,
+                    r.packaging,
+                    f"CUDA {c.major}",
+                    c.cuda,
+                    c.cudnn or "-",
+                    c.driver_linux or "-",
+                    c.plugin or "-",
+                    " ".join(c.arch + c.ptx) or "-",
+                    _src(c.source),
                 )
             )
     pins = table(
@@ -209,15 +226,25 @@ def _link(m: Matrix) -> str:
         practical = f"{x16.practical_gb_per_s:.1f}" if x16.practical_gb_per_s is not None else "-"
         rows.append(
             (
-                f"Gen{p.gen}", f"{p.rate_gt_s:g} GT/s", p.encoding, f"{p.per_lane_gb_per_s:.3f}",
-                f"{x16.theoretical_gb_per_s:.2f}", practical, _src(p.source),
+                f"Gen{p.gen}",
+                f"{p.rate_gt_s:g} GT/s",
+                p.encoding,
+                f"{p.per_lane_gb_per_s:.3f}",
+                f"{x16.theoretical_gb_per_s:.2f}",
+                practical,
+                _src(p.source),
             )
         )
     c2c = table(
         ("link", "systems", "bidir GB/s", "practical GB/s", "source"),
         (
-            (c.name, " ".join(c.systems), f"{c.bidirectional_gb_per_s:g}",
-             f"{c.practical_gb_per_s:g}" if c.practical_gb_per_s else "-", _src(c.source))
+            (
+                c.name,
+                " ".join(c.systems),
+                f"{c.bidirectional_gb_per_s:g}",
+                f"{c.practical_gb_per_s:g}" if c.practical_gb_per_s else "-",
+                _src(c.source),
+            )
             for c in m.c2c
         ),
     )
@@ -225,7 +252,10 @@ def _link(m: Matrix) -> str:
     return (
         "PCIe per-direction bandwidth (GB/s = 1e9 B/s)\n"
         + table(("PCIe", "rate", "encoding", "GB/s/lane", "x16 theoretical", "x16 practical", "source"), rows)
-        + "\n\n" + c2c + "\n\n" + th
+        + "\n\n"
+        + c2c
+        + "\n\n"
+        + th
     )
 
 
@@ -257,8 +287,10 @@ def _repos(m: Matrix) -> str:
             ("repo", "serves", "first", "last", "source"),
             (
                 (
-                    r.repo, f"{'/'.join(r.distro)} {r.release}",
-                    bound(r.first, r.first_verified, "?"), bound(r.last, r.last_verified, "current" if r.first else "?"),
+                    r.repo,
+                    f"{'/'.join(r.distro)} {r.release}",
+                    bound(r.first, r.first_verified, "?"),
+                    bound(r.last, r.last_verified, "current" if r.first else "?"),
                     _src(r.source),
                 )
                 for r in m.cuda_repos

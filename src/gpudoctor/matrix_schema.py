@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from gpudoctor.errors import MatrixError
 from gpudoctor.matrix import (
@@ -74,7 +75,7 @@ class Table:
         key: Callable[[Mapping[str, Any]], Any],
         sort: Callable[[Mapping[str, Any]], Any] | None = None,
         strict: bool = True,
-        sub: Mapping[str, "Table"] | None = None,
+        sub: Mapping[str, Table] | None = None,
         sort_what: str = "version",
     ) -> None:
         self.fields = fields
@@ -123,73 +124,110 @@ SCHEMAS: dict[str, dict[str, Table]] = {
     "cuda_driver": {
         "release": Table(
             fields=_f(
-                cuda=("version", REQ), release=("version", REQ), label=("str", REQ),
-                linux=("version", OPT), windows=("version", OPT), prerelease=("bool", OPT),
+                cuda=("version", REQ),
+                release=("version", REQ),
+                label=("str", REQ),
+                linux=("version", OPT),
+                windows=("version", OPT),
+                prerelease=("bool", OPT),
             ),
-            key=_get("release"), sort=_vk("release"),
+            key=_get("release"),
+            sort=_vk("release"),
         ),
         "minor_compat": Table(
             fields=_f(
-                major=("int", REQ), linux=("version", REQ), windows=("version", OPT), windows_alt=("version", OPT),
-                branch_min=("int", OPT), branch_max_exclusive=("int", OPT),
+                major=("int", REQ),
+                linux=("version", REQ),
+                windows=("version", OPT),
+                windows_alt=("version", OPT),
+                branch_min=("int", OPT),
+                branch_max_exclusive=("int", OPT),
             ),
-            key=_get("major"), sort=_get("major"), sort_what="major",
+            key=_get("major"),
+            sort=_get("major"),
+            sort_what="major",
         ),
         "branch": Table(
             fields=_f(branch=("int", REQ), cuda=("version", REQ)),
-            key=_get("branch"), sort=_get("branch"), sort_what="branch",
+            key=_get("branch"),
+            sort=_get("branch"),
+            sort_what="branch",
         ),
     },
     "gpu_arch": {
         "arch": Table(
             fields=_f(name=("str", REQ), cc=("list:cc", REQ)),
-            key=_get("name"), sort=lambda r: tuple(int(x) for x in r["cc"][0].split(".")) if r["cc"] else (0,),
-            strict=False, sort_what="first compute capability",
+            key=_get("name"),
+            sort=lambda r: tuple(int(x) for x in r["cc"][0].split(".")) if r["cc"] else (0,),
+            strict=False,
+            sort_what="first compute capability",
         ),
         "cc": Table(
             fields=_f(cc=("cc", REQ), arch=("str", REQ), first_cuda=("version", OPT), last_cuda=("version", OPT)),
-            key=_get("cc"), sort=_cck("cc"), sort_what="compute capability",
+            key=_get("cc"),
+            sort=_cck("cc"),
+            sort_what="compute capability",
         ),
         "gpu": Table(
             fields=_f(name=("str", REQ), cc=("cc", REQ), segment=("enum:segment", REQ), inferred=("bool", OPT)),
             key=lambda r: " ".join(gpu_name_tokens(r["name"])[0]) or r["name"],
-            sort=_cck("cc"), strict=False, sort_what="compute capability",
+            sort=_cck("cc"),
+            strict=False,
+            sort_what="compute capability",
         ),
     },
     "cudnn": {
         "release": Table(
             fields=_f(version=("version", REQ), through=("version", OPT), cuda=("list:spec", REQ), min_cc=("cc", OPT)),
-            key=_get("version"), sort=_vk("version"),
+            key=_get("version"),
+            sort=_vk("version"),
         ),
         "major": Table(
             fields=_f(
-                major=("int", REQ), soname=("str", REQ), windows_dll=("str", OPT), header=("str", REQ),
-                version_multiplier=("int", REQ), sublibraries=("list:str", OPT),
+                major=("int", REQ),
+                soname=("str", REQ),
+                windows_dll=("str", OPT),
+                header=("str", REQ),
+                version_multiplier=("int", REQ),
+                sublibraries=("list:str", OPT),
             ),
-            key=_get("major"), sort=_get("major"), sort_what="major",
+            key=_get("major"),
+            sort=_get("major"),
+            sort_what="major",
         ),
         "pip": Table(
             fields=_f(package=("str", REQ), cuda_major=("int", REQ), first=("version", REQ), last=("version", REQ)),
-            key=_get("package"), sort=_get("cuda_major"), sort_what="cuda_major",
+            key=_get("package"),
+            sort=_get("cuda_major"),
+            sort_what="cuda_major",
         ),
     },
     "torch": {
         "release": Table(
             fields={
                 **_f(
-                    version=("version", REQ), python=("spec", REQ), python_experimental=("list:str", OPT),
-                    pypi_default=("str", REQ), cudnn_bundled=("bool", OPT),
+                    version=("version", REQ),
+                    python=("spec", REQ),
+                    python_experimental=("list:str", OPT),
+                    pypi_default=("str", REQ),
+                    cudnn_bundled=("bool", OPT),
                 ),
                 "variant": ("rows", REQ),
             },
-            key=_get("version"), sort=_vk("version"),
+            key=_get("version"),
+            sort=_vk("version"),
             sub={
                 "variant": Table(
                     fields=_f(
-                        tag=("str", REQ), cuda=("version", REQ), cudnn=("version", OPT), arch=("list:cc", REQ),
-                        ptx=("list:cc", OPT), status=("enum:status", OPT),
+                        tag=("str", REQ),
+                        cuda=("version", REQ),
+                        cudnn=("version", OPT),
+                        arch=("list:cc", REQ),
+                        ptx=("list:cc", OPT),
+                        status=("enum:status", OPT),
                     ),
-                    key=_get("tag"), sort=_vk("cuda"),
+                    key=_get("tag"),
+                    sort=_vk("cuda"),
                 )
             },
         ),
@@ -197,11 +235,20 @@ SCHEMAS: dict[str, dict[str, Table]] = {
     "tensorflow": {
         "release": Table(
             fields=_f(
-                version=("version", REQ), tested=("version", REQ), package=("str", REQ), python=("spec", REQ),
-                cuda=("version", REQ), cudnn=("version", REQ), sonames=("list:str", REQ), windows_gpu=("bool", REQ),
-                arch=("list:cc", OPT), ptx=("list:cc", OPT), and_cuda=("bool", OPT),
+                version=("version", REQ),
+                tested=("version", REQ),
+                package=("str", REQ),
+                python=("spec", REQ),
+                cuda=("version", REQ),
+                cudnn=("version", REQ),
+                sonames=("list:str", REQ),
+                windows_gpu=("bool", REQ),
+                arch=("list:cc", OPT),
+                ptx=("list:cc", OPT),
+                and_cuda=("bool", OPT),
             ),
-            key=_get("version"), sort=_vk("version"),
+            key=_get("version"),
+            sort=_vk("version"),
         ),
     },
     "jax": {
@@ -210,42 +257,68 @@ SCHEMAS: dict[str, dict[str, Table]] = {
                 **_f(version=("version", REQ), python=("spec", REQ), packaging=("enum:packaging", REQ)),
                 "cuda": ("rows", REQ),
             },
-            key=_get("version"), sort=_vk("version"),
+            key=_get("version"),
+            sort=_vk("version"),
             sub={
                 "cuda": Table(
                     fields=_f(
-                        major=("int", REQ), cuda=("spec", REQ), build_cuda=("version", OPT), cudnn=("spec", OPT),
-                        driver_linux=("version", OPT), plugin=("str", OPT), pjrt=("str", OPT),
-                        arch=("list:cc", OPT), ptx=("list:cc", OPT),
+                        major=("int", REQ),
+                        cuda=("spec", REQ),
+                        build_cuda=("version", OPT),
+                        cudnn=("spec", OPT),
+                        driver_linux=("version", OPT),
+                        plugin=("str", OPT),
+                        pjrt=("str", OPT),
+                        arch=("list:cc", OPT),
+                        ptx=("list:cc", OPT),
                     ),
-                    key=_get("major"), sort=_get("major"), sort_what="major",
+                    key=_get("major"),
+                    sort=_get("major"),
+                    sort_what="major",
                 )
             },
         ),
         "pin": Table(
             fields=_f(since=("version", REQ), packages=("list:str", REQ), rule=("enum:rule", REQ)),
-            key=lambda r: f"{r['since']}/{'+'.join(r['packages'])}", sort=_vk("since"), strict=False,
+            key=lambda r: f"{r['since']}/{'+'.join(r['packages'])}",
+            sort=_vk("since"),
+            strict=False,
             sort_what="since",
         ),
     },
     "precision": {
         "cc": Table(
-            fields=_f(cc=("cc", REQ), tensor_cores=("bool", REQ), precisions=("list:enum:precision", REQ), sparsity=("bool", OPT)),
-            key=_get("cc"), sort=_cck("cc"), sort_what="compute capability",
+            fields=_f(
+                cc=("cc", REQ), tensor_cores=("bool", REQ), precisions=("list:enum:precision", REQ), sparsity=("bool", OPT)
+            ),
+            key=_get("cc"),
+            sort=_cck("cc"),
+            sort_what="compute capability",
         ),
     },
     "link_bandwidth": {
         "pcie": Table(
             fields=_f(
-                gen=("int", REQ), rate_gt_s=("float", REQ), encoding=("str", REQ), efficiency=("float", REQ),
-                practical_share=("float", OPT), practical_share_low=("float", OPT), practical_share_high=("float", OPT),
+                gen=("int", REQ),
+                rate_gt_s=("float", REQ),
+                encoding=("str", REQ),
+                efficiency=("float", REQ),
+                practical_share=("float", OPT),
+                practical_share_low=("float", OPT),
+                practical_share_high=("float", OPT),
             ),
-            key=_get("gen"), sort=_get("gen"), sort_what="gen",
+            key=_get("gen"),
+            sort=_get("gen"),
+            sort_what="gen",
         ),
         "c2c": Table(
             fields=_f(
-                name=("str", REQ), systems=("list:str", REQ), bidirectional_gb_per_s=("float", REQ),
-                practical_gb_per_s=("float", OPT), practical_low=("float", OPT), practical_high=("float", OPT),
+                name=("str", REQ),
+                systems=("list:str", REQ),
+                bidirectional_gb_per_s=("float", REQ),
+                practical_gb_per_s=("float", OPT),
+                practical_low=("float", OPT),
+                practical_high=("float", OPT),
             ),
             key=_get("name"),
         ),
@@ -254,12 +327,19 @@ SCHEMAS: dict[str, dict[str, Table]] = {
     "memory_settings": {
         "framework": Table(
             fields=_f(name=("str", REQ), preallocates=("bool", REQ), default=("str", REQ), default_fraction=("float", OPT)),
-            key=_get("name"), sort=_get("name"), sort_what="name",
+            key=_get("name"),
+            sort=_get("name"),
+            sort_what="name",
         ),
         "control": Table(
             fields=_f(
-                framework=("str", REQ), name=("str", REQ), kind=("enum:kind", REQ), default=("str", OPT),
-                values=("list:str", OPT), effect=("str", REQ), since=("version", OPT),
+                framework=("str", REQ),
+                name=("str", REQ),
+                kind=("enum:kind", REQ),
+                default=("str", OPT),
+                values=("list:str", OPT),
+                effect=("str", REQ),
+                since=("version", OPT),
             ),
             key=lambda r: f"{r['framework']}/{r['name']}",
         ),
@@ -267,10 +347,17 @@ SCHEMAS: dict[str, dict[str, Table]] = {
     "cuda_repos": {
         "repo": Table(
             fields=_f(
-                repo=("str", REQ), distro=("list:str", REQ), release=("str", REQ), first=("version", OPT),
-                last=("version", OPT), first_verified=("bool", OPT), last_verified=("bool", OPT),
+                repo=("str", REQ),
+                distro=("list:str", REQ),
+                release=("str", REQ),
+                first=("version", OPT),
+                last=("version", OPT),
+                first_verified=("bool", OPT),
+                last_verified=("bool", OPT),
             ),
-            key=_get("repo"), sort=_get("repo"), sort_what="repo",
+            key=_get("repo"),
+            sort=_get("repo"),
+            sort_what="repo",
         ),
     },
 }
@@ -439,7 +526,7 @@ def _explain_value(ctx: _Ctx, where: str, name: str, typ: str, value: Any) -> tu
         return True, value
     if typ == "cc":
         if not isinstance(value, str) or not _CC_RE.fullmatch(value):
-            return bad(f"must be a compute capability like \"8.6\", not {value!r}")
+            return bad(f'must be a compute capability like "8.6", not {value!r}')
         return True, value
     if typ == "conf":
         if value not in CONFIDENCE:
@@ -465,9 +552,7 @@ def _explain_value(ctx: _Ctx, where: str, name: str, typ: str, value: Any) -> tu
     raise AssertionError(f"unknown field type {typ}")  # pragma: no cover
 
 
-def _check_table(
-    ctx: _Ctx, file: str, prefix: str, table: str, schema: Table, rows: Any
-) -> list[tuple[str, dict[str, Any]]]:
+def _check_table(ctx: _Ctx, file: str, prefix: str, table: str, schema: Table, rows: Any) -> list[tuple[str, dict[str, Any]]]:
     """Check every row of one array of tables; return (label, cleaned row) for the rows that passed."""
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         ctx.add(f"{file}.toml:{prefix}{table}", "must be an array of tables ([[...]] or [ {...}, ... ])")
@@ -628,8 +713,12 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         if not r.get("url") and not r.get("document"):
             ctx.add(label, "needs a 'url' or a 'document' saying where the source is")
         sources[r["key"]] = Source(
-            key=r["key"], title=r["title"], url=r.get("url"), document=r.get("document"),
-            accessed=r["accessed"], note=r.get("note"),
+            key=r["key"],
+            title=r["title"],
+            url=r.get("url"),
+            document=r.get("document"),
+            accessed=r["accessed"],
+            note=r.get("note"),
         )
     # Keys declared by rows that failed other checks still count as declared (no cascade of
     # "unknown source" problems from one bad sources.toml row).
@@ -665,8 +754,13 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             ctx.add(label, f"release {r['release']} does not belong to CUDA minor {r['cuda']} (write cuda as X.Y)")
         cuda_releases.append(
             CudaRelease(
-                cuda=r["cuda"], release=r["release"], label=r["label"], linux=r.get("linux"),
-                windows=r.get("windows"), prerelease=r.get("prerelease", False), **cite(r),
+                cuda=r["cuda"],
+                release=r["release"],
+                label=r["label"],
+                linux=r.get("linux"),
+                windows=r.get("windows"),
+                prerelease=r.get("prerelease", False),
+                **cite(r),
             )
         )
     minors = {_minor(r.cuda) for r in cuda_releases}
@@ -689,8 +783,13 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             ctx.add(label, "branch_max_exclusive must be above branch_min")
         minor_compat.append(
             MinorCompat(
-                major=r["major"], linux=r["linux"], windows=r.get("windows"), windows_alt=r.get("windows_alt"),
-                branch_min=lo, branch_max_exclusive=hi, **cite(r),
+                major=r["major"],
+                linux=r["linux"],
+                windows=r.get("windows"),
+                windows_alt=r.get("windows_alt"),
+                branch_min=lo,
+                branch_max_exclusive=hi,
+                **cite(r),
             )
         )
     floors = {m.major: m.linux for m in minor_compat}
@@ -776,8 +875,12 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             check_ccs(label, "min_cc", (r["min_cc"],), None)
         cudnn_releases.append(
             CudnnRelease(
-                version=r["version"], through=through, cuda=r["cuda"], cuda_majors=tuple(sorted(cuda_majors)),
-                min_cc=r.get("min_cc"), **cite(r),
+                version=r["version"],
+                through=through,
+                cuda=r["cuda"],
+                cuda_majors=tuple(sorted(cuda_majors)),
+                min_cc=r.get("min_cc"),
+                **cite(r),
             )
         )
 
@@ -801,12 +904,17 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
     all_cudnn_majors = {m for c in cudnn_releases for m in c.cuda_majors}
     cudnn_majors = [
         CudnnMajor(
-            major=r["major"], soname=r["soname"], header=r["header"], version_multiplier=r["version_multiplier"],
-            windows_dll=r.get("windows_dll"), sublibraries=r.get("sublibraries", ()), **cite(r),
+            major=r["major"],
+            soname=r["soname"],
+            header=r["header"],
+            version_multiplier=r["version_multiplier"],
+            windows_dll=r.get("windows_dll"),
+            sublibraries=r.get("sublibraries", ()),
+            **cite(r),
         )
         for _l, r in rows["cudnn"]["major"]
     ]
-    for (label, r), m in zip(rows["cudnn"]["major"], cudnn_majors):
+    for (label, _r), m in zip(rows["cudnn"]["major"], cudnn_majors, strict=True):
         if not m.soname.endswith(f".so.{m.major}"):
             ctx.add(label, f"soname {m.soname} does not end in .so.{m.major}")
     cudnn_pip: list[CudnnPip] = []
@@ -837,8 +945,13 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             check_ccs(vlabel, "arch", v["arch"], cuda)
             check_ccs(vlabel, "ptx", v.get("ptx", ()), cuda)
             variants[v["tag"]] = TorchVariant(
-                tag=v["tag"], cuda=cuda, cudnn=v.get("cudnn"), arch=tuple(_sm(c) for c in v["arch"]),
-                ptx=tuple(_compute(c) for c in v.get("ptx", ())), status=v.get("status"), **cite(v),
+                tag=v["tag"],
+                cuda=cuda,
+                cudnn=v.get("cudnn"),
+                arch=tuple(_sm(c) for c in v["arch"]),
+                ptx=tuple(_compute(c) for c in v.get("ptx", ())),
+                status=v.get("status"),
+                **cite(v),
             )
         if r["pypi_default"] not in variants:
             ctx.add(label, f"pypi_default {r['pypi_default']} is not one of its variants")
@@ -847,8 +960,13 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
                 ctx.add(label, f"python_experimental entry {py!r} is not like 3.13 or 3.13t")
         torch_releases.append(
             TorchRelease(
-                version=r["version"], python=r["python"], pypi_default=r["pypi_default"], variants=variants,
-                python_experimental=r.get("python_experimental", ()), cudnn_bundled=r.get("cudnn_bundled", False), **cite(r),
+                version=r["version"],
+                python=r["python"],
+                pypi_default=r["pypi_default"],
+                variants=variants,
+                python_experimental=r.get("python_experimental", ()),
+                cudnn_bundled=r.get("cudnn_bundled", False),
+                **cite(r),
             )
         )
 
@@ -875,10 +993,18 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         check_ccs(label, "ptx", r.get("ptx", ()), cuda)
         tf_releases.append(
             TfRelease(
-                version=r["version"], tested=r["tested"], package=r["package"], python=r["python"], cuda=cuda,
-                cudnn=cudnn, sonames=names, windows_gpu=r["windows_gpu"],
-                arch=tuple(_sm(c) for c in r.get("arch", ())), ptx=tuple(_compute(c) for c in r.get("ptx", ())),
-                and_cuda=r.get("and_cuda", False), **cite(r),
+                version=r["version"],
+                tested=r["tested"],
+                package=r["package"],
+                python=r["python"],
+                cuda=cuda,
+                cudnn=cudnn,
+                sonames=names,
+                windows_gpu=r["windows_gpu"],
+                arch=tuple(_sm(c) for c in r.get("arch", ())),
+                ptx=tuple(_compute(c) for c in r.get("ptx", ())),
+                and_cuda=r.get("and_cuda", False),
+                **cite(r),
             )
         )
     windows = [t for t in tf_releases if t.windows_gpu]
@@ -892,7 +1018,7 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             ctx.add(label, "a pin needs at least two packages")
         jax_pins.append(JaxPin(since=r["since"], packages=r["packages"], rule=r["rule"], **cite(r)))
     jax_releases: list[JaxRelease] = []
-    for label, r in rows["jax"]["release"]:
+    for _label, r in rows["jax"]["release"]:
         cudas: dict[int, JaxCuda] = {}
         for clabel, c in r["cuda"]:
             major = c["major"]
@@ -924,9 +1050,16 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             check_ccs(clabel, "arch", c.get("arch", ()), bc)
             check_ccs(clabel, "ptx", c.get("ptx", ()), bc)
             cudas[major] = JaxCuda(
-                major=major, cuda=c["cuda"], build_cuda=bc, cudnn=c.get("cudnn"), driver_linux=c.get("driver_linux"),
-                plugin=c.get("plugin"), pjrt=c.get("pjrt"), arch=tuple(_sm(x) for x in c.get("arch", ())),
-                ptx=tuple(_compute(x) for x in c.get("ptx", ())), **cite(c),
+                major=major,
+                cuda=c["cuda"],
+                build_cuda=bc,
+                cudnn=c.get("cudnn"),
+                driver_linux=c.get("driver_linux"),
+                plugin=c.get("plugin"),
+                pjrt=c.get("pjrt"),
+                arch=tuple(_sm(x) for x in c.get("arch", ())),
+                ptx=tuple(_compute(x) for x in c.get("ptx", ())),
+                **cite(c),
             )
         pins = tuple(p for p in jax_pins if version_key(p.since) <= version_key(r["version"]))
         jax_releases.append(
@@ -945,7 +1078,13 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         if order != sorted(order):
             ctx.add(label, f"precisions must follow the order {', '.join(PRECISIONS)}")
         precision_rows.append(
-            Precision(cc=r["cc"], tensor_cores=r["tensor_cores"], precisions=r["precisions"], sparsity=r.get("sparsity", False), **cite(r))
+            Precision(
+                cc=r["cc"],
+                tensor_cores=r["tensor_cores"],
+                precisions=r["precisions"],
+                sparsity=r.get("sparsity", False),
+                **cite(r),
+            )
         )
 
     # ---- links
@@ -962,16 +1101,25 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             ctx.add(label, "need practical_share_low <= practical_share <= practical_share_high")
         pcie.append(
             PcieGen(
-                gen=r["gen"], rate_gt_s=r["rate_gt_s"], encoding=r["encoding"], efficiency=r["efficiency"],
-                practical_share=r.get("practical_share"), practical_share_low=r.get("practical_share_low"),
-                practical_share_high=r.get("practical_share_high"), **cite(r),
+                gen=r["gen"],
+                rate_gt_s=r["rate_gt_s"],
+                encoding=r["encoding"],
+                efficiency=r["efficiency"],
+                practical_share=r.get("practical_share"),
+                practical_share_low=r.get("practical_share_low"),
+                practical_share_high=r.get("practical_share_high"),
+                **cite(r),
             )
         )
     c2c = [
         C2cLink(
-            name=r["name"], systems=r["systems"], bidirectional_gb_per_s=r["bidirectional_gb_per_s"],
-            practical_gb_per_s=r.get("practical_gb_per_s"), practical_low=r.get("practical_low"),
-            practical_high=r.get("practical_high"), **cite(r),
+            name=r["name"],
+            systems=r["systems"],
+            bidirectional_gb_per_s=r["bidirectional_gb_per_s"],
+            practical_gb_per_s=r.get("practical_gb_per_s"),
+            practical_low=r.get("practical_low"),
+            practical_high=r.get("practical_high"),
+            **cite(r),
         )
         for _l, r in rows["link_bandwidth"]["c2c"]
     ]
@@ -985,8 +1133,14 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             ctx.add(label, f"unknown framework '{r['framework']}' (add it to the framework table)")
         controls.setdefault(r["framework"], []).append(
             MemoryControl(
-                framework=r["framework"], name=r["name"], kind=r["kind"], effect=r["effect"], default=r.get("default"),
-                values=r.get("values", ()), since=r.get("since"), **cite(r),
+                framework=r["framework"],
+                name=r["name"],
+                kind=r["kind"],
+                effect=r["effect"],
+                default=r.get("default"),
+                values=r.get("values", ()),
+                since=r.get("since"),
+                **cite(r),
             )
         )
     memory: list[MemorySettings] = []
@@ -996,8 +1150,12 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             ctx.add(label, "default_fraction must be in (0, 1]")
         memory.append(
             MemorySettings(
-                framework=r["name"], preallocates=r["preallocates"], default=r["default"], default_fraction=frac,
-                controls=tuple(controls.get(r["name"], ())), **cite(r),
+                framework=r["name"],
+                preallocates=r["preallocates"],
+                default=r["default"],
+                default_fraction=frac,
+                controls=tuple(controls.get(r["name"], ())),
+                **cite(r),
             )
         )
 
@@ -1019,17 +1177,39 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             ctx.add(label, "distro entries are os-release IDs (lowercase)")
         cuda_repos.append(
             CudaRepo(
-                repo=r["repo"], distro=tuple(r["distro"]), release=r["release"], first=first, last=last,
-                first_verified=r.get("first_verified", False), last_verified=r.get("last_verified", False), **cite(r),
+                repo=r["repo"],
+                distro=tuple(r["distro"]),
+                release=r["release"],
+                first=first,
+                last=last,
+                first_verified=r.get("first_verified", False),
+                last_verified=r.get("last_verified", False),
+                **cite(r),
             )
         )
 
     if ctx.problems:
         raise MatrixError(ctx.problems, hint="see compat_matrix/README.md for the schema of each file")
     return Matrix(
-        sources=sources, cuda_releases=cuda_releases, minor_compat=minor_compat, driver_branches=branches,
-        archs=archs, cc_targets=cc_targets, gpus=gpus, cudnn_releases=cudnn_releases, cudnn_majors=cudnn_majors,
-        cudnn_pip=cudnn_pip, torch_releases=torch_releases, tf_releases=tf_releases, jax_releases=jax_releases,
-        jax_pins=jax_pins, precision_rows=precision_rows, pcie=pcie, c2c=c2c, thresholds=thresholds,
-        memory=memory, cuda_repos=cuda_repos, origins=origins,
+        sources=sources,
+        cuda_releases=cuda_releases,
+        minor_compat=minor_compat,
+        driver_branches=branches,
+        archs=archs,
+        cc_targets=cc_targets,
+        gpus=gpus,
+        cudnn_releases=cudnn_releases,
+        cudnn_majors=cudnn_majors,
+        cudnn_pip=cudnn_pip,
+        torch_releases=torch_releases,
+        tf_releases=tf_releases,
+        jax_releases=jax_releases,
+        jax_pins=jax_pins,
+        precision_rows=precision_rows,
+        pcie=pcie,
+        c2c=c2c,
+        thresholds=thresholds,
+        memory=memory,
+        cuda_repos=cuda_repos,
+        origins=origins,
     )

@@ -52,8 +52,19 @@ class Evidence:
 
 # The components a fix acts on, in the order the plan applies them (gpudoctor.prescribe).
 COMPONENTS = (
-    "driver", "container", "platform", "gpu", "toolkit", "cudnn", "torch", "tensorflow", "jax", "environment", "health",
-    "memory", "doctor",
+    "driver",
+    "container",
+    "platform",
+    "gpu",
+    "toolkit",
+    "cudnn",
+    "torch",
+    "tensorflow",
+    "jax",
+    "environment",
+    "health",
+    "memory",
+    "doctor",
 )
 
 
@@ -75,7 +86,7 @@ class Remediation:
     requires_root: bool = False
     component: str = ""
     where: str = ""
-    alternative: "Remediation | None" = None
+    alternative: Remediation | None = None
 
     def __post_init__(self) -> None:
         from gpudoctor.cmdline import Cmd, EvalShell, SetEnv

@@ -20,8 +20,9 @@ Pure: findings in, a Prescription out.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv, render_all
 from gpudoctor.model import COMPONENTS, Finding, Remediation, Severity
@@ -216,7 +217,7 @@ def _pip_parts(cmd: Cmd) -> tuple[str, list[str]] | None:
         if w[i] == "pip" and w[i + 1] in ("install", "uninstall"):
             names = []
             skip = False
-            for a in w[i + 2:]:
+            for a in w[i + 2 :]:
                 if skip:
                     skip = False
                     continue
@@ -263,7 +264,9 @@ def lint(plan: Prescription) -> list[str]:
     for step in plan.steps:
         for alt in step.alternatives:
             r = alt.remediation
-            own = Step(r.component or step.component, (r.summary,), r.commands, (alt.code,), step.severity, r.requires_root, r.where)
+            own = Step(
+                r.component or step.component, (r.summary,), r.commands, (alt.code,), step.severity, r.requires_root, r.where
+            )
             problems += [f"the alternative for {alt.code}: {p}" for p in _lint_steps((own,))]
     return problems
 

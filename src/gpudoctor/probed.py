@@ -8,7 +8,7 @@ denied on /dev/nvidia0" (Unknown, permission).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, TypeVar, Union
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -45,8 +45,15 @@ class Unknown:
         return self.kind == "timeout"
 
 
-Probed = Union[Found[T], Absent, Unknown]
+Probed = Found[T] | Absent | Unknown
 
 
-def value_or_none(outcome: "Probed[T]") -> T | None:
+def value_or_none(outcome: Probed[T]) -> T | None:
     return outcome.value if isinstance(outcome, Found) else None
+
+
+def found_value(outcome: Probed[T]) -> T:
+    """The value of an outcome the caller knows is Found: a guard before it (such as
+    checks.frameworks.jax_cuda_major, None unless JAX was found) has returned otherwise."""
+    assert isinstance(outcome, Found), f"expected a found outcome, not {outcome.status}"
+    return outcome.value

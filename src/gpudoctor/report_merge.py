@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from gpudoctor.errors import GpudoctorError, MissingInput, UsageError
 
@@ -96,7 +97,9 @@ def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[Unreadable]]:
                 continue
             found = sorted(os.path.join(p, n) for n in names if n.endswith(".json"))
             if not found:
-                raise UsageError(f"no *.json reports in directory {p}", hint="write them with: gpudoctor check --format json > DIR/NODE.json")
+                raise UsageError(
+                    f"no *.json reports in directory {p}", hint="write them with: gpudoctor check --format json > DIR/NODE.json"
+                )
             files += found
         elif os.path.lexists(p):
             files.append(p)
@@ -186,7 +189,9 @@ def node_facts(facts: Any) -> dict[str, str]:
     torch = _found(fw.get("torch"))
     if isinstance(torch, dict):
         cuda = torch.get("cuda")
-        out["torch"] = f"{torch.get('version')} " + (f"(CUDA {cuda})" if cuda else f"(ROCm {torch['hip']})" if torch.get("hip") else "(CPU)")
+        out["torch"] = f"{torch.get('version')} " + (
+            f"(CUDA {cuda})" if cuda else f"(ROCm {torch['hip']})" if torch.get("hip") else "(CPU)"
+        )
     else:
         out["torch"] = _status(fw.get("torch"))
     tf = _found(fw.get("tensorflow"))
@@ -324,7 +329,7 @@ _CELL = {"error": "E", "warning": "W", "info": "i"}
 
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)).rstrip() for r in rows]
 
 
 def render_text(merged: Merged) -> str:
@@ -332,7 +337,17 @@ def render_text(merged: Merged) -> str:
     by_status: dict[str, int] = {}
     for n in nodes:
         by_status[n.status] = by_status.get(n.status, 0) + 1
-    parts = [f"{v} {k}" for k, v in sorted(by_status.items(), key=lambda kv: ("healthy", "info", "warning", "error", "doctor-error").index(kv[0]) if kv[0] in ("healthy", "info", "warning", "error", "doctor-error") else 9)]
+    parts = [
+        f"{v} {k}"
+        for k, v in sorted(
+            by_status.items(),
+            key=lambda kv: (
+                ("healthy", "info", "warning", "error", "doctor-error").index(kv[0])
+                if kv[0] in ("healthy", "info", "warning", "error", "doctor-error")
+                else 9
+            ),
+        )
+    ]
     head = f"{len(nodes)} node(s)" + (f": {', '.join(parts)}" if parts else "")
     if merged.unreadable:
         head += f"; {len(merged.unreadable)} report(s) unreadable"
@@ -341,8 +356,18 @@ def render_text(merged: Merged) -> str:
         codes = list(merged.codes)
         rows = [["NODE", "STATUS", "EXIT", *codes]]
         for n in nodes:
-            sev = {str(f.get("code")): str(f.get("severity")) for f in sorted(n.findings, key=lambda f: _SEVERITY_RANK.get(str(f.get("severity")), 0))}
-            rows.append([n.name, n.status, "?" if n.exit_code is None else str(n.exit_code), *(_CELL.get(sev[c], "?") if c in sev else "." for c in codes)])
+            sev = {
+                str(f.get("code")): str(f.get("severity"))
+                for f in sorted(n.findings, key=lambda f: _SEVERITY_RANK.get(str(f.get("severity")), 0))
+            }
+            rows.append(
+                [
+                    n.name,
+                    n.status,
+                    "?" if n.exit_code is None else str(n.exit_code),
+                    *(_CELL.get(sev[c], "?") if c in sev else "." for c in codes),
+                ]
+            )
         out += _table(rows)
         out.append("")
     if merged.codes:

@@ -30,8 +30,9 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -195,7 +196,9 @@ def parse_requirement(text: str) -> Requirement:
     try:
         specifier = SpecifierSet(rest)
     except InvalidSpecifier as exc:
-        example = {"gpus": "gpus>=2", "cc": f"{name}>=8.0", "cuda": "cuda>=12.1", "driver": "driver>=535"}.get(kind, f"{name}>=2.3")
+        example = {"gpus": "gpus>=2", "cc": f"{name}>=8.0", "cuda": "cuda>=12.1", "driver": "driver>=535"}.get(
+            kind, f"{name}>=2.3"
+        )
         raise RequirementSyntaxError(
             f"malformed version condition {rest!r} in {spec!r} ({exc}); "
             f"write an operator (>=, <=, >, <, ==, !=, ~=) and a version, several joined with commas: {example}"
@@ -380,14 +383,19 @@ class _Judge:
         if self.gpus:
             names = sorted({g.name or "unknown GPU" for g in self.gpus})
             return True, f"{len(self.gpus)} GPU(s): {', '.join(names)}{self.visible_note}", self._gpu_evidence(), None
-        return False, self.no_gpu(), self._gpu_evidence(), Remediation(
-            "Run on a machine with an NVIDIA GPU, and give the job access to it: Slurm `--gres=gpu:1`, Docker "
-            "`--gpus all`, Kubernetes `resources: {limits: {nvidia.com/gpu: 1}}`.",
-            (
-                Cmd(("srun", "--gres=gpu:1", Placeholder("command")), note="Slurm"),
-                Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="Docker"),
+        return (
+            False,
+            self.no_gpu(),
+            self._gpu_evidence(),
+            Remediation(
+                "Run on a machine with an NVIDIA GPU, and give the job access to it: Slurm `--gres=gpu:1`, Docker "
+                "`--gpus all`, Kubernetes `resources: {limits: {nvidia.com/gpu: 1}}`.",
+                (
+                    Cmd(("srun", "--gres=gpu:1", Placeholder("command")), note="Slurm"),
+                    Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="Docker"),
+                ),
+                component="platform",
             ),
-            component="platform",
         )
 
     def _gpu_evidence(self) -> tuple[Evidence, ...]:
@@ -404,11 +412,16 @@ class _Judge:
         wanted = next((k for k in range(1, 1025) if _contains(req.specifier, Version(str(k)))), None) if req.specifier else 1
         count: Any = str(wanted) if wanted is not None else Placeholder("n")
         gres = f"--gres=gpu:{wanted}" if wanted is not None else Placeholder("gres")
-        return met, found, self._gpu_evidence(), Remediation(
-            f"Run where {req.spec} holds: ask the scheduler for enough GPUs (Slurm --gres=gpu:{count}, Kubernetes "
-            f"nvidia.com/gpu: {count}), or unset a CUDA_VISIBLE_DEVICES that hides some.",
-            (Cmd(("srun", gres, Placeholder("command")), note="Slurm"), Cmd(("nvidia-smi", "-L"))),
-            component="platform",
+        return (
+            met,
+            found,
+            self._gpu_evidence(),
+            Remediation(
+                f"Run where {req.spec} holds: ask the scheduler for enough GPUs (Slurm --gres=gpu:{count}, Kubernetes "
+                f"nvidia.com/gpu: {count}), or unset a CUDA_VISIBLE_DEVICES that hides some.",
+                (Cmd(("srun", gres, Placeholder("command")), note="Slurm"), Cmd(("nvidia-smi", "-L"))),
+                component="platform",
+            ),
         )
 
     def _driver(self, req: Requirement):
@@ -417,7 +430,12 @@ class _Judge:
         ev = (Evidence("nvml" if d.nvml_driver_version else "cmd:nvidia-smi", version or d.nvml_status),)
         fix = self._driver_fix(f"Install an NVIDIA driver that satisfies {req.spec}, then reboot.", _driver_branch(req.specifier))
         if not version:
-            return False, f"no driver version: the NVIDIA driver is not reachable (NVML: {d.nvml_status}, nvidia-smi: {d.smi_status})", ev, fix
+            return (
+                False,
+                f"no driver version: the NVIDIA driver is not reachable (NVML: {d.nvml_status}, nvidia-smi: {d.smi_status})",
+                ev,
+                fix,
+            )
         return _contains(req.specifier, _version(version)), f"driver {version}", ev, fix
 
     def _cuda(self, req: Requirement):
@@ -465,7 +483,9 @@ class _Judge:
             req,
             lambda g: gpu_cc(g, self.matrix),
             lambda v: f"compute capability {v}" if v else "compute capability unknown",
-            Remediation(f"Run on GPUs with {req.spec}; `gpudoctor matrix show gpu` lists each GPU's compute capability.", component="gpu"),
+            Remediation(
+                f"Run on GPUs with {req.spec}; `gpudoctor matrix show gpu` lists each GPU's compute capability.", component="gpu"
+            ),
         )
 
     def _memory(self, req: Requirement):
@@ -478,8 +498,12 @@ class _Judge:
                 component="memory",
             )
         else:
-            fix = Remediation(f"Run on GPUs with {req.spec} (the memory the driver reports, a little below the marketed size).", component="gpu")
-        return self._per_gpu(req, lambda g: getattr(g, attr), lambda v: f"{_gib(v)} {word}" if v is not None else f"{word} memory unknown", fix)
+            fix = Remediation(
+                f"Run on GPUs with {req.spec} (the memory the driver reports, a little below the marketed size).", component="gpu"
+            )
+        return self._per_gpu(
+            req, lambda g: getattr(g, attr), lambda v: f"{_gib(v)} {word}" if v is not None else f"{word} memory unknown", fix
+        )
 
     def _precision(self, req: Requirement):
         name = req.subject
@@ -503,7 +527,9 @@ class _Judge:
                     pass
                 return name.upper() in {str(p).upper() for p in table}
             sources.update(PRECISION_FLOOR_SOURCES)
-            return _version(cc) >= Version(floor)
+            version = _version(cc)
+            # A compute capability that is not a version (a snapshot holds any text there) is unknown, like none.
+            return version >= Version(floor) if version is not None else None
 
         def show(g: Gpu) -> str:
             cc = gpu_cc(g, self.matrix)
@@ -520,16 +546,19 @@ class _Judge:
             found = "; ".join(f"{_gpu_label(g)}: {show(g)}" for g in self.gpus) + self.visible_note
             evidence = tuple(Evidence(_gpu_source(g), f"{_gpu_label(g)}: {show(g)}") for g in self.gpus)
         alt = " Use FP16 with loss scaling (torch.autocast(dtype=torch.float16)) on older GPUs." if name == "bf16" else ""
-        fix = Remediation(f"{name.upper()} needs hardware support (compute capability {floor} or newer); run on such a GPU.{alt}", component="gpu")
+        fix = Remediation(
+            f"{name.upper()} needs hardware support (compute capability {floor} or newer); run on such a GPU.{alt}",
+            component="gpu",
+        )
         return met, found, evidence, fix, tuple(sorted(sources))
 
     def _package(self, req: Requirement):
         env = self.facts.frameworks.python
         name = req.subject
-        dists = env.value.distributions if isinstance(env, Found) else None
         fix = self._package_fix(req)
-        if dists is None:
+        if not isinstance(env, Found):
             return False, "unknown: the Python environment could not be read", (Evidence("python", env.status),), fix
+        dists = env.value.distributions
         dist = name
         if name == "tensorflow" and name not in dists:
             from gpudoctor.probes.python import TF_DISTRIBUTIONS
@@ -573,7 +602,12 @@ class _Judge:
             if facts.distribution == "tensorflow-cpu" or facts.is_cuda_build is False:
                 return False, f"{facts.distribution} {facts.version} is a CPU-only build", tuple(ev), fix
             if facts.is_cuda_build is None:
-                return False, f"{facts.distribution} {facts.version}: whether it is a GPU build cannot be read (no build_info.py)", tuple(ev), fix
+                return (
+                    False,
+                    f"{facts.distribution} {facts.version}: whether it is a GPU build cannot be read (no build_info.py)",
+                    tuple(ev),
+                    fix,
+                )
             build = f"{facts.distribution} {facts.version} (CUDA {facts.cuda or '?'})"
         else:
             plugin = self._jax_cuda(facts)
@@ -587,12 +621,17 @@ class _Judge:
             ev += [Evidence(f"finding:{f.code}", f.title) for f in blocking]
             why = "; ".join(f"{f.title} ({f.code})" for f in blocking)
             first = next((f.remediation for f in blocking if f.remediation and f.remediation.commands), None)
-            return False, f"{build} cannot use this GPU: {why}", tuple(ev), Remediation(
-                "Fix the findings named here first; they say what stops it." + (f" {first.summary}" if first else ""),
-                first.commands if first else fix.commands,
-                requires_root=first.requires_root if first else False,
-                component=first.component if first else fix.component,
-                where=first.where if first else "",
+            return (
+                False,
+                f"{build} cannot use this GPU: {why}",
+                tuple(ev),
+                Remediation(
+                    "Fix the findings named here first; they say what stops it." + (f" {first.summary}" if first else ""),
+                    first.commands if first else fix.commands,
+                    requires_root=first.requires_root if first else False,
+                    component=first.component if first else fix.component,
+                    where=first.where if first else "",
+                ),
             )
         return True, build, tuple(ev), fix
 
@@ -626,7 +665,9 @@ class _Judge:
         from gpudoctor.checks.frameworks import plan_remediation
 
         if self.matrix is None:
-            return Remediation(f"{why} (No compatibility matrix here to choose the build: run `gpudoctor install {name}`.)", component=name)
+            return Remediation(
+                f"{why} (No compatibility matrix here to choose the build: run `gpudoctor install {name}`.)", component=name
+            )
         return plan_remediation(self.facts, self._context(), name, installed, why)
 
     def _installed(self, name: str) -> str | None:
@@ -659,7 +700,9 @@ class _Judge:
             if fix.commands and plan_version is not None and (not req.specifier or _contains(req.specifier, plan_version)):
                 return fix
         wanted = f"{name}{req.specifier}" if req.specifier else name
-        return Remediation(why, (pip(self.facts, "install", wanted),), component=framework if framework in _FRAMEWORK_TITLE else "environment")
+        return Remediation(
+            why, (pip(self.facts, "install", wanted),), component=framework if framework in _FRAMEWORK_TITLE else "environment"
+        )
 
 
 def _driver_branch(spec: SpecifierSet | None) -> str | None:

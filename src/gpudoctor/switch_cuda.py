@@ -15,13 +15,20 @@ import re
 import secrets
 import shutil
 import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterator, Mapping, Sequence
 
 from gpudoctor import cmdline
 from gpudoctor.checks import Context
+from gpudoctor.checks.toolkit import (
+    active_toolkit,
+    check_arch,
+    check_newer_than_driver,
+    conda_install,
+    runfile_hint,
+    toolkit_install,
+)
 from gpudoctor.cmdline import Cmd, EvalShell
-from gpudoctor.checks.toolkit import active_toolkit, check_arch, check_newer_than_driver, conda_install, runfile_hint, toolkit_install
 from gpudoctor.errors import GpudoctorError, UnsafeOperation, UsageError
 from gpudoctor.facts import CudaLink, Facts, Toolkit, ToolkitFacts
 from gpudoctor.host import Host, HostError
@@ -33,8 +40,17 @@ LINK = "/usr/local/cuda"
 SYSTEM, SHELL = "system", "shell"
 # --shell's targets (gpudoctor.cmdline renders each), and the names people also give them.
 SHELLS = ("posix", "fish", "powershell")
-SHELL_NAMES = {"posix": "posix", "sh": "posix", "bash": "posix", "zsh": "posix", "dash": "posix", "ksh": "posix",
-               "fish": "fish", "powershell": "powershell", "pwsh": "powershell"}
+SHELL_NAMES = {
+    "posix": "posix",
+    "sh": "posix",
+    "bash": "posix",
+    "zsh": "posix",
+    "dash": "posix",
+    "ksh": "posix",
+    "fish": "fish",
+    "powershell": "powershell",
+    "pwsh": "powershell",
+}
 # Temporary links carry this prefix so that a later switch removes leftovers of a killed one, and
 # nothing else. The lock file stays: removing a lock file others may have open breaks the lock.
 TEMP_PREFIX = ".cuda.gpudoctor-tmp-"
@@ -111,7 +127,7 @@ def eval_hint(requested: str) -> str:
 
 
 def parse_request(requested: str) -> tuple[int, ...]:
-    """"11.8" -> (11, 8). Also takes "cuda-11.8" and "v12". Raises UsageError."""
+    """ "11.8" -> (11, 8). Also takes "cuda-11.8" and "v12". Raises UsageError."""
     match = _REQUEST.fullmatch(requested.strip())
     if not match:
         raise UsageError(
@@ -352,8 +368,8 @@ def render_list(facts: Facts) -> str:
         lines.append("  none found")
     width_v = max((len(r[1]) for r in rows), default=0)
     width_r = max((len(r[2]) for r in rows), default=0)
-    for mark, version, root, via, state in rows:
-        extra = "  ".join(x for x in (f"via {via}" if via else "", state) if x)
+    for mark, version, root, vias, state in rows:
+        extra = "  ".join(x for x in (f"via {vias}" if vias else "", state) if x)
         lines.append(f"{mark} {version.ljust(width_v)}  {root.ljust(width_r)}  {extra}".rstrip())
     lines.append(_describe_link(tks.link))
     return "\n".join(lines) + "\n"
@@ -394,7 +410,11 @@ def stale_environment(tks: ToolkitFacts, target: Toolkit) -> list[str]:
     for tk in tks.toolkits:
         if tk.root == target.root:
             continue
-        for via, label in (("nvcc on PATH", f"nvcc on PATH ({tks.nvcc_on_path})"), ("CUDA_HOME", "CUDA_HOME"), ("LD_LIBRARY_PATH", "LD_LIBRARY_PATH")):
+        for via, label in (
+            ("nvcc on PATH", f"nvcc on PATH ({tks.nvcc_on_path})"),
+            ("CUDA_HOME", "CUDA_HOME"),
+            ("LD_LIBRARY_PATH", "LD_LIBRARY_PATH"),
+        ):
             if via in tk.found_via:
                 notes.append(f"{label} still names CUDA {tk.version or '?'} at {tk.root}")
     return notes
@@ -618,7 +638,9 @@ def apply_switch(plan: SwitchPlan, root: str = "/", *, lock_timeout_s: float = 1
         argv = _alternatives_argv(root, "--set", plan.alternatives_name or "cuda", _real(root, plan.target.root))
         result = run_bounded(argv, 60)
         if result.rc != 0:
-            said = (result.stderr or result.stdout).strip() or ("no answer in 60 s" if result.timed_out else f"exit status {result.rc}")
+            said = (result.stderr or result.stdout).strip() or (
+                "no answer in 60 s" if result.timed_out else f"exit status {result.rc}"
+            )
             raise GpudoctorError(
                 f"update-alternatives --set failed: {said}",
                 "see `" + cmdline.render(Cmd(("update-alternatives", "--display", plan.alternatives_name or "cuda"))) + "`",

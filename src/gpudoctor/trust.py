@@ -17,13 +17,13 @@ from __future__ import annotations
 import os
 import posixpath
 import stat as st
-from typing import Callable
+from collections.abc import Callable
 
 StatFn = Callable[[str], os.stat_result]
 
 
 def _ancestry(path: str) -> list[str]:
-    """"/a/b/c" -> ["/", "/a", "/a/b", "/a/b/c"]."""
+    """ "/a/b/c" -> ["/", "/a", "/a/b", "/a/b/c"]."""
     path = posixpath.normpath(posixpath.join("/", path))
     out = ["/"]
     for part in path.strip("/").split("/"):
@@ -45,7 +45,9 @@ def _entry_problem(path: str, info) -> str | None:
     return None
 
 
-def untrusted_reason(path: str, stat_fn: StatFn = os.lstat, resolve: Callable[[str], str] | None = os.path.realpath) -> str | None:
+def untrusted_reason(
+    path: str, stat_fn: StatFn = os.lstat, resolve: Callable[[str], str] | None = os.path.realpath
+) -> str | None:
     """None when `path` is root's own (see the module doc); else why not, in one clause.
 
     Both the path as named and the path it resolves to are checked: a venv's `bin/python` links to

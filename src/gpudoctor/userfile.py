@@ -48,8 +48,9 @@ def _refuse_as_root(path: str, real: str) -> None:
     if not running_as_root():
         return
     # The name as given (a user's link), then where the write lands: the target, or its directory for a new file.
-    why = (untrusted_reason(path) if os.path.lexists(path) else untrusted_reason(os.path.dirname(path))) \
-        or untrusted_reason(real if os.path.exists(real) else os.path.dirname(real))
+    why = (untrusted_reason(path) if os.path.lexists(path) else untrusted_reason(os.path.dirname(path))) or untrusted_reason(
+        real if os.path.exists(real) else os.path.dirname(real)
+    )
     if why:
         raise UnsafeOperation(
             f"not writing {path} as root: {why}",

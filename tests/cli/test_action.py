@@ -64,7 +64,7 @@ def runner(tmp_path):
             **{k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"},
             "RUNNER_TEMP": str(tmp_path),
             "GITHUB_OUTPUT": str(output),
-            "GPUDOCTOR_REQUIRES": requires,
+            "GPUDOCTOR_REQUIRE": requires,
             "GPUDOCTOR_FAIL_ON": fail_on,
             "GPUDOCTOR_IGNORE": ignore,
             "GPUDOCTOR_PYTHON": python,

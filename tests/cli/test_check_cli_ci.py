@@ -119,13 +119,29 @@ def test_json_every_kind_on_two_turing_gpus_with_cpu_builds(gd):
     # in the probed interpreter, from the variant's own index.
     assert torch["remediation"]["component"] == "torch"
     assert all(c["argv"][0] == "/home/user/.venvs/ml/bin/python" for c in torch["remediation"]["argv"])
-    assert any(c["argv"][-3:] == ["torch==2.13.0+cu130", "--index-url", "https://download.pytorch.org/whl/cu130"]
-               for c in torch["remediation"]["argv"])
+    assert any(
+        c["argv"][-3:] == ["torch==2.13.0+cu130", "--index-url", "https://download.pytorch.org/whl/cu130"]
+        for c in torch["remediation"]["argv"]
+    )
     assert doc["exit_code"] == 1
 
 
 def test_json_framework_builds_that_can_use_the_gpu(gd):
-    r = gd("check", "--replay", T4, "--format", "json", "--fail-on", "error", "-r", "tensorflow:gpu", "-r", "jax:cuda", "-r", "gpu-memory>=15GiB")
+    r = gd(
+        "check",
+        "--replay",
+        T4,
+        "--format",
+        "json",
+        "--fail-on",
+        "error",
+        "-r",
+        "tensorflow:gpu",
+        "-r",
+        "jax:cuda",
+        "-r",
+        "gpu-memory>=15GiB",
+    )
     assert r.exit_code == 0, r.stdout
     assert _reqs(_json(r)) == [
         ("tensorflow:gpu", True, "tensorflow 2.11.0 (CUDA 11.2)"),
@@ -154,7 +170,11 @@ def test_json_no_driver_fails_closed(gd):
     no_gpu = "no GPU: the NVIDIA driver is not reachable (see the driver findings)"
     assert _reqs(_json(r)) == [
         ("gpu", False, no_gpu),
-        ("driver>=535", False, "no driver version: the NVIDIA driver is not reachable (NVML: library_not_found, nvidia-smi: missing)"),
+        (
+            "driver>=535",
+            False,
+            "no driver version: the NVIDIA driver is not reachable (NVML: library_not_found, nvidia-smi: missing)",
+        ),
         ("cuda>=12", False, "unknown: the NVIDIA driver is not reachable, so the CUDA version it supports cannot be read"),
         ("torch:cuda", False, f"torch 2.2.1+cu121 (CUDA 12.1), but {no_gpu}"),
         ("bf16", False, no_gpu),
@@ -216,7 +236,9 @@ def test_malformed_spec_is_a_usage_error(gd, spec, message):
 def test_malformed_spec_through_the_real_entry_point_has_no_traceback():
     proc = subprocess.run(
         [sys.executable, "-m", "gpudoctor", "check", "--replay", A, "--require", "cuda>=twelve"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
@@ -230,7 +252,15 @@ def test_github_exact_output_and_summary(gd, tmp_path):
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n", encoding="utf-8")
     r = gd(
-        "check", "--replay", A, "--format", "github", "--node", "ci-runner-1", "-r", "gpu driver>=550 torch:cuda",
+        "check",
+        "--replay",
+        A,
+        "--format",
+        "github",
+        "--node",
+        "ci-runner-1",
+        "-r",
+        "gpu driver>=550 torch:cuda",
         env={"GITHUB_STEP_SUMMARY": str(summary)},
     )
     assert r.exit_code == 1
@@ -352,7 +382,11 @@ def test_junit_one_case_per_check_and_per_requirement(gd):
         (tc.get("name"), fl.get("message"), fl.get("type")) for tc in checks.findall("testcase") for fl in tc.findall("failure")
     )
     assert got == expected and got
-    assert ("framework-build", "[framework-cpu-build] PyTorch 2.13.0+cpu is a CPU-only build, so it cannot use the NVIDIA GPU", "error") in got
+    assert (
+        "framework-build",
+        "[framework-cpu-build] PyTorch 2.13.0+cpu is a CPU-only build, so it cannot use the NVIDIA GPU",
+        "error",
+    ) in got
     failing_cases = {tc.get("name") for tc in checks.findall("testcase") if tc.find("failure") is not None}
     assert checks.get("failures") == str(len(failing_cases))
     assert checks.get("tests") == str(len(all_checks()))
@@ -362,7 +396,10 @@ def test_junit_one_case_per_check_and_per_requirement(gd):
     assert list(cases) == ["gpus==2", "bf16", "torch:cuda"]
     assert cases["gpus==2"].find("failure") is None
     assert cases["gpus==2"].find("system-out").text == "met: 2 GPU(s)"
-    assert cases["torch:cuda"].find("failure").get("message") == "[requirement-unmet] torch:cuda: torch 2.13.0+cpu is a CPU-only build"
+    assert (
+        cases["torch:cuda"].find("failure").get("message")
+        == "[requirement-unmet] torch:cuda: torch 2.13.0+cpu is a CPU-only build"
+    )
     assert cases["torch:cuda"].find("failure").get("type") == "requirement-unmet"
     assert root.get("tests") == str(len(all_checks()) + 3)
     assert root.get("failures") == str(len(failing_cases) + 2)
@@ -412,7 +449,13 @@ def test_junit_crashed_check_is_an_error_and_control_characters_are_shown_escape
 
     report = diagnose(ReplayHost(load_snapshot(A)))
     report.findings = [
-        Finding("internal-check-error", Severity.WARNING, "doctor", "the mig check crashed; its area was not judged", "KeyError: 'x'\x1b[0m"),
+        Finding(
+            "internal-check-error",
+            Severity.WARNING,
+            "doctor",
+            "the mig check crashed; its area was not judged",
+            "KeyError: 'x'\x1b[0m",
+        ),
         Finding("some-future-code", Severity.ERROR, "gpu", "a finding no check declares", "detail\x00"),
     ]
     root = ET.fromstring(render_junit(report, (), ExitCode.FINDINGS, Severity.WARNING).encode("utf-8"))

@@ -47,14 +47,22 @@ def test_replay_prints_the_plan_and_never_installs(run):
     result = run("install", "torch", "--replay", snapshot("p100-driver510-torch-cu121"))
     assert result.exit_code == 0, result.output
     out = result.output
-    assert out.startswith("PyTorch 2.7 (cu118) fits this machine.\n  machine: linux x86_64; driver 510.47.03 (runs CUDA up to 11.6); ")
+    assert out.startswith(
+        "PyTorch 2.7 (cu118) fits this machine.\n  machine: linux x86_64; driver 510.47.03 (runs CUDA up to 11.6); "
+    )
     assert (
         "the plan, printed only (a snapshot is never installed):\n"
         "  $ /usr/bin/python3 -m pip download --dest '<download-dir>' 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
         "  $ /usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'torch==2.7.*'\n"
     ) in out
-    assert "newer builds an upgrade would open:\n  - a driver >= 525.60.13 (>= 560.28.03 for full CUDA 12.6 support) would open PyTorch 2.14 (cu126)\n" in out
-    assert "to go back to what is installed now:\n  $ /usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121\n" in out
+    assert (
+        "newer builds an upgrade would open:\n  - a driver >= 525.60.13 (>= 560.28.03 for full CUDA 12.6 support) would open PyTorch 2.14 (cu126)\n"
+        in out
+    )
+    assert (
+        "to go back to what is installed now:\n  $ /usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121\n"
+        in out
+    )
 
 
 def test_nothing_fits_exits_1_and_names_the_newest_that_does(run):
@@ -81,10 +89,23 @@ def test_json_is_one_document_with_the_plan(run):
     doc = json.loads(result.output)
     assert doc["replay"] is True and doc["ran"] == [] and doc["verification"] is None and doc["exit_code"] == 0
     assert doc["plan"]["steps"] == [
-        {"argv": ["/usr/bin/python3", "-m", "pip", "download", "--dest", "<download-dir>", "jax[cuda12]==0.4.38"],
-         "why": "download JAX 0.4.38 (cuda12) and what it needs: nothing changes if that fails"},
-        {"argv": ["/usr/bin/python3", "-m", "pip", "install", "--no-index", "--find-links", "<download-dir>", "jax[cuda12]==0.4.38"],
-         "why": "install JAX 0.4.38 (cuda12) from the downloaded files; pip replaces the old build in this one step and puts it back if the install fails"},
+        {
+            "argv": ["/usr/bin/python3", "-m", "pip", "download", "--dest", "<download-dir>", "jax[cuda12]==0.4.38"],
+            "why": "download JAX 0.4.38 (cuda12) and what it needs: nothing changes if that fails",
+        },
+        {
+            "argv": [
+                "/usr/bin/python3",
+                "-m",
+                "pip",
+                "install",
+                "--no-index",
+                "--find-links",
+                "<download-dir>",
+                "jax[cuda12]==0.4.38",
+            ],
+            "why": "install JAX 0.4.38 (cuda12) from the downloaded files; pip replaces the old build in this one step and puts it back if the install fails",
+        },
     ]
 
 
@@ -120,9 +141,13 @@ def test_declined_at_the_prompt_runs_nothing_and_exits_1(monkeypatch):
     register(app)
     monkeypatch.setattr(cli, "_terminal", lambda: True)
     before = importlib.util.find_spec("torch")
-    result = CliRunner().invoke(app, ["install", "torch", "--python", sys.executable, "--cuda", "12.4", "--offline"], input="n\n", catch_exceptions=False)
+    result = CliRunner().invoke(
+        app, ["install", "torch", "--python", sys.executable, "--cuda", "12.4", "--offline"], input="n\n", catch_exceptions=False
+    )
     assert result.exit_code == 1, result.output
-    assert re.search(r"Run (this command|these \d+ commands)\? \[y/N\]: n\n", result.output) and result.output.endswith("nothing was run\n")
+    assert re.search(r"Run (this command|these \d+ commands)\? \[y/N\]: n\n", result.output) and result.output.endswith(
+        "nothing was run\n"
+    )
     assert importlib.util.find_spec("torch") == before
 
 
@@ -189,7 +214,10 @@ def test_env_file_gets_one_line_once_and_keeps_the_rest_and_its_mode(tmp_path):
     rc.write_text("alias ll='ls -l'")  # no newline at the end
     rc.chmod(0o600)
     s = _setting(rc)
-    assert apply_env(s) == f"added to {rc}: export XLA_PYTHON_CLIENT_PREALLOCATE=false (the previous content is in {rc}.gpudoctor-bak)"
+    assert (
+        apply_env(s)
+        == f"added to {rc}: export XLA_PYTHON_CLIENT_PREALLOCATE=false (the previous content is in {rc}.gpudoctor-bak)"
+    )
     assert (tmp_path / ".bashrc.gpudoctor-bak").read_text() == "alias ll='ls -l'"
     assert rc.read_text() == (
         "alias ll='ls -l'\n# JAX preallocates GPU memory that other processes hold (gpudoctor fix)\nexport XLA_PYTHON_CLIENT_PREALLOCATE=false\n"
@@ -240,15 +268,24 @@ def test_the_switch_fix_re_points_the_link_and_verifies_it(tmp_path):
     # The remediation the toolkit check prints: fix applies what the plan says (a switch to an installed toolkit).
     from gpudoctor.checks.toolkit import toolkit_fix
 
-    finding = Finding("toolkit-newer-than-driver", Severity.ERROR, "toolkit", "CUDA toolkit 13.0.88 is newer than the driver supports", "",
-                      remediation=toolkit_fix(facts, ctx).remediation("Use a toolkit the driver runs."))
+    finding = Finding(
+        "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "toolkit",
+        "CUDA toolkit 13.0.88 is newer than the driver supports",
+        "",
+        remediation=toolkit_fix(facts, ctx).remediation("Use a toolkit the driver runs."),
+    )
     (fix,) = propose(facts, [finding], ctx, env=env_from_facts(facts), is_root=True)
     assert fix.blocked is None and fix.payload.target.root == "/usr/local/cuda-11.8"
     out = io.StringIO()
     ok, said = _apply_switch(fix, host_for(root, env), ProbeOptions(), ctx, out)
     assert link_of(root) == str(root / "usr/local/cuda-11.8")
     assert ok and said == "fixed"
-    assert out.getvalue() == "  done: /usr/local/cuda -> /usr/local/cuda-11.8 (CUDA 11.8.89); to undo: gpudoctor switch-cuda /usr/local/cuda-13.0\n"
+    assert (
+        out.getvalue()
+        == "  done: /usr/local/cuda -> /usr/local/cuda-11.8 (CUDA 11.8.89); to undo: gpudoctor switch-cuda /usr/local/cuda-13.0\n"
+    )
     assert os.path.islink(root / "usr/local/cuda")
 
 

@@ -126,7 +126,12 @@ def test_concatenated_reports_from_plain_srun_and_duplicate_names(gd, reports, t
     both.write_text((reports / "gpu-03.json").read_text() + (reports / "gpu-03.json").read_text(), encoding="utf-8")
     r = gd("report", "merge", "--format", "json", str(both), str(reports / "gpu-01.json"), str(reports / "gpu-01.json"))
     assert r.exit_code == 0
-    assert [n["node"] for n in json.loads(r.stdout)["nodes"]] == ["srun-output#1", "srun-output#2", "gpu-01", "gpu-01 (gpu-01.json)"]
+    assert [n["node"] for n in json.loads(r.stdout)["nodes"]] == [
+        "srun-output#1",
+        "srun-output#2",
+        "gpu-01",
+        "gpu-01 (gpu-01.json)",
+    ]
 
 
 def test_unreadable_reports_are_listed_and_fail(gd, reports, tmp_path):
@@ -154,7 +159,10 @@ def test_a_node_where_the_doctor_failed(gd, reports, tmp_path):
     m = gd("report", "merge", str(reports / "gpu-01.json"), str(failed))
     assert m.exit_code == 1
     assert "gpu-09  doctor-error  3" in m.stdout
-    assert f"Nodes where the doctor itself failed:\n  gpu-09: {tmp_path / 'snap.json'} is a directory, not a snapshot file\n" in m.stdout
+    assert (
+        f"Nodes where the doctor itself failed:\n  gpu-09: {tmp_path / 'snap.json'} is a directory, not a snapshot file\n"
+        in m.stdout
+    )
 
 
 @pytest.mark.parametrize(

@@ -71,17 +71,31 @@ def test_prerelease_and_local_versions_count(rtx4090):
     facts = rtx4090.facts
     env = facts.frameworks.python.value
     nightly = dataclasses.replace(env, distributions={**env.distributions, "torch": "2.4.0.dev20240501+cu121"})
-    patched = dataclasses.replace(facts, frameworks=dataclasses.replace(facts.frameworks, python=dataclasses.replace(facts.frameworks.python, value=nightly)))
+    patched = dataclasses.replace(
+        facts,
+        frameworks=dataclasses.replace(facts.frameworks, python=dataclasses.replace(facts.frameworks.python, value=nightly)),
+    )
     assert _only(evaluate(parse_requirements(["torch>=2.4.0.dev0"]), patched)).met
     assert _only(evaluate(parse_requirements(["torch==2.2.1"]), facts)).met  # the +cu121 local tag does not matter
 
 
 def _blocking(code: str, title: str, severity: Severity = Severity.ERROR) -> Finding:
-    return Finding(code, severity, "frameworks", title, "detail", (), Remediation("fix it", (Cmd(("pip", "install", "the-right-build")),), component="torch"))
+    return Finding(
+        code,
+        severity,
+        "frameworks",
+        title,
+        "detail",
+        (),
+        Remediation("fix it", (Cmd(("pip", "install", "the-right-build")),), component="torch"),
+    )
 
 
 def test_torch_cuda_is_unmet_when_a_framework_check_says_it_cannot_use_the_gpu(rtx4090):
-    arch = _blocking("framework-arch-unsupported", "PyTorch 2.2.1+cu121 has no kernels for GPU 0 (NVIDIA GeForce RTX 4090, compute capability 8.9)")
+    arch = _blocking(
+        "framework-arch-unsupported",
+        "PyTorch 2.2.1+cu121 has no kernels for GPU 0 (NVIDIA GeForce RTX 4090, compute capability 8.9)",
+    )
     o = _only(evaluate(parse_requirements(["torch:cuda"]), rtx4090.facts, [arch]))
     assert not o.met
     assert o.found == (
@@ -119,10 +133,28 @@ def test_bf16_without_the_matrix_precision_table_uses_cc_8_0(rtx2070x2):
     assert not o.met
     assert o.finding.sources == ("cuda-programming-guide-wmma", "ptx-isa")
     ampere = dataclasses.replace(
-        facts, driver=dataclasses.replace(facts.driver, gpus=tuple(dataclasses.replace(g, compute_capability="8.0") for g in facts.driver.gpus))
+        facts,
+        driver=dataclasses.replace(
+            facts.driver, gpus=tuple(dataclasses.replace(g, compute_capability="8.0") for g in facts.driver.gpus)
+        ),
     )
     assert _only(evaluate(parse_requirements(["bf16"]), ampere, matrix=_NoPrecisionTable())).met
     assert not _only(evaluate(parse_requirements(["fp8"]), ampere, matrix=_NoPrecisionTable())).met
+
+
+@pytest.mark.parametrize("matrix", [None, _NoPrecisionTable()], ids=["bundled-matrix", "no-precision-table"])
+def test_bf16_with_a_compute_capability_that_is_not_a_version_is_unknown(rtx2070x2, matrix):
+    # A snapshot may hold any text there: compared with the documented floor, it raised TypeError.
+    facts = rtx2070x2.facts
+    odd = dataclasses.replace(
+        facts,
+        driver=dataclasses.replace(
+            facts.driver, gpus=tuple(dataclasses.replace(g, compute_capability="N/A") for g in facts.driver.gpus)
+        ),
+    )
+    o = _only(evaluate(parse_requirements(["bf16"]), odd, matrix=matrix))
+    assert not o.met
+    assert o.found.endswith("compute capability unknown")
 
 
 def test_bf16_from_the_matrix_cites_its_sources(rtx2070x2):
@@ -146,5 +178,3 @@ def test_mig_instances_in_cuda_visible_devices_count_every_gpu(rtx2070x2):
     )
     o = _only(evaluate(parse_requirements(["gpus>=2"]), patched))
     assert o.met and "names MIG instances; all GPUs counted" in o.found
-
-

@@ -18,7 +18,7 @@ import pytest
 
 from gpudoctor import switch_cuda as sc
 from gpudoctor.cli.switch_cuda import _rerun_argv
-from tests.unit.test_switch_cuda import UA, alternatives_machine, entries, link_of, make_machine, make_toolkit, TREES
+from tests.unit.test_switch_cuda import TREES, UA, alternatives_machine, entries, link_of, make_machine, make_toolkit
 
 # gpudoctor.cli.main exactly as the console script runs it. Registering switch-cuda here as well is
 # harmless once gpudoctor.cli registers it itself (the command is then defined twice, identically).
@@ -38,8 +38,12 @@ def command(*args: str, root: Path | None = None) -> list[str]:
 
 def gpudoctor(*args: str, root: Path | None = None, env: dict | None = None, timeout: float = 60):
     return subprocess.run(
-        command(*args, root=root), capture_output=True, text=True, timeout=timeout,
-        stdin=subprocess.DEVNULL, env={**BASE_ENV, **(env or {})},
+        command(*args, root=root),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env={**BASE_ENV, **(env or {})},
     )
 
 
@@ -88,10 +92,13 @@ def test_after_a_switch_a_stale_path_in_this_shell_is_pointed_out(tmp_path):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the rule is root's: only root is refused a toolkit others can write")
-@pytest.mark.parametrize("make_unsafe, why", [
-    (lambda tk: tk.chmod(0o777), "usr/local/cuda-11.8 is writable by every user (mode 0777)"),
-    (lambda tk: os.chown(tk / "bin", 1000, 1000), "usr/local/cuda-11.8/bin is owned by uid 1000, not root"),
-])
+@pytest.mark.parametrize(
+    "make_unsafe, why",
+    [
+        (lambda tk: tk.chmod(0o777), "usr/local/cuda-11.8 is writable by every user (mode 0777)"),
+        (lambda tk: os.chown(tk / "bin", 1000, 1000), "usr/local/cuda-11.8/bin is owned by uid 1000, not root"),
+    ],
+)
 def test_root_refuses_a_toolkit_that_other_users_can_change(tmp_path, make_unsafe, why):
     root = make_machine(tmp_path)
     for p in (tmp_path, root):
@@ -101,7 +108,9 @@ def test_root_refuses_a_toolkit_that_other_users_can_change(tmp_path, make_unsaf
     result = gpudoctor("11.8", "--yes", root=root)
     assert result.returncode == 3, result.stdout + result.stderr
     first = result.stderr.splitlines()[0]
-    assert first.startswith("gpudoctor: error: the CUDA 11.8.89 toolkit at /usr/local/cuda-11.8 can be changed by users other than root (")
+    assert first.startswith(
+        "gpudoctor: error: the CUDA 11.8.89 toolkit at /usr/local/cuda-11.8 can be changed by users other than root ("
+    )
     assert why in first
     assert "  sudo chmod -R go-w /usr/local/cuda-11.8" in result.stderr
     assert '  eval "$(gpudoctor switch-cuda 11.8 --shell)"' in result.stderr
@@ -114,7 +123,10 @@ def test_switching_to_the_active_toolkit_changes_nothing(tmp_path):
     root = make_machine(tmp_path)
     before = tree_state(root)
     result = gpudoctor("12", root=root)
-    assert (result.returncode, result.stdout) == (0, "/usr/local/cuda already points to /usr/local/cuda-12.8 (CUDA 12.8.2); nothing to do\n")
+    assert (result.returncode, result.stdout) == (
+        0,
+        "/usr/local/cuda already points to /usr/local/cuda-12.8 (CUDA 12.8.2); nothing to do\n",
+    )
     assert tree_state(root) == before
 
 
@@ -232,13 +244,25 @@ def test_refuses_without_permission_and_prints_the_sudo_command(tmp_path):
 def test_the_sudo_command_runs_the_same_program_by_absolute_path():
     assert _rerun_argv("11.8", "/", "/opt/venv/bin/gpudoctor") == ["/opt/venv/bin/gpudoctor", "switch-cuda", "11.8"]
     assert _rerun_argv("12", "/", "/usr/lib/python3/dist-packages/gpudoctor/__main__.py") == [
-        sys.executable, "-m", "gpudoctor", "switch-cuda", "12",
+        sys.executable,
+        "-m",
+        "gpudoctor",
+        "switch-cuda",
+        "12",
     ]
 
 
 @pytest.mark.parametrize(
     "args",
-    [(), ("11.8", "12.8"), ("--list", "11.8"), ("11.8", "--shell", "--dry-run"), ("abc",), ("11.8", "bash"), ("--shell", "11.8", "tcsh")],
+    [
+        (),
+        ("11.8", "12.8"),
+        ("--list", "11.8"),
+        ("11.8", "--shell", "--dry-run"),
+        ("abc",),
+        ("11.8", "bash"),
+        ("--shell", "11.8", "tcsh"),
+    ],
 )
 def test_usage_errors_exit_2_and_change_nothing(tmp_path, args):
     root = make_machine(tmp_path)
@@ -274,7 +298,10 @@ def test_a_switch_killed_between_link_and_rename_leaves_the_old_link_and_the_nex
     root = make_machine(tmp_path)
     local = root / "usr/local"
     proc = subprocess.Popen(
-        command("11.8", "--yes", root=root), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        command("11.8", "--yes", root=root),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env={**BASE_ENV, sc.PAUSE_ENV: "60"},
     )
     try:
@@ -322,7 +349,9 @@ def test_shell_prints_only_code_on_stdout_and_bash_applies_it(tmp_path):
     assert result.stderr == "gpudoctor: this shell: CUDA 11.8.89 from /usr/local/cuda-11.8\n"
     shown = subprocess.run(
         ["bash", "-c", 'eval "$CODE"; printf "%s|%s|%s" "$CUDA_HOME" "$PATH" "$LD_LIBRARY_PATH"'],
-        capture_output=True, text=True, env={**SHELL_ENV, "CODE": result.stdout},
+        capture_output=True,
+        text=True,
+        env={**SHELL_ENV, "CODE": result.stdout},
     )
     assert shown.stdout == "/usr/local/cuda-11.8|/usr/local/cuda-11.8/bin:/usr/bin:/bin|/usr/local/cuda-11.8/lib64"
     assert tree_state(root) == before
@@ -374,8 +403,13 @@ def test_fish_hook_from_cmdline_runs_in_real_fish(tmp_path):
     hook = cmdline.render(cmdline.EvalShell(("gpudoctor", "switch-cuda", "13")), "fish")
     assert hook == "gpudoctor switch-cuda 13 --shell fish | source"
     code = gpudoctor(*hook.split(" | ")[0].split()[2:], root=root, env=SHELL_ENV).stdout
-    shown = subprocess.run([fish, "-c", 'echo $CODE | source; printf "%s|%s" $CUDA_HOME (string join : $PATH)'],
-                           capture_output=True, text=True, env={**SHELL_ENV, "CODE": code}, timeout=30)
+    shown = subprocess.run(
+        [fish, "-c", 'echo $CODE | source; printf "%s|%s" $CUDA_HOME (string join : $PATH)'],
+        capture_output=True,
+        text=True,
+        env={**SHELL_ENV, "CODE": code},
+        timeout=30,
+    )
     assert shown.stdout == "/usr/local/cuda-13.0|/usr/local/cuda-13.0/bin:/usr/bin:/bin", shown.stderr
 
 

@@ -76,7 +76,20 @@ def test_cli_on_this_gpu(driver, tmp_path):
     plot = tmp_path / "bandwidth.png"
     result = CliRunner().invoke(
         app,
-        ["bench", "bandwidth", "--gpu", str(ORDINAL), "--sizes", "1M,64M", "--repeats", "3", "--format", "json", "--plot", str(plot)],
+        [
+            "bench",
+            "bandwidth",
+            "--gpu",
+            str(ORDINAL),
+            "--sizes",
+            "1M,64M",
+            "--repeats",
+            "3",
+            "--format",
+            "json",
+            "--plot",
+            str(plot),
+        ],
     )
     assert result.exit_code in (0, 1), result.output
     doc = json.loads(result.stdout)
@@ -99,7 +112,17 @@ def test_pinned_copies_match_the_cuda_c_reference(driver):
     plan = BenchPlan(sizes_bytes=LINK_BOUND_SIZES, tests=("h2d", "d2h"), warmup=2, repeats=20)
     ours, _ = measure_gpu(driver, ORDINAL, plan)
     done = subprocess.run(
-        [str(binary), "--device", str(ORDINAL), "--repeats", "20", "--warmup", "2", "--sizes", ",".join(map(str, LINK_BOUND_SIZES))],
+        [
+            str(binary),
+            "--device",
+            str(ORDINAL),
+            "--repeats",
+            "20",
+            "--warmup",
+            "2",
+            "--sizes",
+            ",".join(map(str, LINK_BOUND_SIZES)),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -116,5 +139,7 @@ def test_pinned_copies_match_the_cuda_c_reference(driver):
         ref = reference[(m.test, m.size_bytes)]
         ratio = m.summary.median / ref
         if abs(ratio - 1.0) > TOLERANCE:
-            off.append(f"{m.test} {m.size_bytes // MIB} MiB: ours {m.summary.median:.2f} GB/s, reference {ref:.2f} GB/s ({ratio - 1:+.1%})")
+            off.append(
+                f"{m.test} {m.size_bytes // MIB} MiB: ours {m.summary.median:.2f} GB/s, reference {ref:.2f} GB/s ({ratio - 1:+.1%})"
+            )
     assert not off, "more than 3% from the CUDA C reference:\n" + "\n".join(off)

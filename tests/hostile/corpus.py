@@ -158,8 +158,17 @@ def cases() -> list[Case]:
     return out
 
 
-SHELL_PAYLOADS = ("semicolon", "dollar-paren", "backtick", "single-quote-break", "double-quote-break", "newline",
-                  "pipe-comment", "and-and", "fish-paren")
+SHELL_PAYLOADS = (
+    "semicolon",
+    "dollar-paren",
+    "backtick",
+    "single-quote-break",
+    "double-quote-break",
+    "newline",
+    "pipe-comment",
+    "and-and",
+    "fish-paren",
+)
 
 
 def shell_cases() -> list[Case]:
@@ -177,8 +186,9 @@ def shell_cases() -> list[Case]:
     for slug in BASES:
         base = _hide_interpreter(load_base(slug))
         report = diagnose(ReplayHost(validate_snapshot(base)))
-        printed = "\n".join(line for target in ("posix", "fish") for step in build(report.findings, target).steps
-                            for line in step.lines(target))
+        printed = "\n".join(
+            line for target in ("posix", "fish") for step in build(report.findings, target).steps for line in step.lines(target)
+        )
         found = dict(anchors(base))
         dists = (base.get("python") or {}).get("distributions") or {}
         found.update({f"{name}-version": v for name, v in dists.items() if isinstance(v, str)})
@@ -219,8 +229,19 @@ def type_fuzz_cases() -> list[Case]:
                     snap["python"] = {**py, field: value}
                     out.append(Case(f"{slug}/type:python.{field}/{vname}", slug, snap))
     depth = 5000
-    out.append(Case("deep-nesting", BASES[0], None, '{"format": "gpudoctor-snapshot/1", "files": ' + '{"a": ' * depth + '"x"' + "}" * depth + "}"))
-    out.append(Case("deep-list-nesting", BASES[0], None, '{"format": "gpudoctor-snapshot/1", "env": ' + "[" * 100000 + "]" * 100000 + "}"))
+    out.append(
+        Case(
+            "deep-nesting",
+            BASES[0],
+            None,
+            '{"format": "gpudoctor-snapshot/1", "files": ' + '{"a": ' * depth + '"x"' + "}" * depth + "}",
+        )
+    )
+    out.append(
+        Case(
+            "deep-list-nesting", BASES[0], None, '{"format": "gpudoctor-snapshot/1", "env": ' + "[" * 100000 + "]" * 100000 + "}"
+        )
+    )
     out.append(Case("not-json", BASES[0], None, "\x1b]0;owned\x07 not json"))
     out.append(Case("empty", BASES[0], None, ""))
     out.append(Case("json-array", BASES[0], None, "[1, 2]"))

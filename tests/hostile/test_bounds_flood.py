@@ -53,8 +53,7 @@ def _check(bin_dir: Path, *args: str) -> dict:
     # machine must not fail this), a flood that is not stopped would run until memory runs out.
     wrapped = subprocess.run(
         [sys.executable, "-c", WRAPPER, sys.executable, "-m", "gpudoctor", "check", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         env=env,
         timeout=90,
         check=True,

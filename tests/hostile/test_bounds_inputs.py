@@ -22,9 +22,7 @@ SNAPSHOT = ROOT / "tests" / "cli" / "machines" / "rtx4090-torch-cu121.json"
 
 def gpudoctor(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "gpudoctor", *args], capture_output=True, text=True, env=env, timeout=60
-    )
+    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True, text=True, env=env, timeout=60)
 
 
 def _fifo(tmp_path: Path) -> str:
@@ -93,7 +91,17 @@ COMMANDS = {
     "memory": (["memory", "--replay", "{}"], ["--format", "json"]),
     "memory-plan": (["memory", "plan", "a=1GiB:torch", "--replay", "{}"], ["--format", "json"]),
     "bench-results": (["bench", "bandwidth", "--results", "{}"], ["--format", "json"]),
-    "bench-replay": (["bench", "bandwidth", "--results", str(ROOT / "tests/fixtures/bandwidth/derived_b300_gen5x16_nvbandwidth.json"), "--replay", "{}"], ["--format", "json"]),
+    "bench-replay": (
+        [
+            "bench",
+            "bandwidth",
+            "--results",
+            str(ROOT / "tests/fixtures/bandwidth/derived_b300_gen5x16_nvbandwidth.json"),
+            "--replay",
+            "{}",
+        ],
+        ["--format", "json"],
+    ),
 }
 
 

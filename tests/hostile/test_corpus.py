@@ -66,7 +66,7 @@ def _first_unsafe(text: str) -> str:
     from gpudoctor.sanitize import _UNSAFE
 
     m = _UNSAFE.search(text)
-    return text[max(0, m.start() - 40): m.end() + 40] if m else ""
+    return text[max(0, m.start() - 40) : m.end() + 40] if m else ""
 
 
 def _write(tmp_path: Path, case: Case) -> str:
@@ -128,8 +128,11 @@ def test_malformed_snapshot(case, tmp_path):
 @pytest.mark.parametrize("case", CASES[::7], ids=[c.name for c in CASES[::7]])
 def test_install_and_fix_plans_on_hostile_machine(case, tmp_path):
     path = _write(tmp_path, case)
-    for argv in (("install", "torch", "--replay", path, "--dry-run"), ("fix", "--replay", path, "--dry-run"),
-                 ("install", "jax", "--replay", path, "--dry-run", "--format", "json")):
+    for argv in (
+        ("install", "torch", "--replay", path, "--dry-run"),
+        ("fix", "--replay", path, "--dry-run"),
+        ("install", "jax", "--replay", path, "--dry-run", "--format", "json"),
+    ):
         code, out, err = run_cli(*argv)
         assert_clean_run(code, out, err, f"{case.name} {' '.join(argv[:2])}")
         if "json" in argv and code != 2:

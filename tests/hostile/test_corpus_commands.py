@@ -24,6 +24,7 @@ P = list(PAYLOADS.items())
 
 # --- options ----------------------------------------------------------------------------------
 
+
 def _option_cases():
     out = []
     for name, v in P:
@@ -62,13 +63,30 @@ def test_hostile_option(argv):
 
 # --- files other commands read -------------------------------------------------------------------
 
+
 def _report(node: str, title: str) -> dict:
     return {
-        "schema": "gpudoctor.report/1", "tool_version": "0.1.0", "host_mode": "live", "status": "error", "exit_code": 1,
+        "schema": "gpudoctor.report/1",
+        "tool_version": "0.1.0",
+        "host_mode": "live",
+        "status": "error",
+        "exit_code": 1,
         "node": node,
-        "findings": [{"code": "driver-missing", "severity": "error", "area": "driver", "title": title, "detail": title,
-                      "evidence": [{"source": title, "value": title}], "remediation": None, "sources": []}],
-        "facts": {"driver": {"version": title}}, "timings_s": {}, "internal_errors": [],
+        "findings": [
+            {
+                "code": "driver-missing",
+                "severity": "error",
+                "area": "driver",
+                "title": title,
+                "detail": title,
+                "evidence": [{"source": title, "value": title}],
+                "remediation": None,
+                "sources": [],
+            }
+        ],
+        "facts": {"driver": {"version": title}},
+        "timings_s": {},
+        "internal_errors": [],
     }
 
 
@@ -125,8 +143,17 @@ def test_unusable_input_files(kind, command, tmp_path):
 
 # --- environment variables and program output on the live machine --------------------------------
 
-ENV_NAMES = ("CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "CONDA_PREFIX",
-             "TF_FORCE_GPU_ALLOW_GROWTH", "XLA_PYTHON_CLIENT_MEM_FRACTION", "NVIDIA_VISIBLE_DEVICES")
+ENV_NAMES = (
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_VISIBLE_DEVICES",
+    "LD_LIBRARY_PATH",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "TF_FORCE_GPU_ALLOW_GROWTH",
+    "XLA_PYTHON_CLIENT_MEM_FRACTION",
+    "NVIDIA_VISIBLE_DEVICES",
+)
 
 
 @pytest.mark.parametrize("var", ENV_NAMES)
@@ -150,9 +177,12 @@ def test_hostile_program_output(name, tmp_path):
     bin_dir.mkdir()
     payload = PAYLOADS[name].replace("'", "")
     xml = (
-        "<?xml version=\"1.0\" ?><nvidia_smi_log><driver_version>535.86.05" + payload.replace("<", "").replace("&", "")
+        '<?xml version="1.0" ?><nvidia_smi_log><driver_version>535.86.05'
+        + payload.replace("<", "").replace("&", "")
         + "</driver_version><cuda_version>12.2</cuda_version><attached_gpus>1</attached_gpus>"
-        "<gpu id=\"00000000:01:00.0\"><product_name>GPU" + payload.replace("<", "").replace("&", "") + "</product_name></gpu></nvidia_smi_log>"
+        '<gpu id="00000000:01:00.0"><product_name>GPU'
+        + payload.replace("<", "").replace("&", "")
+        + "</product_name></gpu></nvidia_smi_log>"
     )
     _shim(bin_dir, "nvidia-smi", f"printf '%s\\n' '{xml}'\n")
     _shim(bin_dir, "nvcc", f"printf '%s\\n' 'Cuda compilation tools, release 12.2{payload}, V12.2.140'\n")
@@ -166,7 +196,11 @@ def test_hostile_program_output(name, tmp_path):
 # --- fuzzed snapshots (hypothesis) ----------------------------------------------------------------
 
 _json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=30))
-_json = st.recursive(_json_leaf, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)), max_leaves=20)
+_json = st.recursive(
+    _json_leaf,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
+    max_leaves=20,
+)
 _KEYS = ("files", "commands", "env", "python", "nvml", "platform", "dirs")
 
 

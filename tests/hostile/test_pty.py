@@ -70,8 +70,9 @@ def test_no_escape_sequence_reaches_the_terminal(tmp_path):
     master, slave = pty.openpty()
     env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"}
     env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([sys.executable, "-c", script, *(str(p) for _, p in cases)],
-                            stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, *(str(p) for _, p in cases)], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env
+    )
     os.close(slave)
     try:
         raw = _read_all(master, proc)
@@ -83,6 +84,6 @@ def test_no_escape_sequence_reaches_the_terminal(tmp_path):
     assert SGR.search(text), "rich did not see a terminal: this test would prove nothing"
     rest = SGR.sub("", text)
     bad = re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", rest)
-    assert bad is None, f"raw control character reached the terminal: {rest[max(0, bad.start() - 60): bad.end() + 60]!r}"
+    assert bad is None, f"raw control character reached the terminal: {rest[max(0, bad.start() - 60) : bad.end() + 60]!r}"
     assert "\\x1b]52" in rest and "\\x1b]0;owned" in rest, "the payloads must be shown, escaped"
     assert "FORGED" in rest and "[bold red]" in rest, "rich markup from a machine is shown as text"

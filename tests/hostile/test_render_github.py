@@ -104,6 +104,7 @@ def test_the_examples_of_the_issue():
 
 # --- the step summary -------------------------------------------------------------------------------
 
+
 def outside_code(cell: str) -> str:
     """The text of a cell outside its code spans, backslash escapes removed (GFM 2.4 and 6.1)."""
     rest, i = "", 0

@@ -77,7 +77,7 @@ _BAD_UUIDS = [
     "GPU-1\rLD_PRELOAD=/tmp/x.so",
     "GPU-1$(touch /tmp/x)",
     "GPU-1`touch /tmp/x`",
-    "GPU-1\"quoted\"",
+    'GPU-1"quoted"',
     "GPU-1'quoted'",
     "GPU-1\\",
     "GPU-1\x1b]52;c;ZXZpbA==\x07",
@@ -137,7 +137,9 @@ def test_the_cli_refuses_an_env_file_for_a_uuid_from_nvidia_smi(tmp_path):
     path.write_text(json.dumps(snap), encoding="utf-8")
     r = subprocess.run(
         [sys.executable, "-m", "gpudoctor", "memory", "plan", "a=100MiB:torch", "--replay", str(path)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()

@@ -40,7 +40,16 @@ def check_junit(h: str, node: str) -> ET.Element:
     for s in all_strings(root):
         assert _SAFE_XML.match(s), repr(s)
     # Only gpudoctor's elements: the data added none.
-    assert {el.tag for el in root.iter()} <= {"testsuites", "testsuite", "properties", "property", "testcase", "failure", "error", "system-out"}
+    assert {el.tag for el in root.iter()} <= {
+        "testsuites",
+        "testsuite",
+        "properties",
+        "property",
+        "testcase",
+        "failure",
+        "error",
+        "system-out",
+    }
     return root
 
 
@@ -73,7 +82,7 @@ def test_xml_text_shows_what_xml_cannot_hold():
     assert xml_text("a\x00b\x1b[31m\ud800\ufffe\uffff\x85") == "a\\x00b\\x1b[31m\\ud800\\ufffe\\uffff\\x85"
     assert xml_text("tab\tline\nnext") == "tab\tline\nnext"
     assert xml_text("one\nline", newlines=False) == "one\\x0aline"
-    assert markup("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&apos;"
+    assert markup('<a href="x">&\'') == "&lt;a href=&quot;x&quot;&gt;&amp;&apos;"
 
 
 # --- the SVG chart ------------------------------------------------------------------------------------

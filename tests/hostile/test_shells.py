@@ -75,7 +75,9 @@ def test_the_corpus_reaches_the_printed_commands(printed):
     lines, _ = printed
     # Payloads must reach printed commands, or this test proves nothing: count lines holding one.
     reached = [line for line in lines["posix"] if MARKER in line or "\\x" in line]
-    assert len(reached) >= 40 and len({l.split(MARKER)[0][-12:] for l in reached}) >= 5, f"only {len(reached)} printed lines carry a payload"
+    assert len(reached) >= 40 and len({line.split(MARKER)[0][-12:] for line in reached}) >= 5, (
+        f"only {len(reached)} printed lines carry a payload"
+    )
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))

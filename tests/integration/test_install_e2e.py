@@ -49,7 +49,9 @@ def build_wheel(directory: Path, name: str, version: str, files: dict[str, str])
     """A minimal, valid wheel (PEP 427): the files, METADATA, WHEEL and a RECORD with their hashes."""
     dist_info = f"{name}-{version}.dist-info"
     contents = dict(files)
-    contents[f"{dist_info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: gpudoctor test stand-in\n"
+    contents[f"{dist_info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: gpudoctor test stand-in\n"
+    )
     contents[f"{dist_info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: gpudoctor-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     record = []
     for path, text in contents.items():
@@ -74,7 +76,9 @@ def build_index(root: Path, wheels: list[Path]) -> None:
         target.write_bytes(wheel.read_bytes())
         sha = hashlib.sha256(target.read_bytes()).hexdigest()
         href = wheel.name.replace("+", "%2B")  # as download.pytorch.org writes local versions
-        projects.setdefault(wheel.name.split("-", 1)[0], []).append(f'<a href="../../packages/{href}#sha256={sha}">{wheel.name}</a>')
+        projects.setdefault(wheel.name.split("-", 1)[0], []).append(
+            f'<a href="../../packages/{href}#sha256={sha}">{wheel.name}</a>'
+        )
     simple = root / "simple"
     simple.mkdir()
     (simple / "index.html").write_text("<html><body>" + "".join(f'<a href="{p}/">{p}</a>' for p in projects) + "</body></html>")
@@ -140,21 +144,41 @@ def test_install_into_a_fresh_venv_from_a_loopback_index_then_verify_by_probing_
     tmp, python = venv_and_index
     with serve(tmp / "index") as index:
         result = gpudoctor(
-            "install", "torch", "2.2.1", "--python", str(python), "--index-url", index, "--pip-arg=--no-deps",
-            "--cuda", "12.1", "--yes", "--format", "json", env=_env(tmp),
+            "install",
+            "torch",
+            "2.2.1",
+            "--python",
+            str(python),
+            "--index-url",
+            index,
+            "--pip-arg=--no-deps",
+            "--cuda",
+            "12.1",
+            "--yes",
+            "--format",
+            "json",
+            env=_env(tmp),
         )
     doc = json.loads(result.stdout)
     # The plan: PyTorch 2.2's PyPI default variant, pinned exactly, from the index given, into that venv.
     chosen = doc["plan"]["chosen"]
     assert (chosen["release"], chosen["variant"], chosen["specs"]) == ("2.2", "cu121", ["torch==2.2.1+cu121"])
     # Before anything ran, the index the install names was asked for the wheel (its HTML Simple API page).
-    assert doc["plan"]["online"]["status"] == "confirmed" and doc["plan"]["online"]["files"] == ["torch-2.2.1+cu121-py3-none-any.whl"]
+    assert doc["plan"]["online"]["status"] == "confirmed" and doc["plan"]["online"]["files"] == [
+        "torch-2.2.1+cu121-py3-none-any.whl"
+    ]
     # Downloaded first into a fresh temporary directory, then installed from there only, pinned to the exact file fetched.
     (download, install) = doc["ran"]
     dest = download["argv"][5]
-    assert download == {"argv": [str(python), "-m", "pip", "download", "--dest", dest, "torch==2.2.1+cu121", "--index-url", index, "--no-deps"], "rc": 0}
+    assert download == {
+        "argv": [str(python), "-m", "pip", "download", "--dest", dest, "torch==2.2.1+cu121", "--index-url", index, "--no-deps"],
+        "rc": 0,
+    }
     assert dest.startswith(tempfile.gettempdir()) and not Path(dest).exists()  # removed afterwards
-    assert install == {"argv": [str(python), "-m", "pip", "install", "--no-index", "--find-links", dest, "torch==2.2.1+cu121", "--no-deps"], "rc": 0}
+    assert install == {
+        "argv": [str(python), "-m", "pip", "install", "--no-index", "--find-links", dest, "torch==2.2.1+cu121", "--no-deps"],
+        "rc": 0,
+    }
     # pip's own output was streamed (to stderr: stdout holds the one JSON document).
     assert "Successfully installed torch-2.2.1+cu121" in result.stderr
     # The re-probe found the planned build; the --deep import ran it and found no usable GPU (a stand-in
@@ -179,18 +203,37 @@ def test_a_failing_install_stops_says_so_and_prints_the_way_back(venv_and_index)
     tmp, python = venv_and_index
     with serve(tmp / "index") as index:
         # Whatever ran before: the cu121 stand-in is what is installed.
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "torch==2.2.1+cu121", "--index-url", index, "--no-deps"],
-                       check=True, timeout=120, env=_env(tmp), capture_output=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "torch==2.2.1+cu121", "--index-url", index, "--no-deps"],
+            check=True,
+            timeout=120,
+            env=_env(tmp),
+            capture_output=True,
+        )
         result = gpudoctor(
-            "install", "torch", "2.3.1", "--python", str(python), "--index-url", index, "--pip-arg=--no-deps", "--yes",
-            "--cuda", "12.1", "--offline", env=_env(tmp),
+            "install",
+            "torch",
+            "2.3.1",
+            "--python",
+            str(python),
+            "--index-url",
+            index,
+            "--pip-arg=--no-deps",
+            "--yes",
+            "--cuda",
+            "12.1",
+            "--offline",
+            env=_env(tmp),
         )
     assert result.returncode == 3, result.stdout + result.stderr
     # The download found no 2.3.1: it failed before anything was removed, and the old build is still there.
-    assert "uninstall" not in result.stdout and f" -m pip download --dest " in result.stdout
+    assert "uninstall" not in result.stdout and " -m pip download --dest " in result.stdout
     assert "the command failed (exit status 1); nothing in the environment was changed" in result.stdout
     shown = subprocess.run([str(python), "-m", "pip", "show", "torch"], capture_output=True, text=True, timeout=60)
     assert "Version: 2.2.1+cu121" in shown.stdout
     # The way back printed with the plan uses the index given (--index-url), not PyTorch's own.
-    assert f"to go back to what is installed now:\n  $ {python} -m pip install torch==2.2.1+cu121 --index-url {index}\n" in result.stdout
+    assert (
+        f"to go back to what is installed now:\n  $ {python} -m pip install torch==2.2.1+cu121 --index-url {index}\n"
+        in result.stdout
+    )
     assert "checking:" not in result.stdout

@@ -58,8 +58,14 @@ def quiet_pip(monkeypatch, lab):
     tmp = lab[0]
     # The loopback index only: no config file (an extra index there would reach the internet), no
     # version check, no cache (each test must fetch), and no retries (a closed port fails at once).
-    for name, value in {"PIP_CONFIG_FILE": "/dev/null", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_CACHE_DIR": "1",
-                        "PIP_RETRIES": "0", "PIP_TIMEOUT": "10", "HOME": str(tmp)}.items():
+    for name, value in {
+        "PIP_CONFIG_FILE": "/dev/null",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "PIP_NO_CACHE_DIR": "1",
+        "PIP_RETRIES": "0",
+        "PIP_TIMEOUT": "10",
+        "HOME": str(tmp),
+    }.items():
         monkeypatch.setenv(name, value)
 
 
@@ -82,7 +88,7 @@ class Index(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         if self.mode == "garbage-page":
-            body = b"<html><body>\x1b]0;pwned\x07 <a href=\"javascript:1\">nothing</a>" + b"\xff" * 100
+            body = b'<html><body>\x1b]0;pwned\x07 <a href="javascript:1">nothing</a>' + b"\xff" * 100
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.end_headers()
@@ -116,7 +122,9 @@ def installed(python: Path) -> dict[str, str]:
 
 
 def torch_imports_as(python: Path) -> str:
-    out = subprocess.run([str(python), "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [str(python), "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout.strip()
 
@@ -124,8 +132,12 @@ def torch_imports_as(python: Path) -> str:
 def start_from(python: Path, wheels: Path, *names: str) -> None:
     """Whatever ran before: exactly these wheels installed."""
     subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "-q", "torch", "oldcompanion"], capture_output=True, timeout=120)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-index", *(str(wheels / n) for n in names)],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-index", *(str(wheels / n) for n in names)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 def plan_for(python: Path, index: str, replace: tuple[str, ...], before: dict[str, str]) -> Plan:
@@ -145,7 +157,7 @@ def test_a_failing_index_changes_nothing_and_the_old_build_stays_importable(lab,
     tmp, wheels, python = lab
     start_from(python, wheels, OLD)
     out = io.StringIO()
-    with (contextlib.nullcontext(closed_port_url()) if mode == "offline" else serve(tmp / "index", mode)) as index:
+    with contextlib.nullcontext(closed_port_url()) if mode == "offline" else serve(tmp / "index", mode) as index:
         plan = plan_for(python, index, ("torch",), {"torch": "2.0.0+cu118"})
         outcome = run_plan(plan, out, env_reader(LiveHost(), str(python), 60))
     # The download was the step that failed, and it is the first: nothing else ran.

@@ -136,7 +136,9 @@ class Cluster:
         munged = self._start(
             "munged",
             [
-                _find("munged"), "--foreground", "--force",
+                _find("munged"),
+                "--foreground",
+                "--force",
                 f"--socket={self.socket}",
                 f"--key-file={self.root / 'munge' / 'munge.key'}",
                 f"--log-file={self.root / 'log' / 'munged.log'}",
@@ -167,7 +169,9 @@ class Cluster:
 
     def _sinfo(self) -> str:
         try:
-            r = subprocess.run([_find("sinfo"), "-h", "-N", "-o", "%N %T"], capture_output=True, text=True, env=self.env, timeout=5)
+            r = subprocess.run(
+                [_find("sinfo"), "-h", "-N", "-o", "%N %T"], capture_output=True, text=True, env=self.env, timeout=5
+            )
         except subprocess.TimeoutExpired:
             return "sinfo timed out"
         return (r.stdout or r.stderr).strip()
@@ -178,7 +182,11 @@ class Cluster:
     def srun(self, *argv: str) -> subprocess.CompletedProcess:
         return subprocess.run(
             [_find("srun"), "--nodes=1", "--ntasks=1", "--time=1", "--immediate=10", "--job-name=gpudoctor", *argv],
-            capture_output=True, text=True, env=self.env, timeout=self.left(25.0), cwd=self.root,
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=self.left(25.0),
+            cwd=self.root,
         )
 
     def stop(self) -> None:

@@ -35,8 +35,10 @@ def main() -> None:
         lines.append(f"- `{slug}` {case['url']} cause: {case['cause']} {verdict}")
     fits = len(CASES) - len(misses)
     lines.append("")
-    lines.append(f"Figure ({datetime.date.today().isoformat()}): the plan fits {fits} of {len(CASES)} cases "
-                 f"({100 * fits / len(CASES):.0f}%)" + (f"; misses: {', '.join(misses)}." if misses else "."))
+    lines.append(
+        f"Figure ({datetime.date.today().isoformat()}): the plan fits {fits} of {len(CASES)} cases "
+        f"({100 * fits / len(CASES):.0f}%)" + (f"; misses: {', '.join(misses)}." if misses else ".")
+    )
     (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -20,7 +20,6 @@ from gpudoctor.checks import Context
 from gpudoctor.checks.cudnn import needs, torch_carries_cudnn
 from gpudoctor.checks.toolkit import torch_major_remediation, torch_side
 from gpudoctor.cmdline import Cmd, EvalShell
-from gpudoctor.doctor import diagnose
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probes import run_probes
 from gpudoctor.render.terminal import render_plan
@@ -29,7 +28,17 @@ from tests.conftest import replay_host
 ROOT = Path(__file__).resolve().parents[2]
 CTX = Context()
 
-PY = Cmd(("/opt/my env/bin/python", "-m", "pip", "install", "torch==2.1.2+cu121", "--index-url", "https://download.pytorch.org/whl/cu121"))
+PY = Cmd(
+    (
+        "/opt/my env/bin/python",
+        "-m",
+        "pip",
+        "install",
+        "torch==2.1.2+cu121",
+        "--index-url",
+        "https://download.pytorch.org/whl/cu121",
+    )
+)
 SWITCH = Cmd(("gpudoctor", "switch-cuda", "11.8"), root=True, note="re-points /usr/local/cuda for everyone")
 EVAL = EvalShell(("gpudoctor", "switch-cuda", "11.8"), note="this shell")
 
@@ -39,7 +48,10 @@ def mismatch(first: Remediation) -> Finding:
 
 
 TOOLKIT_FIRST = Remediation(
-    "Build extensions with a CUDA 11.x toolkit.", (SWITCH, EVAL), requires_root=True, component="toolkit",
+    "Build extensions with a CUDA 11.x toolkit.",
+    (SWITCH, EVAL),
+    requires_root=True,
+    component="toolkit",
     alternative=Remediation("Move PyTorch to nvcc's CUDA major (12.2).", (PY,), component="torch"),
 )
 
@@ -83,7 +95,10 @@ def test_the_terminal_plan_shows_the_alternative_under_its_step_without_a_number
     assert lines[0] == "Plan: in this order"
     assert lines[1].startswith("  1. CUDA toolkit")
     assert lines[-2] == "     or instead (PyTorch, for toolkit-torch-major-mismatch): Move PyTorch to nvcc's CUDA major (12.2)."
-    assert lines[-1] == "       '/opt/my env/bin/python' -m pip install torch==2.1.2+cu121 --index-url https://download.pytorch.org/whl/cu121"
+    assert (
+        lines[-1]
+        == "       '/opt/my env/bin/python' -m pip install torch==2.1.2+cu121 --index-url https://download.pytorch.org/whl/cu121"
+    )
     assert not any(line.startswith("  2.") for line in lines)
 
 
@@ -92,25 +107,41 @@ def test_json_carries_the_alternative_on_the_remediation_and_the_step():
     alt = doc["remediation"]["alternative"]
     assert alt == {
         "summary": "Move PyTorch to nvcc's CUDA major (12.2).",
-        "commands": ["'/opt/my env/bin/python' -m pip install torch==2.1.2+cu121 --index-url https://download.pytorch.org/whl/cu121"],
-        "argv": [{"argv": ["/opt/my env/bin/python", "-m", "pip", "install", "torch==2.1.2+cu121", "--index-url",
-                           "https://download.pytorch.org/whl/cu121"], "root": False}],
+        "commands": [
+            "'/opt/my env/bin/python' -m pip install torch==2.1.2+cu121 --index-url https://download.pytorch.org/whl/cu121"
+        ],
+        "argv": [
+            {
+                "argv": [
+                    "/opt/my env/bin/python",
+                    "-m",
+                    "pip",
+                    "install",
+                    "torch==2.1.2+cu121",
+                    "--index-url",
+                    "https://download.pytorch.org/whl/cu121",
+                ],
+                "root": False,
+            }
+        ],
         "requires_root": False,
         "component": "torch",
         "where": None,
         "alternative": None,
     }
     step = json.loads(json.dumps(prescribe.build([mismatch(TOOLKIT_FIRST)]).to_json()))["steps"][0]
-    assert step["alternatives"] == [{
-        "code": "toolkit-torch-major-mismatch",
-        "component": "torch",
-        "title": "PyTorch",
-        "summary": "Move PyTorch to nvcc's CUDA major (12.2).",
-        "requires_root": False,
-        "where": "this machine",
-        "commands": alt["argv"],
-        "lines": alt["commands"],
-    }]
+    assert step["alternatives"] == [
+        {
+            "code": "toolkit-torch-major-mismatch",
+            "component": "torch",
+            "title": "PyTorch",
+            "summary": "Move PyTorch to nvcc's CUDA major (12.2).",
+            "requires_root": False,
+            "where": "this machine",
+            "commands": alt["argv"],
+            "lines": alt["commands"],
+        }
+    ]
     assert len(step["commands"]) == 2  # the switch and the eval, not the pip line
     # No alternative: null on the remediation, an empty list on the step.
     plain = Finding("x", Severity.INFO, "toolkit", "t", "d", remediation=Remediation("s", (SWITCH,), component="toolkit"))
@@ -128,10 +159,22 @@ def test_an_alternative_has_no_alternative_of_its_own():
 
 def test_the_lint_does_not_hold_an_alternatives_switch_against_the_steps():
     # The plan switches to 12.5 (another toolkit finding); the mismatch's alternative would switch to 11.8.
-    paths = Finding("cuda-paths-disagree", Severity.WARNING, "toolkit", "t", "d", remediation=Remediation(
-        "Make them name one toolkit.", (Cmd(("gpudoctor", "switch-cuda", "12.5"), root=True),), component="toolkit"))
-    torch_first = Remediation("Move PyTorch.", (PY,), component="torch", alternative=Remediation(
-        "Or the toolkit.", (SWITCH, EVAL), requires_root=True, component="toolkit"))
+    paths = Finding(
+        "cuda-paths-disagree",
+        Severity.WARNING,
+        "toolkit",
+        "t",
+        "d",
+        remediation=Remediation(
+            "Make them name one toolkit.", (Cmd(("gpudoctor", "switch-cuda", "12.5"), root=True),), component="toolkit"
+        ),
+    )
+    torch_first = Remediation(
+        "Move PyTorch.",
+        (PY,),
+        component="torch",
+        alternative=Remediation("Or the toolkit.", (SWITCH, EVAL), requires_root=True, component="toolkit"),
+    )
     plan = prescribe.build([paths, mismatch(torch_first)])
     assert plan.problems == ()
     # Two switches as steps do contradict each other.
@@ -140,7 +183,9 @@ def test_the_lint_does_not_hold_an_alternatives_switch_against_the_steps():
 
 
 def test_the_lint_checks_an_alternative_on_its_own():
-    broken = Remediation("Drop cuDNN.", (Cmd(("python3", "-m", "pip", "uninstall", "-y", "nvidia-cudnn-cu12")),), component="cudnn")
+    broken = Remediation(
+        "Drop cuDNN.", (Cmd(("python3", "-m", "pip", "uninstall", "-y", "nvidia-cudnn-cu12")),), component="cudnn"
+    )
     plan = prescribe.build([mismatch(replace(TOOLKIT_FIRST, alternative=broken))])
     assert plan.problems == (
         "the alternative for toolkit-torch-major-mismatch: the cuDNN step removes nvidia-cudnn-cu12 and installs nothing in its place",
@@ -148,10 +193,22 @@ def test_the_lint_checks_an_alternative_on_its_own():
 
 
 def test_an_alternative_stands_in_where_the_first_choice_contradicts_the_plan():
-    other = Finding("framework-cuda-libs-missing", Severity.ERROR, "frameworks", "t", "d", remediation=Remediation(
-        "Reinstall.", (Cmd(("python3", "-m", "pip", "install", "torch==2.2.1+cu121")),), component="torch"))
-    first = Remediation("Move PyTorch.", (Cmd(("python3", "-m", "pip", "install", "torch==2.2.1+cu118")),), component="torch",
-                        alternative=Remediation("Use CUDA 12.1.", (SWITCH,), requires_root=True, component="toolkit"))
+    other = Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "t",
+        "d",
+        remediation=Remediation(
+            "Reinstall.", (Cmd(("python3", "-m", "pip", "install", "torch==2.2.1+cu121")),), component="torch"
+        ),
+    )
+    first = Remediation(
+        "Move PyTorch.",
+        (Cmd(("python3", "-m", "pip", "install", "torch==2.2.1+cu118")),),
+        component="torch",
+        alternative=Remediation("Use CUDA 12.1.", (SWITCH,), requires_root=True, component="toolkit"),
+    )
     plan = prescribe.build([other, mismatch(first)])
     assert plan.problems == ()
     assert [s.component for s in plan.steps] == ["toolkit", "torch"]
@@ -200,8 +257,15 @@ def test_the_toolkit_side_is_first_and_pytorchs_the_alternative():
 def test_pytorchs_side_is_first_where_the_toolkit_has_no_move():
     # Driver 470 (CUDA 11.4) cannot run torch's CUDA 12, and CUDA 11 is not torch's major: no toolkit fits.
     facts = real_facts("pytorch-sparse-nvcc112-torch-cu102")
-    facts = replace(facts, frameworks=replace(facts.frameworks, torch=replace(
-        facts.frameworks.torch, value=replace(facts.frameworks.torch.value, version="2.1.2+cu121", cuda="12.1"))))
+    facts = replace(
+        facts,
+        frameworks=replace(
+            facts.frameworks,
+            torch=replace(
+                facts.frameworks.torch, value=replace(facts.frameworks.torch.value, version="2.1.2+cu121", cuda="12.1")
+            ),
+        ),
+    )
     facts = replace(facts, driver=replace(facts.driver, nvml_driver_version="470.82.01", nvml_cuda_version="11.4"))
     assert (facts.driver.version, facts.driver.cuda_version) == ("470.82.01", "11.4")
     r = torch_major_remediation(facts, CTX, "11.2.152")
@@ -223,6 +287,7 @@ def torch_env(version: str, cuda: str, conda: bool, lib: tuple[str, ...]):
         snap["python"]["distributions"]["torch"] = version
         if not conda:
             snap["python"]["kind"] = "venv"
+
     return real_facts("embodiedocc2-nvcc122-torch-cu113", edit)
 
 

@@ -135,7 +135,9 @@ def test_text_chart_of_nothing():
     assert render_text_chart(ChartData("empty", ())) == ["empty: nothing measured"]
 
 
-@pytest.mark.parametrize("value, expected", [(0.0, 1.0), (33.0, 40.0), (31.5, 40.0), (52.0, 60.0), (820.0, 1000.0), (1.0, 1.0), (0.07, 0.08)])
+@pytest.mark.parametrize(
+    "value, expected", [(0.0, 1.0), (33.0, 40.0), (31.5, 40.0), (52.0, 60.0), (820.0, 1000.0), (1.0, 1.0), (0.07, 0.08)]
+)
 def test_nice_ceiling(value, expected):
     assert nice_ceiling(value) == pytest.approx(expected)
 
@@ -143,7 +145,12 @@ def test_nice_ceiling(value, expected):
 def test_charts_for_a_judged_run():
     run = BenchRun.from_json(json.loads((FIXTURES / "constructed_gen4x16_two-gpus_sweep.json").read_text()))
     charts = charts_for(run, judge_run(run, load_link_table()))
-    assert [c.title.split(":")[0] for c in charts] == ["GPU 0 NVIDIA A100 80GB PCIe", "GPU 1 NVIDIA A100 80GB PCIe", "Device to device", "Peer to peer"]
+    assert [c.title.split(":")[0] for c in charts] == [
+        "GPU 0 NVIDIA A100 80GB PCIe",
+        "GPU 1 NVIDIA A100 80GB PCIe",
+        "Device to device",
+        "Peer to peer",
+    ]
     assert [s.label for s in charts[0].series] == ["H2D pinned", "D2H pinned", "H2D pageable", "D2H pageable", "bidir pinned"]
     assert [ln.label for ln in charts[0].lines] == ["PCIe Gen4 x16 one-way max", "healthy pinned"]
     assert len(charts[0].series[0].points) == 13

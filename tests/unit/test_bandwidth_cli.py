@@ -136,16 +136,45 @@ def test_text_view_of_a_sweep_has_table_and_chart(no_driver):
 
 
 JSON_KEYS = {
-    "schema", "tool_version", "status", "exit_code", "errors", "findings", "plan", "driver", "machine",
-    "host_mode", "provenance", "gpus", "peers",
+    "schema",
+    "tool_version",
+    "status",
+    "exit_code",
+    "errors",
+    "findings",
+    "plan",
+    "driver",
+    "machine",
+    "host_mode",
+    "provenance",
+    "gpus",
+    "peers",
 }
 GPU_KEYS = {
-    "ordinal", "name", "pci_bus_id", "nvml_index", "link", "placement", "other_processes", "results", "error",
-    "expected", "expected_trained", "judged",
+    "ordinal",
+    "name",
+    "pci_bus_id",
+    "nvml_index",
+    "link",
+    "placement",
+    "other_processes",
+    "results",
+    "error",
+    "expected",
+    "expected_trained",
+    "judged",
 }
 RESULT_KEYS = {
-    "test", "size_bytes", "copies_per_sample", "timer", "samples_gb_per_s", "median_gb_per_s", "min_gb_per_s",
-    "max_gb_per_s", "spread_share", "verified",
+    "test",
+    "size_bytes",
+    "copies_per_sample",
+    "timer",
+    "samples_gb_per_s",
+    "median_gb_per_s",
+    "min_gb_per_s",
+    "max_gb_per_s",
+    "spread_share",
+    "verified",
 }
 
 
@@ -185,12 +214,21 @@ def test_plot_file(no_driver, tmp_path, suffix, magic):
 
 
 def test_unwritable_plot_is_exit_3(no_driver, tmp_path):
-    result = invoke("--results", str(FIXTURES / "derived_b300_gen5x16_nvbandwidth.json"), "--plot", str(tmp_path / "no" / "such" / "c.png"))
+    result = invoke(
+        "--results", str(FIXTURES / "derived_b300_gen5x16_nvbandwidth.json"), "--plot", str(tmp_path / "no" / "such" / "c.png")
+    )
     assert result.exit_code == 3
     assert "could not write" in result.stderr
 
 
-@pytest.mark.parametrize("content, words", [("{not json", "is not valid JSON"), ('{"gpus": 3}', "no `gpus` list"), ('{"schema": "x/9", "gpus": []}', "is not 'gpudoctor.bandwidth/1'")])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("{not json", "is not valid JSON"),
+        ('{"gpus": 3}', "no `gpus` list"),
+        ('{"schema": "x/9", "gpus": []}', "is not 'gpudoctor.bandwidth/1'"),
+    ],
+)
 def test_bad_results_file_is_exit_3(no_driver, tmp_path, content, words):
     path = tmp_path / "r.json"
     path.write_text(content)
@@ -209,7 +247,9 @@ def test_missing_results_file_is_a_usage_error(no_driver, tmp_path):
 def test_results_with_link_facts_from_a_snapshot(no_driver, tmp_path):
     snapshot = tmp_path / "machine.json"
     snapshot.write_text(json.dumps(machine()))
-    result = invoke("--results", str(FIXTURES / "constructed_gen4x16_switch-uplink-x8.json"), "--replay", str(snapshot), "--format", "json")
+    result = invoke(
+        "--results", str(FIXTURES / "constructed_gen4x16_switch-uplink-x8.json"), "--replay", str(snapshot), "--format", "json"
+    )
     doc = json.loads(result.stdout)
     assert doc["host_mode"] == "replay"
     assert doc["gpus"][0]["link"]["source"] == "nvml" and doc["gpus"][0]["nvml_index"] == 0

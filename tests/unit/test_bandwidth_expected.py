@@ -119,6 +119,13 @@ def test_expected_figure_per_test(table):
 def test_spec_json_shape(table):
     doc = table.pcie(4, 16).to_json()
     assert set(doc) == {
-        "label", "kind", "gen", "width", "theoretical_gb_per_s", "practical_gb_per_s",
-        "practical_low_gb_per_s", "practical_high_gb_per_s", "sources",
+        "label",
+        "kind",
+        "gen",
+        "width",
+        "theoretical_gb_per_s",
+        "practical_gb_per_s",
+        "practical_low_gb_per_s",
+        "practical_high_gb_per_s",
+        "sources",
     }

@@ -85,7 +85,9 @@ def test_p100_on_the_far_numa_node(table):
     assert "3.8 GB/s host to device and 2.5 GB/s device to host" in finding.title
     assert "Below half the theoretical figure" in finding.detail
     assert "ran on CPU 3 of NUMA node 0, but the GPU hangs off node 1" in finding.detail
-    assert any(c.startswith("numactl --cpunodebind=1 --membind=1 gpudoctor bench bandwidth --gpu 0") for c in finding.remediation.lines())
+    assert any(
+        c.startswith("numactl --cpunodebind=1 --membind=1 gpudoctor bench bandwidth --gpu 0") for c in finding.remediation.lines()
+    )
     assert finding.remediation.component == "health"
     assert any(e.source == "file:/sys/bus/pci/devices/0000:82:00.0/numa_node" and e.value == "1" for e in finding.evidence)
 
@@ -145,7 +147,9 @@ def test_an_unknown_bus_id_is_a_placeholder(table):
 
 def test_idle_generation_alone_is_not_blamed(table):
     """At rest a GPU reports Gen1 to save power; without a reading under load only the width counts."""
-    gpu = GpuRun(0, "NVIDIA A100 80GB PCIe", "0000:3b:00.0", link=LinkState(gen_current=1, gen_max=4, width_current=16, width_max=16))
+    gpu = GpuRun(
+        0, "NVIDIA A100 80GB PCIe", "0000:3b:00.0", link=LinkState(gen_current=1, gen_max=4, width_current=16, width_max=16)
+    )
     exp = gpu_expectation(table, gpu)
     assert exp.best.label == "PCIe Gen4 x16" and exp.trained is None
     loaded = dataclasses.replace(gpu, link=dataclasses.replace(gpu.link, gen_under_load=3, width_under_load=16))
@@ -158,7 +162,10 @@ def test_idle_generation_alone_is_not_blamed(table):
 
 def test_numa_unpinned_process(table):
     gpu = GpuRun(
-        1, "GPU", "0000:82:00.0", link=LinkState(4, 4, 16, 16),
+        1,
+        "GPU",
+        "0000:82:00.0",
+        link=LinkState(4, 4, 16, 16),
         placement=Placement(numa_node=1, numa_nodes=2, node_cpus="16-31", process_cpus="0-31", ran_on_cpu=None),
     )
     causes = likely_causes(table, gpu, gpu_expectation(table, gpu), 15.0)

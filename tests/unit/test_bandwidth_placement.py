@@ -41,8 +41,12 @@ def link_files(path: str, speed: str, width: int, max_speed: str, max_width: int
 def machine() -> dict:
     """Two GPUs behind one PCIe switch whose uplink trained to x8, on a two-node machine (constructed)."""
     files = {
-        "/sys/bus/pci/devices/0000:3d:00.0": {"link": "../../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/0000:3c:08.0/0000:3d:00.0"},
-        "/sys/bus/pci/devices/0000:3e:00.0": {"link": "../../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/0000:3c:10.0/0000:3e:00.0"},
+        "/sys/bus/pci/devices/0000:3d:00.0": {
+            "link": "../../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/0000:3c:08.0/0000:3d:00.0"
+        },
+        "/sys/bus/pci/devices/0000:3e:00.0": {
+            "link": "../../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/0000:3c:10.0/0000:3e:00.0"
+        },
         f"{GPU0}/numa_node": "0\n",
         f"{GPU1}/numa_node": "0\n",
         "/sys/devices/system/node/node0/cpulist": "0-31\n",
@@ -56,8 +60,16 @@ def machine() -> dict:
     files.update(link_files(f"{SWITCH_UP}/0000:3c:08.0", "16.0 GT/s PCIe", 16, "16.0 GT/s PCIe", 16))
     files.update(link_files(GPU0, "16.0 GT/s PCIe", 16, "16.0 GT/s PCIe", 16))
     devices = [
-        {"index": i, "name": "NVIDIA L40S", "pci_bus_id": bus, "pcie_gen_current": 1, "pcie_gen_max": 4,
-         "pcie_width_current": 16, "pcie_width_max": 16, "processes": procs}
+        {
+            "index": i,
+            "name": "NVIDIA L40S",
+            "pci_bus_id": bus,
+            "pcie_gen_current": 1,
+            "pcie_gen_max": 4,
+            "pcie_width_current": 16,
+            "pcie_width_max": 16,
+            "processes": procs,
+        }
         for i, (bus, procs) in enumerate(
             [("00000000:3D:00.0", []), ("00000000:3E:00.0", [{"pid": 7, "name": "train", "used_bytes": 1}])]
         )
@@ -95,7 +107,17 @@ def test_parse_cpulist():
 
 @pytest.mark.parametrize(
     "speed, gen",
-    [("2.5 GT/s", 1), ("5 GT/s", 2), ("8 GT/s", 3), ("8.0 GT/s PCIe", 3), ("16.0 GT/s PCIe", 4), ("32.0 GT/s PCIe", 5), ("64.0 GT/s PCIe", 6), ("Unknown", None), (None, None)],
+    [
+        ("2.5 GT/s", 1),
+        ("5 GT/s", 2),
+        ("8 GT/s", 3),
+        ("8.0 GT/s PCIe", 3),
+        ("16.0 GT/s PCIe", 4),
+        ("32.0 GT/s PCIe", 5),
+        ("64.0 GT/s PCIe", 6),
+        ("Unknown", None),
+        (None, None),
+    ],
 )
 def test_gen_from_speed(speed, gen):
     assert gen_from_speed(speed) == gen
@@ -128,7 +150,14 @@ def test_placement_behind_a_switch():
 def test_placement_on_a_machine_that_says_nothing():
     host = replay_host({"format": "gpudoctor-snapshot/1"})
     p = probe_placement(host, "0000:3d:00.0")
-    assert (p.numa_node, p.numa_nodes, p.process_cpus, p.ran_on_cpu, p.upstream, p.virtualized) == (None, None, None, None, (), None)
+    assert (p.numa_node, p.numa_nodes, p.process_cpus, p.ran_on_cpu, p.upstream, p.virtualized) == (
+        None,
+        None,
+        None,
+        None,
+        (),
+        None,
+    )
 
 
 def test_numa_node_minus_one_means_unknown():

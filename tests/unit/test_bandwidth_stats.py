@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import pytest
 from hypothesis import given
@@ -81,12 +82,21 @@ def test_copies_per_sample_batches_small_copies():
 def test_default_sizes_are_64k_to_256m_in_powers_of_two():
     assert DEFAULT_SIZES[0] == 64 * KIB and DEFAULT_SIZES[-1] == 256 * MIB
     assert len(DEFAULT_SIZES) == 13
-    assert all(b == 2 * a for a, b in zip(DEFAULT_SIZES, DEFAULT_SIZES[1:]))
+    assert all(b == 2 * a for a, b in pairwise(DEFAULT_SIZES))
 
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("64K", 65536), ("64KiB", 65536), ("64kb", 65536), ("1M", MIB), ("256MiB", 256 * MIB), ("1G", 1024 * MIB), ("4096", 4096), (" 2 m ", 2 * MIB)],
+    [
+        ("64K", 65536),
+        ("64KiB", 65536),
+        ("64kb", 65536),
+        ("1M", MIB),
+        ("256MiB", 256 * MIB),
+        ("1G", 1024 * MIB),
+        ("4096", 4096),
+        (" 2 m ", 2 * MIB),
+    ],
 )
 def test_parse_size(text, expected):
     assert parse_size(text) == expected

@@ -14,8 +14,8 @@ from gpudoctor import bounded
 from gpudoctor.host import HostError
 from gpudoctor.host.live import LiveHost
 from gpudoctor.host.replay import RecordingHost, ReplayHost
-from gpudoctor.probes.common import probe_command
 from gpudoctor.probed import Absent, Unknown
+from gpudoctor.probes.common import probe_command
 
 
 def test_a_flood_is_stopped_at_the_cap_and_said(monkeypatch):

@@ -68,13 +68,21 @@ def test_libraries_older_than_the_module_do_not_lead_with_a_reboot():
 
 def test_libraries_newer_than_the_module_reboot_or_reload_after_repair():
     facts = facts_of(MISMATCH)
-    facts = dataclasses.replace(facts, kernel=dataclasses.replace(facts.kernel, proc_driver=Found(
-        dataclasses.replace(facts.kernel.proc_driver.value, version="520.56.06"), "file:/proc/driver/nvidia/version")))
+    facts = dataclasses.replace(
+        facts,
+        kernel=dataclasses.replace(
+            facts.kernel,
+            proc_driver=Found(
+                dataclasses.replace(facts.kernel.proc_driver.value, version="520.56.06"), "file:/proc/driver/nvidia/version"
+            ),
+        ),
+    )
     f = one(driver.check_library_mismatch, facts)
     assert "newer than the loaded module" in f.detail
     cmds = words(f.remediation)
-    assert cmds.index(("apt-get", "install", "--fix-broken", "-y")) < cmds.index(("reboot",)), \
+    assert cmds.index(("apt-get", "install", "--fix-broken", "-y")) < cmds.index(("reboot",)), (
         "a partial upgrade is finished before the reboot that loads its module"
+    )
     assert ("rmmod", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia") in cmds
 
 

@@ -7,7 +7,6 @@ no file.
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import stat
@@ -125,8 +124,11 @@ def test_setenv_sets_exactly_the_value(shell, tmp_path):
         lines.append(render(SetEnv("GD_VALUE", v), target))
         lines.append(render(Cmd(("printenv", "GD_VALUE")), target) + " >> " + str(log))
     lines.append(render(SetEnv("GD_VALUE", None), target))
-    lines.append("printenv GD_VALUE >> " + str(log) + " || echo unset >> " + str(log) if target == "posix" else
-                 f"printenv GD_VALUE >> {log}; or echo unset >> {log}")
+    lines.append(
+        "printenv GD_VALUE >> " + str(log) + " || echo unset >> " + str(log)
+        if target == "posix"
+        else f"printenv GD_VALUE >> {log}; or echo unset >> {log}"
+    )
     script = tmp_path / "script"
     script.write_text("\n".join(lines) + "\n", encoding="utf-8")
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}

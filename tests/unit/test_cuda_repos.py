@@ -102,7 +102,10 @@ def test_embodiedocc2_moves_pytorch_first_because_ubuntu2204_has_no_cuda_113():
     fix = toolkit_fix(facts, ctx)
     assert fix.version == "11.3" and fix.commands == () and not fix.moves
     assert fix.install.packaged is False
-    assert "CUDA 11.3 is not packaged for Ubuntu 22.04.5 LTS (NVIDIA's ubuntu2204 repository: it has CUDA 11.7 and newer)" in fix.says()
+    assert (
+        "CUDA 11.3 is not packaged for Ubuntu 22.04.5 LTS (NVIDIA's ubuntu2204 repository: it has CUDA 11.7 and newer)"
+        in fix.says()
+    )
     (finding,) = check_torch_major(facts, ctx)
     rem = finding.remediation
     assert rem.component == "torch" and rem.summary.startswith("Move PyTorch to nvcc's CUDA major (12.2): PyTorch 2.1 (cu121)")

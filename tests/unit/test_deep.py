@@ -34,7 +34,11 @@ def test_crashing_import_is_reported_with_its_exit_status(fake_site):
 
 
 def test_import_error_text_is_kept_exactly(fake_site):
-    write_package(fake_site, "tensorflow", "raise ImportError(\"libcudart.so.11.0: cannot open shared object file: No such file or directory\")\n")
+    write_package(
+        fake_site,
+        "tensorflow",
+        'raise ImportError("libcudart.so.11.0: cannot open shared object file: No such file or directory")\n',
+    )
     reply = introspect(LiveHost(), sys.executable, "tensorflow", timeout_s=20.0)
     assert reply["error"] == "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory"
 
@@ -57,8 +61,14 @@ def test_a_recorded_deep_reply_replays_and_is_judged_on():
 
     machine = Path(__file__).resolve().parents[1] / "machines" / "rtx5070-torch-cu121-no-sm120" / "snapshot.json"
     snapshot = load_snapshot(str(machine))
-    reply = {"framework": "torch", "version": "2.2.1+cu121", "cuda": "12.1", "available": True, "device_count": 1,
-             "arch_list": ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]}
+    reply = {
+        "framework": "torch",
+        "version": "2.2.1+cu121",
+        "cuda": "12.1",
+        "available": True,
+        "device_count": 1,
+        "arch_list": ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"],
+    }
     snapshot["commands"]["gpudoctor-deep torch"] = {"rc": 0, "stdout": "GPUDOCTOR-JSON " + json.dumps(reply), "stderr": ""}
     report = diagnose(ReplayHost(snapshot), ProbeOptions(deep=True))
     assert report.facts.frameworks.deep["torch"]["arch_list"][-1] == "sm_90"

@@ -30,3 +30,30 @@ def test_readme_keeps_exactly_the_two_setup_commands():
     assert commands == ["make run", "make test"]
     makefile = (ROOT / "Makefile").read_text()
     assert "\nrun:" in makefile and "\ntest:" in makefile
+
+
+def _commands() -> list:
+    import typer
+
+    from gpudoctor.cli import _register, app
+
+    _register()
+    return list(typer.main.get_command(app).commands.values())
+
+
+def test_readme_names_every_command():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    names = [command.name for command in _commands()]
+    assert "completion" in names
+    for name in names:
+        assert f"`gpudoctor {name}" in readme, f"README.md does not describe `gpudoctor {name}`"
+
+
+def test_ci_docs_and_readme_name_every_environment_variable_check_reads():
+    check = next(command for command in _commands() if command.name == "check")
+    variables = sorted(p.envvar for p in check.params if getattr(p, "envvar", None))
+    assert variables == ["GPUDOCTOR_FAIL_ON", "GPUDOCTOR_FORMAT", "GPUDOCTOR_IGNORE", "GPUDOCTOR_REQUIRE"]
+    ci = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for variable in variables:
+        assert f"`{variable}`" in ci and variable in readme, variable

@@ -73,7 +73,10 @@ def test_type_swaps_never_crash(tmp_path):
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (lambda s: _set(s, ("nvml", "devices", 0, "memory", "total_bytes"), "80GiB"), "nvml.devices[0].memory.total_bytes must be a non-negative integer"),
+        (
+            lambda s: _set(s, ("nvml", "devices", 0, "memory", "total_bytes"), "80GiB"),
+            "nvml.devices[0].memory.total_bytes must be a non-negative integer",
+        ),
         (lambda s: _set(s, ("nvml", "devices", 0, "memory", "used_bytes"), -5), "must be a non-negative integer"),
         (lambda s: _set(s, ("nvml", "devices", 0, "name"), ["A100"]), "nvml.devices[0].name must be a string"),
         (lambda s: _set(s, ("nvml", "devices"), {"0": {}}), "nvml.devices must be a list"),

@@ -23,8 +23,13 @@ from gpudoctor.probed import Found
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 CTX = Context()
 MINE = {
-    "framework-cpu-build", "framework-driver-too-old", "framework-arch-unsupported", "framework-cuda-libs-missing",
-    "framework-windows-native-gpu", "nvidia-wheels-conflict", "jax-plugin-mismatch",
+    "framework-cpu-build",
+    "framework-driver-too-old",
+    "framework-arch-unsupported",
+    "framework-cuda-libs-missing",
+    "framework-windows-native-gpu",
+    "nvidia-wheels-conflict",
+    "jax-plugin-mismatch",
 }
 
 
@@ -63,11 +68,22 @@ def test_wheels_conflict_removes_and_reinstalls_in_one_step():
     assert r.component == "torch"
     assert _argvs(r) == [
         (exe, "-m", "pip", "uninstall", "-y", "nvidia-cudnn-cu11"),
-        (exe, "-m", "pip", "install", "--force-reinstall", "torch==2.2.1+cu121", "--index-url", "https://download.pytorch.org/whl/cu121"),
+        (
+            exe,
+            "-m",
+            "pip",
+            "install",
+            "--force-reinstall",
+            "torch==2.2.1+cu121",
+            "--index-url",
+            "https://download.pytorch.org/whl/cu121",
+        ),
     ]
     assert "libcudnn.so.8" in r.summary
     # The lint catches the old fix: a removal of files a framework loads with nothing put back.
-    removal_only = dataclasses.replace(_mine(report, "nvidia-wheels-conflict"), remediation=dataclasses.replace(r, commands=r.commands[:1]))
+    removal_only = dataclasses.replace(
+        _mine(report, "nvidia-wheels-conflict"), remediation=dataclasses.replace(r, commands=r.commands[:1])
+    )
     assert any("removes nvidia-cudnn-cu11 and installs nothing" in p for p in prescribe.build([removal_only]).problems)
 
 
@@ -75,7 +91,9 @@ def test_windows_tensorflow_offers_a_python_the_last_windows_gpu_release_support
     report = _report("windows-rtx3080-tensorflow215")
     r = _mine(report, "framework-windows-native-gpu").remediation
     pyv = report.facts.frameworks.python.value.version
-    last = max((row for row in CTX.matrix.tf_releases if row.windows_gpu), key=lambda row: tuple(map(int, row.version.split("."))))
+    last = max(
+        (row for row in CTX.matrix.tf_releases if row.windows_gpu), key=lambda row: tuple(map(int, row.version.split(".")))
+    )
     assert not spec_contains(last.python, pyv)  # 3.11 has no TF 2.10 wheel: the old advice could not install
     create, install = _argvs(r)
     python_pin = next(a for a in create if a.startswith("python="))
@@ -115,7 +133,9 @@ def test_hostile_interpreter_path_stays_one_argument():
     report = _report("rtx4090-nvidia-wheels-cu11-and-cu12")
     py = report.facts.frameworks.python
     evil = dataclasses.replace(py.value, executable="/tmp/x;touch /tmp/pwned;/python")
-    facts = dataclasses.replace(report.facts, frameworks=dataclasses.replace(report.facts.frameworks, python=dataclasses.replace(py, value=evil)))
+    facts = dataclasses.replace(
+        report.facts, frameworks=dataclasses.replace(report.facts.frameworks, python=dataclasses.replace(py, value=evil))
+    )
     from gpudoctor.checks.frameworks import check_wheels_conflict
 
     (finding,) = check_wheels_conflict(facts, CTX)
@@ -123,11 +143,14 @@ def test_hostile_interpreter_path_stays_one_argument():
         assert line.startswith("'/tmp/x;touch /tmp/pwned;/python' -m pip ")
 
 
-@pytest.mark.parametrize(("before", "after", "said"), [
-    ("2.15.0", "2.16", "Major move: Keras 3; tf-keras keeps Keras 2 code working"),
-    ("2.17.0", "2.15", "Back to Keras 2"),
-    ("2.16.1", "2.18", ""),
-])
+@pytest.mark.parametrize(
+    ("before", "after", "said"),
+    [
+        ("2.15.0", "2.16", "Major move: Keras 3; tf-keras keeps Keras 2 code working"),
+        ("2.17.0", "2.15", "Back to Keras 2"),
+        ("2.16.1", "2.18", ""),
+    ],
+)
 def test_keras_3_is_said_when_the_move_crosses_2_16(before, after, said):
     plan = SimpleNamespace(fits=True, change=None, chosen=SimpleNamespace(build=SimpleNamespace(release=after)))
     note = _keras_note("tensorflow", before, plan)
@@ -153,7 +176,9 @@ def test_pre_release_builds_are_image_builds_and_nightlies_are_not():
 def test_windows_tensorflow_in_a_python_210_fits_is_installed_in_place_without_a_driver():
     # tests/real/tf212-windows-native-gtx1050ti: Python 3.10.10, no driver recorded. TensorFlow 2.10 has one
     # Windows build, so no CUDA build is guessed: it is installed in this environment, not a new one.
-    report = diagnose(ReplayHost(load_snapshot(str(MACHINES.parent / "real" / "tf212-windows-native-gtx1050ti" / "snapshot.json"))))
+    report = diagnose(
+        ReplayHost(load_snapshot(str(MACHINES.parent / "real" / "tf212-windows-native-gtx1050ti" / "snapshot.json")))
+    )
     r = _mine(report, "framework-windows-native-gpu").remediation
     assert "not this" not in r.summary and "conda create" not in " ".join(render_all(r.commands, "powershell"))
     assert render_all(r.commands, "powershell") == ["C:/Python310/python.exe -m pip install 'tensorflow==2.10.*'"]

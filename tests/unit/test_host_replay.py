@@ -108,7 +108,5 @@ def test_dangling_link_resolves_to_none():
 
 
 def test_link_loop_does_not_recurse_forever():
-    host = replay_host(
-        {"format": "gpudoctor-snapshot/1", "files": {"/a": {"link": "/b"}, "/b": {"link": "/a"}}}
-    )
+    host = replay_host({"format": "gpudoctor-snapshot/1", "files": {"/a": {"link": "/b"}, "/b": {"link": "/a"}}})
     assert host.realpath("/a") is None

@@ -31,7 +31,9 @@ ONLY_OTHERS = [f for f in TORCH_FILES if "cp310-cp310-manylinux" not in f]
 
 
 def _json(files):
-    return json.dumps({"meta": {"api-version": "1.0"}, "name": "torch", "files": [{"filename": f, "url": f, "hashes": {}} for f in files]}).encode()
+    return json.dumps(
+        {"meta": {"api-version": "1.0"}, "name": "torch", "files": [{"filename": f, "url": f, "hashes": {}} for f in files]}
+    ).encode()
 
 
 def _html(files):
@@ -87,7 +89,10 @@ def test_json_api_confirms_the_wheel_for_this_python_os_and_arch(index, plan):
     base, seen = index
     o = online.confirm(plan, f"{base}/json/")
     assert o.status == "confirmed"
-    assert o.files == ("torch-2.7.0+cu118-cp310-cp310-manylinux_2_28_x86_64.whl", "torch-2.7.1+cu118-cp310-cp310-manylinux_2_28_x86_64.whl")
+    assert o.files == (
+        "torch-2.7.0+cu118-cp310-cp310-manylinux_2_28_x86_64.whl",
+        "torch-2.7.1+cu118-cp310-cp310-manylinux_2_28_x86_64.whl",
+    )
     assert o.text.startswith(f"confirmed online: {base}/json/ has 2 torch==2.7.* wheel(s) for Python 3.10.12 on linux x86_64")
     assert seen[-1] == ("/json/torch/", online._ACCEPT)  # the Simple API page, JSON asked for first
 
@@ -107,11 +112,14 @@ def test_an_index_without_a_wheel_for_this_python_says_so(index, plan):
     assert gone.status == "missing" and "has no project torch" in gone.text
 
 
-@pytest.mark.parametrize("path, said", [
-    ("/broken/", "answered HTTP 500"),
-    ("/garbage/", "could not be read"),
-    ("/huge/", "larger than 8 MiB"),
-])
+@pytest.mark.parametrize(
+    "path, said",
+    [
+        ("/broken/", "answered HTTP 500"),
+        ("/garbage/", "could not be read"),
+        ("/huge/", "larger than 8 MiB"),
+    ],
+)
 def test_errors_are_not_confirmed_never_a_failure(index, plan, path, said):
     base, _ = index
     o = online.confirm(plan, base + path)
@@ -164,17 +172,20 @@ def test_the_index_comes_from_pip_configuration(plan):
     assert online.index_for(plan, "http://127.0.0.1:9/whl/cu118", _Host({})) == ("http://127.0.0.1:9/whl/cu118", "")
 
 
-@pytest.mark.parametrize("filename, machine, ok", [
-    ("jax_cuda12_plugin-0.6.2-cp310-cp310-manylinux_2_27_x86_64.whl", {}, True),
-    ("jax_cuda12_plugin-0.6.2-cp310-cp310-manylinux_2_27_aarch64.whl", {}, False),
-    ("x-1.0-cp38-abi3-manylinux_2_17_x86_64.whl", {}, True),  # abi3 from 3.8: runs on 3.10
-    ("x-1.0-cp311-abi3-manylinux_2_17_x86_64.whl", {}, False),
-    ("x-1.0-cp310-cp310t-manylinux_2_17_x86_64.whl", {}, False),  # free-threaded
-    ("x-1.0-py3-none-any.whl", {}, True),
-    ("x-1.0-cp310-cp310-win_amd64.whl", {"os": "windows", "arch": "AMD64"}, True),
-    ("x-1.0-cp310-cp310-macosx_11_0_universal2.whl", {"os": "macos", "arch": "arm64"}, True),
-    ("x-1.0.tar.gz", {}, False),
-])
+@pytest.mark.parametrize(
+    "filename, machine, ok",
+    [
+        ("jax_cuda12_plugin-0.6.2-cp310-cp310-manylinux_2_27_x86_64.whl", {}, True),
+        ("jax_cuda12_plugin-0.6.2-cp310-cp310-manylinux_2_27_aarch64.whl", {}, False),
+        ("x-1.0-cp38-abi3-manylinux_2_17_x86_64.whl", {}, True),  # abi3 from 3.8: runs on 3.10
+        ("x-1.0-cp311-abi3-manylinux_2_17_x86_64.whl", {}, False),
+        ("x-1.0-cp310-cp310t-manylinux_2_17_x86_64.whl", {}, False),  # free-threaded
+        ("x-1.0-py3-none-any.whl", {}, True),
+        ("x-1.0-cp310-cp310-win_amd64.whl", {"os": "windows", "arch": "AMD64"}, True),
+        ("x-1.0-cp310-cp310-macosx_11_0_universal2.whl", {"os": "macos", "arch": "arm64"}, True),
+        ("x-1.0.tar.gz", {}, False),
+    ],
+)
 def test_wheel_tags_against_the_machine(plan, filename, machine, ok):
     m = replace(plan.machine, **machine)
     name = filename.split("-", 1)[0]
@@ -201,7 +212,9 @@ def test_install_cli_asks_the_configured_index_and_offline_does_not(index, monke
     assert result.exit_code == 0, result.output
     assert len(seen) == before + 1 and seen[-1][0] == "/json/torch/"
     # The newest release for this Python is not among the 2.7 files served: said, with the version range asked.
-    assert re.search(rf"  index: NOT found online: {re.escape(base)}/json/ lists no torch==\d+\.\d+\.\* wheel for Python ", result.output)
+    assert re.search(
+        rf"  index: NOT found online: {re.escape(base)}/json/ lists no torch==\d+\.\d+\.\* wheel for Python ", result.output
+    )
     offline = runner.invoke(app, [*args, "--offline"], catch_exceptions=False)
     assert len(seen) == before + 1 and "index: not confirmed online (--offline)" in offline.output
     # Not a dry run, and the index has no such wheel: nothing runs (exit 1).

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import Context
+from gpudoctor.cmdline import render
 from gpudoctor.errors import UsageError
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.install.environment import read_env
 from gpudoctor.install.judge import judge_python
-from gpudoctor.matrix import kernel_route
-from gpudoctor.cmdline import render
 from gpudoctor.install.plan import Options, newest_torch, plan_install, suggest_python, torch_variant_for
+from gpudoctor.matrix import kernel_route
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
 
@@ -106,7 +106,9 @@ def test_the_choice(slug, framework, version, release, variant, why):
 def test_old_driver_says_why_and_which_driver_opens_newer_builds():
     plan = plan_for("p100-driver510-torch-cu121", "torch")
     said = texts(plan.chosen)
-    assert "CUDA 11.8 runs only through CUDA 11 minor-version compatibility (>= 450.80.02); full support needs >= 520.61.05" in said
+    assert (
+        "CUDA 11.8 runs only through CUDA 11 minor-version compatibility (>= 450.80.02); full support needs >= 520.61.05" in said
+    )
     # The newest build ruled out first: 2.15 for Python, the driver and Pascal, each reason said.
     first = plan.ruled_out[0]
     assert first.build.label == "PyTorch 2.15 (cu132)"
@@ -117,11 +119,23 @@ def test_old_driver_says_why_and_which_driver_opens_newer_builds():
     # torch 2.2.1+cu121 is installed: downloaded first, then replaced in one step from the download, pinned at
     # run time to the exact build fetched (pip would keep 2.2.1+cu121 for a matching pin); the way back printed.
     assert [s.argv for s in plan.steps] == [
-        ("/usr/bin/python3", "-m", "pip", "download", "--dest", "<download-dir>", "torch==2.7.*", "--index-url", "https://download.pytorch.org/whl/cu118"),
+        (
+            "/usr/bin/python3",
+            "-m",
+            "pip",
+            "download",
+            "--dest",
+            "<download-dir>",
+            "torch==2.7.*",
+            "--index-url",
+            "https://download.pytorch.org/whl/cu118",
+        ),
         ("/usr/bin/python3", "-m", "pip", "install", "--no-index", "--find-links", "<download-dir>", "torch==2.7.*"),
     ]
     assert plan.steps[-1].pins == ("torch",)
-    assert tuple(render(u) for u in plan.undo) == ("/usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121",)
+    assert tuple(render(u) for u in plan.undo) == (
+        "/usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121",
+    )
 
 
 def test_an_exact_version_is_pinned_with_its_variant():
@@ -162,7 +176,10 @@ def test_blackwell_asked_for_an_old_release_gets_no_plan_and_the_newest_that_fit
 def test_blackwell_tensorflow_runs_from_ptx_and_says_so():
     plan = plan_for("rtx5070-torch-cu121-no-sm120", "tensorflow")
     assert "the driver JIT-compiles its compute_90 PTX" in texts(plan.chosen)
-    assert "no TensorFlow build carries sm_120 cubins: on NVIDIA GeForce RTX 5070 it runs from PTX the driver compiles" in plan.reasons
+    assert (
+        "no TensorFlow build carries sm_120 cubins: on NVIDIA GeForce RTX 5070 it runs from PTX the driver compiles"
+        in plan.reasons
+    )
 
 
 # --- old Pascal GPU ---------------------------------------------------------------------------------
@@ -172,7 +189,10 @@ def test_pascal_asked_for_a_release_without_pascal_kernels():
     plan = plan_for("quadro-p2000-driver525-cuda13-toolkit", "torch", "2.15")
     assert plan.chosen is None
     (only,) = plan.ruled_out
-    assert "no kernels for GPU 0 Quadro P2000 (sm_61, Pascal): the build carries sm_75, sm_80, sm_86, sm_90, sm_100, sm_120, no PTX" in texts(only)
+    assert (
+        "no kernels for GPU 0 Quadro P2000 (sm_61, Pascal): the build carries sm_75, sm_80, sm_86, sm_90, sm_100, sm_120, no PTX"
+        in texts(only)
+    )
     assert plan.instead.build.label == "PyTorch 2.14 (cu126)"
 
 
@@ -185,8 +205,15 @@ def test_pascal_without_a_recorded_python_plans_with_a_placeholder_and_says_so()
 
 def _k80(snap):
     # The GT 1030 capture (driver 470.74, R470: the last branch for Kepler) named as a Tesla K80 (3.7).
-    snap["commands"]["nvidia-smi -q -x"]["stdout"] = snap["commands"]["nvidia-smi -q -x"]["stdout"].replace("NVIDIA GeForce GT 1030", "Tesla K80")
-    snap["python"] = {"version": "3.10.12", "executable": "/usr/bin/python3", "site_packages": ["/usr/lib/python3/dist-packages"], "distributions": {}}
+    snap["commands"]["nvidia-smi -q -x"]["stdout"] = snap["commands"]["nvidia-smi -q -x"]["stdout"].replace(
+        "NVIDIA GeForce GT 1030", "Tesla K80"
+    )
+    snap["python"] = {
+        "version": "3.10.12",
+        "executable": "/usr/bin/python3",
+        "site_packages": ["/usr/lib/python3/dist-packages"],
+        "distributions": {},
+    }
 
 
 def test_kepler_and_a_recent_pytorch():
@@ -206,7 +233,9 @@ def test_kepler_and_a_recent_pytorch():
 def test_cpu_build_is_replaced_and_its_own_release_needs_a_newer_driver():
     plan = plan_for("rtx3060-laptop-torch-cpu-build", "torch")
     assert "download" in plan.steps[0].argv and plan.steps[-1].pins == ("torch",)  # replaced in one step, never removed first
-    assert tuple(render(u) for u in plan.undo) == ("/usr/bin/python3 -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu",)
+    assert tuple(render(u) for u in plan.undo) == (
+        "/usr/bin/python3 -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu",
+    )
     same = plan_for("rtx3060-laptop-torch-cpu-build", "torch", "2.13")
     assert same.chosen is None
     # 2.13's cheapest fitting build is cu126: the CUDA 12 floor opens it (560.28.03 for full 12.6 support).
@@ -230,7 +259,16 @@ def test_tensorflow_newest_on_cuda12_only_brings_its_libraries_and_keeps_the_dis
     plan = plan_for("rtx3060-tf211-cuda12-only", "tensorflow")
     assert [s.argv for s in plan.steps] == [
         ("/usr/bin/python3", "-m", "pip", "download", "--dest", "<download-dir>", "tensorflow[and-cuda]==2.21.*"),
-        ("/usr/bin/python3", "-m", "pip", "install", "--no-index", "--find-links", "<download-dir>", "tensorflow[and-cuda]==2.21.*"),
+        (
+            "/usr/bin/python3",
+            "-m",
+            "pip",
+            "install",
+            "--no-index",
+            "--find-links",
+            "<download-dir>",
+            "tensorflow[and-cuda]==2.21.*",
+        ),
     ]
     assert tuple(render(u) for u in plan.undo) == ("/usr/bin/python3 -m pip install tensorflow==2.11.0",)
 
@@ -253,7 +291,9 @@ def test_python_too_new_for_the_asked_tensorflow():
     assert plan.chosen is None
     assert [j.text for c in plan.ruled_out for j in c.failures()] == ["supports Python >=3.9,<3.12, not 3.13.1"]
     assert plan.instead.build.label == "TensorFlow 2.21 (and-cuda)"  # 2.21: >=3.10,<3.14
-    assert plan.upgrade == ("an environment with Python 3.11 would open TensorFlow 2.15 (and-cuda) (it supports Python >=3.9,<3.12)",)
+    assert plan.upgrade == (
+        "an environment with Python 3.11 would open TensorFlow 2.15 (and-cuda) (it supports Python >=3.9,<3.12)",
+    )
 
 
 def test_python_too_new_for_the_asked_pytorch():
@@ -308,10 +348,19 @@ def test_uv_must_be_on_path_for_the_environment_to_count_as_uv_managed():
 def test_a_conda_environment_gets_pip_and_the_conda_equivalent_printed():
     plan = plan_for("rtx3090-driver525-conda-py310", "torch")
     assert plan.steps[0].argv == (
-        "/home/user/miniconda3/envs/ml/bin/python", "-m", "pip", "download", "--dest", "<download-dir>", "torch==2.14.*",
-        "--index-url", "https://download.pytorch.org/whl/cu126",
+        "/home/user/miniconda3/envs/ml/bin/python",
+        "-m",
+        "pip",
+        "download",
+        "--dest",
+        "<download-dir>",
+        "torch==2.14.*",
+        "--index-url",
+        "https://download.pytorch.org/whl/cu126",
     )
-    assert plan.equivalents == (("conda", (("conda", "install", "-p", "/home/user/miniconda3/envs/ml", "-c", "conda-forge", "pytorch=2.14=cuda*"),)),)
+    assert plan.equivalents == (
+        ("conda", (("conda", "install", "-p", "/home/user/miniconda3/envs/ml", "-c", "conda-forge", "pytorch=2.14=cuda*"),)),
+    )
     # Up to 2.5 the pytorch channel's pytorch-cuda metapackage is the conda way. (525.147.05 runs CUDA 11.8
     # fully, >= 520.61.05, but 12.1/12.4 only by compatibility: full support outranks the PyPI default cu124.)
     old = plan_for("rtx3090-driver525-conda-py310", "torch", "2.5")
@@ -323,9 +372,13 @@ def test_a_conda_environment_gets_pip_and_the_conda_equivalent_printed():
 
 
 def test_a_mirror_index_and_extra_arguments():
-    plan = plan_for("rtx3090-driver525-conda-py310", "torch", index_url="https://mirror.example/pytorch/{variant}", extra_args=("--no-deps",))
+    plan = plan_for(
+        "rtx3090-driver525-conda-py310", "torch", index_url="https://mirror.example/pytorch/{variant}", extra_args=("--no-deps",)
+    )
     assert plan.steps[0].argv[-3:] == ("--index-url", "https://mirror.example/pytorch/cu126", "--no-deps")
-    assert plan.steps[-1].argv[-1] == "--no-deps" and "--index-url" not in plan.steps[-1].argv  # the install reads the download only
+    assert (
+        plan.steps[-1].argv[-1] == "--no-deps" and "--index-url" not in plan.steps[-1].argv
+    )  # the install reads the download only
 
 
 def test_torchvision_and_torchaudio_go_with_torch():
@@ -353,10 +406,15 @@ def test_the_installed_build_is_nothing_to_do_unless_reinstall():
 
 def _new_driver(snap):
     # The P100 capture with a driver that runs CUDA 12.1 fully (530.30.02 is its toolkit driver).
-    snap["commands"]["nvidia-smi -q -x"]["stdout"] = snap["commands"]["nvidia-smi -q -x"]["stdout"].replace("510.47.03", "535.104.05")
+    snap["commands"]["nvidia-smi -q -x"]["stdout"] = snap["commands"]["nvidia-smi -q -x"]["stdout"].replace(
+        "510.47.03", "535.104.05"
+    )
 
 
-@pytest.mark.parametrize("framework,bad", [("torch", "2"), ("torch", "3.0"), ("torch", "2.2+cu999"), ("tensorflow", "2.99"), ("jax", "0.3.1"), ("jax", "latest")])
+@pytest.mark.parametrize(
+    "framework,bad",
+    [("torch", "2"), ("torch", "3.0"), ("torch", "2.2+cu999"), ("tensorflow", "2.99"), ("jax", "0.3.1"), ("jax", "latest")],
+)
 def test_a_version_that_is_not_one_or_not_in_the_matrix_is_a_usage_error(framework, bad):
     with pytest.raises(UsageError):
         plan_for("rtx3090-driver525-conda-py310", framework, bad)
@@ -386,7 +444,9 @@ def test_windows_has_no_jax_and_no_tensorflow_gpu_after_210():
     tf = plan_for("windows-rtx3080-tensorflow215", "tensorflow")
     assert tf.chosen is None
     # 2.10 is the last native-Windows GPU release; it needs Python < 3.11 (this one is 3.11.7).
-    assert tf.upgrade == ("an environment with Python 3.10 would open TensorFlow 2.10 (system CUDA) (it supports Python >=3.7,<3.11)",)
+    assert tf.upgrade == (
+        "an environment with Python 3.10 would open TensorFlow 2.10 (system CUDA) (it supports Python >=3.7,<3.11)",
+    )
 
 
 # --- the rules themselves -----------------------------------------------------------------------------------
@@ -414,7 +474,9 @@ def test_a_free_threaded_experimental_python_does_not_count():
     assert not judge_python(m, ">=3.9,<3.13", ("3.13t",), "PyTorch 2.6").ok
 
 
-@pytest.mark.parametrize("spec,python", [(">=3.9,<3.12", "3.11"), (">=3.12", "3.12"), (">=3.7,<3.11", "3.10"), (">=2.7,!=3.0.*,<3.8", "3.7")])
+@pytest.mark.parametrize(
+    "spec,python", [(">=3.9,<3.12", "3.11"), (">=3.12", "3.12"), (">=3.7,<3.11", "3.10"), (">=2.7,!=3.0.*,<3.8", "3.7")]
+)
 def test_suggested_python(spec, python):
     assert suggest_python(spec) == python
 
@@ -470,7 +532,12 @@ def fixes_for(slug: str, change=None, **kw):
 def test_fix_reinstalls_the_cpu_build_with_the_newest_build_when_its_own_release_cannot_run():
     (fix,) = fixes_for("rtx3060-laptop-torch-cpu-build")
     # 2.13.0 has no build for driver 515 (CUDA 12/13 only): the newest that fits, 2.7 cu118.
-    assert (fix.kind, fix.title, fix.codes, fix.blocked) == ("reinstall", "reinstall PyTorch 2.7 (cu118)", ("framework-cpu-build",), None)
+    assert (fix.kind, fix.title, fix.codes, fix.blocked) == (
+        "reinstall",
+        "reinstall PyTorch 2.7 (cu118)",
+        ("framework-cpu-build",),
+        None,
+    )
 
 
 def test_fix_keeps_the_installed_release_when_a_build_of_it_fits():
@@ -511,7 +578,9 @@ def test_fix_does_not_switch_the_link_when_another_nvcc_on_path_is_the_active_on
 
 def _jax_on_the_gt1030(snap):
     snap["python"] = {
-        "version": "3.10.12", "executable": "/usr/bin/python3", "site_packages": ["/usr/lib/python3/dist-packages"],
+        "version": "3.10.12",
+        "executable": "/usr/bin/python3",
+        "site_packages": ["/usr/lib/python3/dist-packages"],
         "distributions": {"jax": "0.4.38", "jaxlib": "0.4.38", "jax-cuda12-plugin": "0.4.38", "jax-cuda12-pjrt": "0.4.38"},
     }
 
@@ -521,7 +590,9 @@ def test_fix_sets_jax_to_allocate_on_demand_on_a_gpu_others_hold_in_the_file_nam
     (unnamed,) = fixes
     assert unnamed.blocked == "no file named to write it to"
     assert "export XLA_PYTHON_CLIENT_PREALLOCATE=false" in unnamed.manual[0]
-    (named,) = [f for f in fixes_for("gt1030-desktop-memory-held", _jax_on_the_gt1030, env_file="/home/u/.bashrc") if f.kind == "env"]
+    (named,) = [
+        f for f in fixes_for("gt1030-desktop-memory-held", _jax_on_the_gt1030, env_file="/home/u/.bashrc") if f.kind == "env"
+    ]
     assert named.blocked is None and (named.payload.name, named.payload.value) == ("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 

@@ -14,11 +14,11 @@ from gpudoctor import cmdline
 from gpudoctor.cmdline import Cmd
 from gpudoctor.errors import UsageError
 from gpudoctor.install import pick_torch
+from gpudoctor.install.environment import read_env
 from gpudoctor.install.machine import machine_from_facts, target_gaps
 from gpudoctor.install.model import Target
 from gpudoctor.install.plan import TargetNeeded, change_of, plan_install
 from gpudoctor.install.render import render_plan
-from gpudoctor.install.environment import read_env
 from tests.unit.test_install_plan import CTX, plan_for, probe
 
 NO_GPU = "docker-started-without-gpus"  # torch 2.2.1+cu121 installed, Python 3.10.12, no driver, no device nodes
@@ -35,7 +35,12 @@ def test_no_gpu_and_no_driver_refuses_to_choose_a_cuda_build(framework):
     assert err.value.exit_code == 2  # a usage error (docs/exit-codes.md)
     for option in ("--gpu NAME|CC", "--driver VERSION", "--cuda VERSION", "--cpu"):
         assert option in err.value.hint
-    assert [o["option"] for o in err.value.to_json()["options"]] == ["--gpu NAME|CC", "--driver VERSION", "--cuda VERSION", "--cpu"]
+    assert [o["option"] for o in err.value.to_json()["options"]] == [
+        "--gpu NAME|CC",
+        "--driver VERSION",
+        "--cuda VERSION",
+        "--cpu",
+    ]
 
 
 def test_a_gpu_or_a_driver_is_enough_and_a_gpu_of_unknown_capability_is_not():
@@ -72,7 +77,9 @@ def test_the_driver_cuda_decides_even_without_the_driver_version():
     plan = plan_install(facts, CTX, "torch", env=read_env(host, facts))
     assert (plan.chosen.build.release, plan.chosen.build.variant) == ("2.7", "cu118")
     (drv,) = [j for j in plan.chosen.judgements if j.topic == "driver"]
-    assert drv.note and drv.text.startswith("the driver runs CUDA up to 11.6; CUDA 11.8 runs only through CUDA 11 minor-version compatibility")
+    assert drv.note and drv.text.startswith(
+        "the driver runs CUDA up to 11.6; CUDA 11.8 runs only through CUDA 11 minor-version compatibility"
+    )
     # A CUDA 12 build needs the CUDA 12 floor, 525.60.13 (cuda_driver.toml), as with the driver version known.
     cu12 = [c for c in plan.ruled_out if c.build.cuda.startswith("12.")]
     assert cu12 and all(j.needs == "525.60.13" for c in cu12 for j in c.failures() if j.topic == "driver")
@@ -86,7 +93,9 @@ def test_told_the_driver_version():
     assert "driver 535.104.05" in plan.machine.describe()
 
 
-@pytest.mark.parametrize("gpu, cc", [("RTX 4090", "8.9"), ("GeForce RTX 4090", "8.9"), ("A100", "8.0"), ("8.6", "8.6"), ("sm_120", "12.0")])
+@pytest.mark.parametrize(
+    "gpu, cc", [("RTX 4090", "8.9"), ("GeForce RTX 4090", "8.9"), ("A100", "8.0"), ("8.6", "8.6"), ("sm_120", "12.0")]
+)
 def test_the_gpu_by_name_or_compute_capability(gpu, cc):
     plan = plan_for(NO_GPU, "torch", target=Target(gpu=gpu, cuda="12.8"))
     assert [g.cc for g in plan.machine.gpus] == [cc]
@@ -99,7 +108,9 @@ def test_a_gpu_without_a_driver_names_the_driver_the_build_needs():
     assert drv.note and "needs a driver >=" in drv.text
 
 
-@pytest.mark.parametrize("target", [Target(gpu="no such gpu"), Target(driver="five"), Target(cuda="twelve"), Target(driver="535.104.05", cuda="12.8")])
+@pytest.mark.parametrize(
+    "target", [Target(gpu="no such gpu"), Target(driver="five"), Target(cuda="twelve"), Target(driver="535.104.05", cuda="12.8")]
+)
 def test_a_target_that_is_not_one_is_a_usage_error(target):
     with pytest.raises(UsageError):
         plan_for(NO_GPU, "torch", target=target)
@@ -157,8 +168,11 @@ def test_torch_1_to_2_is_a_major_version():
     machine = replace(plan.machine, installed={"torch": "1.13.1+cu117"})
     change = change_of("torch", machine, plan.chosen.build)
     assert change.kind == "upgrade" and change.major == ("a major version: PyTorch 1.x -> 2.x",)
-    back = change_of("tensorflow", replace(machine, installed={"tensorflow": "2.17.0"}),
-                     plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.15").chosen.build)
+    back = change_of(
+        "tensorflow",
+        replace(machine, installed={"tensorflow": "2.17.0"}),
+        plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.15").chosen.build,
+    )
     assert back.kind == "downgrade" and "Keras 2" in back.major[0]
 
 
@@ -178,7 +192,15 @@ def test_steps_and_undo_render_through_the_quoting_layer():
         assert f"  $ {line}\n" in text
     (undo,) = plan.undo
     assert isinstance(undo, Cmd)
-    assert undo.words == ("/usr/bin/python3", "-m", "pip", "install", "torch==2.2.1+cu121", "--index-url", f"{pick_torch.INDEX}/cu121")
+    assert undo.words == (
+        "/usr/bin/python3",
+        "-m",
+        "pip",
+        "install",
+        "torch==2.2.1+cu121",
+        "--index-url",
+        f"{pick_torch.INDEX}/cu121",
+    )
     assert f"  $ {cmdline.render(undo)}\n" in text
     assert plan.to_json()["undo"] == [undo.to_json()]
 
@@ -195,7 +217,9 @@ def test_a_windows_target_gets_powershell():
     text = render_plan(plan)
     assert plan.steps and "$ " not in text.split("the plan", 1)[1]
     for step in plan.steps:
-        rendered = cmdline.render(Cmd(tuple(a if a != "<download-dir>" else cmdline.Placeholder("download-dir") for a in step.argv)), "powershell")
+        rendered = cmdline.render(
+            Cmd(tuple(a if a != "<download-dir>" else cmdline.Placeholder("download-dir") for a in step.argv)), "powershell"
+        )
         assert f"  PS> {rendered}\n" in text
     assert f"'torch=={plan.chosen.build.release}.*'" in text  # single quotes: PowerShell's literal string
 

@@ -33,8 +33,14 @@ def _facts(tmp_path, distributions: dict[str, str]):
     snap = {
         "format": "gpudoctor-snapshot/1",
         "env": {"VIRTUAL_ENV": "/venv"},
-        "python": {"distributions": distributions, "executable": "/venv/bin/python", "kind": "venv", "prefix": "/venv",
-                   "site_packages": ["/venv/lib/python3.11/site-packages"], "version": "3.11.7"},
+        "python": {
+            "distributions": distributions,
+            "executable": "/venv/bin/python",
+            "kind": "venv",
+            "prefix": "/venv",
+            "site_packages": ["/venv/lib/python3.11/site-packages"],
+            "version": "3.11.7",
+        },
     }
     path = tmp_path / "snapshot.json"
     path.write_text(json.dumps(snap), encoding="utf-8")
@@ -43,14 +49,18 @@ def _facts(tmp_path, distributions: dict[str, str]):
 
 # --- the pin: jaxlib not newer than jax, in force from jax 0.3.0 (older than the matrix's rows too) ---
 
-@pytest.mark.parametrize(("jax", "jaxlib", "fires"), [
-    ("0.4.6", "0.4.14", True),    # jax#17638: older than the first release row, judged all the same
-    ("0.4.14", "0.4.14", False),  # equal versions agree
-    ("0.4.6", "0.4.5", False),    # an older jaxlib is not this rule's business
-    ("0.3.0", "0.3.2", True),     # the first jax the rule holds for
-    ("0.2.28", "0.3.0", False),   # before jax 0.3.0 the rule was not in force
-    ("0.4.20", "0.4.31", True),   # octo#125
-])
+
+@pytest.mark.parametrize(
+    ("jax", "jaxlib", "fires"),
+    [
+        ("0.4.6", "0.4.14", True),  # jax#17638: older than the first release row, judged all the same
+        ("0.4.14", "0.4.14", False),  # equal versions agree
+        ("0.4.6", "0.4.5", False),  # an older jaxlib is not this rule's business
+        ("0.3.0", "0.3.2", True),  # the first jax the rule holds for
+        ("0.2.28", "0.3.0", False),  # before jax 0.3.0 the rule was not in force
+        ("0.4.20", "0.4.31", True),  # octo#125
+    ],
+)
 def test_jaxlib_newer_than_jax_fires_from_jax_0_3_0(tmp_path, jax, jaxlib, fires):
     found = list(check_jax_versions(_facts(tmp_path, {"jax": jax, "jaxlib": jaxlib}), CTX))
     assert bool(found) is fires
@@ -58,21 +68,26 @@ def test_jaxlib_newer_than_jax_fires_from_jax_0_3_0(tmp_path, jax, jaxlib, fires
 
 # --- which version they should agree on ---
 
-@pytest.mark.parametrize(("installed", "agreed"), [
-    ({"jax": "0.4.20", "jaxlib": "0.4.31"}, "0.4.20"),  # jax in the matrix: jaxlib follows jax
-    ({"jax": "0.4.20", "jaxlib": "0.4.23"}, "0.4.20"),  # the first release row is in the matrix
-    ({"jax": "0.4.19", "jaxlib": "0.4.20"}, "0.4.20"),  # just below the first row: jax moves up to jaxlib
-    ({"jax": "0.4.6", "jaxlib": "0.4.14"}, "0.4.14"),   # jax#17638
-    ({"jax": "0.4.6", "jaxlib": "0.4.5"}, "0.4.6"),     # jaxlib older: jax's own version
-    ({"jax": "0.4.38", "jaxlib": "0.4.38", "jax-cuda12-plugin": "0.5.0"}, "0.4.38"),  # DESC#1534: the plugin follows
-    ({"jaxlib": "0.4.31"}, "0.4.31"),
-    ({"jax": "0.7.2.post1", "jaxlib": "0.7.2"}, "0.7.2"),  # compared by the numeric prefix
-])
+
+@pytest.mark.parametrize(
+    ("installed", "agreed"),
+    [
+        ({"jax": "0.4.20", "jaxlib": "0.4.31"}, "0.4.20"),  # jax in the matrix: jaxlib follows jax
+        ({"jax": "0.4.20", "jaxlib": "0.4.23"}, "0.4.20"),  # the first release row is in the matrix
+        ({"jax": "0.4.19", "jaxlib": "0.4.20"}, "0.4.20"),  # just below the first row: jax moves up to jaxlib
+        ({"jax": "0.4.6", "jaxlib": "0.4.14"}, "0.4.14"),  # jax#17638
+        ({"jax": "0.4.6", "jaxlib": "0.4.5"}, "0.4.6"),  # jaxlib older: jax's own version
+        ({"jax": "0.4.38", "jaxlib": "0.4.38", "jax-cuda12-plugin": "0.5.0"}, "0.4.38"),  # DESC#1534: the plugin follows
+        ({"jaxlib": "0.4.31"}, "0.4.31"),
+        ({"jax": "0.7.2.post1", "jaxlib": "0.7.2"}, "0.7.2"),  # compared by the numeric prefix
+    ],
+)
 def test_agreed_version(installed, agreed):
     assert pick_jax.agreed_version(M, installed) == agreed
 
 
 # --- the requirements that make them agree, the installed variant kept ---
+
 
 def test_only_jax_moves_alone():
     assert pick_jax.agreement(M, _machine(jax="0.4.6", jaxlib="0.4.14"), "0.4.14") == (("jax==0.4.14",), None, ())
@@ -109,6 +124,7 @@ def test_a_plugin_major_the_version_does_not_have_is_not_guessed():
 
 # --- the remediations, no GPU recorded ---
 
+
 def _words(remediation) -> list[tuple[str, ...]]:
     return [c.words for c in remediation.commands if isinstance(c, Cmd)]
 
@@ -116,8 +132,16 @@ def _words(remediation) -> list[tuple[str, ...]]:
 def test_octo_gets_jaxlib_of_the_pinned_jax_without_gpu_facts(tmp_path):
     (f,) = check_jax_versions(_facts(tmp_path, {"jax": "0.4.20", "jaxlib": "0.4.31"}), CTX)
     assert f.remediation.component == "jax"
-    assert _words(f.remediation)[-1] == ("/venv/bin/python", "-m", "pip", "install", "--no-index", "--find-links",
-                                         "<download-dir>", "jax[cpu]==0.4.20")
+    assert _words(f.remediation)[-1] == (
+        "/venv/bin/python",
+        "-m",
+        "pip",
+        "install",
+        "--no-index",
+        "--find-links",
+        "<download-dir>",
+        "jax[cpu]==0.4.20",
+    )
     assert "jaxlib 0.4.31 -> 0.4.20" in f.remediation.summary
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -93,10 +92,47 @@ def test_own_specifier_matcher_agrees_with_packaging(m: Matrix) -> None:
     for j in m.jax_releases:
         for c in j.cuda.values():
             specs |= {c.cuda} | ({c.cudnn} if c.cudnn else set())
-    versions = ["2.7", "3.0", "3.3", "3.5", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15",
-                "3.16", "8.0", "9.1", "9.2", "10.0", "10.2", "11.0", "11.2", "11.8", "11.8.89", "12.0", "12.1",
-                "12.2", "12.9", "13.0", "13.2", "8.9", "8.9.4", "8.9.7.29", "9.0", "9.1.0.70", "9.8", "9.10.2.21",
-                "9.12.0.46", "9.28.0.42", "10.0.1"]
+    versions = [
+        "2.7",
+        "3.0",
+        "3.3",
+        "3.5",
+        "3.7",
+        "3.8",
+        "3.9",
+        "3.10",
+        "3.11",
+        "3.12",
+        "3.13",
+        "3.14",
+        "3.15",
+        "3.16",
+        "8.0",
+        "9.1",
+        "9.2",
+        "10.0",
+        "10.2",
+        "11.0",
+        "11.2",
+        "11.8",
+        "11.8.89",
+        "12.0",
+        "12.1",
+        "12.2",
+        "12.9",
+        "13.0",
+        "13.2",
+        "8.9",
+        "8.9.4",
+        "8.9.7.29",
+        "9.0",
+        "9.1.0.70",
+        "9.8",
+        "9.10.2.21",
+        "9.12.0.46",
+        "9.28.0.42",
+        "10.0.1",
+    ]
     for spec in specs:
         ss = SpecifierSet(spec)
         for v in versions:
@@ -105,9 +141,27 @@ def test_own_specifier_matcher_agrees_with_packaging(m: Matrix) -> None:
 
 def test_sources_are_declared_once_and_all_cited(m: Matrix) -> None:
     cited = set()
-    for rec in [*m.cuda_releases, *m.minor_compat, *m.driver_branches, *m.archs, *m.cc_targets, *m.gpus,
-                *m.cudnn_releases, *m.cudnn_majors, *m.cudnn_pip, *m.torch_releases, *m.tf_releases,
-                *m.jax_releases, *m.jax_pins, *m.precision_rows, *m.pcie, *m.c2c, *m.thresholds, *m.memory, *m.cuda_repos]:
+    for rec in [
+        *m.cuda_releases,
+        *m.minor_compat,
+        *m.driver_branches,
+        *m.archs,
+        *m.cc_targets,
+        *m.gpus,
+        *m.cudnn_releases,
+        *m.cudnn_majors,
+        *m.cudnn_pip,
+        *m.torch_releases,
+        *m.tf_releases,
+        *m.jax_releases,
+        *m.jax_pins,
+        *m.precision_rows,
+        *m.pcie,
+        *m.c2c,
+        *m.thresholds,
+        *m.memory,
+        *m.cuda_repos,
+    ]:
         assert rec.source, rec
         assert len(rec.sources) == len(rec.source)  # every cited key resolved
         cited.update(rec.source)
@@ -139,16 +193,17 @@ def test_importing_the_module_parses_nothing() -> None:
     assert out.stdout.strip() == ""
 
 
-def test_load_time_stays_small() -> None:
-    # Measured in a fresh interpreter (first call, parse + build). The target is well under 30 ms
-    # on a 2-core machine; the bound here is loose so a slow CI box does not flake.
+def test_the_first_load_parses_and_later_ones_are_the_cached_matrix() -> None:
+    # How long the first load takes is measured by bench/matrix_load.py (bench/README.md), not here:
+    # a test's outcome must not depend on the speed of the machine running it.
     code = (
-        "import time, gpudoctor.matrix as gm; t = time.perf_counter(); gm.load_matrix(); "
-        "print((time.perf_counter() - t) * 1000)"
+        "import gpudoctor.matrix as gm; first = gm.load_matrix(); "
+        "assert all(gm.load_matrix() is first for _ in range(100)); "
+        "info = gm._load_bundled.cache_info(); print(info.misses, info.hits)"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert float(out.stdout) < 500
+    assert out.stdout.split() == ["1", "100"]
 
 
 def test_matrix_must_contain_the_required_rows(m: Matrix) -> None:
@@ -516,9 +571,6 @@ def test_summary(m: Matrix) -> None:
     assert s["sources"]["declared"] == len(m.sources)
 
 
-def test_load_time_measurement_helper(m: Matrix) -> None:
-    # A second load_matrix() is a cache hit: effectively free.
-    t = time.perf_counter()
-    for _ in range(100):
-        load_matrix()
-    assert time.perf_counter() - t < 0.05
+def test_a_second_load_is_the_cached_matrix(m: Matrix) -> None:
+    # A second load_matrix() is a cache hit: the same object, nothing parsed again.
+    assert load_matrix() is load_matrix()

@@ -101,7 +101,8 @@ def test_compute_capability_format(tmp_path: Path) -> None:
 def test_duplicate_keys(tmp_path: Path) -> None:
     # "NVIDIA H100" and "H100" normalize to the same name.
     text = bundled("gpu_arch").replace(
-        '  { name = "H800"', '  { name = "NVIDIA H100", cc = "9.0", segment = "datacenter", source = "nvidia-cc-page" },\n  { name = "H800"'
+        '  { name = "H800"',
+        '  { name = "NVIDIA H100", cc = "9.0", segment = "datacenter", source = "nvidia-cc-page" },\n  { name = "H800"',
     )
     found = problems_for(tmp_path, "gpu_arch.toml", text)
     assert_has(found, "gpu_arch.toml:gpu[h100]: duplicate key")
@@ -109,9 +110,9 @@ def test_duplicate_keys(tmp_path: Path) -> None:
 
 def test_rows_must_be_sorted(tmp_path: Path) -> None:
     text = bundled("tensorflow")
-    a = text.index("[[release]]\nversion = \"2.1\"\n")
-    b = text.index("[[release]]\nversion = \"2.2\"\n")
-    c = text.index("[[release]]\nversion = \"2.3\"\n")
+    a = text.index('[[release]]\nversion = "2.1"\n')
+    b = text.index('[[release]]\nversion = "2.2"\n')
+    c = text.index('[[release]]\nversion = "2.3"\n')
     swapped = text[:a] + text[b:c] + text[a:b] + text[c:]
     found = problems_for(tmp_path, "tensorflow.toml", swapped)
     assert_has(found, "tensorflow.toml:release[2.1]: rows must be sorted by version: 2.1 comes after 2.2")
@@ -157,7 +158,9 @@ def test_tag_must_match_cuda(tmp_path: Path) -> None:
 
 def test_pypi_default_must_be_a_variant(tmp_path: Path) -> None:
     text = TORCH_ROW.format(extra="").replace('pypi_default = "cu116"', 'pypi_default = "cu102"')
-    assert_has(problems_for(tmp_path, "torch.toml", text), "torch.toml:release[1.12]: pypi_default cu102 is not one of its variants")
+    assert_has(
+        problems_for(tmp_path, "torch.toml", text), "torch.toml:release[1.12]: pypi_default cu102 is not one of its variants"
+    )
 
 
 def test_compute_capability_must_exist(tmp_path: Path) -> None:
@@ -208,7 +211,9 @@ def test_enum_values(tmp_path: Path) -> None:
 
 
 def test_precision_rows(tmp_path: Path) -> None:
-    text = bundled("precision").replace('{ cc = "6.2", tensor_cores = false, precisions = []', '{ cc = "6.2", tensor_cores = false, precisions = ["FP16"]')
+    text = bundled("precision").replace(
+        '{ cc = "6.2", tensor_cores = false, precisions = []', '{ cc = "6.2", tensor_cores = false, precisions = ["FP16"]'
+    )
     found = problems_for(tmp_path, "precision.toml", text)
     assert_has(found, "precision.toml:cc[6.2]: lists precisions but tensor_cores = false")
 

@@ -22,7 +22,12 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "tests" / "machines"
-NEW_MACHINES = ("rtx4000ada-tf-beside-torch-job", "t4-jax-beside-tf-notebook", "h100-load-tf-jax-configured", "h100-mig-four-instances")
+NEW_MACHINES = (
+    "rtx4000ada-tf-beside-torch-job",
+    "t4-jax-beside-tf-notebook",
+    "h100-load-tf-jax-configured",
+    "h100-mig-four-instances",
+)
 
 
 def snapshot(slug: str) -> dict:
@@ -82,7 +87,7 @@ def test_tf_beside_a_torch_job():
     "value, fires, words",
     [
         ("true", False, None),
-        ("True", True, "TF_FORCE_GPU_ALLOW_GROWTH='True' is not growth: TensorFlow accepts exactly \"true\" or \"false\""),
+        ("True", True, 'TF_FORCE_GPU_ALLOW_GROWTH=\'True\' is not growth: TensorFlow accepts exactly "true" or "false"'),
         ("1", True, "TF_FORCE_GPU_ALLOW_GROWTH='1' is not growth"),
         ("false", True, "TF_FORCE_GPU_ALLOW_GROWTH='false' is not growth"),
     ],
@@ -100,7 +105,9 @@ def test_tf_on_a_gpu_with_display_processes_only_is_not_warned():
     # The same workstation without its two compute processes: Xorg-like (G) processes only.
     snap = snapshot("rtx4000ada-tf-beside-torch-job")
     xml = snap["commands"]["nvidia-smi -q -x"]["stdout"]
-    snap["commands"]["nvidia-smi -q -x"]["stdout"] = xml.replace("<type>C</type>", "<type>G</type>").replace("<type>C+G</type>", "<type>G</type>")
+    snap["commands"]["nvidia-smi -q -x"]["stdout"] = xml.replace("<type>C</type>", "<type>G</type>").replace(
+        "<type>C+G</type>", "<type>G</type>"
+    )
     assert codes(snap) == []
 
 
@@ -163,7 +170,10 @@ def test_both_fire_on_the_burn_test_machine_without_its_settings():
     del snap["env"]["XLA_PYTHON_CLIENT_MEM_FRACTION"]
     found = findings(snap)
     assert [f.code for f in found] == ["tf-preallocates", "jax-preallocates"]
-    assert "GPU 0: ./gpu_burn (pid 11345, 15.32 GiB), /root/tools/memhog (pid 11327, 2.51 GiB), /root/tools/memhog (pid 11328, 1.51 GiB)" in found[0].detail
+    assert (
+        "GPU 0: ./gpu_burn (pid 11345, 15.32 GiB), /root/tools/memhog (pid 11327, 2.51 GiB), /root/tools/memhog (pid 11328, 1.51 GiB)"
+        in found[0].detail
+    )
     # Half of (61741 - 1024) MiB over 81559 MiB = 0.3722 -> 0.37.
     assert found[1].remediation.lines()[1].startswith("export XLA_PYTHON_CLIENT_MEM_FRACTION=0.37")
     assert codes(snapshot("h100-load-tf-jax-configured")) == []
@@ -178,8 +188,12 @@ def test_a_gpu_split_by_mig_is_not_shared():
         "</process_info></processes>",
     )
     snap["commands"]["nvidia-smi -q -x"]["stdout"] = xml
-    snap["python"] = {"version": "3.11.2", "executable": "/usr/bin/python3", "site_packages": ["/usr/lib/python3/dist-packages"],
-                      "distributions": {"jax": "0.4.13", "jaxlib": "0.4.13+cuda11.cudnn86"}}
+    snap["python"] = {
+        "version": "3.11.2",
+        "executable": "/usr/bin/python3",
+        "site_packages": ["/usr/lib/python3/dist-packages"],
+        "distributions": {"jax": "0.4.13", "jaxlib": "0.4.13+cuda11.cudnn86"},
+    }
     assert codes(snap) == []
 
 

@@ -76,7 +76,10 @@ def test_view_of_a_gpu_split_by_mig():
 def test_a_gpu_held_by_others_exits_1():
     r = invoke("--replay", snap("gt1030-desktop-memory-held"))
     assert r.exit_code == 1
-    assert r.stdout.splitlines()[-1] == "  ! 43% of GPU 0 is held: a new job may run out of memory (gpudoctor explain gpu-memory-held)"
+    assert (
+        r.stdout.splitlines()[-1]
+        == "  ! 43% of GPU 0 is held: a new job may run out of memory (gpudoctor explain gpu-memory-held)"
+    )
 
 
 def test_view_json():
@@ -86,7 +89,10 @@ def test_view_json():
     assert (doc["schema"], doc["exit_code"], doc["host_mode"]) == ("gpudoctor.memory/1", 0, "replay")
     (gpu,) = doc["gpus"]
     assert (gpu["name"], gpu["total_bytes"], gpu["free_bytes"]) == ("Tesla T4", 15360 * 2**20, 13939 * 2**20)
-    assert [(p["pid"], p["user"], p["framework"]) for p in gpu["processes"]] == [(5762, "jovyan", "tensorflow"), (675, None, None)]
+    assert [(p["pid"], p["user"], p["framework"]) for p in gpu["processes"]] == [
+        (5762, "jovyan", "tensorflow"),
+        (675, None, None),
+    ]
 
 
 def test_no_gpu_is_one_sentence_and_exit_3(tmp_path):
@@ -101,7 +107,11 @@ def test_no_gpu_is_one_sentence_and_exit_3(tmp_path):
     r = invoke("plan", "x=1GiB", "--replay", str(path), "--format", "json")
     assert r.exit_code == 3
     doc = json.loads(r.stdout)
-    assert doc["schema"] == "gpudoctor.memory-plan/1" and doc["exit_code"] == 3 and doc["error"]["message"].startswith("No NVIDIA GPU")
+    assert (
+        doc["schema"] == "gpudoctor.memory-plan/1"
+        and doc["exit_code"] == 3
+        and doc["error"]["message"].startswith("No NVIDIA GPU")
+    )
 
 
 def test_a_missing_snapshot_is_exit_2_without_traceback(tmp_path):
@@ -134,6 +144,7 @@ def _console() -> tuple[Console, io.StringIO]:
 def test_watch_redraws_then_stops_after_the_count():
     reads, sleeps = [], []
     views = [MemoryView((), problem=f"frame {i}") for i in range(3)]
+
     def read():
         reads.append(1)
         return views[len(reads) - 1]
@@ -200,7 +211,9 @@ def test_plan_that_does_not_fit_exits_1_and_says_what_would():
 
 
 def test_plan_with_isolation_prints_the_mig_commands():
-    r = invoke("plan", "--isolate", "a=8GiB:torch", "b=16GiB:jax", "c=30GiB:other", "--replay", snap("h100-load-tf-jax-configured"))
+    r = invoke(
+        "plan", "--isolate", "a=8GiB:torch", "b=16GiB:jax", "c=30GiB:other", "--replay", snap("h100-load-tf-jax-configured")
+    )
     assert r.exit_code == 0, r.output
     assert "  sudo nvidia-smi mig -i 0 -cgi 1g.10gb,1g.20gb,3g.40gb -C" in r.stdout.splitlines()
     assert "  5 of 7 compute slices, 7 of 8 memory slices: fits" in r.stdout.splitlines()
@@ -213,7 +226,11 @@ def test_plan_json():
     assert (doc["schema"], doc["mode"], doc["fits"], doc["ok"]) == ("gpudoctor.memory-plan/1", "mig-instances", True, True)
     (job,) = doc["jobs"]
     assert job["mig_instance"] == {"device": 2, "gpu_instance_id": 9, "compute_instance_id": 0, "uuid": None}
-    assert [e["name"] for e in job["env"]] == ["CUDA_VISIBLE_DEVICES", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE"]
+    assert [e["name"] for e in job["env"]] == [
+        "CUDA_VISIBLE_DEVICES",
+        "XLA_PYTHON_CLIENT_MEM_FRACTION",
+        "XLA_PYTHON_CLIENT_PREALLOCATE",
+    ]
     assert doc["overheads"]["jax"]["measured_here"] is False
 
 

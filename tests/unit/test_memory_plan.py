@@ -72,7 +72,13 @@ def test_bad_job_specs_are_usage_errors(specs, message):
 
 
 def test_overheads_cite_public_sources_and_any_takes_the_largest():
-    assert {k: o.bytes // MIB for k, o in OVERHEADS.items()} == {"torch": 512, "tensorflow": 1536, "jax": 1024, "other": 512, "any": 1536}
+    assert {k: o.bytes // MIB for k, o in OVERHEADS.items()} == {
+        "torch": 512,
+        "tensorflow": 1536,
+        "jax": 1024,
+        "other": 512,
+        "any": 1536,
+    }
     for key in ("torch", "tensorflow", "jax", "other"):
         assert OVERHEADS[key].sources and all(s.startswith("https://github.com/") for s in OVERHEADS[key].sources)
 
@@ -82,9 +88,17 @@ def test_overheads_cite_public_sources_and_any_takes_the_largest():
 
 def test_two_jobs_fit_beside_the_burn_test(matrix):
     # H100: 81559 MiB total, 19818 MiB used -> 61741 MiB free.
-    plan = make_plan(view("h100-load-tf-jax-configured"), 0, parse_jobs(["bert=5GiB:torch", "resnet=7GiB:tensorflow"]), matrix=matrix)
+    plan = make_plan(
+        view("h100-load-tf-jax-configured"), 0, parse_jobs(["bert=5GiB:torch", "resnet=7GiB:tensorflow"]), matrix=matrix
+    )
     assert [(p.job.name, p.need_bytes // MIB) for p in plan.jobs] == [("bert", 5120 + 512), ("resnet", 7168 + 1536)]
-    assert (plan.need_bytes // MIB, plan.available_bytes // MIB, plan.fits, plan.ok, plan.suggestions) == (14336, 61741, True, True, ())
+    assert (plan.need_bytes // MIB, plan.available_bytes // MIB, plan.fits, plan.ok, plan.suggestions) == (
+        14336,
+        61741,
+        True,
+        True,
+        (),
+    )
     bert, resnet = plan.jobs
     # No UUID in the plain table: the index, numbered as nvidia-smi numbers GPUs.
     assert [line for e in bert.settings.env for line in e.lines()] == [
@@ -134,7 +148,11 @@ def test_unnamed_framework_gets_every_framework_setting(matrix):
     settings = plan.jobs[0].settings
     assert [fw for fw, _ in settings.snippets] == ["torch", "tensorflow", "jax"]
     assert [e.name for e in settings.env if e.active] == [
-        "CUDA_DEVICE_ORDER", "CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "XLA_PYTHON_CLIENT_MEM_FRACTION"]
+        "CUDA_DEVICE_ORDER",
+        "CUDA_VISIBLE_DEVICES",
+        "TF_FORCE_GPU_ALLOW_GROWTH",
+        "XLA_PYTHON_CLIENT_MEM_FRACTION",
+    ]
     assert plan.jobs[0].overhead_bytes == 1536 * MIB
     assert "each ignores the others'" in settings.note
 
@@ -151,8 +169,13 @@ def test_a_gpu_that_does_not_exist_is_a_usage_error(matrix):
 def test_isolated_jobs_on_an_h100_get_profiles_that_fit(matrix):
     # usable = 81559 MiB x slices/8 x 0.95: 1 slice 9685 MiB, 2 slices 19370, 4 slices 38740.
     # a 8704 -> 1g.10gb (1c, 1m); b 17408 -> 1g.20gb (1c, 2m); c 31232 -> 3g.40gb (3c, 4m): 5 of 7, 7 of 8.
-    plan = make_plan(view("h100-load-tf-jax-configured"), 0,
-                     parse_jobs(["a=8GiB:torch", "b=16GiB:jax", "c=30GiB:other"]), isolate=True, matrix=matrix)
+    plan = make_plan(
+        view("h100-load-tf-jax-configured"),
+        0,
+        parse_jobs(["a=8GiB:torch", "b=16GiB:jax", "c=30GiB:other"]),
+        isolate=True,
+        matrix=matrix,
+    )
     assert plan.isolation == "asked for with --isolate"
     fit = plan.mig
     assert fit.row.model == "H100 80GB"
@@ -169,7 +192,9 @@ def test_a_program_no_setting_caps_brings_in_mig_by_itself(matrix):
 
 def test_isolation_that_does_not_fit_fails_the_plan(matrix):
     # a 41472 MiB > 38740 -> 7g.80gb (7c, 8m); b 31744 -> 3g.40gb: 10 of 7 compute slices.
-    plan = make_plan(view("h100-load-tf-jax-configured"), 0, parse_jobs(["a=40GiB:torch", "b=30GiB:jax"]), isolate=True, matrix=matrix)
+    plan = make_plan(
+        view("h100-load-tf-jax-configured"), 0, parse_jobs(["a=40GiB:torch", "b=30GiB:jax"]), isolate=True, matrix=matrix
+    )
     assert [(job, p.name) for job, p in plan.mig.choices] == [("a", "7g.80gb"), ("b", "3g.40gb")]
     assert (plan.mig.fits, plan.mig.why, plan.ok) == (False, "more slices than one GPU has", False)
 
@@ -182,8 +207,12 @@ def test_isolation_on_a_gpu_without_mig(matrix):
 
 def test_jobs_onto_the_free_instances_of_a_gpu_split_by_mig(matrix):
     # Free: MIG 0 40422 MiB, MIG 1 20079, MIG 2 and 3 9975. Largest need first onto the smallest that holds it.
-    plan = make_plan(view("h100-mig-four-instances"), 0,
-                     parse_jobs(["bert=12GiB:torch", "resnet=7GiB:tensorflow", "tiny=1GiB:jax"]), matrix=matrix)
+    plan = make_plan(
+        view("h100-mig-four-instances"),
+        0,
+        parse_jobs(["bert=12GiB:torch", "resnet=7GiB:tensorflow", "tiny=1GiB:jax"]),
+        matrix=matrix,
+    )
     assert plan.mode == "mig-instances" and plan.fits and plan.ok
     assert [(p.job.name, p.instance.device) for p in plan.jobs] == [("bert", 1), ("resnet", 2), ("tiny", 3)]
     # Fractions of the instance: 12288 / 20096 = 0.6115 -> 0.611; 1024 / 9984 = 0.1026 -> 0.102.
@@ -304,8 +333,19 @@ def test_an_instance_a_process_runs_on_is_not_free(matrix):
     # MIG 1 (GI 3) holds pid 7001: bert goes to the next instance large enough, MIG 0.
     assert plan.jobs[0].instance.device == 0
     # NVML gives no placement: an instance using more than an idle one (64 MiB) counts as taken.
-    gpu = GpuMemory(0, "NVIDIA A100-SXM4-40GB", None, 40960 * MIB, 1000 * MIB, 39960 * MIB, "nvml", True,
-                    (MigInstance(0, 0, total_bytes=19968 * MIB, used_bytes=900 * MIB),
-                     MigInstance(0, 1, total_bytes=19968 * MIB, used_bytes=19 * MIB)))
+    gpu = GpuMemory(
+        0,
+        "NVIDIA A100-SXM4-40GB",
+        None,
+        40960 * MIB,
+        1000 * MIB,
+        39960 * MIB,
+        "nvml",
+        True,
+        (
+            MigInstance(0, 0, total_bytes=19968 * MIB, used_bytes=900 * MIB),
+            MigInstance(0, 1, total_bytes=19968 * MIB, used_bytes=19 * MIB),
+        ),
+    )
     plan = make_plan(MemoryView((gpu,)), 0, parse_jobs(["a=4GiB:torch"]), matrix=matrix)
     assert plan.jobs[0].instance.device == 1 and plan.available_bytes == (19968 - 19) * MIB

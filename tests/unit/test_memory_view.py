@@ -41,8 +41,10 @@ def view_of(slug: str, snapshot: dict | None = None):
 
 
 def rows(view, gpu: int = 0):
-    return [(h.pid, h.user, h.type, h.used_bytes // MIB if h.used_bytes is not None else None, h.framework, h.command)
-            for h in view.gpus[gpu].holders]
+    return [
+        (h.pid, h.user, h.type, h.used_bytes // MIB if h.used_bytes is not None else None, h.framework, h.command)
+        for h in view.gpus[gpu].holders
+    ]
 
 
 # --- whole machines ----------------------------------------------------------------------------------
@@ -52,7 +54,12 @@ def test_workstation_processes_users_commands_and_frameworks():
     view = view_of("rtx4000ada-tf-beside-torch-job")
     g = view.gpus[0]
     assert (g.name, g.total_bytes // MIB, g.used_bytes // MIB, g.free_bytes // MIB, g.source) == (
-        "NVIDIA RTX 4000 SFF Ada Generation", 20475, 3534, 16482, "nvidia-smi")
+        "NVIDIA RTX 4000 SFF Ada Generation",
+        20475,
+        3534,
+        16482,
+        "nvidia-smi",
+    )
     # Largest first; users from /proc/PID/status + /etc/passwd; command lines from NUL-separated cmdline.
     assert rows(view) == [
         (3190, "alice", "G", 451, None, "/usr/share/code/code --type=gpu-process"),
@@ -71,8 +78,14 @@ def test_workstation_processes_users_commands_and_frameworks():
 def test_notebook_framework_from_maps_and_user_from_passwd():
     view = view_of("t4-jax-beside-tf-notebook")
     assert rows(view) == [
-        (5762, "jovyan", "C", 1005, "tensorflow",
-         "/opt/conda/bin/python -m ipykernel_launcher -f /home/jovyan/.local/share/jupyter/runtime/kernel-8c1d2f.json"),
+        (
+            5762,
+            "jovyan",
+            "C",
+            1005,
+            "tensorflow",
+            "/opt/conda/bin/python -m ipykernel_launcher -f /home/jovyan/.local/share/jupyter/runtime/kernel-8c1d2f.json",
+        ),
         (675, None, "G", 22, None, None),
     ]
     assert view.gpus[0].holders[0].framework_how == "maps: libtensorflow_framework.so"
@@ -94,7 +107,9 @@ def test_mig_instances_from_the_plain_table():
     view = view_of("h100-mig-four-instances")
     g = view.gpus[0]
     assert g.mig_enabled and g.holders == ()
-    assert [(m.device, m.gi, m.ci, m.total_bytes // MIB, m.used_bytes // MIB, m.free_bytes // MIB, m.sm_count) for m in g.instances] == [
+    assert [
+        (m.device, m.gi, m.ci, m.total_bytes // MIB, m.used_bytes // MIB, m.free_bytes // MIB, m.sm_count) for m in g.instances
+    ] == [
         (0, 2, 0, 40448, 26, 40422, 60),
         (1, 3, 0, 20096, 17, 20079, 32),
         (2, 9, 0, 9984, 9, 9975, 16),
@@ -155,8 +170,13 @@ def test_json_keeps_whole_command_lines():
 def test_nvml_and_smi_process_lists_are_merged():
     # NVML lists compute processes (with its figure), nvidia-smi graphics ones too and the exact type.
     nvml = Gpu(0, "GPU", uuid="GPU-1", processes=(Process(10, "/usr/bin/python3", 300 * MIB, "C"),), source="nvml")
-    smi = Gpu(0, "GPU", uuid="GPU-1", processes=(Process(10, "python3", None, "C+G"), Process(11, "Xorg", 20 * MIB, "G")),
-              source="nvidia-smi")
+    smi = Gpu(
+        0,
+        "GPU",
+        uuid="GPU-1",
+        processes=(Process(10, "python3", None, "C+G"), Process(11, "Xorg", 20 * MIB, "G")),
+        source="nvidia-smi",
+    )
     driver = DriverFacts("ok", None, None, None, None, "ok", None, None, None, None, None, (nvml,), (nvml,), (smi,))
     merged = processes_by_gpu(driver)[0]
     assert merged == (Process(10, "/usr/bin/python3", 300 * MIB, "C+G"), Process(11, "Xorg", 20 * MIB, "G"))
@@ -214,20 +234,32 @@ def test_cmdline_the_live_host_refuses_comes_from_ps():
             "/proc/77/cmdline": {"type": "file", "binary": True},
             "/etc/passwd": "root:x:0:0::/root:/bin/sh\n",
         },
-        {"ps -ww -o pid=,args= -p 77,4937": {"rc": 0, "stdout": "   77 python3 -m jax_server\n 4937 python train.py\n", "stderr": ""}},
+        {
+            "ps -ww -o pid=,args= -p 77,4937": {
+                "rc": 0,
+                "stdout": "   77 python3 -m jax_server\n 4937 python train.py\n",
+                "stderr": "",
+            }
+        },
     )
     found = read_processes(host, {4937: "python", 77: "/usr/bin/python3"})
     assert (found[4937].user, found[4937].uid, found[4937].cmdline) == ("uid 1001", 1001, "python train.py")
     assert (found[77].user, found[77].cmdline, found[77].frameworks, found[77].framework_how) == (
-        "root", "python3 -m jax_server", (), None)
+        "root",
+        "python3 -m jax_server",
+        (),
+        None,
+    )
 
 
 def test_a_pid_of_another_pid_namespace_borrows_nothing():
-    host = _proc_snapshot({
-        "/proc/4937/status": STATUS.format(name="sshd", pid=4937, uid=0),
-        "/proc/4937/cmdline": "sshd: /usr/sbin/sshd -D\x00",
-        "/etc/passwd": "root:x:0:0::/root:/bin/sh\n",
-    })
+    host = _proc_snapshot(
+        {
+            "/proc/4937/status": STATUS.format(name="sshd", pid=4937, uid=0),
+            "/proc/4937/cmdline": "sshd: /usr/sbin/sshd -D\x00",
+            "/etc/passwd": "root:x:0:0::/root:/bin/sh\n",
+        }
+    )
     info = read_processes(host, {4937: "python"})[4937]
     assert (info.user, info.cmdline) == (None, None)
     assert info.problem == "PID 4937 here is 'sshd': the driver's PID is from another PID namespace"
@@ -235,11 +267,13 @@ def test_a_pid_of_another_pid_namespace_borrows_nothing():
 
 def test_a_renamed_main_thread_is_still_the_same_process():
     # PyTorch names its main thread pt_main_thread: comm changes, argv[0] does not.
-    host = _proc_snapshot({
-        "/proc/900/status": STATUS.format(name="pt_main_thread", pid=900, uid=0),
-        "/proc/900/cmdline": "/usr/bin/python3\x00-m\x00torch.distributed.run\x00train.py\x00",
-        "/proc/900/maps": {"error": "EACCES"},
-    })
+    host = _proc_snapshot(
+        {
+            "/proc/900/status": STATUS.format(name="pt_main_thread", pid=900, uid=0),
+            "/proc/900/cmdline": "/usr/bin/python3\x00-m\x00torch.distributed.run\x00train.py\x00",
+            "/proc/900/maps": {"error": "EACCES"},
+        }
+    )
     info = read_processes(host, {900: "/usr/bin/python3"})[900]
     assert info.problem is None and info.user == "uid 0"
     assert (info.frameworks, info.framework_how) == (("torch",), "command line")

@@ -189,9 +189,7 @@ def test_not_supported_field_is_recorded_not_fatal():
 
 
 def test_missing_v3_entry_point_falls_back_and_says_so():
-    fake = FakeNvml(
-        fail={"procs_v3": pynvml.NVML_ERROR_FUNCTION_NOT_FOUND, "events": pynvml.NVML_ERROR_FUNCTION_NOT_FOUND}
-    )
+    fake = FakeNvml(fail={"procs_v3": pynvml.NVML_ERROR_FUNCTION_NOT_FOUND, "events": pynvml.NVML_ERROR_FUNCTION_NOT_FOUND})
     state = read_nvml_state(fake)
     dev = state["devices"][0]
     assert dev["processes"] == [{"pid": 99, "used_bytes": None, "name": None}]
@@ -207,4 +205,11 @@ def test_live_nvml_on_this_machine_never_raises():
     from gpudoctor.host.live import LiveHost
 
     state = LiveHost().nvml(5.0)
-    assert state["status"] in ("ok", "library_not_found", "driver_not_loaded", "lib_rm_version_mismatch", "no_permission", "unknown")
+    assert state["status"] in (
+        "ok",
+        "library_not_found",
+        "driver_not_loaded",
+        "lib_rm_version_mismatch",
+        "no_permission",
+        "unknown",
+    )

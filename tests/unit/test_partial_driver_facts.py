@@ -57,14 +57,17 @@ def _no_driver_version(snap):
 # --- a GPU seen, its driver not: the build that asks least of the driver -----------------------------------
 
 
-@pytest.mark.parametrize("slug,version,variant", [
-    # torch 1.10: cu102 (no sm_80), cu111 and cu113 (sm_80): the lower CUDA of the two that run on the A100.
-    ("a100-torch1101-cu102-no-sm80", "1.10.1", "cu111"),
-    # torch 2.8: only cu126 keeps sm_60 (cu128/cu129 start at sm_70), so the GTX 1080 Ti (6.1) gets cu126.
-    ("gtx1080ti-pascal-torch280-cu128-docker", "2.8.0", "cu126"),
-    # torch 1.7: cu92/cu101/cu102 stop at sm_75; cu110 has sm_80, whose cubins run on the RTX 3070 (8.6).
-    ("rtx3070-torch171-cu102-no-sm86", "1.7.1", "cu110"),
-])
+@pytest.mark.parametrize(
+    "slug,version,variant",
+    [
+        # torch 1.10: cu102 (no sm_80), cu111 and cu113 (sm_80): the lower CUDA of the two that run on the A100.
+        ("a100-torch1101-cu102-no-sm80", "1.10.1", "cu111"),
+        # torch 2.8: only cu126 keeps sm_60 (cu128/cu129 start at sm_70), so the GTX 1080 Ti (6.1) gets cu126.
+        ("gtx1080ti-pascal-torch280-cu128-docker", "2.8.0", "cu126"),
+        # torch 1.7: cu92/cu101/cu102 stop at sm_75; cu110 has sm_80, whose cubins run on the RTX 3070 (8.6).
+        ("rtx3070-torch171-cu102-no-sm86", "1.7.1", "cu110"),
+    ],
+)
 def test_a_gpu_without_a_driver_gets_the_least_demanding_build_with_its_kernels(slug, version, variant):
     plan = _plan(slug, version)
     assert plan.machine.driver_cuda is None and plan.machine.gpus
@@ -76,8 +79,10 @@ def test_the_plan_says_the_driver_was_not_seen_and_which_driver_the_build_needs(
     # cu111: CUDA 11's minor-version floor 450.80.02 is below 11.1's toolkit driver 455.23 (cuda_driver.toml).
     plan = _plan("a100-torch1101-cu102-no-sm80", "1.10.1")
     said = plan.reasons[1]
-    assert said == ("no NVIDIA driver was seen here: of the builds with kernels for this GPU, PyTorch 1.10 (cu111) asks "
-                    "least of the driver; it needs driver >= 450.80.02 (>= 455.23 for full CUDA 11.1 support)")
+    assert said == (
+        "no NVIDIA driver was seen here: of the builds with kernels for this GPU, PyTorch 1.10 (cu111) asks "
+        "least of the driver; it needs driver >= 450.80.02 (>= 455.23 for full CUDA 11.1 support)"
+    )
     # CUDA 11.0: its GA driver 450.51.05 is below CUDA 11's floor, so that is the lowest driver named.
     plan = _plan("rtx3070-torch171-cu102-no-sm86", "1.7.1")
     assert plan.reasons[1].endswith("it needs driver >= 450.51.05")
@@ -123,13 +128,16 @@ def test_no_gpu_and_no_driver_refuses_in_the_check_helpers_too():
 # --- a driver known only by its CUDA version ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("have,cuda,ok,via", [
-    ("12.4", "12.1", True, "full"),  # an older minor of the driver's CUDA: fully
-    ("11.4", "11.8", True, "minor-version-compat"),  # 11.4's first driver 470.42.01 >= CUDA 11's floor 450.80.02
-    ("11.0", "11.8", False, None),  # 11.0's GA driver 450.51.05 < 450.80.02: not every "11.0" driver runs 11.8
-    ("11.4", "12.1", False, None),  # a newer major never
-    ("11.0", "12.1", False, None),
-])
+@pytest.mark.parametrize(
+    "have,cuda,ok,via",
+    [
+        ("12.4", "12.1", True, "full"),  # an older minor of the driver's CUDA: fully
+        ("11.4", "11.8", True, "minor-version-compat"),  # 11.4's first driver 470.42.01 >= CUDA 11's floor 450.80.02
+        ("11.0", "11.8", False, None),  # 11.0's GA driver 450.51.05 < 450.80.02: not every "11.0" driver runs 11.8
+        ("11.4", "12.1", False, None),  # a newer major never
+        ("11.0", "12.1", False, None),
+    ],
+)
 def test_the_driver_cuda_verdict(have, cuda, ok, via):
     v = CTX.matrix.driver_cuda_supports_cuda(have, cuda)
     assert (v.ok, v.via) == (ok, via)
@@ -158,7 +166,9 @@ def test_a_driver_known_by_its_cuda_only_lower_major_in_a_container_says_upgrade
     assert f.title.endswith("needs CUDA 12.1, which the driver (CUDA 11.0) cannot run")
     # The driver step first, on the host; no pip reinstall over the image's pre-release build (2.1.0a0).
     assert f.remediation.component == "driver" and f.remediation.where == "the host"
-    assert f.remediation.summary.startswith("Upgrade the host's NVIDIA driver to >= 525.60.13: a container runs on the host's driver")
+    assert f.remediation.summary.startswith(
+        "Upgrade the host's NVIDIA driver to >= 525.60.13: a container runs on the host's driver"
+    )
     assert not f.remediation.commands and f.remediation.alternative is None
 
 
@@ -199,7 +209,9 @@ def test_a_nightly_whose_variant_has_the_gpus_kernels_is_no_finding():
         snap["python"]["distributions"]["torch"] = "2.7.0.dev20250310+cu128"
 
     # 2.7's cu128 carries sm_120 (torch.toml), so the RTX 5090 runs the nightly.
-    assert not [f for f in _findings("rtx5090x2-torch27-nightly-cu124-driver570", cu128) if f.code == "framework-arch-unsupported"]
+    assert not [
+        f for f in _findings("rtx5090x2-torch27-nightly-cu124-driver570", cu128) if f.code == "framework-arch-unsupported"
+    ]
 
 
 def test_a_nightly_is_replaced_by_its_stable_release_never_pinned_on_a_stable_index():

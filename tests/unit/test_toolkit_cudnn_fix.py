@@ -29,7 +29,13 @@ from tests.conftest import replay_host
 ROOT = Path(__file__).resolve().parents[2]
 MACHINES = ROOT / "tests" / "machines"
 CTX = Context()
-TOOLKIT_CODES = ("cuda-link-dangling", "toolkit-newer-than-driver", "cuda-paths-disagree", "toolkit-torch-major-mismatch", "toolkit-arch-unsupported")
+TOOLKIT_CODES = (
+    "cuda-link-dangling",
+    "toolkit-newer-than-driver",
+    "cuda-paths-disagree",
+    "toolkit-torch-major-mismatch",
+    "toolkit-arch-unsupported",
+)
 CUDNN_CODES = ("cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch")
 
 
@@ -47,7 +53,9 @@ def findings_of(facts):
 
 
 def with_distro(facts, distro_id: str, like: str):
-    return replace(facts, platform=replace(facts.platform, distro=Distro(id=distro_id, id_like=like, version_id=None, pretty_name=None)))
+    return replace(
+        facts, platform=replace(facts.platform, distro=Distro(id=distro_id, id_like=like, version_id=None, pretty_name=None))
+    )
 
 
 # --- the toolkit: one decision ------------------------------------------------------------------
@@ -57,7 +65,12 @@ def test_every_toolkit_finding_on_the_paths_machine_names_the_same_toolkit():
     # The machine: four findings used to give four moves (link to 11.8, 12.5 --shell, 11.8, "12").
     facts = facts_of("rtx4090-toolkit-paths-disagree")
     findings = [f for f in findings_of(facts) if f.code in TOOLKIT_CODES]
-    assert {f.code for f in findings} == {"cuda-link-dangling", "cuda-paths-disagree", "toolkit-newer-than-driver", "toolkit-torch-major-mismatch"}
+    assert {f.code for f in findings} == {
+        "cuda-link-dangling",
+        "cuda-paths-disagree",
+        "toolkit-newer-than-driver",
+        "toolkit-torch-major-mismatch",
+    }
     expected = (
         Cmd(("gpudoctor", "switch-cuda", "12.5"), root=True, note="re-points /usr/local/cuda for everyone"),
         EvalShell(("gpudoctor", "switch-cuda", "12.5"), note="CUDA_HOME, PATH and LD_LIBRARY_PATH of this shell"),
@@ -77,7 +90,11 @@ def test_the_active_toolkit_is_kept_only_when_it_qualifies():
     tks = facts.toolkits
     # Make 11.8 the active one (its nvcc on PATH): torch cu121 rules it out, so the newest that qualifies, 12.5.
     swapped = tuple(
-        replace(t, found_via=tuple(v for v in t.found_via if v != "nvcc on PATH") + (("nvcc on PATH",) if t.root.endswith("11.8") else ()))
+        replace(
+            t,
+            found_via=tuple(v for v in t.found_via if v != "nvcc on PATH")
+            + (("nvcc on PATH",) if t.root.endswith("11.8") else ()),
+        )
         for t in tks.toolkits
     )
     active_118 = replace(facts, toolkits=replace(tks, toolkits=swapped))
@@ -164,7 +181,9 @@ def test_other_families_list_the_builds_and_leave_the_choice_as_a_placeholder():
     facts = with_distro(facts_of("rtx3060-tf211-cuda12-only"), "rocky", "rhel centos fedora")
     (f,) = [f for f in findings_of(facts) if f.code == "cudnn-missing"]
     listing, install = f.remediation.commands
-    assert listing == Cmd(("dnf", "--showduplicates", "list", "libcudnn8"), note="the builds: choose one whose version ends in cuda11.x")
+    assert listing == Cmd(
+        ("dnf", "--showduplicates", "list", "libcudnn8"), note="the builds: choose one whose version ends in cuda11.x"
+    )
     assert install.argv == ("dnf", "install", "-y", Placeholder("libcudnn8-for-cuda11")) and install.root
 
 
@@ -226,11 +245,14 @@ def test_toolkit_and_cudnn_steps_hold_together(slug):
         for c in f.remediation.commands:
             words = c.argv if isinstance(c, EvalShell) else c.words if isinstance(c, Cmd) else ()
             if words[:2] == ("gpudoctor", "switch-cuda"):
-                assert re.fullmatch(r"\d+\.\d+(\.\d+)*", words[2]), f"{slug}: switch-cuda names an exact version, not {words[2]!r}"
-            assert "libcudnn8" not in words or any("=" in str(w) or isinstance(w, Placeholder) for w in words) or words[:2] in (
-                ("apt-mark", "hold"), ("dnf", "--showduplicates"), ("zypper", "search")
+                assert re.fullmatch(r"\d+\.\d+(\.\d+)*", words[2]), (
+                    f"{slug}: switch-cuda names an exact version, not {words[2]!r}"
+                )
+            assert (
+                "libcudnn8" not in words
+                or any("=" in str(w) or isinstance(w, Placeholder) for w in words)
+                or words[:2] in (("apt-mark", "hold"), ("dnf", "--showduplicates"), ("zypper", "search"))
             ), f"{slug}: an unpinned cuDNN install"
-
 
 
 def test_a_torch_build_that_carries_cudnn_is_not_called_missing_when_its_lib_dir_was_not_listed():

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -18,11 +15,13 @@ DIR, FILE, LINK = stat.S_IFDIR, stat.S_IFREG, stat.S_IFLNK
 
 def fake(table: dict[str, tuple[int, int, int]]):
     """stat_fn over {path: (uid, gid, type|mode)}; missing paths raise FileNotFoundError."""
+
     def stat_fn(path: str):
         if path not in table:
             raise FileNotFoundError(2, "No such file or directory", path)
         uid, gid, mode = table[path]
         return SimpleNamespace(st_uid=uid, st_gid=gid, st_mode=mode)
+
     return stat_fn
 
 
@@ -34,20 +33,32 @@ def reason(path, table):
 
 
 def test_root_owned_and_written_by_root_only_is_trusted():
-    table = {"/usr/local/cuda-12.4": (0, 0, DIR | 0o755), "/usr/local/cuda-12.4/bin": (0, 0, DIR | 0o755),
-             "/usr/local/cuda-12.4/bin/nvcc": (0, 0, FILE | 0o755)}
+    table = {
+        "/usr/local/cuda-12.4": (0, 0, DIR | 0o755),
+        "/usr/local/cuda-12.4/bin": (0, 0, DIR | 0o755),
+        "/usr/local/cuda-12.4/bin/nvcc": (0, 0, FILE | 0o755),
+    }
     assert reason("/usr/local/cuda-12.4/bin/nvcc", table) is None
     assert trust.owned_by_root_only("/usr/local/cuda-12.4/bin/nvcc", fake({**SYSTEM, **table}), resolve=None)
 
 
-@pytest.mark.parametrize("table, why", [
-    ({"/usr/local/cuda": (1000, 1000, DIR | 0o755)}, "/usr/local/cuda is owned by uid 1000, not root"),
-    ({"/usr/local/cuda": (0, 0, DIR | 0o777)}, "/usr/local/cuda is writable by every user (mode 0777)"),
-    ({"/usr/local/cuda": (0, 50, DIR | 0o775)}, "/usr/local/cuda is writable by group 50 (mode 0775)"),
-    # The file is fine, a directory on the way is not: whoever can write it can swap the file.
-    ({"/usr/local": (0, 50, DIR | 0o2775), "/usr/local/cuda": (0, 0, DIR | 0o755)}, "/usr/local is writable by group 50 (mode 2775)"),
-    ({"/usr/local/cuda": (0, 0, DIR | 0o755), "/usr/local/cuda/bin": (0, 0, FILE | 0o757)}, "/usr/local/cuda/bin is writable by every user (mode 0757)"),
-])
+@pytest.mark.parametrize(
+    "table, why",
+    [
+        ({"/usr/local/cuda": (1000, 1000, DIR | 0o755)}, "/usr/local/cuda is owned by uid 1000, not root"),
+        ({"/usr/local/cuda": (0, 0, DIR | 0o777)}, "/usr/local/cuda is writable by every user (mode 0777)"),
+        ({"/usr/local/cuda": (0, 50, DIR | 0o775)}, "/usr/local/cuda is writable by group 50 (mode 0775)"),
+        # The file is fine, a directory on the way is not: whoever can write it can swap the file.
+        (
+            {"/usr/local": (0, 50, DIR | 0o2775), "/usr/local/cuda": (0, 0, DIR | 0o755)},
+            "/usr/local is writable by group 50 (mode 2775)",
+        ),
+        (
+            {"/usr/local/cuda": (0, 0, DIR | 0o755), "/usr/local/cuda/bin": (0, 0, FILE | 0o757)},
+            "/usr/local/cuda/bin is writable by every user (mode 0757)",
+        ),
+    ],
+)
 def test_what_another_user_can_change_is_not_trusted(table, why):
     assert reason("/usr/local/cuda/bin", {"/usr/local/cuda/bin": (0, 0, DIR | 0o755), **table}) == why
 
@@ -62,18 +73,27 @@ def test_sticky_world_writable_dir_and_root_group_write_are_safe():
 
 
 def test_a_link_is_judged_by_its_owner_and_by_where_it_leads():
-    table = {**SYSTEM, "/usr/bin": (0, 0, DIR | 0o755), "/usr/bin/python3": (0, 0, FILE | 0o755),
-             "/home": (0, 0, DIR | 0o755), "/home/u": (1000, 1000, DIR | 0o755),
-             "/usr/local/py": (0, 0, LINK | 0o777)}
+    table = {
+        **SYSTEM,
+        "/usr/bin": (0, 0, DIR | 0o755),
+        "/usr/bin/python3": (0, 0, FILE | 0o755),
+        "/home": (0, 0, DIR | 0o755),
+        "/home/u": (1000, 1000, DIR | 0o755),
+        "/usr/local/py": (0, 0, LINK | 0o777),
+    }
     # A root-owned link (its mode means nothing) to a root-owned file: trusted.
     assert trust.untrusted_reason("/usr/local/py", fake(table), resolve=lambda p: "/usr/bin/python3") is None
     # A venv's python links to root's interpreter, but the venv around it is the user's.
     table["/home/u/venv"] = (1000, 1000, DIR | 0o755)
-    assert trust.untrusted_reason("/home/u/venv/bin/python", fake(table), resolve=lambda p: "/usr/bin/python3") == \
-        "/home/u is owned by uid 1000, not root"
+    assert (
+        trust.untrusted_reason("/home/u/venv/bin/python", fake(table), resolve=lambda p: "/usr/bin/python3")
+        == "/home/u is owned by uid 1000, not root"
+    )
     # A root-owned link that leads into a user's directory: where it leads decides.
-    assert trust.untrusted_reason("/usr/local/py", fake(table), resolve=lambda p: "/home/u/python") == \
-        "/home/u is owned by uid 1000, not root"
+    assert (
+        trust.untrusted_reason("/usr/local/py", fake(table), resolve=lambda p: "/home/u/python")
+        == "/home/u is owned by uid 1000, not root"
+    )
 
 
 def test_what_cannot_be_inspected_is_not_trusted():

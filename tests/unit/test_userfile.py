@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
-import shutil
 
 import pytest
 
@@ -77,12 +77,15 @@ def test_what_is_not_a_regular_file_is_left_alone(tmp_path):
         apply_env(setting(fifo))
 
 
-@pytest.mark.parametrize("name, line", [
-    (".bashrc", "export TF_FORCE_GPU_ALLOW_GROWTH=true"),
-    ("config.fish", "set -gx TF_FORCE_GPU_ALLOW_GROWTH true"),
-    ("project.env", "TF_FORCE_GPU_ALLOW_GROWTH=true"),
-    ("profile.ps1", "$env:TF_FORCE_GPU_ALLOW_GROWTH = 'true'"),
-])
+@pytest.mark.parametrize(
+    "name, line",
+    [
+        (".bashrc", "export TF_FORCE_GPU_ALLOW_GROWTH=true"),
+        ("config.fish", "set -gx TF_FORCE_GPU_ALLOW_GROWTH true"),
+        ("project.env", "TF_FORCE_GPU_ALLOW_GROWTH=true"),
+        ("profile.ps1", "$env:TF_FORCE_GPU_ALLOW_GROWTH = 'true'"),
+    ],
+)
 def test_the_line_is_in_the_files_language(tmp_path, name, line):
     s = setting(tmp_path / name, "TF_FORCE_GPU_ALLOW_GROWTH", "true")
     assert s.line() == line
@@ -92,13 +95,18 @@ def test_the_line_is_in_the_files_language(tmp_path, name, line):
 
 def test_a_value_is_quoted_for_the_shell_and_a_newline_in_the_why_stays_in_the_comment(tmp_path):
     rc = tmp_path / ".bashrc"
-    s = setting(rc, "XLA_PYTHON_CLIENT_MEM_FRACTION", "0.5; touch pwned", why="GPU \"x\"\ntouch pwned2")
+    s = setting(rc, "XLA_PYTHON_CLIENT_MEM_FRACTION", "0.5; touch pwned", why='GPU "x"\ntouch pwned2')
     apply_env(s)
     text = rc.read_text()
     assert text == "# GPU \"x\" touch pwned2 (gpudoctor fix)\nexport XLA_PYTHON_CLIENT_MEM_FRACTION='0.5; touch pwned'\n"
     if shutil.which("bash"):
-        out = subprocess.run(["bash", "-c", f". {rc}; printf %s \"$XLA_PYTHON_CLIENT_MEM_FRACTION\""], capture_output=True,
-                             text=True, cwd=tmp_path, timeout=30)
+        out = subprocess.run(
+            ["bash", "-c", f'. {rc}; printf %s "$XLA_PYTHON_CLIENT_MEM_FRACTION"'],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=30,
+        )
         assert out.stdout == "0.5; touch pwned"
         assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
 

@@ -11,6 +11,8 @@ import math
 import struct
 import zlib
 from dataclasses import dataclass, field
+from itertools import pairwise
+
 from gpudoctor.bandwidth.sizes import short_size
 from gpudoctor.render.xmltext import markup
 from gpudoctor.sanitize import clean_line
@@ -196,7 +198,7 @@ PALETTE: tuple[Color, ...] = (
     (227, 119, 194),
     (23, 190, 207),
 )
-HEX_PALETTE = tuple("#%02x%02x%02x" % c for c in PALETTE)
+HEX_PALETTE = tuple("#{:02x}{:02x}{:02x}".format(*c) for c in PALETTE)
 
 
 class Canvas:
@@ -252,7 +254,13 @@ class Canvas:
             for row, bits in enumerate(glyph):
                 for col, bit in enumerate(bits):
                     if bit == "1":
-                        self.rect(cursor + col * scale, y + row * scale, cursor + col * scale + scale - 1, y + row * scale + scale - 1, color)
+                        self.rect(
+                            cursor + col * scale,
+                            y + row * scale,
+                            cursor + col * scale + scale - 1,
+                            y + row * scale + scale - 1,
+                            color,
+                        )
             cursor += 6 * scale
         return cursor - x
 
@@ -349,7 +357,7 @@ def render_png(charts: list[ChartData]) -> bytes:
         for i, series in enumerate(chart.series):
             color = PALETTE[i % len(PALETTE)]
             pts = [(f.x(s), f.y(v)) for s, v in series.points]
-            for (xa, ya), (xb, yb) in zip(pts, pts[1:]):
+            for (xa, ya), (xb, yb) in pairwise(pts):
                 canvas.line(xa, ya, xb, yb, color, 2)
             for x, y in pts:
                 canvas.rect(x - 2, y - 2, x + 2, y + 2, color)
@@ -382,21 +390,29 @@ def render_svg(charts: list[ChartData]) -> str:
             out.append(f'<text x="{x}" y="{f.y1 + 18}" text-anchor="middle" fill="#828282">{short_size(size)}</text>')
         out.append(f'<polyline points="{f.x0},{f.y0} {f.x0},{f.y1} {f.x1},{f.y1}" fill="none" stroke="#1e1e1e"/>')
         out.append(f'<text x="10" y="{f.y0 - 8}" fill="#828282">GB/s</text>')
-        out.append(f'<text x="{(f.x0 + f.x1) // 2}" y="{f.y1 + 38}" text-anchor="middle" fill="#828282">transfer size (log scale)</text>')
+        out.append(
+            f'<text x="{(f.x0 + f.x1) // 2}" y="{f.y1 + 38}" text-anchor="middle" fill="#828282">transfer size (log scale)</text>'
+        )
         legend_y = f.y0
         for line in chart.lines:
             y = f.y(line.value_gb_per_s)
             color = "#28963c" if line.kind == "practical" else "#828282"
             out.append(f'<line x1="{f.x0}" y1="{y}" x2="{f.x1}" y2="{y}" stroke="{color}" stroke-dasharray="6,6"/>')
-            out.append(f'<line x1="{f.x1 + 12}" y1="{legend_y + 4}" x2="{f.x1 + 32}" y2="{legend_y + 4}" stroke="{color}" stroke-dasharray="4,4"/>')
-            out.append(f'<text x="{f.x1 + 38}" y="{legend_y + 8}" fill="{color}">{markup(line.label)} {line.value_gb_per_s:.1f}</text>')
+            out.append(
+                f'<line x1="{f.x1 + 12}" y1="{legend_y + 4}" x2="{f.x1 + 32}" y2="{legend_y + 4}" stroke="{color}" stroke-dasharray="4,4"/>'
+            )
+            out.append(
+                f'<text x="{f.x1 + 38}" y="{legend_y + 8}" fill="{color}">{markup(line.label)} {line.value_gb_per_s:.1f}</text>'
+            )
             legend_y += 16
         for i, series in enumerate(chart.series):
             color = HEX_PALETTE[i % len(HEX_PALETTE)]
             pts = " ".join(f"{f.x(s)},{f.y(v)}" for s, v in series.points)
             out.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2"/>')
             for s, v in series.points:
-                out.append(f'<circle cx="{f.x(s)}" cy="{f.y(v)}" r="3" fill="{color}"><title>{markup(series.label)}: {short_size(s)} {v:.2f} GB/s</title></circle>')
+                out.append(
+                    f'<circle cx="{f.x(s)}" cy="{f.y(v)}" r="3" fill="{color}"><title>{markup(series.label)}: {short_size(s)} {v:.2f} GB/s</title></circle>'
+                )
             out.append(f'<rect x="{f.x1 + 12}" y="{legend_y}" width="20" height="8" fill="{color}"/>')
             out.append(f'<text x="{f.x1 + 38}" y="{legend_y + 8}">{markup(series.label)}</text>')
             legend_y += 16

@@ -25,8 +25,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import threading
+from collections.abc import Iterator
 from ctypes import POINTER, c_char_p, c_float, c_int, c_size_t, c_ubyte, c_uint, c_uint64, c_void_p
-from typing import Any, Iterator
+from typing import Any, cast
 
 from gpudoctor.errors import GpudoctorError
 
@@ -174,7 +175,14 @@ _INIT_FAILURES: dict[int, tuple[str, str, str]] = {
 }
 
 
-def resolve_symbols(lib: Any, signatures: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = SIGNATURES) -> tuple[dict[str, Any], dict[str, str]]:
+def _handle(ptr: c_void_p) -> int:
+    """The handle a successful create or retain call wrote: never NULL, which ctypes would read as None."""
+    return cast(int, ptr.value)
+
+
+def resolve_symbols(
+    lib: Any, signatures: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = SIGNATURES
+) -> tuple[dict[str, Any], dict[str, str]]:
     """Look up every function, set its argtypes and restype; return (functions, public name -> symbol used).
 
     Raises DriverUnavailable naming the first function the library lacks.
@@ -233,7 +241,7 @@ class CudaDriver:
         self._fn, self.entry_points = resolve_symbols(lib)
 
     @classmethod
-    def open(cls, candidates: tuple[str, ...] | None = None) -> "CudaDriver":
+    def open(cls, candidates: tuple[str, ...] | None = None) -> CudaDriver:
         """Load the library, resolve every symbol and run cuInit; DriverUnavailable if any step fails."""
         lib, path = load_library(candidates)
         driver = cls(lib, path)
@@ -271,10 +279,9 @@ class CudaDriver:
 
     def _call_quietly(self, name: str, *args: Any) -> None:
         """A release on an error path: it must not hide the error that got us there."""
-        try:
+        # A ctypes failure while unwinding is not the story.
+        with contextlib.suppress(Exception):
             self._fn[name](*args)
-        except Exception:  # noqa: BLE001 - a ctypes failure while unwinding is not the story
-            pass
 
     # --- driver and devices -------------------------------------------------------------
     def driver_version(self) -> int:
@@ -319,7 +326,7 @@ class CudaDriver:
         ctx = CUcontext()
         self.call("cuDevicePrimaryCtxRetain", ctypes.byref(ctx), dev)
         with self._released("cuDevicePrimaryCtxRelease", dev):
-            yield ctx.value
+            yield _handle(ctx)
 
     @contextlib.contextmanager
     def current(self, ctx: int) -> Iterator[None]:
@@ -411,7 +418,7 @@ class CudaDriver:
         handle = CUstream()
         self.call("cuStreamCreate", ctypes.byref(handle), CU_STREAM_NON_BLOCKING)
         with self._released("cuStreamDestroy", CUstream(handle.value)):
-            yield handle.value
+            yield _handle(handle)
 
     def stream_synchronize(self, stream: int) -> None:
         self.call("cuStreamSynchronize", CUstream(stream))
@@ -424,7 +431,7 @@ class CudaDriver:
         handle = CUevent()
         self.call("cuEventCreate", ctypes.byref(handle), CU_EVENT_DEFAULT)
         with self._released("cuEventDestroy", CUevent(handle.value)):
-            yield handle.value
+            yield _handle(handle)
 
     def event_record(self, event: int, stream: int) -> None:
         self.call("cuEventRecord", CUevent(event), CUstream(stream))
@@ -464,4 +471,3 @@ def read(address: int, nbytes: int) -> bytes:
 
 def zero(address: int, nbytes: int) -> None:
     ctypes.memset(address, 0, nbytes)
-

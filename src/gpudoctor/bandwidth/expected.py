@@ -130,8 +130,9 @@ class Expectation:
         return self.best
 
 
-def expectation_for(table: LinkTable, name: str | None, gen_max: int | None, width_max: int | None,
-                    gen_now: int | None, width_now: int | None) -> Expectation:
+def expectation_for(
+    table: LinkTable, name: str | None, gen_max: int | None, width_max: int | None, gen_now: int | None, width_now: int | None
+) -> Expectation:
     """The expected link of a GPU from its name (Grace systems) and its PCIe generation and width."""
     c2c = table.c2c_for(name)
     if c2c is not None:

@@ -171,10 +171,15 @@ _TOPO = Cmd(("nvidia-smi", "topo", "-m"))
 
 
 def _link_query(idx: int) -> Cmd:
-    return Cmd((
-        "nvidia-smi", "-i", str(idx),
-        "--query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max", "--format=csv",
-    ))
+    return Cmd(
+        (
+            "nvidia-smi",
+            "-i",
+            str(idx),
+            "--query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max",
+            "--format=csv",
+        )
+    )
 
 
 def _lnk(bus: Arg) -> Cmd:
@@ -188,11 +193,20 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
     idx = gpu.nvml_index if gpu.nvml_index is not None else gpu.ordinal
     bus = gpu.pci_bus_id or Placeholder("pci-bus-id")
     link = gpu.link
-    if best is not None and best.kind == "pcie" and exp.trained is not None and exp.trained.theoretical_gb_per_s < best.theoretical_gb_per_s:
+    if (
+        best is not None
+        and best.kind == "pcie"
+        and exp.trained is not None
+        and exp.trained.theoretical_gb_per_s < best.theoretical_gb_per_s
+    ):
         trained = exp.trained
         how = "under load" if link.gen_under_load is not None else "as NVML reports it"
         explains = ""
-        if measured is not None and trained.practical_low_gb_per_s is not None and measured >= 0.9 * trained.practical_low_gb_per_s:
+        if (
+            measured is not None
+            and trained.practical_low_gb_per_s is not None
+            and measured >= 0.9 * trained.practical_low_gb_per_s
+        ):
             explains = f" The measured figure is what {trained.label} gives, so the link alone explains it."
         causes.append(
             Cause(
@@ -209,10 +223,20 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
     if p.numa_node is not None and (p.numa_nodes or 0) > 1:
         node_cpus = parse_cpulist(p.node_cpus)
         allowed = parse_cpulist(p.process_cpus)
-        pin = Cmd((
-            "numactl", f"--cpunodebind={p.numa_node}", f"--membind={p.numa_node}",
-            "gpudoctor", "bench", "bandwidth", "--gpu", str(gpu.ordinal), "--tests", "h2d,d2h",
-        ))
+        pin = Cmd(
+            (
+                "numactl",
+                f"--cpunodebind={p.numa_node}",
+                f"--membind={p.numa_node}",
+                "gpudoctor",
+                "bench",
+                "bandwidth",
+                "--gpu",
+                str(gpu.ordinal),
+                "--tests",
+                "h2d,d2h",
+            )
+        )
         if p.ran_on_node is not None and p.ran_on_node != p.numa_node:
             causes.append(
                 Cause(
@@ -263,7 +287,7 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
                 f"This GPU shares a PCIe switch uplink with {names}; their transfers split the uplink with ours.",
                 "run again while the GPUs behind the same switch are idle; PIX/PXB in the topology shows who shares it",
                 (_TOPO, Cmd(("nvidia-smi",))),
-                fix='keep transfer-heavy jobs off GPUs that share a switch uplink, or accept the shared figure',
+                fix="keep transfer-heavy jobs off GPUs that share a switch uplink, or accept the shared figure",
             )
         )
     if gpu.other_processes > 0:
@@ -273,7 +297,7 @@ def likely_causes(table: LinkTable, gpu: GpuRun, exp: Expectation, measured: flo
                 f"{gpu.other_processes} other process(es) were using this GPU; their copies compete for the same link and copy engines.",
                 "run again with the GPU idle",
                 (Cmd(("nvidia-smi", "-i", str(idx))),),
-                fix='measure, and run transfer-heavy jobs, while the GPU is not shared',
+                fix="measure, and run transfer-heavy jobs, while the GPU is not shared",
             )
         )
     if p.virtualized:
@@ -360,18 +384,29 @@ def _bandwidth_low(table: LinkTable, gpu: GpuRun, exp: Expectation, figures: dic
             link.source or "nvml",
             f"link Gen{link.gen_current or '?'} x{link.width_current or '?'} at rest, max Gen{link.gen_max or '?'} "
             f"x{link.width_max or '?'}"
-            + (f", under load Gen{link.gen_under_load or '?'} x{link.width_under_load or '?'}" if link.gen_under_load or link.width_under_load else ""),
+            + (
+                f", under load Gen{link.gen_under_load or '?'} x{link.width_under_load or '?'}"
+                if link.gen_under_load or link.width_under_load
+                else ""
+            ),
         )
     )
     p = gpu.placement
     if p.numa_node is not None:
         evidence.append(Evidence(f"file:/sys/bus/pci/devices/{gpu.pci_bus_id}/numa_node", str(p.numa_node)))
     if p.ran_on_cpu is not None:
-        evidence.append(Evidence("file:/proc/self/stat", f"ran on CPU {p.ran_on_cpu}" + (f" (node {p.ran_on_node})" if p.ran_on_node is not None else "")))
+        evidence.append(
+            Evidence(
+                "file:/proc/self/stat",
+                f"ran on CPU {p.ran_on_cpu}" + (f" (node {p.ran_on_node})" if p.ran_on_node is not None else ""),
+            )
+        )
     if low_pinned and causes:
-        summary = "Run the checks below to tell the causes apart; then " + "; or ".join(
-            dict.fromkeys(c.fix for c in causes if c.fix)
-        ) + "; and run the benchmark again."
+        summary = (
+            "Run the checks below to tell the causes apart; then "
+            + "; or ".join(dict.fromkeys(c.fix for c in causes if c.fix))
+            + "; and run the benchmark again."
+        )
     elif low_pinned:
         summary = "Read the link under load and check the BIOS PCIe settings (generation, bifurcation, ASPM); then run the benchmark again."
     else:
@@ -383,7 +418,9 @@ def _bandwidth_low(table: LinkTable, gpu: GpuRun, exp: Expectation, figures: dic
         title,
         "\n".join(lines),
         tuple(evidence),
-        Remediation(summary, tuple(commands), requires_root=any(isinstance(c, Cmd) and c.root for c in commands), component="health"),
+        Remediation(
+            summary, tuple(commands), requires_root=any(isinstance(c, Cmd) and c.root for c in commands), component="health"
+        ),
         tuple(sources),
     )
 

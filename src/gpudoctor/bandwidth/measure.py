@@ -22,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from gpudoctor.bandwidth.cuda_driver import CudaDriver, fill, host_buffer, read, zero
 from gpudoctor.bandwidth.results import BenchPlan, Measurement, PeerRun
@@ -31,6 +33,9 @@ from gpudoctor.bandwidth.stats import copies_per_sample, gb_per_s
 Step = Callable[[str, int], None]  # (test, size_bytes), after each measured size
 _PATTERN_PERIOD = 4093  # a prime: a copy that lands at the wrong offset cannot match by accident
 _COMPARE_CHUNK = 16 * 1024 * 1024
+# The host clock that times pageable copies (module-level so the tests can put the fake driver's
+# simulated time here: host memcpy speed must not decide a test's outcome).
+host_clock: Callable[[], float] = time.perf_counter
 
 
 def make_pattern(nbytes: int, seed: int = 0) -> bytes:
@@ -54,10 +59,9 @@ def _noop(test: str, size: int) -> None:
 
 
 def _sync_quietly(drv: CudaDriver) -> None:
-    try:
+    # Unwinding after an error: the first error is the one to report.
+    with contextlib.suppress(Exception):
         drv.synchronize()
-    except Exception:  # noqa: BLE001 - unwinding after an error; the first error is the one to report
-        pass
 
 
 class _Timer:
@@ -115,11 +119,11 @@ class _Timer:
         drv.synchronize()
         samples = []
         for _ in range(plan.repeats):
-            began = time.perf_counter()
+            began = host_clock()
             for _ in range(copies):
                 copy()
             drv.synchronize()  # a pageable host-to-device copy may return before its last DMA
-            samples.append(gb_per_s(size * copies, time.perf_counter() - began))
+            samples.append(gb_per_s(size * copies, host_clock() - began))
         return Measurement(test, size, tuple(samples), copies, "host")
 
 
@@ -183,20 +187,21 @@ def measure_gpu(
             zero(addr_page_b, size_max)
 
         for test in tests:
+            # partial() binds this iteration's size (the timer calls each copy before the loop moves on anyway).
             for size in plan.sizes_bytes:
                 if test == "h2d":
-                    m = timer.on_stream(test, size, s1, lambda: drv.memcpy_htod_async(dev_a, pin_a, size, s1))
+                    m = timer.on_stream(test, size, s1, partial(drv.memcpy_htod_async, dev_a, pin_a, size, s1))
                 elif test == "d2h":
-                    m = timer.on_stream(test, size, s1, lambda: drv.memcpy_dtoh_async(pin_b, dev_a, size, s1))
+                    m = timer.on_stream(test, size, s1, partial(drv.memcpy_dtoh_async, pin_b, dev_a, size, s1))
                 elif test == "h2d-pageable":
-                    m = timer.on_host(test, size, lambda: drv.memcpy_htod(dev_a, addr_page_a, size))
+                    m = timer.on_host(test, size, partial(drv.memcpy_htod, dev_a, addr_page_a, size))
                 elif test == "d2h-pageable":
-                    m = timer.on_host(test, size, lambda: drv.memcpy_dtoh(addr_page_b, dev_a, size))
+                    m = timer.on_host(test, size, partial(drv.memcpy_dtoh, addr_page_b, dev_a, size))
                 elif test == "d2d":
-                    m = timer.on_stream(test, size, s1, lambda: drv.memcpy_dtod_async(dev_b, dev_a, size, s1))
+                    m = timer.on_stream(test, size, s1, partial(drv.memcpy_dtod_async, dev_b, dev_a, size, s1))
                 elif test == "bidir":
 
-                    def both() -> None:
+                    def both(size: int = size) -> None:
                         drv.memcpy_htod_async(dev_a, pin_a, size, s1)
                         drv.memcpy_dtoh_async(pin_b, dev_b, size, s2)
 
@@ -312,7 +317,7 @@ def measure_peer(drv: CudaDriver, src: int, dst: int, plan: BenchPlan, step: Ste
         host = host_buffer(size_max) if plan.verify else None
         for size in plan.sizes_bytes:
             m = timer.on_stream(
-                "p2p", size, stream, lambda: drv.memcpy_peer_async(buf_dst, ctx_dst, buf_src, ctx_src, size, stream)
+                "p2p", size, stream, partial(drv.memcpy_peer_async, buf_dst, ctx_dst, buf_src, ctx_src, size, stream)
             )
             if plan.verify and host is not None:
                 m = _with_verified(m, _verify_peer(drv, size, pattern, host, buf_src, buf_dst, ctx_src, ctx_dst, stream))

@@ -8,7 +8,7 @@ never turned into "fine".
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from gpudoctor.bandwidth.results import Neighbour, Placement, PortLink
 from gpudoctor.host import Host, HostError

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__
 from gpudoctor.bandwidth.chart import ChartData, RefLine, Series, render_text_chart
@@ -14,6 +14,9 @@ from gpudoctor.bandwidth.sizes import format_size
 from gpudoctor.model import ExitCode
 from gpudoctor.render.terminal import render_finding
 from gpudoctor.sanitize import clean_line
+
+if TYPE_CHECKING:  # rich loads only when a terminal table is drawn
+    from rich.console import JustifyMethod
 
 _STATUS_STYLE = {"ok": "green", "low": "yellow", "unjudged": "dim"}
 
@@ -86,7 +89,11 @@ def render_text(run: BenchRun, judgement: Judgement, console: Any, verbose: bool
         else:
             link_text = (
                 f"link Gen{link.gen_current or '?'} x{link.width_current or '?'} (max Gen{link.gen_max or '?'} x{link.width_max or '?'}"
-                + (f", under load Gen{link.gen_under_load or '?'} x{link.width_under_load or '?'}" if link.gen_under_load or link.width_under_load else "")
+                + (
+                    f", under load Gen{link.gen_under_load or '?'} x{link.width_under_load or '?'}"
+                    if link.gen_under_load or link.width_under_load
+                    else ""
+                )
                 + ")"
             )
         judged_by = f"judged against {spec.label}" if spec else "no link figure to judge against"
@@ -95,7 +102,7 @@ def render_text(run: BenchRun, judgement: Judgement, console: Any, verbose: bool
             console.print(f"  [red]could not measure: {escape(gpu.error)}[/red]", soft_wrap=True)
             continue
         table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-        for column, justify in (
+        columns: tuple[tuple[str, JustifyMethod], ...] = (
             ("test", "left"),
             ("at size", "right"),
             ("median GB/s", "right"),
@@ -103,15 +110,18 @@ def render_text(run: BenchRun, judgement: Judgement, console: Any, verbose: bool
             ("expected GB/s", "right"),
             ("of max", "right"),
             ("", "left"),
-        ):
+        )
+        for column, justify in columns:
             table.add_column(column, justify=justify, no_wrap=True)
         figures = judgement.judged.get(gpu.ordinal, {})
         for test in TESTS:
             if test == "p2p":
                 continue
             m = figures.get(test)
-            chosen = link_figure(gpu.measurements, test) if m is None else next(
-                (x for x in gpu.measurements if x.test == test and x.size_bytes == m.size_bytes), None
+            chosen = (
+                link_figure(gpu.measurements, test)
+                if m is None
+                else next((x for x in gpu.measurements if x.test == test and x.size_bytes == m.size_bytes), None)
             )
             if chosen is None:
                 chosen = _largest(gpu.measurements, test)
@@ -121,7 +131,9 @@ def render_text(run: BenchRun, judgement: Judgement, console: Any, verbose: bool
             if m is not None and test.endswith("-pageable"):
                 expected = f">={m.low_bound_gb_per_s:.1f}" if m.low_bound_gb_per_s else "-"  # a fifth of pinned
             elif test in ("h2d", "d2h") and spec is not None:
-                expected = _expected_text(spec.theoretical_gb_per_s, spec.practical_gb_per_s, spec.practical_low_gb_per_s, spec.practical_high_gb_per_s)
+                expected = _expected_text(
+                    spec.theoretical_gb_per_s, spec.practical_gb_per_s, spec.practical_low_gb_per_s, spec.practical_high_gb_per_s
+                )
             else:
                 theoretical, _ = expected_for_test(spec, test)
                 expected = _expected_text(theoretical, None, None, None)
@@ -155,16 +167,17 @@ def render_text(run: BenchRun, judgement: Judgement, console: Any, verbose: bool
                     + (" [red]CORRUPT[/]" if any(m.verified is False for m in peer.measurements) else "")
                 )
         else:
-            console.print(f"Peer GPU {escape(str(peer.src))} -> GPU {escape(str(peer.dst))}: {escape(peer.error or peer.note or 'not measured')}", soft_wrap=True)
+            console.print(
+                f"Peer GPU {escape(str(peer.src))} -> GPU {escape(str(peer.dst))}: {escape(peer.error or peer.note or 'not measured')}",
+                soft_wrap=True,
+            )
     for chart in charts_for(run, judgement):
         console.print()
         for line in render_text_chart(chart, unicode=unicode):
             console.print(line, markup=False, highlight=False, soft_wrap=True)
     console.print()
     if not judgement.findings:
-        judged_link = any(
-            j.status != "unjudged" for f in judgement.judged.values() for t, j in f.items() if t in ("h2d", "d2h")
-        )
+        judged_link = any(j.status != "unjudged" for f in judgement.judged.values() for t, j in f.items() if t in ("h2d", "d2h"))
         if judged_link:
             console.print("[green]Host<->GPU bandwidth is what the link should give.[/]")
         else:
@@ -211,7 +224,7 @@ def bench_document(run: BenchRun, judgement: Judgement, exit_code: ExitCode) -> 
         f"GPU {p.src}->{p.dst}: {p.error}" for p in run.peers if p.error
     ]
     doc = run.to_json()
-    for gpu_doc, gpu in zip(doc["gpus"], run.gpus):
+    for gpu_doc, gpu in zip(doc["gpus"], run.gpus, strict=True):
         exp = judgement.expectations.get(gpu.ordinal)
         gpu_doc["expected"] = exp.best.to_json() if exp and exp.best else None
         gpu_doc["expected_trained"] = exp.trained.to_json() if exp and exp.trained else None
@@ -245,5 +258,3 @@ def error_document(message: str, hint: str | None, exit_code: ExitCode, reason: 
         "findings": [],
     }
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
-
-

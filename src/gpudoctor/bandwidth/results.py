@@ -7,8 +7,9 @@ the current rules. Pure; no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from gpudoctor.bandwidth.sizes import DEFAULT_SIZES, MIB
 from gpudoctor.bandwidth.stats import Summary, summarize
@@ -64,10 +65,13 @@ class BenchPlan:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "BenchPlan":
+    def from_json(cls, data: Mapping[str, Any] | None) -> BenchPlan:
         data = _obj(data, "plan")
         return cls(
-            sizes_bytes=tuple(_count(s, "plan.sizes_bytes", positive=True) for s in _arr(data.get("sizes_bytes"), "plan.sizes_bytes") or DEFAULT_SIZES),
+            sizes_bytes=tuple(
+                _count(s, "plan.sizes_bytes", positive=True)
+                for s in _arr(data.get("sizes_bytes"), "plan.sizes_bytes") or DEFAULT_SIZES
+            ),
             tests=tuple(_str(t, "plan.tests") for t in _arr(data.get("tests"), "plan.tests") or TESTS),
             warmup=_count(data.get("warmup", 2), "plan.warmup"),
             repeats=_count(data.get("repeats", 10), "plan.repeats"),
@@ -108,7 +112,7 @@ class Measurement:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Measurement":
+    def from_json(cls, data: Mapping[str, Any]) -> Measurement:
         data = _obj(data, "a result")
         test = data.get("test")
         if not isinstance(test, str) or test not in TESTS:
@@ -153,9 +157,15 @@ class LinkState:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None) -> "LinkState":
+    def from_json(cls, data: Mapping[str, Any] | None) -> LinkState:
         data = _obj(data, "link")
-        return cls(**{k: _opt_int(data.get(k)) for k in ("gen_current", "gen_max", "width_current", "width_max", "gen_under_load", "width_under_load")}, source=_opt_str(data.get("source"), "link.source"))
+        return cls(
+            **{
+                k: _opt_int(data.get(k))
+                for k in ("gen_current", "gen_max", "width_current", "width_max", "gen_under_load", "width_under_load")
+            },
+            source=_opt_str(data.get("source"), "link.source"),
+        )
 
 
 @dataclass(frozen=True)
@@ -178,7 +188,7 @@ class PortLink:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "PortLink":
+    def from_json(cls, data: Mapping[str, Any]) -> PortLink:
         data = _obj(data, "placement.upstream")
         return cls(
             address=_str(data.get("address", ""), "placement.upstream address"),
@@ -198,7 +208,7 @@ class Neighbour:
         return {"pci_bus_id": self.pci_bus_id, "name": self.name, "processes": self.processes}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Neighbour":
+    def from_json(cls, data: Mapping[str, Any]) -> Neighbour:
         data = _obj(data, "placement.switch_neighbours")
         return cls(
             _str(data.get("pci_bus_id", ""), "a neighbour's pci_bus_id"),
@@ -240,7 +250,7 @@ class Placement:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None) -> "Placement":
+    def from_json(cls, data: Mapping[str, Any] | None) -> Placement:
         data = _obj(data, "placement")
         return cls(
             numa_node=_opt_int(data.get("numa_node")),
@@ -250,7 +260,9 @@ class Placement:
             ran_on_cpu=_opt_int(data.get("ran_on_cpu")),
             ran_on_node=_opt_int(data.get("ran_on_node")),
             upstream=tuple(PortLink.from_json(p) for p in _arr(data.get("upstream"), "placement.upstream")),
-            switch_neighbours=tuple(Neighbour.from_json(n) for n in _arr(data.get("switch_neighbours"), "placement.switch_neighbours")),
+            switch_neighbours=tuple(
+                Neighbour.from_json(n) for n in _arr(data.get("switch_neighbours"), "placement.switch_neighbours")
+            ),
             virtualized=_opt_bool(data.get("virtualized"), "placement.virtualized"),
         )
 
@@ -281,7 +293,7 @@ class GpuRun:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "GpuRun":
+    def from_json(cls, data: Mapping[str, Any]) -> GpuRun:
         data = _obj(data, "a gpus entry")
         return cls(
             ordinal=_count(data.get("ordinal", 0), "a GPU's ordinal"),
@@ -314,7 +326,7 @@ class PeerRun:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "PeerRun":
+    def from_json(cls, data: Mapping[str, Any]) -> PeerRun:
         data = _obj(data, "a peers entry")
         return cls(
             src=_count(data.get("src"), "a peer's src"),
@@ -349,7 +361,7 @@ class BenchRun:
         }
 
     @classmethod
-    def from_json(cls, data: Any) -> "BenchRun":
+    def from_json(cls, data: Any) -> BenchRun:
         if not isinstance(data, Mapping):
             raise ResultsError("a bandwidth results file must hold a JSON object")
         schema = data.get("schema")

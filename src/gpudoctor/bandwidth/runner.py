@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from gpudoctor.bandwidth.cuda_driver import CudaDriver, CudaError, DriverUnavailable
-from gpudoctor.bandwidth.measure import measure_gpu, measure_peer
+from gpudoctor.bandwidth.measure import Step, measure_gpu, measure_peer
 from gpudoctor.bandwidth.placement import (
     gen_from_speed,
     node_of_cpu,
@@ -130,7 +132,8 @@ def run_benchmark(
 ) -> BenchRun:
     """Measure every selected GPU, then every ordered pair for peer copies. One GPU's failure does not stop the others."""
     by_address = {sysfs_address(g.pci_bus_id): g for g in facts.gpus if g.pci_bus_id}
-    others = [(sysfs_address(g.pci_bus_id), g.name, _other_processes(g)) for g in facts.gpus if g.pci_bus_id]
+    # The other GPUs probe_placement can place: those with a sysfs address.
+    others = [(a, g.name, _other_processes(g)) for g in facts.gpus if (a := sysfs_address(g.pci_bus_id))]
     own_pid = os.getpid()
     runs: list[GpuRun] = []
     for ordinal in ordinals:
@@ -143,15 +146,15 @@ def run_benchmark(
             runs.append(GpuRun(ordinal, None, None, error=str(exc)))
             continue
         gpu = by_address.get(address)
-        placement = probe_placement(host, address, [o for o in others if o[0]])
+        placement = probe_placement(host, address, others)
         state = link_state(gpu)
         try:
             measurements, under_load = measure_gpu(
                 drv,
                 ordinal,
                 plan,
-                step=lambda test, size, label=label: progress(f"{label} {test}"),
-                on_load=lambda address=address: read_link_now(host, address),
+                step=_reporting(progress, label),
+                on_load=partial(read_link_now, host, address),
             )
         except CudaError as exc:
             runs.append(GpuRun(ordinal, name, address, gpu.index if gpu else None, state, placement, error=str(exc)))
@@ -181,9 +184,7 @@ def run_benchmark(
                 if src == dst:
                     continue
                 try:
-                    peers.append(
-                        measure_peer(drv, src, dst, plan, step=lambda test, size, s=src, d=dst: progress(f"GPU {s}->{d} p2p"))
-                    )
+                    peers.append(measure_peer(drv, src, dst, plan, step=_reporting(progress, f"GPU {src}->{dst}")))
                 except CudaError as exc:
                     peers.append(PeerRun(src, dst, error=str(exc)))
     return BenchRun(
@@ -196,6 +197,11 @@ def run_benchmark(
         machine=host.platform().get("machine"),
         host_mode=host.mode,
     )
+
+
+def _reporting(progress: Progress, label: str) -> Step:
+    """A step callback that reports `LABEL TEST`; made per GPU (or pair), so it holds its own label."""
+    return lambda test, _size: progress(f"{label} {test}")
 
 
 def _other_processes(gpu: Gpu, own_pid: int | None = None) -> int:
@@ -237,7 +243,8 @@ def relink(run: BenchRun, host: Host, timeout_s: float) -> BenchRun:
     """
     facts = probe_driver_facts(host, timeout_s)
     by_address = {sysfs_address(g.pci_bus_id): g for g in facts.gpus if g.pci_bus_id}
-    others = [(sysfs_address(g.pci_bus_id), g.name, _other_processes(g)) for g in facts.gpus if g.pci_bus_id]
+    # The other GPUs probe_placement can place: those with a sysfs address.
+    others = [(a, g.name, _other_processes(g)) for g in facts.gpus if (a := sysfs_address(g.pci_bus_id))]
     gpus = []
     for gpu in run.gpus:
         found = by_address.get(sysfs_address(gpu.pci_bus_id))
@@ -247,7 +254,7 @@ def relink(run: BenchRun, host: Host, timeout_s: float) -> BenchRun:
         state = dataclasses.replace(
             link_state(found), gen_under_load=gpu.link.gen_under_load, width_under_load=gpu.link.width_under_load
         )
-        placement = probe_placement(host, sysfs_address(gpu.pci_bus_id), [o for o in others if o[0]])
+        placement = probe_placement(host, sysfs_address(gpu.pci_bus_id), others)
         placement = dataclasses.replace(
             placement,
             process_cpus=gpu.placement.process_cpus,

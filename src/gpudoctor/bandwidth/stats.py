@@ -8,8 +8,8 @@ what one interruption did. The spread is the interquartile range relative to the
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ runs. The registry is an explicit tuple: no discovery by reflection.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import Evidence, Finding, Remediation, Severity

@@ -31,24 +31,35 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.frameworks import _JAX_CUDA_PLUGIN as _JAX_PLUGIN
-from gpudoctor.checks.frameworks import env_lib_remediation, jax_cuda_major, jax_remediation, ld_dirs, ldconfig_cache, plan_remediation, tf_cuda, tf_gpu, torch_cuda
+from gpudoctor.checks.frameworks import (
+    env_lib_remediation,
+    jax_cuda_major,
+    jax_remediation,
+    ld_dirs,
+    ldconfig_cache,
+    plan_remediation,
+    tf_cuda,
+    tf_gpu,
+    torch_cuda,
+)
 from gpudoctor.checks.remedy import family, pip
 from gpudoctor.checks.toolkit import os_name
 from gpudoctor.cmdline import Cmd, Line, Placeholder, SetEnv
 from gpudoctor.facts import Facts, LibDir
 from gpudoctor.loader import resolve_library
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.probed import Found
+from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, vkey
 
 SOURCE_CUDNN8_INSTALL = "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-893/pdf/cuDNN-Installation-Guide.pdf"
 SOURCE_CUDNN9_INSTALL = "https://docs.nvidia.com/deeplearning/cudnn/installation/linux.html"
 SOURCE_APT_VERSION_GLOB = "https://salsa.debian.org/apt-team/apt/-/blob/main/apt-pkg/versionmatch.cc"
+
 
 @dataclass(frozen=True)
 class Need:
@@ -129,10 +140,20 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
             # TensorFlow >= 2.14 finds NVIDIA's wheels itself when installed with the [and-cuda] extra,
             # which pins the cuDNN its build needs; older releases load cuDNN from the system only.
             spec = f"tensorflow[and-cuda]=={tf.version}" if row and row.and_cuda else None
-            out.append(Need(f"TensorFlow {tf.version}", major(cuda), major(minimum) or 0, minimum, tf.lib_dirs, row.source if row else (), spec))
+            out.append(
+                Need(
+                    f"TensorFlow {tf.version}",
+                    major(cuda),
+                    major(minimum) or 0,
+                    minimum,
+                    tf.lib_dirs,
+                    row.source if row else (),
+                    spec,
+                )
+            )
     jmajor = jax_cuda_major(facts)
     if jmajor:
-        jax = facts.frameworks.jax.value
+        jax = found_value(facts.frameworks.jax)
         row = ctx.matrix.jax_release(jax.jax or jax.jaxlib or "0")
         jc = row.cuda.get(jmajor) if row else None
         if jc and jc.cudnn_min:
@@ -143,15 +164,34 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
             # The plugin route (jax[cudaNN]) gets cuDNN as NVIDIA's wheel: with none seen, reinstalling jax[cudaNN]
             # brings it in the range the plugin needs (one JAX step), where a system cuDNN would be a second install.
             plugin = not wheels and any(_JAX_PLUGIN.match(n) for n in jax.plugins)
-            out.append(Need(f"JAX {jax.jax}", jmajor, major(jc.cudnn_min) or 0, jc.cudnn_min, jax.lib_dirs, jc.source, spec,
-                            jax_plugin=plugin))
+            out.append(
+                Need(
+                    f"JAX {jax.jax}",
+                    jmajor,
+                    major(jc.cudnn_min) or 0,
+                    jc.cudnn_min,
+                    jax.lib_dirs,
+                    jc.source,
+                    spec,
+                    jax_plugin=plugin,
+                )
+            )
         elif local := _JAXLIB_LOCAL.search(jax.jaxlib or ""):
             # A jaxlib from before the plugins, built for a local CUDA (0.4.6+cuda11.cudnn86): it loads the
             # system's cuDNN of that major, at least the version in its tag ("cuda11_cudnn86: CUDA >= 11.8
             # and cuDNN >= 8.6", JAX's README of the time).
             minimum = f"{local.group(2)}.{local.group(3)}"
-            out.append(Need(f"jaxlib {jax.jaxlib}", int(local.group(1)), int(local.group(2)), minimum, jax.lib_dirs,
-                            ("jax-readme-local-cuda",), None))
+            out.append(
+                Need(
+                    f"jaxlib {jax.jaxlib}",
+                    int(local.group(1)),
+                    int(local.group(2)),
+                    minimum,
+                    jax.lib_dirs,
+                    ("jax-readme-local-cuda",),
+                    None,
+                )
+            )
     return out
 
 
@@ -193,16 +233,23 @@ def loaded_cudnn(facts: Facts, need: Need) -> Loaded | None:
         return None
     directory = posixpath.dirname(res.path)
     if res.via == "wheel":
-        wheels = {int(n.rsplit("cu", 1)[1]): v for n, v in facts.frameworks.nvidia_wheels.items() if n.startswith("nvidia-cudnn-cu")}
+        wheels = {
+            int(n.rsplit("cu", 1)[1]): v for n, v in facts.frameworks.nvidia_wheels.items() if n.startswith("nvidia-cudnn-cu")
+        }
         # With wheels of several CUDA majors installed, the files overlap and either may be on
         # disk; nvidia-wheels-conflict says so, and the framework's own major is assumed here.
         chosen = need.cuda_major if need.cuda_major in wheels else (next(iter(sorted(wheels))) if wheels else None)
         return Loaded(res.path, wheels.get(chosen) if chosen is not None else None, chosen, "wheel")
     version = None
     for inst in facts.cudnn:
-        if inst.kind == "library" and posixpath.dirname(inst.path) == directory and inst.major == need.cudnn_major:
-            if inst.version and len(inst.version.split(".")) > 1:
-                version = inst.version
+        if (
+            inst.kind == "library"
+            and posixpath.dirname(inst.path) == directory
+            and inst.major == need.cudnn_major
+            and inst.version
+            and len(inst.version.split(".")) > 1
+        ):
+            version = inst.version
     if version is None:
         headers = [i for i in facts.cudnn if i.kind == "header" and i.major == need.cudnn_major and i.version]
         if headers:
@@ -231,7 +278,13 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 + ". Expect \"Could not load dynamic library 'libcudnn.so...'\" and no GPU for convolutions.",
                 (ev("loader", f"{soname}: not found"),),
                 env_lib_remediation(facts, [soname], need.framework)
-                or _remediation(facts, ctx, need, None, f"Install cuDNN {need.cudnn_major}.x for CUDA {need.cuda_major or '?'} where {need.framework} finds it"),
+                or _remediation(
+                    facts,
+                    ctx,
+                    need,
+                    None,
+                    f"Install cuDNN {need.cudnn_major}.x for CUDA {need.cuda_major or '?'} where {need.framework} finds it",
+                ),
                 need.sources,
             )
             continue
@@ -241,7 +294,14 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
             majors = ctx.matrix.cudnn_cuda_majors(loaded.version)
             if majors and need.cuda_major not in majors:
                 rel = ctx.matrix.cudnn_release(loaded.version)
-                yield _mismatch(facts, ctx, need, loaded, f"cuDNN {loaded.version} (built for CUDA {', '.join(map(str, majors))})", rel.source if rel else ())
+                yield _mismatch(
+                    facts,
+                    ctx,
+                    need,
+                    loaded,
+                    f"cuDNN {loaded.version} (built for CUDA {', '.join(map(str, majors))})",
+                    rel.source if rel else (),
+                )
         if loaded.version and need.minimum and vkey(loaded.version)[:3] < vkey(need.minimum)[:3]:
             yield Finding(
                 "cudnn-too-old",
@@ -251,8 +311,13 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 f"The {soname} that loads ({loaded.path}) is {loaded.version}; {need.framework} was built against "
                 f"{need.minimum} and fails at its first convolution with 'Loaded runtime CuDNN library: {loaded.version} "
                 f"but source was compiled with: {need.minimum}'.",
-                (ev(f"loader:{loaded.via}", f"{loaded.path} ({loaded.version})"), ev("requirement", f"{need.framework}: cuDNN >= {need.minimum}")),
-                _remediation(facts, ctx, need, loaded, f"Install cuDNN >= {need.minimum} (same major) where {need.framework} loads it"),
+                (
+                    ev(f"loader:{loaded.via}", f"{loaded.path} ({loaded.version})"),
+                    ev("requirement", f"{need.framework}: cuDNN >= {need.minimum}"),
+                ),
+                _remediation(
+                    facts, ctx, need, loaded, f"Install cuDNN >= {need.minimum} (same major) where {need.framework} loads it"
+                ),
                 need.sources,
             )
 
@@ -266,7 +331,9 @@ def _mismatch(facts: Facts, ctx: Context, need: Need, loaded: Loaded, what: str,
         f"cuDNN is built per CUDA major; the copy that loads ({loaded.path}) was built for another one than "
         f"{need.framework}'s CUDA runtime. Expect CUDNN_STATUS_NOT_INITIALIZED, undefined symbols, or a crash at the first convolution.",
         (ev(f"loader:{loaded.via}", loaded.path), ev("framework", f"{need.framework}: CUDA {need.cuda_major}")),
-        _remediation(facts, ctx, need, loaded, f"Install the cuDNN build for CUDA {need.cuda_major} where {need.framework} loads it"),
+        _remediation(
+            facts, ctx, need, loaded, f"Install the cuDNN build for CUDA {need.cuda_major} where {need.framework} loads it"
+        ),
         cited or need.sources,
     )
 
@@ -276,7 +343,12 @@ def _mismatch(facts: Facts, ctx: Context, need: Need, loaded: Loaded, what: str,
 
 def _remediation(facts: Facts, ctx: Context, need: Need, loaded: Loaded | None, lead: str) -> Remediation:
     if need.jax_plugin and loaded is None:  # the JAX step's own decision (gpudoctor.checks.frameworks.jax_remediation)
-        return jax_remediation(facts, ctx, f"{lead}: JAX's CUDA plugin loads it from NVIDIA's pip wheels, which jax[cuda{need.cuda_major}] brings.", wheels=True)
+        return jax_remediation(
+            facts,
+            ctx,
+            f"{lead}: JAX's CUDA plugin loads it from NVIDIA's pip wheels, which jax[cuda{need.cuda_major}] brings.",
+            wheels=True,
+        )
     if need.bundled:  # the framework step's own decision: which build, which commands
         return plan_remediation(facts, ctx, need.bundled, need.installed, f"{lead}: its build carries cuDNN, so reinstall it.")
     commands, where = cudnn_commands(facts, need, loaded)
@@ -331,7 +403,12 @@ def _wheel_cudnn_dir(facts: Facts, need: Need) -> str | None:
     return posixpath.join(sites[0], "nvidia", "cudnn", "lib") if sites else None
 
 
-_MULTIARCH = {"x86_64": "x86_64-linux-gnu", "amd64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu", "arm64": "aarch64-linux-gnu"}
+_MULTIARCH = {
+    "x86_64": "x86_64-linux-gnu",
+    "amd64": "x86_64-linux-gnu",
+    "aarch64": "aarch64-linux-gnu",
+    "arm64": "aarch64-linux-gnu",
+}
 
 
 def _system_lib_dir(facts: Facts) -> str | None:
@@ -364,8 +441,11 @@ def _system_commands(facts: Facts, need: Need) -> tuple[Line, ...]:
         # SOURCE_CUDNN8_INSTALL: libcudnn8=${cudnn_version}-1+${cuda_version}; apt globs the version (SOURCE_APT_VERSION_GLOB).
         return (
             Cmd(("apt-get", "update"), root=True),
-            Cmd(("apt-get", "install", "-y", f"{package}={m}.*-1+cuda{cuda}.*"), root=True,
-                note=f"{repo}: the newest cuDNN {m} built for CUDA {cuda}"),
+            Cmd(
+                ("apt-get", "install", "-y", f"{package}={m}.*-1+cuda{cuda}.*"),
+                root=True,
+                note=f"{repo}: the newest cuDNN {m} built for CUDA {cuda}",
+            ),
             Cmd(("apt-mark", "hold", package), root=True, note="keeps upgrades from replacing it with a build for another CUDA"),
         )
     chosen = Placeholder(f"{package}-for-cuda{cuda}")

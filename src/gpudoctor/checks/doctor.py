@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.cmdline import Cmd
@@ -44,8 +44,7 @@ def check_probe_failed(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.WARNING,
         "doctor",
         f"gpudoctor could not see: {names}",
-        "The diagnosis of these areas may be incomplete. "
-        + "; ".join(f"{n}: {w.kind} ({w.message})" for n, w in failed),
+        "The diagnosis of these areas may be incomplete. " + "; ".join(f"{n}: {w.kind} ({w.message})" for n, w in failed),
         tuple(ev(w.source or n, f"{w.kind}: {w.message}") for n, w in failed),
         Remediation(
             "Rerun with more rights or a longer time limit if a probe was refused or slow; report a crash with a snapshot.",

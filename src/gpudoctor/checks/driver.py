@@ -7,7 +7,7 @@ so a missing driver is said once, not ten times.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.remedy import (
@@ -106,8 +106,10 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Blacklist nouveau, rebuild the initramfs, install the NVIDIA driver, and reboot: nouveau holds the "
             "display, so only a reboot frees the GPU for the NVIDIA module.",
             (
-                Cmd(("printf", "%s\\n", "blacklist nouveau", "options nouveau modeset=0"),
-                    pipe=("sudo", "tee", "/etc/modprobe.d/blacklist-nouveau.conf")),
+                Cmd(
+                    ("printf", "%s\\n", "blacklist nouveau", "options nouveau modeset=0"),
+                    pipe=("sudo", "tee", "/etc/modprobe.d/blacklist-nouveau.conf"),
+                ),
                 *_rebuild_initramfs(facts),
                 *_kernel_cmdline_blacklist(facts),
                 *driver_install(facts, ctx=ctx),
@@ -121,25 +123,28 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 def check_driver_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
     d = facts.driver
-    if not pci_gpus(facts) or d.reachable or facts.platform.wsl:
+    gpus = pci_gpus(facts)
+    if not gpus or d.reachable or facts.platform.wsl:
         return
-    if facts.kernel.nouveau_loaded or any(g.kernel_driver == "nouveau" for g in pci_gpus(facts) or ()):
+    if facts.kernel.nouveau_loaded or any(g.kernel_driver == "nouveau" for g in gpus):
         return  # driver-nouveau names the cause
     if kernel_driver_version(facts) or facts.kernel.nvidia_loaded:
         return  # a module is loaded: unreachable or mismatch, not missing
     if facts.platform.container:
         return  # in a container the host's driver is what matters: container-no-gpu
-    bound = sorted({g.kernel_driver for g in pci_gpus(facts) if g.kernel_driver})
+    bound = sorted({g.kernel_driver for g in gpus if g.kernel_driver})
     yield Finding(
         "driver-missing",
         Severity.ERROR,
         "driver",
         "an NVIDIA GPU is installed but no NVIDIA driver is loaded",
         "The GPU is on the PCI bus, but /proc/driver/nvidia/version does not exist and NVML cannot load "
-        "(" + d.nvml_status + "). Nothing can use the GPU until the NVIDIA kernel driver is installed and loaded."
+        "("
+        + d.nvml_status
+        + "). Nothing can use the GPU until the NVIDIA kernel driver is installed and loaded."
         + (f" The device is bound to {', '.join(bound)}." if bound else ""),
         (
-            ev(facts.kernel.pci.source, ", ".join(f"{g.slot} {g.name or g.device_id or ''}".strip() for g in pci_gpus(facts))),
+            ev(facts.kernel.pci.source, ", ".join(f"{g.slot} {g.name or g.device_id or ''}".strip() for g in gpus)),
             ev("file:/proc/driver/nvidia/version", "absent"),
             ev("nvml", d.nvml_status),
         ),
@@ -263,90 +268,127 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
     if cause == "container":
         copies = driver_library_copies(facts)
         if len(copies) > 1:
-            return cause, (
-                "this container holds more than one copy of the driver's user-space library, so the image brings "
-                "its own driver libraries beside the ones the NVIDIA container toolkit mounts from the host."
-            ), Remediation(
-                "Rebuild the image without driver packages (libnvidia-*, nvidia-driver-*, cuda-drivers): the NVIDIA "
-                "container toolkit mounts the host's driver libraries, which always match the host's module. "
-                "Do not reboot or unload modules inside a container.",
-                (*installed_driver_packages(facts), Cmd(("ls", "-l", *copies))),
-                component="driver",
-                where="the image",
+            return (
+                cause,
+                (
+                    "this container holds more than one copy of the driver's user-space library, so the image brings "
+                    "its own driver libraries beside the ones the NVIDIA container toolkit mounts from the host."
+                ),
+                Remediation(
+                    "Rebuild the image without driver packages (libnvidia-*, nvidia-driver-*, cuda-drivers): the NVIDIA "
+                    "container toolkit mounts the host's driver libraries, which always match the host's module. "
+                    "Do not reboot or unload modules inside a container.",
+                    (*installed_driver_packages(facts), Cmd(("ls", "-l", *copies))),
+                    component="driver",
+                    where="the image",
+                ),
             )
-        return cause, (
-            "inside a container the kernel module is the host's. Either the host's driver was upgraded without "
-            "a reboot (the toolkit mounts the host's new libraries), or the image brings its own driver libraries."
-        ), Remediation(
-            "Fix it on the host, never inside the container (no reboot or rmmod here). Run nvidia-smi on the host: "
-            "if it fails there too, the host's driver was upgraded without a reboot: reboot the host (or reload its "
-            "modules), then restart the container. If it works there, the image carries its own driver libraries: "
-            "use an image without them (or built for the host's driver).",
+        return (
+            cause,
             (
-                Cmd(("nvidia-smi",), note="on the host"),
-                _PROC,
-                Cmd(("reboot",), root=True, note="only if nvidia-smi fails on the host too"),
+                "inside a container the kernel module is the host's. Either the host's driver was upgraded without "
+                "a reboot (the toolkit mounts the host's new libraries), or the image brings its own driver libraries."
             ),
-            requires_root=True,
-            component="driver",
-            where="the host",
+            Remediation(
+                "Fix it on the host, never inside the container (no reboot or rmmod here). Run nvidia-smi on the host: "
+                "if it fails there too, the host's driver was upgraded without a reboot: reboot the host (or reload its "
+                "modules), then restart the container. If it works there, the image carries its own driver libraries: "
+                "use an image without them (or built for the host's driver).",
+                (
+                    Cmd(("nvidia-smi",), note="on the host"),
+                    _PROC,
+                    Cmd(("reboot",), root=True, note="only if nvidia-smi fails on the host too"),
+                ),
+                requires_root=True,
+                component="driver",
+                where="the host",
+            ),
         )
     if cause == "mixed":
         copies = driver_library_copies(facts)
-        return cause, (
-            "the loader finds the driver's user-space library in more than one place, so two driver installations "
-            "are mixed (typically NVIDIA's .run installer beside the distribution's packages, or a copy left in "
-            "/usr/local/lib) and the one that wins does not match the module."
-        ), Remediation(
-            "Keep one driver installation. If /usr/bin/nvidia-uninstall exists, a .run install is present: remove it, "
-            "repair and reinstall the distribution's driver packages, then reboot (the module is replaced too).",
+        return (
+            cause,
             (
-                Cmd(("ls", "-l", *copies)),
-                _RUN_INSTALLER,
+                "the loader finds the driver's user-space library in more than one place, so two driver installations "
+                "are mixed (typically NVIDIA's .run installer beside the distribution's packages, or a copy left in "
+                "/usr/local/lib) and the one that wins does not match the module."
+            ),
+            Remediation(
+                "Keep one driver installation. If /usr/bin/nvidia-uninstall exists, a .run install is present: remove it, "
+                "repair and reinstall the distribution's driver packages, then reboot (the module is replaced too).",
+                (
+                    Cmd(("ls", "-l", *copies)),
+                    _RUN_INSTALLER,
+                    *installed_driver_packages(facts),
+                    Cmd(("nvidia-uninstall",), root=True, note="only where the .run installer was used"),
+                    *package_repair(facts),
+                    *reboot(),
+                ),
+                requires_root=True,
+                component="driver",
+            ),
+        )
+    if cause == "libs-newer":
+        return (
+            cause,
+            (
+                "the libraries are newer than the loaded module: the driver was upgraded (often by unattended upgrades) "
+                "while the old module stayed loaded."
+            ),
+            Remediation(
+                "Check the module on disk first. If modinfo prints the library's version, a reboot (or reloading the "
+                "modules) fixes it. If it prints the old version or nothing, the upgrade did not finish (the new module "
+                "was not built or installed): repair the packages, then reboot.",
+                (_MODINFO, *package_repair(facts), *reboot(), *reload_modules()),
+                requires_root=True,
+                component="driver",
+            ),
+        )
+    if cause == "libs-older":
+        return (
+            cause,
+            (
+                "the libraries are older than the loaded module: a downgrade without a reboot, a partial upgrade that "
+                "replaced the module but not the libraries, or an older second installation whose libraries win."
+            ),
+            Remediation(
+                "Find which: a reboot helps only if the module on disk is the library's version (a deliberate downgrade). "
+                "If modinfo prints the loaded module's version, the libraries are stale: repair the packages (or remove "
+                "the second installation: see the .run installer check), then reboot.",
+                (
+                    _MODINFO,
+                    _LIBS,
+                    *installed_driver_packages(facts),
+                    _RUN_INSTALLER,
+                    *package_repair(facts),
+                    Cmd(("reboot",), root=True, note="once modinfo prints the same version as the libraries"),
+                ),
+                requires_root=True,
+                component="driver",
+            ),
+        )
+    return (
+        cause,
+        (
+            "the evidence does not say which side changed: an upgrade without a reboot, a partial package upgrade "
+            "and two mixed installations all look like this."
+        ),
+        Remediation(
+            "Tell the causes apart: compare the loaded module, the module on disk and the installed packages. Module on "
+            "disk = the libraries' version: reboot. Module on disk missing or old: finish the package upgrade, then reboot. "
+            "Libraries in two places, or /usr/bin/nvidia-uninstall present: two installations, keep one.",
+            (
+                _PROC,
+                _MODINFO,
+                _LIBS,
                 *installed_driver_packages(facts),
-                Cmd(("nvidia-uninstall",), root=True, note="only where the .run installer was used"),
+                _RUN_INSTALLER,
                 *package_repair(facts),
-                *reboot(),
+                Cmd(("reboot",), root=True, note="once modinfo prints the same version as the libraries"),
             ),
             requires_root=True,
             component="driver",
-        )
-    if cause == "libs-newer":
-        return cause, (
-            "the libraries are newer than the loaded module: the driver was upgraded (often by unattended upgrades) "
-            "while the old module stayed loaded."
-        ), Remediation(
-            "Check the module on disk first. If modinfo prints the library's version, a reboot (or reloading the "
-            "modules) fixes it. If it prints the old version or nothing, the upgrade did not finish (the new module "
-            "was not built or installed): repair the packages, then reboot.",
-            (_MODINFO, *package_repair(facts), *reboot(), *reload_modules()),
-            requires_root=True,
-            component="driver",
-        )
-    if cause == "libs-older":
-        return cause, (
-            "the libraries are older than the loaded module: a downgrade without a reboot, a partial upgrade that "
-            "replaced the module but not the libraries, or an older second installation whose libraries win."
-        ), Remediation(
-            "Find which: a reboot helps only if the module on disk is the library's version (a deliberate downgrade). "
-            "If modinfo prints the loaded module's version, the libraries are stale: repair the packages (or remove "
-            "the second installation: see the .run installer check), then reboot.",
-            (_MODINFO, _LIBS, *installed_driver_packages(facts), _RUN_INSTALLER, *package_repair(facts),
-             Cmd(("reboot",), root=True, note="once modinfo prints the same version as the libraries")),
-            requires_root=True,
-            component="driver",
-        )
-    return cause, (
-        "the evidence does not say which side changed: an upgrade without a reboot, a partial package upgrade "
-        "and two mixed installations all look like this."
-    ), Remediation(
-        "Tell the causes apart: compare the loaded module, the module on disk and the installed packages. Module on "
-        "disk = the libraries' version: reboot. Module on disk missing or old: finish the package upgrade, then reboot. "
-        "Libraries in two places, or /usr/bin/nvidia-uninstall present: two installations, keep one.",
-        (_PROC, _MODINFO, _LIBS, *installed_driver_packages(facts), _RUN_INSTALLER, *package_repair(facts),
-         Cmd(("reboot",), root=True, note="once modinfo prints the same version as the libraries")),
-        requires_root=True,
-        component="driver",
+        ),
     )
 
 
@@ -364,9 +406,13 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return  # gpudoctor's own NVML binding is missing: probe-failed says so
     if facts.platform.container and not device_nodes_ok(facts):
         return  # container-no-gpu
-    if not kernel_driver_version(facts) and not facts.kernel.nvidia_loaded and not facts.platform.wsl:
-        if not facts.platform.container:
-            return  # driver-missing
+    if (
+        not kernel_driver_version(facts)
+        and not facts.kernel.nvidia_loaded
+        and not facts.platform.wsl
+        and not facts.platform.container
+    ):
+        return  # driver-missing
     evidence = [ev("nvml", f"{d.nvml_status}: {d.nvml_error or ''}".strip(": "))]
     if d.smi_status != "missing":
         evidence.append(ev("cmd:nvidia-smi", f"{d.smi_status}: {d.smi_error or ''}".strip(": ")))
@@ -377,7 +423,8 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.ERROR,
         "driver",
         "the NVIDIA driver is loaded but NVML and nvidia-smi cannot talk to it",
-        f"NVML answers {d.nvml_status}" + (f" and nvidia-smi {d.smi_status}" if d.smi_status != "missing" else "")
+        f"NVML answers {d.nvml_status}"
+        + (f" and nvidia-smi {d.smi_status}" if d.smi_status != "missing" else "")
         + "; no GPU can be used until this is solved.",
         tuple(evidence),
         unreachable_fix(facts),
@@ -415,7 +462,10 @@ def unreachable_fix(facts: Facts) -> Remediation:
             )
         return Remediation(
             "Give this user access to the GPU device nodes (the video group on most distributions), then log in again.",
-            (Cmd(("ls", "-l", "/dev/"), pipe=("grep", "nvidia")), Cmd(("usermod", "-aG", "video", Placeholder("user")), root=True)),
+            (
+                Cmd(("ls", "-l", "/dev/"), pipe=("grep", "nvidia")),
+                Cmd(("usermod", "-aG", "video", Placeholder("user")), root=True),
+            ),
             requires_root=True,
             component="driver",
         )
@@ -423,7 +473,11 @@ def unreachable_fix(facts: Facts) -> Remediation:
         return Remediation(
             "In WSL the driver's libraries come from the Windows driver under /usr/lib/wsl/lib: update the Windows "
             "NVIDIA driver and WSL (in Windows), then restart WSL.",
-            (Cmd(("ls", "-l", "/usr/lib/wsl/lib/")), Cmd(("wsl", "--update"), note="in Windows"), Cmd(("wsl", "--shutdown"), note="in Windows")),
+            (
+                Cmd(("ls", "-l", "/usr/lib/wsl/lib/")),
+                Cmd(("wsl", "--update"), note="in Windows"),
+                Cmd(("wsl", "--shutdown"), note="in Windows"),
+            ),
             component="driver",
             where="Windows",
         )
@@ -440,8 +494,13 @@ def unreachable_fix(facts: Facts) -> Remediation:
         commands: list[Cmd] = [Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvidia-ml|libcuda"))]
         branch = major(kernel)
         if branch and (facts.platform.distro.id or "").lower() == "ubuntu":
-            commands.append(Cmd(("apt-get", "install", "-y", f"libnvidia-compute-{branch}"), root=True,
-                                note="the user-space libraries of the loaded module's branch"))
+            commands.append(
+                Cmd(
+                    ("apt-get", "install", "-y", f"libnvidia-compute-{branch}"),
+                    root=True,
+                    note="the user-space libraries of the loaded module's branch",
+                )
+            )
         else:
             commands += installed_driver_packages(facts)
         return Remediation(
@@ -453,7 +512,11 @@ def unreachable_fix(facts: Facts) -> Remediation:
         )
     return Remediation(
         "Read the kernel log: Xid errors name the failure. A GPU that fell off the bus (Xid 79) needs a reboot"
-        + (" of the host; nothing inside the container can reset it." if container else "; other errors may clear with a GPU reset."),
+        + (
+            " of the host; nothing inside the container can reset it."
+            if container
+            else "; other errors may clear with a GPU reset."
+        ),
         (
             Cmd(("dmesg",), root=True, pipe=("grep", "-i", "-E", "nvrm|xid")),
             Cmd(("nvidia-smi",)),
@@ -498,8 +561,10 @@ def check_device_nodes(facts: Facts, ctx: Context) -> Iterable[Finding]:
         if container:
             commands.append(restart_container(container))
     if denied and not container:
-        commands += [Cmd(("ls", "-l", "/dev/"), pipe=("grep", "nvidia")),
-                     Cmd(("usermod", "-aG", "video", Placeholder("user")), root=True, note="then log in again")]
+        commands += [
+            Cmd(("ls", "-l", "/dev/"), pipe=("grep", "nvidia")),
+            Cmd(("usermod", "-aG", "video", Placeholder("user")), root=True, note="then log in again"),
+        ]
     elif denied:
         commands += container_gpu_commands(container)
     yield Finding(
@@ -507,14 +572,17 @@ def check_device_nodes(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.ERROR,
         "driver",
         "the GPU device nodes are " + ("missing" if missing else "not accessible to this user"),
-        "CUDA opens /dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidiaN; " + "; ".join(problems)
+        "CUDA opens /dev/nvidiactl, /dev/nvidia-uvm and /dev/nvidiaN; "
+        + "; ".join(problems)
         + ". Frameworks then report no GPU or 'CUDA driver initialization failed'.",
         tuple(ev(f"file:{p}", "absent") for p in missing) + tuple(ev(f"file:{p}", "permission denied") for p in denied),
         Remediation(
-            ("Create the nodes (nvidia-modprobe) or give this user access to them."
-             if not container else
-             "A container sees the host's device nodes: create them on the host (nvidia-modprobe), then restart the "
-             "container, started with GPU access through the NVIDIA container toolkit."),
+            (
+                "Create the nodes (nvidia-modprobe) or give this user access to them."
+                if not container
+                else "A container sees the host's device nodes: create them on the host (nvidia-modprobe), then restart the "
+                "container, started with GPU access through the NVIDIA container toolkit."
+            ),
             tuple(commands),
             requires_root=True,
             component="container" if container and not missing else "driver",
@@ -573,8 +641,11 @@ def check_probe_timeout(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (
                 Cmd(("dmesg",), root=True, pipe=("grep", "-i", "xid")),
                 Cmd(("timeout", "30", "nvidia-smi")),
-                Cmd(("nvidia-smi", "--gpu-reset", "-i", Placeholder("index")), root=True,
-                    note="the GPU the kernel log names; no process may use it"),
+                Cmd(
+                    ("nvidia-smi", "--gpu-reset", "-i", Placeholder("index")),
+                    root=True,
+                    note="the GPU the kernel log names; no process may use it",
+                ),
             )
             if hung
             else (Cmd(("gpudoctor", "check", "--probe-timeout", "30")),),

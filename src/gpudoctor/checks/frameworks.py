@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable
+from collections.abc import Iterable
+from typing import cast
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.driver import gpu_present
-from gpudoctor.checks.remedy import family, pip
-from gpudoctor.cmdline import Cmd, Line
+from gpudoctor.checks.remedy import pip
 from gpudoctor.checks.toolkit import gpu_cc, os_name
+from gpudoctor.cmdline import Cmd, Line
 from gpudoctor.facts import Facts, LibDir, TensorflowFacts, TorchFacts
 from gpudoctor.loader import resolve_library
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.probed import Found
+from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, major_minor, vkey
 
 TORCH_INDEX = "https://download.pytorch.org/whl"
@@ -98,7 +99,9 @@ def runs_on(archs: Iterable[str], cc: str) -> bool | None:
 # Python, OS) and the steps (argv in the probed interpreter), and names the move (upgrade, downgrade,
 # switch, reinstall, major jumps). The checks only say why.
 
-KERAS3_SOURCE = "https://github.com/tensorflow/tensorflow/releases/tag/v2.16.1"  # TF 2.16: Keras 3 is the default; tf-keras keeps Keras 2
+KERAS3_SOURCE = (
+    "https://github.com/tensorflow/tensorflow/releases/tag/v2.16.1"  # TF 2.16: Keras 3 is the default; tf-keras keeps Keras 2
+)
 
 
 def dev_base(version: str) -> str | None:
@@ -122,8 +125,9 @@ def _request(framework: str, version: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((base, release)))
 
 
-def framework_plan(facts: Facts, ctx: Context, framework: str, version: str | None = None, *,
-                   env=None, options=None, refuse: bool = False):
+def framework_plan(
+    facts: Facts, ctx: Context, framework: str, version: str | None = None, *, env=None, options=None, refuse: bool = False
+):
     """(plan, how): the installed `version` rebuilt for this machine when a build of it fits (how
     "kept"), else the newest release that fits (how "unfit", or "unknown" when the matrix does not
     know `version`; plan.fits is False when nothing fits). plan is None when neither a GPU (of known
@@ -205,8 +209,9 @@ def _keras_note(framework: str, installed: str | None, plan) -> str:
     return ""
 
 
-def plan_remediation(facts: Facts, ctx: Context, framework: str, installed: str | None, why: str,
-                     *, version: str | None = None) -> Remediation:
+def plan_remediation(
+    facts: Facts, ctx: Context, framework: str, installed: str | None, why: str, *, version: str | None = None
+) -> Remediation:
     """The framework step: `why`, then the build this machine runs and the commands that install it.
 
     `installed` is what is there now (for naming the move); `version` the version to keep when one
@@ -220,7 +225,8 @@ def plan_remediation(facts: Facts, ctx: Context, framework: str, installed: str 
             f"{why} {title} {installed} is a pre-release, built from source or shipped in a container image (such as "
             "NVIDIA's NGC images): a build from the package index would replace it and what was built against it. "
             "Fix the image's environment instead, or use an image built for this machine.",
-            (), component=framework,
+            (),
+            component=framework,
         )
     plan, how = framework_plan(facts, ctx, framework, version if version is not None else installed)
     if plan is None:
@@ -234,7 +240,10 @@ def plan_remediation(facts: Facts, ctx: Context, framework: str, installed: str 
         hints = "; ".join(plan.upgrade)
         return Remediation(
             f"{why} No {title} build in the compatibility matrix runs on this machine"
-            + (f": {hints}." if hints else ".") + " Fix the driver or GPU first (gpudoctor install " + framework + " says why).",
+            + (f": {hints}." if hints else ".")
+            + " Fix the driver or GPU first (gpudoctor install "
+            + framework
+            + " says why).",
             (),
             component=framework,
         )
@@ -294,13 +303,26 @@ def system_cuda_libraries(facts: Facts, ctx: Context, cuda: str) -> Remediation:
     commands: tuple[Line, ...] = ()
     said = ""
     if env is not None and env.kind == "conda" and env.prefix and m is not None and m <= 11:
-        commands = (Cmd(("conda", "install", "-y", "-p", env.prefix, "-c", "conda-forge", f"cudatoolkit={mm}"), note="into this conda environment"),)
+        commands = (
+            Cmd(
+                ("conda", "install", "-y", "-p", env.prefix, "-c", "conda-forge", f"cudatoolkit={mm}"),
+                note="into this conda environment",
+            ),
+        )
     else:  # NVIDIA's repository, where it has that version for this distribution (the toolkit's own rule)
-        install = toolkit_install(facts, ctx.matrix, mm, meta="cuda-libraries")
+        # A framework's CUDA (its build's, or the matrix's row): digits and dots, so a major.minor.
+        install = toolkit_install(facts, ctx.matrix, cast(str, mm), meta="cuda-libraries")
         commands, said = install.commands, install.says
     return Remediation(
         f"Install the CUDA {mm} runtime libraries where TensorFlow finds them (the ldconfig cache or LD_LIBRARY_PATH)"
-        + (f". {said}" if said and commands else "." if commands else f": NVIDIA's CUDA repository's {package}, or a conda environment with cudatoolkit={mm}." + (f" {said}" if said else "")),
+        + (
+            f". {said}"
+            if said and commands
+            else "."
+            if commands
+            else f": NVIDIA's CUDA repository's {package}, or a conda environment with cudatoolkit={mm}."
+            + (f" {said}" if said else "")
+        ),
         commands,
         requires_root=any(isinstance(c, Cmd) and c.root for c in commands),
         component="toolkit",
@@ -329,9 +351,23 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
         plan, how = framework_plan(facts, ctx, "tensorflow", last.version)
         # TensorFlow 2.10 has one Windows build: no CUDA build to choose, so no driver is needed to name it.
         commands: list[Line] = list(_step_commands(plan)) if plan is not None and how == "kept" else [pip(facts, "install", spec)]
-        env = py.value
+        env = found_value(py)  # pyv is set only when it is
         if env.kind == "conda" and env.prefix:
-            commands.append(Cmd(("conda", "install", "-y", "-p", env.prefix, "-c", "conda-forge", f"cudatoolkit={last.cuda}", f"cudnn={last.cudnn}")))
+            commands.append(
+                Cmd(
+                    (
+                        "conda",
+                        "install",
+                        "-y",
+                        "-p",
+                        env.prefix,
+                        "-c",
+                        "conda-forge",
+                        f"cudatoolkit={last.cuda}",
+                        f"cudnn={last.cudnn}",
+                    )
+                )
+            )
             where_libs = f"it loads {libs}, installed from conda-forge into this environment"
         else:
             where_libs = f"it needs {libs} installed as well (NVIDIA's installers, their bin folders on PATH)"
@@ -349,7 +385,20 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
         f"with Python {target_py}, {libs} (conda-forge) and {spec} ({move}{keras}); run your code with that "
         f"environment (conda activate {name}).{others}",
         (
-            Cmd(("conda", "create", "-y", "-n", name, "-c", "conda-forge", f"python={target_py}", f"cudatoolkit={last.cuda}", f"cudnn={last.cudnn}")),
+            Cmd(
+                (
+                    "conda",
+                    "create",
+                    "-y",
+                    "-n",
+                    name,
+                    "-c",
+                    "conda-forge",
+                    f"python={target_py}",
+                    f"cudatoolkit={last.cuda}",
+                    f"cudnn={last.cudnn}",
+                )
+            ),
             Cmd(("conda", "run", "-n", name, "python", "-m", "pip", "install", spec)),
         ),
         component="tensorflow",
@@ -393,7 +442,10 @@ def _wheels_remediation(facts: Facts, drop: list[str], keep: int | None, reinsta
             component="environment",
         )
     # The step is the framework's: its reinstall is what makes the result consistent.
-    component = next((c for c in ("torch", "tensorflow", "jax") if reinstall and any(str(a).startswith(c) for a in reinstall.argv[4:])), "environment")
+    component = next(
+        (c for c in ("torch", "tensorflow", "jax") if reinstall and any(str(a).startswith(c) for a in reinstall.argv[4:])),
+        "environment",
+    )
     said = (
         f"Uninstall the CUDA {', '.join(sorted({d.rsplit('-cu', 1)[1] for d in drop}))} wheels no framework here uses, then "
         f"force-reinstall the framework's own CUDA {keep} build in the same go: both majors write the same files under "
@@ -440,7 +492,13 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{tf.value.distribution} {tf.value.version} is built without CUDA, so it cannot use the NVIDIA GPU",
             "tf.config.list_physical_devices('GPU') stays empty with a CPU-only build.",
             (ev(tf.source, f"is_cuda_build = {tf.value.is_cuda_build}"),),
-            plan_remediation(facts, ctx, "tensorflow", tf.value.version, f"Install the CUDA-enabled TensorFlow package in place of {tf.value.distribution}."),
+            plan_remediation(
+                facts,
+                ctx,
+                "tensorflow",
+                tf.value.version,
+                f"Install the CUDA-enabled TensorFlow package in place of {tf.value.distribution}.",
+            ),
         )
     j = fw.jax
     if isinstance(j, Found) and jax_cuda_major(facts) is None and j.value.jax:
@@ -474,23 +532,32 @@ def check_driver_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if d.version:
         driver_ev = ev("nvml" if d.nvml_driver_version else "cmd:nvidia-smi", f"driver {d.version}")
     else:
-        driver_ev = ev("nvml" if d.nvml_cuda_version else "cmd:nvidia-smi", f"driver's CUDA version {d.cuda_version}; driver version not reported")
-    # In a container the driver is the host's (the toolkit mounts its libraries): the upgrade happens there.
-    upgrade = "Upgrade the host's NVIDIA driver" if facts.platform.container else "Upgrade the NVIDIA driver"
-    where = "; a container runs on the host's driver, so the upgrade happens on the host, not in the container" if facts.platform.container else ""
+        driver_ev = ev(
+            "nvml" if d.nvml_cuda_version else "cmd:nvidia-smi",
+            f"driver's CUDA version {d.cuda_version}; driver version not reported",
+        )
     wants: list[tuple[str, str, str, str, str | None]] = []  # (framework, label, cuda, evidence source, version)
     t = torch_cuda(facts)
-    if t:
+    if t and t.cuda:  # torch_cuda returns a build with its CUDA only
         wants.append(("torch", f"PyTorch {t.version}", t.cuda, facts.frameworks.torch.source, t.version))
     tf = tf_gpu(facts)
-    if tf and tf_cuda(facts, ctx, tf):
-        wants.append(("tensorflow", f"TensorFlow {tf.version}", tf_cuda(facts, ctx, tf), facts.frameworks.tensorflow.source, tf.version))
+    tfc = tf_cuda(facts, ctx, tf) if tf else None
+    if tf and tfc:
+        wants.append(("tensorflow", f"TensorFlow {tf.version}", tfc, facts.frameworks.tensorflow.source, tf.version))
     jmajor = jax_cuda_major(facts)
     if jmajor:
-        jax = facts.frameworks.jax.value
+        jax = found_value(facts.frameworks.jax)
         row = ctx.matrix.jax_release(jax.jax or jax.jaxlib or "0")
         jc = row.cuda.get(jmajor) if row else None
-        wants.append(("jax", f"JAX {jax.jax} (CUDA {jmajor} plugin)", (jc.cuda_min if jc and jc.cuda_min else f"{jmajor}.0"), "dist:jax", jax.jax))
+        wants.append(
+            (
+                "jax",
+                f"JAX {jax.jax} (CUDA {jmajor} plugin)",
+                (jc.cuda_min if jc and jc.cuda_min else f"{jmajor}.0"),
+                "dist:jax",
+                jax.jax,
+            )
+        )
     for framework, label, cuda, source, version in wants:
         verdict = _driver_verdict(facts, ctx, cuda)
         if verdict.ok or not verdict.known:
@@ -531,11 +598,15 @@ def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
         return Remediation(
             f"Upgrade the host's NVIDIA driver to >= {floor}: a container runs on the host's driver (its kernel "
             "module), so the upgrade happens on the host, with the host's package manager; then restart the container.",
-            (), requires_root=True, component="driver", where=where_run(facts),
+            (),
+            requires_root=True,
+            component="driver",
+            where=where_run(facts),
         )
     install = driver_install(facts, None, ctx)
     said = f"Upgrade the NVIDIA driver to >= {floor}, then reboot" + (
-        " (the branch the distribution recommends; check that it is at least that)." if install
+        " (the branch the distribution recommends; check that it is at least that)."
+        if install
         else f": no recipe is known for this distribution, so install a branch >= {floor.split('.')[0]} from it or from NVIDIA."
     )
     return Remediation(said, install + reboot(), requires_root=True, component="driver")
@@ -548,9 +619,14 @@ def _driver_or_build(facts: Facts, ctx: Context, framework: str, label: str, ver
     another build), where no build fits, or where the build that fits is a major version back."""
     driver = _driver_upgrade(facts, ctx, floor)
     if image_build(version):
-        return dataclasses.replace(driver, summary=driver.summary + (
-            f" {label} is a pre-release, built from source or shipped in a container image (such as NVIDIA's NGC "
-            "images): a build from the package index would replace it, so upgrade the driver or use an image built for it."))
+        return dataclasses.replace(
+            driver,
+            summary=driver.summary
+            + (
+                f" {label} is a pre-release, built from source or shipped in a container image (such as NVIDIA's NGC "
+                "images): a build from the package index would replace it, so upgrade the driver or use an image built for it."
+            ),
+        )
     build = plan_remediation(facts, ctx, framework, version, "Install a build this driver runs, or upgrade the driver (below).")
     plan, _ = framework_plan(facts, ctx, framework, version)
     change = getattr(plan, "change", None) if plan is not None else None
@@ -561,8 +637,7 @@ def _driver_or_build(facts: Facts, ctx: Context, framework: str, label: str, ver
 
 
 def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    gpus = [(g, gpu_cc(g, ctx)) for g in facts.driver.gpus]
-    gpus = [(g, cc) for g, cc in gpus if cc]
+    gpus = [(g, cc) for g in facts.driver.gpus if (cc := gpu_cc(g, ctx))]
     if not gpus:
         return
     # framework, version, label, archs, evidence source, sources, how the arch list was found (said in the finding)
@@ -571,7 +646,9 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if t:
         deep = facts.frameworks.deep.get("torch", {})
         if deep.get("arch_list"):
-            builds.append(("torch", t.version, f"PyTorch {t.version}", tuple(deep["arch_list"]), "deep:torch.cuda.get_arch_list()", (), ""))
+            builds.append(
+                ("torch", t.version, f"PyTorch {t.version}", tuple(deep["arch_list"]), "deep:torch.cuda.get_arch_list()", (), "")
+            )
         else:
             variant = ctx.matrix.torch_variant(t.version, t.cuda)
             how = ""
@@ -583,18 +660,50 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 found = ctx.matrix.torch_variant_at_or_below(base, tag)
                 if found:
                     rel, variant = found
-                    how = (f" {t.version} is a nightly build, which the matrix does not list: its kernels are judged by "
-                           f"PyTorch {rel.version}'s {tag} build, the newest release with that CUDA variant at or below {base}.")
+                    how = (
+                        f" {t.version} is a nightly build, which the matrix does not list: its kernels are judged by "
+                        f"PyTorch {rel.version}'s {tag} build, the newest release with that CUDA variant at or below {base}."
+                    )
             if variant and variant.arch:
-                builds.append(("torch", t.version, f"PyTorch {t.version}", variant.arch + variant.ptx, "compat_matrix:torch", variant.source, how))
+                builds.append(
+                    (
+                        "torch",
+                        t.version,
+                        f"PyTorch {t.version}",
+                        variant.arch + variant.ptx,
+                        "compat_matrix:torch",
+                        variant.source,
+                        how,
+                    )
+                )
     tf = tf_gpu(facts)
     if tf:
         if tf.compute_capabilities:
-            builds.append(("tensorflow", tf.version, f"TensorFlow {tf.version}", tf.compute_capabilities, facts.frameworks.tensorflow.source, (), ""))
+            builds.append(
+                (
+                    "tensorflow",
+                    tf.version,
+                    f"TensorFlow {tf.version}",
+                    tf.compute_capabilities,
+                    facts.frameworks.tensorflow.source,
+                    (),
+                    "",
+                )
+            )
         else:
             row = ctx.matrix.tensorflow_release(tf.version)
             if row and row.arch:
-                builds.append(("tensorflow", tf.version, f"TensorFlow {tf.version}", row.arch + row.ptx, "compat_matrix:tensorflow", row.source, ""))
+                builds.append(
+                    (
+                        "tensorflow",
+                        tf.version,
+                        f"TensorFlow {tf.version}",
+                        row.arch + row.ptx,
+                        "compat_matrix:tensorflow",
+                        row.source,
+                        "",
+                    )
+                )
     for framework, version, label, archs, source, cited, how in builds:
         for g, cc in gpus:
             if runs_on(archs, cc) is not False:
@@ -609,7 +718,10 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "execution on the device' (or TensorFlow ignores the GPU)." + how,
                 (ev(source, ", ".join(archs)), ev(g.source, f"{g.name}: {cc}")),
                 plan_remediation(
-                    facts, ctx, framework, version,
+                    facts,
+                    ctx,
+                    framework,
+                    version,
                     "Install a build with kernels for this GPU (newer GPUs need newer CUDA builds; old GPUs need older releases).",
                 ),
                 tuple(cited),
@@ -653,8 +765,12 @@ def env_lib_remediation(facts: Facts, sonames: Iterable[str], label: str) -> Rem
     return Remediation(
         f"{label} does not search the conda environment's lib/ ({d.path}), which already holds {', '.join(wanted)}: "
         "put it on LD_LIBRARY_PATH for this environment, then activate the environment again.",
-        (Cmd(("conda", "env", "config", "vars", "set", "-p", env.prefix, "LD_LIBRARY_PATH=" + ":".join([d.path, *rest])),
-             note="then: conda deactivate, and activate it again"),),
+        (
+            Cmd(
+                ("conda", "env", "config", "vars", "set", "-p", env.prefix, "LD_LIBRARY_PATH=" + ":".join([d.path, *rest])),
+                note="then: conda deactivate, and activate it again",
+            ),
+        ),
         component="environment",
     )
 
@@ -677,7 +793,13 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "'libcudart.so... cannot open shared object file' or torch.cuda.is_available() is False.",
                 tuple(ev("loader", f"{s}: not found") for s in missing),
                 env_lib_remediation(facts, missing, f"PyTorch {t.version}")
-                or plan_remediation(facts, ctx, "torch", t.version, "Reinstall PyTorch with its dependencies (a --no-deps install leaves them out)."),
+                or plan_remediation(
+                    facts,
+                    ctx,
+                    "torch",
+                    t.version,
+                    "Reinstall PyTorch with its dependencies (a --no-deps install leaves them out).",
+                ),
             )
     tf = tf_gpu(facts)
     if tf:
@@ -687,10 +809,14 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
             missing = missing_sonames(facts, wanted, tf.lib_dirs)
             if missing:
                 cuda = tf_cuda(facts, ctx, tf) or row.cuda
-                present = sorted({n for d in ld_dirs(facts) for n in d.names if n.startswith("libcudart.so")} | {
-                    n for n in (ldconfig_cache(facts) or {}) if n.startswith("libcudart.so")})
+                present = sorted(
+                    {n for d in ld_dirs(facts) for n in d.names if n.startswith("libcudart.so")}
+                    | {n for n in (ldconfig_cache(facts) or {}) if n.startswith("libcudart.so")}
+                )
                 fix = env_lib_remediation(facts, missing, f"TensorFlow {tf.version}") or (
-                    plan_remediation(facts, ctx, "tensorflow", tf.version, "Install TensorFlow with its CUDA libraries as NVIDIA's pip wheels.")
+                    plan_remediation(
+                        facts, ctx, "tensorflow", tf.version, "Install TensorFlow with its CUDA libraries as NVIDIA's pip wheels."
+                    )
                     if row.and_cuda
                     else system_cuda_libraries(facts, ctx, cuda)
                 )
@@ -754,7 +880,10 @@ def check_wheels_conflict(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "NVIDIA pip wheels for different CUDA majors of the same library are installed together",
         f"{described}. They install into the same nvidia/ package directory, so one overwrites files of the "
         "other and a framework can load a library built for the wrong CUDA major.",
-        tuple(ev(f"dist:{base}", ", ".join(f"cu{m}=={v}" for m, v in sorted(majors.items()))) for base, majors in sorted(mixed.items())),
+        tuple(
+            ev(f"dist:{base}", ", ".join(f"cu{m}=={v}" for m, v in sorted(majors.items())))
+            for base, majors in sorted(mixed.items())
+        ),
         _wheels_remediation(facts, drop, keep, reinstall),
     )
 
@@ -770,22 +899,27 @@ def jax_remediation(facts: Facts, ctx: Context, why: str, *, wheels: bool = Fals
     from gpudoctor.install.machine import machine_from_facts, target_gaps
     from gpudoctor.install.render import as_cmd
 
-    jax = facts.frameworks.jax.value
+    jax = found_value(facts.frameworks.jax)
     machine = machine_from_facts(facts, ctx)
     version = pick_jax.agreed_version(ctx.matrix, machine.installed)
     if version is None or not target_gaps(machine):
         return plan_remediation(facts, ctx, "jax", jax.jax or jax.jaxlib, why, version=version)
-    moves = ", ".join(f"{n} {v} -> {version}" for n, v in sorted(machine.installed.items())
-                      if (n in ("jax", "jaxlib") or _JAX_CUDA_PLUGIN.match(n)) and vkey(v) != vkey(version))
+    moves = ", ".join(
+        f"{n} {v} -> {version}"
+        for n, v in sorted(machine.installed.items())
+        if (n in ("jax", "jaxlib") or _JAX_CUDA_PLUGIN.match(n)) and vkey(v) != vkey(version)
+    )
     m = pick_jax.cuda_variant(machine.installed)
     kept = f"the CUDA {m} build" if m else "the CPU build"
     if wheels:  # the cuDNN step: why this version is jax-plugin-mismatch's to say, when one moves
         said = f"{why} JAX {version}" + (f" ({moves})" if moves else "") + f", still {kept}."
     else:
         if jax.jax and vkey(version) != vkey(jax.jax) and ctx.matrix.jax_release(jax.jax) is None:
-            reason = (f"jaxlib's version: jax {jax.jax} is older than every JAX release in the compatibility matrix "
-                      f"({ctx.matrix.jax_releases[0].version} and newer), so no jaxlib of it can be vouched for; "
-                      "jax is pure Python and moves up")
+            reason = (
+                f"jaxlib's version: jax {jax.jax} is older than every JAX release in the compatibility matrix "
+                f"({ctx.matrix.jax_releases[0].version} and newer), so no jaxlib of it can be vouched for; "
+                "jax is pure Python and moves up"
+            )
         else:
             reason = "jax's version: projects pin jax, and jaxlib is the half that follows it (JEP 9419: jax >= jaxlib)"
         said = f"{why} They should agree on {version}, {reason}" + (f": {moves}" if moves else "") + f"; still {kept}."
@@ -794,7 +928,9 @@ def jax_remediation(facts: Facts, ctx: Context, why: str, *, wheels: bool = Fals
         return Remediation(
             f"{said} The compatibility matrix has no build of JAX {version} like the one installed, and no NVIDIA GPU "
             "or driver was seen to choose another: tell `gpudoctor install jax` the target (--gpu, --driver, --cuda, --cpu).",
-            (), component="jax")
+            (),
+            component="jax",
+        )
     specs, links, remove = done
     if not specs:
         return Remediation(said, (), component="jax")
@@ -803,12 +939,14 @@ def jax_remediation(facts: Facts, ctx: Context, why: str, *, wheels: bool = Fals
         # jax alone (pure Python): one install, which pip resolves and builds before it replaces anything and
         # rolls back on failure. Not download-then---no-index: old jax releases are source distributions only
         # (0.4.14), and an offline install cannot fetch the setuptools their build needs.
-        cmds = (Cmd(commands.install_argv(installer, machine.env, specs)),)
+        cmds: tuple[Cmd, ...] = (Cmd(commands.install_argv(installer, machine.env, specs)),)
     else:
         steps = commands.replace_steps(installer, machine.env, specs, remove, label=f"JAX {version}", find_links=links)
         cmds = tuple(as_cmd(s.argv) for s in steps)
     if "[" in specs[0]:
-        said += f" {specs[0]} pins jaxlib{' and the plugin' if m else ''} to {version}" + (" and brings NVIDIA's CUDA and cuDNN wheels." if wheels else ".")
+        said += f" {specs[0]} pins jaxlib{' and the plugin' if m else ''} to {version}" + (
+            " and brings NVIDIA's CUDA and cuDNN wheels." if wheels else "."
+        )
     return Remediation(f"{said} Agreeing chooses no build, so it needs no GPU facts.", cmds, component="jax")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.remedy import where_run
@@ -65,11 +65,20 @@ def check_pcie(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "Measure it under load and compare with the link's figure; reseat or move the card if it stays low.",
                 (
                     Cmd(("gpudoctor", "bench", "bandwidth")),
-                    Cmd(("nvidia-smi", "-i", str(g.index),
-                         "--query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max",
-                         "--format=csv")),
-                    Cmd(("lspci", "-vv", "-s", lspci_slot(g.pci_bus_id) or Placeholder("bus-id")), root=True,
-                        pipe=("grep", "-E", "LnkCap|LnkSta")),
+                    Cmd(
+                        (
+                            "nvidia-smi",
+                            "-i",
+                            str(g.index),
+                            "--query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max",
+                            "--format=csv",
+                        )
+                    ),
+                    Cmd(
+                        ("lspci", "-vv", "-s", lspci_slot(g.pci_bus_id) or Placeholder("bus-id")),
+                        root=True,
+                        pipe=("grep", "-E", "LnkCap|LnkSta"),
+                    ),
                 ),
                 component="health",
             ),

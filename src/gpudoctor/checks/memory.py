@@ -13,7 +13,7 @@ they leave. A GPU split by MIG does not count either: each process then has an i
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.frameworks import jax_cuda_major, tf_gpu
@@ -22,6 +22,7 @@ from gpudoctor.checks.toolkit import os_name
 from gpudoctor.cmdline import Cmd, SetEnv
 from gpudoctor.facts import Facts, Gpu, Process
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.probed import found_value
 
 
 def _visible(facts: Facts) -> list[Gpu]:
@@ -34,8 +35,11 @@ def _visible(facts: Facts) -> list[Gpu]:
     for entry in valid:
         if entry.startswith("MIG-"):
             return []  # a MIG instance is the process's own
-        match = (next((g for g in gpus if g.index == int(entry)), None) if entry.isdigit()
-                 else next((g for g in gpus if g.uuid and g.uuid.startswith(entry)), None))
+        match = (
+            next((g for g in gpus if g.index == int(entry)), None)
+            if entry.isdigit()
+            else next((g for g in gpus if g.uuid and g.uuid.startswith(entry)), None)
+        )
         if match is not None and match not in chosen:
             chosen.append(match)
     return chosen
@@ -64,8 +68,14 @@ def _who(procs: list[Process]) -> str:
 
 
 def _evidence(shared: list[tuple[Gpu, list[Process]]]) -> tuple:
-    return tuple(ev(g.source, f"GPU {g.index}: {len(procs)} compute process(es) hold "
-                    f"{sum(p.used_bytes or 0 for p in procs)} bytes; {g.memory_free_bytes} bytes free") for g, procs in shared)
+    return tuple(
+        ev(
+            g.source,
+            f"GPU {g.index}: {len(procs)} compute process(es) hold "
+            f"{sum(p.used_bytes or 0 for p in procs)} bytes; {g.memory_free_bytes} bytes free",
+        )
+        for g, procs in shared
+    )
 
 
 def _where(shared: list[tuple[Gpu, list[Process]]]) -> str:
@@ -91,8 +101,11 @@ def check_tf_preallocates(facts: Facts, ctx: Context) -> Iterable[Finding]:
     shared = shared_gpus(facts)
     if not shared:
         return
-    why = ("TF_FORCE_GPU_ALLOW_GROWTH is not set" if value is None else
-           f"TF_FORCE_GPU_ALLOW_GROWTH={value!r} is not growth: TensorFlow accepts exactly \"true\" or \"false\"")
+    why = (
+        "TF_FORCE_GPU_ALLOW_GROWTH is not set"
+        if value is None
+        else f'TF_FORCE_GPU_ALLOW_GROWTH={value!r} is not growth: TensorFlow accepts exactly "true" or "false"'
+    )
     yield Finding(
         "tf-preallocates",
         Severity.WARNING,
@@ -101,11 +114,13 @@ def check_tf_preallocates(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"{why}, so TensorFlow maps nearly all free memory of every visible GPU at start and never gives it back. "
         f"Already there: {_where(shared)}. The job that asks second fails with ResourceExhaustedError: OOM, or the "
         "other job cannot grow.",
-        (ev("env:TF_FORCE_GPU_ALLOW_GROWTH", "unset" if value is None else value), ev(facts.frameworks.tensorflow.source, f"tensorflow {tf.version}"),
-         *_evidence(shared)),
+        (
+            ev("env:TF_FORCE_GPU_ALLOW_GROWTH", "unset" if value is None else value),
+            ev(facts.frameworks.tensorflow.source, f"tensorflow {tf.version}"),
+            *_evidence(shared),
+        ),
         Remediation(
-            "Let TensorFlow grow on demand (set it where the job starts); for a hard cap per job, "
-            "see gpudoctor memory plan.",
+            "Let TensorFlow grow on demand (set it where the job starts); for a hard cap per job, see gpudoctor memory plan.",
             (
                 SetEnv("TF_FORCE_GPU_ALLOW_GROWTH", "true"),
                 Cmd(("gpudoctor", "memory", "plan", "--gpu", str(shared[0][0].index), "myjob=4GiB:tensorflow")),
@@ -133,7 +148,7 @@ def check_jax_preallocates(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not shared:
         return
     share = settings.default_fraction if settings and settings.default_fraction else 0.75
-    jax_version = facts.frameworks.jax.value.jax or "?"
+    jax_version = found_value(facts.frameworks.jax).jax or "?"
     commands: list = [SetEnv("XLA_PYTHON_CLIENT_PREALLOCATE", "false")]
     # Half of what is free now on the tightest shared GPU (less JAX's own overhead), rounded down: the
     # most that fits would leave the jobs already there no room to grow, which is the harm itself.
@@ -142,8 +157,13 @@ def check_jax_preallocates(facts: Facts, ctx: Context) -> Iterable[Finding]:
     overhead = OVERHEADS["jax"].bytes
     halves = [((g.memory_free_bytes or 0) - overhead) / 2 / g.memory_total_bytes for g, _ in shared if g.memory_total_bytes]
     if halves and min(halves) >= 0.05:
-        commands.append(SetEnv("XLA_PYTHON_CLIENT_MEM_FRACTION", f"{math.floor(min(halves) * 100) / 100:.2f}",
-                               note="the most JAX may take: half of what is free now"))
+        commands.append(
+            SetEnv(
+                "XLA_PYTHON_CLIENT_MEM_FRACTION",
+                f"{math.floor(min(halves) * 100) / 100:.2f}",
+                note="the most JAX may take: half of what is free now",
+            )
+        )
     commands.append(Cmd(("gpudoctor", "memory", "plan", "--gpu", str(shared[0][0].index), "myjob=4GiB:jax")))
     yield Finding(
         "jax-preallocates",
@@ -153,9 +173,12 @@ def check_jax_preallocates(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"Neither XLA_PYTHON_CLIENT_PREALLOCATE=false nor XLA_PYTHON_CLIENT_MEM_FRACTION is set, so JAX's first GPU "
         f"operation takes {share:.0%} of the GPU's total memory at once. Already there: {_where(shared)}. "
         "JAX fails with RESOURCE_EXHAUSTED when that much is not free, or leaves the other job no room.",
-        (ev("env:XLA_PYTHON_CLIENT_PREALLOCATE", env.get("XLA_PYTHON_CLIENT_PREALLOCATE", "unset")),
-         ev("env:XLA_PYTHON_CLIENT_MEM_FRACTION", "unset"), ev(facts.frameworks.jax.source, f"jax {jax_version}"),
-         *_evidence(shared)),
+        (
+            ev("env:XLA_PYTHON_CLIENT_PREALLOCATE", env.get("XLA_PYTHON_CLIENT_PREALLOCATE", "unset")),
+            ev("env:XLA_PYTHON_CLIENT_MEM_FRACTION", "unset"),
+            ev(facts.frameworks.jax.source, f"jax {jax_version}"),
+            *_evidence(shared),
+        ),
         Remediation(
             "Stop JAX from preallocating, or give it a share that fits (set before JAX starts).",
             tuple(commands),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.driver import device_nodes_ok, pci_gpus, wsl_linux_driver_libs
@@ -18,8 +18,9 @@ def check_container_no_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not plat.container or facts.driver.reachable or device_nodes_ok(facts):
         return
     hints = []
-    if pci_gpus(facts):
-        hints.append(ev(facts.kernel.pci.source, f"{len(pci_gpus(facts))} NVIDIA GPU(s) on the host's PCI bus"))
+    gpus = pci_gpus(facts)
+    if gpus:
+        hints.append(ev(facts.kernel.pci.source, f"{len(gpus)} NVIDIA GPU(s) on the host's PCI bus"))
     if plat.env.get("NVIDIA_VISIBLE_DEVICES"):
         hints.append(ev("env:NVIDIA_VISIBLE_DEVICES", plat.env["NVIDIA_VISIBLE_DEVICES"]))
     if plat.env.get("NVIDIA_REQUIRE_CUDA") or any(
@@ -38,8 +39,11 @@ def check_container_no_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (ev("platform", plat.container_evidence or plat.container), ev("nvml", facts.driver.nvml_status), *hints),
         Remediation(
             "Start the container with GPU access through the NVIDIA container toolkit (on the host"
-            + ("; with docker compose: deploy.resources.reservations.devices with driver nvidia and capabilities [gpu]"
-               if plat.container not in ("kubernetes", "podman") else "")
+            + (
+                "; with docker compose: deploy.resources.reservations.devices with driver nvidia and capabilities [gpu]"
+                if plat.container not in ("kubernetes", "podman")
+                else ""
+            )
             + ").",
             container_gpu_commands(plat.container),
             requires_root=plat.container != "kubernetes",
@@ -88,12 +92,16 @@ def check_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Remove the Linux driver packages inside WSL and keep only the CUDA toolkit (the WSL-Ubuntu toolkit package has no driver).",
             (
                 *installed_driver_packages(facts),
-                Cmd(("apt-get", "remove", "--purge", "nvidia-driver-*", "libnvidia-*"), root=True,
-                    note="apt matches these patterns itself"),
+                Cmd(
+                    ("apt-get", "remove", "--purge", "nvidia-driver-*", "libnvidia-*"),
+                    root=True,
+                    note="apt matches these patterns itself",
+                ),
                 Cmd(("ldconfig",), root=True),
                 Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1")),
             )
-            if family(facts) == "debian" else (*installed_driver_packages(facts), Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1"))),
+            if family(facts) == "debian"
+            else (*installed_driver_packages(facts), Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1"))),
             requires_root=True,
             component="driver",
         ),
@@ -143,9 +151,15 @@ def check_cuda_visible_devices(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "gpu",
         "CUDA_VISIBLE_DEVICES hides every GPU" if hides_all else "CUDA_VISIBLE_DEVICES names GPUs that do not exist",
         f"CUDA_VISIBLE_DEVICES={value!r}, and this machine has {len(gpus)} GPU(s) (indices 0-{len(gpus) - 1}). "
-        + ("No entry names one of them, so every CUDA program sees zero devices." if hides_all else
-           f"CUDA stops reading at the first invalid entry, so only {', '.join(valid)} is visible; ignored: {', '.join(invalid)}."),
-        (ev("env:CUDA_VISIBLE_DEVICES", value), ev("nvml" if gpus[0].source == "nvml" else "cmd:nvidia-smi", f"{len(gpus)} GPU(s)")),
+        + (
+            "No entry names one of them, so every CUDA program sees zero devices."
+            if hides_all
+            else f"CUDA stops reading at the first invalid entry, so only {', '.join(valid)} is visible; ignored: {', '.join(invalid)}."
+        ),
+        (
+            ev("env:CUDA_VISIBLE_DEVICES", value),
+            ev("nvml" if gpus[0].source == "nvml" else "cmd:nvidia-smi", f"{len(gpus)} GPU(s)"),
+        ),
         Remediation(
             "Unset it, or list GPUs that exist (indices, or UUIDs from `nvidia-smi -L`).",
             (
@@ -179,10 +193,22 @@ def mig_create_commands(g: Gpu) -> tuple[Cmd, ...]:
         halves = [p for p in row.profiles if p.memory * 2 == row.memory_slices and p.max_instances >= 2]
         half = max(halves, key=lambda p: p.compute, default=None)
     if half is None:
-        return (listing, Cmd(("nvidia-smi", "mig", "-i", index, "-cgi", Placeholder("profile"), "-C"), root=True,
-                             note="a profile name from -lgip, repeated with commas for several instances"))
-    return (listing, Cmd(("nvidia-smi", "mig", "-i", index, "-cgi", f"{half.name},{half.name}", "-C"), root=True,
-                         note="two equal instances; other mixes: profiles from -lgip"))
+        return (
+            listing,
+            Cmd(
+                ("nvidia-smi", "mig", "-i", index, "-cgi", Placeholder("profile"), "-C"),
+                root=True,
+                note="a profile name from -lgip, repeated with commas for several instances",
+            ),
+        )
+    return (
+        listing,
+        Cmd(
+            ("nvidia-smi", "mig", "-i", index, "-cgi", f"{half.name},{half.name}", "-C"),
+            root=True,
+            note="two equal instances; other mixes: profiles from -lgip",
+        ),
+    )
 
 
 def check_mig(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -193,11 +219,15 @@ def check_mig(facts: Facts, ctx: Context) -> Iterable[Finding]:
         if g.mig_current and not g.mig_devices:
             row = mig_profiles(g)
             severity, title = Severity.WARNING, f"MIG is on for GPU {g.index} but no MIG instances exist"
-            detail = ("With MIG enabled, CUDA can only use MIG instances, and none are configured, so frameworks see "
-                      "no usable device on this GPU."
-                      + (f" The {row.model}'s profiles: {', '.join(p.name for p in row.profiles)}." if row else ""))
-            summary = ("Create MIG instances from this GPU's own profiles (by name), or turn MIG off where whole GPUs "
-                       "are wanted (nvidia-smi -i N -mig 0, then a GPU reset).")
+            detail = (
+                "With MIG enabled, CUDA can only use MIG instances, and none are configured, so frameworks see "
+                "no usable device on this GPU."
+                + (f" The {row.model}'s profiles: {', '.join(p.name for p in row.profiles)}." if row else "")
+            )
+            summary = (
+                "Create MIG instances from this GPU's own profiles (by name), or turn MIG off where whole GPUs "
+                "are wanted (nvidia-smi -i N -mig 0, then a GPU reset)."
+            )
             commands = mig_create_commands(g)
         elif g.mig_pending and not g.mig_current:
             severity, title = Severity.WARNING, f"MIG mode on GPU {g.index} is pending a GPU reset"
@@ -206,10 +236,14 @@ def check_mig(facts: Facts, ctx: Context) -> Iterable[Finding]:
             commands = (Cmd(("nvidia-smi", "--gpu-reset", "-i", index), root=True, note="no process may use this GPU"),)
         else:
             severity, title = Severity.INFO, f"GPU {g.index} is partitioned with MIG ({g.mig_devices or 0} instance(s))"
-            detail = ("Each process sees one MIG instance at most; select it with CUDA_VISIBLE_DEVICES=MIG-<uuid> "
-                      "(from `nvidia-smi -L`). Frameworks cannot use several instances in one process.")
-            summary = ("Give each process one MIG instance by UUID (CUDA_VISIBLE_DEVICES=MIG-<uuid>), or turn MIG off "
-                       "where whole GPUs are wanted.")
+            detail = (
+                "Each process sees one MIG instance at most; select it with CUDA_VISIBLE_DEVICES=MIG-<uuid> "
+                "(from `nvidia-smi -L`). Frameworks cannot use several instances in one process."
+            )
+            summary = (
+                "Give each process one MIG instance by UUID (CUDA_VISIBLE_DEVICES=MIG-<uuid>), or turn MIG off "
+                "where whole GPUs are wanted."
+            )
             commands = (Cmd(("nvidia-smi", "-L"), note="the MIG-... UUIDs to put in CUDA_VISIBLE_DEVICES"),)
         yield Finding(
             "mig-enabled",

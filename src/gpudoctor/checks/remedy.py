@@ -81,7 +81,11 @@ def driver_install(facts: Facts, branch: str | None = None, ctx=None) -> tuple[C
         # A .run installation is there: the distribution's packages go on only after it is removed (two
         # installations of one driver break each other), so the removal comes first, in the same step.
         packages = _distribution_driver(facts, branch, ctx)
-        return (Cmd(("nvidia-uninstall", "--silent"), root=True, note="removes the .run installation first"), *packages) if packages else ()
+        return (
+            (Cmd(("nvidia-uninstall", "--silent"), root=True, note="removes the .run installation first"), *packages)
+            if packages
+            else ()
+        )
     return _distribution_driver(facts, branch, ctx)
 
 
@@ -92,17 +96,30 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
     if fam == "debian" and distro == "ubuntu":
         if branch:
             package = f"nvidia-driver-{branch}" + ("-open" if opened else "")
-            return (Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", package), root=True, note="Ubuntu's archive"))
-        return (Cmd(("apt-get", "update"), root=True), Cmd(("ubuntu-drivers", "install"), root=True, note="the branch Ubuntu recommends for this GPU"))
+            return (
+                Cmd(("apt-get", "update"), root=True),
+                Cmd(("apt-get", "install", "-y", package), root=True, note="Ubuntu's archive"),
+            )
+        return (
+            Cmd(("apt-get", "update"), root=True),
+            Cmd(("ubuntu-drivers", "install"), root=True, note="the branch Ubuntu recommends for this GPU"),
+        )
     if fam == "debian":
         if branch:
-            return (Cmd(("apt-get", "update"), root=True),
-                    Cmd(("apt-get", "install", "-y", f"cuda-drivers-{branch}"), root=True, note="NVIDIA's CUDA repository"))
-        return (Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", "nvidia-driver"), root=True, note="Debian's non-free component"))
+            return (
+                Cmd(("apt-get", "update"), root=True),
+                Cmd(("apt-get", "install", "-y", f"cuda-drivers-{branch}"), root=True, note="NVIDIA's CUDA repository"),
+            )
+        return (
+            Cmd(("apt-get", "update"), root=True),
+            Cmd(("apt-get", "install", "-y", "nvidia-driver"), root=True, note="Debian's non-free component"),
+        )
     if fam == "rhel":
         if opened is False:
             stream = f"nvidia-driver:{branch or 'latest'}-dkms"
-            return (Cmd(("dnf", "module", "install", "-y", stream), root=True, note="NVIDIA's CUDA repository; proprietary modules"),)
+            return (
+                Cmd(("dnf", "module", "install", "-y", stream), root=True, note="NVIDIA's CUDA repository; proprietary modules"),
+            )
         stream = f"nvidia-driver:{branch}-open" if branch else "nvidia-driver:open-dkms"
         return (
             Cmd(("dnf", "module", "enable", "-y", stream), root=True, note="NVIDIA's CUDA repository"),
@@ -120,8 +137,11 @@ def reboot() -> tuple[Cmd, ...]:
 def reload_modules() -> tuple[Cmd, ...]:
     """Unload and load the NVIDIA kernel modules: what a reboot does for the driver, without the reboot."""
     return (
-        Cmd(("rmmod", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"), root=True,
-            note="or, without a reboot: stop GPU jobs and the display manager first"),
+        Cmd(
+            ("rmmod", "nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"),
+            root=True,
+            note="or, without a reboot: stop GPU jobs and the display manager first",
+        ),
         Cmd(("modprobe", "nvidia"), root=True),
     )
 
@@ -142,8 +162,11 @@ def package_repair(facts: Facts) -> tuple[Cmd, ...]:
     """Finish an interrupted or partial package upgrade with this distribution's package manager."""
     fam = family(facts)
     if fam == "debian":
-        return (Cmd(("apt-get", "update"), root=True), Cmd(("dpkg", "--configure", "-a"), root=True),
-                Cmd(("apt-get", "install", "--fix-broken", "-y"), root=True))
+        return (
+            Cmd(("apt-get", "update"), root=True),
+            Cmd(("dpkg", "--configure", "-a"), root=True),
+            Cmd(("apt-get", "install", "--fix-broken", "-y"), root=True),
+        )
     if fam == "rhel":
         return (Cmd(("dnf", "check"), root=True), Cmd(("dnf", "distro-sync", "-y"), root=True))
     if fam == "suse":
@@ -176,8 +199,11 @@ def container_gpu_commands(runtime: str | None) -> tuple[Cmd, ...]:
     """
     if runtime == "kubernetes":
         return (
-            Cmd(("kubectl", "describe", "node", Placeholder("node")), pipe=("grep", "nvidia.com/gpu"),
-                note="the node must offer nvidia.com/gpu; the pod asks for it in resources.limits"),
+            Cmd(
+                ("kubectl", "describe", "node", Placeholder("node")),
+                pipe=("grep", "nvidia.com/gpu"),
+                note="the node must offer nvidia.com/gpu; the pod asks for it in resources.limits",
+            ),
         )
     if runtime == "podman":
         return (
@@ -185,7 +211,11 @@ def container_gpu_commands(runtime: str | None) -> tuple[Cmd, ...]:
             Cmd(("podman", "run", "--device", "nvidia.com/gpu=all", Placeholder("image")), note="with your usual options"),
         )
     return (
-        Cmd(("nvidia-ctk", "runtime", "configure", "--runtime=docker"), root=True, note="needs nvidia-container-toolkit on the host"),
+        Cmd(
+            ("nvidia-ctk", "runtime", "configure", "--runtime=docker"),
+            root=True,
+            note="needs nvidia-container-toolkit on the host",
+        ),
         Cmd(("systemctl", "restart", "docker"), root=True),
         Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.remedy import family
@@ -106,11 +106,7 @@ def qualifies(facts: Facts, ctx: Context, cuda: str) -> bool:
     """A CUDA version this machine can use: of PyTorch's CUDA major (when PyTorch is a CUDA build), run by
     this driver, able to build for every GPU here."""
     tmajor = torch_cuda_major(facts)
-    return (
-        (tmajor is None or major(cuda) == tmajor)
-        and driver_runs(facts, ctx, cuda)
-        and _builds_for_every_gpu(facts, ctx, cuda)
-    )
+    return (tmajor is None or major(cuda) == tmajor) and driver_runs(facts, ctx, cuda) and _builds_for_every_gpu(facts, ctx, cuda)
 
 
 def toolkit_target(facts: Facts, ctx: Context) -> Toolkit | None:
@@ -132,11 +128,12 @@ def install_version(facts: Facts, ctx: Context) -> str | None:
     """The CUDA version (major.minor) to install when no installed toolkit qualifies: PyTorch's own
     CUDA (extensions then match it exactly), else the driver's CUDA (the newest it runs fully)."""
     torch = facts.frameworks.torch
-    candidates = []
+    candidates: list[str] = []
     if isinstance(torch, Found) and torch.value.cuda:
-        candidates.append(major_minor(torch.value.cuda))
+        # CUDA versions as the probes parsed them (digits and dots): each has a major.minor.
+        candidates.append(cast(str, major_minor(torch.value.cuda)))
     if facts.driver.cuda_version:
-        candidates.append(major_minor(facts.driver.cuda_version))
+        candidates.append(cast(str, major_minor(facts.driver.cuda_version)))
     for c in candidates:
         if qualifies(facts, ctx, c):
             return c
@@ -148,8 +145,13 @@ def switch_request(facts: Facts, tk: Toolkit) -> str:
     when another installed toolkit of the same major.minor is newer (switch-cuda's X.Y picks the newest X.Y.z)."""
     version = tk.version or ""
     mm = major_minor(version)
-    newer = [t for t in facts.toolkits.toolkits if t is not tk and t.version and major_minor(t.version) == mm and vkey(t.version) > vkey(version)]
-    return version if newer else mm
+    newer = [
+        t
+        for t in facts.toolkits.toolkits
+        if t is not tk and t.version and major_minor(t.version) == mm and vkey(t.version) > vkey(version)
+    ]
+    # `tk` is toolkit_target's: it has a version that qualifies, so a major.minor.
+    return version if newer else cast(str, mm)
 
 
 @dataclass(frozen=True)
@@ -192,9 +194,11 @@ class ToolkitFix:
 def _why(facts: Facts, ctx: Context, target: Toolkit | None) -> str:
     tmajor = torch_cuda_major(facts)
     # Only the rules that could be checked are named: no driver seen, no driver rule; no GPU seen, no GPU rule.
-    parts = ([f"of PyTorch's CUDA major ({tmajor})"] if tmajor else []) + (
-        ["run by this driver"] if facts.driver.version or facts.driver.cuda_version else []) + (
-        ["able to build for every GPU here"] if facts.driver.gpus else [])
+    parts = (
+        ([f"of PyTorch's CUDA major ({tmajor})"] if tmajor else [])
+        + (["run by this driver"] if facts.driver.version or facts.driver.cuda_version else [])
+        + (["able to build for every GPU here"] if facts.driver.gpus else [])
+    )
     said = ", ".join(parts) or "complete"
     if target is not None:
         said += "; the active one" if target is active_toolkit(facts) else "; the newest such"
@@ -208,9 +212,11 @@ def _use_commands(facts: Facts, request: str, root: str | None) -> tuple[tuple[L
     linux = os_name(facts) == "linux"
     if linux and tks.link.kind in ("link", "missing") and (root is None or tks.link.resolved != root):
         out.append(Cmd(("gpudoctor", "switch-cuda", request), root=True, note="re-points /usr/local/cuda for everyone"))
-    shell_agrees = root is not None and any(
-        t.root == root and "nvcc on PATH" in t.found_via for t in tks.toolkits
-    ) and not any(t.root != root and set(t.found_via) & set(SHELL_VIAS) for t in tks.toolkits)
+    shell_agrees = (
+        root is not None
+        and any(t.root == root and "nvcc on PATH" in t.found_via for t in tks.toolkits)
+        and not any(t.root != root and set(t.found_via) & set(SHELL_VIAS) for t in tks.toolkits)
+    )
     if not shell_agrees:
         out.append(EvalShell(("gpudoctor", "switch-cuda", request), note="CUDA_HOME, PATH and LD_LIBRARY_PATH of this shell"))
     return tuple(out), any(isinstance(c, Cmd) and c.root for c in out)
@@ -248,7 +254,7 @@ def runfile_hint(version: str) -> str:
 def conda_install(version: str) -> Cmd | None:
     """CUDA `version` (major.minor) inside a conda environment: conda-forge's cuda-toolkit pinned by
     cuda-version (CUDA 12 on), NVIDIA's channel label for 11.x (its labels start at 11.3); None before."""
-    mj = major(version)
+    mj = cast(int, major(version))  # `version` is a major.minor: it has a major
     if mj >= 12:
         return Cmd(("conda", "install", "-c", "conda-forge", "cuda-toolkit", f"cuda-version={version}"))
     if vkey(major_minor(version)) >= (11, 3):
@@ -263,7 +269,7 @@ def toolkit_install(facts: Facts, matrix: Any, version: str, meta: str = "cuda-t
     package exists (Arch's rolling `cuda`, Windows, unknown distributions: the summary says what to
     install), or where that repository is known not to have the version (the summary says so, and what
     to do instead). Where the matrix does not know, the commands stand with a caveat: check the repository."""
-    mm = major_minor(version)
+    mm = cast(str, major_minor(version))  # `version` is a major.minor (every caller's): the same again
     fam = family(facts)
     if os_name(facts) != "linux" or fam not in ("debian", "rhel", "suse"):
         return ToolkitInstall(mm, (), None)
@@ -277,12 +283,18 @@ def toolkit_install(facts: Facts, matrix: Any, version: str, meta: str = "cuda-t
     package = f"{meta}-" + mm.replace(".", "-")
     if repo is not None and packaged is False:
         has = (
-            f"it has CUDA {repo.first} and newer" if repo.first and vkey(mm) < vkey(repo.first)
+            f"it has CUDA {repo.first} and newer"
+            if repo.first and vkey(mm) < vkey(repo.first)
             else f"it has CUDA {repo.first} to {repo.last}"
         )
         conda = conda_install(mm)
         instead = runfile_hint(mm) + (f"; or inside a conda environment: `{posix(conda)}`" if conda else "")
-        return ToolkitInstall(mm, (), False, f"CUDA {mm} is not packaged for {release} (NVIDIA's {repo.repo} repository: {has}). Instead: {instead}.")
+        return ToolkitInstall(
+            mm,
+            (),
+            False,
+            f"CUDA {mm} is not packaged for {release} (NVIDIA's {repo.repo} repository: {has}). Instead: {instead}.",
+        )
     note = f"NVIDIA's {repo.repo} repository" if repo is not None else "NVIDIA's CUDA repository"
     commands: list[Line] = []
     if fam == "debian":
@@ -314,7 +326,6 @@ def toolkit_fix(facts: Facts, ctx: Context) -> ToolkitFix:
     install = toolkit_install(facts, ctx.matrix, version)
     use, _ = _use_commands(facts, version, None) if install.commands else ((), False)
     return ToolkitFix(version, None, install.commands + use, bool(install.commands), why, install)
-
 
 
 def check_link(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -368,7 +379,10 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"CUDA toolkit {tk.version} at {tk.root} is newer than the driver supports (CUDA {driver_cuda})"
             + ("" if is_active else " (not the active toolkit)"),
             detail,
-            (ev(f"toolkit:{tk.root}", f"{tk.version} ({tk.version_source})"), ev("nvml" if d.nvml_cuda_version else "cmd:nvidia-smi", f"driver {d.version}, CUDA {driver_cuda}")),
+            (
+                ev(f"toolkit:{tk.root}", f"{tk.version} ({tk.version_source})"),
+                ev("nvml" if d.nvml_cuda_version else "cmd:nvidia-smi", f"driver {d.version}, CUDA {driver_cuda}"),
+            ),
             fix.remediation(
                 f"CUDA {major_minor(tk.version)} is the toolkit to use here; it runs through minor version compatibility, "
                 f"and a driver >= {needed} would run it fully."
@@ -389,7 +403,7 @@ def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if len(named) < 2:
         return
     described = "; ".join(f"{', '.join(vias)} -> {root}" for root, vias in sorted(named.items()))
-    versions = {root: (tks.by_root(root).version if tks.by_root(root) else None) for root in named}
+    versions = {root: (found_tk.version if (found_tk := tks.by_root(root)) else None) for root in named}
     yield Finding(
         "cuda-paths-disagree",
         Severity.WARNING,
@@ -431,7 +445,8 @@ class TorchSide:
         change = plan.change
         move = "; ".join((change.text, *change.major)) if change is not None else f"install {build.label}"
         why = (
-            f"the same release, built for CUDA {build.cuda}" if self.same_release
+            f"the same release, built for CUDA {build.cuda}"
+            if self.same_release
             else f"the nearest release with a CUDA {major(self.nvcc)} build no newer than {self.nvcc} for this Python"
         )
         said = f"Move PyTorch to nvcc's CUDA major ({self.nvcc}): {build.label}, {why}: {move}."
@@ -468,7 +483,7 @@ def torch_side(facts: Facts, ctx: Context, nvcc: str) -> TorchSide | None:
     if not isinstance(torch, Found):
         return None
     installed = torch.value.version
-    mm = major_minor(nvcc)
+    mm = cast(str, major_minor(nvcc))  # nvcc's version as the probe parsed it (digits): it has one
     here = ctx.matrix.torch_release(installed.split("+", 1)[0])
     for requested in _torch_requests(ctx, installed):
         options = Options(nvcc=mm)
@@ -484,12 +499,16 @@ def torch_side(facts: Facts, ctx: Context, nvcc: str) -> TorchSide | None:
             continue  # a release the matrix cannot plan (a pre-release version string): the next one
         if not (plan.fits and plan.steps):
             continue
+        assert plan.chosen is not None  # what Plan.fits means
         build = plan.chosen.build
         note = ""
         if unseen:
+            assert build.cuda is not None  # Options.nvcc admits CUDA builds only
             lowest, full = driver_needs(ctx.matrix, build.cuda, os_name(facts))
             if lowest:
-                need = f"a driver >= {lowest}" + (f" (>= {full} for full CUDA {build.cuda} support)" if full and full != lowest else "")
+                need = f"a driver >= {lowest}" + (
+                    f" (>= {full} for full CUDA {build.cuda} support)" if full and full != lowest else ""
+                )
             else:
                 need = f"a driver that runs CUDA {build.cuda}"
             note = f"no NVIDIA driver was seen here, so it was not checked against one: it needs {need}"
@@ -508,10 +527,14 @@ def torch_major_remediation(facts: Facts, ctx: Context, nvcc: str) -> Remediatio
     toolkit = fix.remediation(f"Build extensions with a CUDA {tmajor}.x toolkit.")
     side = torch_side(facts, ctx, nvcc)
     if side is None:
-        return replace(toolkit, summary=toolkit.summary + (
-            f" (No PyTorch build in the compatibility matrix has CUDA {major(nvcc)} no newer than {major_minor(nvcc)} "
-            "and fits this machine, so the toolkit is the side to move.)"
-        ))
+        return replace(
+            toolkit,
+            summary=toolkit.summary
+            + (
+                f" (No PyTorch build in the compatibility matrix has CUDA {major(nvcc)} no newer than {major_minor(nvcc)} "
+                "and fits this machine, so the toolkit is the side to move.)"
+            ),
+        )
     other = side.remediation()
     return replace(toolkit, alternative=other) if fix.moves else replace(other, alternative=toolkit)
 
@@ -536,7 +559,10 @@ def check_torch_major(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "the same CUDA major and fails with 'The detected CUDA version mismatches the version that was used to compile PyTorch'. "
         "Either side can move: a toolkit of PyTorch's CUDA major, or a PyTorch build of nvcc's.",
         (
-            ev(f"toolkit:{tk.root}" if tk else "cmd:nvcc --version", f"{nvcc_version} via {', '.join(tk.found_via) if tk else 'PATH'}"),
+            ev(
+                f"toolkit:{tk.root}" if tk else "cmd:nvcc --version",
+                f"{nvcc_version} via {', '.join(tk.found_via) if tk else 'PATH'}",
+            ),
             ev(torch.source, f"torch {torch.value.version}, CUDA {torch.value.cuda}"),
         ),
         torch_major_remediation(facts, ctx, nvcc_version),

@@ -54,7 +54,7 @@ def _plain_help_defaults() -> None:
         from typer import rich_utils
     except ImportError:
         return
-    rich_utils.escape_before_html_export = lambda text: text.strip()
+    rich_utils.escape_before_html_export = lambda input_text: input_text.strip()
 
 
 def _register() -> None:
@@ -63,7 +63,7 @@ def _register() -> None:
     if _registered:
         return
     _registered = True
-    from gpudoctor.cli import bench, check, explain, install, matrix, memory, report, snapshot, switch_cuda
+    from gpudoctor.cli import bench, check, completion, explain, install, matrix, memory, report, snapshot, switch_cuda
 
     check.register(app)
     snapshot.register(app)
@@ -74,6 +74,7 @@ def _register() -> None:
     report.register(app)
     install.register(app)
     memory.register(app)
+    completion.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -83,6 +84,11 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     _register()
+    if os.environ.get("_GPUDOCTOR_COMPLETE"):
+        # A shell's completion script is asking for candidates (gpudoctor completion SHELL).
+        from gpudoctor.cli.completion import enable_protocol
+
+        enable_protocol()
     if "--help" in args:
         _plain_help_defaults()
     try:

@@ -6,7 +6,8 @@ import contextlib
 import dataclasses
 import enum
 import sys
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 import typer
 
@@ -16,6 +17,7 @@ from gpudoctor.cli.common import FailOn, make_host, stderr_console, stdout_conso
 class OutputFormat(str, enum.Enum):
     text = "text"
     json = "json"
+
 
 bench_app = typer.Typer(
     help="Benchmarks that measure this machine and judge the result.",
@@ -69,19 +71,41 @@ def _fail(message: str, hint: str | None, code: int, output_format: OutputFormat
 
 @bench_app.command("bandwidth", help=_HELP)
 def bandwidth(
-    gpu: str = typer.Option("all", "--gpu", metavar="all|N[,N...]", help="GPUs to measure: all, or CUDA device numbers (as cuda:N) such as 0,1."),
-    sizes: Optional[str] = typer.Option(None, "--sizes", metavar="SIZES", help="Transfer sizes: a range of powers of two (64K-256M, the default) or a list (1M,32M,256M)."),
-    tests: str = typer.Option("all", "--tests", metavar="LIST", help="all, or some of: h2d, d2h, h2d-pageable, d2h-pageable (or: pageable), d2d, bidir, p2p."),
+    gpu: str = typer.Option(
+        "all", "--gpu", metavar="all|N[,N...]", help="GPUs to measure: all, or CUDA device numbers (as cuda:N) such as 0,1."
+    ),
+    sizes: str | None = typer.Option(
+        None,
+        "--sizes",
+        metavar="SIZES",
+        help="Transfer sizes: a range of powers of two (64K-256M, the default) or a list (1M,32M,256M).",
+    ),
+    tests: str = typer.Option(
+        "all",
+        "--tests",
+        metavar="LIST",
+        help="all, or some of: h2d, d2h, h2d-pageable, d2h-pageable (or: pageable), d2d, bidir, p2p.",
+    ),
     repeats: int = typer.Option(10, "--repeats", min=1, max=1000, help="Timed samples per size (the median is reported)."),
     warmup: int = typer.Option(2, "--warmup", min=0, max=100, help="Untimed batches per size before the timed ones."),
     verify: bool = typer.Option(False, "--verify", help="Check that the data arrived intact (copy a pattern and read it back)."),
-    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE", help="Also draw bandwidth by size into FILE (.png or .svg)."),
-    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.bandwidth/1)."),
+    plot: str | None = typer.Option(None, "--plot", metavar="FILE", help="Also draw bandwidth by size into FILE (.png or .svg)."),
+    output_format: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.bandwidth/1)."
+    ),
     fail_on: FailOn = typer.Option(FailOn.warning, "--fail-on", help="Lowest severity that makes the exit status 1."),
-    results: Optional[str] = typer.Option(None, "--results", metavar="FILE", help="Judge recorded results (a --format json output) instead of measuring."),
-    replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="Take the link facts (NVML, sysfs) from a snapshot instead of this machine."),
-    matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
-    probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of the NVML and nvidia-smi probes."),
+    results: str | None = typer.Option(
+        None, "--results", metavar="FILE", help="Judge recorded results (a --format json output) instead of measuring."
+    ),
+    replay: str | None = typer.Option(
+        None, "--replay", metavar="FILE", help="Take the link facts (NVML, sysfs) from a snapshot instead of this machine."
+    ),
+    matrix: str | None = typer.Option(
+        None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
+    ),
+    probe_timeout: float = typer.Option(
+        5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of the NVML and nvidia-smi probes."
+    ),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar on stderr."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Every size in the table; the evidence of each finding."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),

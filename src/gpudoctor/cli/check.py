@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
-from typing import List, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
 from gpudoctor.cli.common import FailOn, OutputFormat, make_host, stdout_console
+
+if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
+    from gpudoctor.model import ExitCode
 
 
 def register(app: typer.Typer) -> None:
@@ -22,35 +26,70 @@ def register(app: typer.Typer) -> None:
         ),
     )
     def check(
-        output_format: OutputFormat = typer.Option(
-            OutputFormat.text, "--format", "-f", help="text, json (docs/report-schema.md), github (Actions annotations) or junit (XML)."
+        ctx: typer.Context,
+        output_format: str = typer.Option(
+            OutputFormat.text.value,
+            "--format",
+            "-f",
+            envvar="GPUDOCTOR_FORMAT",
+            metavar=_choices(OutputFormat),
+            callback=_one_of(OutputFormat),
+            autocompletion=lambda: [f.value for f in OutputFormat],
+            help="text, json (docs/report-schema.md), github (Actions annotations) or junit (XML).",
         ),
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the evidence of each finding and probe timings."),
-        replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="Diagnose a recorded snapshot instead of this machine."),
-        deep: bool = typer.Option(False, "--deep", help="Also import each framework in a subprocess (slower; shows what only an import can)."),
-        python: Optional[str] = typer.Option(None, "--python", metavar="PATH", help="The Python interpreter whose environment to probe."),
-        fail_on: FailOn = typer.Option(FailOn.warning, "--fail-on", help="Lowest severity that makes the exit status 1."),
-        ignore: List[str] = typer.Option([], "--ignore", metavar="CODE", help="Drop findings with this code (repeatable)."),
-        require: List[str] = typer.Option(
+        replay: str | None = typer.Option(
+            None, "--replay", metavar="FILE", help="Diagnose a recorded snapshot instead of this machine."
+        ),
+        deep: bool = typer.Option(
+            False, "--deep", help="Also import each framework in a subprocess (slower; shows what only an import can)."
+        ),
+        python: str | None = typer.Option(
+            None, "--python", metavar="PATH", help="The Python interpreter whose environment to probe."
+        ),
+        fail_on: str = typer.Option(
+            FailOn.warning.value,
+            "--fail-on",
+            envvar="GPUDOCTOR_FAIL_ON",
+            metavar=_choices(FailOn),
+            callback=_one_of(FailOn),
+            autocompletion=lambda: [f.value for f in FailOn],
+            help="Lowest severity that makes the exit status 1.",
+        ),
+        ignore: list[str] = typer.Option(
+            [],
+            "--ignore",
+            envvar="GPUDOCTOR_IGNORE",
+            metavar="CODE",
+            help="Drop findings with this code (repeatable; in the variable, codes separated by whitespace).",
+        ),
+        require: list[str] = typer.Option(
             [],
             "--require",
             "-r",
+            envvar="GPUDOCTOR_REQUIRE",
             metavar="SPEC",
             help=(
-                "A requirement of the job (repeatable; one value may hold several, space-separated): gpu, gpus>=2, "
+                "A requirement of the job (repeatable; one value, or the variable, may hold several, "
+                "separated by whitespace): gpu, gpus>=2, "
                 "driver>=535, cuda>=12.1, compute-capability>=8.0, gpu-memory>=40GiB, gpu-memory-free>=20GiB, "
                 "torch>=2.3, torch:cuda, tensorflow:gpu, jax:cuda, bf16. An unmet one is a requirement-unmet error."
             ),
         ),
-        node: Optional[str] = typer.Option(
-            None, "--node", metavar="NAME", help="The node name written into JSON/JUnit reports (default: this host's name; none with --replay)."
+        node: str | None = typer.Option(
+            None,
+            "--node",
+            metavar="NAME",
+            help="The node name written into JSON/JUnit reports (default: this host's name; none with --replay).",
         ),
-        probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe (nvidia-smi, NVML, nvcc, ...)."),
-        matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
+        probe_timeout: float = typer.Option(
+            5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe (nvidia-smi, NVML, nvcc, ...)."
+        ),
+        matrix: str | None = typer.Option(
+            None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
+        ),
         debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
     ) -> None:
-        import click
-
         from gpudoctor.doctor import diagnose
         from gpudoctor.model import ExitCode, Severity, exit_code_for, sort_findings
         from gpudoctor.probes import ProbeOptions
@@ -61,11 +100,19 @@ def register(app: typer.Typer) -> None:
         if require:
             from gpudoctor.requirements import RequirementSyntaxError, parse_requirements
 
+            from_env = _from_env(ctx, "require")
+            if from_env:
+                # click splits a multiple option's variable on whitespace; rejoined, the variable is
+                # read as one --require value is, so `torch >= 2.3` in GPUDOCTOR_REQUIRE stays one spec.
+                require = [" ".join(require)]
             try:
                 requirements = parse_requirements(require)
             except RequirementSyntaxError as exc:
-                raise click.BadParameter(str(exc), param_hint="'--require'") from None
+                raise typer.BadParameter(
+                    str(exc), param_hint=_hint("--require", "GPUDOCTOR_REQUIRE" if from_env else None)
+                ) from None
 
+        output_format = OutputFormat(output_format)
         node_name = node if node is not None else (None if replay else _hostname())
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
         if output_format is OutputFormat.text:
@@ -94,13 +141,13 @@ def register(app: typer.Typer) -> None:
             from gpudoctor.sanitize import clean
 
             sys.stderr.write(f"gpudoctor: error: {clean(message)}\n")
-            raise typer.Exit(exit_code)
+            raise typer.Exit(exit_code) from None
 
         unmet = [o.finding for o in outcomes if o.finding is not None]
         if unmet:
             report.findings = sort_findings(report.findings + unmet)
         report.findings = [f for f in report.findings if f.code not in set(ignore)]
-        threshold = Severity[fail_on.value.upper()]
+        threshold = Severity[fail_on.upper()]
         code = exit_code_for(report.findings, threshold)
         if output_format is OutputFormat.json:
             sys.stdout.write(_json(report, code, outcomes, requirements, node_name))
@@ -127,6 +174,38 @@ def register(app: typer.Typer) -> None:
             if outcomes:
                 _print_requirements(console, outcomes)
         raise typer.Exit(int(code))
+
+
+def _choices(kind: type[enum.Enum]) -> str:
+    return "[" + "|".join(member.value for member in kind) + "]"
+
+
+def _from_env(ctx: typer.Context, name: str) -> bool:
+    """Whether the option's value came from its environment variable (not the command line or the default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "ENVIRONMENT"
+
+
+def _hint(option: str, envvar: str | None) -> str:
+    # Written here, not left to click: click names the variable only from 8.2 on, and a CI log that
+    # blames --fail-on when no --fail-on was typed sends the reader to the wrong line.
+    return f"'{option}' (env var: {envvar})" if envvar else f"'{option}'"
+
+
+def _one_of(kind: type[enum.Enum]):
+    """A choice option's check, done here rather than by an Enum type so that a bad value from the
+    environment variable names the variable (`_hint`); the value stays a plain string."""
+
+    def check(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
+        allowed = [member.value for member in kind]
+        if value in allowed:
+            return value
+        envvar = param.envvar if _from_env(ctx, param.name or "") and isinstance(param.envvar, str) else None
+        raise typer.BadParameter(
+            f"{value!r} is not one of {', '.join(repr(a) for a in allowed)}.", param_hint=_hint(param.opts[0], envvar)
+        )
+
+    return check
 
 
 def _warm_renderer() -> None:
@@ -156,7 +235,7 @@ def _json(report, code, outcomes, requirements, node_name) -> str:
     return json.dumps(doc, indent=2, sort_keys=True, default=str) + "\n"
 
 
-def _error_output(output_format: OutputFormat, message: str, hint: str | None, exit_code: int) -> str:
+def _error_output(output_format: OutputFormat, message: str, hint: str | None, exit_code: ExitCode) -> str:
     if output_format is OutputFormat.github:
         from gpudoctor.render.github import render_github_error
 

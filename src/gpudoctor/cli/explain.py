@@ -13,7 +13,8 @@ def finding_page(code: str) -> str | None:
 
     if not code or not all(c.isalnum() or c == "-" for c in code):
         return None
-    page = files("gpudoctor._docs").joinpath("findings", f"{code}.md")
+    # One name per joinpath: Python 3.10's Traversable takes one.
+    page = files("gpudoctor._docs").joinpath("findings").joinpath(f"{code}.md")
     try:
         return page.read_text(encoding="utf-8")
     except (FileNotFoundError, OSError):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import enum
 import json
 import sys
-from typing import List, Optional
 
 import typer
 
@@ -71,6 +70,9 @@ def confirm(question: str, yes: bool) -> bool:
 
 
 def _emit_json(doc: dict, code: int) -> None:
+    from gpudoctor.install.render import SCHEMA
+
+    doc["schema"] = SCHEMA
     doc["exit_code"] = int(code)
     sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
@@ -97,15 +99,32 @@ def _ask_index(plan, host, offline: bool, replay: bool):
     if not plan.fits or not plan.steps:
         return plan
     if offline or replay:
-        return replace(plan, online=online.confirm(plan, None, why_not="--offline" if offline else "a replayed machine is planned offline"))
+        return replace(
+            plan, online=online.confirm(plan, None, why_not="--offline" if offline else "a replayed machine is planned offline")
+        )
     args = [a for s in plan.steps for a in s.argv]
     step_index = args[args.index("--index-url") + 1] if "--index-url" in args[:-1] else None
     index, why_not = online.index_for(plan, step_index, host)
     return replace(plan, online=online.confirm(plan, index, why_not=why_not))
 
 
-def _install(framework, version, python, replay, yes, dry_run, reinstall, use, index_url, pip_args, output_format, probe_timeout, matrix,
-             target=None, offline=False) -> None:
+def _install(
+    framework,
+    version,
+    python,
+    replay,
+    yes,
+    dry_run,
+    reinstall,
+    use,
+    index_url,
+    pip_args,
+    output_format,
+    probe_timeout,
+    matrix,
+    target=None,
+    offline=False,
+) -> None:
     from gpudoctor.checks import Context
     from gpudoctor.cli.common import make_host
     from gpudoctor.errors import GpudoctorError, UsageError
@@ -129,8 +148,14 @@ def _install(framework, version, python, replay, yes, dry_run, reinstall, use, i
         from gpudoctor.sanitize import clean_line
 
         code = ExitCode.USAGE if isinstance(exc, UsageError) else ExitCode.ERROR
-        _emit_json({"status": "doctor-error", "error": {"message": clean_line(exc.message), "hint": exc.hint and clean_line(exc.hint)},
-                    "plan": None}, code)
+        _emit_json(
+            {
+                "status": "doctor-error",
+                "error": {"message": clean_line(exc.message), "hint": exc.hint and clean_line(exc.hint)},
+                "plan": None,
+            },
+            code,
+        )
         raise typer.Exit(int(code)) from None
     env = read_env(host, facts)
     if python and env.python is None:
@@ -144,14 +169,21 @@ def _install(framework, version, python, replay, yes, dry_run, reinstall, use, i
             raise typer.BadParameter("uv is not on PATH", param_hint="--use")
         env = replace(env, uv=uv or "uv")
     ctx = Context(matrix)
-    options = Options(reinstall=reinstall, installer=use.value if use else None, index_url=index_url, extra_args=tuple(pip_args),
-                      target=target or Target())
+    options = Options(
+        reinstall=reinstall,
+        installer=use.value if use else None,
+        index_url=index_url,
+        extra_args=tuple(pip_args),
+        target=target or Target(),
+    )
     try:
         plan = plan_install(facts, ctx, framework.value, version, env=env, options=options)
     except TargetNeeded as exc:
         _refuse_without_target(exc, as_json)
     except UsageError as exc:
-        where = exc.message.split(" ", 1)[0] if exc.message.startswith("--") else "VERSION"  # --gpu/--driver/--cuda, else the version
+        where = (
+            exc.message.split(" ", 1)[0] if exc.message.startswith("--") else "VERSION"
+        )  # --gpu/--driver/--cuda, else the version
         raise typer.BadParameter(exc.message + (f" ({exc.hint})" if exc.hint else ""), param_hint=where) from None
     plan = _ask_index(plan, host, offline, bool(replay))
     missing = plan.online is not None and plan.online.status == "missing"
@@ -204,52 +236,147 @@ def register(app: typer.Typer) -> None:
     @app.command("install", help=INSTALL_HELP)
     def install(
         framework: Framework = typer.Argument(..., metavar="FRAMEWORK", help="torch, tensorflow or jax."),
-        version: Optional[str] = typer.Argument(None, metavar="[VERSION]", help="2.5, 2.5.1 or 2.5.1+cu124 (torch); 2.15 (tensorflow); 0.4.38 or 0.6 (jax). Default: the newest that fits."),
-        python: Optional[str] = typer.Option(None, "--python", metavar="PATH", help="The interpreter of the environment to install into (default: the active virtualenv or conda env, else python3 on PATH)."),
-        replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="Plan for a recorded snapshot instead of this machine; never installs."),
+        version: str | None = typer.Argument(
+            None,
+            metavar="[VERSION]",
+            help="2.5, 2.5.1 or 2.5.1+cu124 (torch); 2.15 (tensorflow); 0.4.38 or 0.6 (jax). Default: the newest that fits.",
+        ),
+        python: str | None = typer.Option(
+            None,
+            "--python",
+            metavar="PATH",
+            help="The interpreter of the environment to install into (default: the active virtualenv or conda env, else python3 on PATH).",
+        ),
+        replay: str | None = typer.Option(
+            None, "--replay", metavar="FILE", help="Plan for a recorded snapshot instead of this machine; never installs."
+        ),
         yes: bool = typer.Option(False, "--yes", "-y", help="Run the plan without asking."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; run nothing."),
         reinstall: bool = typer.Option(False, "--reinstall", help="Install even when the chosen build is installed already."),
-        use: Optional[Installer] = typer.Option(None, "--use", help="The installer to run: pip, or uv (default: uv where it manages an environment without pip)."),
-        index_url: Optional[str] = typer.Option(None, "--index-url", metavar="URL", help="Install from this package index (a mirror); for PyTorch, {variant} in it becomes the CUDA variant (cu126)."),
-        pip_args: List[str] = typer.Option([], "--pip-arg", metavar="ARG", help="An extra argument for the install command (repeatable), e.g. --pip-arg=--no-deps."),
-        output_format: Format = typer.Option(Format.text, "--format", "-f", help="text, or json (one document on stdout; the commands' output goes to stderr)."),
+        use: Installer | None = typer.Option(
+            None, "--use", help="The installer to run: pip, or uv (default: uv where it manages an environment without pip)."
+        ),
+        index_url: str | None = typer.Option(
+            None,
+            "--index-url",
+            metavar="URL",
+            help="Install from this package index (a mirror); for PyTorch, {variant} in it becomes the CUDA variant (cu126).",
+        ),
+        pip_args: list[str] = typer.Option(
+            [],
+            "--pip-arg",
+            metavar="ARG",
+            help="An extra argument for the install command (repeatable), e.g. --pip-arg=--no-deps.",
+        ),
+        output_format: Format = typer.Option(
+            Format.text, "--format", "-f", help="text, or json (one document on stdout; the commands' output goes to stderr)."
+        ),
         probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
-        matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
-        gpu: Optional[str] = typer.Option(None, "--gpu", metavar="NAME|CC", help="The GPU the build is for, where none is seen here (or another): a name (\"RTX 4090\") or a compute capability (8.9)."),
-        driver: Optional[str] = typer.Option(None, "--driver", metavar="VERSION", help="The NVIDIA driver the build will run on, where none is seen here (550.54.14)."),
-        cuda: Optional[str] = typer.Option(None, "--cuda", metavar="VERSION", help="The CUDA version that driver runs (nvidia-smi's header, 12.4), where its version is not known."),
+        matrix: str | None = typer.Option(
+            None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
+        ),
+        gpu: str | None = typer.Option(
+            None,
+            "--gpu",
+            metavar="NAME|CC",
+            help='The GPU the build is for, where none is seen here (or another): a name ("RTX 4090") or a compute capability (8.9).',
+        ),
+        driver: str | None = typer.Option(
+            None,
+            "--driver",
+            metavar="VERSION",
+            help="The NVIDIA driver the build will run on, where none is seen here (550.54.14).",
+        ),
+        cuda: str | None = typer.Option(
+            None,
+            "--cuda",
+            metavar="VERSION",
+            help="The CUDA version that driver runs (nvidia-smi's header, 12.4), where its version is not known.",
+        ),
         cpu: bool = typer.Option(False, "--cpu", help="Install a CPU-only build."),
         offline: bool = typer.Option(False, "--offline", help="Do not ask the package index whether the chosen wheel exists."),
     ) -> None:
         from gpudoctor.install.model import Target
 
-        _install(framework, version, python, replay, yes, dry_run, reinstall, use, index_url, pip_args, output_format, probe_timeout, matrix,
-                 target=Target(gpu=gpu, driver=driver, cuda=cuda, cpu=cpu), offline=offline)
+        _install(
+            framework,
+            version,
+            python,
+            replay,
+            yes,
+            dry_run,
+            reinstall,
+            use,
+            index_url,
+            pip_args,
+            output_format,
+            probe_timeout,
+            matrix,
+            target=Target(gpu=gpu, driver=driver, cuda=cuda, cpu=cpu),
+            offline=offline,
+        )
 
     @app.command("fix", help=FIX_HELP)
     def fix(
-        python: Optional[str] = typer.Option(None, "--python", metavar="PATH", help="The interpreter of the environment to check and fix."),
-        env_file: Optional[str] = typer.Option(None, "--env-file", metavar="FILE", help="Where an allocator variable may be written (your shell's rc file, or a .env file)."),
-        replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="List the fixes for a recorded snapshot; never changes anything."),
+        python: str | None = typer.Option(
+            None, "--python", metavar="PATH", help="The interpreter of the environment to check and fix."
+        ),
+        env_file: str | None = typer.Option(
+            None,
+            "--env-file",
+            metavar="FILE",
+            help="Where an allocator variable may be written (your shell's rc file, or a .env file).",
+        ),
+        replay: str | None = typer.Option(
+            None, "--replay", metavar="FILE", help="List the fixes for a recorded snapshot; never changes anything."
+        ),
         yes: bool = typer.Option(False, "--yes", "-y", help="Apply every fix without asking."),
         dry_run: bool = typer.Option(False, "--dry-run", help="List the fixes; change nothing."),
         probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
-        matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
-        index_url: Optional[str] = typer.Option(None, "--index-url", metavar="URL", help="Reinstall from this package index (a mirror), also in the undo line; for PyTorch, {variant} in it becomes the CUDA variant (cu126)."),
-        gpu: Optional[str] = typer.Option(None, "--gpu", metavar="NAME|CC", help="The GPU a reinstalled build is for, where none is seen here: a name (\"RTX 4090\") or a compute capability (8.9)."),
-        driver: Optional[str] = typer.Option(None, "--driver", metavar="VERSION", help="The NVIDIA driver a reinstalled build will run on, where none is seen here (550.54.14)."),
-        cuda: Optional[str] = typer.Option(None, "--cuda", metavar="VERSION", help="The CUDA version that driver runs (nvidia-smi's header, 12.4), where its version is not known."),
+        matrix: str | None = typer.Option(
+            None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
+        ),
+        index_url: str | None = typer.Option(
+            None,
+            "--index-url",
+            metavar="URL",
+            help="Reinstall from this package index (a mirror), also in the undo line; for PyTorch, {variant} in it becomes the CUDA variant (cu126).",
+        ),
+        gpu: str | None = typer.Option(
+            None,
+            "--gpu",
+            metavar="NAME|CC",
+            help='The GPU a reinstalled build is for, where none is seen here: a name ("RTX 4090") or a compute capability (8.9).',
+        ),
+        driver: str | None = typer.Option(
+            None,
+            "--driver",
+            metavar="VERSION",
+            help="The NVIDIA driver a reinstalled build will run on, where none is seen here (550.54.14).",
+        ),
+        cuda: str | None = typer.Option(
+            None,
+            "--cuda",
+            metavar="VERSION",
+            help="The CUDA version that driver runs (nvidia-smi's header, 12.4), where its version is not known.",
+        ),
         cpu: bool = typer.Option(False, "--cpu", help="Reinstall CPU-only builds."),
     ) -> None:
         from gpudoctor.install.fix_run import run_fix
         from gpudoctor.install.model import Target
 
         if replay and yes:
-            raise typer.BadParameter("--replay lists fixes for a recorded machine and never changes it; drop --yes", param_hint="--yes")
+            raise typer.BadParameter(
+                "--replay lists fixes for a recorded machine and never changes it; drop --yes", param_hint="--yes"
+            )
         code = run_fix(
-            _probe_options(probe_timeout, python), env_file=env_file, replay=replay, dry_run=dry_run, matrix=matrix,
-            ask=lambda question: confirm(question, yes), index_url=index_url,
+            _probe_options(probe_timeout, python),
+            env_file=env_file,
+            replay=replay,
+            dry_run=dry_run,
+            matrix=matrix,
+            ask=lambda question: confirm(question, yes),
+            index_url=index_url,
             target=Target(gpu=gpu, driver=driver, cuda=cuda, cpu=cpu),
         )
         raise typer.Exit(code)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional
 
 import typer
 
@@ -11,13 +10,19 @@ matrix_app = typer.Typer(help="The bundled compatibility matrix: show it, or val
 
 
 @matrix_app.command("show", help="Print the compatibility facts the doctor judges by, with their sources.")
-def show(section: Optional[str] = typer.Argument(None, help="Only this section (cuda, gpu, cudnn, torch, tensorflow, jax, precision, link, memory).")) -> None:
+def show(
+    section: str | None = typer.Argument(
+        None, help="Only this section (cuda, gpu, cudnn, torch, tensorflow, jax, precision, link, memory)."
+    ),
+) -> None:
     from gpudoctor.matrix import load_matrix, render_matrix_text
 
     sys.stdout.write(render_matrix_text(load_matrix(), section))
 
 
-@matrix_app.command("check", help=(
+@matrix_app.command(
+    "check",
+    help=(
         "Validate a candidate matrix file or directory; exit 0 when valid, 1 when not (a *.toml entry that is not a "
         "readable regular file is a problem: fail closed), 2 when the path does not exist."
     ),
@@ -32,7 +37,7 @@ def check(path: str = typer.Argument(..., metavar="FILE", help="A matrix .toml f
     except MatrixError as exc:
         # A problem quotes the candidate file (keys, values): shown, never obeyed by the terminal.
         sys.stdout.write(f"{clean_line(path)}: invalid\n" + "\n".join(f"  {clean_line(p)}" for p in exc.problems) + "\n")
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     sys.stdout.write(f"{clean_line(path)}: valid\n")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import enum
 import json
 import sys
-from typing import List, Optional
 
 import typer
 
@@ -72,9 +71,11 @@ def memory(
     ctx: typer.Context,
     watch: bool = typer.Option(False, "--watch", "-w", help="Redraw the view until Ctrl-C."),
     interval: float = typer.Option(2.0, "--interval", min=0.0, metavar="SECONDS", help="Seconds between redraws with --watch."),
-    count: Optional[int] = typer.Option(None, "--count", min=1, metavar="N", help="With --watch: stop after N redraws."),
-    replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="Read a recorded snapshot instead of this machine."),
-    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.memory/1)."),
+    count: int | None = typer.Option(None, "--count", min=1, metavar="N", help="With --watch: stop after N redraws."),
+    replay: str | None = typer.Option(None, "--replay", metavar="FILE", help="Read a recorded snapshot instead of this machine."),
+    output_format: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.memory/1)."
+    ),
     probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of NVML and nvidia-smi."),
 ) -> None:
     if ctx.invoked_subcommand is not None:
@@ -83,7 +84,13 @@ def memory(
     from gpudoctor.model import ExitCode
 
     if watch and output_format is OutputFormat.json:
-        _fail("--watch draws the terminal view; for JSON run without --watch", None, ExitCode.USAGE, output_format, render.VIEW_SCHEMA)
+        _fail(
+            "--watch draws the terminal view; for JSON run without --watch",
+            None,
+            ExitCode.USAGE,
+            output_format,
+            render.VIEW_SCHEMA,
+        )
     host, view = _read(replay, probe_timeout, output_format, render.VIEW_SCHEMA)
     code = ExitCode.FINDINGS if render.heavily_held(view) else ExitCode.OK
     if output_format is OutputFormat.json:
@@ -108,13 +115,19 @@ def memory(
 
 @memory_app.command("plan", help=_PLAN_HELP)
 def plan(
-    jobs: List[str] = typer.Argument(..., metavar="NAME=SIZE[:FRAMEWORK]...", help="The jobs and their budgets."),
+    jobs: list[str] = typer.Argument(..., metavar="NAME=SIZE[:FRAMEWORK]...", help="The jobs and their budgets."),
     gpu: int = typer.Option(0, "--gpu", min=0, metavar="N", help="The GPU they share (nvidia-smi's index)."),
     isolate: bool = typer.Option(False, "--isolate", help="Budgets must hold in hardware: plan MIG instances."),
-    replay: Optional[str] = typer.Option(None, "--replay", metavar="FILE", help="Plan on a recorded snapshot instead of this machine."),
-    output_format: OutputFormat = typer.Option(OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.memory-plan/1)."),
+    replay: str | None = typer.Option(
+        None, "--replay", metavar="FILE", help="Plan on a recorded snapshot instead of this machine."
+    ),
+    output_format: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.memory-plan/1)."
+    ),
     probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of NVML and nvidia-smi."),
-    matrix: Optional[str] = typer.Option(None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."),
+    matrix: str | None = typer.Option(
+        None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
+    ),
 ) -> None:
     from gpudoctor.errors import GpudoctorError, UsageError
     from gpudoctor.memory import render

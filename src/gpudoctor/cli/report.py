@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import sys
-from typing import List
+from typing import NoReturn
 
 import typer
 
@@ -26,9 +26,13 @@ class MergeFormat(str, enum.Enum):
     ),
 )
 def merge(
-    paths: List[str] = typer.Argument(..., metavar="REPORT.json... | DIR", help="Report files or directories of them."),
-    output_format: MergeFormat = typer.Option(MergeFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.merge/1)."),
-    fail_on: str = typer.Option("warning", "--fail-on", help="Lowest finding severity on any node that makes the exit status 1: error, warning or info."),
+    paths: list[str] = typer.Argument(..., metavar="REPORT.json... | DIR", help="Report files or directories of them."),
+    output_format: MergeFormat = typer.Option(
+        MergeFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.merge/1)."
+    ),
+    fail_on: str = typer.Option(
+        "warning", "--fail-on", help="Lowest finding severity on any node that makes the exit status 1: error, warning or info."
+    ),
     fail_on_drift: bool = typer.Option(False, "--fail-on-drift", help="Also exit 1 when the nodes' facts differ."),
 ) -> None:
     from gpudoctor.errors import UsageError
@@ -49,7 +53,7 @@ def merge(
     raise typer.Exit(code)
 
 
-def _usage_error(exc, output_format: MergeFormat) -> None:
+def _usage_error(exc, output_format: MergeFormat) -> NoReturn:
     """A wrong argument (a missing path, a bad --fail-on): one line on stderr, exit 2, and under
     --format json an error document on stdout, so automation never parses free text."""
     import json
@@ -59,7 +63,12 @@ def _usage_error(exc, output_format: MergeFormat) -> None:
     from gpudoctor.sanitize import clean
 
     if output_format is MergeFormat.json:
-        doc = {"schema": SCHEMA, "exit_code": int(ExitCode.USAGE), "error": {"message": exc.message, "hint": exc.hint}, "nodes": []}
+        doc = {
+            "schema": SCHEMA,
+            "exit_code": int(ExitCode.USAGE),
+            "error": {"message": exc.message, "hint": exc.hint},
+            "nodes": [],
+        }
         sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     sys.stderr.write(f"gpudoctor: error: {clean(exc.message)}\n")
     if exc.hint:

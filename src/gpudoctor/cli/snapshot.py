@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional
 
 import typer
 
@@ -19,9 +18,11 @@ def register(app: typer.Typer) -> None:
     def snapshot(
         output: str = typer.Option(..., "--output", "-o", metavar="FILE", help="Where to write the snapshot ('-' for stdout)."),
         deep: bool = typer.Option(False, "--deep", help="Also record each framework's import in a subprocess."),
-        python: Optional[str] = typer.Option(None, "--python", metavar="PATH", help="The Python interpreter whose environment to record."),
+        python: str | None = typer.Option(
+            None, "--python", metavar="PATH", help="The Python interpreter whose environment to record."
+        ),
         probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
-        note: Optional[str] = typer.Option(None, "--note", help="A free-text note stored in the snapshot."),
+        note: str | None = typer.Option(None, "--note", help="A free-text note stored in the snapshot."),
         redact: bool = typer.Option(True, "--redact/--no-redact", help="Redact host name, serials, UUIDs and user names."),
     ) -> None:
         import datetime

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional
 
 import typer
 
@@ -90,13 +89,17 @@ def _switch_system(plan, host, *, yes: bool, dry_run: bool, timeout_s: float) ->
 def register(app: typer.Typer) -> None:
     @app.command("switch-cuda", help=HELP)
     def switch_cuda(
-        words: Optional[List[str]] = typer.Argument(
-            None, metavar="VERSION [SHELL]",
+        words: list[str] | None = typer.Argument(
+            None,
+            metavar="VERSION [SHELL]",
             help="11.8, 12, 12.4.1 or a toolkit directory; with --shell, optionally posix (also sh, bash, zsh), fish or powershell.",
         ),
-        list_toolkits: bool = typer.Option(False, "--list", help="List every toolkit, its full version, and which is active through what."),
+        list_toolkits: bool = typer.Option(
+            False, "--list", help="List every toolkit, its full version, and which is active through what."
+        ),
         shell: bool = typer.Option(
-            False, "--shell",
+            False,
+            "--shell",
             help="Print code that switches this shell only, in the syntax named after it: posix (the default; bash, zsh, sh), fish or powershell. No root needed.",
         ),
         yes: bool = typer.Option(False, "--yes", "-y", help="Switch without asking."),
@@ -144,6 +147,8 @@ def register(app: typer.Typer) -> None:
             # arguments were well-formed); the rest are refusals to do something unsafe.
             error = GpudoctorError if plan.target is None else UnsafeOperation
             raise error(plan.refusal, "\n".join(plan.manual) or None)
+        # Without a refusal a plan names its target (plan_switch refuses when there is none).
+        assert plan.target is not None
         for note in plan.notes:
             typer.echo(f"note: {note}", err=True)
         try:
@@ -153,6 +158,7 @@ def register(app: typer.Typer) -> None:
         for warning in warnings:
             typer.echo(f"warning: {warning}", err=True)
         if shell:
+            assert shell_name is not None  # "posix" unless named, above
             try:
                 code = sc.render_shell(plan.env, shell_name)
             except Unrenderable as exc:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 # Environment variables a probe may see. An allow-list, never the whole
 # environment: snapshots are shared, and environments hold secrets.
@@ -152,7 +153,7 @@ class PythonEnv:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], how: str = "snapshot") -> "PythonEnv":
+    def from_json(cls, data: Mapping[str, Any], how: str = "snapshot") -> PythonEnv:
         dists = data.get("distributions") or {}
         return cls(
             executable=str(data.get("executable", "python3")),

@@ -6,6 +6,7 @@ directories and links; probes still ask for `/usr/local/cuda`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform as _platform
 import selectors
@@ -15,7 +16,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import IO, Any, cast
 
 from gpudoctor.bounded import MAX_COMMAND_OUTPUT, describe_size
 from gpudoctor.host import ENV_NAMES, CommandResult, Host, HostError, PathInfo, PythonEnv
@@ -177,13 +179,12 @@ def _same_file(a: str, b: str) -> bool:
     environment's `python` links to the base interpreter, yet it is another
     environment with other packages.
     """
-    return os.path.realpath(os.path.dirname(os.path.abspath(a))) == os.path.realpath(
-        os.path.dirname(os.path.abspath(b))
-    )
+    return os.path.realpath(os.path.dirname(os.path.abspath(a))) == os.path.realpath(os.path.dirname(os.path.abspath(b)))
 
 
-def run_bounded(argv: Sequence[str], timeout_s: float, *, program: Sequence[str] | None = None,
-                cap: int | None = None) -> CommandResult:
+def run_bounded(
+    argv: Sequence[str], timeout_s: float, *, program: Sequence[str] | None = None, cap: int | None = None
+) -> CommandResult:
     """Run `program` (default `argv`) with no stdin, at most `timeout_s` seconds and `cap` bytes of output;
     the result names `argv`. Every program gpudoctor runs goes through here or through the host seam."""
     argv = tuple(argv)
@@ -260,7 +261,8 @@ def _collect(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes,
                 if total > cap:
                     overflow = True
                     break
-                buffers[key.fileobj] += chunk
+                # Only the two pipes are registered: fileobj is one of them.
+                buffers[cast(IO[bytes], key.fileobj)] += chunk
             if overflow:
                 break
     if overflow or timed_out:
@@ -274,10 +276,8 @@ def _collect(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes,
         # Both pipes closed but the program still runs (it closed them itself): the time limit holds.
         _kill_group(proc)
         timed_out = True
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:
-            pass
     return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), overflow, timed_out
 
 
@@ -288,7 +288,5 @@ def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             proc.kill()
-        except OSError:
-            pass

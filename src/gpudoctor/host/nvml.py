@@ -25,7 +25,9 @@ itself worth knowing.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import contextlib
+from collections.abc import Callable
+from typing import Any
 
 # NVML return codes (nvml.h) by name: the state names that checks key on.
 _ERROR_NAMES = {
@@ -87,9 +89,10 @@ def read_nvml_state(binding: Any = None) -> dict[str, Any]:
         if not _library_loadable():
             return {"status": "library_not_found", "error": "NVML Shared Library Not Found"}
         try:
-            import pynvml as binding  # nvidia-ml-py
+            import pynvml  # nvidia-ml-py
         except ImportError as exc:
             return {"status": "binding_missing", "error": f"cannot import pynvml: {exc}"}
+        binding = pynvml
     if not hasattr(binding, "nvmlDeviceGetCudaComputeCapability"):
         # The long-dead `pynvml` project shadows nvidia-ml-py under the same module name.
         return {"status": "binding_missing", "error": "the imported pynvml is not nvidia-ml-py"}
@@ -101,13 +104,11 @@ def read_nvml_state(binding: Any = None) -> dict[str, Any]:
     try:
         return _read_initialised(binding, nvml_error)
     finally:
-        try:
+        with contextlib.suppress(nvml_error):
             binding.nvmlShutdown()
-        except nvml_error:
-            pass
 
 
-def _read_initialised(nv: Any, nvml_error: type) -> dict[str, Any]:
+def _read_initialised(nv: Any, nvml_error: type[BaseException]) -> dict[str, Any]:
     state: dict[str, Any] = {"status": "ok", "errors": {}, "fallbacks": []}
 
     def system(field: str, fn: Callable[[], Any]) -> None:
@@ -134,7 +135,7 @@ def _read_initialised(nv: Any, nvml_error: type) -> dict[str, Any]:
     return state
 
 
-def _read_device(nv: Any, nvml_error: type, index: int, fallbacks: list[str]) -> dict[str, Any]:
+def _read_device(nv: Any, nvml_error: type[BaseException], index: int, fallbacks: list[str]) -> dict[str, Any]:
     dev: dict[str, Any] = {"index": index}
     errors: dict[str, str] = {}
     try:
@@ -167,7 +168,7 @@ def _read_device(nv: Any, nvml_error: type, index: int, fallbacks: list[str]) ->
     field("name", lambda: _text(nv.nvmlDeviceGetName(handle)))
     field("uuid", lambda: _text(nv.nvmlDeviceGetUUID(handle)))
     field("pci_bus_id", lambda: _text(nv.nvmlDeviceGetPciInfo(handle).busId))
-    field("compute_capability", lambda: "%d.%d" % tuple(nv.nvmlDeviceGetCudaComputeCapability(handle)))
+    field("compute_capability", lambda: "{:d}.{:d}".format(*nv.nvmlDeviceGetCudaComputeCapability(handle)))
 
     def memory() -> dict[str, int]:
         info = nv.nvmlDeviceGetMemoryInfo(handle)
@@ -242,7 +243,7 @@ def _read_device(nv: Any, nvml_error: type, index: int, fallbacks: list[str]) ->
     return dev
 
 
-def _mig_devices(nv: Any, nvml_error: type, handle: Any) -> list[dict[str, Any]]:
+def _mig_devices(nv: Any, nvml_error: type[BaseException], handle: Any) -> list[dict[str, Any]]:
     out = []
     for slot in range(nv.nvmlDeviceGetMaxMigDeviceCount(handle)):
         try:

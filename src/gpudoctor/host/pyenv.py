@@ -67,7 +67,7 @@ def describe():
         kind = "conda" if os.path.isdir(os.path.join(prefix, "conda-meta")) else "system"
     return {
         "executable": sys.executable,
-        "version": "%d.%d.%d" % sys.version_info[:3],
+        "version": "{}.{}.{}".format(*sys.version_info[:3]),
         "prefix": prefix,
         "kind": kind,
         "site_packages": site_dirs,
@@ -109,7 +109,7 @@ def describe_from_files(host, executable, why):
         site = posixpath.join(prefix, "lib", name, "site-packages")
         if host.exists(site):
             site_dirs.append(site)
-            version = version or name[len("python"):]
+            version = version or name[len("python") :]
     dists, locations = {}, {}
     for site in site_dirs:
         try:
@@ -123,8 +123,15 @@ def describe_from_files(host, executable, why):
                     key = split[0].lower().replace("_", "-").replace(".", "-")
                     if key not in dists:
                         dists[key], locations[key] = split[1], site
-    data = {"executable": executable, "version": version, "prefix": prefix, "kind": kind,
-            "site_packages": site_dirs, "distributions": dists, "locations": locations}
+    data = {
+        "executable": executable,
+        "version": version,
+        "prefix": prefix,
+        "kind": kind,
+        "site_packages": site_dirs,
+        "distributions": dists,
+        "locations": locations,
+    }
     return PythonEnv.from_json(data, how="files: " + why)
 
 
@@ -156,7 +163,7 @@ def describe_via(host, executable, timeout_s):
     if result.missing:
         raise HostError("ENOENT", executable, "no such interpreter")
     if result.timed_out:
-        raise HostError("ETIMEDOUT", executable, "did not answer within %g s" % timeout_s)
+        raise HostError("ETIMEDOUT", executable, f"did not answer within {timeout_s:g} s")
     if result.overflow:
         raise HostError("ETOOBIG", executable, result.stderr)
     try:

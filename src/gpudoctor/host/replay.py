@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import posixpath
 import threading
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from gpudoctor.host import CommandResult, Host, HostError, PathInfo, PythonEnv, command_key
 from gpudoctor.host.snapshot import empty_snapshot
@@ -168,7 +169,7 @@ class ReplayHost(Host):
 
     def _is_dir(self, path: str) -> bool:
         entry = self.dirs.get(path)
-        return path in self._children or isinstance(entry, list) or isinstance(entry, dict)
+        return path in self._children or isinstance(entry, (list, dict))
 
     def read_text(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> str:
         real, entry = self._entry(path)
@@ -234,7 +235,9 @@ class ReplayHost(Host):
         if entry.get("timeout"):
             return CommandResult(argv, None, str(entry.get("stdout", "")), str(entry.get("stderr", "")), timed_out=True)
         rc = entry.get("rc")
-        return CommandResult(argv, int(rc) if isinstance(rc, int) else 1, str(entry.get("stdout", "")), str(entry.get("stderr", "")))
+        return CommandResult(
+            argv, int(rc) if isinstance(rc, int) else 1, str(entry.get("stdout", "")), str(entry.get("stderr", ""))
+        )
 
     def env(self) -> Mapping[str, str]:
         return self.snapshot.get("env") or {}

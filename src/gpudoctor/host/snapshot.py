@@ -55,6 +55,12 @@ def load_snapshot(path: str) -> dict[str, Any]:
     return validate_snapshot(data, path)
 
 
+def _object(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """data[key] where it is an object, else {} (validate_snapshot names the wrong type once, above its use)."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
     """Check every field's type where it is loaded, so that nothing past this point meets a wrong one.
 
@@ -80,7 +86,7 @@ def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
     for key in ("recorded_with", "recorded_at", "note"):
         if key in data and not isinstance(data[key], str):
             problems.append(f'"{key}" must be a string')
-    files = data.get("files") if isinstance(data.get("files"), dict) else {}
+    files = _object(data, "files")
     for path, entry in files.items():
         if not _absolute(path):
             problems.append(f"files: {_short(path)} is not an absolute path")
@@ -90,7 +96,7 @@ def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
             problems.append(f'files: {_short(path)} must be text, {{"link": ...}}, {{"error": ...}} or {{"type": ...}}')
             continue
         _check(entry, _FILE_ENTRY, f"files: {_short(path)}", problems)
-    dirs = data.get("dirs") if isinstance(data.get("dirs"), dict) else {}
+    dirs = _object(data, "dirs")
     for path, listing in dirs.items():
         if not _absolute(path):
             problems.append(f"dirs: {_short(path)} is not an absolute path")
@@ -99,7 +105,7 @@ def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
                 problems.append(f"dirs: {_short(path)} must list names (strings without /)")
         elif not (isinstance(listing, dict) and isinstance(listing.get("error"), str)):
             problems.append(f'dirs: {_short(path)} must be a list of names or {{"error": "ERRNO"}}')
-    commands = data.get("commands") if isinstance(data.get("commands"), dict) else {}
+    commands = _object(data, "commands")
     for key, entry in commands.items():
         if not isinstance(entry, dict) or not ("rc" in entry or entry.get("timeout") is True or entry.get("overflow") is True):
             problems.append(
@@ -109,7 +115,7 @@ def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
             continue
         _check(entry, _COMMAND_ENTRY, f"commands: {_short(key)}", problems)
     for section in ("env", "platform"):
-        values = data.get(section) if isinstance(data.get(section), dict) else {}
+        values = _object(data, section)
         for key, value in values.items():
             if not isinstance(value, str):
                 problems.append(f"{section}: {_short(key)} must be a string")

@@ -17,8 +17,9 @@ import os
 import re
 import subprocess
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import IO, Callable, Mapping, Sequence
+from typing import IO
 from urllib.parse import unquote
 
 from gpudoctor.checks import Context
@@ -48,15 +49,21 @@ def run_step(argv: Sequence[str], out: IO[str]) -> int:
     try:
         # stdin closed and PIP_NO_INPUT: nothing may wait for an answer nobody is asked for.
         proc = subprocess.Popen(
-            list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             env={**os.environ, "PIP_NO_INPUT": "1"},
         )
     except OSError as exc:
-        raise GpudoctorError(f"cannot run {argv[0]}: {exc.strerror or exc}", "check the interpreter or installer path (--python, --use)") from None
+        raise GpudoctorError(
+            f"cannot run {argv[0]}: {exc.strerror or exc}", "check the interpreter or installer path (--python, --use)"
+        ) from None
     assert proc.stdout is not None
+    stdout = proc.stdout
     try:
         # Streamed, never collected: pip may print for an hour, and a line without an end is read in pieces.
-        for line in iter(lambda: proc.stdout.readline(_PIECE), b""):
+        for line in iter(lambda: stdout.readline(_PIECE), b""):
             out.write(line.decode("utf-8", "replace"))
             out.flush()
         return proc.wait()
@@ -113,7 +120,9 @@ def refuse_untrusted(plan: Plan) -> None:
     """As root, never run an interpreter or installer that a non-root user could have replaced."""
     from gpudoctor.trust import refuse_to_run
 
-    for program in dict.fromkeys(p for p in (plan.machine.env.python, plan.machine.env.uv if plan.installer == "uv" else None) if p):
+    for program in dict.fromkeys(
+        p for p in (plan.machine.env.python, plan.machine.env.uv if plan.installer == "uv" else None) if p
+    ):
         why = refuse_to_run(program)
         if why:
             raise UnsafeOperation(
@@ -166,8 +175,13 @@ class Outcome:
         return bool(self.ran) and self.ran[-1].rc == 0
 
 
-def run_plan(plan: Plan, out: IO[str], installed_now: Callable[[], Mapping[str, str]], *,
-             runner: Callable[[Sequence[str], IO[str]], int] = run_step) -> Outcome:
+def run_plan(
+    plan: Plan,
+    out: IO[str],
+    installed_now: Callable[[], Mapping[str, str]],
+    *,
+    runner: Callable[[Sequence[str], IO[str]], int] = run_step,
+) -> Outcome:
     """Run the plan's steps; when one fails after the environment changed, put the previous build back and check it.
 
     `installed_now` re-reads the target environment: canonical distribution name -> version.
@@ -189,8 +203,12 @@ def run_plan(plan: Plan, out: IO[str], installed_now: Callable[[], Mapping[str, 
     return Outcome(ran, changed)
 
 
-def restore_previous(plan: Plan, out: IO[str], installed_now: Callable[[], Mapping[str, str]],
-                     runner: Callable[[Sequence[str], IO[str]], int] = run_step) -> Restore:
+def restore_previous(
+    plan: Plan,
+    out: IO[str],
+    installed_now: Callable[[], Mapping[str, str]],
+    runner: Callable[[Sequence[str], IO[str]], int] = run_step,
+) -> Restore:
     argv = undo_argv(plan)
     if argv is None:
         return Restore(None, None, True)
@@ -205,12 +223,14 @@ def restore_previous(plan: Plan, out: IO[str], installed_now: Callable[[], Mappi
 
 def env_reader(host: Host, python: str | None, timeout_s: float) -> Callable[[], dict[str, str]]:
     """`installed_now` for run_plan: the target interpreter's distributions, read again (gpudoctor.host.pyenv)."""
+
     def read() -> dict[str, str]:
         try:
             env = host.python_env(python, timeout_s)
         except Exception:  # noqa: BLE001 - an unreadable environment reads as holding nothing; the message says what is missing
             return {}
         return dict(env.distributions) if env else {}
+
     return read
 
 
@@ -281,8 +301,10 @@ def verify(plan: Plan, host: Host, options: ProbeOptions, ctx: Context) -> Verif
     findings, _ = run_checks(facts, ctx=ctx)
     fw = plan.framework
     value = value_or_none(getattr(facts.frameworks, fw))
-    matches = plan.chosen is not None and value is not None and PICKERS[fw].installed_matches(
-        machine_from_facts(facts, ctx, plan.machine.env), value, plan.chosen.build
+    matches = (
+        plan.chosen is not None
+        and value is not None
+        and PICKERS[fw].installed_matches(machine_from_facts(facts, ctx, plan.machine.env), value, plan.chosen.build)
     )
     usable, summary = _usable(fw, facts.frameworks.deep.get(fw) or {})
     worth = tuple(f for f in findings if f.severity >= Severity.WARNING)

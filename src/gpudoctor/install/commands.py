@@ -56,7 +56,7 @@ def canonical(name: str) -> str:
 
 
 def requirement_name(spec: str) -> str | None:
-    """"torch==2.5.*" -> "torch"; "tensorflow[and-cuda]==2.17.*" -> "tensorflow"."""
+    """ "torch==2.5.*" -> "torch"; "tensorflow[and-cuda]==2.17.*" -> "tensorflow"."""
     m = _NAME.match(spec)
     return canonical(m.group(1)) if m else None
 
@@ -69,8 +69,15 @@ def _index(index_url: str | None, find_links: str | None) -> tuple[str, ...]:
     return (*(("--index-url", index_url) if index_url else ()), *(("--find-links", find_links) if find_links else ()))
 
 
-def install_argv(installer: str, env: TargetEnv, specs: tuple[str, ...], *, index_url: str | None = None,
-                 find_links: str | None = None, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+def install_argv(
+    installer: str,
+    env: TargetEnv,
+    specs: tuple[str, ...],
+    *,
+    index_url: str | None = None,
+    find_links: str | None = None,
+    extra: tuple[str, ...] = (),
+) -> tuple[str, ...]:
     where = _index(index_url, find_links)
     if installer == "uv":
         return (env.uv or "uv", "pip", "install", "--python", _python(env), *specs, *where, *extra)
@@ -90,38 +97,78 @@ def args_argv(installer: str, env: TargetEnv, args: tuple[str, ...]) -> tuple[st
     return (_python(env), "-m", "pip", "install", *args)
 
 
-def replace_steps(installer: str, env: TargetEnv, specs: tuple[str, ...], replace: tuple[str, ...], *,
-                  label: str, index_url: str | None = None, find_links: str | None = None,
-                  extra: tuple[str, ...] = (), reinstall: bool = False) -> tuple[Step, ...]:
+def replace_steps(
+    installer: str,
+    env: TargetEnv,
+    specs: tuple[str, ...],
+    replace: tuple[str, ...],
+    *,
+    label: str,
+    index_url: str | None = None,
+    find_links: str | None = None,
+    extra: tuple[str, ...] = (),
+    reinstall: bool = False,
+) -> tuple[Step, ...]:
     """The steps that install `specs` in place of the installed `replace` distributions, nothing lost on the way."""
-    spec_names = {requirement_name(s) for s in specs} - {None}
+    spec_names = {n for s in specs if (n := requirement_name(s)) is not None}
     pins = tuple(n for n in replace if canonical(n) in spec_names)
     others = tuple(n for n in replace if canonical(n) not in spec_names)
     where = _index(index_url, find_links)
     from_where = f" from {index_url}" if index_url else ""
     steps: list[Step] = []
     if installer == "uv":
-        py = ("--python", _python(env))
+        py: tuple[str, ...] = ("--python", _python(env))
         uv = env.uv or "uv"
-        steps.append(Download((uv, "pip", "install", *py, "--dry-run", *specs, *where, *extra),
-                              f"resolve {label}{from_where} first: nothing changes if the index cannot be reached"))
+        steps.append(
+            Download(
+                (uv, "pip", "install", *py, "--dry-run", *specs, *where, *extra),
+                f"resolve {label}{from_where} first: nothing changes if the index cannot be reached",
+            )
+        )
         if others:
-            steps.append(Remove(uninstall_argv(installer, env, others), f"remove {', '.join(others)}, which {label} does not replace by itself"))
+            steps.append(
+                Remove(
+                    uninstall_argv(installer, env, others),
+                    f"remove {', '.join(others)}, which {label} does not replace by itself",
+                )
+            )
         names = dict.fromkeys((*pins, *(sorted(spec_names) if reinstall else ())))
         again = tuple(a for n in names for a in ("--reinstall-package", n))
-        steps.append(Replace((uv, "pip", "install", *py, *specs, *again, *where, *extra),
-                             f"install {label}: uv fetches everything before it replaces anything"))
+        steps.append(
+            Replace(
+                (uv, "pip", "install", *py, *specs, *again, *where, *extra),
+                f"install {label}: uv fetches everything before it replaces anything",
+            )
+        )
         return tuple(steps)
     py = (_python(env), "-m", "pip")
-    steps.append(Download((*py, "download", "--dest", DOWNLOAD_DIR, *specs, *where, *extra),
-                          f"download {label} and what it needs{from_where}: nothing changes if that fails"))
+    steps.append(
+        Download(
+            (*py, "download", "--dest", DOWNLOAD_DIR, *specs, *where, *extra),
+            f"download {label} and what it needs{from_where}: nothing changes if that fails",
+        )
+    )
     if others:
-        steps.append(Remove(uninstall_argv(installer, env, others), f"remove {', '.join(others)}, which {label} does not replace by itself"))
+        steps.append(
+            Remove(
+                uninstall_argv(installer, env, others), f"remove {', '.join(others)}, which {label} does not replace by itself"
+            )
+        )
     local = ("--no-index", "--find-links", DOWNLOAD_DIR)
-    steps.append(Replace((*py, "install", *local, *specs, *extra),
-                         f"install {label} from the downloaded files; pip replaces the old build in this one step "
-                         "and puts it back if the install fails", pins=pins))
+    steps.append(
+        Replace(
+            (*py, "install", *local, *specs, *extra),
+            f"install {label} from the downloaded files; pip replaces the old build in this one step "
+            "and puts it back if the install fails",
+            pins=pins,
+        )
+    )
     if reinstall:
-        steps.append(Replace((*py, "install", *local, "--force-reinstall", "--no-deps", *specs, *extra),
-                             f"install {label} again over the same version (--reinstall)", pins=pins))
+        steps.append(
+            Replace(
+                (*py, "install", *local, "--force-reinstall", "--no-deps", *specs, *extra),
+                f"install {label} again over the same version (--reinstall)",
+                pins=pins,
+            )
+        )
     return tuple(steps)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from gpudoctor.checks import Context
 from gpudoctor.cmdline import SetEnv, Unrenderable
@@ -27,8 +28,14 @@ from gpudoctor.model import Finding, Severity
 from gpudoctor.probed import value_or_none
 
 REINSTALL_CODES = (
-    "framework-cpu-build", "framework-driver-too-old", "framework-arch-unsupported", "framework-cuda-libs-missing",
-    "jax-plugin-mismatch", "cudnn-missing", "cudnn-too-old", "cudnn-cuda-mismatch",
+    "framework-cpu-build",
+    "framework-driver-too-old",
+    "framework-arch-unsupported",
+    "framework-cuda-libs-missing",
+    "jax-plugin-mismatch",
+    "cudnn-missing",
+    "cudnn-too-old",
+    "cudnn-cuda-mismatch",
 )
 # The build is right but broken in place (a --no-deps install, a stray wheel): reinstall the same one.
 SWITCH_CODES = ("cuda-link-dangling", "toolkit-newer-than-driver", "toolkit-arch-unsupported", "toolkit-torch-major-mismatch")
@@ -97,8 +104,10 @@ def applies(component: str, codes: Sequence[str], commands: Sequence[Any] = (), 
         return None
     if component in FRAMEWORKS and any(c in REINSTALL_CODES for c in codes) and commands:
         return "reinstall"  # (a step without commands is a build fix has no business replacing: an image's own)
-    if component == "toolkit" and any(c in SWITCH_CODES for c in codes) and any(
-        isinstance(c, (Cmd, EvalShell)) and tuple(c.argv[:2]) == ("gpudoctor", "switch-cuda") for c in commands
+    if (
+        component == "toolkit"
+        and any(c in SWITCH_CODES for c in codes)
+        and any(isinstance(c, (Cmd, EvalShell)) and tuple(c.argv[:2]) == ("gpudoctor", "switch-cuda") for c in commands)
     ):
         return "switch-cuda"
     if component == "memory" and any(c in ENV_CODES for c in codes):
@@ -139,8 +148,15 @@ def _current_version(facts: Facts, framework: str) -> str | None:
     return value.jax if framework == "jax" else value.version
 
 
-def _reinstall(facts: Facts, ctx: Context, env: TargetEnv, framework: str, codes: tuple[str, ...],
-               index_url: str | None = None, target: Target | None = None) -> Fix:
+def _reinstall(
+    facts: Facts,
+    ctx: Context,
+    env: TargetEnv,
+    framework: str,
+    codes: tuple[str, ...],
+    index_url: str | None = None,
+    target: Target | None = None,
+) -> Fix:
     """The framework step of the plan (checks.frameworks.framework_plan: the same choice the plan prints),
     for the environment fix installs into."""
     from gpudoctor.checks.frameworks import framework_plan
@@ -149,8 +165,14 @@ def _reinstall(facts: Facts, ctx: Context, env: TargetEnv, framework: str, codes
     try:
         plan, _ = framework_plan(facts, ctx, framework, _current_version(facts, framework), env=env, options=options, refuse=True)
     except TargetNeeded as exc:  # no GPU or driver seen and none named: choosing a CUDA build would be a guess
-        return Fix("reinstall", f"reinstall {TITLES[framework]}", codes, None, blocked=exc.message,
-                   manual=(f"rerun gpudoctor fix and {exc.hint}",))
+        return Fix(
+            "reinstall",
+            f"reinstall {TITLES[framework]}",
+            codes,
+            None,
+            blocked=exc.message,
+            manual=(f"rerun gpudoctor fix and {exc.hint}",),
+        )
     if plan.fits and plan.steps and not plan.manual:
         return Fix("reinstall", f"reinstall {plan.chosen.build.label}", codes, plan)
     why = f"no {TITLES[framework]} build fits this machine without manual steps"
@@ -185,7 +207,14 @@ def _switch(facts: Facts, ctx: Context, codes: tuple[str, ...], is_root: bool, a
     target = switch_target(facts, ctx, codes)
     if target is None or facts.toolkits.link.resolved == target.root:
         return None
-    plan = sc.plan_switch(facts, target.root, sc.SYSTEM, is_root=is_root, rerun_argv=("gpudoctor", "switch-cuda", target.root), alternatives=alternatives)
+    plan = sc.plan_switch(
+        facts,
+        target.root,
+        sc.SYSTEM,
+        is_root=is_root,
+        rerun_argv=("gpudoctor", "switch-cuda", target.root),
+        alternatives=alternatives,
+    )
     title = f"switch {LINK} to CUDA {target.version} ({target.root})"
     if plan.refusal:
         return Fix("switch-cuda", title, codes, plan, blocked=plan.refusal, manual=plan.manual)
@@ -212,8 +241,18 @@ def _env_settings(facts: Facts, findings: Sequence[Finding], ctx: Context, env_f
     return list(out.values())
 
 
-def propose(facts: Facts, findings: Sequence[Finding], ctx: Context, *, env: TargetEnv, env_file: str | None = None,
-            is_root: bool = False, alternatives=None, index_url: str | None = None, target: Target | None = None) -> list[Fix]:
+def propose(
+    facts: Facts,
+    findings: Sequence[Finding],
+    ctx: Context,
+    *,
+    env: TargetEnv,
+    env_file: str | None = None,
+    is_root: bool = False,
+    alternatives=None,
+    index_url: str | None = None,
+    target: Target | None = None,
+) -> list[Fix]:
     """`index_url`: the user's package index (a mirror; {variant} as for install), used by reinstalls and their undo lines.
     `target`: what the person said the build is for (--gpu/--driver/--cuda/--cpu), where the probes could not see it."""
     fixes: list[Fix] = []
@@ -222,7 +261,8 @@ def propose(facts: Facts, findings: Sequence[Finding], ctx: Context, *, env: Tar
     for f in serious:
         # The framework the plan's step reinstalls: a finding whose step is elsewhere (a system cuDNN, a
         # loader path) is not a reinstall, whatever its code.
-        fw = f.remediation.component if finding_applies(f) == "reinstall" else None
+        r = f.remediation
+        fw = r.component if r is not None and finding_applies(f) == "reinstall" else None
         if fw and f.code not in by_framework.setdefault(fw, []):
             by_framework[fw].append(f.code)
     for fw, codes in by_framework.items():
@@ -240,8 +280,16 @@ def propose(facts: Facts, findings: Sequence[Finding], ctx: Context, *, env: Tar
             fixes.append(Fix("env", title, (code,), setting, blocked=f"the value cannot be written there: {exc}"))
             continue
         if setting.path is None:
-            fixes.append(Fix("env", title, (code,), setting, blocked="no file named to write it to",
-                             manual=(f"rerun with --env-file FILE (your shell's rc file, or a .env file), or add: {line}",)))
+            fixes.append(
+                Fix(
+                    "env",
+                    title,
+                    (code,),
+                    setting,
+                    blocked="no file named to write it to",
+                    manual=(f"rerun with --env-file FILE (your shell's rc file, or a .env file), or add: {line}",),
+                )
+            )
         else:
             fixes.append(Fix("env", title, (code,), setting))
     return fixes
@@ -272,7 +320,9 @@ def apply_env(setting: EnvSetting) -> str:
         if _assigns(line, setting.name):
             if line.strip() == wanted:
                 return f"{path} already has: {wanted}"
-            raise UnsafeOperation(f"{path} already sets {setting.name} ({line.strip()}); left as it is", f"change it by hand to: {wanted}")
+            raise UnsafeOperation(
+                f"{path} already sets {setting.name} ({line.strip()}); left as it is", f"change it by hand to: {wanted}"
+            )
     sep = "" if not text or text.endswith("\n") else "\n"
     # The comment says why in one line: no control character of a finding's title may end it early.
     why = " ".join(re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", setting.why).split())

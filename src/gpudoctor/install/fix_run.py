@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, Callable
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, cast
 
 from gpudoctor.checks import Context
 from gpudoctor.errors import GpudoctorError, UnsafeOperation
 from gpudoctor.install import fix as fx
 from gpudoctor.model import ExitCode, Severity
 from gpudoctor.probes import ProbeOptions
+
+if TYPE_CHECKING:
+    from gpudoctor.host.live import LiveHost
 
 
 def describe(fix: fx.Fix) -> list[str]:
@@ -48,6 +52,8 @@ def _apply_switch(fix: fx.Fix, host, options: ProbeOptions, ctx: Context, out: I
     plan = sc.refuse_untrusted_target(fix.payload, host)
     if plan.refusal:
         raise UnsafeOperation(plan.refusal, "\n".join(plan.manual) or None)
+    # Without a refusal a plan names its target (plan_switch refuses when there is none).
+    assert plan.target is not None
     sc.apply_switch(plan, host.root)
     sc.verify_switch(plan, host, options.probe_timeout_s)
     out.write(f"  done: {sc.LINK} -> {plan.target.root} (CUDA {plan.target.version}); to undo: {' ; '.join(plan.undo())}\n")
@@ -62,8 +68,18 @@ def _apply_env(fix: fx.Fix, out: IO[str]) -> tuple[bool, str]:
     return ok, (f"set for new shells (this one: source {fix.payload.path})" if ok else "the line is not in the file")
 
 
-def run_fix(options: ProbeOptions, *, env_file: str | None, replay: str | None, dry_run: bool, matrix: str | None,
-            ask: Callable[[str], bool], out: IO[str] | None = None, index_url: str | None = None, target=None) -> int:
+def run_fix(
+    options: ProbeOptions,
+    *,
+    env_file: str | None,
+    replay: str | None,
+    dry_run: bool,
+    matrix: str | None,
+    ask: Callable[[str], bool],
+    out: IO[str] | None = None,
+    index_url: str | None = None,
+    target=None,
+) -> int:
     from gpudoctor import switch_cuda as sc
     from gpudoctor.cli.common import make_host
     from gpudoctor.doctor import diagnose
@@ -81,16 +97,23 @@ def run_fix(options: ProbeOptions, *, env_file: str | None, replay: str | None, 
     live = replay is None
     link = facts.toolkits.link
     fixes = fx.propose(
-        facts, findings, ctx, env=read_env(host, facts), env_file=env_file,
+        facts,
+        findings,
+        ctx,
+        env=read_env(host, facts),
+        env_file=env_file,
         is_root=live and sc.may_change_link(host, link),
-        alternatives=sc.query_alternatives(host.root, link) if live else None, index_url=index_url,
+        # Live, make_host gave a LiveHost: its root is where the alternatives live.
+        alternatives=sc.query_alternatives(cast("LiveHost", host).root, link) if live else None,
+        index_url=index_url,
         target=target,
     )
     serious = [f for f in findings if f.severity >= Severity.WARNING]
     if not fixes:
         out.write(
             f"{len(serious)} finding(s) at warning or above; none has a safe automatic fix (gpudoctor check shows what to do)\n"
-            if serious else "nothing to fix: no finding at warning or above\n"
+            if serious
+            else "nothing to fix: no finding at warning or above\n"
         )
         return int(ExitCode.FINDINGS if serious else ExitCode.OK)
     status = ExitCode.OK

@@ -7,7 +7,7 @@ the PTX came from (minor-version compatibility cannot JIT newer PTX: cuda-compat
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from gpudoctor.install.model import Judgement, Machine
 from gpudoctor.matrix import kernel_route, normalize_cc, spec_contains
@@ -44,28 +44,37 @@ def judge_driver(matrix, machine: Machine, cuda: str) -> tuple[Judgement, bool |
     if not driver:
         # Say what the build will need, so that whoever installs it onto a machine can check that driver.
         lowest, full = driver_needs(matrix, cuda, machine.os)
-        need = (f": it needs a driver >= {lowest}" + (f" (>= {full} for full support)" if full and full != lowest else "")) if lowest else ""
-        return Judgement("driver", True, f"no NVIDIA driver was seen, so CUDA {cuda} was not checked against one{need}", note=True), None
+        need = (
+            (f": it needs a driver >= {lowest}" + (f" (>= {full} for full support)" if full and full != lowest else ""))
+            if lowest
+            else ""
+        )
+        return Judgement(
+            "driver", True, f"no NVIDIA driver was seen, so CUDA {cuda} was not checked against one{need}", note=True
+        ), None
     v = matrix.driver_supports_cuda(driver, cuda, machine.os)
     up_to = f"driver {driver} runs CUDA up to {machine.driver_cuda or '?'}"
     if v.ok and v.via == "full":
         need = f" (needs >= {v.needed})" if v.needed else ""
         return Judgement("driver", True, f"driver {driver} runs CUDA {cuda} fully{need}"), True
     if v.ok:
-        text = (
-            f"{up_to}; CUDA {cuda} runs only through CUDA {major(cuda)} minor-version compatibility (>= {v.floor})"
-            + (f"; full support needs >= {v.needed}" if v.needed else "")
+        text = f"{up_to}; CUDA {cuda} runs only through CUDA {major(cuda)} minor-version compatibility (>= {v.floor})" + (
+            f"; full support needs >= {v.needed}" if v.needed else ""
         )
         return Judgement("driver", True, text, note=True, needs=v.needed), False
     if not v.known:
-        return Judgement("driver", False, f"CUDA {cuda} is not in the compatibility matrix: cannot tell whether this driver runs it"), False
+        return Judgement(
+            "driver", False, f"CUDA {cuda} is not in the compatibility matrix: cannot tell whether this driver runs it"
+        ), False
     # The lowest driver that would run it: the major's compatibility floor when there is one.
     need = v.floor or v.needed
     full = f" (>= {v.needed} for full support)" if v.needed and v.needed != need else ""
     return Judgement("driver", False, f"needs driver >= {need} for CUDA {cuda}{full}; {up_to}", needs=need), False
 
 
-def judge_kernels(machine: Machine, arch: Sequence[str], ptx: Sequence[str], driver_full: bool | None, cuda: str | None) -> list[Judgement]:
+def judge_kernels(
+    machine: Machine, arch: Sequence[str], ptx: Sequence[str], driver_full: bool | None, cuda: str | None
+) -> list[Judgement]:
     out = []
     for g in machine.gpus:
         if not g.cc:
@@ -73,22 +82,41 @@ def judge_kernels(machine: Machine, arch: Sequence[str], ptx: Sequence[str], dri
             continue
         route, via = kernel_route(arch, ptx, g.cc)
         if route == "unknown":
-            out.append(Judgement("gpu", True, f"the matrix does not list this build's GPU architectures: kernels for {g.sm} not checked", note=True))
-        elif route == "cubin":
-            out.append(Judgement("gpu", True, f"has kernels for {g.describe()}" + ("" if via == g.cc else f": its {sm(via)} cubins run there")))
-        elif route == "ptx":
-            if driver_full is False:
-                out.append(Judgement(
-                    "gpu", False,
-                    f"no cubin for {g.describe()}: only compute_{via.replace('.', '')} PTX, which the driver must JIT-compile, "
-                    f"and a driver running CUDA {cuda} through minor-version compatibility cannot",
-                ))
-            else:
-                out.append(Judgement(
-                    "gpu", True,
-                    f"no cubin for {g.describe()}: the driver JIT-compiles its compute_{via.replace('.', '')} PTX (slow first start)",
+            out.append(
+                Judgement(
+                    "gpu",
+                    True,
+                    f"the matrix does not list this build's GPU architectures: kernels for {g.sm} not checked",
                     note=True,
-                ))
+                )
+            )
+        elif route == "cubin":
+            assert via is not None  # kernel_route names the architecture it runs for cubin and ptx
+            out.append(
+                Judgement(
+                    "gpu", True, f"has kernels for {g.describe()}" + ("" if via == g.cc else f": its {sm(via)} cubins run there")
+                )
+            )
+        elif route == "ptx":
+            assert via is not None
+            if driver_full is False:
+                out.append(
+                    Judgement(
+                        "gpu",
+                        False,
+                        f"no cubin for {g.describe()}: only compute_{via.replace('.', '')} PTX, which the driver must JIT-compile, "
+                        f"and a driver running CUDA {cuda} through minor-version compatibility cannot",
+                    )
+                )
+            else:
+                out.append(
+                    Judgement(
+                        "gpu",
+                        True,
+                        f"no cubin for {g.describe()}: the driver JIT-compiles its compute_{via.replace('.', '')} PTX (slow first start)",
+                        note=True,
+                    )
+                )
         else:
             out.append(Judgement("gpu", False, f"no kernels for {g.describe()}: the build carries {describe_kernels(arch, ptx)}"))
     return out
@@ -112,9 +140,13 @@ def _judge_driver_cuda(matrix, machine: Machine, cuda: str) -> tuple[Judgement, 
         return Judgement("driver", True, text, note=True, needs=full), False
     need = lowest_driver(v.floor, v.needed)
     if need is None:
-        return Judgement("driver", False, f"CUDA {cuda} is not in the compatibility matrix: cannot tell whether this driver runs it"), False
+        return Judgement(
+            "driver", False, f"CUDA {cuda} is not in the compatibility matrix: cannot tell whether this driver runs it"
+        ), False
     more = f" (>= {full} for full support)" if full and full != need else ""
-    return Judgement("driver", False, f"needs driver >= {need} for CUDA {cuda}{more}; the driver runs CUDA up to {up_to}", needs=need), False
+    return Judgement(
+        "driver", False, f"needs driver >= {need} for CUDA {cuda}{more}; the driver runs CUDA up to {up_to}", needs=need
+    ), False
 
 
 def lowest_driver(floor: str | None, full: str | None) -> str | None:
@@ -126,5 +158,6 @@ def lowest_driver(floor: str | None, full: str | None) -> str | None:
 def driver_needs(matrix, cuda: str, os: str) -> tuple[str | None, str | None]:
     """(the lowest driver that runs CUDA `cuda`, the driver that runs it fully): what a build asks of a driver not seen."""
     full = matrix.min_driver_for_cuda(cuda, os)
-    floor = matrix.minor_compat_floor(int(major(cuda)), os) if major(cuda) is not None else None
+    cuda_major = major(cuda)
+    floor = matrix.minor_compat_floor(cuda_major, os) if cuda_major is not None else None
     return lowest_driver(floor, full), full

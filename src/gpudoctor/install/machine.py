@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 
 from gpudoctor.checks import Context
 from gpudoctor.checks.toolkit import gpu_cc
 from gpudoctor.facts import Facts
-from dataclasses import replace
-
 from gpudoctor.install.model import GpuInfo, Machine, Target, TargetEnv
 from gpudoctor.probed import Found
 
@@ -62,9 +61,7 @@ def machine_from_facts(facts: Facts, ctx: Context, env: TargetEnv | None = None)
         cc = gpu_cc(g, ctx)
         gpus.append(GpuInfo(g.index, g.name or f"GPU {g.index}", cc, m.arch_name(cc) if cc else None))
     py = facts.frameworks.python
-    installed = (
-        {n: v for n, v in py.value.distributions.items() if _RELEVANT.match(n)} if isinstance(py, Found) else {}
-    )
+    installed = {n: v for n, v in py.value.distributions.items() if _RELEVANT.match(n)} if isinstance(py, Found) else {}
     return Machine(
         os=os_name,
         arch=facts.platform.machine or "?",
@@ -132,17 +129,27 @@ def apply_target(machine: Machine, target: Target, ctx: Context) -> Machine:
     if target.driver:
         d = target.driver.strip()
         if not _DRIVER.match(d):
-            raise UsageError(f"--driver {target.driver}: not an NVIDIA driver version", "give it as nvidia-smi prints it, e.g. --driver 550.54.14")
+            raise UsageError(
+                f"--driver {target.driver}: not an NVIDIA driver version",
+                "give it as nvidia-smi prints it, e.g. --driver 550.54.14",
+            )
         cuda = m.max_cuda_for_driver(d, out.os)
         if cuda is None:
-            raise UsageError(f"--driver {d}: the compatibility matrix knows no CUDA this driver runs", "give the driver's CUDA version instead: --cuda 12.4")
+            raise UsageError(
+                f"--driver {d}: the compatibility matrix knows no CUDA this driver runs",
+                "give the driver's CUDA version instead: --cuda 12.4",
+            )
         out = replace(out, driver=d, driver_cuda=cuda)
     if target.cuda:
         cuda = _cuda_minor(target.cuda)
         if cuda is None:
-            raise UsageError(f"--cuda {target.cuda}: not a CUDA version", "give the CUDA version nvidia-smi's header shows, e.g. --cuda 12.4")
+            raise UsageError(
+                f"--cuda {target.cuda}: not a CUDA version", "give the CUDA version nvidia-smi's header shows, e.g. --cuda 12.4"
+            )
         if target.driver and out.driver_cuda and cuda != out.driver_cuda:
-            raise UsageError(f"--driver {out.driver} runs CUDA up to {out.driver_cuda}, not {cuda}", "give --driver or --cuda, not both")
+            raise UsageError(
+                f"--driver {out.driver} runs CUDA up to {out.driver_cuda}, not {cuda}", "give --driver or --cuda, not both"
+            )
         if not target.driver:
             # Only the CUDA version: the driver version the probes saw (if any) no longer describes the target.
             out = replace(out, driver=None, driver_cuda=cuda)

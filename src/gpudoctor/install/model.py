@@ -60,7 +60,9 @@ class Target:
         return bool(self.gpu or self.driver or self.cuda or self.cpu)
 
     def options(self) -> tuple[str, ...]:
-        return tuple(f"--{k} {v}" for k, v in (("gpu", self.gpu), ("driver", self.driver), ("cuda", self.cuda)) if v) + (("--cpu",) if self.cpu else ())
+        return tuple(f"--{k} {v}" for k, v in (("gpu", self.gpu), ("driver", self.driver), ("cuda", self.cuda)) if v) + (
+            ("--cpu",) if self.cpu else ()
+        )
 
 
 @dataclass(frozen=True)
@@ -172,12 +174,20 @@ class Change:
         if self.kind == "install":
             return f"install {self.distribution} {self.after}"
         if self.kind == "reinstall":
-            return f"reinstall {self.distribution} {self.before} (same version)" + (f" as {self.after}" if self.after != self.before else "")
+            return f"reinstall {self.distribution} {self.before} (same version)" + (
+                f" as {self.after}" if self.after != self.before else ""
+            )
         return f"{self.kind} {self.distribution} {self.before} -> {self.after}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "distribution": self.distribution, "from": self.before, "to": self.after,
-                "text": self.text, "major": list(self.major)}
+        return {
+            "kind": self.kind,
+            "distribution": self.distribution,
+            "from": self.before,
+            "to": self.after,
+            "text": self.text,
+            "major": list(self.major),
+        }
 
 
 @dataclass(frozen=True)

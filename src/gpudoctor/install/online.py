@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Iterable
 from html.parser import HTMLParser
-from typing import Iterable
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from gpudoctor.install.model import Build, Machine, Online, Plan
@@ -51,7 +51,7 @@ def distribution_to_check(build: Build) -> tuple[str, str] | None:
     pin = build.pin or ""
     version = pin if pin[:1] in "=<>!~" else f"=={pin}"
     if build.framework == "torch":
-        version = spec[len(name):]  # ==2.5.* or ==2.2.1+cu118
+        version = spec[len(name) :]  # ==2.5.* or ==2.2.1+cu118
     if build.framework == "jax":
         # jax itself is pure Python: the CUDA plugin (or, for a CPU build, jaxlib) is what must exist for this platform.
         name = "jaxlib" if build.variant == "cpu" else f"jax-{build.variant}-plugin"
@@ -110,7 +110,7 @@ def _python_ok(interpreter: str, abi: str, python: str | None) -> bool:
     if interpreter in (f"cp{mm}", f"py{mm}", f"py{parts[0]}"):
         return True
     if abi == "abi3" and interpreter.startswith(f"cp{parts[0]}") and len(parts) > 1:
-        floor = interpreter[2 + len(parts[0]):]
+        floor = interpreter[2 + len(parts[0]) :]
         return floor.isdigit() and int(floor) <= int(parts[1])
     return False
 
@@ -170,7 +170,11 @@ def parse_project_page(body: bytes, content_type: str) -> list[str]:
         doc = json.loads(text)
         if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):
             raise ValueError("not a Simple API JSON page")
-        return [f["filename"] for f in doc["files"] if isinstance(f, dict) and isinstance(f.get("filename"), str) and not f.get("yanked")]
+        return [
+            f["filename"]
+            for f in doc["files"]
+            if isinstance(f, dict) and isinstance(f.get("filename"), str) and not f.get("yanked")
+        ]
     if "<a" not in text.lower():
         raise ValueError("no links on the page")
     parser = _Links()
@@ -222,7 +226,11 @@ def _confirm(plan: Plan, index: str | None, why_not: str, fetch) -> Online:
     try:
         status, ctype, body = fetch(url)
     except Exception as exc:  # noqa: BLE001 - offline, refused, timed out, too large: all one answer
-        reason = "no answer in time" if "timeout" in type(exc).__name__.lower() else (str(exc) if isinstance(exc, ValueError) else "no answer")
+        reason = (
+            "no answer in time"
+            if "timeout" in type(exc).__name__.lower()
+            else (str(exc) if isinstance(exc, ValueError) else "no answer")
+        )
         return Online("unconfirmed", f"not confirmed online ({reason} from {shown})", shown)
     if status == 404:
         return Online("missing", f"NOT found online: {shown} has no project {name}", shown)
@@ -236,6 +244,8 @@ def _confirm(plan: Plan, index: str | None, why_not: str, fetch) -> Online:
     if not found:
         return Online("missing", f"NOT found online: {shown} lists no {name}{spec} wheel for {_where(plan.machine)}", shown)
     return Online(
-        "confirmed", f"confirmed online: {shown} has {len(found)} {name}{spec} wheel(s) for {_where(plan.machine)}, e.g. {found[-1]}",
-        shown, tuple(found[-_MAX_SHOWN:]),
+        "confirmed",
+        f"confirmed online: {shown} has {len(found)} {name}{spec} wheel(s) for {_where(plan.machine)}, e.g. {found[-1]}",
+        shown,
+        tuple(found[-_MAX_SHOWN:]),
     )

@@ -8,6 +8,7 @@ plugin. Linux only (compat_matrix/jax.toml).
 from __future__ import annotations
 
 import re
+from typing import Any, cast
 
 from gpudoctor.install.judge import judge_driver, judge_kernels, judge_python
 from gpudoctor.install.model import Build, Candidate, Judgement, Machine
@@ -22,7 +23,7 @@ def _rows(matrix):
     return sorted(matrix.jax_releases, key=lambda r: version_key(r.version))
 
 
-def _ranges(matrix, requested: str | None) -> list[tuple[object, str]]:
+def _ranges(matrix, requested: str | None) -> list[tuple[Any, str]]:
     """[(row, pin)] newest first: the rows a request covers and the version range each installs."""
     from gpudoctor.errors import UsageError
 
@@ -36,7 +37,10 @@ def _ranges(matrix, requested: str | None) -> list[tuple[object, str]]:
     parts = version_parts(req)
     first = rows[0].version
     if version_key(req) < version_key(first) and not (len(parts) == 2 and version_key(f"{req}.99") >= version_key(first)):
-        raise UsageError(f"JAX {req} is older than the compatibility matrix ({first} and newer)", "gpudoctor only installs builds it can vouch for")
+        raise UsageError(
+            f"JAX {req} is older than the compatibility matrix ({first} and newer)",
+            "gpudoctor only installs builds it can vouch for",
+        )
     if len(parts) == 3:
         return [(matrix.jax_release(req), f"=={req}")]
     # A series ("0.6"): the row in force at its start, and the rows starting inside it.
@@ -59,10 +63,18 @@ def groups(matrix, requested: str | None):
         for m in sorted(row.cuda, reverse=True):
             jc = row.cuda[m]
             extra, links = (f"cuda{m}", None) if jc.plugin else (f"cuda{m}_pip", FIND_LINKS)
-            builds.append(Build(
-                "jax", row.version, f"cuda{m}", jc.build_cuda or jc.cuda_min or f"{m}.0", (f"jax[{extra}]{pin}",),
-                find_links=links, sources=tuple(dict.fromkeys(row.source + jc.source)), pin=pin,
-            ))
+            builds.append(
+                Build(
+                    "jax",
+                    row.version,
+                    f"cuda{m}",
+                    jc.build_cuda or jc.cuda_min or f"{m}.0",
+                    (f"jax[{extra}]{pin}",),
+                    find_links=links,
+                    sources=tuple(dict.fromkeys(row.source + jc.source)),
+                    pin=pin,
+                )
+            )
         out.append((row, builds))
     return out
 
@@ -93,11 +105,19 @@ def judge(matrix, machine: Machine, facts, row, build: Build, *, ignore_driver: 
     if machine.os != "linux":
         js.append(Judgement("os", False, f"JAX publishes CUDA builds for Linux only (not {machine.os}; WSL2 is Linux)"))
     js.append(judge_python(machine, row.python, (), f"JAX {row.version}+"))
+    assert build.cuda is not None  # groups gives every JAX CUDA build its CUDA
     drv, full = judge_driver(matrix, machine, build.cuda)
     js.append(drv)
     arch, ptx, inherited = kernels(matrix, row, m)
     if inherited:
-        js.append(Judgement("gpu", True, f"the matrix lists no architectures for JAX {row.version} (CUDA {m}); those of {inherited} are assumed", note=True))
+        js.append(
+            Judgement(
+                "gpu",
+                True,
+                f"the matrix lists no architectures for JAX {row.version} (CUDA {m}); those of {inherited} are assumed",
+                note=True,
+            )
+        )
     js += judge_kernels(machine, arch, ptx, True if ignore_driver else full, build.cuda)
     return Candidate(build, tuple(js))
 
@@ -112,6 +132,16 @@ def manual(machine: Machine, row, candidate: Candidate) -> tuple[str, ...]:
     return ()
 
 
+def _pin(build: Build) -> str:
+    # Every JAX build carries its version range: groups and cpu_build set one.
+    return cast(str, build.pin)
+
+
+def _plugin_cuda(name: str) -> str:
+    """The CUDA major in a plugin's name; `name` is one _plugins kept, so _PLUGIN matches it."""
+    return cast(re.Match[str], _PLUGIN.match(name)).group(1)
+
+
 def _plugins(machine: Machine) -> dict[str, str]:
     return {n: v for n, v in machine.installed.items() if _PLUGIN.match(n)}
 
@@ -121,11 +151,12 @@ def installed_matches(machine: Machine, jax_facts, build: Build) -> bool:
     jaxlib = machine.installed.get("jaxlib", "")
     if not jax:
         return False
-    if not (jax == build.pin[2:] if build.pin.startswith("==") else spec_contains(build.pin, jax)):
+    pin = _pin(build)
+    if not (jax == pin[2:] if pin.startswith("==") else spec_contains(pin, jax)):
         return False
     m = build.variant.removeprefix("cuda")
     plugins = _plugins(machine)
-    if any(_PLUGIN.match(n).group(1) != m for n in plugins):
+    if any(_plugin_cuda(n) != m for n in plugins):
         return False
     if build.find_links:
         return f"+cuda{m}" in jaxlib
@@ -135,7 +166,7 @@ def installed_matches(machine: Machine, jax_facts, build: Build) -> bool:
 
 def uninstall_names(machine: Machine, build: Build, reinstall: bool) -> tuple[str, ...]:
     m = build.variant.removeprefix("cuda")
-    names = [n for n in _plugins(machine) if _PLUGIN.match(n).group(1) != m or reinstall]
+    names = [n for n in _plugins(machine) if _plugin_cuda(n) != m or reinstall]
     jaxlib = machine.installed.get("jaxlib", "")
     # A CUDA jaxlib (+cudaNN local tag) from JAX's release page would shadow the plugin route's plain jaxlib.
     if jaxlib and (reinstall or ("+cuda" in jaxlib and not build.find_links)):
@@ -152,10 +183,20 @@ def undo_args(machine: Machine) -> tuple[str, ...]:
 
 def conda_equivalent(machine: Machine, build: Build) -> tuple[str, ...]:
     prefix = machine.env.prefix or "PREFIX"
-    if build.pin.startswith("=="):
-        v = build.pin[2:]
+    pin = _pin(build)
+    if pin.startswith("=="):
+        v = pin[2:]
         return ("conda", "install", "-p", prefix, "-c", "conda-forge", f"jaxlib={v}=*cuda*", f"jax={v}")
-    return ("conda", "install", "-p", prefix, "-c", "conda-forge", f"jaxlib[version='{build.pin}',build=*cuda*]", f"jax[version='{build.pin}']")
+    return (
+        "conda",
+        "install",
+        "-p",
+        prefix,
+        "-c",
+        "conda-forge",
+        f"jaxlib[version='{pin}',build=*cuda*]",
+        f"jax[version='{pin}']",
+    )
 
 
 # --- CPU-only builds (--cpu): plain `jax` brings the CPU jaxlib (https://docs.jax.dev/en/latest/installation.html).
@@ -173,7 +214,8 @@ def cpu_installed(machine: Machine, jax_facts, build: Build) -> bool:
     jax = machine.installed.get("jax")
     if not jax or _plugins(machine) or "+cuda" in machine.installed.get("jaxlib", ""):
         return False
-    return jax == build.pin[2:] if build.pin.startswith("==") else spec_contains(build.pin, jax)
+    pin = _pin(build)
+    return jax == pin[2:] if pin.startswith("==") else spec_contains(pin, jax)
 
 
 # --- agreement (jax-plugin-mismatch): the installed packages brought to one version ----------------
@@ -215,7 +257,9 @@ def agreed_version(matrix, installed: dict[str, str]) -> str | None:
         return None  # a version that is not one: nothing to agree on
 
 
-def agreement(matrix, machine: Machine, version: str, *, wheels: bool = False) -> tuple[tuple[str, ...], str | None, tuple[str, ...]] | None:
+def agreement(
+    matrix, machine: Machine, version: str, *, wheels: bool = False
+) -> tuple[tuple[str, ...], str | None, tuple[str, ...]] | None:
     """(requirements, find-links, distributions to remove first) that bring the installed jax, jaxlib and
     plugins to `version`, keeping the installed variant; () requirements when they agree already. None
     when the matrix has no build of `version` in that variant to vouch for. `wheels`: the CUDA plugin's
@@ -228,7 +272,11 @@ def agreement(matrix, machine: Machine, version: str, *, wheels: bool = False) -
       matrix's CUDA build of V (`jax[cuda12]==V`, or `jax[cuda12_pip]==V` with JAX's release page)."""
     key = version_key(version)
     try:
-        differs = {n for n in ("jax", "jaxlib", *_plugins(machine)) if n in machine.installed and version_key(machine.installed[n]) != key}
+        differs = {
+            n
+            for n in ("jax", "jaxlib", *_plugins(machine))
+            if n in machine.installed and version_key(machine.installed[n]) != key
+        }
     except ValueError:
         return None  # an installed version that is not one
     if not (differs - {"jax"}) and not wheels:

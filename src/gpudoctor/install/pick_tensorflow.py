@@ -25,7 +25,10 @@ def parse_request(matrix, requested: str) -> tuple[str, str | None]:
     row = matrix.tensorflow_release(m.group(1))
     if row is None:
         known = f"{matrix.tf_releases[0].version} to {matrix.tf_releases[-1].version}"
-        raise UsageError(f"TensorFlow {m.group(1)} is not in the compatibility matrix (it knows {known})", "gpudoctor only installs builds it can vouch for")
+        raise UsageError(
+            f"TensorFlow {m.group(1)} is not in the compatibility matrix (it knows {known})",
+            "gpudoctor only installs builds it can vouch for",
+        )
     return row.version, (m.group(1) + m.group(2) if m.group(2) else None)
 
 
@@ -40,7 +43,9 @@ def groups(matrix, requested: str | None):
         pin = exact or f"{row.version}.*"
         package = "tensorflow[and-cuda]" if row.and_cuda else row.package
         variant = "and-cuda" if row.and_cuda else "system CUDA"
-        out.append((row, [Build("tensorflow", row.version, variant, row.cuda, (f"{package}=={pin}",), sources=row.source, pin=pin)]))
+        out.append(
+            (row, [Build("tensorflow", row.version, variant, row.cuda, (f"{package}=={pin}",), sources=row.source, pin=pin)])
+        )
     return out
 
 
@@ -61,19 +66,35 @@ def judge(matrix, machine: Machine, facts, row, build: Build, *, ignore_driver: 
     js.append(drv)
     js += judge_kernels(machine, row.arch, row.ptx, True if ignore_driver else full, row.cuda)
     if row.and_cuda:
-        js.append(Judgement("libraries", True, f"tensorflow[and-cuda] brings the CUDA {major(row.cuda)} and cuDNN libraries as pip wheels"))
+        js.append(
+            Judgement(
+                "libraries", True, f"tensorflow[and-cuda] brings the CUDA {major(row.cuda)} and cuDNN libraries as pip wheels"
+            )
+        )
     elif machine.os == "windows":
-        js.append(Judgement("libraries", True, f"loads CUDA {row.cuda} and cuDNN {row.cudnn} installed on the system (not checked on Windows)", note=True))
+        js.append(
+            Judgement(
+                "libraries",
+                True,
+                f"loads CUDA {row.cuda} and cuDNN {row.cudnn} installed on the system (not checked on Windows)",
+                note=True,
+            )
+        )
     else:
         missing = missing_libraries(facts, row)
         if missing:
-            js.append(Judgement(
-                "libraries", True,
-                f"has no [and-cuda] extra: it loads CUDA {major(row.cuda)} libraries from the system, and these are missing: {', '.join(missing)}",
-                note=True,
-            ))
+            js.append(
+                Judgement(
+                    "libraries",
+                    True,
+                    f"has no [and-cuda] extra: it loads CUDA {major(row.cuda)} libraries from the system, and these are missing: {', '.join(missing)}",
+                    note=True,
+                )
+            )
         else:
-            js.append(Judgement("libraries", True, f"finds the CUDA {major(row.cuda)} and cuDNN libraries it loads on this system"))
+            js.append(
+                Judgement("libraries", True, f"finds the CUDA {major(row.cuda)} and cuDNN libraries it loads on this system")
+            )
     return Candidate(build, tuple(js))
 
 
@@ -94,7 +115,9 @@ def manual(machine: Machine, row, candidate: Candidate) -> tuple[str, ...]:
         return ()
     mm = major_minor(row.cuda)
     if machine.os == "windows":
-        return (f"Install CUDA {mm} and cuDNN {row.cudnn} for TensorFlow {row.version}, e.g.: conda install -c conda-forge cudatoolkit={mm} cudnn={row.cudnn}",)
+        return (
+            f"Install CUDA {mm} and cuDNN {row.cudnn} for TensorFlow {row.version}, e.g.: conda install -c conda-forge cudatoolkit={mm} cudnn={row.cudnn}",
+        )
     minor = (version_parts(row.cuda) + (0,))[1]
     return (
         f"Install CUDA {mm} runtime libraries and cuDNN {row.cudnn} where TensorFlow {row.version} finds them "

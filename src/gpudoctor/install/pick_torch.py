@@ -22,7 +22,7 @@ _PYTORCH_CUDA = ("11.6", "11.7", "11.8", "12.1", "12.4")
 
 
 def parse_request(matrix, requested: str) -> tuple[str, str | None, str | None]:
-    """"2.2" / "2.2.1" / "2.2.1+cu118" -> (release "2.2", exact version or None, variant tag or None)."""
+    """ "2.2" / "2.2.1" / "2.2.1+cu118" -> (release "2.2", exact version or None, variant tag or None)."""
     from gpudoctor.errors import UsageError
 
     m = _REQUEST.match(requested.strip())
@@ -31,7 +31,10 @@ def parse_request(matrix, requested: str) -> tuple[str, str | None, str | None]:
         raise UsageError(f"not a PyTorch version: {requested!r}", "give one as pip would: 2.5, 2.5.1 or 2.5.1+cu124")
     rel = matrix.torch_release(m.group(1))
     if rel is None:
-        raise UsageError(f"PyTorch {m.group(1)} is not in the compatibility matrix (it knows {known})", "gpudoctor only installs builds it can vouch for")
+        raise UsageError(
+            f"PyTorch {m.group(1)} is not in the compatibility matrix (it knows {known})",
+            "gpudoctor only installs builds it can vouch for",
+        )
     if m.group(3) and m.group(3) not in rel.variants:
         raise UsageError(f"PyTorch {rel.version} has no {m.group(3)} build (it has {', '.join(rel.variants)})")
     exact = m.group(1) + m.group(2) if m.group(2) else None
@@ -52,11 +55,20 @@ def groups(matrix, requested: str | None):
             if not v.tag.startswith("cu") or (tag and v.tag != tag):
                 continue
             spec = f"torch=={exact}+{v.tag}" if exact else f"torch=={rel.version}.*"
-            builds.append(Build(
-                "torch", rel.version, v.tag, v.cuda, (spec,), index_url=f"{INDEX}/{v.tag}",
-                experimental=v.status == "experimental", default=v.tag == rel.pypi_default, sources=tuple(dict.fromkeys(rel.source + v.source)),
-                pin=exact or f"{rel.version}.*",
-            ))
+            builds.append(
+                Build(
+                    "torch",
+                    rel.version,
+                    v.tag,
+                    v.cuda,
+                    (spec,),
+                    index_url=f"{INDEX}/{v.tag}",
+                    experimental=v.status == "experimental",
+                    default=v.tag == rel.pypi_default,
+                    sources=tuple(dict.fromkeys(rel.source + v.source)),
+                    pin=exact or f"{rel.version}.*",
+                )
+            )
         out.append((rel, builds))
     return out
 
@@ -128,7 +140,18 @@ def undo_args(machine: Machine) -> tuple[str, ...]:
 def conda_equivalent(machine: Machine, build: Build) -> tuple[str, ...]:
     prefix = machine.env.prefix or "PREFIX"
     if vkey(build.release) <= _CONDA_CHANNEL_LAST and build.cuda in _PYTORCH_CUDA:
-        return ("conda", "install", "-p", prefix, f"pytorch={build.release}", f"pytorch-cuda={build.cuda}", "-c", "pytorch", "-c", "nvidia")
+        return (
+            "conda",
+            "install",
+            "-p",
+            prefix,
+            f"pytorch={build.release}",
+            f"pytorch-cuda={build.cuda}",
+            "-c",
+            "pytorch",
+            "-c",
+            "nvidia",
+        )
     # conda-forge's CUDA builds (build strings cudaNNN_...); the solver picks the CUDA the driver allows.
     return ("conda", "install", "-p", prefix, "-c", "conda-forge", f"pytorch={build.release}=cuda*")
 
@@ -141,7 +164,9 @@ def cpu_build(machine: Machine, rel, build: Build) -> Build:
     exact = build.pin if build.pin and not build.pin.endswith(".*") else None
     spec = f"torch=={exact}" if exact else f"torch=={rel.version}.*"
     index = None if machine.os == "macos" else f"{INDEX}/cpu"
-    return Build("torch", rel.version, "cpu", None, (spec,), index_url=index, sources=build.sources, pin=exact or f"{rel.version}.*")
+    return Build(
+        "torch", rel.version, "cpu", None, (spec,), index_url=index, sources=build.sources, pin=exact or f"{rel.version}.*"
+    )
 
 
 def cpu_judge(machine: Machine, rel, build: Build) -> Candidate:

@@ -10,18 +10,19 @@ same search with the driver, or the Python version, left out says what an upgrad
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import ModuleType
+from typing import Any
 
 from gpudoctor.checks import Context
 from gpudoctor.cmdline import Cmd
 from gpudoctor.errors import UsageError
 from gpudoctor.facts import Facts
 from gpudoctor.install import commands, pick_jax, pick_tensorflow, pick_torch
-from gpudoctor.matrix import kernel_route
 from gpudoctor.install.machine import apply_target, machine_from_facts, target_gaps
 from gpudoctor.install.model import TITLES, Candidate, Change, GpuInfo, Machine, Plan, Step, Target, TargetEnv
-from gpudoctor.matrix import spec_contains, version_key
+from gpudoctor.matrix import kernel_route, spec_contains, version_key
 from gpudoctor.probed import value_or_none
 from gpudoctor.versions import vkey
 
@@ -42,7 +43,7 @@ class Options:
 
 
 TARGET_OPTIONS = (
-    ("--gpu NAME|CC", "the GPU the build is for: a name (\"RTX 4090\") or a compute capability (8.9)"),
+    ("--gpu NAME|CC", 'the GPU the build is for: a name ("RTX 4090") or a compute capability (8.9)'),
     ("--driver VERSION", "the NVIDIA driver it will run on (550.54.14)"),
     ("--cuda VERSION", "the CUDA version that driver runs (nvidia-smi's header: 12.4)"),
     ("--cpu", "a CPU-only build"),
@@ -61,8 +62,13 @@ class TargetNeeded(UsageError):
         )
 
     def to_json(self) -> dict:
-        return {"code": "target-needed", "message": self.message, "hint": self.hint, "missing": list(self.gaps),
-                "options": [{"option": o, "meaning": why} for o, why in TARGET_OPTIONS]}
+        return {
+            "code": "target-needed",
+            "message": self.message,
+            "hint": self.hint,
+            "missing": list(self.gaps),
+            "options": [{"option": o, "meaning": why} for o, why in TARGET_OPTIONS],
+        }
 
 
 def select(pick: ModuleType, matrix, machine: Machine, facts: Facts, groups, ignore: tuple[str, ...] = ()):
@@ -94,7 +100,11 @@ def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
     if plan_machine.driver_cuda or plan_machine.cpu or not build.cuda:
         return None
     lowest, full = driver_needs(matrix, build.cuda, plan_machine.os)
-    need = (f"driver >= {lowest}" + (f" (>= {full} for full CUDA {build.cuda} support)" if full and full != lowest else "")) if lowest else "a driver that runs CUDA " + build.cuda
+    need = (
+        (f"driver >= {lowest}" + (f" (>= {full} for full CUDA {build.cuda} support)" if full and full != lowest else ""))
+        if lowest
+        else "a driver that runs CUDA " + build.cuda
+    )
     if plan_machine.gpus:
         return f"no NVIDIA driver was seen here: of the builds with kernels for this GPU, {build.label} asks least of the driver; it needs {need}"
     return f"no NVIDIA driver was seen here, so {build.label} was not checked against one; it needs {need}"
@@ -122,8 +132,10 @@ def kernel_history(pick: ModuleType, matrix, groups, gpu: GpuInfo, title: str) -
     if not gpu.cc:
         return ()
     releases = []  # oldest first: [(builds with their route on this GPU)], routes unknown to the matrix left out
+    # Every picker module has this function: (cubin archs, PTX archs) of a build.
+    kernels_of: Callable[[Any, Any, Any], tuple[tuple[str, ...], tuple[str, ...]]] = pick.kernels_of
     for row, builds in reversed(groups):
-        routes = [(b, kernel_route(*pick.kernels_of(matrix, row, b), gpu.cc)[0]) for b in reversed(builds)]
+        routes = [(b, kernel_route(*kernels_of(matrix, row, b), gpu.cc)[0]) for b in reversed(builds)]
         routes = [(b, r) for b, r in routes if r != "unknown"]
         if routes:
             releases.append(routes)
@@ -141,7 +153,9 @@ def kernel_history(pick: ModuleType, matrix, groups, gpu: GpuInfo, title: str) -
         out.append(f"{gpu.name} needs kernels for {gpu.sm}{older}, first shipped in {cubin[0].label}")
     if not runs[-1]:
         last = [b for r in runs if r for b in r][-1]
-        out.append(f"{gpu.sm} kernels were last shipped in {last.label}; newer {title} releases dropped {gpu.arch or 'this architecture'}")
+        out.append(
+            f"{gpu.sm} kernels were last shipped in {last.label}; newer {title} releases dropped {gpu.arch or 'this architecture'}"
+        )
     return tuple(out)
 
 
@@ -167,7 +181,9 @@ def _hints(pick, matrix, machine, facts, groups, chosen) -> tuple[str, ...]:
     relaxed, row, _ = select(pick, matrix, machine, facts, groups, ignore=("python",))
     if relaxed is not None and _newer(relaxed, chosen) and machine.python:
         py = suggest_python(row.python)
-        out.append(f"an environment with Python {py or row.python} would open {relaxed.build.label} (it supports Python {row.python})")
+        out.append(
+            f"an environment with Python {py or row.python} would open {relaxed.build.label} (it supports Python {row.python})"
+        )
     return tuple(out)
 
 
@@ -177,15 +193,25 @@ def _steps(pick, machine: Machine, build, installer: str, options: Options) -> t
     index = build.index_url
     if options.index_url:
         index = options.index_url.replace("{variant}", build.variant)
-    return commands.replace_steps(installer, machine.env, pick.install_specs(machine, build), names, label=build.label,
-                                  index_url=index, find_links=build.find_links, extra=options.extra_args,
-                                  reinstall=options.reinstall)
+    return commands.replace_steps(
+        installer,
+        machine.env,
+        pick.install_specs(machine, build),
+        names,
+        label=build.label,
+        index_url=index,
+        find_links=build.find_links,
+        extra=options.extra_args,
+        reinstall=options.reinstall,
+    )
 
 
 def _notes(machine: Machine, env: TargetEnv) -> tuple[str, ...]:
     notes = []
     if not env.python:
-        notes.append(f"no Python environment was seen: the commands name {commands.PLACEHOLDER_PYTHON}; run them with the environment's own interpreter")
+        notes.append(
+            f"no Python environment was seen: the commands name {commands.PLACEHOLDER_PYTHON}; run them with the environment's own interpreter"
+        )
     elif env.kind == "system":
         notes.append(
             f"{env.python} is a system interpreter: a virtual environment keeps the install apart from the "
@@ -198,7 +224,9 @@ def _notes(machine: Machine, env: TargetEnv) -> tuple[str, ...]:
     if machine.told:
         notes.append(f"planned for the target described by {' '.join(machine.told)}, not for what the probes saw here")
     if machine.arch.lower() not in _X86:
-        notes.append(f"the matrix describes the x86_64 wheels; on {machine.arch} the index may have no such build (pip then says so)")
+        notes.append(
+            f"the matrix describes the x86_64 wheels; on {machine.arch} the index may have no such build (pip then says so)"
+        )
     if env.kind == "conda":
         notes.append(
             "conda-forge builds are not the wheels this plan was checked against (their CUDA versions and GPU architectures "
@@ -280,14 +308,19 @@ def _major_moves(framework: str, old, new) -> tuple[str, ...]:
     moves: tuple[str, ...] = ()
     if old.is_devrelease and not new.is_devrelease:
         # A nightly's code is ahead of (or beside) every release: said, so nobody expects the nightly's features.
-        moves = (f"a nightly (development) build -> a stable release ({new.base_version}"
-                 + (", the nightly's own release)" if new.release[:2] == old.release[:2] else ")"),)
+        moves = (
+            f"a nightly (development) build -> a stable release ({new.base_version}"
+            + (", the nightly's own release)" if new.release[:2] == old.release[:2] else ")"),
+        )
     if framework == "torch" and old.major != new.major:
         return (*moves, f"a major version: PyTorch {old.major}.x -> {new.major}.x")
     if framework == "tensorflow":
         if old.release[:2] < _KERAS3 <= new.release[:2]:
-            return (*moves, "a major move: from TensorFlow 2.16 tf.keras is Keras 3 (code written for Keras 2 may need changes, "
-                    "or the tf-keras package with TF_USE_LEGACY_KERAS=1) and tf.estimator is gone")
+            return (
+                *moves,
+                "a major move: from TensorFlow 2.16 tf.keras is Keras 3 (code written for Keras 2 may need changes, "
+                "or the tf-keras package with TF_USE_LEGACY_KERAS=1) and tf.estimator is gone",
+            )
         if new.release[:2] < _KERAS3 <= old.release[:2]:
             return (*moves, "a major move: before TensorFlow 2.16 tf.keras is Keras 2 (code written for Keras 3 may not run)")
     return moves
@@ -299,8 +332,15 @@ def _nvcc_builds_for(nvcc: str, cuda: str | None) -> bool:
     return bool(cuda) and vkey(cuda)[:1] == vkey(nvcc)[:1] and vkey(cuda)[:2] <= vkey(nvcc)[:2]
 
 
-def plan_install(facts: Facts, ctx: Context, framework: str, requested: str | None = None, *,
-                 env: TargetEnv | None = None, options: Options = Options()) -> Plan:
+def plan_install(
+    facts: Facts,
+    ctx: Context,
+    framework: str,
+    requested: str | None = None,
+    *,
+    env: TargetEnv | None = None,
+    options: Options = Options(),
+) -> Plan:
     """Raises UsageError for a version that is not one, or that the matrix does not know; TargetNeeded
     (a UsageError) where no GPU or no driver was seen and options.target does not say what the build is for."""
     pick = PICKERS[framework]
@@ -320,8 +360,16 @@ def plan_install(facts: Facts, ctx: Context, framework: str, requested: str | No
         chosen, row, ruled = select(pick, matrix, machine, facts, groups)
     installer = options.installer or ("uv" if machine.env.uv and not machine.env.has_pip else "pip")
     upgrade = () if machine.cpu else _hints(pick, matrix, machine, facts, groups, chosen)
-    plan = Plan(framework, requested, machine, chosen, ruled_out=tuple(ruled), installer=installer,
-                notes=_notes(machine, machine.env), upgrade=upgrade)
+    plan = Plan(
+        framework,
+        requested,
+        machine,
+        chosen,
+        ruled_out=tuple(ruled),
+        installer=installer,
+        notes=_notes(machine, machine.env),
+        upgrade=upgrade,
+    )
     if chosen is None:
         instead = None
         if requested:
@@ -331,8 +379,11 @@ def plan_install(facts: Facts, ctx: Context, framework: str, requested: str | No
             else:
                 instead, _, _ = select(pick, matrix, machine, facts, every)
         return replace(plan, instead=instead)
-    history = () if machine.cpu else tuple(
-        line for g in machine.gpus for line in kernel_history(pick, matrix, pick.groups(matrix, None), g, title))
+    history = (
+        ()
+        if machine.cpu
+        else tuple(line for g in machine.gpus for line in kernel_history(pick, matrix, pick.groups(matrix, None), g, title))
+    )
     first = f"{title} {requested}, as asked" if requested else f"the newest {title} release that fits this machine"
     if machine.cpu:
         first += " (a CPU-only build, as asked with --cpu)"

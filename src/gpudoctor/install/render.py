@@ -11,6 +11,8 @@ from gpudoctor.install import commands
 from gpudoctor.install.model import Candidate, Plan
 
 MAX_RULED_OUT = 12  # lines; --format json lists every one
+# The `schema` key of `install --format json` and the $id of src/gpudoctor/schemas/install.schema.json.
+SCHEMA = "gpudoctor.install/1"
 _FILLED_IN = {commands.DOWNLOAD_DIR: Placeholder("download-dir")}
 _PROMPT = {"posix": "$ ", "powershell": "PS> "}
 
@@ -45,9 +47,13 @@ def render_plan(plan: Plan, *, replay: bool = False) -> str:
         what = f"{title} {plan.requested}" if plan.requested else title
         lines.append(f"No {what} build fits this machine.")
     elif plan.already and plan.manual:
-        lines.append(f"{plan.chosen.build.label} fits this machine and is installed already; it needs what is listed under 'besides'.")
+        lines.append(
+            f"{plan.chosen.build.label} fits this machine and is installed already; it needs what is listed under 'besides'."
+        )
     elif plan.already:
-        lines.append(f"{plan.chosen.build.label} fits this machine and is installed already: nothing to do (--reinstall installs it again).")
+        lines.append(
+            f"{plan.chosen.build.label} fits this machine and is installed already: nothing to do (--reinstall installs it again)."
+        )
     else:
         lines.append(f"{plan.chosen.build.label} fits this machine.")
     lines.append(f"  machine: {plan.machine.describe()}")
@@ -69,7 +75,11 @@ def render_plan(plan: Plan, *, replay: bool = False) -> str:
     if plan.instead is not None:
         lines.append(f"newest that fits: {plan.instead.build.label}: gpudoctor install {plan.framework}")
     if plan.steps:
-        lines.append("the plan, printed only (a snapshot is never installed):" if replay else f"the plan ({plan.installer}; nothing runs without confirmation):")
+        lines.append(
+            "the plan, printed only (a snapshot is never installed):"
+            if replay
+            else f"the plan ({plan.installer}; nothing runs without confirmation):"
+        )
         lines += _cmds(plan, [s.argv for s in plan.steps])
     for name, argvs in plan.equivalents:
         lines.append(f"the same with {name}" + (" (printed only):" if name == "conda" else ":"))

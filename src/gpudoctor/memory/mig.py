@@ -49,24 +49,48 @@ def _p(name: str, compute: int, memory: int, count: int) -> MigProfile:
 def _seven(names: tuple[str, str, str, str, str, str]) -> tuple[MigProfile, ...]:
     """The A100/H100/H200 family: 7 compute and 8 memory slices, six profiles of the same shape."""
     one, one_double, two, three, four, seven = names
-    return (_p(one, 1, 1, 7), _p(one_double, 1, 2, 4), _p(two, 2, 2, 3), _p(three, 3, 4, 2), _p(four, 4, 4, 1), _p(seven, 7, 8, 1))
+    return (
+        _p(one, 1, 1, 7),
+        _p(one_double, 1, 2, 4),
+        _p(two, 2, 2, 3),
+        _p(three, 3, 4, 2),
+        _p(four, 4, 4, 1),
+        _p(seven, 7, 8, 1),
+    )
 
 
 TABLE: tuple[MigGpu, ...] = (
     MigGpu("A30 24GB", ("A30",), 20, 30, 4, 4, (_p("1g.6gb", 1, 1, 4), _p("2g.12gb", 2, 2, 2), _p("4g.24gb", 4, 4, 1))),
     MigGpu(
-        "A100 40GB", ("A100",), 35, 45, 7, 8,
+        "A100 40GB",
+        ("A100",),
+        35,
+        45,
+        7,
+        8,
         _seven(("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb")),
         note="1g.10gb needs driver R525 or newer.",
     ),
     MigGpu("A100 80GB", ("A100",), 70, 90, 7, 8, _seven(("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"))),
     MigGpu("H100 80GB", ("H100",), 70, 85, 7, 8, _seven(("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"))),
     MigGpu(
-        "H100 94GB", ("H100",), 85, 100, 7, 8, _seven(("1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb")),
+        "H100 94GB",
+        ("H100",),
+        85,
+        100,
+        7,
+        8,
+        _seven(("1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb")),
         confidence="medium",
     ),
     MigGpu(
-        "H200 141GB", ("H200",), 130, 150, 7, 8, _seven(("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb")),
+        "H200 141GB",
+        ("H200",),
+        130,
+        150,
+        7,
+        8,
+        _seven(("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb")),
         confidence="medium",
     ),
 )

@@ -34,25 +34,29 @@ class Overhead:
 
 OVERHEADS = {
     "torch": Overhead(
-        "torch", 512 * MIB,
+        "torch",
+        512 * MIB,
         "CUDA context with lazy module loading (CUDA >= 11.7): about 300-400 MB per PyTorch maintainers; "
         "rounded up for cuBLAS/cuDNN handles. Before CUDA 11.7 it was over 1000 MB.",
         ("https://github.com/pytorch/pytorch/issues/109888", "https://github.com/pytorch/pytorch/issues/107667"),
     ),
     "tensorflow": Overhead(
-        "tensorflow", 1536 * MIB,
+        "tensorflow",
+        1536 * MIB,
         "TF 2.7 on an RTX 3090 held 1869 MiB (nvidia-smi) with its logical device capped at 512 MiB: "
         "1357 MiB outside the cap, rounded up.",
         ("https://github.com/tensorflow/tensorflow/issues/53822",),
     ),
     "jax": Overhead(
-        "jax", 1024 * MIB,
+        "jax",
+        1024 * MIB,
         "No published figure found. JAX's maintainers say cuDNN and the CUDA libraries need memory outside "
         "XLA's pool; taken between the PyTorch and TensorFlow figures.",
         ("https://github.com/jax-ml/jax/issues/17426", "https://github.com/jax-ml/jax/issues/6039"),
     ),
     "other": Overhead(
-        "other", 512 * MIB,
+        "other",
+        512 * MIB,
         "A bare CUDA context: 320 MB measured with PyCUDA on a Titan V, rounded up.",
         ("https://github.com/pytorch/pytorch/issues/28394",),
     ),
@@ -62,16 +66,34 @@ OVERHEADS["any"] = Overhead("any", max(o.bytes for o in OVERHEADS.values()), "th
 
 _UNITS = {
     "b": 1,
-    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,  # as --require reads them
-    "kib": 1024, "mib": MIB, "gib": GIB, "tib": 1024**4,
-    "k": 1024, "m": MIB, "g": GIB, "t": 1024**4,  # shorthand, as docker and PyTorch's allocator read them
-    "ki": 1024, "mi": MIB, "gi": GIB, "ti": 1024**4,  # Kubernetes
+    "kb": 1000,
+    "mb": 1000**2,
+    "gb": 1000**3,
+    "tb": 1000**4,  # as --require reads them
+    "kib": 1024,
+    "mib": MIB,
+    "gib": GIB,
+    "tib": 1024**4,
+    "k": 1024,
+    "m": MIB,
+    "g": GIB,
+    "t": 1024**4,  # shorthand, as docker and PyTorch's allocator read them
+    "ki": 1024,
+    "mi": MIB,
+    "gi": GIB,
+    "ti": 1024**4,  # Kubernetes
 }
 _FRAMEWORKS = {
-    "torch": "torch", "pytorch": "torch",
-    "tensorflow": "tensorflow", "tf": "tensorflow", "keras": "tensorflow",
-    "jax": "jax", "flax": "jax",
-    "other": "other", "none": "other", "cuda": "other",
+    "torch": "torch",
+    "pytorch": "torch",
+    "tensorflow": "tensorflow",
+    "tf": "tensorflow",
+    "keras": "tensorflow",
+    "jax": "jax",
+    "flax": "jax",
+    "other": "other",
+    "none": "other",
+    "cuda": "other",
     "any": "any",
 }
 _JOB = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)=(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]*)(?::(?P<fw>[A-Za-z]+))?$")
@@ -177,7 +199,11 @@ def make_plan(view: MemoryView, index: int, jobs: tuple[Job, ...], isolate: bool
     if gpu.mig_enabled:
         return _plan_on_instances(view, gpu, jobs, matrix)
     plans = tuple(
-        JobPlan(j, OVERHEADS[j.framework].bytes, job_settings(j.framework, j.budget_bytes, gpu.total_bytes, gpu.uuid, gpu.index, matrix))
+        JobPlan(
+            j,
+            OVERHEADS[j.framework].bytes,
+            job_settings(j.framework, j.budget_bytes, gpu.total_bytes, gpu.uuid, gpu.index, matrix),
+        )
         for j in jobs
     )
     available = gpu.free_bytes if gpu.free_bytes is not None else gpu.total_bytes - (gpu.used_bytes or 0)
@@ -187,8 +213,7 @@ def make_plan(view: MemoryView, index: int, jobs: tuple[Job, ...], isolate: bool
     mig, isolation = None, None
     unenforceable = [p.job.name for p in plans if p.job.framework == "other"]
     if isolate or unenforceable:
-        isolation = ("asked for with --isolate" if isolate else
-                     f"no software setting caps {', '.join(unenforceable)}")
+        isolation = "asked for with --isolate" if isolate else f"no software setting caps {', '.join(unenforceable)}"
         row = mig_gpu(gpu.name, gpu.total_bytes)
         if row is None:
             isolation += f"; GPU {gpu.index} ({gpu.name or 'unknown'}) has no MIG: give each such job its own GPU"
@@ -213,7 +238,11 @@ def _plan_on_instances(view: MemoryView, gpu: GpuMemory, jobs: tuple[Job, ...], 
         inst = chosen.get(j.name)
         total = inst.total_bytes if inst and inst.total_bytes else gpu.total_bytes or 0
         uuid = inst.uuid if inst and inst.uuid else (f"MIG-<uuid of MIG {inst.device} from nvidia-smi -L>" if inst else None)
-        plans.append(JobPlan(j, OVERHEADS[j.framework].bytes, job_settings(j.framework, j.budget_bytes, total, uuid, gpu.index, matrix), inst))
+        plans.append(
+            JobPlan(
+                j, OVERHEADS[j.framework].bytes, job_settings(j.framework, j.budget_bytes, total, uuid, gpu.index, matrix), inst
+            )
+        )
     need = sum(p.need_bytes for p in plans)
     available = sum(m.free_bytes or 0 for m in gpu.instances if _unused(m, gpu))
     fits = len(chosen) == len(jobs)
@@ -226,10 +255,19 @@ def _plan_on_instances(view: MemoryView, gpu: GpuMemory, jobs: tuple[Job, ...], 
         if row is not None:
             mig = fit_profiles(row, gpu.total_bytes or 0, [(p.job.name, p.need_bytes) for p in plans])
             if mig.fits:
-                suggestions.append("re-partition GPU %d with the MIG profiles below (destroys its instances)" % gpu.index)
+                suggestions.append(f"re-partition GPU {gpu.index:d} with the MIG profiles below (destroys its instances)")
         suggestions += _other_gpus(view, gpu, need)
-    return Plan(gpu, tuple(plans), "mig-instances", available, need, fits, tuple(suggestions), mig,
-                "GPU %d is split by MIG: each job gets an instance of its own" % gpu.index)
+    return Plan(
+        gpu,
+        tuple(plans),
+        "mig-instances",
+        available,
+        need,
+        fits,
+        tuple(suggestions),
+        mig,
+        f"GPU {gpu.index:d} is split by MIG: each job gets an instance of its own",
+    )
 
 
 # An idle MIG instance shows 10-30 MiB used (the captures); any CUDA context takes hundreds.

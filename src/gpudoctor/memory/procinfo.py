@@ -14,7 +14,7 @@ missing, or another process. Such a PID gets a `problem` and no borrowed details
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from gpudoctor.host import Host, HostError
 from gpudoctor.memory.view import ProcInfo, frameworks_in_maps, frameworks_in_text

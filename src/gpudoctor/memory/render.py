@@ -13,7 +13,8 @@ are written by cmdline.render_envfile.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from gpudoctor.cmdline import Cmd, Unrenderable, render_all
 from gpudoctor.memory.mig import SOURCE, SOURCE_URL, usable_bytes
@@ -62,8 +63,11 @@ def view_lines(view: MemoryView, now: str | None = None) -> list[str]:
             head += f"  MIG on, {len(g.instances)} instance(s)"
         lines.append(head)
         for m in g.instances:
-            lines.append(f"  {_t(m.label):<16} {_mem_line(m.used_bytes, m.total_bytes, m.free_bytes)}"
-                         + (f"  {_t(m.sm_count)} SMs" if m.sm_count else "") + (f"  {_t(m.uuid)}" if m.uuid else ""))
+            lines.append(
+                f"  {_t(m.label):<16} {_mem_line(m.used_bytes, m.total_bytes, m.free_bytes)}"
+                + (f"  {_t(m.sm_count)} SMs" if m.sm_count else "")
+                + (f"  {_t(m.uuid)}" if m.uuid else "")
+            )
         if not g.holders:
             lines.append("  no process holds memory on it")
         else:
@@ -87,7 +91,9 @@ def view_lines(view: MemoryView, now: str | None = None) -> list[str]:
             lines.append(f"  {fmt_size(rest)} used by no listed process (processes of other containers, or the driver's own)")
         share = held_share(g)
         if share is not None and share >= HELD_SHARE:
-            lines.append(f"  ! {share:.0%} of GPU {_t(g.index)} is held: a new job may run out of memory (gpudoctor explain gpu-memory-held)")
+            lines.append(
+                f"  ! {share:.0%} of GPU {_t(g.index)} is held: a new job may run out of memory (gpudoctor explain gpu-memory-held)"
+            )
     return lines
 
 
@@ -160,36 +166,47 @@ def plan_lines(plan: Plan) -> list[str]:
     if plan.mode == "mig-instances":
         lines.append(f"  {_t(plan.isolation)}; {fmt_size(plan.available_bytes)} free in the instances nobody uses")
     else:
-        lines.append(f"  {fmt_size(g.free_bytes)} free of {fmt_size(g.total_bytes)} now; "
-                     f"{len(g.holders)} process(es) hold {fmt_size(g.held_bytes)}")
+        lines.append(
+            f"  {fmt_size(g.free_bytes)} free of {fmt_size(g.total_bytes)} now; "
+            f"{len(g.holders)} process(es) hold {fmt_size(g.held_bytes)}"
+        )
     lines.append("")
-    lines.append(f"  {'JOB':<14} {'FRAMEWORK':<13} {'BUDGET':>10}  {'+ OVERHEAD':>10}  {'= NEEDS':>10}" +
-                 ("  MIG INSTANCE" if plan.mode == "mig-instances" else ""))
+    lines.append(
+        f"  {'JOB':<14} {'FRAMEWORK':<13} {'BUDGET':>10}  {'+ OVERHEAD':>10}  {'= NEEDS':>10}"
+        + ("  MIG INSTANCE" if plan.mode == "mig-instances" else "")
+    )
     for p in plan.jobs:
         where = ""
         if plan.mode == "mig-instances":
             where = "  " + (_t(p.instance.label) if p.instance else "none free is large enough")
-        lines.append(f"  {_t(p.job.name):<14} {FRAMEWORK_NAMES[p.job.framework]:<13} {fmt_size(p.job.budget_bytes):>10}  "
-                     f"{fmt_size(p.overhead_bytes):>10}  {fmt_size(p.need_bytes):>10}{where}")
+        lines.append(
+            f"  {_t(p.job.name):<14} {FRAMEWORK_NAMES[p.job.framework]:<13} {fmt_size(p.job.budget_bytes):>10}  "
+            f"{fmt_size(p.overhead_bytes):>10}  {fmt_size(p.need_bytes):>10}{where}"
+        )
     lines.append(f"  {'total':<14} {'':<13} {'':>10}  {'':>10}  {fmt_size(plan.need_bytes):>10}")
     lines.append("")
     if plan.fits and plan.mode == "mig-instances":
         lines.append("Fits: each job has a free MIG instance that holds it.")
     elif plan.fits:
-        lines.append(f"Fits: {fmt_size(plan.need_bytes)} needed, {fmt_size(plan.available_bytes)} free "
-                     f"({fmt_size(plan.available_bytes - plan.need_bytes)} to spare).")
+        lines.append(
+            f"Fits: {fmt_size(plan.need_bytes)} needed, {fmt_size(plan.available_bytes)} free "
+            f"({fmt_size(plan.available_bytes - plan.need_bytes)} to spare)."
+        )
     elif plan.mode == "mig-instances":
         lines.append("Does not fit: not every job has a free MIG instance that holds it.")
     else:
-        lines.append(f"Does not fit: {fmt_size(plan.need_bytes)} needed, {fmt_size(plan.available_bytes)} free: "
-                     f"{fmt_size(plan.shortfall_bytes)} short.")
+        lines.append(
+            f"Does not fit: {fmt_size(plan.need_bytes)} needed, {fmt_size(plan.available_bytes)} free: "
+            f"{fmt_size(plan.shortfall_bytes)} short."
+        )
     if plan.fits and not plan.ok:
         lines.append("The memory fits, but not every budget can be held as asked: see Isolation below.")
     if plan.suggestions:
         lines.append("What would fit:")
         lines += [f"  - {_t(s)}" for s in plan.suggestions]
-    lines.append("Overheads are each framework's CUDA context and libraries, from public reports; "
-                 "not measured here (docs/memory.md).")
+    lines.append(
+        "Overheads are each framework's CUDA context and libraries, from public reports; not measured here (docs/memory.md)."
+    )
     lines += _mig_lines(plan)
     for p in plan.jobs:
         lines.append("")
@@ -224,22 +241,32 @@ def _mig_lines(plan: Plan) -> list[str]:
     if fit is None:
         return lines
     total = plan.gpu.total_bytes or 0
-    lines.append(f"MIG profiles of the {fit.row.model} ({SOURCE}, {SOURCE_URL}"
-                 + (f"; {fit.row.confidence} confidence" if fit.row.confidence != "high" else "") + "):")
+    lines.append(
+        f"MIG profiles of the {fit.row.model} ({SOURCE}, {SOURCE_URL}"
+        + (f"; {fit.row.confidence} confidence" if fit.row.confidence != "high" else "")
+        + "):"
+    )
     for job, profile in fit.choices:
         need = next(p.need_bytes for p in plan.jobs if p.job.name == job)
         if profile is None:
             lines.append(f"  {_t(job):<14} needs {fmt_size(need)}: no profile holds it")
         else:
-            lines.append(f"  {_t(job):<14} needs {fmt_size(need)} -> {profile.name} (about {fmt_size(usable_bytes(fit.row, profile, total))} usable)")
-    lines.append(f"  {fit.compute_used} of {fit.row.compute_slices} compute slices, {fit.memory_used} of "
-                 f"{fit.row.memory_slices} memory slices: " + ("fits" if fit.fits else f"does not fit ({_t(fit.why)})"))
+            lines.append(
+                f"  {_t(job):<14} needs {fmt_size(need)} -> {profile.name} (about {fmt_size(usable_bytes(fit.row, profile, total))} usable)"
+            )
+    lines.append(
+        f"  {fit.compute_used} of {fit.row.compute_slices} compute slices, {fit.memory_used} of "
+        f"{fit.row.memory_slices} memory slices: " + ("fits" if fit.fits else f"does not fit ({_t(fit.why)})")
+    )
     if fit.fits:
         names = ",".join(p.name for _, p in fit.choices if p is not None)
         i = str(plan.gpu.index)
         commands = (
-            Cmd(("nvidia-smi", "-i", i, "-mig", "1"), root=True,
-                note="MIG mode: stop every process on the GPU first; some boards need a reset"),
+            Cmd(
+                ("nvidia-smi", "-i", i, "-mig", "1"),
+                root=True,
+                note="MIG mode: stop every process on the GPU first; some boards need a reset",
+            ),
             Cmd(("nvidia-smi", "mig", "-i", i, "-cgi", names, "-C"), root=True),
             Cmd(("nvidia-smi", "-L"), note="one MIG-<uuid> per job: CUDA_VISIBLE_DEVICES=MIG-<uuid>"),
         )
@@ -254,8 +281,14 @@ def plan_document(plan: Plan, exit_code: int) -> dict[str, Any]:
     return {
         "schema": PLAN_SCHEMA,
         "exit_code": exit_code,
-        "gpu": {"index": plan.gpu.index, "name": plan.gpu.name, "uuid": plan.gpu.uuid, "total_bytes": plan.gpu.total_bytes,
-                "free_bytes": plan.gpu.free_bytes, "mig_enabled": plan.gpu.mig_enabled},
+        "gpu": {
+            "index": plan.gpu.index,
+            "name": plan.gpu.name,
+            "uuid": plan.gpu.uuid,
+            "total_bytes": plan.gpu.total_bytes,
+            "free_bytes": plan.gpu.free_bytes,
+            "mig_enabled": plan.gpu.mig_enabled,
+        },
         "mode": plan.mode,
         "fits": plan.fits,
         "ok": plan.ok,
@@ -270,8 +303,14 @@ def plan_document(plan: Plan, exit_code: int) -> dict[str, Any]:
                 "budget_bytes": p.job.budget_bytes,
                 "overhead_bytes": p.overhead_bytes,
                 "need_bytes": p.need_bytes,
-                "mig_instance": None if p.instance is None else {"device": p.instance.device, "gpu_instance_id": p.instance.gi,
-                                                                 "compute_instance_id": p.instance.ci, "uuid": p.instance.uuid},
+                "mig_instance": None
+                if p.instance is None
+                else {
+                    "device": p.instance.device,
+                    "gpu_instance_id": p.instance.gi,
+                    "compute_instance_id": p.instance.ci,
+                    "uuid": p.instance.uuid,
+                },
                 "env": [{"name": e.name, "value": e.value, "active": e.active, "comment": e.comment} for e in p.settings.env],
                 "snippets": [{"framework": fw, "code": code} for fw, code in p.settings.snippets],
                 "sources": list(p.settings.sources),
@@ -279,10 +318,14 @@ def plan_document(plan: Plan, exit_code: int) -> dict[str, Any]:
             }
             for p in plan.jobs
         ],
-        "overheads": {k: {"bytes": o.bytes, "basis": o.basis, "sources": list(o.sources), "measured_here": False}
-                      for k, o in OVERHEADS.items()},
+        "overheads": {
+            k: {"bytes": o.bytes, "basis": o.basis, "sources": list(o.sources), "measured_here": False}
+            for k, o in OVERHEADS.items()
+        },
         "isolation": plan.isolation,
-        "mig": None if fit is None else {
+        "mig": None
+        if fit is None
+        else {
             "model": fit.row.model,
             "source": SOURCE_URL,
             "confidence": fit.row.confidence,

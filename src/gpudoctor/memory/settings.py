@@ -111,7 +111,7 @@ def _tensorflow(budget: int, total: int) -> tuple[tuple[EnvLine, ...], str]:
     code = (
         "import tensorflow as tf\n"
         f"# Cap TensorFlow at {limit} MiB on the one GPU this job sees; before any GPU work.\n"
-        "gpus = tf.config.list_physical_devices(\"GPU\")\n"
+        'gpus = tf.config.list_physical_devices("GPU")\n'
         f"tf.config.set_logical_device_configuration(gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit={limit})])\n"
     )
     return env, code
@@ -126,7 +126,7 @@ def _jax(budget: int, total: int) -> tuple[tuple[EnvLine, ...], str]:
     code = (
         "import os\n"
         "# Before the first `import jax`: JAX reads this once.\n"
-        f"os.environ[\"XLA_PYTHON_CLIENT_MEM_FRACTION\"] = \"{f}\"\n"
+        f'os.environ["XLA_PYTHON_CLIENT_MEM_FRACTION"] = "{f}"\n'
         "import jax\n"
     )
     return env, code

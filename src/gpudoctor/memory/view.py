@@ -8,8 +8,9 @@ about each process. No I/O, no rich.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from gpudoctor.facts import DriverFacts, Gpu, Process
 
@@ -193,8 +194,16 @@ def mig_from_smi_xml(report: Any) -> MigDetails:
     placement: dict[tuple[int, int], tuple[int | None, int | None]] = {}
     for g in report.gpus:
         found = tuple(
-            MigInstance(g.index, m.index, m.gpu_instance_id, m.compute_instance_id, None,
-                        _mib(m.memory_total_mib), _mib(m.memory_used_mib), m.multiprocessor_count)
+            MigInstance(
+                g.index,
+                m.index,
+                m.gpu_instance_id,
+                m.compute_instance_id,
+                None,
+                _mib(m.memory_total_mib),
+                _mib(m.memory_used_mib),
+                m.multiprocessor_count,
+            )
             for m in g.mig_devices
         )
         if found:
@@ -209,13 +218,19 @@ def mig_from_smi_table(table: Any) -> MigDetails:
     instances: dict[int, list[MigInstance]] = {}
     for m in table.mig_devices:
         instances.setdefault(m.gpu_index, []).append(
-            MigInstance(m.gpu_index, m.mig_device_index, m.gpu_instance_id, m.compute_instance_id, None,
-                        _mib(m.memory_total_mib), _mib(m.memory_used_mib), m.sm_count)
+            MigInstance(
+                m.gpu_index,
+                m.mig_device_index,
+                m.gpu_instance_id,
+                m.compute_instance_id,
+                None,
+                _mib(m.memory_total_mib),
+                _mib(m.memory_used_mib),
+                m.sm_count,
+            )
         )
     placement = {
-        (p.gpu_index, p.pid): (p.gpu_instance_id, p.compute_instance_id)
-        for p in table.processes
-        if p.gpu_instance_id is not None
+        (p.gpu_index, p.pid): (p.gpu_instance_id, p.compute_instance_id) for p in table.processes if p.gpu_instance_id is not None
     }
     return MigDetails({k: tuple(v) for k, v in instances.items()}, placement)
 
@@ -230,10 +245,20 @@ def merge_mig(smi: MigDetails, nvml: MigDetails) -> MigDetails:
         out = []
         for m in found:
             other = by_slot.get(m.device)
-            out.append(m if other is None else MigInstance(m.gpu_index, m.device, m.gi, m.ci, other.uuid,
-                                                           m.total_bytes if m.total_bytes is not None else other.total_bytes,
-                                                           m.used_bytes if m.used_bytes is not None else other.used_bytes,
-                                                           m.sm_count))
+            out.append(
+                m
+                if other is None
+                else MigInstance(
+                    m.gpu_index,
+                    m.device,
+                    m.gi,
+                    m.ci,
+                    other.uuid,
+                    m.total_bytes if m.total_bytes is not None else other.total_bytes,
+                    m.used_bytes if m.used_bytes is not None else other.used_bytes,
+                    m.sm_count,
+                )
+            )
         merged[gpu] = tuple(out)
     return MigDetails(merged, smi.placement)
 

@@ -61,7 +61,7 @@ def is_unavailable(value: str | None) -> bool:
 
 
 def int_with_unit(value: str | None, unit: str | None = None) -> int | None:
-    """"40960 MiB" -> 40960, "16x" -> 16 (unit "x"); None when absent, a placeholder or not a number.
+    """ "40960 MiB" -> 40960, "16x" -> 16 (unit "x"); None when absent, a placeholder or not a number.
 
     When `unit` is given the value must carry exactly that unit (or none at all):
     a number in some other unit is not silently taken as if it were ours.
@@ -69,9 +69,8 @@ def int_with_unit(value: str | None, unit: str | None = None) -> int | None:
     text = clean(value)
     if text is None:
         return None
-    if unit is not None:
-        if text.endswith(unit):
-            text = text[: -len(unit)].strip()
+    if unit is not None and text.endswith(unit):
+        text = text[: -len(unit)].strip()
     if not _INT_RE.fullmatch(text):
         return None
     try:
@@ -81,7 +80,7 @@ def int_with_unit(value: str | None, unit: str | None = None) -> int | None:
 
 
 def float_with_unit(value: str | None, unit: str | None = None) -> float | None:
-    """"66.92 W" -> 66.92; None when absent, a placeholder or not a number."""
+    """ "66.92 W" -> 66.92; None when absent, a placeholder or not a number."""
     text = clean(value)
     if text is None:
         return None

@@ -76,7 +76,7 @@ _DOCKER_KEYS = {
 
 def _strip_prefix(text: str, prefix: str) -> str:
     text = text.strip()
-    return text[len(prefix):].strip() if text.startswith(prefix) else text
+    return text[len(prefix) :].strip() if text.startswith(prefix) else text
 
 
 def _docker_info_json(data: dict[str, object]) -> DockerInfo:

@@ -71,8 +71,7 @@ def parse_cuda_version_txt(text: str) -> CudaVersionFile:
     match = _TXT_RE.search(text)
     if match is None:
         raise ParseError("not a CUDA version.txt: no 'CUDA Version X.Y.Z' line")
-    return CudaVersionFile(version=match.group(1), source="version.txt",
-                           patches=tuple(_TXT_PATCH_RE.findall(text)))
+    return CudaVersionFile(version=match.group(1), source="version.txt", patches=tuple(_TXT_PATCH_RE.findall(text)))
 
 
 _CUDA_H_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+CUDA_VERSION[ \t]+(\d{1,9})\b", re.MULTILINE)

@@ -31,10 +31,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (code, re.compile(pattern, re.IGNORECASE))
     for code, pattern in (
         ("driver-library-mismatch", r"driver/library version mismatch"),
-        ("nvml-library-missing", r"load library failed:\s*libnvidia-ml\.so"
-                                 r"|libnvidia-ml\.so(?:\.\d+)?: cannot open shared object file"
-                                 r"|couldn't find libnvidia-ml\.so"
-                                 r"|NVML Shared Library Not Found"),
+        (
+            "nvml-library-missing",
+            r"load library failed:\s*libnvidia-ml\.so"
+            r"|libnvidia-ml\.so(?:\.\d+)?: cannot open shared object file"
+            r"|couldn't find libnvidia-ml\.so"
+            r"|NVML Shared Library Not Found",
+        ),
         ("driver-unreachable", r"couldn't communicate with the NVIDIA driver"),
         ("driver-not-loaded", r"nvml error:\s*driver not loaded|NVML: Driver Not Loaded"),
         ("nvml-insufficient-permissions", r"NVML: Insufficient Permissions|nvml error:\s*insufficient permissions"),
@@ -73,7 +76,7 @@ def _search_lines(pattern: re.Pattern[str], text: str) -> bool:
 
 
 def extract_nvml_library_version(text: str) -> str | None:
-    """"NVML library version: 550.144" (newer drivers add it to the mismatch message) -> "550.144"."""
+    """ "NVML library version: 550.144" (newer drivers add it to the mismatch message) -> "550.144"."""
     bounded = _bounded(text)
     if bounded is None:
         return None

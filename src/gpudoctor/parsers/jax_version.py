@@ -75,8 +75,7 @@ def parse_dist_metadata(text: str) -> DistMetadata:
         raise ParseError(f"malformed METADATA: {type(exc).__name__}: {exc}") from None
     if name is None or version is None:
         raise ParseError("not a dist-info METADATA file: no Name and Version headers")
-    return DistMetadata(name=name, version=version, requires_dist=requires,
-                        requires_python=requires_python, summary=summary)
+    return DistMetadata(name=name, version=version, requires_dist=requires, requires_python=requires_python, summary=summary)
 
 
 def _header(value: object) -> str | None:

@@ -126,16 +126,14 @@ def parse_lspci(text: str) -> tuple[PciDevice, ...]:
 
 def nvidia_devices(devices: Iterable[PciDevice]) -> tuple[PciDevice, ...]:
     """Devices from NVIDIA: vendor id 10de, or (plain lspci, no ids) a name that says NVIDIA."""
-    return tuple(
-        d for d in devices
-        if d.vendor_id == NVIDIA_VENDOR_ID or (d.vendor_id is None and "nvidia" in d.name.lower())
-    )
+    return tuple(d for d in devices if d.vendor_id == NVIDIA_VENDOR_ID or (d.vendor_id is None and "nvidia" in d.name.lower()))
 
 
 def nvidia_gpus(devices: Iterable[PciDevice]) -> tuple[PciDevice, ...]:
     """NVIDIA display-class devices (class 03xx: VGA, 3D, display), leaving out their audio/USB functions."""
     return tuple(
-        d for d in nvidia_devices(devices)
+        d
+        for d in nvidia_devices(devices)
         if (d.class_code or "").startswith("03")
         or (d.class_code is None and ("VGA" in d.class_name or "3D" in d.class_name or "Display" in d.class_name))
     )
@@ -157,5 +155,9 @@ def pci_address(text: str) -> tuple[int, int, int, int] | None:
     if match is None:
         return None
     domain = match.group("domain")
-    return (int(domain, 16) if domain else 0, int(match.group("bus"), 16),
-            int(match.group("device"), 16), int(match.group("function")))
+    return (
+        int(domain, 16) if domain else 0,
+        int(match.group("bus"), 16),
+        int(match.group("device"), 16),
+        int(match.group("function")),
+    )

@@ -17,11 +17,11 @@ KNOWN_UNITS = frozenset({"MiB", "KiB", "GiB", "%", "W", "MHz", "us", "ms", "C", 
 
 
 def split_csv_header(field: str) -> tuple[str, str | None]:
-    """"memory.total [MiB]" -> ("memory.total", "MiB"); "name" -> ("name", None)."""
+    """ "memory.total [MiB]" -> ("memory.total", "MiB"); "name" -> ("name", None)."""
     field = field.strip()
     if field.endswith("]"):
         start = field.rfind("[")
-        unit = field[start + 1:-1].strip() if start > 0 else ""
+        unit = field[start + 1 : -1].strip() if start > 0 else ""
         name = field[:start].rstrip() if start > 0 else ""
         if unit and name and "]" not in unit:
             return name, unit
@@ -72,7 +72,7 @@ def parse_nvidia_smi_csv(text: str, fields: Sequence[str] | None = None) -> tupl
         if len(row) != len(header):
             raise ParseError(f"malformed nvidia-smi CSV: row {number} has {len(row)} cells, header has {len(header)}")
         record: dict[str, str | None] = {}
-        for (name, unit), raw_key, cell in zip(split, header, row):
+        for (name, unit), raw_key, cell in zip(split, header, row, strict=True):
             value = clean(cell)
             if unit is not None and name not in record:
                 record[name] = _strip_unit(value, unit)

@@ -143,8 +143,9 @@ _OVERLONG = "\x00overlong line\x00"
 
 
 def _lines(text: str) -> list[str]:
-    return [line if len(line) <= _MAX_LINE_CHARS else _OVERLONG
-            for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return [
+        line if len(line) <= _MAX_LINE_CHARS else _OVERLONG for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    ]
 
 
 def _cells(line: str) -> list[str]:
@@ -190,7 +191,7 @@ def _section_rows(lines: list[str], start: int) -> tuple[list[str], int]:
 
 
 def _index_name_mode(cell: str) -> tuple[int, str, str] | None:
-    """"   0  NVIDIA GeForce RTX 2080 ...  WDDM  " -> (0, "NVIDIA GeForce RTX 2080 ...", "WDDM")."""
+    """ "   0  NVIDIA GeForce RTX 2080 ...  WDDM  " -> (0, "NVIDIA GeForce RTX 2080 ...", "WDDM")."""
     text = cell.strip()
     index, _, rest = text.partition(" ")
     if not (index.isascii() and index.isdigit()) or len(index) > 6:
@@ -216,8 +217,12 @@ def _gpu_from_block(block: list[str], driver_model_column: bool) -> SmiTableGpu 
     fan_temp_perf = stats[0].split() if stats else []
     fan = temp = perf = None
     power = None
-    if (len(fan_temp_perf) >= 3 and _FAN_RE.match(fan_temp_perf[0]) and _TEMP_RE.match(fan_temp_perf[1])
-            and _PERF_RE.match(fan_temp_perf[2])):
+    if (
+        len(fan_temp_perf) >= 3
+        and _FAN_RE.match(fan_temp_perf[0])
+        and _TEMP_RE.match(fan_temp_perf[1])
+        and _PERF_RE.match(fan_temp_perf[2])
+    ):
         fan, temp, perf = fan_temp_perf[:3]
         # "59W /  500W" -> "59W/500W"
         power = _POWER_RE.match("".join(fan_temp_perf[3:]))
@@ -291,7 +296,7 @@ def _process_from_line(line: str) -> SmiTableProcess | None:
     if head is None or not row.endswith("|"):
         return None
     # What is left is "NAME   MEMORY": memory is the last token, "123MiB" or "N/A".
-    rest = row[head.end():-1].strip()
+    rest = row[head.end() : -1].strip()
     name, _, memory = rest.rpartition(" ")
     if memory == "MiB":  # tolerate "123 MiB"
         name, _, number = name.rstrip().rpartition(" ")
@@ -420,12 +425,12 @@ _LIST_MIG_RE = re.compile(r"^\s+MIG\s+(?:(?P<profile>\S+)\s+)?Device\s+(?P<index
 
 
 def _name_and_uuid(rest: str) -> tuple[str, str | None]:
-    """"NVIDIA A30 (UUID: GPU-1e44...)" -> ("NVIDIA A30", "GPU-1e44...")."""
+    """ "NVIDIA A30 (UUID: GPU-1e44...)" -> ("NVIDIA A30", "GPU-1e44...")."""
     rest = rest.strip()
     start = rest.rfind("(UUID:")
     if start < 0 or not rest.endswith(")"):
         return rest, None
-    return rest[:start].rstrip(), rest[start + len("(UUID:"):-1].strip() or None
+    return rest[:start].rstrip(), rest[start + len("(UUID:") : -1].strip() or None
 
 
 def parse_nvidia_smi_list(text: str) -> SmiList:
@@ -438,15 +443,14 @@ def parse_nvidia_smi_list(text: str) -> SmiList:
             continue
         gpu = _LIST_GPU_RE.match(line)
         if gpu is not None:
-            name, uuid = _name_and_uuid(line[gpu.end():])
+            name, uuid = _name_and_uuid(line[gpu.end() :])
             if name:
                 gpus.append((int(gpu.group("index")), name, uuid, []))
                 continue
         mig = _LIST_MIG_RE.match(line)
         if mig is not None and gpus:
-            _, uuid = _name_and_uuid(line[mig.end():])
-            gpus[-1][3].append(SmiListMigDevice(index=int(mig.group("index")),
-                                                profile=mig.group("profile"), uuid=uuid))
+            _, uuid = _name_and_uuid(line[mig.end() :])
+            gpus[-1][3].append(SmiListMigDevice(index=int(mig.group("index")), profile=mig.group("profile"), uuid=uuid))
             continue
         if line.strip().rstrip(".").lower() in ("no devices found", "no devices were found"):
             saw_no_devices = True

@@ -147,11 +147,14 @@ def _uncorrected(ecc_errors: ET.Element | None, scope: str) -> int | None:
         total = int_with_unit(_text(double_bit, "total"))
         if total is not None:
             return total
-        return _sum_counts(double_bit, ("device_memory", "register_file", "l1_cache", "l2_cache",
-                                        "texture_memory", "texture_shm", "cbu", "sram", "dram"))
+        return _sum_counts(
+            double_bit,
+            ("device_memory", "register_file", "l1_cache", "l2_cache", "texture_memory", "texture_shm", "cbu", "sram", "dram"),
+        )
     # Ampere+ layout; 570+ split sram_uncorrectable into parity and SEC-DED counters.
-    return _sum_counts(block, ("dram_uncorrectable", "sram_uncorrectable",
-                               "sram_uncorrectable_parity", "sram_uncorrectable_secded"))
+    return _sum_counts(
+        block, ("dram_uncorrectable", "sram_uncorrectable", "sram_uncorrectable_parity", "sram_uncorrectable_secded")
+    )
 
 
 def _throttle_reasons(gpu: ET.Element) -> tuple[str, ...]:
@@ -168,7 +171,7 @@ def _throttle_reasons(gpu: ET.Element) -> tuple[str, ...]:
         # Text can carry a line break ("Not Active\n   ") in real dumps; clean() strips it.
         if value is not None and value.lower() == "active":
             tag = child.tag
-            active.append(tag[len(prefix):] if tag.startswith(prefix) else tag)
+            active.append(tag[len(prefix) :] if tag.startswith(prefix) else tag)
     return tuple(active)
 
 
@@ -192,16 +195,18 @@ def _mig_devices(gpu: ET.Element) -> tuple[SmiMigDevice, ...]:
         return ()  # text "None" (no MIG devices) also lands here with no children
     devices = []
     for device in container.findall("mig_device"):
-        devices.append(SmiMigDevice(
-            index=int_with_unit(_text(device, "index")),
-            gpu_instance_id=int_with_unit(_text(device, "gpu_instance_id")),
-            compute_instance_id=int_with_unit(_text(device, "compute_instance_id")),
-            multiprocessor_count=int_with_unit(_text(device, "device_attributes/shared/multiprocessor_count")),
-            memory_total_mib=int_with_unit(_text(device, "fb_memory_usage/total"), "MiB"),
-            memory_used_mib=int_with_unit(_text(device, "fb_memory_usage/used"), "MiB"),
-            memory_free_mib=int_with_unit(_text(device, "fb_memory_usage/free"), "MiB"),
-            bar1_total_mib=int_with_unit(_text(device, "bar1_memory_usage/total"), "MiB"),
-        ))
+        devices.append(
+            SmiMigDevice(
+                index=int_with_unit(_text(device, "index")),
+                gpu_instance_id=int_with_unit(_text(device, "gpu_instance_id")),
+                compute_instance_id=int_with_unit(_text(device, "compute_instance_id")),
+                multiprocessor_count=int_with_unit(_text(device, "device_attributes/shared/multiprocessor_count")),
+                memory_total_mib=int_with_unit(_text(device, "fb_memory_usage/total"), "MiB"),
+                memory_used_mib=int_with_unit(_text(device, "fb_memory_usage/used"), "MiB"),
+                memory_free_mib=int_with_unit(_text(device, "fb_memory_usage/free"), "MiB"),
+                bar1_total_mib=int_with_unit(_text(device, "bar1_memory_usage/total"), "MiB"),
+            )
+        )
     return tuple(devices)
 
 
@@ -211,14 +216,16 @@ def _processes(gpu: ET.Element) -> tuple[SmiProcess, ...]:
         return ()
     processes = []
     for info in container.findall("process_info"):
-        processes.append(SmiProcess(
-            pid=int_with_unit(_text(info, "pid")),
-            type=_text(info, "type"),
-            name=_text(info, "process_name"),
-            used_memory_mib=int_with_unit(_text(info, "used_memory"), "MiB"),
-            gpu_instance_id=int_with_unit(_text(info, "gpu_instance_id")),
-            compute_instance_id=int_with_unit(_text(info, "compute_instance_id")),
-        ))
+        processes.append(
+            SmiProcess(
+                pid=int_with_unit(_text(info, "pid")),
+                type=_text(info, "type"),
+                name=_text(info, "process_name"),
+                used_memory_mib=int_with_unit(_text(info, "used_memory"), "MiB"),
+                gpu_instance_id=int_with_unit(_text(info, "gpu_instance_id")),
+                compute_instance_id=int_with_unit(_text(info, "compute_instance_id")),
+            )
+        )
     return tuple(processes)
 
 

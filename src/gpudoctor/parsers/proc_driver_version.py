@@ -30,13 +30,9 @@ class KernelDriver:
 
 
 # "NVIDIA UNIX x86_64 Kernel Module  384.98  Thu Oct 26 15:16:01 PDT 2017"
-_PROPRIETARY_RE = re.compile(
-    r"NVIDIA UNIX\s+(?P<arch>\S+)\s+Kernel Module\s+(?P<version>\d+(?:\.\d+)+)(?:\s+(?P<rest>.*))?$"
-)
+_PROPRIETARY_RE = re.compile(r"NVIDIA UNIX\s+(?P<arch>\S+)\s+Kernel Module\s+(?P<version>\d+(?:\.\d+)+)(?:\s+(?P<rest>.*))?$")
 # "NVIDIA UNIX Open Kernel Module for x86_64  565.57.01  Release Build  (dvs-builder@U16-A24-9-2)  Thu Oct 10 ..."
-_OPEN_RE = re.compile(
-    r"NVIDIA UNIX Open Kernel Module for\s+(?P<arch>\S+)\s+(?P<version>\d+(?:\.\d+)+)(?:\s+(?P<rest>.*))?$"
-)
+_OPEN_RE = re.compile(r"NVIDIA UNIX Open Kernel Module for\s+(?P<arch>\S+)\s+(?P<version>\d+(?:\.\d+)+)(?:\s+(?P<rest>.*))?$")
 _BUILD_RE = re.compile(r"^(?P<type>\w+ Build)\s*(?:\((?P<builder>[^)]*)\))?\s*(?P<date>.*)$")
 _GCC_VERSION_RE = re.compile(r"\bversion\s+(\d+(?:\.\d+)+)")
 

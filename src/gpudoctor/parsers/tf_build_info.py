@@ -45,7 +45,7 @@ _TF1_NAMES = {
 
 
 def _normalize_cuda(version: str | None) -> str | None:
-    """"64_112" -> "11.2", "64_101" -> "10.1", "64_92" -> "9.2"; dotted or bare versions unchanged."""
+    """ "64_112" -> "11.2", "64_101" -> "10.1", "64_92" -> "9.2"; dotted or bare versions unchanged."""
     if version is None:
         return None
     match = _WINDOWS_SUFFIX_RE.match(version)
@@ -59,7 +59,7 @@ def _normalize_cuda(version: str | None) -> str | None:
 
 
 def _normalize_cudnn(version: str | None) -> str | None:
-    """"64_8" -> "8"; cudnn64_<major>.dll names the major only."""
+    """ "64_8" -> "8"; cudnn64_<major>.dll names the major only."""
     if version is None:
         return None
     match = _WINDOWS_SUFFIX_RE.match(version)

@@ -96,5 +96,6 @@ def parse_xml(text: str) -> XmlDocument:
         raise ParseError(f"malformed XML: {type(exc).__name__}: {exc}") from None
     if not isinstance(root, ET.Element):
         raise ParseError("malformed XML: no root element")
-    return XmlDocument(root=root, doctype_name=doctype["name"],
-                       doctype_system_id=doctype["system"], doctype_public_id=doctype["public"])
+    return XmlDocument(
+        root=root, doctype_name=doctype["name"], doctype_system_id=doctype["system"], doctype_public_id=doctype["public"]
+    )

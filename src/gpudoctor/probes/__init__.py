@@ -11,8 +11,10 @@ from __future__ import annotations
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from functools import partial
+from typing import Any
 
 from gpudoctor.facts import (
     CudaLink,
@@ -89,6 +91,11 @@ class _Runner:
         return {name: round(t.duration_s, 4) for name, t in self.tasks.items() if t.done.is_set()}
 
 
+def _deep_error(framework: str, why: Unknown) -> dict[str, Any]:
+    """What --deep reports for a framework whose introspection did not answer."""
+    return {"framework": framework, "error": why.message}
+
+
 def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
     from gpudoctor.probes import cudnn, deep, driver, kernel, platform, python, toolkits
 
@@ -135,9 +142,10 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
         # A framework import can legitimately take long (CUDA context creation): its own deadline.
         runner.deadline = max(runner.deadline, time.monotonic() + options.deep_timeout_s + 5)
         for name in wanted:
-            runner.start(f"deep-{name}", lambda n=name: deep.introspect(host, env_found.executable, n, options.deep_timeout_s))
+            # Bound now: the thread runs after the loop has moved on.
+            runner.start(f"deep-{name}", partial(deep.introspect, host, env_found.executable, name, options.deep_timeout_s))
         for name in wanted:
-            frameworks.deep[name] = runner.get(f"deep-{name}", lambda why, n=name: {"framework": n, "error": why.message})
+            frameworks.deep[name] = runner.get(f"deep-{name}", partial(_deep_error, name))
     installs = runner.get("cudnn", lambda why: ())
     return Facts(
         platform=plat,

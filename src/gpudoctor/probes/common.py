@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-
-from gpudoctor.facts import LibDir
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from gpudoctor.errors import ParseError
+from gpudoctor.facts import LibDir
 from gpudoctor.host import Host, HostError
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 

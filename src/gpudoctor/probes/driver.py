@@ -33,15 +33,13 @@ def reason_names(mask: int | None) -> tuple[str, ...]:
 
 
 def gpus_from_nvml(state: dict[str, Any]) -> tuple[Gpu, ...]:
-    gpus = []
+    gpus: list[Gpu] = []
     for dev in state.get("devices") or []:
         memory = dev.get("memory") or {}
         mig = dev.get("mig_mode") or {}
         ecc = dev.get("ecc_mode") or {}
         remapped = dev.get("remapped_rows") or {}
-        procs = tuple(
-            Process(int(p.get("pid", 0)), p.get("name"), p.get("used_bytes"), "C") for p in dev.get("processes") or []
-        )
+        procs = tuple(Process(int(p.get("pid", 0)), p.get("name"), p.get("used_bytes"), "C") for p in dev.get("processes") or [])
         gpus.append(
             Gpu(
                 index=int(dev.get("index", len(gpus))),
@@ -136,9 +134,7 @@ def gpus_from_smi_xml(report: Any) -> tuple[Gpu, ...]:
 def gpus_from_smi_table(table: Any) -> tuple[Gpu, ...]:
     gpus = []
     for g in table.gpus:
-        procs = tuple(
-            Process(p.pid, p.name, _mib(p.used_memory_mib), p.type) for p in table.processes if p.gpu_index == g.index
-        )
+        procs = tuple(Process(p.pid, p.name, _mib(p.used_memory_mib), p.type) for p in table.processes if p.gpu_index == g.index)
         gpus.append(
             Gpu(
                 index=g.index,

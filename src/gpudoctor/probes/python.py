@@ -184,5 +184,9 @@ def probe_ldconfig(host: Host, timeout_s: float) -> Probed:
         return {k: v for k, v in cache.items() if CUDA_LIB.match(k) or k.startswith(("libcuda.", "libnvidia-ml."))}
 
     return probe_command(
-        host, [["ldconfig", "-p"], ["/sbin/ldconfig", "-p"]], timeout_s, cuda_entries, Absent("ldconfig is not installed", "cmd:ldconfig -p")
+        host,
+        [["ldconfig", "-p"], ["/sbin/ldconfig", "-p"]],
+        timeout_s,
+        cuda_entries,
+        Absent("ldconfig is not installed", "cmd:ldconfig -p"),
     )

@@ -11,6 +11,7 @@ include/cuda.h, and only then `nvcc --version`.
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import re
 
@@ -110,10 +111,8 @@ def _completeness(host: Host, root: str) -> tuple[bool, tuple[str, ...]]:
         missing.append("include/cuda_runtime.h")
     libdirs = [posixpath.join(root, d) for d in ("lib64", "lib")]
     targets = posixpath.join(root, "targets")
-    try:
+    with contextlib.suppress(HostError):
         libdirs += [posixpath.join(targets, t, "lib") for t in host.list_dir(targets)]
-    except HostError:
-        pass
     has_cudart = False
     for libdir in libdirs:
         try:

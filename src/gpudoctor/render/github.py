@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from gpudoctor.model import ExitCode, Finding, Report, Severity
 from gpudoctor.probed import Found
@@ -142,7 +142,11 @@ def machine_line(report: Report) -> str:
 
 
 def render_github_summary(
-    report: Report, outcomes: Sequence = (), exit_code: ExitCode = ExitCode.OK, fail_on: Severity = Severity.WARNING, node: str | None = None
+    report: Report,
+    outcomes: Sequence = (),
+    exit_code: ExitCode = ExitCode.OK,
+    fail_on: Severity = Severity.WARNING,
+    node: str | None = None,
 ) -> str:
     """The Markdown appended to $GITHUB_STEP_SUMMARY."""
     counts = _counts(report)
@@ -170,7 +174,6 @@ def render_github_summary(
             out.append(f"| {f.severity.label} | {_code(f.code)} | {_cell(f.title)} | {fix} |")
         out.append("")
     out.append(
-        f"Exit status {int(exit_code)} (fails on {fail_on.label} and above). "
-        "Details of any code: `gpudoctor explain CODE`."
+        f"Exit status {int(exit_code)} (fails on {fail_on.label} and above). Details of any code: `gpudoctor explain CODE`."
     )
     return "\n".join(out) + "\n"

@@ -37,7 +37,7 @@ def _plan_json(plan, report: Report) -> dict:
 
     doc = plan.to_json()
     kinds = fix_offers(report)
-    for step, out in zip(plan.steps, doc["steps"]):
+    for step, out in zip(plan.steps, doc["steps"], strict=True):
         out["fix"] = step.fix_kind(kinds)
     return doc
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Sequence
+from collections.abc import Sequence
 
 from gpudoctor.model import ExitCode, Finding, Report, Severity
 from gpudoctor.render.xmltext import xml_text
@@ -77,7 +77,12 @@ def render_junit(
     if node:
         suite.set("hostname", xml_text(node, newlines=False))
     props = _sub(suite, "properties")
-    for key, value in (("tool_version", __version__), ("host_mode", report.host_mode), ("exit_code", str(int(exit_code))), ("fail_on", fail_on.label)):
+    for key, value in (
+        ("tool_version", __version__),
+        ("host_mode", report.host_mode),
+        ("exit_code", str(int(exit_code))),
+        ("fail_on", fail_on.label),
+    ):
         _sub(props, "property", name=key, value=value)
 
     totals = {"tests": 0, "failures": 0, "errors": 0}
@@ -124,7 +129,13 @@ def render_junit(
                 # The finding may have been dropped by --ignore requirement-unmet: then it does not fail.
                 kept = any(f is o.finding for f in report.findings)
                 if kept and o.finding.severity >= fail_on:
-                    _sub(tc, "failure", _body(o.finding), type="requirement-unmet", message=f"[requirement-unmet] {o.requirement.spec}: {o.found}")
+                    _sub(
+                        tc,
+                        "failure",
+                        _body(o.finding),
+                        type="requirement-unmet",
+                        message=f"[requirement-unmet] {o.requirement.spec}: {o.found}",
+                    )
                     rcounts["failures"] += 1
                 else:
                     _sub(tc, "system-out", f"not met (ignored): {o.found}")
@@ -152,6 +163,12 @@ def render_junit_error(message: str, hint: str | None) -> str:
     root = ET.Element("testsuites", {"name": "gpudoctor", "tests": "1", "failures": "0", "errors": "1"})
     suite = _sub(root, "testsuite", name="gpudoctor.checks", tests="1", failures="0", errors="1", skipped="0", time="0")
     tc = _sub(suite, "testcase", classname="gpudoctor.doctor", name="gpudoctor", time="0")
-    _sub(tc, "error", message + (f"\nhint: {hint}" if hint else ""), type="gpudoctor-failed", message=message.splitlines()[0] if message else "failed")
+    _sub(
+        tc,
+        "error",
+        message + (f"\nhint: {hint}" if hint else ""),
+        type="gpudoctor-failed",
+        message=message.splitlines()[0] if message else "failed",
+    )
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -63,9 +63,7 @@ def area_summaries(facts: Facts) -> dict[str, str]:
     tks = facts.toolkits.toolkits
     if tks:
         active = facts.toolkits.link.resolved
-        out["toolkit"] = ", ".join(
-            f"{t.version or '?'} at {t.root}" + (" (active)" if t.root == active else "") for t in tks
-        )
+        out["toolkit"] = ", ".join(f"{t.version or '?'} at {t.root}" + (" (active)" if t.root == active else "") for t in tks)
     else:
         out["toolkit"] = "none found"
     cudnn = {f"{c.version}" for c in facts.cudnn if c.version}
@@ -74,7 +72,15 @@ def area_summaries(facts: Facts) -> dict[str, str]:
     parts = []
     if isinstance(fw.torch, Found):
         t = fw.torch.value
-        build = f" (CUDA {t.cuda})" if t.cuda else " (ROCm build)" if t.hip else " (CPU build)" if t.build_known else " (build not recorded)"
+        build = (
+            f" (CUDA {t.cuda})"
+            if t.cuda
+            else " (ROCm build)"
+            if t.hip
+            else " (CPU build)"
+            if t.build_known
+            else " (build not recorded)"
+        )
         parts.append(f"torch {t.version}{build}")
     if isinstance(fw.tensorflow, Found):
         t = fw.tensorflow.value
@@ -89,7 +95,9 @@ def area_summaries(facts: Facts) -> dict[str, str]:
         out["health"] = ", ".join(links) if links else f"{len(gpus)} GPU(s) reporting"
         known = [g for g in gpus[:4] if g.memory_total_bytes]
         if known:
-            out["memory"] = ", ".join(f"GPU{g.index} {_gib(g.memory_used_bytes)} of {_gib(g.memory_total_bytes)} used" for g in known)
+            out["memory"] = ", ".join(
+                f"GPU{g.index} {_gib(g.memory_used_bytes)} of {_gib(g.memory_total_bytes)} used" for g in known
+            )
     return out
 
 
@@ -175,7 +183,11 @@ def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) 
             console.print(f"       {escape(line)}", soft_wrap=True, highlight=False)
         # Another way to the same end: labelled, after the step's own commands, and never numbered as a step.
         for alt in step.alternatives:
-            console.print(f"     [bold]{escape('or instead')}[/bold]{escape(alt.heading.removeprefix('or instead'))}", soft_wrap=True, highlight=False)
+            console.print(
+                f"     [bold]{escape('or instead')}[/bold]{escape(alt.heading.removeprefix('or instead'))}",
+                soft_wrap=True,
+                highlight=False,
+            )
             for line in alt.lines(plan.target):
                 console.print(f"       {escape(line)}", soft_wrap=True, highlight=False)
     for problem in plan.problems:

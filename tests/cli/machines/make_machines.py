@@ -205,8 +205,16 @@ def rtx4090() -> dict:
     }
     commands = {
         "nvidia-smi -q -x": {"rc": 0, "stdout": xml, "stderr": ""},
-        "lspci -nn": {"rc": 0, "stdout": "84:00.0 VGA compatible controller [0300]: NVIDIA Corporation AD102 [GeForce RTX 4090] [10de:2684] (rev a1)\n", "stderr": ""},
-        "ldconfig -p": {"rc": 0, "stdout": "2 libs found in cache `/etc/ld.so.cache'\n\tlibnvidia-ml.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libnvidia-ml.so.1\n\tlibcuda.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcuda.so.1\n", "stderr": ""},
+        "lspci -nn": {
+            "rc": 0,
+            "stdout": "84:00.0 VGA compatible controller [0300]: NVIDIA Corporation AD102 [GeForce RTX 4090] [10de:2684] (rev a1)\n",
+            "stderr": "",
+        },
+        "ldconfig -p": {
+            "rc": 0,
+            "stdout": "2 libs found in cache `/etc/ld.so.cache'\n\tlibnvidia-ml.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libnvidia-ml.so.1\n\tlibcuda.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcuda.so.1\n",
+            "stderr": "",
+        },
     }
     env = {"PATH": f"{prefix}/bin:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": prefix}
     return snapshot("healthy RTX 4090 with a CUDA 12.1 PyTorch in a venv", files, commands, env, python, None, "6.1.0-18-amd64")
@@ -230,15 +238,27 @@ def rtx2070x2() -> dict:
         **gpu_nodes(2),
         **py_files,
         f"{site}/torch/version.py": fixture("torch-version", "version.py_torch-2.13.0+cpu.py"),
-        f"{site}/tensorflow/python/platform/build_info.py": fixture("tf-build-info", "build_info.py_tensorflow-cpu-2.21.0_linux_cpu-only.py"),
+        f"{site}/tensorflow/python/platform/build_info.py": fixture(
+            "tf-build-info", "build_info.py_tensorflow-cpu-2.21.0_linux_cpu-only.py"
+        ),
     }
     commands = {
         "nvidia-smi -q -x": {"rc": 0, "stdout": xml, "stderr": ""},
-        "ldconfig -p": {"rc": 0, "stdout": "2 libs found in cache `/etc/ld.so.cache'\n\tlibnvidia-ml.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libnvidia-ml.so.1\n\tlibcuda.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcuda.so.1\n", "stderr": ""},
+        "ldconfig -p": {
+            "rc": 0,
+            "stdout": "2 libs found in cache `/etc/ld.so.cache'\n\tlibnvidia-ml.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libnvidia-ml.so.1\n\tlibcuda.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcuda.so.1\n",
+            "stderr": "",
+        },
     }
     env = {"PATH": f"{prefix}/bin:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": prefix}
     return snapshot(
-        "two RTX 2070s with CPU builds of every framework", files, commands, env, python, nvml_from_xml(xml, "7.5", 13010), "6.8.0-49-generic"
+        "two RTX 2070s with CPU builds of every framework",
+        files,
+        commands,
+        env,
+        python,
+        nvml_from_xml(xml, "7.5", 13010),
+        "6.8.0-49-generic",
     )
 
 
@@ -266,7 +286,10 @@ def t4() -> dict:
     )
     lib = "/usr/lib/x86_64-linux-gnu"
     ld = [f"\t{n} (libc6,x86-64) => {lib}/{n}" for n in CUDA11_DEBIAN_LIBS]
-    ld += [f"\tlibcuda.so.1 (libc6,x86-64) => {lib}/libcuda.so.1", f"\tlibnvidia-ml.so.1 (libc6,x86-64) => {lib}/libnvidia-ml.so.1"]
+    ld += [
+        f"\tlibcuda.so.1 (libc6,x86-64) => {lib}/libcuda.so.1",
+        f"\tlibnvidia-ml.so.1 (libc6,x86-64) => {lib}/libnvidia-ml.so.1",
+    ]
     files = {
         "/etc/os-release": OS_RELEASE_DEBIAN12,
         "/proc/driver/nvidia/version": "NVRM version: NVIDIA UNIX x86_64 Kernel Module  515.105.01  Sat Mar 25 00:45:02 UTC 2023\n"
@@ -277,16 +300,27 @@ def t4() -> dict:
         **gpu_nodes(1),
         **py_files,
         **{f"{lib}/{n}": FILE for n in CUDA11_DEBIAN_LIBS},
-        f"{site}/tensorflow/python/platform/build_info.py": fixture("tf-build-info", "build_info.py_tensorflow-2.11.0_linux_cuda-11.2_cudnn-8.py"),
+        f"{site}/tensorflow/python/platform/build_info.py": fixture(
+            "tf-build-info", "build_info.py_tensorflow-2.11.0_linux_cuda-11.2_cudnn-8.py"
+        ),
     }
     commands = {
         "nvidia-smi -q -x": {"rc": 0, "stdout": xml, "stderr": ""},
-        "ldconfig -p": {"rc": 0, "stdout": f"{len(ld)} libs found in cache `/etc/ld.so.cache'\n" + "\n".join(ld) + "\n", "stderr": ""},
+        "ldconfig -p": {
+            "rc": 0,
+            "stdout": f"{len(ld)} libs found in cache `/etc/ld.so.cache'\n" + "\n".join(ld) + "\n",
+            "stderr": "",
+        },
     }
     env = {"PATH": f"{prefix}/bin:/usr/bin:/bin", "VIRTUAL_ENV": prefix}
     return snapshot(
-        "Tesla T4 with TensorFlow 2.11 (CUDA 11.2) and JAX 0.4.13 (CUDA 11 jaxlib)", files, commands, env, python,
-        nvml_from_xml(xml, "7.5", 11070), "6.1.0-18-cloud-amd64",
+        "Tesla T4 with TensorFlow 2.11 (CUDA 11.2) and JAX 0.4.13 (CUDA 11 jaxlib)",
+        files,
+        commands,
+        env,
+        python,
+        nvml_from_xml(xml, "7.5", 11070),
+        "6.1.0-18-cloud-amd64",
     )
 
 
@@ -302,7 +336,11 @@ def no_driver() -> dict:
         **torch_cu121_files(site),
     }
     commands = {
-        "lspci -nn": {"rc": 0, "stdout": "01:00.0 VGA compatible controller [0300]: NVIDIA Corporation GA106 [GeForce RTX 3060] [10de:2503] (rev a1)\n", "stderr": ""},
+        "lspci -nn": {
+            "rc": 0,
+            "stdout": "01:00.0 VGA compatible controller [0300]: NVIDIA Corporation GA106 [GeForce RTX 3060] [10de:2503] (rev a1)\n",
+            "stderr": "",
+        },
         "ldconfig -p": {"rc": 0, "stdout": "0 libs found in cache `/etc/ld.so.cache'\n", "stderr": ""},
     }
     env = {"PATH": f"{prefix}/bin:/usr/bin:/bin", "VIRTUAL_ENV": prefix}

@@ -9,8 +9,19 @@ import pytest
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 FAMILIES = (
-    "cuda-version-files", "cudnn-headers", "docker-info", "errors", "jax-version", "lspci", "nvcc",
-    "nvidia-smi-csv", "nvidia-smi-text", "nvidia-smi-xml", "proc-driver-version", "tf-build-info", "torch-version",
+    "cuda-version-files",
+    "cudnn-headers",
+    "docker-info",
+    "errors",
+    "jax-version",
+    "lspci",
+    "nvcc",
+    "nvidia-smi-csv",
+    "nvidia-smi-text",
+    "nvidia-smi-xml",
+    "proc-driver-version",
+    "tf-build-info",
+    "torch-version",
 )
 PROVENANCE = (FIXTURES / "PROVENANCE.md").read_text(encoding="utf-8")
 

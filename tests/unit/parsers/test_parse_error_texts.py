@@ -39,16 +39,21 @@ def test_error_fixture_codes(name: str) -> None:
     assert extract_nvml_library_version(text) == nvml
 
 
-@pytest.mark.parametrize(("text", "code"), [
-    ("Failed to initialize NVML: Insufficient Permissions", "nvml-insufficient-permissions"),
-    ("Unable to determine the device handle for GPU0000:01:00.0: GPU is lost.  Reboot the system", "gpu-lost"),
-    ("No devices were found", "no-devices-found"),
-    ("docker: Error response from daemon: unknown or invalid runtime name: nvidia.", "container-unknown-runtime"),
-    ("CUDA driver version is insufficient for CUDA runtime version", "cuda-driver-insufficient"),
-    ("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system.", "nvml-library-missing"),
-    ("stderr: nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.",
-     "driver-library-mismatch"),
-])
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Failed to initialize NVML: Insufficient Permissions", "nvml-insufficient-permissions"),
+        ("Unable to determine the device handle for GPU0000:01:00.0: GPU is lost.  Reboot the system", "gpu-lost"),
+        ("No devices were found", "no-devices-found"),
+        ("docker: Error response from daemon: unknown or invalid runtime name: nvidia.", "container-unknown-runtime"),
+        ("CUDA driver version is insufficient for CUDA runtime version", "cuda-driver-insufficient"),
+        ("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system.", "nvml-library-missing"),
+        (
+            "stderr: nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.",
+            "driver-library-mismatch",
+        ),
+    ],
+)
 def test_more_known_texts(text: str, code: str) -> None:
     assert classify_error_text(text) == code
 

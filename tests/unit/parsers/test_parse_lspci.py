@@ -19,12 +19,28 @@ EXPECTED = {
         ("07:00.0", "3D controller", "0302", "10de", "20b2", "NVIDIA Corporation GA100 [A100 SXM4 80GB]", "a1", None),
     ],
     "geforce-gtx-1050-ti-mobile_lspci-nnk_3d-controller.txt": [
-        ("01:00.0", "3D controller", "0302", "10de", "1c8c",
-         "NVIDIA Corporation GP107M [GeForce GTX 1050 Ti Mobile]", "a1", "nvidia"),
+        (
+            "01:00.0",
+            "3D controller",
+            "0302",
+            "10de",
+            "1c8c",
+            "NVIDIA Corporation GP107M [GeForce GTX 1050 Ti Mobile]",
+            "a1",
+            "nvidia",
+        ),
     ],
     "geforce-rtx-3080_lspci-nn-v_vga-prog-if.txt": [
-        ("01:00.0", "VGA compatible controller", "0300", "10de", "2206",
-         "NVIDIA Corporation GA102 [GeForce RTX 3080]", "a1", None),
+        (
+            "01:00.0",
+            "VGA compatible controller",
+            "0300",
+            "10de",
+            "2206",
+            "NVIDIA Corporation GA102 [GeForce RTX 3080]",
+            "a1",
+            None,
+        ),
     ],
     "unnamed-device-1db6_plain-lspci_domain-prefix.txt": [
         ("0000:5a:00.0", "3D controller", None, None, "1db6", "NVIDIA Corporation Device 1db6", "a1", None),
@@ -42,8 +58,7 @@ def test_every_lspci_fixture_has_expectations() -> None:
 @pytest.mark.parametrize("name", LSPCI_FILES)
 def test_lspci_fixture_facts(name: str) -> None:
     devices = parse_lspci((LSPCI_DIR / name).read_text(encoding="utf-8"))
-    got = [(d.slot, d.class_name, d.class_code, d.vendor_id, d.device_id, d.name, d.revision, d.kernel_driver)
-           for d in devices]
+    got = [(d.slot, d.class_name, d.class_code, d.vendor_id, d.device_id, d.name, d.revision, d.kernel_driver) for d in devices]
     assert got == EXPECTED[name]
     assert nvidia_devices(devices) == devices
     assert nvidia_gpus(devices) == devices

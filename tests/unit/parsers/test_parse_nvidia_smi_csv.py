@@ -16,48 +16,113 @@ CSV_DIR = FIXTURES / "nvidia-smi-csv"
 # with a unit are checked both raw ("memory.total [MiB]" -> "7979 MiB") and bare.
 EXPECTED: dict[str, dict] = {
     "a30_query-gpu_pci-bus-id_mig-mode-current.csv": dict(
-        columns=2, values={"pci.bus_id": "00000000:0B:00.0", "mig.mode.current": "Enabled"}),
+        columns=2, values={"pci.bus_id": "00000000:0B:00.0", "mig.mode.current": "Enabled"}
+    ),
     "geforce-rtx-2080-super_driver-465.27_ubuntu-20.04_query-gpu-with-units.csv": dict(
-        columns=115, values={
-            "driver_version": "465.27", "count": "1", "name": "NVIDIA GeForce RTX 2080 SUPER",
-            "pci.bus_id": "00000000:0C:00.0", "pci.device_id": "0x1E8110DE",
-            "pcie.link.gen.current": "1", "pcie.link.gen.max": "3", "pcie.link.width.max": "16",
-            "persistence_mode": "Disabled", "driver_model.current": None,
-            "memory.total [MiB]": "7979 MiB", "memory.total": "7979", "memory.used": "344",
-            "fan.speed [%]": "38 %", "fan.speed": "38", "power.draw": "30.37",
-            "clocks_throttle_reasons.gpu_idle": "Active", "ecc.mode.current": None,
-            "temperature.memory": None, "mig.mode.current": None}),
+        columns=115,
+        values={
+            "driver_version": "465.27",
+            "count": "1",
+            "name": "NVIDIA GeForce RTX 2080 SUPER",
+            "pci.bus_id": "00000000:0C:00.0",
+            "pci.device_id": "0x1E8110DE",
+            "pcie.link.gen.current": "1",
+            "pcie.link.gen.max": "3",
+            "pcie.link.width.max": "16",
+            "persistence_mode": "Disabled",
+            "driver_model.current": None,
+            "memory.total [MiB]": "7979 MiB",
+            "memory.total": "7979",
+            "memory.used": "344",
+            "fan.speed [%]": "38 %",
+            "fan.speed": "38",
+            "power.draw": "30.37",
+            "clocks_throttle_reasons.gpu_idle": "Active",
+            "ecc.mode.current": None,
+            "temperature.memory": None,
+            "mig.mode.current": None,
+        },
+    ),
     "geforce-rtx-2080-super_driver-471.11_windows_query-gpu-with-units.csv": dict(
-        columns=115, values={
-            "driver_version": "471.11", "name": "NVIDIA GeForce RTX 2080 SUPER",
-            "pci.device_id": "0x1E81", "driver_model.current": "WDDM", "persistence_mode": None,
-            "pcie.link.gen.current": "3", "pcie.link.gen.max": "3",
-            "memory.total": "8192", "memory.used [MiB]": "876 MiB", "mig.mode.current": None}),
+        columns=115,
+        values={
+            "driver_version": "471.11",
+            "name": "NVIDIA GeForce RTX 2080 SUPER",
+            "pci.device_id": "0x1E81",
+            "driver_model.current": "WDDM",
+            "persistence_mode": None,
+            "pcie.link.gen.current": "3",
+            "pcie.link.gen.max": "3",
+            "memory.total": "8192",
+            "memory.used [MiB]": "876 MiB",
+            "mig.mode.current": None,
+        },
+    ),
     "geforce-rtx-2080-super_driver-591.86_windows_query-gpu-all-fields.csv": dict(
-        columns=210, values={
-            "driver_version": "591.86", "name": "NVIDIA GeForce RTX 2080 SUPER",
-            "driver_model.current": "WDDM", "compute_cap": "7.5", "memory.total": "8192",
-            "pcie.link.gen.max": "3", "pcie.link.gen.hostmax": "4",
-            "clocks_event_reasons.gpu_idle": "Active", "display_mode": None,  # "[Requested ... deprecated]"
-            "platform.chassis_serial_number": None, "mig.mode.current": None}),
+        columns=210,
+        values={
+            "driver_version": "591.86",
+            "name": "NVIDIA GeForce RTX 2080 SUPER",
+            "driver_model.current": "WDDM",
+            "compute_cap": "7.5",
+            "memory.total": "8192",
+            "pcie.link.gen.max": "3",
+            "pcie.link.gen.hostmax": "4",
+            "clocks_event_reasons.gpu_idle": "Active",
+            "display_mode": None,  # "[Requested ... deprecated]"
+            "platform.chassis_serial_number": None,
+            "mig.mode.current": None,
+        },
+    ),
     "geforce-rtx-4080-super_driver-595.71.05_query-gpu-all-fields.csv": dict(
-        columns=202, values={
-            "driver_version": "595.71.05", "kmd_version": "595.71.05", "name": "NVIDIA GeForce RTX 4080 SUPER",
-            "compute_cap": "8.9", "memory.total": "16376", "pcie.link.gen.current": "1",
-            "pcie.link.gen.max": "4", "pcie.link.gen.hostmax": "5", "addressing_mode": "HMM",
-            "ecc.mode.current": None, "mig.mode.current": None, "gsp.mode.current": "Enabled"}),
+        columns=202,
+        values={
+            "driver_version": "595.71.05",
+            "kmd_version": "595.71.05",
+            "name": "NVIDIA GeForce RTX 4080 SUPER",
+            "compute_cap": "8.9",
+            "memory.total": "16376",
+            "pcie.link.gen.current": "1",
+            "pcie.link.gen.max": "4",
+            "pcie.link.gen.hostmax": "5",
+            "addressing_mode": "HMM",
+            "ecc.mode.current": None,
+            "mig.mode.current": None,
+            "gsp.mode.current": "Enabled",
+        },
+    ),
     "h100-80gb-hbm3_driver-590.48.01_mig-enabled_query-gpu-all-fields.csv": dict(
-        columns=212, values={
-            "driver_version": "590.48.01", "name": "NVIDIA H100 80GB HBM3", "pci.bus_id": "00000000:00:09.0",
-            "compute_cap": "9.0", "memory.total": "81559", "memory.used": "59",
-            "pcie.link.gen.max": "5", "pcie.link.gen.hostmax": None, "persistence_mode": "Enabled",
-            "ecc.mode.current": "Enabled", "ecc.errors.uncorrected.volatile.total": "0",
-            "mig.mode.current": "Enabled", "mig.mode.pending": "Enabled"}),
+        columns=212,
+        values={
+            "driver_version": "590.48.01",
+            "name": "NVIDIA H100 80GB HBM3",
+            "pci.bus_id": "00000000:00:09.0",
+            "compute_cap": "9.0",
+            "memory.total": "81559",
+            "memory.used": "59",
+            "pcie.link.gen.max": "5",
+            "pcie.link.gen.hostmax": None,
+            "persistence_mode": "Enabled",
+            "ecc.mode.current": "Enabled",
+            "ecc.errors.uncorrected.volatile.total": "0",
+            "mig.mode.current": "Enabled",
+            "mig.mode.pending": "Enabled",
+        },
+    ),
     "l40s_driver-595.80_query-gpu-all-fields.csv": dict(
-        columns=202, values={
-            "driver_version": "595.80", "name": "NVIDIA L40S", "compute_cap": "8.9", "memory.total": "46068",
-            "pcie.link.gen.current": "4", "ecc.mode.current": "Enabled", "remapped_rows.pending": "No",
-            "clocks_event_reasons.gpu_idle": "Not Active", "mig.mode.current": None}),
+        columns=202,
+        values={
+            "driver_version": "595.80",
+            "name": "NVIDIA L40S",
+            "compute_cap": "8.9",
+            "memory.total": "46068",
+            "pcie.link.gen.current": "4",
+            "ecc.mode.current": "Enabled",
+            "remapped_rows.pending": "No",
+            "clocks_event_reasons.gpu_idle": "Not Active",
+            "mig.mode.current": None,
+        },
+    ),
 }
 
 CSV_FILES = sorted(p.name for p in CSV_DIR.iterdir())
@@ -99,7 +164,9 @@ def test_placeholders_become_none() -> None:
 def test_split_header() -> None:
     assert split_csv_header("memory.total [MiB]") == ("memory.total", "MiB")
     assert split_csv_header(" clocks_event_reasons_counters.sw_power_cap [us]") == (
-        "clocks_event_reasons_counters.sw_power_cap", "us")
+        "clocks_event_reasons_counters.sw_power_cap",
+        "us",
+    )
     assert split_csv_header("name") == ("name", None)
 
 

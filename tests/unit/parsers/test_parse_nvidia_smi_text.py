@@ -26,92 +26,192 @@ _A100 = ("NVIDIA A100-SXM4-80GB", 1, 81920, True, None, "Disabled", "0")
 _H100 = ("NVIDIA H100 80GB HBM3", 1, 81559, True, None, "Disabled", "0")
 TABLES: dict[str, dict] = {
     "a100-sxm4-80gb-x4_driver-555.42.02_cuda-12.5.txt": dict(
-        driver="555.42.02", label="Driver Version", cuda="12.5",
-        gpus=[(i, bus, *_A100) for i, bus in enumerate(
-            ["00000000:68:00.0", "00000000:9E:00.0", "00000000:C2:00.0", "00000000:D4:00.0"])],
-        processes=[], mig=0),
+        driver="555.42.02",
+        label="Driver Version",
+        cuda="12.5",
+        gpus=[
+            (i, bus, *_A100)
+            for i, bus in enumerate(["00000000:68:00.0", "00000000:9E:00.0", "00000000:C2:00.0", "00000000:D4:00.0"])
+        ],
+        processes=[],
+        mig=0,
+    ),
     "a30_driver-535.183.01_cuda-12.2_mig-enabled-no-mig-devices.txt": dict(
-        driver="535.183.01", label="Driver Version", cuda="12.2",
+        driver="535.183.01",
+        label="Driver Version",
+        cuda="12.2",
         gpus=[(0, "00000000:0B:00.0", "NVIDIA A30", 0, 24576, False, None, "Enabled", "On")],
-        processes=[], mig=0),
+        processes=[],
+        mig=0,
+    ),
     "a30_driver-535.183.01_cuda-12.2_mig-pending-enabled-star.txt": dict(
-        driver="535.183.01", label="Driver Version", cuda="12.2",
+        driver="535.183.01",
+        label="Driver Version",
+        cuda="12.2",
         gpus=[(0, "00000000:0B:00.0", "NVIDIA A30", 0, 24576, False, None, "Enabled*", "0")],
-        processes=[], mig=0),
+        processes=[],
+        mig=0,
+    ),
     "geforce-laptop_driver-470.63.01_cuda-11.4_xorg-firefox-processes.txt": dict(
-        driver="470.63.01", label="Driver Version", cuda="11.4",
+        driver="470.63.01",
+        label="Driver Version",
+        cuda="11.4",
         gpus=[(0, "00000000:01:00.0", "NVIDIA GeForce ...", 393, 16116, False, None, None, None)],
-        processes=[(0, 3279, "G", 35), (0, 8090, "G", 155), (0, 8219, "G", 41), (0, 10010, "G", 140),
-                   (0, 12963, "G", 3), (0, 13426, "G", 3)], mig=0),
+        processes=[
+            (0, 3279, "G", 35),
+            (0, 8090, "G", 155),
+            (0, 8219, "G", 41),
+            (0, 10010, "G", 140),
+            (0, 12963, "G", 3),
+            (0, 13426, "G", 3),
+        ],
+        mig=0,
+    ),
     "geforce-rtx-2070-laptop_driver-440.100_cuda-10.2_pre-mig-layout.txt": dict(
-        driver="440.100", label="Driver Version", cuda="10.2",
+        driver="440.100",
+        label="Driver Version",
+        cuda="10.2",
         gpus=[(0, "00000000:01:00.0", "GeForce RTX 207...", 246, 7973, False, None, None, None)],
-        processes=[(0, 1357, "G", 18), (0, 1417, "G", 49), (0, 1811, "G", 96), (0, 1968, "G", 77)], mig=0),
+        processes=[(0, 1357, "G", 18), (0, 1417, "G", 49), (0, 1811, "G", 96), (0, 1968, "G", 77)],
+        mig=0,
+    ),
     "geforce-rtx-2080-super_driver-591.86_cuda-13.1_windows-wddm.txt": dict(
-        driver="591.86", label="Driver Version", cuda="13.1",
+        driver="591.86",
+        label="Driver Version",
+        cuda="13.1",
         gpus=[(0, "00000000:0C:00.0", "NVIDIA GeForce RTX 2080 ...", 702, 8192, None, "WDDM", None, None)],
-        processes=[(0, pid, "C+G", None) for pid in
-                   (2056, 4680, 12332, 12444, 14160, 14184, 15076, 16280, 20372, 24804)], mig=0),
+        processes=[(0, pid, "C+G", None) for pid in (2056, 4680, 12332, 12444, 14160, 14184, 15076, 16280, 20372, 24804)],
+        mig=0,
+    ),
     "geforce-rtx-2080-super_driver-595.71.05_cuda-13.2_linux-idle.txt": dict(
-        driver="595.71.05", label="Driver Version", cuda="13.2",
+        driver="595.71.05",
+        label="Driver Version",
+        cuda="13.2",
         gpus=[(0, "00000000:0C:00.0", "NVIDIA GeForce RTX 2080 ...", 214, 8192, False, None, None, None)],
-        processes=[(0, 1696, "G", 176), (0, 4584, "G", 3)], mig=0),
+        processes=[(0, 1696, "G", 176), (0, 4584, "G", 3)],
+        mig=0,
+    ),
     "geforce-rtx-2080-super_driver-610.57.04_cuda-umd-13.3_linux-kmd-header.txt": dict(
-        driver="610.57.04", label="KMD Version", cuda="13.3",
+        driver="610.57.04",
+        label="KMD Version",
+        cuda="13.3",
         gpus=[(0, "00000000:0C:00.0", "NVIDIA GeForce RTX 2080 ...", 211, 8192, False, None, None, None)],
-        processes=[(0, 1720, "G", 173), (0, 4556, "G", 3)], mig=0),
+        processes=[(0, 1720, "G", 173), (0, 4556, "G", 3)],
+        mig=0,
+    ),
     "geforce-rtx-4080-super_driver-595.71.05_cuda-13.2_linux-idle.txt": dict(
-        driver="595.71.05", label="Driver Version", cuda="13.2",
+        driver="595.71.05",
+        label="Driver Version",
+        cuda="13.2",
         gpus=[(0, "00000000:01:00.0", "NVIDIA GeForce RTX 4080 ...", 596, 16376, False, None, None, None)],
-        processes=[(0, 2165, "C+G", 25), (0, 2496, "G", 200), (0, 2620, "G", 4), (0, 2954, "G", 120),
-                   (0, 3527, "G", 3)], mig=0),
+        processes=[(0, 2165, "C+G", 25), (0, 2496, "G", 200), (0, 2620, "G", 4), (0, 2954, "G", 120), (0, 3527, "G", 3)],
+        mig=0,
+    ),
     "geforce-rtx-5070_driver-575.64.03_cuda-version-NA_freebsd_excerpt.txt": dict(
-        driver="575.64.03", label="Driver Version", cuda=None,
+        driver="575.64.03",
+        label="Driver Version",
+        cuda=None,
         gpus=[(0, "00000000:02:00.0", "NVIDIA GeForce RTX 5070", 1731, 12227, False, None, None, None)],
-        processes=[], mig=0),
+        processes=[],
+        mig=0,
+    ),
     "h100-80gb-hbm3-x8_driver-565.57.01_cuda-12.7.txt": dict(
-        driver="565.57.01", label="Driver Version", cuda="12.7",
-        gpus=[(i, bus, *_H100) for i, bus in enumerate(
-            ["00000000:18:00.0", "00000000:2A:00.0", "00000000:3A:00.0", "00000000:5D:00.0",
-             "00000000:9A:00.0", "00000000:AB:00.0", "00000000:BA:00.0", "00000000:DB:00.0"])],
-        processes=[], mig=0),
+        driver="565.57.01",
+        label="Driver Version",
+        cuda="12.7",
+        gpus=[
+            (i, bus, *_H100)
+            for i, bus in enumerate(
+                [
+                    "00000000:18:00.0",
+                    "00000000:2A:00.0",
+                    "00000000:3A:00.0",
+                    "00000000:5D:00.0",
+                    "00000000:9A:00.0",
+                    "00000000:AB:00.0",
+                    "00000000:BA:00.0",
+                    "00000000:DB:00.0",
+                ]
+            )
+        ],
+        processes=[],
+        mig=0,
+    ),
     "h100-80gb-hbm3_driver-590.48.01_cuda-13.1_idle.txt": dict(
-        driver="590.48.01", label="Driver Version", cuda="13.1",
+        driver="590.48.01",
+        label="Driver Version",
+        cuda="13.1",
         gpus=[(0, "00000000:00:09.0", "NVIDIA H100 80GB HBM3", 0, 81559, True, None, "Disabled", "0")],
-        processes=[], mig=0),
+        processes=[],
+        mig=0,
+    ),
     "h100-80gb-hbm3_driver-590.48.01_cuda-13.1_load-processes.txt": dict(
-        driver="590.48.01", label="Driver Version", cuda="13.1",
+        driver="590.48.01",
+        label="Driver Version",
+        cuda="13.1",
         gpus=[(0, "00000000:00:09.0", "NVIDIA H100 80GB HBM3", 19818, 81559, True, None, "Disabled", "0")],
-        processes=[(0, 11327, "C", 2566), (0, 11328, "C", 1542), (0, 11345, "C", 15690)], mig=0),
+        processes=[(0, 11327, "C", 2566), (0, 11328, "C", 1542), (0, 11345, "C", 15690)],
+        mig=0,
+    ),
     "h100-80gb-hbm3_driver-590.48.01_cuda-13.1_mig-enabled.txt": dict(
-        driver="590.48.01", label="Driver Version", cuda="13.1",
+        driver="590.48.01",
+        label="Driver Version",
+        cuda="13.1",
         gpus=[(0, "00000000:00:09.0", "NVIDIA H100 80GB HBM3", 59, 81559, True, None, "Enabled", "On")],
-        processes=[], mig=4),
+        processes=[],
+        mig=4,
+    ),
     "h100-nvl-x2_driver-550.54.14_cuda-12.4.txt": dict(
-        driver="550.54.14", label="Driver Version", cuda="12.4",
-        gpus=[(0, "00000000:AD:00.0", "NVIDIA H100 NVL", 0, 95830, True, None, "Disabled", "0"),
-              (1, "00000000:AE:00.0", "NVIDIA H100 NVL", 0, 95830, True, None, "Disabled", "0")],
-        processes=[], mig=0),
+        driver="550.54.14",
+        label="Driver Version",
+        cuda="12.4",
+        gpus=[
+            (0, "00000000:AD:00.0", "NVIDIA H100 NVL", 0, 95830, True, None, "Disabled", "0"),
+            (1, "00000000:AE:00.0", "NVIDIA H100 NVL", 0, 95830, True, None, "Disabled", "0"),
+        ],
+        processes=[],
+        mig=0,
+    ),
     "h200_driver-590.48.01_cuda-13.1_idle.txt": dict(
-        driver="590.48.01", label="Driver Version", cuda="13.1",
+        driver="590.48.01",
+        label="Driver Version",
+        cuda="13.1",
         gpus=[(0, "00000000:83:00.0", "NVIDIA H200", 0, 143771, True, None, "Disabled", "0")],
-        processes=[], mig=0),
+        processes=[],
+        mig=0,
+    ),
     "l40s_driver-595.80_cuda-13.2.txt": dict(
-        driver="595.80", label="Driver Version", cuda="13.2",
+        driver="595.80",
+        label="Driver Version",
+        cuda="13.2",
         gpus=[(0, "00000000:01:00.0", "NVIDIA L40S", 0, 46068, False, None, None, "0")],
-        processes=[], mig=0),
+        processes=[],
+        mig=0,
+    ),
     "rtx-2000-ada-laptop_driver-550.120_cuda-12.4_bogus-power.txt": dict(
-        driver="550.120", label="Driver Version", cuda="12.4",
+        driver="550.120",
+        label="Driver Version",
+        cuda="12.4",
         gpus=[(0, "00000000:01:00.0", "NVIDIA RTX 2000 Ada Gene...", 9, 8188, False, None, None, None)],
-        processes=[(0, 2358, "G", 4)], mig=0),
+        processes=[(0, 2358, "G", 4)],
+        mig=0,
+    ),
     "rtx-2000-ada-laptop_driver-580.95.05_cuda-13.0.txt": dict(
-        driver="580.95.05", label="Driver Version", cuda="13.0",
+        driver="580.95.05",
+        label="Driver Version",
+        cuda="13.0",
         gpus=[(0, "00000000:01:00.0", "NVIDIA RTX 2000 Ada Gene...", 15, 8188, True, None, None, None)],
-        processes=[(0, 3028, "G", 4)], mig=0),
+        processes=[(0, 3028, "G", 4)],
+        mig=0,
+    ),
     "rtx-a2000-8gb-laptop_driver-560.28.03_cuda-12.6.txt": dict(
-        driver="560.28.03", label="Driver Version", cuda="12.6",
+        driver="560.28.03",
+        label="Driver Version",
+        cuda="12.6",
         gpus=[(0, "00000000:01:00.0", "NVIDIA RTX A2000 8GB Lap...", 14, 8192, False, None, None, None)],
-        processes=[(0, 2426, "G", 4)], mig=0),
+        processes=[(0, 2426, "G", 4)],
+        mig=0,
+    ),
 }
 
 TEXT_FILES = sorted(p.name for p in TEXT_DIR.iterdir())
@@ -135,8 +235,7 @@ def test_table_fixture_facts(name: str) -> None:
     assert table.driver_version_label == want["label"]
     assert table.cuda_version == want["cuda"]
     got_gpus = [
-        (g.index, g.bus_id, g.name, g.memory_used_mib, g.memory_total_mib, g.persistence_mode,
-         g.driver_model, g.mig_mode, g.ecc)
+        (g.index, g.bus_id, g.name, g.memory_used_mib, g.memory_total_mib, g.persistence_mode, g.driver_model, g.mig_mode, g.ecc)
         for g in table.gpus
     ]
     assert got_gpus == want["gpus"]
@@ -162,8 +261,19 @@ def test_mig_pending_star() -> None:
 
 def test_h100_mig_device_table() -> None:
     table = parse_nvidia_smi_table(_read("h100-80gb-hbm3_driver-590.48.01_cuda-13.1_mig-enabled.txt"))
-    rows = [(d.gpu_index, d.gpu_instance_id, d.compute_instance_id, d.mig_device_index,
-             d.memory_used_mib, d.memory_total_mib, d.bar1_total_mib, d.sm_count) for d in table.mig_devices]
+    rows = [
+        (
+            d.gpu_index,
+            d.gpu_instance_id,
+            d.compute_instance_id,
+            d.mig_device_index,
+            d.memory_used_mib,
+            d.memory_total_mib,
+            d.bar1_total_mib,
+            d.sm_count,
+        )
+        for d in table.mig_devices
+    ]
     assert rows == [
         (0, 2, 0, 0, 26, 40448, 24739, 60),
         (0, 3, 0, 1, 17, 20096, 12369, 32),
@@ -208,8 +318,10 @@ def test_list_output_with_mig_devices() -> None:
 
 
 def test_list_variants() -> None:
-    old_mig = "GPU 0: A100-SXM4-40GB (UUID: GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f)\n" \
-              "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f/1/0)\n"
+    old_mig = (
+        "GPU 0: A100-SXM4-40GB (UUID: GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f)\n"
+        "  MIG 3g.20gb Device 0: (UUID: MIG-GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f/1/0)\n"
+    )
     gpu = parse_nvidia_smi_list(old_mig).gpus[0]
     assert gpu.mig_devices[0].uuid == "MIG-GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f/1/0"
     assert parse_nvidia_smi_list("No devices found.\n").gpus == ()

@@ -25,8 +25,13 @@ def _read(folder: str, name: str) -> str:
 # --- torch ------------------------------------------------------------------------------
 
 TORCH_EXPECTED = {
-    "version.py_torch-1.13.1+cu117_old-format.py": ("1.13.1+cu117", "11.7", None, False,
-                                                    "49444c3e546bf240bed24a101e747422d1f8a0ee"),
+    "version.py_torch-1.13.1+cu117_old-format.py": (
+        "1.13.1+cu117",
+        "11.7",
+        None,
+        False,
+        "49444c3e546bf240bed24a101e747422d1f8a0ee",
+    ),
     "version.py_torch-2.13.0+cpu.py": ("2.13.0+cpu", None, None, False, "cf30153c4c131c8164ee7798e5022d810682e2cb"),
     "version.py_torch-2.2.1+cu121.py": ("2.2.1+cu121", "12.1", None, False, "6c8c5ad5eaf47a62fafbb4a2747198cbffbf1ff0"),
 }
@@ -57,28 +62,62 @@ def test_torch_version_is_never_executed() -> None:
 
 TF_EXPECTED = {
     "build_info.py_tensorflow-2.11.0_linux_cuda-11.2_cudnn-8.py": dict(
-        is_cuda_build=True, is_tensorrt_build=True, cuda_version="11.2", cudnn_version="8",
-        cuda_version_normalized="11.2", cudnn_version_normalized="8",
+        is_cuda_build=True,
+        is_tensorrt_build=True,
+        cuda_version="11.2",
+        cudnn_version="8",
+        cuda_version_normalized="11.2",
+        cudnn_version_normalized="8",
         cuda_compute_capabilities=("sm_35", "sm_50", "sm_60", "sm_70", "sm_75", "compute_80"),
-        cpu_compiler="/dt9/usr/bin/gcc", cudart_dll_name=None, msvcp_dll_names=()),
+        cpu_compiler="/dt9/usr/bin/gcc",
+        cudart_dll_name=None,
+        msvcp_dll_names=(),
+    ),
     "build_info.py_tensorflow-2.3-era_windows_cuda-64_101_plain-dict.py": dict(
-        is_cuda_build=True, is_tensorrt_build=None, cuda_version="64_101", cudnn_version="64_7",
-        cuda_version_normalized="10.1", cudnn_version_normalized="7",
+        is_cuda_build=True,
+        is_tensorrt_build=None,
+        cuda_version="64_101",
+        cudnn_version="64_7",
+        cuda_version_normalized="10.1",
+        cudnn_version_normalized="7",
         cuda_compute_capabilities=("sm_35", "sm_37", "sm_52", "sm_60", "sm_61", "compute_70"),
-        cudart_dll_name="cudart64_101.dll", cudnn_dll_name="cudnn64_7.dll", nvcuda_dll_name="nvcuda.dll",
-        msvcp_dll_names=("msvcp140.dll", "msvcp140_1.dll")),
+        cudart_dll_name="cudart64_101.dll",
+        cudnn_dll_name="cudnn64_7.dll",
+        nvcuda_dll_name="nvcuda.dll",
+        msvcp_dll_names=("msvcp140.dll", "msvcp140_1.dll"),
+    ),
     "build_info.py_tensorflow-2.5-era_windows_cuda-64_112.py": dict(
-        is_cuda_build=True, is_tensorrt_build=False, cuda_version="64_112", cudnn_version="64_8",
-        cuda_version_normalized="11.2", cudnn_version_normalized="8",
+        is_cuda_build=True,
+        is_tensorrt_build=False,
+        cuda_version="64_112",
+        cudnn_version="64_8",
+        cuda_version_normalized="11.2",
+        cudnn_version_normalized="8",
         cuda_compute_capabilities=("sm_35", "sm_50", "sm_60", "sm_70", "sm_75", "compute_80"),
-        cudart_dll_name="cudart64_112.dll", cudnn_dll_name="cudnn64_8.dll",
-        msvcp_dll_names=("msvcp140.dll", "msvcp140_1.dll")),
+        cudart_dll_name="cudart64_112.dll",
+        cudnn_dll_name="cudnn64_8.dll",
+        msvcp_dll_names=("msvcp140.dll", "msvcp140_1.dll"),
+    ),
     "build_info.py_tensorflow-cpu-2.21.0_linux_cpu-only.py": dict(
-        is_cuda_build=False, is_rocm_build=False, is_tensorrt_build=False, cuda_version=None, cudnn_version=None,
-        cuda_version_normalized=None, cuda_compute_capabilities=(), cpu_compiler=None),
+        is_cuda_build=False,
+        is_rocm_build=False,
+        is_tensorrt_build=False,
+        cuda_version=None,
+        cudnn_version=None,
+        cuda_version_normalized=None,
+        cuda_compute_capabilities=(),
+        cpu_compiler=None,
+    ),
     "build_info.py_tensorflow-gpu-1.15.0_linux_module-vars_cuda-10.py": dict(
-        is_cuda_build=True, is_rocm_build=False, is_tensorrt_build=None, cuda_version="10", cudnn_version="7",
-        cuda_version_normalized="10", cudnn_version_normalized="7", cuda_compute_capabilities=()),
+        is_cuda_build=True,
+        is_rocm_build=False,
+        is_tensorrt_build=None,
+        cuda_version="10",
+        cudnn_version="7",
+        cuda_version_normalized="10",
+        cudnn_version_normalized="7",
+        cuda_compute_capabilities=(),
+    ),
 }
 
 
@@ -95,8 +134,7 @@ def test_tf_facts(name: str) -> None:
 
 def test_tf_raw_keeps_the_dict() -> None:
     build = parse_tf_build_info(_read("tf-build-info", "build_info.py_tensorflow-gpu-1.15.0_linux_module-vars_cuda-10.py"))
-    assert build.raw == {"is_rocm_build": False, "is_cuda_build": True,
-                         "cuda_version_number": "10", "cudnn_version_number": "7"}
+    assert build.raw == {"is_rocm_build": False, "is_cuda_build": True, "cuda_version_number": "10", "cudnn_version_number": "7"}
     build = parse_tf_build_info(_read("tf-build-info", "build_info.py_tensorflow-cpu-2.21.0_linux_cpu-only.py"))
     assert build.raw == {"is_cuda_build": False, "is_rocm_build": False, "is_tensorrt_build": False}
 
@@ -108,6 +146,7 @@ def test_tf_garbage() -> None:
 
 
 # --- JAX ---------------------------------------------------------------------------------------
+
 
 def test_jax_fixtures_are_all_covered() -> None:
     assert _files("jax-version") == ["jax-cuda12-plugin-0.4.38_dist-info_METADATA.txt", "jaxlib-0.10.2_version.py"]

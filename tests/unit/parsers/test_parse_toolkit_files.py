@@ -22,8 +22,15 @@ def _files(folder: str) -> list[str]:
 
 JSON_EXPECTED = {
     "version.json_cuda-12.8.2_windows-driver-572.61.json": dict(
-        version="12.8.2", source="cuda", cudart="12.8.90", nvcc="12.8.93", cublas="12.8.5.5",
-        driver_name="NVIDIA Windows Driver", driver="572.61", components=30),
+        version="12.8.2",
+        source="cuda",
+        cudart="12.8.90",
+        nvcc="12.8.93",
+        cublas="12.8.5.5",
+        driver_name="NVIDIA Windows Driver",
+        driver="572.61",
+        components=30,
+    ),
 }
 
 
@@ -74,12 +81,14 @@ def test_version_txt_and_cuda_h() -> None:
 
 NVCC_EXPECTED = {
     "nvcc-version_cuda-10.2.89.txt": ("10.2", "10.2.89", None, "Wed_Oct_23_19:24:38_PDT_2019"),
-    "nvcc-version_cuda-11.8.89.txt": ("11.8", "11.8.89", "cuda_11.8.r11.8/compiler.31833905_0",
-                                      "Wed_Sep_21_10:33:58_PDT_2022"),
-    "nvcc-version_cuda-12.5.40.txt": ("12.5", "12.5.40", "cuda_12.5.r12.5/compiler.34177558_0",
-                                      "Wed_Apr_17_19:19:55_PDT_2024"),
-    "nvcc-version_cuda-13.0.88_pip-assembled-toolkit.txt": ("13.0", "13.0.88", "cuda_13.0.r13.0/compiler.36424714_0",
-                                                            "Wed_Aug_20_01:58:59_PM_PDT_2025"),
+    "nvcc-version_cuda-11.8.89.txt": ("11.8", "11.8.89", "cuda_11.8.r11.8/compiler.31833905_0", "Wed_Sep_21_10:33:58_PDT_2022"),
+    "nvcc-version_cuda-12.5.40.txt": ("12.5", "12.5.40", "cuda_12.5.r12.5/compiler.34177558_0", "Wed_Apr_17_19:19:55_PDT_2024"),
+    "nvcc-version_cuda-13.0.88_pip-assembled-toolkit.txt": (
+        "13.0",
+        "13.0.88",
+        "cuda_13.0.r13.0/compiler.36424714_0",
+        "Wed_Aug_20_01:58:59_PM_PDT_2025",
+    ),
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,8 +24,8 @@ from gpudoctor.parsers.nvidia_smi_xml import parse_nvidia_smi_xml
 from gpudoctor.parsers.proc_driver_version import parse_proc_driver_version, parse_sys_module_version
 from gpudoctor.parsers.tf_build_info import parse_tf_build_info
 from gpudoctor.parsers.torch_version import parse_torch_version_py
-from gpudoctor.versions import at_least, major_minor, vkey
 from gpudoctor.parsers.xmlsafe import parse_xml
+from gpudoctor.versions import at_least, major_minor, vkey
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 
@@ -52,8 +53,9 @@ PARSERS: dict[str, tuple[Callable[[str], object], str]] = {
     "nvidia_container_cli_info": (parse_nvidia_container_cli_info, "docker-info"),
 }
 
-SETTINGS = settings(max_examples=100, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 def _texts(folder: str) -> list[str]:
@@ -61,10 +63,8 @@ def _texts(folder: str) -> list[str]:
 
 
 def _parse_or_parse_error(parser: Callable[[str], object], text: str) -> None:
-    try:
+    with contextlib.suppress(ParseError):
         parser(text)
-    except ParseError:
-        pass
 
 
 # Any character, lone surrogates and controls included.
@@ -74,18 +74,66 @@ DECODED_BYTES = st.tuples(st.binary(max_size=400), st.sampled_from(["replace", "
     lambda pair: pair[0].decode("latin-1") if pair[1] == "latin-1" else pair[0].decode("utf-8", errors=pair[1])
 )
 # Text that shares the vocabulary of the real formats, to get past the first checks.
-TOKENS = st.sampled_from([
-    "<nvidia_smi_log>", "</nvidia_smi_log>", "<gpu id=\"0\">", "</gpu>", "<fb_memory_usage>", "<total>", "</total>",
-    "N/A", "[N/A]", "MiB", " ", "\n", "|", "+---+", "|===|", "NVIDIA-SMI 535.104.05", "Driver Version: 535.104.05",
-    "CUDA Version: 12.2", "Processes:", "MIG devices:", "Bus-Id", "  0  NVIDIA A100 On |", "00000000:01:00.0",
-    "NVRM version:", "NVIDIA UNIX Open Kernel Module for aarch64  35.3.1  Release Build", "GCC version:",
-    "release 12.5, V12.5.40", "#define CUDNN_MAJOR 8", "#define CUDA_VERSION 12040", "{", "}", "\"cuda\":",
-    "\"version\": \"12.4\"", "__version__ = '2.2.1'", "build_info = collections.OrderedDict([", "('a', 1)", "])",
-    "01:00.0 VGA compatible controller [0300]: ", "[10de:2206]", "(rev a1)", "\tKernel driver in use: nvidia",
-    "Name: x", "Version: 1", "Requires-Dist: a", " Runtimes: nvidia runc", "Device Index: 0", "(null)",
-    "GPU 0: NVIDIA A30 (UUID: GPU-1)", "  MIG 1g.6gb Device 0: (UUID: MIG-1)", "memory.total [MiB]", ", ",
-    "Failed to initialize NVML: Driver/library version mismatch", "\r\n", "\x00", "\udc80", "9" * 5000,
-])
+TOKENS = st.sampled_from(
+    [
+        "<nvidia_smi_log>",
+        "</nvidia_smi_log>",
+        '<gpu id="0">',
+        "</gpu>",
+        "<fb_memory_usage>",
+        "<total>",
+        "</total>",
+        "N/A",
+        "[N/A]",
+        "MiB",
+        " ",
+        "\n",
+        "|",
+        "+---+",
+        "|===|",
+        "NVIDIA-SMI 535.104.05",
+        "Driver Version: 535.104.05",
+        "CUDA Version: 12.2",
+        "Processes:",
+        "MIG devices:",
+        "Bus-Id",
+        "  0  NVIDIA A100 On |",
+        "00000000:01:00.0",
+        "NVRM version:",
+        "NVIDIA UNIX Open Kernel Module for aarch64  35.3.1  Release Build",
+        "GCC version:",
+        "release 12.5, V12.5.40",
+        "#define CUDNN_MAJOR 8",
+        "#define CUDA_VERSION 12040",
+        "{",
+        "}",
+        '"cuda":',
+        '"version": "12.4"',
+        "__version__ = '2.2.1'",
+        "build_info = collections.OrderedDict([",
+        "('a', 1)",
+        "])",
+        "01:00.0 VGA compatible controller [0300]: ",
+        "[10de:2206]",
+        "(rev a1)",
+        "\tKernel driver in use: nvidia",
+        "Name: x",
+        "Version: 1",
+        "Requires-Dist: a",
+        " Runtimes: nvidia runc",
+        "Device Index: 0",
+        "(null)",
+        "GPU 0: NVIDIA A30 (UUID: GPU-1)",
+        "  MIG 1g.6gb Device 0: (UUID: MIG-1)",
+        "memory.total [MiB]",
+        ", ",
+        "Failed to initialize NVML: Driver/library version mismatch",
+        "\r\n",
+        "\x00",
+        "\udc80",
+        "9" * 5000,
+    ]
+)
 TOKEN_SOUP = st.lists(TOKENS, max_size=60).map("".join)
 
 
@@ -106,12 +154,16 @@ def test_mangled_real_captures(name: str, data: st.DataObject) -> None:
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     insert = data.draw(st.one_of(ANY_TEXT, TOKEN_SOUP))
-    mangled = data.draw(st.sampled_from([
-        text[:end],                           # truncated
-        text[start:end],                      # a slice
-        text[:start] + insert + text[end:],   # a piece replaced
-        text[:start] + text[end:] * 2,        # a piece dropped, the tail repeated
-    ]))
+    mangled = data.draw(
+        st.sampled_from(
+            [
+                text[:end],  # truncated
+                text[start:end],  # a slice
+                text[:start] + insert + text[end:],  # a piece replaced
+                text[:start] + text[end:] * 2,  # a piece dropped, the tail repeated
+            ]
+        )
+    )
     _parse_or_parse_error(parser, mangled)
 
 
@@ -142,8 +194,10 @@ def test_csv_with_field_list(text: str, fields: list[str]) -> None:
 
 
 @SETTINGS
-@given(raw=st.one_of(st.none(), ANY_TEXT, st.from_regex(r"\d{1,6}(\.\d{1,6}){0,3}", fullmatch=True)),
-       minimum=st.sampled_from(["535", "12.4", "525.60.13"]))
+@given(
+    raw=st.one_of(st.none(), ANY_TEXT, st.from_regex(r"\d{1,6}(\.\d{1,6}){0,3}", fullmatch=True)),
+    minimum=st.sampled_from(["535", "12.4", "525.60.13"]),
+)
 def test_version_helpers_never_raise(raw: str | None, minimum: str) -> None:
     vkey(raw)
     major_minor(raw)
