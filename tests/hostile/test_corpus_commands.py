@@ -214,3 +214,18 @@ def test_fuzzed_snapshot_sections(tmp_path_factory, sections, slug):
     code, out, err = run_cli("check", "--replay", str(path), "--format", "json")
     assert_clean_run(code, out, err, f"fuzz {slug} {sorted(sections)}")
     json.loads(out)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("snapshot", "-o", "/nonexistent-gpudoctor-dir/x.json"),
+        ("snapshot", "-o", "/"),
+        ("bench", "bandwidth", "--plot", "/nonexistent-gpudoctor-dir/x.svg"),
+    ],
+)
+def test_an_output_file_that_cannot_be_written_is_a_usage_error_before_any_work(argv):
+    code, out, err = run_cli(*argv)
+    assert code == 2, (code, out, err)
+    assert_clean_run(code, out, err, " ".join(argv))
+    assert err.startswith("gpudoctor: error: ") and len(err.strip().splitlines()) == 2  # the error and its hint

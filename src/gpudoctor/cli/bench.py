@@ -129,6 +129,10 @@ def bandwidth(
         selection = parse_gpu_selection(gpu)
         if plot and not plot.lower().endswith((".png", ".svg")):
             raise UsageError(f"--plot {plot}: the file name must end in .png or .svg")
+        if plot:
+            from gpudoctor.cli.common import check_output_path
+
+            check_output_path("--plot", plot)
     except UsageError as exc:
         _fail(exc.message, exc.hint, ExitCode.USAGE, output_format, "usage")
 

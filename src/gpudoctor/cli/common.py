@@ -44,3 +44,21 @@ def stderr_console():
     from gpudoctor.sanitize import safe_console
 
     return safe_console(file=sys.stderr, highlight=False)
+
+
+def check_output_path(option: str, path: str) -> None:
+    """A usage error now, before any probing, when `path` cannot be written: a directory there, no such
+    folder, or a folder this user cannot write. (The write itself still reports what else goes wrong.)"""
+    import os
+
+    from gpudoctor.errors import UsageError
+
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UsageError(f"{option} {path}: is a directory", "name a file to write")
+    if not os.path.isdir(parent):
+        raise UsageError(
+            f"{option} {path}: the folder {parent} does not exist", "create it first, or name a file in an existing folder"
+        )
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"{option} {path}: this user cannot write in {parent}", "name a file in a folder you can write")

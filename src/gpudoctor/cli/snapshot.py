@@ -37,6 +37,10 @@ def register(app: typer.Typer) -> None:
         from gpudoctor.host.snapshot import dump_snapshot
         from gpudoctor.probes import ProbeOptions
 
+        if output != "-":
+            from gpudoctor.cli.common import check_output_path
+
+            check_output_path("--output", output)
         host = RecordingHost(LiveHost())
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
         report = diagnose(host, options)
@@ -54,7 +58,12 @@ def register(app: typer.Typer) -> None:
         if output == "-":
             sys.stdout.write(text)
         else:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            try:
+                with open(output, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            except OSError as exc:
+                from gpudoctor.errors import GpudoctorError
+
+                raise GpudoctorError(f"could not write {output}: {exc.strerror or exc}") from None
             counts = f"{len(snap['files'])} files, {len(snap['commands'])} commands"
             sys.stderr.write(f"wrote {output} ({counts}; {len(report.findings)} findings at recording time)\n")
