@@ -229,3 +229,10 @@ def test_an_output_file_that_cannot_be_written_is_a_usage_error_before_any_work(
     assert code == 2, (code, out, err)
     assert_clean_run(code, out, err, " ".join(argv))
     assert err.startswith("gpudoctor: error: ") and len(err.strip().splitlines()) == 2  # the error and its hint
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan"])
+def test_a_probe_time_limit_that_would_call_every_probe_hung_is_refused(value):
+    # 0 or less would time every probe out at once and print false "probe hung" findings.
+    code, out, err = run_cli("check", "--probe-timeout", value)
+    assert code == 2 and "--probe-timeout" in err, (code, out, err)

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from gpudoctor.cli.common import FailOn, make_host, stderr_console, stdout_console
+from gpudoctor.cli.common import FailOn, make_host, positive_seconds, stderr_console, stdout_console
 
 
 class OutputFormat(str, enum.Enum):
@@ -104,7 +104,7 @@ def bandwidth(
         None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
     ),
     probe_timeout: float = typer.Option(
-        5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of the NVML and nvidia-smi probes."
+        5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of the NVML and nvidia-smi probes."
     ),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar on stderr."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Every size in the table; the evidence of each finding."),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from gpudoctor.cli.common import FailOn, OutputFormat, make_host, stdout_console
+from gpudoctor.cli.common import FailOn, OutputFormat, make_host, positive_seconds, stdout_console
 
 if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
     from gpudoctor.model import ExitCode
@@ -83,7 +83,11 @@ def register(app: typer.Typer) -> None:
             help="The node name written into JSON/JUnit reports (default: this host's name; none with --replay).",
         ),
         probe_timeout: float = typer.Option(
-            5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe (nvidia-smi, NVML, nvcc, ...)."
+            5.0,
+            "--probe-timeout",
+            metavar="SECONDS",
+            callback=positive_seconds,
+            help="Time limit of each probe (nvidia-smi, NVML, nvcc, ...).",
         ),
         matrix: str | None = typer.Option(
             None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."

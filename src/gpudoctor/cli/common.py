@@ -62,3 +62,13 @@ def check_output_path(option: str, path: str) -> None:
         )
     if not os.access(parent, os.W_OK):
         raise UsageError(f"{option} {path}: this user cannot write in {parent}", "name a file in a folder you can write")
+
+
+def positive_seconds(value: float) -> float:
+    """--probe-timeout: at least 0.1 s. 0, a negative number or NaN would time every probe out at once and
+    print false "probe hung" findings (NaN passes a range check, so the comparison is written to fail it)."""
+    import typer
+
+    if not value >= 0.1:
+        raise typer.BadParameter(f"{value} is not a time limit: give at least 0.1 seconds")
+    return value

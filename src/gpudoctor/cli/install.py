@@ -9,6 +9,7 @@ import sys
 
 import typer
 
+from gpudoctor.cli.common import positive_seconds
 from gpudoctor.model import ExitCode
 
 INSTALL_HELP = (
@@ -271,7 +272,9 @@ def register(app: typer.Typer) -> None:
         output_format: Format = typer.Option(
             Format.text, "--format", "-f", help="text, or json (one document on stdout; the commands' output goes to stderr)."
         ),
-        probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
+        probe_timeout: float = typer.Option(
+            5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of each probe."
+        ),
         matrix: str | None = typer.Option(
             None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
         ),
@@ -332,7 +335,9 @@ def register(app: typer.Typer) -> None:
         ),
         yes: bool = typer.Option(False, "--yes", "-y", help="Apply every fix without asking."),
         dry_run: bool = typer.Option(False, "--dry-run", help="List the fixes; change nothing."),
-        probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
+        probe_timeout: float = typer.Option(
+            5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of each probe."
+        ),
         matrix: str | None = typer.Option(
             None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
         ),

@@ -8,7 +8,7 @@ import sys
 
 import typer
 
-from gpudoctor.cli.common import make_host, stdout_console
+from gpudoctor.cli.common import make_host, positive_seconds, stdout_console
 
 
 class OutputFormat(str, enum.Enum):
@@ -76,7 +76,9 @@ def memory(
     output_format: OutputFormat = typer.Option(
         OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.memory/1)."
     ),
-    probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of NVML and nvidia-smi."),
+    probe_timeout: float = typer.Option(
+        5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of NVML and nvidia-smi."
+    ),
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
@@ -124,7 +126,9 @@ def plan(
     output_format: OutputFormat = typer.Option(
         OutputFormat.text, "--format", "-f", help="text, or json (schema gpudoctor.memory-plan/1)."
     ),
-    probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of NVML and nvidia-smi."),
+    probe_timeout: float = typer.Option(
+        5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of NVML and nvidia-smi."
+    ),
     matrix: str | None = typer.Option(
         None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
     ),

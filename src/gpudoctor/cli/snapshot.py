@@ -6,6 +6,8 @@ import sys
 
 import typer
 
+from gpudoctor.cli.common import positive_seconds
+
 
 def register(app: typer.Typer) -> None:
     @app.command(
@@ -21,7 +23,9 @@ def register(app: typer.Typer) -> None:
         python: str | None = typer.Option(
             None, "--python", metavar="PATH", help="The Python interpreter whose environment to record."
         ),
-        probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
+        probe_timeout: float = typer.Option(
+            5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of each probe."
+        ),
         note: str | None = typer.Option(None, "--note", help="A free-text note stored in the snapshot."),
         redact: bool = typer.Option(True, "--redact/--no-redact", help="Redact host name, serials, UUIDs and user names."),
     ) -> None:

@@ -10,6 +10,7 @@ import sys
 
 import typer
 
+from gpudoctor.cli.common import positive_seconds
 from gpudoctor.model import ExitCode
 
 HELP = (
@@ -104,7 +105,9 @@ def register(app: typer.Typer) -> None:
         ),
         yes: bool = typer.Option(False, "--yes", "-y", help="Switch without asking."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
-        probe_timeout: float = typer.Option(5.0, "--probe-timeout", metavar="SECONDS", help="Time limit of each probe."),
+        probe_timeout: float = typer.Option(
+            5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of each probe."
+        ),
         root: str = typer.Option("/", "--root", hidden=True, help="Treat DIR as / (tests and chroots)."),
     ) -> None:
         from gpudoctor import switch_cuda as sc
