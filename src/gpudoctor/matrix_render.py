@@ -329,8 +329,12 @@ def render(matrix: Matrix, section: str | None = None) -> str:
     key = section.strip().lower()
     key = ALIASES.get(key, key)
     if key not in RENDERERS:
+        import difflib
+
+        close = difflib.get_close_matches(key, [*SECTIONS, *ALIASES], n=1)
         raise UsageError(
             f"unknown matrix section {section!r}",
-            hint=f"choose one of: {', '.join(SECTIONS)}",
+            hint=(f"did you mean {ALIASES.get(close[0], close[0])!r}? " if close else "")
+            + f"choose one of: {', '.join(SECTIONS)}",
         )
     return RENDERERS[key](matrix) + "\n"

@@ -19,6 +19,10 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
+#: The framework names every command accepts (install, fix, memory plan, matrix show), lower-cased.
+FRAMEWORK_ALIASES = {"torch": "torch", "pytorch": "torch", "tensorflow": "tensorflow", "tf": "tensorflow", "jax": "jax"}
+
+
 class ExitCode(enum.IntEnum):
     OK = 0  # nothing at or above --fail-on
     FINDINGS = 1  # findings at or above --fail-on

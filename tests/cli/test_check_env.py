@@ -29,7 +29,7 @@ def check(*args: str, replay: str = HEALTHY, **variables: str) -> subprocess.Com
 
 
 def error_lines(proc: subprocess.CompletedProcess) -> list[str]:
-    return [line for line in proc.stderr.splitlines() if line.startswith("Error:")]
+    return [line for line in proc.stderr.splitlines() if line.startswith("gpudoctor: error:")]
 
 
 def test_format_from_the_variable_and_the_option_overrides_it():
@@ -98,12 +98,12 @@ def test_a_bad_value_in_a_variable_is_a_usage_error_naming_it(variable, value, o
     assert proc.returncode == 2
     assert proc.stdout == ""
     [line] = error_lines(proc)
-    assert line.startswith(f"Error: Invalid value for '{option}' (env var: {variable}): {says}")
+    assert line.startswith(f"gpudoctor: error: Invalid value for '{option}' (env var: {variable}): {says}")
     # The same value on the command line: the same error, naming the option only.
     proc = check(option, value)
     assert proc.returncode == 2
     [line] = error_lines(proc)
-    assert line.startswith(f"Error: Invalid value for '{option}': {says}")
+    assert line.startswith(f"gpudoctor: error: Invalid value for '{option}': {says}")
 
 
 def test_help_names_each_variable():

@@ -152,9 +152,10 @@ def test_declined_at_the_prompt_runs_nothing_and_exits_1(monkeypatch):
 
 
 def test_a_python_that_is_not_there_is_an_error_before_any_plan(run, tmp_path):
-    from gpudoctor.errors import GpudoctorError
+    from gpudoctor.errors import UsageError
 
-    with pytest.raises(GpudoctorError, match="cannot use --python"):
+    # Checked before any probe: a usage error (exit 2), not a plan for an environment that is not there.
+    with pytest.raises(UsageError, match="--python .*no-such-python: no such file"):
         run("install", "torch", "--python", str(tmp_path / "no-such-python"), "--dry-run")
 
 

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
+from gpudoctor.cmdline import shell_for_os
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
+from gpudoctor.model import Report
+from gpudoctor.prescribe import build
 from gpudoctor.render.terminal import render_terminal
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
+REAL = Path(__file__).resolve().parents[1] / "real"
+EVERY_MACHINE = sorted(MACHINES.glob("*/snapshot.json")) + sorted(REAL.glob("*/snapshot.json"))
 
 
 class _Terminal(io.StringIO):
@@ -27,10 +34,10 @@ class _Terminal(io.StringIO):
         return self._enc
 
 
-def render(slug: str, verbose: bool = False, encoding: str = "utf-8") -> str:
+def render(slug: str, verbose: bool = False, encoding: str = "utf-8", width: int = 100) -> str:
     report = diagnose(ReplayHost(load_snapshot(str(MACHINES / slug / "snapshot.json"))))
     out = _Terminal(encoding)
-    console = Console(file=out, width=100, color_system=None, legacy_windows=False)
+    console = Console(file=out, width=width, color_system=None, legacy_windows=False)
     render_terminal(report, console, verbose=verbose)
     return out.getvalue()
 
@@ -42,12 +49,17 @@ def test_healthy_node():
     assert "✓ GPU: 8 × NVIDIA H100 80GB HBM3" in text
     assert "✓ NVIDIA driver: 565.57.01 (supports CUDA 12.7)" in text
     assert "✓ Frameworks: torch 2.2.1+cu121 (CUDA 12.1) in /usr/bin/python3 (the snapshot)" in text
+    # Eight GPUs that say the same are one phrase, not four of them and a silent cut.
+    assert "✓ GPU memory: GPUs 0-7: 0.0 GiB of 79.6 GiB used" in text
     assert lines[-1] == "No problems found." or "✓ No problems found." in lines[-1]
 
 
 def test_findings_carry_fix_commands_unwrapped_and_evidence_with_verbose():
     text = render("p100-driver510-torch-cu121", verbose=True)
-    assert "✗ PyTorch 2.2.1+cu121 needs CUDA 12.1, which driver 510.47.03 cannot run (framework-driver-too-old)" in text
+    # The title is prose, wrapped at 100 columns with a hanging indent: read it with the wrapping undone.
+    assert "✗ PyTorch 2.2.1+cu121 needs CUDA 12.1, which driver 510.47.03 cannot run (framework-driver-too-old)" in " ".join(
+        text.split()
+    )
     assert "evidence: cmd:nvidia-smi: driver 510.47.03" in text
     # Download first, then replace from what was downloaded: a failing index leaves the old build in place.
     fix = [line.strip() for line in text.splitlines() if "torch==2.2.1+cu118" in line]
@@ -66,7 +78,8 @@ def test_each_findings_step_pointer_names_the_step_that_answers_it():
 
     checked = 0
     for path in sorted(MACHINES.glob("*/snapshot.json")):
-        text = render(path.parent.name)
+        # Wide enough that no heading wraps: this reads the structure, the width tests read the layout.
+        text = render(path.parent.name, width=1000)
         plan = text.split("\nPlan", 1)[1] if "\nPlan" in text else ""
         heads = {int(m.group(1)): m.group(2) for m in re.finditer(r"^  (\d+)\. .*?\s(\S+(?:, \S+)*)$", plan, re.M)}
         code = None
@@ -79,3 +92,92 @@ def test_each_findings_step_pointer_names_the_step_that_answers_it():
                 assert code in heads.get(int(pointer.group(1)), ""), (path.parent.name, code, pointer.group(1), heads)
                 checked += 1
     assert checked >= 20
+
+
+def _plan_commands(report: Report) -> set[str]:
+    """Every command line the plan prints, as the shell of the machine's system renders it."""
+    plan = build(report.findings, shell_for_os(report.facts.platform.system))
+    lines: set[str] = set()
+    for step in plan.steps:
+        lines.update(step.lines(plan.target))
+        for alt in step.alternatives:
+            lines.update(alt.lines(plan.target))
+    return lines
+
+
+def _render_report(report: Report, width: int, verbose: bool = True, stream: io.TextIOBase | None = None) -> str:
+    out = stream if stream is not None else _Terminal("utf-8")
+    render_terminal(report, Console(file=out, width=width, color_system=None, legacy_windows=False), verbose=verbose)
+    return out.getvalue() if isinstance(out, io.StringIO) else ""
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_every_recorded_machine_fits_the_width_and_prints_commands_whole(width):
+    prose = wide_commands = 0
+    for path in EVERY_MACHINE:
+        report = diagnose(ReplayHost(load_snapshot(str(path))))
+        commands = _plan_commands(report)
+        lines = _render_report(report, width).splitlines()
+        stripped = [line.strip() for line in lines]
+        for line in lines:
+            if line.strip() in commands:
+                wide_commands += len(line) > width
+            else:
+                assert len(line) <= width, (path.parent.name, width, line)
+                prose += 1
+        # Each command of the plan is on one line of its own, whole, however long.
+        for cmd in commands:
+            assert cmd in stripped, (path.parent.name, width, cmd)
+    assert len(EVERY_MACHINE) >= 70 and prose > 2000
+    # Some commands are wider than the terminal, and those were kept whole rather than wrapped.
+    assert wide_commands > 0
+
+
+def test_a_long_process_command_line_is_shortened_in_text_and_whole_in_json():
+    report = diagnose(ReplayHost(load_snapshot(str(MACHINES / "gt1030-desktop-memory-held" / "snapshot.json"))))
+    held = next(f for f in report.findings if f.code == "gpu-memory-held")
+    longest = max((p.name or "" for g in report.facts.driver.gpus for p in g.processes), key=len)
+    assert len(longest) > 200 and longest in held.to_json()["detail"]
+    text = _render_report(report, 80)
+    assert longest not in text and longest[:40] in text and "…" in text
+
+
+def test_eight_gpus_saying_different_things_end_in_a_count_not_a_silent_cut():
+    from gpudoctor.render.terminal import per_gpu
+
+    assert per_gpu([(i, f"{i}.0 GiB used") for i in range(8)]) == (
+        "GPU 0: 0.0 GiB used; GPU 1: 1.0 GiB used; GPU 2: 2.0 GiB used; GPU 3: 3.0 GiB used; +4 more GPUs"
+    )
+    assert per_gpu([(0, "a"), (1, "a"), (2, "b"), (3, "a")]) == "GPUs 0-1, 3: a; GPU 2: b"
+
+
+def test_identical_per_gpu_findings_are_one_sentence():
+    text = render("rtx2070x2-cuda-visible-devices-wrong")
+    assert "GPUs 0-1: PCIe link runs below its maximum while idle" in text
+    assert "GPU 0's PCIe link" not in text and "GPU 1's PCIe link" not in text
+    # Both GPUs' commands stay in the plan.
+    assert "nvidia-smi -i 0 --query-gpu" in text and "nvidia-smi -i 1 --query-gpu" in text
+
+
+def test_driver_cuda_version_comes_from_the_matrix_when_the_machine_did_not_say():
+    from gpudoctor.matrix import load_matrix
+    from gpudoctor.render.terminal import area_summaries
+
+    report = diagnose(ReplayHost(load_snapshot(str(MACHINES / "h100x8-driver565-torch221-cu121" / "snapshot.json"))))
+    facts = replace(report.facts, driver=replace(report.facts.driver, nvml_cuda_version=None, smi_cuda_version=None))
+    assert area_summaries(facts)["driver"] == "565.57.01 (supports CUDA ?)"
+    assert area_summaries(facts, load_matrix())["driver"] == "565.57.01 (supports CUDA 12.7, by the compatibility matrix)"
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_non_utf8_terminal_gets_text_it_can_carry(encoding):
+    for slug in ("h100x8-driver565-torch221-cu121", "gt1030-desktop-memory-held", "h100nvl-failing-gpu"):
+        report = diagnose(ReplayHost(load_snapshot(str(MACHINES / slug / "snapshot.json"))))
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding=encoding, errors="strict")
+        _render_report(report, 80, stream=stream)  # a character it cannot carry would raise here
+        stream.flush()
+        text = raw.getvalue().decode(encoding)
+        assert "gpudoctor check" in text
+        if slug.startswith("h100x8"):
+            assert "8 x NVIDIA H100" in text if encoding == "ascii" else "8 × NVIDIA H100" in text

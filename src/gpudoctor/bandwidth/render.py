@@ -12,7 +12,7 @@ from gpudoctor.bandwidth.judge import Judgement, link_figure
 from gpudoctor.bandwidth.results import SCHEMA, TEST_SHORT, TESTS, BenchRun, Measurement
 from gpudoctor.bandwidth.sizes import format_size
 from gpudoctor.model import ExitCode
-from gpudoctor.render.terminal import render_finding
+from gpudoctor.render.terminal import render_finding, say
 from gpudoctor.sanitize import clean_line
 
 if TYPE_CHECKING:  # rich loads only when a terminal table is drawn
@@ -97,9 +97,10 @@ def render_text(run: BenchRun, judgement: Judgement, console: Any, verbose: bool
                 + ")"
             )
         judged_by = f"judged against {spec.label}" if spec else "no link figure to judge against"
-        console.print(f"\n[bold]{escape(head)}[/bold]: {escape(link_text)}; {escape(judged_by)}", soft_wrap=True)
+        console.print()
+        say(console, f"[bold]{escape(head)}[/bold]: {escape(link_text)}; {escape(judged_by)}", hang=2)
         if gpu.error:
-            console.print(f"  [red]could not measure: {escape(gpu.error)}[/red]", soft_wrap=True)
+            say(console, f"[red]could not measure: {escape(gpu.error)}[/red]", "  ", hang=2)
             continue
         table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
         columns: tuple[tuple[str, JustifyMethod], ...] = (
@@ -167,9 +168,10 @@ def render_text(run: BenchRun, judgement: Judgement, console: Any, verbose: bool
                     + (" [red]CORRUPT[/]" if any(m.verified is False for m in peer.measurements) else "")
                 )
         else:
-            console.print(
+            say(
+                console,
                 f"Peer GPU {escape(str(peer.src))} -> GPU {escape(str(peer.dst))}: {escape(peer.error or peer.note or 'not measured')}",
-                soft_wrap=True,
+                hang=2,
             )
     for chart in charts_for(run, judgement):
         console.print()

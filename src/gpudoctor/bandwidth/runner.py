@@ -44,7 +44,13 @@ def parse_tests(text: str) -> tuple[str, ...]:
         elif part in TESTS:
             wanted.add(part)
         else:
-            raise UsageError(f"--tests: unknown test {part!r}", f"choose from all, {', '.join(TESTS)}, pageable")
+            import difflib
+
+            close = difflib.get_close_matches(part.lower(), [*TESTS, "pageable", "all"], n=1)
+            raise UsageError(
+                f"--tests: unknown test {part!r}",
+                (f"did you mean {close[0]!r}? " if close else "") + f"choose from all, {', '.join(TESTS)}, pageable",
+            )
     return tuple(t for t in TESTS if t in wanted)
 
 

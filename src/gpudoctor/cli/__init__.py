@@ -15,6 +15,9 @@ import typer
 
 from gpudoctor import __version__
 
+# -h as well as --help, on every command (click passes it from a command to its subcommands).
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+
 app = typer.Typer(
     name="gpudoctor",
     help=(
@@ -26,6 +29,7 @@ app = typer.Typer(
     # Plain help and plain usage errors (no boxes): they end up in CI logs and get pasted.
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
+    context_settings=HELP_OPTIONS,
 )
 
 
@@ -89,11 +93,31 @@ def main(argv: list[str] | None = None) -> None:
         from gpudoctor.cli.completion import enable_protocol
 
         enable_protocol()
-    if "--help" in args:
+    if "--help" in args or "-h" in args:
         _plain_help_defaults()
+    # typer carries its own click (typer>=0.26: pyproject.toml); its exceptions are these.
+    from typer._click import exceptions as click_errors
+
+    no_args_help = getattr(click_errors, "NoArgsIsHelpError", ())
     try:
-        # Standalone mode: typer itself answers --help, usage errors (exit 2) and Ctrl-C.
-        app(args=args, prog_name="gpudoctor")
+        # Not standalone: click's usage errors come here and are printed in the house form below
+        # (typer still answers --help, and Ctrl-C as exit 130).
+        try:
+            code = app(args=args, prog_name="gpudoctor", standalone_mode=False)
+        except no_args_help as exc:
+            exc.show()  # `gpudoctor memory` with no arguments where that shows help: click's help, exit 2
+            sys.exit(exc.exit_code)
+        except click_errors.UsageError as exc:
+            _usage_error(exc, args)
+        except click_errors.ClickException as exc:
+            from gpudoctor.sanitize import clean_line
+
+            sys.stderr.write(f"gpudoctor: error: {clean_line(exc.format_message())}\n")
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            sys.stderr.write("Aborted!\n")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
     except GpudoctorError as exc:
         if debug:
             raise
@@ -118,3 +142,94 @@ def main(argv: list[str] | None = None) -> None:
             f"gpudoctor: unexpected error: {type(exc).__name__}: {clean_line(exc)}\n(rerun with --debug for the traceback)\n"
         )
         sys.exit(ExitCode.ERROR)
+
+
+def _usage_error(exc, args: list[str]) -> None:
+    """click's usage error (an unknown option, a bad value, a missing argument) in the house form of
+    every other usage error: `gpudoctor: error: ...` and a hint line, exit 2; under --format json (or
+    github, junit for check) also the command's error document on stdout."""
+    from gpudoctor.model import ExitCode
+    from gpudoctor.sanitize import clean_line
+
+    message = exc.format_message()
+    command = exc.ctx.command_path if exc.ctx is not None else _command_path(args)
+    hint = f"{command} --help lists the options"
+    document = _error_document(command, _format_asked(command, args), message, hint)
+    if document:
+        sys.stdout.write(document)
+    sys.stderr.write(f"gpudoctor: error: {clean_line(message)}\nhint: {clean_line(hint)}\n")
+    sys.exit(ExitCode.USAGE)
+
+
+def _command_path(args: list[str]) -> str:
+    """`gpudoctor memory plan` for `memory --replay x plan ...`: the (sub)commands named in `args`
+    (for an error click raised before the command's context existed, as a missing option value)."""
+    command = typer.main.get_command(app)
+    path = ["gpudoctor"]
+    for arg in args:
+        sub = (getattr(command, "commands", None) or {}).get(arg)
+        if sub is not None:
+            command = sub
+            path.append(arg)
+    return " ".join(path)
+
+
+def _format_asked(command: str, args: list[str]) -> str | None:
+    """The --format/-f value on the command line (the last one), else GPUDOCTOR_FORMAT for check."""
+    found = None
+    for i, arg in enumerate(args):
+        if arg in ("--format", "-f") and i + 1 < len(args):
+            found = args[i + 1]
+        elif arg.startswith("--format="):
+            found = arg.split("=", 1)[1]
+        elif arg.startswith("-f") and len(arg) > 2 and not arg.startswith("--"):
+            found = arg[2:]
+    if found is None and command == "gpudoctor check":
+        found = os.environ.get("GPUDOCTOR_FORMAT") or None
+    return found
+
+
+def _error_document(command: str, output_format: str | None, message: str, hint: str) -> str | None:
+    """The error document `command` prints under `output_format` (None: text, or no such format)."""
+    import json
+
+    from gpudoctor.model import ExitCode
+
+    code = ExitCode.USAGE
+    if command == "gpudoctor check":
+        if output_format == "json":
+            from gpudoctor.render.json_report import error_document
+
+            return error_document(message, hint, code)
+        if output_format == "github":
+            from gpudoctor.render.github import render_github_error
+
+            return render_github_error(message, hint)
+        if output_format == "junit":
+            from gpudoctor.render.junit import render_junit_error
+
+            return render_junit_error(message, hint)
+        return None
+    if output_format != "json":
+        return None
+    error = {"message": message, "hint": hint}
+    if command in ("gpudoctor memory", "gpudoctor memory plan"):
+        from gpudoctor.memory.render import PLAN_SCHEMA, VIEW_SCHEMA
+
+        schema = PLAN_SCHEMA if command.endswith("plan") else VIEW_SCHEMA
+        doc: dict = {"schema": schema, "exit_code": int(code), "error": error}
+    elif command == "gpudoctor bench bandwidth":
+        from gpudoctor.bandwidth.render import error_document as bandwidth_error
+
+        return bandwidth_error(message, hint, code, "usage")
+    elif command == "gpudoctor report merge":
+        from gpudoctor.report_merge import SCHEMA
+
+        doc = {"schema": SCHEMA, "exit_code": int(code), "error": error, "nodes": []}
+    elif command == "gpudoctor install":
+        from gpudoctor.install.render import SCHEMA as INSTALL_SCHEMA
+
+        doc = {"schema": INSTALL_SCHEMA, "exit_code": int(code), "status": "doctor-error", "error": error, "plan": None}
+    else:
+        return None
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"

@@ -11,6 +11,7 @@ from typing import Any
 
 import typer
 
+from gpudoctor.cli import HELP_OPTIONS
 from gpudoctor.cli.common import FailOn, make_host, positive_seconds, stderr_console, stdout_console
 
 
@@ -23,6 +24,7 @@ bench_app = typer.Typer(
     help="Benchmarks that measure this machine and judge the result.",
     no_args_is_help=True,
     rich_markup_mode=None,
+    context_settings=HELP_OPTIONS,
 )
 
 _HELP = (
@@ -133,6 +135,9 @@ def bandwidth(
             from gpudoctor.cli.common import check_output_path
 
             check_output_path("--plot", plot)
+        from gpudoctor.cli.common import check_matrix_path
+
+        check_matrix_path(matrix)
     except UsageError as exc:
         _fail(exc.message, exc.hint, ExitCode.USAGE, output_format, "usage")
 

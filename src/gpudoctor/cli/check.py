@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from gpudoctor.cli.common import FailOn, OutputFormat, make_host, positive_seconds, stdout_console
+from gpudoctor.cli.common import (
+    FailOn,
+    OutputFormat,
+    check_matrix_path,
+    check_python,
+    finding_codes,
+    make_host,
+    positive_seconds,
+    stdout_console,
+)
 
 if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
     from gpudoctor.model import ExitCode
@@ -61,7 +70,7 @@ def register(app: typer.Typer) -> None:
             "--ignore",
             envvar="GPUDOCTOR_IGNORE",
             metavar="CODE",
-            help="Drop findings with this code (repeatable; in the variable, codes separated by whitespace).",
+            help="Drop findings with this code (repeatable; in the variable, codes separated by whitespace; an unknown code is a usage error).",
         ),
         require: list[str] = typer.Option(
             [],
@@ -126,6 +135,11 @@ def register(app: typer.Typer) -> None:
 
             threading.Thread(target=_warm_renderer, daemon=True).start()
         try:
+            # Checked before anything is probed; under --format json the error is still one document.
+            ignored = set(finding_codes("GPUDOCTOR_IGNORE" if _from_env(ctx, "ignore") else "--ignore", ignore))
+            if python and not replay:
+                check_python(python)
+            check_matrix_path(matrix)
             report = diagnose(make_host(replay), options, matrix)
             outcomes = []
             if requirements:
@@ -150,7 +164,7 @@ def register(app: typer.Typer) -> None:
         unmet = [o.finding for o in outcomes if o.finding is not None]
         if unmet:
             report.findings = sort_findings(report.findings + unmet)
-        report.findings = [f for f in report.findings if f.code not in set(ignore)]
+        report.findings = [f for f in report.findings if f.code not in ignored]
         threshold = Severity[fail_on.upper()]
         code = exit_code_for(report.findings, threshold)
         if output_format is OutputFormat.json:

@@ -72,3 +72,68 @@ def positive_seconds(value: float) -> float:
     if not value >= 0.1:
         raise typer.BadParameter(f"{value} is not a time limit: give at least 0.1 seconds")
     return value
+
+
+def did_you_mean(value: str, choices: list[str] | tuple[str, ...]) -> str | None:
+    """`did you mean 'x'?` for the closest valid value, or None when nothing is close."""
+    import difflib
+
+    close = difflib.get_close_matches(value.lower(), [c.lower() for c in choices], n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+def finding_codes(option: str, values: list[str]) -> list[str]:
+    """--ignore's codes, lower-cased; an unknown one is a usage error (exit 2) naming the closest code,
+    so that a typo does not silently ignore nothing."""
+    codes = [v.strip().lower() for v in values if v.strip()]
+    if not codes:
+        return []
+    from gpudoctor.checks import all_codes
+    from gpudoctor.errors import UsageError
+
+    known = all_codes()
+    for code in codes:
+        if code not in known:
+            hint = did_you_mean(code, known)
+            raise UsageError(
+                f"{option} {code}: not a finding code",
+                f"{hint + ' ' if hint else ''}gpudoctor explain --list lists every code",
+            )
+    return codes
+
+
+# What an interpreter's file is called: python, python3.12, python3-dbg, pypy3, graalpy, python.exe.
+_PYTHON_NAME = ("python", "pypy", "graalpy")
+
+
+def check_python(path: str) -> None:
+    """--python on this machine: a usage error (exit 2) now, before any probe, when the path is not an
+    executable Python interpreter (no such file, a directory, not executable, a program not named like
+    one: its name, or the name of the file it links to, starts with python, pypy or graalpy)."""
+    import os
+
+    from gpudoctor.errors import UsageError
+
+    hint = "name an interpreter, such as .venv/bin/python or $(which python3)"
+    if not os.path.lexists(path):
+        raise UsageError(f"--python {path}: no such file", hint)
+    if not os.path.exists(path):
+        raise UsageError(f"--python {path}: a link to nothing ({os.path.realpath(path)})", hint)
+    if os.path.isdir(path):
+        raise UsageError(f"--python {path}: is a directory, not an interpreter", hint)
+    if not os.access(path, os.X_OK):
+        raise UsageError(f"--python {path}: not executable", hint)
+    names = {os.path.basename(path).lower(), os.path.basename(os.path.realpath(path)).lower()}
+    if not any(name.startswith(_PYTHON_NAME) for name in names):
+        raise UsageError(f"--python {path}: not a Python interpreter", hint)
+
+
+def check_matrix_path(matrix: str | None) -> None:
+    """--matrix DIR: a usage error (exit 2) before any probing when nothing is there (what load_matrix
+    says later, only sooner: before a report is half printed)."""
+    import os
+
+    if matrix is not None and not os.path.lexists(matrix):
+        from gpudoctor.errors import MissingInput
+
+        raise MissingInput(f"no such matrix file or directory: {matrix}")

@@ -22,13 +22,32 @@ def finding_page(code: str) -> str | None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("explain", help="Explain a finding code: what it means, why it matters, how to fix it.")
-    def explain(code: str = typer.Argument(..., help="A finding code, such as driver-library-mismatch.")) -> None:
+    @app.command(
+        "explain",
+        help=(
+            "Explain a finding code: what it means, why it matters, how to fix it. Codes are matched "
+            "case-insensitively; --list prints every code."
+        ),
+    )
+    def explain(
+        code: str | None = typer.Argument(None, metavar="CODE", help="A finding code, such as driver-library-mismatch."),
+        list_codes: bool = typer.Option(False, "--list", help="List every finding code, one a line."),
+    ) -> None:
         from gpudoctor.checks import all_codes
+        from gpudoctor.cli.common import did_you_mean
+        from gpudoctor.errors import UsageError
 
-        page = finding_page(code)
+        if list_codes:
+            if code is not None:
+                raise UsageError("explain: give a CODE or --list, not both")
+            sys.stdout.write("".join(f"{c}\n" for c in sorted(all_codes())))
+            return
+        if code is None:
+            raise UsageError("explain: missing the finding CODE", "gpudoctor explain --list lists every code")
+        page = finding_page(code.strip().lower())
         if page is None:
-            known = ", ".join(sorted(all_codes()))
-            sys.stderr.write(f"gpudoctor: unknown finding code {code!r}\nknown codes: {known}\n")
-            raise typer.Exit(2)
+            close = did_you_mean(code, all_codes())
+            raise UsageError(
+                f"unknown finding code {code!r}", f"{close + ' ' if close else ''}gpudoctor explain --list lists every code"
+            )
         sys.stdout.write(page if page.endswith("\n") else page + "\n")

@@ -46,6 +46,28 @@ class Format(str, enum.Enum):
     json = "json"
 
 
+# Libraries that run on a framework: install names the framework instead.
+_ON_TOP = {"keras": "tensorflow", "flax": "jax", "jaxlib": "jax", "torchvision": "torch", "lightning": "torch"}
+
+
+def _framework(value: str | Framework) -> Framework:
+    """FRAMEWORK as every command reads it (gpudoctor.model.FRAMEWORK_ALIASES): case-insensitive, with
+    pytorch and tf; anything else a usage error with the closest name."""
+    from gpudoctor.cli.common import did_you_mean
+    from gpudoctor.model import FRAMEWORK_ALIASES
+
+    if isinstance(value, Framework):
+        return value
+    name = FRAMEWORK_ALIASES.get(value.strip().lower())
+    if name is not None:
+        return Framework(name)
+    on = _ON_TOP.get(value.strip().lower())
+    if on is not None:
+        raise typer.BadParameter(f"{value!r} is not a framework; it runs on {on}: gpudoctor install {on}")
+    close = did_you_mean(value, list(FRAMEWORK_ALIASES))
+    raise typer.BadParameter(f"{value!r} is not one of 'torch', 'tensorflow', 'jax'" + (f"; {close}" if close else ""))
+
+
 def _probe_options(probe_timeout: float, python: str | None):
     from gpudoctor.probes import ProbeOptions
 
@@ -140,6 +162,13 @@ def _install(
         raise typer.BadParameter("--replay plans for a recorded machine and never installs; drop --yes", param_hint="--yes")
     as_json = output_format is Format.json
     try:
+        if python and not replay:
+            from gpudoctor.cli.common import check_python
+
+            check_python(python)
+        from gpudoctor.cli.common import check_matrix_path
+
+        check_matrix_path(matrix)
         host = make_host(replay)
         facts = run_probes(host, _probe_options(probe_timeout, python))
     except GpudoctorError as exc:
@@ -157,6 +186,10 @@ def _install(
             },
             code,
         )
+        # The same lines on stderr as in text mode: a person reading a CI log sees why.
+        sys.stderr.write(f"gpudoctor: error: {clean_line(exc.message)}\n")
+        if exc.hint:
+            sys.stderr.write(f"hint: {clean_line(exc.hint)}\n")
         raise typer.Exit(int(code)) from None
     env = read_env(host, facts)
     if python and env.python is None:
@@ -236,7 +269,13 @@ def _install(
 def register(app: typer.Typer) -> None:
     @app.command("install", help=INSTALL_HELP)
     def install(
-        framework: Framework = typer.Argument(..., metavar="FRAMEWORK", help="torch, tensorflow or jax."),
+        framework: str = typer.Argument(
+            ...,
+            metavar="FRAMEWORK",
+            callback=_framework,
+            autocompletion=lambda: [f.value for f in Framework],
+            help="torch (or pytorch), tensorflow (or tf) or jax.",
+        ),
         version: str | None = typer.Argument(
             None,
             metavar="[VERSION]",
@@ -302,7 +341,7 @@ def register(app: typer.Typer) -> None:
         from gpudoctor.install.model import Target
 
         _install(
-            framework,
+            _framework(framework),
             version,
             python,
             replay,
@@ -374,6 +413,11 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(
                 "--replay lists fixes for a recorded machine and never changes it; drop --yes", param_hint="--yes"
             )
+        from gpudoctor.cli.common import check_matrix_path, check_python
+
+        if python and not replay:
+            check_python(python)
+        check_matrix_path(matrix)
         code = run_fix(
             _probe_options(probe_timeout, python),
             env_file=env_file,

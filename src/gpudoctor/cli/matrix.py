@@ -6,7 +6,13 @@ import sys
 
 import typer
 
-matrix_app = typer.Typer(help="The bundled compatibility matrix: show it, or validate a candidate file.", no_args_is_help=True)
+from gpudoctor.cli import HELP_OPTIONS
+
+matrix_app = typer.Typer(
+    help="The bundled compatibility matrix: show it, or validate a candidate file.",
+    no_args_is_help=True,
+    context_settings=HELP_OPTIONS,
+)
 
 
 @matrix_app.command("show", help="Print the compatibility facts the doctor judges by, with their sources.")

@@ -8,6 +8,7 @@ import sys
 
 import typer
 
+from gpudoctor.cli import HELP_OPTIONS
 from gpudoctor.cli.common import make_host, positive_seconds, stdout_console
 
 
@@ -33,7 +34,7 @@ _PLAN_HELP = (
     "3 no GPU could be read."
 )
 
-memory_app = typer.Typer(help=_VIEW_HELP, rich_markup_mode=None, invoke_without_command=True)
+memory_app = typer.Typer(help=_VIEW_HELP, rich_markup_mode=None, invoke_without_command=True, context_settings=HELP_OPTIONS)
 
 
 def _fail(message: str, hint: str | None, code: int, output_format: OutputFormat, schema: str) -> None:
@@ -140,6 +141,9 @@ def plan(
 
     try:
         parsed = parse_jobs(jobs)
+        from gpudoctor.cli.common import check_matrix_path
+
+        check_matrix_path(matrix)
     except UsageError as exc:
         _fail(exc.message, exc.hint, ExitCode.USAGE, output_format, render.PLAN_SCHEMA)
     _host, view = _read(replay, probe_timeout, output_format, render.PLAN_SCHEMA)

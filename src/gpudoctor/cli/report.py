@@ -8,7 +8,11 @@ from typing import NoReturn
 
 import typer
 
-report_app = typer.Typer(help="Work with JSON reports from `gpudoctor check --format json`.", no_args_is_help=True)
+from gpudoctor.cli import HELP_OPTIONS
+
+report_app = typer.Typer(
+    help="Work with JSON reports from `gpudoctor check --format json`.", no_args_is_help=True, context_settings=HELP_OPTIONS
+)
 
 
 class MergeFormat(str, enum.Enum):

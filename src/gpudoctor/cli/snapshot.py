@@ -45,6 +45,10 @@ def register(app: typer.Typer) -> None:
             from gpudoctor.cli.common import check_output_path
 
             check_output_path("--output", output)
+        if python:
+            from gpudoctor.cli.common import check_python
+
+            check_python(python)
         host = RecordingHost(LiveHost())
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
         report = diagnose(host, options)

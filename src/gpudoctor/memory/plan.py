@@ -17,6 +17,7 @@ from gpudoctor.errors import UsageError
 from gpudoctor.memory.mig import MigFit, fit_profiles, mig_gpu
 from gpudoctor.memory.settings import JobSettings, job_settings
 from gpudoctor.memory.view import GpuMemory, MemoryView, MigInstance
+from gpudoctor.model import FRAMEWORK_ALIASES
 
 MIB = 1024**2
 GIB = 1024**3
@@ -84,12 +85,9 @@ _UNITS = {
     "ti": 1024**4,  # Kubernetes
 }
 _FRAMEWORKS = {
-    "torch": "torch",
-    "pytorch": "torch",
-    "tensorflow": "tensorflow",
-    "tf": "tensorflow",
+    **FRAMEWORK_ALIASES,
+    # Libraries on top of one, whose memory that framework's allocator holds:
     "keras": "tensorflow",
-    "jax": "jax",
     "flax": "jax",
     "other": "other",
     "none": "other",
@@ -126,7 +124,13 @@ def parse_job(spec: str) -> Job:
         raise UsageError(f"the budget of {m.group('name')!r} is zero")
     fw = (m.group("fw") or "any").lower()
     if fw not in _FRAMEWORKS:
-        raise UsageError(f"unknown framework {m.group('fw')!r} in {spec!r}", hint="use torch, tensorflow, jax or other")
+        import difflib
+
+        close = difflib.get_close_matches(fw, list(_FRAMEWORKS), n=1)
+        raise UsageError(
+            f"unknown framework {m.group('fw')!r} in {spec!r}",
+            hint=(f"did you mean {close[0]!r}? " if close else "") + "use torch, tensorflow, jax or other",
+        )
     return Job(m.group("name"), budget, _FRAMEWORKS[fw])
 
 

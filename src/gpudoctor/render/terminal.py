@@ -1,37 +1,148 @@
 """The terminal view: one line per area with its status, then each finding with its fix.
 
 The only module that knows about colour and glyphs. Colour follows rich's
-own detection (TTY, NO_COLOR); glyphs fall back to ASCII where the output
-encoding cannot carry them. Commands are printed on their own lines, never
-wrapped and without a prompt, so they paste cleanly.
+own detection (TTY, NO_COLOR); glyphs and other characters fall back to ASCII
+where the output encoding cannot carry them. Prose is wrapped to the console's
+width with hanging indents; commands are printed on their own lines, whole,
+never wrapped or cut and without a prompt, so they paste cleanly. Long
+evidence (a process's command line) is shortened with an ellipsis here; the
+JSON report keeps it whole.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import AREA_TITLES, AREAS, Finding, Report, Severity
 from gpudoctor.probed import Found
+from gpudoctor.sanitize import clean
 
 _GLYPHS = {"ok": ("✓", "[OK]"), "none": ("-", "[-]"), "info": ("i", "[i]"), "warning": ("!", "[!]"), "error": ("✗", "[X]")}
 _STYLE = {"ok": "green", "none": "dim", "info": "blue", "warning": "yellow", "error": "red bold"}
 # Summaries that say an area is simply not there: no tick, since nothing was checked.
 _NOTHING = ("not loaded", "none found", "none installed", "no NVIDIA GPU seen")
+# What a console that cannot carry a character prints instead (anything else: "?").
+_ASCII = {
+    "×": "x",
+    "…": "...",
+    "°": " deg",
+    "—": "-",
+    "–": "-",
+    "→": "->",
+    "←": "<-",
+    "≥": ">=",
+    "≤": "<=",
+    "’": "'",
+    "‘": "'",
+    "“": '"',
+    "”": '"',
+    "·": ".",
+    "✓": "+",
+    "✗": "x",
+}
+# At most this many GPUs (or groups of GPUs saying the same) in a summary line; then "+N more GPUs".
+SUMMARY_GPUS = 4
+# A process's command line longer than this is shortened in the text view (JSON keeps it whole).
+PROCESS_CHARS = 60
+# Evidence longer than this is shortened in the text view.
+EVIDENCE_CHARS = 240
+# Below this many columns for the text itself, lines are not narrowed further.
+_MIN_TEXT = 24
+
+
+def _encoding(console: Any) -> str:
+    return (getattr(console, "encoding", None) or "ascii").lower()
 
 
 def _glyph(console: Any, status: str) -> str:
     fancy, plain = _GLYPHS[status]
-    encoding = (getattr(console, "encoding", None) or "ascii").lower()
-    return fancy if encoding.startswith("utf") else plain
+    return fancy if _encoding(console).startswith("utf") else plain
+
+
+def fit(console: Any, text: str) -> str:
+    """`text` with every character the console's encoding cannot carry replaced by ASCII."""
+    enc = _encoding(console)
+    if enc.startswith("utf"):
+        return text
+    try:
+        text.encode(enc)
+        return text
+    except LookupError:
+        enc = "ascii"
+    except UnicodeEncodeError:
+        pass
+
+    def one(ch: str) -> str:
+        try:
+            ch.encode(enc)
+            return ch
+        except UnicodeEncodeError:
+            return _ASCII.get(ch, "?")
+
+    return "".join(one(ch) for ch in text)
+
+
+def say(console: Any, markup: str, indent: str = "", hang: int = 0) -> None:
+    """Prose: wrapped to the console's width; continuation lines indented `hang` more (a hanging indent).
+
+    Cleaned here (gpudoctor.sanitize) because a rich Text passes the safe console uncleaned.
+    """
+    from rich.text import Text
+
+    text = Text.from_markup(fit(console, clean(markup)))
+    width = max(console.width - len(indent) - hang, _MIN_TEXT)
+    for i, line in enumerate(text.wrap(console, width, overflow="fold")):
+        line.rstrip()
+        console.print(Text(indent + (" " * hang if i else "")) + line, soft_wrap=True, highlight=False)
+
+
+def command(console: Any, line: str, indent: str) -> None:
+    """A command to run: whole on one line, never wrapped or cut, whatever the width."""
+    from rich.markup import escape
+
+    console.print(indent + escape(fit(console, clean(line, newlines=False))), soft_wrap=True, highlight=False)
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def gpu_list(indices: list[int]) -> str:
+    """0, 1, 2, 3, 5 -> "0-3, 5"."""
+    runs: list[list[int]] = []
+    for i in sorted(set(indices)):
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else f"{r[0]}" for r in runs)
+
+
+def per_gpu(items: list[tuple[int, str]], cap: int = SUMMARY_GPUS) -> str:
+    """Per-GPU phrases, GPUs that say the same grouped ("GPUs 0-7: ..."), at most `cap` groups, then "+N more GPUs"."""
+    groups: dict[str, list[int]] = {}
+    for index, phrase in items:
+        groups.setdefault(phrase, []).append(index)
+    shown = list(groups.items())[:cap]
+    parts = [(f"GPUs {gpu_list(ix)}" if len(ix) > 1 else f"GPU {ix[0]}") + f": {phrase}" for phrase, ix in shown]
+    hidden = sum(len(ix) for _, ix in list(groups.items())[cap:])
+    if hidden:
+        parts.append(f"+{hidden} more GPU{'s' if hidden > 1 else ''}")
+    return "; ".join(parts)
 
 
 def _gib(value: int | None) -> str:
     return "?" if value is None else f"{value / 1024**3:.1f} GiB"
 
 
-def area_summaries(facts: Facts) -> dict[str, str]:
-    """One line of what was seen per area, for the status lines."""
+def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
+    """One line of what was seen per area, for the status lines.
+
+    `matrix` (gpudoctor.matrix.Matrix) answers the CUDA version a driver supports where the machine did not say.
+    """
     d = facts.driver
     gpus = d.gpus
     out: dict[str, str] = {}
@@ -43,7 +154,12 @@ def area_summaries(facts: Facts) -> dict[str, str]:
     else:
         out["gpu"] = "no NVIDIA GPU seen"
     if d.version:
-        out["driver"] = f"{d.version} (supports CUDA {d.cuda_version or '?'})"
+        cuda = d.cuda_version
+        note = ""
+        if not cuda and matrix is not None:
+            cuda = matrix.smi_cuda_for_driver(d.version)
+            note = ", by the compatibility matrix" if cuda else ""
+        out["driver"] = f"{d.version} (supports CUDA {cuda or '?'}{note})"
     elif isinstance(facts.kernel.proc_driver, Found):
         out["driver"] = f"kernel module {facts.kernel.proc_driver.value.version}; user-space driver not reachable"
     elif gpus or d.cuda_version:
@@ -91,12 +207,12 @@ def area_summaries(facts: Facts) -> dict[str, str]:
     where = f" in {env.executable} ({fw.python_chosen_by})" if env else ""
     out["frameworks"] = (", ".join(parts) or "none installed") + where
     if gpus:
-        links = [f"GPU{g.index} PCIe Gen{g.pcie_gen_current} x{g.pcie_width_current}" for g in gpus[:4] if g.pcie_gen_current]
-        out["health"] = ", ".join(links) if links else f"{len(gpus)} GPU(s) reporting"
-        known = [g for g in gpus[:4] if g.memory_total_bytes]
+        links = [(g.index, f"PCIe Gen{g.pcie_gen_current} x{g.pcie_width_current}") for g in gpus if g.pcie_gen_current]
+        out["health"] = per_gpu(links) if links else f"{len(gpus)} GPU(s) reporting"
+        known = [g for g in gpus if g.memory_total_bytes]
         if known:
-            out["memory"] = ", ".join(
-                f"GPU{g.index} {_gib(g.memory_used_bytes)} of {_gib(g.memory_total_bytes)} used" for g in known
+            out["memory"] = per_gpu(
+                [(g.index, f"{_gib(g.memory_used_bytes)} of {_gib(g.memory_total_bytes)} used") for g in known]
             )
     return out
 
@@ -117,9 +233,10 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
     by_area: dict[str, list[Finding]] = {}
     for f in report.findings:
         by_area.setdefault(f.area, []).append(f)
-    summaries = area_summaries(report.facts)
+    summaries = area_summaries(report.facts, _matrix(report))
+    long_names = _long_process_names(report.facts)
     mode = " (replayed snapshot)" if report.host_mode == "replay" else ""
-    console.print(f"[bold]gpudoctor check[/bold]{mode}")
+    say(console, f"[bold]gpudoctor check[/bold]{escape(mode)}", hang=2)
     for area in AREAS:
         findings = by_area.get(area, [])
         if area not in summaries and not findings:
@@ -128,27 +245,102 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
         summary = summaries.get(area, "")
         status = worst.label if worst is not None else ("none" if summary.startswith(_NOTHING) else "ok")
         glyph = _glyph(console, status)
-        console.print(
-            f"[{_STYLE[status]}]{glyph}[/] [bold]{AREA_TITLES[area]}[/bold]: {escape(summary)}",
-            soft_wrap=True,
-        )
-        for f in findings:
-            step = _step_number(f, numbers)
-            render_finding(console, f, verbose, step=step)
+        # An area with findings and nothing to summarise (gpudoctor's own problems) gets no empty "Title:".
+        said = f": {escape(summary)}" if summary else ""
+        say(console, f"[{_STYLE[status]}]{glyph}[/] [bold]{AREA_TITLES[area]}[/bold]{said}", hang=2)
+        for f, _ in group_per_gpu(findings, lambda f: _step_number(f, numbers)):
+            render_finding(console, _for_text(f, long_names), verbose, step=_step_number(f, numbers))
     from gpudoctor.install.fix import fix_offers
 
     render_plan(console, plan, fix_offers(report))
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
     if not report.findings:
-        console.print(f"[green]{_glyph(console, 'ok')} No problems found.[/]")
+        say(console, f"[green]{_glyph(console, 'ok')} No problems found.[/]")
     else:
-        console.print(
+        say(
+            console,
             f"{counts[Severity.ERROR]} error(s), {counts[Severity.WARNING]} warning(s), {counts[Severity.INFO]} note(s). "
-            "Details of any code: gpudoctor explain CODE"
+            "Details of any code: gpudoctor explain CODE",
         )
     if verbose:
         timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in sorted(report.timings_s.items()))
-        console.print(f"[dim]timings: {escape(timings)}[/dim]", soft_wrap=True)
+        say(console, f"[dim]timings: {escape(timings)}[/dim]", hang=2)
+
+
+def _matrix(report: Report) -> Any:
+    """The matrix the findings were judged with, for what the summaries may add; None where it cannot load."""
+    from gpudoctor.matrix import load_matrix
+
+    try:
+        return load_matrix(report.matrix_path)
+    except Exception:  # a broken --matrix is reported by the checks; the summaries do without
+        return None
+
+
+def _long_process_names(facts: Facts) -> dict[str, str]:
+    """Each process command line too long for prose, with its shortened form."""
+    out: dict[str, str] = {}
+    for g in facts.driver.gpus:
+        for p in g.processes:
+            if p.name and len(p.name) > PROCESS_CHARS:
+                out[p.name] = shorten(p.name, PROCESS_CHARS)
+    return out
+
+
+def _for_text(f: Finding, long_names: dict[str, str]) -> Finding:
+    """The finding as the text view shows it: long command lines and evidence shortened (JSON keeps them)."""
+    detail = f.detail
+    for name in sorted(long_names, key=len, reverse=True):
+        detail = detail.replace(name, long_names[name])
+    evidence = tuple(replace(e, value=shorten(e.value, EVIDENCE_CHARS)) for e in f.evidence)
+    return replace(f, detail=detail, evidence=evidence)
+
+
+_GPU = re.compile(r"\bGPU (\d+)\b")
+
+
+def group_per_gpu(findings: list[Finding], step: Any = None) -> list[tuple[Finding, list[int]]]:
+    """Findings that say the same of several GPUs, as one ("GPUs 0-7: ..."), in the order first seen.
+
+    Two findings are one sentence when they differ only in the one GPU index their title and detail
+    name, and their fix goes to the same step of the plan (`step(finding)`, else the same commands).
+    """
+    groups: dict[Any, list[Finding]] = {}
+    order: list[Any] = []
+    for f in findings:
+        named = set(_GPU.findall(f.title)) | set(_GPU.findall(f.detail))
+        key: Any = id(f)
+        if len(named) == 1 and _GPU.search(f.title):
+            r = f.remediation
+            fix = None if r is None else (r.summary, step(f) if step else None)
+            if r is not None and fix is not None and fix[1] is None:
+                fix = (r.summary, tuple(_GPU.sub("GPU #", line) for line in r.lines()))
+            key = (f.code, f.severity, _GPU.sub("GPU #", f.title), _GPU.sub("GPU #", f.detail), fix)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(f)
+    out: list[tuple[Finding, list[int]]] = []
+    for key in order:
+        members = groups[key]
+        if len(members) == 1:
+            out.append((members[0], []))
+            continue
+        indices = [int(_GPU.findall(m.title)[0]) for m in members]
+        # Fix commands differ per GPU only where the plan carries them (step given): the first stands for all.
+        out.append((_merged(members, gpu_list(indices)), indices))
+    return out
+
+
+def _merged(members: list[Finding], which: str) -> Finding:
+    first = members[0]
+
+    def plural(text: str) -> str:
+        text = re.sub(r"^GPU \d+'s ", f"GPUs {which}: ", text)
+        return _GPU.sub(f"GPUs {which}", text)
+
+    evidence = tuple(e for m in members for e in m.evidence)
+    return replace(first, title=plural(first.title), detail=plural(first.detail), evidence=evidence)
 
 
 def _step_number(f: Finding, numbers: dict[str, int]) -> int | None:
@@ -168,7 +360,7 @@ def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) 
     if not steps:
         return
     shell = {"posix": "", "powershell": " (PowerShell)", "fish": " (fish)", "cmd": " (cmd.exe)"}[plan.target]
-    console.print(f"[bold]Plan[/bold]{shell}: in this order")
+    say(console, f"[bold]Plan[/bold]{shell}: in this order", hang=2)
     for i, step in enumerate(steps, 1):
         tags = []
         if step.where:
@@ -176,22 +368,24 @@ def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) 
         if step.fix_kind(offered or {}):
             tags.append("gpudoctor fix can apply this")
         tag = f" [dim]({escape('; '.join(tags))})[/dim]" if tags else ""
-        console.print(f"  {i}. [bold]{escape(step.title)}[/bold]{tag} [dim]{escape(', '.join(step.codes))}[/dim]", soft_wrap=True)
+        number = f"{i}. "
+        say(
+            console,
+            f"{number}[bold]{escape(step.title)}[/bold]{tag} [dim]{escape(', '.join(step.codes))}[/dim]",
+            "  ",
+            hang=len(number),
+        )
         for summary in step.summaries:
-            console.print(f"     {escape(summary)}", soft_wrap=True, highlight=False)
+            say(console, escape(summary), "     ")
         for line in step.lines(plan.target):
-            console.print(f"       {escape(line)}", soft_wrap=True, highlight=False)
+            command(console, line, "       ")
         # Another way to the same end: labelled, after the step's own commands, and never numbered as a step.
         for alt in step.alternatives:
-            console.print(
-                f"     [bold]{escape('or instead')}[/bold]{escape(alt.heading.removeprefix('or instead'))}",
-                soft_wrap=True,
-                highlight=False,
-            )
+            say(console, f"[bold]{escape('or instead')}[/bold]{escape(alt.heading.removeprefix('or instead'))}", "     ", hang=2)
             for line in alt.lines(plan.target):
-                console.print(f"       {escape(line)}", soft_wrap=True, highlight=False)
+                command(console, line, "       ")
     for problem in plan.problems:
-        console.print(f"  [yellow]the plan does not hold together: {escape(problem)}[/yellow]", soft_wrap=True)
+        say(console, f"[yellow]the plan does not hold together: {escape(problem)}[/yellow]", "  ", hang=2)
 
 
 def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    ", step: int | None = None) -> None:
@@ -204,24 +398,24 @@ def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    "
 
     status = f.severity.label
     inner = indent + "  "
-    console.print(
-        f"{indent}[{_STYLE[status]}]{_glyph(console, status)} {escape(f.title)}[/] [dim]({f.code})[/dim]", soft_wrap=True
+    say(
+        console, f"[{_STYLE[status]}]{_glyph(console, status)} {escape(f.title)}[/] [dim]({escape(f.code)})[/dim]", indent, hang=2
     )
     for line in f.detail.splitlines():
-        console.print(f"{inner}{escape(line)}", soft_wrap=True, highlight=False)
+        say(console, escape(line), inner)
     if verbose:
         for e in f.evidence:
-            console.print(f"{inner}[dim]evidence: {escape(e.source)}: {escape(e.value)}[/dim]", soft_wrap=True)
+            say(console, f"[dim]evidence: {escape(e.source)}: {escape(shorten(e.value, EVIDENCE_CHARS))}[/dim]", inner, hang=2)
         if f.sources:
-            console.print(f"{inner}[dim]sources: {escape(', '.join(f.sources))}[/dim]", soft_wrap=True)
+            say(console, f"[dim]sources: {escape(', '.join(f.sources))}[/dim]", inner, hang=2)
     if f.remediation:
         where = f" (step {step} of the plan)" if step and f.remediation.commands else ""
-        console.print(f"{inner}[bold]Fix:[/bold] {escape(f.remediation.summary)}{where}", soft_wrap=True, highlight=False)
+        say(console, f"[bold]Fix:[/bold] {escape(f.remediation.summary)}{where}", inner, hang=2)
         if step is None:
             for line in f.remediation.lines():
-                console.print(f"{inner}  {escape(line)}", soft_wrap=True, highlight=False)
+                command(console, line, inner + "  ")
             alt = f.remediation.alternative
             if alt is not None:
-                console.print(f"{inner}[bold]Or instead:[/bold] {escape(alt.summary)}", soft_wrap=True, highlight=False)
+                say(console, f"[bold]Or instead:[/bold] {escape(alt.summary)}", inner, hang=2)
                 for line in alt.lines():
-                    console.print(f"{inner}  {escape(line)}", soft_wrap=True, highlight=False)
+                    command(console, line, inner + "  ")
