@@ -81,3 +81,78 @@ def safe_console(**kwargs: Any) -> Any:
             super().log(*(clean(o) if isinstance(o, str) else o for o in objects), **kw)
 
     return _SafeConsole(**kwargs)
+
+
+# What a stream that cannot carry a character gets instead (anything else: "?").
+_ASCII = {
+    "×": "x",
+    "…": "...",
+    "°": " deg",
+    "—": "-",
+    "–": "-",
+    "→": "->",
+    "←": "<-",
+    "≥": ">=",
+    "≤": "<=",
+    "’": "'",
+    "‘": "'",
+    "“": '"',
+    "”": '"',
+    "·": ".",
+    "✓": "+",
+    "✗": "x",
+}
+
+
+def fit_encoding(text: str, encoding: str | None) -> str:
+    """`text` with every character `encoding` cannot carry replaced by ASCII (an unknown encoding: ASCII)."""
+    enc = (encoding or "ascii").lower()
+    if enc.startswith("utf"):
+        return text
+    try:
+        text.encode(enc)
+        return text
+    except LookupError:
+        enc = "ascii"
+    except UnicodeEncodeError:
+        pass
+
+    def one(ch: str) -> str:
+        try:
+            ch.encode(enc)
+            return ch
+        except UnicodeEncodeError:
+            return _ASCII.get(ch, "?")
+
+    return "".join(one(ch) for ch in text)
+
+
+class EncodingWriter:
+    """A text stream for an output that is not UTF-8 (LANG=C, a latin-1 pipe): what its encoding cannot
+    carry is written as ASCII instead of raising UnicodeEncodeError halfway through a report."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(fit_encoding(text, self.encoding))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self._stream, "isatty", lambda: False)())
+
+    @property
+    def encoding(self) -> str | None:
+        return getattr(self._stream, "encoding", None)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def for_output(stream: Any) -> Any:
+    """`stream` itself when it carries every character (UTF-8), else wrapped in an EncodingWriter."""
+    enc = (getattr(stream, "encoding", None) or "utf-8").lower().replace("_", "-")
+    return stream if enc.startswith("utf") else EncodingWriter(stream)

@@ -81,12 +81,24 @@ def _register() -> None:
     completion.register(app)
 
 
+def _never_unencodable() -> None:
+    """Under an output encoding that is not UTF-8 (LANG=C, a latin-1 pipe), a character it cannot carry is
+    written as "?" rather than ending the run with UnicodeEncodeError; the consoles write ASCII stand-ins
+    first (gpudoctor.sanitize.for_output), so this catches only the plain writes."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower()
+        reconfigure = getattr(stream, "reconfigure", None)
+        if encoding and not encoding.startswith("utf") and reconfigure is not None:
+            reconfigure(errors="replace")
+
+
 def main(argv: list[str] | None = None) -> None:
     from gpudoctor.errors import GpudoctorError
     from gpudoctor.model import ExitCode
 
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
+    _never_unencodable()
     _register()
     if os.environ.get("_GPUDOCTOR_COMPLETE"):
         # A shell's completion script is asking for candidates (gpudoctor completion SHELL).

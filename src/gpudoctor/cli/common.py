@@ -35,15 +35,15 @@ def make_host(replay: str | None) -> Host:
 
 def stdout_console():
     # Every console cleans what it prints (gpudoctor.sanitize): machine data is shown, never obeyed.
-    from gpudoctor.sanitize import safe_console
+    from gpudoctor.sanitize import for_output, safe_console
 
-    return safe_console(file=sys.stdout, highlight=False, soft_wrap=False)
+    return safe_console(file=for_output(sys.stdout), highlight=False, soft_wrap=False)
 
 
 def stderr_console():
-    from gpudoctor.sanitize import safe_console
+    from gpudoctor.sanitize import for_output, safe_console
 
-    return safe_console(file=sys.stderr, highlight=False)
+    return safe_console(file=for_output(sys.stderr), highlight=False)
 
 
 def check_output_path(option: str, path: str) -> None:

@@ -50,4 +50,7 @@ def register(app: typer.Typer) -> None:
             raise UsageError(
                 f"unknown finding code {code!r}", f"{close + ' ' if close else ''}gpudoctor explain --list lists every code"
             )
-        sys.stdout.write(page if page.endswith("\n") else page + "\n")
+        from gpudoctor.sanitize import for_output
+
+        # A page holds "·" and "≥": written as ASCII where the output cannot carry them (LANG=C, a pipe).
+        for_output(sys.stdout).write(page if page.endswith("\n") else page + "\n")

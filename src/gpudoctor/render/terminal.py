@@ -24,25 +24,6 @@ _GLYPHS = {"ok": ("✓", "[OK]"), "none": ("-", "[-]"), "info": ("i", "[i]"), "w
 _STYLE = {"ok": "green", "none": "dim", "info": "blue", "warning": "yellow", "error": "red bold"}
 # Summaries that say an area is simply not there: no tick, since nothing was checked.
 _NOTHING = ("not loaded", "none found", "none installed", "no NVIDIA GPU seen")
-# What a console that cannot carry a character prints instead (anything else: "?").
-_ASCII = {
-    "×": "x",
-    "…": "...",
-    "°": " deg",
-    "—": "-",
-    "–": "-",
-    "→": "->",
-    "←": "<-",
-    "≥": ">=",
-    "≤": "<=",
-    "’": "'",
-    "‘": "'",
-    "“": '"',
-    "”": '"',
-    "·": ".",
-    "✓": "+",
-    "✗": "x",
-}
 # At most this many GPUs (or groups of GPUs saying the same) in a summary line; then "+N more GPUs".
 SUMMARY_GPUS = 4
 # A process's command line longer than this is shortened in the text view (JSON keeps it whole).
@@ -64,25 +45,9 @@ def _glyph(console: Any, status: str) -> str:
 
 def fit(console: Any, text: str) -> str:
     """`text` with every character the console's encoding cannot carry replaced by ASCII."""
-    enc = _encoding(console)
-    if enc.startswith("utf"):
-        return text
-    try:
-        text.encode(enc)
-        return text
-    except LookupError:
-        enc = "ascii"
-    except UnicodeEncodeError:
-        pass
+    from gpudoctor.sanitize import fit_encoding
 
-    def one(ch: str) -> str:
-        try:
-            ch.encode(enc)
-            return ch
-        except UnicodeEncodeError:
-            return _ASCII.get(ch, "?")
-
-    return "".join(one(ch) for ch in text)
+    return fit_encoding(text, _encoding(console))
 
 
 def say(console: Any, markup: str, indent: str = "", hang: int = 0) -> None:

@@ -1,0 +1,39 @@
+"""Under an output encoding that is not UTF-8 (LANG=C, a latin-1 pipe) every text view still prints, with
+ASCII stand-ins for what the encoding cannot carry, and never ends in UnicodeEncodeError."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parents[1]
+GT1030 = str(TESTS / "machines" / "gt1030-desktop-memory-held" / "snapshot.json")
+H100X8 = str(TESTS / "machines" / "h100x8-driver565-torch221-cu121" / "snapshot.json")
+COMMANDS = [
+    ("check", "--replay", H100X8),
+    ("check", "--replay", GT1030, "-v"),
+    ("memory", "--replay", GT1030),
+    ("memory", "plan", "--replay", GT1030, "--gpu", "0", "job=1GiB:torch"),
+    ("explain", "driver-missing"),
+    ("install", "torch", "--replay", str(TESTS / "machines" / "p100-driver510-torch-cu121" / "snapshot.json")),
+    ("fix", "--replay", str(TESTS / "machines" / "p100-driver510-torch-cu121" / "snapshot.json")),
+    ("bench", "bandwidth", "--results", str(TESTS / "fixtures" / "bandwidth" / "constructed_gen4x16_trained-x8.json")),
+    ("matrix", "show"),
+    ("check", "--replay", "/nonexistent-gpudoctor-\u00fc.json"),
+]
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize("argv", COMMANDS, ids=[" ".join(a[:2]) for a in COMMANDS])
+def test_text_views_under_a_narrow_encoding(argv, encoding):
+    env = {**os.environ, "PYTHONIOENCODING": encoding, "COLUMNS": "100"}
+    proc = subprocess.run([sys.executable, "-m", "gpudoctor", *argv], capture_output=True, env=env, timeout=120)
+    err = proc.stderr.decode(encoding)
+    assert proc.returncode in (0, 1, 2), err
+    assert "Traceback" not in err and "unexpected error" not in err and "UnicodeEncodeError" not in err, err
+    out = proc.stdout.decode(encoding)  # decodes: nothing the encoding cannot carry was written
+    assert out.strip() or err.strip()
