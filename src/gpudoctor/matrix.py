@@ -597,26 +597,7 @@ class Matrix:
         row = self.cuda_release(cuda)
 
         def verdict(ok: bool, via: str | None, reason: str, cited: Iterable[_Cited | None]) -> Verdict:
-            keys: list[str] = []
-            for c in cited:
-                if c is None:
-                    continue
-                for k in c.source:
-                    if k not in keys:
-                        keys.append(k)
-            return Verdict(
-                ok=ok,
-                via=via,
-                needed=needed,
-                floor=floor,
-                driver=driver,
-                cuda=cuda,
-                os=osn,
-                reason=reason,
-                source=tuple(keys),
-                sources=self.sources_for(keys),
-                confidence=min((c.confidence for c in cited if c is not None), key=_conf_rank, default="high"),
-            )
+            return self._cited_verdict(ok, via, reason, list(cited), needed=needed, floor=floor, driver=driver, cuda=cuda, os=osn)
 
         if needed is not None and _ge(driver, needed):
             return verdict(True, "full", f"driver {driver} >= {needed}, the toolkit driver of CUDA {cuda}", [row])
@@ -683,20 +664,8 @@ class Matrix:
         row = self.cuda_release(cuda)
 
         def verdict(ok: bool, via: str | None, reason: str, cited: Iterable[_Cited | None], known: bool = True) -> Verdict:
-            keys = list(dict.fromkeys(k for c in cited if c is not None for k in c.source))
-            return Verdict(
-                ok=ok,
-                via=via,
-                needed=needed,
-                floor=floor,
-                driver="",
-                cuda=cuda,
-                os=osn,
-                known=known,
-                reason=reason,
-                source=tuple(keys),
-                sources=self.sources_for(keys),
-                confidence=min((c.confidence for c in cited if c is not None), key=_conf_rank, default="high"),
+            return self._cited_verdict(
+                ok, via, reason, list(cited), needed=needed, floor=floor, driver="", cuda=cuda, os=osn, known=known
             )
 
         if vkey(major_minor(cuda)) <= vkey(have):
@@ -716,6 +685,40 @@ class Matrix:
         if target is None:
             return verdict(False, None, f"no driver minimum is known for CUDA {cuda} on {osn}", [], known=False)
         return verdict(False, None, f"the driver reports CUDA {have}; CUDA {cuda} needs a driver >= {target}", [row, mvc])
+
+    def _cited_verdict(
+        self,
+        ok: bool,
+        via: str | None,
+        reason: str,
+        cited: list[_Cited | None],
+        *,
+        needed: str | None,
+        floor: str | None,
+        driver: str,
+        cuda: str,
+        os: str,
+        known: bool = True,
+    ) -> Verdict:
+        """A driver verdict citing the sources of the rows it rests on (each key once, in order), at the
+        lowest confidence among them: one builder for driver_supports_cuda and driver_cuda_supports_cuda."""
+        from gpudoctor.matrix_records import Verdict
+
+        keys = list(dict.fromkeys(k for c in cited if c is not None for k in c.source))
+        return Verdict(
+            ok=ok,
+            via=via,
+            needed=needed,
+            floor=floor,
+            driver=driver,
+            cuda=cuda,
+            os=os,
+            known=known,
+            reason=reason,
+            source=tuple(keys),
+            sources=self.sources_for(keys),
+            confidence=min((c.confidence for c in cited if c is not None), key=_conf_rank, default="high"),
+        )
 
     def _oldest_driver_reporting(self, have: str, os: str) -> str | None:
         """The lowest driver that reports CUDA `have`: the toolkit driver of the newest CUDA minor at or below

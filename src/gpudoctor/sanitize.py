@@ -48,8 +48,11 @@ class SafeWriter:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        self._stream.write(clean(text))
+        self._stream.write(self._filter(text))
         return len(text)
+
+    def _filter(self, text: str) -> str:
+        return clean(text)
 
     def flush(self) -> None:
         self._stream.flush()
@@ -127,29 +130,13 @@ def fit_encoding(text: str, encoding: str | None) -> str:
     return "".join(one(ch) for ch in text)
 
 
-class EncodingWriter:
+class EncodingWriter(SafeWriter):
     """A text stream for an output that is not UTF-8 (LANG=C, a latin-1 pipe): what its encoding cannot
-    carry is written as ASCII instead of raising UnicodeEncodeError halfway through a report."""
+    carry is written as ASCII instead of raising UnicodeEncodeError halfway through a report. (It does not
+    clean: the consoles writing to it already do.)"""
 
-    def __init__(self, stream: IO[str]) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        self._stream.write(fit_encoding(text, self.encoding))
-        return len(text)
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def isatty(self) -> bool:
-        return bool(getattr(self._stream, "isatty", lambda: False)())
-
-    @property
-    def encoding(self) -> str | None:
-        return getattr(self._stream, "encoding", None)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
+    def _filter(self, text: str) -> str:
+        return fit_encoding(text, self.encoding)
 
 
 def for_output(stream: Any) -> Any:
