@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean test-deps
+.PHONY: run test lint bench clean test-deps mutation
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,10 +22,11 @@ run: $(STAMP)
 	@$(BIN)/gpudoctor check; rc=$$?; [ $$rc -le 1 ]
 
 # Debian packages some tests need: slurm-wlm and munge (tests/integration/test_slurm.py), zsh and fish
-# (printed commands are run by every shell people paste into: tests/hostile/, tests/unit/test_cmdline.py).
+# (printed commands are run by every shell people paste into: tests/hostile/, tests/unit/test_cmdline.py),
+# docker.io (tests/integration/test_container.py builds and runs the image of deploy/docker/).
 # As root, with apt-get, install the missing ones (GPUDOCTOR_TEST_DEPS=0 skips this); never fail the
 # build over it (without them those tests skip and say why).
-TEST_DEBS := slurm-wlm:slurmctld munge:munged zsh:zsh fish:fish
+TEST_DEBS := slurm-wlm:slurmctld munge:munged zsh:zsh fish:fish docker.io:dockerd
 test-deps:
 	@if [ "$${GPUDOCTOR_TEST_DEPS:-1}" != "0" ] && [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 	  missing=""; for pair in $(TEST_DEBS); do pkg=$${pair%%:*}; prog=$${pair##*:}; \
@@ -48,6 +49,13 @@ test: $(STAMP) lint test-deps
 
 bench: $(STAMP)
 	$(BIN)/python bench/check_speed.py
+
+# Mutation testing of the rules (docs/testing.md): plants one small bug at a time in a temporary copy of the
+# tree and runs the fast tests that reach it. Tens of minutes: not part of `make test` or CI. MUTATION_ARGS
+# passes options (MUTATION_ARGS="--sample 400 --jobs 2"); results in build/mutation/.
+MUTATION_ARGS ?= --sample 2600 --all-of checks/ --seed 20
+mutation: $(STAMP)
+	$(BIN)/python tools/mutate.py $(MUTATION_ARGS)
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

@@ -1,56 +1,161 @@
 #!/usr/bin/env python3
-"""Time `gpudoctor check` as a whole process, next to `python -c pass`.
+"""Time `gpudoctor check`, `--version` and `explain` as whole processes, next to `python -c pass`.
 
-Median of several runs (wall clock) and peak memory (max RSS of the child,
-from getrusage) for each command. Run from the repository with the virtual
-environment that `make run` creates:
+Every command runs once to warm the caches, then `--runs` rounds in which each command runs once (so
+load from elsewhere hits all of them alike). Per command: the median and the worst wall time, the median
+CPU time of the child (user + system: what load on other cores barely changes) and its peak resident
+memory (getrusage max RSS). The machine's load average is recorded before and after: a figure from a busy
+machine is not a figure for a quiet one.
 
-    .venv/bin/python bench/check_speed.py [--runs 15] [--args "check --format json"]
+    .venv/bin/python bench/check_speed.py [--runs 15]          # print the results block
+    .venv/bin/python bench/check_speed.py --update bench/README.md   # and replace the block there
 
-Targets (issue 2, a 2-core machine without a GPU, no --deep): median at most
-0.25 s and peak at most 60 MB.
+The block (between the `check_speed results` markers) is what bench/README.md shows, and
+tests/test_docs_drift.py checks that the speed the docs claim for `gpudoctor check` is this block's.
+
+`gpudoctor check` probes the user's Python: here the `python3` on PATH (which the block names: a pyenv
+shim must be started), and, in the row with VIRTUAL_ENV, a scratch virtual environment built by this
+script, which gpudoctor reads from its files without starting it (gpudoctor.host.venvfiles).
+
+Targets (issue 19, a 2-core machine without a GPU, a quiet machine): `check` at most 0.15 s median,
+`--version` and `explain CODE` at most 0.06 s; peak memory at most 60 MB (issue 2).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
-import shlex
+import platform
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
+BEGIN = "<!-- check_speed results: begin -->"
+END = "<!-- check_speed results: end -->"
+TARGETS = {"check": 0.15, "version": 0.06, "explain": 0.06}
 
-def measure(argv: list[str], runs: int) -> tuple[float, float, float]:
-    """(median seconds, max seconds, peak RSS in MB) over `runs` runs after one warm-up."""
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    times = []
-    peak_kb = 0
+
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall s, CPU s of the child, peak RSS MB) of one run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, _, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def measure(rows: list[tuple[str, str, list[str], dict[str, str]]], runs: int) -> dict[str, dict[str, float]]:
+    samples: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _, _, _ in rows}
+    for _, _, argv, env in rows:
+        run_once(argv, env)  # warm-up: bytecode, page cache
     for _ in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, _, usage = os.wait4(proc.pid, 0)
-        times.append(time.perf_counter() - start)
-        peak_kb = max(peak_kb, usage.ru_maxrss)
-    return statistics.median(times), max(times), peak_kb / 1024
+        for label, _, argv, env in rows:
+            samples[label].append(run_once(argv, env))
+    out = {}
+    for label, values in samples.items():
+        walls = [v[0] for v in values]
+        out[label] = {
+            "median": statistics.median(walls),
+            "max": max(walls),
+            "cpu": statistics.median(v[1] for v in values),
+            "peak": max(v[2] for v in values),
+        }
+    return out
+
+
+def scratch_venv(workdir: str) -> str:
+    """A virtual environment without pip (nothing from an index), with a distribution's metadata in it."""
+    env = os.path.join(workdir, "venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", env], check=True)
+    site = os.path.join(env, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages")
+    dist = os.path.join(site, "example_package-1.0.dist-info")
+    os.makedirs(dist)
+    with open(os.path.join(dist, "METADATA"), "w", encoding="utf-8") as fh:
+        fh.write("Metadata-Version: 2.1\nName: example-package\nVersion: 1.0\n")
+    return env
+
+
+def describe_python3(env: dict[str, str]) -> str:
+    found = shutil.which("python3", path=env.get("PATH"))
+    if not found:
+        return "none (gpudoctor's own interpreter is read in-process)"
+    try:
+        with open(found, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        head = b""
+    shim = head.startswith(b"#!") and b"pyenv" in head
+    return f"`{found}`" + (" (a pyenv shim: bash, then pyenv, then Python)" if shim else "")
+
+
+def block(results: dict[str, dict[str, float]], rows, runs: int, load_before, load_after, probed: str, machine: str) -> str:
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        BEGIN,
+        f"Recorded {when} by `bench/check_speed.py --runs {runs}` on {machine} "
+        f"({os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python {platform.python_version()}, "
+        f"{'an NVIDIA GPU' if os.path.exists('/dev/nvidiactl') else 'no GPU'}).",
+        f"Load average (1, 5, 15 min) {' '.join(f'{x:.2f}' for x in load_before)} before the run, "
+        f"{' '.join(f'{x:.2f}' for x in load_after)} after it. The probed `python3` on PATH: {probed}.",
+        "",
+        "| command | median s | max s | median CPU s | peak MB | target |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for label, kind, _, _ in rows:
+        r = results[label]
+        target = TARGETS.get(kind)
+        verdict = f"<= {target} s: {'met' if r['median'] <= target else 'not met'}" if target else ""
+        lines.append(f"| {label} | {r['median']:.3f} | {r['max']:.3f} | {r['cpu']:.3f} | {r['peak']:.1f} | {verdict} |")
+    lines.append(END)
+    return "\n".join(lines) + "\n"
+
+
+def update(path: str, text: str) -> None:
+    with open(path, encoding="utf-8") as fh:
+        old = fh.read()
+    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END) + r"\n?", re.DOTALL)
+    if not pattern.search(old):
+        raise SystemExit(f"{path}: no {BEGIN} ... {END} block to replace")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(pattern.sub(lambda m: text, old, count=1))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--args", default="check --format json", help="gpudoctor arguments to time")
+    parser.add_argument("--update", metavar="README", help="replace the results block in this file (bench/README.md)")
+    parser.add_argument("--machine", default="the project machine", help="how the block names this machine")
     opts = parser.parse_args()
     python = sys.executable
     gpudoctor = os.path.join(os.path.dirname(python), "gpudoctor")
-    rows = [
-        ("python -c pass", [python, "-c", "pass"]),
-        (f"gpudoctor {opts.args}", [gpudoctor, *shlex.split(opts.args)]),
-    ]
-    print(f"{'command':40} {'median s':>9} {'max s':>7} {'peak MB':>8}  ({opts.runs} runs, {os.cpu_count()} CPUs)")
-    for label, argv in rows:
-        median, worst, peak = measure(argv, opts.runs)
-        print(f"{label:40} {median:9.3f} {worst:7.3f} {peak:8.1f}")
+    base = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "COLUMNS", "FORCE_COLOR")}
+    with tempfile.TemporaryDirectory(prefix="gpudoctor-bench-") as workdir:
+        venv = {**base, "VIRTUAL_ENV": scratch_venv(workdir)}
+        rows = [
+            ("`python -c pass`", "", [python, "-c", "pass"], base),
+            ("`gpudoctor --version`", "version", [gpudoctor, "--version"], base),
+            ("`gpudoctor explain driver-missing`", "explain", [gpudoctor, "explain", "driver-missing"], base),
+            ("`gpudoctor check` (probes `python3` on PATH)", "check", [gpudoctor, "check"], base),
+            (
+                "`gpudoctor check --format json` (probes `python3` on PATH)",
+                "check",
+                [gpudoctor, "check", "--format", "json"],
+                base,
+            ),
+            ("`gpudoctor check` (VIRTUAL_ENV: a venv, read from its files)", "check", [gpudoctor, "check"], venv),
+        ]
+        load_before = os.getloadavg()
+        results = measure(rows, opts.runs)
+        load_after = os.getloadavg()
+    text = block(results, rows, opts.runs, load_before, load_after, describe_python3(base), opts.machine)
+    sys.stdout.write(text)
+    if opts.update:
+        update(opts.update, text)
     return 0
 
 

@@ -122,13 +122,40 @@ def main() -> int:
         edt = make_venv(work / "env-doctor+torch", [ENV_DOCTOR, TORCH])
         torch_py = str(tv / "bin" / "python")
         commands = [
-            ("gpudoctor check --format json", [str(gd / "bin" / "gpudoctor"), "check", "--format", "json", "--python", torch_py], gd,
-             f"gpudoctor {version_of(gd, 'gpudoctor')}"),
-            ("python -m torch.utils.collect_env", [torch_py, "-m", "torch.utils.collect_env"], tv, f"torch {version_of(tv, 'torch')}"),
+            (
+                "gpudoctor check --format json",
+                [str(gd / "bin" / "gpudoctor"), "check", "--format", "json", "--python", torch_py],
+                gd,
+                f"gpudoctor {version_of(gd, 'gpudoctor')}",
+            ),
+            (
+                "python -m torch.utils.collect_env",
+                [torch_py, "-m", "torch.utils.collect_env"],
+                tv,
+                f"torch {version_of(tv, 'torch')}",
+            ),
             ("env-doctor check", [str(ed / "bin" / "env-doctor"), "check"], ed, f"env-doctor {version_of(ed, 'env-doctor')}"),
-            ("gpudoctor check --format json -r ...", [str(gd / "bin" / "gpudoctor"), "check", "--format", "json", "--python", torch_py,
-             "--require", "gpu torch>=2.3 torch:cuda bf16 gpu-memory>=16GiB"], gd, f"gpudoctor {version_of(gd, 'gpudoctor')}"),
-            ("env-doctor check (beside torch)", [str(edt / "bin" / "env-doctor"), "check"], edt, f"env-doctor {version_of(edt, 'env-doctor')}"),
+            (
+                "gpudoctor check --format json -r ...",
+                [
+                    str(gd / "bin" / "gpudoctor"),
+                    "check",
+                    "--format",
+                    "json",
+                    "--python",
+                    torch_py,
+                    "--require",
+                    "gpu torch>=2.3 torch:cuda bf16 gpu-memory>=16GiB",
+                ],
+                gd,
+                f"gpudoctor {version_of(gd, 'gpudoctor')}",
+            ),
+            (
+                "env-doctor check (beside torch)",
+                [str(edt / "bin" / "env-doctor"), "check"],
+                edt,
+                f"env-doctor {version_of(edt, 'env-doctor')}",
+            ),
         ]
         results = []
         for label, argv, venv, version in commands:
@@ -149,7 +176,9 @@ def main() -> int:
     print(head)
     print(f"{'command':36} {'version':22} {'median s':>9} {'min s':>7} {'max s':>7} {'exit':>4}  {'x gpudoctor':>11}")
     for label, version, r in results:
-        print(f"{label:36} {version:22} {r['median']:9.3f} {r['min']:7.3f} {r['max']:7.3f} {r['rc']:>4}  {r['median'] / base:11.1f}")
+        print(
+            f"{label:36} {version:22} {r['median']:9.3f} {r['min']:7.3f} {r['max']:7.3f} {r['rc']:>4}  {r['median'] / base:11.1f}"
+        )
     verdict = "met" if ratio >= TARGET else "NOT met"
     print(f"gpudoctor is {ratio:.1f}x faster than the faster peer (target {TARGET:g}x: {verdict})")
     for label, _version, r in results:
@@ -159,7 +188,9 @@ def main() -> int:
         print("| Command | Version | Median s | Min s | Max s | Exit | × gpudoctor |")
         print("|---|---|---:|---:|---:|---:|---:|")
         for label, version, r in results:
-            print(f"| `{label}` | {version} | {r['median']:.3f} | {r['min']:.3f} | {r['max']:.3f} | {r['rc']} | {r['median'] / base:.1f} |")
+            print(
+                f"| `{label}` | {version} | {r['median']:.3f} | {r['min']:.3f} | {r['max']:.3f} | {r['rc']} | {r['median'] / base:.1f} |"
+            )
     return 0 if ratio >= TARGET else 1
 
 

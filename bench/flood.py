@@ -42,15 +42,33 @@ def main(runs: int) -> None:
         for _ in range(runs):
             start = time.monotonic()
             out = subprocess.run(
-                [sys.executable, "-c", WRAPPER, sys.executable, "-m", "gpudoctor", "check", "--python", str(bin_dir / "python3-flood"),
-                 "--format", "json", "--probe-timeout", "15"],
-                capture_output=True, env=env, check=True, timeout=180,
+                [
+                    sys.executable,
+                    "-c",
+                    WRAPPER,
+                    sys.executable,
+                    "-m",
+                    "gpudoctor",
+                    "check",
+                    "--python",
+                    str(bin_dir / "python3-flood"),
+                    "--format",
+                    "json",
+                    "--probe-timeout",
+                    "15",
+                ],
+                capture_output=True,
+                env=env,
+                check=True,
+                timeout=180,
             )
             secs.append(time.monotonic() - start)
             peaks.append(json.loads(out.stdout)["peak_kb"] / 1000)
-    print(f"check with flooding nvidia-smi, lspci and --python, {runs} runs: "
-          f"peak RSS median {statistics.median(peaks):.0f} MB (max {max(peaks):.0f}), "
-          f"wall median {statistics.median(secs):.2f} s (max {max(secs):.2f})")
+    print(
+        f"check with flooding nvidia-smi, lspci and --python, {runs} runs: "
+        f"peak RSS median {statistics.median(peaks):.0f} MB (max {max(peaks):.0f}), "
+        f"wall median {statistics.median(secs):.2f} s (max {max(secs):.2f})"
+    )
 
 
 if __name__ == "__main__":

@@ -66,6 +66,8 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     "framework-arch-unsupported": _m("rtx5070-torch-cu121-no-sm120"),
     "framework-cuda-libs-missing": _m("rtx3060-tf211-cuda12-only"),
     "framework-windows-native-gpu": _m("windows-rtx3080-tensorflow215"),
+    "windows-cuda-path-missing": _m("windows-cuda118-after-deleting-v123"),
+    "windows-tcc-mode": _m("windows-p100-tcc-geforce-wddm-wsl"),
     "nvidia-wheels-conflict": _m("rtx4090-nvidia-wheels-cu11-and-cu12"),
     "jax-plugin-mismatch": (
         *_m("rtx4090-jax-plugin-mismatch"),

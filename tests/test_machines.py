@@ -7,20 +7,29 @@ real captures by machine.toml) and expected.toml:
     code = "driver-missing"
     severity = "error"
     why = "the GPU is on the bus and no nvidia module is loaded"
+    names = ["no NVIDIA driver is loaded", "sudo ubuntu-drivers install"]
 
     [facts]                      # optional: facts that must hold, by dotted path into the JSON facts
     "driver.smi_driver_version" = "565.57.01"
 
 Every finding of severity warning or error must be listed (nothing unexpected may appear);
 listed info findings must appear; unlisted info findings are allowed.
+
+`names`: what the finding must say, each a substring of the text the user reads about it: its title,
+detail, fix (summary and commands, and the alternative) and, where the plan has a step for it, that step's
+printed lines. Written by hand: the minimum driver, the versions, the paths and the commands that make the
+finding right, so a rule that names the wrong floor or drops the fix fails here, not only one that
+changes the code. No finding code may be reported twice, except once per GPU (each naming another GPU).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from gpudoctor import prescribe
 from gpudoctor.doctor import diagnose
 from gpudoctor.facts import to_json
 from gpudoctor.host.replay import ReplayHost
@@ -42,6 +51,25 @@ def _dig(data, dotted: str):
     return data
 
 
+def finding_text(finding, plan) -> str:
+    """Everything the user reads about one finding: title, detail, fix, and its step of the plan."""
+    parts = [finding.title, finding.detail]
+    remedies = [finding.remediation] if finding.remediation else []
+    if finding.remediation and finding.remediation.alternative:
+        remedies.append(finding.remediation.alternative)
+    for r in remedies:
+        parts += [r.summary, *r.lines()]
+    for step in plan.steps:
+        if finding.code in step.codes:
+            parts += step.printed()
+    return "\n".join(parts)
+
+
+def _gpu_named(finding) -> str | None:
+    match = re.search(r"\bGPU (\d+)\b", finding.title)
+    return match.group(1) if match else None
+
+
 @pytest.mark.parametrize("slug", SLUGS)
 def test_machine(slug):
     machine = MACHINES / slug
@@ -51,6 +79,22 @@ def test_machine(slug):
     wanted = {(e["code"], e["severity"]) for e in expected.get("finding", [])}
     for entry in expected.get("finding", []):
         assert entry.get("why"), f"{slug}: every expectation carries its reason"
+        assert entry.get("names"), f"{slug}: {entry['code']}: every expectation says what the finding must name (names)"
+    by_code: dict[str, list] = {}
+    for f in report.findings:
+        by_code.setdefault(f.code, []).append(f)
+    for code, found in by_code.items():
+        gpus = [_gpu_named(f) for f in found]
+        assert len(found) == 1 or (None not in gpus and len(set(gpus)) == len(gpus)), (
+            f"{slug}: {code} reported {len(found)} times: " + "; ".join(f.title for f in found)
+        )
+    plan = prescribe.build(report.findings)
+    for entry in expected.get("finding", []):
+        texts = [finding_text(f, plan) for f in by_code.get(entry["code"], []) if f.severity.label == entry["severity"]]
+        for name in entry.get("names", []):
+            assert any(name in text for text in texts), f"{slug}: {entry['code']} does not name {name!r}:\n" + "\n--\n".join(
+                texts
+            )
     missing = wanted - got
     unexpected = {(c, s) for c, s in got - wanted if Severity[s.upper()] >= Severity.WARNING}
     detail = "\n".join(f"  {f.severity.label} {f.code}: {f.title}" for f in report.findings)
@@ -83,7 +127,9 @@ def test_every_finding_code_is_emitted_by_some_machine():
         expected = tomllib.loads((MACHINES / slug / "expected.toml").read_text(encoding="utf-8"))
         emitted |= {e["code"] for e in expected.get("finding", [])}
     # internal-check-error needs a broken check, which test_checks.py provokes on purpose.
-    assert set(check_codes()) - {"internal-check-error"} <= emitted
+    # windows-driver-store-stale: no public capture of a driver store with two NVIDIA display packages was
+    # found yet (tests/fixtures/windows/PROVENANCE.md); tests/unit/test_windows_checks.py judges it meanwhile.
+    assert set(check_codes()) - {"internal-check-error", "windows-driver-store-stale"} <= emitted
 
 
 def test_healthy_machines_exist():

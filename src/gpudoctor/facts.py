@@ -104,6 +104,10 @@ class Gpu:
     processes: tuple[Process, ...] = ()
     lost: bool = False
     source: str = "nvml"
+    # What the GPU is doing, as load-dependent health is judged (checks/health.py): "P0".."P12", and the
+    # share of the last sample period a kernel ran. Holding memory is not activity.
+    performance_state: str | None = None
+    utilization_gpu_percent: int | None = None
 
 
 @dataclass(frozen=True)
@@ -200,13 +204,65 @@ class LibDir:
 
 
 @dataclass(frozen=True)
+class LibraryCopy:
+    """One copy of a soname the loader can reach, and how."""
+
+    path: str
+    via: str
+    version: str | None = None
+
+
+@dataclass(frozen=True)
 class LibraryResolution:
     """Which file the dynamic loader would load for one soname, and from where."""
 
     soname: str
     path: str | None
-    via: str | None  # bundled, wheel, LD_LIBRARY_PATH, ldconfig, toolkit
+    # Without ELF records: bundled, wheel, LD_LIBRARY_PATH, ldconfig. With them (gpudoctor.loader.resolve_for):
+    # LD_PRELOAD, "RPATH of X", LD_LIBRARY_PATH, "RUNPATH of X", ldconfig, default.
+    via: str | None
     shadowed: tuple[str, ...] = ()  # other copies it wins over
+    needed_by: str | None = None  # the object whose DT_NEEDED (or dlopen) asks for it
+    version: str | None = None  # of the copy that loads: its file name (libcudnn.so.8.9.7) or its NVIDIA wheel
+    how: str = "needed"  # needed (DT_NEEDED), dlopen (if dlopen()ed by name from `needed_by`)
+    copies: tuple[LibraryCopy, ...] = ()  # every copy in the loader's order, the one that loads first
+
+
+@dataclass(frozen=True)
+class ElfObject:
+    """One shared object as the loader reads it (gpudoctor.elf): run paths as stored, $ORIGIN unexpanded."""
+
+    path: str
+    needed: tuple[str, ...] = ()
+    soname: str | None = None
+    rpath: str | None = None
+    runpath: str | None = None
+    nodeflib: bool = False
+
+
+@dataclass(frozen=True)
+class FrameworkLoading:
+    """How one framework's CUDA libraries load, judged from its own ELF files (gpudoctor.probes.loading)."""
+
+    framework: str  # torch, tensorflow, jax
+    objects: tuple[ElfObject, ...]  # its main libraries that were read, in load order
+    loads: tuple[LibraryResolution, ...]  # each CUDA soname it needs or dlopen()s: the copy that loads, and the others
+    static: tuple[str, ...] = ()  # CUDA libraries linked into it (not NEEDED, and the matrix says linked in)
+    unread: tuple[str, ...] = ()  # "path: why" for main libraries that exist but could not be read
+
+
+@dataclass(frozen=True)
+class LoadingFacts:
+    """What the dynamic loader sees for the frameworks: the interpreter, preloads, every directory searched."""
+
+    executable: ElfObject | None  # the Python interpreter (its DT_RPATH is searched for objects without RUNPATH)
+    preload: tuple[ElfObject, ...]
+    default_dirs: tuple[str, ...]
+    dirs: tuple[LibDir, ...]  # run-path, default and other directories listed, with the CUDA libraries each holds
+    frameworks: tuple[FrameworkLoading, ...]
+
+    def of(self, framework: str) -> FrameworkLoading | None:
+        return next((f for f in self.frameworks if f.framework == framework), None)
 
 
 @dataclass(frozen=True)
@@ -255,6 +311,62 @@ class FrameworkFacts:
 
 
 @dataclass(frozen=True)
+class WindowsToolkit:
+    """A CUDA toolkit under Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y (Windows paths, C:/ form)."""
+
+    root: str
+    version: str  # from the folder name, vX.Y
+    nvcc: bool
+    dlls: tuple[str, ...]  # CUDA and cuDNN DLLs in its bin, lower-case
+
+
+@dataclass(frozen=True)
+class DllDir:
+    """A directory Windows searches for a framework's DLLs, and the CUDA/cuDNN DLLs it holds (lower-case)."""
+
+    path: str
+    via: str  # PATH, toolkit, conda, wheel, cudnn
+    dlls: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class WindowsFacts:
+    """What only a Windows machine has: the driver store, driver models, CUDA_PATH, the DLL search path.
+
+    `driver_store` is Found[tuple[DriverPackage, ...]] of NVIDIA display packages (pnputil), Absent where
+    pnputil is not there (some images), Unknown where it failed or timed out (listing needs no rights).
+    """
+
+    driver_store: Probed
+    driver_models: dict[int, str]  # GPU index -> WDDM, TCC, MCDM (nvidia-smi)
+    cuda_path: str | None
+    cuda_path_versions: dict[str, str]  # CUDA_PATH_V12_1 -> its value
+    toolkits: tuple[WindowsToolkit, ...]
+    dll_dirs: tuple[DllDir, ...]  # in Windows' search order for a framework's dependent DLLs
+    nvidia_smi: str | None  # where nvidia-smi.exe was found
+
+
+@dataclass(frozen=True)
+class Partial:
+    """What a snapshot built from pasted text (or one marked `"partial": true`) showed beyond its files.
+
+    On such a snapshot what is not recorded is unknown, not absent: `absence_known` below is the one place
+    that decides whether a check may judge something missing. `errors` are the failure texts it held
+    (gpudoctor.parsers.error_texts.ErrorEvidence); `missing` what the text itself showed missing (a
+    soname the loader could not open, `nvidia-smi` not found).
+    """
+
+    partial: bool = False
+    errors: tuple[Any, ...] = ()
+    missing: tuple[str, ...] = ()
+    frameworks: tuple[str, ...] = ()  # frameworks the text shows at work (traceback paths), versions unknown
+    whole: tuple[str, ...] = ()  # areas shown whole, whose gaps are absences: "distributions" (a full package list)
+
+    def reported(self, kind: str) -> list[Any]:
+        return [e for e in self.errors if e.kind == kind]
+
+
+@dataclass(frozen=True)
 class Facts:
     platform: PlatformFacts
     kernel: KernelFacts
@@ -266,6 +378,29 @@ class Facts:
     ld_library_path: tuple[LibDir, ...]  # LD_LIBRARY_PATH entries in order, with the CUDA libraries each holds
     timings_s: dict[str, float]
     failures: dict[str, Unknown]  # probe name -> why it could not tell
+    windows: WindowsFacts | None = None  # native Windows only
+    # The frameworks' libraries as the dynamic loader loads them; None where none was read (no framework, or a
+    # snapshot without ELF records: the checks then fall back to the matrix's list and a fixed order).
+    loading: LoadingFacts | None = None
+    pasted: Partial = Partial()  # a partial snapshot: what was shown, and that the rest is unknown
+
+
+def absence_known(facts: Facts, what: str) -> bool:
+    """Whether a check may judge `what` absent: always on a whole machine, and on partial evidence only
+    where the text showed it missing. `what` names a thing as `Partial.missing` does: a soname
+    (`libcudnn.so.8`; a stem such as `libcudnn` matches any of its versions), `nvidia-smi`, or an area
+    that was not shown (`driver`, `device-nodes`, `pci`, `toolkit`, `libraries`)."""
+    if not facts.pasted.partial:
+        return True
+    if what in facts.pasted.missing or what in facts.pasted.whole:
+        return True
+    if what == "driver" and "nvidia-smi" in facts.pasted.missing:
+        return True
+    # A soname of any version stands for its stem (libcudnn.so shown missing: libcudnn.so.8 is missing).
+    return any(
+        m.split(".so", 1)[0] == what.split(".so", 1)[0] and (m.endswith(".so") or what.endswith(".so"))
+        for m in facts.pasted.missing
+    )
 
 
 def to_json(value: Any) -> Any:

@@ -1,23 +1,146 @@
-"""Which file the dynamic loader would load for a soname: pure, from probed directory listings.
+"""Which file the dynamic loader loads for a soname: pure, from ELF records and directory listings.
 
-The order is the one that decides for modern wheels, which carry a RUNPATH:
-LD_LIBRARY_PATH first, then the framework's own directories (its bundled
-lib/ and NVIDIA's wheels), then the ldconfig cache. A copy on
-LD_LIBRARY_PATH therefore shadows the framework's own, which is the classic
-"right library installed, wrong one loaded" failure.
+Two answers, one module:
+
+- `resolve_for`: the loader's own order, from the ELF record of the object that needs the soname
+  (gpudoctor.elf), as glibc's ld.so searches (elf/dl-load.c, _dl_map_object; ld.so(8),
+  https://man7.org/linux/man-pages/man8/ld.so.8.html):
+    0. an object already loaded with that soname: the LD_PRELOAD objects (loaded before all others);
+    1. DT_RPATH of the object that needs it, then of each object that loaded that one, up to the
+       executable: only when the needing object has no DT_RUNPATH (and an object with DT_RUNPATH
+       has no DT_RPATH: glibc ignores it, elf/get-dynamic-info.h);
+    2. LD_LIBRARY_PATH;
+    3. DT_RUNPATH of the needing object alone (not of its loaders);
+    4. the ldconfig cache (/etc/ld.so.cache), unless the object was linked -z nodeflib;
+    5. the default directories (Debian's multiarch /lib/<triplet>, /usr/lib/<triplet>, then /lib,
+       /usr/lib; elsewhere /lib64, /usr/lib64 on 64-bit), unless -z nodeflib.
+  `$ORIGIN` (and `${ORIGIN}`) is the directory of the object whose run path it is, as named, links
+  not resolved (glibc's l_origin). Not modelled, and said where it matters: hardware-capability
+  subdirectories (glibc-hwcaps/x86-64-v3, tls/...), searched before each directory but absent from
+  every CUDA install; `$LIB` and `$PLATFORM` (entries holding them are skipped); empty entries (the
+  current directory); secure (setuid) mode.
+  A library a framework dlopen()s by name (TensorFlow's CUDA libraries, JAX's plugins) is searched
+  the same way with the calling object as the needing one.
+
+- `resolve_library`: the fixed order used where no ELF record was read (snapshots from before, or
+  written without one): LD_LIBRARY_PATH, the framework's own directories (bundled lib/, NVIDIA's
+  wheels: modern wheels reach them through their run path), then the ldconfig cache.
 """
 
 from __future__ import annotations
 
-from gpudoctor.facts import LibDir, LibraryResolution
+import posixpath
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gpudoctor.facts import ElfObject, LibDir, LibraryCopy, LibraryResolution
+
+_ORIGIN = re.compile(r"\$(ORIGIN\b|\{ORIGIN\})")
+_MULTIARCH = {
+    "x86_64": "x86_64-linux-gnu",
+    "amd64": "x86_64-linux-gnu",
+    "aarch64": "aarch64-linux-gnu",
+    "arm64": "aarch64-linux-gnu",
+}
+
+
+def default_dirs(machine: str, debian: bool) -> tuple[str, ...]:
+    """glibc's compiled-in system directories: Debian's multiarch layout, else the 64-bit lib64 pair."""
+    triplet = _MULTIARCH.get((machine or "").lower())
+    if debian and triplet:
+        return (f"/lib/{triplet}", f"/usr/lib/{triplet}", "/lib", "/usr/lib")
+    if (machine or "").lower() in ("x86_64", "amd64", "aarch64", "arm64", "ppc64le", "s390x"):
+        return ("/lib64", "/usr/lib64")
+    return ("/lib", "/usr/lib")
+
+
+MAX_RUN_PATH_DIRS = 64  # real run paths name a dozen; a hostile one cannot make the probe list thousands
+
+
+def expand(entries: str | None, origin: str) -> tuple[str, ...]:
+    """A run path as the loader splits and expands it: `$ORIGIN` is `origin`; relative, empty and
+    $LIB/$PLATFORM entries are dropped (see the module's notes); at most MAX_RUN_PATH_DIRS."""
+    out: list[str] = []
+    for entry in (entries or "").split(":")[:MAX_RUN_PATH_DIRS]:
+        entry = _ORIGIN.sub(lambda _m: origin, entry)
+        if not entry.startswith("/") or "$" in entry:
+            continue
+        path = posixpath.normpath(entry)
+        if path not in out:
+            out.append(path)
+    return tuple(out)
+
+
+def split_path_list(value: str | None) -> tuple[str, ...]:
+    """LD_LIBRARY_PATH / LD_PRELOAD entries: glibc splits on ':' and ';' (LD_PRELOAD on spaces too)."""
+    return tuple(p for p in re.split(r"[:; ]", value or "") if p.startswith("/"))
+
+
+@dataclass(frozen=True)
+class LoaderEnv:
+    """What the loader consults besides the objects themselves, as probed."""
+
+    ld_library_path: tuple[str, ...]
+    ldconfig: Mapping[str, tuple[str, ...]] | None
+    listings: Mapping[str, frozenset[str]]  # directory -> the file names in it that were listed
+    default_dirs: tuple[str, ...] = ()
+    preload: tuple[ElfObject, ...] = ()  # LD_PRELOAD objects, with their sonames where read
+
+
+def search_order(obj: ElfObject, chain: tuple[ElfObject, ...], env: LoaderEnv) -> list[tuple[str, str]]:
+    """(directory, how it is searched) in the order ld.so tries them for a soname `obj` needs.
+
+    `chain`: the objects that loaded `obj`, nearest first, ending with the executable.
+    """
+    order: list[tuple[str, str]] = []
+    if not obj.runpath:
+        for o in (obj, *chain):
+            if o.rpath and not o.runpath:
+                order += [(d, f"RPATH of {posixpath.basename(o.path)}") for d in expand(o.rpath, posixpath.dirname(o.path))]
+    order += [(d, "LD_LIBRARY_PATH") for d in env.ld_library_path]
+    if obj.runpath:
+        order += [(d, f"RUNPATH of {posixpath.basename(obj.path)}") for d in expand(obj.runpath, posixpath.dirname(obj.path))]
+    return order
+
+
+def resolve_for(soname: str, obj: ElfObject, chain: tuple[ElfObject, ...], env: LoaderEnv) -> LibraryResolution:
+    """The copy of `soname` ld.so loads for `obj`, every other copy it can see, and the way each is reached."""
+    found: list[tuple[str, str]] = []
+    for pre in env.preload:
+        # ld.so matches a loaded object by its DT_SONAME (or the name it was opened by, a path for a preload);
+        # a preload whose headers could not be read is taken at its file name.
+        if soname == (pre.soname or posixpath.basename(pre.path)):
+            found.append((pre.path, "LD_PRELOAD"))
+    for directory, via in search_order(obj, chain, env):
+        if soname in env.listings.get(directory, ()):
+            found.append((posixpath.join(directory, soname), via))
+    if not obj.nodeflib:
+        cached = (env.ldconfig or {}).get(soname, ())
+        if cached:
+            found.append((cached[0], "ldconfig"))
+        for directory in env.default_dirs:
+            if soname in env.listings.get(directory, ()):
+                found.append((posixpath.join(directory, soname), "default"))
+    copies: list[LibraryCopy] = []
+    for path, via in found:
+        if all(c.path != path for c in copies):
+            copies.append(LibraryCopy(path, via))
+    if not copies:
+        return LibraryResolution(soname, None, None, needed_by=obj.path)
+    first = copies[0]
+    return LibraryResolution(
+        soname, first.path, first.via, tuple(c.path for c in copies[1:]), needed_by=obj.path, copies=tuple(copies)
+    )
 
 
 def resolve_library(
     soname: str,
     ld_library_path: tuple[LibDir, ...],
     own_dirs: tuple[LibDir, ...],
-    ldconfig: dict[str, tuple[str, ...]] | None,
+    ldconfig: Mapping[str, tuple[str, ...]] | None,
 ) -> LibraryResolution:
+    """The fixed order, for frameworks whose libraries were not read (see the module's notes)."""
     found: list[tuple[str, str]] = []
     for libdir in ld_library_path + own_dirs:
         if soname in libdir.names:
@@ -31,7 +154,7 @@ def resolve_library(
 
 
 def available_sonames(
-    prefix: str, *dir_groups: tuple[LibDir, ...], ldconfig: dict[str, tuple[str, ...]] | None = None
+    prefix: str, *dir_groups: tuple[LibDir, ...], ldconfig: Mapping[str, tuple[str, ...]] | None = None
 ) -> set[str]:
     """Every soname starting with `prefix` ("libcudnn.so.") that any source offers."""
     names = {n for group in dir_groups for d in group for n in d.names if n.startswith(prefix)}

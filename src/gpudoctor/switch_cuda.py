@@ -8,7 +8,6 @@ holding real toolkit trees and real links. The shell scope changes nothing: it p
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import posixpath
 import re
@@ -50,6 +49,7 @@ SHELL_NAMES = {
     "fish": "fish",
     "powershell": "powershell",
     "pwsh": "powershell",
+    "cmd": "cmd",  # Windows only (gpudoctor.switch_cuda_windows)
 }
 # Temporary links carry this prefix so that a later switch removes leftovers of a killed one, and
 # nothing else. The lock file stays: removing a lock file others may have open breaks the lock.
@@ -550,6 +550,8 @@ def query_alternatives(root: str, link: CudaLink) -> tuple[str, ...] | None:
 @contextlib.contextmanager
 def _locked(path: str, timeout_s: float) -> Iterator[None]:
     """An exclusive flock on `path`, so two switches never interleave."""
+    import fcntl  # POSIX only, and only this Linux path needs it: imported here so gpudoctor imports on Windows
+
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         deadline = time.monotonic() + timeout_s

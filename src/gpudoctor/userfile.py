@@ -30,7 +30,7 @@ MAX_BYTES = 4 * 1024 * 1024  # an rc or env file; anything larger is not one
 def read_text(path: str) -> str:
     """The file's text ('' when it does not exist). Raises UnsafeOperation for what is not a small regular file."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return ""
     with os.fdopen(fd, "rb") as fh:

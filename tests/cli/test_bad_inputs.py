@@ -44,6 +44,11 @@ BAD = [
     (("check", "--replay", SNAP, "--matrix", "/no/such/matrix"), "no such matrix file or directory: /no/such/matrix", None),
     (("check", "--replay", SNAP, "--require", "torch>>2"), "Invalid value for '--require': malformed version condition", None),
     (("check", "--replay"), "Option '--replay' requires an argument", "gpudoctor check --help"),
+    (("check", "--from", "/no/such/paste.txt"), "no such text file: /no/such/paste.txt", None),
+    (("check", "--from", "-", "--replay", SNAP), "--from and --replay both name what to diagnose: give one of them", None),
+    (("check", "--from"), "Option '--from' requires an argument", "gpudoctor check --help"),
+    (("check", "--from", "-", "--deep"), "--deep probes this machine; --from reads pasted text", None),
+    (("snapshot", "-o", "-", "--from", "/no/such/paste.txt"), "no such text file: /no/such/paste.txt", None),
     # explain
     (("explain", "driver-mising"), "unknown finding code 'driver-mising'", "did you mean 'driver-missing'?"),
     (("explain", "zzzz"), "unknown finding code 'zzzz'", "gpudoctor explain --list lists every code"),

@@ -98,12 +98,18 @@ def test_usage_error_exit_2():
     assert result.returncode == 2
 
 
-def test_this_machine_reports_its_real_toolkit():
-    if not os.path.isdir("/usr/local/cuda-13.0"):
-        pytest.skip("this test describes the project's build machine (CUDA 13.0 assembled from pip wheels)")
-    doc = json.loads(gpudoctor("check", "--format", "json").stdout)
-    toolkits = doc["facts"]["toolkits"]["toolkits"]
+def test_a_pip_assembled_toolkit_is_reported_with_its_version(tmp_path):
+    """The project's build machine has CUDA 13.0 assembled from pip wheels at /usr/local/cuda-13.0 (no
+    version.json, a dist-info names it): the same tree is built here in a temporary root, so the test runs,
+    and means the same, on any machine."""
+    from gpudoctor.doctor import diagnose
+    from gpudoctor.facts import to_json
+    from tests.unit.test_switch_cuda import host_for, make_machine
+
+    root = make_machine(tmp_path, trees=("cuda-13.0",), link_to="cuda-13.0")
+    facts = to_json(diagnose(host_for(root)).facts)
+    toolkits = facts["toolkits"]["toolkits"]
     assert [(t["root"], t["version"], t["version_source"]) for t in toolkits] == [
         ("/usr/local/cuda-13.0", "13.0.88", "dist-info")
     ]
-    assert doc["facts"]["toolkits"]["link"]["resolved"] == "/usr/local/cuda-13.0"
+    assert facts["toolkits"]["link"]["resolved"] == "/usr/local/cuda-13.0"

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from gpudoctor.cli.common import OutputFormat
 from tests.cli.conftest import machine
 from tests.conftest import CHECK_OPTION_VARIABLES
 
@@ -88,7 +89,8 @@ def test_fail_on_variable_and_override():
 @pytest.mark.parametrize(
     ("variable", "value", "option", "says"),
     [
-        ("GPUDOCTOR_FORMAT", "yaml", "--format", "'yaml' is not one of 'text', 'json', 'github', 'junit'."),
+        # Every format, in the order --help lists them (gpudoctor.cli.common.OutputFormat).
+        ("GPUDOCTOR_FORMAT", "yaml", "--format", "'yaml' is not one of " + ", ".join(repr(f.value) for f in OutputFormat) + "."),
         ("GPUDOCTOR_FAIL_ON", "fatal", "--fail-on", "'fatal' is not one of 'error', 'warning', 'info'."),
         ("GPUDOCTOR_REQUIRE", "gpus>=two", "--require", "malformed version condition '>=two' in 'gpus>=two'"),
     ],

@@ -112,7 +112,10 @@ def test_fish_accepts_the_script_and_completes_check(scripts, shell_env):
     )
     assert proc.returncode == 0, proc.stderr
     values = [line.split("\t")[0] for line in proc.stdout.splitlines()]
-    assert values == ["check", "github", "json", "junit", "text"]  # fish sorts the candidates
+    # fish sorts the candidates: the command, then every --format value (gpudoctor.cli.common.OutputFormat).
+    from gpudoctor.cli.common import OutputFormat
+
+    assert values == ["check", *sorted(f.value for f in OutputFormat)]
 
 
 def test_protocol_in_process_offers_check_for_ch(monkeypatch, capsys):

@@ -14,11 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from gpudoctor.cli.install import register
 from gpudoctor.errors import UnsafeOperation
+from tests.conftest import real_app
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,8 +29,7 @@ def snapshot(slug: str) -> str:
 
 @pytest.fixture(scope="module")
 def run():
-    app = typer.Typer(rich_markup_mode=None, pretty_exceptions_enable=False)
-    register(app)
+    app = real_app()
     runner = CliRunner()
 
     def invoke(*args: str):
@@ -137,8 +135,7 @@ def test_live_without_yes_and_without_a_terminal_runs_nothing(run):
 def test_declined_at_the_prompt_runs_nothing_and_exits_1(monkeypatch):
     import gpudoctor.cli.install as cli
 
-    app = typer.Typer()
-    register(app)
+    app = real_app()
     monkeypatch.setattr(cli, "_terminal", lambda: True)
     before = importlib.util.find_spec("torch")
     result = CliRunner().invoke(

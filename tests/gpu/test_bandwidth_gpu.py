@@ -61,18 +61,11 @@ def test_measures_every_test_verified_and_releases_its_memory(driver):
 
 
 def test_cli_on_this_gpu(driver, tmp_path):
-    import typer
     from typer.testing import CliRunner
 
-    from gpudoctor.cli import bench
+    from tests.conftest import real_app
 
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """test root"""
-
-    bench.register(app)
+    app = real_app()
     plot = tmp_path / "bandwidth.png"
     result = CliRunner().invoke(
         app,

@@ -195,3 +195,23 @@ def test_matrix_check_an_unreadable_file_is_invalid(tmp_path):
     path.chmod(0)
     r = gpudoctor("matrix", "check", str(tmp_path))
     assert r.returncode == 1 and "Permission denied" in r.stdout
+
+
+# `--from` reads pasted text: a FIFO, a device, a directory or a file over the cap is refused in one line
+# like every other input (gpudoctor.bounded), never waited on or read whole. (Text that is not UTF-8 is read,
+# with replacement characters: a paste from a Windows console is still a paste.)
+FROM_UNUSABLE = ("fifo", "dev-zero", "directory", "huge")
+
+
+@pytest.mark.parametrize("case", FROM_UNUSABLE)
+@pytest.mark.parametrize(
+    "command", (["check", "--from", "{}"], ["snapshot", "-o", "-", "--from", "{}"]), ids=("check", "snapshot")
+)
+def test_pasted_text_input_is_bounded(tmp_path, command, case):
+    make, words = UNUSABLE[case]
+    path = make(tmp_path)
+    r = gpudoctor(*_argv(command, path))
+    assert r.returncode == 3, r.stderr
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("gpudoctor: error: ") and words in first, r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""

@@ -4,7 +4,8 @@ The test starts munged, slurmctld and slurmd itself (as root, in the foreground,
 directory with a minimal slurm.conf: NodeName=localhost, select/linear, proctrack/linuxproc,
 task/none, no cgroups, no accounting), submits one job step with
 `srun --output=DIR/%N.json gpudoctor check --format json` (docs/cluster.md; %N is the node's short host name), merges DIR and
-stops every daemon it started. Where the scheduler cannot start here (Debian's slurm-wlm and munge
+stops every daemon it started. It then runs the shipped health check (deploy/slurm/gpudoctor-healthcheck) as
+slurmd would: the node is drained when gpudoctor fails it and resumed when it passes. Where the scheduler cannot start here (Debian's slurm-wlm and munge
 not installed, not root, a daemon that will not come up), it skips and says exactly why, with the
 daemon's own log. Everything is time-bound: the whole test takes a few seconds, at most about 50.
 """
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-BINARIES = ("munged", "slurmctld", "slurmd", "srun", "sinfo")
+BINARIES = ("munged", "slurmctld", "slurmd", "srun", "sinfo", "scontrol")
 START_TIMEOUT_S = 20.0  # each daemon's start
 BUDGET_S = 55.0  # everything: start, both jobs, merges; the test stays under a minute
 
@@ -267,3 +268,58 @@ def test_srun_gpudoctor_check_and_merge(cluster):
     both = json.loads(_merge("--format", "json", str(reports)).stdout)
     assert sorted(n["node"] for n in both["nodes"]) == sorted([socket.gethostname(), "from-stdout"])
     assert time.monotonic() - started < BUDGET_S
+
+
+HEALTHCHECK = Path(__file__).resolve().parents[2] / "deploy" / "slurm" / "gpudoctor-healthcheck"
+MACHINES = Path(__file__).resolve().parents[1] / "machines"
+
+
+def _healthcheck(cluster: Cluster, machine: str) -> subprocess.CompletedProcess:
+    """The shipped HealthCheckProgram, run as slurmd runs it (root, no arguments, SLURMD_NODENAME set),
+    judging a recorded machine: gpudoctor's verdict on it decides what happens to this node."""
+    env = dict(cluster.env)
+    env["SLURMD_NODENAME"] = "localhost"
+    env["GPUDOCTOR"] = _gpudoctor()[0] if len(_gpudoctor()) == 1 else ""
+    snapshot = MACHINES / machine / "snapshot.json"
+    env["GPUDOCTOR_HEALTH_ARGS"] = f"--fail-on error --replay {snapshot}"
+    if not env["GPUDOCTOR"]:
+        pytest.skip("the health check runs the gpudoctor command; this environment has only python -m gpudoctor")
+    return subprocess.run(["/bin/sh", str(HEALTHCHECK)], capture_output=True, text=True, env=env, timeout=cluster.left(30.0))
+
+
+def _node_state(cluster: Cluster) -> tuple[str, str]:
+    r = subprocess.run(
+        [_find("sinfo"), "-h", "-N", "-n", "localhost", "-o", "%T|%E"], capture_output=True, text=True, env=cluster.env, timeout=5
+    )
+    state, _, reason = r.stdout.strip().partition("|")
+    return state.rstrip("*"), reason  # "*": slurmctld has not heard from slurmd lately (a loaded machine)
+
+
+def test_healthcheck_drains_a_failing_node_and_resumes_it(cluster):
+    """deploy/slurm/gpudoctor-healthcheck: gpudoctor fails the node (h100nvl-failing-gpu: ECC errors, an
+    error-level finding) -> drained with a short reason; passes (h100x8-driver565-torch221-cu121: nothing
+    at error level) -> resumed; a node an administrator drained for another reason stays drained."""
+    r = _healthcheck(cluster, "h100nvl-failing-gpu")
+    assert r.returncode == 0, r.stderr  # always 0: slurmd must not block the node on it
+    assert "drained" in r.stderr
+    state, reason = _node_state(cluster)
+    assert state.startswith("drain"), (state, reason)
+    assert reason == "gpudoctor: gpu-ecc-errors (+3 more)"
+
+    r = _healthcheck(cluster, "h100x8-driver565-torch221-cu121")
+    assert r.returncode == 0 and "resumed" in r.stderr, r.stderr
+    assert _node_state(cluster) == ("idle", "none")
+
+    # An administrator's drain is not gpudoctor's to undo.
+    subprocess.run(
+        [_find("scontrol"), "update", "NodeName=localhost", "State=DRAIN", "Reason=disk replacement"],
+        check=True,
+        env=cluster.env,
+        timeout=10,
+    )
+    try:
+        r = _healthcheck(cluster, "h100x8-driver565-torch221-cu121")
+        assert r.returncode == 0 and "resumed" not in r.stderr
+        assert _node_state(cluster) == ("drained", "disk replacement")
+    finally:
+        subprocess.run([_find("scontrol"), "update", "NodeName=localhost", "State=RESUME"], env=cluster.env, timeout=10)

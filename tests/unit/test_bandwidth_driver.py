@@ -20,7 +20,6 @@ from ctypes import POINTER, c_size_t, c_uint64, c_void_p
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from gpudoctor.bandwidth import cuda_driver, measure
@@ -29,8 +28,7 @@ from gpudoctor.bandwidth.measure import make_pattern, measure_gpu, measure_peer
 from gpudoctor.bandwidth.results import BenchPlan
 from gpudoctor.bandwidth.runner import probe_driver_facts, run_benchmark, steps_for
 from gpudoctor.bandwidth.sizes import KIB, MIB
-from gpudoctor.cli import bench
-from tests.conftest import replay_host
+from tests.conftest import real_app, replay_host
 
 FAKE_SOURCE = Path(__file__).resolve().parents[1] / "fixtures" / "bandwidth" / "fake_libcuda.c"
 CUDA_H_DEFINES = FAKE_SOURCE.with_name("cuda_h_13.0_driver_api_defines.h")
@@ -359,14 +357,7 @@ def test_one_failing_gpu_does_not_stop_the_others(fake):
 
 
 def cli():
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """test root"""
-
-    bench.register(app)
-    return app
+    return real_app()
 
 
 def test_cli_measures_and_writes_json(fake, tmp_path):

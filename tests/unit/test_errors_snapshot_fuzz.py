@@ -66,6 +66,21 @@ def test_type_swaps_never_crash(tmp_path):
         failures = json.dumps((report.get("facts") or {}).get("failures") or {})
         if code not in (0, 1, 3) or "unexpected error" in err.getvalue() or crashed or '"crash"' in failures:
             problems.append(f"{where} = {value!r}: exit {code}, {err.getvalue().strip()[:200]} {crashed[:1]}")
+        # Exit 3 only for a snapshot that does not load, with the load error naming the field it stopped at;
+        # a swap that loads is diagnosed (0 or 1). Not "any clean exit": that would pass a parser that gives up.
+        try:
+            validate_snapshot(copy.deepcopy(doc))
+            loads, why = True, ""
+        except SnapshotError as exc:
+            # The CLI names the file where the loader says "snapshot": compare what follows.
+            loads, why = False, exc.message.removeprefix("snapshot: ").split("invalid snapshot:", 1)[-1].strip()
+        message = (report.get("error") or {}).get("message", "")
+        if loads and code == 3:
+            problems.append(f"{where} = {value!r}: loads, but check exits 3: {message[:200]}")
+        elif not loads and (code != 3 or report.get("status") != "doctor-error" or why not in message):
+            problems.append(f"{where} = {value!r}: does not load ({why[:120]}), but check exits {code}: {message[:200]}")
+        elif not loads and not any(str(part) in why for part in where.split("/")[:1]):
+            problems.append(f"{where} = {value!r}: the load error does not name the field: {why[:200]}")
     assert count > 300
     assert problems == []
 

@@ -12,7 +12,6 @@ import threading
 from dataclasses import replace
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from gpudoctor.install import online
@@ -198,11 +197,10 @@ def test_the_jax_plugin_is_what_is_looked_up():
 
 
 def test_install_cli_asks_the_configured_index_and_offline_does_not(index, monkeypatch):
-    from gpudoctor.cli.install import register
+    from tests.conftest import real_app
 
     base, seen = index
-    app = typer.Typer()
-    register(app)
+    app = real_app()
     runner = CliRunner()
     # This machine, a CPU build of torch, PIP_INDEX_URL would be asked only where pip's own index is used:
     # PyTorch's cpu index is in the command, so point --index-url at the loopback index instead.

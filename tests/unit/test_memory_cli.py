@@ -7,13 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from gpudoctor.cli import memory
 from gpudoctor.memory import render
 from gpudoctor.memory.view import MemoryView
+from tests.conftest import real_app
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 
@@ -22,19 +21,17 @@ def snap(slug: str) -> str:
     return str(MACHINES / slug / "snapshot.json")
 
 
-def cli() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """test root"""
-
-    memory.register(app)
-    return app
+def cli():
+    return real_app()
 
 
 def invoke(*args: str):
     return CliRunner().invoke(cli(), ["memory", *args])
+
+
+def invoke_wide(*args: str):
+    """On a terminal 200 columns wide: every line of the view unwrapped (80 and 120: tests/unit/test_memory_width.py)."""
+    return CliRunner().invoke(cli(), ["memory", *args], env={"COLUMNS": "200"})
 
 
 def test_help_names_the_options():
@@ -49,7 +46,7 @@ def test_help_names_the_options():
 
 
 def test_view_of_the_workstation():
-    r = invoke("--replay", snap("rtx4000ada-tf-beside-torch-job"))
+    r = invoke_wide("--replay", snap("rtx4000ada-tf-beside-torch-job"))
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines() == [
         "GPU 0  NVIDIA RTX 4000 SFF Ada Generation  3.45 GiB used of 20.00 GiB, 16.10 GiB free  [nvidia-smi]",
@@ -64,7 +61,7 @@ def test_view_of_the_workstation():
 
 
 def test_view_of_a_gpu_split_by_mig():
-    r = invoke("--replay", snap("h100-mig-four-instances"))
+    r = invoke_wide("--replay", snap("h100-mig-four-instances"))
     assert r.exit_code == 0
     assert r.stdout.splitlines()[:3] == [
         "GPU 0  NVIDIA H100 80GB HBM3  59 MiB used of 79.65 GiB, 79.59 GiB free  [nvidia-smi]  MIG on, 4 instance(s)",
@@ -74,7 +71,7 @@ def test_view_of_a_gpu_split_by_mig():
 
 
 def test_a_gpu_held_by_others_exits_1():
-    r = invoke("--replay", snap("gt1030-desktop-memory-held"))
+    r = invoke_wide("--replay", snap("gt1030-desktop-memory-held"))
     assert r.exit_code == 1
     assert (
         r.stdout.splitlines()[-1]

@@ -128,6 +128,13 @@ class FakeNvml(types.SimpleNamespace):
     def nvmlDeviceGetPowerUsage(self, h):
         return 312345
 
+    def nvmlDeviceGetPerformanceState(self, h):
+        self._maybe("pstate", h)
+        return 8
+
+    def nvmlDeviceGetUtilizationRates(self, h):
+        return types.SimpleNamespace(gpu=0, memory=3)
+
     def nvmlDeviceGetComputeRunningProcesses_v3(self, h):
         self._maybe("procs_v3", h)
         return [types.SimpleNamespace(pid=4242, usedGpuMemory=2 * 1024**3)]
@@ -213,3 +220,15 @@ def test_live_nvml_on_this_machine_never_raises():
         "no_permission",
         "unknown",
     )
+
+
+def test_activity_is_recorded_and_becomes_the_gpus():
+    """Performance state and utilisation: what load-dependent health is judged on (checks/health.py)."""
+    from gpudoctor.probes.driver import gpus_from_nvml
+
+    state = read_nvml_state(FakeNvml())
+    assert (state["devices"][0]["performance_state"], state["devices"][0]["utilization_gpu"]) == ("P8", 0)
+    gpu = gpus_from_nvml(state)[0]
+    assert (gpu.performance_state, gpu.utilization_gpu_percent) == ("P8", 0)
+    failed = read_nvml_state(FakeNvml(fail={"pstate": pynvml.NVML_ERROR_NOT_SUPPORTED}))["devices"][0]
+    assert "performance_state" not in failed and failed["errors"]["performance_state"] == "not_supported"

@@ -135,6 +135,12 @@ FACT_DEFS = {
     "TensorflowFacts": "tensorflow_facts",
     "JaxFacts": "jax_facts",
     "FrameworkFacts": "framework_facts",
+    "ElfObject": "elf_object",
+    "LibraryCopy": "library_copy",
+    "LibraryResolution": "library_resolution",
+    "FrameworkLoading": "framework_loading",
+    "LoadingFacts": "loading_facts",
+    "Partial": "partial_facts",
 }
 
 

@@ -39,16 +39,18 @@ class Check:
 
 
 def all_checks() -> tuple[Check, ...]:
-    from gpudoctor.checks import cudnn, doctor, driver, frameworks, health, memory, platform, toolkit
+    from gpudoctor.checks import cudnn, doctor, driver, frameworks, health, memory, platform, reported, toolkit, windows
 
     return (
         *driver.CHECKS,
+        *windows.CHECKS,
         *platform.CHECKS,
         *toolkit.CHECKS,
         *cudnn.CHECKS,
         *frameworks.CHECKS,
         *health.CHECKS,
         *memory.CHECKS,
+        *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
         *doctor.CHECKS,
     )
 

@@ -1,7 +1,10 @@
 """cuDNN as each framework will load it: present, new enough, and built for the right CUDA major.
 
-Which copy loads is decided as the loader decides (gpudoctor.loader): LD_LIBRARY_PATH, the
-framework's own directories (bundled, NVIDIA's pip wheels), then the ldconfig cache. Its version
+Which copy loads is decided as the loader decides (gpudoctor.loader): from the framework's own
+libraries where they were read (facts.loading: their DT_NEEDED and run paths, ld.so's order), else in
+a fixed order: LD_LIBRARY_PATH, the framework's own directories (bundled, NVIDIA's pip wheels), then
+the ldconfig cache. An old copy on LD_LIBRARY_PATH that shadows a new enough one behind it is fixed by
+taking its directory off LD_LIBRARY_PATH, nothing installed (`_unshadow`). Its version
 comes from the file name (libcudnn.so.8.9.7), the wheel (nvidia-cudnn-cu12 9.1.0.70) or a header
 of the same major beside it. Sources: compat_matrix/cudnn.toml, tensorflow.toml, torch.toml, jax.toml.
 
@@ -24,7 +27,8 @@ fix also puts the new copy's directory ahead of it.
 
 PyTorch's pip wheels of the releases compat_matrix/torch.toml marks `cudnn_bundled` (1.8-1.12) carry
 their own cuDNN, linked into libtorch_cuda.so or in torch/lib: they need no cuDNN from the system or
-NVIDIA's wheels, so nothing here asks for one (`torch_carries_cudnn`).
+NVIDIA's wheels, so nothing here asks for one (`torch_carries_cudnn`), unless the installed
+libtorch_cuda.so, read, names a libcudnn.so.N among its DT_NEEDED.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from dataclasses import dataclass
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.frameworks import _JAX_CUDA_PLUGIN as _JAX_PLUGIN
 from gpudoctor.checks.frameworks import (
+    elf_resolution,
     env_lib_remediation,
     jax_cuda_major,
     jax_remediation,
@@ -50,7 +55,7 @@ from gpudoctor.checks.frameworks import (
 from gpudoctor.checks.remedy import family, pip
 from gpudoctor.checks.toolkit import os_name
 from gpudoctor.cmdline import Cmd, Line, Placeholder, SetEnv
-from gpudoctor.facts import Facts, LibDir
+from gpudoctor.facts import Facts, LibDir, LibraryResolution, absence_known
 from gpudoctor.loader import resolve_library
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found, found_value
@@ -75,6 +80,7 @@ class Need:
     bundled: str | None = None  # "torch" when the framework's own build carries cuDNN: the fix is its reinstall
     installed: str | None = None  # the framework's installed version (for naming that reinstall)
     jax_plugin: bool = False  # JAX's CUDA plugin with no NVIDIA wheel seen: jax[cudaNN] brings the cuDNN wheel it loads
+    key: str | None = None  # torch, tensorflow, jax: its entry in facts.loading, when its libraries were read
 
 
 @dataclass(frozen=True)
@@ -113,7 +119,10 @@ def torch_carries_cudnn(facts: Facts, ctx: Context) -> tuple[str, ...]:
 def needs(facts: Facts, ctx: Context) -> list[Need]:
     out: list[Need] = []
     t = torch_cuda(facts)
-    if t and not torch_carries_cudnn(facts, ctx):  # a wheel that carries cuDNN needs none from anywhere else
+    fl = facts.loading.of("torch") if facts.loading is not None else None
+    # Its own libraries, where read, overrule the matrix when they name a libcudnn.so.N among their DT_NEEDED.
+    dynamic = fl is not None and any(r.how == "needed" and r.soname.startswith("libcudnn.so.") for r in fl.loads)
+    if t and (dynamic or not torch_carries_cudnn(facts, ctx)):  # a wheel that carries cuDNN needs none from anywhere else
         variant = ctx.matrix.torch_variant(t.version, t.cuda)
         if variant and variant.cudnn:
             out.append(
@@ -129,6 +138,7 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
                     # restores it. (Pre-release builds, 2.1.0a0+..., are source or NGC builds on the system's cuDNN.)
                     "torch" if _torch_wheel(ctx, major(t.cuda), variant.cudnn) is None and "a0" not in t.version else None,
                     t.version,
+                    key="torch",
                 )
             )
     tf = tf_gpu(facts)
@@ -149,6 +159,7 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
                     tf.lib_dirs,
                     row.source if row else (),
                     spec,
+                    key="tensorflow",
                 )
             )
     jmajor = jax_cuda_major(facts)
@@ -174,6 +185,7 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
                     jc.source,
                     spec,
                     jax_plugin=plugin,
+                    key="jax",
                 )
             )
         elif local := _JAXLIB_LOCAL.search(jax.jaxlib or ""):
@@ -190,6 +202,7 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
                     jax.lib_dirs,
                     ("jax-readme-local-cuda",),
                     None,
+                    key="jax",
                 )
             )
     return out
@@ -221,14 +234,29 @@ def _wheel_dirs(facts: Facts, own: tuple[LibDir, ...]) -> tuple[LibDir, ...]:
     return own + tuple(extra)
 
 
+def _loaded_via(own: tuple[LibDir, ...], res: LibraryResolution) -> str:
+    """The resolution's way in, in the words the fixes use: LD_LIBRARY_PATH and LD_PRELOAD as they are, a
+    copy in the framework's own or NVIDIA's wheel directories as bundled / wheel, else the loader's step."""
+    if res.via in ("LD_LIBRARY_PATH", "LD_PRELOAD") or res.path is None:
+        return res.via or "ldconfig"
+    directory = posixpath.dirname(res.path)
+    return next((d.via for d in own if d.path == directory and d.via in ("wheel", "bundled")), res.via or "ldconfig")
+
+
 def loaded_cudnn(facts: Facts, need: Need) -> Loaded | None:
     """The cuDNN of the needed major the loader would load for this framework, with what is known of it."""
     soname = f"libcudnn.so.{need.cudnn_major}"
     own = _wheel_dirs(facts, need.own_dirs)
-    bundled = [d for d in own if d.via == "bundled" and any(n.startswith(("libcudnn.so", "libcudnn-")) for n in d.names)]
-    if bundled:
-        return Loaded(posixpath.join(bundled[0].path, "libcudnn"), None, need.cuda_major, "bundled")
-    res = resolve_library(soname, ld_dirs(facts), own, ldconfig_cache(facts))
+    elf = elf_resolution(facts, need.key, soname)
+    if elf is not None:
+        if elf.path is None:
+            return None
+        res = LibraryResolution(soname, elf.path, _loaded_via(own, elf), elf.shadowed, version=elf.version)
+    else:
+        bundled = [d for d in own if d.via == "bundled" and any(n.startswith(("libcudnn.so", "libcudnn-")) for n in d.names)]
+        if bundled:
+            return Loaded(posixpath.join(bundled[0].path, "libcudnn"), None, need.cuda_major, "bundled")
+        res = resolve_library(soname, ld_dirs(facts), own, ldconfig_cache(facts))
     if res.path is None:
         return None
     directory = posixpath.dirname(res.path)
@@ -240,8 +268,8 @@ def loaded_cudnn(facts: Facts, need: Need) -> Loaded | None:
         # disk; nvidia-wheels-conflict says so, and the framework's own major is assumed here.
         chosen = need.cuda_major if need.cuda_major in wheels else (next(iter(sorted(wheels))) if wheels else None)
         return Loaded(res.path, wheels.get(chosen) if chosen is not None else None, chosen, "wheel")
-    version = None
-    for inst in facts.cudnn:
+    version = res.version
+    for inst in () if version else facts.cudnn:
         if (
             inst.kind == "library"
             and posixpath.dirname(inst.path) == directory
@@ -265,6 +293,8 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
         loaded = loaded_cudnn(facts, need)
         if loaded is None and need.bundled and not any(d.via == "bundled" for d in need.own_dirs):
             continue  # its build carries cuDNN in a directory that was not listed (a pasted snapshot): unknown, not missing
+        if loaded is None and not absence_known(facts, soname):
+            continue  # partial evidence (pasted text) that never showed the libraries: unknown, not missing
         if loaded is None:
             others = sorted({i.version or i.path for i in facts.cudnn if i.major and i.major != need.cudnn_major})
             yield Finding(
@@ -315,11 +345,51 @@ def check_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
                     ev(f"loader:{loaded.via}", f"{loaded.path} ({loaded.version})"),
                     ev("requirement", f"{need.framework}: cuDNN >= {need.minimum}"),
                 ),
-                _remediation(
+                _unshadow(facts, need, loaded)
+                or _remediation(
                     facts, ctx, need, loaded, f"Install cuDNN >= {need.minimum} (same major) where {need.framework} loads it"
                 ),
                 need.sources,
             )
+
+
+def _unshadow(facts: Facts, need: Need, loaded: Loaded) -> Remediation | None:
+    """When an old copy on LD_LIBRARY_PATH shadows one the loader would otherwise load and that is new
+    enough (the framework's own wheel, found through its run path): stop it winning, install nothing.
+
+    Only from the framework's own libraries (facts.loading): the copies behind the winner are known
+    there, in the loader's order, with their versions."""
+    if loaded.via != "LD_LIBRARY_PATH" or not need.minimum:
+        return None
+    res = elf_resolution(facts, need.key, f"libcudnn.so.{need.cudnn_major}")
+    if res is None or res.path != loaded.path:
+        return None
+    shadowing = posixpath.dirname(loaded.path)
+    behind = next(
+        (c for c in res.copies[1:] if not c.via.startswith("not searched") and posixpath.dirname(c.path) != shadowing), None
+    )
+    if behind is None or not behind.version or vkey(behind.version)[:3] < vkey(need.minimum)[:3]:
+        return None
+    entries = [p for p in facts.platform.env.get("LD_LIBRARY_PATH", "").split(":") if p and posixpath.normpath(p) != shadowing]
+    fl = facts.loading.of(need.key) if facts.loading is not None and need.key else None
+    # Other libraries the framework loads from that directory and can find nowhere else: said, so that the
+    # change is made knowingly (a shell profile that set it for some other program, say).
+    alone = sorted(
+        r.soname
+        for r in (fl.loads if fl else ())
+        if r.path
+        and posixpath.dirname(r.path) == shadowing
+        and r.how == "needed"
+        and not any(not c.via.startswith("not searched") and posixpath.dirname(c.path) != shadowing for c in r.copies[1:])
+    )
+    return Remediation(
+        f"Stop {loaded.path} winning: LD_LIBRARY_PATH is searched before {need.framework}'s run path, which "
+        f"leads to {behind.path} ({behind.version}, new enough). Take {shadowing} off LD_LIBRARY_PATH where it is set "
+        "(shell profile, job script, module file); nothing needs installing."
+        + (f" {', '.join(alone)} then load from nowhere else: keep that directory for what needs it." if alone else ""),
+        (SetEnv("LD_LIBRARY_PATH", ":".join(entries) or None, note=f"without {shadowing}"),),
+        component="cudnn",
+    )
 
 
 def _mismatch(facts: Facts, ctx: Context, need: Need, loaded: Loaded, what: str, cited: tuple[str, ...] = ()) -> Finding:

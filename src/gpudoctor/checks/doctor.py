@@ -25,10 +25,17 @@ def _unknowns(facts: Facts) -> list[tuple[str, Unknown]]:
     if facts.driver.gpus or facts.platform.wsl:
         # The driver lists the GPUs itself, or WSL hides the bus by design: nothing is missing.
         del candidates["PCI bus"]
+    if (facts.platform.system or "").lower().startswith("win"):
+        # Native Windows has no /proc, sysfs bus or ldconfig: their absence is not a failed probe.
+        for linux_only in ("kernel driver version", "PCI bus", "ldconfig cache"):
+            candidates.pop(linux_only, None)
     named = {n for n, _ in out}
     for name, outcome in candidates.items():
         if isinstance(outcome, Unknown) and outcome.kind != "timeout" and name not in named:
             out.append((name, outcome))
+    if facts.pasted.partial:
+        # Partial evidence (pasted text): what was never shown is unknown by design, not a probe that failed.
+        out = [(n, w) for n, w in out if w.kind not in ("not-recorded", "failed") or w.source.startswith("python")]
     if facts.driver.nvml_status in ("crash", "binding_missing"):
         out.append(("NVML", Unknown("library-error", facts.driver.nvml_error or facts.driver.nvml_status, "nvml")))
     return out

@@ -22,7 +22,7 @@ from gpudoctor.checks.remedy import (
     where_run,
 )
 from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.facts import Facts, Gpu
+from gpudoctor.facts import Facts, Gpu, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found, Unknown
 from gpudoctor.versions import major, vkey
@@ -394,10 +394,16 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
 
 def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
     d = facts.driver
-    if d.reachable or not (pci_gpus(facts) or kernel_driver_version(facts) or facts.platform.wsl == 2):
+    # Partial evidence (pasted text) that shows nvidia-smi failing but never showed the bus: the GPU is not known absent.
+    shown_failing = d.smi_status == "failed" and d.smi_error_kind is not None and not absence_known(facts, "pci")
+    if d.reachable or not (pci_gpus(facts) or kernel_driver_version(facts) or facts.platform.wsl == 2 or shown_failing):
         return
     if d.nvml_status == "lib_rm_version_mismatch" or d.smi_error_kind == "driver-library-mismatch":
         return  # driver-library-mismatch
+    if facts.platform.wsl == 1:
+        return  # wsl1-no-cuda names the cause
+    if shown_failing and any(f.code == "driver-missing" for f in check_driver_missing(facts, ctx)):
+        return  # driver-missing names the cause
     if d.nvml_status in ("timeout",) or d.smi_status == "timeout":
         return  # probe-timeout says it hung
     if wsl_linux_driver_libs(facts):
@@ -411,6 +417,7 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         and not facts.kernel.nvidia_loaded
         and not facts.platform.wsl
         and not facts.platform.container
+        and (absence_known(facts, "kernel-module") or "nvidia-module-missing" in {e.kind for e in facts.pasted.errors})
     ):
         return  # driver-missing
     evidence = [ev("nvml", f"{d.nvml_status}: {d.nvml_error or ''}".strip(": "))]
@@ -542,6 +549,8 @@ def check_device_nodes(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return  # no driver: the device nodes cannot exist yet
     if facts.platform.container and not device_nodes_ok(facts):
         return  # container-no-gpu says it with the right fix
+    if not facts.kernel.device_nodes and not absence_known(facts, "device-nodes"):
+        return  # partial evidence (pasted text) that never listed /dev: unknown, not missing
     nodes = {n.path: n for n in facts.kernel.device_nodes}
     missing = [p for p in ("/dev/nvidiactl", "/dev/nvidia-uvm") if p not in nodes]
     if not any(p[len("/dev/nvidia") :].isdigit() for p in nodes):

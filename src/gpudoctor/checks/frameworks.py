@@ -23,7 +23,7 @@ from gpudoctor.checks.driver import gpu_present
 from gpudoctor.checks.remedy import pip
 from gpudoctor.checks.toolkit import gpu_cc, os_name
 from gpudoctor.cmdline import Cmd, Line
-from gpudoctor.facts import Facts, LibDir, TensorflowFacts, TorchFacts
+from gpudoctor.facts import Facts, LibDir, LibraryResolution, TensorflowFacts, TorchFacts, absence_known
 from gpudoctor.loader import resolve_library
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found, found_value
@@ -461,8 +461,8 @@ def _wheels_remediation(facts: Facts, drop: list[str], keep: int | None, reinsta
 
 
 def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    if not gpu_present(facts):
-        return
+    if not gpu_present(facts) and absence_known(facts, "gpu"):
+        return  # no GPU here; on partial evidence (pasted text) that never showed one, the build still says it
     fw = facts.frameworks
     t = fw.torch
     if isinstance(t, Found) and t.value.build_known and not t.value.cuda and not t.value.hip:
@@ -501,7 +501,8 @@ def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ),
         )
     j = fw.jax
-    if isinstance(j, Found) and jax_cuda_major(facts) is None and j.value.jax:
+    # No plugin among the distributions: judged only where the whole list was seen (not from partial evidence).
+    if isinstance(j, Found) and jax_cuda_major(facts) is None and j.value.jax and absence_known(facts, "distributions"):
         yield Finding(
             "framework-cpu-build",
             Severity.ERROR,
@@ -740,14 +741,36 @@ def _has_bundled(dirs: tuple[LibDir, ...], stem: str) -> bool:
     return any(n.startswith(stem) for d in dirs if d.via == "bundled" for n in d.names)
 
 
-def missing_sonames(facts: Facts, sonames: Iterable[str], own: tuple[LibDir, ...]) -> list[str]:
+def elf_resolution(facts: Facts, key: str | None, soname: str) -> LibraryResolution | None:
+    """How `soname` loads for the framework `key`, from its own libraries (gpudoctor.probes.loading); None
+    where they were not read, or (PyTorch) where none of them needs it: the matrix's list decides then.
+
+    TensorFlow and JAX dlopen() by name: every soname offered anywhere was resolved, so one that is not
+    in their entry is nowhere the loader or gpudoctor can see (a resolution without a path)."""
+    fl = facts.loading.of(key) if facts.loading is not None and key else None
+    if fl is None:
+        return None
+    for res in fl.loads:
+        if res.soname == soname:
+            return res
+    return LibraryResolution(soname, None, None) if key in ("tensorflow", "jax") else None
+
+
+def missing_sonames(facts: Facts, sonames: Iterable[str], own: tuple[LibDir, ...], key: str | None = None) -> list[str]:
+    """The sonames the loader finds no copy of: from the framework's own libraries (`key`, when they were
+    read: gpudoctor.loader.resolve_for), else the fixed order over its directories."""
     cache = ldconfig_cache(facts)
     out = []
     for soname in sonames:
+        elf = elf_resolution(facts, key, soname)
+        if elf is not None:
+            if elf.path is None:
+                out.append(soname)
+            continue
         stem = soname.split(".so", 1)[0]
         if _has_bundled(own, stem + "-") or _has_bundled(own, soname):
             continue
-        if resolve_library(soname, ld_dirs(facts), own, cache).path is None:
+        if resolve_library(soname, ld_dirs(facts), own, cache).path is None and absence_known(facts, soname):
             out.append(soname)
     return out
 
@@ -781,7 +804,15 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
     t = torch_cuda(facts)
     if t and vkey(t.version) >= (1, 13):
         # From 1.13 the CUDA libraries come from NVIDIA's pip wheels (or are bundled in torch/lib).
-        missing = missing_sonames(facts, _torch_sonames(t), t.lib_dirs)
+        fl = facts.loading.of("torch") if facts.loading is not None else None
+        # Read: what its libraries really need (a soname they do not need is linked in, or never loaded).
+        # (cuDNN is the cuDNN check's: cudnn-missing names it.)
+        wanted = (
+            [r.soname for r in fl.loads if r.how == "needed" and not r.soname.startswith("libcudnn")]
+            if fl and any(o.path.endswith("/libtorch_cuda.so") for o in fl.objects)
+            else _torch_sonames(t)
+        )
+        missing = missing_sonames(facts, wanted, t.lib_dirs, "torch")
         if missing:
             yield Finding(
                 "framework-cuda-libs-missing",
@@ -806,7 +837,7 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
         row = ctx.matrix.tensorflow_release(tf.version)
         if row:
             wanted = [s for s in row.sonames if not s.startswith("libcudnn")]
-            missing = missing_sonames(facts, wanted, tf.lib_dirs)
+            missing = missing_sonames(facts, wanted, tf.lib_dirs, "tensorflow")
             if missing:
                 cuda = tf_cuda(facts, ctx, tf) or row.cuda
                 present = sorted(

@@ -28,8 +28,26 @@ def lspci_slot(bus_id: str | None) -> str | None:
     return f"{domain}:{m.group(2)}:{m.group(3)}.{m.group(4)}".lower()
 
 
+def _pstate(g: Gpu) -> int | None:
+    text = (g.performance_state or "").strip().upper()
+    return int(text[1:]) if text[:1] == "P" and text[1:].isdigit() else None
+
+
 def _busy(g: Gpu) -> bool:
-    return bool(g.processes) and "gpu_idle" not in g.throttle_reasons
+    """Whether the GPU is working, judged on its activity, never on memory held: a notebook kernel that
+    holds memory on a GPU parked in P8 keeps NVML's gpu_idle reason off, and the GPU is still idle.
+
+    Idle: the gpu_idle clock reason, or a performance state of P5 and lower (clocks parked). Busy: a
+    utilisation of 5% or more (even with no process visible, as from another container). Otherwise, with
+    neither known, a process on it in P0-P2 (or in an unknown state)."""
+    if "gpu_idle" in g.throttle_reasons:
+        return False
+    p = _pstate(g)
+    if p is not None and p >= 5:
+        return False
+    if g.utilization_gpu_percent is not None and g.utilization_gpu_percent >= 5:
+        return True
+    return bool(g.processes) and (p is None or p <= 2)
 
 
 def check_pcie(facts: Facts, ctx: Context) -> Iterable[Finding]:

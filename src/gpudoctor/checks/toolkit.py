@@ -19,6 +19,7 @@ NVIDIA's repository for this distribution release packages that version (compat_
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -26,7 +27,7 @@ from typing import Any, cast
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.remedy import family
 from gpudoctor.cmdline import Cmd, EvalShell, Line, posix
-from gpudoctor.facts import Facts, Gpu, Toolkit
+from gpudoctor.facts import Facts, Gpu, Toolkit, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
 from gpudoctor.versions import major, major_minor, vkey
@@ -46,6 +47,26 @@ def active_toolkit(facts: Facts) -> Toolkit | None:
         if "CUDA_HOME" in tk.found_via or "CUDA_PATH" in tk.found_via:
             return tk
     return None
+
+
+def nvcc_only_toolkit(facts: Facts) -> Toolkit | None:
+    """The toolkit known only by `nvcc --version` on PATH (no install folder found or recorded: a pasted
+    output, a wrapper gpudoctor could not follow), standing in for it so that it is still judged against
+    the driver and the GPUs; None when the nvcc on PATH belongs to a placed toolkit, or there is none."""
+    tks = facts.toolkits
+    if not tks.nvcc_on_path_version or any("nvcc on PATH" in t.found_via for t in tks.toolkits):
+        return None
+    nvcc = tks.nvcc_on_path or "nvcc"
+    root = posixpath.dirname(posixpath.dirname(nvcc)) if nvcc.startswith("/") else "the nvcc on PATH"
+    if tks.by_root(root) is not None:
+        return None
+    return Toolkit(root, tks.nvcc_on_path_version, "nvcc", ("nvcc on PATH",), nvcc, False, ("known only from nvcc --version",))
+
+
+def judged_toolkits(facts: Facts) -> tuple[Toolkit, ...]:
+    """Every toolkit the driver and GPU checks judge: those found, and one known only from its nvcc."""
+    only = nvcc_only_toolkit(facts)
+    return facts.toolkits.toolkits + ((only,) if only else ())
 
 
 def extension_toolkit(facts: Facts) -> Toolkit | None:
@@ -332,6 +353,8 @@ def check_link(facts: Facts, ctx: Context) -> Iterable[Finding]:
     link = facts.toolkits.link
     if link.kind != "link" or link.resolved is not None:
         return
+    if not absence_known(facts, link.target or link.path):
+        return  # partial evidence showed the link, not what is at its target: unknown, not dangling
     fix = toolkit_fix(facts, ctx)
     yield Finding(
         "cuda-link-dangling",
@@ -350,14 +373,14 @@ def check_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     driver_cuda = d.cuda_version
     if not (d.version and driver_cuda):
         return  # no reachable driver: the driver checks already said so
-    active = active_toolkit(facts)
+    active = active_toolkit(facts) or nvcc_only_toolkit(facts)
     fix = toolkit_fix(facts, ctx)
-    for tk in facts.toolkits.toolkits:
+    for tk in judged_toolkits(facts):
         if not tk.version or vkey(major_minor(tk.version)) <= vkey(driver_cuda):
             continue
         verdict = ctx.matrix.driver_supports_cuda(d.version, tk.version, os_name(facts))
         needed = verdict.needed or verdict.floor or "a newer driver"  # a release the matrix does not know yet
-        is_active = tk is active
+        is_active = tk is active or (active is not None and tk.root == active.root)
         if verdict.ok:
             severity = Severity.WARNING if is_active else Severity.INFO
             detail = (
@@ -570,7 +593,7 @@ def check_torch_major(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    tk = active_toolkit(facts)
+    tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
     if tk is None or not tk.version:
         return
     for g in facts.driver.gpus:

@@ -10,43 +10,87 @@ from __future__ import annotations
 
 import os
 import sys
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor import __version__
+
+if TYPE_CHECKING:
+    import typer
 
 # -h as well as --help, on every command (click passes it from a command to its subcommands).
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 
-app = typer.Typer(
-    name="gpudoctor",
-    help=(
-        "Find out why your NVIDIA GPU deep-learning environment does not work, and how to fix it.\n\n"
-        "Start with `gpudoctor check`."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    # Plain help and plain usage errors (no boxes): they end up in CI logs and get pasted.
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-    context_settings=HELP_OPTIONS,
-)
+# typer (and the click it carries) is imported when the app is first needed, not at `import gpudoctor.cli`:
+# `gpudoctor --version` and `gpudoctor explain CODE` answer without it (gpudoctor.cli.fast).
+_APP: typer.Typer | None = None
+
+
+def _app() -> typer.Typer:
+    """The typer application (built once; commands are attached by _register)."""
+    global _APP
+    if _APP is None:
+        import typer
+
+        _APP = typer.Typer(
+            name="gpudoctor",
+            help=(
+                "Find out why your NVIDIA GPU deep-learning environment does not work, and how to fix it.\n\n"
+                "Start with `gpudoctor check`."
+            ),
+            no_args_is_help=True,
+            add_completion=False,
+            # Plain help and plain usage errors (no boxes): they end up in CI logs and get pasted.
+            rich_markup_mode=None,
+            pretty_exceptions_enable=False,
+            context_settings=HELP_OPTIONS,
+        )
+
+        @_APP.callback()
+        def _root(
+            version: bool = typer.Option(
+                False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+            ),
+        ) -> None:
+            """gpudoctor: a doctor for NVIDIA GPU deep-learning environments."""
+
+    return _APP
+
+
+def __getattr__(name: str) -> Any:
+    # `from gpudoctor.cli import app` (tests, typer's CliRunner) still gets the application.
+    if name == "app":
+        return _app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def version_line() -> str:
+    return f"gpudoctor {__version__}"
 
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"gpudoctor {__version__}")
+        import typer
+
+        typer.echo(version_line())
         raise typer.Exit(0)
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
-) -> None:
-    """gpudoctor: a doctor for NVIDIA GPU deep-learning environments."""
+_registered: set[str] = set()
 
-
-_registered = False
+# Which module attaches each top-level command (in the order `gpudoctor --help` lists them).
+COMMAND_MODULES = {
+    "check": "check",
+    "snapshot": "snapshot",
+    "explain": "explain",
+    "matrix": "matrix",
+    "switch-cuda": "switch_cuda",
+    "bench": "bench",
+    "report": "report",
+    "install": "install",
+    "fix": "install",
+    "memory": "memory",
+    "completion": "completion",
+}
 
 
 def _plain_help_defaults() -> None:
@@ -61,24 +105,23 @@ def _plain_help_defaults() -> None:
     rich_utils.escape_before_html_export = lambda input_text: input_text.strip()
 
 
-def _register() -> None:
-    """Attach every command to the app, once (command modules import on demand, not at package import)."""
-    global _registered
-    if _registered:
-        return
-    _registered = True
-    from gpudoctor.cli import bench, check, completion, explain, install, matrix, memory, report, snapshot, switch_cuda
+def _register(only: str | None = None) -> None:
+    """Attach the commands to the app, once each (command modules import on demand, not at package import).
 
-    check.register(app)
-    snapshot.register(app)
-    explain.register(app)
-    matrix.register(app)
-    switch_cuda.register(app)
-    bench.register(app)
-    report.register(app)
-    install.register(app)
-    memory.register(app)
-    completion.register(app)
+    `only`: attach just the module of that command (a run of `gpudoctor check` builds no other command:
+    their imports and typer's building of their options cost a tenth of the start); the help and every
+    error of that command are the same, since click builds them from that command alone.
+    """
+    import importlib
+
+    app = _app()
+    modules = dict.fromkeys(COMMAND_MODULES.values())
+    if only is not None:
+        modules = {COMMAND_MODULES[only]: None}
+    for module in modules:
+        if module not in _registered:
+            _registered.add(module)
+            importlib.import_module(f"gpudoctor.cli.{module}").register(app)
 
 
 def _never_unencodable() -> None:
@@ -93,29 +136,39 @@ def _never_unencodable() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from gpudoctor.errors import GpudoctorError
-    from gpudoctor.model import ExitCode
+    from gpudoctor.errors import GpudoctorError  # (gpudoctor.model, with its dataclasses, only where needed)
 
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     _never_unencodable()
-    _register()
-    if os.environ.get("_GPUDOCTOR_COMPLETE"):
-        # A shell's completion script is asking for candidates (gpudoctor completion SHELL).
-        from gpudoctor.cli.completion import enable_protocol
-
-        enable_protocol()
-    if "--help" in args or "-h" in args:
-        _plain_help_defaults()
-    # typer carries its own click (typer>=0.26: pyproject.toml); its exceptions are these.
-    from typer._click import exceptions as click_errors
-
-    no_args_help = getattr(click_errors, "NoArgsIsHelpError", ())
+    completing = bool(os.environ.get("_GPUDOCTOR_COMPLETE"))
     try:
+        if not completing:
+            from gpudoctor.cli.fast import answer
+
+            fast = answer(args)
+            if fast is not None:
+                sys.exit(fast)
+        # A run of one command builds only that command (its help and errors are the same); --help at
+        # the top, an unknown command and shell completion need them all.
+        _register(args[0] if args and args[0] in COMMAND_MODULES and not completing else None)
+        if completing:
+            # A shell's completion script is asking for candidates (gpudoctor completion SHELL).
+            from gpudoctor.cli.completion import enable_protocol
+
+            enable_protocol()
+        if "--help" in args or "-h" in args:
+            _plain_help_defaults()
+        import typer
+
+        # typer carries its own click (typer>=0.26: pyproject.toml); its exceptions are these.
+        from typer._click import exceptions as click_errors
+
+        no_args_help = getattr(click_errors, "NoArgsIsHelpError", ())
         # Not standalone: click's usage errors come here and are printed in the house form below
         # (typer still answers --help, and Ctrl-C as exit 130).
         try:
-            code = app(args=args, prog_name="gpudoctor", standalone_mode=False)
+            code = _app()(args=args, prog_name="gpudoctor", standalone_mode=False)
         except no_args_help as exc:
             exc.show()  # `gpudoctor memory` with no arguments where that shows help: click's help, exit 2
             sys.exit(exc.exit_code)
@@ -144,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
         # `gpudoctor check --format json | head`: the reader left; that is not our failure.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(ExitCode.OK)
+        sys.exit(0)  # ExitCode.OK
     except Exception as exc:  # noqa: BLE001 - the documented last-resort handler
         if debug:
             raise
@@ -153,6 +206,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write(
             f"gpudoctor: unexpected error: {type(exc).__name__}: {clean_line(exc)}\n(rerun with --debug for the traceback)\n"
         )
+        from gpudoctor.model import ExitCode
+
         sys.exit(ExitCode.ERROR)
 
 
@@ -176,7 +231,9 @@ def _usage_error(exc, args: list[str]) -> None:
 def _command_path(args: list[str]) -> str:
     """`gpudoctor memory plan` for `memory --replay x plan ...`: the (sub)commands named in `args`
     (for an error click raised before the command's context existed, as a missing option value)."""
-    command = typer.main.get_command(app)
+    import typer.main
+
+    command = typer.main.get_command(_app())
     path = ["gpudoctor"]
     for arg in args:
         sub = (getattr(command, "commands", None) or {}).get(arg)

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from gpudoctor.cli import HELP_OPTIONS
-from gpudoctor.cli.common import FailOn, make_host, positive_seconds, stderr_console, stdout_console
+from gpudoctor.cli.common import ROOT_HELP, FailOn, make_host, positive_seconds, stderr_console, stdout_console
 
 
 class OutputFormat(str, enum.Enum):
@@ -111,6 +111,7 @@ def bandwidth(
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar on stderr."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Every size in the table; the evidence of each finding."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
+    root: str = typer.Option("/", "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
 ) -> None:
     from gpudoctor.bandwidth.cuda_driver import DriverUnavailable
     from gpudoctor.bandwidth.judge import judge_run
@@ -142,7 +143,7 @@ def bandwidth(
         _fail(exc.message, exc.hint, ExitCode.USAGE, output_format, "usage")
 
     try:
-        run = _obtain_run(plan, selection, results, replay, probe_timeout, not no_progress)
+        run = _obtain_run(plan, selection, results, replay, probe_timeout, not no_progress, root)
         from gpudoctor.bandwidth.expected import load_link_table
 
         judgement = judge_run(run, load_link_table(matrix))
@@ -178,13 +179,15 @@ def bandwidth(
     raise typer.Exit(int(code))
 
 
-def _obtain_run(plan: Any, selection: Any, results: str | None, replay: str | None, timeout_s: float, progress: bool) -> Any:
+def _obtain_run(
+    plan: Any, selection: Any, results: str | None, replay: str | None, timeout_s: float, progress: bool, root: str = "/"
+) -> Any:
     from gpudoctor.bandwidth.runner import measure_here, relink
 
     if results:
         run = _load_results(results)
         return relink(run, make_host(replay), timeout_s) if replay else run
-    return measure_here(make_host(replay), plan, selection, timeout_s, lambda total: _progress_bar(total, progress))
+    return measure_here(make_host(replay, root), plan, selection, timeout_s, lambda total: _progress_bar(total, progress))
 
 
 def _load_results(path: str) -> Any:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from gpudoctor.cli.common import (
+    ROOT_HELP,
     FailOn,
     OutputFormat,
     check_matrix_path,
@@ -31,7 +32,7 @@ def register(app: typer.Typer) -> None:
             "Diagnose the GPU, driver, CUDA toolkits, cuDNN and frameworks; print findings with fixes.\n\n"
             "Exit status: 0 healthy (nothing at or above --fail-on), 1 findings, 2 usage error, "
             "3 the doctor itself failed. Only --format json is a stable contract; the text view may change. "
-            "--format github and junit are for CI (docs/ci.md)."
+            "--format github and junit are for CI (docs/ci.md); prometheus, nfd and npd for fleets (docs/cluster.md)."
         ),
     )
     def check(
@@ -44,11 +45,29 @@ def register(app: typer.Typer) -> None:
             metavar=_choices(OutputFormat),
             callback=_one_of(OutputFormat),
             autocompletion=lambda: [f.value for f in OutputFormat],
-            help="text, json (docs/report-schema.md), github (Actions annotations) or junit (XML).",
+            help=(
+                "text, json (docs/report-schema.md), github (Actions annotations), junit (XML), prometheus "
+                "(text exposition), nfd (Node Feature Discovery labels), npd (Node Problem Detector plugin: "
+                "exit 0 ok, 1 problem, 2 unknown; one line) or markdown (an issue reply: findings, plan, what to ask for)."
+            ),
         ),
-        verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the evidence of each finding and probe timings."),
+        verbose: bool = typer.Option(
+            False,
+            "--verbose",
+            "-v",
+            help="Show the evidence of each finding, where each framework's CUDA libraries load from, and probe timings.",
+        ),
         replay: str | None = typer.Option(
             None, "--replay", metavar="FILE", help="Diagnose a recorded snapshot instead of this machine."
+        ),
+        from_files: list[str] = typer.Option(
+            [],
+            "--from",
+            metavar="FILE",
+            help=(
+                "Diagnose pasted text instead of this machine (repeatable; '-' for standard input): collect_env, "
+                "nvidia-smi, nvcc --version, pip/conda lists, logs and tracebacks in any mix (docs/pasted.md)."
+            ),
         ),
         deep: bool = typer.Option(
             False, "--deep", help="Also import each framework in a subprocess (slower; shows what only an import can)."
@@ -101,8 +120,27 @@ def register(app: typer.Typer) -> None:
         matrix: str | None = typer.Option(
             None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
         ),
+        only: list[str] = typer.Option(
+            [],
+            "--only",
+            metavar="CODE",
+            help="Keep only findings with this code (repeatable): one Node Problem Detector condition per set of codes.",
+        ),
+        textfile: str | None = typer.Option(
+            None,
+            "--textfile",
+            metavar="DIR",
+            help=(
+                "With --format prometheus or nfd: write DIR/gpudoctor.prom or DIR/gpudoctor atomically "
+                "(node_exporter's textfile collector, NFD's features.d) instead of printing."
+            ),
+        ),
         debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
+        root: str = typer.Option("/", "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
     ) -> None:
+        import time
+
+        started = time.monotonic()
         from gpudoctor.doctor import diagnose
         from gpudoctor.model import ExitCode, Severity, exit_code_for, sort_findings
         from gpudoctor.probes import ProbeOptions
@@ -126,7 +164,7 @@ def register(app: typer.Typer) -> None:
                 ) from None
 
         output_format = OutputFormat(output_format)
-        node_name = node if node is not None else (None if replay else _hostname())
+        node_name = node if node is not None else (None if replay or from_files else _hostname())
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
         if output_format is OutputFormat.text:
             # Import the renderer while the probes wait on subprocesses: it
@@ -137,10 +175,23 @@ def register(app: typer.Typer) -> None:
         try:
             # Checked before anything is probed; under --format json the error is still one document.
             ignored = set(finding_codes("GPUDOCTOR_IGNORE" if _from_env(ctx, "ignore") else "--ignore", ignore))
+            kept = set(finding_codes("--only", only))
+            if textfile is not None:
+                from gpudoctor.textfile import check_directory
+
+                check_directory(textfile, output_format.value)
             if python and not replay:
                 check_python(python)
             check_matrix_path(matrix)
-            report = diagnose(make_host(replay), options, matrix)
+            if from_files and (replay or deep or python):
+                from gpudoctor.errors import UsageError
+
+                if replay:
+                    raise UsageError("--from and --replay both name what to diagnose: give one of them")
+                raise UsageError(f"{'--deep' if deep else '--python'} probes this machine; --from reads pasted text")
+            host = _pasted_host(from_files) if from_files else make_host(replay, root)
+            report = diagnose(host, options, matrix)
+            pasted, asks = _pasted_view(host, report)
             outcomes = []
             if requirements:
                 from gpudoctor.requirements import evaluate
@@ -154,6 +205,17 @@ def register(app: typer.Typer) -> None:
             hint = exc.hint if isinstance(exc, GpudoctorError) else None
             message = exc.message if isinstance(exc, GpudoctorError) else f"{type(exc).__name__}: {exc}"
             exit_code = ExitCode(exc.exit_code) if isinstance(exc, GpudoctorError) else ExitCode.ERROR
+            if output_format in _FLEET_FORMATS:
+                import json
+
+                from gpudoctor.render.json_report import error_document
+
+                doc = json.loads(error_document(message, hint, exit_code))
+                if exit_code == ExitCode.USAGE and output_format is not OutputFormat.npd:
+                    textfile = None  # a wrong command line replaces no file a collector reads
+                code = _fleet_output(output_format, doc, started, textfile)
+                sys.stderr.write(f"gpudoctor: error: {_clean(message)}\n")
+                raise typer.Exit(code) from None
             sys.stdout.write(_error_output(output_format, message, hint, exit_code))
             # The same one line on stderr as in text mode: a person reading CI logs sees why.
             from gpudoctor.sanitize import clean
@@ -164,11 +226,18 @@ def register(app: typer.Typer) -> None:
         unmet = [o.finding for o in outcomes if o.finding is not None]
         if unmet:
             report.findings = sort_findings(report.findings + unmet)
-        report.findings = [f for f in report.findings if f.code not in ignored]
+        report.findings = [f for f in report.findings if f.code not in ignored and (not kept or f.code in kept)]
         threshold = Severity[fail_on.upper()]
         code = exit_code_for(report.findings, threshold)
         if output_format is OutputFormat.json:
-            sys.stdout.write(_json(report, code, outcomes, requirements, node_name))
+            sys.stdout.write(_json(report, code, outcomes, requirements, node_name, pasted, asks))
+        elif output_format is OutputFormat.markdown:
+            from gpudoctor.render.markdown import render_markdown
+
+            sys.stdout.write(render_markdown(report, code, pasted, asks))
+        elif output_format in _FLEET_FORMATS:
+            doc = _document(report, code, outcomes, requirements, node_name)
+            raise typer.Exit(_fleet_output(output_format, doc, started, textfile))
         elif output_format is OutputFormat.github:
             from gpudoctor.render.github import render_github, render_github_summary
 
@@ -189,6 +258,10 @@ def register(app: typer.Typer) -> None:
 
             console = stdout_console()
             render_terminal(report, console, verbose=verbose)
+            if pasted is not None:
+                from gpudoctor.pasted.view import print_pasted
+
+                print_pasted(console, pasted, asks, verbose=verbose)
             if outcomes:
                 _print_requirements(console, outcomes)
         raise typer.Exit(int(code))
@@ -240,9 +313,8 @@ def _hostname() -> str | None:
         return None
 
 
-def _json(report, code, outcomes, requirements, node_name) -> str:
-    import json
-
+def _document(report, code, outcomes, requirements, node_name, pasted=None, asks=()) -> dict:
+    """The JSON report document (docs/report-schema.md): what --format json prints, and what the fleet formats read."""
     from gpudoctor.render.json_report import report_document
 
     doc = report_document(report, code)
@@ -250,7 +322,83 @@ def _json(report, code, outcomes, requirements, node_name) -> str:
         doc["requirements"] = [o.to_json() for o in outcomes]
     if node_name:
         doc["node"] = node_name
+    if pasted is not None:
+        from gpudoctor.cmdline import shell_for_os
+
+        target = shell_for_os(report.facts.platform.system)
+        doc["pasted"] = {"blocks": list(pasted.get("blocks") or []), "ask_for": [a.to_json(target) for a in asks]}
+    return doc
+
+
+def _json(report, code, outcomes, requirements, node_name, pasted=None, asks=()) -> str:
+    import json
+
+    doc = _document(report, code, outcomes, requirements, node_name, pasted, asks)
     return json.dumps(doc, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def _pasted_host(paths: list[str]):
+    """A replay host of the partial snapshot that the pasted texts describe (docs/pasted.md)."""
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.pasted import load_sources, read_pasted
+
+    return ReplayHost(validate_snapshot(read_pasted(load_sources(paths)), "pasted text"))
+
+
+def _pasted_view(host, report) -> tuple[dict | None, list]:
+    """A partial snapshot's `pasted` section and the questions left open (None and [] for a whole machine)."""
+    section = host.pasted()
+    if not section.get("partial"):
+        return None, []
+    from gpudoctor.pasted.ask import ask_for
+
+    return section, ask_for(report.facts, report.findings)
+
+
+# Rendered from the JSON document (render/prometheus.py, render/nfd.py), the report or the error alike.
+_FLEET_FORMATS = (OutputFormat.prometheus, OutputFormat.nfd, OutputFormat.npd)
+
+
+def _clean(text: str) -> str:
+    from gpudoctor.sanitize import clean
+
+    return clean(text)
+
+
+def _fleet_output(output_format: OutputFormat, doc: dict, started: float, textfile: str | None) -> int:
+    """Print (or, with --textfile, write) a fleet format; the exit status. npd's is the plugin protocol's
+    (0 ok, 1 problem, 2 unknown); the others keep the check's (0, 1, 3)."""
+    import time
+
+    from gpudoctor.model import ExitCode
+
+    code = int(doc.get("exit_code", ExitCode.ERROR))
+    if output_format is OutputFormat.npd:
+        from gpudoctor.render.nfd import npd_status, render_npd
+
+        sys.stdout.write(render_npd(doc))
+        return npd_status(doc)
+    if output_format is OutputFormat.nfd:
+        from gpudoctor.render.nfd import render_nfd
+
+        text = render_nfd(doc, timestamp=time.time())
+    else:
+        from gpudoctor.render.prometheus import render_prometheus
+
+        text = render_prometheus(doc, timestamp=time.time(), duration_s=round(time.monotonic() - started, 4))
+    if textfile is None:
+        sys.stdout.write(text)
+        return code
+    from gpudoctor.errors import GpudoctorError
+    from gpudoctor.textfile import FILE_NAMES, write_atomic
+
+    try:
+        write_atomic(textfile, FILE_NAMES[output_format.value], text)
+    except GpudoctorError as exc:
+        sys.stderr.write(f"gpudoctor: error: {_clean(exc.message)}\n")
+        return int(ExitCode.ERROR)
+    return code
 
 
 def _error_output(output_format: OutputFormat, message: str, hint: str | None, exit_code: ExitCode) -> str:
@@ -262,6 +410,10 @@ def _error_output(output_format: OutputFormat, message: str, hint: str | None, e
         from gpudoctor.render.junit import render_junit_error
 
         return render_junit_error(message, hint)
+    if output_format is OutputFormat.markdown:
+        from gpudoctor.render.markdown import render_markdown_error
+
+        return render_markdown_error(message, hint)
     from gpudoctor.render.json_report import error_document
 
     return error_document(message, hint, exit_code)

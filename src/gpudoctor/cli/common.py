@@ -13,6 +13,10 @@ class OutputFormat(str, enum.Enum):
     json = "json"
     github = "github"  # GitHub Actions workflow commands + $GITHUB_STEP_SUMMARY (docs/ci.md)
     junit = "junit"  # JUnit XML (docs/ci.md)
+    prometheus = "prometheus"  # Prometheus text exposition, node_exporter's textfile collector (docs/cluster.md)
+    nfd = "nfd"  # a Node Feature Discovery feature file: node labels (docs/cluster.md)
+    npd = "npd"  # a Node Problem Detector custom plugin: exit 0/1/2 and one line (docs/cluster.md)
+    markdown = "markdown"  # the diagnosis, plan and ask-for list as an issue reply (docs/pasted.md)
 
 
 class FailOn(str, enum.Enum):
@@ -21,8 +25,8 @@ class FailOn(str, enum.Enum):
     info = "info"
 
 
-def make_host(replay: str | None) -> Host:
-    """A replayed snapshot when asked, else the live machine."""
+def make_host(replay: str | None, root: str = "/") -> Host:
+    """A replayed snapshot when asked, else the live machine (under `root`: the hidden --root, tests/sim/)."""
     if replay:
         from gpudoctor.host.replay import ReplayHost
         from gpudoctor.host.snapshot import load_snapshot
@@ -30,7 +34,12 @@ def make_host(replay: str | None) -> Host:
         return ReplayHost(load_snapshot(replay))
     from gpudoctor.host.live import LiveHost
 
-    return LiveHost()
+    return LiveHost(root=root)
+
+
+# The hidden `--root DIR` of check, snapshot, memory and bench bandwidth (as switch-cuda has): DIR is read as /,
+# so the simulated machines of tests/sim/ run the live code paths end to end. Not for people: not in --help.
+ROOT_HELP = "Treat DIR as / (tests and chroots)."
 
 
 def stdout_console():

@@ -1,10 +1,24 @@
-"""`gpudoctor explain CODE`: print the page of one finding code."""
+"""`gpudoctor explain CODE`: print the page of one finding code.
+
+On a terminal the page is rendered (rich Markdown: headings, lists, tables; links shown as their text,
+a finding's as the command that explains it); piped or redirected it is the Markdown itself, for
+grep, a pager or an issue. Command blocks are printed whole in both: a person copies them.
+
+No typer at import: `gpudoctor explain CODE` is answered before the command-line framework loads
+(gpudoctor.cli.fast), and `show_page` is what both ways print.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
+from typing import TYPE_CHECKING, Any
 
-import typer
+if TYPE_CHECKING:
+    import typer
+
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$\n?", re.MULTILINE | re.DOTALL)
+_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
 
 
 def finding_page(code: str) -> str | None:
@@ -21,7 +35,110 @@ def finding_page(code: str) -> str | None:
         return None
 
 
+def show_page(code: str, out: Any = None) -> bool:
+    """Write the page of `code` (matched case-insensitively) to `out` (default stdout): rendered when it is a
+    terminal, else as Markdown. False, with nothing written, when there is no such page."""
+    page = finding_page(code.strip().lower())
+    if page is None:
+        return False
+    out = sys.stdout if out is None else out
+    isatty = getattr(out, "isatty", None)
+    if isatty is not None and isatty():
+        render_page(page, out)
+    else:
+        from gpudoctor.sanitize import for_output
+
+        # A page holds "·" and "≥": written as ASCII where the output cannot carry them (LANG=C, a pipe).
+        for_output(out).write(page if page.endswith("\n") else page + "\n")
+    return True
+
+
+def terminal_markdown(page: str) -> list[tuple[str, str]]:
+    """The page as (kind, text) parts for a terminal: "prose" (Markdown whose links are plain text: a
+    link to another finding reads `gpudoctor explain CODE`, another page names its file under docs/, a
+    web address is kept) and "code" (a fenced block's lines, exactly)."""
+    parts: list[tuple[str, str]] = []
+    at = 0
+    for m in _FENCE.finditer(page):
+        if page[at : m.start()].strip():
+            parts.append(("prose", _plain_links(page[at : m.start()])))
+        parts.append(("code", m.group(1).rstrip("\n")))
+        at = m.end()
+    if page[at:].strip():
+        parts.append(("prose", _plain_links(page[at:])))
+    return parts
+
+
+def _plain_links(text: str) -> str:
+    def plain(m: re.Match) -> str:
+        label, target = m.group(1), m.group(2)
+        if "://" in target:
+            return f"{label} ({target})"
+        name = target.split("#", 1)[0]
+        if "/" not in name and name.endswith(".md"):
+            code = name[: -len(".md")]
+            return f"{label} (`gpudoctor explain {code}`)" if label.strip("`") != code else f"`gpudoctor explain {code}`"
+        # ../ci.md, ../../README.md: the page's place in the repository's docs/
+        parts: list[str] = ["docs", "findings"]
+        for piece in name.split("/"):
+            if piece == "..":
+                if parts:
+                    parts.pop()
+            elif piece not in ("", "."):
+                parts.append(piece)
+        return f"{label} ({'/'.join(parts) or name})"
+
+    return _LINK.sub(plain, text)
+
+
+def _markdown() -> Any:
+    """rich's Markdown, whose tables fold a long cell onto more lines instead of cutting it with an ellipsis."""
+    from rich.markdown import Markdown, TableElement
+
+    class FoldingTable(TableElement):
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            rows = ([self.header.row] if self.header and self.header.row else []) + (self.body.rows if self.body else [])
+            for row in rows:
+                for cell in row.cells:
+                    cell.content.overflow = "fold"
+            yield from super().__rich_console__(console, options)
+
+    class PageMarkdown(Markdown):
+        elements = {**Markdown.elements, "table_open": FoldingTable}
+
+    return PageMarkdown
+
+
+def render_page(page: str, out: Any) -> None:
+    """The page for a person at a terminal: prose rendered and wrapped to its width, commands whole,
+    one blank line between the parts."""
+    from rich.text import Text
+
+    from gpudoctor.sanitize import clean, for_output, safe_console
+
+    markdown = _markdown()
+    console = safe_console(file=for_output(out), highlight=False)
+    blank = re.compile(r"^(\s|\x1b\[[0-9;]*m)*$")
+    for i, (kind, text) in enumerate(terminal_markdown(clean(page))):
+        with console.capture() as captured:
+            if kind == "code":
+                # soft_wrap: a long command runs past the edge (the terminal folds it) and is never cut or
+                # broken into lines, so that it copies whole.
+                console.print(Text(text, style="cyan"), soft_wrap=True)
+            else:
+                console.print(markdown(text, hyperlinks=False))
+        lines = captured.get().split("\n")
+        while lines and blank.match(lines[0]):
+            lines.pop(0)
+        while lines and blank.match(lines[-1]):
+            lines.pop()
+        console.file.write(("\n" if i else "") + "\n".join(lines) + "\n")
+    console.file.flush()
+
+
 def register(app: typer.Typer) -> None:
+    import typer
+
     @app.command(
         "explain",
         help=(
@@ -44,13 +161,8 @@ def register(app: typer.Typer) -> None:
             return
         if code is None:
             raise UsageError("explain: missing the finding CODE", "gpudoctor explain --list lists every code")
-        page = finding_page(code.strip().lower())
-        if page is None:
+        if not show_page(code):
             close = did_you_mean(code, all_codes())
             raise UsageError(
                 f"unknown finding code {code!r}", f"{close + ' ' if close else ''}gpudoctor explain --list lists every code"
             )
-        from gpudoctor.sanitize import for_output
-
-        # A page holds "·" and "≥": written as ASCII where the output cannot carry them (LANG=C, a pipe).
-        for_output(sys.stdout).write(page if page.endswith("\n") else page + "\n")

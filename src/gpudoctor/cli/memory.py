@@ -9,7 +9,7 @@ import sys
 import typer
 
 from gpudoctor.cli import HELP_OPTIONS
-from gpudoctor.cli.common import make_host, positive_seconds, stdout_console
+from gpudoctor.cli.common import ROOT_HELP, make_host, positive_seconds, stdout_console
 
 
 class OutputFormat(str, enum.Enum):
@@ -51,14 +51,14 @@ def _fail(message: str, hint: str | None, code: int, output_format: OutputFormat
     raise typer.Exit(code)
 
 
-def _read(replay: str | None, timeout_s: float, output_format: OutputFormat, schema: str):
+def _read(replay: str | None, timeout_s: float, output_format: OutputFormat, schema: str, root: str = "/"):
     """The host's memory view, or one clear sentence and exit 3."""
     from gpudoctor.errors import GpudoctorError
     from gpudoctor.memory.gather import read_memory
     from gpudoctor.model import ExitCode
 
     try:
-        host = make_host(replay)
+        host = make_host(replay, root)
         view = read_memory(host, timeout_s)
     except GpudoctorError as exc:
         _fail(exc.message, exc.hint, exc.exit_code, output_format, schema)
@@ -80,6 +80,7 @@ def memory(
     probe_timeout: float = typer.Option(
         5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of NVML and nvidia-smi."
     ),
+    root: str = typer.Option("/", "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
@@ -94,14 +95,15 @@ def memory(
             output_format,
             render.VIEW_SCHEMA,
         )
-    host, view = _read(replay, probe_timeout, output_format, render.VIEW_SCHEMA)
+    host, view = _read(replay, probe_timeout, output_format, render.VIEW_SCHEMA, root)
     code = ExitCode.FINDINGS if render.heavily_held(view) else ExitCode.OK
     if output_format is OutputFormat.json:
         sys.stdout.write(json.dumps(render.view_document(view, int(code)), indent=2, sort_keys=True) + "\n")
         raise typer.Exit(int(code))
     console = stdout_console()
     if not watch:
-        for line in render.view_lines(view):
+        # Wrapped to the terminal's width (80 columns where the output is no terminal), as `check` is.
+        for line in render.view_lines(view, width=console.width):
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(int(code))
     from gpudoctor.memory.gather import read_memory

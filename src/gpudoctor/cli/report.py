@@ -24,9 +24,11 @@ class MergeFormat(str, enum.Enum):
     "merge",
     help=(
         "Merge the JSON reports of many nodes (files, or directories of *.json): a table of nodes by findings, "
-        "and the facts that differ between nodes (driver, CUDA, toolkits, framework builds, GPU models, PCIe links).\n\n"
+        "and the facts that differ between nodes (driver, CUDA, toolkits, framework builds, GPU models, PCIe links). "
+        "Reads one report at a time: 100,000 nodes merge in bounded memory; above 50 nodes, nodes are grouped by "
+        "their findings and drift is counted (N nodes differ in X).\n\n"
         "Exit status: 0 every node below --fail-on, 1 a node at or above it (or an unreadable report, or with "
-        "--fail-on-drift facts that differ), 2 usage error, 3 no report could be read."
+        "--fail-on-drift facts that differ, from the baseline's with --baseline), 2 usage error, 3 no report could be read."
     ),
 )
 def merge(
@@ -38,20 +40,34 @@ def merge(
         "warning", "--fail-on", help="Lowest finding severity on any node that makes the exit status 1: error, warning or info."
     ),
     fail_on_drift: bool = typer.Option(False, "--fail-on-drift", help="Also exit 1 when the nodes' facts differ."),
+    baseline: str | None = typer.Option(
+        None,
+        "--baseline",
+        metavar="REPORT",
+        help="A known-good node's report: every node's facts and findings compared with it (grouped: N nodes differ in X).",
+    ),
+    jobs: int = typer.Option(
+        0,
+        "--jobs",
+        "-j",
+        min=0,
+        metavar="N",
+        help="Processes that read reports: 0 (default) one per CPU, at most 4, from 2,000 files on; 1 reads in this process.",
+    ),
 ) -> None:
     from gpudoctor.errors import UsageError
-    from gpudoctor.report_merge import _SEVERITY_RANK, merge_exit_code, merge_paths, render_json, render_text
+    from gpudoctor.report_merge import _SEVERITY_RANK, merge_exit_code, merge_paths, render_text, write_json
 
     rank = _SEVERITY_RANK.get(fail_on.lower())
     try:
         if rank is None:
             raise UsageError(f"--fail-on: {fail_on!r} is not one of 'error', 'warning', 'info'")
-        merged = merge_paths(paths)
+        merged = merge_paths(paths, baseline=baseline, spool=output_format is MergeFormat.json, jobs=jobs)
     except UsageError as exc:
         _usage_error(exc, output_format)
     code = merge_exit_code(merged, rank, fail_on_drift)
     if output_format is MergeFormat.json:
-        sys.stdout.write(render_json(merged, code))
+        write_json(merged, code, sys.stdout)
     else:
         sys.stdout.write(render_text(merged))
     raise typer.Exit(code)

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from gpudoctor.cli.common import positive_seconds
+from gpudoctor.cli.common import ROOT_HELP, positive_seconds
 
 
 def register(app: typer.Typer) -> None:
@@ -27,7 +27,17 @@ def register(app: typer.Typer) -> None:
             5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of each probe."
         ),
         note: str | None = typer.Option(None, "--note", help="A free-text note stored in the snapshot."),
+        from_files: list[str] = typer.Option(
+            [],
+            "--from",
+            metavar="FILE",
+            help=(
+                "Write the partial snapshot that pasted text describes instead of recording this machine "
+                "(repeatable; '-' for standard input; docs/pasted.md), to read and correct it."
+            ),
+        ),
         redact: bool = typer.Option(True, "--redact/--no-redact", help="Redact host name, serials, UUIDs and user names."),
+        root: str = typer.Option("/", "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
     ) -> None:
         import datetime
         import getpass
@@ -45,11 +55,14 @@ def register(app: typer.Typer) -> None:
             from gpudoctor.cli.common import check_output_path
 
             check_output_path("--output", output)
+        if from_files:
+            _write_pasted(output, from_files, note)
+            return
         if python:
             from gpudoctor.cli.common import check_python
 
             check_python(python)
-        host = RecordingHost(LiveHost())
+        host = RecordingHost(LiveHost(root=root))
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
         report = diagnose(host, options)
         snap = host.snapshot
@@ -75,3 +88,28 @@ def register(app: typer.Typer) -> None:
                 raise GpudoctorError(f"could not write {output}: {exc.strerror or exc}") from None
             counts = f"{len(snap['files'])} files, {len(snap['commands'])} commands"
             sys.stderr.write(f"wrote {output} ({counts}; {len(report.findings)} findings at recording time)\n")
+
+
+def _write_pasted(output: str, paths: list[str], note: str | None) -> None:
+    """`snapshot --from`: the snapshot built from pasted text, as `check --from` diagnoses it (docs/pasted.md)."""
+    from gpudoctor import __version__
+    from gpudoctor.host.snapshot import dump_snapshot, validate_snapshot
+    from gpudoctor.pasted import load_sources, read_pasted
+
+    snap = validate_snapshot(read_pasted(load_sources(paths)), "pasted text")
+    snap["recorded_with"] = f"gpudoctor {__version__} (from pasted text)"
+    if note:
+        snap["note"] = note
+    text = dump_snapshot(snap)
+    if output == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        from gpudoctor.errors import GpudoctorError
+
+        raise GpudoctorError(f"could not write {output}: {exc.strerror or exc}") from None
+    blocks = len(snap.get("pasted", {}).get("blocks", []))
+    sys.stderr.write(f"wrote {output} (partial: {blocks} block(s) read; what they did not show is unknown)\n")

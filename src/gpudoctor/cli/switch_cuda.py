@@ -16,7 +16,9 @@ from gpudoctor.model import ExitCode
 HELP = (
     "Switch between installed CUDA toolkits: system-wide (re-points /usr/local/cuda, atomically; needs root) "
     'or for this shell only: eval "$(gpudoctor switch-cuda 11.8 --shell)" (fish: gpudoctor switch-cuda 11.8 --shell fish | source; '
-    "PowerShell: gpudoctor switch-cuda 11.8 --shell powershell | Invoke-Expression).\n\n"
+    "PowerShell: gpudoctor switch-cuda 11.8 --shell powershell | Invoke-Expression). On Windows, system-wide means "
+    "the machine's CUDA_PATH and Path (Administrator), and --shell prints PowerShell (default) or cmd code "
+    "(cmd: for /f \"delims=\" %i in ('gpudoctor switch-cuda 11.8 --shell cmd') do %i).\n\n"
     "VERSION as you would say it: 11.8 (newest 11.8.x), 12 (newest 12.x), 12.4.1 (exactly), or a toolkit directory.\n\n"
     "Exit status: 0 switched and checked, already active, --dry-run, --list or --shell; 1 declined at the prompt; "
     "2 usage error, or no terminal to ask on and no --yes; 3 refused (the message says why and what to do instead) or failed."
@@ -34,7 +36,9 @@ def _parse_words(words: list[str], shell: bool) -> tuple[str, str | None]:
         raise typer.BadParameter(
             f"give one VERSION (with --shell, also at most one of: {', '.join(SHELL_NAMES)})", param_hint="VERSION"
         )
-    if not versions[0].startswith("/"):
+    from gpudoctor.host.winpath import is_windows_path
+
+    if not versions[0].startswith("/") and not is_windows_path(versions[0]):
         try:
             parse_request(versions[0])
         except UsageError as exc:
@@ -87,13 +91,68 @@ def _switch_system(plan, host, *, yes: bool, dry_run: bool, timeout_s: float) ->
         )
 
 
+def _switch_windows(facts, requested: str | None, shell: bool, shell_name: str | None, *, yes: bool, dry_run: bool) -> None:
+    """Native Windows: CUDA_PATH and PATH, for this shell (PowerShell, cmd) or machine-wide (Administrator)."""
+    from gpudoctor import cmdline
+    from gpudoctor import switch_cuda_windows as sw
+    from gpudoctor.errors import GpudoctorError, UnsafeOperation, UsageError
+
+    if requested is None:
+        sys.stdout.write(sw.render_list(facts))
+        raise typer.Exit(ExitCode.OK)
+    plan = sw.plan_windows_switch(facts, requested)
+    if plan.refusal or plan.target is None:
+        error = GpudoctorError if plan.target is None else UnsafeOperation
+        raise error(plan.refusal or f"CUDA {requested} is not installed", "\n".join(plan.manual) or None)
+    tk = plan.target
+    if shell:
+        name = "powershell" if shell_name in (None, "posix") else shell_name
+        if name not in sw.WINDOWS_SHELLS:
+            raise UsageError(f"--shell {name} is not a Windows shell", "name powershell or cmd")
+        try:
+            sys.stdout.write(sw.render_shell(plan.env, name))
+        except cmdline.Unrenderable as exc:
+            raise UsageError(f"this environment cannot be written as {name} code: {exc}") from None
+        typer.echo(f"gpudoctor: this shell: CUDA {tk.version} from {tk.root}", err=True)
+        raise typer.Exit(ExitCode.OK)
+    env = sw.RegistryEnvironment()
+    change = sw.plan_machine(env, tk)
+    previous = sw.toolkit_version_at(facts, change.cuda_path[0])
+    typer.echo(f"machine CUDA_PATH: {change.cuda_path[0] or 'unset'} -> {change.cuda_path[1]}")
+    typer.echo(f"machine Path: toolkit folders removed, {tk.version}'s bin and libnvvp first ({change.path[1][:120]}...)")
+    if dry_run:
+        typer.echo("dry run: nothing changed")
+        raise typer.Exit(ExitCode.OK)
+    if not sw.is_admin():
+        raise UnsafeOperation(
+            "changing the machine environment needs Administrator rights",
+            "run it in an Administrator PowerShell, or switch this shell only: "
+            + cmdline.render(cmdline.EvalShell(("gpudoctor", "switch-cuda", requested)), "powershell"),
+        )
+    if not yes:
+        if not sys.stdin.isatty():
+            typer.echo(
+                "gpudoctor: error: not switching without asking, and there is no terminal to ask on\n"
+                "hint: rerun with --yes to switch, or with --dry-run to see the plan only",
+                err=True,
+            )
+            raise typer.Exit(ExitCode.USAGE)
+        if not typer.confirm("Switch?", default=False):
+            typer.echo("nothing changed", err=True)
+            raise typer.Exit(1)
+    sw.apply_machine(env, change)
+    typer.echo(f"done: machine CUDA_PATH -> {change.cuda_path[1]} (CUDA {tk.version}); open a new terminal to use it")
+    typer.echo("to undo: " + " ; ".join(cmdline.render_all(sw.undo_lines(change, previous), "powershell")))
+    raise typer.Exit(ExitCode.OK)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("switch-cuda", help=HELP)
     def switch_cuda(
         words: list[str] | None = typer.Argument(
             None,
             metavar="VERSION [SHELL]",
-            help="11.8, 12, 12.4.1 or a toolkit directory; with --shell, optionally posix (also sh, bash, zsh), fish or powershell.",
+            help="11.8, 12, 12.4.1 or a toolkit directory; with --shell, optionally posix (also sh, bash, zsh), fish, powershell or cmd (Windows).",
         ),
         list_toolkits: bool = typer.Option(
             False, "--list", help="List every toolkit, its full version, and which is active through what."
@@ -101,7 +160,7 @@ def register(app: typer.Typer) -> None:
         shell: bool = typer.Option(
             False,
             "--shell",
-            help="Print code that switches this shell only, in the syntax named after it: posix (the default; bash, zsh, sh), fish or powershell. No root needed.",
+            help="Print code that switches this shell only, in the syntax named after it: posix (the default; bash, zsh, sh), fish or powershell; on Windows powershell (the default) or cmd. No root needed.",
         ),
         yes: bool = typer.Option(False, "--yes", "-y", help="Switch without asking."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; change nothing."),
@@ -117,6 +176,8 @@ def register(app: typer.Typer) -> None:
         from gpudoctor.host.live import LiveHost
         from gpudoctor.probes import ProbeOptions, run_probes
 
+        requested, shell_name = "", None
+
         if list_toolkits and (words or shell or dry_run):
             raise typer.BadParameter("--list takes no VERSION, --shell or --dry-run", param_hint="--list")
         if not list_toolkits:
@@ -127,9 +188,13 @@ def register(app: typer.Typer) -> None:
             shell_name = shell_name or ("posix" if shell else None)
         host = LiveHost(root=root)
         facts = run_probes(host, ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4)))
+        if facts.windows is not None:
+            _switch_windows(facts, None if list_toolkits else requested, shell, shell_name, yes=yes, dry_run=dry_run)
         if list_toolkits:
             sys.stdout.write(sc.render_list(facts))
             raise typer.Exit(ExitCode.OK)
+        if shell_name == "cmd":
+            raise UsageError("--shell cmd is for Windows", "name posix, fish or powershell")
 
         if requested.startswith("/"):
             requested = host.realpath(requested) or requested

@@ -11,16 +11,23 @@ unchanged when a machine is replayed.
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpudoctor.elf import ElfDynamic
+
+from gpudoctor.host import winpath
 
 # Environment variables a probe may see. An allow-list, never the whole
 # environment: snapshots are shared, and environments hold secrets.
 ENV_NAMES = (
     "PATH",
     "LD_LIBRARY_PATH",
+    "LD_PRELOAD",  # preloaded objects win every soname they carry (gpudoctor.loader)
     "CUDA_HOME",
     "CUDA_PATH",
     "CUDA_ROOT",
@@ -50,7 +57,12 @@ ENV_NAMES = (
     "SLURM_JOB_ID",
     "SLURM_JOB_GPUS",
     "SLURM_STEP_GPUS",
+    # Windows: where Program Files and the Windows folder are (the toolkits and nvidia-smi.exe live there).
+    "ProgramFiles",
+    "SystemRoot",
 )
+# Windows' CUDA installer sets one CUDA_PATH_VX_Y per toolkit beside CUDA_PATH; recorded by pattern.
+ENV_PATTERNS = (re.compile(r"CUDA_PATH_V\d+_\d+\Z"),)
 
 
 class HostError(Exception):
@@ -212,6 +224,14 @@ class Host:
     def env(self) -> Mapping[str, str]:
         raise NotImplementedError
 
+    def elf(self, path: str) -> ElfDynamic:
+        """The dynamic section of the ELF file at `path` (gpudoctor.elf): what the loader reads of it.
+
+        Raises HostError: ENOENT, EACCES, ENOTREG, ENOEXEC (not ELF, or unreadable within the reader's
+        bounds), ENODATA (a snapshot that holds the file but not its ELF record).
+        """
+        raise NotImplementedError
+
     def nvml(self, timeout_s: float) -> dict[str, Any]:
         raise NotImplementedError
 
@@ -220,6 +240,10 @@ class Host:
 
     def platform(self) -> dict[str, str]:
         raise NotImplementedError
+
+    def pasted(self) -> dict[str, Any]:
+        """A partial snapshot's `partial` flag and `pasted` section (docs/pasted.md); {} for a whole machine."""
+        return {}
 
     # --- derived, identical for every host --------------------------------
     def exists(self, path: str) -> bool:
@@ -237,6 +261,9 @@ class Host:
 
     def realpath(self, path: str, _depth: int = 0) -> str | None:
         """Resolve every link in `path` through this host; None when it does not exist, or a link dangles or loops."""
+        if winpath.is_windows_path(path):
+            # Windows links (junctions) are not followed: the path is its own answer where it exists.
+            return winpath.canon(path) if self.stat(path).exists else None
         parts = [p for p in path.split("/") if p not in ("", ".")]
         current = "/"
         for i, part in enumerate(parts):
@@ -262,7 +289,9 @@ class Host:
         return current
 
     def which(self, name: str) -> str | None:
-        """The first `name` on this host's PATH that exists (as `command -v` finds it)."""
+        """The first `name` on this host's PATH that exists (as `command -v` finds it; `where` on Windows)."""
+        if self.platform().get("system") == "Windows":
+            return winpath.which(self.env().get("PATH", ""), name, lambda p: self.stat(p).kind == "file")
         for directory in self.env().get("PATH", "").split(":"):
             if not directory.startswith("/"):
                 continue

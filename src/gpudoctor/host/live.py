@@ -12,15 +12,19 @@ import platform as _platform
 import selectors
 import signal
 import stat as _stat
+import struct
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from gpudoctor.bounded import MAX_COMMAND_OUTPUT, describe_size
-from gpudoctor.host import ENV_NAMES, CommandResult, Host, HostError, PathInfo, PythonEnv
+from gpudoctor.host import ENV_NAMES, ENV_PATTERNS, CommandResult, Host, HostError, PathInfo, PythonEnv
+
+if TYPE_CHECKING:
+    from gpudoctor.elf import ElfDynamic
 
 
 def _errno_name(exc: OSError) -> str:
@@ -36,6 +40,7 @@ class LiveHost(Host):
         self.root = os.path.abspath(root)
         source = os.environ if environ is None else environ
         self._env = {k: source[k] for k in ENV_NAMES if k in source}
+        self._env.update({k: v for k, v in source.items() if any(p.match(k) for p in ENV_PATTERNS)})
         self._nvml_lock = threading.Lock()
         self._nvml_pending: tuple[threading.Thread, dict[str, Any]] | None = None
 
@@ -48,7 +53,13 @@ class LiveHost(Host):
     def read_text(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> str:
         # O_NONBLOCK and fstat before reading: a FIFO planted where a probe looks (a torch/version.py,
         # say) opens at once and is refused instead of hanging the probe; a device is never read.
-        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+        flags = (
+            os.O_RDONLY
+            | getattr(os, "O_NONBLOCK", 0)
+            | getattr(os, "O_BINARY", 0)
+            | getattr(os, "O_NOCTTY", 0)
+            | getattr(os, "O_CLOEXEC", 0)
+        )
         try:
             fd = os.open(self._real(path), flags)
         except OSError as exc:
@@ -78,6 +89,36 @@ class LiveHost(Host):
         if b"\x00" in data:
             raise HostError("EBINARY", path, "not a text file")
         return data.decode("utf-8", errors="replace")
+
+    def elf(self, path: str) -> ElfDynamic:
+        from gpudoctor.elf import ElfError, read_dynamic
+
+        # As read_text: O_NONBLOCK and fstat first, so a FIFO or device planted where a library is
+        # expected is refused, not read. read_dynamic bounds every read it makes.
+        flags = (
+            os.O_RDONLY
+            | getattr(os, "O_NONBLOCK", 0)
+            | getattr(os, "O_BINARY", 0)
+            | getattr(os, "O_NOCTTY", 0)
+            | getattr(os, "O_CLOEXEC", 0)
+        )
+        try:
+            fd = os.open(self._real(path), flags)
+        except OSError as exc:
+            raise HostError(_errno_name(exc), path, exc.strerror or "") from None
+        try:
+            st = os.fstat(fd)
+            if _stat.S_ISDIR(st.st_mode):
+                raise HostError("EISDIR", path, "is a directory")
+            if not _stat.S_ISREG(st.st_mode):
+                raise HostError("ENOTREG", path, "not a regular file")
+            return read_dynamic(lambda offset, size: os.pread(fd, size, offset), st.st_size)
+        except ElfError as exc:
+            raise HostError("ENOEXEC", path, str(exc)) from None
+        except (OSError, struct.error) as exc:
+            raise HostError(_errno_name(exc) if isinstance(exc, OSError) else "ENOEXEC", path, str(exc)) from None
+        finally:
+            os.close(fd)
 
     def stat(self, path: str) -> PathInfo:
         real = self._real(path)
@@ -122,8 +163,20 @@ class LiveHost(Host):
     # --- commands ------------------------------------------------------------
     def run(self, argv: list[str] | tuple[str, ...], timeout_s: float, key: str | None = None) -> CommandResult:
         argv = tuple(argv)
-        # Under a temporary root an absolute program (a toolkit's bin/nvcc) is the root's own copy.
-        program = (self._real(argv[0]), *argv[1:]) if argv and argv[0].startswith("/") else argv
+        # Under a temporary root an absolute program (a toolkit's bin/nvcc) is the root's own copy, and a
+        # bare name (nvidia-smi) is found on PATH inside the root, as in a chroot: the machine's programs,
+        # never this one's. Not found there is not found (tests/sim/ relies on it).
+        if argv and self.root != "/" and "/" not in argv[0]:
+            found = self.which(argv[0])
+            if found is None:
+                return CommandResult(argv, None, missing=True)
+            argv_run: tuple[str, ...] = (found, *argv[1:])
+        elif os.name == "nt" and argv and argv[0] == "nvidia-smi":
+            # DCH drivers may leave nvidia-smi.exe only in the driver store; the key stays `nvidia-smi ...`.
+            argv_run = (windows_nvidia_smi() or "nvidia-smi", *argv[1:])
+        else:
+            argv_run = argv
+        program = (self._real(argv_run[0]), *argv_run[1:]) if argv_run and argv_run[0].startswith("/") else argv_run
         return run_bounded(argv, timeout_s, program=program)
 
     # --- environment -----------------------------------------------------------
@@ -170,6 +223,31 @@ class LiveHost(Host):
         if executable is None or _same_file(executable, sys.executable):
             return PythonEnv.from_json(pyenv.describe(), how="in-process")
         return pyenv.describe_via(self, executable, timeout_s)
+
+
+def windows_nvidia_smi(environ: Mapping[str, str] | None = None) -> str | None:
+    """Where nvidia-smi.exe is on a Windows machine: PATH, System32, NVSMI, else the newest driver store copy.
+
+    The driver store (System32\\DriverStore\\FileRepository\\nv*.inf_amd64_*) is written only by Windows'
+    driver installation, as an Administrator: a program found there is the driver's own.
+    """
+    import glob
+    import shutil
+
+    env = os.environ if environ is None else environ
+    found = shutil.which("nvidia-smi", path=env.get("PATH"))
+    if found:
+        return found
+    system_root = env.get("SystemRoot") or env.get("SYSTEMROOT") or "C:\\Windows"
+    program_files = env.get("ProgramFiles") or env.get("PROGRAMFILES") or "C:\\Program Files"
+    for candidate in (
+        os.path.join(system_root, "System32", "nvidia-smi.exe"),
+        os.path.join(program_files, "NVIDIA Corporation", "NVSMI", "nvidia-smi.exe"),
+    ):
+        if os.path.isfile(candidate):
+            return candidate
+    store = glob.glob(os.path.join(system_root, "System32", "DriverStore", "FileRepository", "nv*.inf_amd64_*", "nvidia-smi.exe"))
+    return max(store, key=os.path.getmtime) if store else None
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -235,6 +313,8 @@ def _collect(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes,
     Returns (stdout, stderr, overflow, timed_out). Past either limit the process group is killed.
     (`communicate()` has a time limit but no size limit: it would buffer a flood until memory ran out.)
     """
+    if os.name == "nt":
+        return _collect_threads(proc, timeout_s, cap)
     deadline = time.monotonic() + timeout_s
     buffers = {proc.stdout: bytearray(), proc.stderr: bytearray()}
     total = 0
@@ -284,9 +364,68 @@ def _collect(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes,
 _CHUNK = 64 * 1024
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _collect_threads(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes, bytes, bool, bool]:
+    """`_collect` where select() cannot wait on pipes (Windows): one reader thread per pipe, the same limits."""
+    deadline = time.monotonic() + timeout_s
+    buffers: dict[str, bytearray] = {"out": bytearray(), "err": bytearray()}
+    lock = threading.Lock()
+    state = {"total": 0, "overflow": False}
+    full = threading.Event()
+
+    def pump(stream: IO[bytes] | None, name: str) -> None:
+        if stream is None:
+            return
+        while True:
+            chunk = stream.read1(_CHUNK) if hasattr(stream, "read1") else stream.read(_CHUNK)
+            if not chunk:
+                return
+            with lock:
+                state["total"] += len(chunk)
+                if state["total"] > cap:
+                    state["overflow"] = True
+                    full.set()
+                    return
+                buffers[name] += chunk
+
+    readers = [
+        threading.Thread(target=pump, args=(proc.stdout, "out"), daemon=True),
+        threading.Thread(target=pump, args=(proc.stderr, "err"), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+    timed_out = False
+    for reader in readers:
+        while reader.is_alive() and not full.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            reader.join(min(remaining, 0.05))
+        if timed_out or full.is_set():
+            break
+    overflow = bool(state["overflow"])
+    if overflow or timed_out:
+        _kill_group(proc)
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        with contextlib.suppress(OSError):
-            proc.kill()
+        proc.wait(timeout=max(0.5, deadline - time.monotonic()) if not (overflow or timed_out) else 5.0)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        timed_out = True
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5.0)
+    for reader in readers:
+        reader.join(1.0)
+    with lock:
+        return bytes(buffers["out"]), bytes(buffers["err"]), overflow, timed_out
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    killpg = getattr(os, "killpg", None)  # POSIX only; on Windows the process itself is killed
+    if killpg is not None:
+        try:
+            killpg(proc.pid, signal.SIGKILL)
+            return
+        except OSError:
+            pass
+    with contextlib.suppress(OSError):
+        proc.kill()

@@ -181,6 +181,12 @@ def _read_device(nv: Any, nvml_error: type[BaseException], index: int, fallbacks
     field("pcie_width_current", lambda: int(nv.nvmlDeviceGetCurrPcieLinkWidth(handle)))
     field("pcie_width_max", lambda: int(nv.nvmlDeviceGetMaxPcieLinkWidth(handle)))
     field("persistence_mode", lambda: bool(nv.nvmlDeviceGetPersistenceMode(handle)))
+    # What the GPU is doing (load-dependent health is judged on it, checks/health.py); a binding without
+    # these entry points leaves them unrecorded.
+    if hasattr(nv, "nvmlDeviceGetPerformanceState"):
+        field("performance_state", lambda: f"P{int(nv.nvmlDeviceGetPerformanceState(handle))}")
+    if hasattr(nv, "nvmlDeviceGetUtilizationRates"):
+        field("utilization_gpu", lambda: int(nv.nvmlDeviceGetUtilizationRates(handle).gpu))
 
     def mig() -> dict[str, bool]:
         current, pending = nv.nvmlDeviceGetMigMode(handle)

@@ -6,6 +6,9 @@ installed with pipx must still see the project's torch). It therefore uses
 only the standard library and syntax that Python 3.6 accepts, and never
 imports a framework: it reads `*.dist-info` / `*.egg-info` directory names,
 which is both faster than importlib.metadata and works on any Python.
+
+A virtual environment whose files prove the same answer is not started at all:
+gpudoctor.host.venvfiles reads it (`how` is then "files").
 """
 
 import json
@@ -38,14 +41,15 @@ def _split_dist_dir(name):
     return parts[0], parts[1]
 
 
-def describe():
-    """This interpreter's version, prefix, kind, site-packages and distributions."""
-    site_dirs = [d for d in _site_dirs() if d.endswith(("site-packages", "dist-packages"))]
+def collect_distributions(site_dirs, listdir):
+    """({name: version}, {name: site directory}) from the *.dist-info / *.egg-info names in `site_dirs`;
+    `listdir` raises OSError for a directory it cannot list (skipped). One reading for every way an
+    environment is read (its interpreter, its files), so the answers agree."""
     dists = {}
     locations = {}
     for directory in site_dirs:
         try:
-            names = sorted(os.listdir(directory))
+            names = sorted(listdir(directory))
         except OSError:
             continue
         for name in names:
@@ -60,6 +64,13 @@ def describe():
             if key not in dists:
                 dists[key] = version
                 locations[key] = directory
+    return dists, locations
+
+
+def describe():
+    """This interpreter's version, prefix, kind, site-packages and distributions."""
+    site_dirs = [d for d in _site_dirs() if d.endswith(("site-packages", "dist-packages"))]
+    dists, locations = collect_distributions(site_dirs, os.listdir)
     prefix = sys.prefix
     if getattr(sys, "base_prefix", prefix) != prefix:
         kind = "conda" if os.path.isdir(os.path.join(prefix, "conda-meta")) else "venv"
@@ -110,19 +121,14 @@ def describe_from_files(host, executable, why):
         if host.exists(site):
             site_dirs.append(site)
             version = version or name[len("python") :]
-    dists, locations = {}, {}
-    for site in site_dirs:
+
+    def listdir(path):
         try:
-            names = sorted(host.list_dir(site))
-        except HostError:
-            continue
-        for name in names:
-            if name.endswith((".dist-info", ".egg-info")):
-                split = _split_dist_dir(name)
-                if split:
-                    key = split[0].lower().replace("_", "-").replace(".", "-")
-                    if key not in dists:
-                        dists[key], locations[key] = split[1], site
+            return host.list_dir(path)
+        except HostError as exc:
+            raise OSError(str(exc)) from None
+
+    dists, locations = collect_distributions(site_dirs, listdir)
     data = {
         "executable": executable,
         "version": version,
@@ -140,7 +146,9 @@ def describe_via(host, executable, timeout_s):
 
     As root, an interpreter that a non-root user can write (a venv's python, its pyvenv.cfg and
     site-packages, whose .pth files run at start) is not run: the environment is read as files
-    (`describe_from_files`), and its `how` says so.
+    (`describe_from_files`), and its `how` says so. On the live machine, a virtual environment whose
+    files prove what its interpreter would answer is read from them (`how` "files"; venvfiles.py says
+    when they do); only otherwise is the interpreter started.
 
     Raises HostError: ENOENT (no such interpreter), ETIMEDOUT, or EFAIL with
     the interpreter's own error text.
@@ -156,6 +164,15 @@ def describe_via(host, executable, timeout_s):
         if not host.exists(executable):
             raise HostError("ENOENT", executable, "no such interpreter")
         return describe_from_files(host, executable, not_run_note(executable, why))
+
+    if host.mode == "live" and getattr(host, "root", "/") == "/":
+        # A virtual environment's files say what its interpreter would (gpudoctor.host.venvfiles), without
+        # its start-up (tens of milliseconds, the slowest probe of a check); where they cannot, it is asked.
+        from gpudoctor.host.venvfiles import read_venv
+
+        data, _ = read_venv(executable, host.read_text)
+        if data is not None:
+            return PythonEnv.from_json(data, how="files")
 
     with open(__file__, encoding="utf-8") as fh:
         source = fh.read()

@@ -11,10 +11,13 @@ from __future__ import annotations
 import posixpath
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpudoctor.host import CommandResult, Host, HostError, PathInfo, PythonEnv, command_key
+from gpudoctor.host import CommandResult, Host, HostError, PathInfo, PythonEnv, command_key, winpath
 from gpudoctor.host.snapshot import empty_snapshot
+
+if TYPE_CHECKING:
+    from gpudoctor.elf import ElfDynamic
 
 
 class RecordingHost(Host):
@@ -118,6 +121,18 @@ class RecordingHost(Host):
                 self.snapshot["python"] = env.to_json()
         return env
 
+    def elf(self, path: str) -> ElfDynamic:
+        try:
+            dynamic = self.live.elf(path)
+        except HostError as exc:
+            if not exc.missing:
+                with self._lock:
+                    self.snapshot.setdefault("elf", {})[path] = {"error": exc.code}
+            raise
+        with self._lock:
+            self.snapshot.setdefault("elf", {})[path] = dynamic.to_json()
+        return dynamic
+
 
 class ReplayHost(Host):
     """A machine made of a snapshot. Paths are looked up as recorded, then through recorded links."""
@@ -126,8 +141,13 @@ class ReplayHost(Host):
 
     def __init__(self, snapshot: dict[str, Any]) -> None:
         self.snapshot = snapshot
-        self.files: dict[str, Any] = snapshot.get("files") or {}
-        self.dirs: dict[str, Any] = snapshot.get("dirs") or {}
+        # Windows paths (C:\\... or C:/...) are kept in one canonical spelling, found case-insensitively.
+        self._ci: dict[str, str] = {}
+        self.files: dict[str, Any] = self._canon_keys(snapshot.get("files") or {})
+        self.dirs: dict[str, Any] = self._canon_keys(snapshot.get("dirs") or {})
+        if snapshot.get("partial"):
+            # Partial evidence: an installed distribution implies its files (docs/pasted.md).
+            self.files = {**self._canon_keys(_implied(snapshot, self.files)), **self.files}
         self.commands: dict[str, Any] = snapshot.get("commands") or {}
         self._children: dict[str, set[str]] = {}
         self._index(list(self.files) + list(self.dirs))
@@ -135,6 +155,8 @@ class ReplayHost(Host):
         # with /usr/local/cuda a link) is also the file at the link's target.
         aliases = {}
         for path, entry in self.files.items():
+            if winpath.is_windows_path(path):
+                continue
             parent = posixpath.dirname(path)
             real_parent = self.realpath(parent)
             if real_parent is not None and real_parent != parent:
@@ -145,9 +167,26 @@ class ReplayHost(Host):
             self.files = {**self.files, **aliases}
             self._index(list(aliases))
 
+    def _win(self, path: str) -> str:
+        """A Windows path in the spelling first recorded for it (case-insensitive), else canonical."""
+        canonical = winpath.canon(path)
+        return self._ci.setdefault(canonical.casefold(), canonical)
+
+    def _canon_keys(self, entries: dict[str, Any]) -> dict[str, Any]:
+        if not any(winpath.is_windows_path(p) for p in entries):
+            return entries
+        return {(self._win(p) if winpath.is_windows_path(p) else p): v for p, v in entries.items()}
+
     def _index(self, paths: list[str]) -> None:
         # Every ancestor of a recorded path is a directory on that machine.
         for path in paths:
+            if winpath.is_windows_path(path):
+                child = self._win(path)
+                while not winpath.is_root(child):
+                    parent = self._win(winpath.parent(child))
+                    self._children.setdefault(parent, set()).add(winpath.basename(child))
+                    child = parent
+                continue
             child = path.rstrip("/") or "/"
             parent = posixpath.dirname(child)
             while child != "/":
@@ -156,6 +195,10 @@ class ReplayHost(Host):
 
     def _entry(self, path: str) -> tuple[str, Any]:
         """The recorded entry for `path`, resolving links in its parent directories."""
+        if winpath.is_windows_path(path):
+            # No links on the Windows side: junctions and symlinks there are not recorded as such.
+            path = self._win(path)
+            return path, self.files.get(path)
         path = posixpath.normpath(path)
         if path in self.files or path in self.dirs or path in self._children:
             return path, self.files.get(path)
@@ -214,7 +257,7 @@ class ReplayHost(Host):
         return PathInfo(path, "missing")
 
     def list_dir(self, path: str) -> list[str]:
-        real = self.realpath(path) or path
+        real = self._win(path) if winpath.is_windows_path(path) else (self.realpath(path) or path)
         if not self._is_dir(real):
             if self.files.get(real) is not None:
                 raise HostError("ENOTDIR", path)
@@ -247,6 +290,12 @@ class ReplayHost(Host):
         plat.update(self.snapshot.get("platform") or {})
         return plat
 
+    def pasted(self) -> dict[str, Any]:
+        section = self.snapshot.get("pasted")
+        out = dict(section) if isinstance(section, dict) else {}
+        out["partial"] = bool(self.snapshot.get("partial"))
+        return out
+
     def nvml(self, timeout_s: float) -> dict[str, Any]:
         state = self.snapshot.get("nvml")
         if state is None:
@@ -260,3 +309,42 @@ class ReplayHost(Host):
         if "error" in data:
             raise HostError(str(data["error"]), str(data.get("executable", "python")), str(data.get("detail", "")))
         return PythonEnv.from_json(data, how="snapshot")
+
+    def elf(self, path: str) -> ElfDynamic:
+        """The recorded ELF record of `path` (or of the file a recorded link leads to)."""
+        from gpudoctor.elf import ElfDynamic
+
+        records = self.snapshot.get("elf") or {}
+        entry = records.get(path)
+        if entry is None:
+            real = self.realpath(path)
+            entry = records.get(real) if real is not None else None
+        if isinstance(entry, dict) and "error" in entry:
+            raise HostError(str(entry["error"]), path, "as recorded")
+        if isinstance(entry, dict):
+            return ElfDynamic.from_json(entry)
+        if self.exists(path):
+            raise HostError("ENODATA", path, "recorded without its ELF record")
+        raise HostError("ENOENT", path)
+
+
+def _implied(snapshot: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
+    """The library files NVIDIA's wheels in a partial snapshot's Python environment imply (gpudoctor.pasted.implied)."""
+    from gpudoctor.pasted.implied import implied_files
+
+    python = snapshot.get("python")
+    if not isinstance(python, dict) or "error" in python:
+        return {}
+    dists = {str(k).lower().replace("_", "-"): str(v) for k, v in (python.get("distributions") or {}).items()}
+    sites = [str(p) for p in python.get("site_packages") or []]
+    locations = {str(k).lower().replace("_", "-"): str(v) for k, v in (python.get("locations") or {}).items()}
+    raw = snapshot.get("pasted")
+    section: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    shown_missing = {str(m).split(".so", 1)[0] for m in section.get("missing") or ()}
+    out: dict[str, Any] = {}
+    for name, version in dists.items():
+        site = locations.get(name) or (sites[0] if sites else "")
+        for path, entry in implied_files({name: version}, site, files).items():
+            if path.rsplit("/", 1)[-1].split(".so", 1)[0] not in shown_missing:  # unless the text showed it missing
+                out[path] = entry
+    return out

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from gpudoctor.errors import SnapshotError
+from gpudoctor.host.winpath import is_windows_path
 
 FORMAT = "gpudoctor-snapshot/1"
 
@@ -27,6 +28,9 @@ _TOP_LEVEL = {
     "commands",
     "python",
     "nvml",
+    "elf",
+    "partial",  # true: what the snapshot does not hold is unknown, not absent (docs/pasted.md)
+    "pasted",  # what `--from` read: blocks, error texts, what the text showed missing (docs/pasted.md)
 }
 
 
@@ -83,6 +87,10 @@ def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
     for key in ("platform", "env", "files", "dirs", "commands"):
         if key in data and not isinstance(data[key], dict):
             problems.append(f'"{key}" must be an object, not {_json_type(data[key])}')
+    if "partial" in data and not isinstance(data["partial"], bool):
+        problems.append('"partial" must be true or false')
+    if "pasted" in data and not isinstance(data["pasted"], dict):
+        problems.append(f'"pasted" must be an object, not {_json_type(data["pasted"])}')
     for key in ("recorded_with", "recorded_at", "note"):
         if key in data and not isinstance(data[key], str):
             problems.append(f'"{key}" must be a string')
@@ -101,7 +109,9 @@ def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
         if not _absolute(path):
             problems.append(f"dirs: {_short(path)} is not an absolute path")
         if isinstance(listing, list):
-            if not all(isinstance(n, str) and n not in ("", ".", "..") and "/" not in n for n in listing):
+            # A Windows directory's names hold neither separator.
+            banned = "/\\" if is_windows_path(path) else "/"
+            if not all(isinstance(n, str) and n not in ("", ".", "..") and not any(c in n for c in banned) for n in listing):
                 problems.append(f"dirs: {_short(path)} must list names (strings without /)")
         elif not (isinstance(listing, dict) and isinstance(listing.get("error"), str)):
             problems.append(f'dirs: {_short(path)} must be a list of names or {{"error": "ERRNO"}}')
@@ -125,6 +135,15 @@ def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
             problems.append('"python" must be an object')
         else:
             _check(python, _PYTHON_ERROR if "error" in python else _PYTHON, "python", problems)
+    elf = data.get("elf")
+    if elf is not None:
+        if not isinstance(elf, dict):
+            problems.append('"elf" must be an object of absolute paths')
+        else:
+            for path, entry in elf.items():
+                if not _absolute(path):
+                    problems.append(f"elf: {_short(path)} is not an absolute path")
+                _check(entry, _ELF_ENTRY, f"elf: {_short(path)}", problems)
     nvml = data.get("nvml")
     if nvml is not None:
         if not isinstance(nvml, dict) or not isinstance(nvml.get("status"), str):
@@ -240,6 +259,17 @@ _PYTHON = {
     "distributions": _map(_STR),
     "locations": _map(_STR),
 }
+# What gpudoctor.elf reads of a library: DT_NEEDED, DT_SONAME, DT_RPATH and DT_RUNPATH as stored, or the error.
+_ELF_ENTRY = {
+    "needed": _list(_STR),
+    "soname": _STR,
+    "rpath": _STR,
+    "runpath": _STR,
+    "nodeflib": _BOOL,
+    "bits": _COUNT,
+    "machine": _COUNT,
+    "error": _STR,
+}
 _PYTHON_ERROR = {"error": _STR, "detail": _STR, "executable": _STR}
 _ON_OFF = {"current": _BOOL, "pending": _BOOL}
 _NVML_DEVICE = {
@@ -256,6 +286,8 @@ _NVML_DEVICE = {
     "pcie_width_current": _opt(_COUNT),
     "pcie_width_max": _opt(_COUNT),
     "persistence_mode": _opt(_BOOL),
+    "performance_state": _opt(_STR),
+    "utilization_gpu": _opt(_COUNT),
     "mig_mode": _ON_OFF,
     "ecc_mode": _ON_OFF,
     "ecc_volatile_uncorrected": _opt(_COUNT),
@@ -284,7 +316,8 @@ _NVML = {
 
 
 def _absolute(path: str) -> bool:
-    return path.startswith("/") and "\x00" not in path
+    """A POSIX absolute path, or a Windows one with its drive letter (C:\\... or C:/..., snapshots recorded on Windows)."""
+    return (path.startswith("/") or is_windows_path(path)) and "\x00" not in path
 
 
 def _json_type(value: Any) -> str:
@@ -335,6 +368,8 @@ def redact(text: str, hostname: str | None, users: list[str]) -> str:
     for user in users:
         if user and user not in ("root", "user"):
             text = text.replace(f"/home/{user}", "/home/user").replace(f"/Users/{user}", "/Users/user")
+            # Windows profiles (C:\Users\NAME), whose backslashes the JSON text holds escaped, in any case.
+            text = re.sub(rf"(?i)(\\\\Users\\\\){re.escape(user)}\b", r"\1user", text)
     if hostname and len(hostname) >= 3:
         text = re.sub(rf"\b{re.escape(hostname)}\b", "redacted-host", text)
     return text

@@ -224,7 +224,7 @@ def _switch(facts: Facts, ctx: Context, codes: tuple[str, ...], is_root: bool, a
 def _env_settings(facts: Facts, findings: Sequence[Finding], ctx: Context, env_file: str | None) -> list[tuple[EnvSetting, str]]:
     have = facts.platform.env
     out: dict[str, tuple[EnvSetting, str]] = {}
-    controls = {c.name for m in ctx.matrix.memory for c in m.controls if c.kind == "env"}
+    controls: set[str] | None = None  # the matrix is loaded only when a finding sets a variable (~30 ms at every check otherwise)
     for f in findings:
         if f.code == "gpu-memory-held":
             for fw, (name, value) in PREALLOCATION_OFF.items():
@@ -234,7 +234,11 @@ def _env_settings(facts: Facts, findings: Sequence[Finding], ctx: Context, env_f
         # Any finding that asks for an allocator variable the matrix knows: its first assignment
         # (the later ones are alternatives, such as a memory fraction instead of no preallocation).
         for cmd in f.remediation.commands if f.remediation else ():
-            if isinstance(cmd, SetEnv) and cmd.value is not None and cmd.name in controls:
+            if isinstance(cmd, SetEnv) and cmd.value is not None:
+                if controls is None:
+                    controls = {c.name for m in ctx.matrix.memory for c in m.controls if c.kind == "env"}
+                if cmd.name not in controls:
+                    continue
                 if cmd.name not in have:
                     out.setdefault(cmd.name, (EnvSetting(cmd.name, cmd.value, env_file, f.title), f.code))
                 break

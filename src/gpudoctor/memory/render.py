@@ -51,25 +51,47 @@ def _mem_line(used: int | None, total: int | None, free: int | None) -> str:
     return f"{fmt_size(used)} used of {fmt_size(total)}, {fmt_size(free)} free"
 
 
-def view_lines(view: MemoryView, now: str | None = None) -> list[str]:
+def fold(line: str, width: int | None, hang: int = 2) -> list[str]:
+    """`line` wrapped to `width` columns, continuation lines indented `hang` more than the line's own indent
+    (a hanging indent, as `check` prints prose); None: as it is."""
+    if width is None or len(line) <= width:
+        return [line]
+    import textwrap
+
+    indent = " " * (len(line) - len(line.lstrip(" ")) + hang)
+    return textwrap.wrap(
+        line, max(width, len(indent) + 20), subsequent_indent=indent, break_on_hyphens=False, break_long_words=True
+    ) or [line]
+
+
+def view_lines(view: MemoryView, now: str | None = None, width: int | None = None) -> list[str]:
+    """The view as lines; with `width` (the terminal's columns) prose is wrapped to it with hanging indents
+    and the process table's COMMAND column cut to what is left of it (the JSON view keeps command lines whole)."""
     lines: list[str] = []
+
+    def add(line: str, hang: int = 2) -> None:
+        lines.extend(fold(line, width, hang))
+
     if now:
-        lines.append(f"GPU memory at {now} (Ctrl-C to stop)")
+        add(f"GPU memory at {now} (Ctrl-C to stop)")
     if view.problem:
-        return lines + [_t(view.problem)]
+        for line in fold(_t(view.problem), width):
+            lines.append(line)
+        return lines
     for g in view.gpus:
         head = f"GPU {_t(g.index)}  {_t(g.name or 'unknown GPU')}  {_mem_line(g.used_bytes, g.total_bytes, g.free_bytes)}  [{_t(g.source)}]"
         if g.mig_enabled:
             head += f"  MIG on, {len(g.instances)} instance(s)"
-        lines.append(head)
+        add(head, 4)
         for m in g.instances:
-            lines.append(
+            add(
                 f"  {_t(m.label):<16} {_mem_line(m.used_bytes, m.total_bytes, m.free_bytes)}"
                 + (f"  {_t(m.sm_count)} SMs" if m.sm_count else "")
-                + (f"  {_t(m.uuid)}" if m.uuid else "")
+                + (f"  {_t(m.uuid)}" if m.uuid else ""),
+                17,
             )
         if not g.holders:
-            lines.append("  no process holds memory on it")
+            add("  no process holds memory on it")
         else:
             mig_col = any(h.gi is not None for h in g.holders)
             problems = {h.problem for h in g.holders}
@@ -78,20 +100,22 @@ def view_lines(view: MemoryView, now: str | None = None) -> list[str]:
             lines.append(header + ("MIG       " if mig_col else "") + "COMMAND")
             for h in g.holders:
                 where = (f"GI {_t(h.gi)}/CI {_t(h.ci)}" if h.gi is not None else "-") if mig_col else ""
-                lines.append(
+                row = (
                     f"  {_t(h.pid):>7}  {_cut(h.user, 10):<10} {_t(h.type or '?'):<4} {fmt_size(h.used_bytes):>10}  "
-                    f"{_t(h.framework or '-'):<10} " + (f"{where:<10}" if mig_col else "") + _cut(h.command or h.name)
+                    f"{_t(h.framework or '-'):<10} " + (f"{where:<10}" if mig_col else "")
                 )
+                room = COMMAND_WIDTH if width is None else min(COMMAND_WIDTH, max(width - len(row), 16))
+                lines.append(row + _cut(h.command or h.name, room))
                 if h.problem and not shared:
-                    lines.append(f"  {'':>7}  ({_t(h.problem)})")
+                    add(f"  {'':>7}  ({_t(h.problem)})", 1)
             if shared:
-                lines.append(f"  (user and command line of every process: {_t(shared)})")
+                add(f"  (user and command line of every process: {_t(shared)})", 1)
         rest = g.unaccounted_bytes
         if g.holders and rest and rest >= 64 * 1024**2:
-            lines.append(f"  {fmt_size(rest)} used by no listed process (processes of other containers, or the driver's own)")
+            add(f"  {fmt_size(rest)} used by no listed process (processes of other containers, or the driver's own)")
         share = held_share(g)
         if share is not None and share >= HELD_SHARE:
-            lines.append(
+            add(
                 f"  ! {share:.0%} of GPU {_t(g.index)} is held: a new job may run out of memory (gpudoctor explain gpu-memory-held)"
             )
     return lines
@@ -352,16 +376,37 @@ def watch(
     """Redraw the view every `interval_s` until Ctrl-C (or `iterations` redraws, for tests); returns the redraw count.
 
     Ctrl-C is how a watch ends, not an error: it leaves the last view on screen and returns normally.
+    Where the output is no terminal (`gpudoctor memory --watch | tee log`), every frame is written in
+    full, one after another with a blank line between, as it is read: a redraw needs a terminal, and
+    rich's live display would write only the last frame, at the end.
     """
     from rich.live import Live
     from rich.text import Text
 
     shown = 0
+    if not console.is_terminal:
+        try:
+            while iterations is None or shown < iterations:
+                if shown:
+                    console.print()
+                for line in view_lines(read(), now=clock(), width=console.width):
+                    console.print(line, markup=False, highlight=False, soft_wrap=True)
+                flush = getattr(console.file, "flush", None)
+                if flush is not None:
+                    flush()  # each frame reaches the pipe now, not when the watch ends
+                shown += 1
+                if iterations is not None and shown >= iterations:
+                    break
+                sleep(interval_s)
+        except KeyboardInterrupt:
+            pass
+        return shown
     with Live(Text(""), console=console, auto_refresh=False, transient=False) as live:
         try:
             while iterations is None or shown < iterations:
                 # One screen row per line, cut at the terminal's edge: a wrapped line would shift every redraw.
-                live.update(Text("\n".join(view_lines(read(), now=clock())), no_wrap=True, overflow="ellipsis"), refresh=True)
+                lines = view_lines(read(), now=clock(), width=console.width)
+                live.update(Text("\n".join(lines), no_wrap=True, overflow="ellipsis"), refresh=True)
                 shown += 1
                 if iterations is not None and shown >= iterations:
                     break

@@ -6,6 +6,7 @@ Matching is by fixed phrases (case-insensitive), so the texts may be wrapped in 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from gpudoctor.parsers._common import MAX_TEXT_CHARS
 
@@ -82,3 +83,324 @@ def extract_nvml_library_version(text: str) -> str | None:
         return None
     match = _NVML_VERSION_RE.search(bounded)
     return match.group(1) if match else None
+
+
+# --- Evidence in error texts ---------------------------------------------------------------------
+# What a failure message says beyond its kind: the versions, sonames, capabilities and arch lists the
+# frameworks, cuDNN, NVML, the CUDA runtime and the loader print. Each pattern is written from real
+# reports (tests/pasted/cases, tests/real); the values come out as strings, exactly as printed.
+
+
+@dataclass(frozen=True)
+class ErrorEvidence:
+    """One recognised failure text and what it says.
+
+    `kind` is one of EVIDENCE_KINDS; `values` hold what the text names (a soname, two versions, a
+    capability), `line` the line it was read from (stripped, at most 300 characters).
+    """
+
+    kind: str
+    line: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    def get(self, key: str) -> str | None:
+        return dict(self.values).get(key)
+
+
+EVIDENCE_KINDS: dict[str, str] = {
+    "arch-unsupported": "PyTorch warns that the GPU's compute capability is not among the architectures it was built for",
+    "arch-list": "PyTorch lists the CUDA capabilities its build supports",
+    "no-kernel-image": "a CUDA kernel had no image for this GPU's architecture",
+    "library-missing": "the dynamic loader could not find a library by its soname (or a DLL on Windows)",
+    "cudnn-version-mismatch": "cuDNN's runtime version is older than (or of another major than) the one the framework was built with",
+    "driver-too-old-found": "PyTorch found a driver supporting an older CUDA than its build (found version NNNNN)",
+    "cuda-driver-insufficient": "the CUDA runtime is newer than the installed driver supports",
+    "torch-not-compiled-with-cuda": "the installed PyTorch is a CPU-only build",
+    "cuda-version-detected-mismatch": "torch.utils.cpp_extension: the nvcc found differs from PyTorch's CUDA",
+    "jaxlib-jax-mismatch": "jaxlib and jax versions do not go together",
+    "nvrm-api-mismatch": "the kernel log: the user-space driver and the kernel module differ",
+    "nvrm-fallen-off-bus": "the kernel log: the GPU has fallen off the bus",
+    "nouveau-bound": "the kernel log: nouveau drives the NVIDIA GPU",
+    "nvidia-smi-not-found": "the shell could not find nvidia-smi",
+    "nvml": "an NVML or nvidia-smi failure (ERROR_CODES names which)",
+    "jax-plugin-incompatible": "JAX: the CUDA plugin's version does not go with the installed jaxlib",
+    "jaxlib-cpu-fallback": "JAX found no CUDA-enabled jaxlib and fell back to the CPU",
+    "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
+    "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
+    "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
+    "windows-build": "the Windows version (Microsoft Windows [Version 10.0.BUILD])",
+    "wsl-gpu-blocked": "NVML inside WSL: GPU access blocked by the operating system",
+    "linux-driver-package": "a Linux NVIDIA driver package installed with apt, dnf or yum",
+    "tf-not-built-with-cuda": "tf.test.is_built_with_cuda() printed False",
+    "libcuda-kernel-mismatch": "the CUDA driver library (libcuda) and the loaded kernel module are different versions",
+    "cuda-unavailable": "torch.cuda.is_available() printed False",
+    "nvidia-module-missing": "modprobe: no nvidia kernel module exists for the running kernel",
+    "torch-oom": "PyTorch ran out of GPU memory: the GPU's total, what was free, and what PyTorch itself reserved",
+    "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
+}
+
+_ARCH_WARNING = re.compile(
+    r"(?P<gpu>\S[^\n]{0,120}?) with CUDA capability sm_(?P<cc>\d{2,3}[a-z]?) is not compatible with the current PyTorch",
+    re.IGNORECASE,
+)
+# PyTorch before 1.x: "Found GPU0 GeForce 820M which is of cuda capability 2.1. PyTorch no longer supports this GPU".
+_OLD_GPU = re.compile(
+    r"Found GPU\d+ (?P<gpu>\S[^\n]{0,100}?) which is of cuda capability (?P<major>\d+)\.(?P<minor>\d+)", re.IGNORECASE
+)
+_ARCH_LIST = re.compile(
+    r"(?:current PyTorch install supports CUDA capabilities|supported CUDA capabilities are)\s*:?\s*\[?"
+    r"(?P<archs>(?:'?(?:sm|compute)_\d{2,3}[a-z]?'?[\s,]*)+)",
+    re.IGNORECASE,
+)
+_NO_KERNEL = re.compile(r"no kernel image is available for execution on the device", re.IGNORECASE)
+_SONAME = r"(?P<soname>[A-Za-z0-9_+.-]{1,100}?\.(?:so(?:\.\d+)*|dll|dylib))"
+_LIB_MISSING = (
+    re.compile(_SONAME + r": cannot open shared object file"),
+    re.compile(r"Could not load dynamic library '" + _SONAME + r"'"),
+    re.compile(r"(?:Could not load library|Could not locate|Unable to load)\s+" + _SONAME + r"\b"),
+    re.compile(r"Error loading \"[^\"\n]{0,300}[\\/]" + _SONAME + r"\" or one of its dependencies"),
+    re.compile(r"cannot find -l(?P<stem>[A-Za-z0-9_+-]{1,60})\b"),
+)
+_CUDNN_LOADED = re.compile(
+    r"Loaded runtime CuDNN library:\s*(?P<loaded>\d+(?:\.\d+)*)\s*(?:\(compatibility version [\d.]+\)\s*)?"
+    r"but (?:the )?source was compiled with:?\s*(?P<compiled>\d+(?:\.\d+)*)",
+    re.IGNORECASE,
+)
+_DRIVER_FOUND = re.compile(r"NVIDIA driver on your system is too old \(found version (?P<found>\d{4,6})\)", re.IGNORECASE)
+_INSUFFICIENT = re.compile(
+    r"CUDA driver version is insufficient for CUDA runtime version|CUDA_ERROR_INSUFFICIENT_DRIVER"
+    r"|cudaErrorInsufficientDriver",
+    re.IGNORECASE,
+)
+_NOT_COMPILED = re.compile(r"Torch not compiled with CUDA enabled", re.IGNORECASE)
+_DETECTED = re.compile(
+    r"detected CUDA version \((?P<nvcc>\d+\.\d+)\) mismatches the version that was used to compile\s+PyTorch \((?P<torch>\d+\.\d+)\)",
+    re.IGNORECASE,
+)
+_JAXLIB = re.compile(
+    r"jaxlib version (?P<jaxlib>\d+(?:\.\d+)+) is (?:newer|older) than and incompatible with jax version (?P<jax>\d+(?:\.\d+)+)",
+    re.IGNORECASE,
+)
+_API_MISMATCH = re.compile(
+    r"NVRM: API mismatch: the client(?: '[^'\n]{0,80}' \(pid \d+\))?(?:\s|#012|NVRM:)*has the version (?P<client>\d+(?:\.\d+)+), "
+    r"but(?:\s|#012|NVRM:)*this kernel module has(?:\s|#012|NVRM:)*the version (?P<kernel>\d+(?:\.\d+)+)",
+    re.IGNORECASE,
+)
+_FALLEN = re.compile(r"NVRM: .{0,80}(?:GPU has fallen off the bus|Xid \(PCI:[^)]{1,40}\): 79\b)", re.IGNORECASE)
+_NOUVEAU = re.compile(r"\bnouveau [0-9a-f:.]{7,16}: (?:NVIDIA|DRM:|fb:)", re.IGNORECASE)
+_SMI_NOT_FOUND = re.compile(
+    r"nvidia-smi:? (?:command not found|not found)|'nvidia-smi' is not recognized as an internal or external command"
+    r"|The term 'nvidia-smi' is not recognized",
+    re.IGNORECASE,
+)
+
+
+_PLUGIN_INCOMPATIBLE = re.compile(
+    r"JAX plugin (?P<plugin>jax_cuda\d+_(?:plugin|pjrt)) version (?P<version>\d+(?:\.\d+)+) is installed,\s+but it is not "
+    r"compatible with the installed jaxlib version (?P<jaxlib>\d+(?:\.\d+)+)"
+)
+# JAX's own cuDNN checks: "Found cuDNN version 8600, but JAX was built against version 8906, which is newer", and
+# "Outdated cuDNN installation found. Version JAX was built against: 8907 Minimum supported: 9100 Installed version: 8907".
+_JAX_CUDNN = re.compile(r"Found cuDNN version (?P<loaded>\d{4,5}), but JAX was built against version (?P<compiled>\d{4,5})")
+_JAX_CUDNN_OUTDATED = re.compile(
+    r"Outdated cuDNN installation found\.?\s+(?:Version JAX was built against:\s*\d{4,5}\s+)?"
+    r"Minimum supported:\s*(?P<compiled>\d{4,5})\s+Installed version:\s*(?P<loaded>\d{4,5})"
+)
+# TensorFlow's cuda_diagnostics: "kernel version 440.64.0 does not match DSO version 418.87.1", after cuInit's
+# CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (a forward-compatibility libcuda, or a driver upgraded without a reboot).
+_LIBCUDA_MISMATCH = re.compile(
+    r"kernel version (?P<kernel>\d+(?:\.\d+)+) does not match DSO version (?P<client>\d+(?:\.\d+)+)|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
+)
+# PyTorch's own check: "cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked against (8, 0, 3)".
+_TORCH_CUDNN = re.compile(
+    r"cuDNN version incompatibility: PyTorch was compiled\s+against \((?P<compiled>\d+, \d+, \d+)\) but (?:found runtime version|linked against) \((?P<loaded>\d+, \d+, \d+)\)"
+)
+_MODULE_MISSING = re.compile(r"modprobe: FATAL: Module nvidia\S* not found|Module nvidia not found in directory /lib/modules/")
+_TORCH_OOM = re.compile(
+    r"Tried to allocate [\d.]+ [KMG]iB \(GPU (?P<gpu>\d+); (?P<total>[\d.]+) (?P<tu>[KMG]iB) total capacity; "
+    r"[\d.]+ [KMG]iB already allocated; (?P<free>[\d.]+) (?P<fu>[KMG]iB) free; (?P<reserved>[\d.]+) (?P<ru>[KMG]iB) reserved"
+)
+_DOCKER_RUN = re.compile(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
+_JAXLIB_CPU = re.compile(r"CUDA-enabled jaxlib is not installed\. Falling back to cpu", re.IGNORECASE)
+_PJRT = re.compile(
+    r"Mismatched PJRT plugin PJRT API version|Unexpected PJRT_\w+ size|plugin is likely built with a (?:later|newer) version"
+)
+_CONTAINER_CUDA = re.compile(r"requirement error: unsatisfied condition: cuda\s*>=?\s*(?P<cuda>\d+\.\d+)", re.IGNORECASE)
+_DRIVER_SAID = re.compile(r"Driver Version:\s*(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)")
+_WINDOWS_BUILD = re.compile(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
+_WSL_BLOCKED = re.compile(r"GPU access blocked by the operating system", re.IGNORECASE)
+_LINUX_DRIVER_PKG = re.compile(
+    r"\b(?:apt|apt-get|dnf|yum)\s+(?:-y\s+)?install\b[^\n]{0,120}?\b(?P<package>nvidia-(?:utils|driver|dkms|kernel-source|headless)-\d{3}\S*|nvidia-driver\b|cuda-drivers\b)"
+)
+_CUDA_UNAVAILABLE = re.compile(r"cuda\.is_available\(\)\)?\s*(?:\n|\r|\s|>>>|Out\[\d+\]:)*False")
+_TF_NO_CUDA = re.compile(r"is_built_with_cuda\(\)\)?\s*(?:\n|\r|\s|>>>)*False")
+
+
+# More lines than any paste: a text beyond it is read for blocks and messages up to here (as gpudoctor.pasted.blocks).
+_MAX_LINES = 200_000
+
+
+def _cut(line: str) -> str:
+    return line.strip()[:300]
+
+
+def extract_evidence(text: str) -> list[ErrorEvidence]:
+    """Every recognised failure text in `text`, in order, each once per distinct value. Never raises."""
+    bounded = _bounded(text)
+    if bounded is None:
+        return []
+    out: list[ErrorEvidence] = []
+    seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+
+    def add(kind: str, line: str, **values: str) -> None:
+        key = (kind, tuple(sorted(values.items())))
+        if key not in seen:
+            seen.add(key)
+            out.append(ErrorEvidence(kind, _cut(line), tuple(sorted(values.items()))))
+
+    lines = bounded.splitlines()[:_MAX_LINES]
+    for line in lines:
+        if len(line) > 20000:  # a minified blob, not a message
+            line = line[:20000]
+        if m := _ARCH_WARNING.search(line):
+            gpu = m.group("gpu").strip().strip("'\"").split("UserWarning:")[-1].strip()
+            add("arch-unsupported", line, gpu=gpu[-100:], capability=_cc(m.group("cc")))
+        if m := _OLD_GPU.search(line):
+            add("arch-unsupported", line, gpu=m.group("gpu").strip(), capability=f"{m.group('major')}.{m.group('minor')}")
+        # The arch list may follow on the next line ("The current PyTorch install supports ...").
+        if m := _ARCH_LIST.search(line):
+            archs = " ".join(re.findall(r"(?:sm|compute)_\d{2,3}[a-z]?", m.group("archs")))
+            if archs:
+                add("arch-list", line, archs=archs)
+        if _NO_KERNEL.search(line):
+            add("no-kernel-image", line)
+        for pattern in _LIB_MISSING:
+            for m in pattern.finditer(line):
+                soname = m.groupdict().get("soname") or ""
+                stem = m.groupdict().get("stem")
+                if stem:
+                    soname = f"lib{stem}.so"
+                if soname and not soname.startswith("."):
+                    add("library-missing", line, soname=soname)
+        if m := _CUDNN_LOADED.search(line):
+            add("cudnn-version-mismatch", line, loaded=m.group("loaded"), compiled=m.group("compiled"))
+        if m := _DRIVER_FOUND.search(line):
+            add("driver-too-old-found", line, cuda=_cuda_int(m.group("found")))
+        if _INSUFFICIENT.search(line):
+            add("cuda-driver-insufficient", line)
+        if _NOT_COMPILED.search(line):
+            add("torch-not-compiled-with-cuda", line)
+        if _SMI_NOT_FOUND.search(line):
+            add("nvidia-smi-not-found", line)
+        if m := _JAXLIB.search(line):
+            add("jaxlib-jax-mismatch", line, jaxlib=m.group("jaxlib"), jax=m.group("jax"))
+        if m := _FALLEN.search(line):
+            add("nvrm-fallen-off-bus", line)
+        if _NOUVEAU.search(line):
+            add("nouveau-bound", line)
+        if m := _LIBCUDA_MISMATCH.search(line):
+            add("libcuda-kernel-mismatch", line, **{k: v for k, v in m.groupdict().items() if v})
+        if m := _TORCH_CUDNN.search(line):
+            add(
+                "cudnn-version-mismatch",
+                line,
+                loaded=m.group("loaded").replace(", ", "."),
+                compiled=m.group("compiled").replace(", ", "."),
+            )
+        if _MODULE_MISSING.search(line):
+            add("nvidia-module-missing", line)
+        if m := _TORCH_OOM.search(line):
+            add(
+                "torch-oom",
+                line,
+                gpu=m.group("gpu"),
+                total=_bytes(m.group("total"), m.group("tu")),
+                free=_bytes(m.group("free"), m.group("fu")),
+                reserved=_bytes(m.group("reserved"), m.group("ru")),
+            )
+        if (m := _DOCKER_RUN.search(line)) and not re.search(
+            r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args")
+        ):
+            add("docker-run-without-gpus", line)
+        if _JAXLIB_CPU.search(line):
+            add("jaxlib-cpu-fallback", line)
+        if _PJRT.search(line):
+            add("pjrt-plugin-mismatch", line)
+        if m := _DRIVER_SAID.search(line):
+            add("driver-version-said", line, version=m.group("version"))
+        if m := _WINDOWS_BUILD.search(line):
+            add("windows-build", line, build=m.group("build"))
+        if _WSL_BLOCKED.search(line):
+            add("wsl-gpu-blocked", line)
+        if m := _LINUX_DRIVER_PKG.search(line):
+            add("linux-driver-package", line, package=m.group("package"))
+        code = classify_error_text(line) if _MAYBE_NVML.search(line) else None
+        if code is not None:
+            values = {"code": code}
+            version = extract_nvml_library_version(line)
+            if version:
+                values["nvml_version"] = version
+            add("nvml", line, **values)
+    # Messages wrapped over two lines (torch's cpp_extension, the NVRM API mismatch).
+    # A terminal wraps long lines at a fixed width, even inside a word ("unsatisfied condi" / "tion: cuda >= 9.0"):
+    # the container runtime's message is also looked for with the lines joined.
+    joined = bounded[: 4 * 1024 * 1024].replace("\r", "").replace("\n", "")
+    if not any(e.kind == "cudnn-version-mismatch" for e in out) and (m := _CUDNN_LOADED.search(joined)):
+        add(
+            "cudnn-version-mismatch",
+            joined[max(0, m.start() - 60) : m.end()],
+            loaded=m.group("loaded"),
+            compiled=m.group("compiled"),
+        )
+    spaced = bounded[: 4 * 1024 * 1024].replace("\n", " ")
+    for pattern in (_JAX_CUDNN, _JAX_CUDNN_OUTDATED):
+        if m := pattern.search(spaced):
+            add(
+                "cudnn-version-mismatch",
+                m.group(0),
+                loaded=_cudnn_int(m.group("loaded")),
+                compiled=_cudnn_int(m.group("compiled")),
+            )
+    if m := _CONTAINER_CUDA.search(joined):
+        add("container-requires-cuda", joined[max(0, m.start() - 60) : m.end()], cuda=m.group("cuda"))
+    if m := _PLUGIN_INCOMPATIBLE.search(bounded[: 4 * 1024 * 1024].replace("\n", " ")):
+        add("jax-plugin-incompatible", m.group(0), plugin=m.group("plugin"), version=m.group("version"), jaxlib=m.group("jaxlib"))
+    for m in _CUDA_UNAVAILABLE.finditer(bounded[: 4 * 1024 * 1024]):
+        add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
+    for m in _TF_NO_CUDA.finditer(bounded[: 4 * 1024 * 1024]):
+        add("tf-not-built-with-cuda", bounded[m.start() : m.end()].replace("\n", " "))
+    for pattern, kind in ((_DETECTED, "cuda-version-detected-mismatch"), (_API_MISMATCH, "nvrm-api-mismatch")):
+        for m in pattern.finditer(bounded[: 4 * 1024 * 1024]):
+            line = bounded[m.start() : m.end()].replace("\n", " ")
+            add(kind, line, **m.groupdict())
+    return out
+
+
+# Lines worth handing to classify_error_text (which looks for whole-message phrases).
+_MAYBE_NVML = re.compile(
+    r"NVML|nvidia-smi|NVIDIA driver|GPU is lost|No devices (?:were )?found|CUDA-capable device|could not select device driver"
+    r"|runtime name|CUDA driver version",
+    re.IGNORECASE,
+)
+
+
+def _cudnn_int(value: str) -> str:
+    """cuDNN's CUDNN_VERSION number as JAX prints it: 8906 -> 8.9.6, 9100 -> 9.1.0 (major x 1000 + minor x 100 + patch)."""
+    n = int(value)
+    return f"{n // 1000}.{(n % 1000) // 100}.{n % 100}"
+
+
+def _bytes(value: str, unit: str) -> str:
+    return str(int(float(value) * {"KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}[unit]))
+
+
+def _cc(digits: str) -> str:
+    """sm_86 -> 8.6, sm_120 -> 12.0 (a trailing family letter, sm_90a, is dropped)."""
+    digits = digits.rstrip("abcdefghijklmnopqrstuvwxyz")
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
+def _cuda_int(found: str) -> str:
+    """PyTorch's "found version 11040" (1000 x major + 10 x minor) -> "11.4"."""
+    value = int(found)
+    return f"{value // 1000}.{(value % 1000) // 10}"

@@ -39,6 +39,8 @@ _CLASS_CODE_RE = re.compile(r"\[(?P<code>[0-9a-fA-F]{4})\]$")
 _PROG_IF_RE = re.compile(r"\(prog-if[ \t]+(?P<prog>[0-9a-fA-F]{2})(?:[ \t]*\[[^\]]*\])?\)$")
 _REV_RE = re.compile(r"\(rev[ \t]+(?P<rev>[0-9a-fA-F]{1,2})\)$")
 _IDS_RE = re.compile(r"\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]$")
+_NUMERIC_RE = re.compile(r"^(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})$")
+_NUMERIC_CLASS_RE = re.compile(r"^[0-9a-fA-F]{4}$")
 _UNNAMED_RE = re.compile(r"\bDevice (?P<device>[0-9a-fA-F]{4})$")
 # Real lspci lines are well under 300 characters; longer ones are not lspci.
 _MAX_LINE_CHARS = 4096
@@ -68,7 +70,13 @@ def _device_line(line: str) -> dict[str, object] | None:
         revision = rev.group("rev")
         description = description[: rev.start()].rstrip()
     ids = _IDS_RE.search(description)
-    if ids is not None:
+    numeric = _NUMERIC_RE.match(description)
+    if numeric is not None and _NUMERIC_CLASS_RE.match(class_name):
+        # `lspci -n`: numbers only, "00:04.0 0302: 10de:1db1 (rev a1)".
+        class_code, class_name = class_name.lower(), ""
+        vendor, device = numeric.group("vendor").lower(), numeric.group("device").lower()
+        description = ""
+    elif ids is not None:
         vendor, device = ids.group("vendor").lower(), ids.group("device").lower()
         description = description[: ids.start()].rstrip()
     else:

@@ -90,6 +90,7 @@ class SmiGpu:
     power_limit_w: float | None
     gsp_firmware_version: str | None
     processes: tuple[SmiProcess, ...]
+    gpu_util_percent: int | None = None  # utilization/gpu_util: what the GPU is doing, not what it holds
 
 
 @dataclass(frozen=True)
@@ -281,6 +282,7 @@ def _gpu(index: int, gpu: ET.Element) -> SmiGpu:
         power_limit_w=_power(gpu, ("power_limit", "current_power_limit", "enforced_power_limit")),
         gsp_firmware_version=_text(gpu, "gsp_firmware_version"),
         processes=_processes(gpu),
+        gpu_util_percent=int_with_unit(_text(gpu, "utilization/gpu_util"), "%"),
     )
 
 

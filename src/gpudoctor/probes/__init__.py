@@ -97,7 +97,7 @@ def _deep_error(framework: str, why: Unknown) -> dict[str, Any]:
 
 
 def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
-    from gpudoctor.probes import cudnn, deep, driver, kernel, platform, python, toolkits
+    from gpudoctor.probes import cudnn, deep, driver, kernel, loading, platform, python, toolkits, windows
 
     t = options.probe_timeout_s
     runner = _Runner(time.monotonic() + options.deadline_s)
@@ -126,6 +126,8 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
     env_found = py.value if isinstance(py, Found) else None
     cache = ldconfig.value if isinstance(ldconfig, Found) else None
     runner.start("frameworks", lambda: python.probe_frameworks(host, py, chosen_by))
+    smi_result = smi.get("result") if isinstance(smi, dict) else None
+    runner.start("windows", lambda: windows.probe_windows(host, t, env_found, smi_result))
     runner.start(
         "cudnn",
         lambda: cudnn.probe_cudnn(
@@ -146,7 +148,10 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
             runner.start(f"deep-{name}", partial(deep.introspect, host, env_found.executable, name, options.deep_timeout_s))
         for name in wanted:
             frameworks.deep[name] = runner.get(f"deep-{name}", partial(_deep_error, name))
+    runner.start("loading", lambda: loading.probe_loading(host, plat, frameworks, tks, ld_path, cache))
     installs = runner.get("cudnn", lambda why: ())
+    libraries = runner.get("loading", lambda why: None)
+    win = runner.get("windows", lambda why: None)
     return Facts(
         platform=plat,
         kernel=kern,
@@ -158,4 +163,28 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
         ld_library_path=ld_path,
         timings_s=runner.timings(),
         failures=runner.failures,
+        windows=win,
+        loading=libraries,
+        pasted=_partial(host),
     )
+
+
+def _partial(host: Host):  # -> gpudoctor.facts.Partial
+    """What a partial snapshot showed besides files and commands (docs/pasted.md); empty for a whole machine."""
+    from gpudoctor.facts import Partial
+    from gpudoctor.parsers.error_texts import ErrorEvidence
+
+    section = host.pasted()
+    if not section.get("partial"):
+        return Partial()
+    errors = []
+    for e in section.get("errors") or ():
+        if isinstance(e, dict) and isinstance(e.get("kind"), str):
+            raw = e.get("values")
+            values: dict = raw if isinstance(raw, dict) else {}
+            pairs = tuple(sorted((str(k), str(v)) for k, v in values.items()))
+            errors.append(ErrorEvidence(e["kind"], str(e.get("line", "")), pairs))
+    missing = tuple(str(m) for m in section.get("missing") or () if isinstance(m, str))
+    named = tuple(str(m) for m in section.get("frameworks") or () if isinstance(m, str))
+    whole = tuple(str(m) for m in section.get("whole") or () if isinstance(m, str))
+    return Partial(True, tuple(errors), missing, named, whole)

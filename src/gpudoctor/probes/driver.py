@@ -72,6 +72,8 @@ def gpus_from_nvml(state: dict[str, Any]) -> tuple[Gpu, ...]:
                 processes=procs,
                 lost=bool(dev.get("lost")),
                 source="nvml",
+                performance_state=dev.get("performance_state"),
+                utilization_gpu_percent=dev.get("utilization_gpu"),
             )
         )
     return tuple(gpus)
@@ -126,6 +128,8 @@ def gpus_from_smi_xml(report: Any) -> tuple[Gpu, ...]:
                 power_draw_w=g.power_draw_w,
                 processes=procs,
                 source="nvidia-smi",
+                performance_state=g.performance_state,
+                utilization_gpu_percent=g.gpu_util_percent,
             )
         )
     return tuple(gpus)
@@ -152,6 +156,8 @@ def gpus_from_smi_table(table: Any) -> tuple[Gpu, ...]:
                 mig_devices=sum(1 for m in table.mig_devices if m.gpu_index == g.index),
                 processes=procs,
                 source="nvidia-smi",
+                performance_state=g.performance_state,
+                utilization_gpu_percent=g.gpu_util_percent,
             )
         )
     return tuple(gpus)

@@ -30,10 +30,20 @@ def choose_interpreter(host: Host, override: str | None) -> tuple[str | None, st
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         prefix = env.get(var)
         if prefix:
-            for name in ("bin/python", "bin/python3"):
-                candidate = posixpath.join(prefix, name)
+            from gpudoctor.host import winpath
+
+            if winpath.is_windows_path(prefix):
+                # Windows: a venv's interpreter is Scripts\python.exe, a conda environment's python.exe at its top.
+                candidates = [winpath.join(prefix, "Scripts", "python.exe"), winpath.join(prefix, "python.exe")]
+            else:
+                candidates = [posixpath.join(prefix, name) for name in ("bin/python", "bin/python3")]
+            for candidate in candidates:
                 if host.exists(candidate):
                     return candidate, var
+    if host.platform().get("system") == "Windows":
+        # python.org and conda install python.exe; python3.exe is often only the Store's alias.
+        on_path = host.which("python") or host.which("python3")
+        return (on_path, "PATH") if on_path else (None, "gpudoctor's own interpreter")
     on_path = host.which("python3") or host.which("python")
     if on_path:
         return on_path, "PATH"

@@ -23,7 +23,7 @@ from gpudoctor.sanitize import clean
 _GLYPHS = {"ok": ("✓", "[OK]"), "none": ("-", "[-]"), "info": ("i", "[i]"), "warning": ("!", "[!]"), "error": ("✗", "[X]")}
 _STYLE = {"ok": "green", "none": "dim", "info": "blue", "warning": "yellow", "error": "red bold"}
 # Summaries that say an area is simply not there: no tick, since nothing was checked.
-_NOTHING = ("not loaded", "none found", "none installed", "no NVIDIA GPU seen")
+_NOTHING = ("not loaded", "none found", "none installed", "no NVIDIA GPU seen", "not shown")
 # At most this many GPUs (or groups of GPUs saying the same) in a summary line; then "+N more GPUs".
 SUMMARY_GPUS = 4
 # A process's command line longer than this is shortened in the text view (JSON keeps it whole).
@@ -106,7 +106,8 @@ def _gib(value: int | None) -> str:
 def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     """One line of what was seen per area, for the status lines.
 
-    `matrix` (gpudoctor.matrix.Matrix) answers the CUDA version a driver supports where the machine did not say.
+    `matrix` (gpudoctor.matrix.Matrix, or a function that loads it) answers the CUDA version a driver supports
+    where the machine did not say; a function is called only then (loading the matrix costs ~30 ms of a check).
     """
     d = facts.driver
     gpus = d.gpus
@@ -121,6 +122,8 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     if d.version:
         cuda = d.cuda_version
         note = ""
+        if not cuda and callable(matrix):
+            matrix = matrix()
         if not cuda and matrix is not None:
             cuda = matrix.smi_cuda_for_driver(d.version)
             note = ", by the compatibility matrix" if cuda else ""
@@ -145,6 +148,8 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     if tks:
         active = facts.toolkits.link.resolved
         out["toolkit"] = ", ".join(f"{t.version or '?'} at {t.root}" + (" (active)" if t.root == active else "") for t in tks)
+    elif facts.toolkits.nvcc_on_path_version:
+        out["toolkit"] = f"nvcc {facts.toolkits.nvcc_on_path_version} on PATH (no install folder found)"
     else:
         out["toolkit"] = "none found"
     cudnn = {f"{c.version}" for c in facts.cudnn if c.version}
@@ -179,6 +184,11 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
             out["memory"] = per_gpu(
                 [(g.index, f"{_gib(g.memory_used_bytes)} of {_gib(g.memory_total_bytes)} used") for g in known]
             )
+    if facts.pasted.partial:
+        # Pasted text (docs/pasted.md): what it did not show is unknown, not absent; "none found" would say otherwise.
+        out = {area: ("not shown" if text in _NOTHING else text) for area, text in out.items()}
+        if out["frameworks"].startswith("none installed"):
+            out["frameworks"] = "not shown" + out["frameworks"][len("none installed") :]
     return out
 
 
@@ -198,7 +208,7 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
     by_area: dict[str, list[Finding]] = {}
     for f in report.findings:
         by_area.setdefault(f.area, []).append(f)
-    summaries = area_summaries(report.facts, _matrix(report))
+    summaries = area_summaries(report.facts, lambda: _matrix(report))
     long_names = _long_process_names(report.facts)
     mode = " (replayed snapshot)" if report.host_mode == "replay" else ""
     say(console, f"[bold]gpudoctor check[/bold]{escape(mode)}", hang=2)
@@ -213,6 +223,9 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
         # An area with findings and nothing to summarise (gpudoctor's own problems) gets no empty "Title:".
         said = f": {escape(summary)}" if summary else ""
         say(console, f"[{_STYLE[status]}]{glyph}[/] [bold]{AREA_TITLES[area]}[/bold]{said}", hang=2)
+        if area == "frameworks":
+            for line in deep_lines(report.facts):
+                say(console, escape(line), indent="    ", hang=2)
         for f, _ in group_per_gpu(findings, lambda f: _step_number(f, numbers)):
             render_finding(console, _for_text(f, long_names), verbose, step=_step_number(f, numbers))
     from gpudoctor.install.fix import fix_offers
@@ -228,8 +241,75 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
             "Details of any code: gpudoctor explain CODE",
         )
     if verbose:
+        for line in loading_lines(report.facts):
+            say(console, f"[dim]{escape(line)}[/dim]", indent="  ", hang=4)
         timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in sorted(report.timings_s.items()))
         say(console, f"[dim]timings: {escape(timings)}[/dim]", hang=2)
+
+
+def loading_lines(facts: Facts) -> list[str]:
+    """-v: each framework's CUDA libraries as the loader loads them (facts.loading): the copy that wins, how
+    it is reached and its version, then every other copy. Libraries only dlopen()ed are shown when found."""
+    if facts.loading is None:
+        return []
+    out = []
+    for fl in facts.loading.frameworks:
+        out.append(f"Library loading for {fl.framework} (read: {', '.join(o.path for o in fl.objects)}):")
+        for r in fl.loads:
+            if r.path is None and not r.copies:
+                continue  # a soname only offered to dlopen() elsewhere, or needed and found nowhere: said below
+            version = f", {r.version}" if r.version else ""
+            won = f"{r.path} ({r.via}{version})" if r.path else "the loader finds none"
+            rest = r.copies[1:] if r.path else r.copies
+            others = "; ".join(f"{c.path} ({c.via}{', ' + c.version if c.version else ''})" for c in rest)
+            out.append(
+                f"{r.soname}{' [dlopen]' if r.how == 'dlopen' else ''}: {won}"
+                + (f"; {'also' if r.path else 'present at'} {others}" if others else "")
+            )
+        out += [f"{lib}: linked into {fl.framework}'s own library (no DT_NEEDED names it)" for lib in fl.static]
+        out += [f"unread: {u}" for u in fl.unread]
+    return out
+
+
+def deep_lines(facts: Facts) -> list[str]:
+    """What `--deep` saw when it imported each framework (facts.frameworks.deep, in JSON as it came), one
+    line per framework: whether the GPU is usable, the devices, the build, or the import's error."""
+    out = []
+    for name, reply in sorted(facts.frameworks.deep.items()):
+        if not isinstance(reply, dict):
+            continue
+        head = f"--deep: import {name}"
+        if reply.get("error"):
+            out.append(f"{head} failed: {shorten(' '.join(str(reply['error']).split()), EVIDENCE_CHARS)}")
+            continue
+        bits = [f"{name} {reply['version']}" if reply.get("version") else name]
+        if name == "torch":
+            build = [f"CUDA {reply['cuda']}" if reply.get("cuda") else "no CUDA"]
+            if reply.get("cudnn"):
+                build.append(f"cuDNN {reply['cudnn']}")
+            bits.append("built with " + ", ".join(build))
+        elif name == "tensorflow" and "built_with_cuda" in reply:
+            bits.append("built with CUDA" if reply["built_with_cuda"] else "built without CUDA")
+        elif name == "jax" and reply.get("backend"):
+            bits.append(f"backend {reply['backend']}")
+        count = reply.get("device_count")
+        if reply.get("available"):
+            devices = reply.get("devices") or []
+            named = [
+                d.get("name", "?") + (f" (compute capability {d['capability']})" if d.get("capability") else "")
+                for d in devices
+                if isinstance(d, dict)
+            ]
+            seen = f"{count} GPU{'s' if count != 1 else ''}" if isinstance(count, int) else "GPUs"
+            bits.append(f"sees {seen}" + (f": {', '.join(sorted(set(named)))}" if named else ""))
+        else:
+            bits.append("sees no GPU")
+        if reply.get("arch_list"):
+            bits.append(f"kernels for {', '.join(reply['arch_list'])}")
+        if reply.get("kernel_ok"):
+            bits.append("a test kernel ran")
+        out.append(f"{head}: {'; '.join(bits)}")
+    return out
 
 
 def _matrix(report: Report) -> Any:

@@ -1,0 +1,486 @@
+"""Findings that rest on error texts a report showed, where the facts alone cannot judge.
+
+On a partial snapshot (pasted text, docs/pasted.md) the message a framework, cuDNN, the CUDA runtime or
+the container runtime printed is evidence of its own: "X with CUDA capability sm_86 is not compatible with
+the current PyTorch installation" names the GPU and the build's arch list even when neither the PyTorch
+version nor nvidia-smi was pasted. Each check here emits the code the fact-based check would, and only
+when that check (run first, on the same facts) did not: one finding per cause, with the evidence line.
+Nothing here runs on a whole machine: a live doctor reads the machine itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from gpudoctor.checks import Check, Context, ev
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.probed import Found
+from gpudoctor.versions import vkey
+
+_TITLES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
+
+
+def _said(facts: Facts, kind: str) -> list:
+    return facts.pasted.reported(kind) if facts.pasted.partial else []
+
+
+def _emits(check, facts: Facts, ctx: Context, code: str) -> bool:
+    """Whether the fact-based `check` already finds `code` on these facts."""
+    return any(f.code == code for f in check(facts, ctx))
+
+
+def frameworks_named(facts: Facts) -> set[str]:
+    """The frameworks the pasted texts show at work (their log or traceback paths), beside those installed."""
+    named = {
+        n
+        for n, o in (
+            ("torch", facts.frameworks.torch),
+            ("tensorflow", facts.frameworks.tensorflow),
+            ("jax", facts.frameworks.jax),
+        )
+        if isinstance(o, Found)
+    }
+    named.update(facts.pasted.frameworks)
+    if facts.pasted.reported("driver-too-old-found"):
+        named.add("torch")  # "The NVIDIA driver on your system is too old (found version N)" is PyTorch's own message
+    for e in facts.pasted.errors:
+        line = e.line.lower()
+        if "torch" in line:
+            named.add("torch")
+        if "tensorflow" in line and "org_tensorflow" not in line:
+            named.add("tensorflow")
+        if "jax" in line or "xla/" in line or "org_tensorflow" in line:
+            named.add("jax")
+    return named
+
+
+def _torch_version(facts: Facts) -> str | None:
+    t = facts.frameworks.torch
+    return t.value.version if isinstance(t, Found) else None
+
+
+def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.frameworks import check_arch, plan_remediation
+
+    warned = _said(facts, "arch-unsupported")
+    lists = _said(facts, "arch-list")
+    no_kernel = _said(facts, "no-kernel-image")
+    if not (warned or no_kernel) or _emits(check_arch, facts, ctx, "framework-arch-unsupported"):
+        return
+    if not warned:
+        # "no kernel image is available for execution on the device" with PyTorch at work and nothing else said:
+        # the build has no kernel for this GPU's architecture. Which GPU, and which build, is asked for.
+        if "torch" in frameworks_named(facts):
+            version = _torch_version(facts)
+            yield Finding(
+                "framework-arch-unsupported",
+                Severity.ERROR,
+                "frameworks",
+                f"{'PyTorch ' + version if version else 'the installed PyTorch'} has no kernels for a GPU it runs on",
+                "CUDA said so: 'no kernel image is available for execution on the device' means the build carries no "
+                "kernel for the GPU's architecture (too new a GPU for an old build, or too old a GPU for a new one). The GPU "
+                "and the build were not shown; a CUDA extension built for other architectures fails the same way.",
+                (ev("pasted", no_kernel[0].line),),
+                plan_remediation(facts, ctx, "torch", version, "Install a build with kernels for this GPU."),
+            )
+        return
+    archs = tuple(lists[0].get("archs").split()) if lists else ()
+    for w in warned:
+        # PyTorch's own verdict: it warns when no cubin in its list matches the GPU (a compute_NN PTX in the list
+        # does not make it run: the thread of every such report ends in "no kernel image is available").
+        cc = w.get("capability") or ""
+        version = _torch_version(facts)
+        label = f"PyTorch {version}" if version else "the installed PyTorch"
+        yield Finding(
+            "framework-arch-unsupported",
+            Severity.ERROR,
+            "frameworks",
+            f"{label} has no kernels for the {w.get('gpu')} (compute capability {cc})",
+            f"PyTorch itself said so: the build carries {' '.join(archs) or 'other architectures'}, none of which runs "
+            f"on sm_{cc.replace('.', '')}. It fails with 'no kernel image is available for execution on the device'.",
+            (ev("pasted", w.line), *((ev("pasted", lists[0].line),) if lists else ())),
+            plan_remediation(
+                facts,
+                ctx,
+                "torch",
+                version,
+                "Install a build with kernels for this GPU (newer GPUs need newer CUDA builds; old GPUs need older releases).",
+            ),
+        )
+
+
+def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.frameworks import check_driver_too_old
+    from gpudoctor.checks.remedy import driver_install, reboot, where_run
+    from gpudoctor.checks.toolkit import check_newer_than_driver
+
+    said = _said(facts, "driver-too-old-found") + _said(facts, "cuda-driver-insufficient")
+    if not said:
+        return
+    frameworks = frameworks_named(facts)
+    code = "framework-driver-too-old" if frameworks else "toolkit-newer-than-driver"
+    if _emits(check_driver_too_old, facts, ctx, "framework-driver-too-old") or _emits(
+        check_newer_than_driver, facts, ctx, "toolkit-newer-than-driver"
+    ):
+        return
+    d = facts.driver
+    driver = f"driver {d.version}" if d.version else "the installed driver"
+    supports = f" (it supports CUDA up to {d.cuda_version})" if d.cuda_version else ""
+    who = ", ".join(_TITLES.get(f, f) for f in sorted(frameworks)) if frameworks else "the program"
+    yield Finding(
+        code,
+        Severity.ERROR,
+        "frameworks" if frameworks else "toolkit",
+        f"{who} needs a newer CUDA than {driver} supports{supports}",
+        "The CUDA runtime it was built with is newer than this driver supports, as the message says. Either "
+        "upgrade the driver, or use a build made for the CUDA this driver supports.",
+        tuple(ev("pasted", e.line) for e in said[:2]),
+        Remediation(
+            "Upgrade the NVIDIA driver to one that supports the CUDA of the build, then reboot"
+            + (f"; or install a build for CUDA <= {d.cuda_version}" if d.cuda_version else "")
+            + ".",
+            driver_install(facts, None, ctx) + reboot(),
+            requires_root=True,
+            component="driver",
+            where=where_run(facts),
+        ),
+    )
+
+
+def check_reported_toolkit(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvcc --version beside the driver's CUDA version alone (PyTorch's "found version N", a header): the toolkit's
+    programs need a newer driver. The fact-based check wants the toolkit's directory and the driver's version."""
+    from gpudoctor.checks.remedy import driver_install, reboot, where_run
+    from gpudoctor.checks.toolkit import check_newer_than_driver
+
+    nvcc, driver_cuda = facts.toolkits.nvcc_on_path_version, facts.driver.cuda_version
+    if not facts.pasted.partial or not nvcc or not driver_cuda or vkey(nvcc)[:2] <= vkey(driver_cuda)[:2]:
+        return
+    if _emits(check_newer_than_driver, facts, ctx, "toolkit-newer-than-driver") or _emits(
+        check_reported_driver, facts, ctx, "toolkit-newer-than-driver"
+    ):
+        return  # said already, by the fact-based check or from the runtime's own message
+    yield Finding(
+        "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "toolkit",
+        f"nvcc {nvcc} is newer than the driver supports (CUDA {driver_cuda})",
+        f"Programs built with CUDA {'.'.join(nvcc.split('.')[:2])} need a driver that supports it; this one supports "
+        f"CUDA up to {driver_cuda}. They fail with 'CUDA driver version is insufficient for CUDA runtime version'.",
+        (ev("cmd:nvcc --version", nvcc), ev("driver", f"CUDA {driver_cuda}")),
+        Remediation(
+            f"Upgrade the NVIDIA driver to one that supports CUDA {'.'.join(nvcc.split('.')[:2])}, then reboot; or use a "
+            f"toolkit for CUDA <= {driver_cuda}.",
+            driver_install(facts, None, ctx) + reboot(),
+            requires_root=True,
+            component="driver",
+            where=where_run(facts),
+        ),
+    )
+
+
+def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """torch.utils.cpp_extension's "The detected CUDA version (X) mismatches the version that was used to compile
+    PyTorch (Y)" with different majors: building an extension refuses (a minor difference only warns)."""
+    from gpudoctor.checks.toolkit import check_torch_major
+
+    said = [
+        e
+        for e in _said(facts, "cuda-version-detected-mismatch")
+        if vkey(e.get("nvcc") or "")[:1] != vkey(e.get("torch") or "")[:1]
+    ]
+    if not said or _emits(check_torch_major, facts, ctx, "toolkit-torch-major-mismatch"):
+        return
+    e = said[0]
+    nvcc, torch = e.get("nvcc") or "?", e.get("torch") or "?"
+    yield Finding(
+        "toolkit-torch-major-mismatch",
+        Severity.ERROR,
+        "toolkit",
+        f"the CUDA toolkit that builds extensions is {nvcc}, PyTorch was built with CUDA {torch}",
+        "torch.utils.cpp_extension builds with the toolkit at CUDA_HOME (else the nvcc on PATH) and refuses one of another "
+        "CUDA major than PyTorch's, as the message says. PyTorch itself runs; only building the extension fails.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Build with a CUDA {torch.split('.')[0]}.x toolkit: install one and point CUDA_HOME (and PATH) at it, or "
+            f"install a PyTorch build for CUDA {nvcc}.",
+            (),
+            component="toolkit",
+        ),
+    )
+
+
+def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.remedy import driver_install, reboot
+
+    for e in _said(facts, "container-requires-cuda")[:1]:
+        d = facts.driver
+        yield Finding(
+            "toolkit-newer-than-driver",
+            Severity.ERROR,
+            "toolkit",
+            f"the image needs CUDA {e.get('cuda')}, newer than the host's driver supports",
+            "nvidia-container-cli refused to start the container: the image's NVIDIA_REQUIRE_CUDA asks for CUDA "
+            f">= {e.get('cuda')}, and the host's driver{' ' + d.version if d.version else ''} supports an older one. "
+            "Upgrade the host's driver, or use an image built for an older CUDA.",
+            (ev("pasted", e.line),),
+            Remediation(
+                f"Upgrade the host's NVIDIA driver to one that supports CUDA {e.get('cuda')}, then reboot; or use an "
+                "image built for the CUDA the host's driver supports.",
+                driver_install(facts, None, ctx) + reboot(),
+                requires_root=True,
+                component="driver",
+                where="the host",
+            ),
+        )
+
+
+def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.cudnn import check_cudnn
+
+    said = _said(facts, "cudnn-version-mismatch")
+    if not said or _emits(check_cudnn, facts, ctx, "cudnn-too-old"):
+        return
+    e = said[0]
+    loaded, compiled = e.get("loaded") or "", e.get("compiled") or ""
+    if vkey(loaded)[:1] == vkey(compiled)[:1] and vkey(loaded)[:3] >= vkey(compiled)[:3]:
+        return
+    who = " and ".join(_TITLES[f] for f in sorted(frameworks_named(facts) & set(_TITLES))) or "the framework"
+    yield Finding(
+        "cudnn-too-old",
+        Severity.ERROR,
+        "cudnn",
+        f"cuDNN {loaded} is older than {who} requires ({compiled})",
+        f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and needs the same major and an "
+        "equal or newer minor, as the message says.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Install cuDNN >= {compiled} (major {compiled.split('.')[0]}) where {who} loads it, or a build of {who} "
+            f"made for cuDNN {loaded}; find the copy that loads first (it may shadow a newer one).",
+            (),
+            component="cudnn",
+        ),
+    )
+
+
+_CUDA_SONAMES = re.compile(r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|cudnn)")
+
+
+def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.cudnn import check_cudnn
+    from gpudoctor.checks.frameworks import check_cuda_libs
+
+    if not facts.pasted.partial or facts.platform.system.lower().startswith("win"):
+        return  # DLL search on Windows: the Windows checks judge it
+    missing = [m for m in facts.pasted.missing if _CUDA_SONAMES.match(m)]
+    cudnn = [m for m in missing if "cudnn" in m]
+    others = [m for m in missing if "cudnn" not in m]
+    frameworks = frameworks_named(facts)
+    if others and not _emits(check_cuda_libs, facts, ctx, "framework-cuda-libs-missing"):
+        who = " and ".join(_TITLES.get(f, f) for f in sorted(frameworks)) or "the program"
+        yield Finding(
+            "framework-cuda-libs-missing",
+            Severity.ERROR,
+            "frameworks",
+            f"{who} cannot load its CUDA libraries: {', '.join(others)}",
+            "The dynamic loader found none of them, as the pasted log says: they are not installed, or not where it "
+            "searches (LD_LIBRARY_PATH, the ldconfig cache, NVIDIA's pip wheels).",
+            tuple(ev("pasted", f"{m}: cannot be loaded") for m in others),
+            Remediation(
+                "Install the CUDA libraries of the framework's CUDA version where it loads them (for pip installs, the "
+                "framework's CUDA extra installs NVIDIA's wheels), or add their directory to LD_LIBRARY_PATH.",
+                (),
+                component="environment",
+            ),
+        )
+    if cudnn and not _emits(check_cudnn, facts, ctx, "cudnn-missing"):
+        yield Finding(
+            "cudnn-missing",
+            Severity.ERROR,
+            "cudnn",
+            f"{', '.join(cudnn)} cannot be loaded",
+            "The dynamic loader found no cuDNN of this major, as the pasted log says.",
+            tuple(ev("pasted", f"{m}: cannot be loaded") for m in cudnn),
+            Remediation(
+                "Install cuDNN of that major for the framework's CUDA where it loads it (NVIDIA's nvidia-cudnn-cuNN "
+                "wheel for pip installs), or add its directory to LD_LIBRARY_PATH.",
+                (),
+                component="cudnn",
+            ),
+        )
+
+
+def check_reported_driver_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """modprobe found no nvidia module for the running kernel: no driver can load (a kernel upgraded past a
+    driver installed without DKMS, or a module that failed to build). The fact-based check wants the PCI bus."""
+    from gpudoctor.checks.driver import check_driver_missing
+    from gpudoctor.checks.remedy import driver_install, reboot
+
+    said = _said(facts, "nvidia-module-missing")
+    if not said or facts.driver.reachable or _emits(check_driver_missing, facts, ctx, "driver-missing"):
+        return
+    yield Finding(
+        "driver-missing",
+        Severity.ERROR,
+        "driver",
+        "no NVIDIA kernel module exists for the running kernel",
+        "modprobe found no nvidia module, as the text shows: the driver was built for another kernel (one installed "
+        "without DKMS does not follow a kernel upgrade) or its module failed to build, so nothing can reach the GPU.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Install the driver so that its module is built for the running kernel (the distribution's packages, or the "
+            ".run installer with --dkms), then reboot.",
+            driver_install(facts, None, ctx) + reboot(),
+            requires_root=True,
+            component="driver",
+        ),
+    )
+
+
+def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A container started without GPU access (docker run without --gpus or the NVIDIA runtime), where the
+    text also shows the GPU unusable inside it."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    # The host's driver may well work (its nvidia-smi pasted beside): the container still has no GPU.
+    started = _said(facts, "docker-run-without-gpus")
+    if not started:
+        return
+    # ...and the GPU shown unusable inside it (a default runtime of nvidia in daemon.json needs no --gpus).
+    unusable = [
+        e
+        for e in facts.pasted.errors
+        if e.kind in ("nvidia-smi-not-found", "cuda-unavailable", "tf-not-built-with-cuda")
+        or (e.kind == "nvml" and e.get("code") == "cuda-no-device")
+    ]
+    if not unusable:
+        return
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the container was started without access to the GPU",
+        "The docker run shown has neither --gpus nor the NVIDIA runtime, so the container gets no GPU device and no "
+        "driver library; the framework inside sees no GPU. Installing a driver inside the container does not help.",
+        (ev("pasted", started[0].line),),
+        Remediation(
+            "Start the container with GPU access (the NVIDIA Container Toolkit installed and configured on the host).",
+            (Cmd(("docker", "run", "--gpus", "all", Placeholder("image"))),),
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+def check_reported_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.frameworks import check_cpu_build, plan_remediation
+
+    if not facts.pasted.partial or _emits(check_cpu_build, facts, ctx, "framework-cpu-build"):
+        return
+    for e in _said(facts, "torch-not-compiled-with-cuda")[:1]:
+        version = _torch_version(facts)
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            f"{'PyTorch ' + version if version else 'the installed PyTorch'} is a CPU-only build",
+            "PyTorch said so ('Torch not compiled with CUDA enabled'): it cannot use the GPU however the driver is set up.",
+            (ev("pasted", e.line),),
+            plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch."),
+        )
+    for e in _said(facts, "jaxlib-cpu-fallback")[:1]:
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            "JAX has no CUDA-enabled jaxlib and runs on the CPU",
+            "JAX said so ('a CUDA-enabled jaxlib is not installed. Falling back to cpu'): the CUDA plugin (or a CUDA "
+            "jaxlib) is missing or does not load.",
+            (ev("pasted", e.line),),
+            _jax_fix(facts, ctx, "Install JAX with its CUDA plugin (jax[cudaNN]), jax, jaxlib and the plugin at one version."),
+        )
+
+
+def check_reported_jax(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.frameworks import check_jax_versions
+
+    said = _said(facts, "pjrt-plugin-mismatch") + _said(facts, "jax-plugin-incompatible")
+    if not said or _emits(check_jax_versions, facts, ctx, "jax-plugin-mismatch"):
+        return
+    yield Finding(
+        "jax-plugin-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        "JAX's CUDA plugin does not match the installed jax and jaxlib",
+        "The CUDA plugin (jax-cudaNN-plugin / -pjrt) was built for another PJRT API version than jax and jaxlib, as "
+        "the message says; newer plugins crash instead of saying so.",
+        (ev("pasted", said[0].line),),
+        _jax_fix(facts, ctx, "Install jax, jaxlib and the CUDA plugin at one version, in one command."),
+    )
+
+
+def _jax_fix(facts: Facts, ctx: Context, why: str) -> Remediation:
+    """JAX's step (gpudoctor.checks.frameworks.jax_remediation) where JAX's versions were shown, else the advice alone."""
+    from gpudoctor.checks.frameworks import jax_remediation
+
+    if isinstance(facts.frameworks.jax, Found):
+        return jax_remediation(facts, ctx, why)
+    return Remediation(why + " The installed versions were not shown: see the ask-for list.", (), component="jax")
+
+
+def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.platform import check_wsl
+
+    blocked = _said(facts, "wsl-gpu-blocked")
+    packages = _said(facts, "linux-driver-package")
+    if facts.platform.wsl != 2 or not (blocked or packages) or _emits(check_wsl, facts, ctx, "wsl-linux-driver-installed"):
+        return
+    if not packages:
+        return  # blocked alone may be the Windows side (an old Windows driver): not this cause
+    yield Finding(
+        "wsl-linux-driver-installed",
+        Severity.ERROR,
+        "platform",
+        "a Linux NVIDIA driver is installed inside WSL 2, shadowing the Windows driver",
+        "In WSL 2 the driver comes from Windows (its libraries appear under /usr/lib/wsl/lib). The text shows a Linux "
+        f"driver package installed inside WSL ({packages[0].get('package')}), whose nvidia-smi and libraries cannot "
+        "reach the GPU.",
+        tuple(ev("pasted", e.line) for e in (packages[:1] + blocked[:1])),
+        Remediation(
+            f"Remove the Linux driver package ({packages[0].get('package')}) from the WSL distribution; keep only "
+            "the Windows driver.",
+            (),
+            requires_root=True,
+            component="platform",
+        ),
+    )
+
+
+CHECKS = (
+    Check("reported-arch", "frameworks", ("framework-arch-unsupported",), check_reported_arch, ("pasted",)),
+    Check(
+        "reported-driver",
+        "frameworks",
+        ("framework-driver-too-old", "toolkit-newer-than-driver"),
+        check_reported_driver,
+        ("pasted",),
+    ),
+    Check("reported-toolkit", "toolkit", ("toolkit-newer-than-driver",), check_reported_toolkit, ("pasted",)),
+    Check("reported-extension", "toolkit", ("toolkit-torch-major-mismatch",), check_reported_extension_build, ("pasted",)),
+    Check("reported-container", "toolkit", ("toolkit-newer-than-driver",), check_reported_container, ("pasted",)),
+    Check("reported-cudnn", "cudnn", ("cudnn-too-old",), check_reported_cudnn, ("pasted",)),
+    Check(
+        "reported-libraries",
+        "frameworks",
+        ("framework-cuda-libs-missing", "cudnn-missing"),
+        check_reported_libraries,
+        ("pasted",),
+    ),
+    Check("reported-driver-missing", "driver", ("driver-missing",), check_reported_driver_missing, ("pasted",)),
+    Check("reported-container-gpu", "platform", ("container-no-gpu",), check_reported_container_gpu, ("pasted",)),
+    Check("reported-cpu-build", "frameworks", ("framework-cpu-build",), check_reported_cpu_build, ("pasted",)),
+    Check("reported-jax", "frameworks", ("jax-plugin-mismatch",), check_reported_jax, ("pasted",)),
+    Check("reported-wsl", "platform", ("wsl-linux-driver-installed",), check_reported_wsl, ("pasted",)),
+)

@@ -1,0 +1,374 @@
+"""Checks only native Windows needs: the driver store, CUDA_PATH, the DLLs a framework loads, TCC mode.
+
+Pure functions of the facts (gpudoctor.probes.windows gathers them). Commands are argv data rendered
+by gpudoctor.cmdline, in PowerShell on a Windows machine. A published name from pnputil reaches a
+command only after it matches gpudoctor.parsers.pnputil.PUBLISHED_NAME (oemNN.inf); the package in use
+is never offered for deletion, and nothing is deleted where the one in use is not known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gpudoctor.checks import Check, Context, ev
+from gpudoctor.cmdline import Cmd
+from gpudoctor.facts import DllDir, Facts, WindowsFacts
+from gpudoctor.host import winpath
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.probed import Found
+
+# The directories Windows itself searches for a framework's dependent DLLs (the others are listed so a
+# finding can say "installed there, but not searched").
+SEARCHED = ("wheel", "python", "system", "conda", "PATH")
+# Machine-level variables live here; the CUDA installer writes CUDA_PATH and CUDA_PATH_VX_Y there.
+_MACHINE_ENV_KEY = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
+
+
+def _win(facts: Facts) -> WindowsFacts | None:
+    return facts.windows
+
+
+# --- the driver store -------------------------------------------------------------------------------
+
+
+def check_driver_store(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.parsers.pnputil import PUBLISHED_NAME
+
+    win = _win(facts)
+    if win is None or not isinstance(win.driver_store, Found):
+        return
+    packages = list(win.driver_store.value)
+    if len(packages) < 2:
+        return
+    running = _nvidia_number(facts.driver.version)
+    in_use = [p for p in packages if running and p.nvidia_version == running]
+    stale = [p for p in packages if p not in in_use]
+    listing = tuple(
+        ev(
+            win.driver_store.source,
+            f"{p.published_name or '?'} ({p.original_name or 'NVIDIA display'}): {p.version or '?'} = driver "
+            f"{p.nvidia_version or '?'}, dated {p.date or '?'}" + (" (in use)" if p in in_use else ""),
+        )
+        for p in packages
+    )
+    versions = sorted({p.nvidia_version or "?" for p in packages})
+    title = f"{len(packages)} NVIDIA display driver packages are in the driver store ({', '.join(versions)})"
+    why = (
+        "Windows keeps every NVIDIA display package ever installed (NVIDIA's installer, the PC maker's package, "
+        "Windows Update) and may bind the GPU to an older one on the next hardware change or update, which is how "
+        "a driver 'reverts' on its own or nvidia-smi and the CUDA runtime disagree."
+    )
+    if not in_use:
+        reason = (
+            "the running driver's version is not known here"
+            if not running
+            else f"none of them is the running driver {facts.driver.version}"
+        )
+        yield Finding(
+            "windows-driver-store-stale",
+            Severity.WARNING,
+            "driver",
+            title,
+            f"{why} Which package is in use cannot be told ({reason}), so gpudoctor names none to delete.",
+            listing,
+            Remediation(
+                "Find the package in use first: Device Manager > Display adapters > the NVIDIA GPU > Driver > "
+                "Driver Details (or `pnputil /enum-devices /class Display /drivers`), then delete only the others "
+                "with `pnputil /delete-driver oemNN.inf`. Never delete the one in use.",
+                (Cmd(("pnputil", "/enum-devices", "/class", "Display", "/drivers"), root=True),),
+                requires_root=True,
+                component="driver",
+            ),
+        )
+        return
+    # With two or more NVIDIA GPUs, another INF family (nv_dispwi.inf beside nv_dispi.inf, an OEM's nvltwi.inf)
+    # can be what the other GPU is bound to, at another version: there only older copies of the family in use
+    # are offered, and nothing where the listing has no original names (the Windows 7 layout). With one GPU
+    # every other package is offered (NVIDIA's own installer leaves older families behind: nvmd.inf beside
+    # nvmdig.inf, github.com/lostindark/DriverStoreExplorer/issues/195); pnputil still refuses a package in use.
+    families = {(p.original_name or "").lower() for p in in_use}
+    if len(facts.driver.gpus) <= 1:
+        sure = stale
+    elif all(p.original_name for p in packages):
+        sure = [p for p in stale if (p.original_name or "").lower() in families]
+    else:
+        sure = []
+    deletable = [p for p in sure if p.published_name and PUBLISHED_NAME.match(p.published_name)]
+    keep = ", ".join(sorted({p.published_name or "?" for p in in_use}))
+    commands = tuple(
+        Cmd(("pnputil", "/delete-driver", p.published_name), root=True, note=f"driver {p.nvidia_version or '?'}")
+        for p in deletable
+        if p.published_name
+    )
+    held_back = [p for p in stale if p not in sure]
+    unnamed = len(sure) - len(deletable)
+    yield Finding(
+        "windows-driver-store-stale",
+        Severity.WARNING,
+        "driver",
+        title,
+        f"{why} The running driver {facts.driver.version} is {keep}; "
+        f"{len(stale)} other package(s) are not it."
+        + (f" {unnamed} of them had no valid oemNN.inf name and are not offered." if unnamed else "")
+        + (
+            f" Not offered: {', '.join(p.published_name or '?' for p in held_back)}: with several NVIDIA GPUs, "
+            "another INF family may be what another GPU is bound to (check Device Manager first)."
+            if held_back
+            else ""
+        ),
+        listing,
+        Remediation(
+            f"Delete the stale packages from the driver store, in an Administrator PowerShell. KEEP {keep}: it is the "
+            "driver in use. pnputil refuses to delete a package a device uses; if it answers 'One or more devices are "
+            "presently installed' for an old one, a disconnected (ghost) device still names it: leave it, and never "
+            "add /force.",
+            commands,
+            requires_root=True,
+            component="driver",
+        ),
+    )
+
+
+def _nvidia_number(version: str | None) -> str | None:
+    """552.22 from a Windows driver version as NVML and nvidia-smi print it (552.22); None otherwise."""
+    if not version:
+        return None
+    parts = version.split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return f"{int(parts[0])}.{parts[1]}"
+
+
+# --- CUDA_PATH ------------------------------------------------------------------------------------
+
+
+def _missing_dir(facts: Facts, path: str) -> bool:
+    """Whether the machine has no folder at `path`: only judged where the Program Files listing was read."""
+    win = _win(facts)
+    if win is None or not winpath.is_windows_path(path):
+        return False
+    roots = {winpath.key(t.root) for t in win.toolkits}
+    if winpath.key(path) in roots:
+        return False
+    # The toolkits' parent was listed: a vX.Y folder under it that is not in the listing does not exist.
+    parent = winpath.key(winpath.parent(path))
+    listed = any(winpath.key(winpath.parent(t.root)) == parent for t in win.toolkits)
+    return listed and "nvidia gpu computing toolkit/cuda" in parent
+
+
+def check_cuda_path(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    win = _win(facts)
+    if win is None:
+        return
+    broken = []
+    if win.cuda_path and _missing_dir(facts, win.cuda_path):
+        broken.append(("CUDA_PATH", win.cuda_path))
+    broken += [(k, v) for k, v in sorted(win.cuda_path_versions.items()) if _missing_dir(facts, v)]
+    if not broken:
+        return
+    installed = [t for t in win.toolkits if t.nvcc]
+    newest = installed[-1] if installed else None
+    commands: list[Cmd] = []
+    if any(name == "CUDA_PATH" for name, _ in broken):
+        if newest is not None:
+            commands.append(Cmd(("setx", "CUDA_PATH", winpath.to_native(newest.root), "/M"), root=True))
+        else:
+            commands.append(Cmd(("reg", "delete", _MACHINE_ENV_KEY, "/v", "CUDA_PATH", "/f"), root=True))
+    for name, _ in broken:
+        if name != "CUDA_PATH":
+            commands.append(Cmd(("reg", "delete", _MACHINE_ENV_KEY, "/v", name, "/f"), root=True))
+    names = ", ".join(f"{n} = {v}" for n, v in broken)
+    yield Finding(
+        "windows-cuda-path-missing",
+        Severity.ERROR,
+        "toolkit",
+        f"{broken[0][0]} points at a CUDA toolkit that is not installed ({broken[0][1]})",
+        f"{names}: no such toolkit folder; the installed toolkits are "
+        + (", ".join(t.version for t in win.toolkits) or "none")
+        + ". Uninstalling a toolkit leaves these variables behind; builds (CMake's FindCUDAToolkit, "
+        "PyTorch extensions, llama.cpp, bitsandbytes) then look for nvcc and headers in a folder that is gone.",
+        tuple(ev(f"env:{n}", v) for n, v in broken),
+        Remediation(
+            (
+                f"Point CUDA_PATH at the installed CUDA {newest.version}"
+                + (" and drop the variables of removed toolkits" if len(broken) > 1 else "")
+                if newest is not None and broken[0][0] == "CUDA_PATH"
+                else "Remove the variables of the removed toolkit" + ("" if installed else " (or install a toolkit again)")
+            )
+            + ", in an Administrator PowerShell; open a new terminal afterwards (running programs keep the old "
+            "environment).",
+            tuple(commands),
+            requires_root=True,
+            component="toolkit",
+        ),
+    )
+
+
+# --- the DLLs a framework loads -----------------------------------------------------------------------
+
+# TensorFlow's native-Windows GPU builds and the CUDA/cuDNN they load, from its tested build configurations
+# (tensorflow.org/install/source_windows#gpu): 2.0 CUDA 10.0/cuDNN 7.4, 2.1-2.3 10.1/7.6, 2.4 11.0/8.0,
+# 2.5-2.10 11.2/8.1. The DLL names follow NVIDIA's: cudart64_110.dll serves every CUDA 11.x.
+_TF_WINDOWS = (((2, 0), "10.0", "7"), ((2, 1), "10.1", "7"), ((2, 4), "11.0", "8"), ((2, 5), "11.2", "8"))
+
+
+def _tf_needs(version: str) -> tuple[str, str] | None:
+    from gpudoctor.versions import vkey
+
+    key = vkey(version)[:2]
+    found = None
+    for since, cuda, cudnn in _TF_WINDOWS:
+        if key >= since:
+            found = (cuda, cudnn)
+    return found
+
+
+def _cudart_dll(cuda: str) -> str:
+    major, _, minor = cuda.partition(".")
+    return f"cudart64_{major}0.dll" if int(major) >= 11 else f"cudart64_{major}{minor or '0'}.dll"
+
+
+def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    win = _win(facts)
+    found = facts.frameworks.tensorflow
+    if win is None or not isinstance(found, Found):
+        return
+    tf = found.value
+    # On Windows the plain `tensorflow` package of 2.1-2.10 is the GPU build (tensorflow.org/install/pip:
+    # "CPU and GPU support (Ubuntu and Windows)"); only tensorflow-cpu or a build_info saying so is not.
+    if tf.distribution == "tensorflow-cpu" or tf.is_cuda_build is False:
+        return
+    row = ctx.matrix.tensorflow_release(tf.version)
+    if row is not None and not row.windows_gpu:
+        return  # framework-windows-native-gpu: no native GPU support at all
+    needs = _tf_needs(tf.version)
+    if needs is None:
+        return
+    cuda, cudnn = needs
+    if tf.cuda and tf.cuda[:1].isdigit():
+        cuda = tf.cuda
+    if tf.cudnn and tf.cudnn[:1].isdigit():
+        cudnn = tf.cudnn.split(".")[0]
+    wanted = [_cudart_dll(cuda), f"cudnn64_{cudnn}.dll"]
+    searched = [d for d in win.dll_dirs if d.via in SEARCHED]
+    missing = [dll for dll in wanted if not any(dll in d.dlls for d in searched)]
+    if not missing:
+        return
+    elsewhere: dict[str, DllDir] = {}
+    for dll in missing:
+        for d in win.dll_dirs:
+            if d.via not in SEARCHED and dll in d.dlls:
+                elsewhere.setdefault(dll, d)
+                break
+    cudnn_missing = any(dll.startswith("cudnn") for dll in missing)
+    label = "cuDNN" if cudnn_missing and len(missing) == 1 else "CUDA"
+    detail = (
+        f"TensorFlow {tf.version} loads {', '.join(wanted)} (built for CUDA {cuda}, cuDNN {cudnn}) through Windows' "
+        "DLL search: the Python folder, System32, then PATH. "
+        + "; ".join(
+            f"{dll} is in {winpath.to_native(elsewhere[dll].path)}, which is not on PATH"
+            if dll in elsewhere
+            else f"{dll} is in none of the {len(searched)} searched folders"
+            for dll in missing
+        )
+        + ". TensorFlow logs \"Could not load dynamic library '"
+        + missing[0]
+        + "'\" and runs on the CPU."
+    )
+    yield Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "cudnn" if label == "cuDNN" else "frameworks",
+        f"TensorFlow {tf.version} cannot find {', '.join(missing)} on this Windows machine",
+        detail,
+        tuple(ev("dll-search", f"{dll}: not found in the DLL search path") for dll in missing)
+        + tuple(
+            ev("dll-search", f"{dll}: found in {elsewhere[dll].path} ({elsewhere[dll].via}, not searched)") for dll in elsewhere
+        ),
+        _dll_remediation(facts, missing, elsewhere, cuda, cudnn),
+    )
+
+
+def _dll_remediation(facts: Facts, missing: list[str], elsewhere: dict[str, DllDir], cuda: str, cudnn: str) -> Remediation:
+    from gpudoctor.cmdline import SetEnv
+
+    if all(d in elsewhere for d in missing):
+        folders = list(dict.fromkeys(winpath.to_native(elsewhere[d].path) for d in missing))
+        current = facts.platform.env.get("PATH", "")
+        return Remediation(
+            "Put the folder(s) holding these DLLs on PATH: for this PowerShell session with the line below, and for "
+            "good in Settings > System > About > Advanced system settings > Environment Variables > Path.",
+            (SetEnv("PATH", ";".join([*folders, current]) if current else ";".join(folders)),),
+            component="cudnn" if all(d.startswith("cudnn") for d in missing) else "environment",
+        )
+    conda = facts.platform.env.get("CONDA_PREFIX")
+    if conda:
+        return Remediation(
+            f"Install CUDA {cuda} and cuDNN {cudnn} into this conda environment, as TensorFlow's own Windows "
+            "instructions do; conda puts their DLLs in Library\\bin, which the activated environment has on PATH.",
+            (
+                Cmd(
+                    (
+                        "conda",
+                        "install",
+                        "-c",
+                        "conda-forge",
+                        f"cudatoolkit={'11.2' if cuda.startswith('11') else cuda}",
+                        f"cudnn={'8.1.0' if cudnn == '8' else cudnn}",
+                    )
+                ),
+            ),
+            component="cudnn",
+        )
+    runtime_missing = any(not d.startswith("cudnn") for d in missing if d not in elsewhere)
+    toolkit = (
+        f"Install the CUDA {cuda} toolkit (NVIDIA's Windows installer; it puts its bin folder on PATH), then "
+        if runtime_missing
+        else ""
+    )
+    return Remediation(
+        toolkit
+        + f"{'i' if toolkit else 'I'}nstall cuDNN {cudnn} for CUDA {cuda} (NVIDIA's cuDNN archive, the Windows zip) and copy "
+        f"its bin\\*.dll into the CUDA {cuda} toolkit's bin folder, or put its bin folder on PATH; or create a conda "
+        "environment and install cudatoolkit and cudnn there, as TensorFlow's Windows instructions do.",
+        component="toolkit" if runtime_missing else "cudnn",
+    )
+
+
+# --- TCC mode -------------------------------------------------------------------------------------------
+
+
+def check_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    win = _win(facts)
+    if win is None:
+        return
+    tcc = sorted(i for i, model in win.driver_models.items() if model == "TCC")
+    if not tcc:
+        return
+    names = {g.index: g.name for g in facts.driver.gpus}
+    which = ", ".join(f"GPU {i} ({names.get(i) or '?'})" for i in tcc)
+    yield Finding(
+        "windows-tcc-mode",
+        Severity.INFO,
+        "driver",
+        f"{which} run{'s' if len(tcc) == 1 else ''} in TCC mode: native CUDA only, invisible to WSL 2",
+        "TCC (Tesla Compute Cluster) takes a GPU out of the Windows display stack: native Windows CUDA programs use "
+        "it, but WSL 2 passes only WDDM GPUs into Linux (NVIDIA's CUDA on WSL guide), and DirectX cannot use it. "
+        "Inside WSL 2 such a GPU does not exist.",
+        tuple(ev("cmd:nvidia-smi -q -x", f"GPU {i}: driver model TCC") for i in tcc),
+        Remediation(
+            "Only to use the GPU from WSL 2: switch it to WDDM in an Administrator PowerShell, then restart Windows.",
+            tuple(Cmd(("nvidia-smi", "-g", str(i), "-dm", "0"), root=True, note="0 = WDDM") for i in tcc),
+            requires_root=True,
+            component="driver",
+            where="Windows",
+        ),
+    )
+
+
+CHECKS = (
+    Check("windows-driver-store", "driver", ("windows-driver-store-stale",), check_driver_store),
+    Check("windows-cuda-path", "toolkit", ("windows-cuda-path-missing",), check_cuda_path),
+    Check("windows-dlls", "frameworks", ("windows-dll-missing",), check_framework_dlls),
+    Check("windows-tcc", "driver", ("windows-tcc-mode",), check_tcc),
+)

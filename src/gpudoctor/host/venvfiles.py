@@ -1,0 +1,219 @@
+"""A virtual environment read from its files: what `pyenv.describe()` would answer, without starting Python.
+
+Starting the probed interpreter is the slowest part of a `check` (its start-up, its site-packages'
+.pth files). For a virtual environment its files say the same: pyvenv.cfg names the version, the
+directory layout is fixed by `site.venv()` and `site.getsitepackages()`, and the distributions are
+the *.dist-info / *.egg-info names `describe()` lists anyway. This module reproduces that start-up
+path and answers only where it can prove the interpreter would answer the same; everywhere else it
+says why not, and the caller starts the interpreter as before:
+
+- `include-system-site-packages = true` (the base's site directories and the user's), a pyvenv.cfg
+  beside the interpreter, a `._pth` file, PYTHON* variables that move sys.path (PYTHONPATH,
+  PYTHONHOME, PYTHONPLATLIBDIR...);
+- an interpreter changed after pyvenv.cfg was written (its version may no longer be pyvenv.cfg's),
+  one that is not an ELF program named python*, a base whose library is not `lib/pythonX.Y`
+  (a lib64 build adds a second site directory);
+- a .pth line that runs code other than the few known not to touch sys.path, a sitecustomize other
+  than Debian's apport hook, a .pth file that is hidden or not plain ASCII.
+
+`tests/unit/test_venvfiles.py` builds real virtual environments and compares both answers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from gpudoctor.host.pyenv import collect_distributions
+
+SITE_SUFFIXES = ("site-packages", "dist-packages")
+
+# Variables the interpreter reads at start that do not change sys.path or what describe() prints.
+_HARMLESS_PYTHON_VARS = frozenset(
+    {
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONUNBUFFERED",
+        "PYTHONIOENCODING",
+        "PYTHONNOUSERSITE",  # user site is off in a venv without system site-packages anyway
+        "PYTHONUSERBASE",
+        "PYTHONHASHSEED",
+        "PYTHONUTF8",
+        "PYTHONFAULTHANDLER",
+        "PYTHONBREAKPOINT",
+        "PYTHONPYCACHEPREFIX",
+        "PYTHONSTARTUP",  # interactive sessions only; the probe runs -c
+        "PYTHONCOERCECLOCALE",
+    }
+)
+
+# .pth lines that run code and are known to leave sys.path alone (each adds an import hook only):
+_KNOWN_PTH_CODE = (
+    # setuptools' distutils-precedence.pth
+    re.compile(
+        r"import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os\.environ\.get\(var, 'local'\) == 'local'; "
+        r"enabled and __import__\('_distutils_hack'\)\.add_shim\(\); ?"
+    ),
+    # virtualenv's _virtualenv.pth
+    re.compile(r"import _virtualenv"),
+    # setuptools' editable installs (PEP 660): a meta path finder, and a placeholder that is no directory
+    re.compile(r"import (__editable___\w+_finder); \1\.install\(\)"),
+)
+
+# Debian's and Ubuntu's /usr/lib/pythonX.Y/sitecustomize.py: installs an exception hook, nothing else.
+_APPORT_SITECUSTOMIZE = (
+    "# install the apport exception handler if available\n"
+    "try:\n"
+    "    import apport_python_hook\n"
+    "except ImportError:\n"
+    "    pass\n"
+    "else:\n"
+    "    apport_python_hook.install()"
+)
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
+_PYTHON_NAME = re.compile(r"^python(\d+(?:\.(\d+))?)?$")
+
+
+class NotFromFiles(Exception):
+    """The files cannot prove what the interpreter would say; the message says why."""
+
+
+def read_venv(
+    executable: str, read_text: Callable[[str], str], environ: Mapping[str, str] | None = None
+) -> tuple[dict[str, Any] | None, str]:
+    """(what `describe()` run by `executable` would return, "") or (None, why the interpreter must be asked).
+
+    `read_text` reads a file bounded (the live host's `read_text`); `environ` is the environment the
+    interpreter would start with (default: ours, which is what the host passes on).
+    """
+    try:
+        return _read(executable, read_text, os.environ if environ is None else environ), ""
+    except NotFromFiles as exc:
+        return None, str(exc)
+    except (OSError, UnicodeError, ValueError) as exc:
+        return None, f"unreadable: {exc}"
+
+
+def _read(executable: str, read_text: Callable[[str], str], environ: Mapping[str, str]) -> dict[str, Any]:
+    if not os.path.isabs(executable) or os.path.normpath(executable) != executable:
+        raise NotFromFiles("not a normalised absolute path")
+    moved = sorted(k for k in environ if k.startswith("PYTHON") and environ[k] and k not in _HARMLESS_PYTHON_VARS)
+    if moved:
+        raise NotFromFiles(f"{', '.join(moved)} set")
+    bin_dir = os.path.dirname(executable)
+    prefix = os.path.dirname(bin_dir)
+    cfg_path = os.path.join(prefix, "pyvenv.cfg")
+    if not os.path.isfile(executable):
+        raise NotFromFiles("no such file")
+    if os.path.exists(os.path.join(bin_dir, "pyvenv.cfg")):
+        raise NotFromFiles("pyvenv.cfg beside the interpreter")
+    if not os.path.isfile(cfg_path):
+        raise NotFromFiles("not a virtual environment (no pyvenv.cfg)")
+    cfg = _parse_cfg(read_text(cfg_path))
+    if cfg.get("include-system-site-packages", "true").lower() != "false":
+        raise NotFromFiles("includes the system site-packages")
+    home = cfg.get("home")
+    match = _VERSION.match(cfg.get("version") or cfg.get("version_info") or "")
+    if not home or not match:
+        raise NotFromFiles("pyvenv.cfg names no home or version")
+    major, minor = match.group(1), match.group(2)
+    xy = f"{major}.{minor}"
+
+    # The program that runs: unchanged since pyvenv.cfg was written, a Python of that version.
+    real = os.path.realpath(executable)
+    if os.stat(real).st_ctime_ns >= os.stat(cfg_path).st_mtime_ns:
+        raise NotFromFiles(f"{real} changed after pyvenv.cfg was written")
+    name = _PYTHON_NAME.match(os.path.basename(real))
+    if name is None or (name.group(2) is not None and name.group(1) != xy):
+        raise NotFromFiles(f"{real} is not named python or python{xy}")
+    with open(real, "rb") as fh:
+        if fh.read(4) != b"\x7fELF":
+            raise NotFromFiles(f"{real} is not an ELF program")
+    if os.path.realpath(os.path.dirname(real)) != os.path.realpath(home):
+        raise NotFromFiles("pyvenv.cfg's home is not where the interpreter is")
+    for folder in {bin_dir, os.path.dirname(real)}:
+        for pth in (f"python{major}{minor}._pth", os.path.splitext(os.path.basename(real))[0] + "._pth"):
+            if os.path.exists(os.path.join(folder, pth)):
+                raise NotFromFiles(f"{os.path.join(folder, pth)} fixes sys.path")
+
+    # The base's standard library: lib/pythonX.Y (site.getsitepackages then looks in lib only).
+    base_prefix = os.path.dirname(home)
+    stdlib = os.path.join(base_prefix, "lib", f"python{xy}")
+    if not os.path.isfile(os.path.join(stdlib, "os.py")) or os.path.isdir(os.path.join(base_prefix, "lib64", f"python{xy}")):
+        raise NotFromFiles(f"the standard library is not (only) at {stdlib}")
+    if os.path.exists(os.path.join(base_prefix, "lib", f"python{major}{minor}.zip")):
+        raise NotFromFiles("a zipped standard library")
+
+    site = os.path.join(prefix, "lib", f"python{xy}", "site-packages")
+    path = [site] if os.path.isdir(site) else []
+    if path:
+        path += _pth_paths(site, read_text)
+    for folder in [stdlib, os.path.join(stdlib, "lib-dynload"), *path]:
+        _no_sitecustomize(folder, read_text)
+    site_dirs: list[str] = []
+    for entry in path:
+        if entry.endswith(SITE_SUFFIXES) and entry not in site_dirs and os.path.isdir(entry):
+            site_dirs.append(entry)
+    dists, locations = collect_distributions(site_dirs, os.listdir)
+    return {
+        "executable": executable,
+        "version": f"{major}.{minor}.{match.group(3)}",
+        "prefix": prefix,
+        "kind": "conda" if os.path.isdir(os.path.join(prefix, "conda-meta")) else "venv",
+        "site_packages": site_dirs,
+        "distributions": dists,
+        "locations": locations,
+    }
+
+
+def _parse_cfg(text: str) -> dict[str, str]:
+    """pyvenv.cfg as site.venv() reads it: key = value, keys lower-cased, the last one wins."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if "=" in line:
+            key, _, value = line.partition("=")
+            out[key.strip().lower()] = value.strip()
+    return out
+
+
+def _pth_paths(site: str, read_text: Callable[[str], str]) -> list[str]:
+    """The directories site.addpackage() appends to sys.path from `site`'s .pth files, in its order."""
+    out: list[str] = []
+    known = {site}
+    for name in sorted(os.listdir(site)):
+        if not name.endswith(".pth"):
+            continue
+        if name.startswith(".") or not name.isascii():
+            raise NotFromFiles(f"{name}: a hidden or non-ASCII .pth file")
+        text = read_text(os.path.join(site, name))
+        if not text.isascii():
+            raise NotFromFiles(f"{name}: not plain ASCII")
+        # Lines as a text file iterates them (universal newlines), not str.splitlines (which also splits at \f).
+        for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+            if line.startswith("#") or not line.strip():
+                continue
+            if line.startswith(("import ", "import\t")):
+                if not any(p.fullmatch(line.rstrip()) for p in _KNOWN_PTH_CODE):
+                    raise NotFromFiles(f"{name} runs code at start")
+                continue
+            entry = os.path.abspath(os.path.join(site, line.rstrip()))
+            if entry not in known and os.path.exists(entry):
+                known.add(entry)
+                out.append(entry)
+    return out
+
+
+def _no_sitecustomize(folder: str, read_text: Callable[[str], str]) -> None:
+    """A sitecustomize module in `folder` runs at start and may change sys.path: only Debian's apport hook passes."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith("sitecustomize"):
+            full = os.path.join(folder, name)
+            if name == "sitecustomize.py" and os.path.isfile(full) and read_text(full).strip() == _APPORT_SITECUSTOMIZE:
+                continue
+            raise NotFromFiles(f"{full} runs at start")

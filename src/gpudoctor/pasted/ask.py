@@ -1,0 +1,108 @@
+"""The questions a partial diagnosis leaves open, each as the exact command to ask the reporter for.
+
+Judged from the facts the doctor built (so a hand-written snapshot marked partial gets them too) and
+from what the pasted text named: a framework whose build was not shown, a driver never shown, a library
+the loader could not find. Commands are data (gpudoctor.cmdline) like every command gpudoctor prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudoctor.cmdline import Cmd, render
+from gpudoctor.facts import Facts
+from gpudoctor.probed import Found
+
+
+@dataclass(frozen=True)
+class Ask:
+    command: Cmd
+    why: str
+
+    def to_json(self, target: str = "posix") -> dict:
+        return {"command": render(self.command, target), "argv": list(self.command.words), "why": self.why}
+
+
+_DRIVER_CODES = frozenset({"driver-library-mismatch", "driver-missing", "driver-unreachable", "driver-nouveau", "wsl1-no-cuda"})
+_FRAMEWORK_CODES = ("framework-", "cudnn-", "jax-", "tf-", "toolkit-torch-", "nvidia-wheels-")
+# Error texts whose cause lies in how a framework or program was built or installed: which one is asked.
+_BUILD_EVIDENCE = frozenset({"no-kernel-image", "library-missing", "cudnn-version-mismatch", "cuda-driver-insufficient"})
+
+
+def _python(facts: Facts) -> str:
+    return "python" if facts.platform.system.lower().startswith("win") else "python3"
+
+
+def ask_for(facts: Facts, findings: list) -> list[Ask]:
+    """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
+    if not facts.pasted.partial:
+        return []
+    out: list[Ask] = []
+    py = _python(facts)
+    d = facts.driver
+    mac = facts.platform.system == "Darwin"
+    codes = {f.code for f in findings}
+    # Where the driver itself is the finding (mismatch, missing, unreachable, nouveau), nvidia-smi has nothing to add.
+    driver_broken = bool(codes & _DRIVER_CODES) or d.smi_status == "failed"
+    if not mac and facts.platform.wsl != 1 and "nvidia-smi" not in facts.pasted.missing and not driver_broken:
+        if not d.version:
+            out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
+        elif d.version and not d.gpus:
+            out.append(Ask(Cmd(("nvidia-smi", "-L")), "which GPUs the driver sees (their model decides the builds that run)"))
+    if "driver-library-mismatch" in codes and not isinstance(facts.kernel.proc_driver, Found):
+        out.append(
+            Ask(
+                Cmd(("cat", "/proc/driver/nvidia/version")),
+                "the version of the kernel module that is loaded, to compare with the libraries' version",
+            )
+        )
+    from gpudoctor.checks.reported import frameworks_named
+
+    named = frameworks_named(facts)
+    torch, tf, jax = facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax
+    torch_unknown = not isinstance(torch, Found) or not torch.value.build_known
+    if "torch" in named and torch_unknown:
+        out.append(
+            Ask(
+                Cmd((py, "-m", "torch.utils.collect_env")),
+                "the PyTorch version and the CUDA it was built for, with the GPUs and the driver, in one paste",
+            )
+        )
+    if "tensorflow" in named and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None):
+        out.append(
+            Ask(
+                Cmd((py, "-c", "import tensorflow as tf; print(tf.__version__); print(tf.sysconfig.get_build_info())")),
+                "the TensorFlow version and the CUDA and cuDNN it was built for",
+            )
+        )
+    if "jax" in named and not isinstance(jax, Found):
+        out.append(
+            Ask(
+                Cmd((py, "-c", "import jax; jax.print_environment_info()")),
+                "the jax, jaxlib and CUDA plugin versions, the devices JAX sees, and nvidia-smi",
+            )
+        )
+    framework_question = (
+        bool(named)
+        or any(c.startswith(_FRAMEWORK_CODES) for c in codes)
+        or any(e.kind in _BUILD_EVIDENCE for e in facts.pasted.errors)
+    )
+    if not isinstance(facts.frameworks.python, Found) and framework_question:
+        out.append(
+            Ask(
+                Cmd((py, "-m", "pip", "list")),
+                "which frameworks and NVIDIA library wheels (nvidia-*) are installed, and their versions",
+            )
+        )
+    libs = [m for m in facts.pasted.missing if m.startswith("lib") and ".so" in m]
+    if libs and facts.platform.system == "Linux":
+        stem = libs[0].split(".so", 1)[0]
+        out.append(
+            Ask(
+                Cmd(("ldconfig", "-p"), pipe=("grep", stem)),
+                f"which copies of {stem} the loader's cache knows (the text shows {libs[0]} could not be loaded)",
+            )
+        )
+    if facts.toolkits.nvcc_on_path_version is None and {"toolkit-torch-major-mismatch", "toolkit-newer-than-driver"} & codes:
+        out.append(Ask(Cmd(("nvcc", "--version")), "the CUDA toolkit on PATH, which builds extensions"))
+    return out

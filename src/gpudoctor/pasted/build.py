@@ -1,0 +1,146 @@
+"""A partial snapshot (docs/snapshot-format.md) from what the pasted blocks said.
+
+Each fact goes where a recorded machine keeps it (the nvidia-smi table under `commands`, the kernel
+module's version under `files`, the packages under `python`), so the one doctor judges it; the
+`pasted` section keeps the blocks, the error texts and what the text showed missing. Nothing the
+text did not show is written: the snapshot says `"partial": true`, and the doctor treats the rest as
+unknown. Where a value had to be placed (a site-packages directory nobody pasted), `pasted.placed`
+says so, so that a person reading `gpudoctor snapshot --from` can correct it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpudoctor.host.snapshot import FORMAT
+from gpudoctor.pasted.read import Gathered
+
+
+def build_snapshot(g: Gathered) -> dict[str, Any]:
+    windows = g.system == "Windows"
+    placed: list[str] = []
+    snap: dict[str, Any] = {
+        "format": FORMAT,
+        "partial": True,
+        "note": "Built by gpudoctor from pasted text: it holds only what the text showed (docs/pasted.md).",
+        "platform": {"system": g.system or "Linux"},
+        "env": {},
+        "files": {},
+        "dirs": {},
+        "commands": {},
+    }
+    if g.system is None:
+        placed.append("platform: Linux (the text did not name the OS)")
+    if g.wsl:
+        snap["platform"]["release"] = g.release if "microsoft" in g.release.lower() else "microsoft-standard-WSL2"
+    elif g.release:
+        snap["platform"]["release"] = g.release
+    if windows:
+        snap["platform"].setdefault("release", "10")
+        snap["platform"]["machine"] = "AMD64"
+    files = snap["files"]
+    if g.os_pretty and not windows:
+        files["/etc/os-release"] = _os_release(g.os_pretty)
+    if g.proc_driver:
+        files["/proc/driver/nvidia/version"] = g.proc_driver
+    if g.modules:
+        files["/proc/modules"] = "".join(f"{m} 0 0 - Live 0x0\n" for m in g.modules)
+    for path, entry in g.files.items():
+        if entry is None:
+            continue  # a directory seen in an ls listing: its children say it exists
+        if path.startswith("/") or re.match(r"^[A-Za-z]:/", path):
+            files[path] = entry
+    commands = snap["commands"]
+    if g.smi_table and not (g.smi_failure and g.smi_failure_line >= 0):
+        commands["nvidia-smi"] = {"rc": 0, "stdout": g.smi_table, "stderr": ""}
+    elif g.smi_failure:
+        commands["nvidia-smi"] = {"rc": 9, "stdout": g.smi_failure + "\n", "stderr": ""}
+    if g.nvcc:
+        commands["nvcc --version"] = {"rc": 0, "stdout": g.nvcc, "stderr": ""}
+    if g.lspci:
+        commands["lspci -nn"] = {"rc": 0, "stdout": g.lspci, "stderr": ""}
+    nvml = _nvml(g)
+    if nvml is not None:
+        snap["nvml"] = nvml
+    python = _python(g, placed)
+    if python is not None:
+        snap["python"] = python
+        site = python["site_packages"][0]
+        if g.torch_cuda is not None and "torch" in python["distributions"]:
+            cuda = repr(g.torch_cuda) if g.torch_cuda else "None"
+            files[f"{site}/torch/version.py"] = f"__version__ = {python['distributions']['torch']!r}\ncuda = {cuda}\nhip = None\n"
+        if g.tf_build_info and any(d.startswith("tensorflow") or d == "tf-nightly" for d in python["distributions"]):
+            files[f"{site}/tensorflow/python/platform/build_info.py"] = g.tf_build_info
+    snap["pasted"] = {
+        "blocks": g.blocks,
+        "errors": [{"kind": e.kind, "line": e.line, "values": dict(e.values)} for e in g.errors],
+        "missing": list(g.missing),
+        "frameworks": list(g.frameworks),
+        "whole": list(g.whole),
+        "placed": placed,
+        "notes": list(g.notes),
+    }
+    return snap
+
+
+def _os_release(pretty: str) -> str:
+    words = pretty.split()
+    distro = words[0].lower() if words else "linux"
+    version = next((w for w in words[1:] if re.match(r"^\d+(?:\.\d+)*$", w)), "")
+    if distro == "ubuntu" and version.count(".") > 1:
+        version = ".".join(version.split(".")[:2])
+    safe = pretty.replace('"', "'").replace("\\", "/")
+    return f'PRETTY_NAME="{safe}"\nID={re.sub(r"[^a-z0-9]", "", distro) or "linux"}\nVERSION_ID="{version}"\n'
+
+
+def _nvml(g: Gathered) -> dict[str, Any] | None:
+    """NVML as the text showed it: a version mismatch it reported, or the driver and GPUs a program read through it."""
+    if g.nvml_mismatch:
+        return {"status": "lib_rm_version_mismatch", "error": g.nvml_mismatch}
+    if g.smi_failure or (g.smi_table and not g.gpus):
+        # nvidia-smi itself is recorded: the probes read it there (a failure after a table wins). GPUs named
+        # elsewhere (collect_env, a warning) beside a table that lists none are still the GPUs NVML saw.
+        return None
+    if not (g.driver_version or g.driver_cuda or g.gpus):
+        return None
+    state: dict[str, Any] = {"status": "ok", "devices": []}
+    if g.driver_version:
+        state["driver_version"] = g.driver_version
+    if g.driver_cuda and re.match(r"^\d+\.\d+$", g.driver_cuda):
+        major, minor = g.driver_cuda.split(".")
+        state["cuda_driver_version"] = int(major) * 1000 + int(minor) * 10
+    for i, gpu in enumerate(g.gpus[:64]):
+        dev: dict[str, Any] = {"index": int(gpu.get("index", i)), "name": str(gpu.get("name") or "")}
+        if gpu.get("compute_capability"):
+            dev["compute_capability"] = gpu["compute_capability"]
+        if gpu.get("memory"):
+            dev["memory"] = gpu["memory"]  # from PyTorch's out-of-memory message: "used" is what others held
+        state["devices"].append(dev)
+    return state
+
+
+def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
+    if not (g.distributions or g.python_version or g.site_packages):
+        return None
+    windows = g.system == "Windows"
+    version = g.python_version or ""
+    major_minor = ".".join(version.split(".")[:2]) if version else ""
+    sites = list(g.site_packages)
+    if not sites:
+        if g.prefix:
+            base = g.prefix.replace("\\", "/").rstrip("/")
+            sites = [f"{base}/Lib/site-packages" if windows else f"{base}/lib/python{major_minor or '3'}/site-packages"]
+        else:
+            sites = ["C:/Python/Lib/site-packages" if windows else f"/usr/lib/python{major_minor or '3'}/site-packages"]
+        placed.append(f"site-packages: {sites[0]} (the text did not show where the packages are installed)")
+    data: dict[str, Any] = {
+        "version": version,
+        "executable": "python" if windows else "python3",
+        "site_packages": sites,
+        "distributions": {k: v for k, v in g.distributions.items() if v},
+        "kind": "conda" if g.conda else "system",
+    }
+    if g.prefix:
+        data["prefix"] = g.prefix.replace("\\", "/")
+    return data

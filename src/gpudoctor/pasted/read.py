@@ -1,0 +1,640 @@
+"""What each pasted block says, gathered into one `Gathered`, then written down as a partial snapshot.
+
+Blocks whose format has a parser in gpudoctor.parsers go through it (nvidia-smi table, nvcc,
+/proc/driver/nvidia/version, TensorFlow's build info, error texts); the formats only people paste
+(collect_env, package lists, `nvidia-smi -q` as text, jax.print_environment_info(), `ls -l`) are read
+here. The snapshot holds only what the text showed, in the places a recorded machine would hold it,
+and says `"partial": true`: the doctor then treats everything else as unknown (docs/pasted.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpudoctor.errors import ParseError
+from gpudoctor.host import canonical_name
+from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
+from gpudoctor.pasted.blocks import KINDS, Block, find_blocks
+
+MAX_SOURCE_CHARS = 16 * 1024 * 1024
+
+
+@dataclass
+class Gathered:
+    """Everything the blocks of one paste (all its sources) said, before it becomes a snapshot."""
+
+    system: str | None = None  # Linux, Windows, Darwin
+    release: str = ""
+    os_pretty: str | None = None
+    wsl: bool = False
+    python_version: str | None = None
+    site_packages: list[str] = field(default_factory=list)
+    prefix: str | None = None
+    conda: bool = False
+    distributions: dict[str, str] = field(default_factory=dict)
+    conda_builds: dict[str, str] = field(default_factory=dict)
+    torch_version: str | None = None
+    torch_cuda: str | None = None  # "12.1"; "" for a CPU build
+    tf_build_info: str | None = None
+    driver_version: str | None = None
+    driver_cuda: str | None = None
+    gpus: list[dict[str, Any]] = field(default_factory=list)
+    smi_table: str | None = None
+    smi_failure: str | None = None
+    nvcc: str | None = None
+    proc_driver: str | None = None
+    files: dict[str, Any] = field(default_factory=dict)
+    errors: list[ErrorEvidence] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    frameworks: list[str] = field(default_factory=list)  # seen at work in tracebacks, versions unknown
+    whole: list[str] = field(default_factory=list)  # areas shown whole: "distributions" after a full package list
+    lspci: str | None = None
+    modules: list[str] = field(default_factory=list)  # kernel modules the text shows loaded (nouveau bound in dmesg)
+    smi_table_line: int = -1  # where the last nvidia-smi table ended (in the text read last): a later failure is newer
+    smi_failure_line: int = -1
+    nvml_mismatch: str | None = None  # the kernel log's NVRM API mismatch line
+    wsl_said: bool = False  # the text says WSL
+    windows_build: int | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str  # the file name, or "-" for standard input
+    text: str
+
+
+def read_sources(sources: list[Source]) -> Gathered:
+    """Read every block of every source. Never raises on content: what cannot be read is skipped."""
+    g = Gathered()
+    for src in sources:
+        text = src.text[:MAX_SOURCE_CHARS]
+        g.smi_table_line = -1
+        for block in find_blocks(text):
+            gave = _read_block(g, block)
+            g.blocks.append(
+                {
+                    "kind": block.kind,
+                    "what": KINDS[block.kind],
+                    "source": src.name,
+                    "lines": [block.start + 1, block.end],
+                    "gave": gave,
+                }
+            )
+        for evidence in extract_evidence(text):
+            if evidence not in g.errors:
+                g.errors.append(evidence)
+            if evidence.kind == "nvml" and g.smi_table_line >= 0:
+                # A failure printed after the table: the driver broke after it was shown ("works until a
+                # daemon-reload"), so the failure is the state the report is about.
+                at = text.find(evidence.line)
+                if at >= 0 and text.count("\n", 0, at) >= g.smi_table_line:
+                    g.smi_failure_line = text.count("\n", 0, at)
+        _paths(g, text)
+        _text_facts(g, text)
+    _from_errors(g)
+    return g
+
+
+def _text_facts(g: Gathered, text: str) -> None:
+    """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
+    text = text[:MAX_SOURCE_CHARS]
+    for imported in re.finditer(r"^\s*(?:>>>\s*|In \[\d+\]:\s*)?(?:import|from)\s+(torch|tensorflow|jax)\b", text, re.M):
+        if imported.group(1) not in g.frameworks:
+            g.frameworks.append(imported.group(1))  # the reporter ran it
+    if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text):
+        g.wsl_said = True
+    # A WSL kernel names itself: 4.4.0-19041-Microsoft is WSL 1, 5.15.90.1-microsoft-standard-WSL2 is WSL 2.
+    if m := re.search(r"\b(\d+\.\d+\.\d+(?:\.\d+)?-(?:\d+-Microsoft|microsoft-standard(?:-WSL2)?))\b", text):
+        g.release = g.release or m.group(1)
+        g.system = g.system if g.system not in (None, "Windows") else "Linux"
+        g.wsl = g.wsl or "standard" in m.group(1)
+
+
+# --- per kind -------------------------------------------------------------------------------------
+
+
+def _read_block(g: Gathered, block: Block) -> str:
+    reader = _READERS.get(block.kind)
+    if reader is None:
+        return "error texts"
+    try:
+        return reader(g, block)
+    except ParseError as exc:
+        return f"unreadable: {exc.message}"
+
+
+def _nvidia_smi(g: Gathered, block: Block) -> str:
+    from gpudoctor.parsers.nvidia_smi_text import parse_nvidia_smi_table
+
+    text = "\n".join(line.strip() for line in block.lines)
+    table = parse_nvidia_smi_table(text)
+    g.smi_table_line = block.end
+    if g.smi_table is None:
+        g.smi_table = text + "\n"
+    g.driver_version = g.driver_version or table.driver_version
+    g.driver_cuda = g.driver_cuda or table.cuda_version
+    if any((gpu.driver_model or "").upper() in ("WDDM", "TCC", "MCDM") for gpu in table.gpus):
+        g.system = g.system or "Windows"  # the Driver-Model column holds a value only on Windows
+    return f"driver {table.driver_version}, CUDA {table.cuda_version}, {len(table.gpus)} GPU(s)"
+
+
+_SMIQ_FIELD = re.compile(r"^\s*(?P<key>[^:]+?)\s+:\s*(?P<value>.*?)\s*$")
+
+
+def _nvidia_smi_q(g: Gathered, block: Block) -> str:
+    gpus: list[dict[str, Any]] = []
+    for line in block.lines:
+        m = _SMIQ_FIELD.match(line)
+        if not m:
+            bus = re.match(r"^\s*GPU ([0-9A-Fa-f:.]+)\s*$", line)
+            if bus:
+                gpus.append({"index": len(gpus), "pci_bus_id": bus.group(1)})
+            continue
+        key, value = m.group("key").strip(), m.group("value").strip()
+        if key == "Driver Version" and re.match(r"\d", value):
+            g.driver_version = g.driver_version or value
+        elif key == "CUDA Version" and re.match(r"\d", value):
+            g.driver_cuda = g.driver_cuda or value
+        elif key == "Product Name" and gpus and "name" not in gpus[-1]:
+            gpus[-1]["name"] = value
+        elif key == "Product Name" and not gpus:
+            gpus.append({"index": 0, "name": value})
+    if not g.gpus:
+        g.gpus = [x for x in gpus if x.get("name")]
+    return f"driver {g.driver_version}, CUDA {g.driver_cuda}, {len(gpus)} GPU(s)"
+
+
+def _nvcc(g: Gathered, block: Block) -> str:
+    from gpudoctor.parsers.nvcc import parse_nvcc_version
+
+    text = "\n".join(line.strip() for line in block.lines)
+    version = parse_nvcc_version(text)
+    g.nvcc = g.nvcc or text + "\n"
+    return f"nvcc {version.version}"
+
+
+def _proc_driver(g: Gathered, block: Block) -> str:
+    from gpudoctor.parsers.proc_driver_version import parse_proc_driver_version
+
+    text = "\n".join(line.strip() for line in block.lines)
+    driver = parse_proc_driver_version(text)
+    g.proc_driver = g.proc_driver or text + "\n"
+    return f"kernel module {driver.version}"
+
+
+def _tf_build_info(g: Gathered, block: Block) -> str:
+    from gpudoctor.parsers.tf_build_info import parse_tf_build_info
+
+    literal = block.text.strip()
+    literal = literal[literal.find("OrderedDict") if "OrderedDict" in literal else literal.find("{") :]
+    source = f"build_info = {literal}\n"
+    info = parse_tf_build_info(source)
+    g.tf_build_info = source
+    if info.msvcp_dll_names or (info.cuda_version or "").startswith("64_"):
+        g.system = g.system or "Windows"
+    return f"TensorFlow build: CUDA {info.cuda_version_normalized}, cuDNN {info.cudnn_version_normalized}"
+
+
+_VERSION = re.compile(r"\d+(?:\.\d+)+(?:[\w.+!-]*)")
+
+
+def _collect_env(g: Gathered, block: Block) -> str:
+    fields: dict[str, str] = {}
+    gpu_lines: list[str] = []
+    cudnn_paths: list[str] = []
+    key = None
+    for line in block.lines:
+        stripped = line.strip()
+        # Hand-edited outputs lose the colon of the first line ("PyTorch version 1.5.0").
+        stripped = re.sub(r"^PyTorch version\s+(?=\d)", "PyTorch version: ", stripped)
+        if re.match(r"^GPU \d+:", stripped):
+            gpu_lines.append(stripped)
+            continue
+        m = re.match(r"^([A-Za-z][A-Za-z0-9 ./()_\-,'/]{0,70}):\s*(.*)$", stripped)
+        if m and not stripped.startswith(("[", "/")) and not re.match(r"^[A-Za-z]:\\", stripped):
+            key, value = m.group(1).strip(), m.group(2).strip()
+            fields.setdefault(key, value)
+            if key == "GPU models and configuration" and value:
+                gpu_lines.append(value)
+            if key == "cuDNN version" and (value.startswith("/") or re.match(r"^[A-Za-z]:\\", value)):
+                cudnn_paths.append(value)
+            continue
+        if key == "cuDNN version" and (stripped.startswith("/") or re.match(r"^[A-Za-z]:\\", stripped)):
+            cudnn_paths.append(stripped)
+        elif re.match(r"^\[(?:pip3?|conda)\]\s+(?:Could not collect|No relevant packages)", stripped, re.IGNORECASE):
+            continue
+        elif m2 := re.match(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)", stripped):
+            name, version = canonical_name(m2.group(2)), m2.group(3)
+            if m2.group(1) == "conda":
+                g.conda = True
+                build = stripped.split()[3] if len(stripped.split()) > 3 else ""
+                _conda_row(g, name, version, build)
+            else:
+                g.distributions.setdefault(name, version)
+    torch = fields.get("PyTorch version")
+    if torch and _VERSION.match(torch):
+        g.torch_version = torch
+        g.distributions["torch"] = torch
+    built = fields.get("CUDA used to build PyTorch")
+    if built is not None and g.torch_version:
+        if re.match(r"^\d+\.\d+", built):
+            g.torch_cuda = re.match(r"^\d+\.\d+", built).group(0)  # type: ignore[union-attr]
+        elif built.lower() in ("none", "could not collect") and not re.match(
+            r"^\d", fields.get("ROCM used to build PyTorch", "")
+        ):
+            # torch.version.cuda is None: a CPU build. collect_env prints every None as "Could not collect"
+            # (its pretty_str's replace_nones), and the ROCm line says whether it is a ROCm build instead.
+            g.torch_cuda = ""
+        elif "+cpu" in g.torch_version:
+            g.torch_cuda = ""
+    os_text = fields.get("OS", fields.get("Os", ""))
+    if os_text:
+        _os(g, os_text)
+    plat = fields.get("Python platform", "")
+    if plat:
+        if plat.startswith("Windows"):
+            g.system = g.system or "Windows"
+        elif plat.startswith("Linux-"):
+            g.system = g.system or "Linux"
+            release = plat[len("Linux-") :].split("-x86_64")[0].split("-aarch64")[0]
+            g.release = g.release or release
+            if "microsoft" in plat.lower() or "wsl" in plat.lower():
+                g.wsl = True
+        elif plat.startswith(("macOS", "Darwin")):
+            g.system = g.system or "Darwin"
+    py = fields.get("Python version", "")
+    if m := re.match(r"^(\d+\.\d+(?:\.\d+)?)", py):
+        g.python_version = g.python_version or m.group(1)
+    if "conda" in py.lower() or "anaconda" in py.lower():
+        g.conda = True
+    driver = fields.get("Nvidia driver version", "")
+    if re.match(r"^\d+\.\d+", driver):
+        g.driver_version = g.driver_version or driver.split()[0]
+    for line in gpu_lines:
+        m = re.match(r"^GPU (\d+):\s*(.+?)(?:\s*\(UUID:.*)?$", line)
+        if m and not any(x.get("name") == m.group(2) and x.get("index") == int(m.group(1)) for x in g.gpus):
+            g.gpus.append({"index": int(m.group(1)), "name": m.group(2).strip()})
+        elif not m and line and line.lower() not in ("could not collect", "none"):
+            g.gpus.append({"index": len(g.gpus), "name": line})
+    for path in cudnn_paths:
+        g.files.setdefault(path.replace("\\", "/"), {"type": "file"})
+    available = fields.get("Is CUDA available", "")
+    return (
+        f"PyTorch {torch or '?'} (CUDA {built or '?'}), driver {driver or '?'}, "
+        f"{len(gpu_lines)} GPU line(s), CUDA available: {available or '?'}"
+    )
+
+
+def _os(g: Gathered, text: str) -> None:
+    low = text.lower()
+    if "windows" in low:
+        g.system = g.system or "Windows"
+    elif "macos" in low or "mac os" in low or "darwin" in low:
+        g.system = g.system or "Darwin"
+    elif any(
+        w in low for w in ("ubuntu", "debian", "linux", "centos", "fedora", "rocky", "red hat", "arch", "suse", "almalinux")
+    ):
+        g.system = g.system or "Linux"
+        g.os_pretty = g.os_pretty or re.sub(r"\s*\((?:x86_64|aarch64|ppc64le)\)\s*$", "", text.strip())
+    if "wsl" in low:
+        g.wsl = True
+
+
+def _conda_row(g: Gathered, name: str, version: str, build: str) -> None:
+    if name == "pytorch":
+        # The last pytorch row shown wins: a report that shows two environments shows the broken one last.
+        g.distributions["torch"] = version
+        g.conda_builds["torch"] = build
+        if m := re.search(r"cuda(\d+)\.?(\d)", build):
+            g.torch_cuda = f"{m.group(1)}.{m.group(2)}"
+        elif re.search(r"(?:^|_)cpu(?:_|$)", build):
+            g.torch_cuda = ""
+        g.torch_version = version
+    elif name == "cpuonly":
+        g.distributions.setdefault(name, version)
+        g.torch_cuda = g.torch_cuda if g.torch_cuda is not None else ""
+    else:
+        g.distributions.setdefault(name, version)
+        if build:
+            g.conda_builds[name] = build
+
+
+def _pip_list(g: Gathered, block: Block) -> str:
+    if block.lines and block.lines[0].split()[:2] == ["Package", "Version"]:
+        _whole(g)
+    n = 0
+    for line in block.lines:
+        parts = line.split()
+        if len(parts) < 2 or parts[0] == "Package" or set(parts[0]) <= {"-"} or not re.match(r"v?\d", parts[1]):
+            continue
+        g.distributions[canonical_name(parts[0])] = parts[1].lstrip("v")
+        if len(parts) >= 3 and ("site-packages" in parts[2] or "dist-packages" in parts[2]):
+            _site(g, parts[2])
+        n += 1
+    return f"{n} distribution(s)" + _named(g)
+
+
+def _pip_freeze(g: Gathered, block: Block) -> str:
+    if sum(1 for line in block.lines if line.strip()) >= 10:
+        _whole(g)  # ten and more pinned lines: a freeze of the environment, not a few lines quoted
+    n = 0
+    for line in block.lines:
+        m = re.match(r"^\s*([A-Za-z0-9][\w.\-]*)(?:\[[^\]]*\])?\s*===?\s*(\S+)", line)
+        if m:
+            g.distributions[canonical_name(m.group(1))] = m.group(2)
+            n += 1
+        elif m := re.match(r"^\s*([A-Za-z0-9][\w.\-]*)\s*@\s*(\S+)", line):
+            wheel = re.search(r"/" + re.escape(m.group(1).replace("-", "_")) + r"-([\w.+!]+?)-", m.group(2), re.IGNORECASE)
+            if wheel:
+                g.distributions[canonical_name(m.group(1))] = wheel.group(1).replace("%2B", "+")
+                n += 1
+    return f"{n} distribution(s)" + _named(g)
+
+
+def _pip_show(g: Gathered, block: Block) -> str:
+    name = version = None
+    for line in block.lines:
+        if m := re.match(r"^\s*Name:\s*(\S+)", line):
+            name = canonical_name(m.group(1))
+        elif m := re.match(r"^\s*Version:\s*(\S+)", line):
+            version = m.group(1)
+        elif m := re.match(r"^\s*Location:\s*(\S.*?)\s*$", line):
+            _site(g, m.group(1))
+    if name and version:
+        g.distributions[name] = version
+    return f"{name} {version}"
+
+
+def _conda_list(g: Gathered, block: Block) -> str:
+    if any(re.match(r"^\s*#\s*Name\s+Version", line) for line in block.lines[:4]):
+        _whole(g)
+    n = 0
+    for line in block.lines:
+        if m := re.match(r"^\s*#\s*packages in environment at\s+(.+?):?\s*$", line):
+            g.prefix = g.prefix or m.group(1).rstrip(":")
+            g.conda = True
+            continue
+        parts = line.split()
+        if len(parts) < 3 or parts[0].startswith("#") or not re.match(r"\d", parts[1]):
+            continue
+        name = canonical_name(parts[0])
+        channel = parts[3] if len(parts) > 3 else ""
+        if channel == "pypi" or parts[2].startswith("pypi"):
+            g.distributions[name] = parts[1]  # installed with pip inside the conda environment
+        else:
+            g.conda = True
+            _conda_row(g, name, parts[1], parts[2])
+        n += 1
+    return f"{n} package(s)" + _named(g)
+
+
+def _whole(g: Gathered) -> None:
+    """A complete package list was shown: a distribution it lacks is not installed."""
+    if "distributions" not in g.whole:
+        g.whole.append("distributions")
+
+
+def _jax_env(g: Gathered, block: Block) -> str:
+    devices = ""
+    for line in block.lines:
+        if m := re.match(r"^\s*(jax|jaxlib|numpy):\s+(\S+)", line):
+            g.distributions[m.group(1)] = m.group(2)
+        elif m := re.match(r"^\s*python:\s+(\d+\.\d+(?:\.\d+)?)", line):
+            g.python_version = g.python_version or m.group(1)
+        elif m := re.match(r"^\s*jax\.devices \((.*?)\):\s*(.*)$", line):
+            devices = m.group(2)
+        elif m := re.match(r"^\s*platform:\s*uname_result\(system='(\w+)'.*?release='([^']*)'", line):
+            g.system = g.system or m.group(1)
+            g.release = g.release or m.group(2)
+            if "microsoft" in m.group(2).lower():
+                g.wsl = True
+    return f"jax {g.distributions.get('jax')}, jaxlib {g.distributions.get('jaxlib')}, devices {devices[:80] or '?'}"
+
+
+_LS_ROW = re.compile(
+    r"^\s*(?P<mode>[-ldcbps])[rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+[\d,]+\s+\S+\s+\S+\s+\S+\s+(?P<name>.+?)\s*$"
+)
+
+
+def _ls(g: Gathered, block: Block) -> str:
+    heading = None
+    n = 0
+    for line in block.lines:
+        if m := re.match(r"^\s*(/\S*?):\s*$", line):
+            heading = m.group(1)
+            continue
+        m = _LS_ROW.match(line)
+        if not m:
+            continue
+        name, target = m.group("name"), None
+        if " -> " in name:
+            name, target = name.split(" -> ", 1)
+        if not name.startswith("/"):
+            if heading is None:
+                continue
+            name = heading.rstrip("/") + "/" + name
+        name = name.rstrip("/")
+        if m.group("mode") == "l" and target:
+            g.files[name] = {"link": target.strip()}
+        elif m.group("mode") == "d":
+            g.files.setdefault(name + "/.", None)  # marks a directory; dropped when the snapshot is written
+        else:
+            g.files.setdefault(name, {"type": "file"})
+        n += 1
+    return f"{n} path(s)"
+
+
+def _issue_form(g: Gathered, block: Block) -> str:
+    from gpudoctor.pasted.blocks import form_field, heading_pairs
+
+    said = []
+    pairs = [kv for line in block.lines if (kv := form_field(line))]
+    pairs += heading_pairs(block.lines)
+    for key, value in pairs:
+        key, value = key.lower().strip(), value.strip().strip("`*")
+        versions = _VERSION.findall(value)
+        if key.startswith(("os", "operating system", "platform")):
+            _os(g, value)
+            said.append("OS")
+        elif (
+            key.startswith("tensorflow") and versions and not any(d in g.distributions for d in ("tensorflow", "tensorflow-gpu"))
+        ):
+            g.distributions["tensorflow"] = versions[-1]
+            said.append("TensorFlow")
+        elif key.startswith(("pytorch", "torch")) and versions and "torch" not in g.distributions:
+            g.distributions["torch"] = versions[-1]
+            said.append("PyTorch")
+        elif key.startswith("python") and versions:
+            g.python_version = g.python_version or versions[0]
+            said.append("Python")
+        elif key.startswith(("nvidia driver", "driver")) and versions and re.match(r"^\d{3}\.\d+", versions[0]):
+            g.driver_version = g.driver_version or versions[0]
+            said.append("driver")
+    return "stated by the reporter: " + (", ".join(said) or "nothing gpudoctor reads")
+
+
+def _dmesg(g: Gathered, block: Block) -> str:
+    if any(re.search(r"\bnouveau [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: (?:NVIDIA|DRM:|fb:)", line) for line in block.lines):
+        if "nouveau" not in g.modules:
+            g.modules.append("nouveau")  # nouveau bound the GPU: it is the loaded driver
+        return "nouveau drives the GPU"
+    return "kernel log lines (error texts)"
+
+
+def _lspci(g: Gathered, block: Block) -> str:
+    from gpudoctor.parsers.lspci import nvidia_gpus, parse_lspci
+
+    text = "\n".join(line.strip() if not line.startswith(("\t", "        ")) else "\t" + line.strip() for line in block.lines)
+    gpus = nvidia_gpus(parse_lspci(text))
+    if g.lspci is None:
+        g.lspci = text + "\n"
+    return f"{len(gpus)} NVIDIA GPU(s) on the PCI bus"
+
+
+def _named(g: Gathered) -> str:
+    wanted = [n for n in ("torch", "tensorflow", "jax", "jaxlib") if n in g.distributions]
+    wheels = [n for n in g.distributions if n.startswith("nvidia-")]
+    return (": " + ", ".join(f"{n} {g.distributions[n]}" for n in wanted) if wanted else "") + (
+        f", {len(wheels)} nvidia-* wheel(s)" if wheels else ""
+    )
+
+
+_READERS = {
+    "nvidia_smi": _nvidia_smi,
+    "nvidia_smi_q": _nvidia_smi_q,
+    "nvcc": _nvcc,
+    "proc_driver": _proc_driver,
+    "tf_build_info": _tf_build_info,
+    "collect_env": _collect_env,
+    "pip_list": _pip_list,
+    "pip_freeze": _pip_freeze,
+    "pip_show": _pip_show,
+    "conda_list": _conda_list,
+    "jax_env": _jax_env,
+    "ls_cuda": _ls,
+    "issue_form": _issue_form,
+    "dmesg": _dmesg,
+    "lspci": _lspci,
+}
+
+
+# --- what paths and error texts say ---------------------------------------------------------------------
+
+_SITE = re.compile(
+    r"(?P<site>(?:/|[A-Za-z]:[\\/])[^\s\"'<>|:*?]{0,300}?[\\/](?:site|dist)-packages)[\\/](?P<pkg>[A-Za-z_][\w]*)",
+)
+
+
+def _site(g: Gathered, path: str) -> None:
+    path = path.replace("\\", "/").rstrip("/")
+    if path not in g.site_packages and len(g.site_packages) < 8:
+        g.site_packages.append(path)
+    if re.match(r"^[A-Za-z]:/", path):
+        g.system = g.system or "Windows"
+    if m := re.search(r"/python(\d+\.\d+)/", path):
+        g.python_version = g.python_version or m.group(1)
+    if m := re.search(r"[\\/](?:Python|python)(\d)(\d+)[\\/]", path):
+        g.python_version = g.python_version or f"{m.group(1)}.{m.group(2)}"
+    if m := re.match(r"^(.*?/(?:envs/[^/]+|anaconda3|miniconda3|miniforge3|mambaforge))/", path + "/"):
+        g.conda = True
+        g.prefix = g.prefix or m.group(1)
+
+
+def _paths(g: Gathered, text: str) -> None:
+    """Where tracebacks and warnings show the frameworks installed: their site-packages, the OS, Python."""
+    for m in _SITE.finditer(text[:MAX_SOURCE_CHARS]):
+        site, pkg = m.group("site"), m.group("pkg")
+        _site(g, site)
+        if pkg in ("torch", "tensorflow", "jax", "jaxlib"):
+            g.notes.append(f"{pkg} is installed in {site.replace(chr(92), '/')}")
+            g.notes = list(dict.fromkeys(g.notes))
+            name = "jax" if pkg == "jaxlib" else pkg
+            if name not in g.frameworks:
+                g.frameworks.append(name)
+
+
+def _from_errors(g: Gathered) -> None:
+    """Error texts that state facts of the machine, written where a recorded machine keeps them."""
+    for e in g.errors:
+        if e.kind == "driver-version-said":
+            g.driver_version = g.driver_version or e.get("version")
+        elif e.kind == "windows-build":
+            g.windows_build = int(e.get("build") or 0)
+        elif e.kind in ("nvrm-api-mismatch", "libcuda-kernel-mismatch"):
+            g.nvml_mismatch = g.nvml_mismatch or e.line
+        elif e.kind == "wsl-gpu-blocked":
+            g.wsl = True
+        elif e.kind == "driver-too-old-found":
+            g.driver_cuda = g.driver_cuda or e.get("cuda")
+        elif e.kind == "torch-not-compiled-with-cuda":
+            if g.torch_cuda is None:
+                g.torch_cuda = ""
+        elif e.kind == "cuda-version-detected-mismatch":
+            if g.torch_cuda is None:
+                g.torch_cuda = e.get("torch")
+            if g.nvcc is None:
+                g.nvcc = f"Cuda compilation tools, release {e.get('nvcc')}, V{e.get('nvcc')}\n"
+                g.notes.append(f"nvcc {e.get('nvcc')}: from torch.utils.cpp_extension's message")
+        elif e.kind == "jax-plugin-incompatible":
+            g.distributions.setdefault(canonical_name(e.get("plugin") or ""), e.get("version") or "")
+            g.distributions.setdefault("jaxlib", e.get("jaxlib") or "")
+        elif e.kind == "jaxlib-jax-mismatch":
+            g.distributions.setdefault("jax", e.get("jax") or "")
+            g.distributions.setdefault("jaxlib", e.get("jaxlib") or "")
+        elif e.kind == "arch-unsupported":
+            # The GPU PyTorch named, with the capability it printed: onto the GPU of that name, or the only one known.
+            name, cc = e.get("gpu") or "", e.get("capability")
+            short = name.replace("NVIDIA ", "")
+            for x in g.gpus:
+                if short and (x.get("name") or "").replace("NVIDIA ", "") == short:
+                    x.setdefault("compute_capability", cc)
+            if not g.gpus:
+                g.gpus.append({"index": 0, "name": name, "compute_capability": cc})
+        elif e.kind == "library-missing":
+            soname = e.get("soname") or ""
+            if soname.lower().endswith(".dll") and g.system is None:
+                g.system = "Windows"  # the loader that names a DLL is Windows'
+
+            if soname not in g.missing:
+                g.missing.append(soname)
+        elif e.kind == "torch-oom" and not any(x.get("memory") for x in g.gpus):
+            # PyTorch's out-of-memory message: the GPU's total and free memory, and what PyTorch itself reserved.
+            # What was neither free nor PyTorch's was held by something else (another process, a zombie).
+            total, free, reserved = (int(e.get(k) or 0) for k in ("total", "free", "reserved"))
+            outside = max(0, total - free - reserved)
+            if outside <= reserved:
+                # Memory outside PyTorch's allocator is also this process's CUDA context and other libraries: it
+                # says something else held the GPU only where it outweighs what PyTorch itself had reserved.
+                continue
+            index = int(e.get("gpu") or 0)
+            gpu = next((x for x in g.gpus if x.get("index") == index), None)
+            if gpu is None:
+                gpu = {"index": index, "name": ""}
+                g.gpus.append(gpu)
+            gpu["memory"] = {"total_bytes": total, "free_bytes": free, "used_bytes": outside}
+        elif e.kind == "nvidia-smi-not-found":
+            if "nvidia-smi" not in g.missing:
+                g.missing.append("nvidia-smi")
+        elif e.kind == "nvml" and e.get("code") == "driver-library-mismatch":
+            g.nvml_mismatch = g.nvml_mismatch or e.line
+        elif e.kind == "nvml" and e.get("code") in (
+            "driver-unreachable",
+            "driver-not-loaded",
+            "nvml-library-missing",
+            "nvml-unknown-error",
+            "nvml-insufficient-permissions",
+            "no-devices-found",
+        ):
+            g.smi_failure = g.smi_failure or e.line
+    if g.wsl_said and g.windows_build and g.system in (None, "Windows"):
+        # A WSL distribution on this Windows build: WSL 2 (and GPU access) needs build 19041 or later, so an
+        # older build runs WSL 1, whose kernel release names the build ("4.4.0-17763-Microsoft").
+        g.system = "Linux"
+        if g.windows_build < 19041:
+            g.release = g.release or f"4.4.0-{g.windows_build}-Microsoft"
+        else:
+            g.wsl = True

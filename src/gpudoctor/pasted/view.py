@@ -1,0 +1,37 @@
+"""The text view's part for pasted evidence: which blocks were recognised, and what to ask for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: bool = False) -> None:
+    from rich.markup import escape
+
+    from gpudoctor.cmdline import render
+
+    blocks = pasted.get("blocks") or []
+    console.print()
+    console.print(
+        f"[bold]Read from pasted text[/bold]: {len(blocks)} block(s); what it did not show is unknown, not missing",
+        soft_wrap=True,
+    )
+    for b in blocks:
+        lines = b.get("lines") or [0, 0]
+        console.print(
+            f"  {escape(str(b.get('what', b.get('kind'))))} ({escape(str(b.get('source')))}:{lines[0]}-{lines[1]})"
+            + (f": {escape(str(b.get('gave', '')))}" if b.get("gave") else ""),
+            soft_wrap=True,
+        )
+    errors = pasted.get("errors") or []
+    if errors and verbose:
+        console.print("  error texts:")
+        for e in errors:
+            console.print(f"    {escape(str(e.get('kind')))}: {escape(str(e.get('line')))}", soft_wrap=True)
+    for placed in pasted.get("placed") or []:
+        console.print(f"  [dim]assumed: {escape(str(placed))}[/dim]", soft_wrap=True)
+    if asks:
+        console.print()
+        console.print("[bold]Ask the reporter for[/bold]:")
+        for ask in asks:
+            console.print(f"  [cyan]{escape(render(ask.command))}[/cyan]  {escape(ask.why)}", soft_wrap=True)

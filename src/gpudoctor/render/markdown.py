@@ -1,0 +1,116 @@
+"""`--format markdown`: the diagnosis, the plan and the "ask for" list, ready to post as an issue reply.
+
+Everything that comes from the machine or the pasted text (versions, GPU names, paths, error lines) is
+data: it goes through gpudoctor.sanitize, `&`, `<` and `>` become HTML entities and Markdown punctuation
+is backslash-escaped, so nothing a reporter pasted can become a link, an image, a mention, a heading or
+HTML in the reply. Commands are shown in fenced code blocks whose fence is longer than any backtick run
+inside (CommonMark 4.5), so their text is literal.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from gpudoctor.model import ExitCode, Report, Severity
+from gpudoctor.sanitize import clean_line
+
+# ASCII punctuation with a meaning inside a line of GitHub Markdown (emphasis, code, links, images, tables,
+# math, autolinks such as https:, issue references #1 and @mentions); CommonMark lets each be backslash-escaped.
+# Data never starts a line (each line begins with gpudoctor's own text), so list and heading markers stay.
+_MD_PUNCT = re.compile(r"([\\`*_{}\[\]#!|~$@:])")
+
+
+def text(value: object) -> str:
+    """Data as inline Markdown text: shown as written on one line, never markup, HTML or a link."""
+    line = clean_line(value)
+    escaped = _MD_PUNCT.sub(r"\\\1", html.escape(line, quote=False))
+    return re.sub(r"(?i)\bwww\.", lambda m: m.group(0)[:-1] + "\\.", escaped)  # GitHub autolinks www. without a scheme
+
+
+def fenced(lines: list[str], info: str = "") -> str:
+    """Lines as a fenced code block whose fence no line can close."""
+    body = [clean_line(line) for line in lines]
+    longest = max((len(run) for line in body for run in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return "\n".join([fence + info, *body, fence])
+
+
+_LABEL = {Severity.ERROR: "Error", Severity.WARNING: "Warning", Severity.INFO: "Note"}
+
+
+def render_markdown(
+    report: Report,
+    exit_code: ExitCode,
+    pasted: dict[str, Any] | None = None,
+    asks: list | None = None,
+) -> str:
+    from gpudoctor.cmdline import shell_for_os
+    from gpudoctor.prescribe import build
+
+    out: list[str] = ["### gpudoctor", ""]
+    findings = report.findings
+    errors = sum(1 for f in findings if f.severity == Severity.ERROR)
+    warnings = sum(1 for f in findings if f.severity == Severity.WARNING)
+    if pasted is not None:
+        out.append("Read from the pasted text; what it did not show is treated as unknown, not as missing.")
+        out.append("")
+    if not findings:
+        out.append("No problem found in what was shown.")
+    else:
+        out.append(f"**{errors} error(s), {warnings} warning(s)**")
+        out.append("")
+        for f in findings:
+            out.append(f"- **{_LABEL[f.severity]}** `{f.code}`: {text(f.title)}")
+            if f.detail:
+                out.append(f"  {text(f.detail)}")
+            for e in f.evidence[:4]:
+                out.append(f"  - {text(e.source)}: {text(e.value)}")
+    target = shell_for_os(report.facts.platform.system)
+    plan = build(findings, target)
+    if plan.steps:
+        out += ["", "#### What to do", ""]
+        for n, step in enumerate(plan.steps, 1):
+            where = f" (on {text(step.where)})" if step.where else ""
+            out.append(f"{n}. **{text(step.title)}**{where}")
+            for summary in step.summaries:
+                out.append(f"   {text(summary)}")
+            lines = step.lines(target)
+            if lines:
+                out.append("")
+                out += ["   " + line for line in fenced(lines, "powershell" if target == "powershell" else "sh").split("\n")]
+            for alt in step.alternatives:
+                out.append(f"   {text(alt.heading[0].upper() + alt.heading[1:])}")
+                alt_lines = alt.lines(target)
+                if alt_lines:
+                    out += ["   " + line for line in fenced(alt_lines, "sh").split("\n")]
+    if asks:
+        out += ["", "#### Please also post the output of", ""]
+        for ask in asks:
+            command = ask.to_json(target)["command"]
+            out.append(f"- {_inline_code(command)}: {text(ask.why)}")
+    if pasted is not None and pasted.get("blocks"):
+        out += ["", "<details><summary>What gpudoctor read</summary>", ""]
+        for b in pasted["blocks"]:
+            lines = b.get("lines") or [0, 0]
+            out.append(
+                f"- {text(b.get('what', b.get('kind')))} ({text(b.get('source'))}, lines {lines[0]}-{lines[1]}): {text(b.get('gave', ''))}"
+            )
+        out += ["", "</details>"]
+    out += ["", f"<sub>gpudoctor check --format markdown, exit status {int(exit_code)}</sub>", ""]
+    return "\n".join(out)
+
+
+def _inline_code(value: str) -> str:
+    body = clean_line(value)
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def render_markdown_error(message: str, hint: str | None) -> str:
+    """What --format markdown prints when the doctor itself failed."""
+    said = f"**gpudoctor could not run**: {text(message)}"
+    return said + (f"\n\n{text(hint)}" if hint else "") + "\n"

@@ -1,0 +1,178 @@
+"""`gpudoctor --version` and `gpudoctor explain CODE` answered without typer (gpudoctor.cli.fast), and `explain`
+as a terminal shows it.
+
+The fast path must print what the full application prints, byte for byte, with the same exit status;
+everything it does not answer (help, errors, other options) must reach the full application untouched.
+On a terminal a page is rendered: prose wrapped to the width, no raw Markdown links, every command of
+the page printed whole; piped, it is the page's Markdown exactly.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from gpudoctor.cli import fast
+from gpudoctor.cli.explain import finding_page, render_page, terminal_markdown
+from tests.conftest import real_app
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def codes() -> list[str]:
+    from gpudoctor.checks import all_codes
+
+    return sorted(all_codes())
+
+
+def full_app(args: list[str]) -> tuple[int, str]:
+    r = CliRunner().invoke(real_app(), args)
+    return r.exit_code, r.stdout
+
+
+def fast_path(args: list[str], capsys) -> tuple[int | None, str]:
+    capsys.readouterr()
+    code = fast.answer(args)
+    return code, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("code", codes())
+def test_explain_fast_path_prints_what_the_full_app_prints(code, capsys):
+    for asked in (code, code.upper()):
+        rc, out = fast_path(["explain", asked], capsys)
+        assert (rc, out) == full_app(["explain", asked])
+        assert out == finding_page(code)  # piped: the page's Markdown, exactly
+
+
+def test_version_fast_path_prints_what_the_full_app_prints(capsys):
+    from gpudoctor import __version__
+
+    rc, out = fast_path(["--version"], capsys)
+    assert (rc, out) == full_app(["--version"]) == (0, f"gpudoctor {__version__}\n")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--help"],
+        ["-h"],
+        ["explain"],
+        ["explain", "--list"],
+        ["explain", "-h"],
+        ["explain", "no-such-code"],  # the full app's "did you mean"
+        ["explain", "gpu-none", "--list"],
+        ["--version", "check"],
+        ["check"],
+    ],
+)
+def test_everything_else_goes_to_the_full_app(args, capsys):
+    assert fast_path(args, capsys) == (None, "")
+
+
+def test_the_fast_path_does_not_import_typer():
+    script = (
+        "import sys\nfrom gpudoctor.cli import main\n"
+        "for args in (['--version'], ['explain', 'gpu-none']):\n"
+        "    try:\n        main(args)\n    except SystemExit as exc:\n        assert exc.code == 0, exc.code\n"
+        "print('typer' in sys.modules, 'click' in sys.modules, 'rich' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "False False False"
+
+
+def test_the_console_script_answers_the_same_both_ways():
+    """The installed entry point (python -m gpudoctor = gpudoctor.cli:main): an unknown code still gets the
+    full app's usage error, a known one the page."""
+    run = [sys.executable, "-m", "gpudoctor"]
+    done = subprocess.run([*run, "explain", "driver-missng"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[0] == "gpudoctor: error: unknown finding code 'driver-missng'"
+    assert "did you mean 'driver-missing'?" in done.stderr
+    done = subprocess.run([*run, "explain", "DRIVER-MISSING"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == finding_page("driver-missing")
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("code", codes())
+@pytest.mark.parametrize("width", [80, 120])
+def test_explain_on_a_terminal_is_rendered(code, width, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(width))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    page = finding_page(code)
+    assert page is not None
+    out = Terminal()
+    render_page(page, out)
+    lines = [ANSI.sub("", line).rstrip() for line in out.getvalue().splitlines()]
+    text = "\n".join(lines)
+    assert "](" not in text and "```" not in text  # no raw Markdown links or fences
+    commands = [line for kind, block in terminal_markdown(page) if kind == "code" for line in block.splitlines()]
+    for command in commands:
+        assert command.rstrip() in lines  # a command is printed whole, on a line of its own
+    for line in lines:
+        assert len(line) <= width or line in (c.rstrip() for c in commands), line
+    # Links read as what to run or where to look.
+    for target in re.findall(r"\]\(([a-z0-9-]+)\.md\)", page):
+        assert f"gpudoctor explain {target}" in " ".join(text.split())
+
+
+def test_links_become_plain_text():
+    parts = terminal_markdown(
+        "See [driver-missing](driver-missing.md), [the CI page](../ci.md) and [NVIDIA](https://docs.nvidia.com/x).\n"
+        "```\nnvidia-smi -q | head  # [not](a-link.md)\n```\n"
+    )
+    assert parts == [
+        ("prose", "See `gpudoctor explain driver-missing`, the CI page (docs/ci.md) and NVIDIA (https://docs.nvidia.com/x).\n"),
+        ("code", "nvidia-smi -q | head  # [not](a-link.md)"),
+    ]
+
+
+def test_the_terminal_view_shows_the_machines_text_as_text():
+    """A page is the package's own, but rendered text still passes the sanitizer: no escape reaches the terminal."""
+    out = Terminal()
+    render_page("# title\n\nbad \x1b]52;c;AAAA\x07 text\n\n```\necho \x1b[2J\n```\n", out)
+    text = ANSI.sub("", out.getvalue())
+    assert "\x1b]" not in text and "\x07" not in text and "\\x1b" in text
+
+
+def test_explain_piped_is_the_page_itself():
+    done = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "gpu-none"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == finding_page("gpu-none")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "-h"],
+        ["check", "--no-such-option"],
+        ["check", "--format", "yaml"],
+        ["memory", "plan", "-h"],
+        ["memory", "--count"],
+        ["fix", "-h"],
+        ["install", "--help"],
+        ["report", "merge", "-h"],
+        ["bench", "bandwidth", "--nope"],
+        ["explain"],
+        ["matrix"],
+    ],
+)
+def test_a_run_that_builds_one_command_prints_what_the_whole_app_prints(args):
+    """`gpudoctor check ...` attaches only check's module to the app (gpudoctor.cli._register(only=...)); its
+    help, usage errors and exit status are those of the app with every command attached."""
+    one = "import sys\nfrom gpudoctor.cli import main\nmain(sys.argv[1:])\n"
+    every = "import sys\nfrom gpudoctor import cli\ncli._register()\ncli.main(sys.argv[1:])\n"
+    runs = [
+        subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60) for code in (one, every)
+    ]
+    assert (runs[0].returncode, runs[0].stdout, runs[0].stderr) == (runs[1].returncode, runs[1].stdout, runs[1].stderr)
+    assert runs[0].returncode in (0, 2)
