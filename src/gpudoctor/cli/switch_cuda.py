@@ -66,17 +66,7 @@ def _switch_system(plan, host, *, yes: bool, dry_run: bool, timeout_s: float) ->
     if dry_run:
         typer.echo("dry run: nothing changed")
         raise typer.Exit(ExitCode.OK)
-    if not yes:
-        if not sys.stdin.isatty():
-            typer.echo(
-                "gpudoctor: error: not switching without asking, and there is no terminal to ask on\n"
-                "hint: rerun with --yes to switch, or with --dry-run to see the plan only",
-                err=True,
-            )
-            raise typer.Exit(ExitCode.USAGE)
-        if not typer.confirm("Switch?", default=False):
-            typer.echo("nothing changed", err=True)
-            raise typer.Exit(1)  # declined: documented as its own status
+    _confirm_switch(yes)
     sc.apply_switch(plan, host.root)
     tks = sc.verify_switch(plan, host, timeout_s)
     typer.echo(f"done: {sc.LINK} -> {tk.root}, CUDA {tk.version} (checked)")
@@ -129,17 +119,7 @@ def _switch_windows(facts, requested: str | None, shell: bool, shell_name: str |
             "run it in an Administrator PowerShell, or switch this shell only: "
             + cmdline.render(cmdline.EvalShell(("gpudoctor", "switch-cuda", requested)), "powershell"),
         )
-    if not yes:
-        if not sys.stdin.isatty():
-            typer.echo(
-                "gpudoctor: error: not switching without asking, and there is no terminal to ask on\n"
-                "hint: rerun with --yes to switch, or with --dry-run to see the plan only",
-                err=True,
-            )
-            raise typer.Exit(ExitCode.USAGE)
-        if not typer.confirm("Switch?", default=False):
-            typer.echo("nothing changed", err=True)
-            raise typer.Exit(1)
+    _confirm_switch(yes)
     sw.apply_machine(env, change)
     typer.echo(f"done: machine CUDA_PATH -> {change.cuda_path[1]} (CUDA {tk.version}); open a new terminal to use it")
     typer.echo("to undo: " + " ; ".join(cmdline.render_all(sw.undo_lines(change, previous), "powershell")))
@@ -235,3 +215,19 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"gpudoctor: this shell: CUDA {plan.target.version} from {plan.target.root}", err=True)
             raise typer.Exit(ExitCode.OK)
         _switch_system(plan, host, yes=yes, dry_run=dry_run, timeout_s=probe_timeout)
+
+
+def _confirm_switch(yes: bool) -> None:
+    """Go on only with --yes or a "yes" typed on a terminal; both switch paths (link, Windows) ask alike."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        typer.echo(
+            "gpudoctor: error: not switching without asking, and there is no terminal to ask on\n"
+            "hint: rerun with --yes to switch, or with --dry-run to see the plan only",
+            err=True,
+        )
+        raise typer.Exit(ExitCode.USAGE)
+    if not typer.confirm("Switch?", default=False):
+        typer.echo("nothing changed", err=True)
+        raise typer.Exit(1)  # declined: documented as its own status

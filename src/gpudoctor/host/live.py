@@ -49,10 +49,12 @@ class LiveHost(Host):
             return path
         return os.path.join(self.root, path.lstrip("/"))
 
-    # --- files -------------------------------------------------------------
-    def read_text(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> str:
-        # O_NONBLOCK and fstat before reading: a FIFO planted where a probe looks (a torch/version.py,
-        # say) opens at once and is refused instead of hanging the probe; a device is never read.
+    def _open_regular(self, path: str) -> tuple[int, os.stat_result]:
+        """An open descriptor of a regular file at `path` and its stat, or HostError.
+
+        O_NONBLOCK and fstat before any read: a FIFO planted where a probe looks (a torch/version.py,
+        a library) opens at once and is refused instead of hanging the probe; a device is never read.
+        """
         flags = (
             os.O_RDONLY
             | getattr(os, "O_NONBLOCK", 0)
@@ -65,11 +67,23 @@ class LiveHost(Host):
         except OSError as exc:
             raise HostError(_errno_name(exc), path, exc.strerror or "") from None
         try:
-            mode = os.fstat(fd).st_mode
-            if _stat.S_ISDIR(mode):
+            st = os.fstat(fd)
+            if _stat.S_ISDIR(st.st_mode):
                 raise HostError("EISDIR", path, "is a directory")
-            if not _stat.S_ISREG(mode):
+            if not _stat.S_ISREG(st.st_mode):
                 raise HostError("ENOTREG", path, "not a regular file")
+        except OSError as exc:
+            os.close(fd)
+            raise HostError(_errno_name(exc), path, exc.strerror or "") from None
+        except HostError:
+            os.close(fd)
+            raise
+        return fd, st
+
+    # --- files -------------------------------------------------------------
+    def read_text(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> str:
+        fd, _ = self._open_regular(path)
+        try:
             chunks, total = [], 0
             while total <= max_bytes:
                 chunk = os.read(fd, min(1024 * 1024, max_bytes + 1 - total))
@@ -93,25 +107,9 @@ class LiveHost(Host):
     def elf(self, path: str) -> ElfDynamic:
         from gpudoctor.elf import ElfError, read_dynamic
 
-        # As read_text: O_NONBLOCK and fstat first, so a FIFO or device planted where a library is
-        # expected is refused, not read. read_dynamic bounds every read it makes.
-        flags = (
-            os.O_RDONLY
-            | getattr(os, "O_NONBLOCK", 0)
-            | getattr(os, "O_BINARY", 0)
-            | getattr(os, "O_NOCTTY", 0)
-            | getattr(os, "O_CLOEXEC", 0)
-        )
+        # read_dynamic bounds every read it makes.
+        fd, st = self._open_regular(path)
         try:
-            fd = os.open(self._real(path), flags)
-        except OSError as exc:
-            raise HostError(_errno_name(exc), path, exc.strerror or "") from None
-        try:
-            st = os.fstat(fd)
-            if _stat.S_ISDIR(st.st_mode):
-                raise HostError("EISDIR", path, "is a directory")
-            if not _stat.S_ISREG(st.st_mode):
-                raise HostError("ENOTREG", path, "not a regular file")
             return read_dynamic(lambda offset, size: os.pread(fd, size, offset), st.st_size)
         except ElfError as exc:
             raise HostError("ENOEXEC", path, str(exc)) from None
