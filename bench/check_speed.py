@@ -90,7 +90,14 @@ def describe_python3(env: dict[str, str]) -> str:
     except OSError:
         head = b""
     shim = head.startswith(b"#!") and b"pyenv" in head
-    return f"`{found}`" + (" (a pyenv shim: bash, then pyenv, then Python)" if shim else "")
+    if not shim:
+        return f"`{found}`"
+    from gpudoctor.host.pyenvshim import logical_cwd, resolve
+
+    real, why = resolve(found, env, logical_cwd(env))
+    if real:
+        return f"`{found}`, a pyenv shim that gpudoctor resolves from pyenv's files to `{real}` (started without bash and pyenv)"
+    return f"`{found}` (a pyenv shim gpudoctor runs: bash, then pyenv, then Python; not resolved from files: {why})"
 
 
 def block(results: dict[str, dict[str, float]], rows, runs: int, load_before, load_after, probed: str, machine: str) -> str:

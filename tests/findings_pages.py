@@ -47,6 +47,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     "wsl-linux-driver-installed": _m("wsl2-linux-driver-installed"),
     "cuda-visible-devices-hides-all": _m("rtx2070x2-cuda-visible-devices-wrong"),
     "mig-enabled": _m("a30-mig-enabled-no-instances", "h100-mig-four-instances"),
+    "gpu-lost": _m("h100x2-gpu-fallen-off-bus"),
     "pcie-link-degraded": _m("h100nvl-failing-gpu"),
     "gpu-ecc-errors": _m("h100nvl-failing-gpu"),
     "gpu-throttled": _m("h100nvl-failing-gpu"),

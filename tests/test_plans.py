@@ -148,12 +148,17 @@ def test_the_steps_labelled_for_fix_are_what_fix_offers(path):
     # offers only what the plan's own step for that finding says: a framework reinstall where the plan
     # reinstalls that framework, a switch where the plan switches the toolkit.
     from gpudoctor.install.environment import read_env
-    from gpudoctor.install.fix import fix_offers, propose
+    from gpudoctor.install.fix import offered, propose
+    from gpudoctor.install.offers import could_offer, fix_offers
 
     host = ReplayHost(load_snapshot(str(path)))
     report = diagnose(host)
     plan = build(report.findings, shell_for_os(report.facts.platform.system))
     kinds = fix_offers(report)
+    # check labels its plan without loading the installer when could_offer says nothing can be offered:
+    # that shortcut must never hide an offer the installer would make.
+    assert kinds == offered(report.facts, report.findings, _CTX)
+    assert could_offer(report.findings) or not kinds
     by_code = {f.code: f for f in report.findings}
     for fix in propose(report.facts, report.findings, _CTX, env=read_env(host, report.facts)):
         for code in fix.codes:

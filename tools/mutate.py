@@ -33,6 +33,7 @@ import contextlib
 import copy
 import difflib
 import hashlib
+import inspect
 import json
 import os
 import random
@@ -66,6 +67,7 @@ TESTS = (
     "tests/unit",
     "tests/machines",
     "tests/real",
+    "tests/pasted",
     "tests/test_plans.py",
     "tests/test_machines.py",
     "tests/cli",
@@ -119,7 +121,8 @@ class _Generator:
         self.line_starts = _offsets(source)
         self.mutants: list[Mutant] = []
         self.skip: set[int] = set()  # ids of nodes not to mutate (annotations, docstrings, f-string parts)
-        self.seen: dict[tuple[str, str], int] = {}
+        self.seen: dict[tuple[str, str, str], int] = {}
+        self.scope: dict[int, str] = {}  # node id -> the qualified name of the function or class around it
 
     def _span(self, node: ast.AST) -> tuple[int, int]:
         start = self.line_starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
@@ -134,11 +137,12 @@ class _Generator:
         original = self.raw[start:end].decode("utf-8")
         if original == replacement:
             return
-        # An id that survives edits elsewhere in the file (docs/testing.md names survivors by it): the file,
-        # then a hash of the replaced text, its replacement and how many times that pair came before.
-        key = (original, replacement)
+        # An id that survives edits elsewhere (docs/testing.md names survivors by it): the file, then a hash of
+        # the enclosing function's qualified name, the replaced text, its replacement and how many times that
+        # pair came before in that function (in source order). An edit in another function changes no id.
+        key = (self.scope.get(id(first), ""), original, replacement)
         self.seen[key] = self.seen.get(key, 0) + 1
-        digest = hashlib.sha1(repr((original, replacement, self.seen[key])).encode()).hexdigest()[:8]
+        digest = hashlib.sha1(repr((*key, self.seen[key])).encode()).hexdigest()[:8]
         self.mutants.append(
             Mutant(
                 id=f"{self.rel.removeprefix('src/gpudoctor/')}#{digest}",
@@ -174,12 +178,22 @@ class _Generator:
                 for sub in ast.walk(target):
                     self.skip.add(id(sub))
 
+    def _mark_scopes(self, node: ast.AST, scope: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = f"{scope}.{child.name}" if scope else child.name
+            self.scope[id(child)] = inner
+            self._mark_scopes(child, inner)
+
     def run(self) -> list[Mutant]:
         tree = ast.parse(self.source)
         self._mark_skipped(tree)
-        for node in ast.walk(tree):
-            if id(node) in self.skip:
-                continue
+        self._mark_scopes(tree, "")
+        nodes = [n for n in ast.walk(tree) if id(n) not in self.skip]
+        # Source order, so that "the how-manieth in this function" does not depend on the tree's depth.
+        nodes.sort(key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)))
+        for node in nodes:
             self._visit(node)
         return self.mutants
 
@@ -320,14 +334,19 @@ class _TracePlugin:
         self.durations: dict[str, float] = {}
         self.failed: set[str] = set()
 
+    def _key(self, frame) -> str:
+        # A module's or class body's own lines run once, at import, during whichever test imported it first:
+        # they are import-time (""), and select_tests gives them every test that runs the module's code.
+        return self.current if frame.f_code.co_flags & inspect.CO_OPTIMIZED else ""
+
     def _local(self, frame, event, arg):
         if event == "line":
-            self.hits[self.current].add((frame.f_code.co_filename, frame.f_lineno))
+            self.hits[self._key(frame)].add((frame.f_code.co_filename, frame.f_lineno))
         return self._local
 
     def _global(self, frame, event, arg):
         if frame.f_code.co_filename in self.targets:
-            self.hits[self.current].add((frame.f_code.co_filename, frame.f_lineno))
+            self.hits[self._key(frame)].add((frame.f_code.co_filename, frame.f_lineno))
             return self._local
         return None
 
@@ -444,7 +463,9 @@ def select_tests(m: Mutant, cov: dict) -> list[str] | None:
     for line in range(m.line, m.end_line + 1):
         tests.update(by_line.get(line, ()))
     if "" in tests:
+        # Import-time code (a constant, a default, a table): it changes what every user of the module sees.
         tests.discard("")
+        tests.update(t for hits in by_line.values() for t in hits if t)
         if not tests:
             return None
     # Quickest first: with -x, the first failing test ends the mutant's run.
@@ -589,6 +610,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    # Absolute: each pass runs with the copy of the tree as its working directory.
+    args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="gpudoctor-mutation-"))
     try:
@@ -607,7 +630,13 @@ def main(argv: list[str] | None = None) -> int:
         elif args.sample and args.sample < len(mutants):
             always = [m for m in mutants if args.all_of and args.all_of in m.file]
             rest = [m for m in mutants if m not in always]
-            drawn = random.Random(args.seed).sample(rest, max(0, min(len(rest), args.sample - len(always))))
+
+            # The `sample` mutants whose seeded hash of the id is lowest: a uniform random sample that an edit
+            # elsewhere does not redraw (a new mutant displaces at most one; the rest stay in).
+            def rank(m: Mutant) -> str:
+                return hashlib.sha1(f"{args.seed}:{m.id}".encode()).hexdigest()
+
+            drawn = sorted(rest, key=rank)[: max(0, min(len(rest), args.sample - len(always)))]
             mutants = always + sorted(drawn, key=lambda m: (m.file, m.start))
         if args.shuffle:
             # Any prefix of a shuffled run is itself a random sample: a run stopped early still says something.

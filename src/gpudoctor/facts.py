@@ -108,6 +108,9 @@ class Gpu:
     # share of the last sample period a kernel ran. Holding memory is not activity.
     performance_state: str | None = None
     utilization_gpu_percent: int | None = None
+    # Why the driver cannot reach a lost GPU: NVML's error for its handle or a field (`gpu_is_lost`,
+    # `unknown`, `insufficient_power`, ...); None for a GPU that answers (checks/health.py, gpu-lost).
+    lost_error: str | None = None
 
 
 @dataclass(frozen=True)

@@ -372,6 +372,8 @@ class _Judge:
         d = self.facts.driver
         if d.gpus and not self.gpus:
             return f"no GPU visible{self.visible_note}"
+        if self.gpus and all(g.lost for g in self.gpus):
+            return f"no usable GPU: {len(self.gpus)} lost (see gpu-lost)"
         if not d.reachable:
             return "no GPU: the NVIDIA driver is not reachable (see the driver findings)"
         return "no GPU"
@@ -380,9 +382,10 @@ class _Judge:
         return getattr(self, f"_{req.kind}")(req)
 
     def _gpu(self, req: Requirement):
-        if self.gpus:
-            names = sorted({g.name or "unknown GPU" for g in self.gpus})
-            return True, f"{len(self.gpus)} GPU(s): {', '.join(names)}{self.visible_note}", self._gpu_evidence(), None
+        usable = [g for g in self.gpus if not g.lost]  # a lost GPU (gpu-lost) is no GPU to run on
+        if usable:
+            names = sorted({g.name or "unknown GPU" for g in usable})
+            return True, f"{len(usable)} GPU(s): {', '.join(names)}{self.visible_note}", self._gpu_evidence(), None
         return (
             False,
             self.no_gpu(),
@@ -406,9 +409,11 @@ class _Judge:
         return tuple(out)
 
     def _gpus(self, req: Requirement):
-        n = len(self.gpus)
+        # A lost GPU (gpu-lost) is on the bus but no program can use it: not counted.
+        n = sum(1 for g in self.gpus if not g.lost)
+        lost = len(self.gpus) - n
         met = _contains(req.specifier, Version(str(n))) if req.specifier else n >= 1
-        found = f"{n} GPU(s){self.visible_note}"
+        found = f"{n} GPU(s){self.visible_note}" + (f", and {lost} lost" if lost else "")
         wanted = next((k for k in range(1, 1025) if _contains(req.specifier, Version(str(k)))), None) if req.specifier else 1
         count: Any = str(wanted) if wanted is not None else Placeholder("n")
         gres = f"--gres=gpu:{wanted}" if wanted is not None else Placeholder("gres")
@@ -453,7 +458,7 @@ class _Judge:
     def _driver_fix(self, summary: str, branch: str | None = None) -> Remediation:
         from gpudoctor.checks.remedy import driver_install, reboot, where_run
 
-        commands = (*driver_install(self.facts, branch), *reboot())
+        commands = (*driver_install(self.facts, branch), *reboot(self.facts))
         return Remediation(summary, commands, requires_root=True, component="driver", where=where_run(self.facts))
 
     def _per_gpu(self, req: Requirement, value_of, show, fix):
@@ -472,11 +477,10 @@ class _Judge:
         return not failing, found, tuple(evidence), fix
 
     def _ok(self, req: Requirement, value: Any) -> bool:
+        # Only memory and compute-capability requirements are judged per GPU (_memory, _cc).
         if req.kind == "memory":
             return all(_size_ok(value, op, bound) for op, bound in req.sizes)
-        if req.kind == "cc":
-            return _contains(req.specifier, _version(value))
-        return bool(value)
+        return _contains(req.specifier, _version(value))
 
     def _cc(self, req: Requirement):
         return self._per_gpu(

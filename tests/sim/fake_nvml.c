@@ -13,7 +13,8 @@
  *     device_count 1
  *     dev.0.name NVIDIA H100 NVL
  *     dev.0.memory 100485038080 64424509440 36060528640     total used free (bytes)
- *     dev.0.proc 90211 63350767616 python3                  pid used name (repeatable)
+ *     dev.0.proc 90211 63350767616 python3                  pid used name (repeatable): a compute process
+ *     dev.0.gproc 607 573571072 /usr/lib/Xorg               the same for a graphics process (repeatable)
  *     dev.0.mig_dev 0 MIG-... 10468982784 0                 slot uuid total used (repeatable)
  *     fail nvmlDeviceGetRemappedRows 0 3                    function, device (-1: any), return code
  * A field the file does not give answers NOT_SUPPORTED, as the real library does for a field the
@@ -21,7 +22,7 @@
  *
  * Older drivers' libraries lack the entry points that came later, and nvidia-ml-py then meets a library
  * older than itself: -DBEFORE_R535 leaves out nvmlDeviceGetCurrentClocksEventReasons (R535); -DBEFORE_R510
- * also nvmlDeviceGetComputeRunningProcesses_v3, nvmlDeviceGetMemoryInfo_v2 and
+ * also nvmlDevice{Compute,Graphics}RunningProcesses_v3, nvmlDeviceGetMemoryInfo_v2 and
  * nvmlDeviceGetGpuMaxPcieLinkGeneration (R510).
  *
  * Build: cc -shared -fPIC -O1 -I<dir of nvml.h> -o libnvidia-ml.so.1 fake_nvml.c
@@ -37,7 +38,7 @@
 #define MAX_PROC 32
 #define MAX_MIG 8
 #define MAX_FAIL 64
-#define TEXT 128
+#define TEXT 512 /* room for a process name with its arguments, as NVML gives it (a browser's GPU process) */
 
 struct proc { unsigned int pid; unsigned long long used; char name[TEXT]; };
 struct mig { int present; char uuid[TEXT]; unsigned long long total, used; };
@@ -46,7 +47,7 @@ struct nvmlDevice_st { int index; int slot; }; /* slot -1: the GPU itself; else 
 /* One GPU as the data file describes it; has[] says which fields were given. */
 enum { F_NAME, F_UUID, F_BUS, F_CC, F_MEM, F_GEN_CUR, F_GEN_MAX, F_GEN_GPU_MAX, F_WIDTH_CUR, F_WIDTH_MAX,
        F_PERSIST, F_MIG, F_ECC, F_ECC_VOL, F_ECC_AGG, F_RETIRED, F_REMAP, F_REASONS, F_TEMP, F_POWER, F_PROCS,
-       F_MIG_SLOTS, F_PSTATE, F_UTIL, F_COUNT };
+       F_MIG_SLOTS, F_PSTATE, F_UTIL, F_GPROCS, F_COUNT };
 struct gpu {
     int has[F_COUNT];
     char name[TEXT], uuid[TEXT], bus[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
@@ -55,8 +56,8 @@ struct gpu {
     unsigned int gen_cur, gen_max, gen_gpu_max, width_cur, width_max, persist, mig_cur, mig_pend, ecc_cur, ecc_pend;
     unsigned long long ecc_vol, ecc_agg, reasons;
     unsigned int retired, remap[4], temp, power_mw, mig_slots, pstate, util;
-    int n_procs;
-    struct proc procs[MAX_PROC];
+    int n_procs, n_gprocs;
+    struct proc procs[MAX_PROC], gprocs[MAX_PROC]; /* compute and graphics processes */
     struct mig migs[MAX_MIG];
 };
 struct fail { char fn[64]; int dev; int code; };
@@ -98,13 +99,18 @@ static void device_line(int i, const char *field, const char *v) {
     else if (!strcmp(field, "performance_state") && sscanf(v, "%u", &g->pstate) == 1) SET(F_PSTATE);
     else if (!strcmp(field, "utilization_gpu") && sscanf(v, "%u", &g->util) == 1) SET(F_UTIL);
     else if (!strcmp(field, "procs")) SET(F_PROCS); /* the list is known, even when empty */
-    else if (!strcmp(field, "proc") && g->n_procs < MAX_PROC) {
-        struct proc *p = &g->procs[g->n_procs];
-        int used = 0;
-        if (sscanf(v, "%u %llu %n", &p->pid, &p->used, &used) >= 2) {
-            copy(p->name, sizeof p->name, v + used);
-            g->n_procs++;
-            SET(F_PROCS);
+    else if (!strcmp(field, "gprocs")) SET(F_GPROCS);
+    else if (!strcmp(field, "proc") || !strcmp(field, "gproc")) {
+        int graphics = field[0] == 'g';
+        int *n = graphics ? &g->n_gprocs : &g->n_procs;
+        if (*n < MAX_PROC) {
+            struct proc *p = graphics ? &g->gprocs[*n] : &g->procs[*n];
+            int used = 0;
+            if (sscanf(v, "%u %llu %n", &p->pid, &p->used, &used) >= 2) {
+                copy(p->name, sizeof p->name, v + used);
+                (*n)++;
+                SET(graphics ? F_GPROCS : F_PROCS);
+            }
         }
     } else if (!strcmp(field, "mig_slots") && sscanf(v, "%u", &g->mig_slots) == 1) {
         if (g->mig_slots > MAX_MIG) g->mig_slots = MAX_MIG;
@@ -131,7 +137,7 @@ static void load(void) {
     const char *path = getenv("GPUDOCTOR_SIM_NVML");
     FILE *fh = path ? fopen(path, "r") : NULL;
     if (!fh) { init_code = NVML_ERROR_DRIVER_NOT_LOADED; return; } /* no machine described: no driver */
-    char line[512], key[96];
+    char line[1024], key[96];
     int lines = 0;
     while (fgets(line, sizeof line, fh) && lines++ < 4096) {
         line[strcspn(line, "\n")] = 0;
@@ -247,9 +253,12 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) {
 nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { return nvmlSystemGetCudaDriverVersion(v); }
 nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length) {
     ENTER("nvmlSystemGetProcessName");
-    for (int i = 0; i < n_gpus; i++)
+    for (int i = 0; i < n_gpus; i++) {
         for (int p = 0; p < gpus[i].n_procs; p++)
             if (gpus[i].procs[p].pid == pid && gpus[i].procs[p].name[0]) return text_out(gpus[i].procs[p].name, name, length);
+        for (int p = 0; p < gpus[i].n_gprocs; p++)
+            if (gpus[i].gprocs[p].pid == pid && gpus[i].gprocs[p].name[0]) return text_out(gpus[i].gprocs[p].name, name, length);
+    }
     return NVML_ERROR_NOT_FOUND;
 }
 
@@ -421,27 +430,34 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
     *temp = g->temp; return NVML_SUCCESS;
 }
 
-/* Running compute processes, in each struct version: the caller's count says how many fit; too few is
- * INSUFFICIENT_SIZE with the count needed (how nvidia-ml-py sizes its array), none is SUCCESS. */
-#define PROCESSES(fn, type, extra)                                                    \
+/* Running compute (and graphics) processes, in each struct version: the caller's count says how many fit; too
+ * few is INSUFFICIENT_SIZE with the count needed (how nvidia-ml-py sizes its array), none is SUCCESS. */
+#define PROCESSES_OF(fn, type, extra, flag, count, list)                              \
     nvmlReturn_t fn(nvmlDevice_t device, unsigned int *infoCount, type *infos) {      \
-        DEVICE(#fn, F_PROCS);                                                         \
+        DEVICE(#fn, flag);                                                            \
         OUT(infoCount);                                                               \
-        unsigned int n = (unsigned int)g->n_procs;                                    \
+        unsigned int n = (unsigned int)g->count;                                      \
         if (n == 0) { *infoCount = 0; return NVML_SUCCESS; }                          \
         if (!infos || *infoCount < n) { *infoCount = n; return NVML_ERROR_INSUFFICIENT_SIZE; } \
         for (unsigned int i = 0; i < n; i++) {                                        \
             memset(&infos[i], 0, sizeof infos[i]);                                    \
-            infos[i].pid = g->procs[i].pid;                                           \
-            infos[i].usedGpuMemory = g->procs[i].used;                                \
+            infos[i].pid = g->list[i].pid;                                            \
+            infos[i].usedGpuMemory = g->list[i].used;                                 \
             extra                                                                     \
         }                                                                             \
         *infoCount = n;                                                               \
         return NVML_SUCCESS;                                                          \
     }
+#define PROCESSES(fn, type, extra) PROCESSES_OF(fn, type, extra, F_PROCS, n_procs, procs)
+#define GRAPHICS(fn, type, extra) PROCESSES_OF(fn, type, extra, F_GPROCS, n_gprocs, gprocs)
 #define MIG_IDS infos[i].gpuInstanceId = 0xFFFFFFFFu; infos[i].computeInstanceId = 0xFFFFFFFFu;
 PROCESSES(nvmlDeviceGetComputeRunningProcesses, nvmlProcessInfo_v1_t, )
 PROCESSES(nvmlDeviceGetComputeRunningProcesses_v2, nvmlProcessInfo_v2_t, MIG_IDS)
 #ifndef BEFORE_R510
 PROCESSES(nvmlDeviceGetComputeRunningProcesses_v3, nvmlProcessInfo_t, MIG_IDS)
+#endif
+GRAPHICS(nvmlDeviceGetGraphicsRunningProcesses, nvmlProcessInfo_v1_t, )
+GRAPHICS(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlProcessInfo_v2_t, MIG_IDS)
+#ifndef BEFORE_R510
+GRAPHICS(nvmlDeviceGetGraphicsRunningProcesses_v3, nvmlProcessInfo_t, MIG_IDS)
 #endif

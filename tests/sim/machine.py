@@ -40,8 +40,10 @@ NVML_CODES = {
     "not_supported": 3,
     "no_permission": 4,
     "not_found": 6,
+    "insufficient_power": 8,
     "driver_not_loaded": 9,
     "timeout": 10,
+    "irq_issue": 11,
     "function_not_found": 13,
     "corrupted_inforom": 14,
     "gpu_is_lost": 15,
@@ -82,6 +84,11 @@ FIELD_FUNCTIONS = {
         "nvmlDeviceGetComputeRunningProcesses_v3",
         "nvmlDeviceGetComputeRunningProcesses_v2",
         "nvmlDeviceGetComputeRunningProcesses",
+    ),
+    "graphics_processes": (
+        "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        "nvmlDeviceGetGraphicsRunningProcesses_v2",
+        "nvmlDeviceGetGraphicsRunningProcesses",
     ),
     "mig_devices": ("nvmlDeviceGetMaxMigDeviceCount",),
 }
@@ -180,11 +187,12 @@ def _device_lines(dev: dict[str, Any], old: bool) -> list[str]:
         out.append(f"{p}utilization_gpu {int(dev['utilization_gpu'])}")
     if "power_draw_w" in dev:
         out.append(f"{p}power_mw {round(dev['power_draw_w'] * 1000)}")
-    if "processes" in dev:
-        out.append(f"{p}procs")
-        for proc in dev["processes"]:
-            used = NOT_AVAILABLE if proc.get("used_bytes") is None else proc["used_bytes"]
-            out.append(f"{p}proc {proc['pid']} {used} {proc.get('name') or ''}".rstrip())
+    for key, word in (("processes", "proc"), ("graphics_processes", "gproc")):
+        if key in dev:
+            out.append(f"{p}{word}s")
+            for proc in dev[key]:
+                used = NOT_AVAILABLE if proc.get("used_bytes") is None else proc["used_bytes"]
+                out.append(f"{p}{word} {proc['pid']} {used} {proc.get('name') or ''}".rstrip())
     if "mig_devices" in dev:
         slots = [m["slot"] for m in dev["mig_devices"]]
         out.append(f"{p}mig_slots {max([7, *(s + 1 for s in slots)])}")  # A100 and H100: 7 MIG slots

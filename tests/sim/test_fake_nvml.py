@@ -90,6 +90,7 @@ def test_nvml_init_errors_are_the_status(libraries, tmp_path, status):
     [
         ("nvmlDeviceGetRemappedRows", "not_supported", "remapped_rows"),
         ("nvmlDeviceGetComputeRunningProcesses_v3", "no_permission", "processes"),
+        ("nvmlDeviceGetGraphicsRunningProcesses_v3", "no_permission", "graphics_processes"),
         ("nvmlDeviceGetMemoryInfo", "gpu_is_lost", "memory"),
         ("nvmlDeviceGetTemperature", "unknown", "temperature_c"),
     ],
@@ -102,12 +103,44 @@ def test_one_failing_entry_point_is_one_recorded_error(libraries, tmp_path, func
     assert dev["name"] == "NVIDIA GeForce RTX 3060"  # the other fields still read
 
 
+def test_graphics_processes_are_read_and_merged_with_compute_by_pid(libraries, tmp_path):
+    """The graphics list through the real binding (two-call sizing, the v3 struct): Xorg and a program that both
+    renders and computes (pid 4242, in both lists) become one list, 4242 once, as C+G, its memory counted once."""
+    from gpudoctor.probes.driver import gpus_from_nvml
+
+    nvml = json.loads(json.dumps(ONE_GPU))
+    nvml["devices"][0]["graphics_processes"] = [
+        {"pid": 1803, "name": "/usr/lib/xorg/Xorg", "used_bytes": 262144000},
+        {"pid": 4242, "name": "python3", "used_bytes": 2147483648},
+    ]
+    state = read_state(libraries, nvml, tmp_path)
+    (dev,) = state["devices"]
+    assert dev["graphics_processes"] == nvml["devices"][0]["graphics_processes"]
+    assert dev["processes"] == nvml["devices"][0]["processes"] and "graphics_processes" not in dev.get("errors", {})
+    (gpu,) = gpus_from_nvml(state)
+    assert [(p.pid, p.type, p.used_bytes) for p in gpu.processes] == [
+        (4242, "C+G", 2147483648),
+        (77, "C", None),
+        (1803, "G", 262144000),
+    ]
+
+
 def test_a_lost_gpu_handle_leaves_the_others(libraries, tmp_path):
     nvml = json.loads(json.dumps(ONE_GPU))
     nvml["devices"].append({**nvml["devices"][0], "index": 1, "pci_bus_id": "00000000:2E:00.0"})
     state = read_state(libraries, nvml, tmp_path, "fail nvmlDeviceGetHandleByIndex_v2 0 15\n")
     assert state["devices"][0] == {"index": 0, "lost": "gpu_is_lost"}
     assert state["devices"][1]["pci_bus_id"] == "00000000:2E:00.0"
+
+
+def test_an_unpowered_gpu_handle_is_recorded_by_its_error(libraries, tmp_path):
+    """INSUFFICIENT_POWER for a handle (its external power cables): recorded under that name, and the GPU is lost."""
+    from gpudoctor.probes.driver import gpus_from_nvml
+
+    state = read_state(libraries, ONE_GPU, tmp_path, f"fail nvmlDeviceGetHandleByIndex_v2 0 {NVML_CODES['insufficient_power']}\n")
+    assert state["devices"] == [{"index": 0, "lost": "insufficient_power"}]
+    (gpu,) = gpus_from_nvml(state)
+    assert gpu.lost and gpu.lost_error == "insufficient_power"
 
 
 def test_a_hanging_nvml_init_is_a_timeout(libraries, tmp_path):

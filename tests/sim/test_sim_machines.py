@@ -37,6 +37,8 @@ SIMULATED = {
     "a100-mig-two-instances": "MIG mode and two MIG device handles; a 510 driver's library without the R535 entry point",
     "rtx3060-laptop-torch-cpu-build": "a laptop GPU idling at Gen1 x8; ECC, MIG and row remapping NOT_SUPPORTED; pre-R535 library",
     "rtx3060-desktop-other-jobs-hold-memory": "a desktop whose memory other processes hold: both struct versions of the process list",
+    "gt1030-desktop-graphics-holders-nvml": "a desktop whose Xorg, compositor and browser hold memory as graphics processes; "
+    "a 470 driver's library (no _v3 process lists)",
     "h100x2-gpu-fallen-off-bus": "GPU_IS_LOST from one device's handle while the other answers",
     "driver-library-mismatch-after-upgrade": "nvmlInit answers LIB_RM_VERSION_MISMATCH",
     "h100-nvidia-smi-hangs": "nvmlInit hangs (and nvidia-smi with it): gpudoctor stops waiting at its time limit",
@@ -120,6 +122,7 @@ def test_a_pre_r510_library_makes_the_binding_fall_back(tmp_path, libraries):
     nvml["fallbacks"] = [
         "nvmlDeviceGetCurrentClocksEventReasons->nvmlDeviceGetCurrentClocksThrottleReasons",
         "nvmlDeviceGetComputeRunningProcesses_v3->nvmlDeviceGetComputeRunningProcesses_v2",
+        "nvmlDeviceGetGraphicsRunningProcesses_v3->nvmlDeviceGetGraphicsRunningProcesses_v2",
     ]
     assert driver_era(nvml) == "before-r510"
     sim = build_machine(snap, tmp_path / "old", libraries)
@@ -149,6 +152,23 @@ def test_memory_view_live(tmp_path, libraries):
                 proc.pop("problem")
     assert live_gpus == replay_gpus
     assert [p["pid"] for p in doc["gpus"][0]["processes"]] == [31337, 4242]
+
+
+def test_graphics_processes_name_the_holder_live_as_in_replay(tmp_path, libraries):
+    """A desktop's holders are graphics processes (nvmlDeviceGetGraphicsRunningProcesses, through the _v2 struct of
+    a 470 driver's library): the live run names Xorg as the replay does, with the same detail."""
+    slug = "gt1030-desktop-graphics-holders-nvml"
+    sim = machine(slug, tmp_path, libraries)
+    done = sim.run("check", "--root", str(sim.root), "--format", "json")
+    assert done.returncode == 1, done.stderr
+    live = json.loads(done.stdout)
+    (held,) = [f for f in live["findings"] if f["code"] == "gpu-memory-held"]
+    (replayed,) = [f for f in diagnose(ReplayHost(snapshot_of(slug))).findings if f.code == "gpu-memory-held"]
+    assert held["detail"] == replayed.detail and "/usr/lib/Xorg (pid 607, 0.5 GiB)" in held["detail"]
+    procs = live["facts"]["driver"]["gpus"][0]["processes"]
+    assert [(p["pid"], p["type"]) for p in procs[:2]] == [(607, "G"), (746, "G")] and len(procs) == 10
+    recorded = json.loads(sim.run("snapshot", "--root", str(sim.root), "--output", "-").stdout)["nvml"]
+    assert "nvmlDeviceGetGraphicsRunningProcesses_v3->nvmlDeviceGetGraphicsRunningProcesses_v2" in recorded["fallbacks"]
 
 
 def test_memory_watch_draws_frames_live(tmp_path, libraries):

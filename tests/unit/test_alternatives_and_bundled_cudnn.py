@@ -13,7 +13,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from gpudoctor import prescribe
 from gpudoctor.checks import Context
@@ -23,6 +22,7 @@ from gpudoctor.cmdline import Cmd, EvalShell
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probes import run_probes
 from gpudoctor.render.terminal import render_plan
+from gpudoctor.render.textconsole import TextConsole
 from tests.conftest import replay_host
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,7 +90,7 @@ def test_an_alternative_is_rendered_for_powershell_too():
 
 def test_the_terminal_plan_shows_the_alternative_under_its_step_without_a_number():
     out = io.StringIO()
-    render_plan(Console(file=out, width=200, color_system=None), prescribe.build([mismatch(TOOLKIT_FIRST)]))
+    render_plan(TextConsole(out, width=200, styled=False), prescribe.build([mismatch(TOOLKIT_FIRST)]))
     lines = out.getvalue().splitlines()
     assert lines[0] == "Plan: in this order"
     assert lines[1].startswith("  1. CUDA toolkit")

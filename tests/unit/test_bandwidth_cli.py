@@ -10,21 +10,15 @@ import typer
 from typer.testing import CliRunner
 
 from gpudoctor.bandwidth import cuda_driver
-from gpudoctor.cli import bench
+from tests.conftest import real_app
 from tests.unit.test_bandwidth_placement import machine
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bandwidth"
 
 
 def cli() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """test root"""
-
-    bench.register(app)
-    return app
+    # The real `gpudoctor` app (docs/testing.md, "Test rules"): `bench bandwidth` as people run it.
+    return real_app()
 
 
 def invoke(*args: str):

@@ -232,3 +232,70 @@ def test_activity_is_recorded_and_becomes_the_gpus():
     assert (gpu.performance_state, gpu.utilization_gpu_percent) == ("P8", 0)
     failed = read_nvml_state(FakeNvml(fail={"pstate": pynvml.NVML_ERROR_NOT_SUPPORTED}))["devices"][0]
     assert "performance_state" not in failed and failed["errors"]["performance_state"] == "not_supported"
+
+
+class DesktopNvml(FakeNvml):
+    """A desktop: Xorg is a graphics process, pid 4242 is in both lists (it renders and computes)."""
+
+    def nvmlDeviceGetGraphicsRunningProcesses_v3(self, h):
+        self._maybe("gprocs_v3", h)
+        return [
+            types.SimpleNamespace(pid=1803, usedGpuMemory=250 * 1024**2),
+            types.SimpleNamespace(pid=4242, usedGpuMemory=2 * 1024**3),
+        ]
+
+    def nvmlDeviceGetGraphicsRunningProcesses_v2(self, h):
+        return [types.SimpleNamespace(pid=1803, usedGpuMemory=None)]
+
+    def nvmlSystemGetProcessName(self, pid):
+        return "/usr/lib/xorg/Xorg" if pid == 1803 else super().nvmlSystemGetProcessName(pid)
+
+
+def test_graphics_processes_are_recorded_as_nvml_lists_them_and_merged_in_the_facts():
+    from gpudoctor.probes.driver import gpus_from_nvml
+
+    state = read_nvml_state(DesktopNvml())
+    dev = state["devices"][0]
+    assert dev["processes"] == [{"pid": 4242, "used_bytes": 2 * 1024**3, "name": "python3"}]
+    assert dev["graphics_processes"] == [
+        {"pid": 1803, "used_bytes": 250 * 1024**2, "name": "/usr/lib/xorg/Xorg"},
+        {"pid": 4242, "used_bytes": 2 * 1024**3, "name": "python3"},
+    ]
+    procs = gpus_from_nvml(state)[0].processes
+    assert [(p.pid, p.type, p.used_bytes) for p in procs] == [(4242, "C+G", 2 * 1024**3), (1803, "G", 250 * 1024**2)]
+
+
+def test_graphics_processes_fall_back_to_v2_and_say_so():
+    state = read_nvml_state(DesktopNvml(fail={"gprocs_v3": pynvml.NVML_ERROR_FUNCTION_NOT_FOUND}))
+    assert state["devices"][0]["graphics_processes"] == [{"pid": 1803, "used_bytes": None, "name": "/usr/lib/xorg/Xorg"}]
+    assert "nvmlDeviceGetGraphicsRunningProcesses_v3->nvmlDeviceGetGraphicsRunningProcesses_v2" in state["fallbacks"]
+
+
+def test_a_binding_without_graphics_entry_points_leaves_them_unrecorded():
+    dev = read_nvml_state(FakeNvml())["devices"][0]
+    assert "graphics_processes" not in dev and "graphics_processes" not in dev.get("errors", {})
+
+
+def test_process_lists_are_read_to_a_bound():
+    from gpudoctor.host.nvml import MAX_PROCESSES
+
+    class Crowded(DesktopNvml):
+        def nvmlDeviceGetGraphicsRunningProcesses_v3(self, h):
+            return [types.SimpleNamespace(pid=10_000 + i, usedGpuMemory=1) for i in range(MAX_PROCESSES + 50)]
+
+    assert len(read_nvml_state(Crowded())["devices"][0]["graphics_processes"]) == MAX_PROCESSES
+
+
+def test_a_handle_error_other_than_lost_keeps_its_name():
+    class Unpowered(FakeNvml):
+        def nvmlDeviceGetHandleByIndex(self, i):
+            if i == 1:
+                raise error(pynvml.NVML_ERROR_INSUFFICIENT_POWER)
+            return i
+
+    assert read_nvml_state(Unpowered())["devices"][1] == {"index": 1, "lost": "insufficient_power"}
+
+
+def test_a_process_list_answering_gpu_is_lost_marks_the_gpu_lost():
+    dev = read_nvml_state(DesktopNvml(fail={"gprocs_v3": pynvml.NVML_ERROR_GPU_IS_LOST}))["devices"][0]
+    assert dev["lost"] == "gpu_is_lost" and dev["errors"]["graphics_processes"] == "gpu_is_lost"

@@ -7,7 +7,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from gpudoctor.cmdline import shell_for_os
 from gpudoctor.doctor import diagnose
@@ -16,6 +15,7 @@ from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.model import Report
 from gpudoctor.prescribe import build
 from gpudoctor.render.terminal import render_terminal
+from gpudoctor.render.textconsole import TextConsole
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 REAL = Path(__file__).resolve().parents[1] / "real"
@@ -37,7 +37,7 @@ class _Terminal(io.StringIO):
 def render(slug: str, verbose: bool = False, encoding: str = "utf-8", width: int = 100) -> str:
     report = diagnose(ReplayHost(load_snapshot(str(MACHINES / slug / "snapshot.json"))))
     out = _Terminal(encoding)
-    console = Console(file=out, width=width, color_system=None, legacy_windows=False)
+    console = TextConsole(out, width=width, styled=False)
     render_terminal(report, console, verbose=verbose)
     return out.getvalue()
 
@@ -107,7 +107,7 @@ def _plan_commands(report: Report) -> set[str]:
 
 def _render_report(report: Report, width: int, verbose: bool = True, stream: io.TextIOBase | None = None) -> str:
     out = stream if stream is not None else _Terminal("utf-8")
-    render_terminal(report, Console(file=out, width=width, color_system=None, legacy_windows=False), verbose=verbose)
+    render_terminal(report, TextConsole(out, width=width, styled=False), verbose=verbose)
     return out.getvalue() if isinstance(out, io.StringIO) else ""
 
 

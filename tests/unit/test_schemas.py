@@ -114,10 +114,10 @@ def test_report_enums_are_the_codes():
 def test_plan_fix_kinds_are_what_fix_offers():
     import inspect
 
-    from gpudoctor.install import fix
+    from gpudoctor.install import offers
 
     kinds = [k for k in schemas.load("report.schema.json")["$defs"]["step"]["properties"]["fix"]["enum"] if k]
-    source = inspect.getsource(fix)
+    source = inspect.getsource(offers)  # applies(): the one rule for the kinds a plan step is labelled with
     assert all(f'return "{k}"' in source for k in kinds)
 
 

@@ -73,13 +73,18 @@ def test_hostile_published_names_never_reach_a_command(hostile):
     assert "oem9.inf" in rendered
 
 
-def test_cuda_path_at_a_removed_toolkit():
-    snap = _machine(
+def cuda_path_at_removed_v12_1() -> dict:
+    """CUDA_PATH and CUDA_PATH_V12_1 at a deleted v12.1; v11.8 installed, its CUDA_PATH_V11_8 right."""
+    return _machine(
         "",
         env={"CUDA_PATH": TOOLKITS + "\\v12.1", "CUDA_PATH_V12_1": TOOLKITS + "\\v12.1", "CUDA_PATH_V11_8": TOOLKITS + "\\v11.8"},
         dirs={TOOLKITS: ["v11.8"]},
         files={TOOLKITS + "\\v11.8\\bin\\nvcc.exe": {"type": "file"}},
     )
+
+
+def test_cuda_path_at_a_removed_toolkit():
+    snap = cuda_path_at_removed_v12_1()
     (f,) = _findings(snap, "windows-cuda-path-missing")
     lines = render_all(f.remediation.commands, "powershell")
     assert lines[0] == ("setx CUDA_PATH 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8' /M  # as Administrator")

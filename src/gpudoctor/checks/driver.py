@@ -187,11 +187,13 @@ def _rebuild_initramfs(facts: Facts) -> tuple[Cmd, ...]:
 
 def _library_version(facts: Facts) -> str | None:
     """The user-space driver version: what a mismatch error text names, else NVML's own."""
-    from gpudoctor.parsers.error_texts import extract_nvml_library_version
-
     d = facts.driver
     for text in (d.smi_error, d.nvml_error):
-        stated = extract_nvml_library_version(text or "")
+        if not text:
+            continue
+        from gpudoctor.parsers.error_texts import extract_nvml_library_version  # dozens of patterns: only for a text
+
+        stated = extract_nvml_library_version(text)
         if stated:
             return stated
     if d.nvml_version:
@@ -406,6 +408,8 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return  # driver-missing names the cause
     if d.nvml_status in ("timeout",) or d.smi_status == "timeout":
         return  # probe-timeout says it hung
+    if d.smi_error_kind == "gpu-lost":
+        return  # gpu-lost: nvidia-smi reached the driver and names the GPU it cannot get a handle for
     if wsl_linux_driver_libs(facts):
         return  # wsl-linux-driver-installed names the cause
     if d.nvml_status == "binding_missing" and d.smi_status == "missing":

@@ -453,6 +453,13 @@ def _wheels_remediation(facts: Facts, drop: list[str], keep: int | None, reinsta
         "puts them back."
     )
     if reinstall is None:
+        # No pip command gives that build (a jaxlib built for a local CUDA, say): the sentence must not promise one.
+        said = (
+            f"Uninstall the CUDA {', '.join(sorted({d.rsplit('-cu', 1)[1] for d in drop}))} wheels no framework here uses, then "
+            f"reinstall the framework's own CUDA {keep} build the way it was installed (no pip package gives that build, so "
+            "no command is printed for it): both majors write the same files under nvidia/ (libcudnn.so.8 among them), so "
+            "the uninstall deletes files the framework loads and only a reinstall puts them back."
+        )
         return Remediation(said, (pip(facts, "uninstall", "-y", *drop),), component="environment")
     return Remediation(said, (pip(facts, "uninstall", "-y", *drop), reinstall), component=component)
 
@@ -524,11 +531,11 @@ def _driver_verdict(facts: Facts, ctx: Context, cuda: str):
 
 
 def check_driver_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    from gpudoctor.install.judge import lowest_driver
-
     d = facts.driver
     if not d.version and not d.cuda_version:
         return  # neither the driver's version nor its CUDA: the driver checks explain why
+    from gpudoctor.install.judge import lowest_driver
+
     driver = f"driver {d.version}" if d.version else f"the driver (CUDA {major_minor(d.cuda_version)})"
     if d.version:
         driver_ev = ev("nvml" if d.nvml_driver_version else "cmd:nvidia-smi", f"driver {d.version}")
@@ -592,7 +599,8 @@ def image_build(version: str | None) -> bool:
 
 
 def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
-    """The driver step: this machine's distribution's driver, then a reboot; in a container, the host's."""
+    """The driver step: this machine's distribution's driver, then a reboot; in a container, the host's; on
+    Windows, NVIDIA's Windows driver, then Restart-Computer."""
     from gpudoctor.checks.remedy import driver_install, reboot, where_run
 
     if facts.platform.container:
@@ -603,6 +611,15 @@ def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
             requires_root=True,
             component="driver",
             where=where_run(facts),
+        )
+    if os_name(facts) == "windows":
+        # No package manager installs NVIDIA's Windows driver: the step names the floor and where it comes from.
+        return Remediation(
+            f"Upgrade the NVIDIA driver to >= {floor}: NVIDIA's Windows driver for this GPU (nvidia.com/Download, "
+            "or the NVIDIA App), as an Administrator, then restart Windows.",
+            reboot(facts),
+            requires_root=True,
+            component="driver",
         )
     install = driver_install(facts, None, ctx)
     said = f"Upgrade the NVIDIA driver to >= {floor}, then reboot" + (

@@ -1,4 +1,5 @@
-"""GPU health: the PCIe link, ECC and memory-row failures, thermal and power slowdown, memory held by others."""
+"""GPU health: a GPU lost to the driver, the PCIe link, ECC and memory-row failures, thermal and power slowdown,
+memory held by others."""
 
 from __future__ import annotations
 
@@ -48,6 +49,132 @@ def _busy(g: Gpu) -> bool:
     if g.utilization_gpu_percent is not None and g.utilization_gpu_percent >= 5:
         return True
     return bool(g.processes) and (p is None or p <= 2)
+
+
+# NVIDIA's Xid catalog, Xid 79 (ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS): logged when the driver finds the
+# GPU not accessible over PCI Express; immediate action RESTART_BM (restart the machine), then CONTACT_SUPPORT.
+SOURCE_XID_CATALOG = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
+
+# What NVML's error for a GPU's handle means (NVML API reference, nvmlDeviceGetHandleByIndex_v2).
+_LOST_MEANING = {
+    "gpu_is_lost": "the GPU has fallen off the bus or is otherwise inaccessible",
+    "insufficient_power": "its external power cables are not attached or not seated properly",
+    "irq_issue": "the kernel driver detected an interrupt problem with it",
+}
+
+
+def lost_fix(facts: Facts, bus_id: str | None, why: str | None) -> Remediation:
+    """What to do for a GPU the driver cannot reach: the same steps for NVML's, nvidia-smi's and the kernel log's word.
+
+    A GPU that fell off the bus does not answer a GPU reset (`nvidia-smi --gpu-reset` needs the GPU reachable
+    and unused): NVIDIA's catalog says restart the machine. The crash state is collected first, while the module
+    that holds it is still loaded (Linux: nvidia-bug-report.sh, the kernel log, lspci; Windows has none of them)."""
+    import dataclasses
+
+    from gpudoctor.checks.remedy import reboot
+
+    slot = lspci_slot(bus_id)
+    power = why == "insufficient_power"
+    restart = tuple(dataclasses.replace(c, note="drain the node first on a cluster") for c in reboot(facts))
+    windows = (facts.platform.system or "").lower().startswith("win")
+    if windows:
+        diagnose: tuple[Cmd, ...] = (Cmd(("nvidia-smi",)),)
+    else:
+        diagnose = (
+            Cmd(("nvidia-bug-report.sh",), root=True, note="writes nvidia-bug-report.log.gz here; before the reboot"),
+            Cmd(("dmesg",), root=True, pipe=("grep", "-i", "-E", "nvrm|xid|aer:")),
+            *((Cmd(("lspci", "-s", slot), note="'(rev ff)': the GPU does not answer on the bus"),) if slot else ()),
+        )
+    return Remediation(
+        (
+            "Attach and seat the GPU's external power cables (with the machine off), then start it again."
+            if power
+            else (
+                "Restart the machine"
+                if windows
+                else "Collect the driver's state (nvidia-bug-report.sh, before the module is unloaded) and read the "
+                "kernel log for Xid 79, then reboot the machine"
+            )
+            + ": a GPU that fell off the bus comes back only after a restart, not with nvidia-smi --gpu-reset. If it "
+            "happens again, check its power cables and supply, its cooling, and reseat it (and any riser); if it still "
+            "recurs, have it replaced."
+        ),
+        (*diagnose, *restart),
+        requires_root=True,
+        component="health",
+        where=where_run(facts),
+    )
+
+
+def _lost_detail(why: str | None, said: str) -> str:
+    meaning = _LOST_MEANING.get(why or "")
+    return (
+        f"{said}{': ' + meaning if meaning else ''}. No program can use this GPU until it is back, and nvidia-smi "
+        "fails on it ('Unable to determine the device handle'). "
+        + (
+            ""
+            if why == "insufficient_power"
+            else "The kernel log usually shows Xid 79, 'GPU has fallen off the bus': the driver found the GPU "
+            "unreachable over PCI Express, most often a failing PCIe link (slot, riser, power delivery), else failing "
+            "GPU hardware or a driver problem (NVIDIA's Xid catalog). Only a restart of the machine brings it back."
+        )
+    ).rstrip()
+
+
+def check_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A GPU the driver has lost: NVML's handle (or a field) answers GPU_IS_LOST or another error, or nvidia-smi
+    says it could not get the device handle of a GPU it names by bus id.
+
+    NVML cannot give the bus id of a GPU it has no handle for; it is nvidia-smi's (which names it), else the one
+    NVIDIA GPU on the PCI bus that no GPU NVML gave a bus id for sits at (the kernel keeps a GPU that fell off the
+    bus listed). A GPU lost partway through NVML's reading may have given its bus id first: that slot is its own."""
+    from gpudoctor.checks.driver import pci_gpus
+    from gpudoctor.parsers.error_texts import lost_gpu_handles
+
+    d = facts.driver
+    answered = {lspci_slot(g.pci_bus_id) for g in d.gpus if g.pci_bus_id}
+    handles = lost_gpu_handles(d.smi_error or "") if d.smi_error_kind == "gpu-lost" else ()
+    smi_named = [(bus, why) for bus, why in handles if lspci_slot(bus) not in answered]
+    # NO_PERMISSION for a handle is this user's access, not the GPU (device-nodes-missing judges the nodes).
+    lost = [g for g in d.gpus if g.lost and g.lost_error != "no_permission"]
+    unplaced = [g for g in lost if not g.pci_bus_id]
+    spare = [p.slot for p in pci_gpus(facts) or () if p.kernel_driver in (None, "nvidia") and lspci_slot(p.slot) not in answered]
+    for g in lost:
+        evidence = [ev(g.source, f"GPU {g.index}: {(g.lost_error or 'lost').upper()}")]
+        bus = g.pci_bus_id
+        if bus is None and len(unplaced) == 1 and len(smi_named) == 1:
+            bus = smi_named[0][0]
+            evidence.append(ev("cmd:nvidia-smi", f"Unable to determine the device handle for GPU {bus}: {smi_named[0][1]}"))
+        elif bus is None and len(unplaced) == 1 and len(spare) == 1:
+            bus = spare[0]
+            evidence.append(ev(f"file:/sys/bus/pci/devices/{bus}", "the NVIDIA GPU on the bus that NVML does not answer for"))
+        at = f" ({bus})" if bus else ""
+        yield Finding(
+            "gpu-lost",
+            Severity.ERROR,
+            "health",
+            f"GPU {g.index}{at} is lost: the driver cannot reach it",
+            _lost_detail(g.lost_error, f"NVML answers {(g.lost_error or 'an error').upper()} for GPU {g.index}{at}"),
+            tuple(evidence),
+            lost_fix(facts, bus, g.lost_error),
+        )
+    if lost:
+        return
+    # NVML did not say (unavailable, or a pasted report): nvidia-smi's own words, one finding per GPU it names.
+    if d.smi_error_kind == "gpu-lost" and not handles:  # "GPU is lost" without a bus id
+        smi_named = [("", (d.smi_error or "").strip().splitlines()[0][:200] if d.smi_error else "")]
+    for bus, why in smi_named:
+        said = "nvidia-smi could not get the device handle of " + (f"the GPU at {bus} ('{why}')" if bus else f"a GPU ('{why}')")
+        reason = "insufficient_power" if "insufficiently powered" in why else "gpu_is_lost" if "lost" in why.lower() else None
+        yield Finding(
+            "gpu-lost",
+            Severity.ERROR,
+            "health",
+            f"the GPU at {bus} is lost: the driver cannot reach it" if bus else "a GPU is lost: the driver cannot reach it",
+            _lost_detail(reason, said),
+            (ev("cmd:nvidia-smi", (d.smi_error or "").strip()[:300]),),
+            lost_fix(facts, bus or None, reason),
+        )
 
 
 def check_pcie(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -178,6 +305,9 @@ def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
             continue
         top = sorted(g.processes, key=lambda p: -(p.used_bytes or 0))[:5]
         who = ", ".join(f"{p.name or '?'} (pid {p.pid}, {(p.used_bytes or 0) / 1024**3:.1f} GiB)" for p in top)
+        # Graphics processes (type G: the display server, the desktop, a browser) hold memory for as long as the
+        # session runs; nvidia-smi's compute-apps query leaves them out, its table lists them.
+        graphics = sum(p.used_bytes or 0 for p in g.processes if p.type == "G")
         yield Finding(
             "gpu-memory-held",
             Severity.WARNING,
@@ -185,13 +315,24 @@ def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{held / total:.0%} of GPU {g.index}'s memory is held by other processes",
             f"{held / 1024**3:.1f} GiB of {total / 1024**3:.1f} GiB is in use"
             + (f" by {who}" if who else "")
-            + ". A new job on this GPU can fail with CUDA out of memory although it needs less than the GPU has.",
+            + ". A new job on this GPU can fail with CUDA out of memory although it needs less than the GPU has."
+            + (
+                f" Graphics processes (the display server, the desktop, a browser) hold {graphics / 1024**3:.1f} GiB of "
+                "it for as long as the desktop session runs."
+                if graphics
+                else ""
+            ),
             (ev(g.source, f"used {held} of {total} bytes"),),
             Remediation(
                 "Stop what holds the memory if it should not, or share the GPU deliberately (limit each framework's share).",
                 (
                     Cmd(("gpudoctor", "memory")),
                     Cmd(("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv", "-i", str(g.index))),
+                    *(
+                        (Cmd(("nvidia-smi", "-i", str(g.index)), note="its table lists the graphics processes too"),)
+                        if graphics
+                        else ()
+                    ),
                 ),
                 component="memory",
             ),
@@ -199,6 +340,7 @@ def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 CHECKS = (
+    Check("gpu-lost", "health", ("gpu-lost",), check_lost),
     Check("pcie-link", "health", ("pcie-link-degraded",), check_pcie),
     Check("ecc", "health", ("gpu-ecc-errors",), check_ecc),
     Check("throttle", "health", ("gpu-throttled",), check_throttle),

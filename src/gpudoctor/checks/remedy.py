@@ -130,7 +130,10 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
     return ()
 
 
-def reboot() -> tuple[Cmd, ...]:
+def reboot(facts: Facts | None = None) -> tuple[Cmd, ...]:
+    """Restart the machine: `reboot` on Linux; PowerShell's `Restart-Computer` on Windows, which has no `reboot`."""
+    if facts is not None and (facts.platform.system or "").lower().startswith("win"):
+        return (Cmd(("Restart-Computer",), root=True),)
     return (Cmd(("reboot",), root=True),)
 
 

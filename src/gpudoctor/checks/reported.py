@@ -141,7 +141,7 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Upgrade the NVIDIA driver to one that supports the CUDA of the build, then reboot"
             + (f"; or install a build for CUDA <= {d.cuda_version}" if d.cuda_version else "")
             + ".",
-            driver_install(facts, None, ctx) + reboot(),
+            driver_install(facts, None, ctx) + reboot(facts),
             requires_root=True,
             component="driver",
             where=where_run(facts),
@@ -173,7 +173,7 @@ def check_reported_toolkit(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Remediation(
             f"Upgrade the NVIDIA driver to one that supports CUDA {'.'.join(nvcc.split('.')[:2])}, then reboot; or use a "
             f"toolkit for CUDA <= {driver_cuda}.",
-            driver_install(facts, None, ctx) + reboot(),
+            driver_install(facts, None, ctx) + reboot(facts),
             requires_root=True,
             component="driver",
             where=where_run(facts),
@@ -229,7 +229,7 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
             Remediation(
                 f"Upgrade the host's NVIDIA driver to one that supports CUDA {e.get('cuda')}, then reboot; or use an "
                 "image built for the CUDA the host's driver supports.",
-                driver_install(facts, None, ctx) + reboot(),
+                driver_install(facts, None, ctx) + reboot(facts),
                 requires_root=True,
                 component="driver",
                 where="the host",
@@ -332,7 +332,7 @@ def check_reported_driver_missing(facts: Facts, ctx: Context) -> Iterable[Findin
         Remediation(
             "Install the driver so that its module is built for the running kernel (the distribution's packages, or the "
             ".run installer with --dkms), then reboot.",
-            driver_install(facts, None, ctx) + reboot(),
+            driver_install(facts, None, ctx) + reboot(facts),
             requires_root=True,
             component="driver",
         ),
@@ -458,6 +458,41 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+_NVRM_BUS = re.compile(r"(?:PCI:)?\b([0-9A-Fa-f]{4}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})(?:\.([0-7]))?")
+
+
+def check_reported_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A pasted kernel log where the driver says a GPU fell off the bus ("NVRM: Xid (PCI:0000:2b:00): 79, GPU has
+    fallen off the bus."), unless the report also shows that GPU answering (an nvidia-smi table listing it: the Xid
+    was before a reboot, or a laptop GPU powered down)."""
+    from gpudoctor.checks.health import check_lost, lost_fix, lspci_slot
+
+    said = _said(facts, "nvrm-fallen-off-bus")
+    if not said or _emits(check_lost, facts, ctx, "gpu-lost"):
+        return
+    answering = {lspci_slot(g.pci_bus_id) for g in facts.driver.gpus if not g.lost and g.pci_bus_id}
+    named: list[tuple[str, str]] = []
+    for e in said:
+        m = _NVRM_BUS.search(e.line)
+        bus = f"{m.group(1)}:{m.group(2)}:{m.group(3)}.{m.group(4) or '0'}".lower() if m else ""
+        if bus in answering or (not bus and facts.driver.gpus):
+            continue
+        if bus not in [b for b, _ in named]:
+            named.append((bus, e.line))
+    for bus, line in named:
+        yield Finding(
+            "gpu-lost",
+            Severity.ERROR,
+            "health",
+            f"the GPU at {bus} fell off the bus (Xid 79)" if bus else "a GPU fell off the bus (Xid 79)",
+            "The kernel log shows the NVIDIA driver found the GPU unreachable over PCI Express (Xid 79, 'GPU has fallen "
+            "off the bus'): most often a failing PCIe link (slot, riser, power delivery), else failing GPU hardware or a "
+            "driver problem (NVIDIA's Xid catalog). No program can use it until the machine is restarted.",
+            (ev("pasted", line),),
+            lost_fix(facts, bus or None, None),
+        )
+
+
 CHECKS = (
     Check("reported-arch", "frameworks", ("framework-arch-unsupported",), check_reported_arch, ("pasted",)),
     Check(
@@ -483,4 +518,5 @@ CHECKS = (
     Check("reported-cpu-build", "frameworks", ("framework-cpu-build",), check_reported_cpu_build, ("pasted",)),
     Check("reported-jax", "frameworks", ("jax-plugin-mismatch",), check_reported_jax, ("pasted",)),
     Check("reported-wsl", "platform", ("wsl-linux-driver-installed",), check_reported_wsl, ("pasted",)),
+    Check("reported-lost", "health", ("gpu-lost",), check_reported_lost, ("pasted",)),
 )

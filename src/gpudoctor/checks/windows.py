@@ -32,11 +32,11 @@ def _win(facts: Facts) -> WindowsFacts | None:
 
 
 def check_driver_store(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    from gpudoctor.parsers.pnputil import PUBLISHED_NAME
-
     win = _win(facts)
     if win is None or not isinstance(win.driver_store, Found):
         return
+    from gpudoctor.parsers.pnputil import PUBLISHED_NAME
+
     packages = list(win.driver_store.value)
     if len(packages) < 2:
         return

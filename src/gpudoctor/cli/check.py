@@ -18,7 +18,7 @@ from gpudoctor.cli.common import (
     finding_codes,
     make_host,
     positive_seconds,
-    stdout_console,
+    text_console,
 )
 
 if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
@@ -166,12 +166,6 @@ def register(app: typer.Typer) -> None:
         output_format = OutputFormat(output_format)
         node_name = node if node is not None else (None if replay or from_files else _hostname())
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
-        if output_format is OutputFormat.text:
-            # Import the renderer while the probes wait on subprocesses: it
-            # overlaps instead of adding its ~30 ms after them.
-            import threading
-
-            threading.Thread(target=_warm_renderer, daemon=True).start()
         try:
             # Checked before anything is probed; under --format json the error is still one document.
             ignored = set(finding_codes("GPUDOCTOR_IGNORE" if _from_env(ctx, "ignore") else "--ignore", ignore))
@@ -256,7 +250,7 @@ def register(app: typer.Typer) -> None:
         else:
             from gpudoctor.render.terminal import render_terminal
 
-            console = stdout_console()
+            console = text_console()
             render_terminal(report, console, verbose=verbose)
             if pasted is not None:
                 from gpudoctor.pasted.view import print_pasted
@@ -297,11 +291,6 @@ def _one_of(kind: type[enum.Enum]):
         )
 
     return check
-
-
-def _warm_renderer() -> None:
-    import rich.console  # noqa: F401
-    import rich.markup  # noqa: F401
 
 
 def _hostname() -> str | None:
@@ -420,7 +409,7 @@ def _error_output(output_format: OutputFormat, message: str, hint: str | None, e
 
 
 def _print_requirements(console, outcomes) -> None:
-    from rich.markup import escape
+    from gpudoctor.render.textconsole import escape
 
     met = sum(1 for o in outcomes if o.met)
     console.print(f"[bold]Requirements[/bold]: {met} of {len(outcomes)} met")

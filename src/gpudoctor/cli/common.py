@@ -49,6 +49,14 @@ def stdout_console():
     return safe_console(file=for_output(sys.stdout), highlight=False, soft_wrap=False)
 
 
+def text_console():
+    """The text view's console (gpudoctor.render.textconsole): check's prose without rich, cleaned like every console."""
+    from gpudoctor.render.textconsole import TextConsole
+    from gpudoctor.sanitize import for_output
+
+    return TextConsole(for_output(sys.stdout))
+
+
 def stderr_console():
     from gpudoctor.sanitize import for_output, safe_console
 

@@ -172,6 +172,10 @@ class LiveHost(Host):
         elif os.name == "nt" and argv and argv[0] == "nvidia-smi":
             # DCH drivers may leave nvidia-smi.exe only in the driver store; the key stays `nvidia-smi ...`.
             argv_run = (windows_nvidia_smi() or "nvidia-smi", *argv[1:])
+        elif os.name != "nt" and argv and "/" not in argv[0] and not _on_exec_path(argv[0]):
+            # Nothing of that name in any PATH directory: exec would fail the same way, after a fork of
+            # this process (nvidia-smi on a machine without a driver is asked twice at every check).
+            return CommandResult(argv, None, missing=True)
         else:
             argv_run = argv
         program = (self._real(argv_run[0]), *argv_run[1:]) if argv_run and argv_run[0].startswith("/") else argv_run
@@ -256,6 +260,11 @@ def _same_file(a: str, b: str) -> bool:
     environment with other packages.
     """
     return os.path.realpath(os.path.dirname(os.path.abspath(a))) == os.path.realpath(os.path.dirname(os.path.abspath(b)))
+
+
+def _on_exec_path(name: str) -> bool:
+    """Whether any directory of the PATH a child gets (run_bounded passes os.environ's) holds an entry `name`."""
+    return any(os.path.lexists(os.path.join(d, name)) for d in os.get_exec_path())
 
 
 def run_bounded(

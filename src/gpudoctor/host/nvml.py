@@ -15,7 +15,12 @@ Failure is data, kept as NVML said it:
 - per field, `NOT_SUPPORTED` (older GPUs, GeForce ECC, MIG on non-A100-class
   GPUs) is recorded under `errors` as a plain fact, not a failure.
 
-Driver eras: `nvmlDeviceGetComputeRunningProcesses_v3` needs driver >= 510,
+Processes: the compute processes (`nvmlDeviceGetComputeRunningProcesses`) under `processes`, and the
+graphics processes (`nvmlDeviceGetGraphicsRunningProcesses`: Xorg, a compositor, a browser on a
+desktop) under `graphics_processes`, each list as NVML gave it; the facts merge the two by pid
+(gpudoctor.probes.driver). Each list is read to at most MAX_PROCESSES entries.
+
+Driver eras: `nvmlDevice{Compute,Graphics}RunningProcesses_v3` need driver >= 510,
 `nvmlDeviceGetRemappedRows` Ampere and newer, `nvmlDeviceGetGpuMaxPcieLinkGeneration`
 driver >= 510, and clock *event* reasons replaced throttle reasons in 535;
 where the newer entry point is missing (`FUNCTION_NOT_FOUND`) the older one is
@@ -36,8 +41,11 @@ _ERROR_NAMES = {
     3: "not_supported",
     4: "no_permission",
     6: "not_found",
+    7: "insufficient_size",
+    8: "insufficient_power",
     9: "driver_not_loaded",
     10: "timeout",
+    11: "irq_issue",
     12: "library_not_found",
     13: "function_not_found",
     14: "corrupted_inforom",
@@ -45,6 +53,7 @@ _ERROR_NAMES = {
     16: "reset_required",
     17: "operating_system",
     18: "lib_rm_version_mismatch",
+    19: "in_use",
     20: "memory",
     21: "no_data",
     28: "gpu_not_found",
@@ -52,6 +61,9 @@ _ERROR_NAMES = {
 }
 
 MIB = 1024 * 1024
+# The most processes read per list and GPU (each costs one nvmlSystemGetProcessName call): a bound on the
+# work one device can cause, far above what a GPU runs (nvidia-smi lists them all on one screen).
+MAX_PROCESSES = 256
 
 
 def error_name(exc: BaseException) -> str:
@@ -159,6 +171,8 @@ def _read_device(nv: Any, nvml_error: type[BaseException], index: int, fallbacks
         except nvml_error as exc:
             if error_name(exc) != "function_not_found":
                 errors[name] = error_name(exc)
+                if errors[name] == "gpu_is_lost":
+                    dev["lost"] = "gpu_is_lost"
                 return
         except AttributeError:
             pass
@@ -226,7 +240,7 @@ def _read_device(nv: Any, nvml_error: type[BaseException], index: int, fallbacks
 
     def processes(raw: Any) -> list[dict[str, Any]]:
         out = []
-        for proc in raw:
+        for proc in list(raw)[:MAX_PROCESSES]:
             used = getattr(proc, "usedGpuMemory", None)
             entry: dict[str, Any] = {"pid": int(proc.pid), "used_bytes": int(used) if isinstance(used, int) else None}
             try:
@@ -242,6 +256,15 @@ def _read_device(nv: Any, nvml_error: type[BaseException], index: int, fallbacks
         "nvmlDeviceGetComputeRunningProcesses_v2",
         processes,
     )
+    # A desktop's Xorg, compositor and browser hold memory as graphics processes, which the compute list
+    # leaves out (nvidia-smi shows them as type G). A binding without the entry point leaves them unrecorded.
+    if hasattr(nv, "nvmlDeviceGetGraphicsRunningProcesses_v2"):
+        newer_or_older(
+            "graphics_processes",
+            "nvmlDeviceGetGraphicsRunningProcesses_v3",
+            "nvmlDeviceGetGraphicsRunningProcesses_v2",
+            processes,
+        )
     if dev.get("mig_mode", {}).get("current"):
         field("mig_devices", lambda: _mig_devices(nv, nvml_error, handle))
     if errors:

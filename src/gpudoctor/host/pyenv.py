@@ -158,6 +158,14 @@ def describe_via(host, executable, timeout_s):
     from gpudoctor.host import HostError, PythonEnv
     from gpudoctor.trust import not_run_note, refuse_on_host
 
+    if host.mode == "live" and getattr(host, "root", "/") == "/":
+        # A pyenv shim is bash running pyenv (a tenth of a second): where pyenv's files settle which
+        # interpreter it would exec, that one is asked (or read) directly (gpudoctor.host.pyenvshim).
+        from gpudoctor.host.pyenvshim import logical_cwd, resolve
+
+        real, _ = resolve(executable, host.env(), logical_cwd(host.env()))
+        executable = real or executable
+
     # The interpreter and its environment's directory (site-packages lies under it).
     why = refuse_on_host(host, executable) or refuse_on_host(host, posixpath.dirname(posixpath.dirname(executable)) or "/")
     if why:

@@ -298,6 +298,7 @@ _NVML_DEVICE = {
     "temperature_c": _opt(_NUMBER),
     "power_draw_w": _opt(_NUMBER),
     "processes": _list({"pid": _COUNT, "used_bytes": _opt(_COUNT), "name": _opt(_STR)}),
+    "graphics_processes": _list({"pid": _COUNT, "used_bytes": _opt(_COUNT), "name": _opt(_STR)}),
     "mig_devices": _list(
         {"slot": _COUNT, "uuid": _STR, "memory_total_bytes": _COUNT, "memory_used_bytes": _COUNT, "error": _STR}
     ),

@@ -23,27 +23,14 @@ from gpudoctor.cmdline import SetEnv, Unrenderable
 from gpudoctor.errors import UnsafeOperation
 from gpudoctor.facts import Facts, Toolkit
 from gpudoctor.install.model import TITLES, Target, TargetEnv
+from gpudoctor.install.offers import finding_applies
 from gpudoctor.install.plan import Options, TargetNeeded
 from gpudoctor.model import Finding, Severity
 from gpudoctor.probed import value_or_none
 
-REINSTALL_CODES = (
-    "framework-cpu-build",
-    "framework-driver-too-old",
-    "framework-arch-unsupported",
-    "framework-cuda-libs-missing",
-    "jax-plugin-mismatch",
-    "cudnn-missing",
-    "cudnn-too-old",
-    "cudnn-cuda-mismatch",
-)
-# The build is right but broken in place (a --no-deps install, a stray wheel): reinstall the same one.
-SWITCH_CODES = ("cuda-link-dangling", "toolkit-newer-than-driver", "toolkit-arch-unsupported", "toolkit-torch-major-mismatch")
 # Preallocating frameworks and the variable (with the value) that makes them allocate on demand
 # (compat_matrix/memory_settings.toml): the fix for a GPU whose memory others hold.
 PREALLOCATION_OFF = {"jax": ("XLA_PYTHON_CLIENT_PREALLOCATE", "false"), "tensorflow": ("TF_FORCE_GPU_ALLOW_GROWTH", "true")}
-# Findings whose fix is an allocator variable (gpu-memory-held, or a finding that sets one the matrix knows).
-ENV_CODES = ("gpu-memory-held", "tf-preallocates", "jax-preallocates")
 LINK = "/usr/local/cuda"
 
 
@@ -89,32 +76,6 @@ def file_target(path: str | None) -> str:
     return "posix"
 
 
-FRAMEWORKS = ("torch", "tensorflow", "jax")
-
-
-def applies(component: str, codes: Sequence[str], commands: Sequence[Any] = (), where: str = "") -> str | None:
-    """The kind of fix `gpudoctor fix` runs for a plan step (or one finding's remediation), or None.
-
-    One rule for the plan's "gpudoctor fix can apply this" and for what fix offers: a framework step
-    (its build reinstalled by the planner), a toolkit step that switches to an installed toolkit, a
-    memory step that sets an allocator variable. A system package, a driver, a step on the host: no."""
-    from gpudoctor.cmdline import Cmd, EvalShell
-
-    if where:
-        return None
-    if component in FRAMEWORKS and any(c in REINSTALL_CODES for c in codes) and commands:
-        return "reinstall"  # (a step without commands is a build fix has no business replacing: an image's own)
-    if (
-        component == "toolkit"
-        and any(c in SWITCH_CODES for c in codes)
-        and any(isinstance(c, (Cmd, EvalShell)) and tuple(c.argv[:2]) == ("gpudoctor", "switch-cuda") for c in commands)
-    ):
-        return "switch-cuda"
-    if component == "memory" and any(c in ENV_CODES for c in codes):
-        return "env"
-    return None
-
-
 def offered(facts: Facts, findings: Sequence[Finding], ctx: Context) -> dict[str, str]:
     """finding code -> the kind of fix `gpudoctor fix` offers for it on this machine: what the plan labels
     "gpudoctor fix can apply this". A reinstall that cannot be chosen (no build fits, no target) is not
@@ -128,16 +89,6 @@ def offered(facts: Facts, findings: Sequence[Finding], ctx: Context) -> dict[str
         for code in fix.codes:
             out.setdefault(code, fix.kind)
     return out
-
-
-def fix_offers(report) -> dict[str, str]:
-    """offered() for a diagnosed report, judged with the matrix its findings were judged with."""
-    return offered(report.facts, report.findings, Context(report.matrix_path))
-
-
-def finding_applies(finding: Finding) -> str | None:
-    r = finding.remediation
-    return applies(r.component, (finding.code,), r.commands, r.where) if r else None
 
 
 def _current_version(facts: Facts, framework: str) -> str | None:

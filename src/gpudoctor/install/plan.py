@@ -105,9 +105,8 @@ def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
         if lowest
         else "a driver that runs CUDA " + build.cuda
     )
-    if plan_machine.gpus:
-        return f"no NVIDIA driver was seen here: of the builds with kernels for this GPU, {build.label} asks least of the driver; it needs {need}"
-    return f"no NVIDIA driver was seen here, so {build.label} was not checked against one; it needs {need}"
+    # No driver CUDA: plan_install went on only because a GPU with a compute capability was seen or named (target_gaps).
+    return f"no NVIDIA driver was seen here: of the builds with kernels for this GPU, {build.label} asks least of the driver; it needs {need}"
 
 
 def _newer(a: Candidate, b: Candidate | None) -> bool:

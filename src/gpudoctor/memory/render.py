@@ -79,6 +79,12 @@ def view_lines(view: MemoryView, now: str | None = None, width: int | None = Non
             lines.append(line)
         return lines
     for g in view.gpus:
+        if g.lost:
+            # No memory figure exists for a GPU the driver cannot reach: say why, not "? used of ?".
+            add(
+                f"GPU {_t(g.index)}  lost: the driver cannot reach it (NVML: {_t(g.lost.upper())}; gpudoctor explain gpu-lost)", 4
+            )
+            continue
         head = f"GPU {_t(g.index)}  {_t(g.name or 'unknown GPU')}  {_mem_line(g.used_bytes, g.total_bytes, g.free_bytes)}  [{_t(g.source)}]"
         if g.mig_enabled:
             head += f"  MIG on, {len(g.instances)} instance(s)"
@@ -137,6 +143,7 @@ def view_to_json(view: MemoryView) -> dict[str, Any]:
                 "free_bytes": g.free_bytes,
                 "held_bytes": g.held_bytes,
                 "unaccounted_bytes": g.unaccounted_bytes,
+                "lost": g.lost,
                 "mig_enabled": g.mig_enabled,
                 "mig_instances": [
                     {

@@ -90,7 +90,7 @@ class Holder:
 
     pid: int
     name: str | None  # as NVML or nvidia-smi named it
-    type: str | None  # C, G, C+G (nvidia-smi); NVML lists compute processes only
+    type: str | None  # C, G, C+G, as nvidia-smi types them (NVML's two lists give the same, docs/snapshot-format.md)
     used_bytes: int | None
     user: str | None = None
     command: str | None = None  # the full command line where /proc or ps gave it
@@ -121,6 +121,8 @@ class GpuMemory:
     mig_enabled: bool = False
     instances: tuple[MigInstance, ...] = ()
     holders: tuple[Holder, ...] = ()
+    # Why the driver cannot reach this GPU (NVML's error for it: gpu_is_lost, ...); None: it answers.
+    lost: str | None = None
 
     @property
     def held_bytes(self) -> int:
@@ -278,8 +280,9 @@ def _partner(gpu: Gpu, others: Iterable[Gpu]) -> Gpu | None:
 def processes_by_gpu(driver: DriverFacts) -> dict[int, tuple[Process, ...]]:
     """Every process on each GPU, NVML's and nvidia-smi's together.
 
-    NVML lists compute processes only (type C), nvidia-smi graphics ones too and the exact type; a
-    process both list keeps NVML's figure and nvidia-smi's type.
+    NVML's compute and graphics lists (merged by pid in the facts) and nvidia-smi's list; a process both
+    list keeps NVML's figure and nvidia-smi's type. A snapshot recorded before graphics processes were read
+    has NVML's compute processes only: nvidia-smi then adds the graphics ones.
     """
     base_is_nvml = bool(driver.gpus) and driver.gpus[0].source == "nvml"
     others = driver.smi_gpus if base_is_nvml else driver.nvml_gpus
@@ -348,6 +351,7 @@ def build_view(
                 bool(g.mig_current),
                 tuple(mig.instances.get(g.index, ())),
                 tuple(holders),
+                (g.lost_error or "lost") if g.lost else None,
             )
         )
     return MemoryView(tuple(gpus), host_mode)

@@ -7,8 +7,26 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from gpudoctor.parsers._common import MAX_TEXT_CHARS
+
+
+class _Lazy:
+    """A pattern compiled at its first use. Every check imports this module (an NVML error text is classified on
+    any machine without a working driver), while most of its patterns read pasted evidence only."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return getattr(self._compiled, name)
+
 
 # code -> one-line meaning, for callers that render or document the codes.
 ERROR_CODES: dict[str, str] = {
@@ -43,7 +61,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("driver-not-loaded", r"nvml error:\s*driver not loaded|NVML: Driver Not Loaded"),
         ("nvml-insufficient-permissions", r"NVML: Insufficient Permissions|nvml error:\s*insufficient permissions"),
         ("nvml-unknown-error", r"Failed to initialize NVML: Unknown Error|nvml error:\s*unknown error"),
-        ("gpu-lost", r"GPU is lost"),
+        # nvidia-smi names the GPU whose handle NVML could not give: "Unable to determine the device handle for
+        # GPU 0000:02:00.0: GPU is lost.  Reboot the system to recover this GPU", "...: Unknown Error" (a GPU
+        # that fell off the bus on newer drivers), or "...: Unable to communicate with GPU because it is
+        # insufficiently powered". Not "...: Not Found": the driver never brought that GPU up (another cause).
+        (
+            "gpu-lost",
+            r"GPU is lost|Unable to determine the device handle for GPU ?[0-9A-F:.]{7,16}: (?:Unknown Error|Unable to communicate)",
+        ),
         ("no-devices-found", r"^\s*No devices were found\s*$|^\s*No devices found\.?\s*$"),
         ("container-no-gpu-runtime", r"could not select device driver \"[^\"\n]{0,200}\" with capabilities: \[\[gpu\]\]"),
         ("container-unknown-runtime", r"unknown or invalid runtime name"),
@@ -74,6 +99,29 @@ def classify_error_text(text: str) -> str | None:
 
 def _search_lines(pattern: re.Pattern[str], text: str) -> bool:
     return any(pattern.match(line) for line in text.splitlines())
+
+
+_LOST_HANDLE_RE = re.compile(
+    r"Unable to determine the device handle for GPU ?(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])"
+    r":[ \t]*(?P<why>(?:GPU is lost|Unknown Error|Unable to communicate)[^\n]{0,160})",
+    re.IGNORECASE,
+)
+
+
+def lost_gpu_handles(text: str) -> tuple[tuple[str, str], ...]:
+    """(PCI bus id, NVML's words) of each GPU nvidia-smi could not get a handle for, in the order printed.
+
+    "Unable to determine the device handle for GPU0000:01:00.0: GPU is lost.  Reboot the system to recover this
+    GPU" -> (("0000:01:00.0", "GPU is lost.  Reboot the system to recover this GPU"),). Never raises."""
+    bounded = _bounded(text)
+    if bounded is None:
+        return ()
+    out: list[tuple[str, str]] = []
+    for m in _LOST_HANDLE_RE.finditer(bounded):
+        entry = (m.group("bus"), m.group("why").strip())
+        if entry not in out:
+            out.append(entry)
+    return tuple(out)
 
 
 def extract_nvml_library_version(text: str) -> str | None:
@@ -139,101 +187,101 @@ EVIDENCE_KINDS: dict[str, str] = {
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
 }
 
-_ARCH_WARNING = re.compile(
+_ARCH_WARNING = _Lazy(
     r"(?P<gpu>\S[^\n]{0,120}?) with CUDA capability sm_(?P<cc>\d{2,3}[a-z]?) is not compatible with the current PyTorch",
     re.IGNORECASE,
 )
 # PyTorch before 1.x: "Found GPU0 GeForce 820M which is of cuda capability 2.1. PyTorch no longer supports this GPU".
-_OLD_GPU = re.compile(
+_OLD_GPU = _Lazy(
     r"Found GPU\d+ (?P<gpu>\S[^\n]{0,100}?) which is of cuda capability (?P<major>\d+)\.(?P<minor>\d+)", re.IGNORECASE
 )
-_ARCH_LIST = re.compile(
+_ARCH_LIST = _Lazy(
     r"(?:current PyTorch install supports CUDA capabilities|supported CUDA capabilities are)\s*:?\s*\[?"
     r"(?P<archs>(?:'?(?:sm|compute)_\d{2,3}[a-z]?'?[\s,]*)+)",
     re.IGNORECASE,
 )
-_NO_KERNEL = re.compile(r"no kernel image is available for execution on the device", re.IGNORECASE)
+_NO_KERNEL = _Lazy(r"no kernel image is available for execution on the device", re.IGNORECASE)
 _SONAME = r"(?P<soname>[A-Za-z0-9_+.-]{1,100}?\.(?:so(?:\.\d+)*|dll|dylib))"
 _LIB_MISSING = (
-    re.compile(_SONAME + r": cannot open shared object file"),
-    re.compile(r"Could not load dynamic library '" + _SONAME + r"'"),
-    re.compile(r"(?:Could not load library|Could not locate|Unable to load)\s+" + _SONAME + r"\b"),
-    re.compile(r"Error loading \"[^\"\n]{0,300}[\\/]" + _SONAME + r"\" or one of its dependencies"),
-    re.compile(r"cannot find -l(?P<stem>[A-Za-z0-9_+-]{1,60})\b"),
+    _Lazy(_SONAME + r": cannot open shared object file"),
+    _Lazy(r"Could not load dynamic library '" + _SONAME + r"'"),
+    _Lazy(r"(?:Could not load library|Could not locate|Unable to load)\s+" + _SONAME + r"\b"),
+    _Lazy(r"Error loading \"[^\"\n]{0,300}[\\/]" + _SONAME + r"\" or one of its dependencies"),
+    _Lazy(r"cannot find -l(?P<stem>[A-Za-z0-9_+-]{1,60})\b"),
 )
-_CUDNN_LOADED = re.compile(
+_CUDNN_LOADED = _Lazy(
     r"Loaded runtime CuDNN library:\s*(?P<loaded>\d+(?:\.\d+)*)\s*(?:\(compatibility version [\d.]+\)\s*)?"
     r"but (?:the )?source was compiled with:?\s*(?P<compiled>\d+(?:\.\d+)*)",
     re.IGNORECASE,
 )
-_DRIVER_FOUND = re.compile(r"NVIDIA driver on your system is too old \(found version (?P<found>\d{4,6})\)", re.IGNORECASE)
-_INSUFFICIENT = re.compile(
+_DRIVER_FOUND = _Lazy(r"NVIDIA driver on your system is too old \(found version (?P<found>\d{4,6})\)", re.IGNORECASE)
+_INSUFFICIENT = _Lazy(
     r"CUDA driver version is insufficient for CUDA runtime version|CUDA_ERROR_INSUFFICIENT_DRIVER"
     r"|cudaErrorInsufficientDriver",
     re.IGNORECASE,
 )
-_NOT_COMPILED = re.compile(r"Torch not compiled with CUDA enabled", re.IGNORECASE)
-_DETECTED = re.compile(
+_NOT_COMPILED = _Lazy(r"Torch not compiled with CUDA enabled", re.IGNORECASE)
+_DETECTED = _Lazy(
     r"detected CUDA version \((?P<nvcc>\d+\.\d+)\) mismatches the version that was used to compile\s+PyTorch \((?P<torch>\d+\.\d+)\)",
     re.IGNORECASE,
 )
-_JAXLIB = re.compile(
+_JAXLIB = _Lazy(
     r"jaxlib version (?P<jaxlib>\d+(?:\.\d+)+) is (?:newer|older) than and incompatible with jax version (?P<jax>\d+(?:\.\d+)+)",
     re.IGNORECASE,
 )
-_API_MISMATCH = re.compile(
+_API_MISMATCH = _Lazy(
     r"NVRM: API mismatch: the client(?: '[^'\n]{0,80}' \(pid \d+\))?(?:\s|#012|NVRM:)*has the version (?P<client>\d+(?:\.\d+)+), "
     r"but(?:\s|#012|NVRM:)*this kernel module has(?:\s|#012|NVRM:)*the version (?P<kernel>\d+(?:\.\d+)+)",
     re.IGNORECASE,
 )
-_FALLEN = re.compile(r"NVRM: .{0,80}(?:GPU has fallen off the bus|Xid \(PCI:[^)]{1,40}\): 79\b)", re.IGNORECASE)
-_NOUVEAU = re.compile(r"\bnouveau [0-9a-f:.]{7,16}: (?:NVIDIA|DRM:|fb:)", re.IGNORECASE)
-_SMI_NOT_FOUND = re.compile(
+_FALLEN = _Lazy(r"NVRM: .{0,80}(?:GPU has fallen off the bus|Xid \(PCI:[^)]{1,40}\): 79\b)", re.IGNORECASE)
+_NOUVEAU = _Lazy(r"\bnouveau [0-9a-f:.]{7,16}: (?:NVIDIA|DRM:|fb:)", re.IGNORECASE)
+_SMI_NOT_FOUND = _Lazy(
     r"nvidia-smi:? (?:command not found|not found)|'nvidia-smi' is not recognized as an internal or external command"
     r"|The term 'nvidia-smi' is not recognized",
     re.IGNORECASE,
 )
 
 
-_PLUGIN_INCOMPATIBLE = re.compile(
+_PLUGIN_INCOMPATIBLE = _Lazy(
     r"JAX plugin (?P<plugin>jax_cuda\d+_(?:plugin|pjrt)) version (?P<version>\d+(?:\.\d+)+) is installed,\s+but it is not "
     r"compatible with the installed jaxlib version (?P<jaxlib>\d+(?:\.\d+)+)"
 )
 # JAX's own cuDNN checks: "Found cuDNN version 8600, but JAX was built against version 8906, which is newer", and
 # "Outdated cuDNN installation found. Version JAX was built against: 8907 Minimum supported: 9100 Installed version: 8907".
-_JAX_CUDNN = re.compile(r"Found cuDNN version (?P<loaded>\d{4,5}), but JAX was built against version (?P<compiled>\d{4,5})")
-_JAX_CUDNN_OUTDATED = re.compile(
+_JAX_CUDNN = _Lazy(r"Found cuDNN version (?P<loaded>\d{4,5}), but JAX was built against version (?P<compiled>\d{4,5})")
+_JAX_CUDNN_OUTDATED = _Lazy(
     r"Outdated cuDNN installation found\.?\s+(?:Version JAX was built against:\s*\d{4,5}\s+)?"
     r"Minimum supported:\s*(?P<compiled>\d{4,5})\s+Installed version:\s*(?P<loaded>\d{4,5})"
 )
 # TensorFlow's cuda_diagnostics: "kernel version 440.64.0 does not match DSO version 418.87.1", after cuInit's
 # CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (a forward-compatibility libcuda, or a driver upgraded without a reboot).
-_LIBCUDA_MISMATCH = re.compile(
+_LIBCUDA_MISMATCH = _Lazy(
     r"kernel version (?P<kernel>\d+(?:\.\d+)+) does not match DSO version (?P<client>\d+(?:\.\d+)+)|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
 )
 # PyTorch's own check: "cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked against (8, 0, 3)".
-_TORCH_CUDNN = re.compile(
+_TORCH_CUDNN = _Lazy(
     r"cuDNN version incompatibility: PyTorch was compiled\s+against \((?P<compiled>\d+, \d+, \d+)\) but (?:found runtime version|linked against) \((?P<loaded>\d+, \d+, \d+)\)"
 )
-_MODULE_MISSING = re.compile(r"modprobe: FATAL: Module nvidia\S* not found|Module nvidia not found in directory /lib/modules/")
-_TORCH_OOM = re.compile(
+_MODULE_MISSING = _Lazy(r"modprobe: FATAL: Module nvidia\S* not found|Module nvidia not found in directory /lib/modules/")
+_TORCH_OOM = _Lazy(
     r"Tried to allocate [\d.]+ [KMG]iB \(GPU (?P<gpu>\d+); (?P<total>[\d.]+) (?P<tu>[KMG]iB) total capacity; "
     r"[\d.]+ [KMG]iB already allocated; (?P<free>[\d.]+) (?P<fu>[KMG]iB) free; (?P<reserved>[\d.]+) (?P<ru>[KMG]iB) reserved"
 )
-_DOCKER_RUN = re.compile(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
-_JAXLIB_CPU = re.compile(r"CUDA-enabled jaxlib is not installed\. Falling back to cpu", re.IGNORECASE)
-_PJRT = re.compile(
+_DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
+_JAXLIB_CPU = _Lazy(r"CUDA-enabled jaxlib is not installed\. Falling back to cpu", re.IGNORECASE)
+_PJRT = _Lazy(
     r"Mismatched PJRT plugin PJRT API version|Unexpected PJRT_\w+ size|plugin is likely built with a (?:later|newer) version"
 )
-_CONTAINER_CUDA = re.compile(r"requirement error: unsatisfied condition: cuda\s*>=?\s*(?P<cuda>\d+\.\d+)", re.IGNORECASE)
-_DRIVER_SAID = re.compile(r"Driver Version:\s*(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)")
-_WINDOWS_BUILD = re.compile(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
-_WSL_BLOCKED = re.compile(r"GPU access blocked by the operating system", re.IGNORECASE)
-_LINUX_DRIVER_PKG = re.compile(
+_CONTAINER_CUDA = _Lazy(r"requirement error: unsatisfied condition: cuda\s*>=?\s*(?P<cuda>\d+\.\d+)", re.IGNORECASE)
+_DRIVER_SAID = _Lazy(r"Driver Version:\s*(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)")
+_WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
+_WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
+_LINUX_DRIVER_PKG = _Lazy(
     r"\b(?:apt|apt-get|dnf|yum)\s+(?:-y\s+)?install\b[^\n]{0,120}?\b(?P<package>nvidia-(?:utils|driver|dkms|kernel-source|headless)-\d{3}\S*|nvidia-driver\b|cuda-drivers\b)"
 )
-_CUDA_UNAVAILABLE = re.compile(r"cuda\.is_available\(\)\)?\s*(?:\n|\r|\s|>>>|Out\[\d+\]:)*False")
-_TF_NO_CUDA = re.compile(r"is_built_with_cuda\(\)\)?\s*(?:\n|\r|\s|>>>)*False")
+_CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)\)?\s*(?:\n|\r|\s|>>>|Out\[\d+\]:)*False")
+_TF_NO_CUDA = _Lazy(r"is_built_with_cuda\(\)\)?\s*(?:\n|\r|\s|>>>)*False")
 
 
 # More lines than any paste: a text beyond it is read for blocks and messages up to here (as gpudoctor.pasted.blocks).
@@ -377,8 +425,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
 
 
 # Lines worth handing to classify_error_text (which looks for whole-message phrases).
-_MAYBE_NVML = re.compile(
-    r"NVML|nvidia-smi|NVIDIA driver|GPU is lost|No devices (?:were )?found|CUDA-capable device|could not select device driver"
+_MAYBE_NVML = _Lazy(
+    r"NVML|nvidia-smi|NVIDIA driver|GPU is lost|device handle for GPU|No devices (?:were )?found|CUDA-capable device|could not select device driver"
     r"|runtime name|CUDA driver version",
     re.IGNORECASE,
 )

@@ -628,6 +628,7 @@ def _from_errors(g: Gathered) -> None:
             "nvml-unknown-error",
             "nvml-insufficient-permissions",
             "no-devices-found",
+            "gpu-lost",
         ):
             g.smi_failure = g.smi_failure or e.line
     if g.wsl_said and g.windows_build and g.system in (None, "Windows"):

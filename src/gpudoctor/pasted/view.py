@@ -6,9 +6,8 @@ from typing import Any
 
 
 def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: bool = False) -> None:
-    from rich.markup import escape
-
     from gpudoctor.cmdline import render
+    from gpudoctor.render.textconsole import escape
 
     blocks = pasted.get("blocks") or []
     console.print()

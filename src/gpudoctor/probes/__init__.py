@@ -172,11 +172,12 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
 def _partial(host: Host):  # -> gpudoctor.facts.Partial
     """What a partial snapshot showed besides files and commands (docs/pasted.md); empty for a whole machine."""
     from gpudoctor.facts import Partial
-    from gpudoctor.parsers.error_texts import ErrorEvidence
 
     section = host.pasted()
     if not section.get("partial"):
         return Partial()
+    from gpudoctor.parsers.error_texts import ErrorEvidence  # only a partial snapshot has error texts
+
     errors = []
     for e in section.get("errors") or ():
         if isinstance(e, dict) and isinstance(e.get("kind"), str):

@@ -32,6 +32,31 @@ def reason_names(mask: int | None) -> tuple[str, ...]:
     return tuple(name for bit, name in EVENT_REASONS if mask & bit)
 
 
+def nvml_processes(dev: dict[str, Any]) -> tuple[Process, ...]:
+    """NVML's compute and graphics lists of one GPU as one list, a process once, typed as nvidia-smi types it.
+
+    A process in both lists (a program that renders and computes) is "C+G", as nvidia-smi shows it, with one
+    memory figure: NVML gives each list the process's use of the GPU, so adding the two would count it twice.
+    A snapshot recorded before graphics processes were read has no `graphics_processes`: compute only.
+    """
+    merged: dict[int, Process] = {}
+    for key, kind in (("processes", "C"), ("graphics_processes", "G")):
+        for p in dev.get(key) or []:
+            pid = int(p.get("pid", 0))
+            seen = merged.get(pid)
+            if seen is None:
+                merged[pid] = Process(pid, p.get("name"), p.get("used_bytes"), kind)
+                continue
+            used = [u for u in (seen.used_bytes, p.get("used_bytes")) if isinstance(u, int)]
+            merged[pid] = Process(
+                pid,
+                seen.name or p.get("name"),
+                max(used) if used else None,
+                seen.type if seen.type == kind else "C+G",
+            )
+    return tuple(merged.values())
+
+
 def gpus_from_nvml(state: dict[str, Any]) -> tuple[Gpu, ...]:
     gpus: list[Gpu] = []
     for dev in state.get("devices") or []:
@@ -39,7 +64,7 @@ def gpus_from_nvml(state: dict[str, Any]) -> tuple[Gpu, ...]:
         mig = dev.get("mig_mode") or {}
         ecc = dev.get("ecc_mode") or {}
         remapped = dev.get("remapped_rows") or {}
-        procs = tuple(Process(int(p.get("pid", 0)), p.get("name"), p.get("used_bytes"), "C") for p in dev.get("processes") or [])
+        procs = nvml_processes(dev)
         gpus.append(
             Gpu(
                 index=int(dev.get("index", len(gpus))),
@@ -71,6 +96,7 @@ def gpus_from_nvml(state: dict[str, Any]) -> tuple[Gpu, ...]:
                 power_draw_w=dev.get("power_draw_w"),
                 processes=procs,
                 lost=bool(dev.get("lost")),
+                lost_error=str(dev["lost"]) if dev.get("lost") else None,
                 source="nvml",
                 performance_state=dev.get("performance_state"),
                 utilization_gpu_percent=dev.get("utilization_gpu"),
@@ -167,8 +193,6 @@ def run_smi(host: Host, timeout_s: float) -> dict[str, Any]:
     """Run nvidia-smi (`-q -x`, else the plain table) and say what came of it."""
     # Parsers are imported only when there is output to parse: on a machine
     # without nvidia-smi this probe then costs two failed exec calls and nothing more.
-    from gpudoctor.parsers.error_texts import classify_error_text
-
     xml = host.run(["nvidia-smi", "-q", "-x"], timeout_s)
     out: dict[str, Any] = {"status": "missing", "result": xml}
     if xml.timed_out:
@@ -189,7 +213,7 @@ def run_smi(host: Host, timeout_s: float) -> dict[str, Any]:
             out = {"status": "failed", "result": xml, "error": f"unparseable nvidia-smi -q -x output: {exc.message}"}
     elif not xml.missing:
         text = _failure_text(xml)
-        out = {"status": "failed", "result": xml, "error": text, "kind": classify_error_text(text)}
+        out = {"status": "failed", "result": xml, "error": text, "kind": _classify(text)}
     # The plain table: what a user pastes, and what a snapshot written by hand often holds.
     table = host.run(["nvidia-smi"], timeout_s)
     if table.timed_out:
@@ -210,8 +234,15 @@ def run_smi(host: Host, timeout_s: float) -> dict[str, Any]:
             pass
     elif not table.missing and out["status"] == "missing":
         text = _failure_text(table)
-        out = {"status": "failed", "result": table, "error": text, "kind": classify_error_text(text)}
+        out = {"status": "failed", "result": table, "error": text, "kind": _classify(text)}
     return out
+
+
+def _classify(text: str) -> str | None:
+    # Imported here: error_texts compiles dozens of patterns, and only a failure has a text to classify.
+    from gpudoctor.parsers.error_texts import classify_error_text
+
+    return classify_error_text(text)
 
 
 def _failure_text(result: CommandResult) -> str:
@@ -219,8 +250,6 @@ def _failure_text(result: CommandResult) -> str:
 
 
 def merge_driver(nvml: dict[str, Any], smi: dict[str, Any]) -> DriverFacts:
-    from gpudoctor.parsers.error_texts import classify_error_text
-
     nvml_gpus = gpus_from_nvml(nvml) if nvml.get("status") == "ok" else ()
     smi_gpus = smi.get("gpus") or ()
     cuda_int = nvml.get("cuda_driver_version")
@@ -233,7 +262,7 @@ def merge_driver(nvml: dict[str, Any], smi: dict[str, Any]) -> DriverFacts:
         nvml_cuda_version=cuda_from_int(cuda_int) if isinstance(cuda_int, int) and cuda_int > 0 else None,
         smi_status=smi["status"],
         smi_error=smi.get("error"),
-        smi_error_kind=smi.get("kind") or (classify_error_text(smi["error"]) if smi.get("error") else None),
+        smi_error_kind=smi.get("kind") or (_classify(smi["error"]) if smi.get("error") else None),
         smi_driver_version=smi.get("driver"),
         smi_cuda_version=smi.get("cuda"),
         smi_timeout_s=smi.get("timeout_s"),

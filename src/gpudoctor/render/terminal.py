@@ -1,7 +1,7 @@
 """The terminal view: one line per area with its status, then each finding with its fix.
 
-The only module that knows about colour and glyphs. Colour follows rich's
-own detection (TTY, NO_COLOR); glyphs and other characters fall back to ASCII
+The only module that knows about colour and glyphs. Colour follows the
+terminal (gpudoctor.render.textconsole: TTY, NO_COLOR, FORCE_COLOR); glyphs and other characters fall back to ASCII
 where the output encoding cannot carry them. Prose is wrapped to the console's
 width with hanging indents; commands are printed on their own lines, whole,
 never wrapped or cut and without a prompt, so they paste cleanly. Long
@@ -53,20 +53,22 @@ def fit(console: Any, text: str) -> str:
 def say(console: Any, markup: str, indent: str = "", hang: int = 0) -> None:
     """Prose: wrapped to the console's width; continuation lines indented `hang` more (a hanging indent).
 
-    Cleaned here (gpudoctor.sanitize) because a rich Text passes the safe console uncleaned.
+    `console` is a gpudoctor.render.textconsole.TextConsole (or a rich console, bench's). Cleaned here (gpudoctor.sanitize) before the
+    markup is read, so that machine data cannot open a tag or reach the terminal.
     """
-    from rich.text import Text
+    from gpudoctor.render.textconsole import emit, parse, rstrip, wrap
 
-    text = Text.from_markup(fit(console, clean(markup)))
     width = max(console.width - len(indent) - hang, _MIN_TEXT)
-    for i, line in enumerate(text.wrap(console, width, overflow="fold")):
-        line.rstrip()
-        console.print(Text(indent + (" " * hang if i else "")) + line, soft_wrap=True, highlight=False)
+    lines = []
+    for i, line in enumerate(wrap(parse(fit(console, clean(markup))), width)):
+        prefix = indent + (" " * hang if i else "")
+        lines.append([(prefix, ""), *rstrip(line)] if prefix else rstrip(line))
+    emit(console, lines)
 
 
 def command(console: Any, line: str, indent: str) -> None:
     """A command to run: whole on one line, never wrapped or cut, whatever the width."""
-    from rich.markup import escape
+    from gpudoctor.render.textconsole import escape
 
     console.print(indent + escape(fit(console, clean(line, newlines=False))), soft_wrap=True, highlight=False)
 
@@ -113,8 +115,10 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     gpus = d.gpus
     out: dict[str, str] = {}
     if gpus:
-        names = sorted({g.name or "unknown GPU" for g in gpus})
-        out["gpu"] = f"{len(gpus)} × {', '.join(names)}"
+        # A lost GPU has no name NVML could give (gpu-lost says which it is): counted, not named.
+        names = sorted({g.name or "unknown GPU" for g in gpus if not g.lost})
+        lost = sum(1 for g in gpus if g.lost)
+        out["gpu"] = f"{len(gpus)} × {', '.join(names) or 'lost GPU'}" + (f" ({lost} lost)" if lost and names else "")
     elif isinstance(facts.kernel.pci, Found) and facts.kernel.pci.value:
         out["gpu"] = f"{len(facts.kernel.pci.value)} NVIDIA device(s) on the PCI bus"
     else:
@@ -148,6 +152,13 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     if tks:
         active = facts.toolkits.link.resolved
         out["toolkit"] = ", ".join(f"{t.version or '?'} at {t.root}" + (" (active)" if t.root == active else "") for t in tks)
+    elif facts.windows is not None and facts.windows.toolkits:
+        # Windows keeps toolkits under Program Files\NVIDIA GPU Computing Toolkit\CUDA\vX.Y; CUDA_PATH names the default.
+        chosen = (facts.windows.cuda_path or "").rstrip("/\\").lower()
+        out["toolkit"] = ", ".join(
+            f"{t.version} at {t.root}" + (" (CUDA_PATH)" if t.root.rstrip("/").lower() == chosen.replace("\\", "/") else "")
+            for t in facts.windows.toolkits
+        )
     elif facts.toolkits.nvcc_on_path_version:
         out["toolkit"] = f"nvcc {facts.toolkits.nvcc_on_path_version} on PATH (no install folder found)"
     else:
@@ -193,10 +204,9 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
 
 
 def render_terminal(report: Report, console: Any, verbose: bool = False) -> None:
-    from rich.markup import escape
-
     from gpudoctor.cmdline import shell_for_os
     from gpudoctor.prescribe import build
+    from gpudoctor.render.textconsole import escape
 
     plan = build(report.findings, shell_for_os(report.facts.platform.system))
     # The step that answers each finding, by code: a finding answered by its alternative (the plan swaps a
@@ -228,7 +238,7 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
                 say(console, escape(line), indent="    ", hang=2)
         for f, _ in group_per_gpu(findings, lambda f: _step_number(f, numbers)):
             render_finding(console, _for_text(f, long_names), verbose, step=_step_number(f, numbers))
-    from gpudoctor.install.fix import fix_offers
+    from gpudoctor.install.offers import fix_offers
 
     render_plan(console, plan, fix_offers(report))
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
@@ -399,7 +409,7 @@ def shown_steps(plan: Any) -> list[Any]:
 
 def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) -> None:
     """The plan once, in order: each step's prose, where it runs, its commands, and whether `fix` applies it."""
-    from rich.markup import escape
+    from gpudoctor.render.textconsole import escape
 
     steps = shown_steps(plan)
     if not steps:
@@ -439,7 +449,7 @@ def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    "
     Inside `check` the fix's commands are in the plan (`step` is its number); other views (the
     bandwidth benchmark) pass no step and get the commands here.
     """
-    from rich.markup import escape
+    from gpudoctor.render.textconsole import escape
 
     status = f.severity.label
     inner = indent + "  "
