@@ -172,3 +172,18 @@ def test_the_live_probe_asks_the_resolved_interpreter_and_reports_it(tmp_path, m
     monkeypatch.setenv("PWD", str(tmp_path))
     env = pyenv_probe.describe_via(LiveHost(), shim_of(root), 60)
     assert env.executable == bin_of(root, "3.11.7")
+
+
+def test_a_version_file_the_bounded_reader_refuses_leaves_it_to_the_shim(tmp_path):
+    # Read through the live host's bounded reader, as the probe does: a .python-version larger than it reads
+    # (a hostile or broken file) is no reason to crash the probe, only to run the shim itself.
+    root = make_root(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".python-version").write_text("3.11.7\n" + "#" * (5 * 1024 * 1024))
+    found, reason = resolve(shim_of(root), {}, str(project), LiveHost().read_text)
+    assert found is None and "larger than" in reason
+    # A directory of that name is no version file for pyenv either (`[ -f ]`): the global version counts.
+    (project / ".python-version").unlink()
+    (project / ".python-version").mkdir()
+    assert resolve(shim_of(root), {}, str(project), LiveHost().read_text) == (bin_of(root, "3.11.7"), "")

@@ -357,14 +357,7 @@ def _collect(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes,
     for stream in buffers:
         if stream is not None:
             stream.close()
-    try:
-        proc.wait(timeout=max(0.5, deadline - time.monotonic()) if not (overflow or timed_out) else 5.0)
-    except subprocess.TimeoutExpired:
-        # Both pipes closed but the program still runs (it closed them itself): the time limit holds.
-        _kill_group(proc)
-        timed_out = True
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=5.0)
+    timed_out = _reap(proc, deadline, overflow or timed_out) or timed_out
     return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), overflow, timed_out
 
 
@@ -413,17 +406,25 @@ def _collect_threads(proc: subprocess.Popen, timeout_s: float, cap: int) -> tupl
     overflow = bool(state["overflow"])
     if overflow or timed_out:
         _kill_group(proc)
-    try:
-        proc.wait(timeout=max(0.5, deadline - time.monotonic()) if not (overflow or timed_out) else 5.0)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        timed_out = True
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=5.0)
+    timed_out = _reap(proc, deadline, overflow or timed_out) or timed_out
     for reader in readers:
         reader.join(1.0)
     with lock:
         return bytes(buffers["out"]), bytes(buffers["err"]), overflow, timed_out
+
+
+def _reap(proc: subprocess.Popen, deadline: float, stopped: bool) -> bool:
+    """Wait for the program to exit: until the deadline, or 5 s for one already killed (`stopped`).
+    True when it outlived the deadline and was killed here."""
+    try:
+        proc.wait(timeout=5.0 if stopped else max(0.5, deadline - time.monotonic()))
+        return False
+    except subprocess.TimeoutExpired:
+        # Both pipes closed but the program still runs (it closed them itself): the time limit holds.
+        _kill_group(proc)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5.0)
+        return True
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -163,7 +163,7 @@ def describe_via(host, executable, timeout_s):
         # interpreter it would exec, that one is asked (or read) directly (gpudoctor.host.pyenvshim).
         from gpudoctor.host.pyenvshim import logical_cwd, resolve
 
-        real, _ = resolve(executable, host.env(), logical_cwd(host.env()))
+        real, _ = resolve(executable, host.env(), logical_cwd(host.env()), host.read_text)
         executable = real or executable
 
     # The interpreter and its environment's directory (site-packages lies under it).

@@ -24,6 +24,8 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
+from gpudoctor.host import HostError
+
 # pyenv-rehash's prototype shim, with @ROOT@ and @PYENV@ for `$PYENV_ROOT` and `$(command -v pyenv)`; pyenv 2.4
 # added the four SHIM_PATH lines before the exec.
 _SHIM_HEAD = '#!/usr/bin/env bash\nset -e\n[ -n "$PYENV_DEBUG" ] && set -x\n\nprogram="${0##*/}"\n\nexport PYENV_ROOT="@ROOT@"\n'
@@ -55,7 +57,7 @@ def resolve(
         return _resolve(shim, environ, cwd, read_text or _read), ""
     except NotResolved as exc:
         return None, str(exc)
-    except (OSError, UnicodeError, ValueError) as exc:
+    except (OSError, UnicodeError, ValueError, HostError) as exc:  # HostError: the live host's bounded read
         return None, f"unreadable: {exc}"
 
 

@@ -390,17 +390,11 @@ def watch(
     from rich.live import Live
     from rich.text import Text
 
-    shown = 0
-    if not console.is_terminal:
+    def frames(show: Callable[[list[str], int], None]) -> int:
+        shown = 0
         try:
             while iterations is None or shown < iterations:
-                if shown:
-                    console.print()
-                for line in view_lines(read(), now=clock(), width=console.width):
-                    console.print(line, markup=False, highlight=False, soft_wrap=True)
-                flush = getattr(console.file, "flush", None)
-                if flush is not None:
-                    flush()  # each frame reaches the pipe now, not when the watch ends
+                show(view_lines(read(), now=clock(), width=console.width), shown)
                 shown += 1
                 if iterations is not None and shown >= iterations:
                     break
@@ -408,16 +402,19 @@ def watch(
         except KeyboardInterrupt:
             pass
         return shown
+
+    if not console.is_terminal:
+
+        def write(lines: list[str], shown: int) -> None:
+            if shown:
+                console.print()
+            for line in lines:
+                console.print(line, markup=False, highlight=False, soft_wrap=True)
+            flush = getattr(console.file, "flush", None)
+            if flush is not None:
+                flush()  # each frame reaches the pipe now, not when the watch ends
+
+        return frames(write)
     with Live(Text(""), console=console, auto_refresh=False, transient=False) as live:
-        try:
-            while iterations is None or shown < iterations:
-                # One screen row per line, cut at the terminal's edge: a wrapped line would shift every redraw.
-                lines = view_lines(read(), now=clock(), width=console.width)
-                live.update(Text("\n".join(lines), no_wrap=True, overflow="ellipsis"), refresh=True)
-                shown += 1
-                if iterations is not None and shown >= iterations:
-                    break
-                sleep(interval_s)
-        except KeyboardInterrupt:
-            pass
-    return shown
+        # One screen row per line, cut at the terminal's edge: a wrapped line would shift every redraw.
+        return frames(lambda lines, _: live.update(Text("\n".join(lines), no_wrap=True, overflow="ellipsis"), refresh=True))
