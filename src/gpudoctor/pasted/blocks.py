@@ -17,6 +17,7 @@ KINDS: dict[str, str] = {
     "collect_env": "python -m torch.utils.collect_env",
     "nvidia_smi": "nvidia-smi (the table)",
     "nvidia_smi_q": "nvidia-smi -q",
+    "nvidia_smi_l": "nvidia-smi -L",
     "nvcc": "nvcc --version",
     "proc_driver": "/proc/driver/nvidia/version",
     "pip_list": "pip list",
@@ -132,6 +133,21 @@ def _nvidia_smi_q(lines: list[str], i: int) -> int | None:
 
 
 _NVCC = re.compile(r"nvcc: NVIDIA \(R\) Cuda compiler driver|Cuda compilation tools, release \d+\.\d+")
+
+
+# "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-...)"; a MIG device line below its GPU. A paste flattened by a
+# forum can hold several GPUs on one line.
+SMI_L_GPU = re.compile(r"\bGPU (?P<index>\d{1,3}): (?P<name>[^()\n]{1,120}?) \(UUID: (?P<uuid>GPU-[0-9A-Fa-f-]{8,64})\)")
+_SMI_L_MIG = re.compile(r"^\s+MIG [^:]{1,60}Device\s+\d+: \(UUID: MIG-")
+
+
+def _nvidia_smi_l(lines: list[str], i: int) -> int | None:
+    if not re.match(r"^\s*GPU \d", lines[i]) or not SMI_L_GPU.search(lines[i]):
+        return None
+    j = i + 1
+    while j < len(lines) and (re.match(r"^\s*GPU \d", lines[j]) and SMI_L_GPU.search(lines[j]) or _SMI_L_MIG.match(lines[j])):
+        j += 1
+    return j
 
 
 def _nvcc(lines: list[str], i: int) -> int | None:
@@ -445,6 +461,7 @@ RECOGNISERS: tuple[tuple[str, Callable[[list[str], int], int | None]], ...] = (
     ("collect_env", _collect_env),
     ("nvidia_smi", _nvidia_smi),
     ("nvidia_smi_q", _nvidia_smi_q),
+    ("nvidia_smi_l", _nvidia_smi_l),
     ("nvcc", _nvcc),
     ("proc_driver", _proc_driver),
     ("tf_build_info", _tf_build_info),

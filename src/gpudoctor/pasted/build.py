@@ -102,7 +102,10 @@ def _nvml(g: Gathered) -> dict[str, Any] | None:
         # nvidia-smi itself is recorded: the probes read it there (a failure after a table wins). GPUs named
         # elsewhere (collect_env, a warning) beside a table that lists none are still the GPUs NVML saw.
         return None
-    if not (g.driver_version or g.driver_cuda or g.gpus):
+    # nvidia-smi -L reads the GPUs through NVML, so a list is NVML working when it was printed; GPUs named
+    # elsewhere (collect_env, -q) carry more and win.
+    gpus = g.gpus or g.listed_gpus
+    if not (g.driver_version or g.driver_cuda or gpus):
         return None
     state: dict[str, Any] = {"status": "ok", "devices": []}
     if g.driver_version:
@@ -110,8 +113,10 @@ def _nvml(g: Gathered) -> dict[str, Any] | None:
     if g.driver_cuda and re.match(r"^\d+\.\d+$", g.driver_cuda):
         major, minor = g.driver_cuda.split(".")
         state["cuda_driver_version"] = int(major) * 1000 + int(minor) * 10
-    for i, gpu in enumerate(g.gpus[:64]):
+    for i, gpu in enumerate(gpus[:64]):
         dev: dict[str, Any] = {"index": int(gpu.get("index", i)), "name": str(gpu.get("name") or "")}
+        if gpu.get("uuid"):
+            dev["uuid"] = str(gpu["uuid"])
         if gpu.get("compute_capability"):
             dev["compute_capability"] = gpu["compute_capability"]
         if gpu.get("memory"):

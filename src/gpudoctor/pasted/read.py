@@ -41,6 +41,7 @@ class Gathered:
     driver_version: str | None = None
     driver_cuda: str | None = None
     gpus: list[dict[str, Any]] = field(default_factory=list)
+    listed_gpus: list[dict[str, Any]] = field(default_factory=list)  # nvidia-smi -L: used where nothing else names GPUs
     smi_table: str | None = None
     smi_failure: str | None = None
     nvcc: str | None = None
@@ -166,6 +167,18 @@ def _nvidia_smi_q(g: Gathered, block: Block) -> str:
     if not g.gpus:
         g.gpus = [x for x in gpus if x.get("name")]
     return f"driver {g.driver_version}, CUDA {g.driver_cuda}, {len(gpus)} GPU(s)"
+
+
+def _nvidia_smi_l(g: Gathered, block: Block) -> str:
+    from gpudoctor.pasted.blocks import SMI_L_GPU
+
+    listed = [
+        {"index": int(m.group("index")), "name": m.group("name").strip(), "uuid": m.group("uuid")}
+        for line in block.lines
+        for m in SMI_L_GPU.finditer(line)
+    ]
+    g.listed_gpus = g.listed_gpus or listed
+    return f"{len(listed)} GPU(s) listed"
 
 
 def _nvcc(g: Gathered, block: Block) -> str:
@@ -506,6 +519,7 @@ def _named(g: Gathered) -> str:
 _READERS = {
     "nvidia_smi": _nvidia_smi,
     "nvidia_smi_q": _nvidia_smi_q,
+    "nvidia_smi_l": _nvidia_smi_l,
     "nvcc": _nvcc,
     "proc_driver": _proc_driver,
     "tf_build_info": _tf_build_info,
