@@ -69,6 +69,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     "framework-windows-native-gpu": _m("windows-rtx3080-tensorflow215"),
     "windows-cuda-path-missing": _m("windows-cuda118-after-deleting-v123"),
     "windows-tcc-mode": _m("windows-p100-tcc-geforce-wddm-wsl"),
+    "windows-driver-store-stale": _m("windows-egpu-rtx5060ti-ada-laptop-two-nvidia-releases"),
     "nvidia-wheels-conflict": _m("rtx4090-nvidia-wheels-cu11-and-cu12"),
     "jax-plugin-mismatch": (
         *_m("rtx4090-jax-plugin-mismatch"),

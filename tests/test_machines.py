@@ -127,9 +127,7 @@ def test_every_finding_code_is_emitted_by_some_machine():
         expected = tomllib.loads((MACHINES / slug / "expected.toml").read_text(encoding="utf-8"))
         emitted |= {e["code"] for e in expected.get("finding", [])}
     # internal-check-error needs a broken check, which test_checks.py provokes on purpose.
-    # windows-driver-store-stale: no public capture of a driver store with two NVIDIA display packages was
-    # found yet (tests/fixtures/windows/PROVENANCE.md); tests/unit/test_windows_checks.py judges it meanwhile.
-    assert set(check_codes()) - {"internal-check-error", "windows-driver-store-stale"} <= emitted
+    assert set(check_codes()) - {"internal-check-error"} <= emitted
 
 
 def test_healthy_machines_exist():

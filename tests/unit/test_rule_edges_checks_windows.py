@@ -3,8 +3,7 @@
 Each test is written for a mutant that survived the suite (tools/mutate.py; docs/testing.md, "Mutation
 testing"), and asserts what a user sees. The snapshots are built as in tests/unit/test_windows_checks.py: a
 Windows platform, NVML's driver and GPUs, pnputil's listing (the layouts of the real captures in
-tests/fixtures/windows, with constructed packages: no public capture of a store with two NVIDIA display
-packages was found, tests/fixtures/windows/PROVENANCE.md), environment variables and folder listings.
+tests/fixtures/windows, with constructed packages), environment variables and folder listings.
 """
 
 from __future__ import annotations

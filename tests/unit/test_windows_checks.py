@@ -1,7 +1,8 @@
 """The Windows checks judged through the whole doctor on snapshots, and Windows paths in the host seam.
 
-The driver-store snapshots here wrap constructed pnputil text: no public capture of a store with two
-NVIDIA display packages was found (tests/fixtures/windows/PROVENANCE.md); the layout is the real one.
+The driver-store snapshots here wrap constructed pnputil text in the real layout; the one public capture of a
+store with two NVIDIA display packages (tests/fixtures/windows/PROVENANCE.md) is judged in
+tests/unit/test_windows_store_real_capture.py.
 """
 
 from __future__ import annotations

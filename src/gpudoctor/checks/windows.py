@@ -16,6 +16,7 @@ from gpudoctor.facts import DllDir, Facts, WindowsFacts
 from gpudoctor.host import winpath
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
+from gpudoctor.versions import vkey
 
 # The directories Windows itself searches for a framework's dependent DLLs (the others are listed so a
 # finding can say "installed there, but not searched").
@@ -84,13 +85,17 @@ def check_driver_store(facts: Facts, ctx: Context) -> Iterable[Finding]:
     # With two or more NVIDIA GPUs, another INF family (nv_dispwi.inf beside nv_dispi.inf, an OEM's nvltwi.inf)
     # can be what the other GPU is bound to, at another version: there only older copies of the family in use
     # are offered, and nothing where the listing has no original names (the Windows 7 layout). With one GPU
-    # every other package is offered (NVIDIA's own installer leaves older families behind: nvmd.inf beside
+    # every other older package is offered (NVIDIA's own installer leaves older families behind: nvmd.inf beside
     # nvmdig.inf, github.com/lostindark/DriverStoreExplorer/issues/195); pnputil still refuses a package in use.
     families = {(p.original_name or "").lower() for p in in_use}
+    # A package newer than the running driver is no leftover of an older install: a GPU NVML does not list
+    # (disabled, or failed to start: code 31) may be bound to it, as on
+    # tests/machines/windows-egpu-rtx5060ti-ada-laptop-two-nvidia-releases. It is never offered.
+    newer = [p for p in stale if p.nvidia_version and running and vkey(p.nvidia_version) > vkey(running)]
     if len(facts.driver.gpus) <= 1:
-        sure = stale
+        sure = [p for p in stale if p not in newer]
     elif all(p.original_name for p in packages):
-        sure = [p for p in stale if (p.original_name or "").lower() in families]
+        sure = [p for p in stale if (p.original_name or "").lower() in families and p not in newer]
     else:
         sure = []
     deletable = [p for p in sure if p.published_name and PUBLISHED_NAME.match(p.published_name)]
@@ -100,7 +105,8 @@ def check_driver_store(facts: Facts, ctx: Context) -> Iterable[Finding]:
         for p in deletable
         if p.published_name
     )
-    held_back = [p for p in stale if p not in sure]
+    held_back = [p for p in stale if p not in sure and p not in newer]
+    newer_names = ", ".join(f"{p.published_name or '?'} ({p.nvidia_version})" for p in newer)
     unnamed = len(sure) - len(deletable)
     yield Finding(
         "windows-driver-store-stale",
@@ -115,14 +121,34 @@ def check_driver_store(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "another INF family may be what another GPU is bound to (check Device Manager first)."
             if held_back
             else ""
+        )
+        + (
+            f" Not offered: {newer_names}: newer than the running driver, so no leftover: a GPU that NVML does not "
+            "list (disabled, or failed to start: Device Manager code 31) may be bound to it. Windows loads one NVIDIA "
+            "kernel driver (nvlddmkm.sys) for every NVIDIA GPU, so GPUs bound to two releases cannot both start."
+            if newer
+            else ""
         ),
         listing,
         Remediation(
-            f"Delete the stale packages from the driver store, in an Administrator PowerShell. KEEP {keep}: it is the "
-            "driver in use. pnputil refuses to delete a package a device uses; if it answers 'One or more devices are "
-            "presently installed' for an old one, a disconnected (ghost) device still names it: leave it, and never "
-            "add /force.",
-            commands,
+            (
+                f"KEEP {keep} (the driver in use) and the newer {newer_names}. See which package each display device "
+                "uses (a device showing Problem Code 31 failed to start on its package), then install one NVIDIA "
+                "release that supports every NVIDIA GPU here (nvidia.com/Download or the NVIDIA App, as an "
+                "Administrator)"
+                + (
+                    "; the older packages below are not in use. pnputil refuses to delete a package a device uses: "
+                    "leave any it refuses, and never add /force."
+                    if commands
+                    else "; afterwards gpudoctor names the packages left behind."
+                )
+            )
+            if newer
+            else f"Delete the stale packages from the driver store, in an Administrator PowerShell. KEEP {keep}: it is "
+            "the driver in use. pnputil refuses to delete a package a device uses; if it answers 'One or more devices "
+            "are presently installed' for an old one, a disconnected (ghost) device still names it: leave it, and "
+            "never add /force.",
+            ((Cmd(("pnputil", "/enum-devices", "/class", "Display", "/drivers"), root=True),) if newer else ()) + commands,
             requires_root=True,
             component="driver",
         ),

@@ -11,10 +11,13 @@ def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: b
 
     blocks = pasted.get("blocks") or []
     console.print()
-    console.print(
-        f"[bold]Read from pasted text[/bold]: {len(blocks)} block(s); what it did not show is unknown, not missing",
-        soft_wrap=True,
+    # A partial snapshot written from captures by hand (a recorded machine) has no blocks: it was not pasted.
+    heading = (
+        f"[bold]Read from pasted text[/bold]: {len(blocks)} block(s); what it did not show is unknown, not missing"
+        if blocks
+        else "[bold]A partial snapshot[/bold]: what it did not record is unknown, not missing"
     )
+    console.print(heading, soft_wrap=True)
     for b in blocks:
         lines = b.get("lines") or [0, 0]
         console.print(

@@ -1,6 +1,7 @@
 """Probe what only native Windows has, through the host seam (so Linux CI replays it from snapshots).
 
-- the driver store: `pnputil /enum-drivers` (`pnputil -e` on Windows 7/8), NVIDIA display packages;
+- the driver store: `pnputil /enum-drivers /class Display`, else `pnputil /enum-drivers` (`pnputil -e` on
+  Windows 7/8), NVIDIA display packages;
 - each GPU's driver model (WDDM, TCC, MCDM) from `nvidia-smi -q -x`, or the plain table;
 - CUDA toolkits under `<ProgramFiles>\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y`, `CUDA_PATH`, `CUDA_PATH_VX_Y`;
 - the directories Windows searches for a framework's dependent DLLs, in order, with the CUDA and cuDNN
@@ -64,11 +65,16 @@ def probe_windows(
 def probe_driver_store(host: Host, timeout_s: float) -> Probed:
     from gpudoctor.parsers.pnputil import nvidia_display_packages, parse_enum_drivers
 
-    result = host.run(["pnputil", "/enum-drivers"], timeout_s)
-    if not result.ok:
-        legacy = host.run(["pnputil", "-e"], timeout_s)
-        if legacy.ok:
-            result = legacy
+    # The Display class alone first: a short listing where the store holds hundreds of packages, and the
+    # command people run and paste (tests/fixtures/windows/pnputil-enum-drivers-class-display_*). A pnputil
+    # without /class fails or lists nothing: then the whole store, then Windows 7's -e. A timeout is final.
+    result = host.run(["pnputil", "/enum-drivers", "/class", "Display"], timeout_s)
+    if not result.timed_out and not (result.ok and parse_enum_drivers(result.stdout)):
+        result = host.run(["pnputil", "/enum-drivers"], timeout_s)
+        if not result.ok:
+            legacy = host.run(["pnputil", "-e"], timeout_s)
+            if legacy.ok:
+                result = legacy
     if result.missing:
         return Absent("pnputil was not found", "cmd:pnputil")
     if result.timed_out:
