@@ -71,6 +71,7 @@ TESTS = (
     "tests/test_plans.py",
     "tests/test_machines.py",
     "tests/cli",
+    "tests/hostile",  # the escaping and bounds tests guard the renderers too
 )
 
 COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "__pycache__", "*.egg-info", ".mypy_cache", ".ruff_cache")

@@ -462,11 +462,18 @@ class _Judge:
         return Remediation(summary, commands, requires_root=True, component="driver", where=where_run(self.facts))
 
     def _per_gpu(self, req: Requirement, value_of, show, fix):
-        """Every visible GPU must pass; (met, found, evidence, fix)."""
-        if not self.gpus:
+        """Every visible GPU must pass; (met, found, evidence, fix).
+
+        A lost GPU (gpu-lost) is judged by nothing: its recorded values are from before it fell off the bus and
+        no program can use it, as `gpu` and `gpus` do not count it. With every GPU lost nothing is met.
+        """
+        if not any(not g.lost for g in self.gpus):
             return False, self.no_gpu(), self._gpu_evidence(), fix
         failing, parts, evidence = [], [], []
         for g in self.gpus:
+            if g.lost:
+                parts.append(f"{_gpu_label(g)}: lost, not judged")
+                continue
             value = value_of(g)
             ok = value is not None and self._ok(req, value)
             parts.append(f"{_gpu_label(g)}: {show(value)}")
@@ -542,13 +549,15 @@ class _Judge:
                 return "compute capability unknown"
             return f"compute capability {cc}, {name.upper()} {'supported' if verdict else 'not supported'}"
 
-        if not self.gpus:
+        usable = [g for g in self.gpus if not g.lost]  # as in _per_gpu: a lost GPU is judged by nothing
+        if not usable:
             met, found, evidence = False, self.no_gpu(), self._gpu_evidence()
         else:
-            results = [(g, supports(g)) for g in self.gpus]
-            met = all(v for _, v in results)
-            found = "; ".join(f"{_gpu_label(g)}: {show(g)}" for g in self.gpus) + self.visible_note
-            evidence = tuple(Evidence(_gpu_source(g), f"{_gpu_label(g)}: {show(g)}") for g in self.gpus)
+            met = all(supports(g) for g in usable)
+            found = (
+                "; ".join(f"{_gpu_label(g)}: {'lost, not judged' if g.lost else show(g)}" for g in self.gpus) + self.visible_note
+            )
+            evidence = tuple(Evidence(_gpu_source(g), f"{_gpu_label(g)}: {show(g)}") for g in usable)
         alt = " Use FP16 with loss scaling (torch.autocast(dtype=torch.float16)) on older GPUs." if name == "bf16" else ""
         fix = Remediation(
             f"{name.upper()} needs hardware support (compute capability {floor} or newer); run on such a GPU.{alt}",

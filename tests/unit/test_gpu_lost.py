@@ -250,3 +250,26 @@ def test_the_memory_view_says_a_lost_gpu_is_lost_instead_of_question_marks():
     json_run = CliRunner().invoke(real_app(), ["memory", "--replay", snap, "--format", "json"])
     gpus = {g["index"]: g for g in json.loads(json_run.output)["gpus"]}
     assert (gpus[0]["lost"], gpus[1]["lost"]) == (None, "gpu_is_lost")
+
+
+@pytest.mark.parametrize("spec", ["cc>=7.0", "gpu-memory>=1GiB", "gpu-memory-free>=1MiB", "bf16"])
+def test_a_per_gpu_requirement_judges_the_usable_gpus_and_says_the_lost_one_was_not_judged(base, spec):
+    from gpudoctor.requirements import evaluate, parse_requirements
+
+    # GPU 0 (an H100, 80 GB) meets each; GPU 1's recorded values are from before it was lost: not evidence.
+    (outcome,) = evaluate(parse_requirements([spec]), base, run_checks(base)[0])
+    assert outcome.finding is None
+    assert outcome.met is True
+    assert "GPU 1 (unknown GPU): lost, not judged" in outcome.found
+
+
+@pytest.mark.parametrize("spec", ["cc>=7.0", "gpu-memory>=1GiB", "bf16"])
+def test_a_per_gpu_requirement_is_not_met_when_every_gpu_is_lost(base, spec):
+    from gpudoctor.requirements import evaluate, parse_requirements
+
+    # The lost GPU was recorded as an H100 (cc 9.0, 80 GB): those values must not meet anything once it is lost.
+    lost_only = (dataclasses.replace(base.driver.gpus[1], name="NVIDIA H100 80GB HBM3"),)
+    facts = driver(base, gpus=lost_only)
+    (outcome,) = evaluate(parse_requirements([spec]), facts, run_checks(facts)[0])
+    assert outcome.finding is not None and outcome.finding.code == "requirement-unmet"
+    assert "no usable GPU: 1 lost (see gpu-lost)" in outcome.finding.detail

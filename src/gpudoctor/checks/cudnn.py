@@ -262,7 +262,7 @@ def loaded_cudnn(facts: Facts, need: Need) -> Loaded | None:
     directory = posixpath.dirname(res.path)
     if res.via == "wheel":
         wheels = {
-            int(n.rsplit("cu", 1)[1]): v for n, v in facts.frameworks.nvidia_wheels.items() if n.startswith("nvidia-cudnn-cu")
+            int(n[15:]): v for n, v in facts.frameworks.nvidia_wheels.items() if re.fullmatch("nvidia-cudnn-cu[0-9]{1,3}", n)
         }
         # With wheels of several CUDA majors installed, the files overlap and either may be on
         # disk; nvidia-wheels-conflict says so, and the framework's own major is assumed here.

@@ -22,7 +22,7 @@ from gpudoctor.checks.remedy import (
     where_run,
 )
 from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.facts import Facts, Gpu, absence_known
+from gpudoctor.facts import Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found, Unknown
 from gpudoctor.versions import major, vkey
@@ -678,7 +678,3 @@ CHECKS = (
     Check("device-nodes", "driver", ("device-nodes-missing",), check_device_nodes),
     Check("probe-timeouts", "driver", ("probe-timeout",), check_probe_timeout),
 )
-
-
-def usable_gpus(facts: Facts) -> tuple[Gpu, ...]:
-    return tuple(g for g in facts.driver.gpus if not g.lost)

@@ -31,7 +31,7 @@ def lspci_slot(bus_id: str | None) -> str | None:
 
 def _pstate(g: Gpu) -> int | None:
     text = (g.performance_state or "").strip().upper()
-    return int(text[1:]) if text[:1] == "P" and text[1:].isdigit() else None
+    return int(text[1:]) if text[:1] == "P" and text[1:].isdigit() and int(text[1:]) <= 15 else None  # P32: NVML_PSTATE_UNKNOWN
 
 
 def _busy(g: Gpu) -> bool:

@@ -66,10 +66,10 @@ def judge_driver(matrix, machine: Machine, cuda: str) -> tuple[Judgement, bool |
         return Judgement(
             "driver", False, f"CUDA {cuda} is not in the compatibility matrix: cannot tell whether this driver runs it"
         ), False
-    # The lowest driver that would run it: the major's compatibility floor when there is one.
-    need = v.floor or v.needed
-    full = f" (>= {v.needed} for full support)" if v.needed and v.needed != need else ""
-    return Judgement("driver", False, f"needs driver >= {need} for CUDA {cuda}{full}; {up_to}", needs=need), False
+    # The lowest driver that runs it: the major's compatibility floor, or the toolkit's own driver where lower (CUDA 11.0).
+    lowest = lowest_driver(v.floor, v.needed)
+    full = f" (>= {v.needed} for full support)" if v.needed and v.needed != lowest else ""
+    return Judgement("driver", False, f"needs driver >= {lowest} for CUDA {cuda}{full}; {up_to}", needs=lowest), False
 
 
 def judge_kernels(

@@ -231,11 +231,12 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
         status = worst.label if worst is not None else ("none" if summary.startswith(_NOTHING) else "ok")
         glyph = _glyph(console, status)
         # An area with findings and nothing to summarise (gpudoctor's own problems) gets no empty "Title:".
-        said = f": {escape(summary)}" if summary else ""
+        # One line each: a newline in a machine's text (a GPU's name) must not start a line of its own.
+        said = f": {escape(clean(summary, newlines=False))}" if summary else ""
         say(console, f"[{_STYLE[status]}]{glyph}[/] [bold]{AREA_TITLES[area]}[/bold]{said}", hang=2)
         if area == "frameworks":
             for line in deep_lines(report.facts):
-                say(console, escape(line), indent="    ", hang=2)
+                say(console, escape(clean(line, newlines=False)), indent="    ", hang=2)
         for f, _ in group_per_gpu(findings, lambda f: _step_number(f, numbers)):
             render_finding(console, _for_text(f, long_names), verbose, step=_step_number(f, numbers))
     from gpudoctor.install.offers import fix_offers
@@ -454,7 +455,10 @@ def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    "
     status = f.severity.label
     inner = indent + "  "
     say(
-        console, f"[{_STYLE[status]}]{_glyph(console, status)} {escape(f.title)}[/] [dim]({escape(f.code)})[/dim]", indent, hang=2
+        console,
+        f"[{_STYLE[status]}]{_glyph(console, status)} {escape(clean(f.title, newlines=False))}[/] [dim]({escape(f.code)})[/dim]",
+        indent,
+        hang=2,
     )
     for line in f.detail.splitlines():
         say(console, escape(line), inner)
