@@ -14,21 +14,10 @@ from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.blocks import find_blocks
 from tests.hostile.test_corpus import run_cli
+from tests.pasted.test_partial import SMI as SMI_TABLE
 
 A30 = (Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi-text" / "a30_nvidia-smi-L_mig-devices.txt").read_text(
     encoding="utf-8"
-)
-
-SMI_TABLE = (
-    "+-----------------------------------------------------------------------------------------+\n"
-    "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
-    "|-----------------------------------------+----------------------+----------------------+\n"
-    "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
-    "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |\n"
-    "|=========================================+======================+======================|\n"
-    "|   0  NVIDIA GeForce RTX 3090        Off | 00000000:01:00.0 Off |                  N/A |\n"
-    "|  0%   35C    P8              20W / 350W |      1MiB / 24576MiB |      0%      Default |\n"
-    "+-----------------------------------------+----------------------+----------------------+\n"
 )
 
 

@@ -10,7 +10,6 @@ written here by hand as gpudoctor.probes.loading would record it.
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 import pytest
@@ -33,6 +32,7 @@ from gpudoctor.facts import (
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.probed import Found
+from tests.unit.test_jax_agreement import _facts as jax_venv_facts
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 CUDA118 = "/usr/local/cuda-11.8/lib64"
@@ -51,6 +51,12 @@ def findings(facts, code):
 
 def replace(facts, **areas):
     return dataclasses.replace(facts, **{k: dataclasses.replace(getattr(facts, k), **v) for k, v in areas.items()})
+
+
+def on_driver(version, cuda):
+    """The driver fields `replace` changes for a driver of this version reporting this CUDA, as both NVML and
+    nvidia-smi would say it."""
+    return {"smi_driver_version": version, "nvml_driver_version": version, "smi_cuda_version": cuda, "nvml_cuda_version": cuda}
 
 
 def with_loading(facts, framework, loads, objects=()):
@@ -380,23 +386,9 @@ def test_a_cpu_build_on_a_machine_without_any_gpu_is_no_finding():
 
 
 def jax_only(tmp_path, distributions):
-    """A Linux venv with these distributions and nothing else recorded: no GPU, no driver (the agreement
-    route of jax_remediation, which chooses no CUDA build)."""
-    snap = {
-        "format": "gpudoctor-snapshot/1",
-        "env": {"VIRTUAL_ENV": "/venv"},
-        "python": {
-            "distributions": distributions,
-            "executable": "/venv/bin/python",
-            "kind": "venv",
-            "prefix": "/venv",
-            "site_packages": ["/venv/lib/python3.11/site-packages"],
-            "version": "3.11.7",
-        },
-    }
-    path = tmp_path / "snapshot.json"
-    path.write_text(json.dumps(snap), encoding="utf-8")
-    return diagnose(ReplayHost(load_snapshot(str(path)))).facts
+    """A Linux venv with these distributions and nothing else recorded (tests/unit/test_jax_agreement.py): the
+    agreement route of jax_remediation, which chooses no CUDA build."""
+    return jax_venv_facts(tmp_path, distributions)
 
 
 def test_the_agreed_version_is_jaxs_own_unless_jax_is_older_than_the_matrix(tmp_path):
@@ -562,12 +554,7 @@ def test_the_jax_step_names_the_installed_jax_not_jaxlib_when_its_version_does_n
     jax's version, which has no build this driver runs, and the fix says so of JAX 0.4.38 (the version projects
     pin), never of the jaxlib beside it, before naming a CUDA 11 build that runs."""
     facts = facts_of("rtx4090-jax-plugin-mismatch")
-    driver = {
-        "smi_driver_version": "470.82.01",
-        "nvml_driver_version": "470.82.01",
-        "smi_cuda_version": "11.4",
-        "nvml_cuda_version": "11.4",
-    }
+    driver = on_driver("470.82.01", "11.4")
     (f,) = findings(replace(facts, driver=driver), "jax-plugin-mismatch")
     assert "No build of JAX 0.4.38 fits this machine;" in f.remediation.summary
     assert "0.4.36" not in f.remediation.summary
@@ -610,12 +597,7 @@ def test_when_no_cuda_version_fits_the_toolkit_side_says_so_and_pytorch_moves_fi
     driver, so toolkit_fix has no version (no command) and says what must change first; the extension-build
     finding then offers PyTorch's move to nvcc's major first, and the toolkit side as its alternative."""
     facts = facts_of("rtx4090-nvcc118-torch-cu121")
-    driver = {
-        "smi_driver_version": "470.82.01",
-        "nvml_driver_version": "470.82.01",
-        "smi_cuda_version": "11.4",
-        "nvml_cuda_version": "11.4",
-    }
+    driver = on_driver("470.82.01", "11.4")
     facts = replace(facts, driver=driver)
     nothing = (
         "No CUDA version fits PyTorch's CUDA major, this driver and every GPU here: change the PyTorch build or the driver first."
@@ -669,12 +651,7 @@ def test_tensorflows_own_build_cuda_decides_over_the_matrix_row_and_the_driver_s
     and it needs root."""
     tf = tf_ok.frameworks.tensorflow
     facts = replace(tf_ok, frameworks={"tensorflow": dataclasses.replace(tf, value=dataclasses.replace(tf.value, cuda="11.8"))})
-    driver = {
-        "smi_driver_version": "450.51.05",
-        "nvml_driver_version": "450.51.05",
-        "smi_cuda_version": "11.0",
-        "nvml_cuda_version": "11.0",
-    }
+    driver = on_driver("450.51.05", "11.0")
     (f,) = findings(replace(facts, driver=driver), "framework-driver-too-old")
     assert f.title == "TensorFlow 2.11.0 needs CUDA 11.8, which driver 450.51.05 cannot run"
     assert "a CUDA 11.8 runtime needs driver >= 450.80.02" in f.detail
@@ -738,7 +715,7 @@ def test_the_driver_rule_is_named_whenever_either_the_drivers_version_or_its_cud
     """_why names only the rules that could be checked: "run by this driver" where the driver is known by its
     version or only by the CUDA it reports (driver_runs judges either), and not where neither was seen."""
     facts = facts_of(PATHS)
-    driver = {"smi_driver_version": version, "nvml_driver_version": version, "smi_cuda_version": cuda, "nvml_cuda_version": cuda}
+    driver = on_driver(version, cuda)
     summary = toolkit_summaries(replace(facts, driver=driver))["cuda-paths-disagree"]
     # With the driver's CUDA alone (12.2), 12.5 cannot be shown to run (minor version compatibility needs the
     # driver's version): the fix installs PyTorch's 12.1, saying the same rules.
@@ -757,9 +734,7 @@ def newer_than_driver(driver=None):
     facts = replace(facts, toolkits={"toolkits": (*facts.toolkits.toolkits, extra)})
     if driver:
         v, c = driver
-        facts = replace(
-            facts, driver={"smi_driver_version": v, "nvml_driver_version": v, "smi_cuda_version": c, "nvml_cuda_version": c}
-        )
+        facts = replace(facts, driver=on_driver(v, c))
     return {f.title: (f.severity, f.detail) for f in findings(facts, "toolkit-newer-than-driver")}
 
 
@@ -968,12 +943,7 @@ def test_the_driver_step_on_a_distribution_without_a_recipe_names_the_branch_and
     floor, 525.60.13. Ubuntu has a recipe (ubuntu-drivers); a distribution gpudoctor has none for gets the branch
     to install (>= 525) and the reboot, still as root."""
     facts = facts_of("rtx4090-nvcc118-torch-cu121")
-    driver = {
-        "smi_driver_version": "470.82.01",
-        "nvml_driver_version": "470.82.01",
-        "smi_cuda_version": "11.4",
-        "nvml_cuda_version": "11.4",
-    }
+    driver = on_driver("470.82.01", "11.4")
     facts = replace(facts, driver=driver)
     (f,) = findings(facts, "framework-driver-too-old")
     # The installed release has a build this driver runs (cu118): it is kept, and the upgrades the planner
@@ -1367,7 +1337,7 @@ def test_jaxs_cuda_plugin_needs_the_cuda_its_release_was_built_for(version, cuda
     whether its version or only its CUDA was seen (the finding says which); 525.60.13 runs it through minor version
     compatibility."""
     facts = facts_of("rtx4090-jax-plugin-mismatch")
-    driver = {"smi_driver_version": version, "nvml_driver_version": version, "smi_cuda_version": cuda, "nvml_cuda_version": cuda}
+    driver = on_driver(version, cuda)
     got = findings(replace(facts, driver=driver), "framework-driver-too-old")
     if title is None:
         assert got == []
@@ -1513,7 +1483,7 @@ def test_a_dangling_link_is_said_only_where_its_target_is_known_to_be_absent():
 def test_the_driver_comes_first_where_the_build_that_fits_is_a_major_version_back_or_none_fits(version, cuda, alternative):
     """PyTorch 2.2.1+cu121 on a Tesla P100: CUDA 12.1 needs a driver >= 525.60.13 (CUDA 12's minor-version floor)."""
     facts = facts_of("p100-driver510-torch-cu121")
-    driver = {"smi_driver_version": version, "nvml_driver_version": version, "smi_cuda_version": cuda, "nvml_cuda_version": cuda}
+    driver = on_driver(version, cuda)
     (f,) = findings(replace(facts, driver=driver), "framework-driver-too-old")
     assert f.remediation.component == "driver"
     assert f.remediation.summary.startswith("Upgrade the NVIDIA driver to >= 525.60.13, then reboot")
@@ -1544,7 +1514,7 @@ def test_with_no_driver_seen_the_pytorch_side_names_the_driver_its_build_needs()
     that build needs: CUDA 11's minor-version floor 450.80.02, 520.61.05 for full 11.8 support (cuda-compat-guide,
     the CUDA 11.8 release notes). The toolkit side names only the rule it could check (PyTorch's major)."""
     facts = facts_of("rtx4090-nvcc118-torch-cu121")
-    none = {"smi_driver_version": None, "nvml_driver_version": None, "smi_cuda_version": None, "nvml_cuda_version": None}
+    none = on_driver(None, None)
     (f,) = findings(replace(facts, driver={**none, "gpus": ()}), "toolkit-torch-major-mismatch")
     assert f.remediation.summary == (
         "Build extensions with a CUDA 12.x toolkit. Install CUDA 12.1, then use it: no installed toolkit is of PyTorch's "
@@ -1659,7 +1629,7 @@ def test_the_cpu_build_fix_keeps_its_release_or_says_why_not_and_what_a_driver_w
         "Install PyTorch's CUDA build from its own index. No build of PyTorch 2.13.0 fits this machine; PyTorch 2.7 "
         "(cu118) is the newest that does: downgrade torch 2.13.0+cpu -> 2.7.* (cu118). Instead: a driver >= "
     )
-    none = {"smi_driver_version": None, "nvml_driver_version": None, "smi_cuda_version": None, "nvml_cuda_version": None}
+    none = on_driver(None, None)
     (f,) = findings(replace(facts, driver=none), "framework-cpu-build")
     assert f.remediation.summary == (
         "Install PyTorch's CUDA build from its own index. PyTorch 2.13 (cu126) fits this machine: reinstall torch "
@@ -1719,12 +1689,7 @@ def test_a_toolkit_to_install_that_the_repository_lacks_leaves_no_command_and_ne
     to install is the driver's 11.3, which NVIDIA's ubuntu2204 repository does not package (11.7 on). No switch is
     printed for a toolkit that is not there: no command at all, no root, and the summary says what to do."""
     facts = facts_of("quadro-p2000-driver525-cuda13-toolkit")
-    driver = {
-        "smi_driver_version": "465.19.01",
-        "nvml_driver_version": "465.19.01",
-        "smi_cuda_version": "11.3",
-        "nvml_cuda_version": "11.3",
-    }
+    driver = on_driver("465.19.01", "11.3")
     (f,) = findings(replace(facts, driver=driver), "toolkit-arch-unsupported")
     assert (f.remediation.commands, f.remediation.requires_root) == ((), False)
     assert (
@@ -1817,7 +1782,7 @@ def test_native_windows_tensorflow_2_10_needs_no_driver_to_be_named():
 
     facts = facts_of("windows-rtx3080-tensorflow215")
     py = facts.frameworks.python
-    none = {"smi_driver_version": None, "nvml_driver_version": None, "smi_cuda_version": None, "nvml_cuda_version": None}
+    none = on_driver(None, None)
     facts = replace(
         facts,
         driver={**none, "gpus": ()},
@@ -1891,12 +1856,7 @@ def test_in_a_container_the_driver_step_is_the_hosts():
     """A container runs on the host's driver (its kernel module): the upgrade is the host's, with the host's
     package manager, as root there; no command is printed for the container to run."""
     facts = facts_of("p100-driver510-torch-cu121")
-    driver = {
-        "smi_driver_version": "418.87.01",
-        "nvml_driver_version": "418.87.01",
-        "smi_cuda_version": "10.1",
-        "nvml_cuda_version": "10.1",
-    }
+    driver = on_driver("418.87.01", "10.1")
     (f,) = findings(replace(facts, driver=driver, platform={"container": "docker"}), "framework-driver-too-old")
     assert f.remediation.summary == (
         "Upgrade the host's NVIDIA driver to >= 525.60.13: a container runs on the host's driver (its kernel module), "
@@ -1984,7 +1944,7 @@ def test_a_driver_known_only_by_its_cuda_runs_every_toolkit_up_to_that_cuda():
     """Driver version unknown, its CUDA 12.2 reported: a toolkit up to 12.2 runs fully (12.1 qualifies); one newer
     (12.4, 12.6) would need minor version compatibility, which cannot be shown without the driver's version."""
     facts = toolkits_named(facts_of(PATHS), v118=("nvcc on PATH",))
-    driver = {"smi_driver_version": None, "nvml_driver_version": None, "smi_cuda_version": "12.2", "nvml_cuda_version": "12.2"}
+    driver = on_driver(None, "12.2")
     (f,) = findings(replace(facts, driver=driver), "toolkit-torch-major-mismatch")
     assert "Use CUDA 12.1 (/usr/local/cuda-12.1): of PyTorch's CUDA major (12), run by this driver" in f.remediation.summary
 
