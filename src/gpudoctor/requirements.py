@@ -361,6 +361,9 @@ class _Judge:
         self._matrix = matrix
         self._matrix_path = matrix_path
         self.gpus, self.visible_note = visible_gpus(facts)
+        # A lost GPU (gpu-lost) is on the bus but no program can use it: no requirement counts or judges it
+        # (what was recorded of it predates the loss).
+        self.usable = [g for g in self.gpus if not g.lost]
 
     @functools.cached_property
     def matrix(self) -> Any:
@@ -372,7 +375,7 @@ class _Judge:
         d = self.facts.driver
         if d.gpus and not self.gpus:
             return f"no GPU visible{self.visible_note}"
-        if self.gpus and all(g.lost for g in self.gpus):
+        if self.gpus and not self.usable:
             return f"no usable GPU: {len(self.gpus)} lost (see gpu-lost)"
         if not d.reachable:
             return "no GPU: the NVIDIA driver is not reachable (see the driver findings)"
@@ -382,10 +385,9 @@ class _Judge:
         return getattr(self, f"_{req.kind}")(req)
 
     def _gpu(self, req: Requirement):
-        usable = [g for g in self.gpus if not g.lost]  # a lost GPU (gpu-lost) is no GPU to run on
-        if usable:
-            names = sorted({g.name or "unknown GPU" for g in usable})
-            return True, f"{len(usable)} GPU(s): {', '.join(names)}{self.visible_note}", self._gpu_evidence(), None
+        if self.usable:
+            names = sorted({g.name or "unknown GPU" for g in self.usable})
+            return True, f"{len(self.usable)} GPU(s): {', '.join(names)}{self.visible_note}", self._gpu_evidence(), None
         return (
             False,
             self.no_gpu(),
@@ -409,8 +411,7 @@ class _Judge:
         return tuple(out)
 
     def _gpus(self, req: Requirement):
-        # A lost GPU (gpu-lost) is on the bus but no program can use it: not counted.
-        n = sum(1 for g in self.gpus if not g.lost)
+        n = len(self.usable)
         lost = len(self.gpus) - n
         met = _contains(req.specifier, Version(str(n))) if req.specifier else n >= 1
         found = f"{n} GPU(s){self.visible_note}" + (f", and {lost} lost" if lost else "")
@@ -464,10 +465,9 @@ class _Judge:
     def _per_gpu(self, req: Requirement, value_of, show, fix):
         """Every visible GPU must pass; (met, found, evidence, fix).
 
-        A lost GPU (gpu-lost) is judged by nothing: its recorded values are from before it fell off the bus and
-        no program can use it, as `gpu` and `gpus` do not count it. With every GPU lost nothing is met.
+        A lost GPU is listed as not judged; with no usable GPU nothing is met.
         """
-        if not any(not g.lost for g in self.gpus):
+        if not self.usable:
             return False, self.no_gpu(), self._gpu_evidence(), fix
         failing, parts, evidence = [], [], []
         for g in self.gpus:
@@ -549,15 +549,14 @@ class _Judge:
                 return "compute capability unknown"
             return f"compute capability {cc}, {name.upper()} {'supported' if verdict else 'not supported'}"
 
-        usable = [g for g in self.gpus if not g.lost]  # as in _per_gpu: a lost GPU is judged by nothing
-        if not usable:
+        if not self.usable:
             met, found, evidence = False, self.no_gpu(), self._gpu_evidence()
         else:
-            met = all(supports(g) for g in usable)
+            met = all(supports(g) for g in self.usable)
             found = (
                 "; ".join(f"{_gpu_label(g)}: {'lost, not judged' if g.lost else show(g)}" for g in self.gpus) + self.visible_note
             )
-            evidence = tuple(Evidence(_gpu_source(g), f"{_gpu_label(g)}: {show(g)}") for g in usable)
+            evidence = tuple(Evidence(_gpu_source(g), f"{_gpu_label(g)}: {show(g)}") for g in self.usable)
         alt = " Use FP16 with loss scaling (torch.autocast(dtype=torch.float16)) on older GPUs." if name == "bf16" else ""
         fix = Remediation(
             f"{name.upper()} needs hardware support (compute capability {floor} or newer); run on such a GPU.{alt}",

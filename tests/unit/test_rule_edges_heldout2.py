@@ -6,30 +6,15 @@ Written after that sample's one run; each test pins the rule's behaviour, with t
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.cudnn import _wheel_dirs
-from gpudoctor.doctor import diagnose
 from gpudoctor.facts import LibDir
-from gpudoctor.host.replay import ReplayHost
-from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.probed import Found
 from gpudoctor.requirements import evaluate, parse_requirements
-
-MACHINES = Path(__file__).resolve().parents[1] / "machines"
-
-
-def facts_of(name: str):
-    return diagnose(ReplayHost(load_snapshot(str(MACHINES / name / "snapshot.json")))).facts
-
-
-def found(facts, code):
-    got, internal = run_checks(facts)
-    assert not internal
-    return [f for f in got if f.code == code]
+from tests.unit.test_rule_edges_checks import facts_of, findings
 
 
 def with_platform(facts, **changes):
@@ -42,9 +27,9 @@ def with_platform(facts, **changes):
 def test_gpu_none_in_a_container_says_it_saw_the_containers_view_of_the_bus():
     # A container may see a filtered /sys; "no GPU on the PCI bus" would overstate what was read.
     facts = facts_of("ci-docker-cuda13-no-gpu")
-    (f,) = found(facts, "gpu-none")
+    (f,) = findings(facts, "gpu-none")
     assert "is on this container's view of the PCI bus," in f.detail
-    (bare,) = found(with_platform(facts, container=None), "gpu-none")
+    (bare,) = findings(with_platform(facts, container=None), "gpu-none")
     assert "is on the PCI bus," in bare.detail and "container" not in bare.detail
 
 
@@ -52,7 +37,7 @@ def test_gpu_none_in_a_container_says_it_saw_the_containers_view_of_the_bus():
 
 
 def _container_evidence(facts):
-    (f,) = found(facts, "container-no-gpu")
+    (f,) = findings(facts, "container-no-gpu")
     return {e.source: e.value for e in f.evidence}
 
 
@@ -96,7 +81,7 @@ def _windows_tf(version: str):
     tf = facts.frameworks.tensorflow
     assert isinstance(tf, Found)
     tf = dataclasses.replace(tf, value=dataclasses.replace(tf.value, version=version))
-    return found(
+    return findings(
         dataclasses.replace(facts, frameworks=dataclasses.replace(facts.frameworks, tensorflow=tf)),
         "framework-windows-native-gpu",
     )

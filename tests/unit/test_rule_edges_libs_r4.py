@@ -10,7 +10,6 @@ written here by hand as gpudoctor.probes.loading would record it.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +17,6 @@ from gpudoctor.checks import run_checks
 from gpudoctor.checks.cudnn import Need, _loaded_via, loaded_cudnn
 from gpudoctor.checks.toolkit import switch_request
 from gpudoctor.cmdline import Cmd
-from gpudoctor.doctor import diagnose
 from gpudoctor.facts import (
     CudnnInstall,
     ElfObject,
@@ -29,28 +27,12 @@ from gpudoctor.facts import (
     Toolkit,
     TorchFacts,
 )
-from gpudoctor.host.replay import ReplayHost
-from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.probed import Found
 from tests.unit.test_jax_agreement import _facts as jax_venv_facts
+from tests.unit.test_rule_edges_checks import facts_of, findings, replace
 
-MACHINES = Path(__file__).resolve().parents[1] / "machines"
 CUDA118 = "/usr/local/cuda-11.8/lib64"
 TF_SO = "/venv/lib/python3.10/site-packages/tensorflow/libtensorflow_framework.so.2"
-
-
-def facts_of(slug):
-    return diagnose(ReplayHost(load_snapshot(str(MACHINES / slug / "snapshot.json")))).facts
-
-
-def findings(facts, code):
-    found, internal = run_checks(facts)
-    assert not internal
-    return [f for f in found if f.code == code]
-
-
-def replace(facts, **areas):
-    return dataclasses.replace(facts, **{k: dataclasses.replace(getattr(facts, k), **v) for k, v in areas.items()})
 
 
 def on_driver(version, cuda):

@@ -18,6 +18,9 @@ from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
+# Which package each display device is bound to: the look before anything is deleted or installed.
+LIST_BINDINGS = Cmd(("pnputil", "/enum-devices", "/class", "Display", "/drivers"), root=True)
+
 # The directories Windows itself searches for a framework's dependent DLLs (the others are listed so a
 # finding can say "installed there, but not searched").
 SEARCHED = ("wheel", "python", "system", "conda", "PATH")
@@ -76,7 +79,7 @@ def check_driver_store(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "Find the package in use first: Device Manager > Display adapters > the NVIDIA GPU > Driver > "
                 "Driver Details (or `pnputil /enum-devices /class Display /drivers`), then delete only the others "
                 "with `pnputil /delete-driver oemNN.inf`. Never delete the one in use.",
-                (Cmd(("pnputil", "/enum-devices", "/class", "Display", "/drivers"), root=True),),
+                (LIST_BINDINGS,),
                 requires_root=True,
                 component="driver",
             ),
@@ -92,10 +95,11 @@ def check_driver_store(facts: Facts, ctx: Context) -> Iterable[Finding]:
     # (disabled, or failed to start: code 31) may be bound to it, as on
     # tests/machines/windows-egpu-rtx5060ti-ada-laptop-two-nvidia-releases. It is never offered.
     newer = [p for p in stale if p.nvidia_version and running and vkey(p.nvidia_version) > vkey(running)]
+    older = [p for p in stale if p not in newer]
     if len(facts.driver.gpus) <= 1:
-        sure = [p for p in stale if p not in newer]
+        sure = older
     elif all(p.original_name for p in packages):
-        sure = [p for p in stale if (p.original_name or "").lower() in families and p not in newer]
+        sure = [p for p in older if (p.original_name or "").lower() in families]
     else:
         sure = []
     deletable = [p for p in sure if p.published_name and PUBLISHED_NAME.match(p.published_name)]
@@ -105,9 +109,29 @@ def check_driver_store(facts: Facts, ctx: Context) -> Iterable[Finding]:
         for p in deletable
         if p.published_name
     )
-    held_back = [p for p in stale if p not in sure and p not in newer]
+    held_back = [p for p in older if p not in sure]
     newer_names = ", ".join(f"{p.published_name or '?'} ({p.nvidia_version})" for p in newer)
     unnamed = len(sure) - len(deletable)
+    if newer:
+        summary = (
+            f"KEEP {keep} (the driver in use) and the newer {newer_names}. See which package each display device "
+            "uses (a device showing Problem Code 31 failed to start on its package), then install one NVIDIA "
+            "release that supports every NVIDIA GPU here (nvidia.com/Download or the NVIDIA App, as an "
+            "Administrator)"
+            + (
+                "; the older packages below are not in use. pnputil refuses to delete a package a device uses: "
+                "leave any it refuses, and never add /force."
+                if commands
+                else "; afterwards gpudoctor names the packages left behind."
+            )
+        )
+    else:
+        summary = (
+            f"Delete the stale packages from the driver store, in an Administrator PowerShell. KEEP {keep}: it is "
+            "the driver in use. pnputil refuses to delete a package a device uses; if it answers 'One or more devices "
+            "are presently installed' for an old one, a disconnected (ghost) device still names it: leave it, and "
+            "never add /force."
+        )
     yield Finding(
         "windows-driver-store-stale",
         Severity.WARNING,
@@ -131,24 +155,8 @@ def check_driver_store(facts: Facts, ctx: Context) -> Iterable[Finding]:
         ),
         listing,
         Remediation(
-            (
-                f"KEEP {keep} (the driver in use) and the newer {newer_names}. See which package each display device "
-                "uses (a device showing Problem Code 31 failed to start on its package), then install one NVIDIA "
-                "release that supports every NVIDIA GPU here (nvidia.com/Download or the NVIDIA App, as an "
-                "Administrator)"
-                + (
-                    "; the older packages below are not in use. pnputil refuses to delete a package a device uses: "
-                    "leave any it refuses, and never add /force."
-                    if commands
-                    else "; afterwards gpudoctor names the packages left behind."
-                )
-            )
-            if newer
-            else f"Delete the stale packages from the driver store, in an Administrator PowerShell. KEEP {keep}: it is "
-            "the driver in use. pnputil refuses to delete a package a device uses; if it answers 'One or more devices "
-            "are presently installed' for an old one, a disconnected (ghost) device still names it: leave it, and "
-            "never add /force.",
-            ((Cmd(("pnputil", "/enum-devices", "/class", "Display", "/drivers"), root=True),) if newer else ()) + commands,
+            summary,
+            ((LIST_BINDINGS,) if newer else ()) + commands,
             requires_root=True,
             component="driver",
         ),
