@@ -149,7 +149,8 @@ cat /proc/driver/nvidia/version,and the result is
 NVRM version: NVIDIA UNIX x86_64 Kernel Module 418.74 Wed
 """,
     diagnosis="Driver 418.74 (CUDA 10.1) is too old for Ollama's CUDA 11 runners (cuCtxCreate_v3 appeared in CUDA 11.x drivers); upgrade the driver.",
-    fixed_by="No maintainer fix in the stored excerpt; the standing answer for Ollama is a driver >= 452 (CUDA 11.x, its documented minimum then) — upgrade the driver.",
+    fixed_by="No maintainer fix in the stored excerpt; Ollama's hardware page (docs/gpu.md) states a driver minimum (531 and newer in one copy; 550, and 570 for compute capability 5.0-6.2, in the current one): driver 418 is below all of them - upgrade the driver.",
+    correction="After the first run, checked against Ollama's docs/gpu.md: the expectation first said 'driver >= 452'; the documented minimum is 531 (later 550/570). The plan (upgrade the driver) is unchanged; gpudoctor's output did not prompt this.",
     plan=[
         "nvidia-smi (GPU model, to pick the branch)",
         "upgrade the NVIDIA driver (e.g. NVIDIA's CUDA repository for RHEL: sudo dnf/yum install nvidia-driver-latest-dkms, or the current runfile)",

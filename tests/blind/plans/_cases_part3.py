@@ -220,8 +220,9 @@ Could not find module 'C:\\Users\\medha\\AppData\\Local\\Packages\\PythonSoftwar
 """,
     diagnosis="An unofficial Windows bitsandbytes build (cuda116 DLL) cannot load; bitsandbytes >= 0.43.0 has official Windows wheels with the CUDA DLLs included.",
     fixed_by="Titus-von-Koeller (maintainer): install the new release with official Windows support (0.43.0).",
-    plan=["py -3.12 -m pip uninstall -y bitsandbytes", "py -3.12 -m pip install bitsandbytes==0.43.0"],
+    plan=["python3.12 -m pip uninstall -y bitsandbytes", "python3.12 -m pip install bitsandbytes==0.43.0"],
     alternatives=[['python -m pip install -U "bitsandbytes>=0.43.0" with the same Store Python']],
+    correction="After the first run: the plan first used `py -3.12`, but the Microsoft Store Python does not install the py launcher; its app alias python3.12 is the interpreter the paste shows. gpudoctor's output did not prompt this.",
     wrong_if=["Linux commands/LD_LIBRARY_PATH", "installing the CUDA toolkit 11.6", "copying DLLs by hand"],
     pins=["bitsandbytes==0.43.0 resolves for cp312 win_amd64 (see pins-checked.txt)"],
 )

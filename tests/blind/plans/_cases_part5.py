@@ -171,7 +171,8 @@ This is confirmed as a genuine regression via bisection: v0.24.0 works correctly
 - `nvidia-smi` inside the container correctly shows both GPUs with full free VRAM
 - Ollama's own GPU discovery correctly detects both cards (see "inference compute" log lines, present on working versions)
 """,
-    diagnosis="Ollama >= 0.30 requires driver >= 550 for its bundled CUDA backend; 535.309.01 is filtered out and it falls back to CPU. Upgrade the guest's driver (Pascal is supported through R580).",
+    diagnosis="Ollama >= 0.30 requires driver >= 550 for its bundled CUDA backend, and 570 for compute capability 5.0-6.2 (the P40 is 6.1; docs/gpu.mdx); 535.309.01 is filtered out and it falls back to CPU. Upgrade the guest's driver (Pascal is supported through R580).",
+    correction="After the first run, checked against Ollama's docs/gpu.mdx: added the 570 floor for compute capability 5.0-6.2. The plan (nvidia-driver-580) is unchanged; gpudoctor's output did not prompt this.",
     fixed_by="Reporter (2026-07-22): upgraded the host driver 535.309.01 -> 580.159.03 (nvidia-driver-580 on Ubuntu 24.04); Ollama 0.32.1 then ran 100% GPU with no other change.",
     plan=[
         "on the Ubuntu VM (not in the container): sudo apt install nvidia-driver-580",

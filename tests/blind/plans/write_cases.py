@@ -26,6 +26,7 @@ def toml_of(c: dict) -> str:
         "written_before_run = true",
         f"diagnosis = {s(c['diagnosis'])}",
         f"fixed_by = {s(c['fixed_by'])}",
+        *([f"correction = {s(c['correction'])}"] if c.get("correction") else []),
         "",
         "[plan]",
         "# the commands a senior engineer would paste for THIS machine, in order",
