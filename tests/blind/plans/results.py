@@ -1,0 +1,96 @@
+"""Write tests/blind/plans/RESULTS.md from the cases and the verdicts: python -m tests.blind.plans.results
+
+The verdicts (verdicts.toml) are a person's judgement of each printed plan against the expectation
+written from the thread (expect.toml) before gpudoctor ran; this script only tabulates them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the tomli backport (a dependency with a marker)
+    import tomli as tomllib
+
+HERE = Path(__file__).resolve().parent
+KIND_NAMES = {
+    "1": "root system packages for a pip framework",
+    "2": "steps that undo or contradict each other",
+    "3": "commands that cannot succeed",
+    "4": "the framework moved alone",
+    "5": "the wrong choice when facts are missing",
+    "6": "costly generic steps before the cheap fix",
+    "7": "a reboot without the change it needs",
+    "8": "the wrong interpreter, shell or platform",
+    "9": "no command where one is possible",
+    "10": "commands people would not type (pip download / --no-index)",
+    "missed": "not in the ten: no finding on a broken machine, so no plan at all",
+    "false-finding": "not in the ten: a finding the thread contradicts",
+}
+
+
+def cases() -> list[str]:
+    return sorted(p.parent.name for p in (HERE / "cases").glob("*/expect.toml"))
+
+
+def load_expect(slug: str) -> dict:
+    return tomllib.loads((HERE / "cases" / slug / "expect.toml").read_text(encoding="utf-8"))
+
+
+def load_verdicts() -> dict[str, dict]:
+    return tomllib.loads((HERE / "verdicts.toml").read_text(encoding="utf-8"))["first_run"]
+
+
+def main() -> None:
+    verdicts = load_verdicts()
+    slugs = cases()
+    lines = [
+        "# Blind plan set: results of gpudoctor's first run",
+        "",
+        "Each line: case, kind, source, the plan expected from the thread (first step), and the verdict on the",
+        "plan `gpudoctor check --from input.txt` printed (right = pasted as is; partly = the fix is there but so",
+        "is something to strike, or a step is missing; wrong = otherwise), with the reason. Expectations were",
+        'committed before any run (commit "blind plan set: expectations"); outputs are in each case\'s',
+        "`first-run.txt` / `first-run.json`. Written by `python -m tests.blind.plans.results`.",
+        "",
+    ]
+    count: Counter[str] = Counter()
+    diagnosis: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    by_kind: Counter[str] = Counter()
+    for slug in slugs:
+        e = load_expect(slug)
+        v = verdicts[slug]
+        count[v["verdict"]] += 1
+        diagnosis[v["diagnosis"]] += 1
+        by_kind[e["kind"]] += 1
+        kinds.update(v["kinds"])
+        first = e["plan"]["steps"][0]
+        lines.append(
+            f"- `{slug}` [{e['kind']}; {e['platform']}] {e['url']} expected: `{first}` "
+            f"**{v['verdict']}** ({', '.join(v['kinds'])}): {v['reason']}"
+        )
+    total = len(slugs)
+    lines += [
+        "",
+        "Cases by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items(), key=lambda x: (-x[1], x[0]))) + ".",
+        "",
+        f"First run: {count['right']} of {total} plans right ({100 * count['right'] / max(total, 1):.0f}%), "
+        f"{count['partly']} partly, {count['wrong']} wrong.",
+        "",
+        f"Diagnosis (the finding names the thread's cause): {diagnosis['right']} right, {diagnosis['partly']} partly, "
+        f"{diagnosis['wrong']} wrong (a finding the thread contradicts), {diagnosis['missed']} missed (no finding).",
+        "",
+        "Kinds of wrong plan (a case may show several):",
+    ]
+    for k, n in sorted(kinds.items(), key=lambda x: (-x[1], x[0])):
+        lines.append(f"- {k} ({KIND_NAMES[k]}): {n}")
+    (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(next(line for line in lines if line.startswith("First run:")))
+
+
+if __name__ == "__main__":
+    main()
