@@ -1,0 +1,38 @@
+"""Every documented rule has its tests, and docs/testing.md says which (tests/spec/registry.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.spec import registry
+from tests.spec.registry import FIRES, PROCEEDS, QUIET, REFUSES, REFUSALS
+
+
+def test_every_finding_code_with_a_page_has_a_fires_and_a_does_not_fire_test():
+    stated = registry.load_all()
+    missing = [
+        f"{code}: {kind}" for code in registry.finding_codes() for kind in (FIRES, QUIET) if not stated.get(code, {}).get(kind)
+    ]
+    assert missing == []
+
+
+def test_every_code_the_tests_state_has_a_page_and_every_listed_code_a_page():
+    stated = registry.load_all()
+    listed = subprocess.run(
+        [sys.executable, "-m", "gpudoctor", "explain", "--list"], capture_output=True, text=True, timeout=120, check=True
+    ).stdout.split()
+    assert sorted(listed) == registry.finding_codes()
+    assert sorted(s for s in stated if s not in REFUSALS and s not in listed) == []
+
+
+def test_every_refusal_has_a_test_that_refuses_and_one_that_proceeds():
+    stated = registry.load_all()
+    missing = [f"{name}: {kind}" for name in REFUSALS for kind in (REFUSES, PROCEEDS) if not stated.get(name, {}).get(kind)]
+    assert missing == []
+
+
+def test_docs_testing_md_maps_every_code_and_refusal_to_its_tests():
+    assert registry.documented_map() == registry.render_map(), (
+        "run: python -m tests.spec.registry, and paste it into docs/testing.md"
+    )
