@@ -67,6 +67,8 @@ def nvml_machine(*gpus: dict, driver: str = "550.54.14", cuda: int = 12040, **to
     }
     for g in gpus:
         files[f"/dev/nvidia{g['index']}"] = {"type": "char", "readable": True, "writable": True}
+        if "pci_bus_id" not in g:
+            continue  # a GPU whose handle NVML could not get (lost): no bus id from NVML
         slot = g["pci_bus_id"][4:].lower()
         files[f"/sys/bus/pci/devices/{slot}/vendor"] = "0x10de\n"
         files[f"/sys/bus/pci/devices/{slot}/class"] = "0x030200\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.spec.machine import codes, found, nvml_gpu, nvml_machine, recorded
+from tests.spec.machine import codes, found, nvml_machine, recorded
 from tests.spec.registry import FIRES, QUIET, states
 
 # --- driver-missing ---------------------------------------------------------------------------------------

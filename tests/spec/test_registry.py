@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from tests.spec import registry
-from tests.spec.registry import FIRES, PROCEEDS, QUIET, REFUSES, REFUSALS
+from tests.spec.registry import FIRES, PROCEEDS, QUIET, REFUSALS, REFUSES
 
 
 def test_every_finding_code_with_a_page_has_a_fires_and_a_does_not_fire_test():
