@@ -88,3 +88,25 @@ def nvml_machine(*gpus: dict, driver: str = "550.54.14", cuda: int = 12040, **to
     }
     snap.update(top)
     return snap
+
+
+def facts_of(slug: str):
+    return report(recorded(slug)).facts
+
+
+def judged(facts, code: str) -> list:
+    """The findings of `code` the checks give on `facts` (facts changed in code: dataclasses.replace)."""
+    from gpudoctor.checks import run_checks
+
+    out, internal = run_checks(facts)
+    assert not internal, internal
+    return [f for f in out if f.code == code]
+
+
+def replace(obj, **changes):
+    """obj with fields changed; a dict value changes fields of that field (replace(facts, driver={...}))."""
+    import dataclasses
+
+    return dataclasses.replace(
+        obj, **{k: replace(getattr(obj, k), **v) if isinstance(v, dict) else v for k, v in changes.items()}
+    )
