@@ -96,4 +96,7 @@ def documented_map() -> str:
 
 
 if __name__ == "__main__":
-    print(render_map())
+    # Through the imported module: the test modules record into its STATED, not into this __main__'s.
+    from tests.spec import registry
+
+    print(registry.render_map())
