@@ -375,3 +375,69 @@ def test_a_cudnn_release_built_only_for_other_majors():
     assert len(judged(facts, "cudnn-cuda-mismatch")) == 1
     newer = replace(facts, cudnn=(CudnnInstall("8.9.7", 8, "library", "/usr/local/cuda-11.8/lib64/libcudnn.so.8.9.7"),))
     assert judged(newer, "cudnn-cuda-mismatch") == []
+
+
+@pytest.mark.parametrize(
+    ("cuda", "driver", "fires"),
+    [
+        ("11.8", "450.80.02", False),  # CUDA 11's floor on Linux
+        ("11.8", "450.80.01", True),
+        ("11.8", "450.79.99", True),
+        ("11.8", "449.99.99", True),
+        ("13.0", "580.65.06", False),  # CUDA 13's floor on Linux
+        ("13.0", "580.65.05", True),
+        ("13.0", "580.64.99", True),
+        ("13.0", "575.99.99", True),
+    ],
+)
+@states("framework-driver-too-old", FIRES, QUIET)
+def test_the_floors_of_cuda_11_and_13_at_every_component(cuda, driver, fires):
+    """framework-driver-too-old.md: "it is at least the minor-version-compatibility floor of the same major: CUDA 11,
+    450.80.02; CUDA 12, 525.60.13; CUDA 13, 580.65.06 (Linux)." """
+    facts = _fw(facts_of(P100), "torch", cuda=cuda, version=f"2.1.2+cu{cuda.replace('.', '')}")
+    facts = replace(facts, driver={"smi_driver_version": driver, "smi_cuda_version": f"{cuda.split('.')[0]}.0"})
+    assert len(judged(facts, "framework-driver-too-old")) == int(fires)
+
+
+@pytest.mark.parametrize(("driver", "fires"), [("527.41", False), ("528.33", False), ("527.40", True), ("526.98", True)])
+@states("framework-driver-too-old", FIRES, QUIET)
+def test_the_windows_floor_of_cuda_12(driver, fires):
+    """toolkit-newer-than-driver.md: "The floors (Linux / Windows): ... CUDA 12: 525.60.13 / 527.41", which
+    framework-driver-too-old.md applies too (tests/machines/windows-forge-torch21-cu121-driver-cuda114: a cu121
+    PyTorch on Windows)."""
+    facts = replace(
+        facts_of("windows-forge-torch21-cu121-driver-cuda114"), driver={"smi_driver_version": driver, "smi_cuda_version": "12.0"}
+    )
+    assert len(judged(facts, "framework-driver-too-old")) == int(fires)
+
+
+@states("framework-cpu-build", FIRES, QUIET)
+def test_without_version_py_the_tag_and_the_os_tell_the_build():
+    """framework-cpu-build.md: "If that file is missing, only a +cuXXX tag in the installed version marks a CUDA build,
+    and another tag (+cpu) a CPU-only one. A plain 2.1.0 counts as CPU-only on Windows and macOS ...; on Linux, where
+    PyPI's default wheel is a CUDA build, its build is unknown and nothing is said." """
+    snap = recorded("rtx3060-laptop-torch-cpu-build")
+    version_py = [k for k in snap["files"] if k.endswith("torch/version.py")]
+    assert version_py
+    for k in version_py:
+        snap["files"].pop(k)
+    expected = {"2.1.0+cpu": 1, "2.1.0+cu121": 0, "2.1.0": 0}
+    for version, n in expected.items():
+        snap["python"]["distributions"]["torch"] = version
+        assert len(found(snap, "framework-cpu-build")) == n, version
+    windows = recorded("windows-rtx4080-laptop-torch222-cpu")
+    for k in [k for k in windows.get("files", {}) if k.replace("\\", "/").endswith("torch/version.py")]:
+        windows["files"].pop(k)
+    windows["python"]["distributions"]["torch"] = "2.2.2"
+    assert len(found(windows, "framework-cpu-build")) == 1
+
+
+@states("tf-preallocates", QUIET)
+def test_tf_on_native_windows_or_a_gpu_hidden_from_it_is_not_judged():
+    """tf-preallocates.md: "Native Windows is skipped"; "a GPU this environment would use (CUDA_VISIBLE_DEVICES
+    applied ...)" - the shared GPU hidden is no finding."""
+    snap = _env(TFJOB, CUDA_VISIBLE_DEVICES="")
+    assert found(snap, "tf-preallocates") == []
+    windows = _fw(facts_of(TFJOB), "tensorflow", version="2.10.0")
+    windows = replace(windows, platform={"system": "Windows"})
+    assert judged(windows, "tf-preallocates") == []
