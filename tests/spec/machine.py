@@ -108,5 +108,5 @@ def replace(obj, **changes):
     import dataclasses
 
     return dataclasses.replace(
-        obj, **{k: replace(getattr(obj, k), **v) if isinstance(v, dict) else v for k, v in changes.items()}
+        obj, **{k: dataclasses.replace(getattr(obj, k), **v) if isinstance(v, dict) else v for k, v in changes.items()}
     )

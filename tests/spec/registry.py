@@ -4,7 +4,7 @@ The subjects are the finding codes (each docs/findings page: when it fires, when
 refusals of switch-cuda and fix (docs/switch-cuda.md, "Refuses rather than destroys"; docs/security.md,
 "Root"). tests/spec/test_registry.py fails when a subject has no test of a kind it needs, and keeps the map in
 docs/testing.md ("Specification tests") equal to what the tests declare: `python -m tests.spec.registry`
-prints the map.
+prints the map, `--write` puts it into docs/testing.md.
 """
 
 from __future__ import annotations
@@ -95,8 +95,21 @@ def documented_map() -> str:
     return text[start : end + len(END)] if start >= 0 and end > start else ""
 
 
+def write_map() -> None:
+    """Put the map into docs/testing.md, between BEGIN and END."""
+    text = DOC.read_text(encoding="utf-8")
+    old = documented_map()
+    assert old, f"docs/testing.md has no {BEGIN} ... {END} block"
+    DOC.write_text(text.replace(old, render_map()), encoding="utf-8")
+
+
 if __name__ == "__main__":
+    import sys
+
     # Through the imported module: the test modules record into its STATED, not into this __main__'s.
     from tests.spec import registry
 
-    print(registry.render_map())
+    if "--write" in sys.argv[1:]:
+        registry.write_map()
+    else:
+        print(registry.render_map())

@@ -263,3 +263,34 @@ def test_a_mig_entry_is_valid_with_an_instance():
     gpu = nvml_gpu(mig_mode={"current": True, "pending": True}, mig_devices=[{"index": 0, "uuid": "MIG-abc"}])
     assert found(_visible("MIG-abc", gpu), "cuda-visible-devices-hides-all") == []
     assert "mig-enabled" in codes(_visible("MIG-abc", gpu))
+
+
+def _smi_failing(stderr: str) -> dict:
+    """The H100 node with no NVML binding, where nvidia-smi -q -x fails with `stderr`."""
+    snap = recorded("h100-driver-unreachable")
+    snap["nvml"] = {"status": "binding_missing", "error": "No module named 'pynvml'"}
+    snap["commands"]["nvidia-smi -q -x"] = {"rc": 15, "stdout": "", "stderr": stderr}
+    return snap
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["GPU is lost.  Reboot the system to recover this GPU", "Unknown Error",
+     "Unable to communicate with GPU because it is insufficiently powered."],
+)  # fmt: skip
+@states("gpu-lost", FIRES)
+def test_without_nvml_nvidia_smi_naming_a_lost_gpu(said):
+    """gpu-lost.md: "Without NVML ...: nvidia-smi's Unable to determine the device handle for GPU ... with GPU is lost,
+    Unknown Error or Unable to communicate with GPU because it is insufficiently powered, one finding per GPU it names
+    ... Then driver-unreachable is not said as well: nvidia-smi reached the driver." """
+    snap = _smi_failing(f"Unable to determine the device handle for GPU 0000:18:00.0: {said}\n")
+    (f,) = found(snap, "gpu-lost")
+    assert "0000:18:00.0" in f.title
+    assert "driver-unreachable" not in codes(snap)
+
+
+@states("gpu-lost", QUIET)
+def test_not_found_is_not_a_lost_gpu():
+    """gpu-lost.md: "Not with Not Found: there the driver never brought the GPU up, a different cause." """
+    snap = _smi_failing("Unable to determine the device handle for GPU 0000:18:00.0: Not Found\n")
+    assert found(snap, "gpu-lost") == []

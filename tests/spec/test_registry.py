@@ -33,6 +33,4 @@ def test_every_refusal_has_a_test_that_refuses_and_one_that_proceeds():
 
 
 def test_docs_testing_md_maps_every_code_and_refusal_to_its_tests():
-    assert registry.documented_map() == registry.render_map(), (
-        "run: python -m tests.spec.registry, and paste it into docs/testing.md"
-    )
+    assert registry.documented_map() == registry.render_map(), "run: python -m tests.spec.registry --write"

@@ -177,3 +177,49 @@ def test_one_root_named_many_ways_agrees():
     """cuda-paths-disagree.md: nvcc on PATH, CUDA_HOME and the link naming one toolkit agree
     (tests/machines/rtx4090-nvcc118-torch-cu121: all name /usr/local/cuda-11.8)."""
     assert judged(facts_of(NVCC118), "cuda-paths-disagree") == []
+
+
+@pytest.mark.parametrize(
+    ("via", "fires"),
+    [
+        ("CUDA_HOME", True),
+        ("CUDA_PATH", True),
+        ("LD_LIBRARY_PATH", True),
+        ("/usr/local/cuda link", True),
+        ("CUDA_ROOT", False),
+        ("CONDA_PREFIX", False),
+    ],
+)
+@states("cuda-paths-disagree", FIRES, QUIET)
+def test_what_is_compared_with_the_nvcc_on_path(via, fires):
+    """cuda-paths-disagree.md: "Compared: nvcc on PATH ...; CUDA_HOME and CUDA_PATH; LD_LIBRARY_PATH ...; the
+    /usr/local/cuda link." "Not compared: CUDA_ROOT, CONDA_PREFIX" - a second toolkit named only one way."""
+    facts = facts_of(DISAGREE)
+    other, nvcc = facts.toolkits.toolkits  # 11.8 (CUDA_HOME), 12.5 (nvcc on PATH)
+    link = facts.toolkits.link
+    if via == "/usr/local/cuda link":
+        link = dataclasses.replace(link, target=other.root, resolved=other.root)
+    env = {k: v for k, v in facts.platform.env.items() if k != "CUDA_HOME"}
+    facts = replace(
+        facts,
+        toolkits={"toolkits": (dataclasses.replace(other, found_via=(other.root, via)), nvcc), "link": link, "cuda_home": None},
+        platform={"env": env},
+    )
+    assert len(judged(facts, "cuda-paths-disagree")) == int(fires)
+
+
+@pytest.mark.parametrize(("active", "severity"), [(True, Severity.ERROR), (False, Severity.WARNING)])
+@states("toolkit-newer-than-driver", FIRES)
+def test_a_toolkit_the_driver_cannot_run_is_an_error_when_active_a_warning_otherwise(active, severity):
+    """toolkit-newer-than-driver.md, Severity: "cannot run it | error | warning" (the active toolkit, another one)."""
+    facts = facts_of("quadro-p2000-driver525-cuda13-toolkit")  # CUDA 13.0 on a CUDA 12.0 driver
+    (tk,) = facts.toolkits.toolkits
+    if not active:
+        inactive = dataclasses.replace(tk, found_via=(tk.root,))
+        facts = replace(
+            facts,
+            toolkits={"toolkits": (inactive,), "nvcc_on_path": None, "nvcc_on_path_version": None,
+                      "link": dataclasses.replace(facts.toolkits.link, kind="missing", target=None, resolved=None)},
+        )  # fmt: skip
+    (f,) = judged(facts, "toolkit-newer-than-driver")
+    assert f.severity == severity
