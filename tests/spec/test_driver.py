@@ -356,3 +356,69 @@ def test_gpu_none_is_not_said_with_a_gpu_on_wsl_or_when_the_bus_could_not_be_rea
     unread["commands"]["lspci -nn"] = {"rc": 1, "stdout": "", "stderr": "pcilib: Cannot open /sys/bus/pci/devices"}
     found_codes = codes(unread)
     assert "gpu-none" not in found_codes and "probe-failed" in found_codes
+
+
+@states("driver-nouveau", FIRES)
+def test_without_sysfs_lspci_kernel_driver_in_use_names_nouveau():
+    """driver-nouveau.md: "The bound driver is read from the /sys/bus/pci/devices/<slot>/driver link, or from "Kernel
+    driver in use" in lspci -nnk when there is no sysfs." """
+    snap = recorded("rtx3080-nouveau")
+    snap["files"] = {k: v for k, v in snap["files"].items() if not k.startswith("/sys/")}
+    snap["files"]["/proc/modules"] = "snd_hda_intel 61440 0 - Live 0x0\n"
+    snap["commands"] = {
+        "lspci -nnk": {
+            "rc": 0,
+            "stderr": "",
+            "stdout": "01:00.0 VGA compatible controller [0300]: NVIDIA Corporation GA102 [GeForce RTX 3080] [10de:2206] (rev a1)\n"
+            "\tKernel driver in use: nouveau\n\tKernel modules: nvidiafb, nouveau\n",
+        }
+    }
+    assert len(found(snap, "driver-nouveau")) == 1
+    snap["commands"]["lspci -nnk"]["stdout"] = snap["commands"]["lspci -nnk"]["stdout"].replace(
+        "\tKernel driver in use: nouveau\n", ""
+    )
+    assert found(snap, "driver-nouveau") == []
+
+
+@states("driver-missing", FIRES)
+def test_the_detail_names_the_driver_the_gpu_is_bound_to_instead():
+    """driver-missing.md: "The detail names the driver the GPU is bound to instead, if any (for example vfio-pci on a
+    host that passes the GPU to a VM)." """
+    snap = recorded("rtx3080-no-driver")
+    snap["files"]["/sys/bus/pci/devices/0000:01:00.0/driver"] = {"link": "../../../bus/pci/drivers/vfio-pci"}
+    (f,) = found(snap, "driver-missing")
+    assert "vfio-pci" in f.detail + " ".join(e.value for e in f.evidence)
+
+
+@states("container-no-gpu", FIRES)
+def test_the_container_signs_are_tested_in_their_order():
+    """container-no-gpu.md: "It is a container: one of these holds, tested in this order: KUBERNETES_SERVICE_HOST is set
+    (kubernetes); /run/.containerenv exists (podman); /.dockerenv exists (docker)" - the first that holds names it."""
+    snap = recorded("docker-started-without-gpus")  # /.dockerenv
+    snap["files"]["/run/.containerenv"] = ""
+    (f,) = found(snap, "container-no-gpu")
+    assert "podman" in f.title
+    snap["env"]["KUBERNETES_SERVICE_HOST"] = "10.0.0.1"
+    (f,) = found(snap, "container-no-gpu")
+    assert "kubernetes" in f.title and f.remediation is not None and not f.remediation.requires_root
+
+
+@states("gpu-none", FIRES, QUIET)
+def test_without_sysfs_lspci_stands_in():
+    """gpu-none.md: "Without sysfs, lspci -nnk (then lspci -nn, then lspci) stands in." """
+    snap = recorded("rtx3080-no-driver")  # lspci -nn shows the RTX 3080
+    snap["files"] = {k: v for k, v in snap["files"].items() if not k.startswith("/sys/")}
+    assert found(snap, "gpu-none") == [] and "driver-missing" in codes(snap)
+    snap["commands"]["lspci -nn"]["stdout"] = "00:02.0 VGA compatible controller [0300]: Intel Corporation UHD 630 [8086:3e92]\n"
+    assert len(found(snap, "gpu-none")) == 1
+
+
+@states("probe-failed", FIRES)
+def test_a_missing_or_crashed_nvml_binding_is_a_probe_failure():
+    """probe-failed.md: "NVML: NVML crashed, or gpudoctor's own Python binding is missing, or it is the wrong package." """
+    for status in ("binding_missing", "crash"):
+        snap = nvml_machine()
+        snap["nvml"] = {"status": status, "error": "No module named 'pynvml'"}
+        snap["commands"] = {"nvidia-smi -q -x": recorded("rtx4090-device-node-permissions")["commands"]["nvidia-smi -q -x"]}
+        (f,) = found(snap, "probe-failed")
+        assert any(e.source == "nvml" for e in f.evidence), status

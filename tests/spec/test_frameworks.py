@@ -441,3 +441,46 @@ def test_tf_on_native_windows_or_a_gpu_hidden_from_it_is_not_judged():
     windows = _fw(facts_of(TFJOB), "tensorflow", version="2.10.0")
     windows = replace(windows, platform={"system": "Windows"})
     assert judged(windows, "tf-preallocates") == []
+
+
+@states("framework-arch-unsupported", QUIET, FIRES)
+def test_ptx_is_assumed_to_jit_to_newer_gpus():
+    """framework-arch-unsupported.md: "PTX is assumed to be JIT-compilable by the installed driver." - TensorFlow
+    2.11's list ends in compute_80 (PTX), which runs on the RTX 4000 Ada's 8.9; without it, sm_75 cubins do not."""
+    facts = facts_of("rtx4000ada-tf-beside-torch-job")
+    assert "compute_80" in facts.frameworks.tensorflow.value.compute_capabilities
+    assert judged(facts, "framework-arch-unsupported") == []
+    cubins_only = _fw(facts, "tensorflow", compute_capabilities=("sm_35", "sm_50", "sm_60", "sm_70", "sm_75"))
+    assert len(judged(cubins_only, "framework-arch-unsupported")) == 1
+    ptx_above = _fw(facts, "tensorflow", compute_capabilities=("sm_75", "compute_90"))
+    assert len(judged(ptx_above, "framework-arch-unsupported")) == 1  # PTX for 9.0 does not run on 8.9
+
+
+@states("framework-arch-unsupported", QUIET)
+def test_an_unknown_list_is_not_judged():
+    """framework-arch-unsupported.md: "When the list is unknown, the check stays silent." """
+    facts = _fw(facts_of("rtx4000ada-tf-beside-torch-job"), "tensorflow", compute_capabilities=(), version="2.99.0")
+    assert judged(facts, "framework-arch-unsupported") == []
+
+
+@states("jax-preallocates", QUIET)
+def test_display_processes_alone_do_not_make_a_gpu_shared_for_jax():
+    """jax-preallocates.md: "at least one compute process (type C or C+G, or NVML-listed) holds memory on a GPU this
+    environment would use; display processes alone, MIG instances and idle GPUs do not count." """
+    facts = facts_of(JAXNB)
+    assert len(judged(facts, "jax-preallocates")) == 1
+    display = tuple(
+        dataclasses.replace(g, processes=tuple(dataclasses.replace(p, type="G") for p in g.processes)) for g in facts.driver.gpus
+    )
+    assert judged(replace(facts, driver={"gpus": display, "smi_gpus": display, "nvml_gpus": ()}), "jax-preallocates") == []
+    idle = tuple(dataclasses.replace(g, processes=()) for g in facts.driver.gpus)
+    assert judged(replace(facts, driver={"gpus": idle, "smi_gpus": idle, "nvml_gpus": ()}), "jax-preallocates") == []
+    mig = tuple(dataclasses.replace(g, mig_current=True, mig_devices=1) for g in facts.driver.gpus)
+    assert judged(replace(facts, driver={"gpus": mig, "smi_gpus": mig, "nvml_gpus": ()}), "jax-preallocates") == []
+
+
+@states("cudnn-too-old", QUIET)
+def test_a_cudnn_bundled_in_torch_lib_is_not_judged():
+    """cudnn-too-old.md: "A copy bundled inside torch/lib is not judged: it ships with PyTorch." (PyTorch 1.12.1+cu113
+    carries its cuDNN in torch/lib)"""
+    assert found(recorded("p100-torch112-static-cudnn-none-installed"), "cudnn-too-old") == []

@@ -46,6 +46,16 @@ def test_wsl2_signs_or_no_microsoft_kernel_are_not_wsl1(edit):
     assert found(snap, "wsl1-no-cuda") == []
 
 
+@pytest.mark.parametrize("release", ["6.5.0-generic"])
+@states("wsl1-no-cuda", FIRES)
+def test_microsoft_in_proc_version_alone_is_wsl1(release):
+    """wsl1-no-cuda.md: "WSL 1: otherwise, either text contains Microsoft" - the kernel release or /proc/version."""
+    snap = recorded("wsl1")
+    snap["platform"]["release"] = release
+    assert "Microsoft" in snap["files"]["/proc/version"]
+    assert len(found(snap, "wsl1-no-cuda")) == 1
+
+
 @states("wsl-linux-driver-installed", FIRES)
 def test_linux_driver_libraries_or_module_on_wsl2_fire():
     """wsl-linux-driver-installed.md: "the ldconfig -p cache lists libcuda.so.1 or libnvidia-ml.so.1 at a path outside

@@ -223,3 +223,17 @@ def test_a_toolkit_the_driver_cannot_run_is_an_error_when_active_a_warning_other
         )  # fmt: skip
     (f,) = judged(facts, "toolkit-newer-than-driver")
     assert f.severity == severity
+
+
+@states("toolkit-arch-unsupported", QUIET)
+def test_only_the_active_toolkit_is_judged_against_the_gpu():
+    """toolkit-arch-unsupported.md: "The toolkit: the active one ...: nvcc on PATH, else /usr/local/cuda, else
+    CUDA_HOME/CUDA_PATH." - the CUDA 13.0 tree present but named by none of them is not judged."""
+    facts = facts_of(P2000)
+    (tk,) = facts.toolkits.toolkits
+    facts = replace(
+        facts,
+        toolkits={"toolkits": (dataclasses.replace(tk, found_via=(tk.root,)),), "nvcc_on_path": None, "nvcc_on_path_version": None,
+                  "link": dataclasses.replace(facts.toolkits.link, kind="missing", target=None, resolved=None)},
+    )  # fmt: skip
+    assert judged(facts, "toolkit-arch-unsupported") == []
