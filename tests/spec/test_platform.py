@@ -433,3 +433,146 @@ def test_unverified_or_intact_copies_are_not_corrupt():
     verified (None) or verified intact (True) is quiet."""
     for verified in (None, True):
         assert _bench(lambda ms, v=verified: tuple(dataclasses.replace(m, verified=v) for m in ms)) == []
+
+
+# --- windows-driver-store-stale: the rule and its safety, on a minimal Windows machine -------------------------
+
+DISPLAY = "{4d36e968-e325-11ce-bfc1-08002be10318}"
+
+
+def _store(packages, driver: str | None = "591.86", gpus: int = 1) -> dict:
+    """A Windows machine whose driver store holds `packages` (published, original, provider, version, class GUID)."""
+    blocks = ["Microsoft PnP Utility", ""]
+    for published, original, provider, version, guid in packages:
+        blocks += [
+            f"Published Name:     {published}",
+            f"Original Name:      {original}",
+            f"Provider Name:      {provider}",
+            "Class Name:         Display",
+            f"Class GUID:         {guid}",
+            f"Driver Version:     01/20/2026 {version}",
+            "Signer Name:        Microsoft Windows Hardware Compatibility Publisher",
+            "",
+        ]
+    snap: dict = {
+        "format": "gpudoctor-snapshot/1",
+        "platform": {"system": "Windows", "release": "11", "machine": "AMD64"},
+        "commands": {"pnputil /enum-drivers /class Display": {"rc": 0, "stdout": "\n".join(blocks) + "\n", "stderr": ""}},
+    }
+    if driver:
+        devices = [
+            {"index": i, "name": "NVIDIA GeForce RTX 5060 Ti", "pci_bus_id": f"00000000:5{i}:00.0",
+             "memory": {"total_bytes": 17103323136, "used_bytes": 0, "free_bytes": 17103323136}}
+            for i in range(gpus)
+        ]  # fmt: skip
+        snap["nvml"] = {"status": "ok", "driver_version": driver, "cuda_driver_version": 13010, "devices": devices}
+    return snap
+
+
+IN_USE = ("oem10.inf", "nv_dispig.inf", "NVIDIA", "32.0.15.9186", DISPLAY)  # 591.86: the running driver
+OLDER = ("oem11.inf", "nv_dispig.inf", "NVIDIA", "31.0.15.5222", DISPLAY)  # 552.22
+NEWER = ("oem12.inf", "nv_dispig.inf", "NVIDIA", "32.0.15.9659", DISPLAY)  # 596.59
+
+
+def _deleted(finding) -> list[str]:
+    """The published names the fix deletes."""
+    cmds = finding.remediation.commands if finding.remediation else ()
+    return [a for c in cmds for a in getattr(c, "argv", ()) if a.lower().endswith(".inf") and "delete" in " ".join(c.argv)]
+
+
+@states("windows-driver-store-stale", FIRES)
+def test_an_older_package_beside_the_one_in_use_is_offered_never_the_one_in_use():
+    """windows-driver-store-stale.md: "Each package's Windows version is turned into NVIDIA's number (31.0.15.5222 ->
+    552.22 ...). The package whose number is the running driver's ... is the one in use; every other one is stale."
+    "The package in use is never named for deletion." """
+    (f,) = found(_store([IN_USE, OLDER]), "windows-driver-store-stale")
+    assert _deleted(f) == ["oem11.inf"]
+    assert any("552.22" in e.value for e in f.evidence) and any("591.86" in e.value for e in f.evidence)
+
+
+@states("windows-driver-store-stale", FIRES)
+def test_a_newer_package_is_never_offered_and_without_the_running_driver_nothing_is():
+    """windows-driver-store-stale.md: "A package newer than the running driver is never offered"; "When no package
+    matches the running driver (or the driver version is unknown), no deletion is offered at all"; "a published name
+    reaches a command only when it matches oemNN.inf exactly"."""
+    (f,) = found(_store([IN_USE, OLDER, NEWER]), "windows-driver-store-stale")
+    assert _deleted(f) == ["oem11.inf"]
+    (f,) = found(_store([IN_USE, OLDER], driver=None), "windows-driver-store-stale")
+    assert _deleted(f) == []
+    (f,) = found(_store([IN_USE, OLDER], driver="591.87"), "windows-driver-store-stale")
+    assert _deleted(f) == []
+    odd = ("oem11.inf;calc", "nv_dispig.inf", "NVIDIA", "31.0.15.5222", DISPLAY)
+    (f,) = found(_store([IN_USE, odd]), "windows-driver-store-stale")
+    assert _deleted(f) == []
+
+
+@states("windows-driver-store-stale", FIRES)
+def test_with_two_gpus_only_the_same_inf_family_is_offered():
+    """windows-driver-store-stale.md: "With two or more, only older copies of the same INF family as the one in use are:
+    another family ... can be what the other GPU is bound to, so it is listed, not offered" """
+    other_family = ("oem13.inf", "nvltwi.inf", "NVIDIA", "31.0.15.5222", DISPLAY)
+    (f,) = found(_store([IN_USE, OLDER, other_family], gpus=2), "windows-driver-store-stale")
+    assert _deleted(f) == ["oem11.inf"]
+    (f,) = found(_store([IN_USE, OLDER, other_family], gpus=1), "windows-driver-store-stale")
+    assert sorted(_deleted(f)) == ["oem11.inf", "oem13.inf"]
+
+
+@states("windows-driver-store-stale", QUIET)
+def test_one_nvidia_display_package_or_others_providers_are_quiet():
+    """windows-driver-store-stale.md: "two or more packages whose class is Display adapters ... and whose provider is
+    NVIDIA" - one NVIDIA package beside another provider's, or an NVIDIA package of another class, is not two."""
+    intel = ("oem16.inf", "iigd_dch.inf", "Intel Corporation", "32.0.101.6078", DISPLAY)
+    assert found(_store([IN_USE, intel]), "windows-driver-store-stale") == []
+    other_class = ("oem11.inf", "nvhda.inf", "NVIDIA", "31.0.15.5222", "{4d36e96c-e325-11ce-bfc1-08002be10318}")
+    assert found(_store([IN_USE, other_class]), "windows-driver-store-stale") == []
+
+
+@pytest.mark.parametrize(
+    ("spec", "met"),
+    [
+        ("gpu-memory>=85.8GB", True),  # 85899345920 B is 85.899... GB (powers of 1000)
+        ("gpu-memory>=85.9GB", False),
+        ("gpu-memory>=80GiB", True),  # exactly 80 GiB (powers of 1024)
+        ("gpu-memory>=81920MiB", True),
+        ("gpu-memory>=81921MiB", False),
+        ("gpu-memory>=83886080KiB", True),
+        ("gpu-memory>=85899345KB", True),
+        ("gpu-memory>=85899346KB", False),
+        ("gpu-memory>=0.078125TiB", True),
+        ("gpu-memory>=0.09TB", False),
+    ],
+)
+@states("requirement-unmet", FIRES, QUIET)
+def test_sizes_in_powers_of_1000_and_of_1024(spec, met):
+    """requirement-unmet.md: "Sizes need a unit: B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of
+    1024)." (one H100 reporting 85899345920 bytes)"""
+    assert _met(H100, spec) == met
+
+
+@pytest.mark.parametrize("spec", ["vram>=8GiB", "driver>=abc", "gpu-memory>=40", "cc>>8.0"])
+@states("requirement-unmet", QUIET)
+def test_a_spec_that_cannot_be_parsed_is_a_usage_error(spec, capsys):
+    """requirement-unmet.md: "A spec that cannot be parsed (an unknown name, driver>=abc, gpu-memory>=40) is a usage
+    error: exit status 2, with a message saying what is wrong, before anything is probed." """
+    from gpudoctor.cli import main
+
+    snapshot = Path(__file__).resolve().parents[1] / "machines" / "h100-load-tf-jax-configured" / "snapshot.json"
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--replay", str(snapshot), "--require", spec])
+    assert exc.value.code == 2 and spec.split(">")[0] in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("warning", 1), ("error", 0)])
+@states("internal-check-error", FIRES)
+def test_internal_check_error_fails_the_run_only_at_warning(monkeypatch, capsys, fail_on, code):
+    """internal-check-error.md: "this is a warning, so it makes gpudoctor check exit with 1 under the default --fail-on
+    warning. With --fail-on error it does not fail the run." (on a machine with no other finding)"""
+    from gpudoctor.cli import main
+
+    _with_check(monkeypatch, lambda facts, ctx: iter([1 / 0]))
+    snapshot = Path(__file__).resolve().parents[1] / "machines" / "h100-load-tf-jax-configured" / "snapshot.json"
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--replay", str(snapshot), "--fail-on", fail_on, "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert [f["code"] for f in out["findings"]] == ["internal-check-error"]
+    assert exc.value.code == code
