@@ -484,3 +484,26 @@ def test_a_cudnn_bundled_in_torch_lib_is_not_judged():
     """cudnn-too-old.md: "A copy bundled inside torch/lib is not judged: it ships with PyTorch." (PyTorch 1.12.1+cu113
     carries its cuDNN in torch/lib)"""
     assert found(recorded("p100-torch112-static-cudnn-none-installed"), "cudnn-too-old") == []
+
+
+@pytest.mark.parametrize(
+    ("version", "conda", "judged_"),
+    [
+        ("1.12.1+cu113", False, False),  # PyTorch's pip wheel: carries its cuDNN
+        ("1.12.1+cu113", True, False),  # a tagged wheel, even inside a conda environment
+        ("1.12.1", False, False),  # untagged outside conda: the pip wheel
+        ("1.12.1", True, True),  # untagged in conda: the conda package, on the environment's cudnn
+        ("1.12.0a0+bd13bc6", False, True),  # a pre-release: a source or NGC build on the system's cuDNN
+    ],
+)
+@states("cudnn-missing", FIRES, QUIET)
+def test_which_old_pytorch_builds_carry_their_own_cudnn(version, conda, judged_):
+    """cudnn-missing.md: "For such a wheel (a +cuXYZ version tag, or an untagged torch outside a conda environment)
+    gpudoctor asks for no cuDNN ... Conda packages of the same releases (an untagged torch in a conda environment) load
+    the environment's cudnn package and are still judged; so are pre-releases (2.1.0a0+...)". (PyTorch 1.12 with no
+    cuDNN anywhere: tests/machines/p100-torch112-static-cudnn-none-installed)"""
+    facts = _fw(facts_of("p100-torch112-static-cudnn-none-installed"), "torch", version=version)
+    if conda:
+        py = facts.frameworks.python
+        facts = replace(facts, frameworks={"python": dataclasses.replace(py, value=dataclasses.replace(py.value, kind="conda"))})
+    assert len(judged(facts, "cudnn-missing")) == int(judged_)

@@ -237,3 +237,17 @@ def test_only_the_active_toolkit_is_judged_against_the_gpu():
                   "link": dataclasses.replace(facts.toolkits.link, kind="missing", target=None, resolved=None)},
     )  # fmt: skip
     assert judged(facts, "toolkit-arch-unsupported") == []
+
+
+@pytest.mark.parametrize(
+    ("name", "fires"),
+    [("Quadro P2000", True), ("Quadro P20...", True), ("Quadro P...", True), ("NVIDIA GeForce GTX 1...", False)],
+)
+@states("toolkit-arch-unsupported", FIRES, QUIET)
+def test_a_truncated_name_counts_when_every_candidate_agrees(name, fires):
+    """toolkit-arch-unsupported.md: "Each GPU's compute capability: from NVML, else looked up by the GPU's name in
+    compat_matrix/gpu_arch.toml. That lookup covers the nvidia-smi names, including truncated ones ..., when every
+    candidate agrees." (Quadro P...: every one 6.1; GeForce GTX 1...: 6.1 and 7.5 disagree, so nothing is judged)"""
+    facts = facts_of(P2000)
+    gpus = tuple(dataclasses.replace(g, name=name, compute_capability=None) for g in facts.driver.gpus)
+    assert len(judged(replace(facts, driver={"gpus": gpus, "smi_gpus": gpus}), "toolkit-arch-unsupported")) == int(fires)
