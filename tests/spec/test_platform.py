@@ -576,3 +576,60 @@ def test_internal_check_error_fails_the_run_only_at_warning(monkeypatch, capsys,
     out = json.loads(capsys.readouterr().out)
     assert [f["code"] for f in out["findings"]] == ["internal-check-error"]
     assert exc.value.code == code
+
+
+def _figure(test: str, gb_per_s: float, size: int | None = None):
+    def edit(ms):
+        out = []
+        for m in ms:
+            if m.test == test:
+                m = dataclasses.replace(m, samples_gb_per_s=tuple(gb_per_s for _ in m.samples_gb_per_s))
+                if size is not None:
+                    m = dataclasses.replace(m, size_bytes=size)
+            out.append(m)
+        return tuple(out)
+
+    return edit
+
+
+@states("bandwidth-low", FIRES, QUIET)
+def test_pageable_copies_below_a_fifth_of_pinned_are_info():
+    """bandwidth-low.md: "pageable copies below a fifth of the pinned figure (pageable_share_low, 0.2; 0.2-0.6 is
+    normal): info" (pinned host to device: 25.7 GB/s, so a fifth is 5.14)."""
+    (f,) = _bench(_figure("h2d-pageable", 5.0))
+    assert (f.code, f.severity) == ("bandwidth-low", Severity.INFO)
+    assert _bench(_figure("h2d-pageable", 5.2)) == []
+
+
+@states("bandwidth-low", FIRES, QUIET)
+def test_the_judged_figure_is_the_best_median_at_32_mib_and_above():
+    """bandwidth-low.md: "the judged figure is the best median at 32 MiB and above, where a copy is bound by the link
+    and not by per-copy overhead. Without such sizes, the largest size of at least 4 MiB is used" - a low figure at
+    a smaller size beside a healthy one at 64 MiB is not judged; the other way round it is."""
+    from gpudoctor.bandwidth.sizes import MIB
+
+    def with_64mib(low_small: bool):
+        def edit(ms):
+            (h2d,) = [m for m in ms if m.test == "h2d"]
+            big = dataclasses.replace(
+                h2d, size_bytes=64 * MIB, samples_gb_per_s=tuple(10.0 if not low_small else 25.0 for _ in h2d.samples_gb_per_s)
+            )
+            small = dataclasses.replace(h2d, samples_gb_per_s=tuple(10.0 if low_small else 25.0 for _ in h2d.samples_gb_per_s))
+            return tuple(m for m in ms if m.test != "h2d") + (small, big)
+
+        return edit
+
+    assert _bench(with_64mib(low_small=True)) == []
+    assert [f.code for f in _bench(with_64mib(low_small=False))] == ["bandwidth-low"]
+
+
+@states("bandwidth-low", QUIET)
+def test_no_link_generation_and_width_nothing_is_judged():
+    """bandwidth-low.md: "When NVML gives no link generation and width, nothing is judged." """
+    from gpudoctor.bandwidth.expected import load_link_table
+    from gpudoctor.bandwidth.judge import judge_run
+    from gpudoctor.bandwidth.results import BenchRun, LinkState
+
+    run = BenchRun.from_json(json.loads((BANDWIDTH / HEALTHY_GEN4).read_text(encoding="utf-8")))
+    gpus = tuple(dataclasses.replace(g, link=LinkState(), measurements=_h2d_at(1.0)(g.measurements)) for g in run.gpus)
+    assert judge_run(dataclasses.replace(run, gpus=gpus), load_link_table()).findings == []
