@@ -128,6 +128,8 @@ def _ldso(tmp: Path, main: Path, case: Case, env: dict[str, str]) -> tuple[str |
         argv = ["unshare", "-m", "--propagation", "private", *argv]
     run_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LD_DEBUG": "libs", **env}
     result = subprocess.run(argv, env=run_env, capture_output=True, text=True, timeout=60)
+    if mounts and result.returncode != 0 and "mount" in result.stderr:
+        pytest.skip(f"needs root: the private mount failed here ({result.stderr.strip()[-200:]})")
     has = re.findall(r"^HAS:(\S+)$", result.stdout, re.M)
     init = re.findall(r"calling init: (\S+/" + re.escape(SONAME) + r")$", result.stderr, re.M)
     if init:
