@@ -294,3 +294,25 @@ def test_not_found_is_not_a_lost_gpu():
     """gpu-lost.md: "Not with Not Found: there the driver never brought the GPU up, a different cause." """
     snap = _smi_failing("Unable to determine the device handle for GPU 0000:18:00.0: Not Found\n")
     assert found(snap, "gpu-lost") == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "fires"),
+    [
+        ({"clock_event_reasons": IDLE, "processes": [{"pid": 1, "name": "python3", "used_bytes": GIB}]}, False),
+        ({"performance_state": "P8", "processes": [{"pid": 1, "name": "jupyter", "used_bytes": 20 * GIB}]}, False),
+        ({"performance_state": "P5", "processes": [{"pid": 1, "name": "python3", "used_bytes": GIB}]}, False),
+        ({"performance_state": "P3", "processes": [{"pid": 1, "name": "python3", "used_bytes": GIB}]}, False),
+        ({"performance_state": "P2", "processes": [{"pid": 1, "name": "python3", "used_bytes": GIB}]}, True),
+        ({"performance_state": "P0", "processes": [{"pid": 1, "name": "python3", "used_bytes": GIB}]}, True),
+        ({"utilization_gpu": 37}, True),  # busy with no process visible (another container's)
+    ],
+    ids=["gpu-idle-reason", "parked-P8-holding-memory", "P5", "P3-with-process", "P2-with-process", "P0", "util-no-process"],
+)
+@states("pcie-link-degraded", FIRES, QUIET)
+def test_a_lower_generation_is_reported_only_when_busy(fields, fires):
+    """pcie-link-degraded.md: "whether the GPU is busy, judged on its activity and never on memory held ...: idle when
+    gpu_idle is among its clock-event reasons or its performance state is P5 or lower (P8: clocks parked); busy when its
+    utilisation is 5% or more (even with no process visible ...); otherwise, with neither known, busy when a process
+    runs on it in P0-P2"; a lower generation is reported only when busy."""
+    assert len(found(nvml_machine(_link(4, 16, **fields)), "pcie-link-degraded")) == int(fires)

@@ -633,3 +633,49 @@ def test_no_link_generation_and_width_nothing_is_judged():
     run = BenchRun.from_json(json.loads((BANDWIDTH / HEALTHY_GEN4).read_text(encoding="utf-8")))
     gpus = tuple(dataclasses.replace(g, link=LinkState(), measurements=_h2d_at(1.0)(g.measurements)) for g in run.gpus)
     assert judge_run(dataclasses.replace(run, gpus=gpus), load_link_table()).findings == []
+
+
+@pytest.mark.parametrize(
+    ("slug", "spec", "met"),
+    [
+        ("rtx4000ada-tf-beside-torch-job", "tensorflow:gpu", True),
+        ("windows-rtx3080-tensorflow215", "tensorflow:gpu", False),  # framework-windows-native-gpu: it cannot
+        ("t4-jax-beside-tf-notebook", "jax:cuda", True),  # a +cuda11 jaxlib
+        ("rtx4090-jax-cpu-only", "jax:cuda", False),
+        ("rtx4000ada-tf-beside-torch-job", "tensorflow>=2.11", True),
+        ("rtx4000ada-tf-beside-torch-job", "tensorflow>=2.11.1", False),
+        ("t4-jax-beside-tf-notebook", "jax>=0.4.13", True),
+        ("t4-jax-beside-tf-notebook", "jax>=0.4.14", False),
+    ],
+)
+@states("requirement-unmet", FIRES, QUIET)
+def test_framework_build_requirements(slug, spec, met):
+    """requirement-unmet.md: "tensorflow:gpu: TensorFlow is a CUDA build (not tensorflow-cpu), a GPU is visible, and no
+    framework check found it cannot use the GPU"; "jax:cuda: JAX has a CUDA plugin (jax-cudaNN-plugin, or a +cuda
+    jaxlib), a GPU is visible ..."; versions at the patch."""
+    assert _met(recorded(slug), spec) == met
+
+
+@pytest.mark.parametrize(("cc", "met"), [("8.0", True), ("7.5", False)])
+@states("requirement-unmet", FIRES, QUIET)
+def test_tf32_needs_ampere(cc, met):
+    """requirement-unmet.md: "bf16 (also tf32, fp8): every visible GPU runs that format on its Tensor Cores" - TF32
+    from compute capability 8.0."""
+    assert _met(nvml_machine(nvml_gpu(compute_capability=cc)), "tf32") == met
+
+
+@states("windows-dll-missing", FIRES, QUIET)
+def test_a_dll_only_in_a_toolkit_folder_off_path_is_still_missing():
+    """windows-dll-missing.md: "looked up in the folders Windows' DLL search uses, in order: NVIDIA pip wheel folders,
+    the Python folder, System32, the conda environment's Library\\bin, then PATH. A DLL found only in a toolkit's bin
+    ... that is not on PATH is named with its folder." On PATH, it is found."""
+    snap = recorded("windows-tf291-venv-no-cuda-dlls")
+    (f,) = found(snap, "windows-dll-missing")
+    dlls = [e.value.split(":")[0] for e in f.evidence if e.source == "dll-search"]
+    tk_bin = f"{TOOLKITS}\\v11.2\\bin"
+    snap.setdefault("dirs", {})[TOOLKITS] = ["v11.2"]
+    snap["dirs"][tk_bin] = [*dlls, "nvcc.exe"]
+    (f,) = found(snap, "windows-dll-missing")
+    assert "v11.2" in " ".join(e.value for e in f.evidence) + f.detail
+    snap["env"]["PATH"] = f"{tk_bin};" + snap["env"]["PATH"]
+    assert found(snap, "windows-dll-missing") == []
