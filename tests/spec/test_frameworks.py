@@ -507,3 +507,21 @@ def test_which_old_pytorch_builds_carry_their_own_cudnn(version, conda, judged_)
         py = facts.frameworks.python
         facts = replace(facts, frameworks={"python": dataclasses.replace(py, value=dataclasses.replace(py.value, kind="conda"))})
     assert len(judged(facts, "cudnn-missing")) == int(judged_)
+
+
+@pytest.mark.parametrize(("cu12", "too_old"), [("8.9.2.26", None), ("8.9.1.23", "8.9.1.23")])
+@states("cudnn-too-old", FIRES, QUIET)
+def test_the_version_is_the_wheel_of_the_frameworks_own_cuda_major(cu12, too_old):
+    """cudnn-too-old.md: "Its version: for a wheel, the version of the installed nvidia-cudnn-cuNN of the framework's
+    CUDA major" - beside nvidia-cudnn-cu11 8.5.0.96, a cu121 PyTorch is judged on nvidia-cudnn-cu12's version."""
+    snap = _dists("rtx4090-torch-cu121-with-cudnn-cu11-wheel", nvidia_cudnn_cu12=cu12)
+    got = found(snap, "cudnn-too-old")
+    assert [too_old in f.title for f in got] == ([True] if too_old else [])
+
+
+@states("tf-preallocates", QUIET)
+def test_cuda_visible_devices_naming_a_mig_instance_leaves_no_shared_gpu():
+    """tf-preallocates.md: "a GPU this environment would use (CUDA_VISIBLE_DEVICES applied; none when it names a MIG
+    instance)"."""
+    assert len(found(_env(TFJOB), "tf-preallocates")) == 1
+    assert found(_env(TFJOB, CUDA_VISIBLE_DEVICES="MIG-4a2f1c3e-0000-0000-0000-000000000000"), "tf-preallocates") == []
