@@ -204,6 +204,8 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_step_of_the_search_as_ld_so_takes_it(name, tmp_path):
+    """ld.so(8), "Finding shared objects", one step per case (the comment above each group of CASES quotes it): the
+    real ld.so loads the copy the case names, and gpudoctor.loader.resolve_for names the same file, or none."""
     case, winner = CASES[name]
     main, mid, top = _build(tmp_path, case)
     for i, where in enumerate(case.copies, 1):

@@ -36,11 +36,16 @@ def _plan(path: Path):
 
 
 def test_the_population_is_every_recorded_machine():
+    """The invariants hold "over every recorded machine": the recorded and the real ones are all here."""
     assert len(SNAPSHOTS) >= 50 and any(p.parent.parent.name == "real" for p in SNAPSHOTS)
 
 
 @pytest.mark.parametrize("path", SNAPSHOTS, ids=IDS)
 def test_plan_invariants_on_a_recorded_machine(path):
+    """README: "one plan: a step per component ... with the commands for this machine's shell, where each runs";
+    docs/report-schema.md: "every finding's fix merged into one ordered plan, a step per component (driver, container,
+    ...)", alternatives "are offered, not planned: their commands are not in the step's" (the module docstring lists
+    each invariant)."""
     findings, plan = _plan(path)
     steps = plan.steps
     # Order of components, then of places.
