@@ -25,19 +25,23 @@ ROOT = SPEC.parents[1]
 DOC = ROOT / "docs" / "testing.md"
 BEGIN, END = "<!-- spec-map: begin (python -m tests.spec.registry) -->", "<!-- spec-map: end -->"
 
-# Every refusal the docs promise, by the name tests state it under, with where the docs say it.
+# Every refusal the docs promise, by the name tests state it under: (the page, words of it that say so).
+# tests/spec/test_registry.py checks that each page still says them.
 REFUSALS = {
-    "switch-cuda: not root": "docs/switch-cuda.md: You are not root",
-    "switch-cuda: no terminal to ask on and no --yes": "docs/switch-cuda.md: Exit status 2",
-    "switch-cuda: /usr/local/cuda is a real directory": "docs/switch-cuda.md: a real directory, not a link",
-    "switch-cuda: target incomplete": "docs/switch-cuda.md: The target is incomplete",
-    "switch-cuda: version not installed": "docs/switch-cuda.md: The version is not installed",
-    "switch-cuda: target others can change (root)": "docs/switch-cuda.md: Run as root, the target can be changed",
-    "switch-cuda: not one of update-alternatives' choices": "docs/switch-cuda.md: update-alternatives",
-    "switch-cuda: Windows machine scope without Administrator": "docs/switch-cuda.md: needs an Administrator PowerShell",
-    "fix: switch not root": "docs/install.md: a switch that needs root",
-    "fix: no terminal to ask on and no --yes": "docs/install.md: without a terminal to ask on, the command refuses",
-    "install: an interpreter others can change (root)": "docs/security.md: install and fix stop before their first step",
+    "switch-cuda: not root": ("docs/switch-cuda.md", "You are not root: the process cannot write where the switch writes"),
+    "switch-cuda: no terminal to ask on and no --yes": ("docs/switch-cuda.md", "or no terminal to ask on and no `--yes`"),
+    "switch-cuda: /usr/local/cuda is a real directory": ("docs/switch-cuda.md", "is a real directory, not a link"),
+    "switch-cuda: target incomplete": ("docs/switch-cuda.md", "The target is incomplete"),
+    "switch-cuda: version not installed": ("docs/switch-cuda.md", "The version is not installed."),
+    "switch-cuda: target others can change (root)": ("docs/switch-cuda.md", "Run as root, the target can be changed"),
+    "switch-cuda: not one of update-alternatives' choices": ("docs/switch-cuda.md", "not registered as one of the choices"),
+    "switch-cuda: another switch holds the lock": ("docs/switch-cuda.md", "A second switch waits up to 10 seconds, then refuses"),
+    "switch-cuda: the link changed since the plan": ("docs/switch-cuda.md", "changed the link in the meantime, nothing is done"),
+    "switch-cuda: Windows machine scope without Administrator": ("docs/switch-cuda.md", "It needs an Administrator PowerShell"),
+    "switch-cuda: Windows toolkit without nvcc.exe": ("docs/switch-cuda.md", "is refused as incomplete"),
+    "fix: switch not root": ("docs/install.md", "/usr/local/cuda needs root`, then the `sudo` line"),
+    "fix: no terminal to ask on and no --yes": ("docs/install.md", "without a terminal to ask on, the command refuses (exit 2)"),
+    "install: an interpreter others can change (root)": ("docs/security.md", "stop before their first step"),
 }
 
 STATED: dict[str, dict[str, list[str]]] = {}

@@ -281,3 +281,60 @@ def test_root_never_runs_an_interpreter_others_can_change(tmp_path, monkeypatch)
     monkeypatch.setattr("gpudoctor.trust.running_as_root", lambda: False)
     os.chmod(tmp_path / "venv", 0o777)
     refuse_untrusted(plan)  # type: ignore[arg-type]
+
+
+@states("switch-cuda: another switch holds the lock", REFUSES, PROCEEDS)
+def test_a_held_lock_refuses_a_second_switch(tmp_path):
+    """docs/switch-cuda.md: "Every switch holds an exclusive flock on /usr/local/.cuda.gpudoctor.lock, so two switches
+    cannot interleave. A second switch waits up to 10 seconds, then refuses." Released, it goes through."""
+    import fcntl
+
+    from gpudoctor.errors import UnsafeOperation
+    from tests.unit.test_switch_cuda import facts_for
+
+    root = make_machine(tmp_path)
+    plan = sc.plan_switch(facts_for(root), "11.8", sc.SYSTEM, is_root=True)
+    with open(root / "usr/local" / sc.LOCK_NAME, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(UnsafeOperation):
+            sc.apply_switch(plan, str(root), lock_timeout_s=0.2)
+        assert _active(root).endswith("/usr/local/cuda-12.8")
+    sc.apply_switch(plan, str(root))
+    assert _active(root).endswith("/usr/local/cuda-11.8")
+
+
+@states("switch-cuda: the link changed since the plan", REFUSES, PROCEEDS)
+def test_a_link_changed_since_the_plan_is_left_alone(tmp_path):
+    """docs/switch-cuda.md: "Compare before swap. While it holds the lock, the switch checks that /usr/local/cuda still
+    is what the plan saw. If another tool changed the link in the meantime, nothing is done." """
+    from gpudoctor.errors import UnsafeOperation
+    from tests.unit.test_switch_cuda import facts_for
+
+    root = make_machine(tmp_path)
+    plan = sc.plan_switch(facts_for(root), "11.8", sc.SYSTEM, is_root=True)
+    other = root / "usr/local/someone-elses-link"
+    other.symlink_to(root / "usr/local/cuda-13.0")
+    os.replace(other, root / "usr/local/cuda")
+    with pytest.raises(UnsafeOperation):
+        sc.apply_switch(plan, str(root))
+    assert _active(root).endswith("/usr/local/cuda-13.0")
+    again = sc.plan_switch(facts_for(root), "11.8", sc.SYSTEM, is_root=True)
+    sc.apply_switch(again, str(root))
+    assert _active(root).endswith("/usr/local/cuda-11.8")
+
+
+@states("switch-cuda: Windows toolkit without nvcc.exe", REFUSES, PROCEEDS)
+def test_a_windows_toolkit_without_nvcc_is_refused(monkeypatch, capsys):
+    """docs/switch-cuda.md: "(one without bin\\nvcc.exe is refused as incomplete)" - exit 3, nothing changed; with
+    nvcc.exe it switches."""
+    import gpudoctor.probes
+
+    for nvcc, want in ((("v12.1",), 3), (("v11.8", "v12.1"), 0)):
+        reg = _Registry({"CUDA_PATH": (BASE + "\\v12.1", False), "Path": (f"{BASE}\\v12.1\\bin;C:\\Windows", True)})
+        facts = _facts(PATH, nvcc=nvcc)
+        monkeypatch.setattr(gpudoctor.probes, "run_probes", lambda host, options, f=facts: f)
+        monkeypatch.setattr(sw, "is_admin", lambda: True)
+        monkeypatch.setattr(sw, "RegistryEnvironment", lambda r=reg: r)
+        code, _, err = _run(monkeypatch, capsys, ["switch-cuda", "11.8", "--yes"], is_root=True)
+        assert code == want, err
+        assert reg.values["CUDA_PATH"][0] == BASE + ("\\v12.1" if want else "\\v11.8")

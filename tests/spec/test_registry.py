@@ -35,6 +35,16 @@ def test_every_refusal_has_a_test_that_refuses_and_one_that_proceeds():
     assert missing == []
 
 
+def test_each_refusal_is_one_the_docs_promise():
+    """Each refusal of registry.REFUSALS is said by its page in the words given (so the list follows the docs)."""
+    missing = [
+        f"{name}: {page} no longer says {words!r}"
+        for name, (page, words) in REFUSALS.items()
+        if words not in " ".join((registry.ROOT / page).read_text(encoding="utf-8").split())
+    ]
+    assert missing == []
+
+
 def test_docs_testing_md_maps_every_code_and_refusal_to_its_tests():
     """Issue 33: "docs/testing.md maps every finding code and every refusal to the tests that state it"."""
     assert registry.documented_map() == registry.render_map(), "run: python -m tests.spec.registry --write"
