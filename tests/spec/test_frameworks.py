@@ -525,3 +525,19 @@ def test_cuda_visible_devices_naming_a_mig_instance_leaves_no_shared_gpu():
     instance)"."""
     assert len(found(_env(TFJOB), "tf-preallocates")) == 1
     assert found(_env(TFJOB, CUDA_VISIBLE_DEVICES="MIG-4a2f1c3e-0000-0000-0000-000000000000"), "tf-preallocates") == []
+
+
+def test_without_elf_records_the_fixed_order_is_ld_library_path_own_directories_cache():
+    """cudnn-too-old.md: "Otherwise (a snapshot without ELF records) a fixed order: LD_LIBRARY_PATH, then the
+    framework's own and NVIDIA's wheel directories, then the ldconfig cache." (cudnn-missing.md: the same three)"""
+    from gpudoctor.facts import LibDir
+    from gpudoctor.loader import resolve_library
+
+    so = "libcudnn.so.8"
+    llp = (LibDir("/opt/old/lib64", "LD_LIBRARY_PATH", (so,)),)
+    own = (LibDir("/venv/site-packages/nvidia/cudnn/lib", "wheel", (so,)),)
+    cache = {so: ("/usr/lib/x86_64-linux-gnu/libcudnn.so.8",)}
+    assert resolve_library(so, llp, own, cache).path == "/opt/old/lib64/" + so
+    assert resolve_library(so, (), own, cache).path == "/venv/site-packages/nvidia/cudnn/lib/" + so
+    assert resolve_library(so, (), (), cache).path == "/usr/lib/x86_64-linux-gnu/libcudnn.so.8"
+    assert resolve_library(so, (LibDir("/opt/x", "LD_LIBRARY_PATH", ("libcudnn.so.9",)),), (), None).path is None
