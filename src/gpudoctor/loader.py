@@ -11,7 +11,8 @@ Two answers, one module:
        has no DT_RPATH: glibc ignores it, elf/get-dynamic-info.h);
     2. LD_LIBRARY_PATH;
     3. DT_RUNPATH of the needing object alone (not of its loaders);
-    4. the ldconfig cache (/etc/ld.so.cache), unless the object was linked -z nodeflib;
+    4. the ldconfig cache (/etc/ld.so.cache); for an object linked -z nodefaultlib (DF_1_NODEFLIB) only
+       its entries outside the default directories (elf/dl-load.c drops those "from any of these directories");
     5. the default directories (Debian's multiarch /lib/<triplet>, /usr/lib/<triplet>, then /lib,
        /usr/lib; elsewhere /lib64, /usr/lib64 on 64-bit), unless -z nodeflib.
   `$ORIGIN` (and `${ORIGIN}`) is the directory of the object whose run path it is, as named, links
@@ -115,10 +116,12 @@ def resolve_for(soname: str, obj: ElfObject, chain: tuple[ElfObject, ...], env: 
     for directory, via in search_order(obj, chain, env):
         if soname in env.listings.get(directory, ()):
             found.append((posixpath.join(directory, soname), via))
+    cached = (env.ldconfig or {}).get(soname, ())
+    if obj.nodeflib:
+        cached = tuple(p for p in cached if not any(p.startswith(d.rstrip("/") + "/") for d in env.default_dirs))
+    if cached:
+        found.append((cached[0], "ldconfig"))
     if not obj.nodeflib:
-        cached = (env.ldconfig or {}).get(soname, ())
-        if cached:
-            found.append((cached[0], "ldconfig"))
         for directory in env.default_dirs:
             if soname in env.listings.get(directory, ()):
                 found.append((posixpath.join(directory, soname), "default"))

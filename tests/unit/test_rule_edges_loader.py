@@ -109,14 +109,18 @@ def test_an_rpath_beside_a_runpath_in_one_object_is_ignored():
     assert [c.via for c in r.copies] == ["LD_LIBRARY_PATH", "RUNPATH of libfw.so"]
 
 
-def test_preload_comes_first_and_nodeflib_drops_the_cache_and_defaults():
+def test_preload_comes_first_and_nodeflib_drops_the_defaults_and_their_cache_entries():
     obj = ElfObject(LIB, (SO,), rpath="/rp")
     pre = ElfObject("/preloaded/libcudnn-custom.so", soname=SO)
     r = resolve_for(SO, obj, (), env(listed=["/rp"], preload=[pre]))
     assert (r.path, r.via) == ("/preloaded/libcudnn-custom.so", "LD_PRELOAD")
+    # glibc (elf/dl-load.c) drops only the cache entries inside the default directories for a -z nodefaultlib
+    # object; one elsewhere still loads (checked against the real ld.so: tests/spec/test_loader.py).
     nodeflib = ElfObject(LIB, (SO,), nodeflib=True)
     e = env(cache={SO: ("/cache/" + SO,)}, listed=["/usr/lib"], defaults=["/usr/lib"])
-    assert resolve_for(SO, nodeflib, (), e).path is None
+    assert resolve_for(SO, nodeflib, (), e).path == "/cache/" + SO
+    in_defaults = env(cache={SO: ("/usr/lib/" + SO,)}, listed=["/usr/lib"], defaults=["/usr/lib"])
+    assert resolve_for(SO, nodeflib, (), in_defaults).path is None
     assert resolve_for(SO, ElfObject(LIB, (SO,)), (), e).path == "/cache/" + SO
 
 
