@@ -68,7 +68,7 @@ HOLDERS = {
         "print(json.dumps({'pid':os.getpid(),'bytes':n,'pool':cupy.get_default_memory_pool().total_bytes()}),flush=True)\n",
     ),
 }
-# Holders wait on their stdin: closed by us (or by our exit), they end; a bound in case nothing closes it.
+# Holders wait on their stdin: closed by us, or by our exit, they end.
 _HOLD = "sys.stdin.read()\n"
 BENCH_TESTS = ("h2d", "d2h", "h2d-pageable", "d2h-pageable")
 LINK_BOUND = 32 * MIB
@@ -625,8 +625,11 @@ def pytest_gpu(run: Run, python: str, env: dict[str, str], gpu: bool) -> None:
 
 
 def nvml_steps(run: Run, python: str, env: dict[str, str], name: str, gpu: bool) -> None:
-    """The recorder and nvidia-smi's view read one after the other (the parity pair), then the comparison with the fake."""
-    run.cmd(name, [python, str(ROOT / "tools" / "nvml_record.py"), "--output", str(run.results / f"{name}.json")], 60, env)
+    """The recorder and nvidia-smi's view read one after the other (the parity pair). The recording as read (UUIDs
+    kept, to match nvidia-smi's) stays in the archive; NAME.json is redacted, as a snapshot is, for committing."""
+    recorder = [python, str(ROOT / "tools" / "nvml_record.py"), "--no-redact"]
+    recorder += ["--output", str(run.results / f"{name}-raw.json"), "--redacted", str(run.results / f"{name}.json")]
+    run.cmd(name, recorder, 60, env)
     if gpu:
         nvidia_smi(run, env, suffix=name.removeprefix("nvml-record"))
 
@@ -773,7 +776,7 @@ def main(argv: list[str] | None = None) -> int:
         (results / "bandwidth-compare.json").write_text(json.dumps(bw, indent=1) + "\n", encoding="utf-8")
         (results / "bandwidth-compare.md").write_text(bandwidth_markdown(bw, evidence), encoding="utf-8")
         pytest_gpu(run, args.python, env, gpu)
-        compared = compare_nvml(run, args.python, env, "nvml-record.json", "nvidia-smi-query.csv" if gpu else None)
+        compared = compare_nvml(run, args.python, env, "nvml-record-raw.json", "nvidia-smi-query.csv" if gpu else None)
 
     summary = {
         "schema": SCHEMA,

@@ -152,7 +152,7 @@ def _answer(call: dict[str, Any]) -> dict[str, Any]:
     leaves = {"error": call.get("error"), "rc": call.get("rc")}
     if "result" in call:
         leaves.update(flatten(call["result"], "result"))
-    leaves["c"] = [(c["symbol"], c.get("rc"), c.get("missing", False)) for c in call.get("c", [])]
+    leaves["c"] = [[c["symbol"], c.get("rc"), c.get("missing", False)] for c in call.get("c", [])]
     return leaves
 
 

@@ -14,7 +14,8 @@ recorded are exactly the ones gpudoctor makes, in its order, with nothing to kee
 - `library`: the libnvidia-ml file the process loaded (from /proc/self/maps), `binding`: nvidia-ml-py's version.
 
 tools/nvml_compare.py runs this same recorder against tests/sim/fake_nvml.c, fed with `state`, and lists
-where the fake answers otherwise. Run: `python3 tools/nvml_record.py --output FILE` with gpudoctor importable.
+where the fake answers otherwise. Run: `python3 tools/nvml_record.py --output FILE` with gpudoctor importable (UUIDs and serials redacted as
+`gpudoctor snapshot` redacts them, unless --no-redact).
 """
 
 from __future__ import annotations
@@ -197,17 +198,39 @@ def record() -> dict[str, Any]:
     return doc
 
 
+def _write(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+def redacted(text: str) -> str:
+    """The recording with GPU and MIG UUIDs, serials, this host's name and user replaced, as `gpudoctor snapshot` does."""
+    import getpass
+    import socket
+
+    from gpudoctor.host.snapshot import redact
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = ""
+    return redact(text, socket.gethostname(), [user])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", "-o", default="-", help="where to write the recording ('-': stdout)")
+    parser.add_argument("--no-redact", action="store_true", help="keep UUIDs and serials (redacted by default)")
+    parser.add_argument("--redacted", metavar="FILE", help="also write a redacted copy here (with --no-redact: both at once)")
     args = parser.parse_args(argv)
-    text = json.dumps(record(), indent=1, sort_keys=False) + "\n"
-    if args.output == "-":
-        sys.stdout.write(text)
-    else:
-        fd = os.open(args.output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+    text = json.dumps(record(), indent=1) + "\n"
+    _write(args.output, text if args.no_redact else redacted(text))
+    if args.redacted:
+        _write(args.redacted, redacted(text))
     return 0
 
 
