@@ -30,6 +30,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import statistics
@@ -185,7 +186,7 @@ def find_gpu() -> tuple[bool, str]:
     lines = [line for line in done.stdout.splitlines() if line.startswith("GPU ")]
     if done.returncode != 0 or not lines:
         return False, f"nvidia-smi -L listed no GPU (exit {done.returncode}): {(done.stdout + done.stderr).strip()[:200]}"
-    return True, lines[0]
+    return True, re.sub(r"\s*\(UUID: [^)]*\)", "", lines[0])  # the name, without the GPU's unique id
 
 
 def runtime_guess() -> dict[str, Any]:
@@ -641,6 +642,11 @@ def compare_nvml(run: Run, python: str, env: dict[str, str], recording: str, smi
     argv = [python, str(ROOT / "tools" / "nvml_compare.py"), str(run.results / recording), "--format", "json"]
     if smi_csv and (run.results / smi_csv).is_file():
         argv += ["--smi-csv", str(run.results / smi_csv)]
+    if not env.get("GPUDOCTOR_NVML_INCLUDE"):
+        # nvml.h, which the fake is compiled against: where a device machine lacks it, the carried .venv's copy.
+        carried = sorted(ROOT.glob(".venv/lib/python3*/site-packages/nvidia/nvml_dev/include/nvml.h"))
+        if carried:
+            env = {**env, "GPUDOCTOR_NVML_INCLUDE": str(carried[-1].parent)}
     step = run.cmd("nvml-compare", argv, 180, env, out="nvml-compare.json", ok=(0, 1))
     if step.get("rc") == 2:
         step["why"] = (
@@ -661,6 +667,8 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         ]
     m = summary["machine"]
     lines += [
+        "",
+        f"Machine: {summary['described']}.",
         "",
         f"Runtime: {m.get('runtime')} ({m.get('runtime_why')}); kernel {m.get('kernel')}; started {summary['started']}, "
         f"{summary['seconds']:.0f} s of a {summary['budget_s']:.0f} s budget.",
@@ -718,13 +726,48 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "sim" or (args.mode == "auto" and not gpu):
         gpu = False
         evidence = evidence if args.mode == "auto" else f"--mode sim ({evidence})"
+    got: dict[str, Any] = {"holders": [], "bandwidth": {"compared": False, "why": "not run"}, "nvml_compare": None}
+    machine: dict[str, Any] = {}
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(f"stopped by signal {signum}")  # the summary and the archive are still written
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        machine.update(runtime_guess())
+        steps(run, args, gpu, evidence, scratch, machine, got)
+    except BaseException as exc:  # noqa: BLE001 - whatever stops the run, what it found so far is written
+        import traceback
+
+        run.record("gpu-truth", "failed", f"the script itself stopped: {exc!r}", traceback=traceback.format_exc()[-2000:])
+    finally:
+        write_summary(run, args, gpu, evidence, machine, got, started_at, began)
+        run.log.close()
+        if to_out:
+            with tarfile.open(final / "gpu-truth.tar.gz", "w:gz") as tar:
+                tar.add(results, arcname="gpu-truth")
+            for name in TOP_FILES:
+                if (results / name).is_file():
+                    shutil.copyfile(results / name, final / name)
+        shutil.rmtree(scratch, ignore_errors=True)
+    sys.stdout.write(
+        (results / "summary.md").read_text(encoding="utf-8") if not to_out else (final / "summary.md").read_text(encoding="utf-8")
+    )
+    print(f"results: {final}")
+    return 0
+
+
+def steps(
+    run: Run, args: argparse.Namespace, gpu: bool, evidence: str, scratch: Path, machine: dict[str, Any], got: dict[str, Any]
+) -> None:
+    """Every step in order; what the summary needs goes into `got`."""
+    results = run.results
     run.say(
         f"GPU: {evidence}" if gpu else f"NO GPU ({evidence}): the simulated machine tests/machines/{args.sim_machine} stands in"
     )
     # `check` takes these as option defaults (docs/ci.md): a shell that set one would change every answer.
     env = {k: v for k, v in os.environ.items() if k not in CHECK_OPTION_VARIABLES}
     env["PYTHONUNBUFFERED"] = "1"
-    machine = runtime_guess()
     machine["versions"] = versions(args.python, env)
     (results / "machine.json").write_text(json.dumps(machine, indent=1) + "\n", encoding="utf-8")
     if gpu:
@@ -742,49 +785,68 @@ def main(argv: list[str] | None = None) -> int:
         sim, why = simulated(args.sim_machine, scratch / "sim")
         if sim is None:
             run.record("simulated-machine", "failed", why)
-            sim_env = {}
-        else:
-            sim_env = {**sim.env, "PYTHONPATH": env["PYTHONPATH"], "PYTHONUNBUFFERED": "1"}
-            root = ["--root", str(sim.root)]
-            run.record("simulated-machine", "ok", f"tests/machines/{args.sim_machine} under {sim.root}")
-    holders: list[dict[str, Any]] = []
-    bw: dict[str, Any] = {"compared": False, "why": "not run"}
-    compared = None
-    if gpu or sim_env:
-        checks(run, gd, sim_env, root)
+            return
+        sim_env = {**sim.env, "PYTHONPATH": env["PYTHONPATH"], "PYTHONUNBUFFERED": "1"}
+        root = ["--root", str(sim.root)]
+        run.record("simulated-machine", "ok", f"tests/machines/{args.sim_machine} under {sim.root}")
+    checks(run, gd, sim_env, root)
+    if gpu:
+        run.cmd("nvidia-smi-q-x", ["nvidia-smi", "-q", "-x"], 60, env, out="nvidia-smi-q.xml")
+        run.cmd("nvidia-smi", ["nvidia-smi"], 30, env, out="nvidia-smi.txt")
+    nvml_steps(run, args.python, sim_env, "nvml-record-idle", gpu)
+    started = start_holders(run, args.python, env) if gpu else {}
+    if not gpu:
+        run.skip("holders", "no GPU: no PyTorch or CuPy process can hold GPU memory")
+    try:
+        run.cmd("memory-json", [*gd, "memory", "--format", "json", *root], 60, sim_env, out="memory.json", ok=(0, 1))
+        run.cmd("memory", [*gd, "memory", *root], 60, sim_env, out="memory.txt", ok=(0, 1))
+        plan = [*gd, "memory", "plan", "--gpu", "0", "train=40GiB:torch", "serve=20GiB:jax"]
+        run.cmd("memory-plan-json", [*plan, "--format", "json"], 60, sim_env, out="memory-plan.json", ok=(0, 1))
+        run.cmd("memory-plan", plan, 60, sim_env, out="memory-plan.txt", ok=(0, 1))
+        nvml_steps(run, args.python, sim_env, "nvml-record", gpu)
         if gpu:
-            run.cmd("nvidia-smi-q-x", ["nvidia-smi", "-q", "-x"], 60, env, out="nvidia-smi-q.xml")
-            run.cmd("nvidia-smi", ["nvidia-smi"], 30, env, out="nvidia-smi.txt")
-        nvml_steps(run, args.python, sim_env, "nvml-record-idle", gpu)
-        started = start_holders(run, args.python, env) if gpu else {}
-        if not gpu:
-            run.skip("holders", "no GPU: no PyTorch or CuPy process can hold GPU memory")
-        try:
-            run.cmd("memory-json", [*gd, "memory", "--format", "json", *root], 60, sim_env, out="memory.json", ok=(0, 1))
-            run.cmd("memory", [*gd, "memory", *root], 60, sim_env, out="memory.txt", ok=(0, 1))
-            plan = [*gd, "memory", "plan", "--gpu", "0", "train=40GiB:torch", "serve=20GiB:jax"]
-            run.cmd("memory-plan-json", [*plan, "--format", "json"], 60, sim_env, out="memory-plan.json", ok=(0, 1))
-            run.cmd("memory-plan", plan, 60, sim_env, out="memory-plan.txt", ok=(0, 1))
-            nvml_steps(run, args.python, sim_env, "nvml-record", gpu)
-            if gpu:
-                apps = ["nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv"]
-                run.cmd("nvidia-smi-compute-apps", apps, 30, env, out="nvidia-smi-compute-apps.csv")
-        finally:
-            stop_holders(started)
-        holders = judge_holders(_json(results / "memory.json"), started)
-        bw = bandwidth(run, gd, sim_env, gpu, root)
-        (results / "bandwidth-compare.json").write_text(json.dumps(bw, indent=1) + "\n", encoding="utf-8")
-        (results / "bandwidth-compare.md").write_text(bandwidth_markdown(bw, evidence), encoding="utf-8")
-        pytest_gpu(run, args.python, env, gpu)
-        compared = compare_nvml(run, args.python, env, "nvml-record-raw.json", "nvidia-smi-query.csv" if gpu else None)
+            apps = ["nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv"]
+            run.cmd("nvidia-smi-compute-apps", apps, 30, env, out="nvidia-smi-compute-apps.csv")
+    finally:
+        stop_holders(started)
+    got["holders"] = judge_holders(_json(results / "memory.json"), started)
+    got["bandwidth"] = bw = bandwidth(run, gd, sim_env, gpu, root)
+    (results / "bandwidth-compare.json").write_text(json.dumps(bw, indent=1) + "\n", encoding="utf-8")
+    (results / "bandwidth-compare.md").write_text(
+        bandwidth_markdown(bw, describe(results, machine, evidence, gpu)), encoding="utf-8"
+    )
+    pytest_gpu(run, args.python, env, gpu)
+    got["nvml_compare"] = compare_nvml(run, args.python, env, "nvml-record-raw.json", "nvidia-smi-query.csv" if gpu else None)
 
+
+def describe(results: Path, machine: dict[str, Any], evidence: str, gpu: bool) -> str:
+    """GPU, driver, runtime and date, for the figures (bench/README.md names them with every table)."""
+    state = (_json(results / "nvml-record.json") or {}).get("state") or {}
+    name = ((state.get("devices") or [{}])[0]).get("name") or evidence
+    where = f"{machine.get('runtime', '?')} (kernel {machine.get('kernel', '?')})"
+    text = f"{name}, driver {state.get('driver_version', '?')}, {where}, {_now()[:10]}"
+    return text if gpu else f"SIMULATED (no GPU): the fake NVML's {text}"
+
+
+def write_summary(
+    run: Run,
+    args: argparse.Namespace,
+    gpu: bool,
+    evidence: str,
+    machine: dict[str, Any],
+    got: dict[str, Any],
+    started_at: str,
+    began: float,
+) -> None:
+    results = run.results
     summary = {
         "schema": SCHEMA,
         "gpu": gpu,
         "gpu_evidence": evidence,
         "simulated_machine": None if gpu else args.sim_machine,
+        "described": describe(results, machine, evidence, gpu),
         "machine": {k: v for k, v in machine.items() if k != "versions"},
-        "versions": machine["versions"],
+        "versions": machine.get("versions"),
         "started": started_at,
         "seconds": round(time.monotonic() - began, 1),
         "budget_s": args.budget,
@@ -795,24 +857,11 @@ def main(argv: list[str] | None = None) -> int:
             for name in ("check", "check-deep", "check-require")
             if (results / f"{name}.json").is_file()
         },
-        "holders": holders,
-        "bandwidth": bw,
-        "nvml_compare": compared,
+        **got,
     }
     (results / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     (results / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
     run.say(f"done in {summary['seconds']:.0f} s; failed: {', '.join(summary['failed']) or 'none'}")
-    run.log.close()
-    if to_out:
-        with tarfile.open(final / "gpu-truth.tar.gz", "w:gz") as tar:
-            tar.add(results, arcname="gpu-truth")
-        for name in TOP_FILES:
-            if (results / name).is_file():
-                shutil.copyfile(results / name, final / name)
-    shutil.rmtree(scratch, ignore_errors=True)
-    sys.stdout.write(summary_markdown(summary))
-    print(f"results: {final}")
-    return 0
 
 
 if __name__ == "__main__":
