@@ -145,7 +145,7 @@ class Run:
         for path in (err_path, out_path if out is None else None):
             if path is not None and path.stat().st_size == 0:
                 path.unlink()  # an empty stream is no evidence: the summary says the step ran
-        why = "" if rc in ok else f"exit status {rc}: {_tail(err_path)}"
+        why = "" if rc in ok else f"exit status {rc}: {_tail(err_path) if err_path.exists() else _tail(out_path)}"
         kept = out_path.name if out_path.exists() else None
         return self.record(name, "ok" if rc in ok else "failed", why, argv=argv, rc=rc, seconds=seconds, output=kept)
 
@@ -363,8 +363,8 @@ def nvidia_smi(run: Run, env: dict[str, str], suffix: str = "") -> None:
     """`--query-gpu` with every field gpudoctor reads; where one field is unknown to this nvidia-smi, field by field."""
     name = f"nvidia-smi-query{suffix}"
     step = run.cmd(name, ["nvidia-smi", f"--query-gpu={','.join(QUERY_FIELDS)}", "--format=csv"], 30, env, out=f"{name}.csv")
-    if step["status"] != "failed":
-        return
+    if step["status"] != "failed" or "rc" not in step:
+        return  # answered, timed out, or could not start at all: asking field by field would not help
     columns: list[tuple[str, list[str]]] = []
     refused = []
     for field in QUERY_FIELDS:
@@ -640,7 +640,7 @@ def compare_nvml(run: Run, python: str, env: dict[str, str], recording: str, smi
         run.skip("nvml-compare", f"no {recording}")
         return None
     argv = [python, str(ROOT / "tools" / "nvml_compare.py"), str(run.results / recording), "--format", "json"]
-    if smi_csv and (run.results / smi_csv).is_file():
+    if smi_csv and (run.results / smi_csv).is_file() and (run.results / smi_csv).stat().st_size:
         argv += ["--smi-csv", str(run.results / smi_csv)]
     if not env.get("GPUDOCTOR_NVML_INCLUDE"):
         # nvml.h, which the fake is compiled against: where a device machine lacks it, the carried .venv's copy.
@@ -648,11 +648,14 @@ def compare_nvml(run: Run, python: str, env: dict[str, str], recording: str, smi
         if carried:
             env = {**env, "GPUDOCTOR_NVML_INCLUDE": str(carried[-1].parent)}
     step = run.cmd("nvml-compare", argv, 180, env, out="nvml-compare.json", ok=(0, 1))
+    report = _json(run.results / "nvml-compare.json")
+    if step["status"] == "ok" and not isinstance(report, dict):
+        step["status"], step["why"] = "failed", f"no report: {_tail(run.results / 'nvml-compare.err')}"
     if step.get("rc") == 2:
         step["why"] = (
             "could not compare here (no C compiler or no nvml.h: compare the recording where `make .venv/.installed` ran)"
         )
-    return _json(run.results / "nvml-compare.json")
+    return report
 
 
 # --- the summary ------------------------------------------------------------------------------------------------
@@ -705,7 +708,12 @@ def summary_markdown(summary: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", help="the folder for the results (default: $OUT, else build/gpu-truth/<UTC time>)")
-    parser.add_argument("--mode", choices=("auto", "gpu", "sim"), default="auto", help="auto: gpu where nvidia-smi lists one")
+    parser.add_argument(
+        "--mode",
+        choices=("auto", "gpu", "sim"),
+        default="auto",
+        help="auto: gpu where nvidia-smi lists one; gpu: the GPU steps regardless",
+    )
     parser.add_argument(
         "--sim-machine", default=SIM_MACHINE, help="the recorded machine (tests/machines/SLUG) to simulate without a GPU"
     )
@@ -723,9 +731,11 @@ def main(argv: list[str] | None = None) -> int:
     run = Run(results, args.budget)
 
     gpu, evidence = find_gpu()
-    if args.mode == "sim" or (args.mode == "auto" and not gpu):
-        gpu = False
-        evidence = evidence if args.mode == "auto" else f"--mode sim ({evidence})"
+    if args.mode == "sim":
+        gpu, evidence = False, f"--mode sim ({evidence})"
+    elif args.mode == "gpu" and not gpu:
+        # The GPU steps where nvidia-smi lists none: for trying the script itself on a machine set up by hand.
+        gpu, evidence = True, f"--mode gpu, although {evidence}"
     got: dict[str, Any] = {"holders": [], "bandwidth": {"compared": False, "why": "not run"}, "nvml_compare": None}
     machine: dict[str, Any] = {}
 

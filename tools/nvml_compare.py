@@ -335,8 +335,15 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"nvml_compare: cannot compare: {exc}\n")
         return 2
     if args.smi_csv:
-        report["smi_parity"] = smi_parity(recording.get("state") or {}, Path(args.smi_csv).read_text(encoding="utf-8"))
-        report["smi_differs"] = sum(1 for r in report["smi_parity"] if r["agree"] is False and not r["volatile"])
+        from gpudoctor.errors import ParseError
+
+        try:
+            report["smi_parity"] = smi_parity(recording.get("state") or {}, Path(args.smi_csv).read_text(encoding="utf-8"))
+        except (OSError, ParseError) as exc:
+            report["smi_parity"], report["smi_error"] = [], f"{args.smi_csv}: {exc}"
+            report["smi_differs"] = None
+        else:
+            report["smi_differs"] = sum(1 for r in report["smi_parity"] if r["agree"] is False and not r["volatile"])
     sys.stdout.write(json.dumps(report, indent=1) + "\n" if args.format == "json" else render_text(report))
     return 1 if report["unexplained"] or report.get("smi_differs") else 0
 

@@ -203,3 +203,44 @@ def test_bandwidth_is_set_beside_the_reference_from_32_mib(truth, tmp_path):
     assert rows[("h2d", 32)]["within_3pct"] and rows[("d2h", 32)]["within_3pct"]
     assert not rows[("h2d-pageable", 32)]["within_3pct"] and result["pinned_within_3pct"] is True
     assert "| h2d | 32 MiB |" in gpu_truth.bandwidth_markdown(result, "test")
+
+
+CSV = ROOT / "tests" / "fixtures" / "nvidia-smi-csv"
+
+
+@pytest.mark.parametrize(
+    "capture",
+    [
+        "h100-80gb-hbm3_driver-590.48.01_mig-enabled_query-gpu-all-fields.csv",
+        "geforce-rtx-4080-super_driver-595.71.05_query-gpu-all-fields.csv",
+    ],
+)
+def test_every_query_field_is_one_nvidia_smi_knows(capture):
+    """The --query-gpu list the script asks for, against the header real nvidia-smi 590 and 595 print for all fields:
+    one unknown name makes nvidia-smi refuse the whole query."""
+    from gpudoctor.parsers.nvidia_smi_csv import parse_nvidia_smi_csv
+
+    (row,) = parse_nvidia_smi_csv((CSV / capture).read_text())
+    assert [field for field in _tool("nvml_compare").QUERY_FIELDS if field not in row] == []
+
+
+def test_nvml_beside_nvidia_smi_on_the_rtx_4080_capture():
+    """smi_parity on real nvidia-smi output: tests/machines/rtx4080super-idle-p8-notebook-holds-memory-gen1 took the
+    GPU's readings from this capture (its machine.toml says which) and added a notebook's 9.5 GiB by hand. The readings
+    agree in nvidia-smi's own units and words; the memory in use does not, and is a volatile field, never a failure."""
+    nvml_compare = _tool("nvml_compare")
+    snapshot = json.loads((MACHINES / "rtx4080super-idle-p8-notebook-holds-memory-gen1" / "snapshot.json").read_text())
+    csv = (CSV / "geforce-rtx-4080-super_driver-595.71.05_query-gpu-all-fields.csv").read_text()
+    rows = {r["field"]: r for r in nvml_compare.smi_parity(snapshot["nvml"], csv)}
+    for field in ("system.driver_version", "name", "pci_bus_id", "compute_capability", "memory.total_bytes", "pcie_gen_current"):
+        assert rows[field]["agree"] is True, rows[field]
+    for field in ("pcie_gen_max", "pcie_width_current", "persistence_mode", "performance_state", "utilization_gpu"):
+        assert rows[field]["agree"] is True, rows[field]
+    assert (rows["memory.total_bytes"]["nvml"], rows["persistence_mode"]["smi"], rows["performance_state"]["smi"]) == (
+        "16376",
+        "Disabled",
+        "P8",
+    )
+    assert rows["memory.used_bytes"]["agree"] is False and rows["memory.used_bytes"]["volatile"] is True
+    assert rows["ecc_mode.current"]["agree"] is None  # [N/A] on a GeForce card, not_supported in NVML
+    assert [r["field"] for r in rows.values() if r["agree"] is False and not r["volatile"]] == []
