@@ -422,29 +422,43 @@ def start_holders(run: Run, python: str, env: dict[str, str]) -> dict[str, Any]:
         started[framework] = {"proc": proc, "err": err, "requested_bytes": nbytes, "pid": proc.pid}
     for framework, holder in started.items():
         proc = holder["proc"]
-        line = _readline(proc, min(120.0, max(run.left() - 60, 5)))
-        if line:
-            holder["ready"] = json.loads(line)
+        holder["ready"] = _ready_line(proc, min(120.0, max(run.left() - 60, 5)))
+        if holder["ready"] is not None:
             run.record(f"holder-{framework}", "ok", f"pid {proc.pid} holds {holder['requested_bytes'] // MIB} MiB", pid=proc.pid)
         else:
-            holder["ready"] = None
-            run.record(
-                f"holder-{framework}", "failed", f"never said it was ready: {_tail(run.results / f'holder-{framework}.err')}"
-            )
+            why = f"never said it was ready: {_tail(run.results / f'holder-{framework}.err')}"
+            run.record(f"holder-{framework}", "failed", why)
     return started
 
 
-def _readline(proc: subprocess.Popen[str], timeout_s: float) -> str:
-    import selectors
+def _ready_line(proc: subprocess.Popen[str], timeout_s: float) -> dict[str, Any] | None:
+    """The holder's JSON line saying what it holds (other lines a library printed are passed over), or None.
 
-    assert proc.stdout is not None
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
+    A thread reads the lines (a select on the pipe would miss lines already in the reader's buffer)."""
+    import queue
+    import threading
+
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
     end = time.monotonic() + timeout_s
-    while time.monotonic() < end and proc.poll() is None:
-        if sel.select(timeout=0.5):
-            return proc.stdout.readline().strip()
-    return ""
+    while time.monotonic() < end:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            if proc.poll() is not None:
+                return None
+            continue
+        with contextlib.suppress(ValueError):
+            found = json.loads(line)
+            if isinstance(found, dict) and "pid" in found:
+                return found
+    return None
 
 
 def stop_holders(started: dict[str, Any]) -> None:

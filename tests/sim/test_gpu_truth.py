@@ -244,3 +244,19 @@ def test_nvml_beside_nvidia_smi_on_the_rtx_4080_capture():
     assert rows["memory.used_bytes"]["agree"] is False and rows["memory.used_bytes"]["volatile"] is True
     assert rows["ecc_mode.current"]["agree"] is None  # [N/A] on a GeForce card, not_supported in NVML
     assert [r["field"] for r in rows.values() if r["agree"] is False and not r["volatile"]] == []
+
+
+def test_holders_say_what_they_hold_and_end_when_told(tmp_path, monkeypatch):
+    """The holder mechanics without a GPU: a process that prints a line of its own first, then what it holds, waits on
+    its stdin, and ends when the script closes it (the script's own exit closes it too)."""
+    gpu_truth = _tool("gpu_truth")
+    code = "import json,os,sys\nprint('a library greets', flush=True)\nprint(json.dumps({'pid': os.getpid(), 'bytes': int(sys.argv[1])}), flush=True)\n"
+    monkeypatch.setattr(gpu_truth, "HOLDERS", {"plain": (4096, code)})
+    run = gpu_truth.Run(tmp_path, 120)
+    started = gpu_truth.start_holders(run, sys.executable, dict(os.environ))
+    holder = started["plain"]
+    assert holder["ready"] == {"pid": holder["pid"], "bytes": 4096} and holder["proc"].poll() is None
+    gpu_truth.stop_holders(started)
+    run.log.close()
+    assert holder["proc"].returncode == 0
+    assert [(s["name"], s["status"]) for s in run.steps] == [("holder-plain", "ok")]
