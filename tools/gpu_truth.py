@@ -89,7 +89,7 @@ class Run:
         self.results = results
         self.deadline = time.monotonic() + budget_s
         self.steps: list[dict[str, Any]] = []
-        self.log = open(results / "log.txt", "a", encoding="utf-8")  # noqa: SIM115 - closed in finish()
+        self.log = open(results / "log.txt", "a", encoding="utf-8")  # noqa: SIM115 - closed by main() at the end
 
     def say(self, text: str) -> None:
         line = f"[{_now()}] {text}"
@@ -133,21 +133,30 @@ class Run:
                     argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True
                 )
             except OSError as exc:
-                return self.record(name, "failed", f"could not start: {exc}", argv=argv)
-            try:
-                rc = proc.wait(timeout=limit)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                return self.record(
-                    name, "timeout", f"still running after {limit:.0f} s", argv=argv, seconds=round(time.monotonic() - began, 1)
-                )
+                proc = None
+                failed = f"could not start: {exc}"
+            if proc is not None:
+                try:
+                    rc = proc.wait(timeout=limit)
+                except subprocess.TimeoutExpired:
+                    _kill_group(proc)
+                    failed = f"still running after {limit:.0f} s"
+                    rc = None
+        if proc is None or rc is None:
+            self._drop_empty(err_path, out_path)
+            status = "failed" if proc is None else "timeout"
+            return self.record(name, status, failed, argv=argv, seconds=round(time.monotonic() - began, 1))
         seconds = round(time.monotonic() - began, 2)
-        for path in (err_path, out_path if out is None else None):
-            if path is not None and path.stat().st_size == 0:
-                path.unlink()  # an empty stream is no evidence: the summary says the step ran
+        self._drop_empty(err_path, out_path if out is None else None)
         why = "" if rc in ok else f"exit status {rc}: {_tail(err_path) if err_path.exists() else _tail(out_path)}"
         kept = out_path.name if out_path.exists() else None
         return self.record(name, "ok" if rc in ok else "failed", why, argv=argv, rc=rc, seconds=seconds, output=kept)
+
+    @staticmethod
+    def _drop_empty(*paths: Path | None) -> None:
+        for path in paths:
+            if path is not None and path.exists() and path.stat().st_size == 0:
+                path.unlink()  # an empty stream is no evidence: the summary says the step ran
 
 
 def _kill_group(proc: subprocess.Popen[Any]) -> None:
@@ -162,8 +171,8 @@ def _tail(path: Path, n: int = 400) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
-        return "(no stderr)"
-    return text[-n:].replace("\n", " | ") if text else "(no stderr)"
+        return "(no output)"
+    return text[-n:].replace("\n", " | ") if text else "(no output)"
 
 
 def _json(path: Path) -> Any:
@@ -261,8 +270,10 @@ def versions(python: str, env: dict[str, str]) -> dict[str, Any]:
 # --- installing gpudoctor --------------------------------------------------------------------------------------
 def build_requirements_unmet(python: str, env: dict[str, str]) -> str:
     """pyproject.toml's build-system requirements that `python` lacks (--no-build-isolation builds with its own)."""
-    import tomllib
-
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: pip is tried, and says itself what it lacks
+        return ""
     requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]["requires"]
     code = (
         "import sys\nfrom importlib import metadata\nfrom packaging.requirements import Requirement\n"
@@ -492,7 +503,7 @@ def judge_holders(memory_doc: Any, started: dict[str, Any]) -> list[dict[str, An
             "memory_framework": seen.get("framework") if seen else None,
             "memory_used_bytes": seen.get("used_bytes") if seen else None,
         }
-        entry["framework_right"] = bool(seen) and framework in str(seen.get("framework") or "").lower()
+        entry["framework_right"] = framework in str(entry["memory_framework"] or "").lower()
         used = entry["memory_used_bytes"]
         # NVML counts the process's CUDA context too (a few hundred MiB): at least what it allocated, at most 2 GiB more.
         entry["size_right"] = isinstance(used, int) and holder["requested_bytes"] <= used <= holder["requested_bytes"] + 2 * GIB
@@ -584,7 +595,7 @@ def compare_bandwidth(results: Path) -> dict[str, Any]:
                 "within_3pct": abs(ratio - 1) <= TOLERANCE,
             }
         )
-    pinned = [r for r in rows if "pageable" not in r["test"]]
+    pinned = [r for r in rows if not str(r["test"]).endswith("pageable")]
     return {
         "compared": bool(rows),
         "why": "" if rows else "no pair of medians at 32 MiB and above (see the bench and reference steps)",

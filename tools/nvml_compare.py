@@ -144,7 +144,7 @@ def _keyed(calls: list[dict[str, Any]]) -> dict[tuple[str, str, int], dict[str, 
         base = (call["call"], json.dumps(call.get("args", [])))
         n = seen.get(base, 0)
         seen[base] = n + 1
-        out[(*base, n)] = call
+        out[(base[0], base[1], n)] = call
     return out
 
 
