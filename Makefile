@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean test-deps mutation
+.PHONY: run test lint bench clean test-deps mutation gpu-truth
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,14 @@ bench: $(STAMP)
 MUTATION_ARGS ?= --sample 400 --all-of "" --seed 20
 mutation: $(STAMP)
 	$(BIN)/python tools/mutate.py $(MUTATION_ARGS)
+
+# Ground truth on a real GPU (issue 29, docs/gpu-truth.md): gpudoctor installed from this tree without the network
+# and run on the live machine, beside nvidia-smi, a CUDA C reference and a recording of the real NVML; at most
+# 7 minutes; results in $$OUT when set, else build/gpu-truth/<time>. Without a GPU it runs against the simulated
+# machine and says so. Needs no .venv: PYTHON (python3) is the interpreter whose packages gpudoctor runs with.
+GPU_TRUTH_ARGS ?=
+gpu-truth:
+	$(PYTHON) tools/gpu_truth.py $(GPU_TRUTH_ARGS)
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

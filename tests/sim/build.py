@@ -49,9 +49,14 @@ def compiler() -> str:
 
 
 def nvml_include_dir() -> Path:
-    """The directory of nvml.h as the nvidia-nvml-dev-cu12 wheel installs it into this interpreter's site-packages."""
-    for key in ("purelib", "platlib"):
-        candidate = Path(sysconfig.get_paths()[key]) / "nvidia" / "nvml_dev" / "include"
+    """The directory of nvml.h: $GPUDOCTOR_NVML_INCLUDE, else where the nvidia-nvml-dev-cu12 wheel installs it into this
+    interpreter's site-packages, else a CUDA toolkit's include directory (on a GPU machine without the test extra,
+    tools/nvml_compare.py builds the fake from there; docs/gpu-truth.md)."""
+    candidates = [Path(os.environ["GPUDOCTOR_NVML_INCLUDE"])] if os.environ.get("GPUDOCTOR_NVML_INCLUDE") else []
+    candidates += [Path(sysconfig.get_paths()[key]) / "nvidia" / "nvml_dev" / "include" for key in ("purelib", "platlib")]
+    cuda = [os.environ.get("CUDA_HOME"), "/usr/local/cuda"]
+    candidates += [Path(c) / sub for c in cuda if c for sub in ("include", "targets/x86_64-linux/include")]
+    for candidate in candidates:
         if (candidate / "nvml.h").is_file():
             return candidate
     raise Unavailable(
