@@ -214,6 +214,14 @@ def test_frameworks_in_maps():
     assert frameworks_in_maps("7f r-xp /usr/lib/libc.so.6\n") == ((), None)
 
 
+def test_cupy_is_a_framework_that_holds_gpu_memory():
+    """A CuPy process is named as one (the GPU-truth script starts one as a known holder)."""
+    cupy_maps = "7f r-xp /venv/lib/python3.12/site-packages/cupy_backends/cuda/api/runtime.cpython-312-x86_64-linux-gnu.so\n"
+    assert frameworks_in_maps(cupy_maps) == (("cupy",), "cupy_backends/cuda/")
+    assert frameworks_in_text("python -c import cupy; cupy.ones(3)") == ("cupy",)
+    assert frameworks_in_text("python cupy_bench.py") == ()  # a file name is no evidence
+
+
 # --- /proc through the host seam -------------------------------------------------------------------------
 
 

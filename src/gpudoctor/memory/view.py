@@ -14,7 +14,7 @@ from typing import Any
 
 from gpudoctor.facts import DriverFacts, Gpu, Process
 
-FRAMEWORKS = ("torch", "tensorflow", "jax")
+FRAMEWORKS = ("torch", "tensorflow", "jax", "cupy")
 
 # Libraries only a framework's GPU runtime maps, as they appear in /proc/PID/maps. jaxlib renamed
 # xla_extension.so to _jax.so (0.6-era); the CUDA plugin lives in jax_plugins/xla_cuda12/.
@@ -25,6 +25,9 @@ MAPS_MARKERS = (
     ("jax", "xla_extension"),
     ("jax", "jaxlib/_jax."),
     ("jax", "xla_cuda_plugin.so"),
+    # CuPy's CUDA bindings are extension modules under cupy_backends/cuda/ (its runtime, driver and
+    # memory-pool APIs): mapped by every process that has touched a CuPy array.
+    ("cupy", "cupy_backends/cuda/"),
 )
 
 # Words in a command line that name a framework. Whole words only: "torch_utils.py" is no evidence,
@@ -33,6 +36,7 @@ _CMDLINE = (
     ("torch", re.compile(r"(?<![\w-])(torch|torchrun|torch\.distributed\.\w+)(?![\w-])")),
     ("tensorflow", re.compile(r"(?<![\w-])(tensorflow|tensorflow_model_server|keras)(?![\w-])")),
     ("jax", re.compile(r"(?<![\w-])(jax|jaxlib|flax)(?![\w-])")),
+    ("cupy", re.compile(r"(?<![\w-])(cupy|cupyx)(?![\w-])")),
 )
 
 
