@@ -149,7 +149,8 @@ def test_the_steps_labelled_for_fix_are_what_fix_offers(path):
     # reinstalls that framework, a switch where the plan switches the toolkit.
     from gpudoctor.install.environment import read_env
     from gpudoctor.install.fix import offered, propose
-    from gpudoctor.install.offers import could_offer, fix_offers
+    from gpudoctor.install.offers import could_offer
+    from gpudoctor.pipeline import fix_offers
 
     host = ReplayHost(load_snapshot(str(path)))
     report = diagnose(host)

@@ -2,8 +2,9 @@
 
 `applies` is the one rule for the plan's "gpudoctor fix can apply this" and for what `fix` offers
 (gpudoctor.install.fix.propose builds the fixes). It lives here, apart from the planner, because every
-`gpudoctor check` labels its plan with it: `fix_offers` loads gpudoctor.install.fix (the installer's
-planner, about a tenth of a check's time) only when a finding could be offered a fix at all.
+`gpudoctor check` labels its plan with it: the check loads gpudoctor.install.fix (the installer's
+planner, about a tenth of a check's time) only when a finding could be offered a fix at all
+(`could_offer`, asked by gpudoctor.pipeline.fix_offers).
 """
 
 from __future__ import annotations
@@ -70,14 +71,3 @@ def could_offer(findings: Iterable[Finding]) -> bool:
         if f.remediation and any(isinstance(c, SetEnv) and c.value is not None for c in f.remediation.commands):
             return True
     return False
-
-
-def fix_offers(report) -> dict[str, str]:
-    """finding code -> the kind of fix `gpudoctor fix` offers for it (gpudoctor.install.fix.offered), judged
-    with the matrix the report's findings were judged with."""
-    if not could_offer(report.findings):
-        return {}
-    from gpudoctor.checks import Context
-    from gpudoctor.install.fix import offered
-
-    return offered(report.facts, report.findings, Context(report.matrix_path))

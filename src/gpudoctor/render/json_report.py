@@ -33,7 +33,7 @@ def report_document(report: Report, exit_code: ExitCode) -> dict[str, Any]:
 
 
 def _plan_json(plan, report: Report) -> dict:
-    from gpudoctor.install.offers import fix_offers
+    from gpudoctor.pipeline import fix_offers
 
     doc = plan.to_json()
     kinds = fix_offers(report)

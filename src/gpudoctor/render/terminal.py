@@ -239,7 +239,7 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
                 say(console, escape(clean(line, newlines=False)), indent="    ", hang=2)
         for f, _ in group_per_gpu(findings, lambda f: _step_number(f, numbers)):
             render_finding(console, _for_text(f, long_names), verbose, step=_step_number(f, numbers))
-    from gpudoctor.install.offers import fix_offers
+    from gpudoctor.pipeline import fix_offers
 
     render_plan(console, plan, fix_offers(report))
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
