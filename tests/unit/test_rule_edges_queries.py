@@ -150,9 +150,9 @@ def test_ordered_and_compatible_release_clauses(spec, version, holds):
 
 
 def test_the_matrix_module_names_its_record_types():
-    # gpudoctor.matrix re-exports the record classes of gpudoctor.matrix_records (loaded when first named).
+    # gpudoctor.matrix re-exports the record classes of gpudoctor.matrix.records (loaded when first named).
     import gpudoctor.matrix as matrix
-    from gpudoctor import matrix_records
+    from gpudoctor.matrix import records as matrix_records
 
     assert matrix.Verdict is matrix_records.Verdict and matrix.TorchRelease is matrix_records.TorchRelease
     with pytest.raises(AttributeError):

@@ -1,5 +1,5 @@
 """The JSON Schemas themselves: valid draft 2020-12, one per document the code names, in agreement with
-the code's enums and dataclasses, the compat_matrix ones derived from matrix_schema.py, named in the docs.
+the code's enums and dataclasses, the compat_matrix ones derived from matrix/schema.py, named in the docs.
 
 The documents the suite produces are validated against them in tests/test_documents_schemas.py.
 """
@@ -249,10 +249,10 @@ def test_bundled_matrix_file_is_valid(file):
 
 
 def _torch_broken(change) -> tuple[list[str], list[str]]:
-    """(what the JSON Schema says, what matrix_schema.py says) about torch.toml with `change` applied."""
+    """(what the JSON Schema says, what matrix/schema.py says) about torch.toml with `change` applied."""
     from gpudoctor.errors import MatrixError
     from gpudoctor.matrix import FILES
-    from gpudoctor.matrix_schema import build
+    from gpudoctor.matrix.schema import build
 
     docs = {f: tomllib.loads((ROOT / "compat_matrix" / f"{f}.toml").read_text(encoding="utf-8")) for f in FILES}
     docs["torch"] = copy.deepcopy(docs["torch"])

@@ -14,21 +14,14 @@ Versions compare numerically part by part ("570.124.06" > "570.26"; "12.0" == "1
 
 from __future__ import annotations
 
-import functools
-import os
-import re
-import sys
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    if sys.version_info >= (3, 11):
-        from importlib.resources.abc import Traversable
-    else:
-        from importlib.abc import Traversable
+from gpudoctor.matrix.terms import _cc_key, _norm_os, gpu_name_tokens, normalize_cc
+from gpudoctor.versions import version_key, version_parts
 
-    from gpudoctor.matrix_records import (
+if TYPE_CHECKING:  # pragma: no cover
+    from gpudoctor.matrix.records import (
         Arch,
         C2cLink,
         CcTarget,
@@ -39,11 +32,9 @@ if TYPE_CHECKING:  # pragma: no cover
         CudnnRelease,
         DriverBranch,
         Gpu,
-        JaxCuda,
         JaxPin,
         JaxRelease,
         LinkSpec,
-        MemoryControl,
         MemorySettings,
         MinorCompat,
         PcieGen,
@@ -57,143 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
         _Cited,
     )
 
-__all__ = [
-    "FILES",
-    "SECTIONS",
-    "Arch",
-    "CcTarget",
-    "CudaRelease",
-    "CudaRepo",
-    "CudnnMajor",
-    "CudnnPip",
-    "CudnnRelease",
-    "DriverBranch",
-    "Gpu",
-    "JaxCuda",
-    "JaxPin",
-    "JaxRelease",
-    "LinkSpec",
-    "Matrix",
-    "MemoryControl",
-    "MemorySettings",
-    "MinorCompat",
-    "PcieGen",
-    "Precision",
-    "Source",
-    "TfRelease",
-    "Threshold",
-    "TorchRelease",
-    "TorchVariant",
-    "Verdict",
-    "C2cLink",
-    "check_matrix",
-    "load_matrix",
-    "normalize_cc",
-    "render_matrix_text",
-    "validate",
-    "version_key",
-]
-
-#: The data files of a matrix, by stem (``<stem>.toml``), in load order.
-FILES: tuple[str, ...] = (
-    "sources",
-    "cuda_driver",
-    "gpu_arch",
-    "cudnn",
-    "torch",
-    "tensorflow",
-    "jax",
-    "precision",
-    "link_bandwidth",
-    "memory_settings",
-    "cuda_repos",
-)
-
-#: Sections ``render_matrix_text`` knows, in display order.
-SECTIONS: tuple[str, ...] = (
-    "cuda",
-    "gpu",
-    "cudnn",
-    "torch",
-    "tensorflow",
-    "jax",
-    "precision",
-    "link",
-    "memory",
-    "repos",
-    "sources",
-)
-
-
-_RECORD_NAMES = frozenset(
-    {
-        "Arch",
-        "C2cLink",
-        "CcTarget",
-        "CudaRelease",
-        "CudaRepo",
-        "CudnnMajor",
-        "CudnnPip",
-        "CudnnRelease",
-        "DriverBranch",
-        "Gpu",
-        "JaxCuda",
-        "JaxPin",
-        "JaxRelease",
-        "LinkSpec",
-        "MemoryControl",
-        "MemorySettings",
-        "MinorCompat",
-        "PcieGen",
-        "Precision",
-        "Source",
-        "TfRelease",
-        "Threshold",
-        "TorchRelease",
-        "TorchVariant",
-        "Verdict",
-    }
-)
-
-
-def __getattr__(name: str) -> Any:
-    # The record classes live in gpudoctor.matrix_records, imported on first use so that
-    # `import gpudoctor.matrix` stays cheap.
-    if name in _RECORD_NAMES:
-        from gpudoctor import matrix_records
-
-        return getattr(matrix_records, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | _RECORD_NAMES)
-
-
 # --------------------------------------------------------------------------- version helpers
-
-_VERSION_PREFIX = re.compile(r"\s*[vV]?(\d+(?:\.\d+)*)")
-
-
-@functools.lru_cache(maxsize=4096)
-def version_parts(version: str | int | float) -> tuple[int, ...]:
-    """The dotted numeric prefix of ``version`` as integers ("2.1.0+cu121" -> (2, 1, 0)).
-
-    Raises ValueError when ``version`` does not start with a number.
-    """
-    m = _VERSION_PREFIX.match(str(version))
-    if m is None:
-        raise ValueError(f"not a version: {version!r}")
-    return tuple(int(p) for p in m.group(1).split("."))
-
-
-@functools.lru_cache(maxsize=4096)
-def version_key(version: str | int | float) -> tuple[int, ...]:
-    """A sort/compare key: numeric parts with trailing zeros dropped ("12.0" == "12" < "12.0.1")."""
-    parts = list(version_parts(version))
-    while len(parts) > 1 and parts[-1] == 0:
-        parts.pop()
-    return tuple(parts)
 
 
 def _minor(version: str) -> tuple[int, int]:
@@ -210,157 +65,8 @@ def _ge(a: str, b: str) -> bool:
     return version_key(a) >= version_key(b)
 
 
-_CC_DOTTED = re.compile(r"(?:sm_|compute_)?(\d+)\.(\d+)[af]?")
-_CC_PACKED = re.compile(r"(?:sm_|compute_)?(\d+)(\d)[af]?")
-
-
-def normalize_cc(cc: str | int | float | tuple[int, int]) -> str | None:
-    """ "9.0", "sm_90", "sm_90a", "compute_90", "90", (9, 0) -> "9.0"; None when not a CC."""
-    if isinstance(cc, tuple):
-        if len(cc) == 2 and all(isinstance(x, int) for x in cc):
-            return f"{cc[0]}.{cc[1]}"
-        return None
-    s = str(cc).strip().lower()
-    m = _CC_DOTTED.fullmatch(s)
-    if m:
-        return f"{int(m.group(1))}.{int(m.group(2))}"
-    m = _CC_PACKED.fullmatch(s)
-    if m:
-        return f"{int(m.group(1))}.{int(m.group(2))}"
-    return None
-
-
-def _cc_key(cc: str) -> tuple[int, int]:
-    a, b = cc.split(".")
-    return (int(a), int(b))
-
-
-def kernel_route(arch: Iterable[str], ptx: Iterable[str], cc: str) -> tuple[str, str | None]:
-    """How a build with cubins `arch` and PTX `ptx` runs on compute capability `cc`.
-
-    ("cubin", "8.0"): a cubin of the same major and an equal or lower minor; arch-specific cubins
-    (sm_90a) run only on exactly their capability. ("ptx", "9.0"): PTX at or below `cc`, which the
-    driver JIT-compiles. ("none", None): neither. ("unknown", None): no kernels listed, or `cc` is
-    not a compute capability. The one rule for the checks, the installer and the matrix records.
-    """
-    want = normalize_cc(cc)
-    exact: list[str] = []
-    cubins: list[str] = []
-    for raw in arch:
-        c = normalize_cc(raw)
-        if c:
-            (exact if str(raw).strip().lower().endswith("a") else cubins).append(c)
-    ptxs = [c for c in (normalize_cc(p) for p in ptx) if c]
-    if want is None or not (exact or cubins or ptxs):
-        return "unknown", None
-    key = _cc_key(want)
-    same_major = [c for c in cubins if _cc_key(c)[0] == key[0] and _cc_key(c) <= key] + [c for c in exact if c == want]
-    if same_major:
-        return "cubin", max(same_major, key=_cc_key)
-    lower = [p for p in ptxs if _cc_key(p) <= key]
-    if lower:
-        return "ptx", max(lower, key=_cc_key)
-    return "none", None
-
-
-def _norm_os(os: str) -> str:
-    s = (os or "linux").strip().lower()
-    if s.startswith("win") or s in ("nt", "wsl", "wsl2"):
-        # WSL uses the Windows display driver.
-        return "windows"
-    return "linux"
-
-
 # --------------------------------------------------------------------------- specifiers
-# A small PEP 440 specifier matcher for the numeric versions this matrix uses. It avoids importing
-# packaging.specifiers (which pulls in logging/platform/subprocess, ~12 ms) on every load; the
-# tests check it against packaging.specifiers.SpecifierSet for every specifier in the data.
-
-_CLAUSE = re.compile(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*(\S+?)\s*")
-
-
-@functools.lru_cache(maxsize=1024)
-def parse_spec(spec: str) -> tuple[tuple[str, str, bool], ...]:
-    """Split a specifier set into (operator, version, wildcard) clauses. Raises ValueError."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError("empty specifier")
-    clauses = []
-    for raw in spec.split(","):
-        m = _CLAUSE.fullmatch(raw)
-        if m is None:
-            raise ValueError(f"bad specifier clause {raw.strip()!r}")
-        op, ver = m.groups()
-        wildcard = ver.endswith(".*")
-        base = ver[:-2] if wildcard else ver
-        if wildcard and op not in ("==", "!="):
-            raise ValueError(f"'.*' only goes with == or != ({raw.strip()!r})")
-        if not re.fullmatch(r"\d+(?:\.\d+)*", base):
-            raise ValueError(f"bad version {ver!r} in specifier")
-        if op == "~=" and "." not in base:
-            raise ValueError(f"~= needs at least two version parts ({raw.strip()!r})")
-        clauses.append((op, base, wildcard))
-    return tuple(clauses)
-
-
-@functools.lru_cache(maxsize=8192)
-def spec_contains(spec: str, version: str) -> bool:
-    """Whether the numeric ``version`` satisfies the specifier set ``spec``."""
-    v = version_key(version)
-    vparts = version_parts(version)
-    for op, base, wildcard in parse_spec(spec):
-        b = version_key(base)
-        if wildcard:
-            prefix = version_parts(base)
-            padded = vparts + (0,) * max(0, len(prefix) - len(vparts))
-            hit = padded[: len(prefix)] == prefix
-            ok = hit if op == "==" else not hit
-        elif op in ("==", "==="):
-            ok = v == b
-        elif op == "!=":
-            ok = v != b
-        elif op == ">=":
-            ok = v >= b
-        elif op == "<=":
-            ok = v <= b
-        elif op == ">":
-            ok = v > b
-        elif op == "<":
-            ok = v < b
-        else:  # ~=
-            prefix = version_parts(base)[:-1]
-            padded = vparts + (0,) * max(0, len(prefix) - len(vparts))
-            ok = v >= b and padded[: len(prefix)] == prefix
-        if not ok:
-            return False
-    return True
-
-
-def spec_floor(spec: str) -> str | None:
-    """The lowest version a specifier admits through >=, ==, ~= or a wildcard (None if unbounded)."""
-    best: str | None = None
-    for op, base, _wild in parse_spec(spec):
-        if op in (">=", "==", "===", "~=", ">") and (best is None or version_key(base) > version_key(best)):
-            best = base
-    return best
-
-
 # --------------------------------------------------------------------------- GPU name matching
-
-_TOKEN = re.compile(r"[a-z0-9]+")
-_DROP_LEADING = ("nvidia", "tesla")
-
-
-@functools.lru_cache(maxsize=1024)
-def gpu_name_tokens(name: str) -> tuple[tuple[str, ...], bool]:
-    """Normalize a GPU name to lowercase words without a leading NVIDIA/Tesla; flag '...' truncation."""
-    s = name.strip()
-    truncated = s.endswith("...") or s.endswith("\u2026")
-    s = s.rstrip(".\u2026 ")
-    toks = _TOKEN.findall(s.lower())
-    while toks and toks[0] in _DROP_LEADING:
-        toks.pop(0)
-    return tuple(toks), truncated
-
 
 # --------------------------------------------------------------------------- the matrix
 
@@ -560,7 +266,7 @@ class Matrix:
 
     def driver_supports_cuda(self, driver: str, cuda: str, os: str = "linux") -> Verdict:
         """Whether ``driver`` runs a CUDA ``cuda`` runtime on ``os``, fully or by minor-version compat."""
-        from gpudoctor.matrix_records import Verdict
+        from gpudoctor.matrix.records import Verdict
 
         osn = _norm_os(os)
         try:
@@ -638,7 +344,7 @@ class Matrix:
         major's floor (the oldest driver reporting CUDA 11.0, its GA driver 450.51.05, is below CUDA 11's
         450.80.02, so an "11.0" driver may not); a newer major never does (cuda-compat-guide).
         """
-        from gpudoctor.matrix_records import Verdict
+        from gpudoctor.matrix.records import Verdict
         from gpudoctor.versions import major_minor, vkey
 
         osn = _norm_os(os)
@@ -702,7 +408,7 @@ class Matrix:
     ) -> Verdict:
         """A driver verdict citing the sources of the rows it rests on (each key once, in order), at the
         lowest confidence among them: one builder for driver_supports_cuda and driver_cuda_supports_cuda."""
-        from gpudoctor.matrix_records import Verdict
+        from gpudoctor.matrix.records import Verdict
 
         keys = list(dict.fromkeys(k for c in cited if c is not None for k in c.source))
         return Verdict(
@@ -921,7 +627,7 @@ class Matrix:
 
     def link(self, pcie_gen: int | str, width: int | str = 16) -> LinkSpec | None:
         """Theoretical and typical measured per-direction bandwidth of PCIe ``pcie_gen`` x``width``."""
-        from gpudoctor.matrix_records import LinkSpec
+        from gpudoctor.matrix.records import LinkSpec
 
         try:
             gen = int(str(pcie_gen).lower().removeprefix("gen").removeprefix("pcie").strip())
@@ -954,7 +660,7 @@ class Matrix:
 
     def c2c_link(self, system: str) -> LinkSpec | None:
         """NVLink-C2C CPU<->GPU bandwidth of a Grace system ("GH200", "GB200")."""
-        from gpudoctor.matrix_records import LinkSpec
+        from gpudoctor.matrix.records import LinkSpec
 
         s = system.strip().lower()
         for row in self.c2c:
@@ -1024,155 +730,3 @@ _CONF_ORDER = {"low": 0, "medium": 1, "high": 2}
 
 def _conf_rank(c: str) -> int:
     return _CONF_ORDER.get(c, 2)
-
-
-# --------------------------------------------------------------------------- loading
-
-
-def _bundled_dir() -> Traversable | Path:
-    """Where the bundled data lives: the installed package, else the source checkout."""
-    try:
-        from importlib.resources import files
-
-        return files("gpudoctor.compat_matrix")
-    except ModuleNotFoundError:
-        # Running from a checkout with PYTHONPATH=src: compat_matrix/ sits at the repository top.
-        return Path(__file__).resolve().parents[2] / "compat_matrix"
-
-
-def _parse_toml(text: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # tomli, a dependency on Python 3.10 only
-        import tomli as tomllib
-    return tomllib.loads(text)
-
-
-@functools.lru_cache(maxsize=1)
-def _bundled_texts() -> dict[str, str]:
-    base = _bundled_dir()
-    return {stem: (base / f"{stem}.toml").read_text(encoding="utf-8") for stem in FILES}
-
-
-@functools.lru_cache(maxsize=1)
-def _load_bundled() -> Matrix:
-    # The bundled data is validated in full by the test suite; here it is built with the cross-file
-    # checks only (any surprise falls back to the full validation and its MatrixError).
-    return _build_from_texts(_bundled_texts(), {stem: "bundled" for stem in FILES}, trusted=True)
-
-
-def _build_from_texts(texts: Mapping[str, str], origins: Mapping[str, str], *, trusted: bool = False) -> Matrix:
-    from gpudoctor.errors import MatrixError
-    from gpudoctor.matrix_schema import build
-
-    problems: list[str] = []
-    docs: dict[str, dict[str, Any]] = {}
-    for stem in FILES:
-        try:
-            docs[stem] = _parse_toml(texts[stem])
-        except Exception as exc:  # tomllib.TOMLDecodeError and friends
-            problems.append(f"{stem}.toml: TOML syntax error: {exc}")
-    if problems:
-        raise MatrixError(problems, hint="fix the TOML syntax first")
-    return build(docs, origins, trusted=trusted)
-
-
-def load_matrix(path: str | Path | None = None) -> Matrix:
-    """Load and validate a matrix; raise MatrixError listing every problem.
-
-    ``None``: the bundled data (cached). A directory: its ``<stem>.toml`` files replace the bundled
-    ones (files it lacks come from the bundled matrix; an unknown ``*.toml`` is a problem). A single
-    file named like a matrix file (``torch.toml``): validated together with the bundled others, so
-    cross-file checks (sources, CUDA versions, compute capabilities, cuDNN) apply.
-    """
-    if path is None:
-        return _load_bundled()
-    from gpudoctor.errors import MatrixError
-
-    p = Path(path)
-    texts = dict(_bundled_texts())
-    origins = {stem: "bundled" for stem in FILES}
-    names = ", ".join(s + ".toml" for s in FILES)
-    # Fail closed: every candidate file is read bounded (a regular file, at most 32 MiB, UTF-8); a
-    # FIFO, a directory or an unreadable file named like a matrix file is a problem, never skipped.
-    if p.is_dir():
-        try:
-            entries = sorted(os.listdir(p))
-        except OSError as exc:
-            raise MatrixError([f"{p}: cannot list the directory: {exc.strerror or exc}"]) from None
-        problems = [
-            f"{name}: not a matrix file (expected one of {names})"
-            for name in entries
-            if name.endswith(".toml") and name[:-5] not in FILES
-        ]
-        for name in entries:
-            stem = name[:-5]
-            if name.endswith(".toml") and stem in FILES:
-                text, problem = _read_candidate(p / name)
-                if problem:
-                    problems.append(problem)
-                else:
-                    texts[stem] = text
-                    origins[stem] = str(p / name)
-        if not any(name.endswith(".toml") for name in entries):
-            # Fail closed: a directory that holds no candidate validates nothing; "valid" would mislead.
-            problems.append(f"{p}: no matrix files (*.toml) in this directory (expected some of {names})")
-        if problems:
-            raise MatrixError(problems)
-    elif os.path.lexists(p):
-        if p.suffix != ".toml" or p.stem not in FILES:
-            raise MatrixError(
-                [f"{p.name}: not a matrix file name (expected one of {names})"],
-                hint="name the candidate after the file it replaces, e.g. torch.toml",
-            )
-        text, problem = _read_candidate(p)
-        if problem:
-            raise MatrixError([problem])
-        texts[p.stem] = text
-        origins[p.stem] = str(p)
-    else:
-        from gpudoctor.errors import MissingInput
-
-        raise MissingInput(f"no such matrix file or directory: {p}")
-    return _build_from_texts(texts, origins)
-
-
-def _read_candidate(path: Path) -> tuple[str, str | None]:
-    """(text, None), or ("", the problem) for a candidate that is not a readable regular text file."""
-    from gpudoctor.bounded import read_input_text
-    from gpudoctor.errors import GpudoctorError
-
-    try:
-        return read_input_text(str(path), "matrix file"), None
-    except GpudoctorError as exc:  # InputError, or MissingInput for a dangling link
-        return "", exc.message
-
-
-def check_matrix(path: str | Path | None = None) -> list[str]:
-    """Validate like :func:`load_matrix` but return the problems ([] when valid) instead of raising."""
-    from gpudoctor.errors import MatrixError, MissingInput
-
-    try:
-        load_matrix(path)
-    except MatrixError as exc:
-        return list(exc.problems)
-    except MissingInput:
-        return [f"{path}: no such file or directory"]
-    return []
-
-
-def validate(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str] | None = None) -> Matrix:
-    """Validate parsed TOML documents (file stem -> dict, all of FILES) and build the Matrix.
-
-    Collects every problem as "file:row-key: message" and raises one MatrixError(problems).
-    """
-    from gpudoctor.matrix_schema import build
-
-    return build(docs, origins or {stem: "memory" for stem in docs})
-
-
-def render_matrix_text(matrix: Matrix, section: str | None = None) -> str:
-    """Plain-text tables of one section (see SECTIONS) or of all of them."""
-    from gpudoctor.matrix_render import render
-
-    return render(matrix, section)

@@ -17,15 +17,8 @@ from dataclasses import MISSING, FrozenInstanceError, dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from gpudoctor.matrix import (
-    _norm_os,
-    kernel_route,
-    normalize_cc,
-    spec_contains,
-    spec_floor,
-    version_key,
-    version_parts,
-)
+from gpudoctor.matrix.terms import _norm_os, kernel_route, normalize_cc
+from gpudoctor.versions import spec_contains, spec_floor, version_key, version_parts
 
 _record = dataclass(init=False, repr=False, eq=False, kw_only=True)
 

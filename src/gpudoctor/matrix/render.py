@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from gpudoctor.errors import UsageError
-from gpudoctor.matrix import SECTIONS, Matrix
+from gpudoctor.matrix.files import SECTIONS
+from gpudoctor.matrix.queries import Matrix
 from gpudoctor.sanitize import clean_line
 
 #: Extra names accepted for a section (file stems and framework spellings).

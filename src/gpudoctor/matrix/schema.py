@@ -12,17 +12,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpudoctor.errors import MatrixError
-from gpudoctor.matrix import (
-    FILES,
-    Matrix,
-    gpu_name_tokens,
-    parse_spec,
-    spec_contains,
-    spec_floor,
-    version_key,
-    version_parts,
-)
-from gpudoctor.matrix_records import (
+from gpudoctor.matrix.files import FILES
+from gpudoctor.matrix.queries import Matrix
+from gpudoctor.matrix.records import (
     Arch,
     C2cLink,
     CcTarget,
@@ -47,6 +39,8 @@ from gpudoctor.matrix_records import (
     TorchRelease,
     TorchVariant,
 )
+from gpudoctor.matrix.terms import gpu_name_tokens
+from gpudoctor.versions import parse_spec, spec_contains, spec_floor, version_key, version_parts
 
 SCHEMA_VERSION = 1
 
