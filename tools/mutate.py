@@ -56,10 +56,10 @@ TARGETS = (
     "src/gpudoctor/matrix/terms.py",
     "src/gpudoctor/versions.py",
     "src/gpudoctor/loader.py",
-    "src/gpudoctor/requirements.py",
+    "src/gpudoctor/checks/requirements.py",
     "src/gpudoctor/install/pick_*.py",
-    "src/gpudoctor/install/plan.py",
-    "src/gpudoctor/install/judge.py",
+    "src/gpudoctor/planner/plan.py",
+    "src/gpudoctor/planner/judge.py",
     "src/gpudoctor/switch_cuda.py",
     "src/gpudoctor/render/*.py",
 )

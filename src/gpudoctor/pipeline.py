@@ -6,7 +6,7 @@ from __future__ import annotations
 def fix_offers(report) -> dict[str, str]:
     """finding code -> the kind of fix `gpudoctor fix` offers for it (gpudoctor.install.fix.offered), judged
     with the matrix the report's findings were judged with."""
-    from gpudoctor.install.offers import could_offer
+    from gpudoctor.planner.offers import could_offer
 
     if not could_offer(report.findings):
         return {}

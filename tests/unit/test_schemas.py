@@ -33,8 +33,8 @@ def _document_ids() -> dict[str, str]:
     """The id every JSON document writer puts in its `schema` (or `format`) key -> the schema file."""
     from gpudoctor.bandwidth.results import SCHEMA as BANDWIDTH
     from gpudoctor.host.snapshot import FORMAT as SNAPSHOT
-    from gpudoctor.install.render import SCHEMA as INSTALL
     from gpudoctor.memory.render import PLAN_SCHEMA, VIEW_SCHEMA
+    from gpudoctor.planner.render import SCHEMA as INSTALL
     from gpudoctor.render.json_report import SCHEMA as REPORT
     from gpudoctor.report_merge import REPORT_SCHEMA
     from gpudoctor.report_merge import SCHEMA as MERGE
@@ -114,7 +114,7 @@ def test_report_enums_are_the_codes():
 def test_plan_fix_kinds_are_what_fix_offers():
     import inspect
 
-    from gpudoctor.install import offers
+    from gpudoctor.planner import offers
 
     kinds = [k for k in schemas.load("report.schema.json")["$defs"]["step"]["properties"]["fix"]["enum"] if k]
     source = inspect.getsource(offers)  # applies(): the one rule for the kinds a plan step is labelled with

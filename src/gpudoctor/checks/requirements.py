@@ -457,7 +457,7 @@ class _Judge:
         return _contains(req.specifier, _version(cuda)), f"the driver ({d.version or '?'}) supports CUDA {cuda}", ev, fix
 
     def _driver_fix(self, summary: str, branch: str | None = None) -> Remediation:
-        from gpudoctor.checks.remedy import driver_install, reboot, where_run
+        from gpudoctor.planner.remedy import driver_install, reboot, where_run
 
         commands = (*driver_install(self.facts, branch), *reboot(self.facts))
         return Remediation(summary, commands, requires_root=True, component="driver", where=where_run(self.facts))
@@ -666,7 +666,7 @@ class _Judge:
 
     def _context(self):
         """A checks Context on this judge's matrix: the framework fixes come from gpudoctor install's planner."""
-        from gpudoctor.checks import Context
+        from gpudoctor.checks.base import Context
 
         ctx = Context(self._matrix_path)
         if self._matrix is not None:
@@ -701,7 +701,7 @@ class _Judge:
 
     def _package_fix(self, req: Requirement) -> Remediation:
         """The planner's build when the newest that fits satisfies the spec; else the spec itself, in the probed interpreter."""
-        from gpudoctor.checks.remedy import pip
+        from gpudoctor.planner.remedy import pip
 
         name = req.subject
         framework = "jax" if name == "jaxlib" else name

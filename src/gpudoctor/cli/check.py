@@ -146,10 +146,10 @@ def register(app: typer.Typer) -> None:
         from gpudoctor.probes import ProbeOptions
 
         # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
-        # (gpudoctor.requirements loads `packaging`: only when there are requirements.)
+        # (gpudoctor.checks.requirements loads `packaging`: only when there are requirements.)
         requirements: list = []
         if require:
-            from gpudoctor.requirements import RequirementSyntaxError, parse_requirements
+            from gpudoctor.checks.requirements import RequirementSyntaxError, parse_requirements
 
             from_env = _from_env(ctx, "require")
             if from_env:
@@ -188,7 +188,7 @@ def register(app: typer.Typer) -> None:
             pasted, asks = _pasted_view(host, report)
             outcomes = []
             if requirements:
-                from gpudoctor.requirements import evaluate
+                from gpudoctor.checks.requirements import evaluate
 
                 outcomes = evaluate(requirements, report.facts, report.findings, matrix_path=matrix)
         except Exception as exc:

@@ -25,6 +25,14 @@ class FailOn(str, enum.Enum):
     info = "info"
 
 
+def all_codes() -> tuple[str, ...]:
+    """Every public finding code: the checks', --require's and the bandwidth benchmark's."""
+    from gpudoctor.bandwidth import judge
+    from gpudoctor.checks import check_codes, requirements
+
+    return check_codes() + (requirements.CODE, judge.CODE, judge.CORRUPT_CODE)
+
+
 def make_host(replay: str | None, root: str = "/") -> Host:
     """A replayed snapshot when asked, else the live machine (under `root`: the hidden --root, tests/sim/)."""
     if replay:
@@ -105,7 +113,6 @@ def finding_codes(option: str, values: list[str]) -> list[str]:
     codes = [v.strip().lower() for v in values if v.strip()]
     if not codes:
         return []
-    from gpudoctor.checks import all_codes
     from gpudoctor.errors import UsageError
 
     known = all_codes()

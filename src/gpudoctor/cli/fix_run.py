@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def describe(fix: fx.Fix) -> list[str]:
     """What the fix runs or writes, every command rendered by gpudoctor.cmdline."""
     from gpudoctor import cmdline
-    from gpudoctor.install.render import as_cmd
+    from gpudoctor.planner.render import as_cmd
 
     if fix.kind == "reinstall" and fix.payload is not None and not fix.blocked:
         return ["  $ " + line for line in cmdline.render_all(as_cmd(s.argv) for s in fix.payload.steps)]
@@ -91,7 +91,7 @@ def run_fix(
     facts, findings = report.facts, report.findings
     ctx = Context(matrix)
     if target:  # a wrong --gpu/--driver/--cuda is the person's error: say so now, not as "no build fits" later
-        from gpudoctor.install.machine import apply_target, machine_from_facts
+        from gpudoctor.planner.machine import apply_target, machine_from_facts
 
         apply_target(machine_from_facts(facts, ctx), target, ctx)
     live = replay is None

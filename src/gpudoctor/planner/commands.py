@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpudoctor.install.model import Step, TargetEnv
+from gpudoctor.planner.model import Step, TargetEnv
 
 # What the commands name when no environment was seen (a snapshot without Python): shown, never run.
 PLACEHOLDER_PYTHON = "python3"

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpudoctor.install.model import Judgement, Machine
 from gpudoctor.matrix import kernel_route, normalize_cc, spec_contains
+from gpudoctor.planner.model import Judgement, Machine
 from gpudoctor.versions import major, major_minor, vkey
 
 

@@ -6,10 +6,9 @@ import posixpath
 import re
 from dataclasses import replace
 
-from gpudoctor.checks import Context
-from gpudoctor.checks.toolkit import gpu_cc
 from gpudoctor.facts import Facts
-from gpudoctor.install.model import GpuInfo, Machine, Target, TargetEnv
+from gpudoctor.planner.context import Context, gpu_cc
+from gpudoctor.planner.model import GpuInfo, Machine, Target, TargetEnv
 from gpudoctor.probed import Found
 
 # Distributions a plan looks at: the frameworks, their companions, JAX's plugins, NVIDIA's cuDNN wheels.
@@ -90,7 +89,7 @@ def target_gaps(machine: Machine) -> tuple[str, ...]:
     nvidia-smi's "No devices were found") decides the CUDA build; the kernels go unchecked, and the plan
     says so. A GPU seen without a driver (a report that pasted the GPU, a driver NVML could not name)
     narrows the choice to the builds with kernels for it, and of those the one that asks least of the
-    driver is chosen (gpudoctor.install.plan.select); the plan says which driver it needs. With
+    driver is chosen (gpudoctor.planner.plan.select); the plan says which driver it needs. With
     neither (or a GPU whose compute capability is unknown), every CUDA build would be a guess."""
     if machine.driver_cuda or any(g.cc for g in machine.gpus):
         return ()

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from gpudoctor.install.judge import judge_driver, judge_kernels, judge_python
-from gpudoctor.install.model import Build, Candidate, Judgement, Machine
 from gpudoctor.matrix import spec_contains, version_key, version_parts
+from gpudoctor.planner.judge import judge_driver, judge_kernels, judge_python
+from gpudoctor.planner.model import Build, Candidate, Judgement, Machine
 
 FIND_LINKS = "https://storage.googleapis.com/jax-releases/jax_cuda_releases.html"
 _REQUEST = re.compile(r"^\d+\.\d+(\.\d+)?$")

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.install.judge import judge_driver, judge_kernels, judge_python
-from gpudoctor.install.model import Build, Candidate, Judgement, Machine
 from gpudoctor.matrix import version_key, version_parts
+from gpudoctor.planner.judge import judge_driver, judge_kernels, judge_python
+from gpudoctor.planner.model import Build, Candidate, Judgement, Machine
 from gpudoctor.versions import major, major_minor
 
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly")
@@ -50,7 +50,7 @@ def groups(matrix, requested: str | None):
 
 
 def missing_libraries(facts, row) -> list[str]:
-    from gpudoctor.checks.frameworks import missing_sonames
+    from gpudoctor.loader import missing_sonames
 
     return missing_sonames(facts, row.sonames, ())
 

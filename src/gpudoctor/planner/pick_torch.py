@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.install.judge import judge_driver, judge_kernels, judge_python
-from gpudoctor.install.model import Build, Candidate, Judgement, Machine
 from gpudoctor.matrix import version_key, version_parts
+from gpudoctor.planner.judge import judge_driver, judge_kernels, judge_python
+from gpudoctor.planner.model import Build, Candidate, Judgement, Machine
 from gpudoctor.versions import major_minor, vkey
 
 INDEX = "https://download.pytorch.org/whl"

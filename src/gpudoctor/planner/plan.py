@@ -15,14 +15,14 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
-from gpudoctor.checks import Context
 from gpudoctor.cmdline import Cmd
 from gpudoctor.errors import UsageError
 from gpudoctor.facts import Facts
-from gpudoctor.install import commands, pick_jax, pick_tensorflow, pick_torch
-from gpudoctor.install.machine import apply_target, machine_from_facts, target_gaps
-from gpudoctor.install.model import TITLES, Candidate, Change, GpuInfo, Machine, Plan, Step, Target, TargetEnv
 from gpudoctor.matrix import kernel_route, spec_contains, version_key
+from gpudoctor.planner import commands, pick_jax, pick_tensorflow, pick_torch
+from gpudoctor.planner.context import Context
+from gpudoctor.planner.machine import apply_target, machine_from_facts, target_gaps
+from gpudoctor.planner.model import TITLES, Candidate, Change, GpuInfo, Machine, Plan, Step, Target, TargetEnv
 from gpudoctor.probed import value_or_none
 from gpudoctor.versions import vkey
 
@@ -95,7 +95,7 @@ def _best(pick: ModuleType, machine: Machine, fitting: list[Candidate]) -> Candi
 
 def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
     """What the plan says when no driver was seen: the driver the chosen build needs (None when one was seen)."""
-    from gpudoctor.install.judge import driver_needs
+    from gpudoctor.planner.judge import driver_needs
 
     if plan_machine.driver_cuda or plan_machine.cpu or not build.cuda:
         return None
@@ -187,7 +187,7 @@ def _hints(pick, matrix, machine, facts, groups, chosen) -> tuple[str, ...]:
 
 
 def _steps(pick, machine: Machine, build, installer: str, options: Options) -> tuple[Step, ...]:
-    # Download first, replace in one step (gpudoctor.install.commands says how): nothing is removed before the new build is here.
+    # Download first, replace in one step (gpudoctor.planner.commands says how): nothing is removed before the new build is here.
     names = pick.uninstall_names(machine, build, options.reinstall)
     index = build.index_url
     if options.index_url:

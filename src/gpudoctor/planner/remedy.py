@@ -58,7 +58,7 @@ def open_modules_fit(facts: Facts, ctx=None) -> bool | None:
     The compute capability is NVML's, else (with a check Context) the matrix's entry for the GPU's name."""
     ccs = [g.compute_capability for g in facts.driver.gpus if g.compute_capability]
     if not ccs and ctx is not None:
-        from gpudoctor.checks.toolkit import gpu_cc
+        from gpudoctor.planner.context import gpu_cc
 
         ccs = [cc for cc in (gpu_cc(g, ctx) for g in facts.driver.gpus) if cc]
     if not ccs:

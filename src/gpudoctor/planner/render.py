@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from gpudoctor import cmdline
 from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.install import commands
-from gpudoctor.install.model import Candidate, Plan
+from gpudoctor.planner import commands
+from gpudoctor.planner.model import Candidate, Plan
 
 MAX_RULED_OUT = 12  # lines; --format json lists every one
 # The `schema` key of `install --format json` and the $id of src/gpudoctor/schemas/install.schema.json.

@@ -14,7 +14,7 @@ SCHEMA = "gpudoctor.report/1"
 
 def report_document(report: Report, exit_code: ExitCode) -> dict[str, Any]:
     from gpudoctor.cmdline import shell_for_os
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
 
     worst = report.worst()
     plan = build(report.findings, shell_for_os(report.facts.platform.system))

@@ -2,7 +2,7 @@
 
 One <testsuite name="gpudoctor.checks"> with one <testcase> per check
 (`gpudoctor.checks.all_checks()`, classname `gpudoctor.<area>`), and, when
-requirements were stated, one <testsuite name="gpudoctor.requirements"> with
+requirements were stated, one <testsuite name="gpudoctor.checks.requirements"> with
 one <testcase> per requirement.
 
 A finding at or above --fail-on is a <failure type="error|warning|info">
@@ -116,12 +116,12 @@ def render_junit(
         totals[k] += counts[k]
 
     if outcomes:
-        rsuite = _sub(root, "testsuite", name="gpudoctor.requirements")
+        rsuite = _sub(root, "testsuite", name="gpudoctor.checks.requirements")
         if node:
             rsuite.set("hostname", xml_text(node, newlines=False))
         rcounts = {"tests": 0, "failures": 0, "errors": 0}
         for o in outcomes:
-            tc = _sub(rsuite, "testcase", classname="gpudoctor.requirements", name=o.requirement.spec, time="0")
+            tc = _sub(rsuite, "testcase", classname="gpudoctor.checks.requirements", name=o.requirement.spec, time="0")
             rcounts["tests"] += 1
             if o.met:
                 _sub(tc, "system-out", f"met: {o.found}")

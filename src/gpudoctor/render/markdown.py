@@ -47,7 +47,7 @@ def render_markdown(
     asks: list | None = None,
 ) -> str:
     from gpudoctor.cmdline import shell_for_os
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
 
     out: list[str] = ["### gpudoctor", ""]
     findings = report.findings

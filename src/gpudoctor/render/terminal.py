@@ -205,7 +205,7 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
 
 def render_terminal(report: Report, console: Any, verbose: bool = False) -> None:
     from gpudoctor.cmdline import shell_for_os
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
     from gpudoctor.render.textconsole import escape
 
     plan = build(report.findings, shell_for_os(report.facts.platform.system))
