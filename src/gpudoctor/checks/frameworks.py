@@ -120,6 +120,29 @@ def _request(framework: str, version: str) -> tuple[str, ...]:
 def framework_plan(
     facts: Facts, ctx: Context, framework: str, version: str | None = None, *, env=None, options=None, refuse: bool = False
 ):
+    """`_framework_plan`'s choice, made once per question and Context: the checks that ask for the same
+    framework's fix, and `fix`'s offers after them, share it (ctx.choices)."""
+    from gpudoctor.planner.machine import env_from_facts
+    from gpudoctor.planner.plan import Options, TargetNeeded
+
+    key = ("framework_plan", id(facts), framework, version, env or env_from_facts(facts), options or Options())
+    chosen = ctx.choices.get(key)
+    if chosen is None or chosen[0] is not facts:  # (the facts are kept with the choice: an id is never reused)
+        try:
+            chosen = (facts, _framework_plan(facts, ctx, framework, version, env=env, options=options, refuse=True))
+        except TargetNeeded as exc:
+            chosen = (facts, exc)
+        ctx.choices[key] = chosen
+    if isinstance(chosen[1], TargetNeeded):
+        if refuse:
+            raise chosen[1]
+        return None, "no-target"
+    return chosen[1]
+
+
+def _framework_plan(
+    facts: Facts, ctx: Context, framework: str, version: str | None = None, *, env=None, options=None, refuse: bool = False
+):
     """(plan, how): the installed `version` rebuilt for this machine when a build of it fits (how
     "kept"), else the newest release that fits (how "unfit", or "unknown" when the matrix does not
     know `version`; plan.fits is False when nothing fits). plan is None when neither a GPU (of known
@@ -130,7 +153,7 @@ def framework_plan(
     `options` are fix's (the environment it installs into, --index-url, --gpu/--driver/--cuda/--cpu);
     `refuse` raises TargetNeeded instead of returning None."""
     from gpudoctor.errors import UsageError
-    from gpudoctor.planner.plan import Options, TargetNeeded, plan_install  # local: install.plan imports the checks
+    from gpudoctor.planner.plan import Options, TargetNeeded, plan_install
 
     base = options or Options()
 

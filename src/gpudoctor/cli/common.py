@@ -6,17 +6,10 @@ import enum
 import sys
 
 from gpudoctor.host import Host
+from gpudoctor.render.formats import FORMATS
 
-
-class OutputFormat(str, enum.Enum):
-    text = "text"
-    json = "json"
-    github = "github"  # GitHub Actions workflow commands + $GITHUB_STEP_SUMMARY (docs/ci.md)
-    junit = "junit"  # JUnit XML (docs/ci.md)
-    prometheus = "prometheus"  # Prometheus text exposition, node_exporter's textfile collector (docs/cluster.md)
-    nfd = "nfd"  # a Node Feature Discovery feature file: node labels (docs/cluster.md)
-    npd = "npd"  # a Node Problem Detector custom plugin: exit 0/1/2 and one line (docs/cluster.md)
-    markdown = "markdown"  # the diagnosis, plan and ask-for list as an issue reply (docs/pasted.md)
+# check's --format values, in the order --help lists them: the table of formats (gpudoctor.render.formats).
+OutputFormat = enum.Enum("OutputFormat", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
 
 
 class FailOn(str, enum.Enum):

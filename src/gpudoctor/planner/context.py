@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from gpudoctor.facts import Gpu
 
 
 class Context:
-    """What checks may consult beside the facts: the matrix (loaded on first use) and settings."""
+    """What checks may consult beside the facts: the matrix (loaded on first use) and settings; and the
+    planner's choices made so far (`choices`), so that a choice several rules ask for, and `fix`'s offers
+    after them, is made once per check (gpudoctor.checks.frameworks.framework_plan)."""
 
     def __init__(self, matrix_path: str | None = None, memory_held_share: float = 0.25) -> None:
         self._matrix_path = matrix_path
         self.memory_held_share = memory_held_share
+        self.choices: dict[Any, Any] = {}
 
     @functools.cached_property
     def matrix(self):  # -> gpudoctor.matrix.Matrix

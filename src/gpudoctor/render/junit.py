@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from typing import Any
 
 from gpudoctor.model import ExitCode, Finding, Report, Severity
 from gpudoctor.render.xmltext import xml_text
@@ -172,3 +173,13 @@ def render_junit_error(message: str, hint: str | None) -> str:
     )
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def render(result: Any) -> str:
+    """--format junit: one test case per check, from the check's result."""
+    request = result.request
+    return render_junit(result.report, result.outcomes, result.exit_code, request.threshold, request.node)
+
+
+def render_error(message: str, hint: str | None, exit_code: ExitCode, started: float = 0.0) -> str:
+    return render_junit_error(message, hint)
