@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import typer
@@ -18,6 +19,7 @@ from gpudoctor.cli.common import (
     make_host,
     positive_seconds,
 )
+from gpudoctor.render.formats import FORMATS
 
 if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
     pass
@@ -41,8 +43,8 @@ def register(app: typer.Typer) -> None:
             "-f",
             envvar="GPUDOCTOR_FORMAT",
             metavar=_choices(OutputFormat),
-            callback=_one_of(OutputFormat),
-            autocompletion=lambda: [f.value for f in OutputFormat],
+            callback=_one_of(FORMATS),
+            autocompletion=lambda: list(FORMATS),
             help=(
                 "text, json (docs/report-schema.md), github (Actions annotations), junit (XML), prometheus "
                 "(text exposition), nfd (Node Feature Discovery labels), npd (Node Problem Detector plugin: "
@@ -139,8 +141,6 @@ def register(app: typer.Typer) -> None:
         import time
 
         started = time.monotonic()
-        from gpudoctor.render.formats import FORMATS
-
         fmt = FORMATS[output_format]
         # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
         requirements = _requirements(ctx, require) if require else []
@@ -282,12 +282,13 @@ def _hint(option: str, envvar: str | None) -> str:
     return f"'{option}' (env var: {envvar})" if envvar else f"'{option}'"
 
 
-def _one_of(kind: type[enum.Enum]):
+def _one_of(kind: type[enum.Enum] | Mapping[str, object]):
     """A choice option's check, done here rather than by an Enum type so that a bad value from the
-    environment variable names the variable (`_hint`); the value stays a plain string."""
+    environment variable names the variable (`_hint`); the value stays a plain string. A mapping's keys
+    are read at each check (--format: the table of formats, gpudoctor.render.formats)."""
 
     def check(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
-        allowed = [member.value for member in kind]
+        allowed = list(kind) if isinstance(kind, Mapping) else [member.value for member in kind]
         if value in allowed:
             return value
         envvar = param.envvar if _from_env(ctx, param.name or "") and isinstance(param.envvar, str) else None
