@@ -148,8 +148,7 @@ def test_the_steps_labelled_for_fix_are_what_fix_offers(path):
     # offers only what the plan's own step for that finding says: a framework reinstall where the plan
     # reinstalls that framework, a switch where the plan switches the toolkit.
     from gpudoctor.install.environment import read_env
-    from gpudoctor.install.fix import offered, propose
-    from gpudoctor.pipeline import fix_offers
+    from gpudoctor.install.fix import fix_offers, offered, propose
     from gpudoctor.planner.offers import could_offer
 
     host = ReplayHost(load_snapshot(str(path)))

@@ -1,12 +1,12 @@
 """`gpudoctor check` from a host to its result: probes -> facts -> checks -> requirements -> the plan, computed once.
 
 `check(host, request)` is the whole diagnosis; every output format renders the `CheckResult` it returns
-(gpudoctor.render.formats) and decides nothing of its own.
+(gpudoctor.render.formats) and decides nothing of its own (the JSON document of a result, which the fleet
+formats read too, is gpudoctor.render.json_report.check_document).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,23 +50,6 @@ class CheckResult:
     def node(self) -> str | None:
         return self.request.node
 
-    @functools.cached_property
-    def document(self) -> dict[str, Any]:
-        """The JSON report document (docs/report-schema.md): what --format json prints, and what the fleet formats read."""
-        from gpudoctor.render.json_report import report_document
-
-        doc = report_document(self.report, self.exit_code, self.plan, self.offers)
-        if self.request.requirements:
-            doc["requirements"] = [o.to_json() for o in self.outcomes]
-        if self.node:
-            doc["node"] = self.node
-        if self.pasted is not None:
-            from gpudoctor.cmdline import shell_for_os
-
-            target = shell_for_os(self.report.facts.platform.system)
-            doc["pasted"] = {"blocks": list(self.pasted.get("blocks") or []), "ask_for": [a.to_json(target) for a in self.asks]}
-        return doc
-
 
 def check(host: Any, request: CheckRequest) -> CheckResult:
     """Diagnose `host` (gpudoctor.host.Host) as `request` says; the one place a check's result is decided."""
@@ -94,7 +77,7 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
         report=report,
         request=request,
         plan=build(report.findings, shell_for_os(report.facts.platform.system)),
-        offers=fix_offers(report, ctx),
+        offers=_offers(report, ctx),
         outcomes=tuple(outcomes),
         pasted=pasted,
         asks=tuple(asks),
@@ -112,15 +95,13 @@ def _pasted_view(host: Any, report: Report) -> tuple[dict[str, Any] | None, list
     return section, ask_for(report.facts, report.findings)
 
 
-def fix_offers(report: Report, ctx: Any = None) -> dict[str, str]:
-    """finding code -> the kind of fix `gpudoctor fix` offers for it (gpudoctor.install.fix.offered), judged
-    with the matrix the report's findings were judged with (and, given, the Context that judged them: the
-    choices its checks made are not made again)."""
+def _offers(report: Report, ctx: Any) -> dict[str, str]:
+    """What `fix` can apply of the plan (gpudoctor.install.fix.fix_offers), judged by the Context that judged
+    the findings. Where no finding could be offered a fix, the fixer is not even loaded (a tenth of a check)."""
     from gpudoctor.planner.offers import could_offer
 
     if not could_offer(report.findings):
         return {}
-    from gpudoctor.checks.base import Context
-    from gpudoctor.install.fix import offered
+    from gpudoctor.install.fix import fix_offers
 
-    return offered(report.facts, report.findings, ctx or Context(report.matrix_path))
+    return fix_offers(report, ctx)

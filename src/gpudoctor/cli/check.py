@@ -237,18 +237,15 @@ def _emit(fmt, result, textfile: str | None) -> int:
     text = renderer.render(result)
     if hasattr(renderer, "write_beside"):
         renderer.write_beside(result)
-    status = renderer.exit_status(result.document) if hasattr(renderer, "exit_status") else int(result.exit_code)
+    status = renderer.exit_status(result) if hasattr(renderer, "exit_status") else int(result.exit_code)
     return _output(fmt, text, status, textfile)
 
 
 def _failed(fmt, exc: Exception, started: float, textfile: str | None) -> int:
     """The doctor's failure in the asked format (so a collector or a CI step still reads one document),
     and the one line on stderr a person reading the log needs; the exit status."""
-    import json
-
     from gpudoctor.errors import GpudoctorError
     from gpudoctor.model import ExitCode
-    from gpudoctor.render.json_report import error_document
 
     hint = exc.hint if isinstance(exc, GpudoctorError) else None
     message = exc.message if isinstance(exc, GpudoctorError) else f"{type(exc).__name__}: {exc}"
@@ -257,10 +254,7 @@ def _failed(fmt, exc: Exception, started: float, textfile: str | None) -> int:
         textfile = None  # a wrong command line replaces no file a collector reads
     renderer = fmt.renderer()
     text = renderer.render_error(message, hint, exit_code, started)
-    if hasattr(renderer, "exit_status"):
-        status = renderer.exit_status(json.loads(error_document(message, hint, exit_code)))
-    else:
-        status = int(exit_code)
+    status = renderer.error_status(message, hint, exit_code) if hasattr(renderer, "error_status") else int(exit_code)
     status = _output(fmt, text, status, textfile)
     sys.stderr.write(f"gpudoctor: error: {_clean(message)}\n")
     return status

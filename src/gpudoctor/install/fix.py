@@ -291,3 +291,14 @@ def verify_env(setting: EnvSetting) -> bool:
     from gpudoctor import userfile
 
     return setting.line() in (line.strip() for line in userfile.read_text(os.path.expanduser(setting.path or "")).splitlines())
+
+
+def fix_offers(report: Any, ctx: Context | None = None) -> dict[str, str]:
+    """finding code -> the kind of fix `gpudoctor fix` offers for it (`offered`), judged with the matrix the
+    report's findings were judged with (and, given, the Context that judged them: the choices its checks
+    made are not made again). Without a finding that could be offered a fix, nothing more is loaded."""
+    from gpudoctor.planner.offers import could_offer
+
+    if not could_offer(report.findings):
+        return {}
+    return offered(report.facts, report.findings, ctx or Context(report.matrix_path))

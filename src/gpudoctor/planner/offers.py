@@ -4,7 +4,7 @@
 (gpudoctor.install.fix.propose builds the fixes). It lives here, apart from the planner, because every
 `gpudoctor check` labels its plan with it: the check loads gpudoctor.install.fix (the installer's
 planner, about a tenth of a check's time) only when a finding could be offered a fix at all
-(`could_offer`, asked by gpudoctor.pipeline.fix_offers).
+(`could_offer`, asked by gpudoctor.pipeline and gpudoctor.install.fix.fix_offers).
 """
 
 from __future__ import annotations

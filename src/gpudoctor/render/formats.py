@@ -3,8 +3,9 @@
 Each row names the module that renders the format. Such a module has
 - `render(result) -> str`: the whole output for a gpudoctor.pipeline.CheckResult;
 - `render_error(message, hint, exit_code, started) -> str`: the output when no result could be made;
-and may have `exit_status(result_or_error_document) -> int` (a format with a protocol of its own: npd)
-and `write_beside(result)` (what it writes besides standard output: github's step summary).
+and may have `exit_status(result) -> int` with `error_status(message, hint, exit_code) -> int` (a format
+whose exit status follows a protocol of its own: npd) and `write_beside(result)` (what it writes besides
+standard output: github's step summary).
 
 A new format is one module with those functions and one row here: the --format choices, their
 completion and `check` itself read this table. The modules load only when their format is asked for:

@@ -37,7 +37,7 @@ def report_document(report: Report, exit_code: ExitCode, plan: Any = None, offer
 def _plan_json(plan, report: Report, offers: Any = None) -> dict:
     doc = plan.to_json()
     if offers is None:
-        from gpudoctor.pipeline import fix_offers
+        from gpudoctor.install.fix import fix_offers
 
         offers = fix_offers(report)
     kinds = offers
@@ -63,9 +63,25 @@ def error_document(message: str, hint: str | None, exit_code: ExitCode) -> str:
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
+def check_document(result: Any) -> dict[str, Any]:
+    """The document of a check's result (gpudoctor.pipeline.CheckResult): what --format json prints, and
+    what the fleet formats read (prometheus, nfd, npd)."""
+    doc = report_document(result.report, result.exit_code, result.plan, result.offers)
+    if result.request.requirements:
+        doc["requirements"] = [o.to_json() for o in result.outcomes]
+    if result.node:
+        doc["node"] = result.node
+    if result.pasted is not None:
+        from gpudoctor.cmdline import shell_for_os
+
+        target = shell_for_os(result.report.facts.platform.system)
+        doc["pasted"] = {"blocks": list(result.pasted.get("blocks") or []), "ask_for": [a.to_json(target) for a in result.asks]}
+    return doc
+
+
 def render(result: Any) -> str:
-    """--format json: the check's document (gpudoctor.pipeline.CheckResult.document)."""
-    return json.dumps(result.document, indent=2, sort_keys=True, default=str) + "\n"
+    """--format json."""
+    return json.dumps(check_document(result), indent=2, sort_keys=True, default=str) + "\n"
 
 
 def render_error(message: str, hint: str | None, exit_code: ExitCode, started: float = 0.0) -> str:

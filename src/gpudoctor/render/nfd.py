@@ -151,7 +151,9 @@ def render(result: Any) -> str:
     """--format nfd: the check's document as Node Feature Discovery labels, stamped now."""
     import time
 
-    return render_nfd(result.document, timestamp=time.time())
+    from gpudoctor.render.json_report import check_document
+
+    return render_nfd(check_document(result), timestamp=time.time())
 
 
 def render_error(message: str, hint: str | None, exit_code: Any, started: float = 0.0) -> str:

@@ -270,7 +270,9 @@ def _text(fams: dict[str, Family]) -> str:
 
 def render(result: Any) -> str:
     """--format prometheus: the check's document as a text exposition, stamped now."""
-    return render_document(result.document, result.request.started)
+    from gpudoctor.render.json_report import check_document
+
+    return render_document(check_document(result), result.request.started)
 
 
 def render_error(message: str, hint: str | None, exit_code: Any, started: float = 0.0) -> str:

@@ -243,7 +243,7 @@ def render_terminal(report: Report, console: Any, verbose: bool = False, plan: A
         for f, _ in group_per_gpu(findings, lambda f: _step_number(f, numbers)):
             render_finding(console, _for_text(f, long_names), verbose, step=_step_number(f, numbers))
     if offers is None:
-        from gpudoctor.pipeline import fix_offers
+        from gpudoctor.install.fix import fix_offers
 
         offers = fix_offers(report)
     render_plan(console, plan, offers)
