@@ -3,6 +3,11 @@
 Driver versions have two or three parts ("595.80", "535.104.05"), CUDA
 versions two or three ("12.4", "12.4.131"); leading zeros are not
 significant when comparing ("05" == 5) but are kept for display.
+
+One ordering for every version gpudoctor compares, the one packaging gives releases: part by part as
+numbers, trailing zeros not counted ("12.0" == "12" < "12.0.1"). `version_key` is that ordering's key;
+`vkey` keeps every part a machine printed (its length, indexes and slices see them all) and compares in
+the same ordering (`Key`).
 """
 
 from __future__ import annotations
@@ -13,14 +18,59 @@ import re
 _NUMS = re.compile(r"\d+")
 
 
-def vkey(version: str | None) -> tuple[int, ...]:
+class Key(tuple):
+    """A version's numeric parts as printed ((11, 8, 0) for "11.8.0"), ordered as `version_key` orders:
+    trailing zeros not counted, so (11, 8, 0) == (11, 8). A slice or a sum is a plain tuple of its parts."""
+
+    def _ordered(self, other: object) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        if not isinstance(other, tuple):
+            return None
+        return _significant(self), _significant(other)
+
+    def __eq__(self, other: object) -> bool:
+        pair = self._ordered(other)
+        return NotImplemented if pair is None else pair[0] == pair[1]
+
+    def __ne__(self, other: object) -> bool:
+        pair = self._ordered(other)
+        return NotImplemented if pair is None else pair[0] != pair[1]
+
+    def __lt__(self, other: object) -> bool:
+        pair = self._ordered(other)
+        return NotImplemented if pair is None else pair[0] < pair[1]
+
+    def __le__(self, other: object) -> bool:
+        pair = self._ordered(other)
+        return NotImplemented if pair is None else pair[0] <= pair[1]
+
+    def __gt__(self, other: object) -> bool:
+        pair = self._ordered(other)
+        return NotImplemented if pair is None else pair[0] > pair[1]
+
+    def __ge__(self, other: object) -> bool:
+        pair = self._ordered(other)
+        return NotImplemented if pair is None else pair[0] >= pair[1]
+
+    def __hash__(self) -> int:
+        return hash(_significant(self))
+
+
+def _significant(parts: tuple) -> tuple:
+    """`parts` without trailing zeros (one part kept): the ordering's form."""
+    end = len(parts)
+    while end > 1 and parts[end - 1] == 0:
+        end -= 1
+    return tuple(parts[:end])
+
+
+def vkey(version: str | None) -> Key:
     """Numeric sort key: "535.104.05" -> (535, 104, 5); "" or None -> ()."""
     if not version:
-        return ()
+        return Key()
     head = re.match(r"[\d.]+", version.strip())
     if not head:
-        return ()
-    return tuple(int(n) for n in _NUMS.findall(head.group(0)))
+        return Key()
+    return Key(int(n) for n in _NUMS.findall(head.group(0)))
 
 
 def major(version: str | None) -> int | None:
@@ -70,10 +120,7 @@ def version_parts(version: str | int | float) -> tuple[int, ...]:
 @functools.lru_cache(maxsize=4096)
 def version_key(version: str | int | float) -> tuple[int, ...]:
     """A sort/compare key: numeric parts with trailing zeros dropped ("12.0" == "12" < "12.0.1")."""
-    parts = list(version_parts(version))
-    while len(parts) > 1 and parts[-1] == 0:
-        parts.pop()
-    return tuple(parts)
+    return _significant(version_parts(version))
 
 
 # --------------------------------------------------------------------------- specifiers
