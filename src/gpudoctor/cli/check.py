@@ -38,7 +38,7 @@ def register(app: typer.Typer) -> None:
     def check(
         ctx: typer.Context,
         output_format: str = typer.Option(
-            OutputFormat.text.value,
+            "text",
             "--format",
             "-f",
             envvar="GPUDOCTOR_FORMAT",
