@@ -2,7 +2,8 @@
 
 Each row names the module that renders the format. Such a module has
 - `render(result) -> str`: the whole output for a gpudoctor.pipeline.CheckResult;
-- `render_error(message, hint, exit_code, started) -> str`: the output when no result could be made;
+- `render_error(message, hint, exit_code, started) -> str`: the output when no result could be made
+  (none where the row `raises`: the text view lets the failure propagate);
 and may have `exit_status(result) -> int` with `error_status(message, hint, exit_code) -> int` (a format
 whose exit status follows a protocol of its own: npd) and `write_beside(result)` (what it writes besides
 standard output: github's step summary).

@@ -506,13 +506,6 @@ def render(result: Any) -> str:
     return out.getvalue()
 
 
-def render_error(message: str, hint: str | None, exit_code: Any, started: float = 0.0) -> str:
-    """(Never called for the text view: its failures propagate, gpudoctor.render.formats.) The one line."""
-    from gpudoctor.sanitize import clean
-
-    return f"gpudoctor: error: {clean(message)}\n"
-
-
 def render_requirements(console: Any, outcomes: Any) -> None:
     from gpudoctor.render.textconsole import escape
 
