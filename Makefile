@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean test-deps mutation gpu-truth
+.PHONY: run test test-fast lint bench clean test-deps mutation gpu-truth
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,12 @@ lint: $(STAMP)
 
 test: $(STAMP) lint test-deps
 	$(BIN)/python -m pytest -q
+
+# The edit loop (docs/testing.md): the tests not marked slow (tests/conftest.py), in under a minute on two
+# cores; `make test` still runs them all. The golden record's test is among them (tests/test_golden.py).
+FAST_PATHS := tests/unit tests/test_architecture.py tests/test_golden.py
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" $(FAST_PATHS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/check_speed.py

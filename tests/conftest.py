@@ -44,7 +44,56 @@ def has_nvidia_gpu() -> bool:
         return False
 
 
+# --- the edit loop: `make test-fast` runs every test not marked slow (docs/testing.md) -----------------------
+# Marked here, by where a test lives, so that no test file changes for it: the tests that drive programs,
+# shells, compilers, containers or whole machines through the CLI, and the ones that sweep every recorded
+# case. SLOW_TESTS names single tests of an otherwise fast file (a node id, or its start).
+SLOW_PATHS = (
+    "tests/integration/",
+    "tests/sim/",
+    "tests/packaging/",
+    "tests/gpu/",
+    "tests/hostile/",
+    "tests/real/",
+    "tests/pasted/",
+    "tests/cli/",
+    "tests/test_machines.py",
+    "tests/test_plans.py",
+    "tests/test_documents_schemas.py",
+    "tests/test_findings_pages.py",
+    "tests/test_docs_drift.py",
+    # unit tests that generate thousands of inputs, compile C, start programs or pytest itself
+    "tests/unit/parsers/test_parsers_fuzz.py",
+    "tests/unit/test_errors_snapshot_fuzz.py",
+    "tests/unit/test_textconsole.py",
+    "tests/unit/test_bandwidth_driver.py",
+    "tests/unit/test_bandwidth_cli.py",
+    "tests/unit/test_loader_ldso.py",
+    "tests/unit/test_windows_posix_imports.py",
+    "tests/unit/test_rule_edges_skips.py",
+    "tests/unit/test_rule_edges_libs_r4.py",
+    "tests/unit/test_render_terminal.py",
+    "tests/unit/test_venvfiles.py",
+    "tests/unit/test_packaging.py",
+    "tests/unit/test_schemas.py",
+    "tests/unit/test_matrix_validation.py",
+    "tests/unit/test_deploy.py",
+    "tests/unit/test_deep.py",
+    "tests/unit/test_loader_probe.py",
+    "tests/unit/test_elf.py",
+    "tests/unit/test_cmdline.py",
+)
+SLOW_TESTS: tuple[str, ...] = (
+    # the golden record of the real and pasted cases (the recorded machines' stay in the loop)
+    "tests/test_golden.py::test_case_prints_its_golden_record[real/",
+    "tests/test_golden.py::test_case_prints_its_golden_record[pasted/",
+)
+
+
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SLOW_PATHS + SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)
     if any(item.get_closest_marker("gpu") for item in items) and not has_nvidia_gpu():
         skip = pytest.mark.skip(reason="needs an NVIDIA GPU with a working driver (NVML found none)")
         for item in items:

@@ -103,7 +103,7 @@ def finding_for(code: str, ex: Example):
         report = diagnose(ReplayHost(load_snapshot(str(ex.snapshot))))
         found = list(report.findings)
         if ex.require:
-            from gpudoctor.requirements import evaluate, parse_requirements
+            from gpudoctor.checks.requirements import evaluate, parse_requirements
 
             found = [o.finding for o in evaluate(parse_requirements([ex.require]), report.facts, report.findings) if o.finding]
         found = [f for f in found if f.code == code]

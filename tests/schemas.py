@@ -1,12 +1,12 @@
 """Validating documents against the shipped JSON Schemas (src/gpudoctor/schemas/), for the tests.
 
 `assert_valid(doc)` picks the schema by the document's `schema` key (a snapshot's `format`).
-The compat_matrix schemas are derived from gpudoctor.matrix_schema.SCHEMAS, the validator the code
+The compat_matrix schemas are derived from gpudoctor.matrix.schema.SCHEMAS, the validator the code
 uses: `matrix_schema(file)` builds one, a test compares it with the shipped file, and
 
     .venv/bin/python -m tests.schemas
 
-writes them again after a change to matrix_schema.py.
+writes them again after a change to matrix/schema.py.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def assert_valid(doc: Any, where: str = "", sid: str | None = None) -> None:
 
 
 def toml_as_json(value: Any) -> Any:
-    """A parsed TOML document as JSON data: dates become ISO strings (what matrix_schema.py accepts too)."""
+    """A parsed TOML document as JSON data: dates become ISO strings (what matrix/schema.py accepts too)."""
     if isinstance(value, dict):
         return {k: toml_as_json(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -74,7 +74,7 @@ def toml_as_json(value: Any) -> Any:
 # --------------------------------------------------------------------------- compat_matrix schemas
 
 # A version as packaging reads it starts with an optional v, epoch, then digits: the full PEP 440 check
-# stays in matrix_schema.py (`gpudoctor matrix check`), as do sorting, unique keys and cross-file rules.
+# stays in matrix/schema.py (`gpudoctor matrix check`), as do sorting, unique keys and cross-file rules.
 _TYPES: dict[str, dict[str, Any]] = {
     "str": {"type": "string", "pattern": "\\S"},
     "version": {"type": "string", "pattern": "^\\s*[vV]?([0-9]+!)?[0-9]+", "description": "a PEP 440 version"},
@@ -95,7 +95,7 @@ _TYPES: dict[str, dict[str, Any]] = {
 
 
 def _field(typ: str, where: str) -> dict[str, Any]:
-    from gpudoctor.matrix_schema import CONFIDENCE, ENUMS
+    from gpudoctor.matrix.schema import CONFIDENCE, ENUMS
 
     if typ == "rows":
         return {"type": "array", "minItems": 1, "items": {"$ref": f"#/$defs/{where}"}}
@@ -124,8 +124,8 @@ def _row(table: Any, name: str, defs: dict[str, Any]) -> dict[str, Any]:
 
 
 def matrix_schema(file: str) -> dict[str, Any]:
-    """The JSON Schema of compat_matrix/<file>.toml, after TOML parsing, as matrix_schema.SCHEMAS describes it."""
-    from gpudoctor.matrix_schema import SCHEMA_VERSION, SCHEMAS
+    """The JSON Schema of compat_matrix/<file>.toml, after TOML parsing, as matrix.schema.SCHEMAS describes it."""
+    from gpudoctor.matrix.schema import SCHEMA_VERSION, SCHEMAS
 
     defs: dict[str, Any] = {}
     props: dict[str, Any] = {"schema_version": {"const": SCHEMA_VERSION}}
@@ -138,7 +138,7 @@ def matrix_schema(file: str) -> dict[str, Any]:
         "title": f"compat_matrix/{file}.toml",
         "description": (
             f"compat_matrix/{file}.toml after TOML parsing (dates as YYYY-MM-DD strings); compat_matrix/README.md "
-            "describes the fields. Derived from src/gpudoctor/matrix_schema.py, which also checks what a schema "
+            "describes the fields. Derived from src/gpudoctor/matrix/schema.py, which also checks what a schema "
             "cannot: versions and specifiers parse, rows are sorted with unique keys, cited sources exist."
         ),
         "type": "object",

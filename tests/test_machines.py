@@ -29,12 +29,12 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor import prescribe
 from gpudoctor.doctor import diagnose
 from gpudoctor.facts import to_json
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.model import Severity
+from gpudoctor.planner import prescribe
 
 try:
     import tomllib

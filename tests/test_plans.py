@@ -1,6 +1,6 @@
 """The plan lint, over every recorded machine and every real report: what gpudoctor tells a person to
 run must parse as the argv it was built from, name versions that exist for that Python and OS in the
-matrix, target the probed interpreter, and hold together (gpudoctor.prescribe.lint)."""
+matrix, target the probed interpreter, and hold together (gpudoctor.planner.prescribe.lint)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.model import Severity
-from gpudoctor.prescribe import build, lint
+from gpudoctor.planner.prescribe import build, lint
 from gpudoctor.probed import Found
 
 TESTS = Path(__file__).resolve().parent
@@ -148,8 +148,8 @@ def test_the_steps_labelled_for_fix_are_what_fix_offers(path):
     # offers only what the plan's own step for that finding says: a framework reinstall where the plan
     # reinstalls that framework, a switch where the plan switches the toolkit.
     from gpudoctor.install.environment import read_env
-    from gpudoctor.install.fix import offered, propose
-    from gpudoctor.install.offers import could_offer, fix_offers
+    from gpudoctor.install.fix import fix_offers, offered, propose
+    from gpudoctor.planner.offers import could_offer
 
     host = ReplayHost(load_snapshot(str(path)))
     report = diagnose(host)

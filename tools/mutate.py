@@ -52,12 +52,14 @@ ROOT = Path(__file__).resolve().parents[1]
 #: loader, requirements, the installer's choice, switch-cuda and the renderers.
 TARGETS = (
     "src/gpudoctor/checks/*.py",
-    "src/gpudoctor/matrix.py",
+    "src/gpudoctor/matrix/queries.py",
+    "src/gpudoctor/matrix/terms.py",
+    "src/gpudoctor/versions.py",
     "src/gpudoctor/loader.py",
-    "src/gpudoctor/requirements.py",
+    "src/gpudoctor/checks/requirements.py",
     "src/gpudoctor/install/pick_*.py",
-    "src/gpudoctor/install/plan.py",
-    "src/gpudoctor/install/judge.py",
+    "src/gpudoctor/planner/plan.py",
+    "src/gpudoctor/planner/judge.py",
     "src/gpudoctor/switch_cuda.py",
     "src/gpudoctor/render/*.py",
 )

@@ -9,7 +9,9 @@ from gpudoctor.model import Report, sort_findings
 from gpudoctor.probes import ProbeOptions, run_probes
 
 
-def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: str | None = None) -> Report:
+def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: str | None = None, ctx=None) -> Report:
+    """The report of `host`; `ctx` (a checks Context on `matrix_path`) when the caller asks more of the same
+    choices afterwards (gpudoctor.pipeline: fix's offers)."""
     import threading
 
     from gpudoctor.checks import all_checks, run_checks
@@ -19,7 +21,7 @@ def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: st
     threading.Thread(target=all_checks, daemon=True).start()
     facts = run_probes(host, options)
     probed = time.monotonic()
-    findings, internal = run_checks(facts, matrix_path)
+    findings, internal = run_checks(facts, matrix_path, ctx)
     timings = dict(facts.timings_s)
     timings["probes_total"] = round(probed - start, 4)
     timings["checks_total"] = round(time.monotonic() - probed, 4)

@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from gpudoctor.facts import ElfObject, LibDir, LibraryCopy, LibraryResolution
+from gpudoctor.facts import ElfObject, Facts, LibDir, LibraryCopy, LibraryResolution, absence_known
+from gpudoctor.probed import Found
 
 _ORIGIN = re.compile(r"\$(ORIGIN\b|\{ORIGIN\})")
 _MULTIARCH = {
@@ -163,3 +164,54 @@ def available_sonames(
     names = {n for group in dir_groups for d in group for n in d.names if n.startswith(prefix)}
     names |= {n for n in (ldconfig or {}) if n.startswith(prefix)}
     return names
+
+
+# --------------------------------------------------------------------------- what a framework's process would miss
+# Asked by the checks (a library missing for a framework) and by the planner (a build whose libraries
+# would be missing here), from the facts alone.
+
+
+def ld_dirs(facts: Facts) -> tuple[LibDir, ...]:
+    return facts.ld_library_path
+
+
+def ldconfig_cache(facts: Facts) -> dict[str, tuple[str, ...]] | None:
+    return facts.ldconfig.value if isinstance(facts.ldconfig, Found) else None
+
+
+def _has_bundled(dirs: tuple[LibDir, ...], stem: str) -> bool:
+    return any(n.startswith(stem) for d in dirs if d.via == "bundled" for n in d.names)
+
+
+def elf_resolution(facts: Facts, key: str | None, soname: str) -> LibraryResolution | None:
+    """How `soname` loads for the framework `key`, from its own libraries (gpudoctor.probes.loading); None
+    where they were not read, or (PyTorch) where none of them needs it: the matrix's list decides then.
+
+    TensorFlow and JAX dlopen() by name: every soname offered anywhere was resolved, so one that is not
+    in their entry is nowhere the loader or gpudoctor can see (a resolution without a path)."""
+    fl = facts.loading.of(key) if facts.loading is not None and key else None
+    if fl is None:
+        return None
+    for res in fl.loads:
+        if res.soname == soname:
+            return res
+    return LibraryResolution(soname, None, None) if key in ("tensorflow", "jax") else None
+
+
+def missing_sonames(facts: Facts, sonames: Iterable[str], own: tuple[LibDir, ...], key: str | None = None) -> list[str]:
+    """The sonames the loader finds no copy of: from the framework's own libraries (`key`, when they were
+    read: gpudoctor.loader.resolve_for), else the fixed order over its directories."""
+    cache = ldconfig_cache(facts)
+    out = []
+    for soname in sonames:
+        elf = elf_resolution(facts, key, soname)
+        if elf is not None:
+            if elf.path is None:
+                out.append(soname)
+            continue
+        stem = soname.split(".so", 1)[0]
+        if _has_bundled(own, stem + "-") or _has_bundled(own, soname):
+            continue
+        if resolve_library(soname, ld_dirs(facts), own, cache).path is None and absence_known(facts, soname):
+            out.append(soname)
+    return out

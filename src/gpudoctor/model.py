@@ -54,7 +54,7 @@ class Evidence:
     value: str
 
 
-# The components a fix acts on, in the order the plan applies them (gpudoctor.prescribe).
+# The components a fix acts on, in the order the plan applies them (gpudoctor.planner.prescribe).
 COMPONENTS = (
     "driver",
     "container",

@@ -391,7 +391,7 @@ def test_junit_one_case_per_check_and_per_requirement(gd):
     assert checks.get("failures") == str(len(failing_cases))
     assert checks.get("tests") == str(len(all_checks()))
     # Requirements: one case each; met ones pass with what was found.
-    assert reqs.get("name") == "gpudoctor.requirements" and reqs.get("tests") == "3" and reqs.get("failures") == "2"
+    assert reqs.get("name") == "gpudoctor.checks.requirements" and reqs.get("tests") == "3" and reqs.get("failures") == "2"
     cases = {tc.get("name"): tc for tc in reqs.findall("testcase")}
     assert list(cases) == ["gpus==2", "bf16", "torch:cuda"]
     assert cases["gpus==2"].find("failure") is None

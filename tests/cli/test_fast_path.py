@@ -25,7 +25,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def codes() -> list[str]:
-    from gpudoctor.checks import all_codes
+    from gpudoctor.cli.common import all_codes
 
     return sorted(all_codes())
 

@@ -250,10 +250,10 @@ def test_env_file_with_another_value_of_the_variable_is_left_alone(tmp_path):
 
 def test_the_switch_fix_re_points_the_link_and_verifies_it(tmp_path):
     from gpudoctor.checks import Context
+    from gpudoctor.cli.fix_run import _apply_switch
     from gpudoctor.install.fix import propose
-    from gpudoctor.install.fix_run import _apply_switch
-    from gpudoctor.install.machine import env_from_facts
     from gpudoctor.model import Finding, Severity
+    from gpudoctor.planner.machine import env_from_facts
     from gpudoctor.probes import ProbeOptions
     from tests.unit.test_switch_cuda import facts_for, host_for, link_of, make_machine
 

@@ -1,4 +1,4 @@
-"""gpudoctor.requirements: parsing specs, and the verdicts the CLI tests cannot reach through a machine."""
+"""gpudoctor.checks.requirements: parsing specs, and the verdicts the CLI tests cannot reach through a machine."""
 
 from __future__ import annotations
 
@@ -6,18 +6,18 @@ import dataclasses
 
 import pytest
 
-from gpudoctor.cmdline import Cmd
-from gpudoctor.doctor import diagnose
-from gpudoctor.host.replay import ReplayHost
-from gpudoctor.host.snapshot import load_snapshot
-from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.requirements import (
+from gpudoctor.checks.requirements import (
     RequirementSyntaxError,
     evaluate,
     parse_requirement,
     parse_requirements,
     split_specs,
 )
+from gpudoctor.cmdline import Cmd
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import load_snapshot
+from gpudoctor.model import Finding, Remediation, Severity
 from tests.cli.conftest import machine
 
 

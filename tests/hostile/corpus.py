@@ -180,7 +180,7 @@ def shell_cases() -> list[Case]:
     from gpudoctor.doctor import diagnose  # local: building the corpus for other tests needs no doctor
     from gpudoctor.host.replay import ReplayHost
     from gpudoctor.host.snapshot import validate_snapshot
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
 
     out = []
     for slug in BASES:

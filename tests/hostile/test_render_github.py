@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpudoctor.checks.requirements import Outcome, Requirement
 from gpudoctor.cmdline import Cmd
 from gpudoctor.model import Evidence, ExitCode, Finding, Remediation, Report, Severity
 from gpudoctor.render.github import _cell, _code, render_github, render_github_error, render_github_summary
-from gpudoctor.requirements import Outcome, Requirement
 from gpudoctor.sanitize import clean
 from tests.hostile.strings import HOSTILE
 

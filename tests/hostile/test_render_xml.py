@@ -36,7 +36,7 @@ def check_junit(h: str, node: str) -> ET.Element:
     xml = render_junit(report, outcomes, ExitCode.FINDINGS, Severity.WARNING, node=node)
     root = ET.fromstring(xml)  # raises on anything not well-formed
     assert root.tag == "testsuites"
-    assert [s.get("name") for s in root.iter("testsuite")] == ["gpudoctor.checks", "gpudoctor.requirements"]
+    assert [s.get("name") for s in root.iter("testsuite")] == ["gpudoctor.checks", "gpudoctor.checks.requirements"]
     for s in all_strings(root):
         assert _SAFE_XML.match(s), repr(s)
     # Only gpudoctor's elements: the data added none.
@@ -57,7 +57,7 @@ def check_junit(h: str, node: str) -> ET.Element:
 def test_junit_stays_well_formed_and_shows_the_data(h):
     root = check_junit(h, node=h)
     assert {s.get("hostname") for s in root.iter("testsuite")} == {xml_text(h, newlines=False)}
-    requirements = [tc.get("name") for tc in root.iter("testcase") if tc.get("classname") == "gpudoctor.requirements"]
+    requirements = [tc.get("name") for tc in root.iter("testcase") if tc.get("classname") == "gpudoctor.checks.requirements"]
     assert requirements == [xml_text(h, newlines=False), xml_text(f"driver>={h}", newlines=False)]
     unmet = next(f for f in root.iter("failure") if f.get("type") == "requirement-unmet")
     assert unmet.get("message") == xml_text(f"[requirement-unmet] driver>={h}: {h}", newlines=False)

@@ -19,7 +19,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.errors import GpudoctorError
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
-from gpudoctor.prescribe import build
+from gpudoctor.planner.prescribe import build
 from tests.hostile.corpus import MARKER, cases, shell_cases
 
 SHELLS = {"bash": ["bash", "--norc", "--noprofile"], "dash": ["dash"], "zsh": ["zsh", "-f"], "fish": ["fish", "--no-config"]}

@@ -3,7 +3,7 @@
 Real pip in a throwaway virtual environment, a PEP 503 index on 127.0.0.1 that can be switched to
 misbehave (port closed, HTTP 500 for everything, garbage instead of the wheel), and stand-in wheels
 named torch built here (they exist only inside that venv). The plan's steps are the ones
-gpudoctor.install.commands builds; `run_plan` runs them, and, when a step fails after the
+gpudoctor.planner.commands builds; `run_plan` runs them, and, when a step fails after the
 environment changed, puts the previous build back and re-reads the environment.
 """
 
@@ -23,9 +23,9 @@ import pytest
 
 from gpudoctor.cmdline import Cmd
 from gpudoctor.host.live import LiveHost
-from gpudoctor.install import commands
 from gpudoctor.install.apply import env_reader, failure_message, restore_previous, run_plan, run_step
-from gpudoctor.install.model import Machine, Plan, TargetEnv
+from gpudoctor.planner import commands
+from gpudoctor.planner.model import Machine, Plan, TargetEnv
 from tests.integration.test_install_e2e import build_index, build_wheel
 
 

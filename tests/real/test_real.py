@@ -10,7 +10,7 @@ from gpudoctor.cmdline import shell_for_os
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
-from gpudoctor.prescribe import build
+from gpudoctor.planner.prescribe import build
 
 try:
     import tomllib

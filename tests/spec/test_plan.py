@@ -23,7 +23,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.model import COMPONENTS
-from gpudoctor.prescribe import build, component_of
+from gpudoctor.planner.prescribe import build, component_of
 
 TESTS = Path(__file__).resolve().parents[1]
 SNAPSHOTS = sorted([*TESTS.glob("machines/*/snapshot.json"), *TESTS.glob("real/*/snapshot.json")])

@@ -277,7 +277,7 @@ GIB = 1024**3
 
 
 def _met(snapshot: dict, spec: str) -> bool:
-    from gpudoctor.requirements import evaluate, parse_requirements
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
 
     r = report(snapshot)
     (outcome,) = evaluate(parse_requirements([spec]), r.facts, r.findings)

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor import prescribe
 from gpudoctor.checks import Context
 from gpudoctor.checks.cudnn import needs, torch_carries_cudnn
 from gpudoctor.checks.toolkit import torch_major_remediation, torch_side
 from gpudoctor.cmdline import Cmd, EvalShell
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner import prescribe
 from gpudoctor.probes import run_probes
 from gpudoctor.render.terminal import render_plan
 from gpudoctor.render.textconsole import TextConsole

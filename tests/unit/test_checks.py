@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.checks import Check, all_checks, all_codes, run_checks
+from gpudoctor.checks import Check, all_checks, run_checks
 from gpudoctor.checks.frameworks import runs_on
 from gpudoctor.checks.platform import visible_devices
+from gpudoctor.cli.common import all_codes
 from gpudoctor.doctor import diagnose
 from gpudoctor.model import Severity
 from tests.conftest import replay_host

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import Context, driver, health, platform
-from gpudoctor.checks.remedy import driver_install, package_repair, pip
 from gpudoctor.cmdline import Cmd, Placeholder, render
 from gpudoctor.facts import Distro
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
+from gpudoctor.planner.remedy import driver_install, package_repair, pip
 from gpudoctor.probed import Found
 from gpudoctor.probes import run_probes
 from tests.conftest import MACHINES
@@ -283,9 +283,9 @@ def test_a_run_installer_driver_is_removed_before_the_distributions_packages_go_
     # would mix two installations, so the step removes the .run installation first (one step, in order).
     import json
 
-    from gpudoctor.checks.remedy import driver_install
     from gpudoctor.host.replay import ReplayHost
     from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.planner.remedy import driver_install
     from gpudoctor.probes import run_probes
 
     path = Path(__file__).resolve().parents[1] / "machines" / "rtx3080-no-driver" / "snapshot.json"

@@ -94,7 +94,7 @@ def _npd_config() -> dict:
 
 
 def test_npd_config_maps_known_codes_to_conditions():
-    from gpudoctor.checks import all_codes
+    from gpudoctor.cli.common import all_codes
     from gpudoctor.render.nfd import NPD_MAX_CHARS
 
     config = _npd_config()

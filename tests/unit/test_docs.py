@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.checks import all_codes
+from gpudoctor.cli.common import all_codes
 from gpudoctor.cli.explain import finding_page
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.install import fix as fx
 from gpudoctor.install.environment import read_env
-from gpudoctor.install.model import Target
+from gpudoctor.planner.model import Target
 from tests.hostile.test_corpus import run_cli
 
 MACHINE = Path(__file__).resolve().parents[1] / "machines" / "docker-started-without-gpus" / "snapshot.json"

@@ -9,7 +9,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from gpudoctor import prescribe
 from gpudoctor.checks import Context
 from gpudoctor.checks.frameworks import _keras_note
 from gpudoctor.cmdline import Cmd, render_all
@@ -18,6 +17,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.matrix import spec_contains
 from gpudoctor.model import Remediation
+from gpudoctor.planner import prescribe
 from gpudoctor.probed import Found
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"

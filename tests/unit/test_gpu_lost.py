@@ -211,7 +211,7 @@ def test_on_windows_the_fix_restarts_windows_and_collects_nothing_linux_has(base
 
 
 def test_a_lost_gpu_does_not_count_for_a_gpus_requirement(base):
-    from gpudoctor.requirements import evaluate, parse_requirements
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
 
     (outcome,) = evaluate(parse_requirements(["gpus>=2"]), base, run_checks(base)[0])
     assert outcome.finding is not None and outcome.finding.code == "requirement-unmet"
@@ -219,7 +219,7 @@ def test_a_lost_gpu_does_not_count_for_a_gpus_requirement(base):
 
 
 def test_a_machine_whose_only_gpu_is_lost_has_no_gpu_to_require(base):
-    from gpudoctor.requirements import evaluate, parse_requirements
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
 
     facts = driver(base, gpus=(base.driver.gpus[1],))
     (outcome,) = evaluate(parse_requirements(["gpu"]), facts, run_checks(facts)[0])
@@ -254,7 +254,7 @@ def test_the_memory_view_says_a_lost_gpu_is_lost_instead_of_question_marks():
 
 @pytest.mark.parametrize("spec", ["cc>=7.0", "gpu-memory>=1GiB", "gpu-memory-free>=1MiB", "bf16"])
 def test_a_per_gpu_requirement_judges_the_usable_gpus_and_says_the_lost_one_was_not_judged(base, spec):
-    from gpudoctor.requirements import evaluate, parse_requirements
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
 
     # GPU 0 (an H100, 80 GB) meets each; GPU 1's recorded values are from before it was lost: not evidence.
     (outcome,) = evaluate(parse_requirements([spec]), base, run_checks(base)[0])
@@ -265,7 +265,7 @@ def test_a_per_gpu_requirement_judges_the_usable_gpus_and_says_the_lost_one_was_
 
 @pytest.mark.parametrize("spec", ["cc>=7.0", "gpu-memory>=1GiB", "bf16"])
 def test_a_per_gpu_requirement_is_not_met_when_every_gpu_is_lost(base, spec):
-    from gpudoctor.requirements import evaluate, parse_requirements
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
 
     # The lost GPU was recorded as an H100 (cc 9.0, 80 GB): those values must not meet anything once it is lost.
     lost_only = (dataclasses.replace(base.driver.gpus[1], name="NVIDIA H100 80GB HBM3"),)

@@ -15,9 +15,9 @@ from gpudoctor.errors import UsageError
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.install.environment import read_env
-from gpudoctor.install.judge import judge_python
-from gpudoctor.install.plan import Options, newest_torch, plan_install, suggest_python, torch_variant_for
 from gpudoctor.matrix import kernel_route
+from gpudoctor.planner.judge import judge_python
+from gpudoctor.planner.plan import Options, newest_torch, plan_install, suggest_python, torch_variant_for
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
 
@@ -468,7 +468,7 @@ def test_kernel_routes(arch, ptx, cc, route):
 
 
 def test_a_free_threaded_experimental_python_does_not_count():
-    from gpudoctor.install.model import Machine, TargetEnv
+    from gpudoctor.planner.model import Machine, TargetEnv
 
     m = Machine("linux", "x86_64", None, None, (), TargetEnv("/p", "3.13.1"))
     assert not judge_python(m, ">=3.9,<3.13", ("3.13t",), "PyTorch 2.6").ok

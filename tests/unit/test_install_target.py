@@ -13,12 +13,12 @@ import pytest
 from gpudoctor import cmdline
 from gpudoctor.cmdline import Cmd
 from gpudoctor.errors import UsageError
-from gpudoctor.install import pick_torch
 from gpudoctor.install.environment import read_env
-from gpudoctor.install.machine import machine_from_facts, target_gaps
-from gpudoctor.install.model import Target
-from gpudoctor.install.plan import TargetNeeded, change_of, plan_install
-from gpudoctor.install.render import render_plan
+from gpudoctor.planner import pick_torch
+from gpudoctor.planner.machine import machine_from_facts, target_gaps
+from gpudoctor.planner.model import Target
+from gpudoctor.planner.plan import TargetNeeded, change_of, plan_install
+from gpudoctor.planner.render import render_plan
 from tests.unit.test_install_plan import CTX, plan_for, probe
 
 NO_GPU = "docker-started-without-gpus"  # torch 2.2.1+cu121 installed, Python 3.10.12, no driver, no device nodes

@@ -16,8 +16,8 @@ from gpudoctor.cmdline import Cmd
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
-from gpudoctor.install import pick_jax
-from gpudoctor.install.model import Machine, TargetEnv
+from gpudoctor.planner import pick_jax
+from gpudoctor.planner.model import Machine, TargetEnv
 
 CTX = Context()
 M = CTX.matrix

@@ -53,7 +53,7 @@ def test_every_version_and_specifier_parses_with_packaging() -> None:
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 
-    from gpudoctor.matrix_schema import SCHEMAS
+    from gpudoctor.matrix.schema import SCHEMAS
 
     checked = 0
 
@@ -183,7 +183,7 @@ def test_sources_are_declared_once_and_all_cited(m: Matrix) -> None:
 def test_importing_the_module_parses_nothing() -> None:
     code = (
         "import sys; import gpudoctor.matrix as gm; "
-        "bad = [n for n in ('tomllib', 'tomli', 'gpudoctor.matrix_schema', 'gpudoctor.matrix_records', "
+        "bad = [n for n in ('tomllib', 'tomli', 'gpudoctor.matrix.schema', 'gpudoctor.matrix.records', "
         "'packaging.specifiers') if n in sys.modules]; "
         "print(','.join(bad)); "
         "assert gm._load_bundled.cache_info().currsize == 0"

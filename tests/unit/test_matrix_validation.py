@@ -279,7 +279,7 @@ def test_validate_on_parsed_documents() -> None:
 
 def test_broken_bundled_data_still_ends_in_a_full_matrix_error() -> None:
     # The bundled matrix is built without per-field checks; a surprise falls back to full validation.
-    from gpudoctor.matrix_schema import build
+    from gpudoctor.matrix.schema import build
 
     docs = {stem: tomllib.loads((DATA / f"{stem}.toml").read_text(encoding="utf-8")) for stem in FILES}
     docs["cuda_driver"]["release"][0]["linux"] = "N/A"

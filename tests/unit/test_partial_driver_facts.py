@@ -16,8 +16,8 @@ from gpudoctor.checks import Context
 from gpudoctor.checks.frameworks import dev_base, framework_plan
 from gpudoctor.doctor import diagnose
 from gpudoctor.install.environment import read_env
-from gpudoctor.install.machine import machine_from_facts, target_gaps
-from gpudoctor.install.plan import TargetNeeded, newest_torch, plan_install, torch_variant_for
+from gpudoctor.planner.machine import machine_from_facts, target_gaps
+from gpudoctor.planner.plan import TargetNeeded, newest_torch, plan_install, torch_variant_for
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
 

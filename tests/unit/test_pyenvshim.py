@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.host import pyenv as pyenv_probe
+from gpudoctor.host import pyask as pyenv_probe
 from gpudoctor.host.live import LiveHost
 from gpudoctor.host.pyenvshim import _SHIM_BEFORE_2_4, _SHIM_SINCE_2_4, logical_cwd, resolve
 

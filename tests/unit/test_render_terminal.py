@@ -13,7 +13,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.model import Report
-from gpudoctor.prescribe import build
+from gpudoctor.planner.prescribe import build
 from gpudoctor.render.terminal import render_terminal
 from gpudoctor.render.textconsole import TextConsole
 

@@ -254,7 +254,7 @@ def test_a_dll_is_found_elsewhere_only_in_a_folder_that_holds_it():
     assert f.remediation.commands == ()
 
 
-# --- the shared fix commands (checks/remedy.py) ---------------------------------------------------------------
+# --- the shared fix commands (planner/remedy.py) ---------------------------------------------------------------
 
 
 def _gpus_cc(facts, *ccs):
@@ -269,7 +269,7 @@ def test_the_open_kernel_modules_fit_from_turing_on_and_only_where_every_gpu_is_
     an H100 rules them out for the machine. Without a compute capability the loaded module's own flavour answers
     (open: they fit; proprietary: unknown), unless the matrix knows the GPU by name."""
     from gpudoctor.checks import Context
-    from gpudoctor.checks.remedy import open_modules_fit
+    from gpudoctor.planner.remedy import open_modules_fit
 
     base = facts_of(HEALTHY)
     assert open_modules_fit(_gpus_cc(base, "7.5")) is True
@@ -292,9 +292,9 @@ def test_driver_install_per_distribution_branch_and_module_flavour():
     cuda-drivers-<branch> (NVIDIA's repository) or its own nvidia-driver; RHEL's dnf module streams (open, else
     the proprietary <branch>-dkms); Arch's nvidia-open only for GPUs the open modules drive; nothing known for
     SUSE or an unknown distribution. A .run installation is removed first, in the same step."""
-    from gpudoctor.checks.remedy import driver_install
     from gpudoctor.cmdline import render_all
     from gpudoctor.facts import Distro
+    from gpudoctor.planner.remedy import driver_install
 
     turing, pascal = _gpus_cc(facts_of(HEALTHY), "7.5"), _gpus_cc(facts_of(HEALTHY), "6.0")
 
@@ -336,8 +336,8 @@ def test_restarts_reloads_and_container_gpu_access_per_system_and_runtime():
     unloads the dependants first (nvidia_uvm, nvidia_drm, nvidia_modeset hold nvidia). A container restarts with
     its runtime's command (a Kubernetes pod is deleted so its controller starts a new one) and gets the GPU
     through the NVIDIA container toolkit: Docker's --gpus, Podman's CDI device, Kubernetes' resource limit."""
-    from gpudoctor.checks.remedy import container_gpu_commands, reboot, reload_modules, restart_container, where_run
     from gpudoctor.cmdline import render_all
+    from gpudoctor.planner.remedy import container_gpu_commands, reboot, reload_modules, restart_container, where_run
 
     base = facts_of(HEALTHY)
     assert render_all(reboot(), "posix") == ["sudo reboot"]
@@ -379,8 +379,8 @@ def test_restarts_reloads_and_container_gpu_access_per_system_and_runtime():
 def test_pip_runs_in_the_probed_interpreter_else_the_systems_python():
     """pip is run as `<the probed interpreter> -m pip`, so it installs where the framework was found; without a
     probed interpreter, `python3` on Linux and `python` on Windows (which has no python3 by default)."""
-    from gpudoctor.checks.remedy import pip
     from gpudoctor.cmdline import render_all
+    from gpudoctor.planner.remedy import pip
     from gpudoctor.probed import Unknown
 
     base = facts_of(HEALTHY)

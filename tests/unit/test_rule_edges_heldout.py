@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.install.model import Target
+from gpudoctor.checks.requirements import RequirementSyntaxError, evaluate, parse_requirement, parse_requirements
 from gpudoctor.model import ExitCode
+from gpudoctor.planner.model import Target
 from gpudoctor.render.markdown import render_markdown
 from gpudoctor.render.nfd import label_value, nfd_labels
 from gpudoctor.render.prometheus import render_prometheus
 from gpudoctor.render.xmltext import markup
-from gpudoctor.requirements import RequirementSyntaxError, evaluate, parse_requirement, parse_requirements
 from tests.unit.test_install_plan import plan_for
 from tests.unit.test_rule_edges_requirements import facts as facts  # noqa: F401 - the fixture: two RTX 2070s
 from tests.unit.test_rule_edges_requirements import met, with_gpu
@@ -89,7 +89,7 @@ def test_pytorch_ptx_needs_a_driver_that_runs_its_cuda_fully(tmp_path):
     # TensorFlow (test_rule_edges_install).
     from gpudoctor.checks import Context
     from gpudoctor.install.environment import read_env
-    from gpudoctor.install.plan import Options, plan_install
+    from gpudoctor.planner.plan import Options, plan_install
     from tests.unit.test_install_plan import probe
 
     row = '{ tag = "cu124", cuda = "12.4", cudnn = "9.1.0.70", arch = ["5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"]'
@@ -160,7 +160,7 @@ def test_a_uuid_in_cuda_visible_devices_chooses_that_gpu(facts):  # noqa: F811 -
 
 def test_without_a_matrix_a_build_requirement_says_to_run_gpudoctor_install(facts, monkeypatch):  # noqa: F811
     # A gpudoctor without its compatibility matrix cannot choose the build: the finding still says what to do.
-    import gpudoctor.requirements as requirements
+    import gpudoctor.checks.requirements as requirements
 
     monkeypatch.setattr(requirements, "load_matrix_or_none", lambda path: None)
     (outcome,) = evaluate(parse_requirements(["torch:cuda"]), facts)

@@ -11,9 +11,9 @@ import pytest
 
 from gpudoctor.checks import run_checks
 from gpudoctor.checks.cudnn import _wheel_dirs
+from gpudoctor.checks.requirements import evaluate, parse_requirements
 from gpudoctor.facts import LibDir
 from gpudoctor.probed import Found
-from gpudoctor.requirements import evaluate, parse_requirements
 from tests.unit.test_rule_edges_checks import facts_of, findings
 
 

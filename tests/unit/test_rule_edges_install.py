@@ -3,7 +3,7 @@
 Each test pins down what `gpudoctor install` decides or prints, on replayed machines (tests/machines/) or on a
 machine described by hand, with the expectation worked out from the rule and the matrix rows
 (compat_matrix/*.toml). Rules:
-- kernels (gpudoctor.install.judge): a cubin for X.y runs on X.z with z >= y; PTX at or below the GPU's
+- kernels (gpudoctor.planner.judge): a cubin for X.y runs on X.z with z >= y; PTX at or below the GPU's
   capability is JIT-compiled by the driver (CUDA C Programming Guide, "Binary Compatibility" and "PTX
   Compatibility": https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility).
 - JAX: from 0.4.30 GPU support is the jax-cudaNN-plugin pair from PyPI; before, a CUDA jaxlib (local tag
@@ -17,9 +17,9 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.errors import UsageError
-from gpudoctor.install.judge import judge_kernels
-from gpudoctor.install.model import GpuInfo, Machine, Target, TargetEnv
-from gpudoctor.install.plan import _nvcc_builds_for
+from gpudoctor.planner.judge import judge_kernels
+from gpudoctor.planner.model import GpuInfo, Machine, Target, TargetEnv
+from gpudoctor.planner.plan import _nvcc_builds_for
 from tests.unit.test_install_plan import plan_for
 
 RTX3060 = GpuInfo(0, "NVIDIA GeForce RTX 3060", "8.6", "Ampere")
@@ -298,15 +298,15 @@ def test_the_keras_3_move_is_named_only_when_a_change_crosses_2_16(installed, as
 
 
 def test_the_python_suggested_for_a_floor_is_a_minor_version():
-    from gpudoctor.install.plan import suggest_python
+    from gpudoctor.planner.plan import suggest_python
 
     # A floor written with a patch (">=3.9.1") still names an interpreter series people install: 3.9.
     assert (suggest_python(">=3.9.1"), suggest_python(">=3.10")) == ("3.9", "3.10")
 
 
 def test_a_cuda_the_matrix_does_not_list_against_a_driver_known_by_its_cuda():
-    from gpudoctor.install.judge import judge_driver
     from gpudoctor.matrix import load_matrix
+    from gpudoctor.planner.judge import judge_driver
 
     told = Machine("linux", "x86_64", None, "12.4", (RTX3060,), TargetEnv("/usr/bin/python3", "3.11.7"))
     judgement, full = judge_driver(load_matrix(), told, "99.0")

@@ -17,18 +17,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from gpudoctor.checks import Context
-from gpudoctor.cmdline import Cmd
-from gpudoctor.doctor import diagnose
-from gpudoctor.facts import TensorflowFacts, TorchFacts
-from gpudoctor.host.replay import ReplayHost
-from gpudoctor.host.snapshot import load_snapshot
-from gpudoctor.install import pick_jax, pick_tensorflow, pick_torch
-from gpudoctor.install.judge import judge_driver
-from gpudoctor.install.model import Build, Candidate, GpuInfo, Judgement, Machine, Target, TargetEnv
-from gpudoctor.install.plan import Options, _notes, _undo_index, driver_unseen, kernel_history, plan_install, suggest_python
-from gpudoctor.model import Evidence, Finding, Remediation, Severity
-from gpudoctor.probed import Absent
-from gpudoctor.requirements import (
+from gpudoctor.checks.requirements import (
     RequirementSyntaxError,
     _driver_branch,
     evaluate,
@@ -36,6 +25,17 @@ from gpudoctor.requirements import (
     parse_requirements,
     visible_gpus,
 )
+from gpudoctor.cmdline import Cmd
+from gpudoctor.doctor import diagnose
+from gpudoctor.facts import TensorflowFacts, TorchFacts
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import load_snapshot
+from gpudoctor.model import Evidence, Finding, Remediation, Severity
+from gpudoctor.planner import pick_jax, pick_tensorflow, pick_torch
+from gpudoctor.planner.judge import judge_driver
+from gpudoctor.planner.model import Build, Candidate, GpuInfo, Judgement, Machine, Target, TargetEnv
+from gpudoctor.planner.plan import Options, _notes, _undo_index, driver_unseen, kernel_history, plan_install, suggest_python
+from gpudoctor.probed import Absent
 from gpudoctor.versions import vkey
 from tests.cli.conftest import machine as cli_machine
 from tests.unit.test_install_plan import CTX, probe

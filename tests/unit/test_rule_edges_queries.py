@@ -7,7 +7,7 @@ docs/testing.md).
   matcher is checked against packaging's SpecifierSet, the reference implementation.
 - A matrix directory (`gpudoctor matrix check DIR`, `--matrix DIR`) replaces a bundled file only with a
   `<stem>.toml` of that name (gpudoctor.matrix.load_matrix).
-- `--require` (gpudoctor.requirements): the framework-build requirements and the fix an unmet one carries.
+- `--require` (gpudoctor.checks.requirements): the framework-build requirements and the fix an unmet one carries.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from gpudoctor.checks.requirements import evaluate, parse_requirements
 from gpudoctor.matrix import FILES, check_matrix, load_matrix, parse_spec, spec_contains
-from gpudoctor.requirements import evaluate, parse_requirements
 from tests.unit.test_rule_edges_survivors import report_of
 
 DATA = Path(__file__).resolve().parents[2] / "compat_matrix"
@@ -150,9 +150,9 @@ def test_ordered_and_compatible_release_clauses(spec, version, holds):
 
 
 def test_the_matrix_module_names_its_record_types():
-    # gpudoctor.matrix re-exports the record classes of gpudoctor.matrix_records (loaded when first named).
+    # gpudoctor.matrix re-exports the record classes of gpudoctor.matrix.records (loaded when first named).
     import gpudoctor.matrix as matrix
-    from gpudoctor import matrix_records
+    from gpudoctor.matrix import records as matrix_records
 
     assert matrix.Verdict is matrix_records.Verdict and matrix.TorchRelease is matrix_records.TorchRelease
     with pytest.raises(AttributeError):
@@ -212,7 +212,7 @@ def test_bf16_names_the_matrix_sources_of_its_precision_table():
 
 def test_a_distribution_whose_version_cannot_be_read_does_not_meet_a_requirement():
     # A broken install can leave METADATA without a version: the requirement cannot be verified, so it is unmet
-    # (a preflight fails closed, gpudoctor.requirements).
+    # (a preflight fails closed, gpudoctor.checks.requirements).
     import dataclasses
 
     from gpudoctor.probed import Found

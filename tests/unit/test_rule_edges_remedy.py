@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.checks.remedy import family, installed_driver_packages, package_repair
 from gpudoctor.cmdline import render_all
 from gpudoctor.facts import Distro
+from gpudoctor.planner.remedy import family, installed_driver_packages, package_repair
 from tests.unit.test_checks_prescriptions import facts_of, with_platform
 
 BASE = "rtx3080-no-driver"

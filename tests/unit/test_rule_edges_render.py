@@ -199,12 +199,12 @@ def test_junit_is_indented_one_element_a_line_and_every_hostname_is_one_line():
     # ET.indent: nested elements two spaces deeper each, so the file reads (and diffs) line by line.
     assert lines[1].startswith("<testsuites ") and lines[2].startswith("  <testsuite ") and lines[3] == "    <properties>"
     suites = list(ET.fromstring(text).iter("testsuite"))
-    assert [s.get("name") for s in suites] == ["gpudoctor.checks", "gpudoctor.requirements"]
+    assert [s.get("name") for s in suites] == ["gpudoctor.checks", "gpudoctor.checks.requirements"]
     assert all("\n" not in (s.get("hostname") or "\n") for s in suites)
 
 
 def evaluate_one(report, spec):
-    from gpudoctor.requirements import evaluate, parse_requirements
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
 
     return evaluate(parse_requirements([spec]), report.facts, report.findings)
 

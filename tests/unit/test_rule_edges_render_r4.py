@@ -298,8 +298,8 @@ def test_npd_status_is_ok_or_problem_only_for_a_check_that_ran(doc, status):
 def test_junit_requirement_cases_pass_fail_or_say_they_were_ignored():
     import xml.etree.ElementTree as ET
 
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
     from gpudoctor.render.junit import render_junit
-    from gpudoctor.requirements import evaluate, parse_requirements
 
     # One GPU: `gpus>=2` is unmet, `gpus>=1` met. The unmet one fails the report when its finding is in the report,
     # and only shows as ignored when --ignore requirement-unmet dropped the finding.
@@ -308,7 +308,7 @@ def test_junit_requirement_cases_pass_fail_or_say_they_were_ignored():
 
     def cases(rep):
         root = ET.fromstring(render_junit(rep, outcomes, ExitCode.FINDINGS))
-        (suite,) = [s for s in root.iter("testsuite") if s.get("name") == "gpudoctor.requirements"]
+        (suite,) = [s for s in root.iter("testsuite") if s.get("name") == "gpudoctor.checks.requirements"]
         got = [(tc.get("name"), [(c.tag, c.get("message"), c.text) for c in tc]) for tc in suite.iter("testcase")]
         return got, suite.get("failures"), root.get("failures")
 
@@ -527,8 +527,8 @@ def test_a_failed_alternatives_switch_points_at_its_own_display_command(tmp_path
 
 
 def test_github_log_is_one_command_per_finding_then_met_requirements_then_the_verdict():
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
     from gpudoctor.render.github import render_github
-    from gpudoctor.requirements import evaluate, parse_requirements
 
     # Workflow commands carry their message escaped (LF as %0A); a met requirement is a plain log line, an unmet one
     # is not repeated there (its finding says it); the verdict counts both.
@@ -586,8 +586,8 @@ def test_github_summary_of_a_healthy_node_and_of_notes_below_fail_on():
 
 
 def test_github_summary_requirements_table_and_node():
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
     from gpudoctor.render.github import render_github_summary
-    from gpudoctor.requirements import evaluate, parse_requirements
 
     report = report_of("rtx2070x2-cuda-visible-devices-wrong")
     outcomes = evaluate(parse_requirements(["gpus>=2", "driver>=500"]), report.facts, report.findings)
@@ -1114,7 +1114,7 @@ def test_two_gpus_saying_the_same_are_one_phrase():
 
 def test_a_plan_that_does_not_hold_together_says_so_after_its_steps():
     from gpudoctor.cmdline import shell_for_os
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
     from gpudoctor.render.terminal import render_plan
     from gpudoctor.render.textconsole import TextConsole
 
@@ -1775,9 +1775,9 @@ def test_markdown_of_pasted_text_lists_what_was_read_in_a_details_block():
 def test_junit_failure_text_is_the_detail_evidence_and_fix_and_an_unmet_requirement_fails_at_its_own_severity():
     import xml.etree.ElementTree as ET
 
+    from gpudoctor.checks.requirements import evaluate, parse_requirements
     from gpudoctor.model import Severity
     from gpudoctor.render.junit import render_junit
-    from gpudoctor.requirements import evaluate, parse_requirements
 
     report = report_of("rtx2070x2-cuda-visible-devices-wrong")
     outcomes = evaluate(parse_requirements(["gpus>=2"]), report.facts, report.findings)
@@ -1801,7 +1801,7 @@ def test_junit_failure_text_is_the_detail_evidence_and_fix_and_an_unmet_requirem
 
 def test_an_empty_plan_prints_nothing():
     from gpudoctor.cmdline import shell_for_os
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
     from gpudoctor.render.terminal import render_plan
     from gpudoctor.render.textconsole import TextConsole
 
@@ -2010,7 +2010,7 @@ def test_a_command_printed_to_a_rich_console_is_not_highlighted():
 
 
 def test_the_plan_heading_and_the_timings_hang_two_columns_in_when_they_wrap():
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
     from gpudoctor.render.terminal import render_plan, render_terminal
     from gpudoctor.render.textconsole import TextConsole
 

@@ -11,10 +11,10 @@ import dataclasses
 
 import pytest
 
+from gpudoctor.checks.requirements import evaluate, parse_requirements
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
-from gpudoctor.requirements import evaluate, parse_requirements
 from tests.cli.conftest import machine
 
 GIB = 1024**3

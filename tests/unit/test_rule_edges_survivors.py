@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import Context, run_checks
+from gpudoctor.checks.requirements import evaluate, parse_requirements
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
-from gpudoctor.install.judge import judge_driver
-from gpudoctor.install.machine import machine_from_facts
 from gpudoctor.matrix import load_matrix
+from gpudoctor.planner.judge import judge_driver
+from gpudoctor.planner.machine import machine_from_facts
 from gpudoctor.render.junit import render_junit
-from gpudoctor.requirements import evaluate, parse_requirements
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 
@@ -87,13 +87,13 @@ def test_junit_hostname_is_one_line():
     assert "\n" not in hostname and hostname.startswith("node-7")
 
 
-# --- the shared fix pieces (checks/remedy.py) ---------------------------------------------------------------
+# --- the shared fix pieces (planner/remedy.py) ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("cc", "fits"), [("7.5", True), ("7.0", False), ("8.6", True), ("6.1", False)])
 def test_open_kernel_modules_need_turing_or_newer(cc, fits):
     """NVIDIA's open GPU kernel modules support Turing (7.5) and newer only: https://github.com/NVIDIA/open-gpu-kernel-modules"""
-    from gpudoctor.checks.remedy import open_modules_fit
+    from gpudoctor.planner.remedy import open_modules_fit
 
     facts = report_of("h100x8-driver565-torch221-cu121").facts
     gpus = tuple(dataclasses.replace(g, compute_capability=cc) for g in facts.driver.gpus)
@@ -101,7 +101,7 @@ def test_open_kernel_modules_need_turing_or_newer(cc, fits):
 
 
 def test_without_a_compute_capability_the_loaded_modules_flavor_decides():
-    from gpudoctor.checks.remedy import _loaded_flavor, open_modules_fit
+    from gpudoctor.planner.remedy import _loaded_flavor, open_modules_fit
 
     facts = report_of("h100x8-driver565-torch221-cu121").facts
     gpus = tuple(dataclasses.replace(g, compute_capability=None, name=None) for g in facts.driver.gpus)
@@ -115,8 +115,8 @@ def test_without_a_compute_capability_the_loaded_modules_flavor_decides():
 
 
 def test_module_reload_and_reboot_run_as_root():
-    from gpudoctor.checks.remedy import reboot, reload_modules
     from gpudoctor.cmdline import render_all
+    from gpudoctor.planner.remedy import reboot, reload_modules
 
     assert render_all(reload_modules(), "posix") == [
         "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia  # or, without a reboot: stop GPU jobs and the display manager first",
@@ -215,8 +215,8 @@ def test_a_container_without_the_gpu_cites_how_the_container_was_recognised():
 
 
 def test_an_unknown_distribution_gets_no_driver_command_even_for_a_gpu_the_open_modules_fit():
-    from gpudoctor.checks.remedy import driver_install, open_modules_fit
     from gpudoctor.facts import Distro
+    from gpudoctor.planner.remedy import driver_install, open_modules_fit
     from tests.unit.test_checks_prescriptions import CTX, facts_of, with_platform
 
     facts = with_platform(facts_of("h100x8-driver565-torch221-cu121"), distro=Distro(id="gentoo"))

@@ -1,5 +1,5 @@
 """The JSON Schemas themselves: valid draft 2020-12, one per document the code names, in agreement with
-the code's enums and dataclasses, the compat_matrix ones derived from matrix_schema.py, named in the docs.
+the code's enums and dataclasses, the compat_matrix ones derived from matrix/schema.py, named in the docs.
 
 The documents the suite produces are validated against them in tests/test_documents_schemas.py.
 """
@@ -33,8 +33,8 @@ def _document_ids() -> dict[str, str]:
     """The id every JSON document writer puts in its `schema` (or `format`) key -> the schema file."""
     from gpudoctor.bandwidth.results import SCHEMA as BANDWIDTH
     from gpudoctor.host.snapshot import FORMAT as SNAPSHOT
-    from gpudoctor.install.render import SCHEMA as INSTALL
     from gpudoctor.memory.render import PLAN_SCHEMA, VIEW_SCHEMA
+    from gpudoctor.planner.render import SCHEMA as INSTALL
     from gpudoctor.render.json_report import SCHEMA as REPORT
     from gpudoctor.report_merge import REPORT_SCHEMA
     from gpudoctor.report_merge import SCHEMA as MERGE
@@ -114,7 +114,7 @@ def test_report_enums_are_the_codes():
 def test_plan_fix_kinds_are_what_fix_offers():
     import inspect
 
-    from gpudoctor.install import offers
+    from gpudoctor.planner import offers
 
     kinds = [k for k in schemas.load("report.schema.json")["$defs"]["step"]["properties"]["fix"]["enum"] if k]
     source = inspect.getsource(offers)  # applies(): the one rule for the kinds a plan step is labelled with
@@ -249,10 +249,10 @@ def test_bundled_matrix_file_is_valid(file):
 
 
 def _torch_broken(change) -> tuple[list[str], list[str]]:
-    """(what the JSON Schema says, what matrix_schema.py says) about torch.toml with `change` applied."""
+    """(what the JSON Schema says, what matrix/schema.py says) about torch.toml with `change` applied."""
     from gpudoctor.errors import MatrixError
     from gpudoctor.matrix import FILES
-    from gpudoctor.matrix_schema import build
+    from gpudoctor.matrix.schema import build
 
     docs = {f: tomllib.loads((ROOT / "compat_matrix" / f"{f}.toml").read_text(encoding="utf-8")) for f in FILES}
     docs["torch"] = copy.deepcopy(docs["torch"])

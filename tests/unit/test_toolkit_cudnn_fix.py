@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor import prescribe
 from gpudoctor.checks import Context, run_checks
 from gpudoctor.checks.cudnn import Loaded, Need, cudnn_commands
 from gpudoctor.checks.toolkit import switch_request, toolkit_fix, toolkit_target
@@ -23,6 +22,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.facts import Distro
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
+from gpudoctor.planner import prescribe
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
 

@@ -129,7 +129,7 @@ def test_real_directories_as_root(tmp_path):
 def test_as_root_a_users_interpreter_is_read_as_files_never_run(tmp_path):
     """pyenv.describe_via: the venv's python (a script that would leave a mark) is not run; its files are read."""
     from gpudoctor.host.live import LiveHost
-    from gpudoctor.host.pyenv import describe_via
+    from gpudoctor.host.pyask import describe_via
 
     venv = tmp_path / "venv"
     site = venv / "lib" / "python3.11" / "site-packages"

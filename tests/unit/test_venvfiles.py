@@ -26,7 +26,7 @@ XY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 def asked(executable: str, env: dict[str, str] | None = None) -> dict:
     """What the interpreter itself answers: the very command the probe runs."""
     with open(pyenv.__file__, encoding="utf-8") as fh:
-        source = fh.read() + pyenv._SCRIPT_CALL
+        source = fh.read() + pyenv.SCRIPT_CALL
     done = subprocess.run([executable, "-c", source], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

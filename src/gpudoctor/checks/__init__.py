@@ -7,35 +7,11 @@ runs. The registry is an explicit tuple: no discovery by reflection.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.facts import Facts
-from gpudoctor.model import Evidence, Finding, Remediation, Severity
+from gpudoctor.model import Finding, Remediation, Severity
 
-
-class Context:
-    """What checks may consult beside the facts: the matrix (loaded on first use) and settings."""
-
-    def __init__(self, matrix_path: str | None = None, memory_held_share: float = 0.25) -> None:
-        self._matrix_path = matrix_path
-        self.memory_held_share = memory_held_share
-
-    @functools.cached_property
-    def matrix(self):  # -> gpudoctor.matrix.Matrix
-        from gpudoctor.matrix import load_matrix
-
-        return load_matrix(self._matrix_path)
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    area: str
-    codes: tuple[str, ...]
-    run: Callable[[Facts, Context], Iterable[Finding]]
-    tags: tuple[str, ...] = ()
+__all__ = ["Check", "Context", "all_checks", "check_codes", "ev", "run_checks"]
 
 
 def all_checks() -> tuple[Check, ...]:
@@ -61,14 +37,6 @@ def check_codes() -> tuple[str, ...]:
     for check in all_checks():
         codes += [c for c in check.codes if c not in codes]
     return tuple(codes)
-
-
-def all_codes() -> tuple[str, ...]:
-    """Every public finding code: the checks', --require's and the bandwidth benchmark's."""
-    from gpudoctor import requirements
-    from gpudoctor.bandwidth import judge
-
-    return check_codes() + (requirements.CODE, judge.CODE, judge.CORRUPT_CODE)
 
 
 def run_checks(facts: Facts, matrix_path: str | None = None, ctx: Context | None = None) -> tuple[list[Finding], list[str]]:
@@ -105,7 +73,3 @@ def run_checks(facts: Facts, matrix_path: str | None = None, ctx: Context | None
             continue
         findings.extend(produced)
     return findings, internal
-
-
-def ev(source: str, value: object) -> Evidence:
-    return Evidence(source, str(value))

@@ -38,26 +38,23 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.frameworks import _JAX_CUDA_PLUGIN as _JAX_PLUGIN
 from gpudoctor.checks.frameworks import (
-    elf_resolution,
     env_lib_remediation,
     jax_cuda_major,
     jax_remediation,
-    ld_dirs,
-    ldconfig_cache,
     plan_remediation,
     tf_cuda,
     tf_gpu,
     torch_cuda,
 )
-from gpudoctor.checks.remedy import family, pip
 from gpudoctor.checks.toolkit import os_name
 from gpudoctor.cmdline import Cmd, Line, Placeholder, SetEnv
 from gpudoctor.facts import Facts, LibDir, LibraryResolution, absence_known
-from gpudoctor.loader import resolve_library
+from gpudoctor.loader import elf_resolution, ld_dirs, ldconfig_cache, resolve_library
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.remedy import family, pip
 from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, vkey
 

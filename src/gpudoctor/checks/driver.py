@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gpudoctor.checks import Check, Context, ev
-from gpudoctor.checks.remedy import (
+from gpudoctor.checks.base import Check, Context, ev
+from gpudoctor.cmdline import Cmd, Placeholder
+from gpudoctor.facts import Facts, absence_known
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.remedy import (
     container_gpu_commands,
     driver_install,
     family,
@@ -21,9 +24,6 @@ from gpudoctor.checks.remedy import (
     restart_container,
     where_run,
 )
-from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.facts import Facts, absence_known
-from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found, Unknown
 from gpudoctor.versions import major, vkey
 

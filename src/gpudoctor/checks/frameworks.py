@@ -18,14 +18,14 @@ import re
 from collections.abc import Iterable
 from typing import cast
 
-from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import gpu_present
-from gpudoctor.checks.remedy import pip
 from gpudoctor.checks.toolkit import gpu_cc, os_name
 from gpudoctor.cmdline import Cmd, Line
-from gpudoctor.facts import Facts, LibDir, LibraryResolution, TensorflowFacts, TorchFacts, absence_known
-from gpudoctor.loader import resolve_library
+from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
+from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, major_minor, vkey
 
@@ -74,14 +74,6 @@ def jax_cuda_major(facts: Facts) -> int | None:
     return int(local.group(1)) if local else None
 
 
-def ld_dirs(facts: Facts) -> tuple[LibDir, ...]:
-    return facts.ld_library_path
-
-
-def ldconfig_cache(facts: Facts) -> dict[str, tuple[str, ...]] | None:
-    return facts.ldconfig.value if isinstance(facts.ldconfig, Found) else None
-
-
 def runs_on(archs: Iterable[str], cc: str) -> bool | None:
     """Whether kernels listed as sm_XY / compute_XY (or "X.Y" cubins) run on compute capability `cc`:
     gpudoctor.matrix.kernel_route on the list split into cubins and PTX; None when nothing is listed."""
@@ -95,7 +87,7 @@ def runs_on(archs: Iterable[str], cc: str) -> bool | None:
 
 # --- remediations: the plan `gpudoctor install` makes, as the framework checks' commands ------------
 #
-# One decision: gpudoctor.install.plan.plan_install chooses the build (driver, every GPU's kernels,
+# One decision: gpudoctor.planner.plan.plan_install chooses the build (driver, every GPU's kernels,
 # Python, OS) and the steps (argv in the probed interpreter), and names the move (upgrade, downgrade,
 # switch, reinstall, major jumps). The checks only say why.
 
@@ -128,6 +120,29 @@ def _request(framework: str, version: str) -> tuple[str, ...]:
 def framework_plan(
     facts: Facts, ctx: Context, framework: str, version: str | None = None, *, env=None, options=None, refuse: bool = False
 ):
+    """`_framework_plan`'s choice, made once per question and Context: the checks that ask for the same
+    framework's fix, and `fix`'s offers after them, share it (ctx.choices)."""
+    from gpudoctor.planner.machine import env_from_facts
+    from gpudoctor.planner.plan import Options, TargetNeeded
+
+    key = ("framework_plan", id(facts), framework, version, env or env_from_facts(facts), options or Options())
+    chosen = ctx.choices.get(key)
+    if chosen is None or chosen[0] is not facts:  # (the facts are kept with the choice: an id is never reused)
+        try:
+            chosen = (facts, _framework_plan(facts, ctx, framework, version, env=env, options=options, refuse=True))
+        except TargetNeeded as exc:
+            chosen = (facts, exc)
+        ctx.choices[key] = chosen
+    if isinstance(chosen[1], TargetNeeded):
+        if refuse:
+            raise chosen[1]
+        return None, "no-target"
+    return chosen[1]
+
+
+def _framework_plan(
+    facts: Facts, ctx: Context, framework: str, version: str | None = None, *, env=None, options=None, refuse: bool = False
+):
     """(plan, how): the installed `version` rebuilt for this machine when a build of it fits (how
     "kept"), else the newest release that fits (how "unfit", or "unknown" when the matrix does not
     know `version`; plan.fits is False when nothing fits). plan is None when neither a GPU (of known
@@ -138,7 +153,7 @@ def framework_plan(
     `options` are fix's (the environment it installs into, --index-url, --gpu/--driver/--cuda/--cpu);
     `refuse` raises TargetNeeded instead of returning None."""
     from gpudoctor.errors import UsageError
-    from gpudoctor.install.plan import Options, TargetNeeded, plan_install  # local: install.plan imports the checks
+    from gpudoctor.planner.plan import Options, TargetNeeded, plan_install
 
     base = options or Options()
 
@@ -216,8 +231,8 @@ def plan_remediation(
 
     `installed` is what is there now (for naming the move); `version` the version to keep when one
     of its builds fits (default: `installed`)."""
-    from gpudoctor.install.model import TITLES
-    from gpudoctor.install.plan import driver_unseen  # local: install.plan imports the checks
+    from gpudoctor.planner.model import TITLES
+    from gpudoctor.planner.plan import driver_unseen  # local: install.plan imports the checks
 
     title = TITLES[framework]
     if image_build(installed):
@@ -268,7 +283,7 @@ def plan_remediation(
 
 
 def _step_commands(plan) -> tuple[Cmd, ...]:
-    from gpudoctor.install.render import as_cmd  # the download directory gpudoctor fills in becomes a placeholder
+    from gpudoctor.planner.render import as_cmd  # the download directory gpudoctor fills in becomes a placeholder
 
     return tuple(as_cmd(s.argv) for s in plan.steps)
 
@@ -332,9 +347,9 @@ def system_cuda_libraries(facts: Facts, ctx: Context, cuda: str) -> Remediation:
 def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remediation:
     """TensorFlow's last native-Windows GPU release (the matrix's windows_gpu rows), in this environment
     when its Python fits, else in a new conda environment made for it; WSL 2 and the CPU said beside."""
-    from gpudoctor.install import pick_tensorflow
-    from gpudoctor.install.plan import suggest_python
     from gpudoctor.matrix import spec_contains, version_key
+    from gpudoctor.planner import pick_tensorflow
+    from gpudoctor.planner.plan import suggest_python
 
     last = max((r for r in ctx.matrix.tf_releases if r.windows_gpu), key=lambda r: version_key(r.version))
     spec = pick_tensorflow.groups(ctx.matrix, last.version)[0][1][0].specs[0]  # tensorflow==2.10.*
@@ -534,7 +549,7 @@ def check_driver_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
     d = facts.driver
     if not d.version and not d.cuda_version:
         return  # neither the driver's version nor its CUDA: the driver checks explain why
-    from gpudoctor.install.judge import lowest_driver
+    from gpudoctor.planner.judge import lowest_driver
 
     driver = f"driver {d.version}" if d.version else f"the driver (CUDA {major_minor(d.cuda_version)})"
     if d.version:
@@ -601,7 +616,7 @@ def image_build(version: str | None) -> bool:
 def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
     """The driver step: this machine's distribution's driver, then a reboot; in a container, the host's; on
     Windows, NVIDIA's Windows driver, then Restart-Computer."""
-    from gpudoctor.checks.remedy import driver_install, reboot, where_run
+    from gpudoctor.planner.remedy import driver_install, reboot, where_run
 
     if facts.platform.container:
         return Remediation(
@@ -754,44 +769,6 @@ def _torch_sonames(t: TorchFacts) -> tuple[str, ...]:
     return (f"libcudart.so.{m}.0" if m < 12 else f"libcudart.so.{m}", f"libcublas.so.{m}")
 
 
-def _has_bundled(dirs: tuple[LibDir, ...], stem: str) -> bool:
-    return any(n.startswith(stem) for d in dirs if d.via == "bundled" for n in d.names)
-
-
-def elf_resolution(facts: Facts, key: str | None, soname: str) -> LibraryResolution | None:
-    """How `soname` loads for the framework `key`, from its own libraries (gpudoctor.probes.loading); None
-    where they were not read, or (PyTorch) where none of them needs it: the matrix's list decides then.
-
-    TensorFlow and JAX dlopen() by name: every soname offered anywhere was resolved, so one that is not
-    in their entry is nowhere the loader or gpudoctor can see (a resolution without a path)."""
-    fl = facts.loading.of(key) if facts.loading is not None and key else None
-    if fl is None:
-        return None
-    for res in fl.loads:
-        if res.soname == soname:
-            return res
-    return LibraryResolution(soname, None, None) if key in ("tensorflow", "jax") else None
-
-
-def missing_sonames(facts: Facts, sonames: Iterable[str], own: tuple[LibDir, ...], key: str | None = None) -> list[str]:
-    """The sonames the loader finds no copy of: from the framework's own libraries (`key`, when they were
-    read: gpudoctor.loader.resolve_for), else the fixed order over its directories."""
-    cache = ldconfig_cache(facts)
-    out = []
-    for soname in sonames:
-        elf = elf_resolution(facts, key, soname)
-        if elf is not None:
-            if elf.path is None:
-                out.append(soname)
-            continue
-        stem = soname.split(".so", 1)[0]
-        if _has_bundled(own, stem + "-") or _has_bundled(own, soname):
-            continue
-        if resolve_library(soname, ld_dirs(facts), own, cache).path is None and absence_known(facts, soname):
-            out.append(soname)
-    return out
-
-
 def env_lib_remediation(facts: Facts, sonames: Iterable[str], label: str) -> Remediation | None:
     """When every missing library is in the conda environment's lib/, which a framework installed with
     pip does not search: that directory on LD_LIBRARY_PATH as the environment's own variable (conda sets
@@ -938,14 +915,14 @@ def check_wheels_conflict(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 def jax_remediation(facts: Facts, ctx: Context, why: str, *, wheels: bool = False) -> Remediation:
     """The JAX step when jax, jaxlib and the CUDA plugin must agree (and, `wheels`, the plugin's NVIDIA
-    wheels must come): one version for all of them, gpudoctor.install.pick_jax.agreed_version.
+    wheels must come): one version for all of them, gpudoctor.planner.pick_jax.agreed_version.
 
     With a GPU and driver seen, the planner's build of that version (the one decision every framework
     fix takes). Without them the planner refuses to choose a CUDA build, but agreement chooses none: the
     installed variant is kept, so the pinned command needs no GPU facts (pick_jax.agreement)."""
-    from gpudoctor.install import commands, pick_jax  # local: install.plan imports the checks
-    from gpudoctor.install.machine import machine_from_facts, target_gaps
-    from gpudoctor.install.render import as_cmd
+    from gpudoctor.planner import commands, pick_jax  # local: install.plan imports the checks
+    from gpudoctor.planner.machine import machine_from_facts, target_gaps
+    from gpudoctor.planner.render import as_cmd
 
     jax = found_value(facts.frameworks.jax)
     machine = machine_from_facts(facts, ctx)

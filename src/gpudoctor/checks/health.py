@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gpudoctor.checks import Check, Context, ev
-from gpudoctor.checks.remedy import where_run
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.remedy import where_run
 
 # Slowdowns that mean the GPU is protecting itself, not merely idle or at its configured cap.
 SLOWDOWNS = ("hw_slowdown", "hw_thermal_slowdown", "sw_thermal_slowdown", "hw_power_brake_slowdown")
@@ -71,7 +71,7 @@ def lost_fix(facts: Facts, bus_id: str | None, why: str | None) -> Remediation:
     that holds it is still loaded (Linux: nvidia-bug-report.sh, the kernel log, lspci; Windows has none of them)."""
     import dataclasses
 
-    from gpudoctor.checks.remedy import reboot
+    from gpudoctor.planner.remedy import reboot
 
     slot = lspci_slot(bus_id)
     power = why == "insufficient_power"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.frameworks import jax_cuda_major, tf_gpu
 from gpudoctor.checks.platform import visible_devices
 from gpudoctor.checks.toolkit import os_name

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import device_nodes_ok, pci_gpus, wsl_linux_driver_libs
-from gpudoctor.checks.remedy import container_gpu_commands, family, installed_driver_packages
 from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.remedy import container_gpu_commands, family, installed_driver_packages
 from gpudoctor.probed import Found
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
@@ -113,8 +113,8 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.frameworks import check_driver_too_old
-    from gpudoctor.checks.remedy import driver_install, reboot, where_run
     from gpudoctor.checks.toolkit import check_newer_than_driver
+    from gpudoctor.planner.remedy import driver_install, reboot, where_run
 
     said = _said(facts, "driver-too-old-found") + _said(facts, "cuda-driver-insufficient")
     if not said:
@@ -152,8 +152,8 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
 def check_reported_toolkit(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """nvcc --version beside the driver's CUDA version alone (PyTorch's "found version N", a header): the toolkit's
     programs need a newer driver. The fact-based check wants the toolkit's directory and the driver's version."""
-    from gpudoctor.checks.remedy import driver_install, reboot, where_run
     from gpudoctor.checks.toolkit import check_newer_than_driver
+    from gpudoctor.planner.remedy import driver_install, reboot, where_run
 
     nvcc, driver_cuda = facts.toolkits.nvcc_on_path_version, facts.driver.cuda_version
     if not facts.pasted.partial or not nvcc or not driver_cuda or vkey(nvcc)[:2] <= vkey(driver_cuda)[:2]:
@@ -213,7 +213,7 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
 
 
 def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    from gpudoctor.checks.remedy import driver_install, reboot
+    from gpudoctor.planner.remedy import driver_install, reboot
 
     for e in _said(facts, "container-requires-cuda")[:1]:
         d = facts.driver
@@ -316,7 +316,7 @@ def check_reported_driver_missing(facts: Facts, ctx: Context) -> Iterable[Findin
     """modprobe found no nvidia module for the running kernel: no driver can load (a kernel upgraded past a
     driver installed without DKMS, or a module that failed to build). The fact-based check wants the PCI bus."""
     from gpudoctor.checks.driver import check_driver_missing
-    from gpudoctor.checks.remedy import driver_install, reboot
+    from gpudoctor.planner.remedy import driver_install, reboot
 
     said = _said(facts, "nvidia-module-missing")
     if not said or facts.driver.reachable or _emits(check_driver_missing, facts, ctx, "driver-missing"):

@@ -9,7 +9,7 @@ version compatibility, cuda-compat-guide for its limits):
 - nvcc can target only the compute capabilities its release supports.
 
 Every toolkit finding's fix takes its target from one decision, `toolkit_target`: the installed
-toolkit this machine should use. The fixes therefore agree (one plan step, gpudoctor.prescribe),
+toolkit this machine should use. The fixes therefore agree (one plan step, gpudoctor.planner.prescribe),
 and `gpudoctor fix` switches to the same toolkit. When none qualifies, `toolkit_fix` says what to
 install, with NVIDIA's package names for this distribution (CUDA Installation Guide for Linux,
 SOURCE_CUDA_INSTALL: the `cuda-toolkit-X-Y` meta packages install /usr/local/cuda-X.Y), and only where
@@ -24,11 +24,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from gpudoctor.checks import Check, Context, ev
-from gpudoctor.checks.remedy import family
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, EvalShell, Line, posix
-from gpudoctor.facts import Facts, Gpu, Toolkit, absence_known
+from gpudoctor.facts import Facts, Toolkit, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import gpu_cc
+from gpudoctor.planner.remedy import family
 from gpudoctor.probed import Found
 from gpudoctor.versions import major, major_minor, vkey
 
@@ -81,13 +82,6 @@ def extension_toolkit(facts: Facts) -> Toolkit | None:
         if "nvcc on PATH" in tk.found_via:
             return tk
     return tks.by_root(tks.link.resolved) if tks.link.resolved else None
-
-
-def gpu_cc(gpu: Gpu, ctx: Context) -> str | None:
-    """A GPU's compute capability: NVML's, else the matrix's entry for its name."""
-    if gpu.compute_capability:
-        return gpu.compute_capability
-    return ctx.matrix.compute_capability_for_gpu(gpu.name) if gpu.name else None
 
 
 def os_name(facts: Facts) -> str:
@@ -455,13 +449,13 @@ def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
 class TorchSide:
     """A PyTorch build whose CUDA extensions this nvcc builds, as plan_install plans it."""
 
-    plan: Any  # gpudoctor.install.model.Plan; it fits
+    plan: Any  # gpudoctor.planner.model.Plan; it fits
     nvcc: str  # the nvcc version it was chosen for (major.minor)
     same_release: bool  # only the CUDA variant of the installed release changes
     driver_note: str = ""  # no driver was seen: the driver the build needs
 
     def remediation(self) -> Remediation:
-        from gpudoctor.install.render import as_cmd  # local: gpudoctor.install imports the checks
+        from gpudoctor.planner.render import as_cmd  # local: gpudoctor.install imports the checks
 
         plan = self.plan
         build = plan.chosen.build
@@ -498,9 +492,9 @@ def torch_side(facts: Facts, ctx: Context, nvcc: str) -> TorchSide | None:
     Python (and driver, and GPUs). None when none does. With no driver seen nvcc's CUDA bounds the
     choice, and the summary says which driver the build needs."""
     from gpudoctor.errors import UsageError
-    from gpudoctor.install.judge import driver_needs
-    from gpudoctor.install.model import Target
-    from gpudoctor.install.plan import Options, TargetNeeded, plan_install
+    from gpudoctor.planner.judge import driver_needs
+    from gpudoctor.planner.model import Target
+    from gpudoctor.planner.plan import Options, TargetNeeded, plan_install
 
     torch = facts.frameworks.torch
     if not isinstance(torch, Found):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd
 from gpudoctor.facts import DllDir, Facts, WindowsFacts
 from gpudoctor.host import winpath

@@ -296,7 +296,7 @@ def _error_document(command: str, output_format: str | None, message: str, hint:
 
         doc = {"schema": SCHEMA, "exit_code": int(code), "error": error, "nodes": []}
     elif command == "gpudoctor install":
-        from gpudoctor.install.render import SCHEMA as INSTALL_SCHEMA
+        from gpudoctor.planner.render import SCHEMA as INSTALL_SCHEMA
 
         doc = {"schema": INSTALL_SCHEMA, "exit_code": int(code), "status": "doctor-error", "error": error, "plan": None}
     else:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import enum
-import os
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import typer
@@ -18,11 +18,11 @@ from gpudoctor.cli.common import (
     finding_codes,
     make_host,
     positive_seconds,
-    text_console,
 )
+from gpudoctor.render.formats import FORMATS
 
 if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
-    from gpudoctor.model import ExitCode
+    pass
 
 
 def register(app: typer.Typer) -> None:
@@ -38,13 +38,13 @@ def register(app: typer.Typer) -> None:
     def check(
         ctx: typer.Context,
         output_format: str = typer.Option(
-            OutputFormat.text.value,
+            "text",
             "--format",
             "-f",
             envvar="GPUDOCTOR_FORMAT",
             metavar=_choices(OutputFormat),
-            callback=_one_of(OutputFormat),
-            autocompletion=lambda: [f.value for f in OutputFormat],
+            callback=_one_of(FORMATS),
+            autocompletion=lambda: list(FORMATS),
             help=(
                 "text, json (docs/report-schema.md), github (Actions annotations), junit (XML), prometheus "
                 "(text exposition), nfd (Node Feature Discovery labels), npd (Node Problem Detector plugin: "
@@ -141,124 +141,123 @@ def register(app: typer.Typer) -> None:
         import time
 
         started = time.monotonic()
-        from gpudoctor.doctor import diagnose
-        from gpudoctor.model import ExitCode, Severity, exit_code_for, sort_findings
-        from gpudoctor.probes import ProbeOptions
-
+        fmt = FORMATS[output_format]
         # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
-        # (gpudoctor.requirements loads `packaging`: only when there are requirements.)
-        requirements: list = []
-        if require:
-            from gpudoctor.requirements import RequirementSyntaxError, parse_requirements
-
-            from_env = _from_env(ctx, "require")
-            if from_env:
-                # click splits a multiple option's variable on whitespace; rejoined, the variable is
-                # read as one --require value is, so `torch >= 2.3` in GPUDOCTOR_REQUIRE stays one spec.
-                require = [" ".join(require)]
-            try:
-                requirements = parse_requirements(require)
-            except RequirementSyntaxError as exc:
-                raise typer.BadParameter(
-                    str(exc), param_hint=_hint("--require", "GPUDOCTOR_REQUIRE" if from_env else None)
-                ) from None
-
-        output_format = OutputFormat(output_format)
-        node_name = node if node is not None else (None if replay or from_files else _hostname())
-        options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
+        requirements = _requirements(ctx, require) if require else []
         try:
             # Checked before anything is probed; under --format json the error is still one document.
-            ignored = set(finding_codes("GPUDOCTOR_IGNORE" if _from_env(ctx, "ignore") else "--ignore", ignore))
-            kept = set(finding_codes("--only", only))
-            if textfile is not None:
-                from gpudoctor.textfile import check_directory
+            request = _request(
+                ctx,
+                requirements,
+                started,
+                output_format=output_format,
+                ignore=ignore,
+                only=only,
+                textfile=textfile,
+                python=python,
+                replay=replay,
+                from_files=from_files,
+                matrix=matrix,
+                deep=deep,
+                probe_timeout=probe_timeout,
+                fail_on=fail_on,
+                node=node,
+                verbose=verbose,
+            )
+            host = _host(replay, from_files, deep, python, root)
+            from gpudoctor.pipeline import check as run_check
 
-                check_directory(textfile, output_format.value)
-            if python and not replay:
-                check_python(python)
-            check_matrix_path(matrix)
-            if from_files and (replay or deep or python):
-                from gpudoctor.errors import UsageError
-
-                if replay:
-                    raise UsageError("--from and --replay both name what to diagnose: give one of them")
-                raise UsageError(f"{'--deep' if deep else '--python'} probes this machine; --from reads pasted text")
-            host = _pasted_host(from_files) if from_files else make_host(replay, root)
-            report = diagnose(host, options, matrix)
-            pasted, asks = _pasted_view(host, report)
-            outcomes = []
-            if requirements:
-                from gpudoctor.requirements import evaluate
-
-                outcomes = evaluate(requirements, report.facts, report.findings, matrix_path=matrix)
+            result = run_check(host, request)
         except Exception as exc:
-            if output_format is OutputFormat.text or debug:
+            if fmt.raises or debug:
                 raise
-            from gpudoctor.errors import GpudoctorError
+            raise typer.Exit(_failed(fmt, exc, started, textfile)) from None
+        raise typer.Exit(_emit(fmt, result, textfile))
 
-            hint = exc.hint if isinstance(exc, GpudoctorError) else None
-            message = exc.message if isinstance(exc, GpudoctorError) else f"{type(exc).__name__}: {exc}"
-            exit_code = ExitCode(exc.exit_code) if isinstance(exc, GpudoctorError) else ExitCode.ERROR
-            if output_format in _FLEET_FORMATS:
-                import json
 
-                from gpudoctor.render.json_report import error_document
+def _requirements(ctx: typer.Context, require: list[str]) -> list:
+    """--require's specs (gpudoctor.checks.requirements loads `packaging`: only when there are requirements)."""
+    from gpudoctor.checks.requirements import RequirementSyntaxError, parse_requirements
 
-                doc = json.loads(error_document(message, hint, exit_code))
-                if exit_code == ExitCode.USAGE and output_format is not OutputFormat.npd:
-                    textfile = None  # a wrong command line replaces no file a collector reads
-                code = _fleet_output(output_format, doc, started, textfile)
-                sys.stderr.write(f"gpudoctor: error: {_clean(message)}\n")
-                raise typer.Exit(code) from None
-            sys.stdout.write(_error_output(output_format, message, hint, exit_code))
-            # The same one line on stderr as in text mode: a person reading CI logs sees why.
-            from gpudoctor.sanitize import clean
+    from_env = _from_env(ctx, "require")
+    if from_env:
+        # click splits a multiple option's variable on whitespace; rejoined, the variable is
+        # read as one --require value is, so `torch >= 2.3` in GPUDOCTOR_REQUIRE stays one spec.
+        require = [" ".join(require)]
+    try:
+        return parse_requirements(require)
+    except RequirementSyntaxError as exc:
+        raise typer.BadParameter(str(exc), param_hint=_hint("--require", "GPUDOCTOR_REQUIRE" if from_env else None)) from None
 
-            sys.stderr.write(f"gpudoctor: error: {clean(message)}\n")
-            raise typer.Exit(exit_code) from None
 
-        unmet = [o.finding for o in outcomes if o.finding is not None]
-        if unmet:
-            report.findings = sort_findings(report.findings + unmet)
-        report.findings = [f for f in report.findings if f.code not in ignored and (not kept or f.code in kept)]
-        threshold = Severity[fail_on.upper()]
-        code = exit_code_for(report.findings, threshold)
-        if output_format is OutputFormat.json:
-            sys.stdout.write(_json(report, code, outcomes, requirements, node_name, pasted, asks))
-        elif output_format is OutputFormat.markdown:
-            from gpudoctor.render.markdown import render_markdown
+def _request(ctx: typer.Context, requirements: list, started: float, **given):
+    """What the options ask of the check (gpudoctor.pipeline.CheckRequest), every usage error raised first."""
+    from gpudoctor.model import Severity
+    from gpudoctor.pipeline import CheckRequest
+    from gpudoctor.probes import ProbeOptions
 
-            sys.stdout.write(render_markdown(report, code, pasted, asks))
-        elif output_format in _FLEET_FORMATS:
-            doc = _document(report, code, outcomes, requirements, node_name)
-            raise typer.Exit(_fleet_output(output_format, doc, started, textfile))
-        elif output_format is OutputFormat.github:
-            from gpudoctor.render.github import render_github, render_github_summary
+    replay, from_files, python, timeout = given["replay"], given["from_files"], given["python"], given["probe_timeout"]
+    ignored = finding_codes("GPUDOCTOR_IGNORE" if _from_env(ctx, "ignore") else "--ignore", given["ignore"])
+    kept = finding_codes("--only", given["only"])
+    if given["textfile"] is not None:
+        from gpudoctor.textfile import check_directory
 
-            sys.stdout.write(render_github(report, outcomes, code))
-            summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
-            if summary_path:
-                try:
-                    with open(summary_path, "a", encoding="utf-8") as fh:
-                        fh.write(render_github_summary(report, outcomes, code, threshold, node_name))
-                except OSError as exc:
-                    sys.stderr.write(f"gpudoctor: cannot append to GITHUB_STEP_SUMMARY ({summary_path}): {exc.strerror or exc}\n")
-        elif output_format is OutputFormat.junit:
-            from gpudoctor.render.junit import render_junit
+        check_directory(given["textfile"], given["output_format"])
+    if python and not replay:
+        check_python(python)
+    check_matrix_path(given["matrix"])
+    node = given["node"]
+    return CheckRequest(
+        options=ProbeOptions(probe_timeout_s=timeout, deadline_s=max(10.0, timeout * 4), python=python, deep=given["deep"]),
+        matrix_path=given["matrix"],
+        requirements=tuple(requirements),
+        ignored=frozenset(ignored),
+        kept=frozenset(kept),
+        threshold=Severity[given["fail_on"].upper()],
+        node=node if node is not None else (None if replay or from_files else _hostname()),
+        verbose=given["verbose"],
+        started=started,
+    )
 
-            sys.stdout.write(render_junit(report, outcomes, code, threshold, node_name))
-        else:
-            from gpudoctor.render.terminal import render_terminal
 
-            console = text_console()
-            render_terminal(report, console, verbose=verbose)
-            if pasted is not None:
-                from gpudoctor.pasted.view import print_pasted
+def _host(replay: str | None, from_files: list[str], deep: bool, python: str | None, root: str):
+    """What to diagnose: pasted text, a recorded snapshot or this machine (one of them)."""
+    if from_files and (replay or deep or python):
+        from gpudoctor.errors import UsageError
 
-                print_pasted(console, pasted, asks, verbose=verbose)
-            if outcomes:
-                _print_requirements(console, outcomes)
-        raise typer.Exit(int(code))
+        if replay:
+            raise UsageError("--from and --replay both name what to diagnose: give one of them")
+        raise UsageError(f"{'--deep' if deep else '--python'} probes this machine; --from reads pasted text")
+    return _pasted_host(from_files) if from_files else make_host(replay, root)
+
+
+def _emit(fmt, result, textfile: str | None) -> int:
+    """Print (or, with --textfile, write) the result in its format; the exit status."""
+    renderer = fmt.renderer()
+    text = renderer.render(result)
+    if hasattr(renderer, "write_beside"):
+        renderer.write_beside(result)
+    status = renderer.exit_status(result) if hasattr(renderer, "exit_status") else int(result.exit_code)
+    return _output(fmt, text, status, textfile)
+
+
+def _failed(fmt, exc: Exception, started: float, textfile: str | None) -> int:
+    """The doctor's failure in the asked format (so a collector or a CI step still reads one document),
+    and the one line on stderr a person reading the log needs; the exit status."""
+    from gpudoctor.errors import GpudoctorError
+    from gpudoctor.model import ExitCode
+
+    hint = exc.hint if isinstance(exc, GpudoctorError) else None
+    message = exc.message if isinstance(exc, GpudoctorError) else f"{type(exc).__name__}: {exc}"
+    exit_code = ExitCode(exc.exit_code) if isinstance(exc, GpudoctorError) else ExitCode.ERROR
+    if exit_code == ExitCode.USAGE:
+        textfile = None  # a wrong command line replaces no file a collector reads
+    renderer = fmt.renderer()
+    text = renderer.render_error(message, hint, exit_code, started)
+    status = renderer.error_status(message, hint, exit_code) if hasattr(renderer, "error_status") else int(exit_code)
+    status = _output(fmt, text, status, textfile)
+    sys.stderr.write(f"gpudoctor: error: {_clean(message)}\n")
+    return status
 
 
 def _choices(kind: type[enum.Enum]) -> str:
@@ -277,12 +276,13 @@ def _hint(option: str, envvar: str | None) -> str:
     return f"'{option}' (env var: {envvar})" if envvar else f"'{option}'"
 
 
-def _one_of(kind: type[enum.Enum]):
+def _one_of(kind: type[enum.Enum] | Mapping[str, object]):
     """A choice option's check, done here rather than by an Enum type so that a bad value from the
-    environment variable names the variable (`_hint`); the value stays a plain string."""
+    environment variable names the variable (`_hint`); the value stays a plain string. A mapping's keys
+    are read at each check (--format: the table of formats, gpudoctor.render.formats)."""
 
     def check(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
-        allowed = [member.value for member in kind]
+        allowed = list(kind) if isinstance(kind, Mapping) else [member.value for member in kind]
         if value in allowed:
             return value
         envvar = param.envvar if _from_env(ctx, param.name or "") and isinstance(param.envvar, str) else None
@@ -302,30 +302,6 @@ def _hostname() -> str | None:
         return None
 
 
-def _document(report, code, outcomes, requirements, node_name, pasted=None, asks=()) -> dict:
-    """The JSON report document (docs/report-schema.md): what --format json prints, and what the fleet formats read."""
-    from gpudoctor.render.json_report import report_document
-
-    doc = report_document(report, code)
-    if requirements:
-        doc["requirements"] = [o.to_json() for o in outcomes]
-    if node_name:
-        doc["node"] = node_name
-    if pasted is not None:
-        from gpudoctor.cmdline import shell_for_os
-
-        target = shell_for_os(report.facts.platform.system)
-        doc["pasted"] = {"blocks": list(pasted.get("blocks") or []), "ask_for": [a.to_json(target) for a in asks]}
-    return doc
-
-
-def _json(report, code, outcomes, requirements, node_name, pasted=None, asks=()) -> str:
-    import json
-
-    doc = _document(report, code, outcomes, requirements, node_name, pasted, asks)
-    return json.dumps(doc, indent=2, sort_keys=True, default=str) + "\n"
-
-
 def _pasted_host(paths: list[str]):
     """A replay host of the partial snapshot that the pasted texts describe (docs/pasted.md)."""
     from gpudoctor.host.replay import ReplayHost
@@ -335,84 +311,27 @@ def _pasted_host(paths: list[str]):
     return ReplayHost(validate_snapshot(read_pasted(load_sources(paths)), "pasted text"))
 
 
-def _pasted_view(host, report) -> tuple[dict | None, list]:
-    """A partial snapshot's `pasted` section and the questions left open (None and [] for a whole machine)."""
-    section = host.pasted()
-    if not section.get("partial"):
-        return None, []
-    from gpudoctor.pasted.ask import ask_for
-
-    return section, ask_for(report.facts, report.findings)
-
-
-# Rendered from the JSON document (render/prometheus.py, render/nfd.py), the report or the error alike.
-_FLEET_FORMATS = (OutputFormat.prometheus, OutputFormat.nfd, OutputFormat.npd)
-
-
 def _clean(text: str) -> str:
     from gpudoctor.sanitize import clean
 
     return clean(text)
 
 
-def _fleet_output(output_format: OutputFormat, doc: dict, started: float, textfile: str | None) -> int:
-    """Print (or, with --textfile, write) a fleet format; the exit status. npd's is the plugin protocol's
-    (0 ok, 1 problem, 2 unknown); the others keep the check's (0, 1, 3)."""
-    import time
+def _output(fmt, text: str, status: int, textfile: str | None) -> int:
+    """`text` on standard output, or with --textfile written atomically as the collector's file; the exit
+    status (ERROR when that file cannot be written)."""
+    from gpudoctor.textfile import FILE_NAMES
 
-    from gpudoctor.model import ExitCode
-
-    code = int(doc.get("exit_code", ExitCode.ERROR))
-    if output_format is OutputFormat.npd:
-        from gpudoctor.render.nfd import npd_status, render_npd
-
-        sys.stdout.write(render_npd(doc))
-        return npd_status(doc)
-    if output_format is OutputFormat.nfd:
-        from gpudoctor.render.nfd import render_nfd
-
-        text = render_nfd(doc, timestamp=time.time())
-    else:
-        from gpudoctor.render.prometheus import render_prometheus
-
-        text = render_prometheus(doc, timestamp=time.time(), duration_s=round(time.monotonic() - started, 4))
-    if textfile is None:
+    if textfile is None or fmt.name not in FILE_NAMES:
         sys.stdout.write(text)
-        return code
+        return status
     from gpudoctor.errors import GpudoctorError
-    from gpudoctor.textfile import FILE_NAMES, write_atomic
+    from gpudoctor.model import ExitCode
+    from gpudoctor.textfile import write_atomic
 
     try:
-        write_atomic(textfile, FILE_NAMES[output_format.value], text)
+        write_atomic(textfile, FILE_NAMES[fmt.name], text)
     except GpudoctorError as exc:
         sys.stderr.write(f"gpudoctor: error: {_clean(exc.message)}\n")
         return int(ExitCode.ERROR)
-    return code
-
-
-def _error_output(output_format: OutputFormat, message: str, hint: str | None, exit_code: ExitCode) -> str:
-    if output_format is OutputFormat.github:
-        from gpudoctor.render.github import render_github_error
-
-        return render_github_error(message, hint)
-    if output_format is OutputFormat.junit:
-        from gpudoctor.render.junit import render_junit_error
-
-        return render_junit_error(message, hint)
-    if output_format is OutputFormat.markdown:
-        from gpudoctor.render.markdown import render_markdown_error
-
-        return render_markdown_error(message, hint)
-    from gpudoctor.render.json_report import error_document
-
-    return error_document(message, hint, exit_code)
-
-
-def _print_requirements(console, outcomes) -> None:
-    from gpudoctor.render.textconsole import escape
-
-    met = sum(1 for o in outcomes if o.met)
-    console.print(f"[bold]Requirements[/bold]: {met} of {len(outcomes)} met")
-    for o in outcomes:
-        mark = "[green]met[/]    " if o.met else "[red bold]NOT MET[/]"
-        console.print(f"  {mark} {escape(o.requirement.spec)}: {escape(o.found)}", soft_wrap=True)
+    return status

@@ -6,23 +6,24 @@ import enum
 import sys
 
 from gpudoctor.host import Host
+from gpudoctor.render.formats import FORMATS
 
-
-class OutputFormat(str, enum.Enum):
-    text = "text"
-    json = "json"
-    github = "github"  # GitHub Actions workflow commands + $GITHUB_STEP_SUMMARY (docs/ci.md)
-    junit = "junit"  # JUnit XML (docs/ci.md)
-    prometheus = "prometheus"  # Prometheus text exposition, node_exporter's textfile collector (docs/cluster.md)
-    nfd = "nfd"  # a Node Feature Discovery feature file: node labels (docs/cluster.md)
-    npd = "npd"  # a Node Problem Detector custom plugin: exit 0/1/2 and one line (docs/cluster.md)
-    markdown = "markdown"  # the diagnosis, plan and ask-for list as an issue reply (docs/pasted.md)
+# check's --format values, in the order --help lists them: the table of formats (gpudoctor.render.formats).
+OutputFormat = enum.Enum("OutputFormat", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
 
 
 class FailOn(str, enum.Enum):
     error = "error"
     warning = "warning"
     info = "info"
+
+
+def all_codes() -> tuple[str, ...]:
+    """Every public finding code: the checks', --require's and the bandwidth benchmark's."""
+    from gpudoctor.bandwidth import judge
+    from gpudoctor.checks import check_codes, requirements
+
+    return check_codes() + (requirements.CODE, judge.CODE, judge.CORRUPT_CODE)
 
 
 def make_host(replay: str | None, root: str = "/") -> Host:
@@ -105,7 +106,6 @@ def finding_codes(option: str, values: list[str]) -> list[str]:
     codes = [v.strip().lower() for v in values if v.strip()]
     if not codes:
         return []
-    from gpudoctor.checks import all_codes
     from gpudoctor.errors import UsageError
 
     known = all_codes()

@@ -150,8 +150,7 @@ def register(app: typer.Typer) -> None:
         code: str | None = typer.Argument(None, metavar="CODE", help="A finding code, such as driver-library-mismatch."),
         list_codes: bool = typer.Option(False, "--list", help="List every finding code, one a line."),
     ) -> None:
-        from gpudoctor.checks import all_codes
-        from gpudoctor.cli.common import did_you_mean
+        from gpudoctor.cli.common import all_codes, did_you_mean
         from gpudoctor.errors import UsageError
 
         if list_codes:

@@ -1,4 +1,4 @@
-"""`gpudoctor install` and `gpudoctor fix`: wiring only. The choice lives in gpudoctor.install.plan,
+"""`gpudoctor install` and `gpudoctor fix`: wiring only. The choice lives in gpudoctor.planner.plan,
 the running in gpudoctor.install.apply, the fixes in gpudoctor.install.fix (docs/install.md)."""
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def confirm(question: str, yes: bool) -> bool:
 
 
 def _emit_json(doc: dict, code: int) -> None:
-    from gpudoctor.install.render import SCHEMA
+    from gpudoctor.planner.render import SCHEMA
 
     doc["schema"] = SCHEMA
     doc["exit_code"] = int(code)
@@ -106,7 +106,7 @@ def _refuse_without_target(exc, as_json: bool) -> None:
         _emit_json({"status": "usage-error", "error": exc.to_json(), "plan": None}, ExitCode.USAGE)
     else:
         typer.echo(f"gpudoctor: error: {exc.message}\nsay what the build is for:", err=True)
-        from gpudoctor.install.plan import TARGET_OPTIONS
+        from gpudoctor.planner.plan import TARGET_OPTIONS
 
         for option, meaning in TARGET_OPTIONS:
             typer.echo(f"  {option:<18} {meaning}", err=True)
@@ -153,9 +153,9 @@ def _install(
     from gpudoctor.errors import GpudoctorError, UsageError
     from gpudoctor.install.apply import env_reader, failure_message, render_verification, run_plan, verify
     from gpudoctor.install.environment import read_env
-    from gpudoctor.install.model import Target
-    from gpudoctor.install.plan import Options, TargetNeeded, plan_install
-    from gpudoctor.install.render import render_plan
+    from gpudoctor.planner.model import Target
+    from gpudoctor.planner.plan import Options, TargetNeeded, plan_install
+    from gpudoctor.planner.render import render_plan
     from gpudoctor.probes import run_probes
 
     if replay and yes:
@@ -338,7 +338,7 @@ def register(app: typer.Typer) -> None:
         cpu: bool = typer.Option(False, "--cpu", help="Install a CPU-only build."),
         offline: bool = typer.Option(False, "--offline", help="Do not ask the package index whether the chosen wheel exists."),
     ) -> None:
-        from gpudoctor.install.model import Target
+        from gpudoctor.planner.model import Target
 
         _install(
             _framework(framework),
@@ -406,8 +406,8 @@ def register(app: typer.Typer) -> None:
         ),
         cpu: bool = typer.Option(False, "--cpu", help="Reinstall CPU-only builds."),
     ) -> None:
-        from gpudoctor.install.fix_run import run_fix
-        from gpudoctor.install.model import Target
+        from gpudoctor.cli.fix_run import run_fix
+        from gpudoctor.planner.model import Target
 
         if replay and yes:
             raise typer.BadParameter(

@@ -220,11 +220,11 @@ class LiveHost(Host):
         return box["state"]
 
     def python_env(self, executable: str | None, timeout_s: float) -> PythonEnv | None:
-        from gpudoctor.host import pyenv
+        from gpudoctor.host import pyask, pyenv
 
         if executable is None or _same_file(executable, sys.executable):
             return PythonEnv.from_json(pyenv.describe(), how="in-process")
-        return pyenv.describe_via(self, executable, timeout_s)
+        return pyask.describe_via(self, executable, timeout_s)
 
 
 def windows_nvidia_smi(environ: Mapping[str, str] | None = None) -> str | None:

@@ -329,8 +329,8 @@ class ReplayHost(Host):
 
 
 def _implied(snapshot: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
-    """The library files NVIDIA's wheels in a partial snapshot's Python environment imply (gpudoctor.pasted.implied)."""
-    from gpudoctor.pasted.implied import implied_files
+    """The library files NVIDIA's wheels in a partial snapshot's Python environment imply (gpudoctor.host.implied)."""
+    from gpudoctor.host.implied import implied_files
 
     python = snapshot.get("python")
     if not isinstance(python, dict) or "error" in python:

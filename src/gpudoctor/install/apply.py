@@ -2,7 +2,7 @@
 
 Each step is an argument list run without a shell; its output (stdout and stderr merged, in order)
 is streamed as it comes. The steps stop at the first that fails. Nothing lost: the plan downloads
-(or, with uv, resolves) before it changes anything (gpudoctor.install.commands), so an unreachable or
+(or, with uv, resolves) before it changes anything (gpudoctor.planner.commands), so an unreachable or
 broken index fails the first step with the environment untouched; when a later step fails,
 `run_plan` puts the previous build back (the undo command) and re-reads the environment to show it
 is back. Afterwards the machine is probed again with --deep, which imports the framework in a
@@ -27,9 +27,9 @@ from gpudoctor.cmdline import argv_text
 from gpudoctor.errors import GpudoctorError, UnsafeOperation
 from gpudoctor.facts import Facts
 from gpudoctor.host import Host
-from gpudoctor.install import commands
-from gpudoctor.install.model import Plan, Step
 from gpudoctor.model import Finding, Severity
+from gpudoctor.planner import commands
+from gpudoctor.planner.model import Plan, Step
 from gpudoctor.probed import value_or_none
 from gpudoctor.probes import ProbeOptions, run_probes
 
@@ -132,7 +132,7 @@ def refuse_untrusted(plan: Plan) -> None:
 
 
 def undo_argv(plan: Plan) -> tuple[str, ...] | None:
-    """The argv of the plan's undo line (built by gpudoctor.install.commands, rendered as one POSIX line)."""
+    """The argv of the plan's undo line (built by gpudoctor.planner.commands, rendered as one POSIX line)."""
     if not plan.undo:
         return None
     return plan.undo[0].words  # a gpudoctor.cmdline.Cmd: its argv as data
@@ -294,8 +294,8 @@ def _usable(framework: str, reply: dict) -> tuple[bool | None, str]:
 def verify(plan: Plan, host: Host, options: ProbeOptions, ctx: Context) -> Verification:
     """Probe again, importing the framework in a subprocess of the target interpreter, and judge."""
     from gpudoctor.checks import run_checks
-    from gpudoctor.install.machine import machine_from_facts
-    from gpudoctor.install.plan import PICKERS
+    from gpudoctor.planner.machine import machine_from_facts
+    from gpudoctor.planner.plan import PICKERS
 
     facts = run_probes(host, replace(options, deep=True, python=plan.machine.env.python or options.python))
     findings, _ = run_checks(facts, ctx=ctx)

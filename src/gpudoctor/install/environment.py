@@ -11,8 +11,8 @@ import re
 
 from gpudoctor.facts import Facts
 from gpudoctor.host import Host, HostError
-from gpudoctor.install.machine import env_from_facts
-from gpudoctor.install.model import TargetEnv
+from gpudoctor.planner.machine import env_from_facts
+from gpudoctor.planner.model import TargetEnv
 
 _UV_LINE = re.compile(r"^\s*uv\s*=", re.MULTILINE)
 

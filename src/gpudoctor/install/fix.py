@@ -22,10 +22,10 @@ from gpudoctor.checks import Context
 from gpudoctor.cmdline import SetEnv, Unrenderable
 from gpudoctor.errors import UnsafeOperation
 from gpudoctor.facts import Facts, Toolkit
-from gpudoctor.install.model import TITLES, Target, TargetEnv
-from gpudoctor.install.offers import finding_applies
-from gpudoctor.install.plan import Options, TargetNeeded
 from gpudoctor.model import Finding, Severity
+from gpudoctor.planner.model import TITLES, Target, TargetEnv
+from gpudoctor.planner.offers import finding_applies
+from gpudoctor.planner.plan import Options, TargetNeeded
 from gpudoctor.probed import value_or_none
 
 # Preallocating frameworks and the variable (with the value) that makes them allocate on demand
@@ -80,7 +80,7 @@ def offered(facts: Facts, findings: Sequence[Finding], ctx: Context) -> dict[str
     """finding code -> the kind of fix `gpudoctor fix` offers for it on this machine: what the plan labels
     "gpudoctor fix can apply this". A reinstall that cannot be chosen (no build fits, no target) is not
     offered; a switch that needs root or an env fix that needs --env-file is (fix says what it needs)."""
-    from gpudoctor.install.machine import env_from_facts
+    from gpudoctor.planner.machine import env_from_facts
 
     out: dict[str, str] = {}
     for fix in propose(facts, findings, ctx, env=env_from_facts(facts)):
@@ -291,3 +291,14 @@ def verify_env(setting: EnvSetting) -> bool:
     from gpudoctor import userfile
 
     return setting.line() in (line.strip() for line in userfile.read_text(os.path.expanduser(setting.path or "")).splitlines())
+
+
+def fix_offers(report: Any, ctx: Context | None = None) -> dict[str, str]:
+    """finding code -> the kind of fix `gpudoctor fix` offers for it (`offered`), judged with the matrix the
+    report's findings were judged with (and, given, the Context that judged them: the choices its checks
+    made are not made again). Without a finding that could be offered a fix, nothing more is loaded."""
+    from gpudoctor.planner.offers import could_offer
+
+    if not could_offer(report.findings):
+        return {}
+    return offered(report.facts, report.findings, ctx or Context(report.matrix_path))

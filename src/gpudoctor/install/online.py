@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from html.parser import HTMLParser
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from gpudoctor.install.model import Build, Machine, Online, Plan
+from gpudoctor.planner.model import Build, Machine, Online, Plan
 from gpudoctor.sanitize import clean_line
 
 TIMEOUT_S = 3.0  # each wait for the index

@@ -29,6 +29,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from gpudoctor.model import ExitCode, Finding, Report, Severity
 from gpudoctor.probed import Found
@@ -177,3 +178,28 @@ def render_github_summary(
         f"Exit status {int(exit_code)} (fails on {fail_on.label} and above). Details of any code: `gpudoctor explain CODE`."
     )
     return "\n".join(out) + "\n"
+
+
+def render(result: Any) -> str:
+    """--format github: workflow commands from the check's result."""
+    return render_github(result.report, result.outcomes, result.exit_code)
+
+
+def render_error(message: str, hint: str | None, exit_code: ExitCode, started: float = 0.0) -> str:
+    return render_github_error(message, hint)
+
+
+def write_beside(result: Any) -> None:
+    """The step summary, appended to $GITHUB_STEP_SUMMARY where the runner names one."""
+    import os
+    import sys
+
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not summary_path:
+        return
+    request = result.request
+    try:
+        with open(summary_path, "a", encoding="utf-8") as fh:
+            fh.write(render_github_summary(result.report, result.outcomes, result.exit_code, request.threshold, request.node))
+    except OSError as exc:
+        sys.stderr.write(f"gpudoctor: cannot append to GITHUB_STEP_SUMMARY ({summary_path}): {exc.strerror or exc}\n")

@@ -12,12 +12,14 @@ from gpudoctor.model import ExitCode, Report
 SCHEMA = "gpudoctor.report/1"
 
 
-def report_document(report: Report, exit_code: ExitCode) -> dict[str, Any]:
+def report_document(report: Report, exit_code: ExitCode, plan: Any = None, offers: Any = None) -> dict[str, Any]:
+    """The document of `report`; `plan` and `offers` are the check's (gpudoctor.pipeline), built here when not given."""
     from gpudoctor.cmdline import shell_for_os
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
 
     worst = report.worst()
-    plan = build(report.findings, shell_for_os(report.facts.platform.system))
+    if plan is None:
+        plan = build(report.findings, shell_for_os(report.facts.platform.system))
     return {
         "schema": SCHEMA,
         "tool_version": __version__,
@@ -25,18 +27,20 @@ def report_document(report: Report, exit_code: ExitCode) -> dict[str, Any]:
         "status": "healthy" if worst is None else worst.label,
         "exit_code": int(exit_code),
         "findings": [f.to_json() for f in report.findings],
-        "plan": _plan_json(plan, report),
+        "plan": _plan_json(plan, report, offers),
         "facts": to_json(report.facts),
         "timings_s": report.timings_s,
         "internal_errors": list(report.internal_errors),
     }
 
 
-def _plan_json(plan, report: Report) -> dict:
-    from gpudoctor.install.offers import fix_offers
-
+def _plan_json(plan, report: Report, offers: Any = None) -> dict:
     doc = plan.to_json()
-    kinds = fix_offers(report)
+    if offers is None:
+        from gpudoctor.install.fix import fix_offers
+
+        offers = fix_offers(report)
+    kinds = offers
     for step, out in zip(plan.steps, doc["steps"], strict=True):
         out["fix"] = step.fix_kind(kinds)
     return doc
@@ -57,3 +61,28 @@ def error_document(message: str, hint: str | None, exit_code: ExitCode) -> str:
         "findings": [],
     }
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+def check_document(result: Any) -> dict[str, Any]:
+    """The document of a check's result (gpudoctor.pipeline.CheckResult): what --format json prints, and
+    what the fleet formats read (prometheus, nfd, npd)."""
+    doc = report_document(result.report, result.exit_code, result.plan, result.offers)
+    if result.request.requirements:
+        doc["requirements"] = [o.to_json() for o in result.outcomes]
+    if result.node:
+        doc["node"] = result.node
+    if result.pasted is not None:
+        from gpudoctor.cmdline import shell_for_os
+
+        target = shell_for_os(result.report.facts.platform.system)
+        doc["pasted"] = {"blocks": list(result.pasted.get("blocks") or []), "ask_for": [a.to_json(target) for a in result.asks]}
+    return doc
+
+
+def render(result: Any) -> str:
+    """--format json."""
+    return json.dumps(check_document(result), indent=2, sort_keys=True, default=str) + "\n"
+
+
+def render_error(message: str, hint: str | None, exit_code: ExitCode, started: float = 0.0) -> str:
+    return error_document(message, hint, exit_code)

@@ -2,7 +2,7 @@
 
 One <testsuite name="gpudoctor.checks"> with one <testcase> per check
 (`gpudoctor.checks.all_checks()`, classname `gpudoctor.<area>`), and, when
-requirements were stated, one <testsuite name="gpudoctor.requirements"> with
+requirements were stated, one <testsuite name="gpudoctor.checks.requirements"> with
 one <testcase> per requirement.
 
 A finding at or above --fail-on is a <failure type="error|warning|info">
@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from typing import Any
 
 from gpudoctor.model import ExitCode, Finding, Report, Severity
 from gpudoctor.render.xmltext import xml_text
@@ -116,12 +117,12 @@ def render_junit(
         totals[k] += counts[k]
 
     if outcomes:
-        rsuite = _sub(root, "testsuite", name="gpudoctor.requirements")
+        rsuite = _sub(root, "testsuite", name="gpudoctor.checks.requirements")
         if node:
             rsuite.set("hostname", xml_text(node, newlines=False))
         rcounts = {"tests": 0, "failures": 0, "errors": 0}
         for o in outcomes:
-            tc = _sub(rsuite, "testcase", classname="gpudoctor.requirements", name=o.requirement.spec, time="0")
+            tc = _sub(rsuite, "testcase", classname="gpudoctor.checks.requirements", name=o.requirement.spec, time="0")
             rcounts["tests"] += 1
             if o.met:
                 _sub(tc, "system-out", f"met: {o.found}")
@@ -172,3 +173,13 @@ def render_junit_error(message: str, hint: str | None) -> str:
     )
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def render(result: Any) -> str:
+    """--format junit: one test case per check, from the check's result."""
+    request = result.request
+    return render_junit(result.report, result.outcomes, result.exit_code, request.threshold, request.node)
+
+
+def render_error(message: str, hint: str | None, exit_code: ExitCode, started: float = 0.0) -> str:
+    return render_junit_error(message, hint)

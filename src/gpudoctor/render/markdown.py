@@ -45,9 +45,10 @@ def render_markdown(
     exit_code: ExitCode,
     pasted: dict[str, Any] | None = None,
     asks: list | None = None,
+    plan: Any = None,
 ) -> str:
     from gpudoctor.cmdline import shell_for_os
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
 
     out: list[str] = ["### gpudoctor", ""]
     findings = report.findings
@@ -68,7 +69,8 @@ def render_markdown(
             for e in f.evidence[:4]:
                 out.append(f"  - {text(e.source)}: {text(e.value)}")
     target = shell_for_os(report.facts.platform.system)
-    plan = build(findings, target)
+    if plan is None:  # (the check's plan, gpudoctor.pipeline, when given)
+        plan = build(findings, target)
     if plan.steps:
         out += ["", "#### What to do", ""]
         for n, step in enumerate(plan.steps, 1):
@@ -114,3 +116,13 @@ def render_markdown_error(message: str, hint: str | None) -> str:
     """What --format markdown prints when the doctor itself failed."""
     said = f"**gpudoctor could not run**: {text(message)}"
     return said + (f"\n\n{text(hint)}" if hint else "") + "\n"
+
+
+def render(result: Any) -> str:
+    """--format markdown: an issue reply from the check's result."""
+    pasted = dict(result.pasted) if result.pasted is not None else None
+    return render_markdown(result.report, result.exit_code, pasted, list(result.asks), plan=result.plan)
+
+
+def render_error(message: str, hint: str | None, exit_code: ExitCode, started: float = 0.0) -> str:
+    return render_markdown_error(message, hint)

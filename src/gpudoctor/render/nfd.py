@@ -145,3 +145,21 @@ def render_npd(doc: dict[str, Any], max_chars: int = NPD_MAX_CHARS) -> str:
     if len(line) > max_chars:
         line = line[: max_chars - 1] + "…"
     return line + "\n"
+
+
+def render(result: Any) -> str:
+    """--format nfd: the check's document as Node Feature Discovery labels, stamped now."""
+    import time
+
+    from gpudoctor.render.json_report import check_document
+
+    return render_nfd(check_document(result), timestamp=time.time())
+
+
+def render_error(message: str, hint: str | None, exit_code: Any, started: float = 0.0) -> str:
+    import json
+    import time
+
+    from gpudoctor.render.json_report import error_document
+
+    return render_nfd(json.loads(error_document(message, hint, exit_code)), timestamp=time.time())

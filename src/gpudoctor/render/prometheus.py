@@ -266,3 +266,25 @@ def _text(fams: dict[str, Family]) -> str:
     for f in fams.values():
         lines += f.lines()
     return "\n".join(lines) + "\n"
+
+
+def render(result: Any) -> str:
+    """--format prometheus: the check's document as a text exposition, stamped now."""
+    from gpudoctor.render.json_report import check_document
+
+    return render_document(check_document(result), result.request.started)
+
+
+def render_error(message: str, hint: str | None, exit_code: Any, started: float = 0.0) -> str:
+    import json
+
+    from gpudoctor.render.json_report import error_document
+
+    return render_document(json.loads(error_document(message, hint, exit_code)), started)
+
+
+def render_document(doc: dict[str, Any], started: float) -> str:
+    """`doc` (a report or an error document) stamped with the time now and the check's duration since `started`."""
+    import time
+
+    return render_prometheus(doc, timestamp=time.time(), duration_s=round(time.monotonic() - started, 4))

@@ -11,6 +11,7 @@ JSON report keeps it whole.
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import replace
 from typing import Any
@@ -203,12 +204,14 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     return out
 
 
-def render_terminal(report: Report, console: Any, verbose: bool = False) -> None:
+def render_terminal(report: Report, console: Any, verbose: bool = False, plan: Any = None, offers: Any = None) -> None:
+    """The text view of `report`; `plan` and `offers` are the check's (gpudoctor.pipeline), built here when not given."""
     from gpudoctor.cmdline import shell_for_os
-    from gpudoctor.prescribe import build
+    from gpudoctor.planner.prescribe import build
     from gpudoctor.render.textconsole import escape
 
-    plan = build(report.findings, shell_for_os(report.facts.platform.system))
+    if plan is None:
+        plan = build(report.findings, shell_for_os(report.facts.platform.system))
     # The step that answers each finding, by code: a finding answered by its alternative (the plan swaps a
     # first choice that contradicts another step) still points at the step that carries it.
     numbers: dict[str, int] = {}
@@ -239,9 +242,11 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
                 say(console, escape(clean(line, newlines=False)), indent="    ", hang=2)
         for f, _ in group_per_gpu(findings, lambda f: _step_number(f, numbers)):
             render_finding(console, _for_text(f, long_names), verbose, step=_step_number(f, numbers))
-    from gpudoctor.install.offers import fix_offers
+    if offers is None:
+        from gpudoctor.install.fix import fix_offers
 
-    render_plan(console, plan, fix_offers(report))
+        offers = fix_offers(report)
+    render_plan(console, plan, offers)
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
     if not report.findings:
         say(console, f"[green]{_glyph(console, 'ok')} No problems found.[/]")
@@ -478,3 +483,56 @@ def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    "
                 say(console, f"[bold]Or instead:[/bold] {escape(alt.summary)}", inner, hang=2)
                 for line in alt.lines():
                     command(console, line, inner + "  ")
+
+
+def render(result: Any) -> str:
+    """The text view of a check's result (gpudoctor.pipeline.CheckResult), for standard output: its width,
+    colours and characters are those of the terminal it goes to (gpudoctor.render.textconsole)."""
+    import sys
+
+    from gpudoctor.render.textconsole import TextConsole
+    from gpudoctor.sanitize import for_output
+
+    out = _Capture(sys.stdout)
+    console = TextConsole(for_output(out))
+    verbose = result.request.verbose
+    render_terminal(result.report, console, verbose=verbose, plan=result.plan, offers=result.offers)
+    if result.pasted is not None:
+        from gpudoctor.render.pasted import print_pasted
+
+        print_pasted(console, dict(result.pasted), list(result.asks), verbose=verbose)
+    if result.outcomes:
+        render_requirements(console, result.outcomes)
+    return out.getvalue()
+
+
+def render_requirements(console: Any, outcomes: Any) -> None:
+    from gpudoctor.render.textconsole import escape
+
+    met = sum(1 for o in outcomes if o.met)
+    console.print(f"[bold]Requirements[/bold]: {met} of {len(outcomes)} met")
+    for o in outcomes:
+        mark = "[green]met[/]    " if o.met else "[red bold]NOT MET[/]"
+        console.print(f"  {mark} {escape(o.requirement.spec)}: {escape(o.found)}", soft_wrap=True)
+
+
+class _Capture(io.StringIO):
+    """What the text view writes, kept as a string, with the encoding, terminal and descriptor of the
+    stream it will be written to (the console's width, colours and characters follow them)."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__()
+        self._stream = stream
+
+    @property
+    def encoding(self) -> Any:  # type: ignore[override]
+        return getattr(self._stream, "encoding", None)
+
+    def isatty(self) -> bool:
+        try:
+            return bool(self._stream.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    def fileno(self) -> int:
+        return self._stream.fileno()

@@ -1,0 +1,25 @@
+"""What every check is made of: its declaration (`Check`), the context it reads (the planner's) and its evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from gpudoctor.facts import Facts
+from gpudoctor.model import Evidence, Finding
+from gpudoctor.planner.context import Context
+
+__all__ = ["Check", "Context", "ev"]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    area: str
+    codes: tuple[str, ...]
+    run: Callable[[Facts, Context], Iterable[Finding]]
+    tags: tuple[str, ...] = ()
+
+
+def ev(source: str, value: object) -> Evidence:
+    return Evidence(source, str(value))

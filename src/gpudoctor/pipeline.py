@@ -1,0 +1,107 @@
+"""`gpudoctor check` from a host to its result: probes -> facts -> checks -> requirements -> the plan, computed once.
+
+`check(host, request)` is the whole diagnosis; every output format renders the `CheckResult` it returns
+(gpudoctor.render.formats) and decides nothing of its own (the JSON document of a result, which the fleet
+formats read too, is gpudoctor.render.json_report.check_document).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpudoctor.model import ExitCode, Report, Severity
+from gpudoctor.probes import ProbeOptions
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """What `check` was asked: how to probe, the matrix, the job's requirements, the findings kept and the
+    threshold of the exit status, the node name the reports carry and whether the text view is verbose."""
+
+    options: ProbeOptions = field(default_factory=ProbeOptions)
+    matrix_path: str | None = None
+    requirements: Sequence[Any] = ()  # gpudoctor.checks.requirements.Requirement
+    ignored: frozenset[str] = frozenset()
+    kept: frozenset[str] = frozenset()  # --only: empty keeps every code
+    threshold: Severity = Severity.WARNING
+    node: str | None = None
+    verbose: bool = False
+    started: float = 0.0  # time.monotonic() when the command began (the fleet formats report the duration)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check, computed once: the report (its findings after --ignore/--only, with the unmet
+    requirements), the requirement outcomes, the plan and what `fix` can apply of it, what a partial
+    snapshot should ask for, and the exit status."""
+
+    report: Report
+    request: CheckRequest
+    plan: Any  # gpudoctor.planner.prescribe.Plan
+    offers: Mapping[str, str]  # finding code -> the kind of fix `gpudoctor fix` offers for it
+    outcomes: Sequence[Any] = ()  # gpudoctor.checks.requirements.Outcome
+    pasted: Mapping[str, Any] | None = None  # a partial snapshot's `pasted` section; None for a whole machine
+    asks: Sequence[Any] = ()  # gpudoctor.pasted.ask.Ask
+    exit_code: ExitCode = ExitCode.OK
+
+    @property
+    def node(self) -> str | None:
+        return self.request.node
+
+
+def check(host: Any, request: CheckRequest) -> CheckResult:
+    """Diagnose `host` (gpudoctor.host.Host) as `request` says; the one place a check's result is decided."""
+    from gpudoctor.checks.base import Context
+    from gpudoctor.cmdline import shell_for_os
+    from gpudoctor.doctor import diagnose
+    from gpudoctor.model import exit_code_for, sort_findings
+    from gpudoctor.planner.prescribe import build
+
+    ctx = Context(request.matrix_path)
+    report = diagnose(host, request.options, request.matrix_path, ctx)
+    pasted, asks = _pasted_view(host, report)
+    outcomes: list[Any] = []
+    if request.requirements:
+        from gpudoctor.checks.requirements import evaluate
+
+        outcomes = evaluate(request.requirements, report.facts, report.findings, matrix_path=request.matrix_path)
+    unmet = [o.finding for o in outcomes if o.finding is not None]
+    if unmet:
+        report.findings = sort_findings(report.findings + unmet)
+    report.findings = [
+        f for f in report.findings if f.code not in request.ignored and (not request.kept or f.code in request.kept)
+    ]
+    return CheckResult(
+        report=report,
+        request=request,
+        plan=build(report.findings, shell_for_os(report.facts.platform.system)),
+        offers=_offers(report, ctx),
+        outcomes=tuple(outcomes),
+        pasted=pasted,
+        asks=tuple(asks),
+        exit_code=exit_code_for(report.findings, request.threshold),
+    )
+
+
+def _pasted_view(host: Any, report: Report) -> tuple[dict[str, Any] | None, list[Any]]:
+    """A partial snapshot's `pasted` section and the questions left open (None and [] for a whole machine)."""
+    section = host.pasted()
+    if not section.get("partial"):
+        return None, []
+    from gpudoctor.pasted.ask import ask_for
+
+    return section, ask_for(report.facts, report.findings)
+
+
+def _offers(report: Report, ctx: Any) -> dict[str, str]:
+    """What `fix` can apply of the plan (gpudoctor.install.fix.fix_offers), judged by the Context that judged
+    the findings. Where no finding could be offered a fix, the fixer is not even loaded (a tenth of a check)."""
+    from gpudoctor.planner.offers import could_offer
+
+    if not could_offer(report.findings):
+        return {}
+    from gpudoctor.install.fix import fix_offers
+
+    return fix_offers(report, ctx)

@@ -1,0 +1,182 @@
+"""PyTorch builds: one per CUDA variant of each release, installed from download.pytorch.org/whl/cuXYZ.
+
+The wheels bring their own CUDA runtime, so the system toolkit does not matter; the driver must run
+the variant's CUDA, and the wheel must carry kernels for every GPU (compat_matrix/torch.toml).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.matrix import version_key, version_parts
+from gpudoctor.planner.judge import judge_driver, judge_kernels, judge_python
+from gpudoctor.planner.model import Build, Candidate, Judgement, Machine
+from gpudoctor.versions import major_minor, vkey
+
+INDEX = "https://download.pytorch.org/whl"
+COMPANIONS = ("torchvision", "torchaudio")  # pinned to one torch release: reinstalled with it from the same index
+_REQUEST = re.compile(r"^(\d+\.\d+)(\.\d+)?(?:\+(cu\d+))?$")
+# The releases the pytorch conda channel published (pytorch-cuda metapackage) before it ended with 2.5.
+_CONDA_CHANNEL_LAST = (2, 5)
+_PYTORCH_CUDA = ("11.6", "11.7", "11.8", "12.1", "12.4")
+
+
+def parse_request(matrix, requested: str) -> tuple[str, str | None, str | None]:
+    """ "2.2" / "2.2.1" / "2.2.1+cu118" -> (release "2.2", exact version or None, variant tag or None)."""
+    from gpudoctor.errors import UsageError
+
+    m = _REQUEST.match(requested.strip())
+    known = f"{matrix.torch_releases[0].version} to {matrix.torch_releases[-1].version}"
+    if not m:
+        raise UsageError(f"not a PyTorch version: {requested!r}", "give one as pip would: 2.5, 2.5.1 or 2.5.1+cu124")
+    rel = matrix.torch_release(m.group(1))
+    if rel is None:
+        raise UsageError(
+            f"PyTorch {m.group(1)} is not in the compatibility matrix (it knows {known})",
+            "gpudoctor only installs builds it can vouch for",
+        )
+    if m.group(3) and m.group(3) not in rel.variants:
+        raise UsageError(f"PyTorch {rel.version} has no {m.group(3)} build (it has {', '.join(rel.variants)})")
+    exact = m.group(1) + m.group(2) if m.group(2) else None
+    return rel.version, exact, m.group(3)
+
+
+def groups(matrix, requested: str | None):
+    """[(release, [Build, ...])], newest release first; only the asked one when there is a request."""
+    exact = tag = None
+    releases = sorted(matrix.torch_releases, key=lambda r: version_key(r.version), reverse=True)
+    if requested:
+        release, exact, tag = parse_request(matrix, requested)
+        releases = [r for r in releases if r.version == release]
+    out = []
+    for rel in releases:
+        builds = []
+        for v in sorted(rel.variants.values(), key=lambda v: vkey(v.cuda), reverse=True):
+            if not v.tag.startswith("cu") or (tag and v.tag != tag):
+                continue
+            spec = f"torch=={exact}+{v.tag}" if exact else f"torch=={rel.version}.*"
+            builds.append(
+                Build(
+                    "torch",
+                    rel.version,
+                    v.tag,
+                    v.cuda,
+                    (spec,),
+                    index_url=f"{INDEX}/{v.tag}",
+                    experimental=v.status == "experimental",
+                    default=v.tag == rel.pypi_default,
+                    sources=tuple(dict.fromkeys(rel.source + v.source)),
+                    pin=exact or f"{rel.version}.*",
+                )
+            )
+        out.append((rel, builds))
+    return out
+
+
+def kernels_of(matrix, rel, build: Build) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    v = rel.variants[build.variant]
+    return v.arch, v.ptx
+
+
+def judge(matrix, machine: Machine, facts, rel, build: Build, *, ignore_driver: bool = False) -> Candidate:
+    v = rel.variants[build.variant]
+    js: list[Judgement] = []
+    if machine.os == "macos":
+        js.append(Judgement("os", False, "PyTorch publishes no CUDA builds for macOS"))
+    js.append(judge_python(machine, rel.python, rel.python_experimental, f"PyTorch {rel.version}"))
+    drv, full = judge_driver(matrix, machine, v.cuda)
+    js.append(drv)
+    js += judge_kernels(machine, v.arch, v.ptx, True if ignore_driver else full, v.cuda)
+    if build.experimental:
+        js.append(Judgement("build", True, f"{v.tag} is marked experimental in PyTorch {rel.version}'s release notes", note=True))
+    return Candidate(build, tuple(js))
+
+
+def rank(c: Candidate) -> tuple:
+    """Within a release: full driver support, then the PyPI default variant (the wheel most people run),
+    then a stable one, then the newest CUDA."""
+    mvc = any(j.topic == "driver" and j.note and j.needs for j in c.judgements)
+    return (not mvc, c.build.default, not c.build.experimental, vkey(c.build.cuda))
+
+
+def installed_matches(machine: Machine, torch_facts, build: Build) -> bool:
+    """Whether this exact build is what is installed (same release and CUDA; the same version when one was asked)."""
+    if torch_facts is None or not torch_facts.cuda:
+        return False
+    version = torch_facts.version.split("+", 1)[0]
+    if build.pin and not build.pin.endswith(".*") and version != build.pin.split("+", 1)[0]:
+        return False
+    return version_parts(version)[:2] == version_parts(build.release)[:2] and major_minor(torch_facts.cuda) == build.cuda
+
+
+def manual(machine: Machine, rel, candidate: Candidate) -> tuple[str, ...]:
+    return ()
+
+
+def uninstall_names(machine: Machine, build: Build, reinstall: bool) -> tuple[str, ...]:
+    # pip keeps an installed 2.2.1+cu121 for "torch==2.2.*" whatever the index: only a clean install switches
+    # the build, and torchvision/torchaudio go with it (each is built for one torch and one CUDA).
+    return tuple(n for n in ("torch", *COMPANIONS) if n in machine.installed)
+
+
+def install_specs(machine: Machine, build: Build) -> tuple[str, ...]:
+    # Companions unpinned from the same index: pip picks the ones built for this torch and CUDA.
+    return build.specs + tuple(n for n in COMPANIONS if n in machine.installed)
+
+
+def undo_args(machine: Machine) -> tuple[str, ...]:
+    """The install arguments that put back the torch (and companions) installed now; its local tag names its index."""
+    before = machine.installed.get("torch")
+    if not before:
+        return ()
+    local = before.partition("+")[2]
+    pins = tuple(f"{n}=={machine.installed[n]}" for n in ("torch", *COMPANIONS) if n in machine.installed)
+    # A nightly (2.7.0.dev20250310+cu124) is only on the nightly index, never on the stable one.
+    nightly = ".dev" in before.partition("+")[0]
+    index = f"{INDEX}/nightly/{local}" if nightly else f"{INDEX}/{local}"
+    return (*pins, *(("--index-url", index) if local else ()))
+
+
+def conda_equivalent(machine: Machine, build: Build) -> tuple[str, ...]:
+    prefix = machine.env.prefix or "PREFIX"
+    if vkey(build.release) <= _CONDA_CHANNEL_LAST and build.cuda in _PYTORCH_CUDA:
+        return (
+            "conda",
+            "install",
+            "-p",
+            prefix,
+            f"pytorch={build.release}",
+            f"pytorch-cuda={build.cuda}",
+            "-c",
+            "pytorch",
+            "-c",
+            "nvidia",
+        )
+    # conda-forge's CUDA builds (build strings cudaNNN_...); the solver picks the CUDA the driver allows.
+    return ("conda", "install", "-p", prefix, "-c", "conda-forge", f"pytorch={build.release}=cuda*")
+
+
+# --- CPU-only builds (--cpu): PyTorch's cpu index holds them for Linux and Windows; on macOS the PyPI
+# wheels are the CPU ones (https://pytorch.org/get-started/locally/).
+
+
+def cpu_build(machine: Machine, rel, build: Build) -> Build:
+    exact = build.pin if build.pin and not build.pin.endswith(".*") else None
+    spec = f"torch=={exact}" if exact else f"torch=={rel.version}.*"
+    index = None if machine.os == "macos" else f"{INDEX}/cpu"
+    return Build(
+        "torch", rel.version, "cpu", None, (spec,), index_url=index, sources=build.sources, pin=exact or f"{rel.version}.*"
+    )
+
+
+def cpu_judge(machine: Machine, rel, build: Build) -> Candidate:
+    return Candidate(build, (judge_python(machine, rel.python, rel.python_experimental, f"PyTorch {rel.version}"),))
+
+
+def cpu_installed(machine: Machine, torch_facts, build: Build) -> bool:
+    if torch_facts is None or torch_facts.cuda:
+        return False
+    version = torch_facts.version.split("+", 1)[0]
+    if build.pin and not build.pin.endswith(".*") and version != build.pin:
+        return False
+    return version_parts(version)[:2] == version_parts(build.release)[:2]

@@ -1,0 +1,453 @@
+"""Choose the build to install and the exact steps that install it. Pure: Facts and the matrix in, a Plan out.
+
+The choice: the newest release (or the asked one) with a build whose every judgement holds (Python,
+OS, driver, kernels for every GPU); within a release the framework's own ranking decides (PyTorch:
+full driver support over minor-version compatibility, then the PyPI default variant, then stable
+over experimental, then the newest CUDA; JAX: full support, then the newest CUDA major). Then the
+same search with the driver, or the Python version, left out says what an upgrade would open.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from types import ModuleType
+from typing import Any
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.errors import UsageError
+from gpudoctor.facts import Facts
+from gpudoctor.matrix import kernel_route, spec_contains, version_key
+from gpudoctor.planner import commands, pick_jax, pick_tensorflow, pick_torch
+from gpudoctor.planner.context import Context
+from gpudoctor.planner.machine import apply_target, machine_from_facts, target_gaps
+from gpudoctor.planner.model import TITLES, Candidate, Change, GpuInfo, Machine, Plan, Step, Target, TargetEnv
+from gpudoctor.probed import value_or_none
+from gpudoctor.versions import vkey
+
+PICKERS: dict[str, ModuleType] = {"torch": pick_torch, "tensorflow": pick_tensorflow, "jax": pick_jax}
+_X86 = ("x86_64", "amd64")
+
+
+@dataclass(frozen=True)
+class Options:
+    reinstall: bool = False  # even when the chosen build is installed already
+    installer: str | None = None  # pip or uv; None: uv where uv manages an environment without pip
+    index_url: str | None = None  # a mirror; "{variant}" in it becomes the PyTorch variant (cu126)
+    extra_args: tuple[str, ...] = ()  # appended to the install command (--no-deps, --proxy ...)
+    target: Target = field(default_factory=Target)  # --gpu/--driver/--cuda/--cpu: what the probes could not see
+    # Only builds whose CUDA extensions this nvcc can build (its CUDA major, no newer than it): the
+    # PyTorch side of toolkit-torch-major-mismatch (gpudoctor.checks.toolkit.torch_side).
+    nvcc: str | None = None
+
+
+TARGET_OPTIONS = (
+    ("--gpu NAME|CC", 'the GPU the build is for: a name ("RTX 4090") or a compute capability (8.9)'),
+    ("--driver VERSION", "the NVIDIA driver it will run on (550.54.14)"),
+    ("--cuda VERSION", "the CUDA version that driver runs (nvidia-smi's header: 12.4)"),
+    ("--cpu", "a CPU-only build"),
+)
+
+
+class TargetNeeded(UsageError):
+    """No GPU or no driver was seen, and nobody said what the build is for: choosing a CUDA build would be a guess."""
+
+    def __init__(self, framework: str, gaps: tuple[str, ...]) -> None:
+        self.framework = framework
+        self.gaps = gaps
+        super().__init__(
+            f"{' and '.join(gaps)} seen here, so no {TITLES[framework]} CUDA build can be chosen for this machine without guessing",
+            "say what the build is for: " + "; ".join(f"{o} ({why})" for o, why in TARGET_OPTIONS),
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "code": "target-needed",
+            "message": self.message,
+            "hint": self.hint,
+            "missing": list(self.gaps),
+            "options": [{"option": o, "meaning": why} for o, why in TARGET_OPTIONS],
+        }
+
+
+def select(pick: ModuleType, matrix, machine: Machine, facts: Facts, groups, ignore: tuple[str, ...] = ()):
+    """(best candidate, its matrix row, the candidates ruled out on the way): newest release first."""
+    ruled: list[Candidate] = []
+    for row, builds in groups:
+        cands = [pick.judge(matrix, machine, facts, row, b, ignore_driver="driver" in ignore) for b in builds]
+        fitting = [c for c in cands if not c.failures(ignore)]
+        if fitting:
+            return _best(pick, machine, fitting), row, ruled + [c for c in cands if c.failures(ignore)]
+        ruled += cands
+    return None, None, ruled
+
+
+def _best(pick: ModuleType, machine: Machine, fitting: list[Candidate]) -> Candidate:
+    """The framework's own ranking; without the driver's CUDA version (a GPU seen, its driver not), the
+    build that asks least of the driver instead: the lowest CUDA among those with kernels for the GPU,
+    since every driver that runs a newer CUDA runs it too. Ties keep the framework's ranking."""
+    ranked = sorted(fitting, key=pick.rank, reverse=True)
+    if machine.driver_cuda or machine.cpu:
+        return ranked[0]
+    return min(ranked, key=lambda c: vkey(c.build.cuda))
+
+
+def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
+    """What the plan says when no driver was seen: the driver the chosen build needs (None when one was seen)."""
+    from gpudoctor.planner.judge import driver_needs
+
+    if plan_machine.driver_cuda or plan_machine.cpu or not build.cuda:
+        return None
+    lowest, full = driver_needs(matrix, build.cuda, plan_machine.os)
+    need = (
+        (f"driver >= {lowest}" + (f" (>= {full} for full CUDA {build.cuda} support)" if full and full != lowest else ""))
+        if lowest
+        else "a driver that runs CUDA " + build.cuda
+    )
+    # No driver CUDA: plan_install went on only because a GPU with a compute capability was seen or named (target_gaps).
+    return f"no NVIDIA driver was seen here: of the builds with kernels for this GPU, {build.label} asks least of the driver; it needs {need}"
+
+
+def _newer(a: Candidate, b: Candidate | None) -> bool:
+    return b is None or (version_key(a.build.release), vkey(a.build.cuda)) > (version_key(b.build.release), vkey(b.build.cuda))
+
+
+def suggest_python(spec: str) -> str | None:
+    """A Python to suggest for `spec`: the newest below its upper bound, or its floor when it has none."""
+    from gpudoctor.matrix import parse_spec, spec_floor
+
+    if any(op in ("<", "<=") for op, _, _ in parse_spec(spec)):
+        for minor in range(30, 5, -1):
+            if spec_contains(spec, f"3.{minor}"):
+                return f"3.{minor}"
+        return None
+    floor = spec_floor(spec)
+    return ".".join(floor.split(".")[:2]) if floor else None
+
+
+def kernel_history(pick: ModuleType, matrix, groups, gpu: GpuInfo, title: str) -> tuple[str, ...]:
+    """When this GPU's kernels first (or last) shipped in the framework: the reason a new or old GPU narrows the choice."""
+    if not gpu.cc:
+        return ()
+    releases = []  # oldest first: [(builds with their route on this GPU)], routes unknown to the matrix left out
+    # Every picker module has this function: (cubin archs, PTX archs) of a build.
+    kernels_of: Callable[[Any, Any, Any], tuple[tuple[str, ...], tuple[str, ...]]] = pick.kernels_of
+    for row, builds in reversed(groups):
+        routes = [(b, kernel_route(*kernels_of(matrix, row, b), gpu.cc)[0]) for b in reversed(builds)]
+        routes = [(b, r) for b, r in routes if r != "unknown"]
+        if routes:
+            releases.append(routes)
+    if not releases:
+        return ()
+    cubin = [b for routes in releases for b, r in routes if r == "cubin"]
+    runs = [[b for b, r in routes if r != "none"] for routes in releases]
+    if not cubin:
+        if any(runs):
+            return (f"no {title} build carries {gpu.sm} cubins: on {gpu.name} it runs from PTX the driver compiles",)
+        return (f"no {title} build in the matrix has kernels for {gpu.describe()}",)
+    out = []
+    if not any(r == "cubin" for _, r in releases[0]):
+        older = "" if gpu.cc.endswith(".0") else f" (or an older sm_{gpu.cc.split('.')[0]}x)"
+        out.append(f"{gpu.name} needs kernels for {gpu.sm}{older}, first shipped in {cubin[0].label}")
+    if not runs[-1]:
+        last = [b for r in runs if r for b in r][-1]
+        out.append(
+            f"{gpu.sm} kernels were last shipped in {last.label}; newer {title} releases dropped {gpu.arch or 'this architecture'}"
+        )
+    return tuple(out)
+
+
+def _driver_hint(pick, matrix, machine, facts, groups, chosen) -> str | None:
+    """The smallest driver upgrade that opens a newer release than the chosen one (None when none would)."""
+    relaxed, row, _ = select(pick, matrix, machine, facts, groups, ignore=("driver",))
+    if relaxed is None or not _newer(relaxed, chosen):
+        return None
+    opened = []
+    for b in next(builds for r, builds in groups if r is row):
+        fails = pick.judge(matrix, machine, facts, row, b, ignore_driver=True).failures()
+        if fails and all(j.topic == "driver" and j.needs for j in fails):
+            opened.append((fails[0].needs, matrix.min_driver_for_cuda(b.cuda, machine.os), b))
+    if not opened:
+        return None
+    need, full, b = min(opened, key=lambda o: (vkey(o[0]), vkey(o[1] or "")))
+    extra = f" (>= {full} for full CUDA {b.cuda} support)" if full and full != need else ""
+    return f"a driver >= {need}{extra} would open {b.label}"
+
+
+def _hints(pick, matrix, machine, facts, groups, chosen) -> tuple[str, ...]:
+    out = [h for h in (_driver_hint(pick, matrix, machine, facts, groups, chosen),) if h]
+    relaxed, row, _ = select(pick, matrix, machine, facts, groups, ignore=("python",))
+    if relaxed is not None and _newer(relaxed, chosen) and machine.python:
+        py = suggest_python(row.python)
+        out.append(
+            f"an environment with Python {py or row.python} would open {relaxed.build.label} (it supports Python {row.python})"
+        )
+    return tuple(out)
+
+
+def _steps(pick, machine: Machine, build, installer: str, options: Options) -> tuple[Step, ...]:
+    # Download first, replace in one step (gpudoctor.planner.commands says how): nothing is removed before the new build is here.
+    names = pick.uninstall_names(machine, build, options.reinstall)
+    index = build.index_url
+    if options.index_url:
+        index = options.index_url.replace("{variant}", build.variant)
+    return commands.replace_steps(
+        installer,
+        machine.env,
+        pick.install_specs(machine, build),
+        names,
+        label=build.label,
+        index_url=index,
+        find_links=build.find_links,
+        extra=options.extra_args,
+        reinstall=options.reinstall,
+    )
+
+
+def _notes(machine: Machine, env: TargetEnv) -> tuple[str, ...]:
+    notes = []
+    if not env.python:
+        notes.append(
+            f"no Python environment was seen: the commands name {commands.PLACEHOLDER_PYTHON}; run them with the environment's own interpreter"
+        )
+    elif env.kind == "system":
+        notes.append(
+            f"{env.python} is a system interpreter: a virtual environment keeps the install apart from the "
+            "distribution's packages (pip may refuse here with 'externally-managed-environment')"
+        )
+    if machine.cpu:
+        notes.append("a CPU-only build: the framework will not use a GPU")
+    elif not machine.gpus:
+        notes.append("no GPU was named or seen, so no build could be checked for its kernels (--gpu NAME|CC checks them)")
+    if machine.told:
+        notes.append(f"planned for the target described by {' '.join(machine.told)}, not for what the probes saw here")
+    if machine.arch.lower() not in _X86:
+        notes.append(
+            f"the matrix describes the x86_64 wheels; on {machine.arch} the index may have no such build (pip then says so)"
+        )
+    if env.kind == "conda":
+        notes.append(
+            "conda-forge builds are not the wheels this plan was checked against (their CUDA versions and GPU architectures "
+            "are conda-forge's); do not mix conda and pip installs of the same package"
+        )
+    return tuple(notes)
+
+
+def _cpu_groups(pick: ModuleType, machine: Machine, groups):
+    """The CPU-only build of each release (--cpu): its Python range is all that is judged."""
+    return [(row, [pick.cpu_build(machine, row, builds[0])]) for row, builds in groups if builds]
+
+
+def _select_cpu(pick: ModuleType, machine: Machine, groups):
+    ruled: list[Candidate] = []
+    for row, builds in groups:
+        c = pick.cpu_judge(machine, row, builds[0])
+        if not c.failures():
+            return c, row, ruled
+        ruled.append(c)
+    return None, None, ruled
+
+
+# TensorFlow 2.16 made Keras 3 its tf.keras and removed tf.estimator
+# (https://github.com/tensorflow/tensorflow/releases/tag/v2.16.1).
+_KERAS3 = (2, 16)
+_MAIN_DISTRIBUTION = {"torch": ("torch",), "tensorflow": pick_tensorflow.TF_DISTRIBUTIONS, "jax": ("jax",)}
+
+
+def _public(version: str):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version.split("+", 1)[0])
+    except InvalidVersion:
+        return None
+
+
+def change_of(framework: str, machine: Machine, build) -> Change:
+    """What installing `build` does to the framework installed now: named, never a bare "reinstall" for a version change."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    target = re.split(r"[\[=<>!~]", build.specs[0], maxsplit=1)[0]
+    pin = build.pin or f"{build.release}.*"
+    ranged = pin.endswith(".*") or pin[:1] in "<>!~" or "," in pin
+    exact = None if ranged else pin.removeprefix("==")
+    after = pin.removeprefix("==")
+    if exact and framework == "torch":
+        after = build.specs[0].split("==", 1)[1]  # with its variant's local tag: 2.2.1+cu118
+    if build.variant not in after:
+        after += f" ({build.variant})"
+    installed = [(d, machine.installed[d]) for d in _MAIN_DISTRIBUTION[framework] if d in machine.installed]
+    if not installed:
+        return Change("install", target, None, after)
+    name, before = installed[0]
+    shown = before if name == target else f"{before} ({name})"
+    old = _public(before)
+    try:
+        spec = SpecifierSet(pin if pin[:1] in "=<>!~" else f"=={pin}")
+    except InvalidSpecifier:
+        spec = None
+    if old is None or spec is None:
+        kind = "switch"
+    elif exact is not None and _public(exact) == old:
+        kind = "reinstall"
+    elif spec.contains(old, prereleases=True):
+        kind = "switch"  # the same release: another build of it, or its newest patch
+    else:
+        floors = [_public(sp.version.removesuffix(".*")) for sp in spec if sp.operator in ("==", ">=", "~=")]
+        floors = [f for f in floors if f is not None]
+        kind = "upgrade" if floors and min(floors) > old else "downgrade"
+    new = _public(exact) if exact else _public(build.release)
+    return Change(kind, target, shown, after, _major_moves(framework, old, new))
+
+
+def _major_moves(framework: str, old, new) -> tuple[str, ...]:
+    if old is None or new is None:
+        return ()
+    moves: tuple[str, ...] = ()
+    if old.is_devrelease and not new.is_devrelease:
+        # A nightly's code is ahead of (or beside) every release: said, so nobody expects the nightly's features.
+        moves = (
+            f"a nightly (development) build -> a stable release ({new.base_version}"
+            + (", the nightly's own release)" if new.release[:2] == old.release[:2] else ")"),
+        )
+    if framework == "torch" and old.major != new.major:
+        return (*moves, f"a major version: PyTorch {old.major}.x -> {new.major}.x")
+    if framework == "tensorflow":
+        if old.release[:2] < _KERAS3 <= new.release[:2]:
+            return (
+                *moves,
+                "a major move: from TensorFlow 2.16 tf.keras is Keras 3 (code written for Keras 2 may need changes, "
+                "or the tf-keras package with TF_USE_LEGACY_KERAS=1) and tf.estimator is gone",
+            )
+        if new.release[:2] < _KERAS3 <= old.release[:2]:
+            return (*moves, "a major move: before TensorFlow 2.16 tf.keras is Keras 2 (code written for Keras 3 may not run)")
+    return moves
+
+
+def _nvcc_builds_for(nvcc: str, cuda: str | None) -> bool:
+    """torch.utils.cpp_extension refuses an nvcc of another CUDA major than the build's; a build newer
+    than nvcc would need headers and features nvcc does not have."""
+    return bool(cuda) and vkey(cuda)[:1] == vkey(nvcc)[:1] and vkey(cuda)[:2] <= vkey(nvcc)[:2]
+
+
+def plan_install(
+    facts: Facts,
+    ctx: Context,
+    framework: str,
+    requested: str | None = None,
+    *,
+    env: TargetEnv | None = None,
+    options: Options = Options(),
+) -> Plan:
+    """Raises UsageError for a version that is not one, or that the matrix does not know; TargetNeeded
+    (a UsageError) where no GPU or no driver was seen and options.target does not say what the build is for."""
+    pick = PICKERS[framework]
+    matrix = ctx.matrix
+    title = TITLES[framework]
+    machine = apply_target(machine_from_facts(facts, ctx, env), options.target, ctx)
+    gaps = target_gaps(machine)
+    if gaps and not options.target:
+        raise TargetNeeded(framework, gaps)
+    groups = pick.groups(matrix, requested)
+    if options.nvcc:
+        groups = [(row, [b for b in builds if _nvcc_builds_for(options.nvcc, b.cuda)]) for row, builds in groups]
+    if machine.cpu:
+        groups = _cpu_groups(pick, machine, groups)
+        chosen, row, ruled = _select_cpu(pick, machine, groups)
+    else:
+        chosen, row, ruled = select(pick, matrix, machine, facts, groups)
+    installer = options.installer or ("uv" if machine.env.uv and not machine.env.has_pip else "pip")
+    upgrade = () if machine.cpu else _hints(pick, matrix, machine, facts, groups, chosen)
+    plan = Plan(
+        framework,
+        requested,
+        machine,
+        chosen,
+        ruled_out=tuple(ruled),
+        installer=installer,
+        notes=_notes(machine, machine.env),
+        upgrade=upgrade,
+    )
+    if chosen is None:
+        instead = None
+        if requested:
+            every = pick.groups(matrix, None)
+            if machine.cpu:
+                instead, _, _ = _select_cpu(pick, machine, _cpu_groups(pick, machine, every))
+            else:
+                instead, _, _ = select(pick, matrix, machine, facts, every)
+        return replace(plan, instead=instead)
+    history = (
+        ()
+        if machine.cpu
+        else tuple(line for g in machine.gpus for line in kernel_history(pick, matrix, pick.groups(matrix, None), g, title))
+    )
+    first = f"{title} {requested}, as asked" if requested else f"the newest {title} release that fits this machine"
+    if machine.cpu:
+        first += " (a CPU-only build, as asked with --cpu)"
+    build = chosen.build
+    unseen = driver_unseen(matrix, machine, build)
+    if unseen:
+        history = (unseen, *history)
+    fw_facts = value_or_none(getattr(facts.frameworks, framework))
+    matches = pick.cpu_installed if machine.cpu else pick.installed_matches
+    already = matches(machine, fw_facts, build) and not options.reinstall
+    steps = () if already else _steps(pick, machine, build, installer, options)
+    equivalents = []
+    if steps and installer == "pip" and machine.env.uv:
+        equivalents.append(("uv", tuple(s.argv for s in _steps(pick, machine, build, "uv", options))))
+    if steps and installer == "uv" and machine.env.has_pip:
+        equivalents.append(("pip", tuple(s.argv for s in _steps(pick, machine, build, "pip", options))))
+    if steps and machine.env.kind == "conda" and not machine.cpu:
+        equivalents.append(("conda", (pick.conda_equivalent(machine, build),)))
+    back = pick.undo_args(machine) if steps else ()
+    if back and options.index_url:
+        back = _undo_index(back, options.index_url)
+    return replace(
+        plan,
+        reasons=(first, *history),
+        steps=steps,
+        equivalents=tuple(equivalents),
+        manual=() if machine.cpu else pick.manual(machine, row, chosen),
+        already=already,
+        undo=(Cmd(commands.args_argv(installer, machine.env, back)),) if back else (),
+        change=change_of(framework, machine, build) if steps else None,
+    )
+
+
+def _undo_index(args: tuple[str, ...], index_url: str) -> tuple[str, ...]:
+    """The way back from the same mirror the install used (--index-url; {variant} is the one installed before)."""
+    out, local = [], None
+    it = iter(args)
+    for a in it:
+        if a == "--index-url":
+            local = next(it, "").rstrip("/").rsplit("/", 1)[-1]
+            continue
+        out.append(a)
+    if "{variant}" in index_url and not local:
+        return tuple(out)  # the installed build came from the default index: no variant to fill in
+    return (*out, "--index-url", index_url.replace("{variant}", local or ""))
+
+
+# --- for the framework checks' remediation commands ------------------------------------------
+
+
+def torch_variant_for(facts: Facts, ctx: Context, torch_version: str) -> str | None:
+    """The variant tag (cu118) of this PyTorch release that fits this machine best; None when none does."""
+    rel = ctx.matrix.torch_release(torch_version)
+    machine = machine_from_facts(facts, ctx)
+    if rel is None or target_gaps(machine):
+        return None  # plan_install's rule: no GPU and no driver seen, no CUDA build chosen
+    chosen, _, _ = select(pick_torch, ctx.matrix, machine, facts, pick_torch.groups(ctx.matrix, rel.version))
+    return chosen.build.variant if chosen else None
+
+
+def newest_torch(facts: Facts, ctx: Context) -> tuple[str, str] | None:
+    """(release, variant tag) of the newest PyTorch build that fits this machine; None when none does,
+    or when no GPU and no driver were seen (plan_install refuses to guess there)."""
+    machine = machine_from_facts(facts, ctx)
+    if target_gaps(machine):
+        return None
+    chosen, _, _ = select(pick_torch, ctx.matrix, machine, facts, pick_torch.groups(ctx.matrix, None))
+    return (chosen.build.release, chosen.build.variant) if chosen else None
