@@ -39,7 +39,19 @@ class Check:
 
 
 def all_checks() -> tuple[Check, ...]:
-    from gpudoctor.checks import cudnn, doctor, driver, frameworks, health, memory, platform, reported, toolkit, windows
+    from gpudoctor.checks import (
+        catalogued,
+        cudnn,
+        doctor,
+        driver,
+        frameworks,
+        health,
+        memory,
+        platform,
+        reported,
+        toolkit,
+        windows,
+    )
 
     return (
         *driver.CHECKS,
@@ -51,6 +63,7 @@ def all_checks() -> tuple[Check, ...]:
         *health.CHECKS,
         *memory.CHECKS,
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
+        *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/pasted/catalogue.toml)
         *doctor.CHECKS,
     )
 

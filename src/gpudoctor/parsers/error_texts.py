@@ -280,8 +280,11 @@ _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECAS
 _LINUX_DRIVER_PKG = _Lazy(
     r"\b(?:apt|apt-get|dnf|yum)\s+(?:-y\s+)?install\b[^\n]{0,120}?\b(?P<package>nvidia-(?:utils|driver|dkms|kernel-source|headless)-\d{3}\S*|nvidia-driver\b|cuda-drivers\b)"
 )
-_CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)\)?\s*(?:\n|\r|\s|>>>|Out\[\d+\]:)*False")
-_TF_NO_CUDA = _Lazy(r"is_built_with_cuda\(\)\)?\s*(?:\n|\r|\s|>>>)*False")
+# The REPL's answer on the next line, after its prompt, or written as a comment ("# false is returned",
+# "-> False"). The separators are disjoint alternatives, so a long run of them cannot backtrack.
+_ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:)*(?:(?:returns?|is|gives|prints?|outputs?)\s+)?[`'\"]?False\b"
+_CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER, re.IGNORECASE)
+_TF_NO_CUDA = _Lazy(r"is_built_with_cuda\(\)" + _ANSWER, re.IGNORECASE)
 
 
 # More lines than any paste: a text beyond it is read for blocks and messages up to here (as gpudoctor.pasted.blocks).

@@ -51,9 +51,11 @@ class Block:
         return "\n".join(self.lines)
 
 
-# Markdown and e-mail decoration a paste carries in front of each line: quotes, list bullets are kept.
-_QUOTE = re.compile(r"^(?:\s*>)+\s?")
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
+# Markdown and e-mail decoration a paste carries in front of each line: quotes, list bullets are kept. A
+# Python prompt (">>> torch.cuda.is_available()") is not a quote: the REPL's answers follow it.
+_QUOTE = re.compile(r"^(?!\s*>>>(?:\s|$))(?:\s*>)+\s?")
+_FENCE = re.compile(r"^\s*(?:```+|~~~+)")
+_FENCE_END = re.compile(r"(?:```+|~~~+)\s*$")
 
 
 def normalise(text: str) -> list[str]:
@@ -62,8 +64,12 @@ def normalise(text: str) -> list[str]:
     out = []
     for line in lines:
         line = _QUOTE.sub("", line).rstrip()
-        if _FENCE.match(line):
-            line = ""
+        if m := _FENCE.match(line):
+            # A fence opens or closes a block; text on its line ("```NVIDIA GeForce RTX 5090 with ...") is
+            # output, a single word after it is the block's language.
+            rest = line[m.end() :].strip()
+            line = "" if re.fullmatch(r"[\w+.-]*", rest) else rest
+        line = _FENCE_END.sub("", line).rstrip() if "`" in line or "~" in line else line
         # Full-width colons (an IME's "GPU 0： ...") read as the ASCII colon every format uses.
         out.append(line.replace("\t", "    ").replace("\uff1a", ": "))
     return out

@@ -16,7 +16,9 @@ from typing import Any
 from gpudoctor.errors import ParseError
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
-from gpudoctor.pasted.blocks import KINDS, Block, find_blocks
+from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
+from gpudoctor.pasted.catalogue import match as catalogue_match
+from gpudoctor.pasted.cues import read_cues
 
 MAX_SOURCE_CHARS = 16 * 1024 * 1024
 
@@ -60,6 +62,15 @@ class Gathered:
     nvml_mismatch: str | None = None  # the kernel log's NVRM API mismatch line
     wsl_said: bool = False  # the text says WSL
     windows_build: int | None = None
+    env: dict[str, str] = field(default_factory=dict)  # variables set on a command line the text shows run
+    cues: list[dict[str, str]] = field(default_factory=list)  # what told platform and setting: {"cue", "means", "line"}
+    interpreter: str | None = None  # a python.exe the text shows run
+    cluster: str | None = None  # "slurm" where the text shows a job of that scheduler
+    windows_side_models: dict[int, str] = field(default_factory=dict)  # a Windows nvidia-smi table pasted in a WSL report
+
+    def windows_side_models_in_wsl(self) -> bool:
+        """A Windows nvidia-smi table (Driver-Model column) in a report about WSL."""
+        return bool(self.windows_side_models) and (self.wsl or (self.wsl_said and self.system == "Linux"))
 
 
 @dataclass(frozen=True)
@@ -85,7 +96,14 @@ def read_sources(sources: list[Source]) -> Gathered:
                     "gave": gave,
                 }
             )
-        for evidence in extract_evidence(text):
+        # Messages are read with quote markers and fences taken off (a reply quotes the output with "> ").
+        plain = "\n".join(normalise(text))
+        found = extract_evidence(plain)
+        kinds = {e.kind for e in found} | {e.kind for e in g.errors}
+        # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
+        # extractors read already (same kind) is theirs, with the values they parse.
+        found += [e for e in catalogue_match(plain) if e.kind not in kinds]
+        for evidence in found:
             if evidence not in g.errors:
                 g.errors.append(evidence)
             if evidence.kind == "nvml" and g.smi_table_line >= 0:
@@ -95,7 +113,8 @@ def read_sources(sources: list[Source]) -> Gathered:
                 if at >= 0 and text.count("\n", 0, at) >= g.smi_table_line:
                     g.smi_failure_line = text.count("\n", 0, at)
         _paths(g, text)
-        _text_facts(g, text)
+        _text_facts(g, plain)
+        read_cues(g, plain)
     _from_errors(g)
     return g
 
@@ -106,6 +125,15 @@ def _text_facts(g: Gathered, text: str) -> None:
     for imported in re.finditer(r"^\s*(?:>>>\s*|In \[\d+\]:\s*)?(?:import|from)\s+(torch|tensorflow|jax)\b", text, re.M):
         if imported.group(1) not in g.frameworks:
             g.frameworks.append(imported.group(1))  # the reporter ran it
+    # Named in prose or a command ("torch.cuda.is_available() returns false", "pip install jax[cuda12]",
+    # "tf.test.is_built_with_cuda()"): the reporter uses it, though no version was shown.
+    for name, said in (
+        ("torch", r"\btorch\.(?:cuda|__version__|version)\b|\bpytorch\b|\bpip3? install\b[^\n]{0,80}\btorch\b"),
+        ("tensorflow", r"\btf\.(?:test|config|sysconfig|__version__)\b|\btensorflow\b"),
+        ("jax", r"\bjax\.(?:devices|numpy|print_environment_info|random|jit)\b|\bjax\[cuda|\bjaxlib\b"),
+    ):
+        if name not in g.frameworks and re.search(said, text[:1_000_000], re.IGNORECASE):
+            g.frameworks.append(name)
     if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text):
         g.wsl_said = True
     # A WSL kernel names itself: 4.4.0-19041-Microsoft is WSL 1, 5.15.90.1-microsoft-standard-WSL2 is WSL 2.
@@ -140,6 +168,9 @@ def _nvidia_smi(g: Gathered, block: Block) -> str:
     g.driver_cuda = g.driver_cuda or table.cuda_version
     if any((gpu.driver_model or "").upper() in ("WDDM", "TCC", "MCDM") for gpu in table.gpus):
         g.system = g.system or "Windows"  # the Driver-Model column holds a value only on Windows
+        for gpu in table.gpus:
+            if gpu.driver_model:
+                g.windows_side_models.setdefault(gpu.index, gpu.driver_model.upper())
     return f"driver {table.driver_version}, CUDA {table.cuda_version}, {len(table.gpus)} GPU(s)"
 
 
@@ -582,6 +613,10 @@ def _from_errors(g: Gathered) -> None:
             g.nvml_mismatch = g.nvml_mismatch or e.line
         elif e.kind == "wsl-gpu-blocked":
             g.wsl = True
+        elif e.kind == "cuda-driver-insufficient" and e.get("driver_cuda"):
+            # cudaDriverGetVersion's number (9020 = CUDA 9.2): the newest CUDA the driver supports.
+            n = int(e.get("driver_cuda") or 0)
+            g.driver_cuda = g.driver_cuda or f"{n // 1000}.{(n % 1000) // 10}"
         elif e.kind == "driver-too-old-found":
             g.driver_cuda = g.driver_cuda or e.get("cuda")
         elif e.kind == "torch-not-compiled-with-cuda":
