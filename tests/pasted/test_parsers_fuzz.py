@@ -7,6 +7,7 @@ result must still read, validate as a snapshot and be diagnosed without an inter
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,11 @@ from gpudoctor.pasted.blocks import KINDS, find_blocks
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 CASES = Path(__file__).resolve().parent / "cases"
+BLIND = ROOT / "blind"
+MACHINES = ROOT / "machines"
+# Kinds added for issue 28, whose real samples come from the blind sets' inputs and the catalogue's examples too
+# (package rows without their header, REPL sessions, command lines with prompts).
+NEWER_KINDS = ("env_rows", "ldconfig", "repl", "prompt")
 
 
 def _tf_printed(path: Path) -> str:
@@ -43,6 +49,16 @@ def _samples() -> dict[str, list[str]]:
         text = path.read_text(encoding="utf-8", errors="replace")
         for block in find_blocks(text):
             out[block.kind].append(block.text)
+    for path in sorted(BLIND.glob("*/cases/*/input.txt")) + sorted(CASES.parent.glob("catalogue_examples/*.txt")):
+        for block in find_blocks(path.read_text(encoding="utf-8", errors="replace")):
+            if block.kind in NEWER_KINDS:
+                out[block.kind].append(block.text)
+    # `ldconfig -p` as recorded on real machines (tests/machines/*/snapshot.json), its first lines as a paste holds them.
+    for path in sorted(MACHINES.glob("*/snapshot.json")):
+        stdout = (json.loads(path.read_text(encoding="utf-8")).get("commands", {}).get("ldconfig -p") or {}).get("stdout")
+        if isinstance(stdout, str) and "=>" in stdout:
+            for block in find_blocks("\n".join(stdout.splitlines()[:80])):
+                out[block.kind].append(block.text)
     for path in sorted(FIXTURES.glob("tf-build-info/*.py")):
         if "build_info = " in path.read_text(encoding="utf-8"):
             out["tf_build_info"].append(_tf_printed(path))

@@ -100,10 +100,17 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     libs = [m for m in facts.pasted.missing if m.startswith("lib") and ".so" in m]
     if libs and facts.platform.system == "Linux":
         stem = libs[0].split(".so", 1)[0]
+        if not isinstance(facts.ldconfig, Found):  # a whole ldconfig -p pasted already answers it
+            out.append(
+                Ask(
+                    Cmd(("ldconfig", "-p"), pipe=("grep", stem)),
+                    f"which copies of {stem} the loader's cache knows (the text shows {libs[0]} could not be loaded)",
+                )
+            )
         out.append(
             Ask(
-                Cmd(("ldconfig", "-p"), pipe=("grep", stem)),
-                f"which copies of {stem} the loader's cache knows (the text shows {libs[0]} could not be loaded)",
+                Cmd(("printenv", "LD_LIBRARY_PATH")),
+                f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
             )
         )
     if facts.toolkits.nvcc_on_path_version is None and {"toolkit-torch-major-mismatch", "toolkit-newer-than-driver"} & codes:

@@ -63,6 +63,8 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
         commands["nvidia-smi"] = {"rc": 9, "stdout": g.smi_failure + "\n", "stderr": ""}
     if g.nvcc:
         commands["nvcc --version"] = {"rc": 0, "stdout": g.nvcc, "stderr": ""}
+    if g.ldconfig:
+        commands["ldconfig -p"] = {"rc": 0, "stdout": g.ldconfig, "stderr": ""}
     if g.lspci:
         commands["lspci -nn"] = {"rc": 0, "stdout": g.lspci, "stderr": ""}
     nvml = _nvml(g)

@@ -94,3 +94,16 @@ def match(text: str) -> list[ErrorEvidence]:
             values["entry"] = message.id
             out.append(ErrorEvidence(message.evidence, where.strip()[:300], tuple(sorted(values.items()))))
     return out
+
+
+def coverage_table() -> str:
+    """docs/pasted.md's coverage table: per source repository, its files (with commit) and the messages read."""
+    by_repo: dict[str, list[Message]] = {}
+    for m in messages():
+        by_repo.setdefault(m.source["repo"], []).append(m)
+    rows = ["| Source | Files (commit) | Messages (catalogue ids) |", "|---|---|---|"]
+    for repo in sorted(by_repo, key=str.lower):
+        ms = by_repo[repo]
+        files = sorted({f"`{m.source['path']}`" + (f" @{m.source['commit'][:8]}" if m.source.get("commit") else "") for m in ms})
+        rows.append(f"| {repo} | {', '.join(files)} | {', '.join('`' + m.id + '`' for m in ms)} |")
+    return "\n".join(rows)

@@ -65,6 +65,7 @@ class Gathered:
     env: dict[str, str] = field(default_factory=dict)  # variables set on a command line the text shows run
     cues: list[dict[str, str]] = field(default_factory=list)  # what told platform and setting: {"cue", "means", "line"}
     interpreter: str | None = None  # a python.exe the text shows run
+    ldconfig: str | None = None  # a whole `ldconfig -p` output (its "N libs found in cache" header shown)
     cluster: str | None = None  # "slurm" where the text shows a job of that scheduler
     windows_side_models: dict[int, str] = field(default_factory=dict)  # a Windows nvidia-smi table pasted in a WSL report
 
@@ -115,8 +116,26 @@ def read_sources(sources: list[Source]) -> Gathered:
         _paths(g, text)
         _text_facts(g, plain)
         read_cues(g, plain)
+    _plugin_present(g, sources)
     _from_errors(g)
     return g
+
+
+_PLUGIN_PATH = re.compile(r"jax_plugins[\\/](?P<plugin>xla_cuda\d+)[\\/]")
+
+
+def _plugin_present(g: Gathered, sources: list[Source]) -> None:
+    """A traceback that runs inside jax_plugins/xla_cudaNN: the CUDA plugin is installed and failed to load. JAX's
+    "a CUDA-enabled jaxlib is not installed" after it is then not a missing CUDA jaxlib (its libraries did not
+    load), so that reading is withdrawn for the plugin's failure."""
+    plugin = next((m for src in sources if (m := _PLUGIN_PATH.search(src.text[:MAX_SOURCE_CHARS]))), None)
+    if plugin is None:
+        return
+    g.notes.append(f"the JAX CUDA plugin is installed (a traceback runs in jax_plugins/{plugin.group('plugin')})")
+    if any(e.kind == "jaxlib-cpu-fallback" for e in g.errors):
+        g.errors = [e for e in g.errors if e.kind != "jaxlib-cpu-fallback"]
+        if not any(e.kind == "jax-cuda-plugin-failed" for e in g.errors):
+            g.errors.append(ErrorEvidence("jax-cuda-plugin-failed", plugin.group(0), (("plugin", plugin.group("plugin")),)))
 
 
 def _text_facts(g: Gathered, text: str) -> None:
@@ -547,6 +566,64 @@ def _named(g: Gathered) -> str:
     )
 
 
+def _env_rows(g: Gathered, block: Block) -> str:
+    before = dict(g.distributions)
+    _collect_env(g, block)  # the rows are collect_env's own; its other fields are simply absent
+    added = [n for n in g.distributions if n not in before]
+    return f"{len(added)} distribution(s)" + _named(g)
+
+
+def _ldconfig(g: Gathered, block: Block) -> str:
+    from gpudoctor.parsers.ldconfig import parse_ldconfig
+
+    cache = parse_ldconfig(block.text)
+    # Each row shows a library file the loader's cache holds. Only a whole cache (its "N libs found" header)
+    # says what is not there; rows filtered through grep say only what is.
+    for paths in cache.values():
+        for path in paths[:8]:
+            g.files.setdefault(path, {"type": "file"})
+    if any(re.match(r"^\s*\d+ libs found in cache", line) for line in block.lines[:1]) and g.ldconfig is None:
+        g.ldconfig = block.text + "\n"
+    return f"{sum(len(p) for p in cache.values())} cached librar(ies)"
+
+
+# The expressions whose printed answer is a fact, and where it goes.
+_REPL_ANSWER = re.compile(
+    r"^\s*(?:>>>\s*|In \[\d+\]:\s*)?(?:print\()?(?P<expr>(?:torch|tf|tensorflow|jax|jaxlib)\.(?:__version__|version\.cuda))\)?"
+    r"\s*(?:#\s*(?P<comment>\S.*))?$"
+)
+_ANSWER_VALUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?['\"]?(?P<value>\d+(?:\.\d+)+[\w.+]*|None)['\"]?\s*$")
+
+
+def _repl(g: Gathered, block: Block) -> str:
+    said = []
+    lines = block.lines
+    for n, line in enumerate(lines):
+        m = _REPL_ANSWER.match(line)
+        if not m:
+            continue
+        answer = m.group("comment") or (lines[n + 1] if n + 1 < len(lines) else "")
+        v = _ANSWER_VALUE.match(answer)
+        if not v:
+            continue
+        expr, value = m.group("expr"), v.group("value")
+        module = expr.split(".")[0]
+        if expr.endswith("version.cuda") and module == "torch":
+            g.torch_cuda = "" if value == "None" else ".".join(value.split(".")[:2])
+        elif value != "None":
+            name = {"tf": "tensorflow", "torch": "torch"}.get(module, module)
+            if name == "torch" or name not in g.distributions:
+                g.distributions[name] = value
+            if name == "torch":
+                g.torch_version = g.torch_version or value
+        said.append(f"{expr} = {value}")
+    return "REPL answers: " + (", ".join(said) or "error texts only")
+
+
+def _prompt(g: Gathered, block: Block) -> str:
+    return "command line (cues)"
+
+
 _READERS = {
     "nvidia_smi": _nvidia_smi,
     "nvidia_smi_q": _nvidia_smi_q,
@@ -564,6 +641,10 @@ _READERS = {
     "issue_form": _issue_form,
     "dmesg": _dmesg,
     "lspci": _lspci,
+    "env_rows": _env_rows,
+    "ldconfig": _ldconfig,
+    "repl": _repl,
+    "prompt": _prompt,
 }
 
 
