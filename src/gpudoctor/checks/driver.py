@@ -431,9 +431,14 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         evidence.append(ev("cmd:nvidia-smi", f"{d.smi_status}: {d.smi_error or ''}".strip(": ")))
     if kernel_driver_version(facts):
         evidence.append(ev("file:/proc/driver/nvidia/version", kernel_driver_version(facts)))
-    # "Loaded" only where the module is shown loaded: nvidia-smi's "couldn't communicate" alone is also a module
-    # that never loaded (one not built for the running kernel is the common cause).
-    loaded = bool(kernel_driver_version(facts) or facts.kernel.nvidia_loaded)
+    # "Loaded" only where something shows the module loaded: its version file, lsmod, or an NVML error that NVML
+    # gives only past the module (Unknown Error, Insufficient Permissions). nvidia-smi's "couldn't communicate"
+    # alone is also a module that never loaded (one not built for the running kernel is the common cause).
+    loaded = bool(
+        kernel_driver_version(facts)
+        or facts.kernel.nvidia_loaded
+        or d.smi_error_kind in ("nvml-unknown-error", "nvml-insufficient-permissions")
+    )
     said = (
         f"nvidia-smi says: {d.smi_error}"
         if facts.pasted.partial and d.smi_error

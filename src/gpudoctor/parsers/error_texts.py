@@ -209,6 +209,11 @@ _LIB_MISSING = (
     _Lazy(r"Error loading \"[^\"\n]{0,300}[\\/]" + _SONAME + r"\" or one of its dependencies"),
     _Lazy(r"cannot find -l(?P<stem>[A-Za-z0-9_+-]{1,60})\b"),
 )
+_LIB_BECAUSE = _Lazy(
+    r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "
+    + _SONAME
+    + r": cannot open shared object file"
+)
 _CUDNN_LOADED = _Lazy(
     r"Loaded runtime CuDNN library:\s*(?P<loaded>\d+(?:\.\d+)*)\s*(?:\(compatibility version [\d.]+\)\s*)?"
     r"but (?:the )?source was compiled with:?\s*(?P<compiled>\d+(?:\.\d+)*)",
@@ -325,12 +330,17 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 add("arch-list", line, archs=archs)
         if _NO_KERNEL.search(line):
             add("no-kernel-image", line)
+        # cuDNN's "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file":
+        # the library the loader could not open is the one after "Error:", which the named one depends on.
+        because = _LIB_BECAUSE.search(line)
         for pattern in _LIB_MISSING:
             for m in pattern.finditer(line):
                 soname = m.groupdict().get("soname") or ""
                 stem = m.groupdict().get("stem")
                 if stem:
                     soname = f"lib{stem}.so"
+                if because and soname == because.group("wanted") and because.group("wanted") != because.group("soname"):
+                    continue
                 if soname and not soname.startswith("."):
                     add("library-missing", line, soname=soname)
         if m := _CUDNN_LOADED.search(line):

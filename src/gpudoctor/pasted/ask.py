@@ -115,6 +115,11 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
     if facts.toolkits.nvcc_on_path_version is None and {"toolkit-torch-major-mismatch", "toolkit-newer-than-driver"} & codes:
         out.append(Ask(Cmd(("nvcc", "--version")), "the CUDA toolkit on PATH, which builds extensions"))
+    if facts.platform.wsl == 2 and any(m.startswith("libcuda.so") for m in facts.pasted.missing):
+        # In WSL 2 libcuda comes from Windows, under /usr/lib/wsl/lib, which programs that dlopen the unversioned
+        # libcuda.so find only through the loader's cache or LD_LIBRARY_PATH.
+        out.append(Ask(Cmd(("ls", "-l", "/usr/lib/wsl/lib")), "whether WSL's libcuda.so (from the Windows driver) is there"))
+        out.append(Ask(Cmd(("printenv", "LD_LIBRARY_PATH")), "whether /usr/lib/wsl/lib is on the loader's path"))
     if facts.pasted.cluster == "slurm":
         out.append(
             Ask(

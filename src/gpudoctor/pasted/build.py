@@ -34,6 +34,8 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
         placed.append("platform: Linux (the text did not name the OS)")
     if g.wsl:
         snap["platform"]["release"] = g.release if "microsoft" in g.release.lower() else "microsoft-standard-WSL2"
+        if "microsoft" not in g.release.lower():
+            placed.append("kernel: microsoft-standard-WSL2 (the text shows WSL 2, not its kernel release)")
     elif g.release:
         snap["platform"]["release"] = g.release
     if windows:

@@ -118,6 +118,11 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_cues(g, plain)
     _plugin_present(g, sources)
     _from_errors(g)
+    if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
+        # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
+        # WSL 2; build.py records the assumed kernel as placed).
+        g.system, g.wsl = "Linux", True
+        g.notes.append("WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)")
     return g
 
 
@@ -147,13 +152,17 @@ def _text_facts(g: Gathered, text: str) -> None:
     # Named in prose or a command ("torch.cuda.is_available() returns false", "pip install jax[cuda12]",
     # "tf.test.is_built_with_cuda()"): the reporter uses it, though no version was shown.
     for name, said in (
-        ("torch", r"\btorch\.(?:cuda|__version__|version)\b|\bpytorch\b|\bpip3? install\b[^\n]{0,80}\btorch\b"),
-        ("tensorflow", r"\btf\.(?:test|config|sysconfig|__version__)\b|\btensorflow\b"),
+        # A word of prose, not a path component ("/tensorflow/compiler/xla" is XLA's tree, "~/pytorch/examples").
+        (
+            "torch",
+            r"\btorch\.(?:cuda|__version__|version)\b|(?<![/\\\w])pytorch(?![/\\\w])|\bpip3? install\b[^\n]{0,80}\btorch\b",
+        ),
+        ("tensorflow", r"\btf\.(?:test|config|sysconfig|__version__)\b|(?<![/\\\w])tensorflow(?![/\\\w])"),
         ("jax", r"\bjax\.(?:devices|numpy|print_environment_info|random|jit)\b|\bjax\[cuda|\bjaxlib\b"),
     ):
         if name not in g.frameworks and re.search(said, text[:1_000_000], re.IGNORECASE):
             g.frameworks.append(name)
-    if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text):
+    if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text, re.IGNORECASE):
         g.wsl_said = True
     # A WSL kernel names itself: 4.4.0-19041-Microsoft is WSL 1, 5.15.90.1-microsoft-standard-WSL2 is WSL 2.
     if m := re.search(r"\b(\d+\.\d+\.\d+(?:\.\d+)?-(?:\d+-Microsoft|microsoft-standard(?:-WSL2)?))\b", text):
