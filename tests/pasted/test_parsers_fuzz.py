@@ -174,3 +174,32 @@ def test_huge_and_hostile_inputs_are_bounded():
     survives("PyTorch version: 1.0\n" * 50_000)
     survives("\x00\x1b[31mNVRM: API mismatch\x07\r\n" * 1000, diagnose_too=True)
     survives("| NVIDIA-SMI 535.1  Driver Version: 535.1  CUDA Version: 12.2 |\n" + "|" * 100_000)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[pip3] nvidia-nccl-cu11==2.14.3",
+        "\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8",
+        ">>> torch.__version__",
+        "torch.cuda.is_available()  # False",
+        "(container) $ CUDA_VISIBLE_DEVICES=0 nvidia-smi -L",
+        "PS C:\\Users\\me> C:\\p\\python_embeded\\python.exe -m pip list",
+        "Failed to initialize NVML: GPU access blocked by the operating system",
+    ],
+    ids=["env_rows", "ldconfig", "repl", "repl-comment", "prompt-container", "prompt-powershell", "wsl-nvml"],
+)
+def test_new_kinds_are_bounded_and_linear(line):
+    # Many lines of one new kind read without a traceback, and four times the lines cost about four times the work:
+    # compared as a ratio with generous slack (never a time limit), so a quadratic reader fails and a slow machine does not.
+    import time
+
+    def cost(n: int) -> float:
+        text = "\n".join([line] * n)
+        start = time.perf_counter()
+        survives(text)
+        return time.perf_counter() - start
+
+    cost(200)  # warm the lazily compiled patterns
+    small, large = cost(1_000), cost(4_000)
+    assert large < 16 * max(small, 1e-3), (small, large)

@@ -190,5 +190,6 @@ def _partial(host: Host):  # -> gpudoctor.facts.Partial
     whole = tuple(str(m) for m in section.get("whole") or () if isinstance(m, str))
     cues = tuple({str(k): str(v) for k, v in c.items()} for c in section.get("cues") or () if isinstance(c, dict))
     cluster = section.get("cluster") if isinstance(section.get("cluster"), str) else None
-    side = section.get("windows_side") if isinstance(section.get("windows_side"), dict) else {}
+    raw_side = section.get("windows_side")
+    side: dict[str, Any] = raw_side if isinstance(raw_side, dict) else {}
     return Partial(True, tuple(errors), missing, named, whole, cues, cluster, side)
