@@ -160,3 +160,9 @@ def test_prompts_and_paths_set_windows_and_the_interpreter():
     snapshot = read_pasted([Source("t", text)])
     assert snapshot["platform"]["system"] == "Windows"
     assert snapshot["python"]["executable"] == "C:\\Users\\me\\ComfyUI_windows_portable\\python_embeded\\python.exe"
+
+
+def test_nvidia_docker_1_names_the_drivers_cuda_and_the_images():
+    snapshot, _, codes, asks = _run((EXAMPLES / "nvidia-docker-497-driver80-image90.txt").read_text(encoding="utf-8"))
+    assert "toolkit-newer-than-driver" in codes
+    assert "nvidia-smi" not in asks  # its table is in the paste

@@ -166,6 +166,10 @@ def _catalogue_asks(facts: Facts, py: str) -> list[Ask]:
             continue
         for argv in message.ask:
             words = tuple(py if w == "{python}" else w for w in argv)
+            if (words == ("nvidia-smi",) and facts.driver.version) or (
+                words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version
+            ):
+                continue  # shown already
             if "|" in words:
                 at = words.index("|")
                 cmd = Cmd(words[:at], pipe=words[at + 1 :])

@@ -707,6 +707,8 @@ def _from_errors(g: Gathered) -> None:
             # cudaDriverGetVersion's number (9020 = CUDA 9.2): the newest CUDA the driver supports.
             n = int(e.get("driver_cuda") or 0)
             g.driver_cuda = g.driver_cuda or f"{n // 1000}.{(n % 1000) // 10}"
+        elif e.kind == "container-requires-cuda" and re.match(r"^\d+\.\d+$", e.get("driver_cuda") or ""):
+            g.driver_cuda = g.driver_cuda or e.get("driver_cuda")  # nvidia-docker 1.0 names the driver's CUDA
         elif e.kind == "driver-too-old-found":
             g.driver_cuda = g.driver_cuda or e.get("cuda")
         elif e.kind == "torch-not-compiled-with-cuda":
