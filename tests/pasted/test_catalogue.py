@@ -166,3 +166,15 @@ def test_nvidia_docker_1_names_the_drivers_cuda_and_the_images():
     snapshot, _, codes, asks = _run((EXAMPLES / "nvidia-docker-497-driver80-image90.txt").read_text(encoding="utf-8"))
     assert "toolkit-newer-than-driver" in codes
     assert "nvidia-smi" not in asks  # its table is in the paste
+
+
+def test_python_exe_run_from_a_cmd_prompt_is_the_interpreter_by_its_full_path():
+    # ComfyUI portable's launcher, as users paste it (tests/blind/plans/cases/018-...: the prompt and the command).
+    text = "A:\\Sin Sincronización\\Chrome\\ComfyUI_windows_portable>.\\python_embeded\\python.exe -s ComfyUI\\main.py --windows-standalone-build\n"
+    snapshot = read_pasted([Source("t", text)])
+    assert snapshot["platform"]["system"] == "Windows"
+    exe = "A:\\Sin Sincronización\\Chrome\\ComfyUI_windows_portable\\python_embeded\\python.exe"
+    assert snapshot["python"]["executable"] == exe
+    assert snapshot["python"]["site_packages"] == [
+        "A:/Sin Sincronización/Chrome/ComfyUI_windows_portable/python_embeded/Lib/site-packages"
+    ]

@@ -141,12 +141,19 @@ def _nvml(g: Gathered) -> dict[str, Any] | None:
 
 
 def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
-    if not (g.distributions or g.python_version or g.site_packages):
+    if not (g.distributions or g.python_version or g.site_packages or g.interpreter):
         return None
     windows = g.system == "Windows"
     version = g.python_version or ""
     major_minor = ".".join(version.split(".")[:2]) if version else ""
     sites = list(g.site_packages)
+    if not sites and windows and g.interpreter and not g.prefix:
+        # CPython's Windows layout: <prefix>\python.exe (installer, embeddable) or <prefix>\Scripts\python.exe
+        # (a venv), with <prefix>\Lib\site-packages.
+        parts = g.interpreter.replace("\\", "/").split("/")[:-1]
+        base = "/".join(parts[:-1] if parts and parts[-1].lower() == "scripts" else parts)
+        sites = [f"{base}/Lib/site-packages"]
+        placed.append(f"site-packages: {sites[0]} (from the interpreter's path: Windows' layout)")
     if not sites:
         if g.prefix:
             base = g.prefix.replace("\\", "/").rstrip("/")

@@ -28,6 +28,7 @@ _POSIX = re.compile(
     r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
 )
 _WIN_PYTHON = re.compile(r"(?P<path>[A-Za-z]:\\(?:[^\\\n\"'<>|*?]{1,120}\\){0,20}python(?:w)?\.exe)\b", re.IGNORECASE)
+_REL_PYTHON = re.compile(r"^\s*(?P<path>(?:\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){1,10}python\.exe)\b", re.IGNORECASE)
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
@@ -61,6 +62,11 @@ def read_cues(g: Gathered, text: str) -> None:
         elif (m := _CMD_EXE.match(line)) and not _WIN_PYTHON.match(line.strip()):
             cmd = m.group("cmd")
             _windows(g, "cmd.exe prompt", line)
+            # ".\python_embeded\python.exe ..." run from the prompt's directory: that interpreter, by its full path.
+            cwd = line.strip()[: line.strip().index(">")] if ">" in line else ""
+            if (rel := _REL_PYTHON.match(cmd)) and g.interpreter is None and re.match(r"^[A-Za-z]:\\", cwd):
+                g.interpreter = cwd.rstrip("\\") + "\\" + rel.group("path").removeprefix(".\\")
+                _cue(g, "python.exe run from the prompt's directory", "the interpreter the plan must use", line)
         elif m := _POSIX.match(line):
             cmd = m.group("cmd")
             host = m.group("host") or ""
