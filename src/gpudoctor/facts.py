@@ -364,6 +364,9 @@ class Partial:
     missing: tuple[str, ...] = ()
     frameworks: tuple[str, ...] = ()  # frameworks the text shows at work (traceback paths), versions unknown
     whole: tuple[str, ...] = ()  # areas shown whole, whose gaps are absences: "distributions" (a full package list)
+    cues: tuple[dict[str, str], ...] = ()  # what set platform and setting, each with its line (gpudoctor.pasted.cues)
+    cluster: str | None = None  # "slurm": the text shows a job of that scheduler
+    windows_side: dict[str, Any] = field(default_factory=dict)  # a Windows nvidia-smi table in a WSL report
 
     def reported(self, kind: str) -> list[Any]:
         return [e for e in self.errors if e.kind == kind]

@@ -7,6 +7,7 @@ result must still read, validate as a snapshot and be diagnosed without an inter
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,11 @@ from gpudoctor.pasted.blocks import KINDS, find_blocks
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 CASES = Path(__file__).resolve().parent / "cases"
+BLIND = ROOT / "blind"
+MACHINES = ROOT / "machines"
+# Kinds added for issue 28, whose real samples come from the blind sets' inputs and the catalogue's examples too
+# (package rows without their header, REPL sessions, command lines with prompts).
+NEWER_KINDS = ("env_rows", "ldconfig", "repl", "prompt")
 
 
 def _tf_printed(path: Path) -> str:
@@ -43,6 +49,16 @@ def _samples() -> dict[str, list[str]]:
         text = path.read_text(encoding="utf-8", errors="replace")
         for block in find_blocks(text):
             out[block.kind].append(block.text)
+    for path in sorted(BLIND.glob("*/cases/*/input.txt")) + sorted(CASES.parent.glob("catalogue_examples/*.txt")):
+        for block in find_blocks(path.read_text(encoding="utf-8", errors="replace")):
+            if block.kind in NEWER_KINDS:
+                out[block.kind].append(block.text)
+    # `ldconfig -p` as recorded on real machines (tests/machines/*/snapshot.json), its first lines as a paste holds them.
+    for path in sorted(MACHINES.glob("*/snapshot.json")):
+        stdout = (json.loads(path.read_text(encoding="utf-8")).get("commands", {}).get("ldconfig -p") or {}).get("stdout")
+        if isinstance(stdout, str) and "=>" in stdout:
+            for block in find_blocks("\n".join(stdout.splitlines()[:80])):
+                out[block.kind].append(block.text)
     for path in sorted(FIXTURES.glob("tf-build-info/*.py")):
         if "build_info = " in path.read_text(encoding="utf-8"):
             out["tf_build_info"].append(_tf_printed(path))
@@ -158,3 +174,32 @@ def test_huge_and_hostile_inputs_are_bounded():
     survives("PyTorch version: 1.0\n" * 50_000)
     survives("\x00\x1b[31mNVRM: API mismatch\x07\r\n" * 1000, diagnose_too=True)
     survives("| NVIDIA-SMI 535.1  Driver Version: 535.1  CUDA Version: 12.2 |\n" + "|" * 100_000)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[pip3] nvidia-nccl-cu11==2.14.3",
+        "\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8",
+        ">>> torch.__version__",
+        "torch.cuda.is_available()  # False",
+        "(container) $ CUDA_VISIBLE_DEVICES=0 nvidia-smi -L",
+        "PS C:\\Users\\me> C:\\p\\python_embeded\\python.exe -m pip list",
+        "Failed to initialize NVML: GPU access blocked by the operating system",
+    ],
+    ids=["env_rows", "ldconfig", "repl", "repl-comment", "prompt-container", "prompt-powershell", "wsl-nvml"],
+)
+def test_new_kinds_are_bounded_and_linear(line):
+    # Many lines of one new kind read without a traceback, and four times the lines cost about four times the work:
+    # compared as a ratio with generous slack (never a time limit), so a quadratic reader fails and a slow machine does not.
+    import time
+
+    def cost(n: int) -> float:
+        text = "\n".join([line] * n)
+        start = time.perf_counter()
+        survives(text)
+        return time.perf_counter() - start
+
+    cost(200)  # warm the lazily compiled patterns
+    small, large = cost(1_000), cost(4_000)
+    assert large < 16 * max(small, 1e-3), (small, large)

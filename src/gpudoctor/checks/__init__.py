@@ -15,7 +15,19 @@ __all__ = ["Check", "Context", "all_checks", "check_codes", "ev", "run_checks"]
 
 
 def all_checks() -> tuple[Check, ...]:
-    from gpudoctor.checks import cudnn, doctor, driver, frameworks, health, memory, platform, reported, toolkit, windows
+    from gpudoctor.checks import (
+        catalogued,
+        cudnn,
+        doctor,
+        driver,
+        frameworks,
+        health,
+        memory,
+        platform,
+        reported,
+        toolkit,
+        windows,
+    )
 
     return (
         *driver.CHECKS,
@@ -27,6 +39,7 @@ def all_checks() -> tuple[Check, ...]:
         *health.CHECKS,
         *memory.CHECKS,
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
+        *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/pasted/catalogue.toml)
         *doctor.CHECKS,
     )
 

@@ -400,6 +400,8 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
     shown_failing = d.smi_status == "failed" and d.smi_error_kind is not None and not absence_known(facts, "pci")
     if d.reachable or not (pci_gpus(facts) or kernel_driver_version(facts) or facts.platform.wsl == 2 or shown_failing):
         return
+    if facts.pasted.partial and d.smi_status != "failed":
+        return  # pasted text that shows no nvidia-smi failure: whether the driver answers is unknown (an ask)
     if d.nvml_status == "lib_rm_version_mismatch" or d.smi_error_kind == "driver-library-mismatch":
         return  # driver-library-mismatch
     if facts.platform.wsl == 1:
@@ -429,14 +431,27 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         evidence.append(ev("cmd:nvidia-smi", f"{d.smi_status}: {d.smi_error or ''}".strip(": ")))
     if kernel_driver_version(facts):
         evidence.append(ev("file:/proc/driver/nvidia/version", kernel_driver_version(facts)))
+    # "Loaded" only where something shows the module loaded: its version file, lsmod, or an NVML error that NVML
+    # gives only past the module (Unknown Error, Insufficient Permissions). nvidia-smi's "couldn't communicate"
+    # alone is also a module that never loaded (one not built for the running kernel is the common cause).
+    loaded = bool(
+        kernel_driver_version(facts)
+        or facts.kernel.nvidia_loaded
+        or d.smi_error_kind in ("nvml-unknown-error", "nvml-insufficient-permissions")
+    )
+    said = (
+        f"nvidia-smi says: {d.smi_error}"
+        if facts.pasted.partial and d.smi_error
+        else f"NVML answers {d.nvml_status}" + (f" and nvidia-smi {d.smi_status}" if d.smi_status != "missing" else "")
+    )
     yield Finding(
         "driver-unreachable",
         Severity.ERROR,
         "driver",
-        "the NVIDIA driver is loaded but NVML and nvidia-smi cannot talk to it",
-        f"NVML answers {d.nvml_status}"
-        + (f" and nvidia-smi {d.smi_status}" if d.smi_status != "missing" else "")
-        + "; no GPU can be used until this is solved.",
+        "the NVIDIA driver is loaded but NVML and nvidia-smi cannot talk to it"
+        if loaded
+        else "nvidia-smi cannot reach the NVIDIA driver (the kernel module may not be loaded)",
+        said + "; no GPU can be used until this is solved.",
         tuple(evidence),
         unreachable_fix(facts),
     )

@@ -209,6 +209,11 @@ _LIB_MISSING = (
     _Lazy(r"Error loading \"[^\"\n]{0,300}[\\/]" + _SONAME + r"\" or one of its dependencies"),
     _Lazy(r"cannot find -l(?P<stem>[A-Za-z0-9_+-]{1,60})\b"),
 )
+_LIB_BECAUSE = _Lazy(
+    r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "
+    + _SONAME
+    + r": cannot open shared object file"
+)
 _CUDNN_LOADED = _Lazy(
     r"Loaded runtime CuDNN library:\s*(?P<loaded>\d+(?:\.\d+)*)\s*(?:\(compatibility version [\d.]+\)\s*)?"
     r"but (?:the )?source was compiled with:?\s*(?P<compiled>\d+(?:\.\d+)*)",
@@ -280,8 +285,11 @@ _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECAS
 _LINUX_DRIVER_PKG = _Lazy(
     r"\b(?:apt|apt-get|dnf|yum)\s+(?:-y\s+)?install\b[^\n]{0,120}?\b(?P<package>nvidia-(?:utils|driver|dkms|kernel-source|headless)-\d{3}\S*|nvidia-driver\b|cuda-drivers\b)"
 )
-_CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)\)?\s*(?:\n|\r|\s|>>>|Out\[\d+\]:)*False")
-_TF_NO_CUDA = _Lazy(r"is_built_with_cuda\(\)\)?\s*(?:\n|\r|\s|>>>)*False")
+# The REPL's answer on the next line, after its prompt, or written as a comment ("# false is returned",
+# "-> False"). The separators are disjoint alternatives, so a long run of them cannot backtrack.
+_ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:)*(?:(?:returns?|is|gives|prints?|outputs?)\s+)?[`'\"]?False\b"
+_CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER, re.IGNORECASE)
+_TF_NO_CUDA = _Lazy(r"is_built_with_cuda\(\)" + _ANSWER, re.IGNORECASE)
 
 
 # More lines than any paste: a text beyond it is read for blocks and messages up to here (as gpudoctor.pasted.blocks).
@@ -322,12 +330,17 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 add("arch-list", line, archs=archs)
         if _NO_KERNEL.search(line):
             add("no-kernel-image", line)
+        # cuDNN's "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file":
+        # the library the loader could not open is the one after "Error:", which the named one depends on.
+        because = _LIB_BECAUSE.search(line)
         for pattern in _LIB_MISSING:
             for m in pattern.finditer(line):
                 soname = m.groupdict().get("soname") or ""
                 stem = m.groupdict().get("stem")
                 if stem:
                     soname = f"lib{stem}.so"
+                if because and soname == because.group("wanted") and because.group("wanted") != because.group("soname"):
+                    continue
                 if soname and not soname.startswith("."):
                     add("library-missing", line, soname=soname)
         if m := _CUDNN_LOADED.search(line):

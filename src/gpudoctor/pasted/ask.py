@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpudoctor.cmdline import Cmd, render
+from gpudoctor.cmdline import Cmd, Placeholder, render
 from gpudoctor.facts import Facts
 from gpudoctor.probed import Found
 
@@ -44,7 +44,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     codes = {f.code for f in findings}
     # Where the driver itself is the finding (mismatch, missing, unreachable, nouveau), nvidia-smi has nothing to add.
     driver_broken = bool(codes & _DRIVER_CODES) or d.smi_status == "failed"
-    if not mac and facts.platform.wsl != 1 and "nvidia-smi" not in facts.pasted.missing and not driver_broken:
+    wsl_failing = facts.platform.wsl == 2 and any(e.kind in _NVML_FAILURES for e in facts.pasted.errors)
+    if wsl_failing:
+        out += _wsl_asks()
+    elif not mac and facts.platform.wsl != 1 and "nvidia-smi" not in facts.pasted.missing and not driver_broken:
         if not d.version:
             out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
         elif d.version and not d.gpus:
@@ -97,12 +100,91 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     libs = [m for m in facts.pasted.missing if m.startswith("lib") and ".so" in m]
     if libs and facts.platform.system == "Linux":
         stem = libs[0].split(".so", 1)[0]
+        if not isinstance(facts.ldconfig, Found):  # a whole ldconfig -p pasted already answers it
+            out.append(
+                Ask(
+                    Cmd(("ldconfig", "-p"), pipe=("grep", stem)),
+                    f"which copies of {stem} the loader's cache knows (the text shows {libs[0]} could not be loaded)",
+                )
+            )
         out.append(
             Ask(
-                Cmd(("ldconfig", "-p"), pipe=("grep", stem)),
-                f"which copies of {stem} the loader's cache knows (the text shows {libs[0]} could not be loaded)",
+                Cmd(("printenv", "LD_LIBRARY_PATH")),
+                f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
             )
         )
     if facts.toolkits.nvcc_on_path_version is None and {"toolkit-torch-major-mismatch", "toolkit-newer-than-driver"} & codes:
         out.append(Ask(Cmd(("nvcc", "--version")), "the CUDA toolkit on PATH, which builds extensions"))
+    if facts.platform.wsl == 2 and any(m.startswith("libcuda.so") for m in facts.pasted.missing):
+        # In WSL 2 libcuda comes from Windows, under /usr/lib/wsl/lib, which programs that dlopen the unversioned
+        # libcuda.so find only through the loader's cache or LD_LIBRARY_PATH.
+        out.append(Ask(Cmd(("ls", "-l", "/usr/lib/wsl/lib")), "whether WSL's libcuda.so (from the Windows driver) is there"))
+        out.append(Ask(Cmd(("printenv", "LD_LIBRARY_PATH")), "whether /usr/lib/wsl/lib is on the loader's path"))
+    if facts.pasted.cluster == "slurm":
+        out.append(
+            Ask(
+                Cmd(("scontrol", "show", "job", Placeholder("job id"))),
+                "the job's allocation (its GRES: whether GPUs were requested and granted)",
+            )
+        )
+        out.append(Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES")), "inside the job: the GPUs Slurm gave it"))
+    out += _catalogue_asks(facts, py)
+    return _unique(out)
+
+
+# Error kinds that are NVML (or nvidia-smi) failing to reach the GPU.
+_NVML_FAILURES = frozenset({"nvml", "nvml-init-failed", "wsl-gpu-blocked"})
+
+
+def _wsl_asks() -> list[Ask]:
+    """NVML failing inside WSL 2: the cause is on the Windows side or in what the distribution installed."""
+    return [
+        Ask(
+            Cmd(("nvidia-smi.exe",), note="in Windows PowerShell, not in WSL"),
+            "the Windows driver's version and each GPU's driver model (WSL 2 sees only WDDM GPUs, not TCC ones)",
+        ),
+        Ask(
+            Cmd(("ls", "-l", "/usr/lib/wsl/lib")),
+            "whether WSL's driver libraries from Windows are there (libcuda.so, libnvidia-ml.so.1)",
+        ),
+        Ask(
+            Cmd(("dpkg", "-l"), pipe=("grep", "nvidia")),
+            "whether a Linux NVIDIA driver was installed in the distribution (it shadows WSL's)",
+        ),
+        Ask(Cmd(("uname", "-r")), "the WSL kernel (a custom kernel without GPU support has no /dev/dxg)"),
+    ]
+
+
+def _catalogue_asks(facts: Facts, py: str) -> list[Ask]:
+    """The asks of the catalogued messages the text shows (gpudoctor/pasted/catalogue.toml)."""
+    from gpudoctor.pasted.catalogue import by_id, messages
+
+    out: list[Ask] = []
+    for e in facts.pasted.errors:
+        message = by_id(e.get("entry") or "") or next((m for m in messages() if m.pattern.search(e.line)), None)
+        if message is None:
+            continue
+        for argv in message.ask:
+            words = tuple(py if w == "{python}" else w for w in argv)
+            if (words == ("nvidia-smi",) and facts.driver.version) or (
+                words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version
+            ):
+                continue  # shown already
+            if "|" in words:
+                at = words.index("|")
+                cmd = Cmd(words[:at], pipe=words[at + 1 :])
+            else:
+                cmd = Cmd(words)
+            out.append(Ask(cmd, f"{message.decides} ({message.id})"))
+    return out
+
+
+def _unique(asks: list[Ask]) -> list[Ask]:
+    seen: set[tuple] = set()
+    out = []
+    for a in asks:
+        key = (a.command.argv, a.command.pipe)
+        if key not in seen:
+            seen.add(key)
+            out.append(a)
     return out

@@ -32,6 +32,10 @@ KINDS: dict[str, str] = {
     "traceback": "a Python traceback",
     "log": "a TensorFlow, JAX or glog log",
     "issue_form": "an issue template's environment fields",
+    "env_rows": "collect_env's package rows without their header ([pip3] name version, [conda] name version build)",
+    "ldconfig": "ldconfig -p (whole, or filtered through grep)",
+    "repl": "a Python REPL session (>>> or In [n]:) with its answers, or answers written as comments",
+    "prompt": "a shell command line with its prompt ($, #, PS C:\\...>, C:\\...>)",
 }
 
 MAX_LINES = 200_000  # more than any paste; the rest is not read (bounded like every input)
@@ -51,9 +55,11 @@ class Block:
         return "\n".join(self.lines)
 
 
-# Markdown and e-mail decoration a paste carries in front of each line: quotes, list bullets are kept.
-_QUOTE = re.compile(r"^(?:\s*>)+\s?")
-_FENCE = re.compile(r"^\s*(?:```|~~~)")
+# Markdown and e-mail decoration a paste carries in front of each line: quotes, list bullets are kept. A
+# Python prompt (">>> torch.cuda.is_available()") is not a quote: the REPL's answers follow it.
+_QUOTE = re.compile(r"^(?!\s*>>>(?:\s|$))(?:\s*>)+\s?")
+_FENCE = re.compile(r"^\s*(?:```+|~~~+)")
+_FENCE_END = re.compile(r"(?:```+|~~~+)\s*$")
 
 
 def normalise(text: str) -> list[str]:
@@ -62,8 +68,12 @@ def normalise(text: str) -> list[str]:
     out = []
     for line in lines:
         line = _QUOTE.sub("", line).rstrip()
-        if _FENCE.match(line):
-            line = ""
+        if m := _FENCE.match(line):
+            # A fence opens or closes a block; text on its line ("```NVIDIA GeForce RTX 5090 with ...") is
+            # output, a single word after it is the block's language.
+            rest = line[m.end() :].strip()
+            line = "" if re.fullmatch(r"[\w+.-]*", rest) else rest
+        line = _FENCE_END.sub("", line).rstrip() if "`" in line or "~" in line else line
         # Full-width colons (an IME's "GPU 0： ...") read as the ASCII colon every format uses.
         out.append(line.replace("\t", "    ").replace("\uff1a", ": "))
     return out
@@ -457,6 +467,62 @@ def _issue_form(lines: list[str], i: int) -> int | None:
     return j
 
 
+_ENV_ROW = re.compile(r"^\s*\[(?:pip3?|conda)\]\s+\S")
+
+
+def _env_rows(lines: list[str], i: int) -> int | None:
+    """collect_env's `[pip3] torch==2.1.0` / `[conda] pytorch 2.1.0 py3.10_cuda12.1_cudnn8.9.2_0 pytorch` rows, pasted
+    without the lines above them (a reply that quotes only the package part)."""
+    if not _ENV_ROW.match(lines[i]):
+        return None
+    return _rows(lines, i, _ENV_ROW)
+
+
+_LDC_HEADER = re.compile(r"^\s*\d+ libs found in cache\b")
+_LDC_ROW = re.compile(r"^\s*[\w+.-]{1,200}\.so[\w.]{0,40}\s+\([^()\n]{0,80}\)\s+=>\s+/\S+\s*$")
+
+
+def _ldconfig(lines: list[str], i: int) -> int | None:
+    if not (_LDC_HEADER.match(lines[i]) or _LDC_ROW.match(lines[i])):
+        return None
+    return _rows(lines, i + 1, _LDC_ROW)
+
+
+# A Python prompt with an expression whose answer follows on the next line, or sits in a comment after it.
+_REPL = re.compile(r"^\s*(?:>>>|In \[\d+\]:)\s*\S")
+_REPL_MORE = re.compile(r"^\s*(?:>>>|\.\.\.|In \[\d+\]:|Out\[\d+\]:)")
+_ANSWERED = re.compile(
+    r"^\s*(?:print\()?(?:torch|tf|tensorflow|jax|jaxlib)\.(?:__version__|version\.cuda|version\.cudnn|"
+    r"cuda\.is_available\(\)|test\.is_built_with_cuda\(\)|backends\.cudnn\.version\(\)|devices\(\))\)?\s*#\s*\S"
+)
+
+
+def _repl(lines: list[str], i: int) -> int | None:
+    if not (_REPL.match(lines[i]) or _ANSWERED.match(lines[i])):
+        return None
+    j = i + 1
+    while j < len(lines) and j < i + 400 and lines[j].strip():
+        # Prompts and their answers up to a blank line; output another recogniser claims (a traceback, a build
+        # info dict, a table) is its own block.
+        if not _REPL_MORE.match(lines[j]) and any(
+            kind != "repl" and recognise(lines, j) is not None for kind, recognise in RECOGNISERS
+        ):
+            break
+        j += 1
+    return j
+
+
+_PROMPT = re.compile(
+    r"^\s*(?:\((?:container|host|[\w.-]{1,60})\)\s*)?(?:[\w.-]{1,40}@[\w.-]{1,64}:[^\s$#]{0,200}\s?[$#]|~?[\w/.~-]{0,200}\$|"
+    r"PS [A-Za-z]:\\[^>\n]{0,300}>|[A-Za-z]:\\[^<>|\n\"]{0,300}>)\s*\S"
+)
+
+
+def _prompt(lines: list[str], i: int) -> int | None:
+    """One command line with its prompt: the output below it is read by its own recogniser."""
+    return i + 1 if _PROMPT.match(lines[i]) else None
+
+
 RECOGNISERS: tuple[tuple[str, Callable[[list[str], int], int | None]], ...] = (
     ("collect_env", _collect_env),
     ("nvidia_smi", _nvidia_smi),
@@ -476,6 +542,10 @@ RECOGNISERS: tuple[tuple[str, Callable[[list[str], int], int | None]], ...] = (
     ("traceback", _traceback),
     ("log", _log),
     ("issue_form", _issue_form),
+    ("env_rows", _env_rows),
+    ("ldconfig", _ldconfig),
+    ("repl", _repl),
+    ("prompt", _prompt),
 )
 
 

@@ -34,6 +34,8 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
         placed.append("platform: Linux (the text did not name the OS)")
     if g.wsl:
         snap["platform"]["release"] = g.release if "microsoft" in g.release.lower() else "microsoft-standard-WSL2"
+        if "microsoft" not in g.release.lower():
+            placed.append("kernel: microsoft-standard-WSL2 (the text shows WSL 2, not its kernel release)")
     elif g.release:
         snap["platform"]["release"] = g.release
     if windows:
@@ -51,13 +53,20 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
             continue  # a directory seen in an ls listing: its children say it exists
         if path.startswith("/") or re.match(r"^[A-Za-z]:/", path):
             files[path] = entry
+    snap["env"] = dict(g.env)
     commands = snap["commands"]
-    if g.smi_table and not (g.smi_failure and g.smi_failure_line >= 0):
+    # Inside WSL 2 an NVML failure is the Windows side withholding the GPU (TCC mode, GPU access blocked, a Linux
+    # driver in the distribution), not a Linux driver nvidia-smi cannot reach: it stays an error text of the
+    # report (pasted.errors), which the WSL asks follow, and is not recorded as the machine's nvidia-smi.
+    wsl_failure = g.wsl and bool(g.smi_failure)
+    if g.smi_table and not (g.smi_failure and g.smi_failure_line >= 0) and not g.windows_side_models_in_wsl():
         commands["nvidia-smi"] = {"rc": 0, "stdout": g.smi_table, "stderr": ""}
-    elif g.smi_failure:
+    elif g.smi_failure and not wsl_failure:
         commands["nvidia-smi"] = {"rc": 9, "stdout": g.smi_failure + "\n", "stderr": ""}
     if g.nvcc:
         commands["nvcc --version"] = {"rc": 0, "stdout": g.nvcc, "stderr": ""}
+    if g.ldconfig:
+        commands["ldconfig -p"] = {"rc": 0, "stdout": g.ldconfig, "stderr": ""}
     if g.lspci:
         commands["lspci -nn"] = {"rc": 0, "stdout": g.lspci, "stderr": ""}
     nvml = _nvml(g)
@@ -80,7 +89,13 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
         "whole": list(g.whole),
         "placed": placed,
         "notes": list(g.notes),
+        "cues": list(g.cues),
     }
+    if g.cluster:
+        snap["pasted"]["cluster"] = g.cluster
+    if g.windows_side_models_in_wsl():
+        # A Windows nvidia-smi table (its Driver-Model column) in a WSL report: the Windows side's GPUs and modes.
+        snap["pasted"]["windows_side"] = {"driver_models": {str(i): m for i, m in sorted(g.windows_side_models.items())}}
     return snap
 
 
@@ -126,12 +141,19 @@ def _nvml(g: Gathered) -> dict[str, Any] | None:
 
 
 def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
-    if not (g.distributions or g.python_version or g.site_packages):
+    if not (g.distributions or g.python_version or g.site_packages or g.interpreter):
         return None
     windows = g.system == "Windows"
     version = g.python_version or ""
     major_minor = ".".join(version.split(".")[:2]) if version else ""
     sites = list(g.site_packages)
+    if not sites and windows and g.interpreter and not g.prefix:
+        # CPython's Windows layout: <prefix>\python.exe (installer, embeddable) or <prefix>\Scripts\python.exe
+        # (a venv), with <prefix>\Lib\site-packages.
+        parts = g.interpreter.replace("\\", "/").split("/")[:-1]
+        base = "/".join(parts[:-1] if parts and parts[-1].lower() == "scripts" else parts)
+        sites = [f"{base}/Lib/site-packages"]
+        placed.append(f"site-packages: {sites[0]} (from the interpreter's path: Windows' layout)")
     if not sites:
         if g.prefix:
             base = g.prefix.replace("\\", "/").rstrip("/")
@@ -141,7 +163,7 @@ def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
         placed.append(f"site-packages: {sites[0]} (the text did not show where the packages are installed)")
     data: dict[str, Any] = {
         "version": version,
-        "executable": "python" if windows else "python3",
+        "executable": (g.interpreter if windows and g.interpreter else "python" if windows else "python3"),
         "site_packages": sites,
         "distributions": {k: v for k, v in g.distributions.items() if v},
         "kind": "conda" if g.conda else "system",

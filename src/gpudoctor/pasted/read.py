@@ -16,7 +16,9 @@ from typing import Any
 from gpudoctor.errors import ParseError
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
-from gpudoctor.pasted.blocks import KINDS, Block, find_blocks
+from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
+from gpudoctor.pasted.catalogue import match as catalogue_match
+from gpudoctor.pasted.cues import read_cues
 
 MAX_SOURCE_CHARS = 16 * 1024 * 1024
 
@@ -60,6 +62,16 @@ class Gathered:
     nvml_mismatch: str | None = None  # the kernel log's NVRM API mismatch line
     wsl_said: bool = False  # the text says WSL
     windows_build: int | None = None
+    env: dict[str, str] = field(default_factory=dict)  # variables set on a command line the text shows run
+    cues: list[dict[str, str]] = field(default_factory=list)  # what told platform and setting: {"cue", "means", "line"}
+    interpreter: str | None = None  # a python.exe the text shows run
+    ldconfig: str | None = None  # a whole `ldconfig -p` output (its "N libs found in cache" header shown)
+    cluster: str | None = None  # "slurm" where the text shows a job of that scheduler
+    windows_side_models: dict[int, str] = field(default_factory=dict)  # a Windows nvidia-smi table pasted in a WSL report
+
+    def windows_side_models_in_wsl(self) -> bool:
+        """A Windows nvidia-smi table (Driver-Model column) in a report about WSL."""
+        return bool(self.windows_side_models) and (self.wsl or (self.wsl_said and self.system == "Linux"))
 
 
 @dataclass(frozen=True)
@@ -85,7 +97,14 @@ def read_sources(sources: list[Source]) -> Gathered:
                     "gave": gave,
                 }
             )
-        for evidence in extract_evidence(text):
+        # Messages are read with quote markers and fences taken off (a reply quotes the output with "> ").
+        plain = "\n".join(normalise(text))
+        found = extract_evidence(plain)
+        kinds = {e.kind for e in found} | {e.kind for e in g.errors}
+        # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
+        # extractors read already (same kind) is theirs, with the values they parse.
+        found += [e for e in catalogue_match(plain) if e.kind not in kinds]
+        for evidence in found:
             if evidence not in g.errors:
                 g.errors.append(evidence)
             if evidence.kind == "nvml" and g.smi_table_line >= 0:
@@ -95,9 +114,33 @@ def read_sources(sources: list[Source]) -> Gathered:
                 if at >= 0 and text.count("\n", 0, at) >= g.smi_table_line:
                     g.smi_failure_line = text.count("\n", 0, at)
         _paths(g, text)
-        _text_facts(g, text)
+        _text_facts(g, plain)
+        read_cues(g, plain)
+    _plugin_present(g, sources)
     _from_errors(g)
+    if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
+        # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
+        # WSL 2; build.py records the assumed kernel as placed).
+        g.system, g.wsl = "Linux", True
+        g.notes.append("WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)")
     return g
+
+
+_PLUGIN_PATH = re.compile(r"jax_plugins[\\/](?P<plugin>xla_cuda\d+)[\\/]")
+
+
+def _plugin_present(g: Gathered, sources: list[Source]) -> None:
+    """A traceback that runs inside jax_plugins/xla_cudaNN: the CUDA plugin is installed and failed to load. JAX's
+    "a CUDA-enabled jaxlib is not installed" after it is then not a missing CUDA jaxlib (its libraries did not
+    load), so that reading is withdrawn for the plugin's failure."""
+    plugin = next((m for src in sources if (m := _PLUGIN_PATH.search(src.text[:MAX_SOURCE_CHARS]))), None)
+    if plugin is None:
+        return
+    g.notes.append(f"the JAX CUDA plugin is installed (a traceback runs in jax_plugins/{plugin.group('plugin')})")
+    if any(e.kind == "jaxlib-cpu-fallback" for e in g.errors):
+        g.errors = [e for e in g.errors if e.kind != "jaxlib-cpu-fallback"]
+        if not any(e.kind == "jax-cuda-plugin-failed" for e in g.errors):
+            g.errors.append(ErrorEvidence("jax-cuda-plugin-failed", plugin.group(0), (("plugin", plugin.group("plugin")),)))
 
 
 def _text_facts(g: Gathered, text: str) -> None:
@@ -106,7 +149,20 @@ def _text_facts(g: Gathered, text: str) -> None:
     for imported in re.finditer(r"^\s*(?:>>>\s*|In \[\d+\]:\s*)?(?:import|from)\s+(torch|tensorflow|jax)\b", text, re.M):
         if imported.group(1) not in g.frameworks:
             g.frameworks.append(imported.group(1))  # the reporter ran it
-    if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text):
+    # Named in prose or a command ("torch.cuda.is_available() returns false", "pip install jax[cuda12]",
+    # "tf.test.is_built_with_cuda()"): the reporter uses it, though no version was shown.
+    for name, said in (
+        # A word of prose, not a path component ("/tensorflow/compiler/xla" is XLA's tree, "~/pytorch/examples").
+        (
+            "torch",
+            r"\btorch\.(?:cuda|__version__|version)\b|(?<![/\\\w])pytorch(?![/\\\w])|\bpip3? install\b[^\n]{0,80}\btorch\b",
+        ),
+        ("tensorflow", r"\btf\.(?:test|config|sysconfig|__version__)\b|(?<![/\\\w])tensorflow(?![/\\\w])"),
+        ("jax", r"\bjax\.(?:devices|numpy|print_environment_info|random|jit)\b|\bjax\[cuda|\bjaxlib\b"),
+    ):
+        if name not in g.frameworks and re.search(said, text[:1_000_000], re.IGNORECASE):
+            g.frameworks.append(name)
+    if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text, re.IGNORECASE):
         g.wsl_said = True
     # A WSL kernel names itself: 4.4.0-19041-Microsoft is WSL 1, 5.15.90.1-microsoft-standard-WSL2 is WSL 2.
     if m := re.search(r"\b(\d+\.\d+\.\d+(?:\.\d+)?-(?:\d+-Microsoft|microsoft-standard(?:-WSL2)?))\b", text):
@@ -140,6 +196,9 @@ def _nvidia_smi(g: Gathered, block: Block) -> str:
     g.driver_cuda = g.driver_cuda or table.cuda_version
     if any((gpu.driver_model or "").upper() in ("WDDM", "TCC", "MCDM") for gpu in table.gpus):
         g.system = g.system or "Windows"  # the Driver-Model column holds a value only on Windows
+        for gpu in table.gpus:
+            if gpu.driver_model:
+                g.windows_side_models.setdefault(gpu.index, gpu.driver_model.upper())
     return f"driver {table.driver_version}, CUDA {table.cuda_version}, {len(table.gpus)} GPU(s)"
 
 
@@ -516,6 +575,64 @@ def _named(g: Gathered) -> str:
     )
 
 
+def _env_rows(g: Gathered, block: Block) -> str:
+    before = dict(g.distributions)
+    _collect_env(g, block)  # the rows are collect_env's own; its other fields are simply absent
+    added = [n for n in g.distributions if n not in before]
+    return f"{len(added)} distribution(s)" + _named(g)
+
+
+def _ldconfig(g: Gathered, block: Block) -> str:
+    from gpudoctor.parsers.ldconfig import parse_ldconfig
+
+    cache = parse_ldconfig(block.text)
+    # Each row shows a library file the loader's cache holds. Only a whole cache (its "N libs found" header)
+    # says what is not there; rows filtered through grep say only what is.
+    for paths in cache.values():
+        for path in paths[:8]:
+            g.files.setdefault(path, {"type": "file"})
+    if any(re.match(r"^\s*\d+ libs found in cache", line) for line in block.lines[:1]) and g.ldconfig is None:
+        g.ldconfig = block.text + "\n"
+    return f"{sum(len(p) for p in cache.values())} cached librar(ies)"
+
+
+# The expressions whose printed answer is a fact, and where it goes.
+_REPL_ANSWER = re.compile(
+    r"^\s*(?:>>>\s*|In \[\d+\]:\s*)?(?:print\()?(?P<expr>(?:torch|tf|tensorflow|jax|jaxlib)\.(?:__version__|version\.cuda))\)?"
+    r"\s*(?:#\s*(?P<comment>\S.*))?$"
+)
+_ANSWER_VALUE = re.compile(r"^\s*(?:Out\[\d+\]:\s*)?['\"]?(?P<value>\d+(?:\.\d+)+[\w.+]*|None)['\"]?\s*$")
+
+
+def _repl(g: Gathered, block: Block) -> str:
+    said = []
+    lines = block.lines
+    for n, line in enumerate(lines):
+        m = _REPL_ANSWER.match(line)
+        if not m:
+            continue
+        answer = m.group("comment") or (lines[n + 1] if n + 1 < len(lines) else "")
+        v = _ANSWER_VALUE.match(answer)
+        if not v:
+            continue
+        expr, value = m.group("expr"), v.group("value")
+        module = expr.split(".")[0]
+        if expr.endswith("version.cuda") and module == "torch":
+            g.torch_cuda = "" if value == "None" else ".".join(value.split(".")[:2])
+        elif value != "None":
+            name = {"tf": "tensorflow", "torch": "torch"}.get(module, module)
+            if name == "torch" or name not in g.distributions:
+                g.distributions[name] = value
+            if name == "torch":
+                g.torch_version = g.torch_version or value
+        said.append(f"{expr} = {value}")
+    return "REPL answers: " + (", ".join(said) or "error texts only")
+
+
+def _prompt(g: Gathered, block: Block) -> str:
+    return "command line (cues)"
+
+
 _READERS = {
     "nvidia_smi": _nvidia_smi,
     "nvidia_smi_q": _nvidia_smi_q,
@@ -533,6 +650,10 @@ _READERS = {
     "issue_form": _issue_form,
     "dmesg": _dmesg,
     "lspci": _lspci,
+    "env_rows": _env_rows,
+    "ldconfig": _ldconfig,
+    "repl": _repl,
+    "prompt": _prompt,
 }
 
 
@@ -582,6 +703,12 @@ def _from_errors(g: Gathered) -> None:
             g.nvml_mismatch = g.nvml_mismatch or e.line
         elif e.kind == "wsl-gpu-blocked":
             g.wsl = True
+        elif e.kind == "cuda-driver-insufficient" and e.get("driver_cuda"):
+            # cudaDriverGetVersion's number (9020 = CUDA 9.2): the newest CUDA the driver supports.
+            n = int(e.get("driver_cuda") or 0)
+            g.driver_cuda = g.driver_cuda or f"{n // 1000}.{(n % 1000) // 10}"
+        elif e.kind == "container-requires-cuda" and re.match(r"^\d+\.\d+$", e.get("driver_cuda") or ""):
+            g.driver_cuda = g.driver_cuda or e.get("driver_cuda")  # nvidia-docker 1.0 names the driver's CUDA
         elif e.kind == "driver-too-old-found":
             g.driver_cuda = g.driver_cuda or e.get("cuda")
         elif e.kind == "torch-not-compiled-with-cuda":

@@ -188,4 +188,8 @@ def _partial(host: Host):  # -> gpudoctor.facts.Partial
     missing = tuple(str(m) for m in section.get("missing") or () if isinstance(m, str))
     named = tuple(str(m) for m in section.get("frameworks") or () if isinstance(m, str))
     whole = tuple(str(m) for m in section.get("whole") or () if isinstance(m, str))
-    return Partial(True, tuple(errors), missing, named, whole)
+    cues = tuple({str(k): str(v) for k, v in c.items()} for c in section.get("cues") or () if isinstance(c, dict))
+    cluster = section.get("cluster") if isinstance(section.get("cluster"), str) else None
+    raw_side = section.get("windows_side")
+    side: dict[str, Any] = raw_side if isinstance(raw_side, dict) else {}
+    return Partial(True, tuple(errors), missing, named, whole, cues, cluster, side)

@@ -1,0 +1,109 @@
+"""The catalogue of the stack's messages (catalogue.toml): each message, what it implies, what to ask, and its source.
+
+Data, not code: a message the stack prints is added to catalogue.toml with its source and a real example, and
+`match` turns its occurrences in pasted text into ErrorEvidence of the kind it names (the kinds the checks
+read, gpudoctor.parsers.error_texts, or those gpudoctor.checks.catalogued judges). docs/pasted.md shows the
+coverage per source.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpudoctor.parsers.error_texts import ErrorEvidence
+
+# Text read for messages: a paste's first 4 MiB (bounded like every input; messages sit in the first pages).
+MAX_CHARS = 4 * 1024 * 1024
+MAX_LINE = 20_000
+
+
+@dataclass(frozen=True)
+class Message:
+    id: str
+    pattern: re.Pattern[str]
+    joined: bool
+    evidence: str
+    means: str
+    ask: tuple[tuple[str, ...], ...]  # argv each; "|" starts the pipe stage
+    decides: str
+    source: dict[str, str]
+    example: str
+
+
+@functools.cache
+def messages() -> tuple[Message, ...]:
+    """The catalogue, loaded once (a malformed entry is a bug in the package: it raises)."""
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # tomli, a dependency on Python 3.10 only
+        import tomli as tomllib
+
+    data = tomllib.loads((Path(__file__).with_name("catalogue.toml")).read_text(encoding="utf-8"))
+    out = []
+    for raw in data["message"]:
+        out.append(
+            Message(
+                id=raw["id"],
+                pattern=re.compile(raw["pattern"], re.IGNORECASE),
+                joined=bool(raw.get("joined", False)),
+                evidence=raw["evidence"],
+                means=raw["means"],
+                ask=tuple(tuple(argv) for argv in raw.get("ask", ())),
+                decides=raw.get("decides", ""),
+                source=dict(raw["source"]),
+                example=raw["example"],
+            )
+        )
+    return tuple(out)
+
+
+def by_id(entry: str) -> Message | None:
+    return next((m for m in messages() if m.id == entry), None)
+
+
+def match(text: str) -> list[ErrorEvidence]:
+    """Each catalogued message found in `text`, once per message, as ErrorEvidence carrying its catalogue id.
+
+    Lines are searched one by one (each cut at MAX_LINE); a `joined` message is also searched in the text with
+    its line breaks turned into spaces, since terminals and forums wrap long messages. Never raises on content.
+    """
+    if not isinstance(text, str):
+        return []
+    text = text[:MAX_CHARS]
+    lines = [line[:MAX_LINE] for line in text.splitlines()]
+    joined: str | None = None
+    out: list[ErrorEvidence] = []
+    for message in messages():
+        found = None
+        for line in lines:
+            if found := message.pattern.search(line):
+                where = line
+                break
+        if found is None and message.joined:
+            if joined is None:
+                joined = re.sub(r"\s*\n\s*", " ", text)
+            if found := message.pattern.search(joined):
+                where = joined[max(0, found.start() - 60) : found.end()]
+        if found is not None:
+            values = {k: v.strip() for k, v in found.groupdict().items() if v}
+            values["entry"] = message.id
+            out.append(ErrorEvidence(message.evidence, where.strip()[:300], tuple(sorted(values.items()))))
+    return out
+
+
+def coverage_table() -> str:
+    """docs/pasted.md's coverage table: per source repository, its files (with commit) and the messages read."""
+    by_repo: dict[str, list[Message]] = {}
+    for m in messages():
+        by_repo.setdefault(m.source["repo"], []).append(m)
+    rows = ["| Source | Files (commit) | Messages (catalogue ids) |", "|---|---|---|"]
+    for repo in sorted(by_repo, key=str.lower):
+        ms = by_repo[repo]
+        files = sorted({f"`{m.source['path']}`" + (f" @{m.source['commit'][:8]}" if m.source.get("commit") else "") for m in ms})
+        rows.append(f"| {repo} | {', '.join(files)} | {', '.join('`' + m.id + '`' for m in ms)} |")
+    return "\n".join(rows)

@@ -1,0 +1,112 @@
+"""Where a paste was run and on what: the prompts, paths and pairings that set platform, setting and interpreter.
+
+A prompt says where its command ran: `(container) $` / `(host) #` (a report that shows both sides), `PS C:\\...>`
+and `C:\\...>` (Windows), `user@host:~$` (a POSIX shell; a twelve-hex-digit host name is a container's id). A
+Windows path to python.exe names the interpreter a plan must use (`...\\python_embeded\\python.exe`, a portable
+install's own Python). WSL shows itself by its driver pairing (the Linux `NVIDIA-SMI x` beside the Windows
+`Driver Version: y`) and by /usr/lib/wsl/lib. A cluster job by its scheduler (srun, sbatch, SLURM_*). Each cue is
+recorded with the line it came from (pasted.cues); none is inferred from anything else.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gpudoctor.parsers.error_texts import classify_error_text
+
+if TYPE_CHECKING:
+    from gpudoctor.pasted.read import Gathered
+
+MAX_LINES = 200_000
+MAX_LINE = 2_000
+
+_SIDE = re.compile(r"^\s*\((?P<side>container|host)\)\s*[$#]\s*(?P<cmd>.*)$", re.IGNORECASE)
+_PS = re.compile(r"^\s*PS [A-Za-z]:\\[^>\n]{0,300}>\s*(?P<cmd>.*)$")
+_CMD_EXE = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?[A-Za-z]:\\[^<>|\n\"]{0,300}>\s*(?P<cmd>\S.*)$")
+_POSIX = re.compile(
+    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
+)
+_WIN_PYTHON = re.compile(r"(?P<path>[A-Za-z]:\\(?:[^\\\n\"'<>|*?]{1,120}\\){0,20}python(?:w)?\.exe)\b", re.IGNORECASE)
+_REL_PYTHON = re.compile(r"^\s*(?P<path>(?:\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){1,10}python\.exe)\b", re.IGNORECASE)
+_SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
+_WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
+_SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
+_WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
+# Variables the doctor reads, set on a command line the text shows run ("CUDA_VISIBLE_DEVICES=2 python main.py").
+_ENV_SET = re.compile(
+    r"(?:^|\s|export\s+)(?P<name>CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(?P<value>[\w,.:-]{0,200})(?=\s|$)"
+)
+
+
+def _cue(g: Gathered, cue: str, means: str, line: str) -> None:
+    entry = {"cue": cue, "means": means, "line": line.strip()[:300]}
+    if entry not in g.cues and len(g.cues) < 64:
+        g.cues.append(entry)
+
+
+def read_cues(g: Gathered, text: str) -> None:
+    """Read the cues of `text` (quote markers already taken off) into `g`. Never raises on content; linear."""
+    lines = text.splitlines()[:MAX_LINES]
+    side: str | None = None  # the side ((container) or (host)) of the last prompt seen
+    for number, raw in enumerate(lines):
+        line = raw[:MAX_LINE]
+        cmd = None
+        if m := _SIDE.match(line):
+            side = m.group("side").lower()
+            cmd = m.group("cmd")
+            _cue(g, f"({side}) prompt", "run inside a container" if side == "container" else "run on the host", line)
+        elif m := _PS.match(line):
+            cmd = m.group("cmd")
+            _windows(g, "PowerShell prompt", line)
+        elif (m := _CMD_EXE.match(line)) and not _WIN_PYTHON.match(line.strip()):
+            cmd = m.group("cmd")
+            _windows(g, "cmd.exe prompt", line)
+            # ".\python_embeded\python.exe ..." run from the prompt's directory: that interpreter, by its full path.
+            cwd = line.strip()[: line.strip().index(">")] if ">" in line else ""
+            if (rel := _REL_PYTHON.match(cmd)) and g.interpreter is None and re.match(r"^[A-Za-z]:\\", cwd):
+                g.interpreter = cwd.rstrip("\\") + "\\" + rel.group("path").removeprefix(".\\")
+                _cue(g, "python.exe run from the prompt's directory", "the interpreter the plan must use", line)
+        elif m := _POSIX.match(line):
+            cmd = m.group("cmd")
+            host = m.group("host") or ""
+            if re.fullmatch(r"[0-9a-f]{12}", host):
+                _cue(g, "prompt on a 12-hex host name", "run inside a container (its id is the host name)", line)
+        elif side == "container" and classify_error_text(line) is not None and g.smi_failure_line < 0:
+            # What failed under the container's prompt is the state of where the program runs: it wins over
+            # the host's output shown beside it.
+            g.smi_failure_line = number
+        if cmd is not None:
+            for env in _ENV_SET.finditer(cmd):
+                g.env.setdefault(env.group("name"), env.group("value"))
+                _cue(g, f"{env.group('name')} on the command line", "set for the program that ran", line)
+        elif m := re.match(r"^\s*export\s+(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=([\w,.:-]{0,200})\s*$", line):
+            g.env.setdefault(m.group(1), m.group(2))
+            _cue(g, f"export {m.group(1)}", "set in the shell that ran the program", line)
+        if m := _WIN_PYTHON.search(line):
+            path = m.group("path")
+            if g.interpreter is None:
+                g.interpreter = path
+                _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
+            _windows(g, "a Windows path", line)
+        if (m := _SMI_PAIR.search(line)) and m.group("smi") != m.group("driver"):
+            # On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux nvidia-smi
+            # reports the Windows driver, a different release.
+            g.wsl = True
+            g.wsl_said = True
+            _cue(g, "NVIDIA-SMI and Driver Version differ", "WSL 2 (the Windows driver seen from Linux)", line)
+        if _WSL_LIB.search(line):
+            g.wsl_said = True
+            _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
+        if _SLURM.search(line):
+            g.cluster = g.cluster or "slurm"
+            _cue(g, "Slurm", "a job on a Slurm cluster", line)
+    if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
+        _windows(g, "Windows named", m.group(0))
+
+
+def _windows(g: Gathered, cue: str, line: str) -> None:
+    if g.wsl or g.wsl_said:
+        return  # a WSL report shows Windows' side too; the program runs in Linux
+    g.system = g.system or "Windows"
+    _cue(g, cue, "Windows", line)

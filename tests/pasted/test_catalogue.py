@@ -1,0 +1,180 @@
+"""The catalogue of the stack's messages (src/gpudoctor/pasted/catalogue.toml): every entry is sourced, finds its
+real example, and drives what it says (evidence, a finding through the checks, or a targeted ask); the cues set
+platform, setting and interpreter from the lines that show them; nothing is stated that no line says."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+from gpudoctor.pasted.catalogue import coverage_table, match, messages
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+BLIND = ROOT / "tests" / "blind" / "pasted" / "cases"
+
+
+def _run(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    asks = [
+        " ".join(a.command.argv) + (" | " + " ".join(a.command.pipe) if a.command.pipe else "")
+        for a in ask_for(report.facts, report.findings)
+    ]
+    return snapshot, report, {f.code: f for f in report.findings}, asks
+
+
+def _blind(prefix: str) -> str:
+    return next(BLIND.glob(prefix + "*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("message", messages(), ids=lambda m: m.id)
+def test_every_entry_is_sourced_and_finds_its_real_example(message):
+    source = message.source
+    assert source["repo"].count("/") == 1 and source["path"] and source["quote"], source
+    assert source["checked"] in ("mirror", "index", "thread"), source
+    if source["checked"] != "thread":
+        assert re.fullmatch(r"[0-9a-f]{40}", source["commit"]), source
+    example = ROOT / message.example
+    assert example.is_file(), message.example
+    found = [e for e in match(example.read_text(encoding="utf-8", errors="replace")) if e.get("entry") == message.id]
+    assert found and found[0].kind == message.evidence
+    # Read as a paste, the example carries the evidence kind the entry names (from the catalogue or the extractors).
+    snapshot = read_pasted([Source("example", example.read_text(encoding="utf-8", errors="replace"))])
+    assert message.evidence in {e["kind"] for e in snapshot["pasted"]["errors"]}
+
+
+def test_docs_show_the_coverage_per_source():
+    assert coverage_table() in (ROOT / "docs" / "pasted.md").read_text(encoding="utf-8")
+
+
+def test_ids_are_unique():
+    ids = [m.id for m in messages()]
+    assert len(ids) == len(set(ids))
+
+
+def test_docker_without_an_nvidia_runtime_is_container_no_gpu():
+    _, _, codes, _ = _run(_blind("027"))
+    assert codes["container-no-gpu"].evidence[0].value.startswith("**docker: Error response from daemon: could not select")
+
+
+def test_tensorflow_cannot_dlopen_is_cuda_libs_missing_and_asks_for_the_named_library():
+    _, _, codes, asks = _run(_blind("042"))
+    assert "framework-cuda-libs-missing" in codes
+    assert any(a.startswith("env TF_CPP_MIN_LOG_LEVEL=0") for a in asks)
+
+
+def test_xla_without_a_cuda_platform_is_a_cpu_jaxlib():
+    _, _, codes, _ = _run(_blind("034"))
+    assert "framework-cpu-build" in codes
+
+
+def test_a_traceback_inside_the_cuda_plugin_is_not_a_missing_cuda_jaxlib():
+    snapshot, _, codes, asks = _run((EXAMPLES / "mujoco-playground-137-jax-plugin-cusparse.txt").read_text(encoding="utf-8"))
+    kinds = {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert "jaxlib-cpu-fallback" not in kinds and {"jax-cuda-plugin-failed", "jax-library-load-failed"} <= kinds
+    assert "framework-cpu-build" not in codes
+    assert "python3 -m pip list" in asks and "printenv LD_LIBRARY_PATH" in asks
+
+
+def test_insufficient_cuda_driver_number_is_the_drivers_cuda_not_nvml():
+    snapshot, _, codes, _ = _run((EXAMPLES / "serominer-readme-insufficient-cuda-driver.txt").read_text(encoding="utf-8"))
+    assert snapshot["nvml"]["cuda_driver_version"] == 9010
+    assert "driver-unreachable" not in codes
+
+
+def test_couldnt_communicate_alone_does_not_say_the_module_is_loaded():
+    line = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running."
+    _, _, codes, asks = _run(line + "\n")
+    finding = codes["driver-unreachable"]
+    assert "loaded but" not in finding.title and "may not be loaded" in finding.title
+    assert {"lsmod | grep nvidia", "dkms status", "uname -r"} <= set(asks)
+
+
+def test_nothing_shown_failing_is_not_driver_unreachable():
+    # /proc/driver/nvidia/version shown, nvidia-smi and NVML never: whether NVML answers is unknown.
+    text = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  396.54  Tue Aug 14 22:25:28 PDT 2018\n"
+    _, _, codes, _ = _run(text)
+    assert "driver-unreachable" not in codes
+
+
+def test_nvcc_unsupported_architecture_asks_for_the_toolkit_and_the_gpu():
+    _, _, _, asks = _run((EXAMPLES / "openpose-2053-nvcc-cuda110-compute86.txt").read_text(encoding="utf-8"))
+    assert "nvcc --version" in asks and "nvidia-smi --query-gpu=name,compute_cap --format=csv" in asks
+
+
+def test_slurm_gres_asks_for_the_partitions_gres():
+    _, _, _, asks = _run((EXAMPLES / "nemo-launcher-72-sbatch-invalid-gres.txt").read_text(encoding="utf-8"))
+    assert "sinfo -o %P %N %G" in asks
+
+
+# --- cues ---------------------------------------------------------------------------------------------
+
+
+def test_a_failure_under_the_container_prompt_wins_over_the_hosts_listing():
+    snapshot, _, codes, _ = _run(_blind("028"))
+    assert snapshot["commands"]["nvidia-smi"]["rc"] != 0
+    assert "driver-unreachable" in codes
+    assert {"(container) prompt", "(host) prompt"} <= {c["cue"] for c in snapshot["pasted"]["cues"]}
+
+
+def test_cuda_visible_devices_on_the_command_line_is_the_programs_environment():
+    snapshot, _, codes, _ = _run(_blind("032"))
+    assert snapshot["env"] == {"CUDA_VISIBLE_DEVICES": "2"}
+    assert "cuda-visible-devices-hides-all" in codes
+
+
+def test_wsl_nvml_failures_ask_the_windows_side_and_are_not_a_linux_driver_fault():
+    for prefix in ("017", "018", "019", "020"):
+        snapshot, _, codes, asks = _run(_blind(prefix))
+        assert "driver-unreachable" not in codes and "gpu-lost" not in codes, prefix
+        assert {"nvidia-smi.exe", "ls -l /usr/lib/wsl/lib", "dpkg -l | grep nvidia"} <= set(asks), prefix
+        assert snapshot["platform"]["system"] == "Linux"
+
+
+def test_a_windows_table_in_a_wsl_report_is_the_windows_side():
+    snapshot, _, codes, _ = _run(_blind("026"))
+    assert snapshot["pasted"]["windows_side"] == {"driver_models": {"0": "TCC"}}
+    assert "windows-tcc-mode" in codes and "nvidia-smi" not in snapshot["commands"]
+
+
+def test_wsl_driver_pairing_and_windows_paths():
+    pairing = "| NVIDIA-SMI 550.60.01              Driver Version: 551.76         CUDA Version: 12.4     |\n"
+    snapshot = read_pasted([Source("t", pairing)])
+    assert snapshot["platform"]["release"].startswith("microsoft") or "WSL" in snapshot["platform"]["release"]
+    portable = "D:\\ComfyUI_windows_portable>.\\python_embeded\\python.exe -s ComfyUI\\main.py\n"
+    snapshot = read_pasted([Source("t", portable + "torch 2.3.0+cpu\n")])
+    assert snapshot["platform"]["system"] == "Windows"
+
+
+def test_prompts_and_paths_set_windows_and_the_interpreter():
+    text = "PS C:\\Users\\me> C:\\Users\\me\\ComfyUI_windows_portable\\python_embeded\\python.exe -m pip list\nPackage Version\n------- -------\ntorch   2.3.0+cpu\n"
+    snapshot = read_pasted([Source("t", text)])
+    assert snapshot["platform"]["system"] == "Windows"
+    assert snapshot["python"]["executable"] == "C:\\Users\\me\\ComfyUI_windows_portable\\python_embeded\\python.exe"
+
+
+def test_nvidia_docker_1_names_the_drivers_cuda_and_the_images():
+    snapshot, _, codes, asks = _run((EXAMPLES / "nvidia-docker-497-driver80-image90.txt").read_text(encoding="utf-8"))
+    assert "toolkit-newer-than-driver" in codes
+    assert "nvidia-smi" not in asks  # its table is in the paste
+
+
+def test_python_exe_run_from_a_cmd_prompt_is_the_interpreter_by_its_full_path():
+    # ComfyUI portable's launcher, as users paste it (tests/blind/plans/cases/018-...: the prompt and the command).
+    text = "A:\\Sin Sincronización\\Chrome\\ComfyUI_windows_portable>.\\python_embeded\\python.exe -s ComfyUI\\main.py --windows-standalone-build\n"
+    snapshot = read_pasted([Source("t", text)])
+    assert snapshot["platform"]["system"] == "Windows"
+    exe = "A:\\Sin Sincronización\\Chrome\\ComfyUI_windows_portable\\python_embeded\\python.exe"
+    assert snapshot["python"]["executable"] == exe
+    assert snapshot["python"]["site_packages"] == [
+        "A:/Sin Sincronización/Chrome/ComfyUI_windows_portable/python_embeded/Lib/site-packages"
+    ]
