@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.base import Check, ev
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.planner.remedy import container_gpu_commands
 
 
 def _said(facts: Facts, kind: str) -> list:
@@ -19,8 +21,6 @@ def _said(facts: Facts, kind: str) -> list:
 
 def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """docker's `could not select device driver "" with capabilities: [[gpu]]`: --gpus with no NVIDIA runtime."""
-    from gpudoctor.checks.remedy import container_gpu_commands
-
     said = _said(facts, "docker-gpu-driver-missing")
     if not said:
         return
