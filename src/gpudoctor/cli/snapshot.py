@@ -62,7 +62,11 @@ def register(app: typer.Typer) -> None:
             from gpudoctor.cli.common import check_python
 
             check_python(python)
-        host = RecordingHost(LiveHost(root=root))
+        live = LiveHost(root=root)
+        from gpudoctor.cli.common import say_trust_notes
+
+        say_trust_notes(live.trust_notes)
+        host = RecordingHost(live)
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
         report = diagnose(host, options)
         snap = host.snapshot
