@@ -190,13 +190,13 @@ def test_posix_and_fish_words_are_one_string_without_a_backslash_in_single_quote
         assert quote_fish(v) == quote_posix(v)
         # Read as quoted runs: no single-quoted run holds a backslash; a double-quoted one holds only
         # quotes and escaped backslashes; a bare word only plain characters.
-        runs = re.findall(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"|[^'\"]+", quote_posix(v))
+        runs = re.findall(r"""'[^']*'|"(?:[^"\\]|\\.)*"|[^'"]+""", quote_posix(v))
         assert "".join(runs) == quote_posix(v), v
         for run in runs:
             if run.startswith("'"):
                 assert "\\" not in run, (v, run)
             elif run.startswith('"'):
-                assert re.fullmatch(r"\"(?:'|\\\\\\\\)+\"", run), (v, run)
+                assert re.fullmatch(r"""["](?:'|\\\\)+["]""", run), (v, run)
             else:
                 assert re.fullmatch(r"[A-Za-z0-9_@%+=:,./-]+", run), (v, run)
 
