@@ -84,8 +84,9 @@ def register(app: typer.Typer) -> None:
             sys.stdout.write(text)
         else:
             try:
-                with open(output, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                from gpudoctor.atomicfile import write_output
+
+                write_output(output, text.encode("utf-8"))  # never through a link planted at OUTPUT
             except OSError as exc:
                 from gpudoctor.errors import GpudoctorError
 
@@ -109,8 +110,9 @@ def _write_pasted(output: str, paths: list[str], note: str | None) -> None:
         sys.stdout.write(text)
         return
     try:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from gpudoctor.atomicfile import write_output
+
+        write_output(output, text.encode("utf-8"))
     except OSError as exc:
         from gpudoctor.errors import GpudoctorError
 
