@@ -149,7 +149,8 @@ def test_markdown_lists_each_finding_and_the_plan_with_its_commands():
     lines = text.splitlines()
     assert "**1 error(s), 0 warning(s)**" in lines
     assert (
-        "- **Error** `framework-driver-too-old`: `PyTorch 2.2.1+cu121 needs CUDA 12.1, which driver 510.47.03 cannot run`" in lines
+        "- **Error** `framework-driver-too-old`: `PyTorch 2.2.1+cu121 needs CUDA 12.1, which driver 510.47.03 cannot run`"
+        in lines
     )
     assert "  - `cmd:nvidia-smi`: `driver 510.47.03`" in lines  # evidence as code spans (no autolink)
     # The plan: PyTorch 2.2.1+cu118 runs on driver 510 (CUDA 11 minor-version compatibility), as a numbered step
