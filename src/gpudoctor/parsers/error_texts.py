@@ -306,7 +306,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             seen.add(key)
             out.append(ErrorEvidence(kind, _cut(line), tuple(sorted(values.items()))))
 
-    lines = bounded.splitlines()[:_MAX_LINES]
+    # Each distinct line once, in the order first seen: every value is added once anyway, and no line's result
+    # depends on another's, so a flood of repeated (or blank) lines costs one look.
+    lines = dict.fromkeys(line for line in bounded.splitlines()[:_MAX_LINES] if line.strip())
     for line in lines:
         if len(line) > 20000:  # a minified blob, not a message
             line = line[:20000]

@@ -103,7 +103,9 @@ def read_sources(sources: list[Source]) -> Gathered:
 def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
-    for imported in re.finditer(r"^\s*(?:>>>\s*|In \[\d+\]:\s*)?(?:import|from)\s+(torch|tensorflow|jax)\b", text, re.M):
+    # Blanks within the line only: `^\s*` would run from every line start across all the blank lines after it
+    # (a flood of blank lines read in quadratic time).
+    for imported in re.finditer(r"^[ \t]*(?:>>>[ \t]*|In \[\d+\]:[ \t]*)?(?:import|from)[ \t]+(torch|tensorflow|jax)\b", text, re.M):
         if imported.group(1) not in g.frameworks:
             g.frameworks.append(imported.group(1))  # the reporter ran it
     if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text):
@@ -538,9 +540,36 @@ _READERS = {
 
 # --- what paths and error texts say ---------------------------------------------------------------------
 
-_SITE = re.compile(
-    r"(?P<site>(?:/|[A-Za-z]:[\\/])[^\s\"'<>|:*?]{0,300}?[\\/](?:site|dist)-packages)[\\/](?P<pkg>[A-Za-z_][\w]*)",
-)
+# A path ending in site-packages (or dist-packages) and the package after it: `/…/site-packages/torch`,
+# `C:\…\site-packages\torch`. Found from the literal tail backwards, in linear time: a pattern that tried
+# every `/` as the start of a path would read each of up to 300 characters after it (a 1 MB line of `/a`
+# took 42 s).
+_SITE_TAIL = re.compile(r"[\\/](?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w*)")
+_NOT_PATH = frozenset(" \t\n\r\x0b\x0c\"'<>|:*?")
+_SITE_MAX = 300  # characters between the path's first separator and `/site-packages`
+
+
+def _site_paths(text: str):
+    """(site-packages path, package) for each `PATH/site-packages/PKG` in `text`, in order (as the pattern
+    `(/|X:[\\/])[^blanks, quotes, <>|:*?]{0,300}?[\\/]site-packages[\\/](PKG)` would find them)."""
+    floor = pos = 0
+    while m := _SITE_TAIL.search(text, pos):
+        end = m.start()
+        lo = end
+        while lo > floor and end - lo <= _SITE_MAX and text[lo - 1] not in _NOT_PATH:
+            lo -= 1
+        start = None
+        drive = lo >= 2 and lo - 2 >= floor and text[lo - 1] == ":" and text[lo - 2].isascii() and text[lo - 2].isalpha()
+        if drive and lo < end and text[lo] in "\\/" and end - (lo + 1) <= _SITE_MAX:
+            start = lo - 2  # a drive: C:\ or C:/
+        if start is None:
+            slash = text.find("/", lo, end)
+            if slash == -1 or end - (slash + 1) > _SITE_MAX:
+                pos = end + 1  # no path before this one: a later tail may still make one with it
+                continue
+            start = slash
+        floor = pos = m.end()
+        yield text[start : m.start() + len(m.group(0)) - len(m.group("pkg")) - 1], m.group("pkg")
 
 
 def _site(g: Gathered, path: str) -> None:
@@ -560,8 +589,7 @@ def _site(g: Gathered, path: str) -> None:
 
 def _paths(g: Gathered, text: str) -> None:
     """Where tracebacks and warnings show the frameworks installed: their site-packages, the OS, Python."""
-    for m in _SITE.finditer(text[:MAX_SOURCE_CHARS]):
-        site, pkg = m.group("site"), m.group("pkg")
+    for site, pkg in _site_paths(text[:MAX_SOURCE_CHARS]):
         _site(g, site)
         if pkg in ("torch", "tensorflow", "jax", "jaxlib"):
             g.notes.append(f"{pkg} is installed in {site.replace(chr(92), '/')}")
