@@ -105,7 +105,9 @@ def _text_facts(g: Gathered, text: str) -> None:
     text = text[:MAX_SOURCE_CHARS]
     # Blanks within the line only: `^\s*` would run from every line start across all the blank lines after it
     # (a flood of blank lines read in quadratic time).
-    for imported in re.finditer(r"^[ \t]*(?:>>>[ \t]*|In \[\d+\]:[ \t]*)?(?:import|from)[ \t]+(torch|tensorflow|jax)\b", text, re.M):
+    for imported in re.finditer(
+        r"^[ \t]*(?:>>>[ \t]*|In \[\d+\]:[ \t]*)?(?:import|from)[ \t]+(torch|tensorflow|jax)\b", text, re.M
+    ):
         if imported.group(1) not in g.frameworks:
             g.frameworks.append(imported.group(1))  # the reporter ran it
     if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text):
