@@ -394,8 +394,10 @@ def type_problem(doc: dict[str, Any]) -> str | None:
     """None when the fields merging reads have their types; else which field is wrong, in one clause."""
 
     def kind(value: Any) -> str:
-        return "null" if value is None else {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
-            type(value), "a number"
+        return (
+            "null"
+            if value is None
+            else {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), "a number")
         )
 
     for name, types in _FIELD_TYPES.items():
