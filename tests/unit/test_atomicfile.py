@@ -148,3 +148,19 @@ def test_a_hard_linked_file_stays_one_file(tmp_path):
     userfile.write_preserving(str(rc), "x=2\n")
     assert other.read_text() == "x=2\n" and os.stat(rc).st_ino == os.stat(other).st_ino
     assert (tmp_path / ".bashrc.gpudoctor-bak").read_text() == "x=1\n"
+
+
+@pytest.mark.parametrize("shape", ["directory", "link-loop"])
+def test_fix_refuses_an_unusable_env_file_before_anything_runs(tmp_path, shape):
+    from tests.hostile.test_corpus import assert_clean_run, run_cli
+
+    target = tmp_path / "rc"
+    if shape == "directory":
+        target.mkdir()
+    else:
+        target.symlink_to(target)
+    code, out, err = run_cli("fix", "--env-file", str(target), "--yes", "--probe-timeout", "5")
+    assert_clean_run(code, out, err, f"fix --env-file {shape}")
+    assert code == 3 and err.startswith(f"gpudoctor: error: {target}"), err
+    assert "nothing written" in err
+    assert out == ""  # nothing was probed or planned, let alone run
