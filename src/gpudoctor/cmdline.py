@@ -75,7 +75,7 @@ class Cmd:
     `pipe` is a second argument vector the output is filtered through (`| grep -E ...`); `note` is a
     short comment shown on the line before the command. `as_user` (a numeric uid): the command runs
     a file that user can change, so a root shell must run it as that user (`sudo -u '#1000' ...`),
-    never as root (gpudoctor.trust.for_root).
+    never as root (gpudoctor.doctor.for_root).
     """
 
     argv: tuple[Arg, ...]
