@@ -61,8 +61,11 @@ def normalise(text: str) -> list[str]:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:MAX_LINES]
     out = []
     for line in lines:
-        line = _QUOTE.sub("", line).rstrip()
-        if _FENCE.match(line):
+        if not line or line.isspace():
+            out.append("")  # a blank line (floods of them are common): nothing to strip
+            continue
+        line = (_QUOTE.sub("", line) if ">" in line else line).rstrip()
+        if ("`" in line or "~" in line) and _FENCE.match(line):
             line = ""
         # Full-width colons (an IME's "GPU 0： ...") read as the ASCII colon every format uses.
         out.append(line.replace("\t", "    ").replace("\uff1a", ": "))
