@@ -16,7 +16,10 @@ class _Lazy:
     """A pattern compiled at its first use. Every check imports this module (an NVML error text is classified on
     any machine without a working driver), while most of its patterns read pasted evidence only."""
 
-    __slots__ = ("_args", "_compiled")
+    # The pattern's methods become slots once compiled: each later `.search` is a plain attribute read, not a
+    # __getattr__ call (every line of a paste is searched with tens of these).
+    _METHODS = ("search", "match", "finditer", "findall", "fullmatch", "sub")
+    __slots__ = ("_args", "_compiled", *_METHODS)
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self._args = (pattern, flags)
@@ -25,6 +28,8 @@ class _Lazy:
     def __getattr__(self, name: str) -> Any:
         if self._compiled is None:
             self._compiled = re.compile(*self._args)
+            for method in self._METHODS:
+                object.__setattr__(self, method, getattr(self._compiled, method))
         return getattr(self._compiled, name)
 
 

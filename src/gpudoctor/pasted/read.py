@@ -110,10 +110,13 @@ def _text_facts(g: Gathered, text: str) -> None:
     ):
         if imported.group(1) not in g.frameworks:
             g.frameworks.append(imported.group(1))  # the reporter ran it
-    if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text):
+    # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
+    if ("WSL" in text or "Windows Subsystem for Linux" in text) and re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text):
         g.wsl_said = True
     # A WSL kernel names itself: 4.4.0-19041-Microsoft is WSL 1, 5.15.90.1-microsoft-standard-WSL2 is WSL 2.
-    if m := re.search(r"\b(\d+\.\d+\.\d+(?:\.\d+)?-(?:\d+-Microsoft|microsoft-standard(?:-WSL2)?))\b", text):
+    if "icrosoft" in text and (
+        m := re.search(r"\b(\d+\.\d+\.\d+(?:\.\d+)?-(?:\d+-Microsoft|microsoft-standard(?:-WSL2)?))\b", text)
+    ):
         g.release = g.release or m.group(1)
         g.system = g.system if g.system not in (None, "Windows") else "Linux"
         g.wsl = g.wsl or "standard" in m.group(1)
