@@ -12,6 +12,18 @@ values that cannot be held, such as a newline, are refused). A value a target ca
 `Unrenderable`; callers that show commands to people catch it and say so instead of printing a
 command that would do something else.
 
+One string for every POSIX-family shell and fish. People paste a `posix` line into whatever shell
+they have (root's fish among them), so a word is quoted so that bash, dash, zsh, ksh and fish all
+read the same argument: runs of other characters in single quotes, and the two characters fish
+treats as escapes even inside single quotes (`\\` and `'`) outside them, in double quotes (`"\\\\"`,
+`"'"`), which every one of these shells reads alike. The `fish` target quotes words the same way.
+
+A note (`Cmd.note`) is never on the command's line: interactive zsh without `interactivecomments`
+(its default) does not treat `#` as a comment, so `cmd  # a; b` would run `b`. A note is a line of
+its own before the command, `# ` and words made only of letters, digits and `.,:/_+@%=-` (`=` never first; every other
+character becomes a space or a lookalike that no shell gives a meaning): in every shell that line is
+a comment, and in such a zsh it is at worst "command not found: #", with nothing expanded or run.
+
 Placeholders (`<distro>`, `<branch>`) are for the person to replace: they come from code only and are
 quoted like any other word (`'<distro>'`), so a line pasted unchanged fails on a literal argument
 instead of redirecting from or into a file.
@@ -23,13 +35,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gpudoctor.sanitize import INVISIBLE
+
 TARGETS = ("posix", "fish", "powershell", "cmd")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PLACEHOLDER = re.compile(r"<[a-z][a-z0-9-]*>\Z")
 # Characters no target can show or hold safely in one argument: C0 and C1 controls, DEL, and what the
-# terminal sanitizer would rewrite (bidirectional overrides, zero-width characters), since the line a
-# person sees and pastes must be the line that was rendered.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+# terminal sanitizer would rewrite (every default-ignorable code point: bidirectional overrides,
+# zero-width characters, tag characters, Hangul fillers), since the line a person sees and pastes must
+# be the line that was rendered.
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")
 
 
 class Unrenderable(ValueError):
@@ -58,13 +73,16 @@ class Cmd:
     """One program run: argv[0] is the program. `root`: needs administrator rights (sudo on POSIX).
 
     `pipe` is a second argument vector the output is filtered through (`| grep -E ...`); `note` is a
-    short comment shown after the command (code's own words, never machine data).
+    short comment shown on the line before the command. `as_user` (a numeric uid): the command runs
+    a file that user can change, so a root shell must run it as that user (`sudo -u '#1000' ...`),
+    never as root (gpudoctor.doctor.for_root).
     """
 
     argv: tuple[Arg, ...]
     root: bool = False
     pipe: tuple[Arg, ...] = ()
     note: str = ""
+    as_user: int | None = None
 
     def __post_init__(self) -> None:
         if not self.argv:
@@ -86,6 +104,8 @@ class Cmd:
             out["pipe"] = [str(a) for a in self.pipe]
         if self.note:
             out["note"] = self.note
+        if self.as_user is not None:
+            out["as_user"] = self.as_user
         return out
 
 
@@ -139,18 +159,32 @@ def _check(value: str, target: str) -> None:
 
 
 def quote_posix(value: str) -> str:
+    """One word that bash, dash, zsh, ksh and fish all read as `value` (see the module doc)."""
     _check(value, "POSIX shell")
     # zsh expands a word that starts with "=" (=cmd is the path of cmd): quote those too.
     if value and _POSIX_SAFE.match(value) and not value.startswith("="):
         return value
-    return "'" + value.replace("'", "'\"'\"'") + "'"
+    if not value:
+        return "''"
+    parts = []
+    for run in _SPECIAL_RUNS.split(value):
+        if not run:
+            continue
+        if run[0] in "'\\":
+            # Inside double quotes `\\` is one backslash and `'` itself in every POSIX shell and in fish.
+            parts.append('"' + run.replace("\\", "\\\\") + '"')
+        else:
+            parts.append("'" + run + "'")
+    return "".join(parts)
+
+
+# Runs of the characters fish reads as escapes inside single quotes, and runs of everything else.
+_SPECIAL_RUNS = re.compile(r"([\\']+)")
 
 
 def quote_fish(value: str) -> str:
-    _check(value, "fish")
-    if value and _POSIX_SAFE.match(value):
-        return value
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    """The same word as quote_posix: one string that every POSIX shell and fish read alike."""
+    return quote_posix(value)
 
 
 # PowerShell takes the typographic single quotes as quote characters too: each must be doubled.
@@ -201,31 +235,61 @@ def _argv(argv: Iterable[Arg], target: str) -> str:
     return " ".join(words)
 
 
+# A note's words: letters, digits and punctuation no shell acts on, also where `#` starts no comment
+# (interactive zsh). Quotes become typographic lookalikes, `;` a comma, the rest a space.
+_NOTE_MAP = {"'": "\u2019", '"': "\u201d", ";": ",", "<": "\u2039", ">": "\u203a", "(": "", ")": ""}
+_NOTE_SAFE = re.compile(r"[\w .,:/+@%=\u2019\u201d\u2039\u203a-]")
+
+
+def note_text(text: str) -> str:
+    """`text` as a note's words: one line, nothing in it that a shell expands, quotes or runs."""
+    text = _CONTROL.sub(" ", text)
+    text = "".join(_NOTE_MAP.get(c, c) if _NOTE_SAFE.match(_NOTE_MAP.get(c, c) or " ") else " " for c in text)
+    # A word starting with `=` is expanded by zsh (=cmd is a path): the sign never starts a word.
+    return " ".join(w.lstrip("=") or "is" for w in text.split())
+
+
 def _note(text: str, target: str) -> str:
+    """The note as a line of its own ('' for none)."""
     if not text:
         return ""
-    text = " ".join(_CONTROL.sub(" ", text).split())
-    return ("  REM " if target == "cmd" else "  # ") + text
+    words = note_text(text)
+    if not words:
+        return ""
+    return ("REM " if target == "cmd" else "# ") + words
+
+
+def render_lines(line: Line, target: str = "posix") -> list[str]:
+    """The note's line (if any) and the command's line. Raises Unrenderable."""
+    text = render(line, target)
+    note = line.note
+    if isinstance(line, Cmd) and line.root and target in ("powershell", "cmd"):
+        note = ("as Administrator; " + note) if note else "as Administrator"
+    if isinstance(line, Cmd) and line.as_user is not None and target in ("posix", "fish"):
+        lead = f"as the user uid {line.as_user}, not as root: it runs files that user can change"
+        note = f"{lead}; {note}" if note else lead
+    first = _note(note, target)
+    return [first, text] if first else [text]
 
 
 def render(line: Line, target: str = "posix") -> str:
-    """One line of text for `target` that runs exactly this command. Raises Unrenderable."""
+    """One line of text for `target` that runs exactly this command (its note: render_lines). Raises Unrenderable."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}")
     if isinstance(line, Cmd):
         text = _argv(line.argv, target)
-        if line.root and target in ("posix", "fish"):
+        if line.as_user is not None and target in ("posix", "fish"):
+            # Root runs it as the user who can change it: what that user could plant runs as them only.
+            text = "sudo -u " + quote_posix(f"#{line.as_user}") + " " + text
+        elif line.root and target in ("posix", "fish"):
             text = "sudo " + text
         if line.pipe:
             text += " | " + _argv(line.pipe, target)
-        note = line.note
-        if line.root and target in ("powershell", "cmd"):
-            note = ("as Administrator; " + note) if note else "as Administrator"
-        return text + _note(note, target)
+        return text
     if isinstance(line, SetEnv):
-        return _setenv(line, target) + _note(line.note, target)
+        return _setenv(line, target)
     if isinstance(line, EvalShell):
-        return _eval_shell(line, target) + _note(line.note, target)
+        return _eval_shell(line, target)
     raise TypeError(f"not a command: {line!r}")
 
 
@@ -255,13 +319,14 @@ def _eval_shell(line: EvalShell, target: str) -> str:
 
 
 def render_all(lines: Iterable[Line], target: str = "posix") -> list[str]:
-    """Each line rendered; one that the target cannot hold becomes a comment saying so (never a command)."""
+    """Each line rendered, its note on a line before it; one that the target cannot hold becomes a note
+    saying so (never a command)."""
     out = []
     for line in lines:
         try:
-            out.append(render(line, target))
+            out += render_lines(line, target)
         except Unrenderable as exc:
-            out.append(_note(f"not shown: {exc}", target).strip())
+            out.append(_note(f"not shown: {exc}", target))
     return out
 
 

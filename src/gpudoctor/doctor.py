@@ -25,4 +25,41 @@ def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: st
     timings = dict(facts.timings_s)
     timings["probes_total"] = round(probed - start, 4)
     timings["checks_total"] = round(time.monotonic() - probed, 4)
+    if host.mode == "live" and getattr(host, "root", "/") == "/":
+        findings = for_root(findings)
     return Report(facts, sort_findings(findings), host.mode, timings, internal, matrix_path)
+
+
+def for_root(findings: list) -> list:
+    """Run as root: each printed command whose program is a file another user can change (their venv's
+    python) is printed to run as that user (`sudo -u '#UID' ...`, gpudoctor.cmdline.Cmd.as_user) with a
+    note saying why, never as root; one that no single user owns but others can change says so.
+    Not root: the findings unchanged."""
+    from dataclasses import replace
+
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.trust import run_as_owner, running_as_root
+
+    if not running_as_root():
+        return findings
+    seen: dict[str, tuple[int | None, str] | None] = {}
+
+    def one(c):
+        if not isinstance(c, Cmd) or not isinstance(c.argv[0], str) or not c.argv[0].startswith("/"):
+            return c
+        if c.argv[0] not in seen:
+            seen[c.argv[0]] = run_as_owner(c.argv[0])
+        found = seen[c.argv[0]]
+        if found is None:
+            return c
+        uid, why = found
+        if uid is not None:
+            return replace(c, as_user=uid, root=False)
+        return replace(c, note=f"not as root: {why}; " + c.note if c.note else f"not as root: {why}")
+
+    def remedy(r):
+        if r is None:
+            return None
+        return replace(r, commands=tuple(one(c) for c in r.commands), alternative=remedy(r.alternative))
+
+    return [replace(f, remediation=remedy(f.remediation)) for f in findings]

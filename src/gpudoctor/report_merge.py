@@ -41,6 +41,10 @@ DETAIL_LIMIT = 50  # up to this many nodes, the text view has one line per node
 SHOWN_NAMES = 5  # beyond it, each group names this many nodes and counts the rest
 MAX_GROUPS = 1000  # distinct values per fact, titles per code, finding sets, failed nodes kept
 MAX_TEXT = 1024  # a fact value, title, error or name kept at most this long
+# What one report may bring: a node has tens of findings; one hostile report of 250,000 must not fill the
+# merge. The rest is counted in one "report-capped" line of that node, so the cut is said, not silent.
+MAX_FINDINGS_PER_REPORT = 256
+MAX_REQUIREMENTS_PER_REPORT = 256
 OTHER = "(other values)"
 
 # The facts compared between nodes, in display order: key -> label.
@@ -179,14 +183,27 @@ def iter_reports(files: Iterable[str]) -> Iterator[tuple[str, str, dict[str, Any
         stem = os.path.basename(path)
         stem = stem[: -len(".json")] if stem.endswith(".json") else stem
         try:
-            docs = parse_json_documents(read_input_text(path, "report"), path, "report")
+            text = read_input_text(path, "report")
         except GpudoctorError as exc:  # InputError, and MissingInput for a file gone since it was listed
             yield Unreadable(path, _cut(_without_path(exc.message, path)))
             continue
+        try:
+            docs = parse_json_documents(text, path, "report")
+        except GpudoctorError as exc:
+            # Whole reports before the problem (srun's outputs, then a truncated or garbled one) still count.
+            docs = _documents_before_error(text)
+            if not docs:
+                yield Unreadable(path, _cut(_without_path(exc.message, path)))
+                continue
+            docs.append(Unreadable(f"{path}#{len(docs) + 1}", _cut(_without_path(exc.message, path))))
+        del text
         if not docs:
             yield Unreadable(path, "empty file")
             continue
         for k, doc in enumerate(docs, 1):
+            if isinstance(doc, Unreadable):
+                yield doc
+                continue
             where = path if len(docs) == 1 else f"{path}#{k}"
             if not isinstance(doc, dict) or doc.get("schema") != REPORT_SCHEMA:
                 got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
@@ -194,6 +211,28 @@ def iter_reports(files: Iterable[str]) -> Iterator[tuple[str, str, dict[str, Any
                 continue
             yield (stem if len(docs) == 1 else f"{stem}#{k}", where, doc)
         del docs
+
+
+def _documents_before_error(text: str) -> list[Any]:
+    """The JSON documents that `text` holds whole before its first unreadable part (each within the
+    nesting bound of gpudoctor.bounded)."""
+    from gpudoctor.bounded import decoder, json_depth_ok
+
+    dec = decoder()
+    docs: list[Any] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            return docs
+        try:
+            value, i = dec.raw_decode(text, i)
+        except (ValueError, RecursionError):
+            return docs
+        if not json_depth_ok(value):
+            return docs
+        docs.append(value)
 
 
 def read_reports(files: Iterable[str]) -> tuple[list[tuple[str, str, dict[str, Any]]], list[Unreadable]]:
@@ -304,16 +343,79 @@ def _finding(f: dict[str, Any]) -> dict[str, Any]:
 def _node(name: str, source: str, doc: dict[str, Any]) -> Node:
     exit_code = doc.get("exit_code")
     facts = node_facts(doc.get("facts")) if "facts" in doc else {}
+    raw = _list(doc.get("findings"))
+    findings = [_finding(f) for f in raw[:MAX_FINDINGS_PER_REPORT]]
+    if len(raw) > MAX_FINDINGS_PER_REPORT:
+        findings.append(
+            {
+                "code": "report-capped",
+                "severity": "info",
+                "title": f"{len(raw) - MAX_FINDINGS_PER_REPORT} more findings not merged: "
+                f"one report brings at most {MAX_FINDINGS_PER_REPORT}",
+            }
+        )
+    requirements = [_requirement(r) for r in _list(doc.get("requirements"))[:MAX_REQUIREMENTS_PER_REPORT]]
     return Node(
         name,
         source,
         str(doc.get("status") or ("doctor-error" if doc.get("error") else "healthy")),
         exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None,
-        [_finding(f) for f in _list(doc.get("findings")) if isinstance(f, dict)],
+        findings,
         {k: _cut(v) for k, v in facts.items()},
-        [r for r in _list(doc.get("requirements")) if isinstance(r, dict)],
+        requirements,
         _error_text(doc.get("error")),
     )
+
+
+def _requirement(r: dict[str, Any]) -> dict[str, Any]:
+    """A requirement's outcome as merging keeps it: its scalar fields, texts cut (nothing nested grows the merge)."""
+    return {
+        _cut(str(k), 100): (_cut(v) if isinstance(v, str) else v)
+        for k, v in list(r.items())[:32]
+        if v is None or isinstance(v, (str, int, float, bool))
+    }
+
+
+# What a report's fields must be (schema gpudoctor.report/1): a field of another type makes the report
+# unreadable with this named, rather than read as something it does not say.
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "node": (str,),
+    "status": (str,),
+    "exit_code": (int,),
+    "findings": (list,),
+    "facts": (dict,),
+    "requirements": (list,),
+    "error": (dict, type(None)),
+}
+_FINDING_TYPES: dict[str, tuple[type, ...]] = {"code": (str,), "severity": (str,), "title": (str,)}
+
+
+def type_problem(doc: dict[str, Any]) -> str | None:
+    """None when the fields merging reads have their types; else which field is wrong, in one clause."""
+
+    def kind(value: Any) -> str:
+        return (
+            "null"
+            if value is None
+            else {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), "a number")
+        )
+
+    for name, types in _FIELD_TYPES.items():
+        if name in doc and (not isinstance(doc[name], types) or isinstance(doc[name], bool)):
+            want = " or ".join(kind(t()) if t is not type(None) else "null" for t in types)
+            return f"field {name!r} is {kind(doc[name])}, not {want}"
+    for i, f in enumerate(doc.get("findings") or []):
+        if not isinstance(f, dict):
+            return f"findings[{i}] is {kind(f)}, not an object"
+        for name, types in _FINDING_TYPES.items():
+            if name not in f or not isinstance(f[name], types):
+                return f"findings[{i}].{name} is {kind(f.get(name)) if name in f else 'missing'}, not a string"
+        if f["severity"] not in _SEVERITY_RANK:
+            return f"findings[{i}].severity is {f['severity'][:20]!r}, not one of info, warning, error"
+    for i, r in enumerate(doc.get("requirements") or []):
+        if not isinstance(r, dict):
+            return f"requirements[{i}] is {kind(r)}, not an object"
+    return None
 
 
 def _list(value: Any) -> list[Any]:
@@ -518,6 +620,9 @@ def read_baseline(path: str) -> Node:
 
 def summarize(default_name: str, source: str, doc: dict[str, Any]) -> Node | Unreadable:
     """One report as the merge keeps it (named by its `node`, else `default_name`; made unique later)."""
+    problem = type_problem(doc)
+    if problem:
+        return Unreadable(source, _cut(f"malformed report: {problem}"))
     try:
         return _node(_cut(str(doc.get("node") or default_name), 256), source, doc)
     except (AttributeError, TypeError, ValueError, KeyError) as exc:

@@ -12,16 +12,28 @@ from __future__ import annotations
 import re
 from typing import IO, Any
 
-# C0 controls, DEL, C1 controls; bidirectional embeddings, overrides and isolates; line and paragraph
-# separators; zero-width joiners and the BOM, which hide text.
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-_UNSAFE_NO_NL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+# Characters a terminal acts on or a reader cannot see: C0 controls, DEL, C1 controls; line and
+# paragraph separators; and every Unicode default-ignorable code point (Unicode's
+# DerivedCoreProperties.txt, Default_Ignorable_Code_Point, Unicode 15.1): the soft hyphen, combining
+# grapheme joiner, Arabic letter mark, Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), Khmer vowel
+# inherents, Mongolian variation selectors, zero-width characters and joiners, bidirectional marks,
+# embeddings, overrides and isolates, invisible operators, variation selectors, the BOM, tag
+# characters (U+E0000-U+E0FFF) and the other reserved ignorables. Shown escaped, never passed on.
+# cmdline.py refuses the same set in a command (what is shown must be what runs).
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
+_UNSAFE_NO_NL = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")
 
 
 def _escape(m: re.Match) -> str:
     c = m.group(0)
     n = ord(c)
-    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
+    if n < 0x100:
+        return f"\\x{n:02x}"
+    return f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
 
 def clean(text: Any, *, newlines: bool = True) -> str:

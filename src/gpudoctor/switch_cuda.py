@@ -261,7 +261,7 @@ def install_lines(facts: Facts, requested: str, matrix=None) -> tuple[str, ...]:
     dotted = f"{want[0]}.{want[1]}"
     inst = toolkit_install(facts, matrix or load_matrix(), dotted)
     if inst.commands:
-        lines = ["Install it:", *("  " + cmdline.render(c) for c in inst.commands)]
+        lines = ["Install it:", *("  " + line for line in cmdline.render_all(inst.commands))]
         lines += [inst.says] if inst.says else []
     elif inst.says:
         lines = [inst.says]
@@ -269,7 +269,7 @@ def install_lines(facts: Facts, requested: str, matrix=None) -> tuple[str, ...]:
         lines = [f"Install it with {runfile_hint(dotted)}."]
     conda = conda_install(dotted)
     if conda is not None and inst.packaged is not False:  # the not-packaged summary already names conda
-        lines += ["Or into a conda environment:", "  " + cmdline.render(conda)]
+        lines += ["Or into a conda environment:", *("  " + line for line in cmdline.render_all([conda]))]
     lines.append(
         "(pip's nvidia-cuda-nvcc and nvidia-cuda-runtime wheels put nvcc and the runtime inside a Python "
         "environment; they make a toolkit for switch-cuda only once assembled into one directory, such as /usr/local/cuda-X.Y.)"

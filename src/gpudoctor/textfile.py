@@ -1,19 +1,16 @@
 """`check --textfile DIR`: write one output file into a directory that another program reads on its own
 schedule (node_exporter's textfile collector, NFD's features.d), so that it never reads half a file.
 
-The text is written to a hidden temporary file in DIR itself (same filesystem: rename(2) is atomic),
-fsynced, made world-readable (the collector may run as another user), then renamed over the target.
-Both readers skip the temporary file: node_exporter reads only `*.prom`, NFD skips names that start
-with a dot. A temporary file is created with O_EXCL under a random name (mkstemp), and rename replaces
-a link at the target rather than following it, so a directory others can write into cannot redirect
-the write.
+The text is written by gpudoctor.atomicfile (the one atomic writer): a hidden temporary file in DIR
+itself (same filesystem: rename(2) is atomic), made world-readable on its descriptor (the collector
+may run as another user), fsynced, then renamed over the target. Both readers skip the temporary
+file: node_exporter reads only `*.prom`, NFD skips names that start with a dot. DIR's owner cannot
+redirect the write nor, by swapping a link in for the temporary file, make another file readable.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 
 from gpudoctor.errors import GpudoctorError, UsageError
 
@@ -34,21 +31,11 @@ def check_directory(path: str, output_format: str) -> None:
 
 def write_atomic(directory: str, name: str, text: str) -> str:
     """Replace DIR/NAME with `text` in one step; the path written. A failure is a GpudoctorError (exit 3)."""
+    from gpudoctor.atomicfile import write_file
+
     target = os.path.join(directory, name)
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-        tmp = None
+        # World-readable: the collector may run as another user. Set on the descriptor (gpudoctor.atomicfile).
+        return write_file(directory, name, text.encode("utf-8"), mode=0o644)
     except OSError as exc:
         raise GpudoctorError(f"cannot write {target}: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-    return target

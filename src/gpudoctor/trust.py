@@ -109,3 +109,140 @@ def refuse_on_host(host, path: str) -> str | None:
 def not_run_note(path: str, why: str) -> str:
     """The probe note for a program root did not run."""
     return f"{path} was not run: gpudoctor runs as root and {why}, so it was read as files only"
+
+
+def _owner_problem(path: str, stat_fn: StatFn = os.lstat) -> int | None:
+    """The uid of the first non-root owner on `path`'s way (as named, then resolved); None when there is none."""
+    for p in dict.fromkeys((path, os.path.realpath(path))):
+        for entry in _ancestry(p):
+            try:
+                uid = stat_fn(entry).st_uid
+            except OSError:
+                break
+            if uid != 0:
+                return uid
+    return None
+
+
+def search_path_for_root(
+    entries: str | None, what: str, stat_fn: StatFn = os.lstat, resolve: Callable[[str], str] | None = os.path.realpath
+) -> tuple[str, list[str]]:
+    """A PATH-like list (`a:b:c`) with only the directories root may trust, and a note per entry left out.
+
+    Left out: a relative entry (`.`, `bin`, and the empty entry that a leading, doubled or trailing
+    `:` means: the current directory), and a directory someone other than root can change
+    (untrusted_reason). What remains is in its order; `what` names the variable in the notes.
+    """
+    kept: list[str] = []
+    notes: list[str] = []
+    if not entries:
+        return "", notes
+    for entry in entries.split(":"):
+        if not entry.startswith("/"):
+            shown = entry or "an empty entry (the current directory)"
+            notes.append(f"{what}: {shown} skipped: relative to the current directory, which root does not choose")
+            continue
+        why = untrusted_reason(entry, stat_fn, resolve)
+        if why:
+            notes.append(f"{what}: {entry} skipped: {why}")
+            continue
+        if entry not in kept:
+            kept.append(entry)
+    return ":".join(kept), notes
+
+
+def environ_for_root(environ: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The environment a program started by root gets: PATH and LD_LIBRARY_PATH without the entries
+    root may not trust (search_path_for_root), LD_PRELOAD and LD_AUDIT without libraries someone else
+    can change; the notes say what was left out. Not root: the environment unchanged, no notes."""
+    if not running_as_root():
+        return dict(environ), []
+    out = dict(environ)
+    notes: list[str] = []
+    if "PATH" in environ:
+        out["PATH"], skipped = search_path_for_root(environ["PATH"], "PATH")
+        notes += skipped
+    for name in ("LD_LIBRARY_PATH",):
+        if name in environ:
+            kept, skipped = search_path_for_root(environ[name], name)
+            notes += skipped
+            if kept:
+                out[name] = kept
+            else:
+                del out[name]
+    for name in ("LD_PRELOAD", "LD_AUDIT"):
+        if name in environ:
+            libs = [lib for lib in environ[name].replace(" ", ":").split(":") if lib]
+            bad = [lib for lib in libs if not lib.startswith("/") or untrusted_reason(lib)]
+            if bad:
+                notes.append(f"{name}: {', '.join(bad)} not passed on: a library someone other than root can change")
+                good = [lib for lib in libs if lib not in bad]
+                if good:
+                    out[name] = ":".join(good)
+                else:
+                    del out[name]
+    return out, notes
+
+
+def run_as_owner(argv0: str, stat_fn: StatFn = os.lstat) -> tuple[int | None, str] | None:
+    """For a command printed for root to paste: None when `argv0` (an absolute program path) is root's
+    own; else (the uid of the user who can change it, or None when it is not one user's) and why."""
+    if not argv0.startswith("/"):
+        return None
+    probe = argv0
+    while not os.path.lexists(probe) and probe != "/":
+        probe = posixpath.dirname(probe)
+    why = untrusted_reason(probe, stat_fn)
+    if why is None:
+        return None
+    return _owner_problem(probe, stat_fn), why
+
+
+# Where the dynamic loader looks after LD_LIBRARY_PATH (ld.so(8)), for library_for_root.
+_DEFAULT_LIB_DIRS = (
+    "/lib",
+    "/usr/lib",
+    "/lib64",
+    "/usr/lib64",
+    "/lib/x86_64-linux-gnu",
+    "/usr/lib/x86_64-linux-gnu",
+    "/lib/aarch64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib/wsl/lib",
+)
+
+
+def _ld_so_conf_dirs(path: str = "/etc/ld.so.conf", _depth: int = 0) -> list[str]:
+    """The directories /etc/ld.so.conf names (its `include` globs followed, a few levels deep)."""
+    import glob
+
+    out: list[str] = []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read(256 * 1024).splitlines()
+    except OSError:
+        return out
+    for raw in lines:
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("include ") and _depth < 4:
+            for inc in sorted(glob.glob(line[len("include ") :].strip())):
+                out += _ld_so_conf_dirs(inc, _depth + 1)
+        elif line.startswith("/"):
+            out.append(line)
+    return out
+
+
+def library_for_root(soname: str, environ: dict[str, str] | None = None) -> str | None:
+    """As root: the absolute path of `soname` in the first directory only root can change, searched as the
+    loader would (LD_LIBRARY_PATH's trusted entries, ld.so.conf's directories, the default ones); None
+    when there is none. The loader read LD_LIBRARY_PATH when this process started, so a user's entry
+    cannot be taken out of a plain dlopen(soname) any more: root loads the library by this path instead,
+    and a later dlopen(soname) (pynvml's) gets the copy already loaded."""
+    env = os.environ if environ is None else environ
+    trusted, _ = search_path_for_root(env.get("LD_LIBRARY_PATH"), "LD_LIBRARY_PATH")
+    dirs = [d for d in trusted.split(":") if d] + _ld_so_conf_dirs() + list(_DEFAULT_LIB_DIRS)
+    for d in dict.fromkeys(dirs):
+        candidate = posixpath.join(d, soname)
+        if os.path.exists(candidate) and untrusted_reason(candidate) is None:
+            return candidate
+    return None

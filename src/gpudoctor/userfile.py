@@ -7,6 +7,10 @@
 - **Atomic.** Written, fsynced, then renamed over the target (rename(2) replaces in one step), and
   the directory fsynced: at every instant the file is whole, old or new. A file that cannot be
   renamed over (a bind-mounted file: EBUSY, EXDEV) is written in place instead, the backup kept.
+- **Hard links and read-only files respected.** A file with other hard links is written in place (its
+  backup kept), so every name still shows one file; a read-only file is left as it is.
+- **Checked before anything runs.** check_writable refuses a directory, a link loop, a file that is not
+  regular or is read-only before `fix` runs its first step.
 - **A backup.** The previous content is kept as FILE.gpudoctor-bak beside the target, same owner and mode.
 - **Root trusts no one else's files.** Run as root, a file that a non-root user controls (it, or a
   directory or link on the way to it, is theirs) is not written: the user could have pointed the
@@ -15,12 +19,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
-import secrets
 import stat
 
+from gpudoctor.atomicfile import umask
 from gpudoctor.errors import UnsafeOperation
 
 BACKUP_SUFFIX = ".gpudoctor-bak"
@@ -58,52 +61,45 @@ def _refuse_as_root(path: str, real: str) -> None:
         )
 
 
-def _fsync_dir(directory: str) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _write_new(directory: str, name: str, data: bytes, like: os.stat_result | None) -> str:
-    """A new file in `directory` holding `data`, with `like`'s owner and mode; returns its path."""
-    tmp = os.path.join(directory, f".{name}.gpudoctor-{secrets.token_hex(4)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0), 0o600)
+def check_writable(path: str) -> None:
+    """Before anything else runs: UnsafeOperation when `path` cannot take a line the way write_preserving
+    writes it (a directory, a link loop, not a regular file, read-only, or root and someone else's file)."""
+    path = os.path.abspath(os.path.expanduser(path))
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-            if like is not None:
-                if (like.st_uid, like.st_gid) != (os.fstat(fh.fileno()).st_uid, os.fstat(fh.fileno()).st_gid):
-                    os.fchown(fh.fileno(), like.st_uid, like.st_gid)
-                os.fchmod(fh.fileno(), like.st_mode & 0o7777)
-            else:
-                os.fchmod(fh.fileno(), 0o644 & ~_umask())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+        st = os.stat(path)
+    except FileNotFoundError:
+        # No file yet (or a dangling link: the file it names is created): its directory must exist.
+        if not os.path.isdir(os.path.dirname(os.path.realpath(path))):
+            raise UnsafeOperation(f"{path}: its directory does not exist; nothing written") from None
+        _refuse_as_root(path, os.path.realpath(path))
+        return
+    except OSError as exc:
+        # ELOOP (a link loop), EACCES, ENAMETOOLONG: said now, before any step of the fix runs.
+        raise UnsafeOperation(f"{path} cannot be used: {exc.strerror or exc}; nothing written") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UnsafeOperation(f"{path} is a directory, not a file; nothing written", "name the file itself (~/.bashrc, .env)")
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeOperation(f"{path} is not a regular file; nothing written")
+    if not st.st_mode & stat.S_IWUSR:
+        raise UnsafeOperation(
+            f"{path} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); left as it is",
+            "make it writable first if it should change",
+        )
+    _refuse_as_root(path, os.path.realpath(path))
 
 
 def write_preserving(path: str, text: str) -> str | None:
     """Replace the content of `path` (following links) with `text`, as the module doc says.
 
     Returns the backup's path (None when there was no file before). Raises UnsafeOperation when the
-    file cannot be changed that way (root and someone else's file; its owner cannot be kept).
+    file cannot be changed that way (root and someone else's file; its owner cannot be kept; it is
+    read-only, a directory or not a regular file: check_writable).
     """
+    from gpudoctor.atomicfile import write_file
+
+    check_writable(path)
     path = os.path.abspath(os.path.expanduser(path))
     real = os.path.realpath(path)
-    _refuse_as_root(path, real)
     directory, name = os.path.split(real)
     data = text.encode("utf-8", "surrogateescape")
     try:
@@ -115,29 +111,30 @@ def write_preserving(path: str, text: str) -> str | None:
         backup = real + BACKUP_SUFFIX
         old = read_text(real).encode("utf-8", "surrogateescape")
         try:
-            tmp_backup = _write_new(directory, name + BACKUP_SUFFIX, old, before)
-            os.replace(tmp_backup, backup)
+            write_file(directory, name + BACKUP_SUFFIX, old, mode=before.st_mode, owner=(before.st_uid, before.st_gid))
         except PermissionError:
             raise UnsafeOperation(
                 f"cannot keep {path}'s owner and a backup beside it (owned by uid {before.st_uid}); left as it is",
                 "run the fix as the user who owns the file",
             ) from None
-    tmp = _write_new(directory, name, data, before)
+        if before.st_nlink > 1:
+            # Hard links: a rename would split them (the other names keep the old text); every name must see the change.
+            return _write_in_place(real, data, backup)
+    owner = (before.st_uid, before.st_gid) if before is not None else None
+    mode = before.st_mode if before is not None else 0o644 & ~umask()
     try:
-        os.replace(tmp, real)
+        write_file(directory, name, data, mode=mode, owner=owner)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         if exc.errno in (errno.EBUSY, errno.EXDEV) and before is not None:
             return _write_in_place(real, data, backup)  # a bind-mounted file cannot be renamed over
         raise
-    _fsync_dir(directory)
     return backup
 
 
 def _write_in_place(real: str, data: bytes, backup: str | None) -> str | None:
-    """Not atomic (the backup is the way back): for files whose directory cannot take a new file."""
-    fd = os.open(real, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    """Not atomic (the backup is the way back): for files whose directory cannot take a new file, and
+    hard-linked files (every link keeps seeing one file)."""
+    fd = os.open(real, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "wb") as fh:
         fh.truncate(0)
         fh.write(data)

@@ -187,7 +187,7 @@ def test_textfile_write_failure_leaves_old_file(gd, tmp_path, monkeypatch):
     d.mkdir()
     (d / "gpudoctor.prom").write_text("old\n", encoding="utf-8")
 
-    def fail(src, dst):
+    def fail(src, dst, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", fail)

@@ -207,7 +207,8 @@ def test_refuses_a_version_that_is_not_installed(tmp_path):
         "12.8.2 (/usr/local/cuda-12.8), 13.0.88 (/usr/local/cuda-13.0))"
     )
     # The temporary root says Ubuntu 22.04: NVIDIA's ubuntu2204 repository, set up first (compat_matrix/cuda_repos.toml).
-    assert "  sudo apt-get install -y cuda-toolkit-12-4  # NVIDIA's ubuntu2204 repository" in lines
+    at = lines.index("  sudo apt-get install -y cuda-toolkit-12-4")
+    assert lines[at - 1] == "  # NVIDIA\u2019s ubuntu2204 repository"  # its note, the line before
 
 
 def test_refuses_an_incomplete_toolkit(tmp_path):

@@ -29,6 +29,11 @@ PAYLOADS: dict[str, str] = {
     "pipe-comment": f"| touch {MARKER} #",
     "and-and": f" && touch {MARKER}",
     "fish-paren": f"(touch {MARKER})",
+    # fish reads \\' and \\\\ as escapes inside single quotes: a quoting that put them there would end the word.
+    "backslash-quote": f"\\';touch {MARKER};#",
+    "backslash-quote-2": f"x\\'';touch {MARKER};#",
+    "backslash-dquote": f'\\\\"$(touch {MARKER})\\"',
+    "zsh-note": f"; before $(touch {MARKER}) it's",
     "osc-title": "\x1b]0;owned\x07",
     "osc52-clipboard": "\x1b]52;c;dG91Y2ggUFdORUQ=\x07",
     "clear-line": "\x1b[2K\rfake ok",
@@ -168,7 +173,33 @@ SHELL_PAYLOADS = (
     "pipe-comment",
     "and-and",
     "fish-paren",
+    "backslash-quote",
+    "backslash-quote-2",
+    "backslash-dquote",
+    "zsh-note",
 )
+
+# GitHub makes links, mentions and references of these (also behind backslash escapes).
+MARKDOWN_PAYLOADS = (
+    "_www.evil.example",
+    " x@evil.example ",
+    " \\@admin @admin ",
+    " \\#1 #12 owner/repo#3 ",
+    " https://evil.example/a ",
+    "[l](https://evil.example)<img src=x>",
+    "`` ` ```",
+)
+
+
+def markdown_cases() -> list[Case]:
+    """Each markdown payload on each anchor of a few machines (GPU name, versions, paths, env values)."""
+    out = []
+    for slug in BASES[:6]:
+        base = _hide_interpreter(load_base(slug))
+        for kind, anchor in sorted(anchors(base).items()):
+            for i, payload in enumerate(MARKDOWN_PAYLOADS):
+                out.append(Case(f"{slug}/{kind}/markdown-{i}", slug, _replace(base, anchor, anchor + payload)))
+    return out
 
 
 def shell_cases() -> list[Case]:

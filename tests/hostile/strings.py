@@ -32,6 +32,15 @@ HOSTILE = (
     "[link](javascript:alert(1)) ![img](https://example.invalid/x.png)",
     "**bold** _em_ ~~del~~ $x^2$",
     "back\\slash\\|pipe",
+    # GitHub autolinks, mentions and references, also behind the backslash escapes that do not stop them.
+    "_www.example.com",
+    "see www.example.com/x",
+    "x@y.co",
+    "\\@admin and @admin",
+    "\\#1 and #12 and owner/repo#3 and GH-4",
+    "https://evil.example/a?b=c",
+    "<https://evil.example>",
+    "`` ` ``` a `````",
     # Terminal controls: OSC 52 clipboard write, window title, clear line, bidi override.
     "\x1b]52;c;ZXZpbA==\x07",
     "\x1b]0;owned\x07title",

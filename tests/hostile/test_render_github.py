@@ -168,10 +168,11 @@ def test_hostile_data_keeps_the_summary_tables_and_adds_no_html(h):
 
 
 def test_summary_cells_keep_the_text_readable():
-    assert _cell("a|b") == "a\\|b"
-    assert _cell("<script>") == "&lt;script&gt;"
-    assert _cell("two\nlines") == "two<br>lines"
-    assert _cell("**x**") == "\\*\\*x\\*\\*"
+    # Each line of data a code span: literal inside (no entity, no escape needed but the table's `|`).
+    assert _cell("a|b") == "`a\\|b`"
+    assert _cell("<script>") == "`<script>`"
+    assert _cell("two\nlines") == "`two`<br>`lines`"
+    assert _cell("**x**") == "`**x**`"
     assert _code("a|b") == "`a\\|b`"
     assert _code("x`y") == "``x`y``"
     assert _code("`") == "`` ` ``"

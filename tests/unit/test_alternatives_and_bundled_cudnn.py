@@ -64,13 +64,17 @@ def test_an_alternative_is_printed_after_the_step_and_labelled_in_posix():
     (step,) = plan.steps
     assert step.component == "toolkit"
     assert step.lines() == [
-        "sudo gpudoctor switch-cuda 11.8  # re-points /usr/local/cuda for everyone",
-        'eval "$(gpudoctor switch-cuda 11.8 --shell)"  # this shell',
+        "# re-points /usr/local/cuda for everyone",
+        "sudo gpudoctor switch-cuda 11.8",
+        "# this shell",
+        'eval "$(gpudoctor switch-cuda 11.8 --shell)"',
     ]  # the alternative's pip line is not among the commands to run
     assert step.printed() == [
         "Build extensions with a CUDA 11.x toolkit.",
-        "sudo gpudoctor switch-cuda 11.8  # re-points /usr/local/cuda for everyone",
-        'eval "$(gpudoctor switch-cuda 11.8 --shell)"  # this shell',
+        "# re-points /usr/local/cuda for everyone",
+        "sudo gpudoctor switch-cuda 11.8",
+        "# this shell",
+        'eval "$(gpudoctor switch-cuda 11.8 --shell)"',
         "or instead (PyTorch, for toolkit-torch-major-mismatch): Move PyTorch to nvcc's CUDA major (12.2).",
         "'/opt/my env/bin/python' -m pip install torch==2.1.2+cu121 --index-url https://download.pytorch.org/whl/cu121",
     ]
@@ -81,8 +85,10 @@ def test_an_alternative_is_rendered_for_powershell_too():
     plan = prescribe.build([mismatch(TOOLKIT_FIRST)], "powershell")
     assert plan.steps[0].printed(plan.target) == [
         "Build extensions with a CUDA 11.x toolkit.",
-        "gpudoctor switch-cuda 11.8  # as Administrator; re-points /usr/local/cuda for everyone",
-        "gpudoctor switch-cuda 11.8 --shell powershell | Invoke-Expression  # this shell",
+        "# as Administrator, re-points /usr/local/cuda for everyone",
+        "gpudoctor switch-cuda 11.8",
+        "# this shell",
+        "gpudoctor switch-cuda 11.8 --shell powershell | Invoke-Expression",
         "or instead (PyTorch, for toolkit-torch-major-mismatch): Move PyTorch to nvcc's CUDA major (12.2).",
         "& '/opt/my env/bin/python' -m pip install torch==2.1.2+cu121 --index-url https://download.pytorch.org/whl/cu121",
     ]

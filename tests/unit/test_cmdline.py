@@ -1,16 +1,17 @@
 """The one quoting layer: what is printed runs exactly the argument vector, in every shell people paste into.
 
-Each rendered line is run by the real shell (bash, dash, zsh, fish) with stub programs first on PATH
-that record the arguments they receive; injection attempts must arrive as plain arguments and create
-no file.
+Each rendered line (its note's line included) is run by the real shell (bash, dash, zsh, fish; zsh and
+bash also interactive, where zsh reads no `#` comments) with stub programs first on PATH that record the
+arguments they receive; injection attempts must arrive as plain arguments and create no file. A POSIX
+line is also pasted into fish: people paste what they see into the shell they have. PowerShell, where
+it cannot be installed, is checked statically (tests/hostile/shells.py).
 """
 
 from __future__ import annotations
 
 import random
-import shutil
+import re
 import stat
-import subprocess
 
 import pytest
 
@@ -21,11 +22,14 @@ from gpudoctor.cmdline import (
     SetEnv,
     Unrenderable,
     quote_cmd,
+    quote_fish,
+    quote_posix,
     quote_powershell,
     render,
     render_all,
     render_envfile,
 )
+from tests.hostile.shells import SHELLS, powershell_problem, run_script, shell_exe
 
 HOSTILE = [
     "2.1.0;touch PWNED;echo",
@@ -59,14 +63,18 @@ HOSTILE = [
     "'\\''",
     "=",
     "x=y",
+    # fish reads \\ and \' as escapes inside single quotes: each must stay a plain character.
+    "/usr\\';touch PWNED;#",
+    "x\\'';touch PWNED;#",
+    "\\",
+    "a\\\\'b",
+    '\\"$(touch PWNED)\\"',
 ]
 # Random strings of printable characters: every shell metacharacter comes up.
-_ALPHABET = "abcXYZ019 \t'\"\\$`!#&|;<>(){}[]*?~=%^,.:/@+-_\u2019\u00e9"
+_ALPHABET = "abcXYZ019 \t'\"\\$`!#&|;<>(){}[]*?~=%^,.:/@+-_\u2019\u00e9\\\\''"
 random.seed(1234)
 GENERATED = ["".join(random.choice(_ALPHABET) for _ in range(random.randint(1, 12))).replace("\t", " ") for _ in range(150)]
 VALUES = HOSTILE + GENERATED
-
-SHELLS = {"bash": ["bash", "--norc", "--noprofile"], "dash": ["dash"], "zsh": ["zsh", "-f"], "fish": ["fish", "--no-config"]}
 
 
 def _stub_dir(tmp_path):
@@ -83,12 +91,9 @@ def _stub_dir(tmp_path):
     return bin_dir
 
 
-@pytest.mark.parametrize("shell", sorted(SHELLS))
-def test_rendered_commands_run_exactly_their_argv(shell, tmp_path):
-    exe = shutil.which(SHELLS[shell][0])
-    if exe is None:
-        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root)")
-    target = "fish" if shell == "fish" else "posix"
+# Every shell runs the POSIX lines (a person pastes them into whatever shell they have); fish its own too.
+@pytest.mark.parametrize(("shell", "target"), [*((s, "posix") for s in sorted(SHELLS)), ("fish", "fish")])
+def test_rendered_commands_run_exactly_their_argv(shell, target, tmp_path):
     bin_dir = _stub_dir(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
@@ -96,26 +101,22 @@ def test_rendered_commands_run_exactly_their_argv(shell, tmp_path):
     expected = []
     lines = []
     for i, v in enumerate(VALUES):
-        cmd = Cmd(("printargs", str(i), v, "tail"), root=i % 3 == 0, note="a note; touch PWNED")
-        lines.append(render(cmd, target))
+        # The notes carry what a shell would run if it read them: `;`, `$()`, a quote, a redirection.
+        cmd = Cmd(("printargs", str(i), v, "tail"), root=i % 3 == 0, note="a note; touch PWNED $(touch PWNED) it's <x> `y`")
+        lines += render_all([cmd], target)
         expected.append([str(i), v, "tail"])
-    script = tmp_path / "script"
-    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "ARGS_LOG": str(log), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
-    proc = subprocess.run([*SHELLS[shell], str(script)], cwd=work, env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_script(shell, lines, cwd=work, env=env, home=tmp_path)
     got = [rec.split("\0")[:-1] for rec in log.read_text(encoding="utf-8").split("\x01")[:-1]]
-    assert got == expected
+    assert got == expected, proc.stderr[-2000:]
     assert not list(work.iterdir()), f"{shell}: a rendered command created files: {list(work.iterdir())}"
     assert not (bin_dir.parent / "PWNED").exists()
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 def test_setenv_sets_exactly_the_value(shell, tmp_path):
-    exe = shutil.which(SHELLS[shell][0])
-    if exe is None:
-        pytest.skip(f"{shell} is not installed (make test installs it with apt-get when run as root)")
-    target = "fish" if shell == "fish" else "posix"
+    shell_exe(shell)
+    target = "fish" if shell.startswith("fish") else "posix"
     bin_dir = _stub_dir(tmp_path)
     log = tmp_path / "args.log"
     values = [v for v in VALUES if v][:60]
@@ -132,7 +133,7 @@ def test_setenv_sets_exactly_the_value(shell, tmp_path):
     script = tmp_path / "script"
     script.write_text("\n".join(lines) + "\n", encoding="utf-8")
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
-    subprocess.run([*SHELLS[shell], str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=True)
+    run_script(shell, script.read_text(encoding="utf-8").splitlines(), cwd=tmp_path, env=env, home=tmp_path)
     assert log.read_text(encoding="utf-8").splitlines() == [*values, "unset"]
 
 
@@ -177,8 +178,35 @@ def test_root_commands_say_so_per_target():
     cmd = Cmd(("nvidia-smi", "-mig", "0"), root=True)
     assert render(cmd, "posix") == "sudo nvidia-smi -mig 0"
     assert render(cmd, "fish") == "sudo nvidia-smi -mig 0"
-    assert render(cmd, "powershell") == "nvidia-smi -mig 0  # as Administrator"
-    assert render(cmd, "cmd") == "nvidia-smi -mig 0  REM as Administrator"
+    assert render_all([cmd], "powershell") == ["# as Administrator", "nvidia-smi -mig 0"]
+    assert render_all([cmd], "cmd") == ["REM as Administrator", "nvidia-smi -mig 0"]
+
+
+def test_posix_and_fish_words_are_one_string_without_a_backslash_in_single_quotes():
+    # fish reads \\ and \' inside single quotes; outside them, in double quotes, every shell reads them alike.
+    assert quote_posix("/usr\\';touch PWNED;#/bin/python3") == "'/usr'\"\\\\'\"';touch PWNED;#/bin/python3'"
+    assert quote_posix("it's") == "'it'\"'\"'s'"
+    for v in VALUES:
+        assert quote_fish(v) == quote_posix(v)
+        # Read as quoted runs: no single-quoted run holds a backslash; a double-quoted one holds only
+        # quotes and escaped backslashes; a bare word only plain characters.
+        runs = re.findall(r"""'[^']*'|"(?:[^"\\]|\\.)*"|[^'"]+""", quote_posix(v))
+        assert "".join(runs) == quote_posix(v), v
+        for run in runs:
+            if run.startswith("'"):
+                assert "\\" not in run, (v, run)
+            elif run.startswith('"'):
+                assert re.fullmatch(r"""["](?:'|\\\\)+["]""", run), (v, run)
+            else:
+                assert re.fullmatch(r"[A-Za-z0-9_@%+=:,./-]+", run), (v, run)
+
+
+def test_a_program_another_user_can_change_is_printed_to_run_as_that_user():
+    cmd = Cmd(("/home/alice/venv/bin/python", "-m", "pip", "install", "torch"), as_user=1000)
+    lines = render_all([cmd])
+    assert lines[1] == "sudo -u '#1000' /home/alice/venv/bin/python -m pip install torch"
+    assert lines[0].startswith("# as the user uid 1000, not as root")
+    assert cmd.to_json()["as_user"] == 1000
 
 
 def test_pipe_and_placeholder():
@@ -205,9 +233,13 @@ def test_envfile_refuses_values_that_would_add_lines():
         render_envfile([("X\nY", "1")])
 
 
-def test_notes_cannot_break_the_line():
-    line = render(Cmd(("true",), note="x\n; touch PWNED"))
-    assert "\n" not in line and line.startswith("true  # ")
+def test_notes_are_a_line_of_their_own_that_no_shell_runs():
+    lines = render_all([Cmd(("true",), note="x\n; touch PWNED $(id) `id` it's (a) <b> =c \\d")])
+    assert lines[1] == "true" and render(Cmd(("true",), note="n")) == "true"
+    assert lines[0].startswith("# ") and "\n" not in lines[0]
+    # Nothing a shell (interactive zsh reads `#` lines as commands) quotes, expands, redirects or separates.
+    assert not set(lines[0][2:]) & set(";$`'\"()<>\\|&*?[]{}~!^#")
+    assert " =" not in lines[0]
 
 
 def test_json_form_is_the_argv():
@@ -233,3 +265,14 @@ def test_what_the_terminal_sanitizer_would_rewrite_is_never_rendered():
         if has_unsafe(ch):
             with pytest.raises(Unrenderable):
                 render(Cmd(("echo", ch)), "posix")
+
+
+def test_powershell_lines_hold_every_value_as_one_quoted_word():
+    # PowerShell is not packaged for the test images: its quoting is checked statically (tests/hostile/shells.py).
+    for i, v in enumerate(VALUES):
+        for line in render_all(
+            [Cmd(("printargs", str(i), v), root=True, note="a; b $(c) 'd'"), SetEnv("GD_VALUE", v)], "powershell"
+        ):
+            assert powershell_problem(line) is None, (v, line)
+    assert powershell_problem("printargs 'a'; calc") is not None
+    assert powershell_problem("printargs 'it's'") is not None

@@ -35,7 +35,9 @@ def findings(facts, code):
 
 
 def lines(remediation):
-    return render_all(remediation.commands, "posix")
+    """Each command as rendered with its note (data) after it; where a note is printed is gpudoctor.cmdline's
+    to decide (tests/unit/test_cmdline.py)."""
+    return [line + (f"  # {c.note}" if c.note else "") for c in remediation.commands for line in render_all([c], "posix")[-1:]]
 
 
 def replace(facts, **areas):

@@ -39,7 +39,11 @@ def findings(facts, code, ctx=None):
 
 
 def lines(finding, shell="posix"):
-    return render_all(finding.remediation.commands, shell)
+    """Each command as rendered with its note (data) after it; where a note is printed is gpudoctor.cmdline's
+    to decide (tests/unit/test_cmdline.py)."""
+    return [
+        line + (f"  # {c.note}" if c.note else "") for c in finding.remediation.commands for line in render_all([c], shell)[-1:]
+    ]
 
 
 # --- cuDNN ------------------------------------------------------------------------------------------------
@@ -475,4 +479,5 @@ def test_switching_a_tcc_gpu_to_wddm_is_an_administrators():
     command as printed for PowerShell says so."""
     (f,) = findings(facts_of("windows-p100-tcc-geforce-wddm-wsl"), "windows-tcc-mode")
     assert f.remediation.requires_root
-    assert lines(f, "powershell") == ["nvidia-smi -g 0 -dm 0  # as Administrator; 0 = WDDM"]
+    assert lines(f, "powershell") == ["nvidia-smi -g 0 -dm 0  # 0 = WDDM"]
+    assert render_all(f.remediation.commands, "powershell") == ["# as Administrator, 0 is WDDM", "nvidia-smi -g 0 -dm 0"]

@@ -119,7 +119,8 @@ def test_the_fix_says_what_it_does_with_cuda_path():
     (f,) = _findings(snap, "windows-cuda-path-missing")
     assert f.remediation.summary.startswith("Remove the variables of the removed toolkit,")
     assert _lines(f) == [
-        "reg delete 'HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment' /v CUDA_PATH_V12_1 /f  # as Administrator"
+        "# as Administrator",
+        "reg delete 'HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment' /v CUDA_PATH_V12_1 /f",
     ]
 
 

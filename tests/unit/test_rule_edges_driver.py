@@ -214,9 +214,11 @@ def test_an_unknown_cause_says_how_to_tell_them_apart_as_root(base):
     assert f.remediation.summary.startswith("Tell the causes apart")
     assert f.remediation.requires_root
     lines = f.remediation.lines()
-    assert lines[:2] == [
-        "cat /proc/driver/nvidia/version  # the module loaded now",
-        "modinfo -F version nvidia  # the module on disk: what a reboot would load",
+    assert lines[:4] == [
+        "# the module loaded now",
+        "cat /proc/driver/nvidia/version",
+        "# the module on disk: what a reboot would load",
+        "modinfo -F version nvidia",
     ]
 
 
@@ -230,7 +232,7 @@ def test_each_known_cause_is_roots_to_fix(base, library, cause):
 @pytest.mark.parametrize(
     ("distro", "install"),
     [
-        ("ubuntu", "sudo apt-get install -y libnvidia-compute-565  # the user-space libraries of the loaded module's branch"),
+        ("ubuntu", "sudo apt-get install -y libnvidia-compute-565"),
         ("debian", "dpkg -l | grep -i nvidia"),
     ],
 )

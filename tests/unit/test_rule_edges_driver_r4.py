@@ -299,7 +299,9 @@ def test_driver_install_per_distribution_branch_and_module_flavour():
     turing, pascal = _gpus_cc(facts_of(HEALTHY), "7.5"), _gpus_cc(facts_of(HEALTHY), "6.0")
 
     def cmds(facts, distro, branch=None):
-        return render_all(driver_install(replace(facts, platform={"distro": distro}), branch), "posix")
+        # Each command with its note (data) after it, as lines(f) gives them.
+        commands = driver_install(replace(facts, platform={"distro": distro}), branch)
+        return [render_all([c], "posix")[-1] + (f"  # {c.note}" if c.note else "") for c in commands]
 
     ubuntu, debian = Distro(id="ubuntu", id_like="debian"), Distro(id="debian")
     rocky, arch, suse = (
@@ -339,18 +341,23 @@ def test_restarts_reloads_and_container_gpu_access_per_system_and_runtime():
     from gpudoctor.cmdline import render_all
     from gpudoctor.planner.remedy import container_gpu_commands, reboot, reload_modules, restart_container, where_run
 
+    def with_notes(commands):
+        # Each command with its note (data) after it; where a note is printed is gpudoctor.cmdline's to decide.
+        return [render_all([c], "posix")[-1] + (f"  # {c.note}" if c.note else "") for c in commands]
+
     base = facts_of(HEALTHY)
     assert render_all(reboot(), "posix") == ["sudo reboot"]
     assert render_all(reboot(base), "posix") == ["sudo reboot"]
     assert render_all(reboot(replace(base, platform={"system": "Windows"})), "powershell") == [
-        "Restart-Computer  # as Administrator"
+        "# as Administrator",
+        "Restart-Computer",
     ]
-    assert render_all(reload_modules(), "posix") == [
+    assert with_notes(reload_modules()) == [
         "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia  # or, without a reboot: stop GPU jobs and the display "
         "manager first",
         "sudo modprobe nvidia",
     ]
-    restarts = {r: render_all((restart_container(r),), "posix") for r in ("docker", "podman", "kubernetes", None)}
+    restarts = {r: with_notes((restart_container(r),)) for r in ("docker", "podman", "kubernetes", None)}
     assert restarts == {
         "docker": ["docker restart '<container>'"],
         "podman": ["podman restart '<container>'"],
@@ -362,13 +369,13 @@ def test_restarts_reloads_and_container_gpu_access_per_system_and_runtime():
         "sudo systemctl restart docker",
         "docker run --gpus all '<image>'  # with your usual options",
     ]
-    assert render_all(container_gpu_commands("docker"), "posix") == docker
-    assert render_all(container_gpu_commands(None), "posix") == docker
-    assert render_all(container_gpu_commands("podman"), "posix") == [
+    assert with_notes(container_gpu_commands("docker")) == docker
+    assert with_notes(container_gpu_commands(None)) == docker
+    assert with_notes(container_gpu_commands("podman")) == [
         "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml",
         "podman run --device nvidia.com/gpu=all '<image>'  # with your usual options",
     ]
-    assert render_all(container_gpu_commands("kubernetes"), "posix") == [
+    assert with_notes(container_gpu_commands("kubernetes")) == [
         "kubectl describe node '<node>' | grep nvidia.com/gpu  # the node must offer nvidia.com/gpu; the pod asks for "
         "it in resources.limits"
     ]
@@ -414,7 +421,10 @@ def test_nouveau_is_also_kept_off_the_kernel_command_line_on_rhel_only():
     from gpudoctor.facts import Distro
 
     base = facts_of("rtx3080-nouveau")
-    blacklist = "printf '%s\\n' 'blacklist nouveau' 'options nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf"
+    # The format's backslash outside single quotes, where every POSIX shell and fish read it alike.
+    blacklist = (
+        "printf '%s'\"\\\\\"'n' 'blacklist nouveau' 'options nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf"
+    )
     (f,) = findings(base, "driver-nouveau")
     assert lines(f) == [
         blacklist,

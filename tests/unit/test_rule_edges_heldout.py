@@ -210,11 +210,11 @@ def test_markdown_of_pasted_text_lists_what_was_read():
     pasted = {"blocks": [{"what": "nvidia-smi", "source": "issue.txt", "lines": [3, 20], "gave": "driver 510"}]}
     lines = render_markdown(report, ExitCode.FINDINGS, pasted=pasted).splitlines()
     at = lines.index("<details><summary>What gpudoctor read</summary>")
-    # Data escaped as inline Markdown text (render/markdown.text): no punctuation of Markdown in these values.
+    # Data as code spans (render/markdown.text).
     assert lines[at : at + 5] == [
         "<details><summary>What gpudoctor read</summary>",
         "",
-        "- nvidia-smi (issue.txt, lines 3-20): driver 510",
+        "- `nvidia-smi` (`issue.txt`, lines 3-20): `driver 510`",
         "",
         "</details>",
     ]

@@ -454,7 +454,8 @@ def test_tensorflow_before_and_cuda_on_linux_names_the_cuda_packages_to_install(
     missing = Candidate(build, (Judgement("libraries", True, "these are missing: libcudnn.so.8", note=True),))
     assert pick_tensorflow.manual(machine(), row, missing) == (
         "Install CUDA 11.2 runtime libraries and cuDNN 8.1 where TensorFlow 2.10 finds them (the ldconfig cache or LD_LIBRARY_PATH):",
-        "  sudo apt-get install -y cuda-libraries-11-2  # NVIDIA's CUDA repository",
+        "  # NVIDIA’s CUDA repository",
+        "  sudo apt-get install -y cuda-libraries-11-2",
         "  or, in a conda environment: conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1",
     )
     found = Candidate(build, (Judgement("libraries", True, "finds the CUDA 11 and cuDNN libraries it loads"),))
@@ -511,18 +512,23 @@ def test_a_tensorflow_distribution_stands_in_for_tensorflow_but_not_for_torch(rt
     ("spec", "install"),
     [
         # A lower bound names the branch to install: >=, ==, ~= and > each have one (its major).
-        ("driver>=600,<700", "sudo apt-get install -y nvidia-driver-600-open  # Ubuntu's archive"),
-        ("driver==590.1", "sudo apt-get install -y nvidia-driver-590-open  # Ubuntu's archive"),
-        ("driver~=580.65", "sudo apt-get install -y nvidia-driver-580-open  # Ubuntu's archive"),
-        ("driver>595", "sudo apt-get install -y nvidia-driver-595-open  # Ubuntu's archive"),
+        ("driver>=600,<700", "sudo apt-get install -y nvidia-driver-600-open"),
+        ("driver==590.1", "sudo apt-get install -y nvidia-driver-590-open"),
+        ("driver~=580.65", "sudo apt-get install -y nvidia-driver-580-open"),
+        ("driver>595", "sudo apt-get install -y nvidia-driver-595-open"),
         # An upper bound alone names no branch: the distribution's recommended branch is installed instead.
-        ("driver<500", "sudo ubuntu-drivers install  # the branch Ubuntu recommends for this GPU"),
+        ("driver<500", "sudo ubuntu-drivers install"),
     ],
 )
 def test_a_driver_requirement_installs_the_branch_of_its_lower_bound(rtx2070x2, spec, install):
     (o,) = evaluate(parse_requirements([spec]), rtx2070x2)
     assert not o.met
-    assert o.finding.remediation.lines() == ["sudo apt-get update", install, "sudo reboot"]
+    # The command lines (each note is a line of its own before its command).
+    assert [line for line in o.finding.remediation.lines() if not line.startswith("# ")] == [
+        "sudo apt-get update",
+        install,
+        "sudo reboot",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -268,7 +268,7 @@ def test_an_old_copy_that_wins_by_an_rpath_is_not_fixed_through_ld_library_path(
 # --- the system cuDNN fix, per distribution family ------------------------------------------------------
 
 TOO_OLD_TF = "rtx3060-tf211-cudnn80-too-old"
-SETENV_RHEL = "export LD_LIBRARY_PATH=/usr/lib64:/usr/local/cuda-11.8/lib64  # the new cuDNN ahead of the old copy"
+SETENV_RHEL = ["# the new cuDNN ahead of the old copy", "export LD_LIBRARY_PATH=/usr/lib64:/usr/local/cuda-11.8/lib64"]
 
 
 @pytest.mark.parametrize(
@@ -278,25 +278,32 @@ SETENV_RHEL = "export LD_LIBRARY_PATH=/usr/lib64:/usr/local/cuda-11.8/lib64  # t
             ("ubuntu", "debian"),
             [
                 "sudo apt-get update",
-                "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'  # NVIDIA's CUDA repository: the newest cuDNN 8 built for CUDA 11",
-                "sudo apt-mark hold libcudnn8  # keeps upgrades from replacing it with a build for another CUDA",
-                "export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/usr/local/cuda-11.8/lib64  # the new cuDNN ahead of the old copy",
+                "# NVIDIA’s CUDA repository: the newest cuDNN 8 built for CUDA 11",
+                "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'",
+                "# keeps upgrades from replacing it with a build for another CUDA",
+                "sudo apt-mark hold libcudnn8",
+                "# the new cuDNN ahead of the old copy",
+                "export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/usr/local/cuda-11.8/lib64",
             ],
         ),
         (
             ("rocky", "rhel centos fedora"),
             [
-                "dnf --showduplicates list libcudnn8  # the builds: choose one whose version ends in cuda11.x",
-                "sudo dnf install -y '<libcudnn8-for-cuda11>'  # NVIDIA's CUDA repository",
-                SETENV_RHEL,
+                "# the builds: choose one whose version ends in cuda11.x",
+                "dnf --showduplicates list libcudnn8",
+                "# NVIDIA’s CUDA repository",
+                "sudo dnf install -y '<libcudnn8-for-cuda11>'",
+                *SETENV_RHEL,
             ],
         ),
         (
             ("opensuse-leap", "suse opensuse"),
             [
-                "zypper search -s libcudnn8  # the builds: choose one whose version ends in cuda11.x",
-                "sudo zypper install -y '<libcudnn8-for-cuda11>'  # NVIDIA's CUDA repository",
-                SETENV_RHEL,
+                "# the builds: choose one whose version ends in cuda11.x",
+                "zypper search -s libcudnn8",
+                "# NVIDIA’s CUDA repository",
+                "sudo zypper install -y '<libcudnn8-for-cuda11>'",
+                *SETENV_RHEL,
             ],
         ),
         (("arch", None), []),
@@ -445,7 +452,10 @@ def test_cuda_11_runtime_libraries_are_the_newest_11_minor_from_nvidias_reposito
         r.summary
         == "Install the CUDA 11.8 runtime libraries where TensorFlow finds them (the ldconfig cache or LD_LIBRARY_PATH)."
     )
-    assert render_all(r.commands, "posix")[-1] == "sudo apt-get install -y cuda-libraries-11-8  # NVIDIA's ubuntu2204 repository"
+    assert render_all(r.commands, "posix")[-2:] == [
+        "# NVIDIA\u2019s ubuntu2204 repository",
+        "sudo apt-get install -y cuda-libraries-11-8",
+    ]
     assert r.requires_root is True
     assert r.component == "toolkit"
 
@@ -550,7 +560,7 @@ def link_dangling_lines(facts):
     from gpudoctor.cmdline import render_all
 
     (f,) = findings(facts, "cuda-link-dangling")
-    return render_all(f.remediation.commands, "posix")
+    return [line for line in render_all(f.remediation.commands, "posix") if not line.startswith("# ")]  # the commands
 
 
 def test_the_shell_step_is_left_out_only_when_this_shell_already_names_the_target():
@@ -558,8 +568,8 @@ def test_the_shell_step_is_left_out_only_when_this_shell_already_names_the_targe
     shell's `eval "$(gpudoctor switch-cuda 12.5 --shell)"` is needed unless nvcc on PATH is the target's and no
     other toolkit is named by PATH, CUDA_HOME, CUDA_PATH or LD_LIBRARY_PATH."""
     facts = facts_of(PATHS)
-    link = "sudo gpudoctor switch-cuda 12.5  # re-points /usr/local/cuda for everyone"
-    shell = 'eval "$(gpudoctor switch-cuda 12.5 --shell)"  # CUDA_HOME, PATH and LD_LIBRARY_PATH of this shell'
+    link = "sudo gpudoctor switch-cuda 12.5"
+    shell = 'eval "$(gpudoctor switch-cuda 12.5 --shell)"'
     # CUDA_HOME names 11.8: the shell disagrees.
     assert link_dangling_lines(facts) == [link, shell]
     tk118, tk125 = facts.toolkits.toolkits
@@ -800,23 +810,25 @@ def test_toolkit_install_per_family_and_architecture(tf_cuda12_only):
     m = Context().matrix
     r = toolkit_install(on(tf_cuda12_only, ("rocky", "9.3", "rhel centos fedora", "Rocky Linux 9.3 (Blue Onyx)")), m, "12.4")
     assert (render_all(r.commands, "posix"), r.packaged, r.says) == (
-        ["sudo dnf install -y cuda-toolkit-12-4  # NVIDIA's rhel9 repository"],
+        ["# NVIDIA’s rhel9 repository", "sudo dnf install -y cuda-toolkit-12-4"],
         True,
         "",
     )
     r = toolkit_install(on(tf_cuda12_only, ("opensuse-leap", "15.5", "suse opensuse", None)), m, "12.4")
-    assert render_all(r.commands, "posix") == ["sudo zypper install -y cuda-toolkit-12-4  # NVIDIA's opensuse15 repository"]
+    assert render_all(r.commands, "posix") == ["# NVIDIA’s opensuse15 repository", "sudo zypper install -y cuda-toolkit-12-4"]
     assert r.says == "Check that NVIDIA's repository for opensuse-leap 15.5 has cuda-toolkit-12-4."
     r = toolkit_install(on(tf_cuda12_only, UBUNTU, "aarch64"), m, "12.4")
     assert render_all(r.commands, "posix") == [
         "sudo apt-get update",
-        "sudo apt-get install -y cuda-toolkit-12-4  # NVIDIA's CUDA repository",
+        "# NVIDIA’s CUDA repository",
+        "sudo apt-get install -y cuda-toolkit-12-4",
     ]
     assert (r.packaged, r.says) == (None, "Check that NVIDIA's repository for Ubuntu 22.04.4 LTS has cuda-toolkit-12-4.")
     r = toolkit_install(on(tf_cuda12_only, UBUNTU), m, "12.4")
-    assert render_all(r.commands, "posix")[:2] == [
+    assert render_all(r.commands, "posix")[:3] == [
         "wget https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/cuda-keyring_1.1-1_all.deb",
-        "sudo dpkg -i cuda-keyring_1.1-1_all.deb  # adds NVIDIA's CUDA repository and its signing key",
+        "# adds NVIDIA’s CUDA repository and its signing key",
+        "sudo dpkg -i cuda-keyring_1.1-1_all.deb",
     ]
     assert (r.packaged, r.says) == (True, "")
 
@@ -1624,10 +1636,7 @@ def test_the_cpu_build_fix_keeps_its_release_or_says_why_not_and_what_a_driver_w
 @pytest.mark.parametrize(
     ("machine", "setenv"),
     [
-        (
-            "aarch64",
-            "export LD_LIBRARY_PATH=/usr/lib/aarch64-linux-gnu:/usr/local/cuda-11.8/lib64  # the new cuDNN ahead of the old copy",
-        ),
+        ("aarch64", "export LD_LIBRARY_PATH=/usr/lib/aarch64-linux-gnu:/usr/local/cuda-11.8/lib64"),
         ("ppc64le", None),  # no multiarch directory known: nothing is put on LD_LIBRARY_PATH on a guess
     ],
 )
@@ -1638,11 +1647,9 @@ def test_the_debian_cudnn_directory_follows_the_architecture(machine, setenv):
 
     facts = replace(facts_of(TOO_OLD_TF), platform={"machine": machine})
     (f,) = findings(facts, "cudnn-too-old")
-    lines = render_all(f.remediation.commands, "posix")
-    assert lines[:2] == [
-        "sudo apt-get update",
-        "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'  # NVIDIA's CUDA repository: the newest cuDNN 8 built for CUDA 11",
-    ]
+    # The command lines, each note being a line of its own before its command.
+    lines = [line for line in render_all(f.remediation.commands, "posix") if not line.startswith("# ")]
+    assert lines[:2] == ["sudo apt-get update", "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'"]
     assert lines[3:] == ([setenv] if setenv else [])
     assert ("the new copy's directory goes ahead of it" in f.remediation.summary) is bool(setenv)
 

@@ -110,10 +110,9 @@ def test_a_blocked_framework_takes_the_fix_of_what_blocks_it_with_its_root_need(
     assert not outcome.met and fix.component == "cudnn"
     assert fix.requires_root is True
     assert fix.summary.startswith("Fix the findings named here first; they say what stops it. Install cuDNN 8.x for CUDA 11")
-    assert (
-        "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'  # NVIDIA's CUDA repository: the newest cuDNN 8 built for CUDA 11"
-        in fix.lines()
-    )
+    lines = fix.lines()
+    at = lines.index("sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'")
+    assert lines[at - 1] == "# NVIDIA\u2019s CUDA repository: the newest cuDNN 8 built for CUDA 11"  # its note, the line before
 
 
 def test_an_unmet_version_is_fixed_with_the_planners_build_when_it_satisfies_the_spec():

@@ -82,7 +82,7 @@ def test_a_fix_command_with_a_pipe_stays_in_its_table_cell():
 def test_the_summary_names_the_jax_installed():
     # The machine line under the heading: GPUs, driver, then each framework found (here JAX alone).
     text = render_github_summary(report_of(JAX_MACHINE), exit_code=ExitCode.FINDINGS)
-    assert "GPU 1 × NVIDIA GeForce RTX 3060; driver 570.124.04 (CUDA 12.8); jax 0.6.0" in text.splitlines()
+    assert "`GPU 1 × NVIDIA GeForce RTX 3060; driver 570.124.04 (CUDA 12.8); jax 0.6.0`" in text.splitlines()
 
 
 # --- JUnit -------------------------------------------------------------------------------------------------
@@ -149,13 +149,14 @@ def test_markdown_lists_each_finding_and_the_plan_with_its_commands():
     lines = text.splitlines()
     assert "**1 error(s), 0 warning(s)**" in lines
     assert (
-        "- **Error** `framework-driver-too-old`: PyTorch 2.2.1+cu121 needs CUDA 12.1, which driver 510.47.03 cannot run" in lines
+        "- **Error** `framework-driver-too-old`: `PyTorch 2.2.1+cu121 needs CUDA 12.1, which driver 510.47.03 cannot run`"
+        in lines
     )
-    assert "  - cmd\\:nvidia-smi: driver 510.47.03" in lines  # evidence, its `:` escaped (no autolink)
+    assert "  - `cmd:nvidia-smi`: `driver 510.47.03`" in lines  # evidence as code spans (no autolink)
     # The plan: PyTorch 2.2.1+cu118 runs on driver 510 (CUDA 11 minor-version compatibility), as a numbered step
     # whose commands are a fenced block, copied as they are.
     at = lines.index("#### What to do")
-    assert lines[at + 2] == "1. **PyTorch**"
+    assert lines[at + 2] == "1. **`PyTorch`**"
     block = lines.index("   ```sh")
     assert lines[block + 1 : block + 4] == [
         "   /usr/bin/python3 -m pip download --dest '<download-dir>' torch==2.2.1+cu118 --index-url https://download.pytorch.org/whl/cu118",
@@ -212,8 +213,9 @@ def evaluate_one(report, spec):
 def test_markdown_escapes_a_bare_www_address():
     from gpudoctor.render.markdown import text
 
-    # GitHub turns "www.example.com" into a link even without a scheme; the escaped dot keeps it text.
-    assert text("see www.example.com") == "see www\\.example.com"
+    # GitHub turns "www.example.com" into a link even without a scheme, and `_www.x` too: a code span keeps it text.
+    assert text("see www.example.com") == "`see www.example.com`"
+    assert text("_www.x") == "`_www.x`"
 
 
 def test_markdown_of_pasted_text_says_so_and_shows_at_most_four_evidence_lines():

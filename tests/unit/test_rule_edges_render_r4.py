@@ -107,9 +107,9 @@ def test_markdown_asks_for_each_command_as_a_code_span_no_backtick_can_close():
     lines = render_markdown(report_of("p100-driver510-torch-cu121"), ExitCode.FINDINGS, pasted={}, asks=asks).splitlines()
     at = lines.index("#### Please also post the output of")
     assert lines[at + 2 : at + 5] == [
-        "- `nvidia-smi`: the driver's version",
-        "- ``echo 'a`b'``: a backtick inside",
-        "- ```echo 'a``b'```: two backticks",
+        "- `nvidia-smi`: `the driver's version`",
+        "- ``echo 'a`b'``: `a backtick inside`",
+        "- ```echo 'a``b'```: `two backticks`",
     ]
 
 
@@ -427,9 +427,11 @@ def test_install_lines_for_a_packaged_version_are_the_repository_conda_and_the_p
     assert sc.install_lines(facts, "12.4") == (
         "Install it:",
         "  wget https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/cuda-keyring_1.1-1_all.deb",
-        "  sudo dpkg -i cuda-keyring_1.1-1_all.deb  # adds NVIDIA's CUDA repository and its signing key",
+        "  # adds NVIDIA\u2019s CUDA repository and its signing key",
+        "  sudo dpkg -i cuda-keyring_1.1-1_all.deb",
         "  sudo apt-get update",
-        "  sudo apt-get install -y cuda-toolkit-12-4  # NVIDIA's ubuntu2204 repository",
+        "  # NVIDIA\u2019s ubuntu2204 repository",
+        "  sudo apt-get install -y cuda-toolkit-12-4",
         "Or into a conda environment:",
         "  conda install -c conda-forge cuda-toolkit cuda-version=12.4",
         # pip's CUDA wheels are no toolkit switch-cuda can point at until assembled: said last, always.
@@ -567,7 +569,7 @@ def test_github_summary_of_a_healthy_node_and_of_notes_below_fail_on():
         [
             "## gpudoctor check: ✅ healthy",
             "",
-            "GPU 8 × NVIDIA H100 80GB HBM3; driver 565.57.01 (CUDA 12.7); torch 2.2.1+cu121 (CUDA 12.1)",
+            "`GPU 8 × NVIDIA H100 80GB HBM3; driver 565.57.01 (CUDA 12.7); torch 2.2.1+cu121 (CUDA 12.1)`",
             "",
             "Exit status 0 (fails on warning and above). Details of any code: `gpudoctor explain CODE`.",
             "",
@@ -580,7 +582,7 @@ def test_github_summary_of_a_healthy_node_and_of_notes_below_fail_on():
     assert lines[0] == "## gpudoctor check: ⚠️ 0 error(s), 0 warning(s), 2 note(s)"
     assert lines[4:8] == ["### Findings", "", "| Severity | Code | Finding | Fix |", "|---|---|---|---|"]
     assert lines[8].startswith(
-        "| info | `pcie-link-degraded` | GPU 0's PCIe link runs below its maximum while idle: width x8 of x16 | "
+        "| info | `pcie-link-degraded` | `GPU 0's PCIe link runs below its maximum while idle: width x8 of x16` | "
     )
     assert lines[-1] == "Exit status 0 (fails on error and above). Details of any code: `gpudoctor explain CODE`."
 
@@ -592,23 +594,23 @@ def test_github_summary_requirements_table_and_node():
     report = report_of("rtx2070x2-cuda-visible-devices-wrong")
     outcomes = evaluate(parse_requirements(["gpus>=2", "driver>=500"]), report.facts, report.findings)
     lines = render_github_summary(report, outcomes, ExitCode.FINDINGS, node="n|1").splitlines()
-    # The node outside a table: a code span whose `|` needs no escape. In the table, data is escaped.
+    # The node outside a table: a code span whose `|` needs no escape. In the table, data is a code span, `|` escaped.
     assert lines[:11] == [
         "## gpudoctor check: ❌ 1 error(s), 0 warning(s), 2 note(s)",
         "",
-        "Node `n|1`: GPU 2 × NVIDIA GeForce RTX 2070; driver 590.44.01 (CUDA 13.1)",
+        "Node `n|1`: `GPU 2 × NVIDIA GeForce RTX 2070; driver 590.44.01 (CUDA 13.1)`",
         "",
         "### Requirements",
         "",
         "| | Requirement | Found |",
         "|---|---|---|",
-        "| ❌ | `gpus>=2` | 0 GPU(s) (CUDA\\_VISIBLE\\_DEVICES=2,0 of 2) |",
-        "| ✅ | `driver>=500` | driver 590.44.01 |",
+        "| ❌ | `gpus>=2` | `0 GPU(s) (CUDA_VISIBLE_DEVICES=2,0 of 2)` |",
+        "| ✅ | `driver>=500` | `driver 590.44.01` |",
         "",
     ]
     assert lines[15] == (
-        "| error | `cuda-visible-devices-hides-all` | CUDA\\_VISIBLE\\_DEVICES hides every GPU | Unset it, or list GPUs that "
-        "exist (indices, or UUIDs from \\`nvidia-smi -L\\`).<br>`nvidia-smi -L`<br>`unset CUDA_VISIBLE_DEVICES` |"
+        "| error | `cuda-visible-devices-hides-all` | `CUDA_VISIBLE_DEVICES hides every GPU` | ``Unset it, or list GPUs that "
+        "exist (indices, or UUIDs from `nvidia-smi -L`).``<br>`nvidia-smi -L`<br>`unset CUDA_VISIBLE_DEVICES` |"
     )
 
 
@@ -687,7 +689,8 @@ def test_a_finding_outside_the_plan_prints_its_own_commands_and_no_step():
         "      Or instead: Upgrade the NVIDIA driver to >= 525.60.13, then reboot (the branch the",
         "        distribution recommends; check that it is at least that).",
         "        sudo apt-get update",
-        "        sudo ubuntu-drivers install  # the branch Ubuntu recommends for this GPU",
+        "        # the branch Ubuntu recommends for this GPU",
+        "        sudo ubuntu-drivers install",
         "        sudo reboot",
     ]
 
@@ -738,14 +741,14 @@ def test_a_file_that_cannot_say_whether_it_is_a_terminal_gets_no_styles():
 def test_markdown_reply_for_two_gpus_hidden_by_cuda_visible_devices():
     from gpudoctor.render.markdown import render_markdown
 
-    # Each finding with its detail and evidence (data escaped: `_`, `:`, backticks), then the plan: numbered steps,
-    # each step's summary, then its commands in a fenced block as they are typed.
+    # Each finding with its detail and evidence (data in code spans: literal, never a link or a mention), then the
+    # plan: numbered steps, each step's summary, then its commands in a fenced block as they are typed.
     text = render_markdown(report_of("rtx2070x2-cuda-visible-devices-wrong"), ExitCode.FINDINGS)
-    link = "GPU {n}'s PCIe link runs below its maximum while idle\\: width x8 of x16"
+    link = "`GPU {n}'s PCIe link runs below its maximum while idle: width x8 of x16`"
     idle = (
-        "  Idle GPUs may narrow their link to save power, so this is only a lead\\: measure under load. Common causes of a "
-        "real shortfall\\: the card in a slot wired for fewer lanes, a riser or a dirty contact, a BIOS lane split, or a "
-        "link that trained down after an error."
+        "  `Idle GPUs may narrow their link to save power, so this is only a lead: measure under load. Common causes of a "
+        "real shortfall: the card in a slot wired for fewer lanes, a riser or a dirty contact, a BIOS lane split, or a "
+        "link that trained down after an error.`"
     )
     query = "nvidia-smi -i {n} --query-gpu=pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv"
     assert text.split("\n") == [
@@ -753,29 +756,29 @@ def test_markdown_reply_for_two_gpus_hidden_by_cuda_visible_devices():
         "",
         "**1 error(s), 0 warning(s)**",
         "",
-        "- **Error** `cuda-visible-devices-hides-all`: CUDA\\_VISIBLE\\_DEVICES hides every GPU",
-        "  CUDA\\_VISIBLE\\_DEVICES='2,0', and this machine has 2 GPU(s) (indices 0-1). No entry names one of them, so "
-        "every CUDA program sees zero devices.",
-        "  - env\\:CUDA\\_VISIBLE\\_DEVICES: 2,0",
-        "  - cmd\\:nvidia-smi: 2 GPU(s)",
+        "- **Error** `cuda-visible-devices-hides-all`: `CUDA_VISIBLE_DEVICES hides every GPU`",
+        "  `CUDA_VISIBLE_DEVICES='2,0', and this machine has 2 GPU(s) (indices 0-1). No entry names one of them, so "
+        "every CUDA program sees zero devices.`",
+        "  - `env:CUDA_VISIBLE_DEVICES`: `2,0`",
+        "  - `cmd:nvidia-smi`: `2 GPU(s)`",
         "- **Note** `pcie-link-degraded`: " + link.format(n=0),
         idle,
-        "  - nvidia-smi: gen 1/3, width x8/x16",
+        "  - `nvidia-smi`: `gen 1/3, width x8/x16`",
         "- **Note** `pcie-link-degraded`: " + link.format(n=1),
         idle,
-        "  - nvidia-smi: gen 1/3, width x8/x16",
+        "  - `nvidia-smi`: `gen 1/3, width x8/x16`",
         "",
         "#### What to do",
         "",
-        "1. **environment variables**",
-        "   Unset it, or list GPUs that exist (indices, or UUIDs from \\`nvidia-smi -L\\`).",
+        "1. **`environment variables`**",
+        "   ``Unset it, or list GPUs that exist (indices, or UUIDs from `nvidia-smi -L`).``",
         "",
         "   ```sh",
         "   nvidia-smi -L",
         "   unset CUDA_VISIBLE_DEVICES",
         "   ```",
-        "2. **GPU health**",
-        "   Measure it under load and compare with the link's figure; reseat or move the card if it stays low.",
+        "2. **`GPU health`**",
+        "   `Measure it under load and compare with the link's figure; reseat or move the card if it stays low.`",
         "",
         "   ```sh",
         "   gpudoctor bench bandwidth",
@@ -798,7 +801,7 @@ def test_markdown_counts_each_warning_once():
     warned = [dataclasses.replace(f, severity=Severity.WARNING) if f.code == "pcie-link-degraded" else f for f in report.findings]
     lines = render_markdown(dataclasses.replace(report, findings=warned), ExitCode.FINDINGS).splitlines()
     assert "**1 error(s), 2 warning(s)**" in lines
-    assert "- **Warning** `pcie-link-degraded`: GPU 0's PCIe link runs below its maximum while idle\\: width x8 of x16" in lines
+    assert "- **Warning** `pcie-link-degraded`: `GPU 0's PCIe link runs below its maximum while idle: width x8 of x16`" in lines
 
 
 # --- NFD labels --------------------------------------------------------------------------------------------
@@ -868,9 +871,11 @@ def test_install_lines_where_the_version_is_not_packaged_or_has_no_conda_package
     assert sc.install_lines(_on(facts, focal), "11.0") == (
         "Install it:",
         "  wget https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2004/x86_64/cuda-keyring_1.1-1_all.deb",
-        "  sudo dpkg -i cuda-keyring_1.1-1_all.deb  # adds NVIDIA's CUDA repository and its signing key",
+        "  # adds NVIDIA\u2019s CUDA repository and its signing key",
+        "  sudo dpkg -i cuda-keyring_1.1-1_all.deb",
         "  sudo apt-get update",
-        "  sudo apt-get install -y cuda-toolkit-11-0  # NVIDIA's ubuntu2004 repository",
+        "  # NVIDIA\u2019s ubuntu2004 repository",
+        "  sudo apt-get install -y cuda-toolkit-11-0",
         pip_note,
     )
 
@@ -1036,13 +1041,14 @@ def test_markdown_plan_step_shows_the_alternative_with_its_commands():
     lines = render_markdown(report_of("p100-driver510-torch-cu121"), ExitCode.FINDINGS).splitlines()
     at = lines.index("   ```", lines.index("   ```sh")) + 1
     assert lines[at] == (
-        "   Or instead (NVIDIA driver, for framework-driver-too-old)\\: Upgrade the NVIDIA driver to &gt;= 525.60.13, "
-        "then reboot (the branch the distribution recommends; check that it is at least that)."
+        "   `Or instead (NVIDIA driver, for framework-driver-too-old): Upgrade the NVIDIA driver to >= 525.60.13, "
+        "then reboot (the branch the distribution recommends; check that it is at least that).`"
     )
-    assert lines[at + 1 : at + 6] == [
+    assert lines[at + 1 : at + 7] == [
         "   ```sh",
         "   sudo apt-get update",
-        "   sudo ubuntu-drivers install  # the branch Ubuntu recommends for this GPU",
+        "   # the branch Ubuntu recommends for this GPU",
+        "   sudo ubuntu-drivers install",
         "   sudo reboot",
         "   ```",
     ]
@@ -1669,9 +1675,11 @@ def test_the_text_view_in_ascii_of_a_container_started_without_gpus():
         "     Start the container with GPU access through the NVIDIA container toolkit (on the host; with",
         "     docker compose: deploy.resources.reservations.devices with driver nvidia and capabilities",
         "     [gpu]).",
-        "       sudo nvidia-ctk runtime configure --runtime=docker  # needs nvidia-container-toolkit on the host",
+        "       # needs nvidia-container-toolkit on the host",
+        "       sudo nvidia-ctk runtime configure --runtime=docker",
         "       sudo systemctl restart docker",
-        "       docker run --gpus all '<image>'  # with your usual options",
+        "       # with your usual options",
+        "       docker run --gpus all '<image>'",
         "1 error(s), 0 warning(s), 0 note(s). Details of any code: gpudoctor explain CODE",
     ]
 
@@ -1763,8 +1771,8 @@ def test_markdown_of_pasted_text_lists_what_was_read_in_a_details_block():
     assert text[text.index("<details>") :] == (
         "<details><summary>What gpudoctor read</summary>\n"
         "\n"
-        "- nvidia-smi (issue.txt, lines 3-20): driver 550.54.14, 1 GPU\n"
-        "- collect\\_env (-, lines 0-0): torch 2.2.2+cpu\n"
+        "- `nvidia-smi` (`issue.txt`, lines 3-20): `driver 550.54.14, 1 GPU`\n"
+        "- `collect_env` (`-`, lines 0-0): `torch 2.2.2+cpu`\n"
         "\n"
         "</details>\n"
         "\n"
@@ -1869,9 +1877,9 @@ def test_github_summary_fix_cell_of_a_finding_with_prose_only_or_no_fix():
     bare = dataclasses.replace(first, code="no-fix", remediation=None)
     lines = render_github_summary(dataclasses.replace(report, findings=[prose, bare]), (), ExitCode.FINDINGS).splitlines()
     assert lines[8:10] == [
-        "| error | `cuda-visible-devices-hides-all` | CUDA\\_VISIBLE\\_DEVICES hides every GPU | Unset it, or list GPUs "
-        "that exist (indices, or UUIDs from \\`nvidia-smi -L\\`). |",
-        "| error | `no-fix` | CUDA\\_VISIBLE\\_DEVICES hides every GPU |  |",
+        "| error | `cuda-visible-devices-hides-all` | `CUDA_VISIBLE_DEVICES hides every GPU` | ``Unset it, or list GPUs "
+        "that exist (indices, or UUIDs from `nvidia-smi -L`).`` |",
+        "| error | `no-fix` | `CUDA_VISIBLE_DEVICES hides every GPU` |  |",
     ]
 
 
@@ -1980,8 +1988,8 @@ def test_github_workflow_command_escapes_as_the_runner_unescapes():
 def test_github_table_cells_and_code_spans():
     from gpudoctor.render.github import _cell, _code
 
-    # HTML as entities, Markdown punctuation escaped, the cell separator escaped, a line feed as <br>.
-    assert _cell("a <b> & *c* | d\nline2") == "a &lt;b&gt; &amp; \\*c\\* \\| d<br>line2"
+    # Each line a code span (HTML and Markdown literal inside), the cell separator escaped, a line feed as <br>.
+    assert _cell("a <b> & *c* | d\nline2") == "`a <b> & *c* \\| d`<br>`line2`"
     # Code spans: fenced longer than any backtick run inside, padded where the content starts or ends with a
     # backtick or a space, `|` escaped only inside a table; nothing at all is no span.
     assert [_code(""), _code("a`b"), _code("`x"), _code(" x"), _code("a|b"), _code("a|b", in_table=False)] == [
@@ -2042,11 +2050,11 @@ def test_console_print_wraps_to_the_width_unless_told_not_to():
 
 
 def test_an_inline_code_span_starting_or_ending_with_a_backtick_is_padded():
-    from gpudoctor.render.markdown import _inline_code
+    from gpudoctor.render.markdown import code_span
 
     # CommonMark 6.1: one space is stripped from each side of a span, so padding keeps a backtick at an end
     # from joining the fence.
-    assert [_inline_code("`x"), _inline_code("x`"), _inline_code("x"), _inline_code("a``b")] == [
+    assert [code_span("`x"), code_span("x`"), code_span("x"), code_span("a``b")] == [
         "`` `x ``",
         "`` x` ``",
         "`x`",
@@ -2113,9 +2121,9 @@ def test_markdown_error_says_the_doctor_could_not_run_with_its_hint():
     from gpudoctor.render.markdown import render_markdown_error
 
     assert render_markdown_error("snapshot <x> unreadable", "record one with: gpudoctor snapshot") == (
-        "**gpudoctor could not run**: snapshot &lt;x&gt; unreadable\n\nrecord one with\\: gpudoctor snapshot\n"
+        "**gpudoctor could not run**: `snapshot <x> unreadable`\n\n`record one with: gpudoctor snapshot`\n"
     )
-    assert render_markdown_error("x", None) == "**gpudoctor could not run**: x\n"
+    assert render_markdown_error("x", None) == "**gpudoctor could not run**: `x`\n"
 
 
 def test_the_heading_hangs_two_columns_in_on_a_narrow_terminal():

@@ -119,7 +119,8 @@ def test_module_reload_and_reboot_run_as_root():
     from gpudoctor.planner.remedy import reboot, reload_modules
 
     assert render_all(reload_modules(), "posix") == [
-        "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia  # or, without a reboot: stop GPU jobs and the display manager first",
+        "# or, without a reboot: stop GPU jobs and the display manager first",
+        "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia",
         "sudo modprobe nvidia",
     ]
     assert render_all(reboot(), "posix") == ["sudo reboot"]
@@ -148,7 +149,7 @@ def test_a_pending_mig_mode_is_reset_as_root():
     found, _ = run_checks(dataclasses.replace(facts, driver=dataclasses.replace(facts.driver, gpus=gpus)))
     (f,) = [f for f in found if f.code == "mig-enabled"]
     assert f.title == "MIG mode on GPU 0 is pending a GPU reset"
-    assert f.remediation.lines() == ["sudo nvidia-smi --gpu-reset -i 0  # no process may use this GPU"]
+    assert f.remediation.lines() == ["# no process may use this GPU", "sudo nvidia-smi --gpu-reset -i 0"]
 
 
 # --- the framework step's words ------------------------------------------------------------------------------

@@ -235,12 +235,14 @@ def test_refuses_a_version_that_is_not_installed_and_says_how_to_install_it(tmp_
         "13.0.88 (/usr/local/cuda-13.0))"
     )
     # The same commands the doctor prints (checks.toolkit.toolkit_install), the repository set-up first.
-    assert plan.manual[:7] == (
+    assert plan.manual[:9] == (
         "Install it:",
         "  wget https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/cuda-keyring_1.1-1_all.deb",
-        "  sudo dpkg -i cuda-keyring_1.1-1_all.deb  # adds NVIDIA's CUDA repository and its signing key",
+        "  # adds NVIDIA\u2019s CUDA repository and its signing key",
+        "  sudo dpkg -i cuda-keyring_1.1-1_all.deb",
         "  sudo apt-get update",
-        "  sudo apt-get install -y cuda-toolkit-12-4  # NVIDIA's ubuntu2204 repository",
+        "  # NVIDIA\u2019s ubuntu2204 repository",
+        "  sudo apt-get install -y cuda-toolkit-12-4",
         "Or into a conda environment:",
         "  conda install -c conda-forge cuda-toolkit cuda-version=12.4",
     )
@@ -297,7 +299,19 @@ UBUNTU_2204 = Distro("ubuntu", "22.04", "Ubuntu 22.04.4 LTS", "debian")
 )
 def test_install_lines_follow_the_distribution(tmp_path, distro, requested, line):
     facts = _on(facts_for(make_machine(tmp_path)), distro)
-    assert line in sc.install_lines(facts, requested)
+    assert line in _paired(sc.install_lines(facts, requested))
+
+
+def _paired(lines):
+    """Each command with its note (printed on a line of its own before it) after it, as `command  # note`."""
+    out, note = [], None
+    for line in lines:
+        if line.strip().startswith("# "):
+            note = line.strip()[2:].replace("\u2019", "'")
+            continue
+        out.append(line + (f"  # {note}" if note else ""))
+        note = None
+    return out
 
 
 def test_no_package_line_where_the_repository_lacks_the_version(tmp_path):
@@ -305,7 +319,7 @@ def test_no_package_line_where_the_repository_lacks_the_version(tmp_path):
     assert not any("apt-get" in line for line in sc.install_lines(facts, "11.3"))
     assert any("apt-get install -y cuda-toolkit-11-7" in line for line in sc.install_lines(facts, "11.7"))
     # Another architecture: the x86_64 rows say nothing about it, so no set-up step and a caveat.
-    arm = sc.install_lines(_on(facts, UBUNTU_2204, "aarch64"), "11.3")
+    arm = _paired(sc.install_lines(_on(facts, UBUNTU_2204, "aarch64"), "11.3"))
     assert "  sudo apt-get install -y cuda-toolkit-11-3  # NVIDIA's CUDA repository" in arm
     assert not any("cuda-keyring" in line for line in arm)
 
@@ -545,7 +559,7 @@ def test_fish_code_splits_path_lists_and_quotes_each_entry(tmp_path):
     assert sc.render_shell(plan.env, "fish") == (
         "set -gx CUDA_HOME /usr/local/cuda-11.8\n"
         "set -gx CUDA_PATH /usr/local/cuda-11.8\n"
-        "set -gx PATH /usr/local/cuda-11.8/bin '/a b/bin' '/it\\'s'\n"
+        "set -gx PATH /usr/local/cuda-11.8/bin '/a b/bin' '/it'\"'\"'s'\n"
         "set -gx LD_LIBRARY_PATH /usr/local/cuda-11.8/lib64\n"
     )
 

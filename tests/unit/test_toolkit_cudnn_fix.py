@@ -157,8 +157,10 @@ def test_tf211_without_cudnn8_gets_the_cuda11_build_pinned_by_apt_glob():
     assert f.remediation.component == "cudnn"
     assert f.remediation.lines() == [
         "sudo apt-get update",
-        "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'  # NVIDIA's CUDA repository: the newest cuDNN 8 built for CUDA 11",
-        "sudo apt-mark hold libcudnn8  # keeps upgrades from replacing it with a build for another CUDA",
+        "# NVIDIA’s CUDA repository: the newest cuDNN 8 built for CUDA 11",
+        "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'",
+        "# keeps upgrades from replacing it with a build for another CUDA",
+        "sudo apt-mark hold libcudnn8",
     ]
 
 

@@ -47,8 +47,10 @@ def test_stale_packages_get_delete_commands_and_the_one_in_use_is_kept():
     (f,) = _findings(_machine(store), "windows-driver-store-stale")
     lines = render_all(f.remediation.commands, "powershell")
     assert lines == [
-        "pnputil /delete-driver oem12.inf  # as Administrator; driver 536.67",
-        "pnputil /delete-driver oem7.inf  # as Administrator; driver 471.41",
+        "# as Administrator, driver 536.67",
+        "pnputil /delete-driver oem12.inf",
+        "# as Administrator, driver 471.41",
+        "pnputil /delete-driver oem7.inf",
     ]
     assert "KEEP oem41.inf" in f.remediation.summary
     assert not any("oem41.inf" in line for line in lines)
@@ -88,7 +90,7 @@ def test_cuda_path_at_a_removed_toolkit():
     snap = cuda_path_at_removed_v12_1()
     (f,) = _findings(snap, "windows-cuda-path-missing")
     lines = render_all(f.remediation.commands, "powershell")
-    assert lines[0] == ("setx CUDA_PATH 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8' /M  # as Administrator")
+    assert lines[:2] == ["# as Administrator", "setx CUDA_PATH 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8' /M"]
     assert any("CUDA_PATH_V12_1" in line for line in lines)
     assert not any("CUDA_PATH_V11_8" in line for line in lines)  # that toolkit is there
 
@@ -175,7 +177,7 @@ def test_another_inf_family_is_never_offered():
     snap["nvml"]["devices"] = [{"index": 0, "name": "NVIDIA RTX PRO 6000"}, {"index": 1, "name": "NVIDIA GeForce RTX 5090"}]
     (f,) = _findings(snap, "windows-driver-store-stale")
     lines = render_all(f.remediation.commands, "powershell")
-    assert lines == ["pnputil /delete-driver oem12.inf  # as Administrator; driver 591.86"]
+    assert lines == ["# as Administrator, driver 591.86", "pnputil /delete-driver oem12.inf"]
     assert "Not offered: oem17.inf" in f.detail
     # One GPU: the other family is a leftover (NVIDIA's installer leaves nvmd.inf beside nvmdig.inf).
     (f,) = _findings(_machine(store, "595.79"), "windows-driver-store-stale")

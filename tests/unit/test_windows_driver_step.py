@@ -27,7 +27,7 @@ def test_windows_driver_step_restarts_windows_not_reboot():
     step = _driver_step()
     assert step is not None and step.component == "driver"
     assert [c.argv for c in step.commands] == [("Restart-Computer",)]
-    assert render_all(step.commands, "powershell") == ["Restart-Computer  # as Administrator"]
+    assert render_all(step.commands, "powershell") == ["# as Administrator", "Restart-Computer"]
 
 
 def test_windows_driver_step_names_the_windows_floor_and_no_distribution():

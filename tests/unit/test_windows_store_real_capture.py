@@ -47,7 +47,7 @@ def test_the_windows_11_class_display_listing_is_read():
 def test_the_newer_package_of_the_gpu_nvml_cannot_see_is_never_offered_for_deletion():
     f = _store_finding(load_snapshot(str(MACHINE)))
     lines = render_all(f.remediation.commands, "powershell")
-    assert lines == ["pnputil /enum-devices /class Display /drivers  # as Administrator"]
+    assert lines == ["# as Administrator", "pnputil /enum-devices /class Display /drivers"]
     assert "KEEP oem395.inf" in f.remediation.summary and "the newer oem236.inf (596.59)" in f.remediation.summary
     assert "Not offered: oem236.inf (596.59): newer than the running driver" in f.detail
 
@@ -65,7 +65,8 @@ def test_the_same_store_seen_from_the_other_release_and_with_two_gpus():
     snap = json.loads(MACHINE.read_text(encoding="utf-8"))
     f = _store_finding(_with_nvml(snap, "596.59", 1))
     assert render_all(f.remediation.commands, "powershell") == [
-        "pnputil /delete-driver oem395.inf  # as Administrator; driver 591.86"
+        "# as Administrator, driver 591.86",
+        "pnputil /delete-driver oem395.inf",
     ]
     assert "newer" not in f.detail
     # Two GPUs listed and 591.86 running: oem236.inf is both another family and newer; still never offered.
@@ -84,8 +85,10 @@ def test_beside_a_newer_package_held_back_the_older_ones_are_still_offered():
     )
     f = _store_finding(validate_snapshot(snap))
     assert render_all(f.remediation.commands, "powershell") == [
-        "pnputil /enum-devices /class Display /drivers  # as Administrator",
-        "pnputil /delete-driver oem12.inf  # as Administrator; driver 576.52",
+        "# as Administrator",
+        "pnputil /enum-devices /class Display /drivers",
+        "# as Administrator, driver 576.52",
+        "pnputil /delete-driver oem12.inf",
     ]
     assert "the older packages below are not in use" in f.remediation.summary
 

@@ -155,7 +155,7 @@ def test_cli_machine_switch_dry_run_then_for_real_with_the_undo_line(monkeypatch
     code, out, _ = _cli(monkeypatch, capsys, _facts(PATH), "11.8", "--yes", registry=reg)
     assert code == 0 and reg.values["CUDA_PATH"] == (BASE + "\\v11.8", False)
     assert reg.values["Path"] == (f"{BASE}\\v11.8\\bin;{BASE}\\v11.8\\libnvvp;C:\\Windows", True)
-    assert "to undo: gpudoctor switch-cuda 12.1 --yes  # as Administrator" in out
+    assert "to undo (as Administrator): gpudoctor switch-cuda 12.1 --yes" in out
 
 
 def test_cli_machine_switch_asks_first(monkeypatch, capsys):

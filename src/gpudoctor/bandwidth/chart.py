@@ -422,13 +422,13 @@ def render_svg(charts: list[ChartData]) -> str:
 
 def write_plot(path: str, charts: list[ChartData]) -> str:
     """Write the charts to `path` as PNG or SVG, chosen by its extension; returns the format written."""
+    from gpudoctor.atomicfile import write_output
+
     lower = path.lower()
     if lower.endswith(".svg"):
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(render_svg(charts))
+        write_output(path, render_svg(charts).encode("utf-8"))
         return "svg"
     if lower.endswith(".png"):
-        with open(path, "wb") as fh:
-            fh.write(render_png(charts))
+        write_output(path, render_png(charts))
         return "png"
     raise ValueError(f"--plot {path}: the file name must end in .png or .svg")

@@ -214,10 +214,19 @@ _load_lock = threading.Lock()
 
 def load_library(candidates: tuple[str, ...] | None = None) -> tuple[Any, str]:
     """dlopen the first candidate that loads; DriverUnavailable when none does."""
+    from gpudoctor.trust import library_for_root, running_as_root
+
     names = LIBRARY_CANDIDATES if candidates is None else candidates
     errors = []
     with _load_lock:
         for name in names:
+            if running_as_root() and "/" not in name:
+                # As root, never from a directory a user can change (gpudoctor.trust.library_for_root).
+                found = library_for_root(name)
+                if found is None:
+                    errors.append(f"{name}: not in any directory only root can change")
+                    continue
+                name = found
             try:
                 return ctypes.CDLL(name), name
             except OSError as exc:

@@ -35,7 +35,19 @@ def make_host(replay: str | None, root: str = "/") -> Host:
         return ReplayHost(load_snapshot(replay))
     from gpudoctor.host.live import LiveHost
 
-    return LiveHost(root=root)
+    host = LiveHost(root=root)
+    say_trust_notes(host.trust_notes)
+    return host
+
+
+def say_trust_notes(notes: list[str]) -> None:
+    """As root, what was left out of the programs' PATH and LD_LIBRARY_PATH: one line each on stderr."""
+    import sys
+
+    from gpudoctor.sanitize import clean_line
+
+    for note in notes:
+        sys.stderr.write("gpudoctor: note: " + clean_line(note) + "\n")
 
 
 # The hidden `--root DIR` of check, snapshot, memory and bench bandwidth (as switch-cuda has): DIR is read as /,

@@ -418,6 +418,10 @@ def register(app: typer.Typer) -> None:
         if python and not replay:
             check_python(python)
         check_matrix_path(matrix)
+        if env_file and not replay and not dry_run:
+            from gpudoctor.userfile import check_writable
+
+            check_writable(env_file)  # a directory or a link loop is said now, not after the reinstall ran
         code = run_fix(
             _probe_options(probe_timeout, python),
             env_file=env_file,

@@ -62,7 +62,11 @@ def register(app: typer.Typer) -> None:
             from gpudoctor.cli.common import check_python
 
             check_python(python)
-        host = RecordingHost(LiveHost(root=root))
+        live = LiveHost(root=root)
+        from gpudoctor.cli.common import say_trust_notes
+
+        say_trust_notes(live.trust_notes)
+        host = RecordingHost(live)
         options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
         report = diagnose(host, options)
         snap = host.snapshot
@@ -80,8 +84,9 @@ def register(app: typer.Typer) -> None:
             sys.stdout.write(text)
         else:
             try:
-                with open(output, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                from gpudoctor.atomicfile import write_output
+
+                write_output(output, text.encode("utf-8"))  # never through a link planted at OUTPUT
             except OSError as exc:
                 from gpudoctor.errors import GpudoctorError
 
@@ -105,8 +110,9 @@ def _write_pasted(output: str, paths: list[str], note: str | None) -> None:
         sys.stdout.write(text)
         return
     try:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from gpudoctor.atomicfile import write_output
+
+        write_output(output, text.encode("utf-8"))
     except OSError as exc:
         from gpudoctor.errors import GpudoctorError
 

@@ -122,7 +122,9 @@ def _switch_windows(facts, requested: str | None, shell: bool, shell_name: str |
     _confirm_switch(yes)
     sw.apply_machine(env, change)
     typer.echo(f"done: machine CUDA_PATH -> {change.cuda_path[1]} (CUDA {tk.version}); open a new terminal to use it")
-    typer.echo("to undo: " + " ; ".join(cmdline.render_all(sw.undo_lines(change, previous), "powershell")))
+    # The commands alone on the line (a note line joined in would comment out what follows it).
+    undo = " ; ".join(cmdline.render(c, "powershell") for c in sw.undo_lines(change, previous))
+    typer.echo(f"to undo (as Administrator): {undo}")
     raise typer.Exit(ExitCode.OK)
 
 

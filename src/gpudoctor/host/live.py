@@ -43,6 +43,9 @@ class LiveHost(Host):
         self._env.update({k: v for k, v in source.items() if any(p.match(k) for p in ENV_PATTERNS)})
         self._nvml_lock = threading.Lock()
         self._nvml_pending: tuple[threading.Thread, dict[str, Any]] | None = None
+        # As root: the PATH, LD_LIBRARY_PATH and LD_PRELOAD entries left out of every program's
+        # environment (gpudoctor.trust.environ_for_root), said once by the command (cli/common.py).
+        self.trust_notes: list[str] = child_environ()[1] if self.root == "/" else []
 
     def _real(self, path: str) -> str:
         if self.root == "/":
@@ -172,10 +175,19 @@ class LiveHost(Host):
         elif os.name == "nt" and argv and argv[0] == "nvidia-smi":
             # DCH drivers may leave nvidia-smi.exe only in the driver store; the key stays `nvidia-smi ...`.
             argv_run = (windows_nvidia_smi() or "nvidia-smi", *argv[1:])
-        elif os.name != "nt" and argv and "/" not in argv[0] and not _on_exec_path(argv[0]):
-            # Nothing of that name in any PATH directory: exec would fail the same way, after a fork of
-            # this process (nvidia-smi on a machine without a driver is asked twice at every check).
-            return CommandResult(argv, None, missing=True)
+        elif os.name != "nt" and argv and "/" not in argv[0]:
+            # Looked up here, on the PATH the program gets: nothing of that name is "missing" without a fork
+            # (nvidia-smi on a machine without a driver is asked twice at every check); as root only root's
+            # directories are on it, and the program found must be root's own as well.
+            found = _which(argv[0])
+            if found is None:
+                return CommandResult(argv, None, missing=True)
+            from gpudoctor.trust import refuse_to_run
+
+            why = refuse_to_run(found)
+            if why:
+                return CommandResult(argv, None, stderr=f"{found} was not run: gpudoctor runs as root and {why}", missing=True)
+            argv_run = argv
         else:
             argv_run = argv
         program = (self._real(argv_run[0]), *argv_run[1:]) if argv_run and argv_run[0].startswith("/") else argv_run
@@ -262,9 +274,23 @@ def _same_file(a: str, b: str) -> bool:
     return os.path.realpath(os.path.dirname(os.path.abspath(a))) == os.path.realpath(os.path.dirname(os.path.abspath(b)))
 
 
-def _on_exec_path(name: str) -> bool:
-    """Whether any directory of the PATH a child gets (run_bounded passes os.environ's) holds an entry `name`."""
-    return any(os.path.lexists(os.path.join(d, name)) for d in os.get_exec_path())
+def child_environ() -> tuple[dict[str, str], list[str]]:
+    """The environment every program gpudoctor runs gets, and what was left out of it: as root, PATH,
+    LD_LIBRARY_PATH and LD_PRELOAD hold only what root alone can change (gpudoctor.trust)."""
+    from gpudoctor.trust import environ_for_root
+
+    env, notes = environ_for_root(dict(os.environ))
+    env["LC_ALL"] = "C"
+    return env, notes
+
+
+def _which(name: str) -> str | None:
+    """The first entry `name` in a directory of the PATH a child gets (child_environ), or None."""
+    for d in os.get_exec_path(child_environ()[0]):
+        candidate = os.path.join(d, name)
+        if os.path.lexists(candidate):
+            return candidate
+    return None
 
 
 def run_bounded(
@@ -285,7 +311,7 @@ def run_bounded(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
-            env={**os.environ, "LC_ALL": "C"},
+            env=child_environ()[0],
         )
     except FileNotFoundError:
         return CommandResult(argv, None, missing=True)

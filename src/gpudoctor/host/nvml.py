@@ -86,10 +86,19 @@ def _library_loadable() -> bool:
     import ctypes
     import sys
 
+    from gpudoctor.trust import library_for_root, running_as_root
+
     if sys.platform.startswith("win"):
         return True  # pynvml knows the Windows locations; let it look
+    name = "libnvidia-ml.so.1"
+    if running_as_root():
+        # Never from a directory a user can change (LD_LIBRARY_PATH=~/lib): its constructor would run as root.
+        found = library_for_root(name)
+        if found is None:
+            return False
+        name = found
     try:
-        ctypes.CDLL("libnvidia-ml.so.1")
+        ctypes.CDLL(name)
     except OSError:
         return False
     return True

@@ -153,7 +153,8 @@ def validate_snapshot(data: Any, where: str = "snapshot") -> dict[str, Any]:
     if problems:
         shown = problems[:20] + ([f"... and {len(problems) - 20} more"] if len(problems) > 20 else [])
         raise SnapshotError(
-            f"{where}: invalid snapshot:\n" + "\n".join(f"  {p}" for p in shown),
+            # One line: an error is one line naming the problem (docs/security.md); the problems joined by "; ".
+            f"{where}: invalid snapshot: " + "; ".join(shown),
             hint="see docs/snapshot-format.md",
         )
     data.setdefault("files", {})

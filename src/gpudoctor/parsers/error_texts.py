@@ -16,7 +16,10 @@ class _Lazy:
     """A pattern compiled at its first use. Every check imports this module (an NVML error text is classified on
     any machine without a working driver), while most of its patterns read pasted evidence only."""
 
-    __slots__ = ("_args", "_compiled")
+    # The pattern's methods become slots once compiled: each later `.search` is a plain attribute read, not a
+    # __getattr__ call (every line of a paste is searched with tens of these).
+    _METHODS = ("search", "match", "finditer", "findall", "fullmatch", "sub")
+    __slots__ = ("_args", "_compiled", *_METHODS)
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self._args = (pattern, flags)
@@ -25,6 +28,8 @@ class _Lazy:
     def __getattr__(self, name: str) -> Any:
         if self._compiled is None:
             self._compiled = re.compile(*self._args)
+            for method in self._METHODS:
+                object.__setattr__(self, method, getattr(self._compiled, method))
         return getattr(self._compiled, name)
 
 
@@ -314,7 +319,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             seen.add(key)
             out.append(ErrorEvidence(kind, _cut(line), tuple(sorted(values.items()))))
 
-    lines = bounded.splitlines()[:_MAX_LINES]
+    # Each distinct line once, in the order first seen: every value is added once anyway, and no line's result
+    # depends on another's, so a flood of repeated (or blank) lines costs one look.
+    lines = dict.fromkeys(line for line in bounded.splitlines()[:_MAX_LINES] if line.strip())
     for line in lines:
         if len(line) > 20000:  # a minified blob, not a message
             line = line[:20000]

@@ -67,8 +67,11 @@ def normalise(text: str) -> list[str]:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:MAX_LINES]
     out = []
     for line in lines:
-        line = _QUOTE.sub("", line).rstrip()
-        if m := _FENCE.match(line):
+        if not line or line.isspace():
+            out.append("")  # a blank line (floods of them are common): nothing to strip
+            continue
+        line = (_QUOTE.sub("", line) if ">" in line else line).rstrip()
+        if ("`" in line or "~" in line) and (m := _FENCE.match(line)):
             # A fence opens or closes a block; text on its line ("```NVIDIA GeForce RTX 5090 with ...") is
             # output, a single word after it is the block's language.
             rest = line[m.end() :].strip()
@@ -357,11 +360,16 @@ def _lspci(lines: list[str], i: int) -> int | None:
 _DMESG = re.compile(r"NVRM:|\bnouveau [0-9a-f]{4}:|\bnvidia(?:-modeset|-uvm|-drm|_uvm)?: |\bnvidia \d{4}:[0-9a-f]{2}:")
 
 
+def _dmesg_line(line: str) -> bool:
+    # The words first (a substring test is far cheaper than the pattern on a long line of other text).
+    return ("NVRM:" in line or "nouveau" in line or "nvidia" in line) and _DMESG.search(line) is not None
+
+
 def _dmesg(lines: list[str], i: int) -> int | None:
-    if not _DMESG.search(lines[i]):
+    if not _dmesg_line(lines[i]):
         return None
     j = i + 1
-    while j < len(lines) and _DMESG.search(lines[j]):
+    while j < len(lines) and _dmesg_line(lines[j]):
         j += 1
     return j
 

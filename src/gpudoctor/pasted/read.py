@@ -146,7 +146,11 @@ def _plugin_present(g: Gathered, sources: list[Source]) -> None:
 def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
-    for imported in re.finditer(r"^\s*(?:>>>\s*|In \[\d+\]:\s*)?(?:import|from)\s+(torch|tensorflow|jax)\b", text, re.M):
+    # Blanks within the line only: `^\s*` would run from every line start across all the blank lines after it
+    # (a flood of blank lines read in quadratic time).
+    for imported in re.finditer(
+        r"^[ \t]*(?:>>>[ \t]*|In \[\d+\]:[ \t]*)?(?:import|from)[ \t]+(torch|tensorflow|jax)\b", text, re.M
+    ):
         if imported.group(1) not in g.frameworks:
             g.frameworks.append(imported.group(1))  # the reporter ran it
     # Named in prose or a command ("torch.cuda.is_available() returns false", "pip install jax[cuda12]",
@@ -162,10 +166,16 @@ def _text_facts(g: Gathered, text: str) -> None:
     ):
         if name not in g.frameworks and re.search(said, text[:1_000_000], re.IGNORECASE):
             g.frameworks.append(name)
-    if re.search(r"\bWSL\s*2?\b|Windows Subsystem for Linux", text, re.IGNORECASE):
+    # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
+    lowered = text.lower()
+    if ("wsl" in lowered or "windows subsystem for linux" in lowered) and re.search(
+        r"\bWSL\s*2?\b|Windows Subsystem for Linux", text, re.IGNORECASE
+    ):
         g.wsl_said = True
     # A WSL kernel names itself: 4.4.0-19041-Microsoft is WSL 1, 5.15.90.1-microsoft-standard-WSL2 is WSL 2.
-    if m := re.search(r"\b(\d+\.\d+\.\d+(?:\.\d+)?-(?:\d+-Microsoft|microsoft-standard(?:-WSL2)?))\b", text):
+    if "icrosoft" in text and (
+        m := re.search(r"\b(\d+\.\d+\.\d+(?:\.\d+)?-(?:\d+-Microsoft|microsoft-standard(?:-WSL2)?))\b", text)
+    ):
         g.release = g.release or m.group(1)
         g.system = g.system if g.system not in (None, "Windows") else "Linux"
         g.wsl = g.wsl or "standard" in m.group(1)
@@ -659,9 +669,36 @@ _READERS = {
 
 # --- what paths and error texts say ---------------------------------------------------------------------
 
-_SITE = re.compile(
-    r"(?P<site>(?:/|[A-Za-z]:[\\/])[^\s\"'<>|:*?]{0,300}?[\\/](?:site|dist)-packages)[\\/](?P<pkg>[A-Za-z_][\w]*)",
-)
+# A path ending in site-packages (or dist-packages) and the package after it: `/…/site-packages/torch`,
+# `C:\…\site-packages\torch`. Found from the literal tail backwards, in linear time: a pattern that tried
+# every `/` as the start of a path would read each of up to 300 characters after it (a 1 MB line of `/a`
+# took 42 s).
+_SITE_TAIL = re.compile(r"[\\/](?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w*)")
+_NOT_PATH = frozenset(" \t\n\r\x0b\x0c\"'<>|:*?")
+_SITE_MAX = 300  # characters between the path's first separator and `/site-packages`
+
+
+def _site_paths(text: str):
+    """(site-packages path, package) for each `PATH/site-packages/PKG` in `text`, in order (as the pattern
+    `(/|X:[\\/])[^blanks, quotes, <>|:*?]{0,300}?[\\/]site-packages[\\/](PKG)` would find them)."""
+    floor = pos = 0
+    while m := _SITE_TAIL.search(text, pos):
+        end = m.start()
+        lo = end
+        while lo > floor and end - lo <= _SITE_MAX and text[lo - 1] not in _NOT_PATH:
+            lo -= 1
+        start = None
+        drive = lo >= 2 and lo - 2 >= floor and text[lo - 1] == ":" and text[lo - 2].isascii() and text[lo - 2].isalpha()
+        if drive and lo < end and text[lo] in "\\/" and end - (lo + 1) <= _SITE_MAX:
+            start = lo - 2  # a drive: C:\ or C:/
+        if start is None:
+            slash = text.find("/", lo, end)
+            if slash == -1 or end - (slash + 1) > _SITE_MAX:
+                pos = end + 1  # no path before this one: a later tail may still make one with it
+                continue
+            start = slash
+        floor = pos = m.end()
+        yield text[start : m.start() + len(m.group(0)) - len(m.group("pkg")) - 1], m.group("pkg")
 
 
 def _site(g: Gathered, path: str) -> None:
@@ -681,8 +718,7 @@ def _site(g: Gathered, path: str) -> None:
 
 def _paths(g: Gathered, text: str) -> None:
     """Where tracebacks and warnings show the frameworks installed: their site-packages, the OS, Python."""
-    for m in _SITE.finditer(text[:MAX_SOURCE_CHARS]):
-        site, pkg = m.group("site"), m.group("pkg")
+    for site, pkg in _site_paths(text[:MAX_SOURCE_CHARS]):
         _site(g, site)
         if pkg in ("torch", "tensorflow", "jax", "jaxlib"):
             g.notes.append(f"{pkg} is installed in {site.replace(chr(92), '/')}")

@@ -18,21 +18,21 @@ what was found, finding text, paths) must never start a line or carry `##[`:
 Both go through gpudoctor.sanitize first, as every text renderer does: an escape sequence in a GPU
 name is shown, not obeyed by the log viewer.
 
-The step summary is GitHub-flavoured Markdown: in a table cell `|` is `\\|`, a line break is `<br>`,
-`<`, `>` and `&` are HTML entities and Markdown punctuation is backslash-escaped, so data can neither
-end a row nor add HTML; a code span is fenced with more backticks than the data holds. The renderer
+The step summary is GitHub-flavoured Markdown: every datum is a code span fenced with more backticks
+than it holds (gpudoctor.render.markdown.code_span), its `|` escaped as `\\|` in a table cell, a line
+break a `<br>` between spans: data can neither end a row nor add HTML, and GitHub makes no link,
+mention or issue reference from it. The renderer
 only returns text; the CLI appends the summary to the file named by $GITHUB_STEP_SUMMARY.
 """
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from gpudoctor.model import ExitCode, Finding, Report, Severity
 from gpudoctor.probed import Found
+from gpudoctor.render.markdown import code_span
 from gpudoctor.sanitize import clean, clean_line
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -94,28 +94,16 @@ def render_github_error(message: str, hint: str | None) -> str:
 # Inline Markdown a table cell could carry: emphasis, code, links and images, strikethrough, math,
 # the cell separator, and the backslash itself (GFM lets any ASCII punctuation be backslash-escaped).
 # `&`, `<` and `>` become HTML entities first, so no tag or entity of the data survives.
-_MD_PUNCT = re.compile(r"([\\`*_\[\]!~|$])")
-
-
 def _cell(text: object) -> str:
-    """Data as the text of one table cell: shown as written, never a row break, markup or HTML."""
+    """Data as the text of one table cell: each line a code span (gpudoctor.render.markdown.code_span),
+    lines joined by <br>; never a row break, markup, HTML, a link, a mention or a reference."""
     lines = clean(text).split("\n")  # clean keeps LF (and tab), shows CR and every other control
-    return "<br>".join(_MD_PUNCT.sub(r"\\\1", html.escape(clean_line(line), quote=False)) for line in lines)
+    return "<br>".join(code_span(line, in_table=True) for line in lines if line.strip()) or ""
 
 
 def _code(text: object, in_table: bool = True) -> str:
-    """Data as a code span. Inside a code span Markdown and HTML are literal; only the backtick (fenced
-    here by a longer run, GFM 6.1), a table's `|` (escaped, GFM 4.10) and line breaks (shown as escapes)
-    matter."""
-    body = clean_line(text)
-    if not body:
-        return ""  # "``" would be two literal backticks, not an empty span
-    if in_table:
-        body = body.replace("|", "\\|")
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if body.startswith(("`", " ")) or body.endswith(("`", " ")) else ""
-    return f"{fence}{pad}{body}{pad}{fence}"
+    """Data as a code span (a table's `|` escaped when `in_table`); nothing for empty data."""
+    return code_span(text, in_table=in_table) if clean_line(text) else ""
 
 
 def machine_line(report: Report) -> str:

@@ -1,32 +1,42 @@
 """`--format markdown`: the diagnosis, the plan and the "ask for" list, ready to post as an issue reply.
 
-Everything that comes from the machine or the pasted text (versions, GPU names, paths, error lines) is
-data: it goes through gpudoctor.sanitize, `&`, `<` and `>` become HTML entities and Markdown punctuation
-is backslash-escaped, so nothing a reporter pasted can become a link, an image, a mention, a heading or
-HTML in the reply. Commands are shown in fenced code blocks whose fence is longer than any backtick run
-inside (CommonMark 4.5), so their text is literal.
+Everything that comes from the machine or the pasted text (versions, GPU names, paths, error lines, and
+the titles and details built from them) is data: it goes through gpudoctor.sanitize and is shown in a code
+span (`code_span`) or a fenced code block (`fenced`) whose backtick fence is longer than any backtick run
+inside (GFM 6.1, CommonMark 4.5). Inside code nothing is markup: GitHub makes no link (`www.x`, `x@y`, a
+URL), no @mention and no #123 reference from it, and HTML is literal. Backslash escapes would not do:
+GitHub still turns `\\@user` into a mention and `_www.x` into a link.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any
 
 from gpudoctor.model import ExitCode, Report, Severity
 from gpudoctor.sanitize import clean_line
 
-# ASCII punctuation with a meaning inside a line of GitHub Markdown (emphasis, code, links, images, tables,
-# math, autolinks such as https:, issue references #1 and @mentions); CommonMark lets each be backslash-escaped.
-# Data never starts a line (each line begins with gpudoctor's own text), so list and heading markers stay.
-_MD_PUNCT = re.compile(r"([\\`*_{}\[\]#!|~$@:])")
+
+def code_span(value: object, in_table: bool = False) -> str:
+    """Data as one inline code span: literal text, never markup, HTML, a link, a mention or a reference.
+
+    The fence is a backtick run longer than any inside; a body that starts or ends with a backtick or a
+    space is padded (GFM strips one space each side). In a table a `|` is escaped (GFM 4.10 splits cells
+    before reading code spans). Empty data is shown as a pair of quotes in a span."""
+    body = clean_line(value)
+    if in_table:
+        body = body.replace("|", "\\|")
+    if not body.strip():
+        body = f'"{body}"'  # "``" would be two literal backticks, and an all-space span shows nothing
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith(("`", " ")) or body.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def text(value: object) -> str:
-    """Data as inline Markdown text: shown as written on one line, never markup, HTML or a link."""
-    line = clean_line(value)
-    escaped = _MD_PUNCT.sub(r"\\\1", html.escape(line, quote=False))
-    return re.sub(r"(?i)\bwww\.", lambda m: m.group(0)[:-1] + "\\.", escaped)  # GitHub autolinks www. without a scheme
+    """Data as inline Markdown: a code span (code_span)."""
+    return code_span(value)
 
 
 def fenced(lines: list[str], info: str = "") -> str:
@@ -91,7 +101,7 @@ def render_markdown(
         out += ["", "#### Please also post the output of", ""]
         for ask in asks:
             command = ask.to_json(target)["command"]
-            out.append(f"- {_inline_code(command)}: {text(ask.why)}")
+            out.append(f"- {code_span(command)}: {text(ask.why)}")
     if pasted is not None and pasted.get("blocks"):
         out += ["", "<details><summary>What gpudoctor read</summary>", ""]
         for b in pasted["blocks"]:
@@ -102,14 +112,6 @@ def render_markdown(
         out += ["", "</details>"]
     out += ["", f"<sub>gpudoctor check --format markdown, exit status {int(exit_code)}</sub>", ""]
     return "\n".join(out)
-
-
-def _inline_code(value: str) -> str:
-    body = clean_line(value)
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if body.startswith("`") or body.endswith("`") else ""
-    return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def render_markdown_error(message: str, hint: str | None) -> str:
