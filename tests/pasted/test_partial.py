@@ -96,3 +96,27 @@ def test_partial_snapshot_asks_for_what_was_not_shown():
 def test_a_whole_machine_asks_nothing():
     report = diagnose(ReplayHost(validate_snapshot(copy.deepcopy(PIP_LIST_SNAPSHOT))))
     assert ask_for(report.facts, report.findings) == []
+
+
+def test_a_pip_freeze_of_ten_lines_is_the_whole_environment_and_nine_are_not():
+    """docs/pasted.md: "a `pip freeze` of ten lines and more, is the whole environment"."""
+    from gpudoctor.pasted import Source, read_pasted
+
+    pins = [f"package-{i}=={i}.0.1" for i in range(11)]
+    whole = {n: read_pasted([Source("issue.txt", "\n".join(pins[:n]) + "\n")])["pasted"]["whole"] for n in (9, 10, 11)}
+    assert whole == {9: [], 10: ["distributions"], 11: ["distributions"]}
+
+
+def test_an_nvml_failure_replaces_the_table_only_when_printed_after_it():
+    """docs/pasted.md: "an NVML failure printed after an `nvidia-smi` table replaces the table"; printed before
+    it (broken, then fixed), the table is the state the report is about."""
+    from gpudoctor.pasted import Source, read_pasted
+
+    failure = (
+        "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+        "Make sure that the latest NVIDIA driver is installed and running.\n"
+    )
+    before = read_pasted([Source("issue.txt", failure + "\nafter a reboot:\n" + SMI)])["commands"]["nvidia-smi"]
+    after = read_pasted([Source("issue.txt", SMI + "\nafter the upgrade:\n" + failure)])["commands"]["nvidia-smi"]
+    assert (before["rc"], before["stdout"]) == (0, SMI)
+    assert (after["rc"], after["stdout"]) == (9, failure.splitlines()[1] + "\n")

@@ -61,3 +61,13 @@ def test_default_directories_after_the_cache():
 def test_path_lists_as_glibc_splits_them():
     assert expand("$ORIGIN/../lib:${ORIGIN}:relative::$LIB/x:/abs/", "/o/bin") == ("/o/lib", "/o/bin", "/abs")
     assert split_path_list("/a:/b;/c relative") == ("/a", "/b", "/c")
+
+
+def test_origin_in_a_loaders_rpath_is_that_loaders_directory():
+    # ld.so(8): $ORIGIN expands to the directory of the object whose run path holds it (glibc's l_origin),
+    # so the executable's "$ORIGIN/../lib" is beside the executable, not beside the library that needs the soname.
+    lib = ElfObject("/site/torch/lib/libtorch_cuda.so", ("libcudnn.so.9",))
+    exe = ElfObject("/opt/app/bin/python3", rpath="$ORIGIN/../lib")
+    assert search_order(lib, (exe,), _env(ld_library_path=())) == [("/opt/app/lib", "RPATH of python3")]
+    env = _env(ld_library_path=(), ldconfig={}, listings={"/opt/app/lib": frozenset({"libcudnn.so.9"})})
+    assert resolve_for("libcudnn.so.9", lib, (exe,), env).path == "/opt/app/lib/libcudnn.so.9"

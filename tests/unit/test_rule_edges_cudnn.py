@@ -77,6 +77,23 @@ def test_at_the_required_version_it_is_not_too_old(tf211):
 
 
 @pytest.mark.parametrize(
+    ("loaded", "too_old"), [("8.1.0", True), ("8.0.9", True), ("8.1.1", False), ("8.1.1.0", False), ("8.1.2", False)]
+)
+def test_the_patch_level_counts_and_a_fourth_part_does_not(tf211, loaded, too_old):
+    """docs/findings/cudnn-too-old.md: "the first three version parts are lower than the minimum's": with a dotted
+    build_info cuDNN of 8.1.1 (three parts), 8.1.0 is too old although its major.minor is the minimum's."""
+    tf = dataclasses.replace(
+        tf211.frameworks.tensorflow, value=dataclasses.replace(tf211.frameworks.tensorflow.value, cudnn="8.1.1")
+    )
+    facts = with_cudnn(
+        dataclasses.replace(tf211, frameworks=dataclasses.replace(tf211.frameworks, tensorflow=tf)),
+        CudnnInstall(loaded, 8, "library", LIB),
+    )
+    found = codes(facts, "cudnn-too-old")
+    assert [f.title for f in found] == ([f"cuDNN {loaded} is older than TensorFlow 2.11.0 requires (8.1.1)"] if too_old else [])
+
+
+@pytest.mark.parametrize(
     ("version", "kind", "wheel"),
     [
         ("2.2.1+cu121", "venv", True),  # the local tag: one of PyTorch's own wheels

@@ -123,3 +123,51 @@ def test_after_a_system_switch_the_environment_that_still_names_the_old_toolkit_
     facts = facts_for(root, {"PATH": "/usr/bin:/bin", "CUDA_HOME": "/usr/local/cuda-12.8"})
     (target,) = [t for t in facts.toolkits.toolkits if t.root == "/usr/local/cuda-11.8"]
     assert sc.stale_environment(facts.toolkits, target) == ["CUDA_HOME still names CUDA 12.8.2 at /usr/local/cuda-12.8"]
+
+
+@pytest.mark.parametrize("root_user", [True, False])
+@pytest.mark.parametrize("alternatives", [False, True])
+def test_not_root_is_refused_for_a_plain_link_and_for_update_alternatives_alike(tmp_path, root_user, alternatives):
+    """docs/switch-cuda.md's refusals: "You are not root: the process cannot write where the switch writes. It
+    prints the exact `sudo` command". A link that update-alternatives manages is no exception: as root it is
+    `update-alternatives --set`, as anyone else a refusal with the sudo line and the --shell form."""
+    if alternatives:
+        root = make_machine(tmp_path, link_to=None)
+        (root / "etc" / "alternatives").mkdir(parents=True)
+        (root / "etc" / "alternatives" / "cuda").symlink_to(root / "usr" / "local" / "cuda-12.8")
+        (root / "usr" / "local" / "cuda").symlink_to(root / "etc" / "alternatives" / "cuda")
+    else:
+        root = make_machine(tmp_path)
+    choices = ("/usr/local/cuda-11.8", "/usr/local/cuda-12.8") if alternatives else None
+    argv = ("/opt/venv/bin/gpudoctor", "switch-cuda", "11.8")
+    plan = sc.plan_switch(facts_for(root), "11.8", sc.SYSTEM, is_root=root_user, rerun_argv=argv, alternatives=choices)
+    assert plan.method == ("alternatives" if alternatives else "rename")
+    if root_user:
+        assert plan.refusal is None
+    else:
+        assert plan.refusal == "changing /usr/local/cuda needs root"
+        assert plan.manual[:2] == ("Run it as root:", "  sudo /opt/venv/bin/gpudoctor switch-cuda 11.8")
+        assert plan.manual[-1] == '  eval "$(gpudoctor switch-cuda 11.8 --shell)"'
+
+
+class _Stat:
+    def __init__(self, mode: int, uid: int = 0, gid: int = 0):
+        self.st_mode, self.st_uid, self.st_gid = mode, uid, gid
+
+
+@pytest.mark.parametrize("part", ["", "bin", "bin/nvcc", "lib64", "lib", "include", "targets"])
+def test_root_checks_every_documented_part_of_the_target_toolkit(part):
+    """docs/switch-cuda.md: refused when "the toolkit directory, its `bin/`, `bin/nvcc`, `lib64/`, `lib/`,
+    `include/` or `targets/`, or a directory above it, is owned by a non-root user or writable by group (other
+    than group 0)": each part, writable by group 1000, is named; all root's own, nothing is."""
+    import stat
+
+    top = "/usr/local/cuda-12.4"
+    weak = f"{top}/{part}" if part else top
+
+    def stat_fn(path: str, bad: str | None = weak) -> _Stat:
+        kind = stat.S_IFREG if path.endswith("/nvcc") else stat.S_IFDIR
+        return _Stat(kind | (0o775 if path == bad else 0o755), gid=1000)
+
+    assert sc.untrusted_toolkit(top, stat_fn, resolve=lambda p: p) == f"{weak} is writable by group 1000 (mode 0775)"
+    assert sc.untrusted_toolkit(top, lambda p: stat_fn(p, None), resolve=lambda p: p) is None
