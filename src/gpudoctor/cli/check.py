@@ -251,7 +251,7 @@ def register(app: typer.Typer) -> None:
             from gpudoctor.render.terminal import render_terminal
 
             console = text_console()
-            render_terminal(report, console, verbose=verbose)
+            render_terminal(report, console, verbose=verbose, pasted=bool(from_files))
             if pasted is not None:
                 from gpudoctor.pasted.view import print_pasted
 

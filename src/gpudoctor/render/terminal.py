@@ -203,7 +203,8 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     return out
 
 
-def render_terminal(report: Report, console: Any, verbose: bool = False) -> None:
+def render_terminal(report: Report, console: Any, verbose: bool = False, pasted: bool = False) -> None:
+    """The text view. `pasted`: the facts were read from pasted text (check --from), which the heading says."""
     from gpudoctor.cmdline import shell_for_os
     from gpudoctor.prescribe import build
     from gpudoctor.render.textconsole import escape
@@ -220,7 +221,7 @@ def render_terminal(report: Report, console: Any, verbose: bool = False) -> None
         by_area.setdefault(f.area, []).append(f)
     summaries = area_summaries(report.facts, lambda: _matrix(report))
     long_names = _long_process_names(report.facts)
-    mode = " (replayed snapshot)" if report.host_mode == "replay" else ""
+    mode = " (pasted text)" if pasted else " (replayed snapshot)" if report.host_mode == "replay" else ""
     say(console, f"[bold]gpudoctor check[/bold]{escape(mode)}", hang=2)
     for area in AREAS:
         findings = by_area.get(area, [])
