@@ -8,6 +8,7 @@ so a missing driver is said once, not ten times.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from gpudoctor.checks import Check, Context, ev
 from gpudoctor.checks.remedy import (
@@ -29,6 +30,20 @@ from gpudoctor.versions import major, vkey
 
 # NVML states that mean "there is no usable user-space driver library here".
 NO_LIBRARY = ("library_not_found",)
+
+
+def driver_cuda(facts: Facts, matrix: Any = None) -> tuple[str | None, bool]:
+    """The newest CUDA the driver supports, and whether the matrix gave it: as the driver reports it (NVML's
+    cuDriverGetVersion, nvidia-smi's header), else from the compatibility matrix for its version (R470 -> 11.4:
+    collect_env shows the driver's version only). One answer for the status line and every finding that states it.
+    `matrix` is a Matrix or a function that loads one, called only when the driver did not say."""
+    d = facts.driver
+    if d.cuda_version:
+        return d.cuda_version, False
+    if not d.version or matrix is None:
+        return None, False
+    cuda = (matrix() if callable(matrix) else matrix).smi_cuda_for_driver(d.version)
+    return cuda, cuda is not None
 
 
 def pci_gpus(facts: Facts) -> tuple | None:

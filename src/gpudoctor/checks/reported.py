@@ -127,7 +127,10 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     d = facts.driver
     driver = f"driver {d.version}" if d.version else "the installed driver"
-    supports = f" (it supports CUDA up to {d.cuda_version})" if d.cuda_version else ""
+    from gpudoctor.checks.driver import driver_cuda
+
+    up_to, _ = driver_cuda(facts, ctx.matrix)  # the number the status line shows
+    supports = f" (it supports CUDA up to {up_to})" if up_to else ""
     who = ", ".join(_TITLES.get(f, f) for f in sorted(frameworks)) if frameworks else "the program"
     yield Finding(
         code,
@@ -139,7 +142,7 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         tuple(ev("pasted", e.line) for e in said[:2]),
         Remediation(
             "Upgrade the NVIDIA driver to one that supports the CUDA of the build, then reboot"
-            + (f"; or install a build for CUDA <= {d.cuda_version}" if d.cuda_version else "")
+            + (f"; or install a build for CUDA <= {up_to}" if up_to else "")
             + ".",
             driver_install(facts, None, ctx) + reboot(facts),
             requires_root=True,

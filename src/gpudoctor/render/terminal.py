@@ -124,13 +124,10 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     else:
         out["gpu"] = "no NVIDIA GPU seen"
     if d.version:
-        cuda = d.cuda_version
-        note = ""
-        if not cuda and callable(matrix):
-            matrix = matrix()
-        if not cuda and matrix is not None:
-            cuda = matrix.smi_cuda_for_driver(d.version)
-            note = ", by the compatibility matrix" if cuda else ""
+        from gpudoctor.checks.driver import driver_cuda
+
+        cuda, derived = driver_cuda(facts, matrix)
+        note = ", by the compatibility matrix" if derived else ""
         out["driver"] = f"{d.version} (supports CUDA {cuda or '?'}{note})"
     elif isinstance(facts.kernel.proc_driver, Found):
         out["driver"] = f"kernel module {facts.kernel.proc_driver.value.version}; user-space driver not reachable"
