@@ -209,6 +209,12 @@ def main(argv: list[str] | None = None) -> None:
         from gpudoctor.model import ExitCode
 
         sys.exit(ExitCode.ERROR)
+    finally:
+        # Ctrl-C, an error or the end: no program gpudoctor started outlives it. They run in sessions of their own
+        # (host.live.run_bounded), out of the terminal's reach; only a run that started one imported that module.
+        live = sys.modules.get("gpudoctor.host.live")
+        if live is not None:
+            live.kill_running()
 
 
 def _usage_error(exc, args: list[str]) -> None:

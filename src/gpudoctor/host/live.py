@@ -291,7 +291,16 @@ def run_bounded(
         return CommandResult(argv, None, missing=True)
     except OSError as exc:
         return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
-    out, err, overflow, timed_out = _collect(proc, timeout_s, cap)
+    with _RUNNING_LOCK:
+        _RUNNING.add(proc)
+    try:
+        out, err, overflow, timed_out = _collect(proc, timeout_s, cap)
+    except BaseException:
+        _kill_group(proc)  # interrupted while it ran (Ctrl-C in this thread): it must not outlive the doctor
+        raise
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc)
     duration = time.monotonic() - start
     if overflow:
         # Killed: a program that floods its output (a broken or hostile shim) is a failed probe
@@ -425,6 +434,26 @@ def _reap(proc: subprocess.Popen, deadline: float, stopped: bool) -> bool:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5.0)
         return True
+
+
+# The programs running now, each in a session of its own (run_bounded): the terminal's Ctrl-C reaches only
+# gpudoctor's own process group, so these are killed by kill_running() when gpudoctor stops, from whichever
+# thread (the probes run in threads) started them.
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def kill_running() -> int:
+    """Kill the process group of every program gpudoctor started and that still runs; how many there were."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+        _RUNNING.clear()
+    for proc in running:
+        _kill_group(proc)
+    for proc in running:
+        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+            proc.wait(timeout=2.0)
+    return len(running)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
