@@ -7,8 +7,6 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-import typer
-
 from gpudoctor.cli.common import (
     ROOT_HELP,
     FailOn,
@@ -22,10 +20,41 @@ from gpudoctor.cli.common import (
 )
 
 if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
+    import typer
+
     from gpudoctor.model import ExitCode
+
+# What each option of `check` is when not given: the typer command's defaults, and what a bare `gpudoctor check`
+# runs with when it is answered without building the command-line framework (gpudoctor.cli.fast: typer and the
+# building of its options are half of a check's start; tests/cli/test_fast_path.py compares the two).
+DEFAULTS: dict = {
+    "output_format": "text",
+    "verbose": False,
+    "replay": None,
+    "from_files": [],
+    "deep": False,
+    "python": None,
+    "fail_on": "warning",
+    "ignore": [],
+    "require": [],
+    "node": None,
+    "probe_timeout": 5.0,
+    "matrix": None,
+    "only": [],
+    "textfile": None,
+    "debug": False,
+    "root": "/",
+}
+# The variables a bare `check` would read (each option's envvar): set, the full command answers.
+ENVVARS = ("GPUDOCTOR_FORMAT", "GPUDOCTOR_FAIL_ON", "GPUDOCTOR_IGNORE", "GPUDOCTOR_REQUIRE")
 
 
 def register(app: typer.Typer) -> None:
+    # Imported here, not at the top, so that a bare check never loads typer (gpudoctor.cli.fast); a module global,
+    # since typer reads the command's annotations (typer.Context) from this module's namespace.
+    global typer
+    import typer
+
     @app.command(
         "check",
         help=(
@@ -38,7 +67,7 @@ def register(app: typer.Typer) -> None:
     def check(
         ctx: typer.Context,
         output_format: str = typer.Option(
-            OutputFormat.text.value,
+            DEFAULTS["output_format"],
             "--format",
             "-f",
             envvar="GPUDOCTOR_FORMAT",
@@ -76,7 +105,7 @@ def register(app: typer.Typer) -> None:
             None, "--python", metavar="PATH", help="The Python interpreter whose environment to probe."
         ),
         fail_on: str = typer.Option(
-            FailOn.warning.value,
+            DEFAULTS["fail_on"],
             "--fail-on",
             envvar="GPUDOCTOR_FAIL_ON",
             metavar=_choices(FailOn),
@@ -111,7 +140,7 @@ def register(app: typer.Typer) -> None:
             help="The node name written into JSON/JUnit reports (default: this host's name; none with --replay).",
         ),
         probe_timeout: float = typer.Option(
-            5.0,
+            DEFAULTS["probe_timeout"],
             "--probe-timeout",
             metavar="SECONDS",
             callback=positive_seconds,
@@ -136,137 +165,182 @@ def register(app: typer.Typer) -> None:
             ),
         ),
         debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
-        root: str = typer.Option("/", "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
+        root: str = typer.Option(DEFAULTS["root"], "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
     ) -> None:
-        import time
+        code = run(
+            ctx,
+            output_format=output_format,
+            verbose=verbose,
+            replay=replay,
+            from_files=from_files,
+            deep=deep,
+            python=python,
+            fail_on=fail_on,
+            ignore=ignore,
+            require=require,
+            node=node,
+            probe_timeout=probe_timeout,
+            matrix=matrix,
+            only=only,
+            textfile=textfile,
+            debug=debug,
+            root=root,
+        )
+        raise typer.Exit(code)
 
-        started = time.monotonic()
-        from gpudoctor.doctor import diagnose
-        from gpudoctor.model import ExitCode, Severity, exit_code_for, sort_findings
-        from gpudoctor.probes import ProbeOptions
 
-        # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
-        # (gpudoctor.requirements loads `packaging`: only when there are requirements.)
-        requirements: list = []
-        if require:
-            from gpudoctor.requirements import RequirementSyntaxError, parse_requirements
+def run(
+    ctx: typer.Context | None,
+    *,
+    output_format: str,
+    verbose: bool,
+    replay: str | None,
+    from_files: list[str],
+    deep: bool,
+    python: str | None,
+    fail_on: str,
+    ignore: list[str],
+    require: list[str],
+    node: str | None,
+    probe_timeout: float,
+    matrix: str | None,
+    only: list[str],
+    textfile: str | None,
+    debug: bool,
+    root: str,
+) -> int:
+    """`gpudoctor check` itself; the exit status. `ctx` is None where no command line was parsed (a bare check)."""
+    import time
 
-            from_env = _from_env(ctx, "require")
-            if from_env:
-                # click splits a multiple option's variable on whitespace; rejoined, the variable is
-                # read as one --require value is, so `torch >= 2.3` in GPUDOCTOR_REQUIRE stays one spec.
-                require = [" ".join(require)]
-            try:
-                requirements = parse_requirements(require)
-            except RequirementSyntaxError as exc:
-                raise typer.BadParameter(
-                    str(exc), param_hint=_hint("--require", "GPUDOCTOR_REQUIRE" if from_env else None)
-                ) from None
+    started = time.monotonic()
+    from gpudoctor.doctor import diagnose
+    from gpudoctor.model import ExitCode, Severity, exit_code_for, sort_findings
+    from gpudoctor.probes import ProbeOptions
 
-        output_format = OutputFormat(output_format)
-        node_name = node if node is not None else (None if replay or from_files else _hostname())
-        options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
+    # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
+    # (gpudoctor.requirements loads `packaging`: only when there are requirements.)
+    requirements: list = []
+    if require:
+        from gpudoctor.requirements import RequirementSyntaxError, parse_requirements
+
+        from_env = _from_env(ctx, "require")
+        if from_env:
+            # click splits a multiple option's variable on whitespace; rejoined, the variable is
+            # read as one --require value is, so `torch >= 2.3` in GPUDOCTOR_REQUIRE stays one spec.
+            require = [" ".join(require)]
         try:
-            # Checked before anything is probed; under --format json the error is still one document.
-            ignored = set(finding_codes("GPUDOCTOR_IGNORE" if _from_env(ctx, "ignore") else "--ignore", ignore))
-            kept = set(finding_codes("--only", only))
-            if textfile is not None:
-                from gpudoctor.textfile import check_directory
+            requirements = parse_requirements(require)
+        except RequirementSyntaxError as exc:
+            import typer
 
-                check_directory(textfile, output_format.value)
-            if python and not replay:
-                check_python(python)
-            check_matrix_path(matrix)
-            if from_files and (replay or deep or python):
-                from gpudoctor.errors import UsageError
+            raise typer.BadParameter(str(exc), param_hint=_hint("--require", "GPUDOCTOR_REQUIRE" if from_env else None)) from None
 
-                if replay:
-                    raise UsageError("--from and --replay both name what to diagnose: give one of them")
-                raise UsageError(f"{'--deep' if deep else '--python'} probes this machine; --from reads pasted text")
-            host = _pasted_host(from_files) if from_files else make_host(replay, root)
-            report = diagnose(host, options, matrix)
-            pasted, asks = _pasted_view(host, report)
-            outcomes = []
-            if requirements:
-                from gpudoctor.requirements import evaluate
+    output_format = OutputFormat(output_format)
+    node_name = node if node is not None else (None if replay or from_files else _hostname())
+    options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
+    try:
+        # Checked before anything is probed; under --format json the error is still one document.
+        ignored = set(finding_codes("GPUDOCTOR_IGNORE" if _from_env(ctx, "ignore") else "--ignore", ignore))
+        kept = set(finding_codes("--only", only))
+        if textfile is not None:
+            from gpudoctor.textfile import check_directory
 
-                outcomes = evaluate(requirements, report.facts, report.findings, matrix_path=matrix)
-        except Exception as exc:
-            if output_format is OutputFormat.text or debug:
-                raise
-            from gpudoctor.errors import GpudoctorError
+            check_directory(textfile, output_format.value)
+        if python and not replay:
+            check_python(python)
+        check_matrix_path(matrix)
+        if from_files and (replay or deep or python):
+            from gpudoctor.errors import UsageError
 
-            hint = exc.hint if isinstance(exc, GpudoctorError) else None
-            message = exc.message if isinstance(exc, GpudoctorError) else f"{type(exc).__name__}: {exc}"
-            exit_code = ExitCode(exc.exit_code) if isinstance(exc, GpudoctorError) else ExitCode.ERROR
-            if output_format in _FLEET_FORMATS:
-                import json
+            if replay:
+                raise UsageError("--from and --replay both name what to diagnose: give one of them")
+            raise UsageError(f"{'--deep' if deep else '--python'} probes this machine; --from reads pasted text")
+        host = _pasted_host(from_files) if from_files else make_host(replay, root)
+        report = diagnose(host, options, matrix)
+        pasted, asks = _pasted_view(host, report)
+        outcomes = []
+        if requirements:
+            from gpudoctor.requirements import evaluate
 
-                from gpudoctor.render.json_report import error_document
+            outcomes = evaluate(requirements, report.facts, report.findings, matrix_path=matrix)
+    except Exception as exc:
+        if output_format is OutputFormat.text or debug:
+            raise
+        from gpudoctor.errors import GpudoctorError
 
-                doc = json.loads(error_document(message, hint, exit_code))
-                if exit_code == ExitCode.USAGE and output_format is not OutputFormat.npd:
-                    textfile = None  # a wrong command line replaces no file a collector reads
-                code = _fleet_output(output_format, doc, started, textfile)
-                sys.stderr.write(f"gpudoctor: error: {_clean(message)}\n")
-                raise typer.Exit(code) from None
-            sys.stdout.write(_error_output(output_format, message, hint, exit_code))
-            # The same one line on stderr as in text mode: a person reading CI logs sees why.
-            from gpudoctor.sanitize import clean
+        hint = exc.hint if isinstance(exc, GpudoctorError) else None
+        message = exc.message if isinstance(exc, GpudoctorError) else f"{type(exc).__name__}: {exc}"
+        exit_code = ExitCode(exc.exit_code) if isinstance(exc, GpudoctorError) else ExitCode.ERROR
+        if output_format in _FLEET_FORMATS:
+            import json
 
-            sys.stderr.write(f"gpudoctor: error: {clean(message)}\n")
-            raise typer.Exit(exit_code) from None
+            from gpudoctor.render.json_report import error_document
 
-        unmet = [o.finding for o in outcomes if o.finding is not None]
-        if unmet:
-            report.findings = sort_findings(report.findings + unmet)
-        report.findings = [f for f in report.findings if f.code not in ignored and (not kept or f.code in kept)]
-        threshold = Severity[fail_on.upper()]
-        code = exit_code_for(report.findings, threshold)
-        if output_format is OutputFormat.json:
-            sys.stdout.write(_json(report, code, outcomes, requirements, node_name, pasted, asks))
-        elif output_format is OutputFormat.markdown:
-            from gpudoctor.render.markdown import render_markdown
+            doc = json.loads(error_document(message, hint, exit_code))
+            if exit_code == ExitCode.USAGE and output_format is not OutputFormat.npd:
+                textfile = None  # a wrong command line replaces no file a collector reads
+            code = _fleet_output(output_format, doc, started, textfile)
+            sys.stderr.write(f"gpudoctor: error: {_clean(message)}\n")
+            return code
+        sys.stdout.write(_error_output(output_format, message, hint, exit_code))
+        # The same one line on stderr as in text mode: a person reading CI logs sees why.
+        from gpudoctor.sanitize import clean
 
-            sys.stdout.write(render_markdown(report, code, pasted, asks))
-        elif output_format in _FLEET_FORMATS:
-            doc = _document(report, code, outcomes, requirements, node_name)
-            raise typer.Exit(_fleet_output(output_format, doc, started, textfile))
-        elif output_format is OutputFormat.github:
-            from gpudoctor.render.github import render_github, render_github_summary
+        sys.stderr.write(f"gpudoctor: error: {clean(message)}\n")
+        return int(exit_code)
 
-            sys.stdout.write(render_github(report, outcomes, code))
-            summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
-            if summary_path:
-                try:
-                    with open(summary_path, "a", encoding="utf-8") as fh:
-                        fh.write(render_github_summary(report, outcomes, code, threshold, node_name))
-                except OSError as exc:
-                    sys.stderr.write(f"gpudoctor: cannot append to GITHUB_STEP_SUMMARY ({summary_path}): {exc.strerror or exc}\n")
-        elif output_format is OutputFormat.junit:
-            from gpudoctor.render.junit import render_junit
+    unmet = [o.finding for o in outcomes if o.finding is not None]
+    if unmet:
+        report.findings = sort_findings(report.findings + unmet)
+    report.findings = [f for f in report.findings if f.code not in ignored and (not kept or f.code in kept)]
+    threshold = Severity[fail_on.upper()]
+    code = exit_code_for(report.findings, threshold)
+    if output_format is OutputFormat.json:
+        sys.stdout.write(_json(report, code, outcomes, requirements, node_name, pasted, asks))
+    elif output_format is OutputFormat.markdown:
+        from gpudoctor.render.markdown import render_markdown
 
-            sys.stdout.write(render_junit(report, outcomes, code, threshold, node_name))
-        else:
-            from gpudoctor.render.terminal import render_terminal
+        sys.stdout.write(render_markdown(report, code, pasted, asks))
+    elif output_format in _FLEET_FORMATS:
+        doc = _document(report, code, outcomes, requirements, node_name)
+        return _fleet_output(output_format, doc, started, textfile)
+    elif output_format is OutputFormat.github:
+        from gpudoctor.render.github import render_github, render_github_summary
 
-            console = text_console()
-            render_terminal(report, console, verbose=verbose, pasted=bool(from_files))
-            if pasted is not None:
-                from gpudoctor.pasted.view import print_pasted
+        sys.stdout.write(render_github(report, outcomes, code))
+        summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary_path:
+            try:
+                with open(summary_path, "a", encoding="utf-8") as fh:
+                    fh.write(render_github_summary(report, outcomes, code, threshold, node_name))
+            except OSError as exc:
+                sys.stderr.write(f"gpudoctor: cannot append to GITHUB_STEP_SUMMARY ({summary_path}): {exc.strerror or exc}\n")
+    elif output_format is OutputFormat.junit:
+        from gpudoctor.render.junit import render_junit
 
-                print_pasted(console, pasted, asks, verbose=verbose)
-            if outcomes:
-                _print_requirements(console, outcomes)
-        raise typer.Exit(int(code))
+        sys.stdout.write(render_junit(report, outcomes, code, threshold, node_name))
+    else:
+        from gpudoctor.render.terminal import render_terminal
+
+        console = text_console()
+        render_terminal(report, console, verbose=verbose, pasted=bool(from_files))
+        if pasted is not None:
+            from gpudoctor.pasted.view import print_pasted
+
+            print_pasted(console, pasted, asks, verbose=verbose)
+        if outcomes:
+            _print_requirements(console, outcomes)
+    return int(code)
 
 
 def _choices(kind: type[enum.Enum]) -> str:
     return "[" + "|".join(member.value for member in kind) + "]"
 
 
-def _from_env(ctx: typer.Context, name: str) -> bool:
+def _from_env(ctx: typer.Context | None, name: str) -> bool:
     """Whether the option's value came from its environment variable (not the command line or the default)."""
+    if ctx is None:
+        return False  # a bare check (gpudoctor.cli.fast) runs only where none of them is set
     source = ctx.get_parameter_source(name)
     return source is not None and source.name == "ENVIRONMENT"
 
@@ -282,6 +356,8 @@ def _one_of(kind: type[enum.Enum]):
     environment variable names the variable (`_hint`); the value stays a plain string."""
 
     def check(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
+        import typer
+
         allowed = [member.value for member in kind]
         if value in allowed:
             return value

@@ -276,22 +276,26 @@ def run_bounded(
     program = tuple(program) if program is not None else argv
     cap = MAX_COMMAND_OUTPUT if cap is None else cap  # looked up now: tests lower the module's cap
     start = time.monotonic()
-    try:
-        # A new session, so that a timeout kills the whole process group:
-        # nvidia-smi hung in the kernel leaves children otherwise.
-        proc = subprocess.Popen(
-            program,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            env={**os.environ, "LC_ALL": "C"},
-        )
-    except FileNotFoundError:
-        return CommandResult(argv, None, missing=True)
-    except OSError as exc:
-        return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
     with _RUNNING_LOCK:
+        # Started and recorded under the lock: kill_running() (Ctrl-C) never misses a program started a moment
+        # before, and once it has run, nothing new starts.
+        if _STOPPED:
+            return CommandResult(argv, None, stderr="not started: gpudoctor is stopping")
+        try:
+            # A new session, so that a timeout kills the whole process group:
+            # nvidia-smi hung in the kernel leaves children otherwise.
+            proc = subprocess.Popen(
+                program,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env={**os.environ, "LC_ALL": "C"},
+            )
+        except FileNotFoundError:
+            return CommandResult(argv, None, missing=True)
+        except OSError as exc:
+            return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
         _RUNNING.add(proc)
     try:
         out, err, overflow, timed_out = _collect(proc, timeout_s, cap)
@@ -441,11 +445,22 @@ def _reap(proc: subprocess.Popen, deadline: float, stopped: bool) -> bool:
 # thread (the probes run in threads) started them.
 _RUNNING: set[subprocess.Popen] = set()
 _RUNNING_LOCK = threading.Lock()
+_STOPPED = False
 
 
-def kill_running() -> int:
-    """Kill the process group of every program gpudoctor started and that still runs; how many there were."""
+def allow_running() -> None:
+    """A run begins (gpudoctor.cli.main): programs may start again after an earlier run's kill_running()."""
+    global _STOPPED
     with _RUNNING_LOCK:
+        _STOPPED = False
+
+
+def kill_running(stop: bool = False) -> int:
+    """Kill the process group of every program gpudoctor started and that still runs; how many were killed.
+    `stop` (an interrupt): start none after, since a probe thread may be about to start one."""
+    global _STOPPED
+    with _RUNNING_LOCK:
+        _STOPPED = _STOPPED or stop
         running = list(_RUNNING)
         _RUNNING.clear()
     for proc in running:
