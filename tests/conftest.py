@@ -44,7 +44,47 @@ def has_nvidia_gpu() -> bool:
         return False
 
 
+# What `make test-fast` leaves out (the `slow` marker, pyproject.toml): whole areas that build environments,
+# start real services or walk corpora, the fuzzers, and single tests of many seconds (measured with --durations).
+# A test may also carry @pytest.mark.slow itself.
+SLOW_PATHS = (
+    "tests/hostile/",
+    "tests/integration/",
+    "tests/sim/",
+    "tests/real/",
+    "tests/gpu/",
+    "tests/pasted/test_pasted.py",
+    "tests/pasted/test_parsers_fuzz.py",
+    "tests/cli/test_interrupt.py",
+    # Broad sweeps that the rules' own unit tests and tests/test_machines.py cover in small: every plan of every
+    # machine, every rule mutant's edge, every width of every view, every bad input of every command.
+    "tests/test_plans.py",
+    "tests/test_documents_schemas.py",
+    "tests/unit/test_rule_edges_",
+    "tests/unit/test_memory_width.py",
+    "tests/cli/test_bad_inputs.py",
+    "tests/cli/test_check_fleet.py",
+)
+SLOW_NAMES = ("fuzz",)  # the property-based fuzzers: tests/unit/parsers/test_parsers_fuzz.py, test_errors_snapshot_fuzz.py
+SLOW_TESTS = (
+    "tests/unit/test_bandwidth_driver.py::test_cli_measures_and_writes_json",
+    "tests/unit/test_packaging.py::test_dependencies_are_exactly_what_src_imports",
+)
+
+
+def _slow(item) -> bool:
+    path = Path(str(item.fspath)).resolve().relative_to(ROOT).as_posix()
+    return (
+        path.startswith(SLOW_PATHS)
+        or any(n in Path(path).name for n in SLOW_NAMES)
+        or f"{path}::{item.originalname}" in SLOW_TESTS
+    )
+
+
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _slow(item):
+            item.add_marker(pytest.mark.slow)
     if any(item.get_closest_marker("gpu") for item in items) and not has_nvidia_gpu():
         skip = pytest.mark.skip(reason="needs an NVIDIA GPU with a working driver (NVML found none)")
         for item in items:

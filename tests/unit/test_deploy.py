@@ -50,13 +50,17 @@ def _by_kind(kind: str, name: str) -> dict:
 
 @pytest.mark.parametrize("doc", [d for _, d in MANIFESTS], ids=[i for i, _ in MANIFESTS])
 def test_manifest_is_valid_for_the_kubernetes_api(doc):
-    kv = pytest.importorskip("kubernetes_validate", reason="kubernetes-validate is not installed (make test-tools: pip install --group test)")
+    kv = pytest.importorskip(
+        "kubernetes_validate", reason="kubernetes-validate is not installed (make test-tools: pip install --group test)"
+    )
     kv.validate(doc, KUBERNETES, strict=True)
 
 
 def test_the_validator_refuses_a_broken_manifest():
     """The schemas really bite: a typo'd field and a wrong type are both refused."""
-    kv = pytest.importorskip("kubernetes_validate", reason="kubernetes-validate is not installed (make test-tools: pip install --group test)")
+    kv = pytest.importorskip(
+        "kubernetes_validate", reason="kubernetes-validate is not installed (make test-tools: pip install --group test)"
+    )
     ds = _by_kind("DaemonSet", "gpudoctor-npd")
     typo = copy.deepcopy(ds)
     typo["spec"]["template"]["spec"]["containers"][0]["volumeMount"] = []

@@ -292,7 +292,9 @@ def run(
     unmet = [o.finding for o in outcomes if o.finding is not None]
     if unmet:
         report.findings = sort_findings(report.findings + unmet)
-    report.findings = [f for f in report.findings if f.code not in ignored and (not kept or f.code in kept)]
+    shown = [f for f in report.findings if f.code not in ignored and (not kept or f.code in kept)]
+    left_out = tuple(f.code for f in report.findings if f not in shown)
+    report.findings = shown
     threshold = Severity[fail_on.upper()]
     code = exit_code_for(report.findings, threshold)
     if output_format is OutputFormat.json:
@@ -323,7 +325,7 @@ def run(
         from gpudoctor.render.terminal import render_terminal
 
         console = text_console()
-        render_terminal(report, console, verbose=verbose, pasted=bool(from_files))
+        render_terminal(report, console, verbose=verbose, pasted=bool(from_files), ignored=left_out)
         if pasted is not None:
             from gpudoctor.pasted.view import print_pasted
 

@@ -14,7 +14,6 @@ MAX_RULED_OUT = 12  # lines; --format json lists every one
 # The `schema` key of `install --format json` and the $id of src/gpudoctor/schemas/install.schema.json.
 SCHEMA = "gpudoctor.install/1"
 _FILLED_IN = {commands.DOWNLOAD_DIR: Placeholder("download-dir")}
-_PROMPT = {"posix": "$ ", "powershell": "PS> "}
 
 
 def shell_of(plan: Plan) -> str:
@@ -32,8 +31,8 @@ def command_lines(plan: Plan, lines) -> list[str]:
 
 
 def _cmds(plan: Plan, lines) -> list[str]:
-    prompt = _PROMPT[shell_of(plan)]
-    return ["  " + (t if t.startswith("#") else prompt + t) for t in command_lines(plan, lines)]
+    # No "$ " or "PS> " prompt, as in check's plan: a line copied whole is a command the shell runs.
+    return ["  " + t for t in command_lines(plan, lines)]
 
 
 def ruled_out_line(c: Candidate) -> str:

@@ -200,8 +200,11 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     return out
 
 
-def render_terminal(report: Report, console: Any, verbose: bool = False, pasted: bool = False) -> None:
-    """The text view. `pasted`: the facts were read from pasted text (check --from), which the heading says."""
+def render_terminal(
+    report: Report, console: Any, verbose: bool = False, pasted: bool = False, ignored: tuple[str, ...] = ()
+) -> None:
+    """The text view. `pasted`: the facts were read from pasted text (check --from), which the heading says.
+    `ignored`: the codes of the findings --ignore (or --only) left out, which the last line names."""
     from gpudoctor.cmdline import shell_for_os
     from gpudoctor.prescribe import build
     from gpudoctor.render.textconsole import escape
@@ -241,13 +244,15 @@ def render_terminal(report: Report, console: Any, verbose: bool = False, pasted:
 
     render_plan(console, plan, fix_offers(report))
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
+    # What was left out is said: "No problems found" over an ignored error would read as health.
+    left_out = f" {len(ignored)} finding(s) ignored as asked: {escape(', '.join(sorted(set(ignored))))}." if ignored else ""
     if not report.findings:
-        say(console, f"[green]{_glyph(console, 'ok')} No problems found.[/]")
+        say(console, f"[green]{_glyph(console, 'ok')} No problems found.[/]{left_out}", hang=2)
     else:
         say(
             console,
             f"{counts[Severity.ERROR]} error(s), {counts[Severity.WARNING]} warning(s), {counts[Severity.INFO]} note(s). "
-            "Details of any code: gpudoctor explain CODE",
+            f"Details of any code: gpudoctor explain CODE{left_out}",
         )
     if verbose:
         for line in loading_lines(report.facts):
