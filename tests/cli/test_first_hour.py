@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.hostile.test_corpus import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,3 +53,20 @@ def test_install_and_fix_print_commands_without_a_prompt():
     code, out, _ = run_cli("install", "torch", "--replay", NO_DRIVER, "--cuda", "12.4", "--offline")
     commands = [line for line in out.splitlines() if "-m pip " in line]
     assert commands and not [line for line in commands if line.lstrip().startswith(("$ ", "PS> "))]
+
+
+USAGE_MISTAKES = [
+    ("check", "--format", "json", "--fail-on", "fatal"),
+    ("check", "--format", "json", "--require", "driver>=abc"),
+    ("install", "torch", "--format", "json", "--cuda", "abc", "--replay", NO_DRIVER),
+    ("install", "torch", "--format", "json", "--replay", NO_DRIVER),  # no GPU, no driver, no target: target-needed
+    ("install", "torch", "--format", "json", "--no-such-option"),
+]
+
+
+@pytest.mark.parametrize("argv", USAGE_MISTAKES, ids=lambda a: " ".join(a))
+def test_every_json_usage_error_has_one_status(argv):
+    """Issue 31, item 8: exit 2 under --format json is "status": "doctor-error" everywhere (docs/exit-codes.md)."""
+    code, out, _ = run_cli(*argv)
+    doc = json.loads(out)
+    assert (code, doc["exit_code"], doc["status"]) == (2, 2, "doctor-error")

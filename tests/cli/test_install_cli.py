@@ -303,7 +303,7 @@ def test_no_gpu_refusal_as_json(run):
     result = run("install", "jax", "--replay", snapshot("docker-started-without-gpus"), "--format", "json")
     assert result.exit_code == 2
     doc = json.loads(result.output)
-    assert (doc["status"], doc["exit_code"], doc["plan"]) == ("usage-error", 2, None)
+    assert (doc["status"], doc["exit_code"], doc["plan"]) == ("doctor-error", 2, None)
     assert doc["error"]["code"] == "target-needed" and doc["error"]["missing"] == ["no NVIDIA GPU", "no NVIDIA driver"]
 
 

@@ -103,7 +103,8 @@ def _emit_json(doc: dict, code: int) -> None:
 def _refuse_without_target(exc, as_json: bool) -> None:
     """No GPU or no driver seen and no --gpu/--driver/--cuda/--cpu: a usage error (exit 2), never a guessed build."""
     if as_json:
-        _emit_json({"status": "usage-error", "error": exc.to_json(), "plan": None}, ExitCode.USAGE)
+        # One status for every error document, as docs/exit-codes.md says; exit_code 2 says it is a usage error.
+        _emit_json({"status": "doctor-error", "error": exc.to_json(), "plan": None}, ExitCode.USAGE)
     else:
         typer.echo(f"gpudoctor: error: {exc.message}\nsay what the build is for:", err=True)
         from gpudoctor.install.plan import TARGET_OPTIONS
