@@ -13,6 +13,7 @@ from gpudoctor.cli.common import (
     OutputFormat,
     check_matrix_path,
     check_python,
+    complete_codes,
     finding_codes,
     make_host,
     positive_seconds,
@@ -118,6 +119,7 @@ def register(app: typer.Typer) -> None:
             "--ignore",
             envvar="GPUDOCTOR_IGNORE",
             metavar="CODE",
+            autocompletion=complete_codes,
             help="Drop findings with this code (repeatable; in the variable, codes separated by whitespace; an unknown code is a usage error).",
         ),
         require: list[str] = typer.Option(
@@ -153,6 +155,7 @@ def register(app: typer.Typer) -> None:
             [],
             "--only",
             metavar="CODE",
+            autocompletion=complete_codes,
             help="Keep only findings with this code (repeatable): one Node Problem Detector condition per set of codes.",
         ),
         textfile: str | None = typer.Option(

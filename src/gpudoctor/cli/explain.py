@@ -164,6 +164,8 @@ def list_lines(codes: list[str], width: int | None = None) -> list[str]:
 def register(app: typer.Typer) -> None:
     import typer
 
+    from gpudoctor.cli.common import complete_codes
+
     @app.command(
         "explain",
         help=(
@@ -172,7 +174,12 @@ def register(app: typer.Typer) -> None:
         ),
     )
     def explain(
-        code: str | None = typer.Argument(None, metavar="CODE", help="A finding code, such as driver-library-mismatch."),
+        code: str | None = typer.Argument(
+            None,
+            metavar="CODE",
+            autocompletion=complete_codes,
+            help="A finding code, such as driver-library-mismatch.",
+        ),
         list_codes: bool = typer.Option(False, "--list", help="List every finding code with what it means, one a line."),
     ) -> None:
         from gpudoctor.checks import all_codes
