@@ -34,7 +34,6 @@ def _m(*slugs: str) -> tuple[Example, ...]:
 
 # finding code -> the examples its page shows (each a different case of the fix)
 EXAMPLES: dict[str, tuple[Example, ...]] = {
-    "gpu-none": _m("ci-docker-cuda13-no-gpu"),
     "driver-nouveau": _m("rtx3080-nouveau"),
     "driver-missing": _m("rtx3080-no-driver"),
     "driver-library-mismatch": _m("driver-library-mismatch-after-upgrade"),

@@ -70,3 +70,26 @@ def test_every_json_usage_error_has_one_status(argv):
     code, out, _ = run_cli(*argv)
     doc = json.loads(out)
     assert (code, doc["exit_code"], doc["status"]) == (2, 2, "doctor-error")
+
+
+def test_gpu_none_suggests_lspci_only_where_it_is_installed():
+    """Issue 31, item 9: the project's own CI image has no lspci; the fix must not tell anyone to run it there."""
+    import dataclasses
+
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.driver import check_gpu_none
+    from gpudoctor.doctor import diagnose
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import load_snapshot
+
+    snapshot = ROOT / "tests" / "machines" / "ci-docker-cuda13-no-gpu" / "snapshot.json"
+    facts = diagnose(ReplayHost(load_snapshot(str(snapshot)))).facts
+    assert facts.kernel.lspci is False  # not on the recorded PATH
+
+    def commands(f) -> list[tuple[str, ...]]:
+        (finding,) = check_gpu_none(f, Context())
+        return [c.argv for c in finding.remediation.commands]
+
+    assert commands(facts) == []
+    with_lspci = dataclasses.replace(facts, kernel=dataclasses.replace(facts.kernel, lspci=True))
+    assert commands(with_lspci) == [("lspci", "-nn")]

@@ -98,7 +98,8 @@ def check_gpu_none(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (ev(pci.source, "no NVIDIA display device"), ev("nvml", facts.driver.nvml_status)),
         Remediation(
             "Run on a machine or cloud instance with an NVIDIA GPU; in a VM, pass the GPU through to the guest.",
-            (Cmd(("lspci", "-nn"), pipe=("grep", "-i", "nvidia")),),
+            # Where lspci is installed, the command that shows the bus as gpudoctor read it (none in most containers).
+            (Cmd(("lspci", "-nn"), pipe=("grep", "-i", "nvidia")),) if facts.kernel.lspci else (),
             component="gpu",
         ),
     )

@@ -112,7 +112,7 @@ def toolkit_versions(host: Host, timeout_s: float = 2.0) -> list[str]:
     from gpudoctor.versions import major_minor, vkey
 
     found = {major_minor(tk.version) for tk in probe_toolkits(host, timeout_s).toolkits if tk.version}
-    return sorted(found, key=vkey)
+    return sorted((v for v in found if v), key=vkey)
 
 
 def complete_toolkit_versions(incomplete: str) -> list[str]:
