@@ -42,7 +42,8 @@ def driver_cuda(facts: Facts, matrix: Any = None) -> tuple[str | None, bool]:
         return d.cuda_version, False
     if not d.version or matrix is None:
         return None, False
-    cuda = (matrix() if callable(matrix) else matrix).smi_cuda_for_driver(d.version)
+    table = matrix() if callable(matrix) else matrix
+    cuda = table.smi_cuda_for_driver(d.version) if table is not None else None
     return cuda, cuda is not None
 
 

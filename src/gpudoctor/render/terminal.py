@@ -257,7 +257,8 @@ def render_terminal(
     if verbose:
         for line in loading_lines(report.facts):
             say(console, f"[dim]{escape(line)}[/dim]", indent="  ", hang=4)
-        timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in sorted(report.timings_s.items()))
+        # "62ms", one word: a number and its unit never land on two lines ("62" / "ms", issue 31).
+        timings = ", ".join(f"{k} {v * 1000:.0f}ms" for k, v in sorted(report.timings_s.items()))
         say(console, f"[dim]timings: {escape(timings)}[/dim]", hang=2)
 
 
