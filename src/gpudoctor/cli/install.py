@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import enum
 import json
-import os
 import sys
 
 import typer
@@ -93,15 +92,6 @@ def confirm(question: str, yes: bool) -> bool:
     return typer.confirm(question, default=False)
 
 
-def _terminal_width() -> int | None:
-    """The width to wrap the plan's prose to: the terminal's (or COLUMNS); None when piped, so tools get whole lines."""
-    import shutil
-
-    if os.environ.get("COLUMNS", "").isdigit():
-        return int(os.environ["COLUMNS"])
-    return shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else None
-
-
 def _emit_json(doc: dict, code: int) -> None:
     from gpudoctor.install.render import SCHEMA
 
@@ -168,6 +158,7 @@ def _install(
     from gpudoctor.install.plan import Options, TargetNeeded, plan_install
     from gpudoctor.install.render import render_plan
     from gpudoctor.probes import run_probes
+    from gpudoctor.render.textconsole import plain_width
 
     if replay and yes:
         raise typer.BadParameter("--replay plans for a recorded machine and never installs; drop --yes", param_hint="--yes")
@@ -237,7 +228,7 @@ def _install(
         from gpudoctor.sanitize import clean
 
         # The plan quotes what it was given (--index-url, --pip-arg, paths): no character a terminal acts on gets through.
-        sys.stdout.write(clean(render_plan(plan, replay=bool(replay), width=_terminal_width())))
+        sys.stdout.write(clean(render_plan(plan, replay=bool(replay), width=plain_width())))
     if missing and not (replay or dry_run):
         # The index says the wheel is not there: pip would fail after the plan started; run nothing.
         typer.echo("gpudoctor: not running the plan: the package index has no such wheel (--offline skips asking it)", err=True)

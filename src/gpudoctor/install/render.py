@@ -30,31 +30,11 @@ def command_lines(plan: Plan, lines) -> list[str]:
     return cmdline.render_all((c if isinstance(c, Cmd) else as_cmd(c) for c in lines), shell_of(plan))
 
 
-class _Command(str):
-    """A command line of the plan: printed whole at any width (a broken command cannot be pasted)."""
-
-
 def _cmds(plan: Plan, lines) -> list[str]:
     # No "$ " or "PS> " prompt, as in check's plan: a line copied whole is a command the shell runs.
-    return [_Command("  " + t) for t in command_lines(plan, lines)]
+    from gpudoctor.render.textconsole import Whole
 
-
-def _fit(lines: list[str], width: int | None) -> list[str]:
-    """Prose wrapped to `width` at spaces (a list item's next lines under its text), commands whole."""
-    if width is None:
-        return lines
-    import textwrap
-
-    out: list[str] = []
-    for line in lines:
-        if isinstance(line, _Command) or len(line) <= width:
-            out.append(line)
-            continue
-        indent = len(line) - len(line.lstrip(" "))
-        bullet = line[indent:].startswith("- ")
-        hang = " " * (indent + (2 if bullet else 2 if indent == 0 else 0))
-        out += textwrap.wrap(line, width=width, subsequent_indent=hang, break_long_words=False, break_on_hyphens=False) or [line]
-    return out
+    return [Whole("  " + t) for t in command_lines(plan, lines)]
 
 
 def ruled_out_line(c: Candidate) -> str:
@@ -118,4 +98,6 @@ def render_plan(plan: Plan, *, replay: bool = False, width: int | None = None) -
     if plan.undo:
         lines.append("to go back to what is installed now:")
         lines += _cmds(plan, plan.undo)
-    return "\n".join(_fit(lines, width)) + "\n"
+    from gpudoctor.render.textconsole import fit_lines
+
+    return "\n".join(fit_lines(lines, width)) + "\n"
