@@ -89,7 +89,8 @@ def test_ctrl_c_kills_a_hung_nvidia_smi_and_its_child(tmp_path):
     smi = bindir / "nvidia-smi"
     smi.write_text(HANG_SH.format(pids=pids))
     smi.chmod(0o755)
-    rc, left = _interrupt(["check"], pids, _env(PATH=f"{bindir}:{os.environ['PATH']}"))
+    # A long probe limit: on a loaded machine the default 5 s could end the hung nvidia-smi before the test interrupts.
+    rc, left = _interrupt(["check", "--probe-timeout", "120"], pids, _env(PATH=f"{bindir}:{os.environ['PATH']}"))
     assert rc == 130
     assert left == []
 
@@ -116,6 +117,6 @@ def test_ctrl_c_kills_a_hung_deep_import_and_its_child(tmp_path):
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.2.1+cu121\n")
     (dist / "RECORD").write_text("")
-    rc, left = _interrupt(["check", "--deep", "--python", str(python)], pids, _env())
+    rc, left = _interrupt(["check", "--deep", "--python", str(python), "--probe-timeout", "120"], pids, _env())
     assert rc == 130
     assert left == []
