@@ -497,10 +497,12 @@ def check_reported_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 # Error kinds that describe rather than fail: an arch list, a quoted nvidia-smi header, the Windows build, a driver
-# package's name; and PyTorch's out-of-memory, a program too large for its GPU rather than an environment's fault
-# (`gpudoctor memory plan` sizes that). Every other recognised kind is a failure somebody hit
-# (parsers/error_texts.EVIDENCE_KINDS).
-_DESCRIPTIVE = frozenset({"arch-list", "driver-version-said", "windows-build", "linux-driver-package", "torch-oom"})
+# package's name, a `docker run` line without --gpus (a daemon whose default runtime is nvidia needs none); and
+# PyTorch's out-of-memory, a program too large for its GPU rather than an environment's fault (`gpudoctor memory
+# plan` sizes that). Every other recognised kind is a failure somebody hit (parsers/error_texts.EVIDENCE_KINDS).
+_DESCRIPTIVE = frozenset(
+    {"arch-list", "driver-version-said", "windows-build", "linux-driver-package", "docker-run-without-gpus", "torch-oom"}
+)
 UNEXPLAINED = "pasted-error-unexplained"
 # TensorFlow's own logger at warning level ("2022-06-22 15:44:53.578885: W tensorflow/...dso_loader.cc:64] Could not
 # load dynamic library ..."): TensorFlow goes on without the GPU, which is no failure on a machine meant to have none
