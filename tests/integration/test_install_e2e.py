@@ -233,7 +233,7 @@ def test_a_failing_install_stops_says_so_and_prints_the_way_back(venv_and_index)
     assert "Version: 2.2.1+cu121" in shown.stdout
     # The way back printed with the plan uses the index given (--index-url), not PyTorch's own.
     assert (
-        f"to go back to what is installed now:\n  $ {python} -m pip install torch==2.2.1+cu121 --index-url {index}\n"
+        f"to go back to what is installed now:\n  {python} -m pip install torch==2.2.1+cu121 --index-url {index}\n"
         in result.stdout
     )
     assert "checking:" not in result.stdout

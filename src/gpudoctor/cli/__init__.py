@@ -235,7 +235,8 @@ def _usage_error(exc, args: list[str]) -> None:
     from gpudoctor.model import ExitCode
     from gpudoctor.sanitize import clean_line
 
-    message = exc.format_message()
+    # typer 0.29 checks values through pydantic, whose messages begin "Value error, ": the same house line on every typer.
+    message = exc.format_message().replace(": Value error, ", ": ")
     command = exc.ctx.command_path if exc.ctx is not None else _command_path(args)
     hint = f"{command} --help lists the options"
     document = _error_document(command, _format_asked(command, args), message, hint)
