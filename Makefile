@@ -2,37 +2,54 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# Two stamps: `make run` needs gpudoctor and its own dependencies only (seconds on a warm pip cache); the test
+# tools (pyproject.toml's dependency group `test`: pytest, ruff, mypy, ...) come with the first `make test`.
+RUN_STAMP := $(VENV)/.run-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint bench clean test-deps mutation gpu-truth
+.PHONY: run test test-fast test-tools lint bench clean test-deps mutation gpu-truth
 
-$(STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# The distribution was called gpudoctor before it became gpudoctor-cli: an old .venv holds both.
 	@$(BIN)/python -m pip uninstall --quiet --yes gpudoctor >/dev/null 2>&1 || true
 	@# setuptools prints an information note ("Editable installation. ... folders with the same name as your
 	@# package may take precedence") for every editable install of a layout that maps directories into the
 	@# package (compat_matrix/, docs/): only that note is silenced, every other warning still shows.
-	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[test]'
+	@# --no-compile: byte-compiling every dependency is a third of the install's CPU time; Python compiles the
+	@# modules a run imports, once, when it first imports them.
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile -e .
+	touch $(RUN_STAMP)
+
+# The test tools: pip 25.1 is the first that installs a dependency group (PEP 735), hence the upgrade.
+$(STAMP): $(RUN_STAMP)
+	@echo "installing the test tools into $(VENV) (pyproject.toml [dependency-groups] test: pytest, hypothesis, jsonschema, ruff, mypy, ...)"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade 'pip>=25.1'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --group test
 	touch $(STAMP)
 
+test-tools: $(STAMP)
+
 # Exit status 1 means "the doctor has findings", which is a result, not a failure of `make`.
-run: $(STAMP)
+run: $(RUN_STAMP)
 	@$(BIN)/gpudoctor check; rc=$$?; [ $$rc -le 1 ]
 
 # Debian packages some tests need: slurm-wlm and munge (tests/integration/test_slurm.py), zsh and fish
 # (printed commands are run by every shell people paste into: tests/hostile/, tests/unit/test_cmdline.py),
 # docker.io (tests/integration/test_container.py builds and runs the image of deploy/docker/).
-# As root, with apt-get, install the missing ones (GPUDOCTOR_TEST_DEPS=0 skips this); never fail the
-# build over it (without them those tests skip and say why).
+# As root, with apt-get, the missing ones are installed, saying which and why (GPUDOCTOR_TEST_DEPS=0 skips this:
+# README.md); never fail the build over it (without them those tests skip and say why).
 TEST_DEBS := slurm-wlm:slurmctld munge:munged zsh:zsh fish:fish docker.io:dockerd
 test-deps:
-	@if [ "$${GPUDOCTOR_TEST_DEPS:-1}" != "0" ] && [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	@if [ "$${GPUDOCTOR_TEST_DEPS:-1}" = "0" ]; then \
+	  echo "GPUDOCTOR_TEST_DEPS=0: no Debian packages installed; the tests that need them skip and say why"; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 	  missing=""; for pair in $(TEST_DEBS); do pkg=$${pair%%:*}; prog=$${pair##*:}; \
 	    { command -v $$prog || [ -x /usr/sbin/$$prog ]; } >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
 	  if [ -n "$$missing" ]; then \
-	    echo "installing$$missing for the tests that need them"; \
+	    echo "installing$$missing with apt-get (as root) for the tests that need them: slurm-wlm and munge for"; \
+	    echo "  tests/integration/test_slurm.py, zsh and fish to run printed commands in every shell, docker.io for"; \
+	    echo "  tests/integration/test_container.py; GPUDOCTOR_TEST_DEPS=0 make test skips this"; \
 	    ( export DEBIAN_FRONTEND=noninteractive; timeout 180 apt-get update -qq && timeout 420 apt-get install -y -qq $$missing ) >/tmp/test-deps.log 2>&1 \
 	    || echo "could not install$$missing (see /tmp/test-deps.log); the tests that need them will skip"; \
 	  fi; \

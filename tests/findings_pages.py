@@ -34,7 +34,6 @@ def _m(*slugs: str) -> tuple[Example, ...]:
 
 # finding code -> the examples its page shows (each a different case of the fix)
 EXAMPLES: dict[str, tuple[Example, ...]] = {
-    "gpu-none": _m("ci-docker-cuda13-no-gpu"),
     "driver-nouveau": _m("rtx3080-nouveau"),
     "driver-missing": _m("rtx3080-no-driver"),
     "driver-library-mismatch": _m("driver-library-mismatch-after-upgrade"),
@@ -93,7 +92,8 @@ def finding_for(code: str, ex: Example):
 
         run = BenchRun.from_json(json.loads((ROOT / ex.path).read_text(encoding="utf-8")))
         found = [f for f in judge_run(run, load_link_table()).findings if f.code == code]
-        how = f"the bandwidth results `{ex.path}`"
+        # Named, not given as a path: the pages ship in the package, and a pipx user has no tests/ (issue 31).
+        how = f"the recorded bandwidth results {Path(ex.path).stem} (gpudoctor's test suite)"
         shell = "posix"
     else:
         from gpudoctor.doctor import diagnose
@@ -108,10 +108,8 @@ def finding_for(code: str, ex: Example):
             found = [o.finding for o in evaluate(parse_requirements([ex.require]), report.facts, report.findings) if o.finding]
         found = [f for f in found if f.code == code]
         shell = shell_for_os(report.facts.platform.system)
-        how = (
-            f"`gpudoctor check --replay {ex.snapshot.relative_to(ROOT)}"
-            + (f" --require '{ex.require}'" if ex.require else "")
-            + "`"
+        how = f"the recorded machine {ex.snapshot.parent.name} (gpudoctor's test suite)" + (
+            f", with `--require '{ex.require}'`" if ex.require else ""
         )
     if not found:
         raise LookupError(f"{ex.path} shows no {code}")

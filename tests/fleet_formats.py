@@ -30,7 +30,8 @@ NFD_NAMESPACE = "gpudoctor.feature.node.kubernetes.io"
 def parse_exposition(text: str) -> dict[str, list]:
     """family name -> its samples, by prometheus_client's parser, after the strict line check."""
     parser = pytest.importorskip(
-        "prometheus_client.parser", reason="prometheus-client is not installed (pip install -e '.[test]')"
+        "prometheus_client.parser",
+        reason="prometheus-client is not installed (make test-tools, which runs pip install --group test)",
     )
     assert text.endswith("\n") and "\r" not in text
     seen: set[str] = set()

@@ -263,3 +263,34 @@ def test_no_page_calls_a_command_planned(path):
     that names a gpudoctor command names one that exists (the tests above), never one still to come."""
     text = " ".join(path.read_text(encoding="utf-8").lower().split())
     assert not re.search(r"(subcommand|command|option) (is|are) (still )?planned|planned \(issue \d+\)", text)
+
+
+# --- 4. transcripts: what docs/ci.md shows a command printing is what it prints -----------------------------
+TRANSCRIPT_DOCS = [ROOT / "docs" / "ci.md"]  # its transcripts are usage errors: nothing is probed, the same anywhere
+
+
+def _transcripts(path: Path) -> list[tuple[str, list[str]]]:
+    """(command line, printed lines) of each fenced block that starts with `$ ` and shows what it printed."""
+    out = []
+    for match in FENCE.finditer(path.read_text(encoding="utf-8")):
+        lines = match.group(2).rstrip("\n").splitlines()
+        if len(lines) > 1 and lines[0].startswith("$ ") and not any(line.startswith("$ ") for line in lines[1:]):
+            out.append((lines[0][2:], lines[1:]))
+    return out
+
+
+def test_documented_transcripts_are_what_the_cli_prints():
+    """Issue 31, item 8: docs/ci.md's examples are the real output (stdout, then stderr), with exit status 2."""
+    from tests.hostile.test_corpus import run_cli
+
+    examples = [(path, line, printed) for path in TRANSCRIPT_DOCS for line, printed in _transcripts(path)]
+    assert len(examples) >= 2, "docs/ci.md shows the bad GPUDOCTOR_FAIL_ON and --require examples"
+    for path, line, printed in examples:
+        words = shlex.split(line)
+        leading = [w for w in words[: words.index("gpudoctor")] if re.match(r"^[A-Z_][A-Z0-9_]*=", w)]
+        env = dict(w.split("=", 1) for w in leading)
+        argv = words[len(leading) :]
+        assert argv[0] == "gpudoctor", line
+        code, out, err = run_cli(*argv[1:], env=env)
+        assert (out + err).splitlines() == printed, f"{path.name}: `{line}` prints:\n{out}{err}"
+        assert code == 2, line

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("jsonschema", reason="jsonschema is a test dependency: pip install -e '.[test]'")
+pytest.importorskip("jsonschema", reason="jsonschema is a test dependency: make test-tools, which runs pip install --group test")
 
 from typer.testing import CliRunner  # noqa: E402
 

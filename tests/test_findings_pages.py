@@ -49,3 +49,10 @@ def test_pages_without_an_example_show_no_commands(code):
     assert page_section(text) is None, (
         f"docs/findings/{code}.md shows printed commands but has no example in tests/findings_pages.py"
     )
+
+
+@pytest.mark.parametrize("code", PAGE_CODES)
+def test_pages_cite_no_path_of_the_repository_a_user_lacks(code):
+    """Issue 31, item 9: the pages ship in the package (`gpudoctor explain`); a pipx user has no tests/ to open."""
+    text = (PAGES / f"{code}.md").read_text(encoding="utf-8")
+    assert "tests/" not in text

@@ -15,6 +15,7 @@ real captures by machine.toml) and expected.toml:
 Every finding of severity warning or error must be listed (nothing unexpected may appear);
 listed info findings must appear; unlisted info findings are allowed.
 
+`absent_names` (optional): what it must not say, such as a program the machine does not have.
 `names`: what the finding must say, each a substring of the text the user reads about it: its title,
 detail, fix (summary and commands, and the alternative) and, where the plan has a step for it, that step's
 printed lines. Written by hand: the minimum driver, the versions, the paths and the commands that make the
@@ -95,6 +96,8 @@ def test_machine(slug):
             assert any(name in text for text in texts), f"{slug}: {entry['code']} does not name {name!r}:\n" + "\n--\n".join(
                 texts
             )
+        for name in entry.get("absent_names", []):  # what the finding must not say (a program the machine lacks)
+            assert not any(name in text for text in texts), f"{slug}: {entry['code']} names {name!r}"
     missing = wanted - got
     unexpected = {(c, s) for c, s in got - wanted if Severity[s.upper()] >= Severity.WARNING}
     detail = "\n".join(f"  {f.severity.label} {f.code}: {f.title}" for f in report.findings)

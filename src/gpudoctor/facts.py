@@ -62,6 +62,8 @@ class KernelFacts:
     # NVIDIA's .run installer leaves /usr/bin/nvidia-uninstall: the driver then is not the distribution's
     # packages, and installing those on top mixes two installations.
     run_installer: bool = False
+    # lspci is on PATH: a fix suggests `lspci` only then (minimal images and containers have none).
+    lspci: bool = False
 
 
 @dataclass(frozen=True)

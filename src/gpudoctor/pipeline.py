@@ -29,6 +29,7 @@ class CheckRequest:
     node: str | None = None
     verbose: bool = False
     started: float = 0.0  # time.monotonic() when the command began (the fleet formats report the duration)
+    pasted_text: bool = False  # what is diagnosed was read from pasted text (check --from): the text view says so
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class CheckResult:
     pasted: Mapping[str, Any] | None = None  # a partial snapshot's `pasted` section; None for a whole machine
     asks: Sequence[Any] = ()  # gpudoctor.pasted.ask.Ask
     exit_code: ExitCode = ExitCode.OK
+    left_out: tuple[str, ...] = ()  # the codes of the findings --ignore/--only left out (the text view names them)
 
     @property
     def node(self) -> str | None:
@@ -70,9 +72,9 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
     unmet = [o.finding for o in outcomes if o.finding is not None]
     if unmet:
         report.findings = sort_findings(report.findings + unmet)
-    report.findings = [
-        f for f in report.findings if f.code not in request.ignored and (not request.kept or f.code in request.kept)
-    ]
+    shown = [f for f in report.findings if f.code not in request.ignored and (not request.kept or f.code in request.kept)]
+    left_out = tuple(f.code for f in report.findings if f not in shown)
+    report.findings = shown
     return CheckResult(
         report=report,
         request=request,
@@ -82,6 +84,7 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
         pasted=pasted,
         asks=tuple(asks),
         exit_code=exit_code_for(report.findings, request.threshold),
+        left_out=left_out,
     )
 
 

@@ -723,7 +723,10 @@ def _nodes(n: int) -> str:
     return f"{n} node" if n == 1 else f"{n} nodes"
 
 
-def render_text(merged: Merged) -> str:
+def render_text(merged: Merged, columns: int | None = None) -> str:
+    """The text view; `columns`: prose wrapped to that width (a terminal's), the tables' rows whole."""
+    from gpudoctor.render.textconsole import Whole, fit_lines
+
     grouped = merged.grouped
     parts = [f"{v} {k}" for k, v in sorted(merged.by_status.items(), key=lambda kv: _status_rank(kv[0]))]
     head = f"{merged.count} node(s)" + (f": {', '.join(parts)}" if parts else "")
@@ -746,7 +749,7 @@ def render_text(merged: Merged) -> str:
                     *(_CELL.get(sev[c], "?") if c in sev else "." for c in codes),
                 ]
             )
-        out += _table(rows)
+        out += [Whole(line) for line in _table(rows)]
         out.append("")
     elif grouped:
         out.append("Nodes by findings:")
@@ -755,7 +758,7 @@ def render_text(merged: Merged) -> str:
             found = " ".join(f"{c}({_CELL.get(s, '?')})" if s else c for c, s in codes_) or "no findings"
             more = f", … (+{count - len(names)} more)" if count > len(names) else ""
             rows.append([str(count), status, found, ", ".join(names) + more])
-        out += ["  " + line for line in _table(rows)]
+        out += [Whole("  " + line) for line in _table(rows)]
         out.append("")
     if merged.codes:
         out.append("Findings (E error, W warning, i note):")
@@ -814,7 +817,8 @@ def render_text(merged: Merged) -> str:
     # clean_line shows their controls and newlines as escapes, so none acts on the terminal or forges a line.
     from gpudoctor.sanitize import clean_line
 
-    return "\n".join(clean_line(line) for line in out).rstrip("\n") + "\n"
+    cleaned = [Whole(clean_line(line)) if isinstance(line, Whole) else clean_line(line) for line in out]
+    return "\n".join(fit_lines(cleaned, columns)).rstrip("\n") + "\n"
 
 
 def _baseline_lines(merged: Merged, grouped: bool) -> list[str]:

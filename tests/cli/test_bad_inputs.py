@@ -96,7 +96,6 @@ BAD = [
     (("matrix", "show", "cudaa"), "unknown matrix section 'cudaa'", "did you mean 'cuda'?"),
     (("matrix", "check", "/no/such/dir"), "no such matrix file or directory: /no/such/dir", None),
     # snapshot
-    (("snapshot",), "Missing option '--output' / '-o'", "gpudoctor snapshot --help"),
     (
         ("snapshot", "-o", "/no/such/dir/x.json"),
         "--output /no/such/dir/x.json: the folder /no/such/dir does not exist",
@@ -188,9 +187,26 @@ def test_dash_h_is_help_everywhere(argv):
 def test_explain_is_case_insensitive_and_lists_codes():
     code, out, _ = run_cli("explain", "DRIVER-MISSING")
     assert code == 0 and out.startswith("# `driver-missing`")
-    code, out, _ = run_cli("explain", "--list")
-    codes = out.splitlines()
+    code, out, _ = run_cli("explain", "--list", env={"COLUMNS": "80"})
+    codes = [line.split()[0] for line in out.splitlines()]
     assert code == 0 and "driver-missing" in codes and "gpu-none" in codes and codes == sorted(codes)
+
+
+def test_explain_list_gives_each_code_its_pages_first_sentence_within_the_width():
+    """Issue 31, item 9: `explain --list` with titles, each line within the terminal's width."""
+    from gpudoctor.checks import all_codes
+    from gpudoctor.cli.explain import page_title
+
+    for width in ("80", "120"):
+        code, out, _ = run_cli("explain", "--list", env={"COLUMNS": width})
+        lines = out.splitlines()
+        assert code == 0 and [line.split()[0] for line in lines] == sorted(all_codes())
+        for line in lines:
+            assert len(line) <= int(width), line
+            name, rest = line.split(None, 1)
+            title = page_title(name)
+            assert title and (rest == title or (rest.endswith("...") and title.startswith(rest[:-3]))), (name, rest)
+    assert page_title("driver-missing") == "An NVIDIA GPU is on the PCI bus, but no NVIDIA kernel driver is loaded"
 
 
 def test_ignore_is_case_insensitive():

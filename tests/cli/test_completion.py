@@ -129,3 +129,36 @@ def test_protocol_in_process_offers_check_for_ch(monkeypatch, capsys):
         main([])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out.split() == ["check"]
+
+
+def _complete(monkeypatch, capsys, words: str, cword: int) -> list[str]:
+    from gpudoctor.cli import main
+
+    monkeypatch.setenv("_GPUDOCTOR_COMPLETE", "complete_bash")
+    monkeypatch.setenv("COMP_WORDS", words)
+    monkeypatch.setenv("COMP_CWORD", str(cword))
+    with pytest.raises(SystemExit) as exit_info:
+        main([])
+    assert exit_info.value.code == 0
+    return capsys.readouterr().out.split()
+
+
+def test_completion_offers_finding_codes(monkeypatch, capsys):
+    """Issue 31, item 9: explain CODE, check --ignore and --only complete to the codes."""
+    from gpudoctor.checks import all_codes
+
+    assert _complete(monkeypatch, capsys, "gpudoctor explain driver-m", 2) == ["driver-missing"]
+    gpu = sorted(c for c in all_codes() if c.startswith("gpu-"))
+    assert _complete(monkeypatch, capsys, "gpudoctor check --ignore gpu-", 3) == gpu
+    assert _complete(monkeypatch, capsys, "gpudoctor check --only gpu-", 3) == gpu
+
+
+def test_switch_cuda_completes_the_installed_toolkits_versions():
+    """The versions switch-cuda's completion offers are the toolkits the machine has (here a recorded one)."""
+    from gpudoctor.cli.common import toolkit_versions
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import load_snapshot
+
+    snapshot = Path(__file__).resolve().parents[1] / "machines" / "rtx4090-toolkit-paths-disagree" / "snapshot.json"
+    host = ReplayHost(load_snapshot(str(snapshot)))
+    assert toolkit_versions(host) == ["11.8", "12.5"]

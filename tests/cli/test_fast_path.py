@@ -1,5 +1,5 @@
-"""`gpudoctor --version` and `gpudoctor explain CODE` answered without typer (gpudoctor.cli.fast), and `explain`
-as a terminal shows it.
+"""`gpudoctor --version`, `gpudoctor explain CODE` and a bare `gpudoctor check` answered without typer
+(gpudoctor.cli.fast), and `explain` as a terminal shows it.
 
 The fast path must print what the full application prints, byte for byte, with the same exit status;
 everything it does not answer (help, errors, other options) must reach the full application untouched.
@@ -10,6 +10,7 @@ the page printed whole; piped, it is the page's Markdown exactly.
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
 import sys
@@ -68,11 +69,39 @@ def test_version_fast_path_prints_what_the_full_app_prints(capsys):
         ["explain", "no-such-code"],  # the full app's "did you mean"
         ["explain", "gpu-none", "--list"],
         ["--version", "check"],
-        ["check"],
+        ["check", "-v"],
+        ["check", "--format", "json"],
     ],
 )
 def test_everything_else_goes_to_the_full_app(args, capsys):
     assert fast_path(args, capsys) == (None, "")
+
+
+def test_bare_check_fast_path_prints_what_the_full_app_prints(capsys, monkeypatch):
+    """Issue 31, item 10: a bare `gpudoctor check` runs without typer, with the command's own defaults."""
+    from gpudoctor.cli import check
+
+    for name in check.ENVVARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    rc, out = fast_path(["check"], capsys)
+    assert rc is not None and (rc, out) == full_app(["check"])
+
+
+def test_bare_check_runs_the_commands_defaults_and_leaves_variables_to_it(capsys, monkeypatch):
+    import typer
+
+    from gpudoctor.cli import check
+
+    command = typer.main.get_command(real_app()).commands["check"]
+    defaults = {p.name: p.default for p in command.params if p.name != "ctx"}
+    assert defaults == check.DEFAULTS
+    envvars = sorted(p.envvar for p in command.params if getattr(p, "envvar", None))
+    assert envvars == sorted(check.ENVVARS) == sorted(fast._CHECK_ENVVARS)
+    for name in check.ENVVARS:
+        monkeypatch.setenv(name, "json" if name == "GPUDOCTOR_FORMAT" else "")
+        assert fast_path(["check"], capsys) == (None, "")  # a variable set: the full app reads it
+        monkeypatch.delenv(name)
 
 
 def test_the_fast_path_does_not_import_typer():
@@ -85,6 +114,18 @@ def test_the_fast_path_does_not_import_typer():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "False False False"
+
+
+def test_a_bare_check_does_not_import_typer():
+    script = (
+        "import sys\nfrom gpudoctor.cli import main\n"
+        "try:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code\n"
+        "print('typer' in sys.modules, 'click' in sys.modules, 'rich' in sys.modules, 'pydantic' in sys.modules, file=sys.stderr)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "False False False False"
 
 
 def test_the_console_script_answers_the_same_both_ways():

@@ -50,15 +50,15 @@ def test_replay_prints_the_plan_and_never_installs(run):
     )
     assert (
         "the plan, printed only (a snapshot is never installed):\n"
-        "  $ /usr/bin/python3 -m pip download --dest '<download-dir>' 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
-        "  $ /usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'torch==2.7.*'\n"
+        "  /usr/bin/python3 -m pip download --dest '<download-dir>' 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
+        "  /usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'torch==2.7.*'\n"
     ) in out
     assert (
         "newer builds an upgrade would open:\n  - a driver >= 525.60.13 (>= 560.28.03 for full CUDA 12.6 support) would open PyTorch 2.14 (cu126)\n"
         in out
     )
     assert (
-        "to go back to what is installed now:\n  $ /usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121\n"
+        "to go back to what is installed now:\n  /usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121\n"
         in out
     )
 
@@ -111,8 +111,8 @@ def test_a_uv_environment_is_installed_with_uv(run):
     result = run("install", "torch", "--replay", snapshot("rtx4000ada-driver595-py313-uv"))
     assert (
         "the plan, printed only (a snapshot is never installed):\n"
-        "  $ /home/user/.local/bin/uv pip install --python /home/user/proj/.venv/bin/python --dry-run 'torch==2.15.*' --index-url https://download.pytorch.org/whl/cu132\n"
-        "  $ /home/user/.local/bin/uv pip install --python /home/user/proj/.venv/bin/python 'torch==2.15.*' --index-url https://download.pytorch.org/whl/cu132\n"
+        "  /home/user/.local/bin/uv pip install --python /home/user/proj/.venv/bin/python --dry-run 'torch==2.15.*' --index-url https://download.pytorch.org/whl/cu132\n"
+        "  /home/user/.local/bin/uv pip install --python /home/user/proj/.venv/bin/python 'torch==2.15.*' --index-url https://download.pytorch.org/whl/cu132\n"
     ) in result.output
 
 
@@ -170,8 +170,8 @@ def test_fix_lists_a_reinstall_for_a_replayed_cpu_build(run):
     assert result.exit_code == 0
     assert result.output == (
         "[1/1] reinstall PyTorch 2.7 (cu118) (for framework-cpu-build)\n"
-        "  $ /usr/bin/python3 -m pip download --dest '<download-dir>' 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
-        "  $ /usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'torch==2.7.*'\n"
+        "  /usr/bin/python3 -m pip download --dest '<download-dir>' 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
+        "  /usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'torch==2.7.*'\n"
         "a snapshot is never changed: nothing was applied\n"
     )
 
@@ -303,7 +303,7 @@ def test_no_gpu_refusal_as_json(run):
     result = run("install", "jax", "--replay", snapshot("docker-started-without-gpus"), "--format", "json")
     assert result.exit_code == 2
     doc = json.loads(result.output)
-    assert (doc["status"], doc["exit_code"], doc["plan"]) == ("usage-error", 2, None)
+    assert (doc["status"], doc["exit_code"], doc["plan"]) == ("doctor-error", 2, None)
     assert doc["error"]["code"] == "target-needed" and doc["error"]["missing"] == ["no NVIDIA GPU", "no NVIDIA driver"]
 
 

@@ -191,3 +191,18 @@ def test_node_defaults_to_the_host_name_on_a_live_machine(gd):
     r = gd("check", "--format", "json", "--probe-timeout", "3")  # this machine, whatever it holds
     assert r.exit_code in (0, 1), r.output
     assert json.loads(r.stdout)["node"] == socket.gethostname()
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_merge_text_fits_the_terminal(gd, reports, width):
+    """Issue 31, item 6: at a terminal's width the prose wraps (the NVIDIA wheels line was 400 columns), the table's
+    rows stay whole, and no word is lost; piped (no COLUMNS) every line stays whole (the test above)."""
+    whole = gd("report", "merge", str(reports)).stdout
+    r = gd("report", "merge", str(reports), env={"COLUMNS": str(width)})
+    assert r.exit_code == 1
+    table = whole.split("\n\n")[1].splitlines()
+    assert table[0].startswith("NODE")
+    lines = r.stdout.splitlines()
+    assert all(row in lines for row in table)  # whole
+    assert [line for line in lines if len(line) > width and line not in table] == []
+    assert r.stdout.split() == whole.split()

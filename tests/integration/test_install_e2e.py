@@ -233,7 +233,34 @@ def test_a_failing_install_stops_says_so_and_prints_the_way_back(venv_and_index)
     assert "Version: 2.2.1+cu121" in shown.stdout
     # The way back printed with the plan uses the index given (--index-url), not PyTorch's own.
     assert (
-        f"to go back to what is installed now:\n  $ {python} -m pip install torch==2.2.1+cu121 --index-url {index}\n"
+        f"to go back to what is installed now:\n  {python} -m pip install torch==2.2.1+cu121 --index-url {index}\n"
         in result.stdout
     )
     assert "checking:" not in result.stdout
+
+
+def test_a_correct_cpu_install_verifies_as_planned_and_exits_0(venv_and_index):
+    """Issue 31, item 1: a CPU-only build has no CUDA; the re-probe judges it as the plan did (cpu_installed)."""
+    tmp, python = venv_and_index
+    with serve(tmp / "index") as index:
+        result = gpudoctor(
+            "install",
+            "torch",
+            "2.13",
+            "--cpu",
+            "--reinstall",
+            "--python",
+            str(python),
+            "--index-url",
+            index,
+            "--pip-arg=--no-deps",
+            "--yes",
+            "--format",
+            "json",
+            env=_env(tmp),
+        )
+    doc = json.loads(result.stdout)
+    assert doc["plan"]["chosen"]["specs"][0].startswith("torch==2.13"), doc["plan"]["chosen"]
+    v = doc["verification"]
+    assert (v["installed"], v["matches_plan"], v["gpu_usable"]) == ("2.13.0+cpu", True, None)
+    assert result.returncode == doc["exit_code"] == 0, result.stderr

@@ -1,6 +1,7 @@
 """The CLI under the oldest and the newest dependencies pyproject.toml allows: both must pass.
 
-Two scratch virtual environments, each with gpudoctor's wheel and its test extras from the package index:
+Two scratch virtual environments, each with gpudoctor's wheel and the test tools (pyproject.toml's dependency
+group `test`) from the package index:
 - oldest: every runtime dependency pinned to its lower bound (typer's included), on Python 3.10 (the
   oldest requires-python allows) when this machine has one;
 - newest: whatever the index has newest inside the ranges (typer's highest allowed release).
@@ -85,17 +86,19 @@ def oldest_python() -> str:
     return sys.executable
 
 
-def make_env(tmp: Path, which: str, wheel: Path) -> Path:
+def make_env(tmp: Path, which: str, wheel: Path, clone: Path) -> Path:
+    # The test tools are a dependency group (PEP 735) of the clone's pyproject.toml, not an extra of the wheel.
+    group = ("--group", f"{clone / 'pyproject.toml'}:test")
     if which == "oldest":
         base = oldest_python()
         run([base, "-m", "venv", "--without-pip", str(tmp / "venv")], timeout=120).check_returncode()
         python = tmp / "venv" / "bin" / "python"
         constraints = tmp / "lowest.txt"
         constraints.write_text(lowest_constraints(), encoding="utf-8")
-        pip_install(python, f"{wheel}[test]", "-c", str(constraints), what="installing the oldest dependencies")
+        pip_install(python, str(wheel), *group, "-c", str(constraints), what="installing the oldest dependencies")
     else:
         python = make_venv(tmp / "venv")
-        pip_install(python, f"{wheel}[test]", what="installing the newest dependencies")
+        pip_install(python, str(wheel), *group, what="installing the newest dependencies")
     return python
 
 
@@ -103,7 +106,7 @@ def make_env(tmp: Path, which: str, wheel: Path) -> Path:
 def test_cli_under_dependency_range(which: str, wheel: Path, clone: Path, tmp_path: Path):
     # Everything runs in the clone the wheel was built from: its tests match its code, whatever changes
     # in the working tree meanwhile.
-    python = make_env(tmp_path, which, wheel)
+    python = make_env(tmp_path, which, wheel, clone)
     typer_version = Version(installed(python, "typer"))
     if which == "oldest":
         target = run([str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], timeout=60).stdout.strip()

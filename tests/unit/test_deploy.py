@@ -27,7 +27,7 @@ K8S = ROOT / "deploy" / "kubernetes"
 MACHINES = ROOT / "tests" / "machines"
 KUBERNETES = "1.33.0"  # a release most clusters run (its API: apps/v1, batch/v1, rbac/v1, core/v1)
 
-yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (pip install -e '.[test]')")
+yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (make test-tools, which runs pip install --group test)")
 
 
 def manifests() -> list[tuple[str, dict]]:
@@ -50,13 +50,19 @@ def _by_kind(kind: str, name: str) -> dict:
 
 @pytest.mark.parametrize("doc", [d for _, d in MANIFESTS], ids=[i for i, _ in MANIFESTS])
 def test_manifest_is_valid_for_the_kubernetes_api(doc):
-    kv = pytest.importorskip("kubernetes_validate", reason="kubernetes-validate is not installed (pip install -e '.[test]')")
+    kv = pytest.importorskip(
+        "kubernetes_validate",
+        reason="kubernetes-validate is not installed (make test-tools, which runs pip install --group test)",
+    )
     kv.validate(doc, KUBERNETES, strict=True)
 
 
 def test_the_validator_refuses_a_broken_manifest():
     """The schemas really bite: a typo'd field and a wrong type are both refused."""
-    kv = pytest.importorskip("kubernetes_validate", reason="kubernetes-validate is not installed (pip install -e '.[test]')")
+    kv = pytest.importorskip(
+        "kubernetes_validate",
+        reason="kubernetes-validate is not installed (make test-tools, which runs pip install --group test)",
+    )
     ds = _by_kind("DaemonSet", "gpudoctor-npd")
     typo = copy.deepcopy(ds)
     typo["spec"]["template"]["spec"]["containers"][0]["volumeMount"] = []

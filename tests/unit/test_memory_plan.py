@@ -7,6 +7,7 @@ slices/total x total x 0.95), not copied from a run.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -349,3 +350,31 @@ def test_an_instance_a_process_runs_on_is_not_free(matrix):
     )
     plan = make_plan(MemoryView((gpu,)), 0, parse_jobs(["a=4GiB:torch"]), matrix=matrix)
     assert plan.jobs[0].instance.device == 1 and plan.available_bytes == (19968 - 19) * MIB
+
+
+def test_a_plan_for_a_stated_gpu_needs_no_gpu():
+    """Issue 31, item 9: `memory plan --gpu-memory 24GiB` plans without reading a machine."""
+    from tests.hostile.test_corpus import run_cli
+
+    code, out, err = run_cli("memory", "plan", "bert=5GiB:torch", "llama=12GiB", "--gpu-memory", "24GiB", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["gpu"]["total_bytes"], doc["gpu"]["free_bytes"], doc["fits"]) == (24 * 2**30, 24 * 2**30, True)
+    code, out, _ = run_cli("memory", "plan", "bert=5GiB", "--gpu-memory", "lots", "--format", "json")
+    assert code == 2 and json.loads(out)["exit_code"] == 2
+
+
+def test_budgets_are_offered_cut_to_half_at_most():
+    """Issue 31, item 9: no "budgets cut to 3%": a plan that does not fit says so, and smaller budgets are offered
+    only while each keeps at least half of what it asked for."""
+    from tests.hostile.test_corpus import run_cli
+
+    def suggestions(*jobs: str) -> list[str]:
+        code, out, _ = run_cli("memory", "plan", *jobs, "--gpu-memory", "24GiB", "--format", "json")
+        doc = json.loads(out)
+        assert code == 1 and doc["fits"] is False
+        return [s for s in doc["suggestions"] if s.startswith("budgets cut to")]
+
+    (cut,) = suggestions("bert=5GiB:torch", "llama=30GiB")  # 62% of each still fits
+    assert cut.startswith("budgets cut to 62% fit")
+    assert suggestions("bert=5GiB:torch", "llama=300GiB") == []  # 7%: not a budget any more

@@ -53,9 +53,29 @@ def test_no_line_of_the_view_is_wider_than_the_terminal(path, width):
 def test_a_long_command_line_is_cut_to_the_width_left_by_the_table():
     path = MACHINES / "rtx4000ada-tf-beside-torch-job" / "snapshot.json"
     lines = render.view_lines(view_of(path), width=80)
-    code = next(line for line in lines if "/usr/share/code/code" in line)
-    assert len(code) == 80 and code.endswith("…")  # 80 columns: the command cut, with an ellipsis
+    code = next(line for line in lines if line.rstrip().endswith("--type=gpu-process"))
+    assert len(code) <= 80 and "…/code --type=gpu-process" in code  # the directory cut, the program's name kept
     assert render.view_lines(view_of(path), width=120)[2].endswith("/usr/share/code/code --type=gpu-process")
+
+
+@pytest.mark.parametrize(
+    ("command", "width", "shown"),
+    [
+        # Issue 31: the directory alone ("/root/src/llama.cpp/build/bin…") named no program.
+        ("/root/src/llama.cpp/build/bin/llama-server -m /m/q.gguf --port 8080", 40, "…/llama-server -m /m/q.gguf --port 8080"),
+        (
+            "/root/src/llama.cpp/build/bin/llama-server -m /models/qwen-32b.gguf --port 8080",
+            40,
+            "…/llama-server …wen-32b.gguf --port 8080",
+        ),
+        ("/root/src/llama.cpp/build/bin/llama-server", 16, "…/llama-server"),
+        ("python3 train.py --epochs 10", 16, "python3 …ochs 10"),
+        ("python3 train.py", 30, "python3 train.py"),
+    ],
+)
+def test_a_cut_command_keeps_the_programs_name_and_its_end(command, width, shown):
+    assert render._cut_command(command, width) == shown
+    assert len(shown) <= width
 
 
 def test_the_cli_wraps_to_the_terminal_width():

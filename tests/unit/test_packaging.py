@@ -106,4 +106,14 @@ def test_license_and_classifiers():
     versions = {c.rsplit(" :: ", 1)[1] for c in project["classifiers"] if c.startswith("Programming Language :: Python :: 3.")}
     supported = SpecifierSet(project["requires-python"])
     assert versions == {v for v in (f"3.{n}" for n in range(8, 14)) if v in supported} == {"3.10", "3.11", "3.12", "3.13"}
-    assert set(project["urls"]) >= {"Repository", "Documentation", "Issues"}
+    # The repository has no public home yet: no placeholder addresses (issue 31); a real one can come later.
+    assert "urls" not in project
+
+
+def test_no_upper_bound_downgrades_a_users_typer_or_rich():
+    """Issue 31, item 7: a cap (typer<0.29) made pip downgrade the typer a user already had."""
+    from packaging.requirements import Requirement
+
+    requirements = {r.name: r for r in map(Requirement, PYPROJECT["project"]["dependencies"])}
+    for name in ("typer", "rich"):
+        assert [s.operator for s in requirements[name].specifier] == [">="], requirements[name]

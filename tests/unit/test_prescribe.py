@@ -13,9 +13,9 @@ import itertools
 
 import pytest
 
-from gpudoctor.planner import prescribe
 from gpudoctor.cmdline import Cmd
 from gpudoctor.model import COMPONENTS, Finding, Remediation, Severity
+from gpudoctor.planner import prescribe
 
 
 def finding(code: str, component: str, where: str = "") -> Finding:

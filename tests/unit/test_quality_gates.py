@@ -48,5 +48,45 @@ def test_pyproject_holds_the_gates_settings_and_installs_the_tools():
     # Honest settings: no module's errors silenced wholesale.
     assert "ignore_errors" not in mypy and "ignore_missing_imports" not in mypy
     assert all("ignore_errors" not in o for o in mypy.get("overrides", []))
-    extras = {re.split(r"[<>=!~ ;\[]", r, maxsplit=1)[0] for r in config["project"]["optional-dependencies"]["test"]}
-    assert {"ruff", "mypy"} <= extras
+    # The tools are dependency groups (PEP 735), not a public extra of the package (issue 31).
+    assert "optional-dependencies" not in config["project"]
+    assert {"ruff", "mypy"} <= _group(config, "lint") <= _group(config, "test")
+    assert {"pytest", "hypothesis", "jsonschema"} <= _group(config, "test")
+
+
+def _group(config: dict, name: str) -> set[str]:
+    """The distribution names of a dependency group, its included groups' too."""
+    out: set[str] = set()
+    for entry in config["dependency-groups"][name]:
+        if isinstance(entry, dict):
+            out |= _group(config, entry["include-group"])
+        else:
+            out.add(re.split(r"[<>=!~ ;\[]", entry, maxsplit=1)[0])
+    return out
+
+
+def _stamp_recipe(variable: str) -> list[str]:
+    """The recipe of the stamp file `variable` names ($(RUN_STAMP), $(STAMP))."""
+    _, recipe = _recipe(f"$({variable})")
+    return recipe
+
+
+def test_make_run_installs_only_what_check_needs_and_make_test_adds_the_tools():
+    """Issue 31, item 5: `make run` installs gpudoctor and its dependencies, no test tool; `make test`, `make lint`
+    and `make test-fast` install the `test` group on top, saying so; GPUDOCTOR_TEST_DEPS=0 skips the Debian packages."""
+    prerequisites, _ = _recipe("run")
+    assert prerequisites == ["$(RUN_STAMP)"]
+    run = " ".join(_stamp_recipe("RUN_STAMP"))
+    assert "pip install" in run and "-e ." in run and "--group" not in run and "[test]" not in run
+    tools = _stamp_recipe("STAMP")
+    assert any("--group test" in line for line in tools)
+    assert any(line.startswith("@echo") and "test tools" in line for line in tools)
+    for target in ("test", "lint", "test-fast"):
+        assert "$(STAMP)" in _recipe(target)[0], target
+    _, fast = _recipe("test-fast")
+    assert any('-m "not slow and not packaging"' in line for line in fast)
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert any(m.startswith("slow:") for m in config["tool"]["pytest"]["ini_options"]["markers"])
+    _, deps = _recipe("test-deps")
+    assert any("GPUDOCTOR_TEST_DEPS" in line for line in deps)
+    assert "GPUDOCTOR_TEST_DEPS=0" in (ROOT / "README.md").read_text(encoding="utf-8")

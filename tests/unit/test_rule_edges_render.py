@@ -71,12 +71,12 @@ def _cells(row: str) -> list[str]:
 
 
 def test_a_fix_command_with_a_pipe_stays_in_its_table_cell():
-    # gpu-none's fix runs `lspci -nn | grep -i nvidia`: unescaped, its `|` would end the Fix cell and make a fifth.
-    text = render_github_summary(report_of("ci-docker-cuda13-no-gpu"), exit_code=ExitCode.FINDINGS)
-    (row,) = [line for line in text.splitlines() if "`gpu-none`" in line]
+    # driver-unreachable's fix runs `dmesg | grep -i -E 'nvrm|xid'`: unescaped, either `|` would end the Fix cell.
+    text = render_github_summary(report_of("h100-driver-unreachable"), exit_code=ExitCode.FINDINGS)
+    (row,) = [line for line in text.splitlines() if "`driver-unreachable`" in line]
     cells = _cells(row)
     assert len(cells) == 4
-    assert cells[3].endswith("<br>`lspci -nn \\| grep -i nvidia`")
+    assert "<br>`sudo dmesg \\| grep -i -E 'nvrm\\|xid'`<br>" in cells[3]
 
 
 def test_the_summary_names_the_jax_installed():

@@ -90,7 +90,7 @@ def test_schemas_ship_as_package_data():
     setuptools = pyproject["tool"]["setuptools"]
     assert "gpudoctor.schemas" in setuptools["packages"]
     assert setuptools["package-data"]["gpudoctor.schemas"] == ["*" + schemas.SUFFIX]
-    assert "jsonschema>=4.18" in pyproject["project"]["optional-dependencies"]["test"]
+    assert "jsonschema>=4.18" in pyproject["dependency-groups"]["test"]  # the tests validate against them
 
 
 # --------------------------------------------------------------------------- agreement with the code

@@ -124,7 +124,16 @@ def render_text_chart(chart: ChartData, width: int = 64, height: int = 13, unico
     if overlapped:
         legend.append(f"{overlap} several")
     legend += [f"{dash}{dash} {clean_line(ln.label)} {ln.value_gb_per_s:.1f}" for ln in chart.lines]
-    lines.append("  ".join(legend))
+    # The legend as wide as the chart, its entries whole (it was one line, past any terminal: issue 31).
+    room = label_width + 2 + width
+    row = ""
+    for entry in legend:
+        if row and len(row) + 2 + len(entry) > room:
+            lines.append(row)
+            row = ""
+        row = f"{row}  {entry}" if row else entry
+    if row:
+        lines.append(row)
     return lines
 
 

@@ -8,6 +8,7 @@ so a missing driver is said once, not ten times.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
@@ -29,6 +30,21 @@ from gpudoctor.versions import major, vkey
 
 # NVML states that mean "there is no usable user-space driver library here".
 NO_LIBRARY = ("library_not_found",)
+
+
+def driver_cuda(facts: Facts, matrix: Any = None) -> tuple[str | None, bool]:
+    """The newest CUDA the driver supports, and whether the matrix gave it: as the driver reports it (NVML's
+    cuDriverGetVersion, nvidia-smi's header), else from the compatibility matrix for its version (R470 -> 11.4:
+    collect_env shows the driver's version only). One answer for the status line and every finding that states it.
+    `matrix` is a Matrix or a function that loads one, called only when the driver did not say."""
+    d = facts.driver
+    if d.cuda_version:
+        return d.cuda_version, False
+    if not d.version or matrix is None:
+        return None, False
+    table = matrix() if callable(matrix) else matrix
+    cuda = table.smi_cuda_for_driver(d.version) if table is not None else None
+    return cuda, cuda is not None
 
 
 def pci_gpus(facts: Facts) -> tuple | None:
@@ -83,7 +99,8 @@ def check_gpu_none(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (ev(pci.source, "no NVIDIA display device"), ev("nvml", facts.driver.nvml_status)),
         Remediation(
             "Run on a machine or cloud instance with an NVIDIA GPU; in a VM, pass the GPU through to the guest.",
-            (Cmd(("lspci", "-nn"), pipe=("grep", "-i", "nvidia")),),
+            # Where lspci is installed, the command that shows the bus as gpudoctor read it (none in most containers).
+            (Cmd(("lspci", "-nn"), pipe=("grep", "-i", "nvidia")),) if facts.kernel.lspci else (),
             component="gpu",
         ),
     )

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import cast
 
 from gpudoctor.checks.base import Check, Context, ev
-from gpudoctor.checks.driver import gpu_present
+from gpudoctor.checks.driver import driver_cuda, gpu_present
 from gpudoctor.checks.toolkit import gpu_cc, os_name
 from gpudoctor.cmdline import Cmd, Line
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
@@ -591,12 +591,19 @@ def check_driver_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
             needed = lowest_driver(verdict.floor, verdict.needed)
         unknown = "" if d.version else " (its version number was not reported)"
         floor = needed or verdict.needed
+        # The number the status line shows too (checks.driver.driver_cuda): reported, else the matrix's for the version.
+        up_to, derived = driver_cuda(facts, ctx.matrix)
+        supports = (
+            f"supports CUDA up to {up_to}" + (" (by the compatibility matrix)" if derived else "")
+            if up_to
+            else "does not say which CUDA it supports"
+        )
         yield Finding(
             "framework-driver-too-old",
             Severity.ERROR,
             "frameworks",
             f"{label} needs CUDA {major_minor(cuda)}, which {driver} cannot run",
-            f"The driver{unknown} supports CUDA up to {d.cuda_version or '?'}; a CUDA {major_minor(cuda)} runtime needs driver >= "
+            f"The driver{unknown} {supports}; a CUDA {major_minor(cuda)} runtime needs driver >= "
             f"{needed or verdict.needed}. The framework fails with 'CUDA driver version is insufficient for CUDA runtime "
             "version' or reports no GPU.",
             (ev(source, f"{label}: CUDA {cuda}"), driver_ev),

@@ -127,7 +127,10 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     d = facts.driver
     driver = f"driver {d.version}" if d.version else "the installed driver"
-    supports = f" (it supports CUDA up to {d.cuda_version})" if d.cuda_version else ""
+    from gpudoctor.checks.driver import driver_cuda
+
+    up_to, _ = driver_cuda(facts, ctx.matrix)  # the number the status line shows
+    supports = f" (it supports CUDA up to {up_to})" if up_to else ""
     who = ", ".join(_TITLES.get(f, f) for f in sorted(frameworks)) if frameworks else "the program"
     yield Finding(
         code,
@@ -139,7 +142,7 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         tuple(ev("pasted", e.line) for e in said[:2]),
         Remediation(
             "Upgrade the NVIDIA driver to one that supports the CUDA of the build, then reboot"
-            + (f"; or install a build for CUDA <= {d.cuda_version}" if d.cuda_version else "")
+            + (f"; or install a build for CUDA <= {up_to}" if up_to else "")
             + ".",
             driver_install(facts, None, ctx) + reboot(facts),
             requires_root=True,
@@ -493,6 +496,55 @@ def check_reported_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
 
 
+# Error kinds that describe rather than fail: an arch list, a quoted nvidia-smi header, the Windows build, a driver
+# package's name, a `docker run` line without --gpus (a daemon whose default runtime is nvidia needs none); and
+# PyTorch's out-of-memory, a program too large for its GPU rather than an environment's fault (`gpudoctor memory
+# plan` sizes that). Every other recognised kind is a failure somebody hit (parsers/error_texts.EVIDENCE_KINDS).
+_DESCRIPTIVE = frozenset(
+    {"arch-list", "driver-version-said", "windows-build", "linux-driver-package", "docker-run-without-gpus", "torch-oom"}
+)
+UNEXPLAINED = "pasted-error-unexplained"
+# TensorFlow's own logger at warning level ("2022-06-22 15:44:53.578885: W tensorflow/...dso_loader.cc:64] Could not
+# load dynamic library ..."): TensorFlow goes on without the GPU, which is no failure on a machine meant to have none
+# (google/lightweight_mmm#23, a fine case in tests/pasted/cases).
+_TF_WARNING = re.compile(r"\d: W \S+\.cc:\d+\]")
+
+
+def _failure(e) -> bool:
+    return e.kind not in _DESCRIPTIVE and not (e.kind == "library-missing" and _TF_WARNING.search(e.line))
+
+
+def _others(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks import all_checks
+
+    for check in all_checks():
+        if UNEXPLAINED not in check.codes:
+            yield from check.run(facts, ctx)
+
+
+def check_reported_unexplained(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Thin evidence is not health: a pasted failure that no check could turn into a cause (every other check found
+    nothing at warning or above) is named, so the report never reads "No problems found" over an error it was shown."""
+    failures = [e for e in facts.pasted.errors if _failure(e)] if facts.pasted.partial else []
+    if not failures or any(f.severity >= Severity.WARNING for f in _others(facts, ctx)):
+        return
+    from gpudoctor.parsers.error_texts import EVIDENCE_KINDS
+
+    first = failures[0]
+    more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+    yield Finding(
+        UNEXPLAINED,
+        Severity.WARNING,
+        "doctor",
+        f"the text shows a failure that what was pasted cannot explain: {EVIDENCE_KINDS.get(first.kind, first.kind)}{more}",
+        f"The text says: '{first.line.strip()}'. gpudoctor recognised the error, but the rest of the text does not "
+        "show enough (the GPU, the driver, the framework's build) to say why it happened. This is not a clean bill of "
+        "health: ask for what is listed under 'Ask the reporter for' and read the answers with it.",
+        tuple(ev("pasted", e.line) for e in failures[:3]),
+        # No remediation: nothing is known to fix yet; what to do next is the ask-for list (gpudoctor.pasted.ask).
+    )
+
+
 CHECKS = (
     Check("reported-arch", "frameworks", ("framework-arch-unsupported",), check_reported_arch, ("pasted",)),
     Check(
@@ -519,4 +571,6 @@ CHECKS = (
     Check("reported-jax", "frameworks", ("jax-plugin-mismatch",), check_reported_jax, ("pasted",)),
     Check("reported-wsl", "platform", ("wsl-linux-driver-installed",), check_reported_wsl, ("pasted",)),
     Check("reported-lost", "health", ("gpu-lost",), check_reported_lost, ("pasted",)),
+    # Last: it reads what every other check found.
+    Check("reported-unexplained", "doctor", (UNEXPLAINED,), check_reported_unexplained, ("pasted",)),
 )

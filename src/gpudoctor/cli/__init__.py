@@ -142,6 +142,10 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in args
     _never_unencodable()
     completing = bool(os.environ.get("_GPUDOCTOR_COMPLETE"))
+    live = sys.modules.get("gpudoctor.host.live")
+    if live is not None:
+        live.allow_running()  # an earlier run in this process (tests) was interrupted
+    interrupted = False
     try:
         if not completing:
             from gpudoctor.cli.fast import answer
@@ -193,6 +197,13 @@ def main(argv: list[str] | None = None) -> None:
         if exc.hint:
             sys.stderr.write(f"hint: {clean(exc.hint)}\n")
         sys.exit(exc.exit_code)
+    except SystemExit as exc:
+        interrupted = exc.code == 130  # typer turns Ctrl-C into exit 130
+        raise
+    except KeyboardInterrupt:
+        # Ctrl-C where typer did not see it (a bare check runs without it: cli.fast): exit 130, silently, as typer does.
+        interrupted = True
+        sys.exit(130)  # ExitCode.INTERRUPTED
     except BrokenPipeError:
         # `gpudoctor check --format json | head`: the reader left; that is not our failure.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -209,6 +220,12 @@ def main(argv: list[str] | None = None) -> None:
         from gpudoctor.model import ExitCode
 
         sys.exit(ExitCode.ERROR)
+    finally:
+        # Ctrl-C, an error or the end: no program gpudoctor started outlives it. They run in sessions of their own
+        # (host.live.run_bounded), out of the terminal's reach; only a run that started one imported that module.
+        live = sys.modules.get("gpudoctor.host.live")
+        if live is not None:
+            live.kill_running(stop=interrupted)
 
 
 def _usage_error(exc, args: list[str]) -> None:
@@ -218,7 +235,8 @@ def _usage_error(exc, args: list[str]) -> None:
     from gpudoctor.model import ExitCode
     from gpudoctor.sanitize import clean_line
 
-    message = exc.format_message()
+    # typer 0.29 checks values through pydantic, whose messages begin "Value error, ": the same house line on every typer.
+    message = exc.format_message().replace(": Value error, ", ": ")
     command = exc.ctx.command_path if exc.ctx is not None else _command_path(args)
     hint = f"{command} --help lists the options"
     document = _error_document(command, _format_asked(command, args), message, hint)

@@ -7,14 +7,13 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import typer
-
 from gpudoctor.cli.common import (
     ROOT_HELP,
     FailOn,
     OutputFormat,
     check_matrix_path,
     check_python,
+    complete_codes,
     finding_codes,
     make_host,
     positive_seconds,
@@ -22,10 +21,40 @@ from gpudoctor.cli.common import (
 from gpudoctor.render.formats import FORMATS
 
 if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
-    pass
+    import typer
+
+
+# What each option of `check` is when not given: the typer command's defaults, and what a bare `gpudoctor check`
+# runs with when it is answered without building the command-line framework (gpudoctor.cli.fast: typer and the
+# building of its options are half of a check's start; tests/cli/test_fast_path.py compares the two).
+DEFAULTS: dict = {
+    "output_format": "text",
+    "verbose": False,
+    "replay": None,
+    "from_files": [],
+    "deep": False,
+    "python": None,
+    "fail_on": "warning",
+    "ignore": [],
+    "require": [],
+    "node": None,
+    "probe_timeout": 5.0,
+    "matrix": None,
+    "only": [],
+    "textfile": None,
+    "debug": False,
+    "root": "/",
+}
+# The variables a bare `check` would read (each option's envvar): set, the full command answers.
+ENVVARS = ("GPUDOCTOR_FORMAT", "GPUDOCTOR_FAIL_ON", "GPUDOCTOR_IGNORE", "GPUDOCTOR_REQUIRE")
 
 
 def register(app: typer.Typer) -> None:
+    # Imported here, not at the top, so that a bare check never loads typer (gpudoctor.cli.fast); a module global,
+    # since typer reads the command's annotations (typer.Context) from this module's namespace.
+    global typer
+    import typer
+
     @app.command(
         "check",
         help=(
@@ -38,7 +67,7 @@ def register(app: typer.Typer) -> None:
     def check(
         ctx: typer.Context,
         output_format: str = typer.Option(
-            "text",
+            DEFAULTS["output_format"],
             "--format",
             "-f",
             envvar="GPUDOCTOR_FORMAT",
@@ -76,7 +105,7 @@ def register(app: typer.Typer) -> None:
             None, "--python", metavar="PATH", help="The Python interpreter whose environment to probe."
         ),
         fail_on: str = typer.Option(
-            FailOn.warning.value,
+            DEFAULTS["fail_on"],
             "--fail-on",
             envvar="GPUDOCTOR_FAIL_ON",
             metavar=_choices(FailOn),
@@ -89,6 +118,7 @@ def register(app: typer.Typer) -> None:
             "--ignore",
             envvar="GPUDOCTOR_IGNORE",
             metavar="CODE",
+            autocompletion=complete_codes,
             help="Drop findings with this code (repeatable; in the variable, codes separated by whitespace; an unknown code is a usage error).",
         ),
         require: list[str] = typer.Option(
@@ -111,7 +141,7 @@ def register(app: typer.Typer) -> None:
             help="The node name written into JSON/JUnit reports (default: this host's name; none with --replay).",
         ),
         probe_timeout: float = typer.Option(
-            5.0,
+            DEFAULTS["probe_timeout"],
             "--probe-timeout",
             metavar="SECONDS",
             callback=positive_seconds,
@@ -124,6 +154,7 @@ def register(app: typer.Typer) -> None:
             [],
             "--only",
             metavar="CODE",
+            autocompletion=complete_codes,
             help="Keep only findings with this code (repeatable): one Node Problem Detector condition per set of codes.",
         ),
         textfile: str | None = typer.Option(
@@ -136,47 +167,93 @@ def register(app: typer.Typer) -> None:
             ),
         ),
         debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
-        root: str = typer.Option("/", "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
+        root: str = typer.Option(DEFAULTS["root"], "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
     ) -> None:
-        import time
-
-        started = time.monotonic()
-        fmt = FORMATS[output_format]
-        # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
-        requirements = _requirements(ctx, require) if require else []
-        try:
-            # Checked before anything is probed; under --format json the error is still one document.
-            request = _request(
-                ctx,
-                requirements,
-                started,
-                output_format=output_format,
-                ignore=ignore,
-                only=only,
-                textfile=textfile,
-                python=python,
-                replay=replay,
-                from_files=from_files,
-                matrix=matrix,
-                deep=deep,
-                probe_timeout=probe_timeout,
-                fail_on=fail_on,
-                node=node,
-                verbose=verbose,
-            )
-            host = _host(replay, from_files, deep, python, root)
-            from gpudoctor.pipeline import check as run_check
-
-            result = run_check(host, request)
-        except Exception as exc:
-            if fmt.raises or debug:
-                raise
-            raise typer.Exit(_failed(fmt, exc, started, textfile)) from None
-        raise typer.Exit(_emit(fmt, result, textfile))
+        code = run(
+            ctx,
+            output_format=output_format,
+            verbose=verbose,
+            replay=replay,
+            from_files=from_files,
+            deep=deep,
+            python=python,
+            fail_on=fail_on,
+            ignore=ignore,
+            require=require,
+            node=node,
+            probe_timeout=probe_timeout,
+            matrix=matrix,
+            only=only,
+            textfile=textfile,
+            debug=debug,
+            root=root,
+        )
+        raise typer.Exit(code)
 
 
-def _requirements(ctx: typer.Context, require: list[str]) -> list:
+def run(
+    ctx: typer.Context | None,
+    *,
+    output_format: str,
+    verbose: bool,
+    replay: str | None,
+    from_files: list[str],
+    deep: bool,
+    python: str | None,
+    fail_on: str,
+    ignore: list[str],
+    require: list[str],
+    node: str | None,
+    probe_timeout: float,
+    matrix: str | None,
+    only: list[str],
+    textfile: str | None,
+    debug: bool,
+    root: str,
+) -> int:
+    """`gpudoctor check` itself; the exit status. `ctx` is None where no command line was parsed (a bare check)."""
+    import time
+
+    started = time.monotonic()
+    fmt = FORMATS[output_format]
+    # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
+    requirements = _requirements(ctx, require) if require else []
+    try:
+        # Checked before anything is probed; under --format json the error is still one document.
+        request = _request(
+            ctx,
+            requirements,
+            started,
+            output_format=output_format,
+            ignore=ignore,
+            only=only,
+            textfile=textfile,
+            python=python,
+            replay=replay,
+            from_files=from_files,
+            matrix=matrix,
+            deep=deep,
+            probe_timeout=probe_timeout,
+            fail_on=fail_on,
+            node=node,
+            verbose=verbose,
+            pasted_text=bool(from_files),
+        )
+        host = _host(replay, from_files, deep, python, root)
+        from gpudoctor.pipeline import check as run_check
+
+        result = run_check(host, request)
+    except Exception as exc:
+        if fmt.raises or debug:
+            raise
+        return _failed(fmt, exc, started, textfile)
+    return _emit(fmt, result, textfile)
+
+
+def _requirements(ctx: typer.Context | None, require: list[str]) -> list:
     """--require's specs (gpudoctor.checks.requirements loads `packaging`: only when there are requirements)."""
+    import typer
+
     from gpudoctor.checks.requirements import RequirementSyntaxError, parse_requirements
 
     from_env = _from_env(ctx, "require")
@@ -190,7 +267,7 @@ def _requirements(ctx: typer.Context, require: list[str]) -> list:
         raise typer.BadParameter(str(exc), param_hint=_hint("--require", "GPUDOCTOR_REQUIRE" if from_env else None)) from None
 
 
-def _request(ctx: typer.Context, requirements: list, started: float, **given):
+def _request(ctx: typer.Context | None, requirements: list, started: float, **given):
     """What the options ask of the check (gpudoctor.pipeline.CheckRequest), every usage error raised first."""
     from gpudoctor.model import Severity
     from gpudoctor.pipeline import CheckRequest
@@ -217,6 +294,7 @@ def _request(ctx: typer.Context, requirements: list, started: float, **given):
         node=node if node is not None else (None if replay or from_files else _hostname()),
         verbose=given["verbose"],
         started=started,
+        pasted_text=given["pasted_text"],
     )
 
 
@@ -264,8 +342,10 @@ def _choices(kind: type[enum.Enum]) -> str:
     return "[" + "|".join(member.value for member in kind) + "]"
 
 
-def _from_env(ctx: typer.Context, name: str) -> bool:
+def _from_env(ctx: typer.Context | None, name: str) -> bool:
     """Whether the option's value came from its environment variable (not the command line or the default)."""
+    if ctx is None:
+        return False  # a bare check (gpudoctor.cli.fast) runs only where none of them is set
     source = ctx.get_parameter_source(name)
     return source is not None and source.name == "ENVIRONMENT"
 
@@ -282,6 +362,8 @@ def _one_of(kind: type[enum.Enum] | Mapping[str, object]):
     are read at each check (--format: the table of formats, gpudoctor.render.formats)."""
 
     def check(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
+        import typer
+
         allowed = list(kind) if isinstance(kind, Mapping) else [member.value for member in kind]
         if value in allowed:
             return value

@@ -112,6 +112,27 @@ def did_you_mean(value: str, choices: list[str] | tuple[str, ...]) -> str | None
     return f"did you mean {close[0]!r}?" if close else None
 
 
+def complete_codes(incomplete: str) -> list[str]:
+    """Shell completion of a finding code (explain CODE, check --ignore/--only): every code that starts so."""
+    return [c for c in sorted(all_codes()) if c.startswith(incomplete.lower())]
+
+
+def toolkit_versions(host: Host, timeout_s: float = 2.0) -> list[str]:
+    """The CUDA versions of the toolkits installed on `host` (major.minor, as switch-cuda takes them), oldest first."""
+    from gpudoctor.probes.toolkits import probe_toolkits
+    from gpudoctor.versions import major_minor, vkey
+
+    found = {major_minor(tk.version) for tk in probe_toolkits(host, timeout_s).toolkits if tk.version}
+    return sorted((v for v in found if v), key=vkey)
+
+
+def complete_toolkit_versions(incomplete: str) -> list[str]:
+    """Shell completion of switch-cuda's VERSION: the toolkits this machine has (read in a second or two)."""
+    from gpudoctor.host.live import LiveHost
+
+    return [v for v in toolkit_versions(LiveHost()) if v.startswith(incomplete)]
+
+
 def finding_codes(option: str, values: list[str]) -> list[str]:
     """--ignore's codes, lower-cased; an unknown one is a usage error (exit 2) naming the closest code,
     so that a typo does not silently ignore nothing."""

@@ -136,8 +136,35 @@ def render_page(page: str, out: Any) -> None:
     console.file.flush()
 
 
+def page_title(code: str) -> str:
+    """A code's page's first sentence (what the finding means), on one line; "" without a page."""
+    import re
+
+    page = finding_page(code) or ""
+    # The first paragraph of prose: after the heading and the severity lines (which may wrap), past any "##".
+    paragraphs = [re.sub(r"(?m)^#+ .*$", "", p).strip() for p in re.split(r"\n\s*\n", page)[1:]]
+    prose = next((p for p in paragraphs if p and not p.startswith("**")), "")
+    text = re.sub(r"[`*]", "", " ".join(prose.split()))
+    return re.split(r"(?<=\.)\s", text, maxsplit=1)[0].rstrip(".")
+
+
+def list_lines(codes: list[str], width: int | None = None) -> list[str]:
+    """`explain --list`: each code and its page's first sentence, cut to the terminal's width with "..." at the end."""
+    import shutil
+
+    width = width or shutil.get_terminal_size((80, 24)).columns
+    pad = max(len(c) for c in codes) + 2
+    out = []
+    for c in codes:
+        line = f"{c:<{pad}}{page_title(c)}".rstrip()
+        out.append(line if len(line) <= width else line[: max(pad, width - 3)].rstrip() + "...")
+    return out
+
+
 def register(app: typer.Typer) -> None:
     import typer
+
+    from gpudoctor.cli.common import complete_codes
 
     @app.command(
         "explain",
@@ -147,8 +174,13 @@ def register(app: typer.Typer) -> None:
         ),
     )
     def explain(
-        code: str | None = typer.Argument(None, metavar="CODE", help="A finding code, such as driver-library-mismatch."),
-        list_codes: bool = typer.Option(False, "--list", help="List every finding code, one a line."),
+        code: str | None = typer.Argument(
+            None,
+            metavar="CODE",
+            autocompletion=complete_codes,
+            help="A finding code, such as driver-library-mismatch.",
+        ),
+        list_codes: bool = typer.Option(False, "--list", help="List every finding code with what it means, one a line."),
     ) -> None:
         from gpudoctor.cli.common import all_codes, did_you_mean
         from gpudoctor.errors import UsageError
@@ -156,7 +188,7 @@ def register(app: typer.Typer) -> None:
         if list_codes:
             if code is not None:
                 raise UsageError("explain: give a CODE or --list, not both")
-            sys.stdout.write("".join(f"{c}\n" for c in sorted(all_codes())))
+            sys.stdout.write("".join(f"{line}\n" for line in list_lines(sorted(all_codes()))))
             return
         if code is None:
             raise UsageError("explain: missing the finding CODE", "gpudoctor explain --list lists every code")

@@ -1,4 +1,5 @@
-"""Answers that need no command-line framework: `gpudoctor --version` and `gpudoctor explain CODE`.
+"""Answers that need no command-line framework: `gpudoctor --version`, `gpudoctor explain CODE` and a bare
+`gpudoctor check` (what `make run` and most first runs type).
 
 typer and the click it carries take about as long to import as the rest of these answers; a person
 typing `gpudoctor explain driver-missing` should not wait for them. Only the exact simple forms are
@@ -8,6 +9,7 @@ goes to the full application, and tests/cli/test_fast_path.py checks that both p
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -25,4 +27,15 @@ def answer(args: list[str]) -> int | None:
         if show_page(args[1]):
             sys.stdout.flush()
             return 0
+    if args == ["check"] and not any(name in os.environ for name in _CHECK_ENVVARS):
+        # No option and no variable to read: the defaults, which the typer command has too (cli.check.DEFAULTS).
+        from gpudoctor.cli.check import DEFAULTS, run
+
+        code = run(None, **DEFAULTS)
+        sys.stdout.flush()
+        return code
     return None
+
+
+# gpudoctor.cli.check.ENVVARS, written here so that deciding costs no import (test_fast_path.py compares the two).
+_CHECK_ENVVARS = ("GPUDOCTOR_FORMAT", "GPUDOCTOR_FAIL_ON", "GPUDOCTOR_IGNORE", "GPUDOCTOR_REQUIRE")

@@ -103,7 +103,8 @@ def _emit_json(doc: dict, code: int) -> None:
 def _refuse_without_target(exc, as_json: bool) -> None:
     """No GPU or no driver seen and no --gpu/--driver/--cuda/--cpu: a usage error (exit 2), never a guessed build."""
     if as_json:
-        _emit_json({"status": "usage-error", "error": exc.to_json(), "plan": None}, ExitCode.USAGE)
+        # One status for every error document, as docs/exit-codes.md says; exit_code 2 says it is a usage error.
+        _emit_json({"status": "doctor-error", "error": exc.to_json(), "plan": None}, ExitCode.USAGE)
     else:
         typer.echo(f"gpudoctor: error: {exc.message}\nsay what the build is for:", err=True)
         from gpudoctor.planner.plan import TARGET_OPTIONS
@@ -157,6 +158,7 @@ def _install(
     from gpudoctor.planner.plan import Options, TargetNeeded, plan_install
     from gpudoctor.planner.render import render_plan
     from gpudoctor.probes import run_probes
+    from gpudoctor.render.textconsole import plain_width
 
     if replay and yes:
         raise typer.BadParameter("--replay plans for a recorded machine and never installs; drop --yes", param_hint="--yes")
@@ -226,7 +228,7 @@ def _install(
         from gpudoctor.sanitize import clean
 
         # The plan quotes what it was given (--index-url, --pip-arg, paths): no character a terminal acts on gets through.
-        sys.stdout.write(clean(render_plan(plan, replay=bool(replay))))
+        sys.stdout.write(clean(render_plan(plan, replay=bool(replay), width=plain_width())))
     if missing and not (replay or dry_run):
         # The index says the wheel is not there: pip would fail after the plan started; run nothing.
         typer.echo("gpudoctor: not running the plan: the package index has no such wheel (--offline skips asking it)", err=True)

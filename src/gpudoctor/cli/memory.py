@@ -135,20 +135,31 @@ def plan(
     matrix: str | None = typer.Option(
         None, "--matrix", metavar="DIR", help="Use this compatibility matrix instead of the bundled one."
     ),
+    gpu_memory: str | None = typer.Option(
+        None,
+        "--gpu-memory",
+        metavar="SIZE",
+        help="Plan for a GPU of this much memory (such as 24GiB, all free) instead of reading one: no GPU needed.",
+    ),
 ) -> None:
     from gpudoctor.errors import GpudoctorError, UsageError
     from gpudoctor.memory import render
-    from gpudoctor.memory.plan import make_plan, parse_jobs
+    from gpudoctor.memory.plan import make_plan, parse_jobs, stated_gpu
     from gpudoctor.model import ExitCode
 
+    stated = None
     try:
         parsed = parse_jobs(jobs)
         from gpudoctor.cli.common import check_matrix_path
 
         check_matrix_path(matrix)
+        if gpu_memory is not None:
+            if replay is not None:
+                raise UsageError("--gpu-memory and --replay both say which GPU to plan for: give one of them")
+            stated = stated_gpu(gpu_memory)
     except UsageError as exc:
         _fail(exc.message, exc.hint, ExitCode.USAGE, output_format, render.PLAN_SCHEMA)
-    _host, view = _read(replay, probe_timeout, output_format, render.PLAN_SCHEMA)
+    view = stated if stated is not None else _read(replay, probe_timeout, output_format, render.PLAN_SCHEMA)[1]
     try:
         from gpudoctor.matrix import load_matrix
 

@@ -69,7 +69,9 @@ def merge(
     if output_format is MergeFormat.json:
         write_json(merged, code, sys.stdout)
     else:
-        sys.stdout.write(render_text(merged))
+        from gpudoctor.render.textconsole import plain_width
+
+        sys.stdout.write(render_text(merged, plain_width()))
     raise typer.Exit(code)
 
 

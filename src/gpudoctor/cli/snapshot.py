@@ -18,7 +18,9 @@ def register(app: typer.Typer) -> None:
         ),
     )
     def snapshot(
-        output: str = typer.Option(..., "--output", "-o", metavar="FILE", help="Where to write the snapshot ('-' for stdout)."),
+        output: str = typer.Option(
+            "-", "--output", "-o", metavar="FILE", help="Where to write the snapshot (default, or '-': standard output)."
+        ),
         deep: bool = typer.Option(False, "--deep", help="Also record each framework's import in a subprocess."),
         python: str | None = typer.Option(
             None, "--python", metavar="PATH", help="The Python interpreter whose environment to record."

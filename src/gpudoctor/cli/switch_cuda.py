@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from gpudoctor.cli.common import positive_seconds
+from gpudoctor.cli.common import complete_toolkit_versions, positive_seconds
 from gpudoctor.model import ExitCode
 
 HELP = (
@@ -134,6 +134,7 @@ def register(app: typer.Typer) -> None:
         words: list[str] | None = typer.Argument(
             None,
             metavar="VERSION [SHELL]",
+            autocompletion=complete_toolkit_versions,
             help="11.8, 12, 12.4.1 or a toolkit directory; with --shell, optionally posix (also sh, bash, zsh), fish, powershell or cmd (Windows).",
         ),
         list_toolkits: bool = typer.Option(

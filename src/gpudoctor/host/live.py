@@ -302,22 +302,35 @@ def run_bounded(
     program = tuple(program) if program is not None else argv
     cap = MAX_COMMAND_OUTPUT if cap is None else cap  # looked up now: tests lower the module's cap
     start = time.monotonic()
+    with _RUNNING_LOCK:
+        # Started and recorded under the lock: kill_running() (Ctrl-C) never misses a program started a moment
+        # before, and once it has run, nothing new starts.
+        if _STOPPED:
+            return CommandResult(argv, None, stderr="not started: gpudoctor is stopping")
+        try:
+            # A new session, so that a timeout kills the whole process group:
+            # nvidia-smi hung in the kernel leaves children otherwise.
+            proc = subprocess.Popen(
+                program,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=child_environ()[0],
+            )
+        except FileNotFoundError:
+            return CommandResult(argv, None, missing=True)
+        except OSError as exc:
+            return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
+        _RUNNING.add(proc)
     try:
-        # A new session, so that a timeout kills the whole process group:
-        # nvidia-smi hung in the kernel leaves children otherwise.
-        proc = subprocess.Popen(
-            program,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            env=child_environ()[0],
-        )
-    except FileNotFoundError:
-        return CommandResult(argv, None, missing=True)
-    except OSError as exc:
-        return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
-    out, err, overflow, timed_out = _collect(proc, timeout_s, cap)
+        out, err, overflow, timed_out = _collect(proc, timeout_s, cap)
+    except BaseException:
+        _kill_group(proc)  # interrupted while it ran (Ctrl-C in this thread): it must not outlive the doctor
+        raise
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc)
     duration = time.monotonic() - start
     if overflow:
         # Killed: a program that floods its output (a broken or hostile shim) is a failed probe
@@ -451,6 +464,37 @@ def _reap(proc: subprocess.Popen, deadline: float, stopped: bool) -> bool:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5.0)
         return True
+
+
+# The programs running now, each in a session of its own (run_bounded): the terminal's Ctrl-C reaches only
+# gpudoctor's own process group, so these are killed by kill_running() when gpudoctor stops, from whichever
+# thread (the probes run in threads) started them.
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
+_STOPPED = False
+
+
+def allow_running() -> None:
+    """A run begins (gpudoctor.cli.main): programs may start again after an earlier run's kill_running()."""
+    global _STOPPED
+    with _RUNNING_LOCK:
+        _STOPPED = False
+
+
+def kill_running(stop: bool = False) -> int:
+    """Kill the process group of every program gpudoctor started and that still runs; how many were killed.
+    `stop` (an interrupt): start none after, since a probe thread may be about to start one."""
+    global _STOPPED
+    with _RUNNING_LOCK:
+        _STOPPED = _STOPPED or stop
+        running = list(_RUNNING)
+        _RUNNING.clear()
+    for proc in running:
+        _kill_group(proc)
+    for proc in running:
+        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+            proc.wait(timeout=2.0)
+    return len(running)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -253,17 +253,19 @@ class Verification:
     framework: str
     installed: str | None  # the framework version the re-probe found
     matches: bool  # it is the planned build
-    usable: bool | None  # the import in a subprocess reached the GPU (None: no reply)
+    usable: bool | None  # the import in a subprocess reached the GPU, or imported a CPU-only build (None: no reply)
     summary: str
     findings: tuple[Finding, ...]  # warnings and errors of the re-check
     facts: Facts
+    cpu: bool = False  # a CPU-only build was planned (--cpu): the import is the proof, the GPU is not its business
 
     def to_json(self) -> dict:
         return {
             "framework": self.framework,
             "installed": self.installed,
             "matches_plan": self.matches,
-            "gpu_usable": self.usable,
+            # A CPU-only build does not use the GPU: null, not false (the summary says whether it imports).
+            "gpu_usable": None if self.cpu else self.usable,
             "summary": self.summary,
             "findings": [f.to_json() for f in self.findings],
         }
@@ -276,11 +278,14 @@ def _installed_version(facts: Facts, framework: str) -> str | None:
     return value.jax if framework == "jax" else value.version
 
 
-def _usable(framework: str, reply: dict) -> tuple[bool | None, str]:
+def _usable(framework: str, reply: dict, cpu: bool = False) -> tuple[bool | None, str]:
     if not reply:
         return None, "the import was not tried"
     if reply.get("error"):
         return False, f"importing it failed: {reply['error']}"
+    if cpu:
+        # A CPU-only build is working when it imports; it is not expected to see a GPU.
+        return True, "the CPU-only build imports (it does not use the GPU, as asked with --cpu)"
     n = reply.get("device_count", 0)
     if framework == "torch":
         ok = bool(reply.get("available")) and reply.get("kernel_ok", False)
@@ -301,14 +306,17 @@ def verify(plan: Plan, host: Host, options: ProbeOptions, ctx: Context) -> Verif
     findings, _ = run_checks(facts, ctx=ctx)
     fw = plan.framework
     value = value_or_none(getattr(facts.frameworks, fw))
+    cpu = plan.machine.cpu
+    # The same question the plan asked before installing (install.plan): a CPU build has no CUDA to match.
+    same = PICKERS[fw].cpu_installed if cpu else PICKERS[fw].installed_matches
     matches = (
         plan.chosen is not None
         and value is not None
-        and PICKERS[fw].installed_matches(machine_from_facts(facts, ctx, plan.machine.env), value, plan.chosen.build)
+        and same(machine_from_facts(facts, ctx, plan.machine.env), value, plan.chosen.build)
     )
-    usable, summary = _usable(fw, facts.frameworks.deep.get(fw) or {})
+    usable, summary = _usable(fw, facts.frameworks.deep.get(fw) or {}, cpu)
     worth = tuple(f for f in findings if f.severity >= Severity.WARNING)
-    return Verification(fw, _installed_version(facts, fw), matches, usable, summary, worth, facts)
+    return Verification(fw, _installed_version(facts, fw), matches, usable, summary, worth, facts, cpu)
 
 
 def render_verification(plan: Plan, v: Verification) -> str:
@@ -319,8 +327,12 @@ def render_verification(plan: Plan, v: Verification) -> str:
     else:
         same = "as planned" if v.matches else f"NOT the planned {planned}"
         lines.append(f"installed: {plan.title} {v.installed} ({same})")
-    if v.usable:
+    if v.usable and v.cpu:
+        lines.append(f"usable: {v.summary}")
+    elif v.usable:
         lines.append(f"the GPU is usable: {v.summary}")
+    elif v.cpu:
+        lines.append(f"the CPU-only {plan.title} is NOT usable: {v.summary}")
     else:
         lines.append(f"the GPU is NOT usable through {plan.title}: {v.summary}")
     if v.findings and not v.usable:

@@ -97,6 +97,35 @@ _FRAMEWORKS = {
 _JOB = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)=(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]*)(?::(?P<fw>[A-Za-z]+))?$")
 
 
+_LEAST_CUT = 0.5  # budgets are offered cut to no less than half of what was asked
+
+
+def _bytes(size: str, unit: str, spec: str, example: str) -> int:
+    if not unit:
+        raise UsageError(f"the size in {spec!r} needs a unit", hint=f"such as {example}")
+    if unit.lower() not in _UNITS:
+        raise UsageError(
+            f"unknown size unit {unit!r} in {spec!r}", hint="use GiB or MiB (powers of 1024), or GB or MB (powers of 1000)"
+        )
+    return int(float(size) * _UNITS[unit.lower()])
+
+
+_SIZE = re.compile(r"^(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]*)$")
+
+
+def stated_gpu(spec: str) -> MemoryView:
+    """`--gpu-memory 24GiB`: a GPU as the person states it (all of it free, nothing running), for planning
+    without one (a machine still to buy or rent, a laptop without a GPU)."""
+    m = _SIZE.match(spec.strip())
+    if m is None:
+        raise UsageError(f"--gpu-memory {spec!r}: not a size", hint="such as --gpu-memory 24GiB")
+    total = _bytes(m.group("size"), m.group("unit"), spec, f"{m.group('size')}GiB")
+    if total <= 0:
+        raise UsageError(f"--gpu-memory {spec!r}: a GPU needs some memory")
+    name = f"a {fmt_size(total)} GPU, as stated"
+    return MemoryView((GpuMemory(0, name, None, total, 0, total, "stated: --gpu-memory"),), host_mode="stated")
+
+
 @dataclass(frozen=True)
 class Job:
     name: str
@@ -111,15 +140,7 @@ def parse_job(spec: str) -> Job:
             f"cannot read the job {spec!r}",
             hint="write NAME=SIZE or NAME=SIZE:FRAMEWORK, such as bert=5GiB or bert=5GiB:torch",
         )
-    unit = (m.group("unit") or "").lower()
-    if not unit:
-        raise UsageError(f"the size in {spec!r} needs a unit", hint=f"such as {m.group('name')}={m.group('size')}GiB")
-    if unit not in _UNITS:
-        raise UsageError(
-            f"unknown size unit {m.group('unit')!r} in {spec!r}",
-            hint="use GiB or MiB (powers of 1024), or GB or MB (powers of 1000)",
-        )
-    budget = int(float(m.group("size")) * _UNITS[unit])
+    budget = _bytes(m.group("size"), m.group("unit") or "", spec, f"{m.group('name')}={m.group('size')}GiB")
     if budget <= 0:
         raise UsageError(f"the budget of {m.group('name')!r} is zero")
     fw = (m.group("fw") or "any").lower()
@@ -315,7 +336,9 @@ def _what_would_fit(view: MemoryView, gpu: GpuMemory, plans: tuple[JobPlan, ...]
             out.append(f"without {p.job.name} ({fmt_size(p.need_bytes)}) the others fit")
     budgets = sum(p.job.budget_bytes for p in plans)
     room = available - sum(p.overhead_bytes for p in plans)
-    if room > 0 and budgets > 0:
+    # Smaller budgets are offered only where they stay budgets: at most halved. A job cut to 3% of what it asked
+    # for (bert=165MiB) is not a plan, and the plan already says it does not fit.
+    if room > 0 and budgets > 0 and room / budgets >= _LEAST_CUT:
         factor = room / budgets
         scaled = " ".join(f"{p.job.name}={int(p.job.budget_bytes * factor / MIB)}MiB" for p in plans)
         out.append(f"budgets cut to {int(factor * 100)}% fit: {scaled}")

@@ -47,6 +47,22 @@ def _cut(text: str | None, width: int = COMMAND_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _cut_command(text: str | None, width: int) -> str:
+    """A command line cut to `width` keeping what names it: the program's own name and the end of its arguments
+    ("…/llama-server … --port 8080"), never the directory alone ("/root/src/llama.cpp/build/bin…")."""
+    text = _t((text or "-").replace("\n", " "))
+    if len(text) <= width:
+        return text
+    first, sep, rest = text.partition(" ")
+    head = "…/" + first.rsplit("/", 1)[-1] if "/" in first else first
+    if len(head) >= width:
+        return "…" + head[-(width - 1) :]
+    if len(head + sep + rest) <= width:
+        return head + sep + rest
+    room = width - len(head) - 2  # " …" before the end of the arguments
+    return head + " …" + rest[-room:] if room > 0 else head
+
+
 def _mem_line(used: int | None, total: int | None, free: int | None) -> str:
     return f"{fmt_size(used)} used of {fmt_size(total)}, {fmt_size(free)} free"
 
@@ -111,7 +127,7 @@ def view_lines(view: MemoryView, now: str | None = None, width: int | None = Non
                     f"{_t(h.framework or '-'):<10} " + (f"{where:<10}" if mig_col else "")
                 )
                 room = COMMAND_WIDTH if width is None else min(COMMAND_WIDTH, max(width - len(row), 16))
-                lines.append(row + _cut(h.command or h.name, room))
+                lines.append(row + _cut_command(h.command or h.name, room))
                 if h.problem and not shared:
                     add(f"  {'':>7}  ({_t(h.problem)})", 1)
             if shared:

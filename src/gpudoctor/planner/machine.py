@@ -74,7 +74,8 @@ def machine_from_facts(facts: Facts, ctx: Context, env: TargetEnv | None = None)
 
 _CUDA = re.compile(r"^(\d{1,2})\.(\d{1,2})(\.\d+)?$")
 _CC = re.compile(r"^(?:sm_?)?(\d{1,2})\.?(\d)$", re.I)
-_DRIVER = re.compile(r"^\d{3}(\.\d{1,3}){1,2}$")
+# "550" alone is the branch: what every 550 release runs (its first releases predate some of its CUDA support).
+_DRIVER = re.compile(r"^\d{3}(\.\d{1,3}){0,2}$")
 
 
 def _cuda_minor(cuda: str | None) -> str | None:

@@ -14,7 +14,6 @@ MAX_RULED_OUT = 12  # lines; --format json lists every one
 # The `schema` key of `install --format json` and the $id of src/gpudoctor/schemas/install.schema.json.
 SCHEMA = "gpudoctor.install/1"
 _FILLED_IN = {commands.DOWNLOAD_DIR: Placeholder("download-dir")}
-_PROMPT = {"posix": "$ ", "powershell": "PS> "}
 
 
 def shell_of(plan: Plan) -> str:
@@ -32,15 +31,18 @@ def command_lines(plan: Plan, lines) -> list[str]:
 
 
 def _cmds(plan: Plan, lines) -> list[str]:
-    prompt = _PROMPT[shell_of(plan)]
-    return ["  " + (t if t.startswith("#") else prompt + t) for t in command_lines(plan, lines)]
+    # No "$ " or "PS> " prompt, as in check's plan: a line copied whole is a command the shell runs.
+    from gpudoctor.render.textconsole import Whole
+
+    return [Whole("  " + t) for t in command_lines(plan, lines)]
 
 
 def ruled_out_line(c: Candidate) -> str:
     return f"  - {c.build.label}: " + "; ".join(j.text for j in c.failures())
 
 
-def render_plan(plan: Plan, *, replay: bool = False) -> str:
+def render_plan(plan: Plan, *, replay: bool = False, width: int | None = None) -> str:
+    """The plan as text; `width`: wrap its prose to that many columns (a terminal's), its commands whole."""
     lines: list[str] = []
     title = plan.title
     if plan.chosen is None:
@@ -96,4 +98,6 @@ def render_plan(plan: Plan, *, replay: bool = False) -> str:
     if plan.undo:
         lines.append("to go back to what is installed now:")
         lines += _cmds(plan, plan.undo)
-    return "\n".join(lines) + "\n"
+    from gpudoctor.render.textconsole import fit_lines
+
+    return "\n".join(fit_lines(lines, width)) + "\n"

@@ -136,6 +136,7 @@ def probe_kernel(host: Host, timeout_s: float) -> KernelFacts:
         device_nodes=device_nodes(host),
         pci=probe_pci(host, timeout_s),
         run_installer=host.exists(RUN_UNINSTALLER),
+        lspci=host.which("lspci") is not None,
     )
 
 

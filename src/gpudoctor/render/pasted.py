@@ -11,12 +11,14 @@ def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: b
 
     blocks = pasted.get("blocks") or []
     console.print()
-    # A partial snapshot written from captures by hand (a recorded machine) has no blocks: it was not pasted.
-    heading = (
-        f"[bold]Read from pasted text[/bold]: {len(blocks)} block(s); what it did not show is unknown, not missing"
-        if blocks
-        else "[bold]A partial snapshot[/bold]: what it did not record is unknown, not missing"
-    )
+    errors = pasted.get("errors") or []
+    # A partial snapshot written from captures by hand (a recorded machine) has neither blocks nor error lines read
+    # from text: it was not pasted. A paste of one error line alone has no block, but it was pasted.
+    if blocks or errors:
+        shown = f"{len(blocks)} block(s)" + (f", {len(errors)} error line(s)" if errors else "")
+        heading = f"[bold]Read from pasted text[/bold]: {shown}; what it did not show is unknown, not missing"
+    else:
+        heading = "[bold]A partial snapshot[/bold]: what it did not record is unknown, not missing"
     console.print(heading, soft_wrap=True)
     for b in blocks:
         lines = b.get("lines") or [0, 0]
@@ -25,7 +27,6 @@ def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: b
             + (f": {escape(str(b.get('gave', '')))}" if b.get("gave") else ""),
             soft_wrap=True,
         )
-    errors = pasted.get("errors") or []
     if errors and verbose:
         console.print("  error texts:")
         for e in errors:

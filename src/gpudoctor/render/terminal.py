@@ -125,13 +125,10 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     else:
         out["gpu"] = "no NVIDIA GPU seen"
     if d.version:
-        cuda = d.cuda_version
-        note = ""
-        if not cuda and callable(matrix):
-            matrix = matrix()
-        if not cuda and matrix is not None:
-            cuda = matrix.smi_cuda_for_driver(d.version)
-            note = ", by the compatibility matrix" if cuda else ""
+        from gpudoctor.checks.driver import driver_cuda
+
+        cuda, derived = driver_cuda(facts, matrix)
+        note = ", by the compatibility matrix" if derived else ""
         out["driver"] = f"{d.version} (supports CUDA {cuda or '?'}{note})"
     elif isinstance(facts.kernel.proc_driver, Found):
         out["driver"] = f"kernel module {facts.kernel.proc_driver.value.version}; user-space driver not reachable"
@@ -204,8 +201,18 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     return out
 
 
-def render_terminal(report: Report, console: Any, verbose: bool = False, plan: Any = None, offers: Any = None) -> None:
-    """The text view of `report`; `plan` and `offers` are the check's (gpudoctor.pipeline), built here when not given."""
+def render_terminal(
+    report: Report,
+    console: Any,
+    verbose: bool = False,
+    plan: Any = None,
+    offers: Any = None,
+    pasted: bool = False,
+    ignored: tuple[str, ...] = (),
+) -> None:
+    """The text view of `report`; `plan` and `offers` are the check's (gpudoctor.pipeline), built here when not given.
+    `pasted`: the facts were read from pasted text (check --from), which the heading says. `ignored`: the codes of the
+    findings --ignore (or --only) left out, which the last line names."""
     from gpudoctor.cmdline import shell_for_os
     from gpudoctor.planner.prescribe import build
     from gpudoctor.render.textconsole import escape
@@ -223,7 +230,7 @@ def render_terminal(report: Report, console: Any, verbose: bool = False, plan: A
         by_area.setdefault(f.area, []).append(f)
     summaries = area_summaries(report.facts, lambda: _matrix(report))
     long_names = _long_process_names(report.facts)
-    mode = " (replayed snapshot)" if report.host_mode == "replay" else ""
+    mode = " (pasted text)" if pasted else " (replayed snapshot)" if report.host_mode == "replay" else ""
     say(console, f"[bold]gpudoctor check[/bold]{escape(mode)}", hang=2)
     for area in AREAS:
         findings = by_area.get(area, [])
@@ -248,18 +255,21 @@ def render_terminal(report: Report, console: Any, verbose: bool = False, plan: A
         offers = fix_offers(report)
     render_plan(console, plan, offers)
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in Severity}
+    # What was left out is said: "No problems found" over an ignored error would read as health.
+    left_out = f" {len(ignored)} finding(s) ignored as asked: {escape(', '.join(sorted(set(ignored))))}." if ignored else ""
     if not report.findings:
-        say(console, f"[green]{_glyph(console, 'ok')} No problems found.[/]")
+        say(console, f"[green]{_glyph(console, 'ok')} No problems found.[/]{left_out}", hang=2)
     else:
         say(
             console,
             f"{counts[Severity.ERROR]} error(s), {counts[Severity.WARNING]} warning(s), {counts[Severity.INFO]} note(s). "
-            "Details of any code: gpudoctor explain CODE",
+            f"Details of any code: gpudoctor explain CODE{left_out}",
         )
     if verbose:
         for line in loading_lines(report.facts):
             say(console, f"[dim]{escape(line)}[/dim]", indent="  ", hang=4)
-        timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in sorted(report.timings_s.items()))
+        # "62ms", one word: a number and its unit never land on two lines ("62" / "ms", issue 31).
+        timings = ", ".join(f"{k} {v * 1000:.0f}ms" for k, v in sorted(report.timings_s.items()))
         say(console, f"[dim]timings: {escape(timings)}[/dim]", hang=2)
 
 
@@ -496,7 +506,15 @@ def render(result: Any) -> str:
     out = _Capture(sys.stdout)
     console = TextConsole(for_output(out))
     verbose = result.request.verbose
-    render_terminal(result.report, console, verbose=verbose, plan=result.plan, offers=result.offers)
+    render_terminal(
+        result.report,
+        console,
+        verbose=verbose,
+        plan=result.plan,
+        offers=result.offers,
+        pasted=result.request.pasted_text,
+        ignored=result.left_out,
+    )
     if result.pasted is not None:
         from gpudoctor.render.pasted import print_pasted
 

@@ -216,6 +216,41 @@ def terminal_width(environ: Any = None) -> int:
     return 80
 
 
+class Whole(str):
+    """A line of a plain-text view printed whole at any width: a command to paste, a table row."""
+
+
+def fit_lines(lines: list[str], width: int | None) -> list[str]:
+    """The plain views (install, report merge): prose lines wrapped at spaces to `width`, continuation lines under
+    the text (a list item's under its words), Whole lines untouched; None keeps every line as it is (piped)."""
+    if width is None:
+        return list(lines)
+    import textwrap
+
+    out: list[str] = []
+    for line in lines:
+        if isinstance(line, Whole) or len(line) <= width:
+            out.append(line)
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        hang = " " * (indent + 2)
+        out += textwrap.wrap(line, width=width, subsequent_indent=hang, break_long_words=False, break_on_hyphens=False)
+    return out
+
+
+def plain_width(stream: Any = None) -> int | None:
+    """The width a plain view wraps to: COLUMNS, else the terminal's when `stream` (stdout) is one; None when
+    piped, so that tools reading the output get whole lines."""
+    import sys
+
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    stream = sys.stdout if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    return terminal_width() if isatty is not None and isatty() else None
+
+
 def _styles_wanted(file: Any, environ: Any) -> tuple[bool, bool]:
     """(write SGR codes at all, include colours): a terminal that is not dumb, or FORCE_COLOR; NO_COLOR drops colours."""
     env = os.environ if environ is None else environ
