@@ -39,7 +39,19 @@ class Check:
 
 
 def all_checks() -> tuple[Check, ...]:
-    from gpudoctor.checks import cudnn, doctor, driver, frameworks, health, memory, platform, reported, toolkit, windows
+    from gpudoctor.checks import (
+        cudnn,
+        doctor,
+        driver,
+        extensions,
+        frameworks,
+        health,
+        memory,
+        platform,
+        reported,
+        toolkit,
+        windows,
+    )
 
     return (
         *driver.CHECKS,
@@ -48,6 +60,7 @@ def all_checks() -> tuple[Check, ...]:
         *toolkit.CHECKS,
         *cudnn.CHECKS,
         *frameworks.CHECKS,
+        *extensions.CHECKS,  # torch's companions and extensions, NCCL, a running job's libraries
         *health.CHECKS,
         *memory.CHECKS,
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)

@@ -135,6 +135,16 @@ def register(app: typer.Typer) -> None:
                 "(node_exporter's textfile collector, NFD's features.d) instead of printing."
             ),
         ),
+        pid: int | None = typer.Option(
+            None,
+            "--pid",
+            min=1,
+            metavar="PID",
+            help=(
+                "Also read which CUDA libraries this running process mapped (/proc/PID/maps; as its owner or root) "
+                "and compare them with the loader model's prediction."
+            ),
+        ),
         debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
         root: str = typer.Option("/", "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
     ) -> None:
@@ -165,7 +175,9 @@ def register(app: typer.Typer) -> None:
 
         output_format = OutputFormat(output_format)
         node_name = node if node is not None else (None if replay or from_files else _hostname())
-        options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
+        options = ProbeOptions(
+            probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep, pid=pid
+        )
         try:
             # Checked before anything is probed; under --format json the error is still one document.
             ignored = set(finding_codes("GPUDOCTOR_IGNORE" if _from_env(ctx, "ignore") else "--ignore", ignore))

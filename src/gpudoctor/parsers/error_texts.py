@@ -173,6 +173,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nvml": "an NVML or nvidia-smi failure (ERROR_CODES names which)",
     "jax-plugin-incompatible": "JAX: the CUDA plugin's version does not go with the installed jaxlib",
     "jaxlib-cpu-fallback": "JAX found no CUDA-enabled jaxlib and fell back to the CPU",
+    "undefined-symbol": "the dynamic loader could not bind a symbol an object needs (the object, the mangled name)",
     "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
     "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
@@ -220,6 +221,8 @@ _INSUFFICIENT = _Lazy(
     r"|cudaErrorInsufficientDriver",
     re.IGNORECASE,
 )
+# ImportError: /…/flash_attn_2_cuda…so: undefined symbol: _ZN3c104cuda9SetDeviceEi
+_UNDEFINED_SYMBOL = _Lazy(r"(?:(?P<object>[^\s:'\"]+?\.so[\w.]*):\s*)?undefined symbol:\s*(?P<symbol>[A-Za-z_][\w.$]*)")
 _NOT_COMPILED = _Lazy(r"Torch not compiled with CUDA enabled", re.IGNORECASE)
 _DETECTED = _Lazy(
     r"detected CUDA version \((?P<nvcc>\d+\.\d+)\) mismatches the version that was used to compile\s+PyTorch \((?P<torch>\d+\.\d+)\)",
@@ -417,6 +420,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
     for m in _TF_NO_CUDA.finditer(bounded[: 4 * 1024 * 1024]):
         add("tf-not-built-with-cuda", bounded[m.start() : m.end()].replace("\n", " "))
+    for m in _UNDEFINED_SYMBOL.finditer(bounded[: 4 * 1024 * 1024]):
+        line = bounded[m.start() : m.end()]
+        add("undefined-symbol", line, symbol=m.group("symbol")[:2000], object=(m.group("object") or "")[:1000])
     for pattern, kind in ((_DETECTED, "cuda-version-detected-mismatch"), (_API_MISMATCH, "nvrm-api-mismatch")):
         for m in pattern.finditer(bounded[: 4 * 1024 * 1024]):
             line = bounded[m.start() : m.end()].replace("\n", " ")
