@@ -39,7 +39,7 @@ _BUILTIN = {
 # The C++ ABI of std::string and std::list in a name: libstdc++'s dual ABI puts the new one in
 # std::__cxx11 (gcc's _GLIBCXX_USE_CXX11_ABI=1); the old one mangles std::string as Ss.
 CXX11_MARK = "St7__cxx11"
-OLD_STRING = re.compile(r"(?<![A-Za-z0-9])Ss|NSs")
+OLD_STRING = re.compile(r"Ss(?![a-z])")  # std::string's abbreviation; an identifier holding "Ss" goes on in lower case
 
 
 def _names(mangled: str, limit: int = 8) -> tuple[list[str], int]:

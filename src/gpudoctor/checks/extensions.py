@@ -101,7 +101,7 @@ def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context) -> tuple[list[str]
         if _satisfies(torch, spec) is False:
             why.append(f"its wheel requires torch{spec}")
     row = next((r for r in ctx.matrix.companion_releases(c.name) if _base(r.version) == _base(c.version)), None)
-    if row is not None and not row.fits(torch) and c.name != "flash-attn":
+    if row is not None and not row.fits(torch) and c.name != "flash-attn" and not why:
         why.append(f"{c.name} {row.version} is built for torch {', '.join(row.torch)}")
         sources += list(row.source)
     tag = _FLASH_TAG.search(c.version)
@@ -121,6 +121,12 @@ def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context) -> tuple[list[str]
         if abis and ext.torch_cxx11abi not in abis:
             why.append("its extension uses the other C++ ABI than torch's")
     ctag, ttag = _tag(c.version), _tag(torch)
+    if ctag is None and ttag and c.name in ("torchvision", "torchaudio"):
+        # An untagged torchvision/torchaudio is the package index's build: the release's default CUDA variant.
+        release = ctx.matrix.torch_release(_base(torch))
+        if release is not None and release.pypi_default.startswith("cu"):
+            ctag = release.pypi_default
+            sources += list(release.source)
     if not tag and ctag and ttag and ctag != ttag:
         why.append(f"it is the {ctag} build, torch the {ttag} build")
     return why, sources
@@ -195,8 +201,13 @@ def _nearest(ctx: Context, package: str, installed: str, torch: str) -> str | No
 
 def _remediation(facts: Facts, ctx: Context, companions: list[Companion], ext: ExtensionFacts) -> Remediation:
     steps = [_companion_step(facts, ctx, c, ext) for c in companions]
+    back = [s for s in steps if s[0].startswith("put back torch")]
+    if back:
+        # A companion that has no build for this torch decides: torch goes back, the others with it.
+        steps = back[:1]
+    tail = "" if back else " Torch stays as it is: the companions move to it."
     return Remediation(
-        "; ".join(s for s, _ in steps).capitalize() + ". Torch stays as it is: the companions move to it.",
+        "; ".join(s for s, _ in steps).capitalize() + "." + tail,
         tuple(cmd for _, cmds in steps for cmd in cmds),
         component="torch",
     )
@@ -338,7 +349,8 @@ def check_nccl(facts: Facts, ctx: Context) -> Iterable[Finding]:
                     "frameworks",
                     f"{name} {version} is not the NCCL torch {ext.torch_version} is built with ({name}{spec})",
                     f"torch {ext.torch_version}'s wheel requires {name}{spec}; {version} is installed. Distributed runs "
-                    "fail at the first collective (undefined symbol ncclCommInitRankConfig and the like) or hang.",
+                    "torch's libtorch_cuda.so then needs NCCL functions the older library lacks: import fails with `undefined symbol: "
+                    "nccl...`, or the first collective fails.",
                     (ev(f"dist:{name}", version), ev("dist:torch", f"requires {name}{spec}")),
                     Remediation(
                         f"Install the NCCL wheel torch {ext.torch_version} pins.",
