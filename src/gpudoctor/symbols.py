@@ -126,6 +126,11 @@ def demangle(mangled: str) -> str:
         if rest.startswith("NSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE", i):
             params.append("std::__cxx11::string")
             i += len("NSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE")
+        elif (sub := re.match(r"NS\d*_(\d+)", rest[i:])) and rest.startswith("E", i + sub.end() + int(sub.group(1))):
+            # A name nested in an earlier one (c10::SourceLocation inside c10::Error): NS_14SourceLocationE.
+            start = i + sub.end()
+            params.append(rest[start : start + int(sub.group(1))])
+            i = start + int(sub.group(1)) + 1
         elif rest.startswith("Ss", i):
             params.append("std::string")
             i += 2

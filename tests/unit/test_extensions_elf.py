@@ -226,3 +226,18 @@ def test_pid_reports_what_a_live_process_mapped(tmp_path):
         proc.communicate("", timeout=10)
     gone = probe_process(LiveHost(), proc.pid, None)
     assert gone == ProcessFacts(proc.pid, error=f"no process {proc.pid} is running")
+
+
+NAMES_SEEN_IN_REPORTS = (
+    "_ZN3c104cuda9SetDeviceEi",
+    "_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
+    "_ZNK3c107SymBool10guard_boolEPKcl",
+    "_ZN2at4_ops15to_dtype_layout4callERKNS_6TensorEN3c108optionalINS5_10ScalarTypeEEENS6_INS5_6LayoutEEENS6_INS5_6DeviceEEENS6_IbEEbbNS6_INS5_12MemoryFormatEEE",
+)
+
+
+@pytest.mark.skipif(shutil.which("c++filt") is None, reason="no c++filt to compare the small demangler with")
+@pytest.mark.parametrize("name", NAMES_SEEN_IN_REPORTS)
+def test_small_demangler_agrees_with_cxxfilt_on_the_qualified_name(name):
+    full = subprocess.run(["c++filt", name], capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    assert symbols.demangle(name).split("(")[0] == full.split("(")[0]

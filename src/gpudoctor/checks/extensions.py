@@ -199,6 +199,10 @@ def _nearest(ctx: Context, package: str, installed: str, torch: str) -> str | No
     return chosen.version if chosen else None
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _remediation(facts: Facts, ctx: Context, companions: list[Companion], ext: ExtensionFacts) -> Remediation:
     steps = [_companion_step(facts, ctx, c, ext) for c in companions]
     back = [s for s in steps if s[0].startswith("put back torch")]
@@ -207,7 +211,7 @@ def _remediation(facts: Facts, ctx: Context, companions: list[Companion], ext: E
         steps = back[:1]
     tail = "" if back else " Torch stays as it is: the companions move to it."
     return Remediation(
-        "; ".join(s for s, _ in steps).capitalize() + "." + tail,
+        _sentence("; ".join(s for s, _ in steps)) + "." + tail,
         tuple(cmd for _, cmds in steps for cmd in cmds),
         component="torch",
     )
@@ -314,6 +318,13 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         ext = facts.extensions
         companion = next((c for c in ext.companions if c.name == owner), None) if ext and owner else None
         torch = facts.frameworks.torch.value.version if isinstance(facts.frameworks.torch, Found) else None
+        python = facts.frameworks.python
+        dists = python.value.distributions if isinstance(python, Found) else {}
+        if companion is None and owner in dists and torch:
+            # Pasted evidence: the versions the text showed stand in for what was not read from disk.
+            companion = Companion(owner, dists[owner], "")
+            torch_facts = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
+            ext = ExtensionFacts(torch, getattr(torch_facts, "cuda", None), None, (), (), (companion,))
         rem = None
         if companion is not None and ext is not None and ext.torch_version:
             rem = _remediation(facts, ctx, [companion], ext)
@@ -420,7 +431,7 @@ def check_process(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
         return
     mapped = {library_stem(m.soname): m.path for m in proc.mapped}
-    differ = []
+    differ: list[tuple[str, str | None, str, str]] = []
     for framework, soname, real in proc.predicted:
         stem = library_stem(soname)
         got = mapped.get(stem)
