@@ -47,6 +47,8 @@ class ExtensionFacts:
     torch_requires: tuple[str, ...]  # torch's own Requires-Dist (its NCCL and triton pins)
     companions: tuple[Companion, ...]
     system_glibcxx: str | None = None  # the newest GLIBCXX_ the libstdc++.so.6 the loader finds defines
+    system_glibc: str | None = None  # the newest GLIBC_ the libc.so.6 it finds defines
+    runtime_paths: tuple[str, ...] = ()  # the libstdc++.so.6 and libc.so.6 read for them
     unread: tuple[str, ...] = ()
 
 

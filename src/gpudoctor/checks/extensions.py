@@ -344,6 +344,64 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
 
 
+def _vkey(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+def check_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """An extension built against a newer C or C++ runtime than the one the loader finds here."""
+    ext = facts.extensions
+    if ext is None:
+        return
+    short: list[tuple[Companion, str, str, str]] = []  # (companion, object, needed version, family)
+    for c in ext.companions:
+        for o in c.objects:
+            for family, need, have in (("GLIBC", o.glibc, ext.system_glibc), ("GLIBCXX", o.glibcxx, ext.system_glibcxx)):
+                if need and have and _vkey(need) > _vkey(have):
+                    short.append((c, o.path, need, family))
+    if not short:
+        return
+    c, path, need, family = short[0]
+    have = ext.system_glibc if family == "GLIBC" else ext.system_glibcxx
+    lib = "libc.so.6" if family == "GLIBC" else "libstdc++.so.6"
+    where = next((p for p in ext.runtime_paths if posixpath.basename(p) == lib), lib)
+    cmds: list[Line] = []
+    archs = _arch_list(facts)
+    if archs:
+        cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
+    if c.name == "flash-attn":
+        cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
+    cmds.append(
+        pip(
+            facts,
+            "install",
+            "--no-build-isolation",
+            "--no-binary",
+            c.name,
+            "--force-reinstall",
+            "--no-deps",
+            f"{c.name}=={_base(c.version)}",
+        )
+    )
+    others = "".join(f"; {cc.name}: {posixpath.basename(p)} needs {f}_{n}" for cc, p, n, f in short[1:])
+    yield Finding(
+        "extension-glibc-too-old",
+        Severity.ERROR,
+        "frameworks",
+        f"{c.name} {c.version}'s {posixpath.basename(path)} needs {family}_{need}; {where} has {family}_{have} at most",
+        f"{path} was built on a system with a newer {'C' if family == 'GLIBC' else 'C++'} runtime: it needs the symbol "
+        f"version {family}_{need}, and the {lib} the loader finds here ({where}) defines versions up to {family}_{have}. "
+        f"Import fails with `version '{family}_{need}' not found`{others}.",
+        (ev(f"elf:{path}", f"needs {family}_{need}"), ev(f"elf:{where}", f"defines up to {family}_{have}")),
+        Remediation(
+            f"Build {c.name} here, against this system's runtime and the installed torch (a build made on this machine "
+            f"needs no newer {family} than it has).",
+            tuple(cmds),
+            component="torch",
+        ),
+    )
+
+
 def check_nccl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     ext = facts.extensions
     if ext is None or not ext.torch_requires:
@@ -468,6 +526,7 @@ def check_process(facts: Facts, ctx: Context) -> Iterable[Finding]:
 CHECKS = (
     Check("companions", "frameworks", ("companion-torch-mismatch",), check_companions),
     Check("extension-symbols", "frameworks", ("extension-symbol-missing",), check_symbols),
+    Check("extension-runtime", "frameworks", ("extension-glibc-too-old",), check_runtime),
     Check("nccl", "frameworks", ("nccl-too-old",), check_nccl),
     Check("nccl-env", "frameworks", ("nccl-transport-disabled",), check_nccl_env),
     Check("process", "frameworks", ("process-library-differs", "process-libraries-mapped"), check_process),

@@ -138,6 +138,10 @@ def probe_extensions(host: Host, frameworks: FrameworkFacts, libstdcxx_dirs: tup
             Companion(c.name, c.version, c.site, c.requires, c.metadata, tuple(_unjudged(o) for o in c.objects))
             for c in companions
         ]
+    runtime: dict[str, tuple[str | None, str | None]] = {}
+    for lib, family in (("libstdc++.so.6", "GLIBCXX"), ("libc.so.6", "GLIBC")):
+        wants = any((o.glibcxx if family == "GLIBCXX" else o.glibc) for c in companions for o in c.objects)
+        runtime[family] = _runtime_version(host, libstdcxx_dirs, lib, family, unread) if wants else (None, None)
     return ExtensionFacts(
         torch.version if torch is not None else None,
         torch.cuda if torch is not None else None,
@@ -145,7 +149,9 @@ def probe_extensions(host: Host, frameworks: FrameworkFacts, libstdcxx_dirs: tup
         tuple(read_libs),
         torch_requires,
         tuple(companions),
-        _system_glibcxx(host, libstdcxx_dirs, unread) if any(o.glibcxx for c in companions for o in c.objects) else None,
+        runtime["GLIBCXX"][0],
+        runtime["GLIBC"][0],
+        tuple(p for _v, p in runtime.values() if p),
         tuple(unread),
     )
 
@@ -232,21 +238,24 @@ def _requires(host: Host, site: str, name: str, version: str, listing) -> tuple[
     return tuple(r for r in _REQUIRES.findall(head) if "extra ==" not in r and "extra==" not in r), path
 
 
-def _system_glibcxx(host: Host, dirs: tuple[str, ...], unread: list[str]) -> str | None:
-    """The newest GLIBCXX_ version the first libstdc++.so.6 in `dirs` defines."""
+def _runtime_version(
+    host: Host, dirs: tuple[str, ...], lib: str, family: str, unread: list[str]
+) -> tuple[str | None, str | None]:
+    """(the newest `family`_ version the first `lib` in `dirs` defines, its path): the C or C++ runtime the
+    loader finds for the interpreter (a conda environment's lib/ first, then the system's directories)."""
     for d in dirs:
-        path = posixpath.join(d, "libstdc++.so.6")
+        path = posixpath.join(d, lib)
         if not host.exists(path):
             continue
         try:
             table = host.elf_symbols(path, lambda _n: False)
         except HostError as exc:
             unread.append(f"{path}: {exc.code}")
-            return None
+            return None, None
         best: tuple[int, ...] = ()
         for v in table.versions:
             m = _SYMBOL_VERSION.match(v)
-            if m and m.group(1) == "GLIBCXX":
+            if m and m.group(1) == family:
                 best = max(best, tuple(int(x) for x in m.group(2).split(".")))
-        return _dotted(best)
-    return None
+        return _dotted(best), path
+    return None, None
