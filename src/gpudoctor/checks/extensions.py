@@ -87,8 +87,11 @@ def _tag(torch_version: str | None) -> str | None:
     return f"cu{m.group(1)}" if m else None
 
 
-def _arch_list(facts: Facts) -> str | None:
-    ccs = sorted({g.compute_capability for g in facts.driver.gpus if g.compute_capability})
+def _arch_list(facts: Facts, ctx: Context) -> str | None:
+    """TORCH_CUDA_ARCH_LIST for this machine's GPUs: NVML's compute capability, else the matrix's for the GPU's name."""
+    from gpudoctor.checks.toolkit import gpu_cc
+
+    ccs = sorted({cc for cc in (g.compute_capability or gpu_cc(g, ctx) for g in facts.driver.gpus) if cc})
     return ";".join(ccs) if ccs else None
 
 
@@ -167,7 +170,7 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
     # No published build for this torch: rebuild against it. --no-build-isolation builds against the
     # installed torch (an isolated build fetches the newest); TORCH_CUDA_ARCH_LIST names this machine's GPUs.
     cmds: list[Line] = []
-    archs = _arch_list(facts)
+    archs = _arch_list(facts, ctx)
     if archs:
         cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
     if c.name == "flash-attn":
@@ -366,7 +369,7 @@ def check_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
     lib = "libc.so.6" if family == "GLIBC" else "libstdc++.so.6"
     where = next((p for p in ext.runtime_paths if posixpath.basename(p) == lib), lib)
     cmds: list[Line] = []
-    archs = _arch_list(facts)
+    archs = _arch_list(facts, ctx)
     if archs:
         cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
     if c.name == "flash-attn":
