@@ -241,3 +241,59 @@ NAMES_SEEN_IN_REPORTS = (
 def test_small_demangler_agrees_with_cxxfilt_on_the_qualified_name(name):
     full = subprocess.run(["c++filt", name], capture_output=True, text=True, timeout=10, check=True).stdout.strip()
     assert symbols.demangle(name).split("(")[0] == full.split("(")[0]
+
+
+def _facts_with(extensions):
+    """A recorded machine's facts with other companions: the checks judge only facts, so the rest is real."""
+    import dataclasses
+
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import load_snapshot
+    from gpudoctor.probes import run_probes
+
+    machine = Path(__file__).resolve().parents[1] / "machines/rtx4090-torch231-companions-healthy/snapshot.json"
+    facts = run_probes(ReplayHost(load_snapshot(str(machine))))
+    return dataclasses.replace(facts, extensions=extensions)
+
+
+def test_flash_attn_tag_names_torch_minor_abi_and_cuda_major():
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.extensions import check_companions
+    from gpudoctor.extension_facts import Companion, ExtensionFacts
+
+    fa = Companion("flash-attn", "2.5.8+cu118torch2.2cxx11abiTRUE", "/s", ("torch", "einops"))
+    ext = ExtensionFacts("2.3.1+cu121", "12.1", False, ("libc10.so",), (), (fa,))
+    (finding,) = check_companions(_facts_with(ext), Context())
+    assert finding.code == "companion-torch-mismatch"
+    assert "tagged for torch 2.2" in finding.detail and "cxx11abiTRUE" in finding.detail and "CUDA 11" in finding.detail
+    assert finding.remediation is not None and finding.remediation.commands[-1].argv[-1] == "flash-attn==2.6.3"
+
+
+def test_torch_pins_triton_and_the_fix_installs_that_pin():
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.extensions import check_companions
+    from gpudoctor.extension_facts import Companion, ExtensionFacts
+
+    triton = Companion("triton", "3.0.0", "/s")
+    ext = ExtensionFacts("2.3.1+cu121", "12.1", None, (), ('triton==2.3.1; platform_system == "Linux"',), (triton,))
+    (finding,) = check_companions(_facts_with(ext), Context())
+    assert "requires triton==2.3.1" in finding.detail
+    assert finding.remediation is not None and finding.remediation.commands[-1].argv[-1] == "triton==2.3.1"
+
+
+def test_two_copies_of_one_library_in_a_process_are_both_named():
+    from gpudoctor.checks.extensions import check_process
+    from gpudoctor.extension_facts import MappedLibrary, ProcessFacts
+
+    proc = ProcessFacts(
+        7,
+        (
+            MappedLibrary("libcudart.so.12.1.105", "/env/lib/libcudart.so.12.1.105"),
+            MappedLibrary("libcudart.so.12", "/opt/x/libcudart.so.12"),
+        ),
+        None,
+        (("torch", "libcudart.so.12", "/env/lib/libcudart.so.12.1.105"),),
+    )
+    differs, mapped = check_process(SimpleNamespace(process=proc), None)  # type: ignore[arg-type]
+    assert differs.code == "process-library-differs" and [e.value for e in differs.evidence][:1] == ["/opt/x/libcudart.so.12"]
+    assert mapped.code == "process-libraries-mapped"

@@ -491,20 +491,23 @@ def check_process(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (ev(f"file:/proc/{proc.pid}/maps", proc.error),),
         )
         return
-    mapped = {library_stem(m.soname): m.path for m in proc.mapped}
+    mapped: dict[str | None, list[str]] = {}
+    for m in proc.mapped:
+        mapped.setdefault(library_stem(m.soname), []).append(m.path)
     differ: list[tuple[str, str | None, str, str]] = []
     for framework, soname, real in proc.predicted:
         stem = library_stem(soname)
-        got = mapped.get(stem)
-        if got is not None and got != real and (framework, stem) not in [(f, s) for f, s, _, _ in differ]:
-            differ.append((framework, stem, real, got))
+        # Another file than predicted, or two copies of one library in one process (both are then named).
+        for got in mapped.get(stem, []):
+            if got != real and (framework, stem, got) not in [(f, s, g) for f, s, _, g in differ]:
+                differ.append((framework, stem, real, got))
     listing = ", ".join(m.path for m in proc.mapped) or "no CUDA library"
     if differ:
         yield Finding(
             "process-library-differs",
             Severity.WARNING,
             "frameworks",
-            f"process {proc.pid} mapped another copy of {', '.join(s or '' for _, s, _, _ in differ)} than the loader model predicts",
+            f"process {proc.pid} mapped another copy of {', '.join(dict.fromkeys(s or '' for _, s, _, _ in differ))} than the loader model predicts",
             "; ".join(f"{s}: mapped {got}, predicted for {fw} {real}" for fw, s, real, got in differ)
             + ". Something in that job loaded a library by full path, or its environment (LD_LIBRARY_PATH, LD_PRELOAD, "
             "interpreter) differs from the one probed: the job's own settings decide, not this shell's.",
