@@ -297,3 +297,18 @@ def test_two_copies_of_one_library_in_a_process_are_both_named():
     differs, mapped = check_process(SimpleNamespace(process=proc), None)  # type: ignore[arg-type]
     assert differs.code == "process-library-differs" and [e.value for e in differs.evidence][:1] == ["/opt/x/libcudart.so.12"]
     assert mapped.code == "process-libraries-mapped"
+
+
+def test_symbol_budget_spent_reads_no_table_and_says_so():
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import load_snapshot
+    from gpudoctor.probes import run_probes
+    from gpudoctor.probes.extensions import probe_extensions
+
+    machine = Path(__file__).resolve().parents[1] / "machines/rtx4090-torch231-companions-healthy/snapshot.json"
+    host = ReplayHost(load_snapshot(str(machine)))
+    ext = probe_extensions(host, run_probes(host).frameworks, budget_s=0)
+    assert ext is not None and ext.torch_libs == ()
+    objects = [o for c in ext.companions for o in c.objects]
+    assert objects and all(o.error == "ETIME" for o in objects)
+    assert len(ext.unread) == len(objects) and all("budget is spent" in u for u in ext.unread)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+import time
 
 from gpudoctor import symbols
 from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
@@ -41,6 +42,9 @@ COMPANIONS: dict[str, tuple[str, ...]] = {
 TORCH_LIBS = ("libc10.so", "libc10_cuda.so", "libtorch_cpu.so", "libtorch_cuda.so", "libtorch_python.so", "libtorch.so")
 MAX_OBJECTS = 64  # per companion: vllm ships a handful, DeepSpeed's prebuilt ops a few dozen
 MAX_METADATA = 2 * 1024 * 1024
+# The symbol tables' time budget (check -v shows the probe's time as `extensions`): past it, no further table
+# is read and those not read are listed in `unread`, so a slow network file system cannot stall check.
+SYMBOL_BUDGET_S = 8.0
 _REQUIRES = re.compile(r"^Requires-Dist:\s*(.+?)\s*$", re.MULTILINE)
 _SYMBOL_VERSION = re.compile(r"^(GLIBCXX|GLIBC)_(\d+(?:\.\d+)*)$")
 
@@ -49,7 +53,9 @@ def installed_companions(env: PythonEnv) -> list[str]:
     return [name for name in COMPANIONS if name in env.distributions]
 
 
-def probe_extensions(host: Host, frameworks: FrameworkFacts, libstdcxx_dirs: tuple[str, ...] = ()) -> ExtensionFacts | None:
+def probe_extensions(
+    host: Host, frameworks: FrameworkFacts, libstdcxx_dirs: tuple[str, ...] = (), budget_s: float = SYMBOL_BUDGET_S
+) -> ExtensionFacts | None:
     python = frameworks.python
     if not isinstance(python, Found):
         return None
@@ -64,6 +70,13 @@ def probe_extensions(host: Host, frameworks: FrameworkFacts, libstdcxx_dirs: tup
     )
     unread: list[str] = []
     listings: dict[str, list[str]] = {}
+    deadline = time.monotonic() + budget_s
+
+    def spent(path: str) -> bool:
+        if time.monotonic() < deadline:
+            return False
+        unread.append(f"{path}: not read (the {budget_s:g} s symbol-table budget is spent)")
+        return True
 
     def listing(directory: str) -> list[str]:
         if directory not in listings:
@@ -77,7 +90,10 @@ def probe_extensions(host: Host, frameworks: FrameworkFacts, libstdcxx_dirs: tup
     for name in names:
         site = env.locations.get(name) or torch_site
         requires, where = _requires(host, site, name, env.distributions[name], listing)
-        objects = [_object(host, path, unread) for path in _expand(site, COMPANIONS[name], listing)[:MAX_OBJECTS]]
+        objects = [
+            _object(host, path, unread) if not spent(path) else ExtensionObject(path, error="ETIME")
+            for path in _expand(site, COMPANIONS[name], listing)[:MAX_OBJECTS]
+        ]
         companions.append(Companion(name, env.distributions[name], site, requires, where, tuple(objects)))
     torch_requires: tuple[str, ...] = ()
     if torch is not None and (names or nccl):
@@ -97,6 +113,8 @@ def probe_extensions(host: Host, frameworks: FrameworkFacts, libstdcxx_dirs: tup
                 continue
             if read_libs and wanted <= exported:
                 break
+            if spent(posixpath.join(lib_dir, lib)):
+                continue
             try:
                 table = host.elf_symbols(posixpath.join(lib_dir, lib), symbols.is_torch)
             except HostError as exc:
