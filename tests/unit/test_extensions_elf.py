@@ -175,7 +175,7 @@ int main(int argc, char **argv) {
 @needs_cc
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/PID/maps is Linux's")
 def test_pid_reports_what_a_live_process_mapped(tmp_path):
-    from gpudoctor.checks.extensions import check_process
+    from gpudoctor.checks.process import check_process
     from gpudoctor.extension_facts import ProcessFacts
     from gpudoctor.facts import FrameworkLoading, LibraryResolution, LoadingFacts
     from gpudoctor.host.live import LiveHost
@@ -282,7 +282,7 @@ def test_torch_pins_triton_and_the_fix_installs_that_pin():
 
 
 def test_two_copies_of_one_library_in_a_process_are_both_named():
-    from gpudoctor.checks.extensions import check_process
+    from gpudoctor.checks.process import check_process
     from gpudoctor.extension_facts import MappedLibrary, ProcessFacts
 
     proc = ProcessFacts(

@@ -48,6 +48,7 @@ def all_checks() -> tuple[Check, ...]:
         health,
         memory,
         platform,
+        process,
         reported,
         toolkit,
         windows,
@@ -60,7 +61,8 @@ def all_checks() -> tuple[Check, ...]:
         *toolkit.CHECKS,
         *cudnn.CHECKS,
         *frameworks.CHECKS,
-        *extensions.CHECKS,  # torch's companions and extensions, NCCL, a running job's libraries
+        *extensions.CHECKS,  # torch's companions and extensions, NCCL
+        *process.CHECKS,  # check --pid: a running job's libraries
         *health.CHECKS,
         *memory.CHECKS,
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)

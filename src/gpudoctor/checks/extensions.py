@@ -11,7 +11,7 @@ Rules (sources in compat_matrix/torch.toml `companion` and each finding page):
 - Torch's wheel pins its NCCL (nvidia-nccl-cuNN==V): an older one installed, or an older system copy the
   loader finds first, is older than its build needs.
 - NCCL_*_DISABLE and *_LEVEL variables that turn transports off are named when set (info).
-- check --pid: a CUDA library the process mapped from another file than the loader model predicts.
+(check --pid's comparison of a running process with the loader model: gpudoctor.checks.process.)
 """
 
 from __future__ import annotations
@@ -323,7 +323,7 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         torch = facts.frameworks.torch.value.version if isinstance(facts.frameworks.torch, Found) else None
         python = facts.frameworks.python
         dists = python.value.distributions if isinstance(python, Found) else {}
-        if companion is None and owner in dists and torch:
+        if companion is None and owner is not None and owner in dists and torch:
             # Pasted evidence: the versions the text showed stand in for what was not read from disk.
             companion = Companion(owner, dists[owner], "")
             torch_facts = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
@@ -475,65 +475,10 @@ def check_nccl_env(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
-def check_process(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    from gpudoctor.probes.process import library_stem
-
-    proc = facts.process
-    if proc is None:
-        return
-    if proc.error is not None:
-        yield Finding(
-            "process-libraries-mapped",
-            Severity.INFO,
-            "frameworks",
-            f"could not read which libraries process {proc.pid} mapped",
-            proc.error,
-            (ev(f"file:/proc/{proc.pid}/maps", proc.error),),
-        )
-        return
-    mapped: dict[str | None, list[str]] = {}
-    for m in proc.mapped:
-        mapped.setdefault(library_stem(m.soname), []).append(m.path)
-    differ: list[tuple[str, str | None, str, str]] = []
-    for framework, soname, real in proc.predicted:
-        stem = library_stem(soname)
-        # Another file than predicted, or two copies of one library in one process (both are then named).
-        for got in mapped.get(stem, []):
-            if got != real and (framework, stem, got) not in [(f, s, g) for f, s, _, g in differ]:
-                differ.append((framework, stem, real, got))
-    listing = ", ".join(m.path for m in proc.mapped) or "no CUDA library"
-    if differ:
-        yield Finding(
-            "process-library-differs",
-            Severity.WARNING,
-            "frameworks",
-            f"process {proc.pid} mapped another copy of {', '.join(dict.fromkeys(s or '' for _, s, _, _ in differ))} than the loader model predicts",
-            "; ".join(f"{s}: mapped {got}, predicted for {fw} {real}" for fw, s, real, got in differ)
-            + ". Something in that job loaded a library by full path, or its environment (LD_LIBRARY_PATH, LD_PRELOAD, "
-            "interpreter) differs from the one probed: the job's own settings decide, not this shell's.",
-            tuple(ev(f"file:/proc/{proc.pid}/maps", got) for _, _, _, got in differ)
-            + tuple(ev("loader", f"{fw}: {real}") for fw, _, real, _ in differ),
-            Remediation(
-                f"Compare the job's environment (cat /proc/{proc.pid}/environ) with this shell's, and check it with "
-                "gpudoctor check --python <the job's interpreter>.",
-                component="environment",
-            ),
-        )
-    yield Finding(
-        "process-libraries-mapped",
-        Severity.INFO,
-        "frameworks",
-        f"process {proc.pid} mapped {len(proc.mapped)} CUDA libraries",
-        listing,
-        tuple(ev(f"file:/proc/{proc.pid}/maps", m.path) for m in proc.mapped[:32]),
-    )
-
-
 CHECKS = (
     Check("companions", "frameworks", ("companion-torch-mismatch",), check_companions),
     Check("extension-symbols", "frameworks", ("extension-symbol-missing",), check_symbols),
     Check("extension-runtime", "frameworks", ("extension-glibc-too-old",), check_runtime),
     Check("nccl", "frameworks", ("nccl-too-old",), check_nccl),
     Check("nccl-env", "frameworks", ("nccl-transport-disabled",), check_nccl_env),
-    Check("process", "frameworks", ("process-library-differs", "process-libraries-mapped"), check_process),
 )
