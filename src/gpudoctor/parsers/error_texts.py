@@ -222,7 +222,10 @@ _INSUFFICIENT = _Lazy(
     re.IGNORECASE,
 )
 # ImportError: /…/flash_attn_2_cuda…so: undefined symbol: _ZN3c104cuda9SetDeviceEi
-_UNDEFINED_SYMBOL = _Lazy(r"(?:(?P<object>[^\s:'\"]+?\.so[\w.]*):\s*)?undefined symbol:\s*(?P<symbol>[A-Za-z_][\w.$]*)")
+_UNDEFINED_SYMBOL = _Lazy(r"undefined symbol:\s*(?P<symbol>[A-Za-z_][\w.$]{0,4000})")
+# The object named just before it ("/…/x.so: undefined symbol: …"), read from the last token before the match.
+_SYMBOL_OBJECT = re.compile(r"[^\s:'\"]{1,1000}\.so[\w.]{0,40}")
+_MAX_UNDEFINED = 64  # distinct lines judged; a log repeating one a million times is one
 _NOT_COMPILED = _Lazy(r"Torch not compiled with CUDA enabled", re.IGNORECASE)
 _DETECTED = _Lazy(
     r"detected CUDA version \((?P<nvcc>\d+\.\d+)\) mismatches the version that was used to compile\s+PyTorch \((?P<torch>\d+\.\d+)\)",
@@ -420,9 +423,15 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
     for m in _TF_NO_CUDA.finditer(bounded[: 4 * 1024 * 1024]):
         add("tf-not-built-with-cuda", bounded[m.start() : m.end()].replace("\n", " "))
-    for m in _UNDEFINED_SYMBOL.finditer(bounded[: 4 * 1024 * 1024]):
-        line = bounded[m.start() : m.end()]
-        add("undefined-symbol", line, symbol=m.group("symbol")[:2000], object=(m.group("object") or "")[:1000])
+    for n, m in enumerate(_UNDEFINED_SYMBOL.finditer(bounded[: 4 * 1024 * 1024])):
+        if n >= _MAX_UNDEFINED:
+            break
+        line = bounded[max(0, m.start() - 1000) : m.start()].rsplit("\n", 1)[-1]
+        before = line.rstrip()
+        token = re.split(r"[\s'\"(]", before[:-1] if before.endswith(":") else "")[-1]
+        obj = token if _SYMBOL_OBJECT.fullmatch(token) else ""
+        start = m.start() - len(line) + before.rfind(obj) if obj else m.start()
+        add("undefined-symbol", bounded[start : m.end()], symbol=m.group("symbol"), object=obj)
     for pattern, kind in ((_DETECTED, "cuda-version-detected-mismatch"), (_API_MISMATCH, "nvrm-api-mismatch")):
         for m in pattern.finditer(bounded[: 4 * 1024 * 1024]):
             line = bounded[m.start() : m.end()].replace("\n", " ")
