@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudoctor.extension_facts import ExtensionFacts, ProcessFacts
 from gpudoctor.host import PythonEnv
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 
@@ -391,6 +392,9 @@ class Facts:
     # snapshot without ELF records: the checks then fall back to the matrix's list and a fixed order).
     loading: LoadingFacts | None = None
     pasted: Partial = Partial()  # a partial snapshot: what was shown, and that the rest is unknown
+    # Companions and compiled extensions of torch (gpudoctor.probes.extensions); None when none is installed.
+    extensions: ExtensionFacts | None = None
+    process: ProcessFacts | None = None  # check --pid: what a running process mapped
 
 
 def absence_known(facts: Facts, what: str) -> bool:

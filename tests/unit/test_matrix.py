@@ -161,6 +161,7 @@ def test_sources_are_declared_once_and_all_cited(m: Matrix) -> None:
         *m.thresholds,
         *m.memory,
         *m.cuda_repos,
+        *m.companions,
     ]:
         assert rec.source, rec
         assert len(rec.sources) == len(rec.source)  # every cited key resolved

@@ -20,10 +20,12 @@ def all_checks() -> tuple[Check, ...]:
         cudnn,
         doctor,
         driver,
+        extensions,
         frameworks,
         health,
         memory,
         platform,
+        process,
         reported,
         toolkit,
         windows,
@@ -36,6 +38,8 @@ def all_checks() -> tuple[Check, ...]:
         *toolkit.CHECKS,
         *cudnn.CHECKS,
         *frameworks.CHECKS,
+        *extensions.CHECKS,  # torch's companions and extensions, NCCL
+        *process.CHECKS,  # check --pid: a running job's libraries
         *health.CHECKS,
         *memory.CHECKS,
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)

@@ -44,6 +44,7 @@ DEFAULTS: dict = {
     "textfile": None,
     "debug": False,
     "root": "/",
+    "pid": None,
 }
 # The variables a bare `check` would read (each option's envvar): set, the full command answers.
 ENVVARS = ("GPUDOCTOR_FORMAT", "GPUDOCTOR_FAIL_ON", "GPUDOCTOR_IGNORE", "GPUDOCTOR_REQUIRE")
@@ -166,6 +167,16 @@ def register(app: typer.Typer) -> None:
                 "(node_exporter's textfile collector, NFD's features.d) instead of printing."
             ),
         ),
+        pid: int | None = typer.Option(
+            None,
+            "--pid",
+            min=1,
+            metavar="PID",
+            help=(
+                "Also read which CUDA libraries this running process mapped (/proc/PID/maps; as its owner or root) "
+                "and compare them with the loader model's prediction."
+            ),
+        ),
         debug: bool = typer.Option(False, "--debug", help="Show tracebacks of internal errors."),
         root: str = typer.Option(DEFAULTS["root"], "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
     ) -> None:
@@ -187,6 +198,7 @@ def register(app: typer.Typer) -> None:
             textfile=textfile,
             debug=debug,
             root=root,
+            pid=pid,
         )
         raise typer.Exit(code)
 
@@ -210,6 +222,7 @@ def run(
     textfile: str | None,
     debug: bool,
     root: str,
+    pid: int | None = None,
 ) -> int:
     """`gpudoctor check` itself; the exit status. `ctx` is None where no command line was parsed (a bare check)."""
     import time
@@ -238,6 +251,7 @@ def run(
             node=node,
             verbose=verbose,
             pasted_text=bool(from_files),
+            pid=pid,
         )
         host = _host(replay, from_files, deep, python, root)
         from gpudoctor.pipeline import check as run_check
@@ -285,7 +299,9 @@ def _request(ctx: typer.Context | None, requirements: list, started: float, **gi
     check_matrix_path(given["matrix"])
     node = given["node"]
     return CheckRequest(
-        options=ProbeOptions(probe_timeout_s=timeout, deadline_s=max(10.0, timeout * 4), python=python, deep=given["deep"]),
+        options=ProbeOptions(
+            probe_timeout_s=timeout, deadline_s=max(10.0, timeout * 4), python=python, deep=given["deep"], pid=given["pid"]
+        ),
         matrix_path=given["matrix"],
         requirements=tuple(requirements),
         ignored=frozenset(ignored),

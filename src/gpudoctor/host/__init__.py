@@ -13,12 +13,13 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpudoctor.elf import ElfDynamic
+    from gpudoctor.elfsyms import ElfSymbols
 
 from gpudoctor.host import winpath
 
@@ -57,6 +58,13 @@ ENV_NAMES = (
     "SLURM_JOB_ID",
     "SLURM_JOB_GPUS",
     "SLURM_STEP_GPUS",
+    # NCCL variables that turn transports off (gpudoctor.checks.extensions, nccl-transport-disabled).
+    "NCCL_P2P_DISABLE",
+    "NCCL_SHM_DISABLE",
+    "NCCL_IB_DISABLE",
+    "NCCL_NVLS_ENABLE",
+    "NCCL_P2P_LEVEL",
+    "NCCL_NET_GDR_LEVEL",
     # Windows: where Program Files and the Windows folder are (the toolkits and nvidia-smi.exe live there).
     "ProgramFiles",
     "SystemRoot",
@@ -231,6 +239,13 @@ class Host:
         bounds), ENODATA (a snapshot that holds the file but not its ELF record).
         """
         raise NotImplementedError
+
+    def elf_symbols(self, path: str, keep: Callable[[str], bool] | None = None) -> ElfSymbols:
+        """The dynamic symbols of the ELF file at `path` (gpudoctor.elfsyms), exported names filtered by `keep`.
+
+        Read only for installed extensions and the torch they bind to. Raises HostError as `elf` does.
+        """
+        raise HostError("ENODATA", path, "this host does not read symbol tables")
 
     def nvml(self, timeout_s: float) -> dict[str, Any]:
         raise NotImplementedError

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from gpudoctor.bounded import MAX_COMMAND_OUTPUT, describe_size
@@ -25,6 +25,7 @@ from gpudoctor.host import ENV_NAMES, ENV_PATTERNS, CommandResult, Host, HostErr
 
 if TYPE_CHECKING:
     from gpudoctor.elf import ElfDynamic
+    from gpudoctor.elfsyms import ElfSymbols
 
 
 def _errno_name(exc: OSError) -> str:
@@ -114,6 +115,21 @@ class LiveHost(Host):
         fd, st = self._open_regular(path)
         try:
             return read_dynamic(lambda offset, size: os.pread(fd, size, offset), st.st_size)
+        except ElfError as exc:
+            raise HostError("ENOEXEC", path, str(exc)) from None
+        except (OSError, struct.error) as exc:
+            raise HostError(_errno_name(exc) if isinstance(exc, OSError) else "ENOEXEC", path, str(exc)) from None
+        finally:
+            os.close(fd)
+
+    def elf_symbols(self, path: str, keep: Callable[[str], bool] | None = None) -> ElfSymbols:
+        from gpudoctor.elf import ElfError
+        from gpudoctor.elfsyms import read_symbols
+
+        # read_symbols bounds every read it makes.
+        fd, st = self._open_regular(path)
+        try:
+            return read_symbols(lambda offset, size: os.pread(fd, size, offset), st.st_size, keep)
         except ElfError as exc:
             raise HostError("ENOEXEC", path, str(exc)) from None
         except (OSError, struct.error) as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor.host import CommandResult, Host, HostError, PathInfo, PythonEnv, command_key, winpath
@@ -18,6 +18,7 @@ from gpudoctor.host.snapshot import empty_snapshot
 
 if TYPE_CHECKING:
     from gpudoctor.elf import ElfDynamic
+    from gpudoctor.elfsyms import ElfSymbols
 
 
 class RecordingHost(Host):
@@ -130,8 +131,24 @@ class RecordingHost(Host):
                     self.snapshot.setdefault("elf", {})[path] = {"error": exc.code}
             raise
         with self._lock:
-            self.snapshot.setdefault("elf", {})[path] = dynamic.to_json()
+            records = self.snapshot.setdefault("elf", {})
+            record = dynamic.to_json()
+            if isinstance(records.get(path), dict) and "symbols" in records[path]:
+                record["symbols"] = records[path]["symbols"]  # read first by gpudoctor.probes.extensions
+            records[path] = record
         return dynamic
+
+    def elf_symbols(self, path: str, keep: Callable[[str], bool] | None = None) -> ElfSymbols:
+        try:
+            symbols = self.live.elf_symbols(path, keep)
+        except HostError as exc:
+            if not exc.missing:
+                with self._lock:
+                    self.snapshot.setdefault("elf", {}).setdefault(path, {})["symbols"] = {"error": exc.code}
+            raise
+        with self._lock:
+            self.snapshot.setdefault("elf", {}).setdefault(path, {})["symbols"] = symbols.to_json()
+        return symbols
 
 
 class ReplayHost(Host):
@@ -325,6 +342,28 @@ class ReplayHost(Host):
             return ElfDynamic.from_json(entry)
         if self.exists(path):
             raise HostError("ENODATA", path, "recorded without its ELF record")
+        raise HostError("ENOENT", path)
+
+    def elf_symbols(self, path: str, keep: Callable[[str], bool] | None = None) -> ElfSymbols:
+        from gpudoctor.elfsyms import ElfSymbols
+
+        records = self.snapshot.get("elf") or {}
+        entry = records.get(path)
+        if entry is None:
+            real = self.realpath(path)
+            entry = records.get(real) if real is not None else None
+        symbols = entry.get("symbols") if isinstance(entry, dict) else None
+        if isinstance(symbols, dict) and "error" in symbols:
+            raise HostError(str(symbols["error"]), path, "as recorded")
+        if isinstance(symbols, dict):
+            found = ElfSymbols.from_json(symbols)
+            return (
+                found
+                if keep is None
+                else ElfSymbols(found.undefined, frozenset(filter(keep, found.defined)), found.needs, found.versions)
+            )
+        if self.exists(path):
+            raise HostError("ENODATA", path, "recorded without its symbol table")
         raise HostError("ENOENT", path)
 
 

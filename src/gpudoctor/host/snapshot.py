@@ -270,6 +270,14 @@ _ELF_ENTRY = {
     "bits": _COUNT,
     "machine": _COUNT,
     "error": _STR,
+    # gpudoctor.elfsyms, for installed extensions and torch's libraries only
+    "symbols": {
+        "undefined": _list(_STR),
+        "defined": _list(_STR),
+        "needs": _map(_list(_STR)),
+        "versions": _list(_STR),
+        "error": _STR,
+    },
 }
 _PYTHON_ERROR = {"error": _STR, "detail": _STR, "executable": _STR}
 _ON_OFF = {"current": _BOOL, "pending": _BOOL}

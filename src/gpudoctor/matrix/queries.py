@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
         Arch,
         C2cLink,
         CcTarget,
+        CompanionRelease,
         CudaRelease,
         CudaRepo,
         CudnnMajor,
@@ -99,6 +100,7 @@ class Matrix:
         thresholds: Iterable[Threshold],
         memory: Iterable[MemorySettings],
         cuda_repos: Iterable[CudaRepo] = (),
+        companions: Iterable[CompanionRelease] = (),
         origins: Mapping[str, str] | None = None,
     ) -> None:
         self.sources: Mapping[str, Source] = dict(sources)
@@ -121,6 +123,7 @@ class Matrix:
         self.thresholds = tuple(thresholds)
         self.memory = tuple(memory)
         self.cuda_repos = tuple(cuda_repos)
+        self.companions = tuple(companions)
         #: file stem -> where it was read from ("bundled" or a path)
         self.origins: Mapping[str, str] = dict(origins or {})
 
@@ -546,6 +549,15 @@ class Matrix:
         return f"{n // mult}.{(n % mult) // 100}.{n % 100}"
 
     # ------------------------------------------------------------------ frameworks
+
+    def companion_releases(self, package: str) -> tuple[CompanionRelease, ...]:
+        """The matrix's rows for one companion of torch (compat_matrix/torch.toml `companion`), oldest first."""
+        return tuple(r for r in self.companions if r.package == package)
+
+    def companion_for(self, package: str, torch_version: str) -> CompanionRelease | None:
+        """The newest release of `package` whose published binaries are built for `torch_version`."""
+        fits = [r for r in self.companion_releases(package) if r.fits(torch_version)]
+        return fits[-1] if fits else None
 
     def torch_release(self, version: str) -> TorchRelease | None:
         """The PyTorch release row for "2.1", "2.1.2" or "2.1.0+cu121"."""

@@ -421,6 +421,22 @@ class C2cLink(_Cited):
 
 
 @_record
+class CompanionRelease(_Cited):
+    """A release of a package built against torch (torchvision, xformers, flash-attn, ...) and the torch
+    releases its published binaries are built for: exact versions ("2.3.1") or minors ("2.3")."""
+
+    package: str
+    version: str
+    torch: tuple[str, ...]
+    wheels: str | None = None  # where the project publishes them: "pytorch-index", "package-index", "release-assets"
+
+    def fits(self, torch_version: str) -> bool:
+        base = torch_version.split("+", 1)[0]
+        minor = ".".join(base.split(".")[:2])
+        return base in self.torch or minor in self.torch
+
+
+@_record
 class Threshold(_Cited):
     """A bandwidth rule of thumb."""
 

@@ -18,6 +18,7 @@ from gpudoctor.matrix.records import (
     Arch,
     C2cLink,
     CcTarget,
+    CompanionRelease,
     CudaRelease,
     CudaRepo,
     CudnnMajor,
@@ -85,6 +86,15 @@ COMMON = {"source": ("source", True), "note": ("str", False), "confidence": ("co
 
 def _f(**fields: tuple[str, bool]) -> dict[str, tuple[str, bool]]:
     return {**fields, **COMMON}
+
+
+def _pep440(version: str) -> Any:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version)
+    except InvalidVersion:
+        return Version("0")  # the field's own check reports it
 
 
 def _vk(name: str) -> Callable[[Mapping[str, Any]], Any]:
@@ -224,6 +234,17 @@ SCHEMAS: dict[str, dict[str, Table]] = {
                     sort=_vk("cuda"),
                 )
             },
+        ),
+        "companion": Table(
+            fields=_f(
+                package=("str", REQ),
+                version=("version", REQ),
+                torch=("list:str", REQ),
+                wheels=("str", OPT),
+            ),
+            key=lambda r: (r["package"], r["version"]),
+            sort=lambda r: (r["package"], _pep440(r["version"])),  # xformers' .postN releases sort after their base
+            sort_what="package and version",
         ),
     },
     "tensorflow": {
@@ -1182,6 +1203,19 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             )
         )
 
+    companions: list[CompanionRelease] = []
+    for label, r in rows["torch"]["companion"]:
+        for t in r["torch"]:
+            if not re.fullmatch(r"\d+\.\d+(\.\d+)?", t):
+                ctx.add(label, f"torch entry {t!r} is not a release (2.3.1) or a minor (2.3)")
+        if r.get("wheels") not in (None, "pytorch-index", "package-index", "release-assets"):
+            ctx.add(label, f"wheels {r['wheels']!r} is not pytorch-index, package-index or release-assets")
+        companions.append(
+            CompanionRelease(
+                package=r["package"], version=r["version"], torch=tuple(r["torch"]), wheels=r.get("wheels"), **cite(r)
+            )
+        )
+
     if ctx.problems:
         raise MatrixError(ctx.problems, hint="see compat_matrix/README.md for the schema of each file")
     return Matrix(
@@ -1205,5 +1239,6 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         thresholds=thresholds,
         memory=memory,
         cuda_repos=cuda_repos,
+        companions=companions,
         origins=origins,
     )

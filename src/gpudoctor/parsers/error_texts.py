@@ -178,6 +178,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nvml": "an NVML or nvidia-smi failure (ERROR_CODES names which)",
     "jax-plugin-incompatible": "JAX: the CUDA plugin's version does not go with the installed jaxlib",
     "jaxlib-cpu-fallback": "JAX found no CUDA-enabled jaxlib and fell back to the CPU",
+    "undefined-symbol": "the dynamic loader could not bind a symbol an object needs (the object, the mangled name)",
     "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
     "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
@@ -230,6 +231,11 @@ _INSUFFICIENT = _Lazy(
     r"|cudaErrorInsufficientDriver",
     re.IGNORECASE,
 )
+# ImportError: /…/flash_attn_2_cuda…so: undefined symbol: _ZN3c104cuda9SetDeviceEi
+_UNDEFINED_SYMBOL = _Lazy(r"undefined symbol:\s*(?P<symbol>[A-Za-z_][\w.$]{0,4000})")
+# The object named just before it ("/…/x.so: undefined symbol: …"), read from the last token before the match.
+_SYMBOL_OBJECT = re.compile(r"[^\s:'\"]{1,1000}\.so[\w.]{0,40}")
+_MAX_UNDEFINED = 64  # distinct lines judged; a log repeating one a million times is one
 _NOT_COMPILED = _Lazy(r"Torch not compiled with CUDA enabled", re.IGNORECASE)
 _DETECTED = _Lazy(
     r"detected CUDA version \((?P<nvcc>\d+\.\d+)\) mismatches the version that was used to compile\s+PyTorch \((?P<torch>\d+\.\d+)\)",
@@ -437,6 +443,15 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
     for m in _TF_NO_CUDA.finditer(bounded[: 4 * 1024 * 1024]):
         add("tf-not-built-with-cuda", bounded[m.start() : m.end()].replace("\n", " "))
+    for n, m in enumerate(_UNDEFINED_SYMBOL.finditer(bounded[: 4 * 1024 * 1024])):
+        if n >= _MAX_UNDEFINED:
+            break
+        line = bounded[max(0, m.start() - 1000) : m.start()].rsplit("\n", 1)[-1]
+        before = line.rstrip()
+        token = re.split(r"[\s'\"(]", before[:-1] if before.endswith(":") else "")[-1]
+        obj = token if _SYMBOL_OBJECT.fullmatch(token) else ""
+        start = m.start() - len(line) + before.rfind(obj) if obj else m.start()
+        add("undefined-symbol", bounded[start : m.end()], symbol=m.group("symbol"), object=obj)
     for pattern, kind in ((_DETECTED, "cuda-version-detected-mismatch"), (_API_MISMATCH, "nvrm-api-mismatch")):
         for m in pattern.finditer(bounded[: 4 * 1024 * 1024]):
             line = bounded[m.start() : m.end()].replace("\n", " ")

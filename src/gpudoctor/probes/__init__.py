@@ -36,6 +36,7 @@ class ProbeOptions:
     python: str | None = None  # --python
     deep: bool = False
     deep_timeout_s: float = 60.0
+    pid: int | None = None  # check --pid: also read which CUDA libraries this process mapped
 
 
 class _Task:
@@ -97,7 +98,7 @@ def _deep_error(framework: str, why: Unknown) -> dict[str, Any]:
 
 
 def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
-    from gpudoctor.probes import cudnn, deep, driver, kernel, loading, platform, python, toolkits, windows
+    from gpudoctor.probes import cudnn, deep, driver, extensions, kernel, loading, platform, process, python, toolkits, windows
 
     t = options.probe_timeout_s
     runner = _Runner(time.monotonic() + options.deadline_s)
@@ -149,8 +150,13 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
         for name in wanted:
             frameworks.deep[name] = runner.get(f"deep-{name}", partial(_deep_error, name))
     runner.start("loading", lambda: loading.probe_loading(host, plat, frameworks, tks, ld_path, cache))
+    runner.start("extensions", lambda: extensions.probe_extensions(host, frameworks, _libstdcxx_dirs(plat, frameworks)))
     installs = runner.get("cudnn", lambda why: ())
     libraries = runner.get("loading", lambda why: None)
+    if options.pid is not None:
+        runner.start("process", lambda: process.probe_process(host, options.pid or 0, libraries))
+    companions = runner.get("extensions", lambda why: None)
+    mapped = runner.get("process", partial(_process_error, options.pid)) if options.pid is not None else None
     win = runner.get("windows", lambda why: None)
     return Facts(
         platform=plat,
@@ -166,7 +172,25 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
         windows=win,
         loading=libraries,
         pasted=_partial(host),
+        extensions=companions,
+        process=mapped,
     )
+
+
+def _libstdcxx_dirs(plat: PlatformFacts, frameworks: FrameworkFacts) -> tuple[str, ...]:
+    """Where the loader finds libstdc++.so.6 for the probed interpreter: a conda environment's lib/ (its
+    python's run path), then the system's default directories."""
+    from gpudoctor.loader import default_dirs
+
+    distro = f"{plat.distro.id or ''} {plat.distro.id_like or ''}"
+    own = (frameworks.env_lib.path,) if frameworks.env_lib is not None else ()
+    return own + default_dirs(plat.machine, "debian" in distro or "ubuntu" in distro)
+
+
+def _process_error(pid: int | None, why: Unknown):  # -> gpudoctor.extension_facts.ProcessFacts
+    from gpudoctor.extension_facts import ProcessFacts
+
+    return ProcessFacts(pid or 0, error=why.message)
 
 
 def _partial(host: Host):  # -> gpudoctor.facts.Partial

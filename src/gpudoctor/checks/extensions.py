@@ -1,0 +1,484 @@
+"""Torch's companions and compiled extensions, its NCCL, and what a running job mapped.
+
+Rules (sources in compat_matrix/torch.toml `companion` and each finding page):
+- A companion's binaries bind to one torch: its wheel's own Requires-Dist pin on torch, the matrix's
+  release rows (torchvision, torchaudio, xformers, flash-attn), and a local version tag
+  (flash-attn's +cu12torch2.4cxx11abiFALSE, torchaudio's +cu118) each name the torch, CUDA major and
+  C++ ABI it was built for; any that disagrees with the installed torch is a mismatch.
+- An extension whose ELF needs torch names (c10::, at::, torch::) that none of torch's libraries
+  exports fails to import with `undefined symbol`: the name, demangled, and the library that should
+  export it (gpudoctor.symbols) are the evidence. The same judgement reads a pasted `undefined symbol`.
+- Torch's wheel pins its NCCL (nvidia-nccl-cuNN==V): an older one installed, or an older system copy the
+  loader finds first, is older than its build needs.
+- NCCL_*_DISABLE and *_LEVEL variables that turn transports off are named when set (info).
+(check --pid's comparison of a running process with the loader model: gpudoctor.checks.process.)
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+
+from gpudoctor import symbols
+from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.remedy import pip
+from gpudoctor.cmdline import Line, SetEnv
+from gpudoctor.extension_facts import Companion, ExtensionFacts
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.probed import Found
+
+TORCH_INDEX = "https://download.pytorch.org/whl"
+_LOCAL_CUDA = re.compile(r"\+cu(\d+)")
+_FLASH_TAG = re.compile(r"\+cu(?P<cuda>\d+)torch(?P<torch>\d+\.\d+)cxx11abi(?P<abi>TRUE|FALSE)", re.IGNORECASE)
+_NCCL_WHEEL = re.compile(r"^nvidia-nccl-cu(\d+)$")
+_PIN = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+)\s*\(?\s*(?P<spec>[<>=!~][^;)]*)\)?\s*(?:;\s*(?P<marker>.*))?$")
+# Module paths in `undefined symbol` lines and the companion they belong to.
+_OBJECT_OWNER = (
+    (re.compile(r"flash_attn_2_cuda"), "flash-attn"),
+    (re.compile(r"/vllm/_"), "vllm"),
+    (re.compile(r"/xformers/"), "xformers"),
+    (re.compile(r"/torchaudio/"), "torchaudio"),
+    (re.compile(r"/torchvision/"), "torchvision"),
+    (re.compile(r"/deepspeed/ops/"), "deepspeed"),
+    (re.compile(r"(amp_C|fused_layer_norm_cuda|apex_C)"), "apex"),
+)
+# NCCL variables that turn a transport off (NCCL's environment variable reference:
+# https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
+NCCL_TRANSPORT_VARS = {
+    "NCCL_P2P_DISABLE": ("1", "peer-to-peer (NVLink, PCIe) between GPUs"),
+    "NCCL_SHM_DISABLE": ("1", "shared-memory transport between processes"),
+    "NCCL_IB_DISABLE": ("1", "InfiniBand/RoCE (falls back to TCP sockets)"),
+    "NCCL_NVLS_ENABLE": ("0", "NVLink SHARP"),
+    "NCCL_P2P_LEVEL": ("LOC", "peer-to-peer at any distance (LOC: never)"),
+    "NCCL_NET_GDR_LEVEL": ("LOC", "GPUDirect RDMA (LOC: never)"),
+}
+SOURCE_NCCL_ENV = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+
+
+def _base(version: str | None) -> str:
+    return (version or "").split("+", 1)[0]
+
+
+def _pins(requires: Iterable[str], name: str) -> list[str]:
+    """The specifiers `requires` puts on `name` (markers of other platforms are not evaluated: the pin is
+    the wheel's, and torch pins triton and NCCL for Linux x86_64 only)."""
+    out = []
+    for r in requires:
+        m = _PIN.match(r.strip())
+        if m and m.group("name").lower().replace("_", "-") == name:
+            out.append(m.group("spec").strip())
+    return out
+
+
+def _satisfies(version: str, spec: str) -> bool | None:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(_base(version)) in SpecifierSet(spec)
+    except (InvalidSpecifier, InvalidVersion):
+        return None
+
+
+def _tag(torch_version: str | None) -> str | None:
+    m = _LOCAL_CUDA.search(torch_version or "")
+    return f"cu{m.group(1)}" if m else None
+
+
+def _arch_list(facts: Facts, ctx: Context) -> str | None:
+    """TORCH_CUDA_ARCH_LIST for this machine's GPUs: NVML's compute capability, else the matrix's for the GPU's name."""
+    from gpudoctor.checks.toolkit import gpu_cc
+
+    ccs = sorted({cc for cc in (g.compute_capability or gpu_cc(g, ctx) for g in facts.driver.gpus) if cc})
+    return ";".join(ccs) if ccs else None
+
+
+def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context) -> tuple[list[str], list[str]]:
+    """(why `c` does not fit the installed torch, the matrix sources used)."""
+    torch = ext.torch_version or ""
+    why: list[str] = []
+    sources: list[str] = []
+    for spec in _pins(c.requires, "torch"):
+        if _satisfies(torch, spec) is False:
+            why.append(f"its wheel requires torch{spec}")
+    row = next((r for r in ctx.matrix.companion_releases(c.name) if _base(r.version) == _base(c.version)), None)
+    if row is not None and not row.fits(torch) and c.name != "flash-attn" and not why:
+        why.append(f"{c.name} {row.version} is built for torch {', '.join(row.torch)}")
+        sources += list(row.source)
+    tag = _FLASH_TAG.search(c.version)
+    if tag:
+        minor = ".".join(_base(torch).split(".")[:2])
+        if tag.group("torch") != minor:
+            why.append(f"its wheel is tagged for torch {tag.group('torch')}")
+        abi = tag.group("abi").upper() == "TRUE"
+        if ext.torch_cxx11abi is not None and abi != ext.torch_cxx11abi:
+            why.append(
+                f"it is built with the {'new' if abi else 'old'} C++ ABI (cxx11abi{tag.group('abi').upper()}), torch with the other"
+            )
+        if ext.torch_cuda and not ext.torch_cuda.startswith(tag.group("cuda")[:2]):
+            why.append(f"it is built for CUDA {tag.group('cuda')[:2]}, torch for CUDA {ext.torch_cuda}")
+    elif row is None and c.name == "flash-attn" and ext.torch_cxx11abi is not None:
+        abis = {o.cxx11abi for o in c.objects if o.cxx11abi is not None}
+        if abis and ext.torch_cxx11abi not in abis:
+            why.append("its extension uses the other C++ ABI than torch's")
+    ctag, ttag = _tag(c.version), _tag(torch)
+    if ctag is None and ttag and c.name in ("torchvision", "torchaudio"):
+        # An untagged torchvision/torchaudio is the package index's build: the release's default CUDA variant.
+        release = ctx.matrix.torch_release(_base(torch))
+        if release is not None and release.pypi_default.startswith("cu"):
+            ctag = release.pypi_default
+            sources += list(release.source)
+    if not tag and ctag and ttag and ctag != ttag:
+        why.append(f"it is the {ctag} build, torch the {ttag} build")
+    return why, sources
+
+
+def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFacts) -> tuple[str, tuple[Line, ...]]:
+    """(what to do, the commands) for one companion that does not fit the installed torch."""
+    torch = ext.torch_version or ""
+    if c.name in ("torchvision", "torchaudio", "xformers"):
+        row = ctx.matrix.companion_for(c.name, torch)
+        if row is not None:
+            tag = _tag(torch)
+            index = ("--index-url", f"{TORCH_INDEX}/{tag}") if tag and c.name != "xformers" else ()
+            return (
+                f"install {c.name} {row.version}, the release built for torch {_base(torch)}",
+                (pip(facts, "install", "--force-reinstall", "--no-deps", f"{c.name}=={row.version}", *index),),
+            )
+    if c.name == "flash-attn":
+        nearest = _nearest(ctx, c.name, c.version, torch)
+        if nearest is not None:
+            return (
+                f"install flash-attn {nearest}, the nearest release with wheels built for torch {'.'.join(_base(torch).split('.')[:2])} "
+                "(its setup.py fetches the wheel matching torch's CUDA major and C++ ABI)",
+                (pip(facts, "install", "--no-build-isolation", "--force-reinstall", "--no-deps", f"flash-attn=={nearest}"),),
+            )
+    pin = next((p for p in _pins(c.requires, "torch") if p.startswith("==")), None)
+    if pin is not None:
+        others = []
+        for other in facts.extensions.companions if facts.extensions else ():
+            row = ctx.matrix.companion_for(other.name, pin[2:]) if other.name != c.name else None
+            if row is not None:
+                others.append(f"{other.name}=={row.version}")
+        return (
+            f"put back torch {pin[2:]}, the torch {c.name} {c.version} is built for"
+            + (f", with the {', '.join(o.split('==')[0] for o in others)} built for it" if others else ""),
+            (pip(facts, "install", f"torch{pin}", *others),),
+        )
+    # No published build for this torch: rebuild against it. --no-build-isolation builds against the
+    # installed torch (an isolated build fetches the newest); TORCH_CUDA_ARCH_LIST names this machine's GPUs.
+    cmds: list[Line] = []
+    archs = _arch_list(facts, ctx)
+    if archs:
+        cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
+    if c.name == "flash-attn":
+        cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
+    cmds.append(
+        pip(
+            facts,
+            "install",
+            "--no-build-isolation",
+            "--no-binary",
+            c.name,
+            "--force-reinstall",
+            "--no-deps",
+            f"{c.name}=={_base(c.version)}",
+        )
+    )
+    return f"rebuild {c.name} {_base(c.version)} against the installed torch {_base(torch)}", tuple(cmds)
+
+
+def _nearest(ctx: Context, package: str, installed: str, torch: str) -> str | None:
+    from packaging.version import InvalidVersion, Version
+
+    fits = [r for r in ctx.matrix.companion_releases(package) if r.fits(torch)]
+    try:
+        newer = [r for r in fits if Version(r.version) > Version(_base(installed))]
+    except InvalidVersion:
+        newer = []
+    chosen = newer[0] if newer else (fits[-1] if fits else None)
+    return chosen.version if chosen else None
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _remediation(facts: Facts, ctx: Context, companions: list[Companion], ext: ExtensionFacts) -> Remediation:
+    steps = [_companion_step(facts, ctx, c, ext) for c in companions]
+    back = [s for s in steps if s[0].startswith("put back torch")]
+    if back:
+        # A companion that has no build for this torch decides: torch goes back, the others with it.
+        steps = back[:1]
+    tail = "" if back else " Torch stays as it is: the companions move to it."
+    return Remediation(
+        _sentence("; ".join(s for s, _ in steps)) + "." + tail,
+        tuple(cmd for _, cmds in steps for cmd in cmds),
+        component="torch",
+    )
+
+
+def check_companions(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    ext = facts.extensions
+    if ext is None or ext.torch_version is None:
+        return
+    bad: list[tuple[Companion, list[str]]] = []
+    used: list[str] = []
+    for c in ext.companions:
+        if c.name == "triton":
+            continue  # judged from torch's own pin below
+        why, sources = _reasons(c, ext, ctx)
+        if why:
+            bad.append((c, why))
+            used += sources
+    triton = next((c for c in ext.companions if c.name == "triton"), None)
+    if triton is not None:
+        for spec in _pins(ext.torch_requires, "triton") or _pins(ext.torch_requires, "pytorch-triton"):
+            if _satisfies(triton.version, spec) is False:
+                bad.append((triton, [f"torch {ext.torch_version} requires triton{spec}"]))
+    if not bad:
+        return
+    described = "; ".join(f"{c.name} {c.version}: {', '.join(why)}" for c, why in bad)
+    names = ", ".join(f"{c.name} {c.version}" for c, _ in bad)
+    steps = []
+    for c, _ in bad:
+        if c.name == "triton":
+            spec = (_pins(ext.torch_requires, "triton") or ["==" + triton.version if triton else ""])[0]
+            steps.append(("triton", spec))
+    rem = (
+        _remediation(facts, ctx, [c for c, _ in bad if c.name != "triton"], ext)
+        if any(c.name != "triton" for c, _ in bad)
+        else None
+    )
+    if steps:
+        triton_cmd = pip(facts, "install", "--force-reinstall", "--no-deps", f"triton{steps[0][1]}")
+        rem = Remediation(
+            ((rem.summary + " ") if rem else "") + f"Install the triton torch {ext.torch_version} pins (triton{steps[0][1]}).",
+            ((*rem.commands,) if rem else ()) + (triton_cmd,),
+            component="torch",
+        )
+    yield Finding(
+        "companion-torch-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        f"{names} {'is' if len(bad) == 1 else 'are'} built for another torch than the installed {ext.torch_version}",
+        f"{described}. A companion's compiled parts bind to the torch they were built against: expect "
+        "`undefined symbol`, `operator ... does not exist` or a 'was built for' warning at import.",
+        tuple(ev(c.metadata or f"dist:{c.name}", f"{c.name} {c.version}; " + ", ".join(c.requires[:4])) for c, _ in bad)
+        + (ev("dist:torch", ext.torch_version),),
+        rem,
+        tuple(dict.fromkeys(used)),
+    )
+
+
+def check_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    ext = facts.extensions
+    missing: list[tuple[Companion, str, tuple[str, ...], bool | None]] = []
+    if ext is not None and ext.torch_libs:
+        for c in ext.companions:
+            for o in c.objects:
+                if o.unresolved:
+                    missing.append((c, o.path, o.unresolved, o.cxx11abi))
+    if missing and ext is not None:
+        c, path, names, abi = missing[0]
+        first = names[0]
+        lib = symbols.exporting_library(first)
+        abi_note = ""
+        if abi is not None and ext.torch_cxx11abi is not None and abi != ext.torch_cxx11abi:
+            abi_note = (
+                f" It is compiled with the {'new' if abi else 'old'} C++ ABI (_GLIBCXX_USE_CXX11_ABI={int(abi)}) and torch "
+                f"with the {'new' if ext.torch_cxx11abi else 'old'} one, so none of its std::string names can match."
+            )
+        more = f" ({len(names) - 1} more torch names are missing)" if len(names) > 1 else ""
+        others = "".join(f"; {cc.name}: {posixpath.basename(p)} misses {len(n)}" for cc, p, n, _ in missing[1:])
+        yield Finding(
+            "extension-symbol-missing",
+            Severity.ERROR,
+            "frameworks",
+            f"{c.name} {c.version}'s {posixpath.basename(path)} needs {symbols.demangle(first)}, which torch {ext.torch_version} does not export",
+            f"{path} needs {first} ({symbols.demangle(first)}), which {lib or 'torch'} should export; none of torch "
+            f"{ext.torch_version}'s libraries read ({', '.join(ext.torch_libs)}) does{more}{others}. Importing it fails with "
+            f"`undefined symbol: {first}`: it was built against another torch.{abi_note}",
+            (ev(f"elf:{path}", f"undefined {first}"), ev("dist:torch", ext.torch_version or "")),
+            _remediation(facts, ctx, [c], ext),
+        )
+        return
+    yield from _pasted_symbols(facts, ctx)
+
+
+def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    for e in facts.pasted.errors:
+        if getattr(e, "kind", None) != "undefined-symbol":
+            continue
+        name = e.get("symbol") or ""
+        if not symbols.is_torch(name):
+            continue
+        obj = e.get("object") or "an extension"
+        owner = next((o for pattern, o in _OBJECT_OWNER if pattern.search(obj)), None)
+        lib = symbols.exporting_library(name)
+        ext = facts.extensions
+        companion = next((c for c in ext.companions if c.name == owner), None) if ext and owner else None
+        torch = facts.frameworks.torch.value.version if isinstance(facts.frameworks.torch, Found) else None
+        python = facts.frameworks.python
+        dists = python.value.distributions if isinstance(python, Found) else {}
+        if companion is None and owner is not None and owner in dists and torch:
+            # Pasted evidence: the versions the text showed stand in for what was not read from disk.
+            companion = Companion(owner, dists[owner], "")
+            torch_facts = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
+            ext = ExtensionFacts(torch, getattr(torch_facts, "cuda", None), None, (), (), (companion,))
+        rem = None
+        if companion is not None and ext is not None and ext.torch_version:
+            rem = _remediation(facts, ctx, [companion], ext)
+        abi = symbols.cxx11_abi(name)
+        yield Finding(
+            "extension-symbol-missing",
+            Severity.ERROR,
+            "frameworks",
+            f"{owner or posixpath.basename(obj)} needs {symbols.demangle(name)}, which the installed torch does not export",
+            f"{obj} was built against another torch: it needs {name} ({symbols.demangle(name)}), which {lib} of the "
+            f"torch it loads{f' ({torch})' if torch else ''} does not export"
+            + (" (the name uses the new C++ ABI, std::__cxx11)" if abi else "")
+            + ". Install the build of it made for this torch, or rebuild it against this torch with --no-build-isolation.",
+            (ev("pasted", e.line),),
+            rem,
+        )
+        return
+
+
+def _vkey(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split(".") if x.isdigit())
+
+
+def check_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """An extension built against a newer C or C++ runtime than the one the loader finds here."""
+    ext = facts.extensions
+    if ext is None:
+        return
+    short: list[tuple[Companion, str, str, str]] = []  # (companion, object, needed version, family)
+    for c in ext.companions:
+        for o in c.objects:
+            for family, need, have in (("GLIBC", o.glibc, ext.system_glibc), ("GLIBCXX", o.glibcxx, ext.system_glibcxx)):
+                if need and have and _vkey(need) > _vkey(have):
+                    short.append((c, o.path, need, family))
+    if not short:
+        return
+    c, path, need, family = short[0]
+    have = ext.system_glibc if family == "GLIBC" else ext.system_glibcxx
+    lib = "libc.so.6" if family == "GLIBC" else "libstdc++.so.6"
+    where = next((p for p in ext.runtime_paths if posixpath.basename(p) == lib), lib)
+    cmds: list[Line] = []
+    archs = _arch_list(facts, ctx)
+    if archs:
+        cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
+    if c.name == "flash-attn":
+        cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
+    cmds.append(
+        pip(
+            facts,
+            "install",
+            "--no-build-isolation",
+            "--no-binary",
+            c.name,
+            "--force-reinstall",
+            "--no-deps",
+            f"{c.name}=={_base(c.version)}",
+        )
+    )
+    others = "".join(f"; {cc.name}: {posixpath.basename(p)} needs {f}_{n}" for cc, p, n, f in short[1:])
+    yield Finding(
+        "extension-glibc-too-old",
+        Severity.ERROR,
+        "frameworks",
+        f"{c.name} {c.version}'s {posixpath.basename(path)} needs {family}_{need}; {where} has {family}_{have} at most",
+        f"{path} was built on a system with a newer {'C' if family == 'GLIBC' else 'C++'} runtime: it needs the symbol "
+        f"version {family}_{need}, and the {lib} the loader finds here ({where}) defines versions up to {family}_{have}. "
+        f"Import fails with `version '{family}_{need}' not found`{others}.",
+        (ev(f"elf:{path}", f"needs {family}_{need}"), ev(f"elf:{where}", f"defines up to {family}_{have}")),
+        Remediation(
+            f"Build {c.name} here, against this system's runtime and the installed torch (a build made on this machine "
+            f"needs no newer {family} than it has).",
+            tuple(cmds),
+            component="torch",
+        ),
+    )
+
+
+def check_nccl(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    ext = facts.extensions
+    if ext is None or not ext.torch_requires:
+        return
+    wheels = facts.frameworks.nvidia_wheels
+    for name, version in sorted(wheels.items()):
+        if not _NCCL_WHEEL.match(name):
+            continue
+        for spec in _pins(ext.torch_requires, name):
+            if _satisfies(version, spec) is False:
+                yield Finding(
+                    "nccl-too-old",
+                    Severity.ERROR,
+                    "frameworks",
+                    f"{name} {version} is not the NCCL torch {ext.torch_version} is built with ({name}{spec})",
+                    f"torch {ext.torch_version}'s wheel requires {name}{spec}; {version} is installed. Distributed runs "
+                    "torch's libtorch_cuda.so then needs NCCL functions the older library lacks: import fails with `undefined symbol: "
+                    "nccl...`, or the first collective fails.",
+                    (ev(f"dist:{name}", version), ev("dist:torch", f"requires {name}{spec}")),
+                    Remediation(
+                        f"Install the NCCL wheel torch {ext.torch_version} pins.",
+                        (pip(facts, "install", f"{name}{spec}"),),
+                        component="torch",
+                    ),
+                )
+                return
+    loading = facts.loading.of("torch") if facts.loading else None
+    for res in loading.loads if loading else ():
+        if not res.soname.startswith("libnccl.so") or res.path is None or "/nvidia/nccl/" in res.path or not res.version:
+            continue
+        for name in (n for n in wheels if _NCCL_WHEEL.match(n)):
+            for spec in _pins(ext.torch_requires, name):
+                if spec.startswith("==") and _satisfies(res.version, ">=" + spec[2:]) is False:
+                    yield Finding(
+                        "nccl-too-old",
+                        Severity.ERROR,
+                        "frameworks",
+                        f"torch loads NCCL {res.version} from {res.path}, older than the {spec[2:]} it is built with",
+                        f"The loader finds {res.path} ({res.via}) before torch's own {name} {wheels[name]}; torch "
+                        f"{ext.torch_version} requires {name}{spec}.",
+                        (ev("loader", f"{res.soname} -> {res.path} via {res.via}"), ev("dist:torch", f"requires {name}{spec}")),
+                        Remediation(
+                            f"Take {posixpath.dirname(res.path)} off the loader's path for this environment "
+                            f"({res.via}), so torch loads its own {name}.",
+                            component="torch",
+                        ),
+                    )
+                    return
+
+
+def check_nccl_env(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    env = facts.platform.env
+    off = [(k, env[k], what) for k, (value, what) in NCCL_TRANSPORT_VARS.items() if env.get(k, "").strip().upper() == value]
+    if not off:
+        return
+    yield Finding(
+        "nccl-transport-disabled",
+        Severity.INFO,
+        "frameworks",
+        "NCCL transports are turned off: " + ", ".join(f"{k}={v}" for k, v, _ in off),
+        "; ".join(f"{k}={v} turns off {what}" for k, v, what in off)
+        + ". Collectives then take a slower path; fine when set on purpose (a known-bad link), costly when left over.",
+        tuple(ev("env", f"{k}={v}") for k, v, _ in off),
+        Remediation(
+            "Unset them unless they are set on purpose: " + ", ".join(k for k, _, _ in off) + f" ({SOURCE_NCCL_ENV}).",
+            component="environment",
+        ),
+    )
+
+
+CHECKS = (
+    Check("companions", "frameworks", ("companion-torch-mismatch",), check_companions),
+    Check("extension-symbols", "frameworks", ("extension-symbol-missing",), check_symbols),
+    Check("extension-runtime", "frameworks", ("extension-glibc-too-old",), check_runtime),
+    Check("nccl", "frameworks", ("nccl-too-old",), check_nccl),
+    Check("nccl-env", "frameworks", ("nccl-transport-disabled",), check_nccl_env),
+)
