@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "gpudoctor.bounded",
         "gpudoctor.textfile",
         "gpudoctor.userfile",
+        "gpudoctor.textfit",
         "gpudoctor.schemas",
     ),
     ("gpudoctor.parsers",),  # text machines print -> values

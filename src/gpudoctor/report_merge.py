@@ -725,7 +725,7 @@ def _nodes(n: int) -> str:
 
 def render_text(merged: Merged, columns: int | None = None) -> str:
     """The text view; `columns`: prose wrapped to that width (a terminal's), the tables' rows whole."""
-    from gpudoctor.render.textconsole import Whole, fit_lines
+    from gpudoctor.textfit import Whole, fit_lines
 
     grouped = merged.grouped
     parts = [f"{v} {k}" for k, v in sorted(merged.by_status.items(), key=lambda kv: _status_rank(kv[0]))]

@@ -63,9 +63,11 @@ def run_checks(facts: Facts, matrix_path: str | None = None, ctx: Context | None
     ctx = ctx or Context(matrix_path)
     findings: list[Finding] = []
     internal: list[str] = []
-    for check in all_checks():
+    checks = all_checks()
+    # The checks that judge the others' findings run last (gpudoctor.checks.base.Check.after_others).
+    for check in [c for c in checks if not c.after_others] + [c for c in checks if c.after_others]:
         try:
-            produced = list(check.run(facts, ctx))
+            produced = list(check.run(facts, ctx, tuple(findings)) if check.after_others else check.run(facts, ctx))  # type: ignore[call-arg]
             undeclared = [f.code for f in produced if f.code not in check.codes]
             if undeclared:
                 raise ValueError(f"emitted undeclared codes {undeclared}")

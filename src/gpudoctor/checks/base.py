@@ -19,6 +19,9 @@ class Check:
     codes: tuple[str, ...]
     run: Callable[[Facts, Context], Iterable[Finding]]
     tags: tuple[str, ...] = ()
+    # A check that judges what the others found (pasted-error-unexplained: "no other check explains it") runs after
+    # all of them, and is given their findings: `run(facts, ctx, findings)`. It never runs the others itself.
+    after_others: bool = False
 
 
 def ev(source: str, value: object) -> Evidence:

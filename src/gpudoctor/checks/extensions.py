@@ -21,12 +21,12 @@ import re
 from collections.abc import Iterable
 
 from gpudoctor import symbols
-from gpudoctor.checks import Check, Context, ev
-from gpudoctor.checks.remedy import pip
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Line, SetEnv
 from gpudoctor.extension_facts import Companion, ExtensionFacts
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found
 
 TORCH_INDEX = "https://download.pytorch.org/whl"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gpudoctor.checks import Check, Context, ev
+from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 

@@ -514,19 +514,12 @@ def _failure(e) -> bool:
     return e.kind not in _DESCRIPTIVE and not (e.kind == "library-missing" and _TF_WARNING.search(e.line))
 
 
-def _others(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    from gpudoctor.checks import all_checks
-
-    for check in all_checks():
-        if UNEXPLAINED not in check.codes:
-            yield from check.run(facts, ctx)
-
-
-def check_reported_unexplained(facts: Facts, ctx: Context) -> Iterable[Finding]:
+def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Finding] = ()) -> Iterable[Finding]:
     """Thin evidence is not health: a pasted failure that no check could turn into a cause (every other check found
-    nothing at warning or above) is named, so the report never reads "No problems found" over an error it was shown."""
+    nothing at warning or above: `others`, their findings, given by run_checks) is named, so the report never reads
+    "No problems found" over an error it was shown."""
     failures = [e for e in facts.pasted.errors if _failure(e)] if facts.pasted.partial else []
-    if not failures or any(f.severity >= Severity.WARNING for f in _others(facts, ctx)):
+    if not failures or any(f.severity >= Severity.WARNING for f in others):
         return
     from gpudoctor.parsers.error_texts import EVIDENCE_KINDS
 
@@ -572,5 +565,5 @@ CHECKS = (
     Check("reported-wsl", "platform", ("wsl-linux-driver-installed",), check_reported_wsl, ("pasted",)),
     Check("reported-lost", "health", ("gpu-lost",), check_reported_lost, ("pasted",)),
     # Last: it reads what every other check found.
-    Check("reported-unexplained", "doctor", (UNEXPLAINED,), check_reported_unexplained, ("pasted",)),
+    Check("reported-unexplained", "doctor", (UNEXPLAINED,), check_reported_unexplained, ("pasted",), after_others=True),
 )

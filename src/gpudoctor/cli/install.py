@@ -158,7 +158,7 @@ def _install(
     from gpudoctor.planner.plan import Options, TargetNeeded, plan_install
     from gpudoctor.planner.render import render_plan
     from gpudoctor.probes import run_probes
-    from gpudoctor.render.textconsole import plain_width
+    from gpudoctor.textfit import plain_width
 
     if replay and yes:
         raise typer.BadParameter("--replay plans for a recorded machine and never installs; drop --yes", param_hint="--yes")

@@ -69,7 +69,7 @@ def merge(
     if output_format is MergeFormat.json:
         write_json(merged, code, sys.stdout)
     else:
-        from gpudoctor.render.textconsole import plain_width
+        from gpudoctor.textfit import plain_width
 
         sys.stdout.write(render_text(merged, plain_width()))
     raise typer.Exit(code)

@@ -32,7 +32,7 @@ def command_lines(plan: Plan, lines) -> list[str]:
 
 def _cmds(plan: Plan, lines) -> list[str]:
     # No "$ " or "PS> " prompt, as in check's plan: a line copied whole is a command the shell runs.
-    from gpudoctor.render.textconsole import Whole
+    from gpudoctor.textfit import Whole
 
     return [Whole("  " + t) for t in command_lines(plan, lines)]
 
@@ -98,6 +98,6 @@ def render_plan(plan: Plan, *, replay: bool = False, width: int | None = None) -
     if plan.undo:
         lines.append("to go back to what is installed now:")
         lines += _cmds(plan, plan.undo)
-    from gpudoctor.render.textconsole import fit_lines
+    from gpudoctor.textfit import fit_lines
 
     return "\n".join(fit_lines(lines, width)) + "\n"
