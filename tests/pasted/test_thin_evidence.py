@@ -74,3 +74,15 @@ def test_the_text_view_is_headed_as_pasted_text(tmp_path):
     assert lines[0] == "gpudoctor check (pasted text)"
     assert "No problems found." not in out
     assert any(line.startswith("Read from pasted text: 0 block(s), 1 error line(s)") for line in lines)
+
+
+def test_a_false_answered_elsewhere_is_not_this_environments_failure(tmp_path):
+    """collect_env answered 'Is CUDA available: True' for the environment it ran in: a False the reporter saw (told
+    in prose, or as a REPL answer) came from another interpreter, so it is no unexplained failure of this one
+    (pytorch/pytorch#51858, a fine case in tests/pasted/cases)."""
+    collect_env = "PyTorch version: 2.0.1+cu117\nIs debug build: False\nCUDA used to build PyTorch: 11.7\nIs CUDA available: True"
+    told = "my script says torch.cuda.is_available() returns False"
+    code, doc, err = _check(tmp_path, collect_env + "\n\n" + told)
+    assert "pasted-error-unexplained" not in [f["code"] for f in doc["findings"]], err
+    code, doc, err = _check(tmp_path, told)  # the same words alone: a failure nothing shown explains
+    assert [f["code"] for f in doc["findings"]] == ["pasted-error-unexplained"] and code == 1, err

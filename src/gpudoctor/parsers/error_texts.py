@@ -188,6 +188,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "tf-not-built-with-cuda": "tf.test.is_built_with_cuda() printed False",
     "libcuda-kernel-mismatch": "the CUDA driver library (libcuda) and the loaded kernel module are different versions",
     "cuda-unavailable": "torch.cuda.is_available() printed False",
+    "cuda-available-said": "collect_env's 'Is CUDA available: True': the environment it ran in reaches the GPU",
     "nvidia-module-missing": "modprobe: no nvidia kernel module exists for the running kernel",
     "torch-oom": "PyTorch ran out of GPU memory: the GPU's total, what was free, and what PyTorch itself reserved",
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
@@ -300,6 +301,8 @@ _LINUX_DRIVER_PKG = _Lazy(
 # "-> False"). The separators are disjoint alternatives, so a long run of them cannot backtrack.
 _ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:)*(?:(?:returns?|is|gives|prints?|outputs?)\s+)?[`'\"]?False\b"
 _CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER, re.IGNORECASE)
+# collect_env's own answer for the interpreter it ran in (python -m torch.utils.collect_env).
+_CUDA_AVAILABLE_SAID = _Lazy(r"^[ \t]*Is CUDA available:[ \t]*True[ \t]*$", re.MULTILINE)
 _TF_NO_CUDA = _Lazy(r"is_built_with_cuda\(\)" + _ANSWER, re.IGNORECASE)
 
 
@@ -441,6 +444,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add("jax-plugin-incompatible", m.group(0), plugin=m.group("plugin"), version=m.group("version"), jaxlib=m.group("jaxlib"))
     for m in _CUDA_UNAVAILABLE.finditer(bounded[: 4 * 1024 * 1024]):
         add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
+    if m := _CUDA_AVAILABLE_SAID.search(bounded[: 4 * 1024 * 1024]):
+        add("cuda-available-said", m.group(0).strip())
     for m in _TF_NO_CUDA.finditer(bounded[: 4 * 1024 * 1024]):
         add("tf-not-built-with-cuda", bounded[m.start() : m.end()].replace("\n", " "))
     for n, m in enumerate(_UNDEFINED_SYMBOL.finditer(bounded[: 4 * 1024 * 1024])):
