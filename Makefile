@@ -68,7 +68,7 @@ test: $(STAMP) lint test-deps
 # cores; `make test` still runs them all. The golden record's test is among them (tests/test_golden.py).
 FAST_PATHS := tests/unit tests/test_architecture.py tests/test_golden.py
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" $(FAST_PATHS)
+	$(BIN)/python -m pytest -q -m "not slow and not packaging" $(FAST_PATHS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/check_speed.py

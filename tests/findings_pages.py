@@ -34,7 +34,6 @@ def _m(*slugs: str) -> tuple[Example, ...]:
 
 # finding code -> the examples its page shows (each a different case of the fix)
 EXAMPLES: dict[str, tuple[Example, ...]] = {
-    "gpu-none": _m("ci-docker-cuda13-no-gpu"),
     "extension-symbol-missing": _m("rtx4090-flashattn257-torch230-setdevice", "rtx4090-vllm032-torch221-undefined-symbol"),
     "companion-torch-mismatch": _m("rtx4090-torchaudio202-cu117-torch201-cu118", "rtx4090-vllm032-torch221-undefined-symbol"),
     "nccl-too-old": _m("rtx4090-torch220-nccl2181-ncclcommregister"),

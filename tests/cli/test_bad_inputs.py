@@ -194,7 +194,7 @@ def test_explain_is_case_insensitive_and_lists_codes():
 
 def test_explain_list_gives_each_code_its_pages_first_sentence_within_the_width():
     """Issue 31, item 9: `explain --list` with titles, each line within the terminal's width."""
-    from gpudoctor.checks import all_codes
+    from gpudoctor.cli.common import all_codes
     from gpudoctor.cli.explain import page_title
 
     for width in ("80", "120"):

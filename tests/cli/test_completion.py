@@ -145,7 +145,7 @@ def _complete(monkeypatch, capsys, words: str, cword: int) -> list[str]:
 
 def test_completion_offers_finding_codes(monkeypatch, capsys):
     """Issue 31, item 9: explain CODE, check --ignore and --only complete to the codes."""
-    from gpudoctor.checks import all_codes
+    from gpudoctor.cli.common import all_codes
 
     assert _complete(monkeypatch, capsys, "gpudoctor explain driver-m", 2) == ["driver-missing"]
     gpu = sorted(c for c in all_codes() if c.startswith("gpu-"))

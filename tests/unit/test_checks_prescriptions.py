@@ -271,7 +271,10 @@ def test_every_remediation_of_these_checks_is_data_with_a_component():
                 for f in check.run(facts, CTX):
                     r = f.remediation
                     assert r is not None and r.component, (snapshot.parent.name, f.code)
-                    assert r.commands, (snapshot.parent.name, f.code)
+                    # gpu-none names no command where lspci is not installed (issue 31: none is suggested that the
+                    # machine lacks): its fix is the summary's, another machine.
+                    no_lspci = f.code == "gpu-none" and not facts.kernel.lspci
+                    assert r.commands or no_lspci, (snapshot.parent.name, f.code)
                     for line in r.lines("posix"):
                         assert "not shown" not in line, (snapshot.parent.name, f.code, line)
                     checked += 1

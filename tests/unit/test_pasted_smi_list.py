@@ -28,7 +28,8 @@ def _snapshot(text: str) -> dict:
 def test_the_real_a30_list_is_one_block_with_its_mig_lines():
     # Real capture (tests/fixtures/PROVENANCE.md): one GPU line and three indented MIG device lines.
     blocks = find_blocks("$ nvidia-smi -L\n" + A30 + "\nthen torch says no GPU\n")
-    assert [(b.kind, b.start, b.end) for b in blocks] == [("nvidia_smi_l", 1, 5)]
+    # The command line above it is a block of its own since prompts are read (issue 28: a prompt tells where it ran).
+    assert [(b.kind, b.start, b.end) for b in blocks] == [("prompt", 0, 1), ("nvidia_smi_l", 1, 5)]
 
 
 def test_the_listed_gpu_is_what_nvml_answered():

@@ -122,7 +122,9 @@ def manual(machine: Machine, row, candidate: Candidate) -> tuple[str, ...]:
     return (
         f"Install CUDA {mm} runtime libraries and cuDNN {row.cudnn} where TensorFlow {row.version} finds them "
         "(the ldconfig cache or LD_LIBRARY_PATH):",
-        f"  sudo apt-get install -y cuda-libraries-{major(row.cuda)}-{minor}  # NVIDIA's CUDA repository",
+        # The note on a line of its own, never on the command line (interactive zsh runs a `#` there, issue 30).
+        "  # NVIDIA\u2019s CUDA repository",
+        f"  sudo apt-get install -y cuda-libraries-{major(row.cuda)}-{minor}",
         f"  or, in a conda environment: conda install -c conda-forge cudatoolkit={mm} cudnn={row.cudnn}",
     )
 
