@@ -23,7 +23,8 @@ def test_every_code_the_tests_state_has_a_page_and_every_listed_code_a_page():
     stated = registry.load_all()
     listed = subprocess.run(
         [sys.executable, "-m", "gpudoctor", "explain", "--list"], capture_output=True, text=True, timeout=120, check=True
-    ).stdout.split()
+    ).stdout.splitlines()
+    listed = [line.split()[0] for line in listed if line.strip()]  # each line: the code, then its page's first sentence
     assert sorted(listed) == registry.finding_codes()
     assert sorted(s for s in stated if s not in REFUSALS and s not in listed) == []
 

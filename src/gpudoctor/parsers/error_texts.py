@@ -334,10 +334,13 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
     for line in lines:
         if len(line) > 20000:  # a minified blob, not a message
             line = line[:20000]
-        if m := _ARCH_WARNING.search(line):
+        # The two patterns with a lazy run of up to 120 characters before their words are tried only on a line that
+        # has those words: tried everywhere, they cost 120 steps per character of every long line (issue 30).
+        capability = "capability" in line.lower()
+        if capability and (m := _ARCH_WARNING.search(line)):
             gpu = m.group("gpu").strip().strip("'\"").split("UserWarning:")[-1].strip()
             add("arch-unsupported", line, gpu=gpu[-100:], capability=_cc(m.group("cc")))
-        if m := _OLD_GPU.search(line):
+        if capability and (m := _OLD_GPU.search(line)):
             add("arch-unsupported", line, gpu=m.group("gpu").strip(), capability=f"{m.group('major')}.{m.group('minor')}")
         # The arch list may follow on the next line ("The current PyTorch install supports ...").
         if m := _ARCH_LIST.search(line):
