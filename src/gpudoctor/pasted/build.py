@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from gpudoctor.host.snapshot import FORMAT
-from gpudoctor.pasted.read import Gathered
+from gpudoctor.pasted.gathered import Gathered
 
 
 def build_snapshot(g: Gathered) -> dict[str, Any]:

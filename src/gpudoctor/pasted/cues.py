@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.parsers.error_texts import classify_error_text
 
 if TYPE_CHECKING:
-    from gpudoctor.pasted.read import Gathered
+    from gpudoctor.pasted.gathered import Gathered
 
 MAX_LINES = 200_000
 MAX_LINE = 2_000
