@@ -34,6 +34,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "gpudoctor.textfile",
         "gpudoctor.userfile",
         "gpudoctor.textfit",
+        "gpudoctor.atomicfile",
+        "gpudoctor.elfsyms",
+        "gpudoctor.symbols",
+        "gpudoctor.extension_facts",
         "gpudoctor.schemas",
     ),
     ("gpudoctor.parsers",),  # text machines print -> values
