@@ -150,7 +150,8 @@ def test_tensorflow_without_and_cuda_asks_nothing_by_hand_when_its_libraries_are
     assert plan.manual == ()
     # The same release on a machine with CUDA 12 libraries only: the CUDA 11.2 / cuDNN 8.1 lines.
     missing = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.11")
-    assert missing.manual[1] == "  sudo apt-get install -y cuda-libraries-11-2  # NVIDIA's CUDA repository"
+    # The note on its own line before the command (issue 30: no `#` on a command line interactive zsh would run).
+    assert missing.manual[1:3] == ("  # NVIDIA\u2019s CUDA repository", "  sudo apt-get install -y cuda-libraries-11-2")
 
 
 @pytest.mark.parametrize("bad", ["latest", "2", "2.15.1.4", "v2.15"])
