@@ -167,27 +167,8 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
             + (f", with the {', '.join(o.split('==')[0] for o in others)} built for it" if others else ""),
             (pip(facts, "install", f"torch{pin}", *others),),
         )
-    # No published build for this torch: rebuild against it. --no-build-isolation builds against the
-    # installed torch (an isolated build fetches the newest); TORCH_CUDA_ARCH_LIST names this machine's GPUs.
-    cmds: list[Line] = []
-    archs = _arch_list(facts, ctx)
-    if archs:
-        cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
-    if c.name == "flash-attn":
-        cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
-    cmds.append(
-        pip(
-            facts,
-            "install",
-            "--no-build-isolation",
-            "--no-binary",
-            c.name,
-            "--force-reinstall",
-            "--no-deps",
-            f"{c.name}=={_base(c.version)}",
-        )
-    )
-    return f"rebuild {c.name} {_base(c.version)} against the installed torch {_base(torch)}", tuple(cmds)
+    # No published build for this torch: rebuild against it.
+    return f"rebuild {c.name} {_base(c.version)} against the installed torch {_base(torch)}", _rebuild(facts, ctx, c)
 
 
 def _nearest(ctx: Context, package: str, installed: str, torch: str) -> str | None:
@@ -368,24 +349,6 @@ def check_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
     have = ext.system_glibc if family == "GLIBC" else ext.system_glibcxx
     lib = "libc.so.6" if family == "GLIBC" else "libstdc++.so.6"
     where = next((p for p in ext.runtime_paths if posixpath.basename(p) == lib), lib)
-    cmds: list[Line] = []
-    archs = _arch_list(facts, ctx)
-    if archs:
-        cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
-    if c.name == "flash-attn":
-        cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
-    cmds.append(
-        pip(
-            facts,
-            "install",
-            "--no-build-isolation",
-            "--no-binary",
-            c.name,
-            "--force-reinstall",
-            "--no-deps",
-            f"{c.name}=={_base(c.version)}",
-        )
-    )
     others = "".join(f"; {cc.name}: {posixpath.basename(p)} needs {f}_{n}" for cc, p, n, f in short[1:])
     yield Finding(
         "extension-glibc-too-old",
@@ -399,7 +362,7 @@ def check_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Remediation(
             f"Build {c.name} here, against this system's runtime and the installed torch (a build made on this machine "
             f"needs no newer {family} than it has).",
-            tuple(cmds),
+            _rebuild(facts, ctx, c),
             component="torch",
         ),
     )
@@ -482,3 +445,17 @@ CHECKS = (
     Check("nccl", "frameworks", ("nccl-too-old",), check_nccl),
     Check("nccl-env", "frameworks", ("nccl-transport-disabled",), check_nccl_env),
 )
+
+
+def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
+    """Rebuild `c` from source against the installed torch: --no-build-isolation builds against it (an isolated
+    build fetches the newest torch); TORCH_CUDA_ARCH_LIST names this machine's GPUs."""
+    cmds: list[Line] = []
+    archs = _arch_list(facts, ctx)
+    if archs:
+        cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
+    if c.name == "flash-attn":
+        cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
+    flags = ("--no-build-isolation", "--no-binary", c.name, "--force-reinstall", "--no-deps")
+    cmds.append(pip(facts, "install", *flags, f"{c.name}=={_base(c.version)}"))
+    return tuple(cmds)
