@@ -1,0 +1,261 @@
+"""What one printed command does, as data: its kind, the tool it needs, the packages and index it names.
+
+The plan's commands are argument vectors (gpudoctor.cmdline); this reads each one back into an `Action`
+by its program and arguments alone, never by the prose around it, so the consequence model
+(gpudoctor.planner.consequences) can apply it to the recorded machine and ask what it needs first.
+
+Kinds (`Action.kind`):
+  pip-install, pip-uninstall, pip-download   a Python package manager run by an interpreter (`python -m pip`,
+                                             `uv pip`), with its requirements, index and flags
+  conda-create, conda-run, conda-env-vars    conda itself (a new environment, a command in one, its variables)
+  pkg-update, pkg-install, pkg-remove,       the distribution's package manager (apt-get, dnf, apt-mark hold)
+  pkg-hold, repo-add
+  driver-install                             a driver chosen by the distribution (ubuntu-drivers install)
+  module-load, module-config, boot-image     modprobe/nvidia-modprobe; a modprobe.d file; initramfs, dracut, grubby
+  reboot                                     reboot, Restart-Computer
+  env-set, env-unset, shell-env              a variable of this shell; gpudoctor's own --shell output (eval)
+  link-switch                                gpudoctor switch-cuda: /usr/local/cuda re-pointed
+  container-run, container-restart,          docker run --gpus, docker restart, nvidia-ctk (the host's runtime),
+  runtime-config, service-restart            systemctl restart
+  user-group, gpu-reset, gpu-config,         usermod -aG; nvidia-smi --gpu-reset; nvidia-smi mig/-dm;
+  registry, wsl                              Windows' registry (reg delete); wsl --update/--set-version
+  inspect                                    reads and prints only (nvidia-smi -L, dmesg, ls, cat, gpudoctor memory)
+  other                                      a program this module has no model of
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One requirement of a pip command: `torch==2.2.1+cu118`, `jax[cuda12]==0.4.38`, `tensorflow==2.10.*`."""
+
+    name: str  # canonical (PEP 503)
+    extras: tuple[str, ...] = ()
+    op: str = ""  # "==" or "" (a bare name); other specifiers are kept in `spec`
+    version: str = ""  # "2.2.1+cu118", "2.7.*"
+    spec: str = ""  # the whole specifier as written
+
+    @property
+    def wildcard(self) -> bool:
+        return self.version.endswith(".*")
+
+
+@dataclass(frozen=True)
+class Action:
+    kind: str
+    tool: str  # the program that must exist (its base name, or the interpreter's path for pip)
+    root: bool = False
+    line: Line | None = None
+    requirements: tuple[Requirement, ...] = ()
+    packages: tuple[str, ...] = ()  # distribution packages (apt/dnf), as written
+    index: str | None = None  # --index-url
+    flags: frozenset[str] = frozenset()  # --no-deps, --force-reinstall, --no-index, --no-binary:<pkg>, ...
+    dest: str | None = None  # pip download --dest / install --find-links
+    name: str = ""  # a variable's name; conda's environment; the toolkit of switch-cuda
+    value: str | None = None  # a variable's value; None unsets it
+
+
+def canon(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+_REQ = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[([^\]]*)\])?\s*((?:==|>=|<=|~=|!=|<|>)\s*[^;\s]*)?\Z")
+_PIP_VALUE_OPTS = {
+    "--index-url",
+    "-i",
+    "--extra-index-url",
+    "--find-links",
+    "-f",
+    "--dest",
+    "-d",
+    "--python",
+    "-r",
+    "-c",
+    "--no-binary",
+    "--only-binary",
+    "--platform",
+    "--python-version",
+    "--target",
+    "-t",
+}
+
+# Programs that read and print, and change nothing a later step or the diagnosis depends on.
+_INSPECT = {
+    "nvidia-smi",
+    "dmesg",
+    "ls",
+    "cat",
+    "modinfo",
+    "lspci",
+    "mokutil",
+    "timeout",
+    "nvidia-bug-report.sh",
+    "pnputil",
+    "wget",  # downloads a file into the working directory; repo-add consumes it
+    "nvcc",
+    "which",
+    "python",
+    "python3",
+}
+_GPUDOCTOR_INSPECT = {"memory", "check", "snapshot", "bench", "explain", "matrix"}
+
+
+def _base(program: str) -> str:
+    return re.split(r"[\\/]", program)[-1]
+
+
+def _pip(words: tuple[str, ...], start: int, tool: str, cmd: Cmd) -> Action:
+    verb = words[start]
+    kind = {"install": "pip-install", "uninstall": "pip-uninstall", "download": "pip-download"}.get(verb, "other")
+    reqs: list[Requirement] = []
+    flags: set[str] = set()
+    index = dest = None
+    i = start + 1
+    while i < len(words):
+        w = words[i]
+        if w.startswith("-"):
+            opt, eq, inline = w.partition("=")
+            value = inline if eq else (words[i + 1] if opt in _PIP_VALUE_OPTS and i + 1 < len(words) else None)
+            if opt in _PIP_VALUE_OPTS and not eq:
+                i += 1
+            if opt in ("--index-url", "-i"):
+                index = value
+            elif opt in ("--find-links", "-f", "--dest", "-d"):
+                dest = value
+            elif opt == "--no-binary":
+                flags.add(f"--no-binary:{canon(value or '')}")
+            else:
+                flags.add(opt)
+            i += 1
+            continue
+        m = _REQ.match(w)
+        if m:
+            spec = (m.group(3) or "").replace(" ", "")
+            op = "==" if spec.startswith("==") else ""
+            extras = tuple(canon(e) for e in (m.group(2) or "").split(",") if e.strip())
+            reqs.append(Requirement(canon(m.group(1)), extras, op, spec[2:] if op else "", spec))
+        i += 1
+    return Action(kind, tool, cmd.root, cmd, tuple(reqs), (), index, frozenset(flags), dest)
+
+
+def classify(line: Line) -> Action:
+    """The action a printed command performs, read from its argument vector."""
+    if isinstance(line, SetEnv):
+        return Action("env-unset" if line.value is None else "env-set", "", False, line, name=line.name, value=line.value)
+    if isinstance(line, EvalShell):
+        w = line.argv
+        if len(w) >= 3 and w[1] == "switch-cuda":
+            return Action("shell-env", "gpudoctor", False, line, name=w[2])
+        return Action("other", "gpudoctor", False, line)
+    cmd = line
+    words = cmd.words
+    prog = _base(words[0])
+    rest = words[1:]
+    # python -m pip ..., uv pip ...
+    if len(words) >= 4 and words[1] == "-m" and words[2] == "pip":
+        return _pip(words, 3, words[0], cmd)
+    if prog == "uv" and len(words) >= 3 and words[1] == "pip":
+        return _pip(words, 2, "uv", cmd)
+    if prog in ("pip", "pip3") and rest:
+        return _pip(words, 1, prog, cmd)
+    if prog == "conda" and rest:
+        if rest[0] == "create":
+            name = rest[rest.index("-n") + 1] if "-n" in rest and rest.index("-n") + 1 < len(rest) else ""
+            pkgs = tuple(a for a in rest[1:] if not a.startswith("-") and "=" in a or a.startswith("python="))
+            return Action("conda-create", "conda", False, cmd, packages=pkgs, name=name)
+        if rest[0] == "run":
+            name = rest[rest.index("-n") + 1] if "-n" in rest else ""
+            inner = rest[rest.index("-n") + 2 :] if "-n" in rest else rest[1:]
+            if len(inner) >= 3 and inner[1] == "-m" and inner[2] == "pip":
+                act = _pip(tuple(inner), 3, "conda", cmd)
+                return Action("conda-run", "conda", False, cmd, act.requirements, (), act.index, act.flags, None, name)
+            return Action("conda-run", "conda", False, cmd, name=name)
+        if rest[:3] == ("env", "config", "vars"):
+            assigns = [a for a in rest if "=" in a and not a.startswith("-")]
+            name, _, value = assigns[0].partition("=") if assigns else ("", "", "")
+            return Action("conda-env-vars", "conda", False, cmd, name=name, value=value)
+        return Action("other", "conda", False, cmd)
+    if prog in ("apt-get", "apt", "dnf", "yum", "zypper"):
+        verb = next((a for a in rest if not a.startswith("-")), "")
+        pkgs = tuple(a for a in rest[rest.index(verb) + 1 :] if not a.startswith("-")) if verb else ()
+        if verb in ("update", "makecache"):
+            return Action("pkg-update", prog, cmd.root, cmd)
+        if verb == "install":
+            return Action(
+                "pkg-install", prog, cmd.root, cmd, packages=pkgs, flags=frozenset(a for a in rest if a.startswith("-"))
+            )
+        if verb in ("remove", "purge", "erase"):
+            return Action("pkg-remove", prog, cmd.root, cmd, packages=pkgs)
+        if verb == "module":  # dnf module enable: a stream of a configured repository
+            return Action("pkg-update", prog, cmd.root, cmd, packages=pkgs)
+        return Action("other", prog, cmd.root, cmd)
+    if prog == "apt-mark":
+        return Action("pkg-hold", prog, cmd.root, cmd, packages=tuple(a for a in rest[1:] if not a.startswith("-")))
+    if prog == "dpkg":
+        if "-i" in rest or "--install" in rest:
+            return Action("repo-add", prog, cmd.root, cmd, packages=tuple(a for a in rest if a.endswith(".deb")))
+        if "--configure" in rest:
+            return Action("pkg-install", prog, cmd.root, cmd)
+        return Action("inspect", prog, cmd.root, cmd)
+    if prog == "ubuntu-drivers" and rest[:1] == ("install",):
+        return Action("driver-install", prog, cmd.root, cmd)
+    if prog in ("modprobe", "nvidia-modprobe", "rmmod"):
+        return Action("module-load", prog, cmd.root, cmd)
+    if prog in ("update-initramfs", "dracut", "grubby"):
+        return Action("boot-image", prog, cmd.root, cmd)
+    if prog == "printf" and cmd.pipe and "tee" in [str(p) for p in cmd.pipe]:
+        target = str(cmd.pipe[-1])
+        return Action("module-config" if "/modprobe.d/" in target else "other", "tee", True, cmd, name=target)
+    if prog in ("reboot", "Restart-Computer", "shutdown"):
+        return Action("reboot", prog, cmd.root, cmd)
+    if prog == "gpudoctor" and len(words) >= 2:
+        if words[1] == "switch-cuda" and len(words) >= 3:
+            return Action("link-switch", "gpudoctor", cmd.root, cmd, name=words[2])
+        if words[1] in _GPUDOCTOR_INSPECT:
+            return Action("inspect", "gpudoctor", cmd.root, cmd)
+        return Action("other", "gpudoctor", cmd.root, cmd)
+    if prog == "docker" and rest:
+        if rest[0] == "run":
+            return Action("container-run", "docker", cmd.root, cmd, flags=frozenset(a for a in rest if a.startswith("--gpus")))
+        if rest[0] == "restart":
+            return Action("container-restart", "docker", cmd.root, cmd)
+        return Action("other", "docker", cmd.root, cmd)
+    if prog == "nvidia-ctk":
+        return Action("runtime-config", prog, cmd.root, cmd)
+    if prog == "systemctl" and rest[:1] == ("restart",):
+        return Action("service-restart", prog, cmd.root, cmd, name=rest[1] if len(rest) > 1 else "")
+    if prog == "usermod":
+        return Action("user-group", prog, cmd.root, cmd)
+    if prog == "ldconfig":
+        return Action("inspect" if "-p" in rest else "loader-cache", prog, cmd.root, cmd)
+    if prog == "nvidia-smi" and rest:
+        if "--gpu-reset" in rest or "-r" in rest:
+            return Action("gpu-reset", prog, cmd.root, cmd)
+        if rest[0] == "mig" and ("-cgi" in rest or "-dgi" in rest) or "-dm" in rest or "-mig" in rest:
+            return Action("gpu-config", prog, cmd.root, cmd)
+        return Action("inspect", prog, cmd.root, cmd)
+    if prog == "reg" and rest[:1] == ("delete",):
+        name = rest[rest.index("/v") + 1] if "/v" in rest else ""
+        return Action("registry", prog, cmd.root, cmd, name=name)
+    if prog == "wsl":
+        return Action("wsl", prog, cmd.root, cmd)
+    if prog in _INSPECT:
+        return Action("inspect", prog, cmd.root, cmd)
+    return Action("other", prog, cmd.root, cmd)
+
+
+@dataclass(frozen=True)
+class StepActions:
+    """The actions of one printed step, in order."""
+
+    index: int  # 1-based, as the plan prints it
+    component: str
+    codes: tuple[str, ...]
+    where: str
+    actions: tuple[Action, ...] = field(default=())

@@ -1,0 +1,293 @@
+"""Every printed plan checked by its consequences (issue 27): applied to its machine, the machine diagnosed again.
+
+For every recorded machine (tests/machines), real case (tests/real) and pasted case (tests/pasted/cases), the
+plan `check` prints (gpudoctor.planner.prescribe.build) is applied step by step to the machine's facts
+(gpudoctor.planner.consequences) and the checks judge the result. A violation (an error left, something
+broken, a step undone, a need unmet) fails the test unless it is in KNOWN below: today's plans as they are,
+each with the reason, the to-do list of issue 27. A KNOWN entry that no longer happens fails too (remove it):
+the list only shrinks. What the model cannot follow is counted (`unmodelled`, with its reason), never passed
+over: its total may not grow past UNMODELLED_AT_MOST.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from gpudoctor.checks import run_checks
+from gpudoctor.cmdline import Cmd, SetEnv, shell_for_os
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import load_snapshot, validate_snapshot
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.planner.actions import classify
+from gpudoctor.planner.consequences import KINDS, consequences, revise
+from gpudoctor.planner.prescribe import build
+
+TESTS = Path(__file__).resolve().parent.parent
+
+
+def _cases() -> list[str]:
+    machines = [f"machine:{p.parent.name}" for p in sorted((TESTS / "machines").glob("*/expected.toml"))]
+    real = [f"real:{p.parent.name}" for p in sorted((TESTS / "real").glob("*/case.toml"))]
+    pasted = [f"pasted:{p.parent.name}" for p in sorted((TESTS / "pasted" / "cases").glob("*/case.toml"))]
+    return machines + real + pasted
+
+
+CASES = _cases()
+
+
+def _snapshot(case: str):
+    kind, slug = case.split(":", 1)
+    if kind == "machine":
+        return load_snapshot(str(TESTS / "machines" / slug / "snapshot.json"))
+    if kind == "real":
+        return load_snapshot(str(TESTS / "real" / slug / "snapshot.json"))
+    text = (TESTS / "pasted" / "cases" / slug / "report.txt").read_bytes().decode("utf-8-sig", errors="replace")
+    return validate_snapshot(read_pasted([Source("report.txt", text)]), slug)
+
+
+def _rediagnose(facts) -> list[Finding]:
+    return run_checks(facts)[0]
+
+
+@functools.cache
+def result(case: str):
+    report = diagnose(ReplayHost(_snapshot(case)))
+    plan = build(report.findings, shell_for_os(report.facts.platform.system))
+    return consequences(plan, report.facts, report.findings, _rediagnose)
+
+
+class Known(NamedTuple):
+    """A violation today's plan has: the case, the step (1-based), the kind, the code or the command's start, why."""
+
+    case: str
+    step: int
+    kind: str
+    what: str
+    why: str
+
+    def matches(self, case: str, v) -> bool:
+        return (self.case, self.step, self.kind) == (case, v.step, v.kind) and (
+            self.what in v.codes or v.command.startswith(self.what)
+        )
+
+
+W = {
+    "reboot": "kind 7: a reboot alone, no driver change before it",
+    "prose": "kind 9: the step is prose only, no command",
+    "repo": "NVIDIA-repository package; no step adds the repository first",
+    "conda": "kind 3: conda commands on a machine without conda",
+    "dll": "kind 4: TensorFlow 2.10 alone; its CUDA 11.2/cuDNN 8.1 DLLs not installed",
+    "wheels": "kind 4: the cu11 torch leaves the cu12 NVIDIA wheels beside its own",
+}
+
+# Today's violations (main at f2dfbdd), the to-do of issue 27: shrink it, never grow it.
+KNOWN = (
+    Known("machine:ci-docker-cuda13-no-gpu", 1, "left-error", "gpu-none", W["prose"]),
+    Known(
+        "machine:h100-driver-unreachable",
+        1,
+        "left-error",
+        "driver-unreachable",
+        "inspections and a reboot for Xid 79 only: nothing decides the other causes",
+    ),
+    Known("machine:h100-driver-unreachable", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("machine:p100-driver510-torch-cu121", 1, "breaks", "nvidia-wheels-conflict", W["wheels"]),
+    Known(
+        "machine:quadro-p2000-driver525-cuda13-toolkit",
+        1,
+        "left-error",
+        "toolkit-newer-than-driver",
+        "installs and links 12.0 but leaves the 13.0 toolkit the check judges",
+    ),
+    Known("machine:rtx3060-tf211-cudnn80-too-old", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
+    Known("machine:windows-gtx1650-tf213-cuda125", 1, "breaks", "windows-dll-missing", W["dll"]),
+    Known("machine:windows-rtx3080-tensorflow215", 1, "unmet-precondition", "conda create -y", W["conda"]),
+    Known("machine:windows-rtx3080-tensorflow215", 1, "unmet-precondition", "conda run -n", W["conda"]),
+    Known("machine:windows-tf291-venv-no-cuda-dlls", 1, "left-error", "windows-dll-missing", W["prose"]),
+    Known("pasted:automl-33-tf-cudnn741-vs-764-wrapped", 1, "left-error", "cudnn-too-old", W["prose"]),
+    Known("pasted:chatglm3-100-driver-found-11060", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:colabtools-2329-cudnn-805-vs-810", 1, "left-error", "cudnn-too-old", W["prose"]),
+    Known("pasted:deeplab2-66-cudnn-804-vs-810", 1, "left-error", "cudnn-too-old", W["prose"]),
+    Known("pasted:fastfcn-37-driver-found-9000-traceback", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:fooocus-1313-driver470-found-11040-rtx3050", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:functorch-926-torch112-cudnn-832-linked-803-ld-library-path", 1, "left-error", "cudnn-too-old", W["prose"]),
+    Known("pasted:gcbfplus-1-jax-cudnn8600-built-8906", 1, "left-error", "cudnn-too-old", W["prose"]),
+    Known("pasted:jade-hpc-86-cudnn-705-vs-714", 1, "left-error", "cudnn-too-old", W["prose"]),
+    Known("pasted:jax-24901-cuda12-plugin-newer-than-jax-segfault", 1, "left-error", "jax-plugin-mismatch", W["prose"]),
+    Known("pasted:jax-28623-cudnn-940-loaded-vs-980-built", 1, "left-error", "cudnn-too-old", W["prose"]),
+    Known("pasted:jax-feedstock-149-jax0431-cudnn8907-min9100", 1, "left-error", "cudnn-too-old", W["prose"]),
+    Known("pasted:nanodet-pytorch-4-driver-cuda101-conda-cudatoolkit102", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:nmrf-7-cuda-home-101-torch-cu117-extension", 1, "left-error", "toolkit-torch-major-mismatch", W["prose"]),
+    Known("pasted:nvidia-docker-365-kernel-upgrade-module-missing", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:nvidia-docker-543-cuda90-image-driver375", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:ppllava-1-driver-found-11070", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:pytorch-31319-k40c-sm35-torch131-no-kernel-image", 1, "left-error", "framework-arch-unsupported", W["prose"]),
+    Known("pasted:pytorch-32369-conda-cpuonly-obtained-torch140", 1, "left-error", "framework-cpu-build", W["prose"]),
+    Known(
+        "pasted:pytorch-4546-driver-cuda91-torch-cu100-nvcc101",
+        1,
+        "left-error",
+        "toolkit-newer-than-driver",
+        "kind 7: a reboot answers nvcc newer than the driver",
+    ),
+    Known("pasted:pytorch-4546-driver-cuda91-torch-cu100-nvcc101", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:pytorch-49325-windows-torch171-cpu-nvcc102", 1, "left-error", "framework-cpu-build", W["prose"]),
+    Known("pasted:pytorch-6515-geforce-820m-cc21-too-old", 1, "left-error", "framework-arch-unsupported", W["prose"]),
+    Known("pasted:recovar-64-jax-cuda12-plugin-092-vs-jaxlib-0901", 1, "left-error", "jax-plugin-mismatch", W["prose"]),
+    Known("pasted:rpg-open-remode-9-driver340-cuda70", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:tensorflow-42199-tf23-needs-libcudnn7-has-cudnn8", 1, "left-error", "cudnn-missing", W["prose"]),
+    Known(
+        "pasted:tensorflow-56413-libcudart-in-conda-env-not-on-loader-path",
+        1,
+        "left-error",
+        "framework-cuda-libs-missing",
+        W["prose"],
+    ),
+    Known("pasted:tensorflow-62080-windows-tf214-gtx960m", 1, "breaks", "windows-dll-missing", W["dll"]),
+    Known("pasted:verba-72-driver470-found-11040-proc-version", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:vitis-ai-103-container-requires-cuda100", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:vortex-106-container-requires-cuda102", 1, "unmet-precondition", "sudo reboot", W["reboot"]),
+    Known("pasted:wsl-9166-cuda-metapackage-nvidia-utils-in-wsl", 1, "left-error", "wsl-linux-driver-installed", W["prose"]),
+    Known("real:era3d-tinycudann-nvcc120-torch212-cu118", 2, "left-error", "framework-cuda-libs-missing", W["prose"]),
+    Known("real:fedora29-nouveau-holds-gm204", 1, "unmet-precondition", "sudo dnf install -y", W["repo"]),
+    Known("real:gke-driver470-torch210-cu121", 1, "breaks", "nvidia-wheels-conflict", W["wheels"]),
+    Known("real:jax046-cuda11-cudnn86-no-libcudnn", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
+    Known("real:levanter-jaxlib-cudnn86-on-cudnn841", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
+    Known("real:tf212-system-cudnn811-ahead-of-wheel-cudnn86", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
+    Known("real:tf212-windows-native-gtx1050ti", 1, "breaks", "windows-dll-missing", W["dll"]),
+    Known("real:tf212-windows-native-rtx2060", 1, "breaks", "windows-dll-missing", W["dll"]),
+    Known("real:tf2121-windows-native-rtx4060", 1, "breaks", "windows-dll-missing", W["dll"]),
+    Known("real:tf217-windows-native-rtx4050-laptop", 1, "unmet-precondition", "conda create -y", W["conda"]),
+    Known("real:tf217-windows-native-rtx4050-laptop", 1, "unmet-precondition", "conda run -n", W["conda"]),
+    Known("real:tf218-windows-native-rtx4080-py311", 1, "unmet-precondition", "conda create -y", W["conda"]),
+    Known("real:tf218-windows-native-rtx4080-py311", 1, "unmet-precondition", "conda run -n", W["conda"]),
+    Known("real:vllm-source-build-nvcc122-torch201-cu117", 2, "left-error", "framework-cuda-libs-missing", W["prose"]),
+    Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 1, "left-error", "framework-driver-too-old", W["prose"]),
+    Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 2, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
+    Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 3, "left-error", "framework-cuda-libs-missing", W["prose"]),
+)
+
+# What the model does not follow today (installs of the distribution's packages, reboots after them, the host's
+# container runtime, a loader path changed ...), each counted with its reason in the result: no more than this.
+UNMODELLED_AT_MOST = 167
+
+
+def _violations(case: str):
+    return [v for v in result(case).violations if v.kind != "unmodelled"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_plan_holds_by_its_consequences(case):
+    unknown = [v for v in _violations(case) if not any(k.matches(case, v) for k in KNOWN)]
+    assert not unknown, f"{case}: " + "; ".join(f"step {v.step} {v.kind} {v.codes} {v.command!r}: {v.reason}" for v in unknown)
+
+
+def test_every_known_violation_still_happens():
+    stale = [k for k in KNOWN if not any(k.matches(k.case, v) for v in _violations(k.case))]
+    assert not stale, "fixed, remove from KNOWN: " + "; ".join(f"{k.case} step {k.step} {k.kind} {k.what}" for k in stale)
+
+
+def test_every_case_is_checked_and_what_is_not_modelled_is_counted():
+    assert len(CASES) >= 180  # 65 machines, 41 real cases, 75 pasted cases today (fewer: a loader lost some)
+    counts: Counter[str] = Counter()
+    for case in CASES:
+        counts.update(v.kind for v in result(case).violations)
+    assert set(counts) <= set(KINDS)
+    assert counts["unmodelled"] <= UNMODELLED_AT_MOST, counts
+    assert sum(counts[k] for k in KINDS if k != "unmodelled") == len(KNOWN), counts
+
+
+# --- the model itself, on plans written here -------------------------------------------------------
+
+
+def _machine(slug: str):
+    return diagnose(ReplayHost(load_snapshot(str(TESTS / "machines" / slug / "snapshot.json"))))
+
+
+def _plan(report, *remedies: Remediation, codes=("framework-driver-too-old",)):
+    findings = [Finding(codes[0], Severity.ERROR, "frameworks", codes[0], "", remediation=r) for r in remedies]
+    return build(findings), findings
+
+
+def test_step_kinds_are_read_from_the_argument_vector():
+    assert (
+        classify(
+            Cmd(("/usr/bin/python3", "-m", "pip", "install", "torch==2.2.1+cu118", "--index-url", "https://x/whl/cu118"))
+        ).kind
+        == "pip-install"
+    )
+    a = classify(Cmd(("uv", "pip", "install", "--no-deps", "jax[cuda12]==0.4.38")))
+    assert (a.kind, a.requirements[0].name, a.requirements[0].extras, a.requirements[0].version) == (
+        "pip-install",
+        "jax",
+        ("cuda12",),
+        "0.4.38",
+    )
+    assert "--no-deps" in a.flags
+    assert classify(Cmd(("apt-get", "install", "-y", "cuda-toolkit-12-1"), root=True)).packages == ("cuda-toolkit-12-1",)
+    assert classify(Cmd(("reboot",), root=True)).kind == "reboot"
+    assert classify(Cmd(("docker", "run", "--gpus", "all", "<image>"))).kind == "container-run"
+    assert classify(Cmd(("gpudoctor", "switch-cuda", "12.1"), root=True)).kind == "link-switch"
+    assert classify(SetEnv("CUDA_VISIBLE_DEVICES", None)).kind == "env-unset"
+    assert classify(Cmd(("nvidia-smi", "-L"))).kind == "inspect"
+    assert classify(Cmd(("frobnicate",))).kind == "other"
+
+
+def test_a_torch_for_the_driver_clears_the_error_and_a_later_pin_undoes_it():
+    report = _machine("p100-driver510-torch-cu121")
+    py = "/usr/bin/python3"
+    ok = Remediation(
+        "torch cu118",
+        (Cmd((py, "-m", "pip", "install", "torch==2.2.1+cu118", "--index-url", "https://x/whl/cu118")),),
+        component="torch",
+    )
+    plan, findings = _plan(report, ok)
+    got = consequences(plan, report.facts, findings, _rediagnose)
+    assert "framework-driver-too-old" in got.before and "framework-driver-too-old" not in got.after
+    assert not got.of_kind("left-error") and not got.of_kind("undone")
+    again = Remediation(
+        "torch cu121",
+        (Cmd((py, "-m", "pip", "install", "torch==2.1.2+cu121", "--index-url", "https://x/whl/cu121")),),
+        component="jax",
+    )
+    plan, findings = _plan(report, ok, again)
+    got = consequences(plan, report.facts, findings, _rediagnose)
+    undone = got.of_kind("undone")
+    assert [(v.step, v.codes) for v in undone] == [(2, ())] and "torch" in undone[0].reason
+    assert "framework-driver-too-old" in got.after  # the second pin brings the cu121 build back, and its error
+
+
+def test_a_reboot_alone_and_conda_without_conda_are_unmet_and_the_hook_says_what_it_cannot_decide():
+    report = _machine("p100-driver510-torch-cu121")
+    reboot = Remediation("reboot", (Cmd(("nvidia-smi",)), Cmd(("reboot",), root=True)), requires_root=True, component="driver")
+    plan, findings = _plan(report, reboot)
+    got = consequences(plan, report.facts, findings, _rediagnose)
+    assert [v.command for v in got.of_kind("unmet-precondition")] == ["sudo reboot"]
+    revised, after = revise(plan, report.facts, findings, _rediagnose)
+    assert [c.words for c in revised.steps[0].commands] == [("nvidia-smi",)]
+    assert revised.steps[0].summaries[0].startswith("Cannot decide")
+    assert not after.of_kind("unmet-precondition")
+    conda = Remediation(
+        "conda", (Cmd(("conda", "run", "-n", "x", "python", "-m", "pip", "install", "torch==2.2.1")),), component="torch"
+    )
+    plan, findings = _plan(report, conda)
+    reasons = [v.reason for v in consequences(plan, report.facts, findings, _rediagnose).of_kind("unmet-precondition")]
+    assert any("conda is not on this machine" in r for r in reasons) and any("no conda environment x" in r for r in reasons)
+
+
+def test_the_hook_takes_the_alternative_that_holds():
+    report = _machine("rtx2070x2-cuda-visible-devices-wrong")
+    unset = Remediation("unset it", (SetEnv("CUDA_VISIBLE_DEVICES", None),), component="environment")
+    first = Remediation("reboot", (Cmd(("reboot",), root=True),), requires_root=True, component="environment", alternative=unset)
+    plan, findings = _plan(report, first, codes=("cuda-visible-devices-hides-all",))
+    assert consequences(plan, report.facts, findings, _rediagnose).of_kind("unmet-precondition")
+    revised, after = revise(plan, report.facts, findings, _rediagnose)
+    assert revised.steps[0].commands == (SetEnv("CUDA_VISIBLE_DEVICES", None),)
+    assert after.holds and "cuda-visible-devices-hides-all" not in after.after
