@@ -37,6 +37,7 @@ from gpudoctor.facts import (
     FrameworkFacts,
     JaxFacts,
     LibDir,
+    LibraryCopy,
     TensorflowFacts,
     Toolkit,
     TorchFacts,
@@ -70,13 +71,15 @@ class Violation:
 
 @dataclass(frozen=True)
 class Consequences:
-    """What applying a plan to the machine did: the codes before and after, the violations, and the codes
-    left by steps that only inspect (`undecided`: the plan says what to run to decide)."""
+    """What applying a plan to the machine did: the codes before and after, the violations, the codes left by
+    steps that only inspect (`undecided`: the plan says what to run to decide), and the warnings it answers
+    that are still there (`left_warnings`: not failures; the issue asks errors gone)."""
 
     before: tuple[str, ...]
     after: tuple[str, ...]
     violations: tuple[Violation, ...] = ()
     undecided: tuple[str, ...] = ()
+    left_warnings: tuple[str, ...] = ()  # warnings the plan answers that are still there (errors it turned into warnings)
 
     @property
     def holds(self) -> bool:
@@ -96,6 +99,7 @@ class Consequences:
             "counts": self.counts(),
             "violations": [v.to_json() for v in self.violations],
             "undecided": list(self.undecided),
+            "left_warnings": list(self.left_warnings),
         }
 
 
@@ -270,6 +274,15 @@ def _needs(s: _State, a: Action) -> None:
             s.flag("unmet-precondition", a, "WSL uses the Windows driver: a Linux driver or module does not apply")
     if not on_host and _cluster(f) and (a.root or a.kind in _ROOT_KINDS):
         s.flag("unmet-precondition", a, "a cluster job has no root on its node: this is the administrator's")
+    if a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool not in ("uv", "pip", "pip3"):
+        env = _python(f)
+        if env is None or not _is_path(env.executable):
+            if not _is_path(a.tool):
+                s.flag(
+                    "unmodelled", a, f"whether {a.tool} is the environment's interpreter: the report does not show which it is"
+                )
+        elif a.tool != env.executable:
+            s.flag("unmet-precondition", a, f"runs {a.tool}, not the environment's interpreter {env.executable}")
     # What must come first.
     if a.kind == "repo-add":
         missing = [p for p in a.packages if p not in s.downloaded]
@@ -304,6 +317,10 @@ def _needs(s: _State, a: Action) -> None:
                 s.flag("unmet-precondition", a, why)
     if a.kind == "link-switch" and a.name not in s.toolkits and not _toolkit(f, a.name):
         s.flag("unmet-precondition", a, f"no CUDA {a.name} toolkit is installed, and no earlier step installs it")
+
+
+def _is_path(program: str) -> bool:
+    return "/" in program or "\\" in program
 
 
 def _conda_env_exists(facts: Any, name: str) -> bool:
@@ -616,8 +633,20 @@ def _switch_link(s: _State, a: Action) -> None:
     tk = _toolkit(f, a.name)
     root = tk.root if tk else f"/usr/local/cuda-{a.name}"
     link = CudaLink(f.toolkits.link.path or "/usr/local/cuda", "link", root, root, f.toolkits.link.managed_by_alternatives)
-    s.facts = replace(f, toolkits=replace(f.toolkits, link=link))
+    toolkits = tuple(_moved(t, root, ("/usr/local/cuda link",)) for t in f.toolkits.toolkits)
+    s.facts = replace(f, toolkits=replace(f.toolkits, link=link, toolkits=toolkits))
     s.write(("link", "/usr/local/cuda"), a.name, a)
+
+
+def _moved(t: Toolkit, root: str, vias: tuple[str, ...]) -> Toolkit:
+    """`t` with `vias` (the ways a toolkit is named) now naming the toolkit at `root` alone."""
+    kept = tuple(v for v in t.found_via if v not in vias)
+    return replace(t, found_via=kept + (vias if t.root == root else ()))
+
+
+# The ways the toolkits probe records that the shell names a toolkit (gpudoctor.probes.toolkits): what
+# `eval "$(gpudoctor switch-cuda X --shell)"` re-points (CUDA_HOME, PATH's nvcc, LD_LIBRARY_PATH).
+_SHELL_VIAS = ("nvcc on PATH", "CUDA_HOME", "LD_LIBRARY_PATH")
 
 
 def _shell_env(s: _State, a: Action) -> None:
@@ -625,8 +654,9 @@ def _shell_env(s: _State, a: Action) -> None:
     tk = _toolkit(f, a.name)
     root = tk.root if tk else f"/usr/local/cuda-{a.name}"
     nvcc = tk.nvcc if tk and tk.nvcc else f"{root}/bin/nvcc"
-    t = replace(f.toolkits, cuda_home=root, nvcc_on_path=nvcc, nvcc_on_path_version=(tk.version if tk else a.name),
-                ld_library_path_toolkits=(root,))  # fmt: skip
+    toolkits = tuple(_moved(t, root, _SHELL_VIAS) for t in f.toolkits.toolkits)
+    t = replace(f.toolkits, toolkits=toolkits, cuda_home=root, nvcc_on_path=nvcc,
+                nvcc_on_path_version=(tk.version if tk else a.name), ld_library_path_toolkits=(root,))  # fmt: skip
     f = _set_env(replace(f, toolkits=t), "CUDA_HOME", root)
     s.facts = f
     s.write(("env", "CUDA_HOME"), root, a)
@@ -634,6 +664,75 @@ def _shell_env(s: _State, a: Action) -> None:
         s.flag(
             "unmodelled", a, "LD_LIBRARY_PATH gains the toolkit's lib64: the loader's choice for the frameworks is not recomputed"
         )
+
+
+def _listing(facts: Any, directory: str) -> tuple[str, ...] | None:
+    """The CUDA libraries a directory holds, where any probe listed it; None where none did."""
+    d = directory.rstrip("/")
+    groups: list[tuple[LibDir, ...]] = [facts.ld_library_path]
+    if facts.loading is not None:
+        groups.append(facts.loading.dirs)
+    for outcome in (facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax):
+        if isinstance(outcome, Found):
+            groups.append(outcome.value.lib_dirs)
+    if facts.frameworks.env_lib is not None:
+        groups.append((facts.frameworks.env_lib,))
+    for group in groups:
+        for libdir in group:
+            if libdir.path.rstrip("/") == d:
+                return libdir.names
+    return None
+
+
+def _loader_path(facts: Any, value: str | None) -> Any:
+    """The facts with LD_LIBRARY_PATH set to `value` (None: unset): its directories, and each framework's
+    resolutions re-ordered as ld.so searches (RPATH copies first, then LD_LIBRARY_PATH, then the rest:
+    gpudoctor.loader.search_order). A string says why it cannot be followed (a directory nobody listed)."""
+    dirs = [d for d in (value or "").split(":") if d]
+    libdirs = []
+    for d in dirs:
+        names = _listing(facts, d)
+        if names is None:
+            return f"LD_LIBRARY_PATH names {d}, whose libraries were not listed: what the loader finds there is unknown"
+        libdirs.append(LibDir(d, "LD_LIBRARY_PATH", names))
+    f = _set_env(replace(facts, ld_library_path=tuple(libdirs)), "LD_LIBRARY_PATH", value)
+    if f.loading is None:
+        return f
+    frameworks = []
+    for fl in f.loading.frameworks:
+        loads = []
+        for res in fl.loads:
+            copies = [c for c in res.copies if c.via != "LD_LIBRARY_PATH"]
+            lead = 0
+            while lead < len(copies) and copies[lead].via.startswith("RPATH of "):
+                lead += 1
+            new = [LibraryCopy(f"{d.path.rstrip('/')}/{res.soname}", "LD_LIBRARY_PATH") for d in libdirs if res.soname in d.names]
+            copies = copies[:lead] + new + copies[lead:]
+            if not res.copies and res.path is not None:
+                loads.append(res)  # read without its copies: nothing to re-order
+                continue
+            first = copies[0] if copies else None
+            loads.append(
+                replace(
+                    res,
+                    path=first.path if first else None,
+                    via=first.via if first else None,
+                    shadowed=tuple(c.path for c in copies[1:]),
+                    version=_copy_version(res, first),
+                    copies=tuple(copies),
+                )
+            )
+        frameworks.append(replace(fl, loads=tuple(loads)))
+    return replace(f, loading=replace(f.loading, frameworks=tuple(frameworks)))
+
+
+def _copy_version(res: Any, copy: Any) -> str | None:
+    """The version of the copy that now loads: its own where known, the old one's where it is the same file."""
+    if copy is None:
+        return None
+    if copy.version:
+        return copy.version
+    return res.version if copy.path == res.path else None
 
 
 def _pkg_install(s: _State, a: Action) -> None:
@@ -701,8 +800,14 @@ def _apply(s: _State, a: Action) -> None:
     elif k == "pip-uninstall":
         _pip_uninstall(s, a)
     elif k in ("env-set", "env-unset", "conda-env-vars"):
-        if a.name in ("LD_LIBRARY_PATH", "PATH", "LD_PRELOAD"):
-            s.flag("unmodelled", a, f"{a.name} changes what the loader finds: its resolution is not recomputed")
+        if a.name == "LD_LIBRARY_PATH":
+            moved = _loader_path(s.facts, a.value)
+            if isinstance(moved, str):
+                s.flag("unmodelled", a, moved)
+            else:
+                s.facts = moved
+        elif a.name in ("PATH", "LD_PRELOAD"):
+            s.flag("unmodelled", a, f"{a.name} changes what is found first: not recomputed")
         else:
             s.facts = _set_env(s.facts, a.name, a.value)
         s.write(("env", a.name), str(a.value), a)
@@ -751,7 +856,12 @@ _UNMODELLED = {
 
 
 def _codes(findings: Sequence[Finding], at_least: Severity = Severity.WARNING) -> dict[str, Finding]:
-    return {f.code: f for f in findings if f.severity >= at_least}
+    """code -> its most severe finding, for the findings at or above `at_least`."""
+    out: dict[str, Finding] = {}
+    for f in findings:
+        if f.severity >= at_least and (f.code not in out or f.severity > out[f.code].severity):
+            out[f.code] = f
+    return out
 
 
 def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose: Rediagnose, matrix: Any = None) -> Consequences:
@@ -791,10 +901,14 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
             seen.update(now)
     final = _codes(rediagnose(s.facts)) if s.facts is not start else dict(baseline)
     undecided: list[str] = []
+    left_warnings: list[str] = []
     for i, step in enumerate(plan.steps, 1):
         for code in step.codes:
             addressed = next((x for x in findings if x.code == code), None)
-            if addressed is None or addressed.severity < Severity.ERROR or code not in final:
+            if addressed is None or code not in final:
+                continue
+            if addressed.severity < Severity.ERROR or final[code].severity < Severity.ERROR:
+                left_warnings.append(code)  # a warning the step answers, or an error it turns into one: shown, not failed
                 continue
             kinds = [classify(c).kind for c in step.commands]
             s.step, s.component = i, step.component
@@ -813,7 +927,7 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
                 )
             else:
                 s.flag("left-error", None, f"still there after the plan: {final[code].title}", (code,))
-    return Consequences(tuple(sorted(baseline)), tuple(sorted(final)), tuple(s.out), tuple(undecided))
+    return Consequences(tuple(sorted(baseline)), tuple(sorted(final)), tuple(s.out), tuple(undecided), tuple(left_warnings))
 
 
 # --- the hook: what the plan's builder does with a step that fails --------------------------------
