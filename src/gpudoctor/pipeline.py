@@ -108,3 +108,21 @@ def _offers(report: Report, ctx: Any) -> dict[str, str]:
     from gpudoctor.install.fix import fix_offers
 
     return fix_offers(report, ctx)
+
+
+def consequences_of(result: CheckResult) -> Any:
+    """The printed plan of `result` applied to its machine and diagnosed again (gpudoctor.planner.consequences):
+    what it leaves, breaks, undoes or needs first, as data with a to_json. Not part of `check`'s own work:
+    a caller that shows it asks for it (it judges the machine once more per step that changes a fact)."""
+    from gpudoctor.checks import run_checks
+    from gpudoctor.checks.base import Context
+    from gpudoctor.planner.consequences import consequences
+
+    ctx = Context(result.request.matrix_path)
+    return consequences(
+        result.plan,
+        result.report.facts,
+        result.report.findings,
+        lambda facts: run_checks(facts, result.request.matrix_path, Context(result.request.matrix_path))[0],
+        ctx.matrix,
+    )

@@ -306,3 +306,14 @@ def test_an_error_the_plan_turns_into_a_warning_is_shown_not_failed():
     assert "toolkit-newer-than-driver" in got.left_warnings
     assert not got.of_kind("left-error")
     assert got.to_json()["counts"] == got.counts() and got.to_json()["left_warnings"] == ["toolkit-newer-than-driver"]
+
+
+def test_the_pipeline_hands_a_checked_plan_as_json():
+    from gpudoctor.pipeline import CheckRequest, check, consequences_of
+
+    checked = check(ReplayHost(_snapshot("machine:rtx3060-laptop-torch-cpu-build")), CheckRequest())
+    doc = consequences_of(checked).to_json()
+    assert "framework-cpu-build" in doc["before"] and "framework-cpu-build" not in doc["after"]
+    assert set(doc["counts"]) == set(KINDS) and all(
+        set(v) >= {"step", "kind", "codes", "command", "reason"} for v in doc["violations"]
+    )
