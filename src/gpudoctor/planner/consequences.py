@@ -930,6 +930,27 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
     return Consequences(tuple(sorted(baseline)), tuple(sorted(final)), tuple(s.out), tuple(undecided), tuple(left_warnings))
 
 
+def alternatives(
+    plan: Any, facts: Any, findings: Sequence[Finding], rediagnose: Rediagnose, matrix: Any = None
+) -> tuple[tuple[int, str, Consequences], ...]:
+    """Each printed alternative ("or instead") checked as the plan a person who takes it runs: its step's
+    commands replaced by the alternative's. (step, the code it answers, the consequences of that plan)."""
+    out = []
+    for i, step in enumerate(plan.steps, 1):
+        for alt in step.alternatives:
+            out.append((i, alt.code, consequences(_swapped(plan, i, alt), facts, findings, rediagnose, matrix)))
+    return tuple(out)
+
+
+def _swapped(plan: Any, i: int, alt: Any) -> Any:
+    """The plan with step `i` (1-based) doing `alt` (a prescribe.Alternative) instead."""
+    r = alt.remediation
+    step = plan.steps[i - 1]
+    trial = replace(step, summaries=(r.summary,), commands=tuple(r.commands), alternatives=(), requires_root=r.requires_root,
+                    where=r.where)  # fmt: skip
+    return replace(plan, steps=(*plan.steps[: i - 1], trial, *plan.steps[i:]))
+
+
 # --- the hook: what the plan's builder does with a step that fails --------------------------------
 
 _FAILS = ("unmet-precondition", "undone", "breaks", "left-error")
@@ -952,13 +973,10 @@ def revise(
         step: Step = steps[i - 1]
         swapped = None
         for alt in step.alternatives:
-            r = alt.remediation
-            trial = replace(step, summaries=(r.summary,), commands=tuple(r.commands), alternatives=(),
-                            requires_root=r.requires_root, where=r.where)  # fmt: skip
-            trial_plan = replace(plan, steps=tuple(steps[: i - 1] + [trial] + steps[i:]))
+            trial_plan = _swapped(replace(plan, steps=tuple(steps)), i, alt)
             got = consequences(trial_plan, facts, findings, rediagnose, matrix)
             if sum(1 for v in got.violations if v.kind in _FAILS and v.step == i) == 0:
-                swapped = trial
+                swapped = trial_plan.steps[i - 1]
                 break
         if swapped is not None:
             steps[i - 1] = swapped
