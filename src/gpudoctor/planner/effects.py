@@ -1,0 +1,494 @@
+"""What each step kind does to the machine's facts, as the checks read them: a framework's version and CUDA build
+with the libraries its wheel brings, a companion, an NVIDIA wheel, a variable, the loader's copies under a new
+LD_LIBRARY_PATH, the /usr/local/cuda link and the shell's toolkit, a new toolkit. An effect this module does
+not follow is flagged `unmodelled` with its reason, and the facts are left as they were."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.extension_facts import Companion, ExtensionFacts
+from gpudoctor.facts import CudaLink, FrameworkFacts, JaxFacts, LibDir, LibraryCopy, TensorflowFacts, Toolkit, TorchFacts
+from gpudoctor.planner.actions import Action, Requirement, canon
+from gpudoctor.planner.plan_state import COMPANIONS, State, index_tag, python_env, toolkit_of, torch_target
+from gpudoctor.probed import Absent, Found
+from gpudoctor.versions import version_key
+
+_DRIVER_PKG = re.compile(r"(nvidia-driver|nvidia-open|cuda-drivers|libnvidia-)")
+_TOOLKIT_PKG = re.compile(r"cuda-toolkit-(\d+)-(\d+)\Z")
+
+
+# --- effects -----------------------------------------------------------------------------------
+
+
+def _sonames(cuda: str, cudnn: str | None) -> tuple[str, ...]:
+    """The CUDA libraries a framework's CUDA wheel brings (runtime, cuBLAS, cuDNN), by their sonames: CUDA 11
+    keeps the 11.0 soname for cudart, 12 on the major alone; cuDNN its major."""
+    m = int(cuda.split(".")[0])
+    names = [f"libcudart.so.{m}.0" if m < 12 else f"libcudart.so.{m}", f"libcublas.so.{m}", f"libcublasLt.so.{m}"]
+    if cudnn:
+        names.append(f"libcudnn.so.{cudnn.split('.')[0]}")
+    return tuple(names)
+
+
+def _wheel_libs(facts: Any, rel: Any, variant: Any, location: str) -> tuple[LibDir, ...]:
+    """Where a PyTorch CUDA wheel's libraries are once pip installed it with its dependencies: in torch/lib for
+    the releases that bundle them (before 1.13), else in NVIDIA's wheels beside it (the variant's CUDA and cuDNN,
+    compat_matrix/torch.toml)."""
+    names = _sonames(variant.cuda, variant.cudnn)
+    site = location.rsplit("/torch", 1)[0] if location.endswith("/torch") else location
+    if version_key(rel.version) < (1, 13):
+        return (LibDir(f"{location}/lib" if location else "torch/lib", "bundled", names),)
+    return (LibDir(f"{site}/nvidia/lib", "wheel", names),)
+
+
+def _add_wheels(facts: Any, cuda: str, cudnn: str | None) -> Any:
+    """NVIDIA's wheels a framework's CUDA wheel depends on, at the versions the matrix names (cuDNN's)."""
+    wheels = dict(facts.frameworks.nvidia_wheels)
+    m = cuda.split(".")[0]
+    if cudnn:
+        wheels[f"nvidia-cudnn-cu{m}"] = cudnn
+    return replace(facts, frameworks=replace(facts.frameworks, nvidia_wheels=wheels))
+
+
+def _set_env(facts: Any, name: str, value: str | None) -> Any:
+    env = dict(facts.platform.env)
+    if value is None:
+        env.pop(name, None)
+    else:
+        env[name] = value
+    return replace(facts, platform=replace(facts.platform, env=env))
+
+
+def _set_dist(facts: Any, name: str, version: str | None) -> Any:
+    env = python_env(facts)
+    if env is None:
+        return facts
+    dists = dict(env.distributions)
+    if version is None:
+        dists.pop(name, None)
+    else:
+        dists[name] = version
+    new = replace(env, distributions=dists)
+    return replace(facts, frameworks=replace(facts.frameworks, python=Found(new, facts.frameworks.python.source)))
+
+
+def _location(facts: Any) -> str:
+    env = python_env(facts)
+    return env.site_packages[0] if env is not None and env.site_packages else ""
+
+
+def _companion(name: str, version: str, site: str) -> Companion:
+    return Companion(name, version, site)
+
+
+def _extensions(facts: Any) -> ExtensionFacts | None:
+    """The machine's extension facts; where none were read but the environment lists torch's companions, the
+    companions as the package list shows them (the companion check then judges them by the matrix alone)."""
+    if facts.extensions is not None:
+        return facts.extensions
+    env = python_env(facts)
+    torch = facts.frameworks.torch
+    if env is None or not isinstance(torch, Found):
+        return None
+    present = [(n, env.distributions[n]) for n in COMPANIONS if n in env.distributions]
+    if not present:
+        return None
+    t = torch.value
+    return ExtensionFacts(t.version, t.cuda, None, (), (), tuple(_companion(n, v, _location(facts)) for n, v in present))
+
+
+def enrich(facts: Any) -> Any:
+    """The facts the model starts from: the recorded ones, with torch's companions taken from the package list
+    where their files were not read (so moving torch without them shows)."""
+    ext = _extensions(facts)
+    return facts if ext is facts.extensions else replace(facts, extensions=ext)
+
+
+def _pip_install(s: State, a: Action) -> None:
+    f = s.facts
+    env_new = a.kind == "conda-run" and a.name in s.envs
+    if env_new:
+        s.flag("unmodelled", a, f"installs into the new conda environment {a.name}: the diagnosis is of the recorded one")
+        return
+    torch_req = next((r for r in a.requirements if r.name == "torch"), None)
+    if torch_req is not None and "--no-deps" not in a.flags and f.frameworks.nvidia_wheels:
+        # The new torch's NVIDIA wheels replace the installed ones at versions of its own: only cuDNN's is in the matrix.
+        s.flag("unmodelled", a, "the NVIDIA wheels the new torch pulls in replace the installed ones: versions not modelled")
+    for r in a.requirements:
+        if r.name == "torch":
+            t = torch_target(s, r, a)
+            if isinstance(t, str):
+                s.flag("unmodelled", a, t)
+                continue
+            _rel, variant, version = t
+            cuda = variant.cuda if variant is not None else None
+            old = f.frameworks.torch.value if isinstance(f.frameworks.torch, Found) else None
+            location = old.location if old else _location(f)
+            kept = tuple(d for d in (old.lib_dirs if old else ()) if d.via == "wheel")
+            if cuda and "--no-deps" not in a.flags:
+                kept = _wheel_libs(f, _rel, variant, location)
+                f = _add_wheels(f, variant.cuda, variant.cudnn)
+            torch = TorchFacts(version, cuda, None, location, kept, True)
+            f = replace(f, frameworks=replace(f.frameworks, torch=Found(torch, "plan")))
+            f = _set_dist(f, "torch", version)
+            if f.loading is not None:
+                f = replace(
+                    f, loading=replace(f.loading, frameworks=tuple(x for x in f.loading.frameworks if x.framework != "torch"))
+                )
+            if f.extensions is not None:
+                # The new torch's own libraries and Requires-Dist were not read: what binds to them is judged by version.
+                f = replace(f, extensions=replace(f.extensions, torch_version=version, torch_cuda=cuda, torch_cxx11abi=None,
+                                                  torch_libs=(), torch_requires=()))  # fmt: skip
+            s.write(("package", "torch"), version, a)
+        elif r.name in COMPANIONS:
+            version = r.version
+            if not version or r.wildcard:
+                installed = f.extensions.torch_version if f.extensions else None
+                row = s.matrix.companion_for(r.name, installed) if installed else None
+                if row is None:
+                    s.flag("unmodelled", a, f"which {r.name} pip picks: the matrix names none for torch {installed}")
+                    if f.extensions is not None:  # replaced by a version the model cannot name: no longer judged
+                        comps = tuple(c for c in f.extensions.companions if c.name != r.name)
+                        f = replace(f, extensions=replace(f.extensions, companions=comps))
+                    continue
+                version = row.version
+            tag = index_tag(a.index)
+            if tag and r.name in ("torchvision", "torchaudio") and "+" not in version:
+                version = f"{version}+{tag}"  # the PyTorch index's builds carry their variant as a local tag
+            ext = f.extensions
+            if ext is not None:
+                # A fresh wheel (or a build against the installed torch): its ELF was not read, so what binds to torch is
+                # judged by its version against the matrix's companion rows, as the companion check does.
+                site = next((c.site for c in ext.companions if c.name == r.name), _location(f))
+                comp = Companion(r.name, version, site)
+                comps = tuple(c for c in ext.companions if c.name != r.name) + (comp,)
+                f = replace(f, extensions=replace(ext, companions=comps))
+            f = _set_dist(f, r.name, version)
+            s.write(("package", r.name), version, a)
+        elif r.name in ("tensorflow", "tensorflow-gpu", "tensorflow-cpu"):
+            rel = s.matrix.tensorflow_release(r.version.rstrip(".*")) if r.version else None
+            if rel is None:
+                s.flag("unmodelled", a, f"the matrix has no tensorflow {r.version or '(unpinned)'} release")
+                continue
+            version = rel.tested if r.wildcard or not r.version else r.version
+            tf = TensorflowFacts(version, r.name, r.name != "tensorflow-cpu", rel.cuda, rel.cudnn, _location(f))
+            f = replace(f, frameworks=replace(f.frameworks, tensorflow=Found(tf, "plan")))
+            f = _set_dist(f, r.name, version)
+            if f.loading is not None:
+                f = replace(
+                    f,
+                    loading=replace(f.loading, frameworks=tuple(x for x in f.loading.frameworks if x.framework != "tensorflow")),
+                )
+            if "and-cuda" in r.extras:
+                s.flag("unmodelled", a, "the CUDA wheels tensorflow[and-cuda] pulls in are not modelled")
+            numpy = (python_env(f).distributions.get("numpy") if python_env(f) else None) or ""
+            if numpy.split(".")[0].isdigit() and int(numpy.split(".")[0]) >= 2:
+                s.flag("unmodelled", a, f"whether numpy {numpy} suits tensorflow {version}: the matrix holds no numpy data")
+            s.write(("package", r.name), version, a)
+        elif r.name in ("jax", "jaxlib") or r.name.startswith("jax-cuda"):
+            f = _jax(s, f, r, a)
+        elif r.name.startswith("nvidia-"):
+            if not r.version:
+                s.flag("unmodelled", a, f"{r.name} unpinned: which version pip picks is not modelled")
+                continue
+            wheels = dict(f.frameworks.nvidia_wheels)
+            wheels[r.name] = r.version
+            f = replace(f, frameworks=replace(f.frameworks, nvidia_wheels=wheels))
+            f = _set_dist(f, r.name, r.version)
+            s.write(("package", r.name), r.version, a)
+        else:
+            s.flag("unmodelled", a, f"no model of the package {r.name}")
+    s.facts = f
+
+
+def _jax(s: State, f: Any, r: Requirement, a: Action) -> Any:
+    old = f.frameworks.jax.value if isinstance(f.frameworks.jax, Found) else JaxFacts(None, None, {}, _location(f))
+    if not r.version or r.wildcard:
+        s.flag("unmodelled", a, f"{r.name} without an exact version: which release pip picks is not modelled")
+        return f
+    jax, jaxlib, plugins = old.jax, old.jaxlib, dict(old.plugins)
+    if r.name == "jax":
+        jax = r.version
+        if r.extras:  # jax[cpu], jax[cuda12], jax[tpu]: jaxlib of the same version
+            jaxlib = r.version
+        cudas = [e for e in r.extras if re.fullmatch(r"cuda\d+(-local|-pip)?", e)]
+        if cudas:
+            major = re.match(r"cuda(\d+)", cudas[0]).group(1)  # type: ignore[union-attr]
+            rel = s.matrix.jax_release(r.version)
+            jaxlib = r.version
+            plugins = {k: v for k, v in plugins.items() if not k.startswith("jax-cuda")}
+            if rel is not None and rel.packaging != "jaxlib":
+                plugins[f"jax-cuda{major}-plugin"] = r.version
+                plugins[f"jax-cuda{major}-pjrt"] = r.version
+    elif r.name == "jaxlib":
+        jaxlib = r.version
+    else:
+        plugins[r.name] = r.version
+    lib_dirs = old.lib_dirs
+    cudas = [e for e in r.extras if re.fullmatch(r"cuda\d+(-pip)?", e)]
+    rel = s.matrix.jax_release(r.version)
+    if r.name == "jax" and cudas and rel is not None:
+        major = int(re.match(r"cuda(\d+)", cudas[0]).group(1))  # type: ignore[union-attr]
+        need = rel.cuda.get(major)
+        if need is None or not need.cudnn:
+            s.flag("unmodelled", a, f"the matrix does not say which cuDNN jax {r.version} brings for CUDA {major}")
+        else:
+            floor = re.sub(r"[^\d.]", "", need.cudnn.split(",")[0]) or None
+            site = (old.location or _location(f)).rsplit("/jax", 1)[0]
+            lib_dirs = (LibDir(f"{site}/nvidia/lib", "wheel", _sonames(f"{major}.0", floor)),)
+            f = _add_wheels(f, f"{major}.0", floor)
+    new = JaxFacts(jax, jaxlib, plugins, old.location or _location(f), lib_dirs)
+    f = replace(f, frameworks=replace(f.frameworks, jax=Found(new, "plan")))
+    for name, v in (("jax", jax), ("jaxlib", jaxlib), *plugins.items()):
+        if v:
+            f = _set_dist(f, name, v)
+    if f.loading is not None:
+        f = replace(f, loading=replace(f.loading, frameworks=tuple(x for x in f.loading.frameworks if x.framework != "jax")))
+    s.write(("package", r.name), r.version, a)
+    return f
+
+
+def _pip_uninstall(s: State, a: Action) -> None:
+    f = s.facts
+    for r in a.requirements:
+        wheels = {k: v for k, v in f.frameworks.nvidia_wheels.items() if canon(k) != r.name}
+        fw: FrameworkFacts = replace(f.frameworks, nvidia_wheels=wheels)
+        if r.name in ("torch", "tensorflow", "jax"):
+            removed: dict[str, Any] = {r.name: Absent("removed by the plan", "plan")}
+            fw = replace(fw, **removed)
+        f = replace(f, frameworks=fw)
+        if f.extensions is not None and r.name in COMPANIONS:
+            f = replace(
+                f, extensions=replace(f.extensions, companions=tuple(c for c in f.extensions.companions if c.name != r.name))
+            )
+        f = _set_dist(f, r.name, None)
+        s.write(("package", r.name), "removed", a)
+    s.facts = f
+
+
+def _switch_link(s: State, a: Action) -> None:
+    f = s.facts
+    tk = toolkit_of(f, a.name)
+    root = tk.root if tk else f"/usr/local/cuda-{a.name}"
+    link = CudaLink(f.toolkits.link.path or "/usr/local/cuda", "link", root, root, f.toolkits.link.managed_by_alternatives)
+    toolkits = tuple(_moved(t, root, ("/usr/local/cuda link",)) for t in f.toolkits.toolkits)
+    s.facts = replace(f, toolkits=replace(f.toolkits, link=link, toolkits=toolkits))
+    s.write(("link", "/usr/local/cuda"), a.name, a)
+
+
+def _moved(t: Toolkit, root: str, vias: tuple[str, ...]) -> Toolkit:
+    """`t` with `vias` (the ways a toolkit is named) now naming the toolkit at `root` alone."""
+    kept = tuple(v for v in t.found_via if v not in vias)
+    return replace(t, found_via=kept + (vias if t.root == root else ()))
+
+
+# The ways the toolkits probe records that the shell names a toolkit (gpudoctor.probes.toolkits): what
+# `eval "$(gpudoctor switch-cuda X --shell)"` re-points (CUDA_HOME, PATH's nvcc, LD_LIBRARY_PATH).
+_SHELL_VIAS = ("nvcc on PATH", "CUDA_HOME", "LD_LIBRARY_PATH")
+
+
+def _shell_env(s: State, a: Action) -> None:
+    f = s.facts
+    tk = toolkit_of(f, a.name)
+    root = tk.root if tk else f"/usr/local/cuda-{a.name}"
+    nvcc = tk.nvcc if tk and tk.nvcc else f"{root}/bin/nvcc"
+    toolkits = tuple(_moved(t, root, _SHELL_VIAS) for t in f.toolkits.toolkits)
+    t = replace(f.toolkits, toolkits=toolkits, cuda_home=root, nvcc_on_path=nvcc,
+                nvcc_on_path_version=(tk.version if tk else a.name), ld_library_path_toolkits=(root,))  # fmt: skip
+    f = _set_env(replace(f, toolkits=t), "CUDA_HOME", root)
+    s.facts = f
+    s.write(("env", "CUDA_HOME"), root, a)
+    if f.loading is not None and any(fl.loads for fl in f.loading.frameworks):
+        s.flag(
+            "unmodelled", a, "LD_LIBRARY_PATH gains the toolkit's lib64: the loader's choice for the frameworks is not recomputed"
+        )
+
+
+def _listing(facts: Any, directory: str) -> tuple[str, ...] | None:
+    """The CUDA libraries a directory holds, where any probe listed it; None where none did."""
+    d = directory.rstrip("/")
+    groups: list[tuple[LibDir, ...]] = [facts.ld_library_path]
+    if facts.loading is not None:
+        groups.append(facts.loading.dirs)
+    for outcome in (facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax):
+        if isinstance(outcome, Found):
+            groups.append(outcome.value.lib_dirs)
+    if facts.frameworks.env_lib is not None:
+        groups.append((facts.frameworks.env_lib,))
+    for group in groups:
+        for libdir in group:
+            if libdir.path.rstrip("/") == d:
+                return libdir.names
+    return None
+
+
+def _loader_path(facts: Any, value: str | None) -> Any:
+    """The facts with LD_LIBRARY_PATH set to `value` (None: unset): its directories, and each framework's
+    resolutions re-ordered as ld.so searches (RPATH copies first, then LD_LIBRARY_PATH, then the rest:
+    gpudoctor.loader.search_order). A string says why it cannot be followed (a directory nobody listed)."""
+    dirs = [d for d in (value or "").split(":") if d]
+    libdirs = []
+    for d in dirs:
+        names = _listing(facts, d)
+        if names is None:
+            return f"LD_LIBRARY_PATH names {d}, whose libraries were not listed: what the loader finds there is unknown"
+        libdirs.append(LibDir(d, "LD_LIBRARY_PATH", names))
+    f = _set_env(replace(facts, ld_library_path=tuple(libdirs)), "LD_LIBRARY_PATH", value)
+    if f.loading is None:
+        return f
+    frameworks = []
+    for fl in f.loading.frameworks:
+        loads = []
+        for res in fl.loads:
+            copies = [c for c in res.copies if c.via != "LD_LIBRARY_PATH"]
+            lead = 0
+            while lead < len(copies) and copies[lead].via.startswith("RPATH of "):
+                lead += 1
+            new = [LibraryCopy(f"{d.path.rstrip('/')}/{res.soname}", "LD_LIBRARY_PATH") for d in libdirs if res.soname in d.names]
+            copies = copies[:lead] + new + copies[lead:]
+            if not res.copies and res.path is not None:
+                loads.append(res)  # read without its copies: nothing to re-order
+                continue
+            first = copies[0] if copies else None
+            loads.append(
+                replace(
+                    res,
+                    path=first.path if first else None,
+                    via=first.via if first else None,
+                    shadowed=tuple(c.path for c in copies[1:]),
+                    version=_copy_version(res, first),
+                    copies=tuple(copies),
+                )
+            )
+        frameworks.append(replace(fl, loads=tuple(loads)))
+    return replace(f, loading=replace(f.loading, frameworks=tuple(frameworks)))
+
+
+def _copy_version(res: Any, copy: Any) -> str | None:
+    """The version of the copy that now loads: its own where known, the old one's where it is the same file."""
+    if copy is None:
+        return None
+    if copy.version:
+        return copy.version
+    return res.version if copy.path == res.path else None
+
+
+def _pkg_install(s: State, a: Action) -> None:
+    s.installed.update(a.packages)
+    if not a.packages:  # dpkg --configure -a, apt-get install --fix-broken
+        s.disk_changed.append("interrupted package installs finished")
+        s.flag("unmodelled", a, "finishes interrupted installs: which packages, and their versions, were not recorded")
+        return
+    for p in a.packages:
+        name = p.split("=")[0]
+        m = _TOOLKIT_PKG.match(name)
+        if m:
+            version = f"{m.group(1)}.{m.group(2)}"
+            root = f"/usr/local/cuda-{version}"
+            tk = Toolkit(root, version, "version.json", ("plan",), f"{root}/bin/nvcc", True)
+            s.facts = replace(s.facts, toolkits=replace(s.facts.toolkits, toolkits=(*s.facts.toolkits.toolkits, tk)))
+            s.toolkits.add(version)
+            s.write(("package", name), p, a)
+        elif _DRIVER_PKG.match(name):
+            s.disk_changed.append(f"driver package {p}")
+            s.flag("unmodelled", a, f"{p}: the driver version it installs is the repository's on the day")
+        else:
+            s.disk_changed.append(p)
+            s.flag("unmodelled", a, f"{p}: the libraries it puts on the loader's path are not modelled")
+
+
+def _reboot(s: State, a: Action) -> None:
+    d = s.facts.driver
+    if s.disk_changed:
+        s.flag("unmodelled", a, f"loads what earlier steps changed on disk ({s.disk_changed[0]}): not followed by the model")
+        s.disk_changed.clear()
+    elif d.nvml_status == "lib_rm_version_mismatch" or d.smi_error_kind == "driver-library-mismatch":
+        s.flag("unmodelled", a, "loads the kernel module on disk, whose version was not recorded")
+    elif any(g.lost for g in d.gpus) or s.component == "health":
+        s.flag("unmodelled", a, "whether a GPU that fell off the bus comes back is the hardware's")
+    else:
+        s.flag("unmet-precondition", a, "a reboot with nothing to activate: no earlier step changes what it loads")
+
+
+def apply(s: State, a: Action) -> None:
+    k = a.kind
+    # Kinds that change nothing the diagnosis reads (a service restart: the recorded machine holds no service state).
+    if k in ("inspect", "pkg-update", "pkg-hold", "pip-download", "repo-add", "conda-create", "service-restart"):
+        if k == "pkg-update":
+            s.fresh |= s.sources
+        elif k == "repo-add":
+            s.sources.add("nvidia-cuda")
+            s.fresh.discard("nvidia-cuda")
+        elif k == "pip-download":
+            s.staged.setdefault(a.dest or "", {}).update({r.name: a.index for r in a.requirements})
+        elif k == "conda-create":
+            s.envs[a.name] = next((p.partition("=")[2] for p in a.packages if p.startswith("python=")), None)
+        elif k == "inspect" and a.tool.rsplit("/", 1)[-1] == "wget" and isinstance(a.line, Cmd):
+            s.downloaded.update(w.rsplit("/", 1)[-1] for w in a.line.words[1:] if not w.startswith("-"))
+        return
+    if k in ("pip-install", "conda-run"):
+        if "--no-index" in a.flags and a.index is None:
+            # Installed from what an earlier `pip download` fetched: from that command's index.
+            staged = s.staged.get(a.dest or "", {})
+            a = replace(a, index=next((staged[r.name] for r in a.requirements if staged.get(r.name)), None))
+        if k == "conda-run" and not a.requirements:
+            s.flag("unmodelled", a, "a command in another conda environment")
+            return
+        _pip_install(s, a)
+    elif k == "pip-uninstall":
+        _pip_uninstall(s, a)
+    elif k in ("env-set", "env-unset", "conda-env-vars"):
+        if a.name == "LD_LIBRARY_PATH":
+            moved = _loader_path(s.facts, a.value)
+            if isinstance(moved, str):
+                s.flag("unmodelled", a, moved)
+            else:
+                s.facts = moved
+        elif a.name in ("PATH", "LD_PRELOAD"):
+            s.flag("unmodelled", a, f"{a.name} changes what is found first: not recomputed")
+        else:
+            s.facts = _set_env(s.facts, a.name, a.value)
+        s.write(("env", a.name), str(a.value), a)
+    elif k == "link-switch":
+        _switch_link(s, a)
+    elif k == "shell-env":
+        _shell_env(s, a)
+    elif k == "pkg-install":
+        _pkg_install(s, a)
+    elif k == "registry" and s.facts.windows is not None:
+        w = s.facts.windows
+        s.facts = _set_env(
+            replace(
+                s.facts, windows=replace(w, cuda_path_versions={n: v for n, v in w.cuda_path_versions.items() if n != a.name})
+            ),
+            a.name,
+            None,
+        )
+        s.write(("env", a.name), "None", a)
+    elif k in ("module-config", "boot-image"):
+        s.disk_changed.append(a.name or a.tool)  # takes effect at the next boot
+    elif k == "driver-install":
+        s.disk_changed.append("a driver the distribution chooses")
+        s.flag("unmodelled", a, "the driver branch the distribution recommends is chosen on the day")
+    elif k == "reboot":
+        _reboot(s, a)
+    else:
+        s.flag("unmodelled", a, _UNMODELLED.get(k, f"no model of {a.tool}"))
+
+
+_UNMODELLED = {
+    "pkg-remove": "what the removal takes off the loader's path is not modelled",
+    "module-load": "the module's version and the device nodes it creates are not modelled",
+    "container-run": "a new container: its devices and driver libraries come from the host's runtime, which was not recorded",
+    "container-restart": "a restarted container's device nodes come from the host, which was not recorded",
+    "runtime-config": "the host's container runtime was not recorded",
+    "user-group": "group membership takes effect at the next login: device access is not modelled",
+    "gpu-reset": "a GPU reset is the hardware's",
+    "gpu-config": "the GPU's mode after the change is not modelled",
+    "loader-cache": "the loader cache rebuilt from what is on disk, which was not recorded",
+    "wsl": "WSL's own update and conversion are not modelled",
+}

@@ -1,0 +1,170 @@
+"""What each step kind needs first, at its point of the plan: the tool is on this machine; the person can do it
+(inside a container or on the host, a cluster job or root); the package source is added and refreshed by an
+earlier step; what is downloaded first is; the release is served for this Python (the matrix)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpudoctor.planner.actions import Action, Requirement
+from gpudoctor.planner.plan_state import (
+    State,
+    cluster_job,
+    distro_family,
+    has_conda,
+    is_windows,
+    python_env,
+    python_version,
+    toolkit_of,
+    torch_target,
+)
+
+# Programs of one family of systems: a Linux program is not there on Windows, nor the reverse.
+_LINUX_ONLY = {"apt-get", "apt", "apt-mark", "dpkg", "dnf", "yum", "zypper", "modprobe", "rmmod", "nvidia-modprobe",
+               "update-initramfs", "dracut", "grubby", "reboot", "ubuntu-drivers", "usermod", "dmesg", "ldconfig",
+               "systemctl", "mokutil", "lspci", "modinfo", "tee", "wget"}  # fmt: skip
+_WINDOWS_ONLY = {"Restart-Computer", "reg", "pnputil", "wsl"}
+_DEBIAN = {"debian", "ubuntu"}
+_FEDORA = {"fedora", "rhel", "centos", "rocky", "almalinux", "ol"}
+_TOOL_FAMILY = {
+    "apt-get": _DEBIAN,
+    "apt": _DEBIAN,
+    "apt-mark": _DEBIAN,
+    "dpkg": _DEBIAN,
+    "update-initramfs": _DEBIAN,
+    "ubuntu-drivers": {"ubuntu"},
+    "dnf": _FEDORA,
+    "yum": _FEDORA,
+    "grubby": _FEDORA,
+    "zypper": {"opensuse", "suse", "sles", "opensuse-leap", "opensuse-tumbleweed"},
+}
+
+# Packages only NVIDIA's CUDA repository serves by these names (its naming scheme: cuda-toolkit-X-Y,
+# cuda-libraries-X-Y, libcudnnN=...+cudaX.Y, libnccl2, nvidia-open, cuda-drivers), per NVIDIA's CUDA
+# installation guide for Linux (docs.nvidia.com/cuda/cuda-installation-guide-linux, "Network Repo
+# Installation"); the distributions' own archives name theirs otherwise (nvidia-cuda-toolkit, nvidia-driver-NNN).
+_NVIDIA_REPO = re.compile(r"(cuda-(toolkit|libraries|runtime|drivers|compat)\b|libcudnn\d|cudnn\d?-cuda|libnccl|nvidia-open\b)")
+
+# Kinds that act on the kernel or the machine as a whole: the host's, not a container's.
+_HOST_ONLY = {"driver-install", "module-load", "module-config", "boot-image", "reboot", "gpu-reset", "gpu-config"}
+_ROOT_KINDS = _HOST_ONLY | {"pkg-install", "pkg-remove", "pkg-update", "pkg-hold", "repo-add", "link-switch",
+                            "runtime-config", "service-restart", "user-group", "loader-cache", "registry"}  # fmt: skip
+
+
+def needs(s: State, a: Action) -> None:
+    """Flag each need of `a` that is not met at this point of the plan."""
+    f = s.facts
+    on_host = s.where in ("the host", "Windows")
+    prog = a.tool.rsplit("/", 1)[-1]
+    if a.kind == "inspect" and prog in ("nvidia-smi", "gpudoctor", "python", "python3", "cat", "ls", "timeout", "which"):
+        return  # everywhere (nvidia-smi is how the plan asks)
+    if s.where == "Windows":
+        if prog in _LINUX_ONLY:
+            s.flag("unmet-precondition", a, f"{prog} is a Linux program; the step runs on Windows")
+        return
+    if is_windows(f) and not on_host and prog in _LINUX_ONLY:
+        s.flag("unmet-precondition", a, f"{prog} does not exist on Windows")
+        return
+    if not is_windows(f) and prog in _WINDOWS_ONLY and s.where != "Windows":
+        s.flag("unmet-precondition", a, f"{prog} is a Windows program; this machine runs {f.platform.system}")
+        return
+    fam = _TOOL_FAMILY.get(prog)
+    if fam is not None and not on_host:
+        have = distro_family(f)
+        if not have:
+            if f.pasted.partial:
+                s.flag("unmodelled", a, f"whether {prog} exists: the report does not show the distribution")
+        elif not have & fam:
+            s.flag("unmet-precondition", a, f"{prog} is not on {f.platform.distro.id or 'this distribution'}")
+    # lspci's presence is not a precondition here: snapshots do not record it (KernelFacts.lspci reads False there).
+    if prog == "conda":
+        has = has_conda(f)
+        if has is False:
+            s.flag("unmet-precondition", a, "conda is not on this machine: no conda environment or CONDA_EXE was seen")
+        elif has is None:
+            s.flag("unmodelled", a, "whether conda exists: the report does not show")
+        if a.kind == "conda-run" and a.name and a.name not in s.envs and not _conda_env_exists(f, a.name):
+            s.flag("unmet-precondition", a, f"no conda environment {a.name} exists, and no earlier step creates it")
+    # Who can do it.
+    if not on_host and a.kind in _HOST_ONLY:
+        if f.platform.container:
+            s.flag("unmet-precondition", a, f"inside a {f.platform.container} container: this acts on the host's kernel")
+        elif f.platform.wsl and a.kind in ("driver-install", "module-load", "module-config", "boot-image"):
+            s.flag("unmet-precondition", a, "WSL uses the Windows driver: a Linux driver or module does not apply")
+    if not on_host and cluster_job(f) and (a.root or a.kind in _ROOT_KINDS):
+        s.flag("unmet-precondition", a, "a cluster job has no root on its node: this is the administrator's")
+    if a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool not in ("uv", "pip", "pip3"):
+        env = python_env(f)
+        if env is None or not _is_path(env.executable):
+            if not _is_path(a.tool):
+                s.flag(
+                    "unmodelled", a, f"whether {a.tool} is the environment's interpreter: the report does not show which it is"
+                )
+        elif a.tool != env.executable:
+            s.flag("unmet-precondition", a, f"runs {a.tool}, not the environment's interpreter {env.executable}")
+    # What must come first.
+    if a.kind == "repo-add":
+        missing = [p for p in a.packages if p not in s.downloaded]
+        if missing:
+            s.flag("unmet-precondition", a, f"{', '.join(missing)} is not downloaded by an earlier command")
+    if a.kind == "pkg-install":
+        for p in a.packages:
+            if _NVIDIA_REPO.match(p):
+                if "nvidia-cuda" not in s.sources:
+                    s.flag(
+                        "unmet-precondition",
+                        a,
+                        f"{p} comes from NVIDIA's CUDA repository: no earlier step adds it, and the machine's package "
+                        "sources were not recorded",
+                    )
+                elif "nvidia-cuda" not in s.fresh:
+                    s.flag("unmet-precondition", a, f"{p}: no package-index update after NVIDIA's repository was added")
+                break
+    if a.kind == "pkg-hold":
+        for p in a.packages:
+            if p not in s.installed and not any(x.split("=")[0] == p for x in s.installed):
+                s.flag("unmet-precondition", a, f"{p} is held but no earlier step installs it")
+    if a.kind == "pip-install" and "--no-index" in a.flags:
+        staged = s.staged.get(a.dest or "", {})
+        missing = [r.name for r in a.requirements if r.name not in staged]
+        if missing:
+            s.flag("unmet-precondition", a, f"{', '.join(missing)}: not downloaded into {a.dest} by an earlier command")
+    if a.kind in ("pip-install", "pip-download", "conda-run") and not (a.kind == "pip-install" and "--no-index" in a.flags):
+        for r in a.requirements:
+            why = _not_served(s, r, a)
+            if why:
+                s.flag("unmet-precondition", a, why)
+    if a.kind == "link-switch" and a.name not in s.toolkits and not toolkit_of(f, a.name):
+        s.flag("unmet-precondition", a, f"no CUDA {a.name} toolkit is installed, and no earlier step installs it")
+
+
+def _is_path(program: str) -> bool:
+    return "/" in program or "\\" in program
+
+
+def _conda_env_exists(facts: Any, name: str) -> bool:
+    env = python_env(facts)
+    return env is not None and env.kind == "conda" and env.prefix.rstrip("/\\").endswith(name)
+
+
+def _not_served(s: State, r: Requirement, a: Action) -> str | None:
+    """Why the index would not serve `r` for this machine's Python (per the matrix), or None."""
+    py = python_version(s.facts, s, a)
+    m = s.matrix
+    if r.name == "torch" and r.version:
+        t = torch_target(s, r, a)
+        if isinstance(t, str):
+            return t if "has no" in t and "matrix has no" not in t else None
+        rel = t[0]
+        if py and not rel.supports_python(py):
+            return f"torch {rel.version} has no wheel for Python {py} (its range: {rel.python})"
+    if r.name in ("tensorflow", "tensorflow-gpu") and r.version:
+        rel = m.tensorflow_release(r.version.rstrip(".*"))
+        if rel is not None and py and not rel.supports_python(py):
+            return f"tensorflow {rel.version} has no wheel for Python {py} (its range: {rel.python})"
+    if r.name in ("jax", "jaxlib") and r.version:
+        rel = m.jax_release(r.version.rstrip(".*"))
+        if rel is not None and py and not rel.supports_python(py):
+            return f"{r.name} {r.version} has no wheel for Python {py} (its range: {rel.python})"
+    return None
