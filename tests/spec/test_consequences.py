@@ -359,3 +359,91 @@ def test_the_pipeline_hands_a_checked_plan_as_json():
     assert set(doc["counts"]) == set(KINDS) and all(
         set(v) >= {"step", "kind", "codes", "command", "reason"} for v in doc["violations"]
     )
+
+
+# --- what each step kind needs first, one need at a time on one recorded machine --------------------------
+
+_PY = "/usr/bin/python3"  # p100-driver510-torch-cu121's interpreter: Ubuntu 22.04, Python 3.10, not a container
+
+
+def _unmet(facts, *lines, where: str = "") -> list[str]:
+    from gpudoctor.planner.prescribe import Prescription, Step
+
+    step = Step("driver", ("x",), tuple(lines), ("framework-driver-too-old",), Severity.ERROR, False, where)
+    report = _machine("p100-driver510-torch-cu121")
+    got = consequences(Prescription((step,)), facts, report.findings, _rediagnose)
+    return [v.reason for v in got.of_kind("unmet-precondition")]
+
+
+def _facts(**platform):
+    from dataclasses import replace
+
+    facts = _machine("p100-driver510-torch-cu121").facts
+    return replace(facts, platform=replace(facts.platform, **platform)) if platform else facts
+
+
+@pytest.mark.parametrize(
+    ("facts", "lines", "where", "unmet"),
+    [
+        # the person: inside a container the kernel is the host's; WSL's driver is Windows'; a cluster job has no root
+        (dict(container="docker"), (Cmd(("ubuntu-drivers", "install"), root=True),), "", "inside a docker container"),
+        (dict(container="docker"), (Cmd(("ubuntu-drivers", "install"), root=True),), "the host", None),
+        (dict(wsl=2), (Cmd(("modprobe", "nvidia"), root=True),), "", "WSL uses the Windows driver"),
+        (dict(env={"SLURM_JOB_ID": "7"}), (Cmd(("apt-get", "update"), root=True),), "", "a cluster job has no root"),
+        # the tool: dnf is not Ubuntu's; a Windows program on Linux
+        ({}, (Cmd(("dnf", "install", "-y", "nvidia-open"), root=True),), "", "dnf is not on ubuntu"),
+        ({}, (Cmd(("Restart-Computer",), root=True),), "", "Restart-Computer is a Windows program"),
+        # what comes first: the repository added and read, the download before an offline install
+        ({}, (Cmd(("apt-get", "install", "-y", "cuda-toolkit-12-1"), root=True),), "", "no earlier step adds it"),
+        (
+            {},
+            (
+                Cmd(("wget", "https://example.invalid/cuda-keyring_1.1-1_all.deb")),
+                Cmd(("dpkg", "-i", "cuda-keyring_1.1-1_all.deb"), root=True),
+                Cmd(("apt-get", "install", "-y", "cuda-toolkit-12-1"), root=True),
+            ),
+            "",
+            "no package-index update after",
+        ),
+        (
+            {},
+            (
+                Cmd(("wget", "https://example.invalid/cuda-keyring_1.1-1_all.deb")),
+                Cmd(("dpkg", "-i", "cuda-keyring_1.1-1_all.deb"), root=True),
+                Cmd(("apt-get", "update"), root=True),
+                Cmd(("apt-get", "install", "-y", "cuda-toolkit-12-1"), root=True),
+                Cmd(("gpudoctor", "switch-cuda", "12.1"), root=True),
+            ),
+            "",
+            None,
+        ),
+        ({}, (Cmd(("dpkg", "-i", "cuda-keyring_1.1-1_all.deb"), root=True),), "", "is not downloaded by an earlier"),
+        (
+            {},
+            (Cmd((_PY, "-m", "pip", "install", "--no-index", "--find-links", "d", "torch==2.2.1+cu118")),),
+            "",
+            "not downloaded into d",
+        ),
+        ({}, (Cmd(("gpudoctor", "switch-cuda", "11.8"), root=True),), "", "no CUDA 11.8 toolkit is installed"),
+        # the release is served for this Python (the matrix: torch 1.8 wheels end at Python 3.9), and this build
+        ({}, (Cmd((_PY, "-m", "pip", "install", "torch==1.8.1+cu111")),), "", "has no wheel for Python 3.10"),
+        ({}, (Cmd((_PY, "-m", "pip", "install", "torch==2.2.1+cu102")),), "", "has no cu102 build"),
+        ({}, (Cmd(("/opt/other/bin/python", "-m", "pip", "install", "torch==2.2.1+cu118")),), "", "not the environment's"),
+    ],
+)
+def test_each_need_is_met_or_said(facts, lines, where, unmet):
+    reasons = _unmet(_facts(**facts), *lines, where=where)
+    if unmet is None:
+        assert reasons == []
+    else:
+        assert any(unmet in r for r in reasons), reasons
+
+
+if __name__ == "__main__":  # python -m tests.spec.test_consequences: today's violations, as KNOWN entries to review
+    for case in CASES:
+        for v in _violations(case):
+            what = v.codes[0] if v.codes else " ".join(v.command.split()[: 4 if v.command.startswith("sudo") else 3])
+            print(f"    Known({case!r}, {v.step}, {v.kind!r}, {what!r}, {v.reason!r}),")
+        for s, v in alternative_violations(case):
+            what = v.codes[0] if v.codes else " ".join(v.command.split()[: 4 if v.command.startswith("sudo") else 3])
+            print(f"    # alternative: Known({case!r}, {s}, {v.kind!r}, {what!r}, {v.reason!r}),")
