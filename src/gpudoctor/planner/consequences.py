@@ -104,7 +104,7 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
     seen = dict(baseline)
     unmodelled_steps: set[int] = set()
     for i, step in enumerate(plan.steps, 1):
-        s.step, s.component, s.where = i, step.component, step.where
+        s.step, s.component, s.where, s.codes = i, step.component, step.where, step.codes
         before = s.facts
         n = len(s.out)
         for line in step.commands:

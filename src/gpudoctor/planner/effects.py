@@ -401,6 +401,10 @@ def _pkg_install(s: State, a: Action) -> None:
             s.flag("unmodelled", a, f"{p}: the libraries it puts on the loader's path are not modelled")
 
 
+# Findings that judged the loaded driver too old: a reboot alone loads the same driver.
+_DRIVER_TOO_OLD = {"framework-driver-too-old", "toolkit-newer-than-driver"}
+
+
 def _reboot(s: State, a: Action) -> None:
     d = s.facts.driver
     if s.disk_changed:
@@ -410,7 +414,12 @@ def _reboot(s: State, a: Action) -> None:
         s.flag("unmodelled", a, "loads the kernel module on disk, whose version was not recorded")
     elif any(g.lost for g in d.gpus) or s.component == "health":
         s.flag("unmodelled", a, "whether a GPU that fell off the bus comes back is the hardware's")
+    elif not (d.reachable or d.version or d.cuda_version or set(s.codes) & _DRIVER_TOO_OLD):
+        # No driver answers: a reboot may load a module that is on disk (built for a newer kernel), which was not recorded.
+        s.flag("unmodelled", a, "whether a reboot brings up a driver: the modules on disk were not recorded")
     else:
+        # The loaded driver is known (or judged too old by the finding the step answers) and nothing pending shows:
+        # a reboot loads the same one again.
         s.flag("unmet-precondition", a, "a reboot with nothing to activate: no earlier step changes what it loads")
 
 

@@ -56,6 +56,7 @@ class State:
     out: list[Violation] = field(default_factory=list)
     component: str = ""
     where: str = ""
+    codes: tuple[str, ...] = ()  # the finding codes the current step answers
 
     def flag(self, kind: str, action: Action | None, reason: str, codes: tuple[str, ...] = ()) -> None:
         self.out.append(Violation(self.step, self.component, kind, codes, text_of(action), reason))
