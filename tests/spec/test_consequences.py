@@ -443,3 +443,78 @@ if __name__ == "__main__":  # python -m tests.spec.test_consequences: today's vi
         for s, v in alternative_violations(case):
             what = v.codes[0] if v.codes else " ".join(v.command.split()[: 4 if v.command.startswith("sudo") else 3])
             print(f"    # alternative: Known({case!r}, {s}, {v.kind!r}, {what!r}, {v.reason!r}),")
+
+
+def test_any_argument_vector_is_read_or_called_other_and_any_plan_is_judged():
+    """Commands are data the model reads back: no argument vector makes it raise, and every plan of them is judged."""
+    import random
+
+    from gpudoctor.planner.prescribe import Prescription, Step
+
+    words = [
+        "python",
+        "-m",
+        "pip",
+        "install",
+        "uninstall",
+        "download",
+        "conda",
+        "create",
+        "run",
+        "-n",
+        "env",
+        "config",
+        "vars",
+        "set",
+        "apt-get",
+        "apt-mark",
+        "hold",
+        "dnf",
+        "module",
+        "-y",
+        "docker",
+        "restart",
+        "gpudoctor",
+        "switch-cuda",
+        "nvidia-smi",
+        "mig",
+        "-cgi",
+        "reg",
+        "delete",
+        "/v",
+        "--index-url",
+        "--dest",
+        "--find-links",
+        "--no-index",
+        "--no-deps",
+        "--no-binary",
+        "torch==2.2.1+cu118",
+        "torch==2.7.*",
+        "jax[cuda12]==0.4.38",
+        "nvidia-cudnn-cu12==9.1.0.70",
+        "torchvision",
+        "python=3.10",
+        "cuda-toolkit-12-1",
+        "libcudnn8=8.*-1+cuda11.*",
+        "printf",
+        "tee",
+        "dpkg",
+        "-i",
+        "reboot",
+        "modprobe",
+        "=",
+        "==",
+        "x[",
+    ]
+    rng = random.Random(27)
+    report = _machine("p100-driver510-torch-cu121")
+    lines = []
+    for _ in range(3000):
+        argv = tuple(rng.choice(words) for _ in range(rng.randint(1, 8)))
+        line = Cmd(argv, root=rng.random() < 0.3, pipe=("sudo", "tee", "/etc/modprobe.d/x.conf") if rng.random() < 0.1 else ())
+        assert classify(line).kind  # every vector is some kind ("other" when no model has it)
+        lines.append(line)
+    for i in range(0, 600, 6):
+        step = Step("torch", ("x",), tuple(lines[i : i + 6]), ("framework-driver-too-old",), Severity.ERROR)
+        got = consequences(Prescription((step,)), report.facts, report.findings, _rediagnose)
+        assert {v.kind for v in got.violations} <= set(KINDS)

@@ -165,13 +165,13 @@ def classify(line: Line) -> Action:
     if prog in ("pip", "pip3") and rest:
         return _pip(words, 1, prog, cmd)
     if prog == "conda" and rest:
+        named = rest.index("-n") if "-n" in rest[:-1] else None  # conda's -n NAME: the environment
+        name = rest[named + 1] if named is not None else ""
         if rest[0] == "create":
-            name = rest[rest.index("-n") + 1] if "-n" in rest and rest.index("-n") + 1 < len(rest) else ""
-            pkgs = tuple(a for a in rest[1:] if not a.startswith("-") and "=" in a or a.startswith("python="))
+            pkgs = tuple(a for a in rest[1:] if "=" in a and not a.startswith("-"))
             return Action("conda-create", "conda", False, cmd, packages=pkgs, name=name)
         if rest[0] == "run":
-            name = rest[rest.index("-n") + 1] if "-n" in rest else ""
-            inner = rest[rest.index("-n") + 2 :] if "-n" in rest else rest[1:]
+            inner = rest[named + 2 :] if named is not None else rest[1:]
             if len(inner) >= 3 and inner[1] == "-m" and inner[2] == "pip":
                 act = _pip(tuple(inner), 3, "conda", cmd)
                 return Action("conda-run", "conda", False, cmd, act.requirements, (), act.index, act.flags, None, name)
@@ -241,7 +241,7 @@ def classify(line: Line) -> Action:
             return Action("gpu-config", prog, cmd.root, cmd)
         return Action("inspect", prog, cmd.root, cmd)
     if prog == "reg" and rest[:1] == ("delete",):
-        name = rest[rest.index("/v") + 1] if "/v" in rest else ""
+        name = rest[rest.index("/v") + 1] if "/v" in rest[:-1] else ""
         return Action("registry", prog, cmd.root, cmd, name=name)
     if prog == "wsl":
         return Action("wsl", prog, cmd.root, cmd)
