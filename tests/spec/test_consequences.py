@@ -518,3 +518,15 @@ def test_any_argument_vector_is_read_or_called_other_and_any_plan_is_judged():
         step = Step("torch", ("x",), tuple(lines[i : i + 6]), ("framework-driver-too-old",), Severity.ERROR)
         got = consequences(Prescription((step,)), report.facts, report.findings, _rediagnose)
         assert {v.kind for v in got.violations} <= set(KINDS)
+
+
+def test_what_is_not_recorded_is_counted_not_assumed():
+    from gpudoctor.planner.prescribe import Prescription, Step
+
+    report = _machine("p100-driver510-torch-cu121")
+    lines = (Cmd(("uv", "pip", "install", "torch==2.2.1+cu118")), Cmd(("apt-get", "install", "-y", "cuda-drivers"), root=True))
+    step = Step("torch", ("x",), lines, ("framework-driver-too-old",), Severity.ERROR)
+    got = consequences(Prescription((step,)), report.facts, report.findings, _rediagnose)
+    reasons = [v.reason for v in got.of_kind("unmodelled")]
+    assert any("whether uv is there" in r for r in reasons)
+    assert any("cuda-drivers: the driver version it installs" in r for r in reasons)

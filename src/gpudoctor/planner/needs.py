@@ -103,6 +103,9 @@ def needs(s: State, a: Action) -> None:
                 )
         elif a.tool != env.executable:
             s.flag("unmet-precondition", a, f"runs {a.tool}, not the environment's interpreter {env.executable}")
+    if a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool in ("uv", "pip", "pip3"):
+        # Neither is recorded: whether uv is installed, and which environment the pip on PATH belongs to.
+        s.flag("unmodelled", a, f"whether {a.tool} is there and serves the environment: not recorded")
     # What must come first.
     if a.kind == "repo-add":
         missing = [p for p in a.packages if p not in s.downloaded]
