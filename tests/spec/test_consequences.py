@@ -530,3 +530,21 @@ def test_what_is_not_recorded_is_counted_not_assumed():
     reasons = [v.reason for v in got.of_kind("unmodelled")]
     assert any("whether uv is there" in r for r in reasons)
     assert any("cuda-drivers: the driver version it installs" in r for r in reasons)
+
+
+@pytest.mark.parametrize(
+    ("requirement", "after", "unmet"),
+    [
+        # The extra brings NVIDIA's wheels of the release's CUDA and cuDNN (compat_matrix/tensorflow.toml sonames).
+        ("tensorflow[and-cuda]==2.16.*", (), None),
+        ("tensorflow[and-cuda]==2.11.*", ("cudnn-missing", "framework-cuda-libs-missing"), "has no [and-cuda] extra"),
+    ],
+)
+def test_a_tensorflow_with_its_cuda_wheels(requirement, after, unmet):
+    report = _machine("rtx3060-tf211-cuda12-only")  # TensorFlow 2.11 from pip, only CUDA 12 libraries on the machine
+    rem = Remediation("tf", (Cmd((_PY, "-m", "pip", "install", requirement)),), component="tensorflow")
+    plan, findings = _plan(report, rem, codes=("framework-cuda-libs-missing",))
+    got = consequences(plan, report.facts, findings, _rediagnose)
+    assert got.before == ("cudnn-missing", "framework-cuda-libs-missing") and got.after == after
+    reasons = [v.reason for v in got.of_kind("unmet-precondition")]
+    assert (any(unmet in r for r in reasons)) if unmet else reasons == []

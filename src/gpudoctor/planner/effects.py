@@ -183,8 +183,11 @@ def _pip_install(s: State, a: Action) -> None:
                     f,
                     loading=replace(f.loading, frameworks=tuple(x for x in f.loading.frameworks if x.framework != "tensorflow")),
                 )
-            if "and-cuda" in r.extras:
-                s.flag("unmodelled", a, "the CUDA wheels tensorflow[and-cuda] pulls in are not modelled")
+            if "and-cuda" in r.extras and rel.and_cuda:
+                # The extra brings NVIDIA's wheels of the release's CUDA and cuDNN: the sonames it loads (the matrix).
+                site = _location(f)
+                tf = replace(tf, lib_dirs=(LibDir(f"{site}/nvidia/lib", "wheel", tuple(rel.sonames)),))
+                f = _add_wheels(replace(f, frameworks=replace(f.frameworks, tensorflow=Found(tf, "plan"))), rel.cuda, rel.cudnn)
             numpy = (python_env(f).distributions.get("numpy") if python_env(f) else None) or ""
             if numpy.split(".")[0].isdigit() and int(numpy.split(".")[0]) >= 2:
                 s.flag("unmodelled", a, f"whether numpy {numpy} suits tensorflow {version}: the matrix holds no numpy data")

@@ -166,6 +166,8 @@ def _not_served(s: State, r: Requirement, a: Action) -> str | None:
         rel = m.tensorflow_release(r.version.rstrip(".*"))
         if rel is not None and py and not rel.supports_python(py):
             return f"tensorflow {rel.version} has no wheel for Python {py} (its range: {rel.python})"
+        if rel is not None and "and-cuda" in r.extras and not rel.and_cuda:
+            return f"tensorflow {rel.version} has no [and-cuda] extra (the matrix: it brings no CUDA wheels)"
     if r.name in ("jax", "jaxlib") and r.version:
         rel = m.jax_release(r.version.rstrip(".*"))
         if rel is not None and py and not rel.supports_python(py):
