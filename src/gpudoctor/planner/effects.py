@@ -21,9 +21,6 @@ _DRIVER_PKG = re.compile(r"(nvidia-driver|nvidia-open|cuda-drivers|libnvidia-)")
 _TOOLKIT_PKG = re.compile(r"cuda-toolkit-(\d+)-(\d+)\Z")
 
 
-# --- effects -----------------------------------------------------------------------------------
-
-
 def _sonames(cuda: str, cudnn: str | None) -> tuple[str, ...]:
     """The CUDA libraries a framework's CUDA wheel brings (runtime, cuBLAS, cuDNN), by their sonames: CUDA 11
     keeps the 11.0 soname for cudart, 12 on the major alone; cuDNN its major."""
@@ -34,7 +31,7 @@ def _sonames(cuda: str, cudnn: str | None) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _wheel_libs(facts: Any, rel: Any, variant: Any, location: str) -> tuple[LibDir, ...]:
+def _wheel_libs(rel: Any, variant: Any, location: str) -> tuple[LibDir, ...]:
     """Where a PyTorch CUDA wheel's libraries are once pip installed it with its dependencies: in torch/lib for
     the releases that bundle them (before 1.13), else in NVIDIA's wheels beside it (the variant's CUDA and cuDNN,
     compat_matrix/torch.toml)."""
@@ -81,10 +78,6 @@ def _location(facts: Any) -> str:
     return env.site_packages[0] if env is not None and env.site_packages else ""
 
 
-def _companion(name: str, version: str, site: str) -> Companion:
-    return Companion(name, version, site)
-
-
 def _extensions(facts: Any) -> ExtensionFacts | None:
     """The machine's extension facts; where none were read but the environment lists torch's companions, the
     companions as the package list shows them (the companion check then judges them by the matrix alone)."""
@@ -98,7 +91,7 @@ def _extensions(facts: Any) -> ExtensionFacts | None:
     if not present:
         return None
     t = torch.value
-    return ExtensionFacts(t.version, t.cuda, None, (), (), tuple(_companion(n, v, _location(facts)) for n, v in present))
+    return ExtensionFacts(t.version, t.cuda, None, (), (), tuple(Companion(n, v, _location(facts)) for n, v in present))
 
 
 def enrich(facts: Any) -> Any:
@@ -124,13 +117,13 @@ def _pip_install(s: State, a: Action) -> None:
             if isinstance(t, str):
                 s.flag("unmodelled", a, t)
                 continue
-            _rel, variant, version = t
+            rel, variant, version = t
             cuda = variant.cuda if variant is not None else None
             old = f.frameworks.torch.value if isinstance(f.frameworks.torch, Found) else None
             location = old.location if old else _location(f)
             kept = tuple(d for d in (old.lib_dirs if old else ()) if d.via == "wheel")
             if cuda and "--no-deps" not in a.flags:
-                kept = _wheel_libs(f, _rel, variant, location)
+                kept = _wheel_libs(rel, variant, location)
                 f = _add_wheels(f, variant.cuda, variant.cudnn)
             torch = TorchFacts(version, cuda, None, location, kept, True)
             f = replace(f, frameworks=replace(f.frameworks, torch=Found(torch, "plan")))
@@ -213,37 +206,31 @@ def _jax(s: State, f: Any, r: Requirement, a: Action) -> Any:
     if not r.version or r.wildcard:
         s.flag("unmodelled", a, f"{r.name} without an exact version: which release pip picks is not modelled")
         return f
-    jax, jaxlib, plugins = old.jax, old.jaxlib, dict(old.plugins)
+    jax, jaxlib, plugins, lib_dirs = old.jax, old.jaxlib, dict(old.plugins), old.lib_dirs
+    cuda = next((int(m.group(1)) for e in r.extras if (m := re.fullmatch(r"cuda(\d+)(?:-local|-pip)?", e))), None)
+    rel = s.matrix.jax_release(r.version)
     if r.name == "jax":
         jax = r.version
         if r.extras:  # jax[cpu], jax[cuda12], jax[tpu]: jaxlib of the same version
             jaxlib = r.version
-        cudas = [e for e in r.extras if re.fullmatch(r"cuda\d+(-local|-pip)?", e)]
-        if cudas:
-            major = re.match(r"cuda(\d+)", cudas[0]).group(1)  # type: ignore[union-attr]
-            rel = s.matrix.jax_release(r.version)
-            jaxlib = r.version
+        if cuda is not None:
             plugins = {k: v for k, v in plugins.items() if not k.startswith("jax-cuda")}
             if rel is not None and rel.packaging != "jaxlib":
-                plugins[f"jax-cuda{major}-plugin"] = r.version
-                plugins[f"jax-cuda{major}-pjrt"] = r.version
+                plugins[f"jax-cuda{cuda}-plugin"] = r.version
+                plugins[f"jax-cuda{cuda}-pjrt"] = r.version
+            need = rel.cuda.get(cuda) if rel is not None else None
+            if need is None or not need.cudnn:
+                s.flag("unmodelled", a, f"the matrix does not say which cuDNN jax {r.version} brings for CUDA {cuda}")
+            else:
+                # jax[cudaNN] brings NVIDIA's wheels: cuDNN at the floor the matrix names for this release.
+                floor = re.sub(r"[^\d.]", "", need.cudnn.split(",")[0]) or None
+                site = (old.location or _location(f)).rsplit("/jax", 1)[0]
+                lib_dirs = (LibDir(f"{site}/nvidia/lib", "wheel", _sonames(f"{cuda}.0", floor)),)
+                f = _add_wheels(f, f"{cuda}.0", floor)
     elif r.name == "jaxlib":
         jaxlib = r.version
     else:
         plugins[r.name] = r.version
-    lib_dirs = old.lib_dirs
-    cudas = [e for e in r.extras if re.fullmatch(r"cuda\d+(-pip)?", e)]
-    rel = s.matrix.jax_release(r.version)
-    if r.name == "jax" and cudas and rel is not None:
-        major = int(re.match(r"cuda(\d+)", cudas[0]).group(1))  # type: ignore[union-attr]
-        need = rel.cuda.get(major)
-        if need is None or not need.cudnn:
-            s.flag("unmodelled", a, f"the matrix does not say which cuDNN jax {r.version} brings for CUDA {major}")
-        else:
-            floor = re.sub(r"[^\d.]", "", need.cudnn.split(",")[0]) or None
-            site = (old.location or _location(f)).rsplit("/jax", 1)[0]
-            lib_dirs = (LibDir(f"{site}/nvidia/lib", "wheel", _sonames(f"{major}.0", floor)),)
-            f = _add_wheels(f, f"{major}.0", floor)
     new = JaxFacts(jax, jaxlib, plugins, old.location or _location(f), lib_dirs)
     f = replace(f, frameworks=replace(f.frameworks, jax=Found(new, "plan")))
     for name, v in (("jax", jax), ("jaxlib", jaxlib), *plugins.items()):
