@@ -548,3 +548,15 @@ def test_a_tensorflow_with_its_cuda_wheels(requirement, after, unmet):
     assert {f.code for f in report.findings} == {"cudnn-missing", "framework-cuda-libs-missing"} and got.after == after
     reasons = [v.reason for v in got.of_kind("unmet-precondition")]
     assert (any(unmet in r for r in reasons)) if unmet else reasons == []
+
+
+def test_the_hook_turns_an_unmet_source_into_the_query_that_decides_it():
+    report = _machine("rtx3060-tf211-cudnn80-too-old")  # Ubuntu: apt's own query says whether a source serves it
+    lines = (Cmd(("apt-get", "install", "-y", "libcudnn8=8.*-1+cuda11.*"), root=True),)
+    plan, findings = _plan(report, Remediation("cudnn", lines, requires_root=True, component="cudnn"), codes=("cudnn-too-old",))
+    got = consequences(plan, report.facts, findings, _rediagnose)
+    assert [(n, c.words) for n, c in got.deciders] == [(1, ("apt-cache", "policy", "libcudnn8"))]
+    assert got.to_json()["deciders"] == [{"step": 1, "command": "apt-cache policy libcudnn8"}]
+    revised, after = revise(plan, report.facts, findings, _rediagnose)
+    assert [c.words for c in revised.steps[0].commands] == [("apt-cache", "policy", "libcudnn8")]
+    assert revised.steps[0].summaries[0].startswith("Cannot decide") and not after.of_kind("unmet-precondition")

@@ -50,7 +50,10 @@ class Consequences:
     after: tuple[str, ...]
     violations: tuple[Violation, ...] = ()
     undecided: tuple[str, ...] = ()
-    left_warnings: tuple[str, ...] = ()  # warnings the plan answers that are still there (errors it turned into warnings)
+    left_warnings: tuple[str, ...] = ()
+    deciders: tuple[
+        tuple[int, Any], ...
+    ] = ()  # (step, a command whose output decides a need the step did not meet)  # warnings the plan answers that are still there (errors it turned into warnings)
 
     @property
     def holds(self) -> bool:
@@ -71,6 +74,7 @@ class Consequences:
             "violations": [v.to_json() for v in self.violations],
             "undecided": list(self.undecided),
             "left_warnings": list(self.left_warnings),
+            "deciders": [{"step": n, "command": line_text(c)} for n, c in self.deciders],
         }
 
 
@@ -152,7 +156,9 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
                 )
             else:
                 s.flag("left-error", None, f"still there after the plan: {final[code].title}", (code,))
-    return Consequences(tuple(sorted(baseline)), tuple(sorted(final)), tuple(s.out), tuple(undecided), tuple(left_warnings))
+    return Consequences(
+        tuple(sorted(baseline)), tuple(sorted(final)), tuple(s.out), tuple(undecided), tuple(left_warnings), tuple(s.deciders)
+    )
 
 
 def alternatives(
@@ -207,6 +213,7 @@ def revise(
             steps[i - 1] = swapped
             continue
         looks = tuple(c for c in step.commands if classify(c).kind == "inspect")
+        looks += tuple(dict.fromkeys(c for n, c in result.deciders if n == i and c not in looks))
         why = next(v.reason for v in result.violations if v.step == i and v.kind in _FAILS)
         steps[i - 1] = replace(
             step,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpudoctor.cmdline import Cmd
 from gpudoctor.planner.actions import Action, Requirement
 from gpudoctor.planner.plan_state import (
     State,
@@ -82,6 +83,7 @@ def needs(s: State, a: Action) -> None:
         has = has_conda(f)
         if has is False:
             s.flag("unmet-precondition", a, "conda is not on this machine: no conda environment or CONDA_EXE was seen")
+            s.deciders.append((s.step, Cmd(("conda", "--version"))))
         elif has is None:
             s.flag("unmodelled", a, "whether conda exists: the report does not show")
         if a.kind == "conda-run" and a.name and a.name not in s.envs and not _conda_env_exists(f, a.name):
@@ -115,6 +117,9 @@ def needs(s: State, a: Action) -> None:
         for p in a.packages:
             if _NVIDIA_REPO.match(p):
                 if "nvidia-cuda" not in s.sources:
+                    # Whether a configured source serves it is what the package manager's own query says.
+                    query = ("apt-cache", "policy", p.split("=")[0]) if prog in ("apt-get", "apt") else (prog, "info", p)
+                    s.deciders.append((s.step, Cmd(query)))
                     s.flag(
                         "unmet-precondition",
                         a,

@@ -54,6 +54,7 @@ class State:
     disk_changed: list[str] = field(default_factory=list)  # what a reboot would activate
     writes: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # resource -> (step, value)
     out: list[Violation] = field(default_factory=list)
+    deciders: list[tuple[int, Any]] = field(default_factory=list)  # (step, a command whose output decides an unmet need)
     component: str = ""
     where: str = ""
     codes: tuple[str, ...] = ()  # the finding codes the current step answers
