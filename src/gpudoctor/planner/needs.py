@@ -58,8 +58,8 @@ def needs(s: State, a: Action) -> None:
     f = s.facts
     on_host = s.where in ("the host", "Windows")
     prog = a.tool.rsplit("/", 1)[-1]
-    if a.kind == "inspect" and prog in ("nvidia-smi", "gpudoctor", "python", "python3", "cat", "ls", "timeout", "which"):
-        return  # everywhere (nvidia-smi is how the plan asks)
+    if a.kind == "inspect" and prog in ("nvidia-smi", "gpudoctor", "python", "python3", "cat", "ls", "timeout", "which", "conda"):
+        return  # asked to decide: it runs, or its failure is the answer (nvidia-smi, conda --version)
     if s.where == "Windows":
         if prog in _LINUX_ONLY:
             s.flag("unmet-precondition", a, f"{prog} is a Linux program; the step runs on Windows")
