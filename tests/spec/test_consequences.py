@@ -560,3 +560,25 @@ def test_the_hook_turns_an_unmet_source_into_the_query_that_decides_it():
     revised, after = revise(plan, report.facts, findings, _rediagnose)
     assert [c.words for c in revised.steps[0].commands] == [("apt-cache", "policy", "libcudnn8")]
     assert revised.steps[0].summaries[0].startswith("Cannot decide") and not after.of_kind("unmet-precondition")
+
+
+def test_a_cudnn_package_of_nvidias_repository_lands_in_the_loaders_cache():
+    from dataclasses import replace
+
+    from gpudoctor.probed import Found
+
+    report = _machine("rtx3060-tf211-cuda12-only")  # TensorFlow 2.11 without cuDNN 8; its snapshot has no ldconfig
+    lines = (
+        Cmd(("wget", "https://example.invalid/cuda-keyring_1.1-1_all.deb")),
+        Cmd(("dpkg", "-i", "cuda-keyring_1.1-1_all.deb"), root=True),
+        Cmd(("apt-get", "update"), root=True),
+        Cmd(("apt-get", "install", "-y", "libcudnn8=8.*-1+cuda11.*"), root=True),
+    )
+    plan, findings = _plan(report, Remediation("cudnn", lines, requires_root=True, component="cudnn"), codes=("cudnn-missing",))
+    got = consequences(plan, report.facts, findings, _rediagnose)
+    assert "cudnn-missing" in got.after and any("cache was not recorded" in v.reason for v in got.of_kind("unmodelled"))
+    cached = replace(report.facts, ldconfig=Found({"libcudart.so.12": ("/usr/local/cuda-12.2/lib64/libcudart.so.12",)}, "test"))
+    got = consequences(plan, cached, findings, _rediagnose)
+    # The newest cuDNN 8 for CUDA 11 (8.9.7, the matrix) in the Debian library directory: TensorFlow loads it.
+    assert "cudnn-missing" in got.before and "cudnn-missing" not in got.after
+    assert not [v for v in got.violations if v.kind != "unmodelled"]

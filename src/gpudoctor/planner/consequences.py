@@ -103,7 +103,7 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
 
         matrix = load_matrix()
     start = enrich(facts)
-    baseline = _codes(rediagnose(start)) if start is not facts else _codes(findings)
+    baseline = _codes(rediagnose(start))  # judged again, not taken from `findings`: the same checks as after
     s = State(start, matrix)
     seen = dict(baseline)
     unmodelled_steps: set[int] = set()

@@ -11,14 +11,28 @@ from typing import Any
 
 from gpudoctor.cmdline import Cmd
 from gpudoctor.extension_facts import Companion, ExtensionFacts
-from gpudoctor.facts import CudaLink, FrameworkFacts, JaxFacts, LibDir, LibraryCopy, TensorflowFacts, Toolkit, TorchFacts
+from gpudoctor.facts import (
+    CudaLink,
+    CudnnInstall,
+    FrameworkFacts,
+    JaxFacts,
+    LibDir,
+    LibraryCopy,
+    TensorflowFacts,
+    Toolkit,
+    TorchFacts,
+)
 from gpudoctor.planner.actions import Action, Requirement, canon
-from gpudoctor.planner.plan_state import COMPANIONS, State, index_tag, python_env, toolkit_of, torch_target
+from gpudoctor.planner.plan_state import COMPANIONS, State, distro_family, index_tag, python_env, toolkit_of, torch_target
 from gpudoctor.probed import Absent, Found
 from gpudoctor.versions import version_key
 
 _DRIVER_PKG = re.compile(r"(nvidia-driver|nvidia-open|cuda-drivers|libnvidia-)")
 _TOOLKIT_PKG = re.compile(r"cuda-toolkit-(\d+)-(\d+)\Z")
+# NVIDIA's repository names its cuDNN packages libcudnn8 (the CUDA major in the version: 8.9.7.29-1+cuda11.8) and
+# libcudnn9-cuda-12 (in the name); they put libcudnn.so.N in the distribution's library directory.
+_CUDNN_PKG = re.compile(r"libcudnn(\d+)(?:-cuda-(\d+))?(?:=[^+]*\+cuda(\d+))?")
+_LIBDIR = {"x86_64": "/usr/lib/x86_64-linux-gnu", "aarch64": "/usr/lib/aarch64-linux-gnu"}  # Debian's multiarch
 
 
 def _sonames(cuda: str, cudnn: str | None) -> tuple[str, ...]:
@@ -383,12 +397,62 @@ def _pkg_install(s: State, a: Action) -> None:
             s.facts = replace(s.facts, toolkits=replace(s.facts.toolkits, toolkits=(*s.facts.toolkits.toolkits, tk)))
             s.toolkits.add(version)
             s.write(("package", name), p, a)
+        elif (cudnn := _CUDNN_PKG.match(p)) is not None:
+            why = _cudnn_package(s, int(cudnn.group(1)), cudnn.group(2) or cudnn.group(3))
+            if why:
+                s.disk_changed.append(p)
+                s.flag("unmodelled", a, f"{p}: {why}")
+            s.write(("package", name), p, a)
         elif _DRIVER_PKG.match(name):
             s.disk_changed.append(f"driver package {p}")
             s.flag("unmodelled", a, f"{p}: the driver version it installs is the repository's on the day")
         else:
             s.disk_changed.append(p)
             s.flag("unmodelled", a, f"{p}: the libraries it puts on the loader's path are not modelled")
+
+
+def _cudnn_package(s: State, major: int, cuda: str | None) -> str | None:
+    """A cuDNN package of NVIDIA's repository installed: the newest release of that major for that CUDA major (the
+    matrix), its library in the loader's cache and in each framework's copies. None when applied, else why not."""
+    f = s.facts
+    if cuda is None:
+        return "which CUDA major its build is for is not named"
+    fits = [r for r in s.matrix.cudnn_releases if r.version.split(".")[0] == str(major) and int(cuda) in r.cuda_majors]
+    libdir = (
+        _LIBDIR.get((f.platform.machine or "").lower()) if "debian" in distro_family(f) | {f.platform.distro.id or ""} else None
+    )
+    if not fits:
+        return f"the matrix has no cuDNN {major} for CUDA {cuda}"
+    if libdir is None:
+        return "where its library goes on this machine is not known (not a Debian-family x86_64 or aarch64)"
+    if not isinstance(f.ldconfig, Found):
+        return "the loader's cache was not recorded: what it holds after the install is unknown"
+    version = max((r.through or r.version for r in fits), key=version_key)
+    soname = f"libcudnn.so.{major}"
+    path = f"{libdir}/{soname}"
+    cache = dict(f.ldconfig.value)
+    if any(p != path for p in cache.get(soname, ())):
+        return f"the loader's cache already holds another {soname}: which one it then takes is not modelled"
+    cache[soname] = (path,)
+    loading = f.loading
+    if loading is not None:
+        frameworks = []
+        for fl in loading.frameworks:
+            loads = []
+            for res in fl.loads:
+                if res.soname == soname:
+                    copies = [c for c in res.copies if c.path != path]
+                    at = next((i for i, c in enumerate(copies) if c.via == "default"), len(copies))
+                    copies.insert(at, LibraryCopy(path, "ldconfig", version))
+                    first = copies[0]
+                    res = replace(res, path=first.path, via=first.via, shadowed=tuple(c.path for c in copies[1:]),
+                                  version=_copy_version(res, first), copies=tuple(copies))  # fmt: skip
+                loads.append(res)
+            frameworks.append(replace(fl, loads=tuple(loads)))
+        loading = replace(loading, frameworks=tuple(frameworks))
+    install = CudnnInstall(version, major, "library", path, int(cuda))
+    s.facts = replace(f, ldconfig=Found(cache, f.ldconfig.source), loading=loading, cudnn=(*f.cudnn, install))
+    return None
 
 
 # Findings that judged the loaded driver too old: a reboot alone loads the same driver.
