@@ -103,9 +103,12 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
 
         matrix = load_matrix()
     start = enrich(facts)
-    baseline = _codes(rediagnose(start))  # judged again, not taken from `findings`: the same checks as after
+    # The machine is judged again before the first step that changes a fact (the same checks as after it, whatever
+    # --ignore left out of `findings`); a plan that changes no fact leaves the findings given as they are.
+    baseline: dict[str, Finding] | None = None
+    last: dict[str, Finding] | None = None  # the judgement after the last step that changed a fact
     s = State(start, matrix)
-    seen = dict(baseline)
+    seen: dict[str, Finding] = {}
     unmodelled_steps: set[int] = set()
     for i, step in enumerate(plan.steps, 1):
         s.step, s.component, s.where, s.codes = i, step.component, step.where, step.codes
@@ -118,7 +121,10 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
         if any(v.kind == "unmodelled" and v.step == i for v in s.out[n:]):
             unmodelled_steps.add(i)
         if s.facts is not before:
-            now = _codes(rediagnose(s.facts))
+            if baseline is None:
+                baseline = _codes(rediagnose(start))
+                seen = dict(baseline)
+            now = last = _codes(rediagnose(s.facts))
             for code, f in now.items():
                 if code in seen:
                     continue
@@ -128,7 +134,9 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
                 else:
                     s.flag("breaks", None, f"{code} appears: {f.title}", (code,))
             seen.update(now)
-    final = _codes(rediagnose(s.facts)) if s.facts is not start else dict(baseline)
+    if baseline is None:
+        baseline = _codes(findings)
+    final = last if last is not None else baseline
     undecided: list[str] = []
     left_warnings: list[str] = []
     for i, step in enumerate(plan.steps, 1):
