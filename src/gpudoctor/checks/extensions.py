@@ -459,3 +459,10 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
     flags = ("--no-build-isolation", "--no-binary", c.name, "--force-reinstall", "--no-deps")
     cmds.append(pip(facts, "install", *flags, f"{c.name}=={_base(c.version)}"))
     return tuple(cmds)
+
+
+def companion_fix(facts: Facts, ctx: Context, name: str, torch_version: str, torch_cuda: str | None) -> Remediation:
+    """The step that moves companion `name` (its own version unknown: a pasted message named only the torch it was
+    built for) to the installed torch, as check_companions would (gpudoctor.checks.catalogued)."""
+    ext = ExtensionFacts(torch_version, torch_cuda, None, (), (), (Companion(name, "", ""),))
+    return _remediation(facts, ctx, [Companion(name, "", "")], ext)

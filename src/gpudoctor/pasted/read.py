@@ -706,6 +706,16 @@ def _from_errors(g: Gathered) -> None:
             if g.nvcc is None:
                 g.nvcc = f"Cuda compilation tools, release {e.get('nvcc')}, V{e.get('nvcc')}\n"
                 g.notes.append(f"nvcc {e.get('nvcc')}: from torch.utils.cpp_extension's message")
+        elif e.kind == "companion-built-for" and (have := e.get("have")):
+            # xformers prints torch.__version__ after "you have": the installed torch, its local tag its CUDA variant.
+            if "torch" not in g.distributions:
+                g.distributions["torch"] = have
+                g.notes.append(f"torch {have}: the 'you have' of the message {e.get('entry')}")
+            g.torch_version = g.torch_version or g.distributions["torch"]
+            if g.torch_cuda is None and g.torch_version == have and (tag := re.search(r"\+(cpu|cu(\d+)(\d))$", have)):
+                g.torch_cuda = "" if tag.group(1) == "cpu" else f"{tag.group(2)}.{tag.group(3)}"
+        elif e.kind == "companion-cuda-mismatch" and g.torch_cuda is None:
+            g.torch_cuda = e.get("torch_cuda")  # torch.version.cuda, as the companion's check printed it
         elif e.kind == "jax-plugin-incompatible":
             g.distributions.setdefault(canonical_name(e.get("plugin") or ""), e.get("version") or "")
             g.distributions.setdefault("jaxlib", e.get("jaxlib") or "")
