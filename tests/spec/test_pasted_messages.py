@@ -134,3 +134,16 @@ def test_libcuda_so_missing_outside_wsl_is_not_the_wsl_path():
     text = "OSError: libcuda.so: cannot open shared object file: No such file or directory\n"
     f = _codes(text).get("framework-cuda-libs-missing")
     assert f is None or "/usr/lib/wsl/lib" not in f.title
+
+
+@states("companion-torch-mismatch", FIRES)
+def test_xformers_for_a_torch_without_a_known_release_prints_no_invented_pin():
+    f = _codes(XFORMERS.format(built="2.3.0+cu121", have="2.0.0+cu117"))["companion-torch-mismatch"]
+    assert f.title == "xformers is built for another torch than the installed 2.0.0+cu117"
+    assert f.remediation.commands == ()
+
+
+def test_the_programs_torch_version_outranks_an_issue_forms():
+    text = "- PyTorch Version (e.g., 1.0): PyTorch 2.0.1+cu121\n\n" + XFORMERS.format(built="2.0.1", have="2.1.0+cu121")
+    snapshot = read_pasted([Source("t", text)])
+    assert snapshot["python"]["distributions"]["torch"] == "2.1.0+cu121"

@@ -708,8 +708,11 @@ def _from_errors(g: Gathered) -> None:
                 g.notes.append(f"nvcc {e.get('nvcc')}: from torch.utils.cpp_extension's message")
         elif e.kind == "companion-built-for" and (have := e.get("have")):
             # xformers prints torch.__version__ after "you have": the installed torch, its local tag its CUDA variant.
-            if "torch" not in g.distributions:
+            listed = {"collect_env", "pip_list", "pip_freeze", "pip_show", "conda_list", "env_rows", "repl"}
+            if "torch" not in g.distributions or not any(b["kind"] in listed for b in g.blocks):
+                # torch.__version__ as the program printed it outranks a version typed into an issue form.
                 g.distributions["torch"] = have
+                g.torch_version = have
                 g.notes.append(f"torch {have}: the 'you have' of the message {e.get('entry')}")
             g.torch_version = g.torch_version or g.distributions["torch"]
             if g.torch_cuda is None and g.torch_version == have and (tag := re.search(r"\+(cpu|cu(\d+)(\d))$", have)):
