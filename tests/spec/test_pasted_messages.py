@@ -147,3 +147,11 @@ def test_the_programs_torch_version_outranks_an_issue_forms():
     text = "- PyTorch Version (e.g., 1.0): PyTorch 2.0.1+cu121\n\n" + XFORMERS.format(built="2.0.1", have="2.1.0+cu121")
     snapshot = read_pasted([Source("t", text)])
     assert snapshot["python"]["distributions"]["torch"] == "2.1.0+cu121"
+
+
+def test_wsl_named_in_other_words_or_by_its_windows_drive_mounts():
+    for said in ("I run it on Ubuntu Subsystem on Windows.\n", 'File "/mnt/c/Users/me/proj/run.py", line 3\n'):
+        snapshot = read_pasted([Source("t", said)])
+        assert snapshot["platform"]["release"].lower().startswith("microsoft") or "WSL" in snapshot["platform"]["release"], said
+    snapshot = read_pasted([Source("t", "mounted the data disk at /mnt/data/Users/x\n")])
+    assert "release" not in snapshot["platform"]

@@ -118,9 +118,12 @@ def _text_facts(g: Gathered, text: str) -> None:
             g.frameworks.append(name)
     # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
     lowered = text.lower()
-    if ("wsl" in lowered or "windows subsystem for linux" in lowered) and re.search(
-        r"\bWSL\s*2?\b|Windows Subsystem for Linux", text, re.IGNORECASE
+    if ("wsl" in lowered or "subsystem" in lowered) and re.search(
+        r"\bWSL\s*2?\b|\bSubsystem (?:for Linux|on Windows)\b", text, re.IGNORECASE
     ):
+        g.wsl_said = True
+    # WSL mounts the Windows drives under /mnt/<letter>: a Linux path into a Windows profile or system folder.
+    if "/mnt/" in text and re.search(r"(?<![\w/])/mnt/[a-z]/(?:Users|Windows|Program Files)/", text):
         g.wsl_said = True
     # A WSL kernel names itself: 4.4.0-19041-Microsoft is WSL 1, 5.15.90.1-microsoft-standard-WSL2 is WSL 2.
     if "icrosoft" in text and (
