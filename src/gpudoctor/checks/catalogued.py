@@ -6,6 +6,7 @@ only where no other check (run on the same facts) already says it: one finding p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, ev
@@ -13,6 +14,7 @@ from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import container_gpu_commands
+from gpudoctor.probed import Found
 
 
 def _said(facts: Facts, kind: str) -> list:
@@ -137,9 +139,154 @@ def check_wsl_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# The companion each catalogued "built for another torch" message is printed by (catalogue ids).
+_COMPANION_OF = {
+    "xformers-built-for-another-torch": "xformers",
+    "torchaudio-cuda-mismatch": "torchaudio",
+    "torchvision-cuda-mismatch": "torchvision",
+}
+
+
+def _torch(facts: Facts) -> tuple[str | None, str | None]:
+    """(the installed torch's version, its CUDA) as the facts have them."""
+    t = facts.frameworks.torch
+    return (t.value.version, t.value.cuda) if isinstance(t, Found) else (None, None)
+
+
+def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A companion's own words that it was built for another torch: xformers' "xFormers was built for: PyTorch X ...
+    (you have Y)", torchaudio's and torchvision's "compiled with different CUDA versions"."""
+    from gpudoctor.checks.extensions import check_companions, companion_fix
+    from gpudoctor.checks.frameworks import check_cpu_build
+
+    said = _said(facts, "companion-built-for") + _said(facts, "companion-cuda-mismatch")
+    if not said or any(f.code == "companion-torch-mismatch" for f in check_companions(facts, ctx)):
+        return
+    if any(f.code == "framework-cpu-build" for f in check_cpu_build(facts, ctx)):
+        return  # "(you have 2.1.0+cpu)": the torch is the fault, a CPU build (framework-cpu-build says so)
+    torch, cuda = _torch(facts)
+    e = said[0]
+    name = _COMPANION_OF.get(e.get("entry") or "", "a companion")
+    if e.kind == "companion-built-for":
+        why = f"it says it was built for PyTorch {e.get('built')}, and the torch it imported is {e.get('have')}"
+    else:
+        why = f"its extension is built with CUDA {e.get('companion_cuda')}, torch with CUDA {e.get('torch_cuda')}"
+    if torch:
+        rem = companion_fix(facts, ctx, name, torch, cuda)
+    else:
+        rem = Remediation(
+            f"Install the {name} release built for the installed torch, from PyTorch's index of torch's CUDA variant "
+            f"(cu{(e.get('torch_cuda') or '').replace('.', '')}); the torch version was not shown (see the ask-for list).",
+            (),
+            component="torch",
+        )
+    yield Finding(
+        "companion-torch-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        f"{name} is built for another torch than the installed {torch or 'one'}",
+        f"{name.capitalize() if name.islower() else name} said so: {why}. Its compiled parts bind to the torch they "
+        "were built against, so they do not load (the features that need them are unavailable, or the import fails).",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
+def check_numpy_abi(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NumPy's own message: a module compiled against NumPy 1.x imported with NumPy 2 (`_ARRAY_API not found`)."""
+    from gpudoctor.planner.remedy import pip
+
+    said = _said(facts, "numpy-abi")
+    if not said:
+        return
+    version = next((e.get("numpy") for e in said if e.get("numpy")), None)
+    yield Finding(
+        "numpy-abi-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        f"a module compiled against NumPy 1.x is imported with NumPy {version or '2'}",
+        "NumPy said so ('A module that was compiled using NumPy 1.x cannot be run in NumPy 2' / '_ARRAY_API not "
+        "found'): NumPy 2 changed the C ABI, so an extension built against NumPy 1.x (an older torch, TensorFlow, "
+        "OpenCV, or another compiled package) cannot use it; its NumPy interop fails or the import does.",
+        tuple(ev("pasted", e.line) for e in said[:2]),
+        Remediation(
+            "Install NumPy 1.x beside it (numpy<2), as NumPy's message advises; or upgrade the module to a release "
+            "built against NumPy 2.",
+            (pip(facts, "install", "numpy<2"),),
+            component="environment",
+        ),
+    )
+
+
+def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """bitsandbytes' "Required library version not found: libbitsandbytes_cudaNNN": no binary for torch's CUDA."""
+    from gpudoctor.planner.remedy import pip
+
+    said = _said(facts, "bitsandbytes-binary-missing")
+    if not said:
+        return
+    e = said[0]
+    cuda = e.get("cuda") or ""
+    label = f"{cuda[:-1]}.{cuda[-1]}" if len(cuda) >= 2 else cuda
+    yield Finding(
+        "companion-torch-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        f"the installed bitsandbytes has no binary for CUDA {label}, the CUDA of the torch it loads with",
+        f"bitsandbytes said so ('Required library version not found: {e.get('library')}'): its build carries "
+        "binaries for other CUDA versions only (an older or unofficial build), so it cannot use the GPU with this torch.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Install a current official bitsandbytes release, whose wheels carry the binaries of the CUDA versions it "
+            "supports (Linux; Windows from 0.43).",
+            (pip(facts, "install", "--upgrade", "bitsandbytes"),),
+            component="torch",
+        ),
+    )
+
+
+def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """In WSL 2 the driver's libcuda comes from Windows, in /usr/lib/wsl/lib; a program that dlopens the unversioned
+    libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path."""
+    from gpudoctor.cmdline import Cmd, SetEnv
+
+    if not facts.pasted.partial or facts.platform.wsl != 2:
+        return
+    said = [e for e in _said(facts, "library-missing") if re.fullmatch(r"libcuda\.so(?:\.1)?", e.get("soname") or "")]
+    if not said:
+        return
+    e = said[0]
+    wanted = e.get("wanted")
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"{e.get('soname')} (the WSL driver's library, in /usr/lib/wsl/lib) is not on the loader's path",
+        f"The loader could not open {e.get('soname')}"
+        + (f", which {wanted} needs," if wanted else "")
+        + " as the text shows. In WSL 2 the driver is Windows' and its libcuda lives in /usr/lib/wsl/lib; programs "
+        "that load the unversioned libcuda.so find it only through the loader's cache or LD_LIBRARY_PATH. Nothing is "
+        "missing from the CUDA or cuDNN install, and no Linux driver belongs in WSL.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Put /usr/lib/wsl/lib on the loader's path (ahead of any directories already on LD_LIBRARY_PATH), after "
+            "checking that WSL's libcuda is there.",
+            (
+                Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so")),
+                SetEnv("LD_LIBRARY_PATH", "/usr/lib/wsl/lib", note="prepend it to LD_LIBRARY_PATH where that is already set"),
+            ),
+            component="environment",
+        ),
+    )
+
+
 CHECKS = (
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-wsl-tcc", "driver", ("windows-tcc-mode",), check_wsl_tcc, ("pasted",)),
+    Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
+    Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
+    Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
+    Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
 )

@@ -459,3 +459,18 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
     flags = ("--no-build-isolation", "--no-binary", c.name, "--force-reinstall", "--no-deps")
     cmds.append(pip(facts, "install", *flags, f"{c.name}=={_base(c.version)}"))
     return tuple(cmds)
+
+
+def companion_fix(facts: Facts, ctx: Context, name: str, torch_version: str, torch_cuda: str | None) -> Remediation:
+    """The step that moves companion `name` (its own version unknown: a pasted message named only the torch it was
+    built for) to the installed torch, as check_companions would (gpudoctor.checks.catalogued)."""
+    if name in ("torchvision", "torchaudio", "xformers") and ctx.matrix.companion_for(name, torch_version) is None:
+        # No release of it the matrix knows is built for this torch (and its own version was not shown): no command.
+        return Remediation(
+            f"Install the {name} release built for torch {_base(torch_version)} (its release notes name it), or move "
+            f"torch and {name} together to a release pair that exists.",
+            (),
+            component="torch",
+        )
+    ext = ExtensionFacts(torch_version, torch_cuda, None, (), (), (Companion(name, "", ""),))
+    return _remediation(facts, ctx, [Companion(name, "", "")], ext)

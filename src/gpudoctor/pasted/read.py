@@ -118,9 +118,12 @@ def _text_facts(g: Gathered, text: str) -> None:
             g.frameworks.append(name)
     # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
     lowered = text.lower()
-    if ("wsl" in lowered or "windows subsystem for linux" in lowered) and re.search(
-        r"\bWSL\s*2?\b|Windows Subsystem for Linux", text, re.IGNORECASE
+    if ("wsl" in lowered or "subsystem" in lowered) and re.search(
+        r"\bWSL\s*2?\b|\bSubsystem (?:for Linux|on Windows)\b", text, re.IGNORECASE
     ):
+        g.wsl_said = True
+    # WSL mounts the Windows drives under /mnt/<letter>: a Linux path into a Windows profile or system folder.
+    if "/mnt/" in text and re.search(r"(?<![\w/])/mnt/[a-z]/(?:Users|Windows|Program Files)/", text):
         g.wsl_said = True
     # A WSL kernel names itself: 4.4.0-19041-Microsoft is WSL 1, 5.15.90.1-microsoft-standard-WSL2 is WSL 2.
     if "icrosoft" in text and (
@@ -706,6 +709,19 @@ def _from_errors(g: Gathered) -> None:
             if g.nvcc is None:
                 g.nvcc = f"Cuda compilation tools, release {e.get('nvcc')}, V{e.get('nvcc')}\n"
                 g.notes.append(f"nvcc {e.get('nvcc')}: from torch.utils.cpp_extension's message")
+        elif e.kind == "companion-built-for" and (have := e.get("have")):
+            # xformers prints torch.__version__ after "you have": the installed torch, its local tag its CUDA variant.
+            listed = {"collect_env", "pip_list", "pip_freeze", "pip_show", "conda_list", "env_rows", "repl"}
+            if "torch" not in g.distributions or not any(b["kind"] in listed for b in g.blocks):
+                # torch.__version__ as the program printed it outranks a version typed into an issue form.
+                g.distributions["torch"] = have
+                g.torch_version = have
+                g.notes.append(f"torch {have}: the 'you have' of the message {e.get('entry')}")
+            g.torch_version = g.torch_version or g.distributions["torch"]
+            if g.torch_cuda is None and g.torch_version == have and (tag := re.search(r"\+(cpu|cu(\d+)(\d))$", have)):
+                g.torch_cuda = "" if tag.group(1) == "cpu" else f"{tag.group(2)}.{tag.group(3)}"
+        elif e.kind == "companion-cuda-mismatch" and g.torch_cuda is None:
+            g.torch_cuda = e.get("torch_cuda")  # torch.version.cuda, as the companion's check printed it
         elif e.kind == "jax-plugin-incompatible":
             g.distributions.setdefault(canonical_name(e.get("plugin") or ""), e.get("version") or "")
             g.distributions.setdefault("jaxlib", e.get("jaxlib") or "")

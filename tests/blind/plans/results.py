@@ -1,4 +1,6 @@
-"""Write tests/blind/plans/RESULTS.md from the cases and the verdicts: python -m tests.blind.plans.results
+"""Write a blind plan set's RESULTS.md from its cases and verdicts: python -m tests.blind.plans.results [FOLDER]
+
+FOLDER defaults to tests/blind/plans; the second set (tests/blind/plans2) uses the same layout.
 
 The verdicts (verdicts.toml) are a person's judgement of each printed plan against the expectation
 written from the thread (expect.toml) before gpudoctor ran; this script only tabulates them.
@@ -32,21 +34,21 @@ KIND_NAMES = {
 }
 
 
-def cases() -> list[str]:
-    return sorted(p.parent.name for p in (HERE / "cases").glob("*/expect.toml"))
+def cases(root: Path = HERE) -> list[str]:
+    return sorted(p.parent.name for p in (root / "cases").glob("*/expect.toml"))
 
 
-def load_expect(slug: str) -> dict:
-    return tomllib.loads((HERE / "cases" / slug / "expect.toml").read_text(encoding="utf-8"))
+def load_expect(slug: str, root: Path = HERE) -> dict:
+    return tomllib.loads((root / "cases" / slug / "expect.toml").read_text(encoding="utf-8"))
 
 
-def load_verdicts() -> dict[str, dict]:
-    return tomllib.loads((HERE / "verdicts.toml").read_text(encoding="utf-8"))["first_run"]
+def load_verdicts(root: Path = HERE) -> dict[str, dict]:
+    return tomllib.loads((root / "verdicts.toml").read_text(encoding="utf-8"))["first_run"]
 
 
-def main() -> None:
-    verdicts = load_verdicts()
-    slugs = cases()
+def main(root: Path = HERE) -> None:
+    verdicts = load_verdicts(root)
+    slugs = cases(root)
     lines = [
         "# Blind plan set: results of gpudoctor's first run",
         "",
@@ -54,7 +56,7 @@ def main() -> None:
         "plan `gpudoctor check --from input.txt` printed (right = pasted as is; partly = the fix is there but so",
         "is something to strike, or a step is missing; wrong = otherwise), with the reason. Expectations were",
         'committed before any run (commit "blind plan set: expectations"); outputs are in each case\'s',
-        "`first-run.txt` / `first-run.json`. Written by `python -m tests.blind.plans.results`.",
+        "`first-run.txt` / `first-run.json`. Written by `python -m tests.blind.plans.results [SET-FOLDER]`.",
         "",
     ]
     count: Counter[str] = Counter()
@@ -62,7 +64,7 @@ def main() -> None:
     kinds: Counter[str] = Counter()
     by_kind: Counter[str] = Counter()
     for slug in slugs:
-        e = load_expect(slug)
+        e = load_expect(slug, root)
         v = verdicts[slug]
         count[v["verdict"]] += 1
         diagnosis[v["diagnosis"]] += 1
@@ -88,9 +90,9 @@ def main() -> None:
     ]
     for k, n in sorted(kinds.items(), key=lambda x: (-x[1], x[0])):
         lines.append(f"- {k} ({KIND_NAMES[k]}): {n}")
-    (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (root / "RESULTS.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(next(line for line in lines if line.startswith("First run:")))
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else HERE)

@@ -1,0 +1,157 @@
+"""docs/findings: the messages of torch's companions, NumPy, bitsandbytes, DeepSpeed, PyTorch's driver check and WSL's
+libcuda, read from pasted text (src/gpudoctor/pasted/catalogue.toml): each fires on the message as its source prints
+it, with the facts it states, and stays quiet where the message is absent or another finding names the cause."""
+
+from __future__ import annotations
+
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from tests.spec.registry import FIRES, QUIET, states
+
+NUMPY2 = (
+    "A module that was compiled using NumPy 1.x cannot be run in\n"
+    "NumPy 2.0.0 as it may crash. To support both 1.x and 2.x\n"
+    "versions of NumPy, modules must be compiled with NumPy 2.0.\n"
+)
+XFORMERS = (
+    "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+    "    PyTorch {built} with CUDA 1201 (you have {have})\n"
+    "    Python  3.10.11 (you have 3.10.11)\n"
+)
+
+
+def _codes(text: str) -> dict:
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not report.internal_errors, report.internal_errors
+    return {f.code: f for f in report.findings}
+
+
+def _argv(finding) -> list[tuple[str, ...]]:
+    return [cmd.argv for cmd in finding.remediation.commands if hasattr(cmd, "argv")]
+
+
+@states("numpy-abi-mismatch", FIRES)
+def test_numpys_own_message_fires_with_the_version_and_numpy_below_2():
+    f = _codes(NUMPY2)["numpy-abi-mismatch"]
+    assert "NumPy 2.0.0" in f.title
+    assert _argv(f) == [("python3", "-m", "pip", "install", "numpy<2")]
+    assert f.evidence[0].value.startswith("A module that was compiled using NumPy 1.x")
+
+
+@states("numpy-abi-mismatch", FIRES)
+def test_array_api_not_found_alone_fires_with_the_windows_interpreter():
+    text = (
+        '  File "D:\\AI\\venv\\lib\\site-packages\\torch\\__init__.py", line 1382, in <module>\n'
+        "UserWarning: Failed to initialize NumPy: _ARRAY_API not found\n"
+    )
+    f = _codes(text)["numpy-abi-mismatch"]
+    assert _argv(f)[0][1:] == ("-m", "pip", "install", "numpy<2") and _argv(f)[0][0] != "python3"
+
+
+@states("numpy-abi-mismatch", QUIET)
+def test_numpy_2_in_a_package_list_alone_is_quiet():
+    text = "Package    Version\n---------- -------\nnumpy      2.0.0\ntorch      2.1.0\n"
+    assert "numpy-abi-mismatch" not in _codes(text)
+
+
+@states("companion-torch-mismatch", FIRES)
+def test_xformers_built_for_another_torch_moves_xformers_to_the_installed_torch():
+    f = _codes(XFORMERS.format(built="2.1.2+cu121", have="2.3.1+cu121"))["companion-torch-mismatch"]
+    assert f.title == "xformers is built for another torch than the installed 2.3.1+cu121"
+    assert _argv(f) == [("python3", "-m", "pip", "install", "--force-reinstall", "--no-deps", "xformers==0.0.27")]
+
+
+@states("companion-torch-mismatch", QUIET)
+def test_xformers_beside_a_cpu_torch_is_the_cpu_build_not_xformers():
+    codes = _codes(XFORMERS.format(built="2.1.0+cu121", have="2.1.0+cpu"))
+    assert "framework-cpu-build" in codes and "companion-torch-mismatch" not in codes
+
+
+@states("companion-torch-mismatch", FIRES)
+def test_torchaudio_of_another_cuda_fires_and_names_both_cudas():
+    text = (
+        "RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has "
+        "CUDA version 11.8 whereas TorchAudio has CUDA version 11.7. Please install the TorchAudio version that matches "
+        "your PyTorch version.\n"
+    )
+    f = _codes(text)["companion-torch-mismatch"]
+    assert "CUDA 11.7" in f.detail and "CUDA 11.8" in f.detail
+    assert "cu118" in f.remediation.summary  # the torch version was not shown: no pinned command is invented
+
+
+@states("companion-torch-mismatch", FIRES)
+def test_bitsandbytes_without_a_binary_for_torchs_cuda_fires():
+    text = (
+        "CUDA SETUP: Required library version not found: libbitsandbytes_cuda118.dll. Maybe you need to compile it from source?\n"
+    )
+    f = _codes(text)["companion-torch-mismatch"]
+    assert "CUDA 11.8" in f.title
+    assert _argv(f)[0][-3:] == ("install", "--upgrade", "bitsandbytes")
+
+
+@states("toolkit-torch-major-mismatch", FIRES)
+def test_deepspeeds_cuda_mismatch_is_the_toolkit_against_torchs_cuda():
+    text = (
+        "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version 12.2 "
+        "does not match the version torch was compiled with 11.7, unable to compile cuda/cpp extensions without a "
+        "matching cuda version.\n"
+    )
+    assert "toolkit-torch-major-mismatch" in _codes(text)
+
+
+@states("toolkit-torch-major-mismatch", QUIET)
+def test_deepspeeds_accepted_minor_mismatch_is_quiet():
+    text = (
+        "Installed CUDA version 11.8 does not match the version torch was compiled with 11.7 but since the APIs are "
+        "compatible, accepting this combination\n"
+    )
+    assert "toolkit-torch-major-mismatch" not in _codes(text)
+
+
+@states("framework-driver-too-old", FIRES)
+def test_the_driver_too_old_without_its_version_fires_and_the_version_stays_unknown():
+    f = _codes("RuntimeError: The NVIDIA driver on your system is too old\n")["framework-driver-too-old"]
+    assert "supports CUDA up to" not in f.title  # the driver's CUDA was not shown
+
+
+@states("framework-cuda-libs-missing", FIRES)
+def test_libcuda_so_missing_in_wsl_is_the_wsl_library_path_not_cudnn():
+    text = (
+        "I am on WSL2.\n"
+        "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such file "
+        "or directory\n"
+    )
+    codes = _codes(text)
+    f = codes["framework-cuda-libs-missing"]
+    assert "cudnn-missing" not in codes
+    assert any(getattr(c, "name", None) == "LD_LIBRARY_PATH" and c.value == "/usr/lib/wsl/lib" for c in f.remediation.commands)
+
+
+@states("framework-cuda-libs-missing", QUIET)
+def test_libcuda_so_missing_outside_wsl_is_not_the_wsl_path():
+    text = "OSError: libcuda.so: cannot open shared object file: No such file or directory\n"
+    f = _codes(text).get("framework-cuda-libs-missing")
+    assert f is None or "/usr/lib/wsl/lib" not in f.title
+
+
+@states("companion-torch-mismatch", FIRES)
+def test_xformers_for_a_torch_without_a_known_release_prints_no_invented_pin():
+    f = _codes(XFORMERS.format(built="2.3.0+cu121", have="2.0.0+cu117"))["companion-torch-mismatch"]
+    assert f.title == "xformers is built for another torch than the installed 2.0.0+cu117"
+    assert f.remediation.commands == ()
+
+
+def test_the_programs_torch_version_outranks_an_issue_forms():
+    text = "- PyTorch Version (e.g., 1.0): PyTorch 2.0.1+cu121\n\n" + XFORMERS.format(built="2.0.1", have="2.1.0+cu121")
+    snapshot = read_pasted([Source("t", text)])
+    assert snapshot["python"]["distributions"]["torch"] == "2.1.0+cu121"
+
+
+def test_wsl_named_in_other_words_or_by_its_windows_drive_mounts():
+    for said in ("I run it on Ubuntu Subsystem on Windows.\n", 'File "/mnt/c/Users/me/proj/run.py", line 3\n'):
+        snapshot = read_pasted([Source("t", said)])
+        assert snapshot["platform"]["release"].lower().startswith("microsoft") or "WSL" in snapshot["platform"]["release"], said
+    snapshot = read_pasted([Source("t", "mounted the data disk at /mnt/data/Users/x\n")])
+    assert "release" not in snapshot["platform"]
