@@ -23,7 +23,16 @@ from gpudoctor.facts import (
     TorchFacts,
 )
 from gpudoctor.planner.actions import Action, Requirement, canon
-from gpudoctor.planner.plan_state import COMPANIONS, State, distro_family, index_tag, python_env, toolkit_of, torch_target
+from gpudoctor.planner.plan_state import (
+    COMPANIONS,
+    State,
+    Unresolved,
+    distro_family,
+    index_tag,
+    python_env,
+    toolkit_of,
+    torch_target,
+)
 from gpudoctor.probed import Absent, Found
 from gpudoctor.versions import version_key
 
@@ -128,8 +137,9 @@ def _pip_install(s: State, a: Action) -> None:
     for r in a.requirements:
         if r.name == "torch":
             t = torch_target(s, r, a)
-            if isinstance(t, str):
-                s.flag("unmodelled", a, t)
+            if isinstance(t, Unresolved):
+                if not t.unserved:  # an unserved build fails to install: its need says so, and nothing changes
+                    s.flag("unmodelled", a, t.reason)
                 continue
             rel, variant, version = t
             cuda = variant.cuda if variant is not None else None

@@ -11,6 +11,7 @@ from gpudoctor.cmdline import Cmd
 from gpudoctor.planner.actions import Action, Requirement
 from gpudoctor.planner.plan_state import (
     State,
+    Unresolved,
     cluster_job,
     distro_family,
     has_conda,
@@ -162,8 +163,8 @@ def _not_served(s: State, r: Requirement, a: Action) -> str | None:
     m = s.matrix
     if r.name == "torch" and r.version:
         t = torch_target(s, r, a)
-        if isinstance(t, str):
-            return t if "has no" in t and "matrix has no" not in t else None
+        if isinstance(t, Unresolved):
+            return t.reason if t.unserved else None
         rel = t[0]
         if py and not rel.supports_python(py):
             return f"torch {rel.version} has no wheel for Python {py} (its range: {rel.python})"

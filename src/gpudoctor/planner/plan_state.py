@@ -139,18 +139,27 @@ def index_tag(index: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def torch_target(s: State, r: Requirement, a: Action) -> tuple[Any, Any, str] | str:
+@dataclass(frozen=True)
+class Unresolved:
+    """Why a requirement cannot be resolved: `unserved` when the matrix says the index has no such build (the
+    install fails: an unmet need), else because the model cannot tell which build pip would pick."""
+
+    reason: str
+    unserved: bool = False
+
+
+def torch_target(s: State, r: Requirement, a: Action) -> tuple[Any, Any, str] | Unresolved:
     """(release, variant, version) of a torch requirement as the matrix knows it, or why it cannot be told."""
     m = s.matrix
     if not r.version:
-        return "torch without a version: which release pip picks depends on the day"
+        return Unresolved("torch without a version: which release pip picks depends on the day")
     base, _, local = r.version.partition("+")
     rel = m.torch_release(base.rstrip(".*"))
     if rel is None:
-        return f"the matrix has no torch {base} release"
+        return Unresolved(f"the matrix has no torch {base} release")
     tag = local or index_tag(a.index) or rel.pypi_default
     variant = rel.variants.get(tag)
     if variant is None and tag != "cpu":
-        return f"torch {rel.version} has no {tag} build (matrix)"
+        return Unresolved(f"torch {rel.version} has no {tag} build (the matrix)", unserved=True)
     version = rel.version if r.wildcard else base  # a wildcard: the release, as the matrix knows it
     return rel, variant, f"{version}+{tag}"
