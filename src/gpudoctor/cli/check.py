@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import os
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -392,6 +393,10 @@ def _one_of(kind: type[enum.Enum] | Mapping[str, object]):
 
 
 def _hostname() -> str | None:
+    # gethostname(2) is uname(2)'s node name on POSIX: os.uname() answers without importing socket.
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return uname().nodename or None
     import socket
 
     try:
