@@ -362,7 +362,7 @@ def _choices(kind: type[enum.Enum]) -> str:
 def _from_env(ctx: typer.Context | None, name: str) -> bool:
     """Whether the option's value came from its environment variable (not the command line or the default)."""
     if ctx is None:
-        return False  # a bare check (gpudoctor.cli.fast) runs only where none of them is set
+        return False  # a check without typer (gpudoctor.cli.fast) runs only where none of them is set
     source = ctx.get_parameter_source(name)
     return source is not None and source.name == "ENVIRONMENT"
 
