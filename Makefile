@@ -9,21 +9,34 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-fast test-tools lint bench clean test-deps mutation gpu-truth
 
+# The venv's pip: `python -m venv` alone runs ensurepip, which installs and byte-compiles pip (and, before Python 3.12,
+# setuptools) into it: a third of a fresh `make run`'s CPU time. Where $(PYTHON) has pip 22.3 or newer, that pip
+# installs into a venv made without one (`pip --python`, as tests/packaging/scratch.py does); else the venv gets
+# its own pip, as `python -m venv` makes it. Evaluated only by the recipes that use it.
+OUTER_PIP = $(shell $(PYTHON) -c 'import pip, sys; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (22, 3))' >/dev/null 2>&1 && echo yes)
+VENV_PIP = $(if $(OUTER_PIP),$(PYTHON) -m pip --python $(BIN)/python,$(BIN)/python -m pip) --disable-pip-version-check
+
 $(RUN_STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(if $(OUTER_PIP),--without-pip) $(VENV)
 	@# The distribution was called gpudoctor before it became gpudoctor-cli: an old .venv holds both.
-	@$(BIN)/python -m pip uninstall --quiet --yes gpudoctor >/dev/null 2>&1 || true
+	@if ls $(VENV)/lib/python*/site-packages/gpudoctor-[0-9]*.dist-info >/dev/null 2>&1; then \
+	  $(VENV_PIP) uninstall --quiet --yes gpudoctor; fi
 	@# setuptools prints an information note ("Editable installation. ... folders with the same name as your
 	@# package may take precedence") for every editable install of a layout that maps directories into the
 	@# package (compat_matrix/, docs/): only that note is silenced, every other warning still shows.
-	@# --no-compile: byte-compiling every dependency is a third of the install's CPU time; Python compiles the
-	@# modules a run imports, once, when it first imports them.
-	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile -e .
+	PYTHONWARNINGS="ignore:Editable installation" $(VENV_PIP) install --quiet --no-compile -e .
+	@# Byte-compiled once, here: gpudoctor's own modules (an editable install leaves them to Python, which writes no
+	@# cache under PYTHONDONTWRITEBYTECODE=1, set in many images, and then compiles every module of every `check`
+	@# again: 0.1 s of a 0.17 s check, bench/README.md) and the dependencies, but pygments' lexers (a third of their
+	@# source, a module per language, for rich's syntax highlighting, which gpudoctor never asks for).
+	$(BIN)/python -m compileall -q -x '/pygments/lexers/(?!__init__|_mapping)' src/gpudoctor $(VENV)/lib/python*/site-packages
 	touch $(RUN_STAMP)
 
-# The test tools: pip 25.1 is the first that installs a dependency group (PEP 735), hence the upgrade.
+# The test tools: pip 25.1 is the first that installs a dependency group (PEP 735), hence the upgrade (a venv made
+# by the outer pip gets its first pip of its own here).
 $(STAMP): $(RUN_STAMP)
 	@echo "installing the test tools into $(VENV) (pyproject.toml [dependency-groups] test: pytest, hypothesis, jsonschema, ruff, mypy, ...)"
+	$(BIN)/python -m pip --version >/dev/null 2>&1 || $(VENV_PIP) install --quiet 'pip>=25.1'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade 'pip>=25.1'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --group test
 	touch $(STAMP)

@@ -104,7 +104,24 @@ def describe_python3(env: dict[str, str]) -> str:
     return f"`{found}` (a pyenv shim gpudoctor runs: bash, then pyenv, then Python; not resolved from files: {why})"
 
 
-def block(results: dict[str, dict[str, float]], rows, runs: int, load_before, load_after, probed: str, machine: str) -> str:
+def describe_bytecode(python: str) -> str:
+    """Whether the modules a bare check imports have current bytecode caches: without them (an editable install
+    under PYTHONDONTWRITEBYTECODE=1, before `make run` compiled src/) every run compiles them again, which
+    nearly doubled a check's CPU time (bench/README.md)."""
+    from check_imports import imported_by_check  # bench/, beside this script
+
+    listed = imported_by_check(python)
+    stale = [name for name, ok in listed if not ok]
+    unset = "" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "un"
+    return (
+        f"Bytecode (PYTHONDONTWRITEBYTECODE {unset}set): {len(stale)} of the {len(listed)} modules a bare check imports "
+        f"ran without a current cache{': ' + ' '.join(stale[:8]) + (' ...' if len(stale) > 8 else '') if stale else ''}."
+    )
+
+
+def block(
+    results: dict[str, dict[str, float]], rows, runs: int, load_before, load_after, probed: str, machine: str, bytecode: str
+) -> str:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         BEGIN,
@@ -113,6 +130,7 @@ def block(results: dict[str, dict[str, float]], rows, runs: int, load_before, lo
         f"{'an NVIDIA GPU' if os.path.exists('/dev/nvidiactl') else 'no GPU'}).",
         f"Load average (1, 5, 15 min) {' '.join(f'{x:.2f}' for x in load_before)} before the run, "
         f"{' '.join(f'{x:.2f}' for x in load_after)} after it. The probed `python3` on PATH: {probed}.",
+        bytecode,
         "",
         "| command | median s | max s | median CPU s | peak MB | x pass | target |",
         "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
@@ -170,7 +188,9 @@ def main() -> int:
         load_before = os.getloadavg()
         results = measure(rows, opts.runs)
         load_after = os.getloadavg()
-    text = block(results, rows, opts.runs, load_before, load_after, describe_python3(base), opts.machine)
+    text = block(
+        results, rows, opts.runs, load_before, load_after, describe_python3(base), opts.machine, describe_bytecode(python)
+    )
     sys.stdout.write(text)
     if opts.update:
         update(opts.update, text)

@@ -69,8 +69,15 @@ def test_version_fast_path_prints_what_the_full_app_prints(capsys):
         ["explain", "no-such-code"],  # the full app's "did you mean"
         ["explain", "gpu-none", "--list"],
         ["--version", "check"],
-        ["check", "-v"],
-        ["check", "--format", "json"],
+        ["check", "-v", "-v"],
+        ["check", "-vf", "json"],
+        ["check", "--format"],
+        ["check", "--format", "nope"],  # the full app's usage error
+        ["check", "--format", "json", "-f", "text"],
+        ["check", "--format", "json", "--deep"],
+        ["check", "--verbose", "--fail-on", "error"],
+        ["check", "--", "-v"],
+        ["check", "--help"],
     ],
 )
 def test_everything_else_goes_to_the_full_app(args, capsys):
@@ -86,6 +93,46 @@ def test_bare_check_fast_path_prints_what_the_full_app_prints(capsys, monkeypatc
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     rc, out = fast_path(["check"], capsys)
     assert rc is not None and (rc, out) == full_app(["check"])
+
+
+# What changes between two runs of the same check: timings, a time stamp, an expiry time.
+VOLATILE = re.compile(r'(?<=time=")[0-9.]+|(?<=_seconds )[0-9.e+]+|(?<=expiry-time=)\S+|\b[0-9]+ ?ms\b')
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--format", "json"],
+        ["check", "-f", "markdown", "-v"],
+        ["check", "--verbose", "--format=junit"],
+        ["check", "-v"],
+        *(["check", "--format", name] for name in ("text", "github", "prometheus", "nfd", "npd")),
+    ],
+)
+def test_a_check_with_only_format_and_verbose_prints_what_the_full_app_prints(args, capsys, monkeypatch):
+    """Issue 31, item 10: `check --format F` and `-v` (what CI jobs run) answered without typer, as the full app does."""
+    from gpudoctor.cli import check
+
+    for name in check.ENVVARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    rc, out = fast_path(args, capsys)
+    full_rc, full_out = full_app(args)
+    assert rc is not None and rc == full_rc
+    if "json" in args:
+        # The probes' timings are the one thing that changes between two runs.
+        import json
+
+        mine, theirs = json.loads(out), json.loads(full_out)
+        for doc in (mine, theirs):
+            doc.pop("timings_s")
+            doc["facts"].pop("timings_s")
+        assert mine == theirs
+    elif "-v" in args or "--verbose" in args:
+        # -v's probe timings (wrapped where their digits fall): compared with whitespace folded.
+        assert " ".join(VOLATILE.sub("#", out).split()) == " ".join(VOLATILE.sub("#", full_out).split())
+    else:
+        assert VOLATILE.sub("#", out) == VOLATILE.sub("#", full_out)
 
 
 def test_bare_check_runs_the_commands_defaults_and_leaves_variables_to_it(capsys, monkeypatch):
@@ -116,10 +163,11 @@ def test_the_fast_path_does_not_import_typer():
     assert done.stderr.strip().splitlines()[-1] == "False False False"
 
 
-def test_a_bare_check_does_not_import_typer():
+@pytest.mark.parametrize("args", [["check"], ["check", "--format", "json", "-v"]])
+def test_a_bare_check_does_not_import_typer(args):
     script = (
         "import sys\nfrom gpudoctor.cli import main\n"
-        "try:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code\n"
+        f"try:\n    main({args!r})\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code\n"
         "print('typer' in sys.modules, 'click' in sys.modules, 'rich' in sys.modules, 'pydantic' in sys.modules, file=sys.stderr)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}

@@ -77,7 +77,9 @@ def test_make_run_installs_only_what_check_needs_and_make_test_adds_the_tools():
     prerequisites, _ = _recipe("run")
     assert prerequisites == ["$(RUN_STAMP)"]
     run = " ".join(_stamp_recipe("RUN_STAMP"))
-    assert "pip install" in run and "-e ." in run and "--group" not in run and "[test]" not in run
+    assert "$(VENV_PIP) install" in run and "-e ." in run and "--group" not in run and "[test]" not in run
+    # gpudoctor's own modules are byte-compiled at install: under PYTHONDONTWRITEBYTECODE=1 nothing else would.
+    assert "-m compileall" in run and "src/gpudoctor" in run
     tools = _stamp_recipe("STAMP")
     assert any("--group test" in line for line in tools)
     assert any(line.startswith("@echo") and "test tools" in line for line in tools)

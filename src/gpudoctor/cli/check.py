@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import os
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -361,7 +362,7 @@ def _choices(kind: type[enum.Enum]) -> str:
 def _from_env(ctx: typer.Context | None, name: str) -> bool:
     """Whether the option's value came from its environment variable (not the command line or the default)."""
     if ctx is None:
-        return False  # a bare check (gpudoctor.cli.fast) runs only where none of them is set
+        return False  # a check without typer (gpudoctor.cli.fast) runs only where none of them is set
     source = ctx.get_parameter_source(name)
     return source is not None and source.name == "ENVIRONMENT"
 
@@ -392,6 +393,10 @@ def _one_of(kind: type[enum.Enum] | Mapping[str, object]):
 
 
 def _hostname() -> str | None:
+    # gethostname(2) is uname(2)'s node name on POSIX: os.uname() answers without importing socket.
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return uname().nodename or None
     import socket
 
     try:

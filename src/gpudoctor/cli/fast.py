@@ -1,5 +1,6 @@
-"""Answers that need no command-line framework: `gpudoctor --version`, `gpudoctor explain CODE` and a bare
-`gpudoctor check` (what `make run` and most first runs type).
+"""Answers that need no command-line framework: `gpudoctor --version`, `gpudoctor explain CODE`, a bare
+`gpudoctor check` (what `make run` and most first runs type) and a check with only `--format FORMAT` and `-v`
+(what CI jobs type).
 
 typer and the click it carries take about as long to import as the rest of these answers; a person
 typing `gpudoctor explain driver-missing` should not wait for them. Only the exact simple forms are
@@ -27,14 +28,42 @@ def answer(args: list[str]) -> int | None:
         if show_page(args[1]):
             sys.stdout.flush()
             return 0
-    if args == ["check"] and not any(name in os.environ for name in _CHECK_ENVVARS):
-        # No option and no variable to read: the defaults, which the typer command has too (cli.check.DEFAULTS).
+    options = _simple_check(args)
+    if options is not None and not any(name in os.environ for name in _CHECK_ENVVARS):
+        # No other option and no variable to read: the defaults, which the typer command has too
+        # (cli.check.DEFAULTS), with the format and verbosity asked for.
         from gpudoctor.cli.check import DEFAULTS, run
 
-        code = run(None, **DEFAULTS)
+        code = run(None, **{**DEFAULTS, **options})
         sys.stdout.flush()
         return code
     return None
+
+
+def _simple_check(args: list[str]) -> dict | None:
+    """{output_format, verbose} of `check` given at most one format (`--format F`, `--format=F`, `-f F`, F one of
+    the formats) and at most one `-v`/`--verbose`, in any order; None for anything else (the full application
+    answers it: another option, a format that is not one, a repeated option, `-vf json`, --help)."""
+    if not args or args[0] != "check":
+        return None
+    options: dict = {}
+    rest = args[1:]
+    while rest:
+        arg = rest.pop(0)
+        if arg in ("-v", "--verbose") and "verbose" not in options:
+            options["verbose"] = True
+        elif arg in ("--format", "-f") and rest and "output_format" not in options:
+            options["output_format"] = rest.pop(0)
+        elif arg.startswith("--format=") and "output_format" not in options:
+            options["output_format"] = arg.split("=", 1)[1]
+        else:
+            return None
+    if "output_format" in options:
+        from gpudoctor.render.formats import FORMATS  # (a table of names: it imports no renderer)
+
+        if options["output_format"] not in FORMATS:
+            return None  # the full application's usage error
+    return options
 
 
 # gpudoctor.cli.check.ENVVARS, written here so that deciding costs no import (test_fast_path.py compares the two).

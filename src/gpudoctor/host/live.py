@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import platform as _platform
 import selectors
 import signal
 import stat as _stat
@@ -26,6 +25,11 @@ from gpudoctor.host import ENV_NAMES, ENV_PATTERNS, CommandResult, Host, HostErr
 if TYPE_CHECKING:
     from gpudoctor.elf import ElfDynamic
     from gpudoctor.elfsyms import ElfSymbols
+
+
+def _known(value: str) -> str:
+    """platform.uname()'s reading of one os.uname() field: "unknown" is left blank."""
+    return "" if value == "unknown" else value
 
 
 def _errno_name(exc: OSError) -> str:
@@ -214,8 +218,16 @@ class LiveHost(Host):
         return self._env
 
     def platform(self) -> dict[str, str]:
-        uname = _platform.uname()
-        return {"system": uname.system, "release": uname.release, "machine": uname.machine}
+        # On POSIX, platform.uname() is os.uname() (a name it cannot tell becomes ""); importing platform compiles a
+        # dozen patterns at every start, so it is imported only where os.uname is missing (Windows).
+        uname = getattr(os, "uname", None)
+        if uname is not None:
+            u = uname()
+            return {"system": _known(u.sysname), "release": _known(u.release), "machine": _known(u.machine)}
+        import platform
+
+        p = platform.uname()
+        return {"system": p.system, "release": p.release, "machine": p.machine}
 
     def nvml(self, timeout_s: float) -> dict[str, Any]:
         from gpudoctor.host.nvml import read_nvml_state

@@ -21,6 +21,7 @@ says why not, and the caller starts the interpreter as before:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -48,18 +49,23 @@ _HARMLESS_PYTHON_VARS = frozenset(
     }
 )
 
-# .pth lines that run code and are known to leave sys.path alone (each adds an import hook only):
-_KNOWN_PTH_CODE = (
-    # setuptools' distutils-precedence.pth
-    re.compile(
-        r"import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os\.environ\.get\(var, 'local'\) == 'local'; "
-        r"enabled and __import__\('_distutils_hack'\)\.add_shim\(\); ?"
-    ),
-    # virtualenv's _virtualenv.pth
-    re.compile(r"import _virtualenv"),
-    # setuptools' editable installs (PEP 660): a meta path finder, and a placeholder that is no directory
-    re.compile(r"import (__editable___\w+_finder); \1\.install\(\)"),
-)
+
+# .pth lines that run code and are known to leave sys.path alone (each adds an import hook only); compiled at
+# the first such line (most checks read no venv's files, and the first pattern is a long one).
+@functools.cache
+def _known_pth_code() -> tuple[re.Pattern[str], ...]:
+    return (
+        # setuptools' distutils-precedence.pth
+        re.compile(
+            r"import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os\.environ\.get\(var, 'local'\) == 'local'; "
+            r"enabled and __import__\('_distutils_hack'\)\.add_shim\(\); ?"
+        ),
+        # virtualenv's _virtualenv.pth
+        re.compile(r"import _virtualenv"),
+        # setuptools' editable installs (PEP 660): a meta path finder, and a placeholder that is no directory
+        re.compile(r"import (__editable___\w+_finder); \1\.install\(\)"),
+    )
+
 
 # Debian's and Ubuntu's /usr/lib/pythonX.Y/sitecustomize.py: installs an exception hook, nothing else.
 _APPORT_SITECUSTOMIZE = (
@@ -195,7 +201,7 @@ def _pth_paths(site: str, read_text: Callable[[str], str]) -> list[str]:
             if line.startswith("#") or not line.strip():
                 continue
             if line.startswith(("import ", "import\t")):
-                if not any(p.fullmatch(line.rstrip()) for p in _KNOWN_PTH_CODE):
+                if not any(p.fullmatch(line.rstrip()) for p in _known_pth_code()):
                     raise NotFromFiles(f"{name} runs code at start")
                 continue
             entry = os.path.abspath(os.path.join(site, line.rstrip()))

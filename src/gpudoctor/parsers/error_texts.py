@@ -50,9 +50,10 @@ ERROR_CODES: dict[str, str] = {
 }
 
 # Checked in order; the first matching code wins.  More specific causes come before the
-# generic wrappers they appear inside (e.g. an OCI hook error that carries an NVML error).
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (code, re.compile(pattern, re.IGNORECASE))
+# generic wrappers they appear inside (e.g. an OCI hook error that carries an NVML error). Compiled at first use,
+# up to the one that matches: a check imports this module to read the NVML version out of any error text.
+_PATTERNS: tuple[tuple[str, _Lazy], ...] = tuple(
+    (code, _Lazy(pattern, re.IGNORECASE))
     for code, pattern in (
         ("driver-library-mismatch", r"driver/library version mismatch"),
         (
@@ -102,7 +103,7 @@ def classify_error_text(text: str) -> str | None:
     return None
 
 
-def _search_lines(pattern: re.Pattern[str], text: str) -> bool:
+def _search_lines(pattern: re.Pattern[str] | _Lazy, text: str) -> bool:
     return any(pattern.match(line) for line in text.splitlines())
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
-
 from gpudoctor.errors import ParseError
 from gpudoctor.parsers._common import looks_like_version, require_text
 
@@ -43,6 +41,10 @@ def _is_jetson(arch: str, version: str) -> bool:
     # numbered 100 and up since 2007, so a small major on aarch64 means L4T.
     if arch != "aarch64":
         return False
+    # Imported here: only an aarch64 module needs it, and packaging.version (with its pattern) is a fair part of
+    # a check's start on a machine that needs packaging for nothing else.
+    from packaging.version import InvalidVersion, Version
+
     try:
         return Version(version).major < 100
     except (InvalidVersion, ValueError):  # ValueError: absurdly long digit runs

@@ -82,11 +82,11 @@ def wheel_lib_dirs(host: Host, site: str) -> tuple[LibDir, ...]:
 
 
 def probe_torch(host: Host, env: PythonEnv) -> Probed:
-    from gpudoctor.parsers.torch_version import parse_torch_version_py
-
     dist_version = env.distributions.get("torch")
     if dist_version is None:
         return Absent("torch is not installed in this environment", "dist:torch")
+    from gpudoctor.parsers.torch_version import parse_torch_version_py  # (only where there is a torch to read)
+
     site = env.locations.get("torch") or (env.site_packages[0] if env.site_packages else "")
     path = posixpath.join(site, "torch/version.py")
     version, cuda, hip = dist_version, None, None
@@ -117,11 +117,11 @@ def probe_torch(host: Host, env: PythonEnv) -> Probed:
 
 
 def probe_tensorflow(host: Host, env: PythonEnv) -> Probed:
-    from gpudoctor.parsers.tf_build_info import parse_tf_build_info
-
     dist = next((d for d in TF_DISTRIBUTIONS if d in env.distributions), None)
     if dist is None:
         return Absent("tensorflow is not installed in this environment", "dist:tensorflow")
+    from gpudoctor.parsers.tf_build_info import parse_tf_build_info  # (only where there is a TensorFlow to read)
+
     version = env.distributions[dist]
     site = env.locations.get(dist) or (env.site_packages[0] if env.site_packages else "")
     path = posixpath.join(site, "tensorflow/python/platform/build_info.py")

@@ -1,0 +1,44 @@
+"""What a bare `gpudoctor check` does not import (issue 31, item 10: a check reads files and metadata, and imports
+nothing it does not use). Each of these was imported by every check once; bench/check_imports.py measures
+what imports cost, and no test here times anything."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+# platform: the live host's uname is os.uname() on POSIX (host/live.py); socket: the host name likewise
+# (cli/check.py); neither is imported on Linux. typer, click, rich and pydantic: tests/cli/test_fast_path.py.
+NEVER_ON_LINUX = ("platform", "socket")
+
+
+def _imported_after(script: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+    code = (
+        "import sys\n" + script + "\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )  # the modules, on stderr's last line
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stderr.strip().splitlines()[-1].split()
+
+
+def test_a_bare_check_imports_neither_platform_nor_socket():
+    modules = _imported_after(
+        "from gpudoctor.cli import main\ntry:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code"
+    )
+    assert "gpudoctor.facts" in modules and "gpudoctor.host.live" in modules  # the check did run, on the live machine
+    assert [m for m in NEVER_ON_LINUX if m in modules] == []
+
+
+def test_the_proc_driver_version_parser_imports_packaging_only_for_an_aarch64_module():
+    x86 = (
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n"
+        "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"
+    )
+    jetson = "NVRM version: NVIDIA UNIX aarch64 Kernel Module  35.3.1  Tue Mar 14 09:13:59 PDT 2023\n"
+    parse = "from gpudoctor.parsers.proc_driver_version import parse_proc_driver_version as p\n"
+    modules = _imported_after(parse + f"assert p({x86!r}).flavor == 'proprietary'")
+    assert "packaging.version" not in modules
+    modules = _imported_after(parse + f"assert p({jetson!r}).flavor == 'jetson'")
+    assert "packaging.version" in modules  # the L4T release read as a version, as before
