@@ -111,6 +111,14 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
 
 
+# Where the driver comes from when the text names no system whose recipe is known (a Windows log, a bare traceback):
+# said, with the restart after it, instead of a restart command alone (issue 27, kind 7).
+_DRIVER_FROM = (
+    "(NVIDIA's driver for this GPU: the distribution's packages on Linux, nvidia.com/Download or the NVIDIA App on "
+    "Windows), then restart the machine"
+)
+
+
 def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.frameworks import check_driver_too_old
     from gpudoctor.checks.toolkit import check_newer_than_driver
@@ -141,10 +149,11 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "upgrade the driver, or use a build made for the CUDA this driver supports.",
         tuple(ev("pasted", e.line) for e in said[:2]),
         Remediation(
-            "Upgrade the NVIDIA driver to one that supports the CUDA of the build, then reboot"
+            "Upgrade the NVIDIA driver to one that supports the CUDA of the build"
+            + (", then reboot" if (install := driver_install_and_reboot(facts, None, ctx)) else f" {_DRIVER_FROM}")
             + (f"; or install a build for CUDA <= {up_to}" if up_to else "")
             + ".",
-            driver_install_and_reboot(facts, None, ctx),
+            install,
             requires_root=True,
             component="driver",
             where=where_run(facts),
