@@ -53,6 +53,7 @@ def test_kind1_pip_tensorflow_gets_cuda11_wheels_not_apt():
     assert set(step.codes) == {"framework-cuda-libs-missing", "cudnn-missing"}
     install, env = step.commands
     assert isinstance(install, Cmd) and install.words[:4] == ("/usr/bin/python3", "-m", "pip", "install")
+    assert "/usr/lib/python3/dist-packages" in install.note  # a system interpreter: the wheels must land beside TF
     # exactly the wheels of the sonames TF 2.11 lacks here (libcurand.so.10 and libcusolver.so.11 are CUDA 12.4's too)
     assert set(install.words[4:]) == {
         "nvidia-cuda-runtime-cu11",

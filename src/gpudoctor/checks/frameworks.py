@@ -399,7 +399,14 @@ def tf_cuda_wheels(facts: Facts, ctx: Context, also: tuple[str, ...] = ()) -> Re
         "(no root, no system package) and put their directories on LD_LIBRARY_PATH: this TensorFlow loads them by "
         "soname and does not search the wheels itself (set it where the job starts: shell profile, job script).",
         (
-            pip(facts, "install", *wheels),
+            # A system interpreter's pip writes beside TensorFlow only as the user who installed it there; another user's
+            # pip falls back to the user site, where the directories below are not: said, not guessed.
+            dataclasses.replace(
+                pip(facts, "install", *wheels),
+                note=f"as the user that installed TensorFlow in {site}: the wheels must land beside it"
+                if env.kind == "system"
+                else "",
+            ),
             SetEnv("LD_LIBRARY_PATH", ":".join([*dirs, *rest]), note="NVIDIA's wheels first"),
         ),
         # The libraries' step, not TensorFlow's: `gpudoctor fix` reinstalls a framework step's build, which this is not.
