@@ -333,3 +333,24 @@ def test_kind2_the_toolkit_side_finds_the_cuda_of_pytorchs_major_that_fits_when_
     assert fix.version is not None and fix.version.startswith("12.")
     assert qualifies(facts, ctx, fix.version)
     assert fix.commands  # an install, not "no CUDA version fits"
+
+
+def test_kind9_ubuntu_with_a_branch_and_no_gpu_known_asks_for_the_flavour():
+    """A driver branch chosen by code (a requirement's floor) for a GPU nothing names: never nvidia-driver-N (which no
+    Blackwell GPU runs) nor -open (which no GPU before Turing runs) on a guess; known GPUs keep their package."""
+    from gpudoctor.checks import Context
+    from gpudoctor.planner.remedy import driver_install
+
+    facts = diagnose(ReplayHost(load_snapshot(str(MACHINES / "rtx3080-nouveau" / "snapshot.json")))).facts
+    unknown = [c.words for c in driver_install(facts, "570", Context())]
+    assert unknown == [
+        ("lspci", "-nn"),
+        ("apt-get", "update"),
+        ("apt-get", "install", "-y", "<nvidia-driver-package>"),
+    ]
+    # Known GPUs (by NVML, else the matrix's entry for the name) keep their package: a P100 (Pascal) the proprietary
+    # modules, an RTX 4090 (Ada) the open ones.
+    pascal = diagnose(ReplayHost(load_snapshot(str(MACHINES / "p100-driver510-torch-cu121" / "snapshot.json")))).facts
+    assert [c.words for c in driver_install(pascal, "570", Context())][-1] == ("apt-get", "install", "-y", "nvidia-driver-570")
+    ada = diagnose(ReplayHost(load_snapshot(str(MACHINES / "rtx4090-nvcc118-torch-cu121" / "snapshot.json")))).facts
+    assert [c.words for c in driver_install(ada, "570", Context())][-1] == ("apt-get", "install", "-y", "nvidia-driver-570-open")

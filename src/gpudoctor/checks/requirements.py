@@ -459,7 +459,7 @@ class _Judge:
     def _driver_fix(self, summary: str, branch: str | None = None) -> Remediation:
         from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
 
-        commands = driver_install_and_reboot(self.facts, branch)
+        commands = driver_install_and_reboot(self.facts, branch, self._context())  # the matrix names the GPU's flavour
         return Remediation(summary, commands, requires_root=True, component="driver", where=where_run(self.facts))
 
     def _per_gpu(self, req: Requirement, value_of, show, fix):

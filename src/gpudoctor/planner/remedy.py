@@ -90,11 +90,29 @@ def driver_install(facts: Facts, branch: str | None = None, ctx=None) -> tuple[C
     return _distribution_driver(facts, branch, ctx)
 
 
+_WHICH_GPU = Cmd(
+    ("lspci", "-nn"),
+    pipe=("grep", "-i", "nvidia"),
+    note="which GPU: Turing and newer - GTX 16, RTX 20, T4 on - take the open modules, older ones the proprietary",
+)
+
+
 def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ...]:
     fam = family(facts)
     distro = (facts.platform.distro.id or "").lower()
     opened = open_modules_fit(facts, ctx)
     if fam == "debian" and distro == "ubuntu":
+        if branch and opened is None:
+            # The flavour is the GPU's (the open modules from Turing on, only they from Blackwell on): asked, not guessed.
+            return (
+                _WHICH_GPU,
+                Cmd(("apt-get", "update"), root=True),
+                Cmd(
+                    ("apt-get", "install", "-y", Placeholder("nvidia-driver-package")),
+                    root=True,
+                    note=f"Ubuntu's archive: nvidia-driver-{branch} before Turing, nvidia-driver-{branch}-open from Turing on",
+                ),
+            )
         if branch:
             package = f"nvidia-driver-{branch}" + ("-open" if opened else "")
             return (
@@ -120,12 +138,7 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
             # The GPU decides the flavour and nothing here names it (no compute capability, no loaded module): the
             # open modules cannot drive a GPU before Turing, the proprietary ones none from Blackwell on. Ask, not guess.
             return (
-                Cmd(
-                    ("lspci", "-nn"),
-                    pipe=("grep", "-i", "nvidia"),
-                    note="which GPU: Turing and newer - GTX 16, RTX 20, T4 on - take the open modules, older ones the "
-                    "proprietary",
-                ),
+                _WHICH_GPU,
                 Cmd(
                     ("dnf", "module", "install", "-y", Placeholder("nvidia-driver-stream")),
                     root=True,
