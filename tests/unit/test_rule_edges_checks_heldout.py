@@ -112,10 +112,12 @@ def test_a_reported_old_driver_offers_a_build_for_the_cuda_it_supports_only_when
     """PyTorch's 'too old (found version 11040)' says the driver supports CUDA 11.4, so the fix may offer a build
     for CUDA <= 11.4; 'CUDA driver version is insufficient' names no version, so the fix offers no such build."""
     (f,) = findings(from_text(TOO_OLD), "framework-driver-too-old")
-    assert f.remediation.summary.endswith("then reboot; or install a build for CUDA <= 11.4.")
+    # No system named: where the driver comes from, the restart after it, no restart command alone (issue 27, kind 7)
+    assert f.remediation.summary.endswith("then restart the machine; or install a build for CUDA <= 11.4.")
+    assert f.remediation.commands == ()
     said = "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version\n"
     (f,) = findings(from_text(said), "toolkit-newer-than-driver")
-    assert f.remediation.summary.endswith("then reboot.")
+    assert f.remediation.summary.endswith("then restart the machine.")
     assert "install a build for CUDA <=" not in f.remediation.summary
 
 

@@ -103,16 +103,17 @@ def test_jax_cuda_is_met_by_jax_with_its_cuda_plugin():
 
 
 def test_a_blocked_framework_takes_the_fix_of_what_blocks_it_with_its_root_need():
-    # TensorFlow 2.11 cannot load cuDNN 8 (cudnn-missing): the requirement's fix is that finding's, which installs
-    # libcudnn8 with apt-get, so it needs root (as the finding's own fix says).
+    # TensorFlow 2.11 cannot load its CUDA 11 libraries and cuDNN 8: the requirement's fix is those findings' one
+    # fix, NVIDIA's wheels in its own environment, so it needs no root (as the findings' own fix says; issue 27,
+    # kind 1: a pip framework's libraries never come from a root system package).
     outcome = one("rtx3060-tf211-cuda12-only", "tensorflow:gpu")
     fix = outcome.finding.remediation
-    assert not outcome.met and fix.component == "cudnn"
-    assert fix.requires_root is True
-    assert fix.summary.startswith("Fix the findings named here first; they say what stops it. Install cuDNN 8.x for CUDA 11")
-    lines = fix.lines()
-    at = lines.index("sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'")
-    assert lines[at - 1] == "# NVIDIA\u2019s CUDA repository: the newest cuDNN 8 built for CUDA 11"  # its note, the line before
+    assert not outcome.met and fix.component == "toolkit"
+    assert fix.requires_root is False
+    assert fix.summary.startswith("Fix the findings named here first; they say what stops it. Install TensorFlow 2.11.0's")
+    install = fix.commands[0]
+    assert install.words[:4] == ("/usr/bin/python3", "-m", "pip", "install") and not install.root
+    assert "nvidia-cudnn-cu11>=8.1,<9" in install.words
 
 
 def test_an_unmet_version_is_fixed_with_the_planners_build_when_it_satisfies_the_spec():

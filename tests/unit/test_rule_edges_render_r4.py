@@ -609,8 +609,9 @@ def test_github_summary_requirements_table_and_node():
         "",
     ]
     assert lines[15] == (
-        "| error | `cuda-visible-devices-hides-all` | `CUDA_VISIBLE_DEVICES hides every GPU` | ``Unset it, or list GPUs that "
-        "exist (indices, or UUIDs from `nvidia-smi -L`).``<br>`nvidia-smi -L`<br>`unset CUDA_VISIBLE_DEVICES` |"
+        "| error | `cuda-visible-devices-hides-all` | `CUDA_VISIBLE_DEVICES hides every GPU` | ``List GPUs that exist "
+        "(indices, or UUIDs from `nvidia-smi -L`), where it is set (a command's prefix or a job script wins over the "
+        "shell): here 0.``<br>`nvidia-smi -L`<br>`export CUDA_VISIBLE_DEVICES=0` |"
     )
 
 
@@ -771,11 +772,12 @@ def test_markdown_reply_for_two_gpus_hidden_by_cuda_visible_devices():
         "#### What to do",
         "",
         "1. **`environment variables`**",
-        "   ``Unset it, or list GPUs that exist (indices, or UUIDs from `nvidia-smi -L`).``",
+        "   ``List GPUs that exist (indices, or UUIDs from `nvidia-smi -L`), where it is set (a command's prefix "
+        "or a job script wins over the shell): here 0.``",
         "",
         "   ```sh",
         "   nvidia-smi -L",
-        "   unset CUDA_VISIBLE_DEVICES",
+        "   export CUDA_VISIBLE_DEVICES=0",
         "   ```",
         "2. **`GPU health`**",
         "   `Measure it under load and compare with the link's figure; reseat or move the card if it stays low.`",
@@ -1621,8 +1623,8 @@ def test_the_text_view_of_two_gpus_hidden_by_cuda_visible_devices():
         "    ✗ CUDA_VISIBLE_DEVICES hides every GPU (cuda-visible-devices-hides-all)",
         "      CUDA_VISIBLE_DEVICES='2,0', and this machine has 2 GPU(s) (indices 0-1). No entry names one of",
         "      them, so every CUDA program sees zero devices.",
-        "      Fix: Unset it, or list GPUs that exist (indices, or UUIDs from `nvidia-smi -L`). (step 1 of",
-        "        the plan)",
+        "      Fix: List GPUs that exist (indices, or UUIDs from `nvidia-smi -L`), where it is set (a",
+        "        command's prefix or a job script wins over the shell): here 0. (step 1 of the plan)",
         "✓ NVIDIA driver: 590.44.01 (supports CUDA 13.1)",
         "✓ Platform and container: Ubuntu 22.04.4 LTS",
         "- CUDA toolkits: none found",
@@ -1638,9 +1640,10 @@ def test_the_text_view_of_two_gpus_hidden_by_cuda_visible_devices():
         "✓ GPU memory: GPUs 0-1: 0.0 GiB of 8.0 GiB used",
         "Plan: in this order",
         "  1. environment variables cuda-visible-devices-hides-all",
-        "     Unset it, or list GPUs that exist (indices, or UUIDs from `nvidia-smi -L`).",
+        "     List GPUs that exist (indices, or UUIDs from `nvidia-smi -L`), where it is set (a command's",
+        "     prefix or a job script wins over the shell): here 0.",
         "       nvidia-smi -L",
-        "       unset CUDA_VISIBLE_DEVICES",
+        "       export CUDA_VISIBLE_DEVICES=0",
         "  2. GPU health pcie-link-degraded",
         "     Measure it under load and compare with the link's figure; reseat or move the card if it stays",
         "     low.",
@@ -1675,8 +1678,14 @@ def test_the_text_view_in_ascii_of_a_container_started_without_gpus():
         "     Start the container with GPU access through the NVIDIA container toolkit (on the host; with",
         "     docker compose: deploy.resources.reservations.devices with driver nvidia and capabilities",
         "     [gpu]).",
+        "       # with your usual options",
+        "       docker run --gpus all '<image>'",
+        "     or instead (container runtime on the host, for container-no-gpu): Only if `docker run --gpus",
+        "       all` fails with 'could not select device driver': install the NVIDIA container toolkit on the",
+        "       host and register it with docker; restarting docker stops every container on the host.",
         "       # needs nvidia-container-toolkit on the host",
         "       sudo nvidia-ctk runtime configure --runtime=docker",
+        "       # stops every running container on this host",
         "       sudo systemctl restart docker",
         "       # with your usual options",
         "       docker run --gpus all '<image>'",
@@ -1801,9 +1810,10 @@ def test_junit_failure_text_is_the_detail_evidence_and_fix_and_an_unmet_requirem
         "CUDA program sees zero devices.\n"
         "evidence: env:CUDA_VISIBLE_DEVICES: 2,0\n"
         "evidence: cmd:nvidia-smi: 2 GPU(s)\n"
-        "fix: Unset it, or list GPUs that exist (indices, or UUIDs from `nvidia-smi -L`).\n"
+        "fix: List GPUs that exist (indices, or UUIDs from `nvidia-smi -L`), where it is set (a command's prefix or a job "
+        "script wins over the shell): here 0.\n"
         "  nvidia-smi -L\n"
-        "  unset CUDA_VISIBLE_DEVICES"
+        "  export CUDA_VISIBLE_DEVICES=0"
     )
 
 
@@ -1877,8 +1887,9 @@ def test_github_summary_fix_cell_of_a_finding_with_prose_only_or_no_fix():
     bare = dataclasses.replace(first, code="no-fix", remediation=None)
     lines = render_github_summary(dataclasses.replace(report, findings=[prose, bare]), (), ExitCode.FINDINGS).splitlines()
     assert lines[8:10] == [
-        "| error | `cuda-visible-devices-hides-all` | `CUDA_VISIBLE_DEVICES hides every GPU` | ``Unset it, or list GPUs "
-        "that exist (indices, or UUIDs from `nvidia-smi -L`).`` |",
+        "| error | `cuda-visible-devices-hides-all` | `CUDA_VISIBLE_DEVICES hides every GPU` | ``List GPUs that exist "
+        "(indices, or UUIDs from `nvidia-smi -L`), where it is set (a command's prefix or a job script wins over the "
+        "shell): here 0.`` |",
         "| error | `no-fix` | `CUDA_VISIBLE_DEVICES hides every GPU` |  |",
     ]
 

@@ -17,7 +17,7 @@ import pytest
 from gpudoctor.checks import Context, run_checks
 from gpudoctor.checks.cudnn import Loaded, Need, cudnn_commands
 from gpudoctor.checks.toolkit import switch_request, toolkit_fix, toolkit_target
-from gpudoctor.cmdline import Cmd, EvalShell, Placeholder, SetEnv
+from gpudoctor.cmdline import Cmd, EvalShell, Placeholder, SetEnv, render_all
 from gpudoctor.doctor import diagnose
 from gpudoctor.facts import Distro
 from gpudoctor.host.replay import ReplayHost
@@ -151,11 +151,19 @@ def test_switch_request_names_the_exact_toolkit_when_two_share_a_minor():
 # --- cuDNN: pinned to the CUDA major in use ------------------------------------------------------
 
 
+# TensorFlow 2.11's cuDNN need (compat_matrix/tensorflow.toml: cuDNN 8.1, CUDA 11) for a TensorFlow that is not
+# pip's (one pip installed gets NVIDIA's wheels instead: tests/unit/test_prescription_kinds.py, issue 27 kind 1).
+TF211_SYSTEM = Need("TensorFlow 2.11.0", 11, 8, "8.1", (), (), None, key="tensorflow")
+
+
 def test_tf211_without_cudnn8_gets_the_cuda11_build_pinned_by_apt_glob():
     facts = facts_of("rtx3060-tf211-cuda12-only")
     (f,) = [f for f in findings_of(facts) if f.code == "cudnn-missing"]
-    assert f.remediation.component == "cudnn"
-    assert f.remediation.lines() == [
+    assert [c.words[:4] for c in f.remediation.commands if isinstance(c, Cmd)] == [
+        ("/usr/bin/python3", "-m", "pip", "install")
+    ]  # pip's TensorFlow: the wheel, no system package
+    commands, _ = cudnn_commands(facts, TF211_SYSTEM, None)
+    assert render_all(commands) == [
         "sudo apt-get update",
         "# NVIDIA’s CUDA repository: the newest cuDNN 8 built for CUDA 11",
         "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'",
@@ -181,8 +189,7 @@ def test_the_apt_version_glob_selects_only_builds_for_the_cuda_major(version, ma
 
 def test_other_families_list_the_builds_and_leave_the_choice_as_a_placeholder():
     facts = with_distro(facts_of("rtx3060-tf211-cuda12-only"), "rocky", "rhel centos fedora")
-    (f,) = [f for f in findings_of(facts) if f.code == "cudnn-missing"]
-    listing, install = f.remediation.commands
+    (listing, install), _ = cudnn_commands(facts, TF211_SYSTEM, None)
     assert listing == Cmd(
         ("dnf", "--showduplicates", "list", "libcudnn8"), note="the builds: choose one whose version ends in cuda11.x"
     )
@@ -199,7 +206,15 @@ def test_cudnn9_is_one_package_per_cuda_major():
 def test_a_too_old_copy_on_ld_library_path_is_shadowed_by_the_new_one():
     facts = facts_of("rtx3060-tf211-cudnn80-too-old")
     (f,) = [f for f in findings_of(facts) if f.code == "cudnn-too-old"]
+    # pip's TensorFlow: NVIDIA's wheel, its directory ahead of the old copy (issue 27, kind 1)
     assert f.remediation.commands[-1] == SetEnv(
+        "LD_LIBRARY_PATH",
+        "/usr/lib/python3/dist-packages/nvidia/cudnn/lib:/usr/local/cuda-11.8/lib64",
+        note="NVIDIA's wheels first",
+    )
+    old = Loaded("/usr/local/cuda-11.8/lib64/libcudnn.so.8", "8.0.5", None, "LD_LIBRARY_PATH")
+    commands, _ = cudnn_commands(facts, TF211_SYSTEM, old)  # a TensorFlow on the system's cuDNN
+    assert commands[-1] == SetEnv(
         "LD_LIBRARY_PATH", "/usr/lib/x86_64-linux-gnu:/usr/local/cuda-11.8/lib64", note="the new cuDNN ahead of the old copy"
     )  # the CUDA 11.8 libraries TF needs stay on the path
 
@@ -245,10 +260,15 @@ def test_toolkit_and_cudnn_steps_hold_together(slug):
             r = r.alternative  # PyTorch's side first only where the toolkit has no move: the toolkit side is the alternative
         # A cuDNN that is present but off a conda environment's loader path is fixed by the environment's own
         # variable, one step with the CUDA libraries' (checks.frameworks.env_lib_remediation).
-        assert r.component == ("toolkit" if f.code in TOOLKIT_CODES else "cudnn") or (
-            f.code in CUDNN_CODES
-            and r.component == "environment"
-            and r.commands[0].words[:4] == ("conda", "env", "config", "vars")
+        assert (
+            r.component == ("toolkit" if f.code in TOOLKIT_CODES else "cudnn")
+            or (
+                f.code in CUDNN_CODES
+                and r.component == "environment"
+                and r.commands[0].words[:4] == ("conda", "env", "config", "vars")
+            )
+            # pip's TensorFlow before [and-cuda]: its cuDNN wheel with its CUDA libraries' wheels, one step
+            or (f.code in CUDNN_CODES and r.component == "toolkit" and r.commands[0].words[2:4] == ("pip", "install"))
         )
         for c in f.remediation.commands:
             words = c.argv if isinstance(c, EvalShell) else c.words if isinstance(c, Cmd) else ()

@@ -13,7 +13,7 @@ from gpudoctor.checks.base import Check, ev
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
-from gpudoctor.planner.remedy import container_gpu_commands
+from gpudoctor.planner.remedy import docker_runtime_setup
 from gpudoctor.probed import Found
 
 
@@ -43,7 +43,7 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             if not windows
             else "Use Docker Desktop's WSL 2 backend with a current NVIDIA Windows driver (it passes the GPU into "
             "Linux containers); the NVIDIA Container Toolkit is for Linux hosts.",
-            () if windows else container_gpu_commands("docker"),
+            () if windows else docker_runtime_setup(),
             requires_root=not windows,
             component="container",
             where="the host",

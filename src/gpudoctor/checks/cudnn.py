@@ -46,6 +46,7 @@ from gpudoctor.checks.frameworks import (
     jax_remediation,
     plan_remediation,
     tf_cuda,
+    tf_cuda_wheels,
     tf_gpu,
     torch_cuda,
 )
@@ -416,6 +417,9 @@ def _remediation(facts: Facts, ctx: Context, need: Need, loaded: Loaded | None, 
             f"{lead}: JAX's CUDA plugin loads it from NVIDIA's pip wheels, which jax[cuda{need.cuda_major}] brings.",
             wheels=True,
         )
+    also = (f"libcudnn.so.{need.cudnn_major}",) if loaded is not None else ()  # the copy that loads is not the one
+    if need.key == "tensorflow" and (wheels := tf_cuda_wheels(facts, ctx, also)) is not None:
+        return wheels  # a pip TensorFlow's cuDNN comes as NVIDIA's wheel, with its CUDA libraries: one step for both
     if need.bundled:  # the framework step's own decision: which build, which commands
         return plan_remediation(facts, ctx, need.bundled, need.installed, f"{lead}: its build carries cuDNN, so reinstall it.")
     commands, where = cudnn_commands(facts, need, loaded)

@@ -16,6 +16,7 @@ from gpudoctor.facts import Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import (
     container_gpu_commands,
+    container_setup_alternative,
     driver_install,
     family,
     installed_driver_packages,
@@ -23,6 +24,7 @@ from gpudoctor.planner.remedy import (
     reboot,
     reload_modules,
     restart_container,
+    userspace_for_module,
     where_run,
 )
 from gpudoctor.probed import Found, Unknown
@@ -238,6 +240,9 @@ def check_library_mismatch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if library:
         evidence.append(ev("nvml", f"library {library}"))
     cause, why, remediation = mismatch_fix(facts, kernel, library)
+    if cause != "container" and where_run(facts):
+        # A cluster job: the reboot, the repair and the packages are the node administrator's (said so, not hidden).
+        remediation = _for(remediation, where_run(facts))
     yield Finding(
         "driver-library-mismatch",
         Severity.ERROR,
@@ -321,6 +326,7 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 requires_root=True,
                 component="driver",
                 where="the host",
+                alternative=_host_upgrade(kernel, library),
             ),
         )
     if cause == "mixed":
@@ -358,9 +364,17 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 "Check the module on disk first. If modinfo prints the library's version, a reboot (or reloading the "
                 "modules) fixes it. If it prints the old version or nothing, the upgrade did not finish (the new module "
                 "was not built or installed): repair the packages, then reboot.",
-                (_MODINFO, *package_repair(facts), *reboot(), *reload_modules()),
+                (_MODINFO, *package_repair(facts), *reboot()),
                 requires_root=True,
                 component="driver",
+                # Reloading the modules is the reboot's alternative, never a command run after it.
+                alternative=Remediation(
+                    "Without a reboot, once modinfo prints the library's version: stop every GPU job and the display "
+                    "manager, then reload the NVIDIA modules.",
+                    (_MODINFO, *reload_modules()),
+                    requires_root=True,
+                    component="driver",
+                ),
             ),
         )
     if cause == "libs-older":
@@ -371,9 +385,10 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 "replaced the module but not the libraries, or an older second installation whose libraries win."
             ),
             Remediation(
-                "Find which: a reboot helps only if the module on disk is the library's version (a deliberate downgrade). "
-                "If modinfo prints the loaded module's version, the libraries are stale: repair the packages (or remove "
-                "the second installation: see the .run installer check), then reboot.",
+                "Find which: a reboot helps only if the module on disk is the library's version (a deliberate downgrade); "
+                "repair the packages, then reboot. If modinfo prints the loaded module's version, the libraries are stale: "
+                "install the user-space of that version (below), or remove the second installation (the .run installer "
+                "check).",
                 (
                     _MODINFO,
                     _LIBS,
@@ -384,6 +399,7 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 ),
                 requires_root=True,
                 component="driver",
+                alternative=_userspace_upgrade(facts, kernel),
             ),
         )
     return (
@@ -408,6 +424,42 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
             requires_root=True,
             component="driver",
         ),
+    )
+
+
+def _for(r: Remediation, where: str) -> Remediation:
+    """The remediation, and its alternative, run elsewhere (`where`) by someone else."""
+    import dataclasses
+
+    alt = dataclasses.replace(r.alternative, where=where) if r.alternative is not None else None
+    return dataclasses.replace(r, where=where, alternative=alt)
+
+
+def _userspace_upgrade(facts: Facts, kernel: str | None) -> Remediation:
+    """The branch where the newer side is the module (installed on purpose, its libraries left behind): bring the
+    user-space up to the loaded module's version; no reboot is needed once the two agree."""
+    version = kernel or "the loaded module's version"
+    return Remediation(
+        f"If modinfo prints the loaded module's version ({version}), install the driver's user-space of that version "
+        "instead: the libraries then match the running module, no reboot needed.",
+        userspace_for_module(facts, kernel),
+        requires_root=True,
+        component="driver",
+    )
+
+
+def _host_upgrade(kernel: str | None, library: str | None) -> Remediation | None:
+    """The branch where the image's own driver libraries are newer than the host's module: a host driver of at least
+    the libraries' version runs them (the other way out is an image without them, the step above)."""
+    if not (kernel and library and vkey(library) > vkey(kernel)):
+        return None
+    return Remediation(
+        f"If the image must keep its driver libraries ({library}), upgrade the host's NVIDIA driver to >= {library} "
+        "with the host's package manager, reboot the host, then restart the container.",
+        (Cmd(("nvidia-smi",), note=f"on the host: the driver must be >= {library}"),),
+        requires_root=True,
+        component="driver",
+        where="the host",
     )
 
 
@@ -502,6 +554,7 @@ def unreachable_fix(facts: Facts) -> Remediation:
                 container_gpu_commands(container),
                 component="container",
                 where="the host",
+                alternative=container_setup_alternative(container),
             )
         return Remediation(
             "Give this user access to the GPU device nodes (the video group on most distributions), then log in again.",
@@ -533,6 +586,7 @@ def unreachable_fix(facts: Facts) -> Remediation:
                 container_gpu_commands(container),
                 component="container",
                 where="the host",
+                alternative=container_setup_alternative(container),
             )
         commands: list[Cmd] = [Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvidia-ml|libcuda"))]
         branch = major(kernel)

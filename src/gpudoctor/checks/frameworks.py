@@ -21,7 +21,7 @@ from typing import cast
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import driver_cuda, gpu_present
 from gpudoctor.checks.toolkit import gpu_cc, os_name
-from gpudoctor.cmdline import Cmd, Line
+from gpudoctor.cmdline import Cmd, Line, SetEnv
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
 from gpudoctor.model import Finding, Remediation, Severity
@@ -344,6 +344,76 @@ def system_cuda_libraries(facts: Facts, ctx: Context, cuda: str) -> Remediation:
     )
 
 
+# NVIDIA's CUDA 11 pip wheels: the soname stem each holds and its directory under site-packages/nvidia/ (the wheels'
+# own layout; TensorFlow 2.14's [and-cuda] extra lists these wheels: tensorflow/tensorflow,
+# tensorflow/tools/pip_package/setup.py, tag v2.14.0). libcublasLt is in the cuBLAS wheel.
+_CUDA11_WHEELS = (
+    ("libcudart.", "nvidia-cuda-runtime-cu11", "cuda_runtime"),
+    ("libcublas", "nvidia-cublas-cu11", "cublas"),
+    ("libcufft.", "nvidia-cufft-cu11", "cufft"),
+    ("libcurand.", "nvidia-curand-cu11", "curand"),
+    ("libcusolver.", "nvidia-cusolver-cu11", "cusolver"),
+    ("libcusparse.", "nvidia-cusparse-cu11", "cusparse"),
+    ("libcudnn.", "nvidia-cudnn-cu11", "cudnn"),
+)
+
+
+def tf_cuda_wheels(facts: Facts, ctx: Context, also: tuple[str, ...] = ()) -> Remediation | None:
+    """A pip TensorFlow from before its [and-cuda] extra (< 2.14) built for CUDA 11 with libraries missing: NVIDIA's
+    CUDA 11 pip wheels in its own environment and their directories on LD_LIBRARY_PATH (it dlopen()s by soname and
+    does not search the wheels itself). No root, no system package; one remediation for every library it lacks
+    (the CUDA libraries' finding and cuDNN's give the same, so the plan says it once). None where this does not
+    apply: another CUDA major, a conda environment (its own cudatoolkit route), the libraries all there.
+    `also`: sonames it finds but must not keep (a cuDNN too old, or built for another CUDA), brought as wheels too."""
+    tf = tf_gpu(facts)
+    py = facts.frameworks.python
+    env = py.value if isinstance(py, Found) else None
+    row = ctx.matrix.tensorflow_release(tf.version) if tf else None
+    if tf is None or row is None or row.and_cuda or env is None or env.kind == "conda" or os_name(facts) == "windows":
+        return None
+    cuda = tf_cuda(facts, ctx, tf) or row.cuda
+    if major(cuda) != 11:
+        return None
+    missing = missing_sonames(facts, row.sonames, tf.lib_dirs, "tensorflow")
+    missing += [s for s in also if s not in missing]
+    site = tf.location or (env.site_packages[0] if env.site_packages else "")
+    if not missing or not site:
+        return None
+    minimum = row.cudnn or "8"
+    wheels: list[str] = []
+    dirs: list[str] = []
+    for soname in missing:
+        entry = next((w for w in _CUDA11_WHEELS if soname.startswith(w[0])), None)
+        if entry is None:
+            return None  # a library no wheel of this table holds: not this route
+        _, wheel, sub = entry
+        spec = f"{wheel}>={minimum},<{(major(minimum) or 8) + 1}" if sub == "cudnn" else wheel
+        if spec not in wheels:
+            wheels.append(spec)
+            dirs.append(f"{site.rstrip('/')}/nvidia/{sub}/lib")
+    rest = [p for p in facts.platform.env.get("LD_LIBRARY_PATH", "").split(":") if p and p not in dirs]
+    only_cudnn = all(d.endswith("/nvidia/cudnn/lib") for d in dirs)
+    what = f"cuDNN {major(minimum)} for CUDA {major(cuda)}" if only_cudnn else f"CUDA {major(cuda)} libraries"
+    return Remediation(
+        f"Install TensorFlow {tf.version}'s {what} as NVIDIA's pip wheels in its own environment "
+        "(no root, no system package) and put their directories on LD_LIBRARY_PATH: this TensorFlow loads them by "
+        "soname and does not search the wheels itself (set it where the job starts: shell profile, job script).",
+        (
+            # A system interpreter's pip writes beside TensorFlow only as the user who installed it there; another user's
+            # pip falls back to the user site, where the directories below are not: said, not guessed.
+            dataclasses.replace(
+                pip(facts, "install", *wheels),
+                note=f"as the user that installed TensorFlow in {site}: the wheels must land beside it"
+                if env.kind == "system"
+                else "",
+            ),
+            SetEnv("LD_LIBRARY_PATH", ":".join([*dirs, *rest]), note="NVIDIA's wheels first"),
+        ),
+        # The libraries' step, not TensorFlow's: `gpudoctor fix` reinstalls a framework step's build, which this is not.
+        component="cudnn" if only_cudnn else "toolkit",
+    )
+
+
 def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remediation:
     """TensorFlow's last native-Windows GPU release (the matrix's windows_gpu rows), in this environment
     when its Python fits, else in a new conda environment made for it; WSL 2 and the CPU said beside."""
@@ -621,9 +691,9 @@ def image_build(version: str | None) -> bool:
 
 
 def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
-    """The driver step: this machine's distribution's driver, then a reboot; in a container, the host's; on
-    Windows, NVIDIA's Windows driver, then Restart-Computer."""
-    from gpudoctor.planner.remedy import driver_install, reboot, where_run
+    """The driver step: this machine's distribution's driver, then a reboot (on a cluster node, its
+    administrator's); in a container, the host's; on Windows, NVIDIA's Windows driver, as an Administrator."""
+    from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
 
     if facts.platform.container:
         return Remediation(
@@ -636,20 +706,23 @@ def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
         )
     if os_name(facts) == "windows":
         # No package manager installs NVIDIA's Windows driver: the step names the floor and where it comes from.
+        # Restart-Computer alone would restart on the same driver: the restart belongs to the installer, which asks.
         return Remediation(
             f"Upgrade the NVIDIA driver to >= {floor}: NVIDIA's Windows driver for this GPU (nvidia.com/Download, "
-            "or the NVIDIA App), as an Administrator, then restart Windows.",
-            reboot(facts),
+            "or the NVIDIA App), as an Administrator, then restart Windows if the installer asks.",
+            (),
             requires_root=True,
             component="driver",
         )
-    install = driver_install(facts, None, ctx)
-    said = f"Upgrade the NVIDIA driver to >= {floor}, then reboot" + (
-        " (the branch the distribution recommends; check that it is at least that)."
-        if install
-        else f": no recipe is known for this distribution, so install a branch >= {floor.split('.')[0]} from it or from NVIDIA."
+    commands = driver_install_and_reboot(facts, None, ctx)
+    said = (
+        f"Upgrade the NVIDIA driver to >= {floor}, then reboot (the branch the distribution recommends; check that it "
+        "is at least that)."
+        if commands
+        else f"Upgrade the NVIDIA driver to >= {floor}: no recipe is known for this system, so install a branch >= "
+        f"{floor.split('.')[0]} from its vendor or from NVIDIA (nvidia.com/Download), then restart the machine."
     )
-    return Remediation(said, install + reboot(), requires_root=True, component="driver")
+    return Remediation(said, commands, requires_root=True, component="driver", where=where_run(facts))
 
 
 def _driver_or_build(facts: Facts, ctx: Context, framework: str, label: str, version: str | None, floor: str) -> Remediation:
@@ -671,7 +744,10 @@ def _driver_or_build(facts: Facts, ctx: Context, framework: str, label: str, ver
     plan, _ = framework_plan(facts, ctx, framework, version)
     change = getattr(plan, "change", None) if plan is not None else None
     back = change is not None and change.kind == "downgrade" and bool(change.major)
-    if not build.commands or back:
+    from gpudoctor.planner.remedy import cluster_node
+
+    # A cluster job's user cannot change the node's driver: their own build comes first even a major version back.
+    if not build.commands or (back and not cluster_node(facts)):
         return dataclasses.replace(driver, alternative=build if build.commands else None)
     return dataclasses.replace(build, alternative=driver)
 
@@ -850,7 +926,7 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
                         facts, ctx, "tensorflow", tf.version, "Install TensorFlow with its CUDA libraries as NVIDIA's pip wheels."
                     )
                     if row.and_cuda
-                    else system_cuda_libraries(facts, ctx, cuda)
+                    else tf_cuda_wheels(facts, ctx) or system_cuda_libraries(facts, ctx, cuda)
                 )
                 yield Finding(
                     "framework-cuda-libs-missing",

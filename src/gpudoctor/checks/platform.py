@@ -9,7 +9,7 @@ from gpudoctor.checks.driver import device_nodes_ok, pci_gpus, wsl_linux_driver_
 from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.planner.remedy import container_gpu_commands, family, installed_driver_packages
+from gpudoctor.planner.remedy import container_gpu_commands, container_setup_alternative, family, installed_driver_packages
 from gpudoctor.probed import Found
 
 
@@ -49,6 +49,7 @@ def check_container_no_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
             requires_root=plat.container != "kubernetes",
             component="container",
             where="the host",
+            alternative=container_setup_alternative(plat.container),
         ),
     )
 
@@ -145,6 +146,7 @@ def check_cuda_visible_devices(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if valid and not invalid:
         return
     hides_all = not valid
+    meant = _meant_devices(value, valid, len(gpus))
     yield Finding(
         "cuda-visible-devices-hides-all",
         Severity.ERROR if hides_all else Severity.WARNING,
@@ -161,14 +163,25 @@ def check_cuda_visible_devices(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ev("nvml" if gpus[0].source == "nvml" else "cmd:nvidia-smi", f"{len(gpus)} GPU(s)"),
         ),
         Remediation(
-            "Unset it, or list GPUs that exist (indices, or UUIDs from `nvidia-smi -L`).",
+            f"List GPUs that exist (indices, or UUIDs from `nvidia-smi -L`), where it is set (a command's prefix or a "
+            f"job script wins over the shell): here {meant}.",
             (
                 Cmd(("nvidia-smi", "-L")),
-                SetEnv("CUDA_VISIBLE_DEVICES", None),
+                SetEnv("CUDA_VISIBLE_DEVICES", meant),
             ),
             component="environment",
         ),
     )
+
+
+def _meant_devices(value: str, valid: list[str], count: int) -> str:
+    """The value that keeps what the person asked for: the entries that exist, in their order (CUDA stopped before
+    them); with none, as many GPUs as entries were written, from index 0."""
+    entries = [e.strip() for e in value.split(",") if e.strip()]
+    exist = [e for e in entries if e.isdigit() and int(e) < count] or valid
+    if exist:
+        return ",".join(dict.fromkeys(exist))
+    return ",".join(str(i) for i in range(max(1, min(len(entries), count))))
 
 
 def mig_profiles(g: Gpu):

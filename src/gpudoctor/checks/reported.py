@@ -111,10 +111,18 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
 
 
+# Where the driver comes from when the text names no system whose recipe is known (a Windows log, a bare traceback):
+# said, with the restart after it, instead of a restart command alone (issue 27, kind 7).
+_DRIVER_FROM = (
+    "(NVIDIA's driver for this GPU: the distribution's packages on Linux, nvidia.com/Download or the NVIDIA App on "
+    "Windows), then restart the machine"
+)
+
+
 def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.frameworks import check_driver_too_old
     from gpudoctor.checks.toolkit import check_newer_than_driver
-    from gpudoctor.planner.remedy import driver_install, reboot, where_run
+    from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
 
     said = _said(facts, "driver-too-old-found") + _said(facts, "cuda-driver-insufficient")
     if not said:
@@ -141,10 +149,11 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "upgrade the driver, or use a build made for the CUDA this driver supports.",
         tuple(ev("pasted", e.line) for e in said[:2]),
         Remediation(
-            "Upgrade the NVIDIA driver to one that supports the CUDA of the build, then reboot"
+            "Upgrade the NVIDIA driver to one that supports the CUDA of the build"
+            + (", then reboot" if (install := driver_install_and_reboot(facts, None, ctx)) else f" {_DRIVER_FROM}")
             + (f"; or install a build for CUDA <= {up_to}" if up_to else "")
             + ".",
-            driver_install(facts, None, ctx) + reboot(facts),
+            install,
             requires_root=True,
             component="driver",
             where=where_run(facts),
@@ -156,7 +165,7 @@ def check_reported_toolkit(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """nvcc --version beside the driver's CUDA version alone (PyTorch's "found version N", a header): the toolkit's
     programs need a newer driver. The fact-based check wants the toolkit's directory and the driver's version."""
     from gpudoctor.checks.toolkit import check_newer_than_driver
-    from gpudoctor.planner.remedy import driver_install, reboot, where_run
+    from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
 
     nvcc, driver_cuda = facts.toolkits.nvcc_on_path_version, facts.driver.cuda_version
     if not facts.pasted.partial or not nvcc or not driver_cuda or vkey(nvcc)[:2] <= vkey(driver_cuda)[:2]:
@@ -176,7 +185,7 @@ def check_reported_toolkit(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Remediation(
             f"Upgrade the NVIDIA driver to one that supports CUDA {'.'.join(nvcc.split('.')[:2])}, then reboot; or use a "
             f"toolkit for CUDA <= {driver_cuda}.",
-            driver_install(facts, None, ctx) + reboot(facts),
+            driver_install_and_reboot(facts, None, ctx),
             requires_root=True,
             component="driver",
             where=where_run(facts),
@@ -216,7 +225,7 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
 
 
 def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    from gpudoctor.planner.remedy import driver_install, reboot
+    from gpudoctor.planner.remedy import driver_install_and_reboot
 
     for e in _said(facts, "container-requires-cuda")[:1]:
         d = facts.driver
@@ -232,7 +241,7 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
             Remediation(
                 f"Upgrade the host's NVIDIA driver to one that supports CUDA {e.get('cuda')}, then reboot; or use an "
                 "image built for the CUDA the host's driver supports.",
-                driver_install(facts, None, ctx) + reboot(facts),
+                driver_install_and_reboot(facts, None, ctx),
                 requires_root=True,
                 component="driver",
                 where="the host",
@@ -319,7 +328,7 @@ def check_reported_driver_missing(facts: Facts, ctx: Context) -> Iterable[Findin
     """modprobe found no nvidia module for the running kernel: no driver can load (a kernel upgraded past a
     driver installed without DKMS, or a module that failed to build). The fact-based check wants the PCI bus."""
     from gpudoctor.checks.driver import check_driver_missing
-    from gpudoctor.planner.remedy import driver_install, reboot
+    from gpudoctor.planner.remedy import driver_install_and_reboot
 
     said = _said(facts, "nvidia-module-missing")
     if not said or facts.driver.reachable or _emits(check_driver_missing, facts, ctx, "driver-missing"):
@@ -335,7 +344,7 @@ def check_reported_driver_missing(facts: Facts, ctx: Context) -> Iterable[Findin
         Remediation(
             "Install the driver so that its module is built for the running kernel (the distribution's packages, or the "
             ".run installer with --dkms), then reboot.",
-            driver_install(facts, None, ctx) + reboot(facts),
+            driver_install_and_reboot(facts, None, ctx),
             requires_root=True,
             component="driver",
         ),

@@ -457,9 +457,9 @@ class _Judge:
         return _contains(req.specifier, _version(cuda)), f"the driver ({d.version or '?'}) supports CUDA {cuda}", ev, fix
 
     def _driver_fix(self, summary: str, branch: str | None = None) -> Remediation:
-        from gpudoctor.planner.remedy import driver_install, reboot, where_run
+        from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
 
-        commands = (*driver_install(self.facts, branch), *reboot(self.facts))
+        commands = driver_install_and_reboot(self.facts, branch, self._context())  # the matrix names the GPU's flavour
         return Remediation(summary, commands, requires_root=True, component="driver", where=where_run(self.facts))
 
     def _per_gpu(self, req: Requirement, value_of, show, fix):

@@ -141,7 +141,9 @@ def toolkit_target(facts: Facts, ctx: Context) -> Toolkit | None:
 
 def install_version(facts: Facts, ctx: Context) -> str | None:
     """The CUDA version (major.minor) to install when no installed toolkit qualifies: PyTorch's own
-    CUDA (extensions then match it exactly), else the driver's CUDA (the newest it runs fully)."""
+    CUDA (extensions then match it exactly), else the driver's CUDA (the newest it runs fully), else the
+    newest CUDA of PyTorch's major in the matrix that qualifies (extensions build with any minor of that major:
+    PyTorch 2.1 cu121 on a Blackwell GPU and a CUDA 13 driver takes 12.8, which 12.1 and 13.0 are not)."""
     torch = facts.frameworks.torch
     candidates: list[str] = []
     if isinstance(torch, Found) and torch.value.cuda:
@@ -149,6 +151,9 @@ def install_version(facts: Facts, ctx: Context) -> str | None:
         candidates.append(cast(str, major_minor(torch.value.cuda)))
     if facts.driver.cuda_version:
         candidates.append(cast(str, major_minor(facts.driver.cuda_version)))
+    tmajor = torch_cuda_major(facts)
+    if tmajor is not None:
+        candidates += sorted((c for c in ctx.matrix.cuda_versions() if major(c) == tmajor), key=vkey, reverse=True)
     for c in candidates:
         if qualifies(facts, ctx, c):
             return c

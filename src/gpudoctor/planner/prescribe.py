@@ -197,8 +197,37 @@ def _build(findings: Sequence[Finding], target: str) -> Prescription:
                 tuple(alternatives),
             )
         )
-    plan = Prescription(tuple(steps), target)
+    plan = Prescription(_alternatives_that_hold(steps), target)
     return Prescription(plan.steps, target, tuple(lint(plan)))
+
+
+def _alternatives_that_hold(steps: Sequence[Step]) -> tuple[Step, ...]:
+    """Each step without the alternatives that another step would undo: one that pins a package to another version
+    than a later or earlier step does (torch 2.1.0+cu121 instead, then torch 2.0.1+cu118), or switches to another
+    CUDA toolkit than a step does. Taking it would leave the plan contradicting itself, so it is not offered."""
+    out = []
+    for i, step in enumerate(steps):
+        pins: dict[str, str] = {}
+        switches: set[str] = set()
+        for other in (*steps[:i], *steps[i + 1 :]):
+            for line in other.commands:
+                if isinstance(line, Cmd):
+                    pins.update(_pins(line))
+                if (t := _switch_target(line)) is not None:
+                    switches.add(_major_minor(t))
+        kept = tuple(a for a in step.alternatives if not _contradicts(a.remediation.commands, pins, switches))
+        out.append(replace(step, alternatives=kept) if kept != step.alternatives else step)
+    return tuple(out)
+
+
+def _contradicts(commands: Sequence[Line], pins: dict[str, str], switches: set[str]) -> bool:
+    for line in commands:
+        if isinstance(line, Cmd) and any(name in pins and pins[name] != v for name, v in _pins(line).items()):
+            return True
+        target = _switch_target(line)
+        if target is not None and switches and _major_minor(target) not in switches:
+            return True
+    return False
 
 
 # --- lint: what no plan may say -----------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts
+from gpudoctor.model import Remediation
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
@@ -89,11 +90,29 @@ def driver_install(facts: Facts, branch: str | None = None, ctx=None) -> tuple[C
     return _distribution_driver(facts, branch, ctx)
 
 
+_WHICH_GPU = Cmd(
+    ("lspci", "-nn"),
+    pipe=("grep", "-i", "nvidia"),
+    note="which GPU: Turing and newer - GTX 16, RTX 20, T4 on - take the open modules, older ones the proprietary",
+)
+
+
 def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ...]:
     fam = family(facts)
     distro = (facts.platform.distro.id or "").lower()
     opened = open_modules_fit(facts, ctx)
     if fam == "debian" and distro == "ubuntu":
+        if branch and opened is None:
+            # The flavour is the GPU's (the open modules from Turing on, only they from Blackwell on): asked, not guessed.
+            return (
+                _WHICH_GPU,
+                Cmd(("apt-get", "update"), root=True),
+                Cmd(
+                    ("apt-get", "install", "-y", Placeholder("nvidia-driver-package")),
+                    root=True,
+                    note=f"Ubuntu's archive: nvidia-driver-{branch} before Turing, nvidia-driver-{branch}-open from Turing on",
+                ),
+            )
         if branch:
             package = f"nvidia-driver-{branch}" + ("-open" if opened else "")
             return (
@@ -115,6 +134,18 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
             Cmd(("apt-get", "install", "-y", "nvidia-driver"), root=True, note="Debian's non-free component"),
         )
     if fam == "rhel":
+        if opened is None:
+            # The GPU decides the flavour and nothing here names it (no compute capability, no loaded module): the
+            # open modules cannot drive a GPU before Turing, the proprietary ones none from Blackwell on. Ask, not guess.
+            return (
+                _WHICH_GPU,
+                Cmd(
+                    ("dnf", "module", "install", "-y", Placeholder("nvidia-driver-stream")),
+                    root=True,
+                    note=f"NVIDIA's CUDA repository: nvidia-driver:{branch or 'latest'}-dkms before Turing, "
+                    f"nvidia-driver:{branch + '-open' if branch else 'open-dkms'} from Turing on",
+                ),
+            )
         if opened is False:
             stream = f"nvidia-driver:{branch or 'latest'}-dkms"
             return (
@@ -137,6 +168,16 @@ def reboot(facts: Facts | None = None) -> tuple[Cmd, ...]:
     return (Cmd(("reboot",), root=True),)
 
 
+def driver_install_and_reboot(facts: Facts, branch: str | None = None, ctx=None) -> tuple[Cmd, ...]:
+    """The driver install, then the reboot that loads it; nothing where no install command is known.
+
+    A reboot alone never answers "driver too old": it would load the same module again. Where this
+    distribution (or platform: Windows, pasted text that names none) has no install recipe, the remediation's
+    summary says where the driver comes from, and the reboot follows that install, not a bare command."""
+    install = driver_install(facts, branch, ctx)
+    return (*install, *reboot(facts)) if install else ()
+
+
 def reload_modules() -> tuple[Cmd, ...]:
     """Unload and load the NVIDIA kernel modules: what a reboot does for the driver, without the reboot."""
     return (
@@ -146,6 +187,23 @@ def reload_modules() -> tuple[Cmd, ...]:
             note="or, without a reboot: stop GPU jobs and the display manager first",
         ),
         Cmd(("modprobe", "nvidia"), root=True),
+    )
+
+
+def userspace_for_module(facts: Facts, module: str | None) -> tuple[Cmd, ...]:
+    """Install the driver's user-space libraries of the loaded module's exact version (Ubuntu's archive: the
+    branch's nvidia-utils and libnvidia-compute packages, the version as an apt glob): what makes a newer module
+    and stale libraries agree without a reboot. Empty where no recipe is known (or the version is unknown)."""
+    if not module or (facts.platform.distro.id or "").lower() != "ubuntu":
+        return ()
+    branch = module.split(".")[0]
+    return (
+        Cmd(("apt-get", "update"), root=True),
+        Cmd(
+            ("apt-get", "install", "-y", f"nvidia-utils-{branch}={module}-*", f"libnvidia-compute-{branch}={module}-*"),
+            root=True,
+            note="the user-space of the loaded module's version",
+        ),
     )
 
 
@@ -179,9 +237,21 @@ def package_repair(facts: Facts) -> tuple[Cmd, ...]:
     return ()
 
 
+ADMINISTRATOR = "the node, by its administrator"
+
+
+def cluster_node(facts: Facts) -> bool:
+    """Whether this runs as a job of a cluster's scheduler (Slurm's variables here, or a job in the pasted text):
+    its user cannot install a driver or reboot the node."""
+    return facts.pasted.cluster == "slurm" or "SLURM_JOB_ID" in facts.platform.env
+
+
 def where_run(facts: Facts) -> str:
-    """Where a driver fix runs: the host, when this is a container (its kernel module is the host's)."""
-    return "the host" if facts.platform.container else ""
+    """Where a driver fix runs: the host, when this is a container (its kernel module is the host's); the node's
+    administrator's, when this is a cluster job (the person who reads the plan cannot apply it)."""
+    if facts.platform.container:
+        return "the host"
+    return ADMINISTRATOR if cluster_node(facts) else ""
 
 
 def restart_container(runtime: str | None) -> Cmd:
@@ -213,12 +283,34 @@ def container_gpu_commands(runtime: str | None) -> tuple[Cmd, ...]:
             Cmd(("nvidia-ctk", "cdi", "generate", "--output=/etc/cdi/nvidia.yaml"), root=True),
             Cmd(("podman", "run", "--device", "nvidia.com/gpu=all", Placeholder("image")), note="with your usual options"),
         )
+    # `--gpus all` alone is the fix for a container started without it; configuring the daemon is the other branch
+    # (docker_runtime_setup), offered beside it: restarting docker stops every container on the host.
+    return (Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),)
+
+
+def docker_runtime_setup() -> tuple[Cmd, ...]:
+    """Register the NVIDIA runtime with docker, restart the daemon, start the container with the GPU (the host's
+    commands where `--gpus` fails with 'could not select device driver')."""
     return (
         Cmd(
             ("nvidia-ctk", "runtime", "configure", "--runtime=docker"),
             root=True,
             note="needs nvidia-container-toolkit on the host",
         ),
-        Cmd(("systemctl", "restart", "docker"), root=True),
+        Cmd(("systemctl", "restart", "docker"), root=True, note="stops every running container on this host"),
         Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
+    )
+
+
+def container_setup_alternative(runtime: str | None) -> Remediation | None:
+    """For docker: the daemon's setup, the alternative to `docker run --gpus all` where `--gpus` itself fails."""
+    if runtime in ("kubernetes", "podman"):
+        return None
+    return Remediation(
+        "Only if `docker run --gpus all` fails with 'could not select device driver': install the NVIDIA container "
+        "toolkit on the host and register it with docker; restarting docker stops every container on the host.",
+        docker_runtime_setup(),
+        requires_root=True,
+        component="container",
+        where="the host",
     )

@@ -139,8 +139,10 @@ def probe_tensorflow(host: Host, env: PythonEnv) -> Probed:
             version,
             dist,
             info.is_cuda_build,
-            info.cuda_version,
-            info.cudnn_version,
+            # Windows builds write DLL suffixes ("64_112", "64_8"): the facts carry the versions (11.2, 8), which
+            # every rule reads as versions ("64_112" made "cudart64_64_1120.dll" and "the CUDA 64_112 toolkit").
+            info.cuda_version_normalized,
+            info.cudnn_version_normalized,
             site,
             tuple(info.cuda_compute_capabilities or ()),
             dirs,
