@@ -149,8 +149,10 @@ def test_the_same_version_again_is_a_reinstall_and_another_patch_is_not():
     assert (plan.change.kind, plan.change.text) == ("reinstall", "reinstall torch 2.2.1+cu121 (same version) as 2.2.1+cu118")
     other = plan_for("p100-driver510-torch-cu121", "torch", "2.2.2")
     assert other.change.kind == "upgrade" and other.change.text == "upgrade torch 2.2.1+cu121 -> 2.2.2+cu118"
+    # The release asked, its installed patch kept: pip would keep 2.2.1+cu121 for torch==2.2.*, so the plan pins
+    # the installed version with the new build's tag (issue 27, kind 10: a build switch that really replaces).
     same_release = plan_for("p100-driver510-torch-cu121", "torch", "2.2")
-    assert same_release.change.kind == "switch" and "reinstall" not in same_release.change.text
+    assert same_release.change.kind == "reinstall" and same_release.steps[0].argv[4] == "torch==2.2.1+cu118"
 
 
 def test_tensorflow_across_216_is_called_out_as_keras_3():

@@ -13,7 +13,7 @@ from gpudoctor.probed import Found
 
 # Distributions a plan looks at: the frameworks, their companions, JAX's plugins, NVIDIA's cuDNN wheels.
 _RELEVANT = re.compile(
-    r"^(pip|torch|torchvision|torchaudio|tensorflow(-cpu|-gpu|-intel|-macos)?|tf-nightly|jax|jaxlib"
+    r"^(pip|torch|torchvision|torchaudio|xformers|tensorflow(-cpu|-gpu|-intel|-macos)?|tf-nightly|jax|jaxlib"
     r"|jax-cuda\d+-(plugin|pjrt)|nvidia-cudnn-cu\d+)$"
 )
 

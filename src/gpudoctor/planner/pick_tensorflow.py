@@ -106,8 +106,21 @@ def kernels_of(matrix, row, build: Build) -> tuple[tuple[str, ...], tuple[str, .
     return row.arch, row.ptx
 
 
-def install_specs(machine: Machine, build: Build) -> tuple[str, ...]:
+# TensorFlow supports NumPy 2 from 2.18 ("TensorFlow now supports and is compiled with NumPy 2.0 by default",
+# https://github.com/tensorflow/tensorflow/releases/tag/v2.18.0); an older release imported beside numpy 2 fails
+# ("A module that was compiled using NumPy 1.x cannot be run in NumPy 2"), and some (2.10: numpy>=1.20) do not
+# bound it themselves: the install says numpy<2 (tests/install_pins/pins-checked.txt has the resolver's word).
+NUMPY2_FROM = (2, 18)
+
+
+def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
+    if version_key(build.release)[:2] < NUMPY2_FROM:
+        return (*build.specs, "numpy<2")
     return build.specs
+
+
+def settle(matrix, machine: Machine, build: Build) -> Build:
+    return build
 
 
 def manual(machine: Machine, row, candidate: Candidate) -> tuple[str, ...]:
