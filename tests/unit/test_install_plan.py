@@ -221,7 +221,9 @@ def test_kepler_and_a_recent_pytorch():
 def test_cpu_build_is_replaced_and_its_own_release_needs_a_newer_driver():
     plan = plan_for("rtx3060-laptop-torch-cpu-build", "torch")
     # Replaced in one step, never removed first: 2.7 is not the installed 2.13, so the range replaces the CPU build.
-    assert [s.argv[3:] for s in plan.steps] == [("install", "torch==2.7.*", "--index-url", "https://download.pytorch.org/whl/cu118")]
+    assert [s.argv[3:] for s in plan.steps] == [
+        ("install", "torch==2.7.*", "--index-url", "https://download.pytorch.org/whl/cu118")
+    ]
     assert tuple(render(u) for u in plan.undo) == (
         "/usr/bin/python3 -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu",
     )
@@ -257,7 +259,11 @@ def test_tensorflow_cpu_is_uninstalled_before_the_cuda_package():
     plan = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", change=cpu)
     # Only after a dry run resolved and fetched the new build, right before the install (tensorflow-cpu and
     # tensorflow share one package directory).
-    assert [s.argv[3:5] for s in plan.steps] == [("install", "--dry-run"), ("uninstall", "-y"), ("install", "tensorflow[and-cuda]==2.21.*")]
+    assert [s.argv[3:5] for s in plan.steps] == [
+        ("install", "--dry-run"),
+        ("uninstall", "-y"),
+        ("install", "tensorflow[and-cuda]==2.21.*"),
+    ]
     assert plan.steps[1].argv == ("/usr/bin/python3", "-m", "pip", "uninstall", "-y", "tensorflow-cpu")
 
 

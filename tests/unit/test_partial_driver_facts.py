@@ -80,19 +80,21 @@ def test_the_plan_says_the_driver_was_not_seen_and_which_driver_the_build_needs(
     plan = _plan("a100-torch1101-cu102-no-sm80", "1.10.1")
     said = plan.reasons[1]
     assert said == (
-        "no NVIDIA driver was seen here: of the builds with kernels for this GPU, PyTorch 1.10 (cu111) asks "
-        "least of the driver; it needs driver >= 450.80.02 (>= 455.23 for full CUDA 11.1 support)"
+        "no NVIDIA driver was seen here: of the builds with kernels for this GPU, PyTorch 1.10 (cu111) needs "
+        "the lowest driver: driver >= 450.80.02 (>= 455.23 for full CUDA 11.1 support); run nvidia-smi and give "
+        "its CUDA version (--cuda) for the newest build that driver runs"
     )
-    # CUDA 11.0: its GA driver 450.51.05 is below CUDA 11's floor, so that is the lowest driver named.
+    # CUDA 11.0: its GA driver 450.51.05 is below CUDA 11's floor, but an RTX 3070 (sm_86, first targeted by
+    # CUDA 11.1) needs CUDA 11.1's driver 455.23 to run at all: the GPU's own floor is the one named.
     plan = _plan("rtx3070-torch171-cu102-no-sm86", "1.7.1")
-    assert plan.reasons[1].endswith("it needs driver >= 450.51.05")
+    assert "PyTorch 1.7 (cu110) needs the lowest driver: driver >= 455.23; run nvidia-smi" in plan.reasons[1]
 
 
 def test_the_finding_names_the_same_build_and_the_driver_it_needs():
     (f,) = [f for f in _findings("a100-torch1101-cu102-no-sm80") if f.code == "framework-arch-unsupported"]
     text = f.remediation.summary
     assert "reinstall torch 1.10.1 (same version) as 1.10.1+cu111" in text
-    assert "No NVIDIA driver was seen here" in text and "needs driver >= 450.80.02" in text
+    assert "No NVIDIA driver was seen here" in text and "needs the lowest driver: driver >= 450.80.02" in text
     assert "No NVIDIA GPU or driver was seen" not in text
 
 

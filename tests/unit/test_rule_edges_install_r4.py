@@ -793,7 +793,9 @@ def test_a_requirements_fix_is_planned_on_the_matrix_given(rtx2070x2):
     (bundled,) = evaluate(parse_requirements(["torch:cuda"]), rtx2070x2, matrix=MATRIX)
     assert "torch==2.13.0+cu130" in bundled.finding.remediation.lines()[-1]
     (older,) = evaluate(parse_requirements(["torch:cuda"]), rtx2070x2, matrix=_TorchUpTo27(MATRIX))
-    assert older.finding.remediation.lines()[-1].endswith("install 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu126")
+    assert older.finding.remediation.lines()[-1].endswith(
+        "install 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu126"
+    )
     assert "PyTorch 2.7 (cu126) is the newest that does" in older.finding.remediation.summary
 
 

@@ -85,6 +85,7 @@ def run_steps(steps: Sequence[Step], out: IO[str]) -> list[Ran]:
 
 # --- nothing lost ------------------------------------------------------------------------------
 
+
 def refuse_untrusted(plan: Plan) -> None:
     """As root, never run an interpreter or installer that a non-root user could have replaced."""
     from gpudoctor.trust import refuse_to_run

@@ -128,7 +128,9 @@ def replace_steps(
             )
         )
         steps.append(
-            Remove(uninstall_argv(installer, env, others), f"remove {', '.join(others)}, which {label} does not replace by itself")
+            Remove(
+                uninstall_argv(installer, env, others), f"remove {', '.join(others)}, which {label} does not replace by itself"
+            )
         )
     if installer == "uv":
         # uv keeps an installed version that satisfies a requirement; --reinstall-package makes it take the index's build.

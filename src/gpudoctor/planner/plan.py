@@ -112,18 +112,43 @@ def build_floor(matrix, machine: Machine, cuda: str | None) -> tuple[str | None,
     if not cuda:
         return None, None
     lowest, full = driver_needs(matrix, cuda, machine.os)
+    gpu = _gpu_floor(matrix, machine)
+    if gpu and lowest and vkey(gpu) > vkey(lowest):
+        lowest = gpu
+    return lowest, full
+
+
+def _gpu_floor(matrix, machine: Machine) -> str | None:
+    floors = []
     for g in machine.gpus:
         t = matrix.cc_target(g.cc) if g.cc else None
         first = matrix.min_driver_for_cuda(t.first_cuda, machine.os) if t is not None and t.first_cuda else None
-        if first and lowest and vkey(first) > vkey(lowest):
-            lowest = first
-    return lowest, full
+        if first:
+            floors.append(first)
+    return max(floors, key=vkey, default=None)
+
+
+def _driver_tier(matrix, machine: Machine, cuda: str | None) -> tuple:
+    """What a build asks of an unseen driver, for choosing: its CUDA major's minor-version-compatibility floor
+    (every driver from there runs any build of that major: CUDA 11.0 and 11.8 ask the same, 450.80.02), or
+    its toolkit driver where the matrix has no floor; never less than the GPU's own floor."""
+    from gpudoctor.versions import major
+
+    if not cuda:
+        return (999,)
+    m = major(cuda)
+    tier = (matrix.minor_compat_floor(m, machine.os) if m is not None else None) or matrix.min_driver_for_cuda(cuda, machine.os)
+    gpu = _gpu_floor(matrix, machine)
+    if gpu and (not tier or vkey(gpu) > vkey(tier)):
+        tier = gpu
+    return vkey(tier) if tier else (999,)
 
 
 def _lowest_driver(pick: ModuleType, matrix, machine: Machine, groups, judge, ignore: tuple[str, ...]):
     """With the driver unknown: of the builds with kernels for this GPU, the one that needs the lowest driver
-    (what a person would install before they can run nvidia-smi: it runs on the most drivers); among equals
-    the newest release, and within a release the lowest CUDA (every driver that runs a newer CUDA runs it too).
+    (it runs on the most drivers: an RTX 5090 gets a cu128 build, driver >= 570.26, not cu132's >= 580.65.06),
+    compared by _driver_tier; among equals the newest release, and within a release the lowest CUDA (every
+    driver that runs a newer CUDA runs it too).
     The plan names that build's driver floor and asks for nvidia-smi (driver_unseen)."""
     best: tuple | None = None
     ruled: list[Candidate] = []
@@ -132,8 +157,7 @@ def _lowest_driver(pick: ModuleType, matrix, machine: Machine, groups, judge, ig
         ruled += [c for c in cands if c.failures(ignore)]
         fitting = sorted((c for c in cands if not c.failures(ignore)), key=lambda c: vkey(c.build.cuda))
         for c in fitting:
-            floor = build_floor(matrix, machine, c.build.cuda)[0]
-            key = vkey(floor) if floor else (999,)
+            key = _driver_tier(matrix, machine, c.build.cuda)
             if best is None or key < best[0]:
                 best = (key, c, row)
     if best is None:
@@ -149,7 +173,10 @@ def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
         return None
     lowest, full = build_floor(matrix, plan_machine, build.cuda)
     need = (
-        (f"driver >= {lowest}" + (f" (>= {full} for full CUDA {build.cuda} support)" if full and vkey(full) > vkey(lowest) else ""))
+        (
+            f"driver >= {lowest}"
+            + (f" (>= {full} for full CUDA {build.cuda} support)" if full and vkey(full) > vkey(lowest) else "")
+        )
         if lowest
         else "a driver that runs CUDA " + build.cuda
     )
