@@ -17,7 +17,8 @@ from gpudoctor.checks.frameworks import dev_base, framework_plan
 from gpudoctor.doctor import diagnose
 from gpudoctor.install.environment import read_env
 from gpudoctor.planner.machine import machine_from_facts, target_gaps
-from gpudoctor.planner.plan import TargetNeeded, newest_torch, plan_install, torch_variant_for
+from gpudoctor.planner.model import Target
+from gpudoctor.planner.plan import Options, TargetNeeded, newest_torch, plan_install, torch_variant_for
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
 
@@ -231,3 +232,42 @@ def test_the_way_back_from_a_nightly_uses_the_nightly_index():
     plan = plan_install(facts, CTX, "torch", "2.7.0", env=read_env(host, facts))
     (undo,) = plan.undo
     assert undo.argv[-2:] == ("--index-url", "https://download.pytorch.org/whl/nightly/cu124")
+
+
+# --- issue 27: the wrong choice when facts are missing (kind 5), no command where one is possible (kind 9) ---
+
+
+def test_with_the_driver_unknown_an_rtx_50_gets_the_build_that_needs_the_lowest_driver():
+    # Kind 5. A CI container without a GPU or driver (Python 3.11.7), the build asked for an RTX 50 (--gpu sm_120,
+    # its driver unknown): the sm_120 builds are cu128 (2.7-2.11, CUDA 12: floor 525.60.13, but an RTX 50 needs
+    # CUDA 12.8's driver 570.26 to run at all), cu129 (2.8) and cu130/cu132 (>= 580.65.06). The newest cu128
+    # build is 2.11's (2.12+ dropped cu128; torch.toml), not 2.15's cu132; the plan names 570.26 and asks for
+    # nvidia-smi.
+    host, facts = _facts("ci-docker-cuda13-no-gpu")
+    plan = plan_install(facts, CTX, "torch", env=read_env(host, facts), options=Options(target=Target(gpu="sm_120")))
+    assert plan.machine.driver_cuda is None
+    assert (plan.chosen.build.release, plan.chosen.build.variant) == ("2.11", "cu128")
+    assert [s.argv[3:] for s in plan.steps] == [
+        ("install", "torch==2.11.*", "--index-url", "https://download.pytorch.org/whl/cu128")
+    ]
+    assert any("needs the lowest driver: driver >= 570.26" in r and "run nvidia-smi" in r for r in plan.reasons)
+
+
+def test_a_companion_built_for_a_cuda_variant_names_the_build_when_no_gpu_or_driver_is_seen():
+    # Kind 9. torch 1.10.1+cpu beside torchvision 0.11.2+cu111, neither the GPU's capability nor a driver seen:
+    # the companion says which build the environment was made with, so the same version is reinstalled as that
+    # build (PyTorch 1.10 has cu111, torch.toml) instead of "cannot be chosen without guessing".
+    def mystery_with_companion(snap):
+        for d in snap["nvml"]["devices"]:
+            d.pop("compute_capability")
+            d["name"] = "NVIDIA Mystery Accelerator"
+        snap["python"]["distributions"].update({"torch": "1.10.1+cpu", "torchvision": "0.11.2+cu111"})
+
+    host, facts = _facts("a100-torch1101-cu102-no-sm80", mystery_with_companion)
+    plan = plan_install(facts, CTX, "torch", "1.10.1", env=read_env(host, facts))
+    assert (plan.chosen.build.release, plan.chosen.build.variant) == ("1.10", "cu111")
+    assert [s.argv[3:] for s in plan.steps] == [
+        ("install", "torch==1.10.1+cu111", "torchvision", "--index-url", "https://download.pytorch.org/whl/cu111")
+    ]
+    assert any("torchvision 0.11.2+cu111" in r for r in plan.reasons)
+    assert framework_plan(facts, CTX, "torch", "1.10.1")[1] == "kept"

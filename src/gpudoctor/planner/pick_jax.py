@@ -99,6 +99,10 @@ def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
     return build.specs
 
 
+def evidence(machine: Machine) -> tuple[str, str] | None:
+    return None  # no companion names a build of this framework
+
+
 def settle(matrix, machine: Machine, build: Build) -> Build:
     # jax's own extra pins jaxlib and the plugin to its version: the range never keeps a stale plugin.
     return build

@@ -119,6 +119,10 @@ def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
     return build.specs
 
 
+def evidence(machine: Machine) -> tuple[str, str] | None:
+    return None  # no companion names a build of this framework
+
+
 def settle(matrix, machine: Machine, build: Build) -> Build:
     return build
 

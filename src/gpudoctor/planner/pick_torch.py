@@ -125,6 +125,21 @@ def uninstall_names(machine: Machine, build: Build, reinstall: bool) -> tuple[st
     return tuple(n for n in ("torch", *COMPANIONS) if n in machine.installed)
 
 
+def evidence(machine: Machine) -> tuple[str, str] | None:
+    """(variant tag, why) when the environment names its CUDA build without a GPU or driver seen: a companion
+    installed from PyTorch's index for one CUDA variant (torchvision 0.18.0+cu121 beside a CPU torch, which a
+    plain `pip install` from the package index replaced). None when none does, or when they disagree."""
+    tags = {}
+    for name in COMPANIONS:
+        local = _public_local(machine.installed.get(name, ""))[1]
+        if re.fullmatch(r"cu\d+", local):
+            tags.setdefault(local, f"{name} {machine.installed[name]}")
+    if len(tags) != 1:
+        return None
+    ((tag, which),) = tags.items()
+    return tag, f"{which} is PyTorch's {tag} build"
+
+
 def _public_local(version: str) -> tuple[str, str]:
     public, _, local = version.partition("+")
     return public, local

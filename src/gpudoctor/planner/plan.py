@@ -181,8 +181,9 @@ def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
         else "a driver that runs CUDA " + build.cuda
     )
     # No driver CUDA: plan_install went on only because a GPU with a compute capability was seen or named (target_gaps).
+    which = "with kernels for this GPU" if any(g.cc for g in plan_machine.gpus) else "that fit"
     return (
-        f"no NVIDIA driver was seen here: of the builds with kernels for this GPU, {build.label} needs the lowest "
+        f"no NVIDIA driver was seen here: of the builds {which}, {build.label} needs the lowest "
         f"driver: {need}; run nvidia-smi and give its CUDA version (--cuda) for the newest build that driver runs"
     )
 
@@ -478,7 +479,10 @@ class _Search:
         self.matrix = ctx.matrix
         self.machine = apply_target(machine_from_facts(facts, ctx, env), options.target, ctx)
         gaps = target_gaps(self.machine)
-        if gaps and not options.target:
+        # With neither a GPU nor a driver seen, the environment itself may name its build (a companion built for
+        # +cu121 beside a CPU torch): that build, not a guess (issue 27, kind 9).
+        self.evidence = self.pick.evidence(self.machine) if gaps and not options.target and not self.machine.cpu else None
+        if gaps and not options.target and self.evidence is None:
             raise TargetNeeded(framework, gaps)
         self.judged: dict = {}
         self._every = None
@@ -492,6 +496,8 @@ class _Search:
             groups = [(row, [b for b in builds if _nvcc_builds_for(nvcc, b.cuda)]) for row, builds in groups]
         if self.machine.cpu:
             groups = _cpu_groups(self.pick, self.machine, groups)
+        if self.evidence:
+            groups = [(row, [b for b in builds if b.variant == self.evidence[0]]) for row, builds in groups]
         if requested is None:
             self._every = groups
         return groups
@@ -539,6 +545,8 @@ class _Search:
         unseen = driver_unseen(matrix, machine, chosen.build)
         if unseen:
             history = (unseen, *history)
+        if self.evidence:
+            history = (f"no NVIDIA GPU or driver was seen: {self.evidence[1]}, so the plan installs that build", *history)
         fw_facts = value_or_none(getattr(facts.frameworks, self.framework))
         matches = pick.cpu_installed if machine.cpu else pick.installed_matches
         already = matches(machine, fw_facts, chosen.build) and not options.reinstall
