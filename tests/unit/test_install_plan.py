@@ -607,3 +607,46 @@ def test_the_three_kernel_questions_share_one_rule():
     for cc in ("6.1", "8.6", "9.0", "12.0"):
         route, _ = kernel_route(variant.arch, variant.ptx, cc)
         assert variant.runs_on(cc) is runs_on(variant.arch + variant.ptx, cc) is (route != "none"), cc
+
+
+# --- issue 27: every pin real (kind 3), the framework never moves alone (kind 4) -------------------------------
+
+
+def test_tensorflow_2150_with_its_cuda_libraries_is_the_post1_release_whose_extra_resolves():
+    # Kind 3. tensorflow[and-cuda]==2.15.0 cannot resolve (its extra pins tensorrt==8.6.1.post1, which the
+    # package index does not serve); 2.15.0.post1 resolves (tests/install_pins/pins-checked.txt).
+    plan = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.15.0")
+    assert [s.argv[3:] for s in plan.steps] == [("install", "tensorflow[and-cuda]==2.15.0.post1", "numpy<2")]
+    series = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.15")
+    assert [s.argv[3:] for s in series.steps] == [("install", "tensorflow[and-cuda]==2.15.*", "numpy<2")]
+
+
+def test_tensorflow_before_218_is_installed_with_numpy_1():
+    # Kind 4. TensorFlow 2.18 is the first release built against NumPy 2; 2.10's own requirement is only
+    # numpy>=1.20, so pip would pair it with numpy 2 (pins-checked.txt). 2.18+ goes alone.
+    old = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.14")
+    assert old.steps[-1].argv[4:] == ("tensorflow[and-cuda]==2.14.*", "numpy<2")
+    new = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.18")
+    assert new.steps[-1].argv[4:] == ("tensorflow[and-cuda]==2.18.*",)
+
+
+def test_a_build_switch_of_the_same_version_pins_torch_and_its_companions_with_the_new_tag():
+    # Kind 10. torch 2.5.1+cu121 with torchvision 0.20.1+cu121 and torchaudio 2.5.1+cu121 on driver 510 (CUDA
+    # 11.6): 2.5's cu118 is asked. pip keeps an installed 2.5.1+cu121 for torch==2.5.*, so the installed
+    # version is pinned with the new tag, and each companion (same version) with it too: one command.
+    def cu121(snap):
+        snap["python"]["distributions"].update(
+            {"torch": "2.5.1+cu121", "torchvision": "0.20.1+cu121", "torchaudio": "2.5.1+cu121"}
+        )
+
+    plan = plan_for("p100-driver510-torch-cu121", "torch", "2.5", change=cu121)
+    assert [s.argv[3:] for s in plan.steps] == [
+        (
+            "install",
+            "torch==2.5.1+cu118",
+            "torchvision==0.20.1+cu118",
+            "torchaudio==2.5.1+cu118",
+            "--index-url",
+            "https://download.pytorch.org/whl/cu118",
+        )
+    ]

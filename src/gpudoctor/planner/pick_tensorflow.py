@@ -12,6 +12,10 @@ from gpudoctor.planner.judge import judge_driver, judge_kernels, judge_python
 from gpudoctor.planner.model import Build, Candidate, Judgement, Machine
 from gpudoctor.versions import major, major_minor
 
+# Exact releases whose [and-cuda] extra cannot resolve, and the re-release that does: 2.15.0's extra pins
+# tensorrt==8.6.1.post1, which the package index does not serve; 2.15.0.post1's resolves (pip's resolver,
+# `pip install --dry-run --report`, tests/install_pins/pins-checked.txt).
+AND_CUDA_REPLACED = {"2.15.0": "2.15.0.post1"}
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly")
 _REQUEST = re.compile(r"^(\d+\.\d+)(\.\d+)?$")
 
@@ -41,6 +45,8 @@ def groups(matrix, requested: str | None):
     out = []
     for row in rows:
         pin = exact or f"{row.version}.*"
+        if row.and_cuda and exact in AND_CUDA_REPLACED:
+            pin = AND_CUDA_REPLACED[exact]
         package = "tensorflow[and-cuda]" if row.and_cuda else row.package
         variant = "and-cuda" if row.and_cuda else "system CUDA"
         out.append(
