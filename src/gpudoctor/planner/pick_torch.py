@@ -129,7 +129,7 @@ def evidence(machine: Machine) -> tuple[str, str] | None:
     """(variant tag, why) when the environment names its CUDA build without a GPU or driver seen: a companion
     installed from PyTorch's index for one CUDA variant (torchvision 0.18.0+cu121 beside a CPU torch, which a
     plain `pip install` from the package index replaced). None when none does, or when they disagree."""
-    tags = {}
+    tags: dict[str, str] = {}
     for name in COMPANIONS:
         local = _public_local(machine.installed.get(name, ""))[1]
         if re.fullmatch(r"cu\d+", local):
