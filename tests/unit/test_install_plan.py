@@ -650,3 +650,18 @@ def test_a_build_switch_of_the_same_version_pins_torch_and_its_companions_with_t
             "https://download.pytorch.org/whl/cu118",
         )
     ]
+
+
+def test_no_cu102_build_is_offered_on_windows_after_torch_110():
+    # Kind 3. PyTorch stopped building CUDA 10.2 for Windows after 1.10 (pytorch/pytorch PR 65649; the 1.11
+    # install matrix: "There are no CUDA-10.2 binaries on Windows", pytorch.github.io PR 959). A Pascal GPU
+    # (sm_61) on a driver that runs CUDA 10.2: 1.12's cu102 would fit on Linux, not on Windows; 1.10's does.
+    from gpudoctor.planner.model import Target
+
+    told = Target(gpu="6.1", cuda="10.2")
+    plan = plan_for("windows-rtx3060-laptop-torch1121-conda-cpu", "torch", "1.12", target=told)
+    assert plan.chosen is None
+    (cu102,) = [c for c in plan.ruled_out if c.build.variant == "cu102"]
+    assert [j.topic for j in cu102.failures()] == ["os"]
+    older = plan_for("windows-rtx3060-laptop-torch1121-conda-cpu", "torch", "1.10", target=told)
+    assert (older.chosen.build.release, older.chosen.build.variant) == ("1.10", "cu102")

@@ -22,6 +22,10 @@ COMPANIONS = ("torchvision", "torchaudio", "xformers")
 # switch pins the tag too, or pip keeps the installed build (pytorch-previous-versions: torch==1.12.1+cu113
 # torchvision==0.13.1+cu113).
 _TAGGED = ("torchvision", "torchaudio")
+# PyTorch stopped building CUDA 10.2 for Windows after 1.10: "As of pytorch/pytorch#65649 Windows CUDA-10.2 builds
+# are no longer generated" (https://github.com/pytorch/vision/pull/4662), and the 1.11 install matrix says "There are
+# no CUDA-10.2 binaries on Windows, please use 11.3" (https://github.com/pytorch/pytorch.github.io/pull/959).
+_WINDOWS_CU102_LAST = (1, 10)
 _REQUEST = re.compile(r"^(\d+\.\d+)(\.\d+)?(?:\+(cu\d+))?$")
 # The releases the pytorch conda channel published (pytorch-cuda metapackage) before it ended with 2.5.
 _CONDA_CHANNEL_LAST = (2, 5)
@@ -90,6 +94,8 @@ def judge(matrix, machine: Machine, facts, rel, build: Build, *, ignore_driver: 
     js: list[Judgement] = []
     if machine.os == "macos":
         js.append(Judgement("os", False, "PyTorch publishes no CUDA builds for macOS"))
+    elif machine.os == "windows" and v.tag == "cu102" and version_key(rel.version) > _WINDOWS_CU102_LAST:
+        js.append(Judgement("os", False, "PyTorch published no cu102 wheels for Windows after 1.10"))
     js.append(judge_python(machine, rel.python, rel.python_experimental, f"PyTorch {rel.version}"))
     drv, full = judge_driver(matrix, machine, v.cuda)
     js.append(drv)
