@@ -153,16 +153,16 @@ def _public_local(version: str) -> tuple[str, str]:
 
 def settle(matrix, machine: Machine, build: Build) -> Build:
     """The build with its exact version where a range would not do: pip keeps an installed 2.5.1+cu121 for
-    `torch==2.5.*` whatever the index, so a switch of the build within the release pins the installed
-    version with the new tag (torch==2.5.1+cu124; a minimal change: the patch stays); with companions
+    `torch==2.5.*` whatever the index, so a switch of the build within the release (or the same build again)
+    pins the installed version with the build's tag (torch==2.5.1+cu124; a minimal change: the patch stays); with companions
     installed, the newest patch the companion table knows, so that each companion is pinned to the release
     built for it (torch==2.7.1 with torchvision==0.22.1). Else the build as it is."""
     if not build.pin or not build.pin.endswith(".*"):
         return build
-    public, local = _public_local(machine.installed.get("torch", ""))
+    public = _public_local(machine.installed.get("torch", ""))[0]
     exact = None
-    if public and version_parts(public)[:2] == version_parts(build.release)[:2] and local != build.variant:
-        exact = public
+    if public and version_parts(public)[:2] == version_parts(build.release)[:2]:
+        exact = public  # the installed patch stays: another build of it, or the same one again (--reinstall)
     elif any(n in machine.installed for n in COMPANIONS):
         known = [
             t
