@@ -271,3 +271,13 @@ def test_a_companion_built_for_a_cuda_variant_names_the_build_when_no_gpu_or_dri
     ]
     assert any("torchvision 0.11.2+cu111" in r for r in plan.reasons)
     assert framework_plan(facts, CTX, "torch", "1.10.1")[1] == "kept"
+
+
+def test_a_release_asked_beside_its_nightly_pins_the_stable_patch_never_the_nightly():
+    # pip keeps an installed 2.7.0.dev20250310+cu124 for torch==2.7.*, so the plan pins the stable 2.7.0 of the
+    # build chosen (the stable index has no dev builds).
+    def nightly(snap):
+        snap["python"]["distributions"]["torch"] = "2.7.0.dev20250310+cu124"
+
+    plan = _plan("rtx5070-torch-cu121-no-sm120", "2.7", change=nightly)
+    assert plan.chosen.build.specs == (f"torch==2.7.0+{plan.chosen.build.variant}",)

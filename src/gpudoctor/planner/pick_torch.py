@@ -151,6 +151,17 @@ def _public_local(version: str) -> tuple[str, str]:
     return public, local
 
 
+def _stable(public: str) -> str:
+    """A nightly's or a pre-release's release (2.7.0.dev20250310 -> 2.7.0): the stable index has only that."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        v = Version(public)
+    except InvalidVersion:
+        return ""
+    return v.base_version if v.is_prerelease or v.is_devrelease else public
+
+
 def settle(matrix, machine: Machine, build: Build) -> Build:
     """The build with its exact version where a range would not do: pip keeps an installed 2.5.1+cu121 for
     `torch==2.5.*` whatever the index, so a switch of the build within the release (or the same build again)
@@ -159,7 +170,7 @@ def settle(matrix, machine: Machine, build: Build) -> Build:
     built for it (torch==2.7.1 with torchvision==0.22.1). Else the build as it is."""
     if not build.pin or not build.pin.endswith(".*"):
         return build
-    public = _public_local(machine.installed.get("torch", ""))[0]
+    public = _stable(_public_local(machine.installed.get("torch", ""))[0])
     exact = None
     if public and version_parts(public)[:2] == version_parts(build.release)[:2]:
         exact = public  # the installed patch stays: another build of it, or the same one again (--reinstall)
