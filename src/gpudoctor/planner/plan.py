@@ -3,8 +3,11 @@
 The choice: the newest release (or the asked one) with a build whose every judgement holds (Python,
 OS, driver, kernels for every GPU); within a release the framework's own ranking decides (PyTorch:
 full driver support over minor-version compatibility, then the PyPI default variant, then stable
-over experimental, then the newest CUDA; JAX: full support, then the newest CUDA major). Then the
-same search with the driver, or the Python version, left out says what an upgrade would open.
+over experimental, then the newest CUDA; JAX: full support, then the newest CUDA major). With the
+driver unknown, the build with kernels for this GPU that needs the lowest driver instead (_lowest_driver).
+Then the same search with the driver, or the Python version, left out says what an upgrade would open.
+plan_first_fit tries several requests (the installed version, its release, the nearer releases, the
+newest) in one pass: the machine read once, each build judged once, one plan written.
 """
 
 from __future__ import annotations
