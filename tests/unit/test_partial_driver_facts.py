@@ -55,7 +55,7 @@ def _no_driver_version(snap):
     snap["nvml"].pop("driver_version", None)
 
 
-# --- a GPU seen, its driver not: the build that asks least of the driver -----------------------------------
+# --- a GPU seen, its driver not: the build that needs the lowest driver -----------------------------------
 
 
 @pytest.mark.parametrize(
