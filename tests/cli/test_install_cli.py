@@ -50,8 +50,7 @@ def test_replay_prints_the_plan_and_never_installs(run):
     )
     assert (
         "the plan, printed only (a snapshot is never installed):\n"
-        "  /usr/bin/python3 -m pip download --dest '<download-dir>' 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
-        "  /usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'torch==2.7.*'\n"
+        "  /usr/bin/python3 -m pip install 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
     ) in out
     assert (
         "newer builds an upgrade would open:\n  - a driver >= 525.60.13 (>= 560.28.03 for full CUDA 12.6 support) would open PyTorch 2.14 (cu126)\n"
@@ -86,32 +85,13 @@ def test_json_is_one_document_with_the_plan(run):
     assert result.exit_code == 0
     doc = json.loads(result.output)
     assert doc["replay"] is True and doc["ran"] == [] and doc["verification"] is None and doc["exit_code"] == 0
-    assert doc["plan"]["steps"] == [
-        {
-            "argv": ["/usr/bin/python3", "-m", "pip", "download", "--dest", "<download-dir>", "jax[cuda12]==0.4.38"],
-            "why": "download JAX 0.4.38 (cuda12) and what it needs: nothing changes if that fails",
-        },
-        {
-            "argv": [
-                "/usr/bin/python3",
-                "-m",
-                "pip",
-                "install",
-                "--no-index",
-                "--find-links",
-                "<download-dir>",
-                "jax[cuda12]==0.4.38",
-            ],
-            "why": "install JAX 0.4.38 (cuda12) from the downloaded files; pip replaces the old build in this one step and puts it back if the install fails",
-        },
-    ]
+    assert [s["argv"] for s in doc["plan"]["steps"]] == [["/usr/bin/python3", "-m", "pip", "install", "jax[cuda12]==0.4.38"]]
 
 
 def test_a_uv_environment_is_installed_with_uv(run):
     result = run("install", "torch", "--replay", snapshot("rtx4000ada-driver595-py313-uv"))
     assert (
         "the plan, printed only (a snapshot is never installed):\n"
-        "  /home/user/.local/bin/uv pip install --python /home/user/proj/.venv/bin/python --dry-run 'torch==2.15.*' --index-url https://download.pytorch.org/whl/cu132\n"
         "  /home/user/.local/bin/uv pip install --python /home/user/proj/.venv/bin/python 'torch==2.15.*' --index-url https://download.pytorch.org/whl/cu132\n"
     ) in result.output
 
@@ -170,8 +150,7 @@ def test_fix_lists_a_reinstall_for_a_replayed_cpu_build(run):
     assert result.exit_code == 0
     assert result.output == (
         "[1/1] reinstall PyTorch 2.7 (cu118) (for framework-cpu-build)\n"
-        "  /usr/bin/python3 -m pip download --dest '<download-dir>' 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
-        "  /usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'torch==2.7.*'\n"
+        "  /usr/bin/python3 -m pip install 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu118\n"
         "a snapshot is never changed: nothing was applied\n"
     )
 

@@ -24,8 +24,9 @@ import pytest
 from gpudoctor.cmdline import Cmd
 from gpudoctor.host.live import LiveHost
 from gpudoctor.install.apply import env_reader, failure_message, restore_previous, run_plan, run_step
-from gpudoctor.planner import commands
-from gpudoctor.planner.model import Machine, Plan, TargetEnv
+from gpudoctor.matrix import load_matrix
+from gpudoctor.planner import commands, pick_torch
+from gpudoctor.planner.model import Build, Machine, Plan, TargetEnv
 from tests.integration.test_install_e2e import build_index, build_wheel
 
 
@@ -143,7 +144,11 @@ def start_from(python: Path, wheels: Path, *names: str) -> None:
 def plan_for(python: Path, index: str, replace: tuple[str, ...], before: dict[str, str]) -> Plan:
     env = TargetEnv(str(python), "3", "venv", has_pip=True)
     machine = Machine("linux", "x86_64", None, None, (), env, installed=before)
-    steps = commands.replace_steps("pip", env, ("torch==2.0.*",), replace, label="PyTorch 2.0 (cu121)", index_url=index)
+    # The build switch within the release pinned exactly (pick_torch.settle), or pip keeps the installed 2.0.0+cu118.
+    build = pick_torch.settle(
+        load_matrix(), machine, Build("torch", "2.0", "cu121", "12.1", ("torch==2.0.*",), index_url=index, pin="2.0.*")
+    )
+    steps = commands.replace_steps("pip", env, build.specs, replace, label="PyTorch 2.0 (cu121)", index_url=index)
     back = tuple(f"{n}=={v}" for n, v in before.items())
     undo = Cmd(commands.args_argv("pip", env, (*back, "--index-url", index)))
     return Plan("torch", None, machine, None, steps=steps, undo=(undo,))
@@ -160,8 +165,9 @@ def test_a_failing_index_changes_nothing_and_the_old_build_stays_importable(lab,
     with contextlib.nullcontext(closed_port_url()) if mode == "offline" else serve(tmp / "index", mode) as index:
         plan = plan_for(python, index, ("torch",), {"torch": "2.0.0+cu118"})
         outcome = run_plan(plan, out, env_reader(LiveHost(), str(python), 60))
-    # The download was the step that failed, and it is the first: nothing else ran.
-    assert [r.argv[3] for r in outcome.ran] == ["download"], out.getvalue()
+    # The one install command failed before it changed anything (read again: the old build is there), so
+    # nothing is put back and nothing else ran.
+    assert [r.argv[3] for r in outcome.ran] == ["install"], out.getvalue()
     assert not outcome.ok and outcome.ran[0].rc != 0
     assert not outcome.changed and outcome.restore is None
     assert failure_message(plan, outcome).endswith("nothing in the environment was changed")
@@ -176,10 +182,10 @@ def test_a_good_index_replaces_the_build_in_one_step_even_with_the_same_release(
         plan = plan_for(python, index, ("torch",), {"torch": "2.0.0+cu118"})
         outcome = run_plan(plan, out, env_reader(LiveHost(), str(python), 60))
     assert outcome.ok, out.getvalue()
-    # No uninstall step: the install from the downloaded files, pinned to the exact build fetched (an
-    # installed 2.0.0+cu118 satisfies torch==2.0.*, so without the pin pip would keep it).
-    last = outcome.ran[-1].argv
-    assert last[3:6] == ("install", "--no-index", "--find-links") and last[-1] == "torch==2.0.0+cu121"
+    # No uninstall step: one install, pinned to the exact build (an installed 2.0.0+cu118 satisfies
+    # torch==2.0.*, so without the pin pip would keep it).
+    (only,) = outcome.ran
+    assert only.argv[3:] == ("install", "torch==2.0.0+cu121", "--index-url", index)
     assert "uninstall" not in [r.argv[3] for r in outcome.ran]
     assert torch_imports_as(python) == "2.0.0+cu121"
 
@@ -190,9 +196,14 @@ def test_a_step_failing_after_a_removal_puts_the_previous_build_back_and_checks_
     before = {"torch": "2.0.0+cu118", "oldcompanion": "1.0"}
     out = io.StringIO()
 
+    crashed = []
+
     def install_crashes(argv, out):
-        # The install from the download directory dies (a full disk, a kill); every other step is real pip.
-        return 1 if "--no-index" in argv else run_step(argv, out)
+        # The install after the removal dies (a full disk, a kill); every other step (the way back too) is real pip.
+        if argv[3] == "install" and "--dry-run" not in argv and not crashed:
+            crashed.append(argv)
+            return 1
+        return run_step(argv, out)
 
     with serve(tmp / "index", "ok") as index:
         plan = plan_for(python, index, ("torch", "oldcompanion"), before)

@@ -116,23 +116,11 @@ def test_old_driver_says_why_and_which_driver_opens_newer_builds():
     # 2.14's cu126 is the newest with sm_60 (2.15 has cu132 only): the smallest upgrade that opens a newer one.
     assert plan.upgrade == ("a driver >= 525.60.13 (>= 560.28.03 for full CUDA 12.6 support) would open PyTorch 2.14 (cu126)",)
     assert "sm_60 kernels were last shipped in PyTorch 2.14 (cu126); newer PyTorch releases dropped Pascal" in plan.reasons
-    # torch 2.2.1+cu121 is installed: downloaded first, then replaced in one step from the download, pinned at
-    # run time to the exact build fetched (pip would keep 2.2.1+cu121 for a matching pin); the way back printed.
+    # torch 2.2.1+cu121 is installed: the one command a person types; pip fetches everything before it replaces
+    # the old build, and puts it back if the install fails (gpudoctor.planner.commands).
     assert [s.argv for s in plan.steps] == [
-        (
-            "/usr/bin/python3",
-            "-m",
-            "pip",
-            "download",
-            "--dest",
-            "<download-dir>",
-            "torch==2.7.*",
-            "--index-url",
-            "https://download.pytorch.org/whl/cu118",
-        ),
-        ("/usr/bin/python3", "-m", "pip", "install", "--no-index", "--find-links", "<download-dir>", "torch==2.7.*"),
+        ("/usr/bin/python3", "-m", "pip", "install", "torch==2.7.*", "--index-url", "https://download.pytorch.org/whl/cu118"),
     ]
-    assert plan.steps[-1].pins == ("torch",)
     assert tuple(render(u) for u in plan.undo) == (
         "/usr/bin/python3 -m pip install torch==2.2.1+cu121 --index-url https://download.pytorch.org/whl/cu121",
     )
@@ -232,7 +220,10 @@ def test_kepler_and_a_recent_pytorch():
 
 def test_cpu_build_is_replaced_and_its_own_release_needs_a_newer_driver():
     plan = plan_for("rtx3060-laptop-torch-cpu-build", "torch")
-    assert "download" in plan.steps[0].argv and plan.steps[-1].pins == ("torch",)  # replaced in one step, never removed first
+    # Replaced in one step, never removed first: 2.7 is not the installed 2.13, so the range replaces the CPU build.
+    assert [s.argv[3:] for s in plan.steps] == [
+        ("install", "torch==2.7.*", "--index-url", "https://download.pytorch.org/whl/cu118")
+    ]
     assert tuple(render(u) for u in plan.undo) == (
         "/usr/bin/python3 -m pip install torch==2.13.0+cpu --index-url https://download.pytorch.org/whl/cpu",
     )
@@ -257,19 +248,7 @@ def test_tensorflow_211_on_cuda12_only_needs_cuda11_libraries_by_hand():
 
 def test_tensorflow_newest_on_cuda12_only_brings_its_libraries_and_keeps_the_distribution():
     plan = plan_for("rtx3060-tf211-cuda12-only", "tensorflow")
-    assert [s.argv for s in plan.steps] == [
-        ("/usr/bin/python3", "-m", "pip", "download", "--dest", "<download-dir>", "tensorflow[and-cuda]==2.21.*"),
-        (
-            "/usr/bin/python3",
-            "-m",
-            "pip",
-            "install",
-            "--no-index",
-            "--find-links",
-            "<download-dir>",
-            "tensorflow[and-cuda]==2.21.*",
-        ),
-    ]
+    assert [s.argv for s in plan.steps] == [("/usr/bin/python3", "-m", "pip", "install", "tensorflow[and-cuda]==2.21.*")]
     assert tuple(render(u) for u in plan.undo) == ("/usr/bin/python3 -m pip install tensorflow==2.11.0",)
 
 
@@ -278,8 +257,13 @@ def test_tensorflow_cpu_is_uninstalled_before_the_cuda_package():
         snap["python"]["distributions"] = {"tensorflow-cpu": "2.21.0"}
 
     plan = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", change=cpu)
-    # Only after the download succeeded, and right before the install (tensorflow-cpu and tensorflow share one package directory).
-    assert [s.argv[3] for s in plan.steps] == ["download", "uninstall", "install"]
+    # Only after a dry run resolved and fetched the new build, right before the install (tensorflow-cpu and
+    # tensorflow share one package directory).
+    assert [s.argv[3:5] for s in plan.steps] == [
+        ("install", "--dry-run"),
+        ("uninstall", "-y"),
+        ("install", "tensorflow[and-cuda]==2.21.*"),
+    ]
     assert plan.steps[1].argv == ("/usr/bin/python3", "-m", "pip", "uninstall", "-y", "tensorflow-cpu")
 
 
@@ -318,13 +302,9 @@ def test_an_experimental_python_fits_with_a_note():
 def test_a_uv_environment_without_pip_installs_with_uv():
     plan = plan_for("rtx4000ada-driver595-py313-uv", "torch")
     assert plan.installer == "uv"
-    # uv resolves first (a dry run: nothing changes if the index fails), then installs; uv fetches every
-    # distribution before it replaces anything.
+    # One uv command: uv fetches every distribution before it replaces anything (nothing to remove first, so no dry run).
     uv, py = ("/home/user/.local/bin/uv", "pip", "install"), ("--python", "/home/user/proj/.venv/bin/python")
-    assert [s.argv for s in plan.steps] == [
-        (*uv, *py, "--dry-run", "torch==2.15.*", "--index-url", "https://download.pytorch.org/whl/cu132"),
-        (*uv, *py, "torch==2.15.*", "--index-url", "https://download.pytorch.org/whl/cu132"),
-    ]
+    assert [s.argv for s in plan.steps] == [(*uv, *py, "torch==2.15.*", "--index-url", "https://download.pytorch.org/whl/cu132")]
     assert plan.equivalents == ()  # no pip in that environment to offer instead
 
 
@@ -351,9 +331,7 @@ def test_a_conda_environment_gets_pip_and_the_conda_equivalent_printed():
         "/home/user/miniconda3/envs/ml/bin/python",
         "-m",
         "pip",
-        "download",
-        "--dest",
-        "<download-dir>",
+        "install",
         "torch==2.14.*",
         "--index-url",
         "https://download.pytorch.org/whl/cu126",
@@ -375,10 +353,7 @@ def test_a_mirror_index_and_extra_arguments():
     plan = plan_for(
         "rtx3090-driver525-conda-py310", "torch", index_url="https://mirror.example/pytorch/{variant}", extra_args=("--no-deps",)
     )
-    assert plan.steps[0].argv[-3:] == ("--index-url", "https://mirror.example/pytorch/cu126", "--no-deps")
-    assert (
-        plan.steps[-1].argv[-1] == "--no-deps" and "--index-url" not in plan.steps[-1].argv
-    )  # the install reads the download only
+    assert [s.argv[-3:] for s in plan.steps] == [("--index-url", "https://mirror.example/pytorch/cu126", "--no-deps")]
 
 
 def test_torchvision_and_torchaudio_go_with_torch():
@@ -386,9 +361,18 @@ def test_torchvision_and_torchaudio_go_with_torch():
         snap["python"]["distributions"].update({"torchvision": "0.17.1+cu121", "torchaudio": "2.2.1+cu121"})
 
     plan = plan_for("p100-driver510-torch-cu121", "torch", change=companions)
-    assert plan.steps[0].argv[6:9] == ("torch==2.7.*", "torchvision", "torchaudio")
-    assert plan.steps[1].argv[7:10] == ("torch==2.7.*", "torchvision", "torchaudio")
-    assert plan.steps[1].pins == ("torch", "torchvision", "torchaudio")
+    # Issue 27, kind 4: one command, torch at the newest 2.7 patch the companion table knows and each companion
+    # at its release built for it (compat_matrix/torch.toml: torchvision 0.22.1 and torchaudio 2.7.1 for 2.7.1).
+    assert [s.argv[3:] for s in plan.steps] == [
+        (
+            "install",
+            "torch==2.7.1+cu118",
+            "torchvision==0.22.1",
+            "torchaudio==2.7.1",
+            "--index-url",
+            "https://download.pytorch.org/whl/cu118",
+        )
+    ]
     assert tuple(render(u) for u in plan.undo) == (
         "/usr/bin/python3 -m pip install torch==2.2.1+cu121 torchvision==0.17.1+cu121 torchaudio==2.2.1+cu121 "
         "--index-url https://download.pytorch.org/whl/cu121",
@@ -400,8 +384,8 @@ def test_the_installed_build_is_nothing_to_do_unless_reinstall():
     assert plan.already and plan.steps == ()
     again = plan_for("p100-driver510-torch-cu121", "torch", "2.2.1+cu121", change=_new_driver, reinstall=True)
     # The same version again: the ordinary install (for missing dependencies), then --force-reinstall --no-deps of it.
-    assert not again.already and [s.argv[3] for s in again.steps] == ["download", "install", "install"]
-    assert again.steps[-1].argv[7:9] == ("--force-reinstall", "--no-deps")
+    assert not again.already and [s.argv[3] for s in again.steps] == ["install", "install"]
+    assert again.steps[-1].argv[4:7] == ("--force-reinstall", "--no-deps", "torch==2.2.1+cu121")
 
 
 def _new_driver(snap):
@@ -544,16 +528,13 @@ def test_fix_keeps_the_installed_release_when_a_build_of_it_fits():
     fixes = fixes_for("p100-driver510-torch-cu121")
     (fix,) = [f for f in fixes if f.kind == "reinstall"]
     assert fix.title == "reinstall PyTorch 2.2 (cu118)" and "framework-driver-too-old" in fix.codes
-    assert fix.payload.steps[-1].argv[7] == "torch==2.2.1+cu118"  # 2.2.1 kept, the variant changed
+    assert fix.payload.steps[-1].argv[4] == "torch==2.2.1+cu118"  # 2.2.1 kept, the variant changed
 
 
 def test_fix_reinstalls_jax_at_its_version_to_match_the_plugin():
     (fix,) = fixes_for("rtx4090-jax-plugin-mismatch")
     assert fix.codes == ("jax-plugin-mismatch",)
-    assert [s.argv[3:] for s in fix.payload.steps] == [
-        ("download", "--dest", "<download-dir>", "jax[cuda12]==0.4.38"),
-        ("install", "--no-index", "--find-links", "<download-dir>", "jax[cuda12]==0.4.38"),
-    ]
+    assert [s.argv[3:] for s in fix.payload.steps] == [("install", "jax[cuda12]==0.4.38")]
 
 
 def test_fix_switches_the_toolkit_behind_the_link_to_one_the_driver_and_gpu_take():
@@ -626,3 +607,61 @@ def test_the_three_kernel_questions_share_one_rule():
     for cc in ("6.1", "8.6", "9.0", "12.0"):
         route, _ = kernel_route(variant.arch, variant.ptx, cc)
         assert variant.runs_on(cc) is runs_on(variant.arch + variant.ptx, cc) is (route != "none"), cc
+
+
+# --- issue 27: every pin real (kind 3), the framework never moves alone (kind 4) -------------------------------
+
+
+def test_tensorflow_2150_with_its_cuda_libraries_is_the_post1_release_whose_extra_resolves():
+    # Kind 3. tensorflow[and-cuda]==2.15.0 cannot resolve (its extra pins tensorrt==8.6.1.post1, which the
+    # package index does not serve); 2.15.0.post1 resolves (tests/install_pins/pins-checked.txt).
+    plan = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.15.0")
+    assert [s.argv[3:] for s in plan.steps] == [("install", "tensorflow[and-cuda]==2.15.0.post1", "numpy<2")]
+    series = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.15")
+    assert [s.argv[3:] for s in series.steps] == [("install", "tensorflow[and-cuda]==2.15.*", "numpy<2")]
+
+
+def test_tensorflow_before_218_is_installed_with_numpy_1():
+    # Kind 4. TensorFlow 2.18 is the first release built against NumPy 2; 2.10's own requirement is only
+    # numpy>=1.20, so pip would pair it with numpy 2 (pins-checked.txt). 2.18+ goes alone.
+    old = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.14")
+    assert old.steps[-1].argv[4:] == ("tensorflow[and-cuda]==2.14.*", "numpy<2")
+    new = plan_for("rtx3060-tf211-cuda12-only", "tensorflow", "2.18")
+    assert new.steps[-1].argv[4:] == ("tensorflow[and-cuda]==2.18.*",)
+
+
+def test_a_build_switch_of_the_same_version_pins_torch_and_its_companions_with_the_new_tag():
+    # Kind 10. torch 2.5.1+cu121 with torchvision 0.20.1+cu121 and torchaudio 2.5.1+cu121 on driver 510 (CUDA
+    # 11.6): 2.5's cu118 is asked. pip keeps an installed 2.5.1+cu121 for torch==2.5.*, so the installed
+    # version is pinned with the new tag, and each companion (same version) with it too: one command.
+    def cu121(snap):
+        snap["python"]["distributions"].update(
+            {"torch": "2.5.1+cu121", "torchvision": "0.20.1+cu121", "torchaudio": "2.5.1+cu121"}
+        )
+
+    plan = plan_for("p100-driver510-torch-cu121", "torch", "2.5", change=cu121)
+    assert [s.argv[3:] for s in plan.steps] == [
+        (
+            "install",
+            "torch==2.5.1+cu118",
+            "torchvision==0.20.1+cu118",
+            "torchaudio==2.5.1+cu118",
+            "--index-url",
+            "https://download.pytorch.org/whl/cu118",
+        )
+    ]
+
+
+def test_no_cu102_build_is_offered_on_windows_after_torch_110():
+    # Kind 3. PyTorch stopped building CUDA 10.2 for Windows after 1.10 (pytorch/pytorch PR 65649; the 1.11
+    # install matrix: "There are no CUDA-10.2 binaries on Windows", pytorch.github.io PR 959). A Pascal GPU
+    # (sm_61) on a driver that runs CUDA 10.2: 1.12's cu102 would fit on Linux, not on Windows; 1.10's does.
+    from gpudoctor.planner.model import Target
+
+    told = Target(gpu="6.1", cuda="10.2")
+    plan = plan_for("windows-rtx3060-laptop-torch1121-conda-cpu", "torch", "1.12", target=told)
+    assert plan.chosen is None
+    (cu102,) = [c for c in plan.ruled_out if c.build.variant == "cu102"]
+    assert [j.topic for j in cu102.failures()] == ["os"]
+    older = plan_for("windows-rtx3060-laptop-torch1121-conda-cpu", "torch", "1.10", target=told)
+    assert (older.chosen.build.release, older.chosen.build.variant) == ("1.10", "cu102")

@@ -17,7 +17,8 @@ from gpudoctor.checks.frameworks import dev_base, framework_plan
 from gpudoctor.doctor import diagnose
 from gpudoctor.install.environment import read_env
 from gpudoctor.planner.machine import machine_from_facts, target_gaps
-from gpudoctor.planner.plan import TargetNeeded, newest_torch, plan_install, torch_variant_for
+from gpudoctor.planner.model import Target
+from gpudoctor.planner.plan import Options, TargetNeeded, newest_torch, plan_install, torch_variant_for
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
 
@@ -54,7 +55,7 @@ def _no_driver_version(snap):
     snap["nvml"].pop("driver_version", None)
 
 
-# --- a GPU seen, its driver not: the build that asks least of the driver -----------------------------------
+# --- a GPU seen, its driver not: the build that needs the lowest driver -----------------------------------
 
 
 @pytest.mark.parametrize(
@@ -80,19 +81,21 @@ def test_the_plan_says_the_driver_was_not_seen_and_which_driver_the_build_needs(
     plan = _plan("a100-torch1101-cu102-no-sm80", "1.10.1")
     said = plan.reasons[1]
     assert said == (
-        "no NVIDIA driver was seen here: of the builds with kernels for this GPU, PyTorch 1.10 (cu111) asks "
-        "least of the driver; it needs driver >= 450.80.02 (>= 455.23 for full CUDA 11.1 support)"
+        "no NVIDIA driver was seen here: of the builds with kernels for this GPU, PyTorch 1.10 (cu111) needs "
+        "the lowest driver: driver >= 450.80.02 (>= 455.23 for full CUDA 11.1 support); run nvidia-smi and give "
+        "its CUDA version (--cuda) for the newest build that driver runs"
     )
-    # CUDA 11.0: its GA driver 450.51.05 is below CUDA 11's floor, so that is the lowest driver named.
+    # CUDA 11.0: its GA driver 450.51.05 is below CUDA 11's floor, but an RTX 3070 (sm_86, first targeted by
+    # CUDA 11.1) needs CUDA 11.1's driver 455.23 to run at all: the GPU's own floor is the one named.
     plan = _plan("rtx3070-torch171-cu102-no-sm86", "1.7.1")
-    assert plan.reasons[1].endswith("it needs driver >= 450.51.05")
+    assert "PyTorch 1.7 (cu110) needs the lowest driver: driver >= 455.23; run nvidia-smi" in plan.reasons[1]
 
 
 def test_the_finding_names_the_same_build_and_the_driver_it_needs():
     (f,) = [f for f in _findings("a100-torch1101-cu102-no-sm80") if f.code == "framework-arch-unsupported"]
     text = f.remediation.summary
     assert "reinstall torch 1.10.1 (same version) as 1.10.1+cu111" in text
-    assert "No NVIDIA driver was seen here" in text and "needs driver >= 450.80.02" in text
+    assert "No NVIDIA driver was seen here" in text and "needs the lowest driver: driver >= 450.80.02" in text
     assert "No NVIDIA GPU or driver was seen" not in text
 
 
@@ -229,3 +232,52 @@ def test_the_way_back_from_a_nightly_uses_the_nightly_index():
     plan = plan_install(facts, CTX, "torch", "2.7.0", env=read_env(host, facts))
     (undo,) = plan.undo
     assert undo.argv[-2:] == ("--index-url", "https://download.pytorch.org/whl/nightly/cu124")
+
+
+# --- issue 27: the wrong choice when facts are missing (kind 5), no command where one is possible (kind 9) ---
+
+
+def test_with_the_driver_unknown_an_rtx_50_gets_the_build_that_needs_the_lowest_driver():
+    # Kind 5. A CI container without a GPU or driver (Python 3.11.7), the build asked for an RTX 50 (--gpu sm_120,
+    # its driver unknown): the sm_120 builds are cu128 (2.7-2.11, CUDA 12: floor 525.60.13, but an RTX 50 needs
+    # CUDA 12.8's driver 570.26 to run at all), cu129 (2.8) and cu130/cu132 (>= 580.65.06). The newest cu128
+    # build is 2.11's (2.12+ dropped cu128; torch.toml), not 2.15's cu132; the plan names 570.26 and asks for
+    # nvidia-smi.
+    host, facts = _facts("ci-docker-cuda13-no-gpu")
+    plan = plan_install(facts, CTX, "torch", env=read_env(host, facts), options=Options(target=Target(gpu="sm_120")))
+    assert plan.machine.driver_cuda is None
+    assert (plan.chosen.build.release, plan.chosen.build.variant) == ("2.11", "cu128")
+    assert [s.argv[3:] for s in plan.steps] == [
+        ("install", "torch==2.11.*", "--index-url", "https://download.pytorch.org/whl/cu128")
+    ]
+    assert any("needs the lowest driver: driver >= 570.26" in r and "run nvidia-smi" in r for r in plan.reasons)
+
+
+def test_a_companion_built_for_a_cuda_variant_names_the_build_when_no_gpu_or_driver_is_seen():
+    # Kind 9. torch 1.10.1+cpu beside torchvision 0.11.2+cu111, neither the GPU's capability nor a driver seen:
+    # the companion says which build the environment was made with, so the same version is reinstalled as that
+    # build (PyTorch 1.10 has cu111, torch.toml) instead of "cannot be chosen without guessing".
+    def mystery_with_companion(snap):
+        for d in snap["nvml"]["devices"]:
+            d.pop("compute_capability")
+            d["name"] = "NVIDIA Mystery Accelerator"
+        snap["python"]["distributions"].update({"torch": "1.10.1+cpu", "torchvision": "0.11.2+cu111"})
+
+    host, facts = _facts("a100-torch1101-cu102-no-sm80", mystery_with_companion)
+    plan = plan_install(facts, CTX, "torch", "1.10.1", env=read_env(host, facts))
+    assert (plan.chosen.build.release, plan.chosen.build.variant) == ("1.10", "cu111")
+    assert [s.argv[3:] for s in plan.steps] == [
+        ("install", "torch==1.10.1+cu111", "torchvision", "--index-url", "https://download.pytorch.org/whl/cu111")
+    ]
+    assert any("torchvision 0.11.2+cu111" in r for r in plan.reasons)
+    assert framework_plan(facts, CTX, "torch", "1.10.1")[1] == "kept"
+
+
+def test_a_release_asked_beside_its_nightly_pins_the_stable_patch_never_the_nightly():
+    # pip keeps an installed 2.7.0.dev20250310+cu124 for torch==2.7.*, so the plan pins the stable 2.7.0 of the
+    # build chosen (the stable index has no dev builds).
+    def nightly(snap):
+        snap["python"]["distributions"]["torch"] = "2.7.0.dev20250310+cu124"
+
+    plan = _plan("rtx5070-torch-cu121-no-sm120", "2.7", change=nightly)
+    assert plan.chosen.build.specs == (f"torch==2.7.0+{plan.chosen.build.variant}",)

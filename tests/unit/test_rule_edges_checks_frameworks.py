@@ -264,7 +264,4 @@ def test_with_the_gpu_and_driver_seen_the_jax_fix_is_the_planners_build():
     (f,) = findings(facts_of("rtx4090-jax-plugin-mismatch"), "jax-plugin-mismatch")
     assert "JAX 0.4.38 (cuda12) fits this machine" in f.remediation.summary
     assert "needs no GPU facts" not in f.remediation.summary
-    assert (
-        lines(f.remediation)[-1]
-        == "/usr/bin/python3 -m pip install --no-index --find-links '<download-dir>' 'jax[cuda12]==0.4.38'"
-    )
+    assert lines(f.remediation)[-1] == "/usr/bin/python3 -m pip install 'jax[cuda12]==0.4.38'"

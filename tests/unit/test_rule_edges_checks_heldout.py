@@ -172,16 +172,16 @@ def test_moving_windows_tensorflow_back_to_2_10_removes_tensorflow_intel_too():
     """tests/machines/windows-rtx3080-tensorflow215 with Python 3.10.11 in place of 3.11.7, so that TensorFlow 2.10
     (Python < 3.11) installs into this environment. TensorFlow 2.15 on Windows is a shell over tensorflow-intel,
     which holds its code; tensorflow 2.10 does not depend on tensorflow-intel, so pip would leave 2.15's code in
-    place. The fix is the planner's: fetch 2.10 first, remove tensorflow-intel, then install 2.10 from what was
-    fetched."""
+    place. The fix is the planner's: resolve 2.10 first (a dry run), remove tensorflow-intel, then install 2.10, with
+    numpy<2 (TensorFlow supports NumPy 2 from 2.18)."""
     facts = facts_of("windows-rtx3080-tensorflow215")
     py = facts.frameworks.python
     facts = replace(facts, frameworks={"python": dataclasses.replace(py, value=dataclasses.replace(py.value, version="3.10.11"))})
     (f,) = findings(facts, "framework-windows-native-gpu")
     assert lines(f) == [
-        "C:/Python311/python.exe -m pip download --dest '<download-dir>' 'tensorflow==2.10.*'",
+        "C:/Python311/python.exe -m pip install --dry-run 'tensorflow==2.10.*' 'numpy<2'",
         "C:/Python311/python.exe -m pip uninstall -y tensorflow-intel",
-        "C:/Python311/python.exe -m pip install --no-index --find-links '<download-dir>' 'tensorflow==2.10.*'",
+        "C:/Python311/python.exe -m pip install 'tensorflow==2.10.*' 'numpy<2'",
     ]
 
 

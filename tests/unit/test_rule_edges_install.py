@@ -103,13 +103,18 @@ def test_a_cuda_jaxlib_stays_when_the_plan_installs_one_from_the_release_page_to
     assert not [s for s in plan.steps if s.argv[3] == "uninstall"]
 
 
-def test_reinstalling_jax_pins_the_installed_jax_to_the_downloaded_file():
-    # --reinstall: pip keeps an installed jax that meets the spec; like torch (test_install_plan), the replace steps
-    # pin it to the exact file downloaded, so the installed copy is replaced (and jaxlib, a CUDA build the
-    # cuda11_pip extra brings again, is removed first).
+def test_reinstalling_jax_installs_it_again_over_itself_without_moving_its_dependencies():
+    # --reinstall: pip keeps an installed jax that meets the spec, so the plain install (which brings what is
+    # missing) is followed by --force-reinstall --no-deps of it; jaxlib, a CUDA build the cuda11_pip extra brings
+    # again, is removed first, after a dry run resolved the new one.
     plan = plan_for("t4-jax-beside-tf-notebook", "jax", reinstall=True)
-    installs = [s for s in plan.steps if s.argv[3] == "install"]
-    assert len(installs) == 2 and all(s.pins == ("jax",) for s in installs)
+    assert [s.argv[3:5] for s in plan.steps] == [
+        ("install", "--dry-run"),
+        ("uninstall", "-y"),
+        ("install", plan.chosen.build.specs[0]),
+        ("install", "--force-reinstall"),
+    ]
+    assert plan.steps[-1].argv[5] == "--no-deps"
 
 
 def test_jax_builds_of_a_release_are_listed_newest_cuda_first():
@@ -182,7 +187,8 @@ def test_tensorflow_cpu_build_of_the_installed_version_is_nothing_to_do():
     same = plan_for("rtx3060-tf211-on-cuda118-cudnn86", "tensorflow", "2.11.0", target=Target(cpu=True))
     assert same.already is True and same.steps == ()
     other = plan_for("rtx3060-tf211-on-cuda118-cudnn86", "tensorflow", "2.11.1", target=Target(cpu=True))
-    assert other.to_json()["already_installed"] is False and other.steps[-1].argv[-1] == "tensorflow==2.11.1"
+    # numpy<2 beside it: TensorFlow supports NumPy 2 from 2.18 (pick_tensorflow.NUMPY2_FROM).
+    assert other.to_json()["already_installed"] is False and other.steps[-1].argv[4:] == ("tensorflow==2.11.1", "numpy<2")
 
 
 # --- PyTorch -------------------------------------------------------------------------------------------------
@@ -194,8 +200,10 @@ def test_an_exact_pytorch_version_asked_as_a_cpu_build_is_that_version():
     plan = plan_for("p100-driver510-torch-cu121", "torch", "2.2.1", target=Target(cpu=True))
     build = plan.chosen.build
     assert (build.specs, build.index_url, build.pin) == (("torch==2.2.1",), "https://download.pytorch.org/whl/cpu", "2.2.1")
+    # The series with 2.2.1+cu121 installed: pip would keep it for torch==2.2.*, so the installed patch is pinned
+    # with the cpu tag.
     series = plan_for("p100-driver510-torch-cu121", "torch", "2.2", target=Target(cpu=True))
-    assert series.chosen.build.specs == ("torch==2.2.*",)
+    assert series.chosen.build.specs == ("torch==2.2.1+cpu",)
 
 
 @pytest.mark.parametrize(

@@ -793,7 +793,9 @@ def test_a_requirements_fix_is_planned_on_the_matrix_given(rtx2070x2):
     (bundled,) = evaluate(parse_requirements(["torch:cuda"]), rtx2070x2, matrix=MATRIX)
     assert "torch==2.13.0+cu130" in bundled.finding.remediation.lines()[-1]
     (older,) = evaluate(parse_requirements(["torch:cuda"]), rtx2070x2, matrix=_TorchUpTo27(MATRIX))
-    assert older.finding.remediation.lines()[-1].endswith("install --no-index --find-links '<download-dir>' 'torch==2.7.*'")
+    assert older.finding.remediation.lines()[-1].endswith(
+        "install 'torch==2.7.*' --index-url https://download.pytorch.org/whl/cu126"
+    )
     assert "PyTorch 2.7 (cu126) is the newest that does" in older.finding.remediation.summary
 
 
@@ -827,6 +829,9 @@ class _NoDriverRows:
     def minor_compat_floor(self, major, os):
         return None
 
+    def cc_target(self, cc):
+        return None
+
 
 def test_with_no_driver_seen_the_plan_names_the_driver_the_build_needs():
     # A GPU seen (or named with --gpu), no driver: the plan says which driver the chosen build needs, the lowest
@@ -834,11 +839,12 @@ def test_with_no_driver_seen_the_plan_names_the_driver_the_build_needs():
     _, build = _torch_build("2.7", "cu128")
     unseen = Machine("linux", "x86_64", None, None, (RTX3060,), _ENV)
     prefix = (
-        "no NVIDIA driver was seen here: of the builds with kernels for this GPU, PyTorch 2.7 (cu128) asks least of the driver; "
+        "no NVIDIA driver was seen here: of the builds with kernels for this GPU, PyTorch 2.7 (cu128) needs the lowest driver: "
     )
-    assert driver_unseen(MATRIX, unseen, build) == prefix + "it needs driver >= 525.60.13 (>= 570.26 for full CUDA 12.8 support)"
+    ask = "; run nvidia-smi and give its CUDA version (--cuda) for the newest build that driver runs"
+    assert driver_unseen(MATRIX, unseen, build) == prefix + "driver >= 525.60.13 (>= 570.26 for full CUDA 12.8 support)" + ask
     # Where the matrix knows no driver for that CUDA, the plan still says what to look for.
-    assert driver_unseen(_NoDriverRows(), unseen, build) == prefix + "it needs a driver that runs CUDA 12.8"
+    assert driver_unseen(_NoDriverRows(), unseen, build) == prefix + "a driver that runs CUDA 12.8" + ask
     # A driver seen, or a CPU build: nothing to say.
     assert driver_unseen(MATRIX, machine(), build) is None
     assert driver_unseen(MATRIX, dataclasses.replace(unseen, cpu=True), build) is None
@@ -1039,9 +1045,9 @@ def test_tensorflow_gpu_on_a_cpu_distribution_keeps_its_version_in_the_gpu_build
     assert (o.met, o.found) == (False, "tensorflow-cpu 2.21.0 is a CPU-only build")
     py = "/home/user/.venvs/ml/bin/python -m pip"
     assert o.finding.remediation.lines() == [
-        f"{py} download --dest '<download-dir>' 'tensorflow[and-cuda]==2.21.0'",
+        f"{py} install --dry-run 'tensorflow[and-cuda]==2.21.0'",
         f"{py} uninstall -y tensorflow-cpu",
-        f"{py} install --no-index --find-links '<download-dir>' 'tensorflow[and-cuda]==2.21.0'",
+        f"{py} install 'tensorflow[and-cuda]==2.21.0'",
     ]
 
 

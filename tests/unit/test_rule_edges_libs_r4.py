@@ -1383,7 +1383,7 @@ def test_native_windows_tensorflow_moves_back_to_2_10_in_this_environment_when_i
         "TensorFlow 2.10 is the last release with GPU support on native Windows: downgrade tensorflow 2.15.0 -> 2.10.*; "
         "it needs CUDA 11.2 and cuDNN 8.1 installed as well (NVIDIA's installers, their bin folders on PATH)." + tail
     )
-    assert lines[-1].endswith("-m pip install --no-index --find-links '<download-dir>' 'tensorflow==2.10.*'")
+    assert lines[-1].endswith("-m pip install 'tensorflow==2.10.*' 'numpy<2'")
     summary, lines = fix("conda", "C:/Users/me/miniconda3/envs/tf")
     assert summary == (
         "TensorFlow 2.10 is the last release with GPU support on native Windows: downgrade tensorflow 2.15.0 -> 2.10.*; "
@@ -1637,8 +1637,8 @@ def test_the_cpu_build_fix_keeps_its_release_or_says_why_not_and_what_a_driver_w
     assert f.remediation.summary == (
         "Install PyTorch's CUDA build from its own index. PyTorch 2.13 (cu126) fits this machine: reinstall torch "
         "2.13.0+cpu (same version) as 2.13.0+cu126. No NVIDIA driver was seen here: of the builds with kernels for this "
-        "GPU, PyTorch 2.13 (cu126) asks least of the driver; it needs driver >= 525.60.13 (>= 560.28.03 for full CUDA "
-        "12.6 support)."
+        "GPU, PyTorch 2.13 (cu126) needs the lowest driver: driver >= 525.60.13 (>= 560.28.03 for full CUDA "
+        "12.6 support); run nvidia-smi and give its CUDA version (--cuda) for the newest build that driver runs."
     )
 
 

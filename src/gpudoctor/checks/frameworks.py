@@ -152,43 +152,28 @@ def _framework_plan(
     The one choice of a framework fix: the plan's step and `gpudoctor fix` both come from here. `env` and
     `options` are fix's (the environment it installs into, --index-url, --gpu/--driver/--cuda/--cpu);
     `refuse` raises TargetNeeded instead of returning None."""
-    from gpudoctor.errors import UsageError
-    from gpudoctor.planner.plan import Options, TargetNeeded, plan_install
+    from gpudoctor.planner.plan import Options, TargetNeeded, plan_first_fit
 
     base = options or Options()
-
-    def planned(requested: str | None):
-        plan = plan_install(facts, ctx, framework, requested, env=env, options=base)
-        if plan.fits and plan.already:
-            # The right build, broken in place (its libraries gone): the same build again, over itself.
-            plan = plan_install(facts, ctx, framework, requested, env=env, options=dataclasses.replace(base, reinstall=True))
-        return plan
-
-    how = "unknown"
+    asked = _request(framework, version) if version else ()
+    # The smallest upgrade that fits before the newest release: a project pinned to 2.5 moves to 2.7, not to
+    # whatever is newest, so that the rest of its requirements keep working.
+    # (Only from a release the matrix knows: from an unknown one, the newest that fits.)
+    known = framework == "torch" and version and ctx.matrix.torch_release(dev_base(version) or version) is not None
+    nearer = tuple(_newer_torch_releases(ctx, version)) if known and version else ()
+    requests: tuple[str | None, ...] = (*asked, *nearer, None)
     try:
-        for requested in _request(framework, version) if version else ():
-            try:
-                plan = planned(requested)
-            except TargetNeeded:
-                raise
-            except UsageError:
-                continue  # a version the matrix does not know: the newest that fits instead
-            if plan.fits:
-                return plan, "kept"
-            how = "unfit"
-            break
-        if how == "unfit" and framework == "torch" and version:
-            # The smallest upgrade that fits before the newest release: a project pinned to 2.5 moves to
-            # 2.7, not to whatever is newest, so that the rest of its requirements keep working.
-            for requested in _newer_torch_releases(ctx, version):
-                plan = planned(requested)
-                if plan.fits:
-                    return plan, "nearest"
-        return planned(None), how
+        # One pass over the releases (issue 26): the machine read once, each build judged once.
+        plan, i, unknown = plan_first_fit(facts, ctx, framework, requests, env=env, options=base, again_if_installed=True)
     except TargetNeeded:
         if refuse:
             raise
         return None, "no-target"
+    if i < len(asked):
+        return plan, "kept"
+    if i < len(asked) + len(nearer) and plan.fits:
+        return plan, "nearest"
+    return plan, ("unfit" if any(k not in unknown for k in range(len(asked))) else "unknown")
 
 
 def _newer_torch_releases(ctx: Context, version: str) -> list[str]:

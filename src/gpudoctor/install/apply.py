@@ -1,9 +1,10 @@
 """Run a plan's steps and prove the result: the one place `install` and `fix` change a Python environment.
 
 Each step is an argument list run without a shell; its output (stdout and stderr merged, in order)
-is streamed as it comes. The steps stop at the first that fails. Nothing lost: the plan downloads
-(or, with uv, resolves) before it changes anything (gpudoctor.planner.commands), so an unreachable or
-broken index fails the first step with the environment untouched; when a later step fails,
+is streamed as it comes. The steps stop at the first that fails. Nothing lost: pip (and uv) fetch
+everything before they change anything, and pip rolls a failed install back itself
+(gpudoctor.planner.commands), so an unreachable or broken index fails with the environment
+untouched; when a step fails after the environment changed (a removal went first),
 `run_plan` puts the previous build back (the undo command) and re-reads the environment to show it
 is back. Afterwards the machine is probed again with --deep, which imports the framework in a
 subprocess of the target interpreter: only an import shows whether the GPU is really usable.
@@ -14,13 +15,10 @@ As root, nothing runs from an environment that someone else can write (gpudoctor
 from __future__ import annotations
 
 import os
-import re
 import subprocess
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO
-from urllib.parse import unquote
 
 from gpudoctor.checks import Context
 from gpudoctor.cmdline import argv_text
@@ -86,34 +84,6 @@ def run_steps(steps: Sequence[Step], out: IO[str]) -> list[Ran]:
 
 
 # --- nothing lost ------------------------------------------------------------------------------
-
-_SDIST = (".tar.gz", ".zip", ".tar.bz2", ".tgz")
-
-
-def downloaded_versions(names: Sequence[str]) -> dict[str, str]:
-    """name -> version of each distribution file in a download directory listing (wheels and sdists)."""
-    out: dict[str, str] = {}
-    for raw in names:
-        name = unquote(raw)
-        if name.endswith(".whl"):
-            parts = name[:-4].split("-")
-            if len(parts) >= 5:
-                out[commands.canonical(parts[0])] = parts[1]
-            continue
-        for ext in _SDIST:
-            if name.endswith(ext):
-                m = re.match(r"^(.+?)-(\d[^-]*)$", name[: -len(ext)])
-                if m:
-                    out[commands.canonical(m.group(1))] = m.group(2)
-    return out
-
-
-def expand(step: Step, download_dir: str, have: Mapping[str, str]) -> tuple[str, ...]:
-    """The step's argv for this run: the download directory filled in, its pins made exact (`torch==2.5.1+cu124`)."""
-    argv = tuple(download_dir if a == commands.DOWNLOAD_DIR else a for a in step.argv)
-    pins = getattr(step, "pins", ())
-    exact = tuple(f"{n}=={have[commands.canonical(n)]}" for n in pins if commands.canonical(n) in have)
-    return (*argv, *exact)
 
 
 def refuse_untrusted(plan: Plan) -> None:
@@ -189,18 +159,28 @@ def run_plan(
     refuse_untrusted(plan)
     ran: list[Ran] = []
     changed = False
-    with tempfile.TemporaryDirectory(prefix="gpudoctor-download-") as tmp:
-        for step in plan.steps:
-            argv = expand(step, tmp, downloaded_versions(os.listdir(tmp)))
-            rc = runner(argv, out)
-            ran.append(Ran(argv, rc))
-            if not isinstance(step, commands.Download):
-                changed = True
-            if rc != 0:
-                break
+    for step in plan.steps:
+        rc = runner(step.argv, out)
+        ran.append(Ran(step.argv, rc))
+        if not isinstance(step, commands.Download):
+            changed = True
+        if rc != 0:
+            break
     if ran and ran[-1].rc != 0 and changed:
+        if _as_before(plan, installed_now):
+            # pip stopped before it changed anything (an index it could not use), or rolled its own install back.
+            return Outcome(ran, False)
         return Outcome(ran, changed, restore_previous(plan, out, installed_now, runner))
     return Outcome(ran, changed)
+
+
+def _as_before(plan: Plan, installed_now: Callable[[], Mapping[str, str]]) -> bool:
+    """Every distribution of before is installed at its version (read again): nothing to put back."""
+    before = expected_back(plan)
+    if not before:
+        return False
+    now = {commands.canonical(n): v for n, v in installed_now().items()}
+    return all(now.get(n) == v for n, v in before.items())
 
 
 def restore_previous(

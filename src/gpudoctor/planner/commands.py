@@ -1,23 +1,27 @@
 """Argument lists for pip and uv in the target environment. Built here, run only by `apply`, never
 through a shell; gpudoctor.cmdline renders them for showing.
 
-Nothing lost (docs/install.md, "What can go wrong"): a framework is never removed before its
-replacement is on this machine. The steps are
+One command, the one a person would type: `PY -m pip install SPECS [--index-url URL]`. Nothing is
+lost on the way (docs/install.md, "Nothing lost"), because pip itself works that way: its resolver
+fetches and prepares every distribution before the first is installed, and `install_given_reqs`
+uninstalls each old version only as the new one goes in, and puts it back when that install fails
+("if install did not succeed, rollback previous uninstall",
+https://github.com/pypa/pip/blob/main/src/pip/_internal/req/__init__.py). An index that cannot be
+reached, or a requirement that cannot be resolved, stops pip before it changes anything.
 
-- pip: `pip download` every requirement (the same index options) into a new temporary directory,
-  then `pip install --no-index --find-links DIR`, which reads only those files. pip uninstalls the
-  old version itself inside that one command and puts it back when the new one fails to install
-  (install_given_reqs in pip/_internal/req/__init__.py: "if install did not succeed, rollback
-  previous uninstall", https://github.com/pypa/pip/blob/main/src/pip/_internal/req/__init__.py).
-  The builds to switch are pinned, at run time, to the exact version downloaded (2.5.1+cu124), so
-  an installed 2.5.1+cu121 no longer satisfies the requirement and is replaced.
-- uv: `uv pip install --dry-run` resolves against the index first (nothing changes if it cannot),
-  then one `uv pip install --reinstall-package NAME ...`; uv downloads and builds every
-  distribution before it removes anything (https://docs.astral.sh/uv/reference/cli/#uv-pip-install).
+A build switch of the same version (2.5.1+cu121 -> cu124) is the caller's to pin exactly
+(`torch==2.5.1+cu124`, gpudoctor.planner.pick_torch): the installed build no longer satisfies the
+requirement, so pip replaces it and re-resolves only what the new build needs. Not
+`--force-reinstall`: pip's resolver then ignores every installed version and takes the newest of each
+dependency from the index (numpy 1 -> 2 among them: `_get_installed_candidate` in
+pip/_internal/resolution/resolvelib/factory.py returns nothing under force_reinstall).
 
-Other distributions that must go (tensorflow-cpu before tensorflow, a JAX plugin of another CUDA
-major) are uninstalled only after the resolve/download succeeded, right before the install; if
-anything after that fails, `apply` reinstalls what was there before and re-probes.
+Other distributions that must go first (tensorflow-cpu before tensorflow, which share one package
+directory; a JAX plugin of another CUDA major) are uninstalled only after `pip install --dry-run`
+(pip >= 22.2) resolved and fetched the new build; if anything after that fails, `apply` reinstalls
+what was there before and re-probes. uv: `uv pip install --dry-run` first in that case too, then one
+`uv pip install --reinstall-package NAME ...`; uv downloads and builds every distribution before it
+removes anything (https://docs.astral.sh/uv/reference/cli/#uv-pip-install).
 """
 
 from __future__ import annotations
@@ -29,21 +33,17 @@ from gpudoctor.planner.model import Step, TargetEnv
 
 # What the commands name when no environment was seen (a snapshot without Python): shown, never run.
 PLACEHOLDER_PYTHON = "python3"
-# Stands for the new temporary directory `apply` creates for the downloads (shown as is in the plan).
-DOWNLOAD_DIR = "<download-dir>"
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 @dataclass(frozen=True)
 class Download(Step):
-    """Resolve and fetch everything first; the environment is not touched."""
+    """Resolve and fetch everything (`install --dry-run`); the environment is not touched."""
 
 
 @dataclass(frozen=True)
 class Replace(Step):
-    """Install from what `Download` fetched. `pins`: distributions `apply` pins to the exact version downloaded."""
-
-    pins: tuple[str, ...] = ()
+    """The install itself: pip (or uv) replaces the old build in this one command."""
 
 
 @dataclass(frozen=True)
@@ -109,66 +109,54 @@ def replace_steps(
     extra: tuple[str, ...] = (),
     reinstall: bool = False,
 ) -> tuple[Step, ...]:
-    """The steps that install `specs` in place of the installed `replace` distributions, nothing lost on the way."""
+    """The steps that install `specs` in place of the installed `replace` distributions, nothing lost on the way:
+    one install command, preceded by a dry run and the removals only when something must go first."""
     spec_names = {n for s in specs if (n := requirement_name(s)) is not None}
-    pins = tuple(n for n in replace if canonical(n) in spec_names)
     others = tuple(n for n in replace if canonical(n) not in spec_names)
     where = _index(index_url, find_links)
     from_where = f" from {index_url}" if index_url else ""
     steps: list[Step] = []
     if installer == "uv":
-        py: tuple[str, ...] = ("--python", _python(env))
-        uv = env.uv or "uv"
+        head: tuple[str, ...] = (env.uv or "uv", "pip", "install", "--python", _python(env))
+    else:
+        head = (_python(env), "-m", "pip", "install")
+    if others:
         steps.append(
             Download(
-                (uv, "pip", "install", *py, "--dry-run", *specs, *where, *extra),
-                f"resolve {label}{from_where} first: nothing changes if the index cannot be reached",
+                (*head, "--dry-run", *specs, *where, *extra),
+                f"resolve and fetch {label}{from_where} first: nothing changes if that fails",
             )
         )
-        if others:
-            steps.append(
-                Remove(
-                    uninstall_argv(installer, env, others),
-                    f"remove {', '.join(others)}, which {label} does not replace by itself",
-                )
-            )
-        names = dict.fromkeys((*pins, *(sorted(spec_names) if reinstall else ())))
-        again = tuple(a for n in names for a in ("--reinstall-package", n))
-        steps.append(
-            Replace(
-                (uv, "pip", "install", *py, *specs, *again, *where, *extra),
-                f"install {label}: uv fetches everything before it replaces anything",
-            )
-        )
-        return tuple(steps)
-    py = (_python(env), "-m", "pip")
-    steps.append(
-        Download(
-            (*py, "download", "--dest", DOWNLOAD_DIR, *specs, *where, *extra),
-            f"download {label} and what it needs{from_where}: nothing changes if that fails",
-        )
-    )
-    if others:
         steps.append(
             Remove(
                 uninstall_argv(installer, env, others), f"remove {', '.join(others)}, which {label} does not replace by itself"
             )
         )
-    local = ("--no-index", "--find-links", DOWNLOAD_DIR)
+    if installer == "uv":
+        # uv keeps an installed version that satisfies a requirement; --reinstall-package makes it take the index's build.
+        pins = tuple(n for n in replace if canonical(n) in spec_names)
+        names = dict.fromkeys((*pins, *(sorted(spec_names) if reinstall else ())))
+        again = tuple(a for n in names for a in ("--reinstall-package", n))
+        steps.append(
+            Replace(
+                (*head, *specs, *again, *where, *extra),
+                f"install {label}: uv fetches everything before it replaces anything",
+            )
+        )
+        return tuple(steps)
     steps.append(
         Replace(
-            (*py, "install", *local, *specs, *extra),
-            f"install {label} from the downloaded files; pip replaces the old build in this one step "
+            (*head, *specs, *where, *extra),
+            f"install {label}; pip fetches everything first, replaces the old build in this one step "
             "and puts it back if the install fails",
-            pins=pins,
         )
     )
     if reinstall:
+        # The same version over itself (its files broken in place): --no-deps, so that no dependency moves.
         steps.append(
             Replace(
-                (*py, "install", *local, "--force-reinstall", "--no-deps", *specs, *extra),
+                (*head, "--force-reinstall", "--no-deps", *specs, *where, *extra),
                 f"install {label} again over the same version (--reinstall)",
-                pins=pins,
             )
         )
     return tuple(steps)

@@ -13,7 +13,7 @@ from gpudoctor.probed import Found
 
 # Distributions a plan looks at: the frameworks, their companions, JAX's plugins, NVIDIA's cuDNN wheels.
 _RELEVANT = re.compile(
-    r"^(pip|torch|torchvision|torchaudio|tensorflow(-cpu|-gpu|-intel|-macos)?|tf-nightly|jax|jaxlib"
+    r"^(pip|torch|torchvision|torchaudio|xformers|tensorflow(-cpu|-gpu|-intel|-macos)?|tf-nightly|jax|jaxlib"
     r"|jax-cuda\d+-(plugin|pjrt)|nvidia-cudnn-cu\d+)$"
 )
 
@@ -89,7 +89,7 @@ def target_gaps(machine: Machine) -> tuple[str, ...]:
     One of the two is enough. A driver seen without a GPU (a pod whose device list was not captured,
     nvidia-smi's "No devices were found") decides the CUDA build; the kernels go unchecked, and the plan
     says so. A GPU seen without a driver (a report that pasted the GPU, a driver NVML could not name)
-    narrows the choice to the builds with kernels for it, and of those the one that asks least of the
+    narrows the choice to the builds with kernels for it, and of those the one that needs the lowest
     driver is chosen (gpudoctor.planner.plan.select); the plan says which driver it needs. With
     neither (or a GPU whose compute capability is unknown), every CUDA build would be a guess."""
     if machine.driver_cuda or any(g.cc for g in machine.gpus):

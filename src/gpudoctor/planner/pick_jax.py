@@ -95,8 +95,17 @@ def kernels_of(matrix, row, build: Build) -> tuple[tuple[str, ...], tuple[str, .
     return kernels(matrix, row, int(build.variant.removeprefix("cuda")))[:2]
 
 
-def install_specs(machine: Machine, build: Build) -> tuple[str, ...]:
+def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
     return build.specs
+
+
+def evidence(machine: Machine) -> tuple[str, str] | None:
+    return None  # no companion names a build of this framework
+
+
+def settle(matrix, machine: Machine, build: Build) -> Build:
+    # jax's own extra pins jaxlib and the plugin to its version: the range never keeps a stale plugin.
+    return build
 
 
 def judge(matrix, machine: Machine, facts, row, build: Build, *, ignore_driver: bool = False) -> Candidate:

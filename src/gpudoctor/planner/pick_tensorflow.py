@@ -12,6 +12,10 @@ from gpudoctor.planner.judge import judge_driver, judge_kernels, judge_python
 from gpudoctor.planner.model import Build, Candidate, Judgement, Machine
 from gpudoctor.versions import major, major_minor
 
+# Exact releases whose [and-cuda] extra cannot resolve, and the re-release that does: 2.15.0's extra pins
+# tensorrt==8.6.1.post1, which the package index does not serve; 2.15.0.post1's resolves (pip's resolver,
+# `pip install --dry-run --report`, tests/install_pins/pins-checked.txt).
+AND_CUDA_REPLACED = {"2.15.0": "2.15.0.post1"}
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly")
 _REQUEST = re.compile(r"^(\d+\.\d+)(\.\d+)?$")
 
@@ -41,6 +45,8 @@ def groups(matrix, requested: str | None):
     out = []
     for row in rows:
         pin = exact or f"{row.version}.*"
+        if row.and_cuda and exact in AND_CUDA_REPLACED:
+            pin = AND_CUDA_REPLACED[exact]
         package = "tensorflow[and-cuda]" if row.and_cuda else row.package
         variant = "and-cuda" if row.and_cuda else "system CUDA"
         out.append(
@@ -106,8 +112,25 @@ def kernels_of(matrix, row, build: Build) -> tuple[tuple[str, ...], tuple[str, .
     return row.arch, row.ptx
 
 
-def install_specs(machine: Machine, build: Build) -> tuple[str, ...]:
+# TensorFlow supports NumPy 2 from 2.18 ("TensorFlow now supports and is compiled with NumPy 2.0 by default",
+# https://github.com/tensorflow/tensorflow/releases/tag/v2.18.0); an older release imported beside numpy 2 fails
+# ("A module that was compiled using NumPy 1.x cannot be run in NumPy 2"), and some (2.10: numpy>=1.20) do not
+# bound it themselves: the install says numpy<2 (tests/install_pins/pins-checked.txt has the resolver's word).
+NUMPY2_FROM = (2, 18)
+
+
+def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
+    if version_key(build.release)[:2] < NUMPY2_FROM:
+        return (*build.specs, "numpy<2")
     return build.specs
+
+
+def evidence(machine: Machine) -> tuple[str, str] | None:
+    return None  # no companion names a build of this framework
+
+
+def settle(matrix, machine: Machine, build: Build) -> Build:
+    return build
 
 
 def manual(machine: Machine, row, candidate: Candidate) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ the variant's CUDA, and the wheel must carry kernels for every GPU (compat_matri
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from gpudoctor.matrix import version_key, version_parts
 from gpudoctor.planner.judge import judge_driver, judge_kernels, judge_python
@@ -14,7 +15,17 @@ from gpudoctor.planner.model import Build, Candidate, Judgement, Machine
 from gpudoctor.versions import major_minor, vkey
 
 INDEX = "https://download.pytorch.org/whl"
-COMPANIONS = ("torchvision", "torchaudio")  # pinned to one torch release: reinstalled with it from the same index
+# Built against one torch release each: they move with it, in the same command, from the same index, pinned to
+# the release built for the torch installed (the companion table of compat_matrix/torch.toml, with its sources).
+COMPANIONS = ("torchvision", "torchaudio", "xformers")
+# Published for each CUDA variant with its local tag on PyTorch's index (torchvision-0.20.1+cu124): a same-version
+# switch pins the tag too, or pip keeps the installed build (pytorch-previous-versions: torch==1.12.1+cu113
+# torchvision==0.13.1+cu113).
+_TAGGED = ("torchvision", "torchaudio")
+# PyTorch stopped building CUDA 10.2 for Windows after 1.10: "As of pytorch/pytorch#65649 Windows CUDA-10.2 builds
+# are no longer generated" (https://github.com/pytorch/vision/pull/4662), and the 1.11 install matrix says "There are
+# no CUDA-10.2 binaries on Windows, please use 11.3" (https://github.com/pytorch/pytorch.github.io/pull/959).
+_WINDOWS_CU102_LAST = (1, 10)
 _REQUEST = re.compile(r"^(\d+\.\d+)(\.\d+)?(?:\+(cu\d+))?$")
 # The releases the pytorch conda channel published (pytorch-cuda metapackage) before it ended with 2.5.
 _CONDA_CHANNEL_LAST = (2, 5)
@@ -83,6 +94,8 @@ def judge(matrix, machine: Machine, facts, rel, build: Build, *, ignore_driver: 
     js: list[Judgement] = []
     if machine.os == "macos":
         js.append(Judgement("os", False, "PyTorch publishes no CUDA builds for macOS"))
+    elif machine.os == "windows" and v.tag == "cu102" and version_key(rel.version) > _WINDOWS_CU102_LAST:
+        js.append(Judgement("os", False, "PyTorch published no cu102 wheels for Windows after 1.10"))
     js.append(judge_python(machine, rel.python, rel.python_experimental, f"PyTorch {rel.version}"))
     drv, full = judge_driver(matrix, machine, v.cuda)
     js.append(drv)
@@ -114,14 +127,87 @@ def manual(machine: Machine, rel, candidate: Candidate) -> tuple[str, ...]:
 
 
 def uninstall_names(machine: Machine, build: Build, reinstall: bool) -> tuple[str, ...]:
-    # pip keeps an installed 2.2.1+cu121 for "torch==2.2.*" whatever the index: only a clean install switches
-    # the build, and torchvision/torchaudio go with it (each is built for one torch and one CUDA).
+    # torch and its companions are all in the one install command (install_specs): none is removed first.
     return tuple(n for n in ("torch", *COMPANIONS) if n in machine.installed)
 
 
-def install_specs(machine: Machine, build: Build) -> tuple[str, ...]:
-    # Companions unpinned from the same index: pip picks the ones built for this torch and CUDA.
-    return build.specs + tuple(n for n in COMPANIONS if n in machine.installed)
+def evidence(machine: Machine) -> tuple[str, str] | None:
+    """(variant tag, why) when the environment names its CUDA build without a GPU or driver seen: a companion
+    installed from PyTorch's index for one CUDA variant (torchvision 0.18.0+cu121 beside a CPU torch, which a
+    plain `pip install` from the package index replaced). None when none does, or when they disagree."""
+    tags: dict[str, str] = {}
+    for name in COMPANIONS:
+        local = _public_local(machine.installed.get(name, ""))[1]
+        if re.fullmatch(r"cu\d+", local):
+            tags.setdefault(local, f"{name} {machine.installed[name]}")
+    if len(tags) != 1:
+        return None
+    ((tag, which),) = tags.items()
+    return tag, f"{which} is PyTorch's {tag} build"
+
+
+def _public_local(version: str) -> tuple[str, str]:
+    public, _, local = version.partition("+")
+    return public, local
+
+
+def _stable(public: str) -> str:
+    """A nightly's or a pre-release's release (2.7.0.dev20250310 -> 2.7.0): the stable index has only that."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        v = Version(public)
+    except InvalidVersion:
+        return ""
+    return v.base_version if v.is_prerelease or v.is_devrelease else public
+
+
+def settle(matrix, machine: Machine, build: Build) -> Build:
+    """The build with its exact version where a range would not do: pip keeps an installed 2.5.1+cu121 for
+    `torch==2.5.*` whatever the index, so a switch of the build within the release (or the same build again)
+    pins the installed version with the build's tag (torch==2.5.1+cu124; a minimal change: the patch stays); with companions
+    installed, the newest patch the companion table knows, so that each companion is pinned to the release
+    built for it (torch==2.7.1 with torchvision==0.22.1). Else the build as it is."""
+    if not build.pin or not build.pin.endswith(".*"):
+        return build
+    public = _stable(_public_local(machine.installed.get("torch", ""))[0])
+    exact = None
+    if public and version_parts(public)[:2] == version_parts(build.release)[:2]:
+        exact = public  # the installed patch stays: another build of it, or the same one again (--reinstall)
+    elif any(n in machine.installed for n in COMPANIONS):
+        known = [
+            t
+            for r in matrix.companions
+            if r.package in machine.installed
+            for t in r.torch
+            if t.count(".") == 2 and version_parts(t)[:2] == version_parts(build.release)[:2]
+        ]
+        exact = max(known, key=version_key, default=None)
+    if exact is None:
+        return build
+    tagged = f"{exact}+{build.variant}" if build.index_url and build.variant else exact
+    return replace(build, specs=(f"torch=={tagged}", *build.specs[1:]), pin=exact)
+
+
+def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
+    """torch and every companion installed, in one command: each companion pinned to its release built for the
+    exact torch (compat_matrix/torch.toml `companion`); unpinned where the table has none, and pip's resolver
+    picks the one whose own `torch==` requirement fits."""
+    exact = None if not build.pin or build.pin.endswith(".*") else build.pin
+    specs = list(build.specs)
+    for name in COMPANIONS:
+        if name not in machine.installed:
+            continue
+        row = matrix.companion_for(name, exact) if exact else None
+        if row is None:
+            specs.append(name)
+            continue
+        spec = f"{name}=={row.version}"
+        public, local = _public_local(machine.installed[name])
+        if name in _TAGGED and build.index_url and public == row.version and local != build.variant:
+            spec += f"+{build.variant}"
+        specs.append(spec)
+    return tuple(specs)
 
 
 def undo_args(machine: Machine) -> tuple[str, ...]:

@@ -3,8 +3,11 @@
 The choice: the newest release (or the asked one) with a build whose every judgement holds (Python,
 OS, driver, kernels for every GPU); within a release the framework's own ranking decides (PyTorch:
 full driver support over minor-version compatibility, then the PyPI default variant, then stable
-over experimental, then the newest CUDA; JAX: full support, then the newest CUDA major). Then the
-same search with the driver, or the Python version, left out says what an upgrade would open.
+over experimental, then the newest CUDA; JAX: full support, then the newest CUDA major). With the
+driver unknown, the build with kernels for this GPU that needs the lowest driver instead (_lowest_driver).
+Then the same search with the driver, or the Python version, left out says what an upgrade would open.
+plan_first_fit tries several requests (the installed version, its release, the nearer releases, the
+newest) in one pass: the machine read once, each build judged once, one plan written.
 """
 
 from __future__ import annotations
@@ -71,42 +74,121 @@ class TargetNeeded(UsageError):
         }
 
 
-def select(pick: ModuleType, matrix, machine: Machine, facts: Facts, groups, ignore: tuple[str, ...] = ()):
-    """(best candidate, its matrix row, the candidates ruled out on the way): newest release first."""
+def select(pick: ModuleType, matrix, machine: Machine, facts: Facts, groups, ignore: tuple[str, ...] = (), judged=None):
+    """(best candidate, its matrix row, the candidates ruled out on the way): newest release first.
+
+    Without the driver's CUDA version (a GPU seen, its driver not) the newest release is not the
+    choice: see _lowest_driver. `judged`: a dict that keeps each build's judgement for the next call
+    (one pass over the releases when several requests are tried, plan_first_fit)."""
+    judge = _judge(pick, matrix, machine, facts, "driver" in ignore, {} if judged is None else judged)
+    if not machine.driver_cuda and not machine.cpu and "driver" not in ignore:
+        return _lowest_driver(pick, matrix, machine, groups, judge, ignore)
     ruled: list[Candidate] = []
     for row, builds in groups:
-        cands = [pick.judge(matrix, machine, facts, row, b, ignore_driver="driver" in ignore) for b in builds]
+        cands = [judge(row, b) for b in builds]
         fitting = [c for c in cands if not c.failures(ignore)]
         if fitting:
-            return _best(pick, machine, fitting), row, ruled + [c for c in cands if c.failures(ignore)]
+            return max(fitting, key=pick.rank), row, ruled + [c for c in cands if c.failures(ignore)]
         ruled += cands
     return None, None, ruled
 
 
-def _best(pick: ModuleType, machine: Machine, fitting: list[Candidate]) -> Candidate:
-    """The framework's own ranking; without the driver's CUDA version (a GPU seen, its driver not), the
-    build that asks least of the driver instead: the lowest CUDA among those with kernels for the GPU,
-    since every driver that runs a newer CUDA runs it too. Ties keep the framework's ranking."""
-    ranked = sorted(fitting, key=pick.rank, reverse=True)
-    if machine.driver_cuda or machine.cpu:
-        return ranked[0]
-    return min(ranked, key=lambda c: vkey(c.build.cuda))
+def _judge(pick: ModuleType, matrix, machine: Machine, facts: Facts, ignore_driver: bool, judged: dict):
+    def judge(row, build) -> Candidate:
+        key = (id(row), build, ignore_driver)
+        c = judged.get(key)
+        if c is None:
+            c = judged[key] = pick.judge(matrix, machine, facts, row, build, ignore_driver=ignore_driver)
+        return c
+
+    return judge
+
+
+def build_floor(matrix, machine: Machine, cuda: str | None) -> tuple[str | None, str | None]:
+    """(the lowest driver that runs a build of CUDA `cuda` on this machine's GPUs, the driver that runs it fully).
+
+    A driver older than the first CUDA release that targets a GPU does not know that GPU (an RTX 50,
+    sm_120, first targeted by CUDA 12.8, needs R570, CUDA 12.8's driver; gpu_arch.toml's first_cuda),
+    so the GPU's own floor counts too."""
+    from gpudoctor.planner.judge import driver_needs
+
+    if not cuda:
+        return None, None
+    lowest, full = driver_needs(matrix, cuda, machine.os)
+    gpu = _gpu_floor(matrix, machine)
+    if gpu and lowest and vkey(gpu) > vkey(lowest):
+        lowest = gpu
+    return lowest, full
+
+
+def _gpu_floor(matrix, machine: Machine) -> str | None:
+    floors = []
+    for g in machine.gpus:
+        t = matrix.cc_target(g.cc) if g.cc else None
+        first = matrix.min_driver_for_cuda(t.first_cuda, machine.os) if t is not None and t.first_cuda else None
+        if first:
+            floors.append(first)
+    return max(floors, key=vkey, default=None)
+
+
+def _driver_tier(matrix, machine: Machine, cuda: str | None) -> tuple:
+    """What a build asks of an unseen driver, for choosing: its CUDA major's minor-version-compatibility floor
+    (every driver from there runs any build of that major: CUDA 11.0 and 11.8 ask the same, 450.80.02), or
+    its toolkit driver where the matrix has no floor; never less than the GPU's own floor."""
+    from gpudoctor.versions import major
+
+    if not cuda:
+        return (999,)
+    m = major(cuda)
+    tier = (matrix.minor_compat_floor(m, machine.os) if m is not None else None) or matrix.min_driver_for_cuda(cuda, machine.os)
+    gpu = _gpu_floor(matrix, machine)
+    if gpu and (not tier or vkey(gpu) > vkey(tier)):
+        tier = gpu
+    return vkey(tier) if tier else (999,)
+
+
+def _lowest_driver(pick: ModuleType, matrix, machine: Machine, groups, judge, ignore: tuple[str, ...]):
+    """With the driver unknown: of the builds with kernels for this GPU, the one that needs the lowest driver
+    (it runs on the most drivers: an RTX 5090 gets a cu128 build, driver >= 570.26, not cu132's >= 580.65.06),
+    compared by _driver_tier; among equals the newest release, and within a release the lowest CUDA (every
+    driver that runs a newer CUDA runs it too).
+    The plan names that build's driver floor and asks for nvidia-smi (driver_unseen)."""
+    best: tuple | None = None
+    ruled: list[Candidate] = []
+    for row, builds in groups:  # newest release first: a tie keeps the newer one
+        cands = [judge(row, b) for b in builds]
+        ruled += [c for c in cands if c.failures(ignore)]
+        fitting = sorted((c for c in cands if not c.failures(ignore)), key=lambda c: vkey(c.build.cuda))
+        for c in fitting:
+            key = _driver_tier(matrix, machine, c.build.cuda)
+            if best is None or key < best[0]:
+                best = (key, c, row)
+    if best is None:
+        return None, None, ruled
+    _, chosen, row = best
+    newer_or_same = [c for c in ruled if version_key(c.build.release) >= version_key(chosen.build.release)]
+    return chosen, row, newer_or_same
 
 
 def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
-    """What the plan says when no driver was seen: the driver the chosen build needs (None when one was seen)."""
-    from gpudoctor.planner.judge import driver_needs
-
+    """What the plan says when no driver was seen: the driver the chosen build needs, and what to run (None when one was seen)."""
     if plan_machine.driver_cuda or plan_machine.cpu or not build.cuda:
         return None
-    lowest, full = driver_needs(matrix, build.cuda, plan_machine.os)
+    lowest, full = build_floor(matrix, plan_machine, build.cuda)
     need = (
-        (f"driver >= {lowest}" + (f" (>= {full} for full CUDA {build.cuda} support)" if full and full != lowest else ""))
+        (
+            f"driver >= {lowest}"
+            + (f" (>= {full} for full CUDA {build.cuda} support)" if full and vkey(full) > vkey(lowest) else "")
+        )
         if lowest
         else "a driver that runs CUDA " + build.cuda
     )
     # No driver CUDA: plan_install went on only because a GPU with a compute capability was seen or named (target_gaps).
-    return f"no NVIDIA driver was seen here: of the builds with kernels for this GPU, {build.label} asks least of the driver; it needs {need}"
+    which = "with kernels for this GPU" if any(g.cc for g in plan_machine.gpus) else "that fit"
+    return (
+        f"no NVIDIA driver was seen here: of the builds {which}, {build.label} needs the lowest "
+        f"driver: {need}; run nvidia-smi and give its CUDA version (--cuda) for the newest build that driver runs"
+    )
 
 
 def _newer(a: Candidate, b: Candidate | None) -> bool:
@@ -158,14 +240,15 @@ def kernel_history(pick: ModuleType, matrix, groups, gpu: GpuInfo, title: str) -
     return tuple(out)
 
 
-def _driver_hint(pick, matrix, machine, facts, groups, chosen) -> str | None:
+def _driver_hint(pick, matrix, machine, facts, groups, chosen, judged=None) -> str | None:
     """The smallest driver upgrade that opens a newer release than the chosen one (None when none would)."""
-    relaxed, row, _ = select(pick, matrix, machine, facts, groups, ignore=("driver",))
+    relaxed, row, _ = select(pick, matrix, machine, facts, groups, ignore=("driver",), judged=judged)
     if relaxed is None or not _newer(relaxed, chosen):
         return None
     opened = []
+    judge = _judge(pick, matrix, machine, facts, True, {} if judged is None else judged)
     for b in next(builds for r, builds in groups if r is row):
-        fails = pick.judge(matrix, machine, facts, row, b, ignore_driver=True).failures()
+        fails = judge(row, b).failures()
         if fails and all(j.topic == "driver" and j.needs for j in fails):
             opened.append((fails[0].needs, matrix.min_driver_for_cuda(b.cuda, machine.os), b))
     if not opened:
@@ -175,9 +258,9 @@ def _driver_hint(pick, matrix, machine, facts, groups, chosen) -> str | None:
     return f"a driver >= {need}{extra} would open {b.label}"
 
 
-def _hints(pick, matrix, machine, facts, groups, chosen) -> tuple[str, ...]:
-    out = [h for h in (_driver_hint(pick, matrix, machine, facts, groups, chosen),) if h]
-    relaxed, row, _ = select(pick, matrix, machine, facts, groups, ignore=("python",))
+def _hints(pick, matrix, machine, facts, groups, chosen, judged=None) -> tuple[str, ...]:
+    out = [h for h in (_driver_hint(pick, matrix, machine, facts, groups, chosen, judged),) if h]
+    relaxed, row, _ = select(pick, matrix, machine, facts, groups, ignore=("python",), judged=judged)
     if relaxed is not None and _newer(relaxed, chosen) and machine.python:
         py = suggest_python(row.python)
         out.append(
@@ -186,8 +269,8 @@ def _hints(pick, matrix, machine, facts, groups, chosen) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _steps(pick, machine: Machine, build, installer: str, options: Options) -> tuple[Step, ...]:
-    # Download first, replace in one step (gpudoctor.planner.commands says how): nothing is removed before the new build is here.
+def _steps(pick, matrix, machine: Machine, build, installer: str, options: Options) -> tuple[Step, ...]:
+    # One install command (gpudoctor.planner.commands says why nothing is lost): the framework and its companions together.
     names = pick.uninstall_names(machine, build, options.reinstall)
     index = build.index_url
     if options.index_url:
@@ -195,7 +278,7 @@ def _steps(pick, machine: Machine, build, installer: str, options: Options) -> t
     return commands.replace_steps(
         installer,
         machine.env,
-        pick.install_specs(machine, build),
+        pick.install_specs(matrix, machine, build),
         names,
         label=build.label,
         index_url=index,
@@ -342,78 +425,164 @@ def plan_install(
 ) -> Plan:
     """Raises UsageError for a version that is not one, or that the matrix does not know; TargetNeeded
     (a UsageError) where no GPU or no driver was seen and options.target does not say what the build is for."""
-    pick = PICKERS[framework]
-    matrix = ctx.matrix
-    title = TITLES[framework]
-    machine = apply_target(machine_from_facts(facts, ctx, env), options.target, ctx)
-    gaps = target_gaps(machine)
-    if gaps and not options.target:
-        raise TargetNeeded(framework, gaps)
-    groups = pick.groups(matrix, requested)
-    if options.nvcc:
-        groups = [(row, [b for b in builds if _nvcc_builds_for(options.nvcc, b.cuda)]) for row, builds in groups]
-    if machine.cpu:
-        groups = _cpu_groups(pick, machine, groups)
-        chosen, row, ruled = _select_cpu(pick, machine, groups)
-    else:
-        chosen, row, ruled = select(pick, matrix, machine, facts, groups)
-    installer = options.installer or ("uv" if machine.env.uv and not machine.env.has_pip else "pip")
-    upgrade = () if machine.cpu else _hints(pick, matrix, machine, facts, groups, chosen)
-    plan = Plan(
-        framework,
-        requested,
-        machine,
-        chosen,
-        ruled_out=tuple(ruled),
-        installer=installer,
-        notes=_notes(machine, machine.env),
-        upgrade=upgrade,
-    )
-    if chosen is None:
-        instead = None
-        if requested:
-            every = pick.groups(matrix, None)
-            if machine.cpu:
-                instead, _, _ = _select_cpu(pick, machine, _cpu_groups(pick, machine, every))
-            else:
-                instead, _, _ = select(pick, matrix, machine, facts, every)
-        return replace(plan, instead=instead)
-    history = (
-        ()
-        if machine.cpu
-        else tuple(line for g in machine.gpus for line in kernel_history(pick, matrix, pick.groups(matrix, None), g, title))
-    )
-    first = f"{title} {requested}, as asked" if requested else f"the newest {title} release that fits this machine"
-    if machine.cpu:
-        first += " (a CPU-only build, as asked with --cpu)"
-    build = chosen.build
-    unseen = driver_unseen(matrix, machine, build)
-    if unseen:
-        history = (unseen, *history)
-    fw_facts = value_or_none(getattr(facts.frameworks, framework))
-    matches = pick.cpu_installed if machine.cpu else pick.installed_matches
-    already = matches(machine, fw_facts, build) and not options.reinstall
-    steps = () if already else _steps(pick, machine, build, installer, options)
-    equivalents = []
-    if steps and installer == "pip" and machine.env.uv:
-        equivalents.append(("uv", tuple(s.argv for s in _steps(pick, machine, build, "uv", options))))
-    if steps and installer == "uv" and machine.env.has_pip:
-        equivalents.append(("pip", tuple(s.argv for s in _steps(pick, machine, build, "pip", options))))
-    if steps and machine.env.kind == "conda" and not machine.cpu:
-        equivalents.append(("conda", (pick.conda_equivalent(machine, build),)))
-    back = pick.undo_args(machine) if steps else ()
-    if back and options.index_url:
-        back = _undo_index(back, options.index_url)
-    return replace(
-        plan,
-        reasons=(first, *history),
-        steps=steps,
-        equivalents=tuple(equivalents),
-        manual=() if machine.cpu else pick.manual(machine, row, chosen),
-        already=already,
-        undo=(Cmd(commands.args_argv(installer, machine.env, back)),) if back else (),
-        change=change_of(framework, machine, build) if steps else None,
-    )
+    search = _Search(facts, ctx, framework, env, options)
+    return search.finish(requested, *search.choose(requested))
+
+
+def plan_first_fit(
+    facts: Facts,
+    ctx: Context,
+    framework: str,
+    requests: tuple[str | None, ...],
+    *,
+    env: TargetEnv | None = None,
+    options: Options = Options(),
+    again_if_installed: bool = False,
+) -> tuple[Plan, int, tuple[int, ...]]:
+    """(the plan for the first of `requests` that a build fits, its index, the indexes the matrix did not know) in one pass: the machine read once,
+    each build judged once, the plan written once. None among `requests` asks for the newest release; a
+    request the matrix does not know is passed over. When none fits, the plan of the last one tried (index
+    -1 when every request was unknown). `again_if_installed`: the chosen build installed already means it
+    is broken in place, so the plan installs it again over itself (reinstall). Raises TargetNeeded as
+    plan_install does, and UsageError when every request is unknown."""
+    from gpudoctor.errors import UsageError
+
+    search = _Search(facts, ctx, framework, env, options)
+    last = None
+    error: UsageError | None = None
+    unknown: list[int] = []
+    for i, requested in enumerate(requests):
+        try:
+            chosen = search.choose(requested)
+        except TargetNeeded:
+            raise
+        except UsageError as exc:
+            error = exc
+            unknown.append(i)
+            continue
+        last = (i, requested, chosen)
+        if chosen[0] is not None:
+            break
+    if last is None:
+        raise error or UsageError("nothing to plan")
+    i, requested, chosen = last
+    plan = search.finish(requested, *chosen)
+    if again_if_installed and plan.fits and plan.already:
+        search.options = replace(options, reinstall=True)
+        plan = search.finish(requested, *chosen)
+    return plan, i, tuple(unknown)
+
+
+class _Search:
+    """One machine, its builds judged once: the choice for a request (`choose`) and the plan (`finish`)."""
+
+    def __init__(self, facts: Facts, ctx: Context, framework: str, env: TargetEnv | None, options: Options) -> None:
+        self.facts, self.ctx, self.framework, self.options = facts, ctx, framework, options
+        self.pick = PICKERS[framework]
+        self.matrix = ctx.matrix
+        self.machine = apply_target(machine_from_facts(facts, ctx, env), options.target, ctx)
+        gaps = target_gaps(self.machine)
+        # With neither a GPU nor a driver seen, the environment itself may name its build (a companion built for
+        # +cu121 beside a CPU torch): that build, not a guess (issue 27, kind 9).
+        self.evidence = self.pick.evidence(self.machine) if gaps and not options.target and not self.machine.cpu else None
+        if gaps and not options.target and self.evidence is None:
+            raise TargetNeeded(framework, gaps)
+        self.judged: dict = {}
+        self._every = None
+
+    def groups(self, requested: str | None):
+        if requested is None and self._every is not None:
+            return self._every
+        groups = self.pick.groups(self.matrix, requested)
+        if self.options.nvcc:
+            nvcc = self.options.nvcc
+            groups = [(row, [b for b in builds if _nvcc_builds_for(nvcc, b.cuda)]) for row, builds in groups]
+        if self.machine.cpu:
+            groups = _cpu_groups(self.pick, self.machine, groups)
+        if self.evidence:
+            groups = [(row, [b for b in builds if b.variant == self.evidence[0]]) for row, builds in groups]
+        if requested is None:
+            self._every = groups
+        return groups
+
+    def select(self, groups, ignore: tuple[str, ...] = ()):
+        if self.machine.cpu:
+            return _select_cpu(self.pick, self.machine, groups)
+        return select(self.pick, self.matrix, self.machine, self.facts, groups, ignore, self.judged)
+
+    def choose(self, requested: str | None):
+        """(chosen candidate or None, its row, the candidates ruled out). Raises UsageError for an unknown request."""
+        return self.select(self.groups(requested))
+
+    def finish(self, requested: str | None, chosen: Candidate | None, row, ruled) -> Plan:
+        pick, matrix, machine, facts, options = self.pick, self.matrix, self.machine, self.facts, self.options
+        title = TITLES[self.framework]
+        groups = self.groups(requested)
+        installer = options.installer or ("uv" if machine.env.uv and not machine.env.has_pip else "pip")
+        upgrade = () if machine.cpu else _hints(pick, matrix, machine, facts, groups, chosen, self.judged)
+        plan = Plan(
+            self.framework,
+            requested,
+            machine,
+            chosen,
+            ruled_out=tuple(ruled),
+            installer=installer,
+            notes=_notes(machine, machine.env),
+            upgrade=upgrade,
+        )
+        if chosen is None:
+            instead = None
+            if requested:
+                instead, _, _ = self.select(self.groups(None))
+            return replace(plan, instead=instead)
+        history = (
+            ()
+            if machine.cpu
+            else tuple(line for g in machine.gpus for line in kernel_history(pick, matrix, self.groups_all(), g, title))
+        )
+        first = f"{title} {requested}, as asked" if requested else f"the newest {title} release that fits this machine"
+        if machine.cpu:
+            first += " (a CPU-only build, as asked with --cpu)"
+        elif not machine.driver_cuda:
+            first = f"{title} {requested}, as asked" if requested else f"a {title} release that fits this machine"
+        unseen = driver_unseen(matrix, machine, chosen.build)
+        if unseen:
+            history = (unseen, *history)
+        if self.evidence:
+            history = (f"no NVIDIA GPU or driver was seen: {self.evidence[1]}, so the plan installs that build", *history)
+        fw_facts = value_or_none(getattr(facts.frameworks, self.framework))
+        matches = pick.cpu_installed if machine.cpu else pick.installed_matches
+        already = matches(machine, fw_facts, chosen.build) and not options.reinstall
+        if not already:
+            # The exact version where pip would otherwise keep what is installed (gpudoctor.planner.pick_torch.settle).
+            chosen = replace(chosen, build=pick.settle(matrix, machine, chosen.build))
+        steps = () if already else _steps(pick, matrix, machine, chosen.build, installer, options)
+        build = chosen.build
+        equivalents = []
+        if steps and installer == "pip" and machine.env.uv:
+            equivalents.append(("uv", tuple(s.argv for s in _steps(pick, matrix, machine, build, "uv", options))))
+        if steps and installer == "uv" and machine.env.has_pip:
+            equivalents.append(("pip", tuple(s.argv for s in _steps(pick, matrix, machine, build, "pip", options))))
+        if steps and machine.env.kind == "conda" and not machine.cpu:
+            equivalents.append(("conda", (pick.conda_equivalent(machine, build),)))
+        back = pick.undo_args(machine) if steps else ()
+        if back and options.index_url:
+            back = _undo_index(back, options.index_url)
+        return replace(
+            plan,
+            chosen=chosen,
+            reasons=(first, *history),
+            steps=steps,
+            equivalents=tuple(equivalents),
+            manual=() if machine.cpu else pick.manual(machine, row, chosen),
+            already=already,
+            undo=(Cmd(commands.args_argv(installer, machine.env, back)),) if back else (),
+            change=change_of(self.framework, machine, build) if steps else None,
+        )
+
+    def groups_all(self):
+        # kernel_history reads every release's kernels, CUDA builds only (not narrowed by --cpu or nvcc).
+        return self.pick.groups(self.matrix, None)
 
 
 def _undo_index(args: tuple[str, ...], index_url: str) -> tuple[str, ...]:

@@ -6,14 +6,12 @@ PowerShell when that machine runs Windows, a POSIX shell elsewhere."""
 from __future__ import annotations
 
 from gpudoctor import cmdline
-from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.planner import commands
+from gpudoctor.cmdline import Cmd
 from gpudoctor.planner.model import Candidate, Plan
 
 MAX_RULED_OUT = 12  # lines; --format json lists every one
 # The `schema` key of `install --format json` and the $id of src/gpudoctor/schemas/install.schema.json.
 SCHEMA = "gpudoctor.install/1"
-_FILLED_IN = {commands.DOWNLOAD_DIR: Placeholder("download-dir")}
 
 
 def shell_of(plan: Plan) -> str:
@@ -21,8 +19,8 @@ def shell_of(plan: Plan) -> str:
 
 
 def as_cmd(argv) -> Cmd:
-    """A step's argv as a cmdline command; the parts gpudoctor fills in when it runs (the download directory) as placeholders."""
-    return Cmd(tuple(_FILLED_IN.get(a, a) for a in argv))
+    """A step's argv as a cmdline command."""
+    return Cmd(tuple(argv))
 
 
 def command_lines(plan: Plan, lines) -> list[str]:
