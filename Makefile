@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.run-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-tools lint bench clean test-deps mutation gpu-truth
+.PHONY: run test test-fast test-tools lint bench clean test-deps mutation gpu-truth verify-indexes
 
 $(RUN_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +87,12 @@ mutation: $(STAMP)
 GPU_TRUTH_ARGS ?=
 gpu-truth:
 	$(PYTHON) tools/gpu_truth.py $(GPU_TRUTH_ARGS)
+
+# What the package indexes hold (compat_matrix/indexes.toml), asked again: lists the rows whose answer changed
+# and exits 1 when one did (docs/matrix.md, "What the package indexes hold"). Network, about ten minutes: never
+# part of `make test`. Rebuild the table with `$(BIN)/python tools/index_table.py`.
+verify-indexes: $(RUN_STAMP)
+	$(BIN)/python tools/index_table.py --check
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info
