@@ -89,7 +89,7 @@ gpu-truth:
 	$(PYTHON) tools/gpu_truth.py $(GPU_TRUTH_ARGS)
 
 # What the package indexes hold (compat_matrix/indexes.toml), asked again: lists the rows whose answer changed
-# and exits 1 when one did (docs/matrix.md, "What the package indexes hold"). Network, about ten minutes: never
+# and exits 1 when one did (docs/matrix.md, "What the package indexes hold"). Network, a few minutes: never
 # part of `make test`. Rebuild the table with `$(BIN)/python tools/index_table.py`.
 verify-indexes: $(RUN_STAMP)
 	$(BIN)/python tools/index_table.py --check

@@ -1,30 +1,33 @@
 """Build or re-check compat_matrix/indexes.toml: what the package indexes really hold for every framework build
 the planner can print (gpudoctor.planner.pick_torch / pick_tensorflow / pick_jax), per Python and platform.
 
-    .venv/bin/python tools/index_table.py            # rebuild the table from the indexes (network, ~10 minutes)
+    .venv/bin/python tools/index_table.py            # rebuild the table from the indexes (network, ~3 minutes)
+    .venv/bin/python tools/index_table.py --only jax # only one framework's rows (torch, tensorflow, jax)
     .venv/bin/python tools/index_table.py --check    # re-ask the indexes; list the rows whose answer changed
                                                      # (exit 1 when one did); `make verify-indexes` runs this
 
-Where the answers come from (docs/matrix.md, "What the indexes hold"):
+Where the answers come from (docs/matrix.md, "What the package indexes hold"):
 
-- The package index, live, through pip's own finder and resolver (pip's default index: nothing here names a
-  host). `pip index versions NAME --python-version X.Y --platform TAG... --only-binary=:all:` gives every
-  release with a wheel for that Python and platform; `pip install --dry-run --no-deps --report -` gives a
-  release's Requires-Dist. A build `PKG[EXTRA]==V` holds for (Python, platform) when V has a wheel there and
-  every requirement its extras add (evaluated with that Python's and platform's markers) has a wheel there
-  too, one level further for a requirement that names extras itself (jax[cuda12] -> jax-cuda12-plugin
-  [with_cuda] -> nvidia-*). Base requirements (numpy, protobuf, ...) are not checked, and the versions are
-  not solved together: a full `pip install --dry-run` of one tensorflow[and-cuda] took 75 s here, and
-  2.15.0's never finished (pip backtracks over tensorrt for minutes).
-- The PyTorch download index: tried first (same pip commands with its --index-url); where it cannot be
-  reached (it could not from the machine that built the table) the rows keep the published listings they
-  were written from: compat_matrix/torch.toml's release rows and the previous-versions page.
+- The package index, live, through pip's own package finder: the one `pip index versions NAME --python-version
+  X.Y --platform TAG... --only-binary=:all:` builds (pip's default index: nothing here names a host), which
+  lists every release with a wheel for that Python and platform; a release's Requires-Dist is read from its
+  wheel's METADATA with HTTP range requests (pip's lazy wheel). A build `PKG[EXTRA]==V` holds for (Python,
+  platform) when V has a wheel there and every requirement its extras add (under that Python's and
+  platform's markers) has one there too, one level further for a requirement that names extras itself
+  (jax[cuda12] -> jax-cuda12-plugin[with_cuda] -> nvidia-*). Base requirements (numpy, protobuf, ...) are
+  not checked and the versions are not solved together: a full `pip install --dry-run` of one
+  tensorflow[and-cuda] took 75 s here, and 2.15.0's never finished (pip backtracks over tensorrt). pip runs in
+  this process: a pip process per question took over 30 minutes on a loaded machine.
+- The PyTorch download index: asked the same way first; where it cannot be reached (it could not from the
+  machine that built the table) the rows keep the published listings they were written from:
+  compat_matrix/torch.toml's release rows and the previous-versions page. torch from the package index
+  itself (no --index-url) is asked live like the rest (variant "pypi").
 - JAX's release page (the jax[cudaNN_pip] builds before the CUDA plugins): not reachable from here either;
   those rows stay "unknown".
 
-Every pip call runs with PIP_CONFIG_FILE=/dev/null and no PIP_* variables (so a machine's pip.conf, its
-constraints or its find-links do not change the answer) and a time limit; a call that fails for any other
-reason than "no such distribution" leaves the answer unknown, never "no".
+pip reads no configuration (PIP_CONFIG_FILE=/dev/null, no PIP_* variables: a machine's pip.conf, constraints
+or find-links must not change the answer); every request has pip's time limit (TIMEOUT_S, retried twice); a
+question the index does not answer leaves the cell unknown, never "no".
 """
 
 from __future__ import annotations
@@ -34,10 +37,8 @@ import concurrent.futures
 import datetime
 import json
 import os
-import re
-import subprocess
 import sys
-import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -52,7 +53,7 @@ else:  # tomli: gpudoctor's own dependency on Python 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "compat_matrix" / "indexes.toml"
-PYTHONS = ("3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+PYTHONS = ("3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 
 
 def _manylinux(arch: str) -> tuple[str, ...]:
@@ -75,28 +76,17 @@ _MARKERS = {
     "windows_amd64": {"sys_platform": "win32", "platform_system": "Windows", "platform_machine": "AMD64", "os_name": "nt"},
 }
 PYTORCH_INDEX = "https://download.pytorch.org/whl"
-CALL_TIMEOUT_S = 120
+TIMEOUT_S = 30  # seconds per request to an index (pip's --timeout), retried twice
 WORKERS = 6
 SENTINEL_S = 60
-# `pip index versions` prints "NAME (LATEST)" and "Available versions: A, B, ..." (every pip since 21.2).
-_AVAILABLE = re.compile(r"^Available versions: (.*)$", re.M)
-_NO_SUCH = re.compile(r"No matching distribution found|Could not find a version that satisfies")
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
-    env["PIP_CONFIG_FILE"] = os.devnull
-    return env
-
-
-def _pip(args: list[str]) -> tuple[int | None, str, str]:
-    """(exit status or None on a timeout, stdout, stderr) of one bounded pip call."""
-    cmd = [sys.executable, "-m", "pip", *args, "--disable-pip-version-check", "--no-input", "--timeout", "30", "--retries", "2"]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=CALL_TIMEOUT_S, env=_env(), check=False)
-    except subprocess.TimeoutExpired:
-        return None, "", f"timed out after {CALL_TIMEOUT_S} s"
-    return done.returncode, done.stdout, done.stderr
+def _isolate_pip() -> None:
+    """pip's configuration of this machine (pip.conf, PIP_* variables: constraints, find-links, other indexes)
+    must not change the answer: pip reads none of it after this."""
+    for key in [k for k in os.environ if k.startswith("PIP_")]:
+        del os.environ[key]
+    os.environ["PIP_CONFIG_FILE"] = os.devnull
 
 
 def _target(python: str, platform: str) -> list[str]:
@@ -104,58 +94,105 @@ def _target(python: str, platform: str) -> list[str]:
 
 
 class Index:
-    """The answers of one index (None: the package index), asked once each and cached."""
+    """The answers of one index (None: pip's default, the package index), asked once each and cached.
+
+    Asked in this process through pip's own `pip index versions` machinery (its option parser, session and
+    package finder, the same objects that command builds), because a pip process per question took 30 minutes
+    on a loaded machine; a release's Requires-Dist is read from its wheel's METADATA by HTTP range requests
+    (pip's lazy wheel), nothing downloaded whole. Every request carries pip's time limit (TIMEOUT_S, retried
+    twice)."""
 
     def __init__(self, url: str | None = None) -> None:
+        from pip._internal.commands import create_command
+
         self.url = url
-        self._versions: dict[tuple[str, str, str], tuple[str, ...] | None] = {}
+        self._command = create_command("index")
+        self._local = threading.local()
+        self._versions: dict[tuple[str, str, str], dict[str, object] | None] = {}
         self._requires: dict[tuple[str, str, str], list[str] | None] = {}
         self._alive: tuple[bool, float] | None = None
+        self._guard = threading.Lock()
+        self._locks: dict[tuple, threading.Lock] = {}
 
     def _where(self) -> list[str]:
         return ["--index-url", self.url] if self.url else []
+
+    def _finder(self, python: str, platform: str):
+        """This thread's pip package finder for the target (each thread its own HTTP session)."""
+        from pip._internal.cli import cmdoptions
+
+        finders = self._local.__dict__.setdefault("finders", {})
+        if (python, platform) not in finders:
+            args = ["versions", "-", *_target(python, platform), *self._where(), "--timeout", str(TIMEOUT_S), "--retries", "2"]
+            options, _ = self._command.parse_args(args)
+            if "session" not in self._local.__dict__:
+                self._local.session = self._command._build_session(options)
+            finders[(python, platform)] = self._command._build_package_finder(
+                options=options, session=self._local.session, target_python=cmdoptions.make_target_python(options)
+            )
+        return finders[(python, platform)]
 
     def answers(self) -> bool:
         """Whether the index answers now: it lists `pip` (the package index) or `torch` (PyTorch's), asked
         again at most every SENTINEL_S seconds."""
         now = time.monotonic()
         if self._alive is None or now - self._alive[1] > SENTINEL_S:
-            name, py = ("torch", "3.10") if self.url else ("pip", "3.12")
-            rc, out, _ = _pip(["index", "versions", name, "--python-version", py, *self._where()])
-            self._alive = (rc == 0 and _AVAILABLE.search(out) is not None, now)
+            name, platform = ("torch", "linux_x86_64") if self.url else ("pip", "linux_x86_64")
+            try:
+                found = bool(self._finder("3.10", platform).find_all_candidates(name))
+            except Exception:  # any failure of the index is "does not answer"
+                found = False
+            self._alive = (found, now)
         return self._alive[0]
+
+    def _lock(self, key: tuple) -> threading.Lock:
+        # One question asked once even when several workers need its answer at the same time.
+        with self._guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def _candidates(self, name: str, python: str, platform: str) -> dict[str, object] | None:
+        key = (canonicalize_name(name), python, platform)
+        with self._lock(key):
+            if key not in self._versions:
+                try:
+                    found = self._finder(python, platform).find_all_candidates(key[0])
+                except Exception:
+                    found = None
+                if found:
+                    # Final releases and post-releases only, as `pip index versions` lists them; the newest
+                    # wheel of each release (any of them installs: they differ in tags only).
+                    self._versions[key] = {str(c.version): c.link for c in found if not c.version.is_prerelease}
+                elif found is not None and self.answers():
+                    # pip finds nothing, not an error, on an index it cannot reach: only an index that still
+                    # lists a project it certainly has makes the empty answer a real "none".
+                    self._versions[key] = {}
+                else:
+                    self._versions[key] = None
+            return self._versions[key]
 
     def versions(self, name: str, python: str, platform: str) -> tuple[str, ...] | None:
         """Releases of `name` with a wheel for that Python and platform; () none; None: the index did not answer."""
-        key = (canonicalize_name(name), python, platform)
-        if key not in self._versions:
-            rc, out, err = _pip(["index", "versions", key[0], *_target(python, platform), *self._where()])
-            listed = _AVAILABLE.search(out) if rc == 0 else None
-            if listed:
-                self._versions[key] = tuple(v.strip() for v in listed.group(1).split(",") if v.strip())
-            elif rc is not None and _NO_SUCH.search(err) and self.answers():
-                # pip says "no matching distribution" for an index it cannot reach as well: only an index that
-                # still answers for a project it certainly has makes the empty answer a real "none".
-                self._versions[key] = ()
-            else:
-                self._versions[key] = None
-        return self._versions[key]
+        found = self._candidates(name, python, platform)
+        return None if found is None else tuple(found)
 
     def requires(self, name: str, version: str, python: str, platform: str) -> list[str] | None:
-        """The Requires-Dist of that release's wheel for the platform (read once, from the wheel for the first
-        Python asked: markers, not separate metadata, tell Pythons apart), or None when it could not be read."""
-        key = (canonicalize_name(name), version, platform)
-        if key not in self._requires:
-            # --target: pips before 25 refuse --platform without it, even for a dry run (nothing is written there).
-            target = ["--target", os.path.join(tempfile.gettempdir(), "index-table-dry-run")]
-            args = ["install", "--dry-run", "--no-deps", "--ignore-installed", "--quiet", "--report", "-", *target]
-            rc, out, _ = _pip([*args, *_target(python, platform), *self._where(), f"{key[0]}=={version}"])
-            try:
-                report = json.loads(out) if rc == 0 else None
-                self._requires[key] = list(report["install"][0]["metadata"].get("requires_dist", [])) if report else None
-            except (ValueError, KeyError, IndexError):
-                self._requires[key] = None
-        return self._requires[key]
+        """The Requires-Dist of that release's wheel for the target, or None when it could not be read. Read
+        once per wheel file: markers, not separate metadata, tell Pythons apart."""
+        from pip._internal.network.lazy_wheel import dist_from_wheel_url
+
+        link = (self._candidates(name, python, platform) or {}).get(version)
+        if link is None:
+            return None
+        self._finder(python, platform)  # this thread's session
+        key = (canonicalize_name(name), version, link.filename)  # type: ignore[attr-defined]
+        with self._lock(key):
+            if key not in self._requires:
+                try:
+                    dist = dist_from_wheel_url(key[0], link.url, self._local.session)  # type: ignore[attr-defined]
+                    self._requires[key] = list(dist.metadata.get_all("Requires-Dist") or [])
+                except Exception:
+                    self._requires[key] = None
+            return self._requires[key]
 
 
 def _marker_env(python: str, platform: str, extra: str) -> dict[str, str]:
@@ -261,7 +298,7 @@ def _rows_for(index: Index, jobs: list[tuple], today: str) -> list[dict]:
 def _row_for(index: Index, framework: str, name: str, extras: frozenset[str], version: str, variant: str, today: str) -> dict:
     package = f"{name}[{','.join(sorted(extras))}]" if extras else name
     row: dict = {"framework": framework, "package": package, "version": version, "variant": variant}
-    whys: list[str] = []
+    whys: dict[str, str] = {}  # the first failure on each platform
     for platform in PLATFORMS:
         held: list[str] = []
         unknown = False
@@ -271,27 +308,27 @@ def _row_for(index: Index, framework: str, name: str, extras: frozenset[str], ve
                 held.append(py)
             elif ok is None:
                 unknown = True
-                whys.append(why)
+                whys.setdefault(platform, why)
             elif extras and version in (index.versions(name, py, platform) or ()):
-                whys.append(why)  # the wheel is there, its extra's pins are not: say which
+                whys.setdefault(platform, why)  # the wheel is there, its extra's pins are not: say which
         row[platform] = "unknown" if unknown and not held else held
     if whys:
-        row["why"] = sorted(set(whys))[0] if len(set(whys)) == 1 else "; ".join(sorted(set(whys))[:2])
+        row["why"] = "; ".join(f"{p}: {w}" for p, w in whys.items())
     row["source"] = "pip"
     row["checked"] = today
     return row
 
 
-def pip_rows(today: str) -> list[dict]:
+def pip_rows(today: str, only: str | None = None) -> list[dict]:
     m = _matrix()
     index = Index()
     rows: list[dict] = []
     jobs: list[tuple] = []
+    if only == "jax":
+        return jax_rows(index, m, today)
     # TensorFlow: every release of each matrix series, as the planner prints it (the plain package as well:
     # CPU builds and native Windows print `tensorflow==X.Y.*`).
-    tf_names = sorted({r.package for r in m.tf_releases} | {"tensorflow"})
-    jax_names = ["jax"]
-    _gather(index, tf_names + jax_names)
+    _gather(index, sorted({r.package for r in m.tf_releases} | {"tensorflow"}))
     for r in m.tf_releases:
         kinds = [(r.package, frozenset(), "system CUDA")]
         if r.and_cuda:
@@ -301,14 +338,34 @@ def pip_rows(today: str) -> list[dict]:
             for v in _series(have, r.version):
                 jobs.append(("tensorflow", name, extras, v, variant))
     rows += _rows_for(index, jobs, today)
+    return rows if only == "tensorflow" else rows + jax_rows(index, m, today)
+
+
+def pypi_torch_rows(today: str) -> list[dict]:
+    """torch from the package index itself (no --index-url: each release's default CUDA variant there)."""
+    index = Index()
+    m = _matrix()
+    _gather(index, ["torch"])
+    have = {v for py in PYTHONS for pl in PLATFORMS for v in (index.versions("torch", py, pl) or ())}
+    jobs = [("torch", "torch", frozenset(), v, "pypi") for r in m.torch_releases for v in _series(have, r.version)]
+    return _rows_for(index, jobs, today)
+
+
+def jax_rows(index: Index, m, today: str) -> list[dict]:
+    rows: list[dict] = []
     # JAX: every release from the matrix's first row, per CUDA major of the row in force, plus jax[cpu].
     releases = sorted(m.jax_releases, key=lambda r: Version(r.version))
+    _gather(index, ["jax"])  # cached when the TensorFlow rows asked already
     have = {v for py in PYTHONS for pl in PLATFORMS for v in (index.versions("jax", py, pl) or ())}
     jobs = []
     unreachable = []
-    for v in sorted((x for x in have if Version(x) >= Version(releases[0].version)), key=Version):
-        if Version(v).is_prerelease:
+    for v in sorted(have, key=Version):
+        if Version(v).is_prerelease or Version(v) < Version("0.4"):
             continue
+        # Plain jax (pure Python): `jax==V` is printed to bring jax to the installed jaxlib's version.
+        jobs.append(("jax", "jax", frozenset(), v, "plain"))
+        if Version(v) < Version(releases[0].version):
+            continue  # older than the matrix: the planner prints no GPU build of it
         row = [r for r in releases if Version(r.version) <= Version(v)][-1]
         jobs.append(("jax", "jax", frozenset({"cpu"}), v, "cpu"))
         for major in sorted(row.cuda):
@@ -378,7 +435,8 @@ def torch_rows(today: str, live: bool) -> list[dict]:
 
 HEADER = """\
 # What the package indexes hold: one row per framework build the planner can print (tensorflow[and-cuda]==2.15.0,
-# jax[cuda12]==0.4.38, torch 2.2 from the cu118 index, ...) and the Pythons it installs for on each platform.
+# jax[cuda12]==0.4.38, torch 2.2 from the cu118 index, torch==2.2.1 from the package index itself (variant
+# "pypi"), ...) and the Pythons it installs for on each platform.
 # Written by tools/index_table.py; re-checked by `make verify-indexes`. Read by gpudoctor.matrix.indexes
 # (holds()). Do not edit rows by hand: change the script and run it.
 #
@@ -388,12 +446,15 @@ HEADER = """\
 schema_version = 1
 pythons = {pythons}
 
+"""
+
+
+SOURCES = """\
 [sources]
-pip = "The package index through pip's own finder (pip index versions; pip install --dry-run --no-deps --report -) with --python-version, --platform (manylinux up to glibc 2.35, or win_amd64) and --only-binary=:all:; a build holds when its release has a wheel there and every requirement its extras add does too (one level into a requirement's own extras); base requirements are not checked and versions are not solved together"
-pytorch-index = "The PyTorch download index (https://download.pytorch.org/whl/<variant>) through pip index versions"
+pip = "The package index through pip's own package finder, as pip index versions builds it with --python-version, --platform (manylinux up to glibc 2.35, or win_amd64) and --only-binary=:all:, and each release's Requires-Dist from its wheel's METADATA (pip's lazy wheel); a build holds when its release has a wheel there and every requirement its extras add does too (one level into a requirement's own extras); base requirements are not checked and versions are not solved together"
+pytorch-index = "The PyTorch download index (https://download.pytorch.org/whl/<variant>) through the same pip finder"
 pytorch-listing = "The PyTorch download index could not be reached: compat_matrix/torch.toml's release rows (RELEASE.md compatibility matrix, previous-versions page, builder scripts) for Linux x86_64; native Windows where pytorch/pytorch.github.io _get_started/previous-versions.md (commit e3f009bb, 1.0-2.3.1) lists the variant's pip wheels under 'Linux and Windows' (cu102 of 1.11/1.12 left unknown: issue 27 found none after 1.10); Linux aarch64 where shared/reference/pytorch.yaml names an aarch64 build; every other cell unknown. Patch releases are not listed per series"
 jax-release-page = "JAX's release page for CUDA jaxlib builds (jax[cudaNN_pip] with --find-links https://storage.googleapis.com/jax-releases/jax_cuda_releases.html): not reachable from the machine that built the table"
-
 """
 
 
@@ -408,7 +469,7 @@ def render(rows: list[dict]) -> str:
     for row in rows:
         lines.append("  { " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in row.items()) + " },")
     lines.append("]")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n" + SOURCES  # a table last: TOML would put later keys inside it
 
 
 def _key(row: dict) -> tuple[str, str, str, str]:
@@ -437,10 +498,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="re-ask the indexes and list the rows whose answer changed")
     ap.add_argument("--only", choices=("torch", "tensorflow", "jax"), help="only this framework's rows")
     args = ap.parse_args(argv)
+    _isolate_pip()
     today = datetime.date.today().isoformat()
-    rows = torch_rows(today, live=True) + pip_rows(today)
-    if args.only:
-        rows = [r for r in rows if r["framework"] == args.only]
+    rows = (torch_rows(today, live=True) + pypi_torch_rows(today) if args.only in (None, "torch") else []) + (
+        pip_rows(today, args.only) if args.only != "torch" else []
+    )
     if args.check:
         old = tomllib.loads(TABLE.read_text(encoding="utf-8"))["row"]
         if args.only:
@@ -451,6 +513,10 @@ def main(argv: list[str] | None = None) -> int:
         for c in changes:
             print("  " + c)
         return 1 if changes else 0
+    if args.only and TABLE.exists():  # the other frameworks' rows stay as they are
+        old = tomllib.loads(TABLE.read_text(encoding="utf-8"))["row"]
+        order = ("torch", "tensorflow", "jax")
+        rows = sorted([r for r in old if r["framework"] != args.only] + rows, key=lambda r: order.index(r["framework"]))
     TABLE.write_text(render(rows), encoding="utf-8")
     print(f"{TABLE.relative_to(ROOT)}: {len(rows)} rows")
     return 0

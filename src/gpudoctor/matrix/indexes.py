@@ -59,8 +59,8 @@ def _series(version: str) -> str:
 
 
 def holds(framework: str, spec: str, cuda_variant: str | None, python: str | None, platform: str | None) -> Holds:
-    """Whether `pip install SPEC` (with the index of `cuda_variant` for torch: "cu121", "cpu") installs the
-    framework build for Python X.Y on a platform of PLATFORMS, per the table.
+    """Whether `pip install SPEC` installs the framework build for Python X.Y on a platform of PLATFORMS, per
+    the table. For torch `cuda_variant` is the index's ("cu121", "cpu"; None: the package index's own torch).
 
     `spec` as the planner prints it: "tensorflow[and-cuda]==2.15.*", "jax[cuda12]>=0.4.30,<0.4.31",
     "torch==2.2.1+cu118" (a local tag names the variant). For tensorflow and jax the extras name the
@@ -87,7 +87,8 @@ def holds(framework: str, spec: str, cuda_variant: str | None, python: str | Non
         if plus:
             local = tag
         bare.append((s.operator, version))
-    variant = local or cuda_variant
+    # torch without a variant: the package index's own wheels (its rows' variant "pypi").
+    variant = local or cuda_variant or ("pypi" if framework == "torch" else None)
     from packaging.specifiers import SpecifierSet
 
     specifier = SpecifierSet(",".join(op + v for op, v in bare))
@@ -98,9 +99,9 @@ def holds(framework: str, spec: str, cuda_variant: str | None, python: str | Non
         r = Requirement(row["package"])
         if canonicalize_name(r.name) != name or sorted(canonicalize_name(e) for e in r.extras) != extras:
             continue
-        if framework == "torch":
-            if row["variant"] != variant:
-                continue
+        if framework == "torch" and row["variant"] != variant:
+            continue
+        if framework == "torch" and row["version"].count(".") == 1:  # a release series (the PyTorch index's rows)
             pins = [v for op, v in bare if op in ("==", "===")]
             if len(pins) != 1 or _series(pins[0].rstrip(".*")) != row["version"]:
                 continue
