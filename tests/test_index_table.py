@@ -4,8 +4,9 @@ tests/real, tests/install_machines) resolves, in the table of what the package i
 table was built from the real indexes by tools/index_table.py; `make verify-indexes` re-asks them.
 
 Known failures (a pin the table says the index does not serve) and the installs the table cannot answer are
-named below, each with why: the first list is the to-do of the planner, the second the table's gaps. Both are
-exact, so a new failure or gap fails the test until it is fixed or named here."""
+named below, each with why: the first list is the to-do of the planner, the second the table's gaps; the other
+unknowns (no Python recorded, companions, JAX's release page) are counted by kind. All are exact, so a new
+failure or gap fails the test until it is fixed or named here."""
 
 from __future__ import annotations
 
