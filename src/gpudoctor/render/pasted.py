@@ -31,6 +31,17 @@ def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: b
         console.print("  error texts:")
         for e in errors:
             console.print(f"    {escape(str(e.get('kind')))}: {escape(str(e.get('line')))}", soft_wrap=True)
+    read = [f for f in pasted.get("read_from") or [] if not f.get("assumed")]
+    if read and verbose:
+        # Each fact with the line that says it: a reader checks gpudoctor read what the text says, and nothing more.
+        console.print("  facts read (source:line):")
+        for f in read:
+            cited = (f.get("lines") or [{}])[0]
+            where = f"{cited.get('source')}:{cited.get('line')}"
+            console.print(
+                f"    {escape(str(f.get('fact')))} = {escape(str(f.get('value')))}  [dim]({escape(where)}: {escape(str(cited.get('text', '')))})[/dim]",
+                soft_wrap=True,
+            )
     for placed in pasted.get("placed") or []:
         console.print(f"  [dim]assumed: {escape(str(placed))}[/dim]", soft_wrap=True)
     if asks:
