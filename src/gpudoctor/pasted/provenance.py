@@ -32,14 +32,22 @@ _TORCH_CUDA_ERRORS = (
     "companion-built-for",
     "companion-cuda-mismatch",
 )
+# What names each system, strongest first: the OS by name, then what only it has (a drive letter, a DLL; a POSIX
+# path, a shared object).
 _SYSTEM_SAID = {
-    "Windows": re.compile(r"Windows|\b[A-Za-z]:[\\/]|\.dll\b|\.exe\b|\bWDDM\b|\bTCC\b|\bMCDM\b|msvcp|'64_\d+'", re.IGNORECASE),
-    "Linux": re.compile(
-        r"Linux|Ubuntu|Debian|CentOS|Fedora|Red Hat|RHEL|Rocky|Arch|SUSE|\bWSL|Subsystem|microsoft-standard|-Microsoft\b"
-        r"|(?<![\w.])/(?:usr|home|opt|proc|etc|mnt|root|data|lib)\b|\.so(?:\.\d+)*\b|\bnvidia-smi\b",
-        re.IGNORECASE,
+    "Windows": (
+        re.compile(r"\bWindows(?![A-Za-z])", re.IGNORECASE),
+        re.compile(r"(?<![\w])[A-Za-z]:\\|\.dll\b|\.exe\b|\bWDDM\b|\bTCC\b|\bMCDM\b|msvcp|'64_\d+'", re.IGNORECASE),
     ),
-    "Darwin": re.compile(r"macOS|Darwin|Mac OS", re.IGNORECASE),
+    "Linux": (
+        re.compile(
+            r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|Red Hat|RHEL|Rocky|Arch Linux|SUSE|WSL2?|Subsystem)(?![A-Za-z])"
+            r"|microsoft-standard|-Microsoft\b",
+            re.IGNORECASE,
+        ),
+        re.compile(r"(?<![\w.])/(?:usr|home|opt|proc|etc|mnt|root|data|lib)/|\.so(?:\.\d+)*\b|\bnvidia-smi\b"),
+    ),
+    "Darwin": (re.compile(r"\b(?:macOS|Darwin|Mac OS)\b", re.IGNORECASE),),
 }
 
 
@@ -141,8 +149,8 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
     if g.system is None and system == "Linux":
         add("platform.system", system, [], assumed=True)
     elif system:
-        pattern = _SYSTEM_SAID.get(system)
-        add("platform.system", system, cues(system) + [text.search(pattern) if pattern else None])
+        said = next((hit for p in _SYSTEM_SAID.get(system, ()) if (hit := text.search(p)) is not None), None)
+        add("platform.system", system, [*cues(system), said])
     if release := platform.get("release"):
         if release == g.release and text.find(release) is not None:
             add("platform.release", release, [text.find(release)] + cues("WSL 2"))
@@ -163,7 +171,9 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
         elif path == "/proc/driver/nvidia/version":
             add(fact, _first(g.proc_driver), [text.find(_first(g.proc_driver))])
         elif path == "/proc/modules":
-            add(fact, ", ".join(g.modules), [text.search(re.compile(r"\b" + re.escape(m) + r"\b")) for m in g.modules])
+            # The kernel log's line of the module binding the GPU (read.py's dmesg reader), not any line naming it.
+            bound = r"\b{} [0-9a-f]{{4}}:[0-9a-f]{{2}}:[0-9a-f]{{2}}\.\d: (?:NVIDIA|DRM:|fb:)"
+            add(fact, ", ".join(g.modules), [text.search(re.compile(bound.format(re.escape(m)))) for m in g.modules])
         elif site and path == f"{site}/torch/version.py":
             torch = (snap.get("python") or {}).get("distributions", {}).get("torch", "")
             add(
