@@ -36,12 +36,13 @@ def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: b
         # Each fact with the line that says it: a reader checks gpudoctor read what the text says, and nothing more.
         console.print("  facts read (source:line):")
         for f in read:
-            cited = (f.get("lines") or [{}])[0]
-            where = f"{cited.get('source')}:{cited.get('line')}"
+            cited = [f"{c.get('source')}:{c.get('line')}: {c.get('text', '')}" for c in f.get("lines") or []] or ["no line"]
             console.print(
-                f"    {escape(str(f.get('fact')))} = {escape(str(f.get('value')))}  [dim]({escape(where)}: {escape(str(cited.get('text', '')))})[/dim]",
+                f"    {escape(str(f.get('fact')))} = {escape(str(f.get('value')))}  [dim]({escape(cited[0])})[/dim]",
                 soft_wrap=True,
             )
+            for also in cited[1:]:  # a value read from two lines (torch's version and the message that gave its CUDA)
+                console.print(f"      [dim]and ({escape(also)})[/dim]", soft_wrap=True)
     for placed in pasted.get("placed") or []:
         console.print(f"  [dim]assumed: {escape(str(placed))}[/dim]", soft_wrap=True)
     if asks:
