@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
 MAX_CITED = 3  # lines cited per fact: the first that state it
 MAX_TEXT = 300  # characters of a cited line kept
-MAX_SCANS = 2_000  # whole-text searches per paste: facts beyond are found through the token index only (bounded)
+# Characters searched per paste beyond the token index (a few hundred whole-text searches of a large paste): the
+# citing stays bounded on any input; a fact past it cites no line (only a flood of facts in a huge paste gets there).
+MAX_SCANNED = 512 * 1024 * 1024
+MAX_CANDIDATES = 1_000  # lines holding a version looked at for its package's name
 
 # The error kinds whose line states a value written elsewhere (nvml, version.py, nvcc): cited for that value.
 _DRIVER_CUDA_ERRORS = ("cuda-driver-insufficient", "container-requires-cuda", "driver-too-old-found")
@@ -57,7 +60,7 @@ class _Text:
     def __init__(self, texts: list[tuple[str, list[str]]]) -> None:
         self.sources: list[tuple[str, str, list[int], list[str]]] = []
         self.tokens: dict[str, tuple[int, int]] = {}
-        self.scans = 0
+        self.scanned = 0
         for s, (name, lines) in enumerate(texts):
             starts, at = [], 0
             for n, line in enumerate(lines):
@@ -65,7 +68,17 @@ class _Text:
                 at += len(line) + 1
                 for token in line.split():
                     self.tokens.setdefault(token.strip("'\",;()[]`"), (s, n))
+                    if "==" in token:  # pip freeze's name==version: the name alone too
+                        self.tokens.setdefault(token.split("==", 1)[0], (s, n))
             self.sources.append((name, "\n".join(lines), starts, lines))
+        self.size = sum(len(joined) for _, joined, _, _ in self.sources)
+
+    def _budget(self) -> bool:
+        """Whether another whole-text search fits the budget (and counts it)."""
+        if self.scanned + self.size > MAX_SCANNED:
+            return False
+        self.scanned += self.size
+        return True
 
     def cite(self, s: int, n: int) -> dict[str, Any]:
         name, _, _, lines = self.sources[s]
@@ -87,9 +100,8 @@ class _Text:
             return None
         if (hit := self.tokens.get(needle)) is not None:
             return self.cite(*hit)
-        if "\n" in needle or self.scans >= MAX_SCANS:
+        if "\n" in needle or not self._budget():
             return None
-        self.scans += 1
         for s, (_, joined, starts, _) in enumerate(self.sources):
             at = joined.find(needle)
             if at >= 0:
@@ -97,9 +109,8 @@ class _Text:
         return None
 
     def search(self, pattern: re.Pattern[str]) -> dict[str, Any] | None:
-        if self.scans >= MAX_SCANS:
+        if not self._budget():
             return None
-        self.scans += 1
         for s, (_, joined, starts, _) in enumerate(self.sources):
             if m := pattern.search(joined):
                 return self.cite(s, bisect.bisect_right(starts, m.start()) - 1)
@@ -108,12 +119,13 @@ class _Text:
     def line_with_all(self, needles: list[str], *, casefold: bool = False) -> dict[str, Any] | None:
         """The first line holding every needle (a package's name and its version on one row)."""
         first = needles[-1]  # the most specific (a version), found through the joined text
-        if self.scans >= MAX_SCANS:
+        if not self._budget():
             return None
-        self.scans += 1
         for s, (_, joined, starts, lines) in enumerate(self.sources):
             at = joined.find(first)
-            while at >= 0:
+            for _ in range(MAX_CANDIDATES):
+                if at < 0:
+                    break
                 n = bisect.bisect_right(starts, at) - 1
                 line = lines[n].casefold() if casefold else lines[n]
                 if all((x.casefold() if casefold else x) in line for x in needles):
@@ -293,6 +305,9 @@ def _version(text: _Text, name: str, version: str) -> list[dict[str, Any] | None
         spellings |= {"pytorch", "PyTorch"}
     if name == "tensorflow":
         spellings |= {"tf."}
+    for spelling in sorted(spellings):  # the row that starts with the name, through the token index
+        if (at := text.tokens.get(spelling)) is not None and version in text.sources[at[0]][3][at[1]]:
+            return [text.cite(*at)]
     for spelling in sorted(spellings):
         if hit := text.line_with_all([spelling, version], casefold=True):
             return [hit]
