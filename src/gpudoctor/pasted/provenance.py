@@ -209,10 +209,12 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
             add("commands.nvidia-smi", _first(smi.get("stdout")), [text.quote(_first(smi.get("stdout")))])
     if nvcc := commands.get("nvcc --version"):
         release = re.search(r"release (\d+\.\d+)", nvcc.get("stdout") or "")
-        found = [text.search(re.compile(r"Cuda compilation tools, release " + re.escape(release.group(1))))] if release else []
-        add("commands.nvcc --version", release.group(1) if release else "", found + errors("cuda-version-detected-mismatch"))
+        stated: list[dict[str, Any] | None] = (
+            [text.search(re.compile(r"Cuda compilation tools, release " + re.escape(release.group(1))))] if release else []
+        )
+        add("commands.nvcc --version", release.group(1) if release else "", stated + errors("cuda-version-detected-mismatch"))
     if commands.get("ldconfig -p"):
-        add("commands.ldconfig -p", "the whole cache", [text.search(re.compile(r"^\s*\d+ libs found in cache", re.M))])
+        add("commands.ldconfig -p", "the whole cache", [text.search(re.compile(r"^[ \t]*\d+ libs found in cache", re.M))])
     if commands.get("lspci -nn"):
         add("commands.lspci -nn", _first(g.lspci), [text.find(_first(g.lspci))])
 
