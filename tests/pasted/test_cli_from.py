@@ -152,5 +152,6 @@ def test_verbose_text_shows_the_source_line_of_each_fact_sanitized(tmp_path):
     at = COLLECT_ENV_CPU.splitlines().index("PyTorch version: 2.2.2+cpu") + 1
     assert f"python.distributions.torch = 2.2.2+cpu  ({paste}:{at}: PyTorch version: 2.2.2+cpu)" in out
     assert "\x1b]0;pwned" not in out and "\\x1b]0;pwned" in out
+    assert "facts assumed (no line states them): python.executable = python3, python.site_packages.0 = " in out
     quiet = run_cli("check", "--from", str(paste))[1]
     assert "facts read" not in quiet  # the lines are for -v

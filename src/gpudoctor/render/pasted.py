@@ -43,6 +43,11 @@ def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: b
             )
             for also in cited[1:]:  # a value read from two lines (torch's version and the message that gave its CUDA)
                 console.print(f"      [dim]and ({escape(also)})[/dim]", soft_wrap=True)
+    assumed = [f for f in pasted.get("read_from") or [] if f.get("assumed")]
+    if assumed and verbose:
+        # Written because the text did not show them: never read, so shown apart from the facts read.
+        shown = ", ".join(f"{f.get('fact')} = {f.get('value')}" for f in assumed)
+        console.print(f"  [dim]facts assumed (no line states them): {escape(shown)}[/dim]", soft_wrap=True)
     for placed in pasted.get("placed") or []:
         console.print(f"  [dim]assumed: {escape(str(placed))}[/dim]", soft_wrap=True)
     if asks:
