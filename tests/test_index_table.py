@@ -55,17 +55,13 @@ KNOWN_UNKNOWN: dict[tuple[str, str], str] = {
     ("t4-jax-beside-tf-notebook", "jax==0.4.13"): _JAX_SDIST,
     ("jaxlib0414-jax046", "jax==0.4.14"): _JAX_SDIST,
     ("windows-forge-torch21-cu121-driver-cuda114", "torch==2.7.*"): _WIN_TORCH,
-    ("windows-gtx1050ti-torch201-cu117", "torch==2.8.*"): _WIN_TORCH,
-    ("windows-rtx3060-laptop-torch1121-conda-cpu", "torch==2.7.*"): _WIN_TORCH,
+    ("windows-gtx1050ti-torch201-cu117", "torch==2.8.0+cu126"): _WIN_TORCH,
+    ("windows-rtx3060-laptop-torch1121-conda-cpu", "torch==2.7.1+cu118"): _WIN_TORCH,
     ("windows-rtx3080-tensorflow215", "torch==2.14.*"): _WIN_TORCH,
     ("windows-rtx4080-laptop-torch222-cpu", "torch==2.14.*"): _WIN_TORCH,
     ("oobabooga-torch200-cpu-windows-rtx4090", "torch==2.14.*"): _WIN_TORCH,
-    ("paintsundo-windows-pypi-torch-cpu-rtx3090", "torch==2.14.*"): _WIN_TORCH,
+    ("paintsundo-windows-pypi-torch-cpu-rtx3090", "torch==2.7.*"): _WIN_TORCH,
     ("tf217-windows-native-rtx4050-laptop", "torch==2.14.*"): _WIN_TORCH,
-    (
-        "windows-titan-rtx-x2-torch150-cu101",
-        "torch==1.12.*",
-    ): "1.12 on Windows for Python 3.7: the listing's cu102 row is in doubt",
     # Undo lines that put back what is installed: builds older than the matrix or from no public index.
     ("windows-titan-rtx-x2-torch150-cu101", "torch==1.5.0+cu101"): "torch 1.5 is older than the matrix (1.7)",
     ("rtx5090x2-torch27-nightly-cu124-driver570", "torch==2.7.0.dev20250310+cu124"): "a nightly: on the nightly index only",
@@ -74,7 +70,7 @@ KNOWN_UNKNOWN: dict[tuple[str, str], str] = {
 }
 
 # The other unknowns, counted by kind (verdicts says what each kind is).
-UNKNOWN_COUNTS: dict[str, int] = {"no-python": 51, "companion": 27, "release-page": 8, "table": 15}
+UNKNOWN_COUNTS: dict[str, int] = {"no-python": 51, "companion": 27, "release-page": 9, "table": 14}
 
 
 def pip_installs(words: tuple[str, ...]) -> tuple[list[str], dict[str, str | bool]] | None:
