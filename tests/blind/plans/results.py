@@ -1,4 +1,4 @@
-"""Write a blind plan set's RESULTS.md from its cases and verdicts: python -m tests.blind.plans.results [FOLDER]
+"""Write a blind plan set's RESULTS.md from its cases and verdicts: python -m tests.blind.plans.results [FOLDER] [--after]
 
 FOLDER defaults to tests/blind/plans; the second set (tests/blind/plans2) uses the same layout.
 
@@ -42,15 +42,21 @@ def load_expect(slug: str, root: Path = HERE) -> dict:
     return tomllib.loads((root / "cases" / slug / "expect.toml").read_text(encoding="utf-8"))
 
 
-def load_verdicts(root: Path = HERE) -> dict[str, dict]:
-    return tomllib.loads((root / "verdicts.toml").read_text(encoding="utf-8"))["first_run"]
+def load_verdicts(root: Path = HERE, table: str = "first_run") -> dict[str, dict]:
+    """One run's verdicts (`first_run`, or `after`: the run after a round's fixes, after-27.txt) from every
+    verdicts*.toml of the set: one file per reviewer, each judging its own cases."""
+    out: dict[str, dict] = {}
+    for path in sorted(root.glob("verdicts*.toml")):
+        out.update(tomllib.loads(path.read_text(encoding="utf-8")).get(table, {}))
+    return out
 
 
-def main(root: Path = HERE) -> None:
-    verdicts = load_verdicts(root)
+def main(root: Path = HERE, table: str = "first_run") -> None:
+    verdicts = load_verdicts(root, table)
     slugs = cases(root)
+    after = table == "after"
     lines = [
-        "# Blind plan set: results of gpudoctor's first run",
+        "# Blind plan set: results of gpudoctor" + (" after this round's fixes (after-27.txt)" if after else "'s first run"),
         "",
         "Each line: case, kind, source, the plan expected from the thread (first step), and the verdict on the",
         "plan `gpudoctor check --from input.txt` printed (right = pasted as is; partly = the fix is there but so",
@@ -69,18 +75,18 @@ def main(root: Path = HERE) -> None:
         count[v["verdict"]] += 1
         diagnosis[v["diagnosis"]] += 1
         by_kind[e["kind"]] += 1
-        kinds.update(v["kinds"])
+        kinds.update(v.get("kinds", []))
         first = e["plan"]["steps"][0]
         lines.append(
             f"- `{slug}` [{e['kind']}; {e['platform']}] {e['url']} expected: `{first}` "
-            f"**{v['verdict']}** ({', '.join(v['kinds'])}): {v['reason']}"
+            f"**{v['verdict']}** ({', '.join(v.get('kinds', []))}): {v['reason']}"
         )
     total = len(slugs)
     lines += [
         "",
         "Cases by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items(), key=lambda x: (-x[1], x[0]))) + ".",
         "",
-        f"First run: {count['right']} of {total} plans right ({100 * count['right'] / max(total, 1):.0f}%), "
+        f"{'After fixes' if after else 'First run'}: {count['right']} of {total} plans right ({100 * count['right'] / max(total, 1):.0f}%), "
         f"{count['partly']} partly, {count['wrong']} wrong.",
         "",
         f"Diagnosis (the finding names the thread's cause): {diagnosis['right']} right, {diagnosis['partly']} partly, "
@@ -90,9 +96,10 @@ def main(root: Path = HERE) -> None:
     ]
     for k, n in sorted(kinds.items(), key=lambda x: (-x[1], x[0])):
         lines.append(f"- {k} ({KIND_NAMES[k]}): {n}")
-    (root / "RESULTS.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(next(line for line in lines if line.startswith("First run:")))
+    (root / ("RESULTS-AFTER.md" if after else "RESULTS.md")).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(next(line for line in lines if line.startswith(("First run:", "After fixes:"))))
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else HERE)
+    args = [a for a in sys.argv[1:] if a != "--after"]
+    main(Path(args[0]).resolve() if args else HERE, "after" if "--after" in sys.argv[1:] else "first_run")

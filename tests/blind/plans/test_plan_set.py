@@ -53,3 +53,13 @@ def test_results_file_matches_the_verdicts() -> None:
     assert f"First run: {right} of {len(verdicts)} plans right" in text
     for slug in cases():
         assert f"`{slug}`" in text
+
+
+def test_the_after_fix_run_is_judged_for_every_case() -> None:
+    after = load_verdicts(table="after")
+    assert set(after) == set(cases())
+    for slug in cases():
+        assert (HERE / "cases" / slug / "after-27.txt").is_file(), slug
+        assert after[slug]["verdict"] in VERDICTS and set(after[slug].get("kinds", [])) <= set(KIND_NAMES), slug
+    right = sum(v["verdict"] == "right" for v in after.values())
+    assert f"After fixes: {right} of {len(after)} plans right" in (HERE / "RESULTS-AFTER.md").read_text(encoding="utf-8")

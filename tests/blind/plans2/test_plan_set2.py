@@ -76,3 +76,18 @@ def test_every_pin_a_plan_claims_a_dry_run_for_is_in_the_pin_record() -> None:
         for step in _steps(e["plan"]):
             missing += [(slug, f"{name}=={ver}") for name, ver in PIN.findall(step) if f"{name}=={ver}" not in record]
     assert missing == []
+
+
+def test_every_case_has_its_first_run_and_a_reviewers_verdict() -> None:
+    from tests.blind.plans.results import KIND_NAMES, load_verdicts
+
+    verdicts = load_verdicts(HERE)
+    assert set(verdicts) == set(_cases())
+    for slug, v in verdicts.items():
+        assert (HERE / "cases" / slug / "first-run.txt").is_file() and (HERE / "cases" / slug / "first-run.json").is_file()
+        assert v["verdict"] in {"right", "partly", "wrong"}, slug
+        assert v["diagnosis"] in {"right", "partly", "wrong", "missed"}, slug
+        assert v["reason"].strip() and set(v.get("kinds", [])) <= set(KIND_NAMES), slug
+        assert v["verdict"] == "right" or v["kinds"], slug
+    right = sum(v["verdict"] == "right" for v in verdicts.values())
+    assert f"First run: {right} of {len(verdicts)} plans right" in (HERE / "RESULTS.md").read_text(encoding="utf-8")
