@@ -102,6 +102,11 @@ _INSPECT = {
     "which",
     "python",
     "python3",
+    "printenv",
+    "uname",
+    "lsmod",
+    "nvidia-smi.exe",
+    "scontrol",
 }
 _GPUDOCTOR_INSPECT = {"memory", "check", "snapshot", "bench", "explain", "matrix"}
 
@@ -113,6 +118,8 @@ def _base(program: str) -> str:
 def _pip(words: tuple[str, ...], start: int, tool: str, cmd: Cmd) -> Action:
     verb = words[start]
     kind = {"install": "pip-install", "uninstall": "pip-uninstall", "download": "pip-download"}.get(verb, "other")
+    if verb in ("list", "show", "freeze", "check"):
+        kind = "inspect"  # reads the environment's distributions and prints them
     reqs: list[Requirement] = []
     flags: set[str] = set()
     index = dest = None
@@ -247,7 +254,7 @@ def classify(line: Line) -> Action:
         return Action("registry", prog, cmd.root, cmd, name=name)
     if prog == "wsl":
         return Action("wsl", prog, cmd.root, cmd)
-    if prog in _INSPECT:
+    if prog in _INSPECT or prog == "dkms" and rest[:1] == ("status",):
         return Action("inspect", prog, cmd.root, cmd)
     return Action("other", prog, cmd.root, cmd)
 

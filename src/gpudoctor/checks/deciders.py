@@ -1,0 +1,37 @@
+"""A fix the recorded text cannot decide says so, as data: the commands whose output decides it.
+
+A pasted report often does not show what a command needs (the platform, the installer, the framework's
+version and CUDA build, the driver): the checks then name the cause and say in prose what the fix is, with
+no command, for any command would be a guess (issue 27: "A plan that fails this is not printed as is: the
+planner ... says what it cannot decide and what to run to decide it"). Such a remediation's commands
+become the questions the partial diagnosis leaves open (gpudoctor.pasted.ask, the one place that decides
+them): commands that only read and print, which the consequence model counts as `undecided`, never as an
+error the plan leaves. A whole machine is never changed here: nothing in it is unshown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding
+
+DEFERS = "What was shown does not decide the command: run these and diagnose their output with the report to decide it."
+
+
+def with_deciders(facts: Facts, findings: list[Finding]) -> list[Finding]:
+    """`findings`, each command-less remediation of a partial report given the commands that decide it."""
+    if not facts.pasted.partial or not any(f.remediation is not None and not f.remediation.commands for f in findings):
+        return findings
+    from gpudoctor.pasted.ask import ask_for
+
+    asks = tuple(a.command for a in ask_for(facts, findings))
+    if not asks:
+        return findings  # nothing left to ask: the step stays prose, and the consequence model says it changes nothing
+    out = []
+    for f in findings:
+        r = f.remediation
+        if r is not None and not r.commands:
+            f = replace(f, remediation=replace(r, summary=f"{r.summary} {DEFERS}", commands=asks, requires_root=False))
+        out.append(f)
+    return out
