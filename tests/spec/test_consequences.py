@@ -102,13 +102,11 @@ W = {
 # Today's violations (main after the merges of h35/h36, issue 27), the to-do of issue 27: shrink it, never grow it.
 KNOWN = (
     Known("machine:ci-docker-cuda13-no-gpu", 1, "left-error", "gpu-none", W["prose"]),
-    Known("machine:p100-driver510-torch-cu121", 1, "breaks", "nvidia-wheels-conflict", W["wheels"]),
     Known("machine:windows-gtx1650-tf213-cuda125", 1, "breaks", "windows-dll-missing", W["dll"]),
     Known("machine:windows-rtx3080-tensorflow215", 1, "unmet-precondition", "conda create -y", W["conda"]),
     Known("machine:windows-rtx3080-tensorflow215", 1, "unmet-precondition", "conda run -n", W["conda"]),
     Known("machine:windows-tf291-venv-no-cuda-dlls", 1, "left-error", "windows-dll-missing", W["prose"]),
     Known("real:era3d-tinycudann-nvcc120-torch212-cu118", 2, "left-error", "framework-cuda-libs-missing", W["prose"]),
-    Known("real:gke-driver470-torch210-cu121", 1, "breaks", "nvidia-wheels-conflict", W["wheels"]),
     Known("real:jax046-cuda11-cudnn86-no-libcudnn", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
     Known("real:levanter-jaxlib-cudnn86-on-cudnn841", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
     Known("real:tf212-system-cudnn811-ahead-of-wheel-cudnn86", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
@@ -129,11 +127,8 @@ KNOWN = (
 # The printed alternatives ("or instead"), each checked as the plan a person who takes it runs: `step` is the
 # step whose alternative it is.
 KNOWN_ALTERNATIVES = (
-    Known("machine:rtx4090-nvcc118-torch-cu121", 1, "breaks", "nvidia-wheels-conflict", W["wheels"]),
-    Known("machine:rtx4090-toolkit-paths-disagree", 1, "breaks", "nvidia-wheels-conflict", W["wheels"]),
     Known("machine:windows-forge-torch21-cu121-driver-cuda114", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("real:gke-driver470-torch210-cu121", 1, "left-error", "framework-driver-too-old", W["prose"]),
-    Known("real:vllm-source-build-nvcc122-torch201-cu117", 1, "breaks", "nvidia-wheels-conflict", W["wheels"]),
     Known("pasted:pytorch-43058-v100-torch160-cu102-driver418", 1, "left-error", "framework-driver-too-old", W["prose"]),
 )
 
@@ -587,3 +582,22 @@ UNDECIDED = 31
 def test_the_steps_that_defer_are_counted():
     undecided = sum(len(result(case).undecided) for case in CASES)
     assert undecided == UNDECIDED, f"{undecided} steps defer with a deciding command (UNDECIDED)"
+
+
+def test_a_torch_moved_across_cuda_majors_takes_the_old_majors_wheels_away_after_the_new_build_is_in():
+    got = result("machine:p100-driver510-torch-cu121")  # torch 2.2.1+cu121 with nvidia-*-cu12 wheels; driver 510 (CUDA 11.6)
+    assert "nvidia-wheels-conflict" not in got.after and not [v for v in got.violations if v.kind != "unmodelled"]
+    report = _machine("p100-driver510-torch-cu121")
+    step = build(report.findings).step("torch")
+    assert step is not None
+    acts = [classify(c) for c in step.commands]
+    assert [(a.kind, "--force-reinstall" in a.flags) for a in acts] == [
+        ("pip-install", False),
+        ("pip-uninstall", False),
+        ("pip-install", True),
+    ]
+    # only the installed distributions of the old major, none of the new build's; the same build installed both times
+    assert [r.name for r in acts[1].requirements] == sorted(
+        n for n in report.facts.frameworks.nvidia_wheels if n.endswith("-cu12")
+    )
+    assert acts[0].requirements == acts[2].requirements and acts[0].requirements[0].version == "2.2.1+cu118"

@@ -20,7 +20,7 @@ from typing import cast
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import driver_cuda, gpu_present
-from gpudoctor.checks.toolkit import gpu_cc, os_name
+from gpudoctor.checks.toolkit import gpu_cc, old_wheels_said, os_name
 from gpudoctor.cmdline import Cmd, Line, SetEnv
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
@@ -264,7 +264,37 @@ def plan_remediation(
         said += f" {unseen[0].upper()}{unseen[1:]}."
     if how != "kept" and plan.upgrade:
         said += " Instead: " + "; ".join(plan.upgrade) + "."
-    return Remediation(said, _step_commands(plan), component=framework)
+    commands = _step_commands(plan)
+    if framework == "torch":
+        commands, dropped = old_major_wheels_dropped(facts, ctx, build, commands)
+        if dropped:
+            said += " " + old_wheels_said(dropped)
+    return Remediation(said, commands, component=framework)
+
+
+def old_major_wheels_dropped(facts: Facts, ctx: Context, build, commands: tuple[Cmd, ...]) -> tuple[tuple[Cmd, ...], str]:
+    """A torch moved across CUDA majors (cu121 -> cu118): pip leaves the old major's nvidia-*-cuXX wheels beside the
+    new ones (nvidia-wheels-conflict). After the new build is installed (nothing is removed before its replacement is
+    in hand), the same step uninstalls the old major's wheels that are installed, unless another framework here loads
+    that major, then force-reinstalls the new build: both majors write the same files under nvidia/ (libcudnn.so.8,
+    the packages' __init__.py), so the uninstall deletes some of the new wheels' files and only a reinstall puts them
+    back. Returns the commands and the old major ("" when nothing is dropped)."""
+    t = torch_cuda(facts)
+    old, new = (major(t.cuda) if t else None), major(build.cuda or "")
+    installs = [c for c in commands if "install" in c.words[:4] and any(w.startswith("torch==") for w in c.words)]
+    if old is None or new is None or old == new or len(installs) != 1:
+        return commands, ""
+    tf = tf_gpu(facts)
+    row = ctx.matrix.tensorflow_release(tf.version) if tf else None
+    if jax_cuda_major(facts) == old or (row is not None and row.and_cuda and major(row.cuda) == old):
+        return commands, ""  # another framework loads the old major's wheels: they stay
+    drop = sorted(n for n in facts.frameworks.nvidia_wheels if (m := _WHEEL_CUDA.match(n)) and int(m.group(2)) == old)
+    if not drop:
+        return commands, ""
+    (install,) = installs
+    at = install.words.index("install") + 1
+    again = dataclasses.replace(install, argv=(*install.argv[:at], "--force-reinstall", *install.argv[at:]))
+    return (*commands, pip(facts, "uninstall", "-y", *drop), again), str(old)
 
 
 def _step_commands(plan) -> tuple[Cmd, ...]:
