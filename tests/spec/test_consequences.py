@@ -94,34 +94,20 @@ class Known(NamedTuple):
 W = {
     "prose": "kind 9: the step is prose only, no command",
     "repo": "NVIDIA-repository package; no step adds the repository first",
-    "conda": "kind 3: conda commands on a machine without conda",
-    "dll": "kind 4: TensorFlow 2.10 alone; its CUDA 11.2/cuDNN 8.1 DLLs not installed",
-    "wheels": "kind 4: the cu11 torch leaves the cu12 NVIDIA wheels beside its own",
 }
 
 # Today's violations (main after the merges of h35/h36, issue 27), the to-do of issue 27: shrink it, never grow it.
 KNOWN = (
     Known("machine:ci-docker-cuda13-no-gpu", 1, "left-error", "gpu-none", W["prose"]),
-    Known("machine:windows-gtx1650-tf213-cuda125", 1, "breaks", "windows-dll-missing", W["dll"]),
-    Known("machine:windows-rtx3080-tensorflow215", 1, "unmet-precondition", "conda create -y", W["conda"]),
-    Known("machine:windows-rtx3080-tensorflow215", 1, "unmet-precondition", "conda run -n", W["conda"]),
     Known("machine:windows-tf291-venv-no-cuda-dlls", 1, "left-error", "windows-dll-missing", W["prose"]),
     Known("real:era3d-tinycudann-nvcc120-torch212-cu118", 2, "left-error", "framework-cuda-libs-missing", W["prose"]),
     Known("real:jax046-cuda11-cudnn86-no-libcudnn", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
     Known("real:levanter-jaxlib-cudnn86-on-cudnn841", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
     Known("real:tf212-system-cudnn811-ahead-of-wheel-cudnn86", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
-    Known("real:tf212-windows-native-gtx1050ti", 1, "breaks", "windows-dll-missing", W["dll"]),
-    Known("real:tf212-windows-native-rtx2060", 1, "breaks", "windows-dll-missing", W["dll"]),
-    Known("real:tf2121-windows-native-rtx4060", 1, "breaks", "windows-dll-missing", W["dll"]),
-    Known("real:tf217-windows-native-rtx4050-laptop", 1, "unmet-precondition", "conda create -y", W["conda"]),
-    Known("real:tf217-windows-native-rtx4050-laptop", 1, "unmet-precondition", "conda run -n", W["conda"]),
-    Known("real:tf218-windows-native-rtx4080-py311", 1, "unmet-precondition", "conda create -y", W["conda"]),
-    Known("real:tf218-windows-native-rtx4080-py311", 1, "unmet-precondition", "conda run -n", W["conda"]),
     Known("real:vllm-source-build-nvcc122-torch201-cu117", 2, "left-error", "framework-cuda-libs-missing", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 2, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 3, "left-error", "framework-cuda-libs-missing", W["prose"]),
-    Known("pasted:tensorflow-62080-windows-tf214-gtx960m", 1, "breaks", "windows-dll-missing", W["dll"]),
 )
 
 # The printed alternatives ("or instead"), each checked as the plan a person who takes it runs: `step` is the
@@ -601,3 +587,20 @@ def test_a_torch_moved_across_cuda_majors_takes_the_old_majors_wheels_away_after
         n for n in report.facts.frameworks.nvidia_wheels if n.endswith("-cu12")
     )
     assert acts[0].requirements == acts[2].requirements and acts[0].requirements[0].version == "2.2.1+cu118"
+
+
+def test_native_windows_tensorflow_brings_its_dlls_with_conda_or_takes_wsl_where_no_conda_is_there():
+    # Anaconda's Python: TensorFlow's documented 2.10 route, conda-forge's CUDA 11.2 and cuDNN 8.1 first, in this environment.
+    got = result("real:tf212-windows-native-rtx2060")
+    assert "windows-dll-missing" not in got.after and not [v for v in got.violations if v.kind != "unmodelled"]
+    report = diagnose(ReplayHost(_snapshot("real:tf212-windows-native-rtx2060")))
+    (step,) = build(report.findings, "powershell").steps
+    acts = [classify(c) for c in step.commands]
+    assert [a.kind for a in acts] == ["conda-install", "pip-install"]
+    assert (acts[0].dest, acts[0].packages) == ("C:/Users/user/anaconda3", ("cudatoolkit=11.2", "cudnn=8.1"))
+    # No conda seen: no conda command, no TensorFlow 2.10 without its DLLs; WSL 2 first, as TensorFlow's page advises.
+    for case in ("machine:windows-rtx3080-tensorflow215", "real:tf212-windows-native-gtx1050ti"):
+        report = diagnose(ReplayHost(_snapshot(case)))
+        (step,) = build(report.findings, "powershell").steps
+        assert [c.words for c in step.commands] == [("wsl", "--install")], case
+        assert not [v for v in result(case).violations if v.kind != "unmodelled"], case

@@ -25,6 +25,7 @@ from gpudoctor.cmdline import Cmd, Line, SetEnv
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.plan_state import has_conda
 from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, major_minor, vkey
@@ -447,36 +448,42 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
         "(`wsl --install`, then install tensorflow[and-cuda] inside it); or keep running on the CPU."
     )
     libs = f"CUDA {last.cuda} and cuDNN {last.cudnn}"
+    env_now = found_value(py) if isinstance(py, Found) else None
+    in_conda_env = env_now is not None and env_now.kind == "conda" and bool(env_now.prefix)
+    if not in_conda_env and has_conda(facts) is not True:
+        return _wsl_tf_remediation(last, installed, spec, libs, pyv)
     if pyv and spec_contains(last.python, pyv):
         plan, how = framework_plan(facts, ctx, "tensorflow", last.version)
         # TensorFlow 2.10 has one Windows build: no CUDA build to choose, so no driver is needed to name it.
         commands: list[Line] = list(_step_commands(plan)) if plan is not None and how == "kept" else [pip(facts, "install", spec)]
         env = found_value(py)  # pyv is set only when it is
-        if env.kind == "conda" and env.prefix:
-            commands.append(
+        # A conda environment, or conda's own Python on Windows (C:/Users/x/anaconda3/python.exe: the environment's root).
+        prefix = env.prefix if env.kind == "conda" else env.executable.rpartition("/")[0]
+        if prefix and (env.kind == "conda" or (has_conda(facts) and env.executable.lower().endswith("/python.exe"))):
+            commands.insert(
+                0,  # TensorFlow's order: the libraries first, then tensorflow<2.11
                 Cmd(
                     (
                         "conda",
                         "install",
                         "-y",
                         "-p",
-                        env.prefix,
+                        prefix,
                         "-c",
                         "conda-forge",
                         f"cudatoolkit={last.cuda}",
                         f"cudnn={last.cudnn}",
                     )
-                )
+                ),
             )
             where_libs = f"it loads {libs}, installed from conda-forge into this environment"
-        else:
-            where_libs = f"it needs {libs} installed as well (NVIDIA's installers, their bin folders on PATH)"
-        return Remediation(
-            f"TensorFlow {last.version} is the last release with GPU support on native Windows: {move}{keras}; "
-            f"{where_libs}.{others}",
-            tuple(commands),
-            component="tensorflow",
-        )
+            return Remediation(
+                f"TensorFlow {last.version} is the last release with GPU support on native Windows: {move}{keras}; "
+                f"{where_libs}.{others}",
+                tuple(commands),
+                component="tensorflow",
+            )
+        # conda is here but this Python is not one of its environments: TensorFlow's DLLs come with a new one (below).
     target_py = suggest_python(last.python) or last.python
     name = "tf" + last.version.replace(".", "")
     return Remediation(
@@ -501,6 +508,44 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
             ),
             Cmd(("conda", "run", "-n", name, "python", "-m", "pip", "install", spec)),
         ),
+        component="tensorflow",
+    )
+
+
+# TensorFlow's install page for Windows (https://www.tensorflow.org/install/pip, "Windows Native" and "Windows WSL2"):
+# "TensorFlow 2.10 was the last TensorFlow release that supported GPU on native-Windows. Starting with TensorFlow 2.11,
+# you will need to install TensorFlow in WSL2"; for 2.10 natively it installs CUDA and cuDNN with conda
+# (`conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0`), and in WSL 2 the Linux steps apply
+# (`pip install tensorflow[and-cuda]`, NVIDIA's libraries as wheels).
+TF_WINDOWS_INSTALL = "https://www.tensorflow.org/install/pip#windows-native"
+
+
+def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | None) -> Remediation:
+    """Native-Windows TensorFlow on a machine where no conda was seen: the route that needs no conda, WSL 2 with the
+    current TensorFlow and its CUDA wheels, as TensorFlow's page advises after 2.10. The native 2.10 route needs
+    its CUDA 11.2 and cuDNN 8.1 DLLs beside it (conda-forge's, or NVIDIA's installers), which no command here can
+    bring without conda: it is said, not printed, so no printed step leaves TensorFlow without them."""
+    from gpudoctor.matrix import spec_contains
+
+    fits = bool(pyv and spec_contains(last.python, pyv))
+    native = (
+        (
+            f"pip install '{spec}'"
+            if fits
+            else f"a Python {last.python} environment" + (f" (not this {pyv})" if pyv else "") + f" with {spec}"
+        )
+        + f" needs {libs}: with Miniconda installed (docs.conda.io), `conda install -c conda-forge cudatoolkit={last.cuda} "
+        f"cudnn={last.cudnn}.0` in that environment, or NVIDIA's installers with their bin folders on PATH"
+    )
+    return Remediation(
+        f"TensorFlow {last.version} was the last release with GPU support on native Windows; from 2.11 TensorFlow's "
+        f"install page ({TF_WINDOWS_INSTALL}) runs the GPU build in WSL 2. Install WSL 2 (an administrator PowerShell; "
+        "restart Windows when it asks), then in its Ubuntu shell install TensorFlow with its CUDA libraries in a virtual "
+        "environment: sudo apt-get install -y python3-venv; python3 -m venv ~/tf; ~/tf/bin/python -m pip install "
+        f"'tensorflow[and-cuda]'. Or stay on native Windows with TensorFlow {last.version} "
+        f"(tensorflow {installed} -> {spec.split('==', 1)[1]}): {native}; or keep running on the CPU.",
+        (Cmd(("wsl", "--install"), root=True, note="in an administrator PowerShell; restart Windows when it asks"),),
+        requires_root=True,
         component="tensorflow",
     )
 
