@@ -100,11 +100,9 @@ W = {
 KNOWN = (
     Known("machine:ci-docker-cuda13-no-gpu", 1, "left-error", "gpu-none", W["prose"]),
     Known("machine:windows-tf291-venv-no-cuda-dlls", 1, "left-error", "windows-dll-missing", W["prose"]),
-    Known("real:era3d-tinycudann-nvcc120-torch212-cu118", 2, "left-error", "framework-cuda-libs-missing", W["prose"]),
     Known("real:jax046-cuda11-cudnn86-no-libcudnn", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
     Known("real:levanter-jaxlib-cudnn86-on-cudnn841", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
     Known("real:tf212-system-cudnn811-ahead-of-wheel-cudnn86", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
-    Known("real:vllm-source-build-nvcc122-torch201-cu117", 2, "left-error", "framework-cuda-libs-missing", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 2, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 3, "left-error", "framework-cuda-libs-missing", W["prose"]),
@@ -604,3 +602,19 @@ def test_native_windows_tensorflow_brings_its_dlls_with_conda_or_takes_wsl_where
         (step,) = build(report.findings, "powershell").steps
         assert [c.words for c in step.commands] == [("wsl", "--install")], case
         assert not [v for v in result(case).violations if v.kind != "unmodelled"], case
+
+
+def test_a_no_deps_torch_without_a_driver_seen_is_put_back_as_the_same_build():
+    # PyTorch 2.1.2+cu118 installed with --no-deps, no GPU or driver recorded: its build is known, so nothing is guessed.
+    got = result("real:era3d-tinycudann-nvcc120-torch212-cu118")
+    assert "framework-cuda-libs-missing" in got.before and "framework-cuda-libs-missing" not in got.after
+    report = diagnose(ReplayHost(_snapshot("real:era3d-tinycudann-nvcc120-torch212-cu118")))
+    step = build(report.findings).step("torch")
+    assert step is not None
+    (a,) = [classify(c) for c in step.commands]
+    assert (a.kind, a.requirements[0].version, a.index, "--force-reinstall" in a.flags) == (
+        "pip-install",
+        "2.1.2+cu118",
+        "https://download.pytorch.org/whl/cu118",
+        True,
+    )

@@ -550,20 +550,49 @@ def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | N
     )
 
 
+def _same_build_when_unplanned(facts: Facts, ctx: Context, t: TorchFacts) -> Remediation | None:
+    """PyTorch's CUDA libraries missing where no GPU or driver was seen to plan a build for: the installed build is the
+    one to put back (its CUDA is known, so nothing is guessed), with its dependencies. None where a build can be
+    planned (plan_remediation says which), or the installed one is an image's or a source build (no index has it)."""
+    from gpudoctor.planner.plan import TargetNeeded
+
+    rel = ctx.matrix.torch_release(t.version)
+    if image_build(t.version) or rel is None or t.version.partition("+")[2] not in rel.variants:
+        return None
+    try:
+        plan, _how = framework_plan(facts, ctx, "torch", t.version)
+    except TargetNeeded:
+        plan = None
+    if plan is not None:
+        return None
+    return Remediation(
+        f"Reinstall PyTorch {t.version} with its dependencies (a --no-deps install leaves them out): the same build, "
+        "from its own index, so the NVIDIA wheels it loads come with it.",
+        (same_torch_build(facts, ctx, t),),
+        component="torch",
+    )
+
+
+def same_torch_build(facts: Facts, ctx: Context, t: TorchFacts) -> Cmd:
+    """The installed PyTorch build put back with its dependencies: the exact version, from its own index (the local
+    tag's, else the matrix's variant for its CUDA), --force-reinstall so the wheels it needs come again."""
+    tag = t.version.partition("+")[2]
+    rel = ctx.matrix.torch_release(t.version)
+    if not tag and rel is not None:
+        variant = ctx.matrix.torch_variant(t.version, t.cuda)
+        tag = variant.tag if variant else ""
+    if rel is not None and tag not in rel.variants:
+        tag = ""
+    index = ("--index-url", f"{TORCH_INDEX}/{tag}") if tag.startswith("cu") else ()
+    return pip(facts, "install", "--force-reinstall", f"torch=={t.version}", *index)
+
+
 def _wheels_owner(facts: Facts, ctx: Context) -> tuple[int | None, Cmd | None]:
     """The CUDA major the installed framework loads NVIDIA's wheels for, and the command that puts that
     framework's build back with its wheels (the exact installed version, from its own index)."""
     t = torch_cuda(facts)
     if t:
-        tag = t.version.partition("+")[2]
-        rel = ctx.matrix.torch_release(t.version)
-        if not tag and rel is not None:
-            variant = ctx.matrix.torch_variant(t.version, t.cuda)
-            tag = variant.tag if variant else ""
-        if rel is not None and tag not in rel.variants:
-            tag = ""
-        index = ("--index-url", f"{TORCH_INDEX}/{tag}") if tag.startswith("cu") else ()
-        return major(t.cuda), pip(facts, "install", "--force-reinstall", f"torch=={t.version}", *index)
+        return major(t.cuda), same_torch_build(facts, ctx, t)
     tf = tf_gpu(facts)
     row = ctx.matrix.tensorflow_release(tf.version) if tf else None
     if tf and row is not None and row.and_cuda:
@@ -961,6 +990,7 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "'libcudart.so... cannot open shared object file' or torch.cuda.is_available() is False.",
                 tuple(ev("loader", f"{s}: not found") for s in missing),
                 env_lib_remediation(facts, missing, f"PyTorch {t.version}")
+                or _same_build_when_unplanned(facts, ctx, t)
                 or plan_remediation(
                     facts,
                     ctx,
