@@ -93,17 +93,12 @@ class Known(NamedTuple):
 
 W = {
     "prose": "kind 9: the step is prose only, no command",
-    "repo": "NVIDIA-repository package; no step adds the repository first",
 }
 
 # Today's violations (main after the merges of h35/h36, issue 27), the to-do of issue 27: shrink it, never grow it.
 KNOWN = (
     Known("machine:ci-docker-cuda13-no-gpu", 1, "left-error", "gpu-none", W["prose"]),
     Known("machine:windows-tf291-venv-no-cuda-dlls", 1, "left-error", "windows-dll-missing", W["prose"]),
-    Known("real:jax046-cuda11-cudnn86-no-libcudnn", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
-    Known("real:levanter-jaxlib-cudnn86-on-cudnn841", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
-    Known("real:tf212-system-cudnn811-ahead-of-wheel-cudnn86", 1, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
-    Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 2, "unmet-precondition", "sudo apt-get install -y", W["repo"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 3, "left-error", "framework-cuda-libs-missing", W["prose"]),
 )
@@ -618,3 +613,11 @@ def test_a_no_deps_torch_without_a_driver_seen_is_put_back_as_the_same_build():
         "https://download.pytorch.org/whl/cu118",
         True,
     )
+
+
+def test_a_cudnn_package_of_nvidias_repository_comes_after_the_repository_is_added():
+    report = diagnose(ReplayHost(_snapshot("real:jax046-cuda11-cudnn86-no-libcudnn")))  # Ubuntu 22.04, x86_64
+    step = build(report.findings).step("cudnn")
+    assert step is not None
+    assert [classify(c).kind for c in step.commands] == ["inspect", "repo-add", "pkg-update", "pkg-install", "pkg-hold"]
+    assert not result("real:jax046-cuda11-cudnn86-no-libcudnn").of_kind("unmet-precondition")
