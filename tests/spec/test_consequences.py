@@ -95,7 +95,9 @@ W = {
     "prose": "kind 9: the step is prose only, no command",
 }
 
-# Today's violations (main after the merges of h35/h36, issue 27), the to-do of issue 27: shrink it, never grow it.
+# Today's violations (issue 27; 54 after the merges of h35/h36, 4 after h43), its to-do: shrink it, never grow it.
+# What is left needs a command no recorded fact decides: a driver on a host whose system is unknown, an image's
+# own build, a machine without a GPU, Windows DLLs with neither conda nor a command-line installer at hand.
 KNOWN = (
     Known("machine:ci-docker-cuda13-no-gpu", 1, "left-error", "gpu-none", W["prose"]),
     Known("machine:windows-tf291-venv-no-cuda-dlls", 1, "left-error", "windows-dll-missing", W["prose"]),
@@ -113,7 +115,7 @@ KNOWN_ALTERNATIVES = (
 
 # What the model does not follow today (installs of the distribution's packages, reboots after them, the host's
 # container runtime, a loader path changed ...), each counted with its reason in the result: no more than this.
-UNMODELLED_AT_MOST = 187
+UNMODELLED_AT_MOST = 173
 
 
 def _violations(case: str):
