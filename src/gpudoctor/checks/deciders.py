@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpudoctor.facts import Facts
-from gpudoctor.model import Finding
+from gpudoctor.model import Finding, Severity
 
 DEFERS = "What was shown does not decide the command: run these and diagnose their output with the report to decide it."
 
 
 def with_deciders(facts: Facts, findings: list[Finding]) -> list[Finding]:
-    """`findings`, each command-less remediation of a partial report given the commands that decide it."""
-    if not facts.pasted.partial or not any(f.remediation is not None and not f.remediation.commands for f in findings):
+    """`findings`, each error of a partial report whose remediation has no command given the commands that decide it."""
+    if not facts.pasted.partial or not any(_undecided(f) for f in findings):
         return findings
     from gpudoctor.pasted.ask import ask_for
 
@@ -31,7 +31,12 @@ def with_deciders(facts: Facts, findings: list[Finding]) -> list[Finding]:
     out = []
     for f in findings:
         r = f.remediation
-        if r is not None and not r.commands:
+        if r is not None and _undecided(f):
             f = replace(f, remediation=replace(r, summary=f"{r.summary} {DEFERS}", commands=asks, requires_root=False))
         out.append(f)
     return out
+
+
+def _undecided(f: Finding) -> bool:
+    """An error whose fix names no command (a warning's or a note's prose is advice, not a step that must act)."""
+    return f.severity >= Severity.ERROR and f.remediation is not None and not f.remediation.commands
