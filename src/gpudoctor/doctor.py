@@ -15,7 +15,6 @@ def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: st
     import threading
 
     from gpudoctor.checks import all_checks, run_checks
-    from gpudoctor.checks.deciders import with_deciders
 
     start = time.monotonic()
     # Import the check modules while the probes wait on subprocesses and files.
@@ -23,7 +22,6 @@ def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: st
     facts = run_probes(host, options)
     probed = time.monotonic()
     findings, internal = run_checks(facts, matrix_path, ctx)
-    findings = with_deciders(facts, findings)  # a partial report: what the text cannot decide says what decides it
     timings = dict(facts.timings_s)
     timings["probes_total"] = round(probed - start, 4)
     timings["checks_total"] = round(time.monotonic() - probed, 4)

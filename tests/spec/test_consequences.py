@@ -19,7 +19,7 @@ from typing import NamedTuple
 import pytest
 
 from gpudoctor.checks import run_checks
-from gpudoctor.cmdline import Cmd, SetEnv, shell_for_os
+from gpudoctor.cmdline import Cmd, SetEnv
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot, validate_snapshot
@@ -58,8 +58,10 @@ def _rediagnose(facts) -> list[Finding]:
 
 @functools.cache
 def _checked(case: str):
-    report = diagnose(ReplayHost(_snapshot(case)))
-    plan = build(report.findings, shell_for_os(report.facts.platform.system))
+    from gpudoctor.pipeline import CheckRequest, check
+
+    checked = check(ReplayHost(_snapshot(case)), CheckRequest())  # the plan `check` prints, pasted asks included
+    report, plan = checked.report, checked.plan
     return (
         consequences(plan, report.facts, report.findings, _rediagnose),
         alternatives(plan, report.facts, report.findings, _rediagnose),
@@ -517,13 +519,13 @@ def test_a_cudnn_package_of_nvidias_repository_lands_in_the_loaders_cache():
 
 
 def test_a_pasted_step_without_a_command_says_what_decides_it():
-    from gpudoctor.checks.deciders import DEFERS
+    from gpudoctor.pipeline import CheckRequest, check
+    from gpudoctor.planner.deciders import DEFERS
 
     # "found version 11060": the driver supports CUDA 11.6; which PyTorch, and how it was installed, was not shown.
     got = result("pasted:chatglm3-100-driver-found-11060")
     assert got.holds and got.undecided == ("framework-driver-too-old",)
-    report = diagnose(ReplayHost(_snapshot("pasted:chatglm3-100-driver-found-11060")))
-    (step,) = build(report.findings).steps
+    (step,) = check(ReplayHost(_snapshot("pasted:chatglm3-100-driver-found-11060")), CheckRequest()).plan.steps
     assert [c.words for c in step.commands] == [
         ("nvidia-smi",),
         ("python3", "-m", "torch.utils.collect_env"),
@@ -535,14 +537,16 @@ def test_a_pasted_step_without_a_command_says_what_decides_it():
 def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_printed():
     from dataclasses import replace
 
-    from gpudoctor.checks.deciders import with_deciders
+    from gpudoctor.pasted.ask import ask_for
+    from gpudoctor.planner.deciders import with_deciders
 
     # The same paste with PyTorch 2.2.1+cu121 known (as `python -m torch.utils.collect_env` would show it): the
     # build this driver runs, for the user; the driver upgrade offered to whoever administers the machine.
     pasted = diagnose(ReplayHost(_snapshot("pasted:chatglm3-100-driver-found-11060"))).facts
     known = _machine("p100-driver510-torch-cu121").facts.frameworks
     facts = replace(pasted, frameworks=replace(pasted.frameworks, torch=known.torch, python=known.python))
-    findings = with_deciders(facts, run_checks(facts)[0])
+    found = run_checks(facts)[0]
+    findings = with_deciders(found, [a.command for a in ask_for(facts, found)])
     (step,) = build(findings).steps
     (install,) = [classify(c) for c in step.commands]
     assert (install.kind, install.requirements[0].name, install.requirements[0].version) == (

@@ -20,7 +20,16 @@ from typing import cast
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import driver_cuda, gpu_present
-from gpudoctor.checks.toolkit import gpu_cc, old_wheels_said, os_name
+from gpudoctor.checks.toolkit import gpu_cc, os_name
+from gpudoctor.checks.wheel_majors import (  # noqa: F401  (shared helpers, imported from here by other checks)
+    _JAX_CUDA_PLUGIN,
+    _WHEEL_CUDA,
+    jax_cuda_major,
+    old_major_wheels_dropped,
+    old_wheels_said,
+    tf_gpu,
+    torch_cuda,
+)
 from gpudoctor.cmdline import Cmd, Line, SetEnv
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
@@ -31,28 +40,9 @@ from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, major_minor, vkey
 
 TORCH_INDEX = "https://download.pytorch.org/whl"
-_JAX_CUDA_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
 
 
 # --- shared helpers, also used by the cuDNN checks ---------------------------------
-
-
-def torch_cuda(facts: Facts) -> TorchFacts | None:
-    t = facts.frameworks.torch
-    return t.value if isinstance(t, Found) and t.value.cuda else None
-
-
-def tf_gpu(facts: Facts) -> TensorflowFacts | None:
-    """A TensorFlow that wants a GPU: a CUDA build, or tensorflow-gpu whose build_info was unreadable."""
-    t = facts.frameworks.tensorflow
-    if not isinstance(t, Found):
-        return None
-    tf = t.value
-    if tf.distribution == "tensorflow-cpu" or tf.is_cuda_build is False:
-        return None
-    if tf.is_cuda_build is None and tf.distribution != "tensorflow-gpu":
-        return None
-    return tf
 
 
 def tf_cuda(facts: Facts, ctx: Context, tf: TensorflowFacts) -> str | None:
@@ -60,19 +50,6 @@ def tf_cuda(facts: Facts, ctx: Context, tf: TensorflowFacts) -> str | None:
         return tf.cuda
     row = ctx.matrix.tensorflow_release(tf.version)
     return row.cuda if row else None
-
-
-def jax_cuda_major(facts: Facts) -> int | None:
-    """The CUDA major of an installed JAX CUDA plugin (or a jaxlib+cudaNN build), if any."""
-    j = facts.frameworks.jax
-    if not isinstance(j, Found):
-        return None
-    for name in j.value.plugins:
-        m = _JAX_CUDA_PLUGIN.match(name)
-        if m:
-            return int(m.group(1))
-    local = re.search(r"\+cuda(\d+)", j.value.jaxlib or "")
-    return int(local.group(1)) if local else None
 
 
 def runs_on(archs: Iterable[str], cc: str) -> bool | None:
@@ -271,31 +248,6 @@ def plan_remediation(
         if dropped:
             said += " " + old_wheels_said(dropped)
     return Remediation(said, commands, component=framework)
-
-
-def old_major_wheels_dropped(facts: Facts, ctx: Context, build, commands: tuple[Cmd, ...]) -> tuple[tuple[Cmd, ...], str]:
-    """A torch moved across CUDA majors (cu121 -> cu118): pip leaves the old major's nvidia-*-cuXX wheels beside the
-    new ones (nvidia-wheels-conflict). After the new build is installed (nothing is removed before its replacement is
-    in hand), the same step uninstalls the old major's wheels that are installed, unless another framework here loads
-    that major, then force-reinstalls the new build: both majors write the same files under nvidia/ (libcudnn.so.8,
-    the packages' __init__.py), so the uninstall deletes some of the new wheels' files and only a reinstall puts them
-    back. Returns the commands and the old major ("" when nothing is dropped)."""
-    t = torch_cuda(facts)
-    old, new = (major(t.cuda) if t else None), major(build.cuda or "")
-    installs = [c for c in commands if "install" in c.words[:4] and any(w.startswith("torch==") for w in c.words)]
-    if old is None or new is None or old == new or len(installs) != 1:
-        return commands, ""
-    tf = tf_gpu(facts)
-    row = ctx.matrix.tensorflow_release(tf.version) if tf else None
-    if jax_cuda_major(facts) == old or (row is not None and row.and_cuda and major(row.cuda) == old):
-        return commands, ""  # another framework loads the old major's wheels: they stay
-    drop = sorted(n for n in facts.frameworks.nvidia_wheels if (m := _WHEEL_CUDA.match(n)) and int(m.group(2)) == old)
-    if not drop:
-        return commands, ""
-    (install,) = installs
-    at = install.words.index("install") + 1
-    again = dataclasses.replace(install, argv=(*install.argv[:at], "--force-reinstall", *install.argv[at:]))
-    return (*commands, pip(facts, "uninstall", "-y", *drop), again), str(old)
 
 
 def _step_commands(plan) -> tuple[Cmd, ...]:
@@ -1052,9 +1004,6 @@ def check_windows_tf(facts: Facts, ctx: Context) -> Iterable[Finding]:
         windows_tf_remediation(facts, ctx, tf.value.version),
         row.source if row else (),
     )
-
-
-_WHEEL_CUDA = re.compile(r"^(nvidia-[a-z0-9-]+?)-cu(\d+)$")
 
 
 def check_wheels_conflict(facts: Facts, ctx: Context) -> Iterable[Finding]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from gpudoctor.checks.base import Check, Context, ev
+from gpudoctor.checks.wheel_majors import old_major_wheels_dropped, old_wheels_said
 from gpudoctor.cmdline import Cmd, EvalShell, Line, posix
 from gpudoctor.facts import Facts, Toolkit, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
@@ -450,13 +451,6 @@ def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
 # while another PyTorch build moves them all (the transfuser maintainer's "a lot of work").
 
 
-def old_wheels_said(old_major: str) -> str:
-    return (
-        f"Then remove the CUDA {old_major} wheels the old build brought (they would stay beside the new build's, in the "
-        "same nvidia/ directory) and force-reinstall the new build, which puts back the files both majors share."
-    )
-
-
 @dataclass(frozen=True)
 class TorchSide:
     """A PyTorch build whose CUDA extensions this nvcc builds, as plan_install plans it."""
@@ -545,7 +539,6 @@ def torch_side(facts: Facts, ctx: Context, nvcc: str) -> TorchSide | None:
             else:
                 need = f"a driver that runs CUDA {build.cuda}"
             note = f"no NVIDIA driver was seen here, so it was not checked against one: it needs {need}"
-        from gpudoctor.checks.frameworks import old_major_wheels_dropped
         from gpudoctor.planner.render import as_cmd
 
         steps = tuple(as_cmd(s.argv) for s in plan.steps)
