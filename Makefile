@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.run-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast test-tools lint bench clean test-deps mutation gpu-truth
+.PHONY: run test test-fast test-tools lint bench clean test-deps mutation gpu-truth verify-indexes
 
 # The venv's pip: `python -m venv` alone runs ensurepip, which installs and byte-compiles pip (and, before Python 3.12,
 # setuptools) into it: a third of a fresh `make run`'s CPU time. Where $(PYTHON) has pip 22.3 or newer, that pip
@@ -100,6 +100,13 @@ mutation: $(STAMP)
 GPU_TRUTH_ARGS ?=
 gpu-truth:
 	$(PYTHON) tools/gpu_truth.py $(GPU_TRUTH_ARGS)
+
+# What the package indexes hold (compat_matrix/indexes.toml), asked again: lists the rows whose answer changed
+# and exits 1 when one did (docs/matrix.md, "What the package indexes hold"). Network, a few minutes: never
+# part of `make test`. Rebuild the table with `$(BIN)/python tools/index_table.py`.
+# $(STAMP): the script drives pip's own finder in-process, tested with the pip (>= 25.1) that stamp installs.
+verify-indexes: $(STAMP)
+	$(BIN)/python tools/index_table.py --check
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

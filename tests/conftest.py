@@ -59,6 +59,7 @@ SLOW_PATHS = (
     "tests/cli/",
     "tests/test_machines.py",
     "tests/test_plans.py",
+    "tests/test_index_table.py",
     "tests/test_documents_schemas.py",
     "tests/test_findings_pages.py",
     "tests/test_docs_drift.py",

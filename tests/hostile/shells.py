@@ -38,7 +38,10 @@ def shell_exe(shell: str) -> str:
 
 
 def run_script(shell: str, lines: Sequence[str], *, cwd: Path, env: dict[str, str], home: Path) -> subprocess.CompletedProcess:
-    """Run `lines` in `shell` in `cwd` with exactly `env` (its own empty ZDOTDIR for zsh)."""
+    """Run `lines` in `shell` in `cwd` with exactly `env` (its own empty ZDOTDIR for zsh).
+
+    The output is decoded with errors replaced: an interactive shell's line editor echoes a long pasted line
+    scrolled, and may cut a multi-byte character in two; the tests judge what the shell did, not its echo."""
     argv, how = SHELLS[shell]
     exe = shell_exe(shell)
     text = "\n".join(lines) + "\n"
@@ -50,10 +53,16 @@ def run_script(shell: str, lines: Sequence[str], *, cwd: Path, env: dict[str, st
     if how == "file":
         script = home / f"pasted-{shell}"
         script.write_text(text, encoding="utf-8")
-        return subprocess.run([exe, *argv[1:], str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [exe, *argv[1:], str(script)], cwd=cwd, env=env, capture_output=True, text=True, errors="replace", timeout=300
+        )
     if how == "-c":
-        return subprocess.run([exe, *argv[1:], text], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-    return subprocess.run([exe, *argv[1:]], cwd=cwd, env=env, input=text, capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [exe, *argv[1:], text], cwd=cwd, env=env, capture_output=True, text=True, errors="replace", timeout=300
+        )
+    return subprocess.run(
+        [exe, *argv[1:]], cwd=cwd, env=env, input=text, capture_output=True, text=True, errors="replace", timeout=300
+    )
 
 
 _PS_QUOTES = "'\u2018\u2019\u201a\u201b"

@@ -115,3 +115,43 @@ def test_snapshot_from_is_what_check_from_judges(tmp_path):
     code_from, out_from, _ = run_cli("check", "--from", str(paste), "--format", "json")
     assert code_replay == code_from
     assert [f["code"] for f in json.loads(out_replay)["findings"]] == [f["code"] for f in json.loads(out_from)["findings"]]
+
+
+def test_json_cites_the_line_of_each_fact(tmp_path):
+    text = "I get no GPU:\n\n" + COLLECT_ENV_CPU
+    paste = tmp_path / "issue.txt"
+    paste.write_text(text, encoding="utf-8")
+    code, out, err = run_cli("check", "--from", str(paste), "--format", "json")
+    assert code == 1, err
+    doc = _doc(out)
+    assert_valid(doc, "report")
+    facts = {f["fact"]: f for f in doc["pasted"]["read_from"]}
+    lines = text.splitlines()
+    torch = facts["python.distributions.torch"]
+    assert (torch["value"], torch["assumed"]) == ("2.2.2+cpu", False)
+    assert torch["lines"] == [
+        {"source": str(paste), "line": lines.index("PyTorch version: 2.2.2+cpu") + 1, "text": "PyTorch version: 2.2.2+cpu"}
+    ]
+    assert facts["nvml.driver_version"]["lines"][0]["line"] == lines.index("Nvidia driver version: 590.48.01") + 1
+    # Shown, so read: assumed are only what collect_env does not print (the interpreter's name, the installation's
+    # kind, where the packages are).
+    assumed = sorted(f["fact"] for f in doc["pasted"]["read_from"] if f["assumed"])
+    assert assumed == ["python.executable", "python.kind", "python.site_packages.0"]
+    assert all(f["lines"] for f in doc["pasted"]["read_from"] if not f["assumed"])
+
+
+def test_verbose_text_shows_the_source_line_of_each_fact_sanitized(tmp_path):
+    paste = tmp_path / "issue.txt"
+    # A title-setting escape inside a pasted line: shown escaped, never sent to the terminal.
+    paste.write_text(
+        COLLECT_ENV_CPU.replace("GPU 0: NVIDIA H100 80GB HBM3", "GPU 0: NVIDIA H100\x1b]0;pwned\x07 80GB"), encoding="utf-8"
+    )
+    code, out, err = run_cli("check", "--from", str(paste), "-v")
+    assert code == 1, err
+    assert "facts read (source:line):" in out
+    at = COLLECT_ENV_CPU.splitlines().index("PyTorch version: 2.2.2+cpu") + 1
+    assert f"python.distributions.torch = 2.2.2+cpu  ({paste}:{at}: PyTorch version: 2.2.2+cpu)" in out
+    assert "\x1b]0;pwned" not in out and "\\x1b]0;pwned" in out
+    assert "facts assumed (no line states them): python.executable = python3, python.site_packages.0 = " in out
+    quiet = run_cli("check", "--from", str(paste))[1]
+    assert "facts read" not in quiet  # the lines are for -v

@@ -258,8 +258,16 @@ def test_the_toolkit_side_is_first_and_pytorchs_the_alternative():
     r = torch_major_remediation(real_facts("pytorch-sparse-nvcc112-torch-cu102"), CTX, "11.2.152")
     assert r.component == "toolkit" and "Install CUDA 10.2" in r.summary
     assert r.alternative.component == "torch"
-    assert r.alternative.commands[-1].argv[-1] == "torch==1.10.1+cu111"
-    assert "https://download.pytorch.org/whl/cu111" in r.alternative.commands[0].argv
+    # One pip command (issue 27, kind 10): the exact build from its CUDA index.
+    (cmd,) = r.alternative.commands
+    assert cmd.argv[1:] == (
+        "-m",
+        "pip",
+        "install",
+        "torch==1.10.1+cu111",
+        "--index-url",
+        "https://download.pytorch.org/whl/cu111",
+    )
 
 
 def test_pytorchs_side_is_first_where_the_toolkit_has_no_move():

@@ -194,7 +194,9 @@ def test_a_torch_build_that_carries_cudnn_with_none_in_its_listed_lib_directory_
     assert [d.via for d in base.frameworks.torch.value.lib_dirs] == ["bundled"]
     (f,) = findings(base, "cudnn-missing")
     assert f.title == "PyTorch 1.13.1+cu116 needs libcudnn.so.8 and none can be loaded"
-    assert lines(f)[-1].endswith("--force-reinstall --no-deps torch==1.13.1+cu116")
+    assert lines(f)[-1].endswith(
+        "--force-reinstall --no-deps torch==1.13.1+cu116 --index-url https://download.pytorch.org/whl/cu116"
+    )
     assert findings(with_torch(base, lib_dirs=()), "cudnn-missing") == []
 
 

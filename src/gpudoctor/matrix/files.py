@@ -17,6 +17,11 @@ FILES: tuple[str, ...] = (
     "cuda_repos",
 )
 
+#: Data files beside the matrix, read by a module of their own rather than into `Matrix`: `indexes.toml`, what
+#: the package indexes hold (gpudoctor.matrix.indexes, written by tools/index_table.py). A directory given to
+#: `matrix check` may hold them; they are not matrix candidates.
+BESIDE: tuple[str, ...] = ("indexes",)
+
 #: Sections ``render_matrix_text`` knows, in display order.
 SECTIONS: tuple[str, ...] = (
     "cuda",

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpudoctor.matrix.files import FILES
+from gpudoctor.matrix.files import BESIDE, FILES
 
 if TYPE_CHECKING:  # pragma: no cover
     if sys.version_info >= (3, 11):
@@ -94,7 +94,7 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
         problems = [
             f"{name}: not a matrix file (expected one of {names})"
             for name in entries
-            if name.endswith(".toml") and name[:-5] not in FILES
+            if name.endswith(".toml") and name[:-5] not in FILES and name[:-5] not in BESIDE
         ]
         for name in entries:
             stem = name[:-5]

@@ -15,6 +15,7 @@ from typing import Any
 
 from gpudoctor.host.snapshot import FORMAT
 from gpudoctor.pasted.gathered import Gathered
+from gpudoctor.pasted.provenance import cite
 
 
 def build_snapshot(g: Gathered) -> dict[str, Any]:
@@ -96,6 +97,8 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
     if g.windows_side_models_in_wsl():
         # A Windows nvidia-smi table (its Driver-Model column) in a WSL report: the Windows side's GPUs and modes.
         snap["pasted"]["windows_side"] = {"driver_models": {str(i): m for i, m in sorted(g.windows_side_models.items())}}
+    # Every fact with the pasted line(s) that state it, or marked assumed (docs/pasted.md, "Where each fact came from").
+    snap["pasted"]["read_from"] = cite(snap, g)
     return snap
 
 

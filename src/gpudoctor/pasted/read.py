@@ -48,7 +48,9 @@ def read_sources(sources: list[Source]) -> Gathered:
                 }
             )
         # Messages are read with quote markers and fences taken off (a reply quotes the output with "> ").
-        plain = "\n".join(normalise(text))
+        lines = normalise(text)
+        g.texts.append((src.name, lines))
+        plain = "\n".join(lines)
         found = extract_evidence(plain)
         kinds = {e.kind for e in found} | {e.kind for e in g.errors}
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the

@@ -76,6 +76,10 @@ def check_document(result: Any) -> dict[str, Any]:
 
         target = shell_for_os(result.report.facts.platform.system)
         doc["pasted"] = {"blocks": list(result.pasted.get("blocks") or []), "ask_for": [a.to_json(target) for a in result.asks]}
+        if "read_from" in result.pasted:
+            # Text read by --from: each fact with the pasted lines that state it, or marked assumed
+            # (gpudoctor.pasted.provenance). A partial snapshot written by hand has no lines to cite.
+            doc["pasted"]["read_from"] = list(result.pasted["read_from"])
     return doc
 
 

@@ -31,6 +31,23 @@ def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: b
         console.print("  error texts:")
         for e in errors:
             console.print(f"    {escape(str(e.get('kind')))}: {escape(str(e.get('line')))}", soft_wrap=True)
+    read = [f for f in pasted.get("read_from") or [] if not f.get("assumed")]
+    if read and verbose:
+        # Each fact with the line that says it: a reader checks gpudoctor read what the text says, and nothing more.
+        console.print("  facts read (source:line):")
+        for f in read:
+            cited = [f"{c.get('source')}:{c.get('line')}: {c.get('text', '')}" for c in f.get("lines") or []] or ["no line"]
+            console.print(
+                f"    {escape(str(f.get('fact')))} = {escape(str(f.get('value')))}  [dim]({escape(cited[0])})[/dim]",
+                soft_wrap=True,
+            )
+            for also in cited[1:]:  # a value read from two lines (torch's version and the message that gave its CUDA)
+                console.print(f"      [dim]and ({escape(also)})[/dim]", soft_wrap=True)
+    assumed = [f for f in pasted.get("read_from") or [] if f.get("assumed")]
+    if assumed and verbose:
+        # Written because the text did not show them: never read, so shown apart from the facts read.
+        shown = ", ".join(f"{f.get('fact')} = {f.get('value')}" for f in assumed)
+        console.print(f"  [dim]facts assumed (no line states them): {escape(shown)}[/dim]", soft_wrap=True)
     for placed in pasted.get("placed") or []:
         console.print(f"  [dim]assumed: {escape(str(placed))}[/dim]", soft_wrap=True)
     if asks:

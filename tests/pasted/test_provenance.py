@@ -1,0 +1,95 @@
+"""Every fact cites its line (issue 28): each fact of the partial snapshot built from every pasted case the
+project keeps cites a line of that text that states it, or is marked assumed (never read).
+
+A fact no line states would be a fact gpudoctor made up. KNOWN_GAPS names, by case and fact, those the reader
+still writes without a line: the list can only shrink (a listed gap that no longer happens fails too).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.pasted import load_sources, read_pasted
+from gpudoctor.pasted.blocks import normalise
+from gpudoctor.pasted.provenance import unsourced
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = sorted(
+    [
+        *ROOT.glob("tests/pasted/cases/*/report.txt"),
+        *ROOT.glob("tests/blind/pasted/cases/*/input.txt"),
+        *ROOT.glob("tests/blind/plans/cases/*/input.txt"),
+        *ROOT.glob("tests/blind/plans2/cases/*/input.txt"),
+    ]
+)
+
+# (case directory, fact) written from no pasted line. Empty: every fact of every case cites its line.
+KNOWN_GAPS: frozenset[tuple[str, str]] = frozenset()
+
+
+def _read_from(path: Path) -> list[dict]:
+    return read_pasted(load_sources([str(path)]))["pasted"]["read_from"]
+
+
+def test_the_cases_are_there() -> None:
+    assert {case for case, _ in KNOWN_GAPS} <= {p.parent.name for p in CASES}  # a listed gap names a case
+    # The four sets of real pasted reports: a glob that found none would make the walk below vacuous.
+    for where in ("tests/pasted/cases", "tests/blind/pasted/cases", "tests/blind/plans/cases", "tests/blind/plans2/cases"):
+        assert any(str(p).startswith(str(ROOT / where)) for p in CASES), where
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parts[-4]}/{p.parent.name}")
+def test_every_fact_cites_its_line(path: Path) -> None:
+    entries = _read_from(path)
+    assert entries, "a pasted report gives at least its platform"
+    lines = normalise(path.read_text(encoding="utf-8-sig", errors="replace"))
+    gaps = {(path.parent.name, fact) for fact in unsourced(entries)}
+    # Equal both ways: a new gap fails, and so does a listed one that no longer happens (the list only shrinks).
+    assert gaps == {gap for gap in KNOWN_GAPS if gap[0] == path.parent.name}
+    for entry in entries:
+        if entry["assumed"]:
+            assert entry["lines"] == [], entry  # assumed is never read
+            continue
+        for cited in entry["lines"]:
+            # The cited line is the line of the text at that number (1-based), as read.
+            assert cited["source"] == str(path)
+            assert cited["text"] == lines[cited["line"] - 1].strip()[:300]
+
+
+def test_assumed_facts_are_the_defaults() -> None:
+    # Linux when no OS was named is assumed, not read; an OS the text names cites its line.
+    from gpudoctor.pasted.read import Source
+
+    silent = read_pasted(
+        [Source("r.txt", "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")]
+    )
+    system = next(e for e in silent["pasted"]["read_from"] if e["fact"] == "platform.system")
+    assert (system["value"], system["assumed"], system["lines"]) == ("Linux", True, [])
+    named = read_pasted(
+        [
+            Source(
+                "r.txt",
+                "OS: Microsoft Windows 10 Pro\nPython platform: Windows-10-10.0.19045-SP0\nPyTorch version: 2.1.0+cu121\n",
+            )
+        ]
+    )
+    facts = {e["fact"]: e for e in named["pasted"]["read_from"]}
+    assert facts["platform.system"]["assumed"] is False
+    assert facts["platform.system"]["lines"][0]["line"] in (1, 2)
+    assert facts["python.distributions.torch"]["lines"] == [
+        {"source": "r.txt", "line": 3, "text": "PyTorch version: 2.1.0+cu121"}
+    ]
+
+
+def test_a_fact_no_line_states_is_found() -> None:
+    # The walk would see a made-up fact: a value written into the snapshot that the text never printed.
+    from gpudoctor.pasted.build import build_snapshot
+    from gpudoctor.pasted.provenance import cite
+    from gpudoctor.pasted.read import Source, read_sources
+
+    g = read_sources([Source("r.txt", "PyTorch version: 2.1.0+cu121\n")])
+    snap = build_snapshot(g)
+    snap["nvml"] = {"status": "ok", "driver_version": "535.104.05", "devices": []}
+    assert "nvml.driver_version" in unsourced(cite(snap, g))
