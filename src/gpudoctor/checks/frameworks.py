@@ -496,7 +496,7 @@ def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | N
         "environment: sudo apt-get install -y python3-venv; python3 -m venv ~/tf; ~/tf/bin/python -m pip install "
         f"'tensorflow[and-cuda]'. Or stay on native Windows with TensorFlow {last.version} "
         f"(tensorflow {installed} -> {spec.split('==', 1)[1]}): {native}; or keep running on the CPU.",
-        (Cmd(("wsl", "--install"), root=True, note="in an administrator PowerShell; restart Windows when it asks"),),
+        (Cmd(("wsl", "--install"), root=True, note="restart Windows when it asks"),),
         requires_root=True,
         component="tensorflow",
     )
