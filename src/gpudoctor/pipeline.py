@@ -64,6 +64,10 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
     ctx = Context(request.matrix_path)
     report = diagnose(host, request.options, request.matrix_path, ctx)
     pasted, asks = _pasted_view(host, report)
+    if asks:  # an error whose fix the text cannot decide prints what decides it (gpudoctor.planner.deciders)
+        from gpudoctor.planner.deciders import with_deciders
+
+        report.findings = with_deciders(report.findings, [a.command for a in asks])
     outcomes: list[Any] = []
     if request.requirements:
         from gpudoctor.checks.requirements import evaluate

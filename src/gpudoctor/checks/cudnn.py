@@ -37,6 +37,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.frameworks import _JAX_CUDA_PLUGIN as _JAX_PLUGIN
@@ -50,7 +51,7 @@ from gpudoctor.checks.frameworks import (
     tf_gpu,
     torch_cuda,
 )
-from gpudoctor.checks.toolkit import os_name
+from gpudoctor.checks.toolkit import CUDA_REPOS_URL, KEYRING_DEB, os_name
 from gpudoctor.cmdline import Cmd, Line, Placeholder, SetEnv
 from gpudoctor.facts import Facts, LibDir, LibraryResolution, absence_known
 from gpudoctor.loader import elf_resolution, ld_dirs, ldconfig_cache, resolve_library
@@ -422,21 +423,21 @@ def _remediation(facts: Facts, ctx: Context, need: Need, loaded: Loaded | None, 
         return wheels  # a pip TensorFlow's cuDNN comes as NVIDIA's wheel, with its CUDA libraries: one step for both
     if need.bundled:  # the framework step's own decision: which build, which commands
         return plan_remediation(facts, ctx, need.bundled, need.installed, f"{lead}: its build carries cuDNN, so reinstall it.")
-    commands, where = cudnn_commands(facts, need, loaded)
+    commands, where = cudnn_commands(facts, need, loaded, ctx.matrix)
     said = f"{lead}: {where}."
     if not commands:
         said += f" No pinned package is known for this system: install cuDNN {need.cudnn_major} for CUDA {need.cuda_major or '?'} from NVIDIA's archive (tar)."
     return Remediation(said, commands, requires_root=any(isinstance(c, Cmd) and c.root for c in commands), component="cudnn")
 
 
-def cudnn_commands(facts: Facts, need: Need, loaded: Loaded | None) -> tuple[tuple[Line, ...], str]:
+def cudnn_commands(facts: Facts, need: Need, loaded: Loaded | None, matrix: Any = None) -> tuple[tuple[Line, ...], str]:
     """(commands, where they put cuDNN): complete, a removal always followed by the install it needs."""
     if need.wheel_spec:
         commands = _wheel_commands(facts, need, loaded)
         new_dir = _wheel_cudnn_dir(facts, need)
         where = f"NVIDIA's pip wheel ({need.wheel_spec}) in the probed Python environment"
     else:
-        commands = _system_commands(facts, need)
+        commands = _system_commands(facts, need, matrix)
         new_dir = _system_lib_dir(facts)
         where = f"NVIDIA's CUDA repository, the build for CUDA {need.cuda_major}"
     if commands and loaded is not None and loaded.via == "LD_LIBRARY_PATH" and new_dir:
@@ -491,13 +492,34 @@ def _system_lib_dir(facts: Facts) -> str | None:
     return "/usr/lib64" if fam in ("rhel", "suse") else None
 
 
-def _system_commands(facts: Facts, need: Need) -> tuple[Line, ...]:
-    """cuDNN `need.cudnn_major` built for CUDA `need.cuda_major`, from NVIDIA's CUDA repository."""
+def _system_commands(facts: Facts, need: Need, matrix: Any = None) -> tuple[Line, ...]:
+    """cuDNN `need.cudnn_major` built for CUDA `need.cuda_major`, from NVIDIA's CUDA repository: on Debian and Ubuntu
+    its set-up step first (cuda-keyring, as for a toolkit) where the matrix knows this release's repository, since
+    the packages come from no other source and nothing recorded says the repository is configured."""
     m, cuda = need.cudnn_major, need.cuda_major
     if cuda is None or not m:
         return ()
     repo = "NVIDIA's CUDA repository"
     fam = family(facts)
+    if fam == "debian":
+        return _keyring(facts, matrix) + _system_commands_of(fam, m, cuda, repo)
+    return _system_commands_of(fam, m, cuda, repo)
+
+
+def _keyring(facts: Facts, matrix: Any) -> tuple[Line, ...]:
+    """NVIDIA's repository set up on Debian/Ubuntu x86_64 (gpudoctor.checks.toolkit's rule): () where not known."""
+    d = facts.platform.distro
+    x86 = (facts.platform.machine or "").lower() in ("x86_64", "amd64")
+    row = matrix.cuda_repo_for(d.id, d.version_id) if matrix is not None and x86 else None
+    if row is None:
+        return ()
+    return (
+        Cmd(("wget", f"{CUDA_REPOS_URL}{row.repo}/x86_64/{KEYRING_DEB}")),
+        Cmd(("dpkg", "-i", KEYRING_DEB), root=True, note="adds NVIDIA's CUDA repository and its signing key"),
+    )
+
+
+def _system_commands_of(fam: str | None, m: int, cuda: int, repo: str) -> tuple[Line, ...]:
     if m >= 9:
         package = f"libcudnn{m}-cuda-{cuda}"  # SOURCE_CUDNN9_INSTALL: one package per CUDA major
         if fam == "debian":

@@ -21,37 +21,28 @@ from typing import cast
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import driver_cuda, gpu_present
 from gpudoctor.checks.toolkit import gpu_cc, os_name
+from gpudoctor.checks.wheel_majors import (  # noqa: F401  (shared helpers, imported from here by other checks)
+    _JAX_CUDA_PLUGIN,
+    _WHEEL_CUDA,
+    jax_cuda_major,
+    old_major_wheels_dropped,
+    old_wheels_said,
+    tf_gpu,
+    torch_cuda,
+)
 from gpudoctor.cmdline import Cmd, Line, SetEnv
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.plan_state import has_conda
 from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, major_minor, vkey
 
 TORCH_INDEX = "https://download.pytorch.org/whl"
-_JAX_CUDA_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
 
 
 # --- shared helpers, also used by the cuDNN checks ---------------------------------
-
-
-def torch_cuda(facts: Facts) -> TorchFacts | None:
-    t = facts.frameworks.torch
-    return t.value if isinstance(t, Found) and t.value.cuda else None
-
-
-def tf_gpu(facts: Facts) -> TensorflowFacts | None:
-    """A TensorFlow that wants a GPU: a CUDA build, or tensorflow-gpu whose build_info was unreadable."""
-    t = facts.frameworks.tensorflow
-    if not isinstance(t, Found):
-        return None
-    tf = t.value
-    if tf.distribution == "tensorflow-cpu" or tf.is_cuda_build is False:
-        return None
-    if tf.is_cuda_build is None and tf.distribution != "tensorflow-gpu":
-        return None
-    return tf
 
 
 def tf_cuda(facts: Facts, ctx: Context, tf: TensorflowFacts) -> str | None:
@@ -59,19 +50,6 @@ def tf_cuda(facts: Facts, ctx: Context, tf: TensorflowFacts) -> str | None:
         return tf.cuda
     row = ctx.matrix.tensorflow_release(tf.version)
     return row.cuda if row else None
-
-
-def jax_cuda_major(facts: Facts) -> int | None:
-    """The CUDA major of an installed JAX CUDA plugin (or a jaxlib+cudaNN build), if any."""
-    j = facts.frameworks.jax
-    if not isinstance(j, Found):
-        return None
-    for name in j.value.plugins:
-        m = _JAX_CUDA_PLUGIN.match(name)
-        if m:
-            return int(m.group(1))
-    local = re.search(r"\+cuda(\d+)", j.value.jaxlib or "")
-    return int(local.group(1)) if local else None
 
 
 def runs_on(archs: Iterable[str], cc: str) -> bool | None:
@@ -264,7 +242,12 @@ def plan_remediation(
         said += f" {unseen[0].upper()}{unseen[1:]}."
     if how != "kept" and plan.upgrade:
         said += " Instead: " + "; ".join(plan.upgrade) + "."
-    return Remediation(said, _step_commands(plan), component=framework)
+    commands = _step_commands(plan)
+    if framework == "torch":
+        commands, dropped = old_major_wheels_dropped(facts, ctx, build, commands)
+        if dropped:
+            said += " " + old_wheels_said(dropped)
+    return Remediation(said, commands, component=framework)
 
 
 def _step_commands(plan) -> tuple[Cmd, ...]:
@@ -417,36 +400,42 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
         "(`wsl --install`, then install tensorflow[and-cuda] inside it); or keep running on the CPU."
     )
     libs = f"CUDA {last.cuda} and cuDNN {last.cudnn}"
+    env_now = found_value(py) if isinstance(py, Found) else None
+    in_conda_env = env_now is not None and env_now.kind == "conda" and bool(env_now.prefix)
+    if not in_conda_env and has_conda(facts) is not True:
+        return _wsl_tf_remediation(last, installed, spec, libs, pyv)
     if pyv and spec_contains(last.python, pyv):
         plan, how = framework_plan(facts, ctx, "tensorflow", last.version)
         # TensorFlow 2.10 has one Windows build: no CUDA build to choose, so no driver is needed to name it.
         commands: list[Line] = list(_step_commands(plan)) if plan is not None and how == "kept" else [pip(facts, "install", spec)]
         env = found_value(py)  # pyv is set only when it is
-        if env.kind == "conda" and env.prefix:
-            commands.append(
+        # A conda environment, or conda's own Python on Windows (C:/Users/x/anaconda3/python.exe: the environment's root).
+        prefix = env.prefix if env.kind == "conda" else env.executable.rpartition("/")[0]
+        if prefix and (env.kind == "conda" or (has_conda(facts) and env.executable.lower().endswith("/python.exe"))):
+            commands.insert(
+                0,  # TensorFlow's order: the libraries first, then tensorflow<2.11
                 Cmd(
                     (
                         "conda",
                         "install",
                         "-y",
                         "-p",
-                        env.prefix,
+                        prefix,
                         "-c",
                         "conda-forge",
                         f"cudatoolkit={last.cuda}",
                         f"cudnn={last.cudnn}",
                     )
-                )
+                ),
             )
             where_libs = f"it loads {libs}, installed from conda-forge into this environment"
-        else:
-            where_libs = f"it needs {libs} installed as well (NVIDIA's installers, their bin folders on PATH)"
-        return Remediation(
-            f"TensorFlow {last.version} is the last release with GPU support on native Windows: {move}{keras}; "
-            f"{where_libs}.{others}",
-            tuple(commands),
-            component="tensorflow",
-        )
+            return Remediation(
+                f"TensorFlow {last.version} is the last release with GPU support on native Windows: {move}{keras}; "
+                f"{where_libs}.{others}",
+                tuple(commands),
+                component="tensorflow",
+            )
+        # conda is here but this Python is not one of its environments: TensorFlow's DLLs come with a new one (below).
     target_py = suggest_python(last.python) or last.python
     name = "tf" + last.version.replace(".", "")
     return Remediation(
@@ -475,20 +464,87 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
     )
 
 
+# TensorFlow's install page for Windows (https://www.tensorflow.org/install/pip, "Windows Native" and "Windows WSL2"):
+# "TensorFlow 2.10 was the last TensorFlow release that supported GPU on native-Windows. Starting with TensorFlow 2.11,
+# you will need to install TensorFlow in WSL2"; for 2.10 natively it installs CUDA and cuDNN with conda
+# (`conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0`), and in WSL 2 the Linux steps apply
+# (`pip install tensorflow[and-cuda]`, NVIDIA's libraries as wheels).
+TF_WINDOWS_INSTALL = "https://www.tensorflow.org/install/pip#windows-native"
+
+
+def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | None) -> Remediation:
+    """Native-Windows TensorFlow on a machine where no conda was seen: the route that needs no conda, WSL 2 with the
+    current TensorFlow and its CUDA wheels, as TensorFlow's page advises after 2.10. The native 2.10 route needs
+    its CUDA 11.2 and cuDNN 8.1 DLLs beside it (conda-forge's, or NVIDIA's installers), which no command here can
+    bring without conda: it is said, not printed, so no printed step leaves TensorFlow without them."""
+    from gpudoctor.matrix import spec_contains
+
+    fits = bool(pyv and spec_contains(last.python, pyv))
+    native = (
+        (
+            f"pip install '{spec}'"
+            if fits
+            else f"a Python {last.python} environment" + (f" (not this {pyv})" if pyv else "") + f" with {spec}"
+        )
+        + f" needs {libs}: with Miniconda installed (docs.conda.io), `conda install -c conda-forge cudatoolkit={last.cuda} "
+        f"cudnn={last.cudnn}.0` in that environment, or NVIDIA's installers with their bin folders on PATH"
+    )
+    return Remediation(
+        f"TensorFlow {last.version} was the last release with GPU support on native Windows; from 2.11 TensorFlow's "
+        f"install page ({TF_WINDOWS_INSTALL}) runs the GPU build in WSL 2. Install WSL 2 (an administrator PowerShell; "
+        "restart Windows when it asks), then in its Ubuntu shell install TensorFlow with its CUDA libraries in a virtual "
+        "environment: sudo apt-get install -y python3-venv; python3 -m venv ~/tf; ~/tf/bin/python -m pip install "
+        f"'tensorflow[and-cuda]'. Or stay on native Windows with TensorFlow {last.version} "
+        f"(tensorflow {installed} -> {spec.split('==', 1)[1]}): {native}; or keep running on the CPU.",
+        (Cmd(("wsl", "--install"), root=True, note="restart Windows when it asks"),),
+        requires_root=True,
+        component="tensorflow",
+    )
+
+
+def _same_build_when_unplanned(facts: Facts, ctx: Context, t: TorchFacts) -> Remediation | None:
+    """PyTorch's CUDA libraries missing where no GPU or driver was seen to plan a build for: the installed build is the
+    one to put back (its CUDA is known, so nothing is guessed), with its dependencies. None where a build can be
+    planned (plan_remediation says which), or the installed one is an image's or a source build (no index has it)."""
+    from gpudoctor.planner.plan import TargetNeeded
+
+    rel = ctx.matrix.torch_release(t.version)
+    if image_build(t.version) or rel is None or t.version.partition("+")[2] not in rel.variants:
+        return None
+    try:
+        plan, _how = framework_plan(facts, ctx, "torch", t.version)
+    except TargetNeeded:
+        plan = None
+    if plan is not None:
+        return None
+    return Remediation(
+        f"Reinstall PyTorch {t.version} with its dependencies (a --no-deps install leaves them out): the same build, "
+        "from its own index, so the NVIDIA wheels it loads come with it.",
+        (same_torch_build(facts, ctx, t),),
+        component="torch",
+    )
+
+
+def same_torch_build(facts: Facts, ctx: Context, t: TorchFacts) -> Cmd:
+    """The installed PyTorch build put back with its dependencies: the exact version, from its own index (the local
+    tag's, else the matrix's variant for its CUDA), --force-reinstall so the wheels it needs come again."""
+    tag = t.version.partition("+")[2]
+    rel = ctx.matrix.torch_release(t.version)
+    if not tag and rel is not None:
+        variant = ctx.matrix.torch_variant(t.version, t.cuda)
+        tag = variant.tag if variant else ""
+    if rel is not None and tag not in rel.variants:
+        tag = ""
+    index = ("--index-url", f"{TORCH_INDEX}/{tag}") if tag.startswith("cu") else ()
+    return pip(facts, "install", "--force-reinstall", f"torch=={t.version}", *index)
+
+
 def _wheels_owner(facts: Facts, ctx: Context) -> tuple[int | None, Cmd | None]:
     """The CUDA major the installed framework loads NVIDIA's wheels for, and the command that puts that
     framework's build back with its wheels (the exact installed version, from its own index)."""
     t = torch_cuda(facts)
     if t:
-        tag = t.version.partition("+")[2]
-        rel = ctx.matrix.torch_release(t.version)
-        if not tag and rel is not None:
-            variant = ctx.matrix.torch_variant(t.version, t.cuda)
-            tag = variant.tag if variant else ""
-        if rel is not None and tag not in rel.variants:
-            tag = ""
-        index = ("--index-url", f"{TORCH_INDEX}/{tag}") if tag.startswith("cu") else ()
-        return major(t.cuda), pip(facts, "install", "--force-reinstall", f"torch=={t.version}", *index)
+        return major(t.cuda), same_torch_build(facts, ctx, t)
     tf = tf_gpu(facts)
     row = ctx.matrix.tensorflow_release(tf.version) if tf else None
     if tf and row is not None and row.and_cuda:
@@ -886,6 +942,7 @@ def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "'libcudart.so... cannot open shared object file' or torch.cuda.is_available() is False.",
                 tuple(ev("loader", f"{s}: not found") for s in missing),
                 env_lib_remediation(facts, missing, f"PyTorch {t.version}")
+                or _same_build_when_unplanned(facts, ctx, t)
                 or plan_remediation(
                     facts,
                     ctx,
@@ -947,9 +1004,6 @@ def check_windows_tf(facts: Facts, ctx: Context) -> Iterable[Finding]:
         windows_tf_remediation(facts, ctx, tf.value.version),
         row.source if row else (),
     )
-
-
-_WHEEL_CUDA = re.compile(r"^(nvidia-[a-z0-9-]+?)-cu(\d+)$")
 
 
 def check_wheels_conflict(facts: Facts, ctx: Context) -> Iterable[Finding]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from gpudoctor.checks.base import Check, Context, ev
+from gpudoctor.checks.wheel_majors import old_major_wheels_dropped, old_wheels_said
 from gpudoctor.cmdline import Cmd, EvalShell, Line, posix
 from gpudoctor.facts import Facts, Toolkit, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
@@ -458,6 +459,8 @@ class TorchSide:
     nvcc: str  # the nvcc version it was chosen for (major.minor)
     same_release: bool  # only the CUDA variant of the installed release changes
     driver_note: str = ""  # no driver was seen: the driver the build needs
+    old_wheels: tuple[Any, ...] = ()  # a move across CUDA majors: the old major's wheels removed after (frameworks)
+    old_major: str = ""
 
     def remediation(self) -> Remediation:
         from gpudoctor.planner.render import as_cmd  # local: gpudoctor.install imports the checks
@@ -474,7 +477,9 @@ class TorchSide:
         said = f"Move PyTorch to nvcc's CUDA major ({self.nvcc}): {build.label}, {why}: {move}."
         if self.driver_note:
             said += f" {self.driver_note[0].upper()}{self.driver_note[1:]}."
-        return Remediation(said, tuple(as_cmd(s.argv) for s in plan.steps), component="torch")
+        if self.old_major:
+            said += " " + old_wheels_said(self.old_major)
+        return Remediation(said, tuple(as_cmd(s.argv) for s in plan.steps) + self.old_wheels, component="torch")
 
 
 def _torch_requests(ctx: Context, installed: str) -> list[str]:
@@ -534,7 +539,11 @@ def torch_side(facts: Facts, ctx: Context, nvcc: str) -> TorchSide | None:
             else:
                 need = f"a driver that runs CUDA {build.cuda}"
             note = f"no NVIDIA driver was seen here, so it was not checked against one: it needs {need}"
-        return TorchSide(plan, mm, here is not None and build.release == here.version, note)
+        from gpudoctor.planner.render import as_cmd
+
+        steps = tuple(as_cmd(s.argv) for s in plan.steps)
+        commands, dropped = old_major_wheels_dropped(facts, ctx, build, steps)
+        return TorchSide(plan, mm, here is not None and build.release == here.version, note, commands[len(steps) :], dropped)
     return None
 
 

@@ -7,7 +7,8 @@ by its program and arguments alone, never by the prose around it, so the consequ
 Kinds (`Action.kind`):
   pip-install, pip-uninstall, pip-download   a Python package manager run by an interpreter (`python -m pip`,
                                              `uv pip`), with its requirements, index and flags
-  conda-create, conda-run, conda-env-vars    conda itself (a new environment, a command in one, its variables)
+  conda-create, conda-run, conda-env-vars,   conda itself (a new environment, a command in one, its variables,
+  conda-install                              packages into an environment: -n NAME or -p PREFIX)
   pkg-update, pkg-install, pkg-remove,       the distribution's package manager (apt-get, dnf, apt-mark hold)
   pkg-hold, repo-add
   driver-install                             a driver chosen by the distribution (ubuntu-drivers install)
@@ -102,6 +103,11 @@ _INSPECT = {
     "which",
     "python",
     "python3",
+    "printenv",
+    "uname",
+    "lsmod",
+    "nvidia-smi.exe",
+    "scontrol",
 }
 _GPUDOCTOR_INSPECT = {"memory", "check", "snapshot", "bench", "explain", "matrix"}
 
@@ -113,6 +119,8 @@ def _base(program: str) -> str:
 def _pip(words: tuple[str, ...], start: int, tool: str, cmd: Cmd) -> Action:
     verb = words[start]
     kind = {"install": "pip-install", "uninstall": "pip-uninstall", "download": "pip-download"}.get(verb, "other")
+    if verb in ("list", "show", "freeze", "check"):
+        kind = "inspect"  # reads the environment's distributions and prints them
     reqs: list[Requirement] = []
     flags: set[str] = set()
     index = dest = None
@@ -169,6 +177,10 @@ def classify(line: Line) -> Action:
     if prog == "conda" and rest:
         named = rest.index("-n") if "-n" in rest[:-1] else None  # conda's -n NAME: the environment
         name = rest[named + 1] if named is not None else ""
+        if rest[0] == "install":
+            pkgs = tuple(a for a in rest[1:] if "=" in a and not a.startswith("-"))
+            prefix = rest[rest.index("-p") + 1] if "-p" in rest[:-1] else ""
+            return Action("conda-install", "conda", False, cmd, packages=pkgs, name=name, dest=prefix or None)
         if rest[0] == "create":
             pkgs = tuple(a for a in rest[1:] if "=" in a and not a.startswith("-"))
             return Action("conda-create", "conda", False, cmd, packages=pkgs, name=name)
@@ -247,7 +259,7 @@ def classify(line: Line) -> Action:
         return Action("registry", prog, cmd.root, cmd, name=name)
     if prog == "wsl":
         return Action("wsl", prog, cmd.root, cmd)
-    if prog in _INSPECT:
+    if prog in _INSPECT or prog == "dkms" and rest[:1] == ("status",):
         return Action("inspect", prog, cmd.root, cmd)
     return Action("other", prog, cmd.root, cmd)
 

@@ -14,6 +14,7 @@ from gpudoctor.extension_facts import Companion, ExtensionFacts
 from gpudoctor.facts import (
     CudaLink,
     CudnnInstall,
+    DllDir,
     FrameworkFacts,
     JaxFacts,
     LibDir,
@@ -284,6 +285,30 @@ def _pip_uninstall(s: State, a: Action) -> None:
     s.facts = f
 
 
+def _conda_install(s: State, a: Action) -> None:
+    """conda-forge's cudatoolkit and cudnn into a Windows environment: their DLLs land in PREFIX/Library/bin, which
+    conda's Python searches (TensorFlow's documented route for 2.10 on native Windows, tensorflow.org/install/pip).
+    The DLL names follow NVIDIA's: cudart64_110.dll serves every CUDA 11.x, cudnn64_8.dll every cuDNN 8."""
+    f = s.facts
+    win = f.windows
+    pins = {p.partition("=")[0]: p.partition("=")[2] for p in a.packages}
+    cuda, cudnn = pins.get("cudatoolkit", ""), pins.get("cudnn", "")
+    if win is None or not a.dest or not (cuda or cudnn) or set(pins) - {"cudatoolkit", "cudnn"}:
+        s.flag("unmodelled", a, "a conda install other than CUDA and cuDNN into a Windows environment by its prefix")
+        return
+    dlls: list[str] = []
+    if cuda:
+        major, _, minor = cuda.partition(".")
+        dlls.append(f"cudart64_{major}0.dll" if int(major or 0) >= 11 else f"cudart64_{major}{(minor or '0')[:1]}.dll")
+    if cudnn:
+        dlls.append(f"cudnn64_{cudnn.split('.')[0]}.dll")
+    path = a.dest.rstrip("/\\") + "/Library/bin"
+    kept = tuple(d for d in win.dll_dirs if d.path != path)
+    s.facts = replace(f, windows=replace(win, dll_dirs=(DllDir(path, "conda", tuple(dlls)), *kept)))
+    for p, v in pins.items():
+        s.write(("conda-package", p), v, a)
+
+
 def _switch_link(s: State, a: Action) -> None:
     f = s.facts
     tk = toolkit_of(f, a.name)
@@ -514,6 +539,8 @@ def apply(s: State, a: Action) -> None:
         _pip_install(s, a)
     elif k == "pip-uninstall":
         _pip_uninstall(s, a)
+    elif k == "conda-install":
+        _conda_install(s, a)
     elif k in ("env-set", "env-unset", "conda-env-vars"):
         if a.name == "LD_LIBRARY_PATH":
             moved = _loader_path(s.facts, a.value)
