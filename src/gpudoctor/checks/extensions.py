@@ -150,8 +150,9 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
     if c.name == "flash-attn":
         nearest = _nearest(ctx, c.name, c.version, torch)
         if nearest is not None:
+            which = "nearest" if c.version else "first"
             return (
-                f"install flash-attn {nearest}, the nearest release with wheels built for torch {'.'.join(_base(torch).split('.')[:2])} "
+                f"install flash-attn {nearest}, the {which} release with wheels built for torch {'.'.join(_base(torch).split('.')[:2])} "
                 "(its setup.py fetches the wheel matching torch's CUDA major and C++ ABI)",
                 (pip(facts, "install", "--no-build-isolation", "--force-reinstall", "--no-deps", f"flash-attn=={nearest}"),),
             )
@@ -172,9 +173,14 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
 
 
 def _nearest(ctx: Context, package: str, installed: str, torch: str) -> str | None:
+    """The release of `package` nearest above `installed` whose binaries are built for `torch`; with `installed`
+    unknown (a pasted `undefined symbol` that named no version), the first such release: the least move from a
+    release older than the torch (a companion moves to the torch, compat_matrix/torch.toml's rows sorted by version)."""
     from packaging.version import InvalidVersion, Version
 
     fits = [r for r in ctx.matrix.companion_releases(package) if r.fits(torch)]
+    if not installed:
+        return fits[0].version if fits else None
     try:
         newer = [r for r in fits if Version(r.version) > Version(_base(installed))]
     except InvalidVersion:
@@ -312,6 +318,9 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         rem = None
         if companion is not None and ext is not None and ext.torch_version:
             rem = _remediation(facts, ctx, [companion], ext)
+        elif companion is None and torch and owner in _MOVES_TO_TORCH:
+            # Its own version was not shown, torch's was: the release of it built for this torch (issue 27, kind 9).
+            rem = _unversioned_fix(facts, ctx, owner, torch)
         abi = symbols.cxx11_abi(name)
         yield Finding(
             "extension-symbol-missing",
@@ -326,6 +335,19 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             rem,
         )
         return
+
+
+# Companions whose release built for a torch the matrix's companion rows name (gpudoctor.checks.extensions._companion_step).
+_MOVES_TO_TORCH = ("torchvision", "torchaudio", "xformers", "flash-attn")
+
+
+def _unversioned_fix(facts: Facts, ctx: Context, name: str, torch: str) -> Remediation | None:
+    """companion_fix for a companion whose own version is unknown; None where the matrix knows no release of it
+    built for this torch (the finding then says what to install in words)."""
+    if name == "flash-attn" and _nearest(ctx, name, "", torch) is None:
+        return None
+    torch_facts = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
+    return companion_fix(facts, ctx, name, torch, getattr(torch_facts, "cuda", None))
 
 
 def _vkey(v: str) -> tuple[int, ...]:

@@ -194,8 +194,9 @@ def plan_remediation(
 
     `installed` is what is there now (for naming the move); `version` the version to keep when one
     of its builds fits (default: `installed`)."""
+    from gpudoctor.planner.machine import target_gaps
     from gpudoctor.planner.model import TITLES
-    from gpudoctor.planner.plan import driver_unseen  # local: install.plan imports the checks
+    from gpudoctor.planner.plan import PICKERS, driver_unseen  # local: install.plan imports the checks
 
     title = TITLES[framework]
     if image_build(installed):
@@ -209,8 +210,9 @@ def plan_remediation(
     plan, how = framework_plan(facts, ctx, framework, version if version is not None else installed)
     if plan is None:
         return Remediation(
-            f"{why} No NVIDIA GPU or driver was seen here, so no {title} CUDA build can be chosen without guessing: "
-            f"fix what the driver findings say, or tell `gpudoctor install {framework}` the target (--gpu, --driver, --cuda).",
+            f"{why} No NVIDIA GPU or driver was seen here, and nothing in the environment names a CUDA build, so no "
+            f"{title} CUDA build can be chosen without guessing: nvidia-smi decides it (the CUDA Version in its header; "
+            f"`gpudoctor install {framework} --cuda <that version>` then installs the newest build it runs).",
             (),
             component=framework,
         )
@@ -236,7 +238,8 @@ def plan_remediation(
     else:
         said += f"{build.label} fits this machine: "
     said += _move(plan, installed) + "." + _keras_note(framework, installed, plan)
-    unseen = driver_unseen(ctx.matrix, plan.machine, build)
+    because = PICKERS[framework].evidence(plan.machine, facts) if target_gaps(plan.machine) else None
+    unseen = driver_unseen(ctx.matrix, plan.machine, build, because[1] if because else None)
     if unseen:
         # A GPU without a driver version: the choice is the least demanding build, and the driver it needs is said.
         said += f" {unseen[0].upper()}{unseen[1:]}."

@@ -99,7 +99,7 @@ def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
     return build.specs
 
 
-def evidence(machine: Machine) -> tuple[str, str] | None:
+def evidence(machine: Machine, facts=None) -> tuple[str, str] | None:
     return None  # no companion names a build of this framework
 
 

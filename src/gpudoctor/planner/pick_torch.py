@@ -131,19 +131,44 @@ def uninstall_names(machine: Machine, build: Build, reinstall: bool) -> tuple[st
     return tuple(n for n in ("torch", *COMPANIONS) if n in machine.installed)
 
 
-def evidence(machine: Machine) -> tuple[str, str] | None:
-    """(variant tag, why) when the environment names its CUDA build without a GPU or driver seen: a companion
-    installed from PyTorch's index for one CUDA variant (torchvision 0.18.0+cu121 beside a CPU torch, which a
-    plain `pip install` from the package index replaced). None when none does, or when they disagree."""
+def evidence(machine: Machine, facts=None) -> tuple[str, str] | None:
+    """(variant tag, why) when the environment names its CUDA build without a GPU or driver seen; None when
+    nothing does, or when what does disagrees. What names it (issue 27, kind 9):
+    - a companion installed from PyTorch's index for one CUDA variant (torchvision 0.18.0+cu121 beside a CPU
+      torch, which a plain `pip install` from the package index replaced);
+    - a companion's message that it was built for a +cuNNN torch (xformers: "xFormers was built for: PyTorch
+      2.1.0+cu121 ... (you have 2.1.0+cpu)", gpudoctor/pasted/catalogue.toml);
+    - conda's CUDA package in the environment: pytorch-cuda X.Y (the pytorch channel's metapackage that
+      selects the CUDA X.Y build) or cudatoolkit X.Y (the runtime a conda PyTorch build of X.Y links)."""
     tags: dict[str, str] = {}
     for name in COMPANIONS:
         local = _public_local(machine.installed.get(name, ""))[1]
         if re.fullmatch(r"cu\d+", local):
-            tags.setdefault(local, f"{name} {machine.installed[name]}")
+            tags.setdefault(local, f"{name} {machine.installed[name]} is PyTorch's {local} build")
+    if facts is not None:
+        for e in facts.pasted.reported("companion-built-for"):
+            built = e.get("built") or ""
+            local = _public_local(built)[1]
+            if re.fullmatch(r"cu\d+", local):
+                who = (e.get("entry") or "a companion").split("-built-for", 1)[0]
+                tags.setdefault(local, f"{who} says it was built for PyTorch {built}, PyTorch's {local} build")
+        dists = _distributions(facts)
+        for name in ("pytorch-cuda", "cudatoolkit"):
+            m = re.match(r"^(\d{1,2})\.(\d)(?:\.|$)", dists.get(name, ""))
+            if m:
+                local = f"cu{m.group(1)}{m.group(2)}"
+                tags.setdefault(local, f"conda's {name} {dists[name]} is in the environment, the CUDA of PyTorch's {local} build")
     if len(tags) != 1:
         return None
-    ((tag, which),) = tags.items()
-    return tag, f"{which} is PyTorch's {tag} build"
+    ((tag, why),) = tags.items()
+    return tag, why
+
+
+def _distributions(facts) -> dict[str, str]:
+    from gpudoctor.probed import value_or_none
+
+    py = value_or_none(facts.frameworks.python)
+    return dict(py.distributions) if py is not None else {}
 
 
 def _public_local(version: str) -> tuple[str, str]:

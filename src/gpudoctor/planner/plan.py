@@ -170,8 +170,9 @@ def _lowest_driver(pick: ModuleType, matrix, machine: Machine, groups, judge, ig
     return chosen, row, newer_or_same
 
 
-def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
-    """What the plan says when no driver was seen: the driver the chosen build needs, and what to run (None when one was seen)."""
+def driver_unseen(matrix, plan_machine: Machine, build, because: str | None = None) -> str | None:
+    """What the plan says when no driver was seen: the driver the chosen build needs, and what to run (None when one was seen).
+    `because`: what in the environment named the build (the picker's `evidence`), when that chose it."""
     if plan_machine.driver_cuda or plan_machine.cpu or not build.cuda:
         return None
     lowest, full = build_floor(matrix, plan_machine, build.cuda)
@@ -183,6 +184,11 @@ def driver_unseen(matrix, plan_machine: Machine, build) -> str | None:
         if lowest
         else "a driver that runs CUDA " + build.cuda
     )
+    if because:
+        return (
+            f"no NVIDIA driver was seen here: {because}, so that build; it needs {need}; "
+            "nvidia-smi's CUDA version says whether the driver runs it"
+        )
     # No driver CUDA: plan_install went on only because a GPU with a compute capability was seen or named (target_gaps).
     which = "with kernels for this GPU" if any(g.cc for g in plan_machine.gpus) else "that fit"
     return (
@@ -483,8 +489,8 @@ class _Search:
         self.machine = apply_target(machine_from_facts(facts, ctx, env), options.target, ctx)
         gaps = target_gaps(self.machine)
         # With neither a GPU nor a driver seen, the environment itself may name its build (a companion built for
-        # +cu121 beside a CPU torch): that build, not a guess (issue 27, kind 9).
-        self.evidence = self.pick.evidence(self.machine) if gaps and not options.target and not self.machine.cpu else None
+        # +cu121 beside a CPU torch, conda's pytorch-cuda): that build, not a guess (issue 27, kind 9).
+        self.evidence = self.pick.evidence(self.machine, facts) if gaps and not options.target and not self.machine.cpu else None
         if gaps and not options.target and self.evidence is None:
             raise TargetNeeded(framework, gaps)
         self.judged: dict = {}
@@ -545,11 +551,9 @@ class _Search:
             first += " (a CPU-only build, as asked with --cpu)"
         elif not machine.driver_cuda:
             first = f"{title} {requested}, as asked" if requested else f"a {title} release that fits this machine"
-        unseen = driver_unseen(matrix, machine, chosen.build)
+        unseen = driver_unseen(matrix, machine, chosen.build, self.evidence[1] if self.evidence else None)
         if unseen:
             history = (unseen, *history)
-        if self.evidence:
-            history = (f"no NVIDIA GPU or driver was seen: {self.evidence[1]}, so the plan installs that build", *history)
         fw_facts = value_or_none(getattr(facts.frameworks, self.framework))
         matches = pick.cpu_installed if machine.cpu else pick.installed_matches
         already = matches(machine, fw_facts, chosen.build) and not options.reinstall
