@@ -178,3 +178,28 @@ def test_python_exe_run_from_a_cmd_prompt_is_the_interpreter_by_its_full_path():
     assert snapshot["python"]["site_packages"] == [
         "A:/Sin Sincronización/Chrome/ComfyUI_windows_portable/python_embeded/Lib/site-packages"
     ]
+
+
+PLANS2 = ROOT / "tests" / "blind" / "plans2" / "cases"
+
+
+def _plans2(prefix: str) -> str:
+    return next(PLANS2.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", ["162", "172"])
+def test_another_vendors_gpu_alone_is_gpu_none_and_no_nvidia_install(case):
+    # 162: docker's --gpus refused on a laptop whose graphics is "Mesa Intel® Xe Graphics"; 172: bitsandbytes' "CUDA
+    # driver version is insufficient" from a reporter whose only GPU is an Intel Iris Xe.
+    _, report, codes, _ = _run(_plans2(case))
+    assert "gpu-none" in codes
+    assert re.search(r"Intel", codes["gpu-none"].evidence[0].value)
+    prescribed = {"container-no-gpu", "toolkit-newer-than-driver", "framework-driver-too-old", "driver-missing"}
+    assert not prescribed & set(codes)
+
+
+def test_an_intel_gpu_beside_an_nvidia_one_is_not_gpu_none():
+    text = _plans2("162") + "\nGraphics NVIDIA GeForce RTX 3050 Laptop GPU\n"
+    _, _, codes, _ = _run(text)
+    assert "gpu-none" not in codes
+    assert "container-no-gpu" in codes
