@@ -203,3 +203,13 @@ def test_an_intel_gpu_beside_an_nvidia_one_is_not_gpu_none():
     _, _, codes, _ = _run(text)
     assert "gpu-none" not in codes
     assert "container-no-gpu" in codes
+
+
+@pytest.mark.parametrize("case, soname", [("153", "libcudnn_cnn.so.9"), ("167", "libcudnn_ops.so.9")])
+def test_cudnn9_unable_to_load_any_of_is_cudnn_missing(case, soname):
+    # CTranslate2 4.5 (faster-whisper, whisper-ctranslate2) built for cuDNN 9: its sub-library not on the loader's path.
+    said = [e for e in match(_plans2(case)) if e.get("entry") == "cudnn9-sublibrary-not-loaded"]
+    assert [(e.get("soname"), e.line[:23]) for e in said] == [(soname, "Unable to load any of {")]
+    _, _, codes, asks = _run(_plans2(case))
+    assert codes["cudnn-missing"].title.startswith(soname)
+    assert "printenv LD_LIBRARY_PATH" in asks
