@@ -213,3 +213,33 @@ def test_cudnn9_unable_to_load_any_of_is_cudnn_missing(case, soname):
     _, _, codes, asks = _run(_plans2(case))
     assert codes["cudnn-missing"].title.startswith(soname)
     assert "printenv LD_LIBRARY_PATH" in asks
+
+
+def test_a_cpu_torch_named_by_its_tag_is_framework_cpu_build():
+    # 157: Ultralytics' banner "Python-3.10.11 torch-2.1.0+cpu" over "torch.cuda.is_available(): False".
+    snapshot, _, codes, _ = _run(_plans2("157"))
+    assert snapshot["python"]["distributions"]["torch"] == "2.1.0+cpu"
+    assert "framework-cpu-build" in codes
+
+
+@pytest.mark.parametrize(
+    "pip_says, torch",
+    [
+        # pip's install command: "Successfully installed" with each name-version, after what it took away.
+        (
+            "Successfully uninstalled torch-2.1.0+cu118\nSuccessfully installed torch-2.1.0+cpu torchvision-0.16.0+cpu",
+            "2.1.0+cpu",
+        ),
+        ("Collecting torch\n  Downloading torch-2.3.0+cpu-cp310-cp310-win_amd64.whl (159.8 MB)", "2.3.0+cpu"),
+        ("  Found existing installation: torch 2.1.0+cpu\nSuccessfully installed torch-2.1.0+cu121", "2.1.0+cu121"),
+    ],
+)
+def test_pips_own_lines_name_the_installed_torch(pip_says, torch):
+    snapshot, _, codes, _ = _run(pip_says + "\ntorch.cuda.is_available() returns False\n")
+    assert snapshot["python"]["distributions"]["torch"] == torch
+    assert ("framework-cpu-build" in codes) == torch.endswith("+cpu")
+
+
+def test_a_torch_asked_for_on_a_pip_command_line_is_not_the_installed_one():
+    _, _, codes, _ = _run("pip install torch==2.1.0+cpu\ntorch.cuda.is_available() returns False\n")
+    assert "framework-cpu-build" not in codes
