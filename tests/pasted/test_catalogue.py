@@ -243,3 +243,24 @@ def test_pips_own_lines_name_the_installed_torch(pip_says, torch):
 def test_a_torch_asked_for_on_a_pip_command_line_is_not_the_installed_one():
     _, _, codes, _ = _run("pip install torch==2.1.0+cpu\ntorch.cuda.is_available() returns False\n")
     assert "framework-cpu-build" not in codes
+
+
+@pytest.mark.parametrize("case", ["107", "130", "170", "176"])
+def test_windows_named_in_prose_is_the_platform(case):
+    # "win10" (107, 170), "Win11" (130), "On Windows, with CUDA 11.8" (176): no path or prompt says it.
+    snapshot, _, _, _ = _run(_plans2(case))
+    assert snapshot["platform"]["system"] == "Windows"
+
+
+@pytest.mark.parametrize(
+    "text, system",
+    [
+        ("It works on Windows, but on my Ubuntu server torch.cuda.is_available() returns False", None),
+        ("I'm on macOS 14 and torch.cuda.is_available() returns False", "Darwin"),
+    ],
+)
+def test_weaker_platform_words_yield_to_a_named_linux(text, system):
+    snapshot, _, _, _ = _run(text)
+    said = [c for c in snapshot.get("pasted", {}).get("cues", []) if c.get("means") in ("Windows", "macOS")]
+    assert [c["means"] for c in said] == ([] if system is None else ["macOS"])
+    assert (snapshot["platform"]["system"] == "Darwin") == (system == "Darwin")

@@ -47,6 +47,17 @@ _NVIDIA_NAMED = re.compile(
     re.IGNORECASE,
 )
 _WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
+# Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu server"): "win10",
+# "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name.
+_WINDOWS_PROSE = re.compile(
+    r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+_MACOS_SAID = re.compile(r"\bmacOS\b|\bMac OS(?: X)?\b", re.IGNORECASE)
+_LINUX_SAID = re.compile(
+    r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Arch|SUSE|WSL2?|Colab|Kaggle|docker)\b|(?<![\w.])/(?:usr|home|opt)/",
+    re.IGNORECASE,
+)
 # Variables the doctor reads, set on a command line the text shows run ("CUDA_VISIBLE_DEVICES=2 python main.py").
 _ENV_SET = re.compile(
     r"(?:^|\s|export\s+)(?P<name>CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(?P<value>[\w,.:-]{0,200})(?=\s|$)"
@@ -120,6 +131,12 @@ def read_cues(g: Gathered, text: str) -> None:
         _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
+    if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
+        if m := _WINDOWS_PROSE.search(text[:1_000_000]):
+            _windows(g, "Windows named in prose", m.group(0))
+        elif m := _MACOS_SAID.search(text[:1_000_000]):
+            g.system = "Darwin"
+            _cue(g, "macOS named", "macOS", m.group(0))
 
 
 def _windows(g: Gathered, cue: str, line: str) -> None:
