@@ -132,8 +132,8 @@ def _text_facts(g: Gathered, text: str) -> None:
         last = None
         for line in text[:1_000_000].splitlines():
             if "torch" in line and not re.search(r"uninstall|Found existing installation|\binstall\s", line, re.IGNORECASE):
-                for m in _TORCH_TAGGED.finditer(line[:2_000]):
-                    last = m
+                for tagged in _TORCH_TAGGED.finditer(line[:2_000]):
+                    last = tagged
         if last is not None:
             tag = last.group("tag").lower()
             g.torch_version = f"{last.group('version')}+{tag}"
