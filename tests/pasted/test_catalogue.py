@@ -178,3 +178,89 @@ def test_python_exe_run_from_a_cmd_prompt_is_the_interpreter_by_its_full_path():
     assert snapshot["python"]["site_packages"] == [
         "A:/Sin Sincronización/Chrome/ComfyUI_windows_portable/python_embeded/Lib/site-packages"
     ]
+
+
+PLANS2 = ROOT / "tests" / "blind" / "plans2" / "cases"
+
+
+def _plans2(prefix: str) -> str:
+    return next(PLANS2.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", ["162", "172"])
+def test_another_vendors_gpu_alone_is_gpu_none_and_no_nvidia_install(case):
+    # 162: docker's --gpus refused on a laptop whose graphics is "Mesa Intel® Xe Graphics"; 172: bitsandbytes' "CUDA
+    # driver version is insufficient" from a reporter whose only GPU is an Intel Iris Xe.
+    _, report, codes, _ = _run(_plans2(case))
+    assert "gpu-none" in codes
+    assert re.search(r"Intel", codes["gpu-none"].evidence[0].value)
+    prescribed = {"container-no-gpu", "toolkit-newer-than-driver", "framework-driver-too-old", "driver-missing"}
+    assert not prescribed & set(codes)
+
+
+def test_an_intel_gpu_beside_an_nvidia_one_is_not_gpu_none():
+    text = _plans2("162") + "\nGraphics NVIDIA GeForce RTX 3050 Laptop GPU\n"
+    _, _, codes, _ = _run(text)
+    assert "gpu-none" not in codes
+    assert "container-no-gpu" in codes
+
+
+@pytest.mark.parametrize("case, soname", [("153", "libcudnn_cnn.so.9"), ("167", "libcudnn_ops.so.9")])
+def test_cudnn9_unable_to_load_any_of_is_cudnn_missing(case, soname):
+    # CTranslate2 4.5 (faster-whisper, whisper-ctranslate2) built for cuDNN 9: its sub-library not on the loader's path.
+    said = [e for e in match(_plans2(case)) if e.get("entry") == "cudnn9-sublibrary-not-loaded"]
+    assert [(e.get("soname"), e.line[:23]) for e in said] == [(soname, "Unable to load any of {")]
+    _, _, codes, asks = _run(_plans2(case))
+    assert codes["cudnn-missing"].title.startswith(soname)
+    assert "printenv LD_LIBRARY_PATH" in asks
+
+
+def test_a_cpu_torch_named_by_its_tag_is_framework_cpu_build():
+    # 157: Ultralytics' banner "Python-3.10.11 torch-2.1.0+cpu" over "torch.cuda.is_available(): False".
+    snapshot, _, codes, _ = _run(_plans2("157"))
+    assert snapshot["python"]["distributions"]["torch"] == "2.1.0+cpu"
+    assert "framework-cpu-build" in codes
+
+
+@pytest.mark.parametrize(
+    "pip_says, torch",
+    [
+        # pip's install command: "Successfully installed" with each name-version, after what it took away.
+        (
+            "Successfully uninstalled torch-2.1.0+cu118\nSuccessfully installed torch-2.1.0+cpu torchvision-0.16.0+cpu",
+            "2.1.0+cpu",
+        ),
+        ("Collecting torch\n  Downloading torch-2.3.0+cpu-cp310-cp310-win_amd64.whl (159.8 MB)", "2.3.0+cpu"),
+        ("  Found existing installation: torch 2.1.0+cpu\nSuccessfully installed torch-2.1.0+cu121", "2.1.0+cu121"),
+    ],
+)
+def test_pips_own_lines_name_the_installed_torch(pip_says, torch):
+    snapshot, _, codes, _ = _run(pip_says + "\ntorch.cuda.is_available() returns False\n")
+    assert snapshot["python"]["distributions"]["torch"] == torch
+    assert ("framework-cpu-build" in codes) == torch.endswith("+cpu")
+
+
+def test_a_torch_asked_for_on_a_pip_command_line_is_not_the_installed_one():
+    _, _, codes, _ = _run("pip install torch==2.1.0+cpu\ntorch.cuda.is_available() returns False\n")
+    assert "framework-cpu-build" not in codes
+
+
+@pytest.mark.parametrize("case", ["107", "130", "170", "176"])
+def test_windows_named_in_prose_is_the_platform(case):
+    # "win10" (107, 170), "Win11" (130), "On Windows, with CUDA 11.8" (176): no path or prompt says it.
+    snapshot, _, _, _ = _run(_plans2(case))
+    assert snapshot["platform"]["system"] == "Windows"
+
+
+@pytest.mark.parametrize(
+    "text, system",
+    [
+        ("It works on Windows, but on my Ubuntu server torch.cuda.is_available() returns False", None),
+        ("I'm on macOS 14 and torch.cuda.is_available() returns False", "Darwin"),
+    ],
+)
+def test_weaker_platform_words_yield_to_a_named_linux(text, system):
+    snapshot, _, _, _ = _run(text)
+    said = [c for c in snapshot.get("pasted", {}).get("cues", []) if c.get("means") in ("Windows", "macOS")]
+    assert [c["means"] for c in said] == ([] if system is None else ["macOS"])
+    assert (snapshot["platform"]["system"] == "Darwin") == (system == "Darwin")

@@ -23,9 +23,11 @@ def _said(facts: Facts, kind: str) -> list:
 
 def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """docker's `could not select device driver "" with capabilities: [[gpu]]`: --gpus with no NVIDIA runtime."""
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+
     said = _said(facts, "docker-gpu-driver-missing")
-    if not said:
-        return
+    if not said or other_vendor_gpu_only(facts) is not None:
+        return  # (no NVIDIA GPU at all: gpu-none says so, and no runtime can pass one)
     windows = facts.platform.system.lower().startswith("win")
     yield Finding(
         "container-no-gpu",
@@ -280,7 +282,32 @@ def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The paste names the machine's only GPU, another vendor's (gpudoctor.pasted.cues): there is no NVIDIA GPU, so
+    a CUDA program's failure (driver "insufficient", docker's --gpus refused) is that, and the way is the CPU."""
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+
+    line = other_vendor_gpu_only(facts)
+    if line is None:
+        return
+    yield Finding(
+        "gpu-none",
+        Severity.ERROR,
+        "gpu",
+        "no NVIDIA GPU on this machine",
+        "The only GPU the text names is another vendor's, and nothing in it shows an NVIDIA one. CUDA code cannot run "
+        "here: no NVIDIA driver, CUDA toolkit or container runtime can change that.",
+        (ev("pasted", line),),
+        Remediation(
+            "Run on the CPU (the program's CPU device option), or on a machine or cloud instance with an NVIDIA GPU.",
+            (),
+            component="gpu",
+        ),
+    )
+
+
 CHECKS = (
+    Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),

@@ -26,6 +26,17 @@ def _said(facts: Facts, kind: str) -> list:
     return facts.pasted.reported(kind) if facts.pasted.partial else []
 
 
+def other_vendor_gpu_only(facts: Facts) -> str | None:
+    """The pasted line naming the machine's only GPU where it is another vendor's (gpudoctor.pasted.cues): no NVIDIA
+    driver, toolkit or container runtime can help there, so the checks that prescribe one stay silent."""
+    from gpudoctor.checks.driver import gpu_present
+    from gpudoctor.pasted.cues import NO_NVIDIA_GPU
+
+    if not facts.pasted.partial or gpu_present(facts):
+        return None
+    return next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == NO_NVIDIA_GPU), None)
+
+
 def _emits(check, facts: Facts, ctx: Context, code: str) -> bool:
     """Whether the fact-based `check` already finds `code` on these facts."""
     return any(f.code == code for f in check(facts, ctx))
@@ -125,7 +136,7 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
 
     said = _said(facts, "driver-too-old-found") + _said(facts, "cuda-driver-insufficient")
-    if not said:
+    if not said or other_vendor_gpu_only(facts) is not None:
         return
     frameworks = frameworks_named(facts)
     code = "framework-driver-too-old" if frameworks else "toolkit-newer-than-driver"
@@ -168,6 +179,8 @@ def check_reported_toolkit(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.planner.remedy import driver_install_and_reboot, where_run
 
     nvcc, driver_cuda = facts.toolkits.nvcc_on_path_version, facts.driver.cuda_version
+    if other_vendor_gpu_only(facts) is not None:
+        return
     if not facts.pasted.partial or not nvcc or not driver_cuda or vkey(nvcc)[:2] <= vkey(driver_cuda)[:2]:
         return
     if _emits(check_newer_than_driver, facts, ctx, "toolkit-newer-than-driver") or _emits(
@@ -227,6 +240,8 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
 def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.planner.remedy import driver_install_and_reboot
 
+    if other_vendor_gpu_only(facts) is not None:
+        return
     for e in _said(facts, "container-requires-cuda")[:1]:
         d = facts.driver
         yield Finding(
@@ -330,6 +345,8 @@ def check_reported_driver_missing(facts: Facts, ctx: Context) -> Iterable[Findin
     from gpudoctor.checks.driver import check_driver_missing
     from gpudoctor.planner.remedy import driver_install_and_reboot
 
+    if other_vendor_gpu_only(facts) is not None:
+        return
     said = _said(facts, "nvidia-module-missing")
     if not said or facts.driver.reachable or _emits(check_driver_missing, facts, ctx, "driver-missing"):
         return
@@ -355,6 +372,9 @@ def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding
     """A container started without GPU access (docker run without --gpus or the NVIDIA runtime), where the
     text also shows the GPU unusable inside it."""
     from gpudoctor.cmdline import Cmd, Placeholder
+
+    if other_vendor_gpu_only(facts) is not None:
+        return
 
     # The host's driver may well work (its nvidia-smi pasted beside): the container still has no GPU.
     started = _said(facts, "docker-run-without-gpus")

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 MAX_LINES = 200_000
 MAX_LINE = 2_000
+NO_NVIDIA_GPU = "only another vendor's GPU named"  # the cue the pasted-only gpu-none check reads
 
 _SIDE = re.compile(r"^\s*\((?P<side>container|host)\)\s*[$#]\s*(?P<cmd>.*)$", re.IGNORECASE)
 _PS = re.compile(r"^\s*PS [A-Za-z]:\\[^>\n]{0,300}>\s*(?P<cmd>.*)$")
@@ -32,7 +33,31 @@ _REL_PYTHON = re.compile(r"^\s*(?P<path>(?:\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){1
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
+# A GPU of another vendor named as the machine's graphics ("Intel(R) Iris(R) Xe Graphics", "Mesa Intel(R) Xe Graphics
+# (TGL GT2)", "an integrated Intel GPU (iris xe graphics)", "AMD Radeon RX 6600"); with no NVIDIA product, driver table
+# or path anywhere in the text, it is the machine's only GPU (a laptop's NVIDIA GPU beside it is named too).
+_OTHER_GPU = re.compile(
+    r"\bIntel\s*(?:\(R\)|\u00ae)?\s*(?:(?:Iris\s*(?:\(R\)|\u00ae)?\s*(?:Xe|Plus|Pro)?|U?HD|Xe|Arc)\s*(?:\(TM\)|\u2122)?\s*Graphics"
+    r"|Arc\s+A\d{3}M?\b|GPU\s*\(\s*(?:iris|u?hd|xe)\b)"
+    r"|\bAMD\s+Radeon\b|\bRadeon\s*(?:\(TM\)|\u2122)?\s+(?:RX|Pro|Graphics|Vega)\b",
+    re.IGNORECASE,
+)
+_NVIDIA_NAMED = re.compile(
+    r"nvidia|geforce|quadro|tesla|titan|jetson|\b(?:RTX|GTX|MX)\s*\d|\b[AHLVPTK]\d{1,3}\b|(?-i:Driver Version:|CUDA Version:)",
+    re.IGNORECASE,
+)
 _WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
+# Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu server"): "win10",
+# "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name.
+_WINDOWS_PROSE = re.compile(
+    r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+_MACOS_SAID = re.compile(r"\bmacOS\b|\bMac OS(?: X)?\b", re.IGNORECASE)
+_LINUX_SAID = re.compile(
+    r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Arch|SUSE|WSL2?|Colab|Kaggle|docker)\b|(?<![\w.])/(?:usr|home|opt)/",
+    re.IGNORECASE,
+)
 # Variables the doctor reads, set on a command line the text shows run ("CUDA_VISIBLE_DEVICES=2 python main.py").
 _ENV_SET = re.compile(
     r"(?:^|\s|export\s+)(?P<name>CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(?P<value>[\w,.:-]{0,200})(?=\s|$)"
@@ -101,8 +126,17 @@ def read_cues(g: Gathered, text: str) -> None:
         if _SLURM.search(line):
             g.cluster = g.cluster or "slurm"
             _cue(g, "Slurm", "a job on a Slurm cluster", line)
+    if (m := _OTHER_GPU.search(text[:1_000_000])) and not _NVIDIA_NAMED.search(text[:1_000_000]):
+        line = next((x for x in lines if _OTHER_GPU.search(x[:MAX_LINE])), m.group(0))
+        _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
+    if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
+        if m := _WINDOWS_PROSE.search(text[:1_000_000]):
+            _windows(g, "Windows named in prose", m.group(0))
+        elif m := _MACOS_SAID.search(text[:1_000_000]):
+            g.system = "Darwin"
+            _cue(g, "macOS named", "macOS", m.group(0))
 
 
 def _windows(g: Gathered, cue: str, line: str) -> None:

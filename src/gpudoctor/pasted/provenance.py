@@ -39,7 +39,7 @@ _TORCH_CUDA_ERRORS = (
 # path, a shared object).
 _SYSTEM_SAID = {
     "Windows": (
-        re.compile(r"\bWindows(?![A-Za-z])", re.IGNORECASE),
+        re.compile(r"\bWindows(?![A-Za-z])|\bWin\s?1[01]\b", re.IGNORECASE),
         re.compile(r"(?<![\w])[A-Za-z]:\\|\.dll\b|\.exe\b|\bWDDM\b|\bTCC\b|\bMCDM\b|msvcp|'64_\d+'", re.IGNORECASE),
     ),
     "Linux": (

@@ -95,6 +95,11 @@ def _plugin_present(g: Gathered, sources: list[Source]) -> None:
             g.errors.append(ErrorEvidence("jax-cuda-plugin-failed", plugin.group(0), (("plugin", plugin.group("plugin")),)))
 
 
+_TORCH_TAGGED = re.compile(
+    r"(?<![\w.-])torch(?:-|==)(?P<version>\d+\.\d+(?:\.\d+)?)\+(?P<tag>cpu|cu\d{2,3})(?![\w.])", re.IGNORECASE
+)
+
+
 def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
@@ -118,6 +123,25 @@ def _text_facts(g: Gathered, text: str) -> None:
     ):
         if name not in g.frameworks and re.search(said, text[:1_000_000], re.IGNORECASE):
             g.frameworks.append(name)
+    # The torch a tool printed with its build's tag, where no listing named it: pip's own lines ("Successfully
+    # installed torch-2.1.0+cpu", "Collecting torch==2.1.0+cpu", a wheel's file name "torch-2.3.0+cpu-cp310-...whl")
+    # or a banner ("Ultralytics YOLOv8.1.3 Python-3.10.11 torch-2.1.0+cpu"). The last one is the installed one;
+    # what pip took away ("Successfully uninstalled", "Found existing installation") is not, nor what a command
+    # asked for ("pip install torch==1.8.1+cu102": a request, which may have failed).
+    if g.torch_version is None and "torch" not in g.distributions and "torch" in text:
+        last = None
+        for line in text[:1_000_000].splitlines():
+            if "torch" in line and not re.search(r"uninstall|Found existing installation|\binstall\s", line, re.IGNORECASE):
+                for tagged in _TORCH_TAGGED.finditer(line[:2_000]):
+                    last = tagged
+        if last is not None:
+            tag = last.group("tag").lower()
+            g.torch_version = f"{last.group('version')}+{tag}"
+            g.distributions["torch"] = g.torch_version
+            if g.torch_cuda is None:
+                g.torch_cuda = "" if tag == "cpu" else f"{tag[2:-1]}.{tag[-1]}"
+            if "torch" not in g.frameworks:
+                g.frameworks.append("torch")
     # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
     lowered = text.lower()
     if ("wsl" in lowered or "subsystem" in lowered) and re.search(
