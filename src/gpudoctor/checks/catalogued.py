@@ -13,7 +13,7 @@ from gpudoctor.checks.base import Check, ev
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
-from gpudoctor.planner.remedy import docker_runtime_setup
+from gpudoctor.planner.remedy import container_toolkit_shown, docker_runtime_setup
 from gpudoctor.probed import Found
 
 
@@ -39,11 +39,17 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         + ". Nothing inside the image can fix it.",
         (ev("pasted", said[0].line),),
         Remediation(
-            "On the host: install the NVIDIA Container Toolkit, configure docker's runtime with it, restart docker."
+            (
+                "On the host: configure docker's runtime with the NVIDIA Container Toolkit the text shows installed, "
+                "restart docker."
+                if container_toolkit_shown(facts)
+                else "On the host: install the NVIDIA Container Toolkit from NVIDIA's repository, configure docker's "
+                "runtime with it, restart docker."
+            )
             if not windows
             else "Use Docker Desktop's WSL 2 backend with a current NVIDIA Windows driver (it passes the GPU into "
             "Linux containers); the NVIDIA Container Toolkit is for Linux hosts.",
-            () if windows else docker_runtime_setup(),
+            () if windows else docker_runtime_setup(facts),
             requires_root=not windows,
             component="container",
             where="the host",
