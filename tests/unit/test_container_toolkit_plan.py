@@ -6,6 +6,7 @@ frozen inputs; the reviewers' expected plans are in each case's expect.toml)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -17,6 +18,7 @@ from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.planner.consequences import consequences
+from gpudoctor.planner.context import Context
 from gpudoctor.planner.prescribe import build
 from gpudoctor.planner.remedy import container_toolkit_install, docker_runtime_setup
 from tests.spec.machine import facts_of, replace
@@ -115,3 +117,29 @@ def test_the_route_follows_the_hosts_family():
     ]
     inside = container_toolkit_install(replace(rhel, platform={"container": "docker"}))
     assert [c.words for c in inside] == INSTALL_APT and "RHEL" in inside[0].note
+
+
+def test_a_cpu_image_asked_for_a_gpu_drops_the_flag_not_installs_the_toolkit():
+    """tests/blind/plans/cases/029: a CPU image (text-embeddings-inference:cpu-0.6) run with --gpus all on a machine
+    without a GPU: the maintainer's fix is the same command without --gpus all."""
+    report = _report("029")
+    (cpu,) = report.facts.pasted.reported("docker-run-cpu-image")
+    assert cpu.get("image") == "ghcr.io/huggingface/text-embeddings-inference:cpu-0.6" and "--gpus all" in cpu.line
+    (step,) = _plan(report).steps
+    assert step.codes == ("container-no-gpu",)
+    assert [c.words for c in step.commands] == [("docker", "run", "ghcr.io/huggingface/text-embeddings-inference:cpu-0.6")]
+    assert not any(c.root for c in step.commands)
+
+
+def test_no_nvidia_gpu_in_the_facts_drops_the_flag_for_any_image():
+    """The pasted reader's cue that the machine has no NVIDIA GPU (gpudoctor.pasted.cues), on 037's GPU image."""
+    from dataclasses import replace as dc_replace
+
+    from gpudoctor.checks.catalogued import check_docker_gpu_driver
+
+    facts = _report("037").facts
+    cue = {"cue": "t", "means": "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", "line": "Intel Iris"}
+    facts = dc_replace(facts, pasted=dc_replace(facts.pasted, cues=(*facts.pasted.cues, cue)))
+    (f,) = check_docker_gpu_driver(facts, cast(Context, None))  # this check reads no context
+    assert [c.words for c in f.remediation.commands] == [("docker", "run", "<image>")]
+    assert "Intel Iris" in [e.value for e in f.evidence]

@@ -360,6 +360,17 @@ def docker_runtime_setup(facts: Facts) -> tuple[Cmd, ...]:
     )
 
 
+def docker_run_without_gpus(image: str | None = None) -> tuple[Cmd, ...]:
+    """Start the container without `--gpus all`: where the machine has no NVIDIA GPU, or the image is a CPU build,
+    nothing on the host can give it one and none is needed (the image runs on the CPU)."""
+    return (
+        Cmd(
+            ("docker", "run", image or Placeholder("image")),
+            note="your docker run with its other options, without --gpus all",
+        ),
+    )
+
+
 def container_setup_alternative(runtime: str | None, facts: Facts) -> Remediation | None:
     """For docker: the daemon's setup, the alternative to `docker run --gpus all` where `--gpus` itself fails."""
     if runtime in ("kubernetes", "podman"):
