@@ -88,7 +88,11 @@ def test_no_permission_is_the_users_groups_on_a_machine_and_the_containers_start
     assert c.remediation.summary.startswith("The container's device nodes are not accessible")
     # `--gpus all` first; configuring docker (its restart stops every container) only as the alternative (issue 27, kind 6)
     assert lines(c) == ["docker run --gpus all '<image>'  # with your usual options"]
-    assert [x.words for x in c.remediation.alternative.commands] == [
+    # ...which installs the toolkit first (nothing shows it on the host), by apt since the host's family is not
+    # known from inside the container.
+    assert [x.words for x in c.remediation.alternative.commands][3:] == [
+        ("apt-get", "update"),
+        ("apt-get", "install", "-y", "nvidia-container-toolkit"),
         ("nvidia-ctk", "runtime", "configure", "--runtime=docker"),
         ("systemctl", "restart", "docker"),
         ("docker", "run", "--gpus", "all", "<image>"),
@@ -376,8 +380,15 @@ def test_restarts_reloads_and_container_gpu_access_per_system_and_runtime():
     docker = ["docker run --gpus all '<image>'  # with your usual options"]
     assert with_notes(container_gpu_commands("docker")) == docker
     assert with_notes(container_gpu_commands(None)) == docker
-    assert with_notes(docker_runtime_setup()) == [
-        "sudo nvidia-ctk runtime configure --runtime=docker  # needs nvidia-container-toolkit on the host",
+    # Nothing shows the NVIDIA Container Toolkit installed: NVIDIA's repository, its package, then docker's runtime.
+    assert [c.words for c in docker_runtime_setup(base)][-5:] == [
+        ("apt-get", "update"),
+        ("apt-get", "install", "-y", "nvidia-container-toolkit"),
+        ("nvidia-ctk", "runtime", "configure", "--runtime=docker"),
+        ("systemctl", "restart", "docker"),
+        ("docker", "run", "--gpus", "all", "<image>"),
+    ]
+    assert with_notes(docker_runtime_setup(base)[-2:]) == [
         "sudo systemctl restart docker  # stops every running container on this host",
         "docker run --gpus all '<image>'  # with your usual options",
     ]

@@ -13,7 +13,7 @@ from gpudoctor.checks.base import Check, ev
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
-from gpudoctor.planner.remedy import docker_runtime_setup
+from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup
 from gpudoctor.probed import Found
 
 
@@ -26,7 +26,12 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.reported import other_vendor_gpu_only
 
     said = _said(facts, "docker-gpu-driver-missing")
-    if not said or other_vendor_gpu_only(facts) is not None:
+    if not said:
+        return
+    if (without := _without_gpus(facts, said[0].line)) is not None:
+        yield without  # --gpus asked where no GPU is wanted or there: drop it
+        return
+    if other_vendor_gpu_only(facts) is not None:
         return  # (no NVIDIA GPU at all: gpu-none says so, and no runtime can pass one)
     windows = facts.platform.system.lower().startswith("win")
     yield Finding(
@@ -41,12 +46,53 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         + ". Nothing inside the image can fix it.",
         (ev("pasted", said[0].line),),
         Remediation(
-            "On the host: install the NVIDIA Container Toolkit, configure docker's runtime with it, restart docker."
+            (
+                "On the host: configure docker's runtime with the NVIDIA Container Toolkit the text shows installed, "
+                "restart docker."
+                if container_toolkit_shown(facts)
+                else "On the host: install the NVIDIA Container Toolkit from NVIDIA's repository, configure docker's "
+                "runtime with it, restart docker."
+            )
             if not windows
             else "Use Docker Desktop's WSL 2 backend with a current NVIDIA Windows driver (it passes the GPU into "
             "Linux containers); the NVIDIA Container Toolkit is for Linux hosts.",
-            () if windows else docker_runtime_setup(),
+            () if windows else docker_runtime_setup(facts),
             requires_root=not windows,
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+def _no_nvidia_gpu(facts: Facts) -> str | None:
+    """The pasted line that says this machine has no NVIDIA GPU (a cue of gpudoctor.pasted.cues), or None."""
+    return next((c.get("line") or "" for c in facts.pasted.cues if (c.get("means") or "").startswith("no NVIDIA GPU")), None)
+
+
+def _without_gpus(facts: Facts, refused: str) -> Finding | None:
+    """--gpus refused where the facts say no GPU is wanted or there: the machine has no NVIDIA GPU, or the image is a
+    CPU build (its tag says so) and nothing shows an NVIDIA GPU. The fix drops `--gpus all`; no toolkit helps."""
+    from gpudoctor.checks.driver import gpu_present
+
+    if gpu_present(facts):
+        return None
+    cpu = _said(facts, "docker-run-cpu-image")
+    no_gpu = _no_nvidia_gpu(facts)
+    if not cpu and no_gpu is None:
+        return None
+    image = cpu[0].get("image") if cpu else None
+    why = "the text shows no NVIDIA GPU on this machine" if no_gpu is not None else f"the image {image} is a CPU build"
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "docker was asked for a GPU the container does not need or the machine does not have",
+        f"docker answered `--gpus` with 'could not select device driver \"\" with capabilities: [[gpu]]', and {why}: "
+        "the container runs on the CPU without --gpus all. Installing the NVIDIA Container Toolkit would not help.",
+        tuple(ev("pasted", line) for line in (refused, *(e.line for e in cpu[:1]), *([no_gpu] if no_gpu else []))),
+        Remediation(
+            "Start the container without --gpus all (the image runs on the CPU).",
+            docker_run_without_gpus(image),
             component="container",
             where="the host",
         ),

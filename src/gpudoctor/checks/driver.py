@@ -554,7 +554,7 @@ def unreachable_fix(facts: Facts) -> Remediation:
                 container_gpu_commands(container),
                 component="container",
                 where="the host",
-                alternative=container_setup_alternative(container),
+                alternative=container_setup_alternative(container, facts),
             )
         return Remediation(
             "Give this user access to the GPU device nodes (the video group on most distributions), then log in again.",
@@ -586,7 +586,7 @@ def unreachable_fix(facts: Facts) -> Remediation:
                 container_gpu_commands(container),
                 component="container",
                 where="the host",
-                alternative=container_setup_alternative(container),
+                alternative=container_setup_alternative(container, facts),
             )
         commands: list[Cmd] = [Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvidia-ml|libcuda"))]
         branch = major(kernel)

@@ -49,7 +49,7 @@ def check_container_no_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
             requires_root=plat.container != "kubernetes",
             component="container",
             where="the host",
-            alternative=container_setup_alternative(plat.container),
+            alternative=container_setup_alternative(plat.container, facts),
         ),
     )
 

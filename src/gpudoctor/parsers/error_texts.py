@@ -193,6 +193,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nvidia-module-missing": "modprobe: no nvidia kernel module exists for the running kernel",
     "torch-oom": "PyTorch ran out of GPU memory: the GPU's total, what was free, and what PyTorch itself reserved",
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
+    "docker-run-cpu-image": "docker run asks --gpus for an image whose tag names a CPU build",
 }
 
 _ARCH_WARNING = _Lazy(
@@ -287,6 +288,11 @@ _TORCH_OOM = _Lazy(
     r"[\d.]+ [KMG]iB already allocated; (?P<free>[\d.]+) (?P<fu>[KMG]iB) free; (?P<reserved>[\d.]+) (?P<ru>[KMG]iB) reserved"
 )
 _DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
+# An image whose tag names a CPU build (text-embeddings-inference:cpu-1.5, name:2.1-cpu, name:latest-cpu).
+_CPU_IMAGE = _Lazy(
+    r"(?:^|\s)(?P<image>[\w.-]{1,100}(?:/[\w.-]{1,100}){0,4}:(?:[\w.]{1,40}[-_])?cpu(?:[-_.][\w.-]{0,40})?)(?=\s|$)",
+    re.IGNORECASE,
+)
 _JAXLIB_CPU = _Lazy(r"CUDA-enabled jaxlib is not installed\. Falling back to cpu", re.IGNORECASE)
 _PJRT = _Lazy(
     r"Mismatched PJRT plugin PJRT API version|Unexpected PJRT_\w+ size|plugin is likely built with a (?:later|newer) version"
@@ -403,6 +409,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args")
         ):
             add("docker-run-without-gpus", line)
+        elif m and "--gpus" in m.group("args") and (image := _CPU_IMAGE.search(m.group("args"))):
+            add("docker-run-cpu-image", line, image=image.group("image"))
         if _JAXLIB_CPU.search(line):
             add("jaxlib-cpu-fallback", line)
         if _PJRT.search(line):

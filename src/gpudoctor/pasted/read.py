@@ -70,6 +70,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_cues(g, plain)
     _plugin_present(g, sources)
     _from_errors(g)
+    _interpreter_of_site(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
         # WSL 2; build.py records the assumed kernel as placed).
@@ -693,6 +694,40 @@ def _site(g: Gathered, path: str) -> None:
     if m := re.match(r"^(.*?/(?:envs/[^/]+|anaconda3|miniconda3|miniforge3|mambaforge))/", path + "/"):
         g.conda = True
         g.prefix = g.prefix or m.group(1)
+
+
+# Windows' layouts of an environment's site-packages (<prefix>\Lib\site-packages): python.exe sits in the prefix of
+# CPython's installer (Python310), a version's own directory (pyenv-win's 3.10.5), the embeddable/portable builds
+# (python_embeded), conda's base and its envs\NAME; any other prefix is a venv, its python.exe under Scripts.
+_WIN_SITE = re.compile(r"^(?P<prefix>[A-Za-z]:/.+?)/Lib/site-packages$", re.IGNORECASE)
+_PREFIX_HOLDS_PYTHON = re.compile(
+    r"python\d*|python_embedd?ed|\d+(?:\.\d+)+|(?:ana|mini)conda\d?|miniforge\d?|mambaforge", re.IGNORECASE
+)
+
+
+def _interpreter_of_site(g: Gathered) -> None:
+    """On Windows, with no python.exe shown run, the interpreter of the environment a traceback shows the packages
+    in: its python.exe by the layout of the site-packages' prefix, cited by the first line naming that path."""
+    if g.system != "Windows" or g.interpreter is not None or not g.site_packages:
+        return
+    m = _WIN_SITE.match(g.site_packages[0])
+    if m is None:
+        return
+    prefix = m.group("prefix")
+    parts = prefix.split("/")
+    base = g.conda or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None or parts[-2:-1] == ["envs"]
+    interpreter = prefix.replace("/", "\\") + ("\\python.exe" if base else "\\Scripts\\python.exe")
+    spelled = (g.site_packages[0], g.site_packages[0].replace("/", "\\"))
+    line = next(
+        (ln for _, lines in g.texts for ln in lines if any(p.lower() in ln.lower() for p in spelled)),
+        None,
+    )
+    if line is None:
+        return  # a fact cites its line: without one, the platform's usual name stays
+    g.interpreter = interpreter
+    entry = {"cue": "a Windows site-packages path", "means": "the interpreter the plan must use", "line": line.strip()[:300]}
+    if len(g.cues) < 64:
+        g.cues.append(entry)
 
 
 def _paths(g: Gathered, text: str) -> None:

@@ -116,6 +116,24 @@ def _base(program: str) -> str:
     return re.split(r"[\\/]", program)[-1]
 
 
+# Where package sources and their keys live: apt's lists and keyrings, dnf/yum's .repo files.
+_SOURCE_DIRS = ("/etc/apt/sources.list.d/", "/usr/share/keyrings/", "/etc/apt/keyrings/", "/etc/yum.repos.d/")
+
+
+def _source_name(path: str) -> str:
+    """A source's name from its file: nvidia-container-toolkit.list, -keyring.gpg and .repo all name one."""
+    stem = re.split(r"[\\/]", path)[-1].split(".")[0]
+    return stem.removesuffix("-keyring")
+
+
+def _source_written(cmd: Cmd) -> str | None:
+    """The package source a command writes (a list, a .repo file or a key under _SOURCE_DIRS), or None."""
+    for w in (*cmd.words, *(str(p) for p in cmd.pipe)):
+        if w.startswith(_SOURCE_DIRS):
+            return _source_name(w)
+    return None
+
+
 def _pip(words: tuple[str, ...], start: int, tool: str, cmd: Cmd) -> Action:
     verb = words[start]
     kind = {"install": "pip-install", "uninstall": "pip-uninstall", "download": "pip-download"}.get(verb, "other")
@@ -206,6 +224,8 @@ def classify(line: Line) -> Action:
             )
         if verb in ("remove", "purge", "erase"):
             return Action("pkg-remove", prog, cmd.root, cmd, packages=pkgs)
+        if verb in ("ar", "addrepo"):  # zypper ar URL: a repository, named by its .repo file
+            return Action("repo-add", prog, cmd.root, cmd, name=_source_name(pkgs[-1]) if pkgs else "")
         if verb == "module":  # dnf module enable: a stream of a configured repository
             return Action("pkg-update", prog, cmd.root, cmd, packages=pkgs)
         return Action("other", prog, cmd.root, cmd)
@@ -223,6 +243,9 @@ def classify(line: Line) -> Action:
         return Action("module-load", prog, cmd.root, cmd)
     if prog in ("update-initramfs", "dracut", "grubby"):
         return Action("boot-image", prog, cmd.root, cmd)
+    if prog in ("curl", "sed") and (source := _source_written(cmd)):
+        # A package source (or its signing key) written into the package manager's configuration.
+        return Action("repo-add", prog, True, cmd, name=source)
     if prog == "printf" and cmd.pipe and "tee" in [str(p) for p in cmd.pipe]:
         target = str(cmd.pipe[-1])
         return Action("module-config" if "/modprobe.d/" in target else "other", "tee", True, cmd, name=target)

@@ -519,8 +519,9 @@ def apply(s: State, a: Action) -> None:
         if k == "pkg-update":
             s.fresh |= s.sources
         elif k == "repo-add":
-            s.sources.add("nvidia-cuda")
-            s.fresh.discard("nvidia-cuda")
+            source = a.name or "nvidia-cuda"  # dpkg -i of cuda-keyring: NVIDIA's CUDA repository
+            s.sources.add(source)
+            s.fresh.discard(source)
         elif k == "pip-download":
             s.staged.setdefault(a.dest or "", {}).update({r.name: a.index for r in a.requirements})
         elif k == "conda-create":

@@ -48,6 +48,10 @@ _TOOL_FAMILY = {
 # Installation"); the distributions' own archives name theirs otherwise (nvidia-cuda-toolkit, nvidia-driver-NNN).
 _NVIDIA_REPO = re.compile(r"(cuda-(toolkit|libraries|runtime|drivers|compat)\b|libcudnn\d|cudnn\d?-cuda|libnccl|nvidia-open\b)")
 
+# Packages served by a repository of NVIDIA's own other than CUDA's, by the source name the plan's step adds
+# (NVIDIA Container Toolkit install guide: its repository, then the package; gpudoctor.planner.remedy).
+_SOURCE_OF = {"nvidia-container-toolkit": "nvidia-container-toolkit"}
+
 # Kinds that act on the kernel or the machine as a whole: the host's, not a container's.
 _HOST_ONLY = {"driver-install", "module-load", "module-config", "boot-image", "reboot", "gpu-reset", "gpu-config"}
 _ROOT_KINDS = _HOST_ONLY | {"pkg-install", "pkg-remove", "pkg-update", "pkg-hold", "repo-add", "link-switch",
@@ -130,6 +134,12 @@ def needs(s: State, a: Action) -> None:
                 elif "nvidia-cuda" not in s.fresh:
                     s.flag("unmet-precondition", a, f"{p}: no package-index update after NVIDIA's repository was added")
                 break
+        for p in a.packages:
+            source = _SOURCE_OF.get(p.split("=")[0])
+            if source and source not in s.sources:
+                s.flag("unmet-precondition", a, f"{p} comes from NVIDIA's {source} repository: no earlier step adds it")
+            elif source and prog in ("apt-get", "apt") and source not in s.fresh:
+                s.flag("unmet-precondition", a, f"{p}: no package-index update after its repository was added")
     if a.kind == "pkg-hold":
         for p in a.packages:
             if p not in s.installed and not any(x.split("=")[0] == p for x in s.installed):

@@ -288,28 +288,97 @@ def container_gpu_commands(runtime: str | None) -> tuple[Cmd, ...]:
     return (Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),)
 
 
-def docker_runtime_setup() -> tuple[Cmd, ...]:
-    """Register the NVIDIA runtime with docker, restart the daemon, start the container with the GPU (the host's
-    commands where `--gpus` fails with 'could not select device driver')."""
+# NVIDIA's container-toolkit repository, per its install guide (NVIDIA/cloud-native-docs,
+# container-toolkit/install-guide.md @01f0197c90e918c65883c6c2cb5d9cc3653ebde7: "With apt: Ubuntu, Debian",
+# "With dnf: RHEL/CentOS, Fedora, Amazon Linux", "With zypper: OpenSUSE, SLE"; then "Configuring Docker").
+SOURCE_CONTAINER_TOOLKIT_GUIDE = "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html"
+_CTK_REPO = "https://nvidia.github.io/libnvidia-container"
+_CTK_KEYRING = "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg"
+_CTK_APT_LIST = "/etc/apt/sources.list.d/nvidia-container-toolkit.list"
+_CTK_RPM_REPO = f"{_CTK_REPO}/stable/rpm/nvidia-container-toolkit.repo"
+
+
+def container_toolkit_shown(facts: Facts) -> bool:
+    """Whether the evidence shows the NVIDIA Container Toolkit installed (its CLI answered `nvidia-ctk --version`)."""
+    return bool(facts.pasted.reported("container-toolkit-version"))
+
+
+def container_toolkit_install(facts: Facts) -> tuple[Cmd, ...]:
+    """Install the NVIDIA Container Toolkit on the host the way NVIDIA's guide does for its distribution family:
+    NVIDIA's repository first (its key and source list; apt then reads it), then the package. A host whose family
+    is not known gets the apt route (the guide's first), its note naming the others. Inside a container the
+    distribution read is the image's, not the host's: not known."""
+    fam = "unknown" if facts.platform.container else family(facts)
+    if fam == "rhel":
+        return (
+            Cmd(
+                ("curl", "-s", "-L", _CTK_RPM_REPO),
+                pipe=("sudo", "tee", "/etc/yum.repos.d/nvidia-container-toolkit.repo"),
+                note="NVIDIA's container-toolkit repository",
+            ),
+            Cmd(("dnf", "install", "-y", "nvidia-container-toolkit"), root=True),
+        )
+    if fam == "suse":
+        return (
+            Cmd(("zypper", "ar", _CTK_RPM_REPO), root=True, note="NVIDIA's container-toolkit repository"),
+            Cmd(("zypper", "--gpg-auto-import-keys", "install", "-y", "nvidia-container-toolkit"), root=True),
+        )
+    if fam == "arch":
+        return (Cmd(("pacman", "-S", "--needed", "nvidia-container-toolkit"), root=True, note="Arch's own package"),)
     return (
+        Cmd(
+            ("curl", "-fsSL", f"{_CTK_REPO}/gpgkey"),
+            pipe=("sudo", "gpg", "--dearmor", "-o", _CTK_KEYRING),
+            note="NVIDIA container-toolkit repository, its signing key"
+            + (
+                ""
+                if fam == "debian"
+                else ": the Ubuntu and Debian route, RHEL, Fedora and SUSE have theirs in the NVIDIA install guide"
+            ),
+        ),
+        Cmd(("curl", "-fsSL", "-o", _CTK_APT_LIST, f"{_CTK_REPO}/stable/deb/nvidia-container-toolkit.list"), root=True),
+        Cmd(("sed", "-i", f"s#deb https://#deb [signed-by={_CTK_KEYRING}] https://#g", _CTK_APT_LIST), root=True),
+        Cmd(("apt-get", "update"), root=True),
+        Cmd(("apt-get", "install", "-y", "nvidia-container-toolkit"), root=True),
+    )
+
+
+def docker_runtime_setup(facts: Facts) -> tuple[Cmd, ...]:
+    """The host's commands where `--gpus` fails with 'could not select device driver': install the NVIDIA Container
+    Toolkit unless the evidence shows it installed, register its runtime with docker, restart the daemon, start the
+    container with the GPU."""
+    shown = container_toolkit_shown(facts)
+    return (
+        *(() if shown else container_toolkit_install(facts)),
         Cmd(
             ("nvidia-ctk", "runtime", "configure", "--runtime=docker"),
             root=True,
-            note="needs nvidia-container-toolkit on the host",
+            note="nvidia-ctk is there, as the text shows: docker is not configured with it" if shown else "",
         ),
         Cmd(("systemctl", "restart", "docker"), root=True, note="stops every running container on this host"),
         Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
     )
 
 
-def container_setup_alternative(runtime: str | None) -> Remediation | None:
+def docker_run_without_gpus(image: str | None = None) -> tuple[Cmd, ...]:
+    """Start the container without `--gpus all`: where the machine has no NVIDIA GPU, or the image is a CPU build,
+    nothing on the host can give it one and none is needed (the image runs on the CPU)."""
+    return (
+        Cmd(
+            ("docker", "run", image or Placeholder("image")),
+            note="your docker run with its other options, without --gpus all",
+        ),
+    )
+
+
+def container_setup_alternative(runtime: str | None, facts: Facts) -> Remediation | None:
     """For docker: the daemon's setup, the alternative to `docker run --gpus all` where `--gpus` itself fails."""
     if runtime in ("kubernetes", "podman"):
         return None
     return Remediation(
         "Only if `docker run --gpus all` fails with 'could not select device driver': install the NVIDIA container "
         "toolkit on the host and register it with docker; restarting docker stops every container on the host.",
-        docker_runtime_setup(),
+        docker_runtime_setup(facts),
         requires_root=True,
         component="container",
         where="the host",
