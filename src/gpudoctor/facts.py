@@ -352,6 +352,11 @@ class WindowsFacts:
     nvidia_smi: str | None  # where nvidia-smi.exe was found
 
 
+# The cue (Partial.cues) the pasted reader sets where the paste names another vendor's GPU as the machine's only
+# one: here, below both the reader (gpudoctor.pasted.cues) and the checks that stay silent on it.
+NO_NVIDIA_GPU = "only another vendor's GPU named"
+
+
 @dataclass(frozen=True)
 class Partial:
     """What a snapshot built from pasted text (or one marked `"partial": true`) showed beyond its files.

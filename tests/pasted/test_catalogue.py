@@ -194,8 +194,14 @@ def test_another_vendors_gpu_alone_is_gpu_none_and_no_nvidia_install(case):
     _, report, codes, _ = _run(_plans2(case))
     assert "gpu-none" in codes
     assert re.search(r"Intel", codes["gpu-none"].evidence[0].value)
-    prescribed = {"container-no-gpu", "toolkit-newer-than-driver", "framework-driver-too-old", "driver-missing"}
+    prescribed = {"toolkit-newer-than-driver", "framework-driver-too-old", "driver-missing"}
     assert not prescribed & set(codes)
+    # docker's refusal (162) is answered by dropping --gpus (h46's rule), never by the NVIDIA Container Toolkit.
+    if "container-no-gpu" in codes:
+        r = codes["container-no-gpu"].remediation
+        argvs = [c.argv for c in r.commands]
+        assert not r.requires_root and argvs and all(str(a[0]) == "docker" and "--gpus" not in map(str, a) for a in argvs)
+        assert not any("nvidia-container-toolkit" in str(w) for a in argvs for w in a)
 
 
 def test_an_intel_gpu_beside_an_nvidia_one_is_not_gpu_none():

@@ -30,7 +30,7 @@ def other_vendor_gpu_only(facts: Facts) -> str | None:
     """The pasted line naming the machine's only GPU where it is another vendor's (gpudoctor.pasted.cues): no NVIDIA
     driver, toolkit or container runtime can help there, so the checks that prescribe one stay silent."""
     from gpudoctor.checks.driver import gpu_present
-    from gpudoctor.pasted.cues import NO_NVIDIA_GPU
+    from gpudoctor.facts import NO_NVIDIA_GPU
 
     if not facts.pasted.partial or gpu_present(facts):
         return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from gpudoctor.facts import NO_NVIDIA_GPU
 from gpudoctor.parsers.error_texts import classify_error_text
 
 if TYPE_CHECKING:
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 
 MAX_LINES = 200_000
 MAX_LINE = 2_000
-NO_NVIDIA_GPU = "only another vendor's GPU named"  # the cue the pasted-only gpu-none check reads
 
 _SIDE = re.compile(r"^\s*\((?P<side>container|host)\)\s*[$#]\s*(?P<cmd>.*)$", re.IGNORECASE)
 _PS = re.compile(r"^\s*PS [A-Za-z]:\\[^>\n]{0,300}>\s*(?P<cmd>.*)$")
