@@ -91,3 +91,15 @@ def test_every_case_has_its_first_run_and_a_reviewers_verdict() -> None:
         assert v["verdict"] == "right" or v["kinds"], slug
     right = sum(v["verdict"] == "right" for v in verdicts.values())
     assert f"First run: {right} of {len(verdicts)} plans right" in (HERE / "RESULTS.md").read_text(encoding="utf-8")
+
+
+def test_the_after_fix_run_is_judged_for_every_case() -> None:
+    from tests.blind.plans.results import KIND_NAMES, load_verdicts
+
+    after = load_verdicts(HERE, "after")
+    assert set(after) == set(_cases())
+    for slug, v in after.items():
+        assert (HERE / "cases" / slug / "after-27.txt").is_file(), slug
+        assert v["verdict"] in {"right", "partly", "wrong"} and set(v.get("kinds", [])) <= set(KIND_NAMES), slug
+    right = sum(v["verdict"] == "right" for v in after.values())
+    assert f"After fixes: {right} of {len(after)} plans right" in (HERE / "RESULTS-AFTER.md").read_text(encoding="utf-8")
