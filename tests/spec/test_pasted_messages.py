@@ -155,3 +155,21 @@ def test_wsl_named_in_other_words_or_by_its_windows_drive_mounts():
         assert snapshot["platform"]["release"].lower().startswith("microsoft") or "WSL" in snapshot["platform"]["release"], said
     snapshot = read_pasted([Source("t", "mounted the data disk at /mnt/data/Users/x\n")])
     assert "release" not in snapshot["platform"]
+
+
+def _plans2(prefix: str) -> str:
+    from pathlib import Path
+
+    cases = Path(__file__).resolve().parents[1] / "blind" / "plans2" / "cases"
+    return next(cases.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+@states("toolkit-torch-major-mismatch", FIRES)
+def test_k2s_assertion_of_another_cuda_major_is_the_toolkit_against_torchs_cuda():
+    f = _codes(_plans2("177"))["toolkit-torch-major-mismatch"]  # k2-fsa/k2#1158: torch cu117, nvcc 10.2
+    assert "PyTorch is built with CUDA version: 11.7" in f.evidence[0].value
+
+
+@states("toolkit-torch-major-mismatch", QUIET)
+def test_k2s_assertion_of_another_cuda_minor_is_not_a_major_mismatch():
+    assert "toolkit-torch-major-mismatch" not in _codes(_plans2("178"))  # k2-fsa/k2#1189: 11.3 against 11.4

@@ -88,7 +88,7 @@ def match(text: str) -> list[ErrorEvidence]:
             if joined is None:
                 joined = re.sub(r"\s*\n\s*", " ", text)
             if found := message.pattern.search(joined):
-                where = joined[max(0, found.start() - 60) : found.end()]
+                where = joined[found.start() : found.end()]  # the message from its start: provenance finds the line it starts on
         if found is not None:
             values = {k: v.strip() for k, v in found.groupdict().items() if v}
             values["entry"] = message.id
