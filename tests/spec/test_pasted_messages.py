@@ -164,6 +164,13 @@ def _plans2(prefix: str) -> str:
     return next(cases.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
 
 
+@states("framework-cpu-build", FIRES)
+def test_dgls_device_api_not_enabled_is_a_cpu_dgl():
+    f = _codes(_plans2("166"))["framework-cpu-build"]  # dmlc/dgl#5427: dgl==1.0.1 from the package index
+    assert "Device API cuda is not enabled" in f.evidence[0].value and f.remediation.component == "environment"
+    assert not _argv(f)  # DGL's wheel index per torch and CUDA: named, not guessed
+
+
 @states("toolkit-torch-major-mismatch", FIRES)
 def test_k2s_assertion_of_another_cuda_major_is_the_toolkit_against_torchs_cuda():
     f = _codes(_plans2("177"))["toolkit-torch-major-mismatch"]  # k2-fsa/k2#1158: torch cu117, nvcc 10.2

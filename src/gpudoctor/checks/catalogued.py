@@ -160,6 +160,48 @@ def check_jax_no_cuda_platform(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A line that shows the framework installed is a CPU build: DGL's "Device API cuda is not enabled. Please install
+    the cuda version of dgl", conda list's `_pytorch_select ... cpu_0` (the defaults channel's CPU-only pytorch)."""
+    from gpudoctor.checks.frameworks import check_cpu_build, plan_remediation
+    from gpudoctor.checks.reported import _torch_version, check_reported_cpu_build
+
+    said = _said(facts, "framework-cpu-build-said")
+    for e in [e for e in said if e.get("framework") == "dgl"][:1]:
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            "the installed DGL is a CPU-only build",
+            "DGL said so ('Device API cuda is not enabled. Please install the cuda version of dgl'): its library was "
+            "built without CUDA, so graphs cannot move to the GPU whatever the driver and PyTorch (the package "
+            "index's dgl wheels are CPU builds; DGL's CUDA builds come from DGL's own wheel index).",
+            (ev("pasted", e.line),),
+            Remediation(
+                "Install DGL's CUDA build for the installed PyTorch's version and CUDA (DGL's start page names the "
+                "wheel index per torch and CUDA); uninstall the CPU dgl first.",
+                (),
+                component="environment",
+            ),
+        )
+    torch = [e for e in said if e.get("framework") == "_pytorch_select"][:1]
+    if not torch or any(
+        f.code == "framework-cpu-build" for check in (check_cpu_build, check_reported_cpu_build) for f in check(facts, ctx)
+    ):
+        return
+    version = _torch_version(facts)
+    yield Finding(
+        "framework-cpu-build",
+        Severity.ERROR,
+        "frameworks",
+        (f"PyTorch {version}" if version else "the conda environment's PyTorch") + " is a CPU-only build",
+        "conda list shows _pytorch_select with a cpu build: the defaults channel's selector that installs its CPU-only "
+        "pytorch, so PyTorch sees no GPU however the driver is set up.",
+        (ev("pasted", torch[0].line),),
+        plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch."),
+    )
+
+
 def check_wsl_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """A Windows nvidia-smi table in a WSL report with a GPU in TCC mode: WSL 2 passes only WDDM GPUs."""
     from gpudoctor.cmdline import Cmd
@@ -357,6 +399,7 @@ CHECKS = (
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
+    Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),
     Check("catalogued-wsl-tcc", "driver", ("windows-tcc-mode",), check_wsl_tcc, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
