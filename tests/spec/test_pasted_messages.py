@@ -171,6 +171,18 @@ def test_dgls_device_api_not_enabled_is_a_cpu_dgl():
     assert not _argv(f)  # DGL's wheel index per torch and CUDA: named, not guessed
 
 
+@states("framework-cpu-build", FIRES)
+def test_conda_pytorch_select_cpu_build_is_a_cpu_torch():
+    f = _codes(_plans2("101"))["framework-cpu-build"]  # Lightning-AI/pytorch-lightning#899
+    assert "_pytorch_select" in f.evidence[0].value and "cpu_0" in f.evidence[0].value
+
+
+@states("framework-cpu-build", QUIET)
+def test_pytorch_select_of_a_gpu_build_is_quiet():
+    text = "# Name                    Version                   Build  Channel\n_pytorch_select           0.1                       gpu_0\n"
+    assert "framework-cpu-build" not in _codes(text)
+
+
 @states("toolkit-torch-major-mismatch", FIRES)
 def test_k2s_assertion_of_another_cuda_major_is_the_toolkit_against_torchs_cuda():
     f = _codes(_plans2("177"))["toolkit-torch-major-mismatch"]  # k2-fsa/k2#1158: torch cu117, nvcc 10.2
