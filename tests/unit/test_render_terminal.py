@@ -61,11 +61,14 @@ def test_findings_carry_fix_commands_unwrapped_and_evidence_with_verbose():
         text.split()
     )
     assert "evidence: cmd:nvidia-smi: driver 510.47.03" in text
-    # The one command a person types, whole on its line (pip fetches before it replaces anything).
-    fix = [line.strip() for line in text.splitlines() if "torch==2.2.1+cu118" in line]
-    assert fix and set(fix) == {
-        "/usr/bin/python3 -m pip install torch==2.2.1+cu118 --index-url https://download.pytorch.org/whl/cu118"
-    }
+    # The commands a person types, each whole on its line, in order: install the cu118 build (pip fetches before it
+    # replaces anything), remove the CUDA 12 wheels the cu121 build brought, force-reinstall the cu118 build.
+    fix = [line.strip() for line in text.splitlines() if "torch==2.2.1+cu118" in line or "-cu12" in line]
+    assert fix == [
+        "/usr/bin/python3 -m pip install torch==2.2.1+cu118 --index-url https://download.pytorch.org/whl/cu118",
+        "/usr/bin/python3 -m pip uninstall -y nvidia-cublas-cu12 nvidia-cuda-runtime-cu12 nvidia-cudnn-cu12",
+        "/usr/bin/python3 -m pip install --force-reinstall torch==2.2.1+cu118 --index-url https://download.pytorch.org/whl/cu118",
+    ]
 
 
 def test_ascii_terminal_gets_ascii_glyphs():

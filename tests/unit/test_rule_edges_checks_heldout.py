@@ -173,15 +173,29 @@ def test_moving_windows_tensorflow_back_to_2_10_removes_tensorflow_intel_too():
     (Python < 3.11) installs into this environment. TensorFlow 2.15 on Windows is a shell over tensorflow-intel,
     which holds its code; tensorflow 2.10 does not depend on tensorflow-intel, so pip would leave 2.15's code in
     place. The fix is the planner's: resolve 2.10 first (a dry run), remove tensorflow-intel, then install 2.10, with
-    numpy<2 (TensorFlow supports NumPy 2 from 2.18)."""
+    numpy<2 (TensorFlow supports NumPy 2 from 2.18). Native 2.10 is printed where conda brings its CUDA 11.2 and
+    cuDNN 8.1 (a conda environment, here); without conda the printed route is WSL 2, and no 2.10 install is printed."""
     facts = facts_of("windows-rtx3080-tensorflow215")
     py = facts.frameworks.python
-    facts = replace(facts, frameworks={"python": dataclasses.replace(py, value=dataclasses.replace(py.value, version="3.10.11"))})
-    (f,) = findings(facts, "framework-windows-native-gpu")
+    plain = replace(facts, frameworks={"python": dataclasses.replace(py, value=dataclasses.replace(py.value, version="3.10.11"))})
+    (f,) = findings(plain, "framework-windows-native-gpu")
+    assert lines(f) == ["sudo wsl --install  # restart Windows when it asks"]
+    assert not any("tensorflow==2.10" in line for line in lines(f))
+    env = "C:/Users/me/miniconda3/envs/tf"
+    conda = dataclasses.replace(
+        py.value,
+        version="3.10.11",
+        kind="conda",
+        prefix=env,
+        executable=f"{env}/python.exe",
+        site_packages=[f"{env}/Lib/site-packages"],
+    )
+    (f,) = findings(replace(facts, frameworks={"python": dataclasses.replace(py, value=conda)}), "framework-windows-native-gpu")
     assert lines(f) == [
-        "C:/Python311/python.exe -m pip install --dry-run 'tensorflow==2.10.*' 'numpy<2'",
-        "C:/Python311/python.exe -m pip uninstall -y tensorflow-intel",
-        "C:/Python311/python.exe -m pip install 'tensorflow==2.10.*' 'numpy<2'",
+        f"conda install -y -p {env} -c conda-forge cudatoolkit=11.2 cudnn=8.1",
+        f"{env}/python.exe -m pip install --dry-run 'tensorflow==2.10.*' 'numpy<2'",
+        f"{env}/python.exe -m pip uninstall -y tensorflow-intel",
+        f"{env}/python.exe -m pip install 'tensorflow==2.10.*' 'numpy<2'",
     ]
 
 

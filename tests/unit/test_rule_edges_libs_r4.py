@@ -285,6 +285,9 @@ SETENV_RHEL = ["# the new cuDNN ahead of the old copy", "export LD_LIBRARY_PATH=
         (
             ("ubuntu", "debian"),
             [
+                "wget https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64/cuda-keyring_1.1-1_all.deb",
+                "# adds NVIDIA’s CUDA repository and its signing key",
+                "sudo dpkg -i cuda-keyring_1.1-1_all.deb",
                 "sudo apt-get update",
                 "# NVIDIA’s CUDA repository: the newest cuDNN 8 built for CUDA 11",
                 "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'",
@@ -610,8 +613,16 @@ def test_when_no_cuda_version_fits_the_toolkit_side_says_so_and_pytorch_moves_fi
     assert mismatch.remediation.component == "torch"
     assert mismatch.remediation.summary == (
         "Move PyTorch to nvcc's CUDA major (11.8): PyTorch 2.2 (cu118), the same release, built for CUDA 11.8: "
-        "reinstall torch 2.2.1+cu121 (same version) as 2.2.1+cu118."
+        "reinstall torch 2.2.1+cu121 (same version) as 2.2.1+cu118. Then remove the CUDA 12 wheels the old build brought (they would stay beside the new build's, in the same "
+        "nvidia/ directory) and force-reinstall the new build, which puts back the files both majors share."
     )
+    pip = ("/usr/bin/python3", "-m", "pip")
+    new = ("torch==2.2.1+cu118", "--index-url", "https://download.pytorch.org/whl/cu118")
+    assert [c.argv for c in mismatch.remediation.commands] == [
+        (*pip, "install", *new),
+        (*pip, "uninstall", "-y", "nvidia-cublas-cu12", "nvidia-cuda-runtime-cu12", "nvidia-cudnn-cu12"),
+        (*pip, "install", "--force-reinstall", *new),
+    ]
     alternative = mismatch.remediation.alternative
     assert alternative is not None
     assert (alternative.summary, alternative.commands) == (f"Build extensions with a CUDA 12.x toolkit. {nothing}", ())
@@ -934,9 +945,10 @@ def test_a_cpu_build_on_partial_evidence_without_a_gpu_is_said_but_no_cuda_build
     pasted = dataclasses.replace(facts_of("ci-docker-cuda13-no-gpu"), frameworks=laptop.frameworks, pasted=Partial(partial=True))
     (f,) = findings(pasted, "framework-cpu-build")
     assert f.remediation.summary == (
-        "Install PyTorch's CUDA build from its own index. No NVIDIA GPU or driver was seen here, so no PyTorch CUDA "
-        "build can be chosen without guessing: fix what the driver findings say, or tell `gpudoctor install torch` the "
-        "target (--gpu, --driver, --cuda)."
+        "Install PyTorch's CUDA build from its own index. No NVIDIA GPU or driver was seen here, and nothing in the "
+        "environment names a CUDA build, so no PyTorch CUDA build can be chosen without guessing: nvidia-smi decides it "
+        "(the CUDA Version in its header; `gpudoctor install torch --cuda <that version>` then installs the newest build "
+        "it runs)."
     )
     assert f.remediation.commands == ()
 
@@ -953,7 +965,8 @@ def test_the_driver_step_on_a_distribution_without_a_recipe_names_the_branch_and
     # knows of are not repeated ("Instead: ..." is for a plan that moves away from the installed release).
     assert f.remediation.summary == (
         "Install a build this driver runs, or upgrade the driver (below). PyTorch 2.2 (cu118) fits this machine: "
-        "reinstall torch 2.2.1+cu121 (same version) as 2.2.1+cu118."
+        "reinstall torch 2.2.1+cu121 (same version) as 2.2.1+cu118. Then remove the CUDA 12 wheels the old build brought (they would stay beside the new build's, in the same "
+        "nvidia/ directory) and force-reinstall the new build, which puts back the files both majors share."
     )
     step = f.remediation.alternative
     assert step.summary == (
@@ -1378,20 +1391,29 @@ def test_native_windows_tensorflow_moves_back_to_2_10_in_this_environment_when_i
         (f,) = findings(changed, "framework-windows-native-gpu")
         return f.remediation.summary, render_all(f.remediation.commands, "powershell")
 
+    # Without conda, WSL 2 comes first (TensorFlow's install page); the move back to 2.10 is the stated alternative.
     summary, lines = fix("venv", py.value.prefix)
     assert summary == (
-        "TensorFlow 2.10 is the last release with GPU support on native Windows: downgrade tensorflow 2.15.0 -> 2.10.*; "
-        "it needs CUDA 11.2 and cuDNN 8.1 installed as well (NVIDIA's installers, their bin folders on PATH)." + tail
+        "TensorFlow 2.10 was the last release with GPU support on native Windows; from 2.11 TensorFlow's install page "
+        "(https://www.tensorflow.org/install/pip#windows-native) runs the GPU build in WSL 2. Install WSL 2 (an "
+        "administrator PowerShell; restart Windows when it asks), then in its Ubuntu shell install TensorFlow with its "
+        "CUDA libraries in a virtual environment: sudo apt-get install -y python3-venv; python3 -m venv ~/tf; "
+        "~/tf/bin/python -m pip install 'tensorflow[and-cuda]'. Or stay on native Windows with TensorFlow 2.10 "
+        "(tensorflow 2.15.0 -> 2.10.*): pip install 'tensorflow==2.10.*' needs CUDA 11.2 and cuDNN 8.1: with Miniconda "
+        "installed (docs.conda.io), `conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0` in that environment, or "
+        "NVIDIA's installers with their bin folders on PATH; or keep running on the CPU."
     )
-    assert lines[-1].endswith("-m pip install 'tensorflow==2.10.*' 'numpy<2'")
+    assert lines == ["# as Administrator, restart Windows when it asks", "wsl --install"]
     summary, lines = fix("conda", "C:/Users/me/miniconda3/envs/tf")
     assert summary == (
         "TensorFlow 2.10 is the last release with GPU support on native Windows: downgrade tensorflow 2.15.0 -> 2.10.*; "
         "it loads CUDA 11.2 and cuDNN 8.1, installed from conda-forge into this environment." + tail
     )
-    assert lines[-1] == "conda install -y -p C:/Users/me/miniconda3/envs/tf -c conda-forge cudatoolkit=11.2 cudnn=8.1"
+    assert lines[0] == "conda install -y -p C:/Users/me/miniconda3/envs/tf -c conda-forge cudatoolkit=11.2 cudnn=8.1"
+    assert lines[-1].endswith("-m pip install 'tensorflow==2.10.*' 'numpy<2'")
     summary, _ = fix("venv", py.value.prefix, "2.16.1")
-    assert "downgrade tensorflow 2.16.1 -> 2.10.* (back to Keras 2: code written for Keras 3 needs changes);" in summary
+    assert "tensorflow 2.16.1 -> 2.10.*" in summary
+    assert "back to Keras 2: code written for Keras 3 needs changes" in summary
 
 
 @pytest.mark.parametrize(
@@ -1526,7 +1548,8 @@ def test_with_no_driver_seen_the_pytorch_side_names_the_driver_its_build_needs()
     assert f.remediation.alternative.summary == (
         "Move PyTorch to nvcc's CUDA major (11.8): PyTorch 2.2 (cu118), the same release, built for CUDA 11.8: reinstall "
         "torch 2.2.1+cu121 (same version) as 2.2.1+cu118. No NVIDIA driver was seen here, so it was not checked against "
-        "one: it needs a driver >= 450.80.02 (>= 520.61.05 for full CUDA 11.8 support)."
+        "one: it needs a driver >= 450.80.02 (>= 520.61.05 for full CUDA 11.8 support). Then remove the CUDA 12 wheels the old build brought (they would stay beside the new build's, in the same "
+        "nvidia/ directory) and force-reinstall the new build, which puts back the files both majors share."
     )
 
 
@@ -1787,7 +1810,15 @@ def test_native_windows_tensorflow_2_10_needs_no_driver_to_be_named():
         frameworks={"python": dataclasses.replace(py, value=dataclasses.replace(py.value, version="3.10.11"))},
     )
     (f,) = findings(facts, "framework-windows-native-gpu")
-    assert render_all(f.remediation.commands, "powershell") == ["C:/Python311/python.exe -m pip install 'tensorflow==2.10.*'"]
+    # Without conda, WSL 2 is the plan's command; the 2.10 move stays a plain install, with no driver named.
+    assert render_all(f.remediation.commands, "powershell") == [
+        "# as Administrator, restart Windows when it asks",
+        "wsl --install",
+    ]
+    assert "Or stay on native Windows with TensorFlow 2.10 (tensorflow 2.15.0 -> 2.10.*): pip install 'tensorflow==2.10.*'" in (
+        f.remediation.summary
+    )
+    assert "driver" not in f.remediation.summary
 
 
 def test_extension_builds_are_judged_by_the_nvcc_on_path_when_no_install_folder_is_known():

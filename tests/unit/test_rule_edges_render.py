@@ -158,8 +158,11 @@ def test_markdown_lists_each_finding_and_the_plan_with_its_commands():
     at = lines.index("#### What to do")
     assert lines[at + 2] == "1. **`PyTorch`**"
     block = lines.index("   ```sh")
-    assert lines[block + 1 : block + 3] == [
+    assert lines[block + 1 : block + 5] == [
         "   /usr/bin/python3 -m pip install torch==2.2.1+cu118 --index-url https://download.pytorch.org/whl/cu118",
+        "   /usr/bin/python3 -m pip uninstall -y nvidia-cublas-cu12 nvidia-cuda-runtime-cu12 nvidia-cudnn-cu12",
+        "   /usr/bin/python3 -m pip install --force-reinstall torch==2.2.1+cu118 --index-url "
+        "https://download.pytorch.org/whl/cu118",
         "   ```",
     ]
 

@@ -544,6 +544,9 @@ def test_github_log_is_one_command_per_finding_then_met_requirements_then_the_ve
     )
     assert lines[0].endswith(
         "%0A  /usr/bin/python3 -m pip install torch==2.2.1+cu118 --index-url https://download.pytorch.org/whl/cu118"
+        "%0A  /usr/bin/python3 -m pip uninstall -y nvidia-cublas-cu12 nvidia-cuda-runtime-cu12 nvidia-cudnn-cu12"
+        "%0A  /usr/bin/python3 -m pip install --force-reinstall torch==2.2.1+cu118 --index-url "
+        "https://download.pytorch.org/whl/cu118"
     )
     assert "%0AFix: Install a build this driver runs" in lines[0]
     assert lines[1:] == [
@@ -670,7 +673,14 @@ def test_a_verbose_finding_at_40_columns_hangs_every_continuation_two_columns_in
         "        (below). PyTorch 2.2 (cu118)",
         "        fits this machine: reinstall",
         "        torch 2.2.1+cu121 (same version)",
-        "        as 2.2.1+cu118. (step 2 of the",
+        "        as 2.2.1+cu118. Then remove the",
+        "        CUDA 12 wheels the old build",
+        "        brought (they would stay beside",
+        "        the new build's, in the same",
+        "        nvidia/ directory) and",
+        "        force-reinstall the new build,",
+        "        which puts back the files both",
+        "        majors share. (step 2 of the",
         "        plan)",
     ]
 
@@ -686,8 +696,13 @@ def test_a_finding_outside_the_plan_prints_its_own_commands_and_no_step():
         "      framework fails with 'CUDA driver version is insufficient for CUDA runtime version' or reports",
         "      no GPU.",
         "      Fix: Install a build this driver runs, or upgrade the driver (below). PyTorch 2.2 (cu118)",
-        "        fits this machine: reinstall torch 2.2.1+cu121 (same version) as 2.2.1+cu118.",
+        "        fits this machine: reinstall torch 2.2.1+cu121 (same version) as 2.2.1+cu118. Then remove",
+        "        the CUDA 12 wheels the old build brought (they would stay beside the new build's, in the",
+        "        same nvidia/ directory) and force-reinstall the new build, which puts back the files both",
+        "        majors share.",
         "        /usr/bin/python3 -m pip install torch==2.2.1+cu118 --index-url https://download.pytorch.org/whl/cu118",
+        "        /usr/bin/python3 -m pip uninstall -y nvidia-cublas-cu12 nvidia-cuda-runtime-cu12 nvidia-cudnn-cu12",
+        "        /usr/bin/python3 -m pip install --force-reinstall torch==2.2.1+cu118 --index-url https://download.pytorch.org/whl/cu118",
         "      Or instead: Upgrade the NVIDIA driver to >= 525.60.13, then reboot (the branch the",
         "        distribution recommends; check that it is at least that).",
         "        sudo apt-get update",
@@ -702,10 +717,12 @@ def test_a_fix_with_no_commands_points_at_no_step():
     f = report_of("p100-driver510-torch-cu121").findings[0]
     assert f.remediation is not None
     prose = dataclasses.replace(f, remediation=dataclasses.replace(f.remediation, commands=()))
-    assert _finding_text(prose, 200, False, 3)[-1] == (
+    assert _finding_text(prose, 200, False, 3)[-2:] == [
         "      Fix: Install a build this driver runs, or upgrade the driver (below). PyTorch 2.2 (cu118) fits this "
-        "machine: reinstall torch 2.2.1+cu121 (same version) as 2.2.1+cu118."
-    )
+        "machine: reinstall torch 2.2.1+cu121 (same version) as 2.2.1+cu118. Then remove the CUDA 12",
+        "        wheels the old build brought (they would stay beside the new build's, in the same nvidia/ directory) "
+        "and force-reinstall the new build, which puts back the files both majors share.",
+    ]
 
 
 # --- the console's cells and styles ------------------------------------------------------------------------
@@ -1684,7 +1701,16 @@ def test_the_text_view_in_ascii_of_a_container_started_without_gpus():
         "     or instead (container runtime on the host, for container-no-gpu): Only if `docker run --gpus",
         "       all` fails with 'could not select device driver': install the NVIDIA container toolkit on the",
         "       host and register it with docker; restarting docker stops every container on the host.",
-        "       # needs nvidia-container-toolkit on the host",
+        "       # NVIDIA container-toolkit repository, its signing key: the Ubuntu and Debian route, RHEL, Fedora and "
+        "SUSE have theirs in the NVIDIA install guide",
+        "       curl -fsSL https://nvidia.github.io/libnvidia-container/gpgkey | sudo gpg --dearmor -o "
+        "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg",
+        "       sudo curl -fsSL -o /etc/apt/sources.list.d/nvidia-container-toolkit.list "
+        "https://nvidia.github.io/libnvidia-container/stable/deb/nvidia-container-toolkit.list",
+        "       sudo sed -i 's#deb https://#deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] "
+        "https://#g' /etc/apt/sources.list.d/nvidia-container-toolkit.list",
+        "       sudo apt-get update",
+        "       sudo apt-get install -y nvidia-container-toolkit",
         "       sudo nvidia-ctk runtime configure --runtime=docker",
         "       # stops every running container on this host",
         "       sudo systemctl restart docker",

@@ -406,7 +406,7 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
     env_now = found_value(py) if isinstance(py, Found) else None
     in_conda_env = env_now is not None and env_now.kind == "conda" and bool(env_now.prefix)
     if not in_conda_env and has_conda(facts) is not True:
-        return _wsl_tf_remediation(last, installed, spec, libs, pyv)
+        return _wsl_tf_remediation(last, installed, spec, libs, pyv, keras)
     if pyv and spec_contains(last.python, pyv):
         plan, how = framework_plan(facts, ctx, "tensorflow", last.version)
         # TensorFlow 2.10 has one Windows build: no CUDA build to choose, so no driver is needed to name it.
@@ -475,7 +475,7 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
 TF_WINDOWS_INSTALL = "https://www.tensorflow.org/install/pip#windows-native"
 
 
-def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | None) -> Remediation:
+def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | None, keras: str = "") -> Remediation:
     """Native-Windows TensorFlow on a machine where no conda was seen: the route that needs no conda, WSL 2 with the
     current TensorFlow and its CUDA wheels, as TensorFlow's page advises after 2.10. The native 2.10 route needs
     its CUDA 11.2 and cuDNN 8.1 DLLs beside it (conda-forge's, or NVIDIA's installers), which no command here can
@@ -498,7 +498,7 @@ def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | N
         "restart Windows when it asks), then in its Ubuntu shell install TensorFlow with its CUDA libraries in a virtual "
         "environment: sudo apt-get install -y python3-venv; python3 -m venv ~/tf; ~/tf/bin/python -m pip install "
         f"'tensorflow[and-cuda]'. Or stay on native Windows with TensorFlow {last.version} "
-        f"(tensorflow {installed} -> {spec.split('==', 1)[1]}): {native}; or keep running on the CPU.",
+        f"(tensorflow {installed} -> {spec.split('==', 1)[1]}{keras}): {native}; or keep running on the CPU.",
         (Cmd(("wsl", "--install"), root=True, note="restart Windows when it asks"),),
         requires_root=True,
         component="tensorflow",
