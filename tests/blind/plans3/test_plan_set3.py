@@ -25,7 +25,7 @@ PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)(?:\[[^\]]*\])?==([0-9][0-9A-Za-z
 TEXT_FIELDS = ("url", "title", "kind", "platform", "diagnosis", "fixed_by")
 EVIDENCE = {"fine", "ask", "broken"}
 # Each collector's range of case numbers and the least number of cases it committed to.
-RANGES = {"A (h57, frameworks and NVIDIA)": (201, 229, 22)}
+RANGES = {"A (h57, frameworks and NVIDIA)": (201, 229, 22), "B (h58, application projects)": (231, 259, 22)}
 
 
 def _cases() -> dict[str, dict]:
