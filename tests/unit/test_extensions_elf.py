@@ -281,6 +281,43 @@ def test_torch_pins_triton_and_the_fix_installs_that_pin():
     assert finding.remediation is not None and finding.remediation.commands[-1].argv[-1] == "triton==2.3.1"
 
 
+def test_an_extension_linking_another_cuda_major_than_torch_is_a_mismatch():
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.extensions import check_companions
+    from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
+
+    def facts(needed, name="flash-attn"):
+        obj = ExtensionObject(f"/s/{name}_ext.so", needed_cuda=needed)
+        return ExtensionFacts("2.1.0+cu118", "11.8", None, (), (), (Companion(name, "2.5.7", "/s", (), None, (obj,)),))
+
+    (finding,) = check_companions(_facts_with(facts(("libcudart.so.12",))), Context())
+    assert finding.code == "companion-torch-mismatch" and "libcudart.so.12 (CUDA 12)" in finding.detail
+    assert finding.remediation is not None and finding.remediation.commands[-1].argv[-1] == "flash-attn==2.5.8"
+    # The same major (torch's bundled, hashed copy included), a soname numbered on its own, and a companion that ships
+    # one library per CUDA major: nothing.
+    assert not list(check_companions(_facts_with(facts(("libcudart.so.11.0", "libcufft.so.10"))), Context()))
+    assert not list(check_companions(_facts_with(facts(("libcudart-d0da41ae.so.11.0",))), Context()))
+    assert not list(check_companions(_facts_with(facts(("libcudart.so.12",), "bitsandbytes")), Context()))
+
+
+def test_a_companion_built_from_its_source_tree_is_rebuilt_from_it_or_removed():
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.extensions import check_symbols
+    from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
+
+    obj = ExtensionObject("/s/fused_layer_norm_cuda.so", unresolved=(SET_DEVICE_OLD,))
+    ext = ExtensionFacts(
+        "2.5.1+cu124", "12.4", False, ("libc10_cuda.so",), (), (Companion("apex", "0.1", "/s", (), None, (obj,)),)
+    )
+    (finding,) = check_symbols(_facts_with(ext), Context())
+    rem = finding.remediation
+    assert rem is not None and rem.alternative is not None
+    install = rem.commands[-1].argv
+    assert install[-1] == "git+https://github.com/NVIDIA/apex" and "--build-option=--cuda_ext" in install
+    assert not any(a.startswith("apex==") for a in install)  # the package index's "apex" is another project
+    assert rem.alternative.commands[0].argv[-3:] == ("uninstall", "-y", "apex")
+
+
 def test_two_copies_of_one_library_in_a_process_are_both_named():
     from gpudoctor.checks.process import check_process
     from gpudoctor.extension_facts import MappedLibrary, ProcessFacts
