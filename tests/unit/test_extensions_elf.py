@@ -286,18 +286,47 @@ def test_an_extension_linking_another_cuda_major_than_torch_is_a_mismatch():
     from gpudoctor.checks.extensions import check_companions
     from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
 
-    def facts(needed, name="flash-attn"):
-        obj = ExtensionObject(f"/s/{name}_ext.so", needed_cuda=needed)
-        return ExtensionFacts("2.1.0+cu118", "11.8", None, (), (), (Companion(name, "2.5.7", "/s", (), None, (obj,)),))
+    def facts(needed, name="flash-attn", files=("flash_attn_2_cuda.so",)):
+        objs = tuple(ExtensionObject(f"/s/{f}", needed_cuda=needed) for f in files)
+        return ExtensionFacts("2.1.0+cu118", "11.8", None, (), (), (Companion(name, "2.5.7", "/s", (), None, objs),))
 
     (finding,) = check_companions(_facts_with(facts(("libcudart.so.12",))), Context())
     assert finding.code == "companion-torch-mismatch" and "libcudart.so.12 (CUDA 12)" in finding.detail
     assert finding.remediation is not None and finding.remediation.commands[-1].argv[-1] == "flash-attn==2.5.8"
-    # The same major (torch's bundled, hashed copy included), a soname numbered on its own, and a companion that ships
-    # one library per CUDA major: nothing.
+    # The same major (torch's bundled, hashed copy included), a soname numbered on its own, and bitsandbytes, which
+    # ships one binary per CUDA version and loads torch's: nothing.
     assert not list(check_companions(_facts_with(facts(("libcudart.so.11.0", "libcufft.so.10"))), Context()))
     assert not list(check_companions(_facts_with(facts(("libcudart-d0da41ae.so.11.0",))), Context()))
-    assert not list(check_companions(_facts_with(facts(("libcudart.so.12",), "bitsandbytes")), Context()))
+    bnb = ("libbitsandbytes_cuda118.so", "libbitsandbytes_cuda121.so")
+    assert not list(check_companions(_facts_with(facts(("libcudart.so.12",), "bitsandbytes", bnb)), Context()))
+
+
+def test_bitsandbytes_without_the_binary_for_torchs_cuda_is_a_mismatch():
+    import dataclasses
+
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.extensions import check_companions
+    from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
+
+    def facts(binaries, env=None):
+        objs = tuple(ExtensionObject(f"/s/bitsandbytes/{b}") for b in binaries)
+        ext = ExtensionFacts("2.8.0+cu129", "12.9", None, (), (), (Companion("bitsandbytes", "0.46.0", "/s", (), None, objs),))
+        f = _facts_with(ext)
+        return dataclasses.replace(f, platform=dataclasses.replace(f.platform, env=env or {})) if env else f
+
+    (finding,) = check_companions(facts(["libbitsandbytes_cuda126.so", "libbitsandbytes_cuda128.so"]), Context())
+    assert "no libbitsandbytes_cuda129.so" in finding.detail and "cuda126, cuda128" in finding.detail
+    assert finding.remediation is not None and finding.remediation.commands[-1].argv[-3:] == (
+        "install",
+        "--upgrade",
+        "bitsandbytes",
+    )
+    # The binary for torch's CUDA, an older release's _nocublaslt name, or the one BNB_CUDA_VERSION asks for: nothing.
+    assert not list(check_companions(facts(["libbitsandbytes_cuda129.so"]), Context()))
+    assert not list(check_companions(facts(["libbitsandbytes_cuda129_nocublaslt.so"]), Context()))
+    assert not list(check_companions(facts(["libbitsandbytes_cuda128.so"], {"BNB_CUDA_VERSION": "128"}), Context()))
+    (none,) = check_companions(facts([]), Context())
+    assert "no CUDA binary at all" in none.detail
 
 
 def test_a_companion_built_from_its_source_tree_is_rebuilt_from_it_or_removed():

@@ -74,6 +74,14 @@ FROM_SOURCE: dict[str, tuple[str, tuple[str, ...], str]] = {
 _CUDA_MAJOR_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt)(?:-[0-9a-f]{8})?\.so\.(\d+)")
 # Companions that ship one library per CUDA major on purpose and load the one that fits at run time.
 _MULTI_CUDA = ("bitsandbytes", "triton")
+# bitsandbytes loads libbitsandbytes_cuda<torch.version.cuda without its dot>.so, or the version BNB_CUDA_VERSION names
+# (bitsandbytes/cextension.py, get_cuda_bnb_library_path; releases before 0.43 add _nocublaslt for GPUs under 7.5).
+BNB_BINARY = "libbitsandbytes_cuda{}.so"
+_BNB_BINARY = re.compile(r"^libbitsandbytes_cuda(\d+)(?:_nocublaslt\d*)?\.so$")
+BNB_FIX = (
+    "install a current official bitsandbytes release, whose wheels carry the binaries of the CUDA versions it supports "
+    "(Linux; Windows from 0.43)"
+)
 
 
 def _base(version: str | None) -> str:
@@ -114,11 +122,13 @@ def _arch_list(facts: Facts, ctx: Context) -> str | None:
     return ";".join(ccs) if ccs else None
 
 
-def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context) -> tuple[list[str], list[str]]:
+def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context, env: dict[str, str]) -> tuple[list[str], list[str]]:
     """(why `c` does not fit the installed torch, the matrix sources used)."""
     torch = ext.torch_version or ""
     why: list[str] = []
     sources: list[str] = []
+    if c.name == "bitsandbytes" and ext.torch_cuda:
+        why += _bnb_reasons(c, ext.torch_cuda, env)
     for spec in _pins(c.requires, "torch"):
         if _satisfies(torch, spec) is False:
             why.append(f"its wheel requires torch{spec}")
@@ -157,6 +167,19 @@ def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context) -> tuple[list[str]
     return why, sources
 
 
+def _bnb_reasons(c: Companion, torch_cuda: str, env: dict[str, str]) -> list[str]:
+    """bitsandbytes without the binary it loads for torch's CUDA (or BNB_CUDA_VERSION's): `Configured CUDA binary not
+    found` (0.44+) or `Required library version not found` and the CPU library instead (earlier releases)."""
+    override = env.get("BNB_CUDA_VERSION", "").strip()
+    want = override or torch_cuda.replace(".", "")
+    have = sorted({m.group(1) for o in c.objects if (m := _BNB_BINARY.match(posixpath.basename(o.path)))}, key=int)
+    if want in have:
+        return []
+    whose = f"BNB_CUDA_VERSION={override}'s" if override else f"torch's CUDA {torch_cuda}"
+    carried = f"it has {', '.join('cuda' + v for v in have)}" if have else "it has no CUDA binary at all"
+    return [f"it carries no {BNB_BINARY.format(want)}, the binary for {whose} ({carried})"]
+
+
 def _cuda_major_reasons(c: Companion, torch_cuda: str) -> list[str]:
     """Each extension of `c` that NEEDs the CUDA runtime of another major than torch's: the loader then looks for a
     libcudart.so.N torch does not bring (`cannot open shared object file`), or loads a second CUDA runtime beside torch's."""
@@ -187,6 +210,8 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
                 f"install {c.name} {row.version}, the release built for torch {_base(torch)}",
                 (pip(facts, "install", "--force-reinstall", "--no-deps", f"{c.name}=={row.version}", *index),),
             )
+    if c.name == "bitsandbytes":
+        return BNB_FIX, (pip(facts, "install", "--upgrade", "bitsandbytes"),)
     if c.name == "flash-attn":
         nearest = _nearest(ctx, c.name, c.version, torch)
         if nearest is not None:
@@ -258,7 +283,7 @@ def check_companions(facts: Facts, ctx: Context) -> Iterable[Finding]:
     for c in ext.companions:
         if c.name == "triton":
             continue  # judged from torch's own pin below
-        why, sources = _reasons(c, ext, ctx)
+        why, sources = _reasons(c, ext, ctx, facts.platform.env)
         if why:
             bad.append((c, why))
             used += sources
