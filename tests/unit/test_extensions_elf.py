@@ -342,7 +342,7 @@ def test_a_companion_built_from_its_source_tree_is_rebuilt_from_it_or_removed():
     rem = finding.remediation
     assert rem is not None and rem.alternative is not None
     install = rem.commands[-1].argv
-    assert install[-1] == "git+https://github.com/NVIDIA/apex" and "--build-option=--cuda_ext" in install
+    assert install[-1] == "apex @ git+https://github.com/NVIDIA/apex" and "--build-option=--cuda_ext" in install
     assert not any(a.startswith("apex==") for a in install)  # the package index's "apex" is another project
     assert rem.alternative.commands[0].argv[-3:] == ("uninstall", "-y", "apex")
 

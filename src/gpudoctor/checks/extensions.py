@@ -549,7 +549,7 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
     if c.name in FROM_SOURCE:
         url, options, _why = FROM_SOURCE[c.name]
         flags = ("-v", "--no-build-isolation", "--no-cache-dir", "--force-reinstall", "--no-deps", *options)
-        cmds.append(pip(facts, "install", *flags, url))
+        cmds.append(pip(facts, "install", *flags, f"{c.name} @ {url}"))
         return tuple(cmds)
     flags = ("--no-build-isolation", "--no-binary", c.name, "--force-reinstall", "--no-deps")
     cmds.append(pip(facts, "install", *flags, f"{c.name}=={_base(c.version)}"))
