@@ -308,9 +308,9 @@ def test_bitsandbytes_without_the_binary_for_torchs_cuda_is_a_mismatch():
     from gpudoctor.checks.extensions import check_companions
     from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
 
-    def facts(binaries, env=None):
+    def facts(binaries, env=None, version="0.46.0"):
         objs = tuple(ExtensionObject(f"/s/bitsandbytes/{b}") for b in binaries)
-        ext = ExtensionFacts("2.8.0+cu129", "12.9", None, (), (), (Companion("bitsandbytes", "0.46.0", "/s", (), None, objs),))
+        ext = ExtensionFacts("2.8.0+cu129", "12.9", None, (), (), (Companion("bitsandbytes", version, "/s", (), None, objs),))
         f = _facts_with(ext)
         return dataclasses.replace(f, platform=dataclasses.replace(f.platform, env=env or {})) if env else f
 
@@ -327,6 +327,10 @@ def test_bitsandbytes_without_the_binary_for_torchs_cuda_is_a_mismatch():
     assert not list(check_companions(facts(["libbitsandbytes_cuda128.so"], {"BNB_CUDA_VERSION": "128"}), Context()))
     (none,) = check_companions(facts([]), Context())
     assert "no CUDA binary at all" in none.detail
+    # From 0.50.0 another binary of torch's CUDA major stands in (not across majors, not under BNB_CUDA_VERSION).
+    assert not list(check_companions(facts(["libbitsandbytes_cuda128.so"], version="0.50.0"), Context()))
+    assert list(check_companions(facts(["libbitsandbytes_cuda118.so"], version="0.50.0"), Context()))
+    assert list(check_companions(facts(["libbitsandbytes_cuda128.so"], {"BNB_CUDA_VERSION": "126"}, "0.50.0"), Context()))
 
 
 def test_a_companion_built_from_its_source_tree_is_rebuilt_from_it_or_removed():

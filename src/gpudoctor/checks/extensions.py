@@ -75,8 +75,11 @@ _CUDA_MAJOR_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt)(?:-[0-9a-f]{8})
 # Companions that ship one library per CUDA major on purpose and load the one that fits at run time.
 _MULTI_CUDA = ("bitsandbytes", "triton")
 # bitsandbytes loads libbitsandbytes_cuda<torch.version.cuda without its dot>.so, or the version BNB_CUDA_VERSION names
-# (bitsandbytes/cextension.py, get_cuda_bnb_library_path; releases before 0.43 add _nocublaslt for GPUs under 7.5).
+# (bitsandbytes-foundation/bitsandbytes bitsandbytes/cextension.py get_cuda_bnb_library_path @1e54f912, 0.46.0; releases
+# before 0.43 add _nocublaslt for GPUs under 7.5). From 0.50.0 (@9da71092, #1980), without the override, a binary of the
+# same CUDA major stands in: the newest one not newer than torch's CUDA, else the oldest newer one.
 BNB_BINARY = "libbitsandbytes_cuda{}.so"
+BNB_SAME_MAJOR_FALLBACK = "0.50.0"
 _BNB_BINARY = re.compile(r"^libbitsandbytes_cuda(\d+)(?:_nocublaslt\d*)?\.so$")
 BNB_FIX = (
     "install a current official bitsandbytes release, whose wheels carry the binaries of the CUDA versions it supports "
@@ -175,6 +178,9 @@ def _bnb_reasons(c: Companion, torch_cuda: str, env: dict[str, str]) -> list[str
     have = sorted({m.group(1) for o in c.objects if (m := _BNB_BINARY.match(posixpath.basename(o.path)))}, key=int)
     if want in have:
         return []
+    major = torch_cuda.split(".", 1)[0]
+    if not override and _satisfies(c.version, ">=" + BNB_SAME_MAJOR_FALLBACK) and any(v[:-1] == major for v in have):
+        return []  # it loads another binary of torch's CUDA major
     whose = f"BNB_CUDA_VERSION={override}'s" if override else f"torch's CUDA {torch_cuda}"
     carried = f"it has {', '.join('cuda' + v for v in have)}" if have else "it has no CUDA binary at all"
     return [f"it carries no {BNB_BINARY.format(want)}, the binary for {whose} ({carried})"]
