@@ -281,6 +281,76 @@ def test_torch_pins_triton_and_the_fix_installs_that_pin():
     assert finding.remediation is not None and finding.remediation.commands[-1].argv[-1] == "triton==2.3.1"
 
 
+def test_an_extension_linking_another_cuda_major_than_torch_is_a_mismatch():
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.extensions import check_companions
+    from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
+
+    def facts(needed, name="flash-attn", files=("flash_attn_2_cuda.so",)):
+        objs = tuple(ExtensionObject(f"/s/{f}", needed_cuda=needed) for f in files)
+        return ExtensionFacts("2.1.0+cu118", "11.8", None, (), (), (Companion(name, "2.5.7", "/s", (), None, objs),))
+
+    (finding,) = check_companions(_facts_with(facts(("libcudart.so.12",))), Context())
+    assert finding.code == "companion-torch-mismatch" and "libcudart.so.12 (CUDA 12)" in finding.detail
+    assert finding.remediation is not None and finding.remediation.commands[-1].argv[-1] == "flash-attn==2.5.8"
+    # The same major (torch's bundled, hashed copy included), a soname numbered on its own, and bitsandbytes, which
+    # ships one binary per CUDA version and loads torch's: nothing.
+    assert not list(check_companions(_facts_with(facts(("libcudart.so.11.0", "libcufft.so.10"))), Context()))
+    assert not list(check_companions(_facts_with(facts(("libcudart-d0da41ae.so.11.0",))), Context()))
+    bnb = ("libbitsandbytes_cuda118.so", "libbitsandbytes_cuda121.so")
+    assert not list(check_companions(_facts_with(facts(("libcudart.so.12",), "bitsandbytes", bnb)), Context()))
+
+
+def test_bitsandbytes_without_the_binary_for_torchs_cuda_is_a_mismatch():
+    import dataclasses
+
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.extensions import check_companions
+    from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
+
+    def facts(binaries, env=None, version="0.46.0"):
+        objs = tuple(ExtensionObject(f"/s/bitsandbytes/{b}") for b in binaries)
+        ext = ExtensionFacts("2.8.0+cu129", "12.9", None, (), (), (Companion("bitsandbytes", version, "/s", (), None, objs),))
+        f = _facts_with(ext)
+        return dataclasses.replace(f, platform=dataclasses.replace(f.platform, env=env or {})) if env else f
+
+    (finding,) = check_companions(facts(["libbitsandbytes_cuda126.so", "libbitsandbytes_cuda128.so"]), Context())
+    assert "no libbitsandbytes_cuda129.so" in finding.detail and "cuda126, cuda128" in finding.detail
+    assert finding.remediation is not None and finding.remediation.commands[-1].argv[-3:] == (
+        "install",
+        "--upgrade",
+        "bitsandbytes",
+    )
+    # The binary for torch's CUDA, an older release's _nocublaslt name, or the one BNB_CUDA_VERSION asks for: nothing.
+    assert not list(check_companions(facts(["libbitsandbytes_cuda129.so"]), Context()))
+    assert not list(check_companions(facts(["libbitsandbytes_cuda129_nocublaslt.so"]), Context()))
+    assert not list(check_companions(facts(["libbitsandbytes_cuda128.so"], {"BNB_CUDA_VERSION": "128"}), Context()))
+    (none,) = check_companions(facts([]), Context())
+    assert "no CUDA binary at all" in none.detail
+    # From 0.50.0 another binary of torch's CUDA major stands in (not across majors, not under BNB_CUDA_VERSION).
+    assert not list(check_companions(facts(["libbitsandbytes_cuda128.so"], version="0.50.0"), Context()))
+    assert list(check_companions(facts(["libbitsandbytes_cuda118.so"], version="0.50.0"), Context()))
+    assert list(check_companions(facts(["libbitsandbytes_cuda128.so"], {"BNB_CUDA_VERSION": "126"}, "0.50.0"), Context()))
+
+
+def test_a_companion_built_from_its_source_tree_is_rebuilt_from_it_or_removed():
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.extensions import check_symbols
+    from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
+
+    obj = ExtensionObject("/s/fused_layer_norm_cuda.so", unresolved=(SET_DEVICE_OLD,))
+    ext = ExtensionFacts(
+        "2.5.1+cu124", "12.4", False, ("libc10_cuda.so",), (), (Companion("apex", "0.1", "/s", (), None, (obj,)),)
+    )
+    (finding,) = check_symbols(_facts_with(ext), Context())
+    rem = finding.remediation
+    assert rem is not None and rem.alternative is not None
+    install = rem.commands[-1].argv
+    assert install[-1] == "apex @ git+https://github.com/NVIDIA/apex" and "--build-option=--cuda_ext" in install
+    assert not any(a.startswith("apex==") for a in install)  # the package index's "apex" is another project
+    assert rem.alternative.commands[0].argv[-3:] == ("uninstall", "-y", "apex")
+
+
 def test_two_copies_of_one_library_in_a_process_are_both_named():
     from gpudoctor.checks.process import check_process
     from gpudoctor.extension_facts import MappedLibrary, ProcessFacts

@@ -309,7 +309,9 @@ def check_numpy_abi(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """bitsandbytes' "Required library version not found: libbitsandbytes_cudaNNN": no binary for torch's CUDA."""
+    """bitsandbytes' "Required library version not found: libbitsandbytes_cudaNNN": no binary for torch's CUDA (read from
+    disk: gpudoctor.checks.extensions, the same fix)."""
+    from gpudoctor.checks.extensions import BNB_FIX
     from gpudoctor.planner.remedy import pip
 
     said = _said(facts, "bitsandbytes-binary-missing")
@@ -327,10 +329,7 @@ def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "binaries for other CUDA versions only (an older or unofficial build), so it cannot use the GPU with this torch.",
         (ev("pasted", e.line),),
         Remediation(
-            "Install a current official bitsandbytes release, whose wheels carry the binaries of the CUDA versions it "
-            "supports (Linux; Windows from 0.43).",
-            (pip(facts, "install", "--upgrade", "bitsandbytes"),),
-            component="torch",
+            BNB_FIX[:1].upper() + BNB_FIX[1:] + ".", (pip(facts, "install", "--upgrade", "bitsandbytes"),), component="torch"
         ),
     )
 

@@ -4,7 +4,8 @@ Rules (sources in compat_matrix/torch.toml `companion` and each finding page):
 - A companion's binaries bind to one torch: its wheel's own Requires-Dist pin on torch, the matrix's
   release rows (torchvision, torchaudio, xformers, flash-attn), and a local version tag
   (flash-attn's +cu12torch2.4cxx11abiFALSE, torchaudio's +cu118) each name the torch, CUDA major and
-  C++ ABI it was built for; any that disagrees with the installed torch is a mismatch.
+  C++ ABI it was built for; any that disagrees with the installed torch is a mismatch. So is an extension that
+  NEEDs the CUDA runtime (libcudart/libcublas) of another major than torch's.
 - An extension whose ELF needs torch names (c10::, at::, torch::) that none of torch's libraries
   exports fails to import with `undefined symbol`: the name, demangled, and the library that should
   export it (gpudoctor.symbols) are the evidence. The same judgement reads a pasted `undefined symbol`.
@@ -55,6 +56,35 @@ NCCL_TRANSPORT_VARS = {
     "NCCL_NET_GDR_LEVEL": ("LOC", "GPUDirect RDMA (LOC: never)"),
 }
 SOURCE_NCCL_ENV = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+# Companions that are not on the package index under their own name: a rebuild installs them from their source tree, with the
+# build options that compile their extensions, and never `pip install NAME==V` (the index's "apex" is another project).
+# apex: NVIDIA/apex README, "From Source", Linux (https://github.com/NVIDIA/apex#from-source; pip >= 23.1's --config-settings).
+# `optional`: why removing it is a way out as well (torch's own AMP and fused LayerNorm cover apex.amp and FusedLayerNorm;
+# https://github.com/ostris/ai-toolkit/issues/242 solved apex's undefined symbol so).
+FROM_SOURCE: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "apex": (
+        "git+https://github.com/NVIDIA/apex",
+        ("--config-settings", "--build-option=--cpp_ext", "--config-settings", "--build-option=--cuda_ext"),
+        "torch's own automatic mixed precision (torch.amp) and LayerNorm replace apex.amp and FusedLayerNorm, and code that "
+        "imports apex optionally falls back to them",
+    ),
+}
+# The CUDA runtime sonames an extension NEEDs whose number is the CUDA major it was built with (libcudart.so.11.0,
+# libcublas.so.12); other CUDA libraries number their sonames on their own (libcufft.so.11 is CUDA 12's).
+_CUDA_MAJOR_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt)(?:-[0-9a-f]{8})?\.so\.(\d+)")
+# Companions that ship one library per CUDA major on purpose and load the one that fits at run time.
+_MULTI_CUDA = ("bitsandbytes", "triton")
+# bitsandbytes loads libbitsandbytes_cuda<torch.version.cuda without its dot>.so, or the version BNB_CUDA_VERSION names
+# (bitsandbytes-foundation/bitsandbytes bitsandbytes/cextension.py get_cuda_bnb_library_path @1e54f912, 0.46.0; releases
+# before 0.43 add _nocublaslt for GPUs under 7.5). From 0.50.0 (@9da71092, #1980), without the override, a binary of the
+# same CUDA major stands in: the newest one not newer than torch's CUDA, else the oldest newer one.
+BNB_BINARY = "libbitsandbytes_cuda{}.so"
+BNB_SAME_MAJOR_FALLBACK = "0.50.0"
+_BNB_BINARY = re.compile(r"^libbitsandbytes_cuda(\d+)(?:_nocublaslt\d*)?\.so$")
+BNB_FIX = (
+    "install a current official bitsandbytes release, whose wheels carry the binaries of the CUDA versions it supports "
+    "(Linux; Windows from 0.43)"
+)
 
 
 def _base(version: str | None) -> str:
@@ -95,11 +125,13 @@ def _arch_list(facts: Facts, ctx: Context) -> str | None:
     return ";".join(ccs) if ccs else None
 
 
-def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context) -> tuple[list[str], list[str]]:
+def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context, env: dict[str, str]) -> tuple[list[str], list[str]]:
     """(why `c` does not fit the installed torch, the matrix sources used)."""
     torch = ext.torch_version or ""
     why: list[str] = []
     sources: list[str] = []
+    if c.name == "bitsandbytes" and ext.torch_cuda:
+        why += _bnb_reasons(c, ext.torch_cuda, env)
     for spec in _pins(c.requires, "torch"):
         if _satisfies(torch, spec) is False:
             why.append(f"its wheel requires torch{spec}")
@@ -123,6 +155,9 @@ def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context) -> tuple[list[str]
         abis = {o.cxx11abi for o in c.objects if o.cxx11abi is not None}
         if abis and ext.torch_cxx11abi not in abis:
             why.append("its extension uses the other C++ ABI than torch's")
+    tag_says_cuda = bool(tag and ext.torch_cuda and not ext.torch_cuda.startswith(tag.group("cuda")[:2]))
+    if ext.torch_cuda and not tag_says_cuda:  # the ELF's runtime, where the wheel's tag has not said it already
+        why += _cuda_major_reasons(c, ext.torch_cuda)
     ctag, ttag = _tag(c.version), _tag(torch)
     if ctag is None and ttag and c.name in ("torchvision", "torchaudio"):
         # An untagged torchvision/torchaudio is the package index's build: the release's default CUDA variant.
@@ -133,6 +168,40 @@ def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context) -> tuple[list[str]
     if not tag and ctag and ttag and ctag != ttag:
         why.append(f"it is the {ctag} build, torch the {ttag} build")
     return why, sources
+
+
+def _bnb_reasons(c: Companion, torch_cuda: str, env: dict[str, str]) -> list[str]:
+    """bitsandbytes without the binary it loads for torch's CUDA (or BNB_CUDA_VERSION's): `Configured CUDA binary not
+    found` (0.44+) or `Required library version not found` and the CPU library instead (earlier releases)."""
+    override = env.get("BNB_CUDA_VERSION", "").strip()
+    want = override or torch_cuda.replace(".", "")
+    have = sorted({m.group(1) for o in c.objects if (m := _BNB_BINARY.match(posixpath.basename(o.path)))}, key=int)
+    if want in have:
+        return []
+    major = torch_cuda.split(".", 1)[0]
+    if not override and _satisfies(c.version, ">=" + BNB_SAME_MAJOR_FALLBACK) and any(v[:-1] == major for v in have):
+        return []  # it loads another binary of torch's CUDA major
+    whose = f"BNB_CUDA_VERSION={override}'s" if override else f"torch's CUDA {torch_cuda}"
+    carried = f"it has {', '.join('cuda' + v for v in have)}" if have else "it has no CUDA binary at all"
+    return [f"it carries no {BNB_BINARY.format(want)}, the binary for {whose} ({carried})"]
+
+
+def _cuda_major_reasons(c: Companion, torch_cuda: str) -> list[str]:
+    """Each extension of `c` that NEEDs the CUDA runtime of another major than torch's: the loader then looks for a
+    libcudart.so.N torch does not bring (`cannot open shared object file`), or loads a second CUDA runtime beside torch's."""
+    if c.name in _MULTI_CUDA:
+        return []
+    major = torch_cuda.split(".", 1)[0]
+    out = []
+    for o in c.objects:
+        for soname in o.needed_cuda:
+            m = _CUDA_MAJOR_SONAME.match(soname)
+            if m and m.group(1) != major:
+                out.append(
+                    f"its {posixpath.basename(o.path)} links {soname} (CUDA {m.group(1)}), torch is built for CUDA {torch_cuda}"
+                )
+                break
+    return out
 
 
 def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFacts) -> tuple[str, tuple[Line, ...]]:
@@ -147,6 +216,8 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
                 f"install {c.name} {row.version}, the release built for torch {_base(torch)}",
                 (pip(facts, "install", "--force-reinstall", "--no-deps", f"{c.name}=={row.version}", *index),),
             )
+    if c.name == "bitsandbytes":
+        return BNB_FIX, (pip(facts, "install", "--upgrade", "bitsandbytes"),)
     if c.name == "flash-attn":
         nearest = _nearest(ctx, c.name, c.version, torch)
         if nearest is not None:
@@ -169,7 +240,8 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
             (pip(facts, "install", f"torch{pin}", *others),),
         )
     # No published build for this torch: rebuild against it.
-    return f"rebuild {c.name} {_base(c.version)} against the installed torch {_base(torch)}", _rebuild(facts, ctx, c)
+    where = f" from its source tree ({FROM_SOURCE[c.name][0]})" if c.name in FROM_SOURCE else ""
+    return f"rebuild {c.name} {_base(c.version)}{where} against the installed torch {_base(torch)}", _rebuild(facts, ctx, c)
 
 
 def _nearest(ctx: Context, package: str, installed: str, torch: str) -> str | None:
@@ -204,6 +276,7 @@ def _remediation(facts: Facts, ctx: Context, companions: list[Companion], ext: E
         _sentence("; ".join(s for s, _ in steps)) + "." + tail,
         tuple(cmd for _, cmds in steps for cmd in cmds),
         component="torch",
+        alternative=_removal(facts, companions[0]) if len(companions) == 1 and not back else None,
     )
 
 
@@ -216,7 +289,7 @@ def check_companions(facts: Facts, ctx: Context) -> Iterable[Finding]:
     for c in ext.companions:
         if c.name == "triton":
             continue  # judged from torch's own pin below
-        why, sources = _reasons(c, ext, ctx)
+        why, sources = _reasons(c, ext, ctx, facts.platform.env)
         if why:
             bad.append((c, why))
             used += sources
@@ -386,6 +459,7 @@ def check_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"needs no newer {family} than it has).",
             _rebuild(facts, ctx, c),
             component="torch",
+            alternative=_removal(facts, c),
         ),
     )
 
@@ -478,9 +552,25 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
         cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
     if c.name == "flash-attn":
         cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
+    if c.name in FROM_SOURCE:
+        url, options, _why = FROM_SOURCE[c.name]
+        flags = ("-v", "--no-build-isolation", "--no-cache-dir", "--force-reinstall", "--no-deps", *options)
+        cmds.append(pip(facts, "install", *flags, f"{c.name} @ {url}"))
+        return tuple(cmds)
     flags = ("--no-build-isolation", "--no-binary", c.name, "--force-reinstall", "--no-deps")
     cmds.append(pip(facts, "install", *flags, f"{c.name}=={_base(c.version)}"))
     return tuple(cmds)
+
+
+def _removal(facts: Facts, c: Companion) -> Remediation | None:
+    """Uninstalling `c`, where that is a way out as well (FROM_SOURCE's `optional`); None elsewhere."""
+    if c.name not in FROM_SOURCE:
+        return None
+    return Remediation(
+        f"Uninstall {c.name}: {FROM_SOURCE[c.name][2]}.",
+        (pip(facts, "uninstall", "-y", c.name),),
+        component="torch",
+    )
 
 
 def companion_fix(facts: Facts, ctx: Context, name: str, torch_version: str, torch_cuda: str | None) -> Remediation:

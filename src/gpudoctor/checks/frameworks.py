@@ -575,10 +575,12 @@ def _wheels_remediation(facts: Facts, drop: list[str], keep: int | None, reinsta
         (c for c in ("torch", "tensorflow", "jax") if reinstall and any(str(a).startswith(c) for a in reinstall.argv[4:])),
         "environment",
     )
+    # A file both majors' wheels write under one name: NCCL's library is libnccl.so.2 in every major (returnn#1802).
+    shared = "libnccl.so.2" if any(d.startswith("nvidia-nccl-cu") for d in drop) else "libcudnn.so.8"
     said = (
         f"Uninstall the CUDA {', '.join(sorted({d.rsplit('-cu', 1)[1] for d in drop}))} wheels no framework here uses, then "
         f"force-reinstall the framework's own CUDA {keep} build in the same go: both majors write the same files under "
-        "nvidia/ (libcudnn.so.8 among them), so the uninstall deletes files the framework loads and only a reinstall "
+        f"nvidia/ ({shared} among them), so the uninstall deletes files the framework loads and only a reinstall "
         "puts them back."
     )
     if reinstall is None:
@@ -586,7 +588,7 @@ def _wheels_remediation(facts: Facts, drop: list[str], keep: int | None, reinsta
         said = (
             f"Uninstall the CUDA {', '.join(sorted({d.rsplit('-cu', 1)[1] for d in drop}))} wheels no framework here uses, then "
             f"reinstall the framework's own CUDA {keep} build the way it was installed (no pip package gives that build, so "
-            "no command is printed for it): both majors write the same files under nvidia/ (libcudnn.so.8 among them), so "
+            f"no command is printed for it): both majors write the same files under nvidia/ ({shared} among them), so "
             "the uninstall deletes files the framework loads and only a reinstall puts them back."
         )
         return Remediation(said, (pip(facts, "uninstall", "-y", *drop),), component="environment")

@@ -38,7 +38,7 @@ class Requirement:
 
     name: str  # canonical (PEP 503)
     extras: tuple[str, ...] = ()
-    op: str = ""  # "==" or "" (a bare name); other specifiers are kept in `spec`
+    op: str = ""  # "==", "@" (a direct reference: `spec` is its URL) or "" (a bare name); other specifiers are kept in `spec`
     version: str = ""  # "2.2.1+cu118", "2.7.*"
     spec: str = ""  # the whole specifier as written
 
@@ -67,6 +67,7 @@ def canon(name: str) -> str:
 
 
 _REQ = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[([^\]]*)\])?\s*((?:==|>=|<=|~=|!=|<|>)\s*[^;\s]*)?\Z")
+_DIRECT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*(\S+)\Z")
 _PIP_VALUE_OPTS = {
     "--index-url",
     "-i",
@@ -158,6 +159,11 @@ def _pip(words: tuple[str, ...], start: int, tool: str, cmd: Cmd) -> Action:
                 flags.add(f"--no-binary:{canon(value or '')}")
             else:
                 flags.add(opt)
+            i += 1
+            continue
+        direct = _DIRECT.match(w)
+        if direct:  # PEP 508's `name @ url`: that distribution, built from the source the URL names
+            reqs.append(Requirement(canon(direct.group(1)), (), "@", "", direct.group(2)))
             i += 1
             continue
         m = _REQ.match(w)

@@ -118,6 +118,11 @@ def _extensions(facts: Any) -> ExtensionFacts | None:
     return ExtensionFacts(t.version, t.cuda, None, (), (), tuple(Companion(n, v, _location(facts)) for n, v in present))
 
 
+def _judged(facts: Any, name: str) -> bool:
+    """Whether `name` is one of the companions the extension facts hold (apex, bitsandbytes and DeepSpeed among them)."""
+    return facts.extensions is not None and any(c.name == name for c in facts.extensions.companions)
+
+
 def enrich(facts: Any) -> Any:
     """The facts the model starts from: the recorded ones, with torch's companions taken from the package list
     where their files were not read (so moving torch without them shows)."""
@@ -162,9 +167,14 @@ def _pip_install(s: State, a: Action) -> None:
                 f = replace(f, extensions=replace(f.extensions, torch_version=version, torch_cuda=cuda, torch_cxx11abi=None,
                                                   torch_libs=(), torch_requires=()))  # fmt: skip
             s.write(("package", "torch"), version, a)
-        elif r.name in COMPANIONS:
+        elif r.name in COMPANIONS or _judged(f, r.name):
             version = r.version
-            if not version or r.wildcard:
+            built = next((c.version for c in f.extensions.companions if c.name == r.name), "") if f.extensions else ""
+            if r.op == "@" and "--no-build-isolation" in a.flags and built:
+                # Built from its source against the installed torch (no isolated build fetching another torch): the
+                # same release, now bound to this torch.
+                version = built
+            elif not version or r.wildcard:
                 installed = f.extensions.torch_version if f.extensions else None
                 row = s.matrix.companion_for(r.name, installed) if installed else None
                 if row is None:
@@ -276,7 +286,7 @@ def _pip_uninstall(s: State, a: Action) -> None:
             removed: dict[str, Any] = {r.name: Absent("removed by the plan", "plan")}
             fw = replace(fw, **removed)
         f = replace(f, frameworks=fw)
-        if f.extensions is not None and r.name in COMPANIONS:
+        if f.extensions is not None and _judged(f, r.name):
             f = replace(
                 f, extensions=replace(f.extensions, companions=tuple(c for c in f.extensions.companions if c.name != r.name))
             )
