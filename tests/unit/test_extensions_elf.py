@@ -222,10 +222,46 @@ def test_pid_reports_what_a_live_process_mapped(tmp_path):
         assert report["facts"]["process"]["pid"] == proc.pid
         assert str(chosen) in [m["path"] for m in report["facts"]["process"]["mapped"]]
         assert "process" in report["timings_s"] and "extensions" in report["timings_s"]  # shown by -v
+
+        # memory --pid lays out the same verdicts, per library: against the hand-made prediction above ...
+        from gpudoctor.memory.mapped import mapped_document
+
+        rows = {r["path"]: r for r in mapped_document(facts)["libraries"]}
+        assert rows[str(chosen)] == {
+            "library": "libcudart",
+            "path": str(chosen),
+            "verdict": "differs",
+            "predicted": [{"framework": "torch", "path": str(predicted)}],
+        }
+        assert rows[str(nccl)]["verdict"] == "not-predicted" and rows[str(nccl)]["library"] == "libnccl"
+        # ... and on the command line, with this machine's own loader model (no framework here predicts a copy;
+        # without a GPU the view says so and exits 3, and the process is read all the same).
+        out = subprocess.run(
+            [sys.executable, "-m", "gpudoctor", "memory", "--pid", str(proc.pid), "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        view = json.loads(out.stdout)
+        assert view["schema"] == "gpudoctor.memory/1" and view["exit_code"] == out.returncode
+        assert out.returncode == (3 if view["problem"] else 0)
+        got = {r["path"]: r for r in view["process"]["libraries"]}
+        assert view["process"]["pid"] == proc.pid and view["process"]["error"] is None
+        for path, library in ((chosen, "libcudart"), (nccl, "libnccl")):
+            row = got[str(path)]
+            # The copies here are in tmp_path: where a framework here predicts a copy, it is another file.
+            assert row["library"] == library and row["verdict"] == ("differs" if row["predicted"] else "not-predicted")
     finally:
         proc.communicate("", timeout=10)
     gone = probe_process(LiveHost(), proc.pid, None)
     assert gone == ProcessFacts(proc.pid, error=f"no process {proc.pid} is running")
+    out = subprocess.run(
+        [sys.executable, "-m", "gpudoctor", "memory", "--pid", str(proc.pid), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert json.loads(out.stdout)["process"] == {"pid": proc.pid, "error": gone.error, "libraries": []}
 
 
 NAMES_SEEN_IN_REPORTS = (
