@@ -23,6 +23,8 @@ from tests.conftest import real_app
 
 MACHINES = Path(__file__).resolve().parent / "machines"
 
+_SITE = "/opt/pidjob/env/lib/python3.11/site-packages"
+JOB_PID = 21509  # the job's PID as recorded (the snapshot's note names it)
 # (slug, pid) -> the process's expected `process` object minus pid: its maps' error, or its CUDA libraries as
 # (library family, path, verdict).
 MAPPED: dict[tuple[str, int], tuple[str | None, tuple[tuple[str, str, str], ...]]] = {
@@ -34,7 +36,22 @@ MAPPED: dict[tuple[str, int], tuple[str | None, tuple[tuple[str, str, str], ...]
     ("rtx4000ada-tf-beside-torch-job", 4937): (None, ()),
     # The notebook's TensorFlow: libtensorflow_framework.so.2 and _pywrap_tensorflow_internal.so only.
     ("t4-jax-beside-tf-notebook", 5762): (None, ()),
+    # Built here (record.sh): the job dlopen()ed the copy torch's RUNPATH leads to, a second libcudart.so.12 and a
+    # libnccl.so.2 (no framework's model names NCCL here: the stand-in NEEDs only libcudart) by full path.
+    ("build-machine-job-maps-another-cudart", JOB_PID): (
+        None,
+        (
+            ("libcudart", f"{_SITE}/nvidia/cuda_runtime/lib/libcudart.so.12", "as-predicted"),
+            ("libcudart", "/opt/pidjob/job/lib/libcudart.so.12", "differs"),
+            ("libnccl", "/opt/pidjob/job/lib/libnccl.so.2", "not-predicted"),
+        ),
+    ),
 }
+
+
+def _recorded_maps(slug: str) -> set[int]:
+    files = load_snapshot(str(MACHINES / slug / "snapshot.json"))["files"]
+    return {int(p.split("/")[2]) for p in files if p.startswith("/proc/") and p.endswith("/maps")}
 
 
 def _processes() -> list[tuple[str, int]]:
@@ -45,17 +62,13 @@ def _processes() -> list[tuple[str, int]]:
         if not r.stdout.strip().startswith("{"):
             continue
         view = json.loads(r.stdout)
-        pids = {p["pid"] for g in view.get("gpus", []) for p in g.get("processes", [])}
+        # The processes holding GPU memory, and any whose maps were recorded (snapshot --pid; a machine without a GPU).
+        pids = {p["pid"] for g in view.get("gpus", []) for p in g.get("processes", [])} | _recorded_maps(snap.parent.name)
         out += [(snap.parent.name, pid) for pid in sorted(pids)]
     return out
 
 
 PROCESSES = _processes()
-
-
-def _recorded_maps(slug: str) -> set[int]:
-    files = load_snapshot(str(MACHINES / slug / "snapshot.json"))["files"]
-    return {int(p.split("/")[2]) for p in files if p.startswith("/proc/") and p.endswith("/maps")}
 
 
 def test_every_recorded_maps_file_is_expected():
@@ -72,7 +85,8 @@ def test_memory_and_check_compare_each_process_with_the_loader_model(slug, pid):
     proc = json.loads(r.stdout)["process"]
     error, libraries = MAPPED.get((slug, pid), (f"process {pid}'s maps are not recorded in the snapshot", ()))
     assert proc["pid"] == pid and proc["error"] == error
-    assert tuple((lib["library"], lib["path"], lib["verdict"]) for lib in proc["libraries"]) == libraries
+    # In maps order (by address), each file once.
+    assert sorted((lib["library"], lib["path"], lib["verdict"]) for lib in proc["libraries"]) == sorted(libraries)
     # check --pid decides the same: a finding names another copy exactly when a library's verdict differs.
     report = diagnose(ReplayHost(load_snapshot(snap)), ProbeOptions(pid=pid))
     codes = [f.code for f in report.findings if f.code.startswith("process-")]
