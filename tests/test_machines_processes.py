@@ -20,6 +20,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.probes import ProbeOptions
 from tests.conftest import real_app
+from tests.schemas import assert_valid
 
 MACHINES = Path(__file__).resolve().parent / "machines"
 
@@ -82,7 +83,9 @@ def test_every_recorded_maps_file_is_expected():
 def test_memory_and_check_compare_each_process_with_the_loader_model(slug, pid):
     snap = str(MACHINES / slug / "snapshot.json")
     r = CliRunner().invoke(real_app(), ["memory", "--replay", snap, "--pid", str(pid), "--format", "json"])
-    proc = json.loads(r.stdout)["process"]
+    doc = json.loads(r.stdout)
+    assert_valid(doc, "memory --pid")
+    proc = doc["process"]
     error, libraries = MAPPED.get((slug, pid), (f"process {pid}'s maps are not recorded in the snapshot", ()))
     assert proc["pid"] == pid and proc["error"] == error
     # In maps order (by address), each file once.
