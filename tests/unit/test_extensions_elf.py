@@ -348,3 +348,25 @@ def test_symbol_budget_spent_reads_no_table_and_says_so():
     objects = [o for c in ext.companions for o in c.objects]
     assert objects and all(o.error == "ETIME" for o in objects)
     assert len(ext.unread) == len(objects) and all("budget is spent" in u for u in ext.unread)
+
+
+@needs_cc
+def test_real_wheel_tools_wrong_provider_defines_only_the_old_version(tmp_path):
+    """tools/real_wheel.py (make verify-indexes) judges a real wheel against this stand-in: offline, its provider
+    and the extension's extraction; the download and the judgement run there (network)."""
+    import zipfile
+
+    from gpudoctor.host.live import LiveHost
+    from gpudoctor.probes.extensions import runtime_version
+    from tools import real_wheel
+
+    old = real_wheel.wrong_libstdcxx(tmp_path)
+    assert "GLIBCXX_3.4" in read_symbols_file(str(old)).versions
+    unread: list[str] = []
+    assert runtime_version(LiveHost(), (str(old.parent),), "libstdc++.so.6", "GLIBCXX", unread) == ("3.4", str(old))
+    wheel = tmp_path / "w-1.0-cp311-cp311-linux_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("w/_ext.so", b"\x7fELF")
+        z.writestr("w-1.0.dist-info/METADATA", "Name: w\n")
+    (tmp_path / "x").mkdir()
+    assert real_wheel.extract_extension(wheel, tmp_path / "x") == tmp_path / "x" / "_ext.so"
