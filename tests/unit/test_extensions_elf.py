@@ -251,6 +251,24 @@ def test_pid_reports_what_a_live_process_mapped(tmp_path):
             row = got[str(path)]
             # The copies here are in tmp_path: where a framework here predicts a copy, it is another file.
             assert row["library"] == library and row["verdict"] == ("differs" if row["predicted"] else "not-predicted")
+        # snapshot --pid records the maps, and memory --pid --replay reads the same libraries back from it.
+        snap = tmp_path / "snap.json"
+        out = subprocess.run(
+            [sys.executable, "-m", "gpudoctor", "snapshot", "--pid", str(proc.pid), "-o", str(snap)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        assert str(chosen) in json.loads(snap.read_text(encoding="utf-8"))["files"][f"/proc/{proc.pid}/maps"]
+        out = subprocess.run(
+            [sys.executable, "-m", "gpudoctor", "memory", "--replay", str(snap), "--pid", str(proc.pid), "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        replayed = {r["path"]: (r["library"], r["verdict"]) for r in json.loads(out.stdout)["process"]["libraries"]}
+        assert replayed == {path: (row["library"], row["verdict"]) for path, row in got.items()}
     finally:
         proc.communicate("", timeout=10)
     gone = probe_process(LiveHost(), proc.pid, None)
