@@ -353,6 +353,28 @@ def test_two_copies_of_one_library_in_a_process_are_both_named():
     assert mapped.code == "process-libraries-mapped"
 
 
+def test_memory_pid_lines_keep_each_path_whole_and_clean():
+    """The renderer's own test (gpudoctor.memory.mapped): a path is one line's end, never wrapped, and a newline
+    in a mapped path cannot forge a line of the view."""
+    from gpudoctor.extension_facts import MappedLibrary, ProcessFacts
+    from gpudoctor.memory.mapped import mapped_lines
+
+    long = "/opt/" + "x" * 120 + "/libcudart.so.12"
+    proc = ProcessFacts(
+        9,
+        (MappedLibrary("libcudart.so.12", long), MappedLibrary("libnccl.so.2", "/j/lib\nFAKE/libnccl.so.2")),
+        None,
+        (("torch", "libcudart.so.12", "/env/lib/libcudart.so.12"),),
+    )
+    lines = mapped_lines(proc)
+    assert f"    mapped     {long}" in lines and "    predicted  /env/lib/libcudart.so.12 (torch)" in lines
+    assert "  libcudart: differs from the prediction" in lines
+    assert not any(line.startswith("FAKE") for line in lines) and len(lines) == 6
+    assert mapped_lines(ProcessFacts(9, error="no process 9 is running")) == [
+        "Process 9's libraries could not be read: no process 9 is running"
+    ]
+
+
 def test_symbol_budget_spent_reads_no_table_and_says_so():
     from gpudoctor.host.replay import ReplayHost
     from gpudoctor.host.snapshot import load_snapshot

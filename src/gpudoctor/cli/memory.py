@@ -145,7 +145,7 @@ def memory(
         # Wrapped to the terminal's width (80 columns where the output is no terminal), as `check` is.
         lines = render.view_lines(view, width=console.width)
         if proc is not None:
-            lines += [""] + [part for line in mapped_lines(proc) for part in render.fold(line, console.width, 4)]
+            lines += ["", *mapped_lines(proc)]  # paths unwrapped, one to a line
         for line in lines:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(int(code))

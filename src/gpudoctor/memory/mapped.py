@@ -36,19 +36,21 @@ def mapped_document(proc: ProcessFacts) -> dict[str, Any]:
 
 
 def mapped_lines(proc: ProcessFacts) -> list[str]:
+    """One line per library and verdict, then its file and the predicted ones each on a line of their own: a path
+    is never wrapped (a pasted view keeps it whole)."""
     if proc.error is not None:
-        return [f"Process {proc.pid}: {_t(proc.error)}"]
+        return [f"Process {proc.pid}'s libraries could not be read: {_t(proc.error)}"]
     verdicts = compare_mapped(proc)
     if not verdicts:
         return [f"Process {proc.pid}: no CUDA library mapped"]
     lines = [f"Process {proc.pid}: the CUDA libraries it mapped, beside the loader model's prediction"]
-    wide = max(len(v.library) for v in verdicts)
     for v in verdicts:
-        if v.verdict == "as-predicted":
-            said = "as predicted (" + ", ".join(_t(fw) for fw, _ in v.predicted) + ")"
-        elif v.verdict == "differs":
-            said = "differs: " + "; ".join(f"{_t(fw)} predicts {_t(real)}" for fw, real in v.differs_from)
-        else:
-            said = "no framework's prediction names it"
-        lines.append(f"  {_t(v.library):<{wide}}  {_t(v.path)}  {said}")
+        said = {
+            "as-predicted": "as predicted",
+            "differs": "differs from the prediction",
+            "not-predicted": "not predicted (no framework's model loads it)",
+        }[v.verdict]
+        lines.append(f"  {_t(v.library)}: {said}")
+        lines.append(f"    mapped     {_t(v.path)}")
+        lines += [f"    predicted  {_t(real)} ({_t(fw)})" for fw, real in v.predicted]
     return lines
