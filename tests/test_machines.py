@@ -130,7 +130,8 @@ def test_every_finding_code_is_emitted_by_some_machine():
         expected = tomllib.loads((MACHINES / slug / "expected.toml").read_text(encoding="utf-8"))
         emitted |= {e["code"] for e in expected.get("finding", [])}
     # internal-check-error needs a broken check, which test_checks.py provokes on purpose; the process codes need
-    # check --pid and a running process, which tests/unit/test_extensions_elf.py starts (a snapshot holds none).
+    # check --pid (a plain check reads no process): tests/test_machines_processes.py runs it on every recorded
+    # machine's processes, tests/unit/test_extensions_elf.py on a live one.
     # numpy-abi-mismatch is read from NumPy's own message in pasted text only (a snapshot records no such import
     # failure); tests/spec/test_pasted_messages.py holds its real examples.
     needs_more = {"internal-check-error", "process-library-differs", "process-libraries-mapped", "numpy-abi-mismatch"}

@@ -222,10 +222,64 @@ def test_pid_reports_what_a_live_process_mapped(tmp_path):
         assert report["facts"]["process"]["pid"] == proc.pid
         assert str(chosen) in [m["path"] for m in report["facts"]["process"]["mapped"]]
         assert "process" in report["timings_s"] and "extensions" in report["timings_s"]  # shown by -v
+
+        # memory --pid lays out the same verdicts, per library: against the hand-made prediction above ...
+        from gpudoctor.memory.mapped import mapped_document
+
+        rows = {r["path"]: r for r in mapped_document(facts)["libraries"]}
+        assert rows[str(chosen)] == {
+            "library": "libcudart",
+            "path": str(chosen),
+            "verdict": "differs",
+            "predicted": [{"framework": "torch", "path": str(predicted)}],
+        }
+        assert rows[str(nccl)]["verdict"] == "not-predicted" and rows[str(nccl)]["library"] == "libnccl"
+        # ... and on the command line, with this machine's own loader model (no framework here predicts a copy;
+        # without a GPU the view says so and exits 3, and the process is read all the same).
+        out = subprocess.run(
+            [sys.executable, "-m", "gpudoctor", "memory", "--pid", str(proc.pid), "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        view = json.loads(out.stdout)
+        assert view["schema"] == "gpudoctor.memory/1" and view["exit_code"] == out.returncode
+        assert out.returncode == (3 if view["problem"] else 0)
+        got = {r["path"]: r for r in view["process"]["libraries"]}
+        assert view["process"]["pid"] == proc.pid and view["process"]["error"] is None
+        for path, library in ((chosen, "libcudart"), (nccl, "libnccl")):
+            row = got[str(path)]
+            # The copies here are in tmp_path: where a framework here predicts a copy, it is another file.
+            assert row["library"] == library and row["verdict"] == ("differs" if row["predicted"] else "not-predicted")
+        # snapshot --pid records the maps, and memory --pid --replay reads the same libraries back from it.
+        snap = tmp_path / "snap.json"
+        out = subprocess.run(
+            [sys.executable, "-m", "gpudoctor", "snapshot", "--pid", str(proc.pid), "-o", str(snap)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        assert str(chosen) in json.loads(snap.read_text(encoding="utf-8"))["files"][f"/proc/{proc.pid}/maps"]
+        out = subprocess.run(
+            [sys.executable, "-m", "gpudoctor", "memory", "--replay", str(snap), "--pid", str(proc.pid), "--format", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        replayed = {r["path"]: (r["library"], r["verdict"]) for r in json.loads(out.stdout)["process"]["libraries"]}
+        assert replayed == {path: (row["library"], row["verdict"]) for path, row in got.items()}
     finally:
         proc.communicate("", timeout=10)
     gone = probe_process(LiveHost(), proc.pid, None)
     assert gone == ProcessFacts(proc.pid, error=f"no process {proc.pid} is running")
+    out = subprocess.run(
+        [sys.executable, "-m", "gpudoctor", "memory", "--pid", str(proc.pid), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert json.loads(out.stdout)["process"] == {"pid": proc.pid, "error": gone.error, "libraries": []}
 
 
 NAMES_SEEN_IN_REPORTS = (
@@ -369,6 +423,28 @@ def test_two_copies_of_one_library_in_a_process_are_both_named():
     assert mapped.code == "process-libraries-mapped"
 
 
+def test_memory_pid_lines_keep_each_path_whole_and_clean():
+    """The renderer's own test (gpudoctor.memory.mapped): a path is one line's end, never wrapped, and a newline
+    in a mapped path cannot forge a line of the view."""
+    from gpudoctor.extension_facts import MappedLibrary, ProcessFacts
+    from gpudoctor.memory.mapped import mapped_lines
+
+    long = "/opt/" + "x" * 120 + "/libcudart.so.12"
+    proc = ProcessFacts(
+        9,
+        (MappedLibrary("libcudart.so.12", long), MappedLibrary("libnccl.so.2", "/j/lib\nFAKE/libnccl.so.2")),
+        None,
+        (("torch", "libcudart.so.12", "/env/lib/libcudart.so.12"),),
+    )
+    lines = mapped_lines(proc)
+    assert f"    mapped     {long}" in lines and "    predicted  /env/lib/libcudart.so.12 (torch)" in lines
+    assert "  libcudart: differs from the prediction" in lines
+    assert not any(line.startswith("FAKE") for line in lines) and len(lines) == 6
+    assert mapped_lines(ProcessFacts(9, error="no process 9 is running")) == [
+        "Process 9's libraries could not be read: no process 9 is running"
+    ]
+
+
 def test_symbol_budget_spent_reads_no_table_and_says_so():
     from gpudoctor.host.replay import ReplayHost
     from gpudoctor.host.snapshot import load_snapshot
@@ -382,3 +458,25 @@ def test_symbol_budget_spent_reads_no_table_and_says_so():
     objects = [o for c in ext.companions for o in c.objects]
     assert objects and all(o.error == "ETIME" for o in objects)
     assert len(ext.unread) == len(objects) and all("budget is spent" in u for u in ext.unread)
+
+
+@needs_cc
+def test_real_wheel_tools_wrong_provider_defines_only_the_old_version(tmp_path):
+    """tools/real_wheel.py (make verify-indexes) judges a real wheel against this stand-in: offline, its provider
+    and the extension's extraction; the download and the judgement run there (network)."""
+    import zipfile
+
+    from gpudoctor.host.live import LiveHost
+    from gpudoctor.probes.extensions import runtime_version
+    from tools import real_wheel
+
+    old = real_wheel.wrong_libstdcxx(tmp_path)
+    assert "GLIBCXX_3.4" in read_symbols_file(str(old)).versions
+    unread: list[str] = []
+    assert runtime_version(LiveHost(), (str(old.parent),), "libstdc++.so.6", "GLIBCXX", unread) == ("3.4", str(old))
+    wheel = tmp_path / "w-1.0-cp311-cp311-linux_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("w/_ext.so", b"\x7fELF")
+        z.writestr("w-1.0.dist-info/METADATA", "Name: w\n")
+    (tmp_path / "x").mkdir()
+    assert real_wheel.extract_extension(wheel, tmp_path / "x") == tmp_path / "x" / "_ext.so"

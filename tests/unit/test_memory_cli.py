@@ -37,7 +37,7 @@ def invoke_wide(*args: str):
 def test_help_names_the_options():
     r = invoke("--help")
     assert r.exit_code == 0
-    for option in ("--watch", "--interval", "--count", "--replay", "--format", "plan"):
+    for option in ("--watch", "--interval", "--count", "--replay", "--format", "--pid", "--python", "plan"):
         assert option in r.stdout
     r = invoke("plan", "--help")
     assert r.exit_code == 0
@@ -251,3 +251,19 @@ def test_a_budget_nothing_can_hold_fails_the_plan_and_says_so():
     lines = r.stdout.splitlines()
     assert "The memory fits, but not every budget can be held as asked: see Isolation below." in lines
     assert "Isolation: no software setting caps server; GPU 0 (Tesla T4) has no MIG: give each such job its own GPU." in lines
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--pid", "4937", "--watch"), "gpudoctor: error: --pid reads the process once; run it without --watch"),
+        (
+            ("--python", "/usr/bin/python3"),
+            "gpudoctor: error: --python says whose loader model --pid compares with: give --pid too",
+        ),
+    ],
+)
+def test_pid_usage_errors_are_one_sentence_and_exit_2(args, message):
+    r = invoke(*args, "--replay", snap("rtx4000ada-tf-beside-torch-job"))
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[0] == message

@@ -14,7 +14,7 @@ from gpudoctor.model import Finding, Remediation, Severity
 
 
 def check_process(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    from gpudoctor.probes.process import library_stem
+    from gpudoctor.probes.process import compare_mapped
 
     proc = facts.process
     if proc is None:
@@ -29,16 +29,8 @@ def check_process(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (ev(f"file:/proc/{proc.pid}/maps", proc.error),),
         )
         return
-    mapped: dict[str | None, list[str]] = {}
-    for m in proc.mapped:
-        mapped.setdefault(library_stem(m.soname), []).append(m.path)
-    differ: list[tuple[str, str | None, str, str]] = []
-    for framework, soname, real in proc.predicted:
-        stem = library_stem(soname)
-        # Another file than predicted, or two copies of one library in one process (both are then named).
-        for got in mapped.get(stem, []):
-            if got != real and (framework, stem, got) not in [(f, s, g) for f, s, _, g in differ]:
-                differ.append((framework, stem, real, got))
+    # One decider (gpudoctor.probes.process.compare_mapped): `memory --pid` shows the same verdicts.
+    differ = [(fw, v.library, real, v.path) for v in compare_mapped(proc) for fw, real in v.differs_from]
     listing = ", ".join(m.path for m in proc.mapped) or "no CUDA library"
     if differ:
         yield Finding(

@@ -19,10 +19,12 @@ class OutputFormat(str, enum.Enum):
 
 _VIEW_HELP = (
     "Who holds GPU memory: each GPU's and MIG instance's total, used and free memory, and every process "
-    "holding some (PID, user, memory, framework, command line). `gpudoctor memory plan` checks that jobs "
-    "fit on one GPU and prints the settings that hold each to its budget (docs/memory.md).\n\n"
-    "Exit status: 0 read, 1 a GPU is at least 25% held by processes (as gpu-memory-held), 2 usage error, "
-    "3 no GPU could be read. Only --format json is a stable contract."
+    "holding some (PID, user, memory, framework, command line); with --pid, which copy of each CUDA library "
+    "that process mapped and whether the loader model predicted it (as check --pid). `gpudoctor memory plan` "
+    "checks that jobs fit on one GPU and prints the settings that hold each to its budget (docs/memory.md).\n\n"
+    "Exit status: 0 read, 1 a GPU is at least 25% held by processes (as gpu-memory-held) or the --pid process "
+    "mapped another copy than predicted, 2 usage error, 3 no GPU could be read. Only --format json is a stable "
+    "contract."
 )
 _PLAN_HELP = (
     "Check that jobs with memory budgets fit together on one GPU, and print per job the environment file and "
@@ -51,8 +53,11 @@ def _fail(message: str, hint: str | None, code: int, output_format: OutputFormat
     raise typer.Exit(code)
 
 
-def _read(replay: str | None, timeout_s: float, output_format: OutputFormat, schema: str, root: str = "/"):
-    """The host's memory view, or one clear sentence and exit 3."""
+def _read(
+    replay: str | None, timeout_s: float, output_format: OutputFormat, schema: str, root: str = "/", keep_problem: bool = False
+):
+    """The host's memory view, or one clear sentence and exit 3 (with `keep_problem`, the view saying it: a
+    process's libraries are read without a GPU)."""
     from gpudoctor.errors import GpudoctorError
     from gpudoctor.memory.gather import read_memory
     from gpudoctor.model import ExitCode
@@ -62,7 +67,7 @@ def _read(replay: str | None, timeout_s: float, output_format: OutputFormat, sch
         view = read_memory(host, timeout_s)
     except GpudoctorError as exc:
         _fail(exc.message, exc.hint, exc.exit_code, output_format, schema)
-    if view.problem:
+    if view.problem and not keep_problem:
         _fail(view.problem, "gpudoctor check says why", ExitCode.ERROR, output_format, schema)
     return host, view
 
@@ -80,6 +85,19 @@ def memory(
     probe_timeout: float = typer.Option(
         5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of NVML and nvidia-smi."
     ),
+    pid: int | None = typer.Option(
+        None,
+        "--pid",
+        min=1,
+        metavar="PID",
+        help=(
+            "Also show which copy of each CUDA library this process mapped (/proc/PID/maps; as its owner or root) "
+            "and whether the loader model predicts that copy for the probed Python (--python)."
+        ),
+    ),
+    python: str | None = typer.Option(
+        None, "--python", metavar="PATH", help="With --pid: the interpreter whose frameworks the loader model reads."
+    ),
     root: str = typer.Option("/", "--root", hidden=True, metavar="DIR", help=ROOT_HELP),
 ) -> None:
     if ctx.invoked_subcommand is not None:
@@ -95,15 +113,40 @@ def memory(
             output_format,
             render.VIEW_SCHEMA,
         )
-    host, view = _read(replay, probe_timeout, output_format, render.VIEW_SCHEMA, root)
-    code = ExitCode.FINDINGS if render.heavily_held(view) else ExitCode.OK
+    if watch and pid is not None:
+        _fail("--pid reads the process once; run it without --watch", None, ExitCode.USAGE, output_format, render.VIEW_SCHEMA)
+    if python and pid is None:
+        _fail(
+            "--python says whose loader model --pid compares with: give --pid too",
+            None,
+            ExitCode.USAGE,
+            output_format,
+            render.VIEW_SCHEMA,
+        )
+    if python and replay is None:
+        from gpudoctor.cli.common import check_python
+
+        check_python(python)
+    host, view = _read(replay, probe_timeout, output_format, render.VIEW_SCHEMA, root, keep_problem=pid is not None)
+    proc = _mapped(host, pid, python, probe_timeout) if pid is not None else None
+    from gpudoctor.memory.mapped import differs, mapped_document, mapped_lines
+
+    code = ExitCode.FINDINGS if render.heavily_held(view) or (proc is not None and differs(proc)) else ExitCode.OK
+    if view.problem:
+        code = ExitCode.ERROR
     if output_format is OutputFormat.json:
-        sys.stdout.write(json.dumps(render.view_document(view, int(code)), indent=2, sort_keys=True) + "\n")
+        doc = render.view_document(view, int(code))
+        if proc is not None:
+            doc["process"] = mapped_document(proc)
+        sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
         raise typer.Exit(int(code))
     console = stdout_console()
     if not watch:
         # Wrapped to the terminal's width (80 columns where the output is no terminal), as `check` is.
-        for line in render.view_lines(view, width=console.width):
+        lines = render.view_lines(view, width=console.width)
+        if proc is not None:
+            lines += ["", *mapped_lines(proc)]  # paths unwrapped, one to a line
+        for line in lines:
             console.print(line, markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(int(code))
     from gpudoctor.memory.gather import read_memory
@@ -116,6 +159,14 @@ def memory(
 
     render.watch(refresh, console, interval, iterations=count)
     raise typer.Exit(int(ExitCode.OK))
+
+
+def _mapped(host, pid: int, python: str | None, timeout_s: float):  # -> gpudoctor.extension_facts.ProcessFacts
+    """The process's mapped libraries beside the loader model: the probes `check --pid` runs, on the same host."""
+    from gpudoctor.probes import ProbeOptions, run_probes
+
+    options = ProbeOptions(probe_timeout_s=timeout_s, deadline_s=max(10.0, timeout_s * 4), python=python, pid=pid)
+    return run_probes(host, options).process
 
 
 @memory_app.command("plan", help=_PLAN_HELP)

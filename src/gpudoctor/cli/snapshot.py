@@ -29,6 +29,13 @@ def register(app: typer.Typer) -> None:
             5.0, "--probe-timeout", metavar="SECONDS", callback=positive_seconds, help="Time limit of each probe."
         ),
         note: str | None = typer.Option(None, "--note", help="A free-text note stored in the snapshot."),
+        pid: int | None = typer.Option(
+            None,
+            "--pid",
+            min=1,
+            metavar="PID",
+            help="Also record which CUDA libraries this running process mapped (/proc/PID/maps; as its owner or root).",
+        ),
         from_files: list[str] = typer.Option(
             [],
             "--from",
@@ -69,7 +76,9 @@ def register(app: typer.Typer) -> None:
 
         say_trust_notes(live.trust_notes)
         host = RecordingHost(live)
-        options = ProbeOptions(probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep)
+        options = ProbeOptions(
+            probe_timeout_s=probe_timeout, deadline_s=max(10.0, probe_timeout * 4), python=python, deep=deep, pid=pid
+        )
         report = diagnose(host, options)
         snap = host.snapshot
         snap["recorded_with"] = f"gpudoctor {__version__}"

@@ -150,7 +150,7 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
         for name in wanted:
             frameworks.deep[name] = runner.get(f"deep-{name}", partial(_deep_error, name))
     runner.start("loading", lambda: loading.probe_loading(host, plat, frameworks, tks, ld_path, cache))
-    runner.start("extensions", lambda: extensions.probe_extensions(host, frameworks, _libstdcxx_dirs(plat, frameworks)))
+    runner.start("extensions", lambda: extensions.probe_extensions(host, frameworks, libstdcxx_dirs(plat, frameworks)))
     installs = runner.get("cudnn", lambda why: ())
     libraries = runner.get("loading", lambda why: None)
     if options.pid is not None:
@@ -177,7 +177,7 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
     )
 
 
-def _libstdcxx_dirs(plat: PlatformFacts, frameworks: FrameworkFacts) -> tuple[str, ...]:
+def libstdcxx_dirs(plat: PlatformFacts, frameworks: FrameworkFacts) -> tuple[str, ...]:
     """Where the loader finds libstdc++.so.6 for the probed interpreter: a conda environment's lib/ (its
     python's run path), then the system's default directories."""
     from gpudoctor.loader import default_dirs

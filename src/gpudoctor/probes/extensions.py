@@ -91,7 +91,7 @@ def probe_extensions(
         site = env.locations.get(name) or torch_site
         requires, where = _requires(host, site, name, env.distributions[name], listing)
         objects = [
-            _object(host, path, unread) if not spent(path) else ExtensionObject(path, error="ETIME")
+            read_object(host, path, unread) if not spent(path) else ExtensionObject(path, error="ETIME")
             for path in _expand(site, COMPANIONS[name], listing)[:MAX_OBJECTS]
         ]
         companions.append(Companion(name, env.distributions[name], site, requires, where, tuple(objects)))
@@ -159,7 +159,7 @@ def probe_extensions(
     runtime: dict[str, tuple[str | None, str | None]] = {}
     for lib, family in (("libstdc++.so.6", "GLIBCXX"), ("libc.so.6", "GLIBC")):
         wants = any((o.glibcxx if family == "GLIBCXX" else o.glibc) for c in companions for o in c.objects)
-        runtime[family] = _runtime_version(host, libstdcxx_dirs, lib, family, unread) if wants else (None, None)
+        runtime[family] = runtime_version(host, libstdcxx_dirs, lib, family, unread) if wants else (None, None)
     return ExtensionFacts(
         torch.version if torch is not None else None,
         torch.cuda if torch is not None else None,
@@ -195,7 +195,7 @@ def _expand(site: str, patterns: tuple[str, ...], listing) -> list[str]:
     return out
 
 
-def _object(host: Host, path: str, unread: list[str]) -> ExtensionObject:
+def read_object(host: Host, path: str, unread: list[str]) -> ExtensionObject:
     try:
         table = host.elf_symbols(path)
     except HostError as exc:
@@ -256,9 +256,7 @@ def _requires(host: Host, site: str, name: str, version: str, listing) -> tuple[
     return tuple(r for r in _REQUIRES.findall(head) if "extra ==" not in r and "extra==" not in r), path
 
 
-def _runtime_version(
-    host: Host, dirs: tuple[str, ...], lib: str, family: str, unread: list[str]
-) -> tuple[str | None, str | None]:
+def runtime_version(host: Host, dirs: tuple[str, ...], lib: str, family: str, unread: list[str]) -> tuple[str | None, str | None]:
     """(the newest `family`_ version the first `lib` in `dirs` defines, its path): the C or C++ runtime the
     loader finds for the interpreter (a conda environment's lib/ first, then the system's directories)."""
     for d in dirs:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass
 
 from gpudoctor.extension_facts import MappedLibrary, ProcessFacts
 from gpudoctor.facts import LoadingFacts
@@ -48,13 +49,49 @@ def parse_maps(text: str) -> tuple[MappedLibrary, ...]:
     return tuple(seen.values())
 
 
+@dataclass(frozen=True)
+class MappedVerdict:
+    """One library file a process mapped, beside the copies the loader model predicts for its family."""
+
+    library: str  # the family: libcudart, libcudnn_ops, libnccl, ...
+    path: str  # the file the process mapped
+    predicted: tuple[tuple[str, str], ...]  # (framework, the real file its copy leads to) for this family
+    verdict: str  # "as-predicted", "differs" (another file than some framework's), or "not-predicted"
+
+    @property
+    def differs_from(self) -> tuple[tuple[str, str], ...]:
+        return tuple((fw, real) for fw, real in self.predicted if real != self.path)
+
+
+def compare_mapped(proc: ProcessFacts) -> tuple[MappedVerdict, ...]:
+    """Each mapped CUDA library judged against the prediction: the one answer `check --pid` and `memory --pid` give.
+
+    Another file than a framework's predicted copy differs; so does the second of two copies of one library
+    in one process, since one of them is then not the predicted file."""
+    out = []
+    for m in proc.mapped:
+        stem = library_stem(m.soname) or m.soname
+        predicted = tuple(dict.fromkeys((fw, real) for fw, soname, real in proc.predicted if library_stem(soname) == stem))
+        if not predicted:
+            verdict = "not-predicted"
+        elif any(real != m.path for _, real in predicted):
+            verdict = "differs"
+        else:
+            verdict = "as-predicted"
+        out.append(MappedVerdict(stem, m.path, predicted, verdict))
+    return tuple(out)
+
+
 def probe_process(host: Host, pid: int, loading: LoadingFacts | None) -> ProcessFacts:
     path = f"/proc/{int(pid)}/maps"
     try:
         text = host.read_text(path, MAX_MAPS_BYTES)
     except HostError as exc:
+        missing = (
+            f"process {pid}'s maps are not recorded in the snapshot" if host.mode == "replay" else f"no process {pid} is running"
+        )
         why = {
-            "ENOENT": f"no process {pid} is running",
+            "ENOENT": missing,
             "EACCES": f"process {pid} belongs to another user: run as its owner or root",
         }.get(exc.code, str(exc))
         return ProcessFacts(int(pid), error=why)
