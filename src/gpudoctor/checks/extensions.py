@@ -173,20 +173,9 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
 
 
 def _nearest(ctx: Context, package: str, installed: str, torch: str) -> str | None:
-    """The release of `package` nearest above `installed` whose binaries are built for `torch`; with `installed`
-    unknown (a pasted `undefined symbol` that named no version), the first such release: the least move from a
-    release older than the torch (a companion moves to the torch, compat_matrix/torch.toml's rows sorted by version)."""
-    from packaging.version import InvalidVersion, Version
-
-    fits = [r for r in ctx.matrix.companion_releases(package) if r.fits(torch)]
-    if not installed:
-        return fits[0].version if fits else None
-    try:
-        newer = [r for r in fits if Version(r.version) > Version(_base(installed))]
-    except InvalidVersion:
-        newer = []
-    chosen = newer[0] if newer else (fits[-1] if fits else None)
-    return chosen.version if chosen else None
+    """The release of `package` a companion moves to for `torch` (the matrix's one answer, companion_nearest)."""
+    row = ctx.matrix.companion_nearest(package, _base(installed), torch)
+    return row.version if row else None
 
 
 def _sentence(text: str) -> str:

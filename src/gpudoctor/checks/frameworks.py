@@ -250,7 +250,10 @@ def plan_remediation(
         commands, dropped = old_major_wheels_dropped(facts, ctx, build, commands)
         if dropped:
             said += " " + old_wheels_said(dropped)
-    return Remediation(said, commands, component=framework)
+    from gpudoctor.planner.render import companions_said
+
+    said += companions_said(plan)
+    return Remediation(said, (*commands, *plan.after), component=framework)
 
 
 def _step_commands(plan) -> tuple[Cmd, ...]:
