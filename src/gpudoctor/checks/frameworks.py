@@ -216,6 +216,12 @@ def plan_remediation(
             (),
             component=framework,
         )
+    held = next((j.text for c in plan.ruled_out for j in c.failures() if j.topic == "companion"), None)
+    if not plan.fits and held:
+        # A companion pinning torch exactly (pick_torch.judge_pins) refuses the move: moving torch alone breaks it.
+        return Remediation(
+            f"{why} No {title} build that fits this machine keeps what is built on it: {held}.", (), component=framework
+        )
     if not plan.fits:
         hints = "; ".join(plan.upgrade)
         return Remediation(
