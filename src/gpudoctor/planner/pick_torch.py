@@ -252,7 +252,13 @@ def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
             continue
         spec = f"{name}=={row.version}"
         public, local = _public_local(machine.installed[name])
-        if name in _TAGGED and build.index_url and public == row.version and local != build.variant:
+        if (
+            name in _TAGGED
+            and build.index_url
+            and public == row.version
+            and local != build.variant
+            and _tagged(name, row.version)
+        ):
             spec += f"+{build.variant}"
         specs.append(spec)
     return tuple(specs)
@@ -305,6 +311,12 @@ def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> t
             args = ("--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps", f"flash-attn=={fa}")
             after.append(Cmd(args_argv(installer, machine.env, args)))
     return tuple(said), tuple(after)
+
+
+def _tagged(name: str, version: str) -> bool:
+    """Whether PyTorch's index builds `name` per CUDA variant: torchaudio only from 0.10 ("Starting 0.10, torchaudio has
+    CPU-only and CUDA-enabled binary distributions", pytorch/audio docs/source/installation.rst @0e01d387)."""
+    return name != "torchaudio" or version_key(version) >= (0, 10)
 
 
 def undo_args(machine: Machine) -> tuple[str, ...]:
