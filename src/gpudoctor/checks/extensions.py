@@ -158,11 +158,11 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
             )
     pin = next((p for p in _pins(c.requires, "torch") if p.startswith("==")), None)
     if pin is not None:
-        others = []
-        for other in facts.extensions.companions if facts.extensions else ():
-            row = ctx.matrix.companion_for(other.name, pin[2:]) if other.name != c.name else None
-            if row is not None:
-                others.append(f"{other.name}=={row.version}")
+        from gpudoctor.planner.pick_torch import companion_specs
+
+        # Every other companion goes in the same line, as the planner's torch lines do (one rule: companion_specs).
+        companions = facts.extensions.companions if facts.extensions else ()
+        others = companion_specs(ctx.matrix, {o.name: o.version for o in companions if o.name != c.name}, pin[2:])
         return (
             f"put back torch {pin[2:]}, the torch {c.name} {c.version} is built for"
             + (f", with the {', '.join(o.split('==')[0] for o in others)} built for it" if others else ""),

@@ -242,24 +242,27 @@ def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
     exact torch (compat_matrix/torch.toml `companion`); unpinned where the table has none, and pip's resolver
     picks the one whose own `torch==` requirement fits."""
     exact = None if not build.pin or build.pin.endswith(".*") else build.pin
-    specs = list(build.specs)
+    return (*build.specs, *companion_specs(matrix, machine.installed, exact, build.variant if build.index_url else None))
+
+
+def companion_specs(matrix, installed: dict[str, str], torch: str | None, variant: str | None = None) -> tuple[str, ...]:
+    """The requirement of each companion in `installed` for the torch line: pinned to its release built for the exact
+    `torch` (compat_matrix/torch.toml `companion`), unpinned where the table has none (pip's resolver picks the one whose
+    own torch== requirement fits). `variant`: the PyTorch index the line installs from (cu124), whose tag a same-version
+    companion needs, or pip keeps the installed build. The one rule, for every torch line (the planner's, and the
+    companion check's torch put back)."""
+    specs = []
     for name in COMPANIONS:
-        if name not in machine.installed:
+        if name not in installed:
             continue
-        row = matrix.companion_for(name, exact) if exact else None
+        row = matrix.companion_for(name, torch) if torch else None
         if row is None:
             specs.append(name)
             continue
         spec = f"{name}=={row.version}"
-        public, local = _public_local(machine.installed[name])
-        if (
-            name in _TAGGED
-            and build.index_url
-            and public == row.version
-            and local != build.variant
-            and _tagged(name, row.version)
-        ):
-            spec += f"+{build.variant}"
+        public, local = _public_local(installed[name])
+        if name in _TAGGED and variant and public == row.version and local != variant and _tagged(name, row.version):
+            spec += f"+{variant}"
         specs.append(spec)
     return tuple(specs)
 
@@ -308,8 +311,8 @@ def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> t
             if archs:
                 after.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
             after.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
-            args = ("--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps", f"flash-attn=={fa}")
-            after.append(Cmd(args_argv(installer, machine.env, args)))
+            rebuild = ("--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps", f"flash-attn=={fa}")
+            after.append(Cmd(args_argv(installer, machine.env, rebuild)))
     return tuple(said), tuple(after)
 
 
