@@ -87,7 +87,7 @@ def render_plan(plan: Plan, *, replay: bool = False, width: int | None = None) -
         )
         lines += _cmds(plan, [s.argv for s in plan.steps])
     if plan.after:
-        lines.append("then, by hand, what is built against the new torch (gpudoctor does not run this):")
+        lines.append("the plan goes on by hand (what builds against the new torch; gpudoctor does not run it):")
         lines += _cmds(plan, plan.after)
     if plan.companions:
         lines.append("with it:")
