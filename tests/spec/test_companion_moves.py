@@ -67,14 +67,35 @@ def test_torch_2_10_pins_its_torchvision_and_torchaudio_and_leaves_xformers_to_t
     assert line[4:8] == ("torch==2.10.0+cu128", "torchvision==0.25.0", "torchaudio==2.10.0", "xformers")
 
 
-def test_flash_attn_moves_to_its_nearest_release_with_wheels_for_the_new_torch():
-    """flash-attn 2.6.3 beside torch 2.6 (rtx4090-flashattn263-torch260-cxx11abi) asked to 2.7: 2.8.3 is the nearest
-    release whose assets are built for torch 2.7; its setup fetches the one for the new torch, so it follows the install."""
-    plan = plan_install(_report("rtx4090-flashattn263-torch260-cxx11abi").facts, Context(), "torch", "2.7")
-    assert _install_line(plan)[4].startswith("torch==2.7")
+def test_flash_attn_moves_to_its_nearest_release_with_wheels_for_the_new_torch_and_cuda():
+    """flash-attn 2.5.7 beside torch 2.3.0+cu121 (rtx4090-flashattn257-torch230-setdevice) asked to 2.8 (cu128): 2.8.3 is
+    the nearest release whose assets are built for torch 2.8 and CUDA 12; its setup fetches the one for the new torch,
+    so it follows the install."""
+    plan = plan_install(_report("rtx4090-flashattn257-torch230-setdevice").facts, Context(), "torch", "2.8")
+    assert _install_line(plan)[4:] == ("torch==2.8.*", "--index-url", f"{INDEX}/cu128")
     assert plan.after == (
         Cmd((PY, "-m", "pip", "install", "--no-build-isolation", "--force-reinstall", "--no-deps", "flash-attn==2.8.3")),
     )
+
+
+def test_flash_attn_is_rebuilt_where_no_release_has_wheels_for_the_new_torchs_cuda():
+    """flash-attn 2.6.3 beside torch 2.6 (rtx4090-flashattn263-torch260-cxx11abi) asked to 2.7, whose build for this driver
+    is cu118: 2.8.3, the one release with torch 2.7 wheels, publishes CUDA 12 only (its publish.yml), so it is rebuilt."""
+    plan = plan_install(_report("rtx4090-flashattn263-torch260-cxx11abi").facts, Context(), "torch", "2.7")
+    assert _install_line(plan)[-1] == f"{INDEX}/cu118"
+    assert plan.after[-1] == Cmd(
+        (PY, "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps",
+         "flash-attn==2.6.3")
+    )  # fmt: skip
+    assert SetEnv("TORCH_CUDA_ARCH_LIST", "8.9") in plan.after
+
+
+def test_a_cuda_major_switch_of_the_same_torch_moves_flash_attn_too():
+    """torch 2.7.1+cu126 to 2.7.1+cu118 (rtx4090-flashattn274-debian11-glibc231): the same version, another CUDA major,
+    whose runtime flash-attn's kernels link: it is rebuilt after."""
+    plan = plan_install(_report("rtx4090-flashattn274-debian11-glibc231").facts, Context(), "torch", "2.7")
+    assert _install_line(plan)[4] == "torch==2.7.1+cu118"
+    assert plan.after[-1].argv[-1] == "flash-attn==2.7.4"
 
 
 def test_vllm_pinning_torch_refuses_another_release_and_holds_its_patch():

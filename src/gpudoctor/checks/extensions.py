@@ -148,7 +148,7 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
                 (pip(facts, "install", "--force-reinstall", "--no-deps", f"{c.name}=={row.version}", *index),),
             )
     if c.name == "flash-attn":
-        nearest = _nearest(ctx, c.name, c.version, torch)
+        nearest = _nearest(ctx, c.name, c.version, torch, ext.torch_cuda)
         if nearest is not None:
             which = "nearest" if c.version else "first"
             return (
@@ -172,9 +172,9 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
     return f"rebuild {c.name} {_base(c.version)} against the installed torch {_base(torch)}", _rebuild(facts, ctx, c)
 
 
-def _nearest(ctx: Context, package: str, installed: str, torch: str) -> str | None:
+def _nearest(ctx: Context, package: str, installed: str, torch: str, cuda: str | None = None) -> str | None:
     """The release of `package` a companion moves to for `torch` (the matrix's one answer, companion_nearest)."""
-    row = ctx.matrix.companion_nearest(package, _base(installed), torch)
+    row = ctx.matrix.companion_nearest(package, _base(installed), torch, cuda)
     return row.version if row else None
 
 

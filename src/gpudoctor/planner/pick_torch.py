@@ -293,19 +293,23 @@ def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> t
                     f"{name}: the matrix names no release built for torch {target}; pip picks the one whose torch pin fits"
                 )
     fa = machine.installed.get("flash-attn")
-    if fa and before != target and not (exact is None and version_parts(before)[:2] == version_parts(build.release)[:2]):
-        row = matrix.companion_nearest("flash-attn", fa, target)
+    # What is built against torch moves when torch's version moves, or its CUDA major (its kernels link that runtime).
+    local = _public_local(machine.installed.get("torch", ""))[1]
+    cuda_moves = bool(re.fullmatch(r"cu\d+", local) and build.cuda and local[2:-1] != build.cuda.split(".")[0])
+    same = before == target or (exact is None and version_parts(before)[:2] == version_parts(build.release)[:2])
+    if fa and (cuda_moves or not same):
+        row = matrix.companion_nearest("flash-attn", fa, target, build.cuda)
         if row is not None and row.wheels == "release-assets":
             said.append(
                 f"flash-attn {fa} -> {row.version}, its nearest release with wheels built for torch "
-                f"{'.'.join(target.split('.')[:2])}, after torch (its setup.py fetches the wheel for the new torch's CUDA and C++ ABI)"
+                f"{'.'.join(target.split('.')[:2])} and CUDA {(build.cuda or '?').split('.')[0]}, after torch (its setup.py fetches the wheel for the new torch's CUDA and C++ ABI)"
             )
             args = ("--no-build-isolation", "--force-reinstall", "--no-deps", f"flash-attn=={row.version}")
             after.append(Cmd(args_argv(installer, machine.env, args)))
         else:
             archs = ";".join(sorted({g.cc for g in machine.gpus if g.cc}))
             said.append(
-                f"flash-attn {fa}: no release of it has wheels built for torch {target}, so it is rebuilt against the new "
+                f"flash-attn {fa}: no release of it has wheels built for torch {target} and CUDA {(build.cuda or '?').split('.')[0]}, so it is rebuilt against the new "
                 "torch after the install (--no-build-isolation; TORCH_CUDA_ARCH_LIST names this machine's GPUs)"
             )
             if archs:
