@@ -296,7 +296,9 @@ def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> t
     # What is built against torch moves when torch's version moves, or its CUDA major (its kernels link that runtime).
     local = _public_local(machine.installed.get("torch", ""))[1]
     cuda_moves = bool(re.fullmatch(r"cu\d+", local) and build.cuda and local[2:-1] != build.cuda.split(".")[0])
-    same = before == target or (exact is None and version_parts(before)[:2] == version_parts(build.release)[:2])
+    same = bool(before) and (
+        before == target or (exact is None and version_parts(before)[:2] == version_parts(build.release)[:2])
+    )
     if fa and (cuda_moves or not same):
         row = matrix.companion_nearest("flash-attn", fa, target, build.cuda)
         if row is not None and row.wheels == "release-assets":
