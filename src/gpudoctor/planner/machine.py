@@ -90,7 +90,7 @@ def torch_pins(facts: Facts, installed: dict[str, str]) -> tuple[tuple[str, str,
         c = read.get(name)
         pin = next((r.split("==", 1)[1].strip() for r in (c.requires if c else ()) if _TORCH_PIN.match(r)), None)
         torch = pin or installed.get("torch", "").split("+", 1)[0]
-        if torch:
+        if re.match(r"^\d+\.\d+", torch):  # a version, not a package list's unreadable 'unknown'
             out.append((name, installed[name], torch))
     return tuple(out)
 

@@ -111,7 +111,7 @@ def judge_pins(machine: Machine, rel) -> list[Judgement]:
     matrix knows no release of it built for another torch, so a build of another release is refused, with why."""
     out = []
     for name, version, torch in machine.pins:
-        if version_parts(torch)[:2] == version_parts(rel.version)[:2]:
+        if _minor(torch) == _minor(rel.version):
             out.append(Judgement("companion", True, f"{name} {version} pins torch=={torch}: this build keeps it", note=True))
         else:
             out.append(
@@ -217,7 +217,7 @@ def settle(matrix, machine: Machine, build: Build) -> Build:
         return build
     public = _stable(_public_local(machine.installed.get("torch", ""))[0])
     exact = None
-    pinned = [t for _, _, t in machine.pins if version_parts(t)[:2] == version_parts(build.release)[:2]]
+    pinned = [t for _, _, t in machine.pins if _minor(t) == _minor(build.release)]
     if pinned:
         exact = pinned[0]  # the torch a pinning companion (vLLM) is built for: judge_pins let no other release through
     elif public and version_parts(public)[:2] == version_parts(build.release)[:2]:
@@ -296,9 +296,7 @@ def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> t
     # What is built against torch moves when torch's version moves, or its CUDA major (its kernels link that runtime).
     local = _public_local(machine.installed.get("torch", ""))[1]
     cuda_moves = bool(re.fullmatch(r"cu\d+", local) and build.cuda and local[2:-1] != build.cuda.split(".")[0])
-    same = bool(before) and (
-        before == target or (exact is None and version_parts(before)[:2] == version_parts(build.release)[:2])
-    )
+    same = bool(before) and (before == target or (exact is None and _minor(before) == _minor(build.release)))
     if fa and (cuda_moves or not same):
         row = matrix.companion_nearest("flash-attn", fa, target, build.cuda)
         if row is not None and row.wheels == "release-assets":
@@ -320,6 +318,14 @@ def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> t
             rebuild = ("--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps", f"flash-attn=={fa}")
             after.append(Cmd(args_argv(installer, machine.env, rebuild)))
     return tuple(said), tuple(after)
+
+
+def _minor(version: str) -> tuple[int, ...] | None:
+    """(major, minor) of a version; None for one that is not (an unreadable 'unknown' from a package list)."""
+    try:
+        return version_parts(version)[:2]
+    except ValueError:
+        return None
 
 
 def _tagged(name: str, version: str) -> bool:
