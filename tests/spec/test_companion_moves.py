@@ -147,3 +147,14 @@ def test_the_planners_moves_leave_nothing_behind():
     got = _moved_alone("rtx4090-torch231-companions-healthy", *lines)
     assert not [v for v in got.violations if "left built" in v.reason]
     assert "companion-torch-mismatch" not in got.after
+
+
+def test_fix_prints_what_follows_the_install_and_runs_only_the_steps():
+    """`gpudoctor fix` runs the plan's steps; the lines after them (flash-attn's rebuild) are printed, never run."""
+    from gpudoctor.cli.fix_run import describe
+    from gpudoctor.install.fix import Fix
+
+    plan = plan_install(_report("rtx4090-torch231-companions-healthy").facts, Context(), "torch", "2.9")
+    lines = describe(Fix("reinstall", "x", ("framework-driver-too-old",), plan))
+    assert lines[-1].strip().endswith("flash-attn==2.5.8") and "export TORCH_CUDA_ARCH_LIST=8.9" in lines[-3]
+    assert len(plan.steps) == 1  # what fix runs: the torch line alone
