@@ -65,9 +65,13 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     "cudnn-missing": _m("rtx3060-tf211-cuda12-only"),
     "cudnn-too-old": _m("rtx3060-tf211-cudnn80-too-old"),
     "cudnn-cuda-mismatch": _m("rtx4090-torch-cu121-with-cudnn-cu11-wheel"),
-    "framework-cpu-build": _m("rtx3060-laptop-torch-cpu-build"),
+    # The second: torchvision moves with torch in the same line, pinned to its release for the torch installed (issue 32).
+    "framework-cpu-build": (
+        *_m("rtx3060-laptop-torch-cpu-build"),
+        Example("tests/real/conda-cpuonly-torch181-rtx3090x2-driver470"),
+    ),
     "framework-driver-too-old": _m("p100-driver510-torch-cu121"),
-    "framework-arch-unsupported": _m("rtx5070-torch-cu121-no-sm120"),
+    "framework-arch-unsupported": (*_m("rtx5070-torch-cu121-no-sm120"), Example("tests/real/a100-torch1101-cu102-no-sm80")),
     "framework-cuda-libs-missing": _m("rtx3060-tf211-cuda12-only"),
     "framework-windows-native-gpu": _m("windows-rtx3080-tensorflow215"),
     "windows-cuda-path-missing": _m("windows-cuda118-after-deleting-v123"),

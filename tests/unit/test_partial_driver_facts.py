@@ -267,7 +267,9 @@ def test_a_companion_built_for_a_cuda_variant_names_the_build_when_no_gpu_or_dri
     plan = plan_install(facts, CTX, "torch", "1.10.1", env=read_env(host, facts))
     assert (plan.chosen.build.release, plan.chosen.build.variant) == ("1.10", "cu111")
     assert [s.argv[3:] for s in plan.steps] == [
-        ("install", "torch==1.10.1+cu111", "torchvision", "--index-url", "https://download.pytorch.org/whl/cu111")
+        # torchvision pinned to the release built for 1.10.1 (torch.toml's companion rows); the installed one is its
+        # cu111 build already, so no tag (issue 32).
+        ("install", "torch==1.10.1+cu111", "torchvision==0.11.2", "--index-url", "https://download.pytorch.org/whl/cu111")
     ]
     assert any("torchvision 0.11.2+cu111" in r for r in plan.reasons)
     assert framework_plan(facts, CTX, "torch", "1.10.1")[1] == "kept"

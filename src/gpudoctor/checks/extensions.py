@@ -219,7 +219,7 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
     if c.name == "bitsandbytes":
         return BNB_FIX, (pip(facts, "install", "--upgrade", "bitsandbytes"),)
     if c.name == "flash-attn":
-        nearest = _nearest(ctx, c.name, c.version, torch)
+        nearest = _nearest(ctx, c.name, c.version, torch, ext.torch_cuda)
         if nearest is not None:
             which = "nearest" if c.version else "first"
             return (
@@ -229,11 +229,11 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
             )
     pin = next((p for p in _pins(c.requires, "torch") if p.startswith("==")), None)
     if pin is not None:
-        others = []
-        for other in facts.extensions.companions if facts.extensions else ():
-            row = ctx.matrix.companion_for(other.name, pin[2:]) if other.name != c.name else None
-            if row is not None:
-                others.append(f"{other.name}=={row.version}")
+        from gpudoctor.planner.pick_torch import companion_specs
+
+        # Every other companion goes in the same line, as the planner's torch lines do (one rule: companion_specs).
+        companions = facts.extensions.companions if facts.extensions else ()
+        others = companion_specs(ctx.matrix, {o.name: o.version for o in companions if o.name != c.name}, pin[2:])
         return (
             f"put back torch {pin[2:]}, the torch {c.name} {c.version} is built for"
             + (f", with the {', '.join(o.split('==')[0] for o in others)} built for it" if others else ""),
@@ -244,21 +244,10 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
     return f"rebuild {c.name} {_base(c.version)}{where} against the installed torch {_base(torch)}", _rebuild(facts, ctx, c)
 
 
-def _nearest(ctx: Context, package: str, installed: str, torch: str) -> str | None:
-    """The release of `package` nearest above `installed` whose binaries are built for `torch`; with `installed`
-    unknown (a pasted `undefined symbol` that named no version), the first such release: the least move from a
-    release older than the torch (a companion moves to the torch, compat_matrix/torch.toml's rows sorted by version)."""
-    from packaging.version import InvalidVersion, Version
-
-    fits = [r for r in ctx.matrix.companion_releases(package) if r.fits(torch)]
-    if not installed:
-        return fits[0].version if fits else None
-    try:
-        newer = [r for r in fits if Version(r.version) > Version(_base(installed))]
-    except InvalidVersion:
-        newer = []
-    chosen = newer[0] if newer else (fits[-1] if fits else None)
-    return chosen.version if chosen else None
+def _nearest(ctx: Context, package: str, installed: str, torch: str, cuda: str | None = None) -> str | None:
+    """The release of `package` a companion moves to for `torch` (the matrix's one answer, companion_nearest)."""
+    row = ctx.matrix.companion_nearest(package, _base(installed), torch, cuda)
+    return row.version if row else None
 
 
 def _sentence(text: str) -> str:

@@ -216,6 +216,12 @@ def plan_remediation(
             (),
             component=framework,
         )
+    held = next((j.text for c in plan.ruled_out for j in c.failures() if j.topic == "companion"), None)
+    if not plan.fits and held:
+        # A companion pinning torch exactly (pick_torch.judge_pins) refuses the move: moving torch alone breaks it.
+        return Remediation(
+            f"{why} No {title} build that fits this machine keeps what is built on it: {held}.", (), component=framework
+        )
     if not plan.fits:
         hints = "; ".join(plan.upgrade)
         return Remediation(
@@ -250,7 +256,10 @@ def plan_remediation(
         commands, dropped = old_major_wheels_dropped(facts, ctx, build, commands)
         if dropped:
             said += " " + old_wheels_said(dropped)
-    return Remediation(said, commands, component=framework)
+    from gpudoctor.planner.render import companions_said
+
+    said += companions_said(plan)
+    return Remediation(said, (*commands, *plan.after), component=framework)
 
 
 def _step_commands(plan) -> tuple[Cmd, ...]:

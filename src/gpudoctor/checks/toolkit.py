@@ -463,7 +463,7 @@ class TorchSide:
     old_major: str = ""
 
     def remediation(self) -> Remediation:
-        from gpudoctor.planner.render import as_cmd  # local: gpudoctor.install imports the checks
+        from gpudoctor.planner.render import as_cmd, companions_said  # local: gpudoctor.install imports the checks
 
         plan = self.plan
         build = plan.chosen.build
@@ -479,7 +479,9 @@ class TorchSide:
             said += f" {self.driver_note[0].upper()}{self.driver_note[1:]}."
         if self.old_major:
             said += " " + old_wheels_said(self.old_major)
-        return Remediation(said, tuple(as_cmd(s.argv) for s in plan.steps) + self.old_wheels, component="torch")
+        said += companions_said(plan)
+        steps = tuple(as_cmd(s.argv) for s in plan.steps)
+        return Remediation(said, (*steps, *self.old_wheels, *plan.after), component="torch")
 
 
 def _torch_requests(ctx: Context, installed: str) -> list[str]:

@@ -22,7 +22,11 @@ def describe(fix: fx.Fix) -> list[str]:
     from gpudoctor.planner.render import as_cmd
 
     if fix.kind == "reinstall" and fix.payload is not None and not fix.blocked:
-        return ["  " + line for line in cmdline.render_all(as_cmd(s.argv) for s in fix.payload.steps)]  # no prompt, as in check
+        lines = ["  " + line for line in cmdline.render_all(as_cmd(s.argv) for s in fix.payload.steps)]  # no prompt, as in check
+        if fix.payload.after:  # a companion built against the new torch (flash-attn): printed, never run by fix
+            lines.append("  then by hand (gpudoctor does not run these):")
+            lines += ["    " + line for line in cmdline.render_all(fix.payload.after)]
+        return lines
     if fix.kind == "switch-cuda" and not fix.blocked:
         return ["  the same by hand: " + " && ".join(fix.payload.commands())]
     if fix.kind == "env" and not fix.blocked:

@@ -559,6 +559,24 @@ class Matrix:
         fits = [r for r in self.companion_releases(package) if r.fits(torch_version)]
         return fits[-1] if fits else None
 
+    def companion_nearest(
+        self, package: str, installed: str, torch_version: str, cuda: str | None = None
+    ) -> CompanionRelease | None:
+        """The release of `package` nearest above `installed` whose binaries are built for `torch_version` (a companion
+        moves to the torch, the least it can: rows sorted by version); the newest such release when none is above it;
+        with `installed` unknown ("": a pasted message named no version), the first such release. `cuda`: torch's CUDA,
+        whose major a row that names its binaries' CUDA majors must have (flash-attn 2.7.4.post1 on: CUDA 12 only)."""
+        from packaging.version import InvalidVersion, Version
+
+        fits = [r for r in self.companion_releases(package) if r.serves(torch_version, cuda)]
+        if not installed:
+            return fits[0] if fits else None
+        try:
+            newer = [r for r in fits if Version(r.version) > Version(installed.split("+", 1)[0])]
+        except InvalidVersion:
+            newer = []
+        return newer[0] if newer else (fits[-1] if fits else None)
+
     def torch_release(self, version: str) -> TorchRelease | None:
         """The PyTorch release row for "2.1", "2.1.2" or "2.1.0+cu121"."""
         try:

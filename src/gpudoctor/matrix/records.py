@@ -429,6 +429,11 @@ class CompanionRelease(_Cited):
     version: str
     torch: tuple[str, ...]
     wheels: str | None = None  # where the project publishes them: "pytorch-index", "package-index", "release-assets"
+    cuda: tuple[str, ...] = ()  # the CUDA majors its published binaries are built for ("11", "12"); () not said
+
+    def serves(self, torch_version: str, cuda: str | None) -> bool:
+        """Whether a published binary of it is built for this torch and (where the row says) this CUDA major."""
+        return self.fits(torch_version) and (not self.cuda or not cuda or cuda.split(".")[0] in self.cuda)
 
     def fits(self, torch_version: str) -> bool:
         base = torch_version.split("+", 1)[0]

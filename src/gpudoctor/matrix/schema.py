@@ -241,6 +241,7 @@ SCHEMAS: dict[str, dict[str, Table]] = {
                 version=("version", REQ),
                 torch=("list:str", REQ),
                 wheels=("str", OPT),
+                cuda=("list:str", OPT),
             ),
             key=lambda r: (r["package"], r["version"]),
             sort=lambda r: (r["package"], _pep440(r["version"])),  # xformers' .postN releases sort after their base
@@ -1210,9 +1211,17 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
                 ctx.add(label, f"torch entry {t!r} is not a release (2.3.1) or a minor (2.3)")
         if r.get("wheels") not in (None, "pytorch-index", "package-index", "release-assets"):
             ctx.add(label, f"wheels {r['wheels']!r} is not pytorch-index, package-index or release-assets")
+        for c in r.get("cuda", ()):
+            if not re.fullmatch(r"\d+", c):
+                ctx.add(label, f"cuda entry {c!r} is not a CUDA major (12)")
         companions.append(
             CompanionRelease(
-                package=r["package"], version=r["version"], torch=tuple(r["torch"]), wheels=r.get("wheels"), **cite(r)
+                package=r["package"],
+                version=r["version"],
+                torch=tuple(r["torch"]),
+                wheels=r.get("wheels"),
+                cuda=tuple(r.get("cuda", ())),
+                **cite(r),
             )
         )
 

@@ -33,7 +33,7 @@ from typing import Any
 from gpudoctor.cmdline import Line, render
 from gpudoctor.model import Finding, Severity
 from gpudoctor.planner.actions import classify
-from gpudoctor.planner.effects import apply, enrich
+from gpudoctor.planner.effects import apply, enrich, left_behind
 from gpudoctor.planner.needs import needs
 from gpudoctor.planner.plan_state import KINDS, State, Violation
 
@@ -134,6 +134,7 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
                 else:
                     s.flag("breaks", None, f"{code} appears: {f.title}", (code,))
             seen.update(now)
+    left_behind(s)
     if baseline is None:
         baseline = _codes(findings)
     final = last if last is not None else baseline

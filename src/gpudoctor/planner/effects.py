@@ -150,6 +150,13 @@ def _pip_install(s: State, a: Action) -> None:
             rel, variant, version = t
             cuda = variant.cuda if variant is not None else None
             old = f.frameworks.torch.value if isinstance(f.frameworks.torch, Found) else None
+            if old is not None and f.extensions is not None and _torch_moved(old.version, old.cuda, version, cuda):
+                # Built against the torch installed now: each companion not in this command is left behind until a later
+                # command installs it again (flash-attn follows the install: it builds against the new torch).
+                named = {q.name for q in a.requirements}
+                for c in f.extensions.companions:
+                    if c.name not in named and c.name != "triton":  # torch's own dependency: pip moves triton with it
+                        s.behind.setdefault(c.name, (s.step, c.version, old.version))
             location = old.location if old else _location(f)
             kept = tuple(d for d in (old.lib_dirs if old else ()) if d.via == "wheel")
             if cuda and "--no-deps" not in a.flags:
@@ -168,6 +175,7 @@ def _pip_install(s: State, a: Action) -> None:
                                                   torch_libs=(), torch_requires=()))  # fmt: skip
             s.write(("package", "torch"), version, a)
         elif r.name in COMPANIONS or _judged(f, r.name):
+            s.behind.pop(r.name, None)
             version = r.version
             built = next((c.version for c in f.extensions.companions if c.name == r.name), "") if f.extensions else ""
             if r.op == "@" and "--no-build-isolation" in a.flags and built:
@@ -236,6 +244,48 @@ def _pip_install(s: State, a: Action) -> None:
     s.facts = f
 
 
+def _torch_moved(old: str, old_cuda: str | None, new: str, new_cuda: str | None) -> bool:
+    """Whether what was built against torch `old` no longer binds to `new`: another version (its C++ names change
+    with each release), or another CUDA major (its kernels link that runtime)."""
+    if old.split("+", 1)[0] != new.split("+", 1)[0]:
+        return True
+    return bool(old_cuda and new_cuda and old_cuda.split(".")[0] != new_cuda.split(".")[0])
+
+
+def left_behind(s: State) -> None:
+    """At the end of the plan: each companion a torch move left behind that is not built for the torch the plan
+    leaves (its wheel's torch pin, the matrix's companion row, flash-attn's local tag say so) breaks: the plan moved
+    torch without it."""
+    torch = s.facts.frameworks.torch
+    ext = s.facts.extensions
+    if not s.behind or not isinstance(torch, Found) or ext is None:
+        return
+    now = torch.value.version
+    for name, (step, version, before) in sorted(s.behind.items()):
+        c = next((x for x in ext.companions if x.name == name and x.version == version), None)
+        if c is None or _built_for(s, c, now):
+            continue
+        s.step, s.component = step, "torch"
+        s.flag(
+            "breaks",
+            None,
+            f"{name} {version} is left built for torch {before}: the plan moves torch to {now} without it",
+            ("companion-torch-mismatch",),
+        )
+
+
+def _built_for(s: State, c: Companion, torch: str) -> bool:
+    public = torch.split("+", 1)[0]
+    pins = [r.split("==", 1)[1].strip() for r in c.requires if re.match(r"^torch\s*==", r)]
+    if pins:
+        return pins[0].split("+", 1)[0] == public
+    tag = re.search(r"torch(\d+\.\d+)", c.version)
+    if tag:
+        return tag.group(1) == ".".join(public.split(".")[:2])
+    row = next((r for r in s.matrix.companion_releases(c.name) if r.version == c.version.split("+", 1)[0]), None)
+    return row is not None and row.fits(public)
+
+
 def _jax(s: State, f: Any, r: Requirement, a: Action) -> Any:
     old = f.frameworks.jax.value if isinstance(f.frameworks.jax, Found) else JaxFacts(None, None, {}, _location(f))
     if not r.version or r.wildcard:
@@ -291,6 +341,7 @@ def _pip_uninstall(s: State, a: Action) -> None:
                 f, extensions=replace(f.extensions, companions=tuple(c for c in f.extensions.companions if c.name != r.name))
             )
         f = _set_dist(f, r.name, None)
+        s.behind.pop(r.name, None)
         s.write(("package", r.name), "removed", a)
     s.facts = f
 

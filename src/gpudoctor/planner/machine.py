@@ -13,7 +13,7 @@ from gpudoctor.probed import Found
 
 # Distributions a plan looks at: the frameworks, their companions, JAX's plugins, NVIDIA's cuDNN wheels.
 _RELEVANT = re.compile(
-    r"^(pip|torch|torchvision|torchaudio|xformers|tensorflow(-cpu|-gpu|-intel|-macos)?|tf-nightly|jax|jaxlib"
+    r"^(pip|torch|torchvision|torchaudio|xformers|flash-attn|vllm|tensorflow(-cpu|-gpu|-intel|-macos)?|tf-nightly|jax|jaxlib"
     r"|jax-cuda\d+-(plugin|pjrt)|nvidia-cudnn-cu\d+)$"
 )
 
@@ -61,6 +61,7 @@ def machine_from_facts(facts: Facts, ctx: Context, env: TargetEnv | None = None)
         gpus.append(GpuInfo(g.index, g.name or f"GPU {g.index}", cc, m.arch_name(cc) if cc else None))
     py = facts.frameworks.python
     installed = {n: v for n, v in py.value.distributions.items() if _RELEVANT.match(n)} if isinstance(py, Found) else {}
+    pins = torch_pins(facts, installed)
     return Machine(
         os=os_name,
         arch=facts.platform.machine or "?",
@@ -69,7 +70,32 @@ def machine_from_facts(facts: Facts, ctx: Context, env: TargetEnv | None = None)
         gpus=tuple(gpus),
         env=env or env_from_facts(facts),
         installed=installed,
+        pins=pins,
     )
+
+
+# Companions whose every wheel pins one torch exactly (vLLM's Requires-Dist: torch==2.1.2 for 0.3.2): the torch they
+# hold the environment to. The matrix has no rows of theirs, so no release of theirs for another torch is known.
+PINNING = ("vllm",)
+
+
+def torch_pins(facts: Facts, installed: dict[str, str]) -> tuple[tuple[str, str, str], ...]:
+    """(name, version, the torch it pins) for each pinning companion installed: its METADATA's torch==X where it
+    was read (gpudoctor.probes.extensions), else the torch installed beside it (a working vLLM runs on its pin)."""
+    read = {c.name: c for c in facts.extensions.companions} if facts.extensions is not None else {}
+    out = []
+    for name in PINNING:
+        if name not in installed:
+            continue
+        c = read.get(name)
+        pin = next((r.split("==", 1)[1].strip() for r in (c.requires if c else ()) if _TORCH_PIN.match(r)), None)
+        torch = pin or installed.get("torch", "").split("+", 1)[0]
+        if re.match(r"^\d+\.\d+", torch):  # a version, not a package list's unreadable 'unknown'
+            out.append((name, installed[name], torch))
+    return tuple(out)
+
+
+_TORCH_PIN = re.compile(r"^torch\s*==\s*[0-9][^,;\s]*\s*$")
 
 
 _CUDA = re.compile(r"^(\d{1,2})\.(\d{1,2})(\.\d+)?$")

@@ -78,6 +78,8 @@ class Machine:
     installed: dict[str, str] = field(default_factory=dict)  # relevant distributions -> version
     told: tuple[str, ...] = ()  # the options that described the target instead of the probes: ("--gpu 8.9",)
     cpu: bool = False  # a CPU-only build was asked for (--cpu)
+    # Companions whose wheel pins one torch exactly (vLLM's Requires-Dist torch==X): (name, its version, that torch).
+    pins: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def python(self) -> str | None:
@@ -223,6 +225,10 @@ class Plan:
     undo: tuple[Cmd, ...] = ()  # how to go back to what was installed before
     change: Change | None = None  # what the steps do to the installed framework
     online: Online | None = None  # the package index's word on the chosen wheel (None: not asked)
+    # What moves with the framework (pick_torch.companion_moves): sentences, and the commands that follow the install
+    # (cmdline lines: a companion built against the new torch, which must be installed first).
+    companions: tuple[str, ...] = ()
+    after: tuple[Any, ...] = ()
 
     @property
     def title(self) -> str:
@@ -288,4 +294,6 @@ class Plan:
             "undo": [u.to_json() for u in self.undo],
             "change": self.change.to_json() if self.change else None,
             "online": self.online.to_json() if self.online else None,
+            "companions": list(self.companions),
+            "after": [c.to_json() for c in self.after],
         }

@@ -299,3 +299,8 @@ def agreement(
     if build is None:
         return None
     return build.specs, build.find_links, uninstall_names(machine, build, False)
+
+
+def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> tuple[tuple[str, ...], tuple]:
+    """Nothing installed beside JAX is built against one of its releases: nothing moves with it."""
+    return (), ()

@@ -204,3 +204,8 @@ def cpu_installed(machine: Machine, tf_facts, build: Build) -> bool:
     if build.pin and not build.pin.endswith(".*") and tf_facts.version != build.pin:
         return False
     return version_parts(tf_facts.version)[:2] == version_parts(build.release)[:2]
+
+
+def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> tuple[tuple[str, ...], tuple]:
+    """Nothing installed beside TensorFlow is built against one of its releases: nothing moves with it."""
+    return (), ()

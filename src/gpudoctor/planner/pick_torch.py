@@ -100,9 +100,29 @@ def judge(matrix, machine: Machine, facts, rel, build: Build, *, ignore_driver: 
     drv, full = judge_driver(matrix, machine, v.cuda)
     js.append(drv)
     js += judge_kernels(machine, v.arch, v.ptx, True if ignore_driver else full, v.cuda)
+    js += judge_pins(machine, rel)
     if build.experimental:
         js.append(Judgement("build", True, f"{v.tag} is marked experimental in PyTorch {rel.version}'s release notes", note=True))
     return Candidate(build, tuple(js))
+
+
+def judge_pins(machine: Machine, rel) -> list[Judgement]:
+    """A companion that pins one torch exactly (vLLM) holds torch to that release: moving torch alone breaks it, and the
+    matrix knows no release of it built for another torch, so a build of another release is refused, with why."""
+    out = []
+    for name, version, torch in machine.pins:
+        if _minor(torch) == _minor(rel.version):
+            out.append(Judgement("companion", True, f"{name} {version} pins torch=={torch}: this build keeps it", note=True))
+        else:
+            out.append(
+                Judgement(
+                    "companion",
+                    False,
+                    f"{name} {version} pins torch=={torch}: torch {rel.version} breaks it (install the {name} release built "
+                    f"for that torch with it, or keep torch {torch})",
+                )
+            )
+    return out
 
 
 def rank(c: Candidate) -> tuple:
@@ -197,7 +217,10 @@ def settle(matrix, machine: Machine, build: Build) -> Build:
         return build
     public = _stable(_public_local(machine.installed.get("torch", ""))[0])
     exact = None
-    if public and version_parts(public)[:2] == version_parts(build.release)[:2]:
+    pinned = [t for _, _, t in machine.pins if _minor(t) == _minor(build.release)]
+    if pinned:
+        exact = pinned[0]  # the torch a pinning companion (vLLM) is built for: judge_pins let no other release through
+    elif public and version_parts(public)[:2] == version_parts(build.release)[:2]:
         exact = public  # the installed patch stays: another build of it, or the same one again (--reinstall)
     elif any(n in machine.installed for n in COMPANIONS):
         known = [
@@ -219,20 +242,96 @@ def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
     exact torch (compat_matrix/torch.toml `companion`); unpinned where the table has none, and pip's resolver
     picks the one whose own `torch==` requirement fits."""
     exact = None if not build.pin or build.pin.endswith(".*") else build.pin
-    specs = list(build.specs)
+    return (*build.specs, *companion_specs(matrix, machine.installed, exact, build.variant if build.index_url else None))
+
+
+def companion_specs(matrix, installed: dict[str, str], torch: str | None, variant: str | None = None) -> tuple[str, ...]:
+    """The requirement of each companion in `installed` for the torch line: pinned to its release built for the exact
+    `torch` (compat_matrix/torch.toml `companion`), unpinned where the table has none (pip's resolver picks the one whose
+    own torch== requirement fits). `variant`: the PyTorch index the line installs from (cu124), whose tag a same-version
+    companion needs, or pip keeps the installed build. The one rule, for every torch line (the planner's, and the
+    companion check's torch put back)."""
+    specs = []
     for name in COMPANIONS:
-        if name not in machine.installed:
+        if name not in installed:
             continue
-        row = matrix.companion_for(name, exact) if exact else None
+        row = matrix.companion_for(name, torch) if torch else None
         if row is None:
             specs.append(name)
             continue
         spec = f"{name}=={row.version}"
-        public, local = _public_local(machine.installed[name])
-        if name in _TAGGED and build.index_url and public == row.version and local != build.variant:
-            spec += f"+{build.variant}"
+        public, local = _public_local(installed[name])
+        if name in _TAGGED and variant and public == row.version and local != variant and _tagged(name, row.version):
+            spec += f"+{variant}"
         specs.append(spec)
     return tuple(specs)
+
+
+def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> tuple[tuple[str, ...], tuple]:
+    """What moves with torch besides its own line (install_specs pins torchvision, torchaudio and xformers in it):
+    (sentences that say so, the commands that follow the install). The one place that decides it.
+
+    flash-attn builds against the torch installed when its setup runs (--no-build-isolation), so it follows the
+    install, never in its line: its nearest release with wheels for the new torch (release assets its setup.py
+    fetches for torch's CUDA and C++ ABI, compat_matrix/torch.toml), else a rebuild against the new torch for this
+    machine's GPUs. A companion that pins torch exactly (vLLM) never gets here: judge_pins refuses the move."""
+    from gpudoctor.cmdline import Cmd, SetEnv
+    from gpudoctor.planner.commands import args_argv
+
+    said: list[str] = []
+    after: list = []
+    exact = build.pin if build.pin and not build.pin.endswith(".*") else None
+    target = exact or build.release
+    before = _public_local(machine.installed.get("torch", ""))[0]
+    for name in COMPANIONS:
+        if name in machine.installed:
+            row = matrix.companion_for(name, exact) if exact else None
+            if row is not None and row.version != _public_local(machine.installed[name])[0]:
+                said.append(f"{name} {machine.installed[name]} -> {row.version} (the release built for torch {exact})")
+            elif row is None and matrix.companion_releases(name):
+                said.append(
+                    f"{name}: the matrix names no release built for torch {target}; pip picks the one whose torch pin fits"
+                )
+    fa = machine.installed.get("flash-attn")
+    # What is built against torch moves when torch's version moves, or its CUDA major (its kernels link that runtime).
+    local = _public_local(machine.installed.get("torch", ""))[1]
+    cuda_moves = bool(re.fullmatch(r"cu\d+", local) and build.cuda and local[2:-1] != build.cuda.split(".")[0])
+    same = bool(before) and (before == target or (exact is None and _minor(before) == _minor(build.release)))
+    if fa and (cuda_moves or not same):
+        row = matrix.companion_nearest("flash-attn", fa, target, build.cuda)
+        if row is not None and row.wheels == "release-assets":
+            said.append(
+                f"flash-attn {fa} -> {row.version}, its nearest release with wheels built for torch "
+                f"{'.'.join(target.split('.')[:2])} and CUDA {(build.cuda or '?').split('.')[0]}, after torch (its setup.py fetches the wheel for the new torch's CUDA and C++ ABI)"
+            )
+            args = ("--no-build-isolation", "--force-reinstall", "--no-deps", f"flash-attn=={row.version}")
+            after.append(Cmd(args_argv(installer, machine.env, args)))
+        else:
+            archs = ";".join(sorted({g.cc for g in machine.gpus if g.cc}))
+            said.append(
+                f"flash-attn {fa}: no release of it has wheels built for torch {target} and CUDA {(build.cuda or '?').split('.')[0]}, so it is rebuilt against the new "
+                "torch after the install (--no-build-isolation; TORCH_CUDA_ARCH_LIST names this machine's GPUs)"
+            )
+            if archs:
+                after.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
+            after.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
+            rebuild = ("--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps", f"flash-attn=={fa}")
+            after.append(Cmd(args_argv(installer, machine.env, rebuild)))
+    return tuple(said), tuple(after)
+
+
+def _minor(version: str) -> tuple[int, ...] | None:
+    """(major, minor) of a version; None for one that is not (an unreadable 'unknown' from a package list)."""
+    try:
+        return version_parts(version)[:2]
+    except ValueError:
+        return None
+
+
+def _tagged(name: str, version: str) -> bool:
+    """Whether PyTorch's index builds `name` per CUDA variant: torchaudio only from 0.10 ("Starting 0.10, torchaudio has
+    CPU-only and CUDA-enabled binary distributions", pytorch/audio docs/source/installation.rst @0e01d387)."""
+    return name != "torchaudio" or version_key(version) >= (0, 10)
 
 
 def undo_args(machine: Machine) -> tuple[str, ...]:

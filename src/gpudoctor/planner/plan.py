@@ -569,6 +569,7 @@ class _Search:
             equivalents.append(("pip", tuple(s.argv for s in _steps(pick, matrix, machine, build, "pip", options))))
         if steps and machine.env.kind == "conda" and not machine.cpu:
             equivalents.append(("conda", (pick.conda_equivalent(machine, build),)))
+        said, after = pick.companion_moves(matrix, machine, build, installer) if steps else ((), ())
         back = pick.undo_args(machine) if steps else ()
         if back and options.index_url:
             back = _undo_index(back, options.index_url)
@@ -582,6 +583,8 @@ class _Search:
             already=already,
             undo=(Cmd(commands.args_argv(installer, machine.env, back)),) if back else (),
             change=change_of(self.framework, machine, build) if steps else None,
+            companions=said,
+            after=after,
         )
 
     def groups_all(self):

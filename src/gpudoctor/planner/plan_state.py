@@ -55,6 +55,9 @@ class State:
     writes: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # resource -> (step, value)
     out: list[Violation] = field(default_factory=list)
     deciders: list[tuple[int, Any]] = field(default_factory=list)  # (step, a command whose output decides an unmet need)
+    # Companions present when a step moved torch and not installed again since: name -> (that step, its version, the
+    # torch it was installed beside). What is left at the end is judged for the torch the plan leaves (consequences).
+    behind: dict[str, tuple[int, str, str]] = field(default_factory=dict)
     component: str = ""
     where: str = ""
     codes: tuple[str, ...] = ()  # the finding codes the current step answers

@@ -23,9 +23,14 @@ def as_cmd(argv) -> Cmd:
     return Cmd(tuple(argv))
 
 
+def companions_said(plan: Plan) -> str:
+    """What moves with the framework (gpudoctor.planner.pick_torch.companion_moves decides it), as one sentence."""
+    return f" With it: {'; '.join(plan.companions)}." if plan.companions else ""
+
+
 def command_lines(plan: Plan, lines) -> list[str]:
     """Each command (a Cmd, or an argv) as one line for the plan's shell; one that shell cannot hold says so instead."""
-    return cmdline.render_all((c if isinstance(c, Cmd) else as_cmd(c) for c in lines), shell_of(plan))
+    return cmdline.render_all((c if isinstance(c, (Cmd, cmdline.SetEnv)) else as_cmd(c) for c in lines), shell_of(plan))
 
 
 def _cmds(plan: Plan, lines) -> list[str]:
@@ -81,6 +86,12 @@ def render_plan(plan: Plan, *, replay: bool = False, width: int | None = None) -
             else f"the plan ({plan.installer}; nothing runs without confirmation):"
         )
         lines += _cmds(plan, [s.argv for s in plan.steps])
+    if plan.after:
+        lines.append("the plan goes on by hand (what builds against the new torch; gpudoctor does not run it):")
+        lines += _cmds(plan, plan.after)
+    if plan.companions:
+        lines.append("with it:")
+        lines += [f"  - {c}" for c in plan.companions]
     for name, argvs in plan.equivalents:
         lines.append(f"the same with {name}" + (" (printed only):" if name == "conda" else ":"))
         lines += _cmds(plan, argvs)

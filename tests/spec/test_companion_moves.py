@@ -1,0 +1,160 @@
+"""Issue 32: the plan moves torch's companions with it, or refuses with the reason, on whole recorded machines.
+
+One place decides it (gpudoctor.planner.pick_torch: install_specs pins torchvision, torchaudio and xformers in the torch
+line; companion_moves adds what follows the install, flash-attn; judge_pins refuses a release a companion pinning torch
+exactly, vLLM, does not run on). The consequence model flags a torch move that leaves a companion built for the old
+torch (gpudoctor.planner.effects.left_behind). Asserted on argv, codes and fields, never on prose.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.checks import run_checks
+from gpudoctor.cmdline import Cmd, SetEnv
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import load_snapshot
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.consequences import consequences
+from gpudoctor.planner.context import Context
+from gpudoctor.planner.plan import plan_install
+from gpudoctor.planner.prescribe import build
+
+MACHINES = Path(__file__).resolve().parents[1] / "machines"
+PY = "/usr/bin/python3"  # the interpreter of every machine below
+INDEX = "https://download.pytorch.org/whl"
+
+
+def _report(slug: str):
+    return diagnose(ReplayHost(load_snapshot(str(MACHINES / slug / "snapshot.json"))))
+
+
+def _install_line(plan) -> tuple[str, ...]:
+    (line,) = [s.argv for s in plan.steps if "--dry-run" not in s.argv]
+    return line
+
+
+def test_every_companion_moves_in_the_torch_line_and_flash_attn_is_rebuilt_after_it():
+    """torch 2.3.1 with torchvision, torchaudio, xformers, flash-attn (rtx4090-torch231-companions-healthy) to 2.9: the
+    companion table's releases for torch 2.9.1 in the same pip line; flash-attn, whose release assets stop at torch 2.8,
+    rebuilt against the new torch after the install, for this GPU."""
+    plan = plan_install(_report("rtx4090-torch231-companions-healthy").facts, Context(), "torch", "2.9")
+    assert _install_line(plan) == (
+        PY,
+        "-m",
+        "pip",
+        "install",
+        "torch==2.9.1+cu128",
+        "torchvision==0.24.1",
+        "torchaudio==2.9.1",
+        "xformers==0.0.33.post2",
+        "--index-url",
+        f"{INDEX}/cu128",
+    )
+    assert plan.after == (
+        SetEnv("TORCH_CUDA_ARCH_LIST", "8.9"),
+        SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"),
+        Cmd((PY, "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps",
+             "flash-attn==2.5.8")),
+    )  # fmt: skip
+    assert len(plan.companions) == 4  # torchvision, torchaudio, xformers, flash-attn: each named
+
+
+def test_torch_2_10_pins_its_torchvision_and_torchaudio_and_leaves_xformers_to_the_resolver():
+    plan = plan_install(_report("rtx4090-torch231-companions-healthy").facts, Context(), "torch", "2.10")
+    line = _install_line(plan)
+    assert line[4:8] == ("torch==2.10.0+cu128", "torchvision==0.25.0", "torchaudio==2.10.0", "xformers")
+
+
+def test_flash_attn_moves_to_its_nearest_release_with_wheels_for_the_new_torch_and_cuda():
+    """flash-attn 2.5.7 beside torch 2.3.0+cu121 (rtx4090-flashattn257-torch230-setdevice) asked to 2.8 (cu128): 2.8.3 is
+    the nearest release whose assets are built for torch 2.8 and CUDA 12; its setup fetches the one for the new torch,
+    so it follows the install."""
+    plan = plan_install(_report("rtx4090-flashattn257-torch230-setdevice").facts, Context(), "torch", "2.8")
+    assert _install_line(plan)[4:] == ("torch==2.8.*", "--index-url", f"{INDEX}/cu128")
+    assert plan.after == (
+        Cmd((PY, "-m", "pip", "install", "--no-build-isolation", "--force-reinstall", "--no-deps", "flash-attn==2.8.3")),
+    )
+
+
+def test_flash_attn_is_rebuilt_where_no_release_has_wheels_for_the_new_torchs_cuda():
+    """flash-attn 2.6.3 beside torch 2.6 (rtx4090-flashattn263-torch260-cxx11abi) asked to 2.7, whose build for this driver
+    is cu118: 2.8.3, the one release with torch 2.7 wheels, publishes CUDA 12 only (its publish.yml), so it is rebuilt."""
+    plan = plan_install(_report("rtx4090-flashattn263-torch260-cxx11abi").facts, Context(), "torch", "2.7")
+    assert _install_line(plan)[-1] == f"{INDEX}/cu118"
+    assert plan.after[-1] == Cmd(
+        (PY, "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps",
+         "flash-attn==2.6.3")
+    )  # fmt: skip
+    assert SetEnv("TORCH_CUDA_ARCH_LIST", "8.9") in plan.after
+
+
+def test_a_cuda_major_switch_of_the_same_torch_moves_flash_attn_too():
+    """torch 2.7.1+cu126 to 2.7.1+cu118 (rtx4090-flashattn274-debian11-glibc231): the same version, another CUDA major,
+    whose runtime flash-attn's kernels link: it is rebuilt after."""
+    plan = plan_install(_report("rtx4090-flashattn274-debian11-glibc231").facts, Context(), "torch", "2.7")
+    assert _install_line(plan)[4] == "torch==2.7.1+cu118"
+    assert plan.after[-1].argv[-1] == "flash-attn==2.7.4"
+
+
+def test_vllm_pinning_torch_refuses_another_release_and_holds_its_patch():
+    """vLLM 0.3.2's wheel requires torch==2.1.2 (rtx4090-vllm032-torch221-undefined-symbol): a torch 2.3 plan is refused
+    with the pin as the reason; 2.1 installs exactly 2.1.2, with the xformers built for it in the same line."""
+    facts = _report("rtx4090-vllm032-torch221-undefined-symbol").facts
+    refused = plan_install(facts, Context(), "torch", "2.3")
+    assert not refused.fits and not refused.steps
+    fails = {j.topic for c in refused.ruled_out for j in c.failures()}
+    assert fails == {"companion"}
+    assert refused.machine.pins == (("vllm", "0.3.2", "2.1.2"),)
+    kept = plan_install(facts, Context(), "torch", "2.1")
+    assert _install_line(kept)[4:6] == ("torch==2.1.2+cu121", "xformers==0.0.23.post1")
+
+
+def test_the_framework_step_asked_off_vllms_pin_takes_torch_to_the_pin():
+    """The framework step asked for torch 2.3.1 on the vLLM machine: no build of 2.3 (nor any newer release) keeps vLLM,
+    so the release that fits is vLLM's own torch, 2.1.2, downgraded to with the xformers built for it."""
+    from gpudoctor.checks.frameworks import framework_plan
+
+    plan, _how = framework_plan(_report("rtx4090-vllm032-torch221-undefined-symbol").facts, Context(), "torch", "2.3.1")
+    assert plan.fits and plan.change is not None and plan.change.kind == "downgrade"
+    assert _install_line(plan)[4:6] == ("torch==2.1.2+cu121", "xformers==0.0.23.post1")
+
+
+def _moved_alone(slug: str, *lines):
+    report = _report(slug)
+    finding = Finding(
+        "framework-driver-too-old", Severity.ERROR, "frameworks", "x", "", remediation=Remediation("x", lines, component="torch")
+    )
+    return consequences(build([finding]), report.facts, [finding], lambda f: run_checks(f)[0])
+
+
+def test_the_model_flags_a_torch_move_that_leaves_a_companion_behind():
+    """torch moved alone from 2.3.1 to 2.9.1: each companion installed is left built for 2.3.1 (breaks), flash-attn
+    among them, which no check judges by its version."""
+    got = _moved_alone(
+        "rtx4090-torch231-companions-healthy",
+        Cmd((PY, "-m", "pip", "install", "torch==2.9.1+cu128", "--index-url", f"{INDEX}/cu128")),
+    )
+    behind = [v for v in got.of_kind("breaks") if v.codes == ("companion-torch-mismatch",) and "left built" in v.reason]
+    assert sorted(v.reason.split()[0] for v in behind) == ["flash-attn", "torchaudio", "torchvision", "xformers"]
+
+
+def test_the_planners_moves_leave_nothing_behind():
+    report = _report("rtx4090-torch231-companions-healthy")
+    plan = plan_install(report.facts, Context(), "torch", "2.9")
+    lines = (*(Cmd(s.argv) for s in plan.steps), *plan.after)
+    got = _moved_alone("rtx4090-torch231-companions-healthy", *lines)
+    assert not [v for v in got.violations if "left built" in v.reason]
+    assert "companion-torch-mismatch" not in got.after
+
+
+def test_fix_prints_what_follows_the_install_and_runs_only_the_steps():
+    """`gpudoctor fix` runs the plan's steps; the lines after them (flash-attn's rebuild) are printed, never run."""
+    from gpudoctor.cli.fix_run import describe
+    from gpudoctor.install.fix import Fix
+
+    plan = plan_install(_report("rtx4090-torch231-companions-healthy").facts, Context(), "torch", "2.9")
+    lines = describe(Fix("reinstall", "x", ("framework-driver-too-old",), plan))
+    assert lines[-1].strip().endswith("flash-attn==2.5.8") and "export TORCH_CUDA_ARCH_LIST=8.9" in lines[-3]
+    assert len(plan.steps) == 1  # what fix runs: the torch line alone
