@@ -88,9 +88,12 @@ class Known(NamedTuple):
     why: str
 
     def matches(self, case: str, v) -> bool:
-        return (self.case, self.step, self.kind) == (case, v.step, v.kind) and (
-            self.what in v.codes or v.command.startswith(self.what)
-        )
+        return self.step == v.step and self.matches_anywhere(case, v)
+
+    def matches_anywhere(self, case: str, v) -> bool:
+        """For an alternative: `step` names the step whose alternative it is; the violation may be at any step of the
+        plan that takes it (a later step planned for what the alternative replaced)."""
+        return (self.case, self.kind) == (case, v.kind) and (self.what in v.codes or v.command.startswith(self.what))
 
 
 W = {
@@ -102,6 +105,8 @@ W = {
 # own build, a machine without a GPU, Windows DLLs with neither conda nor a command-line installer at hand.
 KNOWN = (
     Known("machine:ci-docker-cuda13-no-gpu", 1, "left-error", "gpu-none", W["prose"]),
+    # h56's recorded job machine was built on this GPU-less machine, as ci-docker-cuda13-no-gpu was.
+    Known("machine:build-machine-job-maps-another-cudart", 1, "left-error", "gpu-none", W["prose"]),
     Known("machine:windows-tf291-venv-no-cuda-dlls", 1, "left-error", "windows-dll-missing", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 3, "left-error", "framework-cuda-libs-missing", W["prose"]),
@@ -113,12 +118,16 @@ KNOWN_ALTERNATIVES = (
     Known("machine:windows-forge-torch21-cu121-driver-cuda114", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("real:gke-driver470-torch210-cu121", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("pasted:pytorch-43058-v100-torch160-cu102-driver418", 1, "left-error", "framework-driver-too-old", W["prose"]),
+    Known("machine:build-machine-job-maps-another-cudart", 2, "left-error", "gpu-none", W["prose"]),
+    # Step 2's alternative moves torch to a cu130 build; step 3 still installs the cuDNN 8 wheel for the cu121 build it
+    # replaced: the planner does not re-plan the later steps for an alternative's framework (issue 27, to do).
+    Known("machine:build-machine-job-maps-another-cudart", 2, "breaks", "nvidia-wheels-conflict", "later step planned for the replaced build"),
 )
 
 # What the model does not follow today (installs of the distribution's packages, reboots after them, the host's
 # container runtime, a loader path changed, which bitsandbytes `pip install --upgrade` picks ...), each counted with its
 # reason in the result: no more than this.
-UNMODELLED_AT_MOST = 174
+UNMODELLED_AT_MOST = 172
 
 
 def _violations(case: str):
@@ -134,7 +143,7 @@ def test_the_plan_holds_by_its_consequences(case):
 @pytest.mark.parametrize("case", CASES)
 def test_every_alternative_holds_by_its_consequences(case):
     unknown = [
-        (s, v) for s, v in alternative_violations(case) if not any(k.step == s and k.matches(case, v) for k in KNOWN_ALTERNATIVES)
+        (s, v) for s, v in alternative_violations(case) if not any(k.step == s and k.matches_anywhere(case, v) for k in KNOWN_ALTERNATIVES)
     ]
     assert not unknown, f"{case}: " + "; ".join(
         f"alternative of step {s}: {v.kind} {v.codes} {v.command!r}: {v.reason}" for s, v in unknown
@@ -145,7 +154,7 @@ def test_every_known_violation_still_happens():
     stale = [k for k in KNOWN if not any(k.matches(k.case, v) for v in _violations(k.case))]
     assert not stale, "fixed, remove from KNOWN: " + "; ".join(f"{k.case} step {k.step} {k.kind} {k.what}" for k in stale)
     stale = [
-        k for k in KNOWN_ALTERNATIVES if not any(s == k.step and k.matches(k.case, v) for s, v in alternative_violations(k.case))
+        k for k in KNOWN_ALTERNATIVES if not any(s == k.step and k.matches_anywhere(k.case, v) for s, v in alternative_violations(k.case))
     ]
     assert not stale, "fixed, remove from KNOWN_ALTERNATIVES: " + "; ".join(
         f"{k.case} step {k.step} {k.kind} {k.what}" for k in stale
