@@ -1,0 +1,300 @@
+"""Libraries beyond the frameworks whose builds are tied to one CUDA (and cuDNN) major, read from pasted reports:
+onnxruntime-gpu, CTranslate2 (under faster-whisper), CuPy's distributions.
+
+Each check judges what the catalogue (gpudoctor/pasted/catalogue.toml) read and names the build that fits, where
+the generic loader findings (gpudoctor.checks.reported) could only say a library is missing; `explained` tells
+those findings which sonames and failures are judged here, so one cause gets one finding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from gpudoctor.checks.base import Check, ev
+from gpudoctor.cmdline import Cmd, Line
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.probed import Found
+from gpudoctor.versions import vkey
+
+
+@dataclass(frozen=True)
+class Build:
+    """The releases of `package` from `since` up to `until` (excluded) load CUDA `cuda` and cuDNN `cudnn`."""
+
+    package: str
+    since: str
+    until: str | None
+    cuda: int
+    cudnn: int
+    source: str
+
+
+_ORT = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements"
+_CT2 = (
+    "SYSTRAN/faster-whisper README.md (GPU: 'for CUDA 11 and cuDNN 8 ... 3.24.0 ... for CUDA 12 and cuDNN 8 ... 4.4.0'), "
+    "OpenNMT/CTranslate2 CHANGELOG.md (4.0.0: CUDA 12; 4.5.0: cuDNN 9)"
+)
+# The package index's builds (a conda build or another index can differ; the catalogue reads which one ran).
+BUILDS = (
+    # "Starting with version 1.19, CUDA 12.x becomes the default version when distributing ONNX Runtime GPU packages
+    # in PyPI"; the table: 1.17-1.18 CUDA 11.8 with cuDNN 8 on the package index (CUDA 12 builds on ORT's own feed).
+    Build("onnxruntime-gpu", "1.13", "1.19", 11, 8, _ORT),
+    Build("onnxruntime-gpu", "1.19", None, 12, 9, _ORT),
+    Build("ctranslate2", "3.0", "4.0", 11, 8, _CT2),
+    Build("ctranslate2", "4.0", "4.5", 12, 8, _CT2),
+    Build("ctranslate2", "4.5", None, 12, 9, _CT2),
+)
+# Pins printed, each resolved for CPython 3.10-3.12 on manylinux x86_64 (ctranslate2 3.24.0 also on win_amd64):
+# tests/blind/plans2/pins-checked-B.txt.
+ORT_CUDA12 = "onnxruntime-gpu==1.23.2"  # the newest CUDA 12 build checked
+CT2_CUDA11 = "ctranslate2==3.24.0"  # the last CUDA 11 build (faster-whisper's README)
+# cuDNN for CUDA 12 as NVIDIA's wheels, per cuDNN major: faster-whisper's README installs "nvidia-cudnn-cu12==9.*";
+# 8.9.7.29 is the last cuDNN 8 wheel for CUDA 12 (tensorflow 2.16's [and-cuda] pin).
+_CUDNN_CU12 = {9: "nvidia-cudnn-cu12==9.*", 8: "nvidia-cudnn-cu12==8.9.7.29"}
+_PYTHONS_CHECKED = ("3.10", "3.11", "3.12")
+
+
+def build_of(package: str, version: str | None) -> Build | None:
+    if not version:
+        return None
+    key = vkey(version)
+    return next(
+        (b for b in BUILDS if b.package == package and vkey(b.since) <= key and (b.until is None or key < vkey(b.until))),
+        None,
+    )
+
+
+def _said(facts: Facts, kind: str) -> list:
+    return facts.pasted.reported(kind) if facts.pasted.partial else []
+
+
+def _python(facts: Facts) -> str | None:
+    py = facts.frameworks.python
+    return ".".join(py.value.version.split(".")[:2]) if isinstance(py, Found) and py.value.version else None
+
+
+def _pip(facts: Facts, *args: str) -> Cmd:
+    from gpudoctor.planner.remedy import pip
+
+    return pip(facts, *args)
+
+
+def _ct2(facts: Facts) -> tuple[list, str | None]:
+    """The lines that show CTranslate2 at work, and its version where one shows it."""
+    said = [e for e in _said(facts, "library-said") if (e.get("entry") or "").startswith("ctranslate2-")]
+    py = facts.frameworks.python
+    installed = py.value.distributions.get("ctranslate2") if isinstance(py, Found) else None
+    version = installed or next((e.get("version") for e in said if e.get("version")), None)
+    return said, version
+
+
+def _driver_cuda(facts: Facts, ctx: Context) -> int | None:
+    from gpudoctor.checks.driver import driver_cuda
+
+    up_to, _ = driver_cuda(facts, ctx.matrix)
+    return int(up_to.split(".")[0]) if up_to else None
+
+
+# --- onnxruntime-gpu -------------------------------------------------------------------------------------------
+
+
+def _ort_cuda11(facts: Facts, ctx: Context):
+    """onnxruntime's provider that asks for a CUDA 11 library (not cuDNN): the CUDA 11 build, on a machine whose
+    driver is not shown to stop at CUDA 11."""
+    said = [
+        e
+        for e in _said(facts, "onnxruntime-provider-load-failed")
+        if e.get("major") == "11" and re.match(r"lib(?:cublas|cublasLt|cudart|cufft|curand)\.", e.get("soname") or "")
+    ]
+    if not said:
+        return None
+    driver = _driver_cuda(facts, ctx)
+    return said[0] if driver is None or driver >= 12 else None
+
+
+def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    e = _ort_cuda11(facts, ctx)
+    if e is None:
+        return
+    python = _python(facts)
+    spec = ORT_CUDA12 if python is None or python in _PYTHONS_CHECKED else "onnxruntime-gpu>=1.19"
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"onnxruntime-gpu is a CUDA 11 build: its CUDA provider needs {e.get('soname')}",
+        f"onnxruntime said so ('Failed to load library libonnxruntime_providers_cuda.so with error: {e.get('soname')}'): "
+        "the onnxruntime-gpu installed was built for CUDA 11 (the package index's builds before 1.19 are; from 1.19 "
+        "they are CUDA 12 with cuDNN 9), so it runs on the CPU where only CUDA 12 libraries are installed. Installing "
+        "CUDA 11 libraries beside CUDA 12 would also do, but the CUDA 12 build is the one the rest of the environment "
+        "uses.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Install onnxruntime-gpu's CUDA 12 build (1.19 and later from the package index; it needs cuDNN 9 loadable, "
+            "as PyTorch 2.4+'s nvidia-cudnn-cu12 wheel provides).",
+            (_pip(facts, "install", spec),),
+            component="environment",
+        ),
+    )
+
+
+# --- CTranslate2 -----------------------------------------------------------------------------------------------
+
+
+def _cudnn_missing(facts: Facts) -> tuple[str, int] | None:
+    for m in facts.pasted.missing:
+        found = re.match(r"libcudnn\w*\.so\.(\d+)$", m)
+        if found:
+            return m, int(found.group(1))
+    return None
+
+
+def _ct2_cudnn(facts: Facts):
+    said, version = _ct2(facts)
+    missing = _cudnn_missing(facts)
+    if not said or missing is None or facts.platform.system.lower().startswith("win"):
+        return None
+    soname, major = missing
+    build = build_of("ctranslate2", version)
+    if build is None:  # version not shown: cuDNN 9 is 4.5 on; cuDNN 8 is 4.0-4.4 (faster-whisper 1.x needs 4.x)
+        build = next((b for b in BUILDS if b.package == "ctranslate2" and b.cuda == 12 and b.cudnn == major), None)
+    if build is None or build.cudnn != major or build.cuda != 12:
+        return None
+    return said, version, soname, major
+
+
+def check_ctranslate2_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    found = _ct2_cudnn(facts)
+    if found is None:
+        return
+    said, version, soname, major = found
+    other = {9: "4.4.0 (cuDNN 8)", 8: "4.5.0 or later (cuDNN 9)"}[major]
+    dirs = (
+        "import os, nvidia.cublas.lib, nvidia.cudnn.lib; "
+        "print(os.path.dirname(nvidia.cublas.lib.__file__), os.path.dirname(nvidia.cudnn.lib.__file__), sep=chr(58))"
+    )
+    from gpudoctor.planner.remedy import python_exe
+
+    commands: tuple[Line, ...] = (
+        _pip(facts, "install", "nvidia-cublas-cu12", _CUDNN_CU12[major]),
+        Cmd((python_exe(facts), "-c", dirs), note="prints the wheels' directories: put them first on LD_LIBRARY_PATH"),
+    )
+    who = f"ctranslate2 {version}" if version else "CTranslate2"
+    yield Finding(
+        "cudnn-missing",
+        Severity.ERROR,
+        "cudnn",
+        f"{who} needs cuDNN {major} for CUDA 12, and the loader cannot find {soname}",
+        f"The loader could not open {soname}, as the text shows, and "
+        + (f"ctranslate2 {version} is" if version else f"the CTranslate2 that loads {soname} is")
+        + f" built for CUDA 12 and cuDNN {major}. It loads cuDNN by soname and does not search NVIDIA's pip wheels "
+        "itself: the cuDNN wheel's directory (site-packages/nvidia/cudnn/lib) must be on LD_LIBRARY_PATH even where "
+        "the wheel is installed (PyTorch finds its own copy; CTranslate2 does not).",
+        tuple(ev("pasted", e.line) for e in said[:1]) + (ev("pasted", f"{soname}: cannot be loaded"),),
+        Remediation(
+            f"Install cuDNN {major} and cuBLAS for CUDA 12 as NVIDIA's wheels (no root) and put their directories on "
+            "LD_LIBRARY_PATH where the program starts (export LD_LIBRARY_PATH=<the directories printed>:$LD_LIBRARY_PATH), "
+            f"as faster-whisper's README does; or keep the cuDNN the machine has and install ctranslate2 {other}.",
+            commands,
+            component="cudnn",
+        ),
+    )
+
+
+def _ct2_driver(facts: Facts, ctx: Context):
+    said, version = _ct2(facts)
+    insufficient = _said(facts, "cuda-driver-insufficient")
+    if not said or not insufficient:
+        return None
+    build = build_of("ctranslate2", version)
+    if build is not None and build.cuda != 12:
+        return None
+    driver = _driver_cuda(facts, ctx)
+    if driver is not None and driver >= 12:
+        return None
+    return said, version, insufficient
+
+
+def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CTranslate2 4.x is built for CUDA 12: on a driver that supports only CUDA 11 (or less) the CUDA runtime
+    refuses it; 3.24.0, its last CUDA 11 build, keeps the driver."""
+    found = _ct2_driver(facts, ctx)
+    if found is None:
+        return
+    said, version, insufficient = found
+    yield Finding(
+        "framework-driver-too-old",
+        Severity.ERROR,
+        "frameworks",
+        f"{'ctranslate2 ' + version if version else 'CTranslate2 4.x'} is built for CUDA 12, newer than the driver supports",
+        "The CUDA runtime said the driver is insufficient, as the text shows, and CTranslate2 from 4.0 (what "
+        "faster-whisper 1.x requires) is built for CUDA 12, which needs driver R525 or newer. Its 3.24.0 release is "
+        "built for CUDA 11 and runs on the driver installed (faster-whisper's README names it for CUDA 11).",
+        (ev("pasted", insufficient[0].line), ev("pasted", said[0].line)),
+        Remediation(
+            f"Install {CT2_CUDA11}, CTranslate2's last CUDA 11 build, keeping the driver (pip warns that faster-whisper "
+            "1.x asks for ctranslate2 4; faster-whisper 0.10.1 asks for 3.x); or upgrade the NVIDIA driver to R525 or "
+            "newer where that is possible.",
+            (_pip(facts, "install", "--force-reinstall", CT2_CUDA11),),
+            component="environment",
+        ),
+    )
+
+
+# --- CuPy ------------------------------------------------------------------------------------------------------
+
+
+def check_cupy_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CuPy's own warning: more than one of its distributions installed, all writing site-packages/cupy."""
+    said = _said(facts, "cupy-packages-conflict")
+    if not said:
+        return
+    e = said[0]
+    packages = [p.strip() for p in (e.get("packages") or "").split(",") if p.strip()]
+    built = [p for p in packages if re.fullmatch(r"cupy-cuda\d+x?", p)]
+    keep = built[-1] if len(built) == 1 else None
+    commands: tuple[Line, ...] = ()
+    if keep is not None:
+        # The packages share cupy/: uninstalling one takes files the other needs, so all go, then one comes back
+        # (CuPy's own recipe); the wheel built for a CUDA major is the one kept, a source/conda `cupy` is not.
+        commands = (_pip(facts, "uninstall", "-y", *packages), _pip(facts, "install", keep))
+    yield Finding(
+        "nvidia-wheels-conflict",
+        Severity.ERROR,
+        "frameworks",
+        f"{len(packages)} CuPy distributions are installed together: {', '.join(packages)}",
+        "CuPy said so ('CuPy may not function correctly because multiple CuPy packages are installed'): each of them "
+        "installs the same site-packages/cupy package, so one overwrote the other's files, and uninstalling one "
+        "removes files the other needs.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Uninstall every CuPy distribution listed, then install one for the CUDA major in use, as CuPy's message "
+            "says (if conda installed `cupy`, `conda uninstall cupy` too; in a conda environment that provides cupy, "
+            "remove the pip one and reinstall conda's)."
+            + ("" if keep else " Which one to keep was not clear from the names: see the ask-for list."),
+            commands,
+            component="environment",
+        ),
+    )
+
+
+def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
+    """The sonames the checks here explain, and whether they explain the driver's "insufficient" message."""
+    sonames: set[str] = set()
+    if (e := _ort_cuda11(facts, ctx)) is not None:
+        sonames.add(e.get("soname") or "")
+    if (c := _ct2_cudnn(facts)) is not None:
+        sonames.add(c[2])
+    return sonames, _ct2_driver(facts, ctx) is not None
+
+
+CHECKS = (
+    Check("library-onnxruntime-cuda11", "frameworks", ("framework-cuda-libs-missing",), check_onnxruntime_cuda11, ("pasted",)),
+    Check("library-ctranslate2-cudnn", "cudnn", ("cudnn-missing",), check_ctranslate2_cudnn, ("pasted",)),
+    Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
+    Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
+)
