@@ -214,8 +214,8 @@ def _ct2_driver(facts: Facts, ctx: Context):
     if build is not None and build.cuda != 12:
         return None
     driver = _driver_cuda(facts, ctx)
-    if driver is not None and driver >= 12:
-        return None
+    if driver is None or driver >= 12:
+        return None  # which CUDA the driver stops at decides between the build and the driver: not guessed
     return said, version, insufficient
 
 
@@ -231,9 +231,10 @@ def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.ERROR,
         "frameworks",
         f"{'ctranslate2 ' + version if version else 'CTranslate2 4.x'} is built for CUDA 12, newer than the driver supports",
-        "The CUDA runtime said the driver is insufficient, as the text shows, and CTranslate2 from 4.0 (what "
-        "faster-whisper 1.x requires) is built for CUDA 12, which needs driver R525 or newer. Its 3.24.0 release is "
-        "built for CUDA 11 and runs on the driver installed (faster-whisper's README names it for CUDA 11).",
+        f"The CUDA runtime said the driver is insufficient, as the text shows: the driver supports CUDA up to "
+        f"{_driver_cuda(facts, ctx)}.x, and CTranslate2 from 4.0 (what faster-whisper 1.x requires) is built for CUDA 12, "
+        "which needs driver R525 or newer. Its 3.24.0 release is built for CUDA 11 and runs on the driver installed "
+        "(faster-whisper's README names it for CUDA 11).",
         (ev("pasted", insufficient[0].line), ev("pasted", said[0].line)),
         Remediation(
             f"Install {CT2_CUDA11}, CTranslate2's last CUDA 11 build, keeping the driver (pip warns that faster-whisper "
