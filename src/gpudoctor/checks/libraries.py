@@ -265,7 +265,7 @@ def check_cupy_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
         commands = (_pip(facts, "uninstall", "-y", *packages), _pip(facts, "install", keep))
     yield Finding(
         "nvidia-wheels-conflict",
-        Severity.ERROR,
+        Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
         "frameworks",
         f"{len(packages)} CuPy distributions are installed together: {', '.join(packages)}",
         "CuPy said so ('CuPy may not function correctly because multiple CuPy packages are installed'): each of them "
