@@ -162,6 +162,7 @@ def test_sources_are_declared_once_and_all_cited(m: Matrix) -> None:
         *m.memory,
         *m.cuda_repos,
         *m.companions,
+        *m.library_builds,
     ]:
         assert rec.source, rec
         assert len(rec.sources) == len(rec.source)  # every cited key resolved

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Check, ev
 from gpudoctor.cmdline import Cmd, Line
@@ -18,54 +18,30 @@ from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
-from gpudoctor.versions import vkey
 
+if TYPE_CHECKING:
+    from gpudoctor.matrix.records import LibraryBuild
 
-@dataclass(frozen=True)
-class Build:
-    """The releases of `package` from `since` up to `until` (excluded) load CUDA `cuda` and cuDNN `cudnn`."""
-
-    package: str
-    since: str
-    until: str | None
-    cuda: int
-    cudnn: int
-    source: str
-
-
-_ORT = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements"
-_CT2 = (
-    "SYSTRAN/faster-whisper README.md (GPU: 'for CUDA 11 and cuDNN 8 ... 3.24.0 ... for CUDA 12 and cuDNN 8 ... 4.4.0'), "
-    "OpenNMT/CTranslate2 CHANGELOG.md (4.0.0: CUDA 12; 4.5.0: cuDNN 9)"
-)
-# The package index's builds (a conda build or another index can differ; the catalogue reads which one ran).
-BUILDS = (
-    # "Starting with version 1.19, CUDA 12.x becomes the default version when distributing ONNX Runtime GPU packages
-    # in PyPI"; the table: 1.17-1.18 CUDA 11.8 with cuDNN 8 on the package index (CUDA 12 builds on ORT's own feed).
-    Build("onnxruntime-gpu", "1.13", "1.19", 11, 8, _ORT),
-    Build("onnxruntime-gpu", "1.19", None, 12, 9, _ORT),
-    Build("ctranslate2", "3.0", "4.0", 11, 8, _CT2),
-    Build("ctranslate2", "4.0", "4.5", 12, 8, _CT2),
-    Build("ctranslate2", "4.5", None, 12, 9, _CT2),
-)
-# Pins printed, each resolved for CPython 3.10-3.12 on manylinux x86_64 (ctranslate2 3.24.0 also on win_amd64):
-# tests/blind/plans2/pins-checked-B.txt.
-ORT_CUDA12 = "onnxruntime-gpu==1.23.2"  # the newest CUDA 12 build checked
-CT2_CUDA11 = "ctranslate2==3.24.0"  # the last CUDA 11 build (faster-whisper's README)
 # cuDNN for CUDA 12 as NVIDIA's wheels, per cuDNN major: faster-whisper's README installs "nvidia-cudnn-cu12==9.*";
-# 8.9.7.29 is the last cuDNN 8 wheel for CUDA 12 (tensorflow 2.16's [and-cuda] pin).
+# 8.9.7.29 is the last cuDNN 8 wheel for CUDA 12 (tensorflow 2.16's [and-cuda] pin); both resolved with pip's
+# --dry-run (tests/blind/plans2/pins-checked-B.txt).
 _CUDNN_CU12 = {9: "nvidia-cudnn-cu12==9.*", 8: "nvidia-cudnn-cu12==8.9.7.29"}
+# The Pythons the pins of compat_matrix/libraries.toml were resolved for (elsewhere a range is printed).
 _PYTHONS_CHECKED = ("3.10", "3.11", "3.12")
 
 
-def build_of(package: str, version: str | None) -> Build | None:
-    if not version:
-        return None
-    key = vkey(version)
-    return next(
-        (b for b in BUILDS if b.package == package and vkey(b.since) <= key and (b.until is None or key < vkey(b.until))),
-        None,
-    )
+def _build(
+    ctx: Context, package: str, *, version: str | None = None, cuda: int | None = None, cudnn: int | None = None
+) -> LibraryBuild | None:
+    """The matrix's build of `package`: the one `version` is, else the newest of that CUDA (and cuDNN) major."""
+    if version:
+        return ctx.matrix.library_build(package, version)
+    fits = [
+        b
+        for b in ctx.matrix.library_builds_of(package)
+        if (cuda is None or b.cuda == cuda) and (cudnn is None or b.cudnn == cudnn)
+    ]
+    return fits[-1] if fits else None
 
 
 def _said(facts: Facts, kind: str) -> list:
@@ -120,22 +96,26 @@ def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
     e = _ort_cuda11(facts, ctx)
     if e is None:
         return
+    build = _build(ctx, "onnxruntime-gpu", cuda=12)
+    if build is None:
+        return
     python = _python(facts)
-    spec = ORT_CUDA12 if python is None or python in _PYTHONS_CHECKED else "onnxruntime-gpu>=1.19"
+    pinned = build.pin and (python is None or python in _PYTHONS_CHECKED)
+    spec = f"onnxruntime-gpu=={build.pin}" if pinned else f"onnxruntime-gpu>={build.since}"
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
         "frameworks",
         f"onnxruntime-gpu is a CUDA 11 build: its CUDA provider needs {e.get('soname')}",
         f"onnxruntime said so ('Failed to load library libonnxruntime_providers_cuda.so with error: {e.get('soname')}'): "
-        "the onnxruntime-gpu installed was built for CUDA 11 (the package index's builds before 1.19 are; from 1.19 "
-        "they are CUDA 12 with cuDNN 9), so it runs on the CPU where only CUDA 12 libraries are installed. Installing "
+        f"the onnxruntime-gpu installed was built for CUDA 11 (the package index's builds before {build.since} are; "
+        f"from {build.since} they are CUDA 12 with cuDNN {build.cudnn}), so it runs on the CPU where only CUDA 12 libraries are installed. Installing "
         "CUDA 11 libraries beside CUDA 12 would also do, but the CUDA 12 build is the one the rest of the environment "
         "uses.",
         (ev("pasted", e.line),),
         Remediation(
-            "Install onnxruntime-gpu's CUDA 12 build (1.19 and later from the package index; it needs cuDNN 9 loadable, "
-            "as PyTorch 2.4+'s nvidia-cudnn-cu12 wheel provides).",
+            f"Install onnxruntime-gpu's CUDA 12 build ({build.since} and later from the package index; it needs cuDNN "
+            f"{build.cudnn} loadable, as PyTorch 2.4+'s nvidia-cudnn-cu12 wheel provides).",
             (_pip(facts, "install", spec),),
             component="environment",
         ),
@@ -153,26 +133,28 @@ def _cudnn_missing(facts: Facts) -> tuple[str, int] | None:
     return None
 
 
-def _ct2_cudnn(facts: Facts):
+def _ct2_cudnn(facts: Facts, ctx: Context):
     said, version = _ct2(facts)
     missing = _cudnn_missing(facts)
     if not said or missing is None or facts.platform.system.lower().startswith("win"):
         return None
     soname, major = missing
-    build = build_of("ctranslate2", version)
-    if build is None:  # version not shown: cuDNN 9 is 4.5 on; cuDNN 8 is 4.0-4.4 (faster-whisper 1.x needs 4.x)
-        build = next((b for b in BUILDS if b.package == "ctranslate2" and b.cuda == 12 and b.cudnn == major), None)
+    # Its version not shown: the CUDA 12 build of that cuDNN major (faster-whisper 1.x requires ctranslate2 4).
+    build = _build(ctx, "ctranslate2", version=version, cuda=12, cudnn=major)
     if build is None or build.cudnn != major or build.cuda != 12:
         return None
-    return said, version, soname, major
+    other = _build(ctx, "ctranslate2", cuda=12, cudnn=8 if major == 9 else 9)
+    return said, version, soname, major, other
 
 
 def check_ctranslate2_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    found = _ct2_cudnn(facts)
+    found = _ct2_cudnn(facts, ctx)
     if found is None:
         return
-    said, version, soname, major = found
-    other = {9: "4.4.0 (cuDNN 8)", 8: "4.5.0 or later (cuDNN 9)"}[major]
+    said, version, soname, major, build = found
+    other = (
+        f"ctranslate2 {build.pin or f'{build.since} or later'} (cuDNN {build.cudnn})" if build else "the ctranslate2 built for it"
+    )
     dirs = (
         "import os, nvidia.cublas.lib, nvidia.cudnn.lib; "
         "print(os.path.dirname(nvidia.cublas.lib.__file__), os.path.dirname(nvidia.cudnn.lib.__file__), sep=chr(58))"
@@ -198,7 +180,7 @@ def check_ctranslate2_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Remediation(
             f"Install cuDNN {major} and cuBLAS for CUDA 12 as NVIDIA's wheels (no root) and put their directories on "
             "LD_LIBRARY_PATH where the program starts (export LD_LIBRARY_PATH=<the directories printed>:$LD_LIBRARY_PATH), "
-            f"as faster-whisper's README does; or keep the cuDNN the machine has and install ctranslate2 {other}.",
+            f"as faster-whisper's README does; or keep the cuDNN the machine has and install {other}.",
             commands,
             component="cudnn",
         ),
@@ -210,22 +192,26 @@ def _ct2_driver(facts: Facts, ctx: Context):
     insufficient = _said(facts, "cuda-driver-insufficient")
     if not said or not insufficient:
         return None
-    build = build_of("ctranslate2", version)
+    build = ctx.matrix.library_build("ctranslate2", version) if version else None
     if build is not None and build.cuda != 12:
         return None
     driver = _driver_cuda(facts, ctx)
     if driver is None or driver >= 12:
         return None  # which CUDA the driver stops at decides between the build and the driver: not guessed
-    return said, version, insufficient
+    cuda11 = _build(ctx, "ctranslate2", cuda=driver)
+    if cuda11 is None or cuda11.pin is None:
+        return None
+    return said, version, insufficient, cuda11
 
 
 def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """CTranslate2 4.x is built for CUDA 12: on a driver that supports only CUDA 11 (or less) the CUDA runtime
-    refuses it; 3.24.0, its last CUDA 11 build, keeps the driver."""
+    """CTranslate2 4.x is built for CUDA 12: on a driver that supports only CUDA 11 the CUDA runtime refuses it;
+    its last CUDA 11 build (compat_matrix/libraries.toml: 3.24.0) keeps the driver."""
     found = _ct2_driver(facts, ctx)
     if found is None:
         return
-    said, version, insufficient = found
+    said, version, insufficient, build = found
+    spec = f"ctranslate2=={build.pin}"
     yield Finding(
         "framework-driver-too-old",
         Severity.ERROR,
@@ -233,14 +219,14 @@ def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"{'ctranslate2 ' + version if version else 'CTranslate2 4.x'} is built for CUDA 12, newer than the driver supports",
         f"The CUDA runtime said the driver is insufficient, as the text shows: the driver supports CUDA up to "
         f"{_driver_cuda(facts, ctx)}.x, and CTranslate2 from 4.0 (what faster-whisper 1.x requires) is built for CUDA 12, "
-        "which needs driver R525 or newer. Its 3.24.0 release is built for CUDA 11 and runs on the driver installed "
+        f"which needs driver R525 or newer. Its {build.pin} release is built for CUDA 11 and runs on the driver installed "
         "(faster-whisper's README names it for CUDA 11).",
         (ev("pasted", insufficient[0].line), ev("pasted", said[0].line)),
         Remediation(
-            f"Install {CT2_CUDA11}, CTranslate2's last CUDA 11 build, keeping the driver (pip warns that faster-whisper "
+            f"Install {spec}, CTranslate2's last CUDA 11 build, keeping the driver (pip warns that faster-whisper "
             "1.x asks for ctranslate2 4; faster-whisper 0.10.1 asks for 3.x); or upgrade the NVIDIA driver to R525 or "
             "newer where that is possible.",
-            (_pip(facts, "install", "--force-reinstall", CT2_CUDA11),),
+            (_pip(facts, "install", "--force-reinstall", spec),),
             component="environment",
         ),
     )
@@ -288,7 +274,7 @@ def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
     sonames: set[str] = set()
     if (e := _ort_cuda11(facts, ctx)) is not None:
         sonames.add(e.get("soname") or "")
-    if (c := _ct2_cudnn(facts)) is not None:
+    if (c := _ct2_cudnn(facts, ctx)) is not None:
         sonames.add(c[2])
     return sonames, _ct2_driver(facts, ctx) is not None
 
