@@ -268,3 +268,20 @@ def test_cupys_multiple_packages_warning_uninstalls_all_and_keeps_the_cuda_build
 @states("nvidia-wheels-conflict", QUIET)
 def test_one_cupy_named_in_prose_is_no_conflict():
     assert "nvidia-wheels-conflict" not in _codes("I installed cupy-cuda12x and import cupy works.\n")
+
+
+CUDA_BINDINGS = "cuda.bindings._internal.utils.NotSupportedError: CUDA driver version {n} is not supported\n"
+
+
+@states("cuda-bindings-too-old", FIRES)
+def test_cuda_bindings_refusing_a_cuda13_driver_moves_both_cuda_python_packages_to_12_9_1():
+    f = _codes(_plans2("123"))["cuda-bindings-too-old"]  # NVIDIA/numba-cuda#369: Windows, python.org Python 3.12
+    assert f.title == "the installed cuda-bindings refuses the CUDA 13.0 driver"
+    python = "C:\\Users\\Gabe\\AppData\\Local\\Programs\\Python\\Python312\\python.exe"
+    assert _argv(f) == [(python, "-m", "pip", "install", "--upgrade", "cuda-bindings>=12.9.1,<13", "cuda-python>=12.9.1,<13")]
+
+
+@states("cuda-bindings-too-old", QUIET)
+def test_cuda_bindings_refusing_an_older_driver_is_not_the_12_9_0_bug():
+    assert "cuda-bindings-too-old" not in _codes(CUDA_BINDINGS.format(n=11040))
+    assert "cuda-bindings-too-old" in _codes(CUDA_BINDINGS.format(n=13010))

@@ -1,5 +1,5 @@
 """Libraries beyond the frameworks whose builds are tied to one CUDA (and cuDNN) major, read from pasted reports:
-onnxruntime-gpu, CTranslate2 (under faster-whisper), CuPy's distributions.
+onnxruntime-gpu, CTranslate2 (under faster-whisper), CuPy's distributions, CUDA Python's bindings.
 
 Each check judges what the catalogue (gpudoctor/pasted/catalogue.toml) read and names the build that fits, where
 the generic loader findings (gpudoctor.checks.reported) could only say a library is missing; `explained` tells
@@ -269,6 +269,42 @@ def check_cupy_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# --- CUDA Python (cuda-bindings) -------------------------------------------------------------------------------
+
+# cuda-bindings 12.9.0 refuses drivers of CUDA 13 by a bug; 12.9.1 runs on them, and cuda-python 12.9.1 requires
+# cuda-bindings~=12.9.1, so both move together and stay on 12 (what numba-cuda's cu12 stack asks for). Sources:
+# NVIDIA/numba-cuda#369 (maintainer: "purely a bug in cuda.bindings 12.9.0 ... We will require >=12.9.1"),
+# NVIDIA/cccl#5442 ("a bug in 12.9.0 prevented us from running on CUDA 13 driver": cuda-bindings>=12.9.1,<13.0.0);
+# both releases resolved for CPython 3.12 on win_amd64 (tests/blind/plans2/pins-checked-101-139.txt).
+_CUDA_BINDINGS_FIXED = ("cuda-bindings>=12.9.1,<13", "cuda-python>=12.9.1,<13")
+
+
+def check_cuda_bindings_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """cuda-bindings' NotSupportedError for a CUDA 13 driver: the 12.9.0 release's bug, not the driver."""
+    said = [e for e in _said(facts, "cuda-bindings-driver-refused") if int(e.get("driver_cuda") or 0) >= 13000]
+    if not said:
+        return
+    e = said[0]
+    n = int(e.get("driver_cuda") or 0)
+    cuda = f"{n // 1000}.{(n % 1000) // 10}"
+    yield Finding(
+        "cuda-bindings-too-old",
+        Severity.ERROR,
+        "frameworks",
+        f"the installed cuda-bindings refuses the CUDA {cuda} driver",
+        f"CUDA Python's bindings said so ('CUDA driver version {n} is not supported'): cuda-bindings 12.9.0 refuses "
+        "drivers of CUDA 13 by a bug, and 12.9.1 runs on them (NVIDIA's maintainers, numba-cuda#369). The driver is "
+        "fine: a CUDA 12 program runs on a newer driver.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Upgrade cuda-bindings and cuda-python together to 12.9.1 or a later 12.x (cuda-python 12.9.1 requires "
+            "cuda-bindings 12.9.1; 13.x would need the CUDA 13 stack of numba-cuda).",
+            (_pip(facts, "install", "--upgrade", *_CUDA_BINDINGS_FIXED),),
+            component="environment",
+        ),
+    )
+
+
 def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
     """The sonames the checks here explain, and whether they explain the driver's "insufficient" message."""
     sonames: set[str] = set()
@@ -284,4 +320,5 @@ CHECKS = (
     Check("library-ctranslate2-cudnn", "cudnn", ("cudnn-missing",), check_ctranslate2_cudnn, ("pasted",)),
     Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
+    Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
 )
