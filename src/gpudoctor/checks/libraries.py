@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 # 8.9.7.29 is the last cuDNN 8 wheel for CUDA 12 (tensorflow 2.16's [and-cuda] pin); both resolved with pip's
 # --dry-run (tests/blind/plans2/pins-checked-B.txt).
 _CUDNN_CU12 = {9: "nvidia-cudnn-cu12==9.*", 8: "nvidia-cudnn-cu12==8.9.7.29"}
-# The Pythons the pins of compat_matrix/libraries.toml were resolved for (elsewhere a range is printed).
-_PYTHONS_CHECKED = ("3.10", "3.11", "3.12")
 
 
 def _build(
@@ -99,9 +97,8 @@ def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
     build = _build(ctx, "onnxruntime-gpu", cuda=12)
     if build is None:
         return
-    python = _python(facts)
-    pinned = build.pin and (python is None or python in _PYTHONS_CHECKED)
-    spec = f"onnxruntime-gpu=={build.pin}" if pinned else f"onnxruntime-gpu>={build.since}"
+    pin = build.pin_for(_python(facts))  # a Python its wheels do not cover: the range of the CUDA 12 builds
+    spec = f"onnxruntime-gpu=={pin}" if pin else f"onnxruntime-gpu>={build.since}"
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
@@ -199,8 +196,8 @@ def _ct2_driver(facts: Facts, ctx: Context):
     if driver is None or driver >= 12:
         return None  # which CUDA the driver stops at decides between the build and the driver: not guessed
     cuda11 = _build(ctx, "ctranslate2", cuda=driver)
-    if cuda11 is None or cuda11.pin is None:
-        return None
+    if cuda11 is None or cuda11.pin_for(_python(facts)) is None:
+        return None  # no build for this driver's CUDA on this Python: the driver route stays
     return said, version, insufficient, cuda11
 
 

@@ -385,6 +385,7 @@ SCHEMAS: dict[str, dict[str, Table]] = {
                 cuda=("int", REQ),
                 cudnn=("int", REQ),
                 pin=("version", OPT),
+                pin_python=("spec", OPT),
             ),
             key=lambda r: (r["package"], r["since"]),
             sort=lambda r: (r["package"], version_key(r["since"])),
@@ -1235,6 +1236,8 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
     library_builds: list[LibraryBuild] = []
     for label, r in rows["libraries"]["build"]:
         until, pin = r.get("until"), r.get("pin")
+        if r.get("pin_python") is not None and pin is None:
+            ctx.add(label, "pin_python needs pin")
         if until is not None and version_key(until) <= version_key(r["since"]):
             ctx.add(label, "until must be newer than since")
         if pin is not None and (
@@ -1243,7 +1246,14 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             ctx.add(label, f"pin {pin} is not a release of this row (since {r['since']}, until {until})")
         library_builds.append(
             LibraryBuild(
-                package=r["package"], since=r["since"], until=until, cuda=r["cuda"], cudnn=r["cudnn"], pin=pin, **cite(r)
+                package=r["package"],
+                since=r["since"],
+                until=until,
+                cuda=r["cuda"],
+                cudnn=r["cudnn"],
+                pin=pin,
+                pin_python=r.get("pin_python"),
+                **cite(r),
             )
         )
 
