@@ -106,9 +106,9 @@ def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"onnxruntime-gpu is a CUDA 11 build: its CUDA provider needs {e.get('soname')}",
         f"onnxruntime said so ('Failed to load library libonnxruntime_providers_cuda.so with error: {e.get('soname')}'): "
         f"the onnxruntime-gpu installed was built for CUDA 11 (the package index's builds before {build.since} are; "
-        f"from {build.since} they are CUDA 12 with cuDNN {build.cudnn}), so it runs on the CPU where only CUDA 12 libraries are installed. Installing "
-        "CUDA 11 libraries beside CUDA 12 would also do, but the CUDA 12 build is the one the rest of the environment "
-        "uses.",
+        f"from {build.since} they are CUDA 12 with cuDNN {build.cudnn}), and without CUDA 11 libraries it falls back "
+        "to the CPU. CUDA 11 libraries beside it would also do; the CUDA 12 build is what current PyTorch and NVIDIA's "
+        "CUDA 12 wheels go with.",
         (ev("pasted", e.line),),
         Remediation(
             f"Install onnxruntime-gpu's CUDA 12 build ({build.since} and later from the package index; it needs cuDNN "
