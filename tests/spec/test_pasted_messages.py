@@ -285,3 +285,13 @@ def test_cuda_bindings_refusing_a_cuda13_driver_moves_both_cuda_python_packages_
 def test_cuda_bindings_refusing_an_older_driver_is_not_the_12_9_0_bug():
     assert "cuda-bindings-too-old" not in _codes(CUDA_BINDINGS.format(n=11040))
     assert "cuda-bindings-too-old" in _codes(CUDA_BINDINGS.format(n=13010))
+
+
+@states("cudnn-missing", FIRES)
+def test_onnxruntimes_provider_missing_cudnn9_gets_the_cu12_wheels_and_their_directories():
+    from pathlib import Path
+
+    case = next((Path(__file__).resolve().parents[1] / "blind" / "plans" / "cases").glob("030-*"))
+    f = _codes(case.joinpath("input.txt").read_text(encoding="utf-8"))["cudnn-missing"]  # microsoft/onnxruntime#25609
+    assert f.title == "onnxruntime-gpu needs cuDNN 9 for CUDA 12, and the loader cannot find libcudnn.so.9"
+    assert _argv(f)[0] == ("python3", "-m", "pip", "install", "nvidia-cublas-cu12", "nvidia-cudnn-cu12==9.*")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Check, ev
@@ -130,28 +131,49 @@ def _cudnn_missing(facts: Facts) -> tuple[str, int] | None:
     return None
 
 
-def _ct2_cudnn(facts: Facts, ctx: Context):
-    said, version = _ct2(facts)
+@dataclass(frozen=True)
+class _CudnnByName:
+    """A library that loads cuDNN by soname and does not search NVIDIA's pip wheels, with the soname it missed."""
+
+    who: str  # "ctranslate2 4.5.0", "CTranslate2", "onnxruntime-gpu"
+    soname: str
+    major: int
+    lines: tuple[str, ...]  # the pasted lines that show the library at work
+    other: str | None  # the same library's build for the other cuDNN major, as words
+
+
+def _cudnn_by_name(facts: Facts, ctx: Context) -> _CudnnByName | None:
+    """CTranslate2 at work, or onnxruntime's CUDA provider naming a cuDNN soname, with a cuDNN of the major of a
+    CUDA 12 build not loadable (Linux: on Windows the DLL checks judge it)."""
     missing = _cudnn_missing(facts)
-    if not said or missing is None or facts.platform.system.lower().startswith("win"):
+    if missing is None or facts.platform.system.lower().startswith("win"):
         return None
     soname, major = missing
-    # Its version not shown: the CUDA 12 build of that cuDNN major (faster-whisper 1.x requires ctranslate2 4).
-    build = _build(ctx, "ctranslate2", version=version, cuda=12, cudnn=major)
-    if build is None or build.cudnn != major or build.cuda != 12:
-        return None
-    other = _build(ctx, "ctranslate2", cuda=12, cudnn=8 if major == 9 else 9)
-    return said, version, soname, major, other
+    said, version = _ct2(facts)
+    if said:
+        # Its version not shown: the CUDA 12 build of that cuDNN major (faster-whisper 1.x requires ctranslate2 4).
+        build = _build(ctx, "ctranslate2", version=version, cuda=12, cudnn=major)
+        if build is None or build.cudnn != major or build.cuda != 12:
+            return None
+        other = _build(ctx, "ctranslate2", cuda=12, cudnn=8 if major == 9 else 9)
+        return _CudnnByName(
+            f"ctranslate2 {version}" if version else "CTranslate2",
+            soname,
+            major,
+            (said[0].line,),
+            f"ctranslate2 {other.pin or f'{other.since} or later'} (cuDNN {other.cudnn})" if other else None,
+        )
+    ort = [e for e in _said(facts, "onnxruntime-provider-load-failed") if e.get("soname") == soname]
+    if ort and _build(ctx, "onnxruntime-gpu", cuda=12, cudnn=major) is not None:
+        return _CudnnByName("onnxruntime-gpu", soname, major, (ort[0].line,), None)
+    return None
 
 
-def check_ctranslate2_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    found = _ct2_cudnn(facts, ctx)
+def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    found = _cudnn_by_name(facts, ctx)
     if found is None:
         return
-    said, version, soname, major, build = found
-    other = (
-        f"ctranslate2 {build.pin or f'{build.since} or later'} (cuDNN {build.cudnn})" if build else "the ctranslate2 built for it"
-    )
+    soname, major = found.soname, found.major
     dirs = (
         "import os, nvidia.cublas.lib, nvidia.cudnn.lib; "
         "print(os.path.dirname(nvidia.cublas.lib.__file__), os.path.dirname(nvidia.cudnn.lib.__file__), sep=chr(58))"
@@ -162,22 +184,21 @@ def check_ctranslate2_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
         _pip(facts, "install", "nvidia-cublas-cu12", _CUDNN_CU12[major]),
         Cmd((python_exe(facts), "-c", dirs), note="prints the wheels' directories: put them first on LD_LIBRARY_PATH"),
     )
-    who = f"ctranslate2 {version}" if version else "CTranslate2"
     yield Finding(
         "cudnn-missing",
         Severity.ERROR,
         "cudnn",
-        f"{who} needs cuDNN {major} for CUDA 12, and the loader cannot find {soname}",
-        f"The loader could not open {soname}, as the text shows, and "
-        + (f"ctranslate2 {version} is" if version else f"the CTranslate2 that loads {soname} is")
-        + f" built for CUDA 12 and cuDNN {major}. It loads cuDNN by soname and does not search NVIDIA's pip wheels "
-        "itself: the cuDNN wheel's directory (site-packages/nvidia/cudnn/lib) must be on LD_LIBRARY_PATH even where "
-        "the wheel is installed (PyTorch finds its own copy; CTranslate2 does not).",
-        tuple(ev("pasted", e.line) for e in said[:1]) + (ev("pasted", f"{soname}: cannot be loaded"),),
+        f"{found.who} needs cuDNN {major} for CUDA 12, and the loader cannot find {soname}",
+        f"The loader could not open {soname}, as the text shows, and the {found.who} that asks for it is built for "
+        f"CUDA 12 and cuDNN {major}. It loads cuDNN by soname and does not search NVIDIA's pip wheels itself: the cuDNN "
+        "wheel's directory (site-packages/nvidia/cudnn/lib) must be on LD_LIBRARY_PATH even where the wheel is "
+        "installed (PyTorch finds its own copy; this library does not).",
+        tuple(ev("pasted", line) for line in found.lines) + (ev("pasted", f"{soname}: cannot be loaded"),),
         Remediation(
             f"Install cuDNN {major} and cuBLAS for CUDA 12 as NVIDIA's wheels (no root) and put their directories on "
             "LD_LIBRARY_PATH where the program starts (export LD_LIBRARY_PATH=<the directories printed>:$LD_LIBRARY_PATH), "
-            f"as faster-whisper's README does; or keep the cuDNN the machine has and install {other}.",
+            "as faster-whisper's README does"
+            + (f"; or keep the cuDNN the machine has and install {found.other}." if found.other else "."),
             commands,
             component="cudnn",
         ),
@@ -307,14 +328,14 @@ def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
     sonames: set[str] = set()
     if (e := _ort_cuda11(facts, ctx)) is not None:
         sonames.add(e.get("soname") or "")
-    if (c := _ct2_cudnn(facts, ctx)) is not None:
-        sonames.add(c[2])
+    if (c := _cudnn_by_name(facts, ctx)) is not None:
+        sonames.add(c.soname)
     return sonames, _ct2_driver(facts, ctx) is not None
 
 
 CHECKS = (
     Check("library-onnxruntime-cuda11", "frameworks", ("framework-cuda-libs-missing",), check_onnxruntime_cuda11, ("pasted",)),
-    Check("library-ctranslate2-cudnn", "cudnn", ("cudnn-missing",), check_ctranslate2_cudnn, ("pasted",)),
+    Check("library-cudnn-by-soname", "cudnn", ("cudnn-missing",), check_cudnn_by_name, ("pasted",)),
     Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
