@@ -192,3 +192,106 @@ def test_k2s_assertion_of_another_cuda_major_is_the_toolkit_against_torchs_cuda(
 @states("toolkit-torch-major-mismatch", QUIET)
 def test_k2s_assertion_of_another_cuda_minor_is_not_a_major_mismatch():
     assert "toolkit-torch-major-mismatch" not in _codes(_plans2("178"))  # k2-fsa/k2#1189: 11.3 against 11.4
+
+
+ORT_CUDA11 = (
+    "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open shared "
+    "object file: No such file or directory\n"
+)
+
+
+@states("framework-cuda-libs-missing", FIRES)
+def test_onnxruntimes_provider_asking_for_a_cuda11_library_is_its_cuda11_build():
+    f = _codes(_plans2("151"))["framework-cuda-libs-missing"]  # stepfun-ai/Step-Audio-EditX#3: onnxruntime-gpu 1.17.0
+    assert "CUDA 11 build" in f.title and "libcublasLt.so.11" in f.title
+    assert _argv(f) == [("python3", "-m", "pip", "install", "onnxruntime-gpu==1.23.2")]
+    f = _codes(_plans2("152"))["framework-cuda-libs-missing"]  # fudan-generative-vision/hallo#203: 1.18.0, nvcc 12.1
+    assert _argv(f) == [("python3", "-m", "pip", "install", "onnxruntime-gpu==1.23.2")]
+
+
+@states("framework-cuda-libs-missing", QUIET)
+def test_onnxruntimes_cuda11_build_is_kept_where_the_driver_stops_at_cuda11():
+    # The driver shown supports CUDA 11.4 only: a CUDA 12 build cannot run there, so no onnxruntime pin is printed.
+    f = _codes("Driver Version: 470.57.02    CUDA Version: 11.4\n" + ORT_CUDA11)["framework-cuda-libs-missing"]
+    assert "onnxruntime" not in f.title and not _argv(f)
+
+
+@states("cudnn-missing", FIRES)
+def test_ctranslate2s_cudnn_major_missing_prints_the_cu12_wheels_of_that_major():
+    f = _codes(_plans2("153"))["cudnn-missing"]  # SYSTRAN/faster-whisper#1182: ctranslate2==4.5.0, libcudnn_cnn.so.9
+    assert f.title.startswith("ctranslate2 4.5.0 needs cuDNN 9 for CUDA 12")
+    assert _argv(f) == [
+        ("python3", "-m", "pip", "install", "nvidia-cublas-cu12", "nvidia-cudnn-cu12==9.*"),
+        (
+            "python3",
+            "-c",
+            "import os, nvidia.cublas.lib, nvidia.cudnn.lib; print(os.path.dirname(nvidia.cublas.lib.__file__), "
+            "os.path.dirname(nvidia.cudnn.lib.__file__), sep=chr(58))",
+        ),
+    ]
+    f = _codes(_plans2("154"))["cudnn-missing"]  # faster-whisper#885: libcudnn_ops_infer.so.8 (ctranslate2 < 4.5)
+    assert _argv(f)[0][-1] == "nvidia-cudnn-cu12==8.9.7.29"
+
+
+@states("cudnn-missing", QUIET)
+def test_a_cudnn_soname_missing_without_ctranslate2_at_work_gets_no_ctranslate2_plan():
+    text = "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file\n"
+    f = _codes(text)["cudnn-missing"]
+    assert "CTranslate2" not in f.title and not _argv(f)
+
+
+@states("framework-driver-too-old", FIRES)
+def test_ctranslate2_4_on_a_driver_below_cuda12_gets_its_cuda11_build():
+    # SYSTRAN/faster-whisper#866: "CUDA 11.7 and driver version 472.12" (R470 held for a Kepler card).
+    f = _codes(_plans2("169"))["framework-driver-too-old"]
+    assert f.title == "CTranslate2 4.x is built for CUDA 12, newer than the driver supports"
+    assert _argv(f) == [("python3", "-m", "pip", "install", "--force-reinstall", "ctranslate2==3.24.0")]
+
+
+@states("framework-driver-too-old", QUIET)
+def test_ctranslate2_with_the_driver_not_shown_keeps_the_driver_route():
+    codes = _codes(_plans2("168"))  # faster-whisper#363: no driver version shown, mid-2023 (a CUDA 11 ctranslate2)
+    assert "framework-driver-too-old" not in codes
+    assert not any("ctranslate2" in " ".join(a) for f in codes.values() for a in _argv(f))
+
+
+@states("nvidia-wheels-conflict", FIRES)
+def test_cupys_multiple_packages_warning_uninstalls_all_and_keeps_the_cuda_build():
+    f = _codes(_plans2("129"))["nvidia-wheels-conflict"]  # rapidsai/cugraph#3057: conda cupy + pip cupy-cuda11x
+    assert f.title == "2 CuPy distributions are installed together: cupy, cupy-cuda11x"
+    assert _argv(f) == [
+        ("python3", "-m", "pip", "uninstall", "-y", "cupy", "cupy-cuda11x"),
+        ("python3", "-m", "pip", "install", "cupy-cuda11x"),
+    ]
+
+
+@states("nvidia-wheels-conflict", QUIET)
+def test_one_cupy_named_in_prose_is_no_conflict():
+    assert "nvidia-wheels-conflict" not in _codes("I installed cupy-cuda12x and import cupy works.\n")
+
+
+CUDA_BINDINGS = "cuda.bindings._internal.utils.NotSupportedError: CUDA driver version {n} is not supported\n"
+
+
+@states("cuda-bindings-too-old", FIRES)
+def test_cuda_bindings_refusing_a_cuda13_driver_moves_both_cuda_python_packages_to_12_9_1():
+    f = _codes(_plans2("123"))["cuda-bindings-too-old"]  # NVIDIA/numba-cuda#369: Windows, python.org Python 3.12
+    assert f.title == "the installed cuda-bindings refuses the CUDA 13.0 driver"
+    python = "C:\\Users\\Gabe\\AppData\\Local\\Programs\\Python\\Python312\\python.exe"
+    assert _argv(f) == [(python, "-m", "pip", "install", "--upgrade", "cuda-bindings>=12.9.1,<13", "cuda-python>=12.9.1,<13")]
+
+
+@states("cuda-bindings-too-old", QUIET)
+def test_cuda_bindings_refusing_an_older_driver_is_not_the_12_9_0_bug():
+    assert "cuda-bindings-too-old" not in _codes(CUDA_BINDINGS.format(n=11040))
+    assert "cuda-bindings-too-old" in _codes(CUDA_BINDINGS.format(n=13010))
+
+
+@states("cudnn-missing", FIRES)
+def test_onnxruntimes_provider_missing_cudnn9_gets_the_cu12_wheels_and_their_directories():
+    from pathlib import Path
+
+    case = next((Path(__file__).resolve().parents[1] / "blind" / "plans" / "cases").glob("030-*"))
+    f = _codes(case.joinpath("input.txt").read_text(encoding="utf-8"))["cudnn-missing"]  # microsoft/onnxruntime#25609
+    assert f.title == "onnxruntime-gpu needs cuDNN 9 for CUDA 12, and the loader cannot find libcudnn.so.9"
+    assert _argv(f)[0] == ("python3", "-m", "pip", "install", "nvidia-cublas-cu12", "nvidia-cudnn-cu12==9.*")

@@ -162,6 +162,7 @@ def test_sources_are_declared_once_and_all_cited(m: Matrix) -> None:
         *m.memory,
         *m.cuda_repos,
         *m.companions,
+        *m.library_builds,
     ]:
         assert rec.source, rec
         assert len(rec.sources) == len(rec.source)  # every cited key resolved
@@ -575,3 +576,22 @@ def test_summary(m: Matrix) -> None:
 def test_a_second_load_is_the_cached_matrix(m: Matrix) -> None:
     # A second load_matrix() is a cache hit: the same object, nothing parsed again.
     assert load_matrix() is load_matrix()
+
+
+def test_library_builds_name_the_cuda_and_cudnn_majors_of_each_release_and_their_pins():
+    m = load_matrix()
+    # CTranslate2 CHANGELOG: 4.0.0 "updating to cuda 12", 4.5.0 "supports CUDNN 9 and is no longer compatible with CUDNN 8"
+    assert [
+        (v, m.library_build("ctranslate2", v).cuda, m.library_build("ctranslate2", v).cudnn)
+        for v in ("3.24.0", "4.0.0", "4.4.0", "4.5.0")
+    ] == [
+        ("3.24.0", 11, 8),
+        ("4.0.0", 12, 8),
+        ("4.4.0", 12, 8),
+        ("4.5.0", 12, 9),
+    ]
+    assert m.library_build("onnxruntime-gpu", "1.18.0").cuda == 11  # the package index's default before 1.19
+    assert m.library_build("onnxruntime-gpu", "1.19.0+cu118").cuda == 12
+    assert m.library_build("onnxruntime-gpu", "1.12.0") is None and m.library_build("torch", "2.4.0") is None
+    ort = m.library_build("onnxruntime-gpu", "1.23.2")
+    assert (ort.pin_for("3.12"), ort.pin_for("3.9"), ort.pin_for(None)) == ("1.23.2", None, "1.23.2")

@@ -295,3 +295,15 @@ def test_specifier_outside_the_numeric_subset(tmp_path: Path) -> None:
     text = TORCH_ROW.format(extra="").replace('">=3.7,<3.11"', '">=3.7rc1,<3.11"')
     found = problems_for(tmp_path, "torch.toml", text)
     assert_has(found, "torch.toml:release[1.12]: 'python' uses a specifier form the matrix does not support")
+
+
+def test_a_library_build_row_keeps_its_range_and_its_pin_inside_it(tmp_path: Path) -> None:
+    text = bundled("libraries").replace(
+        'since = "3.0", until = "4.0", cuda = 11, cudnn = 8, pin = "3.24.0"',
+        'since = "3.0", until = "3.0", cuda = 11, cudnn = 8, pin = "4.4.0"',
+    )
+    found = problems_for(tmp_path, "libraries.toml", text)
+    assert_has(found, "until must be newer than since")
+    assert_has(found, "pin 4.4.0 is not a release of this row")
+    text = bundled("libraries").replace('pin = "1.23.2", pin_python', "pin_python")
+    assert_has(problems_for(tmp_path, "libraries.toml", text), "pin_python needs pin")

@@ -23,6 +23,7 @@ def all_checks() -> tuple[Check, ...]:
         extensions,
         frameworks,
         health,
+        libraries,
         memory,
         platform,
         process,
@@ -44,6 +45,7 @@ def all_checks() -> tuple[Check, ...]:
         *memory.CHECKS,
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
         *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/pasted/catalogue.toml)
+        *libraries.CHECKS,  # libraries tied to one CUDA/cuDNN major (onnxruntime-gpu, CTranslate2, CuPy), pasted
         *doctor.CHECKS,
     )
 

@@ -138,6 +138,10 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     said = _said(facts, "driver-too-old-found") + _said(facts, "cuda-driver-insufficient")
     if not said or other_vendor_gpu_only(facts) is not None:
         return
+    from gpudoctor.checks.libraries import explained
+
+    if explained(facts, ctx)[1]:
+        return  # CTranslate2's CUDA 12 build on an older driver: gpudoctor.checks.libraries names the build that fits
     frameworks = frameworks_named(facts)
     code = "framework-driver-too-old" if frameworks else "toolkit-newer-than-driver"
     if _emits(check_driver_too_old, facts, ctx, "framework-driver-too-old") or _emits(
@@ -301,7 +305,10 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     if not facts.pasted.partial or facts.platform.system.lower().startswith("win"):
         return  # DLL search on Windows: the Windows checks judge it
-    missing = [m for m in facts.pasted.missing if _CUDA_SONAMES.match(m)]
+    from gpudoctor.checks.libraries import explained
+
+    judged, _ = explained(facts, ctx)  # a library's own build explains them (gpudoctor.checks.libraries)
+    missing = [m for m in facts.pasted.missing if _CUDA_SONAMES.match(m) and m not in judged]
     cudnn = [m for m in missing if "cudnn" in m]
     others = [m for m in missing if "cudnn" not in m]
     frameworks = frameworks_named(facts)
@@ -538,6 +545,7 @@ _DESCRIPTIVE = frozenset(
         "docker-run-without-gpus",
         "torch-oom",
         "cuda-available-said",
+        "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

@@ -15,6 +15,7 @@ FILES: tuple[str, ...] = (
     "link_bandwidth",
     "memory_settings",
     "cuda_repos",
+    "libraries",
 )
 
 #: Data files beside the matrix, read by a module of their own rather than into `Matrix`: `indexes.toml`, what

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
         Gpu,
         JaxPin,
         JaxRelease,
+        LibraryBuild,
         LinkSpec,
         MemorySettings,
         MinorCompat,
@@ -101,6 +102,7 @@ class Matrix:
         memory: Iterable[MemorySettings],
         cuda_repos: Iterable[CudaRepo] = (),
         companions: Iterable[CompanionRelease] = (),
+        library_builds: Iterable[LibraryBuild] = (),
         origins: Mapping[str, str] | None = None,
     ) -> None:
         self.sources: Mapping[str, Source] = dict(sources)
@@ -124,6 +126,7 @@ class Matrix:
         self.memory = tuple(memory)
         self.cuda_repos = tuple(cuda_repos)
         self.companions = tuple(companions)
+        self.library_builds = tuple(library_builds)
         #: file stem -> where it was read from ("bundled" or a path)
         self.origins: Mapping[str, str] = dict(origins or {})
 
@@ -576,6 +579,17 @@ class Matrix:
         except InvalidVersion:
             newer = []
         return newer[0] if newer else (fits[-1] if fits else None)
+
+    def library_builds_of(self, package: str) -> tuple[LibraryBuild, ...]:
+        """The matrix's builds of a library tied to one CUDA/cuDNN major (compat_matrix/libraries.toml), oldest first."""
+        return tuple(b for b in self.library_builds if b.package == package)
+
+    def library_build(self, package: str, version: str) -> LibraryBuild | None:
+        """The build of `package` that release `version` ("4.5.0", "1.17.0+cu118") is, or None outside the rows."""
+        try:
+            return next((b for b in self.library_builds_of(package) if b.holds(version.split("+", 1)[0])), None)
+        except ValueError:
+            return None
 
     def torch_release(self, version: str) -> TorchRelease | None:
         """The PyTorch release row for "2.1", "2.1.2" or "2.1.0+cu121"."""

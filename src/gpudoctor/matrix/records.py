@@ -523,3 +523,27 @@ class CudaRepo(_Cited):
         if self.last is not None and key > version_key(self.last):
             return False if self.last_verified else None
         return True
+
+
+@_record
+class LibraryBuild(_Cited):
+    """The package index's releases of a library (onnxruntime-gpu, ctranslate2) from `since` up to `until`
+    (excluded; None: to the newest) load CUDA `cuda` and cuDNN `cudnn`; `pin` is the release printed for that build."""
+
+    package: str
+    since: str
+    until: str | None = None
+    cuda: int
+    cudnn: int
+    pin: str | None = None
+    pin_python: str | None = None  # the CPython versions `pin` has wheels for (a specifier set)
+
+    def holds(self, version: str) -> bool:
+        key = version_key(version)
+        return version_key(self.since) <= key and (self.until is None or key < version_key(self.until))
+
+    def pin_for(self, python: str | None) -> str | None:
+        """`pin` where it has a wheel for `python` ("3.11"; None: not shown, the pin stands), else None."""
+        if self.pin is None or python is None or self.pin_python is None:
+            return self.pin
+        return self.pin if spec_contains(self.pin_python, python) else None

@@ -29,6 +29,7 @@ from gpudoctor.matrix.records import (
     JaxCuda,
     JaxPin,
     JaxRelease,
+    LibraryBuild,
     MemoryControl,
     MemorySettings,
     MinorCompat,
@@ -374,6 +375,22 @@ SCHEMAS: dict[str, dict[str, Table]] = {
             key=_get("repo"),
             sort=_get("repo"),
             sort_what="repo",
+        ),
+    },
+    "libraries": {
+        "build": Table(
+            fields=_f(
+                package=("str", REQ),
+                since=("version", REQ),
+                until=("version", OPT),
+                cuda=("int", REQ),
+                cudnn=("int", REQ),
+                pin=("version", OPT),
+                pin_python=("spec", OPT),
+            ),
+            key=lambda r: (r["package"], r["since"]),
+            sort=lambda r: (r["package"], version_key(r["since"])),
+            sort_what="package and since",
         ),
     },
 }
@@ -1225,6 +1242,30 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             )
         )
 
+    library_builds: list[LibraryBuild] = []
+    for label, r in rows["libraries"]["build"]:
+        until, pin = r.get("until"), r.get("pin")
+        if r.get("pin_python") is not None and pin is None:
+            ctx.add(label, "pin_python needs pin")
+        if until is not None and version_key(until) <= version_key(r["since"]):
+            ctx.add(label, "until must be newer than since")
+        if pin is not None and (
+            version_key(pin) < version_key(r["since"]) or (until is not None and version_key(pin) >= version_key(until))
+        ):
+            ctx.add(label, f"pin {pin} is not a release of this row (since {r['since']}, until {until})")
+        library_builds.append(
+            LibraryBuild(
+                package=r["package"],
+                since=r["since"],
+                until=until,
+                cuda=r["cuda"],
+                cudnn=r["cudnn"],
+                pin=pin,
+                pin_python=r.get("pin_python"),
+                **cite(r),
+            )
+        )
+
     if ctx.problems:
         raise MatrixError(ctx.problems, hint="see compat_matrix/README.md for the schema of each file")
     return Matrix(
@@ -1249,5 +1290,6 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         memory=memory,
         cuda_repos=cuda_repos,
         companions=companions,
+        library_builds=library_builds,
         origins=origins,
     )

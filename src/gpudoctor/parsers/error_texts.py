@@ -298,7 +298,8 @@ _PJRT = _Lazy(
     r"Mismatched PJRT plugin PJRT API version|Unexpected PJRT_\w+ size|plugin is likely built with a (?:later|newer) version"
 )
 _CONTAINER_CUDA = _Lazy(r"requirement error: unsatisfied condition: cuda\s*>=?\s*(?P<cuda>\d+\.\d+)", re.IGNORECASE)
-_DRIVER_SAID = _Lazy(r"Driver Version:\s*(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)")
+# nvidia-smi's header quoted, or the version said in prose ("I am running CUDA 11.7 and driver version 472.12").
+_DRIVER_SAID = _Lazy(r"(?:Driver Version:\s*|(?i:\bdriver version\s+(?:is\s+)?))(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b")
 _WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
 _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
 _LINUX_DRIVER_PKG = _Lazy(

@@ -1,0 +1,342 @@
+"""Libraries beyond the frameworks whose builds are tied to one CUDA (and cuDNN) major, read from pasted reports:
+onnxruntime-gpu, CTranslate2 (under faster-whisper), CuPy's distributions, CUDA Python's bindings.
+
+Each check judges what the catalogue (gpudoctor/pasted/catalogue.toml) read and names the build that fits, where
+the generic loader findings (gpudoctor.checks.reported) could only say a library is missing; `explained` tells
+those findings which sonames and failures are judged here, so one cause gets one finding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gpudoctor.checks.base import Check, ev
+from gpudoctor.cmdline import Cmd, Line
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.probed import Found
+
+if TYPE_CHECKING:
+    from gpudoctor.matrix.records import LibraryBuild
+
+# cuDNN for CUDA 12 as NVIDIA's wheels, per cuDNN major: faster-whisper's README installs "nvidia-cudnn-cu12==9.*";
+# 8.9.7.29 is the last cuDNN 8 wheel for CUDA 12 (tensorflow 2.16's [and-cuda] pin); both resolved with pip's
+# --dry-run (tests/blind/plans2/pins-checked-B.txt).
+_CUDNN_CU12 = {9: "nvidia-cudnn-cu12==9.*", 8: "nvidia-cudnn-cu12==8.9.7.29"}
+
+
+def _build(
+    ctx: Context, package: str, *, version: str | None = None, cuda: int | None = None, cudnn: int | None = None
+) -> LibraryBuild | None:
+    """The matrix's build of `package`: the one `version` is, else the newest of that CUDA (and cuDNN) major."""
+    if version:
+        return ctx.matrix.library_build(package, version)
+    fits = [
+        b
+        for b in ctx.matrix.library_builds_of(package)
+        if (cuda is None or b.cuda == cuda) and (cudnn is None or b.cudnn == cudnn)
+    ]
+    return fits[-1] if fits else None
+
+
+def _said(facts: Facts, kind: str) -> list:
+    return facts.pasted.reported(kind) if facts.pasted.partial else []
+
+
+def _python(facts: Facts) -> str | None:
+    py = facts.frameworks.python
+    return ".".join(py.value.version.split(".")[:2]) if isinstance(py, Found) and py.value.version else None
+
+
+def _pip(facts: Facts, *args: str) -> Cmd:
+    from gpudoctor.planner.remedy import pip
+
+    return pip(facts, *args)
+
+
+def _ct2(facts: Facts) -> tuple[list, str | None]:
+    """The lines that show CTranslate2 at work, and its version where one shows it."""
+    said = [e for e in _said(facts, "library-said") if (e.get("entry") or "").startswith("ctranslate2-")]
+    py = facts.frameworks.python
+    installed = py.value.distributions.get("ctranslate2") if isinstance(py, Found) else None
+    version = installed or next((e.get("version") for e in said if e.get("version")), None)
+    return said, version
+
+
+def _driver_cuda(facts: Facts, ctx: Context) -> int | None:
+    from gpudoctor.checks.driver import driver_cuda
+
+    up_to, _ = driver_cuda(facts, ctx.matrix)
+    return int(up_to.split(".")[0]) if up_to else None
+
+
+# --- onnxruntime-gpu -------------------------------------------------------------------------------------------
+
+
+def _ort_cuda11(facts: Facts, ctx: Context):
+    """onnxruntime's provider that asks for a CUDA 11 library (not cuDNN): the CUDA 11 build, on a machine whose
+    driver is not shown to stop at CUDA 11."""
+    said = [
+        e
+        for e in _said(facts, "onnxruntime-provider-load-failed")
+        if e.get("major") == "11" and re.match(r"lib(?:cublas|cublasLt|cudart|cufft|curand)\.", e.get("soname") or "")
+    ]
+    if not said:
+        return None
+    driver = _driver_cuda(facts, ctx)
+    return said[0] if driver is None or driver >= 12 else None
+
+
+def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    e = _ort_cuda11(facts, ctx)
+    if e is None:
+        return
+    build = _build(ctx, "onnxruntime-gpu", cuda=12)
+    if build is None:
+        return
+    pin = build.pin_for(_python(facts))  # a Python its wheels do not cover: the range of the CUDA 12 builds
+    spec = f"onnxruntime-gpu=={pin}" if pin else f"onnxruntime-gpu>={build.since}"
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"onnxruntime-gpu is a CUDA 11 build: its CUDA provider needs {e.get('soname')}",
+        f"onnxruntime said so ('Failed to load library libonnxruntime_providers_cuda.so with error: {e.get('soname')}'): "
+        f"the onnxruntime-gpu installed was built for CUDA 11 (the package index's builds before {build.since} are; "
+        f"from {build.since} they are CUDA 12 with cuDNN {build.cudnn}), and without CUDA 11 libraries it falls back "
+        "to the CPU. CUDA 11 libraries beside it would also do; the CUDA 12 build is what current PyTorch and NVIDIA's "
+        "CUDA 12 wheels go with.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Install onnxruntime-gpu's CUDA 12 build ({build.since} and later from the package index; it needs cuDNN "
+            f"{build.cudnn} loadable, as PyTorch 2.4+'s nvidia-cudnn-cu12 wheel provides).",
+            (_pip(facts, "install", spec),),
+            component="environment",
+        ),
+    )
+
+
+# --- CTranslate2 -----------------------------------------------------------------------------------------------
+
+
+def _cudnn_missing(facts: Facts) -> tuple[str, int] | None:
+    for m in facts.pasted.missing:
+        found = re.match(r"libcudnn\w*\.so\.(\d+)$", m)
+        if found:
+            return m, int(found.group(1))
+    return None
+
+
+@dataclass(frozen=True)
+class _CudnnByName:
+    """A library that loads cuDNN by soname and does not search NVIDIA's pip wheels, with the soname it missed."""
+
+    who: str  # "ctranslate2 4.5.0", "CTranslate2", "onnxruntime-gpu"
+    soname: str
+    major: int
+    lines: tuple[str, ...]  # the pasted lines that show the library at work
+    other: str | None  # the same library's build for the other cuDNN major, as words
+
+
+def _cudnn_by_name(facts: Facts, ctx: Context) -> _CudnnByName | None:
+    """CTranslate2 at work, or onnxruntime's CUDA provider naming a cuDNN soname, with a cuDNN of the major of a
+    CUDA 12 build not loadable (Linux: on Windows the DLL checks judge it)."""
+    missing = _cudnn_missing(facts)
+    if missing is None or facts.platform.system.lower().startswith("win"):
+        return None
+    soname, major = missing
+    said, version = _ct2(facts)
+    if said:
+        # Its version not shown: the CUDA 12 build of that cuDNN major (faster-whisper 1.x requires ctranslate2 4).
+        build = _build(ctx, "ctranslate2", version=version, cuda=12, cudnn=major)
+        if build is None or build.cudnn != major or build.cuda != 12:
+            return None
+        other = _build(ctx, "ctranslate2", cuda=12, cudnn=8 if major == 9 else 9)
+        return _CudnnByName(
+            f"ctranslate2 {version}" if version else "CTranslate2",
+            soname,
+            major,
+            (said[0].line,),
+            f"ctranslate2 {other.pin or f'{other.since} or later'} (cuDNN {other.cudnn})" if other else None,
+        )
+    ort = [e for e in _said(facts, "onnxruntime-provider-load-failed") if e.get("soname") == soname]
+    if ort and _build(ctx, "onnxruntime-gpu", cuda=12, cudnn=major) is not None:
+        return _CudnnByName("onnxruntime-gpu", soname, major, (ort[0].line,), None)
+    return None
+
+
+def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    found = _cudnn_by_name(facts, ctx)
+    if found is None:
+        return
+    soname, major = found.soname, found.major
+    dirs = (
+        "import os, nvidia.cublas.lib, nvidia.cudnn.lib; "
+        "print(os.path.dirname(nvidia.cublas.lib.__file__), os.path.dirname(nvidia.cudnn.lib.__file__), sep=chr(58))"
+    )
+    from gpudoctor.planner.remedy import python_exe
+
+    commands: tuple[Line, ...] = (
+        _pip(facts, "install", "nvidia-cublas-cu12", _CUDNN_CU12[major]),
+        Cmd((python_exe(facts), "-c", dirs), note="prints the wheels' directories: put them first on LD_LIBRARY_PATH"),
+    )
+    yield Finding(
+        "cudnn-missing",
+        Severity.ERROR,
+        "cudnn",
+        f"{found.who} needs cuDNN {major} for CUDA 12, and the loader cannot find {soname}",
+        f"The loader could not open {soname}, as the text shows, and the {found.who} that asks for it is built for "
+        f"CUDA 12 and cuDNN {major}. It loads cuDNN by soname and does not search NVIDIA's pip wheels itself: the cuDNN "
+        "wheel's directory (site-packages/nvidia/cudnn/lib) must be on LD_LIBRARY_PATH even where the wheel is "
+        "installed (PyTorch finds its own copy; this library does not).",
+        tuple(ev("pasted", line) for line in found.lines) + (ev("pasted", f"{soname}: cannot be loaded"),),
+        Remediation(
+            f"Install cuDNN {major} and cuBLAS for CUDA 12 as NVIDIA's wheels (no root) and put their directories on "
+            "LD_LIBRARY_PATH where the program starts (export LD_LIBRARY_PATH=<the directories printed>:$LD_LIBRARY_PATH), "
+            "as faster-whisper's README does"
+            + (f"; or keep the cuDNN the machine has and install {found.other}." if found.other else "."),
+            commands,
+            component="cudnn",
+        ),
+    )
+
+
+def _ct2_driver(facts: Facts, ctx: Context):
+    said, version = _ct2(facts)
+    insufficient = _said(facts, "cuda-driver-insufficient")
+    if not said or not insufficient:
+        return None
+    build = ctx.matrix.library_build("ctranslate2", version) if version else None
+    if build is not None and build.cuda != 12:
+        return None
+    driver = _driver_cuda(facts, ctx)
+    if driver is None or driver >= 12:
+        return None  # which CUDA the driver stops at decides between the build and the driver: not guessed
+    cuda11 = _build(ctx, "ctranslate2", cuda=driver)
+    if cuda11 is None or cuda11.pin_for(_python(facts)) is None:
+        return None  # no build for this driver's CUDA on this Python: the driver route stays
+    return said, version, insufficient, cuda11
+
+
+def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CTranslate2 4.x is built for CUDA 12: on a driver that supports only CUDA 11 the CUDA runtime refuses it;
+    its last CUDA 11 build (compat_matrix/libraries.toml: 3.24.0) keeps the driver."""
+    found = _ct2_driver(facts, ctx)
+    if found is None:
+        return
+    said, version, insufficient, build = found
+    spec = f"ctranslate2=={build.pin}"
+    yield Finding(
+        "framework-driver-too-old",
+        Severity.ERROR,
+        "frameworks",
+        f"{'ctranslate2 ' + version if version else 'CTranslate2 4.x'} is built for CUDA 12, newer than the driver supports",
+        f"The CUDA runtime said the driver is insufficient, as the text shows: the driver supports CUDA up to "
+        f"{_driver_cuda(facts, ctx)}.x, and CTranslate2 from 4.0 (what faster-whisper 1.x requires) is built for CUDA 12, "
+        f"which needs driver R525 or newer. Its {build.pin} release is built for CUDA 11 and runs on the driver installed "
+        "(faster-whisper's README names it for CUDA 11).",
+        (ev("pasted", insufficient[0].line), ev("pasted", said[0].line)),
+        Remediation(
+            f"Install {spec}, CTranslate2's last CUDA 11 build, keeping the driver (pip warns that faster-whisper "
+            "1.x asks for ctranslate2 4; faster-whisper 0.10.1 asks for 3.x); or upgrade the NVIDIA driver to R525 or "
+            "newer where that is possible.",
+            (_pip(facts, "install", "--force-reinstall", spec),),
+            component="environment",
+        ),
+    )
+
+
+# --- CuPy ------------------------------------------------------------------------------------------------------
+
+
+def check_cupy_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CuPy's own warning: more than one of its distributions installed, all writing site-packages/cupy."""
+    said = _said(facts, "cupy-packages-conflict")
+    if not said:
+        return
+    e = said[0]
+    packages = [p.strip() for p in (e.get("packages") or "").split(",") if p.strip()]
+    built = [p for p in packages if re.fullmatch(r"cupy-cuda\d+x?", p)]
+    keep = built[-1] if len(built) == 1 else None
+    commands: tuple[Line, ...] = ()
+    if keep is not None:
+        # The packages share cupy/: uninstalling one takes files the other needs, so all go, then one comes back
+        # (CuPy's own recipe); the wheel built for a CUDA major is the one kept, a source/conda `cupy` is not.
+        commands = (_pip(facts, "uninstall", "-y", *packages), _pip(facts, "install", keep))
+    yield Finding(
+        "nvidia-wheels-conflict",
+        Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
+        "frameworks",
+        f"{len(packages)} CuPy distributions are installed together: {', '.join(packages)}",
+        "CuPy said so ('CuPy may not function correctly because multiple CuPy packages are installed'): each of them "
+        "installs the same site-packages/cupy package, so one overwrote the other's files, and uninstalling one "
+        "removes files the other needs.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Uninstall every CuPy distribution listed, then install one for the CUDA major in use, as CuPy's message "
+            "says (if conda installed `cupy`, `conda uninstall cupy` too; in a conda environment that provides cupy, "
+            "remove the pip one and reinstall conda's)."
+            + ("" if keep else " Which one to keep was not clear from the names: see the ask-for list."),
+            commands,
+            component="environment",
+        ),
+    )
+
+
+# --- CUDA Python (cuda-bindings) -------------------------------------------------------------------------------
+
+# cuda-bindings 12.9.0 refuses drivers of CUDA 13 by a bug; 12.9.1 runs on them, and cuda-python 12.9.1 requires
+# cuda-bindings~=12.9.1, so both move together and stay on 12 (what numba-cuda's cu12 stack asks for). Sources:
+# NVIDIA/numba-cuda#369 (maintainer: "purely a bug in cuda.bindings 12.9.0 ... We will require >=12.9.1"),
+# NVIDIA/cccl#5442 ("a bug in 12.9.0 prevented us from running on CUDA 13 driver": cuda-bindings>=12.9.1,<13.0.0);
+# both releases resolved for CPython 3.12 on win_amd64 (tests/blind/plans2/pins-checked-101-139.txt).
+_CUDA_BINDINGS_FIXED = ("cuda-bindings>=12.9.1,<13", "cuda-python>=12.9.1,<13")
+
+
+def check_cuda_bindings_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """cuda-bindings' NotSupportedError for a CUDA 13 driver: the 12.9.0 release's bug, not the driver."""
+    said = [e for e in _said(facts, "cuda-bindings-driver-refused") if int(e.get("driver_cuda") or 0) >= 13000]
+    if not said:
+        return
+    e = said[0]
+    n = int(e.get("driver_cuda") or 0)
+    cuda = f"{n // 1000}.{(n % 1000) // 10}"
+    yield Finding(
+        "cuda-bindings-too-old",
+        Severity.ERROR,
+        "frameworks",
+        f"the installed cuda-bindings refuses the CUDA {cuda} driver",
+        f"CUDA Python's bindings said so ('CUDA driver version {n} is not supported'): cuda-bindings 12.9.0 refuses "
+        "drivers of CUDA 13 by a bug, and 12.9.1 runs on them (NVIDIA's maintainers, numba-cuda#369). The driver is "
+        "fine: a CUDA 12 program runs on a newer driver.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Upgrade cuda-bindings and cuda-python together to 12.9.1 or a later 12.x (cuda-python 12.9.1 requires "
+            "cuda-bindings 12.9.1; 13.x would need the CUDA 13 stack of numba-cuda).",
+            (_pip(facts, "install", "--upgrade", *_CUDA_BINDINGS_FIXED),),
+            component="environment",
+        ),
+    )
+
+
+def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
+    """The sonames the checks here explain, and whether they explain the driver's "insufficient" message."""
+    sonames: set[str] = set()
+    if (e := _ort_cuda11(facts, ctx)) is not None:
+        sonames.add(e.get("soname") or "")
+    if (c := _cudnn_by_name(facts, ctx)) is not None:
+        sonames.add(c.soname)
+    return sonames, _ct2_driver(facts, ctx) is not None
+
+
+CHECKS = (
+    Check("library-onnxruntime-cuda11", "frameworks", ("framework-cuda-libs-missing",), check_onnxruntime_cuda11, ("pasted",)),
+    Check("library-cudnn-by-soname", "cudnn", ("cudnn-missing",), check_cudnn_by_name, ("pasted",)),
+    Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
+    Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
+    Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
+)
