@@ -121,7 +121,13 @@ KNOWN_ALTERNATIVES = (
     Known("machine:build-machine-job-maps-another-cudart", 2, "left-error", "gpu-none", W["prose"]),
     # Step 2's alternative moves torch to a cu130 build; step 3 still installs the cuDNN 8 wheel for the cu121 build it
     # replaced: the planner does not re-plan the later steps for an alternative's framework (issue 27, to do).
-    Known("machine:build-machine-job-maps-another-cudart", 2, "breaks", "nvidia-wheels-conflict", "later step planned for the replaced build"),
+    Known(
+        "machine:build-machine-job-maps-another-cudart",
+        2,
+        "breaks",
+        "nvidia-wheels-conflict",
+        "later step planned for the replaced build",
+    ),
 )
 
 # What the model does not follow today (installs of the distribution's packages, reboots after them, the host's
@@ -143,7 +149,9 @@ def test_the_plan_holds_by_its_consequences(case):
 @pytest.mark.parametrize("case", CASES)
 def test_every_alternative_holds_by_its_consequences(case):
     unknown = [
-        (s, v) for s, v in alternative_violations(case) if not any(k.step == s and k.matches_anywhere(case, v) for k in KNOWN_ALTERNATIVES)
+        (s, v)
+        for s, v in alternative_violations(case)
+        if not any(k.step == s and k.matches_anywhere(case, v) for k in KNOWN_ALTERNATIVES)
     ]
     assert not unknown, f"{case}: " + "; ".join(
         f"alternative of step {s}: {v.kind} {v.codes} {v.command!r}: {v.reason}" for s, v in unknown
@@ -154,7 +162,9 @@ def test_every_known_violation_still_happens():
     stale = [k for k in KNOWN if not any(k.matches(k.case, v) for v in _violations(k.case))]
     assert not stale, "fixed, remove from KNOWN: " + "; ".join(f"{k.case} step {k.step} {k.kind} {k.what}" for k in stale)
     stale = [
-        k for k in KNOWN_ALTERNATIVES if not any(s == k.step and k.matches_anywhere(k.case, v) for s, v in alternative_violations(k.case))
+        k
+        for k in KNOWN_ALTERNATIVES
+        if not any(s == k.step and k.matches_anywhere(k.case, v) for s, v in alternative_violations(k.case))
     ]
     assert not stale, "fixed, remove from KNOWN_ALTERNATIVES: " + "; ".join(
         f"{k.case} step {k.step} {k.kind} {k.what}" for k in stale
