@@ -31,6 +31,8 @@ from gpudoctor.probed import Found, Unknown
 
 @dataclass(frozen=True)
 class ProbeOptions:
+    """How the probes run: their time limits, the Python to probe, --deep and --pid."""
+
     probe_timeout_s: float = 5.0  # each command, NVML, and the Python interpreter
     deadline_s: float = 20.0  # the whole probe phase
     python: str | None = None  # --python
