@@ -267,6 +267,21 @@ def test_a_base_interpreter_in_pyenvs_layout_reads_the_same_from_its_files(base_
     assert data["distributions"]["torch"] == "2.3.1+cu121"
 
 
+def test_links_to_a_base_interpreter_read_as_getpath_follows_them(base_prefix, tmp_path):
+    """A program linked from another bin/ has the prefix of the file it leads to; one reached through a linked
+    directory keeps the directory's name in its prefix and paths (getpath follows the file's links only)."""
+    environ = base_environ(tmp_path / "home")
+    (tmp_path / "elsewhere" / "bin").mkdir(parents=True)
+    linked_file = tmp_path / "elsewhere" / "bin" / "python3"
+    linked_file.symlink_to(base_prefix / "bin" / f"python{XY}")
+    linked_dir = tmp_path / "current"
+    linked_dir.symlink_to(base_prefix)
+    for python, prefix in ((linked_file, base_prefix), (linked_dir / "bin" / "python3", linked_dir)):
+        data, why = read_base(str(python), LiveHost().read_text, environ)
+        assert why == "" and data == asked(str(python), environ)
+        assert data["prefix"] == str(prefix)
+
+
 def test_the_live_probe_reads_a_base_interpreter_from_files_and_says_so(base_prefix, tmp_path, monkeypatch):
     for key in [k for k in os.environ if k.startswith("PYTHON")]:
         monkeypatch.delenv(key)

@@ -69,7 +69,8 @@ def describe_via(host, executable, timeout_s):
     site-packages, whose .pth files run at start) is not run: the environment is read as files
     (`describe_from_files`), and its `how` says so. On the live machine, a virtual environment whose
     files prove what its interpreter would answer is read from them (`how` "files"; venvfiles.py says
-    when they do); only otherwise is the interpreter started.
+    when they do), and so is a base interpreter in a layout its files settle (venvfiles.read_base); only
+    otherwise is the interpreter started.
 
     Raises HostError: ENOENT (no such interpreter), ETIMEDOUT, or EFAIL with
     the interpreter's own error text.

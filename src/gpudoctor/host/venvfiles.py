@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -198,7 +199,8 @@ def read_base(
     """As `read_venv`, for a base interpreter (no virtual environment) in a layout its files settle.
 
     Trusted only where all of this holds, else (None, why) and the interpreter is asked:
-    - a Python 3 ELF program named python, python3 or python3.Y (its real path) in `<prefix>/bin`, its
+    - Linux; a Python 3 ELF program named python, python3 or python3.Y in `<prefix>/bin` (the program's own
+      symbolic links followed, the directories above it kept as written, as getpath does), its
       standard library (os.py) only at `<prefix>/lib/python3.Y` with lib-dynload beside it (no lib64
       copy, no zipped library, no build tree's pybuilddir.txt, no pyvenv.cfg, no ._pth file);
     - a prefix other than / and /usr, whose site.py does not name dist-packages: a distribution's own
@@ -222,6 +224,8 @@ def read_base(
 
 
 def _read_base(executable: str, read_text: Callable[[str], str], environ: Mapping[str, str]) -> dict[str, Any]:
+    if not sys.platform.startswith("linux"):
+        raise NotFromFiles("not Linux (another user site and layout)")
     if not os.path.isabs(executable) or os.path.normpath(executable) != executable:
         raise NotFromFiles("not a normalised absolute path")
     moved = sorted(
@@ -236,10 +240,10 @@ def _read_base(executable: str, read_text: Callable[[str], str], environ: Mappin
     for folder in (given_bin, os.path.dirname(given_bin)):
         if os.path.exists(os.path.join(folder, "pyvenv.cfg")):
             raise NotFromFiles(f"{os.path.join(folder, 'pyvenv.cfg')}: a virtual environment")
-    real = os.path.realpath(executable)
+    real = _follow_links(executable)
     bin_dir = os.path.dirname(real)
     prefix = os.path.dirname(bin_dir)
-    if os.path.basename(bin_dir) != "bin" or prefix in ("/", "/usr"):
+    if os.path.basename(bin_dir) != "bin" or os.path.realpath(prefix) in ("/", "/usr"):
         raise NotFromFiles(f"{real} is not in a prefix's bin/ outside /usr")
     name = _PYTHON_NAME.match(os.path.basename(real))
     if name is None:
@@ -301,6 +305,22 @@ def _read_base(executable: str, read_text: Callable[[str], str], environ: Mappin
         "distributions": dists,
         "locations": locations,
     }
+
+
+def _follow_links(executable: str) -> str:
+    """The program as getpath finds its prefix from it: the file's own symbolic links followed (a relative one
+    from the link's directory), the directories above it left as written (sys.prefix keeps a linked directory)."""
+    path = executable
+    for _ in range(40):
+        if not os.path.islink(path):
+            return path
+        target = os.readlink(path)
+        if not os.path.isabs(target) and "/" in target:
+            raise NotFromFiles(f"{path} links to {target} (a relative path through directories)")
+        path = target if os.path.isabs(target) else os.path.join(os.path.dirname(path), target)
+        if os.path.normpath(path) != path:
+            raise NotFromFiles(f"{path} is not a normalised path")
+    raise NotFromFiles(f"{executable}: too many symbolic links")
 
 
 def _base_version(prefix: str, xy: str, read_text: Callable[[str], str]) -> str:
