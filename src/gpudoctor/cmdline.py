@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gpudoctor.lazypattern import LazyPattern  # a plan's notes only
 from gpudoctor.sanitize import INVISIBLE
 
 TARGETS = ("posix", "fish", "powershell", "cmd")
@@ -238,7 +239,7 @@ def _argv(argv: Iterable[Arg], target: str) -> str:
 # A note's words: letters, digits and punctuation no shell acts on, also where `#` starts no comment
 # (interactive zsh). Quotes become typographic lookalikes, `;` a comma, the rest a space.
 _NOTE_MAP = {"'": "\u2019", '"': "\u201d", ";": ",", "<": "\u2039", ">": "\u203a", "(": "", ")": ""}
-_NOTE_SAFE = re.compile(r"[\w .,:/+@%=\u2019\u201d\u2039\u203a-]")
+_NOTE_SAFE = LazyPattern(r"[\w .,:/+@%=\u2019\u201d\u2039\u203a-]")
 
 
 def note_text(text: str) -> str:

@@ -54,6 +54,8 @@ class ExtensionFacts:
 
 @dataclass(frozen=True)
 class MappedLibrary:
+    """One CUDA library in a running process' /proc/PID/maps: the file name as mapped and its path."""
+
     soname: str  # the file name as mapped (libcudart.so.12 or libcudart.so.12.1.105)
     path: str
 

@@ -17,6 +17,8 @@ from gpudoctor.probed import Absent, Found, Probed, Unknown
 
 @dataclass(frozen=True)
 class Distro:
+    """The Linux distribution, from /etc/os-release (each field None where it is not there)."""
+
     id: str | None = None
     version_id: str | None = None
     pretty_name: str | None = None
@@ -25,6 +27,10 @@ class Distro:
 
 @dataclass(frozen=True)
 class PlatformFacts:
+    """The operating system, its distribution, the container or WSL it runs in, and the environment variables the
+    checks read.
+    """
+
     system: str
     release: str
     machine: str
@@ -37,6 +43,8 @@ class PlatformFacts:
 
 @dataclass(frozen=True)
 class DeviceNode:
+    """One /dev/nvidia* node: its kind as stat sees it (char, link...) and whether this user may read and write it."""
+
     path: str
     kind: str
     readable: bool | None
@@ -45,6 +53,8 @@ class DeviceNode:
 
 @dataclass(frozen=True)
 class PciGpu:
+    """One NVIDIA display device on the PCI bus (/sys/bus/pci or lspci), and the kernel driver bound to it."""
+
     slot: str
     device_id: str | None
     class_code: str | None
@@ -54,6 +64,10 @@ class PciGpu:
 
 @dataclass(frozen=True)
 class KernelFacts:
+    """The NVIDIA kernel module as the kernel shows it: /proc/driver/nvidia/version, /sys/module, /proc/modules, the
+    device nodes and the PCI bus.
+    """
+
     proc_driver: Probed  # Found[KernelDriver] from /proc/driver/nvidia/version
     module_version: Probed  # Found[str] from /sys/module/nvidia/version
     nvidia_loaded: bool | None  # from /proc/modules; None when unreadable
@@ -69,6 +83,8 @@ class KernelFacts:
 
 @dataclass(frozen=True)
 class Process:
+    """A process using a GPU, as NVML or nvidia-smi lists it."""
+
     pid: int
     name: str | None
     used_bytes: int | None
@@ -156,6 +172,10 @@ class DriverFacts:
 
 @dataclass(frozen=True)
 class Toolkit:
+    """One CUDA toolkit installation: its root, version (and where that came from), how it was found, its nvcc, whether
+    it is whole.
+    """
+
     root: str
     version: str | None
     version_source: str | None  # version.json, version.txt, nvcc, cuda.h, dist-info
@@ -167,6 +187,10 @@ class Toolkit:
 
 @dataclass(frozen=True)
 class CudaLink:
+    """The /usr/local/cuda link (or directory) and where it leads; `managed_by_alternatives` where update-alternatives
+    owns it.
+    """
+
     path: str
     kind: str  # link, dir, missing
     target: str | None
@@ -176,6 +200,10 @@ class CudaLink:
 
 @dataclass(frozen=True)
 class ToolkitFacts:
+    """Every CUDA toolkit found, the /usr/local/cuda link, the nvcc on PATH, CUDA_HOME and the toolkits on
+    LD_LIBRARY_PATH.
+    """
+
     toolkits: tuple[Toolkit, ...]
     link: CudaLink
     nvcc_on_path: str | None
@@ -193,6 +221,10 @@ class ToolkitFacts:
 
 @dataclass(frozen=True)
 class CudnnInstall:
+    """One cuDNN copy: a header (cudnn_version.h), a library file or an nvidia-cudnn wheel, with the version it
+    carries.
+    """
+
     version: str | None
     major: int | None
     kind: str  # header, library, wheel
@@ -273,6 +305,10 @@ class LoadingFacts:
 
 @dataclass(frozen=True)
 class TorchFacts:
+    """PyTorch as installed in the probed environment, read from its files (torch/version.py, the distribution's name),
+    never imported.
+    """
+
     version: str
     cuda: str | None  # torch.version.cuda, None for a CPU build
     hip: str | None
@@ -283,6 +319,10 @@ class TorchFacts:
 
 @dataclass(frozen=True)
 class TensorflowFacts:
+    """TensorFlow as installed in the probed environment: its distribution and build facts (build_info.py), never
+    imported.
+    """
+
     version: str
     distribution: str
     is_cuda_build: bool | None
@@ -295,6 +335,8 @@ class TensorflowFacts:
 
 @dataclass(frozen=True)
 class JaxFacts:
+    """JAX, jaxlib and their CUDA plugins as installed in the probed environment, never imported."""
+
     jax: str | None
     jaxlib: str | None
     plugins: dict[str, str]  # distribution name -> version
@@ -304,6 +346,8 @@ class JaxFacts:
 
 @dataclass(frozen=True)
 class FrameworkFacts:
+    """The probed Python environment and the frameworks and NVIDIA wheels in it."""
+
     python: Probed  # Found[PythonEnv]
     python_chosen_by: str  # --python, VIRTUAL_ENV, CONDA_PREFIX, PATH, own
     torch: Probed
@@ -382,6 +426,8 @@ class Partial:
 
 @dataclass(frozen=True)
 class Facts:
+    """Everything one run's probes saw, per area: what the checks judge (a live machine, a snapshot or a paste)."""
+
     platform: PlatformFacts
     kernel: KernelFacts
     driver: DriverFacts

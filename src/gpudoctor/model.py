@@ -126,6 +126,8 @@ class Remediation:
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem (or note) a check found: its code, severity, what it means, the evidence, and how to fix it."""
+
     code: str
     severity: Severity
     area: str
@@ -154,6 +156,8 @@ def sort_findings(findings: list[Finding]) -> list[Finding]:
 
 @dataclass
 class Report:
+    """One run's result: the facts it judged, the findings, and how the facts were obtained (live, recorded, replayed)."""
+
     facts: Any  # gpudoctor.facts.Facts
     findings: list[Finding]
     host_mode: str  # live, recording, replay

@@ -18,6 +18,8 @@ UNKNOWN_KINDS = ("permission", "timeout", "unparseable", "library-error", "crash
 
 @dataclass(frozen=True)
 class Found(Generic[T]):
+    """A probe's answer: the value and where it was read (a file, `cmd:...`)."""
+
     value: T
     source: str
 
@@ -26,6 +28,8 @@ class Found(Generic[T]):
 
 @dataclass(frozen=True)
 class Absent:
+    """What a probe looked for is not there (no driver, no such program): a fact, not a failure."""
+
     reason: str
     source: str = ""
 
@@ -34,6 +38,8 @@ class Absent:
 
 @dataclass(frozen=True)
 class Unknown:
+    """A probe could not tell (a timeout, a failure, no permission, unparseable output...): `kind` says which, `message` why."""
+
     kind: str
     message: str
     source: str = ""

@@ -11,6 +11,8 @@ import sys
 # platform: the live host's uname is os.uname() on POSIX (host/live.py); socket: the host name likewise
 # (cli/check.py); neither is imported on Linux. typer, click, rich and pydantic: tests/cli/test_fast_path.py.
 NEVER_ON_LINUX = ("platform", "socket")
+# Imported only for the option that needs them: --deep, --pid.
+NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process")
 
 
 def _imported_after(script: str) -> list[str]:
@@ -29,6 +31,7 @@ def test_a_bare_check_imports_neither_platform_nor_socket():
     )
     assert "gpudoctor.facts" in modules and "gpudoctor.host.live" in modules  # the check did run, on the live machine
     assert [m for m in NEVER_ON_LINUX if m in modules] == []
+    assert [m for m in NEVER_BARE if m in modules] == []
 
 
 def test_the_proc_driver_version_parser_imports_packaging_only_for_an_aarch64_module():

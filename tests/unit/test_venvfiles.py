@@ -18,7 +18,7 @@ import pytest
 
 from gpudoctor.host import pyenv
 from gpudoctor.host.live import LiveHost
-from gpudoctor.host.venvfiles import read_venv
+from gpudoctor.host.venvfiles import read_base, read_venv
 
 XY = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
@@ -195,3 +195,154 @@ def test_a_script_named_python_is_not_taken_for_the_interpreter(venv_root):
     cfg = env / "pyvenv.cfg"
     cfg.write_text(cfg.read_text())
     assert "is not named python" in _declines(str(wrapper))
+
+
+# A base interpreter (no venv) in a standard layout: read_base.
+
+
+def base_layout(root: Path, name: str = "3.11.7") -> Path:
+    """A copy of the running interpreter's base install under `root`/versions/`name` (pyenv's layout): its
+    program copied, its standard library linked entry by entry, an empty site-packages of its own, and its
+    patchlevel.h. Started, it is a real base interpreter whose prefix is this copy."""
+    import shutil
+
+    base = Path(sys.base_prefix)
+    real = Path(os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable))
+    header = base / "include" / f"python{XY}" / "patchlevel.h"
+    if real.parent != base / "bin" or not header.is_file() or not (base / "lib" / f"python{XY}" / "os.py").is_file():
+        pytest.skip("the running interpreter's base is not a prefix layout")
+    prefix = root / "versions" / name
+    (prefix / "bin").mkdir(parents=True)
+    shutil.copy2(real, prefix / "bin" / f"python{XY}")
+    (prefix / "bin" / "python3").symlink_to(f"python{XY}")
+    stdlib = prefix / "lib" / f"python{XY}"
+    stdlib.mkdir(parents=True)
+    for entry in (base / "lib").iterdir():
+        if entry.name != f"python{XY}" and not entry.name.startswith("python3."):
+            (prefix / "lib" / entry.name).symlink_to(entry)
+    for entry in (base / "lib" / f"python{XY}").iterdir():
+        if entry.name != "site-packages":
+            (stdlib / entry.name).symlink_to(entry)
+    (stdlib / "site-packages").mkdir()
+    (prefix / "include" / f"python{XY}").mkdir(parents=True)
+    shutil.copy2(header, prefix / "include" / f"python{XY}" / "patchlevel.h")
+    return prefix
+
+
+def base_environ(home: Path) -> dict[str, str]:
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}, "HOME": str(home)}
+
+
+@pytest.fixture()
+def base_prefix(tmp_path) -> Path:
+    prefix = base_layout(tmp_path)
+    site = prefix / "lib" / f"python{XY}" / "site-packages"
+    add_dist(site, "torch-2.3.1+cu121.dist-info", "torch", "2.3.1+cu121")
+    add_dist(site, "nvidia_cudnn_cu12-8.9.2.26.dist-info", "nvidia-cudnn-cu12", "8.9.2.26")
+    (site / "distutils-precedence.pth").write_text(
+        "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local'; "
+        "enabled and __import__('_distutils_hack').add_shim(); \n"
+    )
+    return prefix
+
+
+def test_a_base_interpreter_in_pyenvs_layout_reads_the_same_from_its_files(base_prefix, tmp_path):
+    home = tmp_path / "home"
+    # The user site comes first, with a .pth that adds another site directory and a copy of torch that wins.
+    user_site = home / ".local" / "lib" / f"python{XY}" / "site-packages"
+    add_dist(user_site, "torch-2.4.0.dist-info", "torch", "2.4.0")
+    other = tmp_path / "other" / "site-packages"
+    add_dist(other, "jax-0.4.30.dist-info", "jax", "0.4.30")
+    (user_site / "extra.pth").write_text(f"# a comment\n{other}\n/nonexistent\n")
+    environ = base_environ(home)
+    for python in (base_prefix / "bin" / "python3", base_prefix / "bin" / f"python{XY}"):
+        data, why = read_base(str(python), LiveHost().read_text, environ)
+        assert why == "" and data == asked(str(python), environ)
+        assert data["distributions"]["torch"] == "2.4.0" and data["distributions"]["jax"] == "0.4.30"
+        assert data["kind"] == "system" and data["prefix"] == str(base_prefix)
+    # Without the user site (PYTHONNOUSERSITE), the prefix's own torch.
+    quiet = {**environ, "PYTHONNOUSERSITE": "1"}
+    data, why = read_base(str(base_prefix / "bin" / "python3"), LiveHost().read_text, quiet)
+    assert why == "" and data == asked(str(base_prefix / "bin" / "python3"), quiet)
+    assert data["distributions"]["torch"] == "2.3.1+cu121"
+
+
+def test_links_to_a_base_interpreter_read_as_getpath_follows_them(base_prefix, tmp_path):
+    """A program linked from another bin/ has the prefix of the file it leads to; one reached through a linked
+    directory keeps the directory's name in its prefix and paths (getpath follows the file's links only)."""
+    environ = base_environ(tmp_path / "home")
+    (tmp_path / "elsewhere" / "bin").mkdir(parents=True)
+    linked_file = tmp_path / "elsewhere" / "bin" / "python3"
+    linked_file.symlink_to(base_prefix / "bin" / f"python{XY}")
+    linked_dir = tmp_path / "current"
+    linked_dir.symlink_to(base_prefix)
+    for python, prefix in ((linked_file, base_prefix), (linked_dir / "bin" / "python3", linked_dir)):
+        data, why = read_base(str(python), LiveHost().read_text, environ)
+        assert why == "" and data == asked(str(python), environ)
+        assert data["prefix"] == str(prefix)
+
+
+def test_the_live_probe_reads_a_base_interpreter_from_files_and_says_so(base_prefix, tmp_path, monkeypatch):
+    for key in [k for k in os.environ if k.startswith("PYTHON")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    python = str(base_prefix / "bin" / "python3")
+    env = LiveHost().python_env(python, 30.0)
+    assert env is not None and env.how == "files"
+    assert env.to_json() == asked(python, dict(os.environ))
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        ("code", "runs code at start"),
+        ("usercustomize", "runs at start"),
+        ("debian-site", "patched site.py"),
+        ("version", "names 2 versions"),
+        ("pyvenv", "a virtual environment"),
+        ("lib64", "not (only) at"),
+        ("pythonpath", "PYTHONPATH set"),
+        ("userbase", "PYTHONUSERBASE set"),
+    ],
+)
+def test_where_a_base_layout_cannot_prove_it_the_interpreter_is_asked(base_prefix, tmp_path, change, reason):
+    home = tmp_path / "home"
+    site = base_prefix / "lib" / f"python{XY}" / "site-packages"
+    environ = base_environ(home)
+    if change == "code":
+        other = tmp_path / "other" / "site-packages"
+        add_dist(other, "jax-0.4.30.dist-info", "jax", "0.4.30")
+        (site / "zz.pth").write_text(f"import sys; sys.path.append({str(other)!r})\n")
+    elif change == "usercustomize":
+        user_site = home / ".local" / "lib" / f"python{XY}" / "site-packages"
+        user_site.mkdir(parents=True)
+        (user_site / "usercustomize.py").write_text("import sys\n")
+    elif change == "debian-site":
+        stdlib = base_prefix / "lib" / f"python{XY}"
+        text = (stdlib / "site.py").read_text()
+        (stdlib / "site.py").unlink()
+        (stdlib / "site.py").write_text(text + "\n# Debian: /usr/local/lib/python3/dist-packages\n")
+    elif change == "version":
+        os.rename(base_prefix, base_prefix.parent / "3.11.99")
+        base_prefix = base_prefix.parent / "3.11.99"
+    elif change == "pyvenv":
+        (base_prefix / "pyvenv.cfg").write_text("home = /elsewhere\n")
+    elif change == "lib64":
+        (base_prefix / "lib64" / f"python{XY}").mkdir(parents=True)
+    elif change == "pythonpath":
+        environ["PYTHONPATH"] = str(tmp_path)
+    elif change == "userbase":
+        environ["PYTHONUSERBASE"] = str(tmp_path)
+    data, why = read_base(str(base_prefix / "bin" / "python3"), LiveHost().read_text, environ)
+    assert data is None and reason in why
+    if change == "code":
+        assert asked(str(base_prefix / "bin" / "python3"), environ)["distributions"]["jax"] == "0.4.30"
+
+
+def test_a_distributions_own_interpreter_is_always_asked(tmp_path):
+    fake = tmp_path / "python3"
+    fake.write_bytes(b"\x7fELF")
+    assert "normalised absolute" in read_base("bin/python3", LiveHost().read_text, {})[1]
+    assert "no such file" in read_base("/nonexistent/bin/python3", LiveHost().read_text, {})[1]
+    if os.path.isfile("/usr/bin/python3"):
+        assert "outside /usr" in read_base("/usr/bin/python3", LiveHost().read_text, {"HOME": "/root"})[1]

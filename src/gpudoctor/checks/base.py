@@ -14,6 +14,8 @@ __all__ = ["Check", "Context", "ev"]
 
 @dataclass(frozen=True)
 class Check:
+    """One check: its name, area and the finding codes it may report, and the function that judges the facts."""
+
     name: str
     area: str
     codes: tuple[str, ...]

@@ -84,6 +84,8 @@ class Need:
 
 @dataclass(frozen=True)
 class Loaded:
+    """The cuDNN copy a framework loads: its path, version, the CUDA major of its wheel, and how the loader finds it."""
+
     path: str
     version: str | None
     cuda_major: int | None  # for NVIDIA's wheels, from the package name

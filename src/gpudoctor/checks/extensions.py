@@ -26,24 +26,25 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Line, SetEnv
 from gpudoctor.extension_facts import Companion, ExtensionFacts
 from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern  # a companion's or a paste's texts only
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found
 
 TORCH_INDEX = "https://download.pytorch.org/whl"
-_LOCAL_CUDA = re.compile(r"\+cu(\d+)")
-_FLASH_TAG = re.compile(r"\+cu(?P<cuda>\d+)torch(?P<torch>\d+\.\d+)cxx11abi(?P<abi>TRUE|FALSE)", re.IGNORECASE)
-_NCCL_WHEEL = re.compile(r"^nvidia-nccl-cu(\d+)$")
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+)\s*\(?\s*(?P<spec>[<>=!~][^;)]*)\)?\s*(?:;\s*(?P<marker>.*))?$")
+_LOCAL_CUDA = LazyPattern(r"\+cu(\d+)")
+_FLASH_TAG = LazyPattern(r"\+cu(?P<cuda>\d+)torch(?P<torch>\d+\.\d+)cxx11abi(?P<abi>TRUE|FALSE)", re.IGNORECASE)
+_NCCL_WHEEL = LazyPattern(r"^nvidia-nccl-cu(\d+)$")
+_PIN = LazyPattern(r"^(?P<name>[A-Za-z0-9_.-]+)\s*\(?\s*(?P<spec>[<>=!~][^;)]*)\)?\s*(?:;\s*(?P<marker>.*))?$")
 # Module paths in `undefined symbol` lines and the companion they belong to.
 _OBJECT_OWNER = (
-    (re.compile(r"flash_attn_2_cuda"), "flash-attn"),
-    (re.compile(r"/vllm/_"), "vllm"),
-    (re.compile(r"/xformers/"), "xformers"),
-    (re.compile(r"/torchaudio/"), "torchaudio"),
-    (re.compile(r"/torchvision/"), "torchvision"),
-    (re.compile(r"/deepspeed/ops/"), "deepspeed"),
-    (re.compile(r"(amp_C|fused_layer_norm_cuda|apex_C)"), "apex"),
+    (LazyPattern(r"flash_attn_2_cuda"), "flash-attn"),
+    (LazyPattern(r"/vllm/_"), "vllm"),
+    (LazyPattern(r"/xformers/"), "xformers"),
+    (LazyPattern(r"/torchaudio/"), "torchaudio"),
+    (LazyPattern(r"/torchvision/"), "torchvision"),
+    (LazyPattern(r"/deepspeed/ops/"), "deepspeed"),
+    (LazyPattern(r"(amp_C|fused_layer_norm_cuda|apex_C)"), "apex"),
 )
 # NCCL variables that turn a transport off (NCCL's environment variable reference:
 # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).

@@ -14,11 +14,11 @@ from gpudoctor.model import Finding, Remediation, Severity
 
 
 def check_process(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    from gpudoctor.probes.process import compare_mapped
-
     proc = facts.process
     if proc is None:
         return
+    from gpudoctor.probes.process import compare_mapped  # check --pid only
+
     if proc.error is not None:
         yield Finding(
             "process-libraries-mapped",

@@ -10,11 +10,11 @@ Nothing here runs on a whole machine: a live doctor reads the machine itself.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern  # pasted evidence only
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
@@ -296,7 +296,7 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
-_CUDA_SONAMES = re.compile(r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|cudnn)")
+_CUDA_SONAMES = LazyPattern(r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|cudnn)")
 
 
 def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -497,7 +497,7 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
-_NVRM_BUS = re.compile(r"(?:PCI:)?\b([0-9A-Fa-f]{4}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})(?:\.([0-7]))?")
+_NVRM_BUS = LazyPattern(r"(?:PCI:)?\b([0-9A-Fa-f]{4}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})(?:\.([0-7]))?")
 
 
 def check_reported_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -552,7 +552,7 @@ UNEXPLAINED = "pasted-error-unexplained"
 # TensorFlow's own logger at warning level ("2022-06-22 15:44:53.578885: W tensorflow/...dso_loader.cc:64] Could not
 # load dynamic library ..."): TensorFlow goes on without the GPU, which is no failure on a machine meant to have none
 # (google/lightweight_mmm#23, a fine case in tests/pasted/cases).
-_TF_WARNING = re.compile(r"\d: W \S+\.cc:\d+\]")
+_TF_WARNING = LazyPattern(r"\d: W \S+\.cc:\d+\]")
 
 
 def _failure(e, facts: Facts) -> bool:

@@ -90,6 +90,29 @@ class LiveHost(Host):
 
     # --- files -------------------------------------------------------------
     def read_text(self, path: str, max_bytes: int = 4 * 1024 * 1024) -> str:
+        data = self._read_bounded(path, max_bytes)
+        # A NUL byte means this is not a text file, whatever its name says:
+        # parsers expect text, and snapshots must stay valid JSON text.
+        if b"\x00" in data:
+            raise HostError("EBINARY", path, "not a text file")
+        return data.decode("utf-8", errors="replace")
+
+    def ld_so_cache(self) -> bytes | None:
+        """/etc/ld.so.cache (at most 16 MB), what `ldconfig -p` would print, where `ldconfig -p` would be run
+        (an ldconfig on the PATH, or /sbin/ldconfig, that root may run); else None and the caller runs it."""
+        if self.root != "/" or os.name == "nt":
+            return None
+        from gpudoctor.trust import refuse_to_run
+
+        found = _which("ldconfig") or ("/sbin/ldconfig" if os.path.lexists("/sbin/ldconfig") else None)
+        if found is None or refuse_to_run(found):
+            return None
+        try:
+            return self._read_bounded("/etc/ld.so.cache", 16 * 1024 * 1024)
+        except HostError:
+            return None
+
+    def _read_bounded(self, path: str, max_bytes: int) -> bytes:
         fd, _ = self._open_regular(path)
         try:
             chunks, total = [], 0
@@ -106,11 +129,7 @@ class LiveHost(Host):
             os.close(fd)
         if len(data) > max_bytes:
             raise HostError("ETOOBIG", path, f"larger than {max_bytes} bytes")
-        # A NUL byte means this is not a text file, whatever its name says:
-        # parsers expect text, and snapshots must stay valid JSON text.
-        if b"\x00" in data:
-            raise HostError("EBINARY", path, "not a text file")
-        return data.decode("utf-8", errors="replace")
+        return data
 
     def elf(self, path: str) -> ElfDynamic:
         from gpudoctor.elf import ElfError, read_dynamic

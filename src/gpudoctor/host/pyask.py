@@ -69,7 +69,8 @@ def describe_via(host, executable, timeout_s):
     site-packages, whose .pth files run at start) is not run: the environment is read as files
     (`describe_from_files`), and its `how` says so. On the live machine, a virtual environment whose
     files prove what its interpreter would answer is read from them (`how` "files"; venvfiles.py says
-    when they do); only otherwise is the interpreter started.
+    when they do), and so is a base interpreter in a layout its files settle (venvfiles.read_base); only
+    otherwise is the interpreter started.
 
     Raises HostError: ENOENT (no such interpreter), ETIMEDOUT, or EFAIL with
     the interpreter's own error text.
@@ -97,9 +98,12 @@ def describe_via(host, executable, timeout_s):
     if host.mode == "live" and getattr(host, "root", "/") == "/":
         # A virtual environment's files say what its interpreter would (gpudoctor.host.venvfiles), without
         # its start-up (tens of milliseconds, the slowest probe of a check); where they cannot, it is asked.
-        from gpudoctor.host.venvfiles import read_venv
+        # A base interpreter in a standard layout (pyenv's, uv's, a python.org build, conda's base) likewise.
+        from gpudoctor.host.venvfiles import NO_PYVENV_CFG, read_base, read_venv
 
-        data, _ = read_venv(executable, host.read_text)
+        data, why = read_venv(executable, host.read_text)
+        if data is None and why == NO_PYVENV_CFG:
+            data, _ = read_base(executable, host.read_text)
         if data is not None:
             return PythonEnv.from_json(data, how="files")
 

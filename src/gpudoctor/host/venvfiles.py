@@ -16,7 +16,11 @@ says why not, and the caller starts the interpreter as before:
 - a .pth line that runs code other than the few known not to touch sys.path, a sitecustomize other
   than Debian's apport hook, a .pth file that is hidden or not plain ASCII.
 
-`tests/unit/test_venvfiles.py` builds real virtual environments and compares both answers.
+A base interpreter (no virtual environment) is read the same way only in a layout its files settle:
+pyenv's versions/X.Y.Z, uv's and python.org's builds, conda's base; `read_base` lists the conditions
+(a distribution's own /usr/bin/python3, with its patched site.py, is always asked).
+
+`tests/unit/test_venvfiles.py` builds real virtual environments and base layouts and compares both answers.
 """
 
 from __future__ import annotations
@@ -24,12 +28,16 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpudoctor.host.pyenv import collect_distributions
 
 SITE_SUFFIXES = ("site-packages", "dist-packages")
+
+# read_venv's answer for an interpreter that is no virtual environment (read_base may then read it).
+NO_PYVENV_CFG = "not a virtual environment (no pyvenv.cfg)"
 
 # Variables the interpreter reads at start that do not change sys.path or what describe() prints.
 _HARMLESS_PYTHON_VARS = frozenset(
@@ -82,6 +90,17 @@ _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
 _PYTHON_NAME = re.compile(r"^python(\d+(?:\.(\d+))?)?$")
 
 
+# Variables that are harmless in a venv but move a base interpreter's user site (handled or refused there).
+_USER_SITE_VARS = frozenset({"PYTHONNOUSERSITE", "PYTHONUSERBASE"})
+
+# Directory names that carry the full version of a base install: pyenv's versions/X.Y.Z, uv's cpython-X.Y.Z-...,
+# and conda's conda-meta/python-X.Y.Z-<build>.json record.
+_FULL_VERSION = re.compile(r"\d+\.\d+\.\d+")
+_UV_DIR = re.compile(r"^cpython-(\d+\.\d+\.\d+)-")
+_CONDA_PYTHON = re.compile(r"^python-(\d+\.\d+\.\d+)-[^-]+\.json$")
+_PY_VERSION = re.compile(r'^#define\s+PY_VERSION\s+"(\d+\.\d+\.\d+)', re.M)
+
+
 class NotFromFiles(Exception):
     """The files cannot prove what the interpreter would say; the message says why."""
 
@@ -116,7 +135,7 @@ def _read(executable: str, read_text: Callable[[str], str], environ: Mapping[str
     if os.path.exists(os.path.join(bin_dir, "pyvenv.cfg")):
         raise NotFromFiles("pyvenv.cfg beside the interpreter")
     if not os.path.isfile(cfg_path):
-        raise NotFromFiles("not a virtual environment (no pyvenv.cfg)")
+        raise NotFromFiles(NO_PYVENV_CFG)
     cfg = _parse_cfg(read_text(cfg_path))
     if cfg.get("include-system-site-packages", "true").lower() != "false":
         raise NotFromFiles("includes the system site-packages")
@@ -174,6 +193,159 @@ def _read(executable: str, read_text: Callable[[str], str], environ: Mapping[str
     }
 
 
+def read_base(
+    executable: str, read_text: Callable[[str], str], environ: Mapping[str, str] | None = None
+) -> tuple[dict[str, Any] | None, str]:
+    """As `read_venv`, for a base interpreter (no virtual environment) in a layout its files settle.
+
+    Trusted only where all of this holds, else (None, why) and the interpreter is asked:
+    - Linux; a Python 3 ELF program named python, python3 or python3.Y in `<prefix>/bin` (the program's own
+      symbolic links followed, the directories above it kept as written, as getpath does), its
+      standard library (os.py) only at `<prefix>/lib/python3.Y` with lib-dynload beside it (no lib64
+      copy, no zipped library, no build tree's pybuilddir.txt, no pyvenv.cfg, no ._pth file);
+    - a prefix other than / and /usr, whose site.py does not name dist-packages: a distribution's own
+      interpreter (Debian's dist-packages, Fedora's extra /usr/local directories) is patched, and asked;
+    - the full version from `include/python3.Y/patchlevel.h` (PY_VERSION), which must agree with the
+      layout's own name where it has one (pyenv's versions/X.Y.Z, uv's cpython-X.Y.Z-..., conda's
+      conda-meta/python-X.Y.Z-*.json); with neither, the interpreter is asked;
+    - no PYTHON* variable that moves sys.path (PYTHONUSERBASE included; PYTHONNOUSERSITE turns the
+      user site off, as it does at start), HOME an absolute path, this process' real and effective
+      ids equal (else site turns the user site off);
+    - the user site (~/.local/lib/python3.Y/site-packages, first, where it is a directory) and the
+      prefix's site-packages, with their .pth files, read as `read_venv` reads a venv's (only the known
+      start-up lines run code); no sitecustomize or usercustomize module on the path.
+    """
+    try:
+        return _read_base(executable, read_text, os.environ if environ is None else environ), ""
+    except NotFromFiles as exc:
+        return None, str(exc)
+    except (OSError, UnicodeError, ValueError) as exc:
+        return None, f"unreadable: {exc}"
+
+
+def _read_base(executable: str, read_text: Callable[[str], str], environ: Mapping[str, str]) -> dict[str, Any]:
+    if not sys.platform.startswith("linux"):
+        raise NotFromFiles("not Linux (another user site and layout)")
+    if not os.path.isabs(executable) or os.path.normpath(executable) != executable:
+        raise NotFromFiles("not a normalised absolute path")
+    moved = sorted(
+        k for k in environ if k.startswith("PYTHON") and environ[k] and (k not in _HARMLESS_PYTHON_VARS or k == "PYTHONUSERBASE")
+    )
+    if moved:
+        raise NotFromFiles(f"{', '.join(moved)} set")
+    if not os.path.isfile(executable):
+        raise NotFromFiles("no such file")
+    # getpath looks for pyvenv.cfg beside the program as started and one directory up.
+    given_bin = os.path.dirname(executable)
+    for folder in (given_bin, os.path.dirname(given_bin)):
+        if os.path.exists(os.path.join(folder, "pyvenv.cfg")):
+            raise NotFromFiles(f"{os.path.join(folder, 'pyvenv.cfg')}: a virtual environment")
+    real = _follow_links(executable)
+    bin_dir = os.path.dirname(real)
+    prefix = os.path.dirname(bin_dir)
+    if os.path.basename(bin_dir) != "bin" or os.path.realpath(prefix) in ("/", "/usr"):
+        raise NotFromFiles(f"{real} is not in a prefix's bin/ outside /usr")
+    name = _PYTHON_NAME.match(os.path.basename(real))
+    if name is None:
+        raise NotFromFiles(f"{real} is not named python, python3 or python3.Y")
+    with open(real, "rb") as fh:
+        if fh.read(4) != b"\x7fELF":
+            raise NotFromFiles(f"{real} is not an ELF program")
+    if os.path.exists(os.path.join(bin_dir, "pybuilddir.txt")):
+        raise NotFromFiles("a build tree (pybuilddir.txt)")
+    lib = os.path.join(prefix, "lib")
+    stdlibs = sorted(n for n in os.listdir(lib) if n.startswith("python3.") and os.path.isfile(os.path.join(lib, n, "os.py")))
+    if len(stdlibs) != 1 or not stdlibs[0][len("python3.") :].isdigit():
+        raise NotFromFiles(f"not one standard library under {lib}")
+    xy = stdlibs[0][len("python") :]
+    major, minor = xy.split(".")
+    if name.group(1) not in (None, major, xy):
+        raise NotFromFiles(f"{real} is not named python, python{major} or python{xy}")
+    stdlib = os.path.join(lib, f"python{xy}")
+    dynload = os.path.join(stdlib, "lib-dynload")
+    if not os.path.isdir(dynload) or os.path.isdir(os.path.join(prefix, "lib64", f"python{xy}")):
+        raise NotFromFiles(f"the standard library is not (only) at {stdlib} with its lib-dynload")
+    if os.path.exists(os.path.join(lib, f"python{major}{minor}.zip")):
+        raise NotFromFiles("a zipped standard library")
+    for folder in {given_bin, bin_dir}:
+        for pth in (f"python{major}{minor}._pth", os.path.splitext(os.path.basename(real))[0] + "._pth"):
+            if os.path.exists(os.path.join(folder, pth)):
+                raise NotFromFiles(f"{os.path.join(folder, pth)} fixes sys.path")
+    if "dist-packages" in read_text(os.path.join(stdlib, "site.py")):
+        raise NotFromFiles("a distribution's patched site.py (dist-packages)")
+    version = _base_version(prefix, xy, read_text)
+
+    # site.main(): the user site first (where enabled and a directory), then the prefix's site-packages.
+    path: list[str] = []
+    if not environ.get("PYTHONNOUSERSITE"):
+        home = environ.get("HOME", "")
+        if not os.path.isabs(home):
+            raise NotFromFiles("HOME is not an absolute path (the user site is not known)")
+        if os.getuid() != os.geteuid() or os.getgid() != os.getegid():
+            raise NotFromFiles("real and effective ids differ")
+        user_site = os.path.join(home, ".local", "lib", f"python{xy}", "site-packages")
+        if os.path.isdir(user_site):
+            path += [user_site, *_pth_paths(user_site, read_text)]
+    site = os.path.join(stdlib, "site-packages")
+    if os.path.isdir(site):
+        path += [site, *_pth_paths(site, read_text)]
+    for folder in [stdlib, dynload, *path]:
+        _no_sitecustomize(folder, read_text, prefixes=("sitecustomize", "usercustomize"))
+    site_dirs: list[str] = []
+    for entry in path:
+        if entry.endswith(SITE_SUFFIXES) and entry not in site_dirs and os.path.isdir(entry):
+            site_dirs.append(entry)
+    dists, locations = collect_distributions(site_dirs, os.listdir)
+    return {
+        "executable": executable,
+        "version": version,
+        "prefix": prefix,
+        "kind": "conda" if os.path.isdir(os.path.join(prefix, "conda-meta")) else "system",
+        "site_packages": site_dirs,
+        "distributions": dists,
+        "locations": locations,
+    }
+
+
+def _follow_links(executable: str) -> str:
+    """The program as getpath finds its prefix from it: the file's own symbolic links followed (a relative one
+    from the link's directory), the directories above it left as written (sys.prefix keeps a linked directory)."""
+    path = executable
+    for _ in range(40):
+        if not os.path.islink(path):
+            return path
+        target = os.readlink(path)
+        if not os.path.isabs(target) and "/" in target:
+            raise NotFromFiles(f"{path} links to {target} (a relative path through directories)")
+        path = target if os.path.isabs(target) else os.path.join(os.path.dirname(path), target)
+        if os.path.normpath(path) != path:
+            raise NotFromFiles(f"{path} is not a normalised path")
+    raise NotFromFiles(f"{executable}: too many symbolic links")
+
+
+def _base_version(prefix: str, xy: str, read_text: Callable[[str], str]) -> str:
+    """X.Y.Z of a base install: its patchlevel.h, checked against the layout's name where it has one."""
+    named: set[str] = set()
+    if os.path.basename(os.path.dirname(prefix)) == "versions" and _FULL_VERSION.fullmatch(os.path.basename(prefix)):
+        named.add(os.path.basename(prefix))  # pyenv's versions/X.Y.Z (not its 3.12-dev, miniconda3-latest...)
+    uv = _UV_DIR.match(os.path.basename(prefix))
+    if uv:
+        named.add(uv.group(1))
+    meta = os.path.join(prefix, "conda-meta")
+    if os.path.isdir(meta):
+        named |= {m.group(1) for m in map(_CONDA_PYTHON.match, os.listdir(meta)) if m}
+    header = os.path.join(prefix, "include", f"python{xy}", "patchlevel.h")
+    found = _PY_VERSION.search(read_text(header)) if os.path.isfile(header) else None
+    if found:
+        named.add(found.group(1))
+    if len(named) != 1:
+        raise NotFromFiles(f"the layout names {len(named)} versions ({', '.join(sorted(named)) or 'none'})")
+    version = named.pop()
+    if not version.startswith(xy + "."):
+        raise NotFromFiles(f"the layout's version {version} is not that of lib/python{xy}")
+    return version
+
+
 def _parse_cfg(text: str) -> dict[str, str]:
     """pyvenv.cfg as site.venv() reads it: key = value, keys lower-cased, the last one wins."""
     out: dict[str, str] = {}
@@ -211,14 +383,15 @@ def _pth_paths(site: str, read_text: Callable[[str], str]) -> list[str]:
     return out
 
 
-def _no_sitecustomize(folder: str, read_text: Callable[[str], str]) -> None:
-    """A sitecustomize module in `folder` runs at start and may change sys.path: only Debian's apport hook passes."""
+def _no_sitecustomize(folder: str, read_text: Callable[[str], str], prefixes: tuple[str, ...] = ("sitecustomize",)) -> None:
+    """A sitecustomize (a base's usercustomize) module in `folder` runs at start and may change sys.path:
+    only Debian's apport hook passes."""
     try:
         names = os.listdir(folder)
     except OSError:
         return
     for name in names:
-        if name.startswith("sitecustomize"):
+        if name.startswith(prefixes):
             full = os.path.join(folder, name)
             if name == "sitecustomize.py" and os.path.isfile(full) and read_text(full).strip() == _APPORT_SITECUSTOMIZE:
                 continue

@@ -7,30 +7,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
+from gpudoctor.lazypattern import LazyPattern as _Lazy
 from gpudoctor.parsers._common import MAX_TEXT_CHARS
 
-
-class _Lazy:
-    """A pattern compiled at its first use. Every check imports this module (an NVML error text is classified on
-    any machine without a working driver), while most of its patterns read pasted evidence only."""
-
-    # The pattern's methods become slots once compiled: each later `.search` is a plain attribute read, not a
-    # __getattr__ call (every line of a paste is searched with tens of these).
-    _METHODS = ("search", "match", "finditer", "findall", "fullmatch", "sub")
-    __slots__ = ("_args", "_compiled", *_METHODS)
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._args = (pattern, flags)
-        self._compiled: re.Pattern[str] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self._compiled is None:
-            self._compiled = re.compile(*self._args)
-            for method in self._METHODS:
-                object.__setattr__(self, method, getattr(self._compiled, method))
-        return getattr(self._compiled, name)
+# Every check imports this module (an NVML error text is classified on any machine without a working driver),
+# while most of its patterns read pasted evidence only: those are compiled at their first use.
 
 
 # code -> one-line meaning, for callers that render or document the codes.
@@ -107,7 +89,7 @@ def _search_lines(pattern: re.Pattern[str] | _Lazy, text: str) -> bool:
     return any(pattern.match(line) for line in text.splitlines())
 
 
-_LOST_HANDLE_RE = re.compile(
+_LOST_HANDLE_RE = _Lazy(
     r"Unable to determine the device handle for GPU ?(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])"
     r":[ \t]*(?P<why>(?:GPU is lost|Unknown Error|Unable to communicate)[^\n]{0,160})",
     re.IGNORECASE,
@@ -237,7 +219,7 @@ _INSUFFICIENT = _Lazy(
 # ImportError: /…/flash_attn_2_cuda…so: undefined symbol: _ZN3c104cuda9SetDeviceEi
 _UNDEFINED_SYMBOL = _Lazy(r"undefined symbol:\s*(?P<symbol>[A-Za-z_][\w.$]{0,4000})")
 # The object named just before it ("/…/x.so: undefined symbol: …"), read from the last token before the match.
-_SYMBOL_OBJECT = re.compile(r"[^\s:'\"]{1,1000}\.so[\w.]{0,40}")
+_SYMBOL_OBJECT = _Lazy(r"[^\s:'\"]{1,1000}\.so[\w.]{0,40}")
 _MAX_UNDEFINED = 64  # distinct lines judged; a log repeating one a million times is one
 _NOT_COMPILED = _Lazy(r"Torch not compiled with CUDA enabled", re.IGNORECASE)
 _DETECTED = _Lazy(

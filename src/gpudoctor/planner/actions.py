@@ -49,6 +49,8 @@ class Requirement:
 
 @dataclass(frozen=True)
 class Action:
+    """What one plan command does, parsed from its line: its kind, program, packages, requirements and flags."""
+
     kind: str
     tool: str  # the program that must exist (its base name, or the interpreter's path for pip)
     root: bool = False

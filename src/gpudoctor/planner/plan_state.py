@@ -41,6 +41,8 @@ class Violation:
 
 @dataclass
 class State:
+    """The machine as a plan changes it, step by step: the facts, what was added and installed, and what went wrong."""
+
     facts: Any  # gpudoctor.facts.Facts
     matrix: Any
     step: int = 0

@@ -79,6 +79,8 @@ class Alternative:
 
 @dataclass(frozen=True)
 class Step:
+    """The fix of one component: its command lines, the findings it answers, whether it needs root, its alternatives."""
+
     component: str
     summaries: tuple[str, ...]
     commands: tuple[Line, ...]
@@ -124,6 +126,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Prescription:
+    """The ordered steps that fix a report's findings, written for one shell, and the contradictions lint found."""
+
     steps: tuple[Step, ...] = ()
     target: str = "posix"  # the shell the lines are written for
     problems: tuple[str, ...] = field(default=())  # what lint found: shown, so a contradiction is never silent

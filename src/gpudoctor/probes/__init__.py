@@ -31,6 +31,8 @@ from gpudoctor.probed import Found, Unknown
 
 @dataclass(frozen=True)
 class ProbeOptions:
+    """How the probes run: their time limits, the Python to probe, --deep and --pid."""
+
     probe_timeout_s: float = 5.0  # each command, NVML, and the Python interpreter
     deadline_s: float = 20.0  # the whole probe phase
     python: str | None = None  # --python
@@ -98,7 +100,7 @@ def _deep_error(framework: str, why: Unknown) -> dict[str, Any]:
 
 
 def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
-    from gpudoctor.probes import cudnn, deep, driver, extensions, kernel, loading, platform, process, python, toolkits, windows
+    from gpudoctor.probes import cudnn, driver, extensions, kernel, loading, platform, python, toolkits, windows
 
     t = options.probe_timeout_s
     runner = _Runner(time.monotonic() + options.deadline_s)
@@ -137,6 +139,8 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
     )
     frameworks = runner.get("frameworks", lambda why: FrameworkFacts(py, chosen_by, why, why, why, {}))
     if options.deep and env_found is not None:
+        from gpudoctor.probes import deep  # --deep only, as probes.process is --pid only
+
         wanted = [
             name
             for name, outcome in (("torch", frameworks.torch), ("tensorflow", frameworks.tensorflow), ("jax", frameworks.jax))
@@ -154,6 +158,8 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
     installs = runner.get("cudnn", lambda why: ())
     libraries = runner.get("loading", lambda why: None)
     if options.pid is not None:
+        from gpudoctor.probes import process
+
         runner.start("process", lambda: process.probe_process(host, options.pid or 0, libraries))
     companions = runner.get("extensions", lambda why: None)
     mapped = runner.get("process", partial(_process_error, options.pid)) if options.pid is not None else None

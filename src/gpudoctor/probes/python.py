@@ -189,11 +189,24 @@ def probe_ld_library_path(host: Host) -> tuple[LibDir, ...]:
 
 
 def probe_ldconfig(host: Host, timeout_s: float) -> Probed:
-    from gpudoctor.parsers.ldconfig import parse_ldconfig
+    from gpudoctor.parsers.ldconfig import parse_ld_so_cache, parse_ldconfig
+
+    def cuda(soname: str) -> bool:
+        return bool(CUDA_LIB.match(soname)) or soname.startswith(("libcuda.", "libnvidia-ml."))
 
     def cuda_entries(text: str) -> dict[str, tuple[str, ...]]:
-        cache = parse_ldconfig(text)
-        return {k: v for k, v in cache.items() if CUDA_LIB.match(k) or k.startswith(("libcuda.", "libnvidia-ml."))}
+        return {k: v for k, v in parse_ldconfig(text).items() if cuda(k)}
+
+    # On the live machine the cache file is read as `ldconfig -p` would read it, without starting it (the
+    # same entries in the same order: tests/unit/test_ldconfig_cache.py compares both); the source stays
+    # `ldconfig -p`, the command a user runs to see it. A file this reader does not know runs the command.
+    read_cache = getattr(host, "ld_so_cache", None) if host.mode == "live" else None
+    data = read_cache() if read_cache is not None else None
+    if data is not None:
+        try:
+            return Found(parse_ld_so_cache(data, cuda), "cmd:ldconfig -p")
+        except ParseError:
+            pass
 
     return probe_command(
         host,

@@ -22,6 +22,8 @@ from types import ModuleType
 
 @dataclass(frozen=True)
 class Format:
+    """One --format choice: its name and the module that renders it."""
+
     name: str
     module: str  # the renderer's module (see above)
     raises: bool = False  # a failure is not rendered: it propagates (the text view: click prints it, exit 2 or 3)

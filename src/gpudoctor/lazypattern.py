@@ -1,0 +1,31 @@
+"""A regular expression compiled at its first use, for module-level patterns most runs never use.
+
+A bare `check` imports every check and parser, while many of their patterns read pasted evidence, a companion's
+version or an error text only; compiling them at import cost a few milliseconds a run (bench/check_imports.py).
+Used only where a pattern is not needed by most checks: a pattern every check uses is compiled as usual.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+class LazyPattern:
+    """A pattern compiled at its first use (two threads may both compile it: the same pattern either way)."""
+
+    # The pattern's methods become slots once compiled: each later `.search` is a plain attribute read, not a
+    # __getattr__ call (every line of a paste is searched with tens of these).
+    _METHODS = ("search", "match", "finditer", "findall", "fullmatch", "sub")
+    __slots__ = ("_args", "_compiled", *_METHODS)
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+            for method in self._METHODS:
+                object.__setattr__(self, method, getattr(self._compiled, method))
+        return getattr(self._compiled, name)
