@@ -192,3 +192,55 @@ def test_k2s_assertion_of_another_cuda_major_is_the_toolkit_against_torchs_cuda(
 @states("toolkit-torch-major-mismatch", QUIET)
 def test_k2s_assertion_of_another_cuda_minor_is_not_a_major_mismatch():
     assert "toolkit-torch-major-mismatch" not in _codes(_plans2("178"))  # k2-fsa/k2#1189: 11.3 against 11.4
+
+
+TRITON = (
+    "GPUTooOldForTriton: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, which "
+    "is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA "
+    "capability 6.0\n"
+)
+
+
+@states("framework-arch-unsupported", FIRES)
+def test_triton_gpu_too_old_is_the_gpu_not_a_build_and_installs_nothing():
+    f = _codes(TRITON)["framework-arch-unsupported"]
+    assert "Tesla P100-PCIE-16GB" in f.title and "6.0" in f.title and "7.0" in f.title
+    assert f.remediation.component == "gpu"
+    # No install of torch, triton or a driver: whatever the step asks to run only reads.
+    assert not any(a[:3] == ("python3", "-m", "pip") and "install" in a for a in _argv(f))
+    assert f.evidence[0].value.startswith("GPUTooOldForTriton: Found Tesla P100")
+
+
+@states("framework-arch-unsupported", QUIET)
+def test_triton_message_named_without_its_capabilities_is_quiet():
+    # Only the message's first words (a title, a code comment) state neither the GPU's capability nor Triton's floor.
+    assert "framework-arch-unsupported" not in _codes(
+        "# Found Tesla M60 which is too old to be supported by the triton GPU compiler\n"
+    )
+
+
+@states("framework-driver-too-old", FIRES)
+def test_driver_too_old_quoted_without_the_space_decodes_the_cuda_version():
+    f = _codes('It raise assertion error which shows "The NVIDIA driver on your system is too old(found version 8000)".\n')[
+        "framework-driver-too-old"
+    ]
+    assert "8.0" in f.title
+
+
+PIP_ROWS = "python                3.10\ntorch                   {torch}\ntorchaudio          2.7.0+cu118\n"
+
+
+@states("companion-torch-mismatch", QUIET)
+def test_a_torch_version_no_release_has_beside_its_companion_is_not_read():
+    # "torch 7.0+cu118" beside torchaudio 2.7.0+cu118 (pytorch/pytorch#153944): a slip, not a torch to move torchaudio to.
+    snap = read_pasted([Source("t", PIP_ROWS.format(torch="7.0+cu118"))])
+    assert "torch" not in snap["python"]["distributions"]
+    assert any("7.0+cu118" in n and "torchaudio 2.7.0" in n for n in snap["pasted"]["notes"])
+    assert "companion-torch-mismatch" not in _codes(PIP_ROWS.format(torch="7.0+cu118"))
+
+
+@states("companion-torch-mismatch", FIRES)
+def test_a_real_torch_release_beside_a_companion_of_another_stays_a_mismatch():
+    snap = read_pasted([Source("t", PIP_ROWS.format(torch="2.3.1+cu118"))])
+    assert snap["python"]["distributions"]["torch"] == "2.3.1+cu118"
+    assert "companion-torch-mismatch" in _codes(PIP_ROWS.format(torch="2.3.1+cu118"))

@@ -20,6 +20,7 @@ from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
 from gpudoctor.pasted.catalogue import match as catalogue_match
 from gpudoctor.pasted.cues import read_cues
 from gpudoctor.pasted.gathered import Gathered
+from gpudoctor.versions import version_key
 
 MAX_SOURCE_CHARS = 16 * 1024 * 1024
 
@@ -70,6 +71,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_cues(g, plain)
     _plugin_present(g, sources)
     _from_errors(g)
+    _no_such_torch(g)
     _interpreter_of_site(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
@@ -77,6 +79,39 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.system, g.wsl = "Linux", True
         g.notes.append("WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)")
     return g
+
+
+def _no_such_torch(g: Gathered) -> None:
+    """A torch version no PyTorch release has, beside a companion built for a release the matrix knows ("torch 7.0+cu118"
+    typed beside "torchaudio 2.7.0+cu118", pytorch/pytorch#153944), is a slip of the hand, not the installed version: it
+    is not read, so no finding rests on it (a companion built for "another" torch, a downgrade from 7.0), and a note
+    says so. A version newer than the matrix with no companion to contradict it may be a release the matrix has not
+    caught up with, and stays."""
+    stated = g.distributions.get("torch")
+    if not stated:
+        return
+    from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a paste with torch in it asks
+
+    matrix = load_matrix()
+    newest = matrix.torch_releases[-1].version if matrix.torch_releases else None
+    if newest is None or matrix.torch_release(stated) is not None or version_key(stated) <= version_key(newest):
+        return
+    named = [
+        (name, version, r.torch[-1])
+        for name, version in g.distributions.items()
+        for r in matrix.companion_releases(name)
+        if r.version == version.split("+", 1)[0] and matrix.torch_release(r.torch[-1]) is not None
+    ]
+    if not named:
+        return
+    name, version, torch = named[0]
+    del g.distributions["torch"]
+    if g.torch_version == stated:
+        g.torch_version = None
+    g.notes.append(
+        f"torch {stated} as written is no PyTorch release (the newest known is {newest}), and {name} {version} beside it "
+        f"is built for torch {torch}: the installed torch's version is unknown"
+    )
 
 
 _PLUGIN_PATH = re.compile(r"jax_plugins[\\/](?P<plugin>xla_cuda\d+)[\\/]")
@@ -789,7 +824,7 @@ def _from_errors(g: Gathered) -> None:
         elif e.kind == "jaxlib-jax-mismatch":
             g.distributions.setdefault("jax", e.get("jax") or "")
             g.distributions.setdefault("jaxlib", e.get("jaxlib") or "")
-        elif e.kind == "arch-unsupported":
+        elif e.kind in ("arch-unsupported", "triton-gpu-too-old"):
             # The GPU PyTorch named, with the capability it printed: onto the GPU of that name, or the only one known.
             name, cc = e.get("gpu") or "", e.get("capability")
             short = name.replace("NVIDIA ", "")
