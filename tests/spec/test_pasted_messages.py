@@ -244,3 +244,39 @@ def test_a_real_torch_release_beside_a_companion_of_another_stays_a_mismatch():
     snap = read_pasted([Source("t", PIP_ROWS.format(torch="2.3.1+cu118"))])
     assert snap["python"]["distributions"]["torch"] == "2.3.1+cu118"
     assert "companion-torch-mismatch" in _codes(PIP_ROWS.format(torch="2.3.1+cu118"))
+
+
+FORM = "system: ubuntu\nGraphics card: {gpu}\nCUDA Version: {cuda}\npytorch: 1.10\npython: 3.9\n"
+
+
+@states("toolkit-arch-unsupported", FIRES)
+def test_a_stated_cuda_older_than_the_named_gpu_is_the_toolkit_that_cannot_build_for_it():
+    f = _codes(FORM.format(gpu="rtx4090", cuda="11.3"))["toolkit-arch-unsupported"]
+    assert [e.value for e in f.evidence] == ["CUDA Version: 11.3", "rtx4090: 8.9"]
+    assert "11.8" in f.title and f.remediation.component == "toolkit" and "TORCH_CUDA_ARCH_LIST=8.6" in f.remediation.summary
+
+
+@states("toolkit-arch-unsupported", QUIET)
+def test_a_stated_cuda_that_knows_the_gpu_or_a_gpu_too_old_for_it_is_quiet():
+    assert "toolkit-arch-unsupported" not in _codes(FORM.format(gpu="RTX 3090", cuda="11.3"))
+    # Kepler with CUDA 12: a CUDA 12 driver on a K80 reads the same as a CUDA 12 toolkit; neither is decided here.
+    assert "toolkit-arch-unsupported" not in _codes(FORM.format(gpu="Tesla K80", cuda="12.2"))
+
+
+def _gpus(text: str) -> list:
+    return (read_pasted([Source("t", text)]).get("nvml") or {}).get("devices") or []
+
+
+def test_a_gpu_named_in_words_is_the_machines_with_its_matrix_capability():
+    assert _gpus("I am using a Tesla K40m, installed pytorch 1.3 with conda\n") == [
+        {"index": 0, "name": "Tesla K40m", "compute_capability": "3.5"}
+    ]
+    # A four-digit GeForce number after NVIDIA, a CJK word right after it (no space): the RTX 2070.
+    assert _gpus("win10, nvidia 2070\u663e\u5361\n")[0]["compute_capability"] == "7.5"
+
+
+def test_several_gpus_named_or_a_tools_output_leave_the_words_unread():
+    assert _gpus("It works on my RTX 3090 but not on the GTX 1080.\n") == []
+    assert _gpus("GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-12345678-1234-1234-1234-123456789abc)\nmy RTX 3090 at home\n") == [
+        {"index": 0, "name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-12345678-1234-1234-1234-123456789abc"}
+    ]

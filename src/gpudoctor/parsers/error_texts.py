@@ -183,6 +183,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
     "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
+    "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
     "windows-build": "the Windows version (Microsoft Windows [Version 10.0.BUILD])",
     "wsl-gpu-blocked": "NVML inside WSL: GPU access blocked by the operating system",
     "linux-driver-package": "a Linux NVIDIA driver package installed with apt, dnf or yum",
