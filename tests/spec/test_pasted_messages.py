@@ -280,3 +280,11 @@ def test_several_gpus_named_or_a_tools_output_leave_the_words_unread():
     assert _gpus("GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-12345678-1234-1234-1234-123456789abc)\nmy RTX 3090 at home\n") == [
         {"index": 0, "name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-12345678-1234-1234-1234-123456789abc"}
     ]
+
+
+def test_a_form_cuda_version_no_toolkit_has_is_the_drivers():
+    # 12.7 was never a toolkit release: it is nvidia-smi's header (driver 565), the newest CUDA the driver supports.
+    snap = read_pasted([Source("t", FORM.format(gpu="NVIDIA GeForce RTX 2070", cuda="12.7"))])
+    assert snap["nvml"]["cuda_driver_version"] == 12070
+    # 11.3 is a toolkit release as well as a driver's header: whose it is stays unsaid.
+    assert "cuda_driver_version" not in read_pasted([Source("t", FORM.format(gpu="RTX 3090", cuda="11.3"))])["nvml"]

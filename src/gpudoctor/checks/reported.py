@@ -525,7 +525,8 @@ def check_reported_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
 
 
-# Error kinds that describe rather than fail: an arch list, a quoted nvidia-smi header, the Windows build, a driver
+# Error kinds that describe rather than fail: an arch list, a quoted nvidia-smi header or a form's CUDA version, the
+# Windows build, a driver
 # package's name, a `docker run` line without --gpus (a daemon whose default runtime is nvidia needs none); and
 # PyTorch's out-of-memory, a program too large for its GPU rather than an environment's fault (`gpudoctor memory
 # plan` sizes that). Every other recognised kind is a failure somebody hit (parsers/error_texts.EVIDENCE_KINDS).
@@ -533,6 +534,7 @@ _DESCRIPTIVE = frozenset(
     {
         "arch-list",
         "driver-version-said",
+        "cuda-version-said",
         "windows-build",
         "linux-driver-package",
         "docker-run-without-gpus",

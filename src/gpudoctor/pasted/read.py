@@ -625,17 +625,33 @@ def _issue_form(g: Gathered, block: Block) -> str:
         elif key.startswith("python") and versions:
             g.python_version = g.python_version or versions[0]
             said.append("Python")
-        elif key.startswith("cuda") and not key.startswith("cudnn") and versions and re.match(r"^\d{1,2}\.\d$", versions[0]):
+        elif re.fullmatch(r"cuda(?: version)?", key) and versions and re.match(r"^\d{1,2}\.\d$", versions[0]):
             # "CUDA Version: 11.3": which CUDA (the toolkit's, or the driver's as nvidia-smi heads it) is not said, so it
             # is no fact of either; a check judges it only where both readings lead to one cause.
             line = next((x for x in block.lines if (kv := form_field(x)) and kv[1].strip().strip("`*") == value), "")
             if line:
                 g.errors.append(ErrorEvidence("cuda-version-said", line.strip()[:300], (("cuda", versions[0]),)))
                 said.append("CUDA")
+                if _no_toolkit_release(versions[0]):
+                    # No toolkit was ever released as X.Y (12.7): the number is nvidia-smi's header, the driver's CUDA.
+                    g.driver_cuda = g.driver_cuda or versions[0]
+                    g.notes.append(f"CUDA {versions[0]} is no toolkit release: the driver's CUDA version, as nvidia-smi heads it")
         elif key.startswith(("nvidia driver", "driver")) and versions and re.match(r"^\d{3}\.\d+", versions[0]):
             g.driver_version = g.driver_version or versions[0]
             said.append("driver")
     return "stated by the reporter: " + (", ".join(said) or "nothing gpudoctor reads")
+
+
+def _no_toolkit_release(cuda: str) -> bool:
+    """Whether CUDA X.Y lies within the toolkits compat_matrix/cuda_driver.toml knows yet is none of them (12.7)."""
+    from gpudoctor.matrix import load_matrix
+
+    known = load_matrix().cuda_versions()
+    if not known or cuda in known:
+        return False
+    return version_key(known[0]) < version_key(cuda) < version_key(known[-1]) and any(
+        k.split(".")[0] == cuda.split(".")[0] for k in known
+    )
 
 
 def _dmesg(g: Gathered, block: Block) -> str:
