@@ -73,6 +73,10 @@ def read_sources(sources: list[Source]) -> Gathered:
     _from_errors(g)
     _no_such_torch(g)
     _named_gpu(g)
+    if g.smi_table or g.nvcc or g.driver_version:
+        # A tool's output shows the driver or the toolkit: a form's "CUDA Version" adds nothing to judge (nvidia-smi -q
+        # prints the same words).
+        g.errors = [e for e in g.errors if e.kind != "cuda-version-said"]
     _interpreter_of_site(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
