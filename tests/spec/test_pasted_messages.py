@@ -295,3 +295,99 @@ def test_onnxruntimes_provider_missing_cudnn9_gets_the_cu12_wheels_and_their_dir
     f = _codes(case.joinpath("input.txt").read_text(encoding="utf-8"))["cudnn-missing"]  # microsoft/onnxruntime#25609
     assert f.title == "onnxruntime-gpu needs cuDNN 9 for CUDA 12, and the loader cannot find libcudnn.so.9"
     assert _argv(f)[0] == ("python3", "-m", "pip", "install", "nvidia-cublas-cu12", "nvidia-cudnn-cu12==9.*")
+
+
+TRITON = (
+    "GPUTooOldForTriton: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, which "
+    "is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA "
+    "capability 6.0\n"
+)
+
+
+@states("framework-arch-unsupported", FIRES)
+def test_triton_gpu_too_old_is_the_gpu_not_a_build_and_installs_nothing():
+    f = _codes(TRITON)["framework-arch-unsupported"]
+    assert "Tesla P100-PCIE-16GB" in f.title and "6.0" in f.title and "7.0" in f.title
+    assert f.remediation.component == "gpu"
+    # No install of torch, triton or a driver: whatever the step asks to run only reads.
+    assert not any(a[:3] == ("python3", "-m", "pip") and "install" in a for a in _argv(f))
+    assert f.evidence[0].value.startswith("GPUTooOldForTriton: Found Tesla P100")
+
+
+@states("framework-arch-unsupported", QUIET)
+def test_triton_message_named_without_its_capabilities_is_quiet():
+    # Only the message's first words (a title, a code comment) state neither the GPU's capability nor Triton's floor.
+    assert "framework-arch-unsupported" not in _codes(
+        "# Found Tesla M60 which is too old to be supported by the triton GPU compiler\n"
+    )
+
+
+@states("framework-driver-too-old", FIRES)
+def test_driver_too_old_quoted_without_the_space_decodes_the_cuda_version():
+    f = _codes('It raise assertion error which shows "The NVIDIA driver on your system is too old(found version 8000)".\n')[
+        "framework-driver-too-old"
+    ]
+    assert "8.0" in f.title
+
+
+PIP_ROWS = "python                3.10\ntorch                   {torch}\ntorchaudio          2.7.0+cu118\n"
+
+
+@states("companion-torch-mismatch", QUIET)
+def test_a_torch_version_no_release_has_beside_its_companion_is_not_read():
+    # "torch 7.0+cu118" beside torchaudio 2.7.0+cu118 (pytorch/pytorch#153944): a slip, not a torch to move torchaudio to.
+    snap = read_pasted([Source("t", PIP_ROWS.format(torch="7.0+cu118"))])
+    assert "torch" not in snap["python"]["distributions"]
+    assert any("7.0+cu118" in n and "torchaudio 2.7.0" in n for n in snap["pasted"]["notes"])
+    assert "companion-torch-mismatch" not in _codes(PIP_ROWS.format(torch="7.0+cu118"))
+
+
+@states("companion-torch-mismatch", FIRES)
+def test_a_real_torch_release_beside_a_companion_of_another_stays_a_mismatch():
+    snap = read_pasted([Source("t", PIP_ROWS.format(torch="2.3.1+cu118"))])
+    assert snap["python"]["distributions"]["torch"] == "2.3.1+cu118"
+    assert "companion-torch-mismatch" in _codes(PIP_ROWS.format(torch="2.3.1+cu118"))
+
+
+FORM = "system: ubuntu\nGraphics card: {gpu}\nCUDA Version: {cuda}\npytorch: 1.10\npython: 3.9\n"
+
+
+@states("toolkit-arch-unsupported", FIRES)
+def test_a_stated_cuda_older_than_the_named_gpu_is_the_toolkit_that_cannot_build_for_it():
+    f = _codes(FORM.format(gpu="rtx4090", cuda="11.3"))["toolkit-arch-unsupported"]
+    assert [e.value for e in f.evidence] == ["CUDA Version: 11.3", "rtx4090: 8.9"]
+    assert "11.8" in f.title and f.remediation.component == "toolkit" and "TORCH_CUDA_ARCH_LIST=8.6" in f.remediation.summary
+
+
+@states("toolkit-arch-unsupported", QUIET)
+def test_a_stated_cuda_that_knows_the_gpu_or_a_gpu_too_old_for_it_is_quiet():
+    assert "toolkit-arch-unsupported" not in _codes(FORM.format(gpu="RTX 3090", cuda="11.3"))
+    # Kepler with CUDA 12: a CUDA 12 driver on a K80 reads the same as a CUDA 12 toolkit; neither is decided here.
+    assert "toolkit-arch-unsupported" not in _codes(FORM.format(gpu="Tesla K80", cuda="12.2"))
+
+
+def _gpus(text: str) -> list:
+    return (read_pasted([Source("t", text)]).get("nvml") or {}).get("devices") or []
+
+
+def test_a_gpu_named_in_words_is_the_machines_with_its_matrix_capability():
+    assert _gpus("I am using a Tesla K40m, installed pytorch 1.3 with conda\n") == [
+        {"index": 0, "name": "Tesla K40m", "compute_capability": "3.5"}
+    ]
+    # A four-digit GeForce number after NVIDIA, a CJK word right after it (no space): the RTX 2070.
+    assert _gpus("win10, nvidia 2070\u663e\u5361\n")[0]["compute_capability"] == "7.5"
+
+
+def test_several_gpus_named_or_a_tools_output_leave_the_words_unread():
+    assert _gpus("It works on my RTX 3090 but not on the GTX 1080.\n") == []
+    assert _gpus("GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-12345678-1234-1234-1234-123456789abc)\nmy RTX 3090 at home\n") == [
+        {"index": 0, "name": "NVIDIA A100-SXM4-40GB", "uuid": "GPU-12345678-1234-1234-1234-123456789abc"}
+    ]
+
+
+def test_a_form_cuda_version_no_toolkit_has_is_the_drivers():
+    # 12.7 was never a toolkit release: it is nvidia-smi's header (driver 565), the newest CUDA the driver supports.
+    snap = read_pasted([Source("t", FORM.format(gpu="NVIDIA GeForce RTX 2070", cuda="12.7"))])
+    assert snap["nvml"]["cuda_driver_version"] == 12070
+    # 11.3 is a toolkit release as well as a driver's header: whose it is stays unsaid.
+    assert "cuda_driver_version" not in read_pasted([Source("t", FORM.format(gpu="RTX 3090", cuda="11.3"))])["nvml"]

@@ -393,7 +393,36 @@ def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]
     )
 
 
+def check_triton_gpu_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """PyTorch's GPUTooOldForTriton (torch/_inductor/exc.py): the GPU is below the compute capability Triton, the code
+    generator of torch.compile and of Triton kernels, supports. No build of anything has kernels for it: the fix is
+    another GPU, or the program without compiled Triton kernels."""
+    said = _said(facts, "triton-gpu-too-old")
+    if not said:
+        return
+    e = said[0]
+    gpu, cc, needs = e.get("gpu") or "this GPU", e.get("capability") or "", e.get("needs") or ""
+    yield Finding(
+        "framework-arch-unsupported",
+        Severity.ERROR,
+        "frameworks",
+        f"Triton (torch.compile's GPU compiler) does not support the {gpu} (compute capability {cc}; it needs {needs} or newer)",
+        f"PyTorch said so before compiling anything: Triton generates code only for GPUs of compute capability {needs} and "
+        "newer, so torch.compile and every library built on Triton kernels fail on this GPU. No PyTorch, Triton or "
+        "driver version changes that.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Run on a GPU of compute capability {needs} or newer (a notebook's or cloud's other GPU type), or run the "
+            "program without torch.compile and Triton kernels (eager mode), where it offers that. No package install fixes "
+            "it.",
+            (),
+            component="gpu",
+        ),
+    )
+
+
 CHECKS = (
+    Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),

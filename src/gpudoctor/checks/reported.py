@@ -532,7 +532,8 @@ def check_reported_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
 
 
-# Error kinds that describe rather than fail: an arch list, a quoted nvidia-smi header, the Windows build, a driver
+# Error kinds that describe rather than fail: an arch list, a quoted nvidia-smi header or a form's CUDA version, the
+# Windows build, a driver
 # package's name, a `docker run` line without --gpus (a daemon whose default runtime is nvidia needs none); and
 # PyTorch's out-of-memory, a program too large for its GPU rather than an environment's fault (`gpudoctor memory
 # plan` sizes that). Every other recognised kind is a failure somebody hit (parsers/error_texts.EVIDENCE_KINDS).
@@ -540,6 +541,7 @@ _DESCRIPTIVE = frozenset(
     {
         "arch-list",
         "driver-version-said",
+        "cuda-version-said",
         "windows-build",
         "linux-driver-package",
         "docker-run-without-gpus",
@@ -587,7 +589,60 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
     )
 
 
+def check_stated_cuda_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """An issue form's "CUDA Version: X.Y" beside a GPU CUDA X.Y cannot compile for because the GPU is newer (an RTX
+    4090, 8.9, with CUDA 11.3): whose CUDA the form means is not said, but a driver that supports only CUDA X.Y
+    predates the GPU and could not drive it, so X.Y is the toolkit that builds the extension. Judged where no toolkit
+    was shown (then toolkit-arch's own check decides)."""
+    from gpudoctor.checks.toolkit import active_toolkit, nvcc_only_toolkit
+    from gpudoctor.planner.context import gpu_cc
+
+    said = _said(facts, "cuda-version-said")
+    if not said or active_toolkit(facts) or nvcc_only_toolkit(facts):
+        return
+    cuda = said[-1].get("cuda") or ""
+    for g in facts.driver.gpus:
+        cc = gpu_cc(g, ctx)
+        target = ctx.matrix.cc_target(cc) if cc else None
+        if not (cc and target and target.first_cuda) or ctx.matrix.cuda_can_target(cuda, cc) is not False:
+            continue
+        if vkey(cuda) >= vkey(target.first_cuda):
+            continue  # too old a GPU for this CUDA: a new driver on an old GPU reads the same, so it is not decided here
+        # A cubin of the same major and a lower minor runs on this GPU (8.6 on 8.9): the newest such one CUDA X.Y knows.
+        lower = [
+            t.cc
+            for t in ctx.matrix.cc_targets
+            if t.cc.split(".")[0] == cc.split(".")[0] and vkey(t.cc) < vkey(cc) and ctx.matrix.cuda_can_target(cuda, t.cc)
+        ]
+        build_for = (
+            f"build for {lower[-1]}, which CUDA {cuda} knows and which runs on {cc} (TORCH_CUDA_ARCH_LIST={lower[-1]} for a "
+            "PyTorch extension, or the project's own architecture variable), or "
+            if lower
+            else ""
+        )
+        yield Finding(
+            "toolkit-arch-unsupported",
+            Severity.WARNING,
+            "toolkit",
+            f"CUDA {cuda} cannot build for the {g.name} (compute capability {cc}: CUDA {target.first_cuda} or newer)",
+            f"The text states CUDA {cuda} beside this GPU. A driver that supports only CUDA {cuda} predates the GPU and "
+            f"could not drive it, so this is the toolkit's version: its nvcc has no sm_{cc.replace('.', '')}, and a build "
+            f"for this GPU stops with nvcc's 'Unsupported gpu architecture compute_{cc.replace('.', '')}'.",
+            (ev("pasted", said[-1].line), ev(g.source, f"{g.name}: {cc}")),
+            Remediation(
+                "To build for this GPU, "
+                + build_for
+                + f"use a CUDA {target.first_cuda} or newer toolkit (the toolkit alone, no driver) with a PyTorch built for "
+                "the same CUDA major, then rebuild.",
+                component="toolkit",
+            ),
+            target.source,
+        )
+        return
+
+
 CHECKS = (
+    Check("reported-stated-cuda-arch", "toolkit", ("toolkit-arch-unsupported",), check_stated_cuda_arch, ("pasted",)),
     Check("reported-arch", "frameworks", ("framework-arch-unsupported",), check_reported_arch, ("pasted",)),
     Check(
         "reported-driver",

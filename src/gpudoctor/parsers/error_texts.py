@@ -165,6 +165,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
     "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
+    "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
     "windows-build": "the Windows version (Microsoft Windows [Version 10.0.BUILD])",
     "wsl-gpu-blocked": "NVML inside WSL: GPU access blocked by the operating system",
     "linux-driver-package": "a Linux NVIDIA driver package installed with apt, dnf or yum",
@@ -210,7 +211,7 @@ _CUDNN_LOADED = _Lazy(
     r"but (?:the )?source was compiled with:?\s*(?P<compiled>\d+(?:\.\d+)*)",
     re.IGNORECASE,
 )
-_DRIVER_FOUND = _Lazy(r"NVIDIA driver on your system is too old \(found version (?P<found>\d{4,6})\)", re.IGNORECASE)
+_DRIVER_FOUND = _Lazy(r"NVIDIA driver on your system is too old\s*\(found version (?P<found>\d{4,6})\)", re.IGNORECASE)
 _INSUFFICIENT = _Lazy(
     r"CUDA driver version is insufficient for CUDA runtime version|CUDA_ERROR_INSUFFICIENT_DRIVER"
     r"|cudaErrorInsufficientDriver",
@@ -328,7 +329,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         # has those words: tried everywhere, they cost 120 steps per character of every long line (issue 30).
         capability = "capability" in line.lower()
         if capability and (m := _ARCH_WARNING.search(line)):
-            gpu = m.group("gpu").strip().strip("'\"").split("UserWarning:")[-1].strip()
+            gpu = _product_name(m.group("gpu").strip().strip("'\"").split("UserWarning:")[-1].strip())
             add("arch-unsupported", line, gpu=gpu[-100:], capability=_cc(m.group("cc")))
         if capability and (m := _OLD_GPU.search(line)):
             add("arch-unsupported", line, gpu=m.group("gpu").strip(), capability=f"{m.group('major')}.{m.group('minor')}")
@@ -465,6 +466,26 @@ _MAYBE_NVML = _Lazy(
     r"|runtime name|CUDA driver version",
     re.IGNORECASE,
 )
+
+
+# Where the device's name starts when the message is quoted inside a sentence ("facing issue like NVIDIA GeForce RTX
+# 5080 with CUDA capability ..."): PyTorch prints torch.cuda.get_device_name(), which starts with one of these words.
+_BRAND = re.compile(r"\b(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b")
+
+
+def _product_name(text: str) -> str:
+    """The device name at the end of `text`: from the last run of brand words on, or `text` as it is without one."""
+    starts = [m.start() for m in _BRAND.finditer(text)]
+    if not starts:
+        return text
+    start = starts[-1]
+    for earlier in reversed(starts[:-1]):
+        # "NVIDIA GeForce RTX": a brand word right before the next one belongs to the same name.
+        if not text[earlier:start].split()[1:]:
+            start = earlier
+        else:
+            break
+    return text[start:]
 
 
 def _cudnn_int(value: str) -> str:

@@ -20,6 +20,7 @@ from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
 from gpudoctor.pasted.catalogue import match as catalogue_match
 from gpudoctor.pasted.cues import read_cues
 from gpudoctor.pasted.gathered import Gathered
+from gpudoctor.versions import version_key
 
 MAX_SOURCE_CHARS = 16 * 1024 * 1024
 
@@ -70,6 +71,12 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_cues(g, plain)
     _plugin_present(g, sources)
     _from_errors(g)
+    _no_such_torch(g)
+    _named_gpu(g)
+    if g.smi_table or g.nvcc or g.driver_version:
+        # A tool's output shows the driver or the toolkit: a form's "CUDA Version" adds nothing to judge (nvidia-smi -q
+        # prints the same words).
+        g.errors = [e for e in g.errors if e.kind != "cuda-version-said"]
     _interpreter_of_site(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
@@ -77,6 +84,95 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.system, g.wsl = "Linux", True
         g.notes.append("WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)")
     return g
+
+
+def _no_such_torch(g: Gathered) -> None:
+    """A torch version no PyTorch release has, beside a companion built for a release the matrix knows ("torch 7.0+cu118"
+    typed beside "torchaudio 2.7.0+cu118", pytorch/pytorch#153944), is a slip of the hand, not the installed version: it
+    is not read, so no finding rests on it (a companion built for "another" torch, a downgrade from 7.0), and a note
+    says so. A version newer than the matrix with no companion to contradict it may be a release the matrix has not
+    caught up with, and stays."""
+    stated = g.distributions.get("torch")
+    if not stated:
+        return
+    from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a paste with torch in it asks
+
+    matrix = load_matrix()
+    newest = matrix.torch_releases[-1].version if matrix.torch_releases else None
+    if newest is None or matrix.torch_release(stated) is not None or version_key(stated) <= version_key(newest):
+        return
+    named = [
+        (name, version, r.torch[-1])
+        for name, version in g.distributions.items()
+        for r in matrix.companion_releases(name)
+        if r.version == version.split("+", 1)[0] and matrix.torch_release(r.torch[-1]) is not None
+    ]
+    if not named:
+        return
+    name, version, torch = named[0]
+    del g.distributions["torch"]
+    if g.torch_version == stated:
+        g.torch_version = None
+    g.notes.append(
+        f"torch {stated} as written is no PyTorch release (the newest known is {newest}), and {name} {version} beside it "
+        f"is built for torch {torch}: the installed torch's version is unknown"
+    )
+
+
+# A GPU model named in the reporter's words: "a Tesla K40m", "Graphics card: rtx4090", "nvidia 2070", "GeForce RTX 3060
+# Ti". Only brand words or a series make a name (RTX/GTX/GT with a number, Tesla/Quadro/TITAN with a model, NVIDIA
+# with a four-digit GeForce number, a three-digit A/H/B data-centre part): a bare number or "L4" is too often something
+# else.
+_NAMED_GPU = re.compile(
+    r"(?<![\w.-])(?:"
+    r"(?:NVIDIA[ \t]*)?(?:GeForce[ \t]*)?(?P<series>RTX|GTX|GT)[ \t]*-?[ \t]*(?P<num>\d{3,4})(?:[ \t]*(?P<sfx>Ti|SUPER))?"
+    r"|(?:NVIDIA[ \t]+)?(?P<brand>Tesla|Quadro|TITAN)[ \t]+(?P<model>(?:RTX[ \t]+)?[A-Z]{0,2}\d{1,4}[A-Z]{0,2}|Xp?|V|RTX)"
+    r"|NVIDIA[ \t]+(?P<bare>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<bsfx>Ti|SUPER))?"
+    r"|(?:NVIDIA[ \t]+)?(?P<dc>[AHB][1-9]00)"
+    r")(?![\w-]|\.\w)",  # a sentence's full stop may follow, not a version's or a file's dot
+    re.IGNORECASE | re.ASCII,  # ASCII words: "nvidia 2070显卡" names the 2070 (a CJK word may follow without a space)
+)
+
+
+def _named_gpu(g: Gathered) -> None:
+    """The GPU the reporter names in words, where no output of a tool shows one (nvidia-smi, collect_env, PyTorch's
+    warning win): written as spelled, with the compute capability of its row in compat_matrix/gpu_arch.toml (NVIDIA's
+    CUDA GPUs page), so that the builds and toolkits stated beside it are judged against it. Several models named
+    (a comparison, "works on my 3090, not on the 1080") name none: which one is this machine's is not said."""
+    if g.gpus or g.listed_gpus or g.smi_table or g.smi_failure:
+        return
+    from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a paste naming a GPU asks
+
+    matrix = load_matrix()
+    found: dict[str, tuple[str, str]] = {}  # the matrix row's name -> (as spelled, compute capability)
+    for _, lines in g.texts:
+        for line in lines[:_MAX_NAMED_LINES]:
+            for m in _NAMED_GPU.finditer(line[:2000]):
+                for candidate in _gpu_candidates(m):
+                    row = matrix.gpu_for_name(candidate)
+                    if row is not None:
+                        found.setdefault(row.name, (m.group(0).strip(), row.cc))
+                        break
+    if len(found) != 1:
+        return
+    ((row_name, (spelled, cc)),) = found.items()
+    g.gpus.append({"index": 0, "name": spelled, "compute_capability": cc})
+    g.notes.append(f"GPU {spelled!r} named by the reporter: the matrix's {row_name} (compute capability {cc})")
+
+
+_MAX_NAMED_LINES = 5000
+
+
+def _gpu_candidates(m: re.Match[str]) -> list[str]:
+    """The matrix names a match may stand for: "rtx4090" -> "GeForce RTX 4090"; "nvidia 2070" -> RTX, else GTX."""
+    if m.group("series"):
+        return [f"GeForce {m.group('series').upper()} {m.group('num')} {m.group('sfx') or ''}".strip()]
+    if m.group("brand"):
+        return [f"{m.group('brand')} {m.group('model')}"]
+    if m.group("bare"):
+        rest = f"{m.group('bare')} {m.group('bsfx') or ''}".strip()
+        return [f"GeForce RTX {rest}", f"GeForce GTX {rest}"]
+    return [m.group("dc")]
 
 
 _PLUGIN_PATH = re.compile(r"jax_plugins[\\/](?P<plugin>xla_cuda\d+)[\\/]")
@@ -533,10 +629,33 @@ def _issue_form(g: Gathered, block: Block) -> str:
         elif key.startswith("python") and versions:
             g.python_version = g.python_version or versions[0]
             said.append("Python")
+        elif re.fullmatch(r"cuda(?: version)?", key) and versions and re.match(r"^\d{1,2}\.\d$", versions[0]):
+            # "CUDA Version: 11.3": which CUDA (the toolkit's, or the driver's as nvidia-smi heads it) is not said, so it
+            # is no fact of either; a check judges it only where both readings lead to one cause.
+            line = next((x for x in block.lines if (kv := form_field(x)) and kv[1].strip().strip("`*") == value), "")
+            if line:
+                g.errors.append(ErrorEvidence("cuda-version-said", line.strip()[:300], (("cuda", versions[0]),)))
+                said.append("CUDA")
+                if _no_toolkit_release(versions[0]):
+                    # No toolkit was ever released as X.Y (12.7): the number is nvidia-smi's header, the driver's CUDA.
+                    g.driver_cuda = g.driver_cuda or versions[0]
+                    g.notes.append(f"CUDA {versions[0]} is no toolkit release: the driver's CUDA version, as nvidia-smi heads it")
         elif key.startswith(("nvidia driver", "driver")) and versions and re.match(r"^\d{3}\.\d+", versions[0]):
             g.driver_version = g.driver_version or versions[0]
             said.append("driver")
     return "stated by the reporter: " + (", ".join(said) or "nothing gpudoctor reads")
+
+
+def _no_toolkit_release(cuda: str) -> bool:
+    """Whether CUDA X.Y lies within the toolkits compat_matrix/cuda_driver.toml knows yet is none of them (12.7)."""
+    from gpudoctor.matrix import load_matrix
+
+    known = load_matrix().cuda_versions()
+    if not known or cuda in known:
+        return False
+    return version_key(known[0]) < version_key(cuda) < version_key(known[-1]) and any(
+        k.split(".")[0] == cuda.split(".")[0] for k in known
+    )
 
 
 def _dmesg(g: Gathered, block: Block) -> str:
@@ -789,7 +908,7 @@ def _from_errors(g: Gathered) -> None:
         elif e.kind == "jaxlib-jax-mismatch":
             g.distributions.setdefault("jax", e.get("jax") or "")
             g.distributions.setdefault("jaxlib", e.get("jaxlib") or "")
-        elif e.kind == "arch-unsupported":
+        elif e.kind in ("arch-unsupported", "triton-gpu-too-old"):
             # The GPU PyTorch named, with the capability it printed: onto the GPU of that name, or the only one known.
             name, cc = e.get("gpu") or "", e.get("capability")
             short = name.replace("NVIDIA ", "")

@@ -214,6 +214,18 @@ def test_windows_paths_in_tracebacks() -> None:
             {"loaded": "8.0.4", "compiled": "8.1.0"},
         ),
         ("The NVIDIA driver on your system is too old (found version 11040).", "driver-too-old-found", {"cuda": "11.4"}),
+        # Quoted in prose without the space PyTorch prints (pytorch/pytorch#1564): 8000 is CUDA 8.0.
+        (
+            'assertion error which shows "The NVIDIA driver on your system is too old(found version 8000)".',
+            "driver-too-old-found",
+            {"cuda": "8.0"},
+        ),
+        # The message quoted inside a sentence (pytorch/pytorch#153944): the GPU is the name PyTorch printed, not the prose.
+        (
+            "we are trying to run inference on rtx 5080 with torch using yolov8 facing issue like NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+            "arch-unsupported",
+            {"gpu": "NVIDIA GeForce RTX 5080", "capability": "12.0"},
+        ),
         ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "no-kernel-image", {}),
         ("RuntimeError: CUDA driver version is insufficient for CUDA runtime version", "cuda-driver-insufficient", {}),
         (
