@@ -45,10 +45,15 @@ def test_a_mismatch_in_a_container_reboots_the_host_as_root():
     (f,) = findings(facts, "driver-library-mismatch")
     assert f.remediation.where == "the host"
     assert lines(f) == [
-        "nvidia-smi  # on the host",
-        "cat /proc/driver/nvidia/version  # the module loaded now",
-        "sudo reboot  # only if nvidia-smi fails on the host too",
+        "nvidia-smi  # on the host: it works there when only the container is stale",
+        "docker commit '<container>' '<new-image>'  # only if the container holds changes worth keeping",
+        "docker rm -f '<container>'",
+        "docker run --gpus all '<image>'  # the committed image, or the original one; with your usual options",
     ]
+    alternative = f.remediation.alternative
+    assert alternative is not None and alternative.where == "the host"
+    assert [c.argv for c in alternative.commands] == [("cat", "/proc/driver/nvidia/version"), ("reboot",)]
+    assert all(c.root for c in alternative.commands[1:])
 
 
 # --- driver-unreachable -----------------------------------------------------------------------------------
@@ -998,7 +1003,10 @@ def test_the_daemon_reload_workaround_creates_the_dev_char_links_as_root():
     after `systemctl daemon-reload` creates the /dev/char links on the host (root writes /dev), then the container
     is restarted."""
     (f,) = findings(facts_of("docker-nvml-unknown-error-after-daemon-reload"), "driver-unreachable")
-    assert lines(f) == ["sudo nvidia-ctk system create-dev-char-symlinks --create-all", "docker restart '<container>'"]
+    assert lines(f) == [
+        "sudo nvidia-ctk system create-dev-char-symlinks --create-all  # on the host; NVIDIA Container Toolkit 1.12 or newer",
+        "docker restart '<container>'",
+    ]
 
 
 def test_xlas_copy_of_tensorflow_in_a_jax_log_names_jax_not_tensorflow():

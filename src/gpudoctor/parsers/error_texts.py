@@ -55,7 +55,7 @@ ERROR_CODES: dict[str, str] = {
 _PATTERNS: tuple[tuple[str, _Lazy], ...] = tuple(
     (code, _Lazy(pattern, re.IGNORECASE))
     for code, pattern in (
-        ("driver-library-mismatch", r"driver/library version mismatch"),
+        ("driver-library-mismatch", r"driver\s?/\s?library version mismatch"),
         (
             "nvml-library-missing",
             r"load library failed:\s*libnvidia-ml\.so"

@@ -254,6 +254,25 @@ def where_run(facts: Facts) -> str:
     return ADMINISTRATOR if cluster_node(facts) else ""
 
 
+def container_said(facts: Facts) -> str | None:
+    """The container a pasted report's failing commands ran in (docker, podman or kubernetes), by its cues: a
+    `(container) $` prompt, a prompt on a container id, or the text saying so (gpudoctor.pasted.cues); None where the
+    text says none. A live machine's container is facts.platform.container."""
+    if not facts.pasted.partial:
+        return None
+    for c in facts.pasted.cues:
+        means = c.get("means") or ""
+        if means.startswith("run inside a "):
+            word = means.removeprefix("run inside a ").split(" ", 1)[0]
+            return word if word in ("docker", "podman", "kubernetes") else "docker"
+    return None
+
+
+def container_of(facts: Facts) -> str | None:
+    """Where this runs in a container: the machine's own (probed), else the one the pasted text names."""
+    return facts.platform.container or container_said(facts)
+
+
 def restart_container(runtime: str | None) -> Cmd:
     """Restart the container (Kubernetes: delete the pod, its controller starts a new one)."""
     if runtime == "kubernetes":
@@ -261,6 +280,32 @@ def restart_container(runtime: str | None) -> Cmd:
     if runtime == "podman":
         return Cmd(("podman", "restart", Placeholder("container")))
     return Cmd(("docker", "restart", Placeholder("container")))
+
+
+def recreate_container(runtime: str | None) -> tuple[Cmd, ...]:
+    """Replace a container by a new one from its image (what a container created before a host driver upgrade needs:
+    a restart keeps what was put in it at its creation). Docker and Podman: commit it first where it holds changes;
+    Kubernetes: delete the pod, its controller creates a new one."""
+    if runtime == "kubernetes":
+        return (restart_container(runtime),)
+    tool = "podman" if runtime == "podman" else "docker"
+    return (
+        Cmd(
+            (tool, "commit", Placeholder("container"), Placeholder("new-image")),
+            note="only if the container holds changes worth keeping",
+        ),
+        Cmd((tool, "rm", "-f", Placeholder("container"))),
+        Cmd(
+            (
+                tool,
+                "run",
+                "--gpus" if tool == "docker" else "--device",
+                "all" if tool == "docker" else "nvidia.com/gpu=all",
+                Placeholder("image"),
+            ),
+            note="the committed image, or the original one; with your usual options",
+        ),
+    )
 
 
 def container_gpu_commands(runtime: str | None) -> tuple[Cmd, ...]:
