@@ -64,6 +64,58 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvidia-container-cli's `mount error: file creation failed: .../libnvidia-ml.so.1: file exists`: the image ships
+    a driver library where the runtime mounts the host's (libnvidia-container creates each mount point with
+    O_NOFOLLOW, so a file or link already there is EEXIST). The host, its driver and the toolkit work; the image is
+    rebuilt without the driver package that put it there."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    said = _said(facts, "container-image-driver-files")
+    if not said:
+        return
+    e = said[0]
+    path = e.get("path") or ""
+    # The runtime names the file under the container's root on the host (overlay2's merged/, a bundle's rootfs/).
+    inner = next((path.split(root, 1)[1] for root in ("/merged/", "/rootfs/") if root in path), "")
+    inner = "/" + inner if inner else ""
+    library = e.get("library") or "a driver library"
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"the image ships its own {library}, so the NVIDIA runtime cannot give the container the host's driver",
+        f"nvidia-container-cli could not create {inner or library} in the container ('file exists'), as the text "
+        "shows: the runtime puts the host's driver libraries at those paths, and the image already has a file there "
+        "(a driver package installed in it: libnvidia-*, nvidia-driver-*, or one that depends on them such as "
+        "nvidia-opencl-dev). The container does not start with the GPU. The host's driver and the toolkit are not "
+        "at fault: an image without those files starts.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Rebuild the image without the driver package that installed it (for OpenCL, ocl-icd-opencl-dev instead "
+            "of nvidia-opencl-dev), or delete the driver libraries at the end of the Dockerfile; then run it as before.",
+            (
+                *(
+                    (
+                        Cmd(
+                            ("docker", "run", "--rm", "--entrypoint", "dpkg", Placeholder("image"), "-S", inner),
+                            note="which package of the image installed it (Debian and Ubuntu images): remove it",
+                        ),
+                    )
+                    if inner
+                    else ()
+                ),
+                Cmd(
+                    ("docker", "build", "--no-cache", "-t", Placeholder("image"), "."),
+                    note="after the Dockerfile installs no driver package",
+                ),
+            ),
+            component="container",
+            where="the image",
+        ),
+    )
+
+
 def _no_nvidia_gpu(facts: Facts) -> str | None:
     """The pasted line that says this machine has no NVIDIA GPU (a cue of gpudoctor.pasted.cues), or None."""
     return next((c.get("line") or "" for c in facts.pasted.cues if (c.get("means") or "").startswith("no NVIDIA GPU")), None)
@@ -91,8 +143,13 @@ def _without_gpus(facts: Facts, refused: str) -> Finding | None:
         "the container runs on the CPU without --gpus all. Installing the NVIDIA Container Toolkit would not help.",
         tuple(ev("pasted", line) for line in (refused, *(e.line for e in cpu[:1]), *([no_gpu] if no_gpu else []))),
         Remediation(
-            "Start the container without --gpus all (the image runs on the CPU).",
-            docker_run_without_gpus(image),
+            "Start the container without --gpus all (the image runs on the CPU)"
+            + (
+                "."
+                if (run := docker_run_without_gpus(facts, image))
+                else ": in the script or compose file that starts it, or with the program's own CPU option."
+            ),
+            run,
             component="container",
             where="the host",
         ),
@@ -397,6 +454,7 @@ def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]
 CHECKS = (
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
+    Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),

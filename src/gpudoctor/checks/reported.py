@@ -17,7 +17,7 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
-from gpudoctor.versions import vkey
+from gpudoctor.versions import major, vkey
 
 _TITLES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
 
@@ -237,6 +237,36 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
     )
 
 
+def _disable_require(facts: Facts, cuda: str) -> Remediation | None:
+    """The container toolkit's own switch for an image whose NVIDIA_REQUIRE_CUDA the host's driver does not meet:
+    NVIDIA_DISABLE_REQUIRE=true skips the check (NVIDIA/nvidia-container-toolkit internal/config/image/envvars.go and
+    cuda_image.go @d34b3046). It helps only within one CUDA major, where the driver runs the image's newer minor by
+    minor-version compatibility; across majors the CUDA inside fails instead. None where the driver's CUDA is known to
+    be of another major, or where the image needs an X.0 (then the driver is of an older major)."""
+    from gpudoctor.checks.driver import driver_cuda
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import reporters_docker_run
+
+    have, _ = driver_cuda(facts)
+    if have and major(have) != major(cuda) or vkey(cuda)[1:2] == (0,):
+        return None  # another major; or an X.0 image, which every X.y driver meets: refused, the driver is older than X
+    own = reporters_docker_run(facts, gpus=True)
+    words = own.argv[2:] if own is not None else ("--gpus", "all", Placeholder("image"))
+    return Remediation(
+        f"Where the host's driver is a CUDA {major(cuda)}.x driver (nvidia-smi's CUDA Version {major(cuda)}.x), skip "
+        "the image's requirement check: minor-version compatibility runs the image on it"
+        + ("." if have else "; not with a driver of an older CUDA major, where the CUDA inside fails instead."),
+        (
+            Cmd(
+                ("docker", "run", "-e", "NVIDIA_DISABLE_REQUIRE=true", *words),
+                note="the container toolkit's switch for the image's NVIDIA_REQUIRE_CUDA",
+            ),
+        ),
+        component="container",
+        where="the host",
+    )
+
+
 def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.planner.remedy import driver_install_and_reboot
 
@@ -260,6 +290,7 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 requires_root=True,
                 component="driver",
                 where="the host",
+                alternative=_disable_require(facts, e.get("cuda") or ""),
             ),
         )
 
@@ -536,6 +567,7 @@ _DESCRIPTIVE = frozenset(
         "windows-build",
         "linux-driver-package",
         "docker-run-without-gpus",
+        "docker-run-said",
         "torch-oom",
         "cuda-available-said",
     }

@@ -194,6 +194,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "torch-oom": "PyTorch ran out of GPU memory: the GPU's total, what was free, and what PyTorch itself reserved",
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
     "docker-run-cpu-image": "docker run asks --gpus for an image whose tag names a CPU build",
+    "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
 }
 
 _ARCH_WARNING = _Lazy(
@@ -405,6 +406,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 free=_bytes(m.group("free"), m.group("fu")),
                 reserved=_bytes(m.group("reserved"), m.group("ru")),
             )
+        if (m := _DOCKER_RUN.search(line)) and (args := _docker_args(m.group("args"))):
+            add("docker-run-said", line, args=args)
         if (m := _DOCKER_RUN.search(line)) and not re.search(
             r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args")
         ):
@@ -474,6 +477,19 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             line = bounded[m.start() : m.end()].replace("\n", " ")
             add(kind, line, **m.groupdict())
     return out
+
+
+# A docker run line given back as a command: only plain words (options, an image, its command), at most 24 of them,
+# and never a line with a shell's own syntax ($, quotes, pipes, redirections): those stay the reporter's to retype.
+_DOCKER_WORD = re.compile(r"[\w./:=@,+-]{1,200}")
+
+
+def _docker_args(args: str) -> str:
+    """The arguments of `docker run ...` as space-separated plain words, or "" where the line is not only those."""
+    words = args.strip().rstrip("`").split()
+    if not words or len(words) > 24 or not all(_DOCKER_WORD.fullmatch(w) for w in words) or words[0].startswith("<"):
+        return ""
+    return " ".join(words)
 
 
 # Lines worth handing to classify_error_text (which looks for whole-message phrases).

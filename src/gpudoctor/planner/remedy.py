@@ -370,16 +370,24 @@ def container_toolkit_install(facts: Facts) -> tuple[Cmd, ...]:
         )
     if fam == "arch":
         return (Cmd(("pacman", "-S", "--needed", "nvidia-container-toolkit"), root=True, note="Arch's own package"),)
+    unknown = (
+        (
+            Cmd(
+                ("cat", "/etc/os-release"),
+                note="the host's distribution decides the route: the apt route below is Ubuntu's and Debian's; "
+                "RHEL, Fedora and SUSE take dnf or zypper from NVIDIA's install guide",
+            ),
+            Cmd(("snap", "list", "docker"), note="Docker from snap does not use this toolkit: use Docker's own packages"),
+        )
+        if fam == "unknown"
+        else ()
+    )
     return (
+        *unknown,
         Cmd(
             ("curl", "-fsSL", f"{_CTK_REPO}/gpgkey"),
             pipe=("sudo", "gpg", "--dearmor", "-o", _CTK_KEYRING),
-            note="NVIDIA container-toolkit repository, its signing key"
-            + (
-                ""
-                if fam == "debian"
-                else ": the Ubuntu and Debian route, RHEL, Fedora and SUSE have theirs in the NVIDIA install guide"
-            ),
+            note="NVIDIA container-toolkit repository, its signing key",
         ),
         Cmd(("curl", "-fsSL", "-o", _CTK_APT_LIST, f"{_CTK_REPO}/stable/deb/nvidia-container-toolkit.list"), root=True),
         Cmd(("sed", "-i", f"s#deb https://#deb [signed-by={_CTK_KEYRING}] https://#g", _CTK_APT_LIST), root=True),
@@ -401,13 +409,45 @@ def docker_runtime_setup(facts: Facts) -> tuple[Cmd, ...]:
             note="nvidia-ctk is there, as the text shows: docker is not configured with it" if shown else "",
         ),
         Cmd(("systemctl", "restart", "docker"), root=True, note="stops every running container on this host"),
-        Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
+        reporters_docker_run(facts, gpus=True)
+        or Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
     )
 
 
-def docker_run_without_gpus(image: str | None = None) -> tuple[Cmd, ...]:
+def reporters_docker_run(facts: Facts, gpus: bool) -> Cmd | None:
+    """The reporter's own `docker run` as the text shows it (its plain words only, gpudoctor.parsers.error_texts),
+    with `--gpus all` where `gpus` and it has none, or without `--gpus` where not; None where the text shows none.
+    Each word is one argument of the printed command (quoted by gpudoctor.cmdline), never shell text."""
+    said = [e for e in facts.pasted.reported("docker-run-said") if e.get("args")] if facts.pasted.partial else []
+    if not said:
+        return None
+    words = (e_args := said[-1].get("args") or "").split()
+    if not e_args:
+        return None
+    if gpus:
+        if not any(w == "--gpus" or w.startswith("--gpus=") for w in words):
+            words = ["--gpus", "all", *words]
+        return Cmd(("docker", "run", *words), note="your command, as the text shows it")
+    out: list[str] = []
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+        elif w == "--gpus":
+            skip = True
+        elif not w.startswith("--gpus="):
+            out.append(w)
+    return Cmd(("docker", "run", *out), note="your command, as the text shows it, without --gpus")
+
+
+def docker_run_without_gpus(facts: Facts, image: str | None = None) -> tuple[Cmd, ...]:
     """Start the container without `--gpus all`: where the machine has no NVIDIA GPU, or the image is a CPU build,
-    nothing on the host can give it one and none is needed (the image runs on the CPU)."""
+    nothing on the host can give it one and none is needed (the image runs on the CPU). The reporter's own docker run
+    where the text shows one; none where it shows none (a script started the container: its own options decide)."""
+    if (own := reporters_docker_run(facts, gpus=False)) is not None:
+        return (own,)
+    if image is None:
+        return ()
     return (
         Cmd(
             ("docker", "run", image or Placeholder("image")),
