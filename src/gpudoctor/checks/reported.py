@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.facts import Facts
@@ -151,6 +152,19 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     up_to, _ = driver_cuda(facts, ctx.matrix)  # the number the status line shows
     supports = f" (it supports CUDA up to {up_to})" if up_to else ""
     who = ", ".join(_TITLES.get(f, f) for f in sorted(frameworks)) if frameworks else "the program"
+    upgrade = Remediation(
+        "Upgrade the NVIDIA driver to one that supports the CUDA of the build"
+        + (", then reboot" if (install := driver_install_and_reboot(facts, None, ctx)) else f" {_DRIVER_FROM}")
+        + (f"; or install a build for CUDA <= {up_to}" if up_to else "")
+        + ".",
+        install,
+        requires_root=True,
+        component="driver",
+        where=where_run(facts),
+    )
+    if (unpassed := _container_without_driver(facts, said, up_to, upgrade)) is not None:
+        yield unpassed
+        return
     yield Finding(
         code,
         Severity.ERROR,
@@ -159,15 +173,56 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "The CUDA runtime it was built with is newer than this driver supports, as the message says. Either "
         "upgrade the driver, or use a build made for the CUDA this driver supports.",
         tuple(ev("pasted", e.line) for e in said[:2]),
+        upgrade,
+    )
+
+
+def _container_without_driver(facts: Facts, said: list, up_to: str | None, upgrade: Remediation) -> Finding | None:
+    """CUDA's "driver version is insufficient" in a container the text names, with a host driver of a current CUDA
+    major (12 or newer) shown: the CUDA runtime says the same where it finds no libcuda at all, which is a container
+    started without the NVIDIA runtime. Whether the container has the driver decides it (nvidia-smi inside); the
+    driver upgrade stays the other way, for a runtime newer still. PyTorch's "found version N" states the driver's
+    CUDA itself, so it is not read here."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import container_said, reporters_docker_run
+
+    runtime = container_said(facts)
+    if runtime not in ("docker", "podman") or not up_to or (major(up_to) or 0) < 12:
+        return None
+    if any(e.kind != "cuda-driver-insufficient" for e in said):
+        return None
+    d = facts.driver
+    run = reporters_docker_run(facts, gpus=True) or Cmd(
+        ("docker", "run", "--gpus", "all", Placeholder("image")),
+        note="with your usual options; in a template (Unraid, Portainer): Extra Parameters --runtime=nvidia and the "
+        "variable NVIDIA_VISIBLE_DEVICES=all (or the GPU's UUID)",
+    )
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the container was probably started without the GPU: the host's driver is new enough",
+        f"The text shows the host's driver {d.version or ''} (CUDA up to {up_to}) and a program in a {runtime} "
+        "container that says the driver is insufficient: the CUDA runtime says so too when it finds no driver library "
+        "at all, which is a container started without the NVIDIA runtime (no --gpus, no NVIDIA_VISIBLE_DEVICES). "
+        "Upgrading the host's driver would not pass the GPU in.",
+        tuple(ev("pasted", e.line) for e in said[:2]),
         Remediation(
-            "Upgrade the NVIDIA driver to one that supports the CUDA of the build"
-            + (", then reboot" if (install := driver_install_and_reboot(facts, None, ctx)) else f" {_DRIVER_FROM}")
-            + (f"; or install a build for CUDA <= {up_to}" if up_to else "")
-            + ".",
-            install,
-            requires_root=True,
-            component="driver",
-            where=where_run(facts),
+            "Start the container with the GPU through the NVIDIA container toolkit, then check that nvidia-smi answers "
+            "inside it.",
+            (
+                run,
+                Cmd(
+                    ("docker", "exec", Placeholder("container"), "nvidia-smi"), note="inside: lists the GPU once it is passed in"
+                ),
+            ),
+            component="container",
+            where="the host",
+            alternative=replace(
+                upgrade,
+                summary="Only if nvidia-smi inside the container already shows the driver: the build needs a newer CUDA "
+                "still. " + upgrade.summary,
+            ),
         ),
     )
 
@@ -616,7 +671,7 @@ CHECKS = (
     Check(
         "reported-driver",
         "frameworks",
-        ("framework-driver-too-old", "toolkit-newer-than-driver"),
+        ("framework-driver-too-old", "toolkit-newer-than-driver", "container-no-gpu"),
         check_reported_driver,
         ("pasted",),
     ),

@@ -406,8 +406,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 free=_bytes(m.group("free"), m.group("fu")),
                 reserved=_bytes(m.group("reserved"), m.group("ru")),
             )
-        if (m := _DOCKER_RUN.search(line)) and (args := _docker_args(m.group("args"))):
-            add("docker-run-said", line, args=args)
+        if m := _DOCKER_RUN.search(line):
+            # its plain words (given back in a plan), or none where the line has the shell's own syntax
+            add("docker-run-said", line, **({"args": args} if (args := _docker_args(m.group("args"))) else {}))
         if (m := _DOCKER_RUN.search(line)) and not re.search(
             r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args")
         ):

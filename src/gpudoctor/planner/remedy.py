@@ -443,11 +443,12 @@ def reporters_docker_run(facts: Facts, gpus: bool) -> Cmd | None:
 def docker_run_without_gpus(facts: Facts, image: str | None = None) -> tuple[Cmd, ...]:
     """Start the container without `--gpus all`: where the machine has no NVIDIA GPU, or the image is a CPU build,
     nothing on the host can give it one and none is needed (the image runs on the CPU). The reporter's own docker run
-    where the text shows one; none where it shows none (a script started the container: its own options decide)."""
+    where the text shows one in plain words, else a placeholder; none where it shows none (a script started the
+    container: its own options decide)."""
     if (own := reporters_docker_run(facts, gpus=False)) is not None:
         return (own,)
-    if image is None:
-        return ()
+    if image is None and not facts.pasted.reported("docker-run-said"):
+        return ()  # no docker run shown: the script or compose file that starts it has the option
     return (
         Cmd(
             ("docker", "run", image or Placeholder("image")),
