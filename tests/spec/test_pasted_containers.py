@@ -161,3 +161,40 @@ def test_no_nvidia_gpu_asks_no_nvidia_smi_and_no_docker_run_the_reporter_never_t
     codes = {f.code: f for f in report.findings}
     assert "gpu-none" in codes and _argv(codes["container-no-gpu"].remediation) == []
     assert not [a for a in ask_for(report.facts, report.findings) if a.command.argv[0] == "nvidia-smi"]
+
+
+BUS_ERROR = "RuntimeError: DataLoader worker (pid 37) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.\n"
+
+
+@states("shm-too-small", FIRES)
+def test_a_dataloader_worker_killed_by_sigbus_in_docker_recreates_the_container_with_more_shared_memory():
+    example = Path(__file__).resolve().parents[1] / "pasted" / "catalogue_examples"
+    text = (example / "mmdetection-1997-docker-dataloader-bus-error.txt").read_text(encoding="utf-8")
+    f = _codes(text)["shm-too-small"]  # open-mmlab/mmdetection#1997: its docker run has $(pwd): not given back
+    assert f.remediation.where == "the host" and f.remediation.component == "container"
+    assert _argv(f.remediation) == [
+        ("docker", "run", "--ipc=host", "--gpus", "all", "<image>"),
+        ("docker", "exec", "<container>", "df", "-h", "/dev/shm"),
+    ]
+    # the reporter's own plain docker run, with --ipc=host and without --gpus added
+    f = _codes("$ docker run -it pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime python train.py\n" + BUS_ERROR)["shm-too-small"]
+    assert _argv(f.remediation)[0] == (
+        "docker",
+        "run",
+        "--ipc=host",
+        "-it",
+        "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime",
+        "python",
+        "train.py",
+    )
+    # the worker's own words, with no container shown: the size of /dev/shm where it runs is what is asked
+    text = "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).\n"
+    f = _codes(text)["shm-too-small"]
+    assert f.remediation.where != "the host" and _argv(f.remediation) == [("df", "-h", "/dev/shm")]
+
+
+@states("shm-too-small", QUIET)
+def test_a_dataloader_traceback_without_the_bus_error_or_another_signal_is_not_shared_memory():
+    assert "shm-too-small" not in _codes(_plans2("128"))  # pytorch/pytorch#5040: the paste stops before the error
+    text = "RuntimeError: DataLoader worker (pid 12) is killed by signal: Segmentation fault.\n"
+    assert "shm-too-small" not in _codes(text)

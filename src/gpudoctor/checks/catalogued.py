@@ -116,6 +116,55 @@ def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """PyTorch's DataLoader worker killed by SIGBUS ("This might be caused by insufficient shared memory (shm)"):
+    workers hand batches over in /dev/shm, which docker sizes at 64 MB unless the container is run with --ipc=host
+    or --shm-size (PyTorch's README, "Docker Image"). A container's /dev/shm is set when it is created: the fix is
+    the container's run options, on the host; nothing inside it (no sysctl, no reinstall) changes it."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import container_said, reporters_docker_run
+
+    said = _said(facts, "shm-too-small")
+    if not said:
+        return
+    e = said[0]
+    check = Cmd(("df", "-h", "/dev/shm"), note="its size where the program runs: 64M is docker's default")
+    docker = container_said(facts) is not None or bool(facts.pasted.reported("docker-run-said"))
+    if docker:
+        own = reporters_docker_run(facts, gpus=False)
+        words = [str(w) for w in own.argv[2:]] if own is not None else ["--gpus", "all", Placeholder("image")]
+        run = Cmd(
+            ("docker", "run", "--ipc=host", *words),
+            note="or --shm-size=8g instead of --ipc=host; the container is recreated, its /dev/shm is set at creation",
+        )
+        rem = Remediation(
+            "Recreate the container with more shared memory: --ipc=host (the host's /dev/shm) or --shm-size; with "
+            "docker compose, ipc: host or shm_size. Fewer DataLoader workers (num_workers=0) is the slower way around.",
+            (run, Cmd(("docker", "exec", Placeholder("container"), "df", "-h", "/dev/shm"), note="the new size inside")),
+            component="container",
+            where="the host",
+        )
+    else:
+        rem = Remediation(
+            "Give the workers more shared memory: in a container, recreate it with --ipc=host or --shm-size (docker's "
+            "/dev/shm is 64 MB); on a host, /dev/shm is a tmpfs the administrator can enlarge. Fewer DataLoader "
+            "workers (num_workers=0) is the slower way around.",
+            (check,),
+            component="environment",
+        )
+    yield Finding(
+        "shm-too-small",
+        Severity.ERROR,
+        "platform",
+        "PyTorch's DataLoader workers ran out of shared memory (/dev/shm)" + (" in a docker container" if docker else ""),
+        "A DataLoader worker was killed by SIGBUS, as the text shows: workers pass each batch through /dev/shm, and a "
+        "write past its end is a bus error. Docker gives a container 64 MB of /dev/shm unless it is run with "
+        "--ipc=host or --shm-size. Nothing in the driver, CUDA or PyTorch is at fault.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
 def _no_nvidia_gpu(facts: Facts) -> str | None:
     """The pasted line that says this machine has no NVIDIA GPU (a cue of gpudoctor.pasted.cues), or None."""
     return next((c.get("line") or "" for c in facts.pasted.cues if (c.get("means") or "").startswith("no NVIDIA GPU")), None)
@@ -455,6 +504,7 @@ CHECKS = (
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
+    Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),
