@@ -93,9 +93,11 @@ def test_no_permission_is_the_users_groups_on_a_machine_and_the_containers_start
     assert c.remediation.summary.startswith("The container's device nodes are not accessible")
     # `--gpus all` first; configuring docker (its restart stops every container) only as the alternative (issue 27, kind 6)
     assert lines(c) == ["docker run --gpus all '<image>'  # with your usual options"]
-    # ...which installs the toolkit first (nothing shows it on the host), by apt since the host's family is not
-    # known from inside the container.
-    assert [x.words for x in c.remediation.alternative.commands][3:] == [
+    # ...which installs the toolkit first (nothing shows it on the host): the host's family is not known from inside
+    # the container, so it is asked (and whether docker is the snap) before the apt route.
+    words = [x.words for x in c.remediation.alternative.commands]
+    assert words[:2] == [("cat", "/etc/os-release"), ("snap", "list", "docker")]
+    assert words[5:] == [
         ("apt-get", "update"),
         ("apt-get", "install", "-y", "nvidia-container-toolkit"),
         ("nvidia-ctk", "runtime", "configure", "--runtime=docker"),
