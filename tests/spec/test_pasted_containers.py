@@ -142,6 +142,9 @@ def test_an_images_cuda_requirement_offers_the_toolkits_switch_within_one_major_
     # cuda>=11.0 refused means a driver older than CUDA 11: skipping the check would fail inside (nvidia-docker#1442)
     f = _codes(_plans2("108"))["toolkit-newer-than-driver"]
     assert f.remediation.alternative is None
+    # CUDA 10 has no minor-version compatibility: a 10.2 image on a 10.1 driver is not skipped either
+    f = _codes(message.format(cuda="10.2"))["toolkit-newer-than-driver"]
+    assert f.remediation.alternative is None
 
 
 @states("container-no-gpu", FIRES)

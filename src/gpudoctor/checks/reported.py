@@ -297,14 +297,16 @@ def _disable_require(facts: Facts, cuda: str) -> Remediation | None:
     NVIDIA_DISABLE_REQUIRE=true skips the check (NVIDIA/nvidia-container-toolkit internal/config/image/envvars.go and
     cuda_image.go @d34b3046). It helps only within one CUDA major, where the driver runs the image's newer minor by
     minor-version compatibility; across majors the CUDA inside fails instead. None where the driver's CUDA is known to
-    be of another major, or where the image needs an X.0 (then the driver is of an older major)."""
+    be of another major, where the image needs an X.0 (then the driver is of an older major), or before CUDA 11."""
     from gpudoctor.checks.driver import driver_cuda
     from gpudoctor.cmdline import Cmd, Placeholder
     from gpudoctor.planner.remedy import reporters_docker_run
 
     have, _ = driver_cuda(facts)
-    if have and major(have) != major(cuda) or vkey(cuda)[1:2] == (0,):
-        return None  # another major; or an X.0 image, which every X.y driver meets: refused, the driver is older than X
+    if have and major(have) != major(cuda) or vkey(cuda)[1:2] == (0,) or (major(cuda) or 0) < 11:
+        # another major; an X.0 image, which every X.y driver meets (refused: the driver is older than X); or CUDA
+        # before 11, which has no minor-version compatibility (CUDA Compatibility guide: from CUDA 11 on)
+        return None
     own = reporters_docker_run(facts, gpus=True)
     words = own.argv[2:] if own is not None else ("--gpus", "all", Placeholder("image"))
     return Remediation(
