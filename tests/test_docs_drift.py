@@ -49,6 +49,8 @@ OTHER_PROGRAMS_OPTIONS = {
     "--altdir": "update-alternatives",
     "--log": "update-alternatives",
     "--gpus": "docker run",
+    "--ipc": "docker run (shared memory: docs/findings/shm-too-small.md)",
+    "--shm-size": "docker run (shared memory: docs/findings/shm-too-small.md)",
     "--gres": "srun (Slurm)",
     "--cpu-bind": "srun (Slurm): docs/findings/bandwidth-low.md",
     "--device": "docker run (device nodes passed in: docs/cluster.md)",

@@ -200,7 +200,8 @@ def test_another_vendors_gpu_alone_is_gpu_none_and_no_nvidia_install(case):
     if "container-no-gpu" in codes:
         r = codes["container-no-gpu"].remediation
         argvs = [c.argv for c in r.commands]
-        assert not r.requires_root and argvs and all(str(a[0]) == "docker" and "--gpus" not in map(str, a) for a in argvs)
+        # no docker run is shown (./build.sh starts the container): none is invented, the script's option decides
+        assert not r.requires_root and all(str(a[0]) == "docker" and "--gpus" not in map(str, a) for a in argvs)
         assert not any("nvidia-container-toolkit" in str(w) for a in argvs for w in a)
 
 

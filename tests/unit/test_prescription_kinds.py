@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.cmdline import Cmd, SetEnv
+from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
@@ -179,8 +179,12 @@ def test_kind7_mismatch_in_a_container_offers_the_host_driver_upgrade():
     assert fix.alternative is not None and fix.alternative.where == "the host"
     assert fix.alternative.component == "driver"
     assert "565.57.01" in fix.alternative.commands[0].note
-    # the host's module newer than the image's libraries: no host upgrade to offer
-    assert mismatch_fix(facts, "565.57.01", "550.144")[2].alternative is None
+    # the host's module newer than the image's libraries: no host upgrade to offer; the other way out is the host's
+    # reboot, for a host upgraded without one (the step itself recreates the container)
+    fix = mismatch_fix(facts, "565.57.01", "550.144")[2]
+    assert [c.argv[:3] for c in fix.commands][1:3] == [("docker", "commit", Placeholder("container")), ("docker", "rm", "-f")]
+    assert fix.alternative is not None and [c.argv for c in fix.alternative.commands][-1] == ("reboot",)
+    assert not any("565.57.01" in c.note for c in fix.alternative.commands)
 
 
 BLIND = Path(__file__).resolve().parents[1] / "blind" / "plans" / "cases"

@@ -109,7 +109,15 @@ def test_in_a_container_the_fix_is_on_the_host(base):
     facts = dataclasses.replace(facts, platform=dataclasses.replace(facts.platform, container="docker"))
     (f,) = findings(facts, "driver-library-mismatch")
     assert "inside a container the kernel module is the host's" in f.detail
-    assert "Fix it on the host, never inside the container" in f.remediation.summary
+    # from the host: a container older than the host's driver is recreated; nothing reboots or unloads inside it
+    assert f.remediation.where == "the host"
+    assert [c.argv[:2] for c in f.remediation.commands] == [
+        ("nvidia-smi",),
+        ("docker", "commit"),
+        ("docker", "rm"),
+        ("docker", "run"),
+    ]
+    assert f.remediation.alternative is not None and f.remediation.alternative.where == "the host"
 
 
 def test_two_copies_of_the_library_are_two_installations(base):

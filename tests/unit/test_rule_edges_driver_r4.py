@@ -45,10 +45,15 @@ def test_a_mismatch_in_a_container_reboots_the_host_as_root():
     (f,) = findings(facts, "driver-library-mismatch")
     assert f.remediation.where == "the host"
     assert lines(f) == [
-        "nvidia-smi  # on the host",
-        "cat /proc/driver/nvidia/version  # the module loaded now",
-        "sudo reboot  # only if nvidia-smi fails on the host too",
+        "nvidia-smi  # on the host: it works there when only the container is stale",
+        "docker commit '<container>' '<new-image>'  # only if the container holds changes worth keeping",
+        "docker rm -f '<container>'",
+        "docker run --gpus all '<image>'  # the committed image, or the original one; with your usual options",
     ]
+    alternative = f.remediation.alternative
+    assert alternative is not None and alternative.where == "the host"
+    assert [c.argv for c in alternative.commands] == [("cat", "/proc/driver/nvidia/version"), ("reboot",)]
+    assert all(c.root for c in alternative.commands[1:])
 
 
 # --- driver-unreachable -----------------------------------------------------------------------------------
@@ -88,9 +93,11 @@ def test_no_permission_is_the_users_groups_on_a_machine_and_the_containers_start
     assert c.remediation.summary.startswith("The container's device nodes are not accessible")
     # `--gpus all` first; configuring docker (its restart stops every container) only as the alternative (issue 27, kind 6)
     assert lines(c) == ["docker run --gpus all '<image>'  # with your usual options"]
-    # ...which installs the toolkit first (nothing shows it on the host), by apt since the host's family is not
-    # known from inside the container.
-    assert [x.words for x in c.remediation.alternative.commands][3:] == [
+    # ...which installs the toolkit first (nothing shows it on the host): the host's family is not known from inside
+    # the container, so it is asked (and whether docker is the snap) before the apt route.
+    words = [x.words for x in c.remediation.alternative.commands]
+    assert words[:2] == [("cat", "/etc/os-release"), ("snap", "list", "docker")]
+    assert words[5:] == [
         ("apt-get", "update"),
         ("apt-get", "install", "-y", "nvidia-container-toolkit"),
         ("nvidia-ctk", "runtime", "configure", "--runtime=docker"),
@@ -998,7 +1005,10 @@ def test_the_daemon_reload_workaround_creates_the_dev_char_links_as_root():
     after `systemctl daemon-reload` creates the /dev/char links on the host (root writes /dev), then the container
     is restarted."""
     (f,) = findings(facts_of("docker-nvml-unknown-error-after-daemon-reload"), "driver-unreachable")
-    assert lines(f) == ["sudo nvidia-ctk system create-dev-char-symlinks --create-all", "docker restart '<container>'"]
+    assert lines(f) == [
+        "sudo nvidia-ctk system create-dev-char-symlinks --create-all  # on the host; NVIDIA Container Toolkit 1.12 or newer",
+        "docker restart '<container>'",
+    ]
 
 
 def test_xlas_copy_of_tensorflow_in_a_jax_log_names_jax_not_tensorflow():

@@ -1701,8 +1701,12 @@ def test_the_text_view_in_ascii_of_a_container_started_without_gpus():
         "     or instead (container runtime on the host, for container-no-gpu): Only if `docker run --gpus",
         "       all` fails with 'could not select device driver': install the NVIDIA container toolkit on the",
         "       host and register it with docker; restarting docker stops every container on the host.",
-        "       # NVIDIA container-toolkit repository, its signing key: the Ubuntu and Debian route, RHEL, Fedora and "
-        "SUSE have theirs in the NVIDIA install guide",
+        "       # the host's distribution decides the route: the apt route below is Ubuntu's and Debian's, RHEL, Fedora "
+        "and SUSE take dnf or zypper from NVIDIA's install guide",
+        "       cat /etc/os-release",
+        "       # Docker from snap does not use this toolkit: use Docker's own packages",
+        "       snap list docker",
+        "       # NVIDIA container-toolkit repository, its signing key",
         "       curl -fsSL https://nvidia.github.io/libnvidia-container/gpgkey | sudo gpg --dearmor -o "
         "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg",
         "       sudo curl -fsSL -o /etc/apt/sources.list.d/nvidia-container-toolkit.list "

@@ -64,6 +64,107 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvidia-container-cli's `mount error: file creation failed: .../libnvidia-ml.so.1: file exists`: the image ships
+    a driver library where the runtime mounts the host's (libnvidia-container creates each mount point with
+    O_NOFOLLOW, so a file or link already there is EEXIST). The host, its driver and the toolkit work; the image is
+    rebuilt without the driver package that put it there."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    said = _said(facts, "container-image-driver-files")
+    if not said:
+        return
+    e = said[0]
+    path = e.get("path") or ""
+    # The runtime names the file under the container's root on the host (overlay2's merged/, a bundle's rootfs/).
+    inner = next((path.split(root, 1)[1] for root in ("/merged/", "/rootfs/") if root in path), "")
+    inner = "/" + inner if inner else ""
+    library = e.get("library") or "a driver library"
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"the image ships its own {library}, so the NVIDIA runtime cannot give the container the host's driver",
+        f"nvidia-container-cli could not create {inner or library} in the container ('file exists'), as the text "
+        "shows: the runtime puts the host's driver libraries at those paths, and the image already has a file there "
+        "(a driver package installed in it: libnvidia-*, nvidia-driver-*, or one that depends on them such as "
+        "nvidia-opencl-dev). The container does not start with the GPU. The host's driver and the toolkit are not "
+        "at fault: an image without those files starts.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Rebuild the image without the driver package that installed it (for OpenCL, ocl-icd-opencl-dev instead "
+            "of nvidia-opencl-dev), or delete the driver libraries at the end of the Dockerfile; then run it as before.",
+            (
+                *(
+                    (
+                        Cmd(
+                            ("docker", "run", "--rm", "--entrypoint", "dpkg", Placeholder("image"), "-S", inner),
+                            note="which package of the image installed it (Debian and Ubuntu images): remove it",
+                        ),
+                    )
+                    if inner
+                    else ()
+                ),
+                Cmd(
+                    ("docker", "build", "--no-cache", "-t", Placeholder("image"), "."),
+                    note="after the Dockerfile installs no driver package",
+                ),
+            ),
+            component="container",
+            where="the image",
+        ),
+    )
+
+
+def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """PyTorch's DataLoader worker killed by SIGBUS ("This might be caused by insufficient shared memory (shm)"):
+    workers hand batches over in /dev/shm, which docker sizes at 64 MB unless the container is run with --ipc=host
+    or --shm-size (PyTorch's README, "Docker Image"). A container's /dev/shm is set when it is created: the fix is
+    the container's run options, on the host; nothing inside it (no sysctl, no reinstall) changes it."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import container_said, reporters_docker_run
+
+    said = _said(facts, "shm-too-small")
+    if not said:
+        return
+    e = said[0]
+    check = Cmd(("df", "-h", "/dev/shm"), note="its size where the program runs: 64M is docker's default")
+    docker = container_said(facts) is not None or bool(facts.pasted.reported("docker-run-said"))
+    if docker:
+        own = reporters_docker_run(facts, gpus=False)
+        words = [str(w) for w in own.argv[2:]] if own is not None else ["--gpus", "all", Placeholder("image")]
+        run = Cmd(
+            ("docker", "run", "--ipc=host", *words),
+            note="or --shm-size=8g instead of --ipc=host; the container is recreated, its /dev/shm is set at creation",
+        )
+        rem = Remediation(
+            "Recreate the container with more shared memory: --ipc=host (the host's /dev/shm) or --shm-size; with "
+            "docker compose, ipc: host or shm_size. Fewer DataLoader workers (num_workers=0) is the slower way around.",
+            (run, Cmd(("docker", "exec", Placeholder("container"), "df", "-h", "/dev/shm"), note="the new size inside")),
+            component="container",
+            where="the host",
+        )
+    else:
+        rem = Remediation(
+            "Give the workers more shared memory: in a container, recreate it with --ipc=host or --shm-size (docker's "
+            "/dev/shm is 64 MB); on a host, /dev/shm is a tmpfs the administrator can enlarge. Fewer DataLoader "
+            "workers (num_workers=0) is the slower way around.",
+            (check,),
+            component="environment",
+        )
+    yield Finding(
+        "shm-too-small",
+        Severity.ERROR,
+        "platform",
+        "PyTorch's DataLoader workers ran out of shared memory (/dev/shm)" + (" in a docker container" if docker else ""),
+        "A DataLoader worker was killed by SIGBUS, as the text shows: workers pass each batch through /dev/shm, and a "
+        "write past its end is a bus error. Docker gives a container 64 MB of /dev/shm unless it is run with "
+        "--ipc=host or --shm-size. Nothing in the driver, CUDA or PyTorch is at fault.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
 def _no_nvidia_gpu(facts: Facts) -> str | None:
     """The pasted line that says this machine has no NVIDIA GPU (a cue of gpudoctor.pasted.cues), or None."""
     return next((c.get("line") or "" for c in facts.pasted.cues if (c.get("means") or "").startswith("no NVIDIA GPU")), None)
@@ -91,8 +192,13 @@ def _without_gpus(facts: Facts, refused: str) -> Finding | None:
         "the container runs on the CPU without --gpus all. Installing the NVIDIA Container Toolkit would not help.",
         tuple(ev("pasted", line) for line in (refused, *(e.line for e in cpu[:1]), *([no_gpu] if no_gpu else []))),
         Remediation(
-            "Start the container without --gpus all (the image runs on the CPU).",
-            docker_run_without_gpus(image),
+            "Start the container without --gpus all (the image runs on the CPU)"
+            + (
+                "."
+                if (run := docker_run_without_gpus(facts, image))
+                else ": in the script or compose file that starts it, or with the program's own CPU option."
+            ),
+            run,
             component="container",
             where="the host",
         ),
@@ -425,6 +531,8 @@ CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
+    Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
+    Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),

@@ -16,12 +16,14 @@ from gpudoctor.facts import Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import (
     container_gpu_commands,
+    container_of,
     container_setup_alternative,
     driver_install,
     family,
     installed_driver_packages,
     package_repair,
     reboot,
+    recreate_container,
     reload_modules,
     restart_container,
     userspace_for_module,
@@ -271,7 +273,7 @@ def driver_library_copies(facts: Facts) -> list[str]:
 
 def mismatch_cause(facts: Facts, kernel: str | None, library: str | None) -> str:
     """container, mixed, libs-newer, libs-older or unknown: what the evidence says the mismatch comes from."""
-    if facts.platform.container:
+    if container_of(facts):
         return "container"
     if len(driver_library_copies(facts)) > 1:
         return "mixed"
@@ -307,26 +309,33 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                     where="the image",
                 ),
             )
+        runtime = container_of(facts)
         return (
             cause,
             (
-                "inside a container the kernel module is the host's. Either the host's driver was upgraded without "
-                "a reboot (the toolkit mounts the host's new libraries), or the image brings its own driver libraries."
+                "inside a container the kernel module is the host's. Either the container was created before the host's "
+                "driver was upgraded (it keeps the old driver's libraries: nvidia-docker 1.0's driver volume, or the "
+                "files the toolkit put in it), or the host's driver was upgraded without a reboot, or the image brings "
+                "its own driver libraries."
             ),
             Remediation(
-                "Fix it on the host, never inside the container (no reboot or rmmod here). Run nvidia-smi on the host: "
-                "if it fails there too, the host's driver was upgraded without a reboot: reboot the host (or reload its "
-                "modules), then restart the container. If it works there, the image carries its own driver libraries: "
-                "use an image without them (or built for the host's driver).",
-                (
-                    Cmd(("nvidia-smi",), note="on the host"),
-                    _PROC,
-                    Cmd(("reboot",), root=True, note="only if nvidia-smi fails on the host too"),
-                ),
-                requires_root=True,
-                component="driver",
+                "Fix it from the host, never inside the container (no reboot or rmmod in it). Where nvidia-smi works on "
+                "the host and in a new container, this container is older than the host's driver: recreate it from its "
+                "image (docker commit first keeps what was changed in it). Where a new container fails too, the image "
+                "carries its own driver libraries: use an image without them.",
+                (Cmd(("nvidia-smi",), note="on the host: it works there when only the container is stale"),)
+                + recreate_container(runtime),
+                component="container",
                 where="the host",
-                alternative=_host_upgrade(kernel, library),
+                alternative=_host_upgrade(kernel, library)
+                or Remediation(
+                    "Only if nvidia-smi fails on the host too: the host's driver was upgraded without a reboot; reboot "
+                    "the host (it loads the new module), then restart the container.",
+                    (_PROC, *reboot()),
+                    requires_root=True,
+                    component="driver",
+                    where="the host",
+                ),
             ),
         )
     if cause == "mixed":
@@ -529,9 +538,10 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
 def unreachable_fix(facts: Facts) -> Remediation:
     """What to do when the module is loaded and NVML still fails, by what NVML answered and where this runs."""
     d = facts.driver
-    container = facts.platform.container
+    container = container_of(facts)
     kernel = kernel_driver_version(facts)
-    if d.nvml_error and "Unknown Error" in d.nvml_error and container:
+    unknown_error = bool(d.nvml_error and "Unknown Error" in d.nvml_error) or d.smi_error_kind == "nvml-unknown-error"
+    if unknown_error and container:
         return Remediation(
             "Inside a container, NVML's 'Unknown Error' follows a `systemctl daemon-reload` on the host: systemd "
             "re-applies the container's cgroup device rules without the GPU devices. Restart (or recreate) the "
@@ -539,7 +549,11 @@ def unreachable_fix(facts: Facts) -> Remediation:
             "reload (NVIDIA's workaround), and keep them with NVIDIA's udev rule; with Docker, the cgroupfs cgroup "
             "driver avoids it too.",
             (
-                Cmd(("nvidia-ctk", "system", "create-dev-char-symlinks", "--create-all"), root=True),
+                Cmd(
+                    ("nvidia-ctk", "system", "create-dev-char-symlinks", "--create-all"),
+                    root=True,
+                    note="on the host; NVIDIA Container Toolkit 1.12 or newer",
+                ),
                 restart_container(container),
             ),
             requires_root=True,

@@ -11,13 +11,14 @@ Nothing here runs on a whole machine: a live doctor reads the machine itself.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern  # pasted evidence only
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
-from gpudoctor.versions import vkey
+from gpudoctor.versions import major, vkey
 
 _TITLES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
 
@@ -155,6 +156,19 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     up_to, _ = driver_cuda(facts, ctx.matrix)  # the number the status line shows
     supports = f" (it supports CUDA up to {up_to})" if up_to else ""
     who = ", ".join(_TITLES.get(f, f) for f in sorted(frameworks)) if frameworks else "the program"
+    upgrade = Remediation(
+        "Upgrade the NVIDIA driver to one that supports the CUDA of the build"
+        + (", then reboot" if (install := driver_install_and_reboot(facts, None, ctx)) else f" {_DRIVER_FROM}")
+        + (f"; or install a build for CUDA <= {up_to}" if up_to else "")
+        + ".",
+        install,
+        requires_root=True,
+        component="driver",
+        where=where_run(facts),
+    )
+    if (unpassed := _container_without_driver(facts, said, up_to, upgrade)) is not None:
+        yield unpassed
+        return
     yield Finding(
         code,
         Severity.ERROR,
@@ -163,15 +177,56 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "The CUDA runtime it was built with is newer than this driver supports, as the message says. Either "
         "upgrade the driver, or use a build made for the CUDA this driver supports.",
         tuple(ev("pasted", e.line) for e in said[:2]),
+        upgrade,
+    )
+
+
+def _container_without_driver(facts: Facts, said: list, up_to: str | None, upgrade: Remediation) -> Finding | None:
+    """CUDA's "driver version is insufficient" in a container the text names, with a host driver of a current CUDA
+    major (12 or newer) shown: the CUDA runtime says the same where it finds no libcuda at all, which is a container
+    started without the NVIDIA runtime. Whether the container has the driver decides it (nvidia-smi inside); the
+    driver upgrade stays the other way, for a runtime newer still. PyTorch's "found version N" states the driver's
+    CUDA itself, so it is not read here."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import container_said, reporters_docker_run
+
+    runtime = container_said(facts)
+    if runtime not in ("docker", "podman") or not up_to or (major(up_to) or 0) < 12:
+        return None
+    if any(e.kind != "cuda-driver-insufficient" for e in said):
+        return None
+    d = facts.driver
+    run = reporters_docker_run(facts, gpus=True) or Cmd(
+        ("docker", "run", "--gpus", "all", Placeholder("image")),
+        note="with your usual options; in a template (Unraid, Portainer): Extra Parameters --runtime=nvidia and the "
+        "variable NVIDIA_VISIBLE_DEVICES=all (or the GPU's UUID)",
+    )
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the container was probably started without the GPU: the host's driver is new enough",
+        f"The text shows the host's driver {d.version or ''} (CUDA up to {up_to}) and a program in a {runtime} "
+        "container that says the driver is insufficient: the CUDA runtime says so too when it finds no driver library "
+        "at all, which is a container started without the NVIDIA runtime (no --gpus, no NVIDIA_VISIBLE_DEVICES). "
+        "Upgrading the host's driver would not pass the GPU in.",
+        tuple(ev("pasted", e.line) for e in said[:2]),
         Remediation(
-            "Upgrade the NVIDIA driver to one that supports the CUDA of the build"
-            + (", then reboot" if (install := driver_install_and_reboot(facts, None, ctx)) else f" {_DRIVER_FROM}")
-            + (f"; or install a build for CUDA <= {up_to}" if up_to else "")
-            + ".",
-            install,
-            requires_root=True,
-            component="driver",
-            where=where_run(facts),
+            "Start the container with the GPU through the NVIDIA container toolkit, then check that nvidia-smi answers "
+            "inside it.",
+            (
+                run,
+                Cmd(
+                    ("docker", "exec", Placeholder("container"), "nvidia-smi"), note="inside: lists the GPU once it is passed in"
+                ),
+            ),
+            component="container",
+            where="the host",
+            alternative=replace(
+                upgrade,
+                summary="Only if nvidia-smi inside the container already shows the driver: the build needs a newer CUDA "
+                "still. " + upgrade.summary,
+            ),
         ),
     )
 
@@ -241,6 +296,38 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
     )
 
 
+def _disable_require(facts: Facts, cuda: str) -> Remediation | None:
+    """The container toolkit's own switch for an image whose NVIDIA_REQUIRE_CUDA the host's driver does not meet:
+    NVIDIA_DISABLE_REQUIRE=true skips the check (NVIDIA/nvidia-container-toolkit internal/config/image/envvars.go and
+    cuda_image.go @d34b3046). It helps only within one CUDA major, where the driver runs the image's newer minor by
+    minor-version compatibility; across majors the CUDA inside fails instead. None where the driver's CUDA is known to
+    be of another major, where the image needs an X.0 (then the driver is of an older major), or before CUDA 11."""
+    from gpudoctor.checks.driver import driver_cuda
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import reporters_docker_run
+
+    have, _ = driver_cuda(facts)
+    if have and major(have) != major(cuda) or vkey(cuda)[1:2] == (0,) or (major(cuda) or 0) < 11:
+        # another major; an X.0 image, which every X.y driver meets (refused: the driver is older than X); or CUDA
+        # before 11, which has no minor-version compatibility (CUDA Compatibility guide: from CUDA 11 on)
+        return None
+    own = reporters_docker_run(facts, gpus=True)
+    words = own.argv[2:] if own is not None else ("--gpus", "all", Placeholder("image"))
+    return Remediation(
+        f"Where the host's driver is a CUDA {major(cuda)}.x driver (nvidia-smi's CUDA Version {major(cuda)}.x), skip "
+        "the image's requirement check: minor-version compatibility runs the image on it"
+        + ("." if have else "; not with a driver of an older CUDA major, where the CUDA inside fails instead."),
+        (
+            Cmd(
+                ("docker", "run", "-e", "NVIDIA_DISABLE_REQUIRE=true", *words),
+                note="the container toolkit's switch for the image's NVIDIA_REQUIRE_CUDA",
+            ),
+        ),
+        component="container",
+        where="the host",
+    )
+
+
 def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.planner.remedy import driver_install_and_reboot
 
@@ -264,6 +351,7 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 requires_root=True,
                 component="driver",
                 where="the host",
+                alternative=_disable_require(facts, e.get("cuda") or ""),
             ),
         )
 
@@ -545,6 +633,7 @@ _DESCRIPTIVE = frozenset(
         "windows-build",
         "linux-driver-package",
         "docker-run-without-gpus",
+        "docker-run-said",
         "torch-oom",
         "cuda-available-said",
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
@@ -647,7 +736,7 @@ CHECKS = (
     Check(
         "reported-driver",
         "frameworks",
-        ("framework-driver-too-old", "toolkit-newer-than-driver"),
+        ("framework-driver-too-old", "toolkit-newer-than-driver", "container-no-gpu"),
         check_reported_driver,
         ("pasted",),
     ),

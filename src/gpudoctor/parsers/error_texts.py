@@ -37,7 +37,7 @@ ERROR_CODES: dict[str, str] = {
 _PATTERNS: tuple[tuple[str, _Lazy], ...] = tuple(
     (code, _Lazy(pattern, re.IGNORECASE))
     for code, pattern in (
-        ("driver-library-mismatch", r"driver/library version mismatch"),
+        ("driver-library-mismatch", r"driver\s?/\s?library version mismatch"),
         (
             "nvml-library-missing",
             r"load library failed:\s*libnvidia-ml\.so"
@@ -177,6 +177,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "torch-oom": "PyTorch ran out of GPU memory: the GPU's total, what was free, and what PyTorch itself reserved",
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
     "docker-run-cpu-image": "docker run asks --gpus for an image whose tag names a CPU build",
+    "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
 }
 
 _ARCH_WARNING = _Lazy(
@@ -389,6 +390,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 free=_bytes(m.group("free"), m.group("fu")),
                 reserved=_bytes(m.group("reserved"), m.group("ru")),
             )
+        if m := _DOCKER_RUN.search(line):
+            # its plain words (given back in a plan), or none where the line has the shell's own syntax
+            add("docker-run-said", line, **({"args": args} if (args := _docker_args(m.group("args"))) else {}))
         if (m := _DOCKER_RUN.search(line)) and not re.search(
             r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args")
         ):
@@ -458,6 +462,19 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             line = bounded[m.start() : m.end()].replace("\n", " ")
             add(kind, line, **m.groupdict())
     return out
+
+
+# A docker run line given back as a command: only plain words (options, an image, its command), at most 24 of them,
+# and never a line with a shell's own syntax ($, quotes, pipes, redirections): those stay the reporter's to retype.
+_DOCKER_WORD = re.compile(r"[\w./:=@,+-]{1,200}")
+
+
+def _docker_args(args: str) -> str:
+    """The arguments of `docker run ...` as space-separated plain words, or "" where the line is not only those."""
+    words = args.strip().rstrip("`").split()
+    if not words or len(words) > 24 or not all(_DOCKER_WORD.fullmatch(w) for w in words) or words[0].startswith("<"):
+        return ""
+    return " ".join(words)
 
 
 # Lines worth handing to classify_error_text (which looks for whole-message phrases).

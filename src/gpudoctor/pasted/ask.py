@@ -35,6 +35,8 @@ def _python(facts: Facts) -> str:
 
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
     """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
+    from gpudoctor.checks.reported import frameworks_named, other_vendor_gpu_only
+
     if not facts.pasted.partial:
         return []
     out: list[Ask] = []
@@ -47,7 +49,13 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     wsl_failing = facts.platform.wsl == 2 and any(e.kind in _NVML_FAILURES for e in facts.pasted.errors)
     if wsl_failing:
         out += _wsl_asks()
-    elif not mac and facts.platform.wsl != 1 and "nvidia-smi" not in facts.pasted.missing and not driver_broken:
+    elif (
+        not mac
+        and facts.platform.wsl != 1
+        and "nvidia-smi" not in facts.pasted.missing
+        and not driver_broken
+        and other_vendor_gpu_only(facts) is None  # no NVIDIA GPU here: nvidia-smi cannot answer
+    ):
         if not d.version:
             out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
         elif d.version and not d.gpus:
@@ -59,7 +67,6 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "the version of the kernel module that is loaded, to compare with the libraries' version",
             )
         )
-    from gpudoctor.checks.reported import frameworks_named
 
     named = frameworks_named(facts)
     torch, tf, jax = facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax
@@ -113,7 +120,13 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
             )
         )
-    if facts.toolkits.nvcc_on_path_version is None and {"toolkit-torch-major-mismatch", "toolkit-newer-than-driver"} & codes:
+    # An image's NVIDIA_REQUIRE_CUDA refused by the host's driver is the driver's and the image's: no toolkit builds there.
+    image_only = bool(facts.pasted.reported("container-requires-cuda")) and not any(
+        e.kind in ("cuda-driver-insufficient", "driver-too-old-found", "cuda-version-detected-mismatch")
+        for e in facts.pasted.errors
+    )
+    toolkit_codes = {"toolkit-torch-major-mismatch"} | (set() if image_only else {"toolkit-newer-than-driver"})
+    if facts.toolkits.nvcc_on_path_version is None and toolkit_codes & codes:
         out.append(Ask(Cmd(("nvcc", "--version")), "the CUDA toolkit on PATH, which builds extensions"))
     if facts.platform.wsl == 2 and any(m.startswith("libcuda.so") for m in facts.pasted.missing):
         # In WSL 2 libcuda comes from Windows, under /usr/lib/wsl/lib, which programs that dlopen the unversioned

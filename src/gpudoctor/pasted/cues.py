@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.facts import NO_NVIDIA_GPU
+from gpudoctor.facts import CONTAINER_SAID, NO_NVIDIA_GPU
 from gpudoctor.parsers.error_texts import classify_error_text
 
 if TYPE_CHECKING:
@@ -58,6 +58,18 @@ _LINUX_SAID = re.compile(
     r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Arch|SUSE|WSL2?|Colab|Kaggle|docker)\b|(?<![\w.])/(?:usr|home|opt)/",
     re.IGNORECASE,
 )
+# A container named as where commands ran: "in the container", "inside a docker", "connecting the existing
+# containers", "docker exec", a Kubernetes or containerd cgroup path (cri-containerd-<id>, kubepods). A container that
+# is only built, pulled or listed is not where anything ran, so the verbs that put a command inside one are required.
+_CONTAINER_SAID = re.compile(
+    r"\b(?:in|inside|into|within|connecting(?:\s+to)?|exec(?:ed)?\s+into)\s+"
+    r"(?:(?:the|a|an|my|our|this|that|these|those|existing|old|running|same|its|each|every)\s+){0,3}"
+    r"(?:nvidia-)?(?:docker\s+)?(?:containers?|docker|pods?)\b(?!\s*(?:image|file|hub|registry|desktop)s?\b)"
+    r"|\bdocker\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b",
+    re.IGNORECASE,
+)
+_KUBERNETES_SAID = re.compile(r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b", re.IGNORECASE)
+_PODMAN_SAID = re.compile(r"\bpodman\b", re.IGNORECASE)
 # Variables the doctor reads, set on a command line the text shows run ("CUDA_VISIBLE_DEVICES=2 python main.py").
 _ENV_SET = re.compile(
     r"(?:^|\s|export\s+)(?P<name>CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(?P<value>[\w,.:-]{0,200})(?=\s|$)"
@@ -126,6 +138,11 @@ def read_cues(g: Gathered, text: str) -> None:
         if _SLURM.search(line):
             g.cluster = g.cluster or "slurm"
             _cue(g, "Slurm", "a job on a Slurm cluster", line)
+    if m := _CONTAINER_SAID.search(text[:1_000_000]):
+        head = text[:1_000_000]
+        runtime = "kubernetes" if _KUBERNETES_SAID.search(head) else "podman" if _PODMAN_SAID.search(head) else "docker"
+        line = next((x for x in lines if _CONTAINER_SAID.search(x[:MAX_LINE])), m.group(0))
+        _cue(g, CONTAINER_SAID, f"run inside a {runtime} container (the text says so)", line[:MAX_LINE])
     if (m := _OTHER_GPU.search(text[:1_000_000])) and not _NVIDIA_NAMED.search(text[:1_000_000]):
         line = next((x for x in lines if _OTHER_GPU.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])

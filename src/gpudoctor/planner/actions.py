@@ -290,7 +290,7 @@ def classify(line: Line) -> Action:
         return Action("registry", prog, cmd.root, cmd, name=name)
     if prog == "wsl":
         return Action("wsl", prog, cmd.root, cmd)
-    if prog in _INSPECT or prog == "dkms" and rest[:1] == ("status",):
+    if prog in _INSPECT or prog == "dkms" and rest[:1] == ("status",) or prog == "snap" and rest[:1] == ("list",):
         return Action("inspect", prog, cmd.root, cmd)
     return Action("other", prog, cmd.root, cmd)
 

@@ -254,6 +254,25 @@ def where_run(facts: Facts) -> str:
     return ADMINISTRATOR if cluster_node(facts) else ""
 
 
+def container_said(facts: Facts) -> str | None:
+    """The container a pasted report's failing commands ran in (docker, podman or kubernetes), by its cues: a
+    `(container) $` prompt, a prompt on a container id, or the text saying so (gpudoctor.pasted.cues); None where the
+    text says none. A live machine's container is facts.platform.container."""
+    if not facts.pasted.partial:
+        return None
+    for c in facts.pasted.cues:
+        means = c.get("means") or ""
+        if means.startswith("run inside a "):
+            word = means.removeprefix("run inside a ").split(" ", 1)[0]
+            return word if word in ("docker", "podman", "kubernetes") else "docker"
+    return None
+
+
+def container_of(facts: Facts) -> str | None:
+    """Where this runs in a container: the machine's own (probed), else the one the pasted text names."""
+    return facts.platform.container or container_said(facts)
+
+
 def restart_container(runtime: str | None) -> Cmd:
     """Restart the container (Kubernetes: delete the pod, its controller starts a new one)."""
     if runtime == "kubernetes":
@@ -261,6 +280,32 @@ def restart_container(runtime: str | None) -> Cmd:
     if runtime == "podman":
         return Cmd(("podman", "restart", Placeholder("container")))
     return Cmd(("docker", "restart", Placeholder("container")))
+
+
+def recreate_container(runtime: str | None) -> tuple[Cmd, ...]:
+    """Replace a container by a new one from its image (what a container created before a host driver upgrade needs:
+    a restart keeps what was put in it at its creation). Docker and Podman: commit it first where it holds changes;
+    Kubernetes: delete the pod, its controller creates a new one."""
+    if runtime == "kubernetes":
+        return (restart_container(runtime),)
+    tool = "podman" if runtime == "podman" else "docker"
+    return (
+        Cmd(
+            (tool, "commit", Placeholder("container"), Placeholder("new-image")),
+            note="only if the container holds changes worth keeping",
+        ),
+        Cmd((tool, "rm", "-f", Placeholder("container"))),
+        Cmd(
+            (
+                tool,
+                "run",
+                "--gpus" if tool == "docker" else "--device",
+                "all" if tool == "docker" else "nvidia.com/gpu=all",
+                Placeholder("image"),
+            ),
+            note="the committed image, or the original one; with your usual options",
+        ),
+    )
 
 
 def container_gpu_commands(runtime: str | None) -> tuple[Cmd, ...]:
@@ -325,16 +370,24 @@ def container_toolkit_install(facts: Facts) -> tuple[Cmd, ...]:
         )
     if fam == "arch":
         return (Cmd(("pacman", "-S", "--needed", "nvidia-container-toolkit"), root=True, note="Arch's own package"),)
+    unknown = (
+        (
+            Cmd(
+                ("cat", "/etc/os-release"),
+                note="the host's distribution decides the route: the apt route below is Ubuntu's and Debian's; "
+                "RHEL, Fedora and SUSE take dnf or zypper from NVIDIA's install guide",
+            ),
+            Cmd(("snap", "list", "docker"), note="Docker from snap does not use this toolkit: use Docker's own packages"),
+        )
+        if fam == "unknown"
+        else ()
+    )
     return (
+        *unknown,
         Cmd(
             ("curl", "-fsSL", f"{_CTK_REPO}/gpgkey"),
             pipe=("sudo", "gpg", "--dearmor", "-o", _CTK_KEYRING),
-            note="NVIDIA container-toolkit repository, its signing key"
-            + (
-                ""
-                if fam == "debian"
-                else ": the Ubuntu and Debian route, RHEL, Fedora and SUSE have theirs in the NVIDIA install guide"
-            ),
+            note="NVIDIA container-toolkit repository, its signing key",
         ),
         Cmd(("curl", "-fsSL", "-o", _CTK_APT_LIST, f"{_CTK_REPO}/stable/deb/nvidia-container-toolkit.list"), root=True),
         Cmd(("sed", "-i", f"s#deb https://#deb [signed-by={_CTK_KEYRING}] https://#g", _CTK_APT_LIST), root=True),
@@ -356,13 +409,46 @@ def docker_runtime_setup(facts: Facts) -> tuple[Cmd, ...]:
             note="nvidia-ctk is there, as the text shows: docker is not configured with it" if shown else "",
         ),
         Cmd(("systemctl", "restart", "docker"), root=True, note="stops every running container on this host"),
-        Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
+        reporters_docker_run(facts, gpus=True)
+        or Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
     )
 
 
-def docker_run_without_gpus(image: str | None = None) -> tuple[Cmd, ...]:
+def reporters_docker_run(facts: Facts, gpus: bool) -> Cmd | None:
+    """The reporter's own `docker run` as the text shows it (its plain words only, gpudoctor.parsers.error_texts),
+    with `--gpus all` where `gpus` and it has none, or without `--gpus` where not; None where the text shows none.
+    Each word is one argument of the printed command (quoted by gpudoctor.cmdline), never shell text."""
+    said = [e for e in facts.pasted.reported("docker-run-said") if e.get("args")] if facts.pasted.partial else []
+    if not said:
+        return None
+    words = (e_args := said[-1].get("args") or "").split()
+    if not e_args:
+        return None
+    if gpus:
+        if not any(w == "--gpus" or w.startswith("--gpus=") for w in words):
+            words = ["--gpus", "all", *words]
+        return Cmd(("docker", "run", *words), note="your command, as the text shows it")
+    out: list[str] = []
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+        elif w == "--gpus":
+            skip = True
+        elif not w.startswith("--gpus="):
+            out.append(w)
+    return Cmd(("docker", "run", *out), note="your command, as the text shows it, without --gpus")
+
+
+def docker_run_without_gpus(facts: Facts, image: str | None = None) -> tuple[Cmd, ...]:
     """Start the container without `--gpus all`: where the machine has no NVIDIA GPU, or the image is a CPU build,
-    nothing on the host can give it one and none is needed (the image runs on the CPU)."""
+    nothing on the host can give it one and none is needed (the image runs on the CPU). The reporter's own docker run
+    where the text shows one in plain words, else a placeholder; none where it shows none (a script started the
+    container: its own options decide)."""
+    if (own := reporters_docker_run(facts, gpus=False)) is not None:
+        return (own,)
+    if image is None and not facts.pasted.reported("docker-run-said"):
+        return ()  # no docker run shown: the script or compose file that starts it has the option
     return (
         Cmd(
             ("docker", "run", image or Placeholder("image")),

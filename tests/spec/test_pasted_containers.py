@@ -1,0 +1,203 @@
+"""docs/findings: containers in pasted reports (issues 27/28). Where the text says the failing commands ran in a
+container, NVML's failures are judged as a container's (the daemon-reload's Unknown Error, a container older than the
+host's driver), and the container runtime's own messages name the layer the fix belongs to: the host, the image or
+the container's options, never a driver inside the container."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+from tests.spec.registry import FIRES, QUIET, states
+
+CASES = Path(__file__).resolve().parents[1] / "blind" / "plans2" / "cases"
+
+
+def _report(text: str):
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not report.internal_errors, report.internal_errors
+    return report
+
+
+def _codes(text: str) -> dict:
+    return {f.code: f for f in _report(text).findings}
+
+
+def _argv(remediation) -> list[tuple[str, ...]]:
+    return [tuple(str(w) for w in c.argv) for c in remediation.commands if isinstance(c, Cmd)]
+
+
+def _plans2(prefix: str) -> str:
+    return next(CASES.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+UNKNOWN_IN_CONTAINER = (
+    "After systemctl daemon-reload, inside the container:\n$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n"
+)
+
+
+@states("driver-unreachable", FIRES)
+def test_nvmls_unknown_error_in_a_container_the_text_names_is_the_daemon_reload_fix_on_the_host():
+    f = _codes(UNKNOWN_IN_CONTAINER)["driver-unreachable"]
+    assert f.remediation.where == "the host" and f.remediation.component == "container"
+    assert _argv(f.remediation) == [
+        ("nvidia-ctk", "system", "create-dev-char-symlinks", "--create-all"),
+        ("docker", "restart", "<container>"),
+    ]
+    # NVIDIA/nvidia-docker#1650: containerd under Kubernetes (its cri-containerd cgroup): the pod is deleted
+    f = _codes(_plans2("105"))["driver-unreachable"]
+    assert _argv(f.remediation)[-1] == ("kubectl", "delete", "pod", "<pod>")
+    assert not any(a[0] in ("reboot", "dmesg") for a in _argv(f.remediation))
+
+
+@states("driver-unreachable", QUIET)
+def test_nvmls_unknown_error_with_no_container_named_is_not_the_daemon_reload_fix():
+    f = _codes("$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n")["driver-unreachable"]
+    assert not any(a[0] == "nvidia-ctk" for a in _argv(f.remediation))
+    # a container only built or pulled is not where nvidia-smi ran
+    text = "I built the docker image and pulled the container image.\n$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n"
+    f = _codes(text)["driver-unreachable"]
+    assert not any(a[0] == "nvidia-ctk" for a in _argv(f.remediation))
+
+
+@states("driver-library-mismatch", FIRES)
+def test_a_mismatch_in_an_old_container_recreates_it_from_the_host():
+    f = _codes(_plans2("113"))["driver-library-mismatch"]  # NVIDIA/nvidia-docker#737: 'Driver / library' spelled apart
+    r = f.remediation
+    assert r.where == "the host"
+    assert [a[:2] for a in _argv(r)] == [("nvidia-smi",), ("docker", "commit"), ("docker", "rm"), ("docker", "run")]
+    assert not any(a[0] in ("rmmod", "modprobe", "reboot") for a in _argv(r))
+    assert r.alternative is not None and _argv(r.alternative)[-1] == ("reboot",)
+
+
+@states("container-no-gpu", FIRES)
+def test_an_image_that_ships_driver_libraries_is_rebuilt_without_them():
+    f = _codes(_plans2("115"))["container-no-gpu"]  # NVIDIA/nvidia-container-toolkit#371
+    assert "libnvidia-ml.so.1" in f.title and f.remediation.where == "the image"
+    assert _argv(f.remediation) == [
+        ("docker", "run", "--rm", "--entrypoint", "dpkg", "<image>", "-S", "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
+        ("docker", "build", "--no-cache", "-t", "<image>", "."),
+    ]
+
+
+@states("container-no-gpu", QUIET)
+def test_a_file_that_exists_but_is_no_driver_library_is_not_the_image_s_driver():
+    text = (
+        "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/x/merged/etc/foo.conf: file exists\n"
+    )
+    assert "container-no-gpu" not in _codes(text)
+
+
+@states("container-no-gpu", FIRES)
+def test_insufficient_driver_in_a_container_with_a_current_host_driver_passes_the_gpu_in():
+    f = _codes(_plans2("159"))["container-no-gpu"]  # SYSTRAN/faster-whisper#1229: driver 565.77 on the host
+    assert f.remediation.where == "the host"
+    assert [a[:2] for a in _argv(f.remediation)] == [("docker", "run"), ("docker", "exec")]
+    assert f.remediation.alternative is not None and f.remediation.alternative.component == "driver"
+
+
+@states("container-no-gpu", QUIET)
+def test_insufficient_driver_in_a_container_with_an_old_host_driver_is_the_driver():
+    text = (
+        "Running it inside a docker container.\nDriver Version: 470.82.01\n"
+        "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version\n"
+    )
+    codes = _codes(text)
+    assert "container-no-gpu" not in codes and "toolkit-newer-than-driver" in codes
+    # the same message with the new driver but no container named stays the driver's
+    assert "container-no-gpu" not in _codes(
+        text.replace("Running it inside a docker container.\n", "").replace("470.82.01", "565.77")
+    )
+
+
+@states("toolkit-newer-than-driver", FIRES)
+def test_an_images_cuda_requirement_offers_the_toolkits_switch_within_one_major_only():
+    message = (
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda>={cuda}, please update your driver to a "
+        "newer version, or use an earlier cuda container: unknown.\n"
+    )
+    run = "$ docker run --gpus all nvidia/cuda:11.8.0-base-ubuntu22.04 nvidia-smi\n"
+    report = _report(run + message.format(cuda="11.8"))
+    (f,) = [f for f in report.findings if f.code == "toolkit-newer-than-driver"]
+    assert f.remediation.where == "the host" and f.remediation.alternative is not None
+    assert _argv(f.remediation.alternative) == [
+        (
+            "docker",
+            "run",
+            "-e",
+            "NVIDIA_DISABLE_REQUIRE=true",
+            "--gpus",
+            "all",
+            "nvidia/cuda:11.8.0-base-ubuntu22.04",
+            "nvidia-smi",
+        )
+    ]
+    # no host toolkit question: the image's CUDA is the image's
+    assert ("nvcc", "--version") not in [a.command.argv for a in ask_for(report.facts, report.findings)]
+    # cuda>=11.0 refused means a driver older than CUDA 11: skipping the check would fail inside (nvidia-docker#1442)
+    f = _codes(_plans2("108"))["toolkit-newer-than-driver"]
+    assert f.remediation.alternative is None
+    # CUDA 10 has no minor-version compatibility: a 10.2 image on a 10.1 driver is not skipped either
+    f = _codes(message.format(cuda="10.2"))["toolkit-newer-than-driver"]
+    assert f.remediation.alternative is None
+
+
+@states("container-no-gpu", FIRES)
+def test_the_toolkit_setup_ends_with_the_reporters_own_run_and_asks_the_distribution_first():
+    f = _codes(_plans2("127"))["container-no-gpu"]  # NVIDIA/nvidia-docker#1642
+    argv = _argv(f.remediation)
+    assert argv[:2] == [("cat", "/etc/os-release"), ("snap", "list", "docker")]
+    assert argv[-1] == ("docker", "run", "--rm", "--gpus", "all", "nvidia/cuda:11.0-base", "nvidia-smi")
+    # a run line with the shell's own syntax is not given back
+    text = '$ docker run --gpus all -v "$(pwd)":/x img\ndocker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+    assert _argv(_codes(text)["container-no-gpu"].remediation)[-1] == ("docker", "run", "--gpus", "all", "<image>")
+
+
+@states("gpu-none", FIRES)
+def test_no_nvidia_gpu_asks_no_nvidia_smi_and_no_docker_run_the_reporter_never_typed():
+    report = _report(_plans2("162"))  # fboulnois/stable-diffusion-docker#82: ./build.sh starts the container
+    codes = {f.code: f for f in report.findings}
+    assert "gpu-none" in codes and _argv(codes["container-no-gpu"].remediation) == []
+    assert not [a for a in ask_for(report.facts, report.findings) if a.command.argv[0] == "nvidia-smi"]
+
+
+BUS_ERROR = "RuntimeError: DataLoader worker (pid 37) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.\n"
+
+
+@states("shm-too-small", FIRES)
+def test_a_dataloader_worker_killed_by_sigbus_in_docker_recreates_the_container_with_more_shared_memory():
+    example = Path(__file__).resolve().parents[1] / "pasted" / "catalogue_examples"
+    text = (example / "mmdetection-1997-docker-dataloader-bus-error.txt").read_text(encoding="utf-8")
+    f = _codes(text)["shm-too-small"]  # open-mmlab/mmdetection#1997: its docker run has $(pwd): not given back
+    assert f.remediation.where == "the host" and f.remediation.component == "container"
+    assert _argv(f.remediation) == [
+        ("docker", "run", "--ipc=host", "--gpus", "all", "<image>"),
+        ("docker", "exec", "<container>", "df", "-h", "/dev/shm"),
+    ]
+    # the reporter's own plain docker run, with --ipc=host and without --gpus added
+    f = _codes("$ docker run -it pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime python train.py\n" + BUS_ERROR)["shm-too-small"]
+    assert _argv(f.remediation)[0] == (
+        "docker",
+        "run",
+        "--ipc=host",
+        "-it",
+        "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime",
+        "python",
+        "train.py",
+    )
+    # the worker's own words, with no container shown: the size of /dev/shm where it runs is what is asked
+    text = "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).\n"
+    f = _codes(text)["shm-too-small"]
+    assert f.remediation.where != "the host" and _argv(f.remediation) == [("df", "-h", "/dev/shm")]
+
+
+@states("shm-too-small", QUIET)
+def test_a_dataloader_traceback_without_the_bus_error_or_another_signal_is_not_shared_memory():
+    assert "shm-too-small" not in _codes(_plans2("128"))  # pytorch/pytorch#5040: the paste stops before the error
+    text = "RuntimeError: DataLoader worker (pid 12) is killed by signal: Segmentation fault.\n"
+    assert "shm-too-small" not in _codes(text)
