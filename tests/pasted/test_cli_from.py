@@ -80,7 +80,21 @@ def test_text_view_lists_blocks_and_questions(tmp_path):
     code, out, err = run_cli("check", "--from", str(paste))
     assert code == 1, err
     assert "framework-driver-too-old" in out or "needs a newer CUDA" in out
-    assert "Ask the reporter for" in out and "nvidia-smi" in out and "torch.utils.collect_env" in out
+    # The error's fix is undecided: its plan step carries the questions, printed there once and not listed again.
+    plan = out.split("Plan:", 1)[1].split("Read from pasted text", 1)[0]
+    for command in ("nvidia-smi", "python3 -m torch.utils.collect_env"):
+        assert command in plan and out.count(command) == 1, command
+    assert "Ask the reporter for" not in out
+
+
+def test_text_view_lists_the_questions_no_plan_step_carries(tmp_path):
+    # A lone recognised error that no check explains is a warning with no step: the questions are listed apart.
+    paste = tmp_path / "issue.txt"
+    paste.write_text("RuntimeError: CUDA error: no kernel image is available for execution on the device\n", encoding="utf-8")
+    code, out, err = run_cli("check", "--from", str(paste))
+    assert code == 1, err
+    asked = out.split("Ask the reporter for", 1)[1]
+    assert "nvidia-smi" in asked and "python3 -m pip list" in asked and "Plan:" not in out
 
 
 def test_markdown_escapes_what_was_pasted(tmp_path):

@@ -383,9 +383,28 @@ def test_the_installed_build_is_nothing_to_do_unless_reinstall():
     plan = plan_for("p100-driver510-torch-cu121", "torch", "2.2.1+cu121", change=_new_driver)
     assert plan.already and plan.steps == ()
     again = plan_for("p100-driver510-torch-cu121", "torch", "2.2.1+cu121", change=_new_driver, reinstall=True)
-    # The same version again: the ordinary install (for missing dependencies), then --force-reinstall --no-deps of it.
-    assert not again.already and [s.argv[3] for s in again.steps] == ["install", "install"]
-    assert again.steps[-1].argv[4:7] == ("--force-reinstall", "--no-deps", "torch==2.2.1+cu121")
+    # The same version again: --force-reinstall --no-deps of it, alone (a plain install would keep what is installed).
+    assert not again.already and [s.argv[3:6] for s in again.steps] == [("install", "--force-reinstall", "--no-deps")]
+    assert again.steps[0].argv[6] == "torch==2.2.1+cu121"
+
+
+def test_a_reinstall_after_a_removal_brings_it_back_before_the_forced_install():
+    # Over the same build with a distribution removed first (a +cuda jaxlib the extra brings again): the plain
+    # install restores it, then --force-reinstall --no-deps puts the same build's files back; nothing removed
+    # before the dry run resolved its replacement.
+    from gpudoctor.planner.commands import replace_steps
+    from gpudoctor.planner.model import TargetEnv
+
+    env = TargetEnv("/srv/env/bin/python", "3.10.12", "venv")
+    steps = replace_steps("pip", env, ("jax[cuda12]==0.4.30",), ("jax", "jaxlib"), label="JAX", reinstall=True)
+    assert [s.argv[3:5] for s in steps] == [
+        ("install", "--dry-run"),
+        ("uninstall", "-y"),
+        ("install", "jax[cuda12]==0.4.30"),
+        ("install", "--force-reinstall"),
+    ]
+    alone = replace_steps("pip", env, ("jax[cuda12]==0.4.30",), ("jax",), label="JAX", reinstall=True)
+    assert [s.argv[3:] for s in alone] == [("install", "--force-reinstall", "--no-deps", "jax[cuda12]==0.4.30")]
 
 
 def _new_driver(snap):

@@ -113,6 +113,24 @@ def test_markdown_asks_for_each_command_as_a_code_span_no_backtick_can_close():
     ]
 
 
+def test_markdown_lists_only_the_asks_no_plan_step_prints():
+    # A step that carries a question (an undecided error's deciders) prints it; the list does not repeat it.
+    from gpudoctor.model import Severity
+    from gpudoctor.pasted.ask import Ask
+    from gpudoctor.planner.prescribe import Prescription, Step
+    from gpudoctor.render.markdown import render_markdown
+
+    smi, pip_list = Cmd(("nvidia-smi",)), Cmd(("python3", "-m", "pip", "list"))
+    plan = Prescription((Step("driver", ("Upgrade the driver.",), (smi,), ("framework-driver-too-old",), Severity.ERROR),))
+    asks = [Ask(smi, "the driver's version"), Ask(pip_list, "the frameworks installed")]
+    lines = render_markdown(
+        report_of("p100-driver510-torch-cu121"), ExitCode.FINDINGS, pasted={}, asks=asks, plan=plan
+    ).splitlines()
+    at = lines.index("#### Please also post the output of")
+    assert lines[at + 2 :][:2] == ["- `python3 -m pip list`: `the frameworks installed`", ""]
+    assert sum(line.strip() == "nvidia-smi" for line in lines) == 1 and not any("`nvidia-smi`" in line for line in lines)
+
+
 # --- the terminal ------------------------------------------------------------------------------------------
 
 

@@ -229,7 +229,7 @@ def check_tf_gpu_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "TensorFlow said so ('Cannot dlopen some GPU libraries ... Skipping registering GPU devices'): one or more of "
         "its CUDA libraries (cudart, cuBLAS, cuFFT, cuSPARSE, cuSOLVER, cuDNN of the versions it was built for) is not "
         "installed or not where the loader searches. The log lines above it name which"
-        + ("" if named else "; they were not pasted (see the ask-for list)")
+        + ("" if named else "; they were not pasted (the commands that show them are asked for)")
         + ".",
         (ev("pasted", said[0].line),),
         Remediation(
@@ -372,7 +372,7 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     else:
         rem = Remediation(
             f"Install the {name} release built for the installed torch, from PyTorch's index of torch's CUDA variant "
-            f"(cu{(e.get('torch_cuda') or '').replace('.', '')}); the torch version was not shown (see the ask-for list).",
+            f"(cu{(e.get('torch_cuda') or '').replace('.', '')}); the torch version was not shown (the commands that show it are asked for).",
             (),
             component="torch",
         )

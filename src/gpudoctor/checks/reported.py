@@ -554,7 +554,9 @@ def _jax_fix(facts: Facts, ctx: Context, why: str) -> Remediation:
 
     if isinstance(facts.frameworks.jax, Found):
         return jax_remediation(facts, ctx, why)
-    return Remediation(why + " The installed versions were not shown: see the ask-for list.", (), component="jax")
+    return Remediation(
+        why + " The installed versions were not shown: the commands that show them are asked for.", (), component="jax"
+    )
 
 
 def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:

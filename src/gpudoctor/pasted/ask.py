@@ -7,7 +7,9 @@ the loader could not find. Commands are data (gpudoctor.cmdline) like every comm
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gpudoctor.cmdline import Cmd, Placeholder, render
 from gpudoctor.facts import Facts
@@ -29,8 +31,16 @@ _FRAMEWORK_CODES = ("framework-", "cudnn-", "jax-", "tf-", "toolkit-torch-", "nv
 _BUILD_EVIDENCE = frozenset({"no-kernel-image", "library-missing", "cudnn-version-mismatch", "cuda-driver-insufficient"})
 
 
-def _python(facts: Facts) -> str:
-    return "python" if facts.platform.system.lower().startswith("win") else "python3"
+# Commands that read the NVIDIA driver: on a machine whose only GPU is another vendor's they cannot succeed.
+_READS_DRIVER = frozenset({"nvidia-smi", "nvidia-smi.exe", "/proc/driver/nvidia/version", "nvidia"})
+
+
+def _runtime_from_wheels(facts: Facts) -> bool:
+    """Whether the CUDA runtime that failed is a Python package's: the text shows the program run from an environment's
+    site-packages, whose CUDA wheels (torch, ctranslate2, onnxruntime, ...) bring their own runtime. The toolkit on
+    PATH then bears on building extensions only, not on which runtime the driver refused."""
+    py = facts.frameworks.python
+    return isinstance(py, Found) and bool(py.value.site_packages)
 
 
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
@@ -39,8 +49,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
 
     if not facts.pasted.partial:
         return []
+    from gpudoctor.planner.remedy import python_exe
+
     out: list[Ask] = []
-    py = _python(facts)
+    py = python_exe(facts)  # the interpreter the plan's own pip commands use (the pasted evidence decides it)
     d = facts.driver
     mac = facts.platform.system == "Darwin"
     codes = {f.code for f in findings}
@@ -125,8 +137,11 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         e.kind in ("cuda-driver-insufficient", "driver-too-old-found", "cuda-version-detected-mismatch")
         for e in facts.pasted.errors
     )
-    toolkit_codes = {"toolkit-torch-major-mismatch"} | (set() if image_only else {"toolkit-newer-than-driver"})
-    if facts.toolkits.nvcc_on_path_version is None and toolkit_codes & codes:
+    # A program running from pip wheels brought its own CUDA runtime: the toolkit matters only for building extensions.
+    toolkit_asked = "toolkit-torch-major-mismatch" in codes or (
+        "toolkit-newer-than-driver" in codes and not image_only and not _runtime_from_wheels(facts)
+    )
+    if facts.toolkits.nvcc_on_path_version is None and toolkit_asked:
         out.append(Ask(Cmd(("nvcc", "--version")), "the CUDA toolkit on PATH, which builds extensions"))
     if facts.platform.wsl == 2 and any(m.startswith("libcuda.so") for m in facts.pasted.missing):
         # In WSL 2 libcuda comes from Windows, under /usr/lib/wsl/lib, which programs that dlopen the unversioned
@@ -142,6 +157,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
         out.append(Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES")), "inside the job: the GPUs Slurm gave it"))
     out += _catalogue_asks(facts, py)
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+
+    if other_vendor_gpu_only(facts) is not None:  # no NVIDIA GPU here: nothing reads an NVIDIA driver
+        out = [a for a in out if not any(w in _READS_DRIVER for w in (*a.command.argv, *a.command.pipe))]
     return _unique(out)
 
 
@@ -190,6 +209,16 @@ def _catalogue_asks(facts: Facts, py: str) -> list[Ask]:
                 cmd = Cmd(words)
             out.append(Ask(cmd, f"{message.decides} ({message.id})"))
     return out
+
+
+def not_in_plan(asks: Sequence[Ask], plan: Any) -> list[Ask]:
+    """The asks a plan's steps do not already print as their commands (gpudoctor.planner.deciders makes an undecided
+    error's step out of them): the views print each command once, in the step that needs its answer. The JSON keeps
+    both lists, each whole: a step's commands and the report's questions are two fields a reader looks up apart."""
+    if plan is None:
+        return list(asks)
+    printed = [c for s in plan.steps for c in (*s.commands, *(c for a in s.alternatives for c in a.remediation.commands))]
+    return [a for a in asks if a.command not in printed]
 
 
 def _unique(asks: list[Ask]) -> list[Ask]:

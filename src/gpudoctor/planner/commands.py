@@ -144,13 +144,16 @@ def replace_steps(
             )
         )
         return tuple(steps)
-    steps.append(
-        Replace(
-            (*head, *specs, *where, *extra),
-            f"install {label}; pip fetches everything first, replaces the old build in this one step "
-            "and puts it back if the install fails",
+    if not reinstall or others:
+        # Over the same build with nothing removed, pip keeps what is installed: the plain install would do nothing.
+        # After a removal it brings back what the removed distributions were (an extra's jaxlib).
+        steps.append(
+            Replace(
+                (*head, *specs, *where, *extra),
+                f"install {label}; pip fetches everything first, replaces the old build in this one step "
+                "and puts it back if the install fails",
+            )
         )
-    )
     if reinstall:
         # The same version over itself (its files broken in place): --no-deps, so that no dependency moves.
         steps.append(

@@ -275,8 +275,9 @@ def _hints(pick, matrix, machine, facts, groups, chosen, judged=None) -> tuple[s
     return tuple(out)
 
 
-def _steps(pick, matrix, machine: Machine, build, installer: str, options: Options) -> tuple[Step, ...]:
+def _steps(pick, matrix, machine: Machine, build, installer: str, options: Options, again: bool = False) -> tuple[Step, ...]:
     # One install command (gpudoctor.planner.commands says why nothing is lost): the framework and its companions together.
+    # `again`: the build installed now is the chosen one (--reinstall over the same version).
     names = pick.uninstall_names(machine, build, options.reinstall)
     index = build.index_url
     if options.index_url:
@@ -290,7 +291,7 @@ def _steps(pick, matrix, machine: Machine, build, installer: str, options: Optio
         index_url=index,
         find_links=build.find_links,
         extra=options.extra_args,
-        reinstall=options.reinstall,
+        reinstall=again,
     )
 
 
@@ -556,17 +557,19 @@ class _Search:
             history = (unseen, *history)
         fw_facts = value_or_none(getattr(facts.frameworks, self.framework))
         matches = pick.cpu_installed if machine.cpu else pick.installed_matches
-        already = matches(machine, fw_facts, chosen.build) and not options.reinstall
+        installed = matches(machine, fw_facts, chosen.build)
+        already = installed and not options.reinstall
+        again = installed and options.reinstall  # the same build over itself: only a forced reinstall does anything
         if not already:
             # The exact version where pip would otherwise keep what is installed (gpudoctor.planner.pick_torch.settle).
             chosen = replace(chosen, build=pick.settle(matrix, machine, chosen.build))
-        steps = () if already else _steps(pick, matrix, machine, chosen.build, installer, options)
+        steps = () if already else _steps(pick, matrix, machine, chosen.build, installer, options, again)
         build = chosen.build
         equivalents = []
         if steps and installer == "pip" and machine.env.uv:
-            equivalents.append(("uv", tuple(s.argv for s in _steps(pick, matrix, machine, build, "uv", options))))
+            equivalents.append(("uv", tuple(s.argv for s in _steps(pick, matrix, machine, build, "uv", options, again))))
         if steps and installer == "uv" and machine.env.has_pip:
-            equivalents.append(("pip", tuple(s.argv for s in _steps(pick, matrix, machine, build, "pip", options))))
+            equivalents.append(("pip", tuple(s.argv for s in _steps(pick, matrix, machine, build, "pip", options, again))))
         if steps and machine.env.kind == "conda" and not machine.cpu:
             equivalents.append(("conda", (pick.conda_equivalent(machine, build),)))
         said, after = pick.companion_moves(matrix, machine, build, installer) if steps else ((), ())

@@ -97,6 +97,9 @@ def render_markdown(
                 alt_lines = alt.lines(target)
                 if alt_lines:
                     out += ["   " + line for line in fenced(alt_lines, "sh").split("\n")]
+    from gpudoctor.pasted.ask import not_in_plan
+
+    asks = not_in_plan(asks or [], plan)  # each command once: a step that prints it carries it
     if asks:
         out += ["", "#### Please also post the output of", ""]
         for ask in asks:

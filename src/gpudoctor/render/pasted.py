@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 
-def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: bool = False) -> None:
+def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: bool = False, plan: Any = None) -> None:
+    """`asks`: the report's questions; those `plan` (the check's Prescription) prints in a step are not printed again."""
     from gpudoctor.cmdline import render
+    from gpudoctor.pasted.ask import not_in_plan
     from gpudoctor.render.textconsole import escape
 
     blocks = pasted.get("blocks") or []
@@ -50,8 +52,10 @@ def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: b
         console.print(f"  [dim]facts assumed (no line states them): {escape(shown)}[/dim]", soft_wrap=True)
     for placed in pasted.get("placed") or []:
         console.print(f"  [dim]assumed: {escape(str(placed))}[/dim]", soft_wrap=True)
+    asks = not_in_plan(asks, plan)
     if asks:
+        target = plan.target if plan is not None else "posix"  # the shell the plan's lines are written for
         console.print()
         console.print("[bold]Ask the reporter for[/bold]:")
         for ask in asks:
-            console.print(f"  [cyan]{escape(render(ask.command))}[/cyan]  {escape(ask.why)}", soft_wrap=True)
+            console.print(f"  [cyan]{escape(render(ask.command, target))}[/cyan]  {escape(ask.why)}", soft_wrap=True)

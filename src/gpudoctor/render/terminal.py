@@ -518,7 +518,7 @@ def render(result: Any) -> str:
     if result.pasted is not None:
         from gpudoctor.render.pasted import print_pasted
 
-        print_pasted(console, dict(result.pasted), list(result.asks), verbose=verbose)
+        print_pasted(console, dict(result.pasted), list(result.asks), verbose=verbose, plan=result.plan)
     if result.outcomes:
         render_requirements(console, result.outcomes)
     return out.getvalue()

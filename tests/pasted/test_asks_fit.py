@@ -1,0 +1,76 @@
+"""The asks (gpudoctor/pasted/ask.py) fit the reporter's machine: the interpreter the plan uses, nothing that
+cannot succeed there, nothing that does not bear on the cause (issue 27)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.hostile.test_corpus import run_cli
+
+
+def _check(tmp_path, text: str) -> dict:
+    paste = tmp_path / "issue.txt"
+    paste.write_text(text, encoding="utf-8")
+    code, out, err = run_cli("check", "--from", str(paste), "--format", "json")
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+def _asked(doc: dict) -> list[list[str]]:
+    return [a["argv"] for a in doc["pasted"]["ask_for"]]
+
+
+def _plan_argvs(doc: dict) -> list[list[str]]:
+    return [c["argv"] for s in doc["plan"]["steps"] for c in s["commands"] if "argv" in c]
+
+
+_INSUFFICIENT = "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version\n"
+
+
+def test_the_asks_use_the_interpreter_the_text_shows_run(tmp_path):
+    # A portable install's own python.exe, run from the prompt's directory: the asks run that interpreter, as the
+    # plan's pip commands do, not a `python` on PATH that is another environment.
+    interpreter = r"D:\tools\App_portable\python_embeded\python.exe"
+    doc = _check(
+        tmp_path,
+        "D:\\tools\\App_portable>.\\python_embeded\\python.exe -s main.py\n"
+        "Traceback (most recent call last):\n"
+        '  File "D:\\tools\\App_portable\\python_embeded\\Lib\\site-packages\\torch\\cuda\\__init__.py", line 284, in _lazy_init\n'
+        "AssertionError: Torch not compiled with CUDA enabled\n",
+    )
+    python_asks = [argv for argv in _asked(doc) if argv[1:2] in (["-m"], ["-c"])]
+    assert python_asks and {argv[0] for argv in python_asks} == {interpreter}
+    assert doc["facts"]["frameworks"]["python"]["value"]["executable"] == interpreter  # the plan's interpreter
+
+
+def test_nothing_that_reads_an_nvidia_driver_is_asked_where_only_another_vendors_gpu_is_named(tmp_path):
+    doc = _check(
+        tmp_path,
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/env/lib/python3.10/site-packages/app/train.py", line 298, in step\n'
+        + _INSUFFICIENT
+        + "My laptop has only Intel(R) Iris(R) Xe Graphics.\n",
+    )
+    assert "gpu-none" in {f["code"] for f in doc["findings"]}
+    reads_driver = [a for a in [*_asked(doc), *_plan_argvs(doc)] if a[0].startswith("nvidia-smi") or "nvidia" in a[1:]]
+    assert reads_driver == []
+
+
+def test_the_toolkit_is_not_asked_where_the_runtime_is_a_python_packages(tmp_path):
+    # The failing runtime is loaded by a package in an environment's site-packages: its wheel brought it, so the
+    # toolkit on PATH does not bear on it; the driver (nvidia-smi) does.
+    doc = _check(
+        tmp_path,
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/proj/env/lib/python3.10/site-packages/somepkg/model.py", line 12, in __init__\n'
+        "    self.model = native.Model(path)\n" + _INSUFFICIENT,
+    )
+    assert "toolkit-newer-than-driver" in {f["code"] for f in doc["findings"]}
+    assert ["nvidia-smi"] in _asked(doc)
+    assert ["nvcc", "--version"] not in _asked(doc)
+
+
+def test_the_toolkit_is_asked_where_nothing_shows_where_the_runtime_came_from(tmp_path):
+    doc = _check(tmp_path, _INSUFFICIENT)
+    assert "toolkit-newer-than-driver" in {f["code"] for f in doc["findings"]}
+    assert ["nvcc", "--version"] in _asked(doc)
