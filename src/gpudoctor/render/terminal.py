@@ -136,7 +136,8 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
         note = ", by the compatibility matrix" if derived else ""
         out["driver"] = f"{d.version} (supports CUDA {cuda or '?'}{note})"
     elif isinstance(facts.kernel.proc_driver, Found):
-        out["driver"] = f"kernel module {facts.kernel.proc_driver.value.version}; user-space driver not reachable"
+        user_space = "not shown in the text" if stated else "not reachable"
+        out["driver"] = f"kernel module {facts.kernel.proc_driver.value.version}; user-space driver {user_space}"
     elif stated and not d.cuda_version:
         out["driver"] = "not shown in the text"
     elif gpus or d.cuda_version:
