@@ -184,3 +184,18 @@ def test_a_non_utf8_terminal_gets_text_it_can_carry(encoding):
         assert "gpudoctor check" in text
         if slug.startswith("h100x8"):
             assert "8 x NVIDIA H100" in text if encoding == "ascii" else "8 × NVIDIA H100" in text
+
+
+def test_a_gpu_only_named_in_pasted_text_claims_no_driver_nor_health():
+    # A paste that names its GPU in words (NVML status named_in_text): the GPU line says where it came from, the
+    # driver and health lines say nothing was shown, without a check mark.
+    from gpudoctor.pasted import Source, read_pasted
+
+    snapshot = read_pasted([Source("report.txt", "My graphics card is a Tesla K40m and torch fails to start.\n")])
+    out = _Terminal("utf-8")
+    render_terminal(diagnose(ReplayHost(snapshot)), TextConsole(out, width=100, styled=False), pasted=True)
+    lines = out.getvalue().splitlines()
+    assert "✓ GPU: 1 × Tesla K40m (named in the text)" in lines
+    assert "- NVIDIA driver: not shown in the text" in lines
+    assert "- GPU health: not shown in the text" in lines
+    assert not any("reporting" in line or "version not recorded" in line for line in lines)

@@ -8,6 +8,7 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import device_nodes_ok, pci_gpus, wsl_linux_driver_libs
 from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
 from gpudoctor.facts import Facts, Gpu
+from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import container_gpu_commands, container_setup_alternative, family, installed_driver_packages
 from gpudoctor.probed import Found
@@ -160,7 +161,14 @@ def check_cuda_visible_devices(facts: Facts, ctx: Context) -> Iterable[Finding]:
         ),
         (
             ev("env:CUDA_VISIBLE_DEVICES", value),
-            ev("nvml" if gpus[0].source == "nvml" else "cmd:nvidia-smi", f"{len(gpus)} GPU(s)"),
+            ev(
+                "pasted"
+                if facts.driver.nvml_status == NAMED_IN_TEXT
+                else "nvml"
+                if gpus[0].source == "nvml"
+                else "cmd:nvidia-smi",
+                f"{len(gpus)} GPU(s)",
+            ),
         ),
         Remediation(
             f"List GPUs that exist (indices, or UUIDs from `nvidia-smi -L`), where it is set (a command's prefix or a "

@@ -39,6 +39,7 @@ from packaging.version import InvalidVersion, Version
 
 from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts, Gpu
+from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.model import Evidence, Finding, Remediation, Severity
 from gpudoctor.probed import Found
 
@@ -405,7 +406,9 @@ class _Judge:
 
     def _gpu_evidence(self) -> tuple[Evidence, ...]:
         d = self.facts.driver
-        out = [Evidence("nvml" if d.nvml_status == "ok" else "cmd:nvidia-smi", f"{len(d.gpus)} GPU(s)")]
+        # GPUs a pasted text only named (NAMED_IN_TEXT) are the text's word, not NVML's nor nvidia-smi's.
+        source = {"ok": "nvml", NAMED_IN_TEXT: "pasted"}.get(d.nvml_status, "cmd:nvidia-smi")
+        out = [Evidence(source, f"{len(d.gpus)} GPU(s)")]
         if "CUDA_VISIBLE_DEVICES" in self.facts.platform.env:
             out.append(Evidence("env:CUDA_VISIBLE_DEVICES", self.facts.platform.env["CUDA_VISIBLE_DEVICES"]))
         return tuple(out)

@@ -10,7 +10,9 @@ Failure is data, kept as NVML said it:
   be loaded, `driver_not_loaded`, `lib_rm_version_mismatch` after a driver
   upgrade without reloading the module, `no_permission`, `unknown`), or
   `binding_missing` when the Python binding itself is absent or is the wrong
-  `pynvml` package.
+  `pynvml` package. One status no probe gives: `named_in_text` (NAMED_IN_TEXT), from `check --from` where the
+  text names the GPU only in words or in a framework's warning: its devices are what the text said (a name, a
+  compute capability), and nothing about the driver was seen (gpudoctor.pasted.build).
 - per device, a lost GPU (`GPU_IS_LOST`) marks that device and the others go on;
 - per field, `NOT_SUPPORTED` (older GPUs, GeForce ECC, MIG on non-A100-class
   GPUs) is recorded under `errors` as a plain fact, not a failure.
@@ -59,6 +61,9 @@ _ERROR_NAMES = {
     28: "gpu_not_found",
     999: "unknown",
 }
+
+# The GPUs a pasted text named without any program's reading of the driver: stated, not probed.
+NAMED_IN_TEXT = "named_in_text"
 
 MIB = 1024 * 1024
 # The most processes read per list and GPU (each costs one nvmlSystemGetProcessName call): a bound on the

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.host.snapshot import FORMAT
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.provenance import cite
@@ -125,7 +126,10 @@ def _nvml(g: Gathered) -> dict[str, Any] | None:
     gpus = g.gpus or g.listed_gpus
     if not (g.driver_version or g.driver_cuda or gpus):
         return None
-    state: dict[str, Any] = {"status": "ok", "devices": []}
+    # GPUs only named (in words, in a framework's warning) are stated, not probed: NVML's status says so, and the
+    # driver's lines and the rules that need a probed driver do not take them as NVML answering.
+    stated = bool(gpus) and not (g.driver_version or g.listed_gpus) and all(x.get("stated") for x in gpus)
+    state: dict[str, Any] = {"status": NAMED_IN_TEXT if stated else "ok", "devices": []}
     if g.driver_version:
         state["driver_version"] = g.driver_version
     if g.driver_cuda and re.match(r"^\d+\.\d+$", g.driver_cuda):

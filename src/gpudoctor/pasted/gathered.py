@@ -28,6 +28,7 @@ class Gathered:
     tf_build_info: str | None = None
     driver_version: str | None = None
     driver_cuda: str | None = None
+    # Each GPU as the text showed it; "stated": True where only words or a warning named it (no tool listed it).
     gpus: list[dict[str, Any]] = field(default_factory=list)
     listed_gpus: list[dict[str, Any]] = field(default_factory=list)  # nvidia-smi -L: used where nothing else names GPUs
     smi_table: str | None = None

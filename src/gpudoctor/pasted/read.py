@@ -156,7 +156,7 @@ def _named_gpu(g: Gathered) -> None:
     if len(found) != 1:
         return
     ((row_name, (spelled, cc)),) = found.items()
-    g.gpus.append({"index": 0, "name": spelled, "compute_capability": cc})
+    g.gpus.append({"index": 0, "name": spelled, "compute_capability": cc, "stated": True})
     g.notes.append(f"GPU {spelled!r} named by the reporter: the matrix's {row_name} (compute capability {cc})")
 
 
@@ -916,7 +916,7 @@ def _from_errors(g: Gathered) -> None:
                 if short and (x.get("name") or "").replace("NVIDIA ", "") == short:
                     x.setdefault("compute_capability", cc)
             if not g.gpus:
-                g.gpus.append({"index": 0, "name": name, "compute_capability": cc})
+                g.gpus.append({"index": 0, "name": name, "compute_capability": cc, "stated": True})
         elif e.kind == "library-missing":
             soname = e.get("soname") or ""
             if soname.lower().endswith(".dll") and g.system is None:

@@ -8,6 +8,7 @@ from typing import Any
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import DriverFacts, Gpu, Process
 from gpudoctor.host import CommandResult, Host
+from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.versions import cuda_from_int
 
 # NVML's clock event (formerly throttle) reason bits, nvml.h; named as
@@ -250,7 +251,9 @@ def _failure_text(result: CommandResult) -> str:
 
 
 def merge_driver(nvml: dict[str, Any], smi: dict[str, Any]) -> DriverFacts:
-    nvml_gpus = gpus_from_nvml(nvml) if nvml.get("status") == "ok" else ()
+    # A pasted text's GPUs named only in words (NAMED_IN_TEXT) are GPUs all the same: their names and compute
+    # capabilities serve the arch rules, while the status keeps the driver unprobed.
+    nvml_gpus = gpus_from_nvml(nvml) if nvml.get("status") in ("ok", NAMED_IN_TEXT) else ()
     smi_gpus = smi.get("gpus") or ()
     cuda_int = nvml.get("cuda_driver_version")
     nvml_error = nvml.get("error")

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from gpudoctor.facts import Facts
+from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.model import AREA_TITLES, AREAS, Finding, Report, Severity
 from gpudoctor.probed import Found
 from gpudoctor.sanitize import clean
@@ -114,12 +115,16 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     """
     d = facts.driver
     gpus = d.gpus
+    # GPUs a pasted text only named (host/nvml.py NAMED_IN_TEXT): stated, so no driver or health line claims a probe.
+    stated = d.nvml_status == NAMED_IN_TEXT
     out: dict[str, str] = {}
     if gpus:
         # A lost GPU has no name NVML could give (gpu-lost says which it is): counted, not named.
         names = sorted({g.name or "unknown GPU" for g in gpus if not g.lost})
         lost = sum(1 for g in gpus if g.lost)
         out["gpu"] = f"{len(gpus)} × {', '.join(names) or 'lost GPU'}" + (f" ({lost} lost)" if lost and names else "")
+        if stated:
+            out["gpu"] += " (named in the text)"
     elif isinstance(facts.kernel.pci, Found) and facts.kernel.pci.value:
         out["gpu"] = f"{len(facts.kernel.pci.value)} NVIDIA device(s) on the PCI bus"
     else:
@@ -131,7 +136,10 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
         note = ", by the compatibility matrix" if derived else ""
         out["driver"] = f"{d.version} (supports CUDA {cuda or '?'}{note})"
     elif isinstance(facts.kernel.proc_driver, Found):
-        out["driver"] = f"kernel module {facts.kernel.proc_driver.value.version}; user-space driver not reachable"
+        user_space = "not shown in the text" if stated else "not reachable"
+        out["driver"] = f"kernel module {facts.kernel.proc_driver.value.version}; user-space driver {user_space}"
+    elif stated and not d.cuda_version:
+        out["driver"] = "not shown in the text"
     elif gpus or d.cuda_version:
         # NVML answered (it lists GPUs or the CUDA version) but the version was not recorded: a pasted report.
         out["driver"] = "version not recorded" + (f" (supports CUDA {d.cuda_version})" if d.cuda_version else "")
@@ -185,7 +193,9 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
     env = fw.python.value if isinstance(fw.python, Found) else None
     where = f" in {env.executable} ({fw.python_chosen_by})" if env else ""
     out["frameworks"] = (", ".join(parts) or "none installed") + where
-    if gpus:
+    if gpus and stated:
+        out["health"] = "not shown in the text"
+    elif gpus:
         links = [(g.index, f"PCIe Gen{g.pcie_gen_current} x{g.pcie_width_current}") for g in gpus if g.pcie_gen_current]
         out["health"] = per_gpu(links) if links else f"{len(gpus)} GPU(s) reporting"
         known = [g for g in gpus if g.memory_total_bytes]

@@ -1,0 +1,77 @@
+"""A GPU the text only names (in words, in a framework's arch warning) is a stated fact, not a probe (issue 28):
+NVML's status says `named_in_text`, the GPU keeps its name and compute capability for the arch rules, and no
+driver or health fact is invented from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.nvml import NAMED_IN_TEXT
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.render.terminal import _NOTHING, area_summaries
+
+CASES = Path(__file__).parent / "cases"
+
+
+def _case(prefix: str) -> str:
+    (found,) = [p for p in CASES.iterdir() if p.name.startswith(prefix)]
+    return (found / "report.txt").read_text(encoding="utf-8")
+
+
+def _judge(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("report.txt", text)]), "pasted")
+    return snapshot, diagnose(ReplayHost(snapshot))
+
+
+def test_a_gpu_named_in_prose_is_stated_not_probed():
+    snapshot, report = _judge("My graphics card is a Tesla K40m and torch fails to start.\n")
+    assert snapshot["nvml"]["status"] == NAMED_IN_TEXT
+    assert [(d["name"], d["compute_capability"]) for d in snapshot["nvml"]["devices"]] == [("Tesla K40m", "3.5")]
+    assert "driver_version" not in snapshot["nvml"] and "cuda_driver_version" not in snapshot["nvml"]
+    d = report.facts.driver
+    assert d.nvml_status == NAMED_IN_TEXT and not d.reachable and d.version is None
+    assert [(g.name, g.compute_capability) for g in d.gpus] == [("Tesla K40m", "3.5")]
+    # The driver and health sections summarise nothing seen: their status is "none" (no check mark).
+    summaries = area_summaries(report.facts)
+    assert summaries["driver"].startswith(_NOTHING) and summaries["health"].startswith(_NOTHING)
+    assert not [f.code for f in report.findings if f.area in ("driver", "health")]
+
+
+def test_a_gpu_listed_by_a_tool_is_still_nvml_answering():
+    text = "$ nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-0d5c2a7e-1111-2222-3333-444455556666)\n"
+    snapshot, report = _judge(text)
+    assert snapshot["nvml"]["status"] == "ok"
+    assert report.facts.driver.reachable
+    assert not area_summaries(report.facts)["health"].startswith(_NOTHING)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "codes"),
+    [
+        # The arch warning's GPU still serves the arch rule, as a stated fact.
+        ("direct3d-s2-32", {"framework-arch-unsupported"}),
+        ("cryodrgn-91", {"framework-arch-unsupported"}),
+        ("mobilestereonet-5", set()),
+        ("nvidia-docker-543", set()),
+        ("tensorflow-42199", set()),
+        ("wsl-9166", set()),
+        # PyTorch's "found version 11040" showed the driver's CUDA, not the GPU: the GPU (lshw's words) is stated.
+        ("verba-72", {"framework-driver-too-old"}),
+    ],
+)
+def test_pasted_cases_naming_a_gpu_only_in_words(prefix, codes):
+    snapshot, report = _judge(_case(prefix))
+    assert snapshot["nvml"]["status"] == NAMED_IN_TEXT
+    assert report.facts.driver.gpus
+    found = {f.code for f in report.findings}
+    assert codes <= found
+    # Nothing about the GPUs' health or the driver's reachability is judged from a name.
+    assert not found & {"driver-unreachable", "driver-library-mismatch", "gpu-lost"}
+    summaries = area_summaries(report.facts)
+    assert summaries["health"].startswith(_NOTHING)
+    assert "reporting" not in summaries["health"]
