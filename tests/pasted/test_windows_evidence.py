@@ -103,3 +103,12 @@ def test_a_compiled_program_without_python_gets_no_interpreter_asks():
     # The same error with Python shown keeps the interpreter's asks.
     text = "Could not load library cudnn_cnn_infer64_8.dll. Error code 127\nimport onnxruntime as ort"
     assert any(a.command.words[1:3] == ("-m", "pip") for a in _run(text)[3])
+
+
+def test_a_site_packages_under_a_conda_folder_is_a_conda_env_with_python_exe_at_its_root():
+    # ComfyUI in a conda environment (k:\...\python_miniconda_env\ComfyUI): no Scripts\ in a conda env on Windows.
+    snap = _snap(_case("239"))
+    assert snap["python"]["executable"] == "k:\\ComfyUI\\ComfyUI_Ex\\python_miniconda_env\\ComfyUI\\python.exe"
+    # A venv elsewhere keeps its Scripts\python.exe.
+    text = 'File "D:\\apps\\tool\\venv\\Lib\\site-packages\\torch\\__init__.py", line 1\nImportError: DLL load failed'
+    assert _snap(text)["python"]["executable"] == "D:\\apps\\tool\\venv\\Scripts\\python.exe"
