@@ -403,6 +403,9 @@ NO_NVIDIA_GPU = "only another vendor's GPU named"
 # "connecting the existing containers", a cri-containerd/kubepods cgroup); its `runtime` is docker, podman or
 # kubernetes. The checks read it through gpudoctor.planner.remedy.container_said.
 CONTAINER_SAID = "a container named as where it ran"
+# The cue the pasted reader sets where the program that failed is a compiled one (C#, C++, .NET) and the text shows no
+# Python at all: the asks that run an interpreter (pip list, collect_env) cannot be answered there.
+NO_PYTHON = "a compiled program, no Python"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.cmdline import Cmd, Placeholder, render
-from gpudoctor.facts import Facts
+from gpudoctor.facts import NO_PYTHON, Facts
 from gpudoctor.probed import Found
 
 
@@ -161,7 +161,26 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
 
     if other_vendor_gpu_only(facts) is not None:  # no NVIDIA GPU here: nothing reads an NVIDIA driver
         out = [a for a in out if not any(w in _READS_DRIVER for w in (*a.command.argv, *a.command.pipe))]
+    if any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):  # a C# or C++ program: no interpreter to run
+        out = [a for a in out if a.command.argv[:1] != (py,)]
+    if (facts.platform.system or "").lower().startswith("win"):
+        out = [a for a in out if not _linux_only(a.command)]
     return _unique(out)
+
+
+# Programs and paths only a Linux shell has: PowerShell on Windows has no ldconfig, printenv, /proc or grep, so an
+# ask built of them cannot be answered there (PowerShell's own commands are spelled by the asks that need them).
+_LINUX_ONLY = frozenset(
+    {"ldconfig", "printenv", "grep", "dpkg", "rpm", "uname", "lsmod", "modinfo", "dmesg", "cat", "ls", "which", "env"}
+)
+
+
+def _linux_only(cmd: Cmd) -> bool:
+    programs = [w for w in (cmd.argv[:1] + cmd.pipe[:1]) if isinstance(w, str)]
+    paths = [w for w in (*cmd.argv, *cmd.pipe) if isinstance(w, str)]
+    return any(p in _LINUX_ONLY for p in programs) or any(
+        w.startswith(("/proc/", "/sys/", "/usr/", "/dev/", "/etc/")) for w in paths
+    )
 
 
 # Error kinds that are NVML (or nvidia-smi) failing to reach the GPU.

@@ -154,7 +154,8 @@ def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
     version = g.python_version or ""
     major_minor = ".".join(version.split(".")[:2]) if version else ""
     sites = list(g.site_packages)
-    if not sites and windows and g.interpreter and not g.prefix:
+    # A python.exe shown by a relative path ("python_embeded\\python.exe") names the interpreter, not where it is.
+    if not sites and windows and g.interpreter and not g.prefix and re.match(r"^[A-Za-z]:\\", g.interpreter):
         # CPython's Windows layout: <prefix>\python.exe (installer, embeddable) or <prefix>\Scripts\python.exe
         # (a venv), with <prefix>\Lib\site-packages.
         parts = g.interpreter.replace("\\", "/").split("/")[:-1]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.facts import CONTAINER_SAID, NO_NVIDIA_GPU
+from gpudoctor.facts import CONTAINER_SAID, NO_NVIDIA_GPU, NO_PYTHON
 from gpudoctor.parsers.error_texts import classify_error_text
 
 if TYPE_CHECKING:
@@ -30,6 +30,18 @@ _POSIX = re.compile(
 )
 _WIN_PYTHON = re.compile(r"(?P<path>[A-Za-z]:\\(?:[^\\\n\"'<>|*?]{1,120}\\){0,20}python(?:w)?\.exe)\b", re.IGNORECASE)
 _REL_PYTHON = re.compile(r"^\s*(?P<path>(?:\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){1,10}python\.exe)\b", re.IGNORECASE)
+# A python.exe named by a relative Windows path anywhere in a line ("python_embeded\\python.exe -m pip install",
+# "venv\\Scripts\\python.exe"): a portable install's or a venv's own interpreter, as the reporter ran it.
+_REL_PYTHON_ANY = re.compile(r"(?<![\\\w:/.-])(?P<path>(?:\.\\)?(?:[\w.-]{1,120}\\){1,10}python\.exe)\b", re.IGNORECASE)
+# A Windows path with a drive letter ("C:\\Users\\...", "k:\\ComfyUI\\...") or a file only Windows runs or loads
+# (cublas64_12.dll, _C.pyd, webui-user.bat, python.exe): Windows, unless Linux is named too (WSL reads both).
+_WIN_PATH = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]")
+_WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b", re.IGNORECASE)
+# A program in a compiled language ("C#", "C++", ".NET", a .cs/.cpp source) and any sign of Python.
+_COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx)\b)", re.IGNORECASE)
+_PYTHON_SAID = re.compile(
+    r"python|\.py\b|\bpip\d?\b|\bconda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax", re.IGNORECASE
+)
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
@@ -146,6 +158,11 @@ def read_cues(g: Gathered, text: str) -> None:
     if (m := _OTHER_GPU.search(text[:1_000_000])) and not _NVIDIA_NAMED.search(text[:1_000_000]):
         line = next((x for x in lines if _OTHER_GPU.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
+    if (m := _COMPILED_SAID.search(text[:1_000_000])) and not _PYTHON_SAID.search(text[:1_000_000]):
+        line = next((x for x in lines if _COMPILED_SAID.search(x[:MAX_LINE])), m.group(0))
+        _cue(g, NO_PYTHON, "no Python to ask about (the program is a compiled one)", line[:MAX_LINE])
+    if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
+        _windows_files(g, lines)
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
@@ -161,3 +178,15 @@ def _windows(g: Gathered, cue: str, line: str) -> None:
         return  # a WSL report shows Windows' side too; the program runs in Linux
     g.system = g.system or "Windows"
     _cue(g, cue, "Windows", line)
+
+
+def _windows_files(g: Gathered, lines: list[str]) -> None:
+    """A drive-letter path, a relative python.exe path or a .dll/.pyd/.bat/.exe name: Windows (the caller has seen no
+    Linux named); a relative python.exe is the interpreter the reporter ran, shown as they ran it."""
+    for raw in lines:
+        line = raw[:MAX_LINE]
+        if (m := _REL_PYTHON_ANY.search(line)) and g.interpreter is None:
+            g.interpreter = m.group("path")
+            _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
+        if g.system is None and (m := _WIN_PATH.search(line) or _WIN_FILE.search(line)):
+            _windows(g, "a Windows path" if m.re is _WIN_PATH else "a Windows file name", line)

@@ -823,6 +823,8 @@ _PREFIX_HOLDS_PYTHON = re.compile(
     r"python\d*|python_embedd?ed|\d+(?:\.\d+)+|(?:ana|mini)conda\d?|miniforge\d?|mambaforge", re.IGNORECASE
 )
 
+_CONDA_DIR = re.compile(r"conda|miniforge|mambaforge", re.IGNORECASE)
+
 
 def _interpreter_of_site(g: Gathered) -> None:
     """On Windows, with no python.exe shown run, the interpreter of the environment a traceback shows the packages
@@ -834,7 +836,10 @@ def _interpreter_of_site(g: Gathered) -> None:
         return
     prefix = m.group("prefix")
     parts = prefix.split("/")
-    base = g.conda or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None or parts[-2:-1] == ["envs"]
+    # An environment in a folder a conda installation names ("python_miniconda_env\\ComfyUI", "miniconda3\\envs\\x")
+    # is conda's: its python.exe at the environment's root, as in conda's own envs folder.
+    in_conda = any(_CONDA_DIR.search(part) for part in parts[:-1])
+    base = g.conda or in_conda or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None or parts[-2:-1] == ["envs"]
     interpreter = prefix.replace("/", "\\") + ("\\python.exe" if base else "\\Scripts\\python.exe")
     spelled = (g.site_packages[0], g.site_packages[0].replace("/", "\\"))
     line = next(

@@ -31,8 +31,6 @@ from dataclasses import dataclass
 
 from gpudoctor.planner.model import Step, TargetEnv
 
-# What the commands name when no environment was seen (a snapshot without Python): shown, never run.
-PLACEHOLDER_PYTHON = "python3"
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
@@ -62,7 +60,7 @@ def requirement_name(spec: str) -> str | None:
 
 
 def _python(env: TargetEnv) -> str:
-    return env.python or PLACEHOLDER_PYTHON
+    return env.python or env.placeholder
 
 
 def _index(index_url: str | None, find_links: str | None) -> tuple[str, ...]:

@@ -22,7 +22,9 @@ def env_from_facts(facts: Facts, uv: str | None = None) -> TargetEnv:
     """The probed environment as an install target. `uv`: the uv executable when uv manages it."""
     py = facts.frameworks.python
     if not isinstance(py, Found):
-        return TargetEnv(None, None, "unknown", chosen_by=facts.frameworks.python_chosen_by)
+        from gpudoctor.planner.remedy import python_exe
+
+        return TargetEnv(None, None, "unknown", chosen_by=facts.frameworks.python_chosen_by, placeholder=python_exe(facts))
     env = py.value
     prefix = env.prefix or posixpath.dirname(posixpath.dirname(env.executable)) or None
     return TargetEnv(

@@ -37,6 +37,8 @@ class TargetEnv:
     chosen_by: str = ""  # --python, VIRTUAL_ENV, CONDA_PREFIX, PATH, the snapshot
     has_pip: bool = False
     uv: str | None = None  # the uv executable, when uv manages this environment
+    # What the commands name when no environment was seen: the platform's usual interpreter (remedy.python_exe).
+    placeholder: str = "python3"
 
     def describe(self) -> str:
         if not self.python:

@@ -299,7 +299,7 @@ def _notes(machine: Machine, env: TargetEnv) -> tuple[str, ...]:
     notes = []
     if not env.python:
         notes.append(
-            f"no Python environment was seen: the commands name {commands.PLACEHOLDER_PYTHON}; run them with the environment's own interpreter"
+            f"no Python environment was seen: the commands name {env.placeholder}; run them with the environment's own interpreter"
         )
     elif env.kind == "system":
         notes.append(

@@ -1,0 +1,114 @@
+"""Windows evidence decides the platform, the interpreter and the shell of a pasted report's plan and asks (issue 27):
+a drive-letter path, a .dll/.pyd/.bat name, a relative python.exe (ComfyUI's python_embeded). WSL reports, which show
+Windows' side too, stay Linux. Minimal pastes, and real reports as pasted (tests/blind/plans3/cases, frozen inputs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.cmdline import Cmd, shell_for_os
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+from gpudoctor.planner.prescribe import build
+
+BLIND = Path(__file__).resolve().parent.parent / "blind" / "plans3" / "cases"
+LINUX_ONLY = {"ldconfig", "printenv", "grep", "cat", "dpkg", "uname", "python3"}
+
+
+def _snap(text: str) -> dict:
+    return validate_snapshot(read_pasted([Source("report.txt", text)]), "report")
+
+
+def _case(prefix: str) -> str:
+    (folder,) = BLIND.glob(f"{prefix}-*")
+    return (folder / "input.txt").read_bytes().decode("utf-8-sig", errors="replace")
+
+
+def _run(text: str):
+    report = diagnose(ReplayHost(_snap(text)))
+    target = shell_for_os(report.facts.platform.system)
+    plan = build(report.findings, target)
+    steps = [c for s in plan.steps for c in s.commands if isinstance(c, Cmd)]
+    return report, target, steps, ask_for(report.facts, report.findings)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded",
+        'File "C:\\Users\\me\\app\\main.py", line 3, in <module>',
+        "could not be located in k:\\ComfyUI\\env\\lib\\site-packages\\xformers\\_C.pyd",
+        "when trying to build a venv from webui-user.bat it installs torch for cu121",
+        "I updated with python_embeded\\python.exe -m pip install torch",
+    ],
+)
+def test_windows_evidence_sets_windows(text):
+    assert _snap(text)["platform"]["system"] == "Windows"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # WSL: Windows' side shown beside Linux's; the program runs in Linux.
+        "ls /usr/lib/wsl/lib\nC:\\Windows\\System32\\nvidia-smi.exe\nlibcuda.so.1 not found",
+        # Linux named: a .dll named in passing does not move the report to Windows.
+        "On Ubuntu 22.04 the Windows build's cublas64_12.dll is no use: libcublas.so.12 not found",
+    ],
+)
+def test_linux_evidence_beside_windows_names_keeps_linux(text):
+    assert _snap(text)["platform"]["system"] != "Windows"
+
+
+def test_a_relative_python_exe_is_the_plans_interpreter_in_powershell():
+    text = (
+        "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+        "    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.1.2+cu121)\n"
+        "I updated by python_embeded\\python.exe -m pip install torch\n"
+    )
+    report, target, steps, asks = _run(text)
+    assert (report.facts.platform.system, target) == ("Windows", "powershell")
+    pips = [c.words for c in steps if c.words[1:3] == ("-m", "pip")]
+    assert pips and all(w[0] == "python_embeded\\python.exe" for w in pips)
+    assert all(a.command.words[0] != "python3" for a in asks)
+
+
+def test_forge_bat_venv_report_gets_windows_python_not_python3():
+    report, target, steps, asks = _run(_case("254"))
+    assert (report.facts.platform.system, target) == ("Windows", "powershell")
+    pips = [c.words for c in steps if c.words[1:3] == ("-m", "pip")]
+    assert pips and all(w[0] == "python" for w in pips)
+    assert {a.command.words[0] for a in asks} <= {"nvidia-smi", "python"}
+
+
+@pytest.mark.parametrize("case", ["225", "238", "246", "254", "226", "228", "233", "210"])
+def test_no_linux_only_command_in_a_windows_plan_or_asks(case):
+    report, target, steps, asks = _run(_case(case))
+    assert target == "powershell"
+    words = [w for c in (*steps, *(a.command for a in asks)) for w in (*c.argv[:1], *c.pipe[:1])]
+    assert not LINUX_ONLY & set(words), words
+    assert not [w for c in steps for w in c.words if str(w).startswith("/proc/")]
+
+
+def test_a_compiled_program_without_python_gets_no_interpreter_asks():
+    # An ONNX Runtime C# program failing to load a cuDNN DLL: no Python anywhere in the text.
+    report, _, _, asks = _run(_case("210"))
+    assert [a.command.words for a in asks] == [("nvidia-smi",)]
+    text = "C# app: Could not load library cudnn_cnn_infer64_8.dll. Error code 127"
+    assert [a.command.words for a in _run(text)[3]] == [("nvidia-smi",)]
+    # The same error with Python shown keeps the interpreter's asks.
+    text = "Could not load library cudnn_cnn_infer64_8.dll. Error code 127\nimport onnxruntime as ort"
+    assert any(a.command.words[1:3] == ("-m", "pip") for a in _run(text)[3])
+
+
+def test_a_site_packages_under_a_conda_folder_is_a_conda_env_with_python_exe_at_its_root():
+    # ComfyUI in a conda environment (k:\...\python_miniconda_env\ComfyUI): no Scripts\ in a conda env on Windows.
+    snap = _snap(_case("239"))
+    assert snap["python"]["executable"] == "k:\\ComfyUI\\ComfyUI_Ex\\python_miniconda_env\\ComfyUI\\python.exe"
+    # A venv elsewhere keeps its Scripts\python.exe.
+    text = 'File "D:\\apps\\tool\\venv\\Lib\\site-packages\\torch\\__init__.py", line 1\nImportError: DLL load failed'
+    assert _snap(text)["python"]["executable"] == "D:\\apps\\tool\\venv\\Scripts\\python.exe"
