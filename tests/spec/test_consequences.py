@@ -327,6 +327,53 @@ def test_the_pipeline_hands_a_checked_plan_as_json():
     )
 
 
+_TORCH_CU118 = Cmd(("/usr/bin/python3", "-m", "pip", "install", "torch==2.2.1+cu118", "--index-url", "https://x/whl/cu118"))
+# the same install without its NVIDIA wheels: a step whose every effect the model follows
+_TORCH_CU118_ALONE = Cmd(_TORCH_CU118.words[:4] + ("--no-deps",) + _TORCH_CU118.words[4:])
+
+
+def _step(*lines):
+    from gpudoctor.planner.prescribe import Prescription, Step
+
+    return Prescription((Step("torch", ("x",), lines, ("framework-driver-too-old",), Severity.ERROR, False, ""),))
+
+
+@pytest.mark.parametrize(("severity", "breaks"), [(Severity.INFO, False), (Severity.WARNING, True), (Severity.ERROR, True)])
+def test_a_finding_of_warning_or_error_that_appears_after_a_step_breaks(severity, breaks):
+    """consequences.py: "breaks  a finding of warning or error that was not there before appears after a step"
+    (a judge that finds `new-code` on any machine but the one before the plan; a note does not count)."""
+    report = _machine("p100-driver510-torch-cu121")
+    judged: list = []
+
+    def judge(facts):
+        judged.append(facts)
+        return [] if facts is judged[0] else [Finding("new-code", severity, "frameworks", "new-code", "")]
+
+    got = consequences(_step(_TORCH_CU118), report.facts, report.findings, judge)
+    assert [(v.step, v.codes) for v in got.of_kind("breaks")] == ([(1, ("new-code",))] if breaks else [])
+
+
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        ((Cmd(("nvidia-smi",)),), "undecided"),
+        ((Cmd(("nvidia-smi",)), Cmd(("dmesg",))), "undecided"),
+        ((Cmd(("nvidia-smi",)), _TORCH_CU118_ALONE), "left-error"),
+        ((_TORCH_CU118_ALONE, Cmd(("nvidia-smi",))), "left-error"),
+    ],
+)
+def test_only_a_step_that_only_inspects_leaves_its_error_undecided(lines, kind):
+    """consequences.py: "A step that only inspects (nvidia-smi, dmesg, gpudoctor memory) leaves its finding by design
+    ... it is counted as `undecided`, not as a violation": a step that also runs a real command and leaves its error
+    is a `left-error` (a judge that finds the error on every machine)."""
+    report = _machine("p100-driver510-torch-cu121")
+    error = Finding("framework-driver-too-old", Severity.ERROR, "frameworks", "framework-driver-too-old", "")
+    got = consequences(_step(*lines), report.facts, [error], lambda facts: [error])
+    assert not got.of_kind("unmodelled")
+    assert got.undecided == (("framework-driver-too-old",) if kind == "undecided" else ())
+    assert [v.codes for v in got.of_kind("left-error")] == ([("framework-driver-too-old",)] if kind == "left-error" else [])
+
+
 # --- what each step kind needs first, one need at a time on one recorded machine --------------------------
 
 _PY = "/usr/bin/python3"  # p100-driver510-torch-cu121's interpreter: Ubuntu 22.04, Python 3.10, not a container
