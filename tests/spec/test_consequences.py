@@ -374,6 +374,29 @@ def test_only_a_step_that_only_inspects_leaves_its_error_undecided(lines, kind):
     assert [v.codes for v in got.of_kind("left-error")] == ([("framework-driver-too-old",)] if kind == "left-error" else [])
 
 
+@pytest.mark.parametrize(
+    ("pin", "cudart"),
+    [
+        ("torch==2.2.1+cu118", "libcudart.so.11.0"),
+        ("torch==2.0.1+cu117", "libcudart.so.11.0"),
+        ("torch==2.2.1+cu121", "libcudart.so.12"),
+    ],
+)
+def test_a_planned_torch_wheel_brings_its_cuda_runtime_by_its_soname(pin, cudart):
+    """effects.py _sonames: "CUDA 11 keeps the 11.0 soname for cudart, 12 on the major alone" (the libraries a planned
+    torch CUDA wheel puts beside it, as the loader will look for them)."""
+    from gpudoctor.matrix import load_matrix
+    from gpudoctor.planner.effects import apply, enrich
+    from gpudoctor.planner.plan_state import State
+
+    s = State(enrich(_machine("p100-driver510-torch-cu121").facts), load_matrix())
+    variant = pin.rpartition("+")[2]
+    apply(s, classify(Cmd(("/usr/bin/python3", "-m", "pip", "install", pin, "--index-url", f"https://x/whl/{variant}"))))
+    (wheel,) = s.facts.frameworks.torch.value.lib_dirs
+    major = cudart.split(".")[2]
+    assert wheel.names[:3] == (cudart, f"libcublas.so.{major}", f"libcublasLt.so.{major}")
+
+
 # --- what each step kind needs first, one need at a time on one recorded machine --------------------------
 
 _PY = "/usr/bin/python3"  # p100-driver510-torch-cu121's interpreter: Ubuntu 22.04, Python 3.10, not a container
