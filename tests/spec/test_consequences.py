@@ -397,6 +397,41 @@ def test_a_planned_torch_wheel_brings_its_cuda_runtime_by_its_soname(pin, cudart
     assert wheel.names[:3] == (cudart, f"libcublas.so.{major}", f"libcublasLt.so.{major}")
 
 
+def test_after_an_ld_library_path_step_rpath_copies_still_load_first_and_runpath_ones_after():
+    """effects.py _loader_path: "each framework's resolutions re-ordered as ld.so searches (RPATH copies first, then
+    LD_LIBRARY_PATH, then the rest: gpudoctor.loader.search_order)": cuDNN found by libtorch_cuda.so's RPATH keeps
+    loading from there; cuBLAS, found by its RUNPATH, now loads from the directory the step adds."""
+    from dataclasses import replace
+
+    from gpudoctor.facts import FrameworkLoading, LibDir, LibraryCopy, LibraryResolution, LoadingFacts
+    from gpudoctor.matrix import load_matrix
+    from gpudoctor.planner.effects import apply, enrich
+    from gpudoctor.planner.plan_state import State
+
+    wheel, toolkit = "/usr/lib/python3/dist-packages/nvidia", "/usr/local/cuda-12.1/lib64"
+    rpath, runpath = "RPATH of libtorch_cuda.so", "RUNPATH of libtorch_cuda.so"
+    cudnn = LibraryResolution("libcudnn.so.8", f"{wheel}/cudnn/lib/libcudnn.so.8", rpath,
+                              copies=(LibraryCopy(f"{wheel}/cudnn/lib/libcudnn.so.8", rpath),))  # fmt: skip
+    cublas = LibraryResolution("libcublas.so.12", f"{wheel}/cublas/lib/libcublas.so.12", runpath,
+                               copies=(LibraryCopy(f"{wheel}/cublas/lib/libcublas.so.12", runpath),))  # fmt: skip
+    listed = (LibDir(toolkit, "listed", ("libcudnn.so.8", "libcublas.so.12")),)
+    loading = LoadingFacts(None, (), (), listed, (FrameworkLoading("torch", (), (cudnn, cublas)),))
+    s = State(enrich(replace(_machine("p100-driver510-torch-cu121").facts, loading=loading)), load_matrix())
+    apply(s, classify(SetEnv("LD_LIBRARY_PATH", toolkit)))
+    assert not s.out
+    got = {r.soname: r for r in s.facts.loading.of("torch").loads}
+    assert [(c.path, c.via) for c in got["libcudnn.so.8"].copies] == [
+        (f"{wheel}/cudnn/lib/libcudnn.so.8", rpath),
+        (f"{toolkit}/libcudnn.so.8", "LD_LIBRARY_PATH"),
+    ]
+    assert (got["libcudnn.so.8"].path, got["libcudnn.so.8"].via) == (f"{wheel}/cudnn/lib/libcudnn.so.8", rpath)
+    assert [(c.path, c.via) for c in got["libcublas.so.12"].copies] == [
+        (f"{toolkit}/libcublas.so.12", "LD_LIBRARY_PATH"),
+        (f"{wheel}/cublas/lib/libcublas.so.12", runpath),
+    ]
+    assert (got["libcublas.so.12"].path, got["libcublas.so.12"].via) == (f"{toolkit}/libcublas.so.12", "LD_LIBRARY_PATH")
+
+
 # --- what each step kind needs first, one need at a time on one recorded machine --------------------------
 
 _PY = "/usr/bin/python3"  # p100-driver510-torch-cu121's interpreter: Ubuntu 22.04, Python 3.10, not a container
