@@ -255,6 +255,14 @@ def test_python_and_platform_decide():
     assert holds("jax", "jax[cuda12]==0.4.38", None, "3.12", "windows_amd64").answer == "no"  # no Windows plugin
 
 
+def test_a_python_version_with_its_patch_is_read_as_its_minor():
+    # holds(): "the framework build for Python X.Y": a machine's "3.11.4" asks what "3.11" asks.
+    for python in ("3.11.4", "3.10.12", "3.12.0"):
+        assert holds("jax", "jax[cuda12]==0.4.38", None, python, "linux_x86_64").answer == "yes", python
+    assert holds("tensorflow", "tensorflow==2.10.*", None, "3.10.12", "linux_x86_64").answer == "yes"
+    assert holds("tensorflow", "tensorflow==2.10.*", None, "3.12.1", "linux_x86_64").answer == "no"  # cp37-cp310 only
+
+
 def test_torch_rows_come_from_listings_with_their_variant():
     h = holds("torch", "torch==2.2.1+cu118", None, "3.10", "linux_x86_64")
     assert (h.answer, h.source) == ("yes", "pytorch-listing")

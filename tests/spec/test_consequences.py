@@ -327,6 +327,111 @@ def test_the_pipeline_hands_a_checked_plan_as_json():
     )
 
 
+_TORCH_CU118 = Cmd(("/usr/bin/python3", "-m", "pip", "install", "torch==2.2.1+cu118", "--index-url", "https://x/whl/cu118"))
+# the same install without its NVIDIA wheels: a step whose every effect the model follows
+_TORCH_CU118_ALONE = Cmd(_TORCH_CU118.words[:4] + ("--no-deps",) + _TORCH_CU118.words[4:])
+
+
+def _step(*lines):
+    from gpudoctor.planner.prescribe import Prescription, Step
+
+    return Prescription((Step("torch", ("x",), lines, ("framework-driver-too-old",), Severity.ERROR, False, ""),))
+
+
+@pytest.mark.parametrize(("severity", "breaks"), [(Severity.INFO, False), (Severity.WARNING, True), (Severity.ERROR, True)])
+def test_a_finding_of_warning_or_error_that_appears_after_a_step_breaks(severity, breaks):
+    """consequences.py: "breaks  a finding of warning or error that was not there before appears after a step"
+    (a judge that finds `new-code` on any machine but the one before the plan; a note does not count)."""
+    report = _machine("p100-driver510-torch-cu121")
+    judged: list = []
+
+    def judge(facts):
+        judged.append(facts)
+        return [] if facts is judged[0] else [Finding("new-code", severity, "frameworks", "new-code", "")]
+
+    got = consequences(_step(_TORCH_CU118), report.facts, report.findings, judge)
+    assert [(v.step, v.codes) for v in got.of_kind("breaks")] == ([(1, ("new-code",))] if breaks else [])
+
+
+@pytest.mark.parametrize(
+    ("lines", "kind"),
+    [
+        ((Cmd(("nvidia-smi",)),), "undecided"),
+        ((Cmd(("nvidia-smi",)), Cmd(("dmesg",))), "undecided"),
+        ((Cmd(("nvidia-smi",)), _TORCH_CU118_ALONE), "left-error"),
+        ((_TORCH_CU118_ALONE, Cmd(("nvidia-smi",))), "left-error"),
+    ],
+)
+def test_only_a_step_that_only_inspects_leaves_its_error_undecided(lines, kind):
+    """consequences.py: "A step that only inspects (nvidia-smi, dmesg, gpudoctor memory) leaves its finding by design
+    ... it is counted as `undecided`, not as a violation": a step that also runs a real command and leaves its error
+    is a `left-error` (a judge that finds the error on every machine)."""
+    report = _machine("p100-driver510-torch-cu121")
+    error = Finding("framework-driver-too-old", Severity.ERROR, "frameworks", "framework-driver-too-old", "")
+    got = consequences(_step(*lines), report.facts, [error], lambda facts: [error])
+    assert not got.of_kind("unmodelled")
+    assert got.undecided == (("framework-driver-too-old",) if kind == "undecided" else ())
+    assert [v.codes for v in got.of_kind("left-error")] == ([("framework-driver-too-old",)] if kind == "left-error" else [])
+
+
+@pytest.mark.parametrize(
+    ("pin", "cudart"),
+    [
+        ("torch==2.2.1+cu118", "libcudart.so.11.0"),
+        ("torch==2.0.1+cu117", "libcudart.so.11.0"),
+        ("torch==2.2.1+cu121", "libcudart.so.12"),
+    ],
+)
+def test_a_planned_torch_wheel_brings_its_cuda_runtime_by_its_soname(pin, cudart):
+    """effects.py _sonames: "CUDA 11 keeps the 11.0 soname for cudart, 12 on the major alone" (the libraries a planned
+    torch CUDA wheel puts beside it, as the loader will look for them)."""
+    from gpudoctor.matrix import load_matrix
+    from gpudoctor.planner.effects import apply, enrich
+    from gpudoctor.planner.plan_state import State
+
+    s = State(enrich(_machine("p100-driver510-torch-cu121").facts), load_matrix())
+    variant = pin.rpartition("+")[2]
+    apply(s, classify(Cmd(("/usr/bin/python3", "-m", "pip", "install", pin, "--index-url", f"https://x/whl/{variant}"))))
+    (wheel,) = s.facts.frameworks.torch.value.lib_dirs
+    major = cudart.split(".")[2]
+    assert wheel.names[:3] == (cudart, f"libcublas.so.{major}", f"libcublasLt.so.{major}")
+
+
+def test_after_an_ld_library_path_step_rpath_copies_still_load_first_and_runpath_ones_after():
+    """effects.py _loader_path: "each framework's resolutions re-ordered as ld.so searches (RPATH copies first, then
+    LD_LIBRARY_PATH, then the rest: gpudoctor.loader.search_order)": cuDNN found by libtorch_cuda.so's RPATH keeps
+    loading from there; cuBLAS, found by its RUNPATH, now loads from the directory the step adds."""
+    from dataclasses import replace
+
+    from gpudoctor.facts import FrameworkLoading, LibDir, LibraryCopy, LibraryResolution, LoadingFacts
+    from gpudoctor.matrix import load_matrix
+    from gpudoctor.planner.effects import apply, enrich
+    from gpudoctor.planner.plan_state import State
+
+    wheel, toolkit = "/usr/lib/python3/dist-packages/nvidia", "/usr/local/cuda-12.1/lib64"
+    rpath, runpath = "RPATH of libtorch_cuda.so", "RUNPATH of libtorch_cuda.so"
+    cudnn = LibraryResolution("libcudnn.so.8", f"{wheel}/cudnn/lib/libcudnn.so.8", rpath,
+                              copies=(LibraryCopy(f"{wheel}/cudnn/lib/libcudnn.so.8", rpath),))  # fmt: skip
+    cublas = LibraryResolution("libcublas.so.12", f"{wheel}/cublas/lib/libcublas.so.12", runpath,
+                               copies=(LibraryCopy(f"{wheel}/cublas/lib/libcublas.so.12", runpath),))  # fmt: skip
+    listed = (LibDir(toolkit, "listed", ("libcudnn.so.8", "libcublas.so.12")),)
+    loading = LoadingFacts(None, (), (), listed, (FrameworkLoading("torch", (), (cudnn, cublas)),))
+    s = State(enrich(replace(_machine("p100-driver510-torch-cu121").facts, loading=loading)), load_matrix())
+    apply(s, classify(SetEnv("LD_LIBRARY_PATH", toolkit)))
+    assert not s.out
+    got = {r.soname: r for r in s.facts.loading.of("torch").loads}
+    assert [(c.path, c.via) for c in got["libcudnn.so.8"].copies] == [
+        (f"{wheel}/cudnn/lib/libcudnn.so.8", rpath),
+        (f"{toolkit}/libcudnn.so.8", "LD_LIBRARY_PATH"),
+    ]
+    assert (got["libcudnn.so.8"].path, got["libcudnn.so.8"].via) == (f"{wheel}/cudnn/lib/libcudnn.so.8", rpath)
+    assert [(c.path, c.via) for c in got["libcublas.so.12"].copies] == [
+        (f"{toolkit}/libcublas.so.12", "LD_LIBRARY_PATH"),
+        (f"{wheel}/cublas/lib/libcublas.so.12", runpath),
+    ]
+    assert (got["libcublas.so.12"].path, got["libcublas.so.12"].via) == (f"{toolkit}/libcublas.so.12", "LD_LIBRARY_PATH")
+
+
 # --- what each step kind needs first, one need at a time on one recorded machine --------------------------
 
 _PY = "/usr/bin/python3"  # p100-driver510-torch-cu121's interpreter: Ubuntu 22.04, Python 3.10, not a container

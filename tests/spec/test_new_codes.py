@@ -193,6 +193,21 @@ def test_the_newest_glibcxx_needed_against_the_newest_libstdcxx_defines(have, fi
         assert got[0].evidence[0].value == "needs GLIBCXX_3.4.30"
 
 
+@pytest.mark.parametrize(
+    ("need", "have", "fires"),
+    [("3.4.30", "3.4.9", True), ("3.4.9", "3.4.30", False), ("3.4.10", "3.4.9", True), ("3.4.9", "3.4.10", False)],
+)
+@states("extension-glibc-too-old", FIRES, QUIET)
+def test_glibcxx_versions_are_compared_as_numbers_not_text(need, have, fires):
+    """extension-glibc-too-old.md: "the newest `GLIBCXX_` version the extension needs is newer than the newest the library
+    found defines"; versions.py: "compared as numbers" (3.4.9 < 3.4.10 < 3.4.30, where text order says the opposite)."""
+    facts = _objects(_ext(facts_of(GLIBC231), system_glibc="2.35", system_glibcxx=have), "flash-attn", glibcxx=need)
+    got = judged(facts, "extension-glibc-too-old")
+    assert len(got) == int(fires)
+    if fires:
+        assert got[0].evidence[0].value == f"needs GLIBCXX_{need}"
+
+
 # --- nccl-too-old -----------------------------------------------------------------------------------------
 NCCL2181 = "rtx4090-torch220-nccl2181-ncclcommregister"  # torch 2.2.0 pins nvidia-nccl-cu12==2.19.3; 2.18.1 installed
 

@@ -50,3 +50,12 @@ def test_safe_writer_and_console():
     text = out.getvalue()
     assert "\x1b]52" not in text and "\\x1b]52" in text
     assert "\x1b[1m" in text  # rich's own styling still reaches the terminal
+
+
+def test_every_c0_control_but_newline_and_tab_is_escaped_in_prose():
+    # clean(): newlines=True keeps only `\n` and `\t`; every other C0 control is one a terminal acts on
+    # (`\r` returns to the line's start to write over it, `\x0b` and `\x0c` move the cursor down).
+    assert clean("a\tb\nc") == "a\tb\nc"
+    for n in (0x08, 0x0B, 0x0C, 0x0D, 0x0E):
+        assert clean(f"ok{chr(n)}fake") == f"ok\\x{n:02x}fake", hex(n)
+        assert has_unsafe(chr(n)), hex(n)

@@ -280,3 +280,39 @@ def test_docker_run_with_gpus_is_not_evidence() -> None:
         "docker run -e NVIDIA_VISIBLE_DEVICES=all img",
     ):
         assert not [e for e in extract_evidence(line) if e.kind == "docker-run-without-gpus"]
+
+
+_SMI_HEADER = "| NVIDIA-SMI {smi}              Driver Version: {driver}      CUDA Version: 12.6     |"
+
+
+@pytest.mark.parametrize(
+    ("smi", "driver", "wsl"),
+    [
+        ("560.35.02", "560.94", True),  # same major, another release: WSL's Linux nvidia-smi on the Windows driver
+        ("560.35.03", "560.35.02", True),
+        ("555.52.01", "561.09", True),
+        ("560.35.02", "560.35.02", False),  # Linux (and Windows): nvidia-smi is the driver's own
+        ("560.94", "560.94", False),
+    ],
+)
+def test_an_nvidia_smi_of_another_release_than_its_driver_is_wsl(smi: str, driver: str, wsl: bool) -> None:
+    # pasted/cues.py: "On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux
+    # nvidia-smi reports the Windows driver, a different release."
+    platform = read_pasted([Source("t", _SMI_HEADER.format(smi=smi, driver=driver))])["platform"]
+    assert (platform["system"], "WSL2" in platform.get("release", "")) == ("Linux", wsl)
+
+
+@pytest.mark.parametrize(
+    ("text", "system"),
+    [
+        ("I'm using Windows at home but this fails on the Ubuntu server", "Linux"),
+        ("Works on Win10, fails on our Linux box", "Linux"),
+        ("It fails on /home/me/venv too. I'm using Windows for the notebook", "Linux"),
+        ("I'm using Windows at home and this fails", "Windows"),
+        ("Works on Win10, fails on the other laptop", "Windows"),
+    ],
+)
+def test_windows_in_prose_is_read_only_where_the_text_names_no_linux(text: str, system: str) -> None:
+    # pasted/cues.py: "Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu
+    # server")".
+    assert read_pasted([Source("t", text)]).get("platform", {}).get("system") == system
