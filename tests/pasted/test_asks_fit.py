@@ -74,3 +74,41 @@ def test_the_toolkit_is_asked_where_nothing_shows_where_the_runtime_came_from(tm
     doc = _check(tmp_path, _INSUFFICIENT)
     assert "toolkit-newer-than-driver" in {f["code"] for f in doc["findings"]}
     assert ["nvcc", "--version"] in _asked(doc)
+
+
+_FLASH_SYMBOL = (
+    "ImportError: /home/u/env/lib/python3.11/site-packages/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: "
+    "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+)
+
+
+def test_an_extension_built_for_another_torch_asks_both_versions_not_the_driver(tmp_path):
+    # Neither torch's version nor flash-attn's was shown: no release to name. Their versions in that interpreter decide
+    # it (the release built for that torch, or the rebuild); the driver does not, so nvidia-smi is not asked.
+    doc = _check(tmp_path, _FLASH_SYMBOL)
+    assert "extension-symbol-missing" in {f["code"] for f in doc["findings"]}
+    asked = _asked(doc)
+    assert [a[1:] for a in asked] == [["-m", "pip", "show", "torch", "flash-attn"]]
+
+
+def test_torchaudios_first_extension_is_torchaudios(tmp_path):
+    doc = _check(
+        tmp_path,
+        "ImportError: /usr/local/lib/python3.5/dist-packages/_torch_sox.cpython-35m-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN2at19UndefinedTensorImpl10_singletonE\n",
+    )
+    assert [a[1:] for a in _asked(doc)] == [["-m", "pip", "show", "torch", "torchaudio"]]
+
+
+def test_with_torchs_version_shown_the_fix_is_printed_not_asked(tmp_path):
+    # torch 2.6.0 in the pip list: the finding carries the flash-attn release built for it, and nothing is asked about
+    # the versions (the command answers it), nor the driver or torch's CUDA build.
+    doc = _check(tmp_path, "Package Version\n------- -------\ntorch 2.6.0\nflash-attn 2.8.0.post2\n" + _FLASH_SYMBOL)
+    got = [f for f in doc["findings"] if f["code"] == "extension-symbol-missing"]
+    assert got and got[0]["remediation"] is not None
+    assert _asked(doc) == []
+
+
+def test_a_driver_error_beside_the_extension_still_asks_for_the_driver(tmp_path):
+    doc = _check(tmp_path, _FLASH_SYMBOL + _INSUFFICIENT)
+    assert ["nvidia-smi"] in _asked(doc)
