@@ -112,3 +112,22 @@ def test_with_torchs_version_shown_the_fix_is_printed_not_asked(tmp_path):
 def test_a_driver_error_beside_the_extension_still_asks_for_the_driver(tmp_path):
     doc = _check(tmp_path, _FLASH_SYMBOL + _INSUFFICIENT)
     assert ["nvidia-smi"] in _asked(doc)
+
+
+def test_windows_entry_point_not_found_in_an_extension_is_the_same_finding(tmp_path):
+    # Windows' loader says it as "The procedure entry point ... could not be located in the dynamic link library ...":
+    # xformers' _C.pyd needing a torch name is an extension built for another torch; its interpreter's versions decide.
+    doc = _check(
+        tmp_path,
+        "The procedure entry point ?element_size@TensorIteratorBase@at@@QEBA_JH@Z could not be located in the dynamic\n"
+        "link library C:\\envs\\app\\lib\\site-packages\\xformers\\_C.pyd.\n",
+    )
+    got = [f for f in doc["findings"] if f["code"] == "extension-symbol-missing"]
+    assert got and got[0]["title"].startswith("xformers needs at::TensorIteratorBase::element_size")
+    assert [a[1:] for a in _asked(doc)] == [["-m", "pip", "show", "torch", "xformers"]]
+    # Another program's DLL missing another library's name is not torch's matter.
+    other = _check(
+        tmp_path,
+        "The procedure entry point ?foo@bar@@QEAAXXZ could not be located in the dynamic link library C:\\app\\x.dll\n",
+    )
+    assert "extension-symbol-missing" not in {f["code"] for f in other["findings"]}

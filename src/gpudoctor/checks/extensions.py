@@ -39,12 +39,12 @@ _PIN = LazyPattern(r"^(?P<name>[A-Za-z0-9_.-]+)\s*\(?\s*(?P<spec>[<>=!~][^;)]*)\
 # Module paths in `undefined symbol` lines and the companion they belong to.
 _OBJECT_OWNER = (
     (LazyPattern(r"flash_attn_2_cuda"), "flash-attn"),
-    (LazyPattern(r"/vllm/_"), "vllm"),
-    (LazyPattern(r"/xformers/"), "xformers"),
-    (LazyPattern(r"/torchaudio/"), "torchaudio"),
+    (LazyPattern(r"[/\\]vllm[/\\]_"), "vllm"),
+    (LazyPattern(r"[/\\]xformers[/\\]"), "xformers"),
+    (LazyPattern(r"[/\\]torchaudio[/\\]"), "torchaudio"),
     (LazyPattern(r"_torch_sox"), "torchaudio"),  # torchaudio's first extension, installed beside its package
-    (LazyPattern(r"/torchvision/"), "torchvision"),
-    (LazyPattern(r"/deepspeed/ops/"), "deepspeed"),
+    (LazyPattern(r"[/\\]torchvision[/\\]"), "torchvision"),
+    (LazyPattern(r"[/\\]deepspeed[/\\]ops[/\\]"), "deepspeed"),
     (LazyPattern(r"(amp_C|fused_layer_norm_cuda|apex_C)"), "apex"),
 )
 # NCCL variables that turn a transport off (NCCL's environment variable reference:
