@@ -403,6 +403,10 @@ NO_NVIDIA_GPU = "only another vendor's GPU named"
 # "connecting the existing containers", a cri-containerd/kubepods cgroup); its `runtime` is docker, podman or
 # kubernetes. The checks read it through gpudoctor.planner.remedy.container_said.
 CONTAINER_SAID = "a container named as where it ran"
+# The cue the pasted reader sets where the text names a compiled torch extension in prose ("xformers has not been
+# installed properly"); its `means` is the distribution. Which torch it was built for decides whether it loads, so
+# gpudoctor.pasted.ask asks for both versions where the text shows neither.
+EXTENSION_NAMED = "a compiled torch extension named"
 
 
 @dataclass(frozen=True)

@@ -131,3 +131,15 @@ def test_windows_entry_point_not_found_in_an_extension_is_the_same_finding(tmp_p
         "The procedure entry point ?foo@bar@@QEAAXXZ could not be located in the dynamic link library C:\\app\\x.dll\n",
     )
     assert "extension-symbol-missing" not in {f["code"] for f in other["findings"]}
+
+
+def test_an_extension_named_in_prose_asks_its_version_and_torchs(tmp_path):
+    # No error text, no versions: which torch xformers was built for, against the torch installed, decides it.
+    doc = _check(tmp_path, "Importing the model says that xformers has not been installed properly.\n")
+    assert ["-m", "pip", "show", "torch", "xformers"] in [a[1:] for a in _asked(doc)]
+    # Both versions shown (a pip list): nothing to ask about them.
+    shown = _check(tmp_path, "Package Version\n------- -------\ntorch 2.3.1\nxformers 0.0.27\nxformers is slow here.\n")
+    assert not [a for a in _asked(shown) if a[1:4] == ["-m", "pip", "show"]]
+    # flash_attn_2_cuda (an object's name) and a path component are not prose naming it.
+    quiet = _check(tmp_path, "see /opt/flash_attn/README and flash_attn_2_cuda.so\n")
+    assert not [a for a in _asked(quiet) if a[1:4] == ["-m", "pip", "show"]]

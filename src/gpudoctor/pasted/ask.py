@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.cmdline import Cmd, Placeholder, render
-from gpudoctor.facts import Facts
+from gpudoctor.facts import EXTENSION_NAMED, Facts
 from gpudoctor.probed import Found
 
 
@@ -179,9 +179,23 @@ def _extension_asks(facts: Facts, findings: list, py: str) -> list[Ask]:
     or a rebuild against it with --no-build-isolation. Plain pip, so it reads the same on every platform."""
     from gpudoctor.checks.extensions import object_owner
 
-    if not any(f.code in _EXTENSION_CODES and f.remediation is None for f in findings):
+    if any(f.code in _EXTENSION_CODES and f.remediation is None for f in findings):
+        owners = [object_owner(e.get("object") or "") for e in facts.pasted.errors if e.kind == "undefined-symbol"]
+    elif not any(f.code in _EXTENSION_CODES for f in findings):
+        # Named in prose only ("xformers has not been installed properly"): asked where torch's version or its own
+        # was not shown.
+        python = facts.frameworks.python
+        shown = python.value.distributions if isinstance(python, Found) else {}
+        torch = facts.frameworks.torch
+        owners = [
+            c.get("means")
+            for c in facts.pasted.cues
+            if c.get("cue") == EXTENSION_NAMED and not (isinstance(torch, Found) and c.get("means") in shown)
+        ]
+        if not owners:
+            return []
+    else:
         return []
-    owners = [object_owner(e.get("object") or "") for e in facts.pasted.errors if e.kind == "undefined-symbol"]
     named = [o for o in dict.fromkeys(owners) if o]
     which = f"torch and {', '.join(named)}" if named else "torch"
     return [
