@@ -407,6 +407,11 @@ CONTAINER_SAID = "a container named as where it ran"
 # Python at all: the asks that run an interpreter (pip list, collect_env) cannot be answered there.
 NO_PYTHON = "a compiled program, no Python"
 
+# The cue the pasted reader sets where the text names a compiled torch extension in prose ("xformers has not been
+# installed properly"); its `means` is the distribution. Which torch it was built for decides whether it loads, so
+# gpudoctor.pasted.ask asks for both versions where the text shows neither.
+EXTENSION_NAMED = "a compiled torch extension named"
+
 
 @dataclass(frozen=True)
 class Partial:

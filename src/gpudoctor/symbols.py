@@ -9,6 +9,9 @@ of torch's libraries exports it follows torch's own source layout (c10/ -> libc1
 libc10_cuda.so, aten/ and torch/csrc/ -> libtorch_cpu.so, their CUDA parts -> libtorch_cuda.so,
 torch/csrc/ Python bindings -> libtorch_python.so).
 
+On Windows the loader names an entry point it could not find in MSVC's mangling (?element_size@TensorIteratorBase@at@@...):
+its scopes are read the same way, the torch library being the DLL of the same name (torch_cpu.dll).
+
 The demangler handles the shapes these errors show: nested names, with their builtin and std::string
 parameters spelled out, anything else left as `(...)`; it never fails (the raw name is the fallback).
 """
@@ -42,8 +45,24 @@ CXX11_MARK = "St7__cxx11"
 OLD_STRING = re.compile(r"Ss(?![a-z])")  # std::string's abbreviation; an identifier holding "Ss" goes on in lower case
 
 
+def _msvc_names(mangled: str) -> list[str]:
+    """The scopes of an MSVC-mangled name, outermost first: ?element_size@TensorIteratorBase@at@@QEBA_JXZ names
+    at::TensorIteratorBase::element_size (its scopes innermost first, up to "@@"). Where a retyped copy lost the "?" and
+    the "@@", the scopes are read up to the last torch namespace among them; none found, the name is not read."""
+    body = mangled.removeprefix("?")
+    if "@@" in body:
+        scopes = body.split("@@", 1)[0].split("@")
+    else:
+        segments = body.split("@")
+        last = max((i for i, x in enumerate(segments) if x.lower() in TORCH_NAMESPACES and i > 0), default=0)
+        scopes = segments[: last + 1] if last else []
+    return [x for x in reversed(scopes) if x] if len(scopes) > 1 else []
+
+
 def _names(mangled: str, limit: int = 8) -> tuple[list[str], int]:
     """The leading nested-name components and where the name's remainder begins."""
+    if not mangled.startswith("_Z") and "@" in mangled:  # MSVC's mangling (a Windows "entry point not found")
+        return [p.lower() if i == 0 else p for i, p in enumerate(_msvc_names(mangled)[:limit])], len(mangled)
     m = _NESTED.match(mangled)
     if not m:
         return [], 0
@@ -85,17 +104,25 @@ def exporting_library(mangled: str) -> str | None:
     if not parts or parts[0] not in TORCH_NAMESPACES:
         return None
     second = parts[1] if len(parts) > 1 else ""
-    if parts[0] == "c10":
+    lib = _library(parts[0], second)
+    # Windows' torch\lib holds the same libraries as DLLs (c10.dll, torch_cpu.dll, ...).
+    return lib.removeprefix("lib").replace(".so", ".dll") if "@" in mangled and not mangled.startswith("_Z") else lib
+
+
+def _library(outer: str, second: str) -> str:
+    if outer == "c10":
         return "libc10_cuda.so" if second == "cuda" else "libc10.so"
-    if parts[0] == "at" and second == "cuda":
+    if outer == "at" and second == "cuda":
         return "libtorch_cuda.so"
-    if parts[0] == "torch" and second in ("python", "utils"):
+    if outer == "torch" and second in ("python", "utils"):
         return "libtorch_python.so"
     return "libtorch_cpu.so"
 
 
 def cxx11_abi(mangled: str) -> bool | None:
     """The C++ ABI a name was compiled with, where it shows (a std::string or std::list in it)."""
+    if not mangled.startswith("_Z"):
+        return None  # a C name, or MSVC's mangling: gcc's two ABIs are a Linux matter
     if CXX11_MARK in mangled:
         return True
     if OLD_STRING.search(mangled[2:]):
@@ -108,6 +135,8 @@ def demangle(mangled: str) -> str:
     parts, pos = _names(mangled, 16)
     if not parts:
         return mangled
+    if pos == len(mangled) and not mangled.startswith("_Z"):
+        return "::".join(parts)  # MSVC: the qualified name; its signature is not read
     qualified = "::".join(parts)
     if mangled.startswith(("_ZTI", "_ZTV", "_ZTS")):
         kind = {"I": "typeinfo for ", "V": "vtable for ", "S": "typeinfo name for "}[mangled[3]]

@@ -74,3 +74,72 @@ def test_the_toolkit_is_asked_where_nothing_shows_where_the_runtime_came_from(tm
     doc = _check(tmp_path, _INSUFFICIENT)
     assert "toolkit-newer-than-driver" in {f["code"] for f in doc["findings"]}
     assert ["nvcc", "--version"] in _asked(doc)
+
+
+_FLASH_SYMBOL = (
+    "ImportError: /home/u/env/lib/python3.11/site-packages/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: "
+    "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+)
+
+
+def test_an_extension_built_for_another_torch_asks_both_versions_not_the_driver(tmp_path):
+    # Neither torch's version nor flash-attn's was shown: no release to name. Their versions in that interpreter decide
+    # it (the release built for that torch, or the rebuild); the driver does not, so nvidia-smi is not asked.
+    doc = _check(tmp_path, _FLASH_SYMBOL)
+    assert "extension-symbol-missing" in {f["code"] for f in doc["findings"]}
+    asked = _asked(doc)
+    assert [a[1:] for a in asked] == [["-m", "pip", "show", "torch", "flash-attn"]]
+
+
+def test_torchaudios_first_extension_is_torchaudios(tmp_path):
+    doc = _check(
+        tmp_path,
+        "ImportError: /usr/local/lib/python3.5/dist-packages/_torch_sox.cpython-35m-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN2at19UndefinedTensorImpl10_singletonE\n",
+    )
+    assert [a[1:] for a in _asked(doc)] == [["-m", "pip", "show", "torch", "torchaudio"]]
+
+
+def test_with_torchs_version_shown_the_fix_is_printed_not_asked(tmp_path):
+    # torch 2.6.0 in the pip list: the finding carries the flash-attn release built for it, and nothing is asked about
+    # the versions (the command answers it), nor the driver or torch's CUDA build.
+    doc = _check(tmp_path, "Package Version\n------- -------\ntorch 2.6.0\nflash-attn 2.8.0.post2\n" + _FLASH_SYMBOL)
+    got = [f for f in doc["findings"] if f["code"] == "extension-symbol-missing"]
+    assert got and got[0]["remediation"] is not None
+    assert _asked(doc) == []
+
+
+def test_a_driver_error_beside_the_extension_still_asks_for_the_driver(tmp_path):
+    doc = _check(tmp_path, _FLASH_SYMBOL + _INSUFFICIENT)
+    assert ["nvidia-smi"] in _asked(doc)
+
+
+def test_windows_entry_point_not_found_in_an_extension_is_the_same_finding(tmp_path):
+    # Windows' loader says it as "The procedure entry point ... could not be located in the dynamic link library ...":
+    # xformers' _C.pyd needing a torch name is an extension built for another torch; its interpreter's versions decide.
+    doc = _check(
+        tmp_path,
+        "The procedure entry point ?element_size@TensorIteratorBase@at@@QEBA_JH@Z could not be located in the dynamic\n"
+        "link library C:\\envs\\app\\lib\\site-packages\\xformers\\_C.pyd.\n",
+    )
+    got = [f for f in doc["findings"] if f["code"] == "extension-symbol-missing"]
+    assert got and got[0]["title"].startswith("xformers needs at::TensorIteratorBase::element_size")
+    assert [a[1:] for a in _asked(doc)] == [["-m", "pip", "show", "torch", "xformers"]]
+    # Another program's DLL missing another library's name is not torch's matter.
+    other = _check(
+        tmp_path,
+        "The procedure entry point ?foo@bar@@QEAAXXZ could not be located in the dynamic link library C:\\app\\x.dll\n",
+    )
+    assert "extension-symbol-missing" not in {f["code"] for f in other["findings"]}
+
+
+def test_an_extension_named_in_prose_asks_its_version_and_torchs(tmp_path):
+    # No error text, no versions: which torch xformers was built for, against the torch installed, decides it.
+    doc = _check(tmp_path, "Importing the model says that xformers has not been installed properly.\n")
+    assert ["-m", "pip", "show", "torch", "xformers"] in [a[1:] for a in _asked(doc)]
+    # Both versions shown (a pip list): nothing to ask about them.
+    shown = _check(tmp_path, "Package Version\n------- -------\ntorch 2.3.1\nxformers 0.0.27\nxformers is slow here.\n")
+    assert not [a for a in _asked(shown) if a[1:4] == ["-m", "pip", "show"]]
+    # flash_attn_2_cuda (an object's name) and a path component are not prose naming it.
+    quiet = _check(tmp_path, "see /opt/flash_attn/README and flash_attn_2_cuda.so\n")
+    assert not [a for a in _asked(quiet) if a[1:4] == ["-m", "pip", "show"]]

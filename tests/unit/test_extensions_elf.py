@@ -98,6 +98,22 @@ def test_torch_names_read_and_judged():
     assert symbols.demangle("not_mangled") == "not_mangled"
 
 
+def test_msvc_names_of_torch_read_and_judged():
+    # Windows names the entry point it could not find in MSVC's mangling: scopes innermost first, up to "@@".
+    name = "?element_size@TensorIteratorBase@at@@QEBA_JH@Z"
+    assert (symbols.demangle(name), symbols.is_torch(name), symbols.exporting_library(name)) == (
+        "at::TensorIteratorBase::element_size",
+        True,
+        "torch_cpu.dll",
+    )
+    assert symbols.exporting_library("?SetDevice@cuda@c10@@YAXH@Z") == "c10_cuda.dll"
+    # Retyped from the dialog ("?" and "@@" lost, lower case, a space): still torch's, read up to its namespace.
+    retyped = "element size@tensoriteratorbase@at@QEBA_JH@Z"
+    assert (symbols.is_torch(retyped), symbols.demangle(retyped)) == (True, "at::tensoriteratorbase::element size")
+    # Another library's MSVC name is not torch's, and gcc's two ABIs are not read from it.
+    assert (symbols.is_torch("?foo@bar@@QEAAXXZ"), symbols.cxx11_abi(name)) == (False, None)
+
+
 @needs_cc
 def test_whole_doctor_on_an_environment_built_here(tmp_path):
     """Real objects read live (recorded), then the recorded machine judged by the whole doctor."""

@@ -39,11 +39,12 @@ _PIN = LazyPattern(r"^(?P<name>[A-Za-z0-9_.-]+)\s*\(?\s*(?P<spec>[<>=!~][^;)]*)\
 # Module paths in `undefined symbol` lines and the companion they belong to.
 _OBJECT_OWNER = (
     (LazyPattern(r"flash_attn_2_cuda"), "flash-attn"),
-    (LazyPattern(r"/vllm/_"), "vllm"),
-    (LazyPattern(r"/xformers/"), "xformers"),
-    (LazyPattern(r"/torchaudio/"), "torchaudio"),
-    (LazyPattern(r"/torchvision/"), "torchvision"),
-    (LazyPattern(r"/deepspeed/ops/"), "deepspeed"),
+    (LazyPattern(r"[/\\]vllm[/\\]_"), "vllm"),
+    (LazyPattern(r"[/\\]xformers[/\\]"), "xformers"),
+    (LazyPattern(r"[/\\]torchaudio[/\\]"), "torchaudio"),
+    (LazyPattern(r"_torch_sox"), "torchaudio"),  # torchaudio's first extension, installed beside its package
+    (LazyPattern(r"[/\\]torchvision[/\\]"), "torchvision"),
+    (LazyPattern(r"[/\\]deepspeed[/\\]ops[/\\]"), "deepspeed"),
     (LazyPattern(r"(amp_C|fused_layer_norm_cuda|apex_C)"), "apex"),
 )
 # NCCL variables that turn a transport off (NCCL's environment variable reference:
@@ -366,7 +367,7 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         if not symbols.is_torch(name):
             continue
         obj = e.get("object") or "an extension"
-        owner = next((o for pattern, o in _OBJECT_OWNER if pattern.search(obj)), None)
+        owner = object_owner(obj)
         lib = symbols.exporting_library(name)
         ext = facts.extensions
         companion = next((c for c in ext.companions if c.name == owner), None) if ext and owner else None
@@ -398,6 +399,11 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             rem,
         )
         return
+
+
+def object_owner(path: str) -> str | None:
+    """The distribution a compiled object named in an error belongs to (flash_attn_2_cuda...so: flash-attn)."""
+    return next((o for pattern, o in _OBJECT_OWNER if pattern.search(path)), None)
 
 
 # Companions whose release built for a torch the matrix's companion rows name (gpudoctor.checks.extensions._companion_step).

@@ -222,6 +222,14 @@ _INSUFFICIENT = _Lazy(
 _UNDEFINED_SYMBOL = _Lazy(r"undefined symbol:\s*(?P<symbol>[A-Za-z_][\w.$]{0,4000})")
 # The object named just before it ("/…/x.so: undefined symbol: …"), read from the last token before the match.
 _SYMBOL_OBJECT = _Lazy(r"[^\s:'\"]{1,1000}\.so[\w.]{0,40}")
+# Windows' loader, the same failure (NTSTATUS 0xC0000139 STATUS_ENTRYPOINT_NOT_FOUND, "The procedure entry point %hs
+# could not be located in the dynamic link library %hs.", Microsoft's [MS-ERREF] 2.3.1): the name in MSVC's mangling.
+# Reporters retype it from a dialog, so the name may hold spaces and "located" lose its "d".
+_ENTRY_POINT = _Lazy(
+    r"procedure entry point\s+(?P<symbol>\S[^\n]{0,300}?)\s+could not be located?\s+in the dynamic link library\s+"
+    r"(?P<object>[A-Za-z]:\\[^\n\"<>|]{1,1000}?\.(?:pyd|dll))",
+    re.IGNORECASE,
+)
 _MAX_UNDEFINED = 64  # distinct lines judged; a log repeating one a million times is one
 _NOT_COMPILED = _Lazy(r"Torch not compiled with CUDA enabled", re.IGNORECASE)
 _DETECTED = _Lazy(
@@ -457,6 +465,10 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         obj = token if _SYMBOL_OBJECT.fullmatch(token) else ""
         start = m.start() - len(line) + before.rfind(obj) if obj else m.start()
         add("undefined-symbol", bounded[start : m.end()], symbol=m.group("symbol"), object=obj)
+    for n, m in enumerate(_ENTRY_POINT.finditer(bounded[: 4 * 1024 * 1024].replace("\n", " "))):
+        if n >= _MAX_UNDEFINED:
+            break
+        add("undefined-symbol", m.group(0), symbol=m.group("symbol"), object=m.group("object"))
     for pattern, kind in ((_DETECTED, "cuda-version-detected-mismatch"), (_API_MISMATCH, "nvrm-api-mismatch")):
         for m in pattern.finditer(bounded[: 4 * 1024 * 1024]):
             line = bounded[m.start() : m.end()].replace("\n", " ")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.cmdline import Cmd, Placeholder, render
-from gpudoctor.facts import NO_PYTHON, Facts
+from gpudoctor.facts import EXTENSION_NAMED, NO_PYTHON, Facts
 from gpudoctor.probed import Found
 
 
@@ -29,6 +29,10 @@ _DRIVER_CODES = frozenset({"driver-library-mismatch", "driver-missing", "driver-
 _FRAMEWORK_CODES = ("framework-", "cudnn-", "jax-", "tf-", "toolkit-torch-", "nvidia-wheels-")
 # Error texts whose cause lies in how a framework or program was built or installed: which one is asked.
 _BUILD_EVIDENCE = frozenset({"no-kernel-image", "library-missing", "cudnn-version-mismatch", "cuda-driver-insufficient"})
+
+
+# A compiled extension built for another torch: the versions of both decide the fix, the driver does not.
+_EXTENSION_CODES = frozenset({"extension-symbol-missing", "companion-torch-mismatch"})
 
 
 # Commands that read the NVIDIA driver: on a machine whose only GPU is another vendor's they cannot succeed.
@@ -56,6 +60,9 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     d = facts.driver
     mac = facts.platform.system == "Darwin"
     codes = {f.code for f in findings}
+    extension = _extension_asks(facts, findings, py)
+    # An extension built for another torch and no other error shown: the driver and torch's CUDA build decide nothing.
+    only_extension = bool(codes & _EXTENSION_CODES) and all(e.kind == "undefined-symbol" for e in facts.pasted.errors)
     # Where the driver itself is the finding (mismatch, missing, unreachable, nouveau), nvidia-smi has nothing to add.
     driver_broken = bool(codes & _DRIVER_CODES) or d.smi_status == "failed"
     wsl_failing = facts.platform.wsl == 2 and any(e.kind in _NVML_FAILURES for e in facts.pasted.errors)
@@ -66,6 +73,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         and facts.platform.wsl != 1
         and "nvidia-smi" not in facts.pasted.missing
         and not driver_broken
+        and not only_extension
         and other_vendor_gpu_only(facts) is None  # no NVIDIA GPU here: nvidia-smi cannot answer
     ):
         if not d.version:
@@ -83,7 +91,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     named = frameworks_named(facts)
     torch, tf, jax = facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax
     torch_unknown = not isinstance(torch, Found) or not torch.value.build_known
-    if "torch" in named and torch_unknown:
+    out += extension
+    if "torch" in named and torch_unknown and not only_extension:
         out.append(
             Ask(
                 Cmd((py, "-m", "torch.utils.collect_env")),
@@ -181,6 +190,40 @@ def _linux_only(cmd: Cmd) -> bool:
     return any(p in _LINUX_ONLY for p in programs) or any(
         w.startswith(("/proc/", "/sys/", "/usr/", "/dev/", "/etc/")) for w in paths
     )
+
+
+def _extension_asks(facts: Facts, findings: list, py: str) -> list[Ask]:
+    """An extension found built for another torch with no fix to print: torch's version or the extension's was not
+    shown. `pip show` of both, in the interpreter that failed, decides it: the extension's release built for that torch,
+    or a rebuild against it with --no-build-isolation. Plain pip, so it reads the same on every platform."""
+    from gpudoctor.checks.extensions import object_owner
+
+    if any(f.code in _EXTENSION_CODES and f.remediation is None for f in findings):
+        owners = [object_owner(e.get("object") or "") for e in facts.pasted.errors if e.kind == "undefined-symbol"]
+    elif not any(f.code in _EXTENSION_CODES for f in findings):
+        # Named in prose only ("xformers has not been installed properly"): asked where torch's version or its own
+        # was not shown.
+        python = facts.frameworks.python
+        shown = python.value.distributions if isinstance(python, Found) else {}
+        torch = facts.frameworks.torch
+        owners = [
+            c.get("means")
+            for c in facts.pasted.cues
+            if c.get("cue") == EXTENSION_NAMED and not (isinstance(torch, Found) and c.get("means") in shown)
+        ]
+        if not owners:
+            return []
+    else:
+        return []
+    named = [o for o in dict.fromkeys(owners) if o]
+    which = f"torch and {', '.join(named)}" if named else "torch"
+    return [
+        Ask(
+            Cmd((py, "-m", "pip", "show", "torch", *named)),
+            f"the versions of {which} in the interpreter that failed: they decide the release built for that torch, "
+            "or the rebuild against it (--no-build-isolation)",
+        )
+    ]
 
 
 # Error kinds that are NVML (or nvidia-smi) failing to reach the GPU.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.facts import CONTAINER_SAID, NO_NVIDIA_GPU, NO_PYTHON
+from gpudoctor.facts import CONTAINER_SAID, EXTENSION_NAMED, NO_NVIDIA_GPU, NO_PYTHON
 from gpudoctor.parsers.error_texts import classify_error_text
 
 if TYPE_CHECKING:
@@ -58,6 +58,8 @@ _NVIDIA_NAMED = re.compile(
     r"nvidia|geforce|quadro|tesla|titan|jetson|\b(?:RTX|GTX|MX)\s*\d|\b[AHLVPTK]\d{1,3}\b|(?-i:Driver Version:|CUDA Version:)",
     re.IGNORECASE,
 )
+# xformers and flash-attn by name, as words (not a path component or flash_attn_2_cuda, an object the error texts read).
+_EXTENSION = re.compile(r"(?<![\w/\\.-])(?P<name>xformers|flash[-_]attn)(?![\w/\\-])", re.IGNORECASE)
 _WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
 # Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu server"): "win10",
 # "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name.
@@ -163,6 +165,13 @@ def read_cues(g: Gathered, text: str) -> None:
         _cue(g, NO_PYTHON, "no Python to ask about (the program is a compiled one)", line[:MAX_LINE])
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         _windows_files(g, lines)
+    named: set[str] = set()
+    for m in _EXTENSION.finditer(text[:1_000_000]):
+        name = m.group("name").lower().replace("_", "-")
+        if name not in named:
+            named.add(name)
+            line = next((x for x in lines if m.group(0) in x[:MAX_LINE]), m.group(0))
+            _cue(g, EXTENSION_NAMED, name, line[:MAX_LINE])
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):

@@ -67,3 +67,23 @@ def test_odd_inputs() -> None:
     assert classify_error_text("") is None
     assert classify_error_text(None) is None  # type: ignore[arg-type]
     assert extract_nvml_library_version("Failed to initialize NVML: Driver/library version mismatch") is None
+
+
+def test_windows_entry_point_not_found_is_an_undefined_symbol():
+    # NTSTATUS 0xC0000139's text, as Windows' loader dialog and a traceback print it; a retyped copy keeps its parts.
+    from gpudoctor.parsers.error_texts import extract_evidence
+
+    text = (
+        "ImportError: The procedure entry point ?element_size@TensorIteratorBase@at@@QEBA_JH@Z could not be located\n"
+        "in the dynamic link library C:\\env\\lib\\site-packages\\xformers\\_C.pyd.\n"
+    )
+    got = [(e.kind, e.get("symbol"), e.get("object")) for e in extract_evidence(text)]
+    assert (
+        "undefined-symbol",
+        "?element_size@TensorIteratorBase@at@@QEBA_JH@Z",
+        "C:\\env\\lib\\site-packages\\xformers\\_C.pyd",
+    ) in got
+    retyped = (
+        "the procedure entry point\nelement size@x@at@QEBA_JH@Z\ncould not be locate in the dynamic link library\nk:\\e\\_C.pyd."
+    )
+    assert [(e.kind, e.get("symbol")) for e in extract_evidence(retyped)] == [("undefined-symbol", "element size@x@at@QEBA_JH@Z")]
