@@ -274,3 +274,39 @@ def test_weaker_platform_words_yield_to_a_named_linux(text, system):
     said = [c for c in snapshot.get("pasted", {}).get("cues", []) if c.get("means") in ("Windows", "macOS")]
     assert [c["means"] for c in said] == ([] if system is None else ["macOS"])
     assert (snapshot["platform"]["system"] == "Darwin") == (system == "Darwin")
+
+
+PLANS3 = ROOT / "tests" / "blind" / "plans3" / "cases"
+
+
+def _plans3(prefix: str) -> str:
+    return next(PLANS3.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "case, soname, wheel, exe, other",
+    [
+        # 245: whisper-ctranslate2 on Colab, CTranslate2 3.x (CUDA 11) after the image moved to CUDA 12
+        ("245", "libcublas.so.11", "nvidia-cublas-cu11", "python3", "ctranslate2 4.0 or later"),
+        # 251: ctranslate2.Translator on a server with a CUDA 11 driver but no cuBLAS 11 runtime
+        ("251", "libcublas.so.11", "nvidia-cublas-cu11", "python3", "ctranslate2 4.0 or later"),
+        # 246: Windows, CTranslate2 4.x (CUDA 12) without cublas64_12.dll
+        ("246", "cublas64_12.dll", "nvidia-cublas-cu12", "python", "ctranslate2==3.24.0"),
+    ],
+)
+def test_ctranslate2_naming_its_cublas_is_cuda_libs_missing_with_the_wheel_of_that_major(case, soname, wheel, exe, other):
+    said = [e for e in match(_plans3(case)) if e.get("entry") == "ctranslate2-cublas-not-loadable"]
+    assert [(e.get("soname"), e.get("major")) for e in said] == [(soname, wheel[-2:])]
+    _, _, codes, _ = _run(_plans3(case))
+    f = codes["framework-cuda-libs-missing"]
+    assert soname in f.title and f"CUDA {wheel[-2:]} build" in f.title
+    argvs = [c.argv for c in f.remediation.commands]
+    assert argvs[0] == (exe, "-m", "pip", "install", wheel)
+    assert argvs[1][:2] == (exe, "-c") and "nvidia.cublas" in argvs[1][2]
+    assert other in f.remediation.summary
+
+
+def test_ctranslate2_cublas_of_cuda10_gets_no_wheel():
+    # CTranslate2 1.x bundled cuBLAS 10 in its wheel: there is no NVIDIA wheel of that major to name.
+    _, _, codes, _ = _run("RuntimeError: Library libcublas.so.10 is not found or cannot be loaded\n")
+    assert "framework-cuda-libs-missing" not in codes

@@ -250,6 +250,72 @@ def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CTranslate2's own message that it could not load cuBLAS (OpenNMT/CTranslate2 src/cuda/cublas_stub.cc): the
+    name it tried carries the CUDA major it was built for, so its build is known without its version, and NVIDIA's
+    cuBLAS wheel of that major provides the library (nvidia-cublas-cu11 and -cu12 resolve for CPython 3.10 on
+    manylinux2014_x86_64 and 3.11 on win_amd64 with pip's --dry-run, 2026-11-28)."""
+    said = _said(facts, "ctranslate2-cublas-missing")
+    if not said:
+        return
+    e = said[0]
+    soname, major = e.get("soname") or "", int(e.get("major") or 0)
+    if major < 11:
+        return  # CUDA 10 builds (CTranslate2 1.x) bundled cuBLAS in the wheel: no NVIDIA wheel of that major
+    windows = soname.endswith(".dll")
+    # The package index's builds: CUDA 11 before the first CUDA 12 build (4.0), CUDA 12 from it (the table's rows).
+    first12 = next((b for b in ctx.matrix.library_builds_of("ctranslate2") if b.cuda == 12), None)
+    last11 = _build(ctx, "ctranslate2", cuda=11)
+    if first12 is None or last11 is None or major not in (11, 12):
+        return
+    built = f"before {first12.since}" if major == 11 else f"{first12.since} and later"
+    if major == 12:
+        other_words = f"; or, where only CUDA 11 is installed, ctranslate2=={last11.pin}, its last CUDA 11 build"
+    else:
+        other_words = f"; or, where the machine's CUDA is 12, upgrade to ctranslate2 {first12.since} or later, a CUDA 12 build"
+    wheel = f"nvidia-cublas-cu{major}"
+    # No quotes inside, so one quoting layer serves both shells; the Windows wheel keeps its DLLs in cublas\\bin.
+    if windows:
+        dirs, note = "import nvidia.cublas as m; print(*m.__path__)", f"prints the wheel's folder: {soname} is in its bin"
+    else:
+        dirs, note = "import os, nvidia.cublas.lib as m; print(os.path.dirname(m.__file__))", f"prints the directory of {soname}"
+    from gpudoctor.planner.remedy import python_exe
+
+    exe = "python" if windows and python_exe(facts) == "python3" else python_exe(facts)
+    path = (
+        "PATH (set PATH=<the folder printed>\\bin;%PATH% in cmd)"
+        if windows
+        else "LD_LIBRARY_PATH (export LD_LIBRARY_PATH=<the directory printed>:$LD_LIBRARY_PATH)"
+    )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"CTranslate2 is a CUDA {major} build and cannot load {soname}",
+        f"CTranslate2 said so ('Library {soname} is not found or cannot be loaded'): it opens cuBLAS by the name of the "
+        f"CUDA major it was built for, so the ctranslate2 installed is a CUDA {major} build (the package index's "
+        f"ctranslate2 {built}), and no cuBLAS {major} is installed where it looks"
+        + (
+            " (the directories on PATH, and CUDA_PATH\\bin of a CUDA toolkit)."
+            if windows
+            else " (the loader's path: LD_LIBRARY_PATH, ldconfig's cache)."
+        )
+        + " CUDA libraries of another major do not count: the driver's CUDA version is not this library.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
+            f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"
+            + other_words
+            + ".",
+            (
+                Cmd((exe, "-m", "pip", "install", wheel)),
+                Cmd((exe, "-c", dirs), note=note),
+            ),
+            component="environment",
+        ),
+    )
+
+
 # --- CuPy ------------------------------------------------------------------------------------------------------
 
 
@@ -336,6 +402,7 @@ def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
 CHECKS = (
     Check("library-onnxruntime-cuda11", "frameworks", ("framework-cuda-libs-missing",), check_onnxruntime_cuda11, ("pasted",)),
     Check("library-cudnn-by-soname", "cudnn", ("cudnn-missing",), check_cudnn_by_name, ("pasted",)),
+    Check("library-ctranslate2-cublas", "frameworks", ("framework-cuda-libs-missing",), check_ctranslate2_cublas, ("pasted",)),
     Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
