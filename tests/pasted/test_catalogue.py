@@ -310,3 +310,28 @@ def test_ctranslate2_cublas_of_cuda10_gets_no_wheel():
     # CTranslate2 1.x bundled cuBLAS 10 in its wheel: there is no NVIDIA wheel of that major to name.
     _, _, codes, _ = _run("RuntimeError: Library libcublas.so.10 is not found or cannot be loaded\n")
     assert "framework-cuda-libs-missing" not in codes
+
+
+@pytest.mark.parametrize(
+    "text, spec",
+    [
+        # 228: TensorFlow 1.x of 2018 built against NumPy 1.14's C-API (0xc), a NumPy 1.10-1.12 (0xa) imported
+        (_plans3("228"), "numpy>=1.14,<2"),
+        # NumPy 2's wording names the release the module was built against
+        (
+            "RuntimeError: module was compiled against NumPy C-API version 0x12 (NumPy 2.0) but the running NumPy "
+            "has C-API version 0x10. Check the section C-API incompatibility",
+            "numpy>=2.0",
+        ),
+    ],
+)
+def test_a_module_built_for_a_newer_numpy_c_api_upgrades_numpy(text, spec):
+    _, _, codes, _ = _run(text)
+    f = codes["numpy-abi-mismatch"]
+    assert f.remediation.commands[0].argv[-3:] == ("install", "--upgrade", spec)
+
+
+def test_numpys_abi_version_message_is_not_read_as_a_too_old_numpy():
+    # The major-ABI check ("ABI version 0x1000009 but this version of numpy is 0x2000000") is NumPy 1 vs 2, not this.
+    said = match("RuntimeError: module compiled against ABI version 0x1000009 but this version of numpy is 0x2000000")
+    assert not [e for e in said if e.kind == "numpy-too-old"]
