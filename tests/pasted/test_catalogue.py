@@ -335,3 +335,17 @@ def test_numpys_abi_version_message_is_not_read_as_a_too_old_numpy():
     # The major-ABI check ("ABI version 0x1000009 but this version of numpy is 0x2000000") is NumPy 1 vs 2, not this.
     said = match("RuntimeError: module compiled against ABI version 0x1000009 but this version of numpy is 0x2000000")
     assert not [e for e in said if e.kind == "numpy-too-old"]
+
+
+def test_nccl_shm_open_denied_is_dev_shm_not_writable_with_its_mode_restored():
+    # 213: a bare cluster node, NCCL_DEBUG=INFO's "Call to shm_open failed : Permission denied"; not docker's size.
+    _, _, codes, _ = _run(_plans3("213"))
+    f = codes["shm-too-small"]
+    assert "permission denied" in f.title
+    assert [c.argv for c in f.remediation.commands] == [("ls", "-ld", "/dev/shm"), ("sudo", "chmod", "1777", "/dev/shm")]
+    assert f.remediation.requires_root and not any("docker" in c.argv for c in f.remediation.commands)
+
+
+def test_nccl_other_shm_warnings_are_not_read_as_permission_denied():
+    said = match("node08:1:2 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : No such file or directory")
+    assert not [e for e in said if e.kind == "shm-not-writable"]

@@ -124,6 +124,9 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.cmdline import Cmd, Placeholder
     from gpudoctor.planner.remedy import container_said, reporters_docker_run
 
+    denied = _said(facts, "shm-not-writable")
+    if denied:
+        yield _shm_not_writable(denied[0])
     said = _said(facts, "shm-too-small")
     if not said:
         return
@@ -162,6 +165,35 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "--ipc=host or --shm-size. Nothing in the driver, CUDA or PyTorch is at fault.",
         (ev("pasted", e.line),),
         rem,
+    )
+
+
+def _shm_not_writable(e) -> Finding:
+    """NCCL's shm_open refused (NVIDIA/nccl src/include/shm.h): /dev/shm lost its world-writable mode, so its
+    intra-node transport cannot set up and init fails with "unhandled system error" (pytorch/pytorch#37004; NCCL's
+    maintainer in NVIDIA/nccl#328: NCCL only reports the failing call). /dev/shm's standard mode is 1777."""
+    from gpudoctor.cmdline import Cmd
+
+    return Finding(
+        "shm-too-small",
+        Severity.ERROR,
+        "platform",
+        "NCCL cannot create its shared memory in /dev/shm: permission denied",
+        "NCCL said so ('Call to shm_open failed : Permission denied'): its transport between GPUs of one machine "
+        "creates segments in /dev/shm, and this user may not write there, so NCCL's initialisation fails (PyTorch "
+        "reports 'NCCL error ... unhandled system error'). /dev/shm is normally world-writable with the sticky bit "
+        "(drwxrwxrwt, mode 1777); the driver, CUDA and NCCL are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Restore /dev/shm's standard mode (an administrator's task on a shared node); until then NCCL_SHM_DISABLE=1 "
+            "lets NCCL use other transports, slower.",
+            (
+                Cmd(("ls", "-ld", "/dev/shm"), note="expect drwxrwxrwt (1777)"),
+                Cmd(("sudo", "chmod", "1777", "/dev/shm")),
+            ),
+            requires_root=True,
+            component="environment",
+        ),
     )
 
 
