@@ -349,3 +349,23 @@ def test_nccl_shm_open_denied_is_dev_shm_not_writable_with_its_mode_restored():
 def test_nccl_other_shm_warnings_are_not_read_as_permission_denied():
     said = match("node08:1:2 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : No such file or directory")
     assert not [e for e in said if e.kind == "shm-not-writable"]
+
+
+def test_tensorrt_unable_to_load_its_library_sets_the_tar_lib_dir_of_that_release():
+    # 216: TensorRT 8.4.2.4's tar install; the reporter names /usr/local/TensorRT-8.4.2.4/lib as where the file is.
+    _, _, codes, asks = _run(_plans3("216"))
+    f = codes["framework-cuda-libs-missing"]
+    assert "libnvinfer_builder_resource.so.8.4.2" in f.title
+    lib = "/usr/local/TensorRT-8.4.2.4/lib"
+    assert f.remediation.commands[0].argv == ("ls", f"{lib}/libnvinfer_builder_resource.so.8.4.2")
+    assert (f.remediation.commands[1].name, f.remediation.commands[1].value) == ("LD_LIBRARY_PATH", lib)
+    assert "ldconfig -p | grep -i libnvinfer" in asks
+
+
+def test_tensorrt_with_another_releases_lib_dir_sets_none():
+    text = (
+        "[libLoader.h::DynamicLibrary::50] Error Code 6: Internal Error (Unable to load library: "
+        "libnvinfer_builder_resource.so.8.4.2)\nexport LD_LIBRARY_PATH=/opt/TensorRT-8.4.0.6/lib\n"
+    )
+    _, _, codes, _ = _run(text)
+    assert codes["framework-cuda-libs-missing"].remediation.commands == ()

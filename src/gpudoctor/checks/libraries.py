@@ -316,6 +316,53 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# --- TensorRT --------------------------------------------------------------------------------------------------
+
+
+def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """TensorRT's loader could not open one of its own libraries (NVIDIA/TensorRT#2218): a tar install's lib
+    directory is what LD_LIBRARY_PATH must hold; the one the text names for that version is set, else it is asked."""
+    from gpudoctor.cmdline import SetEnv
+
+    said = _said(facts, "tensorrt-library-missing")
+    if not said:
+        return
+    e = said[0]
+    soname = e.get("soname") or ""
+    version = re.search(r"\.so\.(\d+(?:\.\d+)*)$", soname)
+    dirs = [d for d in _said(facts, "library-said") if d.get("entry") == "tensorrt-tar-lib-dir" and d.get("path")]
+    # The directory of the same release (TensorRT-8.4.2.4 for ...so.8.4.2); another release's is no fix.
+    lib = next(
+        (d.get("path") for d in dirs if version and (d.get("version") or "").startswith(version.group(1))),
+        None,
+    )
+    commands: tuple[Line, ...] = ()
+    if lib:
+        commands = (
+            Cmd(("ls", f"{lib}/{soname}"), note="the library is there"),
+            SetEnv("LD_LIBRARY_PATH", lib, note="prepend it where LD_LIBRARY_PATH is set, without another TensorRT's lib"),
+        )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorRT cannot load its own {soname}",
+        f"TensorRT said so ('Unable to load library: {soname}'): it opens its builder and plugin libraries by soname "
+        "at run time, and the loader did not find this one: the lib directory of that TensorRT (a tar install's "
+        "TensorRT-<version>/lib) is not on LD_LIBRARY_PATH, or another TensorRT's directory comes first. The driver, "
+        "CUDA and cuDNN are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Put the lib directory of the TensorRT in use first on LD_LIBRARY_PATH, where the program starts (shell "
+            "profile, job script), and drop an older TensorRT's directory; or make it permanent with a file in "
+            "/etc/ld.so.conf.d and sudo ldconfig."
+            + ("" if lib else " Which directory holds it was not shown: see the ask-for list."),
+            commands,
+            component="environment",
+        ),
+    )
+
+
 # --- CuPy ------------------------------------------------------------------------------------------------------
 
 
@@ -404,6 +451,7 @@ CHECKS = (
     Check("library-cudnn-by-soname", "cudnn", ("cudnn-missing",), check_cudnn_by_name, ("pasted",)),
     Check("library-ctranslate2-cublas", "frameworks", ("framework-cuda-libs-missing",), check_ctranslate2_cublas, ("pasted",)),
     Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
+    Check("library-tensorrt", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_library, ("pasted",)),
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
 )

@@ -150,6 +150,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "library-missing": "the dynamic loader could not find a library by its soname (or a DLL on Windows)",
     "numpy-too-old": "a compiled module needs a newer NumPy C-API than the NumPy it imported",
     "shm-not-writable": "NCCL could not create its shared-memory segment in /dev/shm: permission denied",
+    "tensorrt-library-missing": "TensorRT could not load one of its own libraries by soname",
     "ctranslate2-cublas-missing": "CTranslate2 could not load the cuBLAS of the CUDA major it was built for",
     "cudnn-version-mismatch": "cuDNN's runtime version is older than (or of another major than) the one the framework was built with",
     "driver-too-old-found": "PyTorch found a driver supporting an older CUDA than its build (found version NNNNN)",
