@@ -369,3 +369,11 @@ def test_tensorrt_with_another_releases_lib_dir_sets_none():
     )
     _, _, codes, _ = _run(text)
     assert codes["framework-cuda-libs-missing"].remediation.commands == ()
+
+
+def test_a_traceback_frame_in_a_windows_file_names_windows():
+    # 246: 'File "C:\Users\simon\Desktop\BallonsTranslator_dev_src_with_gitpython\ui\module_manager.py", line 471'
+    snapshot, _, _, _ = _run(_plans3("246"))
+    assert snapshot["platform"]["system"] == "Windows"
+    snapshot, _, _, _ = _run('  File "/mnt/c/Users/me/x.py", line 3, in <module>\nRuntimeError: x\n')
+    assert snapshot["platform"]["system"] != "Windows"

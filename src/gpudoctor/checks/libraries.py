@@ -283,7 +283,7 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     exe = "python" if windows and python_exe(facts) == "python3" else python_exe(facts)
     path = (
-        "PATH (set PATH=<the folder printed>\\bin;%PATH% in cmd)"
+        'PATH (PowerShell: $env:PATH = "<the folder printed>\\bin;$env:PATH"; cmd: set PATH=<the folder printed>\\bin;%PATH%)'
         if windows
         else "LD_LIBRARY_PATH (export LD_LIBRARY_PATH=<the directory printed>:$LD_LIBRARY_PATH)"
     )

@@ -30,6 +30,8 @@ _POSIX = re.compile(
 )
 _WIN_PYTHON = re.compile(r"(?P<path>[A-Za-z]:\\(?:[^\\\n\"'<>|*?]{1,120}\\){0,20}python(?:w)?\.exe)\b", re.IGNORECASE)
 _REL_PYTHON = re.compile(r"^\s*(?P<path>(?:\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){1,10}python\.exe)\b", re.IGNORECASE)
+# A Python traceback's frame in a file on a drive letter ('File "C:\\Users\\...\\x.py", line 3'): Python ran on Windows.
+_WIN_FRAME = re.compile(r'^\s*File "[A-Za-z]:\\[^"\n]{1,400}", line \d+')
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
@@ -126,6 +128,8 @@ def read_cues(g: Gathered, text: str) -> None:
                 g.interpreter = path
                 _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
             _windows(g, "a Windows path", line)
+        elif _WIN_FRAME.match(line):
+            _windows(g, "a traceback frame in a Windows file", line)
         if (m := _SMI_PAIR.search(line)) and m.group("smi") != m.group("driver"):
             # On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux nvidia-smi
             # reports the Windows driver, a different release.
