@@ -128,7 +128,7 @@ def read_cues(g: Gathered, text: str) -> None:
                 g.interpreter = path
                 _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
             _windows(g, "a Windows path", line)
-        elif _WIN_FRAME.match(line):
+        elif g.system is None and _WIN_FRAME.match(line):  # once: a traceback has many frames
             _windows(g, "a traceback frame in a Windows file", line)
         if (m := _SMI_PAIR.search(line)) and m.group("smi") != m.group("driver"):
             # On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux nvidia-smi
