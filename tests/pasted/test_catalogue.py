@@ -274,3 +274,106 @@ def test_weaker_platform_words_yield_to_a_named_linux(text, system):
     said = [c for c in snapshot.get("pasted", {}).get("cues", []) if c.get("means") in ("Windows", "macOS")]
     assert [c["means"] for c in said] == ([] if system is None else ["macOS"])
     assert (snapshot["platform"]["system"] == "Darwin") == (system == "Darwin")
+
+
+PLANS3 = ROOT / "tests" / "blind" / "plans3" / "cases"
+
+
+def _plans3(prefix: str) -> str:
+    return next(PLANS3.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "case, soname, wheel, exe, other",
+    [
+        # 245: whisper-ctranslate2 on Colab, CTranslate2 3.x (CUDA 11) after the image moved to CUDA 12
+        ("245", "libcublas.so.11", "nvidia-cublas-cu11", "python3", "ctranslate2 4.0 or later"),
+        # 251: ctranslate2.Translator on a server with a CUDA 11 driver but no cuBLAS 11 runtime
+        ("251", "libcublas.so.11", "nvidia-cublas-cu11", "python3", "ctranslate2 4.0 or later"),
+        # 246: Windows, CTranslate2 4.x (CUDA 12) without cublas64_12.dll
+        ("246", "cublas64_12.dll", "nvidia-cublas-cu12", "python", "ctranslate2==3.24.0"),
+    ],
+)
+def test_ctranslate2_naming_its_cublas_is_cuda_libs_missing_with_the_wheel_of_that_major(case, soname, wheel, exe, other):
+    said = [e for e in match(_plans3(case)) if e.get("entry") == "ctranslate2-cublas-not-loadable"]
+    assert [(e.get("soname"), e.get("major")) for e in said] == [(soname, wheel[-2:])]
+    _, _, codes, _ = _run(_plans3(case))
+    f = codes["framework-cuda-libs-missing"]
+    assert soname in f.title and f"CUDA {wheel[-2:]} build" in f.title
+    argvs = [c.argv for c in f.remediation.commands]
+    assert argvs[0] == (exe, "-m", "pip", "install", wheel)
+    assert argvs[1][:2] == (exe, "-c") and "nvidia.cublas" in argvs[1][2]
+    assert other in f.remediation.summary
+
+
+def test_ctranslate2_cublas_of_cuda10_gets_no_wheel():
+    # CTranslate2 1.x bundled cuBLAS 10 in its wheel: there is no NVIDIA wheel of that major to name.
+    _, _, codes, _ = _run("RuntimeError: Library libcublas.so.10 is not found or cannot be loaded\n")
+    assert "framework-cuda-libs-missing" not in codes
+
+
+@pytest.mark.parametrize(
+    "text, spec",
+    [
+        # 228: TensorFlow 1.x of 2018 built against NumPy 1.14's C-API (0xc), a NumPy 1.10-1.12 (0xa) imported
+        (_plans3("228"), "numpy>=1.14,<2"),
+        # NumPy 2's wording names the release the module was built against
+        (
+            "RuntimeError: module was compiled against NumPy C-API version 0x12 (NumPy 2.0) but the running NumPy "
+            "has C-API version 0x10. Check the section C-API incompatibility",
+            "numpy>=2.0",
+        ),
+    ],
+)
+def test_a_module_built_for_a_newer_numpy_c_api_upgrades_numpy(text, spec):
+    _, _, codes, _ = _run(text)
+    f = codes["numpy-abi-mismatch"]
+    assert f.remediation.commands[0].argv[-3:] == ("install", "--upgrade", spec)
+
+
+def test_numpys_abi_version_message_is_not_read_as_a_too_old_numpy():
+    # The major-ABI check ("ABI version 0x1000009 but this version of numpy is 0x2000000") is NumPy 1 vs 2, not this.
+    said = match("RuntimeError: module compiled against ABI version 0x1000009 but this version of numpy is 0x2000000")
+    assert not [e for e in said if e.kind == "numpy-too-old"]
+
+
+def test_nccl_shm_open_denied_is_dev_shm_not_writable_with_its_mode_restored():
+    # 213: a bare cluster node, NCCL_DEBUG=INFO's "Call to shm_open failed : Permission denied"; not docker's size.
+    _, _, codes, _ = _run(_plans3("213"))
+    f = codes["shm-too-small"]
+    assert "permission denied" in f.title
+    assert [c.argv for c in f.remediation.commands] == [("ls", "-ld", "/dev/shm"), ("sudo", "chmod", "1777", "/dev/shm")]
+    assert f.remediation.requires_root and not any("docker" in c.argv for c in f.remediation.commands)
+
+
+def test_nccl_other_shm_warnings_are_not_read_as_permission_denied():
+    said = match("node08:1:2 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : No such file or directory")
+    assert not [e for e in said if e.kind == "shm-not-writable"]
+
+
+def test_tensorrt_unable_to_load_its_library_sets_the_tar_lib_dir_of_that_release():
+    # 216: TensorRT 8.4.2.4's tar install; the reporter names /usr/local/TensorRT-8.4.2.4/lib as where the file is.
+    _, _, codes, asks = _run(_plans3("216"))
+    f = codes["framework-cuda-libs-missing"]
+    assert "libnvinfer_builder_resource.so.8.4.2" in f.title
+    lib = "/usr/local/TensorRT-8.4.2.4/lib"
+    assert f.remediation.commands[0].argv == ("ls", f"{lib}/libnvinfer_builder_resource.so.8.4.2")
+    assert (f.remediation.commands[1].name, f.remediation.commands[1].value) == ("LD_LIBRARY_PATH", lib)
+    assert "ldconfig -p | grep -i libnvinfer" in asks
+
+
+def test_tensorrt_with_another_releases_lib_dir_sets_none():
+    text = (
+        "[libLoader.h::DynamicLibrary::50] Error Code 6: Internal Error (Unable to load library: "
+        "libnvinfer_builder_resource.so.8.4.2)\nexport LD_LIBRARY_PATH=/opt/TensorRT-8.4.0.6/lib\n"
+    )
+    _, _, codes, _ = _run(text)
+    assert codes["framework-cuda-libs-missing"].remediation.commands == ()
+
+
+def test_a_traceback_frame_in_a_windows_file_names_windows():
+    # 246: 'File "C:\Users\simon\Desktop\BallonsTranslator_dev_src_with_gitpython\ui\module_manager.py", line 471'
+    snapshot, _, _, _ = _run(_plans3("246"))
+    assert snapshot["platform"]["system"] == "Windows"
+    snapshot, _, _, _ = _run('  File "/mnt/c/Users/me/x.py", line 3, in <module>\nRuntimeError: x\n')
+    assert snapshot["platform"]["system"] != "Windows"

@@ -124,6 +124,9 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.cmdline import Cmd, Placeholder
     from gpudoctor.planner.remedy import container_said, reporters_docker_run
 
+    denied = _said(facts, "shm-not-writable")
+    if denied:
+        yield _shm_not_writable(denied[0])
     said = _said(facts, "shm-too-small")
     if not said:
         return
@@ -162,6 +165,35 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "--ipc=host or --shm-size. Nothing in the driver, CUDA or PyTorch is at fault.",
         (ev("pasted", e.line),),
         rem,
+    )
+
+
+def _shm_not_writable(e) -> Finding:
+    """NCCL's shm_open refused (NVIDIA/nccl src/include/shm.h): /dev/shm lost its world-writable mode, so its
+    intra-node transport cannot set up and init fails with "unhandled system error" (pytorch/pytorch#37004; NCCL's
+    maintainer in NVIDIA/nccl#328: NCCL only reports the failing call). /dev/shm's standard mode is 1777."""
+    from gpudoctor.cmdline import Cmd
+
+    return Finding(
+        "shm-too-small",
+        Severity.ERROR,
+        "platform",
+        "NCCL cannot create its shared memory in /dev/shm: permission denied",
+        "NCCL said so ('Call to shm_open failed : Permission denied'): its transport between GPUs of one machine "
+        "creates segments in /dev/shm, and this user may not write there, so NCCL's initialisation fails (PyTorch "
+        "reports 'NCCL error ... unhandled system error'). /dev/shm is normally world-writable with the sticky bit "
+        "(drwxrwxrwt, mode 1777); the driver, CUDA and NCCL are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Restore /dev/shm's standard mode (an administrator's task on a shared node); until then NCCL_SHM_DISABLE=1 "
+            "lets NCCL use other transports, slower.",
+            (
+                Cmd(("ls", "-ld", "/dev/shm"), note="expect drwxrwxrwt (1777)"),
+                Cmd(("sudo", "chmod", "1777", "/dev/shm")),
+            ),
+            requires_root=True,
+            component="environment",
+        ),
     )
 
 
@@ -414,6 +446,50 @@ def check_numpy_abi(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# NumPy's C-API feature versions and the first release of each (numpy/numpy numpy/_core/code_generators/cversions.txt
+# @1f90bbb5: "# Version 12 (NumPy 1.14)" above 0x0000000c, ...); 0x12 (2.0) on is NumPy 2's C ABI.
+_NUMPY_C_API = {
+    0xA: "1.10", 0xB: "1.13", 0xC: "1.14", 0xD: "1.16", 0xE: "1.20", 0xF: "1.22", 0x10: "1.23", 0x11: "1.25",
+    0x12: "2.0", 0x13: "2.1", 0x14: "2.3", 0x15: "2.4", 0x16: "2.5",
+}  # fmt: skip
+
+
+def check_numpy_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NumPy's own message the other way round: a module built against a newer NumPy C-API than the NumPy imported."""
+    from gpudoctor.planner.remedy import pip
+
+    said = _said(facts, "numpy-too-old")
+    if not said:
+        return
+    e = said[0]
+    built, running = int(e.get("built") or "0", 16), int(e.get("running") or "0", 16)
+    needs = _NUMPY_C_API.get(built)
+    if needs is None or built <= running:
+        return
+    # A module built against NumPy 1.x headers cannot run on NumPy 2 (its ABI changed): the upgrade stays below 2.
+    spec = f"numpy>={needs}" + (",<2" if built < 0x12 else "")
+    had = _NUMPY_C_API.get(running)
+    yield Finding(
+        "numpy-abi-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        f"a module compiled against NumPy {needs} or newer is imported with an older NumPy"
+        + (f" (C-API {e.get('running')}, first in NumPy {had})" if had else ""),
+        f"NumPy said so ('module compiled against API version {e.get('built')} but this version of numpy is "
+        f"{e.get('running')}'): the module (here the one being imported) was built against NumPy {needs}'s C-API, and "
+        "the NumPy this Python imports is older, so the module does not load. Often an old NumPy copy is left beside a "
+        "newer one (another site-packages, a user install): the upgrade must reach the one imported.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Upgrade the NumPy of the Python that fails to {spec.removeprefix('numpy')} (check with "
+            '`python -c "import numpy; print(numpy.__version__, numpy.__file__)"` that this NumPy is the one '
+            "imported; uninstall a stale copy first where it is not).",
+            (pip(facts, "install", "--upgrade", spec),),
+            component="environment",
+        ),
+    )
+
+
 def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """bitsandbytes' "Required library version not found: libbitsandbytes_cudaNNN": no binary for torch's CUDA (read from
     disk: gpudoctor.checks.extensions, the same fix)."""
@@ -539,6 +615,7 @@ CHECKS = (
     Check("catalogued-wsl-tcc", "driver", ("windows-tcc-mode",), check_wsl_tcc, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
+    Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
 )

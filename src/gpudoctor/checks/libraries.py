@@ -250,6 +250,119 @@ def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CTranslate2's own message that it could not load cuBLAS (OpenNMT/CTranslate2 src/cuda/cublas_stub.cc): the
+    name it tried carries the CUDA major it was built for, so its build is known without its version, and NVIDIA's
+    cuBLAS wheel of that major provides the library (nvidia-cublas-cu11 and -cu12 resolve for CPython 3.10 on
+    manylinux2014_x86_64 and 3.11 on win_amd64 with pip's --dry-run, 2026-11-28)."""
+    said = _said(facts, "ctranslate2-cublas-missing")
+    if not said:
+        return
+    e = said[0]
+    soname, major = e.get("soname") or "", int(e.get("major") or 0)
+    if major < 11:
+        return  # CUDA 10 builds (CTranslate2 1.x) bundled cuBLAS in the wheel: no NVIDIA wheel of that major
+    windows = soname.endswith(".dll")
+    # The package index's builds: CUDA 11 before the first CUDA 12 build (4.0), CUDA 12 from it (the table's rows).
+    first12 = next((b for b in ctx.matrix.library_builds_of("ctranslate2") if b.cuda == 12), None)
+    last11 = _build(ctx, "ctranslate2", cuda=11)
+    if first12 is None or last11 is None or major not in (11, 12):
+        return
+    built = f"before {first12.since}" if major == 11 else f"{first12.since} and later"
+    if major == 12:
+        other_words = f"; or, where only CUDA 11 is installed, ctranslate2=={last11.pin}, its last CUDA 11 build"
+    else:
+        other_words = f"; or, where the machine's CUDA is 12, upgrade to ctranslate2 {first12.since} or later, a CUDA 12 build"
+    wheel = f"nvidia-cublas-cu{major}"
+    # No quotes inside, so one quoting layer serves both shells; the Windows wheel keeps its DLLs in cublas\\bin.
+    if windows:
+        dirs, note = "import nvidia.cublas as m; print(*m.__path__)", f"prints the wheel's folder: {soname} is in its bin"
+    else:
+        dirs, note = "import os, nvidia.cublas.lib as m; print(os.path.dirname(m.__file__))", f"prints the directory of {soname}"
+    from gpudoctor.planner.remedy import python_exe
+
+    exe = "python" if windows and python_exe(facts) == "python3" else python_exe(facts)
+    path = (
+        'PATH (PowerShell: $env:PATH = "<the folder printed>\\bin;$env:PATH"; cmd: set PATH=<the folder printed>\\bin;%PATH%)'
+        if windows
+        else "LD_LIBRARY_PATH (export LD_LIBRARY_PATH=<the directory printed>:$LD_LIBRARY_PATH)"
+    )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"CTranslate2 is a CUDA {major} build and cannot load {soname}",
+        f"CTranslate2 said so ('Library {soname} is not found or cannot be loaded'): it opens cuBLAS by the name of the "
+        f"CUDA major it was built for, so the ctranslate2 installed is a CUDA {major} build (the package index's "
+        f"ctranslate2 {built}), and no cuBLAS {major} is installed where it looks"
+        + (
+            " (the directories on PATH, and CUDA_PATH\\bin of a CUDA toolkit)."
+            if windows
+            else " (the loader's path: LD_LIBRARY_PATH, ldconfig's cache)."
+        )
+        + " CUDA libraries of another major do not count: the driver's CUDA version is not this library.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
+            f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"
+            + other_words
+            + ".",
+            (
+                Cmd((exe, "-m", "pip", "install", wheel)),
+                Cmd((exe, "-c", dirs), note=note),
+            ),
+            component="environment",
+        ),
+    )
+
+
+# --- TensorRT --------------------------------------------------------------------------------------------------
+
+
+def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """TensorRT's loader could not open one of its own libraries (NVIDIA/TensorRT#2218): a tar install's lib
+    directory is what LD_LIBRARY_PATH must hold; the one the text names for that version is set, else it is asked."""
+    from gpudoctor.cmdline import SetEnv
+
+    said = _said(facts, "tensorrt-library-missing")
+    if not said:
+        return
+    e = said[0]
+    soname = e.get("soname") or ""
+    version = re.search(r"\.so\.(\d+(?:\.\d+)*)$", soname)
+    dirs = [d for d in _said(facts, "library-said") if d.get("entry") == "tensorrt-tar-lib-dir" and d.get("path")]
+    # The directory of the same release (TensorRT-8.4.2.4 for ...so.8.4.2); another release's is no fix.
+    lib = next(
+        (d.get("path") for d in dirs if version and (d.get("version") or "").startswith(version.group(1))),
+        None,
+    )
+    commands: tuple[Line, ...] = ()
+    if lib:
+        commands = (
+            Cmd(("ls", f"{lib}/{soname}"), note="the library is there"),
+            SetEnv("LD_LIBRARY_PATH", lib, note="prepend it where LD_LIBRARY_PATH is set, without another TensorRT's lib"),
+        )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorRT cannot load its own {soname}",
+        f"TensorRT said so ('Unable to load library: {soname}'): it opens its builder and plugin libraries by soname "
+        "at run time, and the loader did not find this one: the lib directory of that TensorRT (a tar install's "
+        "TensorRT-<version>/lib) is not on LD_LIBRARY_PATH, or another TensorRT's directory comes first. The driver, "
+        "CUDA and cuDNN are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Put the lib directory of the TensorRT in use first on LD_LIBRARY_PATH, where the program starts (shell "
+            "profile, job script), and drop an older TensorRT's directory; or make it permanent with a file in "
+            "/etc/ld.so.conf.d and sudo ldconfig."
+            + ("" if lib else " Which directory holds it was not shown: see the ask-for list."),
+            commands,
+            component="environment",
+        ),
+    )
+
+
 # --- CuPy ------------------------------------------------------------------------------------------------------
 
 
@@ -336,7 +449,9 @@ def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
 CHECKS = (
     Check("library-onnxruntime-cuda11", "frameworks", ("framework-cuda-libs-missing",), check_onnxruntime_cuda11, ("pasted",)),
     Check("library-cudnn-by-soname", "cudnn", ("cudnn-missing",), check_cudnn_by_name, ("pasted",)),
+    Check("library-ctranslate2-cublas", "frameworks", ("framework-cuda-libs-missing",), check_ctranslate2_cublas, ("pasted",)),
     Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
+    Check("library-tensorrt", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_library, ("pasted",)),
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
 )

@@ -42,6 +42,8 @@ _COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|
 _PYTHON_SAID = re.compile(
     r"python|\.py\b|\bpip\d?\b|\bconda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax", re.IGNORECASE
 )
+# A Python traceback's frame in a file on a drive letter ('File "C:\\Users\\...\\x.py", line 3'): Python ran on Windows.
+_WIN_FRAME = re.compile(r'^\s*File "[A-Za-z]:\\[^"\n]{1,400}", line \d+')
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
@@ -140,6 +142,8 @@ def read_cues(g: Gathered, text: str) -> None:
                 g.interpreter = path
                 _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
             _windows(g, "a Windows path", line)
+        elif g.system is None and _WIN_FRAME.match(line):  # once: a traceback has many frames
+            _windows(g, "a traceback frame in a Windows file", line)
         if (m := _SMI_PAIR.search(line)) and m.group("smi") != m.group("driver"):
             # On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux nvidia-smi
             # reports the Windows driver, a different release.
