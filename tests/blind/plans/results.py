@@ -55,8 +55,11 @@ def main(root: Path = HERE, table: str = "first_run") -> None:
     verdicts = load_verdicts(root, table)
     slugs = cases(root)
     after = table == "after"
+    # The after-fix run's file, as tools/blind_run.py --after NAME wrote it (after-27.txt in the first two sets).
+    runs = sorted({p.name for p in root.glob("cases/*/after-*.txt")}) or ["after-27.txt"]
     lines = [
-        "# Blind plan set: results of gpudoctor" + (" after this round's fixes (after-27.txt)" if after else "'s first run"),
+        "# Blind plan set: results of gpudoctor"
+        + (f" after this round's fixes ({', '.join(runs)})" if after else "'s first run"),
         "",
         "Each line: case, kind, source, the plan expected from the thread (first step), and the verdict on the",
         "plan `gpudoctor check --from input.txt` printed (right = pasted as is; partly = the fix is there but so",
