@@ -102,8 +102,20 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     if "tensorflow" in named and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None):
         out.append(
             Ask(
-                Cmd((py, "-c", "import tensorflow as tf; print(tf.__version__); print(tf.sysconfig.get_build_info())")),
-                "the TensorFlow version and the CUDA and cuDNN it was built for",
+                # tf.sysconfig.get_build_info() exists from TensorFlow 2.3 on; tf.test.is_built_with_cuda() in every
+                # release: one command that answers on any version (an empty dict before 2.3). The attribute's name is
+                # an argument, not a quoted string in the code, so no shell (Windows PowerShell 5.1 strips inner
+                # double quotes from a native command's arguments) changes the program.
+                Cmd(
+                    (
+                        py,
+                        "-c",
+                        "import sys, tensorflow as tf; print(tf.__version__); print(tf.test.is_built_with_cuda()); "
+                        "print(getattr(tf.sysconfig, sys.argv[1], dict)())",
+                        "get_build_info",
+                    )
+                ),
+                "the TensorFlow version, whether it is a CUDA build, and (from 2.3) the CUDA and cuDNN it was built for",
             )
         )
     if "jax" in named and not isinstance(jax, Found):
