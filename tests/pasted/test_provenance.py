@@ -19,9 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CASES = sorted(
     [
         *ROOT.glob("tests/pasted/cases/*/report.txt"),
-        *ROOT.glob("tests/blind/pasted/cases/*/input.txt"),
-        *ROOT.glob("tests/blind/plans/cases/*/input.txt"),
-        *ROOT.glob("tests/blind/plans2/cases/*/input.txt"),
+        # Every blind set, present and future (tests/blind/<set>/cases/<case>/input.txt).
+        *ROOT.glob("tests/blind/*/cases/*/input.txt"),
     ]
 )
 
@@ -35,8 +34,14 @@ def _read_from(path: Path) -> list[dict]:
 
 def test_the_cases_are_there() -> None:
     assert {case for case, _ in KNOWN_GAPS} <= {p.parent.name for p in CASES}  # a listed gap names a case
-    # The four sets of real pasted reports: a glob that found none would make the walk below vacuous.
-    for where in ("tests/pasted/cases", "tests/blind/pasted/cases", "tests/blind/plans/cases", "tests/blind/plans2/cases"):
+    # The sets of real pasted reports: a glob that found none would make the walk below vacuous.
+    for where in (
+        "tests/pasted/cases",
+        "tests/blind/pasted/cases",
+        "tests/blind/plans/cases",
+        "tests/blind/plans2/cases",
+        "tests/blind/plans3/cases",
+    ):
         assert any(str(p).startswith(str(ROOT / where)) for p in CASES), where
 
 
