@@ -1,63 +1,29 @@
 """The second blind plan set is whole before anyone runs gpudoctor on it: every case has its paste and an
 expectation written from the thread (written_before_run), comes from a thread no other file under tests/
 names, and every pin its plan claims a dry run for is in the set's pin-check record. First runs and
-verdicts are not required here: they come after the expectations are committed (tools/blind_run.py)."""
+verdicts are checked below once they exist (tools/blind_run.py). The checks are the sets' shared ones
+(tests/blind/setcheck.py); this file holds the set's own thresholds."""
 
 from __future__ import annotations
 
-import re
-import sys
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the tomli backport (a dependency with a marker)
-    import tomli as tomllib
+from tests.blind import setcheck
 
 HERE = Path(__file__).resolve().parent
-TESTS = HERE.parent.parent
-SLUG = re.compile(r"^\d{3}-[a-z0-9][a-z0-9-]*$")
-# name==version in a command; a local version (+cu118) lives on the PyTorch or JAX index, which the dry
-# runs cannot reach, so those are checked against shared/reference and said so in pins_checked.
-PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)(?:\[[^\]]*\])?==([0-9][0-9A-Za-z.*]*)(?![0-9A-Za-z.+])")
-TEXT_FIELDS = ("url", "title", "kind", "platform", "diagnosis", "fixed_by")
 
 
 def _cases() -> dict[str, dict]:
-    return {p.parent.name: tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted((HERE / "cases").glob("*/expect.toml"))}
-
-
-def _steps(plan: dict) -> list[str]:
-    out = list(plan["steps"])
-    for alt in plan.get("alternatives", []):
-        out.extend([alt] if isinstance(alt, str) else alt)
-    return out
+    return setcheck.cases(HERE)
 
 
 def test_every_case_has_its_paste_and_an_expectation_written_before_the_run() -> None:
-    cases = _cases()
-    assert len(cases) >= 22
-    for slug, e in cases.items():
-        assert SLUG.match(slug), slug
-        assert (HERE / "cases" / slug / "input.txt").read_text(encoding="utf-8").strip(), slug
-        assert e["written_before_run"] is True, slug
-        assert all(isinstance(e[f], str) and e[f].strip() for f in TEXT_FIELDS), slug
-        assert e["url"].startswith("https://github.com/") and "/issues/" in e["url"], slug
-        plan = e["plan"]
-        assert plan["steps"] and all(isinstance(s, str) and s.strip() for s in plan["steps"]), slug
-        assert all(isinstance(a, str) or (a and all(isinstance(s, str) for s in a)) for a in plan["alternatives"]), slug
-        assert plan["wrong_if"] and plan["pins_checked"], slug
+    assert len(_cases()) >= 22
+    assert setcheck.incomplete_cases(HERE, evidence=False) == []
 
 
 def test_sources_are_distinct_and_named_nowhere_else_under_tests() -> None:
-    urls = {slug: e["url"] for slug, e in _cases().items()}
-    assert len(set(urls.values())) == len(urls)
-    elsewhere = "\n".join(
-        p.read_text(encoding="utf-8", errors="replace")
-        for p in TESTS.rglob("*")
-        if p.is_file() and HERE not in p.parents and p.suffix in {".toml", ".txt", ".md", ".py", ".json", ".yaml", ".yml"}
-    )
-    assert {slug: u for slug, u in urls.items() if u in elsewhere} == {}
+    assert setcheck.sources_named_elsewhere(HERE) == {}
 
 
 def test_false_alarm_controls_expect_no_plan() -> None:
@@ -68,13 +34,7 @@ def test_false_alarm_controls_expect_no_plan() -> None:
 
 
 def test_every_pin_a_plan_claims_a_dry_run_for_is_in_the_pin_record() -> None:
-    record = "\n".join(p.read_text(encoding="utf-8") for p in sorted(HERE.glob("pins*.txt")))
-    missing = []
-    for slug, e in _cases().items():
-        if not any("dry run" in line for line in e["plan"]["pins_checked"]):
-            continue
-        for step in _steps(e["plan"]):
-            missing += [(slug, f"{name}=={ver}") for name, ver in PIN.findall(step) if f"{name}=={ver}" not in record]
+    _, missing = setcheck.pins_missing_from_record(HERE)
     assert missing == []
 
 

@@ -1,0 +1,149 @@
+"""One loader and the shared checks of the blind plan sets (tests/blind/plans2, plans3, plans4).
+
+A set is a folder whose cases/<NNN-slug>/ hold the reporter's paste (input.txt) and an expectation
+written from the thread before gpudoctor ran (expect.toml). Each set's test module states its own
+thresholds (how many cases, of which evidence, in which collector's range) and calls these checks;
+the checks themselves (what a complete case is, where a URL may be named, which pins a plan claims a
+dry run for) are the same for every set and live only here."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the tomli backport (a dependency with a marker)
+    import tomli as tomllib
+
+TESTS = Path(__file__).resolve().parent.parent
+SLUG = re.compile(r"^\d{3}-[a-z0-9][a-z0-9-]*$")
+# name==version in a command; a local version (+cu118) lives on the PyTorch or JAX index, which the dry
+# runs cannot reach, so those are checked against shared/reference and said so in pins_checked.
+PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.-]*)(?:\[[^\]]*\])?==([0-9][0-9A-Za-z.*]*)(?![0-9A-Za-z.+])")
+TEXT_FIELDS = ("url", "title", "kind", "platform", "diagnosis", "fixed_by")
+EVIDENCE = {"fine", "ask", "broken"}
+# Where a case ran, read from its `platform` sentence (each set's README asks collectors to name it there).
+WINDOWS_OR_WSL = re.compile(r"\b(Windows|WSL)\b")
+CONTAINER_OR_CLUSTER = re.compile(
+    r"\b(Docker|Kubernetes|container|Podman|Singularity|Apptainer|Slurm|HPC|cluster)\b", re.IGNORECASE
+)
+# Files under tests/ whose text may name a thread (expectations, pastes, records, tests).
+_TEXT_SUFFIXES = {".toml", ".txt", ".md", ".py", ".json", ".yaml", ".yml"}
+
+Case = dict[str, Any]
+
+
+def cases(folder: Path) -> dict[str, Case]:
+    """Every case of a set, by slug: its expect.toml parsed."""
+    return {p.parent.name: tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted((folder / "cases").glob("*/expect.toml"))}
+
+
+def plan_commands(plan: Mapping[str, Any]) -> list[str]:
+    """The plan's steps and every alternative's steps, flattened (an alternative is a line or a list)."""
+    out = list(plan["steps"])
+    for alt in plan.get("alternatives", []):
+        out.extend([alt] if isinstance(alt, str) else alt)
+    return out
+
+
+def incomplete_cases(folder: Path, *, evidence: bool) -> list[str]:
+    """Slugs whose folder or expectation is not a whole case; [] when every case is complete.
+
+    A whole case has a slug name, a non-empty paste, written_before_run, every text field, a GitHub
+    issue URL, a plan with non-empty steps, well-formed alternatives, wrong_if and pins_checked, and,
+    where the set records it (evidence=True), one of the known kinds of evidence."""
+    found = cases(folder)
+    bad = sorted({d.name for d in (folder / "cases").iterdir() if d.is_dir()} ^ set(found))
+    for slug, e in found.items():
+        plan = e.get("plan", {})
+        paste = folder / "cases" / slug / "input.txt"
+        whole = (
+            SLUG.match(slug) is not None
+            and paste.is_file()
+            and bool(paste.read_text(encoding="utf-8").strip())
+            and e.get("written_before_run") is True
+            and all(isinstance(e.get(f), str) and e[f].strip() for f in TEXT_FIELDS)
+            and e["url"].startswith("https://github.com/")
+            and "/issues/" in e["url"]
+            and (not evidence or e.get("evidence") in EVIDENCE)
+            and bool(plan.get("steps"))
+            and all(isinstance(s, str) and s.strip() for s in plan["steps"])
+            and all(isinstance(a, str) or (a and all(isinstance(s, str) for s in a)) for a in plan.get("alternatives", []))
+            and bool(plan.get("wrong_if"))
+            and bool(plan.get("pins_checked"))
+        )
+        if not whole:
+            bad.append(slug)
+    return bad
+
+
+def plans_not_following_evidence(found: Mapping[str, Case]) -> list[str]:
+    """Slugs whose plan contradicts its evidence: exactly the controls (fine) start with 'none'."""
+    return [slug for slug, e in found.items() if (e["evidence"] == "fine") != e["plan"]["steps"][0].startswith("none")]
+
+
+def evidence_counts(found: Mapping[str, Case]) -> dict[str, int]:
+    counts = dict.fromkeys(sorted(EVIDENCE), 0)
+    for e in found.values():
+        counts[e["evidence"]] += 1
+    return counts
+
+
+def platform_counts(found: Mapping[str, Case]) -> dict[str, int]:
+    """How many cases ran on Windows or WSL 2, and how many in containers or clusters (from `platform`)."""
+    return {
+        "windows_or_wsl": sum(bool(WINDOWS_OR_WSL.search(e["platform"])) for e in found.values()),
+        "container_or_cluster": sum(bool(CONTAINER_OR_CLUSTER.search(e["platform"])) for e in found.values()),
+    }
+
+
+def short_ranges(found: Iterable[str], ranges: Mapping[str, tuple[int, int, int]]) -> dict[str, int]:
+    """Collectors whose number range holds fewer cases than they committed to: name -> cases found."""
+    numbers = [int(slug[:3]) for slug in found]
+    held = {name: sum(low <= n <= high for n in numbers) for name, (low, high, _) in ranges.items()}
+    return {name: n for name, n in held.items() if n < ranges[name][2]}
+
+
+def _spellings(url: str) -> set[str]:
+    # jax-ml/jax was google/jax: a thread may be named under either spelling
+    return {
+        url,
+        url.replace("github.com/jax-ml/jax/", "github.com/google/jax/"),
+        url.replace("github.com/google/jax/", "github.com/jax-ml/jax/"),
+    }
+
+
+def sources_named_elsewhere(folder: Path) -> dict[str, list[str]]:
+    """Case URLs (either jax spelling) that a file under tests/ outside this set names: slug -> URLs.
+
+    Duplicate URLs inside the set are reported too, under the key 'duplicate'."""
+    urls = {slug: e["url"] for slug, e in cases(folder).items()}
+    elsewhere = "\n".join(
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in TESTS.rglob("*")
+        if p.is_file() and folder not in p.parents and p.suffix in _TEXT_SUFFIXES
+    )
+    out = {slug: sorted(s for s in _spellings(u) if s in elsewhere) for slug, u in urls.items()}
+    out = {slug: named for slug, named in out.items() if named}
+    repeated = sorted({u for u in urls.values() if list(urls.values()).count(u) > 1})
+    if repeated:
+        out["duplicate"] = repeated
+    return out
+
+
+def pins_missing_from_record(folder: Path) -> tuple[int, list[tuple[str, str]]]:
+    """(plans that claim a dry run, [(slug, name==version)] such a plan names but no pins*.txt records)."""
+    record = "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("pins*.txt")))
+    claimed = 0
+    missing: list[tuple[str, str]] = []
+    for slug, e in cases(folder).items():
+        if not any("dry run" in line for line in e["plan"]["pins_checked"]):
+            continue
+        claimed += 1
+        for step in plan_commands(e["plan"]):
+            missing += [(slug, f"{name}=={ver}") for name, ver in PIN.findall(step) if f"{name}=={ver}" not in record]
+    return claimed, missing
