@@ -276,3 +276,28 @@ def test_powershell_lines_hold_every_value_as_one_quoted_word():
             assert powershell_problem(line) is None, (v, line)
     assert powershell_problem("printargs 'a'; calc") is not None
     assert powershell_problem("printargs 'it's'") is not None
+
+
+def test_every_placeholder_written_in_the_code_is_a_valid_name() -> None:
+    """A Placeholder is constant text from code, checked when it is made: a name the check refuses ("job id")
+    would end `check` with a traceback only when the path that builds it runs (a pasted Slurm report did).
+    So every `Placeholder("...")` literal in src/ is made here, whatever path builds it."""
+    import ast
+    from pathlib import Path
+
+    from gpudoctor.cmdline import Placeholder
+
+    src = Path(__file__).resolve().parents[2] / "src" / "gpudoctor"
+    names = []
+    for path in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Placeholder"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                names.append((path.name, node.args[0].value))
+    assert len(names) >= 30  # the walk found the code's placeholders (34 literals today)
+    for where, name in names:
+        assert str(Placeholder(name)) == f"<{name}>", where
