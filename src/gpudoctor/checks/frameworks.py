@@ -931,8 +931,12 @@ def env_lib_remediation(facts: Facts, sonames: Iterable[str], label: str) -> Rem
 
 
 def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.reported import no_gpu_said
+
     if os_name(facts) == "windows":
         return  # DLL search is another story; the Windows checks say what matters there
+    if no_gpu_said(facts) is not None:
+        return  # the reporter says there is no GPU: a GPU build's missing libraries are no fault there
     t = torch_cuda(facts)
     if t and vkey(t.version) >= (1, 13):
         # From 1.13 the CUDA libraries come from NVIDIA's pip wheels (or are bundled in torch/lib).

@@ -38,6 +38,18 @@ def other_vendor_gpu_only(facts: Facts) -> str | None:
     return next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == NO_NVIDIA_GPU), None)
 
 
+def no_gpu_said(facts: Facts) -> str | None:
+    """The pasted line where the reporter says the machine has no GPU (gpudoctor.pasted.cues), where nothing pasted
+    shows one: a GPU build's failure to load CUDA libraries is then its informational log, not a fault, so the checks
+    that prescribe those libraries stay silent."""
+    from gpudoctor.checks.driver import gpu_present
+    from gpudoctor.facts import NO_GPU_SAID
+
+    if not facts.pasted.partial or gpu_present(facts):
+        return None
+    return next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == NO_GPU_SAID), None)
+
+
 def _emits(check, facts: Facts, ctx: Context, code: str) -> bool:
     """Whether the fact-based `check` already finds `code` on these facts."""
     return any(f.code == code for f in check(facts, ctx))
@@ -265,6 +277,60 @@ def check_reported_toolkit(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# conda's CUDA runtime packages: cudatoolkit (CUDA 11 and older; the defaults and conda-forge channels), cuda-cudart
+# (NVIDIA's split packages, CUDA 12 on). conda's GPU builds of TensorFlow and PyTorch load it from the environment.
+_CONDA_RUNTIME = ("cudatoolkit", "cuda-cudart")
+
+
+def check_reported_conda_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A conda environment's CUDA runtime (its cudatoolkit row) beside the driver's version, where no framework build
+    states a CUDA of its own (the fact-based driver check judges that): conda's GPU builds run on the environment's
+    runtime, so the driver must support that CUDA (NVIDIA's minimum driver per toolkit, compat_matrix/cuda_driver.toml)."""
+    from gpudoctor.checks.frameworks import _driver_upgrade, check_driver_too_old
+    from gpudoctor.checks.toolkit import check_newer_than_driver, os_name
+    from gpudoctor.checks.wheel_majors import tf_gpu, torch_cuda
+    from gpudoctor.versions import major_minor
+
+    py = facts.frameworks.python
+    d = facts.driver
+    if not facts.pasted.partial or not isinstance(py, Found) or py.value.kind != "conda" or not d.version:
+        return
+    if torch_cuda(facts) is not None or tf_gpu(facts) is not None or other_vendor_gpu_only(facts) is not None:
+        return  # a framework's own build decides which CUDA it needs (check_driver_too_old)
+    name, version = next(((n, py.value.distributions[n]) for n in _CONDA_RUNTIME if py.value.distributions.get(n)), ("", ""))
+    if not version:
+        return
+    cuda = major_minor(version)
+    verdict = ctx.matrix.driver_supports_cuda(d.version, cuda, os_name(facts))
+    if verdict.ok or not verdict.known:
+        return
+    if any(
+        _emits(check, facts, ctx, code)
+        for check, code in (
+            (check_driver_too_old, "framework-driver-too-old"),
+            (check_newer_than_driver, "toolkit-newer-than-driver"),
+            (check_reported_driver, "framework-driver-too-old"),
+            (check_reported_driver, "toolkit-newer-than-driver"),
+        )
+    ):
+        return
+    needed = verdict.needed or verdict.floor or "a newer driver"
+    frameworks = sorted(frameworks_named(facts) & {"torch", "tensorflow"})
+    who = ", ".join(_TITLES[f] for f in frameworks) if frameworks else "CUDA programs"
+    yield Finding(
+        "framework-driver-too-old" if frameworks else "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "frameworks" if frameworks else "toolkit",
+        f"the conda environment's CUDA runtime ({name} {version}) needs driver >= {needed}; the driver is {d.version}",
+        f"{who} in this conda environment {'runs' if len(frameworks) == 1 else 'run'} on its own CUDA {cuda} runtime ({name} {version}), which needs an NVIDIA "
+        f"driver >= {needed}; driver {d.version} supports an older CUDA. They fail with 'CUDA driver version is "
+        "insufficient for CUDA runtime version' or find no GPU.",
+        (ev("dist:" + name, f"{name} {version}"), ev("nvml", f"driver {d.version}")),
+        _driver_upgrade(facts, ctx, needed),
+        verdict.source,
+    )
+
+
 def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """torch.utils.cpp_extension's "The detected CUDA version (X) mismatches the version that was used to compile
     PyTorch (Y)" with different majors: building an extension refuses (a minor difference only warns)."""
@@ -391,8 +457,8 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
     from gpudoctor.checks.frameworks import check_cuda_libs
 
-    if not facts.pasted.partial or facts.platform.system.lower().startswith("win"):
-        return  # DLL search on Windows: the Windows checks judge it
+    if not facts.pasted.partial or facts.platform.system.lower().startswith("win") or no_gpu_said(facts) is not None:
+        return  # DLL search on Windows: the Windows checks judge it (no GPU said: nothing to load libraries for)
     from gpudoctor.checks.libraries import explained
 
     judged, _ = explained(facts, ctx)  # a library's own build explains them (gpudoctor.checks.libraries)
@@ -743,6 +809,13 @@ CHECKS = (
         ("pasted",),
     ),
     Check("reported-toolkit", "toolkit", ("toolkit-newer-than-driver",), check_reported_toolkit, ("pasted",)),
+    Check(
+        "reported-conda-runtime",
+        "frameworks",
+        ("framework-driver-too-old", "toolkit-newer-than-driver"),
+        check_reported_conda_runtime,
+        ("pasted",),
+    ),
     Check("reported-extension", "toolkit", ("toolkit-torch-major-mismatch",), check_reported_extension_build, ("pasted",)),
     Check("reported-container", "toolkit", ("toolkit-newer-than-driver",), check_reported_container, ("pasted",)),
     Check("reported-cudnn", "cudnn", ("cudnn-too-old",), check_reported_cudnn, ("pasted",)),

@@ -295,7 +295,13 @@ _PJRT = _Lazy(
 )
 _CONTAINER_CUDA = _Lazy(r"requirement error: unsatisfied condition: cuda\s*>=?\s*(?P<cuda>\d+\.\d+)", re.IGNORECASE)
 # nvidia-smi's header quoted, or the version said in prose ("I am running CUDA 11.7 and driver version 472.12").
-_DRIVER_SAID = _Lazy(r"(?:Driver Version:\s*|(?i:\bdriver version\s+(?:is\s+)?))(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b")
+# nvidia-smi's header, or the driver named with its version in prose: "driver version is 535.54", "NVIDIA Graphics
+# Driver 388.73" (the name NVIDIA's Windows installer and Control Panel give it), "nvidia driver 470.82.01".
+_DRIVER_SAID = _Lazy(
+    r"(?:Driver Version:\s*|(?i:\bdriver version\s+(?:is\s+)?)"
+    r"|(?i:\b(?:NVIDIA|GeForce|Quadro)(?:\s+Graphics)?\s+driver\s+(?:version\s+)?(?:is\s+)?v?))"
+    r"(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b"
+)
 _WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
 _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
 _LINUX_DRIVER_PKG = _Lazy(

@@ -193,8 +193,20 @@ def _plugin_present(g: Gathered, sources: list[Source]) -> None:
 
 
 _TORCH_TAGGED = re.compile(
-    r"(?<![\w.-])torch(?:-|==)(?P<version>\d+\.\d+(?:\.\d+)?)\+(?P<tag>cpu|cu\d{2,3})(?![\w.])", re.IGNORECASE
+    r"(?<![\w.-])(?:py)?torch(?:-|==|[ \t]*(?:version)?[ \t]*[:=]?[ \t]*)(?P<version>\d+\.\d+(?:\.\d+)?)"
+    r"\+(?P<tag>cpu|cu\d{2,3})(?![\w.])",
+    re.IGNORECASE,
 )
+# A version alone on its line (a list item: "- 2.8.0+cu128"), with the local tag only PyTorch's own wheels carry (torch,
+# torchvision, torchaudio: +cu128, +cpu). Read as torch only where the number is a torch release the matrix knows
+# (torchvision's 0.x is none; torchaudio's are torch's own numbers, built for that torch with the same tag).
+_TAGGED_ALONE = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]*)?(?P<version>\d+\.\d+\.\d+)\+(?P<tag>cpu|cu\d{2,3})[ \t]*$")
+
+
+def _torch_release(version: str) -> bool:
+    from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a tagged version alone asks
+
+    return load_matrix().torch_release(version) is not None
 
 
 def _text_facts(g: Gathered, text: str) -> None:
@@ -225,12 +237,16 @@ def _text_facts(g: Gathered, text: str) -> None:
     # or a banner ("Ultralytics YOLOv8.1.3 Python-3.10.11 torch-2.1.0+cpu"). The last one is the installed one;
     # what pip took away ("Successfully uninstalled", "Found existing installation") is not, nor what a command
     # asked for ("pip install torch==1.8.1+cu102": a request, which may have failed).
-    if g.torch_version is None and "torch" not in g.distributions and "torch" in text:
+    if g.torch_version is None and "torch" not in g.distributions and ("torch" in text or "+c" in text):
         last = None
         for line in text[:1_000_000].splitlines():
-            if "torch" in line and not re.search(r"uninstall|Found existing installation|\binstall\s", line, re.IGNORECASE):
+            if re.search(r"uninstall|Found existing installation|\binstall\s", line[:2_000], re.IGNORECASE):
+                continue
+            if "torch" in line.lower():
                 for tagged in _TORCH_TAGGED.finditer(line[:2_000]):
                     last = tagged
+            elif "+c" in line and (alone := _TAGGED_ALONE.match(line[:200])) and _torch_release(alone.group("version")):
+                last = alone
         if last is not None:
             tag = last.group("tag").lower()
             g.torch_version = f"{last.group('version')}+{tag}"

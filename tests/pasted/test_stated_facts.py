@@ -1,0 +1,110 @@
+"""Pastes that state the deciding facts in a list or a sentence (issues 27 and 28): each short paste here is written
+for the test, in the shape reporters use (a bullet list of versions, a conda list with the driver in prose, an issue
+form that says there is no GPU), and the test asserts the finding's code, the fact read with its cited line, and the
+plan's argv."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+from gpudoctor.pasted.provenance import unsourced
+
+
+def _run(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    assert not unsourced(snapshot["pasted"]["read_from"]), unsourced(snapshot["pasted"]["read_from"])
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    asks = [" ".join(a.command.argv) for a in ask_for(report.facts, report.findings)]
+    return snapshot, {f.code: f for f in report.findings}, asks
+
+
+def _cited(snapshot, fact: str) -> list[int]:
+    entry = next(e for e in snapshot["pasted"]["read_from"] if e["fact"] == fact)
+    return [line["line"] for line in entry["lines"]]
+
+
+# --- a torch version with PyTorch's local tag, in a list of the environment --------------------------------------
+
+
+@pytest.mark.parametrize("said", ["- 2.8.0+cu128", "- torch 2.8.0+cu128", "PyTorch version: 2.8.0+cu128"])
+def test_a_tagged_torch_version_in_a_list_is_read_and_judged_against_the_named_gpu(said):
+    text = f"RuntimeError: CUDA error: no kernel image is available for execution on the device\n\n- GeForce GTX 1070\n- Windows 11\n{said}\n"
+    snapshot, codes, _ = _run(text)
+    assert snapshot["python"]["distributions"]["torch"] == "2.8.0+cu128"
+    assert _cited(snapshot, "python.distributions.torch") == [5]
+    f = codes["framework-arch-unsupported"]
+    argv = f.remediation.commands[0].argv
+    # the same release, the CUDA 12.6 variant (its arch list keeps sm_60, which runs on sm_61)
+    assert "torch==2.8.0+cu126" in argv and argv[-1].endswith("/cu126")
+
+
+def test_a_tagged_version_that_is_no_torch_release_is_not_read_as_torch():
+    snapshot, codes, _ = _run("- GeForce GTX 1070\n- 0.23.0+cu128\n")
+    assert "torch" not in (snapshot.get("python") or {}).get("distributions", {})
+    assert "framework-arch-unsupported" not in codes
+
+
+def test_a_tagged_version_pip_took_away_is_not_the_installed_one():
+    snapshot, _, _ = _run("Successfully uninstalled torch-2.8.0+cu128\n- GeForce GTX 1070\n")
+    assert "torch" not in (snapshot.get("python") or {}).get("distributions", {})
+
+
+# --- the driver named in prose beside a conda environment's CUDA runtime -----------------------------------------
+
+
+CONDA_RUNTIME = """conda list
+cudatoolkit               10.1.243             h74a9793_0
+cudnn                     7.6.5                cuda10.1_0
+My NVIDIA graphics driver 397.64 is installed.
+  File "C:\\Users\\me\\miniconda3\\envs\\tf\\lib\\site-packages\\tensorflow\\python\\client\\session.py", line 1, in run
+"""
+
+
+def test_a_conda_cudatoolkit_newer_than_the_driver_named_in_prose():
+    snapshot, codes, _ = _run(CONDA_RUNTIME)
+    assert snapshot["nvml"]["driver_version"] == "397.64"
+    assert _cited(snapshot, "nvml.driver_version") == [4]
+    assert snapshot["python"]["distributions"]["cudatoolkit"] == "10.1.243"
+    f = codes["framework-driver-too-old"]
+    # CUDA 10.1.105 needs Windows driver >= 418.96 (compat_matrix/cuda_driver.toml, NVIDIA's release notes)
+    assert "418.96" in f.title and f.remediation.component == "driver"
+
+
+def test_a_conda_cudatoolkit_the_driver_supports_is_no_finding():
+    snapshot, codes, _ = _run(CONDA_RUNTIME.replace("397.64", "431.02"))
+    assert snapshot["nvml"]["driver_version"] == "431.02"
+    assert "framework-driver-too-old" not in codes and "toolkit-newer-than-driver" not in codes
+
+
+# --- the reporter says there is no GPU ----------------------------------------------------------------------------
+
+
+NO_GPU = """**System information**
+- OS Platform and Distribution: Windows 10
+- TensorFlow version: 2.3.0
+- GPU model and memory: None
+
+2021-01-05 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:59] Could not load dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found
+"""
+
+
+def test_a_gpu_build_on_a_machine_the_reporter_says_has_no_gpu_is_quiet():
+    _, codes, asks = _run(NO_GPU)
+    assert not codes, list(codes)
+    assert "nvidia-smi" not in asks
+
+
+def test_without_the_statement_the_same_log_is_still_judged():
+    _, codes, _ = _run(NO_GPU.replace("- GPU model and memory: None\n", ""))
+    assert "windows-dll-missing" in codes
+
+
+def test_a_gpu_shown_beside_the_statement_wins():
+    _, codes, _ = _run(NO_GPU.replace("None", "None") + "I don't have a GPU working, my GeForce RTX 3060 is not found\n")
+    assert "windows-dll-missing" in codes
