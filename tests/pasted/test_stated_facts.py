@@ -108,3 +108,48 @@ def test_without_the_statement_the_same_log_is_still_judged():
 def test_a_gpu_shown_beside_the_statement_wins():
     _, codes, _ = _run(NO_GPU.replace("None", "None") + "I don't have a GPU working, my GeForce RTX 3060 is not found\n")
     assert "windows-dll-missing" in codes
+
+
+# --- the driver's JIT refusing PTX of a newer ISA ----------------------------------------------------------------
+
+
+PTX = """Traceback (most recent call last):
+  File "/home/u/venv/lib/python3.12/site-packages/numba_cuda/numba/cuda/cudadrv/driver.py", line 2800, in add_ptx
+numba.cuda.cudadrv.driver.LinkerError: [222] Call to cuLinkAddData results in CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+ptxas application ptx input, line 9; fatal   : Unsupported .version 8.5; current version is '8.3'
+"""
+
+
+def test_ptx_of_a_newer_isa_than_the_driver_loads_is_a_toolkit_newer_than_the_driver():
+    snapshot, codes, asks = _run(PTX)
+    assert {k: v for k, v in snapshot["pasted"]["errors"][0].items() if k != "line"} == {
+        "kind": "ptx-newer-than-driver",
+        "values": {"entry": "ptxas-jit-unsupported-ptx-version", "ptx": "8.5", "loads": "8.3"},
+    }
+    f = codes["toolkit-newer-than-driver"]
+    # ISA 8.5 is CUDA 12.5, whose toolkit driver is 555.42.02 on Linux; ISA 8.3 is CUDA 12.3 (compat_matrix ptx rows)
+    assert "CUDA 12.5" in f.title and "CUDA 12.3" in f.title
+    assert f.remediation.component == "driver" and "555.42.02" in f.remediation.summary
+    assert f.remediation.alternative is not None and f.remediation.alternative.component == "toolkit"
+    assert "nvidia-smi" in asks
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_a_standalone_ptxas_refusing_its_file_is_not_read_as_the_driver():
+    # an old toolkit's ptxas on PATH names the file it reads: another cause (that toolkit is older than the compiler)
+    _, codes, _ = _run("ptxas /tmp/k.ptx, line 9; fatal   : Unsupported .version 8.5; current version is '7.5'\n")
+    assert "toolkit-newer-than-driver" not in codes
+
+
+def test_the_ptx_table_follows_nvidias_release_history():
+    from gpudoctor.matrix import load_matrix
+
+    m = load_matrix()
+    assert [(r.ptx, r.cuda) for r in m.ptx_isas if r.ptx in ("7.8", "8.0", "8.5", "8.6", "8.7")] == [
+        ("7.8", "11.8"),
+        ("8.0", "12.0"),
+        ("8.5", "12.5"),
+        ("8.6", "12.7"),
+        ("8.7", "12.8"),
+    ]
+    assert all(r.source == ("ptx-isa-release-history",) for r in m.ptx_isas)

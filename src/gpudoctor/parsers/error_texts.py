@@ -147,6 +147,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "arch-unsupported": "PyTorch warns that the GPU's compute capability is not among the architectures it was built for",
     "arch-list": "PyTorch lists the CUDA capabilities its build supports",
     "no-kernel-image": "a CUDA kernel had no image for this GPU's architecture",
+    "ptx-newer-than-driver": "the driver's JIT refused PTX of a newer ISA than it loads (the program's CUDA toolkit is newer than the driver)",
     "library-missing": "the dynamic loader could not find a library by its soname (or a DLL on Windows)",
     "numpy-too-old": "a compiled module needs a newer NumPy C-API than the NumPy it imported",
     "shm-not-writable": "NCCL could not create its shared-memory segment in /dev/shm: permission denied",
