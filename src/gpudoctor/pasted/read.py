@@ -193,14 +193,19 @@ def _plugin_present(g: Gathered, sources: list[Source]) -> None:
 
 
 _TORCH_TAGGED = re.compile(
-    r"(?<![\w.-])(?:py)?torch(?:-|==|[ \t]*(?:version)?[ \t]*[:=]?[ \t]*)(?P<version>\d+\.\d+(?:\.\d+)?)"
-    r"\+(?P<tag>cpu|cu\d{2,3})(?![\w.])",
+    r"(?<![\w.-])torch(?:-|==)(?P<version>\d+\.\d+(?:\.\d+)?)\+(?P<tag>cpu|cu\d{2,3})(?![\w.])", re.IGNORECASE
+)
+# The same stated as a line of its own, the way people list their environment ("- torch 2.8.0+cu128", "PyTorch
+# version: 2.8.0+cu128", "torch: 2.1.0+cpu"), or the version alone ("- 2.8.0+cu128") with the local tag only PyTorch's
+# own wheels carry (torch, torchvision, torchaudio: +cu128, +cpu). The whole line is the statement: inside a sentence
+# the version may be what a companion was built for ("PyTorch 2.0.0+cu118 with CUDA 1108 (you have 2.0.0+cpu)"). The
+# version alone is read as torch only where the number is a torch release the matrix knows (torchvision's 0.x is none;
+# torchaudio's are torch's own numbers, built for that torch with the same tag).
+_TORCH_LISTED = re.compile(
+    r"^[ \t]*(?:[-*\u2022][ \t]*)?(?P<named>(?:py)?torch(?:[ \t]+version)?[ \t]*[:=]?[ \t]*)?"
+    r"(?P<version>\d+\.\d+\.\d+)\+(?P<tag>cpu|cu\d{2,3})[ \t]*$",
     re.IGNORECASE,
 )
-# A version alone on its line (a list item: "- 2.8.0+cu128"), with the local tag only PyTorch's own wheels carry (torch,
-# torchvision, torchaudio: +cu128, +cpu). Read as torch only where the number is a torch release the matrix knows
-# (torchvision's 0.x is none; torchaudio's are torch's own numbers, built for that torch with the same tag).
-_TAGGED_ALONE = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]*)?(?P<version>\d+\.\d+\.\d+)\+(?P<tag>cpu|cu\d{2,3})[ \t]*$")
 
 
 def _torch_release(version: str) -> bool:
@@ -242,11 +247,12 @@ def _text_facts(g: Gathered, text: str) -> None:
         for line in text[:1_000_000].splitlines():
             if re.search(r"uninstall|Found existing installation|\binstall\s", line[:2_000], re.IGNORECASE):
                 continue
-            if "torch" in line.lower():
+            if "+c" in line and (listed := _TORCH_LISTED.match(line[:200])):
+                if listed.group("named") or _torch_release(listed.group("version")):
+                    last = listed
+            elif "torch" in line:
                 for tagged in _TORCH_TAGGED.finditer(line[:2_000]):
                     last = tagged
-            elif "+c" in line and (alone := _TAGGED_ALONE.match(line[:200])) and _torch_release(alone.group("version")):
-                last = alone
         if last is not None:
             tag = last.group("tag").lower()
             g.torch_version = f"{last.group('version')}+{tag}"
