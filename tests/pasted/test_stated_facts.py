@@ -159,3 +159,31 @@ def test_the_ptx_table_follows_nvidias_release_history():
         ("8.7", "12.8"),
     ]
     assert all(r.source == ("ptx-isa-release-history",) for r in m.ptx_isas)
+
+
+# --- llama.cpp built without a GPU backend ------------------------------------------------------------------------
+
+
+def test_blas_0_named_with_llama_cpp_python_and_the_gpu_is_a_cpu_build_with_a_rebuild_plan():
+    text = "After pip install -U llama-cpp-python the GPU is idle again, llama-cpp-python prints BLAS = 0 at load.\n"
+    _, codes, asks = _run(text)
+    f = codes["framework-cpu-build"]
+    steps = [c.to_json() for c in f.remediation.commands]
+    assert steps[0] == {"set": "CMAKE_ARGS", "value": "-DGGML_CUDA=on", "note": steps[0]["note"]}
+    assert steps[1]["argv"][1:] == [
+        "-m",
+        "pip",
+        "install",
+        "--force-reinstall",
+        "--upgrade",
+        "--no-cache-dir",
+        "llama-cpp-python",
+    ]
+    assert "nvcc --version" in asks
+
+
+def test_blas_0_on_a_cpu_only_run_is_no_finding():
+    line = "AVX = 1 | AVX2 = 1 | FMA = 1 | F16C = 1 | BLAS = 0 | SSE3 = 1 | VSX = 0 |\nllama_print_timings: eval time = 10 ms\n"
+    snapshot, codes, _ = _run(line)
+    assert not codes, list(codes)  # no cause and no unexplained failure: a CPU build asked for nothing else
+    assert not snapshot["pasted"]["errors"]

@@ -22,6 +22,40 @@ def _said(facts: Facts, kind: str) -> list:
     return facts.pasted.reported(kind) if facts.pasted.partial else []
 
 
+def _ggml_without_gpu(said: list, facts: Facts) -> Iterable[Finding]:
+    """llama.cpp's system info "BLAS = 0" (or a reporter naming llama-cpp-python with it) where the GPU is wanted: the
+    library was built without a GPU backend. pip builds llama-cpp-python from source, with CUDA only where CMAKE_ARGS
+    asks for it (its README: CMAKE_ARGS="-DGGML_CUDA=on"; releases before 0.2.81 read -DLLAMA_CUBLAS=on), and reuses a
+    cached wheel unless told not to, so an upgrade without the flag brings a CPU build (abetlen/llama-cpp-python README.md
+    and CHANGELOG.md @3691546f: 0.2.81 "use LLAMA_CUDA instead of removed LLAMA_CUBLAS")."""
+    from gpudoctor.cmdline import Cmd, SetEnv
+    from gpudoctor.planner.remedy import python_exe
+
+    # (read only where the text wants the GPU: gpudoctor.pasted.read drops a CPU-only run's "BLAS = 0")
+    for e in said:
+        py = python_exe(facts)
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            "the installed llama-cpp-python (llama.cpp) is built without CUDA",
+            "llama.cpp's system info says BLAS = 0: the library that loaded has no GPU backend, so every layer runs on "
+            "the CPU whatever n_gpu_layers says. pip builds llama-cpp-python from source and enables CUDA only where "
+            "CMAKE_ARGS asks for it; an install or upgrade without it (or from pip's cache) brings a CPU build.",
+            (ev("pasted", e.line),),
+            Remediation(
+                "Rebuild llama-cpp-python with CUDA, bypassing pip's cache (the build needs the CUDA toolkit's nvcc; "
+                "releases before 0.2.81 read -DLLAMA_CUBLAS=on instead). The model's load log must then say BLAS = 1 "
+                "(newer releases list the CUDA backend).",
+                (
+                    SetEnv("CMAKE_ARGS", "-DGGML_CUDA=on", note="the CMake options the llama-cpp-python build reads"),
+                    Cmd((py, "-m", "pip", "install", "--force-reinstall", "--upgrade", "--no-cache-dir", "llama-cpp-python")),
+                ),
+                component="environment",
+            ),
+        )
+
+
 def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """docker's `could not select device driver "" with capabilities: [[gpu]]`: --gpus with no NVIDIA runtime."""
     from gpudoctor.checks.reported import other_vendor_gpu_only
@@ -323,6 +357,7 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 component="environment",
             ),
         )
+    yield from _ggml_without_gpu([e for e in said if e.get("entry") == "ggml-system-info-blas-0"][:1], facts)
     torch = [e for e in said if e.get("framework") == "_pytorch_select"][:1]
     if not torch or any(
         f.code == "framework-cpu-build" for check in (check_cpu_build, check_reported_cpu_build) for f in check(facts, ctx)

@@ -57,6 +57,9 @@ def read_sources(sources: list[Source]) -> Gathered:
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
         # extractors read already (same kind) is theirs, with the values they parse.
         found += [e for e in catalogue_match(plain) if e.kind not in kinds]
+        if not _GPU_WANTED.search(plain[:1_000_000]):
+            # llama.cpp's "BLAS = 0" is a plain CPU build's system info: a fault only where the text wants the GPU.
+            found = [e for e in found if e.get("entry") != "ggml-system-info-blas-0"]
         for evidence in found:
             if evidence not in g.errors:
                 g.errors.append(evidence)
@@ -84,6 +87,10 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.system, g.wsl = "Linux", True
         g.notes.append("WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)")
     return g
+
+
+# The text asks for the GPU: it names one, CUDA, cuBLAS or llama.cpp's n_gpu_layers.
+_GPU_WANTED = re.compile(r"\bGPUs?\b|\bCUDA|cuBLAS|n_gpu_layers|\bnvidia\b", re.IGNORECASE)
 
 
 def _no_such_torch(g: Gathered) -> None:
