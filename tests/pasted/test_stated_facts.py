@@ -187,3 +187,31 @@ def test_blas_0_on_a_cpu_only_run_is_no_finding():
     snapshot, codes, _ = _run(line)
     assert not codes, list(codes)  # no cause and no unexplained failure: a CPU build asked for nothing else
     assert not snapshot["pasted"]["errors"]
+
+
+# --- the CUDA toolkit the reporter installed, beside a TensorFlow of another CUDA major -----------------------------
+
+
+STATED_TOOLKIT = """- OS Platform and Distribution: Ubuntu 22.04
+- TensorFlow version: 2.15.0
+
+tf.config.list_physical_devices('GPU') returns []. I installed CUDA 11.8 and cuDNN 8.6 from NVIDIA's site.
+"""
+
+
+def test_a_toolkit_of_another_major_than_tensorflows_build_is_its_libraries_missing():
+    _, codes, _ = _run(STATED_TOOLKIT)
+    f = codes["framework-cuda-libs-missing"]
+    # TensorFlow 2.15's tested build is CUDA 12.2 / cuDNN 8.9 (compat_matrix/tensorflow.toml); from 2.14 [and-cuda]
+    assert "CUDA 12.2" in f.title and "CUDA 11.8" in f.title
+    assert f.remediation.commands[0].argv[1:] == ("-m", "pip", "install", "tensorflow[and-cuda]==2.15.0")
+
+
+def test_a_toolkit_of_tensorflows_own_major_is_no_finding():
+    _, codes, _ = _run(STATED_TOOLKIT.replace("CUDA 11.8", "CUDA 12.2"))
+    assert "framework-cuda-libs-missing" not in codes
+
+
+def test_a_framework_build_named_with_cuda_is_not_a_toolkit():
+    _, codes, _ = _run(STATED_TOOLKIT.replace("I installed CUDA 11.8 and cuDNN 8.6", "I installed torch with CUDA 11.8"))
+    assert "framework-cuda-libs-missing" not in codes

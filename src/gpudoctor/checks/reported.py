@@ -331,6 +331,63 @@ def check_reported_conda_runtime(facts: Facts, ctx: Context) -> Iterable[Finding
     )
 
 
+def check_stated_toolkit_for_tensorflow(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The CUDA toolkit the reporter says they installed ("I installed CUDA 11.8 and cuDNN 8.6") beside a TensorFlow
+    whose tested build is of another CUDA major (2.16.1: CUDA 12.3, tensorflow.toml): TensorFlow dlopen()s the sonames
+    of its own major (libcudart.so.12), which that toolkit does not have, so it lists no GPU. On Linux (and WSL 2) from
+    2.14 the [and-cuda] extra brings the right libraries as NVIDIA's wheels; older releases name the toolkit to install."""
+    from gpudoctor.checks.toolkit import os_name
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.remedy import python_exe
+
+    said = _said(facts, "cuda-toolkit-said")
+    tf = facts.frameworks.tensorflow
+    if not said or not isinstance(tf, Found) or os_name(facts) == "windows" or other_vendor_gpu_only(facts) is not None:
+        return
+    if tf.value.distribution == "tensorflow-cpu" or tf.value.is_cuda_build is False or no_gpu_said(facts) is not None:
+        return
+    row = ctx.matrix.tensorflow_release(tf.value.version)
+    stated = said[-1].get("cuda") or ""
+    if row is None or not row.cuda or not stated or major(row.cuda) == major(stated):
+        return
+    if _emits(_libs_checks, facts, ctx, "framework-cuda-libs-missing"):
+        return
+    version = tf.value.version
+    command = (Cmd((python_exe(facts), "-m", "pip", "install", f"tensorflow[and-cuda]=={version}")),) if row.and_cuda else ()
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorFlow {version} needs CUDA {row.cuda} and cuDNN {row.cudnn}; the CUDA {stated} installed cannot serve it",
+        f"TensorFlow {version} is built for CUDA {row.cuda} and cuDNN {row.cudnn} (its tested build) and loads the CUDA "
+        f"{major(row.cuda)} libraries by soname; the text says CUDA {stated} was installed, whose libraries are CUDA "
+        f"{major(stated)}'s. TensorFlow cannot load them and lists no GPU.",
+        (ev("pasted", said[-1].line), ev(tf.source, f"tensorflow {version}")),
+        Remediation(
+            (
+                f"Install TensorFlow {version} with its CUDA libraries as NVIDIA's pip wheels (the [and-cuda] extra: CUDA "
+                f"{row.cuda}, cuDNN {row.cudnn}), in the same environment; take the CUDA {stated} directories out of "
+                "LD_LIBRARY_PATH where they were added, so that they do not shadow the wheels' libraries."
+                + (" In WSL 2 the Windows driver serves CUDA: install no Linux driver there." if facts.platform.wsl else "")
+            )
+            if row.and_cuda
+            else f"Install the CUDA {row.cuda} toolkit and cuDNN {row.cudnn} TensorFlow {version} was built for (its tested "
+            "build), or a TensorFlow built for the CUDA installed.",
+            command,
+            component="tensorflow",
+        ),
+        row.source,
+    )
+
+
+def _libs_checks(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The checks that already judge a framework's CUDA libraries (on the facts, or from the error texts)."""
+    from gpudoctor.checks.frameworks import check_cuda_libs
+
+    yield from check_cuda_libs(facts, ctx)
+    yield from check_reported_libraries(facts, ctx)
+
+
 def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """torch.utils.cpp_extension's "The detected CUDA version (X) mismatches the version that was used to compile
     PyTorch (Y)" with different majors: building an extension refuses (a minor difference only warns)."""
@@ -698,6 +755,7 @@ _DESCRIPTIVE = frozenset(
         "arch-list",
         "driver-version-said",
         "cuda-version-said",
+        "cuda-toolkit-said",
         "windows-build",
         "linux-driver-package",
         "docker-run-without-gpus",
@@ -809,6 +867,13 @@ CHECKS = (
         ("pasted",),
     ),
     Check("reported-toolkit", "toolkit", ("toolkit-newer-than-driver",), check_reported_toolkit, ("pasted",)),
+    Check(
+        "reported-stated-toolkit-tf",
+        "frameworks",
+        ("framework-cuda-libs-missing",),
+        check_stated_toolkit_for_tensorflow,
+        ("pasted",),
+    ),
     Check(
         "reported-conda-runtime",
         "frameworks",

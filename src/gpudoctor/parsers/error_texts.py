@@ -171,6 +171,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
     "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
+    "cuda-toolkit-said": "the reporter saying which CUDA toolkit they installed ('I installed CUDA 11.8')",
     "windows-build": "the Windows version (Microsoft Windows [Version 10.0.BUILD])",
     "wsl-gpu-blocked": "NVML inside WSL: GPU access blocked by the operating system",
     "linux-driver-package": "a Linux NVIDIA driver package installed with apt, dnf or yum",
@@ -303,6 +304,13 @@ _DRIVER_SAID = _Lazy(
     r"|(?i:\b(?:NVIDIA|GeForce|Quadro)(?:\s+Graphics)?\s+driver\s+(?:version\s+)?(?:is\s+)?v?))"
     r"(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b"
 )
+# The reporter saying, in the first person, which CUDA toolkit they installed ("I have managed to install CUDA 11.8 and
+# cudnn 8.6", "I installed the CUDA Toolkit 12.1"): that toolkit's version. "install" must be followed by CUDA itself:
+# "installed torch with CUDA 11.8" names a framework's build, not a toolkit.
+_TOOLKIT_SAID = _Lazy(
+    r"\b(?:I|I've|we|we've)\b[^.\n]{0,40}?\binstall(?:ed)?\s+(?:the\s+)?CUDA(?:\s+Toolkit)?\s+v?(?P<cuda>\d{1,2}\.\d)\b",
+    re.IGNORECASE,
+)
 _WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
 _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
 _LINUX_DRIVER_PKG = _Lazy(
@@ -424,6 +432,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("pjrt-plugin-mismatch", line)
         if m := _DRIVER_SAID.search(line):
             add("driver-version-said", line, version=m.group("version"))
+        if m := _TOOLKIT_SAID.search(line):
+            add("cuda-toolkit-said", line, cuda=m.group("cuda"))
         if m := _WINDOWS_BUILD.search(line):
             add("windows-build", line, build=m.group("build"))
         if _WSL_BLOCKED.search(line):
