@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from gpudoctor.checks.base import Check, Context, ev
+from gpudoctor.checks.driver import no_gpu_said
 from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern  # pasted evidence only
 from gpudoctor.model import Finding, Remediation, Severity
@@ -36,18 +37,6 @@ def other_vendor_gpu_only(facts: Facts) -> str | None:
     if not facts.pasted.partial or gpu_present(facts):
         return None
     return next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == NO_NVIDIA_GPU), None)
-
-
-def no_gpu_said(facts: Facts) -> str | None:
-    """The pasted line where the reporter says the machine has no GPU (gpudoctor.pasted.cues), where nothing pasted
-    shows one: a GPU build's failure to load CUDA libraries is then its informational log, not a fault, so the checks
-    that prescribe those libraries stay silent."""
-    from gpudoctor.checks.driver import gpu_present
-    from gpudoctor.facts import NO_GPU_SAID
-
-    if not facts.pasted.partial or gpu_present(facts):
-        return None
-    return next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == NO_GPU_SAID), None)
 
 
 def _emits(check, facts: Facts, ctx: Context, code: str) -> bool:

@@ -263,7 +263,7 @@ def _cudart_dll(cuda: str) -> str:
 
 
 def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    from gpudoctor.checks.reported import no_gpu_said
+    from gpudoctor.checks.driver import no_gpu_said
 
     win = _win(facts)
     found = facts.frameworks.tensorflow

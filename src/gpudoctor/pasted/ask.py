@@ -49,7 +49,8 @@ def _runtime_from_wheels(facts: Facts) -> bool:
 
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
     """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
-    from gpudoctor.checks.reported import frameworks_named, no_gpu_said, other_vendor_gpu_only
+    from gpudoctor.checks.driver import no_gpu_said
+    from gpudoctor.checks.reported import frameworks_named, other_vendor_gpu_only
 
     if not facts.pasted.partial:
         return []
@@ -179,7 +180,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
         out.append(Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES")), "inside the job: the GPUs Slurm gave it"))
     out += _catalogue_asks(facts, py)
-    from gpudoctor.checks.reported import no_gpu_said, other_vendor_gpu_only
+    from gpudoctor.checks.driver import no_gpu_said
+    from gpudoctor.checks.reported import other_vendor_gpu_only
 
     if other_vendor_gpu_only(facts) is not None or no_gpu_said(facts) is not None:  # no NVIDIA GPU: nothing reads a driver
         out = [a for a in out if not any(w in _READS_DRIVER for w in (*a.command.argv, *a.command.pipe))]
