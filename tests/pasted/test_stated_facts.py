@@ -106,13 +106,19 @@ def test_a_gpu_build_on_a_machine_the_reporter_says_has_no_gpu_is_quiet():
     assert "nvidia-smi" not in asks
 
 
+@pytest.mark.parametrize("said", ["I don't have GPU access on this box yet", "I do not have GPU problems on Linux"])
+def test_a_sentence_about_something_else_of_the_gpu_is_no_statement_of_none(said):
+    _, codes, _ = _run(NO_GPU.replace("- GPU model and memory: None\n", "") + said + "\n")
+    assert "windows-dll-missing" in codes
+
+
 def test_without_the_statement_the_same_log_is_still_judged():
     _, codes, _ = _run(NO_GPU.replace("- GPU model and memory: None\n", ""))
     assert "windows-dll-missing" in codes
 
 
 def test_a_gpu_shown_beside_the_statement_wins():
-    _, codes, _ = _run(NO_GPU.replace("None", "None") + "I don't have a GPU working, my GeForce RTX 3060 is not found\n")
+    _, codes, _ = _run(NO_GPU + "My GeForce RTX 3060 is not found, as if I don't have a GPU.\n")
     assert "windows-dll-missing" in codes
 
 

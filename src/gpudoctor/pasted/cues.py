@@ -90,6 +90,7 @@ _CONTAINER_SAID = re.compile(
 _NO_GPU_SAID = re.compile(
     r"^[ \t]*(?:[-*][ \t]*)?(?:\*\*)?GPU(?: model)?(?: and memory)?(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?(?:no|none|no gpu)\.?[ \t]*$"
     r"|\bI (?:do not|don'?t) have (?:an? |any )?(?:NVIDIA |CUDA[- ]capable |dedicated )?(?:GPU|graphics card)s?\b"
+    r"(?![ \t]+(?:issues?|problems?|errors?|support|acceleration|access|usage|memory|drivers?|working)\b)"
     r"|\b(?:my|this|the) (?:machine|computer|laptop|pc|system) (?:has|have) no (?:NVIDIA |dedicated )?(?:GPU|graphics card)\b",
     re.IGNORECASE | re.MULTILINE,
 )
