@@ -399,6 +399,10 @@ class WindowsFacts:
 # The cue (Partial.cues) the pasted reader sets where the paste names another vendor's GPU as the machine's only
 # one: here, below both the reader (gpudoctor.pasted.cues) and the checks that stay silent on it.
 NO_NVIDIA_GPU = "only another vendor's GPU named"
+# The cue where the reporter says the machine has no GPU at all (an issue form's "GPU model and memory: No", "I don't
+# have a GPU"): a CUDA library a GPU build could not load there is no fault, so the checks that prescribe one stay
+# silent (gpudoctor.checks.reported.no_gpu_said).
+NO_GPU_SAID = "the reporter says there is no GPU"
 # The cue the pasted reader sets where the text says the failing commands ran in a container ("in the container",
 # "connecting the existing containers", a cri-containerd/kubepods cgroup); its `runtime` is docker, podman or
 # kubernetes. The checks read it through gpudoctor.planner.remedy.container_said.

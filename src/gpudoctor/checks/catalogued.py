@@ -6,6 +6,7 @@ only where no other check (run on the same facts) already says it: one finding p
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -19,6 +20,40 @@ from gpudoctor.probed import Found
 
 def _said(facts: Facts, kind: str) -> list:
     return facts.pasted.reported(kind) if facts.pasted.partial else []
+
+
+def _ggml_without_gpu(said: list, facts: Facts) -> Iterable[Finding]:
+    """llama.cpp's system info "BLAS = 0" (or a reporter naming llama-cpp-python with it) where the GPU is wanted: the
+    library was built without a GPU backend. pip builds llama-cpp-python from source, with CUDA only where CMAKE_ARGS
+    asks for it (its README: CMAKE_ARGS="-DGGML_CUDA=on"; releases before 0.2.81 read -DLLAMA_CUBLAS=on), and reuses a
+    cached wheel unless told not to, so an upgrade without the flag brings a CPU build (abetlen/llama-cpp-python README.md
+    and CHANGELOG.md @3691546f: 0.2.81 "use LLAMA_CUDA instead of removed LLAMA_CUBLAS")."""
+    from gpudoctor.cmdline import Cmd, SetEnv
+    from gpudoctor.planner.remedy import python_exe
+
+    # (read only where the text wants the GPU: gpudoctor.pasted.read drops a CPU-only run's "BLAS = 0")
+    for e in said:
+        py = python_exe(facts)
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            "the installed llama-cpp-python (llama.cpp) is built without CUDA",
+            "llama.cpp's system info says BLAS = 0: the library that loaded has no GPU backend, so every layer runs on "
+            "the CPU whatever n_gpu_layers says. pip builds llama-cpp-python from source and enables CUDA only where "
+            "CMAKE_ARGS asks for it; an install or upgrade without it (or from pip's cache) brings a CPU build.",
+            (ev("pasted", e.line),),
+            Remediation(
+                "Rebuild llama-cpp-python with CUDA, bypassing pip's cache (the build needs the CUDA toolkit's nvcc; "
+                "releases before 0.2.81 read -DLLAMA_CUBLAS=on instead). The model's load log must then say BLAS = 1 "
+                "(newer releases list the CUDA backend).",
+                (
+                    SetEnv("CMAKE_ARGS", "-DGGML_CUDA=on", note="the CMake options the llama-cpp-python build reads"),
+                    Cmd((py, "-m", "pip", "install", "--force-reinstall", "--upgrade", "--no-cache-dir", "llama-cpp-python")),
+                ),
+                component="environment",
+            ),
+        )
 
 
 def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -322,6 +357,7 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 component="environment",
             ),
         )
+    yield from _ggml_without_gpu([e for e in said if e.get("entry") == "ggml-system-info-blas-0"][:1], facts)
     torch = [e for e in said if e.get("framework") == "_pytorch_select"][:1]
     if not torch or any(
         f.code == "framework-cpu-build" for check in (check_cpu_build, check_reported_cpu_build) for f in check(facts, ctx)
@@ -603,6 +639,56 @@ def check_triton_gpu_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_ptx_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The driver's JIT (ptxas in libcuda, or nvJitLink) refusing PTX of a newer ISA than it loads: "Unsupported .version
+    8.7; current version is '8.4'". Each PTX ISA belongs to a CUDA release (compat_matrix/cuda_driver.toml ptx, NVIDIA's
+    PTX release history): the program compiled with CUDA 12.8's compiler for a driver of CUDA 12.4. Either the driver
+    goes up to the compiler's CUDA, or the program compiles with a toolkit no newer than the driver's."""
+    from gpudoctor.checks.frameworks import _driver_upgrade
+    from gpudoctor.checks.toolkit import os_name
+    from gpudoctor.versions import vkey
+
+    said = _said(facts, "ptx-newer-than-driver")
+    if not said:
+        return
+    e = said[0]
+    wrote, loads = ctx.matrix.ptx_isa(e.get("ptx") or ""), ctx.matrix.ptx_isa(e.get("loads") or "")
+    if wrote is None or loads is None or vkey(wrote.cuda) <= vkey(loads.cuda):
+        return
+    # The driver that loads the compiler's PTX: its toolkit's driver, else (12.7, no toolkit) the first branch reporting it.
+    needed = ctx.matrix.min_driver_for_cuda(wrote.cuda, os_name(facts)) or next(
+        (f"R{b.branch}" for b in ctx.matrix.driver_branches if vkey(b.cuda) >= vkey(wrote.cuda)), None
+    )
+    if needed is None:
+        return
+    d = facts.driver
+    upgrade = _driver_upgrade(facts, ctx, needed)
+    yield Finding(
+        "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "toolkit",
+        f"the program compiles PTX with CUDA {wrote.cuda} (ISA {wrote.ptx}); the driver's JIT loads PTX up to CUDA "
+        f"{loads.cuda} (ISA {loads.ptx})",
+        f"ptxas said so: the PTX the program generated is ISA {wrote.ptx}, written by a CUDA {wrote.cuda} compiler (the "
+        "toolkit's NVVM or NVRTC the program found), and the driver"
+        + (f" {d.version}" if d.version else "")
+        + f" JIT-compiles PTX only up to ISA {loads.ptx} (CUDA {loads.cuda}). The toolkit the program compiles with is "
+        "newer than the driver: kernels it compiles at run time cannot load.",
+        (ev("pasted", e.line),),
+        dataclasses.replace(
+            upgrade,
+            alternative=Remediation(
+                f"Compile with a CUDA toolkit no newer than {loads.cuda}, the driver's: point CUDA_HOME (or the "
+                f"environment's CUDA packages, e.g. conda's cuda-version={loads.cuda}) at one, so that the program's "
+                "compiler writes PTX this driver loads.",
+                (),
+                component="toolkit",
+            ),
+        ),
+        wrote.source,
+    )
+
+
 CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
@@ -618,4 +704,5 @@ CHECKS = (
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
+    Check("catalogued-ptx-version", "toolkit", ("toolkit-newer-than-driver",), check_ptx_newer_than_driver, ("pasted",)),
 )

@@ -62,6 +62,17 @@ def gpu_present(facts: Facts) -> bool:
     return bool(pci_gpus(facts)) or bool(facts.driver.gpus) or (facts.platform.wsl == 2 and _has_node(facts, "/dev/dxg"))
 
 
+def no_gpu_said(facts: Facts) -> str | None:
+    """The pasted line where the reporter says the machine has no GPU (gpudoctor.pasted.cues), where nothing pasted
+    shows one: a GPU build's failure to load CUDA libraries is then its informational log, not a fault, so the checks
+    that prescribe those libraries stay silent."""
+    from gpudoctor.facts import NO_GPU_SAID
+
+    if not facts.pasted.partial or gpu_present(facts):
+        return None
+    return next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == NO_GPU_SAID), None)
+
+
 def kernel_driver_version(facts: Facts) -> str | None:
     proc = facts.kernel.proc_driver
     if isinstance(proc, Found):

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import cast
 
 from gpudoctor.checks.base import Check, Context, ev
-from gpudoctor.checks.driver import driver_cuda, gpu_present
+from gpudoctor.checks.driver import driver_cuda, gpu_present, no_gpu_said
 from gpudoctor.checks.toolkit import gpu_cc, os_name
 from gpudoctor.checks.wheel_majors import (  # noqa: F401  (shared helpers, imported from here by other checks)
     _JAX_CUDA_PLUGIN,
@@ -933,6 +933,8 @@ def env_lib_remediation(facts: Facts, sonames: Iterable[str], label: str) -> Rem
 def check_cuda_libs(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if os_name(facts) == "windows":
         return  # DLL search is another story; the Windows checks say what matters there
+    if no_gpu_said(facts) is not None:
+        return  # the reporter says there is no GPU: a GPU build's missing libraries are no fault there
     t = torch_cuda(facts)
     if t and vkey(t.version) >= (1, 13):
         # From 1.13 the CUDA libraries come from NVIDIA's pip wheels (or are bundled in torch/lib).

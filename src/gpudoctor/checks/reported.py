@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from gpudoctor.checks.base import Check, Context, ev
+from gpudoctor.checks.driver import no_gpu_said
 from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern  # pasted evidence only
 from gpudoctor.model import Finding, Remediation, Severity
@@ -265,6 +266,117 @@ def check_reported_toolkit(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# conda's CUDA runtime packages: cudatoolkit (CUDA 11 and older; the defaults and conda-forge channels), cuda-cudart
+# (NVIDIA's split packages, CUDA 12 on). conda's GPU builds of TensorFlow and PyTorch load it from the environment.
+_CONDA_RUNTIME = ("cudatoolkit", "cuda-cudart")
+
+
+def check_reported_conda_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A conda environment's CUDA runtime (its cudatoolkit row) beside the driver's version, where no framework build
+    states a CUDA of its own (the fact-based driver check judges that): conda's GPU builds run on the environment's
+    runtime, so the driver must support that CUDA (NVIDIA's minimum driver per toolkit, compat_matrix/cuda_driver.toml)."""
+    from gpudoctor.checks.frameworks import _driver_upgrade, check_driver_too_old
+    from gpudoctor.checks.toolkit import check_newer_than_driver, os_name
+    from gpudoctor.checks.wheel_majors import tf_gpu, torch_cuda
+    from gpudoctor.versions import major_minor
+
+    py = facts.frameworks.python
+    d = facts.driver
+    if not facts.pasted.partial or not isinstance(py, Found) or py.value.kind != "conda" or not d.version:
+        return
+    if torch_cuda(facts) is not None or tf_gpu(facts) is not None or other_vendor_gpu_only(facts) is not None:
+        return  # a framework's own build decides which CUDA it needs (check_driver_too_old)
+    name, version = next(((n, py.value.distributions[n]) for n in _CONDA_RUNTIME if py.value.distributions.get(n)), ("", ""))
+    if not version:
+        return
+    cuda = major_minor(version)
+    verdict = ctx.matrix.driver_supports_cuda(d.version, cuda, os_name(facts))
+    if verdict.ok or not verdict.known:
+        return
+    if any(
+        _emits(check, facts, ctx, code)
+        for check, code in (
+            (check_driver_too_old, "framework-driver-too-old"),
+            (check_newer_than_driver, "toolkit-newer-than-driver"),
+            (check_reported_driver, "framework-driver-too-old"),
+            (check_reported_driver, "toolkit-newer-than-driver"),
+        )
+    ):
+        return
+    needed = verdict.needed or verdict.floor or "a newer driver"
+    frameworks = sorted(frameworks_named(facts) & {"torch", "tensorflow"})
+    who = ", ".join(_TITLES[f] for f in frameworks) if frameworks else "CUDA programs"
+    yield Finding(
+        "framework-driver-too-old" if frameworks else "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "frameworks" if frameworks else "toolkit",
+        f"the conda environment's CUDA runtime ({name} {version}) needs driver >= {needed}; the driver is {d.version}",
+        f"{who} in this conda environment {'runs' if len(frameworks) == 1 else 'run'} on its own CUDA {cuda} runtime ({name} {version}), which needs an NVIDIA "
+        f"driver >= {needed}; driver {d.version} supports an older CUDA. They fail with 'CUDA driver version is "
+        "insufficient for CUDA runtime version' or find no GPU.",
+        (ev("dist:" + name, f"{name} {version}"), ev("nvml", f"driver {d.version}")),
+        _driver_upgrade(facts, ctx, needed),
+        verdict.source,
+    )
+
+
+def check_stated_toolkit_for_tensorflow(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The CUDA toolkit the reporter says they installed ("I installed CUDA 11.8 and cuDNN 8.6") beside a TensorFlow
+    whose tested build is of another CUDA major (2.16.1: CUDA 12.3, tensorflow.toml): TensorFlow dlopen()s the sonames
+    of its own major (libcudart.so.12), which that toolkit does not have, so it lists no GPU. On Linux (and WSL 2) from
+    2.14 the [and-cuda] extra brings the right libraries as NVIDIA's wheels; older releases name the toolkit to install."""
+    from gpudoctor.checks.toolkit import os_name
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.remedy import python_exe
+
+    said = _said(facts, "cuda-toolkit-said")
+    tf = facts.frameworks.tensorflow
+    if not said or not isinstance(tf, Found) or os_name(facts) == "windows" or other_vendor_gpu_only(facts) is not None:
+        return
+    if tf.value.distribution == "tensorflow-cpu" or tf.value.is_cuda_build is False or no_gpu_said(facts) is not None:
+        return
+    row = ctx.matrix.tensorflow_release(tf.value.version)
+    stated = said[-1].get("cuda") or ""
+    if row is None or not row.cuda or not stated or major(row.cuda) == major(stated):
+        return
+    if _emits(_libs_checks, facts, ctx, "framework-cuda-libs-missing"):
+        return
+    version = tf.value.version
+    command = (Cmd((python_exe(facts), "-m", "pip", "install", f"tensorflow[and-cuda]=={version}")),) if row.and_cuda else ()
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorFlow {version} needs CUDA {row.cuda} and cuDNN {row.cudnn}; the CUDA {stated} installed cannot serve it",
+        f"TensorFlow {version} is built for CUDA {row.cuda} and cuDNN {row.cudnn} (its tested build) and loads the CUDA "
+        f"{major(row.cuda)} libraries by soname; the text says CUDA {stated} was installed, whose libraries are CUDA "
+        f"{major(stated)}'s. TensorFlow cannot load them and lists no GPU.",
+        (ev("pasted", said[-1].line), ev(tf.source, f"tensorflow {version}")),
+        Remediation(
+            (
+                f"Install TensorFlow {version} with its CUDA libraries as NVIDIA's pip wheels (the [and-cuda] extra: CUDA "
+                f"{row.cuda}, cuDNN {row.cudnn}), in the same environment; take the CUDA {stated} directories out of "
+                "LD_LIBRARY_PATH where they were added, so that they do not shadow the wheels' libraries."
+                + (" In WSL 2 the Windows driver serves CUDA: install no Linux driver there." if facts.platform.wsl else "")
+            )
+            if row.and_cuda
+            else f"Install the CUDA {row.cuda} toolkit and cuDNN {row.cudnn} TensorFlow {version} was built for (its tested "
+            "build), or a TensorFlow built for the CUDA installed.",
+            command,
+            component="tensorflow",
+        ),
+        row.source,
+    )
+
+
+def _libs_checks(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The checks that already judge a framework's CUDA libraries (on the facts, or from the error texts)."""
+    from gpudoctor.checks.frameworks import check_cuda_libs
+
+    yield from check_cuda_libs(facts, ctx)
+    yield from check_reported_libraries(facts, ctx)
+
+
 def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """torch.utils.cpp_extension's "The detected CUDA version (X) mismatches the version that was used to compile
     PyTorch (Y)" with different majors: building an extension refuses (a minor difference only warns)."""
@@ -391,8 +503,8 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
     from gpudoctor.checks.frameworks import check_cuda_libs
 
-    if not facts.pasted.partial or facts.platform.system.lower().startswith("win"):
-        return  # DLL search on Windows: the Windows checks judge it
+    if not facts.pasted.partial or facts.platform.system.lower().startswith("win") or no_gpu_said(facts) is not None:
+        return  # DLL search on Windows: the Windows checks judge it (no GPU said: nothing to load libraries for)
     from gpudoctor.checks.libraries import explained
 
     judged, _ = explained(facts, ctx)  # a library's own build explains them (gpudoctor.checks.libraries)
@@ -632,6 +744,7 @@ _DESCRIPTIVE = frozenset(
         "arch-list",
         "driver-version-said",
         "cuda-version-said",
+        "cuda-toolkit-said",
         "windows-build",
         "linux-driver-package",
         "docker-run-without-gpus",
@@ -743,6 +856,20 @@ CHECKS = (
         ("pasted",),
     ),
     Check("reported-toolkit", "toolkit", ("toolkit-newer-than-driver",), check_reported_toolkit, ("pasted",)),
+    Check(
+        "reported-stated-toolkit-tf",
+        "frameworks",
+        ("framework-cuda-libs-missing",),
+        check_stated_toolkit_for_tensorflow,
+        ("pasted",),
+    ),
+    Check(
+        "reported-conda-runtime",
+        "frameworks",
+        ("framework-driver-too-old", "toolkit-newer-than-driver"),
+        check_reported_conda_runtime,
+        ("pasted",),
+    ),
     Check("reported-extension", "toolkit", ("toolkit-torch-major-mismatch",), check_reported_extension_build, ("pasted",)),
     Check("reported-container", "toolkit", ("toolkit-newer-than-driver",), check_reported_container, ("pasted",)),
     Check("reported-cudnn", "cudnn", ("cudnn-too-old",), check_reported_cudnn, ("pasted",)),

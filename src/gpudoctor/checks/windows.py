@@ -263,10 +263,12 @@ def _cudart_dll(cuda: str) -> str:
 
 
 def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    from gpudoctor.checks.driver import no_gpu_said
+
     win = _win(facts)
     found = facts.frameworks.tensorflow
-    if win is None or not isinstance(found, Found):
-        return
+    if win is None or not isinstance(found, Found) or no_gpu_said(facts) is not None:
+        return  # (the reporter says there is no GPU: TensorFlow's "Could not load" is then its informational log)
     tf = found.value
     # On Windows the plain `tensorflow` package of 2.1-2.10 is the GPU build (tensorflow.org/install/pip:
     # "CPU and GPU support (Ubuntu and Windows)"); only tensorflow-cpu or a build_info saying so is not.

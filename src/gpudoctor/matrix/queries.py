@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
         MinorCompat,
         PcieGen,
         Precision,
+        PtxIsa,
         Source,
         TfRelease,
         Threshold,
@@ -103,6 +104,7 @@ class Matrix:
         cuda_repos: Iterable[CudaRepo] = (),
         companions: Iterable[CompanionRelease] = (),
         library_builds: Iterable[LibraryBuild] = (),
+        ptx_isas: Iterable[PtxIsa] = (),
         origins: Mapping[str, str] | None = None,
     ) -> None:
         self.sources: Mapping[str, Source] = dict(sources)
@@ -127,6 +129,7 @@ class Matrix:
         self.cuda_repos = tuple(cuda_repos)
         self.companions = tuple(companions)
         self.library_builds = tuple(library_builds)
+        self.ptx_isas = tuple(sorted(ptx_isas, key=lambda r: version_key(r.ptx)))
         #: file stem -> where it was read from ("bundled" or a path)
         self.origins: Mapping[str, str] = dict(origins or {})
 
@@ -234,6 +237,10 @@ class Matrix:
             else:
                 break
         return best
+
+    def ptx_isa(self, ptx: str) -> PtxIsa | None:
+        """The row of PTX ISA ``ptx`` ("8.7" -> CUDA 12.8): the CUDA whose compiler writes it and whose driver loads it."""
+        return next((r for r in self.ptx_isas if r.ptx == ptx), None)
 
     def smi_cuda_for_driver(self, driver: str) -> str | None:
         """The CUDA version nvidia-smi / cuDriverGetVersion reports for ``driver`` (R565 -> "12.7")."""

@@ -172,6 +172,14 @@ class DriverBranch(_Cited):
 
 
 @_record
+class PtxIsa(_Cited):
+    """PTX ISA version -> the first CUDA release that writes and loads it (cuda_driver.toml ptx)."""
+
+    ptx: str
+    cuda: str
+
+
+@_record
 class Verdict(_Cited):
     """Whether a driver runs a CUDA runtime, and how.
 

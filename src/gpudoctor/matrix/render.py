@@ -82,6 +82,9 @@ def _cuda(m: Matrix) -> str:
             ("branch", "CUDA", "confidence", "source"),
             ((f"R{b.branch}", b.cuda, b.confidence, _src(b.source)) for b in m.driver_branches),
         ),
+        "",
+        "PTX ISA version -> the CUDA that writes it and the driver CUDA that loads it",
+        table(("PTX ISA", "CUDA", "source"), ((r.ptx, r.cuda, _src(r.source)) for r in m.ptx_isas)),
     ]
     return "\n".join(parts)
 

@@ -35,6 +35,7 @@ from gpudoctor.matrix.records import (
     MinorCompat,
     PcieGen,
     Precision,
+    PtxIsa,
     Source,
     TfRelease,
     Threshold,
@@ -157,6 +158,11 @@ SCHEMAS: dict[str, dict[str, Table]] = {
             key=_get("branch"),
             sort=_get("branch"),
             sort_what="branch",
+        ),
+        "ptx": Table(
+            fields=_f(ptx=("version", REQ), cuda=("version", REQ)),
+            key=_get("ptx"),
+            sort=_vk("ptx"),
         ),
     },
     "gpu_arch": {
@@ -827,6 +833,7 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         )
     floors = {m.major: m.linux for m in minor_compat}
     branches = [DriverBranch(branch=r["branch"], cuda=r["cuda"], **cite(r)) for _l, r in rows["cuda_driver"]["branch"]]
+    ptx_isas = [PtxIsa(ptx=r["ptx"], cuda=r["cuda"], **cite(r)) for _l, r in rows["cuda_driver"]["ptx"]]
 
     # ---- GPUs and architectures
     arch_rows = rows["gpu_arch"]["arch"]
@@ -1273,6 +1280,7 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         cuda_releases=cuda_releases,
         minor_compat=minor_compat,
         driver_branches=branches,
+        ptx_isas=ptx_isas,
         archs=archs,
         cc_targets=cc_targets,
         gpus=gpus,

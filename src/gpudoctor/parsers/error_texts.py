@@ -147,6 +147,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "arch-unsupported": "PyTorch warns that the GPU's compute capability is not among the architectures it was built for",
     "arch-list": "PyTorch lists the CUDA capabilities its build supports",
     "no-kernel-image": "a CUDA kernel had no image for this GPU's architecture",
+    "ptx-newer-than-driver": "the driver's JIT refused PTX of a newer ISA than it loads (the program's CUDA toolkit is newer than the driver)",
     "library-missing": "the dynamic loader could not find a library by its soname (or a DLL on Windows)",
     "numpy-too-old": "a compiled module needs a newer NumPy C-API than the NumPy it imported",
     "shm-not-writable": "NCCL could not create its shared-memory segment in /dev/shm: permission denied",
@@ -170,6 +171,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
     "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
+    "cuda-toolkit-said": "the reporter saying which CUDA toolkit they installed ('I installed CUDA 11.8')",
     "windows-build": "the Windows version (Microsoft Windows [Version 10.0.BUILD])",
     "wsl-gpu-blocked": "NVML inside WSL: GPU access blocked by the operating system",
     "linux-driver-package": "a Linux NVIDIA driver package installed with apt, dnf or yum",
@@ -295,7 +297,20 @@ _PJRT = _Lazy(
 )
 _CONTAINER_CUDA = _Lazy(r"requirement error: unsatisfied condition: cuda\s*>=?\s*(?P<cuda>\d+\.\d+)", re.IGNORECASE)
 # nvidia-smi's header quoted, or the version said in prose ("I am running CUDA 11.7 and driver version 472.12").
-_DRIVER_SAID = _Lazy(r"(?:Driver Version:\s*|(?i:\bdriver version\s+(?:is\s+)?))(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b")
+# nvidia-smi's header, or the driver named with its version in prose: "driver version is 535.54", "NVIDIA Graphics
+# Driver 388.73" (the name NVIDIA's Windows installer and Control Panel give it), "nvidia driver 470.82.01".
+_DRIVER_SAID = _Lazy(
+    r"(?:Driver Version:\s*|(?i:\bdriver version\s+(?:is\s+)?)"
+    r"|(?i:\b(?:NVIDIA|GeForce|Quadro)(?:\s+Graphics)?\s+driver\s+(?:version\s+)?(?:is\s+)?v?))"
+    r"(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b"
+)
+# The reporter saying, in the first person, which CUDA toolkit they installed ("I have managed to install CUDA 11.8 and
+# cudnn 8.6", "I installed the CUDA Toolkit 12.1"): that toolkit's version. "install" must be followed by CUDA itself:
+# "installed torch with CUDA 11.8" names a framework's build, not a toolkit.
+_TOOLKIT_SAID = _Lazy(
+    r"\b(?:I|I've|we|we've)\b[^.\n]{0,40}?\binstall(?:ed)?\s+(?:the\s+)?CUDA(?:\s+Toolkit)?\s+v?(?P<cuda>\d{1,2}\.\d)\b",
+    re.IGNORECASE,
+)
 _WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
 _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
 _LINUX_DRIVER_PKG = _Lazy(
@@ -417,6 +432,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("pjrt-plugin-mismatch", line)
         if m := _DRIVER_SAID.search(line):
             add("driver-version-said", line, version=m.group("version"))
+        if m := _TOOLKIT_SAID.search(line):
+            add("cuda-toolkit-said", line, cuda=m.group("cuda"))
         if m := _WINDOWS_BUILD.search(line):
             add("windows-build", line, build=m.group("build"))
         if _WSL_BLOCKED.search(line):

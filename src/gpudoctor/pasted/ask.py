@@ -49,6 +49,7 @@ def _runtime_from_wheels(facts: Facts) -> bool:
 
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
     """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
+    from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import frameworks_named, other_vendor_gpu_only
 
     if not facts.pasted.partial:
@@ -75,6 +76,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         and not driver_broken
         and not only_extension
         and other_vendor_gpu_only(facts) is None  # no NVIDIA GPU here: nvidia-smi cannot answer
+        and no_gpu_said(facts) is None
     ):
         if not d.version:
             out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
@@ -178,9 +180,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
         out.append(Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES")), "inside the job: the GPUs Slurm gave it"))
     out += _catalogue_asks(facts, py)
+    from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import other_vendor_gpu_only
 
-    if other_vendor_gpu_only(facts) is not None:  # no NVIDIA GPU here: nothing reads an NVIDIA driver
+    if other_vendor_gpu_only(facts) is not None or no_gpu_said(facts) is not None:  # no NVIDIA GPU: nothing reads a driver
         out = [a for a in out if not any(w in _READS_DRIVER for w in (*a.command.argv, *a.command.pipe))]
     if any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):  # a C# or C++ program: no interpreter to run
         out = [a for a in out if a.command.argv[:1] != (py,)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.facts import CONTAINER_SAID, EXTENSION_NAMED, NO_NVIDIA_GPU, NO_PYTHON
+from gpudoctor.facts import CONTAINER_SAID, EXTENSION_NAMED, NO_GPU_SAID, NO_NVIDIA_GPU, NO_PYTHON
 from gpudoctor.parsers.error_texts import classify_error_text
 
 if TYPE_CHECKING:
@@ -83,6 +83,16 @@ _CONTAINER_SAID = re.compile(
     r"(?:nvidia-)?(?:docker\s+)?(?:containers?|docker|pods?)\b(?!\s*(?:image|file|hub|registry|desktop)s?\b)"
     r"|\bdocker\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b",
     re.IGNORECASE,
+)
+# The reporter saying the machine has no GPU: an issue form's GPU field answered No/None ("- GPU model and memory: No",
+# TensorFlow's template), or a sentence of their own ("I don't have gpu", "I do not have an NVIDIA GPU", "my machine has
+# no GPU"). "N/A" is not read: a field left unanswered says nothing.
+_NO_GPU_SAID = re.compile(
+    r"^[ \t]*(?:[-*][ \t]*)?(?:\*\*)?GPU(?: model)?(?: and memory)?(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?(?:no|none|no gpu)\.?[ \t]*$"
+    r"|\bI (?:do not|don'?t) have (?:an? |any )?(?:NVIDIA |CUDA[- ]capable |dedicated )?(?:GPU|graphics card)s?\b"
+    r"(?![ \t]+(?:issues?|problems?|errors?|support|acceleration|access|usage|memory|drivers?|working)\b)"
+    r"|\b(?:my|this|the) (?:machine|computer|laptop|pc|system) (?:has|have) no (?:NVIDIA |dedicated )?(?:GPU|graphics card)\b",
+    re.IGNORECASE | re.MULTILINE,
 )
 _KUBERNETES_SAID = re.compile(r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b", re.IGNORECASE)
 _PODMAN_SAID = re.compile(r"\bpodman\b", re.IGNORECASE)
@@ -164,6 +174,10 @@ def read_cues(g: Gathered, text: str) -> None:
     if (m := _OTHER_GPU.search(text[:1_000_000])) and not _NVIDIA_NAMED.search(text[:1_000_000]):
         line = next((x for x in lines if _OTHER_GPU.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
+    if m := _NO_GPU_SAID.search(text[:1_000_000]):
+        # (a GPU the text shows beside it wins: the checks ask gpudoctor.checks.driver.gpu_present first)
+        line = next((x for x in lines if _NO_GPU_SAID.search(x[:MAX_LINE])), m.group(0))
+        _cue(g, NO_GPU_SAID, "no GPU on this machine (the reporter says so)", line[:MAX_LINE])
     if (m := _COMPILED_SAID.search(text[:1_000_000])) and not _PYTHON_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _COMPILED_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_PYTHON, "no Python to ask about (the program is a compiled one)", line[:MAX_LINE])

@@ -57,6 +57,9 @@ def read_sources(sources: list[Source]) -> Gathered:
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
         # extractors read already (same kind) is theirs, with the values they parse.
         found += [e for e in catalogue_match(plain) if e.kind not in kinds]
+        if not _GPU_WANTED.search(plain[:1_000_000]):
+            # llama.cpp's "BLAS = 0" is a plain CPU build's system info: a fault only where the text wants the GPU.
+            found = [e for e in found if e.get("entry") != "ggml-system-info-blas-0"]
         for evidence in found:
             if evidence not in g.errors:
                 g.errors.append(evidence)
@@ -84,6 +87,10 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.system, g.wsl = "Linux", True
         g.notes.append("WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)")
     return g
+
+
+# The text asks for the GPU: it names one, CUDA, cuBLAS or llama.cpp's n_gpu_layers.
+_GPU_WANTED = re.compile(r"\bGPUs?\b|\bCUDA|cuBLAS|n_gpu_layers|\bnvidia\b", re.IGNORECASE)
 
 
 def _no_such_torch(g: Gathered) -> None:
@@ -195,6 +202,23 @@ def _plugin_present(g: Gathered, sources: list[Source]) -> None:
 _TORCH_TAGGED = re.compile(
     r"(?<![\w.-])torch(?:-|==)(?P<version>\d+\.\d+(?:\.\d+)?)\+(?P<tag>cpu|cu\d{2,3})(?![\w.])", re.IGNORECASE
 )
+# The same stated as a line of its own, the way people list their environment ("- torch 2.8.0+cu128", "PyTorch
+# version: 2.8.0+cu128", "torch: 2.1.0+cpu"), or the version alone ("- 2.8.0+cu128") with the local tag only PyTorch's
+# own wheels carry (torch, torchvision, torchaudio: +cu128, +cpu). The whole line is the statement: inside a sentence
+# the version may be what a companion was built for ("PyTorch 2.0.0+cu118 with CUDA 1108 (you have 2.0.0+cpu)"). The
+# version alone is read as torch only where the number is a torch release the matrix knows (torchvision's 0.x is none;
+# torchaudio's are torch's own numbers, built for that torch with the same tag).
+_TORCH_LISTED = re.compile(
+    r"^[ \t]*(?:[-*\u2022][ \t]*)?(?P<named>(?:py)?torch(?:[ \t]+version)?[ \t]*[:=]?[ \t]*)?"
+    r"(?P<version>\d+\.\d+\.\d+)\+(?P<tag>cpu|cu\d{2,3})[ \t]*$",
+    re.IGNORECASE,
+)
+
+
+def _torch_release(version: str) -> bool:
+    from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a tagged version alone asks
+
+    return load_matrix().torch_release(version) is not None
 
 
 def _text_facts(g: Gathered, text: str) -> None:
@@ -225,10 +249,15 @@ def _text_facts(g: Gathered, text: str) -> None:
     # or a banner ("Ultralytics YOLOv8.1.3 Python-3.10.11 torch-2.1.0+cpu"). The last one is the installed one;
     # what pip took away ("Successfully uninstalled", "Found existing installation") is not, nor what a command
     # asked for ("pip install torch==1.8.1+cu102": a request, which may have failed).
-    if g.torch_version is None and "torch" not in g.distributions and "torch" in text:
+    if g.torch_version is None and "torch" not in g.distributions and ("torch" in text or "+c" in text):
         last = None
         for line in text[:1_000_000].splitlines():
-            if "torch" in line and not re.search(r"uninstall|Found existing installation|\binstall\s", line, re.IGNORECASE):
+            if re.search(r"uninstall|Found existing installation|\binstall\s", line[:2_000], re.IGNORECASE):
+                continue
+            if "+c" in line and (listed := _TORCH_LISTED.match(line[:200])):
+                if listed.group("named") or _torch_release(listed.group("version")):
+                    last = listed
+            elif "torch" in line:
                 for tagged in _TORCH_TAGGED.finditer(line[:2_000]):
                     last = tagged
         if last is not None:
