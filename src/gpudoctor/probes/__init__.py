@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -51,6 +50,8 @@ class _Task:
         try:
             self.value = self.fn()
         except Exception as exc:  # noqa: BLE001 - a crashing probe is a finding, never a traceback
+            import traceback  # (only for a probe that crashed: it imports textwrap too)
+
             self.error = f"{type(exc).__name__}: {exc}"
             self.trace = traceback.format_exc()
         finally:
