@@ -9,6 +9,7 @@ machine is not a figure for a quiet one.
 
     .venv/bin/python bench/check_speed.py [--runs 15]          # print the results block
     .venv/bin/python bench/check_speed.py --update bench/README.md   # and replace the block there
+    .venv/bin/python bench/check_speed.py --compare /tmp/old   # also a bare check from another tree's src/, same rounds
 
 The block (between the `check_speed results` markers) is what bench/README.md shows, and
 tests/test_docs_drift.py checks that the speed the docs claim for `gpudoctor check` is this block's.
@@ -20,7 +21,12 @@ script, which gpudoctor reads from its files without starting it (gpudoctor.host
 Targets (issue 19, a 2-core machine without a GPU, a quiet machine): `check` at most 0.15 s median,
 `--version` and `explain CODE` at most 0.06 s; peak memory at most 60 MB (issue 2). And, whatever the load
 (issue 31), `check` at most 8 times `python -c pass` measured side by side in the same rounds: the "x pass"
-column, which load on the machine changes far less than the seconds.
+column, which load on the machine changes far less than the seconds; "x pass CPU" is the same ratio of CPU
+times, which load changes less still (a check's own CPU time, its subprocesses' included, against the bare
+interpreter's).
+
+`--compare DIR` adds a bare check run from DIR/src (another checkout, byte-compiled: `python -m compileall DIR/src`)
+with this environment's interpreter and dependencies, in the same rounds: a change's before and after, side by side.
 """
 
 from __future__ import annotations
@@ -132,10 +138,11 @@ def block(
         f"{' '.join(f'{x:.2f}' for x in load_after)} after it. The probed `python3` on PATH: {probed}.",
         bytecode,
         "",
-        "| command | median s | max s | median CPU s | peak MB | x pass | target |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| command | median s | max s | median CPU s | peak MB | x pass | x pass CPU | target |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     base = results[BASELINE]["median"]
+    base_cpu = results[BASELINE]["cpu"]
     for label, kind, _, _ in rows:
         r = results[label]
         ratio = r["median"] / base
@@ -145,7 +152,8 @@ def block(
         if kind in RATIO_TARGETS:
             verdicts.append(f"<= {RATIO_TARGETS[kind]:g}x pass: {'met' if ratio <= RATIO_TARGETS[kind] else 'not met'}")
         lines.append(
-            f"| {label} | {r['median']:.3f} | {r['max']:.3f} | {r['cpu']:.3f} | {r['peak']:.1f} | {ratio:.1f} | {'; '.join(verdicts)} |"
+            f"| {label} | {r['median']:.3f} | {r['max']:.3f} | {r['cpu']:.3f} | {r['peak']:.1f} | {ratio:.1f} | "
+            f"{r['cpu'] / base_cpu:.1f} | {'; '.join(verdicts)} |"
         )
     lines.append(END)
     return "\n".join(lines) + "\n"
@@ -166,6 +174,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--update", metavar="README", help="replace the results block in this file (bench/README.md)")
     parser.add_argument("--machine", default="the project machine", help="how the block names this machine")
+    parser.add_argument("--compare", metavar="DIR", help="also time a bare check from DIR/src (another checkout), same rounds")
     opts = parser.parse_args()
     python = sys.executable
     gpudoctor = os.path.join(os.path.dirname(python), "gpudoctor")
@@ -185,6 +194,10 @@ def main() -> int:
             ),
             ("`gpudoctor check` (VIRTUAL_ENV: a venv, read from its files)", "check", [gpudoctor, "check"], venv),
         ]
+        if opts.compare:
+            # The console script imports gpudoctor from PYTHONPATH ahead of this environment's own (editable) install.
+            other = {**base, "PYTHONPATH": os.path.join(os.path.abspath(opts.compare), "src")}
+            rows.append((f"compared: `gpudoctor check` from `{opts.compare}`", "check", [gpudoctor, "check"], other))
         load_before = os.getloadavg()
         results = measure(rows, opts.runs)
         load_after = os.getloadavg()

@@ -12,14 +12,12 @@ from gpudoctor.probes import ProbeOptions, run_probes
 def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: str | None = None, ctx=None) -> Report:
     """The report of `host`; `ctx` (a checks Context on `matrix_path`) when the caller asks more of the same
     choices afterwards (gpudoctor.pipeline: fix's offers)."""
-    import threading
-
-    from gpudoctor.checks import all_checks, run_checks
-
     start = time.monotonic()
-    # Import the check modules while the probes wait on subprocesses and files.
-    threading.Thread(target=all_checks, daemon=True).start()
-    facts = run_probes(host, options)
+    # The check modules are imported while the probes wait on subprocesses and files (in this thread, once the
+    # probes are started: a thread of its own would hold the GIL from them before they start their programs).
+    facts = run_probes(host, options, meanwhile=_import_checks)
+    from gpudoctor.checks import run_checks
+
     probed = time.monotonic()
     findings, internal = run_checks(facts, matrix_path, ctx)
     timings = dict(facts.timings_s)
@@ -28,6 +26,12 @@ def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: st
     if host.mode == "live" and getattr(host, "root", "/") == "/":
         findings = for_root(findings)
     return Report(facts, sort_findings(findings), host.mode, timings, internal, matrix_path)
+
+
+def _import_checks() -> None:
+    from gpudoctor.checks import all_checks
+
+    all_checks()
 
 
 def for_root(findings: list) -> list:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpudoctor.extension_facts import ExtensionFacts, ProcessFacts
 from gpudoctor.host import PythonEnv
 from gpudoctor.probed import Absent, Found, Probed, Unknown
+
+if TYPE_CHECKING:  # (Facts names them only as types: a check without companions or --pid never builds them)
+    from gpudoctor.extension_facts import ExtensionFacts, ProcessFacts
 
 
 @dataclass(frozen=True)

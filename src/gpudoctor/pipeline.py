@@ -55,14 +55,17 @@ class CheckResult:
 
 def check(host: Any, request: CheckRequest) -> CheckResult:
     """Diagnose `host` (gpudoctor.host.Host) as `request` says; the one place a check's result is decided."""
-    from gpudoctor.checks.base import Context
-    from gpudoctor.cmdline import shell_for_os
     from gpudoctor.doctor import diagnose
+    from gpudoctor.planner.context import Context  # (checks.base's Context, without the facts: they come later)
+
+    ctx = Context(request.matrix_path)
+    # Nothing more is imported before the probes start: the slowest of them (the user's interpreter) overlaps
+    # the imports (gpudoctor.probes.run_probes).
+    report = diagnose(host, request.options, request.matrix_path, ctx)
+    from gpudoctor.cmdline import shell_for_os
     from gpudoctor.model import exit_code_for, sort_findings
     from gpudoctor.planner.prescribe import build
 
-    ctx = Context(request.matrix_path)
-    report = diagnose(host, request.options, request.matrix_path, ctx)
     pasted, asks = _pasted_view(host, report)
     if asks:  # an error whose fix the text cannot decide prints what decides it (gpudoctor.planner.deciders)
         from gpudoctor.planner.deciders import with_deciders

@@ -20,16 +20,19 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from gpudoctor import symbols
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Line, SetEnv
-from gpudoctor.extension_facts import Companion, ExtensionFacts
 from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern  # a companion's or a paste's texts only
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found
+
+if TYPE_CHECKING:  # built only where there are companions (an import would build its five classes on every check)
+    from gpudoctor.extension_facts import Companion, ExtensionFacts
 
 TORCH_INDEX = "https://download.pytorch.org/whl"
 _LOCAL_CUDA = LazyPattern(r"\+cu(\d+)")
@@ -375,6 +378,8 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         python = facts.frameworks.python
         dists = python.value.distributions if isinstance(python, Found) else {}
         if companion is None and owner is not None and owner in dists and torch:
+            from gpudoctor.extension_facts import Companion, ExtensionFacts
+
             # Pasted evidence: the versions the text showed stand in for what was not read from disk.
             companion = Companion(owner, dists[owner], "")
             torch_facts = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
@@ -580,5 +585,7 @@ def companion_fix(facts: Facts, ctx: Context, name: str, torch_version: str, tor
             (),
             component="torch",
         )
+    from gpudoctor.extension_facts import Companion, ExtensionFacts
+
     ext = ExtensionFacts(torch_version, torch_cuda, None, (), (), (Companion(name, "", ""),))
     return _remediation(facts, ctx, [Companion(name, "", "")], ext)

@@ -34,7 +34,6 @@ from gpudoctor.cmdline import Cmd, Line, SetEnv
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.planner.plan_state import has_conda
 from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, major_minor, vkey
@@ -414,6 +413,9 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
     libs = f"CUDA {last.cuda} and cuDNN {last.cudnn}"
     env_now = found_value(py) if isinstance(py, Found) else None
     in_conda_env = env_now is not None and env_now.kind == "conda" and bool(env_now.prefix)
+    # Imported here: the planner's state and actions (six classes) are not needed by a check with no such finding.
+    from gpudoctor.planner.plan_state import has_conda
+
     if not in_conda_env and has_conda(facts) is not True:
         return _wsl_tf_remediation(last, installed, spec, libs, pyv, keras)
     if pyv and spec_contains(last.python, pyv):

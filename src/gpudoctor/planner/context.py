@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpudoctor.facts import Gpu
+if TYPE_CHECKING:  # (a check builds its Context before the probes start, and the facts' types after: pipeline.check)
+    from gpudoctor.facts import Gpu
 
 
 class Context:

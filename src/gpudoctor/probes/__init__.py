@@ -10,23 +10,16 @@ from __future__ import annotations
 
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpudoctor.facts import (
-    CudaLink,
-    Distro,
-    Facts,
-    FrameworkFacts,
-    KernelFacts,
-    PlatformFacts,
-    ToolkitFacts,
-)
 from gpudoctor.host import Host
 from gpudoctor.probed import Found, Unknown
+
+if TYPE_CHECKING:  # imported in run_probes, once the user's interpreter has been started (below)
+    from gpudoctor.facts import Facts, FrameworkFacts, PlatformFacts
 
 
 @dataclass(frozen=True)
@@ -57,6 +50,8 @@ class _Task:
         try:
             self.value = self.fn()
         except Exception as exc:  # noqa: BLE001 - a crashing probe is a finding, never a traceback
+            import traceback  # (only for a probe that crashed: it imports textwrap too)
+
             self.error = f"{type(exc).__name__}: {exc}"
             self.trace = traceback.format_exc()
         finally:
@@ -99,14 +94,21 @@ def _deep_error(framework: str, why: Unknown) -> dict[str, Any]:
     return {"framework": framework, "error": why.message}
 
 
-def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
-    from gpudoctor.probes import cudnn, driver, extensions, kernel, loading, platform, python, toolkits, windows
+def run_probes(host: Host, options: ProbeOptions = ProbeOptions(), meanwhile: Callable[[], Any] | None = None) -> Facts:
+    """The facts of `host`. `meanwhile`, when given, runs in this thread once the first probes are started,
+    while they wait on subprocesses and files (gpudoctor.doctor: importing the checks)."""
+    from gpudoctor.probes import python
 
     t = options.probe_timeout_s
     runner = _Runner(time.monotonic() + options.deadline_s)
-    # The user's interpreter is the slowest probe (a subprocess, often behind a
-    # pyenv or conda shim): start it first.
+    # The user's interpreter is the slowest probe (a subprocess, often behind a pyenv or conda shim, whose
+    # start-up is most of a check's wall time when nothing else runs beside it): start it first, before the
+    # other probes and the facts' types are imported (building those classes is a good part of a check's CPU
+    # time), so that its start-up runs on another core meanwhile.
     runner.start("python", lambda: python.probe_python(host, options.python, t))
+    from gpudoctor.facts import CudaLink, Distro, Facts, FrameworkFacts, KernelFacts, PlatformFacts, ToolkitFacts
+    from gpudoctor.probes import cudnn, driver, extensions, kernel, loading, platform, toolkits, windows
+
     runner.start("platform", lambda: platform.probe_platform(host))
     runner.start("kernel", lambda: kernel.probe_kernel(host, t))
     runner.start("nvml", lambda: host.nvml(t))
@@ -114,6 +116,8 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
     runner.start("toolkits", lambda: toolkits.probe_toolkits(host, t))
     runner.start("ldconfig", lambda: python.probe_ldconfig(host, t))
     runner.start("ld-library-path", lambda: python.probe_ld_library_path(host))
+    if meanwhile is not None:
+        meanwhile()
 
     plat = runner.get("platform", lambda why: PlatformFacts("Linux", "", "", Distro(), None, None, None, dict(host.env())))
     kern = runner.get("kernel", lambda why: KernelFacts(why, why, None, None, (), why))

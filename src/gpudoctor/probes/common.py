@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor.errors import ParseError
-from gpudoctor.facts import LibDir
 from gpudoctor.host import Host, HostError
 from gpudoctor.probed import Absent, Found, Probed, Unknown
+
+if TYPE_CHECKING:  # imported where used: the Python probe starts before the facts' types are built (run_probes)
+    from gpudoctor.facts import LibDir
 
 _KINDS = {"EACCES": "permission", "EPERM": "permission", "ETIMEDOUT": "timeout", "EBINARY": "unparseable"}
 
@@ -31,6 +33,8 @@ CUDA_LIB = re.compile(
 
 def lib_dir(host: Host, path: str, via: str) -> LibDir | None:
     """A directory's CUDA libraries, or None when it cannot be listed."""
+    from gpudoctor.facts import LibDir
+
     try:
         names = host.list_dir(path)
     except HostError:

@@ -17,13 +17,16 @@ import fnmatch
 import posixpath
 import re
 import time
+from typing import TYPE_CHECKING
 
 from gpudoctor import symbols
-from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
 from gpudoctor.facts import FrameworkFacts, TorchFacts
 from gpudoctor.host import Host, HostError, PythonEnv, canonical_name
 from gpudoctor.probed import Found
 from gpudoctor.probes.common import CUDA_LIB
+
+if TYPE_CHECKING:  # built only where there are companions (an import would build its five classes on every check)
+    from gpudoctor.extension_facts import ExtensionFacts, ExtensionObject
 
 # distribution -> its compiled extensions, relative to site-packages; `*` matches within one path part.
 COMPANIONS: dict[str, tuple[str, ...]] = {
@@ -64,6 +67,8 @@ def probe_extensions(
     nccl = any(n.startswith("nvidia-nccl-cu") for n in env.distributions)
     if not names and not nccl:
         return None  # nothing to read: check's speed is unchanged without companions
+    from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
+
     torch = frameworks.torch.value if isinstance(frameworks.torch, Found) else None
     torch_site = (torch.location if isinstance(torch, TorchFacts) else None) or (
         env.site_packages[0] if env.site_packages else ""
@@ -175,6 +180,8 @@ def probe_extensions(
 
 
 def _unjudged(o: ExtensionObject) -> ExtensionObject:
+    from gpudoctor.extension_facts import ExtensionObject
+
     return ExtensionObject(o.path, o.needed_cuda, (), o.torch_symbols, o.cxx11abi, o.glibcxx, o.glibc, o.error)
 
 
@@ -196,6 +203,8 @@ def _expand(site: str, patterns: tuple[str, ...], listing) -> list[str]:
 
 
 def read_object(host: Host, path: str, unread: list[str]) -> ExtensionObject:
+    from gpudoctor.extension_facts import ExtensionObject
+
     try:
         table = host.elf_symbols(path)
     except HostError as exc:

@@ -16,13 +16,13 @@ GPU_CLASS_PREFIX = "0x03"
 
 
 def probe_proc_driver(host: Host) -> Probed:
-    from gpudoctor.parsers.proc_driver_version import parse_proc_driver_version
-
     path = "/proc/driver/nvidia/version"
     try:
         text = host.read_text(path)
     except HostError as exc:
         return absent_or_unknown(exc, f"file:{path}", "no NVIDIA kernel module is loaded")
+    from gpudoctor.parsers.proc_driver_version import parse_proc_driver_version  # (only where a module is loaded)
+
     try:
         return Found(parse_proc_driver_version(text), f"file:{path}")
     except ParseError as exc:

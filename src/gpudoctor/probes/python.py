@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import posixpath
 import re
+from typing import TYPE_CHECKING
 
 from gpudoctor.errors import ParseError
-from gpudoctor.facts import FrameworkFacts, JaxFacts, LibDir, TensorflowFacts, TorchFacts
 from gpudoctor.host import Host, HostError, PythonEnv
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 from gpudoctor.probes.common import CUDA_LIB, lib_dir, probe_command
+
+if TYPE_CHECKING:
+    # Imported where they are built: probe_python starts the user's interpreter before the facts' types exist
+    # (gpudoctor.probes.run_probes), so that building them overlaps its start-up.
+    from gpudoctor.facts import FrameworkFacts, LibDir
 
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tensorflow-intel", "tensorflow-macos")
 JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
@@ -85,6 +90,7 @@ def probe_torch(host: Host, env: PythonEnv) -> Probed:
     dist_version = env.distributions.get("torch")
     if dist_version is None:
         return Absent("torch is not installed in this environment", "dist:torch")
+    from gpudoctor.facts import TorchFacts
     from gpudoctor.parsers.torch_version import parse_torch_version_py  # (only where there is a torch to read)
 
     site = env.locations.get("torch") or (env.site_packages[0] if env.site_packages else "")
@@ -120,6 +126,7 @@ def probe_tensorflow(host: Host, env: PythonEnv) -> Probed:
     dist = next((d for d in TF_DISTRIBUTIONS if d in env.distributions), None)
     if dist is None:
         return Absent("tensorflow is not installed in this environment", "dist:tensorflow")
+    from gpudoctor.facts import TensorflowFacts
     from gpudoctor.parsers.tf_build_info import parse_tf_build_info  # (only where there is a TensorFlow to read)
 
     version = env.distributions[dist]
@@ -157,11 +164,15 @@ def probe_jax(host: Host, env: PythonEnv) -> Probed:
     plugins = {name: v for name, v in env.distributions.items() if JAX_PLUGIN.match(name)}
     if not (jax or jaxlib or plugins):
         return Absent("jax is not installed in this environment", "dist:jax")
+    from gpudoctor.facts import JaxFacts
+
     site = env.locations.get("jax") or (env.site_packages[0] if env.site_packages else "")
     return Found(JaxFacts(jax, jaxlib, plugins, site or None, wheel_lib_dirs(host, site) if site else ()), "dist:jax")
 
 
 def probe_frameworks(host: Host, python: Probed, chosen_by: str) -> FrameworkFacts:
+    from gpudoctor.facts import FrameworkFacts
+
     if not isinstance(python, Found):
         why = python if isinstance(python, Unknown) else Absent("no Python environment", python.source)
         return FrameworkFacts(python, chosen_by, why, why, why, {})

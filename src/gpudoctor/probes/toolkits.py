@@ -48,7 +48,6 @@ def toolkit_version(host: Host, root: str, timeout_s: float) -> tuple[str | None
         parse_cuda_version_json,
         parse_cuda_version_txt,
     )
-    from gpudoctor.parsers.nvcc import parse_nvcc_version
 
     problems: list[str] = []
     for name, parser in (("version.json", parse_cuda_version_json), ("version.txt", parse_cuda_version_txt)):
@@ -92,6 +91,8 @@ def toolkit_version(host: Host, root: str, timeout_s: float) -> tuple[str | None
     elif host.exists(nvcc):
         result = host.run([nvcc, "--version"], timeout_s)
         if result.ok:
+            from gpudoctor.parsers.nvcc import parse_nvcc_version  # (only where nvcc answered: a version file usually does)
+
             try:
                 return parse_nvcc_version(result.stdout).version, "nvcc", tuple(problems)
             except ParseError as exc:
@@ -166,8 +167,6 @@ def _refused(host: Host, program: str) -> str | None:
 
 
 def probe_toolkits(host: Host, timeout_s: float) -> ToolkitFacts:
-    from gpudoctor.parsers.nvcc import parse_nvcc_version
-
     env = host.env()
     candidates: dict[str, list[str]] = {}
     problems: list[str] = []
@@ -244,6 +243,8 @@ def probe_toolkits(host: Host, timeout_s: float) -> ToolkitFacts:
         if result is None:
             pass
         elif result.ok:
+            from gpudoctor.parsers.nvcc import parse_nvcc_version
+
             try:
                 nvcc_version = parse_nvcc_version(result.stdout).version
                 nvcc_path = nvcc_path or "nvcc"
