@@ -15,6 +15,7 @@ Kinds (`Action.kind`):
   module-load, module-config, boot-image     modprobe/nvidia-modprobe; a modprobe.d file; initramfs, dracut, grubby
   reboot                                     reboot, Restart-Computer
   env-set, env-unset, shell-env              a variable of this shell; gpudoctor's own --shell output (eval)
+  env-prepend                                a directory put first on LD_LIBRARY_PATH or PATH, the rest kept
   link-switch                                gpudoctor switch-cuda: /usr/local/cuda re-pointed
   container-run, container-restart,          docker run --gpus, docker restart, nvidia-ctk (the host's runtime),
   runtime-config, service-restart            systemctl restart
@@ -29,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv
+from gpudoctor.cmdline import Cmd, EvalShell, Line, PrependPath, SetEnv
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,9 @@ def classify(line: Line) -> Action:
     """The action a printed command performs, read from its argument vector."""
     if isinstance(line, SetEnv):
         return Action("env-unset" if line.value is None else "env-set", "", False, line, name=line.name, value=line.value)
+    if isinstance(line, PrependPath):
+        # The value is the directory where it is literal; a program's output is followed by effects (Output.site_dir).
+        return Action("env-prepend", "", False, line, name=line.name, value=line.literal)
     if isinstance(line, EvalShell):
         w = line.argv
         if len(w) >= 3 and w[1] == "switch-cuda":

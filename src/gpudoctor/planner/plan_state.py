@@ -53,6 +53,7 @@ class State:
     envs: dict[str, str | None] = field(default_factory=dict)  # conda environments the plan created -> their Python
     toolkits: set[str] = field(default_factory=set)  # toolkit versions the plan installed
     installed: set[str] = field(default_factory=set)  # distribution packages the plan installed
+    wheels: dict[str, str] = field(default_factory=dict)  # NVIDIA's wheels the plan installed -> version or specifier
     disk_changed: list[str] = field(default_factory=list)  # what a reboot would activate
     writes: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # resource -> (step, value)
     out: list[Violation] = field(default_factory=list)
