@@ -172,7 +172,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     if facts.pasted.cluster == "slurm":
         out.append(
             Ask(
-                Cmd(("scontrol", "show", "job", Placeholder("job id"))),
+                Cmd(("scontrol", "show", "job", Placeholder("job-id"))),
                 "the job's allocation (its GRES: whether GPUs were requested and granted)",
             )
         )

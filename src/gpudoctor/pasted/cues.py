@@ -50,10 +50,11 @@ _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
 # The other schedulers (PBS/Torque, LSF) by their submit commands, script directives and job variables; a cluster said
 # in words ("on our HPC", "HPC3", "login node", Environment Modules' `module load`), its scheduler not shown.
+_SLURM_SAID = re.compile(r"\bslurm\b", re.IGNORECASE)  # "submitted via slurm", slurm-1234.out
 _PBS = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?qsub\s|#PBS\b|\bPBS_(?:JOBID|NODEFILE)\b")
 _LSF = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?bsub\s|#BSUB\b|\bLSB_(?:JOBID|HOSTS)\b")
 _CLUSTER_SAID = re.compile(
-    r"\bHPC\d*\b|\b(?:HPC|computing|compute|university|institute|research|shared)\s+cluster\b"
+    r"\bHPC\d*\b|\b(?:HPC|computing|university|institute|research)\s+cluster\b"
     r"|\b(?:login|compute|head)\s+nodes?\b|^\s*(?:\S+\s*[$#]\s*)?(?:ml|module)\s+(?:load|avail|list|spider)\b",
     re.IGNORECASE,
 )
@@ -170,7 +171,7 @@ def read_cues(g: Gathered, text: str) -> None:
         if _WSL_LIB.search(line):
             g.wsl_said = True
             _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
-        if _SLURM.search(line):
+        if _SLURM.search(line) or _SLURM_SAID.search(line):
             g.cluster = g.cluster or "slurm"
             _cue(g, "Slurm", "a job on a Slurm cluster", line)
         elif _PBS.search(line):

@@ -102,10 +102,6 @@ def distro_family(facts: Any) -> set[str]:
     return words
 
 
-def cluster_job(facts: Any) -> bool:
-    return bool(facts.pasted.cluster) or "SLURM_JOB_ID" in facts.platform.env
-
-
 def python_env(facts: Any) -> Any:
     p = facts.frameworks.python
     return p.value if isinstance(p, Found) else None

@@ -19,6 +19,7 @@ from __future__ import annotations
 from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath
 from gpudoctor.facts import NOTEBOOK_SAID, Facts
 from gpudoctor.model import Remediation
+from gpudoctor.planner.cluster import ADMINISTRATORS, cluster_node
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
@@ -269,21 +270,12 @@ def package_repair(facts: Facts) -> tuple[Cmd, ...]:
     return ()
 
 
-ADMINISTRATOR = "the node, by its administrator"
-
-
-def cluster_node(facts: Facts) -> bool:
-    """Whether this runs as a job of a cluster's scheduler (Slurm's variables here, or a job in the pasted text):
-    its user cannot install a driver or reboot the node."""
-    return facts.pasted.cluster == "slurm" or "SLURM_JOB_ID" in facts.platform.env
-
-
 def where_run(facts: Facts) -> str:
     """Where a driver fix runs: the host, when this is a container (its kernel module is the host's); the node's
     administrator's, when this is a cluster job (the person who reads the plan cannot apply it)."""
     if facts.platform.container:
         return "the host"
-    return ADMINISTRATOR if cluster_node(facts) else ""
+    return ADMINISTRATORS if cluster_node(facts) else ""
 
 
 def container_said(facts: Facts) -> str | None:
