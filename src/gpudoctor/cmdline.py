@@ -1,8 +1,11 @@
 """The one quoting layer: every command gpudoctor shows, writes or suggests is data here, and text only
 through `render`.
 
-A command is an argument vector (`Cmd`), an environment assignment (`SetEnv`) or a shell hook that
-evaluates gpudoctor's own `--shell` output (`EvalShell`). Values read from a machine (versions,
+A command is an argument vector (`Cmd`), an environment assignment (`SetEnv`), a directory put first on
+a list-of-directories variable (`PrependPath`: LD_LIBRARY_PATH, PATH) or a shell hook that evaluates
+gpudoctor's own `--shell` output (`EvalShell`). A prepended directory may hold what a fixed program
+prints (`Output`: command substitution, `"$(...)"`): that program is gpudoctor's own argument vector,
+and what it prints is one word in every target, never read as shell text. Values read from a machine (versions,
 paths, bus ids, UUIDs, user names) only ever travel as single arguments; `render` quotes each one for
 the target, so pasting the printed line runs exactly that argument vector and nothing else.
 
@@ -146,7 +149,75 @@ class EvalShell:
         return out
 
 
-Line = Cmd | SetEnv | EvalShell
+@dataclass(frozen=True)
+class Output:
+    """What a fixed program prints, as one word (command substitution): `"$(python3 -c '...')"`.
+
+    The argument vector is gpudoctor's own: a program and constant arguments written in code (an interpreter's
+    path is at most one quoted word, like any argument). What the program prints is never shell text: POSIX
+    shells take `"$(...)"` as one word, fish's `(...)` splits on newlines only, PowerShell's `$(...)` is a value.
+    """
+
+    argv: tuple[Arg, ...]
+    # The directory it prints relative to its interpreter's site-packages (nvidia/cublas/lib), where it prints
+    # one: what the consequence model (gpudoctor.planner.effects) follows; never rendered.
+    site_dir: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "argv", tuple(self.argv))
+        if not self.argv or not all(isinstance(a, (str, Placeholder)) for a in self.argv):
+            raise TypeError(f"an output's program must be an argument vector of strings: {self.argv!r}")
+
+    def to_json(self) -> dict:
+        return {"output_of": [str(a) for a in self.argv]}
+
+    def __str__(self) -> str:
+        return "$(" + _argv(self.argv, "posix") + ")"
+
+
+Part = str | Output
+
+
+@dataclass(frozen=True)
+class PrependPath:
+    """Put one directory first on a list-of-directories variable (LD_LIBRARY_PATH, PATH), keeping what it holds.
+
+    `parts`: the directory, as pieces joined without a separator: literal text (data, quoted for the target)
+    and `Output`s (`Output(python -c ...)`, "/lib"). The name must end in PATH: fish keeps such variables as
+    lists and exports them joined with ":" (any other it would join with spaces). Nothing empty is ever
+    added: an empty entry (a leading or trailing ":") means the current directory to the loader.
+    `notebook`: the step runs in a notebook cell (Colab, Jupyter), where `!export` changes a shell that ends
+    with its line: there it is a Python statement that changes the kernel's environment, which every program
+    the notebook starts afterwards (`!program`) inherits.
+    """
+
+    name: str
+    parts: tuple[Part, ...]
+    note: str = ""
+    notebook: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parts", tuple(p for p in self.parts if p != ""))
+        if not _NAME.match(self.name) or not self.name.endswith("PATH"):
+            raise Unrenderable(f"not a list-of-directories variable: {self.name!r}")
+        if not self.parts or not all(isinstance(p, (str, Output)) for p in self.parts):
+            raise TypeError(f"a directory must be text and programs' outputs: {self.parts!r}")
+
+    @property
+    def literal(self) -> str | None:
+        """The directory where it is all literal text, else None (a program's output is known when it runs)."""
+        return "".join(self.parts) if all(isinstance(p, str) for p in self.parts) else None  # type: ignore[arg-type]
+
+    def to_json(self) -> dict:
+        out: dict = {"prepend": self.name, "parts": [p if isinstance(p, str) else p.to_json() for p in self.parts]}
+        if self.note:
+            out["note"] = self.note
+        if self.notebook:
+            out["notebook"] = True
+        return out
+
+
+Line = Cmd | SetEnv | PrependPath | EvalShell
 
 
 # --- quoting per target -----------------------------------------------------------------------
@@ -289,6 +360,8 @@ def render(line: Line, target: str = "posix") -> str:
         return text
     if isinstance(line, SetEnv):
         return _setenv(line, target)
+    if isinstance(line, PrependPath):
+        return _prepend(line, target)
     if isinstance(line, EvalShell):
         return _eval_shell(line, target)
     raise TypeError(f"not a command: {line!r}")
@@ -307,6 +380,64 @@ def _setenv(line: SetEnv, target: str) -> str:
         return f'set "{name}="'
     quote_cmd(value)  # refuses what cmd cannot hold
     return f'set "{name}={value}"'
+
+
+def _separator(name: str, target: str) -> str:
+    # Windows' PATH is ";"-separated; LD_LIBRARY_PATH, and every list on the POSIX shells' systems, ":".
+    return ";" if target in ("powershell", "cmd") and name != "LD_LIBRARY_PATH" else ":"
+
+
+def _prepend(line: PrependPath, target: str) -> str:
+    name, sep = line.name, _separator(line.name, target)
+    if line.notebook:
+        return _prepend_python(line, sep)
+    if target == "posix":
+        parts = "".join(quote_posix(p) if isinstance(p, str) else f'"$({_argv(p.argv, "posix")})"' for p in line.parts)
+        keep = f'"${{{name}:+{sep}${name}}}"'  # the old value after a separator, only where there is one
+        if line.literal is not None:
+            return f"export {name}={parts}{keep}"
+        # An assignment's status is its substitution's: a program that fails adds nothing (an empty entry
+        # would be the current directory).
+        return f'_gd_dir={parts} && export {name}="$_gd_dir"{keep}'
+    if target == "fish":
+        # Unquoted (...) splits on newlines only and, where the program prints nothing, is an empty list that
+        # adds nothing: every fish 3 reads it; "$(...)" would need 3.4 and add an empty entry on failure.
+        parts = "".join(quote_fish(p) if isinstance(p, str) else f"({_argv(p.argv, 'fish')})" for p in line.parts)
+        return f"set -gx {name} {parts} ${name}"
+    if target == "powershell":
+        pieces = [_ps_string(p) if isinstance(p, str) else f"$( {_argv(p.argv, 'powershell')} )" for p in line.parts]
+        return f"$env:{name} = " + " + ".join([*pieces, _ps_string(sep), f"$env:{name}"])
+    # cmd.exe has no command substitution; `for /f` sets the variable from the program's one line of output.
+    text = "".join(p if isinstance(p, str) else "%i" for p in line.parts)
+    for p in line.parts:
+        if isinstance(p, str):
+            quote_cmd(p)  # refuses what cmd cannot hold
+    outputs = [p for p in line.parts if isinstance(p, Output)]
+    if not outputs:
+        return f'set "{name}={text}{sep}%{name}%"'
+    if len(outputs) > 1:
+        raise Unrenderable("cmd.exe sets a variable from one program's output at a time: use PowerShell")
+    program = _argv(outputs[0].argv, "cmd")
+    if program.startswith('"') or "'" in program:
+        # cmd /c strips a leading quote, and `'` ends for /f's command: neither can be held here.
+        raise Unrenderable("cmd.exe cannot run this program inside for /f: use PowerShell")
+    return f'for /f "delims=" %i in (\'{program}\') do set "{name}={text}{sep}%{name}%"'
+
+
+def _prepend_python(line: PrependPath, sep: str) -> str:
+    """A notebook cell's Python statement; every piece a Python literal (repr), no shell involved. A program's output
+    loses its trailing newlines, as "$(...)" does; a failing program raises, and nothing is set."""
+    pieces = []
+    for p in line.parts:
+        _check(p if isinstance(p, str) else " ".join(map(str, p.argv)), "Python")
+        pieces.append(
+            repr(p)
+            if isinstance(p, str)
+            else f"subprocess.run({[str(a) for a in p.argv]!r}, capture_output=True, text=True, check=True).stdout.rstrip(chr(10))"
+        )
+    value = " + ".join(pieces)
+    name = line.name
+    return f"import os, subprocess; os.environ[{name!r}] = {sep!r}.join(filter(None, [{value}, os.environ.get({name!r}, '')]))"
 
 
 def _eval_shell(line: EvalShell, target: str) -> str:

@@ -412,6 +412,12 @@ CONTAINER_SAID = "a container named as where it ran"
 # The cue the pasted reader sets where the program that failed is a compiled one (C#, C++, .NET) and the text shows no
 # Python at all: the asks that run an interpreter (pip list, collect_env) cannot be answered there.
 NO_PYTHON = "a compiled program, no Python"
+# The cue the pasted reader sets where the text says the machine is a cluster's ("our HPC", "HPC3", a login node,
+# `module load`) without showing its scheduler; gpudoctor.planner.remedy.cluster_node reads it.
+CLUSTER_SAID = "a cluster named as where it ran"
+# The cue the pasted reader sets where the commands ran in a notebook (Colab, Jupyter: `!pip`, /content, the name):
+# a variable set by `!export` is gone after its line (gpudoctor.planner.remedy.notebook_said).
+NOTEBOOK_SAID = "a notebook named as where it ran"
 
 # The cue the pasted reader sets where the text names a compiled torch extension in prose ("xformers has not been
 # installed properly"); its `means` is the distribution. Which torch it was built for decides whether it loads, so

@@ -93,7 +93,7 @@ class Remediation:
     alternative: Remediation | None = None
 
     def __post_init__(self) -> None:
-        from gpudoctor.cmdline import Cmd, EvalShell, SetEnv
+        from gpudoctor.cmdline import Cmd, EvalShell, PrependPath, SetEnv
 
         if self.alternative is not None:
             if not isinstance(self.alternative, Remediation):
@@ -102,7 +102,7 @@ class Remediation:
                 raise ValueError("an alternative has no alternative of its own: say each way once")
         object.__setattr__(self, "commands", tuple(self.commands))
         for c in self.commands:
-            if not isinstance(c, (Cmd, SetEnv, EvalShell)):
+            if not isinstance(c, (Cmd, SetEnv, PrependPath, EvalShell)):
                 raise TypeError(f"a remediation command must be data (gpudoctor.cmdline), not {c!r}")
         if self.component and self.component not in COMPONENTS:
             raise ValueError(f"unknown component {self.component!r}")

@@ -120,6 +120,7 @@ BASES = (
     "p100-driver510-torch-cu121",
     "a30-mig-enabled-no-instances",
     "rtx3060-tf211-cuda12-only",
+    "rtx3060-tf211-cudnn80-too-old",  # its site-packages path in a directory put first on LD_LIBRARY_PATH
     "t4-jax-beside-tf-notebook",
     "driver-library-mismatch-after-upgrade",
     "rtx2070x2-cuda-visible-devices-wrong",

@@ -71,6 +71,7 @@ _PS_TOKEN = re.compile(
     r"|[A-Za-z0-9_./:\\=+,-]+"  # a bare word of plain characters
     r"|\$env:[A-Za-z_][A-Za-z0-9_]*"  # $env:NAME, assigned to
     r"|[&|=]"  # the call operator, a pipe to Invoke-Expression, an assignment
+    r"|\$\(|\)"  # a subexpression around a program's words: its output is a value, never re-read as code
 )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gpudoctor.cmdline import Output, PrependPath
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -300,9 +301,13 @@ def test_ctranslate2_naming_its_cublas_is_cuda_libs_missing_with_the_wheel_of_th
     _, _, codes, _ = _run(_plans3(case))
     f = codes["framework-cuda-libs-missing"]
     assert soname in f.title and f"CUDA {wheel[-2:]} build" in f.title
-    argvs = [c.argv for c in f.remediation.commands]
-    assert argvs[0] == (exe, "-m", "pip", "install", wheel)
-    assert argvs[1][:2] == (exe, "-c") and "nvidia.cublas" in argvs[1][2]
+    assert f.remediation.commands[0].argv == (exe, "-m", "pip", "install", wheel)
+    # the wheel's directory, printed by the same interpreter, put first where the loader looks (the rest kept)
+    path = f.remediation.commands[1]
+    assert isinstance(path, PrependPath) and path.name == ("PATH" if exe == "python" else "LD_LIBRARY_PATH")
+    printer = path.parts[0]
+    assert isinstance(printer, Output) and printer.argv[:2] == (exe, "-c") and "nvidia.cublas" in printer.argv[2]
+    assert path.notebook == (case == "245")  # Colab: set in the kernel's environment, not by !export
     assert other in f.remediation.summary
 
 
@@ -358,7 +363,9 @@ def test_tensorrt_unable_to_load_its_library_sets_the_tar_lib_dir_of_that_releas
     assert "libnvinfer_builder_resource.so.8.4.2" in f.title
     lib = "/usr/local/TensorRT-8.4.2.4/lib"
     assert f.remediation.commands[0].argv == ("ls", f"{lib}/libnvinfer_builder_resource.so.8.4.2")
-    assert (f.remediation.commands[1].name, f.remediation.commands[1].value) == ("LD_LIBRARY_PATH", lib)
+    assert f.remediation.commands[1].argv == ("printenv", "LD_LIBRARY_PATH")
+    path = f.remediation.commands[2]
+    assert isinstance(path, PrependPath) and (path.name, path.literal) == ("LD_LIBRARY_PATH", lib)
     assert "ldconfig -p | grep -i libnvinfer" in asks
 
 

@@ -133,7 +133,7 @@ KNOWN_ALTERNATIVES = (
 # What the model does not follow today (installs of the distribution's packages, reboots after them, the host's
 # container runtime, a loader path changed, which bitsandbytes `pip install --upgrade` picks ...), each counted with its
 # reason in the result: no more than this.
-UNMODELLED_AT_MOST = 172
+UNMODELLED_AT_MOST = 167
 
 
 def _violations(case: str):
@@ -704,8 +704,9 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 
 
 # The steps that defer with a concrete deciding command (all of their commands read and print): counted, not failed.
-# 31 today, in 30 pasted cases (their text does not show the framework's build, the driver or the installer).
-UNDECIDED = 31
+# 32 today: 31 in 30 pasted cases (their text does not show the framework's build, the driver or the installer), and
+# the recorded Slurm job that asked for no GPU (its step runs nvidia-smi in a job step that holds one: that decides).
+UNDECIDED = 32
 
 
 def test_the_steps_that_defer_are_counted():

@@ -4,6 +4,7 @@ it, with the facts it states, and stays quiet where the message is absent or ano
 
 from __future__ import annotations
 
+from gpudoctor.cmdline import PrependPath
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -220,14 +221,16 @@ def test_onnxruntimes_cuda11_build_is_kept_where_the_driver_stops_at_cuda11():
 def test_ctranslate2s_cudnn_major_missing_prints_the_cu12_wheels_of_that_major():
     f = _codes(_plans2("153"))["cudnn-missing"]  # SYSTRAN/faster-whisper#1182: ctranslate2==4.5.0, libcudnn_cnn.so.9
     assert f.title.startswith("ctranslate2 4.5.0 needs cuDNN 9 for CUDA 12")
-    assert _argv(f) == [
-        ("python3", "-m", "pip", "install", "nvidia-cublas-cu12", "nvidia-cudnn-cu12==9.*"),
+    assert _argv(f) == [("python3", "-m", "pip", "install", "nvidia-cublas-cu12", "nvidia-cudnn-cu12==9.*")]
+    # each wheel's directory, as the interpreter prints it, put first on LD_LIBRARY_PATH (the rest kept)
+    paths = [c for c in f.remediation.commands if isinstance(c, PrependPath)]
+    assert [(p.name, p.parts[0].argv, p.parts[0].site_dir) for p in paths] == [  # type: ignore[union-attr]
         (
-            "python3",
-            "-c",
-            "import os, nvidia.cublas.lib, nvidia.cudnn.lib; print(os.path.dirname(nvidia.cublas.lib.__file__), "
-            "os.path.dirname(nvidia.cudnn.lib.__file__), sep=chr(58))",
-        ),
+            "LD_LIBRARY_PATH",
+            ("python3", "-c", f"import os, nvidia.{lib}.lib as m; print(os.path.dirname(m.__file__))"),
+            f"nvidia/{lib}/lib",
+        )
+        for lib in ("cublas", "cudnn")
     ]
     f = _codes(_plans2("154"))["cudnn-missing"]  # faster-whisper#885: libcudnn_ops_infer.so.8 (ctranslate2 < 4.5)
     assert _argv(f)[0][-1] == "nvidia-cudnn-cu12==8.9.7.29"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
+from gpudoctor.cmdline import Cmd, Placeholder, PrependPath
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
@@ -62,11 +62,11 @@ def test_kind1_pip_tensorflow_gets_cuda11_wheels_not_apt():
         "nvidia-cusparse-cu11",
         "nvidia-cudnn-cu11>=8.1,<9",
     }
-    assert isinstance(env, SetEnv) and env.name == "LD_LIBRARY_PATH"
-    entries = (env.value or "").split(":")
+    # the wheels' directories put first, what was there kept after them by the shell (no value written over it)
+    assert isinstance(env, PrependPath) and env.name == "LD_LIBRARY_PATH"
+    entries = (env.literal or "").split(":")
     site = "/usr/lib/python3/dist-packages/nvidia"
-    assert entries[:5] == [f"{site}/{d}/lib" for d in ("cuda_runtime", "cublas", "cufft", "cusparse", "cudnn")]
-    assert entries[5:] == ["/usr/local/cuda-12.4/lib64"]  # what was there stays, after the wheels
+    assert entries == [f"{site}/{d}/lib" for d in ("cuda_runtime", "cublas", "cufft", "cusparse", "cudnn")]
 
 
 def test_kind1_pip_tensorflow_with_a_too_old_cudnn_gets_the_cudnn_wheel_ahead_of_it():
@@ -77,8 +77,8 @@ def test_kind1_pip_tensorflow_with_a_too_old_cudnn_gets_the_cudnn_wheel_ahead_of
     install, env = step.commands
     assert isinstance(install, Cmd) and not install.root
     assert install.words == ("/usr/bin/python3", "-m", "pip", "install", "nvidia-cudnn-cu11>=8.1,<9")
-    assert isinstance(env, SetEnv)
-    assert env.value == "/usr/lib/python3/dist-packages/nvidia/cudnn/lib:/usr/local/cuda-11.8/lib64"
+    assert isinstance(env, PrependPath)  # ahead of the old copy's /usr/local/cuda-11.8/lib64, which stays behind it
+    assert env.literal == "/usr/lib/python3/dist-packages/nvidia/cudnn/lib"
 
 
 # --- kind 6 -------------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ def _as_slurm_job(slug: str) -> prescribe.Prescription:
 
 
 def test_kind6_a_cluster_job_gets_its_own_fix_first_and_the_driver_labelled_for_the_administrator():
-    from gpudoctor.planner.remedy import ADMINISTRATOR
+    from gpudoctor.planner.cluster import ADMINISTRATORS as ADMINISTRATOR
 
     plan = _as_slurm_job("p100-driver510-torch-cu121")  # torch cu121 on driver 510: a cu118 build runs on it
     (step,) = plan.steps
@@ -121,7 +121,7 @@ def test_kind6_a_cluster_job_gets_its_own_fix_first_and_the_driver_labelled_for_
 
 
 def test_kind6_a_cluster_jobs_driver_mismatch_is_the_administrators():
-    from gpudoctor.planner.remedy import ADMINISTRATOR
+    from gpudoctor.planner.cluster import ADMINISTRATORS as ADMINISTRATOR
 
     (step,) = _as_slurm_job("driver-library-mismatch-after-upgrade").steps
     assert (step.component, step.where) == ("driver", ADMINISTRATOR)

@@ -93,4 +93,9 @@ def run_checks(facts: Facts, matrix_path: str | None = None, ctx: Context | None
             )
             continue
         findings.extend(produced)
+    from gpudoctor.planner.cluster import cluster_node, for_cluster_user
+
+    if cluster_node(facts):
+        # A cluster's user has no root: one policy for every remediation (gpudoctor.planner.cluster).
+        findings = [for_cluster_user(facts, f) for f in findings]
     return findings, internal

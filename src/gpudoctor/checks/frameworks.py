@@ -30,7 +30,7 @@ from gpudoctor.checks.wheel_majors import (  # noqa: F401  (shared helpers, impo
     tf_gpu,
     torch_cuda,
 )
-from gpudoctor.cmdline import Cmd, Line, SetEnv
+from gpudoctor.cmdline import Cmd, Line
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
 from gpudoctor.model import Finding, Remediation, Severity
@@ -370,13 +370,14 @@ def tf_cuda_wheels(facts: Facts, ctx: Context, also: tuple[str, ...] = ()) -> Re
         if spec not in wheels:
             wheels.append(spec)
             dirs.append(f"{site.rstrip('/')}/nvidia/{sub}/lib")
-    rest = [p for p in facts.platform.env.get("LD_LIBRARY_PATH", "").split(":") if p and p not in dirs]
+    from gpudoctor.planner.remedy import keep_path, library_dir
+
     only_cudnn = all(d.endswith("/nvidia/cudnn/lib") for d in dirs)
     what = f"cuDNN {major(minimum)} for CUDA {major(cuda)}" if only_cudnn else f"CUDA {major(cuda)} libraries"
     return Remediation(
         f"Install TensorFlow {tf.version}'s {what} as NVIDIA's pip wheels in its own environment "
         "(no root, no system package) and put their directories on LD_LIBRARY_PATH: this TensorFlow loads them by "
-        "soname and does not search the wheels itself (set it where the job starts: shell profile, job script).",
+        "soname and does not search the wheels itself." + keep_path(facts),
         (
             # A system interpreter's pip writes beside TensorFlow only as the user who installed it there; another user's
             # pip falls back to the user site, where the directories below are not: said, not guessed.
@@ -386,7 +387,7 @@ def tf_cuda_wheels(facts: Facts, ctx: Context, also: tuple[str, ...] = ()) -> Re
                 if env.kind == "system"
                 else "",
             ),
-            SetEnv("LD_LIBRARY_PATH", ":".join([*dirs, *rest]), note="NVIDIA's wheels first"),
+            library_dir(facts, (":".join(dirs),), note="NVIDIA's wheels first, the rest kept"),
         ),
         # The libraries' step, not TensorFlow's: `gpudoctor fix` reinstalls a framework step's build, which this is not.
         component="cudnn" if only_cudnn else "toolkit",

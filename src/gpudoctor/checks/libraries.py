@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Check, ev
-from gpudoctor.cmdline import Cmd, Line
+from gpudoctor.cmdline import Cmd, Line, Output
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
@@ -174,15 +174,18 @@ def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if found is None:
         return
     soname, major = found.soname, found.major
-    dirs = (
-        "import os, nvidia.cublas.lib, nvidia.cudnn.lib; "
-        "print(os.path.dirname(nvidia.cublas.lib.__file__), os.path.dirname(nvidia.cudnn.lib.__file__), sep=chr(58))"
-    )
-    from gpudoctor.planner.remedy import python_exe
+    from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
+
+    exe = python_exe(facts)
+
+    def wheel_dir(lib: str) -> Output:
+        program = f"import os, nvidia.{lib}.lib as m; print(os.path.dirname(m.__file__))"
+        return Output((exe, "-c", program), site_dir=f"nvidia/{lib}/lib")
 
     commands: tuple[Line, ...] = (
         _pip(facts, "install", "nvidia-cublas-cu12", _CUDNN_CU12[major]),
-        Cmd((python_exe(facts), "-c", dirs), note="prints the wheels' directories: put them first on LD_LIBRARY_PATH"),
+        library_dir(facts, (wheel_dir("cublas"),), note="cuBLAS's wheel directory first on LD_LIBRARY_PATH"),
+        library_dir(facts, (wheel_dir("cudnn"),), note="cuDNN's wheel directory first on LD_LIBRARY_PATH"),
     )
     yield Finding(
         "cudnn-missing",
@@ -196,9 +199,9 @@ def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
         tuple(ev("pasted", line) for line in found.lines) + (ev("pasted", f"{soname}: cannot be loaded"),),
         Remediation(
             f"Install cuDNN {major} and cuBLAS for CUDA 12 as NVIDIA's wheels (no root) and put their directories on "
-            "LD_LIBRARY_PATH where the program starts (export LD_LIBRARY_PATH=<the directories printed>:$LD_LIBRARY_PATH), "
-            "as faster-whisper's README does"
-            + (f"; or keep the cuDNN the machine has and install {found.other}." if found.other else "."),
+            "LD_LIBRARY_PATH where the program starts, as faster-whisper's README does"
+            + (f"; or keep the cuDNN the machine has and install {found.other}." if found.other else ".")
+            + keep_path(facts),
             commands,
             component="cudnn",
         ),
@@ -274,19 +277,24 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
     else:
         other_words = f"; or, where the machine's CUDA is 12, upgrade to ctranslate2 {first12.since} or later, a CUDA 12 build"
     wheel = f"nvidia-cublas-cu{major}"
-    # No quotes inside, so one quoting layer serves both shells; the Windows wheel keeps its DLLs in cublas\\bin.
-    if windows:
-        dirs, note = "import nvidia.cublas as m; print(*m.__path__)", f"prints the wheel's folder: {soname} is in its bin"
-    else:
-        dirs, note = "import os, nvidia.cublas.lib as m; print(os.path.dirname(m.__file__))", f"prints the directory of {soname}"
-    from gpudoctor.planner.remedy import python_exe
+    from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
 
     exe = "python" if windows and python_exe(facts) == "python3" else python_exe(facts)
-    path = (
-        'PATH (PowerShell: $env:PATH = "<the folder printed>\\bin;$env:PATH"; cmd: set PATH=<the folder printed>\\bin;%PATH%)'
-        if windows
-        else "LD_LIBRARY_PATH (export LD_LIBRARY_PATH=<the directory printed>:$LD_LIBRARY_PATH)"
-    )
+    # The wheel's directory as the interpreter that installed it prints it (no quotes inside the program, so every
+    # shell holds it); the Windows wheel keeps its DLLs in nvidia/cublas/bin, found on PATH.
+    if windows:
+        where = Output((exe, "-c", "import nvidia.cublas as m; print(*m.__path__)"), site_dir="nvidia/cublas")
+        step = library_dir(
+            facts, (where, "\\bin"), windows=True, note=f"the wheel's bin folder, which holds {soname}, first on PATH"
+        )
+        path = "PATH"
+    else:
+        where = Output(
+            (exe, "-c", "import os, nvidia.cublas.lib as m; print(os.path.dirname(m.__file__))"), site_dir="nvidia/cublas/lib"
+        )
+        step = library_dir(facts, (where,), note=f"the wheel's directory, which holds {soname}, first on LD_LIBRARY_PATH")
+        path = "LD_LIBRARY_PATH"
+    keep = keep_path(facts, windows)
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
@@ -306,11 +314,9 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
             f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"
             + other_words
-            + ".",
-            (
-                Cmd((exe, "-m", "pip", "install", wheel)),
-                Cmd((exe, "-c", dirs), note=note),
-            ),
+            + "."
+            + keep,
+            (Cmd((exe, "-m", "pip", "install", wheel)), step),
             component="environment",
         ),
     )
@@ -322,7 +328,6 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
 def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """TensorRT's loader could not open one of its own libraries (NVIDIA/TensorRT#2218): a tar install's lib
     directory is what LD_LIBRARY_PATH must hold; the one the text names for that version is set, else it is asked."""
-    from gpudoctor.cmdline import SetEnv
 
     said = _said(facts, "tensorrt-library-missing")
     if not said:
@@ -336,11 +341,14 @@ def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (d.get("path") for d in dirs if version and (d.get("version") or "").startswith(version.group(1))),
         None,
     )
+    from gpudoctor.planner.remedy import keep_path, library_dir
+
     commands: tuple[Line, ...] = ()
     if lib:
         commands = (
             Cmd(("ls", f"{lib}/{soname}"), note="the library is there"),
-            SetEnv("LD_LIBRARY_PATH", lib, note="prepend it where LD_LIBRARY_PATH is set, without another TensorRT's lib"),
+            Cmd(("printenv", "LD_LIBRARY_PATH"), note="no other TensorRT's lib directory may stay on it"),
+            library_dir(facts, (lib,), note="first on LD_LIBRARY_PATH, the rest kept"),
         )
     yield Finding(
         "framework-cuda-libs-missing",
@@ -356,7 +364,7 @@ def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Put the lib directory of the TensorRT in use first on LD_LIBRARY_PATH, where the program starts (shell "
             "profile, job script), and drop an older TensorRT's directory; or make it permanent with a file in "
             "/etc/ld.so.conf.d and sudo ldconfig."
-            + ("" if lib else " Which directory holds it was not shown: see the ask-for list."),
+            + (keep_path(facts) if lib else " Which directory holds it was not shown: see the ask-for list."),
             commands,
             component="environment",
         ),

@@ -58,6 +58,8 @@ ENV_NAMES = (
     "SLURM_JOB_ID",
     "SLURM_JOB_GPUS",
     "SLURM_STEP_GPUS",
+    "PBS_JOBID",  # a PBS/Torque job (gpudoctor.planner.cluster)
+    "LSB_JOBID",  # an LSF job
     # NCCL variables that turn transports off (gpudoctor.checks.extensions, nccl-transport-disabled).
     "NCCL_P2P_DISABLE",
     "NCCL_SHM_DISABLE",

@@ -4,7 +4,8 @@ A prompt says where its command ran: `(container) $` / `(host) #` (a report that
 and `C:\\...>` (Windows), `user@host:~$` (a POSIX shell; a twelve-hex-digit host name is a container's id). A
 Windows path to python.exe names the interpreter a plan must use (`...\\python_embeded\\python.exe`, a portable
 install's own Python). WSL shows itself by its driver pairing (the Linux `NVIDIA-SMI x` beside the Windows
-`Driver Version: y`) and by /usr/lib/wsl/lib. A cluster job by its scheduler (srun, sbatch, SLURM_*). Each cue is
+`Driver Version: y`) and by /usr/lib/wsl/lib. A cluster job by its scheduler (srun, sbatch, SLURM_*; qsub, #PBS; bsub, #BSUB), a cluster by its words (HPC,
+`module load`, a login node); a notebook by its name, `!pip` lines and /content. Each cue is
 recorded with the line it came from (pasted.cues); none is inferred from anything else.
 """
 
@@ -13,7 +14,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from gpudoctor.facts import CONTAINER_SAID, EXTENSION_NAMED, NO_GPU_SAID, NO_NVIDIA_GPU, NO_PYTHON
+from gpudoctor.facts import (
+    CLUSTER_SAID,
+    CONTAINER_SAID,
+    EXTENSION_NAMED,
+    NO_GPU_SAID,
+    NO_NVIDIA_GPU,
+    NO_PYTHON,
+    NOTEBOOK_SAID,
+)
 from gpudoctor.parsers.error_texts import classify_error_text
 
 if TYPE_CHECKING:
@@ -47,6 +56,23 @@ _WIN_FRAME = re.compile(r'^\s*File "[A-Za-z]:\\[^"\n]{1,400}", line \d+')
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
+# The other schedulers (PBS/Torque, LSF) by their submit commands, script directives and job variables; a cluster said
+# in words ("on our HPC", "HPC3", "login node", Environment Modules' `module load`), its scheduler not shown.
+_SLURM_SAID = re.compile(r"\bslurm\b", re.IGNORECASE)  # "submitted via slurm", slurm-1234.out
+_PBS = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?qsub\s|#PBS\b|\bPBS_(?:JOBID|NODEFILE)\b")
+_LSF = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?bsub\s|#BSUB\b|\bLSB_(?:JOBID|HOSTS)\b")
+_CLUSTER_SAID = re.compile(
+    r"\bHPC\d*\b|\b(?:HPC|computing|university|institute|research)\s+cluster\b"
+    r"|\b(?:login|compute|head)\s+nodes?\b|^\s*(?:\S+\s*[$#]\s*)?(?:ml|module)\s+(?:load|avail|list|spider)\b",
+    re.IGNORECASE,
+)
+# A notebook (Colab, Jupyter): the text names it, runs shell lines with `!`, or shows Colab's own paths (/content,
+# the system Python's dist-packages under /usr/local/lib of its image).
+_NOTEBOOK = re.compile(
+    r"\b(?:google\s+)?colab(?:oratory)?\b|\bjupyter\b|\bipykernel\b|^\s*!\s*(?:pip|python|nvidia-smi|apt|sudo)\b"
+    r"|(?<![\w.])/content/",
+    re.IGNORECASE,
+)
 # A GPU of another vendor named as the machine's graphics ("Intel(R) Iris(R) Xe Graphics", "Mesa Intel(R) Xe Graphics
 # (TGL GT2)", "an integrated Intel GPU (iris xe graphics)", "AMD Radeon RX 6600"); with no NVIDIA product, driver table
 # or path anywhere in the text, it is the machine's only GPU (a laptop's NVIDIA GPU beside it is named too).
@@ -163,9 +189,19 @@ def read_cues(g: Gathered, text: str) -> None:
         if _WSL_LIB.search(line):
             g.wsl_said = True
             _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
-        if _SLURM.search(line):
+        if _SLURM.search(line) or _SLURM_SAID.search(line):
             g.cluster = g.cluster or "slurm"
             _cue(g, "Slurm", "a job on a Slurm cluster", line)
+        elif _PBS.search(line):
+            g.cluster = g.cluster or "pbs"
+            _cue(g, "PBS", "a job on a PBS cluster", line)
+        elif _LSF.search(line):
+            g.cluster = g.cluster or "lsf"
+            _cue(g, "LSF", "a job on an LSF cluster", line)
+        elif _CLUSTER_SAID.search(line):
+            _cue(g, CLUSTER_SAID, "a cluster's node: no root, the driver is the administrators'", line)
+        if _NOTEBOOK.search(line):
+            _cue(g, NOTEBOOK_SAID, "run in a notebook: `!export` does not last past its line", line)
     if m := _CONTAINER_SAID.search(text[:1_000_000]):
         head = text[:1_000_000]
         runtime = "kubernetes" if _KUBERNETES_SAID.search(head) else "podman" if _PODMAN_SAID.search(head) else "docker"

@@ -15,12 +15,14 @@ Kinds (`Action.kind`):
   module-load, module-config, boot-image     modprobe/nvidia-modprobe; a modprobe.d file; initramfs, dracut, grubby
   reboot                                     reboot, Restart-Computer
   env-set, env-unset, shell-env              a variable of this shell; gpudoctor's own --shell output (eval)
+  env-prepend                                a directory put first on LD_LIBRARY_PATH or PATH, the rest kept
   link-switch                                gpudoctor switch-cuda: /usr/local/cuda re-pointed
   container-run, container-restart,          docker run --gpus, docker restart, nvidia-ctk (the host's runtime),
   runtime-config, service-restart            systemctl restart
   user-group, gpu-reset, gpu-config,         usermod -aG; nvidia-smi --gpu-reset; nvidia-smi mig/-dm;
   registry, wsl                              Windows' registry (reg delete); wsl --update/--set-version
-  inspect                                    reads and prints only (nvidia-smi -L, dmesg, ls, cat, gpudoctor memory)
+  inspect                                    reads and prints only (nvidia-smi -L, dmesg, ls, cat, gpudoctor memory;
+                                             srun/bsub running one of those in a job)
   other                                      a program this module has no model of
 """
 
@@ -29,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv
+from gpudoctor.cmdline import Cmd, EvalShell, Line, PrependPath, SetEnv
 
 
 @dataclass(frozen=True)
@@ -182,6 +184,9 @@ def classify(line: Line) -> Action:
     """The action a printed command performs, read from its argument vector."""
     if isinstance(line, SetEnv):
         return Action("env-unset" if line.value is None else "env-set", "", False, line, name=line.name, value=line.value)
+    if isinstance(line, PrependPath):
+        # The value is the directory where it is literal; a program's output is followed by effects (Output.site_dir).
+        return Action("env-prepend", "", False, line, name=line.name, value=line.literal)
     if isinstance(line, EvalShell):
         w = line.argv
         if len(w) >= 3 and w[1] == "switch-cuda":
@@ -292,7 +297,27 @@ def classify(line: Line) -> Action:
         return Action("wsl", prog, cmd.root, cmd)
     if prog in _INSPECT or prog == "dkms" and rest[:1] == ("status",) or prog == "snap" and rest[:1] == ("list",):
         return Action("inspect", prog, cmd.root, cmd)
+    if prog in ("srun", "bsub") and _job_program(rest) in _INSPECT:
+        # A scheduler's job that runs a program that only reads (srun --gres=gpu:1 --pty nvidia-smi): it inspects,
+        # on a node the scheduler picks, and changes nothing here.
+        return Action("inspect", prog, cmd.root, cmd)
     return Action("other", prog, cmd.root, cmd)
+
+
+# The options of srun and bsub that take a separate value (`-p gpu`, `-gpu num=1`): skipped to find the program.
+_JOB_VALUE_OPTS = {"-p", "--partition", "-A", "--account", "-t", "--time", "-n", "-N", "-c", "-G", "--gpus", "-gpu",
+                   "-q", "-W", "-R", "-J", "-o", "-e", "--mem"}  # fmt: skip
+
+
+def _job_program(words: tuple[str, ...]) -> str:
+    """The program a scheduler's submit line runs: its first word that is not an option or an option's value."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if not w.startswith("-"):
+            return _base(w)
+        i += 2 if w in _JOB_VALUE_OPTS else 1
+    return ""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from gpudoctor.cmdline import Cmd
+from gpudoctor.cmdline import Cmd, Output, PrependPath
 from gpudoctor.extension_facts import Companion, ExtensionFacts
 from gpudoctor.facts import (
     CudaLink,
@@ -231,6 +231,7 @@ def _pip_install(s: State, a: Action) -> None:
         elif r.name in ("jax", "jaxlib") or r.name.startswith("jax-cuda"):
             f = _jax(s, f, r, a)
         elif r.name.startswith("nvidia-"):
+            s.wheels[r.name] = r.version or r.spec  # its directory's libraries (a later LD_LIBRARY_PATH step)
             if not r.version:
                 s.flag("unmodelled", a, f"{r.name} unpinned: which version pip picks is not modelled")
                 continue
@@ -426,6 +427,74 @@ def _listing(facts: Any, directory: str) -> tuple[str, ...] | None:
     return None
 
 
+# NVIDIA's CUDA wheels: the sonames a wheel's nvidia/<library>/lib holds, by the wheel's name. The CUDA 11 ones are
+# the sonames compat_matrix/tensorflow.toml lists for the TensorFlow releases that load them from these wheels (2.5 to
+# 2.13); cuBLAS 12's is the name CTranslate2 4 asks for (pasted/catalogue.toml, ctranslate2-cublas-missing). cuDNN's
+# soname is its own major, read from the wheel's version or specifier.
+_WHEEL_SONAMES = {
+    "nvidia-cublas-cu11": ("libcublas.so.11", "libcublasLt.so.11"),
+    "nvidia-cublas-cu12": ("libcublas.so.12", "libcublasLt.so.12"),
+    "nvidia-cuda-runtime-cu11": ("libcudart.so.11.0",),
+    "nvidia-cufft-cu11": ("libcufft.so.10",),
+    "nvidia-curand-cu11": ("libcurand.so.10",),
+    "nvidia-cusolver-cu11": ("libcusolver.so.11",),
+    "nvidia-cusparse-cu11": ("libcusparse.so.11",),
+}
+
+
+def _wheel_dir(s: State, directory: str) -> tuple[str, ...] | None:
+    """The sonames of `<site-packages>/nvidia/<lib>/lib` where an NVIDIA wheel of that library is installed (on the
+    machine, or by an earlier step of the plan), else None."""
+    m = re.search(r"/nvidia/([a-z_]+)/lib/?\Z", directory)
+    if m is None:
+        return None
+    wheels = {**s.facts.frameworks.nvidia_wheels, **s.wheels}
+    for wheel, version in wheels.items():
+        w = re.fullmatch(r"nvidia-([a-z-]+)-cu\d+", wheel)
+        if not w or w.group(1).replace("-", "_") != m.group(1):
+            continue
+        if w.group(1) == "cudnn":
+            major = re.search(r"\d+", version or "")
+            if major is None:
+                return None
+            n = major.group(0)
+            return (f"libcudnn.so.{n}", *(f"libcudnn_{p}.so.{n}" for p in ("ops_infer", "cnn_infer", "adv_infer")))
+        return _WHEEL_SONAMES.get(wheel)
+    return None
+
+
+def _prepend(s: State, a: Action) -> None:
+    """A directory put first on a list variable: LD_LIBRARY_PATH's new order followed through the loader (a program's
+    output by the directory it prints: Output.site_dir under the environment's site-packages)."""
+    line = a.line
+    assert isinstance(line, PrependPath)
+    directory = a.value
+    if directory is None:
+        outputs = [p for p in line.parts if isinstance(p, Output)]
+        site = _location(s.facts)
+        if len(line.parts) != 1 or not outputs[0].site_dir or not site:
+            s.flag("unmodelled", a, f"the directory a program prints for {a.name}: not followed")
+            return
+        directory = f"{site.rstrip('/')}/{outputs[0].site_dir}"
+    if a.name != "LD_LIBRARY_PATH":
+        s.flag("unmodelled", a, f"{a.name} changes what is found first: not recomputed")
+        return
+    new = [d for d in directory.split(":") if d]  # a literal may name several, in order
+    old = [d for d in s.facts.platform.env.get("LD_LIBRARY_PATH", "").split(":") if d and d not in new]
+    value = ":".join([*new, *old])
+    facts = s.facts
+    for d in new:
+        listed = _wheel_dir(s, d)
+        if listed is not None and _listing(facts, d) is None:
+            facts = replace(facts, ld_library_path=(*facts.ld_library_path, LibDir(d, "wheel", listed)))
+    moved = _loader_path(facts, value)
+    if isinstance(moved, str):
+        s.flag("unmodelled", a, moved)
+    else:
+        s.facts = moved
+    s.write(("env", a.name), value, a)
+
+
 def _loader_path(facts: Any, value: str | None) -> Any:
     """The facts with LD_LIBRARY_PATH set to `value` (None: unset): its directories, and each framework's
     resolutions re-ordered as ld.so searches (RPATH copies first, then LD_LIBRARY_PATH, then the rest:
@@ -615,6 +684,8 @@ def apply(s: State, a: Action) -> None:
         else:
             s.facts = _set_env(s.facts, a.name, a.value)
         s.write(("env", a.name), str(a.value), a)
+    elif k == "env-prepend":
+        _prepend(s, a)
     elif k == "link-switch":
         _switch_link(s, a)
     elif k == "shell-env":

@@ -9,10 +9,10 @@ from typing import Any
 
 from gpudoctor.cmdline import Cmd
 from gpudoctor.planner.actions import Action, Requirement
+from gpudoctor.planner.cluster import cluster_node
 from gpudoctor.planner.plan_state import (
     State,
     Unresolved,
-    cluster_job,
     distro_family,
     has_conda,
     is_windows,
@@ -99,7 +99,7 @@ def needs(s: State, a: Action) -> None:
             s.flag("unmet-precondition", a, f"inside a {f.platform.container} container: this acts on the host's kernel")
         elif f.platform.wsl and a.kind in ("driver-install", "module-load", "module-config", "boot-image"):
             s.flag("unmet-precondition", a, "WSL uses the Windows driver: a Linux driver or module does not apply")
-    if not on_host and cluster_job(f) and (a.root or a.kind in _ROOT_KINDS):
+    if not on_host and cluster_node(f) and (a.root or a.kind in _ROOT_KINDS):
         s.flag("unmet-precondition", a, "a cluster job has no root on its node: this is the administrator's")
     if a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool not in ("uv", "pip", "pip3"):
         env = python_env(f)

@@ -53,6 +53,7 @@ class State:
     envs: dict[str, str | None] = field(default_factory=dict)  # conda environments the plan created -> their Python
     toolkits: set[str] = field(default_factory=set)  # toolkit versions the plan installed
     installed: set[str] = field(default_factory=set)  # distribution packages the plan installed
+    wheels: dict[str, str] = field(default_factory=dict)  # NVIDIA's wheels the plan installed -> version or specifier
     disk_changed: list[str] = field(default_factory=list)  # what a reboot would activate
     writes: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # resource -> (step, value)
     out: list[Violation] = field(default_factory=list)
@@ -99,10 +100,6 @@ def distro_family(facts: Any) -> set[str]:
     d = facts.platform.distro
     words = {w for w in f"{d.id or ''} {d.id_like or ''}".lower().split() if w}
     return words
-
-
-def cluster_job(facts: Any) -> bool:
-    return bool(facts.pasted.cluster) or "SLURM_JOB_ID" in facts.platform.env
 
 
 def python_env(facts: Any) -> Any:

@@ -16,9 +16,10 @@ Open kernel modules run on Turing (compute capability 7.5) and newer only.
 
 from __future__ import annotations
 
-from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.facts import Facts
+from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath
+from gpudoctor.facts import NOTEBOOK_SAID, Facts
 from gpudoctor.model import Remediation
+from gpudoctor.planner.cluster import ADMINISTRATORS, cluster_node
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
@@ -46,6 +47,38 @@ def python_exe(facts: Facts) -> str:
     if isinstance(env, Found) and env.value.executable:
         return env.value.executable
     return "python" if (facts.platform.system or "").lower().startswith("win") else "python3"
+
+
+def notebook_said(facts: Facts) -> bool:
+    """Whether the pasted commands ran in a notebook (Colab, Jupyter: gpudoctor.pasted.cues), where `!export` lasts one
+    line: a variable for the programs it starts is set in the kernel's environment instead."""
+    return facts.pasted.partial and any(c.get("cue") == NOTEBOOK_SAID for c in facts.pasted.cues)
+
+
+def keep_path(facts: Facts, windows: bool = False) -> str:
+    """What keeps a prepended library directory for the shells, jobs and cells to come: said beside every such step."""
+    if windows:
+        return (
+            " It lasts for this window: to keep it, add the folder to your user's Path (Settings, 'Edit environment "
+            "variables for your account'), or run the line before the program each time."
+        )
+    if notebook_said(facts):
+        return (
+            " In a notebook that line is Python, in a cell of its own (shell lines take a leading !): `!export` ends "
+            "with its line, and the kernel's environment is what the programs it starts inherit; run it before the "
+            "program starts, again after a runtime restart."
+        )
+    return (
+        " To keep it for new shells, add the same line to ~/.bashrc (or, for one environment, to the end of its "
+        "bin/activate; in a batch job, to the job script)."
+    )
+
+
+def library_dir(facts: Facts, parts: tuple[str | Output, ...], *, windows: bool = False, note: str = "") -> PrependPath:
+    """The step that puts a library's directory first where the loader looks: LD_LIBRARY_PATH (Windows: PATH, where
+    DLLs are searched), the rest kept; in a notebook, the kernel's environment, which the programs it starts inherit."""
+    name = "PATH" if windows else "LD_LIBRARY_PATH"
+    return PrependPath(name, parts, note=note, notebook=notebook_said(facts) and not windows)
 
 
 def pip(facts: Facts, *args: str) -> Cmd:
@@ -237,21 +270,12 @@ def package_repair(facts: Facts) -> tuple[Cmd, ...]:
     return ()
 
 
-ADMINISTRATOR = "the node, by its administrator"
-
-
-def cluster_node(facts: Facts) -> bool:
-    """Whether this runs as a job of a cluster's scheduler (Slurm's variables here, or a job in the pasted text):
-    its user cannot install a driver or reboot the node."""
-    return facts.pasted.cluster == "slurm" or "SLURM_JOB_ID" in facts.platform.env
-
-
 def where_run(facts: Facts) -> str:
     """Where a driver fix runs: the host, when this is a container (its kernel module is the host's); the node's
     administrator's, when this is a cluster job (the person who reads the plan cannot apply it)."""
     if facts.platform.container:
         return "the host"
-    return ADMINISTRATOR if cluster_node(facts) else ""
+    return ADMINISTRATORS if cluster_node(facts) else ""
 
 
 def container_said(facts: Facts) -> str | None:

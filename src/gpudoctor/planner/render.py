@@ -30,7 +30,9 @@ def companions_said(plan: Plan) -> str:
 
 def command_lines(plan: Plan, lines) -> list[str]:
     """Each command (a Cmd, or an argv) as one line for the plan's shell; one that shell cannot hold says so instead."""
-    return cmdline.render_all((c if isinstance(c, (Cmd, cmdline.SetEnv)) else as_cmd(c) for c in lines), shell_of(plan))
+    return cmdline.render_all(
+        (c if isinstance(c, (Cmd, cmdline.SetEnv, cmdline.PrependPath)) else as_cmd(c) for c in lines), shell_of(plan)
+    )
 
 
 def _cmds(plan: Plan, lines) -> list[str]:
