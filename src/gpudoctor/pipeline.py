@@ -56,10 +56,10 @@ class CheckResult:
 def check(host: Any, request: CheckRequest) -> CheckResult:
     """Diagnose `host` (gpudoctor.host.Host) as `request` says; the one place a check's result is decided."""
     from gpudoctor.checks.base import Context
-    from gpudoctor.cmdline import shell_for_os
     from gpudoctor.doctor import diagnose
     from gpudoctor.model import exit_code_for, sort_findings
     from gpudoctor.planner.prescribe import build
+    from gpudoctor.planner.where import shell
 
     ctx = Context(request.matrix_path)
     report = diagnose(host, request.options, request.matrix_path, ctx)
@@ -82,7 +82,7 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
     return CheckResult(
         report=report,
         request=request,
-        plan=build(report.findings, shell_for_os(report.facts.platform.system)),
+        plan=build(report.findings, shell(report.facts)),
         offers=_offers(report, ctx),
         outcomes=tuple(outcomes),
         pasted=pasted,
