@@ -221,12 +221,13 @@ def quote_cmd(value: str) -> str:
     return f'"{value}"'
 
 
-# cmd.exe or PowerShell, whichever the person has: a bare word only of characters neither reads specially, else the
+# cmd.exe or PowerShell, whichever the person has: a bare word only of characters neither reads specially (`=` is
+# cmd.exe's delimiter for its built-ins only; a program's arguments keep it; `,` is PowerShell's array), else the
 # word in double quotes, which both take as one argument. Inside them PowerShell expands `$` and reads the backtick
 # and every double-quote kind (typographic ones included), cmd.exe expands `%` (and `!` where delayed expansion is
 # on): values holding one cannot be written for both. Nor can an empty word (PowerShell 5.1 drops it) or a quoted
 # word ending in a backslash (which escapes the closing quote for the program's argument parser).
-_BOTH_SAFE = re.compile(r"[A-Za-z0-9_./:\\+-]+\Z")
+_BOTH_SAFE = re.compile(r"[A-Za-z0-9_./:\\=+-]+\Z")
 _BOTH_BAD = '"$`%!\u201c\u201d\u201e'
 
 

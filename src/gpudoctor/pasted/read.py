@@ -861,6 +861,8 @@ def _interpreter_of_site(g: Gathered) -> None:
 # distribution's site-packages) and the user site (~/.local) have no interpreter of their own: python3 stays.
 _LINUX_SITE = re.compile(r"^(?P<prefix>/[^\s:]{1,300}?)/lib/python3(?:\.\d{1,2})?/site-packages$")
 _NO_OWN_PYTHON = re.compile(r"^/usr(?:/local)?$|/\.local$")
+# A path the reporter wrote over ("/path/to/env", "/home/$USER/...", "<env>", "..."): not one to run.
+_ANONYMISED = re.compile(r"[$<>*]|\.\.\.|/path/to/|/to/", re.IGNORECASE)
 
 
 def _interpreter_of_env(g: Gathered) -> None:
@@ -869,7 +871,7 @@ def _interpreter_of_env(g: Gathered) -> None:
     if g.system == "Windows" or g.interpreter is not None or not g.site_packages:
         return
     m = _LINUX_SITE.match(g.site_packages[0])
-    if m is None or _NO_OWN_PYTHON.search(m.group("prefix")):
+    if m is None or _NO_OWN_PYTHON.search(m.group("prefix")) or _ANONYMISED.search(m.group("prefix")):
         return
     line = next((ln for _, lines in g.texts for ln in lines if g.site_packages[0] in ln), None)
     if line is None:
