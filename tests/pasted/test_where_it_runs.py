@@ -182,6 +182,7 @@ def test_onnxruntime_on_windows_asks_its_build_and_where_the_dlls_lie():
     argvs = _argvs(asks)
     assert ("where.exe", "cudnn*.dll", "cublas*.dll", "cudart*.dll") in argvs
     assert any(w[0] == "python" and "get_available_providers()" in w[-1] for w in argvs)
+    assert ("python", "-m", "pip", "list") in argvs  # onnxruntime-gpu or the CPU package, and its version
     assert render(Cmd(("where.exe", "cudnn*.dll")), target) == 'where.exe "cudnn*.dll"'
 
 
@@ -195,9 +196,11 @@ def test_onnxruntime_in_a_compiled_program_asks_no_interpreter():
 
 
 def test_paddle_named_beside_cjk_text_asks_its_own_check():
-    text = "我在ubuntu20.04中安装了paddle-gpu2.3.0，运行paddle.utils.run_check()但是报错了\n"
+    text = "我在ubuntu20.04的conda环境中安装了paddle-gpu2.3.0，运行paddle.utils.run_check()但是报错了\n"
     argvs = _argvs(_run(text)[3])
     assert any(w[:2] == ("python3", "-c") and "paddle.utils.run_check()" in w[2] for w in argvs)
+    # "conda环境" (a conda environment): its packages, cuDNN's build among them, with conda list.
+    assert ("conda", "list") in argvs and not [w for w in argvs if w[1:4] == ("-m", "pip", "list")]
 
 
 def test_a_server_in_a_named_container_asks_its_own_log():

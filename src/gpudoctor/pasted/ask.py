@@ -127,6 +127,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
     framework_question = (
         bool(named)
+        or _python_component_named(facts)
         or any(c.startswith(_FRAMEWORK_CODES) for c in codes)
         or any(e.kind in _BUILD_EVIDENCE for e in facts.pasted.errors)
     )
@@ -197,6 +198,14 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     if windows:
         out = [a for a in out if not _linux_only(a.command)]
     return _unique(out)
+
+
+def _python_component_named(facts: Facts) -> bool:
+    """Whether the paste names a component asked about through the interpreter (its packages then decide too)."""
+    from gpudoctor.pasted.catalogue import components
+
+    named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
+    return any(c.id in named and any(argv[:1] == ("{python}",) for argv in c.ask) for c in components())
 
 
 def _runs_python(cmd: Cmd, py: str) -> bool:
