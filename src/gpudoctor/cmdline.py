@@ -9,7 +9,8 @@ and what it prints is one word in every target, never read as shell text. Values
 paths, bus ids, UUIDs, user names) only ever travel as single arguments; `render` quotes each one for
 the target, so pasting the printed line runs exactly that argument vector and nothing else.
 
-Targets: `posix` (bash, dash, zsh, ksh), `fish`, `powershell`, `cmd` (cmd.exe) and `envfile`
+Targets: `posix` (bash, dash, zsh, ksh), `fish`, `powershell`, `cmd` (cmd.exe), `windows` (a line that cmd.exe and
+PowerShell both read as the same argument vector, for a Windows user whose shell is not known) and `envfile`
 (docker's `--env-file` and systemd's `EnvironmentFile`: one NAME=value a line, no quoting at all, so
 values that cannot be held, such as a newline, are refused). A value a target cannot hold raises
 `Unrenderable`; callers that show commands to people catch it and say so instead of printing a
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 from gpudoctor.lazypattern import LazyPattern  # a plan's notes only
 from gpudoctor.sanitize import INVISIBLE
 
-TARGETS = ("posix", "fish", "powershell", "cmd")
+TARGETS = ("posix", "fish", "powershell", "cmd", "windows")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PLACEHOLDER = re.compile(r"<[a-z][a-z0-9-]*>\Z")
 # Characters no target can show or hold safely in one argument: C0 and C1 controls, DEL, and what the
@@ -291,7 +292,26 @@ def quote_cmd(value: str) -> str:
     return f'"{value}"'
 
 
-_QUOTE = {"posix": quote_posix, "fish": quote_fish, "powershell": quote_powershell, "cmd": quote_cmd}
+# cmd.exe or PowerShell, whichever the person has: a bare word only of characters neither reads specially (`=` is
+# cmd.exe's delimiter for its built-ins only; a program's arguments keep it; `,` is PowerShell's array), else the
+# word in double quotes, which both take as one argument. Inside them PowerShell expands `$` and reads the backtick
+# and every double-quote kind (typographic ones included), cmd.exe expands `%` (and `!` where delayed expansion is
+# on): values holding one cannot be written for both. Nor can an empty word (PowerShell 5.1 drops it) or a quoted
+# word ending in a backslash (which escapes the closing quote for the program's argument parser).
+_BOTH_SAFE = re.compile(r"[A-Za-z0-9_./:\\=+-]+\Z")
+_BOTH_BAD = '"$`%!\u201c\u201d\u201e'
+
+
+def quote_windows(value: str) -> str:
+    _check(value, "cmd.exe or PowerShell")
+    if value and _BOTH_SAFE.match(value):
+        return value
+    if not value or value.endswith("\\") or any(c in value for c in _BOTH_BAD):
+        raise Unrenderable(f"no one line holds {value!r} as one literal argument in both cmd.exe and PowerShell")
+    return f'"{value}"'
+
+
+_QUOTE = {"posix": quote_posix, "fish": quote_fish, "powershell": quote_powershell, "cmd": quote_cmd, "windows": quote_windows}
 
 
 def _word(arg: Arg, target: str) -> str:
@@ -302,6 +322,9 @@ def _word(arg: Arg, target: str) -> str:
 
 def _argv(argv: Iterable[Arg], target: str) -> str:
     words = [_word(a, target) for a in argv]
+    if target == "windows" and words and words[0][:1] == '"':
+        # PowerShell calls a quoted program only after `&`, which cmd.exe reads as a command separator.
+        raise Unrenderable(f"no one line runs {words[0]} in both cmd.exe and PowerShell")
     if target == "powershell" and words and words[0][:1] in ("'", '"'):
         words.insert(0, "&")  # a quoted program name is a string to PowerShell until called with &
     return " ".join(words)
@@ -335,19 +358,41 @@ def render_lines(line: Line, target: str = "posix") -> list[str]:
     """The note's line (if any) and the command's line. Raises Unrenderable."""
     text = render(line, target)
     note = line.note
-    if isinstance(line, Cmd) and line.root and target in ("powershell", "cmd"):
+    if target == "windows" and not _both_shells(line):
+        note = f"in PowerShell; {note}" if note else "in PowerShell"
+        target = "powershell"
+    if isinstance(line, Cmd) and line.root and target in ("powershell", "cmd", "windows"):
         note = ("as Administrator; " + note) if note else "as Administrator"
     if isinstance(line, Cmd) and line.as_user is not None and target in ("posix", "fish"):
         lead = f"as the user uid {line.as_user}, not as root: it runs files that user can change"
         note = f"{lead}; {note}" if note else lead
+    # `windows`: "# " as PowerShell's comment; cmd.exe finds no program named "#" and runs nothing of the line.
     first = _note(note, target)
     return [first, text] if first else [text]
 
 
+def _both_shells(line: Line) -> bool:
+    """Whether `line` has one text that cmd.exe and PowerShell both run as it is (the `windows` target)."""
+    try:
+        _render(line, "windows")
+    except Unrenderable:
+        return False
+    return True
+
+
 def render(line: Line, target: str = "posix") -> str:
-    """One line of text for `target` that runs exactly this command (its note: render_lines). Raises Unrenderable."""
+    """One line of text for `target` that runs exactly this command (its note: render_lines). Raises Unrenderable.
+
+    `windows`: the line both cmd.exe and PowerShell run alike; where none exists (an environment variable's
+    assignment, a `$` in a value), the PowerShell line, which render_lines marks as such."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}")
+    if target == "windows" and not _both_shells(line):
+        return _render(line, "powershell")
+    return _render(line, target)
+
+
+def _render(line: Line, target: str) -> str:
     if isinstance(line, Cmd):
         text = _argv(line.argv, target)
         if line.as_user is not None and target in ("posix", "fish"):
@@ -359,10 +404,14 @@ def render(line: Line, target: str = "posix") -> str:
             text += " | " + _argv(line.pipe, target)
         return text
     if isinstance(line, SetEnv):
+        if target == "windows":
+            raise Unrenderable("cmd.exe and PowerShell set a variable each its own way")
         return _setenv(line, target)
     if isinstance(line, PrependPath):
         return _prepend(line, target)
     if isinstance(line, EvalShell):
+        if target == "windows":
+            raise Unrenderable("cmd.exe cannot evaluate gpudoctor's shell output")
         return _eval_shell(line, target)
     raise TypeError(f"not a command: {line!r}")
 

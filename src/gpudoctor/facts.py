@@ -424,6 +424,15 @@ NOTEBOOK_SAID = "a notebook named as where it ran"
 # gpudoctor.pasted.ask asks for both versions where the text shows neither.
 EXTENSION_NAMED = "a compiled torch extension named"
 
+# Where the paste's program ran (gpudoctor.planner.where reads them, the reader gpudoctor.pasted.cues sets them):
+# a component of gpudoctor/pasted/catalogue.toml named (`means`: its id); an image the text starts with `docker run`
+# (`means`: the image, `container`: its --name where given); a conda environment said to hold the program; a
+# conda-forge package's build path (`means`: the package).
+COMPONENT_NAMED = "a component named"
+IMAGE_RUN = "an image run with docker run"
+CONDA_ENV_SAID = "a conda environment named"
+CONDA_FORGE_BUILD = "a conda-forge build's path"
+
 
 @dataclass(frozen=True)
 class Partial:

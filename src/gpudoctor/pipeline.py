@@ -62,9 +62,9 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
     # Nothing more is imported before the probes start: the slowest of them (the user's interpreter) overlaps
     # the imports (gpudoctor.probes.run_probes).
     report = diagnose(host, request.options, request.matrix_path, ctx)
-    from gpudoctor.cmdline import shell_for_os
     from gpudoctor.model import exit_code_for, sort_findings
     from gpudoctor.planner.prescribe import build
+    from gpudoctor.planner.where import shell
 
     pasted, asks = _pasted_view(host, report)
     if asks:  # an error whose fix the text cannot decide prints what decides it (gpudoctor.planner.deciders)
@@ -85,7 +85,7 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
     return CheckResult(
         report=report,
         request=request,
-        plan=build(report.findings, shell_for_os(report.facts.platform.system)),
+        plan=build(report.findings, shell(report.facts)),
         offers=_offers(report, ctx),
         outcomes=tuple(outcomes),
         pasted=pasted,

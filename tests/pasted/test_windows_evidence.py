@@ -80,9 +80,10 @@ def test_a_relative_python_exe_is_the_plans_interpreter_in_powershell():
 def test_forge_bat_venv_report_gets_windows_python_not_python3():
     report, target, steps, asks = _run(_case("254"))
     assert (report.facts.platform.system, target) == ("Windows", "powershell")
+    # Its launcher (user.bat) and the venv it builds named: the venv's interpreter, in the launcher's folder.
     pips = [c.words for c in steps if c.words[1:3] == ("-m", "pip")]
-    assert pips and all(w[0] == "python" for w in pips)
-    assert {a.command.words[0] for a in asks} <= {"nvidia-smi", "python"}
+    assert pips and all(w[0] == "venv\\Scripts\\python.exe" for w in pips)
+    assert {a.command.words[0] for a in asks} <= {"nvidia-smi", "venv\\Scripts\\python.exe"}
 
 
 @pytest.mark.parametrize("case", ["225", "238", "246", "254", "226", "228", "233", "210"])
@@ -96,8 +97,9 @@ def test_no_linux_only_command_in_a_windows_plan_or_asks(case):
 
 def test_a_compiled_program_without_python_gets_no_interpreter_asks():
     # An ONNX Runtime C# program failing to load a cuDNN DLL: no Python anywhere in the text.
+    # ONNX Runtime named: where its CUDA provider's DLLs lie on PATH decides it (no interpreter to ask).
     report, _, _, asks = _run(_case("210"))
-    assert [a.command.words for a in asks] == [("nvidia-smi",)]
+    assert [a.command.words for a in asks] == [("nvidia-smi",), ("where.exe", "cudnn*.dll", "cublas*.dll", "cudart*.dll")]
     text = "C# app: Could not load library cudnn_cnn_infer64_8.dll. Error code 127"
     assert [a.command.words for a in _run(text)[3]] == [("nvidia-smi",)]
     # The same error with Python shown keeps the interpreter's asks.

@@ -28,6 +28,7 @@ from gpudoctor.cmdline import (
     render,
     render_all,
     render_envfile,
+    render_lines,
 )
 from tests.hostile.shells import SHELLS, powershell_problem, run_script, shell_exe
 
@@ -255,7 +256,7 @@ def test_what_the_terminal_sanitizer_would_rewrite_is_never_rendered():
 
     for ch in ("\u202e", "\u200b", "\u2066", "\ufeff", "\x1b", "\x9b", "\n", "\t"):
         value = f"12.4{ch}x"
-        for target in ("posix", "fish", "powershell", "cmd"):
+        for target in ("posix", "fish", "powershell", "cmd", "windows"):
             with pytest.raises(Unrenderable):
                 render(Cmd(("nvcc", value)), target)
         with pytest.raises(Unrenderable):
@@ -301,3 +302,31 @@ def test_every_placeholder_written_in_the_code_is_a_valid_name() -> None:
     assert len(names) >= 30  # the walk found the code's placeholders (34 literals today)
     for where, name in names:
         assert str(Placeholder(name)) == f"<{name}>", where
+
+
+def test_windows_lines_read_as_the_same_argv_in_cmd_and_powershell():
+    # A line for either Windows shell: bare words and double-quoted ones, nothing inside that either shell expands
+    # (cmd.exe's % and !, PowerShell's $ and backtick) and no quote inside; so both split it into the argv, and the
+    # program's own parser (no backslash before a closing quote) reads each word back. Else PowerShell's line, marked.
+    token = re.compile(r'"([^"]*)"(?= |$)|([^ "]+)(?= |$)')
+    for i, v in enumerate(VALUES):
+        cmd = Cmd(("printargs", str(i), v), root=True)
+        try:
+            lines = render_lines(cmd, "windows")
+        except Unrenderable:  # no shell holds it (a control character): PowerShell refuses it too
+            with pytest.raises(Unrenderable):
+                render(cmd, "powershell")
+            continue
+        if "in PowerShell" in lines[0]:
+            assert render(cmd, "windows") == render(cmd, "powershell") and powershell_problem(lines[-1]) is None, v
+            continue
+        assert lines[0] == "# as Administrator"
+        words, pos = [], 0
+        for m in token.finditer(lines[-1]):
+            assert m.start() == pos, (v, lines[-1])
+            word = m.group(1) if m.group(1) is not None else m.group(2)
+            assert not set(word) & set('%!$`"\u201c\u201d\u201e'), (v, lines[-1])
+            assert m.group(1) is None or not word.endswith("\\"), (v, lines[-1])
+            words.append(word)
+            pos = m.end() + 1
+        assert words == ["printargs", str(i), v], (v, lines[-1])

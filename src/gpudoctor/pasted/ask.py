@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.cmdline import Cmd, Placeholder, render
-from gpudoctor.facts import EXTENSION_NAMED, NO_PYTHON, Facts
+from gpudoctor.facts import COMPONENT_NAMED, EXTENSION_NAMED, NO_PYTHON, Facts
+from gpudoctor.planner import where
 from gpudoctor.probed import Found
 
 
@@ -58,10 +59,11 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
 
     out: list[Ask] = []
     py = python_exe(facts)  # the interpreter the plan's own pip commands use (the pasted evidence decides it)
+    windows = (facts.platform.system or "").lower().startswith("win")
     d = facts.driver
     mac = facts.platform.system == "Darwin"
     codes = {f.code for f in findings}
-    extension = _extension_asks(facts, findings, py)
+    extension = _extension_asks(facts, findings)
     # An extension built for another torch and no other error shown: the driver and torch's CUDA build decide nothing.
     only_extension = bool(codes & _EXTENSION_CODES) and all(e.kind == "undefined-symbol" for e in facts.pasted.errors)
     # Where the driver itself is the finding (mismatch, missing, unreachable, nouveau), nvidia-smi has nothing to add.
@@ -97,7 +99,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     if "torch" in named and torch_unknown and not only_extension:
         out.append(
             Ask(
-                Cmd((py, "-m", "torch.utils.collect_env")),
+                where.python_step(facts, "-m", "torch.utils.collect_env"),
                 "the PyTorch version and the CUDA it was built for, with the GPUs and the driver, in one paste",
             )
         )
@@ -108,14 +110,12 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 # release: one command that answers on any version (an empty dict before 2.3). The attribute's name is
                 # an argument, not a quoted string in the code, so no shell (Windows PowerShell 5.1 strips inner
                 # double quotes from a native command's arguments) changes the program.
-                Cmd(
-                    (
-                        py,
-                        "-c",
-                        "import sys, tensorflow as tf; print(tf.__version__); print(tf.test.is_built_with_cuda()); "
-                        "print(getattr(tf.sysconfig, sys.argv[1], dict)())",
-                        "get_build_info",
-                    )
+                where.python_step(
+                    facts,
+                    "-c",
+                    "import sys, tensorflow as tf; print(tf.__version__); print(tf.test.is_built_with_cuda()); "
+                    "print(getattr(tf.sysconfig, sys.argv[1], dict)())",
+                    "get_build_info",
                 ),
                 "the TensorFlow version, whether it is a CUDA build, and (from 2.3) the CUDA and cuDNN it was built for",
             )
@@ -123,20 +123,31 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     if "jax" in named and not isinstance(jax, Found):
         out.append(
             Ask(
-                Cmd((py, "-c", "import jax; jax.print_environment_info()")),
+                where.python_step(facts, "-c", "import jax; jax.print_environment_info()"),
                 "the jax, jaxlib and CUDA plugin versions, the devices JAX sees, and nvidia-smi",
             )
         )
     framework_question = (
         bool(named)
+        or _python_component_named(facts)
         or any(c.startswith(_FRAMEWORK_CODES) for c in codes)
         or any(e.kind in _BUILD_EVIDENCE for e in facts.pasted.errors)
     )
+    out += _component_asks(facts, only_extension, windows)
     if not isinstance(facts.frameworks.python, Found) and framework_question:
+        if where.conda(facts):
+            # conda list shows conda's builds (the CUDA each was built for) and what pip installed in the environment.
+            listing = Cmd(("conda", "list"))
+            what = "which frameworks, CUDA libraries and NVIDIA wheels the conda environment holds, with their builds"
+        else:
+            listing = where.python_step(facts, "-m", "pip", "list")
+            what = "which frameworks and NVIDIA library wheels (nvidia-*) are installed, and their versions"
+        out.append(Ask(listing, what))
+    for package in where.conda_forge_packages(facts):
         out.append(
             Ask(
-                Cmd((py, "-m", "pip", "list")),
-                "which frameworks and NVIDIA library wheels (nvidia-*) are installed, and their versions",
+                Cmd(("conda", "list", package)),
+                f"the conda-forge {package} installed and its build string: the CUDA it was built for",
             )
         )
     libs = [m for m in facts.pasted.missing if m.startswith("lib") and ".so" in m]
@@ -179,17 +190,66 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
         out.append(Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES")), "inside the job: the GPUs Slurm gave it"))
-    out += _catalogue_asks(facts, py)
+    out += _catalogue_asks(facts)
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import other_vendor_gpu_only
 
     if other_vendor_gpu_only(facts) is not None or no_gpu_said(facts) is not None:  # no NVIDIA GPU: nothing reads a driver
         out = [a for a in out if not any(w in _READS_DRIVER for w in (*a.command.argv, *a.command.pipe))]
     if any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):  # a C# or C++ program: no interpreter to run
-        out = [a for a in out if a.command.argv[:1] != (py,)]
-    if (facts.platform.system or "").lower().startswith("win"):
+        out = [a for a in out if not _runs_python(a.command, py)]
+    if windows:
         out = [a for a in out if not _linux_only(a.command)]
     return _unique(out)
+
+
+def _python_component_named(facts: Facts) -> bool:
+    """Whether the paste names a component asked about through the interpreter (its packages then decide too)."""
+    from gpudoctor.pasted.catalogue import components
+
+    named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
+    return any(c.id in named and any(argv[:1] == ("{python}",) for argv in c.ask) for c in components())
+
+
+def _runs_python(cmd: Cmd, py: str) -> bool:
+    """Whether `cmd` runs the interpreter: itself, or in the paste's image (gpudoctor.planner.where.python_step)."""
+    return cmd.argv[:1] == (py,) or (cmd.argv[:1] == ("docker",) and "--entrypoint" in cmd.argv)
+
+
+def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[Ask]:
+    """The deciding outputs of each component the paste names (catalogue.toml's [[component]]), in the interpreter,
+    shell and platform the paste's program runs in."""
+    from gpudoctor.pasted.catalogue import components
+
+    named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
+    image = where.image(facts)
+    linux = (facts.platform.system or "Linux") == "Linux"
+    out: list[Ask] = []
+    for comp in components():
+        if comp.id not in named:
+            continue
+        if comp.framework == "torch":
+            torch = facts.frameworks.torch
+            if only_extension or (isinstance(torch, Found) and torch.value.build_known):
+                continue
+        decides = f"{comp.decides} ({comp.id})"
+        argvs = [(argv, decides) for argv in comp.ask]
+        argvs += [(argv, f"{why} ({comp.id})") for kind, more, why in comp.when if facts.pasted.reported(kind) for argv in more]
+        argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux else ())]
+        if image is not None:
+            argvs += [(argv, decides) for argv in comp.ask_container]
+        for argv, why in argvs:
+            container: str | Placeholder = image.get("container") or Placeholder("container") if image else ""
+            words = [container if w == "{container}" else w for w in argv]
+            if words[:1] == ["{python}"]:
+                cmd = where.python_step(facts, *(str(w) for w in words[1:]))
+            elif "|" in words:
+                at = words.index("|")
+                cmd = Cmd(tuple(words[:at]), pipe=tuple(words[at + 1 :]))
+            else:
+                cmd = Cmd(tuple(words))
+            out.append(Ask(cmd, why))
+    return out
 
 
 # Programs and paths only a Linux shell has: PowerShell on Windows has no ldconfig, printenv, /proc or grep, so an
@@ -207,7 +267,7 @@ def _linux_only(cmd: Cmd) -> bool:
     )
 
 
-def _extension_asks(facts: Facts, findings: list, py: str) -> list[Ask]:
+def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
     """An extension found built for another torch with no fix to print: torch's version or the extension's was not
     shown. `pip show` of both, in the interpreter that failed, decides it: the extension's release built for that torch,
     or a rebuild against it with --no-build-isolation. Plain pip, so it reads the same on every platform."""
@@ -234,7 +294,7 @@ def _extension_asks(facts: Facts, findings: list, py: str) -> list[Ask]:
     which = f"torch and {', '.join(named)}" if named else "torch"
     return [
         Ask(
-            Cmd((py, "-m", "pip", "show", "torch", *named)),
+            where.python_step(facts, "-m", "pip", "show", "torch", *named),
             f"the versions of {which} in the interpreter that failed: they decide the release built for that torch, "
             "or the rebuild against it (--no-build-isolation)",
         )
@@ -264,7 +324,7 @@ def _wsl_asks() -> list[Ask]:
     ]
 
 
-def _catalogue_asks(facts: Facts, py: str) -> list[Ask]:
+def _catalogue_asks(facts: Facts) -> list[Ask]:
     """The asks of the catalogued messages the text shows (gpudoctor/pasted/catalogue.toml)."""
     from gpudoctor.pasted.catalogue import by_id, messages
 
@@ -274,12 +334,16 @@ def _catalogue_asks(facts: Facts, py: str) -> list[Ask]:
         if message is None:
             continue
         for argv in message.ask:
-            words = tuple(py if w == "{python}" else w for w in argv)
+            words = tuple(argv)
             if (words == ("nvidia-smi",) and facts.driver.version) or (
                 words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version
             ):
                 continue  # shown already
-            if "|" in words:
+            if "{python}" in words:
+                at = words.index("{python}")
+                inner = where.python_step(facts, *words[at + 1 :])
+                cmd = Cmd((*words[:at], *inner.argv))
+            elif "|" in words:
                 at = words.index("|")
                 cmd = Cmd(words[:at], pipe=words[at + 1 :])
             else:

@@ -34,8 +34,7 @@ class Message:
 
 
 @functools.cache
-def messages() -> tuple[Message, ...]:
-    """The catalogue, loaded once (a malformed entry is a bug in the package: it raises)."""
+def _load() -> dict:
     import sys
 
     if sys.version_info >= (3, 11):
@@ -43,7 +42,13 @@ def messages() -> tuple[Message, ...]:
     else:  # tomli, a dependency on Python 3.10 only
         import tomli as tomllib
 
-    data = tomllib.loads((Path(__file__).with_name("catalogue.toml")).read_text(encoding="utf-8"))
+    return tomllib.loads((Path(__file__).with_name("catalogue.toml")).read_text(encoding="utf-8"))
+
+
+@functools.cache
+def messages() -> tuple[Message, ...]:
+    """The catalogue, loaded once (a malformed entry is a bug in the package: it raises)."""
+    data = _load()
     out = []
     for raw in data["message"]:
         out.append(
@@ -60,6 +65,40 @@ def messages() -> tuple[Message, ...]:
             )
         )
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class Component:
+    """A component a paste names (catalogue.toml's [[component]]) and the outputs that decide what it leaves open."""
+
+    id: str
+    pattern: re.Pattern[str]
+    ask: tuple[tuple[str, ...], ...]  # anywhere; argv each, "|" starts the pipe stage
+    ask_windows: tuple[tuple[str, ...], ...]
+    ask_linux: tuple[tuple[str, ...], ...]
+    ask_container: tuple[tuple[str, ...], ...]  # where the paste shows it started from an image
+    when: tuple[tuple[str, tuple[tuple[str, ...], ...], str], ...]  # (error kind shown, the asks it adds, what they decide)
+    framework: str  # the framework whose shown build answers the asks ("" for none)
+    decides: str
+    source: dict[str, str]
+
+
+@functools.cache
+def components() -> tuple[Component, ...]:
+    data = _load()
+    asks = ("ask", "ask_windows", "ask_linux", "ask_container")
+    return tuple(
+        Component(
+            id=raw["id"],
+            pattern=re.compile(raw["pattern"], re.IGNORECASE | re.ASCII),
+            **{k: tuple(tuple(argv) for argv in raw.get(k, ())) for k in asks},
+            when=tuple((w["kind"], tuple(tuple(argv) for argv in w["ask"]), w["decides"]) for w in raw.get("when", ())),
+            framework=raw.get("framework", ""),
+            decides=raw["decides"],
+            source=dict(raw["source"]),
+        )
+        for raw in data.get("component", ())
+    )
 
 
 def by_id(entry: str) -> Message | None:

@@ -12,12 +12,17 @@ recorded with the line it came from (pasted.cues); none is inferred from anythin
 from __future__ import annotations
 
 import re
+import shlex
 from typing import TYPE_CHECKING
 
 from gpudoctor.facts import (
     CLUSTER_SAID,
+    COMPONENT_NAMED,
+    CONDA_ENV_SAID,
+    CONDA_FORGE_BUILD,
     CONTAINER_SAID,
     EXTENSION_NAMED,
+    IMAGE_RUN,
     NO_GPU_SAID,
     NO_NVIDIA_GPU,
     NO_PYTHON,
@@ -46,8 +51,9 @@ _REL_PYTHON_ANY = re.compile(r"(?<![\\\w:/.-])(?P<path>(?:\.\\)?(?:[\w.-]{1,120}
 # (cublas64_12.dll, _C.pyd, webui-user.bat, python.exe): Windows, unless Linux is named too (WSL reads both).
 _WIN_PATH = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]")
 _WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b", re.IGNORECASE)
-# A program in a compiled language ("C#", "C++", ".NET", a .cs/.cpp source) and any sign of Python.
-_COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx)\b)", re.IGNORECASE)
+# A program in a compiled language ("C#", "C++", ".NET", a .cs/.cpp source, a CUDA .cu source such as the samples'
+# bandwidthTest.cu) and any sign of Python.
+_COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)", re.IGNORECASE)
 _PYTHON_SAID = re.compile(
     r"python|\.py\b|\bpip\d?\b|\bconda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax", re.IGNORECASE
 )
@@ -123,6 +129,76 @@ _NO_GPU_SAID = re.compile(
 _KUBERNETES_SAID = re.compile(r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b", re.IGNORECASE)
 _PODMAN_SAID = re.compile(r"\bpodman\b", re.IGNORECASE)
 # Variables the doctor reads, set on a command line the text shows run ("CUDA_VISIBLE_DEVICES=2 python main.py").
+# A conda environment said to hold the program ("installed in a conda environment", "conda activate x", "my conda env",
+# (ASCII word boundaries, so "conda" beside CJK text is a word; "conda环境" is "conda environment" in Chinese.)
+_CONDA_ENV = re.compile(
+    r"\bconda\s*(?:\s(?:env(?:ironment)?s?\b|activate\s+[\w.-]{1,60})|[\u73af\u74b0]\u5883)", re.IGNORECASE | re.ASCII
+)
+# conda-forge builds a package in a container with its feedstock mounted at /home/conda/feedstock_root
+# (conda-forge/conda-smithy, conda_smithy/templates/run_docker_build.sh.tmpl @01f08ea7); the build directory
+# build_artifacts/<package>_<timestamp> stays in the binary's assertion and debug paths.
+_FEEDSTOCK = re.compile(r"/home/conda/feedstock_root/build_artifacts/(?P<pkg>[a-z0-9][a-z0-9.-]{0,80}?)_\d{10,}/")
+_DOCKER_RUN = re.compile(r"\bdocker\s+run\s")
+# docker run's options that take a value as the next word (docker's own reference); any other option is a flag or
+# carries its value after "=".
+_DOCKER_VALUED = frozenset(
+    [
+        "-v",
+        "--volume",
+        "-p",
+        "--publish",
+        "-e",
+        "--env",
+        "--env-file",
+        "--name",
+        "-w",
+        "--workdir",
+        "-u",
+        "--user",
+        "--entrypoint",
+        "--network",
+        "--net",
+        "--ipc",
+        "--runtime",
+        "--gpus",
+        "--device",
+        "--mount",
+        "--shm-size",
+        "-m",
+        "--memory",
+        "--memory-swap",
+        "--cpus",
+        "--cpuset-cpus",
+        "--ulimit",
+        "-h",
+        "--hostname",
+        "-l",
+        "--label",
+        "--add-host",
+        "--cap-add",
+        "--cap-drop",
+        "--security-opt",
+        "--restart",
+        "--pid",
+        "--platform",
+        "--log-driver",
+        "--log-opt",
+        "--tmpfs",
+        "--group-add",
+        "--dns",
+        "--cidfile",
+        "--stop-signal",
+        "--stop-timeout",
+        "--storage-opt",
+        "-a",
+        "--attach",
+        "--volumes-from",
+        "--link",
+        "--health-cmd",
+        "--pull",
+    ]
+)
+_IMAGE = re.compile(r"[a-z0-9][a-z0-9._/:@-]{0,250}\Z")
 _ENV_SET = re.compile(
     r"(?:^|\s|export\s+)(?P<name>CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(?P<value>[\w,.:-]{0,200})(?=\s|$)"
 )
@@ -226,6 +302,7 @@ def read_cues(g: Gathered, text: str) -> None:
             named.add(name)
             line = next((x for x in lines if m.group(0) in x[:MAX_LINE]), m.group(0))
             _cue(g, EXTENSION_NAMED, name, line[:MAX_LINE])
+    _settings(g, text[:1_000_000], lines)
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
@@ -253,3 +330,69 @@ def _windows_files(g: Gathered, lines: list[str]) -> None:
             _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
         if g.system is None and (m := _WIN_PATH.search(line) or _WIN_FILE.search(line)):
             _windows(g, "a Windows path" if m.re is _WIN_PATH else "a Windows file name", line)
+
+
+def _settings(g: Gathered, head: str, lines: list[str]) -> None:
+    """Where the program ran, beyond the platform: the components named, the image a GPU container was run from,
+    a conda environment, a conda-forge build (gpudoctor.planner.where decides the commands from them)."""
+    from gpudoctor.pasted.catalogue import components
+
+    def line_of(pattern: re.Pattern[str], fallback: str) -> str:
+        return next((x[:MAX_LINE] for x in lines if pattern.search(x[:MAX_LINE])), fallback)
+
+    for c in components():
+        if m := c.pattern.search(head):
+            _cue(g, COMPONENT_NAMED, c.id, line_of(c.pattern, m.group(0)))
+    if m := _CONDA_ENV.search(head):
+        _cue(g, CONDA_ENV_SAID, "the program's packages are a conda environment's", line_of(_CONDA_ENV, m.group(0)))
+    if m := _FEEDSTOCK.search(head):
+        _cue(g, CONDA_FORGE_BUILD, m.group("pkg"), line_of(_FEEDSTOCK, m.group(0)))
+    images = _gpu_images(head)
+    if len({image for image, _, _ in images}) == 1:  # one image run with GPUs: the program that failed is its
+        image, name, line = images[0]
+        entry = {"cue": IMAGE_RUN, "means": image, "line": line.strip()[:300]}
+        if name:
+            entry["container"] = name
+        if entry not in g.cues and len(g.cues) < 64:
+            g.cues.append(entry)
+
+
+def _gpu_images(head: str) -> list[tuple[str, str, str]]:
+    """Each `docker run` with GPUs (--gpus) the text shows: (image, its --name or "", the command's first line). The
+    command is read as words (its backslash-continued lines joined); one that does not split as words is skipped."""
+    out = []
+    for m in _DOCKER_RUN.finditer(head):
+        end = m.end()
+        while True:  # the command runs to the first line not continued by a backslash
+            nl = head.find("\n", end)
+            if nl < 0:
+                end = len(head)
+                break
+            if head[:nl].rstrip().endswith("\\") and nl - m.start() < 4_000:
+                end = nl + 1
+                continue
+            end = nl
+            break
+        # A command quoted inline in prose ends at its closing backtick.
+        text = head[m.end() : end].replace("\\\n", " ").split("`", 1)[0]
+        try:
+            words = shlex.split(text[:4_000])
+        except ValueError:
+            continue
+        gpus, name, image = False, "", None
+        i = 0
+        while i < len(words):
+            w = words[i]
+            if not w.startswith("-"):
+                image = w
+                break
+            opt = w.split("=", 1)[0]
+            if opt == "--gpus":
+                gpus = True
+            if opt == "--name":
+                name = w.split("=", 1)[1] if "=" in w else (words[i + 1] if i + 1 < len(words) else "")
+            i += 2 if (opt in _DOCKER_VALUED and "=" not in w) else 1
+        if gpus and image and _IMAGE.match(image) and (not name or re.fullmatch(r"[\w.-]{1,64}", name)):
+            first = head[m.start() : head.find("\n", m.start()) if "\n" in head[m.start() :] else len(head)]
+            out.append((image, name, first))
+    return out

@@ -81,6 +81,8 @@ def read_sources(sources: list[Source]) -> Gathered:
         # prints the same words).
         g.errors = [e for e in g.errors if e.kind != "cuda-version-said"]
     _interpreter_of_site(g)
+    _interpreter_of_env(g)
+    _interpreter_of_launcher(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
         # WSL 2; build.py records the assumed kernel as placed).
@@ -879,6 +881,62 @@ def _interpreter_of_site(g: Gathered) -> None:
         return  # a fact cites its line: without one, the platform's usual name stays
     g.interpreter = interpreter
     entry = {"cue": "a Windows site-packages path", "means": "the interpreter the plan must use", "line": line.strip()[:300]}
+    if len(g.cues) < 64:
+        g.cues.append(entry)
+
+
+# A Linux environment's site-packages (<prefix>/lib/pythonX.Y/site-packages): a venv's, a conda environment's, pyenv's,
+# whose interpreter is <prefix>/bin/python. The system's own (/usr, /usr/local: Debian's dist-packages, the
+# distribution's site-packages) and the user site (~/.local) have no interpreter of their own: python3 stays.
+_LINUX_SITE = re.compile(r"^(?P<prefix>/[^\s:]{1,300}?)/lib/python3(?:\.\d{1,2})?/site-packages$")
+_NO_OWN_PYTHON = re.compile(r"^/usr(?:/local)?$|/\.local$")
+# A path the reporter wrote over ("/path/to/env", "/home/$USER/...", "<env>", "..."): not one to run.
+_ANONYMISED = re.compile(r"[$<>*]|\.\.\.|/path/to/|/to/", re.IGNORECASE)
+
+
+def _interpreter_of_env(g: Gathered) -> None:
+    """On Linux, the interpreter of the environment a traceback shows the packages in: <prefix>/bin/python, cited
+    by the first line naming that path (a fact cites its line: without one, the platform's usual name stays)."""
+    if g.system == "Windows" or g.interpreter is not None or not g.site_packages:
+        return
+    m = _LINUX_SITE.match(g.site_packages[0])
+    if m is None or _NO_OWN_PYTHON.search(m.group("prefix")) or _ANONYMISED.search(m.group("prefix")):
+        return
+    line = next((ln for _, lines in g.texts for ln in lines if g.site_packages[0] in ln), None)
+    if line is None:
+        return
+    g.interpreter = m.group("prefix") + "/bin/python"
+    entry = {
+        "cue": "an environment's site-packages path",
+        "means": "the interpreter the plan must use",
+        "line": line.strip()[:300],
+    }
+    if len(g.cues) < 64:
+        g.cues.append(entry)
+
+
+# The AUTOMATIC1111 family's Windows launcher (webui-user.bat calls webui.bat) makes a venv beside itself and runs
+# its Scripts\python.exe (AUTOMATIC1111/stable-diffusion-webui, webui.bat @0f5909a6: `set "VENV_DIR=%~dp0%venv"`,
+# `set PYTHON="%VENV_DIR%\Scripts\Python.exe"`); Forge and the other forks keep that launcher.
+_LAUNCHER = re.compile(r"(?<![\w-])(?:webui-)?user\.bat\b|(?<![\w-])webui\.bat\b", re.IGNORECASE)
+_VENV_SAID = re.compile(r"\bvenv\b", re.IGNORECASE)
+
+
+def _interpreter_of_launcher(g: Gathered) -> None:
+    """On Windows, with no interpreter shown: a webui launcher and its venv named make the venv's python.exe the
+    interpreter, relative to the folder the launcher is in (where the person runs it)."""
+    if g.system != "Windows" or g.interpreter is not None:
+        return
+    lines = [ln for _, text in g.texts for ln in text]
+    launcher = next((ln for ln in lines if _LAUNCHER.search(ln)), None)
+    if launcher is None or not any(_VENV_SAID.search(ln) for ln in lines):
+        return
+    g.interpreter = "venv\\Scripts\\python.exe"
+    entry = {
+        "cue": "a webui launcher and its venv",
+        "means": "the interpreter the plan must use, in the launcher's folder",
+        "line": launcher.strip()[:300],
+    }
     if len(g.cues) < 64:
         g.cues.append(entry)
 

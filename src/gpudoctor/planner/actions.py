@@ -203,8 +203,9 @@ def classify(line: Line) -> Action:
         return _pip(words, 2, "uv", cmd)
     if prog in ("pip", "pip3") and rest:
         return _pip(words, 1, prog, cmd)
-    if prog == "conda" and rest[:1] in (("--version",), ("info",)):
-        return Action("inspect", "conda", False, cmd)  # what decides whether conda is there
+    if prog == "conda" and rest[:1] in (("--version",), ("info",), ("list",)):
+        # What decides whether conda is there, and what an environment holds (conda list only reads).
+        return Action("inspect", "conda", False, cmd)
     if prog == "conda" and rest:
         named = rest.index("-n") if "-n" in rest[:-1] else None  # conda's -n NAME: the environment
         name = rest[named + 1] if named is not None else ""

@@ -14,12 +14,12 @@ SCHEMA = "gpudoctor.report/1"
 
 def report_document(report: Report, exit_code: ExitCode, plan: Any = None, offers: Any = None) -> dict[str, Any]:
     """The document of `report`; `plan` and `offers` are the check's (gpudoctor.pipeline), built here when not given."""
-    from gpudoctor.cmdline import shell_for_os
     from gpudoctor.planner.prescribe import build
+    from gpudoctor.planner.where import shell
 
     worst = report.worst()
     if plan is None:
-        plan = build(report.findings, shell_for_os(report.facts.platform.system))
+        plan = build(report.findings, shell(report.facts))
     return {
         "schema": SCHEMA,
         "tool_version": __version__,
@@ -72,9 +72,9 @@ def check_document(result: Any) -> dict[str, Any]:
     if result.node:
         doc["node"] = result.node
     if result.pasted is not None:
-        from gpudoctor.cmdline import shell_for_os
+        from gpudoctor.planner.where import shell
 
-        target = shell_for_os(result.report.facts.platform.system)
+        target = shell(result.report.facts)
         doc["pasted"] = {"blocks": list(result.pasted.get("blocks") or []), "ask_for": [a.to_json(target) for a in result.asks]}
         if "read_from" in result.pasted:
             # Text read by --from: each fact with the pasted lines that state it, or marked assumed

@@ -57,8 +57,8 @@ def render_markdown(
     asks: list | None = None,
     plan: Any = None,
 ) -> str:
-    from gpudoctor.cmdline import shell_for_os
     from gpudoctor.planner.prescribe import build
+    from gpudoctor.planner.where import shell
 
     out: list[str] = ["### gpudoctor", ""]
     findings = report.findings
@@ -78,7 +78,7 @@ def render_markdown(
                 out.append(f"  {text(f.detail)}")
             for e in f.evidence[:4]:
                 out.append(f"  - {text(e.source)}: {text(e.value)}")
-    target = shell_for_os(report.facts.platform.system)
+    target = shell(report.facts)
     if plan is None:  # (the check's plan, gpudoctor.pipeline, when given)
         plan = build(findings, target)
     if plan.steps:
@@ -91,7 +91,12 @@ def render_markdown(
             lines = step.lines(target)
             if lines:
                 out.append("")
-                out += ["   " + line for line in fenced(lines, "powershell" if target == "powershell" else "sh").split("\n")]
+                out += [
+                    "   " + line
+                    for line in fenced(
+                        lines, {"powershell": "powershell", "cmd": "bat", "windows": "bat"}.get(target, "sh")
+                    ).split("\n")
+                ]
             for alt in step.alternatives:
                 out.append(f"   {text(alt.heading[0].upper() + alt.heading[1:])}")
                 alt_lines = alt.lines(target)

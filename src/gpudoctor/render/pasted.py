@@ -7,7 +7,7 @@ from typing import Any
 
 def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: bool = False, plan: Any = None) -> None:
     """`asks`: the report's questions; those `plan` (the check's Prescription) prints in a step are not printed again."""
-    from gpudoctor.cmdline import render
+    from gpudoctor.cmdline import render_lines
     from gpudoctor.pasted.ask import not_in_plan
     from gpudoctor.render.textconsole import escape
 
@@ -58,4 +58,7 @@ def print_pasted(console: Any, pasted: dict[str, Any], asks: list, *, verbose: b
         console.print()
         console.print("[bold]Ask the reporter for[/bold]:")
         for ask in asks:
-            console.print(f"  [cyan]{escape(render(ask.command, target))}[/cyan]  {escape(ask.why)}", soft_wrap=True)
+            *note, line = render_lines(ask.command, target)  # a note: the shell a line is for, where it is not both
+            for n in note:
+                console.print(f"  [dim]{escape(n)}[/dim]", soft_wrap=True)
+            console.print(f"  [cyan]{escape(line)}[/cyan]  {escape(ask.why)}", soft_wrap=True)

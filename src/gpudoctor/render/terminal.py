@@ -223,12 +223,12 @@ def render_terminal(
     """The text view of `report`; `plan` and `offers` are the check's (gpudoctor.pipeline), built here when not given.
     `pasted`: the facts were read from pasted text (check --from), which the heading says. `ignored`: the codes of the
     findings --ignore (or --only) left out, which the last line names."""
-    from gpudoctor.cmdline import shell_for_os
     from gpudoctor.planner.prescribe import build
+    from gpudoctor.planner.where import shell
     from gpudoctor.render.textconsole import escape
 
     if plan is None:
-        plan = build(report.findings, shell_for_os(report.facts.platform.system))
+        plan = build(report.findings, shell(report.facts))
     # The step that answers each finding, by code: a finding answered by its alternative (the plan swaps a
     # first choice that contradicts another step) still points at the step that carries it.
     numbers: dict[str, int] = {}
@@ -440,7 +440,13 @@ def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) 
     steps = shown_steps(plan)
     if not steps:
         return
-    shell = {"posix": "", "powershell": " (PowerShell)", "fish": " (fish)", "cmd": " (cmd.exe)"}[plan.target]
+    shell = {
+        "posix": "",
+        "powershell": " (PowerShell)",
+        "fish": " (fish)",
+        "cmd": " (cmd.exe)",
+        "windows": " (cmd.exe or PowerShell)",
+    }[plan.target]
     say(console, f"[bold]Plan[/bold]{shell}: in this order", hang=2)
     for i, step in enumerate(steps, 1):
         tags = []

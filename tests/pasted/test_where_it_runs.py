@@ -1,0 +1,226 @@
+"""Where the reporter's commands run (gpudoctor.planner.where), decided once from the paste and used by every printed
+step, asks and plan alike; and the asks that decide, keyed by the component the paste names
+(gpudoctor/pasted/catalogue.toml's [[component]]). Short pastes written for these tests; argv and fields, not prose."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.cmdline import Cmd, Placeholder, SetEnv, Unrenderable, quote_windows, render, render_lines
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+from gpudoctor.pasted.catalogue import components
+from gpudoctor.planner import where
+from gpudoctor.planner.prescribe import build
+
+
+def _run(text: str):
+    snap = validate_snapshot(read_pasted([Source("report.txt", text)]), "report")
+    report = diagnose(ReplayHost(snap))
+    target = where.shell(report.facts)
+    plan = build(report.findings, target)
+    steps = [c for s in plan.steps for c in s.commands if isinstance(c, Cmd)]
+    return report, target, steps, ask_for(report.facts, report.findings)
+
+
+def _argvs(asks) -> list[tuple[str, ...]]:
+    return [a.command.words for a in asks]
+
+
+# --- the shell ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "shell"),
+    [
+        ('PS C:\\Users\\me> python -c "import torch"\nRuntimeError: Library cublas64_12.dll is not found', "powershell"),
+        ("C:\\Users\\me\\app>python main.py\nRuntimeError: Library cublas64_12.dll is not found", "cmd"),
+        # Windows, no prompt shown: one line that both shells run alike.
+        ("RuntimeError: Library cublas64_12.dll is not found or cannot be loaded", "windows"),
+        ("$ python3 train.py\nImportError: libcudnn.so.8: cannot open shared object file", "posix"),
+    ],
+)
+def test_the_shell_is_the_prompts_or_both_windows_shells(text, shell):
+    assert _run(text)[1] == shell
+
+
+def test_a_windows_program_with_code_is_written_so_cmd_and_powershell_read_one_argument():
+    # webui-user.bat's users type into cmd.exe: a single-quoted program is three words there.
+    text = (
+        'venv "C:\\sd\\webui\\venv\\Scripts\\Python.exe"\n'
+        "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check\n"
+    )
+    report, target, _, asks = _run(text)
+    assert target == "windows"
+    code = [a.command for a in asks if a.command.words[1:2] == ("-c",)]
+    assert code and code[0].words[0] == "C:\\sd\\webui\\venv\\Scripts\\Python.exe"
+    line = render(code[0], target)
+    assert "'" not in line.split(" -c ", 1)[0] and line.split(" -c ", 1)[1].startswith('"import torch;')
+
+
+def test_the_windows_target_quotes_only_what_both_shells_hold_alike():
+    assert quote_windows("torch==2.4.*") == '"torch==2.4.*"'
+    assert quote_windows("xformers==0.0.23.post1") == "xformers==0.0.23.post1"
+    assert quote_windows("numpy>=1.14,<2") == '"numpy>=1.14,<2"'
+    assert quote_windows("C:\\a\\b.exe") == "C:\\a\\b.exe"
+    for bad in ("$env:PATH", 'say "hi"', "100%", "a`b", "", "C:\\dir with space\\", "\u201cx\u201d"):
+        with pytest.raises(Unrenderable):
+            quote_windows(bad)
+    # Where no line runs alike in both (a quoted program, a variable), the PowerShell line, and a note saying so.
+    spaced = Cmd(("C:\\Program Files\\App\\python.exe", "-m", "pip", "list"))
+    assert render(spaced, "windows") == render(spaced, "powershell")
+    assert render_lines(spaced, "windows")[0] == "# in PowerShell"
+    assert render_lines(SetEnv("CUDA_VISIBLE_DEVICES", "0"), "windows") == ["# in PowerShell", "$env:CUDA_VISIBLE_DEVICES = '0'"]
+    assert render_lines(Cmd(("nvidia-smi", "-pm", "1"), root=True), "windows") == ["# as Administrator", "nvidia-smi -pm 1"]
+
+
+# --- the interpreter ---------------------------------------------------------------------------------------------
+
+
+def test_an_environments_site_packages_names_the_interpreter_of_plan_and_asks():
+    # A venv inside a container (/opt/svc/venv): its bin/python, not the image's python3.
+    text = (
+        "ImportError: /opt/svc/venv/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\n"
+    )
+    report, _, _, asks = _run(text)
+    assert report.facts.frameworks.python.value.executable == "/opt/svc/venv/bin/python"
+    assert _argvs(asks)[0][:4] == ("/opt/svc/venv/bin/python", "-m", "pip", "show")
+
+
+@pytest.mark.parametrize(
+    "site",
+    [
+        "/usr/lib/python3/dist-packages",
+        "/usr/local/lib/python3.10/site-packages",
+        "/home/u/.local/lib/python3.10/site-packages",
+        # Paths the reporter wrote over are no interpreter to run.
+        "/path/to/Anaconda3/envs/x/lib/python3.9/site-packages",
+        "/home/$USER/miniconda3/envs/o/lib/python3.11/site-packages",
+    ],
+)
+def test_the_systems_the_users_and_a_written_over_site_keep_python3(site):
+    text = (
+        f'  File "{site}/torch/cuda/__init__.py", line 9, in _lazy_init\nAssertionError: Torch not compiled with CUDA enabled\n'
+    )
+    report, _, _, _ = _run(text)
+    assert report.facts.frameworks.python.value.executable == "python3"
+
+
+def test_a_webui_launcher_and_its_venv_make_the_venvs_python_the_interpreter():
+    text = (
+        "NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\n"
+        "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_61 sm_70 sm_75 sm_80 sm_86 sm_90.\n"
+        "Running webui-user.bat rebuilds the venv with the old torch.\n"
+    )
+    report, target, steps, asks = _run(text)
+    assert target == "windows"
+    pips = [c.words for c in steps if c.words[1:3] == ("-m", "pip")]
+    assert pips and {w[0] for w in pips} == {"venv\\Scripts\\python.exe"}
+    assert {w[0] for w in _argvs(asks) if w[0] != "nvidia-smi"} == {"venv\\Scripts\\python.exe"}
+
+
+def test_a_program_in_an_image_run_with_gpus_is_asked_inside_that_image():
+    text = (
+        "docker run --rm --gpus all -p 8000:8000 -e HF_TOKEN=x --ipc=host \\\n"
+        "    example/llm-server:latest --model some/model\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+        "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n"
+    )
+    _, target, _, asks = _run(text)
+    assert target == "posix"
+    inside = [w for w in _argvs(asks) if w[:1] == ("docker",)]
+    prefix = ("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", "example/llm-server:latest")
+    assert inside and all(w[:8] == prefix for w in inside)
+    # The architectures torch carries decide a missing kernel image: asked in the image.
+    assert any("torch.cuda.get_arch_list()" in w[-1] for w in inside)
+    assert not [w for w in _argvs(asks) if w[0] in ("python3", "python")]
+
+
+def test_a_conda_environment_lists_its_packages_with_conda_and_a_conda_forge_build_by_name():
+    text = (
+        "I installed it in a conda environment.\n"
+        "CUDA error 35 at /home/conda/feedstock_root/build_artifacts/llama.cpp_1703017359354/work/ggml-cuda.cu:493: "
+        "CUDA driver version is insufficient for CUDA runtime version\n"
+    )
+    _, _, steps, asks = _run(text)
+    printed = [*_argvs(asks), *(c.words for c in steps)]
+    assert ("conda", "list", "llama.cpp") in printed
+    assert not [w for w in printed if w[1:4] == ("-m", "pip", "list")]
+
+
+def test_a_cuda_sample_is_a_compiled_program_with_no_python_to_ask():
+    text = (
+        "C:\\CUDA\\v8.0\\extras\\demo_suite>bandwidthTest.exe\n"
+        "cudaGetDeviceProperties returned 35\n-> CUDA driver version is insufficient for CUDA runtime version\n"
+        "CUDA error at D:/bld/bandwidthTest/bandwidthTest.cu:255 code=35(cudaErrorInsufficientDriver)\n"
+    )
+    _, target, steps, asks = _run(text)
+    assert target == "cmd"
+    printed = [*_argvs(asks), *(c.words for c in steps)]
+    assert ("nvidia-smi",) in printed and not [w for w in printed if w[0] in ("python", "python3")]
+
+
+# --- the deciding asks of the components -------------------------------------------------------------------------
+
+
+def test_every_component_names_its_source_and_its_asks_are_commands():
+    for c in components():
+        assert c.source.get("url") or (c.source.get("repo") and c.source.get("commit")), c.id
+        assert c.decides and (c.ask or c.ask_windows or c.ask_linux or c.ask_container), c.id
+        for argv in (*c.ask, *c.ask_windows, *c.ask_linux, *c.ask_container):
+            assert argv and argv[0] not in ("|", "") and argv.count("|") <= 1, (c.id, argv)
+
+
+def test_onnxruntime_on_windows_asks_its_build_and_where_the_dlls_lie():
+    text = "### Platform\n\nWindows\n\n### ONNX Runtime API\n\nPython\n\n### Execution Provider\n\nCUDA\n"
+    _, target, _, asks = _run(text)
+    assert target == "windows"
+    argvs = _argvs(asks)
+    assert ("where.exe", "cudnn*.dll", "cublas*.dll", "cudart*.dll") in argvs
+    assert any(w[0] == "python" and "get_available_providers()" in w[-1] for w in argvs)
+    assert ("python", "-m", "pip", "list") in argvs  # onnxruntime-gpu or the CPU package, and its version
+    assert render(Cmd(("where.exe", "cudnn*.dll")), target) == 'where.exe "cudnn*.dll"'
+
+
+def test_onnxruntime_in_a_compiled_program_asks_no_interpreter():
+    text = (
+        "### ONNX Runtime API\n\nC#\n\nCould not load library cudnn_cnn_infer64_8.dll. Error code 127\n### Platform\n\nWindows\n"
+    )
+    argvs = _argvs(_run(text)[3])
+    assert ("where.exe", "cudnn*.dll", "cublas*.dll", "cudart*.dll") in argvs
+    assert not [w for w in argvs if w[0] in ("python", "python3")]
+
+
+def test_paddle_named_beside_cjk_text_asks_its_own_check():
+    text = "我在ubuntu20.04的conda环境中安装了paddle-gpu2.3.0，运行paddle.utils.run_check()但是报错了\n"
+    argvs = _argvs(_run(text)[3])
+    assert any(w[:2] == ("python3", "-c") and "paddle.utils.run_check()" in w[2] for w in argvs)
+    # "conda环境" (a conda environment): its packages, cuDNN's build among them, with conda list.
+    assert ("conda", "list") in argvs and not [w for w in argvs if w[1:4] == ("-m", "pip", "list")]
+
+
+def test_a_server_in_a_named_container_asks_its_own_log():
+    text = (
+        "OS: Ubuntu 22.04\nNVIDIA driver version: 545.23.06\n"
+        "I ran `docker run -d --gpus=all -v ollama:/root/.ollama -p 11434:11434 --name llm ollama/ollama` "
+        "and ollama does not use the GPU.\n"
+    )
+    argvs = _argvs(_run(text)[3])
+    assert ("docker", "logs", "llm") in argvs and ("journalctl", "-u", "ollama", "--no-pager") in argvs
+
+
+def test_an_unnamed_container_is_a_placeholder_to_fill_in():
+    text = "I ran docker run --gpus all ollama/ollama and ollama uses only the CPU. Ubuntu 22.04\n"
+    asks = _run(text)[3]
+    logs = [a.command for a in asks if a.command.words[:2] == ("docker", "logs")]
+    assert logs and logs[0].argv[2] == Placeholder("container")
+
+
+def test_a_torch_build_shown_is_not_asked_again():
+    text = "torch 2.4.1+cu121\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    argvs = _argvs(_run(text)[3])
+    assert not [w for w in argvs if "torch.utils.collect_env" in w]
