@@ -224,3 +224,36 @@ def test_a_torch_build_shown_is_not_asked_again():
     text = "torch 2.4.1+cu121\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
     argvs = _argvs(_run(text)[3])
     assert not [w for w in argvs if "torch.utils.collect_env" in w]
+
+
+# --- Linux programs never reach a Windows reporter -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("prompt", ["PS C:\\Users\\me> ", "C:\\Users\\me>", ""])
+def test_nvidia_smi_that_cannot_reach_the_driver_on_windows_gets_windows_steps(prompt):
+    # nvidia-smi's own words on Windows (no kernel log, module or DKMS there): the step reads which driver holds the
+    # GPU, in a program both Windows shells have; no dmesg, reboot or dkms, as a Linux machine gets.
+    text = (
+        f"{prompt}nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+        "Make sure that the latest NVIDIA driver is installed and running.\n"
+        + ("" if prompt else "This is on Windows 11.\n")
+    )
+    report, target, steps, asks = _run(text)
+    assert target in ("powershell", "cmd", "windows")
+    assert [f.code for f in report.findings] == ["driver-unreachable"]
+    assert [c.argv for c in steps] == [("pnputil", "/enum-devices", "/class", "Display"), ("nvidia-smi",)]
+    from gpudoctor.planner.needs import LINUX_ONLY
+
+    assert not {w for a in asks for w in a.command.words[:1]} & LINUX_ONLY, _argvs(asks)
+
+
+def test_the_same_words_on_linux_read_the_kernel_log():
+    text = (
+        "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+        "Make sure that the latest NVIDIA driver is installed and running.\n"
+    )
+    report, target, steps, asks = _run(text)
+    assert target == "posix"
+    assert ("dmesg",) in [c.argv for c in steps]
+    assert ("dkms", "status") in _argvs(asks)

@@ -14,6 +14,7 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.plan_state import is_windows
 from gpudoctor.planner.remedy import (
     container_gpu_commands,
     container_of,
@@ -539,6 +540,8 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "driver",
         "the NVIDIA driver is loaded but NVML and nvidia-smi cannot talk to it"
         if loaded
+        else "nvidia-smi cannot reach the NVIDIA driver (NVIDIA's driver may not be the one that holds the GPU)"
+        if is_windows(facts) and not facts.platform.wsl
         else "nvidia-smi cannot reach the NVIDIA driver (the kernel module may not be loaded)",
         said + "; no GPU can be used until this is solved.",
         tuple(evidence),
@@ -630,6 +633,21 @@ def unreachable_fix(facts: Facts) -> Remediation:
             "libraries of the same version as the module.",
             tuple(commands),
             requires_root=True,
+            component="driver",
+        )
+    if is_windows(facts) and not facts.platform.wsl:
+        # Windows has no kernel log or module to read: there nvidia-smi cannot reach the driver when NVIDIA's driver
+        # is not the one bound to the GPU (Windows Update's, or the basic display driver, took the device) or the
+        # device is stopped with an error; Device Manager's status of the display adapters tells which. pnputil's
+        # /enum-devices (Windows 10 2004 and newer) prints that status in cmd.exe and in PowerShell alike.
+        return Remediation(
+            "On Windows, see which driver holds the GPU and its status (an NVIDIA GPU listed as 'Microsoft Basic "
+            "Display Adapter', or stopped with an error code), then install NVIDIA's current driver for this GPU "
+            "(a clean installation) and restart Windows.",
+            (
+                Cmd(("pnputil", "/enum-devices", "/class", "Display")),
+                Cmd(("nvidia-smi",), note="after NVIDIA's driver is installed and Windows restarted"),
+            ),
             component="driver",
         )
     return Remediation(

@@ -14,6 +14,7 @@ from typing import Any
 from gpudoctor.cmdline import Cmd, Placeholder, render
 from gpudoctor.facts import COMPONENT_NAMED, EXTENSION_NAMED, NO_PYTHON, Facts
 from gpudoctor.planner import where
+from gpudoctor.planner.needs import LINUX_ONLY
 from gpudoctor.probed import Found
 
 
@@ -254,9 +255,9 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
 
 # Programs and paths only a Linux shell has: PowerShell on Windows has no ldconfig, printenv, /proc or grep, so an
 # ask built of them cannot be answered there (PowerShell's own commands are spelled by the asks that need them).
-_LINUX_ONLY = frozenset(
-    {"ldconfig", "printenv", "grep", "dpkg", "rpm", "uname", "lsmod", "modinfo", "dmesg", "cat", "ls", "which", "env"}
-)
+# The Linux programs of the planner's own list (gpudoctor.planner.needs), and the shell tools an ask pipes through,
+# which a Windows shell does not have either (PowerShell's `ls` and `cat` are aliases, but of a Linux path).
+_LINUX_ONLY = LINUX_ONLY | {"printenv", "grep", "cat", "ls", "which", "env"}
 
 
 def _linux_only(cmd: Cmd) -> bool:

@@ -23,9 +23,11 @@ from gpudoctor.planner.plan_state import (
 )
 
 # Programs of one family of systems: a Linux program is not there on Windows, nor the reverse.
-_LINUX_ONLY = {"apt-get", "apt", "apt-mark", "dpkg", "dnf", "yum", "zypper", "modprobe", "rmmod", "nvidia-modprobe",
+# (gpudoctor.pasted.ask filters a Windows reporter's asks by the same set.)
+LINUX_ONLY = frozenset({"apt-get", "apt", "apt-mark", "dpkg", "dnf", "yum", "zypper", "modprobe", "rmmod", "nvidia-modprobe",
                "update-initramfs", "dracut", "grubby", "reboot", "ubuntu-drivers", "usermod", "dmesg", "ldconfig",
-               "systemctl", "mokutil", "lspci", "modinfo", "tee", "wget"}  # fmt: skip
+               "systemctl", "mokutil", "lspci", "modinfo", "tee", "wget", "dkms", "journalctl", "rpm", "uname",
+               "lsmod"})  # fmt: skip
 _WINDOWS_ONLY = {"Restart-Computer", "reg", "pnputil", "wsl"}
 _DEBIAN = {"debian", "ubuntu"}
 _FEDORA = {"fedora", "rhel", "centos", "rocky", "almalinux", "ol"}
@@ -66,10 +68,10 @@ def needs(s: State, a: Action) -> None:
     if a.kind == "inspect" and prog in ("nvidia-smi", "gpudoctor", "python", "python3", "cat", "ls", "timeout", "which", "conda"):
         return  # asked to decide: it runs, or its failure is the answer (nvidia-smi, conda --version)
     if s.where == "Windows":
-        if prog in _LINUX_ONLY:
+        if prog in LINUX_ONLY:
             s.flag("unmet-precondition", a, f"{prog} is a Linux program; the step runs on Windows")
         return
-    if is_windows(f) and not on_host and prog in _LINUX_ONLY:
+    if is_windows(f) and not on_host and prog in LINUX_ONLY:
         s.flag("unmet-precondition", a, f"{prog} does not exist on Windows")
         return
     if not is_windows(f) and prog in _WINDOWS_ONLY and s.where != "Windows":
