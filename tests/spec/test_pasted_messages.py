@@ -391,3 +391,56 @@ def test_a_form_cuda_version_no_toolkit_has_is_the_drivers():
     assert snap["nvml"]["cuda_driver_version"] == 12070
     # 11.3 is a toolkit release as well as a driver's header: whose it is stays unsaid.
     assert "cuda_driver_version" not in read_pasted([Source("t", FORM.format(gpu="RTX 3090", cuda="11.3"))])["nvml"]
+
+
+# Windows' loader naming a torch symbol an xformers build made before the update no longer finds.
+_XFORMERS_POPUP = (
+    "The procedure entry point ?element_size@TensorIteratorBase@at@@QEBA_JH@Z could not be located in the dynamic "
+    "link library\nE:\\apps\\comfy\\env\\lib\\site-packages\\xformers\\_C.pyd.\n"
+)
+
+
+def _report(text: str):
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not report.internal_errors, report.internal_errors
+    return report
+
+
+@states("extension-symbol-missing", FIRES)
+def test_a_torch_update_the_text_states_with_its_conda_build_moves_xformers_to_that_torch():
+    """The reporter says torch was updated to 2.3.1 and shows the conda line that did it (pytorch-cuda=12.1): the
+    installed torch is that one, and xformers moves to the release built for it, without touching conda's torch."""
+    text = (
+        "Since I upgraded PyTorch to 2.3.1 the app shows this:\n"
+        "conda install pytorch==2.3.1 pytorch-cuda=12.1 -c pytorch -c nvidia\n" + _XFORMERS_POPUP
+    )
+    report = _report(text)
+    torch = report.facts.frameworks.torch.value
+    assert (torch.version, torch.cuda) == ("2.3.1", "12.1")
+    codes = {f.code: f for f in report.findings}
+    assert "framework-cpu-build" not in codes
+    assert _argv(codes["extension-symbol-missing"])[0][1:] == (
+        "-m", "pip", "install", "--force-reinstall", "--no-deps", "xformers==0.0.27",
+    )  # fmt: skip
+
+
+@states("extension-symbol-missing", FIRES)
+def test_a_linux_torch_update_stated_in_prose_moves_the_companion_whatever_its_build():
+    text = (
+        "after updating torch to 2.4.1 torchvision fails:\n"
+        "ImportError: /home/u/env/lib/python3.11/site-packages/torchvision/_C.so: undefined symbol: "
+        "_ZN3c1017RegisterOperatorsD1Ev\n"
+    )
+    f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
+    assert [a for a in _argv(f)[0] if a.startswith("torchvision")] == ["torchvision==0.19.1"]
+
+
+def test_a_torch_update_asked_about_or_without_its_build_on_windows_is_not_the_installed_torch():
+    """A question is no update; on Windows an untagged version without the command that installed it would read as
+    PyPI's CPU-only wheel, so it is not taken either."""
+    from gpudoctor.probed import Found
+
+    for said in ("Should I update to torch 2.3.1?\n", "Since I upgraded PyTorch to 2.3.1 the app shows this:\n"):
+        report = _report(said + _XFORMERS_POPUP)
+        assert not isinstance(report.facts.frameworks.torch, Found)
+        assert "framework-cpu-build" not in {f.code for f in report.findings}

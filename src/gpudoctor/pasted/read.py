@@ -71,6 +71,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_cues(g, plain)
     _plugin_present(g, sources)
     _from_errors(g)
+    _torch_said_moved(g)
     _no_such_torch(g)
     _named_gpu(g)
     if g.smi_table or g.nvcc or g.driver_version:
@@ -84,6 +85,45 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.system, g.wsl = "Linux", True
         g.notes.append("WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)")
     return g
+
+
+def _torch_said_moved(g: Gathered) -> None:
+    """The torch the reporter says the environment was moved to, where nothing printed the installed one: "after
+    update to PyTorch 2.3.1", "since I upgraded torch to 2.4.0", "I updated pytorch to 2.1.2" (a move that happened;
+    a question or a plan, "should I update to torch 2.3.1", is not). A companion built before the update is then
+    judged against it (gpudoctor.checks.extensions: the release of it built for that torch).
+
+    Its build: the version's own tag, else the command in the text that installed that version: conda's
+    pytorch-cuda=X.Y (the metapackage that selects the CUDA X.Y build), pip's +cuXYZ or /whl/cuXYZ index. Where
+    none names it, an untagged version on Windows or macOS would read as PyPI's CPU-only wheel: it is not taken."""
+    if g.torch_version is not None or "torch" in g.distributions:
+        return
+    for _name, lines in g.texts:
+        text = "\n".join(lines)[:1_000_000]
+        moved = _TORCH_MOVED.search(text)
+        if moved is None:
+            continue
+        version = moved.group("version")
+        public, _, tag = version.partition("+")
+        cuda = ("" if tag == "cpu" else f"{tag[2:-1]}.{tag[-1]}") if tag else None
+        for line in lines:
+            if cuda is not None:
+                break
+            if not re.search(rf"\b(?:py)?torch==?{re.escape(public)}(?![\w.])", line[:2_000], re.IGNORECASE):
+                continue
+            if conda := re.search(r"\bpytorch-cuda\s*=+\s*(\d+\.\d+)\b", line):
+                cuda = conda.group(1)
+            elif pip := re.search(rf"torch=={re.escape(public)}\+(cpu|cu\d{{2,3}})\b|/whl/(cpu|cu\d{{2,3}})\b", line):
+                t = pip.group(1) or pip.group(2)
+                cuda = "" if t == "cpu" else f"{t[2:-1]}.{t[-1]}"
+        if cuda is None and g.system in ("Windows", "Darwin"):
+            return
+        g.torch_version = g.distributions["torch"] = version
+        g.torch_cuda = cuda
+        if "torch" not in g.frameworks:
+            g.frameworks.append("torch")
+        g.notes.append(f"torch {version}: the version the text says torch was updated to ({moved.group(0)!r})")
+        return
 
 
 def _no_such_torch(g: Gathered) -> None:
@@ -194,6 +234,13 @@ def _plugin_present(g: Gathered, sources: list[Source]) -> None:
 
 _TORCH_TAGGED = re.compile(
     r"(?<![\w.-])torch(?:-|==)(?P<version>\d+\.\d+(?:\.\d+)?)\+(?P<tag>cpu|cu\d{2,3})(?![\w.])", re.IGNORECASE
+)
+
+
+_TORCH_MOVED = re.compile(
+    r"\b(?:(?:after|since)[ \t]+(?:(?:an?|the|i|we|my)[ \t]+)?(?:updat|upgrad)(?:e|ed|ing)|i[ \t]+(?:have[ \t]+)?(?:updated|upgraded))"
+    r"[ \t]+(?:(?:py)?torch[ \t]+to|to[ \t]+(?:py)?torch)[ \t]+v?(?P<version>\d+\.\d+\.\d+(?:\+(?:cpu|cu\d{2,3}))?)(?![\w.+])",
+    re.IGNORECASE,
 )
 
 
