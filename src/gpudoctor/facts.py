@@ -411,6 +411,10 @@ NO_PYTHON = "a compiled program, no Python"
 # installed properly"); its `means` is the distribution. Which torch it was built for decides whether it loads, so
 # gpudoctor.pasted.ask asks for both versions where the text shows neither.
 EXTENSION_NAMED = "a compiled torch extension named"
+# The cue the pasted reader sets where the text names NVIDIA's PyTorch container image (nvcr.io/nvidia/pytorch:23.10-py3)
+# as where it runs; its `means` is the image. Its torch is NVIDIA's own build of a pre-release (2.1.0a0+32f93b1 in
+# 23.10, NVIDIA's PyTorch release notes), for which no project publishes wheels: an extension is built against it.
+TORCH_OF_IMAGE = "NVIDIA's PyTorch image named"
 
 
 @dataclass(frozen=True)

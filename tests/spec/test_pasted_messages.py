@@ -444,3 +444,34 @@ def test_a_torch_update_asked_about_or_without_its_build_on_windows_is_not_the_i
         report = _report(said + _XFORMERS_POPUP)
         assert not isinstance(report.facts.frameworks.torch, Found)
         assert "framework-cpu-build" not in {f.code for f in report.findings}
+
+
+@states("extension-symbol-missing", FIRES)
+def test_an_extension_in_nvidias_pytorch_image_is_rebuilt_against_the_images_own_torch():
+    """NVIDIA's PyTorch image ships its own torch build: no release wheel of a companion matches it, so the fix builds
+    the release the text names from source against that torch (flash-attn: its setup would fetch the wheel again
+    without FLASH_ATTENTION_FORCE_BUILD)."""
+    from gpudoctor.cmdline import SetEnv
+
+    text = (
+        "Running in nvcr.io/nvidia/pytorch:24.01-py3 with "
+        "flash_attn-2.5.6+cu122torch2.2cxx11abiFALSE-cp310-cp310-linux_x86_64.whl installed:\n"
+        "ImportError: /workspace/env/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+    )
+    f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
+    assert SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE") in f.remediation.commands
+    assert _argv(f)[0][1:] == (
+        "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps",
+        "flash-attn==2.5.6",
+    )  # fmt: skip
+
+
+@states("extension-symbol-missing", FIRES)
+def test_outside_an_image_an_unversioned_extension_is_not_rebuilt_blind():
+    text = (
+        "ImportError: /workspace/env/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+    )
+    f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
+    assert f.remediation is None or "--no-binary" not in [a for c in _argv(f) for a in c]

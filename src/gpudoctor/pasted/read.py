@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.errors import ParseError
+from gpudoctor.facts import TORCH_OF_IMAGE
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
@@ -72,6 +73,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _plugin_present(g, sources)
     _from_errors(g)
     _torch_said_moved(g)
+    _image_torch(g)
     _no_such_torch(g)
     _named_gpu(g)
     if g.smi_table or g.nvcc or g.driver_version:
@@ -124,6 +126,34 @@ def _torch_said_moved(g: Gathered) -> None:
             g.frameworks.append("torch")
         g.notes.append(f"torch {version}: the version the text says torch was updated to ({moved.group(0)!r})")
         return
+
+
+_NGC_PYTORCH = re.compile(r"\bnvcr\.io/nvidia/pytorch:\d{2}\.\d{2}-py3\b")
+# A wheel file name of a compiled torch companion (flash_attn-2.5.3+cu122torch2.1cxx11abiFALSE-cp310-cp310-linux_x86_64.whl):
+# the release the reporter installed, the one a rebuild keeps.
+_COMPANION_WHEEL = re.compile(
+    r"(?<![\w.-])(?P<name>flash_attn|xformers|torchvision|torchaudio)-(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"
+    r"(?:\+[\w.]+)?-cp\d+-[\w.-]+?\.whl\b"
+)
+
+
+def _image_torch(g: Gathered) -> None:
+    """NVIDIA's PyTorch image named as where it runs (its torch is NVIDIA's own build: gpudoctor.facts.TORCH_OF_IMAGE),
+    and the compiled companion whose wheel the text names, each with the line that says so. One wheel name per
+    companion only: a report that tried several shows no one installed release."""
+    for _name, lines in g.texts:
+        for line in lines:
+            image = _NGC_PYTORCH.search(line[:2_000])
+            if image and len(g.cues) < 64 and not any(c.get("cue") == TORCH_OF_IMAGE for c in g.cues):
+                g.cues.append({"cue": TORCH_OF_IMAGE, "means": image.group(0), "line": line.strip()[:300]})
+    wheels: dict[str, set[str]] = {}
+    for _name, lines in g.texts:
+        for line in lines:
+            for m in _COMPANION_WHEEL.finditer(line[:2_000]):
+                wheels.setdefault(m.group("name").replace("_", "-"), set()).add(m.group("version"))
+    for name, versions in wheels.items():
+        if len(versions) == 1 and name not in g.distributions:
+            (g.distributions[name],) = versions
 
 
 def _no_such_torch(g: Gathered) -> None:
