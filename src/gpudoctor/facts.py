@@ -415,6 +415,10 @@ EXTENSION_NAMED = "a compiled torch extension named"
 # as where it runs; its `means` is the image. Its torch is NVIDIA's own build of a pre-release (2.1.0a0+32f93b1 in
 # 23.10, NVIDIA's PyTorch release notes), for which no project publishes wheels: an extension is built against it.
 TORCH_OF_IMAGE = "NVIDIA's PyTorch image named"
+# The cue the pasted reader sets where a JAX report names its CUDA major (jaxlib 0.4.28+cuda12.cudnn89, jax-cuda12-plugin,
+# jax[cuda12]) without the installed versions; its `means` is the major ("12"). JAX's packages of one major are then
+# put back at one release by jax's own extra, whatever their versions were (gpudoctor.checks.reported).
+JAX_CUDA_SAID = "JAX's CUDA major named"
 
 
 @dataclass(frozen=True)

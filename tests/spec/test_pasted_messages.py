@@ -475,3 +475,33 @@ def test_outside_an_image_an_unversioned_extension_is_not_rebuilt_blind():
     )
     f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
     assert f.remediation is None or "--no-binary" not in [a for c in _argv(f) for a in c]
+
+
+_PJRT = (
+    "RuntimeError: Unable to initialize backend 'cuda': INVALID_ARGUMENT: Mismatched PJRT plugin PJRT API version "
+    "(0.47) and framework PJRT API version 0.40).\n"
+)
+
+
+@states("jax-plugin-mismatch", FIRES)
+def test_a_pjrt_mismatch_with_its_cuda_major_named_reinstalls_every_jax_package_of_that_major():
+    """The versions were not shown, the major was (the plugin's name): every JAX package of CUDA 12 comes off and jax's
+    own extra puts them back at one release; a cuDNN older than JAX's build is the same step (the extra brings cuDNN)."""
+    text = (
+        "jaxlib and jax-cuda12-plugin were installed a week apart\n" + _PJRT + "E0101 cuda_dnn.cc:535] Loaded runtime CuDNN "
+        "library: 8.9.0 but source was compiled with: 8.9.4.  CuDNN library needs to have matching major version and "
+        "equal or higher minor version.\n"
+    )
+    found = {f.code: f for f in _report(text).findings}
+    want = [
+        ("python3", "-m", "pip", "uninstall", "-y", "jax", "jaxlib", "jax-cuda12-plugin", "jax-cuda12-pjrt"),
+        ("python3", "-m", "pip", "install", "-U", "jax[cuda12]"),
+    ]
+    assert _argv(found["jax-plugin-mismatch"]) == want
+    assert _argv(found["cudnn-too-old"]) == want
+
+
+@states("jax-plugin-mismatch", FIRES)
+def test_a_pjrt_mismatch_without_a_cuda_major_the_newest_jax_builds_asks_instead():
+    for text in (_PJRT, "pip install jaxlib==0.4.1+cuda11.cudnn82\n" + _PJRT):
+        assert _argv({f.code: f for f in _report(text).findings}["jax-plugin-mismatch"]) == []

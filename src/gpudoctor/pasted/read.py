@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.errors import ParseError
-from gpudoctor.facts import TORCH_OF_IMAGE
+from gpudoctor.facts import JAX_CUDA_SAID, TORCH_OF_IMAGE
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
@@ -74,6 +74,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _from_errors(g)
     _torch_said_moved(g)
     _image_torch(g)
+    _jax_cuda_said(g)
     _no_such_torch(g)
     _named_gpu(g)
     if g.smi_table or g.nvcc or g.driver_version:
@@ -154,6 +155,25 @@ def _image_torch(g: Gathered) -> None:
     for name, versions in wheels.items():
         if len(versions) == 1 and name not in g.distributions:
             (g.distributions[name],) = versions
+
+
+# JAX's CUDA major as its packages spell it: the plugin's name, jax's extra, a CUDA jaxlib's local tag.
+_JAX_CUDA = re.compile(r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(?:_pip|_local)?\]|\bjaxlib\S*?\+cuda(\d{2})\b")
+
+
+def _jax_cuda_said(g: Gathered) -> None:
+    """Where JAX says its packages disagree (a PJRT API mismatch, a plugin jaxlib refuses) and the text names one CUDA
+    major for them (gpudoctor.facts.JAX_CUDA_SAID), with the first line that names it."""
+    if not any(e.kind in ("pjrt-plugin-mismatch", "jax-plugin-incompatible") for e in g.errors):
+        return
+    said: dict[str, str] = {}
+    for _name, lines in g.texts:
+        for line in lines:
+            for m in _JAX_CUDA.finditer(line[:2_000]):
+                said.setdefault(next(x for x in m.groups() if x), line.strip()[:300])
+    if len(said) == 1 and len(g.cues) < 64:
+        ((major, line),) = said.items()
+        g.cues.append({"cue": JAX_CUDA_SAID, "means": major, "line": line})
 
 
 def _no_such_torch(g: Gathered) -> None:
