@@ -419,6 +419,10 @@ TORCH_OF_IMAGE = "NVIDIA's PyTorch image named"
 # jax[cuda12]) without the installed versions; its `means` is the major ("12"). JAX's packages of one major are then
 # put back at one release by jax's own extra, whatever their versions were (gpudoctor.checks.reported).
 JAX_CUDA_SAID = "JAX's CUDA major named"
+# The cue the pasted reader sets where a traceback imports a compiled torch companion from a source checkout (its
+# package directory outside any site-packages: ~/repo/audio/torchaudio/__init__.py); `means` is the checkout,
+# `package` the distribution. Its extension was built there, against the torch of that time: it is rebuilt there.
+SOURCE_CHECKOUT = "a companion imported from its source checkout"
 
 
 @dataclass(frozen=True)

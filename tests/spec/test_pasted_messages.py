@@ -505,3 +505,20 @@ def test_a_pjrt_mismatch_with_its_cuda_major_named_reinstalls_every_jax_package_
 def test_a_pjrt_mismatch_without_a_cuda_major_the_newest_jax_builds_asks_instead():
     for text in (_PJRT, "pip install jaxlib==0.4.1+cuda11.cudnn82\n" + _PJRT):
         assert _argv({f.code: f for f in _report(text).findings}["jax-plugin-mismatch"]) == []
+
+
+@states("extension-symbol-missing", FIRES)
+def test_a_companion_imported_from_its_source_checkout_is_rebuilt_there():
+    """The traceback runs torchvision from ~/src/vision (a checkout, no site-packages): its extension was built there
+    against the torch of that time, so it is built there again, against the torch installed now."""
+    from gpudoctor.cmdline import Cmd
+
+    text = (
+        '  File "~/src/vision/torchvision/extension.py", line 12, in <module>\n'
+        "ImportError: /home/u/.local/lib/python3.9/site-packages/torchvision/_C.so: undefined symbol: "
+        "_ZN3c1017RegisterOperatorsD1Ev\n"
+    )
+    f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
+    (cmd,) = [c for c in f.remediation.commands if isinstance(c, Cmd)]
+    assert cmd.words[1:] == ("-m", "pip", "install", "--no-build-isolation", "--force-reinstall", "--no-deps", "./src/vision")
+    assert cmd.note == "from the home directory"

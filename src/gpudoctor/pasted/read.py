@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.errors import ParseError
-from gpudoctor.facts import JAX_CUDA_SAID, TORCH_OF_IMAGE
+from gpudoctor.facts import JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_OF_IMAGE
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
@@ -75,6 +75,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _torch_said_moved(g)
     _image_torch(g)
     _jax_cuda_said(g)
+    _source_checkout(g)
     _no_such_torch(g)
     _named_gpu(g)
     if g.smi_table or g.nvcc or g.driver_version:
@@ -174,6 +175,33 @@ def _jax_cuda_said(g: Gathered) -> None:
     if len(said) == 1 and len(g.cues) < 64:
         ((major, line),) = said.items()
         g.cues.append({"cue": JAX_CUDA_SAID, "means": major, "line": line})
+
+
+# A traceback frame in a compiled companion's own package outside site-packages: a POSIX checkout (~/repo/audio) of
+# torchaudio, torchvision, xformers or flash-attn, the package directory, then a module of it.
+_CHECKOUT_FRAME = re.compile(
+    r"(?<![\w./~-])(?P<dir>~?/[\w.~/-]{1,300}?)/(?P<pkg>torchaudio|torchvision|xformers|flash_attn)/[\w/]{0,200}?\w\.py\b"
+)
+
+
+def _source_checkout(g: Gathered) -> None:
+    """Where a traceback runs a compiled companion's Python from its source checkout (gpudoctor.facts.SOURCE_CHECKOUT):
+    the checkout, with the first line that shows it. One checkout per companion only."""
+    seen: dict[str, dict[str, str]] = {}
+    for _name, lines in g.texts:
+        for line in lines:
+            for m in _CHECKOUT_FRAME.finditer(line[:2_000]):
+                where = m.group("dir")
+                if re.search(r"(?:site|dist)-packages", where):
+                    continue
+                entry = {"cue": SOURCE_CHECKOUT, "means": where, "package": m.group("pkg").replace("_", "-")}
+                entry["line"] = line.strip()[:300]
+                prior = seen.setdefault(entry["package"], entry)
+                if prior["means"] != where:
+                    prior["means"] = ""  # two checkouts of it: none is the one
+    for entry in seen.values():
+        if entry["means"] and len(g.cues) < 64:
+            g.cues.append(entry)
 
 
 def _no_such_torch(g: Gathered) -> None:
