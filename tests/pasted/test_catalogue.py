@@ -82,7 +82,8 @@ def test_a_traceback_inside_the_cuda_plugin_is_not_a_missing_cuda_jaxlib():
     kinds = {e["kind"] for e in snapshot["pasted"]["errors"]}
     assert "jaxlib-cpu-fallback" not in kinds and {"jax-cuda-plugin-failed", "jax-library-load-failed"} <= kinds
     assert "framework-cpu-build" not in codes
-    assert "python3 -m pip list" in asks and "printenv LD_LIBRARY_PATH" in asks
+    # the conda environment the traceback's site-packages is in (gpudoctor.pasted.read._interpreter_of_posix_site)
+    assert "/home/ygr/miniconda3/envs/mujo_rl/bin/python -m pip list" in asks and "printenv LD_LIBRARY_PATH" in asks
 
 
 def test_insufficient_cuda_driver_number_is_the_drivers_cuda_not_nvml():

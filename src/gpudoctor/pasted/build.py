@@ -171,7 +171,7 @@ def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
         placed.append(f"site-packages: {sites[0]} (the text did not show where the packages are installed)")
     data: dict[str, Any] = {
         "version": version,
-        "executable": (g.interpreter if windows and g.interpreter else "python" if windows else "python3"),
+        "executable": g.interpreter or ("python" if windows else "python3"),
         "site_packages": sites,
         "distributions": {k: v for k, v in g.distributions.items() if v},
         "kind": "conda" if g.conda else "system",

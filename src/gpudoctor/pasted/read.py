@@ -954,7 +954,12 @@ _CONDA_DIR = re.compile(r"conda|miniforge|mambaforge", re.IGNORECASE)
 def _interpreter_of_site(g: Gathered) -> None:
     """On Windows, with no python.exe shown run, the interpreter of the environment a traceback shows the packages
     in: its python.exe by the layout of the site-packages' prefix, cited by the first line naming that path."""
-    if g.system != "Windows" or g.interpreter is not None or not g.site_packages:
+    if g.interpreter is not None or not g.site_packages:
+        return
+    if g.system in (None, "Linux"):
+        _interpreter_of_posix_site(g)
+        return
+    if g.system != "Windows":
         return
     m = _WIN_SITE.match(g.site_packages[0])
     if m is None:
@@ -975,6 +980,28 @@ def _interpreter_of_site(g: Gathered) -> None:
         return  # a fact cites its line: without one, the platform's usual name stays
     g.interpreter = interpreter
     entry = {"cue": "a Windows site-packages path", "means": "the interpreter the plan must use", "line": line.strip()[:300]}
+    if len(g.cues) < 64:
+        g.cues.append(entry)
+
+
+# An environment's own site-packages on Linux: <prefix>/lib/pythonX.Y/site-packages, its interpreter <prefix>/bin/python
+# (a venv's, a conda environment's). The system's prefixes (/usr, /usr/local: dist-packages, python3 on PATH) and the
+# user site (~/.local) are not one environment's: the platform's usual name stays.
+_POSIX_SITE = re.compile(r"^(?P<prefix>/.+?)/lib/python\d+(?:\.\d+)?/site-packages$")
+_NOT_AN_ENV = re.compile(r"^/usr(?:/local)?$|/\.local$")
+
+
+def _interpreter_of_posix_site(g: Gathered) -> None:
+    """The Linux counterpart of _interpreter_of_site: a venv's or conda environment's bin/python, cited by the first
+    line naming its site-packages."""
+    m = _POSIX_SITE.match(g.site_packages[0])
+    if m is None or _NOT_AN_ENV.search(m.group("prefix")):
+        return
+    line = next((ln for _, lines in g.texts for ln in lines if g.site_packages[0] in ln), None)
+    if line is None:
+        return
+    g.interpreter = m.group("prefix") + "/bin/python"
+    entry = {"cue": "a site-packages path", "means": "the interpreter the plan must use", "line": line.strip()[:300]}
     if len(g.cues) < 64:
         g.cues.append(entry)
 
