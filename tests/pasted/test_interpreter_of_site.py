@@ -86,6 +86,8 @@ def test_a_python_exe_the_text_shows_run_wins_over_the_site_packages():
         ("/opt/miniconda3/envs/train/lib/python3.10/site-packages", "/opt/miniconda3/envs/train/bin/python"),  # conda's
         ("/usr/local/lib/python3.10/site-packages", "python3"),  # the system's: python3 on PATH
         ("/home/u/.local/lib/python3.10/site-packages", "python3"),  # the user site belongs to no one environment
+        ("/home/$USER/miniconda3/envs/x/lib/python3.10/site-packages", "python3"),  # redacted: no such path
+        ("/path/to/envs/x/lib/python3.10/site-packages", "python3"),  # an example path
     ],
 )
 def test_on_linux_an_environments_site_packages_names_its_bin_python(site, interpreter):

@@ -989,13 +989,15 @@ def _interpreter_of_site(g: Gathered) -> None:
 # user site (~/.local) are not one environment's: the platform's usual name stays.
 _POSIX_SITE = re.compile(r"^(?P<prefix>/.+?)/lib/python\d+(?:\.\d+)?/site-packages$")
 _NOT_AN_ENV = re.compile(r"^/usr(?:/local)?$|/\.local$")
+# A path the reporter redacted or wrote as an example (/home/$USER/..., /path/to/env, <user>): no interpreter is there.
+_NOT_LITERAL = re.compile(r"[$<>{}*%]|\.\.\.|^/path/to/", re.IGNORECASE)
 
 
 def _interpreter_of_posix_site(g: Gathered) -> None:
     """The Linux counterpart of _interpreter_of_site: a venv's or conda environment's bin/python, cited by the first
     line naming its site-packages."""
     m = _POSIX_SITE.match(g.site_packages[0])
-    if m is None or _NOT_AN_ENV.search(m.group("prefix")):
+    if m is None or _NOT_AN_ENV.search(m.group("prefix")) or _NOT_LITERAL.search(m.group("prefix")):
         return
     line = next((ln for _, lines in g.texts for ln in lines if g.site_packages[0] in ln), None)
     if line is None:
