@@ -133,7 +133,10 @@ KNOWN_ALTERNATIVES = (
 # What the model does not follow today (installs of the distribution's packages, reboots after them, the host's
 # container runtime, a loader path changed, which bitsandbytes `pip install --upgrade` picks ...), each counted with its
 # reason in the result: no more than this.
-UNMODELLED_AT_MOST = 172
+# 175 (was 172): pasted jax-24901 went from asks (undecided, uncounted) to the fix its paste decides, jax[cuda12]
+# upgraded (gpudoctor.checks.reported.jax_again); its paste shows no interpreter, pip picks the jax release for the
+# environment's Python, which the paste does not show, and the pasted finding is judged on the text: three counted.
+UNMODELLED_AT_MOST = 175
 
 
 def _violations(case: str):
@@ -704,8 +707,9 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 
 
 # The steps that defer with a concrete deciding command (all of their commands read and print): counted, not failed.
-# 31 today, in 30 pasted cases (their text does not show the framework's build, the driver or the installer).
-UNDECIDED = 31
+# 30 today (31 before jax-24901 got the jax[cuda12] fix its paste decides), in 29 pasted cases (their text does not show the
+# framework's build, the driver or the installer).
+UNDECIDED = 30
 
 
 def test_the_steps_that_defer_are_counted():

@@ -561,11 +561,12 @@ def check_reported_jax(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def jax_again(facts: Facts, ctx: Context) -> tuple[str, tuple[Cmd, ...]] | None:
-    """(CUDA major, commands) that reinstall JAX's packages of the CUDA major a paste names (gpudoctor.facts.JAX_CUDA_SAID)
-    at one release: uninstall jax, jaxlib and the major's plugin and PJRT, then jax's own extra, which pins the other
-    three exactly (jax 0.4.30's cuda12 extra: jaxlib==0.4.30, jax-cuda12-plugin[with_cuda]==0.4.30; pip picks the
-    newest release for the environment's Python). None where no major was named, or where the newest release the
-    matrix knows has no plugin for it (jax[cuda11] ended with CUDA 11's builds)."""
+    """(CUDA major, commands) that put JAX's packages of the CUDA major a paste names (gpudoctor.facts.JAX_CUDA_SAID) at
+    one release: jax's own extra, upgraded, pins the other three exactly (jax 0.4.30's cuda12 extra: jaxlib==0.4.30,
+    jax-cuda12-plugin[with_cuda]==0.4.30, whose own pin is jax-cuda12-pjrt==0.4.30), so pip replaces whichever of them
+    is of another release, nothing removed first; pip picks the newest release for the environment's Python. None
+    where no major was named, or where the newest release the matrix knows has no plugin for it (jax[cuda11] ended
+    with CUDA 11's builds)."""
     from gpudoctor.planner import pick_jax
     from gpudoctor.planner.remedy import pip
 
@@ -573,8 +574,7 @@ def jax_again(facts: Facts, ctx: Context) -> tuple[str, tuple[Cmd, ...]] | None:
     newest = pick_jax.groups(ctx.matrix, None)[:1]
     if not major or not newest or not any(b.specs[0].startswith(f"jax[cuda{major}]") for b in newest[0][1]):
         return None
-    names = ("jax", "jaxlib", f"jax-cuda{major}-plugin", f"jax-cuda{major}-pjrt")
-    return major, (pip(facts, "uninstall", "-y", *names), pip(facts, "install", "-U", f"jax[cuda{major}]"))
+    return major, (pip(facts, "install", "-U", f"jax[cuda{major}]"),)
 
 
 def _jax_fix(facts: Facts, ctx: Context, why: str) -> Remediation:
@@ -587,9 +587,9 @@ def _jax_fix(facts: Facts, ctx: Context, why: str) -> Remediation:
     if again is not None:
         major, commands = again
         return Remediation(
-            why + f" The installed versions were not shown and do not decide it: every JAX package of CUDA {major} comes "
-            f"off, and jax[cuda{major}] puts jax, jaxlib, the CUDA plugin and its PJRT at one release, with the NVIDIA "
-            "CUDA and cuDNN wheels that release needs.",
+            why + f" The installed versions were not shown and do not decide it: jax[cuda{major}], upgraded, pins jaxlib, "
+            "the CUDA plugin and its PJRT to jax's own release (pip replaces whichever is of another one), with the "
+            "NVIDIA CUDA and cuDNN wheels that release needs.",
             commands,
             component="jax",
         )
