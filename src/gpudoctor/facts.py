@@ -423,6 +423,18 @@ NOTEBOOK_SAID = "a notebook named as where it ran"
 # installed properly"); its `means` is the distribution. Which torch it was built for decides whether it loads, so
 # gpudoctor.pasted.ask asks for both versions where the text shows neither.
 EXTENSION_NAMED = "a compiled torch extension named"
+# The cue the pasted reader sets where the text names NVIDIA's PyTorch container image (nvcr.io/nvidia/pytorch:23.10-py3)
+# as where it runs; its `means` is the image. Its torch is NVIDIA's own build of a pre-release (2.1.0a0+32f93b1 in
+# 23.10, NVIDIA's PyTorch release notes), for which no project publishes wheels: an extension is built against it.
+TORCH_OF_IMAGE = "NVIDIA's PyTorch image named"
+# The cue the pasted reader sets where a JAX report names its CUDA major (jaxlib 0.4.28+cuda12.cudnn89, jax-cuda12-plugin,
+# jax[cuda12]) without the installed versions; its `means` is the major ("12"). JAX's packages of one major are then
+# put back at one release by jax's own extra, whatever their versions were (gpudoctor.checks.reported).
+JAX_CUDA_SAID = "JAX's CUDA major named"
+# The cue the pasted reader sets where a traceback imports a compiled torch companion from a source checkout (its
+# package directory outside any site-packages: ~/repo/audio/torchaudio/__init__.py); `means` is the checkout,
+# `package` the distribution. Its extension was built there, against the torch of that time: it is rebuilt there.
+SOURCE_CHECKOUT = "a companion imported from its source checkout"
 
 # Where the paste's program ran (gpudoctor.planner.where reads them, the reader gpudoctor.pasted.cues sets them):
 # a component of gpudoctor/pasted/catalogue.toml named (`means`: its id); an image the text starts with `docker run`

@@ -77,3 +77,24 @@ def test_a_python_exe_the_text_shows_run_wins_over_the_site_packages():
     snap = _snap(TESTS / "blind/plans/cases/018-comfyui7127-rtx5070ti-portable-sm120/input.txt")
     assert snap["python"]["executable"].endswith("\\ComfyUI_windows_portable\\python_embeded\\python.exe")
     assert any("python_embeded\\python.exe -s" in c["text"] for c in _cited(snap, "python.executable")["lines"])
+
+
+@pytest.mark.parametrize(
+    ("site", "interpreter"),
+    [
+        ("/srv/app/.venv/lib/python3.11/site-packages", "/srv/app/.venv/bin/python"),  # a venv
+        ("/opt/miniconda3/envs/train/lib/python3.10/site-packages", "/opt/miniconda3/envs/train/bin/python"),  # conda's
+        ("/usr/local/lib/python3.10/site-packages", "python3"),  # the system's: python3 on PATH
+        ("/home/u/.local/lib/python3.10/site-packages", "python3"),  # the user site belongs to no one environment
+        ("/home/$USER/miniconda3/envs/x/lib/python3.10/site-packages", "python3"),  # redacted: no such path
+        ("/path/to/envs/x/lib/python3.10/site-packages", "python3"),  # an example path
+    ],
+)
+def test_on_linux_an_environments_site_packages_names_its_bin_python(site, interpreter):
+    text = (
+        f'  File "{site}/torch/cuda/__init__.py", line 293, in _lazy_init\nAssertionError: Torch not compiled with CUDA enabled\n'
+    )
+    snap = validate_snapshot(read_pasted([Source("report.txt", text)]), "t")
+    assert snap["python"]["executable"] == interpreter
+    if interpreter != "python3":
+        assert site in _cited(snap, "python.executable")["lines"][0]["text"]

@@ -236,8 +236,7 @@ def test_nvidia_smi_that_cannot_reach_the_driver_on_windows_gets_windows_steps(p
     text = (
         f"{prompt}nvidia-smi\n"
         "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
-        "Make sure that the latest NVIDIA driver is installed and running.\n"
-        + ("" if prompt else "This is on Windows 11.\n")
+        "Make sure that the latest NVIDIA driver is installed and running.\n" + ("" if prompt else "This is on Windows 11.\n")
     )
     report, target, steps, asks = _run(text)
     assert target in ("powershell", "cmd", "windows")

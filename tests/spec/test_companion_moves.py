@@ -158,3 +158,48 @@ def test_fix_prints_what_follows_the_install_and_runs_only_the_steps():
     lines = describe(Fix("reinstall", "x", ("framework-driver-too-old",), plan))
     assert lines[-1].strip().endswith("flash-attn==2.5.8") and "export TORCH_CUDA_ARCH_LIST=8.9" in lines[-3]
     assert len(plan.steps) == 1  # what fix runs: the torch line alone
+
+
+# A GPU newer than every kernel of the torch installed, as PyTorch's own warning says it; the rest of the environment
+# (its package list) is not shown, so which companions are installed is unknown.
+_NO_SM120 = (
+    "NVIDIA GeForce RTX 5070 Ti with CUDA capability sm_120 is not compatible with the current PyTorch installation.\n"
+    "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_61 sm_70 sm_75 sm_80 sm_86 sm_90.\n"
+)
+_WINDOWS_FRAME = '  File "E:\\sd\\venv\\lib\\site-packages\\torch\\cuda\\__init__.py", line 209, in _check_capability\n'
+
+
+def _pasted_arch_fix(text: str) -> tuple[str, ...]:
+    from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.pasted import Source, read_pasted
+
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    (f,) = [f for f in report.findings if f.code == "framework-arch-unsupported"]
+    (line,) = [c.argv for c in f.remediation.commands if "install" in getattr(c, "argv", ())]
+    return line
+
+
+def test_a_torch_move_on_a_paste_without_its_package_list_carries_torchvision_and_torchaudio():
+    """Where the package list was not shown, torch's line carries the companions PyTorch's own install line moves with
+    it, each pinned to the release built for the new torch and tagged for its index (pip keeps an installed build of the
+    same version otherwise): on Windows and on Linux alike."""
+    for text in (_WINDOWS_FRAME + _NO_SM120, _NO_SM120):
+        line = _pasted_arch_fix(text)
+        assert line[1:] == (
+            "-m",
+            "pip",
+            "install",
+            "torch==2.11.0+cu128",
+            "torchvision==0.26.0+cu128",
+            "torchaudio==2.11.0+cu128",
+            "--index-url",
+            f"{INDEX}/cu128",
+        )
+
+
+def test_a_package_list_shown_whole_moves_only_the_companions_in_it():
+    """A whole `pip list` without torchvision or torchaudio: none of them is added to the torch line."""
+    listing = "Package    Version\n---------- -------\ntorch      2.1.2+cu121\nnumpy      1.26.4\n"
+    line = _pasted_arch_fix(listing + _NO_SM120)
+    (moved,) = [a for a in line if a.startswith(("torch", "xformers"))]
+    assert moved.startswith("torch==")

@@ -394,3 +394,131 @@ def test_a_form_cuda_version_no_toolkit_has_is_the_drivers():
     assert snap["nvml"]["cuda_driver_version"] == 12070
     # 11.3 is a toolkit release as well as a driver's header: whose it is stays unsaid.
     assert "cuda_driver_version" not in read_pasted([Source("t", FORM.format(gpu="RTX 3090", cuda="11.3"))])["nvml"]
+
+
+# Windows' loader naming a torch symbol an xformers build made before the update no longer finds.
+_XFORMERS_POPUP = (
+    "The procedure entry point ?element_size@TensorIteratorBase@at@@QEBA_JH@Z could not be located in the dynamic "
+    "link library\nE:\\apps\\comfy\\env\\lib\\site-packages\\xformers\\_C.pyd.\n"
+)
+
+
+def _report(text: str):
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not report.internal_errors, report.internal_errors
+    return report
+
+
+@states("extension-symbol-missing", FIRES)
+def test_a_torch_update_the_text_states_with_its_conda_build_moves_xformers_to_that_torch():
+    """The reporter says torch was updated to 2.3.1 and shows the conda line that did it (pytorch-cuda=12.1): the
+    installed torch is that one, and xformers moves to the release built for it, without touching conda's torch."""
+    text = (
+        "Since I upgraded PyTorch to 2.3.1 the app shows this:\n"
+        "conda install pytorch==2.3.1 pytorch-cuda=12.1 -c pytorch -c nvidia\n" + _XFORMERS_POPUP
+    )
+    report = _report(text)
+    torch = report.facts.frameworks.torch.value
+    assert (torch.version, torch.cuda) == ("2.3.1", "12.1")
+    codes = {f.code: f for f in report.findings}
+    assert "framework-cpu-build" not in codes
+    assert _argv(codes["extension-symbol-missing"])[0][1:] == (
+        "-m", "pip", "install", "--force-reinstall", "--no-deps", "xformers==0.0.27",
+    )  # fmt: skip
+
+
+@states("extension-symbol-missing", FIRES)
+def test_a_linux_torch_update_stated_in_prose_moves_the_companion_whatever_its_build():
+    text = (
+        "after updating torch to 2.4.1 torchvision fails:\n"
+        "ImportError: /home/u/env/lib/python3.11/site-packages/torchvision/_C.so: undefined symbol: "
+        "_ZN3c1017RegisterOperatorsD1Ev\n"
+    )
+    f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
+    assert [a for a in _argv(f)[0] if a.startswith("torchvision")] == ["torchvision==0.19.1"]
+
+
+def test_a_torch_update_asked_about_or_without_its_build_on_windows_is_not_the_installed_torch():
+    """A question is no update; on Windows an untagged version without the command that installed it would read as
+    PyPI's CPU-only wheel, so it is not taken either."""
+    from gpudoctor.probed import Found
+
+    for said in ("Should I update to torch 2.3.1?\n", "Since I upgraded PyTorch to 2.3.1 the app shows this:\n"):
+        report = _report(said + _XFORMERS_POPUP)
+        assert not isinstance(report.facts.frameworks.torch, Found)
+        assert "framework-cpu-build" not in {f.code for f in report.findings}
+
+
+@states("extension-symbol-missing", FIRES)
+def test_an_extension_in_nvidias_pytorch_image_is_rebuilt_against_the_images_own_torch():
+    """NVIDIA's PyTorch image ships its own torch build: no release wheel of a companion matches it, so the fix builds
+    the release the text names from source against that torch (flash-attn: its setup would fetch the wheel again
+    without FLASH_ATTENTION_FORCE_BUILD)."""
+    from gpudoctor.cmdline import SetEnv
+
+    text = (
+        "Running in nvcr.io/nvidia/pytorch:24.01-py3 with "
+        "flash_attn-2.5.6+cu122torch2.2cxx11abiFALSE-cp310-cp310-linux_x86_64.whl installed:\n"
+        "ImportError: /workspace/env/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+    )
+    f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
+    assert SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE") in f.remediation.commands
+    assert _argv(f)[0][1:] == (
+        "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps",
+        "flash-attn==2.5.6",
+    )  # fmt: skip
+
+
+@states("extension-symbol-missing", FIRES)
+def test_outside_an_image_an_unversioned_extension_is_not_rebuilt_blind():
+    text = (
+        "ImportError: /workspace/env/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+    )
+    f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
+    assert f.remediation is None or "--no-binary" not in [a for c in _argv(f) for a in c]
+
+
+_PJRT = (
+    "RuntimeError: Unable to initialize backend 'cuda': INVALID_ARGUMENT: Mismatched PJRT plugin PJRT API version "
+    "(0.47) and framework PJRT API version 0.40).\n"
+)
+
+
+@states("jax-plugin-mismatch", FIRES)
+def test_a_pjrt_mismatch_with_its_cuda_major_named_reinstalls_every_jax_package_of_that_major():
+    """The versions were not shown, the major was (the plugin's name): jax's own extra, upgraded, pins jaxlib, the
+    plugin and PJRT to one release; a cuDNN older than JAX's build is the same step (the extra brings cuDNN)."""
+    text = (
+        "jaxlib and jax-cuda12-plugin were installed a week apart\n" + _PJRT + "E0101 cuda_dnn.cc:535] Loaded runtime CuDNN "
+        "library: 8.9.0 but source was compiled with: 8.9.4.  CuDNN library needs to have matching major version and "
+        "equal or higher minor version.\n"
+    )
+    found = {f.code: f for f in _report(text).findings}
+    want = [("python3", "-m", "pip", "install", "-U", "jax[cuda12]")]
+    assert _argv(found["jax-plugin-mismatch"]) == want
+    assert _argv(found["cudnn-too-old"]) == want
+
+
+@states("jax-plugin-mismatch", FIRES)
+def test_a_pjrt_mismatch_without_a_cuda_major_the_newest_jax_builds_asks_instead():
+    for text in (_PJRT, "pip install jaxlib==0.4.1+cuda11.cudnn82\n" + _PJRT):
+        assert _argv({f.code: f for f in _report(text).findings}["jax-plugin-mismatch"]) == []
+
+
+@states("extension-symbol-missing", FIRES)
+def test_a_companion_imported_from_its_source_checkout_is_rebuilt_there():
+    """The traceback runs torchvision from ~/src/vision (a checkout, no site-packages): its extension was built there
+    against the torch of that time, so it is built there again, against the torch installed now."""
+    from gpudoctor.cmdline import Cmd
+
+    text = (
+        '  File "~/src/vision/torchvision/extension.py", line 12, in <module>\n'
+        "ImportError: /home/u/.local/lib/python3.9/site-packages/torchvision/_C.so: undefined symbol: "
+        "_ZN3c1017RegisterOperatorsD1Ev\n"
+    )
+    f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
+    (cmd,) = [c for c in f.remediation.commands if isinstance(c, Cmd)]
+    assert cmd.words[1:] == ("-m", "pip", "install", "--no-build-isolation", "--force-reinstall", "--no-deps", "./src/vision")
+    assert cmd.note == "from the home directory"

@@ -20,12 +20,13 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gpudoctor import symbols
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Line, SetEnv
-from gpudoctor.facts import Facts
+from gpudoctor.facts import SOURCE_CHECKOUT, TORCH_OF_IMAGE, Facts
 from gpudoctor.lazypattern import LazyPattern  # a companion's or a paste's texts only
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import pip
@@ -385,7 +386,23 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             torch_facts = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
             ext = ExtensionFacts(torch, getattr(torch_facts, "cuda", None), None, (), (), (companion,))
         rem = None
-        if companion is not None and ext is not None and ext.torch_version:
+        image = _image_of_torch(facts, torch)
+        checkout = next(
+            (c.get("means") for c in facts.pasted.cues if c.get("cue") == SOURCE_CHECKOUT and c.get("package") == owner), None
+        )
+        if checkout and companion is None:
+            rem = _rebuild_checkout(facts, ctx, owner or "", checkout)
+        elif image and owner in _MOVES_TO_TORCH:
+            # No release wheel of anything is built for an image's own torch: the extension is built against it.
+            built = Companion(owner, (companion.version if companion else dists.get(owner, "")), "")
+            rem = Remediation(
+                f"Rebuild {owner} against the torch of {image}: that torch is NVIDIA's own build, for which no release "
+                f"wheel of {owner} is made (--no-build-isolation builds against the installed torch, --no-binary from "
+                "its source).",
+                _rebuild(facts, ctx, built),
+                component="torch",
+            )
+        elif companion is not None and ext is not None and ext.torch_version:
             rem = _remediation(facts, ctx, [companion], ext)
         elif companion is None and torch and owner in _MOVES_TO_TORCH:
             # Its own version was not shown, torch's was: the release of it built for this torch (issue 27, kind 9).
@@ -404,6 +421,38 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             rem,
         )
         return
+
+
+def _rebuild_checkout(facts: Facts, ctx: Context, name: str, checkout: str) -> Remediation:
+    """`name` built again from the source checkout it was built in, against the torch installed now (no release wheel is
+    what the environment runs). A checkout under the home directory is named from there (./repo/audio for
+    ~/repo/audio): no shell expands a quoted ~."""
+    home = checkout.startswith("~/")
+    where = "./" + checkout[2:] if home else checkout
+    cmds: list[Line] = []
+    if archs := _arch_list(facts, ctx):
+        cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
+    if name == "flash-attn":
+        cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
+    install = pip(facts, "install", "--no-build-isolation", "--force-reinstall", "--no-deps", where)
+    cmds.append(replace(install, note="from the home directory") if home else install)
+    return Remediation(
+        f"Rebuild {name} from its checkout {checkout}, where it was built against another torch, with the interpreter "
+        "whose torch it must load (--no-build-isolation builds against that torch). Remove the checkout's build "
+        "directory first if it has one: objects left there from the old build would be linked again.",
+        tuple(cmds),
+        component="torch",
+    )
+
+
+def _image_of_torch(facts: Facts, torch: str | None) -> str | None:
+    """NVIDIA's PyTorch image the pasted text names as where it runs (gpudoctor.facts.TORCH_OF_IMAGE), unless the torch
+    shown is a release (a torch installed over the image's own)."""
+    from gpudoctor.checks.frameworks import image_build
+
+    if torch and not image_build(torch):
+        return None
+    return next((c.get("means") for c in facts.pasted.cues if c.get("cue") == TORCH_OF_IMAGE), None)
 
 
 def object_owner(path: str) -> str | None:
@@ -559,7 +608,7 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
         cmds.append(pip(facts, "install", *flags, f"{c.name} @ {url}"))
         return tuple(cmds)
     flags = ("--no-build-isolation", "--no-binary", c.name, "--force-reinstall", "--no-deps")
-    cmds.append(pip(facts, "install", *flags, f"{c.name}=={_base(c.version)}"))
+    cmds.append(pip(facts, "install", *flags, f"{c.name}=={_base(c.version)}" if c.version else c.name))
     return tuple(cmds)
 
 

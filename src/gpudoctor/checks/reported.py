@@ -15,7 +15,8 @@ from dataclasses import replace
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import no_gpu_said
-from gpudoctor.facts import Facts
+from gpudoctor.cmdline import Cmd
+from gpudoctor.facts import JAX_CUDA_SAID, Facts
 from gpudoctor.lazypattern import LazyPattern  # pasted evidence only
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
@@ -478,7 +479,23 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     loaded, compiled = e.get("loaded") or "", e.get("compiled") or ""
     if vkey(loaded)[:1] == vkey(compiled)[:1] and vkey(loaded)[:3] >= vkey(compiled)[:3]:
         return
-    who = " and ".join(_TITLES[f] for f in sorted(frameworks_named(facts) & set(_TITLES))) or "the framework"
+    named = frameworks_named(facts) & set(_TITLES)
+    who = " and ".join(_TITLES[f] for f in sorted(named)) or "the framework"
+    rem = Remediation(
+        f"Install cuDNN >= {compiled} (major {compiled.split('.')[0]}) where {who} loads it, or a build of {who} "
+        f"made for cuDNN {loaded}; find the copy that loads first (it may shadow a newer one).",
+        (),
+        component="cudnn",
+    )
+    again = jax_again(facts, ctx) if named == {"jax"} else None
+    if again is not None:
+        # JAX's own extra brings the cuDNN wheel its release is built for: the step that makes JAX's packages agree.
+        rem = Remediation(
+            f"Reinstall JAX with jax[cuda{again[0]}]: it brings the nvidia-cudnn-cu{again[0]} wheel its release needs "
+            f"(>= {compiled}); a cuDNN {loaded} ahead of it on LD_LIBRARY_PATH would still load first.",
+            again[1],
+            component="jax",
+        )
     yield Finding(
         "cudnn-too-old",
         Severity.ERROR,
@@ -487,12 +504,7 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and needs the same major and an "
         "equal or newer minor, as the message says.",
         (ev("pasted", e.line),),
-        Remediation(
-            f"Install cuDNN >= {compiled} (major {compiled.split('.')[0]}) where {who} loads it, or a build of {who} "
-            f"made for cuDNN {loaded}; find the copy that loads first (it may shadow a newer one).",
-            (),
-            component="cudnn",
-        ),
+        rem,
     )
 
 
@@ -660,12 +672,39 @@ def check_reported_jax(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def jax_again(facts: Facts, ctx: Context) -> tuple[str, tuple[Cmd, ...]] | None:
+    """(CUDA major, commands) that put JAX's packages of the CUDA major a paste names (gpudoctor.facts.JAX_CUDA_SAID) at
+    one release: jax's own extra, upgraded, pins the other three exactly (jax 0.4.30's cuda12 extra: jaxlib==0.4.30,
+    jax-cuda12-plugin[with_cuda]==0.4.30, whose own pin is jax-cuda12-pjrt==0.4.30), so pip replaces whichever of them
+    is of another release, nothing removed first; pip picks the newest release for the environment's Python. None
+    where no major was named, or where the newest release the matrix knows has no plugin for it (jax[cuda11] ended
+    with CUDA 11's builds)."""
+    from gpudoctor.planner import pick_jax
+    from gpudoctor.planner.remedy import pip
+
+    major = next((c.get("means") for c in facts.pasted.cues if c.get("cue") == JAX_CUDA_SAID), None)
+    newest = pick_jax.groups(ctx.matrix, None)[:1]
+    if not major or not newest or not any(b.specs[0].startswith(f"jax[cuda{major}]") for b in newest[0][1]):
+        return None
+    return major, (pip(facts, "install", "-U", f"jax[cuda{major}]"),)
+
+
 def _jax_fix(facts: Facts, ctx: Context, why: str) -> Remediation:
     """JAX's step (gpudoctor.checks.frameworks.jax_remediation) where JAX's versions were shown, else the advice alone."""
     from gpudoctor.checks.frameworks import jax_remediation
 
     if isinstance(facts.frameworks.jax, Found):
         return jax_remediation(facts, ctx, why)
+    again = jax_again(facts, ctx)
+    if again is not None:
+        major, commands = again
+        return Remediation(
+            why + f" The installed versions were not shown and do not decide it: jax[cuda{major}], upgraded, pins jaxlib, "
+            "the CUDA plugin and its PJRT to jax's own release (pip replaces whichever is of another one), with the "
+            "NVIDIA CUDA and cuDNN wheels that release needs.",
+            commands,
+            component="jax",
+        )
     return Remediation(
         why + " The installed versions were not shown: the commands that show them are asked for.", (), component="jax"
     )

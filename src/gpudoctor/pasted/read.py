@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.errors import ParseError
+from gpudoctor.facts import JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_OF_IMAGE
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
@@ -74,6 +75,10 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_cues(g, plain)
     _plugin_present(g, sources)
     _from_errors(g)
+    _torch_said_moved(g)
+    _image_torch(g)
+    _jax_cuda_said(g)
+    _source_checkout(g)
     _no_such_torch(g)
     _named_gpu(g)
     if g.smi_table or g.nvcc or g.driver_version:
@@ -93,6 +98,119 @@ def read_sources(sources: list[Source]) -> Gathered:
 
 # The text asks for the GPU: it names one, CUDA, cuBLAS or llama.cpp's n_gpu_layers.
 _GPU_WANTED = re.compile(r"\bGPUs?\b|\bCUDA|cuBLAS|n_gpu_layers|\bnvidia\b", re.IGNORECASE)
+
+
+def _torch_said_moved(g: Gathered) -> None:
+    """The torch the reporter says the environment was moved to, where nothing printed the installed one: "after
+    update to PyTorch 2.3.1", "since I upgraded torch to 2.4.0", "I updated pytorch to 2.1.2" (a move that happened;
+    a question or a plan, "should I update to torch 2.3.1", is not). A companion built before the update is then
+    judged against it (gpudoctor.checks.extensions: the release of it built for that torch).
+
+    Its build: the version's own tag, else the command in the text that installed that version: conda's
+    pytorch-cuda=X.Y (the metapackage that selects the CUDA X.Y build), pip's +cuXYZ or /whl/cuXYZ index. Where
+    none names it, an untagged version on Windows or macOS would read as PyPI's CPU-only wheel: it is not taken."""
+    if g.torch_version is not None or "torch" in g.distributions:
+        return
+    for _name, lines in g.texts:
+        text = "\n".join(lines)[:1_000_000]
+        moved = _TORCH_MOVED.search(text)
+        if moved is None:
+            continue
+        version = moved.group("version")
+        public, _, tag = version.partition("+")
+        cuda = ("" if tag == "cpu" else f"{tag[2:-1]}.{tag[-1]}") if tag else None
+        for line in lines:
+            if cuda is not None:
+                break
+            if not re.search(rf"\b(?:py)?torch==?{re.escape(public)}(?![\w.])", line[:2_000], re.IGNORECASE):
+                continue
+            if conda := re.search(r"\bpytorch-cuda\s*=+\s*(\d+\.\d+)\b", line):
+                cuda = conda.group(1)
+            elif pip := re.search(rf"torch=={re.escape(public)}\+(cpu|cu\d{{2,3}})\b|/whl/(cpu|cu\d{{2,3}})\b", line):
+                t = pip.group(1) or pip.group(2)
+                cuda = "" if t == "cpu" else f"{t[2:-1]}.{t[-1]}"
+        if cuda is None and g.system in ("Windows", "Darwin"):
+            return
+        g.torch_version = g.distributions["torch"] = version
+        g.torch_cuda = cuda
+        if "torch" not in g.frameworks:
+            g.frameworks.append("torch")
+        g.notes.append(f"torch {version}: the version the text says torch was updated to ({moved.group(0)!r})")
+        return
+
+
+_NGC_PYTORCH = re.compile(r"\bnvcr\.io/nvidia/pytorch:\d{2}\.\d{2}-py3\b")
+# A wheel file name of a compiled torch companion (flash_attn-2.5.3+cu122torch2.1cxx11abiFALSE-cp310-cp310-linux_x86_64.whl):
+# the release the reporter installed, the one a rebuild keeps.
+_COMPANION_WHEEL = re.compile(
+    r"(?<![\w.-])(?P<name>flash_attn|xformers|torchvision|torchaudio)-(?P<version>\d+(?:\.\d+)+(?:\.post\d+)?)"
+    r"(?:\+[\w.]+)?-cp\d+-[\w.-]+?\.whl\b"
+)
+
+
+def _image_torch(g: Gathered) -> None:
+    """NVIDIA's PyTorch image named as where it runs (its torch is NVIDIA's own build: gpudoctor.facts.TORCH_OF_IMAGE),
+    and the compiled companion whose wheel the text names, each with the line that says so. One wheel name per
+    companion only: a report that tried several shows no one installed release."""
+    for _name, lines in g.texts:
+        for line in lines:
+            image = _NGC_PYTORCH.search(line[:2_000])
+            if image and len(g.cues) < 64 and not any(c.get("cue") == TORCH_OF_IMAGE for c in g.cues):
+                g.cues.append({"cue": TORCH_OF_IMAGE, "means": image.group(0), "line": line.strip()[:300]})
+    wheels: dict[str, set[str]] = {}
+    for _name, lines in g.texts:
+        for line in lines:
+            for m in _COMPANION_WHEEL.finditer(line[:2_000]):
+                wheels.setdefault(m.group("name").replace("_", "-"), set()).add(m.group("version"))
+    for name, versions in wheels.items():
+        if len(versions) == 1 and name not in g.distributions:
+            (g.distributions[name],) = versions
+
+
+# JAX's CUDA major as its packages spell it: the plugin's name, jax's extra, a CUDA jaxlib's local tag.
+_JAX_CUDA = re.compile(r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(?:_pip|_local)?\]|\bjaxlib\S*?\+cuda(\d{2})\b")
+
+
+def _jax_cuda_said(g: Gathered) -> None:
+    """Where JAX says its packages disagree (a PJRT API mismatch, a plugin jaxlib refuses) and the text names one CUDA
+    major for them (gpudoctor.facts.JAX_CUDA_SAID), with the first line that names it."""
+    if not any(e.kind in ("pjrt-plugin-mismatch", "jax-plugin-incompatible") for e in g.errors):
+        return
+    said: dict[str, str] = {}
+    for _name, lines in g.texts:
+        for line in lines:
+            for m in _JAX_CUDA.finditer(line[:2_000]):
+                said.setdefault(next(x for x in m.groups() if x), line.strip()[:300])
+    if len(said) == 1 and len(g.cues) < 64:
+        ((major, line),) = said.items()
+        g.cues.append({"cue": JAX_CUDA_SAID, "means": major, "line": line})
+
+
+# A traceback frame in a compiled companion's own package outside site-packages: a POSIX checkout (~/repo/audio) of
+# torchaudio, torchvision, xformers or flash-attn, the package directory, then a module of it.
+_CHECKOUT_FRAME = re.compile(
+    r"(?<![\w./~-])(?P<dir>~?/[\w.~/-]{1,300}?)/(?P<pkg>torchaudio|torchvision|xformers|flash_attn)/[\w/]{0,200}?\w\.py\b"
+)
+
+
+def _source_checkout(g: Gathered) -> None:
+    """Where a traceback runs a compiled companion's Python from its source checkout (gpudoctor.facts.SOURCE_CHECKOUT):
+    the checkout, with the first line that shows it. One checkout per companion only."""
+    seen: dict[str, dict[str, str]] = {}
+    for _name, lines in g.texts:
+        for line in lines:
+            for m in _CHECKOUT_FRAME.finditer(line[:2_000]):
+                where = m.group("dir")
+                if re.search(r"(?:site|dist)-packages", where):
+                    continue
+                entry = {"cue": SOURCE_CHECKOUT, "means": where, "package": m.group("pkg").replace("_", "-")}
+                entry["line"] = line.strip()[:300]
+                prior = seen.setdefault(entry["package"], entry)
+                if prior["means"] != where:
+                    prior["means"] = ""  # two checkouts of it: none is the one
+    for entry in seen.values():
+        if entry["means"] and len(g.cues) < 64:
+            g.cues.append(entry)
 
 
 def _no_such_torch(g: Gathered) -> None:
@@ -221,6 +339,13 @@ def _torch_release(version: str) -> bool:
     from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a tagged version alone asks
 
     return load_matrix().torch_release(version) is not None
+
+
+_TORCH_MOVED = re.compile(
+    r"\b(?:(?:after|since)[ \t]+(?:(?:an?|the|i|we|my)[ \t]+)?(?:updat|upgrad)(?:e|ed|ing)|i[ \t]+(?:have[ \t]+)?(?:updated|upgraded))"
+    r"[ \t]+(?:(?:py)?torch[ \t]+to|to[ \t]+(?:py)?torch)[ \t]+v?(?P<version>\d+\.\d+\.\d+(?:\+(?:cpu|cu\d{2,3}))?)(?![\w.+])",
+    re.IGNORECASE,
+)
 
 
 def _text_facts(g: Gathered, text: str) -> None:

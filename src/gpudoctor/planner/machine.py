@@ -6,7 +6,7 @@ import posixpath
 import re
 from dataclasses import replace
 
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, absence_known
 from gpudoctor.planner.context import Context, gpu_cc
 from gpudoctor.planner.model import GpuInfo, Machine, Target, TargetEnv
 from gpudoctor.probed import Found
@@ -73,6 +73,7 @@ def machine_from_facts(facts: Facts, ctx: Context, env: TargetEnv | None = None)
         env=env or env_from_facts(facts),
         installed=installed,
         pins=pins,
+        listed=isinstance(py, Found) and absence_known(facts, "distributions"),
     )
 
 

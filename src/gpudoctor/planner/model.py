@@ -82,6 +82,9 @@ class Machine:
     cpu: bool = False  # a CPU-only build was asked for (--cpu)
     # Companions whose wheel pins one torch exactly (vLLM's Requires-Dist torch==X): (name, its version, that torch).
     pins: tuple[tuple[str, str, str], ...] = ()
+    # Whether the environment's package list was seen whole: a companion not in `installed` is then absent. A paste
+    # that showed no `pip list` (or no environment at all) leaves them unknown: gpudoctor.planner.pick_torch.carried.
+    listed: bool = True
 
     @property
     def python(self) -> str | None:

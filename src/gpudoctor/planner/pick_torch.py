@@ -22,6 +22,12 @@ COMPANIONS = ("torchvision", "torchaudio", "xformers")
 # switch pins the tag too, or pip keeps the installed build (pytorch-previous-versions: torch==1.12.1+cu113
 # torchvision==0.13.1+cu113).
 _TAGGED = ("torchvision", "torchaudio")
+# What PyTorch's own install line moves with torch ("pip3 install torch torchvision torchaudio --index-url
+# https://download.pytorch.org/whl/cu121", pytorch-previous-versions): where the environment's package list was not
+# seen, a torch line carries these, each pinned to its release built for the new torch (only where the companion table
+# names it: torchaudio from 2.9 on declares no torch requirement, so an unpinned one is any release). One of them left
+# on the torch it was built for fails at import (torchvision: "operator torchvision::nms does not exist").
+_UNSEEN = ("torchvision", "torchaudio")
 # PyTorch stopped building CUDA 10.2 for Windows after 1.10: "As of pytorch/pytorch#65649 Windows CUDA-10.2 builds
 # are no longer generated" (https://github.com/pytorch/vision/pull/4662), and the 1.11 install matrix says "There are
 # no CUDA-10.2 binaries on Windows, please use 11.3" (https://github.com/pytorch/pytorch.github.io/pull/959).
@@ -146,6 +152,21 @@ def manual(machine: Machine, rel, candidate: Candidate) -> tuple[str, ...]:
     return ()
 
 
+def carried(matrix, machine: Machine, torch: str | None) -> dict[str, str]:
+    """The companions a line installing `torch` (an exact version; None for a range) moves, name -> installed version
+    ("" where it was not shown): those installed; where the package list was not seen (a paste without `pip list`),
+    also torchvision and torchaudio (_UNSEEN), each where the companion table names its release built for `torch`
+    and PyTorch's index builds it for every CUDA variant (_tagged). The one answer for every torch line:
+    install_specs, settle and companion_moves ask it."""
+    out = {n: machine.installed[n] for n in COMPANIONS if n in machine.installed}
+    if not machine.listed and torch:
+        for n in _UNSEEN:
+            row = matrix.companion_for(n, torch)
+            if n not in out and row is not None and _tagged(n, row.version):
+                out[n] = ""
+    return {n: out[n] for n in COMPANIONS if n in out}
+
+
 def uninstall_names(machine: Machine, build: Build, reinstall: bool) -> tuple[str, ...]:
     # torch and its companions are all in the one install command (install_specs): none is removed first.
     return tuple(n for n in ("torch", *COMPANIONS) if n in machine.installed)
@@ -211,7 +232,7 @@ def settle(matrix, machine: Machine, build: Build) -> Build:
     """The build with its exact version where a range would not do: pip keeps an installed 2.5.1+cu121 for
     `torch==2.5.*` whatever the index, so a switch of the build within the release (or the same build again)
     pins the installed version with the build's tag (torch==2.5.1+cu124; a minimal change: the patch stays); with companions
-    installed, the newest patch the companion table knows, so that each companion is pinned to the release
+    installed (or possibly installed: a package list not seen, `carried`), the newest patch the companion table knows, so that each companion is pinned to the release
     built for it (torch==2.7.1 with torchvision==0.22.1). Else the build as it is."""
     if not build.pin or not build.pin.endswith(".*"):
         return build
@@ -222,11 +243,11 @@ def settle(matrix, machine: Machine, build: Build) -> Build:
         exact = pinned[0]  # the torch a pinning companion (vLLM) is built for: judge_pins let no other release through
     elif public and version_parts(public)[:2] == version_parts(build.release)[:2]:
         exact = public  # the installed patch stays: another build of it, or the same one again (--reinstall)
-    elif any(n in machine.installed for n in COMPANIONS):
+    elif moving := {*carried(matrix, machine, None), *(() if machine.listed else _UNSEEN)}:
         known = [
             t
             for r in matrix.companions
-            if r.package in machine.installed
+            if r.package in moving
             for t in r.torch
             if t.count(".") == 2 and version_parts(t)[:2] == version_parts(build.release)[:2]
         ]
@@ -242,14 +263,18 @@ def install_specs(matrix, machine: Machine, build: Build) -> tuple[str, ...]:
     exact torch (compat_matrix/torch.toml `companion`); unpinned where the table has none, and pip's resolver
     picks the one whose own `torch==` requirement fits."""
     exact = None if not build.pin or build.pin.endswith(".*") else build.pin
-    return (*build.specs, *companion_specs(matrix, machine.installed, exact, build.variant if build.index_url else None))
+    return (
+        *build.specs,
+        *companion_specs(matrix, carried(matrix, machine, exact), exact, build.variant if build.index_url else None),
+    )
 
 
 def companion_specs(matrix, installed: dict[str, str], torch: str | None, variant: str | None = None) -> tuple[str, ...]:
     """The requirement of each companion in `installed` for the torch line: pinned to its release built for the exact
     `torch` (compat_matrix/torch.toml `companion`), unpinned where the table has none (pip's resolver picks the one whose
     own torch== requirement fits). `variant`: the PyTorch index the line installs from (cu124), whose tag a same-version
-    companion needs, or pip keeps the installed build. The one rule, for every torch line (the planner's, and the
+    companion needs, or pip keeps the installed build; one whose version was not shown ("") gets it too, as it may be
+    that version of another build. The one rule, for every torch line (the planner's, and the
     companion check's torch put back)."""
     specs = []
     for name in COMPANIONS:
@@ -261,7 +286,7 @@ def companion_specs(matrix, installed: dict[str, str], torch: str | None, varian
             continue
         spec = f"{name}=={row.version}"
         public, local = _public_local(installed[name])
-        if name in _TAGGED and variant and public == row.version and local != variant and _tagged(name, row.version):
+        if name in _TAGGED and variant and public in (row.version, "") and local != variant and _tagged(name, row.version):
             spec += f"+{variant}"
         specs.append(spec)
     return tuple(specs)
@@ -283,15 +308,13 @@ def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> t
     exact = build.pin if build.pin and not build.pin.endswith(".*") else None
     target = exact or build.release
     before = _public_local(machine.installed.get("torch", ""))[0]
-    for name in COMPANIONS:
-        if name in machine.installed:
-            row = matrix.companion_for(name, exact) if exact else None
-            if row is not None and row.version != _public_local(machine.installed[name])[0]:
-                said.append(f"{name} {machine.installed[name]} -> {row.version} (the release built for torch {exact})")
-            elif row is None and matrix.companion_releases(name):
-                said.append(
-                    f"{name}: the matrix names no release built for torch {target}; pip picks the one whose torch pin fits"
-                )
+    for name, version in carried(matrix, machine, exact).items():
+        row = matrix.companion_for(name, exact) if exact else None
+        if row is not None and row.version != _public_local(version)[0]:
+            was = version or "(its version not shown)"
+            said.append(f"{name} {was} -> {row.version} (the release built for torch {exact})")
+        elif row is None and matrix.companion_releases(name):
+            said.append(f"{name}: the matrix names no release built for torch {target}; pip picks the one whose torch pin fits")
     fa = machine.installed.get("flash-attn")
     # What is built against torch moves when torch's version moves, or its CUDA major (its kernels link that runtime).
     local = _public_local(machine.installed.get("torch", ""))[1]
