@@ -1013,7 +1013,7 @@ def _interpreter_of_site(g: Gathered) -> None:
 # A Linux environment's site-packages (<prefix>/lib/pythonX.Y/site-packages): a venv's, a conda environment's, pyenv's,
 # whose interpreter is <prefix>/bin/python. The system's own (/usr, /usr/local: Debian's dist-packages, the
 # distribution's site-packages) and the user site (~/.local) have no interpreter of their own: python3 stays.
-_LINUX_SITE = re.compile(r"^(?P<prefix>/[^\s:]{1,300}?)/lib/python3(?:\.\d{1,2})?/site-packages$")
+_LINUX_SITE = re.compile(r"^(?P<prefix>/[^\s:]{1,300}?)/lib/python[23](?:\.\d{1,2})?/site-packages$")
 _NO_OWN_PYTHON = re.compile(r"^/usr(?:/local)?$|/\.local$")
 # A path the reporter wrote over ("/path/to/env", "/home/$USER/...", "<env>", "..."): not one to run.
 _ANONYMISED = re.compile(r"[$<>*]|\.\.\.|/path/to/|/to/", re.IGNORECASE)
@@ -1059,7 +1059,8 @@ def _interpreter_of_launcher(g: Gathered) -> None:
     g.interpreter = "venv\\Scripts\\python.exe"
     entry = {
         "cue": "a webui launcher and its venv",
-        "means": "the interpreter the plan must use, in the launcher's folder",
+        # (relative to the launcher's folder, where the person runs it; provenance cites a fact by this meaning)
+        "means": "the interpreter the plan must use",
         "line": launcher.strip()[:300],
     }
     if len(g.cues) < 64:
