@@ -385,3 +385,28 @@ def test_a_traceback_frame_in_a_windows_file_names_windows():
     assert snapshot["platform"]["system"] == "Windows"
     snapshot, _, _, _ = _run('  File "/mnt/c/Users/me/x.py", line 3, in <module>\nRuntimeError: x\n')
     assert snapshot["platform"]["system"] != "Windows"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded",  # Windows: python
+        "$ /opt/env/bin/python app.py\nImportError: libcudnn.so.8: cannot open shared object file",  # an interpreter
+    ],
+)
+def test_every_catalogue_ask_keeps_its_pipe_a_pipe(text):
+    # "|" in a catalogue ask starts its pipe stage, with or without the "{python}" interpreter before it: never a
+    # quoted '|' argument (`pip list '|' grep` fails: pip reads '|' as a package name).
+    from gpudoctor.pasted.ask import _catalogue_cmd
+    from gpudoctor.pasted.catalogue import components
+
+    facts = _run(text)[1].facts
+    argvs = [argv for m in messages() for argv in m.ask]
+    argvs += [argv for c in components() for argv in (*c.ask, *c.ask_linux, *c.ask_windows)]
+    piped = [argv for argv in argvs if "|" in argv]
+    assert any(argv[0] == "{python}" for argv in piped)  # the case that went wrong is among them
+    for argv in piped:
+        cmd = _catalogue_cmd(facts, argv)
+        at = list(argv).index("|")
+        assert "|" not in cmd.argv and tuple(cmd.pipe) == tuple(argv[at + 1 :]), (argv, cmd)
+        assert "{python}" not in cmd.argv

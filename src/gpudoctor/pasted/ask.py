@@ -7,6 +7,7 @@ the loader could not find. Commands are data (gpudoctor.cmdline) like every comm
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -242,14 +243,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         for argv, why in argvs:
             container: str | Placeholder = image.get("container") or Placeholder("container") if image else ""
             words = [container if w == "{container}" else w for w in argv]
-            if words[:1] == ["{python}"]:
-                cmd = where.python_step(facts, *(str(w) for w in words[1:]))
-            elif "|" in words:
-                at = words.index("|")
-                cmd = Cmd(tuple(words[:at]), pipe=tuple(words[at + 1 :]))
-            else:
-                cmd = Cmd(tuple(words))
-            out.append(Ask(cmd, why))
+            out.append(Ask(_catalogue_cmd(facts, words), why))
     return out
 
 
@@ -340,17 +334,23 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version
             ):
                 continue  # shown already
-            if "{python}" in words:
-                at = words.index("{python}")
-                inner = where.python_step(facts, *words[at + 1 :])
-                cmd = Cmd((*words[:at], *inner.argv))
-            elif "|" in words:
-                at = words.index("|")
-                cmd = Cmd(words[:at], pipe=words[at + 1 :])
-            else:
-                cmd = Cmd(words)
-            out.append(Ask(cmd, f"{message.decides} ({message.id})"))
+            out.append(Ask(_catalogue_cmd(facts, words), f"{message.decides} ({message.id})"))
     return out
+
+
+def _catalogue_cmd(facts: Facts, words: Sequence[str | Placeholder]) -> Cmd:
+    """A catalogue ask's argv as a command: "|" starts its pipe stage, and "{python}" is the interpreter the paste's
+    program runs (gpudoctor.planner.where), whatever stage follows: the pipe is split off first, so an interpreter's
+    `pip list | grep` stays a pipe and never becomes a quoted '|' argument of pip."""
+    pipe: tuple[str | Placeholder, ...] = ()
+    if "|" in words:
+        at = list(words).index("|")
+        words, pipe = tuple(words[:at]), tuple(words[at + 1 :])
+    if "{python}" in words:
+        at = list(words).index("{python}")
+        inner = where.python_step(facts, *(str(w) for w in words[at + 1 :]))
+        return dataclasses.replace(inner, argv=(*words[:at], *inner.argv), pipe=pipe or inner.pipe)
+    return Cmd(tuple(words), pipe=pipe)
 
 
 def not_in_plan(asks: Sequence[Ask], plan: Any) -> list[Ask]:
