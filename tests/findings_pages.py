@@ -46,6 +46,7 @@ EXAMPLES: dict[str, tuple[Example, ...]] = {
     "probe-timeout": _m("h100-nvidia-smi-hangs"),
     "probe-failed": _m("tesla-t4-proc-unreadable"),
     "container-no-gpu": _m("docker-started-without-gpus"),
+    "gpu-none": _m("slurm-job-cpu-node-without-gres"),
     "wsl1-no-cuda": _m("wsl1"),
     "wsl-linux-driver-installed": _m("wsl2-linux-driver-installed"),
     "cuda-visible-devices-hides-all": _m("rtx2070x2-cuda-visible-devices-wrong"),

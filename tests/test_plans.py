@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor.checks import Context
-from gpudoctor.cmdline import Cmd, EvalShell, SetEnv, render, shell_for_os
+from gpudoctor.cmdline import Cmd, EvalShell, PrependPath, SetEnv, render, shell_for_os
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
@@ -76,7 +76,7 @@ def test_plan_holds_together(path):
     py = ".".join(env.value.version.split(".")[:2]) if isinstance(env, Found) and env.value.version else None
     for step in plan.steps:
         for line in step.commands:
-            assert isinstance(line, (Cmd, SetEnv, EvalShell))
+            assert isinstance(line, (Cmd, SetEnv, PrependPath, EvalShell))
             text = render(line, plan.target)  # renders for the machine's shell, or raises
             if isinstance(line, Cmd) and plan.target == "posix":
                 words = shlex.split(text, comments=True)

@@ -33,14 +33,21 @@ def test_xformers_built_for_a_cu121_torch_names_the_build():
     # facebookresearch/xformers#982: "xFormers was built for: PyTorch 2.2.0+cu121 ... (you have 2.2.0+cpu)".
     text = (ROOT / "pasted/catalogue_examples/xformers-982-built-for-220-cu121-have-cpu.txt").read_text()
     fix = _cpu_build(text)
-    assert _argv(fix) == [["-m", "pip", "install", "torch==2.2.0+cu121", "--index-url", f"{INDEX}/cu121"]]
+    # torchvision and torchaudio move with it, at their releases for that torch (the package list was not shown).
+    assert _argv(fix) == [
+        ["-m", "pip", "install", "torch==2.2.0+cu121", "torchvision==0.17.0+cu121", "torchaudio==2.2.0+cu121"]
+        + ["--index-url", f"{INDEX}/cu121"]
+    ]
     assert "xformers says it was built for PyTorch 2.2.0+cu121" in fix.summary
 
 
 def test_mistral_59_xformers_cu121_beside_torch_210_cpu():
     # mistralai/mistral-inference#59 (tests/blind/plans case 043, read only): the same release, its cu121 build.
     text = next((ROOT / "blind/plans/cases").glob("043-*/input.txt")).read_text()
-    assert _argv(_cpu_build(text)) == [["-m", "pip", "install", "torch==2.1.0+cu121", "--index-url", f"{INDEX}/cu121"]]
+    assert _argv(_cpu_build(text)) == [
+        ["-m", "pip", "install", "torch==2.1.0+cu121", "torchvision==0.16.0+cu121", "torchaudio==2.1.0+cu121"]
+        + ["--index-url", f"{INDEX}/cu121"]
+    ]
 
 
 def test_conda_cudatoolkit_beside_a_cpu_torch_names_cu113():
@@ -49,7 +56,10 @@ def test_conda_cudatoolkit_beside_a_cpu_torch_names_cu113():
     report = ROOT / "pasted/cases/pytorch-51858-windows-torch1121-conda-cpu-rtx3060/report.txt"
     kept = [ln for ln in report.read_text().splitlines(True) if not ln.startswith(("GPU models", "Nvidia driver"))]
     fix = _cpu_build("".join(kept))
-    assert _argv(fix) == [["-m", "pip", "install", "torch==1.12.1+cu113", "torchvision==0.13.1", "--index-url", f"{INDEX}/cu113"]]
+    assert _argv(fix) == [
+        ["-m", "pip", "install", "torch==1.12.1+cu113", "torchvision==0.13.1", "torchaudio==0.12.1+cu113"]
+        + ["--index-url", f"{INDEX}/cu113"]
+    ]
     assert "cudatoolkit 11.3.1" in fix.summary
 
 

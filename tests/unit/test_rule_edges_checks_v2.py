@@ -153,16 +153,17 @@ def test_the_unshadow_fix_names_a_library_that_loads_only_from_the_shadowing_dir
 
 def test_the_new_cudnn_goes_ahead_of_ld_library_path_once():
     """tests/machines/rtx3060-tf211-cudnn80-too-old with LD_LIBRARY_PATH also naming /usr/lib/x86_64-linux-gnu
-    (where Ubuntu's libcudnn8 goes) after the CUDA 11.8 tree: the fix puts that directory first and keeps the rest,
-    without naming it twice."""
+    (where Ubuntu's libcudnn8 goes) after the CUDA 11.8 tree: the fix puts that directory first and keeps the rest."""
     from gpudoctor.probed import Unknown
 
     # The interpreter unknown: a TensorFlow not known to be pip's (pip's gets NVIDIA's wheel, issue 27 kind 1).
     base = replace(facts_of("rtx3060-tf211-cudnn80-too-old"), frameworks={"python": Unknown("failed", "not probed", "python")})
     env = {**base.platform.env, "LD_LIBRARY_PATH": "/usr/local/cuda-11.8/lib64:/usr/lib/x86_64-linux-gnu"}
     (f,) = findings(replace(base, platform={"env": env}), "cudnn-too-old")
+    # Put first, the rest as the shell holds it (its later /usr/lib/x86_64-linux-gnu entry is never reached first).
     assert lines(f)[-1] == (
-        "export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/usr/local/cuda-11.8/lib64  # the new cuDNN ahead of the old copy"
+        'export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'
+        "  # the new cuDNN ahead of the old copy, the rest kept"
     )
 
 

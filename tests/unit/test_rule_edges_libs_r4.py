@@ -276,7 +276,11 @@ def test_an_old_copy_that_wins_by_an_rpath_is_not_fixed_through_ld_library_path(
 # --- the system cuDNN fix, per distribution family ------------------------------------------------------
 
 TOO_OLD_TF = "rtx3060-tf211-cudnn80-too-old"
-SETENV_RHEL = ["# the new cuDNN ahead of the old copy", "export LD_LIBRARY_PATH=/usr/lib64:/usr/local/cuda-11.8/lib64"]
+# The new directory put first, the rest of LD_LIBRARY_PATH kept as the shell holds it (cmdline.PrependPath).
+SETENV_RHEL = [
+    "# the new cuDNN ahead of the old copy, the rest kept",
+    'export LD_LIBRARY_PATH=/usr/lib64"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',
+]
 
 
 @pytest.mark.parametrize(
@@ -293,8 +297,8 @@ SETENV_RHEL = ["# the new cuDNN ahead of the old copy", "export LD_LIBRARY_PATH=
                 "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'",
                 "# keeps upgrades from replacing it with a build for another CUDA",
                 "sudo apt-mark hold libcudnn8",
-                "# the new cuDNN ahead of the old copy",
-                "export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/usr/local/cuda-11.8/lib64",
+                "# the new cuDNN ahead of the old copy, the rest kept",
+                'export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',
             ],
         ),
         (
@@ -544,12 +548,15 @@ def test_without_elf_records_the_new_wheels_directory_is_put_ahead_of_the_old_co
     the fixed order has LD_LIBRARY_PATH's cuDNN 9.1 win. The fix installs the wheel the plugin's release names,
     and puts the wheel's own directory (site-packages/nvidia/cudnn/lib) ahead of the old copy on LD_LIBRARY_PATH,
     keeping the rest of it."""
-    from gpudoctor.cmdline import SetEnv
+    from gpudoctor.cmdline import PrependPath
 
     facts = dataclasses.replace(facts_of(JAX_SHADOWED), loading=None)
     (f,) = findings(facts, "cudnn-too-old")
-    (setenv,) = [c for c in f.remediation.commands if isinstance(c, SetEnv)]
-    assert setenv.value == "/home/user/venv/lib/python3.11/site-packages/nvidia/cudnn/lib:/usr/local/cuda-12.4/lib64"
+    (prepend,) = [c for c in f.remediation.commands if isinstance(c, PrependPath)]
+    assert (prepend.name, prepend.parts) == (
+        "LD_LIBRARY_PATH",
+        ("/home/user/venv/lib/python3.11/site-packages/nvidia/cudnn/lib",),
+    )
     assert "so the new copy's directory goes ahead of it" in f.remediation.summary
 
 
@@ -1668,7 +1675,7 @@ def test_the_cpu_build_fix_keeps_its_release_or_says_why_not_and_what_a_driver_w
 @pytest.mark.parametrize(
     ("machine", "setenv"),
     [
-        ("aarch64", "export LD_LIBRARY_PATH=/usr/lib/aarch64-linux-gnu:/usr/local/cuda-11.8/lib64"),
+        ("aarch64", 'export LD_LIBRARY_PATH=/usr/lib/aarch64-linux-gnu"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'),
         ("ppc64le", None),  # no multiarch directory known: nothing is put on LD_LIBRARY_PATH on a guess
     ],
 )
@@ -1897,15 +1904,18 @@ def test_in_a_container_the_driver_step_is_the_hosts():
 def test_the_new_cudnn_wheel_directory_is_known_even_before_the_wheel_is_installed():
     """Without ELF records and without the cuDNN wheel's directory among JAX's (the wheel not installed yet), the
     directory the wheel will install into (site-packages/nvidia/cudnn/lib) still goes ahead of the old copy."""
-    from gpudoctor.cmdline import SetEnv
+    from gpudoctor.cmdline import PrependPath
 
     facts = dataclasses.replace(facts_of(JAX_SHADOWED), loading=None)
     j = facts.frameworks.jax
     dirs = tuple(d for d in j.value.lib_dirs if not d.path.endswith("/nvidia/cudnn/lib"))
     facts = replace(facts, frameworks={"jax": dataclasses.replace(j, value=dataclasses.replace(j.value, lib_dirs=dirs))})
     (f,) = findings(facts, "cudnn-too-old")
-    (setenv,) = [c for c in f.remediation.commands if isinstance(c, SetEnv)]
-    assert setenv.value == "/home/user/venv/lib/python3.11/site-packages/nvidia/cudnn/lib:/usr/local/cuda-12.4/lib64"
+    (prepend,) = [c for c in f.remediation.commands if isinstance(c, PrependPath)]
+    assert (prepend.name, prepend.parts) == (
+        "LD_LIBRARY_PATH",
+        ("/home/user/venv/lib/python3.11/site-packages/nvidia/cudnn/lib",),
+    )
 
 
 def test_a_nightly_of_a_release_the_matrix_lists_is_judged_as_that_release():

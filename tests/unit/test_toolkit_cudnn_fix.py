@@ -17,7 +17,7 @@ import pytest
 from gpudoctor.checks import Context, run_checks
 from gpudoctor.checks.cudnn import Loaded, Need, cudnn_commands
 from gpudoctor.checks.toolkit import switch_request, toolkit_fix, toolkit_target
-from gpudoctor.cmdline import Cmd, EvalShell, Placeholder, SetEnv, render_all
+from gpudoctor.cmdline import Cmd, EvalShell, Placeholder, PrependPath, render_all
 from gpudoctor.doctor import diagnose
 from gpudoctor.facts import Distro
 from gpudoctor.host.replay import ReplayHost
@@ -207,15 +207,13 @@ def test_a_too_old_copy_on_ld_library_path_is_shadowed_by_the_new_one():
     facts = facts_of("rtx3060-tf211-cudnn80-too-old")
     (f,) = [f for f in findings_of(facts) if f.code == "cudnn-too-old"]
     # pip's TensorFlow: NVIDIA's wheel, its directory ahead of the old copy (issue 27, kind 1)
-    assert f.remediation.commands[-1] == SetEnv(
-        "LD_LIBRARY_PATH",
-        "/usr/lib/python3/dist-packages/nvidia/cudnn/lib:/usr/local/cuda-11.8/lib64",
-        note="NVIDIA's wheels first",
+    assert f.remediation.commands[-1] == PrependPath(
+        "LD_LIBRARY_PATH", ("/usr/lib/python3/dist-packages/nvidia/cudnn/lib",), note="NVIDIA's wheels first, the rest kept"
     )
     old = Loaded("/usr/local/cuda-11.8/lib64/libcudnn.so.8", "8.0.5", None, "LD_LIBRARY_PATH")
     commands, _ = cudnn_commands(facts, TF211_SYSTEM, old)  # a TensorFlow on the system's cuDNN
-    assert commands[-1] == SetEnv(
-        "LD_LIBRARY_PATH", "/usr/lib/x86_64-linux-gnu:/usr/local/cuda-11.8/lib64", note="the new cuDNN ahead of the old copy"
+    assert commands[-1] == PrependPath(
+        "LD_LIBRARY_PATH", ("/usr/lib/x86_64-linux-gnu",), note="the new cuDNN ahead of the old copy, the rest kept"
     )  # the CUDA 11.8 libraries TF needs stay on the path
 
 

@@ -364,6 +364,10 @@ def check_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    # Imported here, not at the top: a check without companions never builds their classes (gpudoctor.checks
+    # imports this module on every check).
+    from gpudoctor.extension_facts import Companion, ExtensionFacts
+
     for e in facts.pasted.errors:
         if getattr(e, "kind", None) != "undefined-symbol":
             continue
@@ -379,8 +383,6 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         python = facts.frameworks.python
         dists = python.value.distributions if isinstance(python, Found) else {}
         if companion is None and owner is not None and owner in dists and torch:
-            from gpudoctor.extension_facts import Companion, ExtensionFacts
-
             # Pasted evidence: the versions the text showed stand in for what was not read from disk.
             companion = Companion(owner, dists[owner], "")
             torch_facts = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
