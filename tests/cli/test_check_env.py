@@ -15,6 +15,10 @@ from gpudoctor.cli.common import OutputFormat
 from tests.cli.conftest import machine
 from tests.conftest import CHECK_OPTION_VARIABLES
 
+# Options read from variables are typer's (0.26.0 and 0.26.1 got them wrong: pyproject.toml): run under the oldest and
+# newest typer and rich too (tests/packaging/test_dependency_range.py).
+pytestmark = pytest.mark.typer_rich
+
 HEALTHY = machine("rtx4090-torch-cu121")  # one RTX 4090, torch 2.2.1+cu121: no findings
 
 

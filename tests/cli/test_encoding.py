@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+# rich's consoles under a narrow output encoding: run under the oldest and newest typer and rich too
+# (tests/packaging/test_dependency_range.py).
+pytestmark = pytest.mark.typer_rich
+
 TESTS = Path(__file__).resolve().parents[1]
 GT1030 = str(TESTS / "machines" / "gt1030-desktop-memory-held" / "snapshot.json")
 H100X8 = str(TESTS / "machines" / "h100x8-driver565-torch221-cu121" / "snapshot.json")

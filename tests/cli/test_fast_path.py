@@ -22,6 +22,10 @@ from gpudoctor.cli import fast
 from gpudoctor.cli.explain import finding_page, render_page, terminal_markdown
 from tests.conftest import real_app
 
+# The fast path must equal what typer's app prints, and explain's terminal view is rich's Markdown: run under the
+# oldest and newest typer and rich too (tests/packaging/test_dependency_range.py).
+pytestmark = pytest.mark.typer_rich
+
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
