@@ -131,7 +131,9 @@ def surface_code(src: Path) -> dict[str, list[int]]:
                 visit(child, function, module)
 
     for path in sorted(src.rglob("*.py")):
-        visit(ast.parse(path.read_text(encoding="utf-8")), None, path.relative_to(src).as_posix())
+        text = path.read_text(encoding="utf-8")
+        if any(name in text for name in SURFACE):  # parsed only where an import of one can be
+            visit(ast.parse(text), None, path.relative_to(src).as_posix())
     return {module: ([] if 0 in lines else sorted(lines)) for module, lines in found.items()}
 
 
