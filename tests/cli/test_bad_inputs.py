@@ -19,6 +19,10 @@ import pytest
 from tests.hostile.test_corpus import run_cli
 from tests.schemas import assert_valid
 
+# Usage errors click finds and gpudoctor's own, and -h on every command: typer's and click's surface, run under the
+# oldest and newest typer and rich too (tests/packaging/test_dependency_range.py).
+pytestmark = pytest.mark.typer_rich
+
 SNAP = "tests/machines/a100-mig-two-instances/snapshot.json"
 
 # (command line, the first stderr line contains, the hint line contains or None: no hint expected)

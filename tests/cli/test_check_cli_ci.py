@@ -30,6 +30,7 @@ def _reqs(doc: dict) -> list[tuple[str, bool, str]]:
 # --------------------------------------------------------------------------- text
 
 
+@pytest.mark.typer_rich
 def test_text_all_requirements_met_exit_0(gd):
     r = gd("check", "--replay", A, "--require", ALL_MET_ON_A)
     assert r.exit_code == 0, r.output
@@ -207,6 +208,7 @@ def test_node_name_only_when_asked_under_replay(gd):
 # --------------------------------------------------------------------------- usage errors
 
 
+@pytest.mark.typer_rich
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -233,6 +235,7 @@ def test_malformed_spec_is_a_usage_error(gd, spec, message):
     assert message in " ".join(r.stderr.split())
 
 
+@pytest.mark.typer_rich
 def test_malformed_spec_through_the_real_entry_point_has_no_traceback():
     proc = subprocess.run(
         [sys.executable, "-m", "gpudoctor", "check", "--replay", A, "--require", "cuda>=twelve"],
@@ -248,6 +251,7 @@ def test_malformed_spec_through_the_real_entry_point_has_no_traceback():
 # --------------------------------------------------------------------------- github
 
 
+@pytest.mark.typer_rich
 def test_github_exact_output_and_summary(gd, tmp_path):
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n", encoding="utf-8")
@@ -359,6 +363,7 @@ def _junit(text: str) -> ET.Element:
     return ET.fromstring(text.encode("utf-8"))
 
 
+@pytest.mark.typer_rich
 def test_junit_one_case_per_check_and_per_requirement(gd):
     from gpudoctor.checks import all_checks
 

@@ -1,6 +1,7 @@
 """`gpudoctor check` options that CI sets read environment variables (docs/ci.md): each works, the
 command line overrides it, and a bad value is a usage error (exit 2) whose one error line names the
-variable. Run as a user runs it: a subprocess, on a replayed machine."""
+variable. Run through the console script's own entry point (gpudoctor.cli.main) with the variables set in the
+environment, on a replayed machine; the first test runs it as a user does, in a subprocess of its own."""
 
 from __future__ import annotations
 
@@ -14,19 +15,27 @@ import pytest
 from gpudoctor.cli.common import OutputFormat
 from tests.cli.conftest import machine
 from tests.conftest import CHECK_OPTION_VARIABLES
+from tests.hostile.test_corpus import run_cli
+
+# Options read from variables are typer's (0.26.0 and 0.26.1 got them wrong: pyproject.toml): run under the oldest and
+# newest typer and rich too (tests/packaging/test_dependency_range.py).
+pytestmark = pytest.mark.typer_rich
 
 HEALTHY = machine("rtx4090-torch-cu121")  # one RTX 4090, torch 2.2.1+cu121: no findings
 
 
-def check(*args: str, replay: str = HEALTHY, **variables: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in CHECK_OPTION_VARIABLES}
-    return subprocess.run(
-        [sys.executable, "-m", "gpudoctor", "check", "--replay", replay, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**env, **variables},
-    )
+def check(*args: str, replay: str = HEALTHY, real: bool = False, **variables: str) -> subprocess.CompletedProcess:
+    """`gpudoctor check --replay REPLAY ARGS` with `variables` in its environment (and no other of the check's
+    variables: tests/conftest.py removes them for the session). `real`: in a subprocess; else in this process
+    (gpudoctor.cli.main, as the console script calls it: the same option parsing, from the same os.environ)."""
+    argv = ["check", "--replay", replay, *args]
+    if real:
+        env = {k: v for k, v in os.environ.items() if k not in CHECK_OPTION_VARIABLES}
+        return subprocess.run(
+            [sys.executable, "-m", "gpudoctor", *argv], capture_output=True, text=True, timeout=120, env={**env, **variables}
+        )
+    code, out, err = run_cli(*argv, env=variables)
+    return subprocess.CompletedProcess(argv, code, out, err)
 
 
 def error_lines(proc: subprocess.CompletedProcess) -> list[str]:
@@ -34,10 +43,10 @@ def error_lines(proc: subprocess.CompletedProcess) -> list[str]:
 
 
 def test_format_from_the_variable_and_the_option_overrides_it():
-    proc = check(GPUDOCTOR_FORMAT="json")
+    proc = check(GPUDOCTOR_FORMAT="json", real=True)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["exit_code"] == 0
-    proc = check("--format", "github", GPUDOCTOR_FORMAT="json")
+    proc = check("--format", "github", GPUDOCTOR_FORMAT="json", real=True)
     assert proc.stdout.splitlines()[-1] == "gpudoctor: 0 error(s), 0 warning(s), 0 note(s); exit status 0"
     # Empty is unset (an Action input left empty arrives as an empty variable): the default, text.
     proc = check(GPUDOCTOR_FORMAT="")
@@ -109,8 +118,9 @@ def test_a_bad_value_in_a_variable_is_a_usage_error_naming_it(variable, value, o
 
 
 def test_help_names_each_variable():
-    proc = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--help"], capture_output=True, text=True, timeout=120)
-    text = " ".join(proc.stdout.split())  # help is wrapped to the terminal's width
+    code, out, _ = run_cli("check", "--help")
+    assert code == 0
+    text = " ".join(out.split())  # help is wrapped to the terminal's width
     for option, variable in (
         ("--format", "GPUDOCTOR_FORMAT"),
         ("--fail-on", "GPUDOCTOR_FAIL_ON"),

@@ -173,6 +173,7 @@ def test_textfile_writes_atomically(gd, tmp_path):
     assert nfd_labels((d / "gpudoctor").read_text(encoding="utf-8"))["healthy"] == "false"
 
 
+@pytest.mark.typer_rich
 def test_textfile_usage_errors(gd, tmp_path):
     r = gd("check", "--replay", snap("wsl1"), "--format", "json", "--textfile", str(tmp_path))
     assert r.exit_code == 2 and "--textfile is for --format prometheus or nfd" in r.stderr

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CHECK_OPTION_VARIABLES
+from tests.hostile.test_corpus import run_cli
+
+# Completion is click's protocol: run under the oldest and newest typer and rich too
+# (tests/packaging/test_dependency_range.py).
+pytestmark = pytest.mark.typer_rich
 
 SHELLS = ("bash", "zsh", "fish", "powershell")
-
-
-def gpudoctor(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -41,11 +42,12 @@ def scripts(tmp_path_factory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("completion")
     paths = {}
     for shell in SHELLS:
-        proc = gpudoctor("completion", shell)
-        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-        assert "_GPUDOCTOR_COMPLETE=complete_" in proc.stdout or "_GPUDOCTOR_COMPLETE = " in proc.stdout, shell
+        # Printed by the console script's own entry point, in this process; the shells below call the real program back.
+        code, stdout, stderr = run_cli("completion", shell)
+        assert code == 0 and stderr == "", stderr
+        assert "_GPUDOCTOR_COMPLETE=complete_" in stdout or "_GPUDOCTOR_COMPLETE = " in stdout, shell
         paths[shell] = out / f"gpudoctor.{shell}"
-        paths[shell].write_text(proc.stdout, encoding="utf-8")
+        paths[shell].write_text(stdout, encoding="utf-8")
     return paths
 
 
@@ -57,9 +59,9 @@ def need(program: str) -> str:
 
 
 def test_an_unknown_shell_is_a_usage_error():
-    proc = gpudoctor("completion", "tcsh")
-    assert proc.returncode == 2 and proc.stdout == ""
-    assert "'tcsh' is not one of 'bash', 'zsh', 'fish', 'powershell'" in proc.stderr
+    code, stdout, stderr = run_cli("completion", "tcsh")
+    assert code == 2 and stdout == ""
+    assert "'tcsh' is not one of 'bash', 'zsh', 'fish', 'powershell'" in stderr
 
 
 def test_powershell_script_registers_a_completer(scripts):

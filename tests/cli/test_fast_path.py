@@ -21,6 +21,11 @@ from typer.testing import CliRunner
 from gpudoctor.cli import fast
 from gpudoctor.cli.explain import finding_page, render_page, terminal_markdown
 from tests.conftest import real_app
+from tests.hostile.test_corpus import run_cli
+
+# The fast path must equal what typer's app prints, and explain's terminal view is rich's Markdown: run under the
+# oldest and newest typer and rich too (tests/packaging/test_dependency_range.py).
+pytestmark = pytest.mark.typer_rich
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -255,13 +260,19 @@ def test_explain_piped_is_the_page_itself():
         ["matrix"],
     ],
 )
-def test_a_run_that_builds_one_command_prints_what_the_whole_app_prints(args):
+def test_a_run_that_builds_one_command_prints_what_the_whole_app_prints(args, monkeypatch):
     """`gpudoctor check ...` attaches only check's module to the app (gpudoctor.cli._register(only=...)); its
-    help, usage errors and exit status are those of the app with every command attached."""
-    one = "import sys\nfrom gpudoctor.cli import main\nmain(sys.argv[1:])\n"
-    every = "import sys\nfrom gpudoctor import cli\ncli._register()\ncli.main(sys.argv[1:])\n"
-    runs = [
-        subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60) for code in (one, every)
-    ]
-    assert (runs[0].returncode, runs[0].stdout, runs[0].stderr) == (runs[1].returncode, runs[1].stdout, runs[1].stderr)
-    assert runs[0].returncode in (0, 2)
+    help, usage errors and exit status are those of the app with every command attached. Each run gets an app of
+    its own, built as in a fresh process: only what gpudoctor.cli.main attaches (one), or every command (every)."""
+    from gpudoctor import cli
+
+    runs = []
+    for every in (False, True):
+        monkeypatch.setattr(cli, "_APP", None)
+        monkeypatch.setattr(cli, "_registered", set())
+        if every:
+            cli._register()
+        runs.append(run_cli(*args))
+        assert sorted(cli._registered) == (sorted(set(cli.COMMAND_MODULES.values())) if every else [cli.COMMAND_MODULES[args[0]]])
+    assert runs[0] == runs[1]
+    assert runs[0][0] in (0, 2)

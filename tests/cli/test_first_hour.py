@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NO_DRIVER = str(ROOT / "tests" / "machines" / "rtx3080-no-driver" / "snapshot.json")
 
 
+@pytest.mark.typer_rich
 def test_snapshot_without_o_writes_the_snapshot_to_stdout(tmp_path):
     paste = tmp_path / "issue.txt"
     paste.write_text("RuntimeError: CUDA error: no kernel image is available for execution on the device\n", encoding="utf-8")
@@ -29,6 +30,7 @@ def test_snapshot_without_o_writes_the_snapshot_to_stdout(tmp_path):
     assert [e["kind"] for e in doc["pasted"]["errors"]] == ["no-kernel-image"]
 
 
+@pytest.mark.typer_rich
 def test_a_driver_branch_is_accepted_for_what_every_release_of_it_runs():
     code, out, err = run_cli(
         "install", "torch", "--driver", "550", "--python", sys.executable, "--dry-run", "--offline", "--format", "json"
@@ -64,6 +66,7 @@ USAGE_MISTAKES = [
 ]
 
 
+@pytest.mark.typer_rich
 @pytest.mark.parametrize("argv", USAGE_MISTAKES, ids=lambda a: " ".join(a))
 def test_every_json_usage_error_has_one_status(argv):
     """Issue 31, item 8: exit 2 under --format json is "status": "doctor-error" everywhere (docs/exit-codes.md)."""

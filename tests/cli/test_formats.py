@@ -28,6 +28,7 @@ def test_a_format_added_as_one_module_and_one_row_renders_the_check(gd, monkeypa
     assert (failed.stdout, failed.exit_code) == ("failed 2\n", 2)  # no such snapshot: a usage error, in the format
 
 
+@pytest.mark.typer_rich
 def test_a_format_not_in_the_table_is_a_usage_error(gd):
     r = gd("check", "--replay", CPU_BUILD, "--format", "codes")
     assert r.exit_code == 2

@@ -41,6 +41,7 @@ def run():
 # --- install ------------------------------------------------------------------------------------
 
 
+@pytest.mark.typer_rich
 def test_replay_prints_the_plan_and_never_installs(run):
     result = run("install", "torch", "--replay", snapshot("p100-driver510-torch-cu121"))
     assert result.exit_code == 0, result.output
@@ -69,11 +70,13 @@ def test_nothing_fits_exits_1_and_names_the_newest_that_does(run):
     assert "newest that fits: PyTorch 2.11 (cu128): gpudoctor install torch\n" in result.output
 
 
+@pytest.mark.typer_rich
 def test_replay_with_yes_is_a_usage_error(run):
     result = run("install", "torch", "--replay", snapshot("p100-driver510-torch-cu121"), "--yes")
     assert result.exit_code == 2 and "never installs" in result.output
 
 
+@pytest.mark.typer_rich
 @pytest.mark.parametrize("version", ["3.0", "two", "2.2+cu999"])
 def test_a_bad_version_is_a_usage_error(run, version):
     result = run("install", "torch", version, "--replay", snapshot("p100-driver510-torch-cu121"))
@@ -112,6 +115,7 @@ def test_live_without_yes_and_without_a_terminal_runs_nothing(run):
     assert importlib.util.find_spec("torch") == before
 
 
+@pytest.mark.typer_rich
 def test_declined_at_the_prompt_runs_nothing_and_exits_1(monkeypatch):
     import gpudoctor.cli.install as cli
 
@@ -145,6 +149,7 @@ def test_use_uv_needs_uv_on_path(run, monkeypatch):
 # --- fix ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.typer_rich
 def test_fix_lists_a_reinstall_for_a_replayed_cpu_build(run):
     result = run("fix", "--replay", snapshot("rtx3060-laptop-torch-cpu-build"))
     assert result.exit_code == 0

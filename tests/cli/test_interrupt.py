@@ -82,6 +82,7 @@ def _env(**extra: str) -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "LC_ALL": "C.UTF-8", "PYTHONPATH": str(ROOT / "src"), **extra}
 
 
+@pytest.mark.typer_rich
 def test_ctrl_c_kills_a_hung_nvidia_smi_and_its_child(tmp_path):
     pids = tmp_path / "pids"
     bindir = tmp_path / "bin"

@@ -13,6 +13,10 @@ import typer
 from gpudoctor import cli
 from tests.conftest import real_app
 
+# --help of every command is click's rendering: run under the oldest and newest typer and rich too
+# (tests/packaging/test_dependency_range.py).
+pytestmark = pytest.mark.typer_rich
+
 DOCUMENTED = {
     ("check",): "README.md, docs/exit-codes.md",
     ("snapshot",): "docs/snapshot-format.md",

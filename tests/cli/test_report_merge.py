@@ -62,6 +62,7 @@ SAME = (
 )
 
 
+@pytest.mark.typer_rich
 def test_merge_directory_text(gd, reports):
     r = gd("report", "merge", str(reports))
     assert r.exit_code == 1  # two nodes have errors
@@ -165,6 +166,7 @@ def test_a_node_where_the_doctor_failed(gd, reports, tmp_path):
     )
 
 
+@pytest.mark.typer_rich
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -193,6 +195,7 @@ def test_node_defaults_to_the_host_name_on_a_live_machine(gd):
     assert json.loads(r.stdout)["node"] == socket.gethostname()
 
 
+@pytest.mark.typer_rich
 @pytest.mark.parametrize("width", [80, 120])
 def test_merge_text_fits_the_terminal(gd, reports, width):
     """Issue 31, item 6: at a terminal's width the prose wraps (the NVIDIA wheels line was 400 columns), the table's

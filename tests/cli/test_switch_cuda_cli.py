@@ -163,6 +163,7 @@ def on_a_terminal(root: Path, answer: bytes, *args: str) -> subprocess.Completed
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+@pytest.mark.typer_rich
 def test_on_a_terminal_it_asks_and_no_means_nothing_changes(tmp_path):
     root = make_machine(tmp_path)
     before = tree_state(root)
@@ -172,6 +173,7 @@ def test_on_a_terminal_it_asks_and_no_means_nothing_changes(tmp_path):
     assert tree_state(root) == before
 
 
+@pytest.mark.typer_rich
 def test_on_a_terminal_yes_switches(tmp_path):
     root = make_machine(tmp_path)
     result = on_a_terminal(root, b"y", "11.8")
@@ -246,6 +248,7 @@ def test_the_sudo_command_runs_the_same_program_by_absolute_path():
     ]
 
 
+@pytest.mark.typer_rich
 @pytest.mark.parametrize(
     "args",
     [
@@ -351,6 +354,7 @@ def test_shell_prints_only_code_on_stdout_and_bash_applies_it(tmp_path):
     assert tree_state(root) == before
 
 
+@pytest.mark.typer_rich
 @pytest.mark.parametrize("args", [("--shell", "fish", "13"), ("13", "--shell", "fish")])
 def test_shell_syntax_is_named_on_either_side_of_the_version(tmp_path, args):
     result = gpudoctor(*args, root=make_machine(tmp_path), env=SHELL_ENV)
@@ -416,6 +420,7 @@ def test_shell_refusal_prints_no_code(tmp_path):
 # --- --list ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.typer_rich
 def test_list_on_a_temporary_root(tmp_path):
     result = gpudoctor("--list", root=make_machine(tmp_path))
     assert (result.returncode, result.stderr) == (0, "")

@@ -5,9 +5,16 @@ group `test`) from the package index:
 - oldest: every runtime dependency pinned to its lower bound (typer's included), on Python 3.10 (the
   oldest requires-python allows) when this machine has one;
 - newest: whatever the index has newest inside the ranges (typer's highest allowed release).
-In each: the CLI tests (tests/cli, which drive typer through CliRunner and `python -m gpudoctor`), then the
-installed `gpudoctor` command itself (--version, --help, check --replay with every --format, explain), and
-`import typer` with DeprecationWarnings as errors. No timing is asserted.
+In each: the tests marked `typer_rich` (those that exercise typer's and rich's surface: option parsing, usage errors
+and their exit codes and JSON documents, --help, completion, prompts, rich's views and consoles; through CliRunner,
+gpudoctor.cli.main and `python -m gpudoctor`), then the installed `gpudoctor` command itself (--version, --help,
+check --replay with every --format, explain), and `import typer` with DeprecationWarnings as errors. The rest of
+the suite runs once, under the dependencies of the suite's own environment: it does not touch what differs
+between typer or rich releases.
+
+The subset is kept honest by tests/packaging/reach.py: run with it, the marked tests must reach every function of
+src/ that imports typer or rich (or click) and every command of the app, else this test fails naming what they
+missed. No timing is asserted.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tests.packaging.reach import surface_code, unreached
 from tests.packaging.scratch import ROOT, SNAPSHOT, make_venv, need_index, pip_install, run
 
 try:
@@ -36,9 +44,16 @@ pytestmark = pytest.mark.packaging
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 RUNTIME = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
 TYPER = next(r for r in RUNTIME if r.name == "typer")
-CLI_TESTS = ["tests/cli", "tests/unit/test_memory_cli.py"]
+MARKER = "typer_rich"
 MACHINES = ["h100x8-driver565-torch221-cu121", "rtx3080-no-driver", "docker-started-without-gpus"]
 FORMATS = ["text", "json", "github", "junit"]
+
+
+def marked_files(clone: Path) -> list[str]:
+    """The test files that mark a test `typer_rich` (read from their text, so a newly marked file is run too)."""
+    pattern = re.compile(rf"\bmark\.{MARKER}\b")
+    files = [p for p in sorted((clone / "tests").rglob("test_*.py")) if pattern.search(p.read_text(encoding="utf-8"))]
+    return [p.relative_to(clone).as_posix() for p in files]
 
 
 def source_version(root: Path = ROOT) -> str:
@@ -121,13 +136,18 @@ def test_cli_under_dependency_range(which: str, wheel: Path, clone: Path, tmp_pa
     warn = run([str(python), "-W", "error::DeprecationWarning", "-c", "import typer, gpudoctor.cli"], timeout=60)
     assert warn.returncode == 0, warn.stderr[-2000:]
 
+    reach = tmp_path / "reach.json"
     tests = run(
-        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", *CLI_TESTS],
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.packaging.reach", "-x", "-m", MARKER]
+        + marked_files(clone),
         cwd=clone,
         timeout=600,
-        env={"PYTHONDONTWRITEBYTECODE": "1"},
+        env={"PYTHONDONTWRITEBYTECODE": "1", "GPUDOCTOR_REACH": str(reach)},
     )
     assert tests.returncode == 0, f"typer {typer_version}:\n{tests.stdout[-6000:]}\n{tests.stderr[-2000:]}"
+    # The subset reached all of typer's and rich's surface in gpudoctor: a function that imports one of them, or a
+    # command, that no marked test runs in-process is named here (mark a test that reaches it).
+    assert unreached(json.loads(reach.read_text(encoding="utf-8")), surface_code(clone / "src" / "gpudoctor")) == []
     where = run([str(python), "-c", "import gpudoctor; print(gpudoctor.__file__)"], cwd=clone, timeout=60).stdout
     assert str(tmp_path) in where, f"the tests must use the installed wheel, not the checkout: {where}"
 

@@ -31,6 +31,7 @@ def no_driver(monkeypatch):
     monkeypatch.setattr(cuda_driver, "LIBRARY_CANDIDATES", ("/nonexistent/libcuda.so.1",))
 
 
+@pytest.mark.typer_rich
 def test_registered_as_bench_bandwidth():
     result = CliRunner().invoke(cli(), ["bench", "--help"])
     assert result.exit_code == 0 and "bandwidth" in result.stdout
@@ -62,6 +63,7 @@ def test_without_a_driver_json(no_driver):
     assert doc["findings"] == [] and doc["gpus"] == []
 
 
+@pytest.mark.typer_rich
 @pytest.mark.parametrize(
     "args, words",
     [
@@ -79,6 +81,7 @@ def test_usage_errors_exit_2_before_touching_the_driver(no_driver, args, words):
     assert "libcuda" not in result.stderr
 
 
+@pytest.mark.typer_rich
 def test_click_range_errors_exit_2():
     assert invoke("--repeats", "0").exit_code == 2
     assert invoke("--format", "github").exit_code == 2
@@ -119,6 +122,7 @@ def test_text_view_of_a_low_result(no_driver):
     assert "Details of any code: gpudoctor explain CODE" in out
 
 
+@pytest.mark.typer_rich
 def test_text_view_of_a_sweep_has_table_and_chart(no_driver):
     result = invoke("--results", str(FIXTURES / "constructed_gen4x16_two-gpus_sweep.json"), "-v")
     out = result.stdout
@@ -175,6 +179,7 @@ RESULT_KEYS = {
 }
 
 
+@pytest.mark.typer_rich
 def test_json_document_shape(no_driver):
     result = invoke("--results", str(FIXTURES / "constructed_gen4x16_trained-x8.json"), "--format", "json")
     assert result.exit_code == 1

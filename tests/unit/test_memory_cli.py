@@ -14,6 +14,10 @@ from gpudoctor.memory import render
 from gpudoctor.memory.view import MemoryView
 from tests.conftest import real_app
 
+# memory's options, its rich views and the --watch loop (rich's Live): run under the oldest and newest typer and
+# rich too (tests/packaging/test_dependency_range.py).
+pytestmark = pytest.mark.typer_rich
+
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 
 
