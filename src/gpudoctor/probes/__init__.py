@@ -94,9 +94,8 @@ def _deep_error(framework: str, why: Unknown) -> dict[str, Any]:
     return {"framework": framework, "error": why.message}
 
 
-def run_probes(host: Host, options: ProbeOptions = ProbeOptions(), meanwhile: Callable[[], Any] | None = None) -> Facts:
-    """The facts of `host`. `meanwhile`, when given, runs in this thread once the first probes are started,
-    while they wait on subprocesses and files (gpudoctor.doctor: importing the checks)."""
+def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
+    """The facts of `host`."""
     from gpudoctor.probes import python
 
     t = options.probe_timeout_s
@@ -116,8 +115,6 @@ def run_probes(host: Host, options: ProbeOptions = ProbeOptions(), meanwhile: Ca
     runner.start("toolkits", lambda: toolkits.probe_toolkits(host, t))
     runner.start("ldconfig", lambda: python.probe_ldconfig(host, t))
     runner.start("ld-library-path", lambda: python.probe_ld_library_path(host))
-    if meanwhile is not None:
-        meanwhile()
 
     plat = runner.get("platform", lambda why: PlatformFacts("Linux", "", "", Distro(), None, None, None, dict(host.env())))
     kern = runner.get("kernel", lambda why: KernelFacts(why, why, None, None, (), why))
