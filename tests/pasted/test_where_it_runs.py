@@ -256,3 +256,20 @@ def test_the_same_words_on_linux_read_the_kernel_log():
     assert target == "posix"
     assert ("dmesg",) in [c.argv for c in steps]
     assert ("dkms", "status") in _argvs(asks)
+
+
+@pytest.mark.parametrize(
+    ("said", "container"),
+    [
+        ("I run the training inside the docker container.", True),
+        ("I ran it in a running container on the same host.", True),
+        # docs/pasted.md: "a container only built, pulled or listed is not" where the program ran.
+        ("I installed torch in the docker image and pushed it to our registry.", False),
+        ("The wheel is in the docker hub image we pulled.", False),
+    ],
+)
+def test_a_container_is_where_it_ran_only_when_the_text_says_it_ran_there(said, container):
+    from gpudoctor.facts import CONTAINER_SAID
+
+    report = _run(f"{said}\nRuntimeError: No CUDA GPUs are available\n")[0]
+    assert any(c.get("cue") == CONTAINER_SAID for c in report.facts.pasted.cues) is container

@@ -777,3 +777,13 @@ def test_a_cudnn_package_of_nvidias_repository_comes_after_the_repository_is_add
     assert step is not None
     assert [classify(c).kind for c in step.commands] == ["inspect", "repo-add", "pkg-update", "pkg-install", "pkg-hold"]
     assert not result("real:jax046-cuda11-cudnn86-no-libcudnn").of_kind("unmet-precondition")
+
+
+@pytest.mark.parametrize("spelled", ["Flash_Attn==2.7.3", "flash.attn==2.7.3", "FLASH-ATTN==2.7.3"])
+def test_a_pip_requirement_is_named_by_its_canonical_name(spelled):
+    # actions.Requirement's name is PEP 503's canonical form (lower case, runs of -_. as one -), so a step that
+    # installs Flash_Attn is seen to move flash-attn, the name the companion rules and the effects model use.
+    from gpudoctor.planner.actions import classify
+
+    (req,) = classify(Cmd(("python", "-m", "pip", "install", spelled))).requirements
+    assert (req.name, req.op, req.version) == ("flash-attn", "==", "2.7.3")

@@ -287,6 +287,9 @@ def test_cuda_bindings_refusing_a_cuda13_driver_moves_both_cuda_python_packages_
 @states("cuda-bindings-too-old", QUIET)
 def test_cuda_bindings_refusing_an_older_driver_is_not_the_12_9_0_bug():
     assert "cuda-bindings-too-old" not in _codes(CUDA_BINDINGS.format(n=11040))
+    # The page's rule, "the driver's version is CUDA 13.0 or newer", at its boundary: 12.9 is not, 13.0 itself is.
+    assert "cuda-bindings-too-old" not in _codes(CUDA_BINDINGS.format(n=12090))
+    assert "cuda-bindings-too-old" in _codes(CUDA_BINDINGS.format(n=13000))
     assert "cuda-bindings-too-old" in _codes(CUDA_BINDINGS.format(n=13010))
 
 
