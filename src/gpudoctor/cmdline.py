@@ -433,13 +433,17 @@ def _setenv(line: SetEnv, target: str) -> str:
 
 def _separator(name: str, target: str) -> str:
     # Windows' PATH is ";"-separated; LD_LIBRARY_PATH, and every list on the POSIX shells' systems, ":".
-    return ";" if target in ("powershell", "cmd") and name != "LD_LIBRARY_PATH" else ":"
+    return ";" if target in ("powershell", "cmd", "windows") and name != "LD_LIBRARY_PATH" else ":"
 
 
 def _prepend(line: PrependPath, target: str) -> str:
     name, sep = line.name, _separator(line.name, target)
     if line.notebook:
         return _prepend_python(line, sep)
+    if target == "windows":
+        # cmd.exe reads %PATH% and PowerShell $env:Path: no one line does both (cmd's `set` in PowerShell sets a
+        # shell variable no program sees), so render_lines gives the PowerShell line, marked as such.
+        raise Unrenderable("cmd.exe and PowerShell extend a variable each its own way")
     if target == "posix":
         parts = "".join(quote_posix(p) if isinstance(p, str) else f'"$({_argv(p.argv, "posix")})"' for p in line.parts)
         keep = f'"${{{name}:+{sep}${name}}}"'  # the old value after a separator, only where there is one
