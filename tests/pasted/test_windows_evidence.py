@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.cmdline import Cmd, shell_for_os
+from gpudoctor.cmdline import Cmd, SetEnv, render_all, shell_for_os
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -45,6 +45,9 @@ def _run(text: str):
         "could not be located in k:\\ComfyUI\\env\\lib\\site-packages\\xformers\\_C.pyd",
         "when trying to build a venv from webui-user.bat it installs torch for cu121",
         "I updated with python_embeded\\python.exe -m pip install torch",
+        # cmd.exe's assignment and the Windows compiler, where no Linux is named.
+        "    set CMAKE_ARGS=-DLLAMA_CUBLAS=on\npip install llama-cpp-python\nBLAS = 0",
+        "Installed Visual Studio Community 2022 and CUDA Toolkit 12.1. BLAS = 0",
     ],
 )
 def test_windows_evidence_sets_windows(text):
@@ -58,6 +61,9 @@ def test_windows_evidence_sets_windows(text):
         "ls /usr/lib/wsl/lib\nC:\\Windows\\System32\\nvidia-smi.exe\nlibcuda.so.1 not found",
         # Linux named: a .dll named in passing does not move the report to Windows.
         "On Ubuntu 22.04 the Windows build's cublas64_12.dll is no use: libcublas.so.12 not found",
+        # A POSIX shell's `set` takes options; Visual Studio Code runs everywhere.
+        "set -e\nexport CMAKE_ARGS=-DGGML_CUDA=on\nBLAS = 0",
+        "I use Visual Studio Code on my laptop. BLAS = 0",
     ],
 )
 def test_linux_evidence_beside_windows_names_keeps_linux(text):
@@ -93,6 +99,18 @@ def test_no_linux_only_command_in_a_windows_plan_or_asks(case):
     words = [w for c in (*steps, *(a.command for a in asks)) for w in (*c.argv[:1], *c.pipe[:1])]
     assert not LINUX_ONLY & set(words), words
     assert not [w for c in steps for w in c.words if str(w).startswith("/proc/")]
+
+
+def test_cmds_set_makes_a_windows_plan_that_sets_the_variable_in_a_windows_shell():
+    text = "    set CMAKE_ARGS=-DLLAMA_CUBLAS=on\npip install llama-cpp-python --no-cache-dir\nAVX = 1 | BLAS = 0 | SSE3 = 1 |\n"
+    report, target, steps, asks = _run(text)
+    assert (report.facts.platform.system, target) == ("Windows", "powershell")
+    assert "framework-cpu-build" in {f.code for f in report.findings}
+    plan = build(report.findings, "windows")
+    lines = [c for s in plan.steps for c in s.commands]
+    assert [(c.name, c.value) for c in lines if isinstance(c, SetEnv)] == [("CMAKE_ARGS", "-DGGML_CUDA=on")]
+    assert "$env:CMAKE_ARGS = '-DGGML_CUDA=on'" in render_all(lines, "windows")
+    assert all(c.words[0] == "python" for c in steps) and all(a.command.words[0] != "python3" for a in asks)
 
 
 def test_a_compiled_program_without_python_gets_no_interpreter_asks():

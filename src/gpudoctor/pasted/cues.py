@@ -101,6 +101,13 @@ _WINDOWS_PROSE = re.compile(
     r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b",
     re.IGNORECASE | re.MULTILINE,
 )
+# What only a Windows user types or installs, read where the text names no Linux: cmd.exe's `set NAME=value` on a line
+# of its own (a POSIX shell's `set` takes options, not an assignment; export does that), and Visual Studio (the
+# compiler a Windows CUDA build needs; not Visual Studio Code, which runs everywhere).
+_WINDOWS_TOOLS = re.compile(
+    r"^\s*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))",
+    re.IGNORECASE | re.MULTILINE,
+)
 _MACOS_SAID = re.compile(r"\bmacOS\b|\bMac OS(?: X)?\b", re.IGNORECASE)
 _LINUX_SAID = re.compile(
     r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Arch|SUSE|WSL2?|Colab|Kaggle|docker)\b|(?<![\w.])/(?:usr|home|opt)/",
@@ -308,6 +315,8 @@ def read_cues(g: Gathered, text: str) -> None:
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         if m := _WINDOWS_PROSE.search(text[:1_000_000]):
             _windows(g, "Windows named in prose", m.group(0))
+        elif m := _WINDOWS_TOOLS.search(text[:1_000_000]):
+            _windows(g, "cmd.exe's set or Visual Studio", m.group(0))
         elif m := _MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
