@@ -113,6 +113,19 @@ def test_cmds_set_makes_a_windows_plan_that_sets_the_variable_in_a_windows_shell
     assert all(c.words[0] == "python" for c in steps) and all(a.command.words[0] != "python3" for a in asks)
 
 
+@pytest.mark.parametrize(
+    ("text", "system"),
+    [
+        ("Ollama on Windows (11 + WSL2), the version for Windows. It runs on the CPU, not the Nvidia 1080 GPU.", "Windows"),
+        ("Ollama in WSL2 on Windows 11 runs on the CPU, not the Nvidia 1080 GPU.", "Linux"),
+    ],
+)
+def test_wsl_named_beside_windows_own_program_is_windows(text, system):
+    report, _, _, asks = _run(text)
+    assert report.facts.platform.system == system
+    assert ("journalctl" in {a.command.words[0] for a in asks}) == (system == "Linux")
+
+
 def test_a_compiled_program_without_python_gets_no_interpreter_asks():
     # An ONNX Runtime C# program failing to load a cuDNN DLL: no Python anywhere in the text.
     # ONNX Runtime named: where its CUDA provider's DLLs lie on PATH decides it (no interpreter to ask).

@@ -108,6 +108,13 @@ _WINDOWS_TOOLS = re.compile(
     r"^\s*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))",
     re.IGNORECASE | re.MULTILINE,
 )
+# The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for
+# Windows", "the native Windows app, not WSL"): it runs on Windows, where WSL's Linux commands do not exist.
+_NATIVE_WINDOWS = re.compile(
+    r"\b(?:version|build|installer|release|app)\s+for\s+Windows\b|\bWindows\s+(?:version|build|installer|app)\s+of\b"
+    r"|\bnative(?:ly)?\s+(?:on\s+|in\s+)?Windows\b|\b(?:not|without)\s+(?:in\s+|through\s+|using\s+|via\s+)?WSL\b",
+    re.IGNORECASE,
+)
 _MACOS_SAID = re.compile(r"\bmacOS\b|\bMac OS(?: X)?\b", re.IGNORECASE)
 _LINUX_SAID = re.compile(
     r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Arch|SUSE|WSL2?|Colab|Kaggle|docker)\b|(?<![\w.])/(?:usr|home|opt)/",
@@ -220,6 +227,9 @@ def _cue(g: Gathered, cue: str, means: str, line: str) -> None:
 def read_cues(g: Gathered, text: str) -> None:
     """Read the cues of `text` (quote markers already taken off) into `g`. Never raises on content; linear."""
     lines = text.splitlines()[:MAX_LINES]
+    if g.wsl_said and not g.wsl and (m := _NATIVE_WINDOWS.search(text[:1_000_000])):
+        g.wsl_said = False  # WSL named in passing: the program the report is about is Windows' own
+        _windows(g, "a Windows program, WSL only named beside it", m.group(0))
     side: str | None = None  # the side ((container) or (host)) of the last prompt seen
     for number, raw in enumerate(lines):
         line = raw[:MAX_LINE]
