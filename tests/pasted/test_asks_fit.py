@@ -3,6 +3,8 @@ cannot succeed there, nothing that does not bear on the cause (issue 27)."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from tests.hostile.test_corpus import run_cli
@@ -54,6 +56,22 @@ def test_nothing_that_reads_an_nvidia_driver_is_asked_where_only_another_vendors
     assert "gpu-none" in {f["code"] for f in doc["findings"]}
     reads_driver = [a for a in [*_asked(doc), *_plan_argvs(doc)] if a[0].startswith("nvidia-smi") or "nvidia" in a[1:]]
     assert reads_driver == []
+
+
+@pytest.mark.parametrize("card", ["RX 6800", "RX 7900 XTX", "RX 580"])
+def test_an_amd_radeon_named_by_its_model_alone_is_no_nvidia_gpu(tmp_path, card):
+    doc = _check(
+        tmp_path,
+        f"Here is the dump for AMD 3800 / 32GB / {card} / 10 x64 22H2:\n"
+        "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check\n",
+    )
+    assert "gpu-none" in {f["code"] for f in doc["findings"]}
+    assert [a for a in [*_asked(doc), *_plan_argvs(doc)] if a[0].startswith("nvidia-smi")] == []
+
+
+def test_an_nvidia_rtx_is_not_read_as_an_amd_rx(tmp_path):
+    doc = _check(tmp_path, "RTX 4090, torch.cuda.is_available() printed False\n")
+    assert "gpu-none" not in {f["code"] for f in doc["findings"]}
 
 
 def test_the_toolkit_is_not_asked_where_the_runtime_is_a_python_packages(tmp_path):

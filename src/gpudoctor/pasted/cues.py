@@ -85,7 +85,9 @@ _NOTEBOOK = re.compile(
 _OTHER_GPU = re.compile(
     r"\bIntel\s*(?:\(R\)|\u00ae)?\s*(?:(?:Iris\s*(?:\(R\)|\u00ae)?\s*(?:Xe|Plus|Pro)?|U?HD|Xe|Arc)\s*(?:\(TM\)|\u2122)?\s*Graphics"
     r"|Arc\s+A\d{3}M?\b|GPU\s*\(\s*(?:iris|u?hd|xe)\b)"
-    r"|\bAMD\s+Radeon\b|\bRadeon\s*(?:\(TM\)|\u2122)?\s+(?:RX|Pro|Graphics|Vega)\b",
+    r"|\bAMD\s+Radeon\b|\bRadeon\s*(?:\(TM\)|\u2122)?\s+(?:RX|Pro|Graphics|Vega)\b"
+    # AMD's Radeon RX cards by model alone ("RX 6800", "RX 7900 XTX", "RX 580"); NVIDIA's are RTX/GTX, never RX.
+    r"|(?<![\w-])RX\s?(?:[5-9]\d{3}|[45][6-9]0)(?:\s?XTX?|\s?GRE|M|S)?\b",
     re.IGNORECASE,
 )
 _NVIDIA_NAMED = re.compile(
