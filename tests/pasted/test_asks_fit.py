@@ -3,9 +3,9 @@ cannot succeed there, nothing that does not bear on the cause (issue 27)."""
 
 from __future__ import annotations
 
-import pytest
-
 import json
+
+import pytest
 
 from tests.hostile.test_corpus import run_cli
 
