@@ -176,15 +176,16 @@ class Output:
         return "$(" + _argv(self.argv, "posix") + ")"
 
 
-Part = str | Output
+Part = str | Output | Placeholder
 
 
 @dataclass(frozen=True)
 class PrependPath:
     """Put one directory first on a list-of-directories variable (LD_LIBRARY_PATH, PATH), keeping what it holds.
 
-    `parts`: the directory, as pieces joined without a separator: literal text (data, quoted for the target)
-    and `Output`s (`Output(python -c ...)`, "/lib"). The name must end in PATH: fish keeps such variables as
+    `parts`: the directory, as pieces joined without a separator: literal text (data, quoted for the target),
+    `Output`s (`Output(python -c ...)`, "/lib") and `Placeholder`s for a folder only the person knows (quoted as
+    text, like a command's: a line pasted unchanged adds a folder that does not exist, and nothing else). The name must end in PATH: fish keeps such variables as
     lists and exports them joined with ":" (any other it would join with spaces). Nothing empty is ever
     added: an empty entry (a leading or trailing ":") means the current directory to the loader.
     `notebook`: the step runs in a notebook cell (Colab, Jupyter), where `!export` changes a shell that ends
@@ -201,21 +202,27 @@ class PrependPath:
         object.__setattr__(self, "parts", tuple(p for p in self.parts if p != ""))
         if not _NAME.match(self.name) or not self.name.endswith("PATH"):
             raise Unrenderable(f"not a list-of-directories variable: {self.name!r}")
-        if not self.parts or not all(isinstance(p, (str, Output)) for p in self.parts):
+        if not self.parts or not all(isinstance(p, (str, Output, Placeholder)) for p in self.parts):
             raise TypeError(f"a directory must be text and programs' outputs: {self.parts!r}")
 
     @property
     def literal(self) -> str | None:
         """The directory where it is all literal text, else None (a program's output is known when it runs)."""
-        return "".join(self.parts) if all(isinstance(p, str) for p in self.parts) else None  # type: ignore[arg-type]
+        texts = _texts(self.parts)
+        return "".join(texts) if all(isinstance(p, str) for p in texts) else None  # type: ignore[arg-type]
 
     def to_json(self) -> dict:
-        out: dict = {"prepend": self.name, "parts": [p if isinstance(p, str) else p.to_json() for p in self.parts]}
+        out: dict = {"prepend": self.name, "parts": [p if isinstance(p, str) else p.to_json() for p in _texts(self.parts)]}
         if self.note:
             out["note"] = self.note
         if self.notebook:
             out["notebook"] = True
         return out
+
+
+def _texts(parts: tuple[Part, ...]) -> tuple[str | Output, ...]:
+    """The parts with each placeholder as its text (`<folder>`), which is quoted as any literal text is."""
+    return tuple(str(p) if isinstance(p, Placeholder) else p for p in parts)
 
 
 Line = Cmd | SetEnv | PrependPath | EvalShell
@@ -438,6 +445,7 @@ def _separator(name: str, target: str) -> str:
 
 def _prepend(line: PrependPath, target: str) -> str:
     name, sep = line.name, _separator(line.name, target)
+    line = PrependPath(line.name, _texts(line.parts), line.note, line.notebook)
     if line.notebook:
         return _prepend_python(line, sep)
     if target == "windows":

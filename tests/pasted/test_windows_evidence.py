@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.cmdline import Cmd, SetEnv, render_all, shell_for_os
+from gpudoctor.cmdline import Cmd, Placeholder, PrependPath, SetEnv, render, render_all, shell_for_os
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.model import Severity
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
+from gpudoctor.planner import where
 from gpudoctor.planner.prescribe import build
 
 BLIND = Path(__file__).resolve().parent.parent / "blind" / "plans3" / "cases"
@@ -145,3 +147,56 @@ def test_a_site_packages_under_a_conda_folder_is_a_conda_env_with_python_exe_at_
     # A venv elsewhere keeps its Scripts\python.exe.
     text = 'File "D:\\apps\\tool\\venv\\Lib\\site-packages\\torch\\__init__.py", line 1\nImportError: DLL load failed'
     assert _snap(text)["python"]["executable"] == "D:\\apps\\tool\\venv\\Scripts\\python.exe"
+
+
+# --- a DLL the program could not find: its folder on PATH, in the user's shell --------------------------------------
+
+_PADDLE_126 = (
+    "W0103 device_context.cc:447] Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.5, "
+    "Runtime API Version: 11.2\n"
+    "RuntimeError: (PreconditionNotMet) The third-party dynamic library (cublas64_112.dll;cublas64_11.dll) that Paddle "
+    "depends on is not configured correctly. (error code is 126)\n"
+)
+_TRT = "(venv) F:\\app>python main.py\nFileNotFoundError: Could not find: nvinfer.dll. Is it on your PATH?\n"
+
+
+def _dll_steps(text: str):
+    report, _, _, _ = _run(text)
+    target = where.shell(report.facts)
+    plan = build(report.findings, target)
+    return report, target, [c for s in plan.steps for c in s.commands]
+
+
+def test_a_cuda_dll_paddle_cannot_load_puts_the_toolkits_bin_of_the_runtime_it_names_on_path():
+    report, target, lines = _dll_steps(_PADDLE_126)
+    assert report.facts.platform.system == "Windows" and target == "windows"
+    assert [f.code for f in report.findings if f.severity >= Severity.WARNING] == ["windows-dll-missing"]
+    (step,) = lines
+    assert isinstance(step, PrependPath) and step.name == "PATH"
+    assert step.literal == "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin"
+    assert render(step, "cmd") == 'set "PATH=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin;%PATH%"'
+    assert render(step, "powershell").endswith(" + ';' + $env:PATH")
+
+
+def test_a_dll_of_no_known_folder_is_a_placeholder_on_path_in_the_prompts_shell():
+    report, target, lines = _dll_steps(_TRT)
+    assert target == "cmd"
+    assert "windows-dll-missing" in {f.code for f in report.findings}
+    (step,) = lines
+    assert isinstance(step, PrependPath) and step.parts == (Placeholder("folder-holding-the-dll"),)
+    assert render(step, "cmd") == 'set "PATH=<folder-holding-the-dll>;%PATH%"'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Linux: the loader's own message; LD_LIBRARY_PATH is that platform's answer, not this finding's.
+        "The third-party dynamic library (libcudnn.so) that Paddle depends on is not configured correctly. (error code "
+        "is libcudnn.so: cannot open shared object file: No such file or directory)\nOn Ubuntu 22.04",
+        # CTranslate2's cuBLAS: its own check names the build's CUDA major.
+        "RuntimeError: Library cublas64_12.dll is not found or cannot be loaded",
+    ],
+)
+def test_dlls_that_are_not_a_windows_path_question_are_left_to_their_checks(text):
+    report, _, _, _ = _run(text)
+    assert "windows-dll-missing" not in {f.code for f in report.findings}

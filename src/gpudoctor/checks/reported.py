@@ -784,6 +784,7 @@ _DESCRIPTIVE = frozenset(
         "driver-version-said",
         "cuda-version-said",
         "cuda-toolkit-said",
+        "cuda-runtime-said",
         "windows-build",
         "linux-driver-package",
         "docker-run-without-gpus",
