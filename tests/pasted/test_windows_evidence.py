@@ -200,3 +200,18 @@ def test_a_dll_of_no_known_folder_is_a_placeholder_on_path_in_the_prompts_shell(
 def test_dlls_that_are_not_a_windows_path_question_are_left_to_their_checks(text):
     report, _, _, _ = _run(text)
     assert "windows-dll-missing" not in {f.code for f in report.findings}
+
+
+def test_torchaudio_refused_by_windows_loader_is_a_companion_built_for_another_torch_asked_in_its_python():
+    site = "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python39\\lib\\site-packages"
+    text = (
+        f'  File "{site}\\torchaudio\\_extension\\__init__.py", line 43, in <module>\n'
+        '    _load_lib("libtorchaudio")\n'
+        f'  File "{site}\\torch\\_ops.py", line 643, in load_library\n'
+        "    ctypes.CDLL(path)\n"
+        "FileNotFoundError: Could not find mo\n"
+    )
+    report, _, _, asks = _run(text)
+    assert [f.code for f in report.findings if f.severity >= Severity.WARNING] == ["companion-torch-mismatch"]
+    python = "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python39\\python.exe"
+    assert {a.command.words[0] for a in asks if a.command.words[1:2] in (("-m",), ("-c",))} == {python}
