@@ -215,3 +215,22 @@ def test_torchaudio_refused_by_windows_loader_is_a_companion_built_for_another_t
     assert [f.code for f in report.findings if f.severity >= Severity.WARNING] == ["companion-torch-mismatch"]
     python = "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python39\\python.exe"
     assert {a.command.words[0] for a in asks if a.command.words[1:2] in (("-m",), ("-c",))} == {python}
+
+
+@pytest.mark.parametrize(
+    ("size", "cpu"),
+    [("184.0 MB", True), ("2.4 GB", False)],
+)
+def test_an_untagged_windows_torch_wheel_of_a_cpu_builds_size_is_the_cpu_build(size, cpu):
+    text = (
+        "> python -m pip install torch===1.7.1 -f https://download.pytorch.org/whl/torch_stable.html\n"
+        "Collecting torch===1.7.1\n"
+        f"  Downloading torch-1.7.1-cp38-cp38-win_amd64.whl ({size})\n"
+        "Successfully installed torch-1.7.1\n"
+        "torch.cuda.is_available() is False\n"
+    )
+    report, _, _, _ = _run(text)
+    assert report.facts.platform.system == "Windows"
+    assert ("framework-cpu-build" in {f.code for f in report.findings}) == cpu
+    torch = report.facts.frameworks.torch
+    assert (getattr(torch, "value", None) and torch.value.version) == ("1.7.1+cpu" if cpu else None)

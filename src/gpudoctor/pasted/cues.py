@@ -50,7 +50,9 @@ _REL_PYTHON_ANY = re.compile(r"(?<![\\\w:/.-])(?P<path>(?:\.\\)?(?:[\w.-]{1,120}
 # A Windows path with a drive letter ("C:\\Users\\...", "k:\\ComfyUI\\...") or a file only Windows runs or loads
 # (cublas64_12.dll, _C.pyd, webui-user.bat, python.exe): Windows, unless Linux is named too (WSL reads both).
 _WIN_PATH = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]")
-_WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b", re.IGNORECASE)
+# A wheel for Windows that pip fetched ("Downloading torch-1.7.1-cp38-cp38-win_amd64.whl"): pip picks the running
+# platform's.
+_WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b|-win_amd64\.whl\b", re.IGNORECASE)
 # A program in a compiled language ("C#", "C++", ".NET", a .cs/.cpp source, a CUDA .cu source such as the samples'
 # bandwidthTest.cu) and any sign of Python.
 _COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)", re.IGNORECASE)

@@ -75,6 +75,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_cues(g, plain)
     _plugin_present(g, sources)
     _from_errors(g)
+    _torch_wheel_downloaded(g)
     _torch_said_moved(g)
     _image_torch(g)
     _jax_cuda_said(g)
@@ -137,6 +138,42 @@ def _torch_said_moved(g: Gathered) -> None:
             g.frameworks.append("torch")
         g.notes.append(f"torch {version}: the version the text says torch was updated to ({moved.group(0)!r})")
         return
+
+
+# pip's "Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)": a Windows torch wheel with no local version
+# (+cuXYZ) that size is the CPU-only build: PyTorch's Windows CUDA wheels carry their CUDA in the name on its own
+# indexes (torch-1.7.1+cu101-cp38-cp38-win_amd64.whl) and weigh more than a gigabyte (the CUDA libraries are inside),
+# while the package index's Windows torch, which pip prefers for an untagged version, is CPU-only.
+_TORCH_WIN_WHEEL = re.compile(
+    r"\b(?:Downloading|Collecting|Processing|Using cached)\s+(?:\S*/)?torch-(?P<version>\d+\.\d+(?:\.\d+)?)-cp\d+-cp\d+m?-win_amd64\.whl"
+    r"\s*\((?P<size>\d+(?:\.\d+)?)\s*(?P<unit>kB|MB|GB)\)"
+)
+_CPU_WHEEL_MAX_MB = 600.0
+
+
+def _torch_wheel_downloaded(g: Gathered) -> None:
+    """The torch pip downloaded, where nothing printed the installed one: an untagged Windows wheel under 600 MB is
+    the CPU-only build (its version as `X+cpu`, as pip's index of CPU builds names it)."""
+    if g.torch_version is not None or "torch" in g.distributions:
+        return
+    for _name, lines in g.texts:
+        for line in lines:
+            m = _TORCH_WIN_WHEEL.search(line[:2_000])
+            if m is None:
+                continue
+            size_mb = float(m.group("size")) * {"kB": 0.001, "MB": 1.0, "GB": 1000.0}[m.group("unit")]
+            if size_mb >= _CPU_WHEEL_MAX_MB:
+                return  # a CUDA build's size: which CUDA is not in the name
+            version = m.group("version")
+            g.torch_version = g.distributions["torch"] = f"{version}+cpu"
+            g.torch_cuda = ""
+            g.system = g.system or "Windows"
+            if "torch" not in g.frameworks:
+                g.frameworks.append("torch")
+            g.notes.append(
+                f"torch {version}+cpu: pip downloaded Windows' untagged {m.group('size')} {m.group('unit')} wheel, the CPU-only build"
+            )
+            return
 
 
 _NGC_PYTORCH = re.compile(r"\bnvcr\.io/nvidia/pytorch:\d{2}\.\d{2}-py3\b")
