@@ -348,14 +348,16 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.frameworks import check_cuda_libs
     from gpudoctor.checks.libraries import explained
-    from gpudoctor.checks.reported import _emits, _said, frameworks_named, other_vendor_gpu_only
+    from gpudoctor.checks.reported import _TF_WARNING, _emits, _said, frameworks_named, other_vendor_gpu_only
     from gpudoctor.cmdline import Placeholder, PrependPath
     from gpudoctor.planner.remedy import keep_path
 
     if not facts.platform.system.lower().startswith("win") or no_gpu_said(facts) or other_vendor_gpu_only(facts):
         return
     judged, _ = explained(facts, ctx)
-    dlls = [m for m in facts.pasted.missing if m.lower().endswith(".dll") and m not in judged]
+    # (TensorFlow's "W ... Could not load dynamic library" is a warning it goes on from, on the CPU: not a failure)
+    failed = [e for e in _said(facts, "library-missing") if not _TF_WARNING.search(e.line)]
+    dlls = [s for e in failed if (s := e.get("soname") or "").lower().endswith(".dll") and s not in judged]
     if not dlls or "onnxruntime" in frameworks_named(facts) or _emits(check_cuda_libs, facts, ctx, "framework-cuda-libs-missing"):
         return
     dll = dlls[0]
@@ -371,7 +373,7 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     else:
         where = f"the folder that holds {dll} (a zip's lib folder, such as TensorRT's)"
         parts = (Placeholder("folder-holding-the-dll"),)
-    line = next((e.line for e in _said(facts, "library-missing") if e.get("soname") == dll), dll)
+    line = next(e.line for e in failed if e.get("soname") == dll)
     yield Finding(
         "windows-dll-missing",
         Severity.ERROR,
