@@ -234,3 +234,16 @@ def test_an_untagged_windows_torch_wheel_of_a_cpu_builds_size_is_the_cpu_build(s
     assert ("framework-cpu-build" in {f.code for f in report.findings}) == cpu
     torch = report.facts.frameworks.torch
     assert (getattr(torch, "value", None) and torch.value.version) == ("1.7.1+cpu" if cpu else None)
+
+
+@pytest.mark.parametrize(("venv", "package"), [(False, True), (True, False)])
+def test_the_webuis_release_package_runs_its_own_system_python(venv, package):
+    text = (
+        "Click on run.bat does not open\n"
+        + ('venv "C:\\SD\\webui\\venv\\Scripts\\Python.exe"\n' if venv else "")
+        + 'Traceback (most recent call last):\n  File "C:\\SD\\webui\\launch.py", line 48, in <module>\n    main()\n'
+        "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check\n"
+    )
+    _, _, _, asks = _run(text)
+    pythons = {a.command.words[0] for a in asks if a.command.words[1:2] in (("-m",), ("-c",))}
+    assert pythons and (pythons == {"C:\\SD\\system\\python\\python.exe"}) == package

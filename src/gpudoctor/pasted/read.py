@@ -89,6 +89,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _interpreter_of_site(g)
     _interpreter_of_env(g)
     _interpreter_of_launcher(g)
+    _interpreter_of_package(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
         # WSL 2; build.py records the assumed kernel as placed).
@@ -1102,6 +1103,34 @@ def _interpreter_of_launcher(g: Gathered) -> None:
     }
     if len(g.cues) < 64:
         g.cues.append(entry)
+
+
+# AUTOMATIC1111's release package for Windows (sd.webui.zip: "Extract the contents. Run update.bat. Run run.bat.",
+# AUTOMATIC1111/stable-diffusion-webui README, "Installation on Windows 10/11 with NVidia-GPUs using release package")
+# holds the web UI in <root>\webui and its own Python in <root>\system\python (reporters' paths show
+# sd.webui\system\python\lib\site-packages): run.bat runs the web UI with that python.exe, not a venv's.
+_PACKAGE_FRAME = re.compile(r'File "(?P<root>[A-Za-z]:\\[^"\n]{0,300}?)\\webui\\(?:launch\.py|modules\\)', re.IGNORECASE)
+_RUN_BAT = re.compile(r"(?<![\w-])run\.bat\b", re.IGNORECASE)
+
+
+def _interpreter_of_package(g: Gathered) -> None:
+    """On Windows, with no interpreter shown: the web UI's frames under <root>\\webui, run.bat named and no venv: the
+    release package's own <root>\\system\\python\\python.exe."""
+    if g.system != "Windows" or g.interpreter is not None:
+        return
+    lines = [ln for _, text in g.texts for ln in text]
+    frame = next((m for ln in lines if (m := _PACKAGE_FRAME.search(ln[:2_000]))), None)
+    if frame is None or not any(_RUN_BAT.search(ln) for ln in lines) or any(_VENV_SAID.search(ln) for ln in lines):
+        return
+    g.interpreter = frame.group("root") + "\\system\\python\\python.exe"
+    if len(g.cues) < 64:
+        g.cues.append(
+            {
+                "cue": "the web UI's release package (run.bat)",
+                "means": "the interpreter the plan must use",
+                "line": frame.group(0)[:300],
+            }
+        )
 
 
 def _paths(g: Gathered, text: str) -> None:
