@@ -264,11 +264,15 @@ def _cudart_dll(cuda: str) -> str:
 
 
 def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    found = list(_tensorflow_dlls(facts, ctx))
+    yield from found
+    if not found and facts.pasted.partial:
+        yield from _reported_dlls(facts, ctx)
+
+
+def _tensorflow_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.driver import no_gpu_said
 
-    if facts.pasted.partial:
-        yield from _reported_dlls(facts, ctx)
-        return
     win = _win(facts)
     found = facts.frameworks.tensorflow
     if win is None or not isinstance(found, Found) or no_gpu_said(facts) is not None:
