@@ -247,3 +247,23 @@ def test_the_webuis_release_package_runs_its_own_system_python(venv, package):
     _, _, _, asks = _run(text)
     pythons = {a.command.words[0] for a in asks if a.command.words[1:2] in (("-m",), ("-c",))}
     assert pythons and (pythons == {"C:\\SD\\system\\python\\python.exe"}) == package
+
+
+@pytest.mark.parametrize("launched", [True, False])
+def test_the_programs_torch_wins_over_a_list_from_another_interpreter(launched):
+    text = (
+        "Windows 11\n"
+        + ("Launching Web UI with arguments: --xformers\n" if launched else "")
+        + "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+        "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.0.1+cu118)\n"
+        "    Python  3.10.11 (you have 3.10.11)\n"
+        " Here are versions from pip:\n"
+        " torch                  2.3.0+cu121\n"
+        " xformers               0.0.26.post1\n"
+    )
+    report, _, _, _ = _run(text)
+    torch = report.facts.frameworks.torch
+    assert torch.value.version == "2.0.1+cu118"
+    assert "companion-torch-mismatch" in {f.code for f in report.findings}
+    python = report.facts.frameworks.python.value.executable
+    assert (python == "venv\\Scripts\\python.exe") == launched

@@ -1082,6 +1082,9 @@ def _interpreter_of_env(g: Gathered) -> None:
 # its Scripts\python.exe (AUTOMATIC1111/stable-diffusion-webui, webui.bat @0f5909a6: `set "VENV_DIR=%~dp0%venv"`,
 # `set PYTHON="%VENV_DIR%\Scripts\Python.exe"`); Forge and the other forks keep that launcher.
 _LAUNCHER = re.compile(r"(?<![\w-])(?:webui-)?user\.bat\b|(?<![\w-])webui\.bat\b", re.IGNORECASE)
+# launch_utils.py's first line of a run ("Launching Web UI with arguments: ..."), where the text shows two
+# interpreters: the program's is the launcher's venv, not the shell's python that listed the packages.
+_WEBUI_LAUNCHED = re.compile(r"^\s*Launching Web UI with arguments:", re.IGNORECASE)
 _VENV_SAID = re.compile(r"\bvenv\b", re.IGNORECASE)
 
 
@@ -1092,6 +1095,11 @@ def _interpreter_of_launcher(g: Gathered) -> None:
         return
     lines = [ln for _, text in g.texts for ln in text]
     launcher = next((ln for ln in lines if _LAUNCHER.search(ln)), None)
+    two = any(c.get("cue") == "two interpreters" for c in g.cues)
+    if launcher is None and two and not any(_RUN_BAT.search(ln) for ln in lines):
+        launcher = next((ln for ln in lines if _WEBUI_LAUNCHED.search(ln)), None)
+        if launcher is not None:
+            lines = [*lines, "venv"]  # (A1111's webui.bat makes the venv unless the release package's run.bat runs it)
     if launcher is None or not any(_VENV_SAID.search(ln) for ln in lines):
         return
     g.interpreter = "venv\\Scripts\\python.exe"
@@ -1176,6 +1184,24 @@ def _from_errors(g: Gathered) -> None:
         elif e.kind == "companion-built-for" and (have := e.get("have")):
             # xformers prints torch.__version__ after "you have": the installed torch, its local tag its CUDA variant.
             listed = {"collect_env", "pip_list", "pip_freeze", "pip_show", "conda_list", "env_rows", "repl"}
+            other = g.distributions.get("torch")
+            if other and other != have and any(b["kind"] in listed for b in g.blocks):
+                # The program imported `have`; a list showing another torch was run by another interpreter (a
+                # `pip list` typed into a shell whose python is not the program's venv): the program's wins.
+                g.distributions["torch"] = have
+                g.torch_version = have
+                g.torch_cuda = None
+                g.notes.append(
+                    f"torch {have}: the program's, as {e.get('entry')} printed it; the list's torch {other} is another interpreter's"
+                )
+                if len(g.cues) < 64:
+                    g.cues.append(
+                        {
+                            "cue": "two interpreters",
+                            "means": "the list shown is not the program's environment",
+                            "line": e.line[:300],
+                        }
+                    )
             if "torch" not in g.distributions or not any(b["kind"] in listed for b in g.blocks):
                 # torch.__version__ as the program printed it outranks a version typed into an issue form.
                 g.distributions["torch"] = have
