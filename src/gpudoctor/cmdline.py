@@ -445,15 +445,15 @@ def _separator(name: str, target: str) -> str:
 
 def _prepend(line: PrependPath, target: str) -> str:
     name, sep = line.name, _separator(line.name, target)
-    line = PrependPath(line.name, _texts(line.parts), line.note, line.notebook)
+    pieces_of: tuple[str | Output, ...] = _texts(line.parts)
     if line.notebook:
-        return _prepend_python(line, sep)
+        return _prepend_python(name, pieces_of, sep)
     if target == "windows":
         # cmd.exe reads %PATH% and PowerShell $env:Path: no one line does both (cmd's `set` in PowerShell sets a
         # shell variable no program sees), so render_lines gives the PowerShell line, marked as such.
         raise Unrenderable("cmd.exe and PowerShell extend a variable each its own way")
     if target == "posix":
-        parts = "".join(quote_posix(p) if isinstance(p, str) else f'"$({_argv(p.argv, "posix")})"' for p in line.parts)
+        parts = "".join(quote_posix(p) if isinstance(p, str) else f'"$({_argv(p.argv, "posix")})"' for p in pieces_of)
         keep = f'"${{{name}:+{sep}${name}}}"'  # the old value after a separator, only where there is one
         if line.literal is not None:
             return f"export {name}={parts}{keep}"
@@ -463,17 +463,17 @@ def _prepend(line: PrependPath, target: str) -> str:
     if target == "fish":
         # Unquoted (...) splits on newlines only and, where the program prints nothing, is an empty list that
         # adds nothing: every fish 3 reads it; "$(...)" would need 3.4 and add an empty entry on failure.
-        parts = "".join(quote_fish(p) if isinstance(p, str) else f"({_argv(p.argv, 'fish')})" for p in line.parts)
+        parts = "".join(quote_fish(p) if isinstance(p, str) else f"({_argv(p.argv, 'fish')})" for p in pieces_of)
         return f"set -gx {name} {parts} ${name}"
     if target == "powershell":
-        pieces = [_ps_string(p) if isinstance(p, str) else f"$( {_argv(p.argv, 'powershell')} )" for p in line.parts]
+        pieces = [_ps_string(p) if isinstance(p, str) else f"$( {_argv(p.argv, 'powershell')} )" for p in pieces_of]
         return f"$env:{name} = " + " + ".join([*pieces, _ps_string(sep), f"$env:{name}"])
     # cmd.exe has no command substitution; `for /f` sets the variable from the program's one line of output.
-    text = "".join(p if isinstance(p, str) else "%i" for p in line.parts)
-    for p in line.parts:
+    text = "".join(p if isinstance(p, str) else "%i" for p in pieces_of)
+    for p in pieces_of:
         if isinstance(p, str):
             quote_cmd(p)  # refuses what cmd cannot hold
-    outputs = [p for p in line.parts if isinstance(p, Output)]
+    outputs = [p for p in pieces_of if isinstance(p, Output)]
     if not outputs:
         return f'set "{name}={text}{sep}%{name}%"'
     if len(outputs) > 1:
@@ -485,11 +485,11 @@ def _prepend(line: PrependPath, target: str) -> str:
     return f'for /f "delims=" %i in (\'{program}\') do set "{name}={text}{sep}%{name}%"'
 
 
-def _prepend_python(line: PrependPath, sep: str) -> str:
+def _prepend_python(name: str, parts: tuple[str | Output, ...], sep: str) -> str:
     """A notebook cell's Python statement; every piece a Python literal (repr), no shell involved. A program's output
     loses its trailing newlines, as "$(...)" does; a failing program raises, and nothing is set."""
     pieces = []
-    for p in line.parts:
+    for p in parts:
         _check(p if isinstance(p, str) else " ".join(map(str, p.argv)), "Python")
         pieces.append(
             repr(p)
@@ -497,7 +497,6 @@ def _prepend_python(line: PrependPath, sep: str) -> str:
             else f"subprocess.run({[str(a) for a in p.argv]!r}, capture_output=True, text=True, check=True).stdout.rstrip(chr(10))"
         )
     value = " + ".join(pieces)
-    name = line.name
     return f"import os, subprocess; os.environ[{name!r}] = {sep!r}.join(filter(None, [{value}, os.environ.get({name!r}, '')]))"
 
 
