@@ -267,3 +267,17 @@ def test_the_programs_torch_wins_over_a_list_from_another_interpreter(launched):
     assert "companion-torch-mismatch" in {f.code for f in report.findings}
     python = report.facts.frameworks.python.value.executable
     assert (python == "venv\\Scripts\\python.exe") == launched
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_a_frozen_program_gets_no_pip_step_and_no_interpreter_asks(frozen):
+    text = (
+        'Traceback (most recent call last):\n  File "faster_whisper\\transcribe.py", line 814, in encode\n'
+        "RuntimeError: Library cublas64_11.dll is not found or cannot be loaded\n"
+        + ("[8080] Failed to execute script '__main__' due to unhandled exception!\n" if frozen else "")
+    )
+    report, _, steps, asks = _run(text)
+    assert "framework-cuda-libs-missing" in {f.code for f in report.findings}
+    pips = [c.words for c in steps if "pip" in c.words]
+    assert bool(pips) != frozen
+    assert bool([a for a in asks if a.command.words[1:2] in (("-m",), ("-c",))]) != frozen

@@ -119,6 +119,10 @@ _NATIVE_WINDOWS = re.compile(
     r"|\bnative(?:ly)?\s+(?:on\s+|in\s+)?Windows\b|\b(?:not|without)\s+(?:in\s+|through\s+|using\s+|via\s+)?WSL\b",
     re.IGNORECASE,
 )
+# PyInstaller's bootloader when the frozen program's script raised: "[8080] Failed to execute script '__main__' due to
+# unhandled exception!" (pyinstaller/pyinstaller, bootloader/src/pyi_launch.c: FATALERROR("Failed to execute script
+# '%s' due to unhandled exception!\n", ...)). The program carries its own Python: pip in a shell reaches none of it.
+_FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled exception")
 _MACOS_SAID = re.compile(r"\bmacOS\b|\bMac OS(?: X)?\b", re.IGNORECASE)
 _LINUX_SAID = re.compile(
     r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Arch|SUSE|WSL2?|Colab|Kaggle|docker)\b|(?<![\w.])/(?:usr|home|opt)/",
@@ -314,6 +318,8 @@ def read_cues(g: Gathered, text: str) -> None:
     if (m := _COMPILED_SAID.search(text[:1_000_000])) and not _PYTHON_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _COMPILED_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_PYTHON, "no Python to ask about (the program is a compiled one)", line[:MAX_LINE])
+    elif m := _FROZEN.search(text[:1_000_000]):
+        _cue(g, NO_PYTHON, "no Python to install into (a frozen program: its Python is inside the executable)", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         _windows_files(g, lines)
     named: set[str] = set()
