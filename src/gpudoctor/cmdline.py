@@ -176,15 +176,16 @@ class Output:
         return "$(" + _argv(self.argv, "posix") + ")"
 
 
-Part = str | Output
+Part = str | Output | Placeholder
 
 
 @dataclass(frozen=True)
 class PrependPath:
     """Put one directory first on a list-of-directories variable (LD_LIBRARY_PATH, PATH), keeping what it holds.
 
-    `parts`: the directory, as pieces joined without a separator: literal text (data, quoted for the target)
-    and `Output`s (`Output(python -c ...)`, "/lib"). The name must end in PATH: fish keeps such variables as
+    `parts`: the directory, as pieces joined without a separator: literal text (data, quoted for the target),
+    `Output`s (`Output(python -c ...)`, "/lib") and `Placeholder`s for a folder only the person knows (quoted as
+    text, like a command's: a line pasted unchanged adds a folder that does not exist, and nothing else). The name must end in PATH: fish keeps such variables as
     lists and exports them joined with ":" (any other it would join with spaces). Nothing empty is ever
     added: an empty entry (a leading or trailing ":") means the current directory to the loader.
     `notebook`: the step runs in a notebook cell (Colab, Jupyter), where `!export` changes a shell that ends
@@ -201,21 +202,27 @@ class PrependPath:
         object.__setattr__(self, "parts", tuple(p for p in self.parts if p != ""))
         if not _NAME.match(self.name) or not self.name.endswith("PATH"):
             raise Unrenderable(f"not a list-of-directories variable: {self.name!r}")
-        if not self.parts or not all(isinstance(p, (str, Output)) for p in self.parts):
+        if not self.parts or not all(isinstance(p, (str, Output, Placeholder)) for p in self.parts):
             raise TypeError(f"a directory must be text and programs' outputs: {self.parts!r}")
 
     @property
     def literal(self) -> str | None:
         """The directory where it is all literal text, else None (a program's output is known when it runs)."""
-        return "".join(self.parts) if all(isinstance(p, str) for p in self.parts) else None  # type: ignore[arg-type]
+        texts = _texts(self.parts)
+        return "".join(texts) if all(isinstance(p, str) for p in texts) else None  # type: ignore[arg-type]
 
     def to_json(self) -> dict:
-        out: dict = {"prepend": self.name, "parts": [p if isinstance(p, str) else p.to_json() for p in self.parts]}
+        out: dict = {"prepend": self.name, "parts": [p if isinstance(p, str) else p.to_json() for p in _texts(self.parts)]}
         if self.note:
             out["note"] = self.note
         if self.notebook:
             out["notebook"] = True
         return out
+
+
+def _texts(parts: tuple[Part, ...]) -> tuple[str | Output, ...]:
+    """The parts with each placeholder as its text (`<folder>`), which is quoted as any literal text is."""
+    return tuple(str(p) if isinstance(p, Placeholder) else p for p in parts)
 
 
 Line = Cmd | SetEnv | PrependPath | EvalShell
@@ -433,15 +440,20 @@ def _setenv(line: SetEnv, target: str) -> str:
 
 def _separator(name: str, target: str) -> str:
     # Windows' PATH is ";"-separated; LD_LIBRARY_PATH, and every list on the POSIX shells' systems, ":".
-    return ";" if target in ("powershell", "cmd") and name != "LD_LIBRARY_PATH" else ":"
+    return ";" if target in ("powershell", "cmd", "windows") and name != "LD_LIBRARY_PATH" else ":"
 
 
 def _prepend(line: PrependPath, target: str) -> str:
     name, sep = line.name, _separator(line.name, target)
+    pieces_of: tuple[str | Output, ...] = _texts(line.parts)
     if line.notebook:
-        return _prepend_python(line, sep)
+        return _prepend_python(name, pieces_of, sep)
+    if target == "windows":
+        # cmd.exe reads %PATH% and PowerShell $env:Path: no one line does both (cmd's `set` in PowerShell sets a
+        # shell variable no program sees), so render_lines gives the PowerShell line, marked as such.
+        raise Unrenderable("cmd.exe and PowerShell extend a variable each its own way")
     if target == "posix":
-        parts = "".join(quote_posix(p) if isinstance(p, str) else f'"$({_argv(p.argv, "posix")})"' for p in line.parts)
+        parts = "".join(quote_posix(p) if isinstance(p, str) else f'"$({_argv(p.argv, "posix")})"' for p in pieces_of)
         keep = f'"${{{name}:+{sep}${name}}}"'  # the old value after a separator, only where there is one
         if line.literal is not None:
             return f"export {name}={parts}{keep}"
@@ -451,17 +463,17 @@ def _prepend(line: PrependPath, target: str) -> str:
     if target == "fish":
         # Unquoted (...) splits on newlines only and, where the program prints nothing, is an empty list that
         # adds nothing: every fish 3 reads it; "$(...)" would need 3.4 and add an empty entry on failure.
-        parts = "".join(quote_fish(p) if isinstance(p, str) else f"({_argv(p.argv, 'fish')})" for p in line.parts)
+        parts = "".join(quote_fish(p) if isinstance(p, str) else f"({_argv(p.argv, 'fish')})" for p in pieces_of)
         return f"set -gx {name} {parts} ${name}"
     if target == "powershell":
-        pieces = [_ps_string(p) if isinstance(p, str) else f"$( {_argv(p.argv, 'powershell')} )" for p in line.parts]
+        pieces = [_ps_string(p) if isinstance(p, str) else f"$( {_argv(p.argv, 'powershell')} )" for p in pieces_of]
         return f"$env:{name} = " + " + ".join([*pieces, _ps_string(sep), f"$env:{name}"])
     # cmd.exe has no command substitution; `for /f` sets the variable from the program's one line of output.
-    text = "".join(p if isinstance(p, str) else "%i" for p in line.parts)
-    for p in line.parts:
+    text = "".join(p if isinstance(p, str) else "%i" for p in pieces_of)
+    for p in pieces_of:
         if isinstance(p, str):
             quote_cmd(p)  # refuses what cmd cannot hold
-    outputs = [p for p in line.parts if isinstance(p, Output)]
+    outputs = [p for p in pieces_of if isinstance(p, Output)]
     if not outputs:
         return f'set "{name}={text}{sep}%{name}%"'
     if len(outputs) > 1:
@@ -473,11 +485,11 @@ def _prepend(line: PrependPath, target: str) -> str:
     return f'for /f "delims=" %i in (\'{program}\') do set "{name}={text}{sep}%{name}%"'
 
 
-def _prepend_python(line: PrependPath, sep: str) -> str:
+def _prepend_python(name: str, parts: tuple[str | Output, ...], sep: str) -> str:
     """A notebook cell's Python statement; every piece a Python literal (repr), no shell involved. A program's output
     loses its trailing newlines, as "$(...)" does; a failing program raises, and nothing is set."""
     pieces = []
-    for p in line.parts:
+    for p in parts:
         _check(p if isinstance(p, str) else " ".join(map(str, p.argv)), "Python")
         pieces.append(
             repr(p)
@@ -485,7 +497,6 @@ def _prepend_python(line: PrependPath, sep: str) -> str:
             else f"subprocess.run({[str(a) for a in p.argv]!r}, capture_output=True, text=True, check=True).stdout.rstrip(chr(10))"
         )
     value = " + ".join(pieces)
-    name = line.name
     return f"import os, subprocess; os.environ[{name!r}] = {sep!r}.join(filter(None, [{value}, os.environ.get({name!r}, '')]))"
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.hostile.test_corpus import run_cli
 
 
@@ -54,6 +56,22 @@ def test_nothing_that_reads_an_nvidia_driver_is_asked_where_only_another_vendors
     assert "gpu-none" in {f["code"] for f in doc["findings"]}
     reads_driver = [a for a in [*_asked(doc), *_plan_argvs(doc)] if a[0].startswith("nvidia-smi") or "nvidia" in a[1:]]
     assert reads_driver == []
+
+
+@pytest.mark.parametrize("card", ["RX 6800", "RX 7900 XTX", "RX 580"])
+def test_an_amd_radeon_named_by_its_model_alone_is_no_nvidia_gpu(tmp_path, card):
+    doc = _check(
+        tmp_path,
+        f"Here is the dump for AMD 3800 / 32GB / {card} / 10 x64 22H2:\n"
+        "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check\n",
+    )
+    assert "gpu-none" in {f["code"] for f in doc["findings"]}
+    assert [a for a in [*_asked(doc), *_plan_argvs(doc)] if a[0].startswith("nvidia-smi")] == []
+
+
+def test_an_nvidia_rtx_is_not_read_as_an_amd_rx(tmp_path):
+    doc = _check(tmp_path, "RTX 4090, torch.cuda.is_available() printed False\n")
+    assert "gpu-none" not in {f["code"] for f in doc["findings"]}
 
 
 def test_the_toolkit_is_not_asked_where_the_runtime_is_a_python_packages(tmp_path):
@@ -143,3 +161,36 @@ def test_an_extension_named_in_prose_asks_its_version_and_torchs(tmp_path):
     # flash_attn_2_cuda (an object's name) and a path component are not prose naming it.
     quiet = _check(tmp_path, "see /opt/flash_attn/README and flash_attn_2_cuda.so\n")
     assert not [a for a in _asked(quiet) if a[1:4] == ["-m", "pip", "show"]]
+
+
+_PASCAL_ON_CU128 = (
+    "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:283: UserWarning:\n"
+    "    Found GPU0 NVIDIA GeForce GTX 1080 Ti which is of cuda capability 6.1.\n"
+    "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
+    "    (7.0) - (12.0)\n\n"
+    "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:304: UserWarning:\n"
+    "    Please install PyTorch with a following CUDA\n"
+    "    configurations:  {cudas} following instructions at\n"
+    "    https://pytorch.org/get-started/locally/\n\n"
+    "NVIDIA GeForce GTX 1080 Ti with CUDA capability sm_61 is not compatible with the current PyTorch installation.\n"
+    "The current PyTorch install supports CUDA capabilities sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120.\n"
+)
+
+
+def _index(doc: dict) -> str:
+    (pip,) = [a for a in _plan_argvs(doc) if a[1:4] == ["-m", "pip", "install"]]
+    return pip[pip.index("--index-url") + 1].rsplit("/", 1)[1]
+
+
+def test_the_one_cuda_variant_pytorch_names_for_the_gpu_is_the_builds(tmp_path):
+    # Pascal below a cu128 build's minimum: PyTorch names cu126, the variant that still carries sm_61 (not cu118).
+    doc = _check(tmp_path, _PASCAL_ON_CU128.format(cudas="12.6"))
+    assert "framework-arch-unsupported" in {f["code"] for f in doc["findings"]}
+    assert _index(doc) == "cu126"
+
+
+def test_several_cuda_variants_named_decide_nothing(tmp_path):
+    # (a source build with a narrow arch list gets every variant listed: pytorch/pytorch#164708)
+    doc = _check(tmp_path, _PASCAL_ON_CU128.format(cudas="12.6 12.8 13.0"))
+    assert "framework-arch-unsupported" in {f["code"] for f in doc["findings"]}
+    assert _index(doc) != "cu126"

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from gpudoctor.cmdline import Output, PrependPath, SetEnv, Unrenderable, render, render_all
+from gpudoctor.cmdline import Output, PrependPath, SetEnv, Unrenderable, render, render_all, render_lines
 from gpudoctor.planner.actions import classify
 from tests.hostile.shells import SHELLS, powershell_problem, run_script, shell_exe
 from tests.unit.test_cmdline import VALUES
@@ -95,6 +95,9 @@ def test_what_each_shell_reads():
         'for /f "delims=" %i in (\'python -c "import nvidia.cublas as m; print(*m.__path__)"\') do set "PATH=%i\\bin;%PATH%"'
     )
     assert render(PrependPath("PATH", ("C:\\CUDA\\bin",)), "cmd") == 'set "PATH=C:\\CUDA\\bin;%PATH%"'
+    # A Windows paste of no known shell: no line extends PATH in both, so the PowerShell one, marked, joined by ";".
+    assert render_lines(win, "windows") == ["# in PowerShell", render(win, "powershell")]
+    assert render(PrependPath("PATH", ("C:\\CUDA\\bin",)), "windows") == "$env:PATH = 'C:\\CUDA\\bin' + ';' + $env:PATH"
 
 
 def test_what_cannot_be_held_is_refused():

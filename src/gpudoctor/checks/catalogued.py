@@ -408,6 +408,7 @@ _COMPANION_OF = {
     "xformers-built-for-another-torch": "xformers",
     "torchaudio-cuda-mismatch": "torchaudio",
     "torchvision-cuda-mismatch": "torchvision",
+    "torchaudio-extension-not-loaded": "torchaudio",
 }
 
 
@@ -423,7 +424,7 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.extensions import check_companions, companion_fix
     from gpudoctor.checks.frameworks import check_cpu_build
 
-    said = _said(facts, "companion-built-for") + _said(facts, "companion-cuda-mismatch")
+    said = _said(facts, "companion-built-for") + _said(facts, "companion-cuda-mismatch") + _said(facts, "companion-load-failed")
     if not said or any(f.code == "companion-torch-mismatch" for f in check_companions(facts, ctx)):
         return
     if any(f.code == "framework-cpu-build" for f in check_cpu_build(facts, ctx)):
@@ -433,14 +434,21 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     name = _COMPANION_OF.get(e.get("entry") or "", "a companion")
     if e.kind == "companion-built-for":
         why = f"it says it was built for PyTorch {e.get('built')}, and the torch it imported is {e.get('have')}"
+    elif e.kind == "companion-load-failed":
+        why = (
+            "Windows' loader refused its compiled library, a file that is there: a DLL it links (torch's own) is not "
+            "the build it was made for"
+        )
     else:
         why = f"its extension is built with CUDA {e.get('companion_cuda')}, torch with CUDA {e.get('torch_cuda')}"
     if torch:
         rem = companion_fix(facts, ctx, name, torch, cuda)
     else:
+        index = f" (cu{(e.get('torch_cuda') or '').replace('.', '')})" if e.get("torch_cuda") else ""
         rem = Remediation(
-            f"Install the {name} release built for the installed torch, from PyTorch's index of torch's CUDA variant "
-            f"(cu{(e.get('torch_cuda') or '').replace('.', '')}); the torch version was not shown (the commands that show it are asked for).",
+            f"Install the {name} release built for the installed torch, from PyTorch's index of torch's CUDA variant"
+            f"{index}, with the Python that runs the program (or reinstall torch and {name} together from one index); "
+            "the torch version was not shown (the commands that show it are asked for).",
             (),
             component="torch",
         )

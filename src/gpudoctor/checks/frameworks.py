@@ -187,12 +187,20 @@ def _keras_note(framework: str, installed: str | None, plan) -> str:
 
 
 def plan_remediation(
-    facts: Facts, ctx: Context, framework: str, installed: str | None, why: str, *, version: str | None = None
+    facts: Facts,
+    ctx: Context,
+    framework: str,
+    installed: str | None,
+    why: str,
+    *,
+    version: str | None = None,
+    options=None,
 ) -> Remediation:
     """The framework step: `why`, then the build this machine runs and the commands that install it.
 
     `installed` is what is there now (for naming the move); `version` the version to keep when one
-    of its builds fits (default: `installed`)."""
+    of its builds fits (default: `installed`); `options` what the text says the build is for where the probes saw
+    no driver (planner.plan.Options.target)."""
     from gpudoctor.planner.machine import target_gaps
     from gpudoctor.planner.model import TITLES
     from gpudoctor.planner.plan import PICKERS, driver_unseen  # local: install.plan imports the checks
@@ -206,7 +214,7 @@ def plan_remediation(
             (),
             component=framework,
         )
-    plan, how = framework_plan(facts, ctx, framework, version if version is not None else installed)
+    plan, how = framework_plan(facts, ctx, framework, version if version is not None else installed, options=options)
     if plan is None:
         return Remediation(
             f"{why} No NVIDIA GPU or driver was seen here, and nothing in the environment names a CUDA build, so no "

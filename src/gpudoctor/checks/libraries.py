@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Check, ev
 from gpudoctor.cmdline import Cmd, Line, Output
-from gpudoctor.facts import Facts
+from gpudoctor.facts import NO_PYTHON, Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
@@ -295,6 +295,25 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         step = library_dir(facts, (where,), note=f"the wheel's directory, which holds {soname}, first on LD_LIBRARY_PATH")
         path = "LD_LIBRARY_PATH"
     keep = keep_path(facts, windows)
+    remedy = Remediation(
+        f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
+        f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"
+        + other_words
+        + "."
+        + keep,
+        (Cmd((exe, "-m", "pip", "install", wheel)), step),
+        component="environment",
+    )
+    if any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
+        # A frozen or compiled program: no interpreter of its own that pip can reach, and no ctranslate2 to upgrade.
+        remedy = Remediation(
+            f"The program carries its own CTranslate2 (a frozen executable: pip reaches none of it). Put the cuBLAS "
+            f"libraries of CUDA {major} ({soname} and its cuBLASLt) where it loads them: beside the program's "
+            f"executable, or in a folder on {path} (a CUDA {major} toolkit's bin, which its installer puts there), "
+            "as the program's own instructions say.",
+            (),
+            component="environment",
+        )
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
@@ -310,15 +329,7 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
         + " CUDA libraries of another major do not count: the driver's CUDA version is not this library.",
         (ev("pasted", e.line),),
-        Remediation(
-            f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
-            f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"
-            + other_words
-            + "."
-            + keep,
-            (Cmd((exe, "-m", "pip", "install", wheel)), step),
-            component="environment",
-        ),
+        remedy,
     )
 
 

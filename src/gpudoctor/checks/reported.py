@@ -101,6 +101,7 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             )
         return
     archs = tuple(lists[0].get("archs").split()) if lists else ()
+    options = _suggested_cuda(facts)
     for w in warned:
         # PyTorch's own verdict: it warns when no cubin in its list matches the GPU (a compute_NN PTX in the list
         # does not make it run: the thread of every such report ends in "no kernel image is available").
@@ -121,8 +122,24 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "torch",
                 version,
                 "Install a build with kernels for this GPU (newer GPUs need newer CUDA builds; old GPUs need older releases).",
+                options=options,
             ),
         )
+
+
+def _suggested_cuda(facts: Facts):
+    """PyTorch's own choice of the CUDA variant that covers the GPU ("Please install PyTorch with a following CUDA
+    configurations: 12.6"), as the build's target where no driver was seen: a single variant named (12.6, the last
+    with Maxwell and Pascal) is the newest CUDA the build may have. Several named (a source build with a narrow arch
+    list, pytorch/pytorch#164708) decide nothing."""
+    from gpudoctor.planner.model import Target
+    from gpudoctor.planner.plan import Options
+
+    said = _said(facts, "torch-cuda-configurations")
+    cudas = (said[0].get("cudas") or "").split() if said else []
+    if len(cudas) != 1 or facts.driver.version:
+        return None
+    return Options(target=Target(cuda=cudas[0]))
 
 
 # Where the driver comes from when the text names no system whose recipe is known (a Windows log, a bare traceback):
@@ -784,6 +801,7 @@ _DESCRIPTIVE = frozenset(
         "driver-version-said",
         "cuda-version-said",
         "cuda-toolkit-said",
+        "cuda-runtime-said",
         "windows-build",
         "linux-driver-package",
         "docker-run-without-gpus",

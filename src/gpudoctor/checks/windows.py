@@ -14,6 +14,7 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd
 from gpudoctor.facts import DllDir, Facts, WindowsFacts
 from gpudoctor.host import winpath
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
@@ -263,6 +264,13 @@ def _cudart_dll(cuda: str) -> str:
 
 
 def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    found = list(_tensorflow_dlls(facts, ctx))
+    yield from found
+    if not found and facts.pasted.partial:
+        yield from _reported_dlls(facts, ctx)
+
+
+def _tensorflow_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.driver import no_gpu_said
 
     win = _win(facts)
@@ -322,6 +330,72 @@ def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ev("dll-search", f"{dll}: found in {elsewhere[dll].path} ({elsewhere[dll].via}, not searched)") for dll in elsewhere
         ),
         _dll_remediation(facts, missing, elsewhere, cuda, cudnn),
+    )
+
+
+# The CUDA toolkit's DLLs by name and the CUDA major in it (cublas64_11.dll, cudart64_110.dll: CUDA 11), and cuDNN's.
+_CUDA_DLL = LazyPattern(r"(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvjpeg|nvJitLink)64_(\d{2})\d*\.dll")
+_CUDNN_DLL = LazyPattern(r"cudnn\w*64_(\d+)\.dll")
+# Python 3.8 changed the search for a compiled module's DLLs (docs.python.org/3/whatsnew/3.8.html, "Changes in the
+# Python API": "Only the system paths, the directory containing the DLL or PYD file, and directories added with
+# add_dll_directory() are searched for load-time dependencies. Specifically, PATH and the current working directory
+# are no longer used"); a library loaded by name (Paddle's LoadLibrary, TensorRT's own PATH walk) still reads PATH.
+# Where NVIDIA's CUDA installer puts a toolkit by default (one folder per version).
+_TOOLKIT_DIR = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v"
+
+
+def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A DLL the pasted text shows a program could not find (Paddle's error 126, TensorRT's "Is it on your PATH?"):
+    Windows looks in the program's folder, System32 and PATH, so the folder that holds it goes on PATH. The
+    libraries a framework's own check explains (ctranslate2's cuBLAS, a wheel's build) and onnxruntime's providers
+    are theirs."""
+    from gpudoctor.checks.driver import no_gpu_said
+    from gpudoctor.checks.frameworks import check_cuda_libs
+    from gpudoctor.checks.libraries import explained
+    from gpudoctor.checks.reported import _TF_WARNING, _emits, _said, frameworks_named, other_vendor_gpu_only
+    from gpudoctor.cmdline import Placeholder, PrependPath
+    from gpudoctor.planner.remedy import keep_path
+
+    if not facts.platform.system.lower().startswith("win") or no_gpu_said(facts) or other_vendor_gpu_only(facts):
+        return
+    judged, _ = explained(facts, ctx)
+    # (TensorFlow's "W ... Could not load dynamic library" is a warning it goes on from, on the CPU: not a failure)
+    failed = [e for e in _said(facts, "library-missing") if not _TF_WARNING.search(e.line)]
+    dlls = [s for e in failed if (s := e.get("soname") or "").lower().endswith(".dll") and s not in judged]
+    if not dlls or "onnxruntime" in frameworks_named(facts) or _emits(check_cuda_libs, facts, ctx, "framework-cuda-libs-missing"):
+        return
+    dll = dlls[0]
+    said = [e.get("cuda") or "" for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said")]
+    parts: tuple = ()
+    if m := _CUDA_DLL.fullmatch(dll):
+        version = next((v for v in said if v.split(".")[0] == m.group(1).lstrip("0")), "")
+        where = f"the CUDA {version or m.group(1) + '.x'} toolkit's bin folder"
+        parts = (_TOOLKIT_DIR + version + "\\bin",) if version else (Placeholder("cuda-toolkit-folder"), "\\bin")
+    elif _CUDNN_DLL.fullmatch(dll):
+        where = "cuDNN's bin folder (where its Windows zip was unpacked, or the CUDA toolkit's bin it was copied into)"
+        parts = (Placeholder("cudnn-folder"), "\\bin")
+    else:
+        where = f"the folder that holds {dll} (a zip's lib folder, such as TensorRT's)"
+        parts = (Placeholder("folder-holding-the-dll"),)
+    line = next(e.line for e in failed if e.get("soname") == dll)
+    yield Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "cudnn" if _CUDNN_DLL.fullmatch(dll) else "frameworks",
+        f"{dll} is not found where Windows looks for it",
+        f"The program could not load {dll}, as the text shows. Windows looks for a DLL in the program's folder, "
+        "System32 and the folders on PATH (never LD_LIBRARY_PATH); since Python 3.8 the DLLs a compiled module "
+        "needs are no longer searched on PATH either, only where os.add_dll_directory adds a folder. So the DLL is "
+        f"not installed, or {where} is not on PATH in the process that ran: a PATH changed after the terminal or "
+        "the IDE started is not seen there.",
+        (ev("pasted", line),),
+        Remediation(
+            f"Put {where} first on PATH in the shell that starts the program, then start it again from there (where "
+            "Python itself loads the DLL, os.add_dll_directory with that folder, before the import, does the same)."
+            + keep_path(facts, windows=True),
+            (PrependPath("PATH", parts, note=f"the folder that holds {dll}"),),
+            component="environment",
+        ),
     )
 
 

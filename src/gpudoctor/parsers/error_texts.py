@@ -172,6 +172,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
     "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
     "cuda-toolkit-said": "the reporter saying which CUDA toolkit they installed ('I installed CUDA 11.8')",
+    "cuda-runtime-said": "Paddle's device log: the CUDA runtime version it runs ('Runtime API Version: 11.2')",
     "windows-build": "the Windows version (Microsoft Windows [Version 10.0.BUILD])",
     "wsl-gpu-blocked": "NVML inside WSL: GPU access blocked by the operating system",
     "linux-driver-package": "a Linux NVIDIA driver package installed with apt, dnf or yum",
@@ -207,6 +208,13 @@ _LIB_MISSING = (
     _Lazy(r"(?:Could not load library|Could not locate|Unable to load)\s+" + _SONAME + r"\b"),
     _Lazy(r"Error loading \"[^\"\n]{0,300}[\\/]" + _SONAME + r"\" or one of its dependencies"),
     _Lazy(r"cannot find -l(?P<stem>[A-Za-z0-9_+-]{1,60})\b"),
+    # Paddle's loader, each name it tried in turn ("(cublas64_112.dll;cublas64_11.dll)"), the last the most general:
+    # "The third-party dynamic library (%s) that Paddle depends on is not configured correctly. (error code is %s)"
+    # (PaddlePaddle/Paddle, paddle/phi/backends/dynload/dynamic_loader.cc @f0ac0988).
+    _Lazy(r"third-party dynamic library \((?:[A-Za-z0-9_+.-]{1,100};){0,8}" + _SONAME + r"\) that Paddle depends on"),
+    # TensorRT's Python package on Windows, which looks for its DLLs on PATH itself: "Could not find: {:}. Is it on your
+    # PATH?" (NVIDIA/TensorRT, python/packaging/tensorrt/__init__.py @b0c259a7).
+    _Lazy(r"Could not find: " + _SONAME + r"\. Is it on your PATH\?"),
 )
 _LIB_BECAUSE = _Lazy(
     r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "
@@ -311,6 +319,10 @@ _TOOLKIT_SAID = _Lazy(
     r"\b(?:I|I've|we|we've)\b[^.\n]{0,40}?\binstall(?:ed)?\s+(?:the\s+)?CUDA(?:\s+Toolkit)?\s+v?(?P<cuda>\d{1,2}\.\d)\b",
     re.IGNORECASE,
 )
+# Paddle's first GPU log line, "Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.5, Runtime
+# API Version: 11.2" (PaddlePaddle/Paddle, paddle/phi/backends/gpu/gpu_resources.cc @57462fd6): the runtime is the CUDA
+# whose libraries that Paddle loads (cudaRuntimeGetVersion).
+_RUNTIME_SAID = _Lazy(r"Runtime API Version:\s*(?P<cuda>\d{1,2}\.\d)\b")
 _WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
 _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
 _LINUX_DRIVER_PKG = _Lazy(
@@ -434,6 +446,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("driver-version-said", line, version=m.group("version"))
         if m := _TOOLKIT_SAID.search(line):
             add("cuda-toolkit-said", line, cuda=m.group("cuda"))
+        if m := _RUNTIME_SAID.search(line):
+            add("cuda-runtime-said", line, cuda=m.group("cuda"))
         if m := _WINDOWS_BUILD.search(line):
             add("windows-build", line, build=m.group("build"))
         if _WSL_BLOCKED.search(line):

@@ -50,7 +50,9 @@ _REL_PYTHON_ANY = re.compile(r"(?<![\\\w:/.-])(?P<path>(?:\.\\)?(?:[\w.-]{1,120}
 # A Windows path with a drive letter ("C:\\Users\\...", "k:\\ComfyUI\\...") or a file only Windows runs or loads
 # (cublas64_12.dll, _C.pyd, webui-user.bat, python.exe): Windows, unless Linux is named too (WSL reads both).
 _WIN_PATH = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]")
-_WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b", re.IGNORECASE)
+# A wheel for Windows that pip fetched ("Downloading torch-1.7.1-cp38-cp38-win_amd64.whl"): pip picks the running
+# platform's.
+_WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b|-win_amd64\.whl\b", re.IGNORECASE)
 # A program in a compiled language ("C#", "C++", ".NET", a .cs/.cpp source, a CUDA .cu source such as the samples'
 # bandwidthTest.cu) and any sign of Python.
 _COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)", re.IGNORECASE)
@@ -85,7 +87,9 @@ _NOTEBOOK = re.compile(
 _OTHER_GPU = re.compile(
     r"\bIntel\s*(?:\(R\)|\u00ae)?\s*(?:(?:Iris\s*(?:\(R\)|\u00ae)?\s*(?:Xe|Plus|Pro)?|U?HD|Xe|Arc)\s*(?:\(TM\)|\u2122)?\s*Graphics"
     r"|Arc\s+A\d{3}M?\b|GPU\s*\(\s*(?:iris|u?hd|xe)\b)"
-    r"|\bAMD\s+Radeon\b|\bRadeon\s*(?:\(TM\)|\u2122)?\s+(?:RX|Pro|Graphics|Vega)\b",
+    r"|\bAMD\s+Radeon\b|\bRadeon\s*(?:\(TM\)|\u2122)?\s+(?:RX|Pro|Graphics|Vega)\b"
+    # AMD's Radeon RX cards by model alone ("RX 6800", "RX 7900 XTX", "RX 580"); NVIDIA's are RTX/GTX, never RX.
+    r"|(?<![\w-])RX\s?(?:[5-9]\d{3}|[45][6-9]0)(?:\s?XTX?|\s?GRE|M|S)?\b",
     re.IGNORECASE,
 )
 _NVIDIA_NAMED = re.compile(
@@ -101,6 +105,24 @@ _WINDOWS_PROSE = re.compile(
     r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b",
     re.IGNORECASE | re.MULTILINE,
 )
+# What only a Windows user types or installs, read where the text names no Linux: cmd.exe's `set NAME=value` on a line
+# of its own (a POSIX shell's `set` takes options, not an assignment; export does that), and Visual Studio (the
+# compiler a Windows CUDA build needs; not Visual Studio Code, which runs everywhere).
+_WINDOWS_TOOLS = re.compile(
+    r"^\s*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))",
+    re.IGNORECASE | re.MULTILINE,
+)
+# The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for
+# Windows", "the native Windows app, not WSL"): it runs on Windows, where WSL's Linux commands do not exist.
+_NATIVE_WINDOWS = re.compile(
+    r"\b(?:version|build|installer|release|app)\s+for\s+Windows\b|\bWindows\s+(?:version|build|installer|app)\s+of\b"
+    r"|\bnative(?:ly)?\s+(?:on\s+|in\s+)?Windows\b|\b(?:not|without)\s+(?:in\s+|through\s+|using\s+|via\s+)?WSL\b",
+    re.IGNORECASE,
+)
+# PyInstaller's bootloader when the frozen program's script raised: "[8080] Failed to execute script '__main__' due to
+# unhandled exception!" (pyinstaller/pyinstaller, bootloader/src/pyi_launch.c: FATALERROR("Failed to execute script
+# '%s' due to unhandled exception!\n", ...)). The program carries its own Python: pip in a shell reaches none of it.
+_FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled exception")
 _MACOS_SAID = re.compile(r"\bmacOS\b|\bMac OS(?: X)?\b", re.IGNORECASE)
 _LINUX_SAID = re.compile(
     r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Arch|SUSE|WSL2?|Colab|Kaggle|docker)\b|(?<![\w.])/(?:usr|home|opt)/",
@@ -213,6 +235,9 @@ def _cue(g: Gathered, cue: str, means: str, line: str) -> None:
 def read_cues(g: Gathered, text: str) -> None:
     """Read the cues of `text` (quote markers already taken off) into `g`. Never raises on content; linear."""
     lines = text.splitlines()[:MAX_LINES]
+    if g.wsl_said and not g.wsl and (m := _NATIVE_WINDOWS.search(text[:1_000_000])):
+        g.wsl_said = False  # WSL named in passing: the program the report is about is Windows' own
+        _windows(g, "a Windows program, WSL only named beside it", m.group(0))
     side: str | None = None  # the side ((container) or (host)) of the last prompt seen
     for number, raw in enumerate(lines):
         line = raw[:MAX_LINE]
@@ -293,6 +318,8 @@ def read_cues(g: Gathered, text: str) -> None:
     if (m := _COMPILED_SAID.search(text[:1_000_000])) and not _PYTHON_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _COMPILED_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_PYTHON, "no Python to ask about (the program is a compiled one)", line[:MAX_LINE])
+    elif m := _FROZEN.search(text[:1_000_000]):
+        _cue(g, NO_PYTHON, "no Python to install into (a frozen program: its Python is inside the executable)", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         _windows_files(g, lines)
     named: set[str] = set()
@@ -308,6 +335,8 @@ def read_cues(g: Gathered, text: str) -> None:
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         if m := _WINDOWS_PROSE.search(text[:1_000_000]):
             _windows(g, "Windows named in prose", m.group(0))
+        elif m := _WINDOWS_TOOLS.search(text[:1_000_000]):
+            _windows(g, "cmd.exe's set or Visual Studio", m.group(0))
         elif m := _MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))

@@ -313,6 +313,9 @@ def _version(text: _Text, name: str, version: str) -> list[dict[str, Any] | None
     for spelling in sorted(spellings):
         if hit := text.line_with_all([spelling, version], casefold=True):
             return [hit]
+    if "+" in version and text.find(version) is None:
+        # A local tag the reader gave from what it read (+cpu for a CPU-sized Windows wheel): the public version's line.
+        return _version(text, name, version.split("+", 1)[0])
     return [text.find(version)]
 
 

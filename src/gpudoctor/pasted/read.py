@@ -75,6 +75,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_cues(g, plain)
     _plugin_present(g, sources)
     _from_errors(g)
+    _torch_wheel_downloaded(g)
     _torch_said_moved(g)
     _image_torch(g)
     _jax_cuda_said(g)
@@ -88,6 +89,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _interpreter_of_site(g)
     _interpreter_of_env(g)
     _interpreter_of_launcher(g)
+    _interpreter_of_package(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
         # WSL 2; build.py records the assumed kernel as placed).
@@ -137,6 +139,42 @@ def _torch_said_moved(g: Gathered) -> None:
             g.frameworks.append("torch")
         g.notes.append(f"torch {version}: the version the text says torch was updated to ({moved.group(0)!r})")
         return
+
+
+# pip's "Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)": a Windows torch wheel with no local version
+# (+cuXYZ) that size is the CPU-only build: PyTorch's Windows CUDA wheels carry their CUDA in the name on its own
+# indexes (torch-1.7.1+cu101-cp38-cp38-win_amd64.whl) and weigh more than a gigabyte (the CUDA libraries are inside),
+# while the package index's Windows torch, which pip prefers for an untagged version, is CPU-only.
+_TORCH_WIN_WHEEL = re.compile(
+    r"\b(?:Downloading|Collecting|Processing|Using cached)\s+(?:\S*/)?torch-(?P<version>\d+\.\d+(?:\.\d+)?)-cp\d+-cp\d+m?-win_amd64\.whl"
+    r"\s*\((?P<size>\d+(?:\.\d+)?)\s*(?P<unit>kB|MB|GB)\)"
+)
+_CPU_WHEEL_MAX_MB = 600.0
+
+
+def _torch_wheel_downloaded(g: Gathered) -> None:
+    """The torch pip downloaded, where nothing printed the installed one: an untagged Windows wheel under 600 MB is
+    the CPU-only build (its version as `X+cpu`, as pip's index of CPU builds names it)."""
+    if g.torch_version is not None or "torch" in g.distributions:
+        return
+    for _name, lines in g.texts:
+        for line in lines:
+            m = _TORCH_WIN_WHEEL.search(line[:2_000])
+            if m is None:
+                continue
+            size_mb = float(m.group("size")) * {"kB": 0.001, "MB": 1.0, "GB": 1000.0}[m.group("unit")]
+            if size_mb >= _CPU_WHEEL_MAX_MB:
+                return  # a CUDA build's size: which CUDA is not in the name
+            version = m.group("version")
+            g.torch_version = g.distributions["torch"] = f"{version}+cpu"
+            g.torch_cuda = ""
+            g.system = g.system or "Windows"
+            if "torch" not in g.frameworks:
+                g.frameworks.append("torch")
+            g.notes.append(
+                f"torch {version}+cpu: pip downloaded Windows' untagged {m.group('size')} {m.group('unit')} wheel, the CPU-only build"
+            )
+            return
 
 
 _NGC_PYTORCH = re.compile(r"\bnvcr\.io/nvidia/pytorch:\d{2}\.\d{2}-py3\b")
@@ -1044,6 +1082,9 @@ def _interpreter_of_env(g: Gathered) -> None:
 # its Scripts\python.exe (AUTOMATIC1111/stable-diffusion-webui, webui.bat @0f5909a6: `set "VENV_DIR=%~dp0%venv"`,
 # `set PYTHON="%VENV_DIR%\Scripts\Python.exe"`); Forge and the other forks keep that launcher.
 _LAUNCHER = re.compile(r"(?<![\w-])(?:webui-)?user\.bat\b|(?<![\w-])webui\.bat\b", re.IGNORECASE)
+# launch_utils.py's first line of a run ("Launching Web UI with arguments: ..."), where the text shows two
+# interpreters: the program's is the launcher's venv, not the shell's python that listed the packages.
+_WEBUI_LAUNCHED = re.compile(r"^\s*Launching Web UI with arguments:", re.IGNORECASE)
 _VENV_SAID = re.compile(r"\bvenv\b", re.IGNORECASE)
 
 
@@ -1054,6 +1095,11 @@ def _interpreter_of_launcher(g: Gathered) -> None:
         return
     lines = [ln for _, text in g.texts for ln in text]
     launcher = next((ln for ln in lines if _LAUNCHER.search(ln)), None)
+    two = any(c.get("cue") == "two interpreters" for c in g.cues)
+    if launcher is None and two and not any(_RUN_BAT.search(ln) for ln in lines):
+        launcher = next((ln for ln in lines if _WEBUI_LAUNCHED.search(ln)), None)
+        if launcher is not None:
+            lines = [*lines, "venv"]  # (A1111's webui.bat makes the venv unless the release package's run.bat runs it)
     if launcher is None or not any(_VENV_SAID.search(ln) for ln in lines):
         return
     g.interpreter = "venv\\Scripts\\python.exe"
@@ -1065,6 +1111,34 @@ def _interpreter_of_launcher(g: Gathered) -> None:
     }
     if len(g.cues) < 64:
         g.cues.append(entry)
+
+
+# AUTOMATIC1111's release package for Windows (sd.webui.zip: "Extract the contents. Run update.bat. Run run.bat.",
+# AUTOMATIC1111/stable-diffusion-webui README, "Installation on Windows 10/11 with NVidia-GPUs using release package")
+# holds the web UI in <root>\webui and its own Python in <root>\system\python (reporters' paths show
+# sd.webui\system\python\lib\site-packages): run.bat runs the web UI with that python.exe, not a venv's.
+_PACKAGE_FRAME = re.compile(r'File "(?P<root>[A-Za-z]:\\[^"\n]{0,300}?)\\webui\\(?:launch\.py|modules\\)', re.IGNORECASE)
+_RUN_BAT = re.compile(r"(?<![\w-])run\.bat\b", re.IGNORECASE)
+
+
+def _interpreter_of_package(g: Gathered) -> None:
+    """On Windows, with no interpreter shown: the web UI's frames under <root>\\webui, run.bat named and no venv: the
+    release package's own <root>\\system\\python\\python.exe."""
+    if g.system != "Windows" or g.interpreter is not None:
+        return
+    lines = [ln for _, text in g.texts for ln in text]
+    frame = next((m for ln in lines if (m := _PACKAGE_FRAME.search(ln[:2_000]))), None)
+    if frame is None or not any(_RUN_BAT.search(ln) for ln in lines) or any(_VENV_SAID.search(ln) for ln in lines):
+        return
+    g.interpreter = frame.group("root") + "\\system\\python\\python.exe"
+    if len(g.cues) < 64:
+        g.cues.append(
+            {
+                "cue": "the web UI's release package (run.bat)",
+                "means": "the interpreter the plan must use",
+                "line": frame.group(0)[:300],
+            }
+        )
 
 
 def _paths(g: Gathered, text: str) -> None:
@@ -1110,6 +1184,24 @@ def _from_errors(g: Gathered) -> None:
         elif e.kind == "companion-built-for" and (have := e.get("have")):
             # xformers prints torch.__version__ after "you have": the installed torch, its local tag its CUDA variant.
             listed = {"collect_env", "pip_list", "pip_freeze", "pip_show", "conda_list", "env_rows", "repl"}
+            other = g.distributions.get("torch")
+            if other and other != have and any(b["kind"] in listed for b in g.blocks):
+                # The program imported `have`; a list showing another torch was run by another interpreter (a
+                # `pip list` typed into a shell whose python is not the program's venv): the program's wins.
+                g.distributions["torch"] = have
+                g.torch_version = have
+                g.torch_cuda = None
+                g.notes.append(
+                    f"torch {have}: the program's, as {e.get('entry')} printed it; the list's torch {other} is another interpreter's"
+                )
+                if len(g.cues) < 64:
+                    g.cues.append(
+                        {
+                            "cue": "two interpreters",
+                            "means": "the list shown is not the program's environment",
+                            "line": e.line[:300],
+                        }
+                    )
             if "torch" not in g.distributions or not any(b["kind"] in listed for b in g.blocks):
                 # torch.__version__ as the program printed it outranks a version typed into an issue form.
                 g.distributions["torch"] = have
