@@ -56,6 +56,37 @@ def _ggml_without_gpu(said: list, facts: Facts) -> Iterable[Finding]:
         )
 
 
+def _llama_cpp_binary_without_gpu(said: list) -> Iterable[Finding]:
+    """llama.cpp's own programs (main, llama-cli, server) warn "not compiled with GPU offload support" when given -ngl
+    in a build without a GPU backend (common/common.cpp: LLAMA_SUPPORTS_GPU_OFFLOAD undefined). The C++ build, not
+    llama-cpp-python's: it is rebuilt in its checkout, out of source, with CUDA on (README's CUDA build: cmake -B build
+    -DGGML_CUDA=ON; an in-source `cmake .` replaces the checkout's own Makefile, whose make variables it then ignores)."""
+    from gpudoctor.cmdline import Cmd
+
+    for e in said:
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            "the llama.cpp program that ran is built without CUDA",
+            "llama.cpp says it was not compiled with GPU offload support: the binary has no GPU backend, so -ngl is "
+            "ignored and every layer runs on the CPU. Its build did not enable CUDA (the CMake option was not given, "
+            "or a make variable went to a Makefile that CMake generated over the checkout's own).",
+            (ev("pasted", e.line),),
+            Remediation(
+                "In the llama.cpp checkout, configure a separate build directory with CUDA on and build it (needs the "
+                "CUDA toolkit's nvcc; releases before mid-2024 name the option LLAMA_CUBLAS, later LLAMA_CUDA, now "
+                "GGML_CUDA); run the programs from build/bin, where the warning must be gone and the log lists the "
+                "CUDA device.",
+                (
+                    Cmd(("cmake", "-B", "build", "-DGGML_CUDA=ON")),
+                    Cmd(("cmake", "--build", "build", "--config", "Release")),
+                ),
+                component="environment",
+            ),
+        )
+
+
 def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """docker's `could not select device driver "" with capabilities: [[gpu]]`: --gpus with no NVIDIA runtime."""
     from gpudoctor.checks.reported import other_vendor_gpu_only
@@ -358,6 +389,7 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ),
         )
     yield from _ggml_without_gpu([e for e in said if e.get("entry") == "ggml-system-info-blas-0"][:1], facts)
+    yield from _llama_cpp_binary_without_gpu([e for e in said if e.get("entry") == "llama-cpp-no-gpu-offload"][:1])
     torch = [e for e in said if e.get("framework") == "_pytorch_select"][:1]
     if not torch or any(
         f.code == "framework-cpu-build" for check in (check_cpu_build, check_reported_cpu_build) for f in check(facts, ctx)

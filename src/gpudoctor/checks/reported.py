@@ -801,7 +801,7 @@ _TF_WARNING = LazyPattern(r"\d: W \S+\.cc:\d+\]")
 
 
 def _failure(e, facts: Facts) -> bool:
-    if e.kind == "cuda-unavailable" and facts.pasted.reported("cuda-available-said"):
+    if e.kind in ("cuda-unavailable", "cuda-no-gpus") and facts.pasted.reported("cuda-available-said"):
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
         return False

@@ -59,8 +59,9 @@ def read_sources(sources: list[Source]) -> Gathered:
         # extractors read already (same kind) is theirs, with the values they parse.
         found += [e for e in catalogue_match(plain) if e.kind not in kinds]
         if not _GPU_WANTED.search(plain[:1_000_000]):
-            # llama.cpp's "BLAS = 0" is a plain CPU build's system info: a fault only where the text wants the GPU.
-            found = [e for e in found if e.get("entry") != "ggml-system-info-blas-0"]
+            # llama.cpp's "BLAS = 0" is a plain CPU build's system info, and insightface's "Applied providers:
+            # ['CPUExecutionProvider']" a CPU machine's session: a fault only where the text wants the GPU.
+            found = [e for e in found if e.get("entry") not in _CPU_FINE]
         for evidence in found:
             if evidence not in g.errors:
                 g.errors.append(evidence)
@@ -96,6 +97,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     return g
 
 
+_CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only"})
 # The text asks for the GPU: it names one, CUDA, cuBLAS or llama.cpp's n_gpu_layers.
 _GPU_WANTED = re.compile(r"\bGPUs?\b|\bCUDA|cuBLAS|n_gpu_layers|\bnvidia\b", re.IGNORECASE)
 
