@@ -102,6 +102,9 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     archs = tuple(lists[0].get("archs").split()) if lists else ()
     for w in warned:
+        if below := _below_every_torch_build(ctx, w.get("capability") or ""):
+            yield below(w)
+            continue
         # PyTorch's own verdict: it warns when no cubin in its list matches the GPU (a compute_NN PTX in the list
         # does not make it run: the thread of every such report ends in "no kernel image is available").
         cc = w.get("capability") or ""
@@ -123,6 +126,40 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "Install a build with kernels for this GPU (newer GPUs need newer CUDA builds; old GPUs need older releases).",
             ),
         )
+
+
+def _below_every_torch_build(ctx: Context, cc: str):
+    """Where no PyTorch CUDA build in the matrix carries kernels for compute capability `cc` (a Fermi GPU, 2.x): no
+    install fixes it, so the finding says the CPU or another GPU (component "gpu": no command, nothing to ask), never
+    "install a build with kernels". None where some build runs on it or no arch list is known."""
+    from gpudoctor.versions import version_key
+
+    verdicts = [v.runs_on(cc) for r in ctx.matrix.torch_releases for v in r.variants.values()]
+    if not cc or not verdicts or any(v is not False for v in verdicts):
+        return None
+    lowest = min((c for r in ctx.matrix.torch_releases for v in r.variants.values() for c in v.ccs), key=version_key)
+    if version_key(cc) >= version_key(lowest):
+        return None  # a GPU newer than the builds: a newer release may carry it, so the usual step stands
+
+    def finding(w) -> Finding:
+        return Finding(
+            "framework-arch-unsupported",
+            Severity.ERROR,
+            "frameworks",
+            f"no PyTorch CUDA build supports the {w.get('gpu')} (compute capability {cc})",
+            f"PyTorch itself said so, and no PyTorch CUDA build in the compatibility matrix carries kernels for "
+            f"sm_{cc.replace('.', '')}: the oldest architecture any of them carries is sm_{lowest.replace('.', '')}. "
+            "Another PyTorch, CUDA toolkit or driver does not change that.",
+            (ev("pasted", w.line),),
+            Remediation(
+                f"Run on the CPU (the installed PyTorch works there: device 'cpu'), or on a GPU of compute capability "
+                f"{lowest} or newer. No package install fixes it.",
+                (),
+                component="gpu",
+            ),
+        )
+
+    return finding
 
 
 # Where the driver comes from when the text names no system whose recipe is known (a Windows log, a bare traceback):
