@@ -106,3 +106,31 @@ def test_blas_0_in_a_wrapped_sentence_about_llama_cpp_python_is_a_cpu_build(tmp_
     commands = _plan(doc)
     assert {"set": "CMAKE_ARGS", "value": "-DGGML_CUDA=on"}.items() <= commands[0].items()
     assert commands[1]["argv"][-4:] == ["--force-reinstall", "--upgrade", "--no-cache-dir", "llama-cpp-python"]
+
+
+def test_a_gpu_below_every_pytorch_build_is_told_the_cpu_or_another_gpu_with_nothing_to_install(tmp_path):
+    # PyTorch's own words for a Fermi GPU (pytorch/pytorch's torch/cuda/__init__.py, "_check_capability").
+    line = (
+        "Found GPU0 GeForce GTX 670M which is of cuda capability 2.1.\n"
+        "    PyTorch no longer supports this GPU because it is too old."
+    )
+    code, doc = _check(tmp_path, line)
+    assert code == 1 and [f["code"] for f in doc["findings"]] == ["framework-arch-unsupported"]
+    (step,) = doc["plan"]["steps"]
+    assert step["component"] == "gpu" and step["commands"] == []
+
+
+@pytest.mark.parametrize(("said", "decided"), [("10.2", True), ("11.8", False)])
+def test_a_missing_runtime_of_the_toolkit_said_installed_puts_its_lib64_on_the_loader_path(tmp_path, said, decided):
+    text = (
+        f"- OS/Platform : ubuntu 16.04\n- CUDA version : {said}\n>>> import cupy\n"
+        "ImportError: libcudart.so.10.2: cannot open shared object file: No such file or directory"
+    )
+    code, doc = _check(tmp_path, text)
+    assert code == 1 and [f["code"] for f in doc["findings"]] == ["framework-cuda-libs-missing"]
+    commands = _plan(doc)
+    lib64 = {"prepend": "LD_LIBRARY_PATH", "parts": ["/usr/local/cuda-10.2/lib64"]}
+    if decided:
+        assert commands == [{"argv": ["ls", "/usr/local/cuda-10.2/lib64/libcudart.so.10.2"], "root": False}, lib64]
+    else:  # another toolkit said: which directory holds 10.2's runtime is not shown, so it is asked
+        assert lib64 not in commands and ["printenv", "LD_LIBRARY_PATH"] in [c.get("argv") for c in commands]

@@ -548,6 +548,35 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
 _CUDA_SONAMES = LazyPattern(r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|cudnn)")
 
 
+# A CUDA 10.x-or-older runtime library's soname carries the toolkit's major.minor (libcudart.so.10.2); from CUDA 11 on
+# it is the major's (libcudart.so.11.0 for every 11.x), which names no toolkit directory.
+_TOOLKIT_SONAME = LazyPattern(r"^lib(?:cudart|cublas|cufft|curand|cusolver|cusparse|nvrtc)\.so\.(?P<cuda>[1-9]\.\d|10\.\d)$")
+
+
+def _toolkit_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
+    """The CUDA runtime libraries missing are a toolkit's own, of the version the text says is installed (the form's
+    'CUDA version: 10.2' beside libcudart.so.10.2): the toolkit is there and its lib64 is not where the loader looks
+    (not in the ldconfig cache, not on LD_LIBRARY_PATH), as with a pip wheel that links the system toolkit's runtime
+    (cupy-cudaNNN). Its default directory goes first on LD_LIBRARY_PATH, after a look that it holds the library."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.remedy import keep_path, library_dir
+
+    found = [_TOOLKIT_SONAME.search(s) for s in missing]
+    versions = {m.group("cuda") for m in found if m}
+    stated = {e.get("cuda") for e in _said(facts, "cuda-version-said")}
+    if not all(found) or len(versions) != 1 or not versions <= stated:
+        return None
+    (cuda,) = versions
+    lib64 = f"/usr/local/cuda-{cuda}/lib64"
+    return Remediation(
+        f"CUDA {cuda} is said to be installed and its runtime is what is missing: put its lib64 (the toolkit's default "
+        f"directory, {lib64}; the ls shows the library is there) first on LD_LIBRARY_PATH, in the shell or environment "
+        "the program runs in." + keep_path(facts),
+        (Cmd(("ls", f"{lib64}/{sorted(missing)[0]}")), library_dir(facts, (lib64,))),
+        component="environment",
+    )
+
+
 def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
     from gpudoctor.checks.frameworks import check_cuda_libs
@@ -571,7 +600,8 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "The dynamic loader found none of them, as the pasted log says: they are not installed, or not where it "
             "searches (LD_LIBRARY_PATH, the ldconfig cache, NVIDIA's pip wheels).",
             tuple(ev("pasted", f"{m}: cannot be loaded") for m in others),
-            Remediation(
+            _toolkit_lib_dir(facts, others)
+            or Remediation(
                 "Install the CUDA libraries of the framework's CUDA version where it loads them (for pip installs, the "
                 "framework's CUDA extra installs NVIDIA's wheels), or add their directory to LD_LIBRARY_PATH.",
                 (),
