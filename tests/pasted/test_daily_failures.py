@@ -134,3 +134,17 @@ def test_a_missing_runtime_of_the_toolkit_said_installed_puts_its_lib64_on_the_l
         assert commands == [{"argv": ["ls", "/usr/local/cuda-10.2/lib64/libcudart.so.10.2"], "root": False}, lib64]
     else:  # another toolkit said: which directory holds 10.2's runtime is not shown, so it is asked
         assert lib64 not in commands and ["printenv", "LD_LIBRARY_PATH"] in [c.get("argv") for c in commands]
+
+
+def test_an_extension_build_in_conda_gets_pytorchs_own_cuda_toolkit_in_the_environment(tmp_path):
+    text = (
+        "Exception: >- DeepSpeed Op Builder: Installed CUDA version 12.1 does not match the version torch was compiled "
+        "with 11.8, unable to compile cuda/cpp extensions without a matching cuda version.\n"
+        "conda install pytorch torchvision torchaudio pytorch-cuda=11.8 -c pytorch -c nvidia"
+    )
+    code, doc = _check(tmp_path, text)
+    assert code == 1 and [f["code"] for f in doc["findings"]] == ["toolkit-torch-major-mismatch"]
+    assert [c["argv"] for c in _plan(doc)] == [["conda", "install", "-c", "nvidia/label/cuda-11.8.0", "cuda-toolkit"]]
+    # without conda at work the toolkit's source is not decided: the step asks
+    code, doc = _check(tmp_path, text.splitlines()[0])
+    assert ["conda", "install", "-c", "nvidia/label/cuda-11.8.0", "cuda-toolkit"] not in [c.get("argv") for c in _plan(doc)]

@@ -10,6 +10,7 @@ Nothing here runs on a whole machine: a live doctor reads the machine itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -437,12 +438,32 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
         "torch.utils.cpp_extension builds with the toolkit at CUDA_HOME (else the nvcc on PATH) and refuses one of another "
         "CUDA major than PyTorch's, as the message says. PyTorch itself runs; only building the extension fails.",
         (ev("pasted", e.line),),
-        Remediation(
+        _conda_toolkit(facts, torch, nvcc)
+        or Remediation(
             f"Build with a CUDA {torch.split('.')[0]}.x toolkit: install one and point CUDA_HOME (and PATH) at it, or "
             f"install a PyTorch build for CUDA {nvcc}.",
             (),
             component="toolkit",
         ),
+    )
+
+
+def _conda_toolkit(facts: Facts, torch: str, nvcc: str) -> Remediation | None:
+    """In a conda environment, the toolkit of PyTorch's own CUDA goes into that environment from NVIDIA's channel, whose
+    label names the release (CUDA Installation Guide for Linux, "Conda Installation": `conda install cuda -c
+    nvidia/label/cuda-11.3.0`; labels from 11.3.0 on), and CUDA_HOME points the extension build at it: nothing
+    system-wide changes, and PyTorch stays. None outside conda or before 11.3."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.where import conda
+
+    if not conda(facts) or not re.fullmatch(r"\d+\.\d+", torch) or vkey(torch) < vkey("11.3"):
+        return None
+    return Remediation(
+        f"Install CUDA {torch}'s toolkit into the conda environment (PyTorch's own CUDA, so PyTorch stays), then, with "
+        "the environment active, point the build at it before building: export CUDA_HOME=$CONDA_PREFIX and put "
+        f"$CONDA_PREFIX/bin first on PATH. Or instead install a PyTorch build for CUDA {nvcc}.",
+        (Cmd(("conda", "install", "-c", f"nvidia/label/cuda-{torch}.0", "cuda-toolkit")),),
+        component="toolkit",
     )
 
 
