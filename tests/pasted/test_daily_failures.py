@@ -148,3 +148,18 @@ def test_an_extension_build_in_conda_gets_pytorchs_own_cuda_toolkit_in_the_envir
     # without conda at work the toolkit's source is not decided: the step asks
     code, doc = _check(tmp_path, text.splitlines()[0])
     assert ["conda", "install", "-c", "nvidia/label/cuda-11.8.0", "cuda-toolkit"] not in [c.get("argv") for c in _plan(doc)]
+
+
+def test_a_paste_cut_inside_a_traceback_is_not_health(tmp_path):
+    frames = (
+        "Traceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+        '  File "/home/u/.conda/envs/dl/lib/python3.6/site-packages/tensorflow/python/client/session.py", line 1511, in __init__\n'
+        "    super"
+    )
+    code, doc = _check(tmp_path, frames)
+    assert code == 1 and [f["code"] for f in doc["findings"]] == ["pasted-error-unexplained"]
+    assert [e["value"] for e in doc["findings"][0]["evidence"]] == ["super"]
+    # the same frames with their error line: that line is what is judged, not the cut
+    code, doc = _check(tmp_path, frames + "\nKeyboardInterrupt")
+    assert code == 0 and doc["findings"] == []
