@@ -163,3 +163,18 @@ def test_a_paste_cut_inside_a_traceback_is_not_health(tmp_path):
     # the same frames with their error line: that line is what is judged, not the cut
     code, doc = _check(tmp_path, frames + "\nKeyboardInterrupt")
     assert code == 0 and doc["findings"] == []
+
+
+def test_onnxruntime_form_naming_a_cuda_11_build_whose_provider_wants_cudnn_8_moves_to_the_cuda_12_build(tmp_path):
+    failed = (
+        "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: "
+        "libcudnn.so.8: cannot open shared object file: No such file or directory"
+    )
+    code, doc = _check(tmp_path, failed + "\n\n### ONNX Runtime Version or Commit ID\n\n1.17.0\n")
+    assert code == 1 and [f["code"] for f in doc["findings"]] == ["framework-cuda-libs-missing"]
+    (install,) = _plan(doc)
+    assert install["argv"][:4] == ["python3", "-m", "pip", "install"]
+    assert install["argv"][4].startswith("onnxruntime-gpu==") and install["argv"][5] == "nvidia-cudnn-cu12==9.*"
+    # a release of the CUDA 12 builds asking for cuDNN 8 is not that build's mistake: no move of onnxruntime
+    code, doc = _check(tmp_path, failed + "\n\n### ONNX Runtime Version or Commit ID\n\n1.20.1\n")
+    assert not any(str(c.get("argv", [""])[4:5]).startswith("['onnxruntime-gpu") for c in _plan(doc))
