@@ -82,16 +82,20 @@ def test_insightface_on_the_cpu_provider_is_a_failure_only_where_the_gpu_is_want
     assert code == 0 and doc["findings"] == []
 
 
-def test_a_llama_cpp_binary_without_gpu_offload_is_rebuilt_with_cuda(tmp_path):
+@pytest.mark.parametrize(
+    ("build", "option"),
+    [("", "GGML_CUDA"), ("main: build = 899 (41c6741)\n", "LLAMA_CUBLAS"), ("main: build = 3000 (1a2b3c4d)\n", "LLAMA_CUDA")],
+)
+def test_a_llama_cpp_binary_without_gpu_offload_is_rebuilt_with_cuda(tmp_path, build, option):
     text = (
         "$ ./main -m model.bin --n-gpu-layers 32\n"
         "warning: not compiled with GPU offload support, --n-gpu-layers option will be ignored\n"
-        "warning: see main README.md for information on enabling GPU BLAS support"
+        "warning: see main README.md for information on enabling GPU BLAS support\n" + build
     )
     code, doc = _check(tmp_path, text)
     assert code == 1 and [f["code"] for f in doc["findings"]] == ["framework-cpu-build"]
     assert [c["argv"] for c in _plan(doc)] == [
-        ["cmake", "-B", "build", "-DGGML_CUDA=ON"],
+        ["cmake", "-B", "build", f"-D{option}=ON"],
         ["cmake", "--build", "build", "--config", "Release"],
     ]
 

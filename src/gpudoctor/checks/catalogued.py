@@ -56,13 +56,24 @@ def _ggml_without_gpu(said: list, facts: Facts) -> Iterable[Finding]:
         )
 
 
-def _llama_cpp_binary_without_gpu(said: list) -> Iterable[Finding]:
+# The CUDA option's name by llama.cpp's build number (git rev-list --count, its build-info): LLAMA_CUBLAS until
+# 280345968d ("cuda : rename build flag to LLAMA_CUDA", build 2533), LLAMA_CUDA until f3f65429c4 ("reorganize source
+# code + improve CMake", build 3236), where LLAMA_CUBLAS became a FATAL_ERROR and GGML_CUDA the option (CMakeLists.txt).
+_CUDA_OPTION = ((2533, "LLAMA_CUBLAS"), (3236, "LLAMA_CUDA"))
+
+
+def _llama_cpp_cuda_option(build: int | None) -> str:
+    return next((name for below, name in _CUDA_OPTION if build is not None and build < below), "GGML_CUDA")
+
+
+def _llama_cpp_binary_without_gpu(said: list, build: int | None = None) -> Iterable[Finding]:
     """llama.cpp's own programs (main, llama-cli, server) warn "not compiled with GPU offload support" when given -ngl
     in a build without a GPU backend (common/common.cpp: LLAMA_SUPPORTS_GPU_OFFLOAD undefined). The C++ build, not
     llama-cpp-python's: it is rebuilt in its checkout, out of source, with CUDA on (README's CUDA build: cmake -B build
     -DGGML_CUDA=ON; an in-source `cmake .` replaces the checkout's own Makefile, whose make variables it then ignores)."""
     from gpudoctor.cmdline import Cmd
 
+    option = _llama_cpp_cuda_option(build)
     for e in said:
         yield Finding(
             "framework-cpu-build",
@@ -75,11 +86,15 @@ def _llama_cpp_binary_without_gpu(said: list) -> Iterable[Finding]:
             (ev("pasted", e.line),),
             Remediation(
                 "In the llama.cpp checkout, configure a separate build directory with CUDA on and build it (needs the "
-                "CUDA toolkit's nvcc; releases before mid-2024 name the option LLAMA_CUBLAS, later LLAMA_CUDA, now "
-                "GGML_CUDA); run the programs from build/bin, where the warning must be gone and the log lists the "
-                "CUDA device.",
+                "CUDA toolkit's nvcc; "
+                + (
+                    f"build {build} names the option {option}"
+                    if build is not None
+                    else "builds before 2533 name the option LLAMA_CUBLAS, before 3236 LLAMA_CUDA"
+                )
+                + "); run the programs from build/bin, where the warning must be gone and the log lists the CUDA device.",
                 (
-                    Cmd(("cmake", "-B", "build", "-DGGML_CUDA=ON")),
+                    Cmd(("cmake", "-B", "build", f"-D{option}=ON")),
                     Cmd(("cmake", "--build", "build", "--config", "Release")),
                 ),
                 component="environment",
@@ -389,7 +404,9 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ),
         )
     yield from _ggml_without_gpu([e for e in said if e.get("entry") == "ggml-system-info-blas-0"][:1], facts)
-    yield from _llama_cpp_binary_without_gpu([e for e in said if e.get("entry") == "llama-cpp-no-gpu-offload"][:1])
+    builds = [e.get("build") for e in _said(facts, "library-said") if e.get("entry") == "llama-cpp-build-number"]
+    offload = [e for e in said if e.get("entry") == "llama-cpp-no-gpu-offload"][:1]
+    yield from _llama_cpp_binary_without_gpu(offload, int(builds[0]) if builds and (builds[0] or "").isdigit() else None)
     torch = [e for e in said if e.get("framework") == "_pytorch_select"][:1]
     if not torch or any(
         f.code == "framework-cpu-build" for check in (check_cpu_build, check_reported_cpu_build) for f in check(facts, ctx)
