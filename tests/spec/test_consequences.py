@@ -110,6 +110,9 @@ KNOWN = (
     Known("machine:windows-tf291-venv-no-cuda-dlls", 1, "left-error", "windows-dll-missing", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 3, "left-error", "framework-cuda-libs-missing", W["prose"]),
+    # A GPU below every PyTorch build (sm_21): the fix is the CPU or another GPU, which no command makes (h74: it was
+    # a step deferring to asks that decided nothing, counted in UNDECIDED; it is a hardware step like gpu-none's).
+    Known("pasted:pytorch-6515-geforce-820m-cc21-too-old", 1, "left-error", "framework-arch-unsupported", W["prose"]),
 )
 
 # The printed alternatives ("or instead"), each checked as the plan a person who takes it runs: `step` is the
@@ -710,8 +713,9 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # The steps that defer with a concrete deciding command (all of their commands read and print): counted, not failed.
 # 31 today: 30 in 29 pasted cases (their text does not show the framework's build, the driver or the installer; 31
 # before jax-24901 got the jax[cuda12] fix its paste decides), and the recorded Slurm job that asked for no GPU (its
-# step runs nvidia-smi in a job step that holds one: that decides).
-UNDECIDED = 31
+# step runs nvidia-smi in a job step that holds one: that decides). 30 since h74: pytorch-6515's GPU is below every
+# PyTorch build, so its step names the CPU or another GPU and asks nothing (in KNOWN, as a hardware step).
+UNDECIDED = 30
 
 
 def test_the_steps_that_defer_are_counted():

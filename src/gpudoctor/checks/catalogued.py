@@ -56,6 +56,52 @@ def _ggml_without_gpu(said: list, facts: Facts) -> Iterable[Finding]:
         )
 
 
+# The CUDA option's name by llama.cpp's build number (git rev-list --count, its build-info): LLAMA_CUBLAS until
+# 280345968d ("cuda : rename build flag to LLAMA_CUDA", build 2533), LLAMA_CUDA until f3f65429c4 ("reorganize source
+# code + improve CMake", build 3236), where LLAMA_CUBLAS became a FATAL_ERROR and GGML_CUDA the option (CMakeLists.txt).
+_CUDA_OPTION = ((2533, "LLAMA_CUBLAS"), (3236, "LLAMA_CUDA"))
+
+
+def _llama_cpp_cuda_option(build: int | None) -> str:
+    return next((name for below, name in _CUDA_OPTION if build is not None and build < below), "GGML_CUDA")
+
+
+def _llama_cpp_binary_without_gpu(said: list, build: int | None = None) -> Iterable[Finding]:
+    """llama.cpp's own programs (main, llama-cli, server) warn "not compiled with GPU offload support" when given -ngl
+    in a build without a GPU backend (common/common.cpp: LLAMA_SUPPORTS_GPU_OFFLOAD undefined). The C++ build, not
+    llama-cpp-python's: it is rebuilt in its checkout, out of source, with CUDA on (README's CUDA build: cmake -B build
+    -DGGML_CUDA=ON; an in-source `cmake .` replaces the checkout's own Makefile, whose make variables it then ignores)."""
+    from gpudoctor.cmdline import Cmd
+
+    option = _llama_cpp_cuda_option(build)
+    for e in said:
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            "the llama.cpp program that ran is built without CUDA",
+            "llama.cpp says it was not compiled with GPU offload support: the binary has no GPU backend, so -ngl is "
+            "ignored and every layer runs on the CPU. Its build did not enable CUDA (the CMake option was not given, "
+            "or a make variable went to a Makefile that CMake generated over the checkout's own).",
+            (ev("pasted", e.line),),
+            Remediation(
+                "In the llama.cpp checkout, configure a separate build directory with CUDA on and build it (needs the "
+                "CUDA toolkit's nvcc; "
+                + (
+                    f"build {build} names the option {option}"
+                    if build is not None
+                    else "builds before 2533 name the option LLAMA_CUBLAS, before 3236 LLAMA_CUDA"
+                )
+                + "); run the programs from build/bin, where the warning must be gone and the log lists the CUDA device.",
+                (
+                    Cmd(("cmake", "-B", "build", f"-D{option}=ON")),
+                    Cmd(("cmake", "--build", "build", "--config", "Release")),
+                ),
+                component="environment",
+            ),
+        )
+
+
 def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """docker's `could not select device driver "" with capabilities: [[gpu]]`: --gpus with no NVIDIA runtime."""
     from gpudoctor.checks.reported import other_vendor_gpu_only
@@ -358,6 +404,9 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ),
         )
     yield from _ggml_without_gpu([e for e in said if e.get("entry") == "ggml-system-info-blas-0"][:1], facts)
+    builds = [e.get("build") for e in _said(facts, "library-said") if e.get("entry") == "llama-cpp-build-number"]
+    offload = [e for e in said if e.get("entry") == "llama-cpp-no-gpu-offload"][:1]
+    yield from _llama_cpp_binary_without_gpu(offload, int(builds[0]) if builds and (builds[0] or "").isdigit() else None)
     torch = [e for e in said if e.get("framework") == "_pytorch_select"][:1]
     if not torch or any(
         f.code == "framework-cpu-build" for check in (check_cpu_build, check_reported_cpu_build) for f in check(facts, ctx)

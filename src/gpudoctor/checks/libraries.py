@@ -83,12 +83,23 @@ def _ort_cuda11(facts: Facts, ctx: Context):
     said = [
         e
         for e in _said(facts, "onnxruntime-provider-load-failed")
-        if e.get("major") == "11" and re.match(r"lib(?:cublas|cublasLt|cudart|cufft|curand)\.", e.get("soname") or "")
+        if e.get("major") == "11"
+        and re.match(r"lib(?:cublas|cublasLt|cudart|cufft|curand)\.", e.get("soname") or "")
+        or re.match(r"libcudnn\.so\.8$", e.get("soname") or "")
+        and _ort_said_cuda11(facts, ctx)
     ]
     if not said:
         return None
     driver = _driver_cuda(facts, ctx)
     return said[0] if driver is None or driver >= 12 else None
+
+
+def _ort_said_cuda11(facts: Facts, ctx: Context) -> bool:
+    """The onnxruntime release the text names (its issue form) is one of the package index's CUDA 11 builds: then its
+    provider asking for cuDNN 8 is that build's, not a CUDA 12 one's missing its cuDNN."""
+    versions = [e.get("version") for e in _said(facts, "library-said") if e.get("entry") == "onnxruntime-version"]
+    build = _build(ctx, "onnxruntime-gpu", version=versions[0]) if versions and versions[0] else None
+    return build is not None and build.cuda == 11
 
 
 def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -99,6 +110,8 @@ def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if build is None:
         return
     pin = build.pin_for(_python(facts))  # a Python its wheels do not cover: the range of the CUDA 12 builds
+    # The provider asked for cuDNN 8: the machine has none of the new build's cuDNN either, so its wheel comes too.
+    cudnn = (_CUDNN_CU12[build.cudnn],) if (e.get("soname") or "").startswith("libcudnn") and build.cudnn in _CUDNN_CU12 else ()
     spec = f"onnxruntime-gpu=={pin}" if pin else f"onnxruntime-gpu>={build.since}"
     yield Finding(
         "framework-cuda-libs-missing",
@@ -113,8 +126,9 @@ def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (ev("pasted", e.line),),
         Remediation(
             f"Install onnxruntime-gpu's CUDA 12 build ({build.since} and later from the package index; it needs cuDNN "
-            f"{build.cudnn} loadable, as PyTorch 2.4+'s nvidia-cudnn-cu12 wheel provides).",
-            (_pip(facts, "install", spec),),
+            f"{build.cudnn} loadable, as PyTorch 2.4+'s nvidia-cudnn-cu12 wheel provides)"
+            + (f", with NVIDIA's cuDNN {build.cudnn} wheel beside it." if cudnn else "."),
+            (_pip(facts, "install", spec, *cudnn),),
             component="environment",
         ),
     )

@@ -10,6 +10,7 @@ Nothing here runs on a whole machine: a live doctor reads the machine itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -103,6 +104,9 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     archs = tuple(lists[0].get("archs").split()) if lists else ()
     options = _suggested_cuda(facts)
     for w in warned:
+        if below := _below_every_torch_build(ctx, w.get("capability") or ""):
+            yield below(w)
+            continue
         # PyTorch's own verdict: it warns when no cubin in its list matches the GPU (a compute_NN PTX in the list
         # does not make it run: the thread of every such report ends in "no kernel image is available").
         cc = w.get("capability") or ""
@@ -140,6 +144,39 @@ def _suggested_cuda(facts: Facts):
     if len(cudas) != 1 or facts.driver.version:
         return None
     return Options(target=Target(cuda=cudas[0]))
+
+def _below_every_torch_build(ctx: Context, cc: str):
+    """Where no PyTorch CUDA build in the matrix carries kernels for compute capability `cc` (a Fermi GPU, 2.x): no
+    install fixes it, so the finding says the CPU or another GPU (component "gpu": no command, nothing to ask), never
+    "install a build with kernels". None where some build runs on it or no arch list is known."""
+    from gpudoctor.versions import version_key
+
+    verdicts = [v.runs_on(cc) for r in ctx.matrix.torch_releases for v in r.variants.values()]
+    if not cc or not verdicts or any(v is not False for v in verdicts):
+        return None
+    lowest = min((c for r in ctx.matrix.torch_releases for v in r.variants.values() for c in v.ccs), key=version_key)
+    if version_key(cc) >= version_key(lowest):
+        return None  # a GPU newer than the builds: a newer release may carry it, so the usual step stands
+
+    def finding(w) -> Finding:
+        return Finding(
+            "framework-arch-unsupported",
+            Severity.ERROR,
+            "frameworks",
+            f"no PyTorch CUDA build supports the {w.get('gpu')} (compute capability {cc})",
+            f"PyTorch itself said so, and no PyTorch CUDA build in the compatibility matrix carries kernels for "
+            f"sm_{cc.replace('.', '')}: the oldest architecture any of them carries is sm_{lowest.replace('.', '')}. "
+            "Another PyTorch, CUDA toolkit or driver does not change that.",
+            (ev("pasted", w.line),),
+            Remediation(
+                f"Run on the CPU (the installed PyTorch works there: device 'cpu'), or on a GPU of compute capability "
+                f"{lowest} or newer. No package install fixes it.",
+                (),
+                component="gpu",
+            ),
+        )
+
+    return finding
 
 
 # Where the driver comes from when the text names no system whose recipe is known (a Windows log, a bare traceback):
@@ -417,12 +454,32 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
         "torch.utils.cpp_extension builds with the toolkit at CUDA_HOME (else the nvcc on PATH) and refuses one of another "
         "CUDA major than PyTorch's, as the message says. PyTorch itself runs; only building the extension fails.",
         (ev("pasted", e.line),),
-        Remediation(
+        _conda_toolkit(facts, torch, nvcc)
+        or Remediation(
             f"Build with a CUDA {torch.split('.')[0]}.x toolkit: install one and point CUDA_HOME (and PATH) at it, or "
             f"install a PyTorch build for CUDA {nvcc}.",
             (),
             component="toolkit",
         ),
+    )
+
+
+def _conda_toolkit(facts: Facts, torch: str, nvcc: str) -> Remediation | None:
+    """In a conda environment, the toolkit of PyTorch's own CUDA goes into that environment from NVIDIA's channel, whose
+    label names the release (CUDA Installation Guide for Linux, "Conda Installation": `conda install cuda -c
+    nvidia/label/cuda-11.3.0`; labels from 11.3.0 on), and CUDA_HOME points the extension build at it: nothing
+    system-wide changes, and PyTorch stays. None outside conda or before 11.3."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.where import conda
+
+    if not conda(facts) or not re.fullmatch(r"\d+\.\d+", torch) or vkey(torch) < vkey("11.3"):
+        return None
+    return Remediation(
+        f"Install CUDA {torch}'s toolkit into the conda environment (PyTorch's own CUDA, so PyTorch stays), then, with "
+        "the environment active, point the build at it before building: export CUDA_HOME=$CONDA_PREFIX and put "
+        f"$CONDA_PREFIX/bin first on PATH. Or instead install a PyTorch build for CUDA {nvcc}.",
+        (Cmd(("conda", "install", "-c", f"nvidia/label/cuda-{torch}.0", "cuda-toolkit")),),
+        component="toolkit",
     )
 
 
@@ -528,6 +585,35 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
 _CUDA_SONAMES = LazyPattern(r"^(?:lib)?(cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|cudnn)")
 
 
+# A CUDA 10.x-or-older runtime library's soname carries the toolkit's major.minor (libcudart.so.10.2); from CUDA 11 on
+# it is the major's (libcudart.so.11.0 for every 11.x), which names no toolkit directory.
+_TOOLKIT_SONAME = LazyPattern(r"^lib(?:cudart|cublas|cufft|curand|cusolver|cusparse|nvrtc)\.so\.(?P<cuda>[1-9]\.\d|10\.\d)$")
+
+
+def _toolkit_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
+    """The CUDA runtime libraries missing are a toolkit's own, of the version the text says is installed (the form's
+    'CUDA version: 10.2' beside libcudart.so.10.2): the toolkit is there and its lib64 is not where the loader looks
+    (not in the ldconfig cache, not on LD_LIBRARY_PATH), as with a pip wheel that links the system toolkit's runtime
+    (cupy-cudaNNN). Its default directory goes first on LD_LIBRARY_PATH, after a look that it holds the library."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.remedy import keep_path, library_dir
+
+    found = [_TOOLKIT_SONAME.search(s) for s in missing]
+    versions = {m.group("cuda") for m in found if m}
+    stated = {e.get("cuda") for e in _said(facts, "cuda-version-said")}
+    if not all(found) or len(versions) != 1 or not versions <= stated:
+        return None
+    (cuda,) = versions
+    lib64 = f"/usr/local/cuda-{cuda}/lib64"
+    return Remediation(
+        f"CUDA {cuda} is said to be installed and its runtime is what is missing: put its lib64 (the toolkit's default "
+        f"directory, {lib64}; the ls shows the library is there) first on LD_LIBRARY_PATH, in the shell or environment "
+        "the program runs in." + keep_path(facts),
+        (Cmd(("ls", f"{lib64}/{sorted(missing)[0]}")), library_dir(facts, (lib64,))),
+        component="environment",
+    )
+
+
 def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
     from gpudoctor.checks.frameworks import check_cuda_libs
@@ -551,7 +637,8 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "The dynamic loader found none of them, as the pasted log says: they are not installed, or not where it "
             "searches (LD_LIBRARY_PATH, the ldconfig cache, NVIDIA's pip wheels).",
             tuple(ev("pasted", f"{m}: cannot be loaded") for m in others),
-            Remediation(
+            _toolkit_lib_dir(facts, others)
+            or Remediation(
                 "Install the CUDA libraries of the framework's CUDA version where it loads them (for pip installs, the "
                 "framework's CUDA extra installs NVIDIA's wheels), or add their directory to LD_LIBRARY_PATH.",
                 (),
@@ -819,7 +906,7 @@ _TF_WARNING = LazyPattern(r"\d: W \S+\.cc:\d+\]")
 
 
 def _failure(e, facts: Facts) -> bool:
-    if e.kind == "cuda-unavailable" and facts.pasted.reported("cuda-available-said"):
+    if e.kind in ("cuda-unavailable", "cuda-no-gpus") and facts.pasted.reported("cuda-available-said"):
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
         return False

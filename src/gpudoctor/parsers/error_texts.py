@@ -179,7 +179,11 @@ EVIDENCE_KINDS: dict[str, str] = {
     "tf-not-built-with-cuda": "tf.test.is_built_with_cuda() printed False",
     "libcuda-kernel-mismatch": "the CUDA driver library (libcuda) and the loaded kernel module are different versions",
     "cuda-unavailable": "torch.cuda.is_available() printed False",
-    "cuda-available-said": "collect_env's 'Is CUDA available: True': the environment it ran in reaches the GPU",
+    "cuda-available-said": "collect_env's 'Is CUDA available: True' (or a script's 'CUDA available: True'): the environment it ran in reaches the GPU",
+    "traceback-cut": "a Python traceback the paste ends in, before its error line (the failure's message is not shown)",
+    "cuda-no-gpus": "PyTorch's CUDA initialisation found no GPU (No CUDA GPUs are available)",
+    "nccl-system-error": "NCCL failed a system call (unhandled system error); its WARN line under NCCL_DEBUG=INFO names which",
+    "onnxruntime-cuda-provider-failed": "onnxruntime-gpu's CUDA execution provider did not load (a CUDA or cuDNN library it needs was not found)",
     "nvidia-module-missing": "modprobe: no nvidia kernel module exists for the running kernel",
     "torch-oom": "PyTorch ran out of GPU memory: the GPU's total, what was free, and what PyTorch itself reserved",
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
@@ -332,8 +336,11 @@ _LINUX_DRIVER_PKG = _Lazy(
 # "-> False"). The separators are disjoint alternatives, so a long run of them cannot backtrack.
 _ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:)*(?:(?:returns?|is|gives|prints?|outputs?)\s+)?[`'\"]?False\b"
 _CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER, re.IGNORECASE)
-# collect_env's own answer for the interpreter it ran in (python -m torch.utils.collect_env).
-_CUDA_AVAILABLE_SAID = _Lazy(r"^[ \t]*Is CUDA available:[ \t]*True[ \t]*$", re.MULTILINE)
+# collect_env's own answer for the interpreter it ran in (python -m torch.utils.collect_env), or a script printing the
+# same answer under its own label ("CUDA available: True", "CUDA AVAILABLE:" with True on the next line).
+_CUDA_AVAILABLE_SAID = _Lazy(
+    r"^[ \t]*(?:Is )?CUDA available[ \t]*:?[ \t]*(?:\r?\n[ \t]*)?True[ \t]*$", re.MULTILINE | re.IGNORECASE
+)
 _TF_NO_CUDA = _Lazy(r"is_built_with_cuda\(\)" + _ANSWER, re.IGNORECASE)
 
 

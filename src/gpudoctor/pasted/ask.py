@@ -57,6 +57,15 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
 
     if not facts.pasted.partial:
         return []
+    from gpudoctor.model import Severity
+
+    # A GPU no build supports (below every PyTorch build, below Triton's minimum) is the only error: its fix is the CPU
+    # or another GPU, and nothing the reporter's machine prints would change that.
+    hardware = [
+        f for f in findings if f.code == "framework-arch-unsupported" and f.remediation and f.remediation.component == "gpu"
+    ]
+    if hardware and all(f in hardware or f.severity < Severity.ERROR for f in findings):
+        return []
     from gpudoctor.planner.remedy import python_exe
 
     out: list[Ask] = []

@@ -153,8 +153,11 @@ _PODMAN_SAID = re.compile(r"\bpodman\b", re.IGNORECASE)
 # Variables the doctor reads, set on a command line the text shows run ("CUDA_VISIBLE_DEVICES=2 python main.py").
 # A conda environment said to hold the program ("installed in a conda environment", "conda activate x", "my conda env",
 # (ASCII word boundaries, so "conda" beside CJK text is a word; "conda环境" is "conda environment" in Chinese.)
+# or its CUDA framework installed by conda: `conda install ... pytorch-cuda=11.8` / `cudatoolkit=10.0`, conda's own builds)
 _CONDA_ENV = re.compile(
-    r"\bconda\s*(?:\s(?:env(?:ironment)?s?\b|activate\s+[\w.-]{1,60})|[\u73af\u74b0]\u5883)", re.IGNORECASE | re.ASCII
+    r"\bconda\s*(?:\s(?:env(?:ironment)?s?\b|activate\s+[\w.-]{1,60})|[\u73af\u74b0]\u5883)"
+    r"|\bconda\s+install\s[^\n]{0,200}?\b(?:pytorch-cuda|cudatoolkit)=",
+    re.IGNORECASE | re.ASCII,
 )
 # conda-forge builds a package in a container with its feedstock mounted at /home/conda/feedstock_root
 # (conda-forge/conda-smithy, conda_smithy/templates/run_docker_build.sh.tmpl @01f08ea7); the build directory

@@ -58,9 +58,12 @@ def read_sources(sources: list[Source]) -> Gathered:
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
         # extractors read already (same kind) is theirs, with the values they parse.
         found += [e for e in catalogue_match(plain) if e.kind not in kinds]
+        if not found and (cut := _traceback_cut(lines)):
+            found.append(ErrorEvidence("traceback-cut", cut))
         if not _GPU_WANTED.search(plain[:1_000_000]):
-            # llama.cpp's "BLAS = 0" is a plain CPU build's system info: a fault only where the text wants the GPU.
-            found = [e for e in found if e.get("entry") != "ggml-system-info-blas-0"]
+            # llama.cpp's "BLAS = 0" is a plain CPU build's system info, and insightface's "Applied providers:
+            # ['CPUExecutionProvider']" a CPU machine's session: a fault only where the text wants the GPU.
+            found = [e for e in found if e.get("entry") not in _CPU_FINE]
         for evidence in found:
             if evidence not in g.errors:
                 g.errors.append(evidence)
@@ -98,6 +101,19 @@ def read_sources(sources: list[Source]) -> Gathered:
     return g
 
 
+def _traceback_cut(lines: list[str]) -> str | None:
+    """A paste that ends inside a Python traceback, before its error line (every line after the last "Traceback (most
+    recent call last):" a frame, indented): a failure whose message was cut off. Its last line, or None."""
+    starts = [i for i, line in enumerate(lines[:200_000]) if line.lstrip().startswith("Traceback (most recent call last)")]
+    if not starts:
+        return None
+    tail = [line for line in lines[starts[-1] + 1 :] if line.strip()]
+    if not tail or any(not line.startswith((" ", "\t")) for line in tail):
+        return None
+    return tail[-1].strip()[:300]
+
+
+_CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only"})
 # The text asks for the GPU: it names one, CUDA, cuBLAS or llama.cpp's n_gpu_layers.
 _GPU_WANTED = re.compile(r"\bGPUs?\b|\bCUDA|cuBLAS|n_gpu_layers|\bnvidia\b", re.IGNORECASE)
 

@@ -34,5 +34,7 @@ def with_deciders(findings: Sequence[Finding], deciding: Sequence[Line]) -> list
 
 
 def _undecided(f: Finding) -> bool:
-    """An error whose fix names no command (a warning's or a note's prose is advice, not a step that must act)."""
-    return f.severity >= Severity.ERROR and f.remediation is not None and not f.remediation.commands
+    """An error whose fix names no command (a warning's or a note's prose is advice, not a step that must act). A fix
+    of the "gpu" component is another GPU (or the CPU): no output asked for decides a command there."""
+    r = f.remediation
+    return f.severity >= Severity.ERROR and r is not None and not r.commands and r.component != "gpu"
