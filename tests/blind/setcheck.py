@@ -147,3 +147,52 @@ def pins_missing_from_record(folder: Path) -> tuple[int, list[tuple[str, str]]]:
         for step in plan_commands(e["plan"]):
             missing += [(slug, f"{name}=={ver}") for name, ver in PIN.findall(step) if f"{name}=={ver}" not in record]
     return claimed, missing
+
+
+class WholeSet:
+    """The checks of a blind set from the third on, as a base class: a set's test file subclasses it (its name
+    starting with Test, so pytest collects it) and says only its own folder, collectors' ranges and thresholds.
+    A set is whole before anyone runs gpudoctor on it: every case has its paste and an expectation written from
+    the thread (written_before_run) and a known kind of evidence, plans the way its evidence says, comes from a
+    thread no other file under tests/ names, and every pin its plan claims a dry run for is in the set's record.
+    The thresholds are the whole set's (both collectors together): while one collector's half alone is merged,
+    the counts that need the other half fail and say which count is short."""
+
+    here: Path
+    #: Each collector's range of case numbers and the least number of cases it committed to.
+    ranges: Mapping[str, tuple[int, int, int]]
+    least_cases = 40
+    least_evidence: Mapping[str, int] = {"fine": 8, "ask": 8, "broken": 8}
+    least_windows_or_wsl = 8
+    least_container_or_cluster = 6
+
+    def test_every_case_has_its_paste_and_an_expectation_written_before_the_run(self) -> None:
+        assert cases(self.here)
+        assert incomplete_cases(self.here, evidence=True) == []
+
+    def test_the_plan_follows_the_kind_of_evidence(self) -> None:
+        """fine: nothing to change (a control, its plan starts with 'none'); ask: the commands that collect
+        what decides; broken: a fix. Only controls start their plan with 'none'."""
+        assert plans_not_following_evidence(cases(self.here)) == []
+
+    def test_sources_are_distinct_and_named_nowhere_else_under_tests(self) -> None:
+        assert sources_named_elsewhere(self.here) == {}
+
+    def test_every_pin_a_plan_claims_a_dry_run_for_is_in_the_pin_record(self) -> None:
+        claimed, missing = pins_missing_from_record(self.here)
+        assert claimed
+        assert missing == []
+
+    def test_each_collector_filled_its_range(self) -> None:
+        assert short_ranges(cases(self.here), self.ranges) == {}
+
+    def test_the_set_has_enough_cases_of_each_kind_of_evidence(self) -> None:
+        found = cases(self.here)
+        counts = evidence_counts(found)
+        assert len(found) >= self.least_cases, len(found)
+        assert {kind: n for kind, n in counts.items() if n < self.least_evidence.get(kind, 0)} == {}, counts
+
+    def test_the_set_has_enough_windows_and_container_cases(self) -> None:
+        counts = platform_counts(cases(self.here))
+        assert counts["windows_or_wsl"] >= self.least_windows_or_wsl, counts
+        assert counts["container_or_cluster"] >= self.least_container_or_cluster, counts
