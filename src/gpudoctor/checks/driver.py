@@ -236,12 +236,34 @@ def _library_version(facts: Facts) -> str | None:
     return d.nvml_driver_version or d.smi_driver_version
 
 
+def _driver_version_printed(version: str | None) -> str | None:
+    """A driver version as a tuple's digits ("440.36.0", "515.48.7": TensorFlow's cuda_diagnostics prints its three
+    numbers) written as NVIDIA writes it: no third number where it is 0, else two digits (515.48.07)."""
+    if not version:
+        return None
+    parts = version.split(".")
+    if len(parts) == 3 and parts[2].isdigit():
+        parts = parts[:2] if int(parts[2]) == 0 else [*parts[:2], f"{int(parts[2]):02d}"]
+    return ".".join(parts)
+
+
+def stated_mismatch(facts: Facts) -> tuple[str | None, str | None]:
+    """(kernel module, client library) as a pasted mismatch message states them: the kernel log's NVRM "API mismatch:
+    the client has the version X, but this kernel module has the version Y", or libcuda's own "kernel version Y does
+    not match DSO version X" (the CUDA driver library: the client that failed, whatever nvidia-smi's NVML says)."""
+    for e in facts.pasted.errors:
+        if e.kind in ("nvrm-api-mismatch", "libcuda-kernel-mismatch") and e.get("kernel") and e.get("client"):
+            return _driver_version_printed(e.get("kernel")), _driver_version_printed(e.get("client"))
+    return None, None
+
+
 def check_library_mismatch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     d = facts.driver
-    kernel = kernel_driver_version(facts)
+    said_kernel, said_client = stated_mismatch(facts)
+    kernel = kernel_driver_version(facts) or said_kernel
     if not (kernel or d.nvml_status != "ok" or d.smi_error):
         return  # nothing to compare and nothing said: skip the error-text parser's import
-    library = _library_version(facts)
+    library = said_client or _library_version(facts)
     said = d.nvml_status == "lib_rm_version_mismatch" or d.smi_error_kind == "driver-library-mismatch"
     differ = bool(kernel and library and kernel != library and d.nvml_status == "ok")
     if not (said or differ):
@@ -305,18 +327,38 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
     cause = mismatch_cause(facts, kernel, library)
     if cause == "container":
         copies = driver_library_copies(facts)
-        if len(copies) > 1:
+        # nvidia-smi answering inside at the module's version while libcuda states another: the toolkit mounted the
+        # host's NVML and libcuda together, at the module's version, so the other libcuda is one the image carries.
+        own = bool(
+            kernel
+            and facts.driver.smi_driver_version == kernel
+            and any(e.kind == "libcuda-kernel-mismatch" and e.get("client") for e in facts.pasted.errors)
+            and library not in (None, kernel)
+        )
+        if len(copies) > 1 or own:
             return (
                 cause,
                 (
                     "this container holds more than one copy of the driver's user-space library, so the image brings "
                     "its own driver libraries beside the ones the NVIDIA container toolkit mounts from the host."
+                    if len(copies) > 1
+                    else f"nvidia-smi inside the container answers with the host's {kernel}, so the toolkit mounted the "
+                    f"host's libraries; the {library} library that failed is a copy the image carries (a CUDA runfile or "
+                    "driver package installed in it), found before the host's."
                 ),
                 Remediation(
-                    "Rebuild the image without driver packages (libnvidia-*, nvidia-driver-*, cuda-drivers): the NVIDIA "
-                    "container toolkit mounts the host's driver libraries, which always match the host's module. "
-                    "Do not reboot or unload modules inside a container.",
-                    (*installed_driver_packages(facts), Cmd(("ls", "-l", *copies))),
+                    "Rebuild the image without driver packages (libnvidia-*, nvidia-driver-*, cuda-drivers; a CUDA runfile "
+                    "with --toolkit only): the NVIDIA container toolkit mounts the host's driver libraries, which always "
+                    "match the host's module. Do not reboot or unload modules inside a container, nor change the host.",
+                    (
+                        *installed_driver_packages(facts),
+                        Cmd(("ls", "-l", *copies))
+                        if len(copies) > 1
+                        else Cmd(
+                            ("find", "/", "-xdev", "-name", "libcuda.so*"),
+                            note="inside the container: the copy that is not the host's version is the image's",
+                        ),
+                    ),
                     component="driver",
                     where="the image",
                 ),

@@ -52,7 +52,7 @@ def _runtime_from_wheels(facts: Facts) -> bool:
 
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
     """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
-    from gpudoctor.checks.driver import no_gpu_said
+    from gpudoctor.checks.driver import no_gpu_said, stated_mismatch
     from gpudoctor.checks.reported import frameworks_named, other_vendor_gpu_only
 
     if not facts.pasted.partial:
@@ -86,7 +86,11 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
         elif d.version and not d.gpus:
             out.append(Ask(Cmd(("nvidia-smi", "-L")), "which GPUs the driver sees (their model decides the builds that run)"))
-    if "driver-library-mismatch" in codes and not isinstance(facts.kernel.proc_driver, Found):
+    if (
+        "driver-library-mismatch" in codes
+        and not isinstance(facts.kernel.proc_driver, Found)
+        and stated_mismatch(facts)[0] is None  # the mismatch message itself names the module's version
+    ):
         out.append(
             Ask(
                 Cmd(("cat", "/proc/driver/nvidia/version")),
