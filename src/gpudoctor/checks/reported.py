@@ -141,6 +141,10 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     said = _said(facts, "driver-too-old-found") + _said(facts, "cuda-driver-insufficient")
     if not said or other_vendor_gpu_only(facts) is not None:
         return
+    from gpudoctor.checks.workloads import workload_no_gpu
+
+    if workload_no_gpu(facts, ctx) is not None:
+        return  # a container given no GPU says "insufficient" too: gpudoctor.checks.workloads names the request
     from gpudoctor.checks.libraries import explained
 
     if explained(facts, ctx)[1]:
@@ -788,6 +792,8 @@ _DESCRIPTIVE = frozenset(
         "linux-driver-package",
         "docker-run-without-gpus",
         "docker-run-said",
+        "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
+        "workload-gpus",
         "torch-oom",
         "cuda-available-said",
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure

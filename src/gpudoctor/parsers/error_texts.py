@@ -184,6 +184,9 @@ EVIDENCE_KINDS: dict[str, str] = {
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
     "docker-run-cpu-image": "docker run asks --gpus for an image whose tag names a CPU build",
     "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
+    "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
+    "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
+    "workload-logged-no-gpu": "a docker compose service's own log line saying it found no GPU (or nvidia-smi failed)",
 }
 
 _ARCH_WARNING = _Lazy(

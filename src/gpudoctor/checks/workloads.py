@@ -1,0 +1,137 @@
+"""A compose service or a pod given no GPU, judged from its pasted spec or log (gpudoctor.pasted.workloads).
+
+The NVIDIA container toolkit mounts the device and the driver's libraries (libcuda, nvidia-smi) only into a container
+that asks for a GPU, so a program in one that did not ask finds no driver at all: the CUDA runtime then says the
+driver is "insufficient", PyTorch finds no GPU, nvidia-smi fails or is missing. A host driver reinstall changes none
+of that; the request in the spec does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import Check, Context, ev
+from gpudoctor.cmdline import Cmd, Placeholder
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+
+# What a program says where no GPU reached its container (each a kind of gpudoctor.parsers.error_texts).
+_NO_GPU_INSIDE = frozenset(
+    {"cuda-driver-insufficient", "cuda-unavailable", "nvidia-smi-not-found", "tf-not-built-with-cuda", "workload-logged-no-gpu"}
+)
+_NVML_NO_GPU = frozenset({"cuda-no-device", "driver-unreachable", "nvml-library-missing", "cuda-driver-insufficient"})
+
+_COMPOSE_STANZA = (
+    "deploy: resources: reservations: devices: [{driver: nvidia, count: all, capabilities: [gpu]}] "
+    "(the NVIDIA Container Toolkit configured for docker on the host; Docker Desktop brings its own)"
+)
+_POD_LIMIT = "resources: limits: nvidia.com/gpu: 1 (and runtimeClassName: nvidia where the cluster uses a runtime class)"
+
+
+def _symptoms(facts: Facts) -> list:
+    return [e for e in facts.pasted.errors if e.kind in _NO_GPU_INSIDE or (e.kind == "nvml" and e.get("code") in _NVML_NO_GPU)]
+
+
+def _driver_new_enough(facts: Facts, ctx: Context) -> str | None:
+    """The host's CUDA where its driver is shown and of CUDA 12 or newer (what current images need), else None."""
+    from gpudoctor.checks.driver import driver_cuda
+    from gpudoctor.versions import major
+
+    up_to, _ = driver_cuda(facts, ctx.matrix)
+    return up_to if facts.driver.version and up_to and (major(up_to) or 0) >= 12 else None
+
+
+def workload_no_gpu(facts: Facts, ctx: Context) -> Finding | None:
+    """The one finding, or None: what gpudoctor.checks.reported asks before it prescribes a driver upgrade."""
+    from gpudoctor.planner.remedy import container_said
+
+    if not facts.pasted.partial or not (symptoms := _symptoms(facts)):
+        return None
+    said = facts.pasted.reported
+    spec = said("workload-without-gpu")
+    logged = [e for e in symptoms if e.kind == "workload-logged-no-gpu"]
+    if spec:
+        w = spec[0]
+        return _finding(w.get("runtime"), w.get("name") or "", w.line, symptoms, shown=True)
+    if said("workload-gpus"):
+        return None  # the spec asks for GPUs: the request is not what is missing
+    if logged and facts.driver.version:
+        # the service's own log says it has no GPU while the host's driver answers
+        return _finding("compose", logged[0].get("name") or "", logged[0].line, symptoms, shown=False)
+    insufficient = any(e.get("code") == "cuda-driver-insufficient" or e.kind == "cuda-driver-insufficient" for e in symptoms)
+    if insufficient and container_said(facts) == "kubernetes" and (up_to := _driver_new_enough(facts, ctx)):
+        return _finding("kubernetes", "", symptoms[0].line, symptoms, shown=False, up_to=up_to)
+    return None
+
+
+def _finding(runtime: str, name: str, line: str, symptoms: list, shown: bool, up_to: str | None = None) -> Finding:
+    where = f"the service {name}" if runtime == "compose" and name else f"the container {name}" if name else "it"
+    if runtime == "compose":
+        service = name or Placeholder("service")
+        fix = Remediation(
+            f"Request the GPU for {where} in the compose file: {_COMPOSE_STANZA}; then recreate it and check that "
+            "nvidia-smi answers inside.",
+            (
+                Cmd(("docker", "compose", "up", "-d", "--force-recreate", service)),
+                Cmd(("docker", "compose", "exec", service, "nvidia-smi"), note="inside: lists the GPU once it is passed in"),
+            ),
+            component="container",
+            where="the host",
+        )
+    else:
+        fix = Remediation(
+            f"Request the GPU for {where} in the pod spec: {_POD_LIMIT}; apply it, and check inside the new pod.",
+            (
+                *(
+                    ()
+                    if shown
+                    else (
+                        Cmd(
+                            ("kubectl", "get", "pod", Placeholder("pod"), "-o", "jsonpath={.spec.containers[*].resources}"),
+                            note="no nvidia.com/gpu in the limits: the cause",
+                        ),
+                    )
+                ),
+                Cmd(("kubectl", "apply", "-f", Placeholder("manifest"))),
+                Cmd(
+                    ("kubectl", "exec", Placeholder("pod"), "--", "nvidia-smi"), note="inside: lists the GPU once it is allocated"
+                ),
+            ),
+            component="container",
+            where="the cluster",  # kubectl, wherever its configuration reaches the cluster: not the node's shell
+        )
+    spec = "compose service" if runtime == "compose" else "pod's container"
+    if shown:
+        why = (
+            f"The {spec} shown requests no GPU, so the NVIDIA container toolkit passes it neither the device nor the "
+            "driver's libraries: the program inside finds no driver at all, which CUDA reports as an insufficient "
+            "driver and frameworks as no GPU. Reinstalling the host's driver would not pass the GPU in."
+        )
+    elif up_to:
+        why = (
+            f"The host's driver supports CUDA up to {up_to}, yet the program in the pod says the driver is insufficient: "
+            "the CUDA runtime says so where it finds no driver library at all, which is a container that was not "
+            "allocated a GPU (no nvidia.com/gpu in its resources). Upgrading the node's driver would not pass the GPU in."
+        )
+    else:
+        why = (
+            f"The {spec}'s own log says it has no GPU while the host's driver answers: the service was started without "
+            "a GPU request, so the NVIDIA container toolkit passed it neither the device nor nvidia-smi and libcuda."
+        )
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"the {spec} was given no GPU" if shown else f"the {spec} was probably given no GPU: the host's driver works",
+        why,
+        (ev("pasted", line), *(ev("pasted", e.line) for e in symptoms[:1] if e.line != line)),
+        fix,
+    )
+
+
+def check_workload_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    if (found := workload_no_gpu(facts, ctx)) is not None:
+        yield found
+
+
+CHECKS = (Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),)

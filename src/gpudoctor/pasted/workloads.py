@@ -1,0 +1,57 @@
+"""What a pasted compose file, pod spec or compose log says about where the program runs and the GPUs it was given.
+
+A compose service or a pod's container, as pasted, becomes evidence (`workload-without-gpu`, `workload-gpus`: the
+spec's own values) and a cue of where the program ran; `docker compose` prefixes each line of a service's log with
+the service's name and a bar (docker/compose, cmd/formatter/logs.go), so lines shown that way ran in that service.
+Judged by gpudoctor.checks.workloads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.parsers.error_texts import ErrorEvidence
+from gpudoctor.parsers.workload_spec import parse_workloads
+from gpudoctor.pasted.cues import _cue
+from gpudoctor.pasted.gathered import Gathered
+
+# "ollama  | 2023/12/22 00:17:24 routes.go:915: ..." : the service's name, padded, then "| ".
+_COMPOSE_LOG = re.compile(r"^(?P<service>[a-z0-9][a-z0-9_.-]{0,62})(?:-\d{1,3})? {1,40}\| ")
+# The service's own log saying it has no GPU: nvidia-smi failing inside it, or no GPU found.
+_NO_GPU_LOGGED = re.compile(
+    r"nvidia-smi(?: command)? (?:failed|not found)|\bno (?:NVIDIA |CUDA )?GPUs? (?:detected|found)\b|num_gpu=0\b",
+    re.IGNORECASE,
+)
+_MAX_LINE = 2_000
+
+
+def read_workloads(g: Gathered, lines: list[str]) -> None:
+    """Add the workloads `lines` declare or log. Never raises on content."""
+    for w in parse_workloads(lines):
+        values = {"runtime": w.kind, "name": w.name[:120], "image": w.image[:200]}
+        if w.gpus is None:
+            if w.complete:
+                _add(g, ErrorEvidence("workload-without-gpu", w.line[:300], tuple(sorted(values.items()))))
+        else:
+            _add(g, ErrorEvidence("workload-gpus", w.line[:300], tuple(sorted({**values, "gpus": w.gpus[:10]}.items()))))
+        _where(g, "docker" if w.kind == "compose" else "kubernetes", f"its {w.kind} spec is pasted", w.line)
+    logged: dict[str, int] = {}
+    for line in lines[:20_000]:
+        if "|" in line[:80] and (m := _COMPOSE_LOG.match(line[:_MAX_LINE])):
+            logged[m.group("service")] = logged.get(m.group("service"), 0) + 1
+            if _NO_GPU_LOGGED.search(line[:_MAX_LINE]):
+                _add(g, ErrorEvidence("workload-logged-no-gpu", line[:300], (("name", m.group("service")),)))
+    for service, count in logged.items():
+        if count >= 2:  # one bar is a table's cell; a log prints line after line
+            _where(g, "docker", f"docker compose's log of the service {service}", service)
+
+
+def _add(g: Gathered, evidence: ErrorEvidence) -> None:
+    if evidence not in g.errors:
+        g.errors.append(evidence)
+
+
+def _where(g: Gathered, runtime: str, why: str, line: str) -> None:
+    """A cue of where the program ran, unless the text already said where (its words win)."""
+    if not any((c.get("means") or "").startswith("run inside a ") for c in g.cues):
+        _cue(g, "a workload's spec or log", f"run inside a {runtime} container ({why})", line)
