@@ -66,3 +66,124 @@ def test_image_own_libcuda_is_fixed_in_the_image_not_on_the_host(tmp_path):
     argv = _argv(doc)
     assert ["find", "/", "-xdev", "-name", "libcuda.so*"] in argv
     assert not any("reboot" in a for a in argv) and not any(a[:2] == ["docker", "commit"] for a in argv)
+
+
+# --- a compose service or pod given no GPU ------------------------------------------------------------------------
+
+INSUFFICIENT = "RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version"
+COMPOSE_NO_GPU = """\
+services:
+  whisper:
+    image: lscr.io/linuxserver/faster-whisper:gpu
+    environment:
+      - PUID=1000
+    restart: unless-stopped
+"""
+COMPOSE_GPU = COMPOSE_NO_GPU.replace(
+    "    restart: unless-stopped\n",
+    "    deploy:\n      resources:\n        reservations:\n          devices:\n            - driver: nvidia\n"
+    "              count: all\n              capabilities: [gpu]\n",
+)
+
+
+def test_compose_service_without_gpu_request_is_fixed_in_the_compose_file(tmp_path):
+    doc = _check(tmp_path, COMPOSE_NO_GPU + "\n" + INSUFFICIENT)
+    assert _codes(doc) == ["container-no-gpu"]
+    (step,) = doc["plan"]["steps"]
+    assert step["component"] == "container"
+    assert _argv(doc) == [
+        ["docker", "compose", "up", "-d", "--force-recreate", "whisper"],
+        ["docker", "compose", "exec", "whisper", "nvidia-smi"],
+    ]
+    assert "capabilities: [gpu]" in doc["findings"][0]["remediation"]["summary"]
+
+
+def test_compose_service_with_a_gpu_request_is_not_called_gpu_less(tmp_path):
+    doc = _check(tmp_path, COMPOSE_GPU + "\n" + INSUFFICIENT)
+    assert "container-no-gpu" not in _codes(doc)
+
+
+def test_compose_log_prefix_says_the_service_has_no_gpu_while_the_host_driver_works(tmp_path):
+    text = "\n".join(
+        (
+            "ollama  | 2023/12/22 00:17:24 routes.go:915: warning: gpu support may not be enabled, check that you have "
+            "installed GPU drivers: nvidia-smi command failed",
+            "ollama  | 2023/12/22 00:13:33 llama.go:407: skipping accelerated runner because num_gpu=0",
+            "$ nvidia-smi",
+            "| NVIDIA-SMI 545.29.04              Driver Version: 546.17       CUDA Version: 12.3     |",
+        )
+    )
+    doc = _check(tmp_path, text)
+    assert _codes(doc) == ["container-no-gpu"]
+    assert ["docker", "compose", "up", "-d", "--force-recreate", "ollama"] in _argv(doc)
+
+
+POD_NO_GPU = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      command: ["python", "train.py"]
+  restartPolicy: Never
+"""
+
+
+def test_pod_container_without_gpu_limit_is_fixed_in_the_pod_spec(tmp_path):
+    doc = _check(tmp_path, POD_NO_GPU + "\nRuntimeError: CUDA error: no CUDA-capable device is detected")
+    assert _codes(doc) == ["container-no-gpu"]
+    (finding,) = doc["findings"]
+    assert "nvidia.com/gpu: 1" in finding["remediation"]["summary"]
+    argv = _argv(doc)
+    assert argv[0][:3] == ["kubectl", "apply", "-f"] and argv[1][:2] == ["kubectl", "exec"]
+    assert not any(a[0] in ("docker", "apt-get", "reboot") for a in argv)
+
+
+def test_pod_said_in_words_with_a_new_host_driver_and_insufficient_is_the_gpu_request(tmp_path):
+    text = "\n".join(
+        (
+            "I'm running the faster-whisper:gpu container within my k8s cluster.",
+            INSUFFICIENT,
+            " NVIDIA-SMI 550.144.03             Driver Version: 550.144.03     CUDA Version: 12.4 ",
+        )
+    )
+    doc = _check(tmp_path, text)
+    assert _codes(doc) == ["container-no-gpu"]
+    argv = _argv(doc)
+    assert argv[0][:3] == ["kubectl", "get", "pod"] and ["kubectl", "apply", "-f", "<manifest>"] in argv
+    assert not any("apt-get" in a or "reboot" in a for a in argv)
+
+
+# --- a Kubernetes node whose containerd default runtime is runc -------------------------------------------------
+
+CONTAINERD = """\
+$ kubectl describe node srv02 | grep Capacity -A 3
+Capacity:
+  cpu:                48
+  pods:               110
+$ lspci | grep -i nvidia
+3b:00.0 3D controller: NVIDIA Corporation TU104GL [Tesla T4] (rev a1)
+$ sudo cat /etc/containerd/config.toml
+    [plugins."io.containerd.cri.v1.runtime".containerd]
+      default_runtime_name = "runc"
+        [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]
+          runtime_type = "io.containerd.runc.v2"
+"""
+
+
+def test_containerd_default_runtime_runc_on_a_kubernetes_node_is_set_to_nvidia(tmp_path):
+    doc = _check(tmp_path, CONTAINERD)
+    # lspci alone shows the GPU on the bus, not a missing driver: nothing of the driver was pasted
+    assert _codes(doc) == ["container-no-gpu"]
+    (step,) = doc["plan"]["steps"]
+    assert step["commands"][0]["argv"] == ["nvidia-ctk", "runtime", "configure", "--runtime=containerd", "--set-as-default"]
+    assert step["commands"][1]["argv"] == ["systemctl", "restart", "containerd"]
+    assert doc["findings"][0]["remediation"]["where"] == "the node"
+
+
+def test_containerd_default_nvidia_is_quiet(tmp_path):
+    doc = _check(tmp_path, CONTAINERD.replace('"runc"', '"nvidia"'))
+    assert "container-no-gpu" not in _codes(doc) and "driver-missing" not in _codes(doc)

@@ -165,6 +165,10 @@ def check_driver_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return  # a module is loaded: unreachable or mismatch, not missing
     if facts.platform.container:
         return  # in a container the host's driver is what matters: container-no-gpu
+    if facts.pasted.partial and not (absence_known(facts, "driver") or d.smi_error):
+        # A pasted lspci shows the GPU on the bus; that the driver is absent is shown only by what failed (nvidia-smi
+        # missing or failing), never by a driver the text simply does not mention.
+        return
     bound = sorted({g.kernel_driver for g in gpus if g.kernel_driver})
     yield Finding(
         "driver-missing",

@@ -134,4 +134,47 @@ def check_workload_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
         yield found
 
 
-CHECKS = (Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),)
+def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """containerd's default runtime is not nvidia on a Kubernetes node: the device plugin's DaemonSet (a static
+    manifest, or helm without a runtime class) starts under runc, finds no NVML inside its pod and advertises no
+    nvidia.com/gpu, so the node shows no GPU capacity. nvidia-ctk makes nvidia containerd's default runtime."""
+    said = facts.pasted.reported("default-runtime-not-nvidia") if facts.pasted.partial else []
+    if not said:
+        return
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"containerd's default runtime is {said[0].get('default') or 'not nvidia'}: the device plugin runs without the "
+        "NVIDIA runtime",
+        "The node's containerd starts every pod without a runtime class under its default runtime, the device plugin's "
+        "included: without the NVIDIA runtime its pod has no NVML and no GPUs, so it advertises no nvidia.com/gpu and no "
+        "pod can be given one. The driver is not what is missing.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Make nvidia containerd's default runtime on the node (or create a RuntimeClass nvidia and run the device "
+            "plugin and the GPU pods with it), restart containerd, and let the DaemonSet recreate the plugin's pod.",
+            (
+                Cmd(("nvidia-ctk", "runtime", "configure", "--runtime=containerd", "--set-as-default"), root=True),
+                Cmd(("systemctl", "restart", "containerd"), root=True),
+                Cmd(
+                    ("kubectl", "delete", "pod", "-n", Placeholder("namespace"), Placeholder("device-plugin-pod")),
+                    note="its DaemonSet recreates it under the nvidia runtime",
+                ),
+                Cmd(
+                    ("kubectl", "describe", "node", Placeholder("node")),
+                    pipe=("grep", "nvidia.com/gpu"),
+                    note="the GPUs it now offers",
+                ),
+            ),
+            requires_root=True,
+            component="container",
+            where="the node",
+        ),
+    )
+
+
+CHECKS = (
+    Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),
+    Check("node-default-runtime", "platform", ("container-no-gpu",), check_node_default_runtime, ("pasted",)),
+)

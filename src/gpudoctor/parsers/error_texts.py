@@ -186,6 +186,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
     "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
+    "default-runtime-not-nvidia": "containerd's default runtime is not nvidia on a Kubernetes node with an nvidia runtime configured",
     "workload-logged-no-gpu": "a docker compose service's own log line saying it found no GPU (or nvidia-smi failed)",
 }
 

@@ -23,6 +23,11 @@ _NO_GPU_LOGGED = re.compile(
     re.IGNORECASE,
 )
 _MAX_LINE = 2_000
+# containerd's CRI default runtime (config.toml: `default_runtime_name = "runc"`) beside an nvidia runtime table, the
+# keys nvidia-ctk writes (NVIDIA/nvidia-container-toolkit pkg/config/engine/containerd/config.go @d34b3046).
+_CONTAINERD_DEFAULT = re.compile(r"^\s*default_runtime_name\s*=\s*\"(?P<name>[\w.-]{0,60})\"")
+_CONTAINERD_NVIDIA = re.compile(r"\.runtimes\.\"?nvidia\"?\]")
+_KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
 
 
 def read_workloads(g: Gathered, lines: list[str]) -> None:
@@ -41,6 +46,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
             logged[m.group("service")] = logged.get(m.group("service"), 0) + 1
             if _NO_GPU_LOGGED.search(line[:_MAX_LINE]):
                 _add(g, ErrorEvidence("workload-logged-no-gpu", line[:300], (("name", m.group("service")),)))
+    _default_runtime(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
@@ -55,3 +61,16 @@ def _where(g: Gathered, runtime: str, why: str, line: str) -> None:
     """A cue of where the program ran, unless the text already said where (its words win)."""
     if not any((c.get("means") or "").startswith("run inside a ") for c in g.cues):
         _cue(g, "a workload's spec or log", f"run inside a {runtime} container ({why})", line)
+
+
+def _default_runtime(g: Gathered, lines: list[str]) -> None:
+    """containerd's default runtime, where the text shows it other than nvidia with an nvidia runtime configured and
+    Kubernetes named: the device plugin's pod (and every pod without a runtime class) runs without the NVIDIA runtime."""
+    default = next((m for x in lines[:20_000] if (m := _CONTAINERD_DEFAULT.match(x[:_MAX_LINE]))), None)
+    if default is None or default.group("name") == "nvidia":
+        return
+    if not any(_CONTAINERD_NVIDIA.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+        return
+    if not any(_KUBERNETES.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+        return
+    _add(g, ErrorEvidence("default-runtime-not-nvidia", default.group(0).strip(), (("default", default.group("name")),)))
