@@ -187,3 +187,31 @@ def test_containerd_default_runtime_runc_on_a_kubernetes_node_is_set_to_nvidia(t
 def test_containerd_default_nvidia_is_quiet(tmp_path):
     doc = _check(tmp_path, CONTAINERD.replace('"runc"', '"nvidia"'))
     assert "container-no-gpu" not in _codes(doc) and "driver-missing" not in _codes(doc)
+
+
+# --- WSL 2: libcuda loaded from a Linux driver package's directory ---------------------------------------------
+
+
+def test_wsl_libcuda_from_a_linux_driver_package_path_is_removed_with_its_package(tmp_path):
+    text = "\n".join(
+        (
+            "Cuda works fine in PyTorch on my WSL 2 (Windows 11 + 22.04.2 LTS) install but it doesn't work for numba.",
+            "numba.cuda.cudadrv.driver.CudaAPIError: [100] Call to cuInit results in CUDA_ERROR_NO_DEVICE",
+            "AttributeError: /lib/x86_64-linux-gnu/libcuda.so: undefined symbol: undef",
+        )
+    )
+    doc = _check(tmp_path, text)
+    assert _codes(doc) == ["wsl-linux-driver-installed"]
+    argv = _argv(doc)
+    assert argv[0] == ["dpkg", "-l"] and argv[1] == ["apt-get", "remove", "--purge", "<package>"]
+    assert ["ldconfig"] in argv and not any("install" in a for a in argv)
+
+
+def test_wsl_libcuda_from_wsl_lib_is_not_called_a_linux_driver(tmp_path):
+    text = "\n".join(
+        (
+            "I'm on WSL 2 with Ubuntu 22.04.",
+            "AttributeError: /usr/lib/wsl/lib/libcuda.so: undefined symbol: undef",
+        )
+    )
+    assert "wsl-linux-driver-installed" not in _codes(_check(tmp_path, text))

@@ -714,28 +714,64 @@ def _jax_fix(facts: Facts, ctx: Context, why: str) -> Remediation:
     )
 
 
+# The driver's own libraries at a Linux driver package's path (not WSL's /usr/lib/wsl/lib), as an error text names them.
+_LINUX_DRIVER_LIB = LazyPattern(
+    r"(?<![\w/])(?:/usr)?/lib(?:64)?/(?:x86_64-linux-gnu/|aarch64-linux-gnu/)?(?:libcuda|libnvidia-ml)\.so[.\d]*"
+)
+
+
 def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.platform import check_wsl
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import family
 
     blocked = _said(facts, "wsl-gpu-blocked")
     packages = _said(facts, "linux-driver-package")
-    if facts.platform.wsl != 2 or not (blocked or packages) or _emits(check_wsl, facts, ctx, "wsl-linux-driver-installed"):
+    # a program that loaded libcuda from a Linux driver package's directory (its error names the file): inside WSL 2
+    # only /usr/lib/wsl/lib holds the driver, so that file is a Linux driver package's, which shadows it
+    loaded = (
+        [(e, m.group(0)) for e in facts.pasted.errors if (m := _LINUX_DRIVER_LIB.search(e.line))] if facts.pasted.partial else []
+    )
+    if facts.platform.wsl != 2 or not (blocked or packages or loaded):
         return
-    if not packages:
+    if _emits(check_wsl, facts, ctx, "wsl-linux-driver-installed"):
+        return
+    if not (packages or loaded):
         return  # blocked alone may be the Windows side (an old Windows driver): not this cause
+    package = packages[0].get("package") if packages else None
+    dpkg = family(facts) in ("debian", "unknown")  # WSL's default distribution is Ubuntu
+    listed = (
+        Cmd(("dpkg", "-l"), pipe=("grep", "-E", "libnvidia-compute|nvidia-driver|nvidia-utils"))
+        if dpkg
+        else Cmd(("rpm", "-qa"), pipe=("grep", "-i", "nvidia"))
+    )
+    remove = (
+        Cmd(
+            ("apt-get", "remove", "--purge", package or Placeholder("package")),
+            root=True,
+            note=None if package else "each package the list shows",
+        )
+        if dpkg
+        else Cmd(("dnf", "remove", package or Placeholder("package")), root=True)
+    )
+    shown = f"a Linux driver package installed inside WSL ({package})" if package else f"libcuda loaded from {loaded[0][1]}"
     yield Finding(
         "wsl-linux-driver-installed",
         Severity.ERROR,
         "platform",
         "a Linux NVIDIA driver is installed inside WSL 2, shadowing the Windows driver",
-        "In WSL 2 the driver comes from Windows (its libraries appear under /usr/lib/wsl/lib). The text shows a Linux "
-        f"driver package installed inside WSL ({packages[0].get('package')}), whose nvidia-smi and libraries cannot "
-        "reach the GPU.",
-        tuple(ev("pasted", e.line) for e in (packages[:1] + blocked[:1])),
+        f"In WSL 2 the driver comes from Windows (its libraries appear under /usr/lib/wsl/lib). The text shows {shown}, "
+        "whose nvidia-smi and libraries cannot reach the GPU.",
+        tuple(ev("pasted", e.line) for e in (packages[:1] + [x for x, _ in loaded[:1]] + blocked[:1])),
         Remediation(
-            f"Remove the Linux driver package ({packages[0].get('package')}) from the WSL distribution; keep only "
-            "the Windows driver.",
-            (),
+            f"Remove the Linux driver package{f' ({package})' if package else 's'} from the WSL distribution; keep only "
+            "the Windows driver, then refresh the loader's cache and check that libcuda resolves to /usr/lib/wsl/lib.",
+            (
+                *(() if package else (listed,)),
+                remove,
+                Cmd(("ldconfig",), root=True),
+                Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="only /usr/lib/wsl/lib entries may remain"),
+            ),
             requires_root=True,
             component="platform",
         ),
