@@ -215,3 +215,33 @@ def test_wsl_libcuda_from_wsl_lib_is_not_called_a_linux_driver(tmp_path):
         )
     )
     assert "wsl-linux-driver-installed" not in _codes(_check(tmp_path, text))
+
+
+# --- the scheduler finds no node with the GPUs a pod asks for ---------------------------------------------------
+
+POD_FOUR_GPUS = """\
+It always output 0/3 nodes are available: 3 insufficient nvidia.com/gpu!
+apiVersion: v1
+kind: Pod
+spec:
+  containers:
+    - name: cuda-container
+      image: nvidia/cuda:9.0-devel
+      resources:
+        limits:
+          nvidia.com/gpu: 2
+    - name: digits-container
+      image: nvidia/digits:6.0
+      resources:
+        limits:
+          nvidia.com/gpu: 2
+"""
+
+
+def test_insufficient_nvidia_gpu_asks_what_the_nodes_advertise_and_prescribes_nothing(tmp_path):
+    doc = _check(tmp_path, POD_FOUR_GPUS)
+    assert _codes(doc) == ["pasted-error-unexplained"]  # the paste cannot decide: no driver, no container-no-gpu
+    assert doc["plan"]["steps"] == []
+    assert ["kubectl", "describe", "nodes"] in [a[:3] for a in _asked(doc)]
+    gpus = [dict(e["values"]) for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "workload-gpus"]
+    assert [g["gpus"] for g in gpus] == ["2", "2"]

@@ -861,11 +861,17 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
     first = failures[0]
     more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+    what = EVIDENCE_KINDS.get(first.kind)
+    if what is None and first.get("entry"):
+        from gpudoctor.pasted.catalogue import by_id
+
+        entry = by_id(first.get("entry"))
+        what = entry.means.split(":", 1)[0] if entry is not None else None  # a catalogue message: its meaning's head
     yield Finding(
         UNEXPLAINED,
         Severity.WARNING,
         "doctor",
-        f"the text shows a failure that what was pasted cannot explain: {EVIDENCE_KINDS.get(first.kind, first.kind)}{more}",
+        f"the text shows a failure that what was pasted cannot explain: {what or first.kind}{more}",
         f"The text says: '{first.line.strip()}'. gpudoctor recognised the error, but the rest of the text does not "
         "show enough (the GPU, the driver, the framework's build) to say why it happened. This is not a clean bill of "
         "health: ask for what is listed under 'Ask the reporter for' and read the answers with it.",
