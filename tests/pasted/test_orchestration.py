@@ -245,3 +245,28 @@ def test_insufficient_nvidia_gpu_asks_what_the_nodes_advertise_and_prescribes_no
     assert ["kubectl", "describe", "nodes"] in [a[:3] for a in _asked(doc)]
     gpus = [dict(e["values"]) for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "workload-gpus"]
     assert [g["gpus"] for g in gpus] == ["2", "2"]
+
+
+# --- a Slurm job that requests fewer GPUs than its program asks ---------------------------------------------------
+
+SLURM = """\
+pytorch_lightning.utilities.exceptions.MisconfigurationException:
+pl.Trainer(gpus=2, num_nodes=1, accelerator="ddp")
+#!/bin/bash
+#SBATCH --gres=gpu:p6000:1
+#SBATCH --ntasks-per-node=2
+srun python slurm_test.py
+"""
+
+
+def test_slurm_job_requesting_fewer_gpus_than_the_trainer_is_fixed_in_the_job_script(tmp_path):
+    doc = _check(tmp_path, SLURM)
+    assert _codes(doc) == ["requirement-unmet"]
+    argv = _argv(doc)
+    assert argv == [["sbatch", "<job-script>"], ["srun", "--gres=gpu:p6000:2", "nvidia-smi", "-L"]]
+    assert "#SBATCH --gres=gpu:p6000:2" in doc["findings"][0]["remediation"]["summary"]
+
+
+def test_slurm_job_with_enough_gpus_is_quiet(tmp_path):
+    doc = _check(tmp_path, SLURM.replace("p6000:1", "p6000:2"))
+    assert "requirement-unmet" not in _codes(doc)

@@ -830,6 +830,8 @@ _DESCRIPTIVE = frozenset(
         "docker-run-said",
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "workload-gpus",
+        "job-gpus",
+        "program-gpus",
         "torch-oom",
         "cuda-available-said",
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure

@@ -174,7 +174,40 @@ def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_job_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A Slurm job that requests fewer GPUs per node than the program in it asks for: the allocation shows the job only
+    the GPUs it requested (CUDA_VISIBLE_DEVICES, the job's cgroup), so the program sees fewer. Nothing is broken: the
+    job script's request (or the program's count) is what changes."""
+    said = facts.pasted.reported if facts.pasted.partial else None
+    if said is None or not (job := said("job-gpus")) or not (program := said("program-gpus")):
+        return
+    granted, wanted = job[0].get("gpus") or "", program[0].get("gpus") or ""
+    if not (granted.isdigit() and wanted.isdigit()) or int(wanted) <= int(granted):
+        return
+    kind = job[0].get("type")
+    gres = f"--gres=gpu:{kind}:{wanted}" if kind else f"--gres=gpu:{wanted}"
+    yield Finding(
+        "requirement-unmet",
+        Severity.ERROR,
+        "gpu",
+        f"the job requests {granted} GPU(s) per node; the program asks for {wanted}",
+        f"The Slurm job asks for {granted} GPU(s) per node, and the allocation shows it only those, while the program "
+        f"asks for {wanted}: it fails (or runs on fewer) whatever the node has. Nothing in the GPU stack is broken.",
+        (ev("pasted", job[0].line), ev("pasted", program[0].line)),
+        Remediation(
+            f"Request {wanted} GPUs per node in the job script (#SBATCH {gres}, with as many tasks per node), or make the "
+            f"program ask for {granted}; then check inside the allocation.",
+            (
+                Cmd(("sbatch", Placeholder("job-script")), note=f"after its gres line asks {gres}"),
+                Cmd(("srun", gres, "nvidia-smi", "-L"), note="inside the allocation: the GPUs the job is given"),
+            ),
+            component="platform",
+        ),
+    )
+
+
 CHECKS = (
     Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),
     Check("node-default-runtime", "platform", ("container-no-gpu",), check_node_default_runtime, ("pasted",)),
+    Check("job-gpus", "gpu", ("requirement-unmet",), check_job_gpus, ("pasted",)),
 )

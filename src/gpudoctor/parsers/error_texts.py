@@ -187,6 +187,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
     "default-runtime-not-nvidia": "containerd's default runtime is not nvidia on a Kubernetes node with an nvidia runtime configured",
+    "job-gpus": "the GPUs per node a Slurm job requests (--gres=gpu[:type]:N, --gpus)",
+    "program-gpus": "the GPUs per node a program asks for (a Lightning Trainer's gpus= or devices=)",
     "workload-logged-no-gpu": "a docker compose service's own log line saying it found no GPU (or nvidia-smi failed)",
 }
 

@@ -27,6 +27,13 @@ _MAX_LINE = 2_000
 # keys nvidia-ctk writes (NVIDIA/nvidia-container-toolkit pkg/config/engine/containerd/config.go @d34b3046).
 _CONTAINERD_DEFAULT = re.compile(r"^\s*default_runtime_name\s*=\s*\"(?P<name>[\w.-]{0,60})\"")
 _CONTAINERD_NVIDIA = re.compile(r"\.runtimes\.\"?nvidia\"?\]")
+# A Slurm job's GPU request (sbatch/srun options, on an #SBATCH line or a command line): --gres=gpu[:type]:N, --gpus=N,
+# --gpus-per-node=N (slurm.schedmd.com sbatch.html); and what a Lightning Trainer in the program asks per node.
+_SLURM_GPUS = re.compile(
+    r"(?:^\s*#SBATCH\b|\b(?:srun|sbatch|salloc)\b)[^\n]*?--(?:gres=gpu(?::(?P<type>[A-Za-z][\w.-]{0,40}))?:(?P<gres>\d{1,3})\b"
+    r"|gpus(?:-per-node)?[= ](?:[A-Za-z][\w.-]{0,40}:)?(?P<gpus>\d{1,3})\b)"
+)
+_TRAINER_GPUS = re.compile(r"\bTrainer\([^)\n]{0,200}?\b(?:gpus|devices)\s*=\s*(?P<n>\d{1,3})\b")
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
 
 
@@ -47,6 +54,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
             if _NO_GPU_LOGGED.search(line[:_MAX_LINE]):
                 _add(g, ErrorEvidence("workload-logged-no-gpu", line[:300], (("name", m.group("service")),)))
     _default_runtime(g, lines)
+    _job_gpus(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
@@ -74,3 +82,17 @@ def _default_runtime(g: Gathered, lines: list[str]) -> None:
     if not any(_KUBERNETES.search(x[:_MAX_LINE]) for x in lines[:20_000]):
         return
     _add(g, ErrorEvidence("default-runtime-not-nvidia", default.group(0).strip(), (("default", default.group("name")),)))
+
+
+def _job_gpus(g: Gathered, lines: list[str]) -> None:
+    """A Slurm job's GPUs per node (`job-gpus`) and what the program in it asks per node (`program-gpus`)."""
+    job = next((m for x in lines[:20_000] if "gpu" in x and (m := _SLURM_GPUS.search(x[:_MAX_LINE]))), None)
+    if job is None:
+        return
+    values = {"gpus": job.group("gres") or job.group("gpus")}
+    if job.group("type"):
+        values["type"] = job.group("type")
+    _add(g, ErrorEvidence("job-gpus", job.group(0).strip()[:300], tuple(sorted(values.items()))))
+    program = next((m for x in lines[:20_000] if "Trainer(" in x and (m := _TRAINER_GPUS.search(x[:_MAX_LINE]))), None)
+    if program is not None:
+        _add(g, ErrorEvidence("program-gpus", program.group(0)[:300], (("gpus", program.group("n")),)))
