@@ -153,7 +153,11 @@ def test_pod_said_in_words_with_a_new_host_driver_and_insufficient_is_the_gpu_re
     doc = _check(tmp_path, text)
     assert _codes(doc) == ["container-no-gpu"]
     argv = _argv(doc)
-    assert argv[0][:3] == ["kubectl", "get", "pod"] and ["kubectl", "apply", "-f", "<manifest>"] in argv
+    assert (
+        argv[0][:3] == ["kubectl", "get", "pod"]
+        and ["kubectl", "apply", "-f", "<manifest>"] in argv
+        and ["kubectl", "exec", "<new-pod>", "--", "nvidia-smi"] in argv
+    )
     assert not any("apt-get" in a or "reboot" in a for a in argv)
 
 
@@ -270,3 +274,27 @@ def test_slurm_job_requesting_fewer_gpus_than_the_trainer_is_fixed_in_the_job_sc
 def test_slurm_job_with_enough_gpus_is_quiet(tmp_path):
     doc = _check(tmp_path, SLURM.replace("p6000:1", "p6000:2"))
     assert "requirement-unmet" not in _codes(doc)
+
+
+def test_a_deployment_pods_prompt_with_no_device_asks_the_pod_spec_by_its_name(tmp_path):
+    text = "\n".join(
+        (
+            "root@test2222-7dcd6b94b7-wl6w4:/vllm-workspace# python3 -c 'import torch; torch.cuda.init()'",
+            "RuntimeError: CUDA error: no CUDA-capable device is detected",
+        )
+    )
+    doc = _check(tmp_path, text)
+    assert _codes(doc) == ["container-no-gpu"]
+    argv = _argv(doc)
+    assert argv[0][:4] == ["kubectl", "get", "pod", "test2222-7dcd6b94b7-wl6w4"]
+    assert ["kubectl", "exec", "<new-pod>", "--", "nvidia-smi"] in argv
+
+
+def test_an_ordinary_host_name_is_not_a_pod(tmp_path):
+    text = "\n".join(
+        (
+            "user@gpu-server-01:~$ python3 -c 'import torch; torch.cuda.init()'",
+            "RuntimeError: CUDA error: no CUDA-capable device is detected",
+        )
+    )
+    assert "container-no-gpu" not in _codes(_check(tmp_path, text))

@@ -8,6 +8,7 @@ of that; the request in the spec does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, Context, ev
@@ -17,7 +18,14 @@ from gpudoctor.model import Finding, Remediation, Severity
 
 # What a program says where no GPU reached its container (each a kind of gpudoctor.parsers.error_texts).
 _NO_GPU_INSIDE = frozenset(
-    {"cuda-driver-insufficient", "cuda-unavailable", "nvidia-smi-not-found", "tf-not-built-with-cuda", "workload-logged-no-gpu"}
+    {
+        "cuda-driver-insufficient",
+        "cuda-unavailable",
+        "cuda-no-gpus",  # PyTorch's "No CUDA GPUs are available" (the catalogue's torch-no-cuda-gpus)
+        "nvidia-smi-not-found",
+        "tf-not-built-with-cuda",
+        "workload-logged-no-gpu",
+    }
 )
 _NVML_NO_GPU = frozenset({"cuda-no-device", "driver-unreachable", "nvml-library-missing", "cuda-driver-insufficient"})
 
@@ -52,19 +60,33 @@ def workload_no_gpu(facts: Facts, ctx: Context) -> Finding | None:
     logged = [e for e in symptoms if e.kind == "workload-logged-no-gpu"]
     if spec:
         w = spec[0]
-        return _finding(w.get("runtime"), w.get("name") or "", w.line, symptoms, shown=True)
+        return _finding(facts, w.get("runtime"), w.get("name") or "", w.line, symptoms, shown=True)
     if said("workload-gpus"):
         return None  # the spec asks for GPUs: the request is not what is missing
     if logged and facts.driver.version:
         # the service's own log says it has no GPU while the host's driver answers
-        return _finding("compose", logged[0].get("name") or "", logged[0].line, symptoms, shown=False)
+        return _finding(facts, "compose", logged[0].get("name") or "", logged[0].line, symptoms, shown=False)
+    seen_none = [e for e in symptoms if e.kind != "cuda-driver-insufficient" and e.get("code") != "cuda-driver-insufficient"]
+    if seen_none and container_said(facts) == "kubernetes" and not facts.driver.version and not facts.driver.reachable:
+        # in a pod that sees no GPU and no driver at all: the pod spec's request decides, asked first
+        return _finding(facts, "kubernetes", "", symptoms[0].line, symptoms, shown=False)
     insufficient = any(e.get("code") == "cuda-driver-insufficient" or e.kind == "cuda-driver-insufficient" for e in symptoms)
     if insufficient and container_said(facts) == "kubernetes" and (up_to := _driver_new_enough(facts, ctx)):
-        return _finding("kubernetes", "", symptoms[0].line, symptoms, shown=False, up_to=up_to)
+        return _finding(facts, "kubernetes", "", symptoms[0].line, symptoms, shown=False, up_to=up_to)
     return None
 
 
-def _finding(runtime: str, name: str, line: str, symptoms: list, shown: bool, up_to: str | None = None) -> Finding:
+def pod_named(facts: Facts) -> str | None:
+    """The pod the paste's prompt names (its host name is the pod's name: gpudoctor.pasted.cues)."""
+    for c in facts.pasted.cues:
+        if c.get("cue") == "prompt on a Deployment pod's name" and (
+            m := re.search(r"@([a-z0-9][a-z0-9-]{0,252})[:\s]", c.get("line") or "")
+        ):
+            return m.group(1)
+    return None
+
+
+def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, shown: bool, up_to: str | None = None) -> Finding:
     where = f"the service {name}" if runtime == "compose" and name else f"the container {name}" if name else "it"
     if runtime == "compose":
         service = name or Placeholder("service")
@@ -79,6 +101,7 @@ def _finding(runtime: str, name: str, line: str, symptoms: list, shown: bool, up
             where="the host",
         )
     else:
+        pod = pod_named(facts) or Placeholder("pod")
         fix = Remediation(
             f"Request the GPU for {where} in the pod spec: {_POD_LIMIT}; apply it, and check inside the new pod.",
             (
@@ -87,14 +110,15 @@ def _finding(runtime: str, name: str, line: str, symptoms: list, shown: bool, up
                     if shown
                     else (
                         Cmd(
-                            ("kubectl", "get", "pod", Placeholder("pod"), "-o", "jsonpath={.spec.containers[*].resources}"),
+                            ("kubectl", "get", "pod", pod, "-o", "jsonpath={.spec.containers[*].resources}"),
                             note="no nvidia.com/gpu in the limits: the cause",
                         ),
                     )
                 ),
                 Cmd(("kubectl", "apply", "-f", Placeholder("manifest"))),
                 Cmd(
-                    ("kubectl", "exec", Placeholder("pod"), "--", "nvidia-smi"), note="inside: lists the GPU once it is allocated"
+                    ("kubectl", "exec", Placeholder("new-pod"), "--", "nvidia-smi"),
+                    note="inside: lists the GPU once it is allocated",
                 ),
             ),
             component="container",

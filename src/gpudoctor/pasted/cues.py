@@ -129,6 +129,9 @@ _NO_GPU_SAID = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _KUBERNETES_SAID = re.compile(r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b", re.IGNORECASE)
+# A Deployment's pod is named <deployment>-<pod-template-hash>-<5 random characters>, both drawn from the alphabet of
+# apimachinery's rand.SafeEncodeString (no vowels, no 0, 1, 3); a pod's host name is its name.
+_POD_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,200}-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}")
 _PODMAN_SAID = re.compile(r"\bpodman\b", re.IGNORECASE)
 # Variables the doctor reads, set on a command line the text shows run ("CUDA_VISIBLE_DEVICES=2 python main.py").
 # A conda environment said to hold the program ("installed in a conda environment", "conda activate x", "my conda env",
@@ -239,6 +242,8 @@ def read_cues(g: Gathered, text: str) -> None:
             host = m.group("host") or ""
             if re.fullmatch(r"[0-9a-f]{12}", host):
                 _cue(g, "prompt on a 12-hex host name", "run inside a container (its id is the host name)", line)
+            elif _POD_NAME.fullmatch(host):
+                _cue(g, "prompt on a Deployment pod's name", "run inside a kubernetes container (the pod's name)", line)
         elif side == "container" and classify_error_text(line) is not None and g.smi_failure_line < 0:
             # What failed under the container's prompt is the state of where the program runs: it wins over
             # the host's output shown beside it.
