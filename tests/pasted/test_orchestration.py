@@ -298,3 +298,27 @@ def test_an_ordinary_host_name_is_not_a_pod(tmp_path):
         )
     )
     assert "container-no-gpu" not in _codes(_check(tmp_path, text))
+
+
+# --- where a service's log is: the container's, the job's, or its systemd unit's ---------------------------------
+
+
+def test_a_service_in_a_container_is_asked_for_its_container_log_not_its_systemd_unit(tmp_path):
+    text = "I run ollama via docker image with the gpus-all flag on WSL. Still it does not utilise my Nvidia GPU."
+    asked = _asked(_check(tmp_path, text))
+    assert ["docker", "logs", "<container>"] in asked
+    assert not any(a[:1] == ["journalctl"] for a in asked)
+
+
+def test_a_slurm_job_is_asked_every_variable_that_selects_gpus_and_no_systemd_unit(tmp_path):
+    text = "\n".join(
+        (
+            "$ srun -p gpu --gres=gpu:1 ./start_ollama.sh",
+            "SLURM Job ID: 540347",
+            "load_backend: loaded CPU backend from /usr/lib/ollama/libggml-cpu-haswell.so (ollama never uses CUDA)",
+        )
+    )
+    asked = _asked(_check(tmp_path, text))
+    assert ["env"] in asked  # piped through grep -E 'VISIBLE_DEVICES|GPU_DEVICE_ORDINAL'
+    assert ["printenv", "CUDA_VISIBLE_DEVICES"] not in asked
+    assert not any(a[:1] == ["journalctl"] for a in asked)

@@ -195,7 +195,14 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "the job's allocation (its GRES: whether GPUs were requested and granted)",
             )
         )
-        out.append(Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES")), "inside the job: the GPUs Slurm gave it"))
+        out.append(
+            Ask(
+                Cmd(("env",), pipe=("grep", "-E", "VISIBLE_DEVICES|GPU_DEVICE_ORDINAL")),
+                # Slurm's gres/gpu sets CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL (src/plugins/gres/gpu/gres_gpu.c
+                # @6d5de718); a runtime built for AMD GPUs too also reads ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES
+                "inside the job: the GPUs Slurm gave it, by every variable that selects GPUs",
+            )
+        )
     out += _catalogue_asks(facts)
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import other_vendor_gpu_only
@@ -226,6 +233,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
     """The deciding outputs of each component the paste names (catalogue.toml's [[component]]), in the interpreter,
     shell and platform the paste's program runs in."""
     from gpudoctor.pasted.catalogue import components
+    from gpudoctor.planner.remedy import container_said
 
     named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
     image = where.image(facts)
@@ -241,11 +249,15 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         decides = f"{comp.decides} ({comp.id})"
         argvs = [(argv, decides) for argv in comp.ask]
         argvs += [(argv, f"{why} ({comp.id})") for kind, more, why in comp.when if facts.pasted.reported(kind) for argv in more]
-        argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux else ())]
-        if image is not None:
+        # A service's systemd unit exists only where it runs on the host itself: in a container (an image run, or the
+        # text saying so) its log is the container's, in a batch job the job's own output.
+        contained = image is not None or container_said(facts) in ("docker", "podman")
+        hosted = not contained and facts.pasted.cluster is None
+        argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux and hosted else ())]
+        if contained:
             argvs += [(argv, decides) for argv in comp.ask_container]
         for argv, why in argvs:
-            container: str | Placeholder = image.get("container") or Placeholder("container") if image else ""
+            container: str | Placeholder = (image.get("container") if image else None) or Placeholder("container")
             words = [container if w == "{container}" else w for w in argv]
             out.append(Ask(_catalogue_cmd(facts, words), why))
     return out

@@ -114,6 +114,8 @@ _CONTAINER_SAID = re.compile(
     r"(?:(?:the|a|an|my|our|this|that|these|those|existing|old|running|same|its|each|every)\s+){0,3}"
     r"(?:nvidia-)?(?:docker\s+)?(?:containers?|docker|pods?)\b(?!\s*(?:image|file|hub|registry|desktop)s?\b)"
     r"|\bdocker\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b"
+    # "run the model via docker image": what runs through docker runs in its container
+    r"|\bvia\s+(?:a\s+|the\s+)?docker\b"
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b",
     re.IGNORECASE,
