@@ -322,3 +322,22 @@ def test_a_slurm_job_is_asked_every_variable_that_selects_gpus_and_no_systemd_un
     assert ["env"] in asked  # piped through grep -E 'VISIBLE_DEVICES|GPU_DEVICE_ORDINAL'
     assert ["printenv", "CUDA_VISIBLE_DEVICES"] not in asked
     assert not any(a[:1] == ["journalctl"] for a in asked)
+
+
+# --- GKE: the node's driver libraries under /usr/local/nvidia/lib64 ---------------------------------------------
+
+
+def test_gke_pod_with_error_803_puts_the_nodes_driver_libraries_on_the_path(tmp_path):
+    text = "\n".join(
+        (
+            "I am deploying a model with vllm on GKE. My node is running driver 575.57.08.",
+            "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Error 803: system has "
+            "unsupported display driver / cuda driver combination",
+        )
+    )
+    doc = _check(tmp_path, text)
+    assert _codes(doc) == ["driver-library-mismatch"]
+    (step,) = doc["plan"]["steps"]
+    argv = [c["argv"] for c in step["commands"]]
+    assert argv[1] == ["kubectl", "set", "env", "<deployment>", "LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/nvidia/lib"]
+    assert step["alternatives"] == [] and not any("reboot" in a for a in argv)

@@ -368,6 +368,8 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 ),
             )
         runtime = container_of(facts)
+        if runtime == "kubernetes" and any(c.get("cue") == "a GKE node" for c in facts.pasted.cues):
+            return cause, *_gke_library_path()
         return (
             cause,
             (
@@ -490,6 +492,48 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
             ),
             requires_root=True,
             component="driver",
+        ),
+    )
+
+
+def _gke_library_path() -> tuple[str, Remediation]:
+    """On GKE the device plugin mounts the node's driver libraries at /usr/local/nvidia/lib64 and nothing puts them on
+    the loader's path but the image's LD_LIBRARY_PATH (GoogleCloudPlatform/container-engine-accelerators,
+    cmd/nvidia_gpu/README.md): an image that does not name that directory loads another libcuda (its CUDA
+    compatibility package's), which does not match the node's module."""
+    return (
+        "on GKE the node's driver libraries are mounted at /usr/local/nvidia/lib64, which only the image's "
+        "LD_LIBRARY_PATH puts before the libcuda the image carries (its CUDA compatibility libraries); an image that "
+        "does not name that directory loads a libcuda that does not match the node's module.",
+        Remediation(
+            "Put the node's driver libraries first on the container's library path (env LD_LIBRARY_PATH in the pod "
+            "spec, PATH with /usr/local/nvidia/bin for nvidia-smi); the node's driver and the image stay as they are.",
+            (
+                Cmd(
+                    (
+                        "kubectl",
+                        "exec",
+                        Placeholder("pod"),
+                        "--",
+                        "sh",
+                        "-c",
+                        "ls /usr/local/nvidia/lib64; echo $LD_LIBRARY_PATH",
+                    ),
+                    note="the node's libcuda is there, but not on the path",
+                ),
+                Cmd(
+                    (
+                        "kubectl",
+                        "set",
+                        "env",
+                        Placeholder("deployment"),
+                        "LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/nvidia/lib",
+                    ),
+                    note="as deployment/NAME; its pods are recreated with it",
+                ),
+            ),
+            component="container",
+            where="the cluster",
         ),
     )
 

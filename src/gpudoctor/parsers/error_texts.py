@@ -281,6 +281,8 @@ _JAX_CUDNN_OUTDATED = _Lazy(
 # CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (a forward-compatibility libcuda, or a driver upgraded without a reboot).
 _LIBCUDA_MISMATCH = _Lazy(
     r"kernel version (?P<kernel>\d+(?:\.\d+)+) does not match DSO version (?P<client>\d+(?:\.\d+)+)|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
+    # the runtime's text of the same error (cudaErrorSystemDriverMismatch, 803), as PyTorch's warning quotes it
+    r"|system has unsupported display driver / cuda driver combination"
 )
 # PyTorch's own check: "cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked against (8, 0, 3)".
 _TORCH_CUDNN = _Lazy(

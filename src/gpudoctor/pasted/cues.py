@@ -130,7 +130,9 @@ _NO_GPU_SAID = re.compile(
     r"|\b(?:my|this|the) (?:machine|computer|laptop|pc|system) (?:has|have) no (?:NVIDIA |dedicated )?(?:GPU|graphics card)\b",
     re.IGNORECASE | re.MULTILINE,
 )
-_KUBERNETES_SAID = re.compile(r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b", re.IGNORECASE)
+_KUBERNETES_SAID = re.compile(
+    r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\b(?:GKE|EKS|AKS)\b", re.IGNORECASE
+)
 # A Deployment's pod is named <deployment>-<pod-template-hash>-<5 random characters>, both drawn from the alphabet of
 # apimachinery's rand.SafeEncodeString (no vowels, no 0, 1, 3); a pod's host name is its name.
 _POD_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,200}-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}")

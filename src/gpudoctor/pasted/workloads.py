@@ -34,6 +34,10 @@ _SLURM_GPUS = re.compile(
     r"|gpus(?:-per-node)?[= ](?:[A-Za-z][\w.-]{0,40}:)?(?P<gpus>\d{1,3})\b)"
 )
 _TRAINER_GPUS = re.compile(r"\bTrainer\([^)\n]{0,200}?\b(?:gpus|devices)\s*=\s*(?P<n>\d{1,3})\b")
+# GKE's device plugin mounts the node's driver libraries into every GPU container at /usr/local/nvidia/lib64
+# (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu/README.md: -container-path).
+_GKE = re.compile(r"\bGKE\b|Google Kubernetes Engine")
+GKE_NODE = "a GKE node"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
 
 
@@ -54,6 +58,8 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
             if _NO_GPU_LOGGED.search(line[:_MAX_LINE]):
                 _add(g, ErrorEvidence("workload-logged-no-gpu", line[:300], (("name", m.group("service")),)))
     _default_runtime(g, lines)
+    if (gke := next((x for x in lines[:20_000] if _GKE.search(x[:_MAX_LINE])), None)) is not None:
+        _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", gke)
     _job_gpus(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
