@@ -341,3 +341,39 @@ def test_gke_pod_with_error_803_puts_the_nodes_driver_libraries_on_the_path(tmp_
     argv = [c["argv"] for c in step["commands"]]
     assert argv[1] == ["kubectl", "set", "env", "<deployment>", "LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/nvidia/lib"]
     assert step["alternatives"] == [] and not any("reboot" in a for a in argv)
+
+
+# --- WSL 2: a container whose CUDA sees no device while nvidia-smi works ---------------------------------------
+
+
+def test_wsl_container_cut_mid_command_is_asked_in_its_image_and_which_libcuda_it_resolves(tmp_path):
+    text = "\n".join(
+        (
+            "Ubuntu 22.04 on WSL2",
+            "When running in a container, tensorflow reports no GPU is found.",
+            "$ docker run -it --rm --gpus all tensorflow/tensorflow:latest-gpu \\",
+            '    python -c \'import tensorflow as tf; gpus = tf.config.list_physical_devices("GPU"); prin',
+            "it still reports the same error CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+        )
+    )
+    doc = _check(tmp_path, text)
+    (finding,) = doc["findings"]
+    assert finding["code"] == "pasted-error-unexplained"
+    assert "no CUDA-capable device" in finding["title"]
+    asked = _asked(doc)
+    assert [
+        "docker",
+        "run",
+        "--rm",
+        "--gpus",
+        "all",
+        "--entrypoint",
+        "ldconfig",
+        "tensorflow/tensorflow:latest-gpu",
+        "-p",
+    ] in asked
+    # TensorFlow is asked about in its image, not in the WSL distribution's python3
+    assert any(
+        a[:8] == ["docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", "tensorflow/tensorflow:latest-gpu"]
+        for a in asked
+    )

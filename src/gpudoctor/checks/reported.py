@@ -863,7 +863,10 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
     first = failures[0]
     more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
-    what = EVIDENCE_KINDS.get(first.kind)
+    from gpudoctor.parsers.error_texts import ERROR_CODES
+
+    # NVML's and the CUDA runtime's failures share the kind "nvml": their code says which
+    what = ERROR_CODES.get(first.get("code") or "") if first.kind == "nvml" else EVIDENCE_KINDS.get(first.kind)
     if what is None and first.get("entry"):
         from gpudoctor.pasted.catalogue import by_id
 

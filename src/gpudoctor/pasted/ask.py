@@ -188,6 +188,19 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # libcuda.so find only through the loader's cache or LD_LIBRARY_PATH.
         out.append(Ask(Cmd(("ls", "-l", "/usr/lib/wsl/lib")), "whether WSL's libcuda.so (from the Windows driver) is there"))
         out.append(Ask(Cmd(("printenv", "LD_LIBRARY_PATH")), "whether /usr/lib/wsl/lib is on the loader's path"))
+    img = where.image(facts)
+    if facts.platform.wsl == 2 and img is not None and any(e.kind == "nvml" for e in facts.pasted.errors):
+        # WSL 2's driver reaches a container through /usr/lib/wsl/lib; a libcuda the image (or the distribution's Linux
+        # driver package) brings is found first and sees no device.
+        out.append(
+            Ask(
+                Cmd(
+                    ("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "ldconfig", img["means"], "-p"),
+                    pipe=("grep", "libcuda"),
+                ),
+                "which libcuda.so.1 the container resolves (WSL's is under /usr/lib/wsl/lib)",
+            )
+        )
     if facts.pasted.cluster == "slurm":
         out.append(
             Ask(

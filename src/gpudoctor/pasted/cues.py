@@ -389,7 +389,9 @@ def _gpu_images(head: str) -> list[tuple[str, str, str]]:
         try:
             words = shlex.split(text[:4_000])
         except ValueError:
-            continue
+            # A command cut inside its program's quoted argument (a paste ending mid-line): the options and the image
+            # come before any quote, and are plain words there.
+            words = text[:4_000].split("'", 1)[0].split('"', 1)[0].split()
         gpus, name, image = False, "", None
         i = 0
         while i < len(words):
