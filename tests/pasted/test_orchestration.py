@@ -377,3 +377,8 @@ def test_wsl_container_cut_mid_command_is_asked_in_its_image_and_which_libcuda_i
         a[:8] == ["docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", "tensorflow/tensorflow:latest-gpu"]
         for a in asked
     )
+
+
+def test_a_compose_file_where_another_service_has_the_gpu_is_not_called_gpu_less(tmp_path):
+    both = COMPOSE_GPU + "  db:\n    image: postgres:16\n"
+    assert "container-no-gpu" not in _codes(_check(tmp_path, both + "\n" + INSUFFICIENT))

@@ -58,11 +58,13 @@ def workload_no_gpu(facts: Facts, ctx: Context) -> Finding | None:
     said = facts.pasted.reported
     spec = said("workload-without-gpu")
     logged = [e for e in symptoms if e.kind == "workload-logged-no-gpu"]
-    if spec:
-        w = spec[0]
-        return _finding(facts, w.get("runtime"), w.get("name") or "", w.line, symptoms, shown=True)
     if said("workload-gpus"):
-        return None  # the spec asks for GPUs: the request is not what is missing
+        return None  # a spec asks for GPUs: the failing program may well be that one, so the request is not what is missing
+    if spec:
+        # several services without a request: which one failed is not said, so the service is left to fill in
+        w = spec[0]
+        name = (w.get("name") or "") if len({e.get("name") for e in spec}) == 1 else ""
+        return _finding(facts, w.get("runtime"), name, w.line, symptoms, shown=True)
     if logged and facts.driver.version:
         # the service's own log says it has no GPU while the host's driver answers
         return _finding(facts, "compose", logged[0].get("name") or "", logged[0].line, symptoms, shown=False)
