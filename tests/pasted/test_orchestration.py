@@ -382,3 +382,10 @@ def test_wsl_container_cut_mid_command_is_asked_in_its_image_and_which_libcuda_i
 def test_a_compose_file_where_another_service_has_the_gpu_is_not_called_gpu_less(tmp_path):
     both = COMPOSE_GPU + "  db:\n    image: postgres:16\n"
     assert "container-no-gpu" not in _codes(_check(tmp_path, both + "\n" + INSUFFICIENT))
+
+
+def test_wsl_linux_driver_package_in_backticks_is_removed_by_its_name(tmp_path):
+    text = "I'm on WSL 2. I ran `sudo apt install nvidia-utils-510` and now nvidia-smi fails: GPU access blocked by the operating system"
+    doc = _check(tmp_path, text)
+    assert "wsl-linux-driver-installed" in _codes(doc)
+    assert ["apt-get", "remove", "--purge", "nvidia-utils-510"] in _argv(doc)

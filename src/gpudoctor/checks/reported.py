@@ -10,6 +10,7 @@ Nothing here runs on a whole machine: a live doctor reads the machine itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -738,7 +739,9 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     if not (packages or loaded):
         return  # blocked alone may be the Windows side (an old Windows driver): not this cause
-    package = packages[0].get("package") if packages else None
+    # the package as written (a Markdown backtick or a comma after it is not part of its name)
+    written = (packages[0].get("package") or "").strip("`'\",.;:") if packages else ""
+    package = written if re.fullmatch(r"[a-z0-9][a-z0-9.+~-]{0,100}", written) else None
     dpkg = family(facts) in ("debian", "unknown")  # WSL's default distribution is Ubuntu
     listed = (
         Cmd(("dpkg", "-l"), pipe=("grep", "-E", "libnvidia-compute|nvidia-driver|nvidia-utils"))
@@ -754,7 +757,11 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
         if dpkg
         else Cmd(("dnf", "remove", package or Placeholder("package")), root=True)
     )
-    shown = f"a Linux driver package installed inside WSL ({package})" if package else f"libcuda loaded from {loaded[0][1]}"
+    shown = (
+        f"a Linux driver package installed inside WSL ({package or written or 'named'})"
+        if packages
+        else f"libcuda loaded from {loaded[0][1]}"
+    )
     yield Finding(
         "wsl-linux-driver-installed",
         Severity.ERROR,
