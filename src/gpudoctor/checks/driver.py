@@ -456,8 +456,9 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
             Remediation(
                 "Find which: a reboot helps only if the module on disk is the library's version (a deliberate downgrade); "
                 "repair the packages, then reboot. If modinfo prints the loaded module's version, the libraries are stale: "
-                "install the user-space of that version (below), or remove the second installation (the .run installer "
-                "check).",
+                "install the user-space of that version"
+                + (" (below)" if userspace_for_module(facts, kernel) else "")
+                + ", or remove the second installation (the .run installer check).",
                 (
                     _MODINFO,
                     _LIBS,
@@ -468,7 +469,8 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 ),
                 requires_root=True,
                 component="driver",
-                alternative=_userspace_upgrade(facts, kernel),
+                # only where a recipe for that user-space is known: an alternative with no command fixes nothing
+                alternative=_userspace_upgrade(facts, kernel) if userspace_for_module(facts, kernel) else None,
             ),
         )
     return (
