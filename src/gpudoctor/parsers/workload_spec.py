@@ -132,7 +132,17 @@ def _service(lines: list[str], i: int) -> tuple[Workload, int] | None:
     if child is None or child <= indent:
         return None
     keys = {m.group("key") for x in body if _indent(x) == child and (m := _KEY.match(x))}
-    if not keys & {"image", "build"} or keys & {"containers", "spec", "template", "services"}:
+    # a CI job (GitLab's script/stage, GitHub's runs-on/steps) names an image too, and is no compose service
+    if not keys & {"image", "build"} or keys & {
+        "containers",
+        "spec",
+        "template",
+        "services",
+        "script",
+        "stage",
+        "steps",
+        "runs-on",
+    }:
         return None
     text = "\n".join(body)
     gpus = None

@@ -68,3 +68,8 @@ def test_compose_gpu_requests():
 
 def test_mappings_without_an_image_are_not_services():
     assert parse_workloads(["metadata:", "  name: gpu-pod", "  labels:", "    app: x"]) == []
+
+
+def test_a_ci_job_with_an_image_is_not_a_compose_service():
+    gitlab = ["train:", "  image: nvidia/cuda:12.4.1-runtime-ubuntu22.04", "  stage: test", "  script:", "    - python train.py"]
+    assert parse_workloads(gitlab) == []
