@@ -752,7 +752,7 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Cmd(
             ("apt-get", "remove", "--purge", package or Placeholder("package")),
             root=True,
-            note=None if package else "each package the list shows",
+            note="" if package else "each package the list shows",
         )
         if dpkg
         else Cmd(("dnf", "remove", package or Placeholder("package")), root=True)
