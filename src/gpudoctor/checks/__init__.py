@@ -30,6 +30,7 @@ def all_checks() -> tuple[Check, ...]:
         reported,
         toolkit,
         windows,
+        workloads,
     )
 
     return (
@@ -43,6 +44,7 @@ def all_checks() -> tuple[Check, ...]:
         *process.CHECKS,  # check --pid: a running job's libraries
         *health.CHECKS,
         *memory.CHECKS,
+        *workloads.CHECKS,  # a compose service or pod given no GPU, from its pasted spec or log
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
         *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/pasted/catalogue.toml)
         *libraries.CHECKS,  # libraries tied to one CUDA/cuDNN major (onnxruntime-gpu, CTranslate2, CuPy), pasted

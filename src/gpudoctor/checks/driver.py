@@ -165,6 +165,10 @@ def check_driver_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return  # a module is loaded: unreachable or mismatch, not missing
     if facts.platform.container:
         return  # in a container the host's driver is what matters: container-no-gpu
+    if facts.pasted.partial and not (absence_known(facts, "driver") or d.smi_error):
+        # A pasted lspci shows the GPU on the bus; that the driver is absent is shown only by what failed (nvidia-smi
+        # missing or failing), never by a driver the text simply does not mention.
+        return
     bound = sorted({g.kernel_driver for g in gpus if g.kernel_driver})
     yield Finding(
         "driver-missing",
@@ -236,12 +240,34 @@ def _library_version(facts: Facts) -> str | None:
     return d.nvml_driver_version or d.smi_driver_version
 
 
+def _driver_version_printed(version: str | None) -> str | None:
+    """A driver version as a tuple's digits ("440.36.0", "515.48.7": TensorFlow's cuda_diagnostics prints its three
+    numbers) written as NVIDIA writes it: no third number where it is 0, else two digits (515.48.07)."""
+    if not version:
+        return None
+    parts = version.split(".")
+    if len(parts) == 3 and parts[2].isdigit():
+        parts = parts[:2] if int(parts[2]) == 0 else [*parts[:2], f"{int(parts[2]):02d}"]
+    return ".".join(parts)
+
+
+def stated_mismatch(facts: Facts) -> tuple[str | None, str | None]:
+    """(kernel module, client library) as a pasted mismatch message states them: the kernel log's NVRM "API mismatch:
+    the client has the version X, but this kernel module has the version Y", or libcuda's own "kernel version Y does
+    not match DSO version X" (the CUDA driver library: the client that failed, whatever nvidia-smi's NVML says)."""
+    for e in facts.pasted.errors:
+        if e.kind in ("nvrm-api-mismatch", "libcuda-kernel-mismatch") and e.get("kernel") and e.get("client"):
+            return _driver_version_printed(e.get("kernel")), _driver_version_printed(e.get("client"))
+    return None, None
+
+
 def check_library_mismatch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     d = facts.driver
-    kernel = kernel_driver_version(facts)
+    said_kernel, said_client = stated_mismatch(facts)
+    kernel = kernel_driver_version(facts) or said_kernel
     if not (kernel or d.nvml_status != "ok" or d.smi_error):
         return  # nothing to compare and nothing said: skip the error-text parser's import
-    library = _library_version(facts)
+    library = said_client or _library_version(facts)
     said = d.nvml_status == "lib_rm_version_mismatch" or d.smi_error_kind == "driver-library-mismatch"
     differ = bool(kernel and library and kernel != library and d.nvml_status == "ok")
     if not (said or differ):
@@ -305,23 +331,45 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
     cause = mismatch_cause(facts, kernel, library)
     if cause == "container":
         copies = driver_library_copies(facts)
-        if len(copies) > 1:
+        # nvidia-smi answering inside at the module's version while libcuda states another: the toolkit mounted the
+        # host's NVML and libcuda together, at the module's version, so the other libcuda is one the image carries.
+        own = bool(
+            kernel
+            and facts.driver.smi_driver_version == kernel
+            and any(e.kind == "libcuda-kernel-mismatch" and e.get("client") for e in facts.pasted.errors)
+            and library not in (None, kernel)
+        )
+        if len(copies) > 1 or own:
             return (
                 cause,
                 (
                     "this container holds more than one copy of the driver's user-space library, so the image brings "
                     "its own driver libraries beside the ones the NVIDIA container toolkit mounts from the host."
+                    if len(copies) > 1
+                    else f"nvidia-smi inside the container answers with the host's {kernel}, so the toolkit mounted the "
+                    f"host's libraries; the {library} library that failed is a copy the image carries (a CUDA runfile or "
+                    "driver package installed in it), found before the host's."
                 ),
                 Remediation(
-                    "Rebuild the image without driver packages (libnvidia-*, nvidia-driver-*, cuda-drivers): the NVIDIA "
-                    "container toolkit mounts the host's driver libraries, which always match the host's module. "
-                    "Do not reboot or unload modules inside a container.",
-                    (*installed_driver_packages(facts), Cmd(("ls", "-l", *copies))),
+                    "Rebuild the image without driver packages (libnvidia-*, nvidia-driver-*, cuda-drivers; a CUDA runfile "
+                    "with --toolkit only): the NVIDIA container toolkit mounts the host's driver libraries, which always "
+                    "match the host's module. Do not reboot or unload modules inside a container, nor change the host.",
+                    (
+                        *installed_driver_packages(facts),
+                        Cmd(("ls", "-l", *copies))
+                        if len(copies) > 1
+                        else Cmd(
+                            ("find", "/", "-xdev", "-name", "libcuda.so*"),
+                            note="inside the container: the copy that is not the host's version is the image's",
+                        ),
+                    ),
                     component="driver",
                     where="the image",
                 ),
             )
         runtime = container_of(facts)
+        if runtime == "kubernetes" and any(c.get("cue") == "a GKE node" for c in facts.pasted.cues):
+            return cause, *_gke_library_path()
         return (
             cause,
             (
@@ -408,8 +456,9 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
             Remediation(
                 "Find which: a reboot helps only if the module on disk is the library's version (a deliberate downgrade); "
                 "repair the packages, then reboot. If modinfo prints the loaded module's version, the libraries are stale: "
-                "install the user-space of that version (below), or remove the second installation (the .run installer "
-                "check).",
+                "install the user-space of that version"
+                + (" (below)" if userspace_for_module(facts, kernel) else "")
+                + ", or remove the second installation (the .run installer check).",
                 (
                     _MODINFO,
                     _LIBS,
@@ -420,7 +469,8 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 ),
                 requires_root=True,
                 component="driver",
-                alternative=_userspace_upgrade(facts, kernel),
+                # only where a recipe for that user-space is known: an alternative with no command fixes nothing
+                alternative=_userspace_upgrade(facts, kernel) if userspace_for_module(facts, kernel) else None,
             ),
         )
     return (
@@ -444,6 +494,48 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
             ),
             requires_root=True,
             component="driver",
+        ),
+    )
+
+
+def _gke_library_path() -> tuple[str, Remediation]:
+    """On GKE the device plugin mounts the node's driver libraries at /usr/local/nvidia/lib64 and nothing puts them on
+    the loader's path but the image's LD_LIBRARY_PATH (GoogleCloudPlatform/container-engine-accelerators,
+    cmd/nvidia_gpu/README.md): an image that does not name that directory loads another libcuda (its CUDA
+    compatibility package's), which does not match the node's module."""
+    return (
+        "on GKE the node's driver libraries are mounted at /usr/local/nvidia/lib64, which only the image's "
+        "LD_LIBRARY_PATH puts before the libcuda the image carries (its CUDA compatibility libraries); an image that "
+        "does not name that directory loads a libcuda that does not match the node's module.",
+        Remediation(
+            "Put the node's driver libraries first on the container's library path (env LD_LIBRARY_PATH in the pod "
+            "spec, PATH with /usr/local/nvidia/bin for nvidia-smi); the node's driver and the image stay as they are.",
+            (
+                Cmd(
+                    (
+                        "kubectl",
+                        "exec",
+                        Placeholder("pod"),
+                        "--",
+                        "sh",
+                        "-c",
+                        "ls /usr/local/nvidia/lib64; echo $LD_LIBRARY_PATH",
+                    ),
+                    note="the node's libcuda is there, but not on the path",
+                ),
+                Cmd(
+                    (
+                        "kubectl",
+                        "set",
+                        "env",
+                        Placeholder("deployment"),
+                        "LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/nvidia/lib",
+                    ),
+                    note="as deployment/NAME; its pods are recreated with it",
+                ),
+            ),
+            component="container",
+            where="the cluster",
         ),
     )
 

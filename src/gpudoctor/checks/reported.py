@@ -145,6 +145,7 @@ def _suggested_cuda(facts: Facts):
         return None
     return Options(target=Target(cuda=cudas[0]))
 
+
 def _below_every_torch_build(ctx: Context, cc: str):
     """Where no PyTorch CUDA build in the matrix carries kernels for compute capability `cc` (a Fermi GPU, 2.x): no
     install fixes it, so the finding says the CPU or another GPU (component "gpu": no command, nothing to ask), never
@@ -195,6 +196,10 @@ def check_reported_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     said = _said(facts, "driver-too-old-found") + _said(facts, "cuda-driver-insufficient")
     if not said or other_vendor_gpu_only(facts) is not None:
         return
+    from gpudoctor.checks.workloads import workload_no_gpu
+
+    if workload_no_gpu(facts, ctx) is not None:
+        return  # a container given no GPU says "insufficient" too: gpudoctor.checks.workloads names the request
     from gpudoctor.checks.libraries import explained
 
     if explained(facts, ctx)[1]:
@@ -814,28 +819,70 @@ def _jax_fix(facts: Facts, ctx: Context, why: str) -> Remediation:
     )
 
 
+# The driver's own libraries at a Linux driver package's path (not WSL's /usr/lib/wsl/lib), as an error text names them.
+_LINUX_DRIVER_LIB = LazyPattern(
+    r"(?<![\w/])(?:/usr)?/lib(?:64)?/(?:x86_64-linux-gnu/|aarch64-linux-gnu/)?(?:libcuda|libnvidia-ml)\.so[.\d]*"
+)
+
+
 def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.platform import check_wsl
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import family
 
     blocked = _said(facts, "wsl-gpu-blocked")
     packages = _said(facts, "linux-driver-package")
-    if facts.platform.wsl != 2 or not (blocked or packages) or _emits(check_wsl, facts, ctx, "wsl-linux-driver-installed"):
+    # a program that loaded libcuda from a Linux driver package's directory (its error names the file): inside WSL 2
+    # only /usr/lib/wsl/lib holds the driver, so that file is a Linux driver package's, which shadows it
+    loaded = (
+        [(e, m.group(0)) for e in facts.pasted.errors if (m := _LINUX_DRIVER_LIB.search(e.line))] if facts.pasted.partial else []
+    )
+    if facts.platform.wsl != 2 or not (blocked or packages or loaded):
         return
-    if not packages:
+    if _emits(check_wsl, facts, ctx, "wsl-linux-driver-installed"):
+        return
+    if not (packages or loaded):
         return  # blocked alone may be the Windows side (an old Windows driver): not this cause
+    # the package as written (a Markdown backtick or a comma after it is not part of its name)
+    written = (packages[0].get("package") or "").strip("`'\",.;:") if packages else ""
+    package = written if re.fullmatch(r"[a-z0-9][a-z0-9.+~-]{0,100}", written) else None
+    dpkg = family(facts) in ("debian", "unknown")  # WSL's default distribution is Ubuntu
+    listed = (
+        Cmd(("dpkg", "-l"), pipe=("grep", "-E", "libnvidia-compute|nvidia-driver|nvidia-utils"))
+        if dpkg
+        else Cmd(("rpm", "-qa"), pipe=("grep", "-i", "nvidia"))
+    )
+    remove = (
+        Cmd(
+            ("apt-get", "remove", "--purge", package or Placeholder("package")),
+            root=True,
+            note="" if package else "each package the list shows",
+        )
+        if dpkg
+        else Cmd(("dnf", "remove", package or Placeholder("package")), root=True)
+    )
+    shown = (
+        f"a Linux driver package installed inside WSL ({package or written or 'named'})"
+        if packages
+        else f"libcuda loaded from {loaded[0][1]}"
+    )
     yield Finding(
         "wsl-linux-driver-installed",
         Severity.ERROR,
         "platform",
         "a Linux NVIDIA driver is installed inside WSL 2, shadowing the Windows driver",
-        "In WSL 2 the driver comes from Windows (its libraries appear under /usr/lib/wsl/lib). The text shows a Linux "
-        f"driver package installed inside WSL ({packages[0].get('package')}), whose nvidia-smi and libraries cannot "
-        "reach the GPU.",
-        tuple(ev("pasted", e.line) for e in (packages[:1] + blocked[:1])),
+        f"In WSL 2 the driver comes from Windows (its libraries appear under /usr/lib/wsl/lib). The text shows {shown}, "
+        "whose nvidia-smi and libraries cannot reach the GPU.",
+        tuple(ev("pasted", e.line) for e in (packages[:1] + [x for x, _ in loaded[:1]] + blocked[:1])),
         Remediation(
-            f"Remove the Linux driver package ({packages[0].get('package')}) from the WSL distribution; keep only "
-            "the Windows driver.",
-            (),
+            f"Remove the Linux driver package{f' ({package})' if package else 's'} from the WSL distribution; keep only "
+            "the Windows driver, then refresh the loader's cache and check that libcuda resolves to /usr/lib/wsl/lib.",
+            (
+                *(() if package else (listed,)),
+                remove,
+                Cmd(("ldconfig",), root=True),
+                Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="only /usr/lib/wsl/lib entries may remain"),
+            ),
             requires_root=True,
             component="platform",
         ),
@@ -893,6 +940,10 @@ _DESCRIPTIVE = frozenset(
         "linux-driver-package",
         "docker-run-without-gpus",
         "docker-run-said",
+        "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
+        "workload-gpus",
+        "job-gpus",
+        "program-gpus",
         "torch-oom",
         "cuda-available-said",
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
@@ -924,11 +975,20 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
     first = failures[0]
     more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+    from gpudoctor.parsers.error_texts import ERROR_CODES
+
+    # NVML's and the CUDA runtime's failures share the kind "nvml": their code says which
+    what = ERROR_CODES.get(first.get("code") or "") if first.kind == "nvml" else EVIDENCE_KINDS.get(first.kind)
+    if what is None and first.get("entry"):
+        from gpudoctor.pasted.catalogue import by_id
+
+        entry = by_id(first.get("entry"))
+        what = entry.means.split(":", 1)[0] if entry is not None else None  # a catalogue message: its meaning's head
     yield Finding(
         UNEXPLAINED,
         Severity.WARNING,
         "doctor",
-        f"the text shows a failure that what was pasted cannot explain: {EVIDENCE_KINDS.get(first.kind, first.kind)}{more}",
+        f"the text shows a failure that what was pasted cannot explain: {what or first.kind}{more}",
         f"The text says: '{first.line.strip()}'. gpudoctor recognised the error, but the rest of the text does not "
         "show enough (the GPU, the driver, the framework's build) to say why it happened. This is not a clean bill of "
         "health: ask for what is listed under 'Ask the reporter for' and read the answers with it.",

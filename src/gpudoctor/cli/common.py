@@ -23,7 +23,8 @@ def all_codes() -> tuple[str, ...]:
     from gpudoctor.bandwidth import judge
     from gpudoctor.checks import check_codes, requirements
 
-    return check_codes() + (requirements.CODE, judge.CODE, judge.CORRUPT_CODE)
+    # (a pasted Slurm job's GPU count is a check's requirement-unmet too: each code once)
+    return tuple(dict.fromkeys(check_codes() + (requirements.CODE, judge.CODE, judge.CORRUPT_CODE)))
 
 
 def make_host(replay: str | None, root: str = "/") -> Host:

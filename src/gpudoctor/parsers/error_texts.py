@@ -189,6 +189,12 @@ EVIDENCE_KINDS: dict[str, str] = {
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
     "docker-run-cpu-image": "docker run asks --gpus for an image whose tag names a CPU build",
     "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
+    "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
+    "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
+    "default-runtime-not-nvidia": "containerd's default runtime is not nvidia on a Kubernetes node with an nvidia runtime configured",
+    "job-gpus": "the GPUs per node a Slurm job requests (--gres=gpu[:type]:N, --gpus)",
+    "program-gpus": "the GPUs per node a program asks for (a Lightning Trainer's gpus= or devices=)",
+    "workload-logged-no-gpu": "a docker compose service's own log line saying it found no GPU (or nvidia-smi failed)",
 }
 
 _ARCH_WARNING = _Lazy(
@@ -287,6 +293,8 @@ _JAX_CUDNN_OUTDATED = _Lazy(
 # CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (a forward-compatibility libcuda, or a driver upgraded without a reboot).
 _LIBCUDA_MISMATCH = _Lazy(
     r"kernel version (?P<kernel>\d+(?:\.\d+)+) does not match DSO version (?P<client>\d+(?:\.\d+)+)|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
+    # the runtime's text of the same error (cudaErrorSystemDriverMismatch, 803), as PyTorch's warning quotes it
+    r"|system has unsupported display driver / cuda driver combination"
 )
 # PyTorch's own check: "cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked against (8, 0, 3)".
 _TORCH_CUDNN = _Lazy(

@@ -52,7 +52,7 @@ def _runtime_from_wheels(facts: Facts) -> bool:
 
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
     """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
-    from gpudoctor.checks.driver import no_gpu_said
+    from gpudoctor.checks.driver import no_gpu_said, stated_mismatch
     from gpudoctor.checks.reported import frameworks_named, other_vendor_gpu_only
 
     if not facts.pasted.partial:
@@ -95,7 +95,11 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
         elif d.version and not d.gpus:
             out.append(Ask(Cmd(("nvidia-smi", "-L")), "which GPUs the driver sees (their model decides the builds that run)"))
-    if "driver-library-mismatch" in codes and not isinstance(facts.kernel.proc_driver, Found):
+    if (
+        "driver-library-mismatch" in codes
+        and not isinstance(facts.kernel.proc_driver, Found)
+        and stated_mismatch(facts)[0] is None  # the mismatch message itself names the module's version
+    ):
         out.append(
             Ask(
                 Cmd(("cat", "/proc/driver/nvidia/version")),
@@ -193,6 +197,19 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # libcuda.so find only through the loader's cache or LD_LIBRARY_PATH.
         out.append(Ask(Cmd(("ls", "-l", "/usr/lib/wsl/lib")), "whether WSL's libcuda.so (from the Windows driver) is there"))
         out.append(Ask(Cmd(("printenv", "LD_LIBRARY_PATH")), "whether /usr/lib/wsl/lib is on the loader's path"))
+    img = where.image(facts)
+    if facts.platform.wsl == 2 and img is not None and any(e.kind == "nvml" for e in facts.pasted.errors):
+        # WSL 2's driver reaches a container through /usr/lib/wsl/lib; a libcuda the image (or the distribution's Linux
+        # driver package) brings is found first and sees no device.
+        out.append(
+            Ask(
+                Cmd(
+                    ("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "ldconfig", img["means"], "-p"),
+                    pipe=("grep", "libcuda"),
+                ),
+                "which libcuda.so.1 the container resolves (WSL's is under /usr/lib/wsl/lib)",
+            )
+        )
     if facts.pasted.cluster == "slurm":
         out.append(
             Ask(
@@ -200,7 +217,14 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "the job's allocation (its GRES: whether GPUs were requested and granted)",
             )
         )
-        out.append(Ask(Cmd(("printenv", "CUDA_VISIBLE_DEVICES")), "inside the job: the GPUs Slurm gave it"))
+        out.append(
+            Ask(
+                Cmd(("env",), pipe=("grep", "-E", "VISIBLE_DEVICES|GPU_DEVICE_ORDINAL")),
+                # Slurm's gres/gpu sets CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL (src/plugins/gres/gpu/gres_gpu.c
+                # @6d5de718); a runtime built for AMD GPUs too also reads ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES
+                "inside the job: the GPUs Slurm gave it, by every variable that selects GPUs",
+            )
+        )
     out += _catalogue_asks(facts)
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import other_vendor_gpu_only
@@ -231,6 +255,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
     """The deciding outputs of each component the paste names (catalogue.toml's [[component]]), in the interpreter,
     shell and platform the paste's program runs in."""
     from gpudoctor.pasted.catalogue import components
+    from gpudoctor.planner.remedy import container_said
 
     named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
     image = where.image(facts)
@@ -246,11 +271,15 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         decides = f"{comp.decides} ({comp.id})"
         argvs = [(argv, decides) for argv in comp.ask]
         argvs += [(argv, f"{why} ({comp.id})") for kind, more, why in comp.when if facts.pasted.reported(kind) for argv in more]
-        argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux else ())]
-        if image is not None:
+        # A service's systemd unit exists only where it runs on the host itself: in a container (an image run, or the
+        # text saying so) its log is the container's, in a batch job the job's own output.
+        contained = image is not None or container_said(facts) in ("docker", "podman")
+        hosted = not contained and facts.pasted.cluster is None
+        argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux and hosted else ())]
+        if contained:
             argvs += [(argv, decides) for argv in comp.ask_container]
         for argv, why in argvs:
-            container: str | Placeholder = image.get("container") or Placeholder("container") if image else ""
+            container: str | Placeholder = (image.get("container") if image else None) or Placeholder("container")
             words = [container if w == "{container}" else w for w in argv]
             out.append(Ask(_catalogue_cmd(facts, words), why))
     return out

@@ -135,7 +135,11 @@ _CONTAINER_SAID = re.compile(
     r"\b(?:in|inside|into|within|connecting(?:\s+to)?|exec(?:ed)?\s+into)\s+"
     r"(?:(?:the|a|an|my|our|this|that|these|those|existing|old|running|same|its|each|every)\s+){0,3}"
     r"(?:nvidia-)?(?:docker\s+)?(?:containers?|docker|pods?)\b(?!\s*(?:image|file|hub|registry|desktop)s?\b)"
-    r"|\bdocker\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b",
+    r"|\bdocker\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b"
+    # "run the model via docker image": what runs through docker runs in its container
+    r"|\bvia\s+(?:a\s+|the\s+)?docker\b"
+    # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
+    r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b",
     re.IGNORECASE,
 )
 # The reporter saying the machine has no GPU: an issue form's GPU field answered No/None ("- GPU model and memory: No",
@@ -148,7 +152,12 @@ _NO_GPU_SAID = re.compile(
     r"|\b(?:my|this|the) (?:machine|computer|laptop|pc|system) (?:has|have) no (?:NVIDIA |dedicated )?(?:GPU|graphics card)\b",
     re.IGNORECASE | re.MULTILINE,
 )
-_KUBERNETES_SAID = re.compile(r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b", re.IGNORECASE)
+_KUBERNETES_SAID = re.compile(
+    r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\b(?:GKE|EKS|AKS)\b", re.IGNORECASE
+)
+# A Deployment's pod is named <deployment>-<pod-template-hash>-<5 random characters>, both drawn from the alphabet of
+# apimachinery's rand.SafeEncodeString (no vowels, no 0, 1, 3); a pod's host name is its name.
+_POD_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,200}-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}")
 _PODMAN_SAID = re.compile(r"\bpodman\b", re.IGNORECASE)
 # Variables the doctor reads, set on a command line the text shows run ("CUDA_VISIBLE_DEVICES=2 python main.py").
 # A conda environment said to hold the program ("installed in a conda environment", "conda activate x", "my conda env",
@@ -265,6 +274,8 @@ def read_cues(g: Gathered, text: str) -> None:
             host = m.group("host") or ""
             if re.fullmatch(r"[0-9a-f]{12}", host):
                 _cue(g, "prompt on a 12-hex host name", "run inside a container (its id is the host name)", line)
+            elif _POD_NAME.fullmatch(host):
+                _cue(g, "prompt on a Deployment pod's name", "run inside a kubernetes container (the pod's name)", line)
         elif side == "container" and classify_error_text(line) is not None and g.smi_failure_line < 0:
             # What failed under the container's prompt is the state of where the program runs: it wins over
             # the host's output shown beside it.
@@ -410,7 +421,9 @@ def _gpu_images(head: str) -> list[tuple[str, str, str]]:
         try:
             words = shlex.split(text[:4_000])
         except ValueError:
-            continue
+            # A command cut inside its program's quoted argument (a paste ending mid-line): the options and the image
+            # come before any quote, and are plain words there.
+            words = text[:4_000].split("'", 1)[0].split('"', 1)[0].split()
         gpus, name, image = False, "", None
         i = 0
         while i < len(words):

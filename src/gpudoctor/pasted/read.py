@@ -21,6 +21,7 @@ from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
 from gpudoctor.pasted.catalogue import match as catalogue_match
 from gpudoctor.pasted.cues import read_cues
 from gpudoctor.pasted.gathered import Gathered
+from gpudoctor.pasted.workloads import read_workloads
 from gpudoctor.versions import version_key
 
 MAX_SOURCE_CHARS = 16 * 1024 * 1024
@@ -76,6 +77,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         _paths(g, text)
         _text_facts(g, plain)
         read_cues(g, plain)
+        read_workloads(g, lines)
     _plugin_present(g, sources)
     _from_errors(g)
     _torch_wheel_downloaded(g)

@@ -296,7 +296,15 @@ def classify(line: Line) -> Action:
         return Action("registry", prog, cmd.root, cmd, name=name)
     if prog == "wsl":
         return Action("wsl", prog, cmd.root, cmd)
-    if prog in _INSPECT or prog == "dkms" and rest[:1] == ("status",) or prog == "snap" and rest[:1] == ("list",):
+    # `env` alone prints the environment (with arguments it runs a program in a changed one)
+    if (
+        prog in _INSPECT
+        or prog == "dkms"
+        and rest[:1] == ("status",)
+        or prog == "snap"
+        and rest[:1] == ("list",)
+        or (prog, rest) == ("env", ())
+    ):
         return Action("inspect", prog, cmd.root, cmd)
     if prog in ("srun", "bsub") and _job_program(rest) in _INSPECT:
         # A scheduler's job that runs a program that only reads (srun --gres=gpu:1 --pty nvidia-smi): it inspects,

@@ -61,7 +61,11 @@ def render_junit(
             owner.setdefault(code, check.name)
     by_check: dict[str, list[Finding]] = {}
     stray: list[Finding] = []
+    # A --require outcome's finding is its requirement's testcase (below), whichever check may also report its code.
+    required = {id(o.finding) for o in outcomes if o.finding is not None}
     for f in report.findings:
+        if id(f) in required:
+            continue
         name = owner.get(f.code)
         if f.code == "internal-check-error":
             m = _CRASHED.match(f.title)

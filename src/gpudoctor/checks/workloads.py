@@ -1,0 +1,239 @@
+"""A compose service or a pod given no GPU, judged from its pasted spec or log (gpudoctor.pasted.workloads).
+
+The NVIDIA container toolkit mounts the device and the driver's libraries (libcuda, nvidia-smi) only into a container
+that asks for a GPU, so a program in one that did not ask finds no driver at all: the CUDA runtime then says the
+driver is "insufficient", PyTorch finds no GPU, nvidia-smi fails or is missing. A host driver reinstall changes none
+of that; the request in the spec does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import Check, Context, ev
+from gpudoctor.cmdline import Cmd, Placeholder
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+
+# What a program says where no GPU reached its container (each a kind of gpudoctor.parsers.error_texts).
+_NO_GPU_INSIDE = frozenset(
+    {
+        "cuda-driver-insufficient",
+        "cuda-unavailable",
+        "cuda-no-gpus",  # PyTorch's "No CUDA GPUs are available" (the catalogue's torch-no-cuda-gpus)
+        "nvidia-smi-not-found",
+        "tf-not-built-with-cuda",
+        "workload-logged-no-gpu",
+    }
+)
+_NVML_NO_GPU = frozenset({"cuda-no-device", "driver-unreachable", "nvml-library-missing", "cuda-driver-insufficient"})
+
+_COMPOSE_STANZA = (
+    "deploy: resources: reservations: devices: [{driver: nvidia, count: all, capabilities: [gpu]}] "
+    "(the NVIDIA Container Toolkit configured for docker on the host; Docker Desktop brings its own)"
+)
+_POD_LIMIT = "resources: limits: nvidia.com/gpu: 1 (and runtimeClassName: nvidia where the cluster uses a runtime class)"
+
+
+def _symptoms(facts: Facts) -> list:
+    return [e for e in facts.pasted.errors if e.kind in _NO_GPU_INSIDE or (e.kind == "nvml" and e.get("code") in _NVML_NO_GPU)]
+
+
+def _driver_new_enough(facts: Facts, ctx: Context) -> str | None:
+    """The host's CUDA where its driver is shown and of CUDA 12 or newer (what current images need), else None."""
+    from gpudoctor.checks.driver import driver_cuda
+    from gpudoctor.versions import major
+
+    up_to, _ = driver_cuda(facts, ctx.matrix)
+    return up_to if facts.driver.version and up_to and (major(up_to) or 0) >= 12 else None
+
+
+def workload_no_gpu(facts: Facts, ctx: Context) -> Finding | None:
+    """The one finding, or None: what gpudoctor.checks.reported asks before it prescribes a driver upgrade."""
+    from gpudoctor.planner.remedy import container_said
+
+    if not facts.pasted.partial or not (symptoms := _symptoms(facts)):
+        return None
+    said = facts.pasted.reported
+    spec = said("workload-without-gpu")
+    logged = [e for e in symptoms if e.kind == "workload-logged-no-gpu"]
+    if said("workload-gpus"):
+        return None  # a spec asks for GPUs: the failing program may well be that one, so the request is not what is missing
+    if spec:
+        # several services without a request: which one failed is not said, so the service is left to fill in
+        w = spec[0]
+        name = (w.get("name") or "") if len({e.get("name") for e in spec}) == 1 else ""
+        return _finding(facts, w.get("runtime"), name, w.line, symptoms, shown=True)
+    if logged and facts.driver.version:
+        # the service's own log says it has no GPU while the host's driver answers
+        return _finding(facts, "compose", logged[0].get("name") or "", logged[0].line, symptoms, shown=False)
+    seen_none = [e for e in symptoms if e.kind != "cuda-driver-insufficient" and e.get("code") != "cuda-driver-insufficient"]
+    if seen_none and container_said(facts) == "kubernetes" and not facts.driver.version and not facts.driver.reachable:
+        # in a pod that sees no GPU and no driver at all: the pod spec's request decides, asked first
+        return _finding(facts, "kubernetes", "", symptoms[0].line, symptoms, shown=False)
+    insufficient = any(e.get("code") == "cuda-driver-insufficient" or e.kind == "cuda-driver-insufficient" for e in symptoms)
+    if insufficient and container_said(facts) == "kubernetes" and (up_to := _driver_new_enough(facts, ctx)):
+        return _finding(facts, "kubernetes", "", symptoms[0].line, symptoms, shown=False, up_to=up_to)
+    return None
+
+
+def pod_named(facts: Facts) -> str | None:
+    """The pod the paste's prompt names (its host name is the pod's name: gpudoctor.pasted.cues)."""
+    for c in facts.pasted.cues:
+        if c.get("cue") == "prompt on a Deployment pod's name" and (
+            m := re.search(r"@([a-z0-9][a-z0-9-]{0,252})[:\s]", c.get("line") or "")
+        ):
+            return m.group(1)
+    return None
+
+
+def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, shown: bool, up_to: str | None = None) -> Finding:
+    where = f"the service {name}" if runtime == "compose" and name else f"the container {name}" if name else "it"
+    if runtime == "compose":
+        service = name or Placeholder("service")
+        fix = Remediation(
+            f"Request the GPU for {where} in the compose file: {_COMPOSE_STANZA}; then recreate it and check that "
+            "nvidia-smi answers inside.",
+            (
+                Cmd(("docker", "compose", "up", "-d", "--force-recreate", service)),
+                Cmd(("docker", "compose", "exec", service, "nvidia-smi"), note="inside: lists the GPU once it is passed in"),
+            ),
+            component="container",
+            where="the host",
+        )
+    else:
+        pod = pod_named(facts) or Placeholder("pod")
+        fix = Remediation(
+            f"Request the GPU for {where} in the pod spec: {_POD_LIMIT}; apply it, and check inside the new pod.",
+            (
+                *(
+                    ()
+                    if shown
+                    else (
+                        Cmd(
+                            ("kubectl", "get", "pod", pod, "-o", "jsonpath={.spec.containers[*].resources}"),
+                            note="no nvidia.com/gpu in the limits: the cause",
+                        ),
+                    )
+                ),
+                Cmd(("kubectl", "apply", "-f", Placeholder("manifest"))),
+                Cmd(
+                    ("kubectl", "exec", Placeholder("new-pod"), "--", "nvidia-smi"),
+                    note="inside: lists the GPU once it is allocated",
+                ),
+            ),
+            component="container",
+            where="the cluster",  # kubectl, wherever its configuration reaches the cluster: not the node's shell
+        )
+    spec = "compose service" if runtime == "compose" else "pod's container"
+    if shown:
+        why = (
+            f"The {spec} shown requests no GPU, so the NVIDIA container toolkit passes it neither the device nor the "
+            "driver's libraries: the program inside finds no driver at all, which CUDA reports as an insufficient "
+            "driver and frameworks as no GPU. Reinstalling the host's driver would not pass the GPU in."
+        )
+    elif up_to:
+        why = (
+            f"The host's driver supports CUDA up to {up_to}, yet the program in the pod says the driver is insufficient: "
+            "the CUDA runtime says so where it finds no driver library at all, which is a container that was not "
+            "allocated a GPU (no nvidia.com/gpu in its resources). Upgrading the node's driver would not pass the GPU in."
+        )
+    else:
+        why = (
+            f"The {spec}'s own log says it has no GPU while the host's driver answers: the service was started without "
+            "a GPU request, so the NVIDIA container toolkit passed it neither the device nor nvidia-smi and libcuda."
+        )
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"the {spec} was given no GPU" if shown else f"the {spec} was probably given no GPU: the host's driver works",
+        why,
+        (ev("pasted", line), *(ev("pasted", e.line) for e in symptoms[:1] if e.line != line)),
+        fix,
+    )
+
+
+def check_workload_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    if (found := workload_no_gpu(facts, ctx)) is not None:
+        yield found
+
+
+def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """containerd's default runtime is not nvidia on a Kubernetes node: the device plugin's DaemonSet (a static
+    manifest, or helm without a runtime class) starts under runc, finds no NVML inside its pod and advertises no
+    nvidia.com/gpu, so the node shows no GPU capacity. nvidia-ctk makes nvidia containerd's default runtime."""
+    said = facts.pasted.reported("default-runtime-not-nvidia") if facts.pasted.partial else []
+    if not said:
+        return
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"containerd's default runtime is {said[0].get('default') or 'not nvidia'}: the device plugin runs without the "
+        "NVIDIA runtime",
+        "The node's containerd starts every pod without a runtime class under its default runtime, the device plugin's "
+        "included: without the NVIDIA runtime its pod has no NVML and no GPUs, so it advertises no nvidia.com/gpu and no "
+        "pod can be given one. The driver is not what is missing.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Make nvidia containerd's default runtime on the node (or create a RuntimeClass nvidia and run the device "
+            "plugin and the GPU pods with it), restart containerd, and let the DaemonSet recreate the plugin's pod.",
+            (
+                Cmd(("nvidia-ctk", "runtime", "configure", "--runtime=containerd", "--set-as-default"), root=True),
+                Cmd(("systemctl", "restart", "containerd"), root=True),
+                Cmd(
+                    ("kubectl", "delete", "pod", "-n", Placeholder("namespace"), Placeholder("device-plugin-pod")),
+                    note="its DaemonSet recreates it under the nvidia runtime",
+                ),
+                Cmd(
+                    ("kubectl", "describe", "node", Placeholder("node")),
+                    pipe=("grep", "nvidia.com/gpu"),
+                    note="the GPUs it now offers",
+                ),
+            ),
+            requires_root=True,
+            component="container",
+            where="the node",
+        ),
+    )
+
+
+def check_job_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A Slurm job that requests fewer GPUs per node than the program in it asks for: the allocation shows the job only
+    the GPUs it requested (CUDA_VISIBLE_DEVICES, the job's cgroup), so the program sees fewer. Nothing is broken: the
+    job script's request (or the program's count) is what changes."""
+    said = facts.pasted.reported if facts.pasted.partial else None
+    if said is None or not (job := said("job-gpus")) or not (program := said("program-gpus")):
+        return
+    granted, wanted = job[0].get("gpus") or "", program[0].get("gpus") or ""
+    if not (granted.isdigit() and wanted.isdigit()) or int(wanted) <= int(granted):
+        return
+    kind = job[0].get("type")
+    gres = f"--gres=gpu:{kind}:{wanted}" if kind else f"--gres=gpu:{wanted}"
+    yield Finding(
+        "requirement-unmet",
+        Severity.ERROR,
+        "gpu",
+        f"the job requests {granted} GPU(s) per node; the program asks for {wanted}",
+        f"The Slurm job asks for {granted} GPU(s) per node, and the allocation shows it only those, while the program "
+        f"asks for {wanted}: it fails (or runs on fewer) whatever the node has. Nothing in the GPU stack is broken.",
+        (ev("pasted", job[0].line), ev("pasted", program[0].line)),
+        Remediation(
+            f"Request {wanted} GPUs per node in the job script (#SBATCH {gres}, with as many tasks per node), or make the "
+            f"program ask for {granted}; then check inside the allocation.",
+            (
+                Cmd(("sbatch", Placeholder("job-script")), note=f"after its gres line asks {gres}"),
+                Cmd(("srun", gres, "nvidia-smi", "-L"), note="inside the allocation: the GPUs the job is given"),
+            ),
+            component="platform",
+        ),
+    )
+
+
+CHECKS = (
+    Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),
+    Check("node-default-runtime", "platform", ("container-no-gpu",), check_node_default_runtime, ("pasted",)),
+    Check("job-gpus", "gpu", ("requirement-unmet",), check_job_gpus, ("pasted",)),
+)

@@ -1,0 +1,104 @@
+"""What a pasted compose file, pod spec or compose log says about where the program runs and the GPUs it was given.
+
+A compose service or a pod's container, as pasted, becomes evidence (`workload-without-gpu`, `workload-gpus`: the
+spec's own values) and a cue of where the program ran; `docker compose` prefixes each line of a service's log with
+the service's name and a bar (docker/compose, cmd/formatter/logs.go), so lines shown that way ran in that service.
+Judged by gpudoctor.checks.workloads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudoctor.parsers.error_texts import ErrorEvidence
+from gpudoctor.parsers.workload_spec import parse_workloads
+from gpudoctor.pasted.cues import _cue
+from gpudoctor.pasted.gathered import Gathered
+
+# "ollama  | 2023/12/22 00:17:24 routes.go:915: ..." : the service's name, padded, then "| ".
+_COMPOSE_LOG = re.compile(r"^(?P<service>[a-z0-9][a-z0-9_.-]{0,62})(?:-\d{1,3})? {1,40}\| ")
+# The service's own log saying it has no GPU: nvidia-smi failing inside it, or no GPU found.
+_NO_GPU_LOGGED = re.compile(
+    r"nvidia-smi(?: command)? (?:failed|not found)|\bno (?:NVIDIA |CUDA )?GPUs? (?:detected|found)\b|num_gpu=0\b",
+    re.IGNORECASE,
+)
+_MAX_LINE = 2_000
+# containerd's CRI default runtime (config.toml: `default_runtime_name = "runc"`) beside an nvidia runtime table, the
+# keys nvidia-ctk writes (NVIDIA/nvidia-container-toolkit pkg/config/engine/containerd/config.go @d34b3046).
+_CONTAINERD_DEFAULT = re.compile(r"^\s*default_runtime_name\s*=\s*\"(?P<name>[\w.-]{0,60})\"")
+_CONTAINERD_NVIDIA = re.compile(r"\.runtimes\.\"?nvidia\"?\]")
+# A Slurm job's GPU request (sbatch/srun options, on an #SBATCH line or a command line): --gres=gpu[:type]:N, --gpus=N,
+# --gpus-per-node=N (slurm.schedmd.com sbatch.html); and what a Lightning Trainer in the program asks per node.
+_SLURM_GPUS = re.compile(
+    r"(?:^\s*#SBATCH\b|\b(?:srun|sbatch|salloc)\b)[^\n]*?--(?:gres=gpu(?::(?P<type>[A-Za-z][\w.-]{0,40}))?:(?P<gres>\d{1,3})\b"
+    r"|gpus(?:-per-node)?[= ](?:[A-Za-z][\w.-]{0,40}:)?(?P<gpus>\d{1,3})\b)"
+)
+_TRAINER_GPUS = re.compile(r"\bTrainer\([^)\n]{0,200}?\b(?:gpus|devices)\s*=\s*(?P<n>\d{1,3})\b")
+# GKE's device plugin mounts the node's driver libraries into every GPU container at /usr/local/nvidia/lib64
+# (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu/README.md: -container-path).
+_GKE = re.compile(r"\bGKE\b|Google Kubernetes Engine")
+GKE_NODE = "a GKE node"
+_KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
+
+
+def read_workloads(g: Gathered, lines: list[str]) -> None:
+    """Add the workloads `lines` declare or log. Never raises on content."""
+    for w in parse_workloads(lines):
+        values = {"runtime": w.kind, "name": w.name[:120], "image": w.image[:200]}
+        if w.gpus is None:
+            if w.complete:
+                _add(g, ErrorEvidence("workload-without-gpu", w.line[:300], tuple(sorted(values.items()))))
+        else:
+            _add(g, ErrorEvidence("workload-gpus", w.line[:300], tuple(sorted({**values, "gpus": w.gpus[:10]}.items()))))
+        _where(g, "docker" if w.kind == "compose" else "kubernetes", f"its {w.kind} spec is pasted", w.line)
+    logged: dict[str, int] = {}
+    for line in lines[:20_000]:
+        if "|" in line[:80] and (m := _COMPOSE_LOG.match(line[:_MAX_LINE])):
+            logged[m.group("service")] = logged.get(m.group("service"), 0) + 1
+            if _NO_GPU_LOGGED.search(line[:_MAX_LINE]):
+                _add(g, ErrorEvidence("workload-logged-no-gpu", line[:300], (("name", m.group("service")),)))
+    _default_runtime(g, lines)
+    if (gke := next((x for x in lines[:20_000] if _GKE.search(x[:_MAX_LINE])), None)) is not None:
+        _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", gke)
+    _job_gpus(g, lines)
+    for service, count in logged.items():
+        if count >= 2:  # one bar is a table's cell; a log prints line after line
+            _where(g, "docker", f"docker compose's log of the service {service}", service)
+
+
+def _add(g: Gathered, evidence: ErrorEvidence) -> None:
+    if evidence not in g.errors:
+        g.errors.append(evidence)
+
+
+def _where(g: Gathered, runtime: str, why: str, line: str) -> None:
+    """A cue of where the program ran, unless the text already said where (its words win)."""
+    if not any((c.get("means") or "").startswith("run inside a ") for c in g.cues):
+        _cue(g, "a workload's spec or log", f"run inside a {runtime} container ({why})", line)
+
+
+def _default_runtime(g: Gathered, lines: list[str]) -> None:
+    """containerd's default runtime, where the text shows it other than nvidia with an nvidia runtime configured and
+    Kubernetes named: the device plugin's pod (and every pod without a runtime class) runs without the NVIDIA runtime."""
+    default = next((m for x in lines[:20_000] if (m := _CONTAINERD_DEFAULT.match(x[:_MAX_LINE]))), None)
+    if default is None or default.group("name") == "nvidia":
+        return
+    if not any(_CONTAINERD_NVIDIA.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+        return
+    if not any(_KUBERNETES.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+        return
+    _add(g, ErrorEvidence("default-runtime-not-nvidia", default.group(0).strip(), (("default", default.group("name")),)))
+
+
+def _job_gpus(g: Gathered, lines: list[str]) -> None:
+    """A Slurm job's GPUs per node (`job-gpus`) and what the program in it asks per node (`program-gpus`)."""
+    job = next((m for x in lines[:20_000] if "gpu" in x and (m := _SLURM_GPUS.search(x[:_MAX_LINE]))), None)
+    if job is None:
+        return
+    values = {"gpus": job.group("gres") or job.group("gpus")}
+    if job.group("type"):
+        values["type"] = job.group("type")
+    _add(g, ErrorEvidence("job-gpus", job.group(0).strip()[:300], tuple(sorted(values.items()))))
+    program = next((m for x in lines[:20_000] if "Trainer(" in x and (m := _TRAINER_GPUS.search(x[:_MAX_LINE]))), None)
+    if program is not None:
+        _add(g, ErrorEvidence("program-gpus", program.group(0)[:300], (("gpus", program.group("n")),)))
