@@ -717,10 +717,9 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # 31 today: 30 in 29 pasted cases (their text does not show the framework's build, the driver or the installer; 31
 # before jax-24901 got the jax[cuda12] fix its paste decides), and the recorded Slurm job that asked for no GPU (its
 # step runs nvidia-smi in a job step that holds one: that decides). 30 since h74: pytorch-6515's GPU is below every
-# PyTorch build, so its step names the CPU or another GPU and asks nothing (in KNOWN, as a hardware step).
-# step runs nvidia-smi in a job step that holds one: that decides).
-# 30 after h75: pasted wsl-9166 decides now (its Linux driver package named: removed).
-UNDECIDED = 30
+# PyTorch build, so its step names the CPU or another GPU and asks nothing (in KNOWN, as a hardware step). 29 since
+# h75: pasted wsl-9166 decides now (its Linux driver package named: removed).
+UNDECIDED = 29
 
 
 def test_the_steps_that_defer_are_counted():
