@@ -219,6 +219,25 @@ def test_onnxruntimes_cuda11_build_is_kept_where_the_driver_stops_at_cuda11():
     assert "onnxruntime" not in f.title and not _argv(f)
 
 
+NVCC = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release {r}, V{v}\n"
+FOUND_12_2 = "RuntimeError: The NVIDIA driver on your system is too old (found version 12020).\n"
+
+
+@pytest.mark.parametrize(
+    ("release", "version", "fires"),
+    [("12.4", "12.4.131", True), ("13.0", "13.0.48", True), ("12.2", "12.2.140", False), ("12.1", "12.1.105", False)],
+)
+@states("toolkit-newer-than-driver", FIRES, QUIET)
+def test_nvcc_beside_the_drivers_cuda_alone_is_judged_by_major_and_minor(release, version, fires):
+    """toolkit-newer-than-driver.md: "toolkits whose major.minor is newer than the driver's CUDA are judged"; on pasted
+    text nvcc --version beside the driver's CUDA alone (PyTorch's "found version 12020": CUDA 12.2): nvcc 12.4 and
+    13.0 fire, 12.2.140 (a patch of the same minor) and 12.1 do not."""
+    f = _codes(FOUND_12_2 + NVCC.format(r=release, v=version)).get("toolkit-newer-than-driver")
+    assert (f is not None) is fires
+    if f is not None:
+        assert [(e.source, e.value) for e in f.evidence] == [("cmd:nvcc --version", version), ("driver", "CUDA 12.2")]
+
+
 @pytest.mark.parametrize(
     ("smi", "cuda11_build"),
     [
