@@ -299,6 +299,8 @@ _PAIRING = "| NVIDIA-SMI 550.54.10    Driver Version: 551.61    CUDA Version: 12
         # "Windows 10/11" named in a report with no other platform; with WSL named, Linux.
         ("I am on Windows 10.\n" + _ERR, "Windows"),
         ("Windows 10 host, Ubuntu 22.04 in WSL2\n" + _ERR, "Linux"),
+        ("I am on Windows 11.\nls /usr/lib/wsl/lib\nlibcuda.so.1\n" + _ERR, "Linux"),
+        (_PAIRING + "I am on Windows 10.\n" + _ERR, "Linux"),
         # The weaker words only where the text names no Linux.
         ("win10\n" + _ERR, "Windows"),
         ("win10 and Ubuntu\n" + _ERR, "Linux"),
