@@ -2,7 +2,8 @@
 
     python tools/heldout.py                       # every bug in tools/heldout_bugs/, results in build/heldout/
     python tools/heldout.py --only 007-some-name  # just these bugs
-    python tools/heldout.py --reuse-coverage      # take the line trace of the last run (build/heldout/coverage.json)
+    python tools/heldout.py --reuse-coverage      # take the line trace of the last run (build/heldout/coverage.json);
+                                                  # a bug in a file it never traced is "untraced" and not scored
 
 tools/mutate.py plants generated operator swaps; this plants the bugs of tools/heldout_bugs/ (one unified diff
 each, written by someone who read the docs and the code but not the tests; INDEX.md says what each breaks and
@@ -209,7 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", default=None, help="run just these bugs (file names without .patch)")
     parser.add_argument("--timeout", type=float, default=600.0, help="the most seconds one bug may run")
-    parser.add_argument("--reuse-coverage", action="store_true", help="take the last run's OUT/coverage.json")
+    parser.add_argument(
+        "--reuse-coverage",
+        action="store_true",
+        help="take the last run's OUT/coverage.json (a bug in a file it did not trace is untraced, not scored)",
+    )
     parser.add_argument("--tests", nargs="*", default=None, help="run these tests on each bug instead of the selected ones")
     parser.add_argument("--coverage-only", action="store_true", help="run the traced pass, write OUT/coverage.json, stop")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "heldout")
