@@ -98,3 +98,52 @@ def test_a_fact_no_line_states_is_found() -> None:
     snap = build_snapshot(g)
     snap["nvml"] = {"status": "ok", "driver_version": "535.104.05", "devices": []}
     assert "nvml.driver_version" in unsourced(cite(snap, g))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact", "line"),
+    [
+        # Windows' backslashes: the path is kept with "/" (C:/Users/me/venv/Lib/site-packages), the frame spells it "\\".
+        (
+            "pip puts packages in site-packages\n"
+            '  File "C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\__init__.py", line 3, in <module>\n'
+            "OSError: [WinError 126] The specified module could not be found\n",
+            "python.site_packages.0",
+            2,
+        ),
+        # Its own separators: the line that spells the whole path, not an earlier one naming its last component.
+        (
+            "pip puts packages in site-packages\n"
+            '  File "/home/me/venv/lib/python3.10/site-packages/torch/__init__.py", line 3, in <module>\n'
+            "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n",
+            "python.site_packages.0",
+            2,
+        ),
+    ],
+    ids=["backslashes", "own-separators"],
+)
+def test_a_path_cites_the_line_that_spells_it_whole_in_either_separator(text: str, fact: str, line: int) -> None:
+    """provenance._path: "A path as the text spells it: with its own separators, with Windows' backslashes, or its last
+    component": the whole path in either spelling is cited before a line that only names its last component."""
+    from gpudoctor.pasted.read import Source
+
+    entries = {e["fact"]: e for e in read_pasted([Source("r.txt", text)])["pasted"]["read_from"]}
+    assert entries[fact]["assumed"] is False
+    assert [c["line"] for c in entries[fact]["lines"]] == [line]
+
+
+def test_a_path_spelled_only_by_its_last_component_cites_that_line() -> None:
+    """provenance._path: "... or its last component": where neither spelling of the whole path is in the text."""
+    from gpudoctor.pasted.build import build_snapshot
+    from gpudoctor.pasted.provenance import cite
+    from gpudoctor.pasted.read import Source, read_sources
+
+    g = read_sources([Source("r.txt", "PyTorch version: 2.1.0+cu121\nthe prefix is myenv here\n")])
+    snap = build_snapshot(g)
+    snap.setdefault("python", {})["prefix"] = "/opt/conda/envs/myenv"
+    entries = {e["fact"]: e for e in cite(snap, g)}
+    assert [c["line"] for c in entries["python.prefix"]["lines"]] == [2]
+    snap["python"]["prefix"] = "C:/Users/me/envs/myenv"
+    g = read_sources([Source("r.txt", "the prefix is myenv here\nprefix C:\\Users\\me\\envs\\myenv\n")])
+    entries = {e["fact"]: e for e in cite(snap, g)}
+    assert [c["line"] for c in entries["python.prefix"]["lines"]] == [2]

@@ -213,9 +213,18 @@ def test_a_toolkit_of_another_major_than_tensorflows_build_is_its_libraries_miss
     assert f.remediation.commands[0].argv[1:] == ("-m", "pip", "install", "tensorflow[and-cuda]==2.15.0")
 
 
-def test_a_toolkit_of_tensorflows_own_major_is_no_finding():
-    _, codes, _ = _run(STATED_TOOLKIT.replace("CUDA 11.8", "CUDA 12.2"))
+@pytest.mark.parametrize("stated", ["12.2", "12.0", "12.4", "12.2.1"])
+def test_a_toolkit_of_tensorflows_own_major_is_no_finding(stated):
+    # check_stated_toolkit_for_tensorflow: TensorFlow loads "the sonames of its own major": any 12.x serves a build
+    # of CUDA 12.2, whatever its minor or patch; 11.8 and 13.0 do not.
+    _, codes, _ = _run(STATED_TOOLKIT.replace("CUDA 11.8", f"CUDA {stated}"))
     assert "framework-cuda-libs-missing" not in codes
+
+
+def test_a_toolkit_of_the_next_major_is_its_libraries_missing_too():
+    _, codes, _ = _run(STATED_TOOLKIT.replace("CUDA 11.8", "CUDA 13.0"))
+    f = codes["framework-cuda-libs-missing"]
+    assert "CUDA 12.2" in f.title and "CUDA 13.0" in f.title
 
 
 def test_a_framework_build_named_with_cuda_is_not_a_toolkit():

@@ -274,3 +274,49 @@ def test_a_container_is_where_it_ran_only_when_the_text_says_it_ran_there(said, 
 
     report = _run(f"{said}\nRuntimeError: No CUDA GPUs are available\n")[0]
     assert any(c.get("cue") == CONTAINER_SAID for c in report.facts.pasted.cues) is container
+
+
+_ERR = "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n"
+_PAIRING = "| NVIDIA-SMI 550.54.10    Driver Version: 551.61    CUDA Version: 12.4 |\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "system"),
+    [
+        # WSL (its /usr/lib/wsl/lib, or the Linux NVIDIA-SMI beside the Windows driver) wins over Windows' prompts and
+        # paths, shown before or after it: "a WSL report shows Windows' side too; the program runs in Linux".
+        ("/usr/lib/wsl/lib/libcuda.so.1\nPS C:\\Users\\me> wsl --version\n", "Linux"),
+        ("PS C:\\Users\\me> wsl --version\n/usr/lib/wsl/lib/libcuda.so.1\n", "Linux"),
+        ("ls /usr/lib/wsl/lib\nC:\\Users\\me>nvidia-smi\n", "Linux"),
+        (_PAIRING + "PS C:\\Users\\me> wsl --version\n", "Linux"),
+        ("PS C:\\Users\\me> wsl --version\n" + _PAIRING, "Linux"),
+        (_PAIRING + '  File "C:\\Users\\me\\x.py", line 3\n', "Linux"),
+        # Without WSL, a Windows prompt, path, traceback frame or Windows file is Windows.
+        ("PS C:\\Users\\me> python x.py\n" + _ERR, "Windows"),
+        ('  File "C:\\Users\\me\\x.py", line 3\n' + _ERR, "Windows"),
+        ("cudnn64_8.dll\n" + _ERR, "Windows"),
+        # A Windows file name only where no Linux is named.
+        ("cudnn64_8.dll beside /home/me/app\n" + _ERR, "Linux"),
+        # "Windows 10/11" named in a report with no other platform; with WSL named, Linux.
+        ("I am on Windows 10.\n" + _ERR, "Windows"),
+        ("Windows 10 host, Ubuntu 22.04 in WSL2\n" + _ERR, "Linux"),
+        ("I am on Windows 11.\nls /usr/lib/wsl/lib\nlibcuda.so.1\n" + _ERR, "Linux"),
+        (_PAIRING + "I am on Windows 10.\n" + _ERR, "Linux"),
+        # The weaker words only where the text names no Linux.
+        ("win10\n" + _ERR, "Windows"),
+        ("win10 and Ubuntu\n" + _ERR, "Linux"),
+        ("I'm using Windows.\n" + _ERR, "Windows"),
+        ("I'm using Windows, the server is Ubuntu.\n" + _ERR, "Linux"),
+        ("macOS 14\n" + _ERR, "Darwin"),
+        ("macOS laptop, the server runs Ubuntu\n" + _ERR, "Linux"),
+    ],
+)
+def test_the_platform_cues_in_their_documented_order(text, system):
+    """pasted.md, "Where and on what: cues": `PS C:\\...>` and `C:\\...>` are Windows; WSL's driver pairing "or
+    `/usr/lib/wsl/lib`" is WSL 2, whose report shows Windows' side too (cues._windows); "Windows 10/11" named in a
+    report with no other platform; weaker words ("win10", "I'm using Windows", "macOS") only where the text names no
+    Linux. Asserted in both orders where two cues meet."""
+    snap = read_pasted([Source("report.txt", text)])
+    assert snap["platform"]["system"] == system
+    windows_cued = any(c["means"] == "Windows" for c in snap["pasted"]["cues"])
+    assert windows_cued is (system == "Windows")

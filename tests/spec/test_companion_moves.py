@@ -203,3 +203,94 @@ def test_a_package_list_shown_whole_moves_only_the_companions_in_it():
     line = _pasted_arch_fix(listing + _NO_SM120)
     (moved,) = [a for a in line if a.startswith(("torch", "xformers"))]
     assert moved.startswith("torch==")
+
+
+def _fa_moves(torch_installed: str, release: str, cuda: str, pin: str) -> tuple[tuple[str, ...], tuple]:
+    """pick_torch.companion_moves for a flash-attn 2.6.3 beside `torch_installed` on a recorded machine, planned to the
+    torch build `pin` of CUDA `cuda`."""
+    import dataclasses
+
+    from gpudoctor.planner.machine import machine_from_facts
+    from gpudoctor.planner.model import Build
+    from gpudoctor.planner.pick_torch import companion_moves
+
+    ctx = Context()
+    machine = machine_from_facts(_report("rtx4090-flashattn274-debian11-glibc231").facts, ctx)
+    machine = dataclasses.replace(machine, installed={"torch": torch_installed, "flash-attn": "2.6.3"})
+    variant = "cu" + cuda.replace(".", "")
+    build = Build("torch", release, variant, cuda, (f"torch=={pin}+{variant}",), f"{INDEX}/{variant}", pin=pin)
+    return companion_moves(ctx.matrix, machine, build, "pip")
+
+
+def test_flash_attn_moves_with_torchs_version_or_cuda_major_and_not_its_cuda_minor():
+    """pick_torch.companion_moves: "What is built against torch moves when torch's version moves, or its CUDA major
+    (its kernels link that runtime)". flash-attn 2.6.3 beside torch 2.4.0+cu121: to 2.4.0+cu124 (the same version, a
+    CUDA 12 minor) nothing moves; to 2.4.0+cu118 (another major) and to 2.5.1+cu124 (another version) it does."""
+    said, after = _fa_moves("2.4.0+cu121", "2.4", "12.4", "2.4.0")
+    assert not [s for s in said if s.startswith("flash-attn")] and after == ()
+    # a range of the same release (torch==2.4.*): the installed 2.4.0 is of that release, so nothing moves either
+    said, after = _fa_moves("2.4.0+cu121", "2.4", "12.4", "2.4.*")
+    assert not [s for s in said if s.startswith("flash-attn")] and after == ()
+    for installed, release, cuda, pin in [("2.4.0+cu121", "2.4", "11.8", "2.4.0"), ("2.4.0+cu121", "2.5", "12.4", "2.5.1")]:
+        said, after = _fa_moves(installed, release, cuda, pin)
+        assert [s.split(" ", 2)[:2] for s in said if s.startswith("flash-attn")] == [["flash-attn", "2.6.3"]]
+        assert after and after[-1].argv[-1].startswith("flash-attn==")
+
+
+def test_what_is_built_against_torch_is_left_behind_by_a_version_or_a_cuda_major_not_a_cuda_minor():
+    """effects._torch_moved: "another version (its C++ names change with each release), or another CUDA major (its
+    kernels link that runtime)": the consequence model's one answer for what a torch step leaves behind. The version is
+    compared without its local tag, the CUDA by its major only."""
+    from gpudoctor.planner.effects import _torch_moved
+
+    assert _torch_moved("2.4.0+cu121", "12.1", "2.4.0+cu124", "12.4") is False
+    assert _torch_moved("2.4.0+cu124", "12.4", "2.4.0+cu121", "12.1") is False
+    assert _torch_moved("2.4.0+cu121", "12.1", "2.4.0", "12.1") is False
+    assert _torch_moved("2.4.0+cu121", "12.1", "2.4.0+cu118", "11.8") is True
+    assert _torch_moved("2.7.1+cu126", "12.6", "2.7.1+cu128", "12.8") is False
+    assert _torch_moved("2.7.1+cu128", "12.8", "2.7.1+cu130", "13.0") is True
+    assert _torch_moved("2.4.0+cu121", "12.1", "2.4.1+cu121", "12.1") is True  # a patch release
+    assert _torch_moved("2.4.0+cu121", "12.1", "2.5.0+cu121", "12.1") is True  # a minor release
+    assert _torch_moved("2.4.0+cu121", None, "2.4.0+cu124", "12.4") is False  # an unknown CUDA is not a move
+
+
+def test_a_torch_step_to_another_cuda_minor_leaves_nothing_behind_another_major_does():
+    """effects._torch_moved through the consequence model: torch 2.7.1+cu126 beside flash-attn 2.7.4
+    (rtx4090-flashattn274-debian11-glibc231) reinstalled as 2.7.1+cu128, the same version of the same CUDA major, leaves
+    flash-attn bound; as 2.7.1+cu118 it is left built for the old torch (breaks)."""
+
+    def behind(variant: str) -> list[str]:
+        line = Cmd((PY, "-m", "pip", "install", f"torch==2.7.1+{variant}", "--index-url", f"{INDEX}/{variant}"))
+        got = _moved_alone("rtx4090-flashattn274-debian11-glibc231", line)
+        return sorted(v.reason.split()[0] for v in got.of_kind("breaks") if "left built" in v.reason)
+
+    assert behind("cu128") == []
+    assert behind("cu118") == ["flash-attn"]
+
+
+def test_a_companion_pinning_torch_exactly_is_left_behind_by_another_patch():
+    """effects.left_behind: a companion "not built for the torch the plan leaves (its wheel's torch pin ...)": vLLM
+    0.3.2 and xformers 0.0.23.post1 require torch==2.1.2 (rtx4090-vllm032-torch221-undefined-symbol); a step to 2.1.2
+    leaves them bound, to 2.1.1 (the same minor, another patch) or 2.2.0 it leaves them behind."""
+
+    def behind(version: str) -> list[str]:
+        line = Cmd((PY, "-m", "pip", "install", f"torch=={version}+cu121", "--index-url", f"{INDEX}/cu121"))
+        got = _moved_alone("rtx4090-vllm032-torch221-undefined-symbol", line)
+        return sorted(v.reason.split()[0] for v in got.of_kind("breaks") if "left built" in v.reason)
+
+    assert behind("2.1.2") == []
+    assert behind("2.1.1") == behind("2.2.0") == ["vllm", "xformers"]
+
+
+def test_a_flash_attn_tag_names_torchs_minor_exactly():
+    """effects._built_for: flash-attn's local tag (2.5.8+cu122torch2.1cxx11abiFALSE) names the torch minor it was built
+    for: 2.1.x only, never 2.10 (a prefix of the text is not the minor)."""
+    import dataclasses
+
+    from gpudoctor.planner.effects import _built_for
+
+    (fa,) = [c for c in _report("rtx4090-flashattn274-debian11-glibc231").facts.extensions.companions if c.name == "flash-attn"]
+    tagged = dataclasses.replace(fa, version="2.5.8+cu122torch2.1cxx11abiFALSE", requires=())
+    assert _built_for(None, tagged, "2.1.2+cu121") is True  # type: ignore[arg-type]
+    assert _built_for(None, tagged, "2.10.0+cu128") is False  # type: ignore[arg-type]
+    assert _built_for(None, tagged, "2.2.0+cu121") is False  # type: ignore[arg-type]

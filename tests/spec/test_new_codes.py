@@ -355,6 +355,37 @@ def test_the_predicted_files_families_not_predicted_and_no_pid_are_quiet():
     assert judged(_process(error="permission denied (EACCES)"), "process-library-differs") == []
 
 
+@pytest.mark.parametrize(
+    ("mapped", "torch_predicts", "tf_predicts", "verdict"),
+    [
+        # One framework's copy, but another framework predicts another file: some framework's copy is not this one.
+        (WHEEL_CUDART, WHEEL_CUDART, SYSTEM_CUDART, "differs"),
+        (SYSTEM_CUDART, WHEEL_CUDART, SYSTEM_CUDART, "differs"),
+        # Every framework's copy is this file.
+        (WHEEL_CUDART, WHEEL_CUDART, WHEEL_CUDART, "as-predicted"),
+        # Neither framework's copy.
+        ("/opt/job/lib/libcudart.so.12", WHEEL_CUDART, SYSTEM_CUDART, "differs"),
+    ],
+    ids=["torchs-copy-not-tfs", "tfs-copy-not-torchs", "every-frameworks-copy", "neither"],
+)
+@states("process-library-differs", FIRES, QUIET)
+def test_the_verdict_is_as_predicted_only_when_it_is_every_frameworks_copy(mapped, torch_predicts, tf_predicts, verdict):
+    """memory.md: "`as-predicted`: the file is the copy the model predicts for every framework that loads this
+    library"; "`differs`: another file than some framework's predicted copy". One decider, compare_mapped, gives
+    memory --pid's verdict, its exit status 1 (`differs`) and check --pid's finding."""
+    from gpudoctor.memory.mapped import differs, mapped_document
+    from gpudoctor.probes.process import compare_mapped
+
+    predicted = (("torch", "libcudart.so.12", torch_predicts), ("tensorflow", "libcudart.so.12", tf_predicts))
+    proc = ProcessFacts(PID, (MappedLibrary(mapped.rsplit("/", 1)[1], mapped),), None, predicted)
+    (v,) = compare_mapped(proc)
+    assert (v.library, v.path, v.verdict) == ("libcudart", mapped, verdict)
+    assert differs(proc) is (verdict == "differs")
+    assert [lib["verdict"] for lib in mapped_document(proc)["libraries"]] == [verdict]
+    facts = replace(facts_of(HEALTHY), process=proc)
+    assert len(judged(facts, "process-library-differs")) == (verdict == "differs")
+
+
 @states("process-libraries-mapped", FIRES)
 def test_the_mapped_libraries_are_always_shown_with_pid():
     """process-libraries-mapped.md: "the CUDA libraries the running process has mapped, each with its file"; "Rule:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gpudoctor.cmdline import Cmd
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
@@ -145,6 +147,58 @@ def test_an_images_cuda_requirement_offers_the_toolkits_switch_within_one_major_
     # CUDA 10 has no minor-version compatibility: a 10.2 image on a 10.1 driver is not skipped either
     f = _codes(message.format(cuda="10.2"))["toolkit-newer-than-driver"]
     assert f.remediation.alternative is None
+
+
+REQUIRE = (
+    "nvidia-container-cli: requirement error: unsatisfied condition: cuda>={cuda}, please update your driver to a "
+    "newer version, or use an earlier cuda container: unknown.\n"
+)
+
+
+def _smi(driver: str, cuda: str) -> str:
+    """The host's nvidia-smi header, which states the driver's CUDA."""
+    return f"| NVIDIA-SMI {driver}    Driver Version: {driver}    CUDA Version: {cuda}     |"
+
+
+@pytest.mark.parametrize(
+    ("cuda", "smi", "alternative"),
+    [
+        ("11.1", "", True),  # the first minor of the first major with minor-version compatibility
+        ("11.8", _smi("470.57.02", "11.4"), True),
+        ("12.4", _smi("525.60.13", "12.0"), True),
+        ("12.4", "", True),
+        ("13.1", _smi("580.65.06", "13.0"), True),
+        ("10.2", "", False),  # before CUDA 11: no minor-version compatibility
+        ("11.0", "", False),  # an X.0 image: only a driver of an older major refuses it
+        ("12.0", "", False),
+        ("12.0.1", "", False),
+        ("12.4", _smi("470.57.02", "11.4"), False),  # another major
+        ("13.1", _smi("570.86.10", "12.8"), False),
+    ],
+    ids=[
+        "11.1",
+        "11.8-on-11.4",
+        "12.4-on-12.0",
+        "12.4",
+        "13.1-on-13.0",
+        "10.2",
+        "11.0",
+        "12.0",
+        "12.0.1",
+        "12.4-on-11.4",
+        "13.1-on-12.8",
+    ],
+)
+@states("toolkit-newer-than-driver", FIRES)
+def test_disable_require_is_offered_from_cuda_11_within_one_major_and_never_for_an_x_0_image(cuda, smi, alternative):
+    """pasted.md: "from CUDA 11 on, within one CUDA major (not for an X.0 image, which only a driver of an older major
+    refuses) the toolkit's `-e NVIDIA_DISABLE_REQUIRE=true` is the alternative": compared at the major (11 is in, 10 is
+    out), at the minor (X.0 is out, X.1 in), and the driver's CUDA by its major only."""
+    f = _codes(f"{smi}\n{REQUIRE.format(cuda=cuda)}")["toolkit-newer-than-driver"]
+    assert f.remediation.where == "the host"
+    alt = f.remediation.alternative
+    argv = _argv(alt) if alt is not None else []
+    assert bool(argv and argv[0][:4] == ("docker", "run", "-e", "NVIDIA_DISABLE_REQUIRE=true")) is alternative
 
 
 @states("container-no-gpu", FIRES)

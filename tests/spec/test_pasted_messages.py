@@ -4,6 +4,8 @@ it, with the facts it states, and stays quiet where the message is absent or ano
 
 from __future__ import annotations
 
+import pytest
+
 from gpudoctor.cmdline import PrependPath
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
@@ -215,6 +217,47 @@ def test_onnxruntimes_cuda11_build_is_kept_where_the_driver_stops_at_cuda11():
     # The driver shown supports CUDA 11.4 only: a CUDA 12 build cannot run there, so no onnxruntime pin is printed.
     f = _codes("Driver Version: 470.57.02    CUDA Version: 11.4\n" + ORT_CUDA11)["framework-cuda-libs-missing"]
     assert "onnxruntime" not in f.title and not _argv(f)
+
+
+NVCC = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release {r}, V{v}\n"
+FOUND_12_2 = "RuntimeError: The NVIDIA driver on your system is too old (found version 12020).\n"
+
+
+@pytest.mark.parametrize(
+    ("release", "version", "fires"),
+    [("12.4", "12.4.131", True), ("13.0", "13.0.48", True), ("12.2", "12.2.140", False), ("12.1", "12.1.105", False)],
+)
+@states("toolkit-newer-than-driver", FIRES, QUIET)
+def test_nvcc_beside_the_drivers_cuda_alone_is_judged_by_major_and_minor(release, version, fires):
+    """toolkit-newer-than-driver.md: "toolkits whose major.minor is newer than the driver's CUDA are judged"; on pasted
+    text nvcc --version beside the driver's CUDA alone (PyTorch's "found version 12020": CUDA 12.2): nvcc 12.4 and
+    13.0 fire, 12.2.140 (a patch of the same minor) and 12.1 do not."""
+    f = _codes(FOUND_12_2 + NVCC.format(r=release, v=version)).get("toolkit-newer-than-driver")
+    assert (f is not None) is fires
+    if f is not None:
+        assert [(e.source, e.value) for e in f.evidence] == [("cmd:nvcc --version", version), ("driver", "CUDA 12.2")]
+
+
+@pytest.mark.parametrize(
+    ("smi", "cuda11_build"),
+    [
+        ("Driver Version: 520.61.05    CUDA Version: 11.8", False),
+        ("Driver Version: 525.60.13    CUDA Version: 12.0", True),
+        ("Driver Version: 535.104.05   CUDA Version: 12.2", True),
+        ("Driver Version: 580.65.06    CUDA Version: 13.0", True),
+        ("", True),  # no driver shown: not shown to stop at CUDA 11
+    ],
+    ids=["driver-11.8", "driver-12.0", "driver-12.2", "driver-13.0", "no-driver"],
+)
+@states("framework-cuda-libs-missing", FIRES, QUIET)
+def test_onnxruntimes_cuda12_build_is_the_fix_unless_the_driver_stops_below_cuda_12(smi, cuda11_build):
+    """framework-cuda-libs-missing.md: "Unless the driver shown stops below CUDA 12, the fix is the CUDA 12 build":
+    the driver's CUDA major is what is compared, so a 12.x driver (12.0, 12.2) and a 13.0 one get the CUDA 12 build,
+    an 11.8 one does not."""
+    f = _codes(f"{smi}\n{ORT_CUDA11}")["framework-cuda-libs-missing"]
+    assert ("CUDA 11 build" in f.title) is cuda11_build
+    expected = [("python3", "-m", "pip", "install", "onnxruntime-gpu==1.23.2")] if cuda11_build else []
+    assert _argv(f) == expected
 
 
 @states("cudnn-missing", FIRES)

@@ -684,3 +684,30 @@ def test_no_cu102_build_is_offered_on_windows_after_torch_110():
     assert [j.topic for j in cu102.failures()] == ["os"]
     older = plan_for("windows-rtx3060-laptop-torch1121-conda-cpu", "torch", "1.10", target=told)
     assert (older.chosen.build.release, older.chosen.build.variant) == ("1.10", "cu102")
+
+
+@pytest.mark.parametrize(
+    ("release", "cuda", "pin", "matches"),
+    [
+        ("2.7", "12.6", None, True),  # the installed 2.7.1+cu126 itself
+        ("2.7", "12.6", "2.7.1", True),
+        ("2.7", "12.8", None, False),  # another CUDA minor of the same major is another build
+        ("2.7", "11.8", None, False),
+        ("2.7", "12.6", "2.7.0", False),  # another patch, asked for exactly
+        ("2.6", "12.6", None, False),  # another minor release
+    ],
+)
+def test_the_installed_build_matches_only_at_its_release_and_its_cuda_major_and_minor(release, cuda, pin, matches):
+    """pick_torch.installed_matches: "Whether this exact build is what is installed (same release and CUDA; the same
+    version when one was asked)": torch 2.7.1+cu126 (rtx4090-flashattn274-debian11-glibc231) is the cu126 build of 2.7,
+    not its cu128 build, whose plan must install it."""
+    from gpudoctor.planner.machine import machine_from_facts
+    from gpudoctor.planner.model import Build
+    from gpudoctor.planner.pick_torch import installed_matches
+
+    _, facts = probe("rtx4090-flashattn274-debian11-glibc231")
+    torch = facts.frameworks.torch.value
+    assert (torch.version, torch.cuda) == ("2.7.1+cu126", "12.6")
+    variant = "cu" + cuda.replace(".", "")
+    build = Build("torch", release, variant, cuda, (f"torch=={pin or release + '.*'}",), pin=pin or f"{release}.*")
+    assert installed_matches(machine_from_facts(facts, Context()), torch, build) is matches

@@ -18,8 +18,9 @@ from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.matrix import load_matrix
 from gpudoctor.memory.gather import read_memory
 from gpudoctor.memory.mig import TABLE, fit_profiles, mig_gpu, usable_bytes
-from gpudoctor.memory.plan import OVERHEADS, Job, fmt_size, make_plan, parse_job, parse_jobs
+from gpudoctor.memory.plan import OVERHEADS, Job, fmt_size, make_plan, parse_job, parse_jobs, stated_gpu
 from gpudoctor.memory.settings import fraction, job_settings
+from gpudoctor.memory.view import GpuMemory, Holder, MemoryView, MigInstance
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 MIB = 1024**2
@@ -322,7 +323,6 @@ def test_settings_with_a_uuid_need_no_device_order(matrix):
 
 
 def test_an_instance_a_process_runs_on_is_not_free(matrix):
-    from gpudoctor.memory.view import GpuMemory, MemoryView, MigInstance
 
     snap = load_snapshot(str(MACHINES / "h100-mig-four-instances" / "snapshot.json"))
     snap["commands"]["nvidia-smi"]["stdout"] = snap["commands"]["nvidia-smi"]["stdout"].replace(
@@ -378,3 +378,117 @@ def test_budgets_are_offered_cut_to_half_at_most():
     (cut,) = suggestions("bert=5GiB:torch", "llama=30GiB")  # 62% of each still fits
     assert cut.startswith("budgets cut to 62% fit")
     assert suggestions("bert=5GiB:torch", "llama=300GiB") == []  # 7%: not a budget any more
+
+
+# --- the fit rule and what would fit, at their boundaries (docs/memory.md, "Fit rule", "When they do not fit") ---
+
+
+def _gpu(index: int, total: int, free: int, holders=(), name: str = "NVIDIA GeForce RTX 4090"):
+    return GpuMemory(index, name, None, total, total - free, free, "nvml", holders=tuple(holders))
+
+
+@pytest.mark.parametrize(("stated", "fits"), [("1536MiB", True), (f"{1536 * MIB - 1}b", False)])
+def test_the_jobs_fit_when_the_need_is_exactly_the_free_memory(stated, fits):
+    """memory.md: "the jobs fit when the sum is at most the GPU's free memory now": a torch job of 1 GiB needs
+    1536 MiB (its budget and torch's 512 MiB), so a 1536 MiB GPU holds it and one a byte smaller does not."""
+    plan = make_plan(stated_gpu(stated), 0, parse_jobs(["a=1GiB:torch"]))
+    assert (plan.need_bytes, plan.fits, plan.ok, plan.shortfall_bytes) == (1536 * MIB, fits, fits, 0 if fits else 1)
+
+
+@pytest.mark.parametrize(("free", "fits"), [(6 * GIB, True), (6 * GIB - 1, False)])
+def test_on_a_busy_gpu_the_free_memory_is_what_is_compared(free, fits):
+    """memory.md: the sum against "the GPU's free memory now", not its total: two jobs (torch,
+    tensorflow) need 2.5 + 0.5 and 1.5 + 1.5 GiB with their overheads: 6 GiB free holds them, a byte less does not."""
+    jobs = parse_jobs(["a=2560MiB:torch", "b=1536MiB:tensorflow"])
+    plan = make_plan(MemoryView((_gpu(0, 24 * GIB, free),)), 0, jobs)
+    assert (plan.need_bytes, plan.available_bytes, plan.fits) == (6 * GIB, free, fits)
+
+
+@pytest.mark.parametrize(("held", "offered"), [(GIB, True), (GIB - 1, False)])
+def test_stopping_processes_is_offered_when_they_free_exactly_enough(held, offered):
+    """memory.md: "the processes whose stopping frees enough (largest first)": freeing exactly the shortfall is
+    enough, a byte less is not."""
+    gpu = _gpu(0, 8 * GIB, 6 * GIB + GIB // 2, [Holder(77, "python", "C", held), Holder(78, "Xorg", "G", GIB // 2)])
+    plan = make_plan(MemoryView((gpu,)), 0, parse_jobs(["a=7GiB:torch"]))  # 7.5 GiB with torch's 512 MiB
+    assert plan.need_bytes - plan.available_bytes == GIB
+    said = [s for s in plan.suggestions if s.startswith("stopping")]
+    if offered:
+        assert said == [f"stopping process 77 (python, {fmt_size(held)}) frees enough"]
+    else:  # the two together free enough: both named, largest first
+        assert said == [f"stopping processes 77 (python, {fmt_size(held)}), 78 (Xorg, 512 MiB) frees enough"]
+
+
+@pytest.mark.parametrize(("other_free", "offered"), [(6 * GIB, True), (6 * GIB - 1, False)])
+def test_another_gpu_is_offered_when_its_free_memory_holds_the_need_exactly(other_free, offered):
+    """memory.md: "another GPU with enough free memory": free memory equal to the need is enough."""
+    view = MemoryView((_gpu(0, 24 * GIB, 2 * GIB), _gpu(1, 24 * GIB, other_free)))
+    plan = make_plan(view, 0, parse_jobs(["a=5632MiB:torch"]))  # 5.5 GiB + 512 MiB = 6 GiB
+    assert plan.need_bytes == 6 * GIB and not plan.fits
+    assert any(s.startswith("GPU 1 ") for s in plan.suggestions) is offered
+
+
+@pytest.mark.parametrize(("free", "offered"), [(3 * GIB, True), (3 * GIB - 1, False)])
+def test_the_job_without_which_the_others_fit_exactly_is_offered(free, offered):
+    """memory.md: "the job without which the others fit": the others' need equal to the free memory fits."""
+    plan = make_plan(MemoryView((_gpu(0, 24 * GIB, free),)), 0, parse_jobs(["a=2560MiB:torch", "b=4GiB:torch"]))
+    assert (plan.need_bytes, plan.fits) == (7.5 * GIB, False)
+    assert ("without b (4.50 GiB) the others fit" in plan.suggestions) is offered
+    assert "without a (3.00 GiB) the others fit" not in plan.suggestions
+
+
+@pytest.mark.parametrize(("free", "offered"), [(3 * GIB, True), (3 * GIB - MIB, False)])
+def test_budgets_are_offered_cut_to_exactly_half_and_no_further(free, offered):
+    """memory.md: "the budgets scaled down to what fits, while each keeps at least half of what it asked for": two
+    torch jobs of 2 GiB (budgets 4 GiB, overheads 1 GiB) on 3 GiB free keep exactly half."""
+    plan = make_plan(MemoryView((_gpu(0, 24 * GIB, free),)), 0, parse_jobs(["a=2GiB:torch", "b=2GiB:torch"]))
+    cut = [s for s in plan.suggestions if s.startswith("budgets cut to")]
+    assert cut == (["budgets cut to 50% fit: a=1024MiB b=1024MiB"] if offered else [])
+
+
+@pytest.mark.parametrize(("extra", "profile"), [(0, "1g.10gb"), (1, "1g.20gb")])
+def test_the_smallest_mig_profile_whose_usable_memory_holds_the_need(matrix, extra, profile):
+    """memory.md: "the smallest profile whose usable memory holds the job's need": a need equal to a profile's usable
+    memory takes that profile, a byte more the next."""
+    row = mig_gpu("NVIDIA A100-SXM4-80GB", 80 * GIB)
+    small = next(p for p in row.profiles if p.name == "1g.10gb")
+    fit = fit_profiles(row, 80 * GIB, [("a", usable_bytes(row, small, 80 * GIB) + extra)])
+    assert [(job, p.name) for job, p in fit.choices] == [("a", profile)]
+
+
+@pytest.mark.parametrize(("count", "why"), [(7, None), (8, "more slices than one GPU has")])
+def test_mig_instances_fit_up_to_the_gpus_slices_and_no_more(count, why):
+    """memory.md: "checks that the instances fit one GPU: at most its compute and memory slices, and at most each
+    profile's instance count": seven 1g.10gb instances of an A100 80GB fit, an eighth does not."""
+    row = mig_gpu("NVIDIA A100-SXM4-80GB", 80 * GIB)
+    fit = fit_profiles(row, 80 * GIB, [(f"j{i}", GIB) for i in range(count)])
+    assert (fit.compute_used, fit.fits, fit.why) == (count, why is None, why)
+
+
+@pytest.mark.parametrize(("count", "why"), [(4, None), (5, "a GPU holds at most 4 1g.20gb instance(s), 5 wanted")])
+def test_a_profiles_instance_count_is_a_limit_of_its_own(count, why):
+    """memory.md: "at most each profile's instance count": 1g.20gb, four per A100 80GB (memory slices 2 of 8 each: a
+    fifth passes the compute count and fails on its own limit, or on the memory slices)."""
+    row = mig_gpu("NVIDIA A100-SXM4-80GB", 80 * GIB)
+    need = usable_bytes(row, next(p for p in row.profiles if p.name == "1g.10gb"), 80 * GIB) + 1
+    fit = fit_profiles(row, 80 * GIB, [(f"j{i}", need) for i in range(count)])
+    assert fit.fits is (why is None)
+    if why is not None:
+        assert fit.why in (why, "more slices than one GPU has")
+
+
+@pytest.mark.parametrize(("used_mib", "free"), [(63, True), (64, False)])
+def test_a_mig_instance_is_free_below_64_mib_used(matrix, used_mib, free):
+    """memory.md: free MIG instances have "no process placed on them, and less than 64 MiB used"."""
+    inst = MigInstance(0, 0, total_bytes=19968 * MIB, used_bytes=used_mib * MIB)
+    gpu = GpuMemory(0, "NVIDIA A100-SXM4-80GB", None, 80 * GIB, 1000 * MIB, 79 * GIB, "nvml", True, (inst,))
+    plan = make_plan(MemoryView((gpu,)), 0, parse_jobs(["a=4GiB:torch"]), matrix=matrix)
+    assert (plan.mode, plan.fits, plan.jobs[0].instance is not None) == ("mig-instances", free, free)
+
+
+@pytest.mark.parametrize(("extra", "holds"), [(0, True), (1, False)])
+def test_a_free_instance_holds_a_job_whose_need_is_exactly_its_free_memory(matrix, extra, holds):
+    """memory.md: "largest job first onto the smallest instance that holds it": free memory equal to the need holds."""
+    inst = MigInstance(0, 0, total_bytes=4608 * MIB, used_bytes=0)
+    gpu = GpuMemory(0, "NVIDIA A100-SXM4-80GB", None, 80 * GIB, 0, 80 * GIB, "nvml", True, (inst,))
+    plan = make_plan(MemoryView((gpu,)), 0, (Job("a", 4 * GIB + extra, "torch"),), matrix=matrix)
+    assert (plan.fits, plan.ok) == (holds, holds)
