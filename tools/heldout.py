@@ -2,8 +2,9 @@
 
     python tools/heldout.py                       # every bug in tools/heldout_bugs/, results in build/heldout/
     python tools/heldout.py --only 007-some-name  # just these bugs
-    python tools/heldout.py --reuse-coverage      # take the line trace of the last run (build/heldout/coverage.json);
+    python tools/heldout.py --reuse-coverage      # take the line trace of the last run (build/heldout/coverage.json)
                                                   # a bug in a file it never traced is "untraced" and not scored
+    python tools/heldout.py --bugs tools/heldout_bugs4 --out build/heldout4   # another author's set
 
 tools/mutate.py plants generated operator swaps; this plants the bugs of tools/heldout_bugs/ (one unified diff
 each, written by someone who read the docs and the code but not the tests; INDEX.md says what each breaks and
@@ -218,10 +219,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tests", nargs="*", default=None, help="run these tests on each bug instead of the selected ones")
     parser.add_argument("--coverage-only", action="store_true", help="run the traced pass, write OUT/coverage.json, stop")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "heldout")
+    # Each author's set has its own folder from the fourth on (tools/heldout_bugs4: an author who never lists the
+    # earlier sets' folder cannot read their names).
+    parser.add_argument("--bugs", type=Path, default=BUGS, help="the folder of *.patch bugs (default tools/heldout_bugs)")
     args = parser.parse_args(argv)
     args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
-    bugs = [read_bug(p) for p in sorted(BUGS.glob("*.patch"))]
+    bugs = [read_bug(p) for p in sorted(args.bugs.resolve().glob("*.patch"))]
     if args.only:
         bugs = [b for b in bugs if b.name in set(args.only)]
     mutate.TESTS = suite(ROOT)  # the coverage pass runs this suite
