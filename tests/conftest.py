@@ -189,3 +189,25 @@ def pytest_configure(config):
 
     for name in CHECK_OPTION_VARIABLES:
         os.environ.pop(name, None)
+    # An xdist worker starts with COLUMNS=80 in its environment where the run that started it had none: the plain
+    # views (install, report merge) then wrap at 80 instead of printing whole lines as they do when piped, and the
+    # tests that read them see another output under `make test` than under a plain pytest. A worker gets the
+    # terminal variables of the run that started it (pytest_configure_node below).
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        for name, value in workerinput.get("gpudoctor_terminal", {}).items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+TERMINAL_VARIABLES = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist, in the run that starts the workers: each worker's terminal variables are this run's."""
+    import os
+
+    node.workerinput["gpudoctor_terminal"] = {name: os.environ.get(name) for name in TERMINAL_VARIABLES}
