@@ -74,8 +74,14 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
 
+# Two workers (pytest-xdist, in the `test` group): CI has two cores, and most of the suite's time is CPU spent in
+# one process (docs/testing.md, "Where the suite's time goes"). --dist loadgroup keeps a file whose tests share a
+# module-scoped fixture (a Docker daemon, a scratch environment), and the packaging tests, on one worker
+# (tests/conftest.py, _xdist_group); every other test goes to the worker that is free. TEST_WORKERS=auto uses
+# every core of a bigger machine; TEST_WORKERS=0 runs in one process (pytest's own output, for debugging).
+TEST_WORKERS ?= 2
 test: $(STAMP) lint test-deps
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 # The edit loop (docs/testing.md): the tests not marked slow (tests/conftest.py), in under a minute on two
 # cores; `make test` still runs them all. The golden record's test is among them (tests/test_golden.py).

@@ -91,10 +91,37 @@ SLOW_TESTS: tuple[str, ...] = (
 )
 
 
+# --- `make test` runs on two workers (pytest-xdist, `-n 2 --dist loadgroup`: the Makefile, docs/testing.md) -----
+# A worker is a process of its own, so a module- or session-scoped fixture would be made once per worker that
+# runs a test needing it. Where that matters it does not happen: a test that uses a module- (or class-) scoped
+# fixture runs on the same worker as the rest of its file, so the fixture is still made once (a Docker daemon
+# and its cache lock, a scratch environment, a compiled library); the packaging tests share one fresh clone and
+# one wheel (session fixtures of tests/packaging/conftest.py), so they run on one worker. Every other test goes
+# to whichever worker is free. Without xdist the marker means nothing.
+SHARED_SESSION_PATHS = ("tests/packaging/",)
+
+
+def _xdist_group(item) -> str | None:
+    path = item.nodeid.split("::", 1)[0]
+    if path.startswith(SHARED_SESSION_PATHS):
+        return next(p for p in SHARED_SESSION_PATHS if path.startswith(p))
+    info = getattr(item, "_fixtureinfo", None)
+    for name in info.names_closure if info else ():
+        defs = info.name2fixturedefs.get(name)
+        if defs and defs[-1].scope in ("module", "class", "package"):
+            return path
+    return None
+
+
+# tryfirst: before xdist reads the group markers (it appends the group to the node id), and before `-m` selects.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(SLOW_PATHS + SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
+        group = _xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
     if any(item.get_closest_marker("gpu") for item in items) and not has_nvidia_gpu():
         skip = pytest.mark.skip(reason="needs an NVIDIA GPU with a working driver (NVML found none)")
         for item in items:
@@ -162,3 +189,25 @@ def pytest_configure(config):
 
     for name in CHECK_OPTION_VARIABLES:
         os.environ.pop(name, None)
+    # An xdist worker starts with COLUMNS=80 in its environment where the run that started it had none: the plain
+    # views (install, report merge) then wrap at 80 instead of printing whole lines as they do when piped, and the
+    # tests that read them see another output under `make test` than under a plain pytest. A worker gets the
+    # terminal variables of the run that started it (pytest_configure_node below).
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        for name, value in workerinput.get("gpudoctor_terminal", {}).items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+TERMINAL_VARIABLES = ("COLUMNS", "LINES")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist, in the run that starts the workers: each worker's terminal variables are this run's."""
+    import os
+
+    node.workerinput["gpudoctor_terminal"] = {name: os.environ.get(name) for name in TERMINAL_VARIABLES}
