@@ -55,6 +55,7 @@ OTHER_PROGRAMS_OPTIONS = {
     "--cpu-bind": "srun (Slurm): docs/findings/bandwidth-low.md",
     "--device": "docker run (device nodes passed in: docs/cluster.md)",
     "--shuffle": "tools/mutate.py, the mutation run (docs/testing.md)",
+    "--gpu-layers": "llama.cpp (its GPU offload: docs/pasted.md)",
 }
 
 
