@@ -208,6 +208,8 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     denied = _said(facts, "shm-not-writable")
     if denied:
         yield _shm_not_writable(denied[0])
+    elif nccl := _said(facts, "nccl-shm-create-failed"):
+        yield _nccl_shm_too_small(facts, nccl[0])
     said = _said(facts, "shm-too-small")
     if not said:
         return
@@ -244,6 +246,70 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "A DataLoader worker was killed by SIGBUS, as the text shows: workers pass each batch through /dev/shm, and a "
         "write past its end is a bus error. Docker gives a container 64 MB of /dev/shm unless it is run with "
         "--ipc=host or --shm-size. Nothing in the driver, CUDA or PyTorch is at fault.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
+def _nccl_shm_too_small(facts: Facts, e) -> Finding:
+    """NCCL's "Error while creating shared memory segment /dev/shm/nccl-*" (NVIDIA/nccl src/os/linux.cc): its transport
+    between the GPUs of one machine could not size its segment in /dev/shm, which a docker container or a Kubernetes
+    pod gets at 64 MB (NCCL's troubleshooting guide, "Shared memory"; NVIDIA/nccl#342). /dev/shm is set where the
+    container is created: docker's --ipc=host / --shm-size, a pod's memory-backed emptyDir mounted at /dev/shm."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import container_of, reporters_docker_run
+
+    runtime = container_of(facts) or ("docker" if facts.pasted.reported("docker-run-said") else None)
+    if runtime == "kubernetes":
+        pod = Placeholder("pod")
+        rem = Remediation(
+            "Give the pod that runs the failing program (the one with the GPUs, not another of the release) a "
+            "memory-backed /dev/shm: a volume with emptyDir {medium: Memory, sizeLimit: 8Gi} mounted at /dev/shm in its "
+            "container (through the chart's own values where it has them), then let the pod restart. "
+            "NCCL_SHM_DISABLE=1 also starts it, with slower transfers between the GPUs.",
+            (
+                Cmd(("kubectl", "get", "pods", "-o", "wide"), note="find the pod that runs the program on the GPUs"),
+                Cmd(("kubectl", "exec", pod, "--", "df", "-h", "/dev/shm"), note="64M is the container default"),
+                Cmd(
+                    ("kubectl", "edit", "deployment", Placeholder("deployment")),
+                    note="add a volume dshm, an emptyDir of medium: Memory and sizeLimit: 8Gi, and mount it at "
+                    "/dev/shm in the container",
+                ),
+                Cmd(("kubectl", "exec", pod, "--", "df", "-h", "/dev/shm"), note="in the new pod: the size given"),
+            ),
+            component="container",
+            where="the cluster",
+        )
+    elif runtime is not None:
+        own = reporters_docker_run(facts, gpus=True)
+        words = [str(w) for w in own.argv[2:]] if own is not None else ["--gpus", "all", Placeholder("image")]
+        rem = Remediation(
+            "Recreate the container with more shared memory: --ipc=host (the host's /dev/shm) or --shm-size; with "
+            "docker compose, ipc: host or shm_size. NCCL_SHM_DISABLE=1 also works, with slower transfers between GPUs.",
+            (
+                Cmd(("docker", "run", "--ipc=host", *words), note="or --shm-size=8g; /dev/shm is set at creation"),
+                Cmd(("docker", "exec", Placeholder("container"), "df", "-h", "/dev/shm"), note="the new size inside"),
+            ),
+            component="container",
+            where="the host",
+        )
+    else:
+        rem = Remediation(
+            "Give /dev/shm room where the program runs: a container is recreated with --ipc=host or --shm-size (a "
+            "Kubernetes pod gets an emptyDir of medium Memory at /dev/shm); on a host, /dev/shm is a tmpfs the "
+            "administrator can enlarge.",
+            (Cmd(("df", "-h", "/dev/shm"), note="its size where the program runs: 64M is a container's default"),),
+            component="environment",
+        )
+    where = {"kubernetes": " in a Kubernetes pod", None: ""}.get(runtime, " in a container")
+    return Finding(
+        "shm-too-small",
+        Severity.ERROR,
+        "platform",
+        "NCCL cannot create its shared memory in /dev/shm" + where,
+        "NCCL said so ('Error while creating shared memory segment /dev/shm/nccl-...'): its transport between the GPUs "
+        "of one machine needs segments of several MB each in /dev/shm, and a container's /dev/shm is 64 MB unless it "
+        "is given more; PyTorch then reports 'unhandled system error'. The driver, CUDA and NCCL are not at fault.",
         (ev("pasted", e.line),),
         rem,
     )
