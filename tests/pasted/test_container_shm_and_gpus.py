@@ -28,7 +28,9 @@ def _argv(f) -> list[tuple]:
 
 
 def test_nccl_shm_segment_in_a_pod_mounts_a_memory_emptydir_at_dev_shm():
-    codes = _codes(NCCL_SHM + "When I check shm size in the deployment pod it only has 64MB:\nkubectl exec -it x -- df -h /dev/shm\n")
+    codes = _codes(
+        NCCL_SHM + "When I check shm size in the deployment pod it only has 64MB:\nkubectl exec -it x -- df -h /dev/shm\n"
+    )
     f = codes["shm-too-small"]
     argv = _argv(f)
     assert argv[0] == ("kubectl", "get", "pods", "-o", "wide")
