@@ -53,3 +53,32 @@ def test_nccl_attaching_to_a_segment_is_not_read_as_dev_shm_too_small():
         "file or directory (2)\n"
     )
     assert "shm-too-small" not in codes
+
+
+def test_docker_run_gpus_0_asks_for_no_gpu_and_is_given_back_with_gpus_all():
+    codes = _codes(
+        'I run `docker run -it --rm --name app --gpus 0 -p 8188:8188 -e CLI_ARGS="" some/image:cu124 /bin/bash`\n'
+        "and it says no NVIDIA GPU found\n"
+    )
+    f = codes["container-no-gpu"]
+    argv = _argv(f)
+    assert argv[0] == (
+        "docker", "run", "-it", "--rm", "--name", "app", "--gpus", "all", "-p", "8188:8188", "-e", "CLI_ARGS=",
+        "some/image:cu124", "/bin/bash",
+    )  # fmt: skip
+    assert argv[1] == ("docker", "exec", "<container>", "nvidia-smi")
+
+
+def test_a_gpu_by_index_or_a_count_above_zero_is_not_read_as_zero_gpus():
+    for gpus in ("--gpus '\"device=0\"'", "--gpus device=0", "--gpus 2", "--gpus=1", "--gpus all"):
+        snapshot = read_pasted([Source("t", f"docker run --rm {gpus} nvidia/cuda:12.4.0-base nvidia-smi\n")])
+        kinds = [e["kind"] for e in snapshot["pasted"]["errors"]]
+        assert "docker-run-gpus-zero" not in kinds, gpus
+
+
+def test_a_docker_run_with_shell_quoting_beyond_plain_values_is_not_given_back():
+    # a quoted value with a space, or a single-quoted one, stays the reporter's to retype
+    for line in ('docker run --gpus 0 -e "A=b c" img', "docker run --gpus 0 -e 'A=b' img"):
+        snapshot = read_pasted([Source("t", line + "\n")])
+        said = [e for e in snapshot["pasted"]["errors"] if e["kind"] == "docker-run-said"]
+        assert said and not said[0].get("values", {}).get("args"), line

@@ -308,6 +308,9 @@ _TORCH_OOM = _Lazy(
     r"[\d.]+ [KMG]iB already allocated; (?P<free>[\d.]+) (?P<fu>[KMG]iB) free; (?P<reserved>[\d.]+) (?P<ru>[KMG]iB) reserved"
 )
 _DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
+# `--gpus 0`: docker's --gpus reads a bare number as a count (docker/cli opts/gpus.go, parseCount), so this asks for
+# no GPU at all; the first GPU is `--gpus device=0`. A reporter writes it meaning GPU 0.
+_GPUS_ZERO = _Lazy(r"(?:^|\s)--gpus(?:\s+|=)(?:count=)?0(?=\s|$|`)")
 # An image whose tag names a CPU build (text-embeddings-inference:cpu-1.5, name:2.1-cpu, name:latest-cpu).
 _CPU_IMAGE = _Lazy(
     r"(?:^|\s)(?P<image>[\w.-]{1,100}(?:/[\w.-]{1,100}){0,4}:(?:[\w.]{1,40}[-_])?cpu(?:[-_.][\w.-]{0,40})?)(?=\s|$)",
@@ -455,6 +458,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("docker-run-without-gpus", line)
         elif m and "--gpus" in m.group("args") and (image := _CPU_IMAGE.search(m.group("args"))):
             add("docker-run-cpu-image", line, image=image.group("image"))
+        elif m and _GPUS_ZERO.search(m.group("args")):
+            add("docker-run-gpus-zero", line)
         if _JAXLIB_CPU.search(line):
             add("jaxlib-cpu-fallback", line)
         if _PJRT.search(line):
@@ -531,11 +536,15 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
 # A docker run line given back as a command: only plain words (options, an image, its command), at most 24 of them,
 # and never a line with a shell's own syntax ($, quotes, pipes, redirections): those stay the reporter's to retype.
 _DOCKER_WORD = re.compile(r"[\w./:=@,+-]{1,200}")
+_SHELL_SYNTAX = re.compile(r"[$`\\'|;&<>()*?!{}\[\]]|\"[^\"]*\s[^\"]*\"")
 
 
 def _docker_args(args: str) -> str:
     """The arguments of `docker run ...` as space-separated plain words, or "" where the line is not only those."""
     words = args.strip().rstrip("`").split()
+    if not all(_DOCKER_WORD.fullmatch(w) for w in words) and not _SHELL_SYNTAX.search(args.strip().rstrip("`")):
+        # plain double quotes around a plain value (-e CLI_ARGS="", -e "A=b") say that value and nothing else
+        words = [w.replace('"', "") if w.count('"') % 2 == 0 else "" for w in words]
     if not words or len(words) > 24 or not all(_DOCKER_WORD.fullmatch(w) for w in words) or words[0].startswith("<"):
         return ""
     return " ".join(words)
