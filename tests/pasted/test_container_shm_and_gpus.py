@@ -82,3 +82,20 @@ def test_a_docker_run_with_shell_quoting_beyond_plain_values_is_not_given_back()
         snapshot = read_pasted([Source("t", line + "\n")])
         said = [e for e in snapshot["pasted"]["errors"] if e["kind"] == "docker-run-said"]
         assert said and not said[0].get("values", {}).get("args"), line
+
+
+def test_slurm_nodevfiles_is_a_job_without_gres_fixed_by_asking_for_gpus():
+    codes = _codes(
+        "srun: error: node7: task 0: Exited with exit code 1\nValueError: invalid literal for int() with base 10: 'NoDevFiles'\n"
+    )
+    f = codes["cuda-visible-devices-hides-all"]
+    assert _argv(f) == [("srun", "--gres=gpu:1", "nvidia-smi", "-L"), ("sbatch", "--gres=gpu:1", "<job-script>")]
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_a_script_testing_for_nodevfiles_is_not_a_job_without_gpus():
+    for line in (
+        'if [ "$CUDA_VISIBLE_DEVICES" == "NoDevFiles" ]; then unset CUDA_VISIBLE_DEVICES; fi',
+        'if not value or value in {"-1", "NoDevFiles"}:',
+    ):
+        assert "cuda-visible-devices-hides-all" not in _codes(line + "\n"), line

@@ -251,6 +251,37 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA_VISIBLE_DEVICES=NoDevFiles: Slurm's GPU GRES plugin writes it into a job or step allocated no GPU
+    (SchedMD/slurm src/plugins/gres/common/gres_common.c), so CUDA sees no device. The job asks for GPUs with
+    --gres=gpu:N (or --gpus); a CPU-only run unsets the variable."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    said = _said(facts, "slurm-job-without-gpus")
+    if not said:
+        return
+    yield Finding(
+        "cuda-visible-devices-hides-all",
+        Severity.ERROR,
+        "gpu",
+        "the Slurm job was allocated no GPU (CUDA_VISIBLE_DEVICES=NoDevFiles)",
+        "Slurm sets CUDA_VISIBLE_DEVICES to NoDevFiles in a job or step that asked for no GPU (no --gres=gpu:N, no "
+        "--gpus): CUDA then sees no device, and a program that reads the variable as GPU indices fails on it. The "
+        "driver and the GPUs of the node are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Ask Slurm for the GPUs: --gres=gpu:N (GPUs per node) on sbatch or srun, or #SBATCH --gres=gpu:N in the "
+            "batch script, on a partition whose nodes have GPUs (sinfo -o '%P %N %G'). A run meant for the CPU unsets "
+            "CUDA_VISIBLE_DEVICES in the script instead.",
+            (
+                Cmd(("srun", "--gres=gpu:1", "nvidia-smi", "-L"), note="a step with a GPU lists it"),
+                Cmd(("sbatch", "--gres=gpu:1", Placeholder("job-script")), note="or #SBATCH --gres=gpu:N in the script"),
+            ),
+            component="gpu",
+        ),
+    )
+
+
 def _nccl_shm_too_small(facts: Facts, e) -> Finding:
     """NCCL's "Error while creating shared memory segment /dev/shm/nccl-*" (NVIDIA/nccl src/os/linux.cc): its transport
     between the GPUs of one machine could not size its segment in /dev/shm, which a docker container or a Kubernetes
@@ -818,6 +849,7 @@ CHECKS = (
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
+    Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),

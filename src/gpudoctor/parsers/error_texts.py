@@ -151,6 +151,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "library-missing": "the dynamic loader could not find a library by its soname (or a DLL on Windows)",
     "numpy-too-old": "a compiled module needs a newer NumPy C-API than the NumPy it imported",
     "shm-not-writable": "NCCL could not create its shared-memory segment in /dev/shm: permission denied",
+    "slurm-job-without-gpus": "a Slurm job or step allocated no GPU (CUDA_VISIBLE_DEVICES=NoDevFiles: no --gres)",
     "nccl-shm-create-failed": "NCCL could not create its shared-memory segment in /dev/shm (most often too small)",
     "tensorrt-library-missing": "TensorRT could not load one of its own libraries by soname",
     "ctranslate2-cublas-missing": "CTranslate2 could not load the cuBLAS of the CUDA major it was built for",
