@@ -99,3 +99,16 @@ def test_a_script_testing_for_nodevfiles_is_not_a_job_without_gpus():
         'if not value or value in {"-1", "NoDevFiles"}:',
     ):
         assert "cuda-visible-devices-hides-all" not in _codes(line + "\n"), line
+
+
+def test_ffmpeg_without_the_nvenc_library_asks_for_the_containers_driver_capabilities():
+    from gpudoctor.pasted.ask import ask_for
+
+    text = "[h264_nvenc @ 0x55688b625f40] Cannot load libnvidia-encode.so.1\nConversion failed!\n"
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    asks = [(a.command.argv, a.command.pipe) for a in ask_for(report.facts, report.findings)]
+    assert (("printenv", "NVIDIA_DRIVER_CAPABILITIES"), ()) in asks
+    assert (("ldconfig", "-p"), ("grep", "-E", "libnvidia-encode|libnvcuvid")) in asks
+    # named, never "No problems found"
+    assert [f.code for f in report.findings] == ["pasted-error-unexplained"]
