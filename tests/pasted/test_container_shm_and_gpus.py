@@ -112,3 +112,21 @@ def test_ffmpeg_without_the_nvenc_library_asks_for_the_containers_driver_capabil
     assert (("ldconfig", "-p"), ("grep", "-E", "libnvidia-encode|libnvcuvid")) in asks
     # named, never "No problems found"
     assert [f.code for f in report.findings] == ["pasted-error-unexplained"]
+
+
+CGROUP_CONF = "```\n$ cat /etc/slurm/cgroup.conf\n###\n# Slurm cgroup support configuration file\n###\nCgroupAutomount=yes\nConstrainCores=yes\n{extra}```\n"
+JOB = "```\nuser@node01:~$ echo $CUDA_VISIBLE_DEVICES\n2\n```\n/usr/bin/ls: cannot access '/dev/nvidia0': No such file or directory\n"
+
+
+def test_slurm_cgroup_conf_without_constrain_devices_beside_a_jobs_gpu_index():
+    f = _codes(CGROUP_CONF.format(extra="") + JOB)["cuda-visible-devices-hides-all"]
+    argv = _argv(f)
+    assert ("sudo", "systemctl", "restart", "slurmd") in argv
+    tee = next(c for c in f.remediation.commands if c.pipe)
+    assert tee.argv == ("printf", "%s\\n", "ConstrainDevices=yes")
+    assert tee.pipe == ("sudo", "tee", "-a", "/etc/slurm/cgroup.conf")
+
+
+def test_slurm_cgroup_conf_constraining_devices_or_without_a_job_gpu_is_quiet():
+    assert "cuda-visible-devices-hides-all" not in _codes(CGROUP_CONF.format(extra="ConstrainDevices=yes\n") + JOB)
+    assert "cuda-visible-devices-hides-all" not in _codes(CGROUP_CONF.format(extra=""))

@@ -282,6 +282,49 @@ def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding
     )
 
 
+def check_slurm_devices_unconstrained(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Slurm's cgroup.conf without ConstrainDevices=yes, beside a job's GPUs: Slurm then writes the node's global GPU
+    indices into CUDA_VISIBLE_DEVICES (SchedMD/slurm src/plugins/gres/common/gres_common.c: the local index only where
+    the cgroup constrains devices), while a container of the job (pyxis/enroot, a cgroup'd step) holds only the
+    allocated /dev/nvidiaN, which CUDA numbers from 0: `CUDA_VISIBLE_DEVICES=2` then names no device there."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "slurm-devices-unconstrained")
+    if not said:
+        return
+    yield Finding(
+        "cuda-visible-devices-hides-all",
+        Severity.ERROR,
+        "gpu",
+        "Slurm does not constrain the job's devices, so CUDA_VISIBLE_DEVICES holds the node's GPU numbers",
+        "The cgroup.conf shown has no ConstrainDevices=yes: Slurm then sets CUDA_VISIBLE_DEVICES to the node-wide "
+        "index of the GPU it allocated (2 for the third GPU) instead of the job's own (0). Where the job sees only its "
+        "allocated /dev/nvidiaN (a container started by pyxis/enroot), CUDA numbers that one GPU 0, and index 2 names "
+        "none, so the program finds no GPU. The driver and the GPUs are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Have Slurm constrain devices on the GPU nodes (an administrator's task): ConstrainDevices=yes in "
+            "/etc/slurm/cgroup.conf (TaskPlugin must include task/cgroup in slurm.conf), then restart slurmd; jobs then "
+            "see their GPUs numbered from 0.",
+            (
+                Cmd(("grep", "-i", "-e", "TaskPlugin", "-e", "GresTypes", "/etc/slurm/slurm.conf")),
+                Cmd(
+                    ("printf", "%s\\n", "ConstrainDevices=yes"),
+                    pipe=("sudo", "tee", "-a", "/etc/slurm/cgroup.conf"),
+                    note="on every GPU node",
+                ),
+                Cmd(("sudo", "systemctl", "restart", "slurmd"), note="on every GPU node"),
+                Cmd(
+                    ("srun", "--gres=gpu:1", "printenv", "CUDA_VISIBLE_DEVICES"),
+                    note="0 now, the job's own index",
+                ),
+            ),
+            requires_root=True,
+            component="gpu",
+        ),
+    )
+
+
 def _nccl_shm_too_small(facts: Facts, e) -> Finding:
     """NCCL's "Error while creating shared memory segment /dev/shm/nccl-*" (NVIDIA/nccl src/os/linux.cc): its transport
     between the GPUs of one machine could not size its segment in /dev/shm, which a docker container or a Kubernetes
@@ -849,6 +892,7 @@ CHECKS = (
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
+    Check("catalogued-slurm-devices", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_devices_unconstrained, ("pasted",)),
     Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),

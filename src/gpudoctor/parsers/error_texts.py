@@ -153,6 +153,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "shm-not-writable": "NCCL could not create its shared-memory segment in /dev/shm: permission denied",
     "slurm-job-without-gpus": "a Slurm job or step allocated no GPU (CUDA_VISIBLE_DEVICES=NoDevFiles: no --gres)",
     "video-library-missing": "FFmpeg could not load the driver's NVENC/NVDEC library (libnvidia-encode, libnvcuvid)",
+    "slurm-devices-unconstrained": "Slurm's cgroup.conf shown without ConstrainDevices=yes, beside a job's GPUs",
     "nccl-shm-create-failed": "NCCL could not create its shared-memory segment in /dev/shm (most often too small)",
     "tensorrt-library-missing": "TensorRT could not load one of its own libraries by soname",
     "ctranslate2-cublas-missing": "CTranslate2 could not load the cuBLAS of the CUDA major it was built for",
@@ -353,6 +354,13 @@ _ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:)*(?:(?:returns?|is|gives|prints?|
 _CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER, re.IGNORECASE)
 # collect_env's own answer for the interpreter it ran in (python -m torch.utils.collect_env), or a script printing the
 # same answer under its own label ("CUDA available: True", "CUDA AVAILABLE:" with True on the next line).
+# Slurm's cgroup.conf as `cat` prints it (up to a fence, a prompt or a blank line): without ConstrainDevices=yes a job's
+# CUDA_VISIBLE_DEVICES holds the node's global GPU indices (SchedMD/slurm src/plugins/gres/common/gres_common.c,
+# common_use_local_device_index), which a container given only the job's /dev/nvidiaN does not have.
+_CGROUP_CONF = _Lazy(r"\bcat\s+\S*cgroup\.conf[^\n]*\n(?P<body>(?:(?!```|➜|\$ |\S+@\S+[$#] )[^\n]+\n){1,60})")
+_CONSTRAIN_DEVICES = _Lazy(r"^\s*ConstrainDevices\s*=\s*yes\b", re.IGNORECASE | re.MULTILINE)
+_CONSTRAIN_ANY = _Lazy(r"^\s*Constrain\w+\s*=", re.IGNORECASE | re.MULTILINE)
+_JOB_DEVICES = _Lazy(r"\bCUDA_VISIBLE_DEVICES\b|/dev/nvidia\d")
 _CUDA_AVAILABLE_SAID = _Lazy(
     r"^[ \t]*(?:Is )?CUDA available[ \t]*:?[ \t]*(?:\r?\n[ \t]*)?True[ \t]*$", re.MULTILINE | re.IGNORECASE
 )
@@ -511,6 +519,14 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add("jax-plugin-incompatible", m.group(0), plugin=m.group("plugin"), version=m.group("version"), jaxlib=m.group("jaxlib"))
     for m in _CUDA_UNAVAILABLE.finditer(bounded[: 4 * 1024 * 1024]):
         add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
+    # cgroup.conf shown whole (its Constrain* lines) without ConstrainDevices=yes, beside the GPUs a job was given
+    if (
+        (m := _CGROUP_CONF.search(bounded[: 4 * 1024 * 1024]))
+        and _CONSTRAIN_ANY.search(m.group("body"))
+        and not _CONSTRAIN_DEVICES.search(m.group("body"))
+        and _JOB_DEVICES.search(bounded[: 4 * 1024 * 1024])
+    ):
+        add("slurm-devices-unconstrained", m.group(0).split("\n", 1)[0].strip())
     if m := _CUDA_AVAILABLE_SAID.search(bounded[: 4 * 1024 * 1024]):
         add("cuda-available-said", m.group(0).strip())
     for m in _TF_NO_CUDA.finditer(bounded[: 4 * 1024 * 1024]):
