@@ -130,3 +130,30 @@ def test_slurm_cgroup_conf_without_constrain_devices_beside_a_jobs_gpu_index():
 def test_slurm_cgroup_conf_constraining_devices_or_without_a_job_gpu_is_quiet():
     assert "cuda-visible-devices-hides-all" not in _codes(CGROUP_CONF.format(extra="ConstrainDevices=yes\n") + JOB)
     assert "cuda-visible-devices-hides-all" not in _codes(CGROUP_CONF.format(extra=""))
+
+
+def _asks(text: str) -> list[tuple]:
+    from gpudoctor.pasted.ask import ask_for
+
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    return [tuple(str(a) for a in x.command.argv) for x in ask_for(report.facts, report.findings)]
+
+
+def test_a_failure_in_a_logged_container_asks_about_that_container_not_one_named_in_prose():
+    asks = _asks(
+        "Other applications e.g. Ollama work with the GPU inside docker.\n"
+        "immich_ml  | EP Error ... CUDA failure 100: no CUDA-capable device is detected ; GPU=-1\n"
+        "immich_ml  | Falling back to ['CPUExecutionProvider'] and retrying.\n"
+    )
+    assert ("docker", "exec", "immich_ml", "nvidia-smi", "-L") in asks
+    assert any(a[:3] == ("docker", "inspect", "immich_ml") for a in asks)
+    assert not any(a[:2] == ("docker", "logs") or a[:1] == ("journalctl",) for a in asks)
+
+
+def test_the_named_component_that_logs_keeps_its_own_asks_by_its_container_name():
+    asks = _asks(
+        'ollama  | time=2024 level=INFO msg="no compatible GPUs were discovered"\n'
+        'ollama  | time=2024 level=INFO msg="inference compute" id=0 library=cpu\n'
+    )
+    assert ("docker", "logs", "ollama") in asks

@@ -38,6 +38,8 @@ _TRAINER_GPUS = re.compile(r"\bTrainer\([^)\n]{0,200}?\b(?:gpus|devices)\s*=\s*(
 # (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu/README.md: -container-path).
 _GKE = re.compile(r"\bGKE\b|Google Kubernetes Engine")
 GKE_NODE = "a GKE node"
+# A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
+LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
 
 
@@ -64,6 +66,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
+            _cue(g, LOGGED_SERVICE, service, service)
 
 
 def _add(g: Gathered, evidence: ErrorEvidence) -> None:
