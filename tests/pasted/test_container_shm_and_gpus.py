@@ -157,3 +157,9 @@ def test_the_named_component_that_logs_keeps_its_own_asks_by_its_container_name(
         'ollama  | time=2024 level=INFO msg="inference compute" id=0 library=cpu\n'
     )
     assert ("docker", "logs", "ollama") in asks
+
+
+def test_the_gpu_operators_driver_pod_in_crashloop_asks_for_its_log():
+    asks = _asks("Enabling gpu, pod/nvidia-driver-daemonset restart many times at status CrashLoopBackOff\n")
+    assert ("kubectl", "logs", "-n", "<namespace>", "<driver-pod>", "--all-containers", "--tail=100") in asks
+    assert ("kubectl", "get", "pods", "-A", "-o", "wide") in asks

@@ -8,6 +8,7 @@ the loader could not find. Commands are data (gpudoctor.cmdline) like every comm
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -409,10 +410,15 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
     return out
 
 
+_FILL_IN = re.compile(r"\{(?!python\})[a-z][a-z-]{0,30}\}")
+
+
 def _catalogue_cmd(facts: Facts, words: Sequence[str | Placeholder]) -> Cmd:
     """A catalogue ask's argv as a command: "|" starts its pipe stage, and "{python}" is the interpreter the paste's
     program runs (gpudoctor.planner.where), whatever stage follows: the pipe is split off first, so an interpreter's
     `pip list | grep` stays a pipe and never becomes a quoted '|' argument of pip."""
+    # "{pod}": what the reporter fills in (never "{python}", which is the interpreter)
+    words = tuple(Placeholder(w[1:-1]) if isinstance(w, str) and _FILL_IN.fullmatch(w) else w for w in words)
     pipe: tuple[str | Placeholder, ...] = ()
     if "|" in words:
         at = list(words).index("|")
