@@ -163,3 +163,20 @@ def test_the_gpu_operators_driver_pod_in_crashloop_asks_for_its_log():
     asks = _asks("Enabling gpu, pod/nvidia-driver-daemonset restart many times at status CrashLoopBackOff\n")
     assert ("kubectl", "logs", "-n", "<namespace>", "<driver-pod>", "--all-containers", "--tail=100") in asks
     assert ("kubectl", "get", "pods", "-A", "-o", "wide") in asks
+
+
+def test_a_pod_without_gpu_or_driver_asks_its_runtime_class_and_limits_in_its_namespace():
+    codes = _codes(
+        "no nvidia-smi in container (`kubectl -n team-a exec -it test-gpu-0 -- bash`)\n"
+        "```\n~$ nvidia-smi\nbash: nvidia-smi: command not found\n```\n"
+        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver\n"
+        "```\n:~$ cat /proc/driver/nvidia/version\n"
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n```\n"
+    )
+    argv = _argv(codes["container-no-gpu"])
+    assert argv[0] == ("kubectl", "get", "runtimeclass")
+    assert argv[1] == (
+        "kubectl", "-n", "team-a", "get", "pod", "test-gpu-0", "-o",
+        "jsonpath={.spec.runtimeClassName} {.spec.containers[*].resources}",
+    )  # fmt: skip
+    assert ("kubectl", "-n", "team-a", "exec", "<new-pod>", "--", "nvidia-smi") in argv
