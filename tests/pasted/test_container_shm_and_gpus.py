@@ -180,3 +180,21 @@ def test_a_pod_without_gpu_or_driver_asks_its_runtime_class_and_limits_in_its_na
         "jsonpath={.spec.runtimeClassName} {.spec.containers[*].resources}",
     )  # fmt: skip
     assert ("kubectl", "-n", "team-a", "exec", "<new-pod>", "--", "nvidia-smi") in argv
+
+
+TOPO = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \t{link}\t0-27\nGPU1\t{link}\t X \t0-27\n\n"
+
+
+def test_p2p_hanging_behind_a_pcie_switch_and_cured_by_disabling_it_checks_acs():
+    f = _codes(TOPO.format(link="PXB") + "all_reduce_perf hangs. Setting NCCL_P2P_DISABLE=1 did workaround.\n")[
+        "nccl-transport-disabled"
+    ]
+    argv = _argv(f)
+    assert argv[0] == ("sudo", "lspci", "-vvv")
+    assert f.remediation.commands[0].pipe == ("grep", "-i", "acsctl")
+    assert argv[-1][-2:] == ("-g", "2")
+
+
+def test_p2p_over_nvlink_or_without_the_workaround_said_is_not_read_as_acs():
+    assert "nccl-transport-disabled" not in _codes(TOPO.format(link="NV4") + "It hangs; NCCL_P2P_DISABLE=1 works.\n")
+    assert "nccl-transport-disabled" not in _codes(TOPO.format(link="PIX") + "training is slow\n")

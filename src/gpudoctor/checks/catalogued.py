@@ -325,6 +325,45 @@ def check_slurm_devices_unconstrained(facts: Facts, ctx: Context) -> Iterable[Fi
     )
 
 
+def check_p2p_behind_switch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """GPUs linked through PCIe switches (nvidia-smi topo -m: PIX, PXB) whose P2P hangs and which work with
+    NCCL_P2P_DISABLE=1: PCI Access Control Services (ACS), enabled with the IOMMU (VT-d), redirect peer-to-peer
+    traffic to the CPU's root complex, which can hang it (NCCL's troubleshooting guide, "PCI Access Control Services";
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html). Turning P2P off only hides it."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "p2p-hang-behind-switch")
+    if not said:
+        return
+    gpus = said[0].get("gpus") or "2"
+    yield Finding(
+        "nccl-transport-disabled",
+        Severity.WARNING,
+        "frameworks",
+        "peer-to-peer between GPUs behind a PCIe switch hangs: ACS or the IOMMU redirects it",
+        "The topology shows GPUs linked through PCIe switches (PIX/PXB), their peer-to-peer traffic hangs, and "
+        "NCCL_P2P_DISABLE=1 works around it at a large cost in bandwidth. That is the sign of PCI Access Control "
+        "Services (ACS), or the IOMMU (VT-d) that enables them, sending peer-to-peer traffic up to the CPU's root "
+        "complex (NCCL's troubleshooting guide). The driver and NCCL are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Let peer-to-peer go through the switch: disable ACS (and VT-d/IOMMU, or set iommu=pt) in the BIOS or on the "
+            "kernel command line, cold-boot, and run without NCCL_P2P_DISABLE. 'setpci' can clear ACS on each bridge "
+            "until the next boot (NCCL's guide).",
+            (
+                Cmd(("sudo", "lspci", "-vvv"), pipe=("grep", "-i", "acsctl"), note="SrcValid+ on a bridge: ACS is on"),
+                Cmd(("cat", "/proc/cmdline"), note="intel_iommu=on or amd_iommu=on: the IOMMU is on"),
+                Cmd(
+                    ("./build/all_reduce_perf", "-b", "8", "-e", "128M", "-f", "2", "-g", gpus),
+                    note="in nccl-tests, after the reboot, without NCCL_P2P_DISABLE",
+                ),
+            ),
+            requires_root=True,
+            component="platform",
+        ),
+    )
+
+
 def _nccl_shm_too_small(facts: Facts, e) -> Finding:
     """NCCL's "Error while creating shared memory segment /dev/shm/nccl-*" (NVIDIA/nccl src/os/linux.cc): its transport
     between the GPUs of one machine could not size its segment in /dev/shm, which a docker container or a Kubernetes
@@ -893,6 +932,7 @@ CHECKS = (
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
     Check("catalogued-slurm-devices", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_devices_unconstrained, ("pasted",)),
+    Check("catalogued-p2p-acs", "frameworks", ("nccl-transport-disabled",), check_p2p_behind_switch, ("pasted",)),
     Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),

@@ -155,6 +155,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "video-library-missing": "FFmpeg could not load the driver's NVENC/NVDEC library (libnvidia-encode, libnvcuvid)",
     "slurm-devices-unconstrained": "Slurm's cgroup.conf shown without ConstrainDevices=yes, beside a job's GPUs",
     "gpu-operator-driver-crashing": "the GPU Operator's driver pod restarting in CrashLoopBackOff",
+    "p2p-hang-behind-switch": "P2P between GPUs behind a PCIe switch hangs, and works with NCCL_P2P_DISABLE=1",
     "nccl-shm-create-failed": "NCCL could not create its shared-memory segment in /dev/shm (most often too small)",
     "tensorrt-library-missing": "TensorRT could not load one of its own libraries by soname",
     "ctranslate2-cublas-missing": "CTranslate2 could not load the cuBLAS of the CUDA major it was built for",
@@ -355,6 +356,16 @@ _ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:)*(?:(?:returns?|is|gives|prints?|
 _CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER, re.IGNORECASE)
 # collect_env's own answer for the interpreter it ran in (python -m torch.utils.collect_env), or a script printing the
 # same answer under its own label ("CUDA available: True", "CUDA AVAILABLE:" with True on the next line).
+# `nvidia-smi topo -m`'s rows (GPU0 X PXB SYS ...), a pair linked through PCIe switches only (PIX, PXB), and the
+# reporter saying P2P hangs where NCCL_P2P_DISABLE=1 works around it: ACS or the IOMMU redirecting peer-to-peer
+# traffic (NCCL's troubleshooting guide, "PCI Access Control Services (ACS)").
+_TOPO_ROW = _Lazy(r"^[ \t]*GPU\d+[ \t]+(?:(?:X|PIX|PXB|PHB|NODE|SYS|NV\d+)[ \t]+){2,}[^\n]*$", re.MULTILINE)
+_TOPO_PCIE_SWITCH = _Lazy(r"\b(?:PIX|PXB)\b")
+_P2P_DISABLE_HELPS = _Lazy(
+    r"(?=[^\n]{0,300}\b(?:hang|hangs|hanging|hung|stuck|freez\w*)\b)[^\n]{0,300}NCCL_P2P_DISABLE=1[^\n]{0,300}"
+    r"|[^\n]{0,300}NCCL_P2P_DISABLE=1[^\n]{0,200}\b(?:work\w*|fix\w*|help\w*|solv\w*)\b[^\n]{0,200}",
+    re.IGNORECASE,
+)
 # Slurm's cgroup.conf as `cat` prints it (up to a fence, a prompt or a blank line): without ConstrainDevices=yes a job's
 # CUDA_VISIBLE_DEVICES holds the node's global GPU indices (SchedMD/slurm src/plugins/gres/common/gres_common.c,
 # common_use_local_device_index), which a container given only the job's /dev/nvidiaN does not have.
@@ -520,6 +531,13 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add("jax-plugin-incompatible", m.group(0), plugin=m.group("plugin"), version=m.group("version"), jaxlib=m.group("jaxlib"))
     for m in _CUDA_UNAVAILABLE.finditer(bounded[: 4 * 1024 * 1024]):
         add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
+    # `nvidia-smi topo -m` with GPUs behind PCIe switches (PIX/PXB), whose P2P hangs and works with NCCL_P2P_DISABLE=1
+    if (
+        len(rows := _TOPO_ROW.findall(bounded[: 4 * 1024 * 1024])) >= 2
+        and any(_TOPO_PCIE_SWITCH.search(r) for r in rows)
+        and (said := _P2P_DISABLE_HELPS.search(bounded[: 4 * 1024 * 1024]))
+    ):
+        add("p2p-hang-behind-switch", said.group(0).strip(), gpus=str(len(rows)))
     # cgroup.conf shown whole (its Constrain* lines) without ConstrainDevices=yes, beside the GPUs a job was given
     if (
         (m := _CGROUP_CONF.search(bounded[: 4 * 1024 * 1024]))
