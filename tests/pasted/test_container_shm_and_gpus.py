@@ -198,3 +198,9 @@ def test_p2p_hanging_behind_a_pcie_switch_and_cured_by_disabling_it_checks_acs()
 def test_p2p_over_nvlink_or_without_the_workaround_said_is_not_read_as_acs():
     assert "nccl-transport-disabled" not in _codes(TOPO.format(link="NV4") + "It hangs; NCCL_P2P_DISABLE=1 works.\n")
     assert "nccl-transport-disabled" not in _codes(TOPO.format(link="PIX") + "training is slow\n")
+
+
+def test_nvenc_named_asks_for_the_video_capability_and_libraries():
+    asks = _asks("After the update the NVENC encoder doesn't work in the jellyfin container; nvidia-smi works there.\n")
+    assert ("printenv", "NVIDIA_DRIVER_CAPABILITIES") in asks
+    assert ("ldconfig", "-p") in asks
