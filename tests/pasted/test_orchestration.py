@@ -154,7 +154,8 @@ def test_pod_said_in_words_with_a_new_host_driver_and_insufficient_is_the_gpu_re
     assert _codes(doc) == ["container-no-gpu"]
     argv = _argv(doc)
     assert (
-        argv[0][:3] == ["kubectl", "get", "pod"]
+        argv[0] == ["kubectl", "get", "runtimeclass"]
+        and argv[1][:3] == ["kubectl", "get", "pod"]
         and ["kubectl", "apply", "-f", "<manifest>"] in argv
         and ["kubectl", "exec", "<new-pod>", "--", "nvidia-smi"] in argv
     )
@@ -286,7 +287,8 @@ def test_a_deployment_pods_prompt_with_no_device_asks_the_pod_spec_by_its_name(t
     doc = _check(tmp_path, text)
     assert _codes(doc) == ["container-no-gpu"]
     argv = _argv(doc)
-    assert argv[0][:4] == ["kubectl", "get", "pod", "test2222-7dcd6b94b7-wl6w4"]
+    assert argv[0] == ["kubectl", "get", "runtimeclass"]
+    assert argv[1][:4] == ["kubectl", "get", "pod", "test2222-7dcd6b94b7-wl6w4"]
     assert ["kubectl", "exec", "<new-pod>", "--", "nvidia-smi"] in argv
 
 

@@ -208,6 +208,8 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     denied = _said(facts, "shm-not-writable")
     if denied:
         yield _shm_not_writable(denied[0])
+    elif nccl := _said(facts, "nccl-shm-create-failed"):
+        yield _nccl_shm_too_small(facts, nccl[0])
     said = _said(facts, "shm-too-small")
     if not said:
         return
@@ -244,6 +246,183 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "A DataLoader worker was killed by SIGBUS, as the text shows: workers pass each batch through /dev/shm, and a "
         "write past its end is a bus error. Docker gives a container 64 MB of /dev/shm unless it is run with "
         "--ipc=host or --shm-size. Nothing in the driver, CUDA or PyTorch is at fault.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
+def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA_VISIBLE_DEVICES=NoDevFiles: Slurm's GPU GRES plugin writes it into a job or step allocated no GPU
+    (SchedMD/slurm src/plugins/gres/common/gres_common.c), so CUDA sees no device. The job asks for GPUs with
+    --gres=gpu:N (or --gpus); a CPU-only run unsets the variable."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    said = _said(facts, "slurm-job-without-gpus")
+    if not said:
+        return
+    yield Finding(
+        "cuda-visible-devices-hides-all",
+        Severity.ERROR,
+        "gpu",
+        "the Slurm job was allocated no GPU (CUDA_VISIBLE_DEVICES=NoDevFiles)",
+        "Slurm sets CUDA_VISIBLE_DEVICES to NoDevFiles in a job or step that asked for no GPU (no --gres=gpu:N, no "
+        "--gpus): CUDA then sees no device, and a program that reads the variable as GPU indices fails on it. The "
+        "driver and the GPUs of the node are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Ask Slurm for the GPUs: --gres=gpu:N (GPUs per node) on sbatch or srun, or #SBATCH --gres=gpu:N in the "
+            "batch script, on a partition whose nodes have GPUs (sinfo -o '%P %N %G'). A run meant for the CPU unsets "
+            "CUDA_VISIBLE_DEVICES in the script instead.",
+            (
+                Cmd(("srun", "--gres=gpu:1", "nvidia-smi", "-L"), note="a step with a GPU lists it"),
+                Cmd(("sbatch", "--gres=gpu:1", Placeholder("job-script")), note="or #SBATCH --gres=gpu:N in the script"),
+            ),
+            component="gpu",
+        ),
+    )
+
+
+def check_slurm_devices_unconstrained(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Slurm's cgroup.conf without ConstrainDevices=yes, beside a job's GPUs: Slurm then writes the node's global GPU
+    indices into CUDA_VISIBLE_DEVICES (SchedMD/slurm src/plugins/gres/common/gres_common.c: the local index only where
+    the cgroup constrains devices), while a container of the job (pyxis/enroot, a cgroup'd step) holds only the
+    allocated /dev/nvidiaN, which CUDA numbers from 0: `CUDA_VISIBLE_DEVICES=2` then names no device there."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "slurm-devices-unconstrained")
+    if not said:
+        return
+    yield Finding(
+        "cuda-visible-devices-hides-all",
+        Severity.ERROR,
+        "gpu",
+        "Slurm does not constrain the job's devices, so CUDA_VISIBLE_DEVICES holds the node's GPU numbers",
+        "The cgroup.conf shown has no ConstrainDevices=yes: Slurm then sets CUDA_VISIBLE_DEVICES to the node-wide "
+        "index of the GPU it allocated (2 for the third GPU) instead of the job's own (0). Where the job sees only its "
+        "allocated /dev/nvidiaN (a container started by pyxis/enroot), CUDA numbers that one GPU 0, and index 2 names "
+        "none, so the program finds no GPU. The driver and the GPUs are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Have Slurm constrain devices on the GPU nodes (an administrator's task): ConstrainDevices=yes in "
+            "/etc/slurm/cgroup.conf (TaskPlugin must include task/cgroup in slurm.conf), then restart slurmd; jobs then "
+            "see their GPUs numbered from 0.",
+            (
+                Cmd(("grep", "-i", "-e", "TaskPlugin", "-e", "GresTypes", "/etc/slurm/slurm.conf")),
+                Cmd(
+                    ("printf", "%s\\n", "ConstrainDevices=yes"),
+                    pipe=("sudo", "tee", "-a", "/etc/slurm/cgroup.conf"),
+                    note="on every GPU node",
+                ),
+                Cmd(("sudo", "systemctl", "restart", "slurmd"), note="on every GPU node"),
+                Cmd(
+                    ("srun", "--gres=gpu:1", "printenv", "CUDA_VISIBLE_DEVICES"),
+                    note="0 now, the job's own index",
+                ),
+            ),
+            requires_root=True,
+            component="gpu",
+        ),
+    )
+
+
+def check_p2p_behind_switch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """GPUs linked through PCIe switches (nvidia-smi topo -m: PIX, PXB) whose P2P hangs and which work with
+    NCCL_P2P_DISABLE=1: PCI Access Control Services (ACS), enabled with the IOMMU (VT-d), redirect peer-to-peer
+    traffic to the CPU's root complex, which can hang it (NCCL's troubleshooting guide, "PCI Access Control Services";
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html). Turning P2P off only hides it."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "p2p-hang-behind-switch")
+    if not said:
+        return
+    gpus = said[0].get("gpus") or "2"
+    yield Finding(
+        "nccl-transport-disabled",
+        Severity.WARNING,
+        "frameworks",
+        "peer-to-peer between GPUs behind a PCIe switch hangs: ACS or the IOMMU redirects it",
+        "The topology shows GPUs linked through PCIe switches (PIX/PXB), their peer-to-peer traffic hangs, and "
+        "NCCL_P2P_DISABLE=1 works around it at a large cost in bandwidth. That is the sign of PCI Access Control "
+        "Services (ACS), or the IOMMU (VT-d) that enables them, sending peer-to-peer traffic up to the CPU's root "
+        "complex (NCCL's troubleshooting guide). The driver and NCCL are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Let peer-to-peer go through the switch: disable ACS (and VT-d/IOMMU, or set iommu=pt) in the BIOS or on the "
+            "kernel command line, cold-boot, and run without NCCL_P2P_DISABLE. 'setpci' can clear ACS on each bridge "
+            "until the next boot (NCCL's guide).",
+            (
+                Cmd(("sudo", "lspci", "-vvv"), pipe=("grep", "-i", "acsctl"), note="SrcValid+ on a bridge: ACS is on"),
+                Cmd(("cat", "/proc/cmdline"), note="intel_iommu=on or amd_iommu=on: the IOMMU is on"),
+                Cmd(
+                    ("./build/all_reduce_perf", "-b", "8", "-e", "128M", "-f", "2", "-g", gpus),
+                    note="in nccl-tests, after the reboot, without NCCL_P2P_DISABLE",
+                ),
+            ),
+            requires_root=True,
+            component="platform",
+        ),
+    )
+
+
+def _nccl_shm_too_small(facts: Facts, e) -> Finding:
+    """NCCL's "Error while creating shared memory segment /dev/shm/nccl-*" (NVIDIA/nccl src/os/linux.cc): its transport
+    between the GPUs of one machine could not size its segment in /dev/shm, which a docker container or a Kubernetes
+    pod gets at 64 MB (NCCL's troubleshooting guide, "Shared memory"; NVIDIA/nccl#342). /dev/shm is set where the
+    container is created: docker's --ipc=host / --shm-size, a pod's memory-backed emptyDir mounted at /dev/shm."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import container_of, reporters_docker_run
+
+    runtime = container_of(facts) or ("docker" if facts.pasted.reported("docker-run-said") else None)
+    if runtime == "kubernetes":
+        pod = Placeholder("pod")
+        rem = Remediation(
+            "Give the pod that runs the failing program (the one with the GPUs, not another of the release) a "
+            "memory-backed /dev/shm: a volume with emptyDir {medium: Memory, sizeLimit: 8Gi} mounted at /dev/shm in its "
+            "container (through the chart's own values where it has them), then let the pod restart. "
+            "NCCL_SHM_DISABLE=1 also starts it, with slower transfers between the GPUs.",
+            (
+                Cmd(("kubectl", "get", "pods", "-o", "wide"), note="find the pod that runs the program on the GPUs"),
+                Cmd(("kubectl", "exec", pod, "--", "df", "-h", "/dev/shm"), note="64M is the container default"),
+                Cmd(
+                    ("kubectl", "edit", "deployment", Placeholder("deployment")),
+                    note="add a volume dshm, an emptyDir of medium: Memory and sizeLimit: 8Gi, and mount it at "
+                    "/dev/shm in the container",
+                ),
+                Cmd(("kubectl", "exec", pod, "--", "df", "-h", "/dev/shm"), note="in the new pod: the size given"),
+            ),
+            component="container",
+            where="the cluster",
+        )
+    elif runtime is not None:
+        own = reporters_docker_run(facts, gpus=True)
+        words = [str(w) for w in own.argv[2:]] if own is not None else ["--gpus", "all", Placeholder("image")]
+        rem = Remediation(
+            "Recreate the container with more shared memory: --ipc=host (the host's /dev/shm) or --shm-size; with "
+            "docker compose, ipc: host or shm_size. NCCL_SHM_DISABLE=1 also works, with slower transfers between GPUs.",
+            (
+                Cmd(("docker", "run", "--ipc=host", *words), note="or --shm-size=8g; /dev/shm is set at creation"),
+                Cmd(("docker", "exec", Placeholder("container"), "df", "-h", "/dev/shm"), note="the new size inside"),
+            ),
+            component="container",
+            where="the host",
+        )
+    else:
+        rem = Remediation(
+            "Give /dev/shm room where the program runs: a container is recreated with --ipc=host or --shm-size (a "
+            "Kubernetes pod gets an emptyDir of medium Memory at /dev/shm); on a host, /dev/shm is a tmpfs the "
+            "administrator can enlarge.",
+            (Cmd(("df", "-h", "/dev/shm"), note="its size where the program runs: 64M is a container's default"),),
+            component="environment",
+        )
+    where = {"kubernetes": " in a Kubernetes pod", None: ""}.get(runtime, " in a container")
+    return Finding(
+        "shm-too-small",
+        Severity.ERROR,
+        "platform",
+        "NCCL cannot create its shared memory in /dev/shm" + where,
+        "NCCL said so ('Error while creating shared memory segment /dev/shm/nccl-...'): its transport between the GPUs "
+        "of one machine needs segments of several MB each in /dev/shm, and a container's /dev/shm is 64 MB unless it "
+        "is given more; PyTorch then reports 'unhandled system error'. The driver, CUDA and NCCL are not at fault.",
         (ev("pasted", e.line),),
         rem,
     )
@@ -752,6 +931,9 @@ CHECKS = (
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
+    Check("catalogued-slurm-devices", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_devices_unconstrained, ("pasted",)),
+    Check("catalogued-p2p-acs", "frameworks", ("nccl-transport-disabled",), check_p2p_behind_switch, ("pasted",)),
+    Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),

@@ -704,6 +704,9 @@ def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding
     if other_vendor_gpu_only(facts) is not None:
         return
 
+    if zero := _said(facts, "docker-run-gpus-zero"):
+        yield _gpus_zero(facts, zero[0])
+        return
     # The host's driver may well work (its nvidia-smi pasted beside): the container still has no GPU.
     started = _said(facts, "docker-run-without-gpus")
     if not started:
@@ -728,6 +731,33 @@ def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding
         Remediation(
             "Start the container with GPU access (the NVIDIA Container Toolkit installed and configured on the host).",
             (Cmd(("docker", "run", "--gpus", "all", Placeholder("image"))),),
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+def _gpus_zero(facts: Facts, e) -> Finding:
+    """`docker run --gpus 0`: docker's --gpus reads a bare number as a count (docker/cli opts/gpus.go, parseCount @
+    29e34aba), so the container asks for no GPU and gets none; a GPU by index is `--gpus device=0`."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import reporters_docker_run
+
+    run = reporters_docker_run(facts, gpus=True) or Cmd(
+        ("docker", "run", "--gpus", "all", Placeholder("image")), note="your docker run with --gpus all for --gpus 0"
+    )
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the container was started with --gpus 0, which asks for no GPU",
+        "Docker reads a number after --gpus as a count of GPUs, so '--gpus 0' gives the container zero GPUs and no "
+        "driver library; the program inside finds no NVIDIA GPU. '--gpus all' gives it every GPU ('--gpus device=0' "
+        "the first one). Nothing needs installing in the container, nor a driver beside the host's.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Start the container again with --gpus all instead of --gpus 0.",
+            (run, Cmd(("docker", "exec", Placeholder("container"), "nvidia-smi"), note="the GPU is seen inside")),
             component="container",
             where="the host",
         ),

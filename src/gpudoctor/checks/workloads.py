@@ -33,7 +33,10 @@ _COMPOSE_STANZA = (
     "deploy: resources: reservations: devices: [{driver: nvidia, count: all, capabilities: [gpu]}] "
     "(the NVIDIA Container Toolkit configured for docker on the host; Docker Desktop brings its own)"
 )
-_POD_LIMIT = "resources: limits: nvidia.com/gpu: 1 (and runtimeClassName: nvidia where the cluster uses a runtime class)"
+_POD_LIMIT = (
+    "resources: limits: nvidia.com/gpu: 1, and runtimeClassName: nvidia where the cluster has that runtime class and "
+    "nvidia is not containerd's default runtime (without it the pod runs without the NVIDIA runtime and gets no GPU)"
+)
 
 
 def _symptoms(facts: Facts) -> list:
@@ -88,6 +91,15 @@ def pod_named(facts: Facts) -> str | None:
     return None
 
 
+def kubectl_pod(facts: Facts) -> tuple[str, str]:
+    """The namespace ("" where not given) and pod a `kubectl exec|describe pod|logs` line of the paste names."""
+    from gpudoctor.pasted.workloads import KUBECTL_POD
+
+    means = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == KUBECTL_POD), "/")
+    ns, _, pod = means.partition("/")
+    return ns, pod
+
+
 def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, shown: bool, up_to: str | None = None) -> Finding:
     where = f"the service {name}" if runtime == "compose" and name else f"the container {name}" if name else "it"
     if runtime == "compose":
@@ -103,7 +115,9 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
             where="the host",
         )
     else:
-        pod = pod_named(facts) or Placeholder("pod")
+        ns, named = kubectl_pod(facts)
+        pod = pod_named(facts) or named or Placeholder("pod")
+        in_ns = ("-n", ns) if ns else ()
         fix = Remediation(
             f"Request the GPU for {where} in the pod spec: {_POD_LIMIT}; apply it, and check inside the new pod.",
             (
@@ -112,14 +126,25 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
                     if shown
                     else (
                         Cmd(
-                            ("kubectl", "get", "pod", pod, "-o", "jsonpath={.spec.containers[*].resources}"),
-                            note="no nvidia.com/gpu in the limits: the cause",
+                            ("kubectl", "get", "runtimeclass"), note="a runtime class nvidia: pods that do not name it get no GPU"
+                        ),
+                        Cmd(
+                            (
+                                "kubectl",
+                                *in_ns,
+                                "get",
+                                "pod",
+                                pod,
+                                "-o",
+                                "jsonpath={.spec.runtimeClassName} {.spec.containers[*].resources}",
+                            ),
+                            note="which of the two the pod lacks: runtimeClassName nvidia, or an nvidia.com/gpu limit",
                         ),
                     )
                 ),
-                Cmd(("kubectl", "apply", "-f", Placeholder("manifest"))),
+                Cmd(("kubectl", *in_ns, "apply", "-f", Placeholder("manifest"))),
                 Cmd(
-                    ("kubectl", "exec", Placeholder("new-pod"), "--", "nvidia-smi"),
+                    ("kubectl", *in_ns, "exec", Placeholder("new-pod"), "--", "nvidia-smi"),
                     note="inside: lists the GPU once it is allocated",
                 ),
             ),
@@ -138,6 +163,13 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
             f"The host's driver supports CUDA up to {up_to}, yet the program in the pod says the driver is insufficient: "
             "the CUDA runtime says so where it finds no driver library at all, which is a container that was not "
             "allocated a GPU (no nvidia.com/gpu in its resources). Upgrading the node's driver would not pass the GPU in."
+        )
+    elif runtime == "kubernetes":
+        why = (
+            "The pod's container sees no GPU and no driver (no nvidia-smi, no libcuda) while the node's driver is "
+            "loaded: the NVIDIA container runtime did not set it up, because the pod names no runtimeClassName: nvidia "
+            "on a node where nvidia is not containerd's default runtime, or requests no nvidia.com/gpu (the pod's spec "
+            "says which). A driver installed in the image would not help."
         )
     else:
         why = (

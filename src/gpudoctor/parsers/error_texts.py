@@ -151,6 +151,12 @@ EVIDENCE_KINDS: dict[str, str] = {
     "library-missing": "the dynamic loader could not find a library by its soname (or a DLL on Windows)",
     "numpy-too-old": "a compiled module needs a newer NumPy C-API than the NumPy it imported",
     "shm-not-writable": "NCCL could not create its shared-memory segment in /dev/shm: permission denied",
+    "slurm-job-without-gpus": "a Slurm job or step allocated no GPU (CUDA_VISIBLE_DEVICES=NoDevFiles: no --gres)",
+    "video-library-missing": "FFmpeg could not load the driver's NVENC/NVDEC library (libnvidia-encode, libnvcuvid)",
+    "slurm-devices-unconstrained": "Slurm's cgroup.conf shown without ConstrainDevices=yes, beside a job's GPUs",
+    "gpu-operator-driver-crashing": "the GPU Operator's driver pod restarting in CrashLoopBackOff",
+    "p2p-hang-behind-switch": "P2P between GPUs behind a PCIe switch hangs, and works with NCCL_P2P_DISABLE=1",
+    "nccl-shm-create-failed": "NCCL could not create its shared-memory segment in /dev/shm (most often too small)",
     "tensorrt-library-missing": "TensorRT could not load one of its own libraries by soname",
     "ctranslate2-cublas-missing": "CTranslate2 could not load the cuBLAS of the CUDA major it was built for",
     "cudnn-version-mismatch": "cuDNN's runtime version is older than (or of another major than) the one the framework was built with",
@@ -188,6 +194,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "torch-oom": "PyTorch ran out of GPU memory: the GPU's total, what was free, and what PyTorch itself reserved",
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
     "docker-run-cpu-image": "docker run asks --gpus for an image whose tag names a CPU build",
+    "docker-run-gpus-zero": "docker run --gpus 0: a count of zero GPUs (docker reads a bare number as a count)",
     "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
     "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
@@ -306,6 +313,9 @@ _TORCH_OOM = _Lazy(
     r"[\d.]+ [KMG]iB already allocated; (?P<free>[\d.]+) (?P<fu>[KMG]iB) free; (?P<reserved>[\d.]+) (?P<ru>[KMG]iB) reserved"
 )
 _DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
+# `--gpus 0`: docker's --gpus reads a bare number as a count (docker/cli opts/gpus.go, parseCount), so this asks for
+# no GPU at all; the first GPU is `--gpus device=0`. A reporter writes it meaning GPU 0.
+_GPUS_ZERO = _Lazy(r"(?:^|\s)--gpus(?:\s+|=)(?:count=)?0(?=\s|$|`)")
 # An image whose tag names a CPU build (text-embeddings-inference:cpu-1.5, name:2.1-cpu, name:latest-cpu).
 _CPU_IMAGE = _Lazy(
     r"(?:^|\s)(?P<image>[\w.-]{1,100}(?:/[\w.-]{1,100}){0,4}:(?:[\w.]{1,40}[-_])?cpu(?:[-_.][\w.-]{0,40})?)(?=\s|$)",
@@ -346,6 +356,23 @@ _ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:)*(?:(?:returns?|is|gives|prints?|
 _CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER, re.IGNORECASE)
 # collect_env's own answer for the interpreter it ran in (python -m torch.utils.collect_env), or a script printing the
 # same answer under its own label ("CUDA available: True", "CUDA AVAILABLE:" with True on the next line).
+# `nvidia-smi topo -m`'s rows (GPU0 X PXB SYS ...), a pair linked through PCIe switches only (PIX, PXB), and the
+# reporter saying P2P hangs where NCCL_P2P_DISABLE=1 works around it: ACS or the IOMMU redirecting peer-to-peer
+# traffic (NCCL's troubleshooting guide, "PCI Access Control Services (ACS)").
+_TOPO_ROW = _Lazy(r"^[ \t]*GPU\d+[ \t]+(?:(?:X|PIX|PXB|PHB|NODE|SYS|NV\d+)[ \t]+){2,}[^\n]*$", re.MULTILINE)
+_TOPO_PCIE_SWITCH = _Lazy(r"\b(?:PIX|PXB)\b")
+_P2P_DISABLE_HELPS = _Lazy(
+    r"(?=[^\n]{0,300}\b(?:hang|hangs|hanging|hung|stuck|freez\w*)\b)[^\n]{0,300}NCCL_P2P_DISABLE=1[^\n]{0,300}"
+    r"|[^\n]{0,300}NCCL_P2P_DISABLE=1[^\n]{0,200}\b(?:work\w*|fix\w*|help\w*|solv\w*)\b[^\n]{0,200}",
+    re.IGNORECASE,
+)
+# Slurm's cgroup.conf as `cat` prints it (up to a fence, a prompt or a blank line): without ConstrainDevices=yes a job's
+# CUDA_VISIBLE_DEVICES holds the node's global GPU indices (SchedMD/slurm src/plugins/gres/common/gres_common.c,
+# common_use_local_device_index), which a container given only the job's /dev/nvidiaN does not have.
+_CGROUP_CONF = _Lazy(r"\bcat\s+\S*cgroup\.conf[^\n]*\n(?P<body>(?:(?!```|➜|\$ |\S+@\S+[$#] )[^\n]+\n){1,60})")
+_CONSTRAIN_DEVICES = _Lazy(r"^\s*ConstrainDevices\s*=\s*yes\b", re.IGNORECASE | re.MULTILINE)
+_CONSTRAIN_ANY = _Lazy(r"^\s*Constrain\w+\s*=", re.IGNORECASE | re.MULTILINE)
+_JOB_DEVICES = _Lazy(r"\bCUDA_VISIBLE_DEVICES\b|/dev/nvidia\d")
 _CUDA_AVAILABLE_SAID = _Lazy(
     r"^[ \t]*(?:Is )?CUDA available[ \t]*:?[ \t]*(?:\r?\n[ \t]*)?True[ \t]*$", re.MULTILINE | re.IGNORECASE
 )
@@ -453,6 +480,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("docker-run-without-gpus", line)
         elif m and "--gpus" in m.group("args") and (image := _CPU_IMAGE.search(m.group("args"))):
             add("docker-run-cpu-image", line, image=image.group("image"))
+        elif m and _GPUS_ZERO.search(m.group("args")):
+            add("docker-run-gpus-zero", line)
         if _JAXLIB_CPU.search(line):
             add("jaxlib-cpu-fallback", line)
         if _PJRT.search(line):
@@ -502,6 +531,21 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add("jax-plugin-incompatible", m.group(0), plugin=m.group("plugin"), version=m.group("version"), jaxlib=m.group("jaxlib"))
     for m in _CUDA_UNAVAILABLE.finditer(bounded[: 4 * 1024 * 1024]):
         add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
+    # `nvidia-smi topo -m` with GPUs behind PCIe switches (PIX/PXB), whose P2P hangs and works with NCCL_P2P_DISABLE=1
+    if (
+        len(rows := _TOPO_ROW.findall(bounded[: 4 * 1024 * 1024])) >= 2
+        and any(_TOPO_PCIE_SWITCH.search(r) for r in rows)
+        and (said := _P2P_DISABLE_HELPS.search(bounded[: 4 * 1024 * 1024]))
+    ):
+        add("p2p-hang-behind-switch", said.group(0).strip(), gpus=str(len(rows)))
+    # cgroup.conf shown whole (its Constrain* lines) without ConstrainDevices=yes, beside the GPUs a job was given
+    if (
+        (m := _CGROUP_CONF.search(bounded[: 4 * 1024 * 1024]))
+        and _CONSTRAIN_ANY.search(m.group("body"))
+        and not _CONSTRAIN_DEVICES.search(m.group("body"))
+        and _JOB_DEVICES.search(bounded[: 4 * 1024 * 1024])
+    ):
+        add("slurm-devices-unconstrained", m.group(0).split("\n", 1)[0].strip())
     if m := _CUDA_AVAILABLE_SAID.search(bounded[: 4 * 1024 * 1024]):
         add("cuda-available-said", m.group(0).strip())
     for m in _TF_NO_CUDA.finditer(bounded[: 4 * 1024 * 1024]):
@@ -529,11 +573,15 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
 # A docker run line given back as a command: only plain words (options, an image, its command), at most 24 of them,
 # and never a line with a shell's own syntax ($, quotes, pipes, redirections): those stay the reporter's to retype.
 _DOCKER_WORD = re.compile(r"[\w./:=@,+-]{1,200}")
+_SHELL_SYNTAX = re.compile(r"[$`\\'|;&<>()*?!{}\[\]]|\"[^\"]*\s[^\"]*\"")
 
 
 def _docker_args(args: str) -> str:
     """The arguments of `docker run ...` as space-separated plain words, or "" where the line is not only those."""
     words = args.strip().rstrip("`").split()
+    if not all(_DOCKER_WORD.fullmatch(w) for w in words) and not _SHELL_SYNTAX.search(args.strip().rstrip("`")):
+        # plain double quotes around a plain value (-e CLI_ARGS="", -e "A=b") say that value and nothing else
+        words = [w.replace('"', "") if w.count('"') % 2 == 0 else "" for w in words]
     if not words or len(words) > 24 or not all(_DOCKER_WORD.fullmatch(w) for w in words) or words[0].startswith("<"):
         return ""
     return " ".join(words)

@@ -8,6 +8,7 @@ the loader could not find. Commands are data (gpudoctor.cmdline) like every comm
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -226,6 +227,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
     out += _catalogue_asks(facts)
+    out += _logged_container_asks(facts)
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import other_vendor_gpu_only
 
@@ -258,12 +260,15 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
     from gpudoctor.planner.remedy import container_said
 
     named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
+    logged = _logged_services(facts)
     image = where.image(facts)
     linux = (facts.platform.system or "Linux") == "Linux"
     out: list[Ask] = []
     for comp in components():
         if comp.id not in named:
             continue
+        if logged and not any(comp.pattern.search(x) for x in (*logged, *(e.line for e in facts.pasted.errors))):
+            continue  # named beside the container that failed (its log shown), not the one at fault
         if comp.framework == "torch":
             torch = facts.frameworks.torch
             if only_extension or (isinstance(torch, Found) and torch.value.build_known):
@@ -279,10 +284,39 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         if contained:
             argvs += [(argv, decides) for argv in comp.ask_container]
         for argv, why in argvs:
-            container: str | Placeholder = (image.get("container") if image else None) or Placeholder("container")
+            container: str | Placeholder = (
+                (image.get("container") if image else None) or next(iter(logged), None) or Placeholder("container")
+            )
             words = [container if w == "{container}" else w for w in argv]
             out.append(Ask(_catalogue_cmd(facts, words), why))
     return out
+
+
+def _logged_services(facts: Facts) -> list[str]:
+    """The containers whose docker compose log the paste shows (gpudoctor.pasted.workloads), by name."""
+    from gpudoctor.pasted.workloads import LOGGED_SERVICE
+
+    return [c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == LOGGED_SERVICE and c.get("means")]
+
+
+def _logged_container_asks(facts: Facts) -> list[Ask]:
+    """A failure logged by a container (its docker compose log prefix): whether that container sees a GPU, and what
+    it was created with (a GPU request, the runtime), by its own name rather than another's."""
+    failing = [n for n in _logged_services(facts) if any(e.line.startswith(n + " ") for e in facts.pasted.errors)]
+    if not failing:
+        return []
+    name = failing[0]
+    return [
+        Ask(
+            Cmd(("docker", "exec", name, "nvidia-smi", "-L")),
+            f"whether {name} itself sees a GPU (by the name its log shows; docker compose ps lists the containers)",
+        ),
+        Ask(
+            Cmd(("docker", "inspect", name, "--format", "{{json .HostConfig.DeviceRequests}} {{.HostConfig.Runtime}}")),
+            f"whether {name} was created with a GPU request (--gpus, or the compose file's devices reservation) or the "
+            "NVIDIA runtime",
+        ),
+    ]
 
 
 # Programs and paths only a Linux shell has: PowerShell on Windows has no ldconfig, printenv, /proc or grep, so an
@@ -376,10 +410,15 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
     return out
 
 
+_FILL_IN = re.compile(r"\{(?!python\})[a-z][a-z-]{0,30}\}")
+
+
 def _catalogue_cmd(facts: Facts, words: Sequence[str | Placeholder]) -> Cmd:
     """A catalogue ask's argv as a command: "|" starts its pipe stage, and "{python}" is the interpreter the paste's
     program runs (gpudoctor.planner.where), whatever stage follows: the pipe is split off first, so an interpreter's
     `pip list | grep` stays a pipe and never becomes a quoted '|' argument of pip."""
+    # "{pod}": what the reporter fills in (never "{python}", which is the interpreter)
+    words = tuple(Placeholder(w[1:-1]) if isinstance(w, str) and _FILL_IN.fullmatch(w) else w for w in words)
     pipe: tuple[str | Placeholder, ...] = ()
     if "|" in words:
         at = list(words).index("|")

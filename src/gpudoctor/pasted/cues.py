@@ -135,7 +135,7 @@ _CONTAINER_SAID = re.compile(
     r"\b(?:in|inside|into|within|connecting(?:\s+to)?|exec(?:ed)?\s+into)\s+"
     r"(?:(?:the|a|an|my|our|this|that|these|those|existing|old|running|same|its|each|every)\s+){0,3}"
     r"(?:nvidia-)?(?:docker\s+)?(?:containers?|docker|pods?)\b(?!\s*(?:image|file|hub|registry|desktop)s?\b)"
-    r"|\bdocker\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b"
+    r"|\b(?:docker|kubectl)\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b"
     # "run the model via docker image": what runs through docker runs in its container
     r"|\bvia\s+(?:a\s+|the\s+)?docker\b"
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")

@@ -38,6 +38,15 @@ _TRAINER_GPUS = re.compile(r"\bTrainer\([^)\n]{0,200}?\b(?:gpus|devices)\s*=\s*(
 # (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu/README.md: -container-path).
 _GKE = re.compile(r"\bGKE\b|Google Kubernetes Engine")
 GKE_NODE = "a GKE node"
+# The pod a `kubectl exec|describe pod|logs` line names, with its namespace where given: `means` is "namespace/pod"
+# ("/pod" without one).
+KUBECTL_POD = "a pod kubectl names"
+_KUBECTL_POD = re.compile(
+    r"\bkubectl\s+(?:-n\s+(?P<ns>[a-z0-9][a-z0-9.-]{0,62})\s+)?(?:exec(?:\s+-(?:it|ti|i|t))*|describe\s+pods?|logs)"
+    r"\s+(?:pod/)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})(?=\s|$|`)(?:\s+-n\s+(?P<ns2>[a-z0-9][a-z0-9.-]{0,62}))?"
+)
+# A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
+LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
 
 
@@ -58,12 +67,17 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
             if _NO_GPU_LOGGED.search(line[:_MAX_LINE]):
                 _add(g, ErrorEvidence("workload-logged-no-gpu", line[:300], (("name", m.group("service")),)))
     _default_runtime(g, lines)
+    if (
+        pod := next((m for x in lines[:20_000] if "kubectl" in x and (m := _KUBECTL_POD.search(x[:_MAX_LINE]))), None)
+    ) is not None:
+        _cue(g, KUBECTL_POD, f"{pod.group('ns') or pod.group('ns2') or ''}/{pod.group('pod')}", pod.group(0))
     if (gke := next((x for x in lines[:20_000] if _GKE.search(x[:_MAX_LINE])), None)) is not None:
         _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", gke)
     _job_gpus(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
+            _cue(g, LOGGED_SERVICE, service, service)
 
 
 def _add(g: Gathered, evidence: ErrorEvidence) -> None:

@@ -451,6 +451,11 @@ def reporters_docker_run(facts: Facts, gpus: bool) -> Cmd | None:
     if gpus:
         if not any(w == "--gpus" or w.startswith("--gpus=") for w in words):
             words = ["--gpus", "all", *words]
+        # a count of zero (`--gpus 0`, meant as GPU 0) asks for no GPU: docker reads a bare number as a count
+        words = [
+            "all" if w in ("0", "count=0") and i and words[i - 1] == "--gpus" else "--gpus=all" if w == "--gpus=0" else w
+            for i, w in enumerate(words)
+        ]
         return Cmd(("docker", "run", *words), note="your command, as the text shows it")
     out: list[str] = []
     skip = False

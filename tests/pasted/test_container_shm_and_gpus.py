@@ -1,0 +1,206 @@
+"""Containers in pasted reports: NCCL's shared memory in a pod or a docker container, docker's `--gpus 0`."""
+
+from __future__ import annotations
+
+from gpudoctor.cmdline import Placeholder
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+
+NCCL_SHM = (
+    "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled "
+    "system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5\n"
+    "Last error:\n"
+    "Error while creating shared memory segment /dev/shm/nccl-F9ffgB (size 9637888)\n"
+)
+
+
+def _codes(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    return {f.code: f for f in report.findings}
+
+
+def _argv(f) -> list[tuple]:
+    return [tuple(str(a) if isinstance(a, Placeholder) else a for a in c.argv) for c in f.remediation.commands]
+
+
+def test_nccl_shm_segment_in_a_pod_mounts_a_memory_emptydir_at_dev_shm():
+    codes = _codes(
+        NCCL_SHM + "When I check shm size in the deployment pod it only has 64MB:\nkubectl exec -it x -- df -h /dev/shm\n"
+    )
+    f = codes["shm-too-small"]
+    argv = _argv(f)
+    assert argv[0] == ("kubectl", "get", "pods", "-o", "wide")
+    assert ("kubectl", "edit", "deployment", "<deployment>") in argv
+    assert not any("docker" in a for a in argv)
+    assert f.remediation.where == "the cluster"
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_nccl_shm_segment_in_docker_recreates_the_reporters_container_with_ipc_host():
+    codes = _codes(NCCL_SHM + "docker run --gpus all --rm -it video-diffusion /bin/bash\n")
+    argv = _argv(codes["shm-too-small"])
+    assert argv[0] == ("docker", "run", "--ipc=host", "--gpus", "all", "--rm", "-it", "video-diffusion", "/bin/bash")
+
+
+def test_nccl_attaching_to_a_segment_is_not_read_as_dev_shm_too_small():
+    # "attaching to" is a peer's segment gone (another cause, vllm-project/vllm#18831): not the size of /dev/shm.
+    codes = _codes(
+        "NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such "
+        "file or directory (2)\n"
+    )
+    assert "shm-too-small" not in codes
+
+
+def test_docker_run_gpus_0_asks_for_no_gpu_and_is_given_back_with_gpus_all():
+    codes = _codes(
+        'I run `docker run -it --rm --name app --gpus 0 -p 8188:8188 -e CLI_ARGS="" some/image:cu124 /bin/bash`\n'
+        "and it says no NVIDIA GPU found\n"
+    )
+    f = codes["container-no-gpu"]
+    argv = _argv(f)
+    assert argv[0] == (
+        "docker", "run", "-it", "--rm", "--name", "app", "--gpus", "all", "-p", "8188:8188", "-e", "CLI_ARGS=",
+        "some/image:cu124", "/bin/bash",
+    )  # fmt: skip
+    assert argv[1] == ("docker", "exec", "<container>", "nvidia-smi")
+
+
+def test_a_gpu_by_index_or_a_count_above_zero_is_not_read_as_zero_gpus():
+    for gpus in ("--gpus '\"device=0\"'", "--gpus device=0", "--gpus 2", "--gpus=1", "--gpus all"):
+        snapshot = read_pasted([Source("t", f"docker run --rm {gpus} nvidia/cuda:12.4.0-base nvidia-smi\n")])
+        kinds = [e["kind"] for e in snapshot["pasted"]["errors"]]
+        assert "docker-run-gpus-zero" not in kinds, gpus
+
+
+def test_a_docker_run_with_shell_quoting_beyond_plain_values_is_not_given_back():
+    # a quoted value with a space, or a single-quoted one, stays the reporter's to retype
+    for line in ('docker run --gpus 0 -e "A=b c" img', "docker run --gpus 0 -e 'A=b' img"):
+        snapshot = read_pasted([Source("t", line + "\n")])
+        said = [e for e in snapshot["pasted"]["errors"] if e["kind"] == "docker-run-said"]
+        assert said and not said[0].get("values", {}).get("args"), line
+
+
+def test_slurm_nodevfiles_is_a_job_without_gres_fixed_by_asking_for_gpus():
+    codes = _codes(
+        "srun: error: node7: task 0: Exited with exit code 1\nValueError: invalid literal for int() with base 10: 'NoDevFiles'\n"
+    )
+    f = codes["cuda-visible-devices-hides-all"]
+    assert _argv(f) == [("srun", "--gres=gpu:1", "nvidia-smi", "-L"), ("sbatch", "--gres=gpu:1", "<job-script>")]
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_a_script_testing_for_nodevfiles_is_not_a_job_without_gpus():
+    for line in (
+        'if [ "$CUDA_VISIBLE_DEVICES" == "NoDevFiles" ]; then unset CUDA_VISIBLE_DEVICES; fi',
+        'if not value or value in {"-1", "NoDevFiles"}:',
+    ):
+        assert "cuda-visible-devices-hides-all" not in _codes(line + "\n"), line
+
+
+def test_ffmpeg_without_the_nvenc_library_asks_for_the_containers_driver_capabilities():
+    from gpudoctor.pasted.ask import ask_for
+
+    text = "[h264_nvenc @ 0x55688b625f40] Cannot load libnvidia-encode.so.1\nConversion failed!\n"
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    asks = [(a.command.argv, a.command.pipe) for a in ask_for(report.facts, report.findings)]
+    assert (("printenv", "NVIDIA_DRIVER_CAPABILITIES"), ()) in asks
+    assert (("ldconfig", "-p"), ("grep", "-E", "libnvidia-encode|libnvcuvid")) in asks
+    # named, never "No problems found"
+    assert [f.code for f in report.findings] == ["pasted-error-unexplained"]
+
+
+CGROUP_CONF = "```\n$ cat /etc/slurm/cgroup.conf\n###\n# Slurm cgroup support configuration file\n###\nCgroupAutomount=yes\nConstrainCores=yes\n{extra}```\n"
+JOB = "```\nuser@node01:~$ echo $CUDA_VISIBLE_DEVICES\n2\n```\n/usr/bin/ls: cannot access '/dev/nvidia0': No such file or directory\n"
+
+
+def test_slurm_cgroup_conf_without_constrain_devices_beside_a_jobs_gpu_index():
+    f = _codes(CGROUP_CONF.format(extra="") + JOB)["cuda-visible-devices-hides-all"]
+    argv = _argv(f)
+    assert ("sudo", "systemctl", "restart", "slurmd") in argv
+    tee = next(c for c in f.remediation.commands if c.pipe)
+    assert tee.argv == ("printf", "%s\\n", "ConstrainDevices=yes")
+    assert tee.pipe == ("sudo", "tee", "-a", "/etc/slurm/cgroup.conf")
+
+
+def test_slurm_cgroup_conf_constraining_devices_or_without_a_job_gpu_is_quiet():
+    assert "cuda-visible-devices-hides-all" not in _codes(CGROUP_CONF.format(extra="ConstrainDevices=yes\n") + JOB)
+    assert "cuda-visible-devices-hides-all" not in _codes(CGROUP_CONF.format(extra=""))
+
+
+def _asks(text: str) -> list[tuple]:
+    from gpudoctor.pasted.ask import ask_for
+
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    return [tuple(str(a) for a in x.command.argv) for x in ask_for(report.facts, report.findings)]
+
+
+def test_a_failure_in_a_logged_container_asks_about_that_container_not_one_named_in_prose():
+    asks = _asks(
+        "Other applications e.g. Ollama work with the GPU inside docker.\n"
+        "immich_ml  | EP Error ... CUDA failure 100: no CUDA-capable device is detected ; GPU=-1\n"
+        "immich_ml  | Falling back to ['CPUExecutionProvider'] and retrying.\n"
+    )
+    assert ("docker", "exec", "immich_ml", "nvidia-smi", "-L") in asks
+    assert any(a[:3] == ("docker", "inspect", "immich_ml") for a in asks)
+    assert not any(a[:2] == ("docker", "logs") or a[:1] == ("journalctl",) for a in asks)
+
+
+def test_the_named_component_that_logs_keeps_its_own_asks_by_its_container_name():
+    asks = _asks(
+        'ollama  | time=2024 level=INFO msg="no compatible GPUs were discovered"\n'
+        'ollama  | time=2024 level=INFO msg="inference compute" id=0 library=cpu\n'
+    )
+    assert ("docker", "logs", "ollama") in asks
+
+
+def test_the_gpu_operators_driver_pod_in_crashloop_asks_for_its_log():
+    asks = _asks("Enabling gpu, pod/nvidia-driver-daemonset restart many times at status CrashLoopBackOff\n")
+    assert ("kubectl", "logs", "-n", "<namespace>", "<driver-pod>", "--all-containers", "--tail=100") in asks
+    assert ("kubectl", "get", "pods", "-A", "-o", "wide") in asks
+
+
+def test_a_pod_without_gpu_or_driver_asks_its_runtime_class_and_limits_in_its_namespace():
+    codes = _codes(
+        "no nvidia-smi in container (`kubectl -n team-a exec -it test-gpu-0 -- bash`)\n"
+        "```\n~$ nvidia-smi\nbash: nvidia-smi: command not found\n```\n"
+        "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver\n"
+        "```\n:~$ cat /proc/driver/nvidia/version\n"
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n```\n"
+    )
+    argv = _argv(codes["container-no-gpu"])
+    assert argv[0] == ("kubectl", "get", "runtimeclass")
+    assert argv[1] == (
+        "kubectl", "-n", "team-a", "get", "pod", "test-gpu-0", "-o",
+        "jsonpath={.spec.runtimeClassName} {.spec.containers[*].resources}",
+    )  # fmt: skip
+    assert ("kubectl", "-n", "team-a", "exec", "<new-pod>", "--", "nvidia-smi") in argv
+
+
+TOPO = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \t{link}\t0-27\nGPU1\t{link}\t X \t0-27\n\n"
+
+
+def test_p2p_hanging_behind_a_pcie_switch_and_cured_by_disabling_it_checks_acs():
+    f = _codes(TOPO.format(link="PXB") + "all_reduce_perf hangs. Setting NCCL_P2P_DISABLE=1 did workaround.\n")[
+        "nccl-transport-disabled"
+    ]
+    argv = _argv(f)
+    assert argv[0] == ("sudo", "lspci", "-vvv")
+    assert f.remediation.commands[0].pipe == ("grep", "-i", "acsctl")
+    assert argv[-1][-2:] == ("-g", "2")
+
+
+def test_p2p_over_nvlink_or_without_the_workaround_said_is_not_read_as_acs():
+    assert "nccl-transport-disabled" not in _codes(TOPO.format(link="NV4") + "It hangs; NCCL_P2P_DISABLE=1 works.\n")
+    assert "nccl-transport-disabled" not in _codes(TOPO.format(link="PIX") + "training is slow\n")
+
+
+def test_nvenc_named_asks_for_the_video_capability_and_libraries():
+    asks = _asks("After the update the NVENC encoder doesn't work in the jellyfin container; nvidia-smi works there.\n")
+    assert ("printenv", "NVIDIA_DRIVER_CAPABILITIES") in asks
+    assert ("ldconfig", "-p") in asks
