@@ -644,6 +644,52 @@ def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Triton's "libcuda.so cannot found!" (triton/common/build.py, libcuda_dirs @0ad2a436): it links its launcher with
+    -lcuda against the directories `ldconfig -p` lists for libcuda, and the linker needs the unversioned libcuda.so
+    there. A driver installed without its development link has only libcuda.so.1: the driver works, and a symlink
+    beside it (the message names the file) is the fix; no toolkit, driver or package reinstall is."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "triton-libcuda-missing")
+    if not said:
+        return
+    e = said[0]
+    located = e.get("located") or ""
+    lib_dir, _, name = located.rpartition("/")
+    check = Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="the driver's libcuda files the loader's cache lists")
+    if lib_dir and name != "libcuda.so":
+        summary = (
+            f"Create libcuda.so beside the driver's {name} in {lib_dir} and refresh the loader's cache, then clear "
+            "Triton's cache (~/.triton/cache) and rerun. (Triton releases that read TRITON_LIBCUDA_PATH also take a "
+            "directory of your own holding such a symlink, without root.)"
+        )
+        commands: tuple = (
+            check,
+            Cmd(("ln", "-s", located, f"{lib_dir}/libcuda.so"), root=True),
+            Cmd(("ldconfig",), root=True),
+        )
+    else:
+        summary = (
+            "Triton found no libcuda in the loader's cache: refresh the cache (the driver's library directory must be "
+            "in /etc/ld.so.conf.d), check that libcuda.so.1 and libcuda.so are listed, then rerun."
+        )
+        commands = (Cmd(("ldconfig",), root=True), check)
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "Triton cannot link its launcher: no libcuda.so (the driver's unversioned link) where the loader's cache lists libcuda",
+        "Triton said so, as the text shows: it compiles a small launcher with -lcuda against the directories of the "
+        "driver's libcuda that `ldconfig -p` lists, and the linker needs the name libcuda.so there"
+        + (f"; only {located} is there" if located else "")
+        + ". The driver's library itself is installed; its development link is not. No CUDA toolkit, driver or "
+        "package reinstall changes that.",
+        (ev("pasted", e.line),),
+        Remediation(summary, commands, requires_root=True, component="environment"),
+    )
+
+
 def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """The paste names the machine's only GPU, another vendor's (gpudoctor.pasted.cues): there is no NVIDIA GPU, so
     a CUDA program's failure (driver "insufficient", docker's --gpus refused) is that, and the way is the CPU."""
@@ -760,6 +806,7 @@ CHECKS = (
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
+    Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-ptx-version", "toolkit", ("toolkit-newer-than-driver",), check_ptx_newer_than_driver, ("pasted",)),
 )

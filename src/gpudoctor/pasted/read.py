@@ -1008,6 +1008,8 @@ def _site_paths(text: str):
                 pos = end + 1  # no path before this one: a later tail may still make one with it
                 continue
             start = slash
+            if start > lo and text[start - 1] == "~":
+                start -= 1  # a home-relative path (~/.conda/envs/x): without its ~ it would name another directory
         floor = pos = m.end()
         yield text[start : m.start() + len(m.group(0)) - len(m.group("pkg")) - 1], m.group("pkg")
 

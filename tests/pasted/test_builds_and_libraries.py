@@ -1,0 +1,63 @@
+"""Builds and libraries a paste shows (issues 27 and 28): short pastes written for the test in the shapes reporters
+use; each test asserts the finding's code and the plan's argv, with a quiet twin where a false alarm is plausible."""
+
+from __future__ import annotations
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+from gpudoctor.pasted.provenance import unsourced
+
+
+def _run(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    assert not unsourced(snapshot["pasted"]["read_from"]), unsourced(snapshot["pasted"]["read_from"])
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    asks = [" ".join(a.command.argv) for a in ask_for(report.facts, report.findings)]
+    return snapshot, {f.code: f for f in report.findings}, asks
+
+
+# --- Triton's "libcuda.so cannot found!" ----------------------------------------------------------------------------
+
+_TRITON = (
+    "  File ~/.conda/envs/ft/lib/python3.9/site-packages/triton/common/build.py:40, in libcuda_dirs()\n"
+    "AssertionError: libcuda.so cannot found!\n"
+    "Possible files are located at ['/lib/x86_64-linux-gnu/libcuda.so.1'].Please create a symlink of libcuda.so to any "
+    "of the file.\n"
+)
+
+
+def test_triton_without_libcuda_so_links_the_file_it_names_and_refreshes_the_cache():
+    _, codes, _ = _run(_TRITON)
+    f = codes["framework-cuda-libs-missing"]
+    cmds = [c for c in f.remediation.commands if isinstance(c, Cmd)]
+    assert cmds[0].argv == ("ldconfig", "-p") and cmds[0].pipe == ("grep", "libcuda")
+    link = cmds[1]
+    assert link.root and link.argv == ("ln", "-s", "/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/x86_64-linux-gnu/libcuda.so")
+    assert cmds[2].argv == ("ldconfig",) and cmds[2].root
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_triton_without_a_file_named_refreshes_the_cache_only():
+    _, codes, _ = _run("AssertionError: libcuda.so cannot found!\n")
+    cmds = [c for c in codes["framework-cuda-libs-missing"].remediation.commands if isinstance(c, Cmd)]
+    assert [c.argv[0] for c in cmds] == ["ldconfig", "ldconfig"]
+    assert not any(c.argv[0] == "ln" for c in cmds)
+
+
+def test_a_home_relative_traceback_path_keeps_its_tilde_or_is_not_run():
+    snapshot, _, asks = _run(_TRITON)
+    # the path without its ~ (/.conda/...) names a directory that does not exist: never an interpreter to run
+    assert not any(a.startswith("/.conda") for a in asks)
+    assert snapshot["python"]["executable"] == "python3"
+    assert any(site.startswith("~/.conda/envs/ft/") for site in snapshot["python"].get("site_packages", []))
+
+
+def test_a_traceback_through_triton_without_the_message_is_quiet():
+    text = "  File /opt/env/lib/python3.10/site-packages/triton/common/build.py, line 40, in libcuda_dirs\n    return dirs\n"
+    _, codes, _ = _run(text)
+    assert "framework-cuda-libs-missing" not in codes
