@@ -61,3 +61,27 @@ def test_a_traceback_through_triton_without_the_message_is_quiet():
     text = "  File /opt/env/lib/python3.10/site-packages/triton/common/build.py, line 40, in libcuda_dirs\n    return dirs\n"
     _, codes, _ = _run(text)
     assert "framework-cuda-libs-missing" not in codes
+
+
+# --- Whisper's "FP16 is not supported on CPU" ---------------------------------------------------------------------
+
+_WHISPER = 'UserWarning: FP16 is not supported on CPU; using FP32 instead\n  warnings.warn("FP16 is not supported on CPU; using FP32 instead")\n'
+
+
+def test_whisper_on_the_cpu_beside_an_nvidia_gpu_named_asks_which_torch_runs_it():
+    snapshot, codes, asks = _run("I have a 3060 and an i9 and when using the tool I get:\n" + _WHISPER)
+    assert snapshot["nvml"]["devices"][0]["compute_capability"] == "8.6"
+    f = codes["pasted-error-unexplained"]
+    assert "FP16 is not supported on CPU" in f.evidence[0].value
+    assert "python3 -c import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())" in asks
+
+
+def test_whisper_on_the_cpu_with_no_gpu_named_is_no_failure():
+    # the program may have chosen the CPU itself (a device option spelled "gpu"): nothing says the machine has one
+    _, codes, _ = _run(_WHISPER + "\nWhen I set the device to GPU my CPU usage spikes.\n")
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_a_geforce_number_with_a_unit_is_no_gpu_owned():
+    snapshot, _, _ = _run("I have a 3060 MHz memory clock\n" + _WHISPER)
+    assert not (snapshot.get("nvml") or {}).get("devices")

@@ -961,6 +961,10 @@ def _failure(e, facts: Facts) -> bool:
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
         return False
+    if e.kind == "whisper-on-cpu":
+        # Whisper on the CPU is a failure only on a machine with an NVIDIA GPU, named in the text: a CPU run chosen
+        # by the program or on a machine without one is no fault of the environment.
+        return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     return e.kind not in _DESCRIPTIVE and not (e.kind == "library-missing" and _TF_WARNING.search(e.line))
 
 

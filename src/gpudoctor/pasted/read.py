@@ -312,6 +312,9 @@ _NAMED_GPU = re.compile(
     r"|(?:NVIDIA[ \t]+)?(?P<brand>Tesla|Quadro|TITAN)[ \t]+(?P<model>(?:RTX[ \t]+)?[A-Z]{0,2}\d{1,4}[A-Z]{0,2}|Xp?|V|RTX)"
     r"|NVIDIA[ \t]+(?P<bare>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<bsfx>Ti|SUPER))?"
     r"|(?:NVIDIA[ \t]+)?(?P<dc>[AHB][1-9]00)"
+    # a GeForce number the reporter says they own ("I have a 3060", "my 3090 Ti"): the owning words make it a card
+    r"|(?:i[ \t]+have|i've[ \t]+got|i[ \t]+use|my)[ \t]+(?:an?[ \t]+)?(?P<owned>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<osfx>Ti|SUPER))?"
+    r"(?![ \t]*(?:mhz|hz|mb|gb|w|rpm|x\d)\b)"
     r")(?![\w-]|\.\w)",  # a sentence's full stop may follow, not a version's or a file's dot
     re.IGNORECASE | re.ASCII,  # ASCII words: "nvidia 2070显卡" names the 2070 (a CJK word may follow without a space)
 )
@@ -334,7 +337,8 @@ def _named_gpu(g: Gathered) -> None:
                 for candidate in _gpu_candidates(m):
                     row = matrix.gpu_for_name(candidate)
                     if row is not None:
-                        found.setdefault(row.name, (m.group(0).strip(), row.cc))
+                        spelled = m.group("owned") and m.group(0)[m.start("owned") - m.start() :]  # the number on
+                        found.setdefault(row.name, ((spelled or m.group(0)).strip(), row.cc))
                         break
     if len(found) != 1:
         return
@@ -352,8 +356,8 @@ def _gpu_candidates(m: re.Match[str]) -> list[str]:
         return [f"GeForce {m.group('series').upper()} {m.group('num')} {m.group('sfx') or ''}".strip()]
     if m.group("brand"):
         return [f"{m.group('brand')} {m.group('model')}"]
-    if m.group("bare"):
-        rest = f"{m.group('bare')} {m.group('bsfx') or ''}".strip()
+    if m.group("bare") or m.group("owned"):
+        rest = f"{m.group('bare') or m.group('owned')} {m.group('bsfx') or m.group('osfx') or ''}".strip()
         return [f"GeForce RTX {rest}", f"GeForce GTX {rest}"]
     return [m.group("dc")]
 
