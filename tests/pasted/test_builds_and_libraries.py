@@ -85,3 +85,21 @@ def test_whisper_on_the_cpu_with_no_gpu_named_is_no_failure():
 def test_a_geforce_number_with_a_unit_is_no_gpu_owned():
     snapshot, _, _ = _run("I have a 3060 MHz memory clock\n" + _WHISPER)
     assert not (snapshot.get("nvml") or {}).get("devices")
+
+
+# --- a CUDA library missing whose toolkit directory the text shows -------------------------------------------------
+
+_NVRTC = "OSError: libnvrtc.so.12: cannot open shared object file: No such file or directory\n"
+
+
+def test_a_missing_cuda_library_whose_directory_the_text_shows_puts_that_directory_on_the_loader_path():
+    text = _NVRTC + "$ patchelf --print-rpath nvrtc.so\n/opt/sw/cudacore/12.2.2/lib64:/opt/sw/cudacore/12.2.2/lib\n"
+    _, codes, _ = _run(text)
+    cmds = codes["framework-cuda-libs-missing"].remediation.commands
+    assert cmds[0].argv == ("ls", "/opt/sw/cudacore/12.2.2/lib64/libnvrtc.so.12")
+    assert cmds[1].name == "LD_LIBRARY_PATH" and cmds[1].literal == "/opt/sw/cudacore/12.2.2/lib64"
+
+
+def test_a_directory_of_another_cuda_major_is_not_offered():
+    _, codes, _ = _run(_NVRTC + "ls /usr/local/cuda-11.8/lib64\n")
+    assert not codes["framework-cuda-libs-missing"].remediation.commands

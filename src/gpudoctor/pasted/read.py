@@ -408,9 +408,38 @@ _TORCH_MOVED = re.compile(
 )
 
 
+# A CUDA toolkit's library directory the text shows (an RPATH, an ls, a module's prefix): a path ending in lib64 or lib
+# with a CUDA version in a component named for CUDA (/usr/local/cuda-12.2/lib64, .../cudacore/12.2.2/lib64). Read per
+# word of a line (split on blanks, ":" and quotes first), so no pattern walks back over a long line.
+_WORD_SPLIT = re.compile(r"[\s:'\"=,;()\[\]`]+")
+_CUDA_LIB_DIR = re.compile(r"^/[\w.+/-]{1,300}/lib(?:64)?$")
+_CUDA_DIR_VERSION = re.compile(
+    r"/[\w+-]*cuda[\w+-]*?(?:[/-]v?|/[\w+-]{1,40}/)(?P<cuda>\d{1,2}\.\d)(?:\.\d+)?(?=/)", re.IGNORECASE
+)
+
+
+def _cuda_lib_dirs(g: Gathered, text: str) -> None:
+    seen: set[str] = set()
+    for line in text.splitlines():
+        if len(seen) >= 4:
+            return
+        if "/lib" not in line or "cuda" not in line.lower():
+            continue
+        for word in _WORD_SPLIT.split(line[:4000]):
+            word = word.rstrip("/")
+            if word in seen or not _CUDA_LIB_DIR.match(word) or _ANONYMISED.search(word):
+                continue
+            if m := _CUDA_DIR_VERSION.search(word):
+                seen.add(word)
+                g.errors.append(
+                    ErrorEvidence("cuda-lib-dir-said", line.strip()[:300], (("cuda", m.group("cuda")), ("path", word)))
+                )
+
+
 def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
+    _cuda_lib_dirs(g, text)
     # Blanks within the line only: `^\s*` would run from every line start across all the blank lines after it
     # (a flood of blank lines read in quadratic time).
     for imported in re.finditer(
