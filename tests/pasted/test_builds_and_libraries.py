@@ -103,3 +103,31 @@ def test_a_missing_cuda_library_whose_directory_the_text_shows_puts_that_directo
 def test_a_directory_of_another_cuda_major_is_not_offered():
     _, codes, _ = _run(_NVRTC + "ls /usr/local/cuda-11.8/lib64\n")
     assert not codes["framework-cuda-libs-missing"].remediation.commands
+
+
+# --- facts written in prose: the driver's version, how many GPUs ----------------------------------------------------
+
+
+def test_a_driver_version_in_running_text_is_read():
+    snapshot, _, _ = _run("my hardware is a GTX1650 (TU116) with driver 470.103.01 & CUDA 11.4.\n")
+    assert snapshot["nvml"]["driver_version"] == "470.103.01"
+
+
+def test_a_driver_version_in_brackets_after_the_gpu_is_read():
+    snapshot, _, _ = _run("OS: Windows 11\nGPU: RTX 3080 (531.18)\n")
+    assert snapshot["nvml"]["driver_version"] == "531.18"
+
+
+def test_a_cuda_version_beside_the_word_driver_is_no_driver_version():
+    snapshot, _, _ = _run("the CUDA driver 12.2 API and GPU: RTX 3080 (12.2)\n")
+    assert not (snapshot.get("nvml") or {}).get("driver_version")
+
+
+def test_a_gpu_count_in_prose_is_kept():
+    snapshot, _, _ = _run("I ran it on a server with 4x A100. It only uses 1 of them.\n")
+    assert [d["name"] for d in snapshot["nvml"]["devices"]] == ["A100"] * 4
+
+
+def test_a_version_before_a_gpu_name_is_no_count():
+    snapshot, _, _ = _run("built with CUDA 11 A100 kernels\n")
+    assert len(snapshot["nvml"]["devices"]) == 1

@@ -330,7 +330,7 @@ def _named_gpu(g: Gathered) -> None:
     from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a paste naming a GPU asks
 
     matrix = load_matrix()
-    found: dict[str, tuple[str, str]] = {}  # the matrix row's name -> (as spelled, compute capability)
+    found: dict[str, tuple[str, str, int]] = {}  # the matrix row's name -> (as spelled, compute capability, count)
     for _, lines in g.texts:
         for line in lines[:_MAX_NAMED_LINES]:
             for m in _NAMED_GPU.finditer(line[:2000]):
@@ -338,16 +338,37 @@ def _named_gpu(g: Gathered) -> None:
                     row = matrix.gpu_for_name(candidate)
                     if row is not None:
                         spelled = m.group("owned") and m.group(0)[m.start("owned") - m.start() :]  # the number on
-                        found.setdefault(row.name, ((spelled or m.group(0)).strip(), row.cc))
+                        count = _gpu_count(line[max(0, m.start() - 40) : m.start()])
+                        found.setdefault(row.name, ((spelled or m.group(0)).strip(), row.cc, count))
                         break
     if len(found) != 1:
         return
-    ((row_name, (spelled, cc)),) = found.items()
-    g.gpus.append({"index": 0, "name": spelled, "compute_capability": cc, "stated": True})
+    ((row_name, (spelled, cc, count)),) = found.items()
+    for index in range(count):
+        g.gpus.append({"index": index, "name": spelled, "compute_capability": cc, "stated": True})
     g.notes.append(f"GPU {spelled!r} named by the reporter: the matrix's {row_name} (compute capability {cc})")
 
 
 _MAX_NAMED_LINES = 5000
+# How many of the GPU the reporter says the machine has, in the words just before its name: "4x A100", "8 × H100",
+# "a server with 4 A100", "two RTX 3090". A bare number must be a multiplier or follow words of having ("with",
+# "have"), so that "CUDA 11 A100" or "Python 3 A100" is no count. At most 16: a machine's, not a cluster's.
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_GPU_COUNT = re.compile(
+    r"(?:\b(?P<mult>\d{1,2})[ \t]*[x\u00d7][ \t]*"
+    r"|\b(?:with|have|has|had|got|using|uses|use|on|are)[ \t]+(?P<said>\d{1,2}|two|three|four|five|six|seven|eight)[ \t]+)"
+    r"(?:NVIDIA[ \t]+)?$",
+    re.IGNORECASE,
+)
+
+
+def _gpu_count(before: str) -> int:
+    m = _GPU_COUNT.search(before)
+    if m is None:
+        return 1
+    said = (m.group("mult") or m.group("said")).lower()
+    n = _NUMBER_WORDS.get(said) or int(said)
+    return n if 1 <= n <= 16 else 1
 
 
 def _gpu_candidates(m: re.Match[str]) -> list[str]:
