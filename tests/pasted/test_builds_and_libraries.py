@@ -131,3 +131,35 @@ def test_a_gpu_count_in_prose_is_kept():
 def test_a_version_before_a_gpu_name_is_no_count():
     snapshot, _, _ = _run("built with CUDA 11 A100 kernels\n")
     assert len(snapshot["nvml"]["devices"]) == 1
+
+
+# --- an extension build whose nvcc is older than the GPU ------------------------------------------------------------
+
+_D2 = """nvcc fatal: Unsupported gpu architecture 'compute_86'
+
+----------------------  ---------------------------------------------------------------
+sys.platform            linux
+CUDA compiler           Build cuda_11.0_bu.TC445_37.28845127_0
+PyTorch                 1.7.0+cu110 @/usr/local/lib/python3.6/dist-packages/torch
+GPU 0                   GeForce RTX 3070
+torchvision             0.8.1+cu110 @/usr/local/lib/python3.6/dist-packages/torchvision
+"""
+
+
+def test_an_environment_tables_nvcc_and_torch_rows_are_read():
+    snapshot, _, _ = _run(_D2)
+    assert snapshot["python"]["distributions"]["torch"] == "1.7.0+cu110"
+    assert snapshot["python"]["site_packages"] == ["/usr/local/lib/python3.6/dist-packages"]  # no "@", no package
+
+
+def test_nvcc_older_than_the_gpu_offers_the_newest_arch_of_the_gpus_major_with_ptx():
+    _, codes, _ = _run(_D2)
+    f = codes["toolkit-arch-unsupported"]
+    (env,) = f.remediation.alternative.commands
+    assert (env.name, env.value) == ("TORCH_CUDA_ARCH_LIST", "8.0+PTX")
+
+
+def test_no_same_major_build_where_the_gpu_is_of_a_newer_major():
+    # CUDA 10.2 targets up to 7.5: an 8.6 GPU runs none of its cubins, only a newer toolkit helps
+    _, codes, _ = _run(_D2.replace("cuda_11.0_bu", "cuda_10.2_bu").replace("+cu110", "+cu102"))
+    assert codes["toolkit-arch-unsupported"].remediation.alternative is None

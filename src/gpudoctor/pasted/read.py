@@ -457,10 +457,27 @@ def _cuda_lib_dirs(g: Gathered, text: str) -> None:
                 )
 
 
+# detectron2's environment table (detectron2/utils/collect_env.py @16a47a98): its "CUDA compiler" row is the last line of
+# `nvcc -V` ("Build cuda_11.0_bu.TC445_37.28845127_0"; builds of the extension print "CUDA 11.0"), its "PyTorch" row
+# torch's version and directory ("1.7.0+cu110 @/usr/local/lib/python3.6/dist-packages/torch").
+_D2_NVCC = re.compile(r"^[ \t]*CUDA compiler[ \t]+(?:Build[ \t]+cuda_|CUDA[ \t]+)(?P<v>\d{1,2}\.\d)(?!\d)", re.M)
+_D2_TORCH = re.compile(r"^[ \t]*PyTorch[ \t]+(?P<v>\d+\.\d+\.\d+(?:\+\w+)?)[ \t]+@/\S{0,300}?/torch[ \t]*$", re.M)
+
+
+def _environment_table(g: Gathered, text: str) -> None:
+    if g.nvcc is None and (m := _D2_NVCC.search(text)):
+        g.nvcc = f"Cuda compilation tools, release {m.group('v')}, V{m.group('v')}\n"
+        g.notes.append(f"nvcc {m.group('v')}: the CUDA compiler row of an environment table")
+    if "torch" not in g.distributions and (m := _D2_TORCH.search(text)):
+        g.distributions["torch"] = m.group("v")
+        g.torch_version = g.torch_version or m.group("v")
+
+
 def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
     _cuda_lib_dirs(g, text)
+    _environment_table(g, text)
     # Blanks within the line only: `^\s*` would run from every line start across all the blank lines after it
     # (a flood of blank lines read in quadratic time).
     for imported in re.finditer(
@@ -747,6 +764,9 @@ def _conda_row(g: Gathered, name: str, version: str, build: str) -> None:
             g.conda_builds[name] = build
 
 
+_SITE_OF_LOCATION = re.compile(r"^@?(?P<site>\S+?[\\/](?:site|dist)-packages)(?:[\\/]\S*)?$")
+
+
 def _pip_list(g: Gathered, block: Block) -> str:
     if block.lines and block.lines[0].split()[:2] == ["Package", "Version"]:
         _whole(g)
@@ -756,8 +776,8 @@ def _pip_list(g: Gathered, block: Block) -> str:
         if len(parts) < 2 or parts[0] == "Package" or set(parts[0]) <= {"-"} or not re.match(r"v?\d", parts[1]):
             continue
         g.distributions[canonical_name(parts[0])] = parts[1].lstrip("v")
-        if len(parts) >= 3 and ("site-packages" in parts[2] or "dist-packages" in parts[2]):
-            _site(g, parts[2])
+        if len(parts) >= 3 and (site := _SITE_OF_LOCATION.match(parts[2])):
+            _site(g, site.group("site"))  # pip's location column, or a package's own directory after "@" (detectron2)
         n += 1
     return f"{n} distribution(s)" + _named(g)
 
