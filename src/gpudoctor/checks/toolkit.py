@@ -645,8 +645,14 @@ def _same_major_build(facts: Facts, cc: str, high: str, fix: Any) -> Any:
     from gpudoctor.probed import Found
 
     torch = facts.frameworks.torch
-    if not isinstance(torch, Found) or fix.alternative is not None or cc.split(".")[0] != high.split(".")[0]:
+    if not isinstance(torch, Found) or not torch.value.cuda or fix.alternative is not None:
+        return fix  # (a CPU build of torch builds no CUDA extension)
+    major = cc.split(".")[0]
+    if major != high.split(".")[0]:
         return fix
+    # The major's first architecture (8.0 for 8.6): every toolkit targeting the major has it, and it is no Tegra
+    # part's (8.7 is Jetson Orin's), whose cubins nobody builds for a discrete GPU.
+    high = f"{major}.0"
     return replace(
         fix,
         alternative=Remediation(
