@@ -163,3 +163,35 @@ def test_no_same_major_build_where_the_gpu_is_of_a_newer_major():
     # CUDA 10.2 targets up to 7.5: an 8.6 GPU runs none of its cubins, only a newer toolkit helps
     _, codes, _ = _run(_D2.replace("cuda_11.0_bu", "cuda_10.2_bu").replace("+cu110", "+cu102"))
     assert codes["toolkit-arch-unsupported"].remediation.alternative is None
+
+
+# --- NVIDIA's PyTorch image whose own torch was replaced or shadowed ------------------------------------------------
+
+_TE = (
+    "ImportError: /usr/local/lib/python3.8/dist-packages/transformer_engine_extensions.cpython-38-x86_64-linux-gnu.so: "
+    "undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\n"
+)
+
+
+def test_a_release_torch_over_the_images_own_brings_a_fresh_container_back():
+    text = "container: nvcr.io/nvidia/pytorch:23.04-py3\n\ntorch==2.0.1\n\n" + _TE
+    _, codes, _ = _run(text)
+    rem = codes["extension-symbol-missing"].remediation
+    assert rem.commands[0].argv == ("docker", "run", "--gpus", "all", "-it", "--rm", "nvcr.io/nvidia/pytorch:23.04-py3")
+    assert not any("--no-build-isolation" in c.argv for c in rem.commands if isinstance(c, Cmd))
+
+
+def test_the_images_extension_with_no_torch_shown_looks_for_a_shadowing_torch():
+    text = "I use the `nvcr.io/nvidia/pytorch` docker image (i.e., `24.08-py3`) with singularity.\n" + _TE.replace(
+        "python3.8", "python3.10"
+    )
+    _, codes, _ = _run(text)
+    cmds = codes["extension-symbol-missing"].remediation.commands
+    assert "torch.__file__" in cmds[0].argv[-1]
+    assert (cmds[1].name, cmds[1].value) == ("PYTHONNOUSERSITE", "1")
+
+
+def test_an_extension_outside_any_image_keeps_the_rebuild_advice():
+    _, codes, _ = _run("torch==2.0.1\n" + _TE)
+    rem = codes["extension-symbol-missing"].remediation
+    assert rem is None or not any(getattr(c, "name", "") == "PYTHONNOUSERSITE" for c in rem.commands)

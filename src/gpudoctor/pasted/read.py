@@ -195,7 +195,8 @@ def _torch_wheel_downloaded(g: Gathered) -> None:
             return
 
 
-_NGC_PYTORCH = re.compile(r"\bnvcr\.io/nvidia/pytorch:\d{2}\.\d{2}-py3\b")
+# (also named with its tag a few words on: "the `nvcr.io/nvidia/pytorch` docker image (i.e., `24.08-py3`)")
+_NGC_PYTORCH = re.compile(r"\bnvcr\.io/nvidia/pytorch(?::|`?[^\n:]{0,60}?(?<![\w.])`?)(?P<tag>\d{2}\.\d{2}-py3)\b")
 # A wheel file name of a compiled torch companion (flash_attn-2.5.3+cu122torch2.1cxx11abiFALSE-cp310-cp310-linux_x86_64.whl):
 # the release the reporter installed, the one a rebuild keeps.
 _COMPANION_WHEEL = re.compile(
@@ -212,7 +213,9 @@ def _image_torch(g: Gathered) -> None:
         for line in lines:
             image = _NGC_PYTORCH.search(line[:2_000])
             if image and len(g.cues) < 64 and not any(c.get("cue") == TORCH_OF_IMAGE for c in g.cues):
-                g.cues.append({"cue": TORCH_OF_IMAGE, "means": image.group(0), "line": line.strip()[:300]})
+                g.cues.append(
+                    {"cue": TORCH_OF_IMAGE, "means": f"nvcr.io/nvidia/pytorch:{image.group('tag')}", "line": line.strip()[:300]}
+                )
     wheels: dict[str, set[str]] = {}
     for _name, lines in g.texts:
         for line in lines:
