@@ -195,3 +195,33 @@ def test_an_extension_outside_any_image_keeps_the_rebuild_advice():
     _, codes, _ = _run("torch==2.0.1\n" + _TE)
     rem = codes["extension-symbol-missing"].remediation
     assert rem is None or not any(getattr(c, "name", "") == "PYTHONNOUSERSITE" for c in rem.commands)
+
+
+# --- a GPU below a component's minimum architecture -----------------------------------------------------------------
+
+_CUML = """  File "cuml/cluster/dbscan.pyx", line 253, in cuml.cluster.dbscan.DBSCAN.fit
+RuntimeError: Exception occured! FAIL: call='cudaGetLastError()'. Reason:no kernel image is available for execution on the device
+
+nvidia-smi -L
+GPU 0: Tesla M60 (UUID: GPU-a57c5af6-46ff-2642-e855-6815c2af4f0d)
+GPU 1: Tesla M60 (UUID: GPU-ded0fd48-5551-bf9b-1e51-0c82b92edb4f)
+
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 430.64       Driver Version: 430.64       CUDA Version: 10.1     |
+|-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_a_gpu_below_every_rapids_release_is_the_cause_of_its_missing_kernel_image():
+    snapshot, codes, asks = _run(_CUML)
+    assert [d["name"] for d in snapshot["nvml"]["devices"]] == ["Tesla M60", "Tesla M60"]  # the table was cut
+    f = codes["framework-arch-unsupported"]
+    assert f.remediation.component == "gpu" and not f.remediation.commands
+    assert "pasted-error-unexplained" not in codes
+    assert not any(a.startswith("nvidia-smi -L") for a in asks)
+
+
+def test_a_gpu_rapids_runs_on_gets_no_such_finding():
+    _, codes, _ = _run(_CUML.replace("Tesla M60", "Tesla P100-PCIE-16GB"))
+    f = codes.get("framework-arch-unsupported")
+    assert f is None or "rapids" not in f.title

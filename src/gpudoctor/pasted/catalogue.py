@@ -81,6 +81,7 @@ class Component:
     framework: str  # the framework whose shown build answers the asks ("" for none)
     decides: str
     source: dict[str, str]
+    min_cc: str = ""  # the lowest compute capability any release of it runs on (its source says so)
 
 
 @functools.cache
@@ -96,6 +97,7 @@ def components() -> tuple[Component, ...]:
             framework=raw.get("framework", ""),
             decides=raw["decides"],
             source=dict(raw["source"]),
+            min_cc=raw.get("min_cc", ""),
         )
         for raw in data.get("component", ())
     )
