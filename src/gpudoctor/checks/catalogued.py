@@ -823,6 +823,91 @@ def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Triton's "libcuda.so cannot found!" (triton/common/build.py, libcuda_dirs @0ad2a436): it links its launcher with
+    -lcuda against the directories `ldconfig -p` lists for libcuda, and the linker needs the unversioned libcuda.so
+    there. A driver installed without its development link has only libcuda.so.1: the driver works, and a symlink
+    beside it (the message names the file) is the fix; no toolkit, driver or package reinstall is."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "triton-libcuda-missing")
+    if not said:
+        return
+    e = said[0]
+    located = e.get("located") or ""
+    lib_dir, _, name = located.rpartition("/")
+    check = Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="the driver's libcuda files the loader's cache lists")
+    if lib_dir and name != "libcuda.so":
+        summary = (
+            f"Create libcuda.so beside the driver's {name} in {lib_dir} and refresh the loader's cache, then clear "
+            "Triton's cache (~/.triton/cache) and rerun. (Triton releases that read TRITON_LIBCUDA_PATH also take a "
+            "directory of your own holding such a symlink, without root.)"
+        )
+        commands: tuple = (
+            check,
+            Cmd(("ln", "-s", located, f"{lib_dir}/libcuda.so"), root=True),
+            Cmd(("ldconfig",), root=True),
+        )
+    else:
+        summary = (
+            "Triton found no libcuda in the loader's cache: refresh the cache (the driver's library directory must be "
+            "in /etc/ld.so.conf.d), check that libcuda.so.1 and libcuda.so are listed, then rerun."
+        )
+        commands = (Cmd(("ldconfig",), root=True), check)
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "Triton cannot link its launcher: no libcuda.so (the driver's unversioned link) where the loader's cache lists libcuda",
+        "Triton said so, as the text shows: it compiles a small launcher with -lcuda against the directories of the "
+        "driver's libcuda that `ldconfig -p` lists, and the linker needs the name libcuda.so there"
+        + (f"; only {located} is there" if located else "")
+        + ". The driver's library itself is installed; its development link is not. No CUDA toolkit, driver or "
+        "package reinstall changes that.",
+        (ev("pasted", e.line),),
+        Remediation(summary, commands, requires_root=True, component="environment"),
+    )
+
+
+def check_component_below_min_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A component the paste names (catalogue.toml's [[component]]) whose every release needs a compute capability the
+    GPUs shown lack (RAPIDS: Pascal, 6.0), beside its "no kernel image is available": its kernels were never built for
+    this GPU, so no driver, toolkit or package version changes it; another GPU does."""
+    from gpudoctor.facts import COMPONENT_NAMED
+    from gpudoctor.pasted.catalogue import components
+    from gpudoctor.planner.context import gpu_cc
+    from gpudoctor.versions import vkey
+
+    failed = _said(facts, "no-kernel-image")
+    if not failed:
+        return
+    named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
+    for comp in components():
+        if comp.id not in named or not comp.min_cc:
+            continue
+        ccs = [(g, cc) for g in facts.driver.gpus if (cc := gpu_cc(g, ctx))]
+        if not ccs or any(vkey(cc) >= vkey(comp.min_cc) for _, cc in ccs):
+            continue  # (a GPU that it runs on may be the one that failed)
+        g, cc = ccs[0]
+        yield Finding(
+            "framework-arch-unsupported",
+            Severity.ERROR,
+            "frameworks",
+            f"{comp.id} does not run on the {g.name} (compute capability {cc}; it needs {comp.min_cc} or newer)",
+            f"The text shows 'no kernel image is available for execution on the device' from {comp.id}, on GPUs of compute "
+            f"capability {cc}: its releases are built for {comp.min_cc} and newer only ({comp.source.get('repo', '')} "
+            f"{comp.source.get('path', '')}), so no driver, CUDA or package version gives it kernels for this GPU.",
+            (ev("pasted", failed[0].line), ev(g.source, f"{g.name}: {cc}")),
+            Remediation(
+                f"Run it on a GPU of compute capability {comp.min_cc} or newer (another machine or cloud instance); on this "
+                "one, use the CPU libraries it mirrors. No install fixes it.",
+                (),
+                component="gpu",
+            ),
+        )
+        return
+
+
 def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """The paste names the machine's only GPU, another vendor's (gpudoctor.pasted.cues): there is no NVIDIA GPU, so
     a CUDA program's failure (driver "insufficient", docker's --gpus refused) is that, and the way is the CPU."""
@@ -942,6 +1027,10 @@ CHECKS = (
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
+    Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
+    Check(
+        "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
+    ),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-ptx-version", "toolkit", ("toolkit-newer-than-driver",), check_ptx_newer_than_driver, ("pasted",)),
 )

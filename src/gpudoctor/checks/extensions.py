@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor import symbols
 from gpudoctor.checks.base import Check, Context, ev
-from gpudoctor.cmdline import Line, SetEnv
+from gpudoctor.cmdline import Cmd, Line, SetEnv
 from gpudoctor.facts import SOURCE_CHECKOUT, TORCH_OF_IMAGE, Facts
 from gpudoctor.lazypattern import LazyPattern  # a companion's or a paste's texts only
 from gpudoctor.model import Finding, Remediation, Severity
@@ -392,7 +392,10 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         checkout = next(
             (c.get("means") for c in facts.pasted.cues if c.get("cue") == SOURCE_CHECKOUT and c.get("package") == owner), None
         )
-        if checkout and companion is None:
+        replaced = _image_torch_replaced(facts, torch, obj)
+        if replaced is not None:
+            rem = replaced
+        elif checkout and companion is None:
             rem = _rebuild_checkout(facts, ctx, owner or "", checkout)
         elif image and owner in _MOVES_TO_TORCH:
             # No release wheel of anything is built for an image's own torch: the extension is built against it.
@@ -418,7 +421,15 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{obj} was built against another torch: it needs {name} ({symbols.demangle(name)}), which {lib} of the "
             f"torch it loads{f' ({torch})' if torch else ''} does not export"
             + (" (the name uses the new C++ ABI, std::__cxx11)" if abi else "")
-            + ". Install the build of it made for this torch, or rebuild it against this torch with --no-build-isolation.",
+            + (
+                (
+                    ". It was built against the image's own torch, which a torch release from the index replaced."
+                    if torch
+                    else ". It is the image's own, built against the image's torch: another torch loaded."
+                )
+                if replaced is not None
+                else ". Install the build of it made for this torch, or rebuild it against this torch with --no-build-isolation."
+            ),
             (ev("pasted", e.line),),
             rem,
         )
@@ -443,6 +454,48 @@ def _rebuild_checkout(facts: Facts, ctx: Context, name: str, checkout: str) -> R
         "whose torch it must load (--no-build-isolation builds against that torch). Remove the checkout's build "
         "directory first if it has one: objects left there from the old build would be linked again.",
         tuple(cmds),
+        component="torch",
+    )
+
+
+def _image_torch_replaced(facts: Facts, torch: str | None, obj: str = "") -> Remediation | None:
+    """In NVIDIA's PyTorch image a torch release from the index (2.0.1) stands where the image's own build was
+    (2.1.0a0+fe05266): a `pip install` of something that depends on torch replaced it, and every extension the image
+    built against its own torch (Transformer Engine, apex) fails to load. No rebuild for the index's torch is the way:
+    the image's torch comes back with a fresh container, and extras go in without their dependencies."""
+    from gpudoctor.checks.frameworks import image_build
+    from gpudoctor.planner.where import python_step
+
+    image = next((c.get("means") for c in facts.pasted.cues if c.get("cue") == TORCH_OF_IMAGE), None)
+    if image is None or (torch and image_build(torch)):
+        return None
+    if not torch:
+        if not obj.startswith("/usr/local/lib/python"):
+            return None
+        # The image's own extension (its system site-packages) meets another torch than the image's, and the text
+        # shows none installed: one from outside the image shadows it, most often the user site (~/.local), which
+        # Singularity and Apptainer mount with the home directory, or a PYTHONPATH entry.
+        return Remediation(
+            "The extension is the image's own and was built with its torch, so the torch that loaded is another one: "
+            "from outside the image, most often the user site (~/.local) of a mounted home directory (Singularity and "
+            "Apptainer mount it by default) or a PYTHONPATH entry. See which torch loads, then keep the user site out "
+            "(or start the container with --no-home / --cleanenv).",
+            (
+                python_step(facts, "-c", "import sys, torch; print(torch.__file__, torch.__version__); print(sys.path)"),
+                SetEnv("PYTHONNOUSERSITE", "1", note="Python then ignores the user site, .local in the home directory"),
+            ),
+            component="environment",
+        )
+    return Remediation(
+        f"pip replaced the torch of {image} (NVIDIA's own build, which the image's extensions are built against) with "
+        f"torch {torch} from the index, so those extensions no longer load. Start a fresh container from the image, "
+        "whose torch is intact (or rebuild the image without that pip line), and install extra packages there with "
+        "--no-deps so that pip leaves torch alone; a package that needs a build for the image's torch is built against "
+        "it (--no-build-isolation --no-binary). Check that torch.__version__ is the image's again.",
+        (
+            Cmd(("docker", "run", "--gpus", "all", "-it", "--rm", image), note="on the host: a fresh container of the image"),
+            pip(facts, "show", "torch"),
+        ),
         component="torch",
     )
 

@@ -619,6 +619,38 @@ def _toolkit_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
     )
 
 
+# The libraries whose soname carries the CUDA major from CUDA 11 on (libcudart.so.12, libnvrtc.so.12, libcublas.so.12):
+# a toolkit directory of that major holds them (cuFFT's and cuRAND's sonames count their own versions).
+_CUDA_MAJOR_SONAME = LazyPattern(r"^lib(?:cudart|nvrtc|cublas|cublasLt|nvJitLink)\.so\.(?P<major>1[1-9])$")
+
+
+def _shown_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
+    """The libraries missing belong to a CUDA major whose toolkit library directory the text itself shows (an RPATH,
+    an ls, a site's software tree): the library is there, and the loader does not search there (a library opened with
+    dlopen by its soname ignores the RPATH of the module that opens it). That directory goes first on LD_LIBRARY_PATH,
+    after a look that it holds the library; on a cluster the site's CUDA module sets it."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.remedy import cluster_node, keep_path, library_dir
+
+    majors = {m.group("major") for s in missing if (m := _CUDA_MAJOR_SONAME.match(s))}
+    if len(majors) != 1 or not all(_CUDA_MAJOR_SONAME.match(s) for s in missing):
+        return None
+    (major,) = majors
+    dirs = [e.get("path") for e in _said(facts, "cuda-lib-dir-said") if (e.get("cuda") or "").split(".")[0] == major]
+    if not dirs:
+        return None
+    lib = next((d for d in dirs if d.endswith("/lib64")), dirs[0])
+    return Remediation(
+        f"The text shows CUDA {major}'s library directory, {lib}: the library is there and the loader does not search "
+        "it. Put it first on LD_LIBRARY_PATH in every shell and job that runs the program"
+        + (" (the site's CUDA module, `module load cuda`, sets it where one is provided)" if cluster_node(facts) else "")
+        + "."
+        + keep_path(facts),
+        (Cmd(("ls", f"{lib}/{sorted(missing)[0]}")), library_dir(facts, (lib,))),
+        component="environment",
+    )
+
+
 def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
     from gpudoctor.checks.frameworks import check_cuda_libs
@@ -643,6 +675,7 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "searches (LD_LIBRARY_PATH, the ldconfig cache, NVIDIA's pip wheels).",
             tuple(ev("pasted", f"{m}: cannot be loaded") for m in others),
             _toolkit_lib_dir(facts, others)
+            or _shown_lib_dir(facts, others)
             or Remediation(
                 "Install the CUDA libraries of the framework's CUDA version where it loads them (for pip installs, the "
                 "framework's CUDA extra installs NVIDIA's wheels), or add their directory to LD_LIBRARY_PATH.",
@@ -964,6 +997,7 @@ _DESCRIPTIVE = frozenset(
         "arch-list",
         "driver-version-said",
         "cuda-version-said",
+        "cuda-lib-dir-said",
         "cuda-toolkit-said",
         "cuda-runtime-said",
         "windows-build",
@@ -991,6 +1025,10 @@ def _failure(e, facts: Facts) -> bool:
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
         return False
+    if e.kind == "whisper-on-cpu":
+        # Whisper on the CPU is a failure only on a machine with an NVIDIA GPU, named in the text: a CPU run chosen
+        # by the program or on a machine without one is no fault of the environment.
+        return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     return e.kind not in _DESCRIPTIVE and not (e.kind == "library-missing" and _TF_WARNING.search(e.line))
 
 

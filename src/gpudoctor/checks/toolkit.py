@@ -624,11 +624,44 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"kernels for sm_{cc.replace('.', '')}: 'nvcc fatal: Unsupported gpu architecture' at build time, or "
             "'no kernel image is available for execution on the device' at run time.",
             (ev(f"toolkit:{tk.root}", tk.version), ev(g.source, f"{g.name}: {cc}")),
-            toolkit_fix(facts, ctx).remediation(
-                "Use a toolkit that supports this GPU (newer GPUs need newer CUDA; CUDA 13 dropped Maxwell, Pascal and Volta)."
+            _same_major_build(
+                facts,
+                cc,
+                high,
+                toolkit_fix(facts, ctx).remediation(
+                    "Use a toolkit that supports this GPU (newer GPUs need newer CUDA; CUDA 13 dropped Maxwell, Pascal and Volta)."
+                ),
             ),
             target.source if target else (),
         )
+
+
+def _same_major_build(facts: Facts, cc: str, high: str, fix: Any) -> Any:
+    """A PyTorch extension built by this nvcc can still run on the GPU where the newest architecture it targets is of
+    the GPU's major (8.0 for an 8.6 GPU): cubins of one major run on its later minors (NVIDIA's CUDA C++ Programming
+    Guide, "Binary Compatibility"), and PyTorch's extension builder reads the architectures from TORCH_CUDA_ARCH_LIST
+    (torch/utils/cpp_extension.py, _get_cuda_arch_flags), "+PTX" adding PTX the driver compiles for the GPU."""
+    from gpudoctor.cmdline import SetEnv
+    from gpudoctor.probed import Found
+
+    torch = facts.frameworks.torch
+    if not isinstance(torch, Found) or not torch.value.cuda or fix.alternative is not None:
+        return fix  # (a CPU build of torch builds no CUDA extension)
+    major = cc.split(".")[0]
+    if major != high.split(".")[0]:
+        return fix
+    # The major's first architecture (8.0 for 8.6): every toolkit targeting the major has it, and it is no Tegra
+    # part's (8.7 is Jetson Orin's), whose cubins nobody builds for a discrete GPU.
+    high = f"{major}.0"
+    return replace(
+        fix,
+        alternative=Remediation(
+            f"Keep this nvcc and build the extension for compute capability {high} with PTX, which runs on the GPU's "
+            f"{cc} (same major); then rebuild the extension from a clean build directory.",
+            (SetEnv("TORCH_CUDA_ARCH_LIST", f"{high}+PTX", note="the architectures PyTorch's extension builder compiles for"),),
+            component="environment",
+        ),
+    )
 
 
 CHECKS = (

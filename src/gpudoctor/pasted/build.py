@@ -113,13 +113,19 @@ def _os_release(pretty: str) -> str:
     return f'PRETTY_NAME="{safe}"\nID={re.sub(r"[^a-z0-9]", "", distro) or "linux"}\nVERSION_ID="{version}"\n'
 
 
+def _table_cut(table: str) -> bool:
+    """An nvidia-smi table pasted without its GPU rows (cut off after the header): it says nothing about the GPUs."""
+    return not re.search(r"^\|\s*\d+\s+\S", table, re.M)
+
+
 def _nvml(g: Gathered) -> dict[str, Any] | None:
     """NVML as the text showed it: a version mismatch it reported, or the driver and GPUs a program read through it."""
     if g.nvml_mismatch:
         return {"status": "lib_rm_version_mismatch", "error": g.nvml_mismatch}
-    if g.smi_failure or (g.smi_table and not g.gpus):
+    if g.smi_failure or (g.smi_table and not g.gpus and not (g.listed_gpus and _table_cut(g.smi_table))):
         # nvidia-smi itself is recorded: the probes read it there (a failure after a table wins). GPUs named
-        # elsewhere (collect_env, a warning) beside a table that lists none are still the GPUs NVML saw.
+        # elsewhere (collect_env, a warning) beside a table that lists none are still the GPUs NVML saw; so are
+        # nvidia-smi -L's beside a table cut off before its GPU rows.
         return None
     # nvidia-smi -L reads the GPUs through NVML, so a list is NVML working when it was printed; GPUs named
     # elsewhere (collect_env, -q) carry more and win.

@@ -81,6 +81,7 @@ class Component:
     framework: str  # the framework whose shown build answers the asks ("" for none)
     decides: str
     source: dict[str, str]
+    min_cc: str = ""  # the lowest compute capability any release of it runs on (its source says so)
 
 
 @functools.cache
@@ -96,6 +97,7 @@ def components() -> tuple[Component, ...]:
             framework=raw.get("framework", ""),
             decides=raw["decides"],
             source=dict(raw["source"]),
+            min_cc=raw.get("min_cc", ""),
         )
         for raw in data.get("component", ())
     )
@@ -123,10 +125,14 @@ def match(text: str) -> list[ErrorEvidence]:
             if found := message.pattern.search(line):
                 where = line
                 break
-        if found is None and message.joined:
+        # A joined message's optional part may sit on the lines after its first (Triton's "Possible files are located
+        # at [...]" under "libcuda.so cannot found!"): the wrapped text is read where the line left a group empty.
+        if message.joined and (found is None or None in found.groupdict().values()):
             if joined is None:
                 joined = re.sub(r"\s*\n\s*", " ", text)
-            if found := message.pattern.search(joined):
+            more = message.pattern.search(joined)
+            if more is not None and (found is None or sum(map(bool, more.groups())) > sum(map(bool, found.groups()))):
+                found = more
                 where = joined[found.start() : found.end()]  # the message from its start: provenance finds the line it starts on
         if found is not None:
             values = {k: v.strip() for k, v in found.groupdict().items() if v}

@@ -210,7 +210,13 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
     if nvcc := commands.get("nvcc --version"):
         release = re.search(r"release (\d+\.\d+)", nvcc.get("stdout") or "")
         stated: list[dict[str, Any] | None] = (
-            [text.search(re.compile(r"Cuda compilation tools, release " + re.escape(release.group(1))))] if release else []
+            [
+                text.search(re.compile(r"Cuda compilation tools, release " + re.escape(release.group(1))))
+                # an environment table's CUDA compiler row (detectron2's collect_env: the last line of nvcc -V)
+                or text.search(re.compile(r"CUDA compiler\s+(?:Build\s+cuda_|CUDA\s+)" + re.escape(release.group(1))))
+            ]
+            if release
+            else []
         )
         add("commands.nvcc --version", release.group(1) if release else "", stated + errors("cuda-version-detected-mismatch"))
     if commands.get("ldconfig -p"):

@@ -195,7 +195,8 @@ def _torch_wheel_downloaded(g: Gathered) -> None:
             return
 
 
-_NGC_PYTORCH = re.compile(r"\bnvcr\.io/nvidia/pytorch:\d{2}\.\d{2}-py3\b")
+# (also named with its tag a few words on: "the `nvcr.io/nvidia/pytorch` docker image (i.e., `24.08-py3`)")
+_NGC_PYTORCH = re.compile(r"\bnvcr\.io/nvidia/pytorch(?::|`?[^\n:]{0,60}?(?<![\w.])`?)(?P<tag>\d{2}\.\d{2}-py3)\b")
 # A wheel file name of a compiled torch companion (flash_attn-2.5.3+cu122torch2.1cxx11abiFALSE-cp310-cp310-linux_x86_64.whl):
 # the release the reporter installed, the one a rebuild keeps.
 _COMPANION_WHEEL = re.compile(
@@ -212,7 +213,9 @@ def _image_torch(g: Gathered) -> None:
         for line in lines:
             image = _NGC_PYTORCH.search(line[:2_000])
             if image and len(g.cues) < 64 and not any(c.get("cue") == TORCH_OF_IMAGE for c in g.cues):
-                g.cues.append({"cue": TORCH_OF_IMAGE, "means": image.group(0), "line": line.strip()[:300]})
+                g.cues.append(
+                    {"cue": TORCH_OF_IMAGE, "means": f"nvcr.io/nvidia/pytorch:{image.group('tag')}", "line": line.strip()[:300]}
+                )
     wheels: dict[str, set[str]] = {}
     for _name, lines in g.texts:
         for line in lines:
@@ -312,6 +315,9 @@ _NAMED_GPU = re.compile(
     r"|(?:NVIDIA[ \t]+)?(?P<brand>Tesla|Quadro|TITAN)[ \t]+(?P<model>(?:RTX[ \t]+)?[A-Z]{0,2}\d{1,4}[A-Z]{0,2}|Xp?|V|RTX)"
     r"|NVIDIA[ \t]+(?P<bare>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<bsfx>Ti|SUPER))?"
     r"|(?:NVIDIA[ \t]+)?(?P<dc>[AHB][1-9]00)"
+    # a GeForce number the reporter says they own ("I have a 3060", "my 3090 Ti"): the owning words make it a card
+    r"|(?:i[ \t]+have|i've[ \t]+got|i[ \t]+use|my)[ \t]+(?:an?[ \t]+)?(?P<owned>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<osfx>Ti|SUPER))?"
+    r"(?![ \t]*(?:mhz|hz|mb|gb|w|rpm|x\d)\b)"
     r")(?![\w-]|\.\w)",  # a sentence's full stop may follow, not a version's or a file's dot
     re.IGNORECASE | re.ASCII,  # ASCII words: "nvidia 2070显卡" names the 2070 (a CJK word may follow without a space)
 )
@@ -327,23 +333,45 @@ def _named_gpu(g: Gathered) -> None:
     from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a paste naming a GPU asks
 
     matrix = load_matrix()
-    found: dict[str, tuple[str, str]] = {}  # the matrix row's name -> (as spelled, compute capability)
+    found: dict[str, tuple[str, str, int]] = {}  # the matrix row's name -> (as spelled, compute capability, count)
     for _, lines in g.texts:
         for line in lines[:_MAX_NAMED_LINES]:
             for m in _NAMED_GPU.finditer(line[:2000]):
                 for candidate in _gpu_candidates(m):
                     row = matrix.gpu_for_name(candidate)
                     if row is not None:
-                        found.setdefault(row.name, (m.group(0).strip(), row.cc))
+                        spelled = m.group("owned") and m.group(0)[m.start("owned") - m.start() :]  # the number on
+                        count = _gpu_count(line[max(0, m.start() - 40) : m.start()])
+                        found.setdefault(row.name, ((spelled or m.group(0)).strip(), row.cc, count))
                         break
     if len(found) != 1:
         return
-    ((row_name, (spelled, cc)),) = found.items()
-    g.gpus.append({"index": 0, "name": spelled, "compute_capability": cc, "stated": True})
+    ((row_name, (spelled, cc, count)),) = found.items()
+    for index in range(count):
+        g.gpus.append({"index": index, "name": spelled, "compute_capability": cc, "stated": True})
     g.notes.append(f"GPU {spelled!r} named by the reporter: the matrix's {row_name} (compute capability {cc})")
 
 
 _MAX_NAMED_LINES = 5000
+# How many of the GPU the reporter says the machine has, in the words just before its name: "4x A100", "8 × H100",
+# "a server with 4 A100", "two RTX 3090". A bare number must be a multiplier or follow words of having ("with",
+# "have"), so that "CUDA 11 A100" or "Python 3 A100" is no count. At most 16: a machine's, not a cluster's.
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_GPU_COUNT = re.compile(
+    r"(?:\b(?P<mult>\d{1,2})[ \t]*[x\u00d7][ \t]*"
+    r"|\b(?:with|have|has|had|got|using|uses|use|on|are)[ \t]+(?P<said>\d{1,2}|two|three|four|five|six|seven|eight)[ \t]+)"
+    r"(?:NVIDIA[ \t]+)?$",
+    re.IGNORECASE,
+)
+
+
+def _gpu_count(before: str) -> int:
+    m = _GPU_COUNT.search(before)
+    if m is None:
+        return 1
+    said = (m.group("mult") or m.group("said")).lower()
+    n = _NUMBER_WORDS.get(said) or int(said)
+    return n if 1 <= n <= 16 else 1
 
 
 def _gpu_candidates(m: re.Match[str]) -> list[str]:
@@ -352,8 +380,8 @@ def _gpu_candidates(m: re.Match[str]) -> list[str]:
         return [f"GeForce {m.group('series').upper()} {m.group('num')} {m.group('sfx') or ''}".strip()]
     if m.group("brand"):
         return [f"{m.group('brand')} {m.group('model')}"]
-    if m.group("bare"):
-        rest = f"{m.group('bare')} {m.group('bsfx') or ''}".strip()
+    if m.group("bare") or m.group("owned"):
+        rest = f"{m.group('bare') or m.group('owned')} {m.group('bsfx') or m.group('osfx') or ''}".strip()
         return [f"GeForce RTX {rest}", f"GeForce GTX {rest}"]
     return [m.group("dc")]
 
@@ -404,9 +432,55 @@ _TORCH_MOVED = re.compile(
 )
 
 
+# A CUDA toolkit's library directory the text shows (an RPATH, an ls, a module's prefix): a path ending in lib64 or lib
+# with a CUDA version in a component named for CUDA (/usr/local/cuda-12.2/lib64, .../cudacore/12.2.2/lib64). Read per
+# word of a line (split on blanks, ":" and quotes first), so no pattern walks back over a long line.
+_WORD_SPLIT = re.compile(r"[\s:'\"=,;()\[\]`]+")
+_CUDA_LIB_DIR = re.compile(r"^/[\w.+/-]{1,300}/lib(?:64)?$")
+_CUDA_DIR_VERSION = re.compile(
+    r"/[\w+-]*cuda[\w+-]*?(?:[/-]v?|/[\w+-]{1,40}/)(?P<cuda>\d{1,2}\.\d)(?:\.\d+)?(?=/)", re.IGNORECASE
+)
+
+
+def _cuda_lib_dirs(g: Gathered, text: str) -> None:
+    seen: set[str] = set()
+    for line in text.splitlines():
+        if len(seen) >= 4:
+            return
+        if "/lib" not in line or "cuda" not in line.lower():
+            continue
+        for word in _WORD_SPLIT.split(line[:4000]):
+            word = word.rstrip("/")
+            if word in seen or not _CUDA_LIB_DIR.match(word) or _ANONYMISED.search(word):
+                continue
+            if m := _CUDA_DIR_VERSION.search(word):
+                seen.add(word)
+                g.errors.append(
+                    ErrorEvidence("cuda-lib-dir-said", line.strip()[:300], (("cuda", m.group("cuda")), ("path", word)))
+                )
+
+
+# detectron2's environment table (detectron2/utils/collect_env.py @16a47a98): its "CUDA compiler" row is the last line of
+# `nvcc -V` ("Build cuda_11.0_bu.TC445_37.28845127_0"; builds of the extension print "CUDA 11.0"), its "PyTorch" row
+# torch's version and directory ("1.7.0+cu110 @/usr/local/lib/python3.6/dist-packages/torch").
+_D2_NVCC = re.compile(r"^[ \t]*CUDA compiler[ \t]+(?:Build[ \t]+cuda_|CUDA[ \t]+)(?P<v>\d{1,2}\.\d)(?!\d)", re.M)
+_D2_TORCH = re.compile(r"^[ \t]*PyTorch[ \t]+(?P<v>\d+\.\d+\.\d+(?:\+\w+)?)[ \t]+@/\S{0,300}?/torch[ \t]*$", re.M)
+
+
+def _environment_table(g: Gathered, text: str) -> None:
+    if g.nvcc is None and (m := _D2_NVCC.search(text)):
+        g.nvcc = f"Cuda compilation tools, release {m.group('v')}, V{m.group('v')}\n"
+        g.notes.append(f"nvcc {m.group('v')}: the CUDA compiler row of an environment table")
+    if "torch" not in g.distributions and (m := _D2_TORCH.search(text)):
+        g.distributions["torch"] = m.group("v")
+        g.torch_version = g.torch_version or m.group("v")
+
+
 def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
+    _cuda_lib_dirs(g, text)
+    _environment_table(g, text)
     # Blanks within the line only: `^\s*` would run from every line start across all the blank lines after it
     # (a flood of blank lines read in quadratic time).
     for imported in re.finditer(
@@ -693,6 +767,9 @@ def _conda_row(g: Gathered, name: str, version: str, build: str) -> None:
             g.conda_builds[name] = build
 
 
+_SITE_OF_LOCATION = re.compile(r"^@?(?P<site>\S+?[\\/](?:site|dist)-packages)(?:[\\/]\S*)?$")
+
+
 def _pip_list(g: Gathered, block: Block) -> str:
     if block.lines and block.lines[0].split()[:2] == ["Package", "Version"]:
         _whole(g)
@@ -702,8 +779,8 @@ def _pip_list(g: Gathered, block: Block) -> str:
         if len(parts) < 2 or parts[0] == "Package" or set(parts[0]) <= {"-"} or not re.match(r"v?\d", parts[1]):
             continue
         g.distributions[canonical_name(parts[0])] = parts[1].lstrip("v")
-        if len(parts) >= 3 and ("site-packages" in parts[2] or "dist-packages" in parts[2]):
-            _site(g, parts[2])
+        if len(parts) >= 3 and (site := _SITE_OF_LOCATION.match(parts[2])):
+            _site(g, site.group("site"))  # pip's location column, or a package's own directory after "@" (detectron2)
         n += 1
     return f"{n} distribution(s)" + _named(g)
 
@@ -1008,6 +1085,8 @@ def _site_paths(text: str):
                 pos = end + 1  # no path before this one: a later tail may still make one with it
                 continue
             start = slash
+            if start > lo and text[start - 1] == "~":
+                start -= 1  # a home-relative path (~/.conda/envs/x): without its ~ it would name another directory
         floor = pos = m.end()
         yield text[start : m.start() + len(m.group(0)) - len(m.group("pkg")) - 1], m.group("pkg")
 

@@ -1,0 +1,227 @@
+"""Builds and libraries a paste shows (issues 27 and 28): short pastes written for the test in the shapes reporters
+use; each test asserts the finding's code and the plan's argv, with a quiet twin where a false alarm is plausible."""
+
+from __future__ import annotations
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+from gpudoctor.pasted.provenance import unsourced
+
+
+def _run(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    assert not unsourced(snapshot["pasted"]["read_from"]), unsourced(snapshot["pasted"]["read_from"])
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    asks = [" ".join(a.command.argv) for a in ask_for(report.facts, report.findings)]
+    return snapshot, {f.code: f for f in report.findings}, asks
+
+
+# --- Triton's "libcuda.so cannot found!" ----------------------------------------------------------------------------
+
+_TRITON = (
+    "  File ~/.conda/envs/ft/lib/python3.9/site-packages/triton/common/build.py:40, in libcuda_dirs()\n"
+    "AssertionError: libcuda.so cannot found!\n"
+    "Possible files are located at ['/lib/x86_64-linux-gnu/libcuda.so.1'].Please create a symlink of libcuda.so to any "
+    "of the file.\n"
+)
+
+
+def test_triton_without_libcuda_so_links_the_file_it_names_and_refreshes_the_cache():
+    _, codes, _ = _run(_TRITON)
+    f = codes["framework-cuda-libs-missing"]
+    cmds = [c for c in f.remediation.commands if isinstance(c, Cmd)]
+    assert cmds[0].argv == ("ldconfig", "-p") and cmds[0].pipe == ("grep", "libcuda")
+    link = cmds[1]
+    assert link.root and link.argv == ("ln", "-s", "/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/x86_64-linux-gnu/libcuda.so")
+    assert cmds[2].argv == ("ldconfig",) and cmds[2].root
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_triton_without_a_file_named_refreshes_the_cache_only():
+    _, codes, _ = _run("AssertionError: libcuda.so cannot found!\n")
+    cmds = [c for c in codes["framework-cuda-libs-missing"].remediation.commands if isinstance(c, Cmd)]
+    assert [c.argv[0] for c in cmds] == ["ldconfig", "ldconfig"]
+    assert not any(c.argv[0] == "ln" for c in cmds)
+
+
+def test_a_home_relative_traceback_path_keeps_its_tilde_or_is_not_run():
+    snapshot, _, asks = _run(_TRITON)
+    # the path without its ~ (/.conda/...) names a directory that does not exist: never an interpreter to run
+    assert not any(a.startswith("/.conda") for a in asks)
+    assert snapshot["python"]["executable"] == "python3"
+    assert any(site.startswith("~/.conda/envs/ft/") for site in snapshot["python"].get("site_packages", []))
+
+
+def test_a_traceback_through_triton_without_the_message_is_quiet():
+    text = "  File /opt/env/lib/python3.10/site-packages/triton/common/build.py, line 40, in libcuda_dirs\n    return dirs\n"
+    _, codes, _ = _run(text)
+    assert "framework-cuda-libs-missing" not in codes
+
+
+# --- Whisper's "FP16 is not supported on CPU" ---------------------------------------------------------------------
+
+_WHISPER = 'UserWarning: FP16 is not supported on CPU; using FP32 instead\n  warnings.warn("FP16 is not supported on CPU; using FP32 instead")\n'
+
+
+def test_whisper_on_the_cpu_beside_an_nvidia_gpu_named_asks_which_torch_runs_it():
+    snapshot, codes, asks = _run("I have a 3060 and an i9 and when using the tool I get:\n" + _WHISPER)
+    assert snapshot["nvml"]["devices"][0]["compute_capability"] == "8.6"
+    f = codes["pasted-error-unexplained"]
+    assert "FP16 is not supported on CPU" in f.evidence[0].value
+    assert "python3 -c import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())" in asks
+
+
+def test_whisper_on_the_cpu_with_no_gpu_named_is_no_failure():
+    # the program may have chosen the CPU itself (a device option spelled "gpu"): nothing says the machine has one
+    _, codes, _ = _run(_WHISPER + "\nWhen I set the device to GPU my CPU usage spikes.\n")
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_a_geforce_number_with_a_unit_is_no_gpu_owned():
+    snapshot, _, _ = _run("I have a 3060 MHz memory clock\n" + _WHISPER)
+    assert not (snapshot.get("nvml") or {}).get("devices")
+
+
+# --- a CUDA library missing whose toolkit directory the text shows -------------------------------------------------
+
+_NVRTC = "OSError: libnvrtc.so.12: cannot open shared object file: No such file or directory\n"
+
+
+def test_a_missing_cuda_library_whose_directory_the_text_shows_puts_that_directory_on_the_loader_path():
+    text = _NVRTC + "$ patchelf --print-rpath nvrtc.so\n/opt/sw/cudacore/12.2.2/lib64:/opt/sw/cudacore/12.2.2/lib\n"
+    _, codes, _ = _run(text)
+    cmds = codes["framework-cuda-libs-missing"].remediation.commands
+    assert cmds[0].argv == ("ls", "/opt/sw/cudacore/12.2.2/lib64/libnvrtc.so.12")
+    assert cmds[1].name == "LD_LIBRARY_PATH" and cmds[1].literal == "/opt/sw/cudacore/12.2.2/lib64"
+
+
+def test_a_directory_of_another_cuda_major_is_not_offered():
+    _, codes, _ = _run(_NVRTC + "ls /usr/local/cuda-11.8/lib64\n")
+    assert not codes["framework-cuda-libs-missing"].remediation.commands
+
+
+# --- facts written in prose: the driver's version, how many GPUs ----------------------------------------------------
+
+
+def test_a_driver_version_in_running_text_is_read():
+    snapshot, _, _ = _run("my hardware is a GTX1650 (TU116) with driver 470.103.01 & CUDA 11.4.\n")
+    assert snapshot["nvml"]["driver_version"] == "470.103.01"
+
+
+def test_a_driver_version_in_brackets_after_the_gpu_is_read():
+    snapshot, _, _ = _run("OS: Windows 11\nGPU: RTX 3080 (531.18)\n")
+    assert snapshot["nvml"]["driver_version"] == "531.18"
+
+
+def test_a_cuda_version_beside_the_word_driver_is_no_driver_version():
+    snapshot, _, _ = _run("the CUDA driver 12.2 API and GPU: RTX 3080 (12.2)\n")
+    assert not (snapshot.get("nvml") or {}).get("driver_version")
+
+
+def test_a_gpu_count_in_prose_is_kept():
+    snapshot, _, _ = _run("I ran it on a server with 4x A100. It only uses 1 of them.\n")
+    assert [d["name"] for d in snapshot["nvml"]["devices"]] == ["A100"] * 4
+
+
+def test_a_version_before_a_gpu_name_is_no_count():
+    snapshot, _, _ = _run("built with CUDA 11 A100 kernels\n")
+    assert len(snapshot["nvml"]["devices"]) == 1
+
+
+# --- an extension build whose nvcc is older than the GPU ------------------------------------------------------------
+
+_D2 = """nvcc fatal: Unsupported gpu architecture 'compute_86'
+
+----------------------  ---------------------------------------------------------------
+sys.platform            linux
+CUDA compiler           Build cuda_11.0_bu.TC445_37.28845127_0
+PyTorch                 1.7.0+cu110 @/usr/local/lib/python3.6/dist-packages/torch
+GPU 0                   GeForce RTX 3070
+torchvision             0.8.1+cu110 @/usr/local/lib/python3.6/dist-packages/torchvision
+"""
+
+
+def test_an_environment_tables_nvcc_and_torch_rows_are_read():
+    snapshot, _, _ = _run(_D2)
+    assert snapshot["python"]["distributions"]["torch"] == "1.7.0+cu110"
+    assert snapshot["python"]["site_packages"] == ["/usr/local/lib/python3.6/dist-packages"]  # no "@", no package
+
+
+def test_nvcc_older_than_the_gpu_offers_the_newest_arch_of_the_gpus_major_with_ptx():
+    _, codes, _ = _run(_D2)
+    f = codes["toolkit-arch-unsupported"]
+    (env,) = f.remediation.alternative.commands
+    assert (env.name, env.value) == ("TORCH_CUDA_ARCH_LIST", "8.0+PTX")
+
+
+def test_no_same_major_build_where_the_gpu_is_of_a_newer_major():
+    # CUDA 10.2 targets up to 7.5: an 8.6 GPU runs none of its cubins, only a newer toolkit helps
+    _, codes, _ = _run(_D2.replace("cuda_11.0_bu", "cuda_10.2_bu").replace("+cu110", "+cu102"))
+    assert codes["toolkit-arch-unsupported"].remediation.alternative is None
+
+
+# --- NVIDIA's PyTorch image whose own torch was replaced or shadowed ------------------------------------------------
+
+_TE = (
+    "ImportError: /usr/local/lib/python3.8/dist-packages/transformer_engine_extensions.cpython-38-x86_64-linux-gnu.so: "
+    "undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE\n"
+)
+
+
+def test_a_release_torch_over_the_images_own_brings_a_fresh_container_back():
+    text = "container: nvcr.io/nvidia/pytorch:23.04-py3\n\ntorch==2.0.1\n\n" + _TE
+    _, codes, _ = _run(text)
+    rem = codes["extension-symbol-missing"].remediation
+    assert rem.commands[0].argv == ("docker", "run", "--gpus", "all", "-it", "--rm", "nvcr.io/nvidia/pytorch:23.04-py3")
+    assert not any("--no-build-isolation" in c.argv for c in rem.commands if isinstance(c, Cmd))
+
+
+def test_the_images_extension_with_no_torch_shown_looks_for_a_shadowing_torch():
+    text = "I use the `nvcr.io/nvidia/pytorch` docker image (i.e., `24.08-py3`) with singularity.\n" + _TE.replace(
+        "python3.8", "python3.10"
+    )
+    _, codes, _ = _run(text)
+    cmds = codes["extension-symbol-missing"].remediation.commands
+    assert "torch.__file__" in cmds[0].argv[-1]
+    assert (cmds[1].name, cmds[1].value) == ("PYTHONNOUSERSITE", "1")
+
+
+def test_an_extension_outside_any_image_keeps_the_rebuild_advice():
+    _, codes, _ = _run("torch==2.0.1\n" + _TE)
+    rem = codes["extension-symbol-missing"].remediation
+    assert rem is None or not any(getattr(c, "name", "") == "PYTHONNOUSERSITE" for c in rem.commands)
+
+
+# --- a GPU below a component's minimum architecture -----------------------------------------------------------------
+
+_CUML = """  File "cuml/cluster/dbscan.pyx", line 253, in cuml.cluster.dbscan.DBSCAN.fit
+RuntimeError: Exception occured! FAIL: call='cudaGetLastError()'. Reason:no kernel image is available for execution on the device
+
+nvidia-smi -L
+GPU 0: Tesla M60 (UUID: GPU-a57c5af6-46ff-2642-e855-6815c2af4f0d)
+GPU 1: Tesla M60 (UUID: GPU-ded0fd48-5551-bf9b-1e51-0c82b92edb4f)
+
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 430.64       Driver Version: 430.64       CUDA Version: 10.1     |
+|-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_a_gpu_below_every_rapids_release_is_the_cause_of_its_missing_kernel_image():
+    snapshot, codes, asks = _run(_CUML)
+    assert [d["name"] for d in snapshot["nvml"]["devices"]] == ["Tesla M60", "Tesla M60"]  # the table was cut
+    f = codes["framework-arch-unsupported"]
+    assert f.remediation.component == "gpu" and not f.remediation.commands
+    assert "pasted-error-unexplained" not in codes
+    assert not any(a.startswith("nvidia-smi -L") for a in asks)
+
+
+def test_a_gpu_rapids_runs_on_gets_no_such_finding():
+    _, codes, _ = _run(_CUML.replace("Tesla M60", "Tesla P100-PCIE-16GB"))
+    f = codes.get("framework-arch-unsupported")
+    assert f is None or "rapids" not in f.title
