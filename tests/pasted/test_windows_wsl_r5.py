@@ -46,3 +46,39 @@ def test_wsl_2_or_the_wsl_package_version_is_not_wsl_1(said):
     report, _ = _run(said + "\n" + _NO_DRIVER)
     assert report.facts.platform.wsl == 2
     assert "wsl1-no-cuda" not in {f.code for f in report.findings}
+
+
+_FBGEMM = (
+    'OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Users\\me\\venv\\Lib\\'
+    'site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.\n'
+)
+
+
+def test_a_torch_240_dll_in_its_own_lib_folder_is_the_release_regression_upgraded_from_the_same_index():
+    # (the notebook's JSON error escapes each quote and doubles each backslash)
+    text = "Successfully installed torch-2.4.0+cu121\n" + _FBGEMM.replace("\\", "\\\\").replace('"', '\\"')
+    report, steps = _run(text)
+    assert _codes(report) == ["windows-dll-missing"]
+    (step,) = steps
+    assert step.argv[1:] == (
+        "-m",
+        "pip",
+        "install",
+        "--upgrade",
+        "torch==2.4.1",
+        "--index-url",
+        "https://download.pytorch.org/whl/cu121",
+    )
+
+
+def test_a_package_dll_of_an_unknown_torch_asks_its_version_and_never_puts_the_folder_on_path():
+    report, steps = _run(_FBGEMM)
+    assert _codes(report) == ["windows-dll-missing"]
+    (step,) = steps
+    assert step.argv[1:] == ("-m", "pip", "show", "torch")
+
+
+def test_a_dll_outside_any_package_still_goes_on_path():
+    report, _ = _run("(venv) F:\\app>python main.py\nFileNotFoundError: Could not find: nvinfer.dll. Is it on your PATH?\n")
+    (f,) = [f for f in report.findings if f.code == "windows-dll-missing"]
+    assert f.remediation is not None and type(f.remediation.commands[0]).__name__ == "PrependPath"
