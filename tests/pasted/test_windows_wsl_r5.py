@@ -82,3 +82,30 @@ def test_a_dll_outside_any_package_still_goes_on_path():
     report, _ = _run("(venv) F:\\app>python main.py\nFileNotFoundError: Could not find: nvinfer.dll. Is it on your PATH?\n")
     (f,) = [f for f in report.findings if f.code == "windows-dll-missing"]
     assert f.remediation is not None and type(f.remediation.commands[0]).__name__ == "PrependPath"
+
+
+_CUDA_PATH_GONE = (
+    "FileNotFoundError: [WinError 3] The system cannot find the path specified: "
+    "'C:\\\\Program Files\\\\NVIDIA GPU Computing Toolkit\\\\CUDA\\\\11.2\\\\bin'\n"
+)
+
+
+def test_add_dll_directory_on_a_missing_toolkit_folder_repoints_the_users_cuda_path_at_the_installed_toolkit():
+    report, steps = _run("I installed CUDA 12.3 on Windows 10.\n" + _CUDA_PATH_GONE)
+    assert _codes(report) == ["windows-cuda-path-missing"]
+    (step,) = steps
+    assert step.argv == ("setx", "CUDA_PATH", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.3")
+    assert not step.root  # the user's variable: no Administrator shell
+
+
+def test_a_missing_toolkit_folder_without_the_installed_version_leaves_the_folder_a_placeholder():
+    report, steps = _run(_CUDA_PATH_GONE)
+    (step,) = steps
+    assert step.argv == ("setx", "CUDA_PATH", Placeholder("installed-cuda-toolkit-folder"))
+
+
+def test_a_missing_folder_that_is_not_a_cuda_toolkits_is_not_cuda_path():
+    report, _ = _run(
+        "FileNotFoundError: [WinError 3] The system cannot find the path specified: 'C:\\\\Users\\\\me\\\\models\\\\out'\n"
+    )
+    assert "windows-cuda-path-missing" not in {f.code for f in report.findings}

@@ -644,6 +644,51 @@ def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# Where NVIDIA's Windows installer puts each toolkit (one vX.Y folder per version); CUDA_PATH names one of them.
+_WINDOWS_TOOLKIT_ROOT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v"
+
+
+def check_cuda_path_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """`[WinError 3] The system cannot find the path specified: '...\\CUDA\\11.2\\bin'` from os.add_dll_directory: a
+    program (llama-cpp-python, CuPy) added CUDA_PATH's bin to the DLL search and that folder is not there, so CUDA_PATH
+    names a toolkit that is not installed. The user variable is repointed at the installed toolkit (a user variable of
+    the same name overrides the machine's); the machine's own check (checks.windows) says it where the folders were read."""
+    from gpudoctor.checks.windows import check_cuda_path
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    said = _said(facts, "cuda-path-folder-missing")
+    if not said or any(True for _ in check_cuda_path(facts, ctx)):
+        return
+    e = said[0]
+    folder = (e.get("folder") or "").lstrip("vV")
+    stated = [x.get("cuda") or "" for x in _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-version-said")]
+    toolkit = facts.toolkits.nvcc_on_path_version or ""
+    installed = next((v for v in [toolkit, *stated] if v and v.split(".")[:2] != folder.split(".")[:2]), "")
+    installed = ".".join(installed.split(".")[:2])
+    target = (_WINDOWS_TOOLKIT_ROOT + installed,) if installed else (Placeholder("installed-cuda-toolkit-folder"),)
+    yield Finding(
+        "windows-cuda-path-missing",
+        Severity.ERROR,
+        "toolkit",
+        f"CUDA_PATH names a CUDA toolkit folder that is not there ({folder or 'see the line'})"
+        + (f"; CUDA {installed} is the one installed" if installed else ""),
+        "The program added CUDA_PATH's folder to the DLL search (os.add_dll_directory, as llama-cpp-python and CuPy do "
+        "on Windows) and Windows answered that the folder does not exist: CUDA_PATH still names a toolkit that was "
+        "removed or never installed"
+        + (f", while CUDA {installed} is installed" if installed else "")
+        + ". Uninstalling a toolkit leaves the variable behind; a user variable of the same name overrides the "
+        "machine's.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Check the value (echo %CUDA_PATH% in cmd, $env:CUDA_PATH in PowerShell) and the folders under "
+            "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA, then point your user's CUDA_PATH at the installed "
+            "toolkit's folder and open a new terminal (running programs keep the old environment).",
+            (Cmd(("setx", "CUDA_PATH", *target), note="your user's variable; a new terminal sees it"),),
+            component="toolkit",
+        ),
+    )
+
+
 def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """The paste names the machine's only GPU, another vendor's (gpudoctor.pasted.cues): there is no NVIDIA GPU, so
     a CUDA program's failure (driver "insufficient", docker's --gpus refused) is that, and the way is the CPU."""
@@ -761,5 +806,6 @@ CHECKS = (
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
+    Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
     Check("catalogued-ptx-version", "toolkit", ("toolkit-newer-than-driver",), check_ptx_newer_than_driver, ("pasted",)),
 )
