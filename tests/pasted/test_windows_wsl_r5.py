@@ -109,3 +109,27 @@ def test_a_missing_folder_that_is_not_a_cuda_toolkits_is_not_cuda_path():
         "FileNotFoundError: [WinError 3] The system cannot find the path specified: 'C:\\\\Users\\\\me\\\\models\\\\out'\n"
     )
     assert "windows-cuda-path-missing" not in {f.code for f in report.findings}
+
+
+_BNB_LEGACY = (
+    "The following directories listed in your path were found to be non-existent: {WindowsPath('/usr/local/cuda/lib64')}\n"
+    "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\n"
+)
+
+
+def test_a_pre_windows_bitsandbytes_on_windows_is_upgraded_to_the_first_release_that_supports_windows():
+    report, steps = _run(_BNB_LEGACY)
+    assert report.facts.platform.system == "Windows"  # pathlib's WindowsPath, whatever path it holds
+    assert _codes(report) == ["framework-windows-native-gpu"]
+    (step,) = steps
+    assert step.argv[1:] == ("-m", "pip", "install", "--upgrade", "bitsandbytes>=0.43.0")
+
+
+def test_the_same_search_on_linux_is_not_a_windows_finding():
+    report, _ = _run(
+        "Ubuntu 22.04\n"
+        "The following directories listed in your path were found to be non-existent: {PosixPath('/usr/local/cuda/lib64')}\n"
+        "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\n"
+    )
+    assert report.facts.platform.system == "Linux"
+    assert "framework-windows-native-gpu" not in {f.code for f in report.findings}

@@ -609,6 +609,35 @@ def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A bitsandbytes before 0.43 on native Windows: its CUDA setup searches libcudart.so (Linux's runtime) and fails
+    whatever the GPU; 0.43.0 is the first release that supports Windows (bitsandbytes-foundation/bitsandbytes CHANGELOG.md
+    @a0ae4608, 0.43.0: "Windows should be officially supported in bitsandbytes"; its package index files include a
+    py3-none-win_amd64 wheel from that release on), so the fix is that release or newer in the same environment."""
+    from gpudoctor.planner.remedy import pip
+
+    said = _said(facts, "bitsandbytes-linux-cuda-setup")
+    if not said or not facts.platform.system.lower().startswith("win"):
+        return
+    yield Finding(
+        "framework-windows-native-gpu",
+        Severity.ERROR,
+        "frameworks",
+        "the installed bitsandbytes predates Windows support (before 0.43): it looks for Linux's libcudart.so",
+        "bitsandbytes' CUDA setup says it found no libcudart.so and searched /usr/local/cuda/lib64, Linux's names and "
+        "folders, on a Windows machine (its paths print as WindowsPath): releases before 0.43 had no Windows build, "
+        "so it cannot load its CUDA library whatever the driver, the toolkit or torch. 0.43.0 brought official "
+        "Windows wheels; no CUDA toolkit is needed for them (they use torch's CUDA).",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Upgrade bitsandbytes to 0.43.0 or newer in the environment that runs it (a notebook's kernel: its own "
+            "python), then restart the program or kernel; `python -m bitsandbytes` then reports success.",
+            (pip(facts, "install", "--upgrade", "bitsandbytes>=0.43.0"),),
+            component="torch",
+        ),
+    )
+
+
 def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """In WSL 2 the driver's libcuda comes from Windows, in /usr/lib/wsl/lib; a program that dlopens the unversioned
     libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path."""
@@ -805,6 +834,13 @@ CHECKS = (
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
+    Check(
+        "catalogued-bitsandbytes-windows",
+        "frameworks",
+        ("framework-windows-native-gpu",),
+        check_bitsandbytes_windows,
+        ("pasted",),
+    ),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
     Check("catalogued-ptx-version", "toolkit", ("toolkit-newer-than-driver",), check_ptx_newer_than_driver, ("pasted",)),
