@@ -133,3 +133,24 @@ def test_the_same_search_on_linux_is_not_a_windows_finding():
     )
     assert report.facts.platform.system == "Linux"
     assert "framework-windows-native-gpu" not in {f.code for f in report.findings}
+
+
+_JAX_CUDA = 'C:\\Users\\me\\app>pip install --upgrade "jax[cuda12_pip]"\nCollecting jax[cuda12_pip]\n'
+
+
+def test_jax_cuda_asked_on_native_windows_is_wsl_2_or_the_cpu():
+    report, steps = _run(_JAX_CUDA)
+    assert report.facts.platform.system == "Windows"
+    assert _codes(report) == ["framework-windows-native-gpu"]
+    assert [c.argv for c in steps] == [("wsl", "--install", "-d", "Ubuntu")]
+    (f,) = [f for f in report.findings if f.code == "framework-windows-native-gpu"]
+    alt = f.remediation.alternative
+    assert alt is not None and alt.commands[0].argv[1:] == ("-m", "pip", "install", "--upgrade", "jax")
+
+
+@pytest.mark.parametrize(
+    "text", ['me@box:~$ pip install --upgrade "jax[cuda12]"\nUbuntu 22.04\n', 'I use WSL2.\npip install "jax[cuda12]"\n']
+)
+def test_jax_cuda_asked_on_linux_or_wsl_is_not_the_windows_finding(text):
+    report, _ = _run(text)
+    assert "framework-windows-native-gpu" not in {f.code for f in report.findings}

@@ -514,6 +514,49 @@ def _dll_remediation(facts: Facts, missing: list[str], elsewhere: dict[str, DllD
     )
 
 
+# --- JAX's CUDA build on native Windows -------------------------------------------------------------------
+
+
+def check_jax_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A JAX CUDA build (jax[cuda12], a jax-cudaNN plugin, a +cuda jaxlib) asked for on native Windows: JAX publishes
+    its CUDA builds for Linux only (the matrix's jax-install-docs; planner.pick_jax refuses every CUDA build off Linux),
+    so pip falls back to the CPU jaxlib or finds nothing. The GPU route is WSL 2, where the Linux builds run on the
+    Windows driver; the other is the CPU."""
+    from gpudoctor.facts import JAX_CUDA_SAID
+    from gpudoctor.planner.remedy import pip
+
+    if not facts.pasted.partial or facts.platform.system.lower() != "windows":
+        return
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == JAX_CUDA_SAID), None)
+    if cue is None:
+        return
+    major = cue.get("means") or "12"
+    yield Finding(
+        "framework-windows-native-gpu",
+        Severity.ERROR,
+        "frameworks",
+        f"JAX's CUDA {major} build was asked for on native Windows, where JAX publishes none",
+        "JAX publishes its CUDA builds (the jax-cudaNN plugins and CUDA jaxlibs) for Linux only; on native Windows pip "
+        "installs the CPU jaxlib or finds no matching distribution, whatever the driver and CUDA installed. WSL 2 runs "
+        "the Linux builds on the Windows driver (no Linux driver is installed in it).",
+        (ev("pasted", cue.get("line") or ""),),
+        Remediation(
+            "Install WSL 2 with Ubuntu (an administrator PowerShell; restart Windows when it asks), then inside Ubuntu: "
+            "nvidia-smi (the Windows driver's GPU), sudo apt-get install -y python3-venv; python3 -m venv ~/jax; "
+            f"~/jax/bin/python -m pip install --upgrade 'jax[cuda{major}]'; ~/jax/bin/python -c 'import jax; "
+            "print(jax.devices())'.",
+            (Cmd(("wsl", "--install", "-d", "Ubuntu"), root=True, note="restart Windows when it asks"),),
+            requires_root=True,
+            component="jax",
+            where="Windows",
+            alternative=Remediation(
+                "Stay on native Windows with JAX on the CPU.", (pip(facts, "install", "--upgrade", "jax"),), component="jax"
+            ),
+        ),
+        ("jax-install-docs",),
+    )
+
+
 # --- TCC mode -------------------------------------------------------------------------------------------
 
 
@@ -550,4 +593,5 @@ CHECKS = (
     Check("windows-cuda-path", "toolkit", ("windows-cuda-path-missing",), check_cuda_path),
     Check("windows-dlls", "frameworks", ("windows-dll-missing",), check_framework_dlls),
     Check("windows-tcc", "driver", ("windows-tcc-mode",), check_tcc),
+    Check("windows-jax", "frameworks", ("framework-windows-native-gpu",), check_jax_windows),
 )

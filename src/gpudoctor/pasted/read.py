@@ -233,8 +233,10 @@ _JAX_CUDA = re.compile(r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(
 
 def _jax_cuda_said(g: Gathered) -> None:
     """Where JAX says its packages disagree (a PJRT API mismatch, a plugin jaxlib refuses) and the text names one CUDA
-    major for them (gpudoctor.facts.JAX_CUDA_SAID), with the first line that names it."""
-    if not any(e.kind in ("pjrt-plugin-mismatch", "jax-plugin-incompatible") for e in g.errors):
+    major for them (gpudoctor.facts.JAX_CUDA_SAID), with the first line that names it; on native Windows, where JAX
+    publishes no CUDA build at all, wherever the text names one (gpudoctor.checks.windows judges it)."""
+    windows = g.system == "Windows" and not g.wsl and not g.wsl_said
+    if not windows and not any(e.kind in ("pjrt-plugin-mismatch", "jax-plugin-incompatible") for e in g.errors):
         return
     said: dict[str, str] = {}
     for _name, lines in g.texts:
