@@ -154,3 +154,20 @@ def test_jax_cuda_asked_on_native_windows_is_wsl_2_or_the_cpu():
 def test_jax_cuda_asked_on_linux_or_wsl_is_not_the_windows_finding(text):
     report, _ = _run(text)
     assert "framework-windows-native-gpu" not in {f.code for f in report.findings}
+
+
+def _asks(text: str) -> list[tuple]:
+    from gpudoctor.pasted.ask import ask_for
+
+    report, _ = _run(text)
+    return [a.command.argv for a in ask_for(report.facts, report.findings)]
+
+
+def test_a_wsl_2_report_without_the_driver_asks_what_windows_puts_in_usr_lib_wsl_lib():
+    asks = _asks("Ubuntu 18.04 running on WSL2, TensorFlow 2.4.0 finds no GPU\nimport tensorflow as tf\n")
+    assert ("nvidia-smi",) in asks and ("ls", "-l", "/usr/lib/wsl/lib") in asks
+
+
+def test_a_plain_linux_report_without_the_driver_does_not_ask_for_wsls_folder():
+    asks = _asks("Ubuntu 18.04, TensorFlow 2.4.0 finds no GPU\nimport tensorflow as tf\n")
+    assert ("nvidia-smi",) in asks and ("ls", "-l", "/usr/lib/wsl/lib") not in asks
