@@ -171,3 +171,15 @@ def test_a_wsl_2_report_without_the_driver_asks_what_windows_puts_in_usr_lib_wsl
 def test_a_plain_linux_report_without_the_driver_does_not_ask_for_wsls_folder():
     asks = _asks("Ubuntu 18.04, TensorFlow 2.4.0 finds no GPU\nimport tensorflow as tf\n")
     assert ("nvidia-smi",) in asks and ("ls", "-l", "/usr/lib/wsl/lib") not in asks
+
+
+def test_triton_windows_finding_no_cuda_is_the_cuda_12_toolkit_not_the_driver_or_torch():
+    report, steps = _run("(env) C:\\Users\\me>python\n>>> import triton\nWARNING: Failed to find CUDA.\n")
+    (f,) = [f for f in report.findings if f.severity >= Severity.WARNING]
+    assert f.code == "framework-cuda-libs-missing" and f.remediation.component == "toolkit"
+    assert [c.argv for c in steps] == [("where", "nvcc")]
+
+
+def test_the_same_words_on_linux_are_not_tritons_windows_search():
+    report, _ = _run("me@box:~$ python x.py\nWARNING: Failed to find CUDA.\nUbuntu 22.04\n")
+    assert "framework-cuda-libs-missing" not in {f.code for f in report.findings}

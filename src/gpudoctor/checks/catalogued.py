@@ -638,6 +638,38 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """triton-windows' "Failed to find CUDA.": Triton compiles its kernels at run time and needs a CUDA 12 toolkit
+    (ptxas.exe, cuda.h, cuda.lib) where it looks: CUDA_PATH or CUDA_HOME, NVIDIA's pip wheels, the conda env's Library,
+    else C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12* (triton-lang/triton-windows windows_utils.py
+    @8c21d8a9, find_cuda). A CUDA 11 toolkit there is not taken; torch's own CUDA libraries do not count."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "triton-windows-no-cuda")
+    if not said or not facts.platform.system.lower().startswith("win"):
+        return
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "toolkit",
+        "Triton on Windows finds no CUDA 12 toolkit to compile its kernels with",
+        "triton-windows said so ('Failed to find CUDA.'): it compiles kernels at run time with a CUDA 12 toolkit's "
+        "ptxas.exe, cuda.h and cuda.lib, found through CUDA_PATH (or CUDA_HOME), NVIDIA's pip wheels, the conda "
+        "environment or a v12.x folder under C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA; a CUDA 11 toolkit "
+        "(a cudatoolkit 11.x in the environment, a CUDA_PATH naming v11.x) is not taken. torch itself runs on its own "
+        "CUDA libraries, so torch.cuda.is_available() can be True meanwhile; the driver and torch need no change.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "See which toolkit the environment shows Triton (CUDA_PATH and nvcc), then install NVIDIA's CUDA 12.x "
+            "toolkit of torch's CUDA major (its Windows installer, the toolkit only; it sets CUDA_PATH to its v12.x "
+            "folder), and open a new terminal; or upgrade to a triton-windows release that bundles its own CUDA (the "
+            "later wheels look in their own bundle first), of the release line that fits the installed torch.",
+            (Cmd(("where", "nvcc"), note="the toolkit first on PATH; CUDA_PATH must name a v12.x folder"),),
+            component="toolkit",
+        ),
+    )
+
+
 def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """In WSL 2 the driver's libcuda comes from Windows, in /usr/lib/wsl/lib; a program that dlopens the unversioned
     libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path."""
@@ -841,6 +873,7 @@ CHECKS = (
         check_bitsandbytes_windows,
         ("pasted",),
     ),
+    Check("catalogued-triton-windows", "toolkit", ("framework-cuda-libs-missing",), check_triton_windows_cuda, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
     Check("catalogued-ptx-version", "toolkit", ("toolkit-newer-than-driver",), check_ptx_newer_than_driver, ("pasted",)),
