@@ -183,3 +183,22 @@ def test_triton_windows_finding_no_cuda_is_the_cuda_12_toolkit_not_the_driver_or
 def test_the_same_words_on_linux_are_not_tritons_windows_search():
     report, _ = _run("me@box:~$ python x.py\nWARNING: Failed to find CUDA.\nUbuntu 22.04\n")
     assert "framework-cuda-libs-missing" not in {f.code for f in report.findings}
+
+
+_VENV_AFTER_CONDA = (
+    "I'm using wsl to run this app; it installs the cpu version of torch.\n"
+    'eval "$(conda shell.bash hook)" ; conda deactivate ; conda activate base ; source /home/u/app/env/bin/activate '
+    "/home/u/app/env ; uv pip install torch==2.6.0 --index-url https://download.pytorch.org/whl/cpu\n"
+    "Using Python 3.10.15 environment at: env\n"
+)
+
+
+def test_a_venv_activated_after_conda_is_the_programs_interpreter_and_no_conda_list_is_asked():
+    asks = _asks(_VENV_AFTER_CONDA)
+    assert ("conda", "list") not in asks
+    assert any(a[0] == "/home/u/app/env/bin/python" for a in asks)
+
+
+def test_a_conda_environment_alone_still_asks_conda_list():
+    asks = _asks("I'm on Ubuntu.\n(tg) me@box:~$ conda activate tg\nimport torch\ntorch.cuda.is_available() is False\n")
+    assert ("conda", "list") in asks

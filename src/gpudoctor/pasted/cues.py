@@ -169,6 +169,9 @@ _CONDA_ENV = re.compile(
     r"|\bconda\s+install\s[^\n]{0,200}?\b(?:pytorch-cuda|cudatoolkit)=",
     re.IGNORECASE | re.ASCII,
 )
+# A virtual environment activated on a command line the text shows run (`source /home/me/app/env/bin/activate`): its
+# bin/python is the program's interpreter.
+_VENV_ACTIVATED = re.compile(r"(?:^|[;&|]\s*|\s)(?:source|\.)\s+(?P<prefix>/[^\s;&|'\"]{1,300}?)/bin/activate\b", re.M)
 # conda-forge builds a package in a container with its feedstock mounted at /home/conda/feedstock_root
 # (conda-forge/conda-smithy, conda_smithy/templates/run_docker_build.sh.tmpl @01f08ea7); the build directory
 # build_artifacts/<package>_<timestamp> stays in the binary's assertion and debug paths.
@@ -391,8 +394,14 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     for c in components():
         if m := c.pattern.search(head):
             _cue(g, COMPONENT_NAMED, c.id, line_of(c.pattern, m.group(0)))
-    if m := _CONDA_ENV.search(head):
+    venv = _VENV_ACTIVATED.search(head) if "/bin/activate" in head else None
+    if (m := _CONDA_ENV.search(head)) and not (venv and venv.start() > m.start()):
+        # (a venv activated after conda, as app launchers do: `conda activate base ; source <app>/env/bin/activate`,
+        # holds the program's packages, not conda's environment)
         _cue(g, CONDA_ENV_SAID, "the program's packages are a conda environment's", line_of(_CONDA_ENV, m.group(0)))
+    if venv and g.interpreter is None and g.system != "Windows":
+        g.interpreter = venv.group("prefix") + "/bin/python"
+        _cue(g, "a virtual environment activated", "the interpreter the plan must use", line_of(_VENV_ACTIVATED, venv.group(0)))
     if m := _FEEDSTOCK.search(head):
         _cue(g, CONDA_FORGE_BUILD, m.group("pkg"), line_of(_FEEDSTOCK, m.group(0)))
     images = _gpu_images(head)
