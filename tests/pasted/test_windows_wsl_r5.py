@@ -202,3 +202,12 @@ def test_a_venv_activated_after_conda_is_the_programs_interpreter_and_no_conda_l
 def test_a_conda_environment_alone_still_asks_conda_list():
     asks = _asks("I'm on Ubuntu.\n(tg) me@box:~$ conda activate tg\nimport torch\ntorch.cuda.is_available() is False\n")
     assert ("conda", "list") in asks
+
+
+def test_bitsandbytes_naming_its_missing_binary_is_left_to_that_finding_alone():
+    report, _ = _run(
+        _BNB_LEGACY + "CUDA SETUP: Required library version not found: libbitsandbytes_cuda118.dll. Maybe you need to "
+        "compile it from source?\n"
+    )
+    codes = _codes(report)
+    assert "companion-torch-mismatch" in codes and "framework-windows-native-gpu" not in codes

@@ -617,8 +617,8 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.planner.remedy import pip
 
     said = _said(facts, "bitsandbytes-linux-cuda-setup")
-    if not said or not facts.platform.system.lower().startswith("win"):
-        return
+    if not said or not facts.platform.system.lower().startswith("win") or _said(facts, "bitsandbytes-binary-missing"):
+        return  # (its "Required library version not found" is check_bitsandbytes_binary's: one finding per cause)
     yield Finding(
         "framework-windows-native-gpu",
         Severity.ERROR,
