@@ -788,6 +788,67 @@ def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A bitsandbytes before 0.43 on native Windows: its CUDA setup searches libcudart.so (Linux's runtime) and fails
+    whatever the GPU; 0.43.0 is the first release that supports Windows (bitsandbytes-foundation/bitsandbytes CHANGELOG.md
+    @a0ae4608, 0.43.0: "Windows should be officially supported in bitsandbytes"; its package index files include a
+    py3-none-win_amd64 wheel from that release on), so the fix is that release or newer in the same environment."""
+    from gpudoctor.planner.remedy import pip
+
+    said = _said(facts, "bitsandbytes-linux-cuda-setup")
+    if not said or not facts.platform.system.lower().startswith("win") or _said(facts, "bitsandbytes-binary-missing"):
+        return  # (its "Required library version not found" is check_bitsandbytes_binary's: one finding per cause)
+    yield Finding(
+        "framework-windows-native-gpu",
+        Severity.ERROR,
+        "frameworks",
+        "the installed bitsandbytes predates Windows support (before 0.43): it looks for Linux's libcudart.so",
+        "bitsandbytes' CUDA setup says it found no libcudart.so and searched /usr/local/cuda/lib64, Linux's names and "
+        "folders, on a Windows machine (its paths print as WindowsPath): releases before 0.43 had no Windows build, "
+        "so it cannot load its CUDA library whatever the driver, the toolkit or torch. 0.43.0 brought official "
+        "Windows wheels; no CUDA toolkit is needed for them (they use torch's CUDA).",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Upgrade bitsandbytes to 0.43.0 or newer in the environment that runs it (a notebook's kernel: its own "
+            "python), then restart the program or kernel; `python -m bitsandbytes` then reports success.",
+            (pip(facts, "install", "--upgrade", "bitsandbytes>=0.43.0"),),
+            component="torch",
+        ),
+    )
+
+
+def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """triton-windows' "Failed to find CUDA.": Triton compiles its kernels at run time and needs a CUDA 12 toolkit
+    (ptxas.exe, cuda.h, cuda.lib) where it looks: CUDA_PATH or CUDA_HOME, NVIDIA's pip wheels, the conda env's Library,
+    else C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12* (triton-lang/triton-windows windows_utils.py
+    @8c21d8a9, find_cuda). A CUDA 11 toolkit there is not taken; torch's own CUDA libraries do not count."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "triton-windows-no-cuda")
+    if not said or not facts.platform.system.lower().startswith("win"):
+        return
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "toolkit",
+        "Triton on Windows finds no CUDA 12 toolkit to compile its kernels with",
+        "triton-windows said so ('Failed to find CUDA.'): it compiles kernels at run time with a CUDA 12 toolkit's "
+        "ptxas.exe, cuda.h and cuda.lib, found through CUDA_PATH (or CUDA_HOME), NVIDIA's pip wheels, the conda "
+        "environment or a v12.x folder under C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA; a CUDA 11 toolkit "
+        "(a cudatoolkit 11.x in the environment, a CUDA_PATH naming v11.x) is not taken. torch itself runs on its own "
+        "CUDA libraries, so torch.cuda.is_available() can be True meanwhile; the driver and torch need no change.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "See which toolkit the environment shows Triton (CUDA_PATH and nvcc), then install NVIDIA's CUDA 12.x "
+            "toolkit of torch's CUDA major (its Windows installer, the toolkit only; it sets CUDA_PATH to its v12.x "
+            "folder), and open a new terminal; or upgrade to a triton-windows release that bundles its own CUDA (the "
+            "later wheels look in their own bundle first), of the release line that fits the installed torch.",
+            (Cmd(("where", "nvcc"), note="the toolkit first on PATH; CUDA_PATH must name a v12.x folder"),),
+            component="toolkit",
+        ),
+    )
+
+
 def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """In WSL 2 the driver's libcuda comes from Windows, in /usr/lib/wsl/lib; a program that dlopens the unversioned
     libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path."""
@@ -906,6 +967,51 @@ def check_component_below_min_arch(facts: Facts, ctx: Context) -> Iterable[Findi
             ),
         )
         return
+
+
+# Where NVIDIA's Windows installer puts each toolkit (one vX.Y folder per version); CUDA_PATH names one of them.
+_WINDOWS_TOOLKIT_ROOT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v"
+
+
+def check_cuda_path_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """`[WinError 3] The system cannot find the path specified: '...\\CUDA\\11.2\\bin'` from os.add_dll_directory: a
+    program (llama-cpp-python, CuPy) added CUDA_PATH's bin to the DLL search and that folder is not there, so CUDA_PATH
+    names a toolkit that is not installed. The user variable is repointed at the installed toolkit (a user variable of
+    the same name overrides the machine's); the machine's own check (checks.windows) says it where the folders were read."""
+    from gpudoctor.checks.windows import check_cuda_path
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    said = _said(facts, "cuda-path-folder-missing")
+    if not said or any(True for _ in check_cuda_path(facts, ctx)):
+        return
+    e = said[0]
+    folder = (e.get("folder") or "").lstrip("vV")
+    stated = [x.get("cuda") or "" for x in _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-version-said")]
+    toolkit = facts.toolkits.nvcc_on_path_version or ""
+    installed = next((v for v in [toolkit, *stated] if v and v.split(".")[:2] != folder.split(".")[:2]), "")
+    installed = ".".join(installed.split(".")[:2])
+    target = (_WINDOWS_TOOLKIT_ROOT + installed,) if installed else (Placeholder("installed-cuda-toolkit-folder"),)
+    yield Finding(
+        "windows-cuda-path-missing",
+        Severity.ERROR,
+        "toolkit",
+        f"CUDA_PATH names a CUDA toolkit folder that is not there ({folder or 'see the line'})"
+        + (f"; CUDA {installed} is the one installed" if installed else ""),
+        "The program added CUDA_PATH's folder to the DLL search (os.add_dll_directory, as llama-cpp-python and CuPy do "
+        "on Windows) and Windows answered that the folder does not exist: CUDA_PATH still names a toolkit that was "
+        "removed or never installed"
+        + (f", while CUDA {installed} is installed" if installed else "")
+        + ". Uninstalling a toolkit leaves the variable behind; a user variable of the same name overrides the "
+        "machine's.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Check the value (echo %CUDA_PATH% in cmd, $env:CUDA_PATH in PowerShell) and the folders under "
+            "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA, then point your user's CUDA_PATH at the installed "
+            "toolkit's folder and open a new terminal (running programs keep the old environment).",
+            (Cmd(("setx", "CUDA_PATH", *target), note="your user's variable; a new terminal sees it"),),
+            component="toolkit",
+        ),
+    )
 
 
 def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -1031,6 +1137,15 @@ CHECKS = (
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
     ),
+    Check(
+        "catalogued-bitsandbytes-windows",
+        "frameworks",
+        ("framework-windows-native-gpu",),
+        check_bitsandbytes_windows,
+        ("pasted",),
+    ),
+    Check("catalogued-triton-windows", "toolkit", ("framework-cuda-libs-missing",), check_triton_windows_cuda, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
+    Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
     Check("catalogued-ptx-version", "toolkit", ("toolkit-newer-than-driver",), check_ptx_newer_than_driver, ("pasted",)),
 )

@@ -8,6 +8,7 @@ is never offered for deletion, and nothing is deleted where the one in use is no
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, Context, ev
@@ -365,6 +366,10 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not dlls or "onnxruntime" in frameworks_named(facts) or _emits(check_cuda_libs, facts, ctx, "framework-cuda-libs-missing"):
         return
     dll = dlls[0]
+    line = next(e.line for e in failed if e.get("soname") == dll)
+    if (m := _PACKAGE_DLL.search(line)) and m.group(2).lower() == dll.lower():
+        yield _package_dll(facts, dll, m.group(1), line)
+        return
     said = [e.get("cuda") or "" for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said")]
     parts: tuple = ()
     if m := _CUDA_DLL.fullmatch(dll):
@@ -377,7 +382,6 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     else:
         where = f"the folder that holds {dll} (a zip's lib folder, such as TensorRT's)"
         parts = (Placeholder("folder-holding-the-dll"),)
-    line = next(e.line for e in failed if e.get("soname") == dll)
     yield Finding(
         "windows-dll-missing",
         Severity.ERROR,
@@ -395,6 +399,71 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
             + keep_path(facts, windows=True),
             (PrependPath("PATH", parts, note=f"the folder that holds {dll}"),),
             component="environment",
+        ),
+    )
+
+
+# A DLL inside an installed package's own folder (site-packages\\torch\\lib\\fbgemm.dll): the package loads it by its
+# full path after adding its folder to the search (torch/__init__.py, os.add_dll_directory on torch\\lib), so the
+# folder is searched already and what Windows could not find is a DLL *it* needs (error 126 names only the one loaded).
+_PACKAGE_DLL = LazyPattern(r"site-packages[\\/]+([A-Za-z_]\w*)[\\/]+(?:[\w.-]+[\\/]+)*([\w.-]+\.dll)", re.IGNORECASE)
+# The torch 2.4.0 Windows wheels' fbgemm.dll needs libomp140.x86_64.dll (LLVM's OpenMP) and did not ship it: "import
+# torch" fails with error 126 on fbgemm.dll where no Visual Studio install put it on the machine. A regression fixed in
+# 2.4.1, which bundles it (pytorch/pytorch issue 131662, labelled "module: regression", closed with 2.4.1).
+_TORCH_DLL_REGRESSION = {"2.4.0": "2.4.1"}
+
+
+def _package_dll(facts: Facts, dll: str, package: str, line: str) -> Finding:
+    from gpudoctor.planner.remedy import pip
+
+    torch = facts.frameworks.torch
+    version = torch.value.version if isinstance(torch, Found) and package == "torch" else ""
+    fixed = _TORCH_DLL_REGRESSION.get(version.split("+", 1)[0])
+    detail = (
+        f"The program could not load {dll} or a DLL it needs, as the text shows. {dll} is {package}'s own, in its "
+        "installed folder, which the package adds to the DLL search itself: so a dependency of it is what Windows "
+        "could not find, and putting the folder on PATH changes nothing."
+    )
+    if package == "torch" and fixed:
+        tag = version.partition("+")[2]
+        index = ("--index-url", f"https://download.pytorch.org/whl/{tag}") if tag.startswith("cu") or tag == "cpu" else ()
+        return Finding(
+            "windows-dll-missing",
+            Severity.ERROR,
+            "frameworks",
+            f"PyTorch {version}'s {dll} needs a DLL that release did not ship",
+            detail + f" PyTorch {version.split('+', 1)[0]}'s Windows wheels need libomp140.x86_64.dll (LLVM's OpenMP) beside "
+            f"fbgemm.dll and did not ship it (pytorch/pytorch issue 131662, a regression); {fixed} ships it.",
+            (ev("pasted", line), ev("framework", f"torch {version}")),
+            Remediation(
+                f"Upgrade PyTorch to {fixed}, the same build (from the same index), in this environment; upgrade "
+                "torchvision and torchaudio with it where they are installed (each release pins its torch). Never "
+                "take the DLL from a DLL-download site.",
+                (pip(facts, "install", "--upgrade", f"torch=={fixed}", *index),),
+                component="torch",
+            ),
+        )
+    ask = (pip(facts, "show", package),)
+    return Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"{dll}, {package}'s own DLL, could not load: a DLL it needs is missing",
+        detail
+        + (
+            " With PyTorch the version decides: 2.4.0's Windows wheels did not ship libomp140.x86_64.dll, which "
+            "fbgemm.dll needs (pytorch/pytorch issue 131662; 2.4.1 ships it); otherwise an old Visual C++ runtime "
+            "is the usual cause."
+            if package == "torch"
+            else " The package's release and the Visual C++ runtime installed decide which."
+        ),
+        (ev("pasted", line),),
+        Remediation(
+            f"Read which {package} release is installed in this environment"
+            + (": with 2.4.0 upgrade torch to 2.4.1 from the same index" if package == "torch" else "")
+            + "; otherwise install the current Microsoft Visual C++ Redistributable (x64).",
+            ask,
+            component="torch" if package == "torch" else "environment",
         ),
     )
 
@@ -445,6 +514,49 @@ def _dll_remediation(facts: Facts, missing: list[str], elsewhere: dict[str, DllD
     )
 
 
+# --- JAX's CUDA build on native Windows -------------------------------------------------------------------
+
+
+def check_jax_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A JAX CUDA build (jax[cuda12], a jax-cudaNN plugin, a +cuda jaxlib) asked for on native Windows: JAX publishes
+    its CUDA builds for Linux only (the matrix's jax-install-docs; planner.pick_jax refuses every CUDA build off Linux),
+    so pip falls back to the CPU jaxlib or finds nothing. The GPU route is WSL 2, where the Linux builds run on the
+    Windows driver; the other is the CPU."""
+    from gpudoctor.facts import JAX_CUDA_SAID
+    from gpudoctor.planner.remedy import pip
+
+    if not facts.pasted.partial or facts.platform.system.lower() != "windows":
+        return
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == JAX_CUDA_SAID), None)
+    if cue is None:
+        return
+    major = cue.get("means") or "12"
+    yield Finding(
+        "framework-windows-native-gpu",
+        Severity.ERROR,
+        "frameworks",
+        f"JAX's CUDA {major} build was asked for on native Windows, where JAX publishes none",
+        "JAX publishes its CUDA builds (the jax-cudaNN plugins and CUDA jaxlibs) for Linux only; on native Windows pip "
+        "installs the CPU jaxlib or finds no matching distribution, whatever the driver and CUDA installed. WSL 2 runs "
+        "the Linux builds on the Windows driver (no Linux driver is installed in it).",
+        (ev("pasted", cue.get("line") or ""),),
+        Remediation(
+            "Install WSL 2 with Ubuntu (an administrator PowerShell; restart Windows when it asks), then inside Ubuntu: "
+            "nvidia-smi (the Windows driver's GPU), sudo apt-get install -y python3-venv; python3 -m venv ~/jax; "
+            f"~/jax/bin/python -m pip install --upgrade 'jax[cuda{major}]'; ~/jax/bin/python -c 'import jax; "
+            "print(jax.devices())'.",
+            (Cmd(("wsl", "--install", "-d", "Ubuntu"), root=True, note="restart Windows when it asks"),),
+            requires_root=True,
+            component="jax",
+            where="Windows",
+            alternative=Remediation(
+                "Stay on native Windows with JAX on the CPU.", (pip(facts, "install", "--upgrade", "jax"),), component="jax"
+            ),
+        ),
+        ("jax-install-docs",),
+    )
+
+
 # --- TCC mode -------------------------------------------------------------------------------------------
 
 
@@ -481,4 +593,5 @@ CHECKS = (
     Check("windows-cuda-path", "toolkit", ("windows-cuda-path-missing",), check_cuda_path),
     Check("windows-dlls", "frameworks", ("windows-dll-missing",), check_framework_dlls),
     Check("windows-tcc", "driver", ("windows-tcc-mode",), check_tcc),
+    Check("windows-jax", "frameworks", ("framework-windows-native-gpu",), check_jax_windows),
 )

@@ -224,7 +224,8 @@ _LIB_MISSING = (
     _Lazy(_SONAME + r": cannot open shared object file"),
     _Lazy(r"Could not load dynamic library '" + _SONAME + r"'"),
     _Lazy(r"(?:Could not load library|Could not locate|Unable to load)\s+" + _SONAME + r"\b"),
-    _Lazy(r"Error loading \"[^\"\n]{0,300}[\\/]" + _SONAME + r"\" or one of its dependencies"),
+    # (also as a notebook's JSON error prints it, each quote escaped: Error loading \"c:\\...\\fbgemm.dll\" or ...)
+    _Lazy(r"Error loading \\?\"[^\"\n]{0,300}[\\/]" + _SONAME + r"\\?\" or one of its dependencies"),
     _Lazy(r"cannot find -l(?P<stem>[A-Za-z0-9_+-]{1,60})\b"),
     # Paddle's loader, each name it tried in turn ("(cublas64_112.dll;cublas64_11.dll)"), the last the most general:
     # "The third-party dynamic library (%s) that Paddle depends on is not configured correctly. (error code is %s)"

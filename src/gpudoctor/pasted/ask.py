@@ -94,6 +94,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     ):
         if not d.version:
             out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
+            if facts.platform.wsl == 2:
+                # In WSL 2 the driver is Windows': libcuda.so.1 and nvidia-smi come from it through /usr/lib/wsl/lib,
+                # never from a Linux package, so that folder says whether the Windows side gives CUDA at all.
+                out.append(_wsl_asks()[1])
         elif d.version and not d.gpus:
             out.append(Ask(Cmd(("nvidia-smi", "-L")), "which GPUs the driver sees (their model decides the builds that run)"))
     if (

@@ -34,7 +34,11 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
     }
     if g.system is None:
         placed.append("platform: Linux (the text did not name the OS)")
-    if g.wsl:
+    if g.wsl and g.wsl1_said and "microsoft" not in g.release.lower():
+        # (WSL 1's kernel interface reports itself as "<x>-Microsoft"; probes.platform.detect_wsl reads that as WSL 1)
+        snap["platform"]["release"] = "4.4.0-Microsoft"
+        placed.append("kernel: 4.4.0-Microsoft (the text says WSL 1, not its kernel release)")
+    elif g.wsl:
         snap["platform"]["release"] = g.release if "microsoft" in g.release.lower() else "microsoft-standard-WSL2"
         if "microsoft" not in g.release.lower():
             placed.append("kernel: microsoft-standard-WSL2 (the text shows WSL 2, not its kernel release)")

@@ -62,6 +62,7 @@ _PYTHON_SAID = re.compile(
 # A Python traceback's frame in a file on a drive letter ('File "C:\\Users\\...\\x.py", line 3'): Python ran on Windows.
 _WIN_FRAME = re.compile(r'^\s*File "[A-Za-z]:\\[^"\n]{1,400}", line \d+')
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
+_PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
 # The other schedulers (PBS/Torque, LSF) by their submit commands, script directives and job variables; a cluster said
@@ -168,6 +169,9 @@ _CONDA_ENV = re.compile(
     r"|\bconda\s+install\s[^\n]{0,200}?\b(?:pytorch-cuda|cudatoolkit)=",
     re.IGNORECASE | re.ASCII,
 )
+# A virtual environment activated on a command line the text shows run (`source /home/me/app/env/bin/activate`): its
+# bin/python is the program's interpreter.
+_VENV_ACTIVATED = re.compile(r"(?:^|[;&|]\s*|\s)(?:source|\.)\s+(?P<prefix>/[^\s;&|'\"]{1,300}?)/bin/activate\b", re.M)
 # conda-forge builds a package in a container with its feedstock mounted at /home/conda/feedstock_root
 # (conda-forge/conda-smithy, conda_smithy/templates/run_docker_build.sh.tmpl @01f08ea7); the build directory
 # build_artifacts/<package>_<timestamp> stays in the binary's assertion and debug paths.
@@ -346,6 +350,10 @@ def read_cues(g: Gathered, text: str) -> None:
     _settings(g, text[:1_000_000], lines)
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
+    if g.system is None and not g.wsl and not g.wsl_said and "WindowsPath(" in text and (m := _PATHLIB_WINDOWS.search(text)):
+        # pathlib's repr of a path on Windows (PosixPath elsewhere), whatever Linux-looking path it holds
+        # ("WindowsPath('/usr/local/cuda/lib64')" in an old bitsandbytes' CUDA setup): Python ran on Windows.
+        _windows(g, "pathlib's WindowsPath", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         if m := _WINDOWS_PROSE.search(text[:1_000_000]):
             _windows(g, "Windows named in prose", m.group(0))
@@ -386,8 +394,14 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     for c in components():
         if m := c.pattern.search(head):
             _cue(g, COMPONENT_NAMED, c.id, line_of(c.pattern, m.group(0)))
-    if m := _CONDA_ENV.search(head):
+    venv = _VENV_ACTIVATED.search(head) if "/bin/activate" in head else None
+    if (m := _CONDA_ENV.search(head)) and not (venv and venv.start() > m.start()):
+        # (a venv activated after conda, as app launchers do: `conda activate base ; source <app>/env/bin/activate`,
+        # holds the program's packages, not conda's environment)
         _cue(g, CONDA_ENV_SAID, "the program's packages are a conda environment's", line_of(_CONDA_ENV, m.group(0)))
+    if venv and g.interpreter is None and g.system != "Windows":
+        g.interpreter = venv.group("prefix") + "/bin/python"
+        _cue(g, "a virtual environment activated", "the interpreter the plan must use", line_of(_VENV_ACTIVATED, venv.group(0)))
     if m := _FEEDSTOCK.search(head):
         _cue(g, CONDA_FORGE_BUILD, m.group("pkg"), line_of(_FEEDSTOCK, m.group(0)))
     images = _gpu_images(head)

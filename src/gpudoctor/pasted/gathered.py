@@ -48,6 +48,7 @@ class Gathered:
     smi_failure_line: int = -1
     nvml_mismatch: str | None = None  # the kernel log's NVRM API mismatch line
     wsl_said: bool = False  # the text says WSL
+    wsl1_said: bool = False  # the text says WSL 1 (and not WSL 2)
     windows_build: int | None = None
     env: dict[str, str] = field(default_factory=dict)  # variables set on a command line the text shows run
     cues: list[dict[str, str]] = field(default_factory=list)  # what told platform and setting: {"cue", "means", "line"}

@@ -99,7 +99,11 @@ def read_sources(sources: list[Source]) -> Gathered:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
         # WSL 2; build.py records the assumed kernel as placed).
         g.system, g.wsl = "Linux", True
-        g.notes.append("WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)")
+        g.notes.append(
+            "WSL 1 from the text's own words (no kernel or Windows build shown)"
+            if g.wsl1_said
+            else "WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)"
+        )
     return g
 
 
@@ -232,8 +236,10 @@ _JAX_CUDA = re.compile(r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(
 
 def _jax_cuda_said(g: Gathered) -> None:
     """Where JAX says its packages disagree (a PJRT API mismatch, a plugin jaxlib refuses) and the text names one CUDA
-    major for them (gpudoctor.facts.JAX_CUDA_SAID), with the first line that names it."""
-    if not any(e.kind in ("pjrt-plugin-mismatch", "jax-plugin-incompatible") for e in g.errors):
+    major for them (gpudoctor.facts.JAX_CUDA_SAID), with the first line that names it; on native Windows, where JAX
+    publishes no CUDA build at all, wherever the text names one (gpudoctor.checks.windows judges it)."""
+    windows = g.system == "Windows" and not g.wsl and not g.wsl_said
+    if not windows and not any(e.kind in ("pjrt-plugin-mismatch", "jax-plugin-incompatible") for e in g.errors):
         return
     said: dict[str, str] = {}
     for _name, lines in g.texts:
@@ -528,9 +534,13 @@ def _text_facts(g: Gathered, text: str) -> None:
     # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
     lowered = text.lower()
     if ("wsl" in lowered or "subsystem" in lowered) and re.search(
-        r"\bWSL\s*2?\b|\bSubsystem (?:for Linux|on Windows)\b", text, re.IGNORECASE
+        r"\bWSL\s*[12]?\b|\bSubsystem (?:for Linux|on Windows)\b", text, re.IGNORECASE
     ):
         g.wsl_said = True
+        # "I'm using wsl 1", "WSL1": the distribution runs under WSL 1, which has no GPU at all (a WSL 2 kernel or
+        # a "WSL 2" said beside it wins; "wsl 1.2.5", the WSL package's version, is not a WSL version).
+        if re.search(r"\bWSL\s?1\b(?![.\d])", text, re.IGNORECASE) and not re.search(r"\bWSL\s?2\b", text, re.IGNORECASE):
+            g.wsl1_said = True
     # WSL mounts the Windows drives under /mnt/<letter>: a Linux path into a Windows profile or system folder.
     if "/mnt/" in text and re.search(r"(?<![\w/])/mnt/[a-z]/(?:Users|Windows|Program Files)/", text):
         g.wsl_said = True

@@ -1,0 +1,213 @@
+"""Windows and WSL reports of the fifth blind set's kinds (issues 27/28): minimal pastes, data asserted."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.cmdline import Cmd, Placeholder
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.model import Severity
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.planner import where
+from gpudoctor.planner.prescribe import build
+
+
+def _run(text: str):
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("report.txt", text)]), "report")))
+    target = where.shell(report.facts)
+    plan = build(report.findings, target)
+    return report, [c for s in plan.steps for c in s.commands if isinstance(c, Cmd)]
+
+
+def _codes(report) -> list[str]:
+    return [f.code for f in report.findings if f.severity >= Severity.WARNING]
+
+
+_NO_DRIVER = (
+    'File "/home/me/miniconda3/envs/tg/lib/python3.10/site-packages/torch/cuda/__init__.py", line 229, in _lazy_init\n'
+    "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver\n"
+)
+
+
+@pytest.mark.parametrize("said", ["I'm using wsl 1 on windows 10.", "Ubuntu under WSL1"])
+def test_a_reporter_saying_wsl_1_gets_the_conversion_to_wsl_2_on_windows(said):
+    report, steps = _run(said + "\n" + _NO_DRIVER)
+    assert report.facts.platform.wsl == 1
+    assert "wsl1-no-cuda" in _codes(report)
+    assert [c.argv for c in steps] == [("wsl", "--update"), ("wsl", "--set-version", Placeholder("distro"), "2")]
+
+
+@pytest.mark.parametrize(
+    "said", ["I'm using WSL 2 on windows 10.", "wsl 1.2.5 installed, Ubuntu in WSL", "WSL 1 before, now WSL 2"]
+)
+def test_wsl_2_or_the_wsl_package_version_is_not_wsl_1(said):
+    report, _ = _run(said + "\n" + _NO_DRIVER)
+    assert report.facts.platform.wsl == 2
+    assert "wsl1-no-cuda" not in {f.code for f in report.findings}
+
+
+_FBGEMM = (
+    'OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Users\\me\\venv\\Lib\\'
+    'site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.\n'
+)
+
+
+def test_a_torch_240_dll_in_its_own_lib_folder_is_the_release_regression_upgraded_from_the_same_index():
+    # (the notebook's JSON error escapes each quote and doubles each backslash)
+    text = "Successfully installed torch-2.4.0+cu121\n" + _FBGEMM.replace("\\", "\\\\").replace('"', '\\"')
+    report, steps = _run(text)
+    assert _codes(report) == ["windows-dll-missing"]
+    (step,) = steps
+    assert step.argv[1:] == (
+        "-m",
+        "pip",
+        "install",
+        "--upgrade",
+        "torch==2.4.1",
+        "--index-url",
+        "https://download.pytorch.org/whl/cu121",
+    )
+
+
+def test_a_package_dll_of_an_unknown_torch_asks_its_version_and_never_puts_the_folder_on_path():
+    report, steps = _run(_FBGEMM)
+    assert _codes(report) == ["windows-dll-missing"]
+    (step,) = steps
+    assert step.argv[1:] == ("-m", "pip", "show", "torch")
+
+
+def test_a_dll_outside_any_package_still_goes_on_path():
+    report, _ = _run("(venv) F:\\app>python main.py\nFileNotFoundError: Could not find: nvinfer.dll. Is it on your PATH?\n")
+    (f,) = [f for f in report.findings if f.code == "windows-dll-missing"]
+    assert f.remediation is not None and type(f.remediation.commands[0]).__name__ == "PrependPath"
+
+
+_CUDA_PATH_GONE = (
+    "FileNotFoundError: [WinError 3] The system cannot find the path specified: "
+    "'C:\\\\Program Files\\\\NVIDIA GPU Computing Toolkit\\\\CUDA\\\\11.2\\\\bin'\n"
+)
+
+
+def test_add_dll_directory_on_a_missing_toolkit_folder_repoints_the_users_cuda_path_at_the_installed_toolkit():
+    report, steps = _run("I installed CUDA 12.3 on Windows 10.\n" + _CUDA_PATH_GONE)
+    assert _codes(report) == ["windows-cuda-path-missing"]
+    (step,) = steps
+    assert step.argv == ("setx", "CUDA_PATH", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.3")
+    assert not step.root  # the user's variable: no Administrator shell
+
+
+def test_a_missing_toolkit_folder_without_the_installed_version_leaves_the_folder_a_placeholder():
+    report, steps = _run(_CUDA_PATH_GONE)
+    (step,) = steps
+    assert step.argv == ("setx", "CUDA_PATH", Placeholder("installed-cuda-toolkit-folder"))
+
+
+def test_a_missing_folder_that_is_not_a_cuda_toolkits_is_not_cuda_path():
+    report, _ = _run(
+        "FileNotFoundError: [WinError 3] The system cannot find the path specified: 'C:\\\\Users\\\\me\\\\models\\\\out'\n"
+    )
+    assert "windows-cuda-path-missing" not in {f.code for f in report.findings}
+
+
+_BNB_LEGACY = (
+    "The following directories listed in your path were found to be non-existent: {WindowsPath('/usr/local/cuda/lib64')}\n"
+    "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\n"
+)
+
+
+def test_a_pre_windows_bitsandbytes_on_windows_is_upgraded_to_the_first_release_that_supports_windows():
+    report, steps = _run(_BNB_LEGACY)
+    assert report.facts.platform.system == "Windows"  # pathlib's WindowsPath, whatever path it holds
+    assert _codes(report) == ["framework-windows-native-gpu"]
+    (step,) = steps
+    assert step.argv[1:] == ("-m", "pip", "install", "--upgrade", "bitsandbytes>=0.43.0")
+
+
+def test_the_same_search_on_linux_is_not_a_windows_finding():
+    report, _ = _run(
+        "Ubuntu 22.04\n"
+        "The following directories listed in your path were found to be non-existent: {PosixPath('/usr/local/cuda/lib64')}\n"
+        "CUDA_SETUP: WARNING! libcudart.so not found in any environmental path. Searching in backup paths...\n"
+    )
+    assert report.facts.platform.system == "Linux"
+    assert "framework-windows-native-gpu" not in {f.code for f in report.findings}
+
+
+_JAX_CUDA = 'C:\\Users\\me\\app>pip install --upgrade "jax[cuda12_pip]"\nCollecting jax[cuda12_pip]\n'
+
+
+def test_jax_cuda_asked_on_native_windows_is_wsl_2_or_the_cpu():
+    report, steps = _run(_JAX_CUDA)
+    assert report.facts.platform.system == "Windows"
+    assert _codes(report) == ["framework-windows-native-gpu"]
+    assert [c.argv for c in steps] == [("wsl", "--install", "-d", "Ubuntu")]
+    (f,) = [f for f in report.findings if f.code == "framework-windows-native-gpu"]
+    alt = f.remediation.alternative
+    assert alt is not None and alt.commands[0].argv[1:] == ("-m", "pip", "install", "--upgrade", "jax")
+
+
+@pytest.mark.parametrize(
+    "text", ['me@box:~$ pip install --upgrade "jax[cuda12]"\nUbuntu 22.04\n', 'I use WSL2.\npip install "jax[cuda12]"\n']
+)
+def test_jax_cuda_asked_on_linux_or_wsl_is_not_the_windows_finding(text):
+    report, _ = _run(text)
+    assert "framework-windows-native-gpu" not in {f.code for f in report.findings}
+
+
+def _asks(text: str) -> list[tuple]:
+    from gpudoctor.pasted.ask import ask_for
+
+    report, _ = _run(text)
+    return [a.command.argv for a in ask_for(report.facts, report.findings)]
+
+
+def test_a_wsl_2_report_without_the_driver_asks_what_windows_puts_in_usr_lib_wsl_lib():
+    asks = _asks("Ubuntu 18.04 running on WSL2, TensorFlow 2.4.0 finds no GPU\nimport tensorflow as tf\n")
+    assert ("nvidia-smi",) in asks and ("ls", "-l", "/usr/lib/wsl/lib") in asks
+
+
+def test_a_plain_linux_report_without_the_driver_does_not_ask_for_wsls_folder():
+    asks = _asks("Ubuntu 18.04, TensorFlow 2.4.0 finds no GPU\nimport tensorflow as tf\n")
+    assert ("nvidia-smi",) in asks and ("ls", "-l", "/usr/lib/wsl/lib") not in asks
+
+
+def test_triton_windows_finding_no_cuda_is_the_cuda_12_toolkit_not_the_driver_or_torch():
+    report, steps = _run("(env) C:\\Users\\me>python\n>>> import triton\nWARNING: Failed to find CUDA.\n")
+    (f,) = [f for f in report.findings if f.severity >= Severity.WARNING]
+    assert f.code == "framework-cuda-libs-missing" and f.remediation.component == "toolkit"
+    assert [c.argv for c in steps] == [("where", "nvcc")]
+
+
+def test_the_same_words_on_linux_are_not_tritons_windows_search():
+    report, _ = _run("me@box:~$ python x.py\nWARNING: Failed to find CUDA.\nUbuntu 22.04\n")
+    assert "framework-cuda-libs-missing" not in {f.code for f in report.findings}
+
+
+_VENV_AFTER_CONDA = (
+    "I'm using wsl to run this app; it installs the cpu version of torch.\n"
+    'eval "$(conda shell.bash hook)" ; conda deactivate ; conda activate base ; source /home/u/app/env/bin/activate '
+    "/home/u/app/env ; uv pip install torch==2.6.0 --index-url https://download.pytorch.org/whl/cpu\n"
+    "Using Python 3.10.15 environment at: env\n"
+)
+
+
+def test_a_venv_activated_after_conda_is_the_programs_interpreter_and_no_conda_list_is_asked():
+    asks = _asks(_VENV_AFTER_CONDA)
+    assert ("conda", "list") not in asks
+    assert any(a[0] == "/home/u/app/env/bin/python" for a in asks)
+
+
+def test_a_conda_environment_alone_still_asks_conda_list():
+    asks = _asks("I'm on Ubuntu.\n(tg) me@box:~$ conda activate tg\nimport torch\ntorch.cuda.is_available() is False\n")
+    assert ("conda", "list") in asks
+
+
+def test_bitsandbytes_naming_its_missing_binary_is_left_to_that_finding_alone():
+    report, _ = _run(
+        _BNB_LEGACY + "CUDA SETUP: Required library version not found: libbitsandbytes_cuda118.dll. Maybe you need to "
+        "compile it from source?\n"
+    )
+    codes = _codes(report)
+    assert "companion-torch-mismatch" in codes and "framework-windows-native-gpu" not in codes
