@@ -42,6 +42,7 @@ OTHER_PROGRAMS_OPTIONS = {
     "--find-links": "pip (JAX's wheel index: docs/install.md)",
     "--no-index": "pip (an offline install: docs/security.md)",
     "--force-reinstall": "pip",
+    "--no-deps": "pip (extras installed beside a container's own torch: docs/pasted.md)",
     "--install": "update-alternatives (docs/switch-cuda.md)",
     "--set": "update-alternatives",
     "--query": "update-alternatives",
