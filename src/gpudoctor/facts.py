@@ -437,10 +437,13 @@ JAX_CUDA_SAID = "JAX's CUDA major named"
 SOURCE_CHECKOUT = "a companion imported from its source checkout"
 
 # Where the paste's program ran (gpudoctor.planner.where reads them, the reader gpudoctor.pasted.cues sets them):
-# a component of gpudoctor/pasted/catalogue.toml named (`means`: its id); an image the text starts with `docker run`
+# a component of gpudoctor/parsers/catalogue.toml named (`means`: its id); an image the text starts with `docker run`
 # (`means`: the image, `container`: its --name where given); a conda environment said to hold the program; a
 # conda-forge package's build path (`means`: the package).
 COMPONENT_NAMED = "a component named"
+# The pod a `kubectl exec|describe pod|logs` line names, with its namespace where given: `means` is "namespace/pod"
+# ("/pod" without one). Here, beside the other cue kinds, so the rules read it without importing the reader.
+KUBECTL_POD = "a pod kubectl names"
 IMAGE_RUN = "an image run with docker run"
 CONDA_ENV_SAID = "a conda environment named"
 CONDA_FORGE_BUILD = "a conda-forge build's path"

@@ -1,4 +1,4 @@
-"""The catalogue of the stack's messages (src/gpudoctor/pasted/catalogue.toml): every entry is sourced, finds its
+"""The catalogue of the stack's messages (src/gpudoctor/parsers/catalogue.toml): every entry is sourced, finds its
 real example, and drives what it says (evidence, a finding through the checks, or a targeted ask); the cues set
 platform, setting and interpreter from the lines that show them; nothing is stated that no line says."""
 
@@ -13,9 +13,9 @@ from gpudoctor.cmdline import Output, PrependPath
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.parsers.catalogue import coverage_table, match, messages
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
-from gpudoctor.pasted.catalogue import coverage_table, match, messages
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
@@ -397,8 +397,8 @@ def test_a_traceback_frame_in_a_windows_file_names_windows():
 def test_every_catalogue_ask_keeps_its_pipe_a_pipe(text):
     # "|" in a catalogue ask starts its pipe stage, with or without the "{python}" interpreter before it: never a
     # quoted '|' argument (`pip list '|' grep` fails: pip reads '|' as a package name).
+    from gpudoctor.parsers.catalogue import components
     from gpudoctor.pasted.ask import _catalogue_cmd
-    from gpudoctor.pasted.catalogue import components
 
     facts = _run(text)[1].facts
     argvs = [argv for m in messages() for argv in m.ask]

@@ -1,6 +1,6 @@
 """Where the reporter's commands run (gpudoctor.planner.where), decided once from the paste and used by every printed
 step, asks and plan alike; and the asks that decide, keyed by the component the paste names
-(gpudoctor/pasted/catalogue.toml's [[component]]). Short pastes written for these tests; argv and fields, not prose."""
+(gpudoctor/parsers/catalogue.toml's [[component]]). Short pastes written for these tests; argv and fields, not prose."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from gpudoctor.cmdline import Cmd, Placeholder, SetEnv, Unrenderable, quote_wind
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.parsers.catalogue import components
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
-from gpudoctor.pasted.catalogue import components
 from gpudoctor.planner import where
 from gpudoctor.planner.prescribe import build
 

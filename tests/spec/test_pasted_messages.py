@@ -1,5 +1,5 @@
 """docs/findings: the messages of torch's companions, NumPy, bitsandbytes, DeepSpeed, PyTorch's driver check and WSL's
-libcuda, read from pasted text (src/gpudoctor/pasted/catalogue.toml): each fires on the message as its source prints
+libcuda, read from pasted text (src/gpudoctor/parsers/catalogue.toml): each fires on the message as its source prints
 it, with the facts it states, and stays quiet where the message is absent or another finding names the cause."""
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def all_checks() -> tuple[Check, ...]:
         *memory.CHECKS,
         *workloads.CHECKS,  # a compose service or pod given no GPU, from its pasted spec or log
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
-        *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/pasted/catalogue.toml)
+        *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/parsers/catalogue.toml)
         *libraries.CHECKS,  # libraries tied to one CUDA/cuDNN major (onnxruntime-gpu, CTranslate2, CuPy), pasted
         *doctor.CHECKS,
     )

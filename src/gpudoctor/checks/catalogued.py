@@ -1,4 +1,4 @@
-"""Findings for the messages only the catalogue reads (gpudoctor/pasted/catalogue.toml), on pasted reports.
+"""Findings for the messages only the catalogue reads (gpudoctor/parsers/catalogue.toml), on pasted reports.
 
 Each check here judges one evidence kind the catalogue makes and emits the code the fact-based check would,
 only where no other check (run on the same facts) already says it: one finding per cause, with the line.
@@ -935,7 +935,7 @@ def check_component_below_min_arch(facts: Facts, ctx: Context) -> Iterable[Findi
     GPUs shown lack (RAPIDS: Pascal, 6.0), beside its "no kernel image is available": its kernels were never built for
     this GPU, so no driver, toolkit or package version changes it; another GPU does."""
     from gpudoctor.facts import COMPONENT_NAMED
-    from gpudoctor.pasted.catalogue import components
+    from gpudoctor.parsers.catalogue import components
     from gpudoctor.planner.context import gpu_cc
     from gpudoctor.versions import vkey
 

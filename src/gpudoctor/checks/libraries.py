@@ -1,7 +1,7 @@
 """Libraries beyond the frameworks whose builds are tied to one CUDA (and cuDNN) major, read from pasted reports:
 onnxruntime-gpu, CTranslate2 (under faster-whisper), CuPy's distributions, CUDA Python's bindings.
 
-Each check judges what the catalogue (gpudoctor/pasted/catalogue.toml) read and names the build that fits, where
+Each check judges what the catalogue (gpudoctor/parsers/catalogue.toml) read and names the build that fits, where
 the generic loader findings (gpudoctor.checks.reported) could only say a library is missing; `explained` tells
 those findings which sonames and failures are judged here, so one cause gets one finding.
 """

@@ -1048,7 +1048,7 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
     # NVML's and the CUDA runtime's failures share the kind "nvml": their code says which
     what = ERROR_CODES.get(first.get("code") or "") if first.kind == "nvml" else EVIDENCE_KINDS.get(first.kind)
     if what is None and first.get("entry"):
-        from gpudoctor.pasted.catalogue import by_id
+        from gpudoctor.parsers.catalogue import by_id
 
         entry = by_id(first.get("entry"))
         what = entry.means.split(":", 1)[0] if entry is not None else None  # a catalogue message: its meaning's head

@@ -93,7 +93,7 @@ def pod_named(facts: Facts) -> str | None:
 
 def kubectl_pod(facts: Facts) -> tuple[str, str]:
     """The namespace ("" where not given) and pod a `kubectl exec|describe pod|logs` line of the paste names."""
-    from gpudoctor.pasted.workloads import KUBECTL_POD
+    from gpudoctor.facts import KUBECTL_POD
 
     means = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == KUBECTL_POD), "/")
     ns, _, pod = means.partition("/")

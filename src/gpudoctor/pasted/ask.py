@@ -246,7 +246,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
 
 def _python_component_named(facts: Facts) -> bool:
     """Whether the paste names a component asked about through the interpreter (its packages then decide too)."""
-    from gpudoctor.pasted.catalogue import components
+    from gpudoctor.parsers.catalogue import components
 
     named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
     return any(c.id in named and any(argv[:1] == ("{python}",) for argv in c.ask) for c in components())
@@ -260,7 +260,7 @@ def _runs_python(cmd: Cmd, py: str) -> bool:
 def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[Ask]:
     """The deciding outputs of each component the paste names (catalogue.toml's [[component]]), in the interpreter,
     shell and platform the paste's program runs in."""
-    from gpudoctor.pasted.catalogue import components
+    from gpudoctor.parsers.catalogue import components
     from gpudoctor.planner.remedy import container_said
 
     named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
@@ -396,8 +396,8 @@ def _wsl_asks() -> list[Ask]:
 
 
 def _catalogue_asks(facts: Facts) -> list[Ask]:
-    """The asks of the catalogued messages the text shows (gpudoctor/pasted/catalogue.toml)."""
-    from gpudoctor.pasted.catalogue import by_id, messages
+    """The asks of the catalogued messages the text shows (gpudoctor/parsers/catalogue.toml)."""
+    from gpudoctor.parsers.catalogue import by_id, messages
 
     out: list[Ask] = []
     for e in facts.pasted.errors:

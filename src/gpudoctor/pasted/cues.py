@@ -386,7 +386,7 @@ def _windows_files(g: Gathered, lines: list[str]) -> None:
 def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     """Where the program ran, beyond the platform: the components named, the image a GPU container was run from,
     a conda environment, a conda-forge build (gpudoctor.planner.where decides the commands from them)."""
-    from gpudoctor.pasted.catalogue import components
+    from gpudoctor.parsers.catalogue import components
 
     def line_of(pattern: re.Pattern[str], fallback: str) -> str:
         return next((x[:MAX_LINE] for x in lines if pattern.search(x[:MAX_LINE])), fallback)

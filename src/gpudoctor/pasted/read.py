@@ -16,9 +16,9 @@ from typing import Any
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_OF_IMAGE
 from gpudoctor.host import canonical_name
+from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
-from gpudoctor.pasted.catalogue import match as catalogue_match
 from gpudoctor.pasted.cues import read_cues
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.workloads import read_workloads

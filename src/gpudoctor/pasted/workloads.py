@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from gpudoctor.facts import KUBECTL_POD
 from gpudoctor.parsers.error_texts import ErrorEvidence
 from gpudoctor.parsers.workload_spec import parse_workloads
 from gpudoctor.pasted.cues import _cue
@@ -38,9 +39,6 @@ _TRAINER_GPUS = re.compile(r"\bTrainer\([^)\n]{0,200}?\b(?:gpus|devices)\s*=\s*(
 # (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu/README.md: -container-path).
 _GKE = re.compile(r"\bGKE\b|Google Kubernetes Engine")
 GKE_NODE = "a GKE node"
-# The pod a `kubectl exec|describe pod|logs` line names, with its namespace where given: `means` is "namespace/pod"
-# ("/pod" without one).
-KUBECTL_POD = "a pod kubectl names"
 _KUBECTL_POD = re.compile(
     r"\bkubectl\s+(?:-n\s+(?P<ns>[a-z0-9][a-z0-9.-]{0,62})\s+)?(?:exec(?:\s+-(?:it|ti|i|t))*|describe\s+pods?|logs)"
     r"\s+(?:pod/)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})(?=\s|$|`)(?:\s+-n\s+(?P<ns2>[a-z0-9][a-z0-9.-]{0,62}))?"

@@ -429,7 +429,7 @@ def _listing(facts: Any, directory: str) -> tuple[str, ...] | None:
 
 # NVIDIA's CUDA wheels: the sonames a wheel's nvidia/<library>/lib holds, by the wheel's name. The CUDA 11 ones are
 # the sonames compat_matrix/tensorflow.toml lists for the TensorFlow releases that load them from these wheels (2.5 to
-# 2.13); cuBLAS 12's is the name CTranslate2 4 asks for (pasted/catalogue.toml, ctranslate2-cublas-missing). cuDNN's
+# 2.13); cuBLAS 12's is the name CTranslate2 4 asks for (parsers/catalogue.toml, ctranslate2-cublas-missing). cuDNN's
 # soname is its own major, read from the wheel's version or specifier.
 _WHEEL_SONAMES = {
     "nvidia-cublas-cu11": ("libcublas.so.11", "libcublasLt.so.11"),

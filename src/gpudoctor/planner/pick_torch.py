@@ -178,7 +178,7 @@ def evidence(machine: Machine, facts=None) -> tuple[str, str] | None:
     - a companion installed from PyTorch's index for one CUDA variant (torchvision 0.18.0+cu121 beside a CPU
       torch, which a plain `pip install` from the package index replaced);
     - a companion's message that it was built for a +cuNNN torch (xformers: "xFormers was built for: PyTorch
-      2.1.0+cu121 ... (you have 2.1.0+cpu)", gpudoctor/pasted/catalogue.toml);
+      2.1.0+cu121 ... (you have 2.1.0+cpu)", gpudoctor/parsers/catalogue.toml);
     - conda's CUDA package in the environment: pytorch-cuda X.Y (the pytorch channel's metapackage that
       selects the CUDA X.Y build) or cudatoolkit X.Y (the runtime a conda PyTorch build of X.Y links)."""
     tags: dict[str, str] = {}
