@@ -195,10 +195,15 @@ def test_new_kinds_are_bounded_and_linear(line):
     import time
 
     def cost(n: int) -> float:
+        # This process's CPU time, the better of two runs: what other processes on a busy machine (a second pytest
+        # worker, another job) do to the wall clock does not enter the ratio.
         text = "\n".join([line] * n)
-        start = time.perf_counter()
-        survives(text)
-        return time.perf_counter() - start
+        best = float("inf")
+        for _ in range(2):
+            start = time.process_time()
+            survives(text)
+            best = min(best, time.process_time() - start)
+        return best
 
     cost(200)  # warm the lazily compiled patterns
     small, large = cost(1_000), cost(4_000)
