@@ -376,8 +376,8 @@ _P2P_DISABLE_HELPS = _Lazy(
 # CUDA_VISIBLE_DEVICES holds the node's global GPU indices (SchedMD/slurm src/plugins/gres/common/gres_common.c,
 # common_use_local_device_index), which a container given only the job's /dev/nvidiaN does not have.
 _CGROUP_CONF = _Lazy(r"\bcat\s+\S*cgroup\.conf[^\n]*\n(?P<body>(?:(?!```|➜|\$ |\S+@\S+[$#] )[^\n]+\n){1,60})")
-_CONSTRAIN_DEVICES = _Lazy(r"^\s*ConstrainDevices\s*=\s*yes\b", re.IGNORECASE | re.MULTILINE)
-_CONSTRAIN_ANY = _Lazy(r"^\s*Constrain\w+\s*=", re.IGNORECASE | re.MULTILINE)
+_CONSTRAIN_DEVICES = _Lazy(r"^[ \t]*ConstrainDevices\s*=\s*yes\b", re.IGNORECASE | re.MULTILINE)
+_CONSTRAIN_ANY = _Lazy(r"^[ \t]*Constrain\w+\s*=", re.IGNORECASE | re.MULTILINE)
 _JOB_DEVICES = _Lazy(r"\bCUDA_VISIBLE_DEVICES\b|/dev/nvidia\d")
 _CUDA_AVAILABLE_SAID = _Lazy(
     r"^[ \t]*(?:Is )?CUDA available[ \t]*:?[ \t]*(?:\r?\n[ \t]*)?True[ \t]*$", re.MULTILINE | re.IGNORECASE

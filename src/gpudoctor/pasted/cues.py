@@ -110,7 +110,7 @@ _WINDOWS_PROSE = re.compile(
 # of its own (a POSIX shell's `set` takes options, not an assignment; export does that), and Visual Studio (the
 # compiler a Windows CUDA build needs; not Visual Studio Code, which runs everywhere).
 _WINDOWS_TOOLS = re.compile(
-    r"^\s*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))",
+    r"^[ \t]*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))",
     re.IGNORECASE | re.MULTILINE,
 )
 # The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for
