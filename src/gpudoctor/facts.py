@@ -415,6 +415,9 @@ NO_PYTHON = "a compiled program, no Python"
 # The cue the pasted reader sets where the text says the machine is a cluster's ("our HPC", "HPC3", a login node,
 # `module load`) without showing its scheduler; gpudoctor.planner.remedy.cluster_node reads it.
 CLUSTER_SAID = "a cluster named as where it ran"
+# The cue the pasted reader sets where the reporter administers the cluster ("our cgroup.conf", "I am the admin"): the
+# administrators' changes are then theirs to make, not something to ask others for (gpudoctor.planner.cluster).
+ADMIN_SAID = "the reporter administers the machine"
 # The cue the pasted reader sets where the commands ran in a notebook (Colab, Jupyter: `!pip`, /content, the name):
 # a variable set by `!export` is gone after its line (gpudoctor.planner.remedy.notebook_said).
 NOTEBOOK_SAID = "a notebook named as where it ran"

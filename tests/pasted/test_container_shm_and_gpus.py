@@ -123,8 +123,22 @@ def test_slurm_cgroup_conf_without_constrain_devices_beside_a_jobs_gpu_index():
     argv = _argv(f)
     assert ("sudo", "systemctl", "restart", "slurmd") in argv
     tee = next(c for c in f.remediation.commands if c.pipe)
-    assert tee.argv == ("printf", "%s\\n", "ConstrainDevices=yes")
+    # a line a person types, not printf's format escapes
+    assert tee.argv == ("echo", "ConstrainDevices=yes")
     assert tee.pipe == ("sudo", "tee", "-a", "/etc/slurm/cgroup.conf")
+
+
+def test_slurm_cgroup_conf_the_reporter_calls_ours_is_theirs_to_change():
+    from gpudoctor.planner.cluster import ADMINISTRATORS
+
+    # a user's paste: the root change is asked of the administrators
+    asked = _codes(CGROUP_CONF.format(extra="") + JOB)["cuda-visible-devices-hides-all"].remediation
+    assert asked.where == ADMINISTRATORS and not asked.requires_root
+    # the administrator's own ("here is our cgroup.conf"): the change itself, with root
+    own = _codes("here is our cgroup.conf (very minimal)\n" + CGROUP_CONF.format(extra="") + JOB)
+    r = own["cuda-visible-devices-hides-all"].remediation
+    assert r.where != ADMINISTRATORS and r.requires_root
+    assert ("sudo", "systemctl", "restart", "slurmd") in [c.argv for c in r.commands]
 
 
 def test_slurm_cgroup_conf_constraining_devices_or_without_a_job_gpu_is_quiet():

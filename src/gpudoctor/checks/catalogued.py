@@ -309,7 +309,7 @@ def check_slurm_devices_unconstrained(facts: Facts, ctx: Context) -> Iterable[Fi
             (
                 Cmd(("grep", "-i", "-e", "TaskPlugin", "-e", "GresTypes", "/etc/slurm/slurm.conf")),
                 Cmd(
-                    ("printf", "%s\\n", "ConstrainDevices=yes"),
+                    ("echo", "ConstrainDevices=yes"),
                     pipe=("sudo", "tee", "-a", "/etc/slurm/cgroup.conf"),
                     note="on every GPU node",
                 ),
