@@ -448,6 +448,10 @@ COMPONENT_NAMED = "a component named"
 # ("/pod" without one). Here, beside the other cue kinds, so the rules read it without importing the reader.
 KUBECTL_POD = "a pod kubectl names"
 IMAGE_RUN = "an image run with docker run"
+# The controller that owns the pod kubectl names (`Controlled By:` of describe pod, or what its name and labels show:
+# a StatefulSet's pod-index label, a Deployment's pod-template-hash, Kubeflow's Notebook over its StatefulSet): `means`
+# is "kind/name". A change to the pod's spec goes into the owner's pod template; the owner recreates the pod.
+POD_OWNER = "the controller owning the pod"
 CONDA_ENV_SAID = "a conda environment named"
 CONDA_FORGE_BUILD = "a conda-forge build's path"
 

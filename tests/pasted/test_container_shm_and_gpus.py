@@ -194,6 +194,47 @@ def test_a_pod_without_gpu_or_driver_asks_its_runtime_class_and_limits_in_its_na
         "jsonpath={.spec.runtimeClassName} {.spec.containers[*].resources}",
     )  # fmt: skip
     assert ("kubectl", "-n", "team-a", "exec", "<new-pod>", "--", "nvidia-smi") in argv
+    # no owner shown: the pod's own manifest
+    assert ("kubectl", "-n", "team-a", "apply", "-f", "<manifest>") in argv
+
+
+_NO_DRIVER_IN_POD = (
+    "no nvidia-smi in container\n```\n~$ nvidia-smi\nbash: nvidia-smi: command not found\n```\n"
+    "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver\n"
+    "```\n:~$ cat /proc/driver/nvidia/version\n"
+    "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n```\n"
+)
+_PATCH = '[{"op": "add", "path": "/spec/template/spec/runtimeClassName", "value": "nvidia"}]'
+
+
+def _pod_fix(describe: str, said: str = "") -> list[tuple]:
+    return _argv(_codes(said + "`kubectl -n ml describe pod " + describe + _NO_DRIVER_IN_POD)["container-no-gpu"])
+
+
+def test_a_pod_a_controller_owns_is_changed_in_its_owners_pod_template():
+    # a StatefulSet's pod (its pod-index label), in Kubeflow's notebooks: the Notebook named like its StatefulSet
+    argv = _pod_fix("nb-0`\nName: nb-0\nLabels:  app=nb\n  apps.kubernetes.io/pod-index=0\n", "Kubeflow notebooks\n")
+    assert ("kubectl", "-n", "ml", "patch", "notebooks.kubeflow.org", "nb", "--type=json", "-p", _PATCH) in argv
+    assert ("kubectl", "-n", "ml", "exec", "nb-0", "--", "nvidia-smi") in argv  # the same name when recreated
+    assert not any("apply" in a for a in argv)
+    # the same pod outside Kubeflow: its StatefulSet
+    argv = _pod_fix("nb-0`\nName: nb-0\nLabels:  app=nb\n  apps.kubernetes.io/pod-index=0\n")
+    assert ("kubectl", "-n", "ml", "patch", "statefulset", "nb", "--type=json", "-p", _PATCH) in argv
+    # a Deployment's pod (describe's Controlled By its ReplicaSet): the Deployment; its new pod has a new name
+    argv = _pod_fix("web-7d9f8b6c5d-x2x9q`\nName: web-7d9f8b6c5d-x2x9q\nControlled By:  ReplicaSet/web-7d9f8b6c5d\n")
+    assert ("kubectl", "-n", "ml", "patch", "deployment", "web", "--type=json", "-p", _PATCH) in argv
+    assert ("kubectl", "-n", "ml", "exec", "<new-pod>", "--", "nvidia-smi") in argv
+    # the pod-template-hash label alone says the same
+    argv = _pod_fix("web-7d9f8b6c5d-x2x9q`\nLabels:  app=web\n  pod-template-hash=7d9f8b6c5d\n")
+    assert ("kubectl", "-n", "ml", "patch", "deployment", "web", "--type=json", "-p", _PATCH) in argv
+
+
+def test_a_pod_whose_owner_is_not_shown_keeps_its_manifest():
+    # a name ending in a number without the StatefulSet's label is no ordinal; a Job's pod is not patched
+    for describe in ("gpu-test-1`\nName: gpu-test-1\nLabels: app=x\n", "train-abc12`\nControlled By:  Job/train\n"):
+        argv = _pod_fix(describe)
+        assert ("kubectl", "-n", "ml", "apply", "-f", "<manifest>") in argv, describe
+        assert not any("patch" in a for a in argv)
 
 
 TOPO = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \t{link}\t0-27\nGPU1\t{link}\t X \t0-27\n\n"

@@ -100,6 +100,54 @@ def kubectl_pod(facts: Facts) -> tuple[str, str]:
     return ns, pod
 
 
+# The resource each owner is patched as (kubectl's names), and whether its new pod keeps the old one's name.
+_OWNER_RESOURCE = {
+    "Notebook": ("notebooks.kubeflow.org", True),
+    "StatefulSet": ("statefulset", True),
+    "Deployment": ("deployment", False),
+    "DaemonSet": ("daemonset", False),
+}
+_RUNTIME_CLASS_PATCH = '[{"op": "add", "path": "/spec/template/spec/runtimeClassName", "value": "nvidia"}]'
+
+
+def pod_owner(facts: Facts) -> tuple[str, str] | None:
+    """(kind, name) of the controller owning the pod the paste names, where the text shows it and kubectl can patch it."""
+    from gpudoctor.facts import POD_OWNER
+
+    kind, _, name = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == POD_OWNER), "/").partition("/")
+    return (kind, name) if kind in _OWNER_RESOURCE and name else None
+
+
+def _pod_change(in_ns: tuple[str, ...], pod: str | Placeholder, owner: tuple[str, str] | None) -> tuple[str, tuple[Cmd, ...]]:
+    """How the pod gets the runtime class and its GPU: in its owner's pod template where a controller owns it (the pod
+    itself is recreated from that template, and a pod's runtimeClassName cannot change in place), else its manifest."""
+    if owner is None:
+        return "apply it, and check inside the new pod", (Cmd(("kubectl", *in_ns, "apply", "-f", Placeholder("manifest"))),)
+    kind, name = owner
+    resource, same_name = _OWNER_RESOURCE[kind]
+    return (
+        f"the pod belongs to the {kind} {name}, so the change goes into its pod template (spec.template.spec), where "
+        "its controller recreates the pod from it; a change to the pod itself would be undone",
+        (
+            Cmd(
+                ("kubectl", *in_ns, "patch", resource, name, "--type=json", "-p", _RUNTIME_CLASS_PATCH),
+                note=f"the {kind}'s pod template gets runtimeClassName: nvidia; add an nvidia.com/gpu limit too where "
+                "the pod's resources above show none",
+            ),
+            *(
+                (
+                    Cmd(
+                        ("kubectl", *in_ns, "wait", "--for=condition=Ready", f"pod/{pod}", "--timeout=300s"),
+                        note="the recreated pod",
+                    ),
+                )
+                if same_name and isinstance(pod, str)
+                else ()
+            ),
+        ),
+    )
+
+
 def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, shown: bool, up_to: str | None = None) -> Finding:
     where = f"the service {name}" if runtime == "compose" and name else f"the container {name}" if name else "it"
     if runtime == "compose":
@@ -118,8 +166,11 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
         ns, named = kubectl_pod(facts)
         pod = pod_named(facts) or named or Placeholder("pod")
         in_ns = ("-n", ns) if ns else ()
+        owner = pod_owner(facts)
+        how, change = _pod_change(in_ns, pod, owner)
+        new_pod = pod if owner is not None and _OWNER_RESOURCE[owner[0]][1] else Placeholder("new-pod")
         fix = Remediation(
-            f"Request the GPU for {where} in the pod spec: {_POD_LIMIT}; apply it, and check inside the new pod.",
+            f"Request the GPU for {where} in the pod spec: {_POD_LIMIT}; {how}.",
             (
                 *(
                     ()
@@ -142,9 +193,9 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
                         ),
                     )
                 ),
-                Cmd(("kubectl", *in_ns, "apply", "-f", Placeholder("manifest"))),
+                *change,
                 Cmd(
-                    ("kubectl", *in_ns, "exec", Placeholder("new-pod"), "--", "nvidia-smi"),
+                    ("kubectl", *in_ns, "exec", new_pod, "--", "nvidia-smi"),
                     note="inside: lists the GPU once it is allocated",
                 ),
             ),

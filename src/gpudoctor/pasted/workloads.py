@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.facts import KUBECTL_POD
+from gpudoctor.facts import KUBECTL_POD, POD_OWNER
 from gpudoctor.parsers.error_texts import ErrorEvidence
 from gpudoctor.parsers.workload_spec import parse_workloads
 from gpudoctor.pasted.cues import _cue
@@ -43,9 +43,40 @@ _KUBECTL_POD = re.compile(
     r"\bkubectl\s+(?:-n\s+(?P<ns>[a-z0-9][a-z0-9.-]{0,62})\s+)?(?:exec(?:\s+-(?:it|ti|i|t))*|describe\s+pods?|logs)"
     r"\s+(?:pod/)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})(?=\s|$|`)(?:\s+-n\s+(?P<ns2>[a-z0-9][a-z0-9.-]{0,62}))?"
 )
+# The pod's owner as `kubectl describe pod` prints it ("Controlled By:  StatefulSet/test-gpu"), and the labels its
+# controller puts on it: a StatefulSet's pods carry apps.kubernetes.io/pod-index (or statefulset.kubernetes.io/pod-name)
+# and are named <set>-<ordinal>; a Deployment's carry pod-template-hash and are named <deployment>-<hash>-<suffix>.
+_CONTROLLED_BY = re.compile(r"^\s*Controlled By:\s+(?P<kind>[A-Za-z]{2,40})/(?P<name>[a-z0-9][a-z0-9.-]{0,252})\s*$")
+_STATEFUL_LABEL = re.compile(r"\b(?:apps\.kubernetes\.io/pod-index|statefulset\.kubernetes\.io/pod-name)=")
+_TEMPLATE_HASH = re.compile(r"\bpod-template-hash=(?P<hash>[a-z0-9]{1,20})\b")
+# Kubeflow's notebook controller names the StatefulSet after its Notebook (kubeflow/kubeflow,
+# components/notebook-controller/controllers/notebook_controller.go, generateStatefulSet: `Name: instance.Name`) and
+# labels its pods notebook-name=<notebook>.
+_KUBEFLOW_NOTEBOOK = re.compile(r"\bnotebook-name=|\bkubeflow\b[^\n]{0,80}?\bnotebooks?\b", re.IGNORECASE)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
+
+
+def _pod_owner(lines: list[str], pod: str) -> tuple[str, str] | None:
+    """("kind/name", the line that shows it) of the controller owning `pod`, or None where the text does not show one."""
+    kind = name = shown = ""
+    for line in lines[:20_000]:
+        x = line[:_MAX_LINE]
+        if m := _CONTROLLED_BY.match(x):
+            kind, name, shown = m.group("kind"), m.group("name"), x.strip()
+            if kind == "ReplicaSet" and re.fullmatch(r".+-[a-z0-9]{5,10}", name):
+                kind, name = "Deployment", name.rsplit("-", 1)[0]  # a Deployment's ReplicaSet: <deployment>-<hash>
+            break
+        if not kind and _STATEFUL_LABEL.search(x) and re.fullmatch(r".+-\d{1,5}", pod):
+            kind, name, shown = "StatefulSet", pod.rsplit("-", 1)[0], x.strip()
+        elif not kind and (m := _TEMPLATE_HASH.search(x)) and f"-{m.group('hash')}-" in pod:
+            kind, name, shown = "Deployment", pod[: pod.rindex(f"-{m.group('hash')}-")], x.strip()
+    if not kind:
+        return None
+    if kind == "StatefulSet" and any(_KUBEFLOW_NOTEBOOK.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+        kind = "Notebook"
+    return f"{kind}/{name}", shown[:300]
 
 
 def read_workloads(g: Gathered, lines: list[str]) -> None:
@@ -69,6 +100,8 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         pod := next((m for x in lines[:20_000] if "kubectl" in x and (m := _KUBECTL_POD.search(x[:_MAX_LINE]))), None)
     ) is not None:
         _cue(g, KUBECTL_POD, f"{pod.group('ns') or pod.group('ns2') or ''}/{pod.group('pod')}", pod.group(0))
+        if owner := _pod_owner(lines, pod.group("pod")):
+            _cue(g, POD_OWNER, owner[0], owner[1])
     if (gke := next((x for x in lines[:20_000] if _GKE.search(x[:_MAX_LINE])), None)) is not None:
         _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", gke)
     _job_gpus(g, lines)
