@@ -243,6 +243,104 @@ def check_workload_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
         yield found
 
 
+def check_unrequested_gpus_seen(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A pod or container that requested no GPU sees every GPU (the reporter says so): the NVIDIA runtime ran it (the
+    node's default runtime, or privileged) and honoured NVIDIA_VISIBLE_DEVICES=all, which NVIDIA's CUDA images set;
+    the device plugin limits only pods that request nvidia.com/gpu. The runtime's
+    accept-nvidia-visible-devices-envvar-when-unprivileged (NVIDIA/nvidia-container-toolkit internal/config/config.go,
+    `AcceptEnvvarUnprivileged`) set to false, with the device plugin's volume-mounts device list, closes it."""
+    from gpudoctor.pasted.workloads import LOGGED_SERVICE
+    from gpudoctor.planner.remedy import container_said
+    from gpudoctor.planner.where import image
+
+    said = facts.pasted.reported("gpus-seen-unrequested") if facts.pasted.partial else []
+    if not said:
+        return
+    docker = container_said(facts) in ("docker", "podman") or image(facts) is not None
+    docker = docker or any(c.get("cue") == LOGGED_SERVICE for c in facts.pasted.cues)
+    # the reporter's own sentence naming docker, where the text names no Kubernetes
+    docker = docker or (
+        container_said(facts) != "kubernetes" and re.search(r"\b(?:docker|podman)\b", said[0].line, re.I) is not None
+    )
+    variable = "NVIDIA_VISIBLE_DEVICES"
+    node_config = Cmd(
+        ("grep", "-E", "accept-nvidia-visible-devices|default_runtime_name", "/etc/nvidia-container-runtime/config.toml")
+        + (() if docker else ("/etc/containerd/config.toml",)),
+        note="on the GPU host: whether the runtime takes NVIDIA_VISIBLE_DEVICES from unprivileged containers"
+        + ("" if docker else ", and nvidia as containerd's default runtime"),
+    )
+    if docker:
+        name = Placeholder("container")
+        commands: tuple[Cmd, ...] = (
+            Cmd(("docker", "exec", name, "printenv", variable), note="in the container that requested no GPU: all?"),
+            Cmd(
+                ("docker", "inspect", name, "--format", "{{.HostConfig.Runtime}} {{.HostConfig.Privileged}}"),
+                note="the runtime it ran under, and whether privileged",
+            ),
+            Cmd(("docker", "info", "--format", "{{.DefaultRuntime}}"), note="nvidia here runs every container with it"),
+            node_config,
+        )
+        cure = (
+            "start it with -e NVIDIA_VISIBLE_DEVICES=void, or take nvidia out of daemon.json's default-runtime (then "
+            "only --gpus gives GPUs); accept-nvidia-visible-devices-envvar-when-unprivileged = false in "
+            "/etc/nvidia-container-runtime/config.toml closes it for every unprivileged container"
+        )
+    else:
+        ns, pod = kubectl_pod(facts)
+        in_ns: tuple[str | Placeholder, ...] = ("-n", ns or Placeholder("namespace"))
+        name = pod or Placeholder("pod-without-gpu")
+        commands = (
+            Cmd(
+                ("kubectl", *in_ns, "exec", name, "--", "printenv", variable, "CUDA_VISIBLE_DEVICES"),
+                note="in the pod that requested no GPU: all, its CUDA image's own value, lets the NVIDIA runtime give it every GPU",
+            ),
+            Cmd(
+                (
+                    "kubectl",
+                    *in_ns,
+                    "get",
+                    "pod",
+                    name,
+                    "-o",
+                    "jsonpath={.spec.runtimeClassName} {.spec.containers[*].securityContext} {.spec.containers[*].resources}",
+                ),
+                note="its runtime class, privileged or not, and no nvidia.com/gpu requested",
+            ),
+            node_config,
+            Cmd(
+                ("kubectl", "get", "daemonset", "-A", "-o", "yaml"),
+                pipe=("grep", "-iE", "DEVICE_LIST_STRATEGY|deviceListStrategy"),
+                note="the device plugin's device list: envvar, the default, or volume-mounts",
+            ),
+        )
+        cure = (
+            "on the GPU nodes, accept-nvidia-visible-devices-envvar-when-unprivileged = false and "
+            "accept-nvidia-visible-devices-as-volume-mounts = true in /etc/nvidia-container-runtime/config.toml, with "
+            "the device plugin's deviceListStrategy volume-mounts (the GPU Operator sets both through its toolkit and "
+            "device plugin options): then only pods that request nvidia.com/gpu get GPUs. Until then, "
+            "NVIDIA_VISIBLE_DEVICES=void in the environment of the pods meant for the CPU"
+        )
+    where = "container" if docker else "pod"
+    yield Finding(
+        "container-gpus-unrequested",
+        Severity.WARNING,
+        "platform",
+        f"a {where} that requested no GPU sees every GPU: the GPUs are not isolated",
+        f"The driver and the GPUs work; what fails is isolation. A {where} that asked for no GPU still gets all of them "
+        "where the NVIDIA runtime runs it (the default runtime, or privileged) and honours NVIDIA_VISIBLE_DEVICES=all, "
+        "which NVIDIA's CUDA images set in their environment; the GPU request limits only what asks for GPUs. What the "
+        f"{where} carries and how the runtime is configured decide it.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            f"Read NVIDIA_VISIBLE_DEVICES in the {where} that requested no GPU, its runtime and privileges, and the "
+            f"runtime's configuration; where it is all under the NVIDIA runtime: {cure}.",
+            commands,
+            component="container",
+            where="the host" if docker else "the cluster",
+        ),
+    )
+
+
 def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """containerd's default runtime is not nvidia on a Kubernetes node: the device plugin's DaemonSet (a static
     manifest, or helm without a runtime class) starts under runc, finds no NVML inside its pod and advertises no
@@ -317,6 +415,7 @@ def check_job_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 CHECKS = (
     Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),
+    Check("unrequested-gpus", "platform", ("container-gpus-unrequested",), check_unrequested_gpus_seen, ("pasted",)),
     Check("node-default-runtime", "platform", ("container-no-gpu",), check_node_default_runtime, ("pasted",)),
     Check("job-gpus", "gpu", ("requirement-unmet",), check_job_gpus, ("pasted",)),
 )

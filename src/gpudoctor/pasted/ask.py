@@ -67,6 +67,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     ]
     if hardware and all(f in hardware or f.severity < Severity.ERROR for f in findings):
         return []
+    # A workload seeing GPUs it never requested, and nothing else: the stack works, so the driver and the framework
+    # explain nothing; the finding's own steps read what decides it.
+    if {f.code for f in findings} == {"container-gpus-unrequested"}:
+        return []
     from gpudoctor.planner.remedy import python_exe
 
     out: list[Ask] = []

@@ -53,6 +53,19 @@ _TEMPLATE_HASH = re.compile(r"\bpod-template-hash=(?P<hash>[a-z0-9]{1,20})\b")
 # components/notebook-controller/controllers/notebook_controller.go, generateStatefulSet: `Name: instance.Name`) and
 # labels its pods notebook-name=<notebook>.
 _KUBEFLOW_NOTEBOOK = re.compile(r"\bnotebook-name=|\bkubeflow\b[^\n]{0,80}?\bnotebooks?\b", re.IGNORECASE)
+# The reporter saying a workload given no GPU sees them all anyway ("a notebook with no GPUs assigned still sees all
+# GPUs"): the request and the seeing, said within a few lines of each other.
+_NO_GPU_REQUESTED = re.compile(
+    r"\b(?:no|without(?:\s+an?y?)?|zero|0)\s+(?:GPUs?|nvidia\.com/gpu)\s+(?:(?:is|are|was|were)\s+)?"
+    r"(?:assigned|requested|allocated|attached|requests?|limits?)\b"
+    r"|\b(?:did\s*n[o']t|not|never)\s+(?:request|assign|allocate|ask)(?:ed|ing)?\s+(?:for\s+)?(?:an?y?\s+)?GPUs?\b",
+    re.IGNORECASE,
+)
+_SEES_ALL_GPUS = re.compile(
+    r"\b(?:sees?|seeing|shows?|showing|lists?|listing|visible|access\s+to)\b[^\n.]{0,40}?\b(?:all|every)\b"
+    r"(?:\s+(?:the|of\s+the|\d{1,2}))?\s+(?:\w+\s+)?GPUs?\b|\ball\s+(?:the\s+)?(?:\d{1,2}\s+)?GPUs?\s+(?:are\s+)?visible\b",
+    re.IGNORECASE,
+)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
@@ -105,10 +118,22 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     if (gke := next((x for x in lines[:20_000] if _GKE.search(x[:_MAX_LINE])), None)) is not None:
         _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", gke)
     _job_gpus(g, lines)
+    _unrequested_gpus(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
             _cue(g, LOGGED_SERVICE, service, service)
+
+
+def _unrequested_gpus(g: Gathered, lines: list[str]) -> None:
+    """The reporter's words that a workload requesting no GPU sees every GPU: what the device plugin should prevent."""
+    for i, line in enumerate(lines[:20_000]):
+        if (m := _NO_GPU_REQUESTED.search(line[:_MAX_LINE])) is None:
+            continue
+        near = " ".join(x[:_MAX_LINE] for x in lines[max(0, i - 2) : i + 3])
+        if _SEES_ALL_GPUS.search(near):
+            _add(g, ErrorEvidence("gpus-seen-unrequested", line.strip()[:300], (("said", m.group(0)),)))
+            return
 
 
 def _add(g: Gathered, evidence: ErrorEvidence) -> None:
