@@ -114,6 +114,35 @@ def test_ffmpeg_without_the_nvenc_library_asks_for_the_containers_driver_capabil
     assert [f.code for f in report.findings] == ["pasted-error-unexplained"]
 
 
+def _ask_pairs(text: str) -> tuple[list[str], list[tuple]]:
+    from gpudoctor.pasted.ask import ask_for
+
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    asks = [(tuple(str(w) for w in a.command.argv), a.command.pipe) for a in ask_for(report.facts, report.findings)]
+    return [f.code for f in report.findings], asks
+
+
+def test_nvenc_said_failing_in_a_container_asks_that_container_by_name_and_the_hosts_packages():
+    codes, asks = _ask_pairs(
+        "Since the update the NVENC encoder doesn't work in the media server anymore.\n"
+        "```\nuser@box:~$ docker exec -it media nvidia-smi\n```\n"
+    )
+    assert codes == ["pasted-error-unexplained"]  # a failure said in words: never "No problems found"
+    assert (("docker", "exec", "media", "printenv", "NVIDIA_DRIVER_CAPABILITIES"), ()) in asks
+    grep = ("grep", "-E", "libnvidia-encode|libnvcuvid")
+    assert (("docker", "exec", "media", "ldconfig", "-p"), grep) in asks
+    assert (("dpkg", "-l"), grep) in asks  # the host's driver video packages
+    assert (("grep", "-E", "^[[:space:]]*ldconfig", "/etc/nvidia-container-runtime/config.toml"), ()) in asks
+    # asked in the container, never again on the host's shell
+    assert (("printenv", "NVIDIA_DRIVER_CAPABILITIES"), ()) not in asks
+    assert (("ldconfig", "-p"), grep) not in asks
+
+
+def test_nvenc_named_without_a_failure_is_not_one():
+    codes, _ = _ask_pairs("NVENC works fine now on the host, thanks.\nThe h264_nvenc encoder is fast.\n")
+    assert "pasted-error-unexplained" not in codes
+
+
 CGROUP_CONF = "```\n$ cat /etc/slurm/cgroup.conf\n###\n# Slurm cgroup support configuration file\n###\nCgroupAutomount=yes\nConstrainCores=yes\n{extra}```\n"
 JOB = "```\nuser@node01:~$ echo $CUDA_VISIBLE_DEVICES\n2\n```\n/usr/bin/ls: cannot access '/dev/nvidia0': No such file or directory\n"
 

@@ -66,6 +66,21 @@ _SEES_ALL_GPUS = re.compile(
     r"(?:\s+(?:the|of\s+the|\d{1,2}))?\s+(?:\w+\s+)?GPUs?\b|\ball\s+(?:the\s+)?(?:\d{1,2}\s+)?GPUs?\s+(?:are\s+)?visible\b",
     re.IGNORECASE,
 )
+# A container a `docker exec` (or podman's) line of the paste runs a command in: `means` is its name, so what is asked
+# of "the container" is asked of that one.
+EXEC_NAMED = "a container docker exec names"
+_DOCKER_EXEC = re.compile(
+    r"\b(?:docker|podman)\s+(?:container\s+)?exec\s+(?:-(?:it|ti|i|t|-interactive|-tty)\s+)*"
+    r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,127})(?=\s)"
+)
+# The reporter saying the GPU's video encoder or decoder fails ("the NVENC encoder doesn't work"): a failure in words,
+# so the report names it rather than "No problems found" (a media server's transcode log is often not pasted).
+_VIDEO_CODEC_FAILING = re.compile(
+    r"\b(?:NVENC|NVDEC|(?:h264|hevc|av1)_(?:nvenc|cuvid))\b[^\n.]{0,60}?\b(?:does\s*n[o']t\s+work|doesn't\s+work|"
+    r"(?:is\s+)?not\s+working|no\s+longer\s+works?|stopped\s+working|fail(?:s|ed|ing)?|broken|won't\s+work)\b"
+    r"|\b(?:can(?:no|')t|unable\s+to)\s+(?:use|get|enable)\s+(?:the\s+)?(?:NVENC|NVDEC)\b",
+    re.IGNORECASE,
+)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
@@ -117,6 +132,10 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
             _cue(g, POD_OWNER, owner[0], owner[1])
     if (gke := next((x for x in lines[:20_000] if _GKE.search(x[:_MAX_LINE])), None)) is not None:
         _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", gke)
+    if (ex := next((m for x in lines[:20_000] if "exec" in x and (m := _DOCKER_EXEC.search(x[:_MAX_LINE]))), None)) is not None:
+        _cue(g, EXEC_NAMED, ex.group("name"), ex.group(0))
+    if (said := next((x for x in lines[:20_000] if _VIDEO_CODEC_FAILING.search(x[:_MAX_LINE])), None)) is not None:
+        _add(g, ErrorEvidence("video-codec-failing-said", said.strip()[:300]))
     _job_gpus(g, lines)
     _unrequested_gpus(g, lines)
     for service, count in logged.items():
