@@ -89,7 +89,11 @@ def test_slurm_nodevfiles_is_a_job_without_gres_fixed_by_asking_for_gpus():
         "srun: error: node7: task 0: Exited with exit code 1\nValueError: invalid literal for int() with base 10: 'NoDevFiles'\n"
     )
     f = codes["cuda-visible-devices-hides-all"]
-    assert _argv(f) == [("srun", "--gres=gpu:1", "nvidia-smi", "-L"), ("sbatch", "--gres=gpu:1", "<job-script>")]
+    assert _argv(f) == [
+        ("scontrol", "show", "job", "<job-id>"),  # the allocation first: the job may not want GPUs
+        ("srun", "--gres=gpu:1", "nvidia-smi", "-L"),
+        ("sbatch", "--gres=gpu:1", "<job-script>"),
+    ]
     assert "pasted-error-unexplained" not in codes
 
 
@@ -288,3 +292,30 @@ def test_nvenc_named_asks_for_the_video_capability_and_libraries():
     asks = _asks("After the update the NVENC encoder doesn't work in the jellyfin container; nvidia-smi works there.\n")
     assert ("printenv", "NVIDIA_DRIVER_CAPABILITIES") in asks
     assert ("ldconfig", "-p") in asks
+
+
+_RAY_TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/.conda/envs/rl/lib/python3.7/site-packages/ray/utils.py", line 274, in get_cuda_visible_devices\n'
+    '    return [int(i) for i in gpu_ids_str.split(",")]\n'
+    "ValueError: invalid literal for int() with base 10: 'NoDevFiles'\n"
+)
+
+
+def test_slurm_nodevfiles_parsed_by_an_old_release_offers_its_fixed_release_beside_the_gres():
+    r = _codes("srun: error: node7: task 0: Exited with exit code 1\n" + _RAY_TRACE)["cuda-visible-devices-hides-all"].remediation
+    # the job's allocation first: whether it wants GPUs is not assumed
+    assert r.commands[0].argv[:3] == ("scontrol", "show", "job")
+    assert r.alternative is not None
+    upgrade = r.alternative.commands[0].argv
+    assert upgrade[0] == "/home/u/.conda/envs/rl/bin/python"
+    assert upgrade[1:] == ("-m", "pip", "install", "--upgrade", "ray>=0.8.2")
+
+
+def test_slurm_nodevfiles_without_a_program_failing_to_parse_it_offers_no_upgrade():
+    # the value shown, no int() failure: nothing to upgrade
+    r = _codes("srun: error: x\n```\n$ echo $CUDA_VISIBLE_DEVICES\nNoDevFiles\n```\nimport ray fails\n")
+    assert r["cuda-visible-devices-hides-all"].remediation.alternative is None
+    # another program's int() failure: no release of ray is prescribed
+    other = _RAY_TRACE.replace("site-packages/ray/utils.py", "site-packages/mytool/gpus.py")
+    assert _codes("srun: error: x\n" + other)["cuda-visible-devices-hides-all"].remediation.alternative is None

@@ -251,6 +251,11 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# Packages that read CUDA_VISIBLE_DEVICES as integers and failed on Slurm's NoDevFiles, with the first release that
+# handles it: ray (ray-project/ray pull 7014, "fix gpu ids for SLURM", merged 2020-02-03; released in 0.8.2).
+_PARSES_NODEVFILES_FROM = {"ray": "0.8.2"}
+
+
 def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """CUDA_VISIBLE_DEVICES=NoDevFiles: Slurm's GPU GRES plugin writes it into a job or step allocated no GPU
     (SchedMD/slurm src/plugins/gres/common/gres_common.c), so CUDA sees no device. The job asks for GPUs with
@@ -260,6 +265,28 @@ def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding
     said = _said(facts, "slurm-job-without-gpus")
     if not said:
         return
+    from gpudoctor.facts import COMPONENT_NAMED
+    from gpudoctor.planner.where import python_step
+
+    # A program that failed to parse the value (Python's int('NoDevFiles')) whose release handles it: the upgrade works
+    # with or without GPUs, so it is the other way, beside asking Slurm for GPUs (which the job may not want).
+    parsed = any("invalid literal for int()" in e.line for e in said)
+    fixed = [
+        (pkg, at)
+        for pkg, at in _PARSES_NODEVFILES_FROM.items()
+        if any(c.get("cue") == COMPONENT_NAMED and c.get("means") == pkg for c in facts.pasted.cues)
+    ]
+    upgrade = (
+        Remediation(
+            f"{fixed[0][0]} before {fixed[0][1]} reads CUDA_VISIBLE_DEVICES as GPU numbers and fails on Slurm's "
+            f"NoDevFiles; {fixed[0][1]} and later handle it (ray-project/ray pull 7014), with GPUs or without: upgrade "
+            "it in the job's interpreter.",
+            (python_step(facts, "-m", "pip", "install", "--upgrade", f"{fixed[0][0]}>={fixed[0][1]}"),),
+            component="environment",
+        )
+        if parsed and fixed
+        else None
+    )
     yield Finding(
         "cuda-visible-devices-hides-all",
         Severity.ERROR,
@@ -270,14 +297,16 @@ def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding
         "driver and the GPUs of the node are not at fault.",
         (ev("pasted", said[0].line),),
         Remediation(
-            "Ask Slurm for the GPUs: --gres=gpu:N (GPUs per node) on sbatch or srun, or #SBATCH --gres=gpu:N in the "
-            "batch script, on a partition whose nodes have GPUs (sinfo -o '%P %N %G'). A run meant for the CPU unsets "
-            "CUDA_VISIBLE_DEVICES in the script instead.",
+            "Whether the job should use GPUs decides it. If it should, ask Slurm for them: --gres=gpu:N (GPUs per "
+            "node) on sbatch or srun, or #SBATCH --gres=gpu:N in the batch script, on a partition whose nodes have GPUs "
+            "(sinfo -o '%P %N %G'). A run meant for the CPU unsets CUDA_VISIBLE_DEVICES in the script instead.",
             (
+                Cmd(("scontrol", "show", "job", Placeholder("job-id")), note="the job's allocation: no gres, no GPU"),
                 Cmd(("srun", "--gres=gpu:1", "nvidia-smi", "-L"), note="a step with a GPU lists it"),
                 Cmd(("sbatch", "--gres=gpu:1", Placeholder("job-script")), note="or #SBATCH --gres=gpu:N in the script"),
             ),
             component="gpu",
+            alternative=upgrade,
         ),
     )
 
