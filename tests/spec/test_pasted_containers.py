@@ -81,8 +81,25 @@ def test_a_mismatch_in_an_old_container_recreates_it_from_the_host():
 def test_an_image_that_ships_driver_libraries_is_rebuilt_without_them():
     f = _codes(_plans2("115"))["container-no-gpu"]  # NVIDIA/nvidia-container-toolkit#371
     assert "libnvidia-ml.so.1" in f.title and f.remediation.where == "the image"
+    lib = "/usr/lib/x86_64-linux-gnu"
+    # the universal fix: a new image FROM it without the driver files (whatever put them there), and the
+    # default-runtime that copies them into images built or committed
     assert _argv(f.remediation) == [
-        ("docker", "run", "--rm", "--entrypoint", "dpkg", "<image>", "-S", "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
+        ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "ls", "<image>", "-l", lib),
+        ("grep", "-i", "default-runtime", "/etc/docker/daemon.json"),
+        ("echo", "FROM <image>"),
+        ("echo", f"RUN rm -f {lib}/libnvidia-*.so* {lib}/libcuda.so*"),
+        ("cat", "Dockerfile.nodriver"),
+        ("docker", "run", "--rm", "--gpus", "all", "<new-image>", "nvidia-smi"),
+    ]
+    assert [tuple(str(w) for w in c.pipe) for c in f.remediation.commands][2:5] == [
+        ("tee", "Dockerfile.nodriver"),
+        ("tee", "-a", "Dockerfile.nodriver"),
+        ("docker", "build", "-t", "<new-image>", "-"),
+    ]
+    # the image's own Dockerfile without the driver package, as the other way
+    assert _argv(f.remediation.alternative) == [
+        ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "dpkg", "<image>", "-S", f"{lib}/libnvidia-ml.so.1"),
         ("docker", "build", "--no-cache", "-t", "<image>", "."),
     ]
 

@@ -161,6 +161,11 @@ def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
     inner = next((path.split(root, 1)[1] for root in ("/merged/", "/rootfs/") if root in path), "")
     inner = "/" + inner if inner else ""
     library = e.get("library") or "a driver library"
+    # the image's library directory where the runtime named the file; Debian's and Ubuntu's otherwise
+    lib_dir = inner.rsplit("/", 1)[0] if inner.count("/") > 1 else "/usr/lib/x86_64-linux-gnu"
+    # the image that failed is not reliably the one a docker run line of the text shows (often a sample that works)
+    image, derived = Placeholder("image"), Placeholder("new-image")
+    dockerfile = "Dockerfile.nodriver"
     yield Finding(
         "container-no-gpu",
         Severity.ERROR,
@@ -173,26 +178,49 @@ def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "at fault: an image without those files starts.",
         (ev("pasted", e.line),),
         Remediation(
-            "Rebuild the image without the driver package that installed it (for OpenCL, ocl-icd-opencl-dev instead "
-            "of nvidia-opencl-dev), or delete the driver libraries at the end of the Dockerfile; then run it as before.",
+            "Build a new image FROM this one that deletes the driver files it carries (libnvidia-*, libcuda.so*: the "
+            "runtime mounts the host's own there; the CUDA toolkit's libraries stay), and run that one. Such files "
+            "come from a driver package in the Dockerfile, or from building or committing the image while nvidia was "
+            "Docker's default-runtime (daemon.json): take that line out for builds, so they do not come back.",
             (
-                *(
-                    (
-                        Cmd(
-                            ("docker", "run", "--rm", "--entrypoint", "dpkg", Placeholder("image"), "-S", inner),
-                            note="which package of the image installed it (Debian and Ubuntu images): remove it",
-                        ),
-                    )
-                    if inner
-                    else ()
+                Cmd(
+                    ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "ls", image, "-l", lib_dir),
+                    pipe=("grep", "-e", "libnvidia", "-e", "libcuda"),
+                    note="the driver files inside the image, started without the NVIDIA runtime",
                 ),
                 Cmd(
-                    ("docker", "build", "--no-cache", "-t", Placeholder("image"), "."),
-                    note="after the Dockerfile installs no driver package",
+                    ("grep", "-i", "default-runtime", "/etc/docker/daemon.json"),
+                    note="nvidia here copies the host's driver into what docker build or commit makes",
                 ),
+                Cmd(("echo", f"FROM {image}"), pipe=("tee", dockerfile), note="a new image without them: its Dockerfile"),
+                Cmd(("echo", f"RUN rm -f {lib_dir}/libnvidia-*.so* {lib_dir}/libcuda.so*"), pipe=("tee", "-a", dockerfile)),
+                Cmd(("cat", dockerfile), pipe=("docker", "build", "-t", derived, "-")),
+                Cmd(("docker", "run", "--rm", "--gpus", "all", derived, "nvidia-smi"), note="the host's driver, mounted"),
             ),
             component="container",
             where="the image",
+            alternative=Remediation(
+                "Rebuild the image from its Dockerfile without the driver package that installed the files (for "
+                "OpenCL, ocl-icd-opencl-dev instead of nvidia-opencl-dev).",
+                (
+                    *(
+                        (
+                            Cmd(
+                                ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "dpkg", image, "-S", inner),
+                                note="which package of the image installed it (Debian and Ubuntu images): remove it",
+                            ),
+                        )
+                        if inner
+                        else ()
+                    ),
+                    Cmd(
+                        ("docker", "build", "--no-cache", "-t", image, "."),
+                        note="after the Dockerfile installs no driver package",
+                    ),
+                ),
+                component="container",
+                where="the image",
+            ),
         ),
     )
 
