@@ -319,3 +319,29 @@ def test_slurm_nodevfiles_without_a_program_failing_to_parse_it_offers_no_upgrad
     # another program's int() failure: no release of ray is prescribed
     other = _RAY_TRACE.replace("site-packages/ray/utils.py", "site-packages/mytool/gpus.py")
     assert _codes("srun: error: x\n" + other)["cuda-visible-devices-hides-all"].remediation.alternative is None
+
+
+_NVINFER = "python3: error while loading shared libraries: libnvinfer.so.{n}: cannot open shared object file: No such file or directory\n"
+
+
+def test_tensorrt_runtime_missing_where_a_plugin_built_in_its_image_runs_installs_that_major():
+    f = _codes("I built the plugin in the TensorRT container and run it on the host.\n" + _NVINFER.format(n=8))[
+        "framework-cuda-libs-missing"
+    ]
+    r = f.remediation
+    assert r.commands[0].argv == ("python3", "-m", "pip", "install", "tensorrt==8.5.3.1")
+    # its directory, and the CUDA libraries its wheel brings, on the loader's path
+    sites = [c.parts[0].site_dir for c in r.commands[1:5]]
+    assert sites == ["tensorrt", "nvidia/cublas/lib", "nvidia/cudnn/lib", "nvidia/cuda_runtime/lib"]
+    assert all(c.name == "LD_LIBRARY_PATH" for c in r.commands[1:5])
+    # a major without a checked wheel: named, without a pin
+    r = _codes(_NVINFER.format(n=10))["framework-cuda-libs-missing"].remediation
+    assert r.commands == () and "TensorRT 10" in r.summary
+
+
+def test_other_libraries_or_tensorrts_own_loader_message_are_not_the_runtime_missing():
+    codes = _codes(_NVINFER.replace("libnvinfer.so.{n}", "libcudart.so.11.0"))
+    assert "framework-cuda-libs-missing" not in codes or "TensorRT" not in codes["framework-cuda-libs-missing"].title
+    own = "[libLoader.h::DynamicLibrary::50] Error Code 6: Internal Error (Unable to load library: libnvinfer_builder_resource.so.8.4.2)\n"
+    f = _codes(own)["framework-cuda-libs-missing"]
+    assert f.title == "TensorRT cannot load its own libnvinfer_builder_resource.so.8.4.2"  # check_tensorrt_library's
