@@ -448,6 +448,9 @@ COMPONENT_NAMED = "a component named"
 # ("/pod" without one). Here, beside the other cue kinds, so the rules read it without importing the reader.
 KUBECTL_POD = "a pod kubectl names"
 IMAGE_RUN = "an image run with docker run"
+# The container a `docker exec NAME ...` (or podman's) line of the paste runs a command in: `means` is its name, so what
+# is asked of "the container" is asked of that one.
+EXEC_NAMED = "a container docker exec names"
 # The controller that owns the pod kubectl names (`Controlled By:` of describe pod, or what its name and labels show:
 # a StatefulSet's pod-index label, a Deployment's pod-template-hash, Kubeflow's Notebook over its StatefulSet): `means`
 # is "kind/name". A change to the pod's spec goes into the owner's pod template; the owner recreates the pod.

@@ -249,7 +249,7 @@ def check_unrequested_gpus_seen(facts: Facts, ctx: Context) -> Iterable[Finding]
     the device plugin limits only pods that request nvidia.com/gpu. The runtime's
     accept-nvidia-visible-devices-envvar-when-unprivileged (NVIDIA/nvidia-container-toolkit internal/config/config.go,
     `AcceptEnvvarUnprivileged`) set to false, with the device plugin's volume-mounts device list, closes it."""
-    from gpudoctor.pasted.workloads import LOGGED_SERVICE
+    from gpudoctor.facts import EXEC_NAMED
     from gpudoctor.planner.remedy import container_said
     from gpudoctor.planner.where import image
 
@@ -257,7 +257,7 @@ def check_unrequested_gpus_seen(facts: Facts, ctx: Context) -> Iterable[Finding]
     if not said:
         return
     docker = container_said(facts) in ("docker", "podman") or image(facts) is not None
-    docker = docker or any(c.get("cue") == LOGGED_SERVICE for c in facts.pasted.cues)
+    docker = docker or any(c.get("cue") == EXEC_NAMED for c in facts.pasted.cues)
     # the reporter's own sentence naming docker, where the text names no Kubernetes
     docker = docker or (
         container_said(facts) != "kubernetes" and re.search(r"\b(?:docker|podman)\b", said[0].line, re.I) is not None
@@ -269,8 +269,12 @@ def check_unrequested_gpus_seen(facts: Facts, ctx: Context) -> Iterable[Finding]
         note="on the GPU host: whether the runtime takes NVIDIA_VISIBLE_DEVICES from unprivileged containers"
         + ("" if docker else ", and nvidia as containerd's default runtime"),
     )
+    name: str | Placeholder
     if docker:
-        name = Placeholder("container")
+        # the container a docker exec line of the text names, else the reporter's to fill in
+        name = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == EXEC_NAMED), "") or Placeholder(
+            "container"
+        )
         commands: tuple[Cmd, ...] = (
             Cmd(("docker", "exec", name, "printenv", variable), note="in the container that requested no GPU: all?"),
             Cmd(

@@ -311,7 +311,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
 
 def _exec_named(facts: Facts) -> str | None:
     """The container a `docker exec NAME ...` line of the paste ran in (gpudoctor.pasted.workloads)."""
-    from gpudoctor.pasted.workloads import EXEC_NAMED
+    from gpudoctor.facts import EXEC_NAMED
 
     return next((c.get("means") for c in facts.pasted.cues if c.get("cue") == EXEC_NAMED and c.get("means")), None)
 

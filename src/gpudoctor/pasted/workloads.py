@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.facts import KUBECTL_POD, POD_OWNER
+from gpudoctor.facts import EXEC_NAMED, KUBECTL_POD, POD_OWNER
 from gpudoctor.parsers.error_texts import ErrorEvidence
 from gpudoctor.parsers.workload_spec import parse_workloads
 from gpudoctor.pasted.cues import _cue
@@ -66,9 +66,6 @@ _SEES_ALL_GPUS = re.compile(
     r"(?:\s+(?:the|of\s+the|\d{1,2}))?\s+(?:\w+\s+)?GPUs?\b|\ball\s+(?:the\s+)?(?:\d{1,2}\s+)?GPUs?\s+(?:are\s+)?visible\b",
     re.IGNORECASE,
 )
-# A container a `docker exec` (or podman's) line of the paste runs a command in: `means` is its name, so what is asked
-# of "the container" is asked of that one.
-EXEC_NAMED = "a container docker exec names"
 _DOCKER_EXEC = re.compile(
     r"\b(?:docker|podman)\s+(?:container\s+)?exec\s+(?:-(?:it|ti|i|t|-interactive|-tty)\s+)*"
     r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,127})(?=\s)"
