@@ -415,6 +415,9 @@ NO_PYTHON = "a compiled program, no Python"
 # The cue the pasted reader sets where the text says the machine is a cluster's ("our HPC", "HPC3", a login node,
 # `module load`) without showing its scheduler; gpudoctor.planner.remedy.cluster_node reads it.
 CLUSTER_SAID = "a cluster named as where it ran"
+# The cue the pasted reader sets where the reporter administers the cluster ("our cgroup.conf", "I am the admin"): the
+# administrators' changes are then theirs to make, not something to ask others for (gpudoctor.planner.cluster).
+ADMIN_SAID = "the reporter administers the machine"
 # The cue the pasted reader sets where the commands ran in a notebook (Colab, Jupyter: `!pip`, /content, the name):
 # a variable set by `!export` is gone after its line (gpudoctor.planner.remedy.notebook_said).
 NOTEBOOK_SAID = "a notebook named as where it ran"
@@ -445,6 +448,13 @@ COMPONENT_NAMED = "a component named"
 # ("/pod" without one). Here, beside the other cue kinds, so the rules read it without importing the reader.
 KUBECTL_POD = "a pod kubectl names"
 IMAGE_RUN = "an image run with docker run"
+# The container a `docker exec NAME ...` (or podman's) line of the paste runs a command in: `means` is its name, so what
+# is asked of "the container" is asked of that one.
+EXEC_NAMED = "a container docker exec names"
+# The controller that owns the pod kubectl names (`Controlled By:` of describe pod, or what its name and labels show:
+# a StatefulSet's pod-index label, a Deployment's pod-template-hash, Kubeflow's Notebook over its StatefulSet): `means`
+# is "kind/name". A change to the pod's spec goes into the owner's pod template; the owner recreates the pod.
+POD_OWNER = "the controller owning the pod"
 CONDA_ENV_SAID = "a conda environment named"
 CONDA_FORGE_BUILD = "a conda-forge build's path"
 

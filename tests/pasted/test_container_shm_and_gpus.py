@@ -89,7 +89,11 @@ def test_slurm_nodevfiles_is_a_job_without_gres_fixed_by_asking_for_gpus():
         "srun: error: node7: task 0: Exited with exit code 1\nValueError: invalid literal for int() with base 10: 'NoDevFiles'\n"
     )
     f = codes["cuda-visible-devices-hides-all"]
-    assert _argv(f) == [("srun", "--gres=gpu:1", "nvidia-smi", "-L"), ("sbatch", "--gres=gpu:1", "<job-script>")]
+    assert _argv(f) == [
+        ("scontrol", "show", "job", "<job-id>"),  # the allocation first: the job may not want GPUs
+        ("srun", "--gres=gpu:1", "nvidia-smi", "-L"),
+        ("sbatch", "--gres=gpu:1", "<job-script>"),
+    ]
     assert "pasted-error-unexplained" not in codes
 
 
@@ -114,6 +118,35 @@ def test_ffmpeg_without_the_nvenc_library_asks_for_the_containers_driver_capabil
     assert [f.code for f in report.findings] == ["pasted-error-unexplained"]
 
 
+def _ask_pairs(text: str) -> tuple[list[str], list[tuple]]:
+    from gpudoctor.pasted.ask import ask_for
+
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    asks = [(tuple(str(w) for w in a.command.argv), a.command.pipe) for a in ask_for(report.facts, report.findings)]
+    return [f.code for f in report.findings], asks
+
+
+def test_nvenc_said_failing_in_a_container_asks_that_container_by_name_and_the_hosts_packages():
+    codes, asks = _ask_pairs(
+        "Since the update the NVENC encoder doesn't work in the media server anymore.\n"
+        "```\nuser@box:~$ docker exec -it media nvidia-smi\n```\n"
+    )
+    assert codes == ["pasted-error-unexplained"]  # a failure said in words: never "No problems found"
+    assert (("docker", "exec", "media", "printenv", "NVIDIA_DRIVER_CAPABILITIES"), ()) in asks
+    grep = ("grep", "-E", "libnvidia-encode|libnvcuvid")
+    assert (("docker", "exec", "media", "ldconfig", "-p"), grep) in asks
+    assert (("dpkg", "-l"), grep) in asks  # the host's driver video packages
+    assert (("grep", "-E", "^[[:space:]]*ldconfig", "/etc/nvidia-container-runtime/config.toml"), ()) in asks
+    # asked in the container, never again on the host's shell
+    assert (("printenv", "NVIDIA_DRIVER_CAPABILITIES"), ()) not in asks
+    assert (("ldconfig", "-p"), grep) not in asks
+
+
+def test_nvenc_named_without_a_failure_is_not_one():
+    codes, _ = _ask_pairs("NVENC works fine now on the host, thanks.\nThe h264_nvenc encoder is fast.\n")
+    assert "pasted-error-unexplained" not in codes
+
+
 CGROUP_CONF = "```\n$ cat /etc/slurm/cgroup.conf\n###\n# Slurm cgroup support configuration file\n###\nCgroupAutomount=yes\nConstrainCores=yes\n{extra}```\n"
 JOB = "```\nuser@node01:~$ echo $CUDA_VISIBLE_DEVICES\n2\n```\n/usr/bin/ls: cannot access '/dev/nvidia0': No such file or directory\n"
 
@@ -123,8 +156,22 @@ def test_slurm_cgroup_conf_without_constrain_devices_beside_a_jobs_gpu_index():
     argv = _argv(f)
     assert ("sudo", "systemctl", "restart", "slurmd") in argv
     tee = next(c for c in f.remediation.commands if c.pipe)
-    assert tee.argv == ("printf", "%s\\n", "ConstrainDevices=yes")
+    # a line a person types, not printf's format escapes
+    assert tee.argv == ("echo", "ConstrainDevices=yes")
     assert tee.pipe == ("sudo", "tee", "-a", "/etc/slurm/cgroup.conf")
+
+
+def test_slurm_cgroup_conf_the_reporter_calls_ours_is_theirs_to_change():
+    from gpudoctor.planner.cluster import ADMINISTRATORS
+
+    # a user's paste: the root change is asked of the administrators
+    asked = _codes(CGROUP_CONF.format(extra="") + JOB)["cuda-visible-devices-hides-all"].remediation
+    assert asked.where == ADMINISTRATORS and not asked.requires_root
+    # the administrator's own ("here is our cgroup.conf"): the change itself, with root
+    own = _codes("here is our cgroup.conf (very minimal)\n" + CGROUP_CONF.format(extra="") + JOB)
+    r = own["cuda-visible-devices-hides-all"].remediation
+    assert r.where != ADMINISTRATORS and r.requires_root
+    assert ("sudo", "systemctl", "restart", "slurmd") in [c.argv for c in r.commands]
 
 
 def test_slurm_cgroup_conf_constraining_devices_or_without_a_job_gpu_is_quiet():
@@ -180,6 +227,47 @@ def test_a_pod_without_gpu_or_driver_asks_its_runtime_class_and_limits_in_its_na
         "jsonpath={.spec.runtimeClassName} {.spec.containers[*].resources}",
     )  # fmt: skip
     assert ("kubectl", "-n", "team-a", "exec", "<new-pod>", "--", "nvidia-smi") in argv
+    # no owner shown: the pod's own manifest
+    assert ("kubectl", "-n", "team-a", "apply", "-f", "<manifest>") in argv
+
+
+_NO_DRIVER_IN_POD = (
+    "no nvidia-smi in container\n```\n~$ nvidia-smi\nbash: nvidia-smi: command not found\n```\n"
+    "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver\n"
+    "```\n:~$ cat /proc/driver/nvidia/version\n"
+    "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  Thu Oct 19 18:56:32 UTC 2023\n```\n"
+)
+_PATCH = '[{"op": "add", "path": "/spec/template/spec/runtimeClassName", "value": "nvidia"}]'
+
+
+def _pod_fix(describe: str, said: str = "") -> list[tuple]:
+    return _argv(_codes(said + "`kubectl -n ml describe pod " + describe + _NO_DRIVER_IN_POD)["container-no-gpu"])
+
+
+def test_a_pod_a_controller_owns_is_changed_in_its_owners_pod_template():
+    # a StatefulSet's pod (its pod-index label), in Kubeflow's notebooks: the Notebook named like its StatefulSet
+    argv = _pod_fix("nb-0`\nName: nb-0\nLabels:  app=nb\n  apps.kubernetes.io/pod-index=0\n", "Kubeflow notebooks\n")
+    assert ("kubectl", "-n", "ml", "patch", "notebooks.kubeflow.org", "nb", "--type=json", "-p", _PATCH) in argv
+    assert ("kubectl", "-n", "ml", "exec", "nb-0", "--", "nvidia-smi") in argv  # the same name when recreated
+    assert not any("apply" in a for a in argv)
+    # the same pod outside Kubeflow: its StatefulSet
+    argv = _pod_fix("nb-0`\nName: nb-0\nLabels:  app=nb\n  apps.kubernetes.io/pod-index=0\n")
+    assert ("kubectl", "-n", "ml", "patch", "statefulset", "nb", "--type=json", "-p", _PATCH) in argv
+    # a Deployment's pod (describe's Controlled By its ReplicaSet): the Deployment; its new pod has a new name
+    argv = _pod_fix("web-7d9f8b6c5d-x2x9q`\nName: web-7d9f8b6c5d-x2x9q\nControlled By:  ReplicaSet/web-7d9f8b6c5d\n")
+    assert ("kubectl", "-n", "ml", "patch", "deployment", "web", "--type=json", "-p", _PATCH) in argv
+    assert ("kubectl", "-n", "ml", "exec", "<new-pod>", "--", "nvidia-smi") in argv
+    # the pod-template-hash label alone says the same
+    argv = _pod_fix("web-7d9f8b6c5d-x2x9q`\nLabels:  app=web\n  pod-template-hash=7d9f8b6c5d\n")
+    assert ("kubectl", "-n", "ml", "patch", "deployment", "web", "--type=json", "-p", _PATCH) in argv
+
+
+def test_a_pod_whose_owner_is_not_shown_keeps_its_manifest():
+    # a name ending in a number without the StatefulSet's label is no ordinal; a Job's pod is not patched
+    for describe in ("gpu-test-1`\nName: gpu-test-1\nLabels: app=x\n", "train-abc12`\nControlled By:  Job/train\n"):
+        argv = _pod_fix(describe)
+        assert ("kubectl", "-n", "ml", "apply", "-f", "<manifest>") in argv, describe
+        assert not any("patch" in a for a in argv)
 
 
 TOPO = "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \t{link}\t0-27\nGPU1\t{link}\t X \t0-27\n\n"
@@ -204,3 +292,56 @@ def test_nvenc_named_asks_for_the_video_capability_and_libraries():
     asks = _asks("After the update the NVENC encoder doesn't work in the jellyfin container; nvidia-smi works there.\n")
     assert ("printenv", "NVIDIA_DRIVER_CAPABILITIES") in asks
     assert ("ldconfig", "-p") in asks
+
+
+_RAY_TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/.conda/envs/rl/lib/python3.7/site-packages/ray/utils.py", line 274, in get_cuda_visible_devices\n'
+    '    return [int(i) for i in gpu_ids_str.split(",")]\n'
+    "ValueError: invalid literal for int() with base 10: 'NoDevFiles'\n"
+)
+
+
+def test_slurm_nodevfiles_parsed_by_an_old_release_offers_its_fixed_release_beside_the_gres():
+    r = _codes("srun: error: node7: task 0: Exited with exit code 1\n" + _RAY_TRACE)["cuda-visible-devices-hides-all"].remediation
+    # the job's allocation first: whether it wants GPUs is not assumed
+    assert r.commands[0].argv[:3] == ("scontrol", "show", "job")
+    assert r.alternative is not None
+    upgrade = r.alternative.commands[0].argv
+    assert upgrade[0] == "/home/u/.conda/envs/rl/bin/python"
+    assert upgrade[1:] == ("-m", "pip", "install", "--upgrade", "ray>=0.8.2")
+
+
+def test_slurm_nodevfiles_without_a_program_failing_to_parse_it_offers_no_upgrade():
+    # the value shown, no int() failure: nothing to upgrade
+    r = _codes("srun: error: x\n```\n$ echo $CUDA_VISIBLE_DEVICES\nNoDevFiles\n```\nimport ray fails\n")
+    assert r["cuda-visible-devices-hides-all"].remediation.alternative is None
+    # another program's int() failure: no release of ray is prescribed
+    other = _RAY_TRACE.replace("site-packages/ray/utils.py", "site-packages/mytool/gpus.py")
+    assert _codes("srun: error: x\n" + other)["cuda-visible-devices-hides-all"].remediation.alternative is None
+
+
+_NVINFER = "python3: error while loading shared libraries: libnvinfer.so.{n}: cannot open shared object file: No such file or directory\n"
+
+
+def test_tensorrt_runtime_missing_where_a_plugin_built_in_its_image_runs_installs_that_major():
+    f = _codes("I built the plugin in the TensorRT container and run it on the host.\n" + _NVINFER.format(n=8))[
+        "framework-cuda-libs-missing"
+    ]
+    r = f.remediation
+    assert r.commands[0].argv == ("python3", "-m", "pip", "install", "tensorrt==8.5.3.1")
+    # its directory, and the CUDA libraries its wheel brings, on the loader's path
+    sites = [c.parts[0].site_dir for c in r.commands[1:5]]
+    assert sites == ["tensorrt", "nvidia/cublas/lib", "nvidia/cudnn/lib", "nvidia/cuda_runtime/lib"]
+    assert all(c.name == "LD_LIBRARY_PATH" for c in r.commands[1:5])
+    # a major without a checked wheel: named, without a pin
+    r = _codes(_NVINFER.format(n=10))["framework-cuda-libs-missing"].remediation
+    assert r.commands == () and "TensorRT 10" in r.summary
+
+
+def test_other_libraries_or_tensorrts_own_loader_message_are_not_the_runtime_missing():
+    codes = _codes(_NVINFER.replace("libnvinfer.so.{n}", "libcudart.so.11.0"))
+    assert "framework-cuda-libs-missing" not in codes or "TensorRT" not in codes["framework-cuda-libs-missing"].title
+    own = "[libLoader.h::DynamicLibrary::50] Error Code 6: Internal Error (Unable to load library: libnvinfer_builder_resource.so.8.4.2)\n"
+    f = _codes(own)["framework-cuda-libs-missing"]
+    assert f.title == "TensorRT cannot load its own libnvinfer_builder_resource.so.8.4.2"  # check_tensorrt_library's

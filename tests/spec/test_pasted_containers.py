@@ -81,8 +81,25 @@ def test_a_mismatch_in_an_old_container_recreates_it_from_the_host():
 def test_an_image_that_ships_driver_libraries_is_rebuilt_without_them():
     f = _codes(_plans2("115"))["container-no-gpu"]  # NVIDIA/nvidia-container-toolkit#371
     assert "libnvidia-ml.so.1" in f.title and f.remediation.where == "the image"
+    lib = "/usr/lib/x86_64-linux-gnu"
+    # the universal fix: a new image FROM it without the driver files (whatever put them there), and the
+    # default-runtime that copies them into images built or committed
     assert _argv(f.remediation) == [
-        ("docker", "run", "--rm", "--entrypoint", "dpkg", "<image>", "-S", "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
+        ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "ls", "<image>", "-l", lib),
+        ("grep", "-i", "default-runtime", "/etc/docker/daemon.json"),
+        ("echo", "FROM <image>"),
+        ("echo", f"RUN rm -f {lib}/libnvidia-*.so* {lib}/libcuda.so*"),
+        ("cat", "Dockerfile.nodriver"),
+        ("docker", "run", "--rm", "--gpus", "all", "<new-image>", "nvidia-smi"),
+    ]
+    assert [tuple(str(w) for w in c.pipe) for c in f.remediation.commands][2:5] == [
+        ("tee", "Dockerfile.nodriver"),
+        ("tee", "-a", "Dockerfile.nodriver"),
+        ("docker", "build", "-t", "<new-image>", "-"),
+    ]
+    # the image's own Dockerfile without the driver package, as the other way
+    assert _argv(f.remediation.alternative) == [
+        ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "dpkg", "<image>", "-S", f"{lib}/libnvidia-ml.so.1"),
         ("docker", "build", "--no-cache", "-t", "<image>", "."),
     ]
 
@@ -255,3 +272,39 @@ def test_a_dataloader_traceback_without_the_bus_error_or_another_signal_is_not_s
     assert "shm-too-small" not in _codes(_plans2("128"))  # pytorch/pytorch#5040: the paste stops before the error
     text = "RuntimeError: DataLoader worker (pid 12) is killed by signal: Segmentation fault.\n"
     assert "shm-too-small" not in _codes(text)
+
+
+_UNREQUESTED = "When working on a notebook with no GPUs assigned I still see all GPUs (4 in total) with nvidia-smi.\n"
+
+
+@states("container-gpus-unrequested", FIRES)
+def test_a_workload_given_no_gpu_that_sees_them_all_reads_its_variable_and_the_runtimes_setting():
+    f = _codes(_UNREQUESTED)["container-gpus-unrequested"]
+    argv = _argv(f.remediation)
+    # a pod (GPUs assigned to a notebook are a spawner's): the variable in it, its spec, the node's runtime setting
+    assert argv[0][-4:] == ("--", "printenv", "NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+    assert argv[0][:2] == ("kubectl", "-n")
+    assert argv[2][:3] == ("grep", "-E", "accept-nvidia-visible-devices|default_runtime_name")
+    assert f.remediation.commands[3].pipe == ("grep", "-iE", "DEVICE_LIST_STRATEGY|deviceListStrategy")
+    assert not any(c[0] == "docker" for c in argv)
+    # the finding's steps are the asks: no generic nvidia-smi / collect_env beside it
+    assert ask_for(_report(_UNREQUESTED).facts, _report(_UNREQUESTED).findings) == []
+    # docker named: the container's variable and docker's default runtime
+    f = _codes("I ran the container with docker run, no GPU requested, yet nvidia-smi in it shows all GPUs.\n")[
+        "container-gpus-unrequested"
+    ]
+    argv = _argv(f.remediation)
+    assert argv[0] == ("docker", "exec", "<container>", "printenv", "NVIDIA_VISIBLE_DEVICES")
+    assert ("docker", "info", "--format", "{{.DefaultRuntime}}") in argv
+    # a pod spec said in words
+    assert "container-gpus-unrequested" in _codes("Pods without nvidia.com/gpu limits still see all 8 GPUs.\n")
+
+
+@states("container-gpus-unrequested", QUIET)
+def test_a_workload_that_sees_what_it_requested_or_nothing_is_not_a_leak():
+    for text in (
+        "With a single GPU assigned, nvidia-smi shows one GPU as expected.\n",
+        "My pod with no GPU assigned shows nothing in nvidia-smi, as expected.\n",
+        "The node has 4 GPUs and nvidia-smi on the host lists all GPUs.\n",
+    ):
+        assert "container-gpus-unrequested" not in _codes(text), text

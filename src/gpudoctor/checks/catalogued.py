@@ -161,6 +161,11 @@ def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
     inner = next((path.split(root, 1)[1] for root in ("/merged/", "/rootfs/") if root in path), "")
     inner = "/" + inner if inner else ""
     library = e.get("library") or "a driver library"
+    # the image's library directory where the runtime named the file; Debian's and Ubuntu's otherwise
+    lib_dir = inner.rsplit("/", 1)[0] if inner.count("/") > 1 else "/usr/lib/x86_64-linux-gnu"
+    # the image that failed is not reliably the one a docker run line of the text shows (often a sample that works)
+    image, derived = Placeholder("image"), Placeholder("new-image")
+    dockerfile = "Dockerfile.nodriver"
     yield Finding(
         "container-no-gpu",
         Severity.ERROR,
@@ -173,26 +178,49 @@ def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "at fault: an image without those files starts.",
         (ev("pasted", e.line),),
         Remediation(
-            "Rebuild the image without the driver package that installed it (for OpenCL, ocl-icd-opencl-dev instead "
-            "of nvidia-opencl-dev), or delete the driver libraries at the end of the Dockerfile; then run it as before.",
+            "Build a new image FROM this one that deletes the driver files it carries (libnvidia-*, libcuda.so*: the "
+            "runtime mounts the host's own there; the CUDA toolkit's libraries stay), and run that one. Such files "
+            "come from a driver package in the Dockerfile, or from building or committing the image while nvidia was "
+            "Docker's default-runtime (daemon.json): take that line out for builds, so they do not come back.",
             (
-                *(
-                    (
-                        Cmd(
-                            ("docker", "run", "--rm", "--entrypoint", "dpkg", Placeholder("image"), "-S", inner),
-                            note="which package of the image installed it (Debian and Ubuntu images): remove it",
-                        ),
-                    )
-                    if inner
-                    else ()
+                Cmd(
+                    ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "ls", image, "-l", lib_dir),
+                    pipe=("grep", "-e", "libnvidia", "-e", "libcuda"),
+                    note="the driver files inside the image, started without the NVIDIA runtime",
                 ),
                 Cmd(
-                    ("docker", "build", "--no-cache", "-t", Placeholder("image"), "."),
-                    note="after the Dockerfile installs no driver package",
+                    ("grep", "-i", "default-runtime", "/etc/docker/daemon.json"),
+                    note="nvidia here copies the host's driver into what docker build or commit makes",
                 ),
+                Cmd(("echo", f"FROM {image}"), pipe=("tee", dockerfile), note="a new image without them: its Dockerfile"),
+                Cmd(("echo", f"RUN rm -f {lib_dir}/libnvidia-*.so* {lib_dir}/libcuda.so*"), pipe=("tee", "-a", dockerfile)),
+                Cmd(("cat", dockerfile), pipe=("docker", "build", "-t", derived, "-")),
+                Cmd(("docker", "run", "--rm", "--gpus", "all", derived, "nvidia-smi"), note="the host's driver, mounted"),
             ),
             component="container",
             where="the image",
+            alternative=Remediation(
+                "Rebuild the image from its Dockerfile without the driver package that installed the files (for "
+                "OpenCL, ocl-icd-opencl-dev instead of nvidia-opencl-dev).",
+                (
+                    *(
+                        (
+                            Cmd(
+                                ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "dpkg", image, "-S", inner),
+                                note="which package of the image installed it (Debian and Ubuntu images): remove it",
+                            ),
+                        )
+                        if inner
+                        else ()
+                    ),
+                    Cmd(
+                        ("docker", "build", "--no-cache", "-t", image, "."),
+                        note="after the Dockerfile installs no driver package",
+                    ),
+                ),
+                component="container",
+                where="the image",
+            ),
         ),
     )
 
@@ -251,6 +279,11 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# Packages that read CUDA_VISIBLE_DEVICES as integers and failed on Slurm's NoDevFiles, with the first release that
+# handles it: ray (ray-project/ray pull 7014, "fix gpu ids for SLURM", merged 2020-02-03; released in 0.8.2).
+_PARSES_NODEVFILES_FROM = {"ray": "0.8.2"}
+
+
 def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """CUDA_VISIBLE_DEVICES=NoDevFiles: Slurm's GPU GRES plugin writes it into a job or step allocated no GPU
     (SchedMD/slurm src/plugins/gres/common/gres_common.c), so CUDA sees no device. The job asks for GPUs with
@@ -260,6 +293,28 @@ def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding
     said = _said(facts, "slurm-job-without-gpus")
     if not said:
         return
+    from gpudoctor.facts import COMPONENT_NAMED
+    from gpudoctor.planner.where import python_step
+
+    # A program that failed to parse the value (Python's int('NoDevFiles')) whose release handles it: the upgrade works
+    # with or without GPUs, so it is the other way, beside asking Slurm for GPUs (which the job may not want).
+    parsed = any("invalid literal for int()" in e.line for e in said)
+    fixed = [
+        (pkg, at)
+        for pkg, at in _PARSES_NODEVFILES_FROM.items()
+        if any(c.get("cue") == COMPONENT_NAMED and c.get("means") == pkg for c in facts.pasted.cues)
+    ]
+    upgrade = (
+        Remediation(
+            f"{fixed[0][0]} before {fixed[0][1]} reads CUDA_VISIBLE_DEVICES as GPU numbers and fails on Slurm's "
+            f"NoDevFiles; {fixed[0][1]} and later handle it (ray-project/ray pull 7014), with GPUs or without: upgrade "
+            "it in the job's interpreter.",
+            (python_step(facts, "-m", "pip", "install", "--upgrade", f"{fixed[0][0]}>={fixed[0][1]}"),),
+            component="environment",
+        )
+        if parsed and fixed
+        else None
+    )
     yield Finding(
         "cuda-visible-devices-hides-all",
         Severity.ERROR,
@@ -270,14 +325,16 @@ def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding
         "driver and the GPUs of the node are not at fault.",
         (ev("pasted", said[0].line),),
         Remediation(
-            "Ask Slurm for the GPUs: --gres=gpu:N (GPUs per node) on sbatch or srun, or #SBATCH --gres=gpu:N in the "
-            "batch script, on a partition whose nodes have GPUs (sinfo -o '%P %N %G'). A run meant for the CPU unsets "
-            "CUDA_VISIBLE_DEVICES in the script instead.",
+            "Whether the job should use GPUs decides it. If it should, ask Slurm for them: --gres=gpu:N (GPUs per "
+            "node) on sbatch or srun, or #SBATCH --gres=gpu:N in the batch script, on a partition whose nodes have GPUs "
+            "(sinfo -o '%P %N %G'). A run meant for the CPU unsets CUDA_VISIBLE_DEVICES in the script instead.",
             (
+                Cmd(("scontrol", "show", "job", Placeholder("job-id")), note="the job's allocation: no gres, no GPU"),
                 Cmd(("srun", "--gres=gpu:1", "nvidia-smi", "-L"), note="a step with a GPU lists it"),
                 Cmd(("sbatch", "--gres=gpu:1", Placeholder("job-script")), note="or #SBATCH --gres=gpu:N in the script"),
             ),
             component="gpu",
+            alternative=upgrade,
         ),
     )
 
@@ -309,7 +366,7 @@ def check_slurm_devices_unconstrained(facts: Facts, ctx: Context) -> Iterable[Fi
             (
                 Cmd(("grep", "-i", "-e", "TaskPlugin", "-e", "GresTypes", "/etc/slurm/slurm.conf")),
                 Cmd(
-                    ("printf", "%s\\n", "ConstrainDevices=yes"),
+                    ("echo", "ConstrainDevices=yes"),
                     pipe=("sudo", "tee", "-a", "/etc/slurm/cgroup.conf"),
                     note="on every GPU node",
                 ),

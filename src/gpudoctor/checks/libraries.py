@@ -396,6 +396,73 @@ def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# TensorRT's runtime as NVIDIA's pip wheel, per major, where the pin was checked: tensorrt 8.5.3.1 is a binary wheel for
+# CPython 3.8 and 3.10 on manylinux (pip install --dry-run --only-binary=:all:, tests/blind/plans5/pins-checked-A.txt),
+# carrying libnvinfer.so.8 in its package directory and requiring nvidia-cuda-runtime-cu11, nvidia-cudnn-cu11 and
+# nvidia-cublas-cu11 (its Requires-Dist).
+_TENSORRT_WHEEL = {"8": "8.5.3.1"}
+_TENSORRT_SONAME = re.compile(r"^libnv(?:infer(?:_plugin)?|onnxparser|parsers)\.so\.(?P<major>\d+)$")
+
+
+def check_tensorrt_runtime_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The loader cannot find TensorRT's runtime (libnvinfer.so.N) for a program or plugin built against TensorRT N (in
+    NVIDIA's TensorRT image, typically) and run where no TensorRT N is installed: the runtime of that major goes on the
+    machine, its directory on the loader's path. TensorRT's own loader message is check_tensorrt_library's."""
+    if _said(facts, "tensorrt-library-missing"):
+        return
+    missing = [(e, m) for e in _said(facts, "library-missing") if (m := _TENSORRT_SONAME.match(e.get("soname") or ""))]
+    if not missing:
+        return
+    e, m = missing[0]
+    major, soname = m.group("major"), e.get("soname") or ""
+    from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
+
+    exe = python_exe(facts)
+    pin = _TENSORRT_WHEEL.get(major)
+    commands: tuple[Line, ...] = ()
+    if pin:
+
+        def wheel_dir(module: str, site_dir: str) -> Output:
+            return Output((exe, "-c", f"import os, {module} as m; print(os.path.dirname(m.__file__))"), site_dir=site_dir)
+
+        commands = (
+            _pip(facts, "install", f"tensorrt=={pin}"),
+            *(
+                library_dir(facts, (wheel_dir(module, site),), note=note)
+                for module, site, note in (
+                    ("tensorrt", "tensorrt", f"TensorRT's {soname} first on LD_LIBRARY_PATH"),
+                    ("nvidia.cublas.lib", "nvidia/cublas/lib", "and the CUDA libraries its wheel brought"),
+                    ("nvidia.cudnn.lib", "nvidia/cudnn/lib", ""),
+                    ("nvidia.cuda_runtime.lib", "nvidia/cuda_runtime/lib", ""),
+                )
+            ),
+            Cmd((exe, "-c", "import tensorrt; print(tensorrt.__version__)"), note=f"{pin}: then run the program as before"),
+        )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorRT {major}'s runtime ({soname}) is not installed where the program runs",
+        f"The loader could not find {soname}, as the text shows: what runs was built against TensorRT {major} (a plugin "
+        "or engine built in NVIDIA's TensorRT image carries that image's TensorRT), and this machine has no TensorRT "
+        f"{major} on the loader's path. Moving the program's own libraries or running ldconfig does not add it; the "
+        "driver is not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Install TensorRT {major}'s runtime where the program runs and put its directory on LD_LIBRARY_PATH"
+            + (
+                f": NVIDIA's pip wheel tensorrt=={pin} brings it with its CUDA libraries (no root), in the interpreter "
+                "that runs the program." + keep_path(facts)
+                if pin
+                else f" (NVIDIA's TensorRT {major} tar or packages for the CUDA it was built with)."
+            )
+            + " Or run the program in the image it was built in.",
+            commands,
+            component="environment",
+        ),
+    )
+
+
 # --- CuPy ------------------------------------------------------------------------------------------------------
 
 
@@ -485,6 +552,9 @@ CHECKS = (
     Check("library-ctranslate2-cublas", "frameworks", ("framework-cuda-libs-missing",), check_ctranslate2_cublas, ("pasted",)),
     Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
     Check("library-tensorrt", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_library, ("pasted",)),
+    Check(
+        "library-tensorrt-runtime", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_runtime_missing, ("pasted",)
+    ),
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
 )

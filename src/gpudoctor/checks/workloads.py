@@ -100,6 +100,54 @@ def kubectl_pod(facts: Facts) -> tuple[str, str]:
     return ns, pod
 
 
+# The resource each owner is patched as (kubectl's names), and whether its new pod keeps the old one's name.
+_OWNER_RESOURCE = {
+    "Notebook": ("notebooks.kubeflow.org", True),
+    "StatefulSet": ("statefulset", True),
+    "Deployment": ("deployment", False),
+    "DaemonSet": ("daemonset", False),
+}
+_RUNTIME_CLASS_PATCH = '[{"op": "add", "path": "/spec/template/spec/runtimeClassName", "value": "nvidia"}]'
+
+
+def pod_owner(facts: Facts) -> tuple[str, str] | None:
+    """(kind, name) of the controller owning the pod the paste names, where the text shows it and kubectl can patch it."""
+    from gpudoctor.facts import POD_OWNER
+
+    kind, _, name = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == POD_OWNER), "/").partition("/")
+    return (kind, name) if kind in _OWNER_RESOURCE and name else None
+
+
+def _pod_change(in_ns: tuple[str, ...], pod: str | Placeholder, owner: tuple[str, str] | None) -> tuple[str, tuple[Cmd, ...]]:
+    """How the pod gets the runtime class and its GPU: in its owner's pod template where a controller owns it (the pod
+    itself is recreated from that template, and a pod's runtimeClassName cannot change in place), else its manifest."""
+    if owner is None:
+        return "apply it, and check inside the new pod", (Cmd(("kubectl", *in_ns, "apply", "-f", Placeholder("manifest"))),)
+    kind, name = owner
+    resource, same_name = _OWNER_RESOURCE[kind]
+    return (
+        f"the pod belongs to the {kind} {name}, so the change goes into its pod template (spec.template.spec), where "
+        "its controller recreates the pod from it; a change to the pod itself would be undone",
+        (
+            Cmd(
+                ("kubectl", *in_ns, "patch", resource, name, "--type=json", "-p", _RUNTIME_CLASS_PATCH),
+                note=f"the {kind}'s pod template gets runtimeClassName: nvidia; add an nvidia.com/gpu limit too where "
+                "the pod's resources above show none",
+            ),
+            *(
+                (
+                    Cmd(
+                        ("kubectl", *in_ns, "wait", "--for=condition=Ready", f"pod/{pod}", "--timeout=300s"),
+                        note="the recreated pod",
+                    ),
+                )
+                if same_name and isinstance(pod, str)
+                else ()
+            ),
+        ),
+    )
+
+
 def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, shown: bool, up_to: str | None = None) -> Finding:
     where = f"the service {name}" if runtime == "compose" and name else f"the container {name}" if name else "it"
     if runtime == "compose":
@@ -118,8 +166,11 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
         ns, named = kubectl_pod(facts)
         pod = pod_named(facts) or named or Placeholder("pod")
         in_ns = ("-n", ns) if ns else ()
+        owner = pod_owner(facts)
+        how, change = _pod_change(in_ns, pod, owner)
+        new_pod = pod if owner is not None and _OWNER_RESOURCE[owner[0]][1] else Placeholder("new-pod")
         fix = Remediation(
-            f"Request the GPU for {where} in the pod spec: {_POD_LIMIT}; apply it, and check inside the new pod.",
+            f"Request the GPU for {where} in the pod spec: {_POD_LIMIT}; {how}.",
             (
                 *(
                     ()
@@ -142,9 +193,9 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
                         ),
                     )
                 ),
-                Cmd(("kubectl", *in_ns, "apply", "-f", Placeholder("manifest"))),
+                *change,
                 Cmd(
-                    ("kubectl", *in_ns, "exec", Placeholder("new-pod"), "--", "nvidia-smi"),
+                    ("kubectl", *in_ns, "exec", new_pod, "--", "nvidia-smi"),
                     note="inside: lists the GPU once it is allocated",
                 ),
             ),
@@ -190,6 +241,108 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
 def check_workload_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if (found := workload_no_gpu(facts, ctx)) is not None:
         yield found
+
+
+def check_unrequested_gpus_seen(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A pod or container that requested no GPU sees every GPU (the reporter says so): the NVIDIA runtime ran it (the
+    node's default runtime, or privileged) and honoured NVIDIA_VISIBLE_DEVICES=all, which NVIDIA's CUDA images set;
+    the device plugin limits only pods that request nvidia.com/gpu. The runtime's
+    accept-nvidia-visible-devices-envvar-when-unprivileged (NVIDIA/nvidia-container-toolkit internal/config/config.go,
+    `AcceptEnvvarUnprivileged`) set to false, with the device plugin's volume-mounts device list, closes it."""
+    from gpudoctor.facts import EXEC_NAMED
+    from gpudoctor.planner.remedy import container_said
+    from gpudoctor.planner.where import image
+
+    said = facts.pasted.reported("gpus-seen-unrequested") if facts.pasted.partial else []
+    if not said:
+        return
+    docker = container_said(facts) in ("docker", "podman") or image(facts) is not None
+    docker = docker or any(c.get("cue") == EXEC_NAMED for c in facts.pasted.cues)
+    # the reporter's own sentence naming docker, where the text names no Kubernetes
+    docker = docker or (
+        container_said(facts) != "kubernetes" and re.search(r"\b(?:docker|podman)\b", said[0].line, re.I) is not None
+    )
+    variable = "NVIDIA_VISIBLE_DEVICES"
+    node_config = Cmd(
+        ("grep", "-E", "accept-nvidia-visible-devices|default_runtime_name", "/etc/nvidia-container-runtime/config.toml")
+        + (() if docker else ("/etc/containerd/config.toml",)),
+        note="on the GPU host: whether the runtime takes NVIDIA_VISIBLE_DEVICES from unprivileged containers"
+        + ("" if docker else ", and nvidia as containerd's default runtime"),
+    )
+    name: str | Placeholder
+    if docker:
+        # the container a docker exec line of the text names, else the reporter's to fill in
+        name = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == EXEC_NAMED), "") or Placeholder(
+            "container"
+        )
+        commands: tuple[Cmd, ...] = (
+            Cmd(("docker", "exec", name, "printenv", variable), note="in the container that requested no GPU: all?"),
+            Cmd(
+                ("docker", "inspect", name, "--format", "{{.HostConfig.Runtime}} {{.HostConfig.Privileged}}"),
+                note="the runtime it ran under, and whether privileged",
+            ),
+            Cmd(("docker", "info", "--format", "{{.DefaultRuntime}}"), note="nvidia here runs every container with it"),
+            node_config,
+        )
+        cure = (
+            "start it with -e NVIDIA_VISIBLE_DEVICES=void, or take nvidia out of daemon.json's default-runtime (then "
+            "only --gpus gives GPUs); accept-nvidia-visible-devices-envvar-when-unprivileged = false in "
+            "/etc/nvidia-container-runtime/config.toml closes it for every unprivileged container"
+        )
+    else:
+        ns, pod = kubectl_pod(facts)
+        in_ns: tuple[str | Placeholder, ...] = ("-n", ns or Placeholder("namespace"))
+        name = pod or Placeholder("pod-without-gpu")
+        commands = (
+            Cmd(
+                ("kubectl", *in_ns, "exec", name, "--", "printenv", variable, "CUDA_VISIBLE_DEVICES"),
+                note="in the pod that requested no GPU: all, its CUDA image's own value, lets the NVIDIA runtime give it every GPU",
+            ),
+            Cmd(
+                (
+                    "kubectl",
+                    *in_ns,
+                    "get",
+                    "pod",
+                    name,
+                    "-o",
+                    "jsonpath={.spec.runtimeClassName} {.spec.containers[*].securityContext} {.spec.containers[*].resources}",
+                ),
+                note="its runtime class, privileged or not, and no nvidia.com/gpu requested",
+            ),
+            node_config,
+            Cmd(
+                ("kubectl", "get", "daemonset", "-A", "-o", "yaml"),
+                pipe=("grep", "-iE", "DEVICE_LIST_STRATEGY|deviceListStrategy"),
+                note="the device plugin's device list: envvar, the default, or volume-mounts",
+            ),
+        )
+        cure = (
+            "on the GPU nodes, accept-nvidia-visible-devices-envvar-when-unprivileged = false and "
+            "accept-nvidia-visible-devices-as-volume-mounts = true in /etc/nvidia-container-runtime/config.toml, with "
+            "the device plugin's deviceListStrategy volume-mounts (the GPU Operator sets both through its toolkit and "
+            "device plugin options): then only pods that request nvidia.com/gpu get GPUs. Until then, "
+            "NVIDIA_VISIBLE_DEVICES=void in the environment of the pods meant for the CPU"
+        )
+    where = "container" if docker else "pod"
+    yield Finding(
+        "container-gpus-unrequested",
+        Severity.WARNING,
+        "platform",
+        f"a {where} that requested no GPU sees every GPU: the GPUs are not isolated",
+        f"The driver and the GPUs work; what fails is isolation. A {where} that asked for no GPU still gets all of them "
+        "where the NVIDIA runtime runs it (the default runtime, or privileged) and honours NVIDIA_VISIBLE_DEVICES=all, "
+        "which NVIDIA's CUDA images set in their environment; the GPU request limits only what asks for GPUs. What the "
+        f"{where} carries and how the runtime is configured decide it.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            f"Read NVIDIA_VISIBLE_DEVICES in the {where} that requested no GPU, its runtime and privileges, and the "
+            f"runtime's configuration; where it is all under the NVIDIA runtime: {cure}.",
+            commands,
+            component="container",
+            where="the host" if docker else "the cluster",
+        ),
+    )
 
 
 def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -266,6 +419,7 @@ def check_job_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 CHECKS = (
     Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),
+    Check("unrequested-gpus", "platform", ("container-gpus-unrequested",), check_unrequested_gpus_seen, ("pasted",)),
     Check("node-default-runtime", "platform", ("container-no-gpu",), check_node_default_runtime, ("pasted",)),
     Check("job-gpus", "gpu", ("requirement-unmet",), check_job_gpus, ("pasted",)),
 )

@@ -199,6 +199,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
     "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
+    "video-codec-failing-said": "the reporter says NVENC/NVDEC (the GPU's video encoder or decoder) does not work",
+    "gpus-seen-unrequested": "the reporter says a pod or container that requested no GPU still sees all of them",
     "default-runtime-not-nvidia": "containerd's default runtime is not nvidia on a Kubernetes node with an nvidia runtime configured",
     "job-gpus": "the GPUs per node a Slurm job requests (--gres=gpu[:type]:N, --gpus)",
     "program-gpus": "the GPUs per node a program asks for (a Lightning Trainer's gpus= or devices=)",

@@ -67,6 +67,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     ]
     if hardware and all(f in hardware or f.severity < Severity.ERROR for f in findings):
         return []
+    # A workload seeing GPUs it never requested, and nothing else: the stack works, so the driver and the framework
+    # explain nothing; the finding's own steps read what decides it.
+    if {f.code for f in findings} == {"container-gpus-unrequested"}:
+        return []
     from gpudoctor.planner.remedy import python_exe
 
     out: list[Ask] = []
@@ -241,6 +245,9 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not _runs_python(a.command, py)]
     if windows:
         out = [a for a in out if not _linux_only(a.command)]
+    # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
+    inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
+    out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
     return _unique(out)
 
 
@@ -286,14 +293,27 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         hosted = not contained and facts.pasted.cluster is None
         argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux and hosted else ())]
         if contained:
+            # the container's own form of an ask replaces the plain one (asked on the host, it reads the host)
+            scoped = {tuple(a[3:]) for a in comp.ask_container if a[:3] == ("docker", "exec", "{container}")}
+            argvs = [(a, w) for a, w in argvs if tuple(a) not in scoped]
             argvs += [(argv, decides) for argv in comp.ask_container]
         for argv, why in argvs:
             container: str | Placeholder = (
-                (image.get("container") if image else None) or next(iter(logged), None) or Placeholder("container")
+                (image.get("container") if image else None)
+                or next(iter(logged), None)
+                or _exec_named(facts)
+                or Placeholder("container")
             )
             words = [container if w == "{container}" else w for w in argv]
             out.append(Ask(_catalogue_cmd(facts, words), why))
     return out
+
+
+def _exec_named(facts: Facts) -> str | None:
+    """The container a `docker exec NAME ...` line of the paste ran in (gpudoctor.pasted.workloads)."""
+    from gpudoctor.facts import EXEC_NAMED
+
+    return next((c.get("means") for c in facts.pasted.cues if c.get("cue") == EXEC_NAMED and c.get("means")), None)
 
 
 def _logged_services(facts: Facts) -> list[str]:

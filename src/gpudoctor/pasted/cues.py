@@ -16,6 +16,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from gpudoctor.facts import (
+    ADMIN_SAID,
     CLUSTER_SAID,
     COMPONENT_NAMED,
     CONDA_ENV_SAID,
@@ -73,6 +74,12 @@ _LSF = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?bsub\s|#BSUB\b|\bLSB_(?:JOBID|HOSTS)\b
 _CLUSTER_SAID = re.compile(
     r"\bHPC\d*\b|\b(?:HPC|computing|university|institute|research)\s+cluster\b"
     r"|\b(?:login|compute|head)\s+nodes?\b|^\s*(?:\S+\s*[$#]\s*)?(?:ml|module)\s+(?:load|avail|list|spider)\b",
+    re.IGNORECASE,
+)
+# The reporter speaking as the cluster's administrator: the scheduler's or the runtime's configuration called "our",
+# or said in so many words.
+_ADMIN_SAID = re.compile(
+    r"\bour\s+(?:slurm|cgroup|gres|slurmdbd)\.conf\b|\bI(?:'m|\s+am)\s+(?:the|an?)\s+(?:cluster\s+|system\s+|sys)?admin(?:istrator)?\b",
     re.IGNORECASE,
 )
 # A notebook (Colab, Jupyter): the text names it, runs shell lines with `!`, or shows Colab's own paths (/content,
@@ -319,6 +326,8 @@ def read_cues(g: Gathered, text: str) -> None:
             _cue(g, "LSF", "a job on an LSF cluster", line)
         elif _CLUSTER_SAID.search(line):
             _cue(g, CLUSTER_SAID, "a cluster's node: no root, the driver is the administrators'", line)
+        if _ADMIN_SAID.search(line):
+            _cue(g, ADMIN_SAID, "the reporter can change the cluster's configuration", line)
         if _NOTEBOOK.search(line):
             _cue(g, NOTEBOOK_SAID, "run in a notebook: `!export` does not last past its line", line)
     if m := _CONTAINER_SAID.search(text[:1_000_000]):

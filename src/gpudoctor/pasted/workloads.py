@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.facts import KUBECTL_POD
+from gpudoctor.facts import EXEC_NAMED, KUBECTL_POD, POD_OWNER
 from gpudoctor.parsers.error_texts import ErrorEvidence
 from gpudoctor.parsers.workload_spec import parse_workloads
 from gpudoctor.pasted.cues import _cue
@@ -43,9 +43,65 @@ _KUBECTL_POD = re.compile(
     r"\bkubectl\s+(?:-n\s+(?P<ns>[a-z0-9][a-z0-9.-]{0,62})\s+)?(?:exec(?:\s+-(?:it|ti|i|t))*|describe\s+pods?|logs)"
     r"\s+(?:pod/)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})(?=\s|$|`)(?:\s+-n\s+(?P<ns2>[a-z0-9][a-z0-9.-]{0,62}))?"
 )
+# The pod's owner as `kubectl describe pod` prints it ("Controlled By:  StatefulSet/test-gpu"), and the labels its
+# controller puts on it: a StatefulSet's pods carry apps.kubernetes.io/pod-index (or statefulset.kubernetes.io/pod-name)
+# and are named <set>-<ordinal>; a Deployment's carry pod-template-hash and are named <deployment>-<hash>-<suffix>.
+_CONTROLLED_BY = re.compile(r"^\s*Controlled By:\s+(?P<kind>[A-Za-z]{2,40})/(?P<name>[a-z0-9][a-z0-9.-]{0,252})\s*$")
+_STATEFUL_LABEL = re.compile(r"\b(?:apps\.kubernetes\.io/pod-index|statefulset\.kubernetes\.io/pod-name)=")
+_TEMPLATE_HASH = re.compile(r"\bpod-template-hash=(?P<hash>[a-z0-9]{1,20})\b")
+# Kubeflow's notebook controller names the StatefulSet after its Notebook (kubeflow/kubeflow,
+# components/notebook-controller/controllers/notebook_controller.go, generateStatefulSet: `Name: instance.Name`) and
+# labels its pods notebook-name=<notebook>.
+_KUBEFLOW_NOTEBOOK = re.compile(r"\bnotebook-name=|\bkubeflow\b[^\n]{0,80}?\bnotebooks?\b", re.IGNORECASE)
+# The reporter saying a workload given no GPU sees them all anyway ("a notebook with no GPUs assigned still sees all
+# GPUs"): the request and the seeing, said within a few lines of each other.
+_NO_GPU_REQUESTED = re.compile(
+    r"\b(?:no|without(?:\s+an?y?)?|zero|0)\s+(?:GPUs?|nvidia\.com/gpu)\s+(?:(?:is|are|was|were)\s+)?"
+    r"(?:assigned|requested|allocated|attached|requests?|limits?)\b"
+    r"|\b(?:did\s*n[o']t|not|never)\s+(?:request|assign|allocate|ask)(?:ed|ing)?\s+(?:for\s+)?(?:an?y?\s+)?GPUs?\b",
+    re.IGNORECASE,
+)
+_SEES_ALL_GPUS = re.compile(
+    r"\b(?:sees?|seeing|shows?|showing|lists?|listing|visible|access\s+to)\b[^\n.]{0,40}?\b(?:all|every)\b"
+    r"(?:\s+(?:the|of\s+the|\d{1,2}))?\s+(?:\w+\s+)?GPUs?\b|\ball\s+(?:the\s+)?(?:\d{1,2}\s+)?GPUs?\s+(?:are\s+)?visible\b",
+    re.IGNORECASE,
+)
+_DOCKER_EXEC = re.compile(
+    r"\b(?:docker|podman)\s+(?:container\s+)?exec\s+(?:-(?:it|ti|i|t|-interactive|-tty)\s+)*"
+    r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,127})(?=\s)"
+)
+# The reporter saying the GPU's video encoder or decoder fails ("the NVENC encoder doesn't work"): a failure in words,
+# so the report names it rather than "No problems found" (a media server's transcode log is often not pasted).
+_VIDEO_CODEC_FAILING = re.compile(
+    r"\b(?:NVENC|NVDEC|(?:h264|hevc|av1)_(?:nvenc|cuvid))\b[^\n.]{0,60}?\b(?:does\s*n[o']t\s+work|doesn't\s+work|"
+    r"(?:is\s+)?not\s+working|no\s+longer\s+works?|stopped\s+working|fail(?:s|ed|ing)?|broken|won't\s+work)\b"
+    r"|\b(?:can(?:no|')t|unable\s+to)\s+(?:use|get|enable)\s+(?:the\s+)?(?:NVENC|NVDEC)\b",
+    re.IGNORECASE,
+)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
+
+
+def _pod_owner(lines: list[str], pod: str) -> tuple[str, str] | None:
+    """("kind/name", the line that shows it) of the controller owning `pod`, or None where the text does not show one."""
+    kind = name = shown = ""
+    for line in lines[:20_000]:
+        x = line[:_MAX_LINE]
+        if m := _CONTROLLED_BY.match(x):
+            kind, name, shown = m.group("kind"), m.group("name"), x.strip()
+            if kind == "ReplicaSet" and re.fullmatch(r".+-[a-z0-9]{5,10}", name):
+                kind, name = "Deployment", name.rsplit("-", 1)[0]  # a Deployment's ReplicaSet: <deployment>-<hash>
+            break
+        if not kind and _STATEFUL_LABEL.search(x) and re.fullmatch(r".+-\d{1,5}", pod):
+            kind, name, shown = "StatefulSet", pod.rsplit("-", 1)[0], x.strip()
+        elif not kind and (m := _TEMPLATE_HASH.search(x)) and f"-{m.group('hash')}-" in pod:
+            kind, name, shown = "Deployment", pod[: pod.rindex(f"-{m.group('hash')}-")], x.strip()
+    if not kind:
+        return None
+    if kind == "StatefulSet" and any(_KUBEFLOW_NOTEBOOK.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+        kind = "Notebook"
+    return f"{kind}/{name}", shown[:300]
 
 
 def read_workloads(g: Gathered, lines: list[str]) -> None:
@@ -69,13 +125,31 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         pod := next((m for x in lines[:20_000] if "kubectl" in x and (m := _KUBECTL_POD.search(x[:_MAX_LINE]))), None)
     ) is not None:
         _cue(g, KUBECTL_POD, f"{pod.group('ns') or pod.group('ns2') or ''}/{pod.group('pod')}", pod.group(0))
+        if owner := _pod_owner(lines, pod.group("pod")):
+            _cue(g, POD_OWNER, owner[0], owner[1])
     if (gke := next((x for x in lines[:20_000] if _GKE.search(x[:_MAX_LINE])), None)) is not None:
         _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", gke)
+    if (ex := next((m for x in lines[:20_000] if "exec" in x and (m := _DOCKER_EXEC.search(x[:_MAX_LINE]))), None)) is not None:
+        _cue(g, EXEC_NAMED, ex.group("name"), ex.group(0))
+    if (said := next((x for x in lines[:20_000] if _VIDEO_CODEC_FAILING.search(x[:_MAX_LINE])), None)) is not None:
+        _add(g, ErrorEvidence("video-codec-failing-said", said.strip()[:300]))
     _job_gpus(g, lines)
+    _unrequested_gpus(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
             _cue(g, LOGGED_SERVICE, service, service)
+
+
+def _unrequested_gpus(g: Gathered, lines: list[str]) -> None:
+    """The reporter's words that a workload requesting no GPU sees every GPU: what the device plugin should prevent."""
+    for i, line in enumerate(lines[:20_000]):
+        if (m := _NO_GPU_REQUESTED.search(line[:_MAX_LINE])) is None:
+            continue
+        near = " ".join(x[:_MAX_LINE] for x in lines[max(0, i - 2) : i + 3])
+        if _SEES_ALL_GPUS.search(near):
+            _add(g, ErrorEvidence("gpus-seen-unrequested", line.strip()[:300], (("said", m.group(0)),)))
+            return
 
 
 def _add(g: Gathered, evidence: ErrorEvidence) -> None:

@@ -260,9 +260,10 @@ def classify(line: Line) -> Action:
     if prog in ("curl", "sed") and (source := _source_written(cmd)):
         # A package source (or its signing key) written into the package manager's configuration.
         return Action("repo-add", prog, True, cmd, name=source)
-    if prog == "printf" and cmd.pipe and "tee" in [str(p) for p in cmd.pipe]:
+    if prog in ("printf", "echo") and cmd.pipe and "tee" in [str(p) for p in cmd.pipe]:
         target = str(cmd.pipe[-1])
-        return Action("module-config" if "/modprobe.d/" in target else "other", "tee", True, cmd, name=target)
+        root = cmd.root or "sudo" in [str(p) for p in cmd.pipe]  # tee into a file of ones own (a Dockerfile) is no root
+        return Action("module-config" if "/modprobe.d/" in target else "other", "tee", root, cmd, name=target)
     if prog in ("reboot", "Restart-Computer", "shutdown"):
         return Action("reboot", prog, cmd.root, cmd)
     if prog == "gpudoctor" and len(words) >= 2:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from gpudoctor.cmdline import Cmd, Line
-from gpudoctor.facts import CLUSTER_SAID, Facts
+from gpudoctor.facts import ADMIN_SAID, CLUSTER_SAID, Facts
 from gpudoctor.model import Finding, Remediation
 
 # The job variables each scheduler sets in a job's environment (the host probe records them).
@@ -115,8 +115,8 @@ def _own_build(facts: Facts, finding: Finding) -> Remediation:
 def for_cluster_user(facts: Facts, finding: Finding) -> Finding:
     """The finding as a cluster's user can act on it: what they can do first, what needs root as an ask."""
     r = finding.remediation
-    if r is None or not cluster_node(facts):
-        return finding
+    if r is None or not cluster_node(facts) or any(c.get("cue") == ADMIN_SAID for c in facts.pasted.cues):
+        return finding  # (the reporter is the administrator: theirs to do, as written)
     alt = r.alternative
     if finding.code in _NO_GPU_CODES and scheduler(facts) and not gpu_given(facts):
         # A job that asked for no GPU: the request decides it; the node's own fault, if any, is asked for after.
