@@ -82,8 +82,9 @@ lint: $(STAMP)
 TEST_WORKERS ?= 2
 # PYTHONDONTWRITEBYTECODE (set in many images) also stops pytest from caching the test modules it rewrites for its
 # assertion messages: every run, on every worker, parsed and compiled them all again (ten seconds of CPU for
-# test-fast's files alone). Unset for pytest only: the rewritten modules are cached under tests/**/__pycache__.
-PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
+# test-fast's files alone). GPUDOCTOR_TEST_BYTECODE=1 lets pytest's own processes cache them under
+# tests/**/__pycache__ (tests/conftest.py); the programs the tests start still see the variable as it was.
+PYTEST := GPUDOCTOR_TEST_BYTECODE=1 $(BIN)/python -m pytest
 test: $(STAMP) lint test-deps
 	$(PYTEST) -q -n $(TEST_WORKERS) --dist loadgroup
 
