@@ -80,14 +80,20 @@ lint: $(STAMP)
 # (tests/conftest.py, _xdist_group); every other test goes to the worker that is free. TEST_WORKERS=auto uses
 # every core of a bigger machine; TEST_WORKERS=0 runs in one process (pytest's own output, for debugging).
 TEST_WORKERS ?= 2
+# PYTHONDONTWRITEBYTECODE (set in many images) also stops pytest from caching the test modules it rewrites for its
+# assertion messages: every run, on every worker, parsed and compiled them all again (ten seconds of CPU for
+# test-fast's files alone). GPUDOCTOR_TEST_BYTECODE=1 lets pytest's own processes cache them under
+# tests/**/__pycache__ (tests/conftest.py); the programs the tests start still see the variable as it was.
+PYTEST := GPUDOCTOR_TEST_BYTECODE=1 $(BIN)/python -m pytest
 test: $(STAMP) lint test-deps
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(PYTEST) -q -n $(TEST_WORKERS) --dist loadgroup
 
-# The edit loop (docs/testing.md): the tests not marked slow (tests/conftest.py), in under a minute on two
-# cores; `make test` still runs them all. The golden record's test is among them (tests/test_golden.py).
+# The edit loop (docs/testing.md): the tests not marked slow (tests/conftest.py), in well under a minute on two
+# cores (the same workers as `make test`); `make test` still runs them all. The golden record's test is among them
+# (tests/test_golden.py).
 FAST_PATHS := tests/unit tests/test_architecture.py tests/test_golden.py
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow and not packaging" $(FAST_PATHS)
+	$(PYTEST) -q -n $(TEST_WORKERS) --dist loadgroup -m "not slow and not packaging" $(FAST_PATHS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/check_speed.py

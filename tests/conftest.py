@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
+
+# `make test` and `make test-fast` set GPUDOCTOR_TEST_BYTECODE=1 (the Makefile): under PYTHONDONTWRITEBYTECODE pytest
+# would rewrite and compile every test module again in each worker of each run. Only this process (and each xdist
+# worker, which loads this file before it collects) writes bytecode; os.environ, which the programs the tests start
+# inherit, is left as it is. Not by default: tools/mutate.py runs pytest on copies whose sources it changes in place.
+if os.environ.get("GPUDOCTOR_TEST_BYTECODE") == "1":
+    sys.dont_write_bytecode = False
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -88,6 +97,8 @@ SLOW_TESTS: tuple[str, ...] = (
     # the golden record of the real and pasted cases (the recorded machines' stay in the loop)
     "tests/test_golden.py::test_case_prints_its_golden_record[real/",
     "tests/test_golden.py::test_case_prints_its_golden_record[pasted/",
+    # compiles four C programs, runs one and `python -m gpudoctor check --pid` on it
+    "tests/unit/test_extensions_elf.py::test_pid_reports_what_a_live_process_mapped",
 )
 
 

@@ -122,9 +122,11 @@ def test_powershell_lines_quote_every_directory():
 
 def test_the_notebook_form_is_python_that_sets_exactly_the_value(tmp_path):
     # Each hostile directory, literal and printed by a program, in the kernel's environment (a subprocess here).
+    # The printer runs without `site` (-S): eighty interpreters started with the environment's site cost seconds,
+    # and what is printed is the same (sys.argv and print need no site).
     lines = []
     for d in DIRS:
-        printer = Output((sys.executable, "-c", "import sys; print(sys.argv[1])", d))
+        printer = Output((sys.executable, "-S", "-c", "import sys; print(sys.argv[1])", d))
         lines.append(render(PrependPath("LD_LIBRARY_PATH", (printer, "/x", d), notebook=True), "posix"))
         lines.append("print(repr(os.environ['LD_LIBRARY_PATH']))")
     lines.append("del os.environ['LD_LIBRARY_PATH']")

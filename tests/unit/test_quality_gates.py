@@ -92,3 +92,46 @@ def test_make_run_installs_only_what_check_needs_and_make_test_adds_the_tools():
     _, deps = _recipe("test-deps")
     assert any("GPUDOCTOR_TEST_DEPS" in line for line in deps)
     assert "GPUDOCTOR_TEST_DEPS=0" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _makefile_variable(name: str) -> str:
+    m = re.search(rf"^{name}\s*[:?]?=\s*(.*)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+    assert m, f"no {name} in the Makefile"
+    return m.group(1).strip()
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_the_docs_say_what_make_test_and_make_test_fast_run():
+    """Issue 26: docs/testing.md and README.md describe `make test` and `make test-fast` as the Makefile runs them:
+    the folders, the markers left out, the workers (a change to one without the other fails here)."""
+    workers = _makefile_variable("TEST_WORKERS")
+    fast_paths = _makefile_variable("FAST_PATHS").split()
+    marker = '-m "not slow and not packaging"'
+    _, test = _recipe("test")
+    _, fast = _recipe("test-fast")
+    assert [line for line in test if "$(PYTEST)" in line] == ["$(PYTEST) -q -n $(TEST_WORKERS) --dist loadgroup"]
+    assert [line for line in fast if "$(PYTEST)" in line] == [
+        f"$(PYTEST) -q -n $(TEST_WORKERS) --dist loadgroup {marker} $(FAST_PATHS)"
+    ]
+    assert _makefile_variable("PYTEST").startswith("GPUDOCTOR_TEST_BYTECODE=1 ")
+    docs = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    edit_loop = _section(docs, "## The edit loop: `make test-fast`")
+    for path in fast_paths:
+        shown = path + "/" if (ROOT / path).is_dir() else path
+        assert f"`{shown}`" in edit_loop, path
+    assert f"`-n {workers} --dist loadgroup`" in edit_loop
+    assert "`slow`" in edit_loop and "`packaging`" in edit_loop and "GPUDOCTOR_TEST_BYTECODE=1" in edit_loop
+    assert f"`make test` runs `pytest -n {workers} --dist loadgroup`" in _section(docs, "### Two workers")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make test    # the whole test suite" in readme
+    assert "`make test-fast` runs the unit tests not marked `slow`, the architecture test and the golden record" in readme
+    # The tests named as the edit loop's are the ones conftest leaves unmarked: the golden record of the machines.
+    from tests.conftest import SLOW_PATHS, SLOW_TESTS
+
+    assert not any(path.startswith(SLOW_PATHS) for path in fast_paths)
+    assert "tests/test_golden.py::test_case_prints_its_golden_record[machines/" not in SLOW_TESTS

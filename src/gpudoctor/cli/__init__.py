@@ -12,7 +12,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from gpudoctor import __version__
+from gpudoctor.cli.fast import version_line
 
 if TYPE_CHECKING:
     import typer
@@ -61,10 +61,6 @@ def __getattr__(name: str) -> Any:
     if name == "app":
         return _app()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def version_line() -> str:
-    return f"gpudoctor {__version__}"
 
 
 def _version(value: bool) -> None:

@@ -14,11 +14,16 @@ import os
 import sys
 
 
+def version_line() -> str:
+    """What `gpudoctor --version` prints (here, not in gpudoctor.cli, which imports this module: no circle)."""
+    from gpudoctor import __version__
+
+    return f"gpudoctor {__version__}"
+
+
 def answer(args: list[str]) -> int | None:
     """The exit status after answering `args`, or None when the full application must answer."""
     if args == ["--version"]:
-        from gpudoctor.cli import version_line
-
         sys.stdout.write(version_line() + "\n")
         sys.stdout.flush()
         return 0
