@@ -90,17 +90,28 @@ _CUDA_PATH_GONE = (
 )
 
 
-def test_add_dll_directory_on_a_missing_toolkit_folder_repoints_the_users_cuda_path_at_the_installed_toolkit():
-    report, steps = _run("I installed CUDA 12.3 on Windows 10.\n" + _CUDA_PATH_GONE)
+_TOOLKITS_LISTED = ("dir", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA")
+
+
+@pytest.mark.parametrize("said", ["I installed CUDA 12.3 on Windows 10.", "Using Windows 10 and I have CUDA version 12.3"])
+def test_add_dll_directory_on_a_missing_toolkit_folder_repoints_the_users_cuda_path_at_the_installed_toolkit(said):
+    report, steps = _run(said + "\n" + _CUDA_PATH_GONE)
     assert _codes(report) == ["windows-cuda-path-missing"]
-    (step,) = steps
+    listed, step = steps
+    assert listed.argv == _TOOLKITS_LISTED  # the folders installed, as a command (cmd.exe and PowerShell alike)
     assert step.argv == ("setx", "CUDA_PATH", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.3")
     assert not step.root  # the user's variable: no Administrator shell
 
 
+def test_a_cuda_the_reporter_has_is_descriptive_and_alone_makes_no_finding():
+    report, _ = _run("I have CUDA version 12.3 and the model loads fine.\n")
+    assert _codes(report) == []
+
+
 def test_a_missing_toolkit_folder_without_the_installed_version_leaves_the_folder_a_placeholder():
     report, steps = _run(_CUDA_PATH_GONE)
-    (step,) = steps
+    listed, step = steps
+    assert listed.argv == _TOOLKITS_LISTED
     assert step.argv == ("setx", "CUDA_PATH", Placeholder("installed-cuda-toolkit-folder"))
 
 
