@@ -10,6 +10,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.model import Severity
 from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
 from gpudoctor.planner import where
 from gpudoctor.planner.prescribe import build
 
@@ -222,3 +223,24 @@ def test_bitsandbytes_naming_its_missing_binary_is_left_to_that_finding_alone():
     )
     codes = _codes(report)
     assert "companion-torch-mismatch" in codes and "framework-windows-native-gpu" not in codes
+
+
+_ERROR_500 = (
+    "/opt/conda/lib/python3.11/site-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: Unexpected "
+    "error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have "
+    "already set an error? Error 500: named symbol not found\n"
+)
+
+
+def test_cuda_init_error_500_in_a_container_is_a_finding_asking_for_docker_desktop_and_wsl_versions():
+    report, _ = _run("Windows 11 host, docker container from pytorch/pytorch.\n" + _ERROR_500)
+    assert _codes(report) == ["pasted-error-unexplained"]
+    assert [e.kind for e in report.facts.pasted.errors if e.kind == "cuda-init-symbol-not-found"]
+    asked = [a.command.words for a in ask_for(report.facts, report.findings)]
+    assert ("docker", "version") in asked and ("wsl", "--version") in asked
+
+
+def test_a_named_symbol_not_found_of_a_programs_own_kernel_is_not_cuda_init():
+    # cudaGetSymbolAddress on a missing __device__ symbol: the program's own code, not the driver the container got
+    report, _ = _run("cudaGetSymbolAddress failed: named symbol not found\n")
+    assert not [e for e in report.facts.pasted.errors if e.kind == "cuda-init-symbol-not-found"]
