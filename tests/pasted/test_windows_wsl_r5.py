@@ -244,3 +244,33 @@ def test_a_named_symbol_not_found_of_a_programs_own_kernel_is_not_cuda_init():
     # cudaGetSymbolAddress on a missing __device__ symbol: the program's own code, not the driver the container got
     report, _ = _run("cudaGetSymbolAddress failed: named symbol not found\n")
     assert not [e for e in report.facts.pasted.errors if e.kind == "cuda-init-symbol-not-found"]
+
+
+@pytest.mark.parametrize(
+    ("text", "asked", "not_asked"),
+    [
+        # CuPy on Windows: the loader's copies asked with where.exe (cmd.exe and PowerShell), never ldconfig
+        (
+            "OS : Windows-10-10.0.19041-SP0\ncupy_backends.cuda.libs.nvrtc.NVRTCError: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (7)\n",
+            ("where.exe", "nvrtc*.dll"),
+            ("ldconfig", "-p"),
+        ),
+        # NVRTC's own message on Linux: the loader's cache, never a Windows program
+        (
+            "RuntimeError: nvrtc: error: failed to open libnvrtc-builtins.so.11.1.\n"
+            "  Make sure that libnvrtc-builtins.so.11.1 is installed correctly.\n",
+            ("ldconfig", "-p"),
+            ("where.exe", "nvrtc*.dll"),
+        ),
+    ],
+)
+def test_nvrtc_failing_to_open_its_builtins_is_a_finding_asking_the_loaders_copies_in_the_platforms_shell(text, asked, not_asked):
+    report, _ = _run(text)
+    assert _codes(report) == ["pasted-error-unexplained"]
+    argvs = [a.command.argv for a in ask_for(report.facts, report.findings)]
+    assert asked in argvs and not_asked not in argvs
+
+
+def test_nvrtc_builtins_named_without_a_failure_is_no_evidence():
+    report, _ = _run("CuPy ships nvrtc-builtins64_112.dll in its wheel; I listed it with dir.\n")
+    assert not [e for e in report.facts.pasted.errors if e.kind == "nvrtc-builtins-missing"]
