@@ -189,7 +189,7 @@ def test_triton_windows_finding_no_cuda_is_the_cuda_12_toolkit_not_the_driver_or
     report, steps = _run("(env) C:\\Users\\me>python\n>>> import triton\nWARNING: Failed to find CUDA.\n")
     (f,) = [f for f in report.findings if f.severity >= Severity.WARNING]
     assert f.code == "framework-cuda-libs-missing" and f.remediation.component == "toolkit"
-    assert [c.argv for c in steps] == [("where", "nvcc")]
+    assert [c.argv for c in steps] == [_TOOLKITS_LISTED, ("where", "nvcc")]
 
 
 def test_the_same_words_on_linux_are_not_tritons_windows_search():

@@ -843,7 +843,10 @@ def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "toolkit of torch's CUDA major (its Windows installer, the toolkit only; it sets CUDA_PATH to its v12.x "
             "folder), and open a new terminal; or upgrade to a triton-windows release that bundles its own CUDA (the "
             "later wheels look in their own bundle first), of the release line that fits the installed torch.",
-            (Cmd(("where", "nvcc"), note="the toolkit first on PATH; CUDA_PATH must name a v12.x folder"),),
+            (
+                Cmd(("dir", _WINDOWS_TOOLKIT_ROOT.removesuffix("\\v")), note="the toolkits installed: one vX.Y folder each"),
+                Cmd(("where", "nvcc"), note="the toolkit first on PATH; CUDA_PATH must name a v12.x folder"),
+            ),
             component="toolkit",
         ),
     )
