@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from gpudoctor.lazypattern import LazyPattern  # a plan's notes only
 from gpudoctor.sanitize import INVISIBLE
 
-TARGETS = ("posix", "fish", "powershell", "cmd", "windows")
+TARGETS = ("posix", "fish", "powershell", "cmd", "windows", "any")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PLACEHOLDER = re.compile(r"<[a-z][a-z0-9-]*>\Z")
 # Characters no target can show or hold safely in one argument: C0 and C1 controls, DEL, and what the
@@ -363,6 +363,8 @@ def _note(text: str, target: str) -> str:
 
 def render_lines(line: Line, target: str = "posix") -> list[str]:
     """The note's line (if any) and the command's line. Raises Unrenderable."""
+    if target == "any":
+        target = _any(line)
     text = render(line, target)
     note = line.note
     if target == "windows" and not _both_shells(line):
@@ -387,13 +389,31 @@ def _both_shells(line: Line) -> bool:
     return True
 
 
+def _any(line: Line) -> str:
+    """`any` (a pasted report that names no OS): the line cmd.exe, PowerShell and a POSIX shell all run alike where
+    one exists (a double-quoted `python -c "..."`: a single-quoted one is no one argument in cmd.exe), else the POSIX
+    line. The `windows` line holds no `$`, backtick, `%` or `!`, which POSIX double quotes read; a backslash (an escape
+    to a POSIX shell) and a command run as root (sudo) are POSIX's."""
+    if (
+        isinstance(line, Cmd)
+        and not line.root
+        and line.as_user is None
+        and _both_shells(line)
+        and not any("\\" in str(w) for w in (*line.argv, *line.pipe))
+    ):
+        return "windows"
+    return "posix"
+
+
 def render(line: Line, target: str = "posix") -> str:
     """One line of text for `target` that runs exactly this command (its note: render_lines). Raises Unrenderable.
 
     `windows`: the line both cmd.exe and PowerShell run alike; where none exists (an environment variable's
-    assignment, a `$` in a value), the PowerShell line, which render_lines marks as such."""
+    assignment, a `$` in a value), the PowerShell line, which render_lines marks as such. `any`: see _any."""
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}")
+    if target == "any":
+        target = _any(line)
     if target == "windows" and not _both_shells(line):
         return _render(line, "powershell")
     return _render(line, target)

@@ -421,6 +421,7 @@ ADMIN_SAID = "the reporter administers the machine"
 # The cue the pasted reader sets where the commands ran in a notebook (Colab, Jupyter: `!pip`, /content, the name):
 # a variable set by `!export` is gone after its line (gpudoctor.planner.remedy.notebook_said).
 NOTEBOOK_SAID = "a notebook named as where it ran"
+OS_NOT_NAMED = "no OS named in the text"
 
 # The cue the pasted reader sets where the text names a compiled torch extension in prose ("xformers has not been
 # installed properly"); its `means` is the distribution. Which torch it was built for decides whether it loads, so

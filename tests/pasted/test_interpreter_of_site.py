@@ -98,3 +98,31 @@ def test_on_linux_an_environments_site_packages_names_its_bin_python(site, inter
     assert snap["python"]["executable"] == interpreter
     if interpreter != "python3":
         assert site in _cited(snap, "python.executable")["lines"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("message", "interpreter"),
+    [
+        # Python's repr of the path (an OSError's message; Jupyter's JSON traceback) doubles each backslash:
+        # a conda env's python.exe sits in the env's root.
+        (
+            "c:\\\\Users\\\\me\\\\anaconda3\\\\envs\\\\DL\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll",
+            "c:\\Users\\me\\anaconda3\\envs\\DL\\python.exe",
+        ),
+        # ...and a venv's under its Scripts folder.
+        (
+            "D:\\\\proj\\\\venv\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\c10.dll",
+            "D:\\proj\\venv\\Scripts\\python.exe",
+        ),
+    ],
+)
+def test_a_site_packages_path_with_doubled_backslashes_names_its_interpreter(message, interpreter):
+    text = f'OSError: [WinError 126] The specified module could not be found. Error loading "{message}" or one of its dependencies.\n'
+    snap = validate_snapshot(read_pasted([Source("report.txt", text)]), "doubled")
+    assert snap["platform"]["system"] == "Windows"
+    assert snap["python"]["executable"] == interpreter
+    assert _cited(snap, "python.executable")["lines"]
+    report = diagnose(ReplayHost(snap))
+    plan = build(report.findings, shell_for_os(report.facts.platform.system))
+    pips = [c.words for s in plan.steps for c in s.commands if isinstance(c, Cmd) and c.words[1:3] == ("-m", "pip")]
+    assert all(w[0] == interpreter for w in pips)

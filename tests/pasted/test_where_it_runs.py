@@ -41,6 +41,14 @@ def _argvs(asks) -> list[tuple[str, ...]]:
         # Windows, no prompt shown: one line that both shells run alike.
         ("RuntimeError: Library cublas64_12.dll is not found or cannot be loaded", "windows"),
         ("$ python3 train.py\nImportError: libcudnn.so.8: cannot open shared object file", "posix"),
+        # No OS named and nothing only a POSIX system shows: lines every shell runs alike.
+        ("I have a 3060 and get: UserWarning: FP16 is not supported on CPU; using FP32 instead", "any"),
+        # ...but a POSIX path, a distribution's name or a soname decides it (quiet twins).
+        (
+            'File "/home/me/env/lib/python3.10/site-packages/whisper/transcribe.py"\nUserWarning: FP16 is not supported on CPU; using FP32 instead',
+            "posix",
+        ),
+        ("Ubuntu 22.04, a 3060: UserWarning: FP16 is not supported on CPU; using FP32 instead", "posix"),
     ],
 )
 def test_the_shell_is_the_prompts_or_both_windows_shells(text, shell):
@@ -320,3 +328,22 @@ def test_the_platform_cues_in_their_documented_order(text, system):
     assert snap["platform"]["system"] == system
     windows_cued = any(c["means"] == "Windows" for c in snap["pasted"]["cues"])
     assert windows_cued is (system == "Windows")
+
+
+def test_with_no_os_named_a_python_ask_is_double_quoted_for_every_shell():
+    # A single-quoted `python3 -c '...'` is three words in cmd.exe: with the OS unknown, the line all shells read alike.
+    _, target, _, asks = _run("I have a 3060 and get: UserWarning: FP16 is not supported on CPU; using FP32 instead\n")
+    assert target == "any"
+    code = [a.command for a in asks if a.command.words[1:2] == ("-c",)]
+    assert code
+    line = render(code[0], target)
+    assert line == render(code[0], "windows") and line.split(" ", 2)[2].startswith('"')
+
+
+def test_the_any_target_keeps_posix_where_no_line_runs_in_every_shell():
+    assert render(SetEnv("CUDA_VISIBLE_DEVICES", "0"), "any") == render(SetEnv("CUDA_VISIBLE_DEVICES", "0"), "posix")
+    root = Cmd(("apt-get", "install", "-y", "nvidia-driver-550"), root=True)
+    assert render(root, "any") == "sudo apt-get install -y nvidia-driver-550"
+    # a backslash is a POSIX shell's escape: such a word stays single-quoted
+    assert render(Cmd(("python3", "-c", "print('a\\\\b')")), "any") == render(Cmd(("python3", "-c", "print('a\\\\b')")), "posix")
+    assert render_lines(Cmd(("nvidia-smi",), note="the driver"), "any") == ["# the driver", "nvidia-smi"]

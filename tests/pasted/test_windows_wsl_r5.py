@@ -10,6 +10,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.model import Severity
 from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
 from gpudoctor.planner import where
 from gpudoctor.planner.prescribe import build
 
@@ -90,17 +91,28 @@ _CUDA_PATH_GONE = (
 )
 
 
-def test_add_dll_directory_on_a_missing_toolkit_folder_repoints_the_users_cuda_path_at_the_installed_toolkit():
-    report, steps = _run("I installed CUDA 12.3 on Windows 10.\n" + _CUDA_PATH_GONE)
+_TOOLKITS_LISTED = ("dir", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA")
+
+
+@pytest.mark.parametrize("said", ["I installed CUDA 12.3 on Windows 10.", "Using Windows 10 and I have CUDA version 12.3"])
+def test_add_dll_directory_on_a_missing_toolkit_folder_repoints_the_users_cuda_path_at_the_installed_toolkit(said):
+    report, steps = _run(said + "\n" + _CUDA_PATH_GONE)
     assert _codes(report) == ["windows-cuda-path-missing"]
-    (step,) = steps
+    listed, step = steps
+    assert listed.argv == _TOOLKITS_LISTED  # the folders installed, as a command (cmd.exe and PowerShell alike)
     assert step.argv == ("setx", "CUDA_PATH", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.3")
     assert not step.root  # the user's variable: no Administrator shell
 
 
+def test_a_cuda_the_reporter_has_is_descriptive_and_alone_makes_no_finding():
+    report, _ = _run("I have CUDA version 12.3 and the model loads fine.\n")
+    assert _codes(report) == []
+
+
 def test_a_missing_toolkit_folder_without_the_installed_version_leaves_the_folder_a_placeholder():
     report, steps = _run(_CUDA_PATH_GONE)
-    (step,) = steps
+    listed, step = steps
+    assert listed.argv == _TOOLKITS_LISTED
     assert step.argv == ("setx", "CUDA_PATH", Placeholder("installed-cuda-toolkit-folder"))
 
 
@@ -177,7 +189,7 @@ def test_triton_windows_finding_no_cuda_is_the_cuda_12_toolkit_not_the_driver_or
     report, steps = _run("(env) C:\\Users\\me>python\n>>> import triton\nWARNING: Failed to find CUDA.\n")
     (f,) = [f for f in report.findings if f.severity >= Severity.WARNING]
     assert f.code == "framework-cuda-libs-missing" and f.remediation.component == "toolkit"
-    assert [c.argv for c in steps] == [("where", "nvcc")]
+    assert [c.argv for c in steps] == [_TOOLKITS_LISTED, ("where", "nvcc")]
 
 
 def test_the_same_words_on_linux_are_not_tritons_windows_search():
@@ -211,3 +223,54 @@ def test_bitsandbytes_naming_its_missing_binary_is_left_to_that_finding_alone():
     )
     codes = _codes(report)
     assert "companion-torch-mismatch" in codes and "framework-windows-native-gpu" not in codes
+
+
+_ERROR_500 = (
+    "/opt/conda/lib/python3.11/site-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: Unexpected "
+    "error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have "
+    "already set an error? Error 500: named symbol not found\n"
+)
+
+
+def test_cuda_init_error_500_in_a_container_is_a_finding_asking_for_docker_desktop_and_wsl_versions():
+    report, _ = _run("Windows 11 host, docker container from pytorch/pytorch.\n" + _ERROR_500)
+    assert _codes(report) == ["pasted-error-unexplained"]
+    assert [e.kind for e in report.facts.pasted.errors if e.kind == "cuda-init-symbol-not-found"]
+    asked = [a.command.words for a in ask_for(report.facts, report.findings)]
+    assert ("docker", "version") in asked and ("wsl", "--version") in asked
+
+
+def test_a_named_symbol_not_found_of_a_programs_own_kernel_is_not_cuda_init():
+    # cudaGetSymbolAddress on a missing __device__ symbol: the program's own code, not the driver the container got
+    report, _ = _run("cudaGetSymbolAddress failed: named symbol not found\n")
+    assert not [e for e in report.facts.pasted.errors if e.kind == "cuda-init-symbol-not-found"]
+
+
+@pytest.mark.parametrize(
+    ("text", "asked", "not_asked"),
+    [
+        # CuPy on Windows: the loader's copies asked with where.exe (cmd.exe and PowerShell), never ldconfig
+        (
+            "OS : Windows-10-10.0.19041-SP0\ncupy_backends.cuda.libs.nvrtc.NVRTCError: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (7)\n",
+            ("where.exe", "nvrtc*.dll"),
+            ("ldconfig", "-p"),
+        ),
+        # NVRTC's own message on Linux: the loader's cache, never a Windows program
+        (
+            "RuntimeError: nvrtc: error: failed to open libnvrtc-builtins.so.11.1.\n"
+            "  Make sure that libnvrtc-builtins.so.11.1 is installed correctly.\n",
+            ("ldconfig", "-p"),
+            ("where.exe", "nvrtc*.dll"),
+        ),
+    ],
+)
+def test_nvrtc_failing_to_open_its_builtins_is_a_finding_asking_the_loaders_copies_in_the_platforms_shell(text, asked, not_asked):
+    report, _ = _run(text)
+    assert _codes(report) == ["pasted-error-unexplained"]
+    argvs = [a.command.argv for a in ask_for(report.facts, report.findings)]
+    assert asked in argvs and not_asked not in argvs
+
+
+def test_nvrtc_builtins_named_without_a_failure_is_no_evidence():
+    report, _ = _run("CuPy ships nvrtc-builtins64_112.dll in its wheel; I listed it with dir.\n")
+    assert not [e for e in report.facts.pasted.errors if e.kind == "nvrtc-builtins-missing"]

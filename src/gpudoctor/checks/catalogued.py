@@ -900,7 +900,10 @@ def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "toolkit of torch's CUDA major (its Windows installer, the toolkit only; it sets CUDA_PATH to its v12.x "
             "folder), and open a new terminal; or upgrade to a triton-windows release that bundles its own CUDA (the "
             "later wheels look in their own bundle first), of the release line that fits the installed torch.",
-            (Cmd(("where", "nvcc"), note="the toolkit first on PATH; CUDA_PATH must name a v12.x folder"),),
+            (
+                Cmd(("dir", _WINDOWS_TOOLKIT_ROOT.removesuffix("\\v")), note="the toolkits installed: one vX.Y folder each"),
+                Cmd(("where", "nvcc"), note="the toolkit first on PATH; CUDA_PATH must name a v12.x folder"),
+            ),
             component="toolkit",
         ),
     )
@@ -1043,7 +1046,10 @@ def check_cuda_path_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     e = said[0]
     folder = (e.get("folder") or "").lstrip("vV")
-    stated = [x.get("cuda") or "" for x in _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-version-said")]
+    stated = [
+        x.get("cuda") or ""
+        for x in _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-version-said") + _said(facts, "cuda-have-said")
+    ]
     toolkit = facts.toolkits.nvcc_on_path_version or ""
     installed = next((v for v in [toolkit, *stated] if v and v.split(".")[:2] != folder.split(".")[:2]), "")
     installed = ".".join(installed.split(".")[:2])
@@ -1065,7 +1071,11 @@ def check_cuda_path_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Check the value (echo %CUDA_PATH% in cmd, $env:CUDA_PATH in PowerShell) and the folders under "
             "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA, then point your user's CUDA_PATH at the installed "
             "toolkit's folder and open a new terminal (running programs keep the old environment).",
-            (Cmd(("setx", "CUDA_PATH", *target), note="your user's variable; a new terminal sees it"),),
+            (
+                # (cmd.exe's dir and PowerShell's alias of Get-ChildItem alike: the vX.Y folders installed)
+                Cmd(("dir", _WINDOWS_TOOLKIT_ROOT.removesuffix("\\v")), note="the toolkits installed: one vX.Y folder each"),
+                Cmd(("setx", "CUDA_PATH", *target), note="your user's variable; a new terminal sees it"),
+            ),
             component="toolkit",
         ),
     )

@@ -999,6 +999,7 @@ _DESCRIPTIVE = frozenset(
         "cuda-version-said",
         "cuda-lib-dir-said",
         "cuda-toolkit-said",
+        "cuda-have-said",
         "cuda-runtime-said",
         "windows-build",
         "linux-driver-package",

@@ -179,6 +179,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "cuda-lib-dir-said": "a CUDA toolkit's library directory the text shows (an RPATH, an ls: .../cuda-12.2/lib64)",
     "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
     "cuda-toolkit-said": "the reporter saying which CUDA toolkit they installed ('I installed CUDA 11.8')",
+    "cuda-have-said": "the reporter saying which CUDA they have ('I have CUDA version 12.3'; the toolkit's or the driver's)",
     "cuda-runtime-said": "Paddle's device log: the CUDA runtime version it runs ('Runtime API Version: 11.2')",
     "windows-build": "the Windows version (Microsoft Windows [Version 10.0.BUILD])",
     "wsl-gpu-blocked": "NVML inside WSL: GPU access blocked by the operating system",
@@ -349,6 +350,13 @@ _TOOLKIT_SAID = _Lazy(
     r"\b(?:I|I've|we|we've)\b[^.\n]{0,40}?\binstall(?:ed)?\s+(?:the\s+)?CUDA(?:\s+Toolkit)?\s+v?(?P<cuda>\d{1,2}\.\d)\b",
     re.IGNORECASE,
 )
+# "I have CUDA version 12.3", "I'm using CUDA 12.1": a CUDA the reporter has, without saying whose (a toolkit's or
+# the driver's, as nvidia-smi shows it): only where a toolkit is the question (a CUDA_PATH folder that is not there).
+_HAVE_SAID = _Lazy(
+    r"\b(?:I\s+have|I've\s+got|I\s+am\s+using|I'm\s+using|I\s+use)\s+(?:the\s+)?CUDA(?:\s+Toolkit)?\s+(?:version\s+)?"
+    r"v?(?P<cuda>\d{1,2}\.\d)\b",
+    re.IGNORECASE,
+)
 # Paddle's first GPU log line, "Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.5, Runtime
 # API Version: 11.2" (PaddlePaddle/Paddle, paddle/phi/backends/gpu/gpu_resources.cc @57462fd6): the runtime is the CUDA
 # whose libraries that Paddle loads (cudaRuntimeGetVersion).
@@ -498,6 +506,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("driver-version-said", line, version=m.group("version"))
         if m := _TOOLKIT_SAID.search(line):
             add("cuda-toolkit-said", line, cuda=m.group("cuda"))
+        elif m := _HAVE_SAID.search(line):
+            add("cuda-have-said", line, cuda=m.group("cuda"))
         if m := _RUNTIME_SAID.search(line):
             add("cuda-runtime-said", line, cuda=m.group("cuda"))
         if m := _WINDOWS_BUILD.search(line):

@@ -424,13 +424,17 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
         message = by_id(e.get("entry") or "") or next((m for m in messages() if m.pattern.search(e.line)), None)
         if message is None:
             continue
+        windows = (facts.platform.system or "").lower().startswith("win")
         for argv in message.ask:
             words = tuple(argv)
+            cmd = _catalogue_cmd(facts, words)
+            if (not windows and str(words[0]).endswith(".exe")) or (windows and _linux_only(cmd)):
+                continue  # a Windows program asked on Linux, a Linux one on Windows: a message's asks name each
             if (words == ("nvidia-smi",) and facts.driver.version) or (
                 words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version
             ):
                 continue  # shown already
-            out.append(Ask(_catalogue_cmd(facts, words), f"{message.decides} ({message.id})"))
+            out.append(Ask(cmd, f"{message.decides} ({message.id})"))
     return out
 
 

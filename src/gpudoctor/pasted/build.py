@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpudoctor.facts import OS_NOT_NAMED
 from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.host.snapshot import FORMAT
 from gpudoctor.pasted.gathered import Gathered
@@ -34,6 +35,9 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
     }
     if g.system is None:
         placed.append("platform: Linux (the text did not name the OS)")
+    if g.system is None and not g.wsl and len(g.cues) < 64 and not _posix_shown(g):
+        # (gpudoctor.planner.where: its commands are written for any shell where one line runs in all)
+        g.cues.append({"cue": OS_NOT_NAMED, "means": "no OS named: lines every shell runs alike", "line": ""})
     if g.wsl and g.wsl1_said and "microsoft" not in g.release.lower():
         # (WSL 1's kernel interface reports itself as "<x>-Microsoft"; probes.platform.detect_wsl reads that as WSL 1)
         snap["platform"]["release"] = "4.4.0-Microsoft"
@@ -155,6 +159,22 @@ def _nvml(g: Gathered) -> dict[str, Any] | None:
             dev["memory"] = gpu["memory"]  # from PyTorch's out-of-memory message: "used" is what others held
         state["devices"].append(dev)
     return state
+
+
+# What only a POSIX system shows: a shared object's soname, an absolute path of its tree, a home-relative path, a `$`
+# prompt, a line continued with a backslash, sudo or a Linux package manager, the loader's variable, a distribution. Where none is shown, nothing decides the OS.
+_POSIX_HINT = re.compile(
+    r"\.so(?:\.\d+)*\b|(?<![\w.:\\])/(?:usr|home|opt|etc|lib|lib64|root|tmp|mnt|proc|dev|var|srv|content|workspace|data|scratch"
+    r"|bin|sbin|run|media|nfs|gpfs|cvmfs)/|(?<!\S)~/|^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w.-]+@[\w.-]+:\S*\s*)?\$\s"
+    r"|\bsudo\b|\bapt(?:-get)?\s+install\b|\b(?:dnf|yum|pacman)\b|\bLD_LIBRARY_PATH\b|\bldconfig\b|\bdmesg\b|\bNVRM\b|\s\\\s*$"
+    r"|\b(?:Linux|Ubuntu|Debian|Fedora|CentOS|RHEL|Rocky|AlmaLinux|Arch|Manjaro|openSUSE|Slurm|srun|sbatch|Colab)\b",
+    re.IGNORECASE,
+)
+
+
+def _posix_shown(g: Gathered) -> bool:
+    """Whether any pasted line shows a POSIX system (so Linux is no mere assumption for the commands' shell)."""
+    return any(_POSIX_HINT.search(line[:2_000]) for _, lines in g.texts for line in lines)
 
 
 def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:

@@ -1070,8 +1070,9 @@ _READERS = {
 # A path ending in site-packages (or dist-packages) and the package after it: `/…/site-packages/torch`,
 # `C:\…\site-packages\torch`. Found from the literal tail backwards, in linear time: a pattern that tried
 # every `/` as the start of a path would read each of up to 300 characters after it (a 1 MB line of `/a`
-# took 42 s).
-_SITE_TAIL = re.compile(r"[\\/](?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w*)")
+# took 42 s). A separator may be doubled: Python's repr of a Windows path (an OSError's message, a JSON traceback
+# from Jupyter) writes `c:\\Users\\...\\site-packages\\torch`.
+_SITE_TAIL = re.compile(r"[\\/](?:site|dist)-packages(?:\\\\|[\\/])(?P<pkg>[A-Za-z_]\w*)")
 _NOT_PATH = frozenset(" \t\n\r\x0b\x0c\"'<>|:*?")
 _SITE_MAX = 300  # characters between the path's first separator and `/site-packages`
 
@@ -1102,7 +1103,7 @@ def _site_paths(text: str):
 
 
 def _site(g: Gathered, path: str) -> None:
-    path = path.replace("\\", "/").rstrip("/")
+    path = path.replace("\\\\", "\\").replace("\\", "/").rstrip("/")
     if path not in g.site_packages and len(g.site_packages) < 8:
         g.site_packages.append(path)
     if re.match(r"^[A-Za-z]:/", path):
@@ -1142,7 +1143,7 @@ def _interpreter_of_site(g: Gathered) -> None:
     in_conda = any(_CONDA_DIR.search(part) for part in parts[:-1])
     base = g.conda or in_conda or _PREFIX_HOLDS_PYTHON.fullmatch(parts[-1]) is not None or parts[-2:-1] == ["envs"]
     interpreter = prefix.replace("/", "\\") + ("\\python.exe" if base else "\\Scripts\\python.exe")
-    spelled = (g.site_packages[0], g.site_packages[0].replace("/", "\\"))
+    spelled = (g.site_packages[0], g.site_packages[0].replace("/", "\\"), g.site_packages[0].replace("/", "\\\\"))
     line = next(
         (ln for _, lines in g.texts for ln in lines if any(p.lower() in ln.lower() for p in spelled)),
         None,

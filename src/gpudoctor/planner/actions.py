@@ -113,6 +113,7 @@ _INSPECT = {
     "lsmod",
     "nvidia-smi.exe",
     "scontrol",
+    "dir",  # cmd.exe's and PowerShell's listing of a folder
 }
 _GPUDOCTOR_INSPECT = {"memory", "check", "snapshot", "bench", "explain", "matrix"}
 

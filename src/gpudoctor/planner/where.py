@@ -20,7 +20,7 @@ everything printed for it: the plan's steps (gpudoctor.pipeline renders them for
 from __future__ import annotations
 
 from gpudoctor.cmdline import Cmd, shell_for_os
-from gpudoctor.facts import CONDA_ENV_SAID, CONDA_FORGE_BUILD, IMAGE_RUN, Facts
+from gpudoctor.facts import CONDA_ENV_SAID, CONDA_FORGE_BUILD, IMAGE_RUN, OS_NOT_NAMED, Facts
 from gpudoctor.probed import Found
 
 _PS_PROMPT = "PowerShell prompt"
@@ -30,9 +30,11 @@ _CMD_PROMPT = "cmd.exe prompt"
 def shell(facts: Facts) -> str:
     """The cmdline target the printed commands are written for."""
     system = facts.platform.system
+    cues = {c.get("cue") for c in facts.pasted.cues}
+    if facts.pasted.partial and OS_NOT_NAMED in cues:
+        return "any"  # Linux was assumed: a Windows user pastes the same lines (cmdline's `any`)
     if not facts.pasted.partial or not (system or "").lower().startswith("win"):
         return shell_for_os(system)
-    cues = {c.get("cue") for c in facts.pasted.cues}
     if _PS_PROMPT in cues and _CMD_PROMPT not in cues:
         return "powershell"
     if _CMD_PROMPT in cues and _PS_PROMPT not in cues:

@@ -446,6 +446,7 @@ def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) 
         "fish": " (fish)",
         "cmd": " (cmd.exe)",
         "windows": " (cmd.exe or PowerShell)",
+        "any": "",
     }[plan.target]
     say(console, f"[bold]Plan[/bold]{shell}: in this order", hang=2)
     for i, step in enumerate(steps, 1):
