@@ -3,6 +3,8 @@ use; each test asserts the finding's code and the plan's argv, with a quiet twin
 
 from __future__ import annotations
 
+import pytest
+
 from gpudoctor.cmdline import Cmd
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
@@ -225,3 +227,93 @@ def test_a_gpu_rapids_runs_on_gets_no_such_finding():
     _, codes, _ = _run(_CUML.replace("Tesla M60", "Tesla P100-PCIE-16GB"))
     f = codes.get("framework-arch-unsupported")
     assert f is None or "rapids" not in f.title
+
+
+# --- torch installed from PyTorch's CPU index into an application's environment -----------------------------------
+
+_CPU_INDEX = (
+    "I run this app under WSL and it does not use my GPU.\n"
+    "(env) $ source /home/u/apps/demo/env/bin/activate\n"
+    "(env) $ uv pip install torch==2.6.0 torchvision==0.21.0 torchaudio==2.6.0 --index-url "
+    "https://download.pytorch.org/whl/cpu\n"
+    "Using Python 3.10.15 environment at: env\n"
+    "{outcome}\n"
+)
+
+
+def _torch_step(codes):
+    return [c.argv for c in codes["framework-cpu-build"].remediation.commands if isinstance(c, Cmd)]
+
+
+@pytest.mark.parametrize("outcome", ["Audited 3 packages in 3ms", "Installed 3 packages in 2.1s"])
+def test_a_pinned_install_from_the_cpu_index_is_a_cpu_build_reinstalled_with_its_companions_into_that_env(outcome):
+    snapshot, codes, _ = _run(_CPU_INDEX.format(outcome=outcome))
+    assert snapshot["python"]["executable"] == "/home/u/apps/demo/env/bin/python"
+    (argv,) = _torch_step(codes)
+    # the same release's default Linux wheel (cu124 for 2.6.0), torchvision and torchaudio moved with it
+    assert argv[0] == "/home/u/apps/demo/env/bin/python"
+    assert argv[argv.index("install") + 1 : argv.index("install") + 4] == (
+        "torch==2.6.0+cu124",
+        "torchvision==0.21.0+cu124",
+        "torchaudio==2.6.0+cu124",
+    )
+    assert argv[-2:] == ("--index-url", "https://download.pytorch.org/whl/cu124")
+
+
+def test_a_pip_install_from_the_cpu_index_with_pips_own_success_line_is_read_too():
+    text = (
+        "$ pip3 install torch==2.1.0 -i https://download.pytorch.org/whl/cpu\n"
+        "Successfully installed torch-2.1.0\n"
+        "torch.cuda.is_available() returns False on my RTX 3060\n"
+    )
+    _, codes, _ = _run(text)
+    assert "framework-cpu-build" in codes
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        "ERROR: No matching distribution found for torch==2.6.0",
+        "",  # the command alone: no outcome shown
+    ],
+)
+def test_a_cpu_index_install_that_failed_or_shows_no_outcome_is_no_finding(outcome):
+    _, codes, _ = _run(_CPU_INDEX.format(outcome=outcome))
+    assert "framework-cpu-build" not in codes
+
+
+def test_a_cuda_index_install_is_no_cpu_build():
+    _, codes, _ = _run(_CPU_INDEX.replace("/whl/cpu", "/whl/cu124").format(outcome="Installed 3 packages in 2.1s"))
+    assert "framework-cpu-build" not in codes
+
+
+# --- vLLM's collect_env: aligned keys under "=====" titles, the GPU rows on lines of their own -----------------------
+
+_VLLM_ENV = (
+    "==============================\n"
+    "       PyTorch Info\n"
+    "==============================\n"
+    "PyTorch version              : 2.7.0+cu126\n"
+    "CUDA used to build PyTorch   : 12.6\n"
+    "==============================\n"
+    "       CUDA / GPU Info\n"
+    "==============================\n"
+    "Is CUDA available            : True\n"
+    "GPU models and configuration :\n"
+    "GPU 0: {name}\n"
+    "...\n"
+)
+
+
+def test_a_gpu_name_cut_to_its_family_asks_for_the_name_and_compute_capability():
+    snapshot, _, asks = _run(_VLLM_ENV.format(name="NVIDIA GeForce GTX"))
+    assert [g["name"] for g in snapshot["nvml"]["devices"]] == ["NVIDIA GeForce GTX"]
+    assert "nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv" in asks
+    assert "nvidia-smi" not in asks
+
+
+@pytest.mark.parametrize("name", ["NVIDIA GeForce RTX 3090", "Tesla V100-SXM2-32GB", "NVIDIA A100-SXM4-80GB"])
+def test_a_whole_gpu_name_keeps_the_plain_nvidia_smi_ask(name):
+    _, _, asks = _run(_VLLM_ENV.format(name=name))
+    assert "nvidia-smi" in asks
+    assert not any("compute_cap" in a for a in asks)
