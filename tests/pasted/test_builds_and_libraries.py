@@ -41,6 +41,8 @@ def test_triton_without_libcuda_so_links_the_file_it_names_and_refreshes_the_cac
     link = cmds[1]
     assert link.root and link.argv == ("ln", "-s", "/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/x86_64-linux-gnu/libcuda.so")
     assert cmds[2].argv == ("ldconfig",) and cmds[2].root
+    # Triton's cache of the launcher it failed to build, named from the home directory (no shell expands a quoted ~)
+    assert cmds[3].argv == ("rm", "-rf", "./.triton/cache") and not cmds[3].root
     assert "pasted-error-unexplained" not in codes
 
 
@@ -157,8 +159,25 @@ def test_an_environment_tables_nvcc_and_torch_rows_are_read():
 def test_nvcc_older_than_the_gpu_offers_the_newest_arch_of_the_gpus_major_with_ptx():
     _, codes, _ = _run(_D2)
     f = codes["toolkit-arch-unsupported"]
-    (env,) = f.remediation.alternative.commands
+    # the smaller change first (same nvcc, same torch); a newer toolkit is the alternative
+    (env,) = f.remediation.commands  # no checkout shown: nothing to remove or rebuild by name
     assert (env.name, env.value) == ("TORCH_CUDA_ARCH_LIST", "8.0+PTX")
+    assert f.remediation.alternative is not None and f.remediation.alternative.component == "toolkit"
+
+
+def test_an_extension_built_in_a_checkout_shown_by_its_table_row_is_rebuilt_there_from_a_clean_build_directory():
+    text = _D2 + "maskrcnn_benchmark      0.1 @/opt/src/maskrcnn/maskrcnn_benchmark\n"
+    snapshot, codes, _ = _run(text)
+    env, remove, build = codes["toolkit-arch-unsupported"].remediation.commands
+    assert (env.name, env.value) == ("TORCH_CUDA_ARCH_LIST", "8.0+PTX")
+    assert remove.argv == ("rm", "-rf", "/opt/src/maskrcnn/build")
+    assert build.argv[1:] == ("-m", "pip", "install", "--no-build-isolation", "-e", "/opt/src/maskrcnn")
+
+
+def test_a_table_row_of_a_package_in_site_packages_is_no_checkout():
+    text = _D2 + "maskrcnn_benchmark      0.1 @/usr/local/lib/python3.6/dist-packages/maskrcnn_benchmark\n"
+    _, codes, _ = _run(text)
+    assert len(codes["toolkit-arch-unsupported"].remediation.commands) == 1
 
 
 def test_no_same_major_build_where_the_gpu_is_of_a_newer_major():
@@ -317,3 +336,22 @@ def test_a_whole_gpu_name_keeps_the_plain_nvidia_smi_ask(name):
     _, _, asks = _run(_VLLM_ENV.format(name=name))
     assert "nvidia-smi" in asks
     assert not any("compute_cap" in a for a in asks)
+
+
+# --- an extension rebuilt from its checkout: the old build directory goes first ------------------------------------
+
+
+def test_a_rebuild_from_an_absolute_checkout_removes_its_build_directory_first():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/code/flash-attention/flash_attn/__init__.py", line 3, in <module>\n'
+        "    from flash_attn.flash_attn_interface import flash_attn_func\n"
+        '  File "/srv/code/flash-attention/flash_attn/flash_attn_interface.py", line 10, in <module>\n'
+        "    import flash_attn_2_cuda as flash_attn_cuda\n"
+        "ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+    )
+    _, codes, _ = _run(text)
+    cmds = [c.argv for c in codes["extension-symbol-missing"].remediation.commands if isinstance(c, Cmd)]
+    assert cmds[0] == ("rm", "-rf", "/srv/code/flash-attention/build")
+    assert cmds[1][-1] == "/srv/code/flash-attention" and "--no-build-isolation" in cmds[1]

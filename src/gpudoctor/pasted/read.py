@@ -473,7 +473,21 @@ _D2_NVCC = re.compile(r"^[ \t]*CUDA compiler[ \t]+(?:Build[ \t]+cuda_|CUDA[ \t]+
 _D2_TORCH = re.compile(r"^[ \t]*PyTorch[ \t]+(?P<v>\d+\.\d+\.\d+(?:\+\w+)?)[ \t]+@/\S{0,300}?/torch[ \t]*$", re.M)
 
 
+# A row of the same table for a package imported from a source checkout ("detectron2  0.2.1 @/workspace/detectron2/
+# detectron2"): the package's directory inside its checkout, not in site-packages, so the checkout is where it builds.
+_D2_CHECKOUT = re.compile(
+    r"^[ \t]*(?P<pkg>[A-Za-z][\w-]{0,60})[ \t]+\d[\w.+]{0,40}[ \t]+@(?P<dir>/[\w.~/-]{1,300}?)/(?P=pkg)/?[ \t]*$", re.M
+)
+
+
 def _environment_table(g: Gathered, text: str) -> None:
+    if "@/" in text:
+        for m in _D2_CHECKOUT.finditer(text):
+            pkg, where = m.group("pkg"), m.group("dir")
+            if pkg in ("PyTorch", "torch", "torchvision") or re.search(r"(?:site|dist)-packages", where):
+                continue
+            if len(g.cues) < 64 and not any(c.get("cue") == SOURCE_CHECKOUT and c.get("package") == pkg for c in g.cues):
+                g.cues.append({"cue": SOURCE_CHECKOUT, "means": where, "package": pkg, "line": m.group(0).strip()[:300]})
     if g.nvcc is None and (m := _D2_NVCC.search(text)):
         g.nvcc = f"Cuda compilation tools, release {m.group('v')}, V{m.group('v')}\n"
         g.notes.append(f"nvcc {m.group('v')}: the CUDA compiler row of an environment table")
