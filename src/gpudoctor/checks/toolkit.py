@@ -676,7 +676,7 @@ def _rebuild_in_checkout(facts: Facts) -> tuple[Any, ...]:
     from gpudoctor.facts import SOURCE_CHECKOUT
     from gpudoctor.planner.remedy import pip
 
-    dirs = {c.get("means") for c in facts.pasted.cues if c.get("cue") == SOURCE_CHECKOUT and c.get("means")}
+    dirs = {c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == SOURCE_CHECKOUT and c.get("means")}
     if len(dirs) != 1:
         return ()
     (checkout,) = dirs

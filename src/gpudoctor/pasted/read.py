@@ -482,12 +482,12 @@ _D2_CHECKOUT = re.compile(
 
 def _environment_table(g: Gathered, text: str) -> None:
     if "@/" in text:
-        for m in _D2_CHECKOUT.finditer(text):
-            pkg, where = m.group("pkg"), m.group("dir")
+        for row in _D2_CHECKOUT.finditer(text):
+            pkg, where = row.group("pkg"), row.group("dir")
             if pkg in ("PyTorch", "torch", "torchvision") or re.search(r"(?:site|dist)-packages", where):
                 continue
             if len(g.cues) < 64 and not any(c.get("cue") == SOURCE_CHECKOUT and c.get("package") == pkg for c in g.cues):
-                g.cues.append({"cue": SOURCE_CHECKOUT, "means": where, "package": pkg, "line": m.group(0).strip()[:300]})
+                g.cues.append({"cue": SOURCE_CHECKOUT, "means": where, "package": pkg, "line": row.group(0).strip()[:300]})
     if g.nvcc is None and (m := _D2_NVCC.search(text)):
         g.nvcc = f"Cuda compilation tools, release {m.group('v')}, V{m.group('v')}\n"
         g.notes.append(f"nvcc {m.group('v')}: the CUDA compiler row of an environment table")
