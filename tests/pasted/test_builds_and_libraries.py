@@ -355,3 +355,9 @@ def test_a_rebuild_from_an_absolute_checkout_removes_its_build_directory_first()
     cmds = [c.argv for c in codes["extension-symbol-missing"].remediation.commands if isinstance(c, Cmd)]
     assert cmds[0] == ("rm", "-rf", "/srv/code/flash-attention/build")
     assert cmds[1][-1] == "/srv/code/flash-attention" and "--no-build-isolation" in cmds[1]
+
+
+def test_a_cpu_build_shown_without_the_command_that_chose_the_cpu_index_guesses_no_cuda_build():
+    # pip's own line names the +cpu build, but no command shows the CPU index chosen for a pinned release
+    _, codes, _ = _run("Linux box, GPU not used\nSuccessfully installed torch-2.6.0+cpu\n")
+    assert _torch_step(codes) == []  # no install command: nvidia-smi decides the build (an ask)

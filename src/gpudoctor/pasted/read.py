@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.errors import ParseError
-from gpudoctor.facts import JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_OF_IMAGE
+from gpudoctor.facts import CPU_INDEX_INSTALL, JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_OF_IMAGE
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
@@ -537,6 +537,8 @@ def _cpu_index_install(g: Gathered, text: str) -> None:
         g.torch_version = g.distributions["torch"]
         g.torch_cuda = g.torch_cuda if g.torch_cuda is not None else ""
         g.notes.append(f"torch {g.torch_version}: installed from PyTorch's CPU index (line {i + 1})")
+        if len(g.cues) < 64:
+            g.cues.append({"cue": CPU_INDEX_INSTALL, "means": pins["torch"], "line": line.strip()[:300]})
         if "torch" not in g.frameworks:
             g.frameworks.append("torch")
 
