@@ -439,6 +439,10 @@ JAX_CUDA_SAID = "JAX's CUDA major named"
 # package directory outside any site-packages: ~/repo/audio/torchaudio/__init__.py); `means` is the checkout,
 # `package` the distribution. Its extension was built there, against the torch of that time: it is rebuilt there.
 SOURCE_CHECKOUT = "a companion imported from its source checkout"
+# The cue the pasted reader sets where a pip or uv command installed torch, pinned, from PyTorch's CPU index and the
+# installer said it finished; `means` is the release. The fix is the same release from the default index (its Linux
+# wheels are CUDA builds): the reporter chose the release, and the CPU index only by the installer's choice.
+CPU_INDEX_INSTALL = "torch installed from PyTorch's CPU index"
 
 # Where the paste's program ran (gpudoctor.planner.where reads them, the reader gpudoctor.pasted.cues sets them):
 # a component of gpudoctor/parsers/catalogue.toml named (`means`: its id); an image the text starts with `docker run`

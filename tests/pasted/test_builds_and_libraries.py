@@ -3,6 +3,8 @@ use; each test asserts the finding's code and the plan's argv, with a quiet twin
 
 from __future__ import annotations
 
+import pytest
+
 from gpudoctor.cmdline import Cmd
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
@@ -39,6 +41,8 @@ def test_triton_without_libcuda_so_links_the_file_it_names_and_refreshes_the_cac
     link = cmds[1]
     assert link.root and link.argv == ("ln", "-s", "/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/x86_64-linux-gnu/libcuda.so")
     assert cmds[2].argv == ("ldconfig",) and cmds[2].root
+    # Triton's cache of the launcher it failed to build, named from the home directory (no shell expands a quoted ~)
+    assert cmds[3].argv == ("rm", "-rf", "./.triton/cache") and not cmds[3].root
     assert "pasted-error-unexplained" not in codes
 
 
@@ -155,8 +159,25 @@ def test_an_environment_tables_nvcc_and_torch_rows_are_read():
 def test_nvcc_older_than_the_gpu_offers_the_newest_arch_of_the_gpus_major_with_ptx():
     _, codes, _ = _run(_D2)
     f = codes["toolkit-arch-unsupported"]
-    (env,) = f.remediation.alternative.commands
+    # the smaller change first (same nvcc, same torch); a newer toolkit is the alternative
+    (env,) = f.remediation.commands  # no checkout shown: nothing to remove or rebuild by name
     assert (env.name, env.value) == ("TORCH_CUDA_ARCH_LIST", "8.0+PTX")
+    assert f.remediation.alternative is not None and f.remediation.alternative.component == "toolkit"
+
+
+def test_an_extension_built_in_a_checkout_shown_by_its_table_row_is_rebuilt_there_from_a_clean_build_directory():
+    text = _D2 + "maskrcnn_benchmark      0.1 @/opt/src/maskrcnn/maskrcnn_benchmark\n"
+    snapshot, codes, _ = _run(text)
+    env, remove, build = codes["toolkit-arch-unsupported"].remediation.commands
+    assert (env.name, env.value) == ("TORCH_CUDA_ARCH_LIST", "8.0+PTX")
+    assert remove.argv == ("rm", "-rf", "/opt/src/maskrcnn/build")
+    assert build.argv[1:] == ("-m", "pip", "install", "--no-build-isolation", "-e", "/opt/src/maskrcnn")
+
+
+def test_a_table_row_of_a_package_in_site_packages_is_no_checkout():
+    text = _D2 + "maskrcnn_benchmark      0.1 @/usr/local/lib/python3.6/dist-packages/maskrcnn_benchmark\n"
+    _, codes, _ = _run(text)
+    assert len(codes["toolkit-arch-unsupported"].remediation.commands) == 1
 
 
 def test_no_same_major_build_where_the_gpu_is_of_a_newer_major():
@@ -225,3 +246,118 @@ def test_a_gpu_rapids_runs_on_gets_no_such_finding():
     _, codes, _ = _run(_CUML.replace("Tesla M60", "Tesla P100-PCIE-16GB"))
     f = codes.get("framework-arch-unsupported")
     assert f is None or "rapids" not in f.title
+
+
+# --- torch installed from PyTorch's CPU index into an application's environment -----------------------------------
+
+_CPU_INDEX = (
+    "I run this app under WSL and it does not use my GPU.\n"
+    "(env) $ source /home/u/apps/demo/env/bin/activate\n"
+    "(env) $ uv pip install torch==2.6.0 torchvision==0.21.0 torchaudio==2.6.0 --index-url "
+    "https://download.pytorch.org/whl/cpu\n"
+    "Using Python 3.10.15 environment at: env\n"
+    "{outcome}\n"
+)
+
+
+def _torch_step(codes):
+    return [c.argv for c in codes["framework-cpu-build"].remediation.commands if isinstance(c, Cmd)]
+
+
+@pytest.mark.parametrize("outcome", ["Audited 3 packages in 3ms", "Installed 3 packages in 2.1s"])
+def test_a_pinned_install_from_the_cpu_index_is_a_cpu_build_reinstalled_with_its_companions_into_that_env(outcome):
+    snapshot, codes, _ = _run(_CPU_INDEX.format(outcome=outcome))
+    assert snapshot["python"]["executable"] == "/home/u/apps/demo/env/bin/python"
+    (argv,) = _torch_step(codes)
+    # the same release's default Linux wheel (cu124 for 2.6.0), torchvision and torchaudio moved with it
+    assert argv[0] == "/home/u/apps/demo/env/bin/python"
+    assert argv[argv.index("install") + 1 : argv.index("install") + 4] == (
+        "torch==2.6.0+cu124",
+        "torchvision==0.21.0+cu124",
+        "torchaudio==2.6.0+cu124",
+    )
+    assert argv[-2:] == ("--index-url", "https://download.pytorch.org/whl/cu124")
+
+
+def test_a_pip_install_from_the_cpu_index_with_pips_own_success_line_is_read_too():
+    text = (
+        "$ pip3 install torch==2.1.0 -i https://download.pytorch.org/whl/cpu\n"
+        "Successfully installed torch-2.1.0\n"
+        "torch.cuda.is_available() returns False on my RTX 3060\n"
+    )
+    _, codes, _ = _run(text)
+    assert "framework-cpu-build" in codes
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        "ERROR: No matching distribution found for torch==2.6.0",
+        "",  # the command alone: no outcome shown
+    ],
+)
+def test_a_cpu_index_install_that_failed_or_shows_no_outcome_is_no_finding(outcome):
+    _, codes, _ = _run(_CPU_INDEX.format(outcome=outcome))
+    assert "framework-cpu-build" not in codes
+
+
+def test_a_cuda_index_install_is_no_cpu_build():
+    _, codes, _ = _run(_CPU_INDEX.replace("/whl/cpu", "/whl/cu124").format(outcome="Installed 3 packages in 2.1s"))
+    assert "framework-cpu-build" not in codes
+
+
+# --- vLLM's collect_env: aligned keys under "=====" titles, the GPU rows on lines of their own -----------------------
+
+_VLLM_ENV = (
+    "==============================\n"
+    "       PyTorch Info\n"
+    "==============================\n"
+    "PyTorch version              : 2.7.0+cu126\n"
+    "CUDA used to build PyTorch   : 12.6\n"
+    "==============================\n"
+    "       CUDA / GPU Info\n"
+    "==============================\n"
+    "Is CUDA available            : True\n"
+    "GPU models and configuration :\n"
+    "GPU 0: {name}\n"
+    "...\n"
+)
+
+
+def test_a_gpu_name_cut_to_its_family_asks_for_the_name_and_compute_capability():
+    snapshot, _, asks = _run(_VLLM_ENV.format(name="NVIDIA GeForce GTX"))
+    assert [g["name"] for g in snapshot["nvml"]["devices"]] == ["NVIDIA GeForce GTX"]
+    assert "nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv" in asks
+    assert "nvidia-smi" not in asks
+
+
+@pytest.mark.parametrize("name", ["NVIDIA GeForce RTX 3090", "Tesla V100-SXM2-32GB", "NVIDIA A100-SXM4-80GB"])
+def test_a_whole_gpu_name_keeps_the_plain_nvidia_smi_ask(name):
+    _, _, asks = _run(_VLLM_ENV.format(name=name))
+    assert "nvidia-smi" in asks
+    assert not any("compute_cap" in a for a in asks)
+
+
+# --- an extension rebuilt from its checkout: the old build directory goes first ------------------------------------
+
+
+def test_a_rebuild_from_an_absolute_checkout_removes_its_build_directory_first():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/code/flash-attention/flash_attn/__init__.py", line 3, in <module>\n'
+        "    from flash_attn.flash_attn_interface import flash_attn_func\n"
+        '  File "/srv/code/flash-attention/flash_attn/flash_attn_interface.py", line 10, in <module>\n'
+        "    import flash_attn_2_cuda as flash_attn_cuda\n"
+        "ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+        "undefined symbol: _ZN3c104cuda9SetDeviceEi\n"
+    )
+    _, codes, _ = _run(text)
+    cmds = [c.argv for c in codes["extension-symbol-missing"].remediation.commands if isinstance(c, Cmd)]
+    assert cmds[0] == ("rm", "-rf", "/srv/code/flash-attention/build")
+    assert cmds[1][-1] == "/srv/code/flash-attention" and "--no-build-isolation" in cmds[1]
+
+
+def test_a_cpu_build_shown_without_the_command_that_chose_the_cpu_index_guesses_no_cuda_build():
+    # pip's own line names the +cpu build, but no command shows the CPU index chosen for a pinned release
+    _, codes, _ = _run("Linux box, GPU not used\nSuccessfully installed torch-2.6.0+cpu\n")
+    assert _torch_step(codes) == []  # no install command: nvidia-smi decides the build (an ask)

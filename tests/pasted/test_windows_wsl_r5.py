@@ -72,6 +72,23 @@ def test_a_torch_240_dll_in_its_own_lib_folder_is_the_release_regression_upgrade
     )
 
 
+def test_the_torch_240_upgrade_moves_the_companions_the_text_shows_in_the_same_line():
+    text = (
+        "> pip list\nPackage     Version\n----------- ------------\ntorch       2.4.0+cu121\n"
+        "torchvision 0.19.0+cu121\ntorchaudio  2.4.0+cu121\n\n" + _FBGEMM
+    )
+    report, steps = _run(text)
+    (step,) = steps
+    install = step.argv[step.argv.index("--upgrade") + 1 :]
+    assert install == (
+        "torch==2.4.1",
+        "torchvision==0.19.1",
+        "torchaudio==2.4.1",
+        "--index-url",
+        "https://download.pytorch.org/whl/cu121",
+    )
+
+
 def test_a_package_dll_of_an_unknown_torch_asks_its_version_and_never_puts_the_folder_on_path():
     report, steps = _run(_FBGEMM)
     assert _codes(report) == ["windows-dll-missing"]

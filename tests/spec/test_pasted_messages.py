@@ -565,6 +565,8 @@ def test_a_companion_imported_from_its_source_checkout_is_rebuilt_there():
         "_ZN3c1017RegisterOperatorsD1Ev\n"
     )
     f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
-    (cmd,) = [c for c in f.remediation.commands if isinstance(c, Cmd)]
+    remove, cmd = [c for c in f.remediation.commands if isinstance(c, Cmd)]
+    # the old build's objects go first (setuptools would link them again), from the same directory as the build
+    assert remove.words == ("rm", "-rf", "./src/vision/build") and remove.note == "from the home directory"
     assert cmd.words[1:] == ("-m", "pip", "install", "--no-build-isolation", "--force-reinstall", "--no-deps", "./src/vision")
     assert cmd.note == "from the home directory"

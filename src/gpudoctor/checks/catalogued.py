@@ -968,6 +968,9 @@ def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
             check,
             Cmd(("ln", "-s", located, f"{lib_dir}/libcuda.so"), root=True),
             Cmd(("ldconfig",), root=True),
+            # Triton keeps the launcher it failed to build for under ~/.triton/cache (its default TRITON_CACHE_DIR);
+            # named from the home directory, since no shell expands a quoted ~.
+            Cmd(("rm", "-rf", "./.triton/cache"), note="from the home directory"),
         )
     else:
         summary = (

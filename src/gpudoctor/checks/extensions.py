@@ -447,12 +447,16 @@ def _rebuild_checkout(facts: Facts, ctx: Context, name: str, checkout: str) -> R
         cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
     if name == "flash-attn":
         cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
+    # setuptools reuses the objects it finds in the checkout's build directory: left there, the old build's objects
+    # (compiled against the other torch) would be linked again. It holds only what the build makes again.
+    remove = Cmd(("rm", "-rf", posixpath.join(where, "build")))
     install = pip(facts, "install", "--no-build-isolation", "--force-reinstall", "--no-deps", where)
+    cmds.append(replace(remove, note="from the home directory") if home else remove)
     cmds.append(replace(install, note="from the home directory") if home else install)
     return Remediation(
         f"Rebuild {name} from its checkout {checkout}, where it was built against another torch, with the interpreter "
-        "whose torch it must load (--no-build-isolation builds against that torch). Remove the checkout's build "
-        "directory first if it has one: objects left there from the old build would be linked again.",
+        "whose torch it must load (--no-build-isolation builds against that torch), after removing the checkout's "
+        "build directory: objects left there from the old build would be linked again.",
         tuple(cmds),
         component="torch",
     )

@@ -653,14 +653,38 @@ def _same_major_build(facts: Facts, cc: str, high: str, fix: Any) -> Any:
     # The major's first architecture (8.0 for 8.6): every toolkit targeting the major has it, and it is no Tegra
     # part's (8.7 is Jetson Orin's), whose cubins nobody builds for a discrete GPU.
     high = f"{major}.0"
-    return replace(
-        fix,
-        alternative=Remediation(
-            f"Keep this nvcc and build the extension for compute capability {high} with PTX, which runs on the GPU's "
-            f"{cc} (same major); then rebuild the extension from a clean build directory.",
-            (SetEnv("TORCH_CUDA_ARCH_LIST", f"{high}+PTX", note="the architectures PyTorch's extension builder compiles for"),),
-            component="environment",
+    # The smaller change comes first: the same nvcc and the same torch, whose extension builder was made for that
+    # toolkit (a torch before 1.10 checks no toolkit version at all, later ones refuse another CUDA major), while a
+    # new toolkit is an install beside the old one. The toolkit stays the alternative, for native sm_XY code.
+    return Remediation(
+        f"Keep this nvcc and build the extension for compute capability {high} with PTX, which runs on the GPU's "
+        f"{cc} (same major); then rebuild the extension from a clean build directory.",
+        (
+            SetEnv("TORCH_CUDA_ARCH_LIST", f"{high}+PTX", note="the architectures PyTorch's extension builder compiles for"),
+            *_rebuild_in_checkout(facts),
         ),
+        component="environment",
+        alternative=fix,
+    )
+
+
+def _rebuild_in_checkout(facts: Facts) -> tuple[Any, ...]:
+    """The clean rebuild where the text shows the one source checkout an extension is built in (an absolute path): its
+    build directory removed (setuptools would link the objects of the failed build again), then an editable install
+    against the installed torch (--no-build-isolation: an isolated build would fetch another torch)."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.facts import SOURCE_CHECKOUT
+    from gpudoctor.planner.remedy import pip
+
+    dirs = {c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == SOURCE_CHECKOUT and c.get("means")}
+    if len(dirs) != 1:
+        return ()
+    (checkout,) = dirs
+    if not checkout.startswith("/"):
+        return ()
+    return (
+        Cmd(("rm", "-rf", f"{checkout.rstrip('/')}/build")),
+        pip(facts, "install", "--no-build-isolation", "-e", checkout),
     )
 
 

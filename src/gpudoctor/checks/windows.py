@@ -368,7 +368,7 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     dll = dlls[0]
     line = next(e.line for e in failed if e.get("soname") == dll)
     if (m := _PACKAGE_DLL.search(line)) and m.group(2).lower() == dll.lower():
-        yield _package_dll(facts, dll, m.group(1), line)
+        yield _package_dll(facts, ctx, dll, m.group(1), line)
         return
     said = [e.get("cuda") or "" for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said")]
     parts: tuple = ()
@@ -413,7 +413,8 @@ _PACKAGE_DLL = LazyPattern(r"site-packages[\\/]+([A-Za-z_]\w*)[\\/]+(?:[\w.-]+[\
 _TORCH_DLL_REGRESSION = {"2.4.0": "2.4.1"}
 
 
-def _package_dll(facts: Facts, dll: str, package: str, line: str) -> Finding:
+def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) -> Finding:
+    from gpudoctor.planner.pick_torch import COMPANIONS, companion_specs
     from gpudoctor.planner.remedy import pip
 
     torch = facts.frameworks.torch
@@ -427,6 +428,11 @@ def _package_dll(facts: Facts, dll: str, package: str, line: str) -> Finding:
     if package == "torch" and fixed:
         tag = version.partition("+")[2]
         index = ("--index-url", f"https://download.pytorch.org/whl/{tag}") if tag.startswith("cu") or tag == "cpu" else ()
+        # The companions the text shows installed move in the same line, each to its release for the new torch.
+        py = facts.frameworks.python
+        dists = dict(py.value.distributions) if isinstance(py, Found) else {}
+        shown = {n: dists[n] for n in COMPANIONS if n in dists}
+        moved = companion_specs(ctx.matrix, shown, fixed, tag if index else None)
         return Finding(
             "windows-dll-missing",
             Severity.ERROR,
@@ -439,7 +445,7 @@ def _package_dll(facts: Facts, dll: str, package: str, line: str) -> Finding:
                 f"Upgrade PyTorch to {fixed}, the same build (from the same index), in this environment; upgrade "
                 "torchvision and torchaudio with it where they are installed (each release pins its torch). Never "
                 "take the DLL from a DLL-download site.",
-                (pip(facts, "install", "--upgrade", f"torch=={fixed}", *index),),
+                (pip(facts, "install", "--upgrade", f"torch=={fixed}", *moved, *index),),
                 component="torch",
             ),
         )

@@ -51,6 +51,15 @@ def _runtime_from_wheels(facts: Facts) -> bool:
     return isinstance(py, Found) and bool(py.value.site_packages)
 
 
+# A GPU name that is a brand or family word and nothing else: no model number, no compute capability beside it.
+_FAMILY_ONLY = re.compile(r"(?:NVIDIA[ \t]*)?(?:GeForce(?:[ \t]+(?:GTX|RTX|GT))?|Quadro|Tesla|TITAN|RTX|GTX)?[ \t.]*", re.I)
+
+
+def _name_cut(facts: Facts) -> bool:
+    """Whether a GPU shown has a name cut to its family (and no compute capability shown)."""
+    return any(g.name and not g.compute_capability and _FAMILY_ONLY.fullmatch(g.name.strip()) for g in facts.driver.gpus)
+
+
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
     """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
     from gpudoctor.checks.driver import no_gpu_said, stated_mismatch
@@ -96,7 +105,16 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         and other_vendor_gpu_only(facts) is None  # no NVIDIA GPU here: nvidia-smi cannot answer
         and no_gpu_said(facts) is None
     ):
-        if not d.version:
+        if not d.version and _name_cut(facts):
+            # The GPU's name stops at its family ("NVIDIA GeForce GTX": a line cut in the paste): its model, and with
+            # it the compute capability every build's kernels are judged by, is what is missing, beside the driver.
+            out.append(
+                Ask(
+                    Cmd(("nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv")),
+                    "the GPU's full name and compute capability (the paste cut its name), and the driver's version",
+                )
+            )
+        elif not d.version:
             out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
             if facts.platform.wsl == 2:
                 # In WSL 2 the driver is Windows': libcuda.so.1 and nvidia-smi come from it through /usr/lib/wsl/lib,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.errors import ParseError
-from gpudoctor.facts import JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_OF_IMAGE
+from gpudoctor.facts import CPU_INDEX_INSTALL, JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_OF_IMAGE
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
@@ -473,13 +473,89 @@ _D2_NVCC = re.compile(r"^[ \t]*CUDA compiler[ \t]+(?:Build[ \t]+cuda_|CUDA[ \t]+
 _D2_TORCH = re.compile(r"^[ \t]*PyTorch[ \t]+(?P<v>\d+\.\d+\.\d+(?:\+\w+)?)[ \t]+@/\S{0,300}?/torch[ \t]*$", re.M)
 
 
+# A row of the same table for a package imported from a source checkout ("detectron2  0.2.1 @/workspace/detectron2/
+# detectron2"): the package's directory inside its checkout, not in site-packages, so the checkout is where it builds.
+_D2_CHECKOUT = re.compile(
+    r"^[ \t]*(?P<pkg>[A-Za-z][\w-]{0,60})[ \t]+\d[\w.+]{0,40}[ \t]+@(?P<dir>/[\w.~/-]{1,300}?)/(?P=pkg)/?[ \t]*$", re.M
+)
+
+
 def _environment_table(g: Gathered, text: str) -> None:
+    if "@/" in text:
+        for row in _D2_CHECKOUT.finditer(text):
+            pkg, where = row.group("pkg"), row.group("dir")
+            if pkg in ("PyTorch", "torch", "torchvision") or re.search(r"(?:site|dist)-packages", where):
+                continue
+            if len(g.cues) < 64 and not any(c.get("cue") == SOURCE_CHECKOUT and c.get("package") == pkg for c in g.cues):
+                g.cues.append({"cue": SOURCE_CHECKOUT, "means": where, "package": pkg, "line": row.group(0).strip()[:300]})
     if g.nvcc is None and (m := _D2_NVCC.search(text)):
         g.nvcc = f"Cuda compilation tools, release {m.group('v')}, V{m.group('v')}\n"
         g.notes.append(f"nvcc {m.group('v')}: the CUDA compiler row of an environment table")
     if "torch" not in g.distributions and (m := _D2_TORCH.search(text)):
         g.distributions["torch"] = m.group("v")
         g.torch_version = g.torch_version or m.group("v")
+
+
+# A pip or uv command that installs torch from PyTorch's CPU-only index ("uv pip install torch==2.6.0
+# torchvision==0.21.0 --index-url https://download.pytorch.org/whl/cpu"), and the installer's own line after it that
+# it finished: pip's "Successfully installed" / "Requirement already satisfied", uv's "Installed N packages" /
+# "Audited N packages" (uv audits what is installed already and satisfies the pins: a CPU build put there by the same
+# installer's earlier run). An error after it, or no outcome shown, says nothing about what is installed.
+_CPU_INDEX_INSTALL = re.compile(
+    r"\b(?:uv[ \t]+)?pip3?[ \t]+install[ \t][^\n]{0,600}?(?:--index-url|-i)[ =\t]+\S{0,200}/whl/cpu/?(?![\w/])", re.IGNORECASE
+)
+_INSTALL_DONE = re.compile(
+    r"^[ \t]*(?:Successfully installed\b|Requirement already satisfied:[ \t]*torch\b|(?:Installed|Audited)[ \t]+\d+[ \t]+packages?\b)",
+    re.IGNORECASE,
+)
+_INSTALL_FAILED = re.compile(r"^[ \t]*(?:ERROR|error)\b|No matching distribution|Could not find a version", re.IGNORECASE)
+_PINNED = re.compile(r"(?<![\w.-])(torch|torchvision|torchaudio)==(\d+\.\d+(?:\.\d+)?)(?![\w.+])")
+
+
+def _cpu_index_install(g: Gathered, text: str) -> None:
+    """torch (and its companions) pinned in a command that installed them from PyTorch's CPU index: +cpu builds."""
+    lines = text[:1_000_000].splitlines()
+    for i, line in enumerate(lines):
+        command = _CPU_INDEX_INSTALL.search(line[:2_000])
+        if command is None:
+            continue
+        pins = dict(_PINNED.findall(command.group(0)))
+        if "torch" not in pins:
+            continue
+        outcome = None
+        for after in lines[i + 1 : i + 8]:
+            if _INSTALL_FAILED.search(after[:2_000]):
+                outcome = False
+                break
+            if _INSTALL_DONE.search(after[:2_000]):
+                outcome = True
+                break
+        if not outcome:
+            continue
+        for name, version in pins.items():
+            g.distributions.setdefault(name, f"{version}+cpu")
+        g.torch_version = g.distributions["torch"]
+        g.torch_cuda = g.torch_cuda if g.torch_cuda is not None else ""
+        g.notes.append(f"torch {g.torch_version}: installed from PyTorch's CPU index (line {i + 1})")
+        if len(g.cues) < 64:
+            g.cues.append({"cue": CPU_INDEX_INSTALL, "means": pins["torch"], "line": line.strip()[:300]})
+        if "torch" not in g.frameworks:
+            g.frameworks.append("torch")
+
+
+# collect_env's GPU rows where no collect_env block took them: vLLM's own collect_env aligns its keys
+# ("GPU models and configuration :") under "=====" section titles, and the rows follow on lines of their own
+# ("GPU 0: NVIDIA GeForce RTX 3090").
+_GPU_ROWS = re.compile(r"^[ \t]*GPU models and configuration[ \t]*:[ \t]*\n((?:[ \t]*GPU \d{1,2}:[^\n]{1,200}\n?){1,16})", re.M)
+
+
+def _gpu_rows(g: Gathered, text: str) -> None:
+    m = _GPU_ROWS.search(text[:1_000_000])
+    if m is None:
+        return
+    for row in m.group(1).splitlines():
+        if gpu := re.match(r"^[ \t]*GPU (\d{1,2}):[ \t]*(.+?)(?:[ \t]*\(UUID:.*)?[ \t]*$", row):
+            g.gpus.append({"index": int(gpu.group(1)), "name": gpu.group(2)})
 
 
 def _text_facts(g: Gathered, text: str) -> None:
@@ -531,6 +607,10 @@ def _text_facts(g: Gathered, text: str) -> None:
                 g.torch_cuda = "" if tag == "cpu" else f"{tag[2:-1]}.{tag[-1]}"
             if "torch" not in g.frameworks:
                 g.frameworks.append("torch")
+    if not g.gpus and "GPU models and configuration" in text:
+        _gpu_rows(g, text)
+    if g.torch_version is None and "torch" not in g.distributions and "/whl/cpu" in text:
+        _cpu_index_install(g, text)
     # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
     lowered = text.lower()
     if ("wsl" in lowered or "subsystem" in lowered) and re.search(

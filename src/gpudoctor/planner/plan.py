@@ -170,6 +170,26 @@ def _lowest_driver(pick: ModuleType, matrix, machine: Machine, groups, judge, ig
     return chosen, row, newer_or_same
 
 
+def _default_wheel_of_cpu_torch(matrix, machine: Machine, facts: Facts) -> tuple[str, str] | None:
+    """(variant, why) where the text shows a pip or uv command install this CPU build, pinned, from PyTorch's CPU
+    index on Linux x86_64, and no driver was seen: the same release's default wheel (the package index's Linux
+    wheels of torch are CUDA builds, pypi_default in torch.toml). The reporter chose the release, the installer
+    the CPU index; the driver it needs is said with the plan (driver_unseen). Without such a command, no CUDA
+    build is guessed (TargetNeeded)."""
+    from gpudoctor.facts import CPU_INDEX_INSTALL
+
+    installed = machine.installed.get("torch", "")
+    public, _, local = installed.partition("+")
+    if local.lower() != "cpu" or machine.os != "linux" or machine.arch.lower() not in _X86:
+        return None
+    if not any(c.get("cue") == CPU_INDEX_INSTALL and c.get("means") == public for c in facts.pasted.cues):
+        return None
+    rel = matrix.torch_release(public)
+    if rel is None or not rel.pypi_default.startswith("cu"):
+        return None
+    return rel.pypi_default, f"torch {public}'s Linux wheel on the default package index is its {rel.pypi_default} build"
+
+
 def driver_unseen(matrix, plan_machine: Machine, build, because: str | None = None) -> str | None:
     """What the plan says when no driver was seen: the driver the chosen build needs, and what to run (None when one was seen).
     `because`: what in the environment named the build (the picker's `evidence`), when that chose it."""
@@ -492,6 +512,8 @@ class _Search:
         # With neither a GPU nor a driver seen, the environment itself may name its build (a companion built for
         # +cu121 beside a CPU torch, conda's pytorch-cuda): that build, not a guess (issue 27, kind 9).
         self.evidence = self.pick.evidence(self.machine, facts) if gaps and not options.target and not self.machine.cpu else None
+        if gaps and not options.target and not self.machine.cpu and self.evidence is None and framework == "torch":
+            self.evidence = _default_wheel_of_cpu_torch(self.matrix, self.machine, facts)
         if gaps and not options.target and self.evidence is None:
             raise TargetNeeded(framework, gaps)
         self.judged: dict = {}
