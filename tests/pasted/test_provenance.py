@@ -147,3 +147,21 @@ def test_a_path_spelled_only_by_its_last_component_cites_that_line() -> None:
     g = read_sources([Source("r.txt", "the prefix is myenv here\nprefix C:\\Users\\me\\envs\\myenv\n")])
     entries = {e["fact"]: e for e in cite(snap, g)}
     assert [c["line"] for c in entries["python.prefix"]["lines"]] == [2]
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("$ sbatch --gres=gpu:1 train.sh", "slurm"),
+        ("qsub -l gpu=1 -l h_rt=120:00:00 run.sh", "pbs"),
+        ("bsub -gpu num=1 python train.py", "lsf"),
+    ],
+)
+def test_the_cluster_cites_the_line_of_its_own_scheduler(line: str, kind: str) -> None:
+    """Every scheduler the cues know cites the line that named it (PBS's qsub and LSF's bsub, not only Slurm's)."""
+    from gpudoctor.pasted.read import Source
+
+    text = f"RuntimeError: No CUDA GPUs are available\n{line}\n"
+    entries = {e["fact"]: e for e in read_pasted([Source("r.txt", text)])["pasted"]["read_from"]}
+    assert entries["pasted.cluster"]["value"] == kind
+    assert [c["line"] for c in entries["pasted.cluster"]["lines"]] == [2]

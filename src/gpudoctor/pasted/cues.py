@@ -65,12 +65,14 @@ _WIN_FRAME = re.compile(r'^\s*File "[A-Za-z]:\\[^"\n]{1,400}", line \d+')
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
 _PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
-_SLURM = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b")
+_SLURM = re.compile(
+    r"^\s*(?:\S+\s*[$#]\s*|[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b"
+)
 # The other schedulers (PBS/Torque, LSF) by their submit commands, script directives and job variables; a cluster said
 # in words ("on our HPC", "HPC3", "login node", Environment Modules' `module load`), its scheduler not shown.
 _SLURM_SAID = re.compile(r"\bslurm\b", re.IGNORECASE)  # "submitted via slurm", slurm-1234.out
-_PBS = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?qsub\s|#PBS\b|\bPBS_(?:JOBID|NODEFILE)\b")
-_LSF = re.compile(r"^\s*(?:\S+\s*[$#]\s*)?bsub\s|#BSUB\b|\bLSB_(?:JOBID|HOSTS)\b")
+_PBS = re.compile(r"^\s*(?:\S+\s*[$#]\s*|[$#]\s*)?qsub\s|#PBS\b|\bPBS_(?:JOBID|NODEFILE)\b")
+_LSF = re.compile(r"^\s*(?:\S+\s*[$#]\s*|[$#]\s*)?bsub\s|#BSUB\b|\bLSB_(?:JOBID|HOSTS)\b")
 _CLUSTER_SAID = re.compile(
     r"\bHPC\d*\b|\b(?:HPC|computing|university|institute|research)\s+cluster\b"
     r"|\b(?:login|compute|head)\s+nodes?\b|^\s*(?:\S+\s*[$#]\s*)?(?:ml|module)\s+(?:load|avail|list|spider)\b",

@@ -280,7 +280,9 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
     for missing in pasted.get("missing") or []:
         add(f"pasted.missing.{missing}", missing, [text.find(missing)])
     if cluster := pasted.get("cluster"):
-        add("pasted.cluster", cluster, cues("a job on a Slurm cluster"))
+        # Each scheduler's cue says which one it is (cues.py): the line of the cue that set this kind.
+        means = {"slurm": "a job on a Slurm cluster", "pbs": "a job on a PBS cluster", "lsf": "a job on an LSF cluster"}
+        add("pasted.cluster", cluster, cues(means.get(cluster, "")))
     for index, model in ((pasted.get("windows_side") or {}).get("driver_models") or {}).items():
         add(f"pasted.windows_side.driver_models.{index}", model, [text.search(re.compile(r"\b" + re.escape(model) + r"\b"))])
     return out
