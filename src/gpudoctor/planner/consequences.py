@@ -109,17 +109,20 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
     last: dict[str, Finding] | None = None  # the judgement after the last step that changed a fact
     s = State(start, matrix)
     seen: dict[str, Finding] = {}
-    unmodelled_steps: set[int] = set()
+    # step -> (the kind of each command whose need or effect the model does not follow, why), in order: what an error
+    # left at the end is left to.
+    unmodelled_steps: dict[int, list[tuple[str, str]]] = {}
     for i, step in enumerate(plan.steps, 1):
         s.step, s.component, s.where, s.codes = i, step.component, step.where, step.codes
         before = s.facts
-        n = len(s.out)
         for line in step.commands:
             a = classify(line)
+            n = len(s.out)
             needs(s, a)
             apply(s, a)
-        if any(v.kind == "unmodelled" and v.step == i for v in s.out[n:]):
-            unmodelled_steps.add(i)
+            for v in s.out[n:]:
+                if v.kind == "unmodelled" and v.step == i:
+                    unmodelled_steps.setdefault(i, []).append((a.kind, v.reason))
         if s.facts is not before:
             if baseline is None:
                 baseline = _codes(rediagnose(start))
@@ -154,15 +157,18 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
                 undecided.append(code)
             elif not kinds:
                 s.flag("left-error", None, "the step prints no command: nothing it runs changes the machine", (code,))
-            elif unmodelled_steps & set(range(1, i + 1)):
-                s.flag("unmodelled", None, "left by the model: an effect of this or an earlier step is not modelled", (code,))
             elif final[code].evidence and all(e.source == "pasted" for e in final[code].evidence):
+                # Whatever the steps did, the checks judge this from the text the machine printed before them.
                 s.flag(
                     "unmodelled",
                     None,
                     "judged on the pasted error text alone, which a changed machine would not print again",
                     (code,),
                 )
+            elif leaving := next((u for j in sorted(unmodelled_steps) if j <= i for u in unmodelled_steps[j]), None):
+                # Left to the first command (of this step or an earlier one) the model does not follow: named, so the
+                # count says which effect is missing.
+                s.flag("unmodelled", None, f"left by the model, which does not follow a {leaving[0]} step: {leaving[1]}", (code,))
             else:
                 s.flag("left-error", None, f"still there after the plan: {final[code].title}", (code,))
     return Consequences(
