@@ -143,7 +143,9 @@ KNOWN_ALTERNATIVES = (
 # 173 after h75 (3 more): pasted wsl-9166 went from asks (its finding had no command) to the fix its paste decides,
 # the Linux driver package it names removed with apt-get, the loader's cache refreshed and read again: the model does
 # not follow a package's removal nor ldconfig.
-UNMODELLED_AT_MOST = 173
+# 169 after h93 (4 fewer): a torch build whose NVIDIA pins the matrix read (compat_matrix/torch.toml nvidia_pins: the
+# PyPI builds') brings every pinned wheel at its version, so the torch moves of four recorded machines are followed.
+UNMODELLED_AT_MOST = 169
 
 
 def _violations(case: str):
@@ -795,3 +797,15 @@ def test_a_pip_requirement_is_named_by_its_canonical_name(spelled):
 
     (req,) = classify(Cmd(("python", "-m", "pip", "install", spelled))).requirements
     assert (req.name, req.op, req.version) == ("flash-attn", "==", "2.7.3")
+
+
+@pytest.mark.parametrize(("flags", "left"), [((), ()), (("--no-deps",), ("nccl-too-old",))])
+def test_a_torch_of_a_build_whose_pins_were_read_brings_its_nvidia_wheels_at_their_pins(flags, left):
+    # torch 2.2.0+cu121 beside nvidia-nccl-cu12 2.18.1; torch 2.2.1's PyPI build pins 2.19.3 (compat_matrix/torch.toml
+    # nvidia_pins): pip moves every pinned wheel with it, unless --no-deps, when the older NCCL stays below the pin.
+    report = _machine("rtx4090-torch220-nccl2181-ncclcommregister")
+    rem = Remediation("torch", (Cmd(("/usr/bin/python3", "-m", "pip", "install", *flags, "torch==2.2.1")),), component="torch")
+    plan, findings = _plan(report, rem, codes=("nccl-too-old",))
+    got = consequences(plan, report.facts, findings, _rediagnose)
+    assert "nccl-too-old" in got.before and got.after == left
+    assert not [v for v in got.of_kind("unmodelled") if "NVIDIA wheels" in v.reason]

@@ -75,6 +75,17 @@ def _add_wheels(facts: Any, cuda: str, cudnn: str | None) -> Any:
     return replace(facts, frameworks=replace(facts.frameworks, nvidia_wheels=wheels))
 
 
+def _pin_wheels(facts: Any, pins: tuple[tuple[str, str], ...]) -> Any:
+    """Every NVIDIA wheel a torch build pins (compat_matrix/torch.toml nvidia_pins), at its pinned version: pip
+    installs or moves each one; wheels of other names (another CUDA major's among them) stay."""
+    wheels = dict(facts.frameworks.nvidia_wheels)
+    wheels.update(pins)
+    facts = replace(facts, frameworks=replace(facts.frameworks, nvidia_wheels=wheels))
+    for name, version in pins:
+        facts = _set_dist(facts, name, version)
+    return facts
+
+
 def _set_env(facts: Any, name: str, value: str | None) -> Any:
     env = dict(facts.platform.env)
     if value is None:
@@ -136,16 +147,14 @@ def _pip_install(s: State, a: Action) -> None:
     if env_new:
         s.flag("unmodelled", a, f"installs into the new conda environment {a.name}: the diagnosis is of the recorded one")
         return
-    torch_req = next((r for r in a.requirements if r.name == "torch"), None)
-    if torch_req is not None and "--no-deps" not in a.flags and f.frameworks.nvidia_wheels:
-        # The new torch's NVIDIA wheels replace the installed ones at versions of its own: only cuDNN's is in the matrix.
-        s.flag("unmodelled", a, "the NVIDIA wheels the new torch pulls in replace the installed ones: versions not modelled")
     for r in a.requirements:
         if r.name == "torch":
             t = torch_target(s, r, a)
             if isinstance(t, Unresolved):
                 if not t.unserved:  # an unserved build fails to install: its need says so, and nothing changes
                     s.flag("unmodelled", a, t.reason)
+                    if "--no-deps" not in a.flags and f.frameworks.nvidia_wheels:
+                        s.flag("unmodelled", a, "the NVIDIA wheels an unknown torch build pulls in replace the installed ones")
                 continue
             rel, variant, version = t
             cuda = variant.cuda if variant is not None else None
@@ -159,9 +168,20 @@ def _pip_install(s: State, a: Action) -> None:
                         s.behind.setdefault(c.name, (s.step, c.version, old.version))
             location = old.location if old else _location(f)
             kept = tuple(d for d in (old.lib_dirs if old else ()) if d.via == "wheel")
+            pins = s.matrix.nvidia_pins(version, variant.tag) if variant is not None else None
             if cuda and "--no-deps" not in a.flags:
                 kept = _wheel_libs(rel, variant, location)
-                f = _add_wheels(f, variant.cuda, variant.cudnn)
+                if pins is not None:
+                    f = _pin_wheels(f, pins.wheels)
+                else:
+                    if f.frameworks.nvidia_wheels:
+                        # pip moves the installed NVIDIA wheels to the new build's pins: only its cuDNN is in the matrix.
+                        s.flag(
+                            "unmodelled",
+                            a,
+                            "the NVIDIA wheels the new torch pins: the matrix read the pins of PyPI's builds only",
+                        )
+                    f = _add_wheels(f, variant.cuda, variant.cudnn)
             torch = TorchFacts(version, cuda, None, location, kept, True)
             f = replace(f, frameworks=replace(f.frameworks, torch=Found(torch, "plan")))
             f = _set_dist(f, "torch", version)
@@ -171,8 +191,10 @@ def _pip_install(s: State, a: Action) -> None:
                 )
             if f.extensions is not None:
                 # The new torch's own libraries and Requires-Dist were not read: what binds to them is judged by version.
+                # Its NVIDIA pins where the matrix read that build (the NCCL check reads them).
+                requires = tuple(f"{n}=={v}" for n, v in pins.wheels) if pins is not None else ()
                 f = replace(f, extensions=replace(f.extensions, torch_version=version, torch_cuda=cuda, torch_cxx11abi=None,
-                                                  torch_libs=(), torch_requires=()))  # fmt: skip
+                                                  torch_libs=(), torch_requires=requires))  # fmt: skip
             s.write(("package", "torch"), version, a)
         elif r.name in COMPANIONS or _judged(f, r.name):
             s.behind.pop(r.name, None)
