@@ -122,15 +122,6 @@ KNOWN_ALTERNATIVES = (
     Known("real:gke-driver470-torch210-cu121", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("pasted:pytorch-43058-v100-torch160-cu102-driver418", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("machine:build-machine-job-maps-another-cudart", 2, "left-error", "gpu-none", W["prose"]),
-    # Step 2's alternative moves torch to a cu130 build; step 3 still installs the cuDNN 8 wheel for the cu121 build it
-    # replaced: the planner does not re-plan the later steps for an alternative's framework (issue 27, to do).
-    Known(
-        "machine:build-machine-job-maps-another-cudart",
-        2,
-        "breaks",
-        "nvidia-wheels-conflict",
-        "later step planned for the replaced build",
-    ),
 )
 
 # What the model does not follow today (installs of the distribution's packages, reboots after them, the host's
@@ -809,3 +800,19 @@ def test_a_torch_of_a_build_whose_pins_were_read_brings_its_nvidia_wheels_at_the
     got = consequences(plan, report.facts, findings, _rediagnose)
     assert "nccl-too-old" in got.before and got.after == left
     assert not [v for v in got.of_kind("unmodelled") if "NVIDIA wheels" in v.reason]
+
+
+def test_an_alternative_moving_torch_to_another_cuda_major_skips_the_steps_planned_for_the_old_one():
+    # Step 2 installs a CUDA 12.1 toolkit for torch 2.3.1+cu121, or instead moves torch to a cu130 build; step 3 installs
+    # the cuDNN wheel of CUDA 12 for the cu121 build. Taking the alternative skips step 3: the cu130 build brings its
+    # own cuDNN wheel, and the CUDA 12 one beside it would mix two majors in one nvidia/ directory.
+    case = "machine:build-machine-job-maps-another-cudart"
+    report = diagnose(ReplayHost(_snapshot(case)))
+    plan = build(report.findings)
+    (alt,) = plan.steps[1].alternatives
+    assert (plan.steps[2].component, alt.replaces) == ("cudnn", ("cudnn",))
+    assert alt.to_json()["replaces"] == ["cudnn"]
+    ((step, code, got),) = alternatives(plan, report.facts, report.findings, _rediagnose)
+    # what step 3 answered is the alternative's to answer: cudnn-missing is gone, nothing breaks
+    assert (step, code, got.after) == (2, "toolkit-torch-major-mismatch", ("gpu-none",))
+    assert "cudnn-missing" in got.before and [v.kind for v in got.violations if v.kind != "unmodelled"] == ["left-error"]

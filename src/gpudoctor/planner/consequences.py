@@ -189,12 +189,16 @@ def alternatives(
 
 
 def _swapped(plan: Any, i: int, alt: Any) -> Any:
-    """The plan with step `i` (1-based) doing `alt` (a prescribe.Alternative) instead."""
+    """The plan with step `i` (1-based) doing `alt` (a prescribe.Alternative) instead, without the steps it replaces:
+    what they answered is then its to answer."""
     r = alt.remediation
     step = plan.steps[i - 1]
+    skipped = [s for j, s in enumerate(plan.steps, 1) if j != i and s.component in alt.replaces]
+    codes = tuple(dict.fromkeys((*step.codes, *(c for s in skipped for c in s.codes))))
     trial = replace(step, summaries=(r.summary,), commands=tuple(r.commands), alternatives=(), requires_root=r.requires_root,
-                    where=r.where)  # fmt: skip
-    return replace(plan, steps=(*plan.steps[: i - 1], trial, *plan.steps[i:]))
+                    where=r.where, codes=codes)  # fmt: skip
+    steps = (*plan.steps[: i - 1], trial, *plan.steps[i:])
+    return replace(plan, steps=tuple(s for s in steps if s is trial or s not in skipped))
 
 
 # --- the hook: what the plan's builder does with a step that fails --------------------------------
