@@ -233,7 +233,9 @@ def _torch_major(commands: Sequence[Line]) -> str | None:
     local tag; None where no command does."""
     for line in commands:
         parts = _pip_parts(line) if isinstance(line, Cmd) else None
-        if parts is None or parts[0] != "install" or "torch" not in parts[1] or "--no-deps" in line.words:
+        if not isinstance(line, Cmd) or parts is None or parts[0] != "install" or "torch" not in parts[1]:
+            continue
+        if "--no-deps" in line.words:
             continue
         w = line.words
         for j, word in enumerate(w):
