@@ -183,7 +183,7 @@ def _pip_install(s: State, a: Action) -> None:
                         )
                     f = _add_wheels(f, variant.cuda, variant.cudnn)
             torch = TorchFacts(version, cuda, None, location, kept, True)
-            f = replace(f, frameworks=replace(f.frameworks, torch=Found(torch, "plan")))
+            f = _unsaid(replace(f, frameworks=replace(f.frameworks, torch=Found(torch, "plan"))), _TORCH_SAID)
             f = _set_dist(f, "torch", version)
             if f.loading is not None:
                 f = replace(
@@ -267,6 +267,20 @@ def _pip_install(s: State, a: Action) -> None:
     s.facts = f
 
 
+# What a pasted report quotes of the build of a framework itself (its arch list, its CPU-only build, its version
+# pairing), by gpudoctor.parsers.error_texts kind: text the replaced build printed, which the new one does not; the
+# checks then judge the new build by its facts and the matrix. (What the text says of the driver, the loader or the
+# GPU stays: a new build does not change it.)
+_TORCH_SAID = frozenset({"arch-unsupported", "arch-list", "torch-not-compiled-with-cuda"})
+_JAX_SAID = frozenset({"jax-plugin-incompatible", "pjrt-plugin-mismatch", "jaxlib-jax-mismatch", "jaxlib-cpu-fallback"})
+
+
+def _unsaid(facts: Any, kinds: frozenset[str]) -> Any:
+    """The facts without the pasted failure texts of `kinds`: the build that printed them is replaced."""
+    errors = tuple(e for e in facts.pasted.errors if e.kind not in kinds)
+    return facts if len(errors) == len(facts.pasted.errors) else replace(facts, pasted=replace(facts.pasted, errors=errors))
+
+
 def _torch_moved(old: str, old_cuda: str | None, new: str, new_cuda: str | None) -> bool:
     """Whether what was built against torch `old` no longer binds to `new`: another version (its C++ names change
     with each release), or another CUDA major (its kernels link that runtime)."""
@@ -340,7 +354,7 @@ def _jax(s: State, f: Any, r: Requirement, a: Action) -> Any:
     else:
         plugins[r.name] = r.version
     new = JaxFacts(jax, jaxlib, plugins, old.location or _location(f), lib_dirs)
-    f = replace(f, frameworks=replace(f.frameworks, jax=Found(new, "plan")))
+    f = _unsaid(replace(f, frameworks=replace(f.frameworks, jax=Found(new, "plan"))), _JAX_SAID)
     for name, v in (("jax", jax), ("jaxlib", jaxlib), *plugins.items()):
         if v:
             f = _set_dist(f, name, v)
