@@ -745,6 +745,9 @@ def apply(s: State, a: Action) -> None:
         s.flag("unmodelled", a, "the driver branch the distribution recommends is chosen on the day")
     elif k == "reboot":
         _reboot(s, a)
+    elif k == "wsl":
+        sub = next((w for w in a.line.words[1:] if w.startswith("--")), "") if isinstance(a.line, Cmd) else ""
+        s.flag("unmodelled", a, _WSL.get(sub, _UNMODELLED["wsl"]))
     else:
         s.flag("unmodelled", a, _UNMODELLED.get(k, f"no model of {a.tool}"))
 
@@ -760,4 +763,13 @@ _UNMODELLED = {
     "gpu-config": "the GPU's mode after the change is not modelled",
     "loader-cache": "the loader cache rebuilt from what is on disk, which was not recorded",
     "wsl": "WSL's own update and conversion are not modelled",
+}
+
+# What each `wsl` command does that the recorded machine cannot show.
+_WSL = {
+    "--install": "wsl --install sets up another system, a Linux distribution under WSL 2: the fix is made there, and it was "
+    "not recorded (the Windows environment keeps its finding)",
+    "--update": "wsl --update replaces WSL's own kernel and runtime, whose versions were not recorded",
+    "--set-version": "a distribution converted to WSL 2 reaches the GPU through the Windows driver's WSL support, which a "
+    "WSL 1 report does not show",
 }
