@@ -836,3 +836,21 @@ def test_a_moved_framework_no_longer_prints_what_the_paste_quotes_of_the_old_bui
     got = result(case)
     assert code in got.before and code not in got.after
     assert not [v for v in got.violations if code in v.codes]
+
+
+def test_the_hook_taking_an_alternative_drops_the_steps_it_replaces():
+    from gpudoctor.planner.prescribe import Alternative, Prescription, Step
+
+    report = _machine("p100-driver510-torch-cu121")  # torch 2.2.1+cu121 on a driver for CUDA 11.6
+    py = "/usr/bin/python3"
+    wheel = Step("cudnn", ("x",), (Cmd((py, "-m", "pip", "install", "nvidia-cudnn-cu12==8.9.2.26")),), (), Severity.WARNING)
+    planned = build(report.findings).step("torch")  # the cu118 build, the CUDA 12 wheels out, the build reinstalled
+    assert planned is not None
+    alt = Alternative("framework-driver-too-old", Remediation("torch cu118", planned.commands, component="torch"), ("cudnn",))
+    reboot = Step("torch", ("x",), (Cmd(("reboot",), root=True),), ("framework-driver-too-old",), Severity.ERROR, True,
+                  alternatives=(alt,))  # fmt: skip
+    revised, after = revise(Prescription((wheel, reboot)), report.facts, report.findings, _rediagnose)
+    # the reboot activates nothing (unmet); the cu118 build answers the error and brings its own wheels: the CUDA 12
+    # cuDNN step planned for the cu121 build goes with it
+    assert [(s.component, s.commands) for s in revised.steps] == [("torch", planned.commands)]
+    assert "framework-driver-too-old" not in after.after and not after.of_kind("unmet-precondition")

@@ -189,16 +189,22 @@ def alternatives(
 
 
 def _swapped(plan: Any, i: int, alt: Any) -> Any:
-    """The plan with step `i` (1-based) doing `alt` (a prescribe.Alternative) instead, without the steps it replaces:
-    what they answered is then its to answer."""
+    """The plan with step `i` (1-based) doing `alt` (a prescribe.Alternative) instead, without the steps it replaces."""
+    trial, skipped = _trial(plan, i, alt)
+    steps = (*plan.steps[: i - 1], trial, *plan.steps[i:])
+    return replace(plan, steps=tuple(s for s in steps if s is trial or s not in skipped))
+
+
+def _trial(plan: Any, i: int, alt: Any) -> tuple[Any, tuple[Any, ...]]:
+    """Step `i` doing `alt` instead, and the other steps it replaces (prescribe.Alternative.replaces): what they
+    answered is then its to answer."""
     r = alt.remediation
     step = plan.steps[i - 1]
-    skipped = [s for j, s in enumerate(plan.steps, 1) if j != i and s.component in alt.replaces]
+    skipped = tuple(s for j, s in enumerate(plan.steps, 1) if j != i and s.component in alt.replaces)
     codes = tuple(dict.fromkeys((*step.codes, *(c for s in skipped for c in s.codes))))
     trial = replace(step, summaries=(r.summary,), commands=tuple(r.commands), alternatives=(), requires_root=r.requires_root,
                     where=r.where, codes=codes)  # fmt: skip
-    steps = (*plan.steps[: i - 1], trial, *plan.steps[i:])
-    return replace(plan, steps=tuple(s for s in steps if s is trial or s not in skipped))
+    return trial, skipped
 
 
 # --- the hook: what the plan's builder does with a step that fails --------------------------------
@@ -219,14 +225,19 @@ def revise(
     if not failing:
         return plan, result
     steps = list(plan.steps)
+    skipped: list[Step] = []  # steps an alternative taken replaces
     for i in failing:
         step: Step = steps[i - 1]
         swapped = None
         for alt in step.alternatives:
-            trial_plan = _swapped(replace(plan, steps=tuple(steps)), i, alt)
+            base = replace(plan, steps=tuple(steps))
+            trial, moot = _trial(base, i, alt)
+            trial_plan = _swapped(base, i, alt)
             got = consequences(trial_plan, facts, findings, rediagnose, matrix)
-            if sum(1 for v in got.violations if v.kind in _FAILS and v.step == i) == 0:
-                swapped = trial_plan.steps[i - 1]
+            at = trial_plan.steps.index(trial) + 1  # the steps it replaces are gone: it may stand earlier
+            if sum(1 for v in got.violations if v.kind in _FAILS and v.step == at) == 0:
+                swapped = trial
+                skipped += moot
                 break
         if swapped is not None:
             steps[i - 1] = swapped
@@ -241,7 +252,7 @@ def revise(
             ),
             commands=looks,
         )
-    revised = Prescription(tuple(steps), plan.target, plan.problems)
+    revised = Prescription(tuple(s for s in steps if s not in skipped), plan.target, plan.problems)
     return revised, consequences(revised, facts, findings, rediagnose, matrix)
 
 
