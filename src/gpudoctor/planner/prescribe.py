@@ -61,8 +61,9 @@ class Alternative:
     @property
     def heading(self) -> str:
         where = f" on {self.remediation.where}" if self.remediation.where else ""
-        also = "; then skip the " + ", ".join(TITLES.get(c, c) for c in self.replaces) + " step" if self.replaces else ""
-        return f"or instead ({self.title}{where}, for {self.code}{also}): {self.remediation.summary}"
+        skip = ", ".join(TITLES.get(c, c) for c in self.replaces)
+        also = f" Taking it, skip the {skip} step: it is planned for what this replaces." if self.replaces else ""
+        return f"or instead ({self.title}{where}, for {self.code}): {self.remediation.summary}{also}"
 
     def lines(self, target: str = "posix") -> list[str]:
         return render_all(self.remediation.commands, target)
