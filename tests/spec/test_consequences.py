@@ -854,3 +854,21 @@ def test_the_hook_taking_an_alternative_drops_the_steps_it_replaces():
     # cuDNN step planned for the cu121 build goes with it
     assert [(s.component, s.commands) for s in revised.steps] == [("torch", planned.commands)]
     assert "framework-driver-too-old" not in after.after and not after.of_kind("unmet-precondition")
+
+
+def test_the_same_build_installed_again_prints_what_the_paste_quotes_again():
+    from dataclasses import replace
+
+    from gpudoctor.facts import TorchFacts
+    from gpudoctor.probed import Found
+
+    case = "pasted:cryodrgn-91-rtx3090-sm86-torch-sm75"  # the paste quotes an arch list without sm_86
+    report = diagnose(ReplayHost(_snapshot(case)))
+    (step,) = build(report.findings).steps
+    (install,) = [classify(c) for c in step.commands]
+    version = install.requirements[0].version  # the build the plan installs: 2.7.1+cu118
+    for installed, left in (("2.0.1+cu118", ()), (version, ("framework-arch-unsupported",))):
+        torch = Found(TorchFacts(installed, "11.8", None, "", (), True), "test")
+        facts = replace(report.facts, frameworks=replace(report.facts.frameworks, torch=torch))
+        got = consequences(build(report.findings), facts, report.findings, _rediagnose)
+        assert got.after == left, installed

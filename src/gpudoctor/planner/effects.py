@@ -183,7 +183,9 @@ def _pip_install(s: State, a: Action) -> None:
                         )
                     f = _add_wheels(f, variant.cuda, variant.cudnn)
             torch = TorchFacts(version, cuda, None, location, kept, True)
-            f = _unsaid(replace(f, frameworks=replace(f.frameworks, torch=Found(torch, "plan"))), _TORCH_SAID)
+            f = replace(f, frameworks=replace(f.frameworks, torch=Found(torch, "plan")))
+            if old is None or (old.version, old.cuda) != (version, cuda):  # the same build again prints the same
+                f = _unsaid(f, _TORCH_SAID)
             f = _set_dist(f, "torch", version)
             if f.loading is not None:
                 f = replace(
@@ -354,7 +356,9 @@ def _jax(s: State, f: Any, r: Requirement, a: Action) -> Any:
     else:
         plugins[r.name] = r.version
     new = JaxFacts(jax, jaxlib, plugins, old.location or _location(f), lib_dirs)
-    f = _unsaid(replace(f, frameworks=replace(f.frameworks, jax=Found(new, "plan"))), _JAX_SAID)
+    f = replace(f, frameworks=replace(f.frameworks, jax=Found(new, "plan")))
+    if (new.jax, new.jaxlib, new.plugins) != (old.jax, old.jaxlib, old.plugins):  # the same again prints the same
+        f = _unsaid(f, _JAX_SAID)
     for name, v in (("jax", jax), ("jaxlib", jaxlib), *plugins.items()):
         if v:
             f = _set_dist(f, name, v)
