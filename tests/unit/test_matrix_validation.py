@@ -307,3 +307,42 @@ def test_a_library_build_row_keeps_its_range_and_its_pin_inside_it(tmp_path: Pat
     assert_has(found, "pin 4.4.0 is not a release of this row")
     text = bundled("libraries").replace('pin = "1.23.2", pin_python', "pin_python")
     assert_has(problems_for(tmp_path, "libraries.toml", text), "pin_python needs pin")
+
+
+PINS_ROW = TORCH_ROW.replace(
+    "schema_version = 1\n",
+    'schema_version = 1\nnvidia_pins = [\n  {{ torch = "1.12.1", variant = "cu116", wheels = [{wheels}], source = "pypi-torch-wheels" }},\n]\n',
+)
+
+
+@pytest.mark.parametrize(
+    ("wheels", "problem"),
+    [
+        ('"nvidia-cudnn-cu11==8.3.2.44"', None),
+        ('"nvidia-cublas-cu12==12.1.3.1"', "wheel 'nvidia-cublas-cu12==12.1.3.1' is not nvidia-<lib>-cu11==<version>"),
+        ('"nvidia-cudnn-cu11==8.5.0.96"', "nvidia-cudnn-cu11==8.5.0.96 is not the variant's cuDNN 8.3.2.44"),
+        ('"nvidia-cublas-cu11>=11"', "wheel 'nvidia-cublas-cu11>=11' is not nvidia-<lib>-cu11==<version>"),
+    ],
+)
+def test_nvidia_pins_name_the_variants_cuda_major_and_cudnn(tmp_path: Path, wheels: str, problem: str | None) -> None:
+    # torch.toml nvidia_pins: the wheels a torch build pins, of its CUDA major, its cuDNN the variant's.
+    path = tmp_path / "torch.toml"
+    path.write_text(PINS_ROW.format(wheels=wheels, extra=""), encoding="utf-8")
+    found = [p for p in check_matrix(path) if "nvidia_pins" in p]
+    if problem is None:
+        assert found == []
+    else:
+        assert_has(found, f"torch.toml:nvidia_pins[1.12.1]: {problem}")
+
+
+def test_nvidia_pins_are_of_a_release_and_its_pypi_build(tmp_path: Path) -> None:
+    text = PINS_ROW.format(wheels='"nvidia-cudnn-cu11==8.3.2.44"', extra="")
+    found = problems_for(tmp_path, "torch.toml", text.replace('torch = "1.12.1"', 'torch = "1.11.0"'))
+    assert_has(found, "nvidia_pins[1.11.0]: torch 1.11.0 has no release row with the variant cu116")
+
+
+def test_the_bundled_pins_are_the_pypi_builds_requires():
+    # Read from the wheels' metadata: torch 2.2.1 (its PyPI build, cu121) pins NCCL 2.19.3 and cuDNN 8.9.2.26.
+    pins = dict(load_matrix().nvidia_pins("2.2.1+cu121", "cu121").wheels)
+    assert (pins["nvidia-nccl-cu12"], pins["nvidia-cudnn-cu12"], len(pins)) == ("2.19.3", "8.9.2.26", 11)
+    assert load_matrix().nvidia_pins("2.2.1+cu118", "cu118") is None  # the PyTorch index's other builds: not read

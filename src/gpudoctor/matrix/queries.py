@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
         Source,
         TfRelease,
         Threshold,
+        TorchPins,
         TorchRelease,
         TorchVariant,
         Verdict,
@@ -103,6 +104,7 @@ class Matrix:
         memory: Iterable[MemorySettings],
         cuda_repos: Iterable[CudaRepo] = (),
         companions: Iterable[CompanionRelease] = (),
+        torch_pins: Iterable[TorchPins] = (),
         library_builds: Iterable[LibraryBuild] = (),
         ptx_isas: Iterable[PtxIsa] = (),
         origins: Mapping[str, str] | None = None,
@@ -128,6 +130,7 @@ class Matrix:
         self.memory = tuple(memory)
         self.cuda_repos = tuple(cuda_repos)
         self.companions = tuple(companions)
+        self.torch_pins = tuple(torch_pins)
         self.library_builds = tuple(library_builds)
         self.ptx_isas = tuple(sorted(ptx_isas, key=lambda r: version_key(r.ptx)))
         #: file stem -> where it was read from ("bundled" or a path)
@@ -604,6 +607,12 @@ class Matrix:
             return self._torch.get(_minor(version))
         except ValueError:
             return None
+
+    def nvidia_pins(self, torch_version: str, tag: str) -> TorchPins | None:
+        """The NVIDIA wheels the build `tag` of torch `torch_version` ("2.2.1", "2.2.1+cu121") pins, where the matrix
+        read that build (the release's PyPI build: torch.toml nvidia_pins), else None."""
+        base = torch_version.split("+", 1)[0]
+        return next((p for p in self.torch_pins if p.torch == base and p.variant == tag), None)
 
     def torch_variant(self, torch_version: str, cuda_version: str | None = None) -> TorchVariant | None:
         """The CUDA variant of a PyTorch release.

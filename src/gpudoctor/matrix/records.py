@@ -266,6 +266,15 @@ class CudnnPip(_Cited):
 
 
 @_record
+class TorchPins(_Cited):
+    """The NVIDIA wheels one torch build pins on Linux x86_64 (torch.toml nvidia_pins): name -> version."""
+
+    torch: str  # an exact release, "2.2.1"
+    variant: str  # its PyPI build's tag, "cu121"
+    wheels: tuple[tuple[str, str], ...]  # ("nvidia-cublas-cu12", "12.1.3.1"), in the wheel's order
+
+
+@_record
 class TorchVariant(_Cited):
     """One CUDA variant (cuXYZ) of a PyTorch release."""
 

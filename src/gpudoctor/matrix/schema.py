@@ -39,6 +39,7 @@ from gpudoctor.matrix.records import (
     Source,
     TfRelease,
     Threshold,
+    TorchPins,
     TorchRelease,
     TorchVariant,
 )
@@ -253,6 +254,12 @@ SCHEMAS: dict[str, dict[str, Table]] = {
             key=lambda r: (r["package"], r["version"]),
             sort=lambda r: (r["package"], _pep440(r["version"])),  # xformers' .postN releases sort after their base
             sort_what="package and version",
+        ),
+        "nvidia_pins": Table(
+            fields=_f(torch=("version", REQ), variant=("str", REQ), wheels=("list:str", REQ)),
+            key=_get("torch"),
+            sort=_vk("torch"),
+            sort_what="torch",
         ),
     },
     "tensorflow": {
@@ -1249,6 +1256,27 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             )
         )
 
+    torch_pins: list[TorchPins] = []
+    by_minor = {_minor(t.version): t for t in torch_releases}
+    for label, r in rows["torch"]["nvidia_pins"]:
+        rel = by_minor.get(_minor(r["torch"]))
+        variant = rel.variants.get(r["variant"]) if rel is not None else None
+        if rel is None or variant is None:
+            ctx.add(label, f"torch {r['torch']} has no release row with the variant {r['variant']}")
+            continue
+        if r["variant"] != rel.pypi_default:
+            ctx.add(label, f"variant {r['variant']} is not the PyPI build of torch {rel.version} ({rel.pypi_default})")
+        wheels: list[tuple[str, str]] = []
+        for w in r["wheels"]:
+            pin = re.fullmatch(r"(nvidia-[a-z-]+-cu(\d+))==(\d+(?:\.\d+)*)", w)
+            if pin is None or int(pin.group(2)) != version_parts(variant.cuda)[0]:
+                ctx.add(label, f"wheel {w!r} is not nvidia-<lib>-cu{version_parts(variant.cuda)[0]}==<version>")
+                continue
+            if pin.group(1).startswith("nvidia-cudnn-") and variant.cudnn and pin.group(3) != variant.cudnn:
+                ctx.add(label, f"{w} is not the variant's cuDNN {variant.cudnn}")
+            wheels.append((pin.group(1), pin.group(3)))
+        torch_pins.append(TorchPins(torch=r["torch"], variant=r["variant"], wheels=tuple(wheels), **cite(r)))
+
     library_builds: list[LibraryBuild] = []
     for label, r in rows["libraries"]["build"]:
         until, pin = r.get("until"), r.get("pin")
@@ -1298,6 +1326,7 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         memory=memory,
         cuda_repos=cuda_repos,
         companions=companions,
+        torch_pins=torch_pins,
         library_builds=library_builds,
         origins=origins,
     )

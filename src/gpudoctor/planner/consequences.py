@@ -109,17 +109,20 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
     last: dict[str, Finding] | None = None  # the judgement after the last step that changed a fact
     s = State(start, matrix)
     seen: dict[str, Finding] = {}
-    unmodelled_steps: set[int] = set()
+    # step -> (the kind of each command whose need or effect the model does not follow, why), in order: what an error
+    # left at the end is left to.
+    unmodelled_steps: dict[int, list[tuple[str, str]]] = {}
     for i, step in enumerate(plan.steps, 1):
         s.step, s.component, s.where, s.codes = i, step.component, step.where, step.codes
         before = s.facts
-        n = len(s.out)
         for line in step.commands:
             a = classify(line)
+            n = len(s.out)
             needs(s, a)
             apply(s, a)
-        if any(v.kind == "unmodelled" and v.step == i for v in s.out[n:]):
-            unmodelled_steps.add(i)
+            for v in s.out[n:]:
+                if v.kind == "unmodelled" and v.step == i:
+                    unmodelled_steps.setdefault(i, []).append((a.kind, v.reason))
         if s.facts is not before:
             if baseline is None:
                 baseline = _codes(rediagnose(start))
@@ -154,15 +157,18 @@ def consequences(plan: Any, facts: Any, findings: Sequence[Finding], rediagnose:
                 undecided.append(code)
             elif not kinds:
                 s.flag("left-error", None, "the step prints no command: nothing it runs changes the machine", (code,))
-            elif unmodelled_steps & set(range(1, i + 1)):
-                s.flag("unmodelled", None, "left by the model: an effect of this or an earlier step is not modelled", (code,))
             elif final[code].evidence and all(e.source == "pasted" for e in final[code].evidence):
+                # Whatever the steps did, the checks judge this from the text the machine printed before them.
                 s.flag(
                     "unmodelled",
                     None,
                     "judged on the pasted error text alone, which a changed machine would not print again",
                     (code,),
                 )
+            elif leaving := next((u for j in sorted(unmodelled_steps) if j <= i for u in unmodelled_steps[j]), None):
+                # Left to the first command (of this step or an earlier one) the model does not follow: named, so the
+                # count says which effect is missing.
+                s.flag("unmodelled", None, f"left by the model, which does not follow a {leaving[0]} step: {leaving[1]}", (code,))
             else:
                 s.flag("left-error", None, f"still there after the plan: {final[code].title}", (code,))
     return Consequences(
@@ -183,12 +189,22 @@ def alternatives(
 
 
 def _swapped(plan: Any, i: int, alt: Any) -> Any:
-    """The plan with step `i` (1-based) doing `alt` (a prescribe.Alternative) instead."""
+    """The plan with step `i` (1-based) doing `alt` (a prescribe.Alternative) instead, without the steps it replaces."""
+    trial, skipped = _trial(plan, i, alt)
+    steps = (*plan.steps[: i - 1], trial, *plan.steps[i:])
+    return replace(plan, steps=tuple(s for s in steps if s is trial or s not in skipped))
+
+
+def _trial(plan: Any, i: int, alt: Any) -> tuple[Any, tuple[Any, ...]]:
+    """Step `i` doing `alt` instead, and the other steps it replaces (prescribe.Alternative.replaces): what they
+    answered is then its to answer."""
     r = alt.remediation
     step = plan.steps[i - 1]
+    skipped = tuple(s for j, s in enumerate(plan.steps, 1) if j != i and s.component in alt.replaces)
+    codes = tuple(dict.fromkeys((*step.codes, *(c for s in skipped for c in s.codes))))
     trial = replace(step, summaries=(r.summary,), commands=tuple(r.commands), alternatives=(), requires_root=r.requires_root,
-                    where=r.where)  # fmt: skip
-    return replace(plan, steps=(*plan.steps[: i - 1], trial, *plan.steps[i:]))
+                    where=r.where, codes=codes)  # fmt: skip
+    return trial, skipped
 
 
 # --- the hook: what the plan's builder does with a step that fails --------------------------------
@@ -209,14 +225,19 @@ def revise(
     if not failing:
         return plan, result
     steps = list(plan.steps)
+    skipped: list[Step] = []  # steps an alternative taken replaces
     for i in failing:
         step: Step = steps[i - 1]
         swapped = None
         for alt in step.alternatives:
-            trial_plan = _swapped(replace(plan, steps=tuple(steps)), i, alt)
+            base = replace(plan, steps=tuple(steps))
+            trial, moot = _trial(base, i, alt)
+            trial_plan = _swapped(base, i, alt)
             got = consequences(trial_plan, facts, findings, rediagnose, matrix)
-            if sum(1 for v in got.violations if v.kind in _FAILS and v.step == i) == 0:
-                swapped = trial_plan.steps[i - 1]
+            at = trial_plan.steps.index(trial) + 1  # the steps it replaces are gone: it may stand earlier
+            if sum(1 for v in got.violations if v.kind in _FAILS and v.step == at) == 0:
+                swapped = trial
+                skipped += moot
                 break
         if swapped is not None:
             steps[i - 1] = swapped
@@ -231,7 +252,7 @@ def revise(
             ),
             commands=looks,
         )
-    revised = Prescription(tuple(steps), plan.target, plan.problems)
+    revised = Prescription(tuple(s for s in steps if s not in skipped), plan.target, plan.problems)
     return revised, consequences(revised, facts, findings, rediagnose, matrix)
 
 

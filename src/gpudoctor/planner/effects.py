@@ -75,6 +75,17 @@ def _add_wheels(facts: Any, cuda: str, cudnn: str | None) -> Any:
     return replace(facts, frameworks=replace(facts.frameworks, nvidia_wheels=wheels))
 
 
+def _pin_wheels(facts: Any, pins: tuple[tuple[str, str], ...]) -> Any:
+    """Every NVIDIA wheel a torch build pins (compat_matrix/torch.toml nvidia_pins), at its pinned version: pip
+    installs or moves each one; wheels of other names (another CUDA major's among them) stay."""
+    wheels = dict(facts.frameworks.nvidia_wheels)
+    wheels.update(pins)
+    facts = replace(facts, frameworks=replace(facts.frameworks, nvidia_wheels=wheels))
+    for name, version in pins:
+        facts = _set_dist(facts, name, version)
+    return facts
+
+
 def _set_env(facts: Any, name: str, value: str | None) -> Any:
     env = dict(facts.platform.env)
     if value is None:
@@ -136,16 +147,14 @@ def _pip_install(s: State, a: Action) -> None:
     if env_new:
         s.flag("unmodelled", a, f"installs into the new conda environment {a.name}: the diagnosis is of the recorded one")
         return
-    torch_req = next((r for r in a.requirements if r.name == "torch"), None)
-    if torch_req is not None and "--no-deps" not in a.flags and f.frameworks.nvidia_wheels:
-        # The new torch's NVIDIA wheels replace the installed ones at versions of its own: only cuDNN's is in the matrix.
-        s.flag("unmodelled", a, "the NVIDIA wheels the new torch pulls in replace the installed ones: versions not modelled")
     for r in a.requirements:
         if r.name == "torch":
             t = torch_target(s, r, a)
             if isinstance(t, Unresolved):
                 if not t.unserved:  # an unserved build fails to install: its need says so, and nothing changes
                     s.flag("unmodelled", a, t.reason)
+                    if "--no-deps" not in a.flags and f.frameworks.nvidia_wheels:
+                        s.flag("unmodelled", a, "the NVIDIA wheels an unknown torch build pulls in replace the installed ones")
                 continue
             rel, variant, version = t
             cuda = variant.cuda if variant is not None else None
@@ -159,11 +168,24 @@ def _pip_install(s: State, a: Action) -> None:
                         s.behind.setdefault(c.name, (s.step, c.version, old.version))
             location = old.location if old else _location(f)
             kept = tuple(d for d in (old.lib_dirs if old else ()) if d.via == "wheel")
+            pins = s.matrix.nvidia_pins(version, variant.tag) if variant is not None else None
             if cuda and "--no-deps" not in a.flags:
                 kept = _wheel_libs(rel, variant, location)
-                f = _add_wheels(f, variant.cuda, variant.cudnn)
+                if pins is not None:
+                    f = _pin_wheels(f, pins.wheels)
+                else:
+                    if f.frameworks.nvidia_wheels:
+                        # pip moves the installed NVIDIA wheels to the new build's pins: only its cuDNN is in the matrix.
+                        s.flag(
+                            "unmodelled",
+                            a,
+                            "the NVIDIA wheels the new torch pins: the matrix read the pins of PyPI's builds only",
+                        )
+                    f = _add_wheels(f, variant.cuda, variant.cudnn)
             torch = TorchFacts(version, cuda, None, location, kept, True)
             f = replace(f, frameworks=replace(f.frameworks, torch=Found(torch, "plan")))
+            if old is None or (old.version, old.cuda) != (version, cuda):  # the same build again prints the same
+                f = _unsaid(f, _TORCH_SAID)
             f = _set_dist(f, "torch", version)
             if f.loading is not None:
                 f = replace(
@@ -171,8 +193,10 @@ def _pip_install(s: State, a: Action) -> None:
                 )
             if f.extensions is not None:
                 # The new torch's own libraries and Requires-Dist were not read: what binds to them is judged by version.
+                # Its NVIDIA pins where the matrix read that build (the NCCL check reads them).
+                requires = tuple(f"{n}=={v}" for n, v in pins.wheels) if pins is not None else ()
                 f = replace(f, extensions=replace(f.extensions, torch_version=version, torch_cuda=cuda, torch_cxx11abi=None,
-                                                  torch_libs=(), torch_requires=()))  # fmt: skip
+                                                  torch_libs=(), torch_requires=requires))  # fmt: skip
             s.write(("package", "torch"), version, a)
         elif r.name in COMPANIONS or _judged(f, r.name):
             s.behind.pop(r.name, None)
@@ -243,6 +267,20 @@ def _pip_install(s: State, a: Action) -> None:
         else:
             s.flag("unmodelled", a, f"no model of the package {r.name}")
     s.facts = f
+
+
+# What a pasted report quotes of the build of a framework itself (its arch list, its CPU-only build, its version
+# pairing), by gpudoctor.parsers.error_texts kind: text the replaced build printed, which the new one does not; the
+# checks then judge the new build by its facts and the matrix. (What the text says of the driver, the loader or the
+# GPU stays: a new build does not change it.)
+_TORCH_SAID = frozenset({"arch-unsupported", "arch-list", "torch-not-compiled-with-cuda"})
+_JAX_SAID = frozenset({"jax-plugin-incompatible", "pjrt-plugin-mismatch", "jaxlib-jax-mismatch", "jaxlib-cpu-fallback"})
+
+
+def _unsaid(facts: Any, kinds: frozenset[str]) -> Any:
+    """The facts without the pasted failure texts of `kinds`: the build that printed them is replaced."""
+    errors = tuple(e for e in facts.pasted.errors if e.kind not in kinds)
+    return facts if len(errors) == len(facts.pasted.errors) else replace(facts, pasted=replace(facts.pasted, errors=errors))
 
 
 def _torch_moved(old: str, old_cuda: str | None, new: str, new_cuda: str | None) -> bool:
@@ -319,6 +357,8 @@ def _jax(s: State, f: Any, r: Requirement, a: Action) -> Any:
         plugins[r.name] = r.version
     new = JaxFacts(jax, jaxlib, plugins, old.location or _location(f), lib_dirs)
     f = replace(f, frameworks=replace(f.frameworks, jax=Found(new, "plan")))
+    if (new.jax, new.jaxlib, new.plugins) != (old.jax, old.jaxlib, old.plugins):  # the same again prints the same
+        f = _unsaid(f, _JAX_SAID)
     for name, v in (("jax", jax), ("jaxlib", jaxlib), *plugins.items()):
         if v:
             f = _set_dist(f, name, v)
@@ -709,6 +749,9 @@ def apply(s: State, a: Action) -> None:
         s.flag("unmodelled", a, "the driver branch the distribution recommends is chosen on the day")
     elif k == "reboot":
         _reboot(s, a)
+    elif k == "wsl":
+        sub = next((w for w in a.line.words[1:] if w.startswith("--")), "") if isinstance(a.line, Cmd) else ""
+        s.flag("unmodelled", a, _WSL.get(sub, _UNMODELLED["wsl"]))
     else:
         s.flag("unmodelled", a, _UNMODELLED.get(k, f"no model of {a.tool}"))
 
@@ -724,4 +767,13 @@ _UNMODELLED = {
     "gpu-config": "the GPU's mode after the change is not modelled",
     "loader-cache": "the loader cache rebuilt from what is on disk, which was not recorded",
     "wsl": "WSL's own update and conversion are not modelled",
+}
+
+# What each `wsl` command does that the recorded machine cannot show.
+_WSL = {
+    "--install": "wsl --install sets up another system, a Linux distribution under WSL 2: the fix is made there, and it was "
+    "not recorded (the Windows environment keeps its finding)",
+    "--update": "wsl --update replaces WSL's own kernel and runtime, whose versions were not recorded",
+    "--set-version": "a distribution converted to WSL 2 reaches the GPU through the Windows driver's WSL support, which a "
+    "WSL 1 report does not show",
 }

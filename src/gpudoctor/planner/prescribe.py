@@ -50,6 +50,9 @@ class Alternative:
 
     code: str  # the finding it answers
     remediation: Remediation
+    # The components of other steps it stands in for: steps planned for what it replaces (the NVIDIA wheels of the
+    # CUDA major of a torch it moves to another major, whose own wheels its install brings), skipped when it is taken.
+    replaces: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
@@ -58,7 +61,9 @@ class Alternative:
     @property
     def heading(self) -> str:
         where = f" on {self.remediation.where}" if self.remediation.where else ""
-        return f"or instead ({self.title}{where}, for {self.code}): {self.remediation.summary}"
+        skip = ", ".join(TITLES.get(c, c) for c in self.replaces)
+        also = f" Taking it, skip the {skip} step: it is planned for what this replaces." if self.replaces else ""
+        return f"or instead ({self.title}{where}, for {self.code}): {self.remediation.summary}{also}"
 
     def lines(self, target: str = "posix") -> list[str]:
         return render_all(self.remediation.commands, target)
@@ -74,7 +79,7 @@ class Alternative:
             "where": r.where or "this machine",
             "commands": [c.to_json() for c in r.commands],
             "lines": self.lines(target),
-        }
+        } | ({"replaces": list(self.replaces)} if self.replaces else {})
 
 
 @dataclass(frozen=True)
@@ -201,8 +206,63 @@ def _build(findings: Sequence[Finding], target: str) -> Prescription:
                 tuple(alternatives),
             )
         )
-    plan = Prescription(_alternatives_that_hold(steps), target)
+    plan = Prescription(_with_replaced(_alternatives_that_hold(steps)), target)
     return Prescription(plan.steps, target, tuple(lint(plan)))
+
+
+def _with_replaced(steps: Sequence[Step]) -> tuple[Step, ...]:
+    """Each alternative that installs torch of another CUDA major with its dependencies names the other steps that
+    only install NVIDIA wheels of a different major (planned for the torch it replaces: its install brings its own
+    wheels, and theirs beside it would mix two majors in one nvidia/ directory). Taking it skips them."""
+    out = []
+    for i, step in enumerate(steps):
+        alts = []
+        for alt in step.alternatives:
+            major = _torch_major(alt.remediation.commands)
+            moot = tuple(
+                o.component
+                for o in (*steps[:i], *steps[i + 1 :])
+                if major is not None and (wheels := _wheel_majors(o.commands)) and major not in wheels
+            )
+            alts.append(replace(alt, replaces=moot) if moot else alt)
+        out.append(replace(step, alternatives=tuple(alts)) if alts != list(step.alternatives) else step)
+    return tuple(out)
+
+
+def _torch_major(commands: Sequence[Line]) -> str | None:
+    """The CUDA major of the torch build a pip command installs with its dependencies: its index's cuXYZ, or its
+    local tag; None where no command does."""
+    for line in commands:
+        parts = _pip_parts(line) if isinstance(line, Cmd) else None
+        if not isinstance(line, Cmd) or parts is None or parts[0] != "install" or "torch" not in parts[1]:
+            continue
+        if "--no-deps" in line.words:
+            continue
+        w = line.words
+        for j, word in enumerate(w):
+            if word in ("--index-url", "-i") and j + 1 < len(w):
+                m = re.search(r"/cu(\d+)\d/?\Z", w[j + 1])
+            else:
+                m = re.match(r"torch==[^+]*\+cu(\d+)\d\Z", word)
+            if m:
+                return m.group(1)
+    return None
+
+
+def _wheel_majors(commands: Sequence[Line]) -> set[str]:
+    """The CUDA majors of the NVIDIA wheels (nvidia-<lib>-cu<major>) a step installs, where installing them with pip
+    is all it does; else the empty set."""
+    majors: set[str] = set()
+    for line in commands:
+        parts = _pip_parts(line) if isinstance(line, Cmd) else None
+        if parts is None or parts[0] != "install" or not parts[1]:
+            return set()
+        for name in parts[1]:
+            m = re.fullmatch(r"nvidia-[a-z-]+-cu(\d+)", name)
+            if m is None:
+                return set()
+            majors.add(m.group(1))
+    return majors
 
 
 def _alternatives_that_hold(steps: Sequence[Step]) -> tuple[Step, ...]:
