@@ -25,6 +25,13 @@ column, which load on the machine changes far less than the seconds; "x pass CPU
 times, which load changes less still (a check's own CPU time, its subprocesses' included, against the bare
 interpreter's).
 
+Two more pairs of rows say what the ratio depends on. The probed interpreter alone (`-c pass`, and `-S -c pass`
+without its site-packages): where its .pth files run code (this project's machine: a sandbox's certifi hook) a bare
+check starts it and waits for it. And `python -c pass` and a bare check in a venv without the editable install's
+finder (src/ and this environment's site-packages on a .pth of plain paths, as a wheel's install imports them): this
+environment's `python -c pass` runs that finder at every start, which a user's install from a wheel does not; the
+check without it is divided by the `python -c pass` without it.
+
 `--compare DIR` adds a bare check run from DIR/src (another checkout, byte-compiled: `python -m compileall DIR/src`)
 with this environment's interpreter and dependencies, in the same rounds: a change's before and after, side by side.
 """
@@ -48,6 +55,8 @@ END = "<!-- check_speed results: end -->"
 TARGETS = {"check": 0.15, "version": 0.06, "explain": 0.06}
 RATIO_TARGETS = {"check": 8.0}  # times `python -c pass`, the same rounds
 BASELINE = "`python -c pass`"
+PLAIN = "(no editable install's finder)"
+PLAIN_BASELINE = f"`python -c pass` {PLAIN}"
 
 
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
@@ -87,6 +96,38 @@ def scratch_venv(workdir: str) -> str:
     os.makedirs(dist)
     with open(os.path.join(dist, "METADATA"), "w", encoding="utf-8") as fh:
         fh.write("Metadata-Version: 2.1\nName: example-package\nVersion: 1.0\n")
+    return env
+
+
+def probed_python3(env: dict[str, str]) -> str | None:
+    """The interpreter a bare check asks: the `python3` on PATH, a pyenv shim resolved as gpudoctor resolves it."""
+    found = shutil.which("python3", path=env.get("PATH"))
+    if not found:
+        return None
+    from gpudoctor.host.pyenvshim import logical_cwd, resolve
+
+    real, _ = resolve(found, env, logical_cwd(env))
+    return real or found
+
+
+def plain_venv(workdir: str, python: str) -> str:
+    """A venv that imports this checkout's gpudoctor as an installed one would: src/ and this environment's
+    site-packages (the dependencies) named by a .pth of plain paths, so nothing runs at its start, unlike the
+    editable install's finder, which this environment's `python -c pass` pays for (pipx's and pip's installs
+    from a wheel have none). The console script is this environment's, with the new interpreter."""
+    env = os.path.join(workdir, "plain")
+    subprocess.run([python, "-m", "venv", "--without-pip", env], check=True)
+    xy = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    here = os.path.join(sys.prefix, "lib", xy, "site-packages")
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    with open(os.path.join(env, "lib", xy, "site-packages", "gpudoctor-paths.pth"), "w", encoding="utf-8") as fh:
+        fh.write(f"{src}\n{here}\n")
+    with open(os.path.join(os.path.dirname(python), "gpudoctor"), encoding="utf-8") as fh:
+        script = fh.read().split("\n", 1)[1]
+    target = os.path.join(env, "bin", "gpudoctor")
+    with open(target, "w", encoding="utf-8") as fh:
+        fh.write(f"#!{os.path.join(env, 'bin', 'python')}\n{script}")
+    os.chmod(target, 0o755)
     return env
 
 
@@ -141,10 +182,11 @@ def block(
         "| command | median s | max s | median CPU s | peak MB | x pass | x pass CPU | target |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
-    base = results[BASELINE]["median"]
-    base_cpu = results[BASELINE]["cpu"]
     for label, kind, _, _ in rows:
         r = results[label]
+        # A row without the editable install's finder is divided by the `python -c pass` of its own venv.
+        own = PLAIN_BASELINE if label.endswith(PLAIN) and label != PLAIN_BASELINE else BASELINE
+        base, base_cpu = results[own]["median"], results[own]["cpu"]
         ratio = r["median"] / base
         verdicts = []
         if kind in TARGETS:
@@ -194,6 +236,30 @@ def main() -> int:
             ),
             ("`gpudoctor check` (VIRTUAL_ENV: a venv, read from its files)", "check", [gpudoctor, "check"], venv),
         ]
+        probed = probed_python3(base)
+        if probed:
+            # The probed interpreter's own start, which a bare check waits for where it is started (its
+            # site-packages' .pth files run code: host/venvfiles.py), and the same without those (-S).
+            rows.append(("the probed `python3` alone: `-c pass`", "", [probed, "-c", "pass"], base))
+            rows.append(("the probed `python3` alone: `-S -c pass` (no site-packages)", "", [probed, "-S", "-c", "pass"], base))
+        plain = plain_venv(workdir, python)
+        plain_bin = os.path.join(plain, "bin")
+        rows.append(
+            (
+                PLAIN_BASELINE,
+                "",
+                [os.path.join(plain_bin, "python"), "-c", "pass"],
+                base,
+            )
+        )
+        rows.append(
+            (
+                f"`gpudoctor check` (probes `python3` on PATH) {PLAIN}",
+                "check",
+                [os.path.join(plain_bin, "gpudoctor"), "check"],
+                base,
+            )
+        )
         if opts.compare:
             # The console script imports gpudoctor from PYTHONPATH ahead of this environment's own (editable) install.
             other = {**base, "PYTHONPATH": os.path.join(os.path.abspath(opts.compare), "src")}

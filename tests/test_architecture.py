@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "gpudoctor.elfsyms",
         "gpudoctor.symbols",
         "gpudoctor.extension_facts",
+        "gpudoctor.windows_facts",
         "gpudoctor.schemas",
     ),
     ("gpudoctor.parsers",),  # text machines print -> values

@@ -12,17 +12,9 @@ from gpudoctor.probes import ProbeOptions, run_probes
 def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: str | None = None, ctx=None) -> Report:
     """The report of `host`; `ctx` (a checks Context on `matrix_path`) when the caller asks more of the same
     choices afterwards (gpudoctor.pipeline: fix's offers)."""
-    import threading
-
-    from gpudoctor.checks import all_checks, run_checks
-
     start = time.monotonic()
-    # Import the check modules while the probes wait on subprocesses and files. In a thread of its own, not in
-    # this one: an import this thread runs is where Ctrl-C would land, and an import cut in the middle while a
-    # probe thread waits on the same module ended a check with exit 3 or a bare SIGINT death instead of 130
-    # (tests/cli/test_interrupt.py failed 3 runs in 12 that way).
-    threading.Thread(target=all_checks, daemon=True).start()
-    facts = run_probes(host, options)
+    facts = run_probes(host, options, meanwhile=_import_checks)
+    from gpudoctor.checks import run_checks
 
     probed = time.monotonic()
     findings, internal = run_checks(facts, matrix_path, ctx)
@@ -32,6 +24,20 @@ def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: st
     if host.mode == "live" and getattr(host, "root", "/") == "/":
         findings = for_root(findings)
     return Report(facts, sort_findings(findings), host.mode, timings, internal, matrix_path)
+
+
+def _import_checks() -> None:
+    """Import the check modules while the probes wait on subprocesses and files, once the user's interpreter, the
+    slowest probe, has been started (before, the package and the facts' 27 classes it imports delayed that start
+    by about a third of the process's CPU time up to it: bench/README.md). The package here; its modules in a
+    thread of their own, not in this one: an import this thread runs is where Ctrl-C would land, and an import cut
+    in the middle while a probe thread waits on the same module ended a check with exit 3 or a bare SIGINT death
+    instead of 130 (tests/cli/test_interrupt.py failed 3 runs in 12 that way)."""
+    import threading
+
+    from gpudoctor.checks import all_checks
+
+    threading.Thread(target=all_checks, daemon=True).start()
 
 
 def for_root(findings: list) -> list:

@@ -15,6 +15,7 @@ from gpudoctor.probed import Absent, Found, Probed, Unknown
 
 if TYPE_CHECKING:  # (Facts names them only as types: a check without companions or --pid never builds them)
     from gpudoctor.extension_facts import ExtensionFacts, ProcessFacts
+    from gpudoctor.windows_facts import WindowsFacts  # (likewise a check anywhere but on native Windows)
 
 
 @dataclass(frozen=True)
@@ -360,42 +361,6 @@ class FrameworkFacts:
     # A conda environment's lib/ with the CUDA libraries conda put there (cudatoolkit, cudnn). Conda's own
     # builds find them through their RPATH; a framework installed with pip does not search it.
     env_lib: LibDir | None = None
-
-
-@dataclass(frozen=True)
-class WindowsToolkit:
-    """A CUDA toolkit under Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\vX.Y (Windows paths, C:/ form)."""
-
-    root: str
-    version: str  # from the folder name, vX.Y
-    nvcc: bool
-    dlls: tuple[str, ...]  # CUDA and cuDNN DLLs in its bin, lower-case
-
-
-@dataclass(frozen=True)
-class DllDir:
-    """A directory Windows searches for a framework's DLLs, and the CUDA/cuDNN DLLs it holds (lower-case)."""
-
-    path: str
-    via: str  # PATH, toolkit, conda, wheel, cudnn
-    dlls: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class WindowsFacts:
-    """What only a Windows machine has: the driver store, driver models, CUDA_PATH, the DLL search path.
-
-    `driver_store` is Found[tuple[DriverPackage, ...]] of NVIDIA display packages (pnputil), Absent where
-    pnputil is not there (some images), Unknown where it failed or timed out (listing needs no rights).
-    """
-
-    driver_store: Probed
-    driver_models: dict[int, str]  # GPU index -> WDDM, TCC, MCDM (nvidia-smi)
-    cuda_path: str | None
-    cuda_path_versions: dict[str, str]  # CUDA_PATH_V12_1 -> its value
-    toolkits: tuple[WindowsToolkit, ...]
-    dll_dirs: tuple[DllDir, ...]  # in Windows' search order for a framework's dependent DLLs
-    nvidia_smi: str | None  # where nvidia-smi.exe was found
 
 
 # The cue (Partial.cues) the pasted reader sets where the paste names another vendor's GPU as the machine's only

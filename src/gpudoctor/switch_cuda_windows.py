@@ -24,9 +24,10 @@ from typing import Any, Protocol
 from gpudoctor import cmdline
 from gpudoctor.cmdline import Cmd
 from gpudoctor.errors import UnsafeOperation, UsageError
-from gpudoctor.facts import Facts, WindowsToolkit
+from gpudoctor.facts import Facts
 from gpudoctor.host import winpath
 from gpudoctor.versions import vkey
+from gpudoctor.windows_facts import WindowsToolkit
 
 WINDOWS_SHELLS = ("powershell", "cmd")
 # A toolkit's own PATH entries, as the installer writes them (bin and libnvvp), in any spelling.

@@ -13,10 +13,19 @@ import sys
 NEVER_ON_LINUX = ("platform", "socket")
 # Imported only for the option that needs them: --deep, --pid.
 NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process")
+# Record classes only some findings or texts build (each dataclass costs a bare check about 4.7 M instructions,
+# bench/README.md): the planner's machine-as-a-plan-goes and its actions (an unreachable driver on Windows, conda),
+# the companions' facts (companions installed, --pid, a pasted undefined symbol), the catalogue's messages (a paste).
+NEVER_IN_AN_EMPTY_VENV = (
+    "gpudoctor.planner.plan_state",
+    "gpudoctor.planner.actions",
+    "gpudoctor.extension_facts",
+    "gpudoctor.parsers.catalogue",
+)
 
 
-def _imported_after(script: str) -> list[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+def _imported_after(script: str, **env_vars: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")} | env_vars
     code = (
         "import sys\n" + script + "\nprint(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
     )  # the modules, on stderr's last line
@@ -32,6 +41,25 @@ def test_a_bare_check_imports_neither_platform_nor_socket():
     assert "gpudoctor.facts" in modules and "gpudoctor.host.live" in modules  # the check did run, on the live machine
     assert [m for m in NEVER_ON_LINUX if m in modules] == []
     assert [m for m in NEVER_BARE if m in modules] == []
+
+
+def test_a_check_of_an_empty_venv_builds_no_record_class_only_other_findings_use(tmp_path):
+    # A venv with no framework and no companion (VIRTUAL_ENV, read from its files): what the user's packages would
+    # bring in (companions' facts) stays out, so the list holds on any machine without a GPU driver's finding.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    modules = _imported_after(
+        "from gpudoctor.cli import main\ntry:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code",
+        VIRTUAL_ENV=str(venv),
+    )
+    assert "gpudoctor.checks.extensions" in modules and "gpudoctor.checks.catalogued" in modules  # their checks ran
+    assert [m for m in NEVER_IN_AN_EMPTY_VENV if m in modules] == []
+    from gpudoctor.trust import library_for_root, running_as_root
+
+    if running_as_root() and library_for_root("libnvidia-ml.so.1") is None:
+        # As root NVML's library is loaded only from a root-owned system directory (host/nvml.py): none here, so
+        # NVML is answered without ctypes.
+        assert "ctypes" not in modules
 
 
 def test_the_proc_driver_version_parser_imports_packaging_only_for_an_aarch64_module():

@@ -118,6 +118,30 @@ def test_a_venv_with_pth_files_and_start_up_code_reads_the_same(rich_env):
     assert want["distributions"]["torch"] == "2.3.1+cu121" and want["distributions"]["tensorflow"] == "2.15.0"
 
 
+def test_setuptools_own_distutils_precedence_pth_reads_the_same(venv_root):
+    # The real file and the real module it imports, as setuptools installed them beside the base interpreter (its
+    # setup.py writes the .pth, _distutils_hack/__init__.py's add_shim() puts a finder on sys.meta_path that
+    # answers only distutils, pip and CPython's test modules): the interpreter, which runs both, lists the same.
+    import shutil
+    import sysconfig
+
+    base_site = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})["purelib"]
+    pth = os.path.join(base_site, "distutils-precedence.pth")
+    hack = os.path.join(base_site, "_distutils_hack")
+    if not (os.path.isfile(pth) and os.path.isdir(hack)):
+        pytest.skip(f"no setuptools distutils-precedence.pth beside {sys.base_prefix}'s interpreter")
+    env = clone(venv_root, "setuptools-pth")
+    site = site_of(env)
+    shutil.copy(pth, site)
+    shutil.copytree(hack, site / "_distutils_hack", ignore=shutil.ignore_patterns("__pycache__"))
+    add_dist(site, "torch-2.3.1.dist-info", "torch", "2.3.1")
+    python = str(env / "bin" / "python")
+    data, why = from_files(python)
+    assert why == "", (why, (site / "distutils-precedence.pth").read_text())
+    for shim in ({}, {"SETUPTOOLS_USE_DISTUTILS": "local"}, {"SETUPTOOLS_USE_DISTUTILS": "stdlib"}):
+        assert data == asked(python, {**os.environ, **shim})
+
+
 def test_the_live_probe_reads_a_venv_from_files_and_says_so(rich_env):
     python = str(rich_env / "bin" / "python3")
     env = LiveHost().python_env(python, 30.0)

@@ -997,14 +997,15 @@ def check_component_below_min_arch(facts: Facts, ctx: Context) -> Iterable[Findi
     """A component the paste names (catalogue.toml's [[component]]) whose every release needs a compute capability the
     GPUs shown lack (RAPIDS: Pascal, 6.0), beside its "no kernel image is available": its kernels were never built for
     this GPU, so no driver, toolkit or package version changes it; another GPU does."""
+    failed = _said(facts, "no-kernel-image")
+    if not failed:
+        return
+    # Imported past the test above: the catalogue's two record classes only for a text that says it.
     from gpudoctor.facts import COMPONENT_NAMED
     from gpudoctor.parsers.catalogue import components
     from gpudoctor.planner.context import gpu_cc
     from gpudoctor.versions import vkey
 
-    failed = _said(facts, "no-kernel-image")
-    if not failed:
-        return
     named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
     for comp in components():
         if comp.id not in named or not comp.min_cc:

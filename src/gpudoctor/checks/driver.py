@@ -14,7 +14,6 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.planner.plan_state import is_windows
 from gpudoctor.planner.remedy import (
     container_gpu_commands,
     container_of,
@@ -35,6 +34,14 @@ from gpudoctor.versions import major, vkey
 
 # NVML states that mean "there is no usable user-space driver library here".
 NO_LIBRARY = ("library_not_found",)
+
+
+def _is_windows(facts: Facts) -> bool:
+    """gpudoctor.planner.plan_state.is_windows, imported only when asked: plan_state and the planner's actions it
+    imports are six dataclasses that only the finding for an unreachable driver asks for here (bench/README.md)."""
+    from gpudoctor.planner.plan_state import is_windows
+
+    return is_windows(facts)
 
 
 def driver_cuda(facts: Facts, matrix: Any = None) -> tuple[str | None, bool]:
@@ -633,7 +640,7 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "the NVIDIA driver is loaded but NVML and nvidia-smi cannot talk to it"
         if loaded
         else "nvidia-smi cannot reach the NVIDIA driver (NVIDIA's driver may not be the one that holds the GPU)"
-        if is_windows(facts) and not facts.platform.wsl
+        if _is_windows(facts) and not facts.platform.wsl
         else "nvidia-smi cannot reach the NVIDIA driver (the kernel module may not be loaded)",
         said + "; no GPU can be used until this is solved.",
         tuple(evidence),
@@ -727,7 +734,7 @@ def unreachable_fix(facts: Facts) -> Remediation:
             requires_root=True,
             component="driver",
         )
-    if is_windows(facts) and not facts.platform.wsl:
+    if _is_windows(facts) and not facts.platform.wsl:
         # Windows has no kernel log or module to read: there nvidia-smi cannot reach the driver when NVIDIA's driver
         # is not the one bound to the GPU (Windows Update's, or the basic display driver, took the device) or the
         # device is stopped with an error; Device Manager's status of the display adapters tells which. pnputil's

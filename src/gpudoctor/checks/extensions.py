@@ -364,13 +364,14 @@ def check_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    # Imported here, not at the top: a check without companions never builds their classes (gpudoctor.checks
-    # imports this module on every check).
+    errors = [e for e in facts.pasted.errors if getattr(e, "kind", None) == "undefined-symbol"]
+    if not errors:
+        return
+    # Imported here, past the test above, not at the top: a check without a pasted undefined symbol never builds
+    # their classes (gpudoctor.checks imports this module on every check).
     from gpudoctor.extension_facts import Companion, ExtensionFacts
 
-    for e in facts.pasted.errors:
-        if getattr(e, "kind", None) != "undefined-symbol":
-            continue
+    for e in errors:
         name = e.get("symbol") or ""
         if not symbols.is_torch(name):
             continue

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import Any, cast
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
 
 from gpudoctor.checks.base import Check, Context, ev
-from gpudoctor.checks.wheel_majors import old_major_wheels_dropped, old_wheels_said
+from gpudoctor.checks.wheel_majors import old_major_wheels_dropped
 from gpudoctor.cmdline import Cmd, EvalShell, Line, posix
 from gpudoctor.facts import Facts, Toolkit, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
@@ -33,6 +33,9 @@ from gpudoctor.planner.context import gpu_cc
 from gpudoctor.planner.remedy import family
 from gpudoctor.probed import Found
 from gpudoctor.versions import major, major_minor, vkey
+
+if TYPE_CHECKING:  # built only where a toolkit step is planned (gpudoctor.checks.toolkit_records)
+    from gpudoctor.checks.toolkit_records import ToolkitFix, ToolkitInstall, TorchSide
 
 
 def active_toolkit(facts: Facts) -> Toolkit | None:
@@ -175,43 +178,6 @@ def switch_request(facts: Facts, tk: Toolkit) -> str:
     return version if newer else cast(str, mm)
 
 
-@dataclass(frozen=True)
-class ToolkitFix:
-    """The toolkit step of the plan: switch to an installed toolkit, or install one and then switch."""
-
-    version: str | None  # what switch-cuda is given (12.5), or the version to install (12.1); None: nothing fits
-    target: Toolkit | None  # the installed toolkit, when one qualifies
-    commands: tuple[Line, ...]
-    requires_root: bool
-    why: str = ""  # what made it the choice
-    install: ToolkitInstall | None = None  # how the version gets installed, when none is installed
-
-    @property
-    def moves(self) -> bool:
-        """Whether this side has a move: an installed toolkit, or a version NVIDIA's repository for this
-        release is not known to lack (where it lacks it, only the runfile or conda is left)."""
-        if self.target is not None:
-            return True
-        return self.version is not None and not (self.install is not None and self.install.packaged is False)
-
-    @property
-    def installs(self) -> bool:
-        return self.target is None and self.version is not None
-
-    def says(self) -> str:
-        """One sentence for a remediation's summary."""
-        if self.target is not None:
-            return f"Use CUDA {self.version} ({self.target.root}): {self.why}."
-        if self.version is not None:
-            said = f"Install CUDA {self.version}, then use it: no installed toolkit is {self.why}."
-            return f"{said} {self.install.says}" if self.install is not None and self.install.says else said
-        return "No CUDA version fits PyTorch's CUDA major, this driver and every GPU here: change the PyTorch build or the driver first."
-
-    def remediation(self, lead: str = "") -> Remediation:
-        summary = f"{lead} {self.says()}".strip()
-        return Remediation(summary, self.commands, requires_root=self.requires_root, component="toolkit")
-
-
 def _why(facts: Facts, ctx: Context, target: Toolkit | None) -> str:
     tmajor = torch_cuda_major(facts)
     # Only the rules that could be checked are named: no driver seen, no driver rule; no GPU seen, no GPU rule.
@@ -252,18 +218,6 @@ KEYRING_DEB = "cuda-keyring_1.1-1_all.deb"
 SOURCE_CUDA_ARCHIVE = "https://developer.nvidia.com/cuda-toolkit-archive"
 
 
-@dataclass(frozen=True)
-class ToolkitInstall:
-    """How CUDA `version` (major.minor) gets installed here: NVIDIA's package (after its repository's
-    set-up step where the repository is known), or, where NVIDIA's repository for this release lacks
-    it, no commands and a summary of what to do instead."""
-
-    version: str
-    commands: tuple[Line, ...]  # empty: no package to install on this system
-    packaged: bool | None  # whether the repository for this release has it; None: not known
-    says: str = ""  # a caveat (check the repository) or what to do instead, for a summary
-
-
 def runfile_hint(version: str) -> str:
     """NVIDIA's runfile, toolkit only: installs CUDA `version` (major.minor) on any distribution."""
     return (
@@ -290,6 +244,8 @@ def toolkit_install(facts: Facts, matrix: Any, version: str, meta: str = "cuda-t
     package exists (Arch's rolling `cuda`, Windows, unknown distributions: the summary says what to
     install), or where that repository is known not to have the version (the summary says so, and what
     to do instead). Where the matrix does not know, the commands stand with a caveat: check the repository."""
+    from gpudoctor.checks.toolkit_records import ToolkitInstall
+
     mm = cast(str, major_minor(version))  # `version` is a major.minor (every caller's): the same again
     fam = family(facts)
     if os_name(facts) != "linux" or fam not in ("debian", "rhel", "suse"):
@@ -335,6 +291,8 @@ def toolkit_install(facts: Facts, matrix: Any, version: str, meta: str = "cuda-t
 
 def toolkit_fix(facts: Facts, ctx: Context) -> ToolkitFix:
     """The commands every toolkit finding prints: the same target, the same version, everywhere."""
+    from gpudoctor.checks.toolkit_records import ToolkitFix
+
     target = toolkit_target(facts, ctx)
     why = _why(facts, ctx, target)
     if target is not None:
@@ -451,39 +409,6 @@ def check_paths_disagree(facts: Facts, ctx: Context) -> Iterable[Finding]:
 # while another PyTorch build moves them all (the transfuser maintainer's "a lot of work").
 
 
-@dataclass(frozen=True)
-class TorchSide:
-    """A PyTorch build whose CUDA extensions this nvcc builds, as plan_install plans it."""
-
-    plan: Any  # gpudoctor.planner.model.Plan; it fits
-    nvcc: str  # the nvcc version it was chosen for (major.minor)
-    same_release: bool  # only the CUDA variant of the installed release changes
-    driver_note: str = ""  # no driver was seen: the driver the build needs
-    old_wheels: tuple[Any, ...] = ()  # a move across CUDA majors: the old major's wheels removed after (frameworks)
-    old_major: str = ""
-
-    def remediation(self) -> Remediation:
-        from gpudoctor.planner.render import as_cmd, companions_said  # local: gpudoctor.install imports the checks
-
-        plan = self.plan
-        build = plan.chosen.build
-        change = plan.change
-        move = "; ".join((change.text, *change.major)) if change is not None else f"install {build.label}"
-        why = (
-            f"the same release, built for CUDA {build.cuda}"
-            if self.same_release
-            else f"the nearest release with a CUDA {major(self.nvcc)} build no newer than {self.nvcc} for this Python"
-        )
-        said = f"Move PyTorch to nvcc's CUDA major ({self.nvcc}): {build.label}, {why}: {move}."
-        if self.driver_note:
-            said += f" {self.driver_note[0].upper()}{self.driver_note[1:]}."
-        if self.old_major:
-            said += " " + old_wheels_said(self.old_major)
-        said += companions_said(plan)
-        steps = tuple(as_cmd(s.argv) for s in plan.steps)
-        return Remediation(said, (*steps, *self.old_wheels, *plan.after), component="torch")
-
-
 def _torch_requests(ctx: Context, installed: str) -> list[str]:
     """The releases to ask plan_install for, nearest first: the installed version and its release, then
     newer releases oldest first (the smallest upgrade), then older ones newest first."""
@@ -503,6 +428,7 @@ def torch_side(facts: Facts, ctx: Context, nvcc: str) -> TorchSide | None:
     `nvcc` option), in the installed release when it has one, else the nearest release that fits this
     Python (and driver, and GPUs). None when none does. With no driver seen nvcc's CUDA bounds the
     choice, and the summary says which driver the build needs."""
+    from gpudoctor.checks.toolkit_records import TorchSide
     from gpudoctor.errors import UsageError
     from gpudoctor.planner.judge import driver_needs
     from gpudoctor.planner.model import Target

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd
-from gpudoctor.facts import DllDir, Facts, WindowsFacts
+from gpudoctor.facts import Facts
 from gpudoctor.host import winpath
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
+
+if TYPE_CHECKING:  # types only: built by the Windows probe (gpudoctor.windows_facts)
+    from gpudoctor.windows_facts import DllDir, WindowsFacts
 
 # Which package each display device is bound to: the look before anything is deleted or installed.
 LIST_BINDINGS = Cmd(("pnputil", "/enum-devices", "/class", "Display", "/drivers"), root=True)

@@ -88,7 +88,6 @@ def _library_loadable() -> bool:
     pynvml's import alone costs tens of milliseconds; on a machine without a
     driver the answer is the same as nvmlInit's NVML_ERROR_LIBRARY_NOT_FOUND.
     """
-    import ctypes
     import sys
 
     from gpudoctor.trust import library_for_root, running_as_root
@@ -102,6 +101,8 @@ def _library_loadable() -> bool:
         if found is None:
             return False
         name = found
+    import ctypes  # here, not above: as root without the library (a container without a driver) no ctypes at all
+
     try:
         ctypes.CDLL(name)
     except OSError:

@@ -63,7 +63,10 @@ _HARMLESS_PYTHON_VARS = frozenset(
 @functools.cache
 def _known_pth_code() -> tuple[re.Pattern[str], ...]:
     return (
-        # setuptools' distutils-precedence.pth
+        # setuptools' distutils-precedence.pth, as its setup.py writes it (install_with_pth._pth_contents, pypa/setuptools
+        # setup.py @29031718): `_distutils_hack.add_shim()` only puts DistutilsMetaFinder first on sys.meta_path, whose
+        # find_spec answers `distutils`, `pip` and CPython's test modules (_distutils_hack/__init__.py @82265cad);
+        # describe() imports none of them. Older releases defaulted to 'stdlib' and are not listed: asked.
         re.compile(
             r"import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os\.environ\.get\(var, 'local'\) == 'local'; "
             r"enabled and __import__\('_distutils_hack'\)\.add_shim\(\); ?"

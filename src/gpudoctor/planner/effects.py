@@ -14,7 +14,6 @@ from gpudoctor.extension_facts import Companion, ExtensionFacts
 from gpudoctor.facts import (
     CudaLink,
     CudnnInstall,
-    DllDir,
     FrameworkFacts,
     JaxFacts,
     LibDir,
@@ -36,6 +35,7 @@ from gpudoctor.planner.plan_state import (
 )
 from gpudoctor.probed import Absent, Found
 from gpudoctor.versions import version_key
+from gpudoctor.windows_facts import DllDir
 
 _DRIVER_PKG = re.compile(r"(nvidia-driver|nvidia-open|cuda-drivers|libnvidia-)")
 _TOOLKIT_PKG = re.compile(r"cuda-toolkit-(\d+)-(\d+)\Z")

@@ -94,17 +94,20 @@ def _deep_error(framework: str, why: Unknown) -> dict[str, Any]:
     return {"framework": framework, "error": why.message}
 
 
-def run_probes(host: Host, options: ProbeOptions = ProbeOptions()) -> Facts:
-    """The facts of `host`."""
+def run_probes(host: Host, options: ProbeOptions = ProbeOptions(), meanwhile: Callable[[], Any] | None = None) -> Facts:
+    """The facts of `host`. `meanwhile` runs in this thread as soon as the user's interpreter has been started
+    (gpudoctor.doctor: importing the checks)."""
     from gpudoctor.probes import python
 
     t = options.probe_timeout_s
     runner = _Runner(time.monotonic() + options.deadline_s)
     # The user's interpreter is the slowest probe (a subprocess, often behind a pyenv or conda shim, whose
     # start-up is most of a check's wall time when nothing else runs beside it): start it first, before the
-    # other probes and the facts' types are imported (building those classes is a good part of a check's CPU
-    # time), so that its start-up runs on another core meanwhile.
+    # other probes, the checks and the facts' types are imported (building those classes is a good part of a
+    # check's CPU time), so that its start-up runs on another core meanwhile.
     runner.start("python", lambda: python.probe_python(host, options.python, t))
+    if meanwhile is not None:
+        meanwhile()
     from gpudoctor.facts import CudaLink, Distro, Facts, FrameworkFacts, KernelFacts, PlatformFacts, ToolkitFacts
     from gpudoctor.probes import cudnn, driver, extensions, kernel, loading, platform, toolkits, windows
 

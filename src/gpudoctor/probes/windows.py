@@ -15,10 +15,13 @@ Nothing here runs unless the platform is Windows. Every path is a Windows path i
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from gpudoctor.facts import DllDir, WindowsFacts, WindowsToolkit
 from gpudoctor.host import CommandResult, Host, HostError, PythonEnv, winpath
 from gpudoctor.probed import Absent, Found, Probed, Unknown
+
+if TYPE_CHECKING:  # imported where built: only on native Windows (gpudoctor.windows_facts)
+    from gpudoctor.windows_facts import DllDir, WindowsFacts, WindowsToolkit
 
 TOOLKITS_DIR = "NVIDIA GPU Computing Toolkit/CUDA"
 CUDNN_DIR = "NVIDIA/CUDNN"  # cuDNN 9's Windows installer: C:\Program Files\NVIDIA\CUDNN\vX.Y\bin\<cuda>
@@ -43,6 +46,8 @@ def probe_windows(
     """`smi`: what the driver probe's nvidia-smi run printed, so nvidia-smi runs once."""
     if not is_windows(host):
         return None
+    from gpudoctor.windows_facts import WindowsFacts
+
     env = host.env()
     program_files = env.get("ProgramFiles") or "C:/Program Files"
     if not winpath.is_windows_path(program_files):
@@ -114,6 +119,8 @@ def _dlls(host: Host, directory: str) -> tuple[str, ...] | None:
 
 
 def _toolkits(host: Host, base: str) -> tuple[WindowsToolkit, ...]:
+    from gpudoctor.windows_facts import WindowsToolkit
+
     try:
         names = host.list_dir(base)
     except HostError:
@@ -152,6 +159,8 @@ def _dll_dirs(
     Windows folder, then PATH in order (docs: learn.microsoft.com/windows/win32/dlls/dynamic-link-library-search-order).
     Frameworks add NVIDIA's pip wheel folders themselves with os.add_dll_directory (torch/__init__.py,
     tensorflow's and jax's plugin loaders); those come first."""
+    from gpudoctor.windows_facts import DllDir
+
     candidates: list[tuple[str, str]] = []
     if python is not None:
         for site in python.site_packages:
