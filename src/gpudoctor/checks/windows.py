@@ -370,6 +370,9 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if (m := _PACKAGE_DLL.search(line)) and m.group(2).lower() == dll.lower():
         yield _package_dll(facts, ctx, dll, m.group(1), line)
         return
+    if (trt := _TENSORRT_DLL.fullmatch(dll)) and (found := _tensorrt_dll(facts, dll, trt.group(1), line)):
+        yield found
+        return
     said = [e.get("cuda") or "" for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said")]
     parts: tuple = ()
     if m := _CUDA_DLL.fullmatch(dll):
@@ -400,6 +403,76 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (PrependPath("PATH", parts, note=f"the folder that holds {dll}"),),
             component="environment",
         ),
+    )
+
+
+# TensorRT's own DLLs: nvinfer.dll, nvinfer_plugin.dll, nvonnxparser.dll up to TensorRT 8; from 10 the major in the name
+# (nvinfer_10.dll, nvinfer_plugin_10.dll: the LIBRARIES list of NVIDIA/TensorRT python/packaging/bindings_wheel/tensorrt/
+# __init__.py @a892d222, "nvinfer_plugin_##TENSORRT_MAJOR##.dll").
+_TENSORRT_DLL = LazyPattern(
+    r"nv(?:infer(?:_plugin|_lean|_dispatch|_builder_resource)?|onnxparser|parsers)(?:_(\d+))?\.dll", re.IGNORECASE
+)
+# What TensorRT's DLLs load in turn: the CUDA runtime and cuBLAS of the CUDA major the release was built for (any major
+# here: where.exe lists each copy PATH holds, and the major in the names says which CUDA that is).
+_TENSORRT_NEEDS = ("cudart64_*.dll", "cublas64_*.dll", "cublasLt64_*.dll")
+
+
+def _tensorrt_dll(facts: Facts, dll: str, major: str | None, line: str) -> Finding | None:
+    """A TensorRT DLL that did not load on Windows, by who said so. TensorRT's Python package walks PATH for its DLLs
+    only where its libraries wheel (tensorrt_libs, which loads the DLLs from its own folder) did not import
+    (python/packaging/bindings_wheel/tensorrt/__init__.py @a892d222): for TensorRT 10's pip install, whose DLLs come in
+    tensorrt-cuNN-libs, that wheel is what is missing or of another version than the bindings. trtexec and the samples
+    (samples/common/common.h, DynamicLibrary) print no reason on Windows: the DLL, or one it loads, is not found, and
+    only where.exe shows which. A TensorRT 8 zip's lib folder on PATH stays _reported_dlls' answer."""
+    from gpudoctor.planner.remedy import pip
+
+    python_package = "Could not find:" in line
+    if python_package and not major:
+        return None  # TensorRT 8 and older on Windows came as a zip: its lib folder goes on PATH
+    core = f"nvinfer_{major}.dll" if major else "nvinfer.dll"  # the core library every other TensorRT DLL loads
+    where = Cmd(
+        ("where.exe", dll, *((core,) if dll.lower() != core else ()), *_TENSORRT_NEEDS),
+        note=f"which folders on PATH hold {dll} and the CUDA DLLs it loads: their major names the CUDA",
+    )
+    if python_package:
+        wheels = [f"tensorrt-cu{c}-{part}" for c in ("12", "11") for part in ("libs", "bindings")]
+        commands: tuple[Cmd, ...] = (
+            pip(facts, "show", "tensorrt", *wheels),
+            where,
+        )
+        detail = (
+            f"TensorRT's Python package could not find {dll}, as the text shows. It looks for its DLLs on PATH only "
+            f"when its libraries wheel (tensorrt_libs, installed as tensorrt-cuNN-libs for TensorRT {major}) did not "
+            "import: so that wheel is not installed in this environment, or not at the version of the bindings "
+            "(tensorrt-cuNN-bindings) beside it. Installing the bindings alone leaves the DLLs out; CUDA and the "
+            "driver are not at fault."
+        )
+        fix = (
+            "Read which TensorRT wheels this environment holds, then install tensorrt-cuNN-libs at the same version as "
+            "tensorrt-cuNN-bindings (NN: the CUDA major, 12 or 11), or the tensorrt-cuNN package of that version, which "
+            "brings both, in the environment that runs the program (the version the program's own requirements pin)."
+        )
+    else:
+        commands = (where,)
+        detail = (
+            f"TensorRT could not open {dll}, as the text shows ('Unable to open library'; on Windows it prints no "
+            "reason). Windows looks for it in the program's folder, System32 and PATH: where the DLL sits there, one "
+            "it loads is what is missing, TensorRT's nvinfer or the CUDA runtime and cuBLAS of the CUDA major that "
+            "TensorRT release was built for (not another CUDA's)."
+        )
+        fix = (
+            "Find which DLL is missing (where.exe lists the copies PATH holds), then put the folder that holds it (the "
+            "TensorRT lib folder, the bin folder of the CUDA toolkit of the TensorRT build's major) first on PATH in "
+            "the shell that starts the program."
+        )
+    return Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorRT's {dll} could not be loaded",
+        detail,
+        (ev("pasted", line),),
+        Remediation(fix, commands, component="environment"),
     )
 
 

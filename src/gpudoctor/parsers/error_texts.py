@@ -237,6 +237,11 @@ _LIB_MISSING = (
     # TensorRT's Python package on Windows, which looks for its DLLs on PATH itself: "Could not find: {:}. Is it on your
     # PATH?" (NVIDIA/TensorRT, python/packaging/tensorrt/__init__.py @b0c259a7).
     _Lazy(r"Could not find: " + _SONAME + r"\. Is it on your PATH\?"),
+    # (the same raise quoted without its second sentence: FileNotFoundError names it, a DLL only)
+    _Lazy(r"FileNotFoundError: Could not find: (?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\b"),
+    # TensorRT's DynamicLibrary (trtexec and the samples), on Windows with no reason after the name: "Unable to open
+    # library: " + mLibName + errorStr (NVIDIA/TensorRT, samples/common/common.h @a892d222; errorStr only off Windows).
+    _Lazy(r"Unable to open library: (?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\b"),
 )
 _LIB_BECAUSE = _Lazy(
     r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "
