@@ -264,6 +264,41 @@ def _cudart_dll(cuda: str) -> str:
     return f"cudart64_{major}0.dll" if int(major) >= 11 else f"cudart64_{major}{minor or '0'}.dll"
 
 
+def _tf_load_failed(facts: Facts, wanted: list[str]) -> bool:
+    """Whether the pasted text shows a load of one of these DLLs (or another CUDA/cuDNN DLL) failing."""
+    names = {w.lower() for w in wanted}
+    for e in facts.pasted.errors:
+        soname = (e.get("soname") or "").lower()
+        if e.kind == "library-missing" and (soname in names or _CUDA_DLL.fullmatch(soname) or _CUDNN_DLL.fullmatch(soname)):
+            return True
+    return False
+
+
+def tensorflow_dlls_unshown(facts: Facts, ctx: Context) -> tuple[str, ...]:
+    """The DLLs a native-Windows TensorFlow GPU build shown in a paste loads, where the paste lists no DLL folder and no
+    failed load (so whether they are on PATH is unknown, not missing): where.exe decides, with cuBLAS of the same CUDA
+    and, for cuDNN 8, its sub-libraries (cuDNN 8.3 and later also need zlibwapi.dll, which they do not ship: NVIDIA's
+    cuDNN 8 installation guide for Windows). Empty where the check judges the DLLs itself or nothing applies."""
+    win = _win(facts)
+    found = facts.frameworks.tensorflow
+    if win is None or not facts.pasted.partial or not isinstance(found, Found) or any(d.via in SEARCHED for d in win.dll_dirs):
+        return ()
+    tf = found.value
+    if tf.distribution == "tensorflow-cpu" or tf.is_cuda_build is False:
+        return ()
+    row = ctx.matrix.tensorflow_release(tf.version)
+    needs = _tf_needs(tf.version)
+    if (row is not None and not row.windows_gpu) or needs is None:
+        return ()
+    cuda, cudnn = needs
+    wanted = [_cudart_dll(cuda), f"cublas64_{cuda.split('.')[0]}.dll", f"cudnn64_{cudnn}.dll"]
+    if _tf_load_failed(facts, wanted):
+        return ()
+    if cudnn == "8":
+        wanted += ["cudnn_cnn_infer64_8.dll", "cudnn_ops_infer64_8.dll", "zlibwapi.dll"]
+    return tuple(wanted)
+
+
 def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     found = list(_tensorflow_dlls(facts, ctx))
     yield from found
@@ -296,6 +331,8 @@ def _tensorflow_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
         cudnn = tf.cudnn.split(".")[0]
     wanted = [_cudart_dll(cuda), f"cudnn64_{cudnn}.dll"]
     searched = [d for d in win.dll_dirs if d.via in SEARCHED]
+    if not searched and facts.pasted.partial and not _tf_load_failed(facts, wanted):
+        return  # a paste that lists no DLL folder and no failed load shows nothing missing: tensorflow_dlls_unshown asks
     missing = [dll for dll in wanted if not any(dll in d.dlls for d in searched)]
     if not missing:
         return
