@@ -370,13 +370,46 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         step = library_dir(facts, (where,), note=f"the wheel's directory, which holds {soname}, first on LD_LIBRARY_PATH")
         path = "LD_LIBRARY_PATH"
     keep = keep_path(facts, windows)
+    commands: tuple[Line, ...] = (Cmd((exe, "-m", "pip", "install", wheel)), step)
+    cudnn_words = ""
+    if windows and major == 12:
+        # A CUDA 12 build loads cuDNN too, of the major its release was built for (the table's rows: 8 before 4.5, 9
+        # from it): with the release shown its cuDNN wheel comes along; without it, what PATH holds and the release
+        # are read first, as cuBLAS alone would fail next on cuDNN.
+        version = _ct2(facts)[1]
+        build = _build(ctx, "ctranslate2", version=version) if version else None
+        if build is not None and build.cuda == 12 and build.cudnn in _CUDNN_CU12:
+            cudnn_dir = Output((exe, "-c", "import nvidia.cudnn as m; print(*m.__path__)"), site_dir="nvidia/cudnn")
+            commands = (
+                Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[build.cudnn])),
+                step,
+                library_dir(facts, (cudnn_dir, "\\bin"), windows=True, note=f"and cuDNN {build.cudnn}'s bin folder"),
+            )
+            cudnn_words = (
+                f" ctranslate2 {version} also loads cuDNN {build.cudnn}: its wheel comes along, its bin folder on PATH too."
+            )
+        else:
+            dlls = ("cublas64_12.dll", "cublasLt64_12.dll", *(f"cudnn64_{m}.dll" for m in sorted(_CUDNN_CU12, reverse=True)))
+            commands = (
+                Cmd(("where.exe", *dlls), note="the CUDA 12 cuBLAS and the cuDNN that PATH holds, if any"),
+                Cmd(
+                    (exe, "-c", "import ctranslate2; print(ctranslate2.__version__)"),
+                    note="4.5 and later load cuDNN 9, 4.0 to 4.4 cuDNN 8",
+                ),
+                *commands,
+            )
+            cudnn_words = (
+                " CTranslate2 for CUDA 12 also loads cuDNN (9 from 4.5, 8 before): where.exe and its version say "
+                "which, and whether a CUDA 12 toolkit's bin is on PATH already."
+            )
     remedy = Remediation(
         f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
         f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"
         + other_words
         + "."
+        + cudnn_words
         + keep,
-        (Cmd((exe, "-m", "pip", "install", wheel)), step),
+        commands,
         component="environment",
     )
     if any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
