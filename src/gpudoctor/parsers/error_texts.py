@@ -191,6 +191,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "traceback-cut": "a Python traceback the paste ends in, before its error line (the failure's message is not shown)",
     "cuda-no-gpus": "PyTorch's CUDA initialisation found no GPU (No CUDA GPUs are available)",
     "nccl-system-error": "NCCL failed a system call (unhandled system error); its WARN line under NCCL_DEBUG=INFO names which",
+    "extension-dll-load-failed": "Python could not load a compiled module on Windows: the .pyd, or a DLL it needs",
     "onnxruntime-cuda-provider-failed": "onnxruntime-gpu's CUDA execution provider did not load (a CUDA or cuDNN library it needs was not found)",
     "nvidia-module-missing": "modprobe: no nvidia kernel module exists for the running kernel",
     "torch-oom": "PyTorch ran out of GPU memory: the GPU's total, what was free, and what PyTorch itself reserved",
