@@ -100,3 +100,12 @@ def test_tensorrt8_zip_keeps_the_path_answer():
 def test_quiet_twins(text):
     codes, _ = _codes_and_commands(text)
     assert "windows-dll-missing" not in codes
+
+
+def test_cuda_major_said_narrows_the_wheels():
+    text = (
+        "- CUDA: 12.6\n- OS: Windows 10\n"
+        '(venv) PS C:\\work> python -c "import tensorrt"\nFileNotFoundError: Could not find: nvinfer_10.dll'
+    )
+    _codes, commands = _codes_and_commands(text)
+    assert commands[0].argv[4:] == ("tensorrt", "tensorrt-cu12-libs", "tensorrt-cu12-bindings")

@@ -472,7 +472,14 @@ def _tensorrt_dll(facts: Facts, dll: str, major: str | None, line: str) -> Findi
         note=f"which folders on PATH hold {dll} and the CUDA DLLs it loads: their major names the CUDA",
     )
     if python_package:
-        wheels = [f"tensorrt-cu{c}-{part}" for c in ("12", "11") for part in ("libs", "bindings")]
+        # TensorRT 10's wheels per CUDA major (tensorrt-cu12-libs ...): the major the text says, else both
+        said = {
+            (e.get("cuda") or "").split(".")[0]
+            for e in facts.pasted.errors
+            if e.kind in ("cuda-version-said", "cuda-toolkit-said", "cuda-runtime-said")
+        }
+        majors = [c for c in ("12", "11") if c in said] or ["12", "11"]
+        wheels = [f"tensorrt-cu{c}-{part}" for c in majors for part in ("libs", "bindings")]
         commands: tuple[Cmd, ...] = (
             pip(facts, "show", "tensorrt", *wheels),
             where,
