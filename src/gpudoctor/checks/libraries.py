@@ -19,6 +19,7 @@ from gpudoctor.facts import NO_PYTHON, Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
+from gpudoctor.versions import vkey
 
 if TYPE_CHECKING:
     from gpudoctor.matrix.records import LibraryBuild
@@ -129,6 +130,66 @@ def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{build.cudnn} loadable, as PyTorch 2.4+'s nvidia-cudnn-cu12 wheel provides)"
             + (f", with NVIDIA's cuDNN {build.cudnn} wheel beside it." if cudnn else "."),
             (_pip(facts, "install", spec, *cudnn),),
+            component="environment",
+        ),
+    )
+
+
+# The DLL names of the libraries onnxruntime's CUDA provider loads, per CUDA and cuDNN major (NVIDIA's Windows names:
+# cudart64_110.dll serves every CUDA 11.x, cudart64_12.dll every 12.x).
+_ORT_CUDA_DLLS = {
+    11: ("cudart64_110.dll", "cublas64_11.dll", "cublasLt64_11.dll"),
+    12: ("cudart64_12.dll", "cublas64_12.dll", "cublasLt64_12.dll"),
+}
+
+
+def _ort_version_said(facts: Facts) -> tuple[str, str] | None:
+    """(package, release) of the onnxruntime GPU package the text names (its issue form, a package line, NuGet's)."""
+    for e in _said(facts, "library-said"):
+        if e.get("entry") in ("onnxruntime-gpu-package-version", "onnxruntime-version") and e.get("version"):
+            return e.get("package") or "onnxruntime-gpu", e.get("version")
+    py = facts.frameworks.python
+    if isinstance(py, Found) and (v := py.value.distributions.get("onnxruntime-gpu")):
+        return "onnxruntime-gpu", v
+    return None
+
+
+def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """onnxruntime's CUDA provider DLL failed to load on Windows (LoadLibrary error 126: a DLL it depends on is not
+    found) where the text names the GPU package's release: that release's CUDA and cuDNN majors (the matrix's rows, from
+    onnxruntime.ai's requirements) are the DLLs that must be on PATH, whatever CUDA is installed beside them; where.exe
+    over exactly those names shows which is missing. The NuGet package's CUDA major is the package index's only where
+    both distributions agree (before 1.17 and from 1.19): between them the rows do not say."""
+    if not (facts.platform.system or "").lower().startswith("win") or not _said(facts, "onnxruntime-cuda-provider-failed"):
+        return
+    said = _ort_version_said(facts)
+    if said is None:
+        return
+    package, version = said
+    build = _build(ctx, "onnxruntime-gpu", version=version)
+    if build is None or build.cuda not in _ORT_CUDA_DLLS:
+        return
+    nuget = package.lower().startswith("microsoft.")
+    if nuget and (1, 17) <= vkey(version)[:2] < (1, 19):
+        return
+    line = _said(facts, "onnxruntime-cuda-provider-failed")[0].line
+    dlls = (*_ORT_CUDA_DLLS[build.cuda], f"cudnn64_{build.cudnn}.dll")
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"{package} {version}'s CUDA provider needs CUDA {build.cuda} and cuDNN {build.cudnn} DLLs on PATH",
+        f"Windows could not load onnxruntime_providers_cuda.dll (error 126: a DLL it depends on was not found). {package} "
+        f"{version} is built for CUDA {build.cuda}.x and cuDNN {build.cudnn}.x (onnxruntime.ai's CUDA execution provider "
+        f"requirements): it loads {', '.join(dlls)}, and DLLs of another CUDA or cuDNN major do not count. A CUDA "
+        f"{build.cuda} toolkit's bin folder and cuDNN {build.cudnn}'s bin folder on PATH, or a {package} release built "
+        "for the CUDA installed, fix it.",
+        (ev("pasted", line),),
+        Remediation(
+            f"See which of the DLLs {package} {version} loads are on PATH; install the missing CUDA {build.cuda}.x or cuDNN "
+            f"{build.cudnn}.x and put its bin folder on PATH (a new terminal or IDE sees it), or move to the {package} "
+            "release built for the CUDA and cuDNN installed.",
+            (Cmd(("where.exe", *dlls), note=f"the CUDA {build.cuda} and cuDNN {build.cudnn} DLLs PATH finds"),),
             component="environment",
         ),
     )
@@ -309,13 +370,46 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         step = library_dir(facts, (where,), note=f"the wheel's directory, which holds {soname}, first on LD_LIBRARY_PATH")
         path = "LD_LIBRARY_PATH"
     keep = keep_path(facts, windows)
+    commands: tuple[Line, ...] = (Cmd((exe, "-m", "pip", "install", wheel)), step)
+    cudnn_words = ""
+    if windows and major == 12:
+        # A CUDA 12 build loads cuDNN too, of the major its release was built for (the table's rows: 8 before 4.5, 9
+        # from it): with the release shown its cuDNN wheel comes along; without it, what PATH holds and the release
+        # are read first, as cuBLAS alone would fail next on cuDNN.
+        version = _ct2(facts)[1]
+        build = _build(ctx, "ctranslate2", version=version) if version else None
+        if build is not None and build.cuda == 12 and build.cudnn in _CUDNN_CU12:
+            cudnn_dir = Output((exe, "-c", "import nvidia.cudnn as m; print(*m.__path__)"), site_dir="nvidia/cudnn")
+            commands = (
+                Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[build.cudnn])),
+                step,
+                library_dir(facts, (cudnn_dir, "\\bin"), windows=True, note=f"and cuDNN {build.cudnn}'s bin folder"),
+            )
+            cudnn_words = (
+                f" ctranslate2 {version} also loads cuDNN {build.cudnn}: its wheel comes along, its bin folder on PATH too."
+            )
+        else:
+            dlls = ("cublas64_12.dll", "cublasLt64_12.dll", *(f"cudnn64_{m}.dll" for m in sorted(_CUDNN_CU12, reverse=True)))
+            commands = (
+                Cmd(("where.exe", *dlls), note="the CUDA 12 cuBLAS and the cuDNN that PATH holds, if any"),
+                Cmd(
+                    (exe, "-c", "import ctranslate2; print(ctranslate2.__version__)"),
+                    note="4.5 and later load cuDNN 9, 4.0 to 4.4 cuDNN 8",
+                ),
+                *commands,
+            )
+            cudnn_words = (
+                " CTranslate2 for CUDA 12 also loads cuDNN (9 from 4.5, 8 before): where.exe and its version say "
+                "which, and whether a CUDA 12 toolkit's bin is on PATH already."
+            )
     remedy = Remediation(
         f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
         f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"
         + other_words
         + "."
+        + cudnn_words
         + keep,
-        (Cmd((exe, "-m", "pip", "install", wheel)), step),
+        commands,
         component="environment",
     )
     if any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
@@ -548,6 +642,13 @@ def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
 
 CHECKS = (
     Check("library-onnxruntime-cuda11", "frameworks", ("framework-cuda-libs-missing",), check_onnxruntime_cuda11, ("pasted",)),
+    Check(
+        "library-onnxruntime-windows",
+        "frameworks",
+        ("framework-cuda-libs-missing",),
+        check_onnxruntime_windows_provider,
+        ("pasted",),
+    ),
     Check("library-cudnn-by-soname", "cudnn", ("cudnn-missing",), check_cudnn_by_name, ("pasted",)),
     Check("library-ctranslate2-cublas", "frameworks", ("framework-cuda-libs-missing",), check_ctranslate2_cublas, ("pasted",)),
     Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),

@@ -268,6 +268,41 @@ def _cudart_dll(cuda: str) -> str:
     return f"cudart64_{major}0.dll" if int(major) >= 11 else f"cudart64_{major}{minor or '0'}.dll"
 
 
+def _tf_load_failed(facts: Facts, wanted: list[str]) -> bool:
+    """Whether the pasted text shows a load of one of these DLLs (or another CUDA/cuDNN DLL) failing."""
+    names = {w.lower() for w in wanted}
+    for e in facts.pasted.errors:
+        soname = (e.get("soname") or "").lower()
+        if e.kind == "library-missing" and (soname in names or _CUDA_DLL.fullmatch(soname) or _CUDNN_DLL.fullmatch(soname)):
+            return True
+    return False
+
+
+def tensorflow_dlls_unshown(facts: Facts, ctx: Context) -> tuple[str, ...]:
+    """The DLLs a native-Windows TensorFlow GPU build shown in a paste loads, where the paste lists no DLL folder and no
+    failed load (so whether they are on PATH is unknown, not missing): where.exe decides, with cuBLAS of the same CUDA
+    and, for cuDNN 8, its sub-libraries (cuDNN 8.3 and later also need zlibwapi.dll, which they do not ship: NVIDIA's
+    cuDNN 8 installation guide for Windows). Empty where the check judges the DLLs itself or nothing applies."""
+    win = _win(facts)
+    found = facts.frameworks.tensorflow
+    if win is None or not facts.pasted.partial or not isinstance(found, Found) or any(d.via in SEARCHED for d in win.dll_dirs):
+        return ()
+    tf = found.value
+    if tf.distribution == "tensorflow-cpu" or tf.is_cuda_build is False:
+        return ()
+    row = ctx.matrix.tensorflow_release(tf.version)
+    needs = _tf_needs(tf.version)
+    if (row is not None and not row.windows_gpu) or needs is None:
+        return ()
+    cuda, cudnn = needs
+    wanted = [_cudart_dll(cuda), f"cublas64_{cuda.split('.')[0]}.dll", f"cudnn64_{cudnn}.dll"]
+    if _tf_load_failed(facts, wanted):
+        return ()
+    if cudnn == "8":
+        wanted += ["cudnn_cnn_infer64_8.dll", "cudnn_ops_infer64_8.dll", "zlibwapi.dll"]
+    return tuple(wanted)
+
+
 def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     found = list(_tensorflow_dlls(facts, ctx))
     yield from found
@@ -300,6 +335,8 @@ def _tensorflow_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
         cudnn = tf.cudnn.split(".")[0]
     wanted = [_cudart_dll(cuda), f"cudnn64_{cudnn}.dll"]
     searched = [d for d in win.dll_dirs if d.via in SEARCHED]
+    if not searched and facts.pasted.partial and not _tf_load_failed(facts, wanted):
+        return  # a paste that lists no DLL folder and no failed load shows nothing missing: tensorflow_dlls_unshown asks
     missing = [dll for dll in wanted if not any(dll in d.dlls for d in searched)]
     if not missing:
         return
@@ -374,6 +411,9 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if (m := _PACKAGE_DLL.search(line)) and m.group(2).lower() == dll.lower():
         yield _package_dll(facts, ctx, dll, m.group(1), line)
         return
+    if (trt := _TENSORRT_DLL.fullmatch(dll)) and (found := _tensorrt_dll(facts, dll, trt.group(1), line)):
+        yield found
+        return
     said = [e.get("cuda") or "" for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said")]
     parts: tuple = ()
     if m := _CUDA_DLL.fullmatch(dll):
@@ -404,6 +444,83 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (PrependPath("PATH", parts, note=f"the folder that holds {dll}"),),
             component="environment",
         ),
+    )
+
+
+# TensorRT's own DLLs: nvinfer.dll, nvinfer_plugin.dll, nvonnxparser.dll up to TensorRT 8; from 10 the major in the name
+# (nvinfer_10.dll, nvinfer_plugin_10.dll: the LIBRARIES list of NVIDIA/TensorRT python/packaging/bindings_wheel/tensorrt/
+# __init__.py @a892d222, "nvinfer_plugin_##TENSORRT_MAJOR##.dll").
+_TENSORRT_DLL = LazyPattern(
+    r"nv(?:infer(?:_plugin|_lean|_dispatch|_builder_resource)?|onnxparser|parsers)(?:_(\d+))?\.dll", re.IGNORECASE
+)
+# What TensorRT's DLLs load in turn: the CUDA runtime and cuBLAS of the CUDA major the release was built for (any major
+# here: where.exe lists each copy PATH holds, and the major in the names says which CUDA that is).
+_TENSORRT_NEEDS = ("cudart64_*.dll", "cublas64_*.dll", "cublasLt64_*.dll")
+
+
+def _tensorrt_dll(facts: Facts, dll: str, major: str | None, line: str) -> Finding | None:
+    """A TensorRT DLL that did not load on Windows, by who said so. TensorRT's Python package walks PATH for its DLLs
+    only where its libraries wheel (tensorrt_libs, which loads the DLLs from its own folder) did not import
+    (python/packaging/bindings_wheel/tensorrt/__init__.py @a892d222): for TensorRT 10's pip install, whose DLLs come in
+    tensorrt-cuNN-libs, that wheel is what is missing or of another version than the bindings. trtexec and the samples
+    (samples/common/common.h, DynamicLibrary) print no reason on Windows: the DLL, or one it loads, is not found, and
+    only where.exe shows which. A TensorRT 8 zip's lib folder on PATH stays _reported_dlls' answer."""
+    from gpudoctor.planner.remedy import pip
+
+    python_package = "Could not find:" in line
+    if python_package and not major:
+        return None  # TensorRT 8 and older on Windows came as a zip: its lib folder goes on PATH
+    core = f"nvinfer_{major}.dll" if major else "nvinfer.dll"  # the core library every other TensorRT DLL loads
+    where = Cmd(
+        ("where.exe", dll, *((core,) if dll.lower() != core else ()), *_TENSORRT_NEEDS),
+        note=f"which folders on PATH hold {dll} and the CUDA DLLs it loads: their major names the CUDA",
+    )
+    if python_package:
+        # TensorRT 10's wheels per CUDA major (tensorrt-cu12-libs ...): the major the text says, else both
+        said = {
+            (e.get("cuda") or "").split(".")[0]
+            for e in facts.pasted.errors
+            if e.kind in ("cuda-version-said", "cuda-toolkit-said", "cuda-runtime-said")
+        }
+        majors = [c for c in ("12", "11") if c in said] or ["12", "11"]
+        wheels = [f"tensorrt-cu{c}-{part}" for c in majors for part in ("libs", "bindings")]
+        commands: tuple[Cmd, ...] = (
+            pip(facts, "show", "tensorrt", *wheels),
+            where,
+        )
+        detail = (
+            f"TensorRT's Python package could not find {dll}, as the text shows. It looks for its DLLs on PATH only "
+            f"when its libraries wheel (tensorrt_libs, installed as tensorrt-cuNN-libs for TensorRT {major}) did not "
+            "import: so that wheel is not installed in this environment, or not at the version of the bindings "
+            "(tensorrt-cuNN-bindings) beside it. Installing the bindings alone leaves the DLLs out; CUDA and the "
+            "driver are not at fault."
+        )
+        fix = (
+            "Read which TensorRT wheels this environment holds, then install tensorrt-cuNN-libs at the same version as "
+            "tensorrt-cuNN-bindings (NN: the CUDA major, 12 or 11), or the tensorrt-cuNN package of that version, which "
+            "brings both, in the environment that runs the program (the version the program's own requirements pin)."
+        )
+    else:
+        commands = (where,)
+        detail = (
+            f"TensorRT could not open {dll}, as the text shows ('Unable to open library'; on Windows it prints no "
+            "reason). Windows looks for it in the program's folder, System32 and PATH: where the DLL sits there, one "
+            "it loads is what is missing, TensorRT's nvinfer or the CUDA runtime and cuBLAS of the CUDA major that "
+            "TensorRT release was built for (not another CUDA's)."
+        )
+        fix = (
+            "Find which DLL is missing (where.exe lists the copies PATH holds), then put the folder that holds it (the "
+            "TensorRT lib folder, the bin folder of the CUDA toolkit of the TensorRT build's major) first on PATH in "
+            "the shell that starts the program."
+        )
+    return Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorRT's {dll} could not be loaded",
+        detail,
+        (ev("pasted", line),),
+        Remediation(fix, commands, component="environment"),
     )
 
 

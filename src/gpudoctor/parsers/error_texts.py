@@ -191,6 +191,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "traceback-cut": "a Python traceback the paste ends in, before its error line (the failure's message is not shown)",
     "cuda-no-gpus": "PyTorch's CUDA initialisation found no GPU (No CUDA GPUs are available)",
     "nccl-system-error": "NCCL failed a system call (unhandled system error); its WARN line under NCCL_DEBUG=INFO names which",
+    "extension-dll-load-failed": "Python could not load a compiled module on Windows: the .pyd, or a DLL it needs",
     "onnxruntime-cuda-provider-failed": "onnxruntime-gpu's CUDA execution provider did not load (a CUDA or cuDNN library it needs was not found)",
     "nvidia-module-missing": "modprobe: no nvidia kernel module exists for the running kernel",
     "torch-oom": "PyTorch ran out of GPU memory: the GPU's total, what was free, and what PyTorch itself reserved",
@@ -237,6 +238,11 @@ _LIB_MISSING = (
     # TensorRT's Python package on Windows, which looks for its DLLs on PATH itself: "Could not find: {:}. Is it on your
     # PATH?" (NVIDIA/TensorRT, python/packaging/tensorrt/__init__.py @b0c259a7).
     _Lazy(r"Could not find: " + _SONAME + r"\. Is it on your PATH\?"),
+    # (the same raise quoted without its second sentence: FileNotFoundError names it, a DLL only)
+    _Lazy(r"FileNotFoundError: Could not find: (?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\b"),
+    # TensorRT's DynamicLibrary (trtexec and the samples), on Windows with no reason after the name: "Unable to open
+    # library: " + mLibName + errorStr (NVIDIA/TensorRT, samples/common/common.h @a892d222; errorStr only off Windows).
+    _Lazy(r"Unable to open library: (?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\b"),
 )
 _LIB_BECAUSE = _Lazy(
     r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "

@@ -43,6 +43,13 @@ _EXTENSION_CODES = frozenset({"extension-symbol-missing", "companion-torch-misma
 _READS_DRIVER = frozenset({"nvidia-smi", "nvidia-smi.exe", "/proc/driver/nvidia/version", "nvidia"})
 
 
+def _tf_dlls_unshown(facts: Facts) -> tuple[str, ...]:
+    from gpudoctor.checks.base import Context
+    from gpudoctor.checks.windows import tensorflow_dlls_unshown
+
+    return tensorflow_dlls_unshown(facts, Context())
+
+
 def _runtime_from_wheels(facts: Facts) -> bool:
     """Whether the CUDA runtime that failed is a Python package's: the text shows the program run from an environment's
     site-packages, whose CUDA wheels (torch, ctranslate2, onnxruntime, ...) bring their own runtime. The toolkit on
@@ -160,6 +167,13 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     "get_build_info",
                 ),
                 "the TensorFlow version, whether it is a CUDA build, and (from 2.3) the CUDA and cuDNN it was built for",
+            )
+        )
+    if windows and (dlls := _tf_dlls_unshown(facts)):
+        out.append(
+            Ask(
+                Cmd(("where.exe", *dlls)),
+                "which folders on PATH hold the CUDA and cuDNN DLLs that TensorFlow loads, and which are missing",
             )
         )
     if "jax" in named and not isinstance(jax, Found):
