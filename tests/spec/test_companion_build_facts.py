@@ -119,3 +119,59 @@ def test_detectron2_importing_without_an_undefined_symbol_is_quiet():
         "detectron2                0.6\n>>> from detectron2 import _C\n>>>\n"
     )
     assert "extension-symbol-missing" not in _codes(text)
+
+
+# Class 3: a library of NVIDIA's pip wheels bound to another copy of its sibling: glibc names the sibling's version node.
+def _shadow(obj: str, symbol: str, node: str) -> str:
+    return f"OSError: {obj}: undefined symbol: {symbol}, version {node}\n"
+
+
+@states("cuda-paths-disagree", FIRES)
+def test_a_wheel_library_bound_to_another_copy_of_its_sibling_puts_the_wheel_directory_first():
+    cases = (
+        # a conda env's torch cu121 with a CUDA 11 cuDNN on LD_LIBRARY_PATH
+        (
+            "/opt/conda/envs/x/lib/python3.11/site-packages/torch/lib/../../nvidia/cudnn/lib/libcudnn_cnn_infer.so.8",
+            "_ZN15TracebackLoggerC1EPKc",
+            "libcudnn_ops_infer.so.8",
+            "/opt/conda/envs/x/lib/python3.11/site-packages/nvidia/cudnn/lib",
+        ),
+        # a venv's cuBLAS in a CUDA runtime image
+        (
+            "/app/.venv/lib/python3.9/site-packages/nvidia/cublas/lib/libcublas.so.11",
+            "cublasLtGetStatusString",
+            "libcublasLt.so.11",
+            "/app/.venv/lib/python3.9/site-packages/nvidia/cublas/lib",
+        ),
+        # cuSPARSE 12 with an older toolkit's nvJitLink first: the sibling is another wheel's (nvidia/nvjitlink), and
+        # that directory goes first
+        (
+            "/usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12",
+            "__nvJitLinkAddData_12_1",
+            "libnvJitLink.so.12",
+            "/usr/local/lib/python3.10/dist-packages/nvidia/nvjitlink/lib",
+        ),
+    )
+    for obj, symbol, node, wheel_dir in cases:
+        f = _codes(_shadow(obj, symbol, node))["cuda-paths-disagree"]
+        assert node in f.title
+        (step,) = f.remediation.commands
+        assert step.name == "LD_LIBRARY_PATH" and step.parts == (wheel_dir,), obj
+
+
+@states("cuda-paths-disagree", QUIET)
+def test_an_unversioned_or_symbol_set_versioned_undefined_symbol_is_no_shadowed_sibling():
+    site = "/opt/venv/lib/python3.10/site-packages"
+    for text in (
+        # no version node: an extension built against another torch, not a sibling copy
+        f"ImportError: {site}/nvidia/cudnn/lib/libcudnn_cnn_infer.so.8: undefined symbol: _ZN15TracebackLoggerC1EPKc\n",
+        # a symbol set of the C++ runtime, not a library
+        _shadow(
+            f"{site}/nvidia/cudnn/lib/libcudnn_cnn_infer.so.8",
+            "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1Ev",
+            "GLIBCXX_3.4.21",
+        ),
+        # an object outside NVIDIA's wheels
+        _shadow(f"{site}/xformers/_C.so", "cublasLtGetStatusString", "libcublasLt.so.11"),
+    ):
+        assert "cuda-paths-disagree" not in _codes(text), text

@@ -377,6 +377,10 @@ def check_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
         return
     yield from _pasted_symbols(facts, ctx)
+    # The loader's other undefined symbol: a library of NVIDIA's wheels bound to another copy of its sibling.
+    from gpudoctor.checks.wheel_siblings import check_wheel_sibling_shadowed
+
+    yield from check_wheel_sibling_shadowed(facts, ctx)
 
 
 def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -669,7 +673,7 @@ def check_nccl_env(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 CHECKS = (
     Check("companions", "frameworks", ("companion-torch-mismatch",), check_companions),
-    Check("extension-symbols", "frameworks", ("extension-symbol-missing",), check_symbols),
+    Check("extension-symbols", "frameworks", ("extension-symbol-missing", "cuda-paths-disagree"), check_symbols),
     Check("extension-runtime", "frameworks", ("extension-glibc-too-old",), check_runtime),
     Check("nccl", "frameworks", ("nccl-too-old",), check_nccl),
     Check("nccl-env", "frameworks", ("nccl-transport-disabled",), check_nccl_env),
