@@ -175,3 +175,37 @@ def test_an_unversioned_or_symbol_set_versioned_undefined_symbol_is_no_shadowed_
         _shadow(f"{site}/xformers/_C.so", "cublasLtGetStatusString", "libcublasLt.so.11"),
     ):
         assert "cuda-paths-disagree" not in _codes(text), text
+
+
+# Class 4: the ptxas Triton ships is older than the GPU: Triton is pointed at an installed toolkit's ptxas.
+PTXAS = "ptxas fatal   : Value '{arch}' is not defined for option 'gpu-name'\n"
+
+
+@states("toolkit-arch-unsupported", FIRES)
+def test_tritons_bundled_ptxas_not_knowing_the_gpu_points_triton_at_the_toolkits_ptxas():
+    for text in (
+        # the wrapper Triton raises, the repro naming its own ptxas
+        "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
+        + PTXAS.format(arch="sm_121a")
+        + "Repro command: /opt/venv/lib/python3.12/site-packages/triton/backends/nvidia/bin/ptxas -lineinfo -v "
+        "--gpu-name=sm_121a /tmp/x.ptx -o /tmp/x.ptx.o\n",
+        # an older Triton's RuntimeError, on a GPU newer than its ptxas (Ada's sm_89)
+        "RuntimeError: Internal Triton PTX codegen error: \n" + PTXAS.format(arch="sm_89"),
+    ):
+        f = _codes(text)["toolkit-arch-unsupported"]
+        assert [c.argv for c in f.remediation.commands if hasattr(c, "argv")] == [("/usr/local/cuda/bin/ptxas", "--version")]
+        (env,) = [c for c in f.remediation.commands if hasattr(c, "value")]
+        assert (env.name, env.value) == ("TRITON_PTXAS_PATH", "/usr/local/cuda/bin/ptxas")
+
+
+@states("toolkit-arch-unsupported", QUIET)
+def test_a_ptxas_message_without_triton_or_from_ptxas_blackwell_is_not_tritons_bundled_ptxas():
+    for text in (
+        "nvcc -arch=sm_89 kernel.cu\n" + PTXAS.format(arch="sm_89"),  # a toolkit's own nvcc: TRITON_PTXAS_PATH is no fix
+        "PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
+        "ptxas-blackwell fatal   : Value 'sm_110a' is not defined for option 'gpu-name'\n",
+    ):
+        codes = _codes(text)
+        assert "toolkit-arch-unsupported" not in codes or all(
+            "TRITON_PTXAS_PATH" not in getattr(c, "name", "") for c in codes["toolkit-arch-unsupported"].remediation.commands
+        ), text
