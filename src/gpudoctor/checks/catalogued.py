@@ -7,15 +7,18 @@ only where no other check (run on the same facts) already says it: one finding p
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, ev
+from gpudoctor.cmdline import Cmd, SetEnv
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup
 from gpudoctor.probed import Found
+from gpudoctor.versions import vkey
 
 
 def _said(facts: Facts, kind: str) -> list:
@@ -1137,6 +1140,44 @@ def check_triton_gpu_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_ptxas_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """What ptxas said: PTX newer than the driver's JIT loads, or an architecture the ptxas Triton ran does not know."""
+    yield from check_ptx_newer_than_driver(facts, ctx)
+    yield from check_triton_ptxas_arch(facts, ctx)
+
+
+def check_triton_ptxas_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Triton compiles with the ptxas it ships (triton/backends/nvidia/bin) unless TRITON_PTXAS_PATH names another
+    (triton-lang/triton python/triton/knobs.py @689edabd, env_nvidia_tool: the variable TRITON_{binary}_PATH, the default
+    beside the package). A GPU newer than that ptxas (`Value 'sm_121a' is not defined for option 'gpu-name'`) is
+    compiled for by an installed toolkit's ptxas of a CUDA release that knows it: Triton is pointed at that one."""
+    said, triton = _said(facts, "ptxas-arch-unknown"), _said(facts, "triton-ptxas-failed")
+    if not said or not triton:
+        return  # another program's ptxas (an old toolkit's nvcc): not Triton's copy
+    arch = said[0].get("arch") or ""
+    roots = sorted((t for t in facts.toolkits.toolkits if t.version), key=lambda t: vkey(t.version or ""))
+    ptxas = posixpath.join(roots[-1].root if roots else "/usr/local/cuda", "bin", "ptxas")
+    yield Finding(
+        "toolkit-arch-unsupported",
+        Severity.ERROR,
+        "toolkit",
+        f"the ptxas Triton ships does not know {arch}, the GPU's architecture",
+        f"ptxas said `Value '{arch}' is not defined for option 'gpu-name'` while Triton compiled a kernel: the ptxas in "
+        f"Triton's package (triton/backends/nvidia/bin) is of a CUDA release older than the GPU. A toolkit's ptxas of a "
+        f"release that knows {arch} compiles it; Triton uses the one TRITON_PTXAS_PATH names.",
+        tuple(ev("pasted", e.line) for e in (said[0], triton[0])),
+        Remediation(
+            f"Point Triton at the installed toolkit's ptxas ({ptxas}) once its --version reports a CUDA release that "
+            f"knows {arch} (`ptxas --help` lists the architectures it accepts); nothing is reinstalled.",
+            (
+                Cmd((ptxas, "--version"), note=f"a release that knows {arch}"),
+                SetEnv("TRITON_PTXAS_PATH", ptxas, note="Triton compiles with this ptxas instead of its own"),
+            ),
+            component="toolkit",
+        ),
+    )
+
+
 def check_ptx_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """The driver's JIT (ptxas in libcuda, or nvJitLink) refusing PTX of a newer ISA than it loads: "Unsupported .version
     8.7; current version is '8.4'". Each PTX ISA belongs to a CUDA release (compat_matrix/cuda_driver.toml ptx, NVIDIA's
@@ -1218,5 +1259,11 @@ CHECKS = (
     Check("catalogued-triton-windows", "toolkit", ("framework-cuda-libs-missing",), check_triton_windows_cuda, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
-    Check("catalogued-ptx-version", "toolkit", ("toolkit-newer-than-driver",), check_ptx_newer_than_driver, ("pasted",)),
+    Check(
+        "catalogued-ptx-version",
+        "toolkit",
+        ("toolkit-newer-than-driver", "toolkit-arch-unsupported"),
+        check_ptxas_messages,
+        ("pasted",),
+    ),
 )

@@ -50,6 +50,7 @@ _OBJECT_OWNER = (
     (LazyPattern(r"[/\\]torchvision[/\\]"), "torchvision"),
     (LazyPattern(r"[/\\]deepspeed[/\\]ops[/\\]"), "deepspeed"),
     (LazyPattern(r"(amp_C|fused_layer_norm_cuda|apex_C)"), "apex"),
+    (LazyPattern(r"[/\\]detectron2[/\\]"), "detectron2"),
 )
 # NCCL variables that turn a transport off (NCCL's environment variable reference:
 # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
@@ -66,8 +67,13 @@ SOURCE_NCCL_ENV = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env
 # build options that compile their extensions, and never `pip install NAME==V` (the index's "apex" is another project).
 # apex: NVIDIA/apex README, "From Source", Linux (https://github.com/NVIDIA/apex#from-source; pip >= 23.1's --config-settings).
 # `optional`: why removing it is a way out as well (torch's own AMP and fused LayerNorm cover apex.amp and FusedLayerNorm;
-# https://github.com/ostris/ai-toolkit/issues/242 solved apex's undefined symbol so).
+# https://github.com/ostris/ai-toolkit/issues/242 solved apex's undefined symbol so); "" where the program cannot do
+# without it.
+# detectron2: facebookresearch/detectron2 INSTALL.md @e7182d58 ("Build Detectron2 from Source": python -m pip install
+# 'git+https://github.com/facebookresearch/detectron2.git'; "You often need to rebuild detectron2 after reinstalling
+# PyTorch"; undefined torch symbols: "rebuild it so it can pick up the version of pytorch currently in your environment").
 FROM_SOURCE: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "detectron2": ("git+https://github.com/facebookresearch/detectron2.git", (), ""),
     "apex": (
         "git+https://github.com/NVIDIA/apex",
         ("--config-settings", "--build-option=--cpp_ext", "--config-settings", "--build-option=--cuda_ext"),
@@ -75,6 +81,11 @@ FROM_SOURCE: dict[str, tuple[str, tuple[str, ...], str]] = {
         "imports apex optionally falls back to them",
     ),
 }
+# The source tag an interpreter older than the given Python builds instead of the default branch, whose setup.py refuses
+# it: detectron2's python_requires is ">=3.7" on the default branch (setup.py @02b5c4e2) and ">=3.6" at v0.6 (@d1e04565),
+# both with torch >= 1.8 asserted.
+_SOURCE_TAG_FOR_OLD_PYTHON: dict[str, tuple[tuple[int, int], str]] = {"detectron2": ((3, 7), "v0.6")}
+_LIB_PYTHON = re.compile(r"/lib/python(\d+)\.(\d+)/")
 # The CUDA runtime sonames an extension NEEDs whose number is the CUDA major it was built with (libcudart.so.11.0,
 # libcublas.so.12); other CUDA libraries number their sonames on their own (libcufft.so.11 is CUDA 12's).
 _CUDA_MAJOR_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt)(?:-[0-9a-f]{8})?\.so\.(\d+)")
@@ -131,8 +142,11 @@ def _arch_list(facts: Facts, ctx: Context) -> str | None:
     return ";".join(ccs) if ccs else None
 
 
-def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context, env: dict[str, str]) -> tuple[list[str], list[str]]:
-    """(why `c` does not fit the installed torch, the matrix sources used)."""
+def _reasons(
+    c: Companion, ext: ExtensionFacts, ctx: Context, env: dict[str, str], *, read: bool = True
+) -> tuple[list[str], list[str]]:
+    """(why `c` does not fit the installed torch, the matrix sources used). `read`: the companion was read from
+    its installed files, not from a pasted list (where an untagged version states no build)."""
     torch = ext.torch_version or ""
     why: list[str] = []
     sources: list[str] = []
@@ -165,8 +179,10 @@ def _reasons(c: Companion, ext: ExtensionFacts, ctx: Context, env: dict[str, str
     if ext.torch_cuda and not tag_says_cuda:  # the ELF's runtime, where the wheel's tag has not said it already
         why += _cuda_major_reasons(c, ext.torch_cuda)
     ctag, ttag = _tag(c.version), _tag(torch)
-    if ctag is None and ttag and c.name in ("torchvision", "torchaudio"):
-        # An untagged torchvision/torchaudio is the package index's build: the release's default CUDA variant.
+    if ctag is None and ttag and c.name in ("torchvision", "torchaudio") and read and ".dev" not in c.version:
+        # An untagged torchvision/torchaudio installed here is the package index's build: the release's default CUDA
+        # variant. Not from a pasted list (the text states no build: a conda package, a source build or the index's
+        # are all untagged), nor for a nightly (never on the package index: an untagged one is built from source).
         release = ctx.matrix.torch_release(_base(torch))
         if release is not None and release.pypi_default.startswith("cu"):
             ctag = release.pypi_default
@@ -284,7 +300,7 @@ def check_companions(facts: Facts, ctx: Context) -> Iterable[Finding]:
     for c in ext.companions:
         if c.name == "triton":
             continue  # judged from torch's own pin below
-        why, sources = _reasons(c, ext, ctx, facts.platform.env)
+        why, sources = _reasons(c, ext, ctx, facts.platform.env, read=not facts.pasted.partial)
         if why:
             bad.append((c, why))
             used += sources
@@ -361,6 +377,10 @@ def check_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
         return
     yield from _pasted_symbols(facts, ctx)
+    # The loader's other undefined symbol: a library of NVIDIA's wheels bound to another copy of its sibling.
+    from gpudoctor.checks.wheel_siblings import check_wheel_sibling_shadowed
+
+    yield from check_wheel_sibling_shadowed(facts, ctx)
 
 
 def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -410,6 +430,14 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             )
         elif companion is not None and ext is not None and ext.torch_version:
             rem = _remediation(facts, ctx, [companion], ext)
+        elif companion is None and torch and owner in FROM_SOURCE:
+            # Built from its source tree only (no release wheel under its name): built again there, against this torch.
+            rem = Remediation(
+                f"Rebuild {owner} from its source tree ({FROM_SOURCE[owner][0]}) against the installed torch {_base(torch)}: "
+                "--no-build-isolation builds against it, --no-deps leaves torch as it is.",
+                _rebuild(facts, ctx, Companion(owner, "", "")),
+                component="torch",
+            )
         elif companion is None and torch and owner in _MOVES_TO_TORCH:
             # Its own version was not shown, torch's was: the release of it built for this torch (issue 27, kind 9).
             rem = _unversioned_fix(facts, ctx, owner, torch)
@@ -646,7 +674,7 @@ def check_nccl_env(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 CHECKS = (
     Check("companions", "frameworks", ("companion-torch-mismatch",), check_companions),
-    Check("extension-symbols", "frameworks", ("extension-symbol-missing",), check_symbols),
+    Check("extension-symbols", "frameworks", ("extension-symbol-missing", "cuda-paths-disagree"), check_symbols),
     Check("extension-runtime", "frameworks", ("extension-glibc-too-old",), check_runtime),
     Check("nccl", "frameworks", ("nccl-too-old",), check_nccl),
     Check("nccl-env", "frameworks", ("nccl-transport-disabled",), check_nccl_env),
@@ -664,6 +692,10 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
         cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
     if c.name in FROM_SOURCE:
         url, options, _why = FROM_SOURCE[c.name]
+        old = _SOURCE_TAG_FOR_OLD_PYTHON.get(c.name)
+        python = _python_minor(facts)
+        if old and python and python < old[0]:
+            url = f"{url}@{old[1]}"
         flags = ("-v", "--no-build-isolation", "--no-cache-dir", "--force-reinstall", "--no-deps", *options)
         cmds.append(pip(facts, "install", *flags, f"{c.name} @ {url}"))
         return tuple(cmds)
@@ -672,9 +704,23 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
     return tuple(cmds)
 
 
+def _python_minor(facts: Facts) -> tuple[int, int] | None:
+    """The environment's Python (major, minor): its version, else its lib/pythonX.Y site-packages; None if unknown."""
+    python = facts.frameworks.python
+    if not isinstance(python, Found):
+        return None
+    version = getattr(python.value, "version", "") or ""
+    if m := re.match(r"(\d+)\.(\d+)", version):
+        return int(m.group(1)), int(m.group(2))
+    for site in getattr(python.value, "site_packages", ()) or ():
+        if m := _LIB_PYTHON.search(site.replace("\\", "/") + "/"):
+            return int(m.group(1)), int(m.group(2))
+    return None
+
+
 def _removal(facts: Facts, c: Companion) -> Remediation | None:
     """Uninstalling `c`, where that is a way out as well (FROM_SOURCE's `optional`); None elsewhere."""
-    if c.name not in FROM_SOURCE:
+    if not FROM_SOURCE.get(c.name, ("", (), ""))[2]:
         return None
     return Remediation(
         f"Uninstall {c.name}: {FROM_SOURCE[c.name][2]}.",

@@ -261,7 +261,12 @@ _INSUFFICIENT = _Lazy(
     re.IGNORECASE,
 )
 # ImportError: /…/flash_attn_2_cuda…so: undefined symbol: _ZN3c104cuda9SetDeviceEi
-_UNDEFINED_SYMBOL = _Lazy(r"undefined symbol:\s*(?P<symbol>[A-Za-z_][\w.$]{0,4000})")
+# glibc's loader appends the symbol's version node when the reference is versioned (bminor/glibc elf/dl-lookup.c
+# @557a76a9, _dl_lookup_symbol_x: make_string ("undefined symbol: ", undef_name, versionstr, versionname) with
+# versionstr ", version "): `undefined symbol: cublasLtGetStatusString, version libcublasLt.so.11`.
+_UNDEFINED_SYMBOL = _Lazy(
+    r"undefined symbol:\s*(?P<symbol>[A-Za-z_][\w.$]{0,4000})(?:,\s*version\s+(?P<version>[A-Za-z_][\w.+-]{0,200}))?"
+)
 # The object named just before it ("/…/x.so: undefined symbol: …"), read from the last token before the match.
 _SYMBOL_OBJECT = _Lazy(r"[^\s:'\"]{1,1000}\.so[\w.]{0,40}")
 # Windows' loader, the same failure (NTSTATUS 0xC0000139 STATUS_ENTRYPOINT_NOT_FOUND, "The procedure entry point %hs
@@ -582,7 +587,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         token = re.split(r"[\s'\"(]", before[:-1] if before.endswith(":") else "")[-1]
         obj = token if _SYMBOL_OBJECT.fullmatch(token) else ""
         start = m.start() - len(line) + before.rfind(obj) if obj else m.start()
-        add("undefined-symbol", bounded[start : m.end()], symbol=m.group("symbol"), object=obj)
+        versioned = {"version": m.group("version")} if m.group("version") else {}
+        add("undefined-symbol", bounded[start : m.end()], symbol=m.group("symbol"), object=obj, **versioned)
     for n, m in enumerate(_ENTRY_POINT.finditer(bounded[: 4 * 1024 * 1024].replace("\n", " "))):
         if n >= _MAX_UNDEFINED:
             break
