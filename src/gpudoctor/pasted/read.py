@@ -38,6 +38,8 @@ def read_sources(sources: list[Source]) -> Gathered:
     g = Gathered()
     for src in sources:
         text = unspace(src.text[:MAX_SOURCE_CHARS])
+        if text is not src.text and text != src.text[:MAX_SOURCE_CHARS]:
+            g.shown[len(g.texts)] = normalise(src.text[:MAX_SOURCE_CHARS])  # cited as the file shows them
         g.smi_table_line = -1
         for block in find_blocks(text):
             gave = _read_block(g, block)
