@@ -354,6 +354,10 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
     wheel = f"nvidia-cublas-cu{major}"
     from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
 
+    if (pinned := _ct2_of_env_major(facts, ctx, major)) is not None:
+        yield pinned
+        return
+
     exe = "python" if windows and python_exe(facts) == "python3" else python_exe(facts)
     # The wheel's directory as the interpreter that installed it prints it (no quotes inside the program, so every
     # shell holds it); the Windows wheel keeps its DLLs in nvidia/cublas/bin, found on PATH.
@@ -438,6 +442,62 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         + " CUDA libraries of another major do not count: the driver's CUDA version is not this library.",
         (ev("pasted", e.line),),
         remedy,
+    )
+
+
+def _shown_cuda_majors(facts: Facts) -> set[int]:
+    """The CUDA majors of the toolkits the machine shows (Linux's roots and nvcc, Windows' CUDA_PATH toolkits)."""
+    tk = facts.toolkits
+    versions = [t.version for t in tk.toolkits] + [tk.nvcc_on_path_version]
+    if facts.windows is not None:
+        versions += [t.version for t in facts.windows.toolkits]
+    return {int(v.split(".")[0]) for v in versions if v and v.split(".")[0].isdigit()}
+
+
+def _ct2_of_env_major(facts: Facts, ctx: Context, major: int) -> Finding | None:
+    """CTranslate2's CUDA 12 build asked for cuBLAS 12 in an environment whose GPU stack is CUDA 11 (its PyTorch is a
+    cu11x build) and no CUDA 12 toolkit shown: the build that matches the environment is the answer, not a second
+    CUDA beside it. CTranslate2's CUDA 11 builds end at 3.x (compat_matrix/libraries.toml), and faster-whisper from
+    1.0 requires ctranslate2 4 (its requirements.txt), so where faster-whisper runs it is pinned to its last
+    release that takes 3.x."""
+    from gpudoctor.checks.toolkit import torch_cuda_major
+
+    if major != 12 or torch_cuda_major(facts) != 11 or 12 in _shown_cuda_majors(facts):
+        return None
+    if any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
+        return None  # a frozen program: nothing pip can change
+    ct2 = _build(ctx, "ctranslate2", cuda=11)
+    pin = ct2.pin_for(_python(facts)) if ct2 else None
+    if pin is None:
+        return None
+    said = _said(facts, "ctranslate2-cublas-missing")
+    py = facts.frameworks.python
+    whisper = (isinstance(py, Found) and "faster-whisper" in py.value.distributions) or any(
+        (e.get("library") or "").lower().replace("_", "-") == "faster-whisper" for e in _said(facts, "library-said")
+    )
+    fw = _build(ctx, "faster-whisper", cuda=11) if whisper else None
+    fw_pin = fw.pin_for(_python(facts)) if fw else None
+    specs = ([f"faster-whisper=={fw_pin}"] if fw_pin else []) + [f"ctranslate2=={pin}"]
+    torch = facts.frameworks.torch
+    torch_words = f"PyTorch {torch.value.version}" if isinstance(torch, Found) else "its PyTorch"
+    return Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"CTranslate2 is a CUDA 12 build in an environment whose CUDA is 11, and cannot load {said[0].get('soname')}",
+        f"CTranslate2 said so ('Library {said[0].get('soname')} is not found or cannot be loaded'): the ctranslate2 "
+        f"installed is a CUDA 12 build (4.0 and later), while this environment's GPU stack is CUDA 11 ({torch_words} "
+        "brings CUDA 11 libraries only) and no CUDA 12 toolkit is shown. CTranslate2's last CUDA 11 build matches the "
+        "environment; changing PyTorch does not help, and CUDA 11 libraries renamed do not count.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            f"Install {' '.join(specs)} with the Python that runs CTranslate2 (its CUDA 11 build"
+            + (", and faster-whisper's last release that takes it: 1.0 and later require ctranslate2 4" if fw_pin else "")
+            + "), keeping PyTorch; or, to keep ctranslate2 4, put a CUDA 12 cuBLAS on the loader's path (a CUDA 12 "
+            "toolkit, or NVIDIA's nvidia-cublas-cu12 wheel).",
+            (_pip(facts, "install", *specs),),
+            component="environment",
+        ),
     )
 
 

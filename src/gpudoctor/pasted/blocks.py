@@ -62,6 +62,28 @@ _FENCE = re.compile(r"^\s*(?:```+|~~~+)")
 _FENCE_END = re.compile(r"(?:```+|~~~+)\s*$")
 
 
+# A line whose every second character is a space ("C : \\ U s e r s"): wide (UTF-16) console output copied as bytes,
+# its NULs shown as spaces (its own spaces are lost with them). Twelve pairs at least, and a word in what is left, so
+# that rulers and table borders ("- - - -", "| | |") stay as they are.
+_SPACED = re.compile(r"(?:\S ){12,}\S?")
+_WORD = re.compile(r"[A-Za-z]{4}")
+
+
+def unspace(text: str) -> str:
+    """`text` with its letter-spaced lines read back (one character in two); the other lines, and the line count, as
+    they are. Linear."""
+    if not _SPACED.search(text):  # (a run of fewer than twelve pairs fails within 24 characters: linear)
+        return text
+    out = []
+    for line in text.split("\n"):
+        body = line.rstrip()
+        if len(body) >= 24 and _SPACED.fullmatch(body) and _WORD.search(body[::2]):
+            out.append(body[::2])
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def normalise(text: str) -> list[str]:
     """Lines without carriage returns, quote markers and Markdown fences (fences become blank lines)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")[:MAX_LINES]

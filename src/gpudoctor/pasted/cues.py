@@ -109,6 +109,15 @@ _NVIDIA_NAMED = re.compile(
 # xformers and flash-attn by name, as words (not a path component or flash_attn_2_cuda, an object the error texts read).
 _EXTENSION = re.compile(r"(?<![\w/\\.-])(?P<name>xformers|flash[-_]attn)(?![\w/\\-])", re.IGNORECASE)
 _WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
+# What a Python or a package manager on Windows prints of its own platform, read where the text names no Linux: a
+# wheel file name with its Windows platform tag ("torch-2.6.0+cu126-cp312-cp312-win_amd64", with or without .whl: pip
+# takes the running platform's), a conda package of a Windows subdirectory ("pytorch/win-64::pytorch-1.10.0-...", the
+# solver's plan for the running platform) and Python's own banner for an MSVC build ("[MSC v.1915 64 bit (AMD64)]").
+_WINDOWS_TAG = re.compile(
+    r"\b[A-Za-z][\w.]{0,80}-\d[\w.+!]{0,40}-(?:cp|py|pp)\d{1,3}\w{0,3}-\w{1,12}-win(?:_amd64|_arm64|32)\b"
+    r"|(?<![\w-])win-(?:64|32|arm64)(?:::|/)[\w.-]"
+    r"|\[MSC v\.\d{3,4} (?:64|32) bit"
+)
 # Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu server"): "win10",
 # "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name.
 _WINDOWS_PROSE = re.compile(
@@ -366,7 +375,9 @@ def read_cues(g: Gathered, text: str) -> None:
         # ("WindowsPath('/usr/local/cuda/lib64')" in an old bitsandbytes' CUDA setup): Python ran on Windows.
         _windows(g, "pathlib's WindowsPath", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
-        if m := _WINDOWS_PROSE.search(text[:1_000_000]):
+        if m := _WINDOWS_TAG.search(text[:1_000_000]):
+            _windows(g, "a Windows platform tag (a wheel's, a conda package's, Python's banner)", m.group(0))
+        elif m := _WINDOWS_PROSE.search(text[:1_000_000]):
             _windows(g, "Windows named in prose", m.group(0))
         elif m := _WINDOWS_TOOLS.search(text[:1_000_000]):
             _windows(g, "cmd.exe's set or Visual Studio", m.group(0))

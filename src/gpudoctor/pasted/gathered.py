@@ -57,6 +57,8 @@ class Gathered:
     cluster: str | None = None  # "slurm" where the text shows a job of that scheduler
     windows_side_models: dict[int, str] = field(default_factory=dict)  # a Windows nvidia-smi table pasted in a WSL report
     texts: list[tuple[str, list[str]]] = field(default_factory=list)  # each source's lines as read: what facts cite
+    # a source's lines as the file shows them, where they differ from those read (gpudoctor.pasted.blocks.unspace)
+    shown: dict[int, list[str]] = field(default_factory=dict)
 
     def windows_side_models_in_wsl(self) -> bool:
         """A Windows nvidia-smi table (Driver-Model column) in a report about WSL."""

@@ -57,7 +57,8 @@ _SYSTEM_SAID = {
 class _Text:
     """The normalised lines of every source, joined once, with an index of whitespace-separated tokens."""
 
-    def __init__(self, texts: list[tuple[str, list[str]]]) -> None:
+    def __init__(self, texts: list[tuple[str, list[str]]], shown: dict[int, list[str]] | None = None) -> None:
+        self.shown = shown or {}  # lines read back (letter-spaced ones) are cited as the file shows them
         self.sources: list[tuple[str, str, list[int], list[str]]] = []
         self.tokens: dict[str, tuple[int, int]] = {}
         self.scanned = 0
@@ -82,7 +83,9 @@ class _Text:
 
     def cite(self, s: int, n: int) -> dict[str, Any]:
         name, _, _, lines = self.sources[s]
-        return {"source": name, "line": n + 1, "text": lines[n].strip()[:MAX_TEXT]}
+        shown = self.shown.get(s)
+        line = shown[n] if shown is not None and n < len(shown) else lines[n]
+        return {"source": name, "line": n + 1, "text": line.strip()[:MAX_TEXT]}
 
     def quote(self, said: str) -> dict[str, Any] | None:
         """The line a message starts on: a message the terminal or a forum wrapped is read with its lines joined,
@@ -137,7 +140,7 @@ class _Text:
 def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
     """One entry per fact of `snap` (built from `g`): {"fact", "value", "lines": [{"source", "line", "text"}],
     "assumed"}. An assumed fact cites no line; a read one cites the first lines that state it."""
-    text = _Text(g.texts)
+    text = _Text(g.texts, g.shown)
     out: list[dict[str, Any]] = []
     error_lines: dict[str, list[str]] = {}
     for e in g.errors:

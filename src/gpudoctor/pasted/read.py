@@ -18,7 +18,7 @@ from gpudoctor.facts import CPU_INDEX_INSTALL, JAX_CUDA_SAID, SOURCE_CHECKOUT, T
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
-from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise
+from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, unspace
 from gpudoctor.pasted.cues import read_cues
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.workloads import read_workloads
@@ -37,7 +37,9 @@ def read_sources(sources: list[Source]) -> Gathered:
     """Read every block of every source. Never raises on content: what cannot be read is skipped."""
     g = Gathered()
     for src in sources:
-        text = src.text[:MAX_SOURCE_CHARS]
+        text = unspace(src.text[:MAX_SOURCE_CHARS])
+        if text is not src.text and text != src.text[:MAX_SOURCE_CHARS]:
+            g.shown[len(g.texts)] = normalise(src.text[:MAX_SOURCE_CHARS])  # cited as the file shows them
         g.smi_table_line = -1
         for block in find_blocks(text):
             gave = _read_block(g, block)
@@ -410,7 +412,9 @@ def _plugin_present(g: Gathered, sources: list[Source]) -> None:
 
 
 _TORCH_TAGGED = re.compile(
-    r"(?<![\w.-])torch(?:-|==)(?P<version>\d+\.\d+(?:\.\d+)?)\+(?P<tag>cpu|cu\d{2,3})(?![\w.])", re.IGNORECASE
+    r"(?<![\w.-])(?:py)?torch(?:-|==|[ \t]?)(?P<version>\d+\.\d+(?:\.\d+)?)\+(?P<tag>cpu|cu\d{2,3})(?![\w.])"
+    r"(?![ \t]+with[ \t]+CUDA)",  # (xFormers' "built for: PyTorch 2.0.0+cu118 with CUDA 1108" is not the installed one)
+    re.IGNORECASE,
 )
 # The same stated as a line of its own, the way people list their environment ("- torch 2.8.0+cu128", "PyTorch
 # version: 2.8.0+cu128", "torch: 2.1.0+cpu"), or the version alone ("- 2.8.0+cu128") with the local tag only PyTorch's
