@@ -171,5 +171,6 @@ def test_ct2_cuda12_elsewhere_keeps_the_cuda12_cublas_route(extra):
     text = _FW_TRACE.format(site="C:\\app\\venv\\Lib\\site-packages", sep="\\", lib="cublas64_12.dll") + "\n" + extra + "\n"
     report, steps = _plan(text)
     assert "framework-cuda-libs-missing" in [f.code for f in report.findings]
-    assert "nvidia-cublas-cu12" in steps[0]
+    # The CUDA 12 cuBLAS wheel is installed (after the where.exe ask that shows which DLLs are found, h95).
+    assert any("nvidia-cublas-cu12" in s for s in steps)
     assert not any("ctranslate2==3.24.0" in s for s in steps)
