@@ -28,6 +28,7 @@ from gpudoctor.facts import (
     NO_NVIDIA_GPU,
     NO_PYTHON,
     NOTEBOOK_SAID,
+    SMI_OTHER_RELEASE,
 )
 from gpudoctor.parsers.error_texts import classify_error_text
 
@@ -63,6 +64,17 @@ _PYTHON_SAID = re.compile(
 # A Python traceback's frame in a file on a drive letter ('File "C:\\Users\\...\\x.py", line 3'): Python ran on Windows.
 _WIN_FRAME = re.compile(r'^\s*File "[A-Za-z]:\\[^"\n]{1,400}", line \d+')
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
+# NVIDIA's Windows drivers are numbered <branch>.<two digits> (551.61, 572.16), a branch after the Linux release of
+# the same driver that WSL's nvidia-smi names (550.54.10 beside 551.61, 470.57.02 beside the 510.06 preview). A
+# Linux driver beside an nvidia-smi of another release (440.59 beside 550.100, 390.48 beside 390.59) is no WSL.
+_WINDOWS_DRIVER = re.compile(r"\d{3}\.\d{2}")
+
+
+def windows_driver_beside(smi: str, driver: str) -> bool:
+    """Whether an nvidia-smi header's `Driver Version` is a Windows driver seen from WSL beside its Linux nvidia-smi."""
+    return bool(_WINDOWS_DRIVER.fullmatch(driver)) and int(driver.split(".")[0]) > int(smi.split(".")[0])
+
+
 _PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(
@@ -309,11 +321,15 @@ def read_cues(g: Gathered, text: str) -> None:
         elif g.system is None and _WIN_FRAME.match(line):  # once: a traceback has many frames
             _windows(g, "a traceback frame in a Windows file", line)
         if (m := _SMI_PAIR.search(line)) and m.group("smi") != m.group("driver"):
-            # On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux nvidia-smi
-            # reports the Windows driver, a different release.
-            g.wsl = True
-            g.wsl_said = True
-            _cue(g, "NVIDIA-SMI and Driver Version differ", "WSL 2 (the Windows driver seen from Linux)", line)
+            if windows_driver_beside(m.group("smi"), m.group("driver")):
+                # On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux nvidia-smi
+                # reports the Windows driver, a different release.
+                g.wsl = True
+                g.wsl_said = True
+                _cue(g, "NVIDIA-SMI and Driver Version differ", "WSL 2 (the Windows driver seen from Linux)", line)
+            else:
+                # A Linux driver of another release: an nvidia-smi binary left from (or copied from) another driver.
+                _cue(g, SMI_OTHER_RELEASE, f"nvidia-smi {m.group('smi')} beside kernel driver {m.group('driver')}", line)
         if _WSL_LIB.search(line):
             g.wsl_said = True
             _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
