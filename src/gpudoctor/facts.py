@@ -418,6 +418,9 @@ CLUSTER_SAID = "a cluster named as where it ran"
 # The cue the pasted reader sets where an nvidia-smi header names another Linux driver release than its `Driver Version`
 # (an old nvidia-smi first on PATH, or copied in): gpudoctor.checks.reported.check_reported_smi_other_release reads it.
 SMI_OTHER_RELEASE = "nvidia-smi of another driver release"
+# The cue the pasted reader sets where the text says the machine slept and woke (suspend, standby, "after sleep"):
+# gpudoctor.checks.catalogued.check_cuda_init_unknown reads it.
+SUSPEND_SAID = "the machine suspended and resumed"
 # The cue the pasted reader sets where the reporter administers the cluster ("our cgroup.conf", "I am the admin"): the
 # administrators' changes are then theirs to make, not something to ask others for (gpudoctor.planner.cluster).
 ADMIN_SAID = "the reporter administers the machine"

@@ -6,6 +6,8 @@ cues and argv, not prose."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpudoctor.cmdline import Cmd
@@ -101,3 +103,83 @@ def test_quiet_twins(text):
     report, _ = _run(text)
     assert not _mismatch(report)
     assert not [f for f in report.findings if f.severity.name == "ERROR"]
+
+
+# --- cuda-init-unknown: CUDA's first call answers 999 on Linux ------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+
+
+def _unknown(report):
+    return [f for f in report.findings if f.code == "cuda-init-unknown"]
+
+
+def _argvs(finding) -> list[tuple[str, ...]]:
+    return [c.words for c in finding.remediation.commands if isinstance(c, Cmd)]
+
+
+_RELOAD = [("lsmod",), ("rmmod", "nvidia_uvm"), ("modprobe", "nvidia_uvm")]
+
+
+@pytest.mark.parametrize(
+    "example", ["pytorch-88639-cuda-unknown-error-after-suspend.txt", "jaxsim-50-cuinit-unknown-after-suspend.txt"]
+)
+def test_real_reports_after_suspend_reload_nvidia_uvm_and_say_how_to_keep_it(example):
+    report, _ = _run((EXAMPLES / example).read_text(encoding="utf-8"))
+    [f] = _unknown(report)
+    assert _argvs(f) == _RELOAD
+    assert [c.root for c in f.remediation.commands] == [False, True, True]
+    alt = f.remediation.alternative
+    assert alt is not None
+    assert any("NVreg_PreserveVideoMemoryAllocations=1" in " ".join(a) for a in _argvs_of(alt))
+    assert ("systemctl", "enable", "nvidia-suspend.service", "nvidia-hibernate.service", "nvidia-resume.service") in _argvs_of(
+        alt
+    )
+
+
+def _argvs_of(r) -> list[tuple[str, ...]]:
+    return [c.words for c in r.commands if isinstance(c, Cmd)]
+
+
+def test_ollamas_cudart_999_without_suspend_said_is_the_reload_alone():
+    text = (
+        'time=2024-10-01T10:00:00.000Z level=DEBUG source=gpu.go:533 msg="Unable to load cudart" '
+        'library=/usr/lib/ollama/libcudart.so.12.4.127 error="cudart init failure: 999"\n'
+    )
+    report, steps = _run(text)
+    [f] = _unknown(report)
+    assert _argvs(f) == _RELOAD and f.remediation.alternative is None
+    assert ("rmmod", "nvidia_uvm") in [c.words for c in steps]
+
+
+def test_in_a_container_the_reload_is_the_hosts():
+    text = (
+        "I run it inside a docker container; after the host woke up from suspend:\n"
+        "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env "
+        "variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.\n"
+    )
+    report, _ = _run(text)
+    [f] = _unknown(report)
+    assert f.remediation.where == "the host" and _argvs(f) == _RELOAD
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # another cudart error number (100: no device) is not this
+        (EXAMPLES / "ollama-9496-cudart-init-failure-100.txt").read_text(encoding="utf-8"),
+        # WSL 2: the driver is Windows'; nvidia_uvm is no module there
+        "Ubuntu 22.04 on WSL2\nUserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly "
+        "set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start.\n",
+        # nvidia-smi fails as well: the driver itself is unreachable, another finding's
+        "after suspend\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+        "latest NVIDIA driver is installed and running.\nfailed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n",
+        # the machine suspended, nothing failed
+        "$ systemctl suspend\nafter waking up everything works, torch.cuda.is_available() is True\n",
+        # cuInit's other errors are not this
+        "failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected\n",
+    ],
+)
+def test_cuda_init_unknown_quiet_twins(text):
+    report, _ = _run(text)
+    assert not _unknown(report)

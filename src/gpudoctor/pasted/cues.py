@@ -29,6 +29,7 @@ from gpudoctor.facts import (
     NO_PYTHON,
     NOTEBOOK_SAID,
     SMI_OTHER_RELEASE,
+    SUSPEND_SAID,
 )
 from gpudoctor.parsers.error_texts import classify_error_text
 
@@ -173,6 +174,14 @@ _NO_GPU_SAID = re.compile(
     r"(?![ \t]+(?:issues?|problems?|errors?|support|acceleration|access|usage|memory|drivers?|working)\b)"
     r"|\b(?:my|this|the) (?:machine|computer|laptop|pc|system) (?:has|have) no (?:NVIDIA |dedicated )?(?:GPU|graphics card)\b",
     re.IGNORECASE | re.MULTILINE,
+)
+# The machine slept and woke before CUDA failed ("after sleep", "resumed from suspend", "standby", "hibernation"):
+# the driver's unified-memory state (nvidia_uvm) is what suspend/resume leaves broken.
+_SUSPEND_SAID = re.compile(
+    r"\bsuspend(?:ed|ing|s)?\b|\bhibernat(?:e|ed|es|ion|ing)\b|\bstandby\b"
+    r"|\bafter\s+(?:[a-z]+\s+){0,2}(?:sleep|sleeping|resume|resuming|waking\s+up|wake\s*up)\b(?!\s*\()"
+    r"|\b(?:wak(?:e|es|ing)|woke)\s+(?:up\s+)?from\s+(?:sleep|suspend)",
+    re.IGNORECASE,
 )
 _KUBERNETES_SAID = re.compile(
     r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\b(?:GKE|EKS|AKS)\b", re.IGNORECASE
@@ -353,6 +362,9 @@ def read_cues(g: Gathered, text: str) -> None:
         runtime = "kubernetes" if _KUBERNETES_SAID.search(head) else "podman" if _PODMAN_SAID.search(head) else "docker"
         line = next((x for x in lines if _CONTAINER_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, CONTAINER_SAID, f"run inside a {runtime} container (the text says so)", line[:MAX_LINE])
+    if m := _SUSPEND_SAID.search(text[:1_000_000]):
+        line = next((x for x in lines if _SUSPEND_SAID.search(x[:MAX_LINE])), m.group(0))
+        _cue(g, SUSPEND_SAID, "the machine slept and woke (suspend/resume) before it failed", line[:MAX_LINE])
     if (m := _OTHER_GPU.search(text[:1_000_000])) and not _NVIDIA_NAMED.search(text[:1_000_000]):
         line = next((x for x in lines if _OTHER_GPU.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
