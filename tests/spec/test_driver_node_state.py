@@ -56,3 +56,39 @@ def test_suspend_said_adds_how_to_keep_it():
 def test_not_said_on_wsl_or_with_the_driver_unreachable_or_another_number(text):
     """cuda-init-unknown.md: "Not said on WSL 2 or Windows ..., or where nvidia-smi failed too"."""
     assert not _found(text)
+
+
+def _wsl_memory(text: str) -> list:
+    snap = validate_snapshot(read_pasted([Source("report.txt", text)]), "report")
+    return [f for f in diagnose(ReplayHost(snap)).findings if f.code == "wsl-memory-limit"]
+
+
+@pytest.mark.parametrize(
+    "killed",
+    [
+        "Killed",
+        "[1]+  Killed                  python train.py",
+        "zsh: killed     python server.py --model big",
+        "[ 812.55] Out of memory: Killed process 4242 (python) total-vm:41234567kB",
+    ],
+)
+@states("wsl-memory-limit", FIRES)
+def test_each_documented_kill_line_inside_wsl2_fires(killed):
+    """wsl-memory-limit.md: "one of the lines above, and the report is WSL 2"."""
+    [f] = _wsl_memory("Ubuntu 22.04 on WSL2\nLoading model ...\n" + killed + "\n")
+    argvs = [c.words for c in f.remediation.commands]
+    assert argvs[0] == ("free", "-g") and argvs[-1] == ("wsl.exe", "--shutdown")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ubuntu 22.04\nLoading model ...\nKilled\n",  # native Linux
+        "Ubuntu 22.04 on WSL2\nLoading model ...\nthe model killed my patience but loaded\n",  # no kill line
+        "Ubuntu under WSL 1\nLoading model ...\nKilled\n",  # WSL 1
+    ],
+)
+@states("wsl-memory-limit", QUIET)
+def test_not_said_on_native_linux_wsl1_or_without_a_kill(text):
+    """wsl-memory-limit.md: "Not said on native Linux ..., or on WSL 1"."""
+    assert not _wsl_memory(text)

@@ -952,6 +952,51 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_reported_wsl_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A program killed by SIGKILL inside WSL 2 (gpudoctor.pasted.cues, KILLED_SAID): WSL 2 is a virtual machine
+    that gets part of the host's memory (by default half of it on current builds, 80% on builds before 20175:
+    Microsoft's "Advanced settings configuration in WSL", the [wsl2] memory and swap keys of %UserProfile%\\.wslconfig),
+    so a model that loads on Windows itself can be killed by the VM's out-of-memory killer while it passes through
+    system RAM on its way to the GPU. GPU memory flags do not change it; the VM's memory and swap do."""
+    from gpudoctor.cmdline import Placeholder
+    from gpudoctor.facts import KILLED_SAID
+
+    killed = next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == KILLED_SAID), None)
+    if killed is None or facts.platform.wsl != 2:
+        return
+    yield Finding(
+        "wsl-memory-limit",
+        Severity.ERROR,
+        "platform",
+        "a program was killed inside WSL 2: the virtual machine's memory limit",
+        "The shell reports the program killed (SIGKILL), which inside WSL 2 is most often the Linux out-of-memory "
+        "killer: WSL 2 gets only part of the host's RAM (half by default on current builds), and a model passes "
+        "through system RAM before it reaches the GPU. Flags that limit GPU memory do not help; a larger memory "
+        "limit and swap for WSL's VM (%UserProfile%\\.wslconfig on Windows) do.",
+        (ev("pasted", killed),),
+        Remediation(
+            "Check that memory was the reason, then give WSL's VM more memory and swap in %UserProfile%\\.wslconfig "
+            "(seen from WSL under /mnt/c/Users/<you>/), restart WSL and run the program again.",
+            (
+                Cmd(("free", "-g"), note="the memory WSL's VM got"),
+                Cmd(
+                    ("dmesg",),
+                    root=True,
+                    pipe=("grep", "-i", "-E", "killed process|out of memory"),
+                    note="right after the kill: the out-of-memory killer names the program",
+                ),
+                Cmd(
+                    ("printf", "%s\\n", "[wsl2]", Placeholder("memory-setting"), Placeholder("swap-setting")),
+                    pipe=("tee", "-a", Placeholder("wslconfig-path")),
+                    note="e.g. memory=24GB (below the host's RAM) and swap=32GB, into /mnt/c/Users/<you>/.wslconfig",
+                ),
+                Cmd(("wsl.exe", "--shutdown"), note="restarts WSL's VM with the new limit; open it again, check free -g"),
+            ),
+            component="platform",
+        ),
+    )
+
+
 def check_reported_smi_other_release(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """A pasted nvidia-smi header whose own version is another Linux driver release than the `Driver Version` it reads
     from the kernel module (gpudoctor.pasted.cues, SMI_OTHER_RELEASE), with `CUDA Version: N/A`: the nvidia-smi and
@@ -1222,6 +1267,7 @@ CHECKS = (
     Check("reported-jax", "frameworks", ("jax-plugin-mismatch",), check_reported_jax, ("pasted",)),
     Check("reported-wsl", "platform", ("wsl-linux-driver-installed",), check_reported_wsl, ("pasted",)),
     Check("reported-lost", "health", ("gpu-lost",), check_reported_lost, ("pasted",)),
+    Check("reported-wsl-memory", "platform", ("wsl-memory-limit",), check_reported_wsl_memory, ("pasted",)),
     Check("reported-smi-other-release", "driver", ("driver-library-mismatch",), check_reported_smi_other_release, ("pasted",)),
     # Last: it reads what every other check found.
     Check("reported-unexplained", "doctor", (UNEXPLAINED,), check_reported_unexplained, ("pasted",), after_others=True),

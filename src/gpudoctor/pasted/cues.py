@@ -24,6 +24,7 @@ from gpudoctor.facts import (
     CONTAINER_SAID,
     EXTENSION_NAMED,
     IMAGE_RUN,
+    KILLED_SAID,
     NO_GPU_SAID,
     NO_NVIDIA_GPU,
     NO_PYTHON,
@@ -183,6 +184,12 @@ _SUSPEND_SAID = re.compile(
     r"|\b(?:wak(?:e|es|ing)|woke)\s+(?:up\s+)?from\s+(?:sleep|suspend)",
     re.IGNORECASE,
 )
+# A program the kernel killed: bash's job report is the signal's description alone ("Killed", glibc's strsignal for
+# SIGKILL; "[1]+  Killed  python x.py" for a background job), zsh's "zsh: killed  python x.py", the kernel log's
+# "Out of memory: Killed process 1234 (python)". SIGKILL from nobody else is most often the out-of-memory killer.
+_KILLED = re.compile(
+    r"^\s*(?:\[\d+\]\+?\s+)?Killed(?:\s+\S.{0,300})?\s*$|^\s*(?:zsh|bash|sh): killed\s|\bOut of memory: Kill(?:ed)? process\b"
+)
 _KUBERNETES_SAID = re.compile(
     r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\b(?:GKE|EKS|AKS)\b", re.IGNORECASE
 )
@@ -339,6 +346,8 @@ def read_cues(g: Gathered, text: str) -> None:
             else:
                 # A Linux driver of another release: an nvidia-smi binary left from (or copied from) another driver.
                 _cue(g, SMI_OTHER_RELEASE, f"nvidia-smi {m.group('smi')} beside kernel driver {m.group('driver')}", line)
+        if _KILLED.search(line):
+            _cue(g, KILLED_SAID, "the kernel killed the program (SIGKILL): most often out of memory", line)
         if _WSL_LIB.search(line):
             g.wsl_said = True
             _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
