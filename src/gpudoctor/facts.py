@@ -380,6 +380,15 @@ NO_PYTHON = "a compiled program, no Python"
 # The cue the pasted reader sets where the text says the machine is a cluster's ("our HPC", "HPC3", a login node,
 # `module load`) without showing its scheduler; gpudoctor.planner.remedy.cluster_node reads it.
 CLUSTER_SAID = "a cluster named as where it ran"
+# The cue the pasted reader sets where an nvidia-smi header names another Linux driver release than its `Driver Version`
+# (an old nvidia-smi first on PATH, or copied in): gpudoctor.checks.reported.check_reported_smi_other_release reads it.
+SMI_OTHER_RELEASE = "nvidia-smi of another driver release"
+# The cue the pasted reader sets where the text says the machine slept and woke (suspend, standby, "after sleep"):
+# gpudoctor.checks.catalogued.check_cuda_init_unknown reads it.
+SUSPEND_SAID = "the machine suspended and resumed"
+# The cue the pasted reader sets where the shell reported its program killed by SIGKILL (bash's bare "Killed", zsh's
+# "zsh: killed ...") or the kernel's out-of-memory killer named it: gpudoctor.checks.reported.check_reported_wsl_memory.
+KILLED_SAID = "a program killed by SIGKILL"
 # The cue the pasted reader sets where the reporter administers the cluster ("our cgroup.conf", "I am the admin"): the
 # administrators' changes are then theirs to make, not something to ask others for (gpudoctor.planner.cluster).
 ADMIN_SAID = "the reporter administers the machine"

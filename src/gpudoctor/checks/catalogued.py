@@ -1228,6 +1228,80 @@ def check_ptx_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]
     )
 
 
+def _init_unknown(facts: Facts) -> list:
+    """The pasted lines where CUDA's first call failed with cudaErrorUnknown / CUDA_ERROR_UNKNOWN (999): PyTorch's
+    "CUDA unknown error", Ollama's "cudart init failure: 999", cuInit's CUDA_ERROR_UNKNOWN."""
+    return (
+        _said(facts, "cuda-init-unknown")
+        + [e for e in _said(facts, "cudart-init-failure") if e.get("code") == "999"]
+        + [e for e in _said(facts, "cuinit-failed") if e.get("error") == "CUDA_ERROR_UNKNOWN"]
+    )
+
+
+def check_cuda_init_unknown(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA's first call answering 999 (unknown) on Linux, where the driver itself answers (nvidia-smi failed is a
+    driver fault others name): the driver's unified-memory module, nvidia_uvm, is loaded and unusable, most often
+    after suspend/resume (the GPU's memory is not preserved across it unless NVreg_PreserveVideoMemoryAllocations=1
+    and NVIDIA's suspend services are on: NVIDIA's driver README, "Configuring Power Management Support"). Reloading
+    nvidia_uvm while no CUDA program holds it restores CUDA without a reboot (ollama/ollama docs/gpu.md @074d639b, "Linux
+    Suspend Resume"; pytorch/pytorch#88639). Not on WSL 2 or Windows, whose driver is Windows'."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.facts import SUSPEND_SAID
+    from gpudoctor.planner.remedy import container_of, reboot
+
+    said = _init_unknown(facts)
+    system = (facts.platform.system or "").lower()
+    if not said or facts.platform.wsl or system.startswith("win") or facts.driver.smi_error:
+        return
+    slept = next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == SUSPEND_SAID), None)
+    container = container_of(facts)
+    prevent = Remediation(
+        "To keep it from recurring after suspend: have the driver save the GPU's memory across suspend "
+        "(NVreg_PreserveVideoMemoryAllocations=1) with NVIDIA's suspend and resume services enabled, then reboot once.",
+        (
+            Cmd(
+                ("printf", "%s\\n", "options nvidia NVreg_PreserveVideoMemoryAllocations=1"),
+                pipe=("sudo", "tee", "/etc/modprobe.d/nvidia-power-management.conf"),
+            ),
+            Cmd(
+                ("systemctl", "enable", "nvidia-suspend.service", "nvidia-hibernate.service", "nvidia-resume.service"), root=True
+            ),
+            *reboot(facts),
+        ),
+        requires_root=True,
+        component="driver",
+    )
+    yield Finding(
+        "cuda-init-unknown",
+        Severity.ERROR,
+        "driver",
+        "CUDA cannot start: its first call fails with an unknown error (999)"
+        + (" after the machine suspended and resumed" if slept else ""),
+        "CUDA's first call answered cudaErrorUnknown (999), so every program falls back to the CPU or sees no GPU. The "
+        "driver is installed; what fails is its unified-memory module (nvidia_uvm), "
+        + (
+            "left unusable by the suspend/resume the text describes. "
+            if slept
+            else "most often left unusable by a suspend/resume, or missing its /dev/nvidia-uvm node. "
+        )
+        + "It is not the CUDA toolkit or the program's CUDA libraries: reinstalling them changes nothing.",
+        tuple(ev("pasted", e.line) for e in said[:2]) + ((ev("pasted", slept),) if slept else ()),
+        Remediation(
+            "Stop every program that uses the GPU (the service or notebook that failed, containers using it), then "
+            "reload nvidia_uvm and start the program again; a reboot does the same.",
+            (
+                Cmd(("lsmod",), pipe=("grep", "nvidia_uvm"), note="its 'Used by' count must be 0 before it can unload"),
+                Cmd(("rmmod", "nvidia_uvm"), root=True),
+                Cmd(("modprobe", "nvidia_uvm"), root=True),
+            ),
+            requires_root=True,
+            component="driver",
+            where="the host" if container else "",
+            alternative=prevent if slept and not container else None,
+        ),
+    )
+
+
 CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
@@ -1266,4 +1340,5 @@ CHECKS = (
         check_ptxas_messages,
         ("pasted",),
     ),
+    Check("catalogued-cuda-init-unknown", "driver", ("cuda-init-unknown",), check_cuda_init_unknown, ("pasted",)),
 )

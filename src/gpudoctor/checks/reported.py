@@ -952,6 +952,114 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_reported_wsl_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A program killed by SIGKILL inside WSL 2 (gpudoctor.pasted.cues, KILLED_SAID): WSL 2 is a virtual machine
+    that gets part of the host's memory (by default half of it on current builds, 80% on builds before 20175:
+    Microsoft's "Advanced settings configuration in WSL", the [wsl2] memory and swap keys of %UserProfile%\\.wslconfig),
+    so a model that loads on Windows itself can be killed by the VM's out-of-memory killer while it passes through
+    system RAM on its way to the GPU. GPU memory flags do not change it; the VM's memory and swap do."""
+    from gpudoctor.cmdline import Placeholder
+    from gpudoctor.facts import KILLED_SAID
+
+    killed = next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == KILLED_SAID), None)
+    if killed is None or facts.platform.wsl != 2:
+        return
+    yield Finding(
+        "wsl-memory-limit",
+        Severity.ERROR,
+        "platform",
+        "a program was killed inside WSL 2: the virtual machine's memory limit",
+        "The shell reports the program killed (SIGKILL), which inside WSL 2 is most often the Linux out-of-memory "
+        "killer: WSL 2 gets only part of the host's RAM (half by default on current builds), and a model passes "
+        "through system RAM before it reaches the GPU. Flags that limit GPU memory do not help; a larger memory "
+        "limit and swap for WSL's VM (%UserProfile%\\.wslconfig on Windows) do.",
+        (ev("pasted", killed),),
+        Remediation(
+            "Check that memory was the reason, then give WSL's VM more memory and swap in %UserProfile%\\.wslconfig "
+            "(seen from WSL under /mnt/c/Users/<you>/), restart WSL and run the program again.",
+            (
+                Cmd(("free", "-g"), note="the memory WSL's VM got"),
+                Cmd(
+                    ("dmesg",),
+                    root=True,
+                    pipe=("grep", "-i", "-E", "killed process|out of memory"),
+                    note="right after the kill: the out-of-memory killer names the program",
+                ),
+                Cmd(
+                    ("printf", "%s\\n", "[wsl2]", Placeholder("memory-setting"), Placeholder("swap-setting")),
+                    pipe=("tee", "-a", Placeholder("wslconfig-path")),
+                    note="e.g. memory=24GB (below the host's RAM) and swap=32GB, into /mnt/c/Users/<you>/.wslconfig",
+                ),
+                Cmd(("wsl.exe", "--shutdown"), note="restarts WSL's VM with the new limit; open it again, check free -g"),
+            ),
+            component="platform",
+        ),
+    )
+
+
+def check_reported_smi_other_release(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A pasted nvidia-smi header whose own version is another Linux driver release than the `Driver Version` it reads
+    from the kernel module (gpudoctor.pasted.cues, SMI_OTHER_RELEASE), with `CUDA Version: N/A`: the nvidia-smi and
+    CUDA driver library (libcuda) this shell finds are not the loaded driver's. An old driver tree or module first on
+    PATH/LD_LIBRARY_PATH, or user-space libraries a driver update left behind; the commands in the same shell (a job
+    like the failing one, on a cluster) decide which. Without `N/A` an nvidia-smi copied from a nearby release still
+    reads the driver (a container's ./nvidia-smi): no finding."""
+    from gpudoctor.checks.driver import check_library_mismatch
+    from gpudoctor.facts import SMI_OTHER_RELEASE
+    from gpudoctor.planner.cluster import cluster_node
+
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == SMI_OTHER_RELEASE), None)
+    line = (cue or {}).get("line") or ""
+    if cue is None or facts.platform.wsl or not _CUDA_NA.search(line):
+        return
+    if _emits(check_library_mismatch, facts, ctx, "driver-library-mismatch"):
+        return
+    m = _SMI_HEADER.search(line)
+    smi, kernel = (m.group(1), m.group(2)) if m else ("another release", "the loaded module's")
+    cluster = cluster_node(facts)
+    place = "in a job submitted like the failing one" if cluster else "in the shell the failing program ran in"
+    yield Finding(
+        "driver-library-mismatch",
+        Severity.ERROR,
+        "driver",
+        "the loaded NVIDIA kernel module and the user-space driver library are different versions",
+        f"The nvidia-smi that ran is version {smi} while the loaded kernel module is {kernel}, and it reports 'CUDA "
+        "Version: N/A': the CUDA driver library (libcuda) it looks for is missing or unusable, so CUDA programs there "
+        "see no GPU. The user-space driver this shell finds is not the loaded driver's: an old driver tree or "
+        "environment module first on PATH or LD_LIBRARY_PATH (unload it), or libraries a driver update left behind "
+        + (
+            "(the cluster administrators' to fix)." if cluster else "(reinstall the driver's user-space of the module's version)."
+        ),
+        (ev("pasted", line),),
+        Remediation(
+            f"Run these {place}: which nvidia-smi and libcuda come first, and what the kernel module is. A {smi} file "
+            f"first on PATH or LD_LIBRARY_PATH is the stale tree to remove from them; only {kernel} libraries "
+            "present but unused, or none at all, is the node's user-space to repair"
+            + (" (ask the administrators)." if cluster else "."),
+            (
+                Cmd(("which", "-a", "nvidia-smi"), note="every nvidia-smi on PATH: the first one runs"),
+                Cmd(("cat", "/proc/driver/nvidia/version"), note="the kernel module loaded now"),
+                Cmd(
+                    ("ldconfig", "-p"),
+                    pipe=("grep", "-E", "libcuda.so|libnvidia-ml.so"),
+                    note=f"whether a {kernel} libcuda.so.1 is there",
+                ),
+                Cmd(("printenv", "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES"), note="an old driver tree first"),
+                *(
+                    (Cmd(("module", "list"), note="a loaded CUDA or driver module that puts older files first"),)
+                    if cluster
+                    else ()
+                ),
+            ),
+            component="driver",
+        ),
+    )
+
+
+_CUDA_NA = LazyPattern(r"CUDA Version:\s*N/A")
+_SMI_HEADER = LazyPattern(r"NVIDIA-SMI\s+(\d[\d.]*)\s+Driver Version:\s*(\d[\d.]*)")
+
+
 _NVRM_BUS = LazyPattern(r"(?:PCI:)?\b([0-9A-Fa-f]{4}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})(?:\.([0-7]))?")
 
 
@@ -1159,6 +1267,8 @@ CHECKS = (
     Check("reported-jax", "frameworks", ("jax-plugin-mismatch",), check_reported_jax, ("pasted",)),
     Check("reported-wsl", "platform", ("wsl-linux-driver-installed",), check_reported_wsl, ("pasted",)),
     Check("reported-lost", "health", ("gpu-lost",), check_reported_lost, ("pasted",)),
+    Check("reported-wsl-memory", "platform", ("wsl-memory-limit",), check_reported_wsl_memory, ("pasted",)),
+    Check("reported-smi-other-release", "driver", ("driver-library-mismatch",), check_reported_smi_other_release, ("pasted",)),
     # Last: it reads what every other check found.
     Check("reported-unexplained", "doctor", (UNEXPLAINED,), check_reported_unexplained, ("pasted",), after_others=True),
 )

@@ -24,10 +24,13 @@ from gpudoctor.facts import (
     CONTAINER_SAID,
     EXTENSION_NAMED,
     IMAGE_RUN,
+    KILLED_SAID,
     NO_GPU_SAID,
     NO_NVIDIA_GPU,
     NO_PYTHON,
     NOTEBOOK_SAID,
+    SMI_OTHER_RELEASE,
+    SUSPEND_SAID,
 )
 from gpudoctor.parsers.error_texts import classify_error_text
 
@@ -63,6 +66,17 @@ _PYTHON_SAID = re.compile(
 # A Python traceback's frame in a file on a drive letter ('File "C:\\Users\\...\\x.py", line 3'): Python ran on Windows.
 _WIN_FRAME = re.compile(r'^\s*File "[A-Za-z]:\\[^"\n]{1,400}", line \d+')
 _SMI_PAIR = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d+\.\d+(?:\.\d+)?)\s+Driver Version:\s*(?P<driver>\d+\.\d+(?:\.\d+)?)")
+# NVIDIA's Windows drivers are numbered <branch>.<two digits> (551.61, 572.16), a branch after the Linux release of
+# the same driver that WSL's nvidia-smi names (550.54.10 beside 551.61, 470.57.02 beside the 510.06 preview). A
+# Linux driver beside an nvidia-smi of another release (440.59 beside 550.100, 390.48 beside 390.59) is no WSL.
+_WINDOWS_DRIVER = re.compile(r"\d{3}\.\d{2}")
+
+
+def windows_driver_beside(smi: str, driver: str) -> bool:
+    """Whether an nvidia-smi header's `Driver Version` is a Windows driver seen from WSL beside its Linux nvidia-smi."""
+    return bool(_WINDOWS_DRIVER.fullmatch(driver)) and int(driver.split(".")[0]) > int(smi.split(".")[0])
+
+
 _PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(
@@ -170,6 +184,20 @@ _NO_GPU_SAID = re.compile(
     r"(?![ \t]+(?:issues?|problems?|errors?|support|acceleration|access|usage|memory|drivers?|working)\b)"
     r"|\b(?:my|this|the) (?:machine|computer|laptop|pc|system) (?:has|have) no (?:NVIDIA |dedicated )?(?:GPU|graphics card)\b",
     re.IGNORECASE | re.MULTILINE,
+)
+# The machine slept and woke before CUDA failed ("after sleep", "resumed from suspend", "standby", "hibernation"):
+# the driver's unified-memory state (nvidia_uvm) is what suspend/resume leaves broken.
+_SUSPEND_SAID = re.compile(
+    r"\bsuspend(?:ed|ing|s)?\b|\bhibernat(?:e|ed|es|ion|ing)\b|\bstandby\b"
+    r"|\bafter\s+(?:[a-z]+\s+){0,2}(?:sleep|sleeping|resume|resuming|waking\s+up|wake\s*up)\b(?!\s*\()"
+    r"|\b(?:wak(?:e|es|ing)|woke)\s+(?:up\s+)?from\s+(?:sleep|suspend)",
+    re.IGNORECASE,
+)
+# A program the kernel killed: bash's job report is the signal's description alone ("Killed", glibc's strsignal for
+# SIGKILL; "[1]+  Killed  python x.py" for a background job), zsh's "zsh: killed  python x.py", the kernel log's
+# "Out of memory: Killed process 1234 (python)". SIGKILL from nobody else is most often the out-of-memory killer.
+_KILLED = re.compile(
+    r"^\s*(?:\[\d+\]\+?\s+)?Killed(?:\s+\S.{0,300})?\s*$|^\s*(?:zsh|bash|sh): killed\s|\bOut of memory: Kill(?:ed)? process\b"
 )
 _KUBERNETES_SAID = re.compile(
     r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\b(?:GKE|EKS|AKS)\b", re.IGNORECASE
@@ -318,11 +346,17 @@ def read_cues(g: Gathered, text: str) -> None:
         elif g.system is None and _WIN_FRAME.match(line):  # once: a traceback has many frames
             _windows(g, "a traceback frame in a Windows file", line)
         if (m := _SMI_PAIR.search(line)) and m.group("smi") != m.group("driver"):
-            # On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux nvidia-smi
-            # reports the Windows driver, a different release.
-            g.wsl = True
-            g.wsl_said = True
-            _cue(g, "NVIDIA-SMI and Driver Version differ", "WSL 2 (the Windows driver seen from Linux)", line)
+            if windows_driver_beside(m.group("smi"), m.group("driver")):
+                # On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux nvidia-smi
+                # reports the Windows driver, a different release.
+                g.wsl = True
+                g.wsl_said = True
+                _cue(g, "NVIDIA-SMI and Driver Version differ", "WSL 2 (the Windows driver seen from Linux)", line)
+            else:
+                # A Linux driver of another release: an nvidia-smi binary left from (or copied from) another driver.
+                _cue(g, SMI_OTHER_RELEASE, f"nvidia-smi {m.group('smi')} beside kernel driver {m.group('driver')}", line)
+        if _KILLED.search(line):
+            _cue(g, KILLED_SAID, "the kernel killed the program (SIGKILL): most often out of memory", line)
         if _WSL_LIB.search(line):
             g.wsl_said = True
             _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
@@ -346,6 +380,9 @@ def read_cues(g: Gathered, text: str) -> None:
         runtime = "kubernetes" if _KUBERNETES_SAID.search(head) else "podman" if _PODMAN_SAID.search(head) else "docker"
         line = next((x for x in lines if _CONTAINER_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, CONTAINER_SAID, f"run inside a {runtime} container (the text says so)", line[:MAX_LINE])
+    if m := _SUSPEND_SAID.search(text[:1_000_000]):
+        line = next((x for x in lines if _SUSPEND_SAID.search(x[:MAX_LINE])), m.group(0))
+        _cue(g, SUSPEND_SAID, "the machine slept and woke (suspend/resume) before it failed", line[:MAX_LINE])
     if (m := _OTHER_GPU.search(text[:1_000_000])) and not _NVIDIA_NAMED.search(text[:1_000_000]):
         line = next((x for x in lines if _OTHER_GPU.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
