@@ -110,3 +110,17 @@ def replace(obj, **changes):
     return dataclasses.replace(
         obj, **{k: dataclasses.replace(getattr(obj, k), **v) if isinstance(v, dict) else v for k, v in changes.items()}
     )
+
+
+def pasted_findings(text: str) -> dict:
+    """What gpudoctor finds in a pasted report, by code (no internal error allowed)."""
+    from gpudoctor.pasted import Source, read_pasted
+
+    r = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not r.internal_errors, r.internal_errors
+    return {f.code: f for f in r.findings}
+
+
+def argv_of(finding) -> list[tuple[str, ...]]:
+    """The argv of each command of a finding's remediation (prose lines left out)."""
+    return [cmd.argv for cmd in finding.remediation.commands if hasattr(cmd, "argv")]

@@ -11,21 +11,11 @@ can build (detectron2's default branch needs Python 3.7, v0.6 builds on 3.6).
 
 from __future__ import annotations
 
-from gpudoctor.doctor import diagnose
-from gpudoctor.host.replay import ReplayHost
-from gpudoctor.host.snapshot import validate_snapshot
-from gpudoctor.pasted import Source, read_pasted
+from tests.spec.machine import argv_of, pasted_findings
 from tests.spec.registry import FIRES, QUIET, states
 
-
-def _codes(text: str) -> dict:
-    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
-    assert not report.internal_errors, report.internal_errors
-    return {f.code: f for f in report.findings}
-
-
-def _argv(finding) -> list[tuple[str, ...]]:
-    return [cmd.argv for cmd in finding.remediation.commands if hasattr(cmd, "argv")]
+_codes = pasted_findings
+_argv = argv_of
 
 
 @states("companion-torch-mismatch", QUIET)

@@ -11,6 +11,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
+from tests.spec.machine import argv_of, pasted_findings
 from tests.spec.registry import FIRES, QUIET, states
 
 NUMPY2 = (
@@ -25,14 +26,8 @@ XFORMERS = (
 )
 
 
-def _codes(text: str) -> dict:
-    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
-    assert not report.internal_errors, report.internal_errors
-    return {f.code: f for f in report.findings}
-
-
-def _argv(finding) -> list[tuple[str, ...]]:
-    return [cmd.argv for cmd in finding.remediation.commands if hasattr(cmd, "argv")]
+_codes = pasted_findings
+_argv = argv_of
 
 
 @states("numpy-abi-mismatch", FIRES)
