@@ -73,6 +73,8 @@ class Bug:
     patch: Path
     # file (relative to the tree) -> the original lines the patch changes or inserts beside
     lines: dict[str, set[int]] = field(default_factory=dict)
+    # per hunk: (file, the line its header names, its old side's lines, the lines of `lines` it contributes)
+    hunks: list[tuple[str, int, tuple[str, ...], set[int]]] = field(default_factory=list)
 
 
 def read_bug(patch: Path) -> Bug:
@@ -91,20 +93,48 @@ def read_bug(patch: Path) -> Bug:
         hunk = HUNK.match(line)
         if hunk:
             old, replacing = int(hunk.group(1)), False
+            block: list[str] = []
+            changed: set[int] = set()
+            bug.hunks.append((current, old, (), changed))
             continue
         if not current or old == 0:
             continue
         if line.startswith("-"):
-            bug.lines[current].add(old)
+            changed.add(old)
+            block.append(line[1:])
             old += 1
             replacing = True
         elif line.startswith("+"):
             if not replacing:  # a pure insertion: the lines around it are what it changes
-                bug.lines[current].update({old - 1, old})
+                changed.update({old - 1, old})
         elif line.startswith(" "):
+            block.append(line[1:])
             old += 1
             replacing = False
+        else:
+            continue
+        bug.lines[current].update(changed)
+        rel, start, _, _ = bug.hunks[-1]
+        bug.hunks[-1] = (rel, start, tuple(block), changed)
     return bug
+
+
+def place(bug: Bug, tree: Path) -> Bug:
+    """The bug with each hunk's lines where its old side stands in `tree` (the nearest match to the line its header
+    names), as `patch` applies it: a patch written before the file grew applies at an offset, and the trace knows the
+    lines of the tree, so the stated lines would select the tests of other code. A hunk found nowhere keeps its lines
+    (the patch then does not apply)."""
+    placed = Bug(bug.name, bug.patch, {rel: set() for rel in bug.lines}, list(bug.hunks))
+    texts: dict[str, list[str]] = {}
+    for rel, start, block, changed in bug.hunks:
+        if rel not in texts:
+            path = tree / rel
+            texts[rel] = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+        lines, n = texts[rel], len(block)
+        at = [i + 1 for i in range(len(lines) - n + 1) if tuple(lines[i : i + n]) == block] if n else []
+        shift = min((a - start for a in at), key=abs, default=0)
+        placed.lines[rel].update(line + shift for line in changed)
+    return placed
 
 
 def select_tests(bug: Bug, cov: dict) -> list[str] | None:
@@ -225,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
-    bugs = [read_bug(p) for p in sorted(args.bugs.resolve().glob("*.patch"))]
+    bugs = [place(read_bug(p), ROOT) for p in sorted(args.bugs.resolve().glob("*.patch"))]
     if args.only:
         bugs = [b for b in bugs if b.name in set(args.only)]
     mutate.TESTS = suite(ROOT)  # the coverage pass runs this suite

@@ -291,6 +291,21 @@ def test_an_idle_gpu_or_display_processes_alone_are_not_shared():
     assert judged(replace(facts, driver={"gpus": display, "smi_gpus": display, "nvml_gpus": ()}), "tf-preallocates") == []
 
 
+@pytest.mark.parametrize(("slug", "code"), [(TFJOB, "tf-preallocates"), (JAXNB, "jax-preallocates")])
+@states("tf-preallocates", FIRES)
+@states("jax-preallocates", FIRES)
+def test_a_process_nvml_lists_without_a_type_makes_a_gpu_shared(slug, code):
+    """tf-preallocates.md: "nvidia-smi type `C` or `C+G`, or any process NVML lists (NVML lists compute processes
+    only)"; jax-preallocates.md: "(type C or C+G, or NVML-listed)". A process NVML lists carries no type: it counts as
+    compute."""
+    facts = facts_of(slug)
+    untyped = tuple(
+        dataclasses.replace(g, processes=tuple(dataclasses.replace(p, type=None) for p in g.processes)) for g in facts.driver.gpus
+    )
+    assert any(g.processes for g in untyped)
+    assert len(judged(replace(facts, driver={"gpus": untyped, "smi_gpus": (), "nvml_gpus": untyped}), code)) == 1
+
+
 # --- nvidia-wheels-conflict -------------------------------------------------------------------------------
 WHEELS = "rtx4090-nvidia-wheels-cu11-and-cu12"  # nvidia-cudnn-cu11 8.5.0.96 beside nvidia-cudnn-cu12 8.9.2.26
 

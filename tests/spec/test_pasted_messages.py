@@ -296,6 +296,25 @@ def test_ctranslate2_with_the_driver_not_shown_keeps_the_driver_route():
     assert not any("ctranslate2" in " ".join(a) for f in codes.values() for a in _argv(f))
 
 
+def test_a_librarys_build_of_a_cuda_major_is_its_newest():
+    """checks/libraries.py: "The matrix's build of `package`: the one `version` is, else the newest of that CUDA (and
+    cuDNN) major." compat_matrix/libraries.toml lists each package's builds oldest first: CTranslate2 for CUDA 12 is
+    the 4.5 build (cuDNN 9), not 4.0-4.5 (cuDNN 8), unless cuDNN 8 is asked for or a 4.4 release named."""
+    from gpudoctor.checks.libraries import _build
+    from gpudoctor.planner.context import Context
+
+    ctx = Context()
+    builds = ctx.matrix.library_builds_of("ctranslate2")
+    assert [(b.since, b.cudnn) for b in builds if b.cuda == 12] == [("4.0", 8), ("4.5", 9)]
+    newest = _build(ctx, "ctranslate2", cuda=12)
+    assert newest is not None and (newest.since, newest.cudnn) == ("4.5", 9)
+    assert [getattr(_build(ctx, "ctranslate2", cuda=12, cudnn=8), "pin", None)] == ["4.4.0"]
+    for package in {b.package for b in ctx.matrix.library_builds}:
+        for cuda in {b.cuda for b in ctx.matrix.library_builds_of(package)}:
+            last = [b for b in ctx.matrix.library_builds_of(package) if b.cuda == cuda][-1]
+            assert _build(ctx, package, cuda=cuda) == last, (package, cuda)
+
+
 @states("nvidia-wheels-conflict", FIRES)
 def test_cupys_multiple_packages_warning_uninstalls_all_and_keeps_the_cuda_build():
     f = _codes(_plans2("129"))["nvidia-wheels-conflict"]  # rapidsai/cugraph#3057: conda cupy + pip cupy-cuda11x

@@ -63,6 +63,7 @@ HOSTILE = [
     "\\'",
     "'\\''",
     "=",
+    "=printargs",  # zsh expands a bare =cmd to the path of cmd
     "x=y",
     # fish reads \\ and \' as escapes inside single quotes: each must stay a plain character.
     "/usr\\';touch PWNED;#",
@@ -76,6 +77,13 @@ _ALPHABET = "abcXYZ019 \t'\"\\$`!#&|;<>(){}[]*?~=%^,.:/@+-_\u2019\u00e9\\\\''"
 random.seed(1234)
 GENERATED = ["".join(random.choice(_ALPHABET) for _ in range(random.randint(1, 12))).replace("\t", " ") for _ in range(150)]
 VALUES = HOSTILE + GENERATED
+
+
+def test_a_word_starting_with_equals_is_quoted_and_one_holding_it_is_not():
+    """cmdline.quote_posix: "zsh expands a word that starts with "=" (=cmd is the path of cmd): quote those too."
+    An "=" inside a word (x=y, --index=1) expands in no shell and stays bare."""
+    values = ("=nvcc", "=python3", "=printargs", "x=y", "--index=1")
+    assert [quote_posix(v) for v in values] == ["'=nvcc'", "'=python3'", "'=printargs'", "x=y", "--index=1"]
 
 
 def _stub_dir(tmp_path):

@@ -69,6 +69,25 @@ def test_reads_what_the_link_editor_wrote(built):
 
 
 @needs_cc
+@pytest.mark.parametrize(
+    "z, nodeflib",
+    [
+        (("nodefaultlib",), True),
+        (("nodefaultlib", "now", "origin"), True),  # DF_1_NOW | DF_1_ORIGIN | DF_1_NODEFLIB = 0x809
+        (("now", "origin"), False),
+        ((), False),
+    ],
+)
+def test_nodeflib_is_its_bit_of_the_flags_whatever_else_is_set(tmp_path, z, nodeflib):
+    """elf.py: "DF_1_NODEFLIB = 0x800  # "-z nodeflib": the ldconfig cache and the default directories are not
+    searched" - one bit of DT_FLAGS_1, which holds the object's other -z flags beside it (GNU ld spells it
+    nodefaultlib)."""
+    (tmp_path / "f.c").write_text("int f(void) { return 1; }\n")
+    _cc(tmp_path, "-shared", "-fPIC", "-o", "libf.so", "f.c", *(f"-Wl,-z,{flag}" for flag in z))
+    assert read_dynamic_file(str(tmp_path / "libf.so")).nodeflib is nodeflib
+
+
+@needs_cc
 def test_agrees_with_readelf(built):
     readelf = shutil.which("readelf")
     if readelf is None:

@@ -121,3 +121,22 @@ def test_reuse_coverage_reports_a_bug_outside_the_trace_as_untraced(tmp_path: Pa
     assert [(b["bug"], b["outcome"], b["tests"]) for b in doc["bugs"]] == [("001-x", "untraced", 0)]
     assert (doc["summary"]["untraced"], doc["summary"]["survived"], doc["summary"]["score"]) == (1, 0, None)
     assert "untraced, not scored" in capsys.readouterr().out
+
+
+def test_a_patch_that_applies_at_an_offset_selects_the_tests_of_the_lines_it_changes(tmp_path: Path):
+    """A patch written before its file grew applies at an offset (`patch` finds its context lines further on): the
+    trace knows the tree's lines, so the bug's lines are where its hunk stands, not the ones its header names (held-out
+    set 4's 111 named line 659 and changed 1086, and ran the tests of another function)."""
+    rel = "src/gpudoctor/b.py"
+    (tmp_path / "src/gpudoctor").mkdir(parents=True)
+    grown = [f"x{i}" for i in range(10)]
+    (tmp_path / rel).write_text("\n".join([*grown, "a", "b", "d", "b", "z"]) + "\n", encoding="utf-8")
+    bug = heldout.place(_bug(tmp_path, rel), tmp_path)
+    assert bug.lines == {rel: {12}}  # "a b d" stands at 11-13 (stated 3-5): the "b" it replaces is line 12
+    cov = {"order": ["t4", "t12"], "durations": {}, "lines": {rel: {4: ["t4"], 12: ["t12"]}}, "failed": [], "traced": [rel]}
+    assert heldout.select_tests(bug, cov) == ["t12"]
+    # at its stated place, or nowhere in the tree (the patch will not apply), the header's lines stand
+    (tmp_path / rel).write_text("x\nx\na\nb\nd\n", encoding="utf-8")
+    assert heldout.place(_bug(tmp_path, rel), tmp_path).lines == {rel: {4}}
+    (tmp_path / rel).write_text("nothing alike\n", encoding="utf-8")
+    assert heldout.place(_bug(tmp_path, rel), tmp_path).lines == {rel: {4}}

@@ -443,6 +443,18 @@ def test_cudnn_version_encoding(m: Matrix) -> None:
     assert m.cudnn_major(8).version_multiplier == 1000
 
 
+def test_each_cudnn_majors_encoding_decodes_from_its_first_release(m: Matrix) -> None:
+    """compat_matrix/cudnn.toml: CUDNN_VERSION = MAJOR*multiplier + MINOR*100 + PATCHLEVEL, the multiplier of each major
+    (1000 for 7 and 8, 10000 from 9.0: "Encoding changed in 9.0"): X.0.0, its first release, decodes as X.0.0, and
+    the last number of the major before it as that major."""
+    for major in m.cudnn_majors:
+        k = major.version_multiplier
+        assert m.decode_cudnn_version(major.major * k) == f"{major.major}.0.0"
+        assert m.decode_cudnn_version(major.major * k + 1) == f"{major.major}.0.1"
+        assert m.decode_cudnn_version(major.major * k + 999) == f"{major.major}.9.99"
+    assert [m.decode_cudnn_version(n) for n in (8999, 90000, 90001, 90100)] == ["8.9.99", "9.0.0", "9.0.1", "9.1.0"]
+
+
 # --------------------------------------------------------------------------- frameworks
 
 

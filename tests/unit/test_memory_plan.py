@@ -56,6 +56,23 @@ def test_job_specs(spec, job):
 
 
 @pytest.mark.parametrize(
+    "unit, bytes_per_unit",
+    [
+        *((u, 1024) for u in ("KiB", "K", "Ki", "kib")),
+        *((u, 1024**2) for u in ("MiB", "M", "Mi", "mib")),
+        *((u, 1024**3) for u in ("GiB", "G", "Gi")),
+        *((u, 1000) for u in ("KB", "kB", "kb")),
+        *((u, 1000**2) for u in ("MB", "mb", "Mb")),
+        *((u, 1000**3) for u in ("GB", "gb")),
+    ],
+)
+def test_each_size_unit_is_its_documented_power(unit, bytes_per_unit):
+    """docs/memory.md: "Sizes: `GiB`, `MiB`, `KiB` (and `G`, `M`, `K`, `Gi`, `Mi`) are powers of 1024; `GB`, `MB`,
+    `KB` powers of 1000, as `--require` reads them." Each unit, in any case, at a size that tells the two apart."""
+    assert parse_job(f"bert=500{unit}").budget_bytes == 500 * bytes_per_unit
+
+
+@pytest.mark.parametrize(
     "specs, message",
     [
         (["bert"], "cannot read the job 'bert'"),
