@@ -18,9 +18,11 @@ command that would do something else.
 
 One string for every POSIX-family shell and fish. People paste a `posix` line into whatever shell
 they have (root's fish among them), so a word is quoted so that bash, dash, zsh, ksh and fish all
-read the same argument: runs of other characters in single quotes, and the two characters fish
-treats as escapes even inside single quotes (`\\` and `'`) outside them, in double quotes (`"\\\\"`,
-`"'"`), which every one of these shells reads alike. The `fish` target quotes words the same way.
+read the same argument: runs of other characters in single quotes, and what fish treats as escapes
+even inside single quotes (a quote, and a backslash before a backslash, a quote or the closing quote)
+outside them, in double quotes (`"\\\\"`, `"'"`), which every one of these shells reads alike. Any other
+backslash stays in the single quotes, where every one of them reads it as itself (`printf '%s\\n'`,
+`'C:\\Users'`). The `fish` target quotes words the same way.
 
 A note (`Cmd.note`) is never on the command's line: interactive zsh without `interactivecomments`
 (its default) does not treat `#` as a comment, so `cmd  # a; b` would run `b`. A note is a line of
@@ -247,10 +249,10 @@ def quote_posix(value: str) -> str:
     if not value:
         return "''"
     parts = []
-    for run in _SPECIAL_RUNS.split(value):
+    for i, run in enumerate(_SPECIAL_RUNS.split(value)):
         if not run:
             continue
-        if run[0] in "'\\":
+        if i % 2:  # a run the pattern captured: quotes and the backslashes fish would read as escapes
             # Inside double quotes `\\` is one backslash and `'` itself in every POSIX shell and in fish.
             parts.append('"' + run.replace("\\", "\\\\") + '"')
         else:
@@ -258,8 +260,11 @@ def quote_posix(value: str) -> str:
     return "".join(parts)
 
 
-# Runs of the characters fish reads as escapes inside single quotes, and runs of everything else.
-_SPECIAL_RUNS = re.compile(r"([\\']+)")
+# Runs of the characters fish reads as escapes inside single quotes, and runs of everything else. Inside single
+# quotes fish takes a backslash as an escape only before another backslash or a quote (fish's documentation, "Quotes":
+# "the only backslash escapes are \\' and \\\\"); any other backslash is itself there as in every POSIX shell, so
+# `printf '%s\n'` stays as people write it. A backslash that ends the value would escape the closing quote: special.
+_SPECIAL_RUNS = re.compile(r"((?:'|\\(?=[\\']|\Z))+)")
 
 
 def quote_fish(value: str) -> str:

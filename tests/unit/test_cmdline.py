@@ -71,6 +71,9 @@ HOSTILE = [
     "\\",
     "a\\\\'b",
     '\\"$(touch PWNED)\\"',
+    "%s\\n",
+    "a\\\\b\\",
+    "\\n\\\\",
 ]
 # Random strings of printable characters: every shell metacharacter comes up.
 _ALPHABET = "abcXYZ019 \t'\"\\$`!#&|;<>(){}[]*?~=%^,.:/@+-_\u2019\u00e9\\\\''"
@@ -191,19 +194,22 @@ def test_root_commands_say_so_per_target():
     assert render_all([cmd], "cmd") == ["REM as Administrator", "nvidia-smi -mig 0"]
 
 
-def test_posix_and_fish_words_are_one_string_without_a_backslash_in_single_quotes():
-    # fish reads \\ and \' inside single quotes; outside them, in double quotes, every shell reads them alike.
+def test_posix_and_fish_words_are_one_string_without_a_fish_escape_in_single_quotes():
+    # fish reads \\ and \' inside single quotes (and no other backslash); outside them, in double quotes, every shell
+    # reads them alike. So a single-quoted run holds no backslash before a backslash, a quote or its closing quote.
     assert quote_posix("/usr\\';touch PWNED;#/bin/python3") == "'/usr'\"\\\\'\"';touch PWNED;#/bin/python3'"
     assert quote_posix("it's") == "'it'\"'\"'s'"
+    assert quote_posix("%s\\n") == "'%s\\n'"  # printf's format as people write it (an append to a file)
+    assert quote_posix("C:\\Users\\me") == "'C:\\Users\\me'"
     for v in VALUES:
         assert quote_fish(v) == quote_posix(v)
-        # Read as quoted runs: no single-quoted run holds a backslash; a double-quoted one holds only
+        # Read as quoted runs: no single-quoted run holds a fish escape; a double-quoted one holds only
         # quotes and escaped backslashes; a bare word only plain characters.
         runs = re.findall(r"""'[^']*'|"(?:[^"\\]|\\.)*"|[^'"]+""", quote_posix(v))
         assert "".join(runs) == quote_posix(v), v
         for run in runs:
             if run.startswith("'"):
-                assert "\\" not in run, (v, run)
+                assert not re.search(r"\\(?=[\\'])", run), (v, run)
             elif run.startswith('"'):
                 assert re.fullmatch(r"""["](?:'|\\\\)+["]""", run), (v, run)
             else:
