@@ -1,6 +1,6 @@
 """The driver's state on a Linux node as a paste shows it: an nvidia-smi header whose own version is another driver
-release than its `Driver Version` is WSL only where that driver is a Windows one (a later branch, numbered
-<branch>.<two digits>); on Linux it is an nvidia-smi (and libcuda) of another release than the kernel module, a
+release than its `Driver Version` is WSL only where that driver is a Windows one (numbered <branch>.<two digits>,
+beside a three-number nvidia-smi or one of an older branch); on Linux it is an nvidia-smi (and libcuda) of another release than the kernel module, a
 finding when nvidia-smi finds no CUDA driver (`CUDA Version: N/A`). Short pastes written for these tests; codes,
 cues and argv, not prose."""
 
@@ -48,6 +48,7 @@ def _smi(smi: str, driver: str, cuda: str, gpu: str = "NVIDIA A100 80GB PCIe") -
         ("545.29.04", "546.17", True),  # WSL 2: the Windows driver of the same release
         ("570.86.16", "572.16", True),
         ("470.57.02", "510.06", True),  # the WSL preview's Windows driver beside its older nvidia-smi
+        ("560.35.02", "560.94", True),  # the same branch: WSL's three-number nvidia-smi beside the Windows driver
         ("440.59", "550.100", False),  # a Linux module: three-digit minor
         ("390.48", "390.59", False),  # a copied nvidia-smi of the same branch
         ("535.104.05", "550.54.15", False),  # a Linux driver's three numbers

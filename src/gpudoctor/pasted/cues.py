@@ -73,8 +73,14 @@ _WINDOWS_DRIVER = re.compile(r"\d{3}\.\d{2}")
 
 
 def windows_driver_beside(smi: str, driver: str) -> bool:
-    """Whether an nvidia-smi header's `Driver Version` is a Windows driver seen from WSL beside its Linux nvidia-smi."""
-    return bool(_WINDOWS_DRIVER.fullmatch(driver)) and int(driver.split(".")[0]) > int(smi.split(".")[0])
+    """Whether an nvidia-smi header's `Driver Version` is a Windows driver seen from WSL beside its Linux nvidia-smi.
+
+    A Windows driver is numbered <branch>.<two digits> (560.94), and WSL's Linux nvidia-smi, of a release with WSL
+    support, has three numbers (560.35.02, beside 560.94 of the same branch, or 545.29.04 beside 546.17). Linux
+    drivers of old branches had two numbers too (390.48, 390.59): two such of one branch are a Linux pair."""
+    if not _WINDOWS_DRIVER.fullmatch(driver):
+        return False
+    return smi.count(".") == 2 or int(driver.split(".")[0]) > int(smi.split(".")[0])
 
 
 _PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")

@@ -289,7 +289,7 @@ _SMI_HEADER = "| NVIDIA-SMI {smi}              Driver Version: {driver}      CUD
     ("smi", "driver", "wsl"),
     [
         ("560.35.02", "560.94", True),  # same major, another release: WSL's Linux nvidia-smi on the Windows driver
-        ("560.35.03", "560.35.02", True),
+        ("560.35.03", "560.35.02", False),  # two Linux releases: an nvidia-smi of another driver (h96), not WSL
         ("555.52.01", "561.09", True),
         ("560.35.02", "560.35.02", False),  # Linux (and Windows): nvidia-smi is the driver's own
         ("560.94", "560.94", False),
