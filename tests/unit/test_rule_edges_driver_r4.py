@@ -450,9 +450,7 @@ def test_nouveau_is_also_kept_off_the_kernel_command_line_on_rhel_only():
 
     base = facts_of("rtx3080-nouveau")
     # The format's backslash outside single quotes, where every POSIX shell and fish read it alike.
-    blacklist = (
-        "printf '%s\\n' 'blacklist nouveau' 'options nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf"
-    )
+    blacklist = "printf '%s\\n' 'blacklist nouveau' 'options nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf"
     (f,) = findings(base, "driver-nouveau")
     assert lines(f) == [
         blacklist,
