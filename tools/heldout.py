@@ -5,6 +5,7 @@
     python tools/heldout.py --reuse-coverage      # take the line trace of the last run (build/heldout/coverage.json)
                                                   # a bug in a file it never traced is "untraced" and not scored
     python tools/heldout.py --bugs tools/heldout_bugs4 --out build/heldout4   # another author's set
+    python tools/heldout.py --shards 1            # the traced pass in one process (default: two at once)
 
 tools/mutate.py plants generated operator swaps; this plants the bugs of tools/heldout_bugs/ (one unified diff
 each, written by someone who read the docs and the code but not the tests; INDEX.md says what each breaks and
@@ -248,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--tests", nargs="*", default=None, help="run these tests on each bug instead of the selected ones")
     parser.add_argument("--coverage-only", action="store_true", help="run the traced pass, write OUT/coverage.json, stop")
+    parser.add_argument(
+        "--shards", type=int, default=2, help="processes the traced pass runs at once, each on whole test files (default 2)"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "heldout")
     # Each author's set has its own folder from the fourth on (tools/heldout_bugs4: an author who never lists the
     # earlier sets' folder cannot read their names).
@@ -275,7 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             # Trace the files the bugs change (tracing all of src/ doubles the pass); coverage_pass wants objects with .file.
             files = sorted({f for b in bugs for f in b.lines})
-            cov = mutate.coverage_pass(root, [mutate.Mutant("", f, 0, 0, "", "", 0, 0, "") for f in files], args.out)
+            cov = mutate.coverage_pass(
+                root, [mutate.Mutant("", f, 0, 0, "", "", 0, 0, "") for f in files], args.out, shards=args.shards
+            )
             cov["traced"] = files
             cached.write_text(json.dumps(cov), encoding="utf-8")
             print(f"coverage pass: {len(cov['order'])} tests, {time.monotonic() - t0:.0f}s", flush=True)

@@ -378,43 +378,64 @@ class _TracePlugin:
         self.current = ""
 
 
-def coverage_pass(copy_root: Path, mutants: list[Mutant], out: Path) -> dict:
-    """Run the fast tests once with the tracer; return {"order", "durations", "lines": {file: {line: [tests]}}}."""
+def coverage_pass(copy_root: Path, mutants: list[Mutant], out: Path, shards: int = 1) -> dict:
+    """Run the fast tests once with the tracer; return {"order", "durations", "lines": {file: {line: [tests]}}}.
+
+    shards > 1 splits the test files among that many processes run at once (a whole file stays in one, so a
+    module-scoped fixture is built once, as under `make test`'s workers): the tracer makes every call in the
+    suite slower, and one traced process took over an hour on a busy two-core machine."""
     targets = {str(copy_root / f) for f in {m.file for m in mutants}}
     trace_dir = Path(tempfile.mkdtemp(prefix="mutate-trace-"))
     site = trace_dir / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
-    result_file = trace_dir / "inproc.json"
-    pid = os.fork()
-    if pid == 0:  # the child: trace, run, write
-        code = 1
-        try:
-            _enter_copy(copy_root, extra_path=str(site))
-            os.environ["MUTATE_TRACE_DIR"] = str(trace_dir)
-            os.environ["MUTATE_TARGETS"] = os.pathsep.join(sorted(targets))
-            plugin = _TracePlugin(targets)
-            plugin.start()
-            import pytest
+    parts = _shard(copy_root, _test_paths(copy_root), shards)
+    children = {}
+    for index, paths in enumerate(parts):
+        log = out / ("coverage-pass.log" if len(parts) == 1 else f"coverage-pass-{index}.log")
+        pid = os.fork()
+        if pid == 0:  # a child: trace, run, write
+            code = 1
+            try:
+                _enter_copy(copy_root, extra_path=str(site))
+                os.environ["MUTATE_TRACE_DIR"] = str(trace_dir)
+                os.environ["MUTATE_TARGETS"] = os.pathsep.join(sorted(targets))
+                plugin = _TracePlugin(targets)
+                plugin.start()
+                import pytest
 
-            _quiet(out / "coverage-pass.log")
-            pytest.main([*_test_paths(copy_root), "-q", "-p", "no:cacheprovider"], plugins=[plugin])
-            sys.settrace(None)
-            data = {
-                "order": plugin.order,
-                "durations": plugin.durations,
-                "failed": sorted(plugin.failed),
-                "hits": {t: sorted(h) for t, h in plugin.hits.items()},
-            }
-            result_file.write_text(json.dumps(data), encoding="utf-8")
-            code = 0
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if status != 0:
-        raise SystemExit(f"the coverage pass failed: see {out / 'coverage-pass.log'}")
-    data = json.loads(result_file.read_text(encoding="utf-8"))
-    hits = {t: [tuple(h) for h in v] for t, v in data["hits"].items()}
+                _quiet(log)
+                pytest.main([*paths, "-q", "-p", "no:cacheprovider"], plugins=[plugin])
+                sys.settrace(None)
+                data = {
+                    "order": plugin.order,
+                    "durations": plugin.durations,
+                    "failed": sorted(plugin.failed),
+                    "hits": {t: sorted(h) for t, h in plugin.hits.items()},
+                }
+                (trace_dir / f"inproc-{index}.json").write_text(json.dumps(data), encoding="utf-8")
+                code = 0
+            finally:
+                os._exit(code)
+        children[pid] = log
+    failed_logs = []
+    for pid, log in children.items():
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            failed_logs.append(str(log))
+    if failed_logs:
+        raise SystemExit(f"the coverage pass failed: see {', '.join(failed_logs)}")
+    order: list[str] = []
+    durations: dict[str, float] = {}
+    failed: set[str] = set()
+    hits: dict[str, list[tuple]] = {}
+    for index in range(len(parts)):
+        data = json.loads((trace_dir / f"inproc-{index}.json").read_text(encoding="utf-8"))
+        order += data["order"]
+        durations.update(data["durations"])
+        failed.update(data["failed"])
+        for test, test_hits in data["hits"].items():  # "" (import time) comes from every shard
+            hits.setdefault(test, []).extend(tuple(h) for h in test_hits)
     for sub in trace_dir.glob("sub-*.json"):
         try:
             record = json.loads(sub.read_text(encoding="utf-8"))
@@ -424,13 +445,33 @@ def coverage_pass(copy_root: Path, mutants: list[Mutant], out: Path) -> dict:
     lines: dict[str, dict[int, list[str]]] = {}
     prefix = str(copy_root) + os.sep
     for test, test_hits in hits.items():
-        for filename, line in test_hits:
+        for filename, line in set(test_hits):
             rel = filename.removeprefix(prefix)
             lines.setdefault(rel, {}).setdefault(line, []).append(test)
     shutil.rmtree(trace_dir, ignore_errors=True)
     # A test that fails without any mutant (someone's work in progress) would "kill" every mutant it runs on.
-    order = [t for t in data["order"] if t not in set(data["failed"])]
-    return {"order": order, "durations": data["durations"], "lines": lines, "failed": data["failed"]}
+    return {"order": [t for t in order if t not in failed], "durations": durations, "lines": lines, "failed": sorted(failed)}
+
+
+def _shard(root: Path, paths: list[str], shards: int) -> list[list[str]]:
+    """The test paths in `shards` groups of whole test files, balanced by size (the largest file first, to the
+    group with the fewest bytes so far); one group holding the paths as given when shards <= 1."""
+    if shards <= 1:
+        return [list(paths)]
+    files: list[Path] = []
+    for rel in paths:
+        entry = root / rel
+        if entry.is_dir():
+            files += sorted(f for f in entry.rglob("*.py") if f.name.startswith("test_") or f.name.endswith("_test.py"))
+        else:
+            files.append(entry)
+    groups: list[list[str]] = [[] for _ in range(shards)]
+    sizes = [0] * shards
+    for f in sorted(files, key=lambda f: (-f.stat().st_size, str(f))):
+        smallest = sizes.index(min(sizes))
+        groups[smallest].append(str(f.relative_to(root)))
+        sizes[smallest] += f.stat().st_size
+    return [sorted(g) for g in groups if g]
 
 
 # ---- running mutants ---------------------------------------------------------------------------

@@ -140,3 +140,62 @@ def test_a_patch_that_applies_at_an_offset_selects_the_tests_of_the_lines_it_cha
     assert heldout.place(_bug(tmp_path, rel), tmp_path).lines == {rel: {4}}
     (tmp_path / rel).write_text("nothing alike\n", encoding="utf-8")
     assert heldout.place(_bug(tmp_path, rel), tmp_path).lines == {rel: {4}}
+
+
+def test_the_traced_pass_shards_whole_test_files_balanced_by_size(tmp_path: Path):
+    # docs/testing.md: the traced pass runs in two processes at once, each on whole test files.
+    from tools import mutate
+
+    tests = tmp_path / "tests"
+    sizes = {"unit/test_big.py": 900, "unit/test_mid.py": 500, "unit/helpers.py": 50, "spec/test_a.py": 400, "test_top.py": 100}
+    for rel, size in sizes.items():
+        (tests / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tests / rel).write_text("#" * size, encoding="utf-8")
+    paths = ["tests/spec", "tests/test_top.py", "tests/unit"]
+    # One shard: the paths as given (folders stay folders).
+    assert mutate._shard(tmp_path, paths, 1) == [paths]
+    groups = mutate._shard(tmp_path, paths, 2)
+    # Every test file once, none but test files, each whole in one group; the largest first, each to the lighter
+    # group: 900 | 500, then 400 to the 500 (900 | 900), then 100 to the first of the two equal ones.
+    assert groups == [["tests/test_top.py", "tests/unit/test_big.py"], ["tests/spec/test_a.py", "tests/unit/test_mid.py"]]
+    # More shards than files: no empty group.
+    assert all(mutate._shard(tmp_path, paths, 9))
+    assert sorted(f for g in mutate._shard(tmp_path, paths, 9) for f in g) == sorted(
+        ["tests/unit/test_big.py", "tests/unit/test_mid.py", "tests/spec/test_a.py", "tests/test_top.py"]
+    )
+
+
+def test_a_sharded_traced_pass_records_what_one_process_records(tmp_path: Path):
+    # Two test files tracing one module: the lines each test executes are the same whether the pass ran in one
+    # process or in two (the import-time lines from both).
+    from tools import mutate
+
+    tree = tmp_path / "tree"
+    (tree / "src" / "pkgx").mkdir(parents=True)
+    (tree / "src" / "pkgx" / "__init__.py").write_text("", encoding="utf-8")
+    (tree / "src" / "pkgx" / "m.py").write_text("def f(x):\n    if x:\n        return 1\n    return 2\n", encoding="utf-8")
+    (tree / "tests").mkdir()
+    (tree / "tests" / "test_one.py").write_text(
+        "from pkgx.m import f\n\n\ndef test_true():\n    assert f(True) == 1\n", encoding="utf-8"
+    )
+    (tree / "tests" / "test_two.py").write_text(
+        "from pkgx.m import f\n\n\ndef test_false():\n    assert f(False) == 2\n", encoding="utf-8"
+    )
+    target = [mutate.Mutant("", "src/pkgx/m.py", 0, 0, "", "", 0, 0, "")]
+    saved = mutate.TESTS
+    mutate.TESTS = ("tests",)
+    try:
+        results = []
+        for shards in (1, 2):
+            out = tmp_path / f"out{shards}"
+            out.mkdir()
+            results.append(mutate.coverage_pass(tree, target, out, shards=shards))
+    finally:
+        mutate.TESTS = saved
+    one, two = results
+    assert sorted(one["order"]) == sorted(two["order"]) == ["tests/test_one.py::test_true", "tests/test_two.py::test_false"]
+    lines = {
+        s: {line: sorted(t) for line, t in r["lines"]["src/pkgx/m.py"].items()} for s, r in zip((1, 2), results, strict=True)
+    }
+    assert lines[1] == lines[2]
+    assert lines[2][3] == ["tests/test_one.py::test_true"] and lines[2][4] == ["tests/test_two.py::test_false"]
