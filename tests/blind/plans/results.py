@@ -1,6 +1,8 @@
 """Write a blind plan set's RESULTS.md from its cases and verdicts: python -m tests.blind.plans.results [FOLDER] [--after]
 
-FOLDER defaults to tests/blind/plans; the second set (tests/blind/plans2) uses the same layout.
+FOLDER defaults to tests/blind/plans; the second set (tests/blind/plans2) uses the same layout. `--run NAME`
+tabulates another run's verdicts (the `[NAME."<case>"]` tables, the run tools/blind_run.py --after NAME wrote:
+`baseline`, the code before a session's fixes) into RESULTS-NAME.md.
 
 The verdicts (verdicts.toml) are a person's judgement of each printed plan against the expectation
 written from the thread (expect.toml) before gpudoctor ran; this script only tabulates them.
@@ -55,11 +57,18 @@ def main(root: Path = HERE, table: str = "first_run") -> None:
     verdicts = load_verdicts(root, table)
     slugs = cases(root)
     after = table == "after"
+    other = table not in ("first_run", "after")  # a named run: `baseline`, ...
     # The after-fix run's file, as tools/blind_run.py --after NAME wrote it (after-27.txt in the first two sets).
     runs = sorted({p.name for p in root.glob("cases/*/after-*.txt")}) or ["after-27.txt"]
     lines = [
         "# Blind plan set: results of gpudoctor"
-        + (f" after this round's fixes ({', '.join(runs)})" if after else "'s first run"),
+        + (
+            f"'s {table} run ({table}.txt)"
+            if other
+            else f" after this round's fixes ({', '.join(runs)})"
+            if after
+            else "'s first run"
+        ),
         "",
         "Each line: case, kind, source, the plan expected from the thread (first step), and the verdict on the",
         "plan `gpudoctor check --from input.txt` printed (right = pasted as is; partly = the fix is there but so",
@@ -89,7 +98,7 @@ def main(root: Path = HERE, table: str = "first_run") -> None:
         "",
         "Cases by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items(), key=lambda x: (-x[1], x[0]))) + ".",
         "",
-        f"{'After fixes' if after else 'First run'}: {count['right']} of {total} plans right ({100 * count['right'] / max(total, 1):.0f}%), "
+        f"{f'Run {table}' if other else 'After fixes' if after else 'First run'}: {count['right']} of {total} plans right ({100 * count['right'] / max(total, 1):.0f}%), "
         f"{count['partly']} partly, {count['wrong']} wrong.",
         "",
         f"Diagnosis (the finding names the thread's cause): {diagnosis['right']} right, {diagnosis['partly']} partly, "
@@ -99,10 +108,16 @@ def main(root: Path = HERE, table: str = "first_run") -> None:
     ]
     for k, n in sorted(kinds.items(), key=lambda x: (-x[1], x[0])):
         lines.append(f"- {k} ({KIND_NAMES[k]}): {n}")
-    (root / ("RESULTS-AFTER.md" if after else "RESULTS.md")).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(next(line for line in lines if line.startswith(("First run:", "After fixes:"))))
+    name = f"RESULTS-{table.upper()}.md" if other else "RESULTS-AFTER.md" if after else "RESULTS.md"
+    (root / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(next(line for line in lines if line.startswith(("First run:", "After fixes:", "Run "))))
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--after"]
-    main(Path(args[0]).resolve() if args else HERE, "after" if "--after" in sys.argv[1:] else "first_run")
+    argv = sys.argv[1:]
+    table = "after" if "--after" in argv else "first_run"
+    if "--run" in argv:
+        table = argv[argv.index("--run") + 1]
+        argv = argv[: argv.index("--run")] + argv[argv.index("--run") + 2 :]
+    args = [a for a in argv if a != "--after"]
+    main(Path(args[0]).resolve() if args else HERE, table)
