@@ -1,0 +1,36 @@
+"""gpudoctor.loader's documented rules that need no compiler, stated from its docstrings and ld.so(8), on pure inputs.
+
+The compiled cases (the real ld.so against gpudoctor.loader) are tests/spec/test_loader.py; these state what a machine
+running the tests cannot show: the default directories of every layout and machine name the loader's notes give
+("Debian's multiarch /lib/<triplet>, /usr/lib/<triplet>, then /lib, /usr/lib; elsewhere /lib64, /usr/lib64 on 64-bit").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.loader import default_dirs
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "amd64", "aarch64", "arm64", "ppc64le", "s390x"])
+def test_a_64_bit_machine_outside_debian_searches_lib64_then_usr_lib64(machine):
+    assert default_dirs(machine, False) == ("/lib64", "/usr/lib64")
+
+
+def test_a_32_bit_machine_outside_debian_searches_lib_then_usr_lib():
+    assert default_dirs("i686", False) == ("/lib", "/usr/lib")
+    assert default_dirs("", False) == ("/lib", "/usr/lib")
+
+
+@pytest.mark.parametrize(
+    ("machine", "triplet"),
+    [
+        ("x86_64", "x86_64-linux-gnu"),
+        ("AMD64", "x86_64-linux-gnu"),
+        ("aarch64", "aarch64-linux-gnu"),
+        ("ARM64", "aarch64-linux-gnu"),
+    ],
+)
+def test_debian_searches_its_multiarch_directories_first_whatever_the_machine_names_case(machine, triplet):
+    # uname's machine as Windows spells it (AMD64) or in capitals names the same triplet.
+    assert default_dirs(machine, True) == (f"/lib/{triplet}", f"/usr/lib/{triplet}", "/lib", "/usr/lib")

@@ -1,0 +1,132 @@
+"""The planner's documented choice rules (gpudoctor.planner.pick_torch, pick_tensorflow, pick_jax, judge), one sentence
+of their docstrings and comments per test, on the bundled matrix and hand-made machines. Expected values are written
+from the sentences, never computed the way the code computes them.
+"""
+
+from __future__ import annotations
+
+from gpudoctor.facts import TorchFacts
+from gpudoctor.matrix import load_matrix
+from gpudoctor.planner import pick_jax, pick_torch
+from gpudoctor.planner.model import GpuInfo, Machine, TargetEnv
+
+RTX3060 = GpuInfo(0, "NVIDIA GeForce RTX 3060", "8.6", "Ampere")
+ENV = TargetEnv("/usr/bin/python3", "3.11.7", kind="venv", has_pip=True)
+
+
+def _m():
+    return load_matrix()
+
+
+def test_torchaudio_is_pinned_with_the_cuda_tag_from_0_10_and_without_it_before():
+    # "torchaudio only from 0.10 (Starting 0.10, torchaudio has CPU-only and CUDA-enabled binary distributions)":
+    # a same-version torchaudio of another build gets the index's tag from 0.10 on, never before.
+    m = _m()
+    assert pick_torch.companion_specs(m, {"torchaudio": "0.10.0+cpu"}, "1.10.0", "cu113") == ("torchaudio==0.10.0+cu113",)
+    assert pick_torch.companion_specs(m, {"torchaudio": "0.9.1"}, "1.9.1", "cu111") == ("torchaudio==0.9.1",)
+    # torchvision is tagged whatever its release
+    assert pick_torch.companion_specs(m, {"torchvision": "0.10.1+cpu"}, "1.9.1", "cu111") == ("torchvision==0.10.1+cu111",)
+
+
+def _machine(installed=None, **kw) -> Machine:
+    base = dict(os="linux", arch="x86_64", driver="570.124.04", driver_cuda="12.8", gpus=(RTX3060,), env=ENV)
+    base.update(kw)
+    return Machine(**base, installed=dict(installed or {}))  # type: ignore[arg-type]
+
+
+def _torch_build(release: str, tag: str):
+    ((_, builds),) = pick_torch.groups(_m(), release)
+    return next(b for b in builds if b.variant == tag)
+
+
+def test_a_pre_release_or_nightly_torch_installed_is_pinned_to_its_release_on_the_stable_index():
+    # _stable: "A nightly's or a pre-release's release (2.7.0.dev20250310 -> 2.7.0): the stable index has only that";
+    # settle then keeps the installed patch (2.7.0) with the build's tag.
+    build = _torch_build("2.7", "cu126")
+    for installed in ("2.7.0rc1+cu126", "2.7.0.dev20250310+cu126", "2.7.0a0+git1234"):
+        settled = pick_torch.settle(_m(), _machine({"torch": installed}), build)
+        assert (settled.pin, settled.specs[0]) == ("2.7.0", "torch==2.7.0+cu126"), installed
+
+
+def _jax_rows(requested):
+    return [(row.version, {b.pin for b in builds}) for row, builds in pick_jax.groups(_m(), requested)]
+
+
+def test_a_jax_series_installs_the_row_in_force_at_its_start_and_each_row_starting_inside_it():
+    # "A series ("0.6"): the row in force at its start, and the rows starting inside it", newest first; a row applies
+    # "from its version up to the next row" (exclusive), and the series ends before the next minor.
+    assert _jax_rows("0.6") == [("0.6.0", {">=0.6.0,<0.7.0"})]  # 0.7.0's row starts at the series' end: not inside
+    assert _jax_rows("0.7") == [("0.7.2", {">=0.7.2,<0.8.0"}), ("0.7.0", {">=0.7.0,<0.7.2"})]
+    assert _jax_rows("0.5") == [("0.4.31", {">=0.5.0,<0.6.0"})]  # no row starts in 0.5: 0.4.31's is in force
+    assert _jax_rows("0.4.38") == [("0.4.31", {"==0.4.38"})]
+
+
+def test_a_torch_line_with_companions_moving_pins_the_newest_patch_the_companion_table_knows():
+    # settle: "with companions installed ..., the newest patch the companion table knows, so that each companion is
+    # pinned to the release built for it": 2.5's patches in the table are 2.5.0 and 2.5.1.
+    machine = _machine({"torch": "2.1.2+cu121", "torchvision": "0.16.2+cu121"})
+    settled = pick_torch.settle(_m(), machine, _torch_build("2.5", "cu124"))
+    assert (settled.pin, settled.specs) == ("2.5.1", ("torch==2.5.1+cu124",))
+    assert pick_torch.install_specs(_m(), machine, settled) == ("torch==2.5.1+cu124", "torchvision==0.20.1")
+
+
+def test_the_cuda_build_named_by_the_environment_is_one_or_none():
+    # evidence: "None when nothing does, or when what does disagrees".
+    one = _machine({"torch": "2.3.0+cpu", "torchvision": "0.18.0+cu121"}, driver=None, driver_cuda=None, gpus=())
+    assert pick_torch.evidence(one)[0] == "cu121"
+    two = _machine({"torchvision": "0.18.0+cu121", "torchaudio": "2.3.0+cu118"}, driver=None, driver_cuda=None, gpus=())
+    assert pick_torch.evidence(two) is None
+    assert pick_torch.evidence(_machine({"torchvision": "0.18.0"})) is None
+
+
+def test_undo_puts_back_a_nightly_from_the_nightly_index_and_a_release_from_its_variants_index():
+    # "A nightly (2.7.0.dev20250310+cu124) is only on the nightly index, never on the stable one."
+    nightly = _machine({"torch": "2.7.0.dev20250310+cu124"})
+    assert pick_torch.undo_args(nightly) == (
+        "torch==2.7.0.dev20250310+cu124",
+        "--index-url",
+        "https://download.pytorch.org/whl/nightly/cu124",
+    )
+    release = _machine({"torch": "2.5.1+cu121", "torchvision": "0.20.1+cu121"})
+    assert pick_torch.undo_args(release) == (
+        "torch==2.5.1+cu121",
+        "torchvision==0.20.1+cu121",
+        "--index-url",
+        "https://download.pytorch.org/whl/cu121",
+    )
+    assert pick_torch.undo_args(_machine({"torch": "2.5.1"})) == ("torch==2.5.1",)  # no local tag: no index named
+
+
+def test_a_cpu_build_comes_from_pytorchs_cpu_index_except_on_macos():
+    # "PyTorch's cpu index holds them for Linux and Windows; on macOS the PyPI wheels are the CPU ones".
+    build = _torch_build("2.5", "cu124")
+    rel = _m().torch_release("2.5")
+    for os_name in ("linux", "windows"):
+        cpu = pick_torch.cpu_build(_machine(os=os_name), rel, build)
+        assert (cpu.variant, cpu.index_url, cpu.specs) == ("cpu", "https://download.pytorch.org/whl/cpu", ("torch==2.5.*",))
+    assert pick_torch.cpu_build(_machine(os="macos"), rel, build).index_url is None
+
+
+def test_unseen_companions_join_the_torch_line_only_where_the_package_list_was_not_seen():
+    # carried: "where the package list was not seen (a paste without `pip list`), also torchvision and torchaudio".
+    unseen = _machine({"torch": "2.4.0+cu121"}, listed=False)
+    assert pick_torch.carried(_m(), unseen, "2.5.1") == {"torchvision": "", "torchaudio": ""}
+    seen = _machine({"torch": "2.4.0+cu121"})
+    assert pick_torch.carried(_m(), seen, "2.5.1") == {}
+
+
+def test_an_installed_build_matches_by_release_and_cuda_and_by_exact_version_only_when_one_was_asked():
+    # installed_matches: "same release and CUDA; the same version when one was asked" (major.minor of the release).
+    def tf(version, cuda):
+        return TorchFacts(version=version, cuda=cuda, hip=None, location="/venv/lib/python3.11/site-packages/torch")
+
+    build = _torch_build("2.5", "cu124")
+    cpu = pick_torch.cpu_build(_machine(), _m().torch_release("2.5"), build)
+    m = _machine({"torch": "2.5.1+cu124"})
+    assert pick_torch.installed_matches(m, tf("2.5.1+cu124", "12.4"), build)
+    assert not pick_torch.installed_matches(m, tf("2.4.1+cu124", "12.4"), build)  # another minor
+    assert not pick_torch.installed_matches(m, tf("2.5.1+cu121", "12.1"), build)  # another CUDA
+    ((_, exact),) = pick_torch.groups(_m(), "2.5.0+cu124")
+    assert not pick_torch.installed_matches(m, tf("2.5.1+cu124", "12.4"), exact[0])  # patch asked
+    assert pick_torch.cpu_installed(m, tf("2.5.1+cpu", None), cpu)
+    assert not pick_torch.cpu_installed(m, tf("2.4.1+cpu", None), cpu)
