@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.loader import default_dirs
+from gpudoctor.facts import ElfObject
+from gpudoctor.loader import LoaderEnv, default_dirs, resolve_for
 
 
 @pytest.mark.parametrize("machine", ["x86_64", "amd64", "aarch64", "arm64", "ppc64le", "s390x"])
@@ -34,3 +35,32 @@ def test_a_32_bit_machine_outside_debian_searches_lib_then_usr_lib():
 def test_debian_searches_its_multiarch_directories_first_whatever_the_machine_names_case(machine, triplet):
     # uname's machine as Windows spells it (AMD64) or in capitals names the same triplet.
     assert default_dirs(machine, True) == (f"/lib/{triplet}", f"/usr/lib/{triplet}", "/lib", "/usr/lib")
+
+
+SO = "libcudnn.so.9"
+NEEDER = "/site/torch/lib/libtorch_cuda.so"
+
+
+def _env(cache, listed=()):
+    return LoaderEnv(
+        ld_library_path=(),
+        ldconfig={SO: tuple(cache)},
+        listings={d: frozenset({SO}) for d in listed},
+        default_dirs=default_dirs("x86_64", True),
+    )
+
+
+def test_the_cache_answers_with_its_first_entry():
+    # ld.so.cache is "an ordered list of candidate shared objects" (ld.so(8), FILES): the first one loads.
+    r = resolve_for(SO, ElfObject(NEEDER, (SO,)), (), _env(("/opt/a/" + SO, "/opt/b/" + SO)))
+    assert (r.path, r.via) == ("/opt/a/" + SO, "ldconfig")
+
+
+def test_nodeflib_drops_only_cache_entries_inside_a_default_directory_not_those_sharing_its_prefix():
+    # "for an object linked -z nodefaultlib (DF_1_NODEFLIB) only its entries outside the default directories":
+    # /usr/lib64 and /lib64 are not Debian's default directories, though /usr/lib and /lib are prefixes of their names.
+    nodeflib = ElfObject(NEEDER, (SO,), nodeflib=True)
+    for kept in ("/usr/lib64/" + SO, "/lib64/" + SO, "/usr/lib-extra/" + SO):
+        assert resolve_for(SO, nodeflib, (), _env((kept,))).path == kept
+    for dropped in ("/usr/lib/" + SO, "/lib/x86_64-linux-gnu/" + SO, "/usr/lib/x86_64-linux-gnu/" + SO):
+        assert resolve_for(SO, nodeflib, (), _env((dropped,))).path is None

@@ -5,10 +5,10 @@ from the sentences, never computed the way the code computes them.
 
 from __future__ import annotations
 
-from gpudoctor.facts import TorchFacts
+from gpudoctor.facts import TensorflowFacts, TorchFacts
 from gpudoctor.matrix import load_matrix
-from gpudoctor.planner import pick_jax, pick_torch
-from gpudoctor.planner.model import GpuInfo, Machine, TargetEnv
+from gpudoctor.planner import pick_jax, pick_tensorflow, pick_torch
+from gpudoctor.planner.model import Candidate, GpuInfo, Judgement, Machine, TargetEnv
 
 RTX3060 = GpuInfo(0, "NVIDIA GeForce RTX 3060", "8.6", "Ampere")
 ENV = TargetEnv("/usr/bin/python3", "3.11.7", kind="venv", has_pip=True)
@@ -130,3 +130,50 @@ def test_an_installed_build_matches_by_release_and_cuda_and_by_exact_version_onl
     assert not pick_torch.installed_matches(m, tf("2.5.1+cu124", "12.4"), exact[0])  # patch asked
     assert pick_torch.cpu_installed(m, tf("2.5.1+cpu", None), cpu)
     assert not pick_torch.cpu_installed(m, tf("2.4.1+cpu", None), cpu)
+
+
+def _tf_build(release: str):
+    ((row, (build,)),) = pick_tensorflow.groups(_m(), release)
+    return row, build
+
+
+def test_tensorflow_before_2_18_is_installed_with_numpy_below_2_and_from_2_18_without():
+    # "TensorFlow supports NumPy 2 from 2.18 ... the install says numpy<2" for an older release.
+    m = _machine()
+    assert pick_tensorflow.install_specs(_m(), m, _tf_build("2.17")[1])[-1] == "numpy<2"
+    assert "numpy<2" not in pick_tensorflow.install_specs(_m(), m, _tf_build("2.18")[1])
+
+
+def test_tensorflow_2_15_0s_and_cuda_extra_is_replaced_by_its_post1_re_release():
+    # AND_CUDA_REPLACED: "2.15.0's extra pins tensorrt==8.6.1.post1, which the package index does not serve".
+    build = pick_tensorflow.groups(_m(), "2.15.0")[0][1][0]
+    assert (build.specs, build.pin) == (("tensorflow[and-cuda]==2.15.0.post1",), "2.15.0.post1")
+    assert pick_tensorflow.groups(_m(), "2.15.1")[0][1][0].specs == ("tensorflow[and-cuda]==2.15.1",)
+
+
+def test_every_tensorflow_distribution_installed_beside_the_target_is_removed_and_the_target_too_on_reinstall():
+    # "tensorflow-cpu / -gpu / -intel install the same `tensorflow` package directory: never two at once."
+    m = _machine({"tensorflow-intel": "2.10.0", "tensorflow-cpu": "2.10.0", "tensorflow": "2.10.0", "tf-nightly": "2.11.0"})
+    build = _tf_build("2.16")[1]
+    assert pick_tensorflow.uninstall_names(m, build, False) == ("tensorflow-cpu", "tensorflow-intel", "tf-nightly")
+    assert pick_tensorflow.uninstall_names(m, build, True) == ("tensorflow", "tensorflow-cpu", "tensorflow-intel", "tf-nightly")
+
+
+def test_a_tensorflow_cpu_build_counts_as_installed_under_tensorflow_or_tensorflow_cpu():
+    def facts(dist, version):
+        return TensorflowFacts(version=version, distribution=dist, is_cuda_build=False, cuda=None, cudnn=None, location="/x")
+
+    row, build = _tf_build("2.16")
+    cpu = pick_tensorflow.cpu_build(_machine(), row, build)
+    for dist in ("tensorflow", "tensorflow-cpu"):
+        assert pick_tensorflow.cpu_installed(_machine(), facts(dist, "2.16.1"), cpu)
+    assert not pick_tensorflow.cpu_installed(_machine(), facts("tensorflow-intel", "2.16.1"), cpu)
+    assert not pick_tensorflow.cpu_installed(_machine(), facts("tensorflow", "2.15.1"), cpu)
+
+
+def test_a_system_cuda_tensorflow_asks_for_the_cuda_major_minor_libraries_package():
+    # manual: `cuda-libraries-<major>-<minor>` of the release's CUDA (2.5-2.10: CUDA 11.2 -> cuda-libraries-11-2).
+    row, build = _tf_build("2.10")
+    candidate = Candidate(build, (Judgement("libraries", True, "missing", note=True),))
+    lines = pick_tensorflow.manual(_machine(), row, candidate)
+    assert "  sudo apt-get install -y cuda-libraries-11-2" in lines
