@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from gpudoctor.facts import TensorflowFacts, TorchFacts
 from gpudoctor.matrix import load_matrix
-from gpudoctor.planner import pick_jax, pick_tensorflow, pick_torch
+from gpudoctor.planner import judge, pick_jax, pick_tensorflow, pick_torch
 from gpudoctor.planner.model import Candidate, GpuInfo, Judgement, Machine, TargetEnv
 
 RTX3060 = GpuInfo(0, "NVIDIA GeForce RTX 3060", "8.6", "Ampere")
@@ -177,3 +177,76 @@ def test_a_system_cuda_tensorflow_asks_for_the_cuda_major_minor_libraries_packag
     candidate = Candidate(build, (Judgement("libraries", True, "missing", note=True),))
     lines = pick_tensorflow.manual(_machine(), row, candidate)
     assert "  sudo apt-get install -y cuda-libraries-11-2" in lines
+
+
+def _jax_build(requested: str, variant: str):
+    return next(b for _, builds in pick_jax.groups(_m(), requested) for b in builds if b.variant == variant)
+
+
+def test_jax_builds_rank_full_driver_support_first_then_the_newest_cuda_major():
+    full12, full13 = (_jax_build("0.7.2", v) for v in ("cuda12", "cuda13"))
+    mvc = Judgement("driver", True, "minor-version compatibility", note=True, needs="580.65.06")
+    ok = Judgement("driver", True, "fully")
+    assert pick_jax.rank(Candidate(full13, (ok,))) > pick_jax.rank(Candidate(full12, (ok,)))
+    assert pick_jax.rank(Candidate(full12, (ok,))) > pick_jax.rank(Candidate(full13, (mvc,)))
+
+
+def test_jax_cuda_builds_are_refused_everywhere_but_linux():
+    # "JAX publishes CUDA builds for Linux only (... WSL2 is Linux)".
+    build = _jax_build("0.7.2", "cuda12")
+    row = _m().jax_release("0.7.2")
+    for os_name, refused in (("windows", True), ("macos", True), ("linux", False)):
+        c = pick_jax.judge(_m(), _machine(os=os_name), None, row, build)
+        assert any(j.topic == "os" and not j.ok for j in c.judgements) is refused, os_name
+
+
+def test_an_installed_jax_plugin_build_matches_only_at_jaxs_exact_patch():
+    build = _jax_build("0.4.38", "cuda12")
+    same = {"jax": "0.4.38", "jaxlib": "0.4.38", "jax-cuda12-plugin": "0.4.38", "jax-cuda12-pjrt": "0.4.38"}
+    assert pick_jax.installed_matches(_machine(same), None, build)
+    assert not pick_jax.installed_matches(_machine({**same, "jax-cuda12-plugin": "0.4.36"}), None, build)
+    assert not pick_jax.installed_matches(_machine({**same, "jaxlib": "0.4.36"}), None, build)
+    assert not pick_jax.installed_matches(_machine({**same, "jax-cuda11-pjrt": "0.4.38"}), None, build)  # other major
+
+
+def test_a_jaxlib_from_jaxs_release_page_matches_only_its_own_cuda_major():
+    build = _jax_build("0.4.25", "cuda11")
+    assert build.find_links
+    assert pick_jax.installed_matches(_machine({"jax": "0.4.25", "jaxlib": "0.4.25+cuda11.cudnn86"}), None, build)
+    assert not pick_jax.installed_matches(_machine({"jax": "0.4.25", "jaxlib": "0.4.25+cuda12.cudnn89"}), None, build)
+
+
+def test_another_majors_plugin_and_pjrt_are_removed_and_a_release_page_jaxlib_before_the_plugin_route():
+    m = _machine({"jax": "0.4.38", "jaxlib": "0.4.38+cuda11.cudnn86", "jax-cuda11-plugin": "0.4.38", "jax-cuda11-pjrt": "0.4.38"})
+    assert pick_jax.uninstall_names(m, _jax_build("0.4.38", "cuda12"), False) == (
+        "jax-cuda11-plugin",
+        "jax-cuda11-pjrt",
+        "jaxlib",
+    )
+    plain = _machine({"jax": "0.4.25", "jaxlib": "0.4.25+cuda11.cudnn86"})
+    assert pick_jax.uninstall_names(plain, _jax_build("0.4.25", "cuda11"), False) == ()  # the release-page route keeps it
+
+
+def test_a_cpu_jax_is_installed_only_without_a_plugin_and_without_a_cuda_jaxlib():
+    row = _m().jax_release("0.4.38")
+    cpu = pick_jax.cpu_build(_machine(), row, _jax_build("0.4.38", "cuda12"))
+    assert pick_jax.cpu_installed(_machine({"jax": "0.4.38", "jaxlib": "0.4.38"}), None, cpu)
+    assert not pick_jax.cpu_installed(_machine({"jax": "0.4.38", "jaxlib": "0.4.38", "jax-cuda12-pjrt": "0.4.38"}), None, cpu)
+    assert not pick_jax.cpu_installed(_machine({"jax": "0.4.38", "jaxlib": "0.4.38+cuda12.cudnn89"}), None, cpu)
+
+
+def test_the_lowest_driver_of_a_cuda_build_is_the_lower_of_its_majors_floor_and_its_own_driver():
+    # lowest_driver: "CUDA 11.0's own GA driver 450.51.05 is below CUDA 11's floor 450.80.02".
+    assert judge.lowest_driver("450.80.02", "450.51.05") == "450.51.05"
+    assert judge.lowest_driver("525.60.13", "550.54.14") == "525.60.13"
+    assert judge.lowest_driver(None, "550.54.14") == "550.54.14"
+    assert judge.driver_needs(_m(), "11.0", "linux")[0] == "450.51.05"
+
+
+def test_ptx_jit_is_refused_only_when_the_driver_runs_the_cuda_through_minor_version_compatibility():
+    # "minor-version compatibility cannot JIT newer PTX": refused when the driver is known not to run it fully;
+    # allowed (a note) when it does, or when no driver was seen (None).
+    m = _machine(gpus=(GpuInfo(0, "NVIDIA H100", "9.0", "Hopper"),))
+    for full, ok in ((False, False), (True, True), (None, True)):
+        (j,) = judge.judge_kernels(m, ("8.0",), ("8.0",), full, "12.4")
+        assert (j.topic, j.ok) == ("gpu", ok), full
