@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.cues import windows_driver_beside
+from gpudoctor.planner import where
 
 
 @pytest.mark.parametrize(
@@ -22,3 +27,32 @@ from gpudoctor.pasted.cues import windows_driver_beside
 )
 def test_a_windows_driver_beside_wsls_nvidia_smi(smi, driver, wsl):
     assert windows_driver_beside(smi, driver) is wsl
+
+
+def _facts(text: str):
+    snap = validate_snapshot(read_pasted([Source("report.txt", text)]), "report")
+    return diagnose(ReplayHost(snap)).facts
+
+
+def _shell(text: str) -> str:
+    return where.shell(_facts(text))
+
+
+def test_a_paste_showing_both_windows_prompts_is_written_for_both_shells():
+    # where.shell: a PowerShell prompt makes `powershell`, a cmd.exe prompt `cmd`; "any other Windows paste `windows`,
+    # one line that cmd.exe and PowerShell both run alike": both prompts shown is neither one alone.
+    error = "RuntimeError: Library cublas64_12.dll is not found"
+    ps = 'PS C:\\Users\\me> python -c "import torch"\n'
+    cmd = "C:\\Users\\me\\app>python main.py\n"
+    assert _shell(ps + error) == "powershell"
+    assert _shell(cmd + error) == "cmd"
+    assert _shell(ps + cmd + error) == "windows"
+    assert _shell(cmd + ps + error) == "windows"
+
+
+@pytest.mark.parametrize("prompt", ["(container) #", "(Container) $", "(CONTAINER) #"])
+def test_a_container_side_prompt_is_read_in_any_letter_case(prompt):
+    # "`(container) $` / `(host) #` (a report that shows both sides)": the side is a word, whatever its case.
+    text = f"{prompt} nvidia-smi\nFailed to initialize NVML: Unknown Error\n"
+    cues = [c.get("cue") for c in _facts(text).pasted.cues]
+    assert "(container) prompt" in cues
