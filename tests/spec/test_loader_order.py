@@ -64,3 +64,23 @@ def test_nodeflib_drops_only_cache_entries_inside_a_default_directory_not_those_
         assert resolve_for(SO, nodeflib, (), _env((kept,))).path == kept
     for dropped in ("/usr/lib/" + SO, "/lib/x86_64-linux-gnu/" + SO, "/usr/lib/x86_64-linux-gnu/" + SO):
         assert resolve_for(SO, nodeflib, (), _env((dropped,))).path is None
+
+
+def test_a_soname_absent_from_a_frameworks_record_is_unfound_for_tensorflow_and_jax_and_undecided_for_torch():
+    # elf_resolution: "None where they were not read, or (PyTorch) where none of them needs it ... TensorFlow and JAX
+    # dlopen() by name: ... one that is not in their entry is nowhere the loader or gpudoctor can see (a resolution
+    # without a path)".
+    from types import SimpleNamespace
+
+    from gpudoctor.facts import FrameworkLoading, LibraryResolution, LoadingFacts
+    from gpudoctor.loader import elf_resolution
+
+    found = LibraryResolution("libcudart.so.12", "/site/nvidia/cuda_runtime/lib/libcudart.so.12", "RPATH of x.so")
+    records = tuple(FrameworkLoading(k, (ElfObject(f"/site/{k}/x.so"),), (found,)) for k in ("torch", "tensorflow", "jax"))
+    facts = SimpleNamespace(loading=LoadingFacts(None, (), (), (), records))
+    for key in ("tensorflow", "jax"):
+        assert elf_resolution(facts, key, "libcudart.so.12") == found
+        res = elf_resolution(facts, key, SO)
+        assert res is not None and (res.soname, res.path) == (SO, None), key
+    assert elf_resolution(facts, "torch", SO) is None
+    assert elf_resolution(SimpleNamespace(loading=None), "jax", SO) is None
