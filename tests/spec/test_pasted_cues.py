@@ -56,3 +56,28 @@ def test_a_container_side_prompt_is_read_in_any_letter_case(prompt):
     text = f"{prompt} nvidia-smi\nFailed to initialize NVML: Unknown Error\n"
     cues = [c.get("cue") for c in _facts(text).pasted.cues]
     assert "(container) prompt" in cues
+
+
+@pytest.mark.parametrize(
+    ("line", "cue"),
+    [
+        ("srun --gres=gpu:1 python train.py", "Slurm"),
+        ("#SBATCH --gres=gpu:1", "Slurm"),
+        ("echo $SLURM_STEP_GPUS", "Slurm"),
+        ("echo $SLURM_JOB_GPUS", "Slurm"),
+        ("qsub job.sh", "PBS"),
+        ("#PBS -l select=1:ngpus=1", "PBS"),
+        ("cat $PBS_NODEFILE", "PBS"),
+        ("bsub -gpu num=1 python train.py", "LSF"),
+        ("#BSUB -gpu num=1", "LSF"),
+        ("echo $LSB_JOBID", "LSF"),
+        ("it works on the login node but not on a compute node", "a cluster named as where it ran"),
+        ("I ran it on the head node", "a cluster named as where it ran"),
+        ("module load cuda/12.1", "a cluster named as where it ran"),
+    ],
+)
+def test_each_scheduler_and_cluster_word_the_cues_name_is_read(line, cue):
+    # cues: "A cluster job by its scheduler (srun, sbatch, SLURM_*; qsub, #PBS; bsub, #BSUB), a cluster by its words
+    # (HPC, `module load`, a login node)"; _CLUSTER_SAID names login, compute and head nodes.
+    text = f"{line}\nRuntimeError: CUDA error: no CUDA-capable device is detected\n"
+    assert cue in [c.get("cue") for c in _facts(text).pasted.cues]
