@@ -84,3 +84,25 @@ def test_a_soname_absent_from_a_frameworks_record_is_unfound_for_tensorflow_and_
         assert res is not None and (res.soname, res.path) == (SO, None), key
     assert elf_resolution(facts, "torch", SO) is None
     assert elf_resolution(SimpleNamespace(loading=None), "jax", SO) is None
+
+
+def test_a_framework_missing_a_soname_unless_it_bundles_a_copy_under_a_hashed_name_or_its_own():
+    # missing_sonames: a bundled copy counts under the soname's stem and a dash (a wheel's hashed copy,
+    # libcudnn-3aa9a0f6.so.8: `stem + "-"`) or under the soname itself; else the fixed order decides, and on a whole
+    # machine a copy found nowhere is missing.
+    from types import SimpleNamespace
+
+    from gpudoctor.facts import LibDir
+    from gpudoctor.loader import missing_sonames
+    from gpudoctor.probed import Found
+
+    facts = SimpleNamespace(
+        loading=None, ld_library_path=(), ldconfig=Found({}, "ldconfig -p"), pasted=SimpleNamespace(partial=False)
+    )
+    own = "/site/torch/lib"
+    for names in (("libcudnn-3aa9a0f6.so.8",), ("libcudnn.so.8",)):
+        assert missing_sonames(facts, ["libcudnn.so.8"], (LibDir(own, "bundled", names),)) == [], names
+    assert missing_sonames(facts, ["libcudnn.so.8"], (LibDir(own, "bundled", ("libcudnn_ops-1a2b.so.8",)),)) == [
+        "libcudnn.so.8"
+    ]  # another library's hashed copy (libcudnn_ops) is not libcudnn's
+    assert missing_sonames(facts, ["libcudnn.so.8"], ()) == ["libcudnn.so.8"]
