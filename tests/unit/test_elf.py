@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.elf import MAX_PHNUM, ElfDynamic, ElfError, read_dynamic, read_dynamic_file
+from gpudoctor.elf import MAX_NEEDED, MAX_PHNUM, ElfDynamic, ElfError, read_dynamic, read_dynamic_file
 from gpudoctor.host import HostError
 from gpudoctor.host.live import LiveHost
 from gpudoctor.host.replay import RecordingHost, ReplayHost
@@ -221,3 +221,13 @@ def test_a_fifo_or_device_where_a_library_should_be_is_refused_not_read(tmp_path
         with pytest.raises(HostError) as exc:
             LiveHost().elf(path)
         assert exc.value.code == "ENOTREG"
+
+
+def test_up_to_max_needed_string_entries_are_read_and_one_more_is_refused():
+    # MAX_NEEDED (512): a dynamic section naming 512 strings is read whole; 513 is damage, one ElfError.
+    assert MAX_NEEDED == 512
+    names = [(1, f"lib{i}.so") for i in range(511)] + [(14, "self.so")]
+    d = _read(_image(64, False, names))
+    assert (len(d.needed), d.needed[-1], d.soname) == (511, "lib510.so", "self.so")
+    with pytest.raises(ElfError, match="513 dynamic string entries"):
+        _read(_image(64, False, [*names, (1, "one-more.so")]))
