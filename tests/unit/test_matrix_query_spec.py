@@ -241,3 +241,27 @@ def test_cudnn_cuda_majors(m):
 )
 def test_decode_cudnn_version(m, number, version):
     assert m.decode_cudnn_version(number) == version
+
+
+# --- the operating system: "WSL uses the Windows display driver" (matrix.terms._norm_os): every spelling of Windows and
+# WSL reads the Windows column; anything else the Linux one.
+
+
+@pytest.mark.parametrize(
+    "os,driver",
+    [
+        ("windows", "536.25"),
+        ("Windows", "536.25"),
+        ("win32", "536.25"),
+        ("nt", "536.25"),
+        ("wsl", "536.25"),
+        ("wsl2", "536.25"),
+        ("WSL2", "536.25"),
+        ("linux", "535.54.03"),
+        ("Linux", "535.54.03"),
+        ("", "535.54.03"),
+    ],
+)
+def test_each_spelling_of_the_os_reads_its_column(m, os, driver):
+    assert m.min_driver_for_cuda("12.2", os) == driver
+    assert m.driver_supports_cuda(driver, "12.2", os).os == ("linux" if driver.startswith("535") else "windows")
