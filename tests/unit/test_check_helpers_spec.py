@@ -120,3 +120,50 @@ def test_dev_base(version, base):
 )
 def test_runs_on(archs, cc, runs):
     assert runs_on(archs, cc) is runs
+
+
+# --- gpudoctor.checks.wheel_majors: which CUDA major a framework loads NVIDIA's wheels for
+
+
+def _frameworks(**changes):
+    return replace(facts_of(H100), frameworks=changes)
+
+
+@pytest.mark.parametrize(
+    ("plugins", "jaxlib", "cuda_major"),
+    [
+        ({"jax-cuda12-plugin": "0.4.30", "jax-cuda12-pjrt": "0.4.30"}, "0.4.30", 12),
+        ({"jax-cuda13-pjrt": "0.7.1"}, "0.7.1", 13),
+        ({"jax-cuda11-plugin": "0.4.20"}, "0.4.20", 11),
+        ({}, "0.4.6+cuda11.cudnn86", 11),  # a jaxlib+cudaNN build (before the plugins)
+        ({}, "0.4.23+cuda12.cudnn89", 12),
+        ({}, "0.4.30", None),  # a CPU jaxlib
+    ],
+)
+def test_jax_cuda_major_from_its_plugin_or_its_local_tag(plugins, jaxlib, cuda_major):
+    from gpudoctor.checks.wheel_majors import jax_cuda_major
+    from gpudoctor.facts import JaxFacts
+
+    jax = JaxFacts(jaxlib.split("+")[0], jaxlib, plugins, "/site-packages/jax")
+    assert jax_cuda_major(_frameworks(jax=Found(jax, "dist:jax"))) == cuda_major
+
+
+@pytest.mark.parametrize(
+    ("distribution", "cuda_build", "wants_gpu"),
+    [
+        ("tensorflow", True, True),
+        ("tensorflow", False, False),
+        ("tensorflow", None, False),  # build_info unreadable: only tensorflow-gpu says it wants one
+        ("tensorflow-gpu", None, True),
+        ("tensorflow-gpu", False, False),
+        ("tensorflow-cpu", True, False),
+        ("tensorflow-cpu", None, False),
+    ],
+)
+def test_a_tensorflow_that_wants_a_gpu(distribution, cuda_build, wants_gpu):
+    """tf_gpu: "A TensorFlow that wants a GPU: a CUDA build, or tensorflow-gpu whose build_info was unreadable." """
+    from gpudoctor.checks.wheel_majors import tf_gpu
+    from gpudoctor.facts import TensorflowFacts
+
+    tf = TensorflowFacts("2.11.0", distribution, cuda_build, "11.2", "8", "/site-packages/tensorflow")
+    assert (tf_gpu(_frameworks(tensorflow=Found(tf, "dist:tensorflow"))) is not None) is wants_gpu
