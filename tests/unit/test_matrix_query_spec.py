@@ -265,3 +265,26 @@ def test_decode_cudnn_version(m, number, version):
 def test_each_spelling_of_the_os_reads_its_column(m, os, driver):
     assert m.min_driver_for_cuda("12.2", os) == driver
     assert m.driver_supports_cuda(driver, "12.2", os).os == ("linux" if driver.startswith("535") else "windows")
+
+
+# --- GPU names (gpu_arch.toml): "ignoring a leading "NVIDIA" and "Tesla", longest match wins ... A name cut short by
+# nvidia-smi ("...") matches only if every candidate agrees." (the Unicode ellipsis too: matrix.terms.gpu_name_tokens)
+
+
+@pytest.mark.parametrize(
+    ("name", "cc"),
+    [
+        ("Tesla V100-SXM2-16GB", "7.0"),
+        ("V100-SXM2-16GB", "7.0"),
+        ("NVIDIA Tesla V100S-PCIE-32GB", "7.0"),
+        ("NVIDIA A100-SXM4-40GB", "8.0"),
+        ("nvidia a100 80gb pcie", "8.0"),
+        ("NVIDIA GeForce RTX 4090 D", "8.9"),
+        ("NVIDIA GeForce RTX 40...", "8.9"),
+        ("NVIDIA GeForce RTX 40\u2026", "8.9"),
+        ("Quadro P20...", "6.1"),
+        ("NVIDIA GeForce GTX 1...", None),  # 6.1 and 7.5 disagree
+    ],
+)
+def test_gpu_names(m, name, cc):
+    assert m.compute_capability_for_gpu(name) == cc
