@@ -134,3 +134,15 @@ def test_install_version_is_pytorchs_cuda_first():
     facts = replace(facts, frameworks={"torch": Found(torch, "dist:torch")})
     assert torch.cuda.startswith("12.1")
     assert install_version(facts, CTX) == "12.1"
+
+
+def test_a_toolkit_of_another_cuda_major_than_pytorchs_does_not_qualify():
+    """qualifies: "of PyTorch's CUDA major (when PyTorch is a CUDA build)": with PyTorch 2.2.1+cu121 the active CUDA 11.8
+    is passed over for the CUDA 12.4 beside it (run by this 525 driver through minor-version compatibility)."""
+    from gpudoctor.probed import Found
+
+    old, new = _tk("11.8.0", "nvcc on PATH"), _tk("12.4.1")
+    torch = facts_of("h100x8-driver565-torch221-cu121").frameworks.torch.value
+    facts = replace(_with(new, old), frameworks={"torch": Found(torch, "dist:torch")})
+    assert toolkit_target(facts, CTX).root == new.root
+    assert toolkit_target(_with(new, old), CTX).root == old.root  # without PyTorch the active one stays
