@@ -146,3 +146,23 @@ def test_a_toolkit_of_another_cuda_major_than_pytorchs_does_not_qualify():
     facts = replace(_with(new, old), frameworks={"torch": Found(torch, "dist:torch")})
     assert toolkit_target(facts, CTX).root == new.root
     assert toolkit_target(_with(new, old), CTX).root == old.root  # without PyTorch the active one stays
+
+
+def test_install_version_is_else_the_newest_of_pytorchs_major_that_qualifies():
+    """install_version: "else the newest CUDA of PyTorch's major in the matrix that qualifies (extensions build with
+    any minor of that major)": PyTorch cu121 on a Blackwell GPU (compute capability 12.0, first CUDA 12.8) and a driver
+    reporting CUDA 13.0: not 12.1 (cannot build for 12.0), not 13.0 (another major), but 12.9, the newest CUDA 12."""
+    import dataclasses as dc
+
+    from gpudoctor.probed import Found
+
+    h100 = facts_of("h100x8-driver565-torch221-cu121")
+    gpus = tuple(dc.replace(g, name="NVIDIA GeForce RTX 5090", compute_capability="12.0") for g in h100.driver.gpus[:1])
+    facts = replace(
+        _with(),
+        frameworks={"torch": Found(h100.frameworks.torch.value, "dist:torch")},
+        driver={"gpus": gpus, "smi_gpus": gpus, "smi_driver_version": "580.65.06", "smi_cuda_version": "13.0",
+                "nvml_driver_version": None, "nvml_cuda_version": None},
+    )  # fmt: skip
+    assert (facts.driver.version, facts.driver.cuda_version) == ("580.65.06", "13.0")
+    assert install_version(facts, CTX) == "12.9"
