@@ -46,3 +46,23 @@ def test_a_cuda_release_the_matrix_does_not_know_is_not_judged():
     """framework-driver-too-old.md: "When it stays silent: the matrix does not know the CUDA release." (a build for
     CUDA 19.0 on a CUDA 12.0 driver)"""
     assert judged(_driver("525.147.05", "12.0", torch_cuda="19.0"), "framework-driver-too-old") == []
+
+
+@pytest.mark.parametrize(("driver_cuda", "fires"), [("11.0", True), ("11.8", False)])
+@states("framework-driver-too-old", FIRES, QUIET)
+def test_jax_needs_the_minimum_cuda_of_its_plugins_major(driver_cuda, fires):
+    """framework-driver-too-old.md, "The CUDA each framework needs": "JAX: the minimum CUDA for its plugin's major in
+    jax.toml, else N.0" - jaxlib 0.4.20+cuda11.cudnn86 needs CUDA >= 11.8 (jax.toml), which a driver known only as
+    reporting CUDA 11.0 cannot run (11.0's first drivers are below CUDA 11's floor)."""
+    from gpudoctor.facts import JaxFacts
+    from gpudoctor.probed import Found
+
+    facts = _driver("", driver_cuda)
+    jax = JaxFacts("0.4.20", "0.4.20+cuda11.cudnn86", {}, "/site-packages/jax")
+    facts = replace(facts, frameworks={"torch": facts.frameworks.tensorflow, "jax": Found(jax, "dist:jax")},
+                    driver={"smi_driver_version": None})  # fmt: skip
+    assert (facts.driver.version, facts.driver.cuda_version) == (None, driver_cuda)
+    found = judged(facts, "framework-driver-too-old")
+    assert len(found) == int(fires)
+    if fires:
+        assert found[0].title.startswith("JAX 0.4.20 (CUDA 11 plugin) needs CUDA 11.8")
