@@ -288,3 +288,20 @@ def test_each_spelling_of_the_os_reads_its_column(m, os, driver):
 )
 def test_gpu_names(m, name, cc):
     assert m.compute_capability_for_gpu(name) == cc
+
+
+# --- jax_release: "The JAX row in force for `version` (the newest row whose version <= it)" (jax.toml rows 0.4.20,
+# 0.4.22, ...); memory_setting: "tensorflow", "pytorch"/"torch" or "jax".
+
+
+@pytest.mark.parametrize(("version", "row"), [("0.4.20", "0.4.20"), ("0.4.21", "0.4.20"), ("0.4.22", "0.4.22"), ("0.4.19", None)])
+def test_jax_release_in_force(m, version, row):
+    got = m.jax_release(version)
+    assert (got.version if got else None) == row
+
+
+@pytest.mark.parametrize(
+    ("spelled", "framework"), [("torch", "pytorch"), ("PyTorch", "pytorch"), (" tf ", "tensorflow"), ("jaxlib", "jax")]
+)
+def test_memory_setting_aliases(m, spelled, framework):
+    assert m.memory_setting(spelled).framework == framework
