@@ -251,3 +251,23 @@ def test_a_truncated_name_counts_when_every_candidate_agrees(name, fires):
     facts = facts_of(P2000)
     gpus = tuple(dataclasses.replace(g, name=name, compute_capability=None) for g in facts.driver.gpus)
     assert len(judged(replace(facts, driver={"gpus": gpus, "smi_gpus": gpus}), "toolkit-arch-unsupported")) == int(fires)
+
+
+@pytest.mark.parametrize(("active", "severity"), [(True, Severity.WARNING), (False, Severity.INFO)])
+@states("toolkit-newer-than-driver", FIRES)
+def test_a_toolkit_run_through_minor_version_compatibility_is_a_warning_when_active_info_otherwise(active, severity):
+    """toolkit-newer-than-driver.md, Severity: "runs it through minor-version compatibility | warning | info" (the active
+    toolkit, another one): CUDA 12.4 on driver 525.125.06 (CUDA 12.0), above CUDA 12's floor 525.60.13."""
+    facts = facts_of("quadro-p2000-driver525-cuda13-toolkit")
+    (tk,) = facts.toolkits.toolkits
+    tk = dataclasses.replace(tk, version="12.4.131")
+    if active:
+        facts = replace(facts, toolkits={"toolkits": (tk,), "nvcc_on_path_version": "12.4.131"})
+    else:
+        facts = replace(
+            facts,
+            toolkits={"toolkits": (dataclasses.replace(tk, found_via=(tk.root,)),), "nvcc_on_path": None, "nvcc_on_path_version": None,
+                      "link": dataclasses.replace(facts.toolkits.link, kind="missing", target=None, resolved=None)},
+        )  # fmt: skip
+    (f,) = judged(facts, "toolkit-newer-than-driver")
+    assert f.severity == severity

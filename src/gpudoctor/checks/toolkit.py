@@ -147,7 +147,7 @@ def install_version(facts: Facts, ctx: Context) -> str | None:
     """The CUDA version (major.minor) to install when no installed toolkit qualifies: PyTorch's own
     CUDA (extensions then match it exactly), else the driver's CUDA (the newest it runs fully), else the
     newest CUDA of PyTorch's major in the matrix that qualifies (extensions build with any minor of that major:
-    PyTorch 2.1 cu121 on a Blackwell GPU and a CUDA 13 driver takes 12.8, which 12.1 and 13.0 are not)."""
+    PyTorch 2.1 cu121 on a Blackwell GPU and a CUDA 13 driver takes 12.9, the newest CUDA 12, which 12.1 and 13.0 are not)."""
     torch = facts.frameworks.torch
     candidates: list[str] = []
     if isinstance(torch, Found) and torch.value.cuda:

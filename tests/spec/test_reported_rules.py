@@ -1,0 +1,67 @@
+"""The pasted-evidence checks (gpudoctor.checks.reported) at their documented boundaries, from a pasted message alone:
+cudnn-too-old from the framework's own cuDNN message ("needs to have matching major version and equal or higher minor
+version": every component of the version), toolkit-newer-than-driver from nvcc beside the driver's CUDA version
+("toolkits whose major.minor is newer than the driver's CUDA are judged")."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.spec.machine import pasted_findings
+from tests.spec.registry import FIRES, QUIET, states
+
+TF = (
+    "E tensorflow/stream_executor/cuda/cuda_dnn.cc:361] Loaded runtime CuDNN library: {loaded} but source was compiled "
+    "with: {compiled}.  CuDNN library needs to have matching major version and equal or higher minor version."
+)
+
+
+@pytest.mark.parametrize(
+    ("loaded", "compiled", "fires"),
+    [
+        ("8.0.5", "8.1.0", True),  # minor below
+        ("8.0.9", "8.1.0", True),
+        ("8.1.0", "8.1.1", True),  # patch below
+        ("8.1.0", "8.1.0", False),  # equal
+        ("8.1.1", "8.1.0", False),  # patch above
+        ("8.6.0", "8.1.0", False),  # a newer minor of the same major is fine
+        ("9.1.0", "8.9.0", True),  # another major, even a newer one
+        ("7.6.5", "8.0.0", True),
+    ],
+)
+@states("cudnn-too-old", FIRES, QUIET)
+def test_a_pasted_cudnn_message_is_judged_at_every_component(loaded, compiled, fires):
+    """cudnn-too-old.md: TensorFlow's "CuDNN library needs to have matching major version and equal or higher minor
+    version"; the rule: "the first three version parts are lower than the minimum's"."""
+    found = pasted_findings(TF.format(loaded=loaded, compiled=compiled))
+    assert ("cudnn-too-old" in found) is fires
+    if fires:
+        assert found["cudnn-too-old"].title == f"cuDNN {loaded} is older than TensorFlow requires ({compiled})"
+
+
+@states("cudnn-too-old", FIRES)
+def test_pytorchs_cudnn_message_names_both_versions():
+    """cudnn-too-old.md: PyTorch's "cuDNN version incompatibility: PyTorch was compiled against (8, 9, 2) but found
+    runtime version (8, 5, 0)"."""
+    text = (
+        "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 9, 2) but found runtime version (8, 5, 0)."
+    )
+    assert pasted_findings(text)["cudnn-too-old"].title == "cuDNN 8.5.0 is older than PyTorch requires (8.9.2)"
+
+
+NVCC = (
+    "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release {mm}, V{v}\nBuild cuda_{mm}.r{mm}/compiler.0\n\n"
+    "RuntimeError: The NVIDIA driver on your system is too old (found version 12020). Please update your GPU driver\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("nvcc", "fires"),
+    [("12.3.52", True), ("12.4.131", True), ("13.0.48", True), ("12.2.140", False), ("12.2.91", False), ("11.8.89", False)],
+)
+@states("toolkit-newer-than-driver", FIRES, QUIET)
+def test_pasted_nvcc_against_the_drivers_cuda_by_major_minor(nvcc, fires):
+    """toolkit-newer-than-driver.md: "toolkits whose major.minor is newer than the driver's CUDA are judged" - nvcc
+    12.2.140 on a driver reporting CUDA 12.2 (found version 12020) is not newer; 12.3 is."""
+    found = pasted_findings(NVCC.format(mm=nvcc.rsplit(".", 1)[0], v=nvcc))
+    assert ("toolkit-newer-than-driver" in found) is fires
