@@ -77,3 +77,9 @@ def test_cmd_set_quotes_the_whole_assignment():
     assert render(SetEnv("CUDA_PATH", None), "powershell") == "Remove-Item Env:CUDA_PATH"
     assert render(SetEnv("CUDA_PATH", None), "fish") == "set -e CUDA_PATH"
     assert render(SetEnv("CUDA_PATH", None), "posix") == "unset CUDA_PATH"
+
+
+def test_a_comma_is_quoted_on_the_line_for_both_windows_shells():
+    """_BOTH_SAFE: "`,` is PowerShell's array": a word holding one is quoted for cmd.exe and PowerShell alike."""
+    assert render(Cmd(("nvidia-smi", "--query-gpu=name,uuid")), "windows") == 'nvidia-smi "--query-gpu=name,uuid"'
+    assert render(Cmd(("nvidia-smi", "--query-gpu=name")), "windows") == "nvidia-smi --query-gpu=name"
