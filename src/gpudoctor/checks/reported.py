@@ -1115,6 +1115,7 @@ _DESCRIPTIVE = frozenset(
         "docker-run-said",
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "workload-gpus",
+        "gpus-variable-said",  # an env file's variable, read beside a compose spec
         "job-gpus",
         "program-gpus",
         "torch-oom",

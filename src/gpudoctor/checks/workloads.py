@@ -25,6 +25,7 @@ _NO_GPU_INSIDE = frozenset(
         "nvidia-smi-not-found",
         "tf-not-built-with-cuda",
         "workload-logged-no-gpu",
+        "gpu-unused-said",  # the reporter's words, read only beside a pasted spec that requests no GPU
     }
 )
 _NVML_NO_GPU = frozenset({"cuda-no-device", "driver-unreachable", "nvml-library-missing", "cuda-driver-insufficient"})
@@ -152,9 +153,16 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
     where = f"the service {name}" if runtime == "compose" and name else f"the container {name}" if name else "it"
     if runtime == "compose":
         service = name or Placeholder("service")
+        variable = facts.pasted.reported("gpus-variable-said")
         fix = Remediation(
             f"Request the GPU for {where} in the compose file: {_COMPOSE_STANZA}; then recreate it and check that "
-            "nvidia-smi answers inside.",
+            "nvidia-smi answers inside."
+            + (
+                f" The line {variable[0].line!r} requests nothing: compose reads an env file's variables only where the "
+                "compose file names them, and env_file passes them into the container as its environment; take it out."
+                if variable
+                else ""
+            ),
             (
                 Cmd(("docker", "compose", "up", "-d", "--force-recreate", service)),
                 Cmd(("docker", "compose", "exec", service, "nvidia-smi"), note="inside: lists the GPU once it is passed in"),

@@ -78,6 +78,21 @@ _VIDEO_CODEC_FAILING = re.compile(
     r"|\b(?:can(?:no|')t|unable\s+to)\s+(?:use|get|enable)\s+(?:the\s+)?(?:NVENC|NVDEC)\b",
     re.IGNORECASE,
 )
+# The reporter saying the program does not use or find the GPU ("it can't use the GPU, it can only use the cpu",
+# "it cannot load cudart", "falls back to the CPU"): read only beside a pasted spec that requests none, whose symptom
+# it is when no program output was pasted.
+_GPU_UNUSED_SAID = re.compile(
+    r"\b(?:can(?:no|')?t|could(?:n't| not)|unable to|does(?:n't| not)|do(?:n't| not)|won't|is(?:n't| not))\s+"
+    r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|find|finding|see|seeing|load|loading|access)\s+"
+    r"(?:the\s+|my\s+|a\s+|an\s+|any\s+)?(?:NVIDIA\s+)?(?:GPUs?|CUDA|cudart)\b"
+    r"|\b(?:only|still)\s+(?:use[sd]?|using|runs?|running|ran)\s+(?:on\s+)?(?:the\s+)?CPU\b"
+    r"|\bfall(?:s|ing)?\s+back\s+to\s+(?:the\s+)?CPU\b",
+    re.IGNORECASE,
+)
+# An env file's GPU variable ("gpus=all", "GPUS=all"): docker compose substitutes .env's variables into the compose file
+# and env_file passes them into the container's environment, but no variable requests a GPU (docs.docker.com, "GPU
+# support in Compose": deploy.resources.reservations.devices, or the service's gpus attribute).
+_GPUS_VARIABLE = re.compile(r"^\s*(?:export\s+)?(?P<name>gpus|GPUS|DOCKER_GPUS)=(?P<value>[\w,\"'-]{1,40})\s*$")
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
@@ -106,7 +121,8 @@ def _pod_owner(lines: list[str], pod: str) -> tuple[str, str] | None:
 
 def read_workloads(g: Gathered, lines: list[str]) -> None:
     """Add the workloads `lines` declare or log. Never raises on content."""
-    for w in parse_workloads(lines):
+    workloads = parse_workloads(lines)
+    for w in workloads:
         values = {"runtime": w.kind, "name": w.name[:120], "image": w.image[:200]}
         if w.gpus is None:
             if w.complete:
@@ -114,6 +130,8 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         else:
             _add(g, ErrorEvidence("workload-gpus", w.line[:300], tuple(sorted({**values, "gpus": w.gpus[:10]}.items()))))
         _where(g, "docker" if w.kind == "compose" else "kubernetes", f"its {w.kind} spec is pasted", w.line)
+    if workloads and all(w.gpus is None for w in workloads) and any(w.complete for w in workloads):
+        _unused_said(g, lines)
     logged: dict[str, int] = {}
     for line in lines[:20_000]:
         if "|" in line[:80] and (m := _COMPOSE_LOG.match(line[:_MAX_LINE])):
@@ -139,6 +157,16 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
             _cue(g, LOGGED_SERVICE, service, service)
+
+
+def _unused_said(g: Gathered, lines: list[str]) -> None:
+    """Beside a spec that requests no GPU: the reporter's words that the program does not use the GPU, and an env file's
+    GPU variable (which requests nothing)."""
+    said = next((x for x in lines[:20_000] if _GPU_UNUSED_SAID.search(x[:_MAX_LINE])), None)
+    if said is not None:
+        _add(g, ErrorEvidence("gpu-unused-said", said.strip()[:300]))
+    if (m := next((m for x in lines[:20_000] if "=" in x and (m := _GPUS_VARIABLE.match(x[:200]))), None)) is not None:
+        _add(g, ErrorEvidence("gpus-variable-said", m.group(0).strip(), (("name", m.group("name")),)))
 
 
 def _unrequested_gpus(g: Gathered, lines: list[str]) -> None:
