@@ -115,3 +115,56 @@ def test_a_compose_service_that_requests_the_gpu_or_a_compose_report_about_somet
     report = _report(_ELSEWHERE)
     assert "container-no-gpu" not in {f.code for f in report.findings}
     assert not {"gpu-unused-said", "gpus-variable-said"} & {e.kind for e in report.facts.pasted.errors}
+
+
+def _asks(text: str) -> list[tuple[str, ...]]:
+    from gpudoctor.pasted.ask import ask_for
+
+    report = _report(text)
+    return [
+        (*(str(w) for w in a.command.argv), *(("|", *map(str, a.command.pipe)) if a.command.pipe else ()))
+        for a in ask_for(report.facts, report.findings)
+    ]
+
+
+_NO_DEVICE_04 = (
+    'time=2024-11-02T10:00:01.000Z level=INFO source=gpu.go:620 msg="no nvidia devices detected by library '
+    '/usr/lib/x86_64-linux-gnu/libcuda.so.560.35.03"\n'
+)
+_NO_DEVICE_03 = (
+    'time=2024-09-01T10:00:01.000Z level=INFO source=gpu.go:560 msg="no nvidia devices detected" '
+    "library=/usr/lib/x86_64-linux-gnu/libcuda.so.535.183.01\n"
+)
+
+
+@states("pasted-error-unexplained", FIRES)
+def test_a_driver_library_that_loads_with_no_device_asks_what_the_container_was_given_on_the_host():
+    # in a container the text names (docker run ... --name): how it was created, read on the host, then its devices
+    text = "I started it with docker run -d --gpus=all --name llm ollama/ollama and it runs on the CPU:\n" + _NO_DEVICE_04
+    assert "pasted-error-unexplained" in _codes(text)
+    asks = _asks(text)
+    inspect = next(a for a in asks if a[:2] == ("docker", "inspect"))
+    assert inspect[2] == "llm" and "{{json .HostConfig.DeviceRequests}}" in inspect[4]
+    assert ("docker", "exec", "llm", "ls", "-l", "/dev", "|", "grep", "nvidia") in asks
+    assert not any(a[0] == "journalctl" for a in asks)
+    # the 0.3 wording, deployed with docker in words: the container is left to fill in
+    asks = _asks("I deployed the server with docker and it only uses the cpu.\n" + _NO_DEVICE_03)
+    assert ("docker", "exec", "<container>", "nvidia-smi", "-L") in asks
+    # on the host itself (no container named): its own devices and modules, nothing of docker
+    text = "Ollama on Fedora runs on the CPU:\n" + _NO_DEVICE_04
+    assert "pasted-error-unexplained" in _codes(text)
+    asks = _asks(text)
+    assert ("lsmod", "|", "grep", "nvidia") in asks and ("ls", "-l", "/dev", "|", "grep", "nvidia") in asks
+    assert not any(a[0] == "docker" for a in asks)
+
+
+@states("pasted-error-unexplained", QUIET)
+def test_a_discovery_log_that_found_the_gpu_is_not_a_device_failure():
+    text = (
+        'time=2024-11-02T10:00:01.000Z level=INFO source=gpu.go:226 msg="looking for compatible GPUs"\n'
+        'time=2024-11-02T10:00:02.000Z level=INFO source=types.go:123 msg="inference compute" id=GPU-1a2b3c4d '
+        'library=cuda variant=v12 compute=8.6 driver=12.4 name="NVIDIA GeForce RTX 3090" total="23.7 GiB"\n'
+        "I deployed it with docker and it works.\n"
+    )
+    assert "pasted-error-unexplained" not in _codes(text)
+    assert not any(a[:2] == ("docker", "inspect") for a in _asks(text))

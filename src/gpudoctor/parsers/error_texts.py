@@ -207,6 +207,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "job-gpus": "the GPUs per node a Slurm job requests (--gres=gpu[:type]:N, --gpus)",
     "program-gpus": "the GPUs per node a program asks for (a Lightning Trainer's gpus= or devices=)",
     "workload-logged-no-gpu": "a docker compose service's own log line saying it found no GPU (or nvidia-smi failed)",
+    "cuda-no-device-driver-loaded": "the driver's libcuda loaded but CUDA found no device (the GPU's device nodes missing or not accessible)",
     "gpu-unused-said": "the reporter says the program beside a pasted workload spec does not use or find the GPU",
     "gpus-variable-said": "a gpus=/GPUS= variable line (an env file's), which docker compose does not read as a GPU request",
 }

@@ -266,6 +266,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "inside the job: the GPUs Slurm gave it, by every variable that selects GPUs",
             )
         )
+    out += _container_devices_asks(facts)
     out += _catalogue_asks(facts)
     out += _logged_container_asks(facts)
     from gpudoctor.checks.driver import no_gpu_said
@@ -371,6 +372,48 @@ def _logged_container_asks(facts: Facts) -> list[Ask]:
             Cmd(("docker", "inspect", name, "--format", "{{json .HostConfig.DeviceRequests}} {{.HostConfig.Runtime}}")),
             f"whether {name} was created with a GPU request (--gpus, or the compose file's devices reservation) or the "
             "NVIDIA runtime",
+        ),
+    ]
+
+
+# What a program in a container prints where the driver's libraries reached it but no device did (catalogue.toml).
+_NO_DEVICE_INSIDE = frozenset({"cuda-no-device-driver-loaded"})
+
+
+def _container_devices_asks(facts: Facts) -> list[Ask]:
+    """A program in a docker container found the driver's library but no device: what the container was created with
+    (a GPU request, the runtime, devices passed by hand) decides, read on the host, then its device nodes inside."""
+    from gpudoctor.planner.remedy import container_said
+
+    if not any(e.kind in _NO_DEVICE_INSIDE for e in facts.pasted.errors):
+        return []
+    image = where.image(facts)
+    if image is None and container_said(facts) not in ("docker", "podman"):
+        return []
+    name: str | Placeholder = (
+        (image.get("container") if image else None) or _exec_named(facts) or next(iter(_logged_services(facts)), None)
+    ) or Placeholder("container")
+    return [
+        Ask(
+            Cmd(
+                (
+                    "docker",
+                    "inspect",
+                    name,
+                    "--format",
+                    "{{.HostConfig.Runtime}} {{json .HostConfig.DeviceRequests}} {{json .HostConfig.Devices}}",
+                )
+            ),
+            "on the host: how the container was given the GPU, if at all (runc null null: no GPU request)",
+        ),
+        Ask(
+            Cmd(("docker", "exec", name, "nvidia-smi", "-L")),
+            "inside: the GPU listed, or 'Failed to initialize NVML: Unknown Error' (device access lost, as after a "
+            "systemctl daemon-reload on a cgroup v2 host: the container is recreated)",
+        ),
+        Ask(
+            Cmd(("docker", "exec", name, "ls", "-l", "/dev"), pipe=("grep", "nvidia")),
+            "inside: whether nvidia0, nvidiactl and nvidia-uvm were passed in",
         ),
     ]
 
