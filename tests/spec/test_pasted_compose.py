@@ -168,3 +168,63 @@ def test_a_discovery_log_that_found_the_gpu_is_not_a_device_failure():
     )
     assert "pasted-error-unexplained" not in _codes(text)
     assert not any(a[:2] == ("docker", "inspect") for a in _asks(text))
+
+
+_TWO_HOSTS = """Training with DDP across two servers, each in its own docker container:
+```
+# on host A (MASTER_ADDR=192.168.1.10)
+torchrun --nnodes=2 --node_rank=0 --master_addr=192.168.1.10 --master_port=29500 train.py
+# on host B (node_rank 1, address 192.168.1.11)
+torchrun --nnodes=2 --node_rank=1 --master_addr=192.168.1.10 --master_port=29500 train.py
+```
+RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, remote process exited or there was a network error, NCCL version 2.14.3
+"""
+
+
+@states("container-network-isolated", FIRES)
+def test_an_nccl_failure_of_ranks_in_containers_on_two_hosts_recreates_them_on_the_hosts_network():
+    f = _codes(_TWO_HOSTS)["container-network-isolated"]
+    assert f.remediation.where == "the host" and f.remediation.component == "container"
+    argv = _argv(f.remediation)
+    assert argv[0] == ("export", "NCCL_DEBUG=INFO")
+    assert argv[1][:2] == ("docker", "inspect") and "{{.HostConfig.NetworkMode}}" in argv[1][-1]
+    assert argv[2][:4] == ("docker", "run", "--network=host", "--ipc=host")
+    # the hosts in words and the reporter's own docker run, given back with the host's network
+    text = (
+        "We run the job on 2 nodes; each rank starts in a container with\n"
+        "docker run --gpus all -v /data:/data trainer:latest python train.py\n"
+        "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:272, unhandled system error\n"
+    )
+    argv = _argv(_codes(text)["container-network-isolated"].remediation)
+    assert argv[2] == (
+        "docker",
+        "run",
+        "--network=host",
+        "--ipc=host",
+        "--gpus",
+        "all",
+        "-v",
+        "/data:/data",
+        "trainer:latest",
+        "python",
+        "train.py",
+    )
+
+
+@states("container-network-isolated", QUIET)
+def test_ranks_on_the_hosts_network_or_outside_containers_or_on_one_host_are_not_the_bridge():
+    # the containers already run on the host's network
+    assert "container-network-isolated" not in _codes(_TWO_HOSTS + "Both containers run with --network=host.\n")
+    # no container: a multi-node NCCL error stays unexplained, with NCCL's log asked
+    bare = _TWO_HOSTS.replace(", each in its own docker container", "")
+    codes = _codes(bare)
+    assert "container-network-isolated" not in codes and "pasted-error-unexplained" in codes
+    assert any(a[:2] == ("env", "NCCL_DEBUG=INFO") for a in _asks(bare))
+    # one host, one container: shared memory, not the network
+    one = (
+        "In my docker container, 4 GPUs on one machine:\n"
+        "NCCL WARN Error while creating shared memory segment /dev/shm/nccl-abc (size 9637888)\n"
+        "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, unhandled system error\n"
+    )
+    codes = _codes(one)
+    assert "container-network-isolated" not in codes and "shm-too-small" in codes

@@ -1116,6 +1116,7 @@ _DESCRIPTIVE = frozenset(
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "workload-gpus",
         "gpus-variable-said",  # an env file's variable, read beside a compose spec
+        "ranks-on-hosts",  # where a distributed job runs; its failure is judged by gpudoctor.checks.workloads
         "job-gpus",
         "program-gpus",
         "torch-oom",

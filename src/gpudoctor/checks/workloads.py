@@ -425,9 +425,84 @@ def check_job_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# NCCL's failures a multi-host job in containers reports (c10d's wrapper, or PyTorch's other spellings of the system
+# error); a shared-memory message beside them names the cause in one container instead (gpudoctor.checks.catalogued).
+_NCCL_FAILED = frozenset({"nccl-error", "nccl-system-error"})
+_SHM_NAMED = frozenset({"nccl-shm-create-failed", "shm-not-writable"})
+
+
+def check_ranks_across_container_hosts(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A distributed job whose ranks run in docker containers on two or more hosts fails in NCCL: on docker's default
+    bridge network each container has a private address (172.17.x) that the other host cannot reach, and NCCL's
+    bootstrap and socket transport offer exactly that address, so the connection fails (NCCL reports a system error
+    or a remote error). Containers started with --network=host offer the host's own interfaces (PyTorch's maintainer
+    in pytorch/pytorch#23363; NCCL's troubleshooting guide, "Docker": --network=host and --ipc=host). NCCL_DEBUG=INFO
+    shows the address each rank offered."""
+    from gpudoctor.planner.remedy import container_said, reporters_docker_run
+    from gpudoctor.planner.where import image
+
+    said = facts.pasted.reported if facts.pasted.partial else None
+    if said is None or not (hosts := said("ranks-on-hosts")) or hosts[0].get("network") == "host":
+        return
+    failed = [e for e in facts.pasted.errors if e.kind in _NCCL_FAILED]
+    if not failed or any(e.kind in _SHM_NAMED for e in facts.pasted.errors):
+        return
+    if container_said(facts) not in ("docker", "podman") and image(facts) is None:
+        return
+    tool = "podman" if container_said(facts) == "podman" else "docker"
+    own = reporters_docker_run(facts, gpus=True)
+    words: list[str | Placeholder] = [w for w in own.argv[2:] if w != "--ipc=host"] if own is not None else []
+    words = words or ["--gpus", "all", Placeholder("image"), Placeholder("command")]
+    where = hosts[0].get("hosts") or hosts[0].get("said") or "several hosts"
+    yield Finding(
+        "container-network-isolated",
+        Severity.WARNING,
+        "platform",
+        "the job's ranks run in containers on different hosts, behind docker's bridge network",
+        f"NCCL failed in a job whose ranks run in {tool} containers on different hosts ({where}). On docker's default "
+        "bridge network each container has a private address the other host cannot reach, and NCCL's bootstrap and "
+        "socket transport offer that address, so the ranks cannot connect; ranks in one container (or on one host) "
+        "are not affected. The driver, CUDA and NCCL are not at fault.",
+        (ev("pasted", failed[0].line), ev("pasted", hosts[0].line)),
+        Remediation(
+            "Confirm with NCCL's own log, then recreate the containers on every host without network isolation "
+            "(--network=host, with --ipc=host for NCCL's shared memory; compose: network_mode: host, ipc: host) and "
+            "rerun every rank. Keeping the bridge network needs a network both hosts route (an overlay or macvlan "
+            "network) with NCCL_SOCKET_IFNAME naming its interface.",
+            (
+                Cmd(
+                    ("export", "NCCL_DEBUG=INFO"),
+                    note="in each container, then rerun the ranks: the NET/Socket lines show the address each offered "
+                    "(172.17.x is docker's bridge)",
+                ),
+                Cmd(
+                    (
+                        tool,
+                        "inspect",
+                        Placeholder("container"),
+                        "--format",
+                        "{{.HostConfig.NetworkMode}} {{.HostConfig.IpcMode}}",
+                    ),
+                    note="on each host: bridge (or default) isolates the container's network",
+                ),
+                Cmd((tool, "run", "--network=host", "--ipc=host", *words), note="on each host, replacing the container"),
+            ),
+            component="container",
+            where="the host",
+        ),
+    )
+
+
 CHECKS = (
     Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),
     Check("unrequested-gpus", "platform", ("container-gpus-unrequested",), check_unrequested_gpus_seen, ("pasted",)),
     Check("node-default-runtime", "platform", ("container-no-gpu",), check_node_default_runtime, ("pasted",)),
     Check("job-gpus", "gpu", ("requirement-unmet",), check_job_gpus, ("pasted",)),
+    Check(
+        "ranks-container-network",
+        "platform",
+        ("container-network-isolated",),
+        check_ranks_across_container_hosts,
+        ("pasted",),
+    ),
 )

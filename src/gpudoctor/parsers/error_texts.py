@@ -208,6 +208,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "program-gpus": "the GPUs per node a program asks for (a Lightning Trainer's gpus= or devices=)",
     "workload-logged-no-gpu": "a docker compose service's own log line saying it found no GPU (or nvidia-smi failed)",
     "cuda-no-device-driver-loaded": "the driver's libcuda loaded but CUDA found no device (the GPU's device nodes missing or not accessible)",
+    "nccl-error": "an NCCL call of PyTorch's distributed process group failed (c10d's 'NCCL error in: <file>:<line>, <text>')",
+    "ranks-on-hosts": "the ranks of a distributed job run on two or more hosts (their addresses, or the reporter's words)",
     "gpu-unused-said": "the reporter says the program beside a pasted workload spec does not use or find the GPU",
     "gpus-variable-said": "a gpus=/GPUS= variable line (an env file's), which docker compose does not read as a GPU request",
 }

@@ -172,7 +172,7 @@ _LINUX_SAID = re.compile(
 # is only built, pulled or listed is not where anything ran, so the verbs that put a command inside one are required.
 _CONTAINER_SAID = re.compile(
     r"\b(?:in|inside|into|within|connecting(?:\s+to)?|exec(?:ed)?\s+into)\s+"
-    r"(?:(?:the|a|an|my|our|this|that|these|those|existing|old|running|same|its|each|every)\s+){0,3}"
+    r"(?:(?:the|a|an|my|our|this|that|these|those|existing|old|running|same|its|each|every|own|one|two|both|separate)\s+){0,3}"
     r"(?:nvidia-)?(?:docker\s+)?(?:containers?|docker|pods?)\b(?!\s*(?:image|file|hub|registry|desktop)s?\b)"
     r"|\b(?:docker|kubectl)\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b"
     # "run the model via docker image": what runs through docker runs in its container

@@ -93,6 +93,17 @@ _GPU_UNUSED_SAID = re.compile(
 # and env_file passes them into the container's environment, but no variable requests a GPU (docs.docker.com, "GPU
 # support in Compose": deploy.resources.reservations.devices, or the service's gpus attribute).
 _GPUS_VARIABLE = re.compile(r"^\s*(?:export\s+)?(?P<name>gpus|GPUS|DOCKER_GPUS)=(?P<value>[\w,\"'-]{1,40})\s*$")
+# The hosts a distributed job's ranks run on: two or more addresses on lines that name a node, rank, host or the
+# rendezvous (init_method, MASTER_ADDR), or the reporter's words ("a task with 2 nodes", "two machines", --nnodes=2).
+_IPV4 = re.compile(r"(?<![\d.])(?P<ip>(?:25[0-5]|2[0-4]\d|1?\d{1,2})(?:\.(?:25[0-5]|2[0-4]\d|1?\d{1,2})){3})(?![\d.])")
+_RANK_LINE = re.compile(r"\b(?:node|rank|host|master|init_method|addr|worker)", re.IGNORECASE)
+_HOSTS_SAID = re.compile(
+    r"\b(?:two|2|three|3|four|4|multiple|several|different|separate)\s+(?:physical\s+)?(?:nodes|hosts|machines|servers)\b"
+    r"|\bmulti-?(?:node|host|machine)\b|--nnodes[= ]?(?:[2-9]|\d{2})\b",
+    re.IGNORECASE,
+)
+# A container started without network isolation: docker's --network=host (--net=host), compose's network_mode: host.
+_HOST_NETWORK = re.compile(r"--net(?:work)?[= ]host\b|\bnetwork_mode:\s*[\"']?host\b", re.IGNORECASE)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
@@ -152,11 +163,38 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     if (said := next((x for x in lines[:20_000] if _VIDEO_CODEC_FAILING.search(x[:_MAX_LINE])), None)) is not None:
         _add(g, ErrorEvidence("video-codec-failing-said", said.strip()[:300]))
     _job_gpus(g, lines)
+    _ranks_on_hosts(g, lines)
     _unrequested_gpus(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
             _cue(g, LOGGED_SERVICE, service, service)
+
+
+def _ranks_on_hosts(g: Gathered, lines: list[str]) -> None:
+    """The hosts a distributed job's ranks run on (`ranks-on-hosts`), where the text shows two or more, and whether a
+    container of it was started on the host's network (`network`: host)."""
+    hosts: list[str] = []
+    shown = ""
+    for line in lines[:20_000]:
+        x = line[:_MAX_LINE]
+        if "." not in x or not _RANK_LINE.search(x):
+            continue
+        for m in _IPV4.finditer(x):
+            ip = m.group("ip")
+            if not ip.startswith(("127.", "0.", "255.")) and ip not in hosts:
+                hosts.append(ip)
+                shown = shown or x.strip()
+    values: dict[str, str] = {}
+    if len(hosts) >= 2:
+        values["hosts"] = ",".join(hosts[:4])
+    elif (said := next((m for x in lines[:20_000] if (m := _HOSTS_SAID.search(x[:_MAX_LINE]))), None)) is not None:
+        values["said"], shown = said.group(0), said.group(0)
+    else:
+        return
+    if any(_HOST_NETWORK.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+        values["network"] = "host"
+    _add(g, ErrorEvidence("ranks-on-hosts", shown[:300], tuple(sorted(values.items()))))
 
 
 def _unused_said(g: Gathered, lines: list[str]) -> None:
