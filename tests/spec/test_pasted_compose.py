@@ -228,3 +228,43 @@ def test_ranks_on_the_hosts_network_or_outside_containers_or_on_one_host_are_not
     )
     codes = _codes(one)
     assert "container-network-isolated" not in codes and "shm-too-small" in codes
+
+
+_WSL_GPUS_REFUSED = (
+    "$ uname -r\n5.15.90.1-microsoft-standard-WSL2\n"
+    "$ docker run --gpus all nvidia/cuda:12.2.0-base-ubuntu22.04 nvidia-smi\n"
+    'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+)
+
+
+@states("container-no-gpu", FIRES)
+def test_gpus_refused_inside_wsl_by_docker_desktops_daemon_is_fixed_in_docker_desktop_not_in_the_distribution():
+    for said in (
+        "I use Docker Desktop 4.20.2 on Windows 11.\n",
+        "$ sudo systemctl restart docker\nSystem has not been booted with systemd as init system (PID 1). Can't operate.\n",
+    ):
+        f = _codes(said + _WSL_GPUS_REFUSED)["container-no-gpu"]
+        argv = _argv(f.remediation)
+        assert argv[0] == ("docker", "version", "--format", "{{.Server.Platform.Name}} {{.Server.Version}}"), said
+        assert argv[-1] == ("docker", "run", "--gpus", "all", "nvidia/cuda:12.2.0-base-ubuntu22.04", "nvidia-smi")
+        assert not any(a[0] in ("systemctl", "nvidia-ctk", "apt-get") for a in argv), said
+        assert not f.remediation.requires_root
+    # a Docker Desktop 2.x release (four-part, before GPU support) is read as its version
+    report = _report("Docker Desktop 2.4.0.0 is installed on the Windows side.\n" + _WSL_GPUS_REFUSED)
+    said = {e.kind: e for e in report.facts.pasted.errors}
+    assert said["docker-desktop-said"].get("version") == "2.4.0.0"
+
+
+@states("container-no-gpu", QUIET)
+def test_gpus_refused_by_an_engine_in_the_distribution_or_outside_wsl_keeps_the_toolkit_route():
+    # an engine of the distribution's own answers (its service restarts): the toolkit is set up there
+    argv = _argv(
+        _codes("$ sudo service docker restart\n * Restarting Docker: docker\n" + _WSL_GPUS_REFUSED)[
+            "container-no-gpu"
+        ].remediation
+    )
+    assert any(a[:3] == ("nvidia-ctk", "runtime", "configure") for a in argv)
+    # Docker Desktop named on a Linux host (no WSL): not the WSL integration's daemon
+    text = _WSL_GPUS_REFUSED.replace("5.15.90.1-microsoft-standard-WSL2", "6.5.0-35-generic")
+    argv = _argv(_codes("Docker Desktop is not installed here.\n" + text)["container-no-gpu"].remediation)
+    assert any(a[:3] == ("nvidia-ctk", "runtime", "configure") for a in argv)

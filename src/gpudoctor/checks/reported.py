@@ -1117,6 +1117,8 @@ _DESCRIPTIVE = frozenset(
         "workload-gpus",
         "gpus-variable-said",  # an env file's variable, read beside a compose spec
         "ranks-on-hosts",  # where a distributed job runs; its failure is judged by gpudoctor.checks.workloads
+        "docker-desktop-said",  # which daemon answers docker inside WSL (gpudoctor.checks.docker_desktop)
+        "docker-engine-absent",
         "job-gpus",
         "program-gpus",
         "torch-oom",

@@ -210,6 +210,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "cuda-no-device-driver-loaded": "the driver's libcuda loaded but CUDA found no device (the GPU's device nodes missing or not accessible)",
     "nccl-error": "an NCCL call of PyTorch's distributed process group failed (c10d's 'NCCL error in: <file>:<line>, <text>')",
     "ranks-on-hosts": "the ranks of a distributed job run on two or more hosts (their addresses, or the reporter's words)",
+    "docker-desktop-said": "Docker Desktop named (with its version where shown): the daemon a WSL distribution's docker CLI may talk to",
+    "docker-engine-absent": "the distribution shows no docker engine of its own (no docker service, no systemd unit, no systemd)",
     "gpu-unused-said": "the reporter says the program beside a pasted workload spec does not use or find the GPU",
     "gpus-variable-said": "a gpus=/GPUS= variable line (an env file's), which docker compose does not read as a GPU request",
 }

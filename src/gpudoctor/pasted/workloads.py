@@ -104,6 +104,19 @@ _HOSTS_SAID = re.compile(
 )
 # A container started without network isolation: docker's --network=host (--net=host), compose's network_mode: host.
 _HOST_NETWORK = re.compile(r"--net(?:work)?[= ]host\b|\bnetwork_mode:\s*[\"']?host\b", re.IGNORECASE)
+# Docker Desktop named as the daemon's side (its 2.x releases were numbered in four parts, 2.5.0.0, which no docker
+# engine release is), and the distribution saying it has no docker engine of its own: `service docker ...` answering
+# "unrecognized service", systemd without a docker unit, or no systemd at all (WSL before its systemd support).
+_DOCKER_DESKTOP = re.compile(
+    r"\bdocker\s+desktop\b(?:\s+(?:version\s+)?v?(?P<version>\d+\.\d+(?:\.\d+){0,2}))?"
+    r"|\bdocker\s+(?:version\s+)?(?P<four>[1-4]\.\d{1,2}\.\d{1,2}\.\d{1,2})\b",
+    re.IGNORECASE,
+)
+_NO_ENGINE = re.compile(
+    r"\bdocker: unrecognized service\b|\bUnit docker\.service (?:not found|could not be found)"
+    r"|System has not been booted with systemd as init system",
+    re.IGNORECASE,
+)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
@@ -164,6 +177,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         _add(g, ErrorEvidence("video-codec-failing-said", said.strip()[:300]))
     _job_gpus(g, lines)
     _ranks_on_hosts(g, lines)
+    _docker_desktop(g, lines)
     _unrequested_gpus(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
@@ -195,6 +209,18 @@ def _ranks_on_hosts(g: Gathered, lines: list[str]) -> None:
     if any(_HOST_NETWORK.search(x[:_MAX_LINE]) for x in lines[:20_000]):
         values["network"] = "host"
     _add(g, ErrorEvidence("ranks-on-hosts", shown[:300], tuple(sorted(values.items()))))
+
+
+def _docker_desktop(g: Gathered, lines: list[str]) -> None:
+    """Docker Desktop named (`docker-desktop-said`, with its version where shown) and the distribution shown without a
+    docker engine of its own (`docker-engine-absent`): inside WSL the docker CLI then talks to Docker Desktop's daemon."""
+    for line in lines[:20_000]:
+        if "ocker" in line and (m := _DOCKER_DESKTOP.search(line[:_MAX_LINE])):
+            version = m.group("version") or m.group("four")
+            _add(g, ErrorEvidence("docker-desktop-said", m.group(0), (("version", version),) if version else ()))
+            break
+    if (no := next((m for x in lines[:20_000] if (m := _NO_ENGINE.search(x[:_MAX_LINE]))), None)) is not None:
+        _add(g, ErrorEvidence("docker-engine-absent", no.group(0)))
 
 
 def _unused_said(g: Gathered, lines: list[str]) -> None:
