@@ -268,3 +268,32 @@ def test_gpus_refused_by_an_engine_in_the_distribution_or_outside_wsl_keeps_the_
     text = _WSL_GPUS_REFUSED.replace("5.15.90.1-microsoft-standard-WSL2", "6.5.0-35-generic")
     argv = _argv(_codes("Docker Desktop is not installed here.\n" + text)["container-no-gpu"].remediation)
     assert any(a[:3] == ("nvidia-ctk", "runtime", "configure") for a in argv)
+
+
+_DDP_CUT = """Training with torchrun --nproc_per_node=4 train.py on 4 GPUs fails:
+Traceback (most recent call last):
+  File "/workspace/train.py", line 40, in <module>
+    model = DistributedDataParallel(model, device_ids=[rank])
+  File "/usr/local/lib/python3.10/dist-packages/torch/nn/parallel/distributed.py", line 795, in __init__
+    _verify_param_shape_across_processes(self.process_group, parameters)
+"""
+
+
+@states("pasted-error-unexplained", FIRES)
+def test_a_distributed_run_whose_failure_was_cut_off_asks_nccls_log_and_the_shared_memory():
+    assert "pasted-error-unexplained" in _codes(_DDP_CUT)
+    asks = _asks(_DDP_CUT)
+    assert ("df", "-h", "/dev/shm") in asks and ("env", "NCCL_DEBUG=INFO", "<failing-command>") in asks
+    assert not any(a[:2] == ("docker", "inspect") for a in asks)
+    # in a container the text names: what it was created with, on the host
+    asks = _asks("Inside the docker container:\n" + _DDP_CUT)
+    assert ("docker", "inspect", "<container>", "--format", "{{.HostConfig.ShmSize}} {{.HostConfig.IpcMode}}") in asks
+
+
+def test_a_cut_traceback_of_a_single_process_or_a_whole_distributed_error_asks_no_shared_memory():
+    single = _DDP_CUT.replace("torchrun --nproc_per_node=4 train.py", "python train.py").replace(
+        "model = DistributedDataParallel(model, device_ids=[rank])", "model = build(model)"
+    )
+    assert ("df", "-h", "/dev/shm") not in _asks(single)
+    whole = _DDP_CUT + "RuntimeError: CUDA error: out of memory\n"
+    assert ("env", "NCCL_DEBUG=INFO", "<failing-command>") not in _asks(whole)

@@ -1119,6 +1119,7 @@ _DESCRIPTIVE = frozenset(
         "ranks-on-hosts",  # where a distributed job runs; its failure is judged by gpudoctor.checks.workloads
         "docker-desktop-said",  # which daemon answers docker inside WSL (gpudoctor.checks.docker_desktop)
         "docker-engine-absent",
+        "distributed-run-said",  # what ran; a failure beside it is its own evidence
         "job-gpus",
         "program-gpus",
         "torch-oom",

@@ -212,6 +212,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "ranks-on-hosts": "the ranks of a distributed job run on two or more hosts (their addresses, or the reporter's words)",
     "docker-desktop-said": "Docker Desktop named (with its version where shown): the daemon a WSL distribution's docker CLI may talk to",
     "docker-engine-absent": "the distribution shows no docker engine of its own (no docker service, no systemd unit, no systemd)",
+    "distributed-run-said": "a distributed run of several processes over NCCL (DDP's start, torch.distributed's launchers)",
     "gpu-unused-said": "the reporter says the program beside a pasted workload spec does not use or find the GPU",
     "gpus-variable-said": "a gpus=/GPUS= variable line (an env file's), which docker compose does not read as a GPU request",
 }

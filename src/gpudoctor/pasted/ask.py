@@ -267,6 +267,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
     out += _container_devices_asks(facts)
+    out += _distributed_cut_asks(facts)
     out += _catalogue_asks(facts)
     out += _logged_container_asks(facts)
     from gpudoctor.checks.driver import no_gpu_said
@@ -416,6 +417,35 @@ def _container_devices_asks(facts: Facts) -> list[Ask]:
             "inside: whether nvidia0, nvidiactl and nvidia-uvm were passed in",
         ),
     ]
+
+
+def _distributed_cut_asks(facts: Facts) -> list[Ask]:
+    """A distributed run over NCCL whose failure the paste cut off: NCCL's own log and the shared memory its transport
+    between GPUs needs (a container's /dev/shm is 64 MB unless it was given more) decide, and in a docker container
+    the options it was created with."""
+    from gpudoctor.planner.remedy import container_said
+
+    said = facts.pasted.reported
+    if not said("distributed-run-said") or not said("traceback-cut"):
+        return []
+    out = [
+        Ask(Cmd(("df", "-h", "/dev/shm")), "where the ranks run: its size (64M is a container's default, too small for NCCL)"),
+        Ask(
+            Cmd(("env", "NCCL_DEBUG=INFO", Placeholder("failing-command"))),
+            "the whole error, with NCCL's 'NCCL WARN' line naming the call that failed (shm_open or a segment in /dev/shm "
+            "points at shared memory)",
+        ),
+    ]
+    if where.image(facts) is not None or container_said(facts) in ("docker", "podman"):
+        out.append(
+            Ask(
+                Cmd(
+                    ("docker", "inspect", Placeholder("container"), "--format", "{{.HostConfig.ShmSize}} {{.HostConfig.IpcMode}}")
+                ),
+                "on the host: the container's /dev/shm size and IPC mode (67108864 and private: docker's 64 MB default)",
+            )
+        )
+    return out
 
 
 # Programs and paths only a Linux shell has: PowerShell on Windows has no ldconfig, printenv, /proc or grep, so an

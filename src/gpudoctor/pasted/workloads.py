@@ -117,6 +117,13 @@ _NO_ENGINE = re.compile(
     r"|System has not been booted with systemd as init system",
     re.IGNORECASE,
 )
+# A distributed run of several processes over NCCL: Lightning's DDP start lines, torch.distributed's launchers and
+# process-group set-up, the NCCL backend named.
+_DISTRIBUTED = re.compile(
+    r"\binitializing (?:ddp|distributed)\b|\binit_process_group\b|\bDistributedDataParallel\b"
+    r"|\btorch\.distributed\.(?:launch|run)\b|\btorchrun\b|\bbackend\s*=\s*[\"']?nccl\b|\bMASTER_ADDR\b",
+    re.IGNORECASE,
+)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
@@ -178,6 +185,8 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     _job_gpus(g, lines)
     _ranks_on_hosts(g, lines)
     _docker_desktop(g, lines)
+    if (dist := next((m for x in lines[:20_000] if (m := _DISTRIBUTED.search(x[:_MAX_LINE]))), None)) is not None:
+        _add(g, ErrorEvidence("distributed-run-said", dist.group(0)))
     _unrequested_gpus(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
