@@ -297,3 +297,42 @@ def test_a_cut_traceback_of_a_single_process_or_a_whole_distributed_error_asks_n
     assert ("df", "-h", "/dev/shm") not in _asks(single)
     whole = _DDP_CUT + "RuntimeError: CUDA error: out of memory\n"
     assert ("env", "NCCL_DEBUG=INFO", "<failing-command>") not in _asks(whole)
+
+
+_TWO_PYTHONS = """On one node the job trains; with the hostfile of two nodes the other node finds no GPU.
+$ cat hostfile
+worker-1 slots=8
+worker-2 slots=8
+$ deepspeed --hostfile hostfile train.py
+In train.py I print sys.executable: /opt/venvs/train/bin/python on worker-1, /usr/bin/python3 on worker-2.
+"""
+
+
+@states("ranks-python-differs", FIRES)
+def test_remote_ranks_of_an_ssh_launcher_beside_the_systems_python_get_the_environment_exported():
+    f = _codes(_TWO_PYTHONS.replace("two nodes", "multiple nodes"))["ranks-python-differs"]
+    argv = _argv(f.remediation)
+    assert argv[0][:2] == ("ssh", "<other-node>") and argv[0][2].startswith("which python;")
+    assert argv[1] == ("sh", "-c", 'echo "PATH=$PATH" >> ~/.deepspeed_env')
+    assert argv[2][:2] == ("deepspeed", "--hostfile")
+    # mpirun across two hosts by address, a conda environment
+    text = (
+        "mpirun -np 2 -H 10.0.0.1,10.0.0.2 python train.py\n"
+        "rank 0 on host 10.0.0.1 runs /home/me/miniconda3/envs/gpu/bin/python, rank 1 on host 10.0.0.2 runs /usr/bin/python\n"
+    )
+    argv = _argv(_codes(text)["ranks-python-differs"].remediation)
+    assert argv[1] == ("mpirun", "-x", "PATH", "-x", "LD_LIBRARY_PATH", "<your-arguments>")
+
+
+@states("ranks-python-differs", QUIET)
+def test_one_node_or_a_launcher_per_node_or_one_python_is_not_the_remote_shells_python():
+    # one node: no hosts shown
+    one = "$ deepspeed train.py\nsys.executable is /opt/venvs/train/bin/python, and /usr/bin/python3 is the system's.\n"
+    assert "ranks-python-differs" not in _codes(one)
+    # torchrun started on each node by hand: no ssh launcher
+    per_node = _TWO_PYTHONS.replace("multiple nodes", "two nodes").replace(
+        "$ deepspeed --hostfile hostfile train.py", "$ torchrun --nnodes=2 train.py"
+    )
+    assert "ranks-python-differs" not in _codes(per_node)
+    # only the environment's python shown
+    assert "ranks-python-differs" not in _codes(_TWO_PYTHONS.replace(", /usr/bin/python3 on worker-2", ""))

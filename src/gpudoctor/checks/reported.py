@@ -1120,6 +1120,7 @@ _DESCRIPTIVE = frozenset(
         "docker-desktop-said",  # which daemon answers docker inside WSL (gpudoctor.checks.docker_desktop)
         "docker-engine-absent",
         "distributed-run-said",  # what ran; a failure beside it is its own evidence
+        "interpreters-said",  # judged by gpudoctor.checks.workloads (the remote ranks' python)
         "job-gpus",
         "program-gpus",
         "torch-oom",

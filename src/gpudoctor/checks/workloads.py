@@ -493,11 +493,70 @@ def check_ranks_across_container_hosts(facts: Facts, ctx: Context) -> Iterable[F
     )
 
 
+def check_remote_ranks_python(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A multi-node run whose launcher starts the other nodes' ranks over ssh (DeepSpeed's default pdsh runner, mpirun)
+    beside both an environment's python and the system's: on one node DeepSpeed runs its rank launcher with the
+    interpreter it was started from (sys.executable), on several it runs `python` in each node's non-interactive ssh
+    shell, whose PATH is the system's unless the environment reaches it (microsoft/DeepSpeed,
+    deepspeed/launcher/runner.py @bf15ed84: the single-node command starts with sys.executable; the multi-node runner
+    exports every VAR=value line of ~/.deepspeed_env or ./.deepspeed_env to each node)."""
+    said = facts.pasted.reported("interpreters-said") if facts.pasted.partial else []
+    if not said:
+        return
+    e = said[0]
+    env, system, launcher = e.get("env") or "", e.get("system") or "", e.get("launcher") or ""
+    node = Placeholder("other-node")
+    check = Cmd(
+        ("ssh", node, 'which python; python -c "import torch; print(torch.__version__, torch.cuda.is_available())"'),
+        note=f"what the launcher's remote shell runs: {system} there means the ranks run without the environment",
+    )
+    if launcher == "deepspeed":
+        how = (
+            "DeepSpeed exports each VAR=value line of ~/.deepspeed_env (or ./.deepspeed_env) on every node: write the "
+            "environment's PATH there from the launching node with the environment active, then launch again"
+        )
+        commands: tuple[Cmd, ...] = (
+            check,
+            Cmd(
+                ("sh", "-c", 'echo "PATH=$PATH" >> ~/.deepspeed_env'),
+                note=f"on the launching node, with the environment active (its PATH starts with {env.rsplit('/', 1)[0]})",
+            ),
+            Cmd(("deepspeed", "--hostfile", Placeholder("hostfile"), Placeholder("script-and-arguments"))),
+        )
+    else:
+        how = (
+            "mpirun passes the launching shell's variables to every node with -x: export PATH (and LD_LIBRARY_PATH) that "
+            "way, or put the environment's bin first on PATH for non-interactive shells on every node"
+        )
+        commands = (
+            check,
+            Cmd(("mpirun", "-x", "PATH", "-x", "LD_LIBRARY_PATH", Placeholder("your-arguments")), note="from the environment"),
+        )
+    yield Finding(
+        "ranks-python-differs",
+        Severity.WARNING,
+        "frameworks",
+        f"the other nodes' ranks probably run {system}, not {env}",
+        f"The job runs on several nodes through {launcher}, which starts the other nodes' ranks over ssh, and the text "
+        f"shows both {env} (the environment it was launched from) and {system}. A non-interactive ssh shell does not "
+        "activate the environment, so there the ranks run the system's python, without the environment's PyTorch: "
+        "it finds no GPU or fails to import. On one node the launcher uses its own interpreter, so one node works. "
+        "Nothing needs reinstalling.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Make the environment reach the remote shells: {how}. Check with ssh first.",
+            commands,
+            component="environment",
+        ),
+    )
+
+
 CHECKS = (
     Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),
     Check("unrequested-gpus", "platform", ("container-gpus-unrequested",), check_unrequested_gpus_seen, ("pasted",)),
     Check("node-default-runtime", "platform", ("container-no-gpu",), check_node_default_runtime, ("pasted",)),
     Check("job-gpus", "gpu", ("requirement-unmet",), check_job_gpus, ("pasted",)),
+    Check("ranks-python", "frameworks", ("ranks-python-differs",), check_remote_ranks_python, ("pasted",)),
     Check(
         "ranks-container-network",
         "platform",

@@ -124,6 +124,13 @@ _DISTRIBUTED = re.compile(
     r"|\btorch\.distributed\.(?:launch|run)\b|\btorchrun\b|\bbackend\s*=\s*[\"']?nccl\b|\bMASTER_ADDR\b",
     re.IGNORECASE,
 )
+# Interpreters by path: an environment's (conda, a venv, pyenv) and the system's own. A launcher that starts the ranks
+# of other nodes over ssh (DeepSpeed's pdsh runner, mpirun, horovodrun) runs there whatever python a non-interactive
+# shell finds first.
+_INTERPRETER = re.compile(r"(?<![\w/.-])(?P<path>(?:/[\w.+-]{1,80}){0,12}/bin/python(?:\d(?:\.\d{1,2})?)?)(?![\w/.-])")
+_ENV_PREFIX = re.compile(r"conda|mamba|miniforge|/envs/|venv|virtualenv|pyenv", re.IGNORECASE)
+_SYSTEM_PYTHON = re.compile(r"^(?:/usr(?:/local)?)?/bin/python")
+_SSH_LAUNCHER = re.compile(r"\bdeepspeed\b|\bpdsh\b|\bmpirun\b|\bmpiexec\b|\bhorovodrun\b", re.IGNORECASE)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
@@ -185,6 +192,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     _job_gpus(g, lines)
     _ranks_on_hosts(g, lines)
     _docker_desktop(g, lines)
+    _remote_interpreters(g, lines)
     if (dist := next((m for x in lines[:20_000] if (m := _DISTRIBUTED.search(x[:_MAX_LINE]))), None)) is not None:
         _add(g, ErrorEvidence("distributed-run-said", dist.group(0)))
     _unrequested_gpus(g, lines)
@@ -218,6 +226,30 @@ def _ranks_on_hosts(g: Gathered, lines: list[str]) -> None:
     if any(_HOST_NETWORK.search(x[:_MAX_LINE]) for x in lines[:20_000]):
         values["network"] = "host"
     _add(g, ErrorEvidence("ranks-on-hosts", shown[:300], tuple(sorted(values.items()))))
+
+
+def _remote_interpreters(g: Gathered, lines: list[str]) -> None:
+    """A multi-node run by a launcher that starts remote ranks over ssh, where the text shows both an environment's
+    interpreter and the system's (`interpreters-said`: env, system, launcher)."""
+    if not any(e.kind == "ranks-on-hosts" for e in g.errors):
+        return
+    launcher = next((m.group(0).lower() for x in lines[:20_000] if (m := _SSH_LAUNCHER.search(x[:_MAX_LINE]))), None)
+    if launcher is None:
+        return
+    env = system = ""
+    shown = ""
+    for line in lines[:20_000]:
+        if "/bin/python" not in line:
+            continue
+        for m in _INTERPRETER.finditer(line[:_MAX_LINE]):
+            path = m.group("path")
+            if not env and _ENV_PREFIX.search(path):
+                env = path
+            elif not system and _SYSTEM_PYTHON.match(path):
+                system, shown = path, line.strip()
+    if env and system:
+        values = {"env": env[:200], "system": system, "launcher": launcher}
+        _add(g, ErrorEvidence("interpreters-said", shown[:300], tuple(sorted(values.items()))))
 
 
 def _docker_desktop(g: Gathered, lines: list[str]) -> None:
