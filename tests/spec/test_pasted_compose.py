@@ -336,3 +336,17 @@ def test_one_node_or_a_launcher_per_node_or_one_python_is_not_the_remote_shells_
     assert "ranks-python-differs" not in _codes(per_node)
     # only the environment's python shown
     assert "ranks-python-differs" not in _codes(_TWO_PYTHONS.replace(", /usr/bin/python3 on worker-2", ""))
+
+
+_WSL_NVML = (
+    "I run Ubuntu 22.04 in WSL2 on {}.\n$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system\n"
+)
+
+
+def test_nvml_failing_in_wsl_on_windows_10_asks_the_windows_build():
+    ver = ("cmd.exe", "/c", "ver")
+    assert ver in _asks(_WSL_NVML.format("Windows 10 Pro"))
+    # Windows 11 gives every build GPU access; a build already shown is not asked again
+    assert ver not in _asks(_WSL_NVML.format("Windows 11"))
+    shown = _WSL_NVML.format("Windows 10") + "C:\\> ver\nMicrosoft Windows [Version 10.0.19045.3570]\n"
+    assert ver not in _asks(shown)

@@ -1121,6 +1121,7 @@ _DESCRIPTIVE = frozenset(
         "docker-engine-absent",
         "distributed-run-said",  # what ran; a failure beside it is its own evidence
         "interpreters-said",  # judged by gpudoctor.checks.workloads (the remote ranks' python)
+        "windows10-said",  # the host's Windows, asked about where WSL 2 fails (gpudoctor.pasted.ask)
         "job-gpus",
         "program-gpus",
         "torch-oom",

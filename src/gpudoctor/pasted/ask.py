@@ -103,6 +103,15 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     wsl_failing = facts.platform.wsl == 2 and any(e.kind in _NVML_FAILURES for e in facts.pasted.errors)
     if wsl_failing:
         out += _wsl_asks()
+        if facts.pasted.reported("windows10-said") and not facts.pasted.reported("windows-build"):
+            # Windows 10 gives WSL 2 the GPU only from build 19044 (21H2) on, and before that only in Insider builds
+            # 20145 and later (NVIDIA's CUDA on WSL User Guide): its build decides whether any GPU reaches WSL.
+            out.append(
+                Ask(
+                    Cmd(("cmd.exe", "/c", "ver"), note="from WSL (or ver in a Windows terminal)"),
+                    "the Windows 10 build: GPU access in WSL 2 needs 19044 (21H2) or later, or an Insider build from 20145",
+                )
+            )
     elif (
         not mac
         and facts.platform.wsl != 1

@@ -131,6 +131,8 @@ _INTERPRETER = re.compile(r"(?<![\w/.-])(?P<path>(?:/[\w.+-]{1,80}){0,12}/bin/py
 _ENV_PREFIX = re.compile(r"conda|mamba|miniforge|/envs/|venv|virtualenv|pyenv", re.IGNORECASE)
 _SYSTEM_PYTHON = re.compile(r"^(?:/usr(?:/local)?)?/bin/python")
 _SSH_LAUNCHER = re.compile(r"\bdeepspeed\b|\bpdsh\b|\bmpirun\b|\bmpiexec\b|\bhorovodrun\b", re.IGNORECASE)
+# Windows 10 named (the host of a WSL distribution, whose build then decides GPU access).
+_WINDOWS_10 = re.compile(r"\bWin(?:dows)?\s?10\b", re.IGNORECASE)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
@@ -193,6 +195,8 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     _ranks_on_hosts(g, lines)
     _docker_desktop(g, lines)
     _remote_interpreters(g, lines)
+    if (g.wsl_said or g.wsl) and (w10 := next((m for x in lines[:20_000] if (m := _WINDOWS_10.search(x[:_MAX_LINE]))), None)) is not None:
+        _add(g, ErrorEvidence("windows10-said", w10.group(0)))
     if (dist := next((m for x in lines[:20_000] if (m := _DISTRIBUTED.search(x[:_MAX_LINE]))), None)) is not None:
         _add(g, ErrorEvidence("distributed-run-said", dist.group(0)))
     _unrequested_gpus(g, lines)
