@@ -195,7 +195,9 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     _ranks_on_hosts(g, lines)
     _docker_desktop(g, lines)
     _remote_interpreters(g, lines)
-    if (g.wsl_said or g.wsl) and (w10 := next((m for x in lines[:20_000] if (m := _WINDOWS_10.search(x[:_MAX_LINE]))), None)) is not None:
+    if (g.wsl_said or g.wsl) and (
+        w10 := next((m for x in lines[:20_000] if (m := _WINDOWS_10.search(x[:_MAX_LINE]))), None)
+    ) is not None:
         _add(g, ErrorEvidence("windows10-said", w10.group(0)))
     if (dist := next((m for x in lines[:20_000] if (m := _DISTRIBUTED.search(x[:_MAX_LINE]))), None)) is not None:
         _add(g, ErrorEvidence("distributed-run-said", dist.group(0)))
