@@ -225,7 +225,7 @@ def _ranks_on_hosts(g: Gathered, lines: list[str]) -> None:
     values: dict[str, str] = {}
     if len(hosts) >= 2:
         values["hosts"] = ",".join(hosts[:4])
-    elif (said := next((m for x in lines[:20_000] if (m := _HOSTS_SAID.search(x[:_MAX_LINE]))), None)) is not None:
+    elif (said := next((w for x in lines[:20_000] if (w := _HOSTS_SAID.search(x[:_MAX_LINE]))), None)) is not None:
         values["said"], shown = said.group(0), said.group(0)
     else:
         return
