@@ -1176,7 +1176,7 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
         f"The text says: '{first.line.strip()}'. gpudoctor recognised the error, but the rest of the text does not "
         "show enough (the GPU, the driver, the framework's build) to say why it happened. This is not a clean bill of "
         "health: ask for what is listed under 'Ask the reporter for' and read the answers with it.",
-        tuple(ev("pasted", e.line) for e in failures[:3]),
+        tuple(ev("pasted", line) for line in list(dict.fromkeys(e.line for e in failures))[:3]),  # a line read twice: once
         # No remediation: nothing is known to fix yet; what to do next is the ask-for list (gpudoctor.pasted.ask).
     )
 
