@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, ev
-from gpudoctor.cmdline import Cmd, SetEnv
+from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
@@ -118,6 +118,24 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if other_vendor_gpu_only(facts) is not None:
         return  # (no NVIDIA GPU at all: gpu-none says so, and no runtime can pass one)
     windows = facts.platform.system.lower().startswith("win")
+    from gpudoctor.checks.docker_desktop import desktop_answers, desktop_remedy
+
+    if desktop_answers(facts):
+        from gpudoctor.planner.remedy import reporters_docker_run
+
+        run = reporters_docker_run(facts, gpus=True) or Cmd(("docker", "run", "--gpus", "all", Placeholder("image")))
+        yield Finding(
+            "container-no-gpu",
+            Severity.ERROR,
+            "platform",
+            "docker cannot give the container a GPU: the daemon answering in WSL is Docker Desktop's",
+            "docker answered `--gpus` with 'could not select device driver \"\" with capabilities: [[gpu]]' inside WSL 2, "
+            "where the text shows Docker Desktop's daemon answering (Docker Desktop named, or no docker engine in the "
+            "distribution). A toolkit installed in the distribution would not reach that daemon.",
+            (ev("pasted", said[0].line),),
+            desktop_remedy(facts, run),
+        )
+        return
     yield Finding(
         "container-no-gpu",
         Severity.ERROR,

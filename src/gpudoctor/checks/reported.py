@@ -1115,6 +1115,13 @@ _DESCRIPTIVE = frozenset(
         "docker-run-said",
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "workload-gpus",
+        "gpus-variable-said",  # an env file's variable, read beside a compose spec
+        "ranks-on-hosts",  # where a distributed job runs; its failure is judged by gpudoctor.checks.workloads
+        "docker-desktop-said",  # which daemon answers docker inside WSL (gpudoctor.checks.docker_desktop)
+        "docker-engine-absent",
+        "distributed-run-said",  # what ran; a failure beside it is its own evidence
+        "interpreters-said",  # judged by gpudoctor.checks.workloads (the remote ranks' python)
+        "windows10-said",  # the host's Windows, asked about where WSL 2 fails (gpudoctor.pasted.ask)
         "job-gpus",
         "program-gpus",
         "torch-oom",
@@ -1169,7 +1176,7 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
         f"The text says: '{first.line.strip()}'. gpudoctor recognised the error, but the rest of the text does not "
         "show enough (the GPU, the driver, the framework's build) to say why it happened. This is not a clean bill of "
         "health: ask for what is listed under 'Ask the reporter for' and read the answers with it.",
-        tuple(ev("pasted", e.line) for e in failures[:3]),
+        tuple(ev("pasted", line) for line in list(dict.fromkeys(e.line for e in failures))[:3]),  # a line read twice: once
         # No remediation: nothing is known to fix yet; what to do next is the ask-for list (gpudoctor.pasted.ask).
     )
 

@@ -25,6 +25,7 @@ _NO_GPU_INSIDE = frozenset(
         "nvidia-smi-not-found",
         "tf-not-built-with-cuda",
         "workload-logged-no-gpu",
+        "gpu-unused-said",  # the reporter's words, read only beside a pasted spec that requests no GPU
     }
 )
 _NVML_NO_GPU = frozenset({"cuda-no-device", "driver-unreachable", "nvml-library-missing", "cuda-driver-insufficient"})
@@ -152,9 +153,16 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
     where = f"the service {name}" if runtime == "compose" and name else f"the container {name}" if name else "it"
     if runtime == "compose":
         service = name or Placeholder("service")
+        variable = facts.pasted.reported("gpus-variable-said")
         fix = Remediation(
             f"Request the GPU for {where} in the compose file: {_COMPOSE_STANZA}; then recreate it and check that "
-            "nvidia-smi answers inside.",
+            "nvidia-smi answers inside."
+            + (
+                f" The line {variable[0].line!r} requests nothing: compose reads an env file's variables only where the "
+                "compose file names them, and env_file passes them into the container as its environment; take it out."
+                if variable
+                else ""
+            ),
             (
                 Cmd(("docker", "compose", "up", "-d", "--force-recreate", service)),
                 Cmd(("docker", "compose", "exec", service, "nvidia-smi"), note="inside: lists the GPU once it is passed in"),
@@ -417,9 +425,143 @@ def check_job_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# NCCL's failures a multi-host job in containers reports (c10d's wrapper, or PyTorch's other spellings of the system
+# error); a shared-memory message beside them names the cause in one container instead (gpudoctor.checks.catalogued).
+_NCCL_FAILED = frozenset({"nccl-error", "nccl-system-error"})
+_SHM_NAMED = frozenset({"nccl-shm-create-failed", "shm-not-writable"})
+
+
+def check_ranks_across_container_hosts(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A distributed job whose ranks run in docker containers on two or more hosts fails in NCCL: on docker's default
+    bridge network each container has a private address (172.17.x) that the other host cannot reach, and NCCL's
+    bootstrap and socket transport offer exactly that address, so the connection fails (NCCL reports a system error
+    or a remote error). Containers started with --network=host offer the host's own interfaces (PyTorch's maintainer
+    in pytorch/pytorch#23363; NCCL's troubleshooting guide, "Docker": --network=host and --ipc=host). NCCL_DEBUG=INFO
+    shows the address each rank offered."""
+    from gpudoctor.planner.remedy import container_said, reporters_docker_run
+    from gpudoctor.planner.where import image
+
+    said = facts.pasted.reported if facts.pasted.partial else None
+    if said is None or not (hosts := said("ranks-on-hosts")) or hosts[0].get("network") == "host":
+        return
+    failed = [e for e in facts.pasted.errors if e.kind in _NCCL_FAILED]
+    if not failed or any(e.kind in _SHM_NAMED for e in facts.pasted.errors):
+        return
+    if container_said(facts) not in ("docker", "podman") and image(facts) is None:
+        return
+    tool = "podman" if container_said(facts) == "podman" else "docker"
+    own = reporters_docker_run(facts, gpus=True)
+    words: list[str | Placeholder] = [w for w in own.argv[2:] if w != "--ipc=host"] if own is not None else []
+    words = words or ["--gpus", "all", Placeholder("image"), Placeholder("command")]
+    where = hosts[0].get("hosts") or hosts[0].get("said") or "several hosts"
+    yield Finding(
+        "container-network-isolated",
+        Severity.WARNING,
+        "platform",
+        "the job's ranks run in containers on different hosts, behind docker's bridge network",
+        f"NCCL failed in a job whose ranks run in {tool} containers on different hosts ({where}). On docker's default "
+        "bridge network each container has a private address the other host cannot reach, and NCCL's bootstrap and "
+        "socket transport offer that address, so the ranks cannot connect; ranks in one container (or on one host) "
+        "are not affected. The driver, CUDA and NCCL are not at fault.",
+        (ev("pasted", failed[0].line), ev("pasted", hosts[0].line)),
+        Remediation(
+            "Confirm with NCCL's own log, then recreate the containers on every host without network isolation "
+            "(--network=host, with --ipc=host for NCCL's shared memory; compose: network_mode: host, ipc: host) and "
+            "rerun every rank. Keeping the bridge network needs a network both hosts route (an overlay or macvlan "
+            "network) with NCCL_SOCKET_IFNAME naming its interface.",
+            (
+                Cmd(
+                    ("export", "NCCL_DEBUG=INFO"),
+                    note="in each container, then rerun the ranks: the NET/Socket lines show the address each offered "
+                    "(172.17.x is docker's bridge)",
+                ),
+                Cmd(
+                    (
+                        tool,
+                        "inspect",
+                        Placeholder("container"),
+                        "--format",
+                        "{{.HostConfig.NetworkMode}} {{.HostConfig.IpcMode}}",
+                    ),
+                    note="on each host: bridge (or default) isolates the container's network",
+                ),
+                Cmd((tool, "run", "--network=host", "--ipc=host", *words), note="on each host, replacing the container"),
+            ),
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+def check_remote_ranks_python(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A multi-node run whose launcher starts the other nodes' ranks over ssh (DeepSpeed's default pdsh runner, mpirun)
+    beside both an environment's python and the system's: on one node DeepSpeed runs its rank launcher with the
+    interpreter it was started from (sys.executable), on several it runs `python` in each node's non-interactive ssh
+    shell, whose PATH is the system's unless the environment reaches it (microsoft/DeepSpeed,
+    deepspeed/launcher/runner.py @bf15ed84: the single-node command starts with sys.executable; the multi-node runner
+    exports every VAR=value line of ~/.deepspeed_env or ./.deepspeed_env to each node)."""
+    said = facts.pasted.reported("interpreters-said") if facts.pasted.partial else []
+    if not said:
+        return
+    e = said[0]
+    env, system, launcher = e.get("env") or "", e.get("system") or "", e.get("launcher") or ""
+    node = Placeholder("other-node")
+    check = Cmd(
+        ("ssh", node, 'which python; python -c "import torch; print(torch.__version__, torch.cuda.is_available())"'),
+        note=f"what the launcher's remote shell runs: {system} there means the ranks run without the environment",
+    )
+    if launcher == "deepspeed":
+        how = (
+            "DeepSpeed exports each VAR=value line of ~/.deepspeed_env (or ./.deepspeed_env) on every node: write the "
+            "environment's PATH there from the launching node with the environment active, then launch again"
+        )
+        commands: tuple[Cmd, ...] = (
+            check,
+            Cmd(
+                ("sh", "-c", 'echo "PATH=$PATH" >> ~/.deepspeed_env'),
+                note=f"on the launching node, with the environment active (its PATH starts with {env.rsplit('/', 1)[0]})",
+            ),
+            Cmd(("deepspeed", "--hostfile", Placeholder("hostfile"), Placeholder("script-and-arguments"))),
+        )
+    else:
+        how = (
+            "mpirun passes the launching shell's variables to every node with -x: export PATH (and LD_LIBRARY_PATH) that "
+            "way, or put the environment's bin first on PATH for non-interactive shells on every node"
+        )
+        commands = (
+            check,
+            Cmd(("mpirun", "-x", "PATH", "-x", "LD_LIBRARY_PATH", Placeholder("your-arguments")), note="from the environment"),
+        )
+    yield Finding(
+        "ranks-python-differs",
+        Severity.WARNING,
+        "frameworks",
+        f"the other nodes' ranks probably run {system}, not {env}",
+        f"The job runs on several nodes through {launcher}, which starts the other nodes' ranks over ssh, and the text "
+        f"shows both {env} (the environment it was launched from) and {system}. A non-interactive ssh shell does not "
+        "activate the environment, so there the ranks run the system's python, without the environment's PyTorch: "
+        "it finds no GPU or fails to import. On one node the launcher uses its own interpreter, so one node works. "
+        "Nothing needs reinstalling.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Make the environment reach the remote shells: {how}. Check with ssh first.",
+            commands,
+            component="environment",
+        ),
+    )
+
+
 CHECKS = (
     Check("workload-gpu", "platform", ("container-no-gpu",), check_workload_gpu, ("pasted",)),
     Check("unrequested-gpus", "platform", ("container-gpus-unrequested",), check_unrequested_gpus_seen, ("pasted",)),
     Check("node-default-runtime", "platform", ("container-no-gpu",), check_node_default_runtime, ("pasted",)),
     Check("job-gpus", "gpu", ("requirement-unmet",), check_job_gpus, ("pasted",)),
+    Check("ranks-python", "frameworks", ("ranks-python-differs",), check_remote_ranks_python, ("pasted",)),
+    Check(
+        "ranks-container-network",
+        "platform",
+        ("container-network-isolated",),
+        check_ranks_across_container_hosts,
+        ("pasted",),
+    ),
 )

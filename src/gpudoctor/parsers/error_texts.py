@@ -207,6 +207,16 @@ EVIDENCE_KINDS: dict[str, str] = {
     "job-gpus": "the GPUs per node a Slurm job requests (--gres=gpu[:type]:N, --gpus)",
     "program-gpus": "the GPUs per node a program asks for (a Lightning Trainer's gpus= or devices=)",
     "workload-logged-no-gpu": "a docker compose service's own log line saying it found no GPU (or nvidia-smi failed)",
+    "cuda-no-device-driver-loaded": "the driver's libcuda loaded but CUDA found no device (the GPU's device nodes missing or not accessible)",
+    "nccl-error": "an NCCL call of PyTorch's distributed process group failed (c10d's 'NCCL error in: <file>:<line>, <text>')",
+    "ranks-on-hosts": "the ranks of a distributed job run on two or more hosts (their addresses, or the reporter's words)",
+    "docker-desktop-said": "Docker Desktop named (with its version where shown): the daemon a WSL distribution's docker CLI may talk to",
+    "docker-engine-absent": "the distribution shows no docker engine of its own (no docker service, no systemd unit, no systemd)",
+    "distributed-run-said": "a distributed run of several processes over NCCL (DDP's start, torch.distributed's launchers)",
+    "interpreters-said": "a multi-node run by an ssh launcher beside both an environment's python and the system's (/usr/bin/python)",
+    "windows10-said": "Windows 10 named (as a WSL distribution's host its build decides GPU access)",
+    "gpu-unused-said": "the reporter says the program beside a pasted workload spec does not use or find the GPU",
+    "gpus-variable-said": "a gpus=/GPUS= variable line (an env file's), which docker compose does not read as a GPU request",
 }
 
 _ARCH_WARNING = _Lazy(

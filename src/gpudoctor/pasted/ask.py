@@ -103,6 +103,15 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     wsl_failing = facts.platform.wsl == 2 and any(e.kind in _NVML_FAILURES for e in facts.pasted.errors)
     if wsl_failing:
         out += _wsl_asks()
+        if facts.pasted.reported("windows10-said") and not facts.pasted.reported("windows-build"):
+            # Windows 10 gives WSL 2 the GPU only from build 19044 (21H2) on, and before that only in Insider builds
+            # 20145 and later (NVIDIA's CUDA on WSL User Guide): its build decides whether any GPU reaches WSL.
+            out.append(
+                Ask(
+                    Cmd(("cmd.exe", "/c", "ver"), note="from WSL (or ver in a Windows terminal)"),
+                    "the Windows 10 build: GPU access in WSL 2 needs 19044 (21H2) or later, or an Insider build from 20145",
+                )
+            )
     elif (
         not mac
         and facts.platform.wsl != 1
@@ -266,6 +275,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "inside the job: the GPUs Slurm gave it, by every variable that selects GPUs",
             )
         )
+    out += _container_devices_asks(facts)
+    out += _distributed_cut_asks(facts)
     out += _catalogue_asks(facts)
     out += _logged_container_asks(facts)
     from gpudoctor.checks.driver import no_gpu_said
@@ -373,6 +384,77 @@ def _logged_container_asks(facts: Facts) -> list[Ask]:
             "NVIDIA runtime",
         ),
     ]
+
+
+# What a program in a container prints where the driver's libraries reached it but no device did (catalogue.toml).
+_NO_DEVICE_INSIDE = frozenset({"cuda-no-device-driver-loaded"})
+
+
+def _container_devices_asks(facts: Facts) -> list[Ask]:
+    """A program in a docker container found the driver's library but no device: what the container was created with
+    (a GPU request, the runtime, devices passed by hand) decides, read on the host, then its device nodes inside."""
+    from gpudoctor.planner.remedy import container_said
+
+    if not any(e.kind in _NO_DEVICE_INSIDE for e in facts.pasted.errors):
+        return []
+    image = where.image(facts)
+    if image is None and container_said(facts) not in ("docker", "podman"):
+        return []
+    name: str | Placeholder = (
+        (image.get("container") if image else None) or _exec_named(facts) or next(iter(_logged_services(facts)), None)
+    ) or Placeholder("container")
+    return [
+        Ask(
+            Cmd(
+                (
+                    "docker",
+                    "inspect",
+                    name,
+                    "--format",
+                    "{{.HostConfig.Runtime}} {{json .HostConfig.DeviceRequests}} {{json .HostConfig.Devices}}",
+                )
+            ),
+            "on the host: how the container was given the GPU, if at all (runc null null: no GPU request)",
+        ),
+        Ask(
+            Cmd(("docker", "exec", name, "nvidia-smi", "-L")),
+            "inside: the GPU listed, or 'Failed to initialize NVML: Unknown Error' (device access lost, as after a "
+            "systemctl daemon-reload on a cgroup v2 host: the container is recreated)",
+        ),
+        Ask(
+            Cmd(("docker", "exec", name, "ls", "-l", "/dev"), pipe=("grep", "nvidia")),
+            "inside: whether nvidia0, nvidiactl and nvidia-uvm were passed in",
+        ),
+    ]
+
+
+def _distributed_cut_asks(facts: Facts) -> list[Ask]:
+    """A distributed run over NCCL whose failure the paste cut off: NCCL's own log and the shared memory its transport
+    between GPUs needs (a container's /dev/shm is 64 MB unless it was given more) decide, and in a docker container
+    the options it was created with."""
+    from gpudoctor.planner.remedy import container_said
+
+    said = facts.pasted.reported
+    if not said("distributed-run-said") or not said("traceback-cut"):
+        return []
+    out = [
+        Ask(Cmd(("df", "-h", "/dev/shm")), "where the ranks run: its size (64M is a container's default, too small for NCCL)"),
+        Ask(
+            Cmd(("env", "NCCL_DEBUG=INFO", Placeholder("failing-command"))),
+            "the whole error, with NCCL's 'NCCL WARN' line naming the call that failed (shm_open or a segment in /dev/shm "
+            "points at shared memory)",
+        ),
+    ]
+    if where.image(facts) is not None or container_said(facts) in ("docker", "podman"):
+        out.append(
+            Ask(
+                Cmd(
+                    ("docker", "inspect", Placeholder("container"), "--format", "{{.HostConfig.ShmSize}} {{.HostConfig.IpcMode}}")
+                ),
+                "on the host: the container's /dev/shm size and IPC mode (67108864 and private: docker's 64 MB default)",
+            )
+        )
+    return out
 
 
 # Programs and paths only a Linux shell has: PowerShell on Windows has no ldconfig, printenv, /proc or grep, so an

@@ -172,11 +172,15 @@ _LINUX_SAID = re.compile(
 # is only built, pulled or listed is not where anything ran, so the verbs that put a command inside one are required.
 _CONTAINER_SAID = re.compile(
     r"\b(?:in|inside|into|within|connecting(?:\s+to)?|exec(?:ed)?\s+into)\s+"
-    r"(?:(?:the|a|an|my|our|this|that|these|those|existing|old|running|same|its|each|every)\s+){0,3}"
+    r"(?:(?:the|a|an|my|our|this|that|these|those|existing|old|running|same|its|each|every|own|one|two|both|separate)\s+){0,3}"
     r"(?:nvidia-)?(?:docker\s+)?(?:containers?|docker|pods?)\b(?!\s*(?:image|file|hub|registry|desktop)s?\b)"
     r"|\b(?:docker|kubectl)\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b"
     # "run the model via docker image": what runs through docker runs in its container
     r"|\bvia\s+(?:a\s+|the\s+)?docker\b"
+    # "I deployed ollama with docker", "running the server using docker": a program deployed or run with docker runs in
+    # its container (Docker Desktop, an image, a file or the hub named after it is something else)
+    r"|\b(?:deploy(?:ed|ing)?|run(?:ning)?|ran|start(?:ed|ing)?|launch(?:ed|ing)?)\s+(?:[\w.-]+\s+){0,3}?"
+    r"(?:with|using|through)\s+(?:a\s+|the\s+)?docker\b(?!\s*(?:desktop|images?|hub|files?|registry|compose)\b)"
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b",
     re.IGNORECASE,

@@ -78,6 +78,61 @@ _VIDEO_CODEC_FAILING = re.compile(
     r"|\b(?:can(?:no|')t|unable\s+to)\s+(?:use|get|enable)\s+(?:the\s+)?(?:NVENC|NVDEC)\b",
     re.IGNORECASE,
 )
+# The reporter saying the program does not use or find the GPU ("it can't use the GPU, it can only use the cpu",
+# "it cannot load cudart", "falls back to the CPU"): read only beside a pasted spec that requests none, whose symptom
+# it is when no program output was pasted.
+_GPU_UNUSED_SAID = re.compile(
+    r"\b(?:can(?:no|')?t|could(?:n't| not)|unable to|does(?:n't| not)|do(?:n't| not)|won't|is(?:n't| not))\s+"
+    r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|find|finding|see|seeing|load|loading|access)\s+"
+    r"(?:the\s+|my\s+|a\s+|an\s+|any\s+)?(?:NVIDIA\s+)?(?:GPUs?|CUDA|cudart)\b"
+    r"|\b(?:only|still)\s+(?:use[sd]?|using|runs?|running|ran)\s+(?:on\s+)?(?:the\s+)?CPU\b"
+    r"|\bfall(?:s|ing)?\s+back\s+to\s+(?:the\s+)?CPU\b",
+    re.IGNORECASE,
+)
+# An env file's GPU variable ("gpus=all", "GPUS=all"): docker compose substitutes .env's variables into the compose file
+# and env_file passes them into the container's environment, but no variable requests a GPU (docs.docker.com, "GPU
+# support in Compose": deploy.resources.reservations.devices, or the service's gpus attribute).
+_GPUS_VARIABLE = re.compile(r"^\s*(?:export\s+)?(?P<name>gpus|GPUS|DOCKER_GPUS)=(?P<value>[\w,\"'-]{1,40})\s*$")
+# The hosts a distributed job's ranks run on: two or more addresses on lines that name a node, rank, host or the
+# rendezvous (init_method, MASTER_ADDR), or the reporter's words ("a task with 2 nodes", "two machines", --nnodes=2).
+_IPV4 = re.compile(r"(?<![\d.])(?P<ip>(?:25[0-5]|2[0-4]\d|1?\d{1,2})(?:\.(?:25[0-5]|2[0-4]\d|1?\d{1,2})){3})(?![\d.])")
+_RANK_LINE = re.compile(r"\b(?:node|rank|host|master|init_method|addr|worker)", re.IGNORECASE)
+_HOSTS_SAID = re.compile(
+    r"\b(?:two|2|three|3|four|4|multiple|several|different|separate)\s+(?:physical\s+)?(?:nodes|hosts|machines|servers)\b"
+    r"|\bmulti-?(?:node|host|machine)\b|--nnodes[= ]?(?:[2-9]|\d{2})\b",
+    re.IGNORECASE,
+)
+# A container started without network isolation: docker's --network=host (--net=host), compose's network_mode: host.
+_HOST_NETWORK = re.compile(r"--net(?:work)?[= ]host\b|\bnetwork_mode:\s*[\"']?host\b", re.IGNORECASE)
+# Docker Desktop named as the daemon's side (its 2.x releases were numbered in four parts, 2.5.0.0, which no docker
+# engine release is), and the distribution saying it has no docker engine of its own: `service docker ...` answering
+# "unrecognized service", systemd without a docker unit, or no systemd at all (WSL before its systemd support).
+_DOCKER_DESKTOP = re.compile(
+    r"\bdocker\s+desktop\b(?:\s+(?:version\s+)?v?(?P<version>\d+\.\d+(?:\.\d+){0,2}))?"
+    r"|\bdocker\s+(?:version\s+)?(?P<four>[1-4]\.\d{1,2}\.\d{1,2}\.\d{1,2})\b",
+    re.IGNORECASE,
+)
+_NO_ENGINE = re.compile(
+    r"\bdocker: unrecognized service\b|\bUnit docker\.service (?:not found|could not be found)"
+    r"|System has not been booted with systemd as init system",
+    re.IGNORECASE,
+)
+# A distributed run of several processes over NCCL: Lightning's DDP start lines, torch.distributed's launchers and
+# process-group set-up, the NCCL backend named.
+_DISTRIBUTED = re.compile(
+    r"\binitializing (?:ddp|distributed)\b|\binit_process_group\b|\bDistributedDataParallel\b"
+    r"|\btorch\.distributed\.(?:launch|run)\b|\btorchrun\b|\bbackend\s*=\s*[\"']?nccl\b|\bMASTER_ADDR\b",
+    re.IGNORECASE,
+)
+# Interpreters by path: an environment's (conda, a venv, pyenv) and the system's own. A launcher that starts the ranks
+# of other nodes over ssh (DeepSpeed's pdsh runner, mpirun, horovodrun) runs there whatever python a non-interactive
+# shell finds first.
+_INTERPRETER = re.compile(r"(?<![\w/.-])(?P<path>(?:/[\w.+-]{1,80}){0,12}/bin/python(?:\d(?:\.\d{1,2})?)?)(?![\w/.-])")
+_ENV_PREFIX = re.compile(r"conda|mamba|miniforge|/envs/|venv|virtualenv|pyenv", re.IGNORECASE)
+_SYSTEM_PYTHON = re.compile(r"^(?:/usr(?:/local)?)?/bin/python")
+_SSH_LAUNCHER = re.compile(r"\bdeepspeed\b|\bpdsh\b|\bmpirun\b|\bmpiexec\b|\bhorovodrun\b", re.IGNORECASE)
+# Windows 10 named (the host of a WSL distribution, whose build then decides GPU access).
+_WINDOWS_10 = re.compile(r"\bWin(?:dows)?\s?10\b", re.IGNORECASE)
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
 LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
@@ -106,7 +161,8 @@ def _pod_owner(lines: list[str], pod: str) -> tuple[str, str] | None:
 
 def read_workloads(g: Gathered, lines: list[str]) -> None:
     """Add the workloads `lines` declare or log. Never raises on content."""
-    for w in parse_workloads(lines):
+    workloads = parse_workloads(lines)
+    for w in workloads:
         values = {"runtime": w.kind, "name": w.name[:120], "image": w.image[:200]}
         if w.gpus is None:
             if w.complete:
@@ -114,6 +170,8 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         else:
             _add(g, ErrorEvidence("workload-gpus", w.line[:300], tuple(sorted({**values, "gpus": w.gpus[:10]}.items()))))
         _where(g, "docker" if w.kind == "compose" else "kubernetes", f"its {w.kind} spec is pasted", w.line)
+    if workloads and all(w.gpus is None for w in workloads) and any(w.complete for w in workloads):
+        _unused_said(g, lines)
     logged: dict[str, int] = {}
     for line in lines[:20_000]:
         if "|" in line[:80] and (m := _COMPOSE_LOG.match(line[:_MAX_LINE])):
@@ -134,11 +192,92 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     if (said := next((x for x in lines[:20_000] if _VIDEO_CODEC_FAILING.search(x[:_MAX_LINE])), None)) is not None:
         _add(g, ErrorEvidence("video-codec-failing-said", said.strip()[:300]))
     _job_gpus(g, lines)
+    _ranks_on_hosts(g, lines)
+    _docker_desktop(g, lines)
+    _remote_interpreters(g, lines)
+    if (g.wsl_said or g.wsl) and (
+        w10 := next((m for x in lines[:20_000] if (m := _WINDOWS_10.search(x[:_MAX_LINE]))), None)
+    ) is not None:
+        _add(g, ErrorEvidence("windows10-said", w10.group(0)))
+    if (dist := next((m for x in lines[:20_000] if (m := _DISTRIBUTED.search(x[:_MAX_LINE]))), None)) is not None:
+        _add(g, ErrorEvidence("distributed-run-said", dist.group(0)))
     _unrequested_gpus(g, lines)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
             _cue(g, LOGGED_SERVICE, service, service)
+
+
+def _ranks_on_hosts(g: Gathered, lines: list[str]) -> None:
+    """The hosts a distributed job's ranks run on (`ranks-on-hosts`), where the text shows two or more, and whether a
+    container of it was started on the host's network (`network`: host)."""
+    hosts: list[str] = []
+    shown = ""
+    for line in lines[:20_000]:
+        x = line[:_MAX_LINE]
+        if "." not in x or not _RANK_LINE.search(x):
+            continue
+        for m in _IPV4.finditer(x):
+            ip = m.group("ip")
+            if not ip.startswith(("127.", "0.", "255.")) and ip not in hosts:
+                hosts.append(ip)
+                shown = shown or x.strip()
+    values: dict[str, str] = {}
+    if len(hosts) >= 2:
+        values["hosts"] = ",".join(hosts[:4])
+    elif (said := next((w for x in lines[:20_000] if (w := _HOSTS_SAID.search(x[:_MAX_LINE]))), None)) is not None:
+        values["said"], shown = said.group(0), said.group(0)
+    else:
+        return
+    if any(_HOST_NETWORK.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+        values["network"] = "host"
+    _add(g, ErrorEvidence("ranks-on-hosts", shown[:300], tuple(sorted(values.items()))))
+
+
+def _remote_interpreters(g: Gathered, lines: list[str]) -> None:
+    """A multi-node run by a launcher that starts remote ranks over ssh, where the text shows both an environment's
+    interpreter and the system's (`interpreters-said`: env, system, launcher)."""
+    if not any(e.kind == "ranks-on-hosts" for e in g.errors):
+        return
+    launcher = next((m.group(0).lower() for x in lines[:20_000] if (m := _SSH_LAUNCHER.search(x[:_MAX_LINE]))), None)
+    if launcher is None:
+        return
+    env = system = ""
+    shown = ""
+    for line in lines[:20_000]:
+        if "/bin/python" not in line:
+            continue
+        for m in _INTERPRETER.finditer(line[:_MAX_LINE]):
+            path = m.group("path")
+            if not env and _ENV_PREFIX.search(path):
+                env = path
+            elif not system and _SYSTEM_PYTHON.match(path):
+                system, shown = path, line.strip()
+    if env and system:
+        values = {"env": env[:200], "system": system, "launcher": launcher}
+        _add(g, ErrorEvidence("interpreters-said", shown[:300], tuple(sorted(values.items()))))
+
+
+def _docker_desktop(g: Gathered, lines: list[str]) -> None:
+    """Docker Desktop named (`docker-desktop-said`, with its version where shown) and the distribution shown without a
+    docker engine of its own (`docker-engine-absent`): inside WSL the docker CLI then talks to Docker Desktop's daemon."""
+    for line in lines[:20_000]:
+        if "ocker" in line and (m := _DOCKER_DESKTOP.search(line[:_MAX_LINE])):
+            version = m.group("version") or m.group("four")
+            _add(g, ErrorEvidence("docker-desktop-said", m.group(0), (("version", version),) if version else ()))
+            break
+    if (no := next((m for x in lines[:20_000] if (m := _NO_ENGINE.search(x[:_MAX_LINE]))), None)) is not None:
+        _add(g, ErrorEvidence("docker-engine-absent", no.group(0)))
+
+
+def _unused_said(g: Gathered, lines: list[str]) -> None:
+    """Beside a spec that requests no GPU: the reporter's words that the program does not use the GPU, and an env file's
+    GPU variable (which requests nothing)."""
+    said = next((x for x in lines[:20_000] if _GPU_UNUSED_SAID.search(x[:_MAX_LINE])), None)
+    if said is not None:
+        _add(g, ErrorEvidence("gpu-unused-said", said.strip()[:300]))
+    if (m := next((m for x in lines[:20_000] if "=" in x and (m := _GPUS_VARIABLE.match(x[:200]))), None)) is not None:
+        _add(g, ErrorEvidence("gpus-variable-said", m.group(0).strip(), (("name", m.group("name")),)))
 
 
 def _unrequested_gpus(g: Gathered, lines: list[str]) -> None:
