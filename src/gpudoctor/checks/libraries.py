@@ -19,6 +19,7 @@ from gpudoctor.facts import NO_PYTHON, Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
+from gpudoctor.record import Record
 from gpudoctor.versions import vkey
 
 if TYPE_CHECKING:
@@ -206,8 +207,8 @@ def _cudnn_missing(facts: Facts) -> tuple[str, int] | None:
     return None
 
 
-@dataclass(frozen=True)
-class _CudnnByName:
+@dataclass(frozen=True, eq=False, repr=False)
+class _CudnnByName(Record):
     """A library that loads cuDNN by soname and does not search NVIDIA's pip wheels, with the soname it missed."""
 
     who: str  # "ctranslate2 4.5.0", "CTranslate2", "onnxruntime-gpu"

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gpudoctor.record import Record
+
 if TYPE_CHECKING:
     from gpudoctor.elf import ElfDynamic
     from gpudoctor.elfsyms import ElfSymbols
@@ -95,8 +97,8 @@ class HostError(Exception):
         return self.code in ("ENOENT", "ENOTDIR")
 
 
-@dataclass(frozen=True)
-class PathInfo:
+@dataclass(frozen=True, eq=False, repr=False)
+class PathInfo(Record):
     """What `lstat` says of a path, plus whether this user may read and write it.
 
     `kind` is `file`, `dir`, `link`, `char` (a character device such as
@@ -116,8 +118,8 @@ class PathInfo:
         return self.kind not in ("missing", "error")
 
 
-@dataclass(frozen=True)
-class CommandResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class CommandResult(Record):
     """The result of running one argv with a time limit.
 
     `missing` means the executable was not found; `timed_out` that it was

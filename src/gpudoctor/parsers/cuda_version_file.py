@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 
 from gpudoctor.errors import ParseError
 from gpudoctor.parsers._common import require_text
+from gpudoctor.record import Record
 
 
-@dataclass(frozen=True)
-class CudaVersionFile:
+@dataclass(frozen=True, eq=False, repr=False)
+class CudaVersionFile(Record):
     """A toolkit's own statement of its version."""
 
     version: str  # as written: "12.8.2" (json "cuda"), "12.8.90" (cudart fallback), "10.2.89" (txt)

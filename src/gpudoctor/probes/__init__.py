@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from gpudoctor.host import Host
 from gpudoctor.probed import Found, Unknown
+from gpudoctor.record import Record
 
 if TYPE_CHECKING:  # imported in run_probes, once the user's interpreter has been started (below)
     from gpudoctor.facts import Facts, FrameworkFacts, PlatformFacts
 
 
-@dataclass(frozen=True)
-class ProbeOptions:
+@dataclass(frozen=True, eq=False, repr=False)
+class ProbeOptions(Record):
     """How the probes run: their time limits, the Python to probe, --deep and --pid."""
 
     probe_timeout_s: float = 5.0  # each command, NVML, and the Python interpreter
