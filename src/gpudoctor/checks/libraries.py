@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks.base import Check, ev
 from gpudoctor.cmdline import Cmd, Line, Output
 from gpudoctor.facts import NO_PYTHON, Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
@@ -556,7 +557,7 @@ def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
 # carrying libnvinfer.so.8 in its package directory and requiring nvidia-cuda-runtime-cu11, nvidia-cudnn-cu11 and
 # nvidia-cublas-cu11 (its Requires-Dist).
 _TENSORRT_WHEEL = {"8": "8.5.3.1"}
-_TENSORRT_SONAME = re.compile(r"^libnv(?:infer(?:_plugin)?|onnxparser|parsers)\.so\.(?P<major>\d+)$")
+_TENSORRT_SONAME = LazyPattern(r"^libnv(?:infer(?:_plugin)?|onnxparser|parsers)\.so\.(?P<major>\d+)$")
 
 
 def check_tensorrt_runtime_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
