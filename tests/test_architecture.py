@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "gpudoctor.sanitize",
         "gpudoctor.cmdline",
         "gpudoctor.versions",
+        "gpudoctor.record",
         "gpudoctor.probed",
         "gpudoctor.model",
         "gpudoctor.trust",

@@ -42,6 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gpudoctor.lazypattern import LazyPattern  # a plan's notes only
+from gpudoctor.record import Record
 from gpudoctor.sanitize import INVISIBLE
 
 TARGETS = ("posix", "fish", "powershell", "cmd", "windows", "any")
@@ -58,8 +59,8 @@ class Unrenderable(ValueError):
     """A value that the target shell or file format cannot hold as one literal argument."""
 
 
-@dataclass(frozen=True)
-class Placeholder:
+@dataclass(frozen=True, eq=False, repr=False)
+class Placeholder(Record):
     """A part of a command the person fills in (`<distro>`): constant text from code, never machine data."""
 
     name: str
@@ -75,8 +76,8 @@ class Placeholder:
 Arg = str | Placeholder
 
 
-@dataclass(frozen=True)
-class Cmd:
+@dataclass(frozen=True, eq=False, repr=False)
+class Cmd(Record):
     """One program run: argv[0] is the program. `root`: needs administrator rights (sudo on POSIX).
 
     `pipe` is a second argument vector the output is filtered through (`| grep -E ...`); `note` is a
@@ -116,8 +117,8 @@ class Cmd:
         return out
 
 
-@dataclass(frozen=True)
-class SetEnv:
+@dataclass(frozen=True, eq=False, repr=False)
+class SetEnv(Record):
     """Set (or, with value None, unset) an environment variable in the current shell."""
 
     name: str
@@ -135,8 +136,8 @@ class SetEnv:
         return out
 
 
-@dataclass(frozen=True)
-class EvalShell:
+@dataclass(frozen=True, eq=False, repr=False)
+class EvalShell(Record):
     """Evaluate gpudoctor's own `--shell` output in the current shell (`eval "$(gpudoctor ... --shell)"`).
 
     `argv` is gpudoctor's command without `--shell`; each target gets the hook its shell understands.
@@ -152,8 +153,8 @@ class EvalShell:
         return out
 
 
-@dataclass(frozen=True)
-class Output:
+@dataclass(frozen=True, eq=False, repr=False)
+class Output(Record):
     """What a fixed program prints, as one word (command substitution): `"$(python3 -c '...')"`.
 
     The argument vector is gpudoctor's own: a program and constant arguments written in code (an interpreter's
@@ -181,8 +182,8 @@ class Output:
 Part = str | Output | Placeholder
 
 
-@dataclass(frozen=True)
-class PrependPath:
+@dataclass(frozen=True, eq=False, repr=False)
+class PrependPath(Record):
     """Put one directory first on a list-of-directories variable (LD_LIBRARY_PATH, PATH), keeping what it holds.
 
     `parts`: the directory, as pieces joined without a separator: literal text (data, quoted for the target),

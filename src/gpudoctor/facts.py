@@ -12,14 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from gpudoctor.host import PythonEnv
 from gpudoctor.probed import Absent, Found, Probed, Unknown
+from gpudoctor.record import Record
 
 if TYPE_CHECKING:  # (Facts names them only as types: a check without companions or --pid never builds them)
     from gpudoctor.extension_facts import ExtensionFacts, ProcessFacts
     from gpudoctor.windows_facts import WindowsFacts  # (likewise a check anywhere but on native Windows)
 
 
-@dataclass(frozen=True)
-class Distro:
+@dataclass(frozen=True, eq=False, repr=False)
+class Distro(Record):
     """The Linux distribution, from /etc/os-release (each field None where it is not there)."""
 
     id: str | None = None
@@ -28,8 +29,8 @@ class Distro:
     id_like: str | None = None
 
 
-@dataclass(frozen=True)
-class PlatformFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class PlatformFacts(Record):
     """The operating system, its distribution, the container or WSL it runs in, and the environment variables the
     checks read.
     """
@@ -44,8 +45,8 @@ class PlatformFacts:
     env: dict[str, str]
 
 
-@dataclass(frozen=True)
-class DeviceNode:
+@dataclass(frozen=True, eq=False, repr=False)
+class DeviceNode(Record):
     """One /dev/nvidia* node: its kind as stat sees it (char, link...) and whether this user may read and write it."""
 
     path: str
@@ -54,8 +55,8 @@ class DeviceNode:
     writable: bool | None
 
 
-@dataclass(frozen=True)
-class PciGpu:
+@dataclass(frozen=True, eq=False, repr=False)
+class PciGpu(Record):
     """One NVIDIA display device on the PCI bus (/sys/bus/pci or lspci), and the kernel driver bound to it."""
 
     slot: str
@@ -65,8 +66,8 @@ class PciGpu:
     kernel_driver: str | None  # the driver bound to it: nvidia, nouveau, vfio-pci, or None
 
 
-@dataclass(frozen=True)
-class KernelFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class KernelFacts(Record):
     """The NVIDIA kernel module as the kernel shows it: /proc/driver/nvidia/version, /sys/module, /proc/modules, the
     device nodes and the PCI bus.
     """
@@ -84,8 +85,8 @@ class KernelFacts:
     lspci: bool = False
 
 
-@dataclass(frozen=True)
-class Process:
+@dataclass(frozen=True, eq=False, repr=False)
+class Process(Record):
     """A process using a GPU, as NVML or nvidia-smi lists it."""
 
     pid: int
@@ -94,8 +95,8 @@ class Process:
     type: str | None = None  # C (compute), G (graphics), C+G, as nvidia-smi says
 
 
-@dataclass(frozen=True)
-class Gpu:
+@dataclass(frozen=True, eq=False, repr=False)
+class Gpu(Record):
     """One GPU, merged from NVML and nvidia-smi (NVML first; `source` says which)."""
 
     index: int
@@ -135,8 +136,8 @@ class Gpu:
     lost_error: str | None = None
 
 
-@dataclass(frozen=True)
-class DriverFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class DriverFacts(Record):
     """The user-space driver as NVML and nvidia-smi see it.
 
     `nvml_status` is NVML's own word (`ok`, `library_not_found`,
@@ -173,8 +174,8 @@ class DriverFacts:
         return self.nvml_status == "ok" or self.smi_status == "ok"
 
 
-@dataclass(frozen=True)
-class Toolkit:
+@dataclass(frozen=True, eq=False, repr=False)
+class Toolkit(Record):
     """One CUDA toolkit installation: its root, version (and where that came from), how it was found, its nvcc, whether
     it is whole.
     """
@@ -188,8 +189,8 @@ class Toolkit:
     problems: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class CudaLink:
+@dataclass(frozen=True, eq=False, repr=False)
+class CudaLink(Record):
     """The /usr/local/cuda link (or directory) and where it leads; `managed_by_alternatives` where update-alternatives
     owns it.
     """
@@ -201,8 +202,8 @@ class CudaLink:
     managed_by_alternatives: bool = False
 
 
-@dataclass(frozen=True)
-class ToolkitFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class ToolkitFacts(Record):
     """Every CUDA toolkit found, the /usr/local/cuda link, the nvcc on PATH, CUDA_HOME and the toolkits on
     LD_LIBRARY_PATH.
     """
@@ -222,8 +223,8 @@ class ToolkitFacts:
         return None
 
 
-@dataclass(frozen=True)
-class CudnnInstall:
+@dataclass(frozen=True, eq=False, repr=False)
+class CudnnInstall(Record):
     """One cuDNN copy: a header (cudnn_version.h), a library file or an nvidia-cudnn wheel, with the version it
     carries.
     """
@@ -235,8 +236,8 @@ class CudnnInstall:
     cuda_major: int | None = None  # from the wheel name (nvidia-cudnn-cu12) where known
 
 
-@dataclass(frozen=True)
-class LibDir:
+@dataclass(frozen=True, eq=False, repr=False)
+class LibDir(Record):
     """A directory the loader may search, and the CUDA libraries it holds."""
 
     path: str
@@ -244,8 +245,8 @@ class LibDir:
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class LibraryCopy:
+@dataclass(frozen=True, eq=False, repr=False)
+class LibraryCopy(Record):
     """One copy of a soname the loader can reach, and how."""
 
     path: str
@@ -253,8 +254,8 @@ class LibraryCopy:
     version: str | None = None
 
 
-@dataclass(frozen=True)
-class LibraryResolution:
+@dataclass(frozen=True, eq=False, repr=False)
+class LibraryResolution(Record):
     """Which file the dynamic loader would load for one soname, and from where."""
 
     soname: str
@@ -269,8 +270,8 @@ class LibraryResolution:
     copies: tuple[LibraryCopy, ...] = ()  # every copy in the loader's order, the one that loads first
 
 
-@dataclass(frozen=True)
-class ElfObject:
+@dataclass(frozen=True, eq=False, repr=False)
+class ElfObject(Record):
     """One shared object as the loader reads it (gpudoctor.elf): run paths as stored, $ORIGIN unexpanded."""
 
     path: str
@@ -281,8 +282,8 @@ class ElfObject:
     nodeflib: bool = False
 
 
-@dataclass(frozen=True)
-class FrameworkLoading:
+@dataclass(frozen=True, eq=False, repr=False)
+class FrameworkLoading(Record):
     """How one framework's CUDA libraries load, judged from its own ELF files (gpudoctor.probes.loading)."""
 
     framework: str  # torch, tensorflow, jax
@@ -292,8 +293,8 @@ class FrameworkLoading:
     unread: tuple[str, ...] = ()  # "path: why" for main libraries that exist but could not be read
 
 
-@dataclass(frozen=True)
-class LoadingFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class LoadingFacts(Record):
     """What the dynamic loader sees for the frameworks: the interpreter, preloads, every directory searched."""
 
     executable: ElfObject | None  # the Python interpreter (its DT_RPATH is searched for objects without RUNPATH)
@@ -306,8 +307,8 @@ class LoadingFacts:
         return next((f for f in self.frameworks if f.framework == framework), None)
 
 
-@dataclass(frozen=True)
-class TorchFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class TorchFacts(Record):
     """PyTorch as installed in the probed environment, read from its files (torch/version.py, the distribution's name),
     never imported.
     """
@@ -320,8 +321,8 @@ class TorchFacts:
     build_known: bool = True  # False without torch/version.py and without a local tag (+cu121, +cpu)
 
 
-@dataclass(frozen=True)
-class TensorflowFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class TensorflowFacts(Record):
     """TensorFlow as installed in the probed environment: its distribution and build facts (build_info.py), never
     imported.
     """
@@ -336,8 +337,8 @@ class TensorflowFacts:
     lib_dirs: tuple[LibDir, ...] = ()
 
 
-@dataclass(frozen=True)
-class JaxFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class JaxFacts(Record):
     """JAX, jaxlib and their CUDA plugins as installed in the probed environment, never imported."""
 
     jax: str | None
@@ -347,8 +348,8 @@ class JaxFacts:
     lib_dirs: tuple[LibDir, ...] = ()  # NVIDIA's wheel directories beside it (jax[cudaNN] installs them)
 
 
-@dataclass(frozen=True)
-class FrameworkFacts:
+@dataclass(frozen=True, eq=False, repr=False)
+class FrameworkFacts(Record):
     """The probed Python environment and the frameworks and NVIDIA wheels in it."""
 
     python: Probed  # Found[PythonEnv]
@@ -438,8 +439,8 @@ CONDA_ENV_SAID = "a conda environment named"
 CONDA_FORGE_BUILD = "a conda-forge build's path"
 
 
-@dataclass(frozen=True)
-class Partial:
+@dataclass(frozen=True, eq=False, repr=False)
+class Partial(Record):
     """What a snapshot built from pasted text (or one marked `"partial": true`) showed beyond its files.
 
     On such a snapshot what is not recorded is unknown, not absent: `absence_known` below is the one place
@@ -461,8 +462,8 @@ class Partial:
         return [e for e in self.errors if e.kind == kind]
 
 
-@dataclass(frozen=True)
-class Facts:
+@dataclass(frozen=True, eq=False, repr=False)
+class Facts(Record):
     """Everything one run's probes saw, per area: what the checks judge (a live machine, a snapshot or a paste)."""
 
     platform: PlatformFacts

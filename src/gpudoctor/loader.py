@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from gpudoctor.facts import ElfObject, Facts, LibDir, LibraryCopy, LibraryResolution, absence_known
 from gpudoctor.probed import Found
+from gpudoctor.record import Record
 
 _ORIGIN = re.compile(r"\$(ORIGIN\b|\{ORIGIN\})")
 _MULTIARCH = {
@@ -79,8 +80,8 @@ def split_path_list(value: str | None) -> tuple[str, ...]:
     return tuple(p for p in re.split(r"[:; ]", value or "") if p.startswith("/"))
 
 
-@dataclass(frozen=True)
-class LoaderEnv:
+@dataclass(frozen=True, eq=False, repr=False)
+class LoaderEnv(Record):
     """What the loader consults besides the objects themselves, as probed."""
 
     ld_library_path: tuple[str, ...]

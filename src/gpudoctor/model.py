@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpudoctor.record import Record
+
 
 class Severity(enum.IntEnum):
     """Ordered, so that `--fail-on warning` is a comparison."""
@@ -46,8 +48,8 @@ AREA_TITLES = {
 }
 
 
-@dataclass(frozen=True)
-class Evidence:
+@dataclass(frozen=True, eq=False, repr=False)
+class Evidence(Record):
     """One fact a finding was judged on, and where it was read (`nvml`, `file:/proc/...`, `cmd:nvidia-smi -q -x`)."""
 
     source: str
@@ -72,8 +74,8 @@ COMPONENTS = (
 )
 
 
-@dataclass(frozen=True)
-class Remediation:
+@dataclass(frozen=True, eq=False, repr=False)
+class Remediation(Record):
     """What to do: prose, then commands as data (gpudoctor.cmdline renders them). Never run by the doctor.
 
     `component` names the plan step this belongs to (COMPONENTS): the planner merges every finding's
@@ -124,8 +126,8 @@ class Remediation:
         }
 
 
-@dataclass(frozen=True)
-class Finding:
+@dataclass(frozen=True, eq=False, repr=False)
+class Finding(Record):
     """One problem (or note) a check found: its code, severity, what it means, the evidence, and how to fix it."""
 
     code: str

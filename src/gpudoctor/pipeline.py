@@ -13,10 +13,11 @@ from typing import Any
 
 from gpudoctor.model import ExitCode, Report, Severity
 from gpudoctor.probes import ProbeOptions
+from gpudoctor.record import Record
 
 
-@dataclass(frozen=True)
-class CheckRequest:
+@dataclass(frozen=True, eq=False, repr=False)
+class CheckRequest(Record):
     """What `check` was asked: how to probe, the matrix, the job's requirements, the findings kept and the
     threshold of the exit status, the node name the reports carry and whether the text view is verbose."""
 
@@ -32,8 +33,8 @@ class CheckRequest:
     pasted_text: bool = False  # what is diagnosed was read from pasted text (check --from): the text view says so
 
 
-@dataclass(frozen=True)
-class CheckResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class CheckResult(Record):
     """One check, computed once: the report (its findings after --ignore/--only, with the unmet
     requirements), the requirement outcomes, the plan and what `fix` can apply of it, what a partial
     snapshot should ask for, and the exit status."""

@@ -10,14 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from gpudoctor.record import Record
+
 T = TypeVar("T")
 
 # Why a probe could not tell.
 UNKNOWN_KINDS = ("permission", "timeout", "unparseable", "library-error", "crash", "not-recorded", "failed")
 
 
-@dataclass(frozen=True)
-class Found(Generic[T]):
+@dataclass(frozen=True, eq=False, repr=False)
+class Found(Record, Generic[T]):
     """A probe's answer: the value and where it was read (a file, `cmd:...`)."""
 
     value: T
@@ -26,8 +28,8 @@ class Found(Generic[T]):
     status = "found"
 
 
-@dataclass(frozen=True)
-class Absent:
+@dataclass(frozen=True, eq=False, repr=False)
+class Absent(Record):
     """What a probe looked for is not there (no driver, no such program): a fact, not a failure."""
 
     reason: str
@@ -36,8 +38,8 @@ class Absent:
     status = "absent"
 
 
-@dataclass(frozen=True)
-class Unknown:
+@dataclass(frozen=True, eq=False, repr=False)
+class Unknown(Record):
     """A probe could not tell (a timeout, a failure, no permission, unparseable output...): `kind` says which, `message` why."""
 
     kind: str

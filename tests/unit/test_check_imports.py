@@ -43,6 +43,31 @@ def test_a_bare_check_imports_neither_platform_nor_socket():
     assert [m for m in NEVER_BARE if m in modules] == []
 
 
+# Module-level patterns that a check of a Linux machine compiles only where their text turns up (gpudoctor.lazypattern):
+# Windows' DLL and toolkit folder names, the soname of a TensorRT runtime a pasted loader error names.
+LAZY_ON_LINUX = (
+    ("gpudoctor.probes.windows", "_DLL"),
+    ("gpudoctor.probes.windows", "_TOOLKIT_FOLDER"),
+    ("gpudoctor.checks.libraries", "_TENSORRT_SONAME"),
+)
+
+
+def test_a_bare_check_on_linux_compiles_no_windows_or_pasted_tensorrt_pattern():
+    compiled = "\n".join(
+        f"print('{module}.{name}', sys.modules['{module}'].{name}._compiled is not None, file=sys.stderr)"
+        for module, name in LAZY_ON_LINUX
+    )
+    code = (
+        "import sys\nfrom gpudoctor.cli import main\ntry:\n    main(['check'])\nexcept SystemExit as exc:\n"
+        "    assert exc.code in (0, 1), exc.code\n" + compiled
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.strip().splitlines()[-len(LAZY_ON_LINUX) :]
+    assert lines == [f"{module}.{name} False" for module, name in LAZY_ON_LINUX]
+
+
 def test_a_check_of_an_empty_venv_builds_no_record_class_only_other_findings_use(tmp_path):
     # A venv with no framework and no companion (VIRTUAL_ENV, read from its files): what the user's packages would
     # bring in (companions' facts) stays out, so the list holds on any machine without a GPU driver's finding.

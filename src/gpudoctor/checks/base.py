@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from gpudoctor.facts import Facts
 from gpudoctor.model import Evidence, Finding
 from gpudoctor.planner.context import Context
+from gpudoctor.record import Record
 
 __all__ = ["Check", "Context", "ev"]
 
 
-@dataclass(frozen=True)
-class Check:
+@dataclass(frozen=True, eq=False, repr=False)
+class Check(Record):
     """One check: its name, area and the finding codes it may report, and the function that judges the facts."""
 
     name: str

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 from gpudoctor.checks.base import Check, ev
 from gpudoctor.cmdline import Cmd, Line, Output
 from gpudoctor.facts import NO_PYTHON, Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
+from gpudoctor.record import Record
 from gpudoctor.versions import vkey
 
 if TYPE_CHECKING:
@@ -206,8 +208,8 @@ def _cudnn_missing(facts: Facts) -> tuple[str, int] | None:
     return None
 
 
-@dataclass(frozen=True)
-class _CudnnByName:
+@dataclass(frozen=True, eq=False, repr=False)
+class _CudnnByName(Record):
     """A library that loads cuDNN by soname and does not search NVIDIA's pip wheels, with the soname it missed."""
 
     who: str  # "ctranslate2 4.5.0", "CTranslate2", "onnxruntime-gpu"
@@ -555,7 +557,7 @@ def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
 # carrying libnvinfer.so.8 in its package directory and requiring nvidia-cuda-runtime-cu11, nvidia-cudnn-cu11 and
 # nvidia-cublas-cu11 (its Requires-Dist).
 _TENSORRT_WHEEL = {"8": "8.5.3.1"}
-_TENSORRT_SONAME = re.compile(r"^libnv(?:infer(?:_plugin)?|onnxparser|parsers)\.so\.(?P<major>\d+)$")
+_TENSORRT_SONAME = LazyPattern(r"^libnv(?:infer(?:_plugin)?|onnxparser|parsers)\.so\.(?P<major>\d+)$")
 
 
 def check_tensorrt_runtime_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:

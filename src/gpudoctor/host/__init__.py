@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gpudoctor.record import Record
+
 if TYPE_CHECKING:
     from gpudoctor.elf import ElfDynamic
     from gpudoctor.elfsyms import ElfSymbols
@@ -95,8 +97,8 @@ class HostError(Exception):
         return self.code in ("ENOENT", "ENOTDIR")
 
 
-@dataclass(frozen=True)
-class PathInfo:
+@dataclass(frozen=True, eq=False, repr=False)
+class PathInfo(Record):
     """What `lstat` says of a path, plus whether this user may read and write it.
 
     `kind` is `file`, `dir`, `link`, `char` (a character device such as
@@ -116,8 +118,8 @@ class PathInfo:
         return self.kind not in ("missing", "error")
 
 
-@dataclass(frozen=True)
-class CommandResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class CommandResult(Record):
     """The result of running one argv with a time limit.
 
     `missing` means the executable was not found; `timed_out` that it was
@@ -254,6 +256,12 @@ class Host:
 
     def python_env(self, executable: str | None, timeout_s: float) -> PythonEnv | None:
         raise NotImplementedError
+
+    def python_env_started(self, executable: str | None, timeout_s: float) -> Callable[[], PythonEnv | None]:
+        """`python_env` in two steps: what can be read or started now is, and the function returned gives the
+        answer (gpudoctor.probes starts the user's interpreter so, then waits for it in a thread). Here nothing
+        is started: the function asks `python_env` (a snapshot answers at once). HostError from either step."""
+        return lambda: self.python_env(executable, timeout_s)
 
     def platform(self) -> dict[str, str]:
         raise NotImplementedError

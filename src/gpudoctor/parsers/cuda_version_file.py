@@ -10,11 +10,13 @@ import re
 from dataclasses import dataclass, field
 
 from gpudoctor.errors import ParseError
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers._common import require_text
+from gpudoctor.record import Record
 
 
-@dataclass(frozen=True)
-class CudaVersionFile:
+@dataclass(frozen=True, eq=False, repr=False)
+class CudaVersionFile(Record):
     """A toolkit's own statement of its version."""
 
     version: str  # as written: "12.8.2" (json "cuda"), "12.8.90" (cudart fallback), "10.2.89" (txt)
@@ -61,8 +63,8 @@ def parse_cuda_version_json(text: str) -> CudaVersionFile:
 
 
 # [ \t] rather than \s: \s would also eat newlines and make the search quadratic.
-_TXT_RE = re.compile(r"^[ \t]*CUDA Version[ \t]+(\d+(?:\.\d+)+)[ \t]*$", re.MULTILINE)
-_TXT_PATCH_RE = re.compile(r"^[ \t]*CUDA Patch Version[ \t]+(\d+(?:\.\d+)+)[ \t]*$", re.MULTILINE)
+_TXT_RE = LazyPattern(r"^[ \t]*CUDA Version[ \t]+(\d+(?:\.\d+)+)[ \t]*$", re.MULTILINE)
+_TXT_PATCH_RE = LazyPattern(r"^[ \t]*CUDA Patch Version[ \t]+(\d+(?:\.\d+)+)[ \t]*$", re.MULTILINE)
 
 
 def parse_cuda_version_txt(text: str) -> CudaVersionFile:
@@ -74,7 +76,7 @@ def parse_cuda_version_txt(text: str) -> CudaVersionFile:
     return CudaVersionFile(version=match.group(1), source="version.txt", patches=tuple(_TXT_PATCH_RE.findall(text)))
 
 
-_CUDA_H_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+CUDA_VERSION[ \t]+(\d{1,9})\b", re.MULTILINE)
+_CUDA_H_RE = LazyPattern(r"^[ \t]*#[ \t]*define[ \t]+CUDA_VERSION[ \t]+(\d{1,9})\b", re.MULTILINE)
 
 
 def parse_cuda_h_version(text: str) -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from gpudoctor.lazypattern import LazyPattern as _Lazy
 from gpudoctor.parsers._common import MAX_TEXT_CHARS
+from gpudoctor.record import Record
 
 # Every check imports this module (an NVML error text is classified on any machine without a working driver),
 # while most of its patterns read pasted evidence only: those are compiled at their first use.
@@ -127,8 +128,8 @@ def extract_nvml_library_version(text: str) -> str | None:
 # reports (tests/pasted/cases, tests/real); the values come out as strings, exactly as printed.
 
 
-@dataclass(frozen=True)
-class ErrorEvidence:
+@dataclass(frozen=True, eq=False, repr=False)
+class ErrorEvidence(Record):
     """One recognised failure text and what it says.
 
     `kind` is one of EVIDENCE_KINDS; `values` hold what the text names (a soname, two versions, a

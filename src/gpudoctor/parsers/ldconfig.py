@@ -7,14 +7,14 @@ with or without the leading "N libs found in cache" line; and the cache file its
 
 from __future__ import annotations
 
-import re
 import struct
 import sys
 from collections.abc import Callable
 
 from gpudoctor.errors import ParseError
+from gpudoctor.lazypattern import LazyPattern
 
-_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
+_LINE = LazyPattern(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
 
 
 def parse_ldconfig(text: str) -> dict[str, tuple[str, ...]]:

@@ -26,6 +26,7 @@ from typing import Any
 
 from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv, render_all
 from gpudoctor.model import COMPONENTS, Finding, Remediation, Severity
+from gpudoctor.record import Record
 
 TITLES = {
     "driver": "NVIDIA driver",
@@ -44,8 +45,8 @@ TITLES = {
 }
 
 
-@dataclass(frozen=True)
-class Alternative:
+@dataclass(frozen=True, eq=False, repr=False)
+class Alternative(Record):
     """Another way to answer one finding of a step: offered beside the step, not run after it."""
 
     code: str  # the finding it answers
@@ -82,8 +83,8 @@ class Alternative:
         } | ({"replaces": list(self.replaces)} if self.replaces else {})
 
 
-@dataclass(frozen=True)
-class Step:
+@dataclass(frozen=True, eq=False, repr=False)
+class Step(Record):
     """The fix of one component: its command lines, the findings it answers, whether it needs root, its alternatives."""
 
     component: str
@@ -129,8 +130,8 @@ class Step:
         return next((offered[c] for c in self.codes if c in offered), None) if not self.where else None
 
 
-@dataclass(frozen=True)
-class Prescription:
+@dataclass(frozen=True, eq=False, repr=False)
+class Prescription(Record):
     """The ordered steps that fix a report's findings, written for one shell, and the contradictions lint found."""
 
     steps: tuple[Step, ...] = ()

@@ -18,6 +18,7 @@ import re
 from typing import TYPE_CHECKING
 
 from gpudoctor.host import CommandResult, Host, HostError, PythonEnv, winpath
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 
 if TYPE_CHECKING:  # imported where built: only on native Windows (gpudoctor.windows_facts)
@@ -27,12 +28,12 @@ TOOLKITS_DIR = "NVIDIA GPU Computing Toolkit/CUDA"
 CUDNN_DIR = "NVIDIA/CUDNN"  # cuDNN 9's Windows installer: C:\Program Files\NVIDIA\CUDNN\vX.Y\bin\<cuda>
 MAX_PATH_DIRS = 64
 # The DLLs the doctor looks for: the CUDA runtime and libraries, cuDNN (and its zlib dependency of 8.3-8.9).
-_DLL = re.compile(
+_DLL = LazyPattern(
     r"(cudart64_\d+|cublas64_\d+|cublaslt64_\d+|cufft64_\d+|curand64_\d+|cusolver64_\d+|cusparse64_\d+|"
     r"cudnn\w*64_\d+|nvcuda|zlibwapi)\.dll\Z",
     re.IGNORECASE,
 )
-_TOOLKIT_FOLDER = re.compile(r"v(\d+)\.(\d+)\Z", re.IGNORECASE)
+_TOOLKIT_FOLDER = LazyPattern(r"v(\d+)\.(\d+)\Z", re.IGNORECASE)
 _CUDA_PATH_V = re.compile(r"CUDA_PATH_V\d+_\d+\Z")
 
 

@@ -19,9 +19,11 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
+from gpudoctor.record import Record
 
-@dataclass(frozen=True)
-class Format:
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Format(Record):
     """One --format choice: its name and the module that renders it."""
 
     name: str
