@@ -823,17 +823,20 @@ def check_numpy_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """bitsandbytes' "Required library version not found: libbitsandbytes_cudaNNN": no binary for torch's CUDA (read from
-    disk: gpudoctor.checks.extensions, the same fix)."""
-    from gpudoctor.checks.extensions import BNB_FIX
-    from gpudoctor.planner.remedy import pip
+    """bitsandbytes' "Required library version not found: libbitsandbytes_cudaNNN" (0.44-0.45: "Could not find the
+    bitsandbytes CUDA binary"), else its "compiled without GPU support": no binary for torch's CUDA (read from disk:
+    gpudoctor.checks.extensions, the same fix)."""
+    from gpudoctor.checks.extensions import bnb_install
 
     said = _said(facts, "bitsandbytes-binary-missing")
     if not said:
+        yield from _bitsandbytes_cpu_library(facts, ctx)
         return
     e = said[0]
     cuda = e.get("cuda") or ""
     label = f"{cuda[:-1]}.{cuda[-1]}" if len(cuda) >= 2 else cuda
+    torch, torch_cuda = _torch(facts)
+    what, commands = bnb_install(facts, ctx, torch, torch_cuda or label or None)
     yield Finding(
         "companion-torch-mismatch",
         Severity.ERROR,
@@ -842,9 +845,50 @@ def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"bitsandbytes said so ('Required library version not found: {e.get('library')}'): its build carries "
         "binaries for other CUDA versions only (an older or unofficial build), so it cannot use the GPU with this torch.",
         (ev("pasted", e.line),),
-        Remediation(
-            BNB_FIX[:1].upper() + BNB_FIX[1:] + ".", (pip(facts, "install", "--upgrade", "bitsandbytes"),), component="torch"
-        ),
+        Remediation(what[:1].upper() + what[1:] + ".", commands, component="torch"),
+    )
+
+
+def _bitsandbytes_cpu_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """bitsandbytes' "compiled without GPU support": it loaded its CPU library, because torch has no CUDA or because
+    the release ships no library for torch's CUDA version (bitsandbytes/cextension.py get_native_library @64d382da).
+    With a CUDA torch in the paste the release is the fault: one that ships torch's CUDA and accepts that torch
+    (gpudoctor.checks.extensions.bnb_install). Without torch, the asks decide (the catalogue's)."""
+    from gpudoctor.checks.extensions import bnb_install
+
+    said = _said(facts, "bitsandbytes-cpu-library")
+    if not said:
+        return
+    t = facts.frameworks.torch
+    if isinstance(t, Found) and t.value.build_known and not t.value.cuda:
+        return  # a CPU torch: torch is the fault, and bitsandbytes follows it
+    torch, cuda = _torch(facts)
+    first = ctx.matrix.bnb_first_for(cuda) if cuda else None
+    if cuda is None or first is None:
+        yield Finding(
+            "companion-torch-mismatch",
+            Severity.WARNING,
+            "frameworks",
+            "bitsandbytes loaded its CPU library (it says it was compiled without GPU support)",
+            "bitsandbytes said so: it found no library for the CUDA of the torch it runs with and loaded its CPU one, so "
+            "8-bit optimizers and quantization do not use the GPU. Either that torch has no CUDA, or the bitsandbytes "
+            "release ships no library for torch's CUDA version (each release ships a list of them; releases before "
+            "0.43 had no official Windows build). Which one the versions decide.",
+            (ev("pasted", said[0].line),),
+        )
+        return
+    what, commands = bnb_install(facts, ctx, torch, cuda)
+    yield Finding(
+        "companion-torch-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        f"bitsandbytes loaded its CPU library: its release ships no library for torch's CUDA {cuda}",
+        f"bitsandbytes said it was compiled without GPU support: it loads the library of torch's CUDA version and, "
+        f"where its release has none, its CPU library. torch here is a CUDA {cuda} build, and bitsandbytes ships a "
+        f"library for CUDA {cuda} from {first.since} on, so the installed bitsandbytes is older (or an unofficial "
+        "build). The driver, the toolkit and torch need no change.",
+        (ev("pasted", said[0].line),),
+        Remediation(what[:1].upper() + what[1:] + " (in the environment the program runs with).", commands, component="torch"),
     )
 
 
