@@ -348,7 +348,13 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     built = f"before {first12.since}" if major == 11 else f"{first12.since} and later"
     if major == 12:
-        other_words = f"; or, where only CUDA 11 is installed, ctranslate2=={last11.pin}, its last CUDA 11 build"
+        # faster-whisper from 1.0 requires ctranslate2 4: the CUDA 11 build comes with its last release that takes 3.x
+        fw = _build(ctx, "faster-whisper", cuda=11)
+        other_words = f"; or, where only CUDA 11 is installed, ctranslate2=={last11.pin}, its last CUDA 11 build" + (
+            f" (with faster-whisper=={fw.pin} where faster-whisper runs it: its 1.0 and later require ctranslate2 4)"
+            if fw is not None and fw.pin
+            else ""
+        )
     else:
         other_words = f"; or, where the machine's CUDA is 12, upgrade to ctranslate2 {first12.since} or later, a CUDA 12 build"
     wheel = f"nvidia-cublas-cu{major}"
@@ -393,19 +399,43 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 f" ctranslate2 {version} also loads cuDNN {build.cudnn}: its wheel comes along, its bin folder on PATH too."
             )
         else:
+            # The release not shown: the set of the newest CUDA 12 build (what pip installs today, cuDNN 9 from 4.5),
+            # read first with where.exe and the release, since cuBLAS alone would fail next on cuDNN.
+            newest = [b for b in ctx.matrix.library_builds_of("ctranslate2") if b.cuda == 12 and b.cudnn in _CUDNN_CU12]
+            cudnn = newest[-1].cudnn if newest else None
             dlls = ("cublas64_12.dll", "cublasLt64_12.dll", *(f"cudnn64_{m}.dll" for m in sorted(_CUDNN_CU12, reverse=True)))
-            commands = (
+            read_first = (
                 Cmd(("where.exe", *dlls), note="the CUDA 12 cuBLAS and the cuDNN that PATH holds, if any"),
                 Cmd(
                     (exe, "-c", "import ctranslate2; print(ctranslate2.__version__)"),
                     note="4.5 and later load cuDNN 9, 4.0 to 4.4 cuDNN 8",
                 ),
-                *commands,
             )
-            cudnn_words = (
-                " CTranslate2 for CUDA 12 also loads cuDNN (9 from 4.5, 8 before): where.exe and its version say "
-                "which, and whether a CUDA 12 toolkit's bin is on PATH already."
-            )
+            if cudnn is not None:
+                cudnn_dir = Output((exe, "-c", "import nvidia.cudnn as m; print(*m.__path__)"), site_dir="nvidia/cudnn")
+                commands = (
+                    *read_first,
+                    Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[cudnn])),
+                    step,
+                    library_dir(facts, (cudnn_dir, "\\bin"), windows=True, note=f"and cuDNN {cudnn}'s bin folder"),
+                )
+                others = sorted(set(_CUDNN_CU12) - {cudnn})
+                cudnn_words = (
+                    f" CTranslate2 for CUDA 12 also loads cuDNN, {cudnn} from {newest[-1].since}: its wheel comes along "
+                    "(the whole set, as faster-whisper's README installs it)"
+                    + (
+                        f"; where the release printed is older, cuDNN {others[0]}'s instead ({_CUDNN_CU12[others[0]]})"
+                        if others
+                        else ""
+                    )
+                    + ". where.exe says whether a CUDA 12 toolkit's bin on PATH holds them already."
+                )
+            else:
+                commands = (*read_first, *commands)
+                cudnn_words = (
+                    " CTranslate2 for CUDA 12 also loads cuDNN (9 from 4.5, 8 before): where.exe and its version say "
+                    "which, and whether a CUDA 12 toolkit's bin is on PATH already."
+                )
     remedy = Remediation(
         f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
         f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"
