@@ -921,6 +921,61 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# The driver's video libraries are packages of their own. Debian's nvidia-graphics-drivers splits them out as
+# libnvcuvid1 ("NVIDIA CUDA Video Decoder runtime library", libnvcuvid.so.1) and libnvidia-encode1 (libnvidia-encode.so.1),
+# at the driver's version (debian/control: each Depends on libcuda1 (= ${binary:Version})), and nvidia-driver does not
+# pull the decoder in; Ubuntu's are libnvidia-decode-<branch> and libnvidia-encode-<branch>.
+_DEBIAN_VIDEO = {"libnvcuvid.so.1": "libnvcuvid1", "libnvidia-encode.so.1": "libnvidia-encode1"}
+_DEBIAN_DRIVER = ("nvidia-driver", "nvidia-driver-libs", "libcuda1", "nvidia-smi")
+_UBUNTU_DRIVER = re.compile(r"nvidia-driver-(?P<branch>\d{3})(?:-server)?(?:-open)?")
+
+
+def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NVENC/NVDEC failing where the text lists the host's NVIDIA packages: the driver's video library package that the
+    listing lacks, installed at the listed driver's version (the same repository and release as the driver)."""
+    wanted = _said(facts, "video-codec-failing-said") + _said(facts, "video-library-missing")
+    listed = _said(facts, "distro-package-installed")
+    if not wanted or not listed:
+        return
+    pkgs = {e.get("package"): e.get("version") for e in listed}
+    ubuntu = next((m for n in pkgs if (m := _UBUNTU_DRIVER.fullmatch(n or ""))), None)
+    if ubuntu is not None:
+        version = pkgs[ubuntu.group(0)]
+        needs = {
+            "libnvcuvid.so.1": f"libnvidia-decode-{ubuntu.group('branch')}",
+            "libnvidia-encode.so.1": f"libnvidia-encode-{ubuntu.group('branch')}",
+        }
+    else:
+        version = next((pkgs[n] for n in _DEBIAN_DRIVER if n in pkgs), None)
+        needs = dict(_DEBIAN_VIDEO)
+    sonames = {e.get("soname") for e in wanted if e.get("soname")}
+    missing = [(so, pkg) for so, pkg in needs.items() if pkg not in pkgs and (not sonames or so in sonames)]
+    if not version or not missing:
+        return
+    names = ", ".join(pkg for _, pkg in missing)
+    yield Finding(
+        "driver-video-library-missing",
+        Severity.ERROR,
+        "driver",
+        f"the host's NVIDIA driver {version} is installed without its video library package ({names})",
+        f"The text wants NVIDIA's video encoder or decoder, and the host's package listing shows the driver at {version} "
+        f"without {names}: the driver's video libraries ({', '.join(so for so, _ in missing)}) are packages of their own, "
+        "which the driver's metapackage does not always pull in. A container gets them only from the host (the NVIDIA "
+        "runtime mounts the host's copies for the video capability). A listing filtered by a word ('grep nvidia') may "
+        "leave a package out: the loader's cache says which libraries are there.",
+        tuple(ev("pasted", e.line) for e in wanted[:1]),
+        Remediation(
+            f"On the host, check the loader's cache, then install {names} at the driver's version {version} (the same "
+            "repository as the driver); then recreate the container that uses it.",
+            (
+                Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvcuvid|libnvidia-encode"), note="on the host"),
+                Cmd(("apt-get", "install", "-y", *(f"{pkg}={version}" for _, pkg in missing)), root=True),
+            ),
+            component="driver",
+        ),
+    )
+
+
 def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """triton-windows' "Failed to find CUDA.": Triton compiles its kernels at run time and needs a CUDA 12 toolkit
     (ptxas.exe, cuda.h, cuda.lib) where it looks: CUDA_PATH or CUDA_HOME, NVIDIA's pip wheels, the conda env's Library,
@@ -1363,6 +1418,7 @@ CHECKS = (
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
+    Check("catalogued-video-packages", "driver", ("driver-video-library-missing",), check_video_library_packages, ("pasted",)),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)

@@ -730,6 +730,76 @@ def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
     return sonames, _ct2_driver(facts, ctx) is not None
 
 
+# TensorRT releases (x86_64 Linux and Windows) and the CUDA versions and cuDNN each supports, from NVIDIA's TensorRT
+# Support Matrix, "Features for Platforms and Software": 8.2.x (archives/tensorrt-825/support-matrix: CUDA 10.2 and
+# 11.0-11.5, cuDNN 8.2.1), 8.5.x (tensorrt-853: 10.2 and 11.0-11.8, cuDNN 8.6.0), 8.6.x (tensorrt-861: 11.0-11.8, 12.0,
+# 12.1, cuDNN 8.9.0). Each release is built per CUDA (a zip or package per CUDA line), and loads the cuDNN major it names.
+_TENSORRT_SUPPORT: dict[str, tuple[tuple[str, ...], str]] = {
+    "8.2": (("10.2", "11.0", "11.1", "11.2", "11.3", "11.4", "11.5"), "8.2.1"),
+    "8.5": (("10.2", "11.0", "11.1", "11.2", "11.3", "11.4", "11.5", "11.6", "11.7", "11.8"), "8.6.0"),
+    "8.6": (("11.0", "11.1", "11.2", "11.3", "11.4", "11.5", "11.6", "11.7", "11.8", "12.0", "12.1"), "8.9.0"),
+}
+
+
+def check_tensorrt_support_matrix(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A TensorRT release stated beside a CUDA older than every CUDA it supports, or a cuDNN of an older major than it
+    loads (_TENSORRT_SUPPORT): its DLLs and libraries then bind to a CUDA runtime or cuDNN without the entry points they
+    import ('The specified procedure could not be found', undefined symbols). A stated "CUDA Version" may be the
+    toolkit's or the driver's: below the oldest CUDA the release supports, both readings fail alike."""
+    trt = _said(facts, "tensorrt-version-said")
+    if not trt:
+        return
+    release = ".".join((trt[0].get("version") or "").split(".")[:2])
+    if release not in _TENSORRT_SUPPORT:
+        return
+    cudas, cudnn = _TENSORRT_SUPPORT[release]
+    cuda_said = next((e for e in _said(facts, "cuda-version-said") if e.get("cuda")), None)
+    cudnn_said = next((e for e in _said(facts, "cudnn-version-said") if e.get("cudnn")), None)
+    why, lines = [], [trt[0].line]
+    if cuda_said is not None and vkey(cuda_said.get("cuda") or "0") < vkey(cudas[0]):
+        why.append(f"CUDA {cuda_said.get('cuda')} (it supports {cudas[0]} to {cudas[-1]})")
+        lines.append(cuda_said.line)
+    if cudnn_said is not None and vkey(cudnn_said.get("cudnn") or "0")[:1] < vkey(cudnn)[:1]:
+        why.append(f"cuDNN {cudnn_said.get('cudnn')} (it loads cuDNN {cudnn.split('.')[0]}, {cudnn} or later)")
+        lines.append(cudnn_said.line)
+    if not why:
+        return
+    windows = facts.platform.system.lower().startswith("win")
+    nearest = next(
+        (c for c in cudas if cuda_said is not None and c.split(".")[0] == (cuda_said.get("cuda") or "").split(".")[0]), None
+    )
+    target = nearest or cudas[-1]
+    check = (
+        Cmd(
+            ("where.exe", "cudart64_*.dll", "cudnn64_*.dll", "nvinfer*.dll"),
+            note="which CUDA runtime, cuDNN and TensorRT DLLs PATH holds: their names carry the majors",
+        )
+        if windows
+        else Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libcudart|libcudnn|libnvinfer"))
+    )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorRT {release} is installed with {' and '.join(w.split(' (')[0] for w in why)}, which it does not support",
+        f"The text states TensorRT {trt[0].get('version')} beside {'; '.join(why)}. NVIDIA's support matrix for TensorRT "
+        f"{release} lists CUDA {', '.join(cudas)} and cuDNN {cudnn}: its libraries bind to a CUDA runtime and a cuDNN of "
+        "those versions, and with older ones on the path they find libraries without the entry points they import "
+        "(on Windows 'DLL load failed: The specified procedure could not be found'). The GPU and the driver are not "
+        "the fault; CUDA and cuDNN DLLs renamed do not count.",
+        tuple(ev("pasted", line) for line in lines),
+        Remediation(
+            f"Install the CUDA {target} toolkit and cuDNN {cudnn} for it (NVIDIA's downloads) and the TensorRT {release} "
+            f"package built for CUDA {target}; put its lib folder and their bin folders first on "
+            + ("PATH" if windows else "LD_LIBRARY_PATH")
+            + ", then reinstall TensorRT's Python wheel from that package into the environment that imports it. Or "
+            "keep the installed CUDA and cuDNN and use an older TensorRT release whose support matrix lists them.",
+            (check,),
+            component="environment",
+        ),
+    )
+
+
 CHECKS = (
     Check("library-onnxruntime-cuda11", "frameworks", ("framework-cuda-libs-missing",), check_onnxruntime_cuda11, ("pasted",)),
     Check(
@@ -743,6 +813,13 @@ CHECKS = (
     Check("library-ctranslate2-cublas", "frameworks", ("framework-cuda-libs-missing",), check_ctranslate2_cublas, ("pasted",)),
     Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
     Check("library-tensorrt", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_library, ("pasted",)),
+    Check(
+        "library-tensorrt-support",
+        "frameworks",
+        ("framework-cuda-libs-missing",),
+        check_tensorrt_support_matrix,
+        ("pasted",),
+    ),
     Check(
         "library-tensorrt-runtime", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_runtime_missing, ("pasted",)
     ),
