@@ -8,6 +8,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
+from tests.spec.registry import FIRES, QUIET, states
 
 CODE = "driver-video-library-missing"
 APT_DEBIAN = (
@@ -32,29 +33,34 @@ def _run(text: str):
     return found, cmds
 
 
+@states(CODE, FIRES)
 def test_debian_listing_without_libnvcuvid1_installs_it_at_the_drivers_version():
     found, cmds = _run(APT_DEBIAN + "hwaccel_args: -c:v h264_cuvid # doesn't work\n")
     assert CODE in found
     assert cmds == [("ldconfig", "-p"), ("apt-get", "install", "-y", "libnvcuvid1=535.104.05-1")]
 
 
+@states(CODE, FIRES)
 def test_ubuntu_dpkg_rows_name_the_branchs_decode_package():
     found, cmds = _run(DPKG_UBUNTU + CANNOT_LOAD)
     assert cmds[-1] == ("apt-get", "install", "-y", "libnvidia-decode-535=535.183.01-0ubuntu0.22.04.1")
 
 
+@states(CODE, FIRES)
 def test_ffmpeg_naming_the_encoder_asks_only_for_the_encoder_package():
     listing = APT_DEBIAN.replace("libnvidia-encode1/unknown,now 535.104.05-1 amd64 [installed]\n", "")
     found, cmds = _run(listing + "[h264_nvenc @ 0x1] Cannot load libnvidia-encode.so.1\n")
     assert cmds[-1] == ("apt-get", "install", "-y", "libnvidia-encode1=535.104.05-1")
 
 
+@states(CODE, QUIET)
 def test_a_listing_with_the_video_packages_is_quiet():
     listing = APT_DEBIAN + "libnvcuvid1/unknown,now 535.104.05-1 amd64 [installed]\n"
     found, _ = _run(listing + CANNOT_LOAD)
     assert CODE not in found
 
 
+@states(CODE, QUIET)
 def test_a_listing_without_a_video_failure_is_quiet():
     found, _ = _run(APT_DEBIAN)
     assert CODE not in found and "pasted-error-unexplained" not in found
