@@ -306,7 +306,8 @@ def test_ctranslate2_naming_its_cublas_is_cuda_libs_missing_with_the_wheel_of_th
     # (a Windows CUDA 12 build whose release is not shown reads PATH's DLLs and the release first: its cuDNN major)
     first = 2 if soname == "cublas64_12.dll" else 0
     assert [c.argv[0] for c in cmds[:first]] == ["where.exe", exe][:first]
-    assert cmds[first].argv == (exe, "-m", "pip", "install", wheel)
+    # (on Windows the CUDA 12 build's whole set: cuDNN 9's wheel beside cuBLAS's, h103)
+    assert cmds[first].argv == (exe, "-m", "pip", "install", wheel, *(("nvidia-cudnn-cu12==9.*",) if first else ()))
     # the wheel's directory, printed by the same interpreter, put first where the loader looks (the rest kept)
     path = cmds[first + 1]
     assert isinstance(path, PrependPath) and path.name == ("PATH" if exe == "python" else "LD_LIBRARY_PATH")

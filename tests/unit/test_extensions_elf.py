@@ -380,16 +380,18 @@ def test_bitsandbytes_without_the_binary_for_torchs_cuda_is_a_mismatch():
 
     def facts(binaries, env=None, version="0.46.0"):
         objs = tuple(ExtensionObject(f"/s/bitsandbytes/{b}") for b in binaries)
-        ext = ExtensionFacts("2.8.0+cu129", "12.9", None, (), (), (Companion("bitsandbytes", version, "/s", (), None, objs),))
+        meta = f"/s/bitsandbytes-{version}.dist-info/METADATA"  # read from disk (a fresh wheel is judged by its release)
+        ext = ExtensionFacts("2.8.0+cu129", "12.9", None, (), (), (Companion("bitsandbytes", version, "/s", (), meta, objs),))
         f = _facts_with(ext)
         return dataclasses.replace(f, platform=dataclasses.replace(f.platform, env=env or {})) if env else f
 
     (finding,) = check_companions(facts(["libbitsandbytes_cuda126.so", "libbitsandbytes_cuda128.so"]), Context())
     assert "no libbitsandbytes_cuda129.so" in finding.detail and "cuda126, cuda128" in finding.detail
-    assert finding.remediation is not None and finding.remediation.commands[-1].argv[-3:] == (
+    # the newest release that ships a library for CUDA 12.9 (0.50.1: a library of the same major stands in) and whose
+    # wheels accept torch 2.8.0 (compat_matrix/libraries.toml, bitsandbytes)
+    assert finding.remediation is not None and finding.remediation.commands[-1].argv[-2:] == (
         "install",
-        "--upgrade",
-        "bitsandbytes",
+        "bitsandbytes==0.50.1",
     )
     # The binary for torch's CUDA, an older release's _nocublaslt name, or the one BNB_CUDA_VERSION asks for: nothing.
     assert not list(check_companions(facts(["libbitsandbytes_cuda129.so"]), Context()))

@@ -163,6 +163,7 @@ def test_sources_are_declared_once_and_all_cited(m: Matrix) -> None:
         *m.cuda_repos,
         *m.companions,
         *m.library_builds,
+        *m.bnb_releases,
         *m.ptx_isas,
     ]:
         assert rec.source, rec

@@ -841,17 +841,20 @@ def check_numpy_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """bitsandbytes' "Required library version not found: libbitsandbytes_cudaNNN": no binary for torch's CUDA (read from
-    disk: gpudoctor.checks.extensions, the same fix)."""
-    from gpudoctor.checks.extensions import BNB_FIX
-    from gpudoctor.planner.remedy import pip
+    """bitsandbytes' "Required library version not found: libbitsandbytes_cudaNNN" (0.44-0.45: "Could not find the
+    bitsandbytes CUDA binary"), else its "compiled without GPU support": no binary for torch's CUDA (read from disk:
+    gpudoctor.checks.extensions, the same fix)."""
+    from gpudoctor.checks.extensions import bnb_install
 
     said = _said(facts, "bitsandbytes-binary-missing")
     if not said:
+        yield from _bitsandbytes_cpu_library(facts, ctx)
         return
     e = said[0]
     cuda = e.get("cuda") or ""
     label = f"{cuda[:-1]}.{cuda[-1]}" if len(cuda) >= 2 else cuda
+    torch, torch_cuda = _torch(facts)
+    what, commands = bnb_install(facts, ctx, torch, torch_cuda or label or None)
     yield Finding(
         "companion-torch-mismatch",
         Severity.ERROR,
@@ -860,9 +863,50 @@ def check_bitsandbytes_binary(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"bitsandbytes said so ('Required library version not found: {e.get('library')}'): its build carries "
         "binaries for other CUDA versions only (an older or unofficial build), so it cannot use the GPU with this torch.",
         (ev("pasted", e.line),),
-        Remediation(
-            BNB_FIX[:1].upper() + BNB_FIX[1:] + ".", (pip(facts, "install", "--upgrade", "bitsandbytes"),), component="torch"
-        ),
+        Remediation(what[:1].upper() + what[1:] + ".", commands, component="torch"),
+    )
+
+
+def _bitsandbytes_cpu_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """bitsandbytes' "compiled without GPU support": it loaded its CPU library, because torch has no CUDA or because
+    the release ships no library for torch's CUDA version (bitsandbytes/cextension.py get_native_library @64d382da).
+    With a CUDA torch in the paste the release is the fault: one that ships torch's CUDA and accepts that torch
+    (gpudoctor.checks.extensions.bnb_install). Without torch, the asks decide (the catalogue's)."""
+    from gpudoctor.checks.extensions import bnb_install
+
+    said = _said(facts, "bitsandbytes-cpu-library")
+    if not said:
+        return
+    t = facts.frameworks.torch
+    if isinstance(t, Found) and t.value.build_known and not t.value.cuda:
+        return  # a CPU torch: torch is the fault, and bitsandbytes follows it
+    torch, cuda = _torch(facts)
+    first = ctx.matrix.bnb_first_for(cuda) if cuda else None
+    if cuda is None or first is None:
+        yield Finding(
+            "companion-torch-mismatch",
+            Severity.WARNING,
+            "frameworks",
+            "bitsandbytes loaded its CPU library (it says it was compiled without GPU support)",
+            "bitsandbytes said so: it found no library for the CUDA of the torch it runs with and loaded its CPU one, so "
+            "8-bit optimizers and quantization do not use the GPU. Either that torch has no CUDA, or the bitsandbytes "
+            "release ships no library for torch's CUDA version (each release ships a list of them; releases before "
+            "0.43 had no official Windows build). Which one the versions decide.",
+            (ev("pasted", said[0].line),),
+        )
+        return
+    what, commands = bnb_install(facts, ctx, torch, cuda)
+    yield Finding(
+        "companion-torch-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        f"bitsandbytes loaded its CPU library: its release ships no library for torch's CUDA {cuda}",
+        f"bitsandbytes said it was compiled without GPU support: it loads the library of torch's CUDA version and, "
+        f"where its release has none, its CPU library. torch here is a CUDA {cuda} build, and bitsandbytes ships a "
+        f"library for CUDA {cuda} from {first.since} on, so the installed bitsandbytes is older (or an unofficial "
+        "build). The driver, the toolkit and torch need no change.",
+        (ev("pasted", said[0].line),),
+        Remediation(what[:1].upper() + what[1:] + " (in the environment the program runs with).", commands, component="torch"),
     )
 
 
@@ -891,6 +935,61 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "python), then restart the program or kernel; `python -m bitsandbytes` then reports success.",
             (pip(facts, "install", "--upgrade", "bitsandbytes>=0.43.0"),),
             component="torch",
+        ),
+    )
+
+
+# The driver's video libraries are packages of their own. Debian's nvidia-graphics-drivers splits them out as
+# libnvcuvid1 ("NVIDIA CUDA Video Decoder runtime library", libnvcuvid.so.1) and libnvidia-encode1 (libnvidia-encode.so.1),
+# at the driver's version (debian/control: each Depends on libcuda1 (= ${binary:Version})), and nvidia-driver does not
+# pull the decoder in; Ubuntu's are libnvidia-decode-<branch> and libnvidia-encode-<branch>.
+_DEBIAN_VIDEO = {"libnvcuvid.so.1": "libnvcuvid1", "libnvidia-encode.so.1": "libnvidia-encode1"}
+_DEBIAN_DRIVER = ("nvidia-driver", "nvidia-driver-libs", "libcuda1", "nvidia-smi")
+_UBUNTU_DRIVER = re.compile(r"nvidia-driver-(?P<branch>\d{3})(?:-server)?(?:-open)?")
+
+
+def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NVENC/NVDEC failing where the text lists the host's NVIDIA packages: the driver's video library package that the
+    listing lacks, installed at the listed driver's version (the same repository and release as the driver)."""
+    wanted = _said(facts, "video-codec-failing-said") + _said(facts, "video-library-missing")
+    listed = _said(facts, "distro-package-installed")
+    if not wanted or not listed:
+        return
+    pkgs = {e.get("package"): e.get("version") for e in listed}
+    ubuntu = next((m for n in pkgs if (m := _UBUNTU_DRIVER.fullmatch(n or ""))), None)
+    if ubuntu is not None:
+        version = pkgs[ubuntu.group(0)]
+        needs = {
+            "libnvcuvid.so.1": f"libnvidia-decode-{ubuntu.group('branch')}",
+            "libnvidia-encode.so.1": f"libnvidia-encode-{ubuntu.group('branch')}",
+        }
+    else:
+        version = next((pkgs[n] for n in _DEBIAN_DRIVER if n in pkgs), None)
+        needs = dict(_DEBIAN_VIDEO)
+    sonames = {e.get("soname") for e in wanted if e.get("soname")}
+    missing = [(so, pkg) for so, pkg in needs.items() if pkg not in pkgs and (not sonames or so in sonames)]
+    if not version or not missing:
+        return
+    names = ", ".join(pkg for _, pkg in missing)
+    yield Finding(
+        "driver-video-library-missing",
+        Severity.ERROR,
+        "driver",
+        f"the host's NVIDIA driver {version} is installed without its video library package ({names})",
+        f"The text wants NVIDIA's video encoder or decoder, and the host's package listing shows the driver at {version} "
+        f"without {names}: the driver's video libraries ({', '.join(so for so, _ in missing)}) are packages of their own, "
+        "which the driver's metapackage does not always pull in. A container gets them only from the host (the NVIDIA "
+        "runtime mounts the host's copies for the video capability). A listing filtered by a word ('grep nvidia') may "
+        "leave a package out: the loader's cache says which libraries are there.",
+        tuple(ev("pasted", e.line) for e in wanted[:1]),
+        Remediation(
+            f"On the host, check the loader's cache, then install {names} at the driver's version {version} (the same "
+            "repository as the driver); then recreate the container that uses it.",
+            (
+                Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvcuvid|libnvidia-encode"), note="on the host"),
+                Cmd(("apt-get", "install", "-y", *(f"{pkg}={version}" for _, pkg in missing)), root=True),
+            ),
+            component="driver",
         ),
     )
 
@@ -1337,6 +1436,7 @@ CHECKS = (
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
+    Check("catalogued-video-packages", "driver", ("driver-video-library-missing",), check_video_library_packages, ("pasted",)),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)

@@ -104,6 +104,31 @@ BNB_FIX = (
 )
 
 
+def bnb_install(facts: Facts, ctx: Context, torch: str | None, cuda: str | None) -> tuple[str, tuple[Line, ...]]:
+    """(what to do, the command) for a bitsandbytes with no library for torch's CUDA `cuda` ("12.6"): the newest release
+    the matrix pins that ships one and whose wheels accept the installed torch `torch` (None: not known, then only a
+    release naming no torch version), so pip leaves torch as it is (compat_matrix/libraries.toml, bitsandbytes)."""
+    from gpudoctor.planner.plan_state import python_version
+
+    row = ctx.matrix.bnb_pin_for(cuda, torch, python_version(facts)) if cuda else None
+    first = ctx.matrix.bnb_first_for(cuda) if cuda else None
+    if row is None or row.pin is None or first is None:
+        return BNB_FIX, (pip(facts, "install", "--upgrade", "bitsandbytes"),)
+    fits = (
+        f"installs beside torch {_base(torch)} (its wheels require torch{row.torch})"
+        if torch and row.torch
+        else f"installs beside torch {_base(torch)}"
+        if torch
+        else "names no torch version, so pip leaves the installed torch as it is"
+    )
+    whose = "torch's " if torch else ""
+    return (
+        f"install bitsandbytes {row.pin}, a release that ships a library for {whose}CUDA {cuda} (releases from "
+        f"{first.since} do) and {fits}",
+        (pip(facts, "install", f"bitsandbytes=={row.pin}"),),
+    )
+
+
 def _base(version: str | None) -> str:
     return (version or "").split("+", 1)[0]
 
@@ -151,7 +176,10 @@ def _reasons(
     why: list[str] = []
     sources: list[str] = []
     if c.name == "bitsandbytes" and ext.torch_cuda:
-        why += _bnb_reasons(c, ext.torch_cuda, env)
+        # (its libraries as read from disk; a pasted list or a fresh wheel the plan installs, whose files and METADATA
+        # were not read: its release, by the matrix)
+        on_disk = read and (c.objects or c.metadata is not None)
+        why += _bnb_reasons(c, ext.torch_cuda, env) if on_disk else _bnb_release_reasons(c, ext.torch_cuda, ctx)
     for spec in _pins(c.requires, "torch"):
         if _satisfies(torch, spec) is False:
             why.append(f"its wheel requires torch{spec}")
@@ -208,6 +236,17 @@ def _bnb_reasons(c: Companion, torch_cuda: str, env: dict[str, str]) -> list[str
     return [f"it carries no {BNB_BINARY.format(want)}, the binary for {whose} ({carried})"]
 
 
+def _bnb_release_reasons(c: Companion, torch_cuda: str, ctx: Context) -> list[str]:
+    """A bitsandbytes named in a pasted list (its files unread): whether its release ships a library for torch's CUDA,
+    by the matrix (compat_matrix/libraries.toml, bitsandbytes); a release outside the rows is not judged."""
+    row = next((r for r in ctx.matrix.bnb_releases if c.version and r.holds(_base(c.version))), None)
+    if row is None or row.ships(torch_cuda):
+        return []
+    first = ctx.matrix.bnb_first_for(torch_cuda)
+    since = f" (releases from {first.since} do)" if first else ""
+    return [f"bitsandbytes {c.version} ships no library for torch's CUDA {torch_cuda}{since}"]
+
+
 def _cuda_major_reasons(c: Companion, torch_cuda: str) -> list[str]:
     """Each extension of `c` that NEEDs the CUDA runtime of another major than torch's: the loader then looks for a
     libcudart.so.N torch does not bring (`cannot open shared object file`), or loads a second CUDA runtime beside torch's."""
@@ -239,7 +278,7 @@ def _companion_step(facts: Facts, ctx: Context, c: Companion, ext: ExtensionFact
                 (pip(facts, "install", "--force-reinstall", "--no-deps", f"{c.name}=={row.version}", *index),),
             )
     if c.name == "bitsandbytes":
-        return BNB_FIX, (pip(facts, "install", "--upgrade", "bitsandbytes"),)
+        return bnb_install(facts, ctx, torch, ext.torch_cuda)
     if c.name == "flash-attn":
         nearest = _nearest(ctx, c.name, c.version, torch, ext.torch_cuda)
         if nearest is not None:

@@ -350,7 +350,13 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     built = f"before {first12.since}" if major == 11 else f"{first12.since} and later"
     if major == 12:
-        other_words = f"; or, where only CUDA 11 is installed, ctranslate2=={last11.pin}, its last CUDA 11 build"
+        # faster-whisper from 1.0 requires ctranslate2 4: the CUDA 11 build comes with its last release that takes 3.x
+        fw = _build(ctx, "faster-whisper", cuda=11)
+        other_words = f"; or, where only CUDA 11 is installed, ctranslate2=={last11.pin}, its last CUDA 11 build" + (
+            f" (with faster-whisper=={fw.pin} where faster-whisper runs it: its 1.0 and later require ctranslate2 4)"
+            if fw is not None and fw.pin
+            else ""
+        )
     else:
         other_words = f"; or, where the machine's CUDA is 12, upgrade to ctranslate2 {first12.since} or later, a CUDA 12 build"
     wheel = f"nvidia-cublas-cu{major}"
@@ -395,19 +401,43 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 f" ctranslate2 {version} also loads cuDNN {build.cudnn}: its wheel comes along, its bin folder on PATH too."
             )
         else:
+            # The release not shown: the set of the newest CUDA 12 build (what pip installs today, cuDNN 9 from 4.5),
+            # read first with where.exe and the release, since cuBLAS alone would fail next on cuDNN.
+            newest = [b for b in ctx.matrix.library_builds_of("ctranslate2") if b.cuda == 12 and b.cudnn in _CUDNN_CU12]
+            cudnn = newest[-1].cudnn if newest else None
             dlls = ("cublas64_12.dll", "cublasLt64_12.dll", *(f"cudnn64_{m}.dll" for m in sorted(_CUDNN_CU12, reverse=True)))
-            commands = (
+            read_first = (
                 Cmd(("where.exe", *dlls), note="the CUDA 12 cuBLAS and the cuDNN that PATH holds, if any"),
                 Cmd(
                     (exe, "-c", "import ctranslate2; print(ctranslate2.__version__)"),
                     note="4.5 and later load cuDNN 9, 4.0 to 4.4 cuDNN 8",
                 ),
-                *commands,
             )
-            cudnn_words = (
-                " CTranslate2 for CUDA 12 also loads cuDNN (9 from 4.5, 8 before): where.exe and its version say "
-                "which, and whether a CUDA 12 toolkit's bin is on PATH already."
-            )
+            if cudnn is not None:
+                cudnn_dir = Output((exe, "-c", "import nvidia.cudnn as m; print(*m.__path__)"), site_dir="nvidia/cudnn")
+                commands = (
+                    *read_first,
+                    Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[cudnn])),
+                    step,
+                    library_dir(facts, (cudnn_dir, "\\bin"), windows=True, note=f"and cuDNN {cudnn}'s bin folder"),
+                )
+                others = sorted(set(_CUDNN_CU12) - {cudnn})
+                cudnn_words = (
+                    f" CTranslate2 for CUDA 12 also loads cuDNN, {cudnn} from {newest[-1].since}: its wheel comes along "
+                    "(the whole set, as faster-whisper's README installs it)"
+                    + (
+                        f"; where the release printed is older, cuDNN {others[0]}'s instead ({_CUDNN_CU12[others[0]]})"
+                        if others
+                        else ""
+                    )
+                    + ". where.exe says whether a CUDA 12 toolkit's bin on PATH holds them already."
+                )
+            else:
+                commands = (*read_first, *commands)
+                cudnn_words = (
+                    " CTranslate2 for CUDA 12 also loads cuDNN (9 from 4.5, 8 before): where.exe and its version say "
+                    "which, and whether a CUDA 12 toolkit's bin is on PATH already."
+                )
     remedy = Remediation(
         f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
         f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"
@@ -702,6 +732,76 @@ def explained(facts: Facts, ctx: Context) -> tuple[set[str], bool]:
     return sonames, _ct2_driver(facts, ctx) is not None
 
 
+# TensorRT releases (x86_64 Linux and Windows) and the CUDA versions and cuDNN each supports, from NVIDIA's TensorRT
+# Support Matrix, "Features for Platforms and Software": 8.2.x (archives/tensorrt-825/support-matrix: CUDA 10.2 and
+# 11.0-11.5, cuDNN 8.2.1), 8.5.x (tensorrt-853: 10.2 and 11.0-11.8, cuDNN 8.6.0), 8.6.x (tensorrt-861: 11.0-11.8, 12.0,
+# 12.1, cuDNN 8.9.0). Each release is built per CUDA (a zip or package per CUDA line), and loads the cuDNN major it names.
+_TENSORRT_SUPPORT: dict[str, tuple[tuple[str, ...], str]] = {
+    "8.2": (("10.2", "11.0", "11.1", "11.2", "11.3", "11.4", "11.5"), "8.2.1"),
+    "8.5": (("10.2", "11.0", "11.1", "11.2", "11.3", "11.4", "11.5", "11.6", "11.7", "11.8"), "8.6.0"),
+    "8.6": (("11.0", "11.1", "11.2", "11.3", "11.4", "11.5", "11.6", "11.7", "11.8", "12.0", "12.1"), "8.9.0"),
+}
+
+
+def check_tensorrt_support_matrix(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A TensorRT release stated beside a CUDA older than every CUDA it supports, or a cuDNN of an older major than it
+    loads (_TENSORRT_SUPPORT): its DLLs and libraries then bind to a CUDA runtime or cuDNN without the entry points they
+    import ('The specified procedure could not be found', undefined symbols). A stated "CUDA Version" may be the
+    toolkit's or the driver's: below the oldest CUDA the release supports, both readings fail alike."""
+    trt = _said(facts, "tensorrt-version-said")
+    if not trt:
+        return
+    release = ".".join((trt[0].get("version") or "").split(".")[:2])
+    if release not in _TENSORRT_SUPPORT:
+        return
+    cudas, cudnn = _TENSORRT_SUPPORT[release]
+    cuda_said = next((e for e in _said(facts, "cuda-version-said") if e.get("cuda")), None)
+    cudnn_said = next((e for e in _said(facts, "cudnn-version-said") if e.get("cudnn")), None)
+    why, lines = [], [trt[0].line]
+    if cuda_said is not None and vkey(cuda_said.get("cuda") or "0") < vkey(cudas[0]):
+        why.append(f"CUDA {cuda_said.get('cuda')} (it supports {cudas[0]} to {cudas[-1]})")
+        lines.append(cuda_said.line)
+    if cudnn_said is not None and vkey(cudnn_said.get("cudnn") or "0")[:1] < vkey(cudnn)[:1]:
+        why.append(f"cuDNN {cudnn_said.get('cudnn')} (it loads cuDNN {cudnn.split('.')[0]}, {cudnn} or later)")
+        lines.append(cudnn_said.line)
+    if not why:
+        return
+    windows = facts.platform.system.lower().startswith("win")
+    nearest = next(
+        (c for c in cudas if cuda_said is not None and c.split(".")[0] == (cuda_said.get("cuda") or "").split(".")[0]), None
+    )
+    target = nearest or cudas[-1]
+    check = (
+        Cmd(
+            ("where.exe", "cudart64_*.dll", "cudnn64_*.dll", "nvinfer*.dll"),
+            note="which CUDA runtime, cuDNN and TensorRT DLLs PATH holds: their names carry the majors",
+        )
+        if windows
+        else Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libcudart|libcudnn|libnvinfer"))
+    )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorRT {release} is installed with {' and '.join(w.split(' (')[0] for w in why)}, which it does not support",
+        f"The text states TensorRT {trt[0].get('version')} beside {'; '.join(why)}. NVIDIA's support matrix for TensorRT "
+        f"{release} lists CUDA {', '.join(cudas)} and cuDNN {cudnn}: its libraries bind to a CUDA runtime and a cuDNN of "
+        "those versions, and with older ones on the path they find libraries without the entry points they import "
+        "(on Windows 'DLL load failed: The specified procedure could not be found'). The GPU and the driver are not "
+        "the fault; CUDA and cuDNN DLLs renamed do not count.",
+        tuple(ev("pasted", line) for line in lines),
+        Remediation(
+            f"Install the CUDA {target} toolkit and cuDNN {cudnn} for it (NVIDIA's downloads) and the TensorRT {release} "
+            f"package built for CUDA {target}; put its lib folder and their bin folders first on "
+            + ("PATH" if windows else "LD_LIBRARY_PATH")
+            + ", then reinstall TensorRT's Python wheel from that package into the environment that imports it. Or "
+            "keep the installed CUDA and cuDNN and use an older TensorRT release whose support matrix lists them.",
+            (check,),
+            component="environment",
+        ),
+    )
+
+
 CHECKS = (
     Check("library-onnxruntime-cuda11", "frameworks", ("framework-cuda-libs-missing",), check_onnxruntime_cuda11, ("pasted",)),
     Check(
@@ -715,6 +815,13 @@ CHECKS = (
     Check("library-ctranslate2-cublas", "frameworks", ("framework-cuda-libs-missing",), check_ctranslate2_cublas, ("pasted",)),
     Check("library-ctranslate2-driver", "frameworks", ("framework-driver-too-old",), check_ctranslate2_driver, ("pasted",)),
     Check("library-tensorrt", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_library, ("pasted",)),
+    Check(
+        "library-tensorrt-support",
+        "frameworks",
+        ("framework-cuda-libs-missing",),
+        check_tensorrt_support_matrix,
+        ("pasted",),
+    ),
     Check(
         "library-tensorrt-runtime", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_runtime_missing, ("pasted",)
     ),

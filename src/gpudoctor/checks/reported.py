@@ -1111,6 +1111,9 @@ _DESCRIPTIVE = frozenset(
         "cuda-runtime-said",
         "windows-build",
         "linux-driver-package",
+        "distro-package-installed",  # a listing of what is installed: facts, no failure
+        "tensorrt-version-said",
+        "cudnn-version-said",
         "docker-run-without-gpus",
         "docker-run-said",
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges

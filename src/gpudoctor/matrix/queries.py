@@ -23,6 +23,7 @@ from gpudoctor.versions import version_key, version_parts
 if TYPE_CHECKING:  # pragma: no cover
     from gpudoctor.matrix.records import (
         Arch,
+        BnbRelease,
         C2cLink,
         CcTarget,
         CompanionRelease,
@@ -106,6 +107,7 @@ class Matrix:
         companions: Iterable[CompanionRelease] = (),
         torch_pins: Iterable[TorchPins] = (),
         library_builds: Iterable[LibraryBuild] = (),
+        bnb_releases: Iterable[BnbRelease] = (),
         ptx_isas: Iterable[PtxIsa] = (),
         origins: Mapping[str, str] | None = None,
     ) -> None:
@@ -132,6 +134,7 @@ class Matrix:
         self.companions = tuple(companions)
         self.torch_pins = tuple(torch_pins)
         self.library_builds = tuple(library_builds)
+        self.bnb_releases = tuple(sorted(bnb_releases, key=lambda r: version_key(r.since)))
         self.ptx_isas = tuple(sorted(ptx_isas, key=lambda r: version_key(r.ptx)))
         #: file stem -> where it was read from ("bundled" or a path)
         self.origins: Mapping[str, str] = dict(origins or {})
@@ -593,6 +596,16 @@ class Matrix:
     def library_builds_of(self, package: str) -> tuple[LibraryBuild, ...]:
         """The matrix's builds of a library tied to one CUDA/cuDNN major (compat_matrix/libraries.toml), oldest first."""
         return tuple(b for b in self.library_builds if b.package == package)
+
+    def bnb_first_for(self, cuda: str) -> BnbRelease | None:
+        """The oldest bitsandbytes release (from 0.43.0, the first with official wheels) that ships a library for torch
+        built with CUDA `cuda` ("12.6"), or None."""
+        return next((r for r in self.bnb_releases if r.ships(cuda)), None)
+
+    def bnb_pin_for(self, cuda: str, torch: str | None, python: str | None) -> BnbRelease | None:
+        """The newest pinned bitsandbytes release that ships a library for torch's CUDA `cuda` and installs beside the
+        installed torch (`torch`; None when not known: only a release naming no torch version) on CPython `python`."""
+        return next((r for r in reversed(self.bnb_releases) if r.pin and r.ships(cuda) and r.accepts(torch, python)), None)
 
     def library_build(self, package: str, version: str) -> LibraryBuild | None:
         """The build of `package` that release `version` ("4.5.0", "1.17.0+cu118") is, or None outside the rows."""

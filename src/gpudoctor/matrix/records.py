@@ -564,3 +564,35 @@ class LibraryBuild(_Cited):
         if self.pin is None or python is None or self.pin_python is None:
             return self.pin
         return self.pin if spec_contains(self.pin_python, python) else None
+
+
+@_record
+class BnbRelease(_Cited):
+    """bitsandbytes' releases from `since` up to `until` (excluded; None: to the newest), on Linux x86_64 and Windows:
+    `cuda`, the torch CUDA versions ("12.6") it ships a library for; `same_major`, whether it loads another library of
+    torch's CUDA major where its own version has none; `torch` and `python`, what its wheels require (Requires-Dist,
+    Requires-Python); `pin`, the release the planner prints for the row."""
+
+    since: str
+    until: str | None = None
+    cuda: tuple[str, ...]
+    same_major: bool = False
+    torch: str | None = None
+    python: str | None = None
+    pin: str | None = None
+
+    def holds(self, version: str) -> bool:
+        key = version_key(version)
+        return version_key(self.since) <= key and (self.until is None or key < version_key(self.until))
+
+    def ships(self, cuda: str) -> bool:
+        """Whether it loads a CUDA library for torch built with CUDA `cuda` ("12.6", "12.6.3")."""
+        minor = ".".join(cuda.split(".")[:2])
+        return minor in self.cuda or (self.same_major and any(c.split(".")[0] == minor.split(".")[0] for c in self.cuda))
+
+    def accepts(self, torch: str | None, python: str | None) -> bool:
+        """Whether its wheels install beside torch `torch` on CPython `python` (None: not known; a torch not known
+        is accepted only by a release that names no torch version, so the install cannot move torch)."""
+        if self.torch is not None and (torch is None or not spec_contains(self.torch, torch.split("+", 1)[0])):
+            return False
+        return python is None or self.python is None or spec_contains(self.python, python)

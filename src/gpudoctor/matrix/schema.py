@@ -16,6 +16,7 @@ from gpudoctor.matrix.files import FILES
 from gpudoctor.matrix.queries import Matrix
 from gpudoctor.matrix.records import (
     Arch,
+    BnbRelease,
     C2cLink,
     CcTarget,
     CompanionRelease,
@@ -404,6 +405,20 @@ SCHEMAS: dict[str, dict[str, Table]] = {
             key=lambda r: (r["package"], r["since"]),
             sort=lambda r: (r["package"], version_key(r["since"])),
             sort_what="package and since",
+        ),
+        "bitsandbytes": Table(
+            fields=_f(
+                since=("version", REQ),
+                until=("version", OPT),
+                cuda=("list:str", REQ),
+                same_major=("bool", OPT),
+                torch=("spec", OPT),
+                python=("spec", OPT),
+                pin=("version", OPT),
+            ),
+            key=_get("since"),
+            sort=lambda r: version_key(r["since"]),
+            sort_what="since",
         ),
     },
 }
@@ -1301,6 +1316,28 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             )
         )
 
+    bnb_releases: list[BnbRelease] = []
+    for label, r in rows["libraries"]["bitsandbytes"]:
+        until, pin = r.get("until"), r.get("pin")
+        if pin is not None and (
+            version_key(pin) < version_key(r["since"]) or (until is not None and version_key(pin) >= version_key(until))
+        ):
+            ctx.add(label, f"pin {pin} is not a release of this row (since {r['since']}, until {until})")
+        if any(not re.fullmatch(r"\d+\.\d+", c) for c in r["cuda"]):
+            ctx.add(label, "cuda lists CUDA versions as X.Y")
+        bnb_releases.append(
+            BnbRelease(
+                since=r["since"],
+                until=until,
+                cuda=tuple(r["cuda"]),
+                same_major=bool(r.get("same_major", False)),
+                torch=r.get("torch"),
+                python=r.get("python"),
+                pin=pin,
+                **cite(r),
+            )
+        )
+
     if ctx.problems:
         raise MatrixError(ctx.problems, hint="see compat_matrix/README.md for the schema of each file")
     return Matrix(
@@ -1328,5 +1365,6 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         companions=companions,
         torch_pins=torch_pins,
         library_builds=library_builds,
+        bnb_releases=bnb_releases,
         origins=origins,
     )

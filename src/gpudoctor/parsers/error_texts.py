@@ -154,6 +154,9 @@ EVIDENCE_KINDS: dict[str, str] = {
     "shm-not-writable": "NCCL could not create its shared-memory segment in /dev/shm: permission denied",
     "slurm-job-without-gpus": "a Slurm job or step allocated no GPU (CUDA_VISIBLE_DEVICES=NoDevFiles: no --gres)",
     "video-library-missing": "FFmpeg could not load the driver's NVENC/NVDEC library (libnvidia-encode, libnvcuvid)",
+    "distro-package-installed": "an NVIDIA package listed as installed (apt list --installed, dpkg -l)",
+    "tensorrt-version-said": "the TensorRT release an issue template's environment fields state",
+    "cudnn-version-said": "the cuDNN version an issue template's environment fields state",
     "slurm-devices-unconstrained": "Slurm's cgroup.conf shown without ConstrainDevices=yes, beside a job's GPUs",
     "gpu-operator-driver-crashing": "the GPU Operator's driver pod restarting in CrashLoopBackOff",
     "p2p-hang-behind-switch": "P2P between GPUs behind a PCIe switch hangs, and works with NCCL_P2P_DISABLE=1",
@@ -385,6 +388,12 @@ _HAVE_SAID = _Lazy(
 _RUNTIME_SAID = _Lazy(r"Runtime API Version:\s*(?P<cuda>\d{1,2}\.\d)\b")
 _WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
 _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
+# A package an installed-package listing names, with its version: apt's `apt list --installed` ("name/suite,now VERSION
+# ARCH [installed...]", Debian/apt apt-private/private-output.cc @6b128124: _("[installed]")) and dpkg's `dpkg -l` rows
+# ("ii  name[:arch]  VERSION  ARCH  description"). Only NVIDIA's and CUDA's packages are kept (the caller's filter).
+_APT_INSTALLED = _Lazy(r"^\s*(?P<package>[a-z0-9][a-z0-9.+-]{0,80})/\S{0,120}\s+(?P<version>[\w.+:~-]{1,80})\s+\w+\s+\[installed")
+_DPKG_ROW = _Lazy(r"^\s*ii\s+(?P<package>[a-z0-9][a-z0-9.+-]{0,80})(?::\w+)?\s+(?P<version>\d[\w.+:~-]{0,80})\s+\w+\s")
+_NVIDIA_PACKAGE = re.compile(r"nvidia|cuda|nvcuvid")
 _LINUX_DRIVER_PKG = _Lazy(
     r"\b(?:apt|apt-get|dnf|yum)\s+(?:-y\s+)?install\b[^\n]{0,120}?\b(?P<package>nvidia-(?:utils|driver|dkms|kernel-source|headless)-\d{3}\S*|nvidia-driver\b|cuda-drivers\b)"
 )
@@ -536,6 +545,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("windows-build", line, build=m.group("build"))
         if _WSL_BLOCKED.search(line):
             add("wsl-gpu-blocked", line)
+        if (m := _APT_INSTALLED.search(line) or _DPKG_ROW.search(line)) and _NVIDIA_PACKAGE.search(m.group("package")):
+            add("distro-package-installed", line, package=m.group("package"), version=m.group("version"))
         if m := _LINUX_DRIVER_PKG.search(line):
             add("linux-driver-package", line, package=m.group("package"))
         code = classify_error_text(line) if _MAYBE_NVML.search(line) else None

@@ -437,7 +437,7 @@ def _log(lines: list[str], i: int) -> int | None:
 
 _FORM = re.compile(
     r"^\s*(?:[-*]\s*)?(?:\*\*)?(?P<key>(?:OS|Operating system|Platform|TensorFlow|Tensorflow|PyTorch|Pytorch|Torch|Python|CUDA|"
-    r"cuDNN|GPU|Nvidia driver|NVIDIA driver|Driver|JAX|jaxlib)\b[^:\n]{0,80}?)(?:\*\*)?\s*:\s*(?:\*\*)?\s*(?P<value>\S.{0,200})$"
+    r"cuDNN|GPU|Nvidia driver|NVIDIA driver|Driver|JAX|jaxlib|TensorRT)\b[^:\n]{0,80}?)(?:\*\*)?\s*:\s*(?:\*\*)?\s*(?P<value>\S.{0,200})$"
     # An issue form copied without its markup loses the colon: "TensorFlow version 2.17.0",
     # "OS platform and distribution Windows 11".
     r"|^\s*(?P<key2>(?:TensorFlow|PyTorch|Python|JAX) version|OS platform and distribution)\s+(?P<value2>\S.{0,200})$",

@@ -1023,6 +1023,14 @@ def _issue_form(g: Gathered, block: Block) -> str:
                     # No toolkit was ever released as X.Y (12.7): the number is nvidia-smi's header, the driver's CUDA.
                     g.driver_cuda = g.driver_cuda or versions[0]
                     g.notes.append(f"CUDA {versions[0]} is no toolkit release: the driver's CUDA version, as nvidia-smi heads it")
+        elif key.startswith(("tensorrt", "cudnn")) and versions:
+            # "TensorRT Version: 8.2.0.6", "CUDNN Version: 7.6": stated, judged against the TensorRT release's support
+            # matrix where both are said (gpudoctor.checks.libraries)
+            kind, field = ("tensorrt-version-said", "version") if key.startswith("tensorrt") else ("cudnn-version-said", "cudnn")
+            line = next((x for x in block.lines if (kv := form_field(x)) and kv[0].lower().strip() == key), "")
+            if line:
+                g.errors.append(ErrorEvidence(kind, line.strip()[:300], ((field, versions[0]),)))
+                said.append("TensorRT" if field == "version" else "cuDNN")
         elif key.startswith(("nvidia driver", "driver")) and versions and re.match(r"^\d{3}\.\d+", versions[0]):
             g.driver_version = g.driver_version or versions[0]
             said.append("driver")
