@@ -600,3 +600,33 @@ def find_blocks(text: str) -> list[Block]:
         else:
             i += 1
     return blocks
+
+
+# --- source code is not output -------------------------------------------------------------------------------
+# A script the reporter pasted (Python, a shell script, a Dockerfile's RUN line, C++) holds the messages it would
+# print when something fails: "return 'nvidia-smi not found...'" in an except clause, 'echo "CUDA not found"' in an
+# if, 'raise RuntimeError("...")'. They are the program's text, not what the machine printed; only output lines are
+# evidence. A line is a statement when it starts with a keyword or call that prints, returns, raises or tests (after
+# a REPL or shell-continuation prompt), or assigns a string literal; its string literals are blanked (same length,
+# so positions hold) and the code around them kept: ">>> print(torch.cuda.is_available())" still reads with its answer.
+_CODE_STATEMENT = re.compile(
+    r"^\s*(?:(?:>>>|\.\.\.|In \[\d+\]:)\s+)?(?:RUN\s+)?"
+    r"(?:return\b|raise\b|yield\b|assert\b|throw\b|(?:if|elif|while|except)\b(?=[^\n]*(?::\s*(?:#.*)?$|:\s*(?:print|return|raise)\b|;\s*then\b))"
+    r"|echo\s|printf\b|print\s*\(|f?printf\s*\(|puts\s*\(|std::c(?:err|out)\b|Write-(?:Host|Output|Error)\b"
+    r"|(?:logger|logging|log|LOG|warnings|sys|st)\.\w+\s*\("
+    r"|[A-Za-z_][\w.\[\]'\"]*\s*\+?=\s*[rbfuRBFU]{0,2}[\"'])"
+)
+_LITERAL = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+
+
+def _blank(m: re.Match[str]) -> str:
+    s = m.group(0)
+    return s[0] + " " * (len(s) - 2) + s[-1]
+
+
+def output_only(lines: list[str]) -> list[str]:
+    """`lines` with the string literals of source-code statements blanked: what a program would print is not what
+    it printed. Output lines, and the code outside literals, as they are; the line count holds. Linear."""
+    return [
+        _LITERAL.sub(_blank, line) if ('"' in line or "'" in line) and _CODE_STATEMENT.match(line) else line for line in lines
+    ]

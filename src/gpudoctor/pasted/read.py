@@ -18,7 +18,7 @@ from gpudoctor.facts import CPU_INDEX_INSTALL, JAX_CUDA_SAID, SOURCE_CHECKOUT, T
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
-from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, unspace
+from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
 from gpudoctor.pasted.cues import read_cues
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.workloads import read_workloads
@@ -56,11 +56,13 @@ def read_sources(sources: list[Source]) -> Gathered:
         lines = normalise(text)
         g.texts.append((src.name, lines))
         plain = "\n".join(lines)
-        found = extract_evidence(plain)
+        # Only output is evidence: the messages inside a pasted script's statements are blanked (blocks.output_only).
+        said = "\n".join(output_only(lines))
+        found = extract_evidence(said)
         kinds = {e.kind for e in found} | {e.kind for e in g.errors}
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
         # extractors read already (same kind) is theirs, with the values they parse.
-        found += [e for e in catalogue_match(plain) if e.kind not in kinds]
+        found += [e for e in catalogue_match(said) if e.kind not in kinds]
         if not found and (cut := _traceback_cut(lines)):
             found.append(ErrorEvidence("traceback-cut", cut))
         if not _GPU_WANTED.search(plain[:1_000_000]):
