@@ -95,3 +95,15 @@ def test_only_the_literals_of_statements_are_blanked():
     assert out[1:5] == lines[1:5]  # code without literals, output and prose are kept
     assert out[5] == "    if not ok: print('" + " " * len("CUDA failed") + "')"
     assert [len(a) for a in out] == [len(b) for b in lines]
+
+
+def test_assignments_are_code_but_a_logs_key_value_pairs_are_output():
+    lines = [
+        'MSG="nvidia-smi: command not found"',
+        'msg = "CUDA failed"',
+        'time=2024-08-01T10:00:00 level=INFO msg="Unable to load cudart" library=/usr/lib/libcudart.so.12',
+        'msg="Unable to load cudart" library=/usr/lib/libcudart.so.12 error="cudart init failure: 999"',
+    ]
+    out = output_only(lines)
+    assert out[0] == 'MSG="' + " " * 29 + '"' and out[1] == 'msg = "' + " " * 11 + '"'
+    assert out[2:] == lines[2:]

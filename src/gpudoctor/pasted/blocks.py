@@ -614,7 +614,9 @@ _CODE_STATEMENT = re.compile(
     r"(?:return\b|raise\b|yield\b|assert\b|throw\b|(?:if|elif|while|except)\b(?=[^\n]*(?::\s*(?:#.*)?$|:\s*(?:print|return|raise)\b|;\s*then\b))"
     r"|echo\s|printf\b|print\s*\(|f?printf\s*\(|puts\s*\(|std::c(?:err|out)\b|Write-(?:Host|Output|Error)\b"
     r"|(?:logger|logging|log|LOG|warnings|sys|st)\.\w+\s*\("
-    r"|[A-Za-z_][\w.\[\]'\"]*\s*\+?=\s*[rbfuRBFU]{0,2}[\"'])"
+    # an assignment of a literal: spaced as Python writes it, or the whole line (a shell's MSG="..."); a log's
+    # key=value pairs (logfmt: msg="..." library=...) are output
+    r"|[A-Za-z_][\w.\[\]'\"]*(?:\s+\+?=\s+|\+?=(?=[rbfuRBFU]{0,2}(?:\"[^\"]*\"|'[^']*')\s*;?\s*$))[rbfuRBFU]{0,2}[\"'])"
 )
 _LITERAL = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
 
