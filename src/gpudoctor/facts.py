@@ -439,6 +439,10 @@ EXEC_NAMED = "a container docker exec names"
 POD_OWNER = "the controller owning the pod"
 CONDA_ENV_SAID = "a conda environment named"
 CONDA_FORGE_BUILD = "a conda-forge build's path"
+# The cue the pasted reader sets where conda put (or its solver puts) PyTorch's CPU build into the environment: a pytorch
+# package whose build string says cpu ("py3.8_cpu_0"), or the cpuonly metapackage that pins it: the fix is conda's
+# (gpudoctor.checks.frameworks.check_cpu_build).
+TORCH_CONDA_CPU = "PyTorch's CPU build from conda"
 
 
 @dataclass(frozen=True)
