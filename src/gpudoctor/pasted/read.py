@@ -486,10 +486,10 @@ _D2_CHECKOUT = re.compile(
 )
 
 
-# A conda package as conda's transaction and `conda list --explicit`-style specs print it: channel/subdir::name-version-
-# build ("pytorch/win-64::pytorch-1.10.0-py3.8_cpu_0", conda's Dist string, conda/conda conda/models/records.py
-# PackageRecord.__str__ @f4d8eb6d: "{channel}/{subdir}::{name}-{version}-{build}"): what the solver put, or puts, into a
-# conda environment, with the build string that names a CPU or a CUDA build.
+# A conda package as conda's transaction prints it: channel/subdir::name-version-build ("pytorch/win-64::pytorch-1.10.0-
+# py3.8_cpu_0"; conda/conda conda/models/records.py @6d084895, PackageRecord.dist_str: "%s%s::%s-%s-%s" of the channel,
+# "/" + subdir, name, version and build): what the solver put, or puts, into a conda environment, with the build string
+# that names a CPU or a CUDA build.
 _CONDA_DIST = re.compile(
     r"(?<![\w/.-])(?:[\w.-]{1,100}/)?(?:noarch|(?:win|linux|osx)-[\w]{2,8})::"
     r"(?P<name>[a-z0-9][a-z0-9_.-]{0,80}?)-(?P<version>\d[\w.]{0,40}?)-(?P<build>[\w.]{1,80})(?![\w.-])"
