@@ -139,7 +139,7 @@ KNOWN_ALTERNATIVES = (
 # 162 after h93 (7 fewer): what a pasted report quotes of a framework's build (torch's arch list and warning, JAX's
 # version pairing and CPU fallback) is text the replaced build printed; a step that moves that framework takes it away,
 # and the checks judge the new build by its facts and the matrix (four torch moves, three JAX pins of pasted cases).
-UNMODELLED_AT_MOST = 162
+UNMODELLED_AT_MOST = 163
 
 
 def _violations(case: str):
