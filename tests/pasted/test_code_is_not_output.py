@@ -107,3 +107,14 @@ def test_assignments_are_code_but_a_logs_key_value_pairs_are_output():
     out = output_only(lines)
     assert out[0] == 'MSG="' + " " * 29 + '"' and out[1] == 'msg = "' + " " * 11 + '"'
     assert out[2:] == lines[2:]
+
+
+def test_source_lines_python_echoes_are_output():
+    # A traceback frame and a warning's display print the statement that ran: what it says happened.
+    lines = [
+        '  File "/app/check.py", line 12, in main',
+        '    raise RuntimeError("nvidia-smi: command not found")',
+        "/usr/lib/python3/site-packages/whisper/transcribe.py:114: UserWarning: FP16 is not supported on CPU",
+        '  warnings.warn("FP16 is not supported on CPU; using FP32 instead")',
+    ]
+    assert output_only(lines) == lines
