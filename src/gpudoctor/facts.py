@@ -390,6 +390,9 @@ SUSPEND_SAID = "the machine suspended and resumed"
 # The cue the pasted reader sets where the shell reported its program killed by SIGKILL (bash's bare "Killed", zsh's
 # "zsh: killed ...") or the kernel's out-of-memory killer named it: gpudoctor.checks.reported.check_reported_wsl_memory.
 KILLED_SAID = "a program killed by SIGKILL"
+# The cue the pasted reader sets where the text states the host's RAM ("32 GB RAM", "RAM: 64GB", Windows' "Installed
+# RAM" value); its `means` holds the size as "N GB": check_reported_wsl_memory sizes WSL's VM from it.
+HOST_RAM_SAID = "the host's RAM stated"
 # The cue the pasted reader sets where the reporter administers the cluster ("our cgroup.conf", "I am the admin"): the
 # administrators' changes are then theirs to make, not something to ask others for (gpudoctor.planner.cluster).
 ADMIN_SAID = "the reporter administers the machine"
@@ -437,6 +440,10 @@ EXEC_NAMED = "a container docker exec names"
 POD_OWNER = "the controller owning the pod"
 CONDA_ENV_SAID = "a conda environment named"
 CONDA_FORGE_BUILD = "a conda-forge build's path"
+# The cue the pasted reader sets where conda put (or its solver puts) PyTorch's CPU build into the environment: a pytorch
+# package whose build string says cpu ("py3.8_cpu_0"), or the cpuonly metapackage that pins it: the fix is conda's
+# (gpudoctor.checks.frameworks.check_cpu_build).
+TORCH_CONDA_CPU = "PyTorch's CPU build from conda"
 
 
 @dataclass(frozen=True, eq=False, repr=False)

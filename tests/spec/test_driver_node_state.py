@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpudoctor.cmdline import Placeholder
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -92,3 +93,34 @@ def test_each_documented_kill_line_inside_wsl2_fires(killed):
 def test_not_said_on_native_linux_wsl1_or_without_a_kill(text):
     """wsl-memory-limit.md: "Not said on native Linux ..., or on WSL 1"."""
     assert not _wsl_memory(text)
+
+
+def _wslconfig_write(f) -> str:
+    (write,) = [c for c in f.remediation.commands if c.words[0] == "powershell.exe"]
+    assert not any(isinstance(a, Placeholder) for a in (*write.argv, *write.pipe)), "no placeholder in a file write"
+    return write.words[-1]
+
+
+@pytest.mark.parametrize(
+    ("said", "memory", "swap"),
+    [
+        ("RTX 3090 24gb vram\n32.0 GB\ni5-12600K   3.70 GHz", 28, 32),  # Windows' "Installed RAM" value, unlabelled
+        ("RTX 4090, 64GB RAM", 56, 64),
+        ("RAM: 16 GB, GPU: RTX 3060 12 GB", 12, 16),
+    ],
+)
+@states("wsl-memory-limit", FIRES)
+def test_the_wslconfig_is_sized_from_the_ram_the_text_states(said, memory, swap):
+    """wsl-memory-limit.md: "Where the report states the host's RAM ... the sizes are written out"."""
+    [f] = _wsl_memory(f"Windows 10 WSL Ubuntu 22.04\n{said}\nLoading model ...\nKilled\n")
+    assert _wslconfig_write(f).endswith(f'-Value "[wsl2]","memory={memory}GB","swap={swap}GB"')
+
+
+@pytest.mark.parametrize("said", ["RTX 3090 with 24 GB VRAM", "GPU memory: 24 GB"])
+@states("wsl-memory-limit", FIRES)
+def test_gpu_memory_is_not_the_hosts_ram_so_powershell_reads_it(said):
+    """wsl-memory-limit.md: "else PowerShell reads the RAM on the machine"."""
+    [f] = _wsl_memory(f"Ubuntu 22.04 on WSL2\n{said}\nLoading model ...\nKilled\n")
+    script = _wslconfig_write(f)
+    assert script.startswith("$gb = [math]::Floor((Get-CimInstance Win32_ComputerSystem).TotalPhysicalMemory / 1GB);")
+    assert "GB" in script and "memory=$(" in script

@@ -34,7 +34,7 @@ from gpudoctor.cmdline import Cmd, Line
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.planner.remedy import pip
+from gpudoctor.planner.remedy import pip, python_exe
 from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, major_minor, vkey
 
@@ -618,12 +618,75 @@ def _wheels_remediation(facts: Facts, drop: list[str], keep: int | None, reinsta
 # --- checks ------------------------------------------------------------------------
 
 
+_CONDA_CUDA_ASKED = re.compile(r"\b(?P<pkg>cudatoolkit|pytorch-cuda)\s*=+\s*(?P<cuda>\d{1,2}\.\d)\b")
+
+
+def _conda_cpu(facts: Facts) -> tuple[str, str | None] | None:
+    """(what showed conda's CPU build of PyTorch, the `pkg=X.Y` CUDA package the conda command asked for or None)."""
+    from gpudoctor.facts import CONDA_ENV_SAID, TORCH_CONDA_CPU
+
+    said = next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == TORCH_CONDA_CPU), None)
+    if said is None:
+        return None
+    asked = (_CONDA_CUDA_ASKED.search(c.get("line") or "") for c in facts.pasted.cues if c.get("cue") == CONDA_ENV_SAID)
+    m = next((a for a in asked if a), None)
+    return said, (f"{m.group('pkg')}={m.group('cuda')}" if m else None)
+
+
+def _conda_cuda_build(facts: Facts, version: str, cuda: str | None) -> Remediation:
+    """conda's own way out of its CPU build, in the conda environment (Anaconda Prompt on Windows): the cpuonly
+    metapackage pins the pytorch channel's CPU builds ("cpuonly" in PyTorch's previous-versions install commands,
+    pytorch.org/get-started/previous-versions), so it goes first; then the same install with the CUDA build asked for
+    by its build string (the pytorch channel's "py3.8_cuda11.3_cudnn8_0", conda-forge's "cuda118_..." both hold
+    "cuda"), beside the CUDA package the reporter's command named. Without one, nvidia-smi decides which CUDA."""
+    release = version.split("+", 1)[0]
+    pins = (f"pytorch={release}=*cuda*", "torchvision", "torchaudio")
+    install = (
+        Cmd(
+            ("conda", "install", *pins, cuda, "-c", "pytorch", *(("-c", "nvidia") if cuda.startswith("pytorch-cuda") else ())),
+            note="check that the plan lists cuda builds of pytorch before answering y",
+        )
+        if cuda
+        else Cmd(("nvidia-smi",), note="the CUDA Version in its header decides the cudatoolkit or pytorch-cuda to ask conda for")
+    )
+    return Remediation(
+        "Remove the cpuonly metapackage if the environment holds it, then ask conda for the CUDA build of PyTorch "
+        f"{release} by its build string, in the same conda environment (Anaconda Prompt on Windows).",
+        (
+            Cmd(("conda", "list", "cpuonly"), note="in the environment PyTorch is in: the metapackage that pins the CPU builds"),
+            Cmd(("conda", "remove", "cpuonly"), note="only if the previous command lists it"),
+            install,
+            Cmd(
+                (
+                    python_exe(facts),
+                    "-c",
+                    "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())",
+                ),
+                note="a CUDA version and True",
+            ),
+        ),
+        component="torch",
+    )
+
+
 def check_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not gpu_present(facts) and absence_known(facts, "gpu"):
         return  # no GPU here; on partial evidence (pasted text) that never showed one, the build still says it
     fw = facts.frameworks
     t = fw.torch
-    if isinstance(t, Found) and t.value.build_known and not t.value.cuda and not t.value.hip:
+    if isinstance(t, Found) and t.value.build_known and not t.value.cuda and not t.value.hip and (conda := _conda_cpu(facts)):
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            f"PyTorch {t.value.version} is conda's CPU-only build, so it cannot use the NVIDIA GPU",
+            "torch.cuda.is_available() is False with this build whatever the driver does: it contains no CUDA code. "
+            "conda's solver chose the CPU build (its build string says cpu): the cpuonly metapackage in the "
+            "environment pins it, or no CUDA build fits the rest of the request.",
+            (ev("pasted", conda[0]),),
+            _conda_cuda_build(facts, t.value.version, conda[1]),
+        )
+    elif isinstance(t, Found) and t.value.build_known and not t.value.cuda and not t.value.hip:
         yield Finding(
             "framework-cpu-build",
             Severity.ERROR,

@@ -955,15 +955,29 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
 def check_reported_wsl_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """A program killed by SIGKILL inside WSL 2 (gpudoctor.pasted.cues, KILLED_SAID): WSL 2 is a virtual machine
     that gets part of the host's memory (by default half of it on current builds, 80% on builds before 20175:
-    Microsoft's "Advanced settings configuration in WSL", the [wsl2] memory and swap keys of %UserProfile%\\.wslconfig),
-    so a model that loads on Windows itself can be killed by the VM's out-of-memory killer while it passes through
-    system RAM on its way to the GPU. GPU memory flags do not change it; the VM's memory and swap do."""
-    from gpudoctor.cmdline import Placeholder
-    from gpudoctor.facts import KILLED_SAID
+    Microsoft's "Advanced settings configuration in WSL", learn.microsoft.com/en-us/windows/wsl/wsl-config, the [wsl2]
+    memory and swap keys of %UserProfile%\\.wslconfig, swap 25% of memory by default), so a model that loads on
+    Windows itself can be killed by the VM's out-of-memory killer while it passes through system RAM on its way to
+    the GPU. GPU memory flags do not change it; the VM's memory and swap do. The new limits leave Windows an eighth
+    of the RAM (4 GB at least) and give a swap as large as the RAM: sized from the RAM the text states
+    (HOST_RAM_SAID), else read by PowerShell on the machine itself; written by PowerShell on the Windows side
+    (reached from WSL as powershell.exe), whose profile folder WSL does not know."""
+    from gpudoctor.facts import HOST_RAM_SAID, KILLED_SAID
 
     killed = next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == KILLED_SAID), None)
     if killed is None or facts.platform.wsl != 2:
         return
+    ram = next((c for c in facts.pasted.cues if c.get("cue") == HOST_RAM_SAID), None)
+    gb = int(str(ram["means"]).split()[0]) if ram else None
+    if gb is not None:
+        sizes = f'"memory={gb - max(4, gb // 8)}GB","swap={gb}GB"'
+        said = f"the host's {gb} GB of RAM"
+    else:  # PowerShell reads the RAM: the same rule for a machine the text does not describe
+        sizes = '"memory=$($gb - [math]::Max(4, [math]::Floor($gb / 8)))GB","swap=$($gb)GB"'
+        said = "the RAM PowerShell reads"
+    script = (
+        "" if gb is not None else "$gb = [math]::Floor((Get-CimInstance Win32_ComputerSystem).TotalPhysicalMemory / 1GB); "
+    ) + f'Add-Content -Path "$env:USERPROFILE\\.wslconfig" -Value "[wsl2]",{sizes}'
     yield Finding(
         "wsl-memory-limit",
         Severity.ERROR,
@@ -973,10 +987,10 @@ def check_reported_wsl_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "killer: WSL 2 gets only part of the host's RAM (half by default on current builds), and a model passes "
         "through system RAM before it reaches the GPU. Flags that limit GPU memory do not help; a larger memory "
         "limit and swap for WSL's VM (%UserProfile%\\.wslconfig on Windows) do.",
-        (ev("pasted", killed),),
+        tuple(ev("pasted", line) for line in (killed, *((ram.get("line") or "",) if ram else ())) if line),
         Remediation(
             "Check that memory was the reason, then give WSL's VM more memory and swap in %UserProfile%\\.wslconfig "
-            "(seen from WSL under /mnt/c/Users/<you>/), restart WSL and run the program again.",
+            f"(sized from {said}, leaving Windows an eighth of it), restart WSL and run the program again.",
             (
                 Cmd(("free", "-g"), note="the memory WSL's VM got"),
                 Cmd(
@@ -986,9 +1000,9 @@ def check_reported_wsl_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
                     note="right after the kill: the out-of-memory killer names the program",
                 ),
                 Cmd(
-                    ("printf", "%s\\n", "[wsl2]", Placeholder("memory-setting"), Placeholder("swap-setting")),
-                    pipe=("tee", "-a", Placeholder("wslconfig-path")),
-                    note="e.g. memory=24GB (below the host's RAM) and swap=32GB, into /mnt/c/Users/<you>/.wslconfig",
+                    ("powershell.exe", "-NoProfile", "-Command", script),
+                    note="appends a [wsl2] section to %UserProfile%\\.wslconfig on Windows; where the file has one "
+                    "already, edit its memory= and swap= lines instead",
                 ),
                 Cmd(("wsl.exe", "--shutdown"), note="restarts WSL's VM with the new limit; open it again, check free -g"),
             ),

@@ -600,3 +600,45 @@ def find_blocks(text: str) -> list[Block]:
         else:
             i += 1
     return blocks
+
+
+# --- source code is not output -------------------------------------------------------------------------------
+# A script the reporter pasted (Python, a shell script, a Dockerfile's RUN line, C++) holds the messages it would
+# print when something fails: "return 'nvidia-smi not found...'" in an except clause, 'echo "CUDA not found"' in an
+# if, 'raise RuntimeError("...")'. They are the program's text, not what the machine printed; only output lines are
+# evidence. A line is a statement when it starts with a keyword or call that prints, returns, raises or tests (after
+# a REPL or shell-continuation prompt), or assigns a string literal; its string literals are blanked (same length,
+# so positions hold) and the code around them kept: ">>> print(torch.cuda.is_available())" still reads with its answer.
+_CODE_STATEMENT = re.compile(
+    r"^\s*(?:(?:>>>|\.\.\.|In \[\d+\]:)\s+)?(?:RUN\s+)?"
+    r"(?:return\b|raise\b|yield\b|assert\b|throw\b|(?:if|elif|while|except)\b(?=[^\n]*(?::\s*(?:#.*)?$|:\s*(?:print|return|raise)\b|;\s*then\b))"
+    r"|echo\s|printf\b|print\s*\(|f?printf\s*\(|puts\s*\(|std::c(?:err|out)\b|Write-(?:Host|Output|Error)\b"
+    r"|(?:logger|logging|log|LOG|sys|st)\.\w+\s*\("
+    # an assignment of a literal: spaced as Python writes it, or the whole line (a shell's MSG="..."); a log's
+    # key=value pairs (logfmt: msg="..." library=...) are output
+    r"|[A-Za-z_][\w.\[\]'\"]*(?:\s+\+?=\s+|\+?=(?=[rbfuRBFU]{0,2}(?:\"[^\"]*\"|'[^']*')\s*;?\s*$))[rbfuRBFU]{0,2}[\"'])"
+)
+_LITERAL = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+
+
+def _blank(m: re.Match[str]) -> str:
+    s = m.group(0)
+    return s[0] + " " * (len(s) - 2) + s[-1]
+
+
+# Python prints a source line itself under a traceback's frame ('File "x.py", line 3, in f') and under a warning
+# ("x.py:3: UserWarning: ..."): that line is output, the statement that ran. (warnings.warn(...) alone is what
+# reports quote of a warning's display, so it is not read as code either.)
+_ECHOED_BY = re.compile(r'^\s*File "[^"\n]{1,400}", line \d+|:\d+: \w{0,40}Warning: ')
+
+
+def output_only(lines: list[str]) -> list[str]:
+    """`lines` with the string literals of source-code statements blanked: what a program would print is not what
+    it printed. Output lines, source lines Python echoed, and the code outside literals stay; the line count holds.
+    Linear."""
+    out = []
+    for i, line in enumerate(lines):
+        code = ('"' in line or "'" in line) and _CODE_STATEMENT.match(line)
+        echoed = code and i > 0 and _ECHOED_BY.search(lines[i - 1][:2_000])
+        out.append(_LITERAL.sub(_blank, line) if code and not echoed else line)
+    return out

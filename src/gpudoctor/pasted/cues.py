@@ -23,6 +23,7 @@ from gpudoctor.facts import (
     CONDA_FORGE_BUILD,
     CONTAINER_SAID,
     EXTENSION_NAMED,
+    HOST_RAM_SAID,
     IMAGE_RUN,
     KILLED_SAID,
     NO_GPU_SAID,
@@ -209,6 +210,14 @@ _SUSPEND_SAID = re.compile(
 _KILLED = re.compile(
     r"^\s*(?:\[\d+\]\+?\s+)?Killed(?:\s+\S.{0,300})?\s*$|^\s*(?:zsh|bash|sh): killed\s|\bOut of memory: Kill(?:ed)? process\b"
 )
+# The host's RAM as reports state it: "32GB RAM", "64 GB of DDR5 RAM", "RAM: 16 GB", "Installed RAM 32.0 GB", or the
+# value of Windows' Settings > About "Installed RAM" copied without its label ("32.0 GB", "31.8 GB usable" after it).
+_HOST_RAM = re.compile(
+    r"(?<![\w.])(?P<a>\d{1,4}(?:\.\d)?)\s*(?:GB|GiB|G)\s+(?:of\s+)?(?:system\s+|host\s+|DDR\d\s+)?RAM\b"
+    r"|\bRAM\b\s*[:=]?\s*(?P<b>\d{1,4}(?:\.\d)?)\s*(?:GB|GiB)\b"
+    r"|^\s*(?P<c>\d{1,4}\.\d)\s*GB(?:\s*\(\d{1,4}(?:\.\d)?\s*GB usable\))?\s*$",
+    re.IGNORECASE,
+)
 _KUBERNETES_SAID = re.compile(
     r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\b(?:GKE|EKS|AKS)\b", re.IGNORECASE
 )
@@ -365,6 +374,8 @@ def read_cues(g: Gathered, text: str) -> None:
             else:
                 # A Linux driver of another release: an nvidia-smi binary left from (or copied from) another driver.
                 _cue(g, SMI_OTHER_RELEASE, f"nvidia-smi {m.group('smi')} beside kernel driver {m.group('driver')}", line)
+        if (m := _HOST_RAM.search(line)) and 2 <= (gb := round(float(m.group("a") or m.group("b") or m.group("c")))) <= 4096:
+            _cue(g, HOST_RAM_SAID, f"{gb} GB", line)
         if _KILLED.search(line):
             _cue(g, KILLED_SAID, "the kernel killed the program (SIGKILL): most often out of memory", line)
         if _WSL_LIB.search(line):

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.errors import ParseError
-from gpudoctor.facts import CPU_INDEX_INSTALL, JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_OF_IMAGE
+from gpudoctor.facts import CPU_INDEX_INSTALL, JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_CONDA_CPU, TORCH_OF_IMAGE
 from gpudoctor.host import canonical_name
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
-from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, unspace
+from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
 from gpudoctor.pasted.cues import read_cues
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.workloads import read_workloads
@@ -56,11 +56,13 @@ def read_sources(sources: list[Source]) -> Gathered:
         lines = normalise(text)
         g.texts.append((src.name, lines))
         plain = "\n".join(lines)
-        found = extract_evidence(plain)
+        # Only output is evidence: the messages inside a pasted script's statements are blanked (blocks.output_only).
+        said = "\n".join(output_only(lines))
+        found = extract_evidence(said)
         kinds = {e.kind for e in found} | {e.kind for e in g.errors}
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
         # extractors read already (same kind) is theirs, with the values they parse.
-        found += [e for e in catalogue_match(plain) if e.kind not in kinds]
+        found += [e for e in catalogue_match(said) if e.kind not in kinds]
         if not found and (cut := _traceback_cut(lines)):
             found.append(ErrorEvidence("traceback-cut", cut))
         if not _GPU_WANTED.search(plain[:1_000_000]):
@@ -484,6 +486,24 @@ _D2_CHECKOUT = re.compile(
 )
 
 
+# A conda package as conda's transaction prints it: channel/subdir::name-version-build ("pytorch/win-64::pytorch-1.10.0-
+# py3.8_cpu_0"; conda/conda conda/models/records.py @6d084895, PackageRecord.dist_str: "%s%s::%s-%s-%s" of the channel,
+# "/" + subdir, name, version and build): what the solver put, or puts, into a conda environment, with the build string
+# that names a CPU or a CUDA build.
+_CONDA_DIST = re.compile(
+    r"(?<![\w/.-])(?:[\w.-]{1,100}/)?(?:noarch|(?:win|linux|osx)-[\w]{2,8})::"
+    r"(?P<name>[a-z0-9][a-z0-9_.-]{0,80}?)-(?P<version>\d[\w.]{0,40}?)-(?P<build>[\w.]{1,80})(?![\w.-])"
+)
+
+
+def _conda_dists(g: Gathered, text: str) -> None:
+    if "::" not in text:
+        return
+    for m in _CONDA_DIST.finditer(text[:1_000_000]):
+        g.conda = True
+        _conda_row(g, m.group("name"), m.group("version"), m.group("build"))
+
+
 def _environment_table(g: Gathered, text: str) -> None:
     if "@/" in text:
         for row in _D2_CHECKOUT.finditer(text):
@@ -566,6 +586,7 @@ def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
     _cuda_lib_dirs(g, text)
+    _conda_dists(g, text)
     _environment_table(g, text)
     # Blanks within the line only: `^\s*` would run from every line start across all the blank lines after it
     # (a flood of blank lines read in quadratic time).
@@ -842,6 +863,12 @@ def _os(g: Gathered, text: str) -> None:
         g.wsl = True
 
 
+def _conda_cpu(g: Gathered, said: str) -> None:
+    entry = {"cue": TORCH_CONDA_CPU, "means": "conda's CPU build of PyTorch", "line": said[:300]}
+    if entry not in g.cues and len(g.cues) < 64:
+        g.cues.append(entry)
+
+
 def _conda_row(g: Gathered, name: str, version: str, build: str) -> None:
     if name == "pytorch":
         # The last pytorch row shown wins: a report that shows two environments shows the broken one last.
@@ -851,9 +878,11 @@ def _conda_row(g: Gathered, name: str, version: str, build: str) -> None:
             g.torch_cuda = f"{m.group(1)}.{m.group(2)}"
         elif re.search(r"(?:^|_)cpu(?:_|$)", build):
             g.torch_cuda = ""
+            _conda_cpu(g, f"pytorch {version} {build}")
         g.torch_version = version
     elif name == "cpuonly":
         g.distributions.setdefault(name, version)
+        _conda_cpu(g, f"cpuonly {version}")
         g.torch_cuda = g.torch_cuda if g.torch_cuda is not None else ""
     else:
         g.distributions.setdefault(name, version)

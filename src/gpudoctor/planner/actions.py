@@ -8,7 +8,7 @@ Kinds (`Action.kind`):
   pip-install, pip-uninstall, pip-download   a Python package manager run by an interpreter (`python -m pip`,
                                              `uv pip`), with its requirements, index and flags
   conda-create, conda-run, conda-env-vars,   conda itself (a new environment, a command in one, its variables,
-  conda-install                              packages into an environment: -n NAME or -p PREFIX)
+  conda-install, conda-remove                packages into or out of an environment: -n NAME or -p PREFIX)
   pkg-update, pkg-install, pkg-remove,       the distribution's package manager (apt-get, dnf, apt-mark hold)
   pkg-hold, repo-add
   driver-install                             a driver chosen by the distribution (ubuntu-drivers install)
@@ -223,6 +223,14 @@ def classify(line: Line) -> Action:
                 act = _pip(tuple(inner), 3, "conda", cmd)
                 return Action("conda-run", "conda", False, cmd, act.requirements, (), act.index, act.flags, None, name)
             return Action("conda-run", "conda", False, cmd, name=name)
+        if rest[0] in ("remove", "uninstall"):
+            # conda remove NAME...: the packages leave the environment (cpuonly, the metapackage that pins CPU builds)
+            pkgs = tuple(
+                a
+                for a in rest[1:]
+                if not a.startswith("-") and a not in (name, rest[rest.index("-p") + 1] if "-p" in rest[:-1] else "")
+            )
+            return Action("conda-remove", "conda", False, cmd, packages=pkgs, name=name)
         if rest[:3] == ("env", "config", "vars"):
             assigns = [a for a in rest if "=" in a and not a.startswith("-")]
             name, _, value = assigns[0].partition("=") if assigns else ("", "", "")

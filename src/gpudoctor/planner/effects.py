@@ -712,6 +712,11 @@ def apply(s: State, a: Action) -> None:
         _pip_uninstall(s, a)
     elif k == "conda-install":
         _conda_install(s, a)
+    elif k == "conda-remove":
+        # The facts hold no conda package beside the frameworks (cpuonly is a pin for conda's solver, no files): the
+        # removal is recorded, the facts stay.
+        for p in a.packages:
+            s.write(("conda-package", p), "removed", a)
     elif k in ("env-set", "env-unset", "conda-env-vars"):
         if a.name == "LD_LIBRARY_PATH":
             moved = _loader_path(s.facts, a.value)
