@@ -624,10 +624,28 @@ def _warm() -> None:
             importlib.import_module(name)
 
 
+#: The packages pyproject.toml maps from outside src/ (package-dir): the copy's own folder for each.
+DATA_PACKAGES = {"compat_matrix": "compat_matrix", "_docs": "docs"}
+
+
+def _own_data_packages(dest: Path) -> None:
+    """Make the copy import its own gpudoctor.compat_matrix and gpudoctor._docs.
+
+    An editable install maps them to the checkout it was made from (its finder, appended to sys.meta_path, answers
+    for any name the copy's src/gpudoctor does not hold): without this the copy read the checkout's matrix, so a
+    merge there during a run broke every test that loads the matrix (set 5's first run: 19 bugs "error-4"). A link
+    in the copy's src/gpudoctor to its own folder is found first, as a namespace package of the copy."""
+    for package, folder in DATA_PACKAGES.items():
+        link = dest / "src" / "gpudoctor" / package
+        if (dest / folder).is_dir() and not link.exists():
+            link.symlink_to(Path("..", "..", folder), target_is_directory=True)
+
+
 def make_copy(base: Path, index: int, pristine: Path) -> Path:
     dest = base / f"tree{index}"
     shutil.copytree(pristine, dest, ignore=COPY_IGNORE, symlinks=True)
     ROOT_COPIES[dest] = pristine
+    _own_data_packages(dest)
     import compileall
 
     # Compiled once here, so a mutant's fork compiles only its one changed file (it writes no bytecode).

@@ -199,3 +199,31 @@ def test_a_sharded_traced_pass_records_what_one_process_records(tmp_path: Path):
     }
     assert lines[1] == lines[2]
     assert lines[2][3] == ["tests/test_one.py::test_true"] and lines[2][4] == ["tests/test_two.py::test_false"]
+
+
+def test_a_copy_reads_its_own_matrix_and_docs_not_the_checkouts(tmp_path: Path):
+    # The editable install maps gpudoctor.compat_matrix and gpudoctor._docs to the checkout it was made from; a copy
+    # that read them from there broke when the checkout changed during a run (tools/mutate.py, _own_data_packages).
+    import subprocess
+    import sys
+
+    from tools import mutate
+
+    dest = tmp_path / "tree0"
+    (dest / "src" / "gpudoctor").mkdir(parents=True)
+    (dest / "src" / "gpudoctor" / "__init__.py").write_text("", encoding="utf-8")
+    for folder in ("compat_matrix", "docs"):
+        (dest / folder).mkdir()
+        (dest / folder / "__init__.py").write_text(f"WHERE = {folder!r} + ' of the copy'\n", encoding="utf-8")
+    mutate._own_data_packages(dest)
+    mutate._own_data_packages(dest)  # twice: the links are made once
+    done = subprocess.run(
+        [sys.executable, "-c", "import gpudoctor.compat_matrix as m, gpudoctor._docs as d; print(m.WHERE); print(d.WHERE)"],
+        env={"PYTHONPATH": str(dest / "src"), "PATH": "/usr/bin:/bin"},
+        cwd=dest,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.splitlines() == ["compat_matrix of the copy", "docs of the copy"]
