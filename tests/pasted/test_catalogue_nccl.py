@@ -1,0 +1,88 @@
+"""The catalogue's NCCL family (src/gpudoctor/parsers/catalogue.toml, its NCCL block): each WARN about the machine's
+network or GPUs asks what decides it, on a minimal paste and on the real example; NCCL's INFO lines, which report what
+it found and retry, and a program's own words are no failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+
+EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+
+
+def _run(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    asks = {tuple(map(str, a.command.argv)) + tuple(a.command.pipe) for a in ask_for(report.facts, report.findings)}
+    errors = {e["kind"]: dict(e.get("values") or {}) for e in snapshot["pasted"]["errors"]}
+    return errors, {f.code for f in report.findings}, asks
+
+
+def _example(name: str) -> str:
+    return (EXAMPLES / name).read_text(encoding="utf-8")
+
+
+_NO_IFACE = "node1:2345:2345 [0] bootstrap.cc:126 NCCL WARN Bootstrap : no socket interface found\n"
+
+
+def test_no_socket_interface_asks_for_the_variable_and_the_interfaces():
+    for text in (_NO_IFACE, _example("mambatree-14-bootstrap-no-socket-interface.txt")):
+        errors, codes, asks = _run(text)
+        assert "nccl-no-socket-interface" in errors
+        assert "pasted-error-unexplained" in codes
+        assert {("printenv", "NCCL_SOCKET_IFNAME"), ("ip", "-brief", "address")} <= asks
+
+
+_CONNECT = "gpu-a:941227:943077 [0] include/socket.h:390 NCCL WARN Connect to 172.17.0.2<21724> failed : Connection refused\n"
+
+
+def test_a_connect_that_failed_asks_for_every_hosts_interfaces_and_nccls_net_lines():
+    errors, codes, asks = _run(_CONNECT)
+    assert errors["nccl-connect-failed"]["address"] == "172.17.0.2<21724>"
+    assert errors["nccl-connect-failed"]["error"] == "Connection refused"
+    assert "pasted-error-unexplained" in codes
+    assert ("ip", "-brief", "address") in asks
+    assert ("env", "NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT,NET", "<failing-command>") in asks
+    # NCCL's spellings since: misc/socket.cc's socketStartConnect, and src/os/linux.cc's poll
+    for line in (
+        "u:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> failed : "
+        "Software caused connection abort\n",
+        "u:1:2 [0] os/linux.cc:328 NCCL WARN ncclOsSocketPollConnect to 10.0.0.2<45763> failed with error No route to host\n",
+    ):
+        assert _run(line)[0]["nccl-connect-failed"]["address"] == "10.0.0.2<45763>"
+    errors, _, asks = _run(_example("espnet-1940-nccl-connect-refused.txt"))
+    assert errors["nccl-connect-failed"]["address"] == "10.38.10.112<21724>"
+    assert ("ip", "-brief", "address") in asks
+
+
+def test_duplicate_gpu_asks_how_many_gpus_each_rank_is_given():
+    line = "Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000\n"
+    for text in (line, _example("megatron-lm-661-duplicate-gpu.txt")):
+        errors, codes, asks = _run(text)
+        assert errors["nccl-duplicate-gpu"] == {"rank": "3", "other": "0", "busid": "f000", "entry": "nccl-duplicate-gpu"}
+        assert "pasted-error-unexplained" in codes
+        assert {("printenv", "CUDA_VISIBLE_DEVICES"), ("nvidia-smi", "-L")} <= asks
+
+
+def test_nccls_info_lines_and_a_programs_own_retries_are_no_failure():
+    # NCCL_DEBUG=INFO of a run that worked (pytorch/pytorch#68893's shape): the interfaces chosen, no plugin, no IB
+    text = (
+        "ip-172-31-0-137:14605:14673 [0] NCCL INFO Bootstrap : Using [0]ens5:172.31.0.137<0> "
+        "[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>\n"
+        "ip-172-31-0-137:14605:14673 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal "
+        "implementation\n"
+        "ip-172-31-0-137:14605:14673 [0] NCCL INFO NET/IB : No device found.\n"
+        "ip-172-31-0-137:14605:14673 [0] NCCL INFO Call to connect returned Connection refused, retrying\n"
+        "ip-172-31-0-137:14605:14673 [0] NCCL INFO Using network Socket\n"
+        "NCCL version 2.7.8+cuda11.1\n"
+        "2024-05-01 10:00:00 INFO client: Connect to 10.0.0.5:8080 failed : Connection refused, retrying in 5s\n"
+    )
+    errors, codes, _ = _run(text)
+    assert not {"nccl-connect-failed", "nccl-no-socket-interface", "nccl-duplicate-gpu"} & set(errors)
+    assert "pasted-error-unexplained" not in codes
