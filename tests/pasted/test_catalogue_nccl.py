@@ -83,6 +83,45 @@ def test_nccls_info_lines_and_a_programs_own_retries_are_no_failure():
         "NCCL version 2.7.8+cuda11.1\n"
         "2024-05-01 10:00:00 INFO client: Connect to 10.0.0.5:8080 failed : Connection refused, retrying in 5s\n"
     )
+    text += (
+        "h1:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n"
+        "h1:1:2 [0] NCCL INFO [Service thread] Connection closed by localRank 0\n"
+        "h1:1:2 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 18000 - Init COMPLETE\n"
+    )
     errors, codes, _ = _run(text)
-    assert not {"nccl-connect-failed", "nccl-no-socket-interface", "nccl-duplicate-gpu"} & set(errors)
+    assert not {k for k in errors if k.startswith("nccl-")}, errors
     assert "pasted-error-unexplained" not in codes
+
+
+def test_unhandled_cuda_error_asks_for_the_driver_nccls_line_and_a_run_without_p2p():
+    for text in (
+        "RuntimeError: NCCL Error 1: unhandled cuda error\n",
+        _example("nccl-1410-unhandled-cuda-error.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "nccl-cuda-error" in errors and "pasted-error-unexplained" in codes
+        assert {("nvidia-smi",), ("env", "NCCL_P2P_DISABLE=1", "<failing-command>")} <= asks
+
+
+def test_a_remote_error_asks_every_rank_for_the_first_failure():
+    for text in (
+        "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n",
+        _example("nccl-2076-remote-process-exited.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "nccl-remote-error" in errors and "pasted-error-unexplained" in codes
+        assert ("env", "NCCL_DEBUG=INFO", "<failing-command>") in asks and ("ip", "-brief", "address") in asks
+
+
+def test_an_infiniband_completion_in_error_asks_for_the_ports_and_a_run_without_ib():
+    line = (
+        "kp-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.216.210.236<54862> with "
+        "status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fd00:1148::ff22\n"
+    )
+    errors, codes, asks = _run(line)
+    assert errors["nccl-ib-completion-error"]["status"] == "12"
+    assert errors["nccl-ib-completion-error"]["peer"] == "10.216.210.236<54862>"
+    errors, codes, asks = _run(_example("nccl-928-net-ib-completion-error.txt"))
+    assert errors["nccl-ib-completion-error"]["status"] == "4"
+    assert "pasted-error-unexplained" in codes
+    assert {("ibv_devinfo",), ("env", "NCCL_IB_DISABLE=1", "NCCL_DEBUG=INFO", "<failing-command>")} <= asks
