@@ -156,6 +156,9 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # a multi-host job's containers behind docker's bridge network: the ranks' hosts and NCCL's failure are read
         # from pasted text only; tests/spec/test_pasted_compose.py states it
         "container-network-isolated",
+        # NCCL offering the ranks an interface they cannot reach: NCCL's log and its failure, pasted text only;
+        # tests/spec/test_pasted_nccl.py states it
+        "nccl-interface-unroutable",
         # the remote ranks of an ssh launcher running the system's python: read from pasted text only (the interpreters
         # of other nodes are not on this machine); tests/spec/test_pasted_compose.py states it
         "ranks-python-differs",

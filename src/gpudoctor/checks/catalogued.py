@@ -1419,6 +1419,67 @@ def check_cuda_init_unknown(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# NCCL's failures of a connection between ranks (c10d's wrapper, PyTorch's spellings of the system error, NCCL's own
+# WARN of a connect that failed, a remote error): beside them the interfaces NCCL offered decide.
+_NCCL_LINK_FAILED = frozenset({"nccl-error", "nccl-system-error", "nccl-connect-failed", "nccl-remote-error"})
+# Interfaces another host cannot reach: docker's and libvirt's bridges and a container's veth pair (NCCL's default
+# NCCL_SOCKET_IFNAME excludes docker*, lo and virbr*, not veth*), loopback, and link-local addresses (fe80::, 169.254.).
+_UNROUTABLE_NAME = re.compile(r"(?:docker|veth|virbr|br-|cni|flannel|cali)\w*|lo", re.IGNORECASE)
+_INTERFACE = re.compile(r"\[\d+\](?P<name>[^:\s]+):(?P<address>\S+?)<\d+>")
+
+
+def _unroutable(name: str, address: str) -> bool:
+    return bool(_UNROUTABLE_NAME.fullmatch(name)) or address.lower().startswith(("fe80:", "169.254.", "127."))
+
+
+def check_nccl_interface_unroutable(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NCCL's socket transport offered the other ranks an interface they cannot reach (a container's veth, a docker
+    bridge, an IPv6 link-local fe80:: address) beside a real one, and a connection between ranks failed (or the log ends
+    before any communicator completed its initialisation): without
+    NCCL_SOCKET_IFNAME NCCL uses every interface but docker*, lo and virbr* (NVIDIA/nccl src/misc/socket.cc), spreading
+    its connections over them; NCCL_SOCKET_IFNAME naming the real one fixes it (NCCL's environment variables,
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html; its maintainer on NVIDIA/nccl#913 and #286)."""
+    said = _said(facts, "nccl-interfaces-said")
+    failed = [e for e in facts.pasted.errors if e.kind in _NCCL_LINK_FAILED]
+    # No failure shown: NCCL's log cut before any communicator completed its initialisation is a run that did not get
+    # its ranks connected (NCCL_DEBUG=INFO logs are pasted for runs that hung or failed); one that completed is not.
+    if not said or (not failed and _said(facts, "nccl-init-complete")):
+        return
+    interfaces = [(m["name"], m["address"]) for m in _INTERFACE.finditer(said[0].get("interfaces") or "")]
+    bad = [f"{n} ({a})" for n, a in interfaces if _unroutable(n, a)]
+    good = list(dict.fromkeys(n for n, a in interfaces if not _unroutable(n, a)))
+    if not bad or not good:
+        return
+    shown = ",".join(good)
+    yield Finding(
+        "nccl-interface-unroutable",
+        Severity.WARNING,
+        "platform",
+        f"NCCL offers the other ranks an interface they cannot reach: {', '.join(bad)}",
+        f"NCCL's log shows the interfaces its socket transport offers the other ranks: {', '.join(bad)} beside "
+        f"{shown}. A container's veth or a docker bridge, and an IPv6 link-local (fe80::) address, are not reachable "
+        "from another host, and NCCL spreads its connections over every interface it offers, so the connections made "
+        "on those fail (connection refused, network unreachable, or a hang"
+        + ("" if failed else ", as where this log stops before NCCL completed its initialisation")
+        + "). The driver, CUDA and NCCL are not at "
+        "fault.",
+        tuple(ev("pasted", e.line) for e in (said[0], *failed[:1])),
+        Remediation(
+            f"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on ({shown} here) before starting the "
+            "ranks, on every host (where the hosts' interface names differ, list each, comma-separated), and rerun.",
+            (
+                Cmd(("ip", "-brief", "address"), note="on every host: the interface that carries the hosts' addresses"),
+                SetEnv(
+                    "NCCL_SOCKET_IFNAME",
+                    shown,
+                    note="on every host, in the shell or job script that starts the ranks",
+                ),
+            ),
+            component="platform",
+        ),
+    )
+
+
 CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
@@ -1427,6 +1488,7 @@ CHECKS = (
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
     Check("catalogued-slurm-devices", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_devices_unconstrained, ("pasted",)),
     Check("catalogued-p2p-acs", "frameworks", ("nccl-transport-disabled",), check_p2p_behind_switch, ("pasted",)),
+    Check("catalogued-nccl-interface", "platform", ("nccl-interface-unroutable",), check_nccl_interface_unroutable, ("pasted",)),
     Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),

@@ -1144,6 +1144,8 @@ _DESCRIPTIVE = frozenset(
         "torch-oom",
         "cuda-available-said",
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
+        "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued)
+        "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

@@ -212,6 +212,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "program-gpus": "the GPUs per node a program asks for (a Lightning Trainer's gpus= or devices=)",
     "workload-logged-no-gpu": "a docker compose service's own log line saying it found no GPU (or nvidia-smi failed)",
     "cuda-no-device-driver-loaded": "the driver's libcuda loaded but CUDA found no device (the GPU's device nodes missing or not accessible)",
+    "nccl-interfaces-said": "NCCL's INFO line of the network interfaces its socket transport offers the other ranks",
+    "nccl-init-complete": "NCCL's INFO line of a communicator that finished its initialisation (its ranks connected)",
     "nccl-error": "an NCCL call of PyTorch's distributed process group failed (c10d's 'NCCL error in: <file>:<line>, <text>')",
     "ranks-on-hosts": "the ranks of a distributed job run on two or more hosts (their addresses, or the reporter's words)",
     "docker-desktop-said": "Docker Desktop named (with its version where shown): the daemon a WSL distribution's docker CLI may talk to",
