@@ -84,6 +84,10 @@ def test_nccls_interfaces_in_a_run_that_connected_or_all_real_or_only_a_fallback
     # the same interfaces in a run whose communicator completed its initialisation: the ranks reached each other
     complete = (EXAMPLES / "nccl-1814-init-complete-then-ib-completion-error.txt").read_text(encoding="utf-8")
     assert _finding(_VETH + complete) is None
+    # a run whose channels shown stay within one machine (shared memory here): NCCL's sockets carry none of them
+    local = "u:1:2 [5] NCCL INFO Channel 20 : 5[5] -> 4[4] via SHM/direct/direct\n"
+    assert _finding(_VETH + local) is None
+    assert _finding(_VETH + local + "u:1:2 [0] NCCL INFO Channel 00 : 1[1e0] -> 0[1e0] [receive] via NET/Socket/0\n")
     connect = (
         "x:1:2 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.6<43127> failed : Connection refused\n"
     )

@@ -1442,8 +1442,10 @@ def check_nccl_interface_unroutable(facts: Facts, ctx: Context) -> Iterable[Find
     said = _said(facts, "nccl-interfaces-said")
     failed = [e for e in facts.pasted.errors if e.kind in _NCCL_LINK_FAILED]
     # No failure shown: NCCL's log cut before any communicator completed its initialisation is a run that did not get
-    # its ranks connected (NCCL_DEBUG=INFO logs are pasted for runs that hung or failed); one that completed is not.
-    if not said or (not failed and _said(facts, "nccl-init-complete")):
+    # its ranks connected (NCCL_DEBUG=INFO logs are pasted for runs that hung or failed); one that completed is not,
+    # nor one whose channels shown all stay within one machine (P2P, shared memory: no socket between them).
+    local = _said(facts, "nccl-channels-local") and not _said(facts, "nccl-channels-net")
+    if not said or (not failed and (_said(facts, "nccl-init-complete") or local)):
         return
     interfaces = [(m["name"], m["address"]) for m in _INTERFACE.finditer(said[0].get("interfaces") or "")]
     bad = [f"{n} ({a})" for n, a in interfaces if _unroutable(n, a)]

@@ -1146,6 +1146,8 @@ _DESCRIPTIVE = frozenset(
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
         "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued)
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
+        "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
+        "nccl-channels-local",
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

@@ -214,6 +214,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "cuda-no-device-driver-loaded": "the driver's libcuda loaded but CUDA found no device (the GPU's device nodes missing or not accessible)",
     "nccl-interfaces-said": "NCCL's INFO line of the network interfaces its socket transport offers the other ranks",
     "nccl-init-complete": "NCCL's INFO line of a communicator that finished its initialisation (its ranks connected)",
+    "nccl-channels-net": "NCCL's INFO line of a channel between machines, over its network transport",
+    "nccl-channels-local": "NCCL's INFO line of a channel between GPUs of one machine (P2P or shared memory)",
     "nccl-error": "an NCCL call of PyTorch's distributed process group failed (c10d's 'NCCL error in: <file>:<line>, <text>')",
     "ranks-on-hosts": "the ranks of a distributed job run on two or more hosts (their addresses, or the reporter's words)",
     "docker-desktop-said": "Docker Desktop named (with its version where shown): the daemon a WSL distribution's docker CLI may talk to",
