@@ -18,6 +18,8 @@ COMPAT = ["printenv LD_LIBRARY_PATH", "ls /usr/local/cuda/compat"]
 COMPUTE = ["nvidia-smi -q -d COMPUTE", "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"]
 VISIBLE = ["printenv CUDA_VISIBLE_DEVICES", "nvidia-smi -L"]
 STUB = ["printenv LD_LIBRARY_PATH", "ldconfig -p | grep libcuda"]
+OS_CALL = ["ls -l /dev | grep nvidia", "uname -r", "df -h /dev/shm"]
+NOT_SUPPORTED = ["uname -r", "printenv PYTORCH_CUDA_ALLOC_CONF"]
 
 
 @pytest.mark.parametrize(
@@ -72,6 +74,24 @@ STUB = ["printenv LD_LIBRARY_PATH", "ldconfig -p | grep libcuda"]
             "cuda-api-not-in-driver",
             ["nvidia-smi", "printenv PYTORCH_CUDA_ALLOC_CONF"],
         ),
+        (
+            "CUDA runtime API error cudaErrorOperatingSystem (304):\nOS call failed or operation not supported on this OS",
+            "cuda-operating-system",
+            "cuda-os-call-failed",
+            OS_CALL,
+        ),
+        (
+            "CUDARuntimeError: cudaErrorNotSupported: operation not supported",
+            "cuda-not-supported",
+            "cuda-not-supported",
+            NOT_SUPPORTED,
+        ),
+        (
+            'called `Result::unwrap()` on an `Err` value: DriverError(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")',
+            "cuda-not-supported",
+            "cuda-not-supported",
+            NOT_SUPPORTED,
+        ),
     ],
 )
 def test_each_cuda_error_string_is_read_and_asks_what_decides_it(text, entry, kind, asked):
@@ -92,6 +112,8 @@ def test_each_cuda_error_string_is_read_and_asks_what_decides_it(text, entry, ki
         ("pick-pytorch-14-visible-devices-two-nproc-four-error-101.txt", VISIBLE),
         ("xmake-4686-wsl2-ld-library-path-stubs-libcuda.txt", STUB),
         ("fastertransformer-406-grid-t4-8c-api-not-supported.txt", ["printenv PYTORCH_CUDA_ALLOC_CONF"]),
+        ("onnxruntime-20421-docker-centos7-cuda-failure-304.txt", OS_CALL),
+        ("cudf-11382-wsl2-geforce-801-not-supported.txt", NOT_SUPPORTED),
     ],
 )
 def test_the_real_examples_ask_what_decides(example, asked):
@@ -108,6 +130,9 @@ def test_the_real_examples_ask_what_decides(example, asked):
         "case CUDA_ERROR_DEVICE_UNAVAILABLE: return FI_ENOSYS;  // CUDA_ERROR_STUB_LIBRARY, CUDA_ERROR_INVALID_DEVICE too",
         # another error whose name starts the same: 98, an invalid device function (a build without the GPU's code)
         "RuntimeError: CUDA error: cudaErrorInvalidDeviceFunction: invalid device function",
+        # the kernel's EOPNOTSUPP, in a copy's and a socket's words, is not CUDA's 801
+        "cp: cannot preserve ownership of '/mnt/c/data/x': Operation not supported",
+        "setsockopt(SO_REUSEPORT): Operation not supported",
     ],
 )
 def test_names_alone_and_other_errors_are_quiet(text):
@@ -121,9 +146,11 @@ def test_names_alone_and_other_errors_are_quiet(text):
         "cuda-invalid-device",
         "cuda-stub-library",
         "cuda-api-not-in-driver",
+        "cuda-os-call-failed",
+        "cuda-not-supported",
     }
     assert not family & {e["kind"] for e in snapshot["pasted"]["errors"]}
-    assert not set(FABRIC + COMPUTE + VISIBLE) & set(asks)
+    assert not set(FABRIC + COMPUTE + VISIBLE + OS_CALL + NOT_SUPPORTED) & set(asks)
     assert "pasted-error-unexplained" not in codes
 
 
