@@ -162,3 +162,14 @@ def test_blind_set_7_fabric_manager_and_forward_compat_cases_now_ask_what_decide
     compat = next(PLANS7.glob("649-*")) / "input.txt"
     _, _, _, asks = _run(compat.read_text(encoding="utf-8"))
     assert all(a in asks for a in ["nvidia-smi", *COMPAT]), asks
+
+
+def test_error_46_beside_the_tables_exclusive_process_cell_is_the_compute_mode():
+    # the DIGITS report: the K40m's row reads "E. Process" on an HPC cluster, whose user has no root: the fix lists the
+    # processes holding the GPU, and resetting the mode (root) is the administrators' (gpudoctor.planner.cluster)
+    _, _, codes, _ = _run((EXAMPLES / "digits-2005-k40m-exclusive-process-error-46.txt").read_text(encoding="utf-8"))
+    f = codes["gpu-compute-mode-restricted"]
+    assert "Exclusive_Process" in f.title
+    assert [c.argv for c in f.remediation.commands if hasattr(c, "argv")] == [
+        ("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv")
+    ]
