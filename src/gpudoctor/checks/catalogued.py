@@ -1482,6 +1482,51 @@ def check_nccl_interface_unroutable(facts: Facts, ctx: Context) -> Iterable[Find
     )
 
 
+# nvidia-smi's words for the restricted compute modes (its table cell, its -q field), NVML's names for them.
+_MODE_NAMES = {"E. Process": "Exclusive_Process", "E. Thread": "Exclusive_Thread", "Prohibited": "Prohibited"}
+
+
+def check_compute_mode_restricted(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA's error 46 (all CUDA-capable devices are busy or unavailable) beside nvidia-smi showing a GPU in compute mode
+    Exclusive_Process or Prohibited (NVML's nvmlComputeMode_t): that mode admits one CUDA context at a time, or none,
+    so the error is the mode (and, for Exclusive_Process, the process that holds the GPU), not the program."""
+    refused = _said(facts, "cuda-devices-unavailable")
+    shown = _said(facts, "gpu-compute-mode-restricted")
+    if not refused or not shown:
+        return
+    said = shown[0]
+    mode = _MODE_NAMES.get(said.get("mode") or "", said.get("qmode") or "")
+    if not mode:
+        return
+    held = mode != "Prohibited"
+    yield Finding(
+        "gpu-compute-mode-restricted",
+        Severity.ERROR,
+        "gpu",
+        f"A GPU is in compute mode {mode}: " + ("one CUDA process at a time" if held else "no CUDA process may use it"),
+        "CUDA answered 'all CUDA-capable devices are busy or unavailable' (error 46) and nvidia-smi shows a GPU in "
+        f"compute mode {mode}. "
+        + (
+            "In that mode the GPU admits a single CUDA context: while another process holds it, every other one gets error 46. "
+            if held
+            else "In that mode the GPU admits no CUDA context at all. "
+        )
+        + "On a shared server or cluster the administrator sets the mode on purpose; a job then has to get a GPU of "
+        "its own (the scheduler's allocation, CUDA_VISIBLE_DEVICES).",
+        (ev("pasted", refused[0].line), ev("pasted", said.line)),
+        Remediation(
+            "See which process holds the GPU and stop it, or run on another GPU; where you administer the machine and "
+            "want it shared, set the compute mode back to Default (until the next reboot or driver reload).",
+            (
+                Cmd(("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv")),
+                Cmd(("nvidia-smi", "-c", "DEFAULT"), root=True, note="every GPU; -i N for one"),
+            ),
+            requires_root=True,
+            component="gpu",
+        ),
+    )
+
+
 CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
@@ -1523,4 +1568,5 @@ CHECKS = (
         ("pasted",),
     ),
     Check("catalogued-cuda-init-unknown", "driver", ("cuda-init-unknown",), check_cuda_init_unknown, ("pasted",)),
+    Check("catalogued-compute-mode", "gpu", ("gpu-compute-mode-restricted",), check_compute_mode_restricted, ("pasted",)),
 )

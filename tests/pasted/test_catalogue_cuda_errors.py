@@ -1,0 +1,175 @@
+"""The CUDA runtime's and driver's error codes in the catalogue (catalogue.toml's cudaError_t / CUresult family): each
+is read by the string cudaGetErrorString prints, in the forms frameworks wrap it, and asks what decides its cause; the
+bare name in a program's own code or log is not an error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.pasted.test_catalogue import _run
+
+EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+PLANS7 = Path(__file__).resolve().parents[1] / "blind" / "plans7" / "cases"
+
+FABRIC = ["systemctl status nvidia-fabricmanager", "nvidia-smi -q | grep -i -A2 fabric"]
+COMPAT = ["printenv LD_LIBRARY_PATH", "ls /usr/local/cuda/compat"]
+COMPUTE = ["nvidia-smi -q -d COMPUTE", "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"]
+VISIBLE = ["printenv CUDA_VISIBLE_DEVICES", "nvidia-smi -L"]
+STUB = ["printenv LD_LIBRARY_PATH", "ldconfig -p | grep libcuda"]
+OS_CALL = ["ls -l /dev | grep nvidia", "uname -r", "df -h /dev/shm"]
+NOT_SUPPORTED = ["uname -r", "printenv PYTORCH_CUDA_ALLOC_CONF"]
+
+
+@pytest.mark.parametrize(
+    ("text", "entry", "kind", "asked"),
+    [
+        # PyTorch's warning from cudaGetDeviceCount, and XLA's cuInit failure with the string after the name
+        (
+            "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+            "functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet "
+            "initialized (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
+            "cuda-system-not-ready",
+            "cuda-system-not-ready",
+            FABRIC,
+        ),
+        (
+            "cudaGetDeviceProperties returned 802\n-> system not yet initialized\n"
+            'CUDA error at bandwidthTest.cu:256 code=802(cudaErrorSystemNotReady) "cudaSetDevice(currentDevice)"',
+            "cuda-system-not-ready",
+            "cuda-system-not-ready",
+            FABRIC,
+        ),
+        (
+            "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW",
+            "cuda-compat-not-supported-on-device",
+            "cuda-compat-not-supported",
+            ["nvidia-smi", *COMPAT],
+        ),
+        (
+            "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable",
+            "cuda-devices-unavailable",
+            "cuda-devices-unavailable",
+            COMPUTE,
+        ),
+        (
+            'Error: DriverError(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "the provided PTX was compiled with an unsupported '
+            'toolchain.") when loading is_u32_f32',
+            "cuda-unsupported-ptx-version",
+            "cuda-unsupported-ptx",
+            ["nvidia-smi", "nvcc --version"],
+        ),
+        (
+            "CUDA error: PTX JIT compiler library not found\n  current device: 0, in function ggml_cuda_compute_forward",
+            "cuda-jit-compiler-not-found",
+            "cuda-jit-compiler-missing",
+            ["ldconfig -p | grep -E libcuda|ptxjitcompiler"],
+        ),
+        ("RuntimeError: CUDA error: invalid device ordinal", "cuda-invalid-device-ordinal", "cuda-invalid-device", VISIBLE),
+        ("CUDA API Error at line 28: CUDA driver is a stub library", "cuda-stub-library", "cuda-stub-library", STUB),
+        (
+            "RuntimeError: CUDA error: API call is not supported in the installed CUDA driver",
+            "cuda-call-requires-newer-driver",
+            "cuda-api-not-in-driver",
+            ["nvidia-smi", "printenv PYTORCH_CUDA_ALLOC_CONF"],
+        ),
+        (
+            "CUDA runtime API error cudaErrorOperatingSystem (304):\nOS call failed or operation not supported on this OS",
+            "cuda-operating-system",
+            "cuda-os-call-failed",
+            OS_CALL,
+        ),
+        (
+            "CUDARuntimeError: cudaErrorNotSupported: operation not supported",
+            "cuda-not-supported",
+            "cuda-not-supported",
+            NOT_SUPPORTED,
+        ),
+        (
+            'called `Result::unwrap()` on an `Err` value: DriverError(CUDA_ERROR_NOT_SUPPORTED, "operation not supported")',
+            "cuda-not-supported",
+            "cuda-not-supported",
+            NOT_SUPPORTED,
+        ),
+    ],
+)
+def test_each_cuda_error_string_is_read_and_asks_what_decides_it(text, entry, kind, asked):
+    snapshot, _, _, asks = _run(text)
+    said = {(e.get("values") or {}).get("entry"): e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert said.get(entry) == kind, said
+    assert all(a in asks for a in asked), asks
+
+
+@pytest.mark.parametrize(
+    ("example", "asked"),
+    [
+        ("lisa-2823-nd96asr-v4-error-802-system-not-yet-initialized.txt", FABRIC),
+        ("cusignal-398-cupy-compat-not-supported-on-device.txt", COMPAT),
+        ("digits-2005-k40m-exclusive-process-error-46.txt", COMPUTE),
+        ("cuda-memtest-31-cuda113-driver460-unsupported-toolchain.txt", ["nvcc --version"]),
+        ("jax-9644-nix-ptx-jit-compiler-library-not-found.txt", ["ldconfig -p | grep -E libcuda|ptxjitcompiler"]),
+        ("pick-pytorch-14-visible-devices-two-nproc-four-error-101.txt", VISIBLE),
+        ("xmake-4686-wsl2-ld-library-path-stubs-libcuda.txt", STUB),
+        ("fastertransformer-406-grid-t4-8c-api-not-supported.txt", ["printenv PYTORCH_CUDA_ALLOC_CONF"]),
+        ("onnxruntime-20421-docker-centos7-cuda-failure-304.txt", OS_CALL),
+        ("cudf-11382-wsl2-geforce-801-not-supported.txt", NOT_SUPPORTED),
+    ],
+)
+def test_the_real_examples_ask_what_decides(example, asked):
+    _, _, _, asks = _run((EXAMPLES / example).read_text(encoding="utf-8"))
+    assert all(a in asks for a in asked), asks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a program's own code and its retry log name the error without it happening
+        "    if (result == cudaErrorSystemNotReady || result == cudaErrorCompatNotSupportedOnDevice) {",
+        "INFO 03-26 05:25:01 retrying while cuInit returns CUDA_ERROR_SYSTEM_NOT_READY (fabric manager starting)",
+        "case CUDA_ERROR_DEVICE_UNAVAILABLE: return FI_ENOSYS;  // CUDA_ERROR_STUB_LIBRARY, CUDA_ERROR_INVALID_DEVICE too",
+        # another error whose name starts the same: 98, an invalid device function (a build without the GPU's code)
+        "RuntimeError: CUDA error: cudaErrorInvalidDeviceFunction: invalid device function",
+        # the kernel's EOPNOTSUPP, in a copy's and a socket's words, is not CUDA's 801
+        "cp: cannot preserve ownership of '/mnt/c/data/x': Operation not supported",
+        "setsockopt(SO_REUSEPORT): Operation not supported",
+    ],
+)
+def test_names_alone_and_other_errors_are_quiet(text):
+    snapshot, _, codes, asks = _run(text)
+    family = {
+        "cuda-system-not-ready",
+        "cuda-compat-not-supported",
+        "cuda-devices-unavailable",
+        "cuda-unsupported-ptx",
+        "cuda-jit-compiler-missing",
+        "cuda-invalid-device",
+        "cuda-stub-library",
+        "cuda-api-not-in-driver",
+        "cuda-os-call-failed",
+        "cuda-not-supported",
+    }
+    assert not family & {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert not set(FABRIC + COMPUTE + VISIBLE + OS_CALL + NOT_SUPPORTED) & set(asks)
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_blind_set_7_fabric_manager_and_forward_compat_cases_now_ask_what_decides():
+    # (the blind cases themselves are not examples; they show the family reaching reports it missed)
+    fabric = next(PLANS7.glob("624-*")) / "input.txt"
+    _, _, _, asks = _run(fabric.read_text(encoding="utf-8"))
+    assert all(a in asks for a in FABRIC), asks
+    compat = next(PLANS7.glob("649-*")) / "input.txt"
+    _, _, _, asks = _run(compat.read_text(encoding="utf-8"))
+    assert all(a in asks for a in ["nvidia-smi", *COMPAT]), asks
+
+
+def test_error_46_beside_the_tables_exclusive_process_cell_is_the_compute_mode():
+    # the DIGITS report: the K40m's row reads "E. Process" on an HPC cluster, whose user has no root: the fix lists the
+    # processes holding the GPU, and resetting the mode (root) is the administrators' (gpudoctor.planner.cluster)
+    _, _, codes, _ = _run((EXAMPLES / "digits-2005-k40m-exclusive-process-error-46.txt").read_text(encoding="utf-8"))
+    f = codes["gpu-compute-mode-restricted"]
+    assert "Exclusive_Process" in f.title
+    assert [c.argv for c in f.remediation.commands if hasattr(c, "argv")] == [
+        ("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv")
+    ]
