@@ -415,3 +415,123 @@ def test_every_catalogue_ask_keeps_its_pipe_a_pipe(text):
         at = list(argv).index("|")
         assert "|" not in cmd.argv and tuple(cmd.pipe) == tuple(argv[at + 1 :]), (argv, cmd)
         assert "{python}" not in cmd.argv
+
+
+# Compilers and builds of CUDA code (nvcc's host_config.h, nvcc's own errors, torch.utils.cpp_extension): each message
+# leads to the asks that decide it, on a minimal paste and on its real example; the same words where nothing failed stay
+# quiet.
+def _entries(text: str) -> list[str]:
+    return [e.get("entry") for e in match(text)]
+
+
+def _example(name: str) -> str:
+    return (EXAMPLES / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("text", "entry", "expected"),
+    [
+        (
+            "/usr/local/cuda/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! gcc versions "
+            "later than 13 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used",
+            "nvcc-host-gcc-unsupported",
+            ["gcc --version", "nvcc --version", "ls /usr/bin | grep -E ^g(cc|\\+\\+)-[0-9]+$"],
+        ),
+        (
+            "/usr/include/crt/host_config.h:147:2: error: -- unsupported clang version! clang version must be less "
+            "than 13 and greater than 3.2 .",
+            "nvcc-host-clang-unsupported",
+            ["clang --version", "nvcc --version"],
+        ),
+        (
+            r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\include\crt/host_config.h(153): fatal error C1189: "
+            "#error:  -- unsupported Microsoft Visual Studio version! Only the versions between 2017 and 2022 (inclusive) "
+            "are supported!",
+            "nvcc-host-msvc-unsupported",
+            ["where.exe cl", "nvcc --version"],
+        ),
+        ("nvcc fatal   : Cannot find compiler 'cl.exe' in PATH", "nvcc-cannot-find-cl", ["where.exe cl"]),
+        (
+            "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'",
+            "nvcc-gpu-architecture-not-defined",
+            ["nvcc --version", "nvcc --list-gpu-arch", "nvidia-smi --query-gpu=name,compute_cap --format=csv"],
+        ),
+        (
+            "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+            "cpp-extension-cuda-home-not-set",
+            ["which nvcc", "ls /usr/local"],
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) and not v.startswith(("/", "C:", "nvcc f", "OSE")) else None,
+)
+def test_build_messages_ask_what_decides_them(text, entry, expected):
+    assert entry in _entries(text)
+    _, _, codes, asks = _run(text)
+    assert "internal-check-error" not in codes
+    for command in expected:
+        assert command in asks, (command, asks)
+
+
+def test_old_msvc_text_lists_its_years_and_is_caught():
+    # CUDA 9's host_config.h named the years, not a range (fireice-uk/xmr-stak#973's report)
+    line = "fatal error C1189: #error:  -- unsupported Microsoft Visual Studio version! Only the versions 2012, 2013, 2015 and 2017 are supported!"
+    found = [e for e in match(line) if e.get("entry") == "nvcc-host-msvc-unsupported"]
+    assert found and found[0].get("supported") == "2012, 2013, 2015 and 2017"
+
+
+def test_build_messages_on_their_real_examples():
+    _, _, _, asks = _run(_example("ninja-2595-nvcc-host-gcc-later-than-11.txt"))
+    assert "gcc --version" in asks and "nvcc --version" in asks
+    gcc = [
+        e for e in match(_example("ninja-2595-nvcc-host-gcc-later-than-11.txt")) if e.get("entry") == "nvcc-host-gcc-unsupported"
+    ]
+    assert gcc[0].get("gcc_max") == "11"
+    _, _, _, asks = _run(_example("espresso-4574-nvcc114-host-clang-unsupported.txt"))
+    assert "clang --version" in asks
+    snapshot, _, _, asks = _run(_example("brushedit-17-nvcc118-msvc-unsupported.txt"))
+    assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks
+    # nvcc's command line says "-arch sm_61", which reads as Arch Linux: nvcc wanting cl.exe still places it on Windows
+    snapshot, _, _, asks = _run(_example("pydrr-6-nvcc-cannot-find-cl-exe.txt"))
+    assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks
+    # the paste shows nvcc 11.6 already: its --version is not asked again; its architecture list and the GPU's are
+    _, _, _, asks = _run(_example("pycuda-440-nvcc116-sm89-not-defined.txt"))
+    assert "nvcc --version" not in asks and "nvcc --list-gpu-arch" in asks
+    arch = [
+        e
+        for e in match(_example("pycuda-440-nvcc116-sm89-not-defined.txt"))
+        if e.get("entry") == "nvcc-gpu-architecture-not-defined"
+    ]
+    assert arch[0].get("arch") == "sm_89"
+    _, _, _, asks = _run(_example("flownet2-218-cuda-home-not-set.txt"))
+    assert "which nvcc" in asks and any(a.endswith("print(torch.__version__, torch.version.cuda)") for a in asks)
+    assert "where.exe nvcc" not in asks  # a Windows program is not asked on Linux
+    snapshot, _, _, asks = _run(_example("apex-521-error-checking-compiler-version-cl.txt"))
+    assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks and "which c++" not in asks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the override flag on a command line that compiled: no host_config.h refusal
+        "/usr/local/cuda/bin/nvcc -allow-unsupported-compiler -ccbin gcc-12 -c kernel.cu -o kernel.o",
+        # a script's own words about CUDA_HOME, not cpp_extension's error
+        'echo "CUDA_HOME environment variable is not set and CUDA is not found in /usr/local/cuda"',
+        # another tool's message about an architecture (cuobjdump reads binaries, it does not compile)
+        "cuobjdump fatal   : Value 'sm_120' is not defined for option 'gpu-architecture'",
+        # cl.exe named where nothing failed
+        r"-- Check for working CXX compiler: C:/Program Files/Microsoft Visual Studio/2022/bin/cl.exe - works",
+    ],
+)
+def test_build_words_where_nothing_failed_stay_quiet(text):
+    family = {
+        "nvcc-host-gcc-unsupported",
+        "nvcc-host-clang-unsupported",
+        "nvcc-host-msvc-unsupported",
+        "nvcc-cannot-find-cl",
+        "nvcc-gpu-architecture-not-defined",
+        "cpp-extension-cuda-home-not-set",
+        "cpp-extension-error-checking-compiler",
+    }
+    assert not family & set(_entries(text))
+    _, _, codes, asks = _run(text)
+    assert not any(a.startswith(("gcc --version", "where.exe cl", "nvcc --list-gpu-arch", "which nvcc")) for a in asks)
