@@ -494,8 +494,10 @@ def test_build_messages_on_their_real_examples():
     snapshot, _, _, asks = _run(_example("pydrr-6-nvcc-cannot-find-cl-exe.txt"))
     assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks
     # the paste shows nvcc 11.6 already: its --version is not asked again; its architecture list and the GPU's are
-    _, _, _, asks = _run(_example("pycuda-440-nvcc116-sm89-not-defined.txt"))
+    _, _, codes, asks = _run(_example("pycuda-440-nvcc116-sm89-not-defined.txt"))
     assert "nvcc --version" not in asks and "nvcc --list-gpu-arch" in asks
+    # nvcc 11.6 and sm_89 (CUDA 11.8 and later): the paste decides it
+    assert "toolkit-arch-unsupported" in codes and "pasted-error-unexplained" not in codes
     arch = [
         e
         for e in match(_example("pycuda-440-nvcc116-sm89-not-defined.txt"))

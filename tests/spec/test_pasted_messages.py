@@ -585,3 +585,41 @@ def test_a_companion_imported_from_its_source_checkout_is_rebuilt_there():
     assert remove.words == ("rm", "-rf", "./src/vision/build") and remove.note == "from the home directory"
     assert cmd.words[1:] == ("-m", "pip", "install", "--no-build-isolation", "--force-reinstall", "--no-deps", "./src/vision")
     assert cmd.note == "from the home directory"
+
+
+# --- nvcc refusing an architecture, with its release shown (catalogue: nvcc-gpu-architecture-not-defined,
+# nvcc-unsupported-gpu-architecture; gpu_arch.toml: 8.9 from CUDA 11.8, 3.0 up to CUDA 10.2) ---------------------------
+def _nvcc(release: str, error: str) -> str:
+    return f"nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release {release}, V{release}.100\n{error}\n"
+
+
+@pytest.mark.parametrize(
+    ("release", "error", "words"),
+    [
+        ("11.6", "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'", ("11.6", "11.8")),
+        ("11.0", "nvcc fatal   : Unsupported gpu architecture 'compute_86'", ("11.0", "11.1")),
+        ("11.2", "nvcc fatal   : Value 'sm_30' is not defined for option 'gpu-architecture'", ("11.2", "no longer")),
+    ],
+)
+@states("toolkit-arch-unsupported", FIRES)
+def test_nvcc_refusing_an_architecture_with_its_release_shown_fires(release, error, words):
+    f = _codes(_nvcc(release, error))["toolkit-arch-unsupported"]
+    assert all(w in f.title for w in words), f.title
+    assert f.evidence[0].value == error
+    assert "pasted-error-unexplained" not in _codes(_nvcc(release, error))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the release can target it (the refusal has another cause: a typo, a wrapper's flag)
+        _nvcc("12.4", "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'"),
+        # no release shown: the catalogue asks, nothing is judged
+        "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'\n",
+        # another tool's words
+        _nvcc("12.4", "cuobjdump fatal   : Value 'sm_120' is not defined for option 'gpu-architecture'"),
+    ],
+)
+@states("toolkit-arch-unsupported", QUIET)
+def test_nvcc_refusal_is_not_judged_without_a_release_that_cannot_target_it(text):
+    assert "toolkit-arch-unsupported" not in _codes(text)

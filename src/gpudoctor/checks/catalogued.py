@@ -1295,6 +1295,63 @@ def check_triton_ptxas_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvcc refusing the architecture a build asked for ("Unsupported gpu architecture 'compute_86'", "Value 'sm_89' is
+    not defined for option 'gpu-architecture'"), judged where the text shows the nvcc's release: each compute capability
+    has the CUDA releases that compile for it (compat_matrix gpu_arch.toml cc: first_cuda, last_cuda). An architecture
+    newer than the toolkit needs a newer toolkit; one the toolkit dropped is taken out of the build's architecture list."""
+    from gpudoctor.checks.toolkit import active_toolkit, nvcc_only_toolkit
+    from gpudoctor.matrix.terms import normalize_cc
+
+    said = _said(facts, "nvcc-arch-unsupported")
+    tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
+    if not said or tk is None or not tk.version:
+        return
+    arch = said[0].get("arch") or ""
+    cc = normalize_cc(arch)
+    target = ctx.matrix.cc_target(cc) if cc else None
+    cuda = ".".join(tk.version.split(".")[:2])
+    if cc is None or target is None or ctx.matrix.cuda_can_target(cuda, cc) is not False:
+        return
+    sm = cc.replace(".", "")
+    if target.first_cuda and vkey(cuda) < vkey(target.first_cuda):
+        title = f"nvcc of CUDA {cuda} cannot compile for {arch} (compute capability {cc}: CUDA {target.first_cuda} or newer)"
+        why = (
+            f"nvcc refused {arch}: the toolkit that compiles is CUDA {cuda}, older than the architecture, which CUDA "
+            f"{target.first_cuda} introduced. A toolkit of CUDA {target.first_cuda} or newer compiles for it (for a "
+            "PyTorch extension, of the same CUDA major as the installed PyTorch's)."
+        )
+        fix = (
+            f"Install a CUDA {target.first_cuda} or newer toolkit (the toolkit alone, no driver change) and build with its "
+            "nvcc (PATH, or CUDA_HOME for a PyTorch extension); `nvcc --list-gpu-arch` then lists "
+            f"compute_{sm}."
+        )
+    elif target.last_cuda and vkey(cuda) > vkey(target.last_cuda):
+        title = f"nvcc of CUDA {cuda} no longer compiles for {arch} (compute capability {cc}: up to CUDA {target.last_cuda})"
+        why = (
+            f"nvcc refused {arch}: CUDA {cuda} dropped that architecture (the last release that compiles for it is "
+            f"{target.last_cuda}). The build's architecture list names it (a project's -arch, CMAKE_CUDA_ARCHITECTURES, "
+            "TORCH_CUDA_ARCH_LIST), usually a default older than the toolkit."
+        )
+        fix = (
+            f"Take {arch} out of the build's architecture list and build for the GPU's own compute capability "
+            "(`nvidia-smi --query-gpu=compute_cap --format=csv`); only a GPU of compute capability "
+            f"{cc} itself needs a toolkit of CUDA {target.last_cuda} or older."
+        )
+    else:
+        return
+    yield Finding(
+        "toolkit-arch-unsupported",
+        Severity.ERROR,
+        "toolkit",
+        title,
+        why,
+        (ev("pasted", said[0].line), ev("pasted", f"nvcc: CUDA {tk.version}")),
+        Remediation(fix, component="toolkit"),
+        target.source,
+    )
+
+
 def check_ptx_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """The driver's JIT (ptxas in libcuda, or nvJitLink) refusing PTX of a newer ISA than it loads: "Unsupported .version
     8.7; current version is '8.4'". Each PTX ISA belongs to a CUDA release (compat_matrix/cuda_driver.toml ptx, NVIDIA's
@@ -1459,4 +1516,5 @@ CHECKS = (
         ("pasted",),
     ),
     Check("catalogued-cuda-init-unknown", "driver", ("cuda-init-unknown",), check_cuda_init_unknown, ("pasted",)),
+    Check("catalogued-nvcc-arch", "toolkit", ("toolkit-arch-unsupported",), check_nvcc_arch, ("pasted",)),
 )
