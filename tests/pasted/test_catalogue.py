@@ -480,16 +480,18 @@ def test_old_msvc_text_lists_its_years_and_is_caught():
 
 
 def test_build_messages_on_their_real_examples():
-    _, _, _, asks = _run(_example("ninja-2595-nvcc-host-gcc-later-than-11.txt"))
+    _, _, codes, asks = _run(_example("ninja-2595-nvcc-host-gcc-later-than-11.txt"))
     assert "gcc --version" in asks and "nvcc --version" in asks
+    assert "gcc 11 and older" in codes["host-compiler-unsupported"].title
     gcc = [
         e for e in match(_example("ninja-2595-nvcc-host-gcc-later-than-11.txt")) if e.get("entry") == "nvcc-host-gcc-unsupported"
     ]
     assert gcc[0].get("gcc_max") == "11"
-    _, _, _, asks = _run(_example("espresso-4574-nvcc114-host-clang-unsupported.txt"))
-    assert "clang --version" in asks
-    snapshot, _, _, asks = _run(_example("brushedit-17-nvcc118-msvc-unsupported.txt"))
+    _, _, codes, asks = _run(_example("espresso-4574-nvcc114-host-clang-unsupported.txt"))
+    assert "clang --version" in asks and "clang below 13" in codes["host-compiler-unsupported"].title
+    snapshot, _, codes, asks = _run(_example("brushedit-17-nvcc118-msvc-unsupported.txt"))
     assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks
+    assert "host-compiler-unsupported" in codes and "pasted-error-unexplained" not in codes
     # nvcc's command line says "-arch sm_61", which reads as Arch Linux: nvcc wanting cl.exe still places it on Windows
     snapshot, _, _, asks = _run(_example("pydrr-6-nvcc-cannot-find-cl-exe.txt"))
     assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks

@@ -623,3 +623,52 @@ def test_nvcc_refusing_an_architecture_with_its_release_shown_fires(release, err
 @states("toolkit-arch-unsupported", QUIET)
 def test_nvcc_refusal_is_not_judged_without_a_release_that_cannot_target_it(text):
     assert "toolkit-arch-unsupported" not in _codes(text)
+
+
+# --- nvcc's host_config.h refusing the host compiler (catalogue: nvcc-host-gcc-unsupported, nvcc-host-clang-unsupported,
+# nvcc-host-msvc-unsupported) -----------------------------------------------------------------------------------------
+GCC13 = (
+    "/usr/local/cuda/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! gcc versions later than 13 "
+    "are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check"
+)
+MSVC = (
+    r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\include\crt/host_config.h(153): fatal error C1189: "
+    "#error:  -- unsupported Microsoft Visual Studio version! Only the versions between 2017 and 2022 (inclusive) are "
+    "supported!"
+)
+CLANG = "/usr/include/crt/host_config.h:147:2: error: -- unsupported clang version! clang version must be less than 13 and greater than 3.2 ."
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (GCC13, ("gcc 13 and older",)),
+        (_nvcc("12.6", GCC13), ("CUDA 12.6", "gcc 13")),
+        (CLANG, ("clang below 13",)),
+        (MSVC, ("Visual Studio", "between 2017 and 2022")),
+    ],
+)
+@states("host-compiler-unsupported", FIRES)
+def test_nvccs_host_compiler_refusal_fires_with_the_limit_it_names(text, words):
+    codes = _codes(text)
+    f = codes["host-compiler-unsupported"]
+    assert all(w in f.title for w in words), f.title
+    assert f.evidence[0].value.endswith(text.splitlines()[-1][-60:])
+    assert "pasted-error-unexplained" not in codes
+    assert f.remediation is not None and f.remediation.commands == ()  # what to install is decided by the asks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the override on a command line that compiled
+        "/usr/local/cuda/bin/nvcc -allow-unsupported-compiler -ccbin g++-12 -c kernel.cu -o kernel.o\n",
+        # a README's advice naming the message with a placeholder, not a build's error
+        'If make complains "unsupported GNU version! gcc versions later than X are not supported", install an older gcc.\n',
+        # CMake finding MSVC, nothing refused
+        "-- The CUDA compiler identification is NVIDIA 12.6.77\n-- Check for working CUDA compiler: nvcc.exe - skipped\n",
+    ],
+)
+@states("host-compiler-unsupported", QUIET)
+def test_no_refusal_no_finding(text):
+    assert "host-compiler-unsupported" not in _codes(text)

@@ -1295,6 +1295,57 @@ def check_triton_ptxas_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_host_compiler(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvcc's host-compiler check (crt/host_config.h, an #error per compiler whose limits each CUDA release moves) refusing
+    the build's gcc, clang or MSVC: the message itself names the limit of the nvcc that compiled (CUDA 12.6's copy: gcc up
+    to 13, clang below 19, _MSC_VER 1910 to 1949). A host compiler inside the limit, named to nvcc, or a CUDA release that
+    accepts this one, fixes it; -allow-unsupported-compiler only skips the check."""
+    from gpudoctor.checks.toolkit import active_toolkit, nvcc_only_toolkit
+
+    said = _said(facts, "nvcc-host-compiler-unsupported")
+    if not said:
+        return
+    e = said[0]
+    tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
+    release = f"CUDA {tk.version}'s nvcc" if tk is not None and tk.version else "the nvcc that compiled"
+    skip = (
+        " The nvcc flag -allow-unsupported-compiler skips the check instead, at your own risk (the message says the build "
+        "may then fail or run incorrectly)."
+    )
+    if gcc := e.get("gcc_max"):
+        title = f"{release} refuses the host gcc: it accepts gcc {gcc} and older"
+        fix = (
+            f"Build with a gcc of version {gcc} or older as nvcc's host compiler (nvcc -ccbin g++-{gcc}; CMake projects read "
+            f"CUDAHOSTCXX), installing it beside the system's gcc where it is missing, or use a CUDA release that accepts "
+            "this gcc (a newer toolkit; for a PyTorch extension, of PyTorch's CUDA major)." + skip
+        )
+    elif clang := e.get("clang_below"):
+        title = f"{release} refuses the host clang: it accepts clang below {clang}"
+        fix = (
+            f"Build with a clang older than {clang} (or a gcc this release accepts) as nvcc's host compiler (nvcc -ccbin; "
+            "CMake projects read CUDAHOSTCXX), or use a CUDA release that accepts this clang." + skip
+        )
+    else:
+        title = f"{release} refuses the Visual Studio (MSVC) toolset that compiles: it accepts {e.get('supported') or 'others'}"
+        fix = (
+            "Install an MSVC toolset this CUDA release accepts beside the current one (Visual Studio Installer, Individual "
+            "components: an older MSVC v143 build tools version) and build from a prompt set up for it (vcvars64.bat "
+            "-vcvars_ver=<that version>), or use a CUDA release that accepts the installed toolset (the toolkit alone; for "
+            "a PyTorch extension, of PyTorch's CUDA major)." + skip
+        )
+    yield Finding(
+        "host-compiler-unsupported",
+        Severity.ERROR,
+        "toolkit",
+        title,
+        "nvcc checks the host compiler's version before it compiles anything (crt/host_config.h): each CUDA release "
+        "accepts a range of gcc, clang and MSVC versions, and this build's compiler is outside it. The GPU, the driver and "
+        "the framework are not involved.",
+        (ev("pasted", e.line),),
+        Remediation(fix, component="toolkit"),
+    )
+
+
 def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """nvcc refusing the architecture a build asked for ("Unsupported gpu architecture 'compute_86'", "Value 'sm_89' is
     not defined for option 'gpu-architecture'"), judged where the text shows the nvcc's release: each compute capability
@@ -1517,4 +1568,5 @@ CHECKS = (
     ),
     Check("catalogued-cuda-init-unknown", "driver", ("cuda-init-unknown",), check_cuda_init_unknown, ("pasted",)),
     Check("catalogued-nvcc-arch", "toolkit", ("toolkit-arch-unsupported",), check_nvcc_arch, ("pasted",)),
+    Check("catalogued-host-compiler", "toolkit", ("host-compiler-unsupported",), check_host_compiler, ("pasted",)),
 )
