@@ -461,8 +461,28 @@ def _example(name: str) -> str:
             "cpp-extension-cuda-home-not-set",
             ["which nvcc", "ls /usr/local"],
         ),
+        (
+            "RuntimeError: Ninja is required to load C++ extensions",
+            "cpp-extension-ninja-required",
+            ["ninja --version"],  # (the interpreter is not shown: its pip is not asked)
+        ),
+        (
+            "No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'",
+            "cpp-extension-no-cuda-runtime",
+            ["printenv TORCH_CUDA_ARCH_LIST"],
+        ),
+        (
+            "ValueError: Unknown CUDA arch (8.9) or GPU not supported",
+            "cpp-extension-unknown-cuda-arch",
+            ["printenv TORCH_CUDA_ARCH_LIST", "nvidia-smi --query-gpu=name,compute_cap --format=csv"],
+        ),
+        (
+            "nvcc fatal   : The version ('40000') of the host compiler ('clang') is not supported",
+            "nvcc-host-compiler-version-not-supported",
+            ["nvcc --version", "clang --version"],
+        ),
     ],
-    ids=lambda v: v if isinstance(v, str) and not v.startswith(("/", "C:", "nvcc f", "OSE")) else None,
+    ids=lambda v: v if isinstance(v, str) and v.startswith(("nvcc-", "cpp-")) else None,
 )
 def test_build_messages_ask_what_decides_them(text, entry, expected):
     assert entry in _entries(text)
@@ -509,6 +529,17 @@ def test_build_messages_on_their_real_examples():
     _, _, _, asks = _run(_example("flownet2-218-cuda-home-not-set.txt"))
     assert "which nvcc" in asks and any(a.endswith("print(torch.__version__, torch.version.cuda)") for a in asks)
     assert "where.exe nvcc" not in asks  # a Windows program is not asked on Linux
+    _, _, codes, asks = _run(_example("gptq-33-gxx-above-cuda117-bound.txt"))
+    title = codes["host-compiler-unsupported"].title
+    assert "g++ 12.2.1" in title and "CUDA 11.7" in title and ">=6.0.0, <=11.5.0" in title
+    _, _, codes, _ = _run(_example("lbann-105-nvcc-host-compiler-version-not-supported.txt"))
+    assert "clang (version 40000)" in codes["host-compiler-unsupported"].title
+    _, _, _, asks = _run(_example("knn-cuda-14-ninja-required.txt"))
+    assert "/home/liy0r/anaconda3/envs/pt/bin/python -m pip show ninja" in asks  # the interpreter of the traceback
+    _, _, _, asks = _run(_example("dpft-3-docker-build-no-cuda-runtime.txt"))
+    assert any(a.endswith("torch.cuda.is_available())") for a in asks)
+    _, _, _, asks = _run(_example("basicsr-354-unknown-cuda-arch-86-torch13.txt"))
+    assert "printenv TORCH_CUDA_ARCH_LIST" in asks
     snapshot, _, _, asks = _run(_example("apex-521-error-checking-compiler-version-cl.txt"))
     assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks and "which c++" not in asks
 
@@ -522,6 +553,10 @@ def test_build_messages_on_their_real_examples():
         'echo "CUDA_HOME environment variable is not set and CUDA is not found in /usr/local/cuda"',
         # another tool's message about an architecture (cuobjdump reads binaries, it does not compile)
         "cuobjdump fatal   : Value 'sm_120' is not defined for option 'gpu-architecture'",
+        # BuildExtension's fallback where ninja is missing (a warning: the slow backend builds instead)
+        "UserWarning: Attempted to use ninja as the BuildExtension backend but we could not find ninja.. Falling back",
+        # ROCm's twin of the no-runtime line
+        "No ROCm runtime is found, using ROCM_HOME='/opt/rocm'",
         # cl.exe named where nothing failed
         r"-- Check for working CXX compiler: C:/Program Files/Microsoft Visual Studio/2022/bin/cl.exe - works",
     ],
@@ -535,6 +570,11 @@ def test_build_words_where_nothing_failed_stay_quiet(text):
         "nvcc-gpu-architecture-not-defined",
         "cpp-extension-cuda-home-not-set",
         "cpp-extension-error-checking-compiler",
+        "cpp-extension-ninja-required",
+        "cpp-extension-no-cuda-runtime",
+        "cpp-extension-unknown-cuda-arch",
+        "cpp-extension-compiler-above-cuda-bound",
+        "nvcc-host-compiler-version-not-supported",
     }
     assert not family & set(_entries(text))
     _, _, codes, asks = _run(text)

@@ -646,6 +646,14 @@ CLANG = "/usr/include/crt/host_config.h:147:2: error: -- unsupported clang versi
         (_nvcc("12.6", GCC13), ("CUDA 12.6", "gcc 13")),
         (CLANG, ("clang below 13",)),
         (MSVC, ("Visual Studio", "between 2017 and 2022")),
+        # torch.utils.cpp_extension's own table, checked before nvcc runs
+        (
+            "RuntimeError: The current installed version of g++ (13.2.0) is greater than the maximum required version by "
+            "CUDA 11.3. Please make sure to use an adequate version of g++ (>=5.0.0, <11.0).",
+            ("g++ 13.2.0", "CUDA 11.3", ">=5.0.0, <11.0"),
+        ),
+        # an older nvcc's own check
+        ("nvcc fatal   : The version ('70000') of the host compiler ('Apple clang') is not supported", ("Apple clang",)),
     ],
 )
 @states("host-compiler-unsupported", FIRES)
@@ -672,3 +680,14 @@ def test_nvccs_host_compiler_refusal_fires_with_the_limit_it_names(text, words):
 @states("host-compiler-unsupported", QUIET)
 def test_no_refusal_no_finding(text):
     assert "host-compiler-unsupported" not in _codes(text)
+
+
+@states("toolkit-arch-unsupported", QUIET)
+def test_nvcc_refusal_beside_a_shown_gpu_leaves_it_to_the_toolkit_check():
+    # the GPU is shown (nvidia-smi -L): the toolkit's own check names it, and the message adds no second finding
+    text = "$ nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5c1a7b0e-1f0e-4a8e-9e1b-0c6f3d2a9b10)\n" + _nvcc(
+        "11.0", "nvcc fatal   : Unsupported gpu architecture 'compute_86'"
+    )
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    found = [f for f in diagnose(ReplayHost(snapshot)).findings if f.code == "toolkit-arch-unsupported"]
+    assert len(found) == 1 and "RTX 3090" in found[0].title

@@ -1312,7 +1312,24 @@ def check_host_compiler(facts: Facts, ctx: Context) -> Iterable[Finding]:
         " The nvcc flag -allow-unsupported-compiler skips the check instead, at your own risk (the message says the build "
         "may then fail or run incorrectly)."
     )
-    if gcc := e.get("gcc_max"):
+    if compiler := e.get("compiler"):
+        # torch.utils.cpp_extension's own table, checked before nvcc runs (it passes CC to nvcc as -ccbin)
+        bound = e.get("bound") or ""
+        title = f"PyTorch's extension build refuses {compiler} {e.get('host_version') or ''} for CUDA {e.get('cuda') or ''}" + (
+            f": it accepts {bound}" if bound else ""
+        )
+        fix = (
+            "Build with a gcc inside that range: install it beside the system's gcc where it is missing and name it for the "
+            "build with CC and CXX (torch.utils.cpp_extension passes CC to nvcc as -ccbin), or use a CUDA toolkit of "
+            "PyTorch's CUDA major that accepts this gcc. TORCH_DONT_CHECK_COMPILER_ABI=1 skips PyTorch's check, not nvcc's."
+        )
+    elif host := e.get("host"):
+        title = f"{release} refuses the host compiler {host} (version {e.get('host_version') or '?'})"
+        fix = (
+            "Build with a host compiler this CUDA release accepts (nvcc -ccbin; CMake projects read CUDAHOSTCXX), or use "
+            "a CUDA release that accepts this one."
+        )
+    elif gcc := e.get("gcc_max"):
         title = f"{release} refuses the host gcc: it accepts gcc {gcc} and older"
         fix = (
             f"Build with a gcc of version {gcc} or older as nvcc's host compiler (nvcc -ccbin g++-{gcc}; CMake projects read "
@@ -1351,13 +1368,16 @@ def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     not defined for option 'gpu-architecture'"), judged where the text shows the nvcc's release: each compute capability
     has the CUDA releases that compile for it (compat_matrix gpu_arch.toml cc: first_cuda, last_cuda). An architecture
     newer than the toolkit needs a newer toolkit; one the toolkit dropped is taken out of the build's architecture list."""
-    from gpudoctor.checks.toolkit import active_toolkit, nvcc_only_toolkit
+    from gpudoctor.checks.reported import check_stated_cuda_arch
+    from gpudoctor.checks.toolkit import active_toolkit, check_arch, nvcc_only_toolkit
     from gpudoctor.matrix.terms import normalize_cc
 
     said = _said(facts, "nvcc-arch-unsupported")
     tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
     if not said or tk is None or not tk.version:
         return
+    if any(True for _ in check_arch(facts, ctx)) or any(True for _ in check_stated_cuda_arch(facts, ctx)):
+        return  # the GPU is shown: the toolkit's own check names it (one finding per cause)
     arch = said[0].get("arch") or ""
     cc = normalize_cc(arch)
     target = ctx.matrix.cc_target(cc) if cc else None
