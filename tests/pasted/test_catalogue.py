@@ -477,6 +477,17 @@ def _example(name: str) -> str:
             ["printenv TORCH_CUDA_ARCH_LIST", "nvidia-smi --query-gpu=name,compute_cap --format=csv"],
         ),
         (
+            "nvcc fatal   : Unknown option '-generate-dependencies-with-compile'",
+            "nvcc-unknown-option-generate-dependencies",
+            ["nvcc --version", "which nvcc"],
+        ),
+        (
+            "nvcc fatal   : Could not set up the environment for Microsoft Visual Studio using "
+            "'C:/Program Files (x86)/Microsoft Visual Studio/2019/Community/VC/Auxiliary/Build/vcvars64.bat'",
+            "nvcc-vcvars-setup-failed",
+            ["where.exe cl"],
+        ),
+        (
             "nvcc fatal   : The version ('40000') of the host compiler ('clang') is not supported",
             "nvcc-host-compiler-version-not-supported",
             ["nvcc --version", "clang --version"],
@@ -538,6 +549,10 @@ def test_build_messages_on_their_real_examples():
     assert "/home/liy0r/anaconda3/envs/pt/bin/python -m pip show ninja" in asks  # the interpreter of the traceback
     _, _, _, asks = _run(_example("dpft-3-docker-build-no-cuda-runtime.txt"))
     assert any(a.endswith("torch.cuda.is_available())") for a in asks)
+    _, _, _, asks = _run(_example("ootdiffusion-65-nvcc10-generate-dependencies.txt"))
+    assert "nvcc --version" in asks and "which nvcc" in asks
+    snapshot, _, _, asks = _run(_example("stylegan-web-10-nvcc-vcvars64-setup-failed.txt"))
+    assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks
     _, _, _, asks = _run(_example("basicsr-354-unknown-cuda-arch-86-torch13.txt"))
     assert "printenv TORCH_CUDA_ARCH_LIST" in asks
     snapshot, _, _, asks = _run(_example("apex-521-error-checking-compiler-version-cl.txt"))
@@ -555,6 +570,8 @@ def test_build_messages_on_their_real_examples():
         "cuobjdump fatal   : Value 'sm_120' is not defined for option 'gpu-architecture'",
         # BuildExtension's fallback where ninja is missing (a warning: the slow backend builds instead)
         "UserWarning: Attempted to use ninja as the BuildExtension backend but we could not find ninja.. Falling back",
+        # PyTorch's ninja build line that passes the option to an nvcc that knows it
+        "[1/2] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile --dependency-output a.o.d -c a.cu -o a.o",
         # ROCm's twin of the no-runtime line
         "No ROCm runtime is found, using ROCM_HOME='/opt/rocm'",
         # cl.exe named where nothing failed
@@ -575,6 +592,8 @@ def test_build_words_where_nothing_failed_stay_quiet(text):
         "cpp-extension-unknown-cuda-arch",
         "cpp-extension-compiler-above-cuda-bound",
         "nvcc-host-compiler-version-not-supported",
+        "nvcc-unknown-option-generate-dependencies",
+        "nvcc-vcvars-setup-failed",
     }
     assert not family & set(_entries(text))
     _, _, codes, asks = _run(text)
