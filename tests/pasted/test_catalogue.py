@@ -415,3 +415,186 @@ def test_every_catalogue_ask_keeps_its_pipe_a_pipe(text):
         at = list(argv).index("|")
         assert "|" not in cmd.argv and tuple(cmd.pipe) == tuple(argv[at + 1 :]), (argv, cmd)
         assert "{python}" not in cmd.argv
+
+
+# Compilers and builds of CUDA code (nvcc's host_config.h, nvcc's own errors, torch.utils.cpp_extension): each message
+# leads to the asks that decide it, on a minimal paste and on its real example; the same words where nothing failed stay
+# quiet.
+def _entries(text: str) -> list[str]:
+    return [e.get("entry") for e in match(text)]
+
+
+def _example(name: str) -> str:
+    return (EXAMPLES / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("text", "entry", "expected"),
+    [
+        (
+            "/usr/local/cuda/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! gcc versions "
+            "later than 13 are not supported! The nvcc flag '-allow-unsupported-compiler' can be used",
+            "nvcc-host-gcc-unsupported",
+            ["gcc --version", "nvcc --version", "ls /usr/bin | grep -E ^g(cc|\\+\\+)-[0-9]+$"],
+        ),
+        (
+            "/usr/include/crt/host_config.h:147:2: error: -- unsupported clang version! clang version must be less "
+            "than 13 and greater than 3.2 .",
+            "nvcc-host-clang-unsupported",
+            ["clang --version", "nvcc --version"],
+        ),
+        (
+            r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\include\crt/host_config.h(153): fatal error C1189: "
+            "#error:  -- unsupported Microsoft Visual Studio version! Only the versions between 2017 and 2022 (inclusive) "
+            "are supported!",
+            "nvcc-host-msvc-unsupported",
+            ["where.exe cl", "nvcc --version"],
+        ),
+        ("nvcc fatal   : Cannot find compiler 'cl.exe' in PATH", "nvcc-cannot-find-cl", ["where.exe cl"]),
+        (
+            "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'",
+            "nvcc-gpu-architecture-not-defined",
+            ["nvcc --version", "nvcc --list-gpu-arch", "nvidia-smi --query-gpu=name,compute_cap --format=csv"],
+        ),
+        (
+            "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+            "cpp-extension-cuda-home-not-set",
+            ["which nvcc", "ls /usr/local"],
+        ),
+        (
+            "RuntimeError: Ninja is required to load C++ extensions",
+            "cpp-extension-ninja-required",
+            ["ninja --version"],  # (the interpreter is not shown: its pip is not asked)
+        ),
+        (
+            "No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'",
+            "cpp-extension-no-cuda-runtime",
+            ["printenv TORCH_CUDA_ARCH_LIST"],
+        ),
+        (
+            "ValueError: Unknown CUDA arch (8.9) or GPU not supported",
+            "cpp-extension-unknown-cuda-arch",
+            ["printenv TORCH_CUDA_ARCH_LIST", "nvidia-smi --query-gpu=name,compute_cap --format=csv"],
+        ),
+        (
+            "nvcc fatal   : Unknown option '-generate-dependencies-with-compile'",
+            "nvcc-unknown-option-generate-dependencies",
+            ["nvcc --version", "which nvcc"],
+        ),
+        (
+            "nvcc fatal   : Could not set up the environment for Microsoft Visual Studio using "
+            "'C:/Program Files (x86)/Microsoft Visual Studio/2019/Community/VC/Auxiliary/Build/vcvars64.bat'",
+            "nvcc-vcvars-setup-failed",
+            ["where.exe cl"],
+        ),
+        (
+            "nvcc fatal   : The version ('40000') of the host compiler ('clang') is not supported",
+            "nvcc-host-compiler-version-not-supported",
+            ["nvcc --version", "clang --version"],
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) and v.startswith(("nvcc-", "cpp-")) else None,
+)
+def test_build_messages_ask_what_decides_them(text, entry, expected):
+    assert entry in _entries(text)
+    _, _, codes, asks = _run(text)
+    assert "internal-check-error" not in codes
+    for command in expected:
+        assert command in asks, (command, asks)
+
+
+def test_old_msvc_text_lists_its_years_and_is_caught():
+    # CUDA 9's host_config.h named the years, not a range (fireice-uk/xmr-stak#973's report)
+    line = "fatal error C1189: #error:  -- unsupported Microsoft Visual Studio version! Only the versions 2012, 2013, 2015 and 2017 are supported!"
+    found = [e for e in match(line) if e.get("entry") == "nvcc-host-msvc-unsupported"]
+    assert found and found[0].get("supported") == "2012, 2013, 2015 and 2017"
+
+
+def test_build_messages_on_their_real_examples():
+    _, _, codes, asks = _run(_example("ninja-2595-nvcc-host-gcc-later-than-11.txt"))
+    assert "gcc --version" in asks and "nvcc --version" in asks
+    assert "gcc 11 and older" in codes["host-compiler-unsupported"].title
+    gcc = [
+        e for e in match(_example("ninja-2595-nvcc-host-gcc-later-than-11.txt")) if e.get("entry") == "nvcc-host-gcc-unsupported"
+    ]
+    assert gcc[0].get("gcc_max") == "11"
+    _, _, codes, asks = _run(_example("espresso-4574-nvcc114-host-clang-unsupported.txt"))
+    assert "clang --version" in asks and "clang below 13" in codes["host-compiler-unsupported"].title
+    snapshot, _, codes, asks = _run(_example("brushedit-17-nvcc118-msvc-unsupported.txt"))
+    assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks
+    assert "host-compiler-unsupported" in codes and "pasted-error-unexplained" not in codes
+    # nvcc's command line says "-arch sm_61", which reads as Arch Linux: nvcc wanting cl.exe still places it on Windows
+    snapshot, _, _, asks = _run(_example("pydrr-6-nvcc-cannot-find-cl-exe.txt"))
+    assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks
+    # the paste shows nvcc 11.6 already: its --version is not asked again; its architecture list and the GPU's are
+    _, _, codes, asks = _run(_example("pycuda-440-nvcc116-sm89-not-defined.txt"))
+    assert "nvcc --version" not in asks and "nvcc --list-gpu-arch" in asks
+    # nvcc 11.6 and sm_89 (CUDA 11.8 and later): the paste decides it
+    assert "toolkit-arch-unsupported" in codes and "pasted-error-unexplained" not in codes
+    arch = [
+        e
+        for e in match(_example("pycuda-440-nvcc116-sm89-not-defined.txt"))
+        if e.get("entry") == "nvcc-gpu-architecture-not-defined"
+    ]
+    assert arch[0].get("arch") == "sm_89"
+    _, _, _, asks = _run(_example("flownet2-218-cuda-home-not-set.txt"))
+    assert "which nvcc" in asks and any(a.endswith("print(torch.__version__, torch.version.cuda)") for a in asks)
+    assert "where.exe nvcc" not in asks  # a Windows program is not asked on Linux
+    _, _, codes, asks = _run(_example("gptq-33-gxx-above-cuda117-bound.txt"))
+    title = codes["host-compiler-unsupported"].title
+    assert "g++ 12.2.1" in title and "CUDA 11.7" in title and ">=6.0.0, <=11.5.0" in title
+    _, _, codes, _ = _run(_example("lbann-105-nvcc-host-compiler-version-not-supported.txt"))
+    assert "clang (version 40000)" in codes["host-compiler-unsupported"].title
+    _, _, _, asks = _run(_example("knn-cuda-14-ninja-required.txt"))
+    assert "/home/liy0r/anaconda3/envs/pt/bin/python -m pip show ninja" in asks  # the interpreter of the traceback
+    _, _, _, asks = _run(_example("dpft-3-docker-build-no-cuda-runtime.txt"))
+    assert any(a.endswith("torch.cuda.is_available())") for a in asks)
+    _, _, _, asks = _run(_example("ootdiffusion-65-nvcc10-generate-dependencies.txt"))
+    assert "nvcc --version" in asks and "which nvcc" in asks
+    snapshot, _, _, asks = _run(_example("stylegan-web-10-nvcc-vcvars64-setup-failed.txt"))
+    assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks
+    _, _, _, asks = _run(_example("basicsr-354-unknown-cuda-arch-86-torch13.txt"))
+    assert "printenv TORCH_CUDA_ARCH_LIST" in asks
+    snapshot, _, _, asks = _run(_example("apex-521-error-checking-compiler-version-cl.txt"))
+    assert snapshot["platform"]["system"] == "Windows" and "where.exe cl" in asks and "which c++" not in asks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the override flag on a command line that compiled: no host_config.h refusal
+        "/usr/local/cuda/bin/nvcc -allow-unsupported-compiler -ccbin gcc-12 -c kernel.cu -o kernel.o",
+        # a script's own words about CUDA_HOME, not cpp_extension's error
+        'echo "CUDA_HOME environment variable is not set and CUDA is not found in /usr/local/cuda"',
+        # another tool's message about an architecture (cuobjdump reads binaries, it does not compile)
+        "cuobjdump fatal   : Value 'sm_120' is not defined for option 'gpu-architecture'",
+        # BuildExtension's fallback where ninja is missing (a warning: the slow backend builds instead)
+        "UserWarning: Attempted to use ninja as the BuildExtension backend but we could not find ninja.. Falling back",
+        # PyTorch's ninja build line that passes the option to an nvcc that knows it
+        "[1/2] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile --dependency-output a.o.d -c a.cu -o a.o",
+        # ROCm's twin of the no-runtime line
+        "No ROCm runtime is found, using ROCM_HOME='/opt/rocm'",
+        # cl.exe named where nothing failed
+        r"-- Check for working CXX compiler: C:/Program Files/Microsoft Visual Studio/2022/bin/cl.exe - works",
+    ],
+)
+def test_build_words_where_nothing_failed_stay_quiet(text):
+    family = {
+        "nvcc-host-gcc-unsupported",
+        "nvcc-host-clang-unsupported",
+        "nvcc-host-msvc-unsupported",
+        "nvcc-cannot-find-cl",
+        "nvcc-gpu-architecture-not-defined",
+        "cpp-extension-cuda-home-not-set",
+        "cpp-extension-error-checking-compiler",
+        "cpp-extension-ninja-required",
+        "cpp-extension-no-cuda-runtime",
+        "cpp-extension-unknown-cuda-arch",
+        "cpp-extension-compiler-above-cuda-bound",
+        "nvcc-host-compiler-version-not-supported",
+        "nvcc-unknown-option-generate-dependencies",
+        "nvcc-vcvars-setup-failed",
+    }
+    assert not family & set(_entries(text))
+    _, _, codes, asks = _run(text)
+    assert not any(a.startswith(("gcc --version", "where.exe cl", "nvcc --list-gpu-arch", "which nvcc")) for a in asks)

@@ -585,3 +585,109 @@ def test_a_companion_imported_from_its_source_checkout_is_rebuilt_there():
     assert remove.words == ("rm", "-rf", "./src/vision/build") and remove.note == "from the home directory"
     assert cmd.words[1:] == ("-m", "pip", "install", "--no-build-isolation", "--force-reinstall", "--no-deps", "./src/vision")
     assert cmd.note == "from the home directory"
+
+
+# --- nvcc refusing an architecture, with its release shown (catalogue: nvcc-gpu-architecture-not-defined,
+# nvcc-unsupported-gpu-architecture; gpu_arch.toml: 8.9 from CUDA 11.8, 3.0 up to CUDA 10.2) ---------------------------
+def _nvcc(release: str, error: str) -> str:
+    return f"nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release {release}, V{release}.100\n{error}\n"
+
+
+@pytest.mark.parametrize(
+    ("release", "error", "words"),
+    [
+        ("11.6", "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'", ("11.6", "11.8")),
+        ("11.0", "nvcc fatal   : Unsupported gpu architecture 'compute_86'", ("11.0", "11.1")),
+        ("11.2", "nvcc fatal   : Value 'sm_30' is not defined for option 'gpu-architecture'", ("11.2", "no longer")),
+    ],
+)
+@states("toolkit-arch-unsupported", FIRES)
+def test_nvcc_refusing_an_architecture_with_its_release_shown_fires(release, error, words):
+    f = _codes(_nvcc(release, error))["toolkit-arch-unsupported"]
+    assert all(w in f.title for w in words), f.title
+    assert f.evidence[0].value == error
+    assert "pasted-error-unexplained" not in _codes(_nvcc(release, error))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the release can target it (the refusal has another cause: a typo, a wrapper's flag)
+        _nvcc("12.4", "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'"),
+        # no release shown: the catalogue asks, nothing is judged
+        "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'\n",
+        # another tool's words
+        _nvcc("12.4", "cuobjdump fatal   : Value 'sm_120' is not defined for option 'gpu-architecture'"),
+    ],
+)
+@states("toolkit-arch-unsupported", QUIET)
+def test_nvcc_refusal_is_not_judged_without_a_release_that_cannot_target_it(text):
+    assert "toolkit-arch-unsupported" not in _codes(text)
+
+
+# --- nvcc's host_config.h refusing the host compiler (catalogue: nvcc-host-gcc-unsupported, nvcc-host-clang-unsupported,
+# nvcc-host-msvc-unsupported) -----------------------------------------------------------------------------------------
+GCC13 = (
+    "/usr/local/cuda/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! gcc versions later than 13 "
+    "are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check"
+)
+MSVC = (
+    r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\include\crt/host_config.h(153): fatal error C1189: "
+    "#error:  -- unsupported Microsoft Visual Studio version! Only the versions between 2017 and 2022 (inclusive) are "
+    "supported!"
+)
+CLANG = "/usr/include/crt/host_config.h:147:2: error: -- unsupported clang version! clang version must be less than 13 and greater than 3.2 ."
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (GCC13, ("gcc 13 and older",)),
+        (_nvcc("12.6", GCC13), ("CUDA 12.6", "gcc 13")),
+        (CLANG, ("clang below 13",)),
+        (MSVC, ("Visual Studio", "between 2017 and 2022")),
+        # torch.utils.cpp_extension's own table, checked before nvcc runs
+        (
+            "RuntimeError: The current installed version of g++ (13.2.0) is greater than the maximum required version by "
+            "CUDA 11.3. Please make sure to use an adequate version of g++ (>=5.0.0, <11.0).",
+            ("g++ 13.2.0", "CUDA 11.3", ">=5.0.0, <11.0"),
+        ),
+        # an older nvcc's own check
+        ("nvcc fatal   : The version ('70000') of the host compiler ('Apple clang') is not supported", ("Apple clang",)),
+    ],
+)
+@states("host-compiler-unsupported", FIRES)
+def test_nvccs_host_compiler_refusal_fires_with_the_limit_it_names(text, words):
+    codes = _codes(text)
+    f = codes["host-compiler-unsupported"]
+    assert all(w in f.title for w in words), f.title
+    assert f.evidence[0].value.endswith(text.splitlines()[-1][-60:])
+    assert "pasted-error-unexplained" not in codes
+    assert f.remediation is not None and f.remediation.commands == ()  # what to install is decided by the asks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the override on a command line that compiled
+        "/usr/local/cuda/bin/nvcc -allow-unsupported-compiler -ccbin g++-12 -c kernel.cu -o kernel.o\n",
+        # a README's advice naming the message with a placeholder, not a build's error
+        'If make complains "unsupported GNU version! gcc versions later than X are not supported", install an older gcc.\n',
+        # CMake finding MSVC, nothing refused
+        "-- The CUDA compiler identification is NVIDIA 12.6.77\n-- Check for working CUDA compiler: nvcc.exe - skipped\n",
+    ],
+)
+@states("host-compiler-unsupported", QUIET)
+def test_no_refusal_no_finding(text):
+    assert "host-compiler-unsupported" not in _codes(text)
+
+
+@states("toolkit-arch-unsupported", QUIET)
+def test_nvcc_refusal_beside_a_shown_gpu_leaves_it_to_the_toolkit_check():
+    # the GPU is shown (nvidia-smi -L): the toolkit's own check names it, and the message adds no second finding
+    text = "$ nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5c1a7b0e-1f0e-4a8e-9e1b-0c6f3d2a9b10)\n" + _nvcc(
+        "11.0", "nvcc fatal   : Unsupported gpu architecture 'compute_86'"
+    )
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    found = [f for f in diagnose(ReplayHost(snapshot)).findings if f.code == "toolkit-arch-unsupported"]
+    assert len(found) == 1 and "RTX 3090" in found[0].title

@@ -1295,6 +1295,134 @@ def check_triton_ptxas_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_host_compiler(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvcc's host-compiler check (crt/host_config.h, an #error per compiler whose limits each CUDA release moves) refusing
+    the build's gcc, clang or MSVC: the message itself names the limit of the nvcc that compiled (CUDA 12.6's copy: gcc up
+    to 13, clang below 19, _MSC_VER 1910 to 1949). A host compiler inside the limit, named to nvcc, or a CUDA release that
+    accepts this one, fixes it; -allow-unsupported-compiler only skips the check."""
+    from gpudoctor.checks.toolkit import active_toolkit, nvcc_only_toolkit
+
+    said = _said(facts, "nvcc-host-compiler-unsupported")
+    if not said:
+        return
+    e = said[0]
+    tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
+    release = f"CUDA {tk.version}'s nvcc" if tk is not None and tk.version else "the nvcc that compiled"
+    skip = (
+        " The nvcc flag -allow-unsupported-compiler skips the check instead, at your own risk (the message says the build "
+        "may then fail or run incorrectly)."
+    )
+    if compiler := e.get("compiler"):
+        # torch.utils.cpp_extension's own table, checked before nvcc runs (it passes CC to nvcc as -ccbin)
+        bound = e.get("bound") or ""
+        title = f"PyTorch's extension build refuses {compiler} {e.get('host_version') or ''} for CUDA {e.get('cuda') or ''}" + (
+            f": it accepts {bound}" if bound else ""
+        )
+        fix = (
+            "Build with a gcc inside that range: install it beside the system's gcc where it is missing and name it for the "
+            "build with CC and CXX (torch.utils.cpp_extension passes CC to nvcc as -ccbin), or use a CUDA toolkit of "
+            "PyTorch's CUDA major that accepts this gcc. TORCH_DONT_CHECK_COMPILER_ABI=1 skips PyTorch's check, not nvcc's."
+        )
+    elif host := e.get("host"):
+        title = f"{release} refuses the host compiler {host} (version {e.get('host_version') or '?'})"
+        fix = (
+            "Build with a host compiler this CUDA release accepts (nvcc -ccbin; CMake projects read CUDAHOSTCXX), or use "
+            "a CUDA release that accepts this one."
+        )
+    elif gcc := e.get("gcc_max"):
+        title = f"{release} refuses the host gcc: it accepts gcc {gcc} and older"
+        fix = (
+            f"Build with a gcc of version {gcc} or older as nvcc's host compiler (nvcc -ccbin g++-{gcc}; CMake projects read "
+            f"CUDAHOSTCXX), installing it beside the system's gcc where it is missing, or use a CUDA release that accepts "
+            "this gcc (a newer toolkit; for a PyTorch extension, of PyTorch's CUDA major)." + skip
+        )
+    elif clang := e.get("clang_below"):
+        title = f"{release} refuses the host clang: it accepts clang below {clang}"
+        fix = (
+            f"Build with a clang older than {clang} (or a gcc this release accepts) as nvcc's host compiler (nvcc -ccbin; "
+            "CMake projects read CUDAHOSTCXX), or use a CUDA release that accepts this clang." + skip
+        )
+    else:
+        title = f"{release} refuses the Visual Studio (MSVC) toolset that compiles: it accepts {e.get('supported') or 'others'}"
+        fix = (
+            "Install an MSVC toolset this CUDA release accepts beside the current one (Visual Studio Installer, Individual "
+            "components: an older MSVC v143 build tools version) and build from a prompt set up for it (vcvars64.bat "
+            "-vcvars_ver=<that version>), or use a CUDA release that accepts the installed toolset (the toolkit alone; for "
+            "a PyTorch extension, of PyTorch's CUDA major)." + skip
+        )
+    yield Finding(
+        "host-compiler-unsupported",
+        Severity.ERROR,
+        "toolkit",
+        title,
+        "nvcc checks the host compiler's version before it compiles anything (crt/host_config.h): each CUDA release "
+        "accepts a range of gcc, clang and MSVC versions, and this build's compiler is outside it. The GPU, the driver and "
+        "the framework are not involved.",
+        (ev("pasted", e.line),),
+        Remediation(fix, component="toolkit"),
+    )
+
+
+def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvcc refusing the architecture a build asked for ("Unsupported gpu architecture 'compute_86'", "Value 'sm_89' is
+    not defined for option 'gpu-architecture'"), judged where the text shows the nvcc's release: each compute capability
+    has the CUDA releases that compile for it (compat_matrix gpu_arch.toml cc: first_cuda, last_cuda). An architecture
+    newer than the toolkit needs a newer toolkit; one the toolkit dropped is taken out of the build's architecture list."""
+    from gpudoctor.checks.reported import check_stated_cuda_arch
+    from gpudoctor.checks.toolkit import active_toolkit, check_arch, nvcc_only_toolkit
+    from gpudoctor.matrix.terms import normalize_cc
+
+    said = _said(facts, "nvcc-arch-unsupported")
+    tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
+    if not said or tk is None or not tk.version:
+        return
+    if any(True for _ in check_arch(facts, ctx)) or any(True for _ in check_stated_cuda_arch(facts, ctx)):
+        return  # the GPU is shown: the toolkit's own check names it (one finding per cause)
+    arch = said[0].get("arch") or ""
+    cc = normalize_cc(arch)
+    target = ctx.matrix.cc_target(cc) if cc else None
+    cuda = ".".join(tk.version.split(".")[:2])
+    if cc is None or target is None or ctx.matrix.cuda_can_target(cuda, cc) is not False:
+        return
+    sm = cc.replace(".", "")
+    if target.first_cuda and vkey(cuda) < vkey(target.first_cuda):
+        title = f"nvcc of CUDA {cuda} cannot compile for {arch} (compute capability {cc}: CUDA {target.first_cuda} or newer)"
+        why = (
+            f"nvcc refused {arch}: the toolkit that compiles is CUDA {cuda}, older than the architecture, which CUDA "
+            f"{target.first_cuda} introduced. A toolkit of CUDA {target.first_cuda} or newer compiles for it (for a "
+            "PyTorch extension, of the same CUDA major as the installed PyTorch's)."
+        )
+        fix = (
+            f"Install a CUDA {target.first_cuda} or newer toolkit (the toolkit alone, no driver change) and build with its "
+            "nvcc (PATH, or CUDA_HOME for a PyTorch extension); `nvcc --list-gpu-arch` then lists "
+            f"compute_{sm}."
+        )
+    elif target.last_cuda and vkey(cuda) > vkey(target.last_cuda):
+        title = f"nvcc of CUDA {cuda} no longer compiles for {arch} (compute capability {cc}: up to CUDA {target.last_cuda})"
+        why = (
+            f"nvcc refused {arch}: CUDA {cuda} dropped that architecture (the last release that compiles for it is "
+            f"{target.last_cuda}). The build's architecture list names it (a project's -arch, CMAKE_CUDA_ARCHITECTURES, "
+            "TORCH_CUDA_ARCH_LIST), usually a default older than the toolkit."
+        )
+        fix = (
+            f"Take {arch} out of the build's architecture list and build for the GPU's own compute capability "
+            "(`nvidia-smi --query-gpu=compute_cap --format=csv`); only a GPU of compute capability "
+            f"{cc} itself needs a toolkit of CUDA {target.last_cuda} or older."
+        )
+    else:
+        return
+    yield Finding(
+        "toolkit-arch-unsupported",
+        Severity.ERROR,
+        "toolkit",
+        title,
+        why,
+        (ev("pasted", said[0].line), ev("pasted", f"nvcc: CUDA {tk.version}")),
+        Remediation(fix, component="toolkit"),
+        target.source,
+    )
+
+
 def check_ptx_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """The driver's JIT (ptxas in libcuda, or nvJitLink) refusing PTX of a newer ISA than it loads: "Unsupported .version
     8.7; current version is '8.4'". Each PTX ISA belongs to a CUDA release (compat_matrix/cuda_driver.toml ptx, NVIDIA's
@@ -1569,4 +1697,6 @@ CHECKS = (
     ),
     Check("catalogued-cuda-init-unknown", "driver", ("cuda-init-unknown",), check_cuda_init_unknown, ("pasted",)),
     Check("catalogued-compute-mode", "gpu", ("gpu-compute-mode-restricted",), check_compute_mode_restricted, ("pasted",)),
+    Check("catalogued-nvcc-arch", "toolkit", ("toolkit-arch-unsupported",), check_nvcc_arch, ("pasted",)),
+    Check("catalogued-host-compiler", "toolkit", ("host-compiler-unsupported",), check_host_compiler, ("pasted",)),
 )

@@ -85,6 +85,9 @@ def windows_driver_beside(smi: str, driver: str) -> bool:
 
 
 _PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")
+# nvcc looking for its Windows host compiler (catalogue.toml's nvcc-cannot-find-cl): only nvcc on Windows wants cl.exe,
+# whatever Linux-looking words its command line holds ("-arch sm_61" reads as Arch Linux).
+_NVCC_CL = re.compile(r"nvcc fatal\s*:\s*Cannot find compiler 'cl\.exe' in PATH")
 _WSL_LIB = re.compile(r"/usr/lib/wsl/lib\b")
 _SLURM = re.compile(
     r"^\s*(?:\S+\s*[$#]\s*|[$#]\s*)?(?:srun|sbatch|salloc)\s|#SBATCH\b|\bSLURM_(?:JOB_ID|JOBID|STEP_GPUS|JOB_GPUS)\b"
@@ -432,6 +435,8 @@ def read_cues(g: Gathered, text: str) -> None:
         # pathlib's repr of a path on Windows (PosixPath elsewhere), whatever Linux-looking path it holds
         # ("WindowsPath('/usr/local/cuda/lib64')" in an old bitsandbytes' CUDA setup): Python ran on Windows.
         _windows(g, "pathlib's WindowsPath", m.group(0))
+    if g.system is None and not g.wsl and not g.wsl_said and "cl.exe" in text and (m := _NVCC_CL.search(text[:1_000_000])):
+        _windows(g, "nvcc looking for cl.exe", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         if m := _WINDOWS_TAG.search(text[:1_000_000]):
             _windows(g, "a Windows platform tag (a wheel's, a conda package's, Python's banner)", m.group(0))
