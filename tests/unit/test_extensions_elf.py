@@ -371,6 +371,25 @@ def test_an_extension_linking_another_cuda_major_than_torch_is_a_mismatch():
     assert not list(check_companions(_facts_with(facts(("libcudart.so.12",), "bitsandbytes", bnb)), Context()))
 
 
+def test_each_cuda_runtime_soname_alone_names_the_major_an_extension_was_built_with():
+    # checks/extensions.py: "So is an extension that NEEDs the CUDA runtime (libcudart/libcublas) of another major than
+    # torch's" - each of libcudart, libcublas and libcublasLt on its own, with or without a bundled copy's hash;
+    # libraries that number their sonames on their own (libcufft.so.11 is CUDA 12's) decide nothing.
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.extensions import check_companions
+    from gpudoctor.extension_facts import Companion, ExtensionFacts, ExtensionObject
+
+    def codes(needed):
+        obj = ExtensionObject("/s/example_ext/_C.so", needed_cuda=needed)
+        ext = ExtensionFacts("2.4.0+cu124", "12.4", None, (), (), (Companion("example-ext", "1.0", "/s", (), None, (obj,)),))
+        return [f.code for f in check_companions(_facts_with(ext), Context())]
+
+    for soname in ("libcudart.so.11.0", "libcublas.so.11", "libcublasLt.so.11", "libcublas-3b81d170.so.11"):
+        assert codes((soname,)) == ["companion-torch-mismatch"], soname
+    for soname in ("libcublas.so.12", "libcublasLt.so.12", "libcufft.so.11", "libcusparse.so.11"):
+        assert codes((soname,)) == [], soname
+
+
 def test_bitsandbytes_without_the_binary_for_torchs_cuda_is_a_mismatch():
     import dataclasses
 
