@@ -532,10 +532,16 @@ def kill_running(stop: bool = False) -> int:
     """Kill the process group of every program gpudoctor started and that still runs; how many were killed.
     `stop` (an interrupt): start none after, since a probe thread may be about to start one."""
     global _STOPPED
-    with _RUNNING_LOCK:
+    # Bounded: a thread interrupted between taking this lock and entering its block would hold it for ever, and a
+    # Ctrl-C must still end the run; the set is then read without it (a copy, cleared below).
+    locked = _RUNNING_LOCK.acquire(timeout=2.0)
+    try:
         _STOPPED = _STOPPED or stop
         running = list(_RUNNING)
         _RUNNING.clear()
+    finally:
+        if locked:
+            _RUNNING_LOCK.release()
     for proc in running:
         _kill_group(proc)
     for proc in running:
