@@ -54,6 +54,9 @@ def _interrupt(argv: list[str], pids: Path, env: dict[str, str]) -> tuple[int, l
         stderr=subprocess.PIPE,
         env=env,
         start_new_session=True,  # this test's SIGINT goes to gpudoctor alone, as a terminal's goes to its group
+        # SIGINT at its default, as under a terminal: a suite started in the background by a shell without job control
+        # (`make test &`) inherits it ignored, and Python then installs no KeyboardInterrupt handler at all.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     started: list[int] = []
     try:
