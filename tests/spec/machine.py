@@ -112,13 +112,25 @@ def replace(obj, **changes):
     )
 
 
-def pasted_findings(text: str) -> dict:
-    """What gpudoctor finds in a pasted report, by code (no internal error allowed)."""
+def pasted_report(text: str):
+    """gpudoctor's report on a pasted text, as `check --from` reads it (no internal error allowed)."""
     from gpudoctor.pasted import Source, read_pasted
 
     r = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
     assert not r.internal_errors, r.internal_errors
-    return {f.code: f for f in r.findings}
+    return r
+
+
+def pasted_findings(text: str) -> dict:
+    """What gpudoctor finds in a pasted report, by code (no internal error allowed)."""
+    return {f.code: f for f in pasted_report(text).findings}
+
+
+def argv_words(remediation) -> list[tuple[str, ...]]:
+    """The argv of each command step of a remediation, every word as text (a placeholder by its name)."""
+    from gpudoctor.cmdline import Cmd
+
+    return [tuple(str(w) for w in c.argv) for c in remediation.commands if isinstance(c, Cmd)]
 
 
 def argv_of(finding) -> list[tuple[str, ...]]:

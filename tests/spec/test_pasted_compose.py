@@ -5,26 +5,12 @@ the GPU and a compose report about something else."""
 
 from __future__ import annotations
 
-from gpudoctor.cmdline import Cmd
-from gpudoctor.doctor import diagnose
-from gpudoctor.host.replay import ReplayHost
-from gpudoctor.host.snapshot import validate_snapshot
-from gpudoctor.pasted import Source, read_pasted
+from tests.spec.machine import argv_words, pasted_findings, pasted_report
 from tests.spec.registry import FIRES, QUIET, states
 
-
-def _report(text: str):
-    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
-    assert not report.internal_errors, report.internal_errors
-    return report
-
-
-def _codes(text: str) -> dict:
-    return {f.code: f for f in _report(text).findings}
-
-
-def _argv(remediation) -> list[tuple[str, ...]]:
-    return [tuple(str(w) for w in c.argv) for c in remediation.commands if isinstance(c, Cmd)]
+_report = pasted_report
+_codes = pasted_findings
+_argv = argv_words
 
 
 _WEBUI = """My stable diffusion container only uses the CPU, generation takes minutes.

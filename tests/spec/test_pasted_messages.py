@@ -11,7 +11,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
-from tests.spec.machine import argv_of, pasted_findings
+from tests.spec.machine import argv_of, pasted_findings, pasted_report
 from tests.spec.registry import FIRES, QUIET, states
 
 NUMPY2 = (
@@ -464,10 +464,7 @@ _XFORMERS_POPUP = (
 )
 
 
-def _report(text: str):
-    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
-    assert not report.internal_errors, report.internal_errors
-    return report
+_report = pasted_report
 
 
 @states("extension-symbol-missing", FIRES)

@@ -11,15 +11,14 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
+from tests.spec.machine import pasted_findings
 from tests.spec.registry import FIRES, QUIET, states
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "tests" / "pasted" / "catalogue_examples"
 
 
 def _codes(text: str) -> set[str]:
-    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
-    assert not report.internal_errors, report.internal_errors
-    return {f.code for f in report.findings}
+    return set(pasted_findings(text))
 
 
 _CONNECT = "gpu-a:9412:9430 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 172.17.0.2<43127> failed : No route to host\n"
