@@ -81,3 +81,23 @@ def test_each_scheduler_and_cluster_word_the_cues_name_is_read(line, cue):
     # (HPC, `module load`, a login node)"; _CLUSTER_SAID names login, compute and head nodes.
     text = f"{line}\nRuntimeError: CUDA error: no CUDA-capable device is detected\n"
     assert cue in [c.get("cue") for c in _facts(text).pasted.cues]
+
+
+_WIN_WHEEL = "Processing ./torch-2.1.0+cu118-cp310-cp310-win_amd64.whl\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "windows"),
+    [
+        ("nvcc -arch sm_61 -o kernel kernel.cu", True),  # a compiler option, not Arch Linux
+        ("nvcc -gencode arch=compute_86,code=sm_86 kernel.cu", True),
+        ("TORCH_CUDA_ARCH_LIST=8.6 python setup.py install", True),
+        ("I'm on Arch with the latest driver", False),  # the distribution, named
+        ("Arch Linux, kernel 6.6", False),
+        ("same on Manjaro", False),
+    ],
+)
+def test_arch_linux_is_the_distribution_named_not_a_compilers_arch_option(line, windows):
+    # cues._LINUX_SAID: Windows is read from a Windows wheel's tag only "where the text names no Linux".
+    facts = _facts(_WIN_WHEEL + line + "\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    assert (facts.platform.system == "Windows") is windows

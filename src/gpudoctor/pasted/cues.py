@@ -167,8 +167,10 @@ _NATIVE_WINDOWS = re.compile(
 # '%s' due to unhandled exception!\n", ...)). The program carries its own Python: pip in a shell reaches none of it.
 _FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled exception")
 _MACOS_SAID = re.compile(r"\bmacOS\b|\bMac OS(?: X)?\b", re.IGNORECASE)
+# Arch Linux is named "Arch" with its capital; the compilers' "-arch sm_61" / "arch=compute_86" options are not it.
 _LINUX_SAID = re.compile(
-    r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Arch|SUSE|WSL2?|Colab|Kaggle|docker)\b|(?<![\w.])/(?:usr|home|opt)/",
+    r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|SUSE|WSL2?|Colab|Kaggle|docker|Manjaro)\b"
+    r"|(?<![-=\w])(?-i:Arch)\b(?![-=])|(?<![\w.])/(?:usr|home|opt)/",
     re.IGNORECASE,
 )
 # A container named as where commands ran: "in the container", "inside a docker", "connecting the existing
