@@ -254,3 +254,32 @@ def test_slurmd_stopped_on_a_missing_device_file_asks_whether_the_driver_is_load
         assert errors["slurm-gres-device-missing"]["file"].startswith("/dev/nvidia")
         assert "pasted-error-unexplained" in codes
         assert {("lsmod", "grep", "nvidia"), ("ls", "-l", "/dev", "grep", "nvidia")} <= asks
+
+
+# --- libnvidia-container's hook, on the host ------------------------------------------------------------------------
+
+
+def test_the_hook_without_nvml_asks_the_host_for_its_driver_and_loader_cache():
+    for text in (
+        "$ docker run --rm --gpus all ubuntu nvidia-smi\ndocker: Error response from daemon: failed to create task for "
+        "container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container "
+        "process: error during container init: error running hook #0: error running hook: exit status 1, stdout: , "
+        "stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization error: load library failed: "
+        "libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown.\n",
+        _example("libnvidia-container-231-rocky-load-library-failed.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert errors["container-hook-no-nvml"]["library"] == "libnvidia-ml.so.1"
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert {("nvidia-smi",), ("ldconfig", "-p", "grep", "libnvidia-ml")} <= asks
+
+
+def test_the_hooks_driver_not_loaded_asks_whether_the_host_built_the_module():
+    for text in (
+        "stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n",
+        _example("apollo-perception-20-hook-driver-not-loaded.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "container-hook-driver-not-loaded" in errors
+        assert "driver-unreachable" in codes  # the host's driver, as the hook found it
+        assert {("lsmod", "grep", "nvidia"), ("dkms", "status"), ("uname", "-r")} <= asks
