@@ -272,14 +272,30 @@ def test_the_hook_without_nvml_asks_the_host_for_its_driver_and_loader_cache():
         assert errors["container-hook-no-nvml"]["library"] == "libnvidia-ml.so.1"
         assert set(codes) == {"pasted-error-unexplained"}, set(codes)
         assert {("nvidia-smi",), ("ldconfig", "-p", "grep", "libnvidia-ml")} <= asks
+        # the hook's loader on the host, not a program's: neither its wheels nor a shell's LD_LIBRARY_PATH decide it
+        assert "library-missing" not in errors
+        assert ("printenv", "LD_LIBRARY_PATH") not in asks and not any("pip" in a for a in asks)
 
 
 def test_the_hooks_driver_not_loaded_asks_whether_the_host_built_the_module():
-    for text in (
-        "stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n",
-        _example("apollo-perception-20-hook-driver-not-loaded.txt"),
+    # the hook's line alone is the host's driver unreachable; beside docker's refusal of the container, whose host the
+    # text does not show, the asks decide (either way: whether the module is loaded and built for the running kernel)
+    for text, code in (
+        ("stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n", "driver-unreachable"),
+        (_example("apollo-perception-20-hook-driver-not-loaded.txt"), "pasted-error-unexplained"),
     ):
         errors, codes, asks = _run(text)
         assert "container-hook-driver-not-loaded" in errors
-        assert "driver-unreachable" in codes  # the host's driver, as the hook found it
+        assert set(codes) == {code}, set(codes)
         assert {("lsmod", "grep", "nvidia"), ("dkms", "status"), ("uname", "-r")} <= asks
+
+
+def test_inside_wsl_the_hooks_driver_not_loaded_asks_no_kernel_module():
+    text = (
+        "user@DESKTOP-1:~$ uname -r\n5.4.72-microsoft-standard-WSL2\n"
+        "stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n"
+    )
+    errors, _, asks = _run(text)
+    assert "container-hook-driver-not-loaded" in errors
+    assert not any(a[0] in ("lsmod", "dkms") for a in asks), asks
+    assert ("ls", "-l", "/usr/lib/wsl/lib") in asks

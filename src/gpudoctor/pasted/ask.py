@@ -544,6 +544,8 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
             cmd = _catalogue_cmd(facts, words)
             if (not windows and str(words[0]).endswith(".exe")) or (windows and _linux_only(cmd)):
                 continue  # a Windows program asked on Linux, a Linux one on Windows: a message's asks name each
+            if facts.platform.wsl and words[0] in ("lsmod", "dkms"):
+                continue  # WSL 2 loads no nvidia module: the Windows driver serves the GPU (its asks are WSL's own)
             if (words == ("nvidia-smi",) and facts.driver.version) or (
                 words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version
             ):

@@ -67,6 +67,10 @@ def read_sources(sources: list[Source]) -> Gathered:
         if any(e.get("entry") in _PLUGIN_SAID for e in found):
             # NVIDIA's device plugin logs the NVML failure of its own pod: the node's driver is not shown failing.
             found = [e for e in found if not (e.kind == "nvml" and _DAEMON_LOG_LINE.match(e.line))]
+        if any(e.get("entry") == "nvidia-container-cli-load-library-failed" for e in found):
+            # The runtime hook's loader on the host missed the driver's NVML: not a library the program or its
+            # environment (pip's wheels, LD_LIBRARY_PATH) loads, so not read as one (the entry asks the host).
+            found = [e for e in found if not (e.kind == "library-missing" and "nvidia-container-cli" in e.line)]
         if not found and (cut := _traceback_cut(lines)):
             found.append(ErrorEvidence("traceback-cut", cut))
         if not _GPU_WANTED.search(plain[:1_000_000]):
