@@ -299,3 +299,28 @@ def test_inside_wsl_the_hooks_driver_not_loaded_asks_no_kernel_module():
     assert "container-hook-driver-not-loaded" in errors
     assert not any(a[0] in ("lsmod", "dkms") for a in asks), asks
     assert ("ls", "-l", "/usr/lib/wsl/lib") in asks
+
+
+def test_the_hooks_missing_devices_cgroup_asks_its_release_and_the_hosts_cgroup_version():
+    for text in (
+        "stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: unknown.\n",
+        _example("dalle-playground-105-compose-cgroup-devices-not-found.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "container-hook-cgroup-v2" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert {("nvidia-container-cli", "--version"), ("stat", "-fc", "%T", "/sys/fs/cgroup")} <= asks
+
+
+def test_the_hooks_missing_ldconfig_asks_which_the_host_has_and_which_the_config_names():
+    for text in (
+        "nvidia-container-cli: ldcache error: open failed: /sbin/ldconfig.real: no such file or directory: unknown\n",
+        _example("conf-net-5-ldcache-ldconfig-real-missing.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert errors["container-hook-ldconfig-missing"]["ldconfig"] == "/sbin/ldconfig.real"
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("grep", "-n", "ldconfig", "/etc/nvidia-container-runtime/config.toml") in asks
+    # ldconfig itself failing (it ran) is another cause: not this entry
+    errors, _, _ = _run("nvidia-container-cli: ldcache error: process /sbin/ldconfig.real failed with error code: 1: unknown\n")
+    assert "container-hook-ldconfig-missing" not in errors
