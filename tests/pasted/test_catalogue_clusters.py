@@ -324,3 +324,14 @@ def test_the_hooks_missing_ldconfig_asks_which_the_host_has_and_which_the_config
     # ldconfig itself failing (it ran) is another cause: not this entry
     errors, _, _ = _run("nvidia-container-cli: ldcache error: process /sbin/ldconfig.real failed with error code: 1: unknown\n")
     assert "container-hook-ldconfig-missing" not in errors
+
+
+def test_enroot_without_the_container_cli_asks_a_gpu_node_of_the_job():
+    for text in (
+        "[ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container\n",
+        _example("pyxis-110-enroot-nvidia-container-cli-not-found.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "enroot-container-cli-missing" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("srun", "--gres=gpu:1", "which", "nvidia-container-cli") in asks
