@@ -335,3 +335,14 @@ def test_enroot_without_the_container_cli_asks_a_gpu_node_of_the_job():
         assert "enroot-container-cli-missing" in errors
         assert set(codes) == {"pasted-error-unexplained"}, set(codes)
         assert ("srun", "--gres=gpu:1", "which", "nvidia-container-cli") in asks
+
+
+def test_a_tres_slurm_does_not_track_asks_the_job_scripts_gpu_lines_and_the_partitions():
+    for text in (
+        "srun: error: Unable to allocate resources: Invalid Trackable RESource (TRES) specification\n",
+        _example("relion-877-empty-gres-invalid-tres.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "slurm-tres-invalid" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert {("grep", "-n", "-E", "--gres|--gpus|--mem-per-gpu", "<job-script>"), ("sinfo", "-o", "%P %N %G")} <= asks
