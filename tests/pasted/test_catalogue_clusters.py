@@ -345,4 +345,18 @@ def test_a_tres_slurm_does_not_track_asks_the_job_scripts_gpu_lines_and_the_part
         errors, codes, asks = _run(text)
         assert "slurm-tres-invalid" in errors
         assert set(codes) == {"pasted-error-unexplained"}, set(codes)
-        assert {("grep", "-n", "-E", "--gres|--gpus|--mem-per-gpu", "<job-script>"), ("sinfo", "-o", "%P %N %G")} <= asks
+        assert {("grep", "-n", "-E", "gres|gpus", "<job-script>"), ("sinfo", "-o", "%P %N %G")} <= asks
+
+
+def test_a_job_refused_at_submission_is_not_asked_for_its_allocation():
+    # no job exists: neither scontrol show job nor the job's environment can answer
+    for name in ("relion-877-empty-gres-invalid-tres.txt", "scicomp-docs-26-sinteractive-node-config-unavailable.txt"):
+        _, _, asks = _run(_example(name))
+        assert not any(a[:3] == ("scontrol", "show", "job") for a in asks), asks
+        assert ("env", "grep", "-E", "VISIBLE_DEVICES|GPU_DEVICE_ORDINAL") not in asks
+    # a step refused inside a running job still has its job
+    _, _, asks = _run(
+        "$ srun --gres=gpu:a100:1 python train.py\n"
+        "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification\n"
+    )
+    assert ("scontrol", "show", "job", "<job-id>") in asks

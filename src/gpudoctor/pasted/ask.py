@@ -260,7 +260,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "which libcuda.so.1 the container resolves (WSL's is under /usr/lib/wsl/lib)",
             )
         )
-    if facts.pasted.cluster == "slurm":
+    if facts.pasted.cluster == "slurm" and not _refused_at_submission(facts):
         out.append(
             Ask(
                 Cmd(("scontrol", "show", "job", Placeholder("job-id"))),
@@ -527,6 +527,16 @@ def _wsl_asks() -> list[Ask]:
         ),
         Ask(Cmd(("uname", "-r")), "the WSL kernel (a custom kernel without GPU support has no /dev/dxg)"),
     ]
+
+
+# Slurm's refusals of a job's request (the catalogue's GRES, node configuration and TRES entries) said where the job was
+# submitted ("Batch job submission failed", srun's "Unable to allocate resources"): no job exists to show or run in.
+_SLURM_REFUSED = frozenset({"slurm-gres-invalid", "slurm-node-config-unavailable", "slurm-tres-invalid"})
+_AT_SUBMISSION = ("submission failed", "unable to allocate resources")
+
+
+def _refused_at_submission(facts: Facts) -> bool:
+    return any(e.kind in _SLURM_REFUSED and any(w in e.line.lower() for w in _AT_SUBMISSION) for e in facts.pasted.errors)
 
 
 def _catalogue_asks(facts: Facts) -> list[Ask]:
