@@ -360,3 +360,19 @@ def test_a_job_refused_at_submission_is_not_asked_for_its_allocation():
         "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification\n"
     )
     assert ("scontrol", "show", "job", "<job-id>") in asks
+
+
+def test_the_operators_driver_validation_waiting_asks_its_driver_pod_and_the_nodes_own_driver():
+    for text in (
+        'driver-validation time="2024-10-24T09:25:53Z" level=warning msg="failed to validate the driver, retrying after 5 '
+        'seconds\\n"\n',
+        _example("gpu-operator-378-driver-validation-chroot-no-nvidia-smi.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "gpu-operator-driver-not-ready" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("kubectl", "logs", "-n", "<namespace>", "<driver-pod>", "--all-containers", "--tail=100") in asks
+        assert ("nvidia-smi",) in asks
+    # a chroot that runs nvidia-smi and prints its table is no failure
+    errors, codes, _ = _run("running command chroot with args [/run/nvidia/driver nvidia-smi]\n")
+    assert not errors and not codes
