@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from gpudoctor.checks.base import Check, ev
 from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
 from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup
@@ -236,7 +237,7 @@ def check_cdi_unresolved(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
-_RUNTIME_NVIDIA = re.compile(r"unknown or invalid runtime name: nvidia\b", re.IGNORECASE)
+_RUNTIME_NVIDIA = LazyPattern(r"unknown or invalid runtime name: nvidia\b", re.IGNORECASE)
 
 
 def check_docker_unknown_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
