@@ -376,3 +376,21 @@ def test_the_operators_driver_validation_waiting_asks_its_driver_pod_and_the_nod
     # a chroot that runs nvidia-smi and prints its table is no failure
     errors, codes, _ = _run("running command chroot with args [/run/nvidia/driver nvidia-smi]\n")
     assert not errors and not codes
+
+
+def test_the_kubelets_admission_without_healthy_gpus_asks_the_node_and_the_plugins_unhealthy_log():
+    for text in (
+        "  Warning  UnexpectedAdmissionError  10s  kubelet  Allocate failed due to no healthy devices present; cannot "
+        "allocate unhealthy devices nvidia.com/gpu, which is unexpected\n",
+        _example("kubernetes-96519-allocate-failed-devices-unavailable.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "kubelet-gpu-admission-failed" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("kubectl", "describe", "node", "<node>", "grep", "-E", "nvidia.com/gpu") in asks
+        assert ("kubectl", "logs", "-n", "<namespace>", "<device-plugin-pod>", "grep", "-i", "-E", "unhealthy|xid") in asks
+    errors, _, _ = _run(_example("kubernetes-96519-allocate-failed-devices-unavailable.txt"))
+    assert errors["kubelet-gpu-admission-failed"] | {} >= {"requested": "1", "available": "0"}
+    # another vendor's resource is not the NVIDIA device plugin's
+    errors, _, _ = _run("Allocate failed due to no healthy devices present; cannot allocate unhealthy devices amd.com/gpu\n")
+    assert "kubelet-gpu-admission-failed" not in errors
