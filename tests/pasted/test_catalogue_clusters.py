@@ -390,7 +390,8 @@ def test_the_kubelets_admission_without_healthy_gpus_asks_the_node_and_the_plugi
         assert ("kubectl", "describe", "node", "<node>", "grep", "-E", "nvidia.com/gpu") in asks
         assert ("kubectl", "logs", "-n", "<namespace>", "<device-plugin-pod>", "grep", "-i", "-E", "unhealthy|xid") in asks
     errors, _, _ = _run(_example("kubernetes-96519-allocate-failed-devices-unavailable.txt"))
-    assert errors["kubelet-gpu-admission-failed"] | {} >= {"requested": "1", "available": "0"}
+    said = errors["kubelet-gpu-admission-failed"]
+    assert (said["resource"], said["requested"], said["available"]) == ("gpu", "1", "0")
     # another vendor's resource is not the NVIDIA device plugin's
     errors, _, _ = _run("Allocate failed due to no healthy devices present; cannot allocate unhealthy devices amd.com/gpu\n")
     assert "kubelet-gpu-admission-failed" not in errors
