@@ -395,3 +395,17 @@ def test_the_kubelets_admission_without_healthy_gpus_asks_the_node_and_the_plugi
     # another vendor's resource is not the NVIDIA device plugin's
     errors, _, _ = _run("Allocate failed due to no healthy devices present; cannot allocate unhealthy devices amd.com/gpu\n")
     assert "kubelet-gpu-admission-failed" not in errors
+
+
+def test_the_hooks_driver_timeout_asks_the_hosts_persistence_mode():
+    for text in (
+        'stderr: nvidia-container-cli: initialization error: driver error: timed out\\\\n\\""": unknown.\n',
+        _example("ctk-202-driver-rpc-timed-out-persistence.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "container-hook-driver-timeout" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert {
+            ("nvidia-smi", "--query-gpu=index,name,persistence_mode", "--format=csv"),
+            ("systemctl", "status", "nvidia-persistenced"),
+        } <= asks
