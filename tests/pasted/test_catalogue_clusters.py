@@ -409,3 +409,14 @@ def test_the_hooks_driver_timeout_asks_the_hosts_persistence_mode():
             ("nvidia-smi", "--query-gpu=index,name,persistence_mode", "--format=csv"),
             ("systemctl", "status", "nvidia-persistenced"),
         } <= asks
+
+
+def test_compose_without_the_nvidia_runtime_ends_with_the_restart_not_a_docker_run():
+    # compose's `runtime: nvidia` on a Linux host: the same registration; compose, not a docker run, starts it again
+    text = (
+        "$ docker compose up -d\n[+] Running 0/1\n - Container app-ollama-1  Creating\n"
+        "Error response from daemon: unknown or invalid runtime name: nvidia\n"
+    )
+    _, codes, _ = _run(text)
+    cmds = _argvs(codes["container-no-gpu"])
+    assert cmds[-1] == ("systemctl", "restart", "docker")
