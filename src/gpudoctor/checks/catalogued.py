@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from gpudoctor.checks.base import Check, ev
 from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
 from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup
@@ -160,6 +161,116 @@ def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Linux containers); the NVIDIA Container Toolkit is for Linux hosts.",
             () if windows else docker_runtime_setup(facts),
             requires_root=not windows,
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+# NVIDIA's CDI guide (docs.nvidia.com, container-toolkit cdi-support): the spec, its listing, and the check it prints.
+_CDI_SPEC = "/etc/cdi/nvidia.yaml"
+
+
+def check_cdi_unresolved(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CDI's "unresolvable CDI devices nvidia.com/gpu=all" (container-device-interface pkg/cdi/cache.go): podman (4.1 and
+    later) or docker with CDI found no spec defining the device. The NVIDIA Container Toolkit writes it (`nvidia-ctk cdi
+    generate`, again after each driver change, as it names the driver's files), `nvidia-ctk cdi list` shows what it
+    defines, and a container started with the device checks it. Where the text shows the spec defining devices already,
+    where it lies or who reads it is open: the catalogue's asks decide."""
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+    from gpudoctor.planner.remedy import container_toolkit_install
+
+    said = [e for e in _said(facts, "cdi-device-unresolved") if (e.get("devices") or "").startswith("nvidia.com/")]
+    if not said or other_vendor_gpu_only(facts) is not None or facts.platform.system.lower().startswith("win"):
+        return
+    if any(int(e.get("count") or 0) > 0 for e in _said(facts, "cdi-devices-listed")):
+        return  # the spec defines devices: not a missing spec
+    shown = container_toolkit_shown(facts)
+    docker = "Error response from daemon" in said[0].line  # docker's daemon; podman prints its own "Error:"
+    # (the install's check of a snap docker is docker's: podman reads the spec whatever installed docker)
+    install = tuple(c for c in container_toolkit_install(facts) if docker or c.argv[:2] != ("snap", "list"))
+    runs = [e for e in facts.pasted.reported("docker-run-said") if (e.get("args") or "").split()]
+    if runs:
+        check = Cmd(("docker", "run", *(runs[-1].get("args") or "").split()), note="your command, as the text shows it")
+    elif docker:
+        check = Cmd(("docker", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu", "nvidia-smi", "-L"))
+    else:  # (label=disable: SELinux hosts keep the container from the device files otherwise)
+        check = Cmd(
+            (
+                "podman",
+                "run",
+                "--rm",
+                "--device",
+                "nvidia.com/gpu=all",
+                "--security-opt=label=disable",
+                "ubuntu",
+                "nvidia-smi",
+                "-L",
+            )
+        )
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the container engine cannot resolve the GPU's CDI device: no NVIDIA CDI spec where it reads",
+        f"{'docker' if docker else 'podman'} was asked for {said[0].get('devices')} and found no CDI spec (/etc/cdi, "
+        "/var/run/cdi) that defines it: the NVIDIA Container Toolkit has not generated one on this host, or it was "
+        "removed. The spec names the driver's files of the moment it is generated, so it is generated again after "
+        "each driver upgrade.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the host: "
+            + ("" if shown else "install the NVIDIA Container Toolkit from NVIDIA's repository, ")
+            + "generate the CDI spec for this driver, check that it lists nvidia.com/gpu=all, and start the container again.",
+            (
+                *(() if shown else install),
+                Cmd(
+                    ("nvidia-ctk", "cdi", "generate", f"--output={_CDI_SPEC}"), root=True, note="again after each driver upgrade"
+                ),
+                Cmd(("nvidia-ctk", "cdi", "list"), note="nvidia.com/gpu=all among the devices"),
+                check,
+            ),
+            requires_root=True,
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+_RUNTIME_NVIDIA = LazyPattern(r"unknown or invalid runtime name: nvidia\b", re.IGNORECASE)
+
+
+def check_docker_unknown_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """docker's "unknown or invalid runtime name: nvidia" (moby daemon/runtime_unix.go): `--runtime=nvidia` (or compose's
+    `runtime: nvidia`) names a runtime the daemon has not registered. On a Linux host the toolkit registers it in
+    daemon.json (`nvidia-ctk runtime configure --runtime=docker`), read when the daemon restarts. Docker Desktop (Windows,
+    or answering in WSL) registers none: its GPU comes through --gpus, so no Linux toolkit is prescribed there."""
+    from gpudoctor.checks.docker_desktop import desktop_answers
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+
+    said = [e for e in _said(facts, "container-unknown-runtime") if _RUNTIME_NVIDIA.search(e.line)]
+    if not said or facts.platform.system.lower().startswith("win") or desktop_answers(facts):
+        return
+    if other_vendor_gpu_only(facts) is not None:
+        return
+    steps = docker_runtime_setup(facts)
+    if not facts.pasted.reported("docker-run-said") and not said[0].line.lstrip("*> ").startswith("docker:"):
+        steps = steps[:-1]  # not a `docker run` (compose, or an API client): its own command starts it again
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "docker has no runtime named nvidia: the NVIDIA Container Toolkit is not registered with this daemon",
+        "docker's daemon answered 'unknown or invalid runtime name: nvidia': the runtime the container asks for is not "
+        "in its configuration (/etc/docker/daemon.json), because the NVIDIA Container Toolkit is not installed, was not "
+        "registered with docker, or the daemon was not restarted after.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the host: "
+            + ("" if container_toolkit_shown(facts) else "install the NVIDIA Container Toolkit from NVIDIA's repository, ")
+            + "register its runtime with docker and restart the daemon.",
+            steps,
+            requires_root=True,
             component="container",
             where="the host",
         ),
@@ -1660,6 +1771,8 @@ CHECKS = (
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
+    Check("catalogued-cdi-device", "platform", ("container-no-gpu",), check_cdi_unresolved, ("pasted",)),
+    Check("catalogued-docker-runtime", "platform", ("container-no-gpu",), check_docker_unknown_runtime, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
     Check("catalogued-slurm-devices", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_devices_unconstrained, ("pasted",)),
     Check("catalogued-p2p-acs", "frameworks", ("nccl-transport-disabled",), check_p2p_behind_switch, ("pasted",)),

@@ -1148,6 +1148,7 @@ _DESCRIPTIVE = frozenset(
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
+        "cdi-devices-listed",  # nvidia-ctk cdi list's count: what the host's CDI specs define (gpudoctor.checks.catalogued)
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

@@ -260,7 +260,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "which libcuda.so.1 the container resolves (WSL's is under /usr/lib/wsl/lib)",
             )
         )
-    if facts.pasted.cluster == "slurm":
+    if facts.pasted.cluster == "slurm" and not _refused_at_submission(facts):
         out.append(
             Ask(
                 Cmd(("scontrol", "show", "job", Placeholder("job-id"))),
@@ -529,6 +529,16 @@ def _wsl_asks() -> list[Ask]:
     ]
 
 
+# Slurm's refusals of a job's request (the catalogue's GRES, node configuration and TRES entries) said where the job was
+# submitted ("Batch job submission failed", srun's "Unable to allocate resources"): no job exists to show or run in.
+_SLURM_REFUSED = frozenset({"slurm-gres-invalid", "slurm-node-config-unavailable", "slurm-tres-invalid"})
+_AT_SUBMISSION = ("submission failed", "unable to allocate resources")
+
+
+def _refused_at_submission(facts: Facts) -> bool:
+    return any(e.kind in _SLURM_REFUSED and any(w in e.line.lower() for w in _AT_SUBMISSION) for e in facts.pasted.errors)
+
+
 def _catalogue_asks(facts: Facts) -> list[Ask]:
     """The asks of the catalogued messages the text shows (gpudoctor/parsers/catalogue.toml)."""
     from gpudoctor.parsers.catalogue import by_id, messages
@@ -544,6 +554,8 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
             cmd = _catalogue_cmd(facts, words)
             if (not windows and str(words[0]).endswith(".exe")) or (windows and _linux_only(cmd)):
                 continue  # a Windows program asked on Linux, a Linux one on Windows: a message's asks name each
+            if facts.platform.wsl and words[0] in ("lsmod", "dkms"):
+                continue  # WSL 2 loads no nvidia module: the Windows driver serves the GPU (its asks are WSL's own)
             if (words == ("nvidia-smi",) and facts.driver.version) or (
                 words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version
             ):

@@ -16,6 +16,7 @@ from typing import Any
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import CPU_INDEX_INSTALL, JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_CONDA_CPU, TORCH_OF_IMAGE
 from gpudoctor.host import canonical_name
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
@@ -63,6 +64,13 @@ def read_sources(sources: list[Source]) -> Gathered:
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
         # extractors read already (same kind) is theirs, with the values they parse.
         found += [e for e in catalogue_match(said) if e.kind not in kinds]
+        if any(e.get("entry") in _PLUGIN_SAID for e in found):
+            # NVIDIA's device plugin logs the NVML failure of its own pod: the node's driver is not shown failing.
+            found = [e for e in found if not (e.kind == "nvml" and _DAEMON_LOG_LINE.match(e.line))]
+        if any(e.get("entry") == "nvidia-container-cli-load-library-failed" for e in found):
+            # The runtime hook's loader on the host missed the driver's NVML: not a library the program or its
+            # environment (pip's wheels, LD_LIBRARY_PATH) loads, so not read as one (the entry asks the host).
+            found = [e for e in found if not (e.kind == "library-missing" and "nvidia-container-cli" in e.line)]
         if not found and (cut := _traceback_cut(lines)):
             found.append(ErrorEvidence("traceback-cut", cut))
         if not _GPU_WANTED.search(plain[:1_000_000]):
@@ -123,7 +131,11 @@ def _traceback_cut(lines: list[str]) -> str | None:
     return tail[-1].strip()[:300]
 
 
-_CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only"})
+_CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})
+# The device plugin's advice beside its NVML failure, and a line of its log: klog's header ("E0312 10:01:02.123456
+# 1 factory.go:99]") or Go's log before v0.15 ("2022/05/13 23:09:23").
+_PLUGIN_SAID = frozenset({"k8s-device-plugin-nvml-init-failed"})
+_DAEMON_LOG_LINE = LazyPattern(r"\s*(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\]|\d{4}/\d\d/\d\d \d\d:\d\d:\d\d )")
 # The text asks for the GPU: it names one, CUDA, cuBLAS or llama.cpp's n_gpu_layers.
 _GPU_WANTED = re.compile(r"\bGPUs?\b|\bCUDA|cuBLAS|n_gpu_layers|\bnvidia\b", re.IGNORECASE)
 

@@ -1,0 +1,422 @@
+"""The catalogue's family of containers beyond plain docker, and clusters (src/gpudoctor/parsers/catalogue.toml, its
+block of that name): the NVIDIA device plugin and containerd's CRI on Kubernetes, CDI, docker's runtime registry,
+Apptainer's --nv and Slurm's GRES. Each message leads to a finding where the paste decides it (CDI's missing spec,
+docker's missing nvidia runtime) or to the asks that decide it, on the machine that answers them; a minimal paste and
+the real example each, and a quiet twin where the same words are no failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+
+EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+
+
+def _run(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    asks = {tuple(map(str, a.command.argv)) + tuple(a.command.pipe) for a in ask_for(report.facts, report.findings)}
+    errors = {e["kind"]: dict(e.get("values") or {}) for e in snapshot["pasted"]["errors"]}
+    return errors, {f.code: f for f in report.findings}, asks
+
+
+def _example(name: str) -> str:
+    return (EXAMPLES / name).read_text(encoding="utf-8")
+
+
+def _argvs(finding) -> list[tuple]:
+    return [tuple(map(str, c.argv)) + tuple(map(str, c.pipe)) for c in finding.remediation.commands if isinstance(c, Cmd)]
+
+
+def _root(finding) -> set[tuple]:
+    return {tuple(map(str, c.argv)) for c in finding.remediation.commands if isinstance(c, Cmd) and c.root}
+
+
+# --- the NVIDIA device plugin and containerd's CRI ------------------------------------------------------------------
+
+_PLUGIN_KLOG = (
+    "$ kubectl logs -n kube-system nvidia-device-plugin-daemonset-x7z2q\n"
+    "I0312 10:01:02.123456       1 main.go:256] Retreiving plugins.\n"
+    "E0312 10:01:02.123456       1 factory.go:99] Failed to initialize NVML: ERROR_LIBRARY_NOT_FOUND.\n"
+    "E0312 10:01:02.123456       1 factory.go:100] If this is a GPU node, did you set the docker default runtime to "
+    "`nvidia`?\n"
+    "E0312 10:01:02.123456       1 main.go:132] error starting plugins: error creating plugin manager: unable to create "
+    "plugin manager: nvml init failed: ERROR_LIBRARY_NOT_FOUND\n"
+)
+# the plugin since v0.15 (go-nvlib's platform detection): the pod got no libnvidia-ml.so.1 at all
+_PLUGIN_NO_LIBRARY = (
+    "I0312 10:01:02.123456       1 factory.go:107] Detected non-NVML platform: could not load NVML library: "
+    "libnvidia-ml.so.1: cannot open shared object file: No such file or directory\n"
+    "E0312 10:01:02.123456       1 factory.go:115] Incompatible platform detected\n"
+    "E0312 10:01:02.123456       1 factory.go:116] If this is a GPU node, did you configure the NVIDIA Container Toolkit?\n"
+)
+_PLUGIN_ASKS = {
+    ("kubectl", "get", "nodes", "-o", "wide"),
+    ("docker", "info", "--format", "{{.DefaultRuntime}}"),
+    ("containerd", "config", "dump", "grep", "-n", "-E", "default_runtime_name|nvidia"),
+}
+
+
+def test_the_device_plugins_nvml_failure_asks_the_nodes_runtime_not_a_driver_fix():
+    # The NVML failure is the plugin pod's: the node's driver is not shown failing, so no driver-unreachable (and no
+    # reboot); the asks decide which runtime the node runs and whether nvidia is its default.
+    for text in (_PLUGIN_KLOG, _PLUGIN_NO_LIBRARY, _example("k8s-device-plugin-303-nvml-docker-default-runtime.txt")):
+        errors, codes, asks = _run(text)
+        assert "device-plugin-no-nvml" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert asks >= _PLUGIN_ASKS and ("nvidia-smi",) in asks
+
+
+def test_the_plugin_that_found_no_devices_asks_the_node():
+    for text in (
+        "I0612 09:21:25.000000       1 main.go:416] No devices found. Waiting indefinitely.\n",
+        _example("k8s-device-plugin-414-no-devices-waiting.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "device-plugin-no-devices" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("kubectl", "get", "nodes", "-o", "wide") in asks and ("nvidia-smi",) in asks
+
+
+def test_a_plugin_that_registered_is_quiet():
+    text = (
+        "2017/12/08 06:41:44 Loading NVML\n"
+        "2017/12/08 06:41:45 Starting to serve on /var/lib/kubelet/device-plugins/nvidia.sock\n"
+        "2017/12/08 06:41:45 Registered device plugin with Kubelet\n"
+    )
+    errors, codes, _ = _run(text)
+    assert not errors and not codes
+
+
+def test_containerd_without_the_nvidia_handler_asks_its_config_and_the_toolkit_pod():
+    for text in (
+        "Warning  FailedCreatePodSandBox  12s  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = "
+        'failed to get sandbox runtime: no runtime for "nvidia" is configured\n',
+        _example("gpu-operator-730-no-runtime-for-nvidia.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert errors["cri-runtime-handler-missing"]["handler"] == "nvidia"
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("containerd", "config", "dump", "grep", "-n", "nvidia") in asks
+        assert ("kubectl", "get", "pods", "-A", "-o", "wide", "grep", "-E", "nvidia-container-toolkit|gpu-operator") in asks
+
+
+# --- CDI (podman, docker with CDI) ----------------------------------------------------------------------------------
+
+_CDI = "$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L\nError: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n"
+
+
+def test_an_unresolvable_cdi_device_generates_the_spec_on_the_host():
+    errors, codes, _ = _run(_CDI)
+    assert errors["cdi-device-unresolved"]["devices"] == "nvidia.com/gpu=all"
+    f = codes["container-no-gpu"]
+    cmds = _argvs(f)
+    generate = ("nvidia-ctk", "cdi", "generate", "--output=/etc/cdi/nvidia.yaml")
+    assert generate in _root(f)
+    assert cmds.index(generate) < cmds.index(("nvidia-ctk", "cdi", "list"))
+    # NVIDIA's check of the spec, with the engine the text shows, last
+    # (label=disable as NVIDIA's CDI guide runs it: SELinux hosts keep the device files from the container otherwise)
+    assert cmds[-1] == (
+        "podman",
+        "run",
+        "--rm",
+        "--device",
+        "nvidia.com/gpu=all",
+        "--security-opt=label=disable",
+        "ubuntu",
+        "nvidia-smi",
+        "-L",
+    )
+    assert f.remediation.where == "the host"
+
+
+def test_the_real_cdi_report_installs_the_toolkit_first_and_reruns_the_reporters_command():
+    _, codes, _ = _run(_example("fasterliveportrait-116-podman-cdi-unresolvable.txt"))
+    cmds = _argvs(codes["container-no-gpu"])
+    generate = cmds.index(("nvidia-ctk", "cdi", "generate", "--output=/etc/cdi/nvidia.yaml"))
+    # the toolkit is not shown installed: its install comes before the spec (the distribution is not shown: asked first)
+    assert ("cat", "/etc/os-release") in cmds[:generate]
+    assert cmds[-1][:2] == ("docker", "run") and "--gpus=all" in cmds[-1]
+
+
+def test_a_toolkit_shown_installed_generates_without_installing():
+    text = "$ nvidia-ctk --version\nNVIDIA Container Toolkit CLI version 1.14.3\n" + _CDI
+    _, codes, _ = _run(text)
+    cmds = _argvs(codes["container-no-gpu"])
+    assert cmds[0] == ("nvidia-ctk", "cdi", "generate", "--output=/etc/cdi/nvidia.yaml")
+
+
+def test_a_spec_that_lists_the_device_is_not_regenerated_it_is_asked():
+    # nvidia-ctk lists the device, and the engine still cannot resolve it: where it reads, or who reads, decides
+    text = "$ sudo nvidia-ctk cdi list\nINFO[0000] Found 2 CDI devices\nnvidia.com/gpu=0\nnvidia.com/gpu=all\n" + _CDI
+    for paste in (text, _example("ctk-146-podman-cdi-listed-still-unresolvable.txt")):
+        errors, codes, asks = _run(paste)
+        assert errors["cdi-devices-listed"]["count"] == "2"
+        assert "container-no-gpu" not in codes and "pasted-error-unexplained" in codes
+        assert ("ls", "-l", "/etc/cdi", "/var/run/cdi") in asks
+
+
+# --- docker's runtime registry -------------------------------------------------------------------------------------
+
+_UNKNOWN = (
+    "$ docker run --rm --runtime=nvidia nvidia/cuda:12.2.0-base-ubuntu22.04 nvidia-smi\n"
+    "docker: Error response from daemon: unknown or invalid runtime name: nvidia.\n"
+)
+
+
+def test_docker_without_the_nvidia_runtime_registers_it_on_the_host():
+    for text in (_UNKNOWN, _example("3dgrut-71-docker-unknown-runtime-nvidia.txt")):
+        _, codes, _ = _run(text)
+        f = codes["container-no-gpu"]
+        cmds = _argvs(f)
+        configure = ("nvidia-ctk", "runtime", "configure", "--runtime=docker")
+        assert {configure, ("systemctl", "restart", "docker")} <= _root(f)
+        assert cmds.index(configure) < cmds.index(("systemctl", "restart", "docker"))
+        assert f.remediation.where == "the host"
+    # Ubuntu named: NVIDIA's apt route installs the toolkit first
+    _, codes, _ = _run(_example("3dgrut-71-docker-unknown-runtime-nvidia.txt"))
+    assert ("apt-get", "install", "-y", "nvidia-container-toolkit") in _root(codes["container-no-gpu"])
+
+
+def test_another_runtime_name_is_not_this_fix():
+    other = "docker: Error response from daemon: unknown or invalid runtime name: oci.\n"
+    assert "container-no-gpu" not in _run(other)[1]
+
+
+def test_docker_desktop_on_windows_gets_no_linux_toolkit():
+    text = (
+        "D:\\ai369\\HeyGem.ai\\deploy>docker-compose up -d\nError response from daemon: unknown or invalid runtime name: nvidia\n"
+    )
+    _, codes, _ = _run(text)
+    assert "container-no-gpu" not in codes
+
+
+# --- Apptainer / Singularity ---------------------------------------------------------------------------------------
+
+
+def test_apptainer_without_nv_files_asks_the_machine_that_ran_it():
+    for text in (
+        "$ apptainer exec --nv pytorch.sif python -c 'import torch; print(torch.cuda.is_available())'\n"
+        "WARNING: Could not find any nv files on this host!\nFalse\n",
+        _example("nixpkgs-334853-apptainer-no-nv-files.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "apptainer-nv-files-missing" in errors
+        assert "pasted-error-unexplained" in codes
+        assert ("nvidia-smi",) in asks and ("ldconfig", "-p", "grep", "-E", "libnvidia-ml|libcuda") in asks
+
+
+def test_apptainer_on_a_cpu_job_that_wants_no_gpu_is_quiet():
+    text = "$ singularity exec opmreleases_latest.sif which flow\nINFO:    Could not find any nv files on this host!\n/usr/bin/flow\n"
+    errors, codes, _ = _run(text)
+    assert "apptainer-nv-files-missing" not in errors and not codes
+
+
+# --- Slurm ---------------------------------------------------------------------------------------------------------
+
+
+def test_a_job_no_node_can_take_asks_the_partitions():
+    for text in (
+        "sbatch: error: Batch job submission failed: Requested node configuration is not available\n",
+        _example("scicomp-docs-26-sinteractive-node-config-unavailable.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "slurm-node-config-unavailable" in errors
+        assert "pasted-error-unexplained" in codes
+        assert ("sinfo", "-o", "%P %N %G %c %m") in asks and ("scontrol", "show", "partition") in asks
+
+
+def test_a_node_drained_for_fewer_gpus_asks_its_administrator_for_slurmds_view():
+    errors, codes, asks = _run(_example("magic-castle-361-gres-gpu-count-lower.txt"))
+    assert errors["slurm-node-gpus-fewer"] == {
+        "entry": "slurm-gres-count-lower",
+        "gres": "gres/gpu",
+        "found": "3",
+        "configured": "4",
+    }
+    assert "pasted-error-unexplained" in codes
+    assert {("nvidia-smi", "-L"), ("slurmd", "-G")} <= asks
+
+
+def test_slurmd_stopped_on_a_missing_device_file_asks_whether_the_driver_is_loaded():
+    for text in (
+        "slurmd: fatal: can't stat gres.conf file /dev/nvidia3: No such file or directory\n",
+        _example("bibigrid-705-slurmd-cant-stat-dev-nvidia0.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert errors["slurm-gres-device-missing"]["file"].startswith("/dev/nvidia")
+        assert "pasted-error-unexplained" in codes
+        assert {("lsmod", "grep", "nvidia"), ("ls", "-l", "/dev", "grep", "nvidia")} <= asks
+
+
+# --- libnvidia-container's hook, on the host ------------------------------------------------------------------------
+
+
+def test_the_hook_without_nvml_asks_the_host_for_its_driver_and_loader_cache():
+    for text in (
+        "$ docker run --rm --gpus all ubuntu nvidia-smi\ndocker: Error response from daemon: failed to create task for "
+        "container: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container "
+        "process: error during container init: error running hook #0: error running hook: exit status 1, stdout: , "
+        "stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization error: load library failed: "
+        "libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown.\n",
+        _example("libnvidia-container-231-rocky-load-library-failed.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert errors["container-hook-no-nvml"]["library"] == "libnvidia-ml.so.1"
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert {("nvidia-smi",), ("ldconfig", "-p", "grep", "libnvidia-ml")} <= asks
+        # the hook's loader on the host, not a program's: neither its wheels nor a shell's LD_LIBRARY_PATH decide it
+        assert "library-missing" not in errors
+        assert ("printenv", "LD_LIBRARY_PATH") not in asks and not any("pip" in a for a in asks)
+
+
+def test_the_hooks_driver_not_loaded_asks_whether_the_host_built_the_module():
+    # the hook's line alone is the host's driver unreachable; beside docker's refusal of the container, whose host the
+    # text does not show, the asks decide (either way: whether the module is loaded and built for the running kernel)
+    for text, code in (
+        ("stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n", "driver-unreachable"),
+        (_example("apollo-perception-20-hook-driver-not-loaded.txt"), "pasted-error-unexplained"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "container-hook-driver-not-loaded" in errors
+        assert set(codes) == {code}, set(codes)
+        assert {("lsmod", "grep", "nvidia"), ("dkms", "status"), ("uname", "-r")} <= asks
+
+
+def test_inside_wsl_the_hooks_driver_not_loaded_asks_no_kernel_module():
+    text = (
+        "user@DESKTOP-1:~$ uname -r\n5.4.72-microsoft-standard-WSL2\n"
+        "stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.\n"
+    )
+    errors, _, asks = _run(text)
+    assert "container-hook-driver-not-loaded" in errors
+    assert not any(a[0] in ("lsmod", "dkms") for a in asks), asks
+    assert ("ls", "-l", "/usr/lib/wsl/lib") in asks
+
+
+def test_the_hooks_missing_devices_cgroup_asks_its_release_and_the_hosts_cgroup_version():
+    for text in (
+        "stderr: nvidia-container-cli: container error: cgroup subsystem devices not found: unknown.\n",
+        _example("dalle-playground-105-compose-cgroup-devices-not-found.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "container-hook-cgroup-v2" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert {("nvidia-container-cli", "--version"), ("stat", "-fc", "%T", "/sys/fs/cgroup")} <= asks
+
+
+def test_the_hooks_missing_ldconfig_asks_which_the_host_has_and_which_the_config_names():
+    for text in (
+        "nvidia-container-cli: ldcache error: open failed: /sbin/ldconfig.real: no such file or directory: unknown\n",
+        _example("conf-net-5-ldcache-ldconfig-real-missing.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert errors["container-hook-ldconfig-missing"]["ldconfig"] == "/sbin/ldconfig.real"
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("grep", "-n", "ldconfig", "/etc/nvidia-container-runtime/config.toml") in asks
+    # ldconfig itself failing (it ran) is another cause: not this entry
+    errors, _, _ = _run("nvidia-container-cli: ldcache error: process /sbin/ldconfig.real failed with error code: 1: unknown\n")
+    assert "container-hook-ldconfig-missing" not in errors
+
+
+def test_enroot_without_the_container_cli_asks_a_gpu_node_of_the_job():
+    for text in (
+        "[ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container\n",
+        _example("pyxis-110-enroot-nvidia-container-cli-not-found.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "enroot-container-cli-missing" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("srun", "--gres=gpu:1", "which", "nvidia-container-cli") in asks
+
+
+def test_a_tres_slurm_does_not_track_asks_the_job_scripts_gpu_lines_and_the_partitions():
+    for text in (
+        "srun: error: Unable to allocate resources: Invalid Trackable RESource (TRES) specification\n",
+        _example("relion-877-empty-gres-invalid-tres.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "slurm-tres-invalid" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert {("grep", "-n", "-E", "gres|gpus", "<job-script>"), ("sinfo", "-o", "%P %N %G")} <= asks
+
+
+def test_a_job_refused_at_submission_is_not_asked_for_its_allocation():
+    # no job exists: neither scontrol show job nor the job's environment can answer
+    for name in ("relion-877-empty-gres-invalid-tres.txt", "scicomp-docs-26-sinteractive-node-config-unavailable.txt"):
+        _, _, asks = _run(_example(name))
+        assert not any(a[:3] == ("scontrol", "show", "job") for a in asks), asks
+        assert ("env", "grep", "-E", "VISIBLE_DEVICES|GPU_DEVICE_ORDINAL") not in asks
+    # a step refused inside a running job still has its job
+    _, _, asks = _run(
+        "$ srun --gres=gpu:a100:1 python train.py\n"
+        "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification\n"
+    )
+    assert ("scontrol", "show", "job", "<job-id>") in asks
+
+
+def test_the_operators_driver_validation_waiting_asks_its_driver_pod_and_the_nodes_own_driver():
+    for text in (
+        'driver-validation time="2024-10-24T09:25:53Z" level=warning msg="failed to validate the driver, retrying after 5 '
+        'seconds\\n"\n',
+        _example("gpu-operator-378-driver-validation-chroot-no-nvidia-smi.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "gpu-operator-driver-not-ready" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("kubectl", "logs", "-n", "<namespace>", "<driver-pod>", "--all-containers", "--tail=100") in asks
+        assert ("nvidia-smi",) in asks
+    # a chroot that runs nvidia-smi and prints its table is no failure
+    errors, codes, _ = _run("running command chroot with args [/run/nvidia/driver nvidia-smi]\n")
+    assert not errors and not codes
+
+
+def test_the_kubelets_admission_without_healthy_gpus_asks_the_node_and_the_plugins_unhealthy_log():
+    for text in (
+        "  Warning  UnexpectedAdmissionError  10s  kubelet  Allocate failed due to no healthy devices present; cannot "
+        "allocate unhealthy devices nvidia.com/gpu, which is unexpected\n",
+        _example("kubernetes-96519-allocate-failed-devices-unavailable.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "kubelet-gpu-admission-failed" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert ("kubectl", "describe", "node", "<node>", "grep", "-E", "nvidia.com/gpu") in asks
+        assert ("kubectl", "logs", "-n", "<namespace>", "<device-plugin-pod>", "grep", "-i", "-E", "unhealthy|xid") in asks
+    errors, _, _ = _run(_example("kubernetes-96519-allocate-failed-devices-unavailable.txt"))
+    said = errors["kubelet-gpu-admission-failed"]
+    assert (said["resource"], said["requested"], said["available"]) == ("gpu", "1", "0")
+    # another vendor's resource is not the NVIDIA device plugin's
+    errors, _, _ = _run("Allocate failed due to no healthy devices present; cannot allocate unhealthy devices amd.com/gpu\n")
+    assert "kubelet-gpu-admission-failed" not in errors
+
+
+def test_the_hooks_driver_timeout_asks_the_hosts_persistence_mode():
+    for text in (
+        'stderr: nvidia-container-cli: initialization error: driver error: timed out\\\\n\\""": unknown.\n',
+        _example("ctk-202-driver-rpc-timed-out-persistence.txt"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "container-hook-driver-timeout" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert {
+            ("nvidia-smi", "--query-gpu=index,name,persistence_mode", "--format=csv"),
+            ("systemctl", "status", "nvidia-persistenced"),
+        } <= asks
+
+
+def test_compose_without_the_nvidia_runtime_ends_with_the_restart_not_a_docker_run():
+    # compose's `runtime: nvidia` on a Linux host: the same registration; compose, not a docker run, starts it again
+    text = (
+        "$ docker compose up -d\n[+] Running 0/1\n - Container app-ollama-1  Creating\n"
+        "Error response from daemon: unknown or invalid runtime name: nvidia\n"
+    )
+    _, codes, _ = _run(text)
+    cmds = _argvs(codes["container-no-gpu"])
+    assert cmds[-1] == ("systemctl", "restart", "docker")
