@@ -163,6 +163,7 @@ PROGRAM_FAULTS = [
     ("conceptexpress-5-tensors-on-two-devices.txt", "torch-tensors-on-two-devices"),
     ("pycls-183-cannot-reinitialize-cuda-forked.txt", "torch-cannot-reinitialize-cuda-forked"),
     ("mineru-1508-m40-bf16-cublas-not-supported.txt", "cublas-status-not-supported"),
+    ("sknet-14-cudnn-not-supported-non-contiguous.txt", "cudnn-status-not-supported"),
 ]
 
 
@@ -240,11 +241,19 @@ def test_memory_held_outside_pytorch_is_gpu_memory_held():
     assert "gpu-memory-held" in codes
 
 
-def test_cuda_library_alloc_failed_is_the_gpu_full_not_the_install():
-    snapshot, report, _, asks = _run(_example("qwen3-873-cublas-alloc-failed.txt"))
+@pytest.mark.parametrize("name", ["qwen3-873-cublas-alloc-failed.txt", "iim-28-cuda-error-out-of-memory.txt"])
+def test_cuda_library_alloc_failed_is_the_gpu_full_not_the_install(name):
+    snapshot, report, _, asks = _run(_example(name))
     assert _kinds(snapshot) == {"gpu-memory-exhausted"}
     assert not _alarms(report)
     assert "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv" in asks
+
+
+def test_cuda_driver_initialization_failed_asks_the_driver_and_its_device_nodes():
+    snapshot, _, codes, asks = _run(_example("points2surf-17-cuda-driver-initialization-failed.txt"))
+    assert _kinds(snapshot) == {"cuda-driver-init-failed"}
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert {"nvidia-smi", "ls -l /dev/nvidiactl /dev/nvidia-uvm /dev/nvidia0"} <= set(asks)
 
 
 def test_deserialize_without_cuda_asks_which_torch_ran_unless_the_paste_shows_cuda_available():
