@@ -264,3 +264,10 @@ def test_deserialize_without_cuda_asks_which_torch_ran_unless_the_paste_shows_cu
     # Another interpreter printed CUDA available: the failing one is not shown, so nothing is claimed of it.
     _, report, _, _ = _run("CUDA available: True\n" + _example("person-find-3-deserialize-cuda-unavailable.txt"))
     assert "pasted-error-unexplained" not in {f.code for f in report.findings}
+
+
+def test_the_allocators_nvml_assert_asks_whether_nvml_answers():
+    snapshot, _, codes, asks = _run(_example("pytorch-112950-allocator-nvml-init-assert.txt"))
+    assert _kinds(snapshot) == {"torch-allocator-nvml-failed"}
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert {"nvidia-smi", "nvidia-smi -L", "printenv CUDA_VISIBLE_DEVICES"} <= set(asks)
