@@ -271,3 +271,17 @@ def test_the_allocators_nvml_assert_asks_whether_nvml_answers():
     assert _kinds(snapshot) == {"torch-allocator-nvml-failed"}
     assert set(codes) == {"pasted-error-unexplained"}
     assert {"nvidia-smi", "nvidia-smi -L", "printenv CUDA_VISIBLE_DEVICES"} <= set(asks)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "decider"),
+    [
+        ("sygil-webui-1488-launch-timed-out-windows.txt", "cuda-launch-timeout", "nvidia-smi"),
+        ("yolox-1212-unspecified-launch-failure.txt", "cuda-launch-failure", "sudo dmesg | grep -i xid"),
+    ],
+)
+def test_kernel_launch_failures_ask_the_watchdog_and_the_kernel_log(name, kind, decider):
+    snapshot, _, codes, asks = _run(_example(name))
+    assert _kinds(snapshot) == {kind}
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert decider in asks
