@@ -1142,6 +1142,10 @@ _DESCRIPTIVE = frozenset(
         "job-gpus",
         "program-gpus",
         "torch-oom",
+        "gpu-memory-exhausted",  # cuBLAS's or cuDNN's ALLOC_FAILED: the GPU is full, as for torch-oom
+        # A program's own fault the catalogue recognises (an index out of range, a tensor left on the CPU, CUDA in a
+        # forked child, a data type the GPU lacks): read and shown, never an environment finding.
+        "program-fault",
         "cuda-available-said",
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
         "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued)
@@ -1159,7 +1163,7 @@ _TF_WARNING = LazyPattern(r"\d: W \S+\.cc:\d+\]")
 
 
 def _failure(e, facts: Facts) -> bool:
-    if e.kind in ("cuda-unavailable", "cuda-no-gpus") and facts.pasted.reported("cuda-available-said"):
+    if e.kind in ("cuda-unavailable", "cuda-no-gpus", "torch-load-no-cuda") and facts.pasted.reported("cuda-available-said"):
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
         return False

@@ -346,6 +346,18 @@ _TORCH_OOM = _Lazy(
     r"Tried to allocate [\d.]+ [KMG]iB \(GPU (?P<gpu>\d+); (?P<total>[\d.]+) (?P<tu>[KMG]iB) total capacity; "
     r"[\d.]+ [KMG]iB already allocated; (?P<free>[\d.]+) (?P<fu>[KMG]iB) free; (?P<reserved>[\d.]+) (?P<ru>[KMG]iB) reserved"
 )
+# The same message from PyTorch 2.1 on (c10/cuda/CUDACachingAllocator.cpp @eb42ad6e): "... GPU 0 has a total capacity of
+# 7.92 GiB of which 27.38 MiB is free. [Process N has X memory in use. ][Including non-PyTorch memory, this process has X
+# memory in use. ]Of the allocated memory 7.11 GiB is allocated by PyTorch, and 257.90 MiB is reserved by PyTorch but
+# unallocated." PyTorch's own share is allocated plus reserved-but-unallocated; some 2.1 builds spell "capacty", and
+# format_size writes sizes under 1 KiB in bytes ("0 bytes is free"). "Process N has" may be this very process (in a
+# container NVML lists it by the host's pid), so only the figures decide what others hold.
+_TORCH_OOM_NEW = _Lazy(
+    r"Tried to allocate [\d.]+ (?:bytes|[KMG]iB)\. GPU (?P<gpu>\d+) has a total capac(?:i)?ty of (?P<total>[\d.]+) "
+    r"(?P<tu>bytes|[KMG]iB) of which (?P<free>[\d.]+) (?P<fu>bytes|[KMG]iB) is free\..{0,2000}?Of the allocated memory "
+    r"(?P<alloc>[\d.]+) (?P<au>bytes|[KMG]iB) is allocated by PyTorch,.{0,200}? and (?P<unalloc>[\d.]+) "
+    r"(?P<uu>bytes|[KMG]iB) is reserved by PyTorch but unallocated"
+)
 _DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
 # `--gpus 0`: docker's --gpus reads a bare number as a count (docker/cli opts/gpus.go, parseCount), so this asks for
 # no GPU at all; the first GPU is `--gpus device=0`. A reporter writes it meaning GPU 0.
@@ -522,6 +534,17 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 free=_bytes(m.group("free"), m.group("fu")),
                 reserved=_bytes(m.group("reserved"), m.group("ru")),
             )
+        elif m := _TORCH_OOM_NEW.search(line):
+            reserved = int(_bytes(m.group("alloc"), m.group("au"))) + int(_bytes(m.group("unalloc"), m.group("uu")))
+            add(
+                "torch-oom",
+                line,
+                gpu=m.group("gpu"),
+                total=_bytes(m.group("total"), m.group("tu")),
+                free=_bytes(m.group("free"), m.group("fu")),
+                reserved=str(reserved),
+                unallocated=_bytes(m.group("unalloc"), m.group("uu")),
+            )
         if m := _DOCKER_RUN.search(line):
             # its plain words (given back in a plan), or none where the line has the shell's own syntax
             add("docker-run-said", line, **({"args": args} if (args := _docker_args(m.group("args"))) else {}))
@@ -678,7 +701,7 @@ def _cudnn_int(value: str) -> str:
 
 
 def _bytes(value: str, unit: str) -> str:
-    return str(int(float(value) * {"KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}[unit]))
+    return str(int(float(value) * {"bytes": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}[unit]))
 
 
 def _cc(digits: str) -> str:

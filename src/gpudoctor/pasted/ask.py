@@ -87,6 +87,12 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     # explain nothing; the finding's own steps read what decides it.
     if {f.code for f in findings} == {"container-gpus-unrequested"}:
         return []
+    # Only the program's own faults shown (a device-side assert, a tensor left on the CPU, CUDA in a forked child: the
+    # catalogue's "program-fault"), nothing failing in the environment: the driver's and the framework's outputs would
+    # decide nothing; what the program should do is in the message's meaning.
+    errors = facts.pasted.errors
+    if errors and all(e.kind == "program-fault" for e in errors) and all(f.severity < Severity.WARNING for f in findings):
+        return []
     from gpudoctor.planner.remedy import python_exe
 
     out: list[Ask] = []

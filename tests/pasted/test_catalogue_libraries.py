@@ -1,0 +1,287 @@
+"""cuBLAS's and cuDNN's status codes as the frameworks print them, and PyTorch's own CUDA messages (the catalogue's
+block in src/gpudoctor/parsers/catalogue.toml, issue 28): each message read from its line with the asks that decide
+what it leaves open; the program's own faults read and never turned into an environment finding; the out-of-memory
+message's figures decide whether something else holds the GPU."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.model import Severity
+from gpudoctor.parsers.catalogue import match
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+
+
+def _run(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    asks = [
+        " ".join(map(str, a.command.argv)) + (" | " + " ".join(map(str, a.command.pipe)) if a.command.pipe else "")
+        for a in ask_for(report.facts, report.findings)
+    ]
+    return snapshot, report, {f.code: f for f in report.findings}, asks
+
+
+def _example(name: str) -> str:
+    return (EXAMPLES / name).read_text(encoding="utf-8")
+
+
+def _entries(text: str) -> dict[str, str]:
+    return {e.get("entry"): e.kind for e in match(text)}
+
+
+def _kinds(snapshot) -> set[str]:
+    return {e["kind"] for e in snapshot["pasted"]["errors"]}
+
+
+def _alarms(report) -> list[str]:
+    return [f.code for f in report.findings if f.severity >= Severity.WARNING]
+
+
+# One minimal line per status, as PyTorch (or TensorFlow, Caffe, CTranslate2) prints it, with the ask that decides it.
+STATUS_LINES = [
+    (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+        "cublas-status-not-initialized",
+        "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+    ),
+    (
+        "E tensorflow/stream_executor/cuda/cuda_blas.cc:464] failed to create cublas handle: CUBLAS_STATUS_NOT_INITIALIZED",
+        "cublas-status-not-initialized",
+        "printenv LD_LIBRARY_PATH",
+    ),
+    (
+        "[FT][ERROR] CUDA runtime error: CUBLAS_STATUS_ARCH_MISMATCH open_attention.h:171",
+        "cublas-status-arch-mismatch",
+        "nvidia-smi --query-gpu=name,compute_cap --format=csv",
+    ),
+    (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k)`",
+        "cublas-status-execution-failed",
+        "nvidia-smi --query-gpu=name,compute_cap --format=csv",
+    ),
+    (
+        "CTranslate2/src/cuda/primitives.cu:563: cuBLAS failed with status CUBLAS_STATUS_INVALID_VALUE",
+        "cublas-status-invalid-value",
+        "printenv LD_LIBRARY_PATH",
+    ),
+    (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_INTERNAL_ERROR when calling `cublasCreate(handle)`",
+        "cublas-status-internal-error",
+        "nvidia-smi",
+    ),
+    (
+        "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED",
+        "cudnn-status-not-initialized",
+        "printenv LD_LIBRARY_PATH",
+    ),
+    (
+        "F0628 13:44:06.798274 24168 cudnn_conv_layer.cpp:53] Check failed: status == CUDNN_STATUS_SUCCESS (6 vs. 0)  CUDNN_STATUS_ARCH_MISMATCH",
+        "cudnn-status-arch-mismatch",
+        "nvidia-smi --query-gpu=name,compute_cap --format=csv",
+    ),
+    (
+        "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED",
+        "cudnn-status-execution-failed",
+        "nvidia-smi --query-gpu=name,compute_cap,memory.used,memory.total --format=csv",
+    ),
+    (
+        "OSError: (External) CUDNN error(7), CUDNN_STATUS_MAPPING_ERROR.",
+        "cudnn-status-mapping-error",
+        "nvidia-smi --query-gpu=name,compute_cap,memory.used,memory.total --format=csv",
+    ),
+    (
+        "RuntimeError: CUDNN_BACKEND_TENSOR_DESCRIPTOR cudnnFinalize failed: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
+        "cudnn-status-version-mismatch",
+        "ldconfig -p | grep libcudnn",
+    ),
+    (
+        "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR",
+        "cudnn-status-internal-error",
+        "printenv CUDA_VISIBLE_DEVICES",
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "entry", "decider"), STATUS_LINES, ids=[f"{e}-{i}" for i, (_, e, _) in enumerate(STATUS_LINES)])
+def test_a_status_is_read_and_asks_what_decides_it(line, entry, decider):
+    assert _entries(line).get(entry) == "cuda-library-status"
+    snapshot, _, codes, asks = _run(line + "\n")
+    assert "cuda-library-status" in _kinds(snapshot)
+    # No environment cause is named from the status alone: the failure is shown as unexplained, with its deciders.
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert decider in asks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a program's own source listing the statuses (a switch over cublasStatus_t)
+        '    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";\n'
+        '    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";\n'
+        '    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";\n',
+        # cuDNN's header enum on one line: ALLOC_FAILED is a name there, not a failure before ARCH_MISMATCH
+        "typedef enum { CUDNN_STATUS_SUCCESS = 0, CUDNN_STATUS_ALLOC_FAILED = 2, CUDNN_STATUS_ARCH_MISMATCH = 6 } cudnnStatus_t;\n",
+        # a success logged
+        "I0101 cublas_handle.cc:42] cublasCreate returned CUBLAS_STATUS_SUCCESS\n",
+    ],
+)
+def test_status_names_where_nothing_failed_stay_quiet(text):
+    assert not {k for k in _entries(text).values() if k in ("cuda-library-status", "gpu-memory-exhausted")}
+    _, report, _, _ = _run(text)
+    assert not _alarms(report)
+
+
+def test_the_real_examples_ask_their_deciders_with_the_reporters_interpreter():
+    _, _, codes, asks = _run(_example("llama2c-279-cublas-not-initialized-windows.txt"))
+    assert set(codes) == {"pasted-error-unexplained"}
+    exe = "C:\\Users\\user\\.conda\\envs\\llama\\python.exe"
+    assert f"{exe} -c import torch; print(torch.__version__, torch.version.cuda, torch.cuda.device_count())" in asks
+    _, _, _, asks = _run(_example("facerestore-cf-27-cudnn-sublibrary-version-mismatch.txt"))
+    assert {"ldconfig -p | grep libcudnn", "printenv LD_LIBRARY_PATH"} <= set(asks)
+    assert any(a.endswith("-m pip list | grep -i -E ^torch |nvidia-cudnn") for a in asks)
+    _, _, _, asks = _run(_example("walk-these-ways-72-rtx4090-cu113-nvrtc-arch.txt"))
+    assert "nvidia-smi --query-gpu=name,compute_cap --format=csv" in asks
+    assert any(a.endswith("-c import torch; print(torch.__version__, torch.version.cuda)") for a in asks)
+    _, _, _, asks = _run(_example("xinference-1439-cuda-call-failed-lazily.txt"))
+    assert {"printenv CUDA_VISIBLE_DEVICES", "nvidia-smi -L"} <= set(asks)
+
+
+PROGRAM_FAULTS = [
+    ("dcp-30-device-side-assert.txt", "cuda-device-side-assert"),
+    ("tegnas-19-illegal-memory-access.txt", "cuda-illegal-memory-access"),
+    ("conceptexpress-5-tensors-on-two-devices.txt", "torch-tensors-on-two-devices"),
+    ("pycls-183-cannot-reinitialize-cuda-forked.txt", "torch-cannot-reinitialize-cuda-forked"),
+    ("mineru-1508-m40-bf16-cublas-not-supported.txt", "cublas-status-not-supported"),
+    ("sknet-14-cudnn-not-supported-non-contiguous.txt", "cudnn-status-not-supported"),
+]
+
+
+@pytest.mark.parametrize(("name", "entry"), PROGRAM_FAULTS)
+def test_the_programs_own_faults_are_read_and_never_an_environment_finding(name, entry):
+    text = _example(name)
+    assert _entries(text).get(entry) == "program-fault"
+    snapshot, report, _, asks = _run(text)
+    assert _kinds(snapshot) == {"program-fault"}
+    assert not _alarms(report)
+    assert asks == []  # the driver's and the framework's outputs decide nothing about the program's bug
+
+
+def test_the_blind_program_fault_controls_stay_quiet():
+    # Set 7's 614 (bf16 on a compute capability 6.1 GPU: CUBLAS_STATUS_NOT_SUPPORTED) and set 4's 356 (a model larger
+    # than its 8 GB GPU: PyTorch's out-of-memory message): both environments were fine.
+    for case in ("plans7/cases/614-", "plans4/cases/356-"):
+        folder, prefix = case.rsplit("/", 1)
+        path = next((ROOT / "tests" / "blind" / folder).glob(prefix + "*")) / "input.txt"
+        _, report, _, _ = _run(path.read_text(encoding="utf-8"))
+        assert not _alarms(report), case
+
+
+def test_a_program_fault_beside_an_environment_failure_keeps_the_environments_finding():
+    text = "Failed to initialize NVML: Driver/library version mismatch\nRuntimeError: CUDA error: device-side assert triggered\n"
+    _, _, codes, _ = _run(text)
+    assert "driver-library-mismatch" in codes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the words in a program's own advice, not CUDA's error
+        "INFO: set CUDA_LAUNCH_BLOCKING=1 when debugging a device-side assert triggered by bad labels\n",
+        "note: an illegal memory access was encountered in the old release; fixed in 2.1\n",
+    ],
+)
+def test_program_fault_words_outside_the_error_are_not_read(text):
+    assert not _entries(text)
+
+
+def _oom(snapshot) -> dict:
+    return next(e["values"] for e in snapshot["pasted"]["errors"] if e["kind"] == "torch-oom")
+
+
+def test_out_of_memory_figures_of_pytorch_2_1_are_read():
+    snapshot, report, _, asks = _run(_example("echomimic-v2-115-torch-oom-new-format.txt"))
+    values = _oom(snapshot)
+    gib, mib = 1024**3, 1024**2
+    assert values["total"] == str(int(15.69 * gib)) and values["free"] == str(int(3.71 * gib))
+    assert values["reserved"] == str(int(10.14 * gib) + int(771.43 * mib))  # allocated plus reserved-but-unallocated
+    assert values["unallocated"] == str(int(771.43 * mib))
+    # The GPU holds little beyond PyTorch's own share: the program is too large, no environment finding.
+    assert not _alarms(report)
+    assert "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv" in asks
+
+
+def test_this_process_listed_by_its_host_pid_is_not_another_process():
+    # In a container NVML lists the program itself as "Process 20398 has 14.52 GiB": PyTorch's own figures hold it.
+    snapshot, report, _, _ = _run(_example("generateu-10-torch-oom-own-process-listed.txt"))
+    assert _oom(snapshot)["free"] == str(int(235.06 * 1024**2))
+    assert not _alarms(report)
+
+
+def test_memory_held_outside_pytorch_is_gpu_memory_held():
+    text = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.65 "
+        "GiB of which 9.06 MiB is free. Process 4242 has 20.50 GiB memory in use. Including non-PyTorch memory, this "
+        "process has 3.10 GiB memory in use. Of the allocated memory 2.60 GiB is allocated by PyTorch, and 100.00 MiB "
+        "is reserved by PyTorch but unallocated.\n"
+    )
+    snapshot, _, codes, _ = _run(text)
+    gpu = snapshot["nvml"]["devices"][0]
+    assert gpu["memory"]["used_bytes"] > 20 * 1024**3
+    assert "gpu-memory-held" in codes
+
+
+@pytest.mark.parametrize("name", ["qwen3-873-cublas-alloc-failed.txt", "iim-28-cuda-error-out-of-memory.txt"])
+def test_cuda_library_alloc_failed_is_the_gpu_full_not_the_install(name):
+    snapshot, report, _, asks = _run(_example(name))
+    assert _kinds(snapshot) == {"gpu-memory-exhausted"}
+    assert not _alarms(report)
+    assert "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv" in asks
+
+
+def test_cuda_driver_initialization_failed_asks_the_driver_and_its_device_nodes():
+    snapshot, _, codes, asks = _run(_example("points2surf-17-cuda-driver-initialization-failed.txt"))
+    assert _kinds(snapshot) == {"cuda-driver-init-failed"}
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert {"nvidia-smi", "ls -l /dev/nvidiactl /dev/nvidia-uvm /dev/nvidia0"} <= set(asks)
+
+
+def test_deserialize_without_cuda_asks_which_torch_ran_unless_the_paste_shows_cuda_available():
+    snapshot, _, codes, asks = _run(_example("person-find-3-deserialize-cuda-unavailable.txt"))
+    assert "torch-load-no-cuda" in _kinds(snapshot)
+    assert "pasted-error-unexplained" in codes
+    assert "python3 -c import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())" in asks
+    # Another interpreter printed CUDA available: the failing one is not shown, so nothing is claimed of it.
+    _, report, _, _ = _run("CUDA available: True\n" + _example("person-find-3-deserialize-cuda-unavailable.txt"))
+    assert "pasted-error-unexplained" not in {f.code for f in report.findings}
+
+
+def test_the_allocators_nvml_assert_asks_whether_nvml_answers():
+    snapshot, _, codes, asks = _run(_example("pytorch-112950-allocator-nvml-init-assert.txt"))
+    assert _kinds(snapshot) == {"torch-allocator-nvml-failed"}
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert {"nvidia-smi", "nvidia-smi -L", "printenv CUDA_VISIBLE_DEVICES"} <= set(asks)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "decider"),
+    [
+        ("sygil-webui-1488-launch-timed-out-windows.txt", "cuda-launch-timeout", "nvidia-smi"),
+        ("yolox-1212-unspecified-launch-failure.txt", "cuda-launch-failure", "sudo dmesg | grep -i xid"),
+    ],
+)
+def test_kernel_launch_failures_ask_the_watchdog_and_the_kernel_log(name, kind, decider):
+    snapshot, _, codes, asks = _run(_example(name))
+    assert _kinds(snapshot) == {kind}
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert decider in asks
