@@ -598,3 +598,83 @@ def test_build_words_where_nothing_failed_stay_quiet(text):
     assert not family & set(_entries(text))
     _, _, codes, asks = _run(text)
     assert not any(a.startswith(("gcc --version", "where.exe cl", "nvcc --list-gpu-arch", "which nvcc")) for a in asks)
+
+
+# --- the driver's own health (h118): Xid lines by the bucket of NVIDIA's Xid catalog, NVML's and CUDA's words
+
+
+def _all_argv(report) -> list[tuple[str, ...]]:
+    """Every command any finding of the report proposes (each word as text)."""
+    return [
+        tuple(str(w) for w in c.argv)
+        for f in report.findings
+        if f.remediation
+        for c in f.remediation.commands
+        if hasattr(c, "argv")
+    ]
+
+
+def test_an_application_xid_alone_is_no_finding():
+    # Xid 13 (relion#436): the program's own illegal instruction; the GPU is healthy, nothing in the environment to fix.
+    snapshot, report, codes, _ = _run((EXAMPLES / "relion-436-xid13-graphics-exception.txt").read_text(encoding="utf-8"))
+    assert "xid-application" in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert codes == {}
+
+
+def test_xid_48_on_a_node_is_gpu_ecc_errors_reset_at_its_bus_id():
+    text = (EXAMPLES / "gpu-operator-1146-xid48-dbe-validator.txt").read_text(encoding="utf-8")
+    _, report, codes, _ = _run(text)
+    f = codes["gpu-ecc-errors"]
+    assert f.severity.name == "ERROR" and "0000:07:00.0" in f.title and "Xid 48" in f.title
+    argv = [tuple(str(w) for w in c.argv) for c in f.remediation.commands]
+    assert argv == [
+        ("nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER,PAGE_RETIREMENT", "-i", "0000:07:00.0"),
+        ("nvidia-smi", "--gpu-reset", "-i", "0000:07:00.0"),
+    ]
+    assert [c.root for c in f.remediation.commands] == [False, True]
+    # a hardware fault: nothing installed, no driver touched
+    assert not any(a[0] in ("apt-get", "dnf", "yum", "pip", "conda") or "install" in a for a in _all_argv(report))
+
+
+def test_cuda_ecc_uncorrectable_names_no_gpu_so_the_query_is_of_every_gpu():
+    text = (EXAMPLES / "deepfacelab-linux-89-ecc-uncorrectable.txt").read_text(encoding="utf-8")
+    _, _, codes, _ = _run(text)
+    argv = [tuple(str(w) for w in c.argv) for c in codes["gpu-ecc-errors"].remediation.commands]
+    assert argv == [("nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER,PAGE_RETIREMENT"), ("nvidia-smi", "--gpu-reset", "-i", "<gpu>")]
+
+
+def test_the_ecc_message_in_a_programs_own_code_is_quiet():
+    # a training loop that retries on the message (a string literal of its source): not an error that happened
+    text = 'except RuntimeError as e:\n    if "uncorrectable ecc error encountered" in str(e).lower():\n        retries += 1\n'
+    _, _, codes, _ = _run(text)
+    assert "gpu-ecc-errors" not in codes
+
+
+def test_firmware_xids_ask_what_decides_gsp_and_install_nothing():
+    text = (EXAMPLES / "nvidia-forum-364958-xid120-xid62-gsp.txt").read_text(encoding="utf-8")
+    snapshot, report, codes, asks = _run(text)
+    kinds = [e["kind"] for e in snapshot["pasted"]["errors"]]
+    assert "gpu-firmware-error" in kinds and "xid-application" in kinds  # the Xid 45 after the halt is the cleanup
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert {"cat /proc/driver/nvidia/version", "nvidia-smi -q | grep -i GSP Firmware", "sudo nvidia-bug-report.sh"} <= set(asks)
+    assert _all_argv(report) == []
+
+
+def test_the_drivers_probe_finding_the_gpu_fallen_off_the_bus_is_gpu_lost_at_its_bus_id():
+    text = (
+        "[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+        "               NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+        "               NVRM: fallen off the bus and is not responding to commands.\n"
+    )
+    _, _, codes, _ = _run(text)
+    f = codes["gpu-lost"]
+    assert "0000:b3:00.0" in f.title
+    argv = [tuple(str(w) for w in c.argv) for c in f.remediation.commands]
+    assert ("lspci", "-s", "0000:b3:00.0") in argv and argv[-1] == ("reboot",)
+
+
+def test_pynvmls_driver_not_loaded_is_the_driver_unreachable_and_asks_for_the_module():
+    text = (EXAMPLES / "gpustat-110-pynvml-driver-not-loaded.txt").read_text(encoding="utf-8")
+    _, _, codes, asks = _run(text)
+    assert "driver-unreachable" in codes
+    assert {"lsmod | grep nvidia", "dkms status", "uname -r"} <= set(asks)

@@ -1148,6 +1148,7 @@ _DESCRIPTIVE = frozenset(
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
+        "xid-application",  # an Xid of the catalog's application bucket: the program's fault, the GPU healthy (catalogue.toml)
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"
