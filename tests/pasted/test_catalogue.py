@@ -678,3 +678,36 @@ def test_pynvmls_driver_not_loaded_is_the_driver_unreachable_and_asks_for_the_mo
     _, _, codes, asks = _run(text)
     assert "driver-unreachable" in codes
     assert {"lsmod | grep nvidia", "dkms status", "uname -r"} <= set(asks)
+
+
+def test_nvidia_smis_device_handle_unknown_error_is_gpu_lost_at_its_bus_id():
+    text = (EXAMPLES / "xxd3vin-workspace-19-device-handle-unknown-error.txt").read_text(encoding="utf-8")
+    _, report, codes, _ = _run(text)
+    f = codes["gpu-lost"]
+    assert "0000:0B:00.0" in f.title
+    assert ("reboot",) in _all_argv(report) and not any("install" in a for a in _all_argv(report))
+
+
+def test_no_devices_with_rm_init_adapter_reads_the_kernel_log_and_lspci_before_changing_anything():
+    text = (EXAMPLES / "open-gpu-kernel-modules-862-no-devices-rm-init-adapter.txt").read_text(encoding="utf-8")
+    snapshot, report, codes, asks = _run(text)
+    assert "nvrm-init-failed" in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    f = codes["driver-unreachable"]
+    assert "brought up no GPU" in f.title and "may not be loaded" not in f.title
+    argv = [tuple(str(w) for w in c.argv) for c in f.remediation.commands]
+    assert argv == [("dmesg",), ("lspci", "-nnk", "-d", "10de:")] and f.remediation.commands[0].pipe == ("grep", "-i", "nvrm")
+    assert {"cat /proc/driver/nvidia/version", "lspci -vvv -d 10de:"} <= set(asks)
+    assert ("reboot",) not in _all_argv(report)
+
+
+def test_nvml_function_not_found_asks_for_the_driver_and_the_binding():
+    text = (EXAMPLES / "gpustat-105-nvml-function-not-found.txt").read_text(encoding="utf-8")
+    _, report, codes, asks = _run(text)
+    assert set(codes) == {"pasted-error-unexplained"} and _all_argv(report) == []
+    assert "nvidia-smi" in asks and "python3 -m pip list | grep -i -E pynvml|nvidia-ml-py" in asks
+
+
+def test_a_device_handle_not_found_is_not_a_lost_gpu():
+    # "...: Not Found" is a GPU the driver never brought up (another cause), not one that fell off the bus
+    _, _, codes, _ = _run("Unable to determine the device handle for GPU 0000:01:00.0: Not Found\n")
+    assert "gpu-lost" not in codes

@@ -746,3 +746,13 @@ def test_the_drivers_probe_finding_a_gpu_fallen_off_the_bus_is_gpu_lost():
     )
     f = _codes(text)["gpu-lost"]
     assert "0000:b3:00.0" in f.title and _argv(f)[-1] == ("reboot",)
+
+
+@states("driver-unreachable", FIRES)
+def test_no_devices_were_found_is_a_loaded_driver_that_brought_up_no_gpu():
+    """driver-unreachable.md: "`No devices were found`: NVML answered (the module is loaded) but the driver brought up
+    no GPU; the kernel log says why (`RmInitAdapter failed!`), and the plan reads it and `lspci -nnk -d 10de:` before
+    anything is changed" """
+    f = _codes("$ nvidia-smi\nNo devices were found\n")["driver-unreachable"]
+    assert "brought up no GPU" in f.title
+    assert _argv(f) == [("dmesg",), ("lspci", "-nnk", "-d", "10de:")]
