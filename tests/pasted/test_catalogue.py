@@ -711,3 +711,13 @@ def test_a_device_handle_not_found_is_not_a_lost_gpu():
     # "...: Not Found" is a GPU the driver never brought up (another cause), not one that fell off the bus
     _, _, codes, _ = _run("Unable to determine the device handle for GPU 0000:01:00.0: Not Found\n")
     assert "gpu-lost" not in codes
+
+
+def test_rm_init_adapter_beside_the_nvrm_api_mismatch_asks_nothing_of_its_own():
+    # bazzite#2668: the module of another version than the driver's files finds no GSP firmware of its own version;
+    # the mismatch decides (catalogue.toml's `unless`), so the BAR and driver-version asks would only add noise
+    text = (ROOT / "tests/pasted/cases/bazzite-2668-nvrm-570-153-vs-570-144/report.txt").read_text(encoding="utf-8")
+    snapshot, _, codes, asks = _run(text)
+    assert "nvrm-init-failed" in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert "driver-library-mismatch" in codes
+    assert "lspci -vvv -d 10de:" not in asks
