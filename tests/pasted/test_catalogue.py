@@ -721,3 +721,21 @@ def test_rm_init_adapter_beside_the_nvrm_api_mismatch_asks_nothing_of_its_own():
     assert "nvrm-init-failed" in {e["kind"] for e in snapshot["pasted"]["errors"]}
     assert "driver-library-mismatch" in codes
     assert "lspci -vvv -d 10de:" not in asks
+
+
+def test_the_recovery_action_xid_is_the_drivers_word_not_a_failure_of_its_own():
+    line = "Mar 29 15:38:59 kernel: NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)\n"
+    snapshot, _, codes, _ = _run(line)
+    (e,) = [x for x in snapshot["pasted"]["errors"] if x["kind"] == "gpu-recovery-action"]
+    assert dict(e["values"])["action"] == "GPU Reset Required"
+    assert codes == {}
+
+
+def test_the_gsp_firmware_missing_alone_asks_for_the_module_and_the_firmware_directories():
+    text = (
+        "[   23.991660] nvidia 0000:07:00.0: Direct firmware load for nvidia/570.144/gsp_ga10x.bin failed with error -2\n"
+        "[   23.991667] NVRM: RmFetchGspRmImages: No firmware image found\n"
+    )
+    _, report, codes, asks = _run(text)
+    assert set(codes) == {"pasted-error-unexplained"} and _all_argv(report) == []
+    assert {"cat /proc/driver/nvidia/version", "ls /lib/firmware/nvidia"} <= set(asks)
