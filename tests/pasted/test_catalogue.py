@@ -598,3 +598,144 @@ def test_build_words_where_nothing_failed_stay_quiet(text):
     assert not family & set(_entries(text))
     _, _, codes, asks = _run(text)
     assert not any(a.startswith(("gcc --version", "where.exe cl", "nvcc --list-gpu-arch", "which nvcc")) for a in asks)
+
+
+# --- the driver's own health (h118): Xid lines by the bucket of NVIDIA's Xid catalog, NVML's and CUDA's words
+
+
+def _all_argv(report) -> list[tuple[str, ...]]:
+    """Every command any finding of the report proposes (each word as text)."""
+    return [
+        tuple(str(w) for w in c.argv)
+        for f in report.findings
+        if f.remediation
+        for c in f.remediation.commands
+        if hasattr(c, "argv")
+    ]
+
+
+def test_an_application_xid_alone_is_no_finding():
+    # Xid 13 (relion#436): the program's own illegal instruction; the GPU is healthy, nothing in the environment to fix.
+    snapshot, report, codes, _ = _run((EXAMPLES / "relion-436-xid13-graphics-exception.txt").read_text(encoding="utf-8"))
+    assert "xid-application" in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert codes == {}
+
+
+def test_xid_48_on_a_node_is_gpu_ecc_errors_reset_at_its_bus_id():
+    text = (EXAMPLES / "gpu-operator-1146-xid48-dbe-validator.txt").read_text(encoding="utf-8")
+    _, report, codes, _ = _run(text)
+    f = codes["gpu-ecc-errors"]
+    assert f.severity.name == "ERROR" and "0000:07:00.0" in f.title and "Xid 48" in f.title
+    argv = [tuple(str(w) for w in c.argv) for c in f.remediation.commands]
+    assert argv == [
+        ("nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER,PAGE_RETIREMENT", "-i", "0000:07:00.0"),
+        ("nvidia-smi", "--gpu-reset", "-i", "0000:07:00.0"),
+    ]
+    assert [c.root for c in f.remediation.commands] == [False, True]
+    # a hardware fault: nothing installed, no driver touched
+    assert not any(a[0] in ("apt-get", "dnf", "yum", "pip", "conda") or "install" in a for a in _all_argv(report))
+
+
+def test_cuda_ecc_uncorrectable_names_no_gpu_so_the_query_is_of_every_gpu():
+    text = (EXAMPLES / "deepfacelab-linux-89-ecc-uncorrectable.txt").read_text(encoding="utf-8")
+    _, _, codes, _ = _run(text)
+    argv = [tuple(str(w) for w in c.argv) for c in codes["gpu-ecc-errors"].remediation.commands]
+    assert argv == [("nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER,PAGE_RETIREMENT"), ("nvidia-smi", "--gpu-reset", "-i", "<gpu>")]
+
+
+def test_the_ecc_message_in_a_programs_own_code_is_quiet():
+    # a training loop that retries on the message (a string literal of its source): not an error that happened
+    text = 'except RuntimeError as e:\n    if "uncorrectable ecc error encountered" in str(e).lower():\n        retries += 1\n'
+    _, _, codes, _ = _run(text)
+    assert "gpu-ecc-errors" not in codes
+
+
+def test_firmware_xids_ask_what_decides_gsp_and_install_nothing():
+    text = (EXAMPLES / "nvidia-forum-364958-xid120-xid62-gsp.txt").read_text(encoding="utf-8")
+    snapshot, report, codes, asks = _run(text)
+    kinds = [e["kind"] for e in snapshot["pasted"]["errors"]]
+    assert "gpu-firmware-error" in kinds and "xid-application" in kinds  # the Xid 45 after the halt is the cleanup
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert {"cat /proc/driver/nvidia/version", "nvidia-smi -q | grep -i GSP Firmware", "sudo nvidia-bug-report.sh"} <= set(asks)
+    assert _all_argv(report) == []
+
+
+def test_the_drivers_probe_finding_the_gpu_fallen_off_the_bus_is_gpu_lost_at_its_bus_id():
+    text = (
+        "[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+        "               NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+        "               NVRM: fallen off the bus and is not responding to commands.\n"
+    )
+    _, _, codes, _ = _run(text)
+    f = codes["gpu-lost"]
+    assert "0000:b3:00.0" in f.title
+    argv = [tuple(str(w) for w in c.argv) for c in f.remediation.commands]
+    assert ("lspci", "-s", "0000:b3:00.0") in argv and argv[-1] == ("reboot",)
+
+
+def test_pynvmls_driver_not_loaded_is_the_driver_unreachable_and_asks_for_the_module():
+    text = (EXAMPLES / "gpustat-110-pynvml-driver-not-loaded.txt").read_text(encoding="utf-8")
+    _, _, codes, asks = _run(text)
+    assert "driver-unreachable" in codes
+    assert {"lsmod | grep nvidia", "dkms status", "uname -r"} <= set(asks)
+
+
+def test_nvidia_smis_device_handle_unknown_error_is_gpu_lost_at_its_bus_id():
+    text = (EXAMPLES / "xxd3vin-workspace-19-device-handle-unknown-error.txt").read_text(encoding="utf-8")
+    _, report, codes, _ = _run(text)
+    f = codes["gpu-lost"]
+    assert "0000:0B:00.0" in f.title
+    assert ("reboot",) in _all_argv(report) and not any("install" in a for a in _all_argv(report))
+
+
+def test_no_devices_with_rm_init_adapter_reads_the_kernel_log_and_lspci_before_changing_anything():
+    text = (EXAMPLES / "open-gpu-kernel-modules-862-no-devices-rm-init-adapter.txt").read_text(encoding="utf-8")
+    snapshot, report, codes, asks = _run(text)
+    assert "nvrm-init-failed" in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    f = codes["driver-unreachable"]
+    assert "brought up no GPU" in f.title and "may not be loaded" not in f.title
+    argv = [tuple(str(w) for w in c.argv) for c in f.remediation.commands]
+    assert argv == [("dmesg",), ("lspci", "-nnk", "-d", "10de:")] and f.remediation.commands[0].pipe == ("grep", "-i", "nvrm")
+    assert {"cat /proc/driver/nvidia/version", "lspci -vvv -d 10de:"} <= set(asks)
+    assert ("reboot",) not in _all_argv(report)
+
+
+def test_nvml_function_not_found_asks_for_the_driver_and_the_binding():
+    text = (EXAMPLES / "gpustat-105-nvml-function-not-found.txt").read_text(encoding="utf-8")
+    _, report, codes, asks = _run(text)
+    assert set(codes) == {"pasted-error-unexplained"} and _all_argv(report) == []
+    assert "nvidia-smi" in asks and "python3 -m pip list | grep -i -E pynvml|nvidia-ml-py" in asks
+
+
+def test_a_device_handle_not_found_is_not_a_lost_gpu():
+    # "...: Not Found" is a GPU the driver never brought up (another cause), not one that fell off the bus
+    _, _, codes, _ = _run("Unable to determine the device handle for GPU 0000:01:00.0: Not Found\n")
+    assert "gpu-lost" not in codes
+
+
+def test_rm_init_adapter_beside_the_nvrm_api_mismatch_asks_nothing_of_its_own():
+    # bazzite#2668: the module of another version than the driver's files finds no GSP firmware of its own version;
+    # the mismatch decides (catalogue.toml's `unless`), so the BAR and driver-version asks would only add noise
+    text = (ROOT / "tests/pasted/cases/bazzite-2668-nvrm-570-153-vs-570-144/report.txt").read_text(encoding="utf-8")
+    snapshot, _, codes, asks = _run(text)
+    assert "nvrm-init-failed" in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert "driver-library-mismatch" in codes
+    assert "lspci -vvv -d 10de:" not in asks
+
+
+def test_the_recovery_action_xid_is_the_drivers_word_not_a_failure_of_its_own():
+    line = "Mar 29 15:38:59 kernel: NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)\n"
+    snapshot, _, codes, _ = _run(line)
+    (e,) = [x for x in snapshot["pasted"]["errors"] if x["kind"] == "gpu-recovery-action"]
+    assert dict(e["values"])["action"] == "GPU Reset Required"
+    assert codes == {}
+
+
+def test_the_gsp_firmware_missing_alone_asks_for_the_module_and_the_firmware_directories():
+    text = (
+        "[   23.991660] nvidia 0000:07:00.0: Direct firmware load for nvidia/570.144/gsp_ga10x.bin failed with error -2\n"
+        "[   23.991667] NVRM: RmFetchGspRmImages: No firmware image found\n"
+    )
+    _, report, codes, asks = _run(text)
+    assert set(codes) == {"pasted-error-unexplained"} and _all_argv(report) == []
+    assert {"cat /proc/driver/nvidia/version", "ls /lib/firmware/nvidia"} <= set(asks)

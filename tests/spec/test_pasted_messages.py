@@ -688,3 +688,71 @@ def test_nvcc_refusal_beside_a_shown_gpu_leaves_it_to_the_toolkit_check():
     snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
     found = [f for f in diagnose(ReplayHost(snapshot)).findings if f.code == "toolkit-arch-unsupported"]
     assert len(found) == 1 and "RTX 3090" in found[0].title
+
+
+# --- the kernel log's Xid lines and CUDA's ECC error (catalogue.toml, the driver's own health) ---------------------
+
+XID48 = "Dec  2 10:43:35 worker4 kernel: [240314.528856] NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer\n"
+
+
+@states("gpu-ecc-errors", FIRES)
+def test_a_memory_xid_in_a_pasted_kernel_log_is_gpu_ecc_errors_at_its_bus_id():
+    """gpu-ecc-errors.md: "In pasted text ... the kernel log's memory Xids ... An error for 48, 64, 95 and the CUDA
+    error, a warning for 63, 92 and 94. The plan queries the GPU the Xid names by its bus id ..., then resets it" """
+    f = _codes(XID48)["gpu-ecc-errors"]
+    assert f.severity.name == "ERROR"
+    assert _argv(f) == [
+        ("nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER,PAGE_RETIREMENT", "-i", "0000:07:00.0"),
+        ("nvidia-smi", "--gpu-reset", "-i", "0000:07:00.0"),
+    ]
+    pending = "[ 10.1] NVRM: Xid (PCI:0000:86:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping, reset gpu to activate.\n"
+    f = _codes(pending)["gpu-ecc-errors"]
+    assert f.severity.name == "WARNING" and _argv(f)[1] == ("nvidia-smi", "--gpu-reset", "-i", "0000:86:00.0")
+    sbe = "NVRM: Xid (PCI:0000:3b:00): 92, pid=1234, High single-bit ECC error rate\n"
+    assert _argv(_codes(sbe)["gpu-ecc-errors"]) == [
+        ("nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER,PAGE_RETIREMENT", "-i", "0000:3b:00.0")
+    ]
+
+
+@states("gpu-ecc-errors", FIRES)
+def test_cudas_uncorrectable_ecc_error_is_gpu_ecc_errors_of_every_gpu():
+    """gpu-ecc-errors.md: "or CUDA's own `uncorrectable ECC error encountered` ... the CUDA error names no GPU, so the
+    query is of every GPU." """
+    f = _codes("RuntimeError: CUDA error: uncorrectable ECC error encountered\n")["gpu-ecc-errors"]
+    assert _argv(f)[0] == ("nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER,PAGE_RETIREMENT")
+
+
+@states("gpu-ecc-errors", QUIET)
+def test_the_programs_own_xids_and_a_dcgm_field_name_are_not_gpu_ecc_errors():
+    """gpu-ecc-errors.md: "The Xids of the program's own faults (13, 31, 43, 45) are not this code, nor anything
+    else." - nor is the word Xid 48 in prose or a monitoring field's name."""
+    app = (
+        "NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', name=<unknown>, Graphics SM Warp Exception on (GPC 7, TPC 7, SM 0): Illegal Instruction Parameter\n"
+        "NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001\n"
+    )
+    assert _codes(app) == {}
+    prose = "Our dashboards alert on Xid 48 and DCGM_FI_DEV_ECC_DBE_VOL_TOTAL; nothing fired this week.\n"
+    assert "gpu-ecc-errors" not in _codes(prose)
+
+
+@states("gpu-lost", FIRES)
+def test_the_drivers_probe_finding_a_gpu_fallen_off_the_bus_is_gpu_lost():
+    """gpu-lost.md: "so is the driver's probe finding it gone without an Xid (`NVRM: The NVIDIA GPU 0000:b3:00.0 ...
+    installed in this system has fallen off the bus and is not responding to commands.`)" """
+    text = (
+        "Oct 25 10:01:02 node kernel: NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+        "Oct 25 10:01:02 node kernel: NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+        "Oct 25 10:01:02 node kernel: NVRM: fallen off the bus and is not responding to commands.\n"
+    )
+    f = _codes(text)["gpu-lost"]
+    assert "0000:b3:00.0" in f.title and _argv(f)[-1] == ("reboot",)
+
+
+@states("driver-unreachable", FIRES)
+def test_no_devices_were_found_is_a_loaded_driver_that_brought_up_no_gpu():
+    """driver-unreachable.md: "`No devices were found`: NVML answered (the module is loaded) but the driver brought up
+    no GPU; the kernel log says why (`RmInitAdapter failed!`), and the plan reads it and `lspci -nnk -d 10de:` before
+    anything is changed" """
+    f = _codes("$ nvidia-smi\nNo devices were found\n")["driver-unreachable"]
+    assert "brought up no GPU" in f.title
+    assert _argv(f) == [("dmesg",), ("lspci", "-nnk", "-d", "10de:")]

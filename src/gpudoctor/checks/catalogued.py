@@ -1766,6 +1766,73 @@ def check_compute_mode_restricted(facts: Facts, ctx: Context) -> Iterable[Findin
     )
 
 
+# The memory Xids (NVIDIA's Xid catalog, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, retrieved
+# 2026-11-29; names from open-gpu-kernel-modules nverror.h @df1c9a3d): what each says, and whether it is an error (the
+# GPU needs the reset now) or a warning (the program that hit it was stopped, or the repair waits for the next reset).
+_MEMORY_XIDS = {
+    "48": ("an uncorrectable double-bit ECC error (Xid 48)", Severity.ERROR),
+    "63": ("a page retired or a row remapped, waiting for a GPU reset (Xid 63)", Severity.WARNING),
+    "64": ("a page retirement or row remapping that failed (Xid 64)", Severity.ERROR),
+    "92": ("an excessive rate of corrected single-bit errors (Xid 92)", Severity.WARNING),
+    "94": ("a contained uncorrectable error (Xid 94): the process that hit it was stopped", Severity.WARNING),
+    "95": ("an uncontained uncorrectable error (Xid 95)", Severity.ERROR),
+}
+
+
+def check_gpu_memory_error(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The GPU's memory failing, in the kernel log's Xid (48, 63, 64, 92, 94, 95) or CUDA's own error
+    (CUDA_ERROR_ECC_UNCORRECTABLE): gpu-ecc-errors, as the GPU's counters would say it. The query that decides whether a
+    repair is pending or failed comes first; the reset applies a pending one (NVIDIA's catalog: RESET_GPU), and is the
+    administrators' on a cluster. nvidia-smi -i takes the bus id the Xid names (NVML's nvmlDeviceGetHandleByPciBusId_v2
+    reads domain:bus:device.function in hex); the CUDA error names no GPU, so the query is of every GPU."""
+    from gpudoctor.checks.health import check_ecc, lspci_slot
+    from gpudoctor.planner.remedy import where_run
+
+    said = _said(facts, "gpu-memory-error")
+    if not said or next(iter(check_ecc(facts, ctx)), None) is not None:
+        return  # the GPU's own counters, read whole, say it (gpudoctor.checks.health)
+    named = [e for e in said if e.get("bus")]
+    for e in named[:1] or said[:1]:
+        slot = lspci_slot(f"{e.get('bus')}.0") if e.get("bus") else None
+        what, severity = _MEMORY_XIDS.get(
+            e.get("xid") or "", ("an uncorrectable ECC error (CUDA_ERROR_ECC_UNCORRECTABLE)", Severity.ERROR)
+        )
+        gpu = f"the GPU at {slot}" if slot else "a GPU"
+        at = ("-i", slot) if slot else ()
+        commands: list[Cmd] = [
+            Cmd(
+                ("nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER,PAGE_RETIREMENT", *at),
+                note="a pending remapping or retirement is applied by the reset, a failed one means the GPU is to be replaced",
+            )
+        ]
+        if e.get("xid") != "92":  # corrected errors: nothing waits for a reset, the rate is watched
+            commands.append(
+                Cmd(
+                    ("nvidia-smi", "--gpu-reset", "-i", slot or Placeholder("gpu")),
+                    root=True,
+                    note="stop every process on this GPU first and drain the node on a cluster, reboot where the reset is refused",
+                )
+            )
+        yield Finding(
+            "gpu-ecc-errors",
+            severity,
+            "health",
+            f"{gpu} reports {what}",
+            "The GPU's memory failed in hardware: the program that hit it was stopped, and a page retirement or row "
+            "remapping (Ampere and later) takes effect only after a GPU reset. No driver or CUDA install changes this. A "
+            "failed repair (Xid 64), or errors that come back after the reset, mean the GPU is to be replaced.",
+            tuple(ev("pasted", x.line) for x in (e, *(x for x in said if x is not e))[:2]),
+            Remediation(
+                "Read the GPU's ECC and row-remapper state, then reset the GPU (or reboot) to apply the pending repair; if a "
+                "repair failed or errors recur, drain the node and have the GPU replaced (nvidia-bug-report.sh for the vendor).",
+                tuple(commands),
+                requires_root=True,
+                component="health",
+                where=where_run(facts),
+            ),
+        )
+
+
 CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
@@ -1812,4 +1879,5 @@ CHECKS = (
     Check("catalogued-compute-mode", "gpu", ("gpu-compute-mode-restricted",), check_compute_mode_restricted, ("pasted",)),
     Check("catalogued-nvcc-arch", "toolkit", ("toolkit-arch-unsupported",), check_nvcc_arch, ("pasted",)),
     Check("catalogued-host-compiler", "toolkit", ("host-compiler-unsupported",), check_host_compiler, ("pasted",)),
+    Check("catalogued-gpu-memory", "health", ("gpu-ecc-errors",), check_gpu_memory_error, ("pasted",)),
 )

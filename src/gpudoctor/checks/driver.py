@@ -626,7 +626,7 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
     loaded = bool(
         kernel_driver_version(facts)
         or facts.kernel.nvidia_loaded
-        or d.smi_error_kind in ("nvml-unknown-error", "nvml-insufficient-permissions")
+        or d.smi_error_kind in ("nvml-unknown-error", "nvml-insufficient-permissions", "no-devices-found")
     )
     said = (
         f"nvidia-smi says: {d.smi_error}"
@@ -637,7 +637,9 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "driver-unreachable",
         Severity.ERROR,
         "driver",
-        "the NVIDIA driver is loaded but NVML and nvidia-smi cannot talk to it"
+        "the NVIDIA driver is loaded but brought up no GPU (nvidia-smi: 'No devices were found')"
+        if d.smi_error_kind == "no-devices-found"
+        else "the NVIDIA driver is loaded but NVML and nvidia-smi cannot talk to it"
         if loaded
         else "nvidia-smi cannot reach the NVIDIA driver (NVIDIA's driver may not be the one that holds the GPU)"
         if _is_windows(facts) and not facts.platform.wsl
@@ -748,6 +750,23 @@ def unreachable_fix(facts: Facts) -> Remediation:
                 Cmd(("nvidia-smi",), note="after NVIDIA's driver is installed and Windows restarted"),
             ),
             component="driver",
+        )
+    if d.smi_error_kind == "no-devices-found" and not container:
+        # NVML initialised (the module is loaded) and listed no GPU: the driver's RmInitAdapter failed for each, or the
+        # GPU is bound to another driver. Which cause holds is in the kernel log and lspci, so the plan reads them;
+        # a reboot or a reinstall before that would guess (open-gpu-kernel-modules#862: the BIOS's Above 4G Decoding).
+        return Remediation(
+            "The driver is loaded and brought up no GPU: its kernel log says why for each (RmInitAdapter failed, a "
+            "device this driver release does not support), and lspci which kernel driver holds each NVIDIA device. "
+            "Then: a driver release that supports the GPU, the BIOS's Above 4G Decoding and Resizable BAR where the "
+            "GPU's memory regions are not mapped, or a reboot after a GPU fault.",
+            (
+                Cmd(("dmesg",), root=True, pipe=("grep", "-i", "nvrm")),
+                Cmd(("lspci", "-nnk", "-d", "10de:"), note="the kernel driver in use of each NVIDIA device"),
+            ),
+            requires_root=True,
+            component="driver",
+            where=where_run(facts),
         )
     return Remediation(
         "Read the kernel log: Xid errors name the failure. A GPU that fell off the bus (Xid 79) needs a reboot"

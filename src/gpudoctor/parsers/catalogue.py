@@ -31,6 +31,7 @@ class Message:
     decides: str
     source: dict[str, str]
     example: str
+    unless: tuple[str, ...] = ()  # evidence kinds that, shown beside it, already decide what its asks would
 
 
 @functools.cache
@@ -62,6 +63,7 @@ def messages() -> tuple[Message, ...]:
                 decides=raw.get("decides", ""),
                 source=dict(raw["source"]),
                 example=raw["example"],
+                unless=tuple(raw.get("unless", ())),
             )
         )
     return tuple(out)

@@ -47,7 +47,10 @@ _PATTERNS: tuple[tuple[str, _Lazy], ...] = tuple(
             r"|NVML Shared Library Not Found",
         ),
         ("driver-unreachable", r"couldn't communicate with the NVIDIA driver"),
-        ("driver-not-loaded", r"nvml error:\s*driver not loaded|NVML: Driver Not Loaded"),
+        (
+            "driver-not-loaded",
+            r"nvml error:\s*driver not loaded|NVML: Driver Not Loaded|NVMLError_DriverNotLoaded",
+        ),  # pynvml's class
         ("nvml-insufficient-permissions", r"NVML: Insufficient Permissions|nvml error:\s*insufficient permissions"),
         ("nvml-unknown-error", r"Failed to initialize NVML: Unknown Error|nvml error:\s*unknown error"),
         # nvidia-smi names the GPU whose handle NVML could not give: "Unable to determine the device handle for

@@ -552,8 +552,8 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
     out: list[Ask] = []
     for e in facts.pasted.errors:
         message = by_id(e.get("entry") or "") or next((m for m in messages() if m.pattern.search(e.line)), None)
-        if message is None:
-            continue
+        if message is None or (message.unless and any(x.kind in message.unless for x in facts.pasted.errors)):
+            continue  # (another message shown beside it already decides what its asks would)
         windows = (facts.platform.system or "").lower().startswith("win")
         for argv in message.ask:
             words = tuple(argv)
