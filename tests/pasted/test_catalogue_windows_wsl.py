@@ -1,0 +1,167 @@
+"""The catalogue's Windows and WSL block (issue 28, catalogue.toml): Windows' loader errors as torch raises them, read by
+their number (the system's text is localized), torch's Visual C++ runtime warning, and WSL's ldconfig line. Each on a
+minimal paste and on its real example, with the twin that must keep its own answer or stay quiet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.model import Severity
+from tests.pasted.test_windows_evidence import _run
+
+EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+SITE = "C:\\Users\\me\\venv\\Lib\\site-packages"
+VENV_PY = "C:\\Users\\me\\venv\\Scripts\\python.exe"
+WINGET = ("winget", "install", "--id", "Microsoft.VCRedist.2015+.x64", "--exact")
+
+
+def _loading(code: str, text: str, dll: str) -> str:
+    return (
+        f'  File "{SITE}\\torch\\__init__.py", line 128, in <module>\n    raise err\n'
+        f'OSError: [WinError {code}] {text} Error loading "{SITE}\\torch\\lib\\{dll}" or one of its dependencies.\n'
+    )
+
+
+def _example(name: str) -> str:
+    return (EXAMPLES / name).read_text(encoding="utf-8")
+
+
+def _codes(report) -> dict:
+    return {f.code: f for f in report.findings if f.severity >= Severity.WARNING}
+
+
+def _ask_words(asks) -> list[tuple]:
+    return [tuple(str(w) for w in a.command.argv) for a in asks]
+
+
+# --- the Visual C++ runtime: torch's warning, or c10.dll refused ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.\n"
+        "                 It can be downloaded at https://aka.ms/vs/16/release/vc_redist.x64.exe\n"
+        + _loading("126", "The specified module could not be found.", "c10.dll"),
+        # (c10.dll links only the C++ runtime and Windows' own DLLs: not found without the warning shown is the runtime)
+        _loading("126", "The specified module could not be found.", "c10.dll"),
+    ],
+)
+def test_the_vc_runtime_missing_is_installed_with_winget_not_put_on_path(text):
+    report, _target, steps, _asks = _run(text)
+    finding = _codes(report)["windows-dll-missing"]
+    assert finding.title.endswith("not installed")
+    assert [c.argv for c in steps] == [WINGET]
+
+
+def test_c10_dll_refusing_to_start_1114_localized_is_an_old_vc_runtime():
+    report, _target, steps, _asks = _run(_example("graph-rag-agent-54-winerror-1114-c10-dll.txt"))
+    finding = _codes(report)["windows-dll-missing"]
+    assert finding.title.endswith("older than its build")
+    assert [c.argv for c in steps] == [WINGET]
+
+
+def test_the_real_warning_above_a_dll_load_failed_is_the_vc_runtime():
+    report, _target, steps, _asks = _run(_example("atri-plugin-3-torch-vc-redist-not-installed.txt"))
+    assert set(_codes(report)) == {"windows-dll-missing"}
+    assert [c.argv for c in steps] == [WINGET]
+
+
+def test_a_dependency_of_torchs_own_fbgemm_keeps_its_release_answer_not_the_vc_runtime():
+    report, _target, steps, _asks = _run(_loading("126", "The specified module could not be found.", "fbgemm.dll"))
+    assert "winget" not in {c.argv[0] for c in steps}
+    assert [c.argv[1:] for c in steps] == [("-m", "pip", "show", "torch")]
+
+
+# --- 1114 elsewhere, 127, 1455: no DLL missing, so no PATH step; the asks that decide ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "entry", "asked"),
+    [
+        (
+            _loading("1114", "A dynamic link library (DLL) initialization routine failed.", "cublas64_11.dll"),
+            "windows-dll-init-failed",
+            (VENV_PY, "-m", "pip", "list"),
+        ),
+        (
+            _loading("127", "The specified procedure could not be found.", "caffe2_nvrtc.dll"),
+            "windows-dll-procedure-not-found",
+            (VENV_PY, "-m", "pip", "list"),
+        ),
+        (
+            _loading("127", "La procédure spécifiée est introuvable.", "cudnn_adv_infer64_8.dll"),
+            "windows-dll-procedure-not-found",
+            (VENV_PY, "-m", "pip", "list"),
+        ),
+        (
+            _loading("1455", "The paging file is too small for this operation to complete.", "cudnn_cnn_infer64_8.dll"),
+            "windows-paging-file-too-small",
+            (
+                "powershell",
+                "-NoProfile",
+                "-Command",
+                "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage",
+            ),
+        ),
+    ],
+)
+def test_loader_errors_that_are_no_missing_dll_ask_what_decides(text, entry, asked):
+    report, target, steps, asks = _run(text)
+    assert target == "powershell"
+    assert set(_codes(report)) == {"pasted-error-unexplained"}
+    assert not steps  # no PATH step: the DLL was found
+    assert any(e.get("entry") == entry for e in report.facts.pasted.errors)
+    assert asked in _ask_words(asks)
+
+
+@pytest.mark.parametrize(
+    ("example", "asked"),
+    [
+        ("lunar-58-winerror-127-c10-cuda-dll.txt", ("-m", "pip", "list")),
+        (
+            "yolov5-11418-winerror-1455-paging-file.txt",
+            ("-NoProfile", "-Command", "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage"),
+        ),
+    ],
+)
+def test_the_real_127_and_1455_reports_ask_and_plan_nothing(example, asked):
+    report, _target, steps, asks = _run(_example(example))
+    assert "windows-dll-missing" not in _codes(report) and not steps
+    assert asked in [w[1:] for w in _ask_words(asks)]
+
+
+def test_the_paging_file_ask_is_in_the_reporters_conda_python_world_not_linux():
+    report, _target, _steps, asks = _run(_example("yolov5-11418-winerror-1455-paging-file.txt"))
+    assert report.facts.platform.system == "Windows"
+    assert not any(w[0] in ("free", "cat", "swapon") for w in _ask_words(asks))
+
+
+# --- WSL: ldconfig's warning over /usr/lib/wsl/lib is no failure ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Processing triggers for libc-bin (2.35-0ubuntu3.1) ...\n"
+        "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\n",
+        _example("wsl-11229-ldconfig-libcuda-not-symlink.txt"),
+    ],
+)
+def test_wsl_ldconfig_not_a_symbolic_link_stays_quiet(text):
+    report, _target, steps, _asks = _run(text)
+    assert any(e.get("entry") == "wsl-ldconfig-libcuda-not-symlink" for e in report.facts.pasted.errors)
+    assert report.facts.platform.wsl == 2
+    assert not _codes(report) and not steps
+
+
+def test_a_real_failure_beside_the_ldconfig_line_is_still_read():
+    text = (
+        "/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link\n"
+        "Failed to initialize NVML: GPU access blocked by the operating system\n"
+    )
+    report, _target, _steps, _asks = _run(text)
+    assert _codes(report)  # NVML's failure is judged; the ldconfig line neither hides nor adds one
+    assert all("ldconfig" not in ev.value for f in report.findings for ev in f.evidence)
