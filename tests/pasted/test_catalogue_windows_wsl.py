@@ -165,3 +165,48 @@ def test_a_real_failure_beside_the_ldconfig_line_is_still_read():
     report, _target, _steps, _asks = _run(text)
     assert _codes(report)  # NVML's failure is judged; the ldconfig line neither hides nor adds one
     assert all("ldconfig" not in ev.value for f in report.findings for ev in f.evidence)
+
+
+# --- WSL: wsl -l -v's default row decides WSL 1 or 2; nvidia-smi missing inside WSL 2 --------------------------------
+
+_PY_FALSE = '$ python3 -c "import torch; print(torch.cuda.is_available())"\nFalse\n'
+
+
+def _listed(*rows: str) -> str:
+    return "PS C:\\Users\\me> wsl -l -v\n  NAME            STATE           VERSION\n" + "\n".join(rows) + "\n\n" + _PY_FALSE
+
+
+def test_wsl_list_verbose_default_version_1_converts_that_distribution_by_name():
+    report, _target, steps, _asks = _run(_listed("* Ubuntu-20.04    Running         1", "  docker-desktop  Stopped         2"))
+    assert report.facts.platform.wsl == 1
+    assert "wsl1-no-cuda" in _codes(report)
+    assert [c.argv for c in steps] == [("wsl", "--update"), ("wsl", "--set-version", "Ubuntu-20.04", "2")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the default runs WSL 2; another distribution's 1 is not the one that runs
+        _listed("* Ubuntu          Running         2", "  Legacy          Stopped         1"),
+        # the table beats the reporter's words
+        "I was on WSL 1 before.\n" + _listed("* Ubuntu          Running         2"),
+        _example("wsl-5554-kernel-headers-wsl-list-verbose.txt"),
+    ],
+)
+def test_wsl_list_verbose_default_version_2_is_no_wsl_1(text):
+    report, _target, _steps, _asks = _run(text)
+    assert report.facts.platform.wsl == 2
+    assert "wsl1-no-cuda" not in _codes(report)
+
+
+def test_nvidia_smi_not_found_inside_wsl_2_asks_wsls_folder_and_the_windows_driver():
+    text = "$ nvidia-smi\nnvidia-smi: command not found\n$ uname -r\n5.15.153.1-microsoft-standard-WSL2\n"
+    report, _target, steps, asks = _run(text)
+    assert report.facts.platform.wsl == 2 and not steps
+    assert _ask_words(asks)[:2] == [("ls", "-l", "/usr/lib/wsl/lib"), ("nvidia-smi.exe",)]
+
+
+def test_nvidia_smi_not_found_on_plain_linux_does_not_ask_for_wsls_folder():
+    report, _target, _steps, asks = _run("$ nvidia-smi\nnvidia-smi: command not found\n$ uname -r\n6.8.0-45-generic\n")
+    assert report.facts.platform.wsl is None or report.facts.platform.wsl == 0
+    assert ("ls", "-l", "/usr/lib/wsl/lib") not in _ask_words(asks)

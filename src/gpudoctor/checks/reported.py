@@ -1148,7 +1148,8 @@ _DESCRIPTIVE = frozenset(
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
-        "wsl-ldconfig-not-symlink",  # ldconfig's warning over WSL's /usr/lib/wsl/lib at every run: no failure
+        "wsl-ldconfig-not-symlink",
+        "wsl-version-listed",  # wsl -l -v's default row: the WSL version (gpudoctor.pasted.read), judged by check_wsl  # ldconfig's warning over WSL's /usr/lib/wsl/lib at every run: no failure
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

@@ -112,6 +112,17 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     "the Windows 10 build: GPU access in WSL 2 needs 19044 (21H2) or later, or an Insider build from 20145",
                 )
             )
+    elif facts.platform.wsl == 2 and "nvidia-smi" in facts.pasted.missing and no_gpu_said(facts) is None:
+        # In WSL 2 nvidia-smi is the Windows driver's, in /usr/lib/wsl/lib beside libcuda (not on every shell's PATH):
+        # that folder says whether the Windows side gives the GPU at all, nvidia-smi.exe on Windows which driver it is.
+        out.append(
+            Ask(
+                Cmd(("ls", "-l", "/usr/lib/wsl/lib")),
+                "whether the Windows driver put nvidia-smi and libcuda.so there (WSL 2's nvidia-smi is "
+                "/usr/lib/wsl/lib/nvidia-smi, which not every shell has on PATH)",
+            )
+        )
+        out.append(_wsl_asks()[0])
     elif (
         not mac
         and facts.platform.wsl != 1

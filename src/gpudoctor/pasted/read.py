@@ -84,6 +84,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_workloads(g, lines)
     _plugin_present(g, sources)
     _from_errors(g)
+    _wsl_listed(g)
     _torch_wheel_downloaded(g)
     _torch_said_moved(g)
     _image_torch(g)
@@ -109,6 +110,15 @@ def read_sources(sources: list[Source]) -> Gathered:
             else "WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)"
         )
     return g
+
+
+def _wsl_listed(g: Gathered) -> None:
+    """wsl -l -v's row of the default distribution (catalogue.toml's wsl-list-verbose-default): the WSL it runs under,
+    which wsl.exe states, wins over the reporter's words ("WSL 2" said beside a table that lists VERSION 1)."""
+    listed = next((e for e in g.errors if e.kind == "wsl-version-listed"), None)
+    if listed is not None:
+        g.wsl_said = True
+        g.wsl1_said = listed.get("version") == "1"
 
 
 def _traceback_cut(lines: list[str]) -> str | None:
