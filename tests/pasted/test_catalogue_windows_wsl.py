@@ -210,3 +210,34 @@ def test_nvidia_smi_not_found_on_plain_linux_does_not_ask_for_wsls_folder():
     report, _target, _steps, asks = _run("$ nvidia-smi\nnvidia-smi: command not found\n$ uname -r\n6.8.0-45-generic\n")
     assert report.facts.platform.wsl is None or report.facts.platform.wsl == 0
     assert ("ls", "-l", "/usr/lib/wsl/lib") not in _ask_words(asks)
+
+
+_VIDEO = (
+    "powershell",
+    "-NoProfile",
+    "-Command",
+    "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status",
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "C:\\Users\\me>nvidia-smi\n'nvidia-smi' is not recognized as an internal or external command,\n"
+        "operable program or batch file.\n",
+        "PS C:\\Users\\me> nvidia-smi\nnvidia-smi : The term 'nvidia-smi' is not recognized as the name of a cmdlet, "
+        "function, script file, or operable\nprogram.\n",
+    ],
+)
+def test_nvidia_smi_not_found_on_windows_asks_the_display_adapters_and_their_driver(text):
+    report, _target, steps, asks = _run(text)
+    assert report.facts.platform.system == "Windows" and not steps
+    assert _VIDEO in _ask_words(asks)
+    assert ("ls", "-l", "/usr/lib/wsl/lib") not in _ask_words(asks)
+
+
+def test_nvidia_smi_named_without_a_failure_on_windows_asks_no_display_adapters():
+    text = 'C:\\Users\\me>python -c "import torch; print(torch.cuda.is_available())"\nFalse\nnvidia-smi works and shows my GPU.\n'
+    report, _target, _steps, asks = _run(text)
+    assert report.facts.platform.system == "Windows"
+    assert _VIDEO not in _ask_words(asks)

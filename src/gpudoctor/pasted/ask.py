@@ -123,6 +123,23 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
         out.append(_wsl_asks()[0])
+    elif windows and "nvidia-smi" in facts.pasted.missing and no_gpu_said(facts) is None and other_vendor_gpu_only(facts) is None:
+        # On Windows nvidia-smi comes with NVIDIA's display driver (System32 for DCH drivers): the display adapters and
+        # their drivers, which PowerShell lists in any language, say whether one is installed at all.
+        out.append(
+            Ask(
+                Cmd(
+                    (
+                        "powershell",
+                        "-NoProfile",
+                        "-Command",
+                        "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status",
+                    )
+                ),
+                "whether an NVIDIA display driver is installed and which (DriverVersion 31.0.15.5222 is NVIDIA 552.22; "
+                "Microsoft Basic Display Adapter: none)",
+            )
+        )
     elif (
         not mac
         and facts.platform.wsl != 1
