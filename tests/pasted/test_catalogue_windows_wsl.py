@@ -241,3 +241,49 @@ def test_nvidia_smi_named_without_a_failure_on_windows_asks_no_display_adapters(
     report, _target, _steps, asks = _run(text)
     assert report.facts.platform.system == "Windows"
     assert _VIDEO not in _ask_words(asks)
+
+
+# --- ctypes' "Could not find module" (CPython on Windows): the driver's nvcuda.dll, or a package's file ----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _example("langchain-chatchat-87-nvcuda-dll-not-found.txt"),
+        # Python 3.8's wording, without "(or one of its dependencies)"
+        "FileNotFoundError: Could not find module 'C:\\Windows\\System32\\nvcuda.dll'. Try using the full path with "
+        "constructor syntax.\n",
+    ],
+)
+def test_nvcuda_dll_not_found_asks_whether_an_nvidia_display_driver_is_installed(text):
+    report, _target, steps, asks = _run(text)
+    assert any(e.get("entry") == "windows-ctypes-nvcuda-not-found" for e in report.facts.pasted.errors)
+    assert not any(e.kind == "windows-module-not-found" for e in report.facts.pasted.errors)
+    assert "windows-dll-missing" not in _codes(report) and not steps  # the driver's DLL: no PATH step
+    assert _VIDEO in _ask_words(asks)
+
+
+def test_a_package_file_not_found_asks_where_exe_in_its_folder_and_the_environment():
+    report, _target, _steps, asks = _run(_example("bitsandbytes-1524-could-not-find-module-cpu-dll.txt"))
+    folder = "C:\\aitest\\SkyReels-V1\\venv\\lib\\site-packages\\bitsandbytes"
+    assert ("where.exe", "/R", folder, "libbitsandbytes_cpu.dll") in _ask_words(asks)
+    assert ("C:\\aitest\\SkyReels-V1\\venv\\Scripts\\python.exe", "-m", "pip", "list") in _ask_words(asks)
+
+
+def test_a_bare_module_name_asks_no_where_exe_folder():
+    text = "FileNotFoundError: Could not find module 'llmodel.dll' (or one of its dependencies). Try using the full path\n"
+    report, _target, _steps, asks = _run(text)
+    assert any(e.kind == "windows-module-not-found" for e in report.facts.pasted.errors)
+    assert not any(w[0] == "where.exe" for w in _ask_words(asks))
+
+
+def test_torchvisions_optional_image_extension_warning_is_not_read():
+    text = (
+        "C:\\Users\\me\\anaconda3\\envs\\hr\\lib\\site-packages\\torchvision\\io\\image.py:11: UserWarning: Failed to load "
+        "image Python extension: Could not find module 'C:\\Users\\me\\anaconda3\\envs\\hr\\Lib\\site-packages\\torchvision"
+        "\\image.pyd' (or one of its dependencies). Try using the full path with constructor syntax.\n"
+        '  warn(f"Failed to load image Python extension: {e}")\n'
+    )
+    report, _target, _steps, _asks = _run(text)
+    assert not any(e.kind == "windows-module-not-found" for e in report.facts.pasted.errors)
+    assert not _codes(report)

@@ -305,6 +305,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
     out += _container_devices_asks(facts)
     out += _distributed_cut_asks(facts)
+    out += _module_file_asks(facts) if windows else []
     out += _catalogue_asks(facts)
     out += _logged_container_asks(facts)
     from gpudoctor.checks.driver import no_gpu_said
@@ -555,6 +556,18 @@ def _wsl_asks() -> list[Ask]:
         ),
         Ask(Cmd(("uname", "-r")), "the WSL kernel (a custom kernel without GPU support has no /dev/dxg)"),
     ]
+
+
+def _module_file_asks(facts: Facts) -> list[Ask]:
+    """ctypes' "Could not find module '<path>'" names the file it tried (catalogue.toml's windows-ctypes-module-not-found):
+    where.exe, searching its folder for it (the path as an argument, never as code), tells a file that is not there (the
+    install or build did not produce it) from one whose own dependencies Windows did not find."""
+    for e in facts.pasted.reported("windows-module-not-found"):
+        folder, _, name = (e.get("path") or "").replace("/", "\\").rpartition("\\")
+        if folder and name and re.fullmatch(r"[A-Za-z]:", folder[:2]):
+            why = f"whether {name} is in {folder}: there, a DLL it links is what Windows did not find; absent, the install or build did not produce it"
+            return [Ask(Cmd(("where.exe", "/R", folder, name)), why)]
+    return []
 
 
 def _catalogue_asks(facts: Facts) -> list[Ask]:
