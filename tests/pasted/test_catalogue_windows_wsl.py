@@ -287,3 +287,21 @@ def test_torchvisions_optional_image_extension_warning_is_not_read():
     report, _target, _steps, _asks = _run(text)
     assert not any(e.kind == "windows-module-not-found" for e in report.facts.pasted.errors)
     assert not _codes(report)
+
+
+_CI_POLICY = ("reg", "query", "HKLM\\SYSTEM\\CurrentControlSet\\Control\\CI\\Policy", "/v", "VerifiedAndReputablePolicyState")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _loading("4551", "An Application Control policy has blocked this file.", "c10.dll"),
+        _loading("4551", "应用程序控制策略已阻止此文件。", "c10_cuda.dll"),
+        _example("comfyui-15117-winerror-4551-application-control.txt"),
+    ],
+)
+def test_application_control_blocking_a_torch_dll_asks_smart_app_control_not_the_vc_runtime(text):
+    report, _target, steps, asks = _run(text)
+    assert any(e.get("entry") == "windows-application-control-blocked" for e in report.facts.pasted.errors)
+    assert "windows-dll-missing" not in _codes(report) and not steps  # neither winget nor PATH: the DLL is intact
+    assert _CI_POLICY in _ask_words(asks)
