@@ -305,3 +305,42 @@ def test_application_control_blocking_a_torch_dll_asks_smart_app_control_not_the
     assert any(e.get("entry") == "windows-application-control-blocked" for e in report.facts.pasted.errors)
     assert "windows-dll-missing" not in _codes(report) and not steps  # neither winget nor PATH: the DLL is intact
     assert _CI_POLICY in _ask_words(asks)
+
+
+# --- libnvidia-container under WSL 2: dxcore found no GPU adapter ----------------------------------------------------
+
+
+def test_wsl_no_adapters_from_the_distribution_asks_the_windows_driver_and_wsls_folder():
+    report, _target, steps, asks = _run(_example("dreambooth-gui-23-wsl-no-adapters.txt"))
+    assert report.facts.platform.wsl == 2 and not steps
+    assert any(e.get("entry") == "wsl-dxcore-no-adapters" for e in report.facts.pasted.errors)
+    words = _ask_words(asks)
+    assert ("nvidia-smi.exe",) in words and ("ls", "-l", "/usr/lib/wsl/lib") in words
+    assert ("docker", "version") in words
+
+
+def test_wsl_no_adapters_from_a_windows_prompt_is_docker_desktops_wsl_2_engine():
+    text = (
+        "E:\\HeyGem\\deploy>docker-compose up -d\n"
+        "Error response from daemon: failed to create task for container: failed to create shim task: OCI runtime create "
+        "failed: runc create failed: unable to start container process: error during container init: error running "
+        "prestart hook #0: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n"
+        "nvidia-container-cli: initialization error: WSL environment detected but no adapters were found: unknown\n"
+    )
+    report, _target, _steps, asks = _run(text)
+    words = _ask_words(asks)
+    # (the hook ran in WSL 2, Docker Desktop's engine: Windows' driver is asked for by its Windows name)
+    assert report.facts.platform.wsl == 2
+    assert ("nvidia-smi.exe",) in words and ("docker", "version") in words
+
+
+def test_libnvidia_containers_dxcore_info_lines_on_a_linux_host_are_no_wsl_and_no_failure():
+    text = (
+        "I0828 18:43:18.664828 4993 nvc.c:389] attempting to load dxcore to see if we are running under Windows "
+        "Subsystem for Linux (WSL)\n"
+        "I0828 18:43:18.664969 4993 nvc.c:391] dxcore initialization failed, continuing assuming a non-WSL environment\n"
+        "I0828 18:43:18.665502 4995 driver.c:101] starting driver service\n"
+    )
+    report, _target, _steps, _asks = _run(text)
+    assert not report.facts.platform.wsl
+    assert not _codes(report)

@@ -536,7 +536,7 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
 
 
 # Error kinds that are NVML (or nvidia-smi) failing to reach the GPU.
-_NVML_FAILURES = frozenset({"nvml", "nvml-init-failed", "wsl-gpu-blocked"})
+_NVML_FAILURES = frozenset({"nvml", "nvml-init-failed", "wsl-gpu-blocked", "wsl-no-gpu-adapters"})
 
 
 def _wsl_asks() -> list[Ask]:

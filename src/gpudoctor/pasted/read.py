@@ -648,6 +648,16 @@ def _text_facts(g: Gathered, text: str) -> None:
         _cpu_index_install(g, text)
     # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
     lowered = text.lower()
+    if "to see if we are running under windows subsystem" in lowered or "assuming a non-wsl environment" in lowered:
+        # libnvidia-container's INFO lines name WSL on every host it starts on (src/nvc.c: before dxcore is tried, and
+        # where it is not WSL): their words are no WSL said
+        text = re.sub(
+            r"[^\n]*(?:to see if we are running under Windows Subsystem for Linux \(WSL\)"
+            r"|continuing assuming a non-WSL environment)[^\n]*",
+            "",
+            text,
+        )
+        lowered = text.lower()
     if ("wsl" in lowered or "subsystem" in lowered) and re.search(
         r"\bWSL\s*[12]?\b|\bSubsystem (?:for Linux|on Windows)\b", text, re.IGNORECASE
     ):
