@@ -97,6 +97,11 @@ def test_a_dependency_of_torchs_own_fbgemm_keeps_its_release_answer_not_the_vc_r
             (VENV_PY, "-m", "pip", "list"),
         ),
         (
+            _loading("193", "%1 不是有效的 Win32 应用程序。", "cublas64_12.dll"),
+            "windows-dll-bad-image",
+            (VENV_PY, "-c", "import struct, sys; print(struct.calcsize('P') * 8, sys.executable)"),
+        ),
+        (
             _loading("1455", "The paging file is too small for this operation to complete.", "cudnn_cnn_infer64_8.dll"),
             "windows-paging-file-too-small",
             (
@@ -121,6 +126,7 @@ def test_loader_errors_that_are_no_missing_dll_ask_what_decides(text, entry, ask
     ("example", "asked"),
     [
         ("lunar-58-winerror-127-c10-cuda-dll.txt", ("-m", "pip", "list")),
+        ("pytorch-chatbot-10-winerror-193.txt", ("-m", "pip", "list")),
         (
             "yolov5-11418-winerror-1455-paging-file.txt",
             ("-NoProfile", "-Command", "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage"),
