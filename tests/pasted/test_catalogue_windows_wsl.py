@@ -350,3 +350,20 @@ def test_libnvidia_containers_dxcore_info_lines_on_a_linux_host_are_no_wsl_and_n
     report, _target, _steps, _asks = _run(text)
     assert not report.facts.platform.wsl
     assert not _codes(report)
+
+
+def test_bitsandbytes_cuda_setup_dll_on_windows_is_the_pre_043_release_upgraded_in_its_interpreter():
+    report, _target, steps, asks = _run(_example("bitsandbytes-626-windows-cuda-setup-dll.txt"))
+    assert "framework-windows-native-gpu" in _codes(report)
+    py = "D:\\PycharmProjects\\localGPT\\venv\\Scripts\\python.exe"
+    assert [c.argv for c in steps] == [(py, "-m", "pip", "install", "--upgrade", "bitsandbytes>=0.43.0")]
+    assert not any(w[0] == "where.exe" for w in _ask_words(asks))  # the line is explained
+
+
+def test_a_current_bitsandbytes_dll_outside_cuda_setup_is_not_the_pre_043_release():
+    text = (
+        "Could not find module 'C:\\aitest\\venv\\lib\\site-packages\\bitsandbytes\\libbitsandbytes_cuda124.dll' "
+        "(or one of its dependencies). Try using the full path with constructor syntax.\n"
+    )
+    report, _target, _steps, _asks = _run(text)
+    assert "framework-windows-native-gpu" not in _codes(report)

@@ -925,10 +925,16 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.ERROR,
         "frameworks",
         "the installed bitsandbytes predates Windows support (before 0.43): it looks for Linux's libcudart.so",
-        "bitsandbytes' CUDA setup says it found no libcudart.so and searched /usr/local/cuda/lib64, Linux's names and "
-        "folders, on a Windows machine (its paths print as WindowsPath): releases before 0.43 had no Windows build, "
-        "so it cannot load its CUDA library whatever the driver, the toolkit or torch. 0.43.0 brought official "
-        "Windows wheels; no CUDA toolkit is needed for them (they use torch's CUDA).",
+        (
+            "bitsandbytes' CUDA setup says it found no libcudart.so and searched /usr/local/cuda/lib64, Linux's names and "
+            "folders, on a Windows machine (its paths print as WindowsPath)"
+            if "libcudart" in said[0].line
+            else "Windows could not load bitsandbytes' CUDA library from bitsandbytes\\cuda_setup, the CUDA setup of "
+            "releases before 0.43 (an unofficial Windows build of one)"
+        )
+        + ": releases before 0.43 had no Windows build, so it cannot load its CUDA library whatever the driver, the "
+        "toolkit or torch. 0.43.0 brought official Windows wheels; no CUDA toolkit is needed for them (they use torch's "
+        "CUDA).",
         (ev("pasted", said[0].line),),
         Remediation(
             "Upgrade bitsandbytes to 0.43.0 or newer in the environment that runs it (a notebook's kernel: its own "

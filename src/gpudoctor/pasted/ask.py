@@ -562,7 +562,10 @@ def _module_file_asks(facts: Facts) -> list[Ask]:
     """ctypes' "Could not find module '<path>'" names the file it tried (catalogue.toml's windows-ctypes-module-not-found):
     where.exe, searching its folder for it (the path as an argument, never as code), tells a file that is not there (the
     install or build did not produce it) from one whose own dependencies Windows did not find."""
+    explained = {e.line for e in facts.pasted.errors if e.kind != "windows-module-not-found"}
     for e in facts.pasted.reported("windows-module-not-found"):
+        if e.line in explained:
+            continue  # another message read from the same line says what it is (bitsandbytes' pre-0.43 setup)
         folder, _, name = (e.get("path") or "").replace("/", "\\").rpartition("\\")
         if folder and name and re.fullmatch(r"[A-Za-z]:", folder[:2]):
             why = f"whether {name} is in {folder}: there, a DLL it links is what Windows did not find; absent, the install or build did not produce it"
