@@ -367,3 +367,16 @@ def test_a_current_bitsandbytes_dll_outside_cuda_setup_is_not_the_pre_043_releas
     )
     report, _target, _steps, _asks = _run(text)
     assert "framework-windows-native-gpu" not in _codes(report)
+
+
+def test_wsl_2_kernels_dxg_ioctl_lines_beside_a_working_gpu_are_no_failure():
+    # (the WSL 2 kernel's dxgkrnl logs these at every start; microsoft/WSL issue 11293: they do not affect the GPU)
+    text = (
+        "$ dmesg | grep dxg\n[    0.265917] hv_vmbus: registering driver dxgkrnl\n"
+        "[    1.265648] misc dxg: dxgk: dxgkio_is_feature_enabled: Ioctl failed: -22\n"
+        "[    1.272072] misc dxg: dxgk: dxgkio_query_adapter_info: Ioctl failed: -22\n"
+        '$ python3 -c "import torch; print(torch.cuda.is_available())"\nTrue\n'
+    )
+    report, _target, steps, _asks = _run(text)
+    assert not _codes(report) and not steps
+    assert not report.facts.pasted.errors
