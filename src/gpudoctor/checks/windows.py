@@ -348,7 +348,8 @@ def _vc_runtime(facts: Facts) -> Finding | None:
             if old
             else "torch could not load the Visual C++ runtime (vcruntime140.dll, msvcp140.dll, vcruntime140_1.dll) "
             "that every DLL of it links, as the text shows: the Microsoft Visual C++ 2015-2022 Redistributable (x64) "
-            "is not installed. torch's own DLLs then fail to load, starting with c10.dll."
+            "is not installed, or is a release before 2019, which lacks vcruntime140_1.dll. torch's own DLLs then fail "
+            "to load, starting with c10.dll."
         )
         + " Neither PATH nor reinstalling torch changes it.",
         tuple(ev("pasted", line) for line in lines),
