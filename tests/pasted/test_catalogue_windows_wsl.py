@@ -380,3 +380,20 @@ def test_wsl_2_kernels_dxg_ioctl_lines_beside_a_working_gpu_are_no_failure():
     report, _target, steps, _asks = _run(text)
     assert not _codes(report) and not steps
     assert not report.facts.pasted.errors
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _loading("126", "The specified module could not be found.", "fbgemm.dll"),
+        _loading("1455", "The paging file is too small for this operation to complete.", "shm.dll"),
+        "Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.\n"
+        f'  File "{SITE}\\torch\\__init__.py", line 139, in <module>\n    from torch._C import *  # noqa: F403\n'
+        "ImportError: DLL load failed: The specified module could not be found.\n",
+    ],
+)
+def test_where_torch_itself_cannot_import_collect_env_is_not_asked_but_pip_list_is(text):
+    _report, _target, _steps, asks = _run(text)
+    words = _ask_words(asks)
+    assert not any("torch.utils.collect_env" in w for w in words)
+    assert (VENV_PY, "-m", "pip", "list") in words or any(w[1:] == ("-m", "pip", "show", "torch") for w in words)

@@ -182,7 +182,15 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     torch, tf, jax = facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax
     torch_unknown = not isinstance(torch, Found) or not torch.value.build_known
     out += extension
-    if "torch" in named and torch_unknown and not only_extension:
+    if "torch" in named and torch_unknown and not only_extension and _torch_unimportable(facts):
+        # `-m torch.utils.collect_env` imports torch first, which is what failed: pip reads the install without it
+        out.append(
+            Ask(
+                where.python_step(facts, "-m", "pip", "list"),
+                "the torch release and build installed (torch cannot be imported, so collect_env cannot run), and its companions",
+            )
+        )
+    elif "torch" in named and torch_unknown and not only_extension:
         out.append(
             Ask(
                 where.python_step(facts, "-m", "torch.utils.collect_env"),
@@ -317,6 +325,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not _runs_python(a.command, py)]
     if windows:
         out = [a for a in out if not _linux_only(a.command)]
+    if _torch_unimportable(facts):  # (a component's collect_env too: it imports torch first)
+        out = [a for a in out if "torch.utils.collect_env" not in a.command.argv]
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
@@ -556,6 +566,18 @@ def _wsl_asks() -> list[Ask]:
         ),
         Ask(Cmd(("uname", "-r")), "the WSL kernel (a custom kernel without GPU support has no /dev/dxg)"),
     ]
+
+
+# Windows refusing a DLL of torch's own folder while torch imports (torch/__init__.py loads each DLL of torch\\lib), or its
+# warning that the Visual C++ runtime did not load: `import torch` itself fails there.
+_TORCH_LIB_DLL = re.compile(r"[\\/]torch[\\/]+lib[\\/]+[\w.+-]+\.dll", re.IGNORECASE)
+
+
+def _torch_unimportable(facts: Facts) -> bool:
+    return any(
+        e.kind == "vc-runtime-missing" or (e.line and "Error loading" in e.line and _TORCH_LIB_DLL.search(e.line))
+        for e in facts.pasted.errors
+    )
 
 
 def _module_file_asks(facts: Facts) -> list[Ask]:
