@@ -101,16 +101,6 @@ def test_a_dependency_of_torchs_own_fbgemm_keeps_its_release_answer_not_the_vc_r
             "windows-dll-bad-image",
             (VENV_PY, "-c", "import struct, sys; print(struct.calcsize('P') * 8, sys.executable)"),
         ),
-        (
-            _loading("1455", "The paging file is too small for this operation to complete.", "cudnn_cnn_infer64_8.dll"),
-            "windows-paging-file-too-small",
-            (
-                "powershell",
-                "-NoProfile",
-                "-Command",
-                "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage",
-            ),
-        ),
     ],
 )
 def test_loader_errors_that_are_no_missing_dll_ask_what_decides(text, entry, asked):
@@ -127,22 +117,35 @@ def test_loader_errors_that_are_no_missing_dll_ask_what_decides(text, entry, ask
     [
         ("lunar-58-winerror-127-c10-cuda-dll.txt", ("-m", "pip", "list")),
         ("pytorch-chatbot-10-winerror-193.txt", ("-m", "pip", "list")),
-        (
-            "yolov5-11418-winerror-1455-paging-file.txt",
-            ("-NoProfile", "-Command", "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage"),
-        ),
     ],
 )
-def test_the_real_127_and_1455_reports_ask_and_plan_nothing(example, asked):
+def test_the_real_127_and_193_reports_ask_and_plan_nothing(example, asked):
     report, _target, steps, asks = _run(_example(example))
     assert "windows-dll-missing" not in _codes(report) and not steps
     assert asked in [w[1:] for w in _ask_words(asks)]
 
 
-def test_the_paging_file_ask_is_in_the_reporters_conda_python_world_not_linux():
-    report, _target, _steps, asks = _run(_example("yolov5-11418-winerror-1455-paging-file.txt"))
+_PAGEFILE = (
+    "powershell",
+    "-NoProfile",
+    "-Command",
+    "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage",
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _loading("1455", "The paging file is too small for this operation to complete.", "cudnn_cnn_infer64_8.dll"),
+        _example("yolov5-11418-winerror-1455-paging-file.txt"),
+    ],
+)
+def test_the_paging_file_is_its_own_finding_read_on_windows_never_a_missing_dll(text):
+    report, _target, steps, _asks = _run(text)
     assert report.facts.platform.system == "Windows"
-    assert not any(w[0] in ("free", "cat", "swapon") for w in _ask_words(asks))
+    assert set(_codes(report)) == {"windows-paging-file-too-small"}  # not windows-dll-missing, not unexplained
+    assert [c.argv for c in steps][0] == _PAGEFILE and len(steps) == 2
+    assert not any(c.argv[0] in ("free", "cat", "swapon", "winget") for c in steps)
 
 
 # --- WSL: ldconfig's warning over /usr/lib/wsl/lib is no failure ---------------------------------------------------

@@ -1000,6 +1000,62 @@ def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding
     )
 
 
+# Windows' commit limit read in any language (the two cmdlets' property names are not localized): the paging file's size
+# and peak use, and the commit limit (TotalVirtualMemorySize) beside the RAM (TotalVisibleMemorySize), both in kB.
+_PAGEFILE_READS = (
+    Cmd(
+        (
+            "powershell",
+            "-NoProfile",
+            "-Command",
+            "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage",
+        ),
+        note="the paging file: its size and peak use, in MB",
+    ),
+    Cmd(
+        (
+            "powershell",
+            "-NoProfile",
+            "-Command",
+            "Get-CimInstance Win32_OperatingSystem | Format-List TotalVisibleMemorySize,TotalVirtualMemorySize,FreeVirtualMemory",
+        ),
+        note="the RAM and the commit limit, RAM plus paging file, in kB",
+    ),
+)
+
+
+def check_windows_commit_limit(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Windows' ERROR_COMMITMENT_LIMIT (1455) as torch raises it loading a DLL of its own: mapping the DLL would pass the
+    system's commit limit, RAM plus the paging file. Not a broken install: each process that imports torch (every
+    DataLoader worker is one, started by spawn on Windows) maps its CUDA DLLs again, so many workers exhaust a small or
+    fixed paging file (cszn/KAIR issue 127: fewer workers; pytorch/pytorch issue 59904: the paging file's size)."""
+    said = _said(facts, "windows-commit-limit")
+    if not said or not facts.platform.system.lower().startswith("win"):
+        return
+    dll = re.search(r"Error loading \\?\"[^\"\n]{0,300}?([\w.+-]{1,80}\.dll)", said[0].line)
+    yield Finding(
+        "windows-paging-file-too-small",
+        Severity.ERROR,
+        "platform",
+        "Windows ran out of commit (RAM plus the paging file) loading " + (dll.group(1) if dll else "a DLL"),
+        "Windows refused to map the DLL because the system's commit limit, the RAM plus the paging file, is used up "
+        "(error 1455, 'The paging file is too small for this operation to complete'): the install is intact, and "
+        "reinstalling changes nothing. Each process that imports torch maps its CUDA DLLs again, several GB of commit "
+        "each: DataLoader workers (started anew on Windows), several programs at once, or a small or fixed paging file.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Read the paging file's size and the commit limit. Then, on Windows, let Windows manage the paging file on a "
+            "drive with free space (System Properties > Advanced > Performance Settings > Advanced > Virtual memory > "
+            "Change: 'Automatically manage paging file size for all drives', or a larger custom size), which applies "
+            "after the next restart; or start fewer processes that load torch: a lower num_workers in the DataLoader "
+            "(num_workers=0 loads in the main process).",
+            _PAGEFILE_READS,
+            component="platform",
+            where="Windows",
+        ),
+    )
+
+
 def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """triton-windows' "Failed to find CUDA.": Triton compiles its kernels at run time and needs a CUDA 12 toolkit
     (ptxas.exe, cuda.h, cuda.lib) where it looks: CUDA_PATH or CUDA_HOME, NVIDIA's pip wheels, the conda env's Library,
@@ -1694,6 +1750,13 @@ CHECKS = (
     Check("catalogued-triton-windows", "toolkit", ("framework-cuda-libs-missing",), check_triton_windows_cuda, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
+    Check(
+        "catalogued-windows-commit-limit",
+        "platform",
+        ("windows-paging-file-too-small",),
+        check_windows_commit_limit,
+        ("pasted",),
+    ),
     Check(
         "catalogued-ptx-version",
         "toolkit",
