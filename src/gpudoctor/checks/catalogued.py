@@ -1036,10 +1036,16 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.ERROR,
         "frameworks",
         "the installed bitsandbytes predates Windows support (before 0.43): it looks for Linux's libcudart.so",
-        "bitsandbytes' CUDA setup says it found no libcudart.so and searched /usr/local/cuda/lib64, Linux's names and "
-        "folders, on a Windows machine (its paths print as WindowsPath): releases before 0.43 had no Windows build, "
-        "so it cannot load its CUDA library whatever the driver, the toolkit or torch. 0.43.0 brought official "
-        "Windows wheels; no CUDA toolkit is needed for them (they use torch's CUDA).",
+        (
+            "bitsandbytes' CUDA setup says it found no libcudart.so and searched /usr/local/cuda/lib64, Linux's names and "
+            "folders, on a Windows machine (its paths print as WindowsPath)"
+            if "libcudart" in said[0].line
+            else "Windows could not load bitsandbytes' CUDA library from bitsandbytes\\cuda_setup, the CUDA setup of "
+            "releases before 0.43 (an unofficial Windows build of one)"
+        )
+        + ": releases before 0.43 had no Windows build, so it cannot load its CUDA library whatever the driver, the "
+        "toolkit or torch. 0.43.0 brought official Windows wheels; no CUDA toolkit is needed for them (they use torch's "
+        "CUDA).",
         (ev("pasted", said[0].line),),
         Remediation(
             "Upgrade bitsandbytes to 0.43.0 or newer in the environment that runs it (a notebook's kernel: its own "
@@ -1101,6 +1107,62 @@ def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding
                 Cmd(("apt-get", "install", "-y", *(f"{pkg}={version}" for _, pkg in missing)), root=True),
             ),
             component="driver",
+        ),
+    )
+
+
+# Windows' commit limit read in any language (the two cmdlets' property names are not localized): the paging file's size
+# and peak use, and the commit limit (TotalVirtualMemorySize) beside the RAM (TotalVisibleMemorySize), both in kB.
+_PAGEFILE_READS = (
+    Cmd(
+        (
+            "powershell",
+            "-NoProfile",
+            "-Command",
+            "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage",
+        ),
+        note="the paging file: its size and peak use, in MB",
+    ),
+    Cmd(
+        (
+            "powershell",
+            "-NoProfile",
+            "-Command",
+            "Get-CimInstance Win32_OperatingSystem | Format-List TotalVisibleMemorySize,TotalVirtualMemorySize,FreeVirtualMemory",
+        ),
+        note="the RAM and the commit limit, RAM plus paging file, in kB",
+    ),
+)
+
+
+def check_windows_commit_limit(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Windows' ERROR_COMMITMENT_LIMIT (1455) as torch raises it loading a DLL of its own: mapping the DLL would pass the
+    system's commit limit, RAM plus the paging file. Not a broken install: each process that imports torch (every
+    DataLoader worker is one, started by spawn on Windows) maps its CUDA DLLs again, so many workers exhaust a small or
+    fixed paging file (cszn/KAIR issue 127: fewer workers; pytorch/pytorch issue 59904: the paging file's size)."""
+    said = _said(facts, "windows-commit-limit")
+    if not said or not facts.platform.system.lower().startswith("win"):
+        return
+    dll = re.search(r"Error loading \\?\"[^\"\n]{0,300}?([\w.+-]{1,80}\.dll)", said[0].line)
+    yield Finding(
+        "windows-paging-file-too-small",
+        Severity.ERROR,
+        "platform",
+        "Windows ran out of commit (RAM plus the paging file) loading " + (dll.group(1) if dll else "a DLL"),
+        "Windows refused to map the DLL because the system's commit limit, the RAM plus the paging file, is used up "
+        "(error 1455, 'The paging file is too small for this operation to complete'): the install is intact, and "
+        "reinstalling changes nothing. Each process that imports torch maps its CUDA DLLs again, several GB of commit "
+        "each: DataLoader workers (started anew on Windows), several programs at once, or a small or fixed paging file.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Read the paging file's size and the commit limit. Then, on Windows, let Windows manage the paging file on a "
+            "drive with free space (System Properties > Advanced > Performance Settings > Advanced > Virtual memory > "
+            "Change: 'Automatically manage paging file size for all drives', or a larger custom size), which applies "
+            "after the next restart; or start fewer processes that load torch: a lower num_workers in the DataLoader "
+            "(num_workers=0 loads in the main process).",
+            _PAGEFILE_READS,
+            component="platform",
+            where="Windows",
         ),
     )
 
@@ -1868,6 +1930,13 @@ CHECKS = (
     Check("catalogued-triton-windows", "toolkit", ("framework-cuda-libs-missing",), check_triton_windows_cuda, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
+    Check(
+        "catalogued-windows-commit-limit",
+        "platform",
+        ("windows-paging-file-too-small",),
+        check_windows_commit_limit,
+        ("pasted",),
+    ),
     Check(
         "catalogued-ptx-version",
         "toolkit",

@@ -92,6 +92,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_workloads(g, lines)
     _plugin_present(g, sources)
     _from_errors(g)
+    _wsl_listed(g)
     _torch_wheel_downloaded(g)
     _torch_said_moved(g)
     _image_torch(g)
@@ -117,6 +118,15 @@ def read_sources(sources: list[Source]) -> Gathered:
             else "WSL 2 from the text's own words (WSL named, no kernel or Windows build shown)"
         )
     return g
+
+
+def _wsl_listed(g: Gathered) -> None:
+    """wsl -l -v's row of the default distribution (catalogue.toml's wsl-list-verbose-default): the WSL it runs under,
+    which wsl.exe states, wins over the reporter's words ("WSL 2" said beside a table that lists VERSION 1)."""
+    listed = next((e for e in g.errors if e.kind == "wsl-version-listed"), None)
+    if listed is not None:
+        g.wsl_said = True
+        g.wsl1_said = listed.get("version") == "1"
 
 
 def _traceback_cut(lines: list[str]) -> str | None:
@@ -650,6 +660,16 @@ def _text_facts(g: Gathered, text: str) -> None:
         _cpu_index_install(g, text)
     # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
     lowered = text.lower()
+    if "to see if we are running under windows subsystem" in lowered or "assuming a non-wsl environment" in lowered:
+        # libnvidia-container's INFO lines name WSL on every host it starts on (src/nvc.c: before dxcore is tried, and
+        # where it is not WSL): their words are no WSL said
+        text = re.sub(
+            r"[^\n]*(?:to see if we are running under Windows Subsystem for Linux \(WSL\)"
+            r"|continuing assuming a non-WSL environment)[^\n]*",
+            "",
+            text,
+        )
+        lowered = text.lower()
     if ("wsl" in lowered or "subsystem" in lowered) and re.search(
         r"\bWSL\s*[12]?\b|\bSubsystem (?:for Linux|on Windows)\b", text, re.IGNORECASE
     ):
