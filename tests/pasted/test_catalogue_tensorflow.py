@@ -317,3 +317,21 @@ def test_the_real_examples_ask_what_decides(example, asked):
 def test_the_words_in_code_or_prose_are_quiet(text):
     _, _, codes, _ = _run(text)
     assert not codes, codes
+
+
+def test_startup_lines_do_not_hide_a_traceback_the_paste_cuts_off():
+    """TensorFlow's start-up lines print before anything fails: a paste that ends inside a traceback after them is
+    still a failure it cannot explain (the error line was cut), never a clean bill of health."""
+    text = (
+        ">>> sess = tf.Session()\n"
+        "2018-10-25 12:10:00.651103: I tensorflow/core/platform/cpu_feature_guard.cc:141] Your CPU supports instructions "
+        "that this TensorFlow binary was not compiled to use: SSE4.1 SSE4.2 AVX AVX2 FMA\n"
+        "Traceback (most recent call last):\n"
+        '  File "<stdin>", line 1, in <module>\n'
+        '  File "/home/u/.conda/envs/dl/lib/python3.6/site-packages/tensorflow/python/client/session.py", line 1511, '
+        "in __init__\n"
+        "    super\n"
+    )
+    snapshot, _, codes, _ = _run(text)
+    assert "traceback-cut" in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert "pasted-error-unexplained" in codes

@@ -63,7 +63,9 @@ def read_sources(sources: list[Source]) -> Gathered:
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
         # extractors read already (same kind) is theirs, with the values they parse.
         found += [e for e in catalogue_match(said) if e.kind not in kinds]
-        if not found and (cut := _traceback_cut(lines)):
+        # (TensorFlow's start-up lines, catalogue.toml's tf-startup-log, print before anything fails: they explain no
+        # traceback the paste cuts off)
+        if not [e for e in found if e.kind not in _STARTUP_LINES] and (cut := _traceback_cut(lines)):
             found.append(ErrorEvidence("traceback-cut", cut))
         if not _GPU_WANTED.search(plain[:1_000_000]):
             # llama.cpp's "BLAS = 0" is a plain CPU build's system info, and insightface's "Applied providers:
@@ -124,6 +126,7 @@ def _traceback_cut(lines: list[str]) -> str | None:
 
 
 _CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only"})
+_STARTUP_LINES = frozenset({"tf-startup-log", "tf-gpu-device-created"})
 # The text asks for the GPU: it names one, CUDA, cuBLAS or llama.cpp's n_gpu_layers.
 _GPU_WANTED = re.compile(r"\bGPUs?\b|\bCUDA|cuBLAS|n_gpu_layers|\bnvidia\b", re.IGNORECASE)
 
