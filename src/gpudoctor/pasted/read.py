@@ -71,7 +71,9 @@ def read_sources(sources: list[Source]) -> Gathered:
             # The runtime hook's loader on the host missed the driver's NVML: not a library the program or its
             # environment (pip's wheels, LD_LIBRARY_PATH) loads, so not read as one (the entry asks the host).
             found = [e for e in found if not (e.kind == "library-missing" and "nvidia-container-cli" in e.line)]
-        if not found and (cut := _traceback_cut(lines)):
+        # (TensorFlow's start-up lines, catalogue.toml's tf-startup-log, print before anything fails: they explain no
+        # traceback the paste cuts off)
+        if not [e for e in found if e.kind not in _STARTUP_LINES] and (cut := _traceback_cut(lines)):
             found.append(ErrorEvidence("traceback-cut", cut))
         if not _GPU_WANTED.search(plain[:1_000_000]):
             # llama.cpp's "BLAS = 0" is a plain CPU build's system info, and insightface's "Applied providers:
@@ -142,6 +144,7 @@ def _traceback_cut(lines: list[str]) -> str | None:
 
 
 _CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})
+_STARTUP_LINES = frozenset({"tf-startup-log", "tf-gpu-device-created"})
 # The device plugin's advice beside its NVML failure, and a line of its log: klog's header ("E0312 10:01:02.123456
 # 1 factory.go:99]") or Go's log before v0.15 ("2022/05/13 23:09:23").
 _PLUGIN_SAID = frozenset({"k8s-device-plugin-nvml-init-failed"})
