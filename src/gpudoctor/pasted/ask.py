@@ -288,10 +288,36 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not _runs_python(a.command, py)]
     if windows:
         out = [a for a in out if not _linux_only(a.command)]
+    if _installer_failures_only(facts):
+        # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
+        # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
+        # Where the paste decided it (gpudoctor.checks.installers), nothing is left to ask.
+        decided = codes & {"python-no-wheel", "python-externally-managed"}
+        out = [] if decided else [a for a in out if a in _catalogue_asks(facts)]
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
     return _unique(out)
+
+
+# The evidence kinds of the installers' messages (catalogue.toml's installer family): what an install could not do.
+_INSTALLER_KINDS = frozenset(
+    {
+        "installer-no-release",
+        "installer-wheel-unsupported",
+        "installer-conflict",
+        "installer-externally-managed",
+        "conda-cuda-virtual",
+    }
+)
+
+
+def _installer_failures_only(facts: Facts) -> bool:
+    """Whether every failure the paste shows is an installer's (and there is one)."""
+    from gpudoctor.checks.reported import _failure
+
+    failures = [e for e in facts.pasted.errors if _failure(e, facts)]
+    return bool(failures) and all(e.kind in _INSTALLER_KINDS for e in failures)
 
 
 def _python_component_named(facts: Facts) -> bool:

@@ -616,7 +616,14 @@ def _text_facts(g: Gathered, text: str) -> None:
     if g.torch_version is None and "torch" not in g.distributions and ("torch" in text or "+c" in text):
         last = None
         for line in text[:1_000_000].splitlines():
-            if re.search(r"uninstall|Found existing installation|\binstall\s", line[:2_000], re.IGNORECASE):
+            # ...nor what an installer refused or could not find ("X.whl is not a supported wheel", "Could not find a
+            # version that satisfies the requirement torch==X+cu113", uv's "you require torch==X+cu113").
+            if re.search(
+                r"uninstall|Found existing installation|\binstall\s|not a supported wheel|Could not find a version"
+                r"|No matching distribution|you require|has no wheels|requested version",
+                line[:2_000],
+                re.IGNORECASE,
+            ):
                 continue
             if "+c" in line and (listed := _TORCH_LISTED.match(line[:200])):
                 if listed.group("named") or _torch_release(listed.group("version")):
