@@ -60,6 +60,31 @@ def test_pips_companion_conflict_moves_torchvision_to_the_installed_torch():
     ]
 
 
+def test_pips_conflict_line_names_the_companion_and_its_cuda_variant_moves_with_torchs():
+    # The line as comfy-cli#234 quotes it (a cu121 torchaudio left on torch 2.5.1 after torch moved to 2.4.0).
+    text = "torchaudio 2.5.1+cu121 requires torch==2.5.1+cu121, but you have torch 2.4.0+cu121 which is incompatible.\n"
+    _, codes, _ = _run(text=text)
+    f = codes["companion-torch-mismatch"]
+    assert f.title.startswith("torchaudio ")
+    assert [c.argv for c in f.remediation.commands] == [
+        (
+            "python3",
+            *("-m", "pip", "install", "--force-reinstall", "--no-deps", "torchaudio==2.4.0"),
+            *("--index-url", "https://download.pytorch.org/whl/cu121"),
+        )
+    ]
+
+
+def test_pips_conflict_line_quoted_in_prose_is_read_by_the_catalogue_and_said_to_be_pips():
+    # comfy-cli#234 quotes the line after an emoji, where no package listing is read: the catalogue's entry decides.
+    text = "🔴 torchaudio 2.5.1+cu121 requires torch==2.5.1+cu121, but you have torch 2.4.0+cu121 which is incompatible.\n"
+    _, codes, _ = _run(text=text)
+    f = codes["companion-torch-mismatch"]
+    assert f.title == "torchaudio is built for another torch than the installed 2.4.0+cu121"
+    assert f.detail.startswith("pip said so: torchaudio 2.5.1+cu121 requires torch==2.5.1+cu121")
+    assert any("torchaudio==2.4.0" in c.argv for c in f.remediation.commands)
+
+
 def test_resolution_impossible_asks_the_interpreter():
     _, codes, asks = _run("tabular-transfer-learning-1")
     assert set(codes) == {"pasted-error-unexplained"}
