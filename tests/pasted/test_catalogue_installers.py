@@ -170,3 +170,48 @@ class _Ev:
 
     def get(self, key: str):
         return dict(self.raw.get("values") or []).get(key)
+
+
+def test_pip_out_of_disk_asks_where_pips_places_are_and_their_free_space():
+    # steamship-langchain#57: a 620 MB torch wheel on a full disk.
+    _, codes, asks = _run("steamship-langchain-57")
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert [argv[1:3] for argv, _ in asks] == [("-c", asks[0][0][2]), ("-m", "pip")]
+    assert "shutil.disk_usage" in asks[0][0][2] and "tempfile.gettempdir()" in asks[0][0][2]
+    assert asks[1][0] == ("python3", "-m", "pip", "cache", "dir")
+
+
+def test_a_user_site_install_is_no_failure_and_asks_what_lives_there():
+    # flathub/com.vscodium.codium#235: pip in a sandbox installing torch into the user's site-packages.
+    snapshot, codes, asks = _run("vscodium-flatpak-235")
+    assert not codes
+    assert "pip-user-install-said" in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert (("python3", "-m", "pip", "list", "--user"), ()) in asks
+
+
+def test_uv_syncs_lock_without_a_wheel_for_this_platform_is_asked_not_decided():
+    # astral-sh/uv#10843: the lock holds only a linux_aarch64 torch 2.5.1 from the cu124 index (which has win_amd64
+    # wheels): the lock lacks it, not the index, so no python-no-wheel.
+    _, codes, asks = _run("uv-10843")
+    assert "python-no-wheel" not in codes and "pasted-error-unexplained" in codes
+    assert [argv[1:] for argv, _ in asks] == [INTERPRETER]
+
+
+def test_an_environment_file_for_another_platform_asks_conda_info():
+    # CompVis/stable-diffusion#145: an x86-64 environment file (cudatoolkit, pytorch) on an aarch64 machine.
+    _, codes, asks = _run("stable-diffusion-145")
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert asks == [(("conda", "info"), ())]
+
+
+def test_libmambas_missing_package_asks_conda_info():
+    _, _, asks = _run("pytorch-cpu-feedstock-372")
+    assert asks == [(("conda", "info"), ())]
+
+
+def test_uvs_externally_managed_python_is_uvs_own_venv_without_system_or_sudo():
+    # astral-sh/uv#15635: `sudo uv pip install --system` selected the uv-managed Python.
+    _, codes, asks = _run("uv-15635")
+    f = codes["python-externally-managed"]
+    assert [c.argv[:3] for c in f.remediation.commands] == [("uv", "venv"), ("uv", "pip", "install")]
+    assert not any(c.root for c in f.remediation.commands) and asks == []

@@ -112,6 +112,13 @@ def test_archs_refusal_needs_no_package_for_venv():
     assert not f.remediation.requires_root
 
 
+@states("python-externally-managed", FIRES)
+def test_uvs_refusal_is_uvs_own_project_venv():
+    text = "error: The interpreter at /usr is externally managed, and indicates the following:\n"
+    f = pasted_findings(text)["python-externally-managed"]
+    assert [c.argv for c in f.remediation.commands] == [("uv", "venv"), ("uv", "pip", "install", Placeholder("packages"))]
+
+
 @states("python-externally-managed", QUIET)
 def test_the_words_in_prose_without_pips_error_are_quiet():
     text = "The README says to use a venv to avoid the externally-managed-environment error on Ubuntu 24.04.\n"

@@ -200,7 +200,7 @@ def check_no_wheel(facts: Facts, ctx: Context) -> Iterable[Finding]:
         entry = e.get("entry")
         if entry == "uv-no-wheels-python-abi":
             found = _uv_abi(facts, ctx, e)
-        elif entry == "uv-no-wheels-platform":
+        elif entry == "uv-no-wheels-platform":  # not uv sync's lock message: a lock may lack what the index holds
             found = _uv_platform(e)
         elif entry == "pip-unsupported-wheel":
             found = _pip_wheel(facts, ctx, e)
@@ -219,24 +219,31 @@ def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not said:
         return
     e = said[0]
-    manager = e.get("manager") or ""
-    setup = _VENV_PACKAGE.get(manager)
-    commands = (
-        *((Cmd(setup, root=True, note="Debian and Ubuntu ship venv apart from Python"),) if setup else ()),
-        Cmd(("python3", "-m", "venv", ".venv")),
-        Cmd((".venv/bin/python", "-m", "pip", "install", Placeholder("packages")), note="what you installed, as before"),
-    )
+    uv = e.get("entry") == "uv-externally-managed"
+    setup = _VENV_PACKAGE.get(e.get("manager") or "")
+    if uv:
+        # uv's own way, as its message says: a project .venv, which `uv pip install` then selects (no --system, no sudo).
+        commands: tuple[Cmd, ...] = (
+            Cmd(("uv", "venv")),
+            Cmd(("uv", "pip", "install", Placeholder("packages")), note="what you installed, without --system"),
+        )
+    else:
+        commands = (
+            *((Cmd(setup, root=True, note="Debian and Ubuntu ship venv apart from Python"),) if setup else ()),
+            Cmd(("python3", "-m", "venv", ".venv")),
+            Cmd((".venv/bin/python", "-m", "pip", "install", Placeholder("packages")), note="what you installed, as before"),
+        )
     yield Finding(
         "python-externally-managed",
         Severity.ERROR,
         "frameworks",
-        "pip refused to install into the system's Python (externally managed, PEP 668)",
+        f"{'uv' if uv else 'pip'} refused to install into an externally managed Python (PEP 668)",
         "The operating system's package manager owns this Python and marks it EXTERNALLY-MANAGED, so pip installs "
         "nothing into it. The packages belong in a virtual environment; --break-system-packages would mix pip's files "
         "into the distribution's own and can break system tools.",
         (ev("pasted", e.line),),
         Remediation(
-            "Create a virtual environment in the project folder and install the packages with its Python (run the "
+            "Create a virtual environment in the project folder and install the packages into it (run the "
             "program with .venv/bin/python, or after `source .venv/bin/activate`).",
             commands,
             requires_root=bool(setup),

@@ -1148,6 +1148,7 @@ _DESCRIPTIVE = frozenset(
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
+        "pip-user-install-said",  # pip installed into ~/.local: where a copy went, judged only beside a failure
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

@@ -307,6 +307,7 @@ _INSTALLER_KINDS = frozenset(
         "installer-wheel-unsupported",
         "installer-conflict",
         "installer-externally-managed",
+        "installer-no-space",
         "conda-cuda-virtual",
     }
 )
