@@ -215,3 +215,13 @@ def test_uvs_externally_managed_python_is_uvs_own_venv_without_system_or_sudo():
     f = codes["python-externally-managed"]
     assert [c.argv[:3] for c in f.remediation.commands] == [("uv", "venv"), ("uv", "pip", "install")]
     assert not any(c.root for c in f.remediation.commands) and asks == []
+
+
+def test_a_32_bit_python_shown_by_collect_env_is_why_pip_finds_no_torch():
+    # pytorch/pytorch#47354: collect_env's "Python version: 3.7 (32-bit runtime)" beside pip's "Could not find a
+    # version" (the title's, without its versions list); PyTorch publishes no 32-bit Windows wheels (pytorch#40511).
+    _, codes, asks = _run("pytorch-47354")
+    f = codes["python-no-wheel"]
+    assert f.title == "torch has no wheel for a 32-bit Python 3.7"
+    assert "64-bit (x86-64) Python 3.7" in f.remediation.summary and f.remediation.commands == ()
+    assert asks == []

@@ -74,6 +74,25 @@ def test_a_wheel_of_another_python_is_replaced_by_the_same_build_pip_chooses_for
     assert rest == ["-m", "pip", "install", "torch==2.1.2", "--index-url", "https://download.pytorch.org/whl/cu121"]
 
 
+@states("python-no-wheel", FIRES)
+def test_pip_without_torch_for_pythons_32_bit_folder_is_the_32_bit_python():
+    text = (
+        '  File "C:\\Users\\u\\AppData\\Local\\Programs\\Python\\Python37-32\\lib\\site-packages\\pip\\x.py"\n'
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+    )
+    f = pasted_findings(text)["python-no-wheel"]
+    assert f.title == "torch has no wheel for a 32-bit Python 3.7"
+
+
+@states("python-no-wheel", QUIET)
+def test_pip_without_torch_for_a_64_bit_python_folder_is_not_the_width():
+    text = (
+        '  File "C:\\Users\\u\\AppData\\Local\\Programs\\Python\\Python37\\lib\\site-packages\\pip\\x.py"\n'
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+    )
+    assert "python-no-wheel" not in pasted_findings(text)
+
+
 @states("python-no-wheel", QUIET)
 def test_pip_without_a_release_where_the_python_is_not_shown_asks_instead():
     text = PIP_RELEASE.format(py="3.11", want="1.8.1").split("\n", 1)[1]  # no site-packages path: no Python shown

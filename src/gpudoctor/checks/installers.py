@@ -168,8 +168,40 @@ def _pip_wheel(facts: Facts, ctx: Context, e) -> Finding | None:
     )
 
 
+def _pip_32bit(facts: Facts, e) -> Finding | None:
+    """pip found no torch for a 32-bit Python the paste shows (collect_env's "(32-bit runtime)", python.org's
+    PythonNN-32 folder): PyTorch publishes 64-bit wheels only ("we don't provide windows 32-bit binaries",
+    pytorch/pytorch#40511, a maintainer)."""
+    name = re.match(r"[A-Za-z0-9][\w.-]*", e.get("requirement") or "")
+    if name is None or name.group(0).lower() != "torch":
+        return None
+    env = facts.frameworks.python
+    paths = [env.value.executable, *env.value.site_packages] if isinstance(env, Found) else []
+    folder = next((p for p in paths if re.search(r"[\\/]Python3\d{1,2}-32(?:[\\/]|$)", p or "")), None)
+    said = _said(facts, "python-32bit-said")
+    if folder is None and not said:
+        return None
+    python = _shown_python(facts)
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"torch has no wheel for a 32-bit Python{f' {python}' if python else ''}",
+        "pip found no torch to install: the interpreter that ran it is a 32-bit Python, and PyTorch publishes 64-bit "
+        "wheels only, so no index holds a torch for it, whatever the release or the CUDA asked for.",
+        (ev("pasted", e.line), ev("pasted", said[0].line if said else folder)),
+        Remediation(
+            f"Install the 64-bit (x86-64) Python{f' {python}' if python else ''} from python.org's Windows installers, "
+            "create the environment with it, and run the same pip install with that interpreter.",
+            component="torch",
+        ),
+    )
+
+
 def _pip_release(facts: Facts, ctx: Context, e) -> Finding | None:
     """pip's "Could not find a version ... torch==X" where the paste shows a Python torch X has no wheels for."""
+    if (wide := _pip_32bit(facts, e)) is not None:
+        return wide
     pin = _PIN.match(e.get("requirement") or "")
     python = _shown_python(facts)
     if pin is None or python is None or pin.group("name").lower() != "torch":

@@ -1238,7 +1238,8 @@ def _site(g: Gathered, path: str) -> None:
         g.system = g.system or "Windows"
     if m := re.search(r"/python(\d+\.\d+)/", path):
         g.python_version = g.python_version or m.group(1)
-    if m := re.search(r"[\\/](?:Python|python)(\d)(\d+)[\\/]", path):
+    # python.org's folders: Python311, and Python311-32 / Python311-arm64 for its 32-bit and ARM64 builds
+    if m := re.search(r"[\\/](?:Python|python)(\d)(\d+)(?:-32|-arm64)?[\\/]", path):
         g.python_version = g.python_version or f"{m.group(1)}.{m.group(2)}"
     if m := re.match(r"^(.*?/(?:envs/[^/]+|anaconda3|miniconda3|miniforge3|mambaforge))/", path + "/"):
         g.conda = True
