@@ -48,6 +48,26 @@ def test_uvs_abi_tag_names_the_python_and_the_plan_is_the_newest_python_torchs_w
 
 
 @states("python-no-wheel", FIRES)
+def test_uvs_hint_gives_the_pythons_of_a_release_the_matrix_does_not_know():
+    text = (
+        "  ╰─▶ Because onnxruntime-gpu==1.16.3 has no wheels with a matching Python ABI tag (e.g., `cp312`) and you\n"
+        "      require onnxruntime-gpu==1.16.3, we can conclude that your requirements are unsatisfiable.\n\n"
+        "      hint: You require CPython 3.12 (`cp312`), but we only found wheels for `onnxruntime-gpu` (v1.16.3) with the\n"
+        "      following Python ABI tags: `cp38`, `cp39`, `cp310`, `cp311`\n"
+    )
+    f = pasted_findings(text)["python-no-wheel"]
+    assert f.title == "onnxruntime-gpu 1.16.3 has no wheel for Python 3.12"
+    assert argv_of(f) == [("uv", "venv", "--python", "3.11")]
+
+
+@states("python-no-wheel", FIRES)
+def test_uvs_abi_message_without_the_hint_for_an_unknown_release_prints_no_command():
+    text = "  ╰─▶ Because foo-ext==0.3.1 has no wheels with a matching Python ABI tag (e.g., `cp312`) and you require\n"
+    f = pasted_findings(text)["python-no-wheel"]  # the message decides the cause; nothing says which Python fits
+    assert argv_of(f) == []
+
+
+@states("python-no-wheel", FIRES)
 def test_uvs_platform_tag_names_the_platform_and_no_command_is_guessed():
     text = (
         "  ╰─▶ Because torch==2.6.0 has no wheels with a matching platform tag (e.g., `macosx_15_0_x86_64`) and you "

@@ -74,6 +74,15 @@ def _other_torch(ctx: Context, python: str, minors: list[str]) -> str:
     )
 
 
+def _hinted_pythons(facts: Facts, name: str) -> list[str]:
+    """The CPython versions uv's hint says the release `name` has wheels for (its ABI tags), oldest first."""
+    for h in _said(facts, "installer-wheel-tags-said"):
+        if (h.get("package") or "").lower() == name.lower():
+            found = {p for t in re.findall(r"`(\w+)`", h.get("tags") or "") if (p := _cp_python(t.rstrip("m")))}
+            return sorted(found, key=vkey)
+    return []
+
+
 def _uv_abi(facts: Facts, ctx: Context, e) -> Finding | None:
     python = _cp_python(e.get("abi") or "")
     if python is None:
@@ -81,7 +90,8 @@ def _uv_abi(facts: Facts, ctx: Context, e) -> Finding | None:
     pin = _PIN.match(e.get("requirement") or "")
     what = f"{pin.group('name')} {pin.group('version')}" if pin else "the requested release"
     pythons = _torch_pythons(ctx, pin.group("version")) if pin and pin.group("name") == "torch" else None
-    if pythons is not None and pythons[1] and python not in pythons[1]:
+    hinted = _hinted_pythons(facts, pin.group("name")) if pin else []
+    if pin and pythons is not None and pythons[1] and python not in pythons[1]:
         rng, minors = pythons
         rem = Remediation(
             f"Create the project's environment with Python {minors[-1]}, the newest one torch {pin.group('version')} has "
@@ -89,6 +99,15 @@ def _uv_abi(facts: Facts, ctx: Context, e) -> Finding | None:
             + _other_torch(ctx, python, minors),
             (Cmd(("uv", "venv", "--python", minors[-1]), note="uv fetches that Python if it is not installed"),),
             component="torch",
+        )
+    elif hinted and python not in hinted:
+        # Not a release the matrix knows: uv's own hint says which Pythons it has wheels for.
+        rem = Remediation(
+            f"Create the project's environment with Python {hinted[-1]}, the newest one {what} has wheels for (uv's "
+            f"hint: {', '.join(hinted)}), then run the same `uv pip install` in it (uv installs into ./.venv); or pin a "
+            f"release of it built for Python {python}.",
+            (Cmd(("uv", "venv", "--python", hinted[-1]), note="uv fetches that Python if it is not installed"),),
+            component="platform",
         )
     else:
         rem = Remediation(

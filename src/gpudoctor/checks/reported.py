@@ -1149,6 +1149,7 @@ _DESCRIPTIVE = frozenset(
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
         "pip-user-install-said",  # pip installed into ~/.local: where a copy went, judged only beside a failure
+        "installer-wheel-tags-said",  # uv's hint: the Pythons a release has wheels for (gpudoctor.checks.installers)
         "python-32bit-said",  # the interpreter's width, judged beside an installer's failure (gpudoctor.checks.installers)
     }
 )
