@@ -293,7 +293,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
         # Where the paste decided it (gpudoctor.checks.installers), nothing is left to ask.
         decided = codes & {"python-no-wheel", "python-externally-managed"}
-        out = [] if decided else [a for a in out if a in _catalogue_asks(facts)]
+        entries = [] if decided else _catalogue_asks(facts)
+        out = [a for a in out if a in entries]
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
