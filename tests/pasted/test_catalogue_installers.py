@@ -225,3 +225,14 @@ def test_a_32_bit_python_shown_by_collect_env_is_why_pip_finds_no_torch():
     assert f.title == "torch has no wheel for a 32-bit Python 3.7"
     assert "64-bit (x86-64) Python 3.7" in f.remediation.summary and f.remediation.commands == ()
     assert asks == []
+
+
+def test_pypy_shown_by_collect_env_is_why_pip_finds_no_torch_and_the_asked_pin_is_not_installed():
+    # pytorch/pytorch#97865: torch==2.0.0 (from versions: none) for PyPy 7.3.11 (Python 3.9.16); the requirements
+    # file's "torch==2.0.0" line is what was asked, not what is installed.
+    snapshot, codes, asks = _run("pytorch-97865")
+    f = codes["python-no-wheel"]
+    assert f.title == "torch has no wheel for PyPy (the interpreter is PyPy 7.3.11)"
+    assert "CPython 3.9" in f.remediation.summary and f.remediation.commands == ()
+    assert "torch" not in snapshot.get("python", {}).get("distributions", {})
+    assert asks == []

@@ -104,6 +104,22 @@ def test_pip_without_torch_for_pythons_32_bit_folder_is_the_32_bit_python():
     assert f.title == "torch has no wheel for a 32-bit Python 3.7"
 
 
+@states("python-no-wheel", FIRES)
+def test_pip_without_torch_for_pypy_is_the_implementation():
+    text = (
+        "Python version: 3.10.14 (75b3de9d9035, Apr 21 2024, 10:54:48) [PyPy 7.3.16 with GCC 10.2.1 20210130]\n"
+        "ERROR: No matching distribution found for torch\n"
+    )
+    f = pasted_findings(text)["python-no-wheel"]
+    assert f.title == "torch has no wheel for PyPy (the interpreter is PyPy 7.3.16)"
+
+
+@states("python-no-wheel", QUIET)
+def test_pip_without_a_package_other_than_torch_beside_pypy_is_not_decided():
+    text = "[PyPy 7.3.16 with GCC 10.2.1 20210130]\nERROR: No matching distribution found for somepkg==1.0\n"
+    assert "python-no-wheel" not in pasted_findings(text)
+
+
 @states("python-no-wheel", QUIET)
 def test_pip_without_torch_for_a_64_bit_python_folder_is_not_the_width():
     text = (

@@ -188,19 +188,35 @@ def _pip_wheel(facts: Facts, ctx: Context, e) -> Finding | None:
 
 
 def _pip_32bit(facts: Facts, e) -> Finding | None:
-    """pip found no torch for a 32-bit Python the paste shows (collect_env's "(32-bit runtime)", python.org's
+    """pip found no torch for a PyPy interpreter the paste shows (its version banner), or a 32-bit Python (collect_env's "(32-bit runtime)", python.org's
     PythonNN-32 folder): PyTorch publishes 64-bit wheels only ("we don't provide windows 32-bit binaries",
     pytorch/pytorch#40511, a maintainer)."""
     name = re.match(r"[A-Za-z0-9][\w.-]*", e.get("requirement") or "")
     if name is None or name.group(0).lower() != "torch":
         return None
+    python = _shown_python(facts)
+    if pypy := _said(facts, "python-pypy-said"):
+        cpython = f"CPython {python}" if python else "CPython"
+        return Finding(
+            "python-no-wheel",
+            Severity.ERROR,
+            "frameworks",
+            f"torch has no wheel for PyPy (the interpreter is PyPy {pypy[0].get('pypy')})",
+            "pip found no torch to install: the interpreter that ran it is PyPy, and PyTorch publishes wheels for "
+            "CPython's ABI (cpXY) only, so no index holds a torch for it.",
+            (ev("pasted", e.line), ev("pasted", pypy[0].line)),
+            Remediation(
+                f"Create the environment with {cpython} (python.org's, the distribution's python3, or conda's) and run the "
+                "same pip install with that interpreter.",
+                component="torch",
+            ),
+        )
     env = facts.frameworks.python
     paths = [env.value.executable, *env.value.site_packages] if isinstance(env, Found) else []
     folder = next((p for p in paths if re.search(r"[\\/]Python3\d{1,2}-32(?:[\\/]|$)", p or "")), None)
     said = _said(facts, "python-32bit-said")
     if folder is None and not said:
         return None
-    python = _shown_python(facts)
     return Finding(
         "python-no-wheel",
         Severity.ERROR,

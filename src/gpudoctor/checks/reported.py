@@ -1150,7 +1150,8 @@ _DESCRIPTIVE = frozenset(
         "nccl-channels-local",
         "pip-user-install-said",  # pip installed into ~/.local: where a copy went, judged only beside a failure
         "installer-wheel-tags-said",  # uv's hint: the Pythons a release has wheels for (gpudoctor.checks.installers)
-        "python-32bit-said",  # the interpreter's width, judged beside an installer's failure (gpudoctor.checks.installers)
+        "python-32bit-said",
+        "python-pypy-said",  # the interpreter's implementation, judged beside an installer's failure  # the interpreter's width, judged beside an installer's failure (gpudoctor.checks.installers)
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

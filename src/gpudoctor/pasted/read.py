@@ -90,6 +90,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _jax_cuda_said(g)
     _source_checkout(g)
     _no_such_torch(g)
+    _not_installed(g)
     _named_gpu(g)
     if g.smi_table or g.nvcc or g.driver_version:
         # A tool's output shows the driver or the toolkit: a form's "CUDA Version" adds nothing to judge (nvidia-smi -q
@@ -280,6 +281,21 @@ def _source_checkout(g: Gathered) -> None:
     for entry in seen.values():
         if entry["means"] and len(g.cues) < 64:
             g.cues.append(entry)
+
+
+def _not_installed(g: Gathered) -> None:
+    """A `name==version` the installer found no distribution for (pip's "No matching distribution found for
+    torch==2.0.0", catalogue.toml's installer family) was asked for, not installed: the same pin read elsewhere in the
+    text (a requirements file's line, a command) is not the installed version."""
+    for e in g.errors:
+        if e.kind != "installer-no-release" or "==" not in (e.get("requirement") or ""):
+            continue
+        name, _, version = (e.get("requirement") or "").partition("==")
+        name = canonical_name(name)
+        if g.distributions.get(name) == version:
+            del g.distributions[name]
+            if name == "torch" and g.torch_version == version:
+                g.torch_version = None
 
 
 def _no_such_torch(g: Gathered) -> None:
