@@ -333,10 +333,38 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not _linux_only(a.command)]
     if _torch_unimportable(facts):  # (a component's collect_env too: it imports torch first)
         out = [a for a in out if "torch.utils.collect_env" not in a.command.argv]
+    if _installer_failures_only(facts):
+        # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
+        # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
+        # Where the paste decided it (gpudoctor.checks.installers), nothing is left to ask.
+        decided = codes & {"python-no-wheel", "python-externally-managed"}
+        entries = [] if decided else _catalogue_asks(facts)
+        out = [a for a in out if a in entries]
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
     return _unique(out)
+
+
+# The evidence kinds of the installers' messages (catalogue.toml's installer family): what an install could not do.
+_INSTALLER_KINDS = frozenset(
+    {
+        "installer-no-release",
+        "installer-wheel-unsupported",
+        "installer-conflict",
+        "installer-externally-managed",
+        "installer-no-space",
+        "conda-cuda-virtual",
+    }
+)
+
+
+def _installer_failures_only(facts: Facts) -> bool:
+    """Whether every failure the paste shows is an installer's (and there is one)."""
+    from gpudoctor.checks.reported import _failure
+
+    failures = [e for e in facts.pasted.errors if _failure(e, facts)]
+    return bool(failures) and all(e.kind in _INSTALLER_KINDS for e in failures)
 
 
 def _python_component_named(facts: Facts) -> bool:
@@ -582,6 +610,7 @@ _AT_SUBMISSION = ("submission failed", "unable to allocate resources")
 
 def _refused_at_submission(facts: Facts) -> bool:
     return any(e.kind in _SLURM_REFUSED and any(w in e.line.lower() for w in _AT_SUBMISSION) for e in facts.pasted.errors)
+
 
 # Windows refusing a DLL of torch's own folder while torch imports (torch/__init__.py loads each DLL of torch\\lib), or its
 # warning that the Visual C++ runtime did not load: `import torch` itself fails there.
