@@ -257,6 +257,12 @@ class Host:
     def python_env(self, executable: str | None, timeout_s: float) -> PythonEnv | None:
         raise NotImplementedError
 
+    def python_env_started(self, executable: str | None, timeout_s: float) -> Callable[[], PythonEnv | None]:
+        """`python_env` in two steps: what can be read or started now is, and the function returned gives the
+        answer (gpudoctor.probes starts the user's interpreter so, then waits for it in a thread). Here nothing
+        is started: the function asks `python_env` (a snapshot answers at once). HostError from either step."""
+        return lambda: self.python_env(executable, timeout_s)
+
     def platform(self) -> dict[str, str]:
         raise NotImplementedError
 
