@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 if TYPE_CHECKING:
     from gpudoctor.elf import ElfDynamic
@@ -97,7 +97,7 @@ class HostError(Exception):
         return self.code in ("ENOENT", "ENOTDIR")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class PathInfo(Record):
     """What `lstat` says of a path, plus whether this user may read and write it.
 
@@ -118,7 +118,7 @@ class PathInfo(Record):
         return self.kind not in ("missing", "error")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class CommandResult(Record):
     """The result of running one argv with a time limit.
 

@@ -11,19 +11,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor.host import Host
 from gpudoctor.probed import Found, Unknown
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 if TYPE_CHECKING:  # imported in run_probes, once the user's interpreter has been started (below)
     from gpudoctor.facts import Facts, FrameworkFacts, PlatformFacts
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class ProbeOptions(Record):
     """How the probes run: their time limits, the Python to probe, --deep and --pid."""
 
@@ -100,7 +99,11 @@ def _deep_error(framework: str, why: Unknown) -> dict[str, Any]:
     return {"framework": framework, "error": why.message}
 
 
-def run_probes(host: Host, options: ProbeOptions = ProbeOptions(), meanwhile: Callable[[], Any] | None = None) -> Facts:
+def run_probes(
+    host: Host,
+    options: ProbeOptions = ProbeOptions(),  # noqa: B008 - a frozen record (ruff knows only @dataclass as frozen)
+    meanwhile: Callable[[], Any] | None = None,
+) -> Facts:
     """The facts of `host`. `meanwhile` runs in this thread as soon as the user's interpreter has been started
     (gpudoctor.doctor: importing the checks)."""
     from gpudoctor.probes import python
