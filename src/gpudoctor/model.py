@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
-from gpudoctor.record import Record, record_class
+from gpudoctor.record import MutableRecord, Record, record_class
 
 
 class Severity(enum.IntEnum):
@@ -156,8 +156,8 @@ def sort_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (-f.severity, AREAS.index(f.area) if f.area in AREAS else 99, f.code))
 
 
-@dataclass
-class Report:
+@record_class(eq=False, repr=False)
+class Report(MutableRecord):
     """One run's result: the facts it judged, the findings, and how the facts were obtained (live, recorded, replayed)."""
 
     facts: Any  # gpudoctor.facts.Facts

@@ -6,16 +6,18 @@ the very same class; the same hash (of the same tuple, so sets iterate alike); t
 the fields with repr=True, `...` for a recursive one). From `record_class`: the same `__init__` (parameters,
 defaults, default factories, keyword-only fields, `__post_init__`, and for a call it refuses, its very TypeError),
 the same frozen `__setattr__` and `__delattr__`, and dataclasses' own fields, `replace`, `asdict` and
-`__dataclass_params__`. dataclasses writes each of those methods as source and compiles it for every class at
-import: for the 52 frozen classes a bare `check` imports (the facts, the findings, the commands...) about half of
+`__dataclass_params__`. `@record_class(eq=False, repr=False)` on `MutableRecord` likewise makes what `@dataclass`
+makes (unhashable, assignable). dataclasses writes each of those methods as source and compiles it for every class
+at import: for the 54 classes a bare `check` imports (the facts, the findings, the commands...) about a quarter of
 its instructions (bench/README.md). Type checkers see `record_class` as `dataclasses.dataclass` itself, so they
 still check every constructor call. tests/unit/test_record.py compares each such class with its twin made by
-`@dataclass(frozen=True)` on real instances and on wrong calls.
+`@dataclass` on real instances and on wrong calls.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import reprlib
 from dataclasses import MISSING, FrozenInstanceError
 from typing import TYPE_CHECKING, Any
@@ -63,35 +65,45 @@ if TYPE_CHECKING:
 else:
 
     def record_class(cls=None, /, *, frozen=False, eq=True, repr=True):
-        """`@record_class(frozen=True, eq=False, repr=False)` on a `Record` subclass: the class that
-        `@dataclass(frozen=True, eq=False, repr=False)` makes, its `__init__`, `__setattr__` and `__delattr__`
-        made without compiling source (see the module's docstring)."""
-        if cls is not None or not frozen or eq or repr:
-            raise TypeError("record classes are declared @record_class(frozen=True, eq=False, repr=False)")
-        return _make
+        """`@record_class(frozen=True, eq=False, repr=False)` on a `Record` subclass, `@record_class(eq=False,
+        repr=False)` on a `MutableRecord` one: the class that `@dataclass` with those arguments makes, its
+        `__init__` (and frozen, its `__setattr__` and `__delattr__`) made without compiling source."""
+        if cls is not None or eq or repr:
+            raise TypeError("record classes are declared @record_class(frozen=True, eq=False, repr=False) on Record")
+        return functools.partial(_make, frozen=frozen)
 
 
-def _make(cls: type) -> type:
+class MutableRecord(Record):
+    """The base of gpudoctor's mutable dataclasses (`@record_class(eq=False, repr=False)`): compared and printed as
+    `Record`'s, and unhashable, as `@dataclass` makes a class whose `__eq__` it writes."""
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _make(cls: type, frozen: bool) -> type:
     own = cls.__dict__
     if (
         not issubclass(cls, Record)
+        or issubclass(cls, MutableRecord) == frozen
         or any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:])
         or any(name in own for name in ("__init__", "__setattr__", "__delattr__", "__slots__"))
         or any("InitVar" in str(kind) for kind in own.get("__annotations__", {}).values())
     ):
         # What this module does not write itself (dataclass bases, InitVar, own methods): generated as before.
-        return dataclasses.dataclass(frozen=True, eq=False, repr=False)(cls)
+        return dataclasses.dataclass(frozen=frozen, eq=False, repr=False)(cls)
     documented = bool(cls.__doc__)
     # init=False and frozen=False: dataclasses compiles nothing for the class (eq and repr come from Record).
     cls = dataclasses.dataclass(init=False, eq=False, repr=False)(cls)
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
-    params.init = params.frozen = True  # as @dataclass(frozen=True, eq=False, repr=False) records them
+    params.init, params.frozen = True, frozen  # as @dataclass(frozen=frozen, eq=False, repr=False) records them
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
     for f in fields:
         if hasattr(type(getattr(cls, f.name, None)), "__set__"):
             raise TypeError(f"{cls.__qualname__}.{f.name}: a record's field cannot be a data descriptor")
     _init(cls, fields)
-    _frozen(cls, frozenset(f.name for f in fields))
+    if frozen:
+        _frozen(cls, frozenset(f.name for f in fields))
     if not documented:  # dataclasses' docstring: the name and the constructor's signature
         import inspect
 
@@ -177,7 +189,8 @@ def _refuse(cls: type, self: object, args: tuple, kwargs: dict) -> None:
             twin.__annotations__[f.name] = f.type
             made = dataclasses.field(default=f.default, default_factory=f.default_factory, init=f.init, kw_only=f.kw_only)
             setattr(twin, f.name, made)
-        twin = _TWINS[cls] = dataclasses.dataclass(frozen=True, eq=False, repr=False)(twin)
+        frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        twin = _TWINS[cls] = dataclasses.dataclass(frozen=frozen, eq=False, repr=False)(twin)
     probe: Any = object.__new__(twin)
     twin.__init__(probe, *args, **kwargs)  # type: ignore[misc]  # the generated method, called as cls(...) would
     # Accepted after all (the generated method decides; the checks above refuse nothing it accepts): its values.

@@ -20,7 +20,7 @@ import pytest
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.pipeline import CheckRequest, check
-from gpudoctor.record import Record, record_class
+from gpudoctor.record import MutableRecord, Record, record_class
 
 MACHINES = Path(__file__).resolve().parents[2] / "tests" / "machines"
 # The modules that declare Record classes (a bare check imports each of them).
@@ -65,7 +65,8 @@ def _twin(cls: type) -> type:
     namespace = {"__qualname__": cls.__qualname__, "__doc__": cls.__doc__}
     if "__post_init__" in vars(cls):
         namespace["__post_init__"] = vars(cls)["__post_init__"]
-    return dataclasses.make_dataclass(cls.__name__, spec, frozen=True, namespace=namespace)
+    frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]  # (a MutableRecord: @dataclass)
+    return dataclasses.make_dataclass(cls.__name__, spec, frozen=frozen, namespace=namespace)
 
 
 def _as(twin: type, value: Record) -> object:
@@ -140,8 +141,8 @@ def test_every_record_class_on_values_of_every_kind():
     from gpudoctor.probed import Absent
 
     kinds = (None, "x", 1, ("x", 1), {"x": 1}, Absent("x"))
-    classes = Record.__subclasses__()
-    assert len(classes) >= 52
+    classes = _record_classes()
+    assert len(classes) >= 54
     for cls in classes:
         names = [f.name for f in dataclasses.fields(cls)]
         sample = [_holding(cls, dict.fromkeys(names, kind)) for kind in kinds]
@@ -167,7 +168,7 @@ def _outcome(make: object, *args: object, **kwargs: object) -> tuple:
         made = make(*args, **kwargs)  # type: ignore[operator]
     except Exception as exc:  # noqa: BLE001 - the exception itself is compared
         return type(exc), str(exc)
-    return "made", list(vars(made).items())
+    return ("made", list(vars(made).items())) if made is not None else ("done",)
 
 
 def _calls(cls: type, values: dict[str, object]) -> list[tuple[tuple, dict]]:
@@ -226,6 +227,7 @@ def _same_class(cls: type, twin: type) -> None:
     ], cls
     for method in ("__setattr__", "__delattr__"):
         assert getattr(cls, method).__qualname__ == getattr(twin, method).__qualname__
+    assert (cls.__hash__ is None) == (twin.__hash__ is None), cls
 
 
 def _same_frozen(value: object, twin_value: object) -> None:
@@ -235,9 +237,16 @@ def _same_frozen(value: object, twin_value: object) -> None:
 
 
 def _record_classes() -> list[type]:
+    """Every Record class (MutableRecord's too, not MutableRecord itself)."""
     for name in MODULES:
         importlib.import_module(name)
-    return Record.__subclasses__()
+    found, todo = [], [Record]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if "__dataclass_fields__" in vars(sub):
+                found.append(sub)
+    return found
 
 
 def test_every_record_class_is_built_without_compiled_methods():
@@ -247,8 +256,11 @@ def test_every_record_class_is_built_without_compiled_methods():
     from gpudoctor.probed import Unknown
 
     for cls in classes:
-        for method in ("__init__", "__setattr__", "__delattr__"):
+        frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        assert frozen != issubclass(cls, MutableRecord), cls
+        for method in ("__init__", "__setattr__", "__delattr__") if frozen else ("__init__",):
             assert getattr(cls, method).__code__ is getattr(Unknown, method).__code__, (cls, method)
+        assert frozen or cls.__setattr__ is object.__setattr__, cls
         _same_class(cls, _twin(cls))
 
 
@@ -259,7 +271,8 @@ def test_records_are_built_as_generated_dataclasses_build_them(built):
         twin = _twin(cls)
         for value in values[:10]:
             _same_construction(cls, twin, {f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
-            _same_frozen(value, _as(twin, value))
+            if cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+                _same_frozen(value, _as(twin, value))
 
 
 def test_every_record_class_refuses_wrong_calls_as_generated_dataclasses_do():
@@ -334,3 +347,24 @@ def test_record_class_refuses_what_dataclasses_refuses():
 
     with pytest.raises(TypeError, match="record_class"):
         record_class(frozen=True)  # eq and repr come from Record
+
+
+def test_mutable_record_class_is_what_dataclass_makes():
+    def declare(make):
+        class Env(MutableRecord):
+            """A mutable record."""
+
+            executable: str
+            paths: list = field(default_factory=list)
+            how: str = "x"
+
+        return make(Env)
+
+    ours, theirs = declare(record_class(eq=False, repr=False)), declare(dataclasses.dataclass(eq=False, repr=False))
+    _same_class(ours, theirs)
+    _same_construction(ours, theirs, {"executable": "python3", "paths": ["a"], "how": "y"})
+    env = ours("python3")
+    env.how = "z"
+    del env.paths
+    assert vars(env) == {"executable": "python3", "how": "z"} and ours.__hash__ is None is theirs.__hash__
+    assert ours("a") == ours("a") != ours("b") and repr(ours("a")).endswith("Env(executable='a', paths=[], how='x')")

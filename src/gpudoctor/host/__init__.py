@@ -14,10 +14,10 @@ import posixpath
 import re
 import shlex
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from gpudoctor.record import Record, record_class
+from gpudoctor.record import MutableRecord, Record, record_class
 
 if TYPE_CHECKING:
     from gpudoctor.elf import ElfDynamic
@@ -151,8 +151,8 @@ def command_key(argv: tuple[str, ...] | list[str]) -> str:
     return shlex.join(argv)
 
 
-@dataclass
-class PythonEnv:
+@record_class(eq=False, repr=False)
+class PythonEnv(MutableRecord):
     """The Python environment the user works in, as its own interpreter reports it."""
 
     executable: str
