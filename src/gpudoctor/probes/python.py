@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.errors import ParseError
 from gpudoctor.host import Host, HostError, PythonEnv
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 from gpudoctor.probes.common import CUDA_LIB, lib_dir, probe_command
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, LibDir
 
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tensorflow-intel", "tensorflow-macos")
-JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
+JAX_PLUGIN = LazyPattern(r"^jax-cuda(\d+)-(plugin|pjrt)$")
 
 
 def choose_interpreter(host: Host, override: str | None) -> tuple[str | None, str]:
