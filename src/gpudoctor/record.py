@@ -69,7 +69,7 @@ else:
         repr=False)` on a `MutableRecord` one: the class that `@dataclass` with those arguments makes, its
         `__init__` (and frozen, its `__setattr__` and `__delattr__`) made without compiling source."""
         if cls is not None or eq or repr:
-            raise TypeError("record classes are declared @record_class(frozen=True, eq=False, repr=False) on Record")
+            raise TypeError("declared @record_class(frozen=True, eq=False, repr=False), or (eq=False, repr=False)")
         return functools.partial(_make, frozen=frozen)
 
 
@@ -82,11 +82,12 @@ class MutableRecord(Record):
 
 
 def _make(cls: type, frozen: bool) -> type:
+    if not issubclass(cls, Record) or issubclass(cls, MutableRecord) == frozen:
+        # Its __eq__, __hash__ and __repr__ would not be the ones @dataclass writes.
+        raise TypeError(f"{cls.__qualname__}: a frozen record class is a Record, a mutable one a MutableRecord")
     own = cls.__dict__
     if (
-        not issubclass(cls, Record)
-        or issubclass(cls, MutableRecord) == frozen
-        or any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:])
+        any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:])
         or any(name in own for name in ("__init__", "__setattr__", "__delattr__", "__slots__"))
         or any("InitVar" in str(kind) for kind in own.get("__annotations__", {}).values())
     ):

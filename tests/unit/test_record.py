@@ -345,8 +345,11 @@ def test_record_class_refuses_what_dataclasses_refuses():
             x: int = 1
             y: int
 
-    with pytest.raises(TypeError, match="record_class"):
+    with pytest.raises(TypeError, match="declared @record_class"):
         record_class(frozen=True)  # eq and repr come from Record
+    for base, frozen in ((object, True), (MutableRecord, True), (Record, False)):
+        with pytest.raises(TypeError, match="a frozen record class is a Record, a mutable one a MutableRecord"):
+            record_class(frozen=frozen, eq=False, repr=False)(type("Stray", (base,), {"__annotations__": {"x": "int"}}))
 
 
 def test_mutable_record_class_is_what_dataclass_makes():
