@@ -939,6 +939,27 @@ def _pip_show(g: Gathered, block: Block) -> str:
     return f"{name} {version}"
 
 
+def _uv_changes(g: Gathered, block: Block) -> str:
+    """uv's install summary: the rows it installed or reinstalled are there now; a row it removed is gone unless the
+    same summary installed it again (an upgrade prints "- torch==2.0.0" and "+ torch==2.1.0")."""
+    from gpudoctor.pasted.blocks import _UV_ROW
+
+    added: dict[str, str] = {}
+    removed: set[str] = set()
+    for line in block.lines:
+        if (m := _UV_ROW.match(line)) is None:
+            continue
+        name = canonical_name(m.group("name"))
+        if line.lstrip()[0] == "-":
+            removed.add(name)
+        elif m.group("version"):
+            added[name] = m.group("version")
+    for name in removed - added.keys():
+        g.distributions.pop(name, None)
+    g.distributions.update(added)
+    return f"{len(added)} installed, {len(removed - added.keys())} removed" + _named(g)
+
+
 def _conda_list(g: Gathered, block: Block) -> str:
     if any(re.match(r"^\s*#\s*Name\s+Version", line) for line in block.lines[:4]):
         _whole(g)
@@ -1173,6 +1194,7 @@ _READERS = {
     "pip_list": _pip_list,
     "pip_freeze": _pip_freeze,
     "pip_show": _pip_show,
+    "uv_changes": _uv_changes,
     "conda_list": _conda_list,
     "jax_env": _jax_env,
     "ls_cuda": _ls,
