@@ -169,15 +169,20 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 # tf.sysconfig.get_build_info() exists from TensorFlow 2.3 on; tf.test.is_built_with_cuda() in every
                 # release: one command that answers on any version (an empty dict before 2.3). The attribute's name is
                 # an argument, not a quoted string in the code, so no shell (Windows PowerShell 5.1 strips inner
-                # double quotes from a native command's arguments) changes the program.
+                # double quotes from a native command's arguments) changes the program. Last, the GPUs it lists
+                # (tf.config.experimental.list_physical_devices, from 1.14 and in every 2.x: tensorflow.org's r1.15 and
+                # r2.x API pages): whether it sees the GPU at all, with its library-loading lines on stderr.
                 where.python_step(
                     facts,
                     "-c",
                     "import sys, tensorflow as tf; print(tf.__version__); print(tf.test.is_built_with_cuda()); "
-                    "print(getattr(tf.sysconfig, sys.argv[1], dict)())",
+                    "print(getattr(tf.sysconfig, sys.argv[1], dict)()); "
+                    "print(tf.config.experimental.list_physical_devices(sys.argv[2]))",
                     "get_build_info",
+                    "GPU",
                 ),
-                "the TensorFlow version, whether it is a CUDA build, and (from 2.3) the CUDA and cuDNN it was built for",
+                "the TensorFlow version, whether it is a CUDA build, (from 2.3) the CUDA and cuDNN it was built for, and "
+                "the GPUs it lists",
             )
         )
     if windows and (dlls := _tf_dlls_unshown(facts)):
