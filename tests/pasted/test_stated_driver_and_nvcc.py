@@ -99,3 +99,37 @@ def test_the_plan_step_is_a_command_or_the_driver_upgrade_prose():
     (f,) = [f for f in report.findings if f.code == "toolkit-newer-than-driver"]
     assert "520.61.05" in f.remediation.summary
     assert all(isinstance(c, Cmd) for c in f.remediation.commands)
+
+
+@pytest.mark.parametrize(
+    ("said", "cuda"),
+    [
+        ('"nvidia-smi" reports that the CUDA version is 12.8', "12.8"),
+        ("nvidia-smi shows CUDA 12.4 and my GPU", "12.4"),
+        ("`nvidia-smi` says CUDA Version: 11.7", "11.7"),
+    ],
+)
+def test_nvidia_smis_cuda_quoted_in_prose_is_the_drivers(said, cuda):
+    snap, report, _ = _run(f"I have an RTX 3060. {said}.\n")
+    assert report.facts.driver.cuda_version == cuda
+    assert _read(snap, "nvml.cuda_driver_version")["lines"]
+
+
+def test_nvidia_smi_named_without_its_cuda_states_nothing():
+    _, report, _ = _run("nvidia-smi shows no processes running, CUDA 12.1 is what I installed.\n")
+    assert report.facts.driver.cuda_version is None
+
+
+def test_the_drivers_cuda_and_the_gpu_stated_are_not_asked_again_and_the_failing_library_is():
+    text = (
+        'I have an RTX 5080. "nvidia-smi" reports that the CUDA version is 12.8 and "nvcc --version" says the release '
+        "is 12.8.\nTraceback (most recent call last):\n"
+        '  File "/home/me/venv/lib/python3.12/site-packages/cupy/_core/_kernel.pyx", line 920, in __call__\n'
+        "cupy.cuda.compiler.CompileException: nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+    )
+    _, report, asks = _run(text)
+    argvs = [a.command.argv for a in asks]
+    assert report.facts.toolkits.nvcc_on_path_version == "12.8"
+    assert not [a for a in argvs if a[:1] == ("nvidia-smi",)]
+    assert ("/home/me/venv/bin/python", "-c", "import cupy; cupy.show_config()") in argvs
+    assert not [a for a in argvs if "torch.utils.collect_env" in a]

@@ -130,8 +130,13 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     "the GPU's full name and compute capability (the paste cut its name), and the driver's version",
                 )
             )
-        elif not d.version and d.gpus and facts.pasted.reported("driver-branch-said") and not codes & _DRIVER_CODES:
-            pass  # the driver's branch (its newest CUDA) and the GPU are both stated: nvidia-smi would repeat them
+        elif (
+            not d.version
+            and d.gpus
+            and (facts.pasted.reported("driver-branch-said") or d.cuda_version)
+            and not codes & _DRIVER_CODES
+        ):
+            pass  # the driver's branch or its CUDA, and the GPU, are stated: nvidia-smi would repeat them
         elif not d.version:
             out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
             if facts.platform.wsl == 2:

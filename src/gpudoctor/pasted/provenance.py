@@ -243,7 +243,11 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
             # The message that named it first (cudaDriverGetVersion's 9020), else nvidia-smi's "CUDA Version: 12.2".
             hits = [h for h in errors(*_DRIVER_CUDA_ERRORS) if h is not None]
             if not hits and g.driver_cuda:
-                hits = [text.search(re.compile(r"CUDA Version\s*:?\s*" + re.escape(g.driver_cuda) + r"\b"))]
+                hits = [
+                    text.search(re.compile(r"CUDA Version\s*:?\s*" + re.escape(g.driver_cuda) + r"\b"))
+                    # nvidia-smi quoted in prose (pasted.read.SMI_CUDA_SAID)
+                    or text.search(re.compile(r"nvidia-smi\S*\s.{0,60}?CUDA.{0,20}?" + re.escape(g.driver_cuda) + r"\b", re.I))
+                ]
             found += hits
             add("nvml.cuda_driver_version", nvml["cuda_driver_version"], hits)
         for i, dev in enumerate(nvml.get("devices") or []):

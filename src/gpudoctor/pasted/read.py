@@ -589,8 +589,15 @@ def _gpu_rows(g: Gathered, text: str) -> None:
 # version: 11.8", "nvcc -V shows 12.4", "nvcc (CUDA 11.7)"). The compiler's own number: the toolkit on PATH.
 NVCC_SAID = re.compile(
     r"\bcuda_(?P<tag>\d{1,2}\.\d)\.r\d{1,2}\.\d/compiler\.\d+"
-    r"|\bnvcc(?:[ \t]*(?:--version|-V))?[ \t]*(?:==|[:=(]|[ \t])[ \t]*"
-    r"(?:(?:is|shows|says|reports|gives|version|release|CUDA)[ \t:]*){0,2}v?(?P<said>\d{1,2}\.\d)(?![\d])",
+    r"|\bnvcc(?:[ \t]*(?:--version|-V))?[\"'`]?[ \t]*(?:==|[:=(]|[ \t])[ \t]*"
+    r"(?:(?:is|shows|says|reports|gives|version|release|CUDA|the|that)[ \t:]*){0,4}v?(?P<said>\d{1,2}\.\d)(?![\d])",
+    re.IGNORECASE,
+)
+# The driver's CUDA as the reporter quotes nvidia-smi in prose ("nvidia-smi reports that the CUDA version is 12.8",
+# "nvidia-smi shows CUDA 12.4"): the number nvidia-smi heads its table with, the newest CUDA the driver runs.
+SMI_CUDA_SAID = re.compile(
+    r"\bnvidia-smi(?:\.exe)?[\"'`]?[ \t]+(?:reports|shows|says|gives|prints|lists)[ \t]+(?:that[ \t]+)?(?:the[ \t]+)?"
+    r"CUDA(?:[ \t]+version)?[ \t]*(?:is[ \t]+|of[ \t]+|:[ \t]*)?(?P<cuda>\d{2}\.\d)(?![\d])",
     re.IGNORECASE,
 )
 
@@ -606,6 +613,9 @@ def _text_facts(g: Gathered, text: str) -> None:
     _cuda_lib_dirs(g, text)
     _conda_dists(g, text)
     _environment_table(g, text)
+    if g.driver_cuda is None and not g.smi_table and "nvidia-smi" in text and (smi := SMI_CUDA_SAID.search(text[:1_000_000])):
+        g.driver_cuda = smi.group("cuda")
+        g.notes.append(f"CUDA {smi.group('cuda')}: the driver's, as the text quotes nvidia-smi")
     if g.nvcc is None and (said := nvcc_said(text)):
         v = said.group("tag") or said.group("said")
         g.nvcc = f"Cuda compilation tools, release {v}, V{v}\n"
