@@ -616,8 +616,8 @@ def _text_facts(g: Gathered, text: str) -> None:
     if g.driver_cuda is None and not g.smi_table and "nvidia-smi" in text and (smi := SMI_CUDA_SAID.search(text[:1_000_000])):
         g.driver_cuda = smi.group("cuda")
         g.notes.append(f"CUDA {smi.group('cuda')}: the driver's, as the text quotes nvidia-smi")
-    if g.nvcc is None and (said := nvcc_said(text)):
-        v = said.group("tag") or said.group("said")
+    if g.nvcc is None and (stated := nvcc_said(text)):
+        v = stated.group("tag") or stated.group("said")
         g.nvcc = f"Cuda compilation tools, release {v}, V{v}\n"
         g.notes.append(f"nvcc {v}: the compiler's release as the text states it")
     # Blanks within the line only: `^\s*` would run from every line start across all the blank lines after it
