@@ -1118,6 +1118,7 @@ _DESCRIPTIVE = frozenset(
     {
         "arch-list",
         "driver-version-said",
+        "driver-branch-said",
         "cuda-version-said",
         "cuda-lib-dir-said",
         "cuda-toolkit-said",
