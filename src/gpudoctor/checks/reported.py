@@ -1154,7 +1154,6 @@ _DESCRIPTIVE = frozenset(
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
         "cdi-devices-listed",  # nvidia-ctk cdi list's count: what the host's CDI specs define (gpudoctor.checks.catalogued)
-
         "xid-application",  # an Xid of the catalog's application bucket: the program's fault, the GPU healthy (catalogue.toml)
         "gpu-recovery-action",  # Xid 154: the driver's recovery action after an earlier Xid, which is the failure
     }
