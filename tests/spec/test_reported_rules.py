@@ -65,3 +65,47 @@ def test_pasted_nvcc_against_the_drivers_cuda_by_major_minor(nvcc, fires):
     12.2.140 on a driver reporting CUDA 12.2 (found version 12020) is not newer; 12.3 is."""
     found = pasted_findings(NVCC.format(mm=nvcc.rsplit(".", 1)[0], v=nvcc))
     assert ("toolkit-newer-than-driver" in found) is fires
+
+
+# --- windows-paging-file-too-small --------------------------------------------------------------------------------
+
+_LOADING_1455 = (
+    '  File "C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\__init__.py", line 128, in <module>\n    raise err\n'
+    "OSError: [WinError 1455] {text} Error loading "
+    '"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\lib\\{dll}" or one of its dependencies.\n'
+)
+
+
+def _paging(text: str) -> list:
+    found = pasted_findings(text).get("windows-paging-file-too-small")
+    return [found] if found else []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _LOADING_1455.format(text="The paging file is too small for this operation to complete.", dll="shm.dll"),
+        _LOADING_1455.format(text="页面文件太小，无法完成操作。", dll="cudnn_adv_infer64_8.dll"),
+    ],
+)
+@states("windows-paging-file-too-small", FIRES)
+def test_windows_error_1455_on_a_torch_dll_fires_with_the_paging_file_reads(text):
+    """windows-paging-file-too-small.md: "Windows' error 1455 ([WinError 1455]) on a native Windows report"."""
+    [f] = _paging(text)
+    assert [c.argv[:3] for c in f.remediation.commands] == [("powershell", "-NoProfile", "-Command")] * 2
+    assert f.remediation.where == "Windows"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the same words in a Linux report (a quoted line from elsewhere) are not this machine's Windows
+        "Ubuntu 22.04\nsomeone on Windows saw [WinError 1455] once; here python3 train.py runs fine\n",
+        # a DLL that is missing (126) is not the commit limit
+        _LOADING_1455.replace("1455", "126").format(text="The specified module could not be found.", dll="shm.dll"),
+    ],
+)
+@states("windows-paging-file-too-small", QUIET)
+def test_not_said_off_windows_or_for_another_loader_error(text):
+    """windows-paging-file-too-small.md: "Not said on Linux or WSL, and the message is never read as a DLL missing"."""
+    assert not _paging(text)

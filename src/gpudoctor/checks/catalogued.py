@@ -717,8 +717,111 @@ def check_tf_gpu_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Install the CUDA libraries of TensorFlow's build where it loads them: for pip installs, "
             "`tensorflow[and-cuda]` of the same version installs NVIDIA's wheels; or put their directory on "
             "LD_LIBRARY_PATH.",
-            (),
+            _tf_and_cuda(facts, ctx),
             component="environment",
+        ),
+    )
+
+
+def _tf_and_cuda(facts: Facts, ctx: Context) -> tuple[Cmd, ...]:
+    """The pip TensorFlow's CUDA libraries as NVIDIA's wheels: from 2.14, on Linux, the [and-cuda] extra of the installed
+    release (compat_matrix tensorflow.toml `and_cuda`; 2.15.0's extra does not resolve, 2.15.0.post1's does:
+    gpudoctor.planner.pick_tensorflow.AND_CUDA_REPLACED), in the interpreter that runs it. Nothing where the text does
+    not show the release, or for a CPU-only distribution, or before 2.14 (those load a system CUDA toolkit)."""
+    from gpudoctor.checks.toolkit import os_name
+    from gpudoctor.planner.pick_tensorflow import AND_CUDA_REPLACED
+    from gpudoctor.planner.remedy import python_exe
+
+    tf = facts.frameworks.tensorflow
+    if not isinstance(tf, Found) or os_name(facts) == "windows" or tf.value.distribution == "tensorflow-cpu":
+        return ()
+    row = ctx.matrix.tensorflow_release(tf.value.version)
+    if row is None or not row.and_cuda:
+        return ()
+    pin = AND_CUDA_REPLACED.get(tf.value.version, tf.value.version)
+    return (Cmd((python_exe(facts), "-m", "pip", "install", f"tensorflow[and-cuda]=={pin}")),)
+
+
+def check_tf_cudart_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """TensorFlow's `Could not find cuda drivers on your machine, GPU will not be used` (xla/tsl/cuda/cudart_stub.cc):
+    the CUDA runtime of the CUDA it was built for did not load. Printed at import on every machine without it, so it is
+    judged only where the text shows an NVIDIA GPU; there TensorFlow's CUDA libraries are missing."""
+    from gpudoctor.checks.frameworks import check_cuda_libs
+    from gpudoctor.checks.reported import check_reported_libraries, other_vendor_gpu_only
+
+    said = _said(facts, "tf-cudart-not-loaded")
+    if not said or not facts.driver.gpus or other_vendor_gpu_only(facts) is not None:
+        return
+    if facts.platform.system.lower().startswith("win"):
+        return  # on Windows the DLL checks name the DLL
+    if any(
+        f.code in ("framework-cuda-libs-missing", "cudnn-missing")
+        for check in (check_cuda_libs, check_reported_libraries, check_tf_gpu_libraries)
+        for f in check(facts, ctx)
+    ):
+        return
+    commands = _tf_and_cuda(facts, ctx)
+    tf = facts.frameworks.tensorflow
+    row = ctx.matrix.tensorflow_release(tf.value.version) if isinstance(tf, Found) else None
+    built = (
+        f" (TensorFlow {tf.value.version} is built for CUDA {row.cuda} and cuDNN {row.cudnn})"
+        if row and isinstance(tf, Found)
+        else ""
+    )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "TensorFlow cannot load its CUDA runtime and will not use the GPU",
+        "TensorFlow said so ('Could not find cuda drivers on your machine, GPU will not be used'): the CUDA runtime "
+        f"library of the CUDA it was built for{built} did not load, although the machine has an NVIDIA GPU. The "
+        "message names the driver but means TensorFlow's CUDA libraries: pip's tensorflow brings them only with its "
+        "[and-cuda] extra (from 2.14, on Linux); older releases load a system CUDA toolkit of their own version.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            (
+                "Install TensorFlow's CUDA libraries as NVIDIA's wheels with the [and-cuda] extra of the same release, in "
+                "the interpreter that runs it; take other CUDA directories out of LD_LIBRARY_PATH where they were added."
+            )
+            if commands
+            else "Install the CUDA libraries of TensorFlow's build where it loads them: from 2.14 on Linux the "
+            "[and-cuda] extra of the same release (pip) brings them; before 2.14, the CUDA toolkit and cuDNN of the "
+            "version TensorFlow was built for (tf.sysconfig.get_build_info() names them).",
+            commands,
+            component="environment",
+        ),
+        row.source if commands and row else (),
+    )
+
+
+def check_tf_gpu_below_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """TensorFlow's gpu_device.cc ignores a GPU below the lowest compute capability its build has kernels for
+    ("Ignoring visible gpu device (...) with Cuda compute capability 3.5. The minimum required Cuda capability is
+    3.7.") and runs on the CPU. The message names both: no driver, CUDA or cuDNN change helps; another GPU does, or a
+    TensorFlow built from source for the GPU's capability (TF_CUDA_COMPUTE_CAPABILITIES, which ./configure asks for).
+    Where TensorFlow created a GPU device all the same, the GPU ignored was one of several: a warning."""
+    said = _said(facts, "tf-gpu-below-minimum")
+    if not said:
+        return
+    e = said[0]
+    gpu, cc, minimum = e.get("gpu") or "GPU", e.get("capability") or "", e.get("minimum") or ""
+    others = bool(_said(facts, "tf-gpu-device-created"))
+    yield Finding(
+        "framework-arch-unsupported",
+        Severity.WARNING if others else Severity.ERROR,
+        "frameworks",
+        f"the installed TensorFlow has no kernels for the {gpu} (compute capability {cc}; its build needs {minimum} or newer)",
+        f"TensorFlow found the GPU and ignored it, as the text shows: its build carries kernels for compute capability "
+        f"{minimum} and newer only"
+        + (", so it uses the machine's other GPUs and leaves this one idle." if others else ", so it runs on the CPU.")
+        + " No driver, CUDA or cuDNN version changes that.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Run on a GPU of compute capability {minimum} or newer, or build TensorFlow from source for compute "
+            f"capability {cc} (./configure's TF_CUDA_COMPUTE_CAPABILITIES), where the CUDA it builds with still supports "
+            "that GPU. Nothing to install otherwise.",
+            (),
+            component="gpu",
         ),
     )
 
@@ -1036,10 +1139,16 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.ERROR,
         "frameworks",
         "the installed bitsandbytes predates Windows support (before 0.43): it looks for Linux's libcudart.so",
-        "bitsandbytes' CUDA setup says it found no libcudart.so and searched /usr/local/cuda/lib64, Linux's names and "
-        "folders, on a Windows machine (its paths print as WindowsPath): releases before 0.43 had no Windows build, "
-        "so it cannot load its CUDA library whatever the driver, the toolkit or torch. 0.43.0 brought official "
-        "Windows wheels; no CUDA toolkit is needed for them (they use torch's CUDA).",
+        (
+            "bitsandbytes' CUDA setup says it found no libcudart.so and searched /usr/local/cuda/lib64, Linux's names and "
+            "folders, on a Windows machine (its paths print as WindowsPath)"
+            if "libcudart" in said[0].line
+            else "Windows could not load bitsandbytes' CUDA library from bitsandbytes\\cuda_setup, the CUDA setup of "
+            "releases before 0.43 (an unofficial Windows build of one)"
+        )
+        + ": releases before 0.43 had no Windows build, so it cannot load its CUDA library whatever the driver, the "
+        "toolkit or torch. 0.43.0 brought official Windows wheels; no CUDA toolkit is needed for them (they use torch's "
+        "CUDA).",
         (ev("pasted", said[0].line),),
         Remediation(
             "Upgrade bitsandbytes to 0.43.0 or newer in the environment that runs it (a notebook's kernel: its own "
@@ -1101,6 +1210,62 @@ def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding
                 Cmd(("apt-get", "install", "-y", *(f"{pkg}={version}" for _, pkg in missing)), root=True),
             ),
             component="driver",
+        ),
+    )
+
+
+# Windows' commit limit read in any language (the two cmdlets' property names are not localized): the paging file's size
+# and peak use, and the commit limit (TotalVirtualMemorySize) beside the RAM (TotalVisibleMemorySize), both in kB.
+_PAGEFILE_READS = (
+    Cmd(
+        (
+            "powershell",
+            "-NoProfile",
+            "-Command",
+            "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage",
+        ),
+        note="the paging file: its size and peak use, in MB",
+    ),
+    Cmd(
+        (
+            "powershell",
+            "-NoProfile",
+            "-Command",
+            "Get-CimInstance Win32_OperatingSystem | Format-List TotalVisibleMemorySize,TotalVirtualMemorySize,FreeVirtualMemory",
+        ),
+        note="the RAM and the commit limit, RAM plus paging file, in kB",
+    ),
+)
+
+
+def check_windows_commit_limit(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Windows' ERROR_COMMITMENT_LIMIT (1455) as torch raises it loading a DLL of its own: mapping the DLL would pass the
+    system's commit limit, RAM plus the paging file. Not a broken install: each process that imports torch (every
+    DataLoader worker is one, started by spawn on Windows) maps its CUDA DLLs again, so many workers exhaust a small or
+    fixed paging file (cszn/KAIR issue 127: fewer workers; pytorch/pytorch issue 59904: the paging file's size)."""
+    said = _said(facts, "windows-commit-limit")
+    if not said or not facts.platform.system.lower().startswith("win"):
+        return
+    dll = re.search(r"Error loading \\?\"[^\"\n]{0,300}?([\w.+-]{1,80}\.dll)", said[0].line)
+    yield Finding(
+        "windows-paging-file-too-small",
+        Severity.ERROR,
+        "platform",
+        "Windows ran out of commit (RAM plus the paging file) loading " + (dll.group(1) if dll else "a DLL"),
+        "Windows refused to map the DLL because the system's commit limit, the RAM plus the paging file, is used up "
+        "(error 1455, 'The paging file is too small for this operation to complete'): the install is intact, and "
+        "reinstalling changes nothing. Each process that imports torch maps its CUDA DLLs again, several GB of commit "
+        "each: DataLoader workers (started anew on Windows), several programs at once, or a small or fixed paging file.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Read the paging file's size and the commit limit. Then, on Windows, let Windows manage the paging file on a "
+            "drive with free space (System Properties > Advanced > Performance Settings > Advanced > Virtual memory > "
+            "Change: 'Automatically manage paging file size for all drives', or a larger custom size), which applies "
+            "after the next restart; or start fewer processes that load torch: a lower num_workers in the DataLoader "
+            "(num_workers=0 loads in the main process).",
+            _PAGEFILE_READS,
+            component="platform",
+            where="Windows",
         ),
     )
 
@@ -1895,6 +2060,8 @@ CHECKS = (
     Check("catalogued-nccl-interface", "platform", ("nccl-interface-unroutable",), check_nccl_interface_unroutable, ("pasted",)),
     Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
+    Check("catalogued-tf-cudart", "frameworks", ("framework-cuda-libs-missing",), check_tf_cudart_missing, ("pasted",)),
+    Check("catalogued-tf-gpu-minimum", "frameworks", ("framework-arch-unsupported",), check_tf_gpu_below_minimum, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),
     Check("catalogued-wsl-tcc", "driver", ("windows-tcc-mode",), check_wsl_tcc, ("pasted",)),
@@ -1917,6 +2084,13 @@ CHECKS = (
     Check("catalogued-triton-windows", "toolkit", ("framework-cuda-libs-missing",), check_triton_windows_cuda, ("pasted",)),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
+    Check(
+        "catalogued-windows-commit-limit",
+        "platform",
+        ("windows-paging-file-too-small",),
+        check_windows_commit_limit,
+        ("pasted",),
+    ),
     Check(
         "catalogued-ptx-version",
         "toolkit",

@@ -58,16 +58,19 @@ def check_container_no_gpu(facts: Facts, ctx: Context) -> Iterable[Finding]:
 def check_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     plat = facts.platform
     if plat.wsl == 1:
+        # wsl -l -v's default row, where the text shows it: the distribution to convert, by its name
+        listed = [e for e in facts.pasted.reported("wsl-version-listed") if e.get("version") == "1"]
+        distro = listed[0].get("distro") if listed and facts.pasted.partial else None
         yield Finding(
             "wsl1-no-cuda",
             Severity.ERROR,
             "platform",
             "this is WSL 1, where CUDA cannot work",
             "GPU access in WSL needs the WSL 2 kernel (GPU paravirtualisation through /dev/dxg); WSL 1 has none.",
-            (ev("platform", f"kernel {plat.release}"),),
+            (ev("platform", f"kernel {plat.release}"), *(ev("pasted", e.line) for e in listed[:1] if distro)),
             Remediation(
                 "Convert the distribution to WSL 2 (in Windows PowerShell).",
-                (Cmd(("wsl", "--update")), Cmd(("wsl", "--set-version", Placeholder("distro"), "2"))),
+                (Cmd(("wsl", "--update")), Cmd(("wsl", "--set-version", distro or Placeholder("distro"), "2"))),
                 component="platform",
                 where="Windows",
             ),

@@ -401,8 +401,12 @@ def check_stated_toolkit_for_tensorflow(facts: Facts, ctx: Context) -> Iterable[
         return
     if _emits(_libs_checks, facts, ctx, "framework-cuda-libs-missing"):
         return
+    from gpudoctor.planner.pick_tensorflow import AND_CUDA_REPLACED
+
     version = tf.value.version
-    command = (Cmd((python_exe(facts), "-m", "pip", "install", f"tensorflow[and-cuda]=={version}")),) if row.and_cuda else ()
+    # (2.15.0's [and-cuda] extra does not resolve; its re-release 2.15.0.post1's does: pick_tensorflow)
+    pin = AND_CUDA_REPLACED.get(version, version)
+    command = (Cmd((python_exe(facts), "-m", "pip", "install", f"tensorflow[and-cuda]=={pin}")),) if row.and_cuda else ()
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
@@ -1156,6 +1160,10 @@ _DESCRIPTIVE = frozenset(
         "cdi-devices-listed",  # nvidia-ctk cdi list's count: what the host's CDI specs define (gpudoctor.checks.catalogued)
         "xid-application",  # an Xid of the catalog's application bucket: the program's fault, the GPU healthy (catalogue.toml)
         "gpu-recovery-action",  # Xid 154: the driver's recovery action after an earlier Xid, which is the failure
+        "wsl-ldconfig-not-symlink",  # ldconfig's warning over WSL's /usr/lib/wsl/lib at every run: no failure
+        "wsl-version-listed",  # wsl -l -v's default row: the WSL version (gpudoctor.pasted.read), judged by check_wsl
+        "tf-startup-log",  # TensorFlow's and XLA's start-up lines every user sees (catalogue.toml, h112): no fault
+        "tf-gpu-device-created",  # TensorFlow's INFO line of a GPU device it created: the GPU works for it
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"
@@ -1163,6 +1171,7 @@ UNEXPLAINED = "pasted-error-unexplained"
 # load dynamic library ..."): TensorFlow goes on without the GPU, which is no failure on a machine meant to have none
 # (google/lightweight_mmm#23, a fine case in tests/pasted/cases).
 _TF_WARNING = LazyPattern(r"\d: W \S+\.cc:\d+\]")
+_TF_WARNED = frozenset({"library-missing", "xla-ptxas-version-unknown"})
 
 
 def _failure(e, facts: Facts) -> bool:
@@ -1174,7 +1183,13 @@ def _failure(e, facts: Facts) -> bool:
         # Whisper on the CPU is a failure only on a machine with an NVIDIA GPU, named in the text: a CPU run chosen
         # by the program or on a machine without one is no fault of the environment.
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
-    return e.kind not in _DESCRIPTIVE and not (e.kind == "library-missing" and _TF_WARNING.search(e.line))
+    if e.kind == "tf-cudart-not-loaded":
+        # TensorFlow prints it at import on every machine without the CUDA runtime, a CPU-only one too: a failure only
+        # where the text shows an NVIDIA GPU (gpudoctor.checks.catalogued judges it there).
+        return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
+    # TensorFlow's warnings that it goes on without the GPU (a library it could not load, a ptxas it could not run):
+    # no failure on a machine meant to have none.
+    return e.kind not in _DESCRIPTIVE and not (e.kind in _TF_WARNED and _TF_WARNING.search(e.line))
 
 
 def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Finding] = ()) -> Iterable[Finding]:

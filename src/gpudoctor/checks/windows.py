@@ -307,7 +307,65 @@ def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     found = list(_tensorflow_dlls(facts, ctx))
     yield from found
     if not found and facts.pasted.partial:
-        yield from _reported_dlls(facts, ctx)
+        runtime = _vc_runtime(facts)
+        yield from (runtime,) if runtime is not None else _reported_dlls(facts, ctx)
+
+
+# Windows' loader errors torch raises with ' Error loading "<dll>" or one of its dependencies.' that are no DLL missing
+# from the search (catalogue.toml's Windows block): 127, a function missing (DLLs of two releases); 1114, a DLL's start-up
+# failed; 193, a file of the other architecture or truncated; 1455, the commit limit; 4551, code integrity (Smart App
+# Control) refusing an unsigned DLL. The number is read, as the system's text before it is in the machine's language.
+_NOT_MISSING = LazyPattern(r"\[WinError (?:127|193|1114|1455|4551)\]")
+# torch's first DLL, c10.dll, links only the C++ runtime and Windows' own DLLs (torch/__init__.py loads torch\lib's DLLs
+# after checking vcruntime140.dll, msvcp140.dll and vcruntime140_1.dll): where it is not found (126) or does not start
+# (1114), the Visual C++ runtime is missing or older than torch's build.
+_C10 = LazyPattern(r"site-packages[\\/]+torch[\\/]+lib[\\/]+c10\.dll", re.IGNORECASE)
+
+
+def _vc_runtime(facts: Facts) -> Finding | None:
+    """torch's warning that the Visual C++ runtime did not load, or Windows refusing torch's c10.dll (126, 1114): the
+    Microsoft Visual C++ 2015-2022 Redistributable (x64) is installed, or updated, on Windows; no PATH or package fixes
+    it (nagadomi/nunif issue 701: 1114 on c10.dll with torch 2.9, fixed by the latest redistributable)."""
+    warned = facts.pasted.reported("vc-runtime-missing")
+    c10 = [
+        e
+        for e in (*facts.pasted.reported("library-missing"), *facts.pasted.reported("windows-dll-init-failed"))
+        if _C10.search(e.line) and not re.search(r"\[WinError (?!126\]|1114\])\d+\]", e.line)
+    ]
+    if not warned and not c10:
+        return None
+    old = not warned and all("[WinError 1114]" in e.line for e in c10)
+    lines = list(dict.fromkeys(e.line for e in (*warned, *c10)))[:2]
+    return Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "frameworks",
+        "the Microsoft Visual C++ runtime torch needs is " + ("older than its build" if old else "not installed"),
+        (
+            "Windows found torch's c10.dll and its start-up failed (error 1114): c10.dll links only the Visual C++ "
+            "runtime and Windows' own DLLs, so the installed Microsoft Visual C++ 2015-2022 runtime is older than the "
+            "one this torch was built with."
+            if old
+            else "torch could not load the Visual C++ runtime (vcruntime140.dll, msvcp140.dll, vcruntime140_1.dll) "
+            "that every DLL of it links, as the text shows: the Microsoft Visual C++ 2015-2022 Redistributable (x64) "
+            "is not installed, or is a release before 2019, which lacks vcruntime140_1.dll. torch's own DLLs then fail "
+            "to load, starting with c10.dll."
+        )
+        + " Neither PATH nor reinstalling torch changes it.",
+        tuple(ev("pasted", line) for line in lines),
+        Remediation(
+            "Install the current Microsoft Visual C++ 2015-2022 Redistributable (x64) on Windows (winget upgrades an "
+            "older one; its installer asks for an administrator's consent), then start the program again.",
+            (
+                Cmd(
+                    ("winget", "install", "--id", "Microsoft.VCRedist.2015+.x64", "--exact"),
+                    note="or Microsoft's installer: https://aka.ms/vs/17/release/vc_redist.x64.exe",
+                ),
+            ),
+            component="platform",
+            where="Windows",
+        ),
+    )
 
 
 def _tensorflow_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -402,7 +460,7 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     judged, _ = explained(facts, ctx)
     # (TensorFlow's "W ... Could not load dynamic library" is a warning it goes on from, on the CPU: not a failure)
-    failed = [e for e in _said(facts, "library-missing") if not _TF_WARNING.search(e.line)]
+    failed = [e for e in _said(facts, "library-missing") if not _TF_WARNING.search(e.line) and not _NOT_MISSING.search(e.line)]
     dlls = [s for e in failed if (s := e.get("soname") or "").lower().endswith(".dll") and s not in judged]
     if not dlls or "onnxruntime" in frameworks_named(facts) or _emits(check_cuda_libs, facts, ctx, "framework-cuda-libs-missing"):
         return

@@ -266,6 +266,10 @@ _LIB_MISSING = (
     # library: " + mLibName + errorStr (NVIDIA/TensorRT, samples/common/common.h @a892d222; errorStr only off Windows).
     _Lazy(r"Unable to open library: (?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\b"),
 )
+# TensorFlow's dso loader looks for TensorRT's libnvinfer at import for its optional TF-TRT integration and goes on
+# without it ("TF-TRT Warning: Could not find TensorRT", tensorflow/compiler/tf2tensorrt/utils/py_utils.cc @b42113ff;
+# GetNvInferDsoHandle in tensorflow/tsl/platform/default/dso_loader.cc @d2b65574): that line is no missing library.
+_TF_DSO_LINE = _Lazy(r"Could not load dynamic library '")
 _LIB_BECAUSE = _Lazy(
     r"Could not load library (?P<wanted>[A-Za-z0-9_+.-]{1,100}?\.so(?:\.\d+)*)\.? Error: "
     + _SONAME
@@ -501,6 +505,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                     soname = f"lib{stem}.so"
                 if because and soname == because.group("wanted") and because.group("wanted") != because.group("soname"):
                     continue
+                if soname.startswith("libnvinfer") and _TF_DSO_LINE.search(line):
+                    continue  # TensorFlow's optional TensorRT (TF-TRT) looked for and did not find: no fault
                 if soname and not soname.startswith("."):
                     add("library-missing", line, soname=soname)
         if m := _CUDNN_LOADED.search(line):

@@ -118,6 +118,34 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     "the Windows 10 build: GPU access in WSL 2 needs 19044 (21H2) or later, or an Insider build from 20145",
                 )
             )
+    elif facts.platform.wsl == 2 and "nvidia-smi" in facts.pasted.missing and no_gpu_said(facts) is None:
+        # In WSL 2 nvidia-smi is the Windows driver's, in /usr/lib/wsl/lib beside libcuda (not on every shell's PATH):
+        # that folder says whether the Windows side gives the GPU at all, nvidia-smi.exe on Windows which driver it is.
+        out.append(
+            Ask(
+                Cmd(("ls", "-l", "/usr/lib/wsl/lib")),
+                "whether the Windows driver put nvidia-smi and libcuda.so there (WSL 2's nvidia-smi is "
+                "/usr/lib/wsl/lib/nvidia-smi, which not every shell has on PATH)",
+            )
+        )
+        out.append(_wsl_asks()[0])
+    elif windows and "nvidia-smi" in facts.pasted.missing and no_gpu_said(facts) is None and other_vendor_gpu_only(facts) is None:
+        # On Windows nvidia-smi comes with NVIDIA's display driver (System32 for DCH drivers): the display adapters and
+        # their drivers, which PowerShell lists in any language, say whether one is installed at all.
+        out.append(
+            Ask(
+                Cmd(
+                    (
+                        "powershell",
+                        "-NoProfile",
+                        "-Command",
+                        "Get-CimInstance Win32_VideoController | Format-List Name,DriverVersion,Status",
+                    )
+                ),
+                "whether an NVIDIA display driver is installed and which (DriverVersion 31.0.15.5222 is NVIDIA 552.22; "
+                "Microsoft Basic Display Adapter: none)",
+            )
+        )
     elif (
         not mac
         and facts.platform.wsl != 1
@@ -167,7 +195,16 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     torch, tf, jax = facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax
     torch_unknown = not isinstance(torch, Found) or not torch.value.build_known
     out += extension
-    if "torch" in named and torch_unknown and not only_extension and not _torch_bystander(facts):
+    torch_asked = "torch" in named and torch_unknown and not only_extension and not _torch_bystander(facts)
+    if torch_asked and _torch_unimportable(facts):
+        # `-m torch.utils.collect_env` imports torch first, which is what failed: pip reads the install without it
+        out.append(
+            Ask(
+                where.python_step(facts, "-m", "pip", "list"),
+                "the torch release and build installed (torch cannot be imported, so collect_env cannot run), and its companions",
+            )
+        )
+    elif torch_asked:
         out.append(
             Ask(
                 where.python_step(facts, "-m", "torch.utils.collect_env"),
@@ -295,6 +332,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         )
     out += _container_devices_asks(facts)
     out += _distributed_cut_asks(facts)
+    out += _module_file_asks(facts) if windows else []
     out += _catalogue_asks(facts)
     out += _logged_container_asks(facts)
     from gpudoctor.checks.driver import no_gpu_said
@@ -306,6 +344,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not _runs_python(a.command, py)]
     if windows:
         out = [a for a in out if not _linux_only(a.command)]
+    if _torch_unimportable(facts):  # (a component's collect_env too: it imports torch first)
+        out = [a for a in out if "torch.utils.collect_env" not in a.command.argv]
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
@@ -544,7 +584,7 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
 
 
 # Error kinds that are NVML (or nvidia-smi) failing to reach the GPU.
-_NVML_FAILURES = frozenset({"nvml", "nvml-init-failed", "wsl-gpu-blocked"})
+_NVML_FAILURES = frozenset({"nvml", "nvml-init-failed", "wsl-gpu-blocked", "wsl-no-gpu-adapters"})
 
 
 def _wsl_asks() -> list[Ask]:
@@ -574,6 +614,32 @@ _AT_SUBMISSION = ("submission failed", "unable to allocate resources")
 
 def _refused_at_submission(facts: Facts) -> bool:
     return any(e.kind in _SLURM_REFUSED and any(w in e.line.lower() for w in _AT_SUBMISSION) for e in facts.pasted.errors)
+
+# Windows refusing a DLL of torch's own folder while torch imports (torch/__init__.py loads each DLL of torch\\lib), or its
+# warning that the Visual C++ runtime did not load: `import torch` itself fails there.
+_TORCH_LIB_DLL = re.compile(r"[\\/]torch[\\/]+lib[\\/]+[\w.+-]+\.dll", re.IGNORECASE)
+
+
+def _torch_unimportable(facts: Facts) -> bool:
+    return any(
+        e.kind == "vc-runtime-missing" or (e.line and "Error loading" in e.line and _TORCH_LIB_DLL.search(e.line))
+        for e in facts.pasted.errors
+    )
+
+
+def _module_file_asks(facts: Facts) -> list[Ask]:
+    """ctypes' "Could not find module '<path>'" names the file it tried (catalogue.toml's windows-ctypes-module-not-found):
+    where.exe, searching its folder for it (the path as an argument, never as code), tells a file that is not there (the
+    install or build did not produce it) from one whose own dependencies Windows did not find."""
+    explained = {e.line for e in facts.pasted.errors if e.kind != "windows-module-not-found"}
+    for e in facts.pasted.reported("windows-module-not-found"):
+        if e.line in explained:
+            continue  # another message read from the same line says what it is (bitsandbytes' pre-0.43 setup)
+        folder, _, name = (e.get("path") or "").replace("/", "\\").rpartition("\\")
+        if folder and name and re.fullmatch(r"[A-Za-z]:", folder[:2]):
+            why = f"whether {name} is in {folder}: there, a DLL it links is what Windows did not find; absent, the install or build did not produce it"
+            return [Ask(Cmd(("where.exe", "/R", folder, name)), why)]
+    return []
 
 
 def _catalogue_asks(facts: Facts) -> list[Ask]:

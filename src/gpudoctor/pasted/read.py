@@ -71,7 +71,9 @@ def read_sources(sources: list[Source]) -> Gathered:
             # The runtime hook's loader on the host missed the driver's NVML: not a library the program or its
             # environment (pip's wheels, LD_LIBRARY_PATH) loads, so not read as one (the entry asks the host).
             found = [e for e in found if not (e.kind == "library-missing" and "nvidia-container-cli" in e.line)]
-        if not found and (cut := _traceback_cut(lines)):
+        # (TensorFlow's start-up lines, catalogue.toml's tf-startup-log, print before anything fails: they explain no
+        # traceback the paste cuts off)
+        if not [e for e in found if e.kind not in _STARTUP_LINES] and (cut := _traceback_cut(lines)):
             found.append(ErrorEvidence("traceback-cut", cut))
         if not _GPU_WANTED.search(plain[:1_000_000]):
             # llama.cpp's "BLAS = 0" is a plain CPU build's system info, and insightface's "Applied providers:
@@ -92,6 +94,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         read_workloads(g, lines)
     _plugin_present(g, sources)
     _from_errors(g)
+    _wsl_listed(g)
     _torch_wheel_downloaded(g)
     _torch_said_moved(g)
     _image_torch(g)
@@ -120,6 +123,15 @@ def read_sources(sources: list[Source]) -> Gathered:
     return g
 
 
+def _wsl_listed(g: Gathered) -> None:
+    """wsl -l -v's row of the default distribution (catalogue.toml's wsl-list-verbose-default): the WSL it runs under,
+    which wsl.exe states, wins over the reporter's words ("WSL 2" said beside a table that lists VERSION 1)."""
+    listed = next((e for e in g.errors if e.kind == "wsl-version-listed"), None)
+    if listed is not None:
+        g.wsl_said = True
+        g.wsl1_said = listed.get("version") == "1"
+
+
 def _traceback_cut(lines: list[str]) -> str | None:
     """A paste that ends inside a Python traceback, before its error line (every line after the last "Traceback (most
     recent call last):" a frame, indented): a failure whose message was cut off. Its last line, or None."""
@@ -133,6 +145,7 @@ def _traceback_cut(lines: list[str]) -> str | None:
 
 
 _CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})
+_STARTUP_LINES = frozenset({"tf-startup-log", "tf-gpu-device-created"})
 # The device plugin's advice beside its NVML failure, and a line of its log: klog's header ("E0312 10:01:02.123456
 # 1 factory.go:99]") or Go's log before v0.15 ("2022/05/13 23:09:23").
 _PLUGIN_SAID = frozenset({"k8s-device-plugin-nvml-init-failed"})
@@ -684,6 +697,16 @@ def _text_facts(g: Gathered, text: str) -> None:
         _cpu_index_install(g, text)
     # Each pattern only where its words are (substring tests are far cheaper than a pattern over 16 MiB).
     lowered = text.lower()
+    if "to see if we are running under windows subsystem" in lowered or "assuming a non-wsl environment" in lowered:
+        # libnvidia-container's INFO lines name WSL on every host it starts on (src/nvc.c: before dxcore is tried, and
+        # where it is not WSL): their words are no WSL said
+        text = re.sub(
+            r"[^\n]*(?:to see if we are running under Windows Subsystem for Linux \(WSL\)"
+            r"|continuing assuming a non-WSL environment)[^\n]*",
+            "",
+            text,
+        )
+        lowered = text.lower()
     if ("wsl" in lowered or "subsystem" in lowered) and re.search(
         r"\bWSL\s*[12]?\b|\bSubsystem (?:for Linux|on Windows)\b", text, re.IGNORECASE
     ):
