@@ -615,6 +615,7 @@ _AT_SUBMISSION = ("submission failed", "unable to allocate resources")
 def _refused_at_submission(facts: Facts) -> bool:
     return any(e.kind in _SLURM_REFUSED and any(w in e.line.lower() for w in _AT_SUBMISSION) for e in facts.pasted.errors)
 
+
 # Windows refusing a DLL of torch's own folder while torch imports (torch/__init__.py loads each DLL of torch\\lib), or its
 # warning that the Visual C++ runtime did not load: `import torch` itself fails there.
 _TORCH_LIB_DLL = re.compile(r"[\\/]torch[\\/]+lib[\\/]+[\w.+-]+\.dll", re.IGNORECASE)
