@@ -39,10 +39,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from gpudoctor.lazypattern import LazyPattern  # a plan's notes only
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 from gpudoctor.sanitize import INVISIBLE
 
 TARGETS = ("posix", "fish", "powershell", "cmd", "windows", "any")
@@ -59,7 +58,7 @@ class Unrenderable(ValueError):
     """A value that the target shell or file format cannot hold as one literal argument."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Placeholder(Record):
     """A part of a command the person fills in (`<distro>`): constant text from code, never machine data."""
 
@@ -76,7 +75,7 @@ class Placeholder(Record):
 Arg = str | Placeholder
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Cmd(Record):
     """One program run: argv[0] is the program. `root`: needs administrator rights (sudo on POSIX).
 
@@ -117,7 +116,7 @@ class Cmd(Record):
         return out
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class SetEnv(Record):
     """Set (or, with value None, unset) an environment variable in the current shell."""
 
@@ -136,7 +135,7 @@ class SetEnv(Record):
         return out
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class EvalShell(Record):
     """Evaluate gpudoctor's own `--shell` output in the current shell (`eval "$(gpudoctor ... --shell)"`).
 
@@ -153,7 +152,7 @@ class EvalShell(Record):
         return out
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Output(Record):
     """What a fixed program prints, as one word (command substitution): `"$(python3 -c '...')"`.
 
@@ -182,7 +181,7 @@ class Output(Record):
 Part = str | Output | Placeholder
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class PrependPath(Record):
     """Put one directory first on a list-of-directories variable (LD_LIBRARY_PATH, PATH), keeping what it holds.
 

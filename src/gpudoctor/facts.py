@@ -7,19 +7,19 @@ comparisons parse them where they are made (see `gpudoctor.versions`).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor.host import PythonEnv
 from gpudoctor.probed import Absent, Found, Probed, Unknown
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 if TYPE_CHECKING:  # (Facts names them only as types: a check without companions or --pid never builds them)
     from gpudoctor.extension_facts import ExtensionFacts, ProcessFacts
     from gpudoctor.windows_facts import WindowsFacts  # (likewise a check anywhere but on native Windows)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Distro(Record):
     """The Linux distribution, from /etc/os-release (each field None where it is not there)."""
 
@@ -29,7 +29,7 @@ class Distro(Record):
     id_like: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class PlatformFacts(Record):
     """The operating system, its distribution, the container or WSL it runs in, and the environment variables the
     checks read.
@@ -45,7 +45,7 @@ class PlatformFacts(Record):
     env: dict[str, str]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class DeviceNode(Record):
     """One /dev/nvidia* node: its kind as stat sees it (char, link...) and whether this user may read and write it."""
 
@@ -55,7 +55,7 @@ class DeviceNode(Record):
     writable: bool | None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class PciGpu(Record):
     """One NVIDIA display device on the PCI bus (/sys/bus/pci or lspci), and the kernel driver bound to it."""
 
@@ -66,7 +66,7 @@ class PciGpu(Record):
     kernel_driver: str | None  # the driver bound to it: nvidia, nouveau, vfio-pci, or None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class KernelFacts(Record):
     """The NVIDIA kernel module as the kernel shows it: /proc/driver/nvidia/version, /sys/module, /proc/modules, the
     device nodes and the PCI bus.
@@ -85,7 +85,7 @@ class KernelFacts(Record):
     lspci: bool = False
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Process(Record):
     """A process using a GPU, as NVML or nvidia-smi lists it."""
 
@@ -95,7 +95,7 @@ class Process(Record):
     type: str | None = None  # C (compute), G (graphics), C+G, as nvidia-smi says
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Gpu(Record):
     """One GPU, merged from NVML and nvidia-smi (NVML first; `source` says which)."""
 
@@ -136,7 +136,7 @@ class Gpu(Record):
     lost_error: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class DriverFacts(Record):
     """The user-space driver as NVML and nvidia-smi see it.
 
@@ -174,7 +174,7 @@ class DriverFacts(Record):
         return self.nvml_status == "ok" or self.smi_status == "ok"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Toolkit(Record):
     """One CUDA toolkit installation: its root, version (and where that came from), how it was found, its nvcc, whether
     it is whole.
@@ -189,7 +189,7 @@ class Toolkit(Record):
     problems: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class CudaLink(Record):
     """The /usr/local/cuda link (or directory) and where it leads; `managed_by_alternatives` where update-alternatives
     owns it.
@@ -202,7 +202,7 @@ class CudaLink(Record):
     managed_by_alternatives: bool = False
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class ToolkitFacts(Record):
     """Every CUDA toolkit found, the /usr/local/cuda link, the nvcc on PATH, CUDA_HOME and the toolkits on
     LD_LIBRARY_PATH.
@@ -223,7 +223,7 @@ class ToolkitFacts(Record):
         return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class CudnnInstall(Record):
     """One cuDNN copy: a header (cudnn_version.h), a library file or an nvidia-cudnn wheel, with the version it
     carries.
@@ -236,7 +236,7 @@ class CudnnInstall(Record):
     cuda_major: int | None = None  # from the wheel name (nvidia-cudnn-cu12) where known
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class LibDir(Record):
     """A directory the loader may search, and the CUDA libraries it holds."""
 
@@ -245,7 +245,7 @@ class LibDir(Record):
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class LibraryCopy(Record):
     """One copy of a soname the loader can reach, and how."""
 
@@ -254,7 +254,7 @@ class LibraryCopy(Record):
     version: str | None = None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class LibraryResolution(Record):
     """Which file the dynamic loader would load for one soname, and from where."""
 
@@ -270,7 +270,7 @@ class LibraryResolution(Record):
     copies: tuple[LibraryCopy, ...] = ()  # every copy in the loader's order, the one that loads first
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class ElfObject(Record):
     """One shared object as the loader reads it (gpudoctor.elf): run paths as stored, $ORIGIN unexpanded."""
 
@@ -282,7 +282,7 @@ class ElfObject(Record):
     nodeflib: bool = False
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class FrameworkLoading(Record):
     """How one framework's CUDA libraries load, judged from its own ELF files (gpudoctor.probes.loading)."""
 
@@ -293,7 +293,7 @@ class FrameworkLoading(Record):
     unread: tuple[str, ...] = ()  # "path: why" for main libraries that exist but could not be read
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class LoadingFacts(Record):
     """What the dynamic loader sees for the frameworks: the interpreter, preloads, every directory searched."""
 
@@ -307,7 +307,7 @@ class LoadingFacts(Record):
         return next((f for f in self.frameworks if f.framework == framework), None)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class TorchFacts(Record):
     """PyTorch as installed in the probed environment, read from its files (torch/version.py, the distribution's name),
     never imported.
@@ -321,7 +321,7 @@ class TorchFacts(Record):
     build_known: bool = True  # False without torch/version.py and without a local tag (+cu121, +cpu)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class TensorflowFacts(Record):
     """TensorFlow as installed in the probed environment: its distribution and build facts (build_info.py), never
     imported.
@@ -337,7 +337,7 @@ class TensorflowFacts(Record):
     lib_dirs: tuple[LibDir, ...] = ()
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class JaxFacts(Record):
     """JAX, jaxlib and their CUDA plugins as installed in the probed environment, never imported."""
 
@@ -348,7 +348,7 @@ class JaxFacts(Record):
     lib_dirs: tuple[LibDir, ...] = ()  # NVIDIA's wheel directories beside it (jax[cudaNN] installs them)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class FrameworkFacts(Record):
     """The probed Python environment and the frameworks and NVIDIA wheels in it."""
 
@@ -446,7 +446,7 @@ CONDA_FORGE_BUILD = "a conda-forge build's path"
 TORCH_CONDA_CPU = "PyTorch's CPU build from conda"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Partial(Record):
     """What a snapshot built from pasted text (or one marked `"partial": true`) showed beyond its files.
 
@@ -469,7 +469,7 @@ class Partial(Record):
         return [e for e in self.errors if e.kind == kind]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Facts(Record):
     """Everything one run's probes saw, per area: what the checks judge (a live machine, a snapshot or a paste)."""
 

@@ -2,7 +2,8 @@
 
 A bare `check` imports every check and parser, while many of their patterns read pasted evidence, a companion's
 version or an error text only; compiling them at import cost a few milliseconds a run (bench/check_imports.py).
-Used only where a pattern is not needed by most checks: a pattern every check uses is compiled as usual.
+Used where a pattern is not needed by most checks, and for the patterns of the modules imported before the user's
+interpreter is started (gpudoctor.probes.run_probes): those a check does use are compiled later, while it runs.
 """
 
 from __future__ import annotations

@@ -33,11 +33,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from gpudoctor.facts import ElfObject, Facts, LibDir, LibraryCopy, LibraryResolution, absence_known
 from gpudoctor.probed import Found
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 _ORIGIN = re.compile(r"\$(ORIGIN\b|\{ORIGIN\})")
 _MULTIARCH = {
@@ -80,7 +79,7 @@ def split_path_list(value: str | None) -> tuple[str, ...]:
     return tuple(p for p in re.split(r"[:; ]", value or "") if p.startswith("/"))
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class LoaderEnv(Record):
     """What the loader consults besides the objects themselves, as probed."""
 

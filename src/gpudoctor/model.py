@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
-from gpudoctor.record import Record
+from gpudoctor.record import MutableRecord, Record, record_class
 
 
 class Severity(enum.IntEnum):
@@ -48,7 +48,7 @@ AREA_TITLES = {
 }
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Evidence(Record):
     """One fact a finding was judged on, and where it was read (`nvml`, `file:/proc/...`, `cmd:nvidia-smi -q -x`)."""
 
@@ -74,7 +74,7 @@ COMPONENTS = (
 )
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Remediation(Record):
     """What to do: prose, then commands as data (gpudoctor.cmdline renders them). Never run by the doctor.
 
@@ -126,7 +126,7 @@ class Remediation(Record):
         }
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Finding(Record):
     """One problem (or note) a check found: its code, severity, what it means, the evidence, and how to fix it."""
 
@@ -156,8 +156,8 @@ def sort_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (-f.severity, AREAS.index(f.area) if f.area in AREAS else 99, f.code))
 
 
-@dataclass
-class Report:
+@record_class(eq=False, repr=False)
+class Report(MutableRecord):
     """One run's result: the facts it judged, the findings, and how the facts were obtained (live, recorded, replayed)."""
 
     facts: Any  # gpudoctor.facts.Facts

@@ -8,15 +8,15 @@ formats read too, is gpudoctor.render.json_report.check_document).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gpudoctor.model import ExitCode, Report, Severity
 from gpudoctor.probes import ProbeOptions
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class CheckRequest(Record):
     """What `check` was asked: how to probe, the matrix, the job's requirements, the findings kept and the
     threshold of the exit status, the node name the reports carry and whether the text view is verbose."""
@@ -33,7 +33,7 @@ class CheckRequest(Record):
     pasted_text: bool = False  # what is diagnosed was read from pasted text (check --from): the text view says so
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class CheckResult(Record):
     """One check, computed once: the report (its findings after --ignore/--only, with the unmet
     requirements), the requirement outcomes, the plan and what `fix` can apply of it, what a partial

@@ -7,10 +7,9 @@ denied on /dev/nvidia0" (Unknown, permission).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 T = TypeVar("T")
 
@@ -18,7 +17,7 @@ T = TypeVar("T")
 UNKNOWN_KINDS = ("permission", "timeout", "unparseable", "library-error", "crash", "not-recorded", "failed")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Found(Record, Generic[T]):
     """A probe's answer: the value and where it was read (a file, `cmd:...`)."""
 
@@ -28,7 +27,7 @@ class Found(Record, Generic[T]):
     status = "found"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Absent(Record):
     """What a probe looked for is not there (no driver, no such program): a fact, not a failure."""
 
@@ -38,7 +37,7 @@ class Absent(Record):
     status = "absent"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Unknown(Record):
     """A probe could not tell (a timeout, a failure, no permission, unparseable output...): `kind` says which, `message` why."""
 

@@ -1,19 +1,26 @@
-"""`Record`: the `__eq__`, `__hash__` and `__repr__` that `@dataclass(frozen=True)` generates, written once.
+"""`Record` and `record_class`: the methods `@dataclass(frozen=True)` generates, written once.
 
-A class declared `@dataclass(frozen=True, eq=False, repr=False)` on `Record` behaves as one declared
-`@dataclass(frozen=True)`: the same fields compared, in the same order, only with an instance of the very
-same class; the same hash (of the same tuple, so sets iterate alike); the same repr (its `__qualname__`,
-the fields with repr=True, `...` for a recursive one). dataclasses writes those three methods as source and
-compiles them for every class at import: for the 52 frozen classes a bare `check` imports (the facts, the
-findings, the commands...), a sixth of its instructions (bench/README.md). `__init__` stays generated, so
-type checkers still check every constructor call. tests/unit/test_record.py compares each such class with
-its twin made by `@dataclass(frozen=True)` on real instances.
+A class declared `@record_class(frozen=True, eq=False, repr=False)` on `Record` behaves as one declared
+`@dataclass(frozen=True)`. From `Record`: the same fields compared, in the same order, only with an instance of
+the very same class; the same hash (of the same tuple, so sets iterate alike); the same repr (its `__qualname__`,
+the fields with repr=True, `...` for a recursive one). From `record_class`: the same `__init__` (parameters,
+defaults, default factories, keyword-only fields, `__post_init__`, and for a call it refuses, its very TypeError),
+the same frozen `__setattr__` and `__delattr__`, and dataclasses' own fields, `replace`, `asdict` and
+`__dataclass_params__`. `@record_class(eq=False, repr=False)` on `MutableRecord` likewise makes what `@dataclass`
+makes (unhashable, assignable). dataclasses writes each of those methods as source and compiles it for every class
+at import: for the 54 classes a bare `check` imports (the facts, the findings, the commands...) about a quarter of
+its instructions (bench/README.md). Type checkers see `record_class` as `dataclasses.dataclass` itself, so they
+still check every constructor call. tests/unit/test_record.py compares each such class with its twin made by
+`@dataclass` on real instances and on wrong calls.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import reprlib
+from dataclasses import MISSING, FrozenInstanceError
+from typing import TYPE_CHECKING, Any
 
 # Per class: the names its generated __eq__, __hash__ and __repr__ would read (dataclasses' own selection).
 _NAMES: dict[type, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {}
@@ -50,3 +57,171 @@ class Record:
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in _names(self.__class__)[2])
         return f"{self.__class__.__qualname__}({shown})"
+
+
+if TYPE_CHECKING:
+    # For type checkers a record class IS the dataclass it is declared as: every constructor call is checked.
+    from dataclasses import dataclass as record_class
+else:
+
+    def record_class(cls=None, /, *, frozen=False, eq=True, repr=True):
+        """`@record_class(frozen=True, eq=False, repr=False)` on a `Record` subclass, `@record_class(eq=False,
+        repr=False)` on a `MutableRecord` one: the class that `@dataclass` with those arguments makes, its
+        `__init__` (and frozen, its `__setattr__` and `__delattr__`) made without compiling source."""
+        if cls is not None or eq or repr:
+            raise TypeError("declared @record_class(frozen=True, eq=False, repr=False), or (eq=False, repr=False)")
+        return functools.partial(_make, frozen=frozen)
+
+
+class MutableRecord(Record):
+    """The base of gpudoctor's mutable dataclasses (`@record_class(eq=False, repr=False)`): compared and printed as
+    `Record`'s, and unhashable, as `@dataclass` makes a class whose `__eq__` it writes."""
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _make(cls: type, frozen: bool) -> type:
+    if not issubclass(cls, Record) or issubclass(cls, MutableRecord) == frozen:
+        # Its __eq__, __hash__ and __repr__ would not be the ones @dataclass writes.
+        raise TypeError(f"{cls.__qualname__}: a frozen record class is a Record, a mutable one a MutableRecord")
+    own = cls.__dict__
+    if (
+        any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:])
+        or any(name in own for name in ("__init__", "__setattr__", "__delattr__", "__slots__"))
+        or any("InitVar" in str(kind) for kind in own.get("__annotations__", {}).values())
+    ):
+        # What this module does not write itself (dataclass bases, InitVar, own methods): generated as before.
+        return dataclasses.dataclass(frozen=frozen, eq=False, repr=False)(cls)
+    documented = bool(cls.__doc__)
+    # init=False and frozen=False: dataclasses compiles nothing for the class (eq and repr come from Record).
+    cls = dataclasses.dataclass(init=False, eq=False, repr=False)(cls)
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    params.init, params.frozen = True, frozen  # as @dataclass(frozen=frozen, eq=False, repr=False) records them
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    for f in fields:
+        if hasattr(type(getattr(cls, f.name, None)), "__set__"):
+            raise TypeError(f"{cls.__qualname__}.{f.name}: a record's field cannot be a data descriptor")
+    _init(cls, fields)
+    if frozen:
+        _frozen(cls, frozenset(f.name for f in fields))
+    if not documented:  # dataclasses' docstring: the name and the constructor's signature
+        import inspect
+
+        cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
+    return cls
+
+
+def _init(cls: type, fields: tuple[dataclasses.Field, ...]) -> None:
+    """The `__init__` dataclasses would generate: the same parameters, defaults and default factories, the values
+    set in the fields' order, then `__post_init__`; a call it would refuse raises its very TypeError (`_refuse`)."""
+    import inspect  # imported by dataclasses already
+
+    positional = tuple(f.name for f in fields if f.init and not f.kw_only)
+    accepted = frozenset(f.name for f in fields if f.init)
+    required = frozenset(f.name for f in fields if f.init and f.default is MISSING and f.default_factory is MISSING)
+    plan = tuple((f.name, f.init, f.default, f.default_factory) for f in fields)
+    every = len(positional) == len(plan)  # every field positional: a full positional call sets them as given
+    post_init = hasattr(cls, "__post_init__")
+    later = False
+    for f in fields:  # dataclasses' own check of the declaration
+        if f.init and not f.kw_only:
+            if f.default is not MISSING or f.default_factory is not MISSING:
+                later = True
+            elif later:
+                raise TypeError(f"non-default argument {f.name!r} follows default argument")
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if every and not kwargs and len(args) == len(plan):
+            self.__dict__.update(zip(positional, args, strict=True))
+        else:
+            given = dict(zip(positional, args, strict=False))  # too many: refused below
+            if (
+                len(args) > len(positional)
+                or not accepted.issuperset(kwargs)
+                or not given.keys().isdisjoint(kwargs)
+                or not required.issubset(given.keys() | kwargs.keys())
+            ):
+                _refuse(cls, self, args, kwargs)
+                return
+            given.update(kwargs)
+            values = self.__dict__
+            for name, init, default, factory in plan:
+                if init and name in given:
+                    values[name] = given[name]
+                elif factory is not MISSING:
+                    values[name] = factory()
+                elif init and default is not MISSING:
+                    values[name] = default  # (a field outside __init__ with a default is read from the class)
+        if post_init:
+            self.__post_init__()
+
+    kind = inspect.Parameter
+    factory_default = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", MISSING)  # its repr: <factory>
+    __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [kind("self", kind.POSITIONAL_OR_KEYWORD)]
+        + [
+            kind(
+                f.name,
+                kind.KEYWORD_ONLY if f.kw_only else kind.POSITIONAL_OR_KEYWORD,
+                default=f.default
+                if f.default is not MISSING
+                else factory_default
+                if f.default_factory is not MISSING
+                else kind.empty,
+                annotation=f.type,
+            )
+            for f in sorted((f for f in fields if f.init), key=lambda f: bool(f.kw_only))
+        ],
+        return_annotation=None,
+        __validate_parameters__=False,  # its order and names: dataclasses' fields, checked above
+    )
+    __init__.__annotations__ = {**{f.name: f.type for f in fields if f.init}, "return": None}
+    _place(cls, __init__)
+
+
+def _refuse(cls: type, self: object, args: tuple, kwargs: dict) -> None:
+    """A call the generic `__init__` does not bind: made to the `__init__` dataclasses generates for the same
+    fields (compiled now, once per class called so), which raises the TypeError Python gives for that call."""
+    twin = _TWINS.get(cls)
+    if twin is None:
+        twin = type(cls.__name__, (), {"__qualname__": cls.__qualname__, "__module__": cls.__module__, "__annotations__": {}})
+        for f in dataclasses.fields(cls):
+            twin.__annotations__[f.name] = f.type
+            made = dataclasses.field(default=f.default, default_factory=f.default_factory, init=f.init, kw_only=f.kw_only)
+            setattr(twin, f.name, made)
+        frozen = cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        twin = _TWINS[cls] = dataclasses.dataclass(frozen=frozen, eq=False, repr=False)(twin)
+    probe: Any = object.__new__(twin)
+    twin.__init__(probe, *args, **kwargs)  # type: ignore[misc]  # the generated method, called as cls(...) would
+    # Accepted after all (the generated method decides; the checks above refuse nothing it accepts): its values.
+    self.__dict__.update(vars(probe))
+    if hasattr(cls, "__post_init__"):
+        self.__post_init__()  # type: ignore[attr-defined]
+
+
+# Per record class, its twin made by dataclasses (only for a class called with arguments it refuses).
+_TWINS: dict[type, type] = {}
+
+
+def _frozen(cls: Any, names: frozenset[str]) -> None:
+    """The frozen `__setattr__` and `__delattr__` dataclasses would generate for `cls`."""
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    _place(cls, __setattr__)
+    _place(cls, __delattr__)
+
+
+def _place(cls: type, method: Any) -> None:
+    method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+    method.__module__ = cls.__module__
+    setattr(cls, method.__name__, method)

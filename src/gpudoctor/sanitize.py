@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import IO, Any
 
+from gpudoctor.lazypattern import LazyPattern
+
 # Characters a terminal acts on or a reader cannot see: C0 controls, DEL, C1 controls; line and
 # paragraph separators; and every Unicode default-ignorable code point (Unicode's
 # DerivedCoreProperties.txt, Default_Ignorable_Code_Point, Unicode 15.1): the soft hyphen, combining
@@ -24,8 +26,8 @@ INVISIBLE = (
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f"
     "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
 )
-_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
-_UNSAFE_NO_NL = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")
+_UNSAFE = LazyPattern(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
+_UNSAFE_NO_NL = LazyPattern(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")
 
 
 def _escape(m: re.Match) -> str:

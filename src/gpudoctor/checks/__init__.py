@@ -23,6 +23,7 @@ def all_checks() -> tuple[Check, ...]:
         extensions,
         frameworks,
         health,
+        installers,
         libraries,
         memory,
         platform,
@@ -47,6 +48,7 @@ def all_checks() -> tuple[Check, ...]:
         *workloads.CHECKS,  # a compose service or pod given no GPU, from its pasted spec or log
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
         *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/parsers/catalogue.toml)
+        *installers.CHECKS,  # the installers' messages: no wheel for this Python, PEP 668 (pasted)
         *libraries.CHECKS,  # libraries tied to one CUDA/cuDNN major (onnxruntime-gpu, CTranslate2, CuPy), pasted
         *doctor.CHECKS,
     )

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import Evidence, Finding
 from gpudoctor.planner.context import Context
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 __all__ = ["Check", "Context", "ev"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Check(Record):
     """One check: its name, area and the finding codes it may report, and the function that judges the facts."""
 

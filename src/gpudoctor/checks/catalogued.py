@@ -951,8 +951,12 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return  # "(you have 2.1.0+cpu)": the torch is the fault, a CPU build (framework-cpu-build says so)
     torch, cuda = _torch(facts)
     e = said[0]
-    name = _COMPANION_OF.get(e.get("entry") or "", "a companion")
-    if e.kind == "companion-built-for":
+    # pip's conflict line names the companion itself (catalogue.toml's pip-companion-requires-other-torch)
+    name = _COMPANION_OF.get(e.get("entry") or "") or e.get("companion") or "a companion"
+    pip_said = e.get("entry") == "pip-companion-requires-other-torch"
+    if pip_said:
+        why = f"{name} {e.get('version')} requires torch=={e.get('built')}, and torch {e.get('have')} is installed"
+    elif e.kind == "companion-built-for":
         why = f"it says it was built for PyTorch {e.get('built')}, and the torch it imported is {e.get('have')}"
     elif e.kind == "companion-load-failed":
         why = (
@@ -977,7 +981,7 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.ERROR,
         "frameworks",
         f"{name} is built for another torch than the installed {torch or 'one'}",
-        f"{name.capitalize() if name.islower() else name} said so: {why}. Its compiled parts bind to the torch they "
+        f"{'pip' if pip_said else name.capitalize() if name.islower() else name} said so: {why}. Its compiled parts bind to the torch they "
         "were built against, so they do not load (the features that need them are unavailable, or the import fails).",
         (ev("pasted", e.line),),
         rem,

@@ -36,7 +36,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.checks.base import Check, Context, ev
@@ -58,7 +57,7 @@ from gpudoctor.loader import elf_resolution, ld_dirs, ldconfig_cache, resolve_li
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import family, pip
 from gpudoctor.probed import Found, found_value
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 from gpudoctor.versions import major, vkey
 
 SOURCE_CUDNN8_INSTALL = "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-893/pdf/cuDNN-Installation-Guide.pdf"
@@ -66,7 +65,7 @@ SOURCE_CUDNN9_INSTALL = "https://docs.nvidia.com/deeplearning/cudnn/installation
 SOURCE_APT_VERSION_GLOB = "https://salsa.debian.org/apt-team/apt/-/blob/main/apt-pkg/versionmatch.cc"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Need(Record):
     """One framework's need for cuDNN."""
 
@@ -83,7 +82,7 @@ class Need(Record):
     key: str | None = None  # torch, tensorflow, jax: its entry in facts.loading, when its libraries were read
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Loaded(Record):
     """The cuDNN copy a framework loads: its path, version, the CUDA major of its wheel, and how the loader finds it."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Check, ev
@@ -20,7 +19,7 @@ from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 from gpudoctor.versions import vkey
 
 if TYPE_CHECKING:
@@ -226,7 +225,7 @@ def _cudnn_missing(facts: Facts) -> tuple[str, int] | None:
     return None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class _CudnnByName(Record):
     """A library that loads cuDNN by soname and does not search NVIDIA's pip wheels, with the soname it missed."""
 

@@ -1164,6 +1164,10 @@ _DESCRIPTIVE = frozenset(
         "wsl-version-listed",  # wsl -l -v's default row: the WSL version (gpudoctor.pasted.read), judged by check_wsl
         "tf-startup-log",  # TensorFlow's and XLA's start-up lines every user sees (catalogue.toml, h112): no fault
         "tf-gpu-device-created",  # TensorFlow's INFO line of a GPU device it created: the GPU works for it
+        "pip-user-install-said",  # pip installed into ~/.local: where a copy went, judged only beside a failure
+        "installer-wheel-tags-said",  # uv's hint: the Pythons a release has wheels for (gpudoctor.checks.installers)
+        "python-32bit-said",  # the interpreter's width, judged beside an installer's failure (gpudoctor.checks.installers)
+        "python-pypy-said",  # the interpreter's implementation, judged beside an installer's failure
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

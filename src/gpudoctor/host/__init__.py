@@ -14,10 +14,10 @@ import posixpath
 import re
 import shlex
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from gpudoctor.record import Record
+from gpudoctor.record import MutableRecord, Record, record_class
 
 if TYPE_CHECKING:
     from gpudoctor.elf import ElfDynamic
@@ -97,7 +97,7 @@ class HostError(Exception):
         return self.code in ("ENOENT", "ENOTDIR")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class PathInfo(Record):
     """What `lstat` says of a path, plus whether this user may read and write it.
 
@@ -118,7 +118,7 @@ class PathInfo(Record):
         return self.kind not in ("missing", "error")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class CommandResult(Record):
     """The result of running one argv with a time limit.
 
@@ -151,8 +151,8 @@ def command_key(argv: tuple[str, ...] | list[str]) -> str:
     return shlex.join(argv)
 
 
-@dataclass
-class PythonEnv:
+@record_class(eq=False, repr=False)
+class PythonEnv(MutableRecord):
     """The Python environment the user works in, as its own interpreter reports it."""
 
     executable: str
@@ -256,6 +256,12 @@ class Host:
 
     def python_env(self, executable: str | None, timeout_s: float) -> PythonEnv | None:
         raise NotImplementedError
+
+    def python_env_started(self, executable: str | None, timeout_s: float) -> Callable[[], PythonEnv | None]:
+        """`python_env` in two steps: what can be read or started now is, and the function returned gives the
+        answer (gpudoctor.probes starts the user's interpreter so, then waits for it in a thread). Here nothing
+        is started: the function asks `python_env` (a snapshot answers at once). HostError from either step."""
+        return lambda: self.python_env(executable, timeout_s)
 
     def platform(self) -> dict[str, str]:
         raise NotImplementedError

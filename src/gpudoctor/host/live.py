@@ -202,6 +202,11 @@ class LiveHost(Host):
 
     # --- commands ------------------------------------------------------------
     def run(self, argv: list[str] | tuple[str, ...], timeout_s: float, key: str | None = None) -> CommandResult:
+        return self.start(argv, timeout_s)()
+
+    def start(self, argv: list[str] | tuple[str, ...], timeout_s: float) -> Callable[[], CommandResult]:
+        """`run` in two steps: the program is started now, and the function returned waits for its result
+        (gpudoctor.host.pyask.start_via: the user's interpreter, started from the main thread)."""
         argv = tuple(argv)
         # Under a temporary root an absolute program (a toolkit's bin/nvcc) is the root's own copy, and a
         # bare name (nvidia-smi) is found on PATH inside the root, as in a chroot: the machine's programs,
@@ -209,7 +214,7 @@ class LiveHost(Host):
         if argv and self.root != "/" and "/" not in argv[0]:
             found = self.which(argv[0])
             if found is None:
-                return CommandResult(argv, None, missing=True)
+                return _done(CommandResult(argv, None, missing=True))
             argv_run: tuple[str, ...] = (found, *argv[1:])
         elif os.name == "nt" and argv and argv[0] == "nvidia-smi":
             # DCH drivers may leave nvidia-smi.exe only in the driver store; the key stays `nvidia-smi ...`.
@@ -220,17 +225,19 @@ class LiveHost(Host):
             # directories are on it, and the program found must be root's own as well.
             found = _which(argv[0])
             if found is None:
-                return CommandResult(argv, None, missing=True)
+                return _done(CommandResult(argv, None, missing=True))
             from gpudoctor.trust import refuse_to_run
 
             why = refuse_to_run(found)
             if why:
-                return CommandResult(argv, None, stderr=f"{found} was not run: gpudoctor runs as root and {why}", missing=True)
+                return _done(
+                    CommandResult(argv, None, stderr=f"{found} was not run: gpudoctor runs as root and {why}", missing=True)
+                )
             argv_run = argv
         else:
             argv_run = argv
         program = (self._real(argv_run[0]), *argv_run[1:]) if argv_run and argv_run[0].startswith("/") else argv_run
-        return run_bounded(argv, timeout_s, program=program)
+        return start_bounded(argv, timeout_s, program=program)
 
     # --- environment -----------------------------------------------------------
     def env(self) -> Mapping[str, str]:
@@ -279,11 +286,14 @@ class LiveHost(Host):
         return box["state"]
 
     def python_env(self, executable: str | None, timeout_s: float) -> PythonEnv | None:
+        return self.python_env_started(executable, timeout_s)()
+
+    def python_env_started(self, executable: str | None, timeout_s: float) -> Callable[[], PythonEnv | None]:
         from gpudoctor.host import pyask, pyenv
 
         if executable is None or _same_file(executable, sys.executable):
-            return PythonEnv.from_json(pyenv.describe(), how="in-process")
-        return pyask.describe_via(self, executable, timeout_s)
+            return lambda: PythonEnv.from_json(pyenv.describe(), how="in-process")
+        return pyask.start_via(self, executable, timeout_s)
 
 
 def windows_nvidia_smi(environ: Mapping[str, str] | None = None) -> str | None:
@@ -345,6 +355,14 @@ def run_bounded(
 ) -> CommandResult:
     """Run `program` (default `argv`) with no stdin, at most `timeout_s` seconds and `cap` bytes of output;
     the result names `argv`. Every program gpudoctor runs goes through here or through the host seam."""
+    return start_bounded(argv, timeout_s, program=program, cap=cap)()
+
+
+def start_bounded(
+    argv: Sequence[str], timeout_s: float, *, program: Sequence[str] | None = None, cap: int | None = None
+) -> Callable[[], CommandResult]:
+    """`run_bounded` in two steps: `program` is started now, and the function returned reads its output and
+    waits for its end (the time limit counted from its start), in whichever thread calls it."""
     argv = tuple(argv)
     program = tuple(program) if program is not None else argv
     cap = MAX_COMMAND_OUTPUT if cap is None else cap  # looked up now: tests lower the module's cap
@@ -353,7 +371,7 @@ def run_bounded(
         # Started and recorded under the lock: kill_running() (Ctrl-C) never misses a program started a moment
         # before, and once it has run, nothing new starts.
         if _STOPPED:
-            return CommandResult(argv, None, stderr="not started: gpudoctor is stopping")
+            return _done(CommandResult(argv, None, stderr="not started: gpudoctor is stopping"))
         try:
             # A new session, so that a timeout kills the whole process group:
             # nvidia-smi hung in the kernel leaves children otherwise.
@@ -366,38 +384,48 @@ def run_bounded(
                 env=child_environ()[0],
             )
         except FileNotFoundError:
-            return CommandResult(argv, None, missing=True)
+            return _done(CommandResult(argv, None, missing=True))
         except OSError as exc:
-            return CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13)
+            return _done(CommandResult(argv, None, stderr=str(exc), missing=exc.errno == 13))
         _RUNNING.add(proc)
-    try:
-        out, err, overflow, timed_out = _collect(proc, timeout_s, cap)
-    except BaseException:
-        _kill_group(proc)  # interrupted while it ran (Ctrl-C in this thread): it must not outlive the doctor
-        raise
-    finally:
-        with _RUNNING_LOCK:
-            _RUNNING.discard(proc)
-    duration = time.monotonic() - start
-    if overflow:
-        # Killed: a program that floods its output (a broken or hostile shim) is a failed probe
-        # that says why, not a doctor that runs out of memory.
+    started = time.monotonic()
+
+    def finish() -> CommandResult:
+        try:
+            out, err, overflow, timed_out = _collect(proc, timeout_s - (time.monotonic() - started), cap)
+        except BaseException:
+            _kill_group(proc)  # interrupted while it ran (Ctrl-C in this thread): it must not outlive the doctor
+            raise
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(proc)
+        duration = time.monotonic() - start
+        if overflow:
+            # Killed: a program that floods its output (a broken or hostile shim) is a failed probe
+            # that says why, not a doctor that runs out of memory.
+            return CommandResult(
+                argv,
+                None,
+                "",
+                f"output exceeded {describe_size(cap)}; gpudoctor stopped the program",
+                overflow=True,
+                duration_s=duration,
+            )
         return CommandResult(
             argv,
-            None,
-            "",
-            f"output exceeded {describe_size(cap)}; gpudoctor stopped the program",
-            overflow=True,
+            None if timed_out else proc.returncode,
+            out.decode("utf-8", "replace"),
+            err.decode("utf-8", "replace"),
+            timed_out=timed_out,
             duration_s=duration,
         )
-    return CommandResult(
-        argv,
-        None if timed_out else proc.returncode,
-        out.decode("utf-8", "replace"),
-        err.decode("utf-8", "replace"),
-        timed_out=timed_out,
-        duration_s=duration,
-    )
+
+    return finish
+
+
+def _done(result: CommandResult) -> Callable[[], CommandResult]:
+    """The second step of a program that was never started: its result, already known."""
+    return lambda: result
 
 
 def _collect(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes, bytes, bool, bool]:

@@ -63,7 +63,7 @@ def describe_from_files(host, executable, why):
 
 
 def describe_via(host, executable, timeout_s):
-    """Run `describe()` in another interpreter through the host.
+    """Run `describe()` in another interpreter through the host (a LiveHost).
 
     As root, an interpreter that a non-root user can write (a venv's python, its pyvenv.cfg and
     site-packages, whose .pth files run at start) is not run: the environment is read as files
@@ -75,6 +75,14 @@ def describe_via(host, executable, timeout_s):
     Raises HostError: ENOENT (no such interpreter), ETIMEDOUT, or EFAIL with
     the interpreter's own error text.
     """
+    return start_via(host, executable, timeout_s)()
+
+
+def start_via(host, executable, timeout_s):
+    """`describe_via` in two steps: what the files decide is read, or the interpreter started, now; the function
+    returned gives the environment, waiting for the interpreter's answer where one was started (gpudoctor.probes
+    starts it so from the main thread and waits in a probe thread: nothing else holds the interpreter lock while
+    the slowest probe gets started). Raises HostError as describe_via does, from either step."""
     import posixpath
 
     from gpudoctor.host import HostError, PythonEnv
@@ -93,7 +101,8 @@ def describe_via(host, executable, timeout_s):
     if why:
         if not host.exists(executable):
             raise HostError("ENOENT", executable, "no such interpreter")
-        return describe_from_files(host, executable, not_run_note(executable, why))
+        read = describe_from_files(host, executable, not_run_note(executable, why))
+        return lambda: read
 
     if host.mode == "live" and getattr(host, "root", "/") == "/":
         # A virtual environment's files say what its interpreter would (gpudoctor.host.venvfiles), without
@@ -105,11 +114,19 @@ def describe_via(host, executable, timeout_s):
         if data is None and why == NO_PYVENV_CFG:
             data, _ = read_base(executable, host.read_text)
         if data is not None:
-            return PythonEnv.from_json(data, how="files")
+            env = PythonEnv.from_json(data, how="files")
+            return lambda: env
 
     with open(pyenv.__file__, encoding="utf-8") as fh:
         source = fh.read()
-    result = host.run([executable, "-c", source + pyenv.SCRIPT_CALL], timeout_s)
+    finish = host.start([executable, "-c", source + pyenv.SCRIPT_CALL], timeout_s)
+    return lambda: _answer(finish(), executable, timeout_s)
+
+
+def _answer(result, executable, timeout_s):
+    """The environment `describe()` printed in `result` (the interpreter's CommandResult)."""
+    from gpudoctor.host import HostError, PythonEnv
+
     if result.missing:
         raise HostError("ENOENT", executable, "no such interpreter")
     if result.timed_out:

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from gpudoctor.host import HostError
+from gpudoctor.lazypattern import LazyPattern
 
 # pyenv-rehash's prototype shim, with @ROOT@ and @PYENV@ for `$PYENV_ROOT` and `$(command -v pyenv)`; pyenv 2.4
 # added the four SHIM_PATH lines before the exec.
@@ -33,15 +34,15 @@ _SHIM_EXEC = 'exec "@PYENV@" exec "$program" "$@"\n'
 _SHIM_PATH_LINES = 'SHIM_PATH=${0%/*}\nif [[ $SHIM_PATH != "@ROOT@/shims" ]]; then\n  export _PYENV_SHIM_PATH="$SHIM_PATH"\nfi\n'
 _SHIM_BEFORE_2_4 = _SHIM_HEAD + _SHIM_EXEC
 _SHIM_SINCE_2_4 = _SHIM_HEAD + _SHIM_PATH_LINES + _SHIM_EXEC
-_ROOT_LINE = re.compile(r'^export PYENV_ROOT="(/[^"$`\\\n]*)"$', re.MULTILINE)
-_EXEC_LINE = re.compile(r'^exec "(/[^"$`\\\n]*)" exec "\$program" "\$@"$', re.MULTILINE)
+_ROOT_LINE = LazyPattern(r'^export PYENV_ROOT="(/[^"$`\\\n]*)"$', re.MULTILINE)
+_EXEC_LINE = LazyPattern(r'^exec "(/[^"$`\\\n]*)" exec "\$program" "\$@"$', re.MULTILINE)
 # Hooks pyenv and pyenv-virtualenv ship for `which` and `exec`: each acts only on a command that is not an
 # executable file in the version's bin (or, pip-rehash, on pip itself), which resolve() requires.
 _KNOWN_HOOKS = {
     "which": frozenset({"conda.bash", "python-config.bash", "system-site-packages.bash"}),
     "exec": frozenset({"pip-rehash.bash"}),
 }
-_COMMAND = re.compile(r"^python(\d+(\.\d+)?)?$")
+_COMMAND = LazyPattern(r"^python(\d+(\.\d+)?)?$")
 _MAX_SHIM = 4096
 
 

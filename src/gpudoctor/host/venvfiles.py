@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpudoctor.host.pyenv import collect_distributions
+from gpudoctor.lazypattern import LazyPattern
 
 SITE_SUFFIXES = ("site-packages", "dist-packages")
 
@@ -89,8 +90,8 @@ _APPORT_SITECUSTOMIZE = (
     "    apport_python_hook.install()"
 )
 
-_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
-_PYTHON_NAME = re.compile(r"^python(\d+(?:\.(\d+))?)?$")
+_VERSION = LazyPattern(r"^(\d+)\.(\d+)\.(\d+)")
+_PYTHON_NAME = LazyPattern(r"^python(\d+(?:\.(\d+))?)?$")
 
 
 # Variables that are harmless in a venv but move a base interpreter's user site (handled or refused there).
@@ -98,10 +99,10 @@ _USER_SITE_VARS = frozenset({"PYTHONNOUSERSITE", "PYTHONUSERBASE"})
 
 # Directory names that carry the full version of a base install: pyenv's versions/X.Y.Z, uv's cpython-X.Y.Z-...,
 # and conda's conda-meta/python-X.Y.Z-<build>.json record.
-_FULL_VERSION = re.compile(r"\d+\.\d+\.\d+")
-_UV_DIR = re.compile(r"^cpython-(\d+\.\d+\.\d+)-")
-_CONDA_PYTHON = re.compile(r"^python-(\d+\.\d+\.\d+)-[^-]+\.json$")
-_PY_VERSION = re.compile(r'^#define\s+PY_VERSION\s+"(\d+\.\d+\.\d+)', re.M)
+_FULL_VERSION = LazyPattern(r"\d+\.\d+\.\d+")
+_UV_DIR = LazyPattern(r"^cpython-(\d+\.\d+\.\d+)-")
+_CONDA_PYTHON = LazyPattern(r"^python-(\d+\.\d+\.\d+)-[^-]+\.json$")
+_PY_VERSION = LazyPattern(r'^#define\s+PY_VERSION\s+"(\d+\.\d+\.\d+)', re.M)
 
 
 class NotFromFiles(Exception):

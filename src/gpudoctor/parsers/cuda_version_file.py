@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from gpudoctor.errors import ParseError
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers._common import require_text
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class CudaVersionFile(Record):
     """A toolkit's own statement of its version."""
 

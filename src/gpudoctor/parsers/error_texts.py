@@ -6,11 +6,10 @@ Matching is by fixed phrases (case-insensitive), so the texts may be wrapped in 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gpudoctor.lazypattern import LazyPattern as _Lazy
 from gpudoctor.parsers._common import MAX_TEXT_CHARS
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 # Every check imports this module (an NVML error text is classified on any machine without a working driver),
 # while most of its patterns read pasted evidence only: those are compiled at their first use.
@@ -131,7 +130,7 @@ def extract_nvml_library_version(text: str) -> str | None:
 # reports (tests/pasted/cases, tests/real); the values come out as strings, exactly as printed.
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class ErrorEvidence(Record):
     """One recognised failure text and what it says.
 

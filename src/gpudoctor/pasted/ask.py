@@ -346,6 +346,13 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not _linux_only(a.command)]
     if _torch_unimportable(facts):  # (a component's collect_env too: it imports torch first)
         out = [a for a in out if "torch.utils.collect_env" not in a.command.argv]
+    if _installer_failures_only(facts):
+        # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
+        # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
+        # Where the paste decided it (gpudoctor.checks.installers), nothing is left to ask.
+        decided = codes & {"python-no-wheel", "python-externally-managed"}
+        entries = [] if decided else _catalogue_asks(facts)
+        out = [a for a in out if a in entries]
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
@@ -369,6 +376,26 @@ def _torch_bystander(facts: Facts) -> bool:
     if not failing:
         return False
     return all("torch" not in line.lower() for line in failing) and any(_OTHER_AT_WORK.search(line) for line in failing)
+
+# The evidence kinds of the installers' messages (catalogue.toml's installer family): what an install could not do.
+_INSTALLER_KINDS = frozenset(
+    {
+        "installer-no-release",
+        "installer-wheel-unsupported",
+        "installer-conflict",
+        "installer-externally-managed",
+        "installer-no-space",
+        "conda-cuda-virtual",
+    }
+)
+
+
+def _installer_failures_only(facts: Facts) -> bool:
+    """Whether every failure the paste shows is an installer's (and there is one)."""
+    from gpudoctor.checks.reported import _failure
+
+    failures = [e for e in facts.pasted.errors if _failure(e, facts)]
+    return bool(failures) and all(e.kind in _INSTALLER_KINDS for e in failures)
 
 
 def _python_component_named(facts: Facts) -> bool:

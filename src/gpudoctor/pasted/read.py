@@ -101,6 +101,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _jax_cuda_said(g)
     _source_checkout(g)
     _no_such_torch(g)
+    _not_installed(g)
     _named_gpu(g)
     if g.smi_table or g.nvcc or g.driver_version:
         # A tool's output shows the driver or the toolkit: a form's "CUDA Version" adds nothing to judge (nvidia-smi -q
@@ -306,6 +307,21 @@ def _source_checkout(g: Gathered) -> None:
     for entry in seen.values():
         if entry["means"] and len(g.cues) < 64:
             g.cues.append(entry)
+
+
+def _not_installed(g: Gathered) -> None:
+    """A `name==version` the installer found no distribution for (pip's "No matching distribution found for
+    torch==2.0.0", catalogue.toml's installer family) was asked for, not installed: the same pin read elsewhere in the
+    text (a requirements file's line, a command) is not the installed version."""
+    for e in g.errors:
+        if e.kind != "installer-no-release" or "==" not in (e.get("requirement") or ""):
+            continue
+        name, _, version = (e.get("requirement") or "").partition("==")
+        name = canonical_name(name)
+        if g.distributions.get(name) == version:
+            del g.distributions[name]
+            if name == "torch" and g.torch_version == version:
+                g.torch_version = None
 
 
 def _no_such_torch(g: Gathered) -> None:
@@ -675,7 +691,14 @@ def _text_facts(g: Gathered, text: str) -> None:
     if g.torch_version is None and "torch" not in g.distributions and ("torch" in text or "+c" in text):
         last = None
         for line in text[:1_000_000].splitlines():
-            if re.search(r"uninstall|Found existing installation|\binstall\s", line[:2_000], re.IGNORECASE):
+            # ...nor what an installer refused or could not find ("X.whl is not a supported wheel", "Could not find a
+            # version that satisfies the requirement torch==X+cu113", uv's "you require torch==X+cu113").
+            if re.search(
+                r"uninstall|Found existing installation|\binstall\s|not a supported wheel|Could not find a version"
+                r"|No matching distribution|you require|has no wheels|requested version",
+                line[:2_000],
+                re.IGNORECASE,
+            ):
                 continue
             if "+c" in line and (listed := _TORCH_LISTED.match(line[:200])):
                 if listed.group("named") or _torch_release(listed.group("version")):
@@ -1337,7 +1360,8 @@ def _site(g: Gathered, path: str) -> None:
         g.system = g.system or "Windows"
     if m := re.search(r"/python(\d+\.\d+)/", path):
         g.python_version = g.python_version or m.group(1)
-    if m := re.search(r"[\\/](?:Python|python)(\d)(\d+)[\\/]", path):
+    # python.org's folders: Python311, and Python311-32 / Python311-arm64 for its 32-bit and ARM64 builds
+    if m := re.search(r"[\\/](?:Python|python)(\d)(\d+)(?:-32|-arm64)?[\\/]", path):
         g.python_version = g.python_version or f"{m.group(1)}.{m.group(2)}"
     if m := re.match(r"^(.*?/(?:envs/[^/]+|anaconda3|miniconda3|miniforge3|mambaforge))/", path + "/"):
         g.conda = True

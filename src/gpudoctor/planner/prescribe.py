@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv, render_all
 from gpudoctor.model import COMPONENTS, Finding, Remediation, Severity
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 TITLES = {
     "driver": "NVIDIA driver",
@@ -45,7 +45,7 @@ TITLES = {
 }
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Alternative(Record):
     """Another way to answer one finding of a step: offered beside the step, not run after it."""
 
@@ -83,7 +83,7 @@ class Alternative(Record):
         } | ({"replaces": list(self.replaces)} if self.replaces else {})
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Step(Record):
     """The fix of one component: its command lines, the findings it answers, whether it needs root, its alternatives."""
 
@@ -130,7 +130,7 @@ class Step(Record):
         return next((offered[c] for c in self.codes if c in offered), None) if not self.where else None
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Prescription(Record):
     """The ordered steps that fix a report's findings, written for one shell, and the contradictions lint found."""
 

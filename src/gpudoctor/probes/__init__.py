@@ -11,19 +11,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor.host import Host
 from gpudoctor.probed import Found, Unknown
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 if TYPE_CHECKING:  # imported in run_probes, once the user's interpreter has been started (below)
     from gpudoctor.facts import Facts, FrameworkFacts, PlatformFacts
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class ProbeOptions(Record):
     """How the probes run: their time limits, the Python to probe, --deep and --pid."""
 
@@ -36,9 +35,10 @@ class ProbeOptions(Record):
 
 
 class _Task:
-    def __init__(self, name: str, fn: Callable[[], Any]) -> None:
+    def __init__(self, name: str, fn: Callable[[], Any], since: float | None = None) -> None:
         self.name = name
         self.fn = fn
+        self.since = since  # when the probe began, where its first step ran before its thread (the python probe)
         self.value: Any = None
         self.error: str | None = None
         self.trace: str | None = None
@@ -47,7 +47,7 @@ class _Task:
         self.thread = threading.Thread(target=self._run, name=f"probe-{name}", daemon=True)
 
     def _run(self) -> None:
-        start = time.monotonic()
+        start = time.monotonic() if self.since is None else self.since
         try:
             self.value = self.fn()
         except Exception as exc:  # noqa: BLE001 - a crashing probe is a finding, never a traceback
@@ -67,8 +67,8 @@ class _Runner:
         self.failures: dict[str, Unknown] = {}
         self.traces: dict[str, str] = {}
 
-    def start(self, name: str, fn: Callable[[], Any]) -> None:
-        task = _Task(name, fn)
+    def start(self, name: str, fn: Callable[[], Any], since: float | None = None) -> None:
+        task = _Task(name, fn, since)
         self.tasks[name] = task
         task.thread.start()
 
@@ -90,23 +90,39 @@ class _Runner:
         return {name: round(t.duration_s, 4) for name, t in self.tasks.items() if t.done.is_set()}
 
 
+def _raise(exc: Exception) -> Any:
+    raise exc
+
+
 def _deep_error(framework: str, why: Unknown) -> dict[str, Any]:
     """What --deep reports for a framework whose introspection did not answer."""
     return {"framework": framework, "error": why.message}
 
 
-def run_probes(host: Host, options: ProbeOptions = ProbeOptions(), meanwhile: Callable[[], Any] | None = None) -> Facts:
+def run_probes(
+    host: Host,
+    options: ProbeOptions = ProbeOptions(),  # noqa: B008 - a frozen record (ruff knows only @dataclass as frozen)
+    meanwhile: Callable[[], Any] | None = None,
+) -> Facts:
     """The facts of `host`. `meanwhile` runs in this thread as soon as the user's interpreter has been started
     (gpudoctor.doctor: importing the checks)."""
     from gpudoctor.probes import python
 
     t = options.probe_timeout_s
-    runner = _Runner(time.monotonic() + options.deadline_s)
+    began = time.monotonic()
+    runner = _Runner(began + options.deadline_s)
     # The user's interpreter is the slowest probe (a subprocess, often behind a pyenv or conda shim, whose
     # start-up is most of a check's wall time when nothing else runs beside it): start it first, before the
     # other probes, the checks and the facts' types are imported (building those classes is a good part of a
-    # check's CPU time), so that its start-up runs on another core meanwhile.
-    runner.start("python", lambda: python.probe_python(host, options.python, t))
+    # check's CPU time), so that its start-up runs on another core meanwhile. It is chosen and started here,
+    # in this thread, and only waited for in its own: started from a thread, its first step (the shim's and
+    # the environment's files read, the program started) shared the interpreter lock with the imports below
+    # and began its start-up about 20 ms of CPU later (bench/README.md).
+    try:
+        answer = python.start_python(host, options.python, t)
+    except Exception as exc:  # noqa: BLE001 - raised again in the probe's thread, where a crash becomes an Unknown
+        answer = partial(_raise, exc)
+    runner.start("python", answer, since=began)
     if meanwhile is not None:
         meanwhile()
     from gpudoctor.facts import CudaLink, Distro, Facts, FrameworkFacts, KernelFacts, PlatformFacts, ToolkitFacts

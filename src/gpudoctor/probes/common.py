@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor.errors import ParseError
 from gpudoctor.host import Host, HostError
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 
 if TYPE_CHECKING:  # imported where used: the Python probe starts before the facts' types are built (run_probes)
@@ -24,7 +24,7 @@ def absent_or_unknown(exc: HostError, source: str, absent_reason: str) -> Absent
 
 
 # The CUDA libraries whose resolution decides whether a framework loads.
-CUDA_LIB = re.compile(
+CUDA_LIB = LazyPattern(
     # PyTorch's own bundled copies carry a hash: libcudart-e409450e.so.11.0.
     r"^lib(cudart|cublas|cublasLt|cudnn|cudnn_[a-z_]+|nvrtc|cufft|cusparse|cusolver|curand|nccl|nvJitLink)"
     r"(-[0-9a-f]{8})?\.so(\.\d+)*$"

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gpudoctor.errors import ParseError
 from gpudoctor.host import Host, HostError, PythonEnv
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 from gpudoctor.probes.common import CUDA_LIB, lib_dir, probe_command
 
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from gpudoctor.facts import FrameworkFacts, LibDir
 
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tensorflow-intel", "tensorflow-macos")
-JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
+JAX_PLUGIN = LazyPattern(r"^jax-cuda(\d+)-(plugin|pjrt)$")
 
 
 def choose_interpreter(host: Host, override: str | None) -> tuple[str | None, str]:
@@ -56,18 +58,37 @@ def choose_interpreter(host: Host, override: str | None) -> tuple[str | None, st
 
 
 def probe_python(host: Host, override: str | None, timeout_s: float) -> tuple[Probed, str]:
+    return start_python(host, override, timeout_s)()
+
+
+def start_python(host: Host, override: str | None, timeout_s: float) -> Callable[[], tuple[Probed, str]]:
+    """`probe_python` in two steps: the interpreter is chosen and started (or its files read) now, in the
+    caller's thread; the function returned waits for its answer (gpudoctor.probes.run_probes, in a thread)."""
     executable, chosen_by = choose_interpreter(host, override)
     try:
-        env = host.python_env(executable, timeout_s)
+        finish = host.python_env_started(executable, timeout_s)
     except HostError as exc:
-        source = f"python:{exc.path}"
-        if exc.code == "ENOENT":
-            return Absent(f"no Python interpreter at {exc.path}", source), chosen_by
-        kind = "timeout" if exc.code == "ETIMEDOUT" else "failed"
-        return Unknown(kind, str(exc), source), chosen_by
-    if env is None:
-        return Absent("no Python environment was recorded", "python"), chosen_by
-    return Found(env, f"python:{env.executable}"), chosen_by
+        failed = _failed(exc, chosen_by)
+        return lambda: failed
+
+    def answer() -> tuple[Probed, str]:
+        try:
+            env = finish()
+        except HostError as exc:
+            return _failed(exc, chosen_by)
+        if env is None:
+            return Absent("no Python environment was recorded", "python"), chosen_by
+        return Found(env, f"python:{env.executable}"), chosen_by
+
+    return answer
+
+
+def _failed(exc: HostError, chosen_by: str) -> tuple[Probed, str]:
+    source = f"python:{exc.path}"
+    if exc.code == "ENOENT":
+        return Absent(f"no Python interpreter at {exc.path}", source), chosen_by
+    kind = "timeout" if exc.code == "ETIMEDOUT" else "failed"
+    return Unknown(kind, str(exc), source), chosen_by
 
 
 def wheel_lib_dirs(host: Host, site: str) -> tuple[LibDir, ...]:

@@ -16,13 +16,12 @@ a check imports one renderer, not eight.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from types import ModuleType
 
-from gpudoctor.record import Record
+from gpudoctor.record import Record, record_class
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@record_class(frozen=True, eq=False, repr=False)
 class Format(Record):
     """One --format choice: its name and the module that renders it."""
 

@@ -1,0 +1,325 @@
+"""Findings for the installers' own messages (pip, uv; catalogue.toml's installer family), on pasted reports.
+
+What the package index did not give this interpreter (`python-no-wheel`) is judged only where the paste decides it:
+the installer names the Python or platform itself (uv's ABI and platform tags), or the paste shows the interpreter's
+Python beside a release or wheel built for others (the matrix's Python range of each torch release). Elsewhere the
+catalogue's ask (the interpreter's version, machine and width) decides. A distribution's own Python refusing pip
+(PEP 668) is `python-externally-managed`: always decided by the message itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import Check, ev
+from gpudoctor.cmdline import Cmd, Placeholder
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.probed import Found
+from gpudoctor.versions import spec_contains, vkey
+
+# The Python minors a torch release's range is read against (the matrix's releases span 3.6 to 3.15).
+_MINORS = tuple(f"3.{n}" for n in range(6, 16))
+# A wheel's file name (PEP 427): name-version(-build)?-python-abi-platform.whl; the Python tag of a CPython build.
+_WHEEL = re.compile(
+    r"^(?P<name>[\w.]+)-(?P<version>[\w.+!]+)(?:-\d[\w.]*)?-(?P<py>[\w.]+)-(?P<abi>[\w.]+)-(?P<plat>[\w.]+)\.whl$"
+)
+_CP = re.compile(r"^cp(?P<major>\d)(?P<minor>\d{1,2})$")
+_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]*)==(?P<version>[\w.!]+?)(?:\+(?P<tag>[\w.]+))?$")
+# The package managers whose Python ships venv apart (Debian's python3-venv; the message names apt).
+_VENV_PACKAGE = {"apt": ("apt-get", "install", "-y", "python3-venv")}
+
+
+def _said(facts: Facts, kind: str) -> list:
+    return facts.pasted.reported(kind) if facts.pasted.partial else []
+
+
+def _cp_python(tag: str) -> str | None:
+    """The CPython version a wheel's Python or ABI tag names (cp311 -> 3.11), or None."""
+    m = _CP.match(tag)
+    return f"{m.group('major')}.{m.group('minor')}" if m else None
+
+
+def _shown_python(facts: Facts) -> str | None:
+    """The interpreter's Python (major.minor) where the paste showed it (a site-packages path, collect_env, a form)."""
+    env = facts.frameworks.python
+    version = env.value.version if isinstance(env, Found) else ""
+    m = re.match(r"^(\d+)\.(\d+)", version or "")
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def _torch_pythons(ctx: Context, version: str) -> tuple[str, list[str]] | None:
+    """(the release's Python range, the minors in it) for a torch release the matrix knows, else None."""
+    rel = ctx.matrix.torch_release(version)
+    if rel is None:
+        return None
+    return rel.python, [p for p in _MINORS if spec_contains(rel.python, p)]
+
+
+def _other_torch(ctx: Context, python: str, minors: list[str]) -> str:
+    """The sentence on the other way out: the torch releases the matrix knows with wheels for this Python."""
+    fit = [r.version for r in ctx.matrix.torch_releases if spec_contains(r.python, python)]
+    if not fit:
+        return f" No torch release the matrix knows has wheels for Python {python}."
+    if vkey(python) > vkey(minors[-1]):  # the Python is newer than the release's: a later torch
+        return (
+            f" Or keep Python {python} and move to torch {fit[0]} or newer, the first release with its wheels (its "
+            "companions moved with it, each at the release built for it)."
+        )
+    return (
+        f" Or keep Python {python} and move to torch {fit[-1]} or older, the last release with its wheels (its "
+        "companions moved with it, each at the release built for it)."
+    )
+
+
+def _hinted_pythons(facts: Facts, name: str) -> list[str]:
+    """The CPython versions uv's hint says the release `name` has wheels for (its ABI tags), oldest first."""
+    for h in _said(facts, "installer-wheel-tags-said"):
+        if (h.get("package") or "").lower() == name.lower():
+            found = {p for t in re.findall(r"`(\w+)`", h.get("tags") or "") if (p := _cp_python(t.rstrip("m")))}
+            return sorted(found, key=vkey)
+    return []
+
+
+def _uv_abi(facts: Facts, ctx: Context, e) -> Finding | None:
+    python = _cp_python(e.get("abi") or "")
+    if python is None:
+        return None
+    pin = _PIN.match(e.get("requirement") or "")
+    what = f"{pin.group('name')} {pin.group('version')}" if pin else "the requested release"
+    pythons = _torch_pythons(ctx, pin.group("version")) if pin and pin.group("name") == "torch" else None
+    hinted = _hinted_pythons(facts, pin.group("name")) if pin else []
+    if pin and pythons is not None and pythons[1] and python not in pythons[1]:
+        rng, minors = pythons
+        rem = Remediation(
+            f"Create the project's environment with Python {minors[-1]}, the newest one torch {pin.group('version')} has "
+            f"wheels for ({rng}), then run the same `uv pip install` in it (uv installs into ./.venv)."
+            + _other_torch(ctx, python, minors),
+            (Cmd(("uv", "venv", "--python", minors[-1]), note="uv fetches that Python if it is not installed"),),
+            component="torch",
+        )
+    elif hinted and python not in hinted:
+        # Not a release the matrix knows: uv's own hint says which Pythons it has wheels for.
+        rem = Remediation(
+            f"Create the project's environment with Python {hinted[-1]}, the newest one {what} has wheels for (uv's "
+            f"hint: {', '.join(hinted)}), then run the same `uv pip install` in it (uv installs into ./.venv); or pin a "
+            f"release of it built for Python {python}.",
+            (Cmd(("uv", "venv", "--python", hinted[-1]), note="uv fetches that Python if it is not installed"),),
+            component="platform",
+        )
+    else:
+        rem = Remediation(
+            f"Run it with a Python {what} has wheels for (uv's hint under the message lists their tags; "
+            f"`uv venv --python X.Y` creates such an environment), or pin a release of it built for Python {python}.",
+            component="platform",
+        )
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"{what} has no wheel for Python {python}",
+        f"uv said so: the index publishes {what} for other Python versions only (the ABI tag it looked for is "
+        f"{e.get('abi')}), so no install of it can succeed with this interpreter, whatever the GPU, driver or CUDA.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
+def _uv_platform(e) -> Finding | None:
+    platform = e.get("platform")
+    if not platform:
+        return None
+    pin = _PIN.match(e.get("requirement") or "")
+    what = f"{pin.group('name')} {pin.group('version')}" if pin else "the requested release"
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"{what} has no wheel for this platform ({platform})",
+        f"uv said so: the index publishes {what} for other platforms only (uv's hint under the message lists them) "
+        "and no source distribution, so it cannot be installed on this machine with any Python.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Install it on a platform it publishes wheels for (uv's hint lists them), or pin a release of it that has "
+            f"a wheel for {platform}.",
+            component="platform",
+        ),
+    )
+
+
+def _pip_wheel(facts: Facts, ctx: Context, e) -> Finding | None:
+    """pip's "X.whl is not a supported wheel on this platform" where the paste shows the interpreter's Python."""
+    from gpudoctor.checks.extensions import TORCH_INDEX
+    from gpudoctor.planner.remedy import pip
+
+    wheel = _WHEEL.match(e.get("wheel") or "")
+    python = _shown_python(facts)
+    built = _cp_python(wheel.group("py")) if wheel else None
+    if wheel is None or python is None or built is None or built == python:
+        return None  # the interpreter is not shown (the ask decides), or its Python is the wheel's: the platform differs
+    name, version = wheel.group("name").replace("_", "-").lower(), wheel.group("version")
+    base, _, tag = version.partition("+")
+    commands: tuple[Cmd, ...] = ()
+    rel = ctx.matrix.torch_release(base) if name == "torch" else None
+    if rel is not None and rel.supports_python(python) and (tag in rel.variants or tag == "cpu"):
+        # The same build for this Python, chosen by pip from the index that holds the variant.
+        commands = (pip(facts, "install", f"torch=={base}", "--index-url", f"{TORCH_INDEX}/{tag}"),)
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"the wheel {e.get('wheel')} is built for Python {built}, and this interpreter is Python {python}",
+        f"pip refused it: a wheel's cp{built.replace('.', '')} tag binds it to CPython {built}. The file is the wrong "
+        f"one for this interpreter (Python {python}), not a fault of the GPU, driver or CUDA.",
+        (ev("pasted", e.line), ev("pasted", f"Python {python}")),
+        Remediation(
+            (
+                f"Let pip choose the {name} {version} wheel built for Python {python} from the index that holds it."
+                if commands
+                else f"Install the {name} {version} wheel built for Python {python} (the file with the "
+                f"cp{python.replace('.', '')} tag), or run it with Python {built}."
+            ),
+            commands,
+            component="torch" if name == "torch" else "platform",
+        ),
+    )
+
+
+def _pip_32bit(facts: Facts, e) -> Finding | None:
+    """pip found no torch for a PyPy interpreter the paste shows (its version banner), or a 32-bit Python (collect_env's "(32-bit runtime)", python.org's
+    PythonNN-32 folder): PyTorch publishes 64-bit wheels only ("we don't provide windows 32-bit binaries",
+    pytorch/pytorch#40511, a maintainer)."""
+    name = re.match(r"[A-Za-z0-9][\w.-]*", e.get("requirement") or "")
+    if name is None or name.group(0).lower() != "torch":
+        return None
+    python = _shown_python(facts)
+    if pypy := _said(facts, "python-pypy-said"):
+        cpython = f"CPython {python}" if python else "CPython"
+        return Finding(
+            "python-no-wheel",
+            Severity.ERROR,
+            "frameworks",
+            f"torch has no wheel for PyPy (the interpreter is PyPy {pypy[0].get('pypy')})",
+            "pip found no torch to install: the interpreter that ran it is PyPy, and PyTorch publishes wheels for "
+            "CPython's ABI (cpXY) only, so no index holds a torch for it.",
+            (ev("pasted", e.line), ev("pasted", pypy[0].line)),
+            Remediation(
+                f"Create the environment with {cpython} (python.org's, the distribution's python3, or conda's) and run the "
+                "same pip install with that interpreter.",
+                component="torch",
+            ),
+        )
+    env = facts.frameworks.python
+    paths = [env.value.executable, *env.value.site_packages] if isinstance(env, Found) else []
+    folder = next((p for p in paths if re.search(r"[\\/]Python3\d{1,2}-32(?:[\\/]|$)", p or "")), None)
+    said = _said(facts, "python-32bit-said")
+    if folder is None and not said:
+        return None
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"torch has no wheel for a 32-bit Python{f' {python}' if python else ''}",
+        "pip found no torch to install: the interpreter that ran it is a 32-bit Python, and PyTorch publishes 64-bit "
+        "wheels only, so no index holds a torch for it, whatever the release or the CUDA asked for.",
+        (ev("pasted", e.line), ev("pasted", said[0].line if said else folder)),
+        Remediation(
+            f"Install the 64-bit (x86-64) Python{f' {python}' if python else ''} from python.org's Windows installers, "
+            "create the environment with it, and run the same pip install with that interpreter.",
+            component="torch",
+        ),
+    )
+
+
+def _pip_release(facts: Facts, ctx: Context, e) -> Finding | None:
+    """pip's "Could not find a version ... torch==X" where the paste shows a Python torch X has no wheels for."""
+    if (wide := _pip_32bit(facts, e)) is not None:
+        return wide
+    pin = _PIN.match(e.get("requirement") or "")
+    python = _shown_python(facts)
+    if pin is None or python is None or pin.group("name").lower() != "torch":
+        return None
+    pythons = _torch_pythons(ctx, pin.group("version"))
+    if pythons is None or python in pythons[1] or not pythons[1]:
+        return None  # the release has wheels for this Python: the platform or the index decides (the ask says which)
+    rng, minors = pythons
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"torch {pin.group('version')} has no wheel for Python {python}",
+        f"pip found no release to install: torch {pin.group('version')} was built for Python {rng} only, and the "
+        f"interpreter that ran pip is Python {python}. No index holds it for this Python.",
+        (ev("pasted", e.line), ev("pasted", f"Python {python}")),
+        Remediation(
+            f"Run the install with a Python in {rng} (a virtual environment of Python {minors[-1]}, say)."
+            + _other_torch(ctx, python, minors),
+            component="torch",
+        ),
+    )
+
+
+def check_no_wheel(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """An installer found no build of the requested release for this interpreter, and the paste says why."""
+    for e in _said(facts, "installer-no-release") + _said(facts, "installer-wheel-unsupported"):
+        entry = e.get("entry")
+        if entry == "uv-no-wheels-python-abi":
+            found = _uv_abi(facts, ctx, e)
+        elif entry == "uv-no-wheels-platform":  # not uv sync's lock message: a lock may lack what the index holds
+            found = _uv_platform(e)
+        elif entry == "pip-unsupported-wheel":
+            found = _pip_wheel(facts, ctx, e)
+        elif entry in ("pip-no-version-satisfies", "pip-no-matching-distribution"):
+            found = _pip_release(facts, ctx, e)
+        else:
+            found = None
+        if found is not None:
+            yield found
+            return  # one cause, one finding
+
+
+def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pip refused the distribution's own Python (PEP 668): the packages go into a virtual environment."""
+    said = _said(facts, "installer-externally-managed")
+    if not said:
+        return
+    e = said[0]
+    uv = e.get("entry") == "uv-externally-managed"
+    setup = _VENV_PACKAGE.get(e.get("manager") or "")
+    if uv:
+        # uv's own way, as its message says: a project .venv, which `uv pip install` then selects (no --system, no sudo).
+        commands: tuple[Cmd, ...] = (
+            Cmd(("uv", "venv")),
+            Cmd(("uv", "pip", "install", Placeholder("packages")), note="what you installed, without --system"),
+        )
+    else:
+        commands = (
+            *((Cmd(setup, root=True, note="Debian and Ubuntu ship venv apart from Python"),) if setup else ()),
+            Cmd(("python3", "-m", "venv", ".venv")),
+            Cmd((".venv/bin/python", "-m", "pip", "install", Placeholder("packages")), note="what you installed, as before"),
+        )
+    yield Finding(
+        "python-externally-managed",
+        Severity.ERROR,
+        "frameworks",
+        f"{'uv' if uv else 'pip'} refused to install into an externally managed Python (PEP 668)",
+        "The operating system's package manager owns this Python and marks it EXTERNALLY-MANAGED, so pip installs "
+        "nothing into it. The packages belong in a virtual environment; --break-system-packages would mix pip's files "
+        "into the distribution's own and can break system tools.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Create a virtual environment in the project folder and install the packages into it (run the "
+            "program with .venv/bin/python, or after `source .venv/bin/activate`).",
+            commands,
+            requires_root=bool(setup),
+            component="platform",
+        ),
+    )
+
+
+CHECKS = (
+    Check("installer-no-wheel", "frameworks", ("python-no-wheel",), check_no_wheel, ("pasted",)),
+    Check("installer-externally-managed", "frameworks", ("python-externally-managed",), check_externally_managed, ("pasted",)),
+)

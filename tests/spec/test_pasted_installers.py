@@ -1,0 +1,180 @@
+"""docs/findings: the installers' own messages (pip, uv; catalogue.toml's installer family), read from pasted text:
+python-no-wheel fires where the message or the paste names the interpreter's Python or platform, and stays quiet
+where it does not (the interpreter is asked for); python-externally-managed fires on pip's PEP 668 refusal."""
+
+from __future__ import annotations
+
+from gpudoctor.cmdline import Placeholder
+from tests.spec.machine import argv_of, pasted_findings
+from tests.spec.registry import FIRES, QUIET, states
+
+UV_ABI = (
+    "  × No solution found when resolving dependencies:\n"
+    "  ╰─▶ Because torch==1.12.0+cu113 has no wheels with a matching Python ABI\n"
+    "      tag (e.g., `cp311`) and you require torch==1.12.0+cu113, we can conclude\n"
+    "      that your requirements are unsatisfiable.\n"
+)
+PIP_RELEASE = (
+    '  File "/home/u/.venv/lib/python{py}/site-packages/setuptools/__init__.py", line 1, in <module>\n'
+    "ERROR: Could not find a version that satisfies the requirement torch=={want} (from versions: 1.13.0, 2.0.0)\n"
+    "ERROR: No matching distribution found for torch=={want}\n"
+)
+PIP_WHEEL = (
+    '  File "C:\\Users\\r\\AppData\\Local\\Programs\\Python\\Python{py}\\lib\\site-packages\\pip\\__init__.py", line 1\n'
+    "ERROR: torch-2.1.2+cu121-cp311-cp311-win_amd64.whl is not a supported wheel on this platform.\n"
+)
+DEBIAN = (
+    "error: externally-managed-environment\n\n"
+    "× This environment is externally managed\n"
+    "╰─> To install Python packages system-wide, try apt install\n"
+    "    python3-xyz, where xyz is the package you are trying to\n"
+    "    install.\n"
+)
+ARCH = (
+    "error: externally-managed-environment\n\n"
+    "× This environment is externally managed\n"
+    "╰─> To install Python packages system-wide, try 'pacman -S\n"
+    "    python-xyz', where xyz is the package you are trying to\n"
+)
+
+
+@states("python-no-wheel", FIRES)
+def test_uvs_abi_tag_names_the_python_and_the_plan_is_the_newest_python_torchs_wheels_fit():
+    f = pasted_findings(UV_ABI)["python-no-wheel"]
+    assert f.title == "torch 1.12.0 has no wheel for Python 3.11"
+    # torch 1.12's wheels are for Python >=3.7,<3.11 (compat_matrix/torch.toml): 3.10 is the newest.
+    assert argv_of(f) == [("uv", "venv", "--python", "3.10")]
+    assert f.remediation.component == "torch"
+
+
+@states("python-no-wheel", FIRES)
+def test_uvs_hint_gives_the_pythons_of_a_release_the_matrix_does_not_know():
+    text = (
+        "  ╰─▶ Because onnxruntime-gpu==1.16.3 has no wheels with a matching Python ABI tag (e.g., `cp312`) and you\n"
+        "      require onnxruntime-gpu==1.16.3, we can conclude that your requirements are unsatisfiable.\n\n"
+        "      hint: You require CPython 3.12 (`cp312`), but we only found wheels for `onnxruntime-gpu` (v1.16.3) with the\n"
+        "      following Python ABI tags: `cp38`, `cp39`, `cp310`, `cp311`\n"
+    )
+    f = pasted_findings(text)["python-no-wheel"]
+    assert f.title == "onnxruntime-gpu 1.16.3 has no wheel for Python 3.12"
+    assert argv_of(f) == [("uv", "venv", "--python", "3.11")]
+
+
+@states("python-no-wheel", FIRES)
+def test_uvs_abi_message_without_the_hint_for_an_unknown_release_prints_no_command():
+    text = "  ╰─▶ Because foo-ext==0.3.1 has no wheels with a matching Python ABI tag (e.g., `cp312`) and you require\n"
+    f = pasted_findings(text)["python-no-wheel"]  # the message decides the cause; nothing says which Python fits
+    assert argv_of(f) == []
+
+
+@states("python-no-wheel", FIRES)
+def test_uvs_platform_tag_names_the_platform_and_no_command_is_guessed():
+    text = (
+        "  ╰─▶ Because torch==2.6.0 has no wheels with a matching platform tag (e.g., `macosx_15_0_x86_64`) and you "
+        "require torch==2.6.0, we can conclude that your requirements are unsatisfiable.\n"
+    )
+    f = pasted_findings(text)["python-no-wheel"]
+    assert f.title == "torch 2.6.0 has no wheel for this platform (macosx_15_0_x86_64)"
+    assert argv_of(f) == []
+
+
+@states("python-no-wheel", FIRES)
+def test_pip_without_a_release_for_the_shown_python_fires_with_the_releases_python_range():
+    f = pasted_findings(PIP_RELEASE.format(py="3.11", want="1.8.1"))["python-no-wheel"]
+    assert f.title == "torch 1.8.1 has no wheel for Python 3.11"
+    assert ">=3.6,<3.10" in f.remediation.summary and "torch 2.0 or newer" in f.remediation.summary
+    assert argv_of(f) == []  # a Python or a torch: the reporter's choice, no command guessed
+
+
+@states("python-no-wheel", FIRES)
+def test_a_wheel_of_another_python_is_replaced_by_the_same_build_pip_chooses_for_this_python():
+    f = pasted_findings(PIP_WHEEL.format(py="310"))["python-no-wheel"]
+    ((exe, *rest),) = argv_of(f)
+    assert exe.endswith("Python310\\python.exe")
+    assert rest == ["-m", "pip", "install", "torch==2.1.2", "--index-url", "https://download.pytorch.org/whl/cu121"]
+
+
+@states("python-no-wheel", FIRES)
+def test_pip_without_torch_for_pythons_32_bit_folder_is_the_32_bit_python():
+    text = (
+        '  File "C:\\Users\\u\\AppData\\Local\\Programs\\Python\\Python37-32\\lib\\site-packages\\pip\\x.py"\n'
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+    )
+    f = pasted_findings(text)["python-no-wheel"]
+    assert f.title == "torch has no wheel for a 32-bit Python 3.7"
+
+
+@states("python-no-wheel", FIRES)
+def test_pip_without_torch_for_pypy_is_the_implementation():
+    text = (
+        "Python version: 3.10.14 (75b3de9d9035, Apr 21 2024, 10:54:48) [PyPy 7.3.16 with GCC 10.2.1 20210130]\n"
+        "ERROR: No matching distribution found for torch\n"
+    )
+    f = pasted_findings(text)["python-no-wheel"]
+    assert f.title == "torch has no wheel for PyPy (the interpreter is PyPy 7.3.16)"
+
+
+@states("python-no-wheel", QUIET)
+def test_pip_without_a_package_other_than_torch_beside_pypy_is_not_decided():
+    text = "[PyPy 7.3.16 with GCC 10.2.1 20210130]\nERROR: No matching distribution found for somepkg==1.0\n"
+    assert "python-no-wheel" not in pasted_findings(text)
+
+
+@states("python-no-wheel", QUIET)
+def test_pip_without_torch_for_a_64_bit_python_folder_is_not_the_width():
+    text = (
+        '  File "C:\\Users\\u\\AppData\\Local\\Programs\\Python\\Python37\\lib\\site-packages\\pip\\x.py"\n'
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+    )
+    assert "python-no-wheel" not in pasted_findings(text)
+
+
+@states("python-no-wheel", QUIET)
+def test_pip_without_a_release_where_the_python_is_not_shown_asks_instead():
+    text = PIP_RELEASE.format(py="3.11", want="1.8.1").split("\n", 1)[1]  # no site-packages path: no Python shown
+    codes = pasted_findings(text)
+    assert "python-no-wheel" not in codes and "pasted-error-unexplained" in codes
+
+
+@states("python-no-wheel", QUIET)
+def test_pip_without_a_release_whose_wheels_fit_the_shown_python_is_not_the_pythons_fault():
+    # torch 2.4's wheels are for Python >=3.8,<3.13: Python 3.11 fits, so the platform or the index decides.
+    assert "python-no-wheel" not in pasted_findings(PIP_RELEASE.format(py="3.11", want="2.4.1"))
+
+
+@states("python-no-wheel", QUIET)
+def test_a_wheel_of_the_shown_python_is_not_the_pythons_fault():
+    assert "python-no-wheel" not in pasted_findings(PIP_WHEEL.format(py="311"))
+
+
+@states("python-externally-managed", FIRES)
+def test_debians_refusal_plans_python3_venv_then_a_venv_in_the_project_folder():
+    f = pasted_findings(DEBIAN)["python-externally-managed"]
+    cmds = f.remediation.commands
+    assert [c.argv for c in cmds] == [
+        ("apt-get", "install", "-y", "python3-venv"),
+        ("python3", "-m", "venv", ".venv"),
+        (".venv/bin/python", "-m", "pip", "install", Placeholder("packages")),
+    ]
+    assert cmds[0].root and not cmds[1].root and not cmds[2].root
+    assert "--break-system-packages" not in [w for c in cmds for w in map(str, c.argv)]
+
+
+@states("python-externally-managed", FIRES)
+def test_archs_refusal_needs_no_package_for_venv():
+    f = pasted_findings(ARCH)["python-externally-managed"]
+    assert [c.argv[0] for c in f.remediation.commands] == ["python3", ".venv/bin/python"]
+    assert not f.remediation.requires_root
+
+
+@states("python-externally-managed", FIRES)
+def test_uvs_refusal_is_uvs_own_project_venv():
+    text = "error: The interpreter at /usr is externally managed, and indicates the following:\n"
+    f = pasted_findings(text)["python-externally-managed"]
+    assert [c.argv for c in f.remediation.commands] == [("uv", "venv"), ("uv", "pip", "install", Placeholder("packages"))]
+
+
+@states("python-externally-managed", QUIET)
+def test_the_words_in_prose_without_pips_error_are_quiet():
+    text = "The README says to use a venv to avoid the externally-managed-environment error on Ubuntu 24.04.\n"
+    assert "python-externally-managed" not in pasted_findings(text)
