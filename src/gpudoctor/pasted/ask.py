@@ -377,6 +377,7 @@ def _torch_bystander(facts: Facts) -> bool:
         return False
     return all("torch" not in line.lower() for line in failing) and any(_OTHER_AT_WORK.search(line) for line in failing)
 
+
 # The evidence kinds of the installers' messages (catalogue.toml's installer family): what an install could not do.
 _INSTALLER_KINDS = frozenset(
     {
