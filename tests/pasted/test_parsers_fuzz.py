@@ -28,8 +28,8 @@ CASES = Path(__file__).resolve().parent / "cases"
 BLIND = ROOT / "blind"
 MACHINES = ROOT / "machines"
 # Kinds added for issue 28, whose real samples come from the blind sets' inputs and the catalogue's examples too
-# (package rows without their header, REPL sessions, command lines with prompts).
-NEWER_KINDS = ("env_rows", "ldconfig", "repl", "prompt")
+# (package rows without their header, REPL sessions, command lines with prompts, uv's install summary).
+NEWER_KINDS = ("env_rows", "ldconfig", "repl", "prompt", "uv_changes")
 
 
 def _tf_printed(path: Path) -> str:

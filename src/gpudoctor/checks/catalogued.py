@@ -1540,7 +1540,56 @@ def check_triton_gpu_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
 def check_ptxas_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """What ptxas said: PTX newer than the driver's JIT loads, or an architecture the ptxas Triton ran does not know."""
     yield from check_ptx_newer_than_driver(facts, ctx)
+    yield from check_ptx_toolchain_newer_than_driver(facts, ctx)
     yield from check_triton_ptxas_arch(facts, ctx)
+
+
+def check_ptx_toolchain_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA error 222 ("the provided PTX was compiled with an unsupported toolchain") beside the driver and the nvcc
+    that built the program, both shown: PTX written by a compiler of a newer CUDA than the driver's cannot be JIT-
+    compiled by it, minor version compatibility or not (NVIDIA's CUDA Compatibility guide: PTX JIT needs a driver of at
+    least the toolkit's version). The driver goes up to the compiler's CUDA, or the program is built with a toolkit no
+    newer than the driver's."""
+    from gpudoctor.checks.frameworks import _driver_upgrade
+    from gpudoctor.checks.toolkit import check_newer_than_driver, os_name
+
+    said = _said(facts, "cuda-unsupported-ptx")
+    d, nvcc = facts.driver, facts.toolkits.nvcc_on_path_version
+    # (the driver's CUDA as nvidia-smi heads it, else its branch's by the compatibility matrix: a version said alone)
+    driver_cuda = (d.cuda_version or ctx.matrix.smi_cuda_for_driver(d.version)) if d.version else None
+    if not said or not d.version or not driver_cuda or not nvcc:
+        return
+    built = ".".join(nvcc.split(".")[:2])
+    if vkey(built) <= vkey(driver_cuda):
+        return  # a compiler no newer than the driver: something else wrote the PTX (a prebuilt binary's own)
+    if any(f.severity >= Severity.ERROR for f in check_newer_than_driver(facts, ctx)):
+        return  # the toolkit's own check says it already
+    verdict = ctx.matrix.driver_supports_cuda(d.version, built, os_name(facts))
+    needed = ctx.matrix.min_driver_for_cuda(built, os_name(facts)) or verdict.needed
+    if needed is None:
+        return
+    upgrade = _driver_upgrade(facts, ctx, needed)
+    yield Finding(
+        "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "toolkit",
+        f"the program was built by nvcc of CUDA {built}; the driver {d.version} JIT-compiles PTX only up to CUDA {driver_cuda}",
+        f"CUDA error 222 said so: the PTX in the program was written by the CUDA {built} compiler, and the driver "
+        f"{d.version} (CUDA {driver_cuda}) cannot JIT-compile PTX newer than its own CUDA. Minor version "
+        "compatibility lets the runtime start on this driver, but not PTX: the first kernel launched fails.",
+        (ev("pasted", said[0].line), ev("pasted", f"nvcc: CUDA {nvcc}"), ev("pasted", f"driver {d.version}")),
+        dataclasses.replace(
+            upgrade,
+            alternative=Remediation(
+                f"Keep the driver and rebuild the program with a CUDA toolkit no newer than {driver_cuda} (its nvcc "
+                "first on PATH, CUDA_HOME at it), or for the GPU's own compute capability only (real code, no PTX to "
+                "JIT-compile: CMAKE_CUDA_ARCHITECTURES=<cc>-real, nvcc -arch=sm_<cc>).",
+                (),
+                component="toolkit",
+            ),
+        ),
+        verdict.source,
+    )
 
 
 def check_triton_ptxas_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:

@@ -104,17 +104,35 @@ def _ort_said_cuda11(facts: Facts, ctx: Context) -> bool:
     return build is not None and build.cuda == 11
 
 
+def _ort_cuda12_install(facts: Facts, ctx: Context, e) -> Cmd | None:
+    """The install of onnxruntime-gpu's CUDA 12 build for a provider that asked for CUDA 11 libraries (`e`), with
+    NVIDIA's cuDNN wheel where it asked for cuDNN 8: the machine has none of the new build's cuDNN either."""
+    build = _build(ctx, "onnxruntime-gpu", cuda=12)
+    if build is None:
+        return None
+    pin = build.pin_for(_python(facts))  # a Python its wheels do not cover: the range of the CUDA 12 builds
+    spec = f"onnxruntime-gpu=={pin}" if pin else f"onnxruntime-gpu>={build.since}"
+    return _pip(facts, "install", spec, *_ort_cudnn_wheel(e, build))
+
+
+def _ort_cudnn_wheel(e, build: LibraryBuild) -> tuple[str, ...]:
+    """NVIDIA's cuDNN wheel of the CUDA 12 build's cuDNN major, where the provider asked for a cuDNN library."""
+    return (_CUDNN_CU12[build.cudnn],) if (e.get("soname") or "").startswith("libcudnn") and build.cudnn in _CUDNN_CU12 else ()
+
+
 def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
     e = _ort_cuda11(facts, ctx)
     if e is None:
         return
     build = _build(ctx, "onnxruntime-gpu", cuda=12)
-    if build is None:
+    install = _ort_cuda12_install(facts, ctx, e)
+    if build is None or install is None:
         return
-    pin = build.pin_for(_python(facts))  # a Python its wheels do not cover: the range of the CUDA 12 builds
-    # The provider asked for cuDNN 8: the machine has none of the new build's cuDNN either, so its wheel comes too.
-    cudnn = (_CUDNN_CU12[build.cudnn],) if (e.get("soname") or "").startswith("libcudnn") and build.cudnn in _CUDNN_CU12 else ()
-    spec = f"onnxruntime-gpu=={pin}" if pin else f"onnxruntime-gpu>={build.since}"
+    cudnn = _ort_cudnn_wheel(e, build)
+    # Beside another onnxruntime distribution, all of them go first (check_onnxruntime_packages prints the same two
+    # commands): installing over the CPU package's files would leave them mixed.
+    packages = ort_packages(facts)
+    commands = _ort_reinstall(facts, ctx, packages) if packages else (install,)
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
@@ -130,7 +148,7 @@ def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"Install onnxruntime-gpu's CUDA 12 build ({build.since} and later from the package index; it needs cuDNN "
             f"{build.cudnn} loadable, as PyTorch 2.4+'s nvidia-cudnn-cu12 wheel provides)"
             + (f", with NVIDIA's cuDNN {build.cudnn} wheel beside it." if cudnn else "."),
-            (_pip(facts, "install", spec, *cudnn),),
+            commands,
             component="environment",
         ),
     )
@@ -685,6 +703,66 @@ def check_cupy_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# --- onnxruntime's distributions ------------------------------------------------------------------------------
+
+# The distributions that all install site-packages/onnxruntime/: whichever pip or uv installs last overwrites the
+# others' files, and the CPU package's onnxruntime_pybind11_state leaves only the CPU provider (qdrant/fastembed#608:
+# "Both install to site-packages/onnxruntime/; the CPU onnxruntime_pybind11_state.so overwrites the GPU one"; from
+# onnxruntime-gpu 1.20 its metadata no longer says Provides-Dist: onnxruntime, so a package that requires onnxruntime
+# pulls the CPU one in beside it). The recipe is ONNX Runtime's own (microsoft/onnxruntime#27944: "pip uninstall
+# onnxruntime onnxruntime-gpu -y" before installing onnxruntime-gpu) and NVIDIA's (earth2mip's troubleshooting page).
+_ORT_FAMILY = ("onnxruntime", "onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino", "onnxruntime-training")
+
+
+def ort_packages(facts: Facts) -> tuple[tuple[str, str], ...]:
+    """The onnxruntime distributions installed together with onnxruntime-gpu ((name, version), the GPU one first),
+    or () where onnxruntime-gpu is alone or absent."""
+    py = facts.frameworks.python
+    if not isinstance(py, Found) or "onnxruntime-gpu" not in py.value.distributions:
+        return ()
+    found = tuple((n, py.value.distributions[n]) for n in _ORT_FAMILY if n in py.value.distributions)
+    return tuple(sorted(found, key=lambda nv: nv[0] != "onnxruntime-gpu")) if len(found) > 1 else ()
+
+
+def _ort_reinstall(facts: Facts, ctx: Context, packages: tuple[tuple[str, str], ...]) -> tuple[Cmd, ...]:
+    """Every onnxruntime distribution out, then onnxruntime-gpu back: its CUDA 12 build where its provider asked for
+    CUDA 11 libraries (check_onnxruntime_cuda11's install), else the release that was installed."""
+    cuda11 = _ort_cuda11(facts, ctx)
+    install = _ort_cuda12_install(facts, ctx, cuda11) if cuda11 is not None else None
+    if install is None:
+        version = packages[0][1]
+        install = _pip(
+            facts, "install", f"onnxruntime-gpu=={version}" if re.fullmatch(r"[\w.+!]+", version) else "onnxruntime-gpu"
+        )
+    return (_pip(facts, "uninstall", "-y", *(n for n, _ in packages)), install)
+
+
+def check_onnxruntime_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """onnxruntime-gpu installed beside another onnxruntime distribution: they share one package directory."""
+    packages = ort_packages(facts)
+    if not packages:
+        return
+    others = [f"{n} {v}" for n, v in packages[1:]]
+    yield Finding(
+        "nvidia-wheels-conflict",
+        Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
+        "frameworks",
+        f"onnxruntime-gpu {packages[0][1]} is installed together with {', '.join(others)}",
+        "Each of these distributions installs the same site-packages/onnxruntime package: the one installed last "
+        "overwrote the other's files, and with the CPU package's files onnxruntime lists only the CPU provider "
+        "(CUDAExecutionProvider missing, no error). Uninstalling one of them deletes files the other needs. A package "
+        "that requires `onnxruntime` by name pulls the CPU one back in on its next install or upgrade.",
+        (ev("python", f"installed: {', '.join(f'{n} {v}' for n, v in packages)}"),),
+        Remediation(
+            "Uninstall every onnxruntime distribution, then install onnxruntime-gpu alone, in the interpreter that runs "
+            "the program (ONNX Runtime's own recipe; onnxruntime-gpu has the CPU provider too). If a requirement names "
+            "`onnxruntime`, replace it with onnxruntime-gpu there (uv: `uv remove onnxruntime`), or it comes back.",
+            _ort_reinstall(facts, ctx, packages),
+            component="environment",
+        ),
+    )
+
+
 # --- CUDA Python (cuda-bindings) -------------------------------------------------------------------------------
 
 # cuda-bindings 12.9.0 refuses drivers of CUDA 13 by a bug; 12.9.1 runs on them, and cuda-python 12.9.1 requires
@@ -825,5 +903,6 @@ CHECKS = (
         "library-tensorrt-runtime", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_runtime_missing, ("pasted",)
     ),
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
+    Check("library-onnxruntime-packages", "frameworks", ("nvidia-wheels-conflict",), check_onnxruntime_packages),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
 )

@@ -1122,6 +1122,7 @@ _DESCRIPTIVE = frozenset(
     {
         "arch-list",
         "driver-version-said",
+        "driver-branch-said",
         "cuda-version-said",
         "cuda-lib-dir-said",
         "cuda-toolkit-said",

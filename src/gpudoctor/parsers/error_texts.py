@@ -182,6 +182,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
     "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
+    "driver-branch-said": "an issue form's driver field answered with the branch alone ('NVIDIA Driver Version: 550')",
     "cuda-lib-dir-said": "a CUDA toolkit's library directory the text shows (an RPATH, an ls: .../cuda-12.2/lib64)",
     "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
     "cuda-toolkit-said": "the reporter saying which CUDA toolkit they installed ('I installed CUDA 11.8')",
@@ -384,8 +385,9 @@ _CONTAINER_CUDA = _Lazy(r"requirement error: unsatisfied condition: cuda\s*>=?\s
 _DRIVER_SAID = _Lazy(
     r"(?:Driver Version:\s*|(?i:\bdriver version\s+(?:is\s+)?)"
     r"|(?i:\b(?:NVIDIA|GeForce|Quadro)(?:\s+Graphics)?\s+driver\s+(?:version\s+)?(?:is\s+)?v?)"
-    # "with driver 470.103.01", "driver: 531.18" in running text: a driver's three-digit branch and its build
-    r"|(?i:\bdriver[ \t]*:?[ \t]*v?(?=\d{3}\.\d))"
+    # "with driver 470.103.01", "driver: 531.18" in running text, "Driver==515.86.01" in a list written as pip's pins: a
+    # driver's three-digit branch and its build
+    r"|(?i:\bdriver[ \t]*(?:==?|:)?[ \t]*v?(?=\d{3}\.\d))"
     # a GPU with its driver in brackets, as reporters list their machine ("GPU: RTX 3080 (531.18)")
     r"|(?i:\b(?:RTX|GTX|Quadro|Tesla)[ \t-]*[A-Z]{0,2}\d{2,4}(?:[ \t]+(?:Ti|SUPER))?[ \t]*\((?:driver[ \t]+)?v?(?=\d{3}\.\d{2,3}(?:\.\d{2,3})?\))))"
     r"(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b"

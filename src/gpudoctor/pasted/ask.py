@@ -164,6 +164,13 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     "the GPU's full name and compute capability (the paste cut its name), and the driver's version",
                 )
             )
+        elif (
+            not d.version
+            and d.gpus
+            and (facts.pasted.reported("driver-branch-said") or d.cuda_version)
+            and not codes & _DRIVER_CODES
+        ):
+            pass  # the driver's branch or its CUDA, and the GPU, are stated: nvidia-smi would repeat them
         elif not d.version:
             out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
             if facts.platform.wsl == 2:
@@ -188,7 +195,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     torch, tf, jax = facts.frameworks.torch, facts.frameworks.tensorflow, facts.frameworks.jax
     torch_unknown = not isinstance(torch, Found) or not torch.value.build_known
     out += extension
-    if "torch" in named and torch_unknown and not only_extension and _torch_unimportable(facts):
+    torch_asked = "torch" in named and torch_unknown and not only_extension and not _torch_bystander(facts)
+    if torch_asked and _torch_unimportable(facts):
         # `-m torch.utils.collect_env` imports torch first, which is what failed: pip reads the install without it
         out.append(
             Ask(
@@ -196,7 +204,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "the torch release and build installed (torch cannot be imported, so collect_env cannot run), and its companions",
             )
         )
-    elif "torch" in named and torch_unknown and not only_extension:
+    elif torch_asked:
         out.append(
             Ask(
                 where.python_step(facts, "-m", "torch.utils.collect_env"),
@@ -209,15 +217,20 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 # tf.sysconfig.get_build_info() exists from TensorFlow 2.3 on; tf.test.is_built_with_cuda() in every
                 # release: one command that answers on any version (an empty dict before 2.3). The attribute's name is
                 # an argument, not a quoted string in the code, so no shell (Windows PowerShell 5.1 strips inner
-                # double quotes from a native command's arguments) changes the program.
+                # double quotes from a native command's arguments) changes the program. Last, the GPUs it lists
+                # (tf.config.experimental.list_physical_devices, from 1.14 and in every 2.x: tensorflow.org's r1.15 and
+                # r2.x API pages): whether it sees the GPU at all, with its library-loading lines on stderr.
                 where.python_step(
                     facts,
                     "-c",
                     "import sys, tensorflow as tf; print(tf.__version__); print(tf.test.is_built_with_cuda()); "
-                    "print(getattr(tf.sysconfig, sys.argv[1], dict)())",
+                    "print(getattr(tf.sysconfig, sys.argv[1], dict)()); "
+                    "print(tf.config.experimental.list_physical_devices(sys.argv[2]))",
                     "get_build_info",
+                    "GPU",
                 ),
-                "the TensorFlow version, whether it is a CUDA build, and (from 2.3) the CUDA and cuDNN it was built for",
+                "the TensorFlow version, whether it is a CUDA build, (from 2.3) the CUDA and cuDNN it was built for, and "
+                "the GPUs it lists",
             )
         )
     if windows and (dlls := _tf_dlls_unshown(facts)):
@@ -346,6 +359,25 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     return _unique(out)
 
 
+# What another library or framework prints of its own failure: TensorRT's builder and loader (IBuilder, nvinfer),
+# ONNX Runtime's provider bridge, CuPy, TensorFlow, JAX/XLA, Paddle, CTranslate2, llama.cpp's ggml.
+_OTHER_AT_WORK = re.compile(
+    r"tensorrt|nvinfer|\bIBuilder\b|onnxruntime|\bcupy|tensorflow|\bjax|\bxla\b|paddle|ctranslate2|\bggml", re.IGNORECASE
+)
+
+
+def _torch_bystander(facts: Facts) -> bool:
+    """Whether PyTorch is only installed beside the failure: every failing line the paste shows is another library's
+    (TensorRT, ONNX Runtime, CuPy, ...) and none names torch. collect_env then answers nothing the failure asks; the
+    failing library's own asks (catalogue components) do."""
+    from gpudoctor.checks.reported import _failure  # (which error kinds are failures: decided once, there)
+
+    failing = [e.line for e in facts.pasted.errors if _failure(e, facts)]
+    if not failing:
+        return False
+    return all("torch" not in line.lower() for line in failing) and any(_OTHER_AT_WORK.search(line) for line in failing)
+
+
 # The evidence kinds of the installers' messages (catalogue.toml's installer family): what an install could not do.
 _INSTALLER_KINDS = frozenset(
     {
@@ -398,7 +430,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
             continue  # named beside the container that failed (its log shown), not the one at fault
         if comp.framework == "torch":
             torch = facts.frameworks.torch
-            if only_extension or (isinstance(torch, Found) and torch.value.build_known):
+            if only_extension or (isinstance(torch, Found) and torch.value.build_known) or _torch_bystander(facts):
                 continue
         decides = f"{comp.decides} ({comp.id})"
         argvs = [(argv, decides) for argv in comp.ask]

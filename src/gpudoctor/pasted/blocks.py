@@ -23,6 +23,7 @@ KINDS: dict[str, str] = {
     "pip_list": "pip list",
     "pip_freeze": "pip freeze",
     "pip_show": "pip show",
+    "uv_changes": "uv's install summary (Installed N packages, then + name==version rows)",
     "conda_list": "conda list",
     "tf_build_info": "tf.sysconfig.get_build_info()",
     "jax_env": "jax.print_environment_info()",
@@ -311,6 +312,28 @@ def _pip_show(lines: list[str], i: int) -> int | None:
     return j
 
 
+# uv's summary of what an install changed (astral-sh/uv, crates/uv/src/commands/pip/loggers.rs at 26a9dd4b: `Installed
+# {count} package{s} in {elapsed}`, or Uninstalled / Would install, then one row per distribution, sorted by name:
+# " + name==version" installed, " - name==version" removed, " ~ name==version" reinstalled). The header is required:
+# a bulleted "- torch==2.1.0" in prose is not uv's.
+_UV_HEADER = re.compile(
+    r"^\s*(?:(?:Installed|Uninstalled|Would install|Would uninstall)\s+\d+\s+packages?\b|Audited\s+\d+\s+packages?\b)"
+)
+_UV_ROW = re.compile(r"^\s?[+\-~] (?P<name>[A-Za-z0-9][\w.\-]*)(?:\[[^\]\n]{0,200}\])?(?:==(?P<version>[\w.+!\-]+)| @ \S+)\s*$")
+
+
+def _uv_changes(lines: list[str], i: int) -> int | None:
+    if not _UV_HEADER.match(lines[i]):
+        return None
+    j = i + 1
+    while j < len(lines) and j < i + 4 and not _UV_ROW.match(lines[j]) and _UV_HEADER.match(lines[j]):
+        j += 1  # "Uninstalled 1 package in 5ms" then "Installed 2 packages in 30ms"
+    end = j
+    while end < len(lines) and _UV_ROW.match(lines[end]):
+        end += 1
+    return end if end > j else None
+
+
 _TF_INFO = re.compile(
     r"(?:OrderedDict\(\[\s*\(|\{\s*)'(?:cpu_compiler|cuda_compute_capabilities|cuda_version|is_cuda_build|msvcp_dll_names)'"
 )
@@ -445,8 +468,15 @@ _FORM = re.compile(
 )
 
 
+# The interpreter's own banner ("Python 3.12.9 (main, Feb 12 2025, 14:50:50) [Clang 19.1.6 ] on linux"): its first
+# colon is the build time's, so read as a field it gave the compiler's version as Python's.
+_BANNER = re.compile(r"^\s*Python (?P<version>\d+\.\d+\.\d+\w*\+?) \([^()\n]{0,120}\)\s*\[")
+
+
 def form_field(line: str) -> tuple[str, str] | None:
     """(key, value) of an environment field of an issue template, with or without its colon."""
+    if banner := _BANNER.match(line):
+        return ("Python", banner.group("version"))
     m = _FORM.match(line)
     if m is None:
         return None
@@ -567,6 +597,7 @@ RECOGNISERS: tuple[tuple[str, Callable[[list[str], int], int | None]], ...] = (
     ("pip_list", _pip_list),
     ("pip_freeze", _pip_freeze),
     ("pip_show", _pip_show),
+    ("uv_changes", _uv_changes),
     ("lspci", _lspci),
     ("dmesg", _dmesg),
     ("traceback", _traceback),

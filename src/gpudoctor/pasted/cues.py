@@ -473,6 +473,20 @@ def _windows_files(g: Gathered, lines: list[str]) -> None:
             _windows(g, "a Windows path" if m.re is _WIN_PATH else "a Windows file name", line)
 
 
+# An issue form's field answered with nothing: "N/A", "NA", "None", "No", "-", "not installed" (the template's question
+# about a framework the reporter does not use).
+_UNANSWERED = re.compile(
+    r"^[ \t]*(?:[-*][ \t]*)?[^\n:]{1,80}:[ \t]*(?:\*\*)?[ \t]*(?:N/?A|none|no|-{1,3}|not (?:installed|used|applicable))"
+    r"\.?[ \t]*(?:\*\*)?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def without_unanswered(text: str) -> str:
+    """`text` without the form fields answered with nothing (_UNANSWERED): what names a component the reporter uses."""
+    return _UNANSWERED.sub("", text) if _UNANSWERED.search(text) else text
+
+
 def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     """Where the program ran, beyond the platform: the components named, the image a GPU container was run from,
     a conda environment, a conda-forge build (gpudoctor.planner.where decides the commands from them)."""
@@ -481,8 +495,10 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     def line_of(pattern: re.Pattern[str], fallback: str) -> str:
         return next((x[:MAX_LINE] for x in lines if pattern.search(x[:MAX_LINE])), fallback)
 
+    # (a form's field left unanswered, "PyTorch Version (if applicable): N/A", names nothing the reporter uses)
+    answered = without_unanswered(head)
     for c in components():
-        if m := c.pattern.search(head):
+        if m := c.pattern.search(answered):
             _cue(g, COMPONENT_NAMED, c.id, line_of(c.pattern, m.group(0)))
     venv = _VENV_ACTIVATED.search(head) if "/bin/activate" in head else None
     if (m := _CONDA_ENV.search(head)) and not (venv and venv.start() > m.start()):
@@ -545,3 +561,37 @@ def _gpu_images(head: str) -> list[tuple[str, str, str]]:
             first = head[m.start() : head.find("\n", m.start()) if "\n" in head[m.start() :] else len(head)]
             out.append((image, name, first))
     return out
+
+
+# What only the Linux side prints: a shared object's name (libcublas.so.11, the loader's and every framework's load
+# errors), a path under a POSIX root (/usr, /home, /sys: a traceback frame, TensorFlow's sysfs NUMA read). A URL's path
+# is not one.
+_LINUX_RAN = re.compile(
+    r"\blib[\w+-]{1,80}\.so(?:\.\d{1,6}){0,4}\b|(?<![\w.:/~-])/(?:usr|home|opt|sys|proc|lib|lib64|etc|root|tmp|var|mnt)/[\w.-]"
+)
+# What only the Windows side prints or runs: a drive-letter path, a DLL or an extension module, python.exe, its prompts.
+_WINDOWS_RAN = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]|\b[\w.-]{1,120}\.(?:dll|pyd)\b|\bpython(?:w)?\.exe\b", re.I)
+
+
+def linux_side_in_wsl(g: Gathered) -> None:
+    """A report naming WSL and Windows as its OS whose own output ran on Linux is the distribution's (WSL 2).
+
+    An issue form's OS field ("Windows 11", "Ubuntu 24.04 / Windows 11 WSL2", "Platform: Windows") says what the
+    machine is; what the failing program printed says where it ran: a shared object (.so) or a POSIX path is the
+    Linux side, a DLL, a drive-letter path or a Windows prompt is Windows'. With WSL named, Linux lines and no Windows
+    ones make the program WSL's; both shown leave the OS as stated."""
+    if g.system != "Windows" or not (g.wsl or g.wsl_said):
+        return
+    seen: str | None = None
+    for _name, lines in g.texts:
+        for raw in lines[:MAX_LINES]:
+            line = raw[:MAX_LINE]
+            if _WINDOWS_RAN.search(line) or _PS.match(line) or _CMD_EXE.match(line):
+                return
+            if seen is None and _LINUX_RAN.search(line):
+                seen = line
+    if seen is None:
+        return
+    g.system, g.wsl = "Linux", True
+    g.notes.append("WSL 2: Windows is the machine the text names, but its program's output is the Linux side's")
+    _cue(g, "Linux output in a WSL report", "Linux", seen)

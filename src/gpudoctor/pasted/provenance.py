@@ -217,6 +217,8 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
                 text.search(re.compile(r"Cuda compilation tools, release " + re.escape(release.group(1))))
                 # an environment table's CUDA compiler row (detectron2's collect_env: the last line of nvcc -V)
                 or text.search(re.compile(r"CUDA compiler\s+(?:Build\s+cuda_|CUDA\s+)" + re.escape(release.group(1))))
+                # its release written outside the block (pasted.read.NVCC_SAID: a build tag, "nvcc 12.1")
+                or _nvcc_said(text, release.group(1))
             ]
             if release
             else []
@@ -241,7 +243,11 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
             # The message that named it first (cudaDriverGetVersion's 9020), else nvidia-smi's "CUDA Version: 12.2".
             hits = [h for h in errors(*_DRIVER_CUDA_ERRORS) if h is not None]
             if not hits and g.driver_cuda:
-                hits = [text.search(re.compile(r"CUDA Version\s*:?\s*" + re.escape(g.driver_cuda) + r"\b"))]
+                hits = [
+                    text.search(re.compile(r"CUDA Version\s*:?\s*" + re.escape(g.driver_cuda) + r"\b"))
+                    # nvidia-smi quoted in prose (pasted.read.SMI_CUDA_SAID)
+                    or text.search(re.compile(r"nvidia-smi\S*\s.{0,60}?CUDA.{0,20}?" + re.escape(g.driver_cuda) + r"\b", re.I))
+                ]
             found += hits
             add("nvml.cuda_driver_version", nvml["cuda_driver_version"], hits)
         for i, dev in enumerate(nvml.get("devices") or []):
@@ -289,6 +295,12 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
     for index, model in ((pasted.get("windows_side") or {}).get("driver_models") or {}).items():
         add(f"pasted.windows_side.driver_models.{index}", model, [text.search(re.compile(r"\b" + re.escape(model) + r"\b"))])
     return out
+
+
+def _nvcc_said(text: _Text, release: str) -> dict[str, Any] | None:
+    """The line stating nvcc's release outside its block (pasted.read.NVCC_SAID): its build tag, or nvcc with it."""
+    v = re.escape(release)
+    return text.search(re.compile(r"\bcuda_" + v + r"\.r|\bnvcc\b[^\n]{0,40}?(?<![\d.])" + v + r"(?![\d])", re.I))
 
 
 def unsourced(entries: list[dict[str, Any]]) -> list[str]:

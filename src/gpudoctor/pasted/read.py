@@ -20,7 +20,7 @@ from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
-from gpudoctor.pasted.cues import read_cues
+from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_unanswered
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.workloads import read_workloads
 from gpudoctor.versions import version_key
@@ -111,6 +111,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _interpreter_of_env(g)
     _interpreter_of_launcher(g)
     _interpreter_of_package(g)
+    linux_side_in_wsl(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
         # WSL 2; build.py records the assumed kernel as placed).
@@ -623,12 +624,43 @@ def _gpu_rows(g: Gathered, text: str) -> None:
             g.gpus.append({"index": int(gpu.group(1)), "name": gpu.group(2)})
 
 
+# nvcc's release in the forms reporters write it outside `nvcc --version`'s block: its last line's build tag on its own
+# ("Build cuda_11.8.r11.8/compiler.31833905_0", "nvcc==cuda_11.8.r11.8/..."; NVIDIA's nvcc prints "Build
+# cuda_<major>.<minor>.r<major>.<minor>/compiler.<changelist>_0"), or nvcc named with a version ("nvcc 12.1", "nvcc
+# version: 11.8", "nvcc -V shows 12.4", "nvcc (CUDA 11.7)"). The compiler's own number: the toolkit on PATH.
+NVCC_SAID = re.compile(
+    r"\bcuda_(?P<tag>\d{1,2}\.\d)\.r\d{1,2}\.\d/compiler\.\d+"
+    r"|\bnvcc(?:[ \t]*(?:--version|-V))?[\"'`]?[ \t]*(?:==|[:=(]|[ \t])[ \t]*"
+    r"(?:(?:is|shows|says|reports|gives|version|release|CUDA|the|that)[ \t:]*){0,4}v?(?P<said>\d{1,2}\.\d)(?![\d])",
+    re.IGNORECASE,
+)
+# The driver's CUDA as the reporter quotes nvidia-smi in prose ("nvidia-smi reports that the CUDA version is 12.8",
+# "nvidia-smi shows CUDA 12.4"): the number nvidia-smi heads its table with, the newest CUDA the driver runs.
+SMI_CUDA_SAID = re.compile(
+    r"\bnvidia-smi(?:\.exe)?[\"'`]?[ \t]+(?:reports|shows|says|gives|prints|lists)[ \t]+(?:that[ \t]+)?(?:the[ \t]+)?"
+    r"CUDA(?:[ \t]+version)?[ \t]*(?:is[ \t]+|of[ \t]+|:[ \t]*)?(?P<cuda>\d{2}\.\d)(?![\d])",
+    re.IGNORECASE,
+)
+
+
+def nvcc_said(text: str) -> re.Match[str] | None:
+    """The first line stating nvcc's release outside its own block (NVCC_SAID), if any."""
+    return NVCC_SAID.search(text[:1_000_000]) if "nvcc" in text.lower() or "cuda_" in text else None
+
+
 def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
     _cuda_lib_dirs(g, text)
     _conda_dists(g, text)
     _environment_table(g, text)
+    if g.driver_cuda is None and not g.smi_table and "nvidia-smi" in text and (smi := SMI_CUDA_SAID.search(text[:1_000_000])):
+        g.driver_cuda = smi.group("cuda")
+        g.notes.append(f"CUDA {smi.group('cuda')}: the driver's, as the text quotes nvidia-smi")
+    if g.nvcc is None and (stated := nvcc_said(text)):
+        v = stated.group("tag") or stated.group("said")
+        g.nvcc = f"Cuda compilation tools, release {v}, V{v}\n"
+        g.notes.append(f"nvcc {v}: the compiler's release as the text states it")
     # Blanks within the line only: `^\s*` would run from every line start across all the blank lines after it
     # (a flood of blank lines read in quadratic time).
     for imported in re.finditer(
@@ -637,7 +669,9 @@ def _text_facts(g: Gathered, text: str) -> None:
         if imported.group(1) not in g.frameworks:
             g.frameworks.append(imported.group(1))  # the reporter ran it
     # Named in prose or a command ("torch.cuda.is_available() returns false", "pip install jax[cuda12]",
-    # "tf.test.is_built_with_cuda()"): the reporter uses it, though no version was shown.
+    # "tf.test.is_built_with_cuda()"): the reporter uses it, though no version was shown. A form's field answered
+    # "N/A" ("PyTorch Version (if applicable): N/A") names a framework the reporter does not use.
+    answered = without_unanswered(text[:1_000_000])
     for name, said in (
         # A word of prose, not a path component ("/tensorflow/compiler/xla" is XLA's tree, "~/pytorch/examples").
         (
@@ -647,7 +681,7 @@ def _text_facts(g: Gathered, text: str) -> None:
         ("tensorflow", r"\btf\.(?:test|config|sysconfig|__version__)\b|(?<![/\\\w])tensorflow(?![/\\\w])"),
         ("jax", r"\bjax\.(?:devices|numpy|print_environment_info|random|jit)\b|\bjax\[cuda|\bjaxlib\b"),
     ):
-        if name not in g.frameworks and re.search(said, text[:1_000_000], re.IGNORECASE):
+        if name not in g.frameworks and re.search(said, answered, re.IGNORECASE):
             g.frameworks.append(name)
     # The torch a tool printed with its build's tag, where no listing named it: pip's own lines ("Successfully
     # installed torch-2.1.0+cpu", "Collecting torch==2.1.0+cpu", a wheel's file name "torch-2.3.0+cpu-cp310-...whl")
@@ -966,13 +1000,22 @@ def _pip_list(g: Gathered, block: Block) -> str:
     return f"{n} distribution(s)" + _named(g)
 
 
+# Names a reporter lists beside pip's pins that are no Python distribution: the interpreter, the driver, the compiler.
+_NOT_DISTRIBUTIONS = frozenset({"python", "python3", "driver", "nvidia-driver", "nvcc", "cuda"})
+
+
 def _pip_freeze(g: Gathered, block: Block) -> str:
     if sum(1 for line in block.lines if line.strip()) >= 10:
         _whole(g)  # ten and more pinned lines: a freeze of the environment, not a few lines quoted
     n = 0
     for line in block.lines:
         m = re.match(r"^\s*([A-Za-z0-9][\w.\-]*)(?:\[[^\]]*\])?\s*===?\s*(\S+)", line)
-        if m:
+        if m and canonical_name(m.group(1)) in _NOT_DISTRIBUTIONS:
+            # The stack's own parts listed in pip's pin form ("python==3.9.11", "Driver==515.86.01", "nvcc==cuda_11.8..."):
+            # no package of the environment; the driver and nvcc are read from the line as prose (_text_facts).
+            if canonical_name(m.group(1)) == "python" and re.match(r"^\d+\.\d+(?:\.\d+)?$", m.group(2)):
+                g.python_version = g.python_version or m.group(2)
+        elif m:
             g.distributions[canonical_name(m.group(1))] = m.group(2)
             n += 1
         elif m := re.match(r"^\s*([A-Za-z0-9][\w.\-]*)\s*@\s*(\S+)", line):
@@ -995,6 +1038,27 @@ def _pip_show(g: Gathered, block: Block) -> str:
     if name and version:
         g.distributions[name] = version
     return f"{name} {version}"
+
+
+def _uv_changes(g: Gathered, block: Block) -> str:
+    """uv's install summary: the rows it installed or reinstalled are there now; a row it removed is gone unless the
+    same summary installed it again (an upgrade prints "- torch==2.0.0" and "+ torch==2.1.0")."""
+    from gpudoctor.pasted.blocks import _UV_ROW
+
+    added: dict[str, str] = {}
+    removed: set[str] = set()
+    for line in block.lines:
+        if (m := _UV_ROW.match(line)) is None:
+            continue
+        name = canonical_name(m.group("name"))
+        if line.lstrip()[0] == "-":
+            removed.add(name)
+        elif m.group("version"):
+            added[name] = m.group("version")
+    for name in removed - added.keys():
+        g.distributions.pop(name, None)
+    g.distributions.update(added)
+    return f"{len(added)} installed, {len(removed - added.keys())} removed" + _named(g)
 
 
 def _conda_list(g: Gathered, block: Block) -> str:
@@ -1121,6 +1185,12 @@ def _issue_form(g: Gathered, block: Block) -> str:
         elif key.startswith(("nvidia driver", "driver")) and versions and re.match(r"^\d{3}\.\d+", versions[0]):
             g.driver_version = g.driver_version or versions[0]
             said.append("driver")
+        elif key.startswith(("nvidia driver", "driver")) and (branch := re.fullmatch(r"[rR]?(\d{3})", value.strip())):
+            # "NVIDIA Driver Version: 550": the branch (and with it the newest CUDA it runs), not a version to compare
+            line = next((x for x in block.lines if (kv := form_field(x)) and kv[0].lower().strip() == key), "")
+            if line:
+                g.errors.append(ErrorEvidence("driver-branch-said", line.strip()[:300], (("branch", branch.group(1)),)))
+                said.append("driver branch")
     return "stated by the reporter: " + (", ".join(said) or "nothing gpudoctor reads")
 
 
@@ -1231,6 +1301,7 @@ _READERS = {
     "pip_list": _pip_list,
     "pip_freeze": _pip_freeze,
     "pip_show": _pip_show,
+    "uv_changes": _uv_changes,
     "conda_list": _conda_list,
     "jax_env": _jax_env,
     "ls_cuda": _ls,

@@ -1,0 +1,79 @@
+"""A report naming WSL whose OS is stated as Windows: what its program printed says which side ran (issues 27/28).
+
+pasted/cues.linux_side_in_wsl: with WSL named, a shared object or a POSIX path in the output and nothing only
+Windows prints (a DLL, a drive-letter path, a Windows prompt) is the Linux side, whatever the issue form's OS field
+says. Minimal pastes of the class, written for it; data asserted."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.planner import where
+from gpudoctor.planner.prescribe import build
+
+_SO = "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n"
+_NUMA = "could not open file to read NUMA node: /sys/bus/pci/devices/0000:01:00.0/numa_node\n"
+_FRAME = 'File "/home/me/venv/lib/python3.10/site-packages/ctranslate2/__init__.py", line 21, in <module>\n'
+_DLL = (
+    'OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Users\\me\\venv\\Lib\\'
+    'site-packages\\torch\\lib\\cudnn_ops_infer64_8.dll" or one of its dependencies.\n'
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The form's OS field says Windows, the prose says WSL, the loader's error is Linux's.
+        "- OS: Windows 11\nI run it in WSL2 Ubuntu.\n" + _SO,
+        # TensorFlow's sysfs read (a Linux log line) under a template answered "Windows 11" with WSL's version.
+        "Operating System + Version: Windows 11\nWSL version: 2.0.14.0\n" + _NUMA,
+        # One field naming both ("Ubuntu 24.04 / Windows 11 WSL2") and a traceback frame in a POSIX file.
+        "- OS: Ubuntu 22.04 / Windows 11 WSL2\nTraceback (most recent call last):\n  " + _FRAME + _SO,
+        # GitHub's issue form: "### Platform" answered Windows, WSL in the OS line.
+        "### Platform\n\nWindows\n\n- OS: Windows 11 WSL2\n" + _SO,
+    ],
+)
+def test_a_wsl_report_whose_output_is_linux_runs_on_the_linux_side(text):
+    snap = read_pasted([Source("report.txt", text)])
+    assert snap["platform"]["system"] == "Linux"
+    assert "WSL2" in snap["platform"]["release"]
+    assert any(c["means"] == "Linux" and c["line"] for c in snap["pasted"]["cues"])
+    report = diagnose(ReplayHost(validate_snapshot(snap, "report")))
+    assert report.facts.platform.wsl == 2
+    assert where.shell(report.facts) == "posix"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # WSL named, but the failure is a Windows DLL in a drive-letter path: the program is Windows' own.
+        "- OS: Windows 11\nI also have WSL2 installed.\n" + _DLL,
+        # No WSL named: the stated Windows stands (a .so name alone does not move it).
+        "- OS: Windows 11\n" + _SO,
+        # Both sides' output shown: the OS stays as stated.
+        "- OS: Windows 11\nWSL2 too\n" + _SO + _DLL,
+    ],
+)
+def test_windows_stays_where_the_output_is_windows_or_wsl_is_not_named(text):
+    snap = read_pasted([Source("report.txt", text)])
+    assert snap["platform"]["system"] == "Windows"
+
+
+def test_the_plan_of_a_wsl_onnxruntime_report_is_a_linux_shell_line():
+    text = (
+        "- OS: Ubuntu 24.04 / Windows 11 WSL2\n- NVIDIA Driver: 550.54.14\n"
+        "[E:onnxruntime:Default, provider_bridge_ort.cc:1548 TryGetProviderInfo_CUDA] "
+        "/onnxruntime_src/onnxruntime/core/session/provider_bridge_ort.cc:1209 onnxruntime::Provider& "
+        "onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : FAIL : Failed to load library "
+        "libonnxruntime_providers_cuda.so with error: libcublas.so.11: cannot open shared object file: No such file "
+        "or directory\n\n### Platform\n\nWindows\n\nonnxruntime-gpu           1.17.1\n"
+    )
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("report.txt", text)]), "report")))
+    plan = build(report.findings, where.shell(report.facts))
+    commands = [c for s in plan.steps for c in s.commands if isinstance(c, Cmd)]
+    assert commands and all(c.argv[0] == "python3" for c in commands if "pip" in c.argv)
