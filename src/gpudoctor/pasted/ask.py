@@ -688,12 +688,31 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 continue  # a Windows program asked on Linux, a Linux one on Windows: a message's asks name each
             if facts.platform.wsl and words[0] in ("lsmod", "dkms"):
                 continue  # WSL 2 loads no nvidia module: the Windows driver serves the GPU (its asks are WSL's own)
-            if (words == ("nvidia-smi",) and facts.driver.version) or (
-                words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version
+            if (
+                (words == ("nvidia-smi",) and facts.driver.version)
+                or (words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version)
+                or _gpu_query_answered(facts, words)
             ):
                 continue  # shown already
             out.append(Ask(cmd, f"{message.decides} ({message.id})"))
     return out
+
+
+def _gpu_query_answered(facts: Facts, words: Sequence[str | Placeholder]) -> bool:
+    """An `nvidia-smi --query-gpu=...` ask whose every field the paste already shows: the GPUs' names and compute
+    capabilities (a named model has its capability in the matrix), the driver's version."""
+    if not words or words[0] != "nvidia-smi":
+        return False
+    fields = next((str(w).split("=", 1)[1] for w in words if str(w).startswith("--query-gpu=")), None)
+    if fields is None or any(not isinstance(w, str) or not w.startswith(("--query-gpu=", "--format=")) for w in words[1:]):
+        return False
+    gpus = facts.driver.gpus
+    known = {
+        "name": bool(gpus) and all(g.name for g in gpus),
+        "compute_cap": bool(gpus) and all(g.compute_capability for g in gpus),
+        "driver_version": bool(facts.driver.version),
+    }
+    return all(known.get(f.strip(), False) for f in fields.split(","))
 
 
 _FILL_IN = re.compile(r"\{(?!python\})[a-z][a-z-]{0,30}\}")
