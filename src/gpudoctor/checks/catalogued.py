@@ -17,7 +17,7 @@ from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
-from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup
+from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup, library_dir
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
@@ -1308,7 +1308,7 @@ def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
 def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """In WSL 2 the driver's libcuda comes from Windows, in /usr/lib/wsl/lib; a program that dlopens the unversioned
     libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path."""
-    from gpudoctor.cmdline import Cmd, SetEnv
+    from gpudoctor.cmdline import Cmd
 
     if not facts.pasted.partial or facts.platform.wsl != 2:
         return
@@ -1333,7 +1333,7 @@ def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "checking that WSL's libcuda is there.",
             (
                 Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so")),
-                SetEnv("LD_LIBRARY_PATH", "/usr/lib/wsl/lib", note="prepend it to LD_LIBRARY_PATH where that is already set"),
+                library_dir(facts, ("/usr/lib/wsl/lib",), note="first on LD_LIBRARY_PATH, the rest kept"),
             ),
             component="environment",
         ),
