@@ -1307,36 +1307,66 @@ def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """In WSL 2 the driver's libcuda comes from Windows, in /usr/lib/wsl/lib; a program that dlopens the unversioned
-    libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path."""
+    libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path. Where the
+    text shows the CUDA toolkit's stub libcuda answering instead (CUDA error 34, CUDA_ERROR_STUB_LIBRARY: a link to
+    lib64/stubs/libcuda.so, or the stubs directory on LD_LIBRARY_PATH, made to get past the first error), that link
+    or entry goes too: the stub's cuInit always fails."""
     from gpudoctor.cmdline import Cmd
 
     if not facts.pasted.partial or facts.platform.wsl != 2:
         return
     said = [e for e in _said(facts, "library-missing") if re.fullmatch(r"libcuda\.so(?:\.1)?", e.get("soname") or "")]
-    if not said:
+    stub = _said(facts, "cuda-stub-library")
+    if not (said or stub):
         return
-    e = said[0]
-    wanted = e.get("wanted")
+    e = said[0] if said else stub[0]
+    wanted = e.get("wanted") if said else None
+    soname = e.get("soname") if said else "libcuda.so.1"
+    prepend = library_dir(facts, ("/usr/lib/wsl/lib",), note="first on LD_LIBRARY_PATH, the rest kept")
+    if stub:
+        title = "the CUDA toolkit's stub libcuda is loaded in WSL 2 instead of the driver's (/usr/lib/wsl/lib)"
+        detail = (
+            "cuInit answered CUDA error 34 (CUDA_ERROR_STUB_LIBRARY) as the text shows: the libcuda loaded is the CUDA "
+            "toolkit's link-time stub (lib64/stubs/libcuda.so), whose every call fails, put in place of the driver's "
+            "(a libcuda.so.1 link to it, or its stubs directory on LD_LIBRARY_PATH). In WSL 2 the driver is Windows' "
+            "and its libcuda lives in /usr/lib/wsl/lib. The CUDA and cuDNN versions are not at fault, and no Linux "
+            "driver belongs in WSL."
+        )
+        summary = (
+            "Remove the link made to the stub libcuda and take the stubs directory off LD_LIBRARY_PATH (shell profile, "
+            "~/.bashrc), then put /usr/lib/wsl/lib first on the loader's path, the rest kept."
+        )
+        commands: tuple = (
+            Cmd(
+                ("find", "/", "-xdev", "-name", "libcuda.so*", "-lname", "*stubs*"),
+                note="links to the stub libcuda: remove each one it lists with rm",
+            ),
+            Cmd(("printenv", "LD_LIBRARY_PATH"), note="a directory ending in stubs must not be on it"),
+            Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1"), note="the libcuda of the Windows driver"),
+            prepend,
+        )
+    else:
+        title = f"{soname} (the WSL driver's library, in /usr/lib/wsl/lib) is not on the loader's path"
+        detail = (
+            f"The loader could not open {soname}"
+            + (f", which {wanted} needs," if wanted else "")
+            + " as the text shows. In WSL 2 the driver is Windows' and its libcuda lives in /usr/lib/wsl/lib; programs "
+            "that load the unversioned libcuda.so find it only through the loader's cache or LD_LIBRARY_PATH. Nothing "
+            "is missing from the CUDA or cuDNN install, and no Linux driver belongs in WSL."
+        )
+        summary = (
+            "Put /usr/lib/wsl/lib on the loader's path (ahead of any directories already on LD_LIBRARY_PATH), after "
+            "checking that WSL's libcuda is there."
+        )
+        commands = (Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so")), prepend)
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
         "frameworks",
-        f"{e.get('soname')} (the WSL driver's library, in /usr/lib/wsl/lib) is not on the loader's path",
-        f"The loader could not open {e.get('soname')}"
-        + (f", which {wanted} needs," if wanted else "")
-        + " as the text shows. In WSL 2 the driver is Windows' and its libcuda lives in /usr/lib/wsl/lib; programs "
-        "that load the unversioned libcuda.so find it only through the loader's cache or LD_LIBRARY_PATH. Nothing is "
-        "missing from the CUDA or cuDNN install, and no Linux driver belongs in WSL.",
-        (ev("pasted", e.line),),
-        Remediation(
-            "Put /usr/lib/wsl/lib on the loader's path (ahead of any directories already on LD_LIBRARY_PATH), after "
-            "checking that WSL's libcuda is there.",
-            (
-                Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so")),
-                library_dir(facts, ("/usr/lib/wsl/lib",), note="first on LD_LIBRARY_PATH, the rest kept"),
-            ),
-            component="environment",
-        ),
+        title,
+        detail,
+        tuple(ev("pasted", x.line) for x in (stub[:1] + said[:1])),
+        Remediation(summary, commands, component="environment"),
     )
 
 
