@@ -1190,6 +1190,7 @@ _DESCRIPTIVE = frozenset(
         "wsl-version-listed",  # wsl -l -v's default row: the WSL version (gpudoctor.pasted.read), judged by check_wsl
         "tf-startup-log",  # TensorFlow's and XLA's start-up lines every user sees (catalogue.toml, h112): no fault
         "tf-gpu-device-created",  # TensorFlow's INFO line of a GPU device it created: the GPU works for it
+        "deepspeed-op-report",  # ds_report's header: a report of the ops, no failure (its asks read the toolkit)
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

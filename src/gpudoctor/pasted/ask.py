@@ -660,8 +660,10 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 continue  # a Windows program asked on Linux, a Linux one on Windows: a message's asks name each
             if facts.platform.wsl and words[0] in ("lsmod", "dkms"):
                 continue  # WSL 2 loads no nvidia module: the Windows driver serves the GPU (its asks are WSL's own)
-            if (words == ("nvidia-smi",) and facts.driver.version) or (
-                words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version
+            if (
+                (words == ("nvidia-smi",) and facts.driver.version)
+                or (words in (("nvcc", "--version"), ("which", "nvcc")) and facts.toolkits.nvcc_on_path_version)
+                or (words == ("printenv", "CUDA_HOME") and "CUDA_HOME" in facts.platform.env)
             ):
                 continue  # shown already
             out.append(Ask(cmd, f"{message.decides} ({message.id})"))
