@@ -477,7 +477,7 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 + (f" {_base(torch)}" if torch else "")
                 + " with the interpreter that failed: --no-build-isolation builds against that torch, --no-deps leaves "
                 "torch as it is.",
-                (_build_toolchain(facts), *_rebuild(facts, ctx, Companion(owner, "", ""))),
+                (*(() if torch else (_build_toolchain(facts),)), *_rebuild(facts, ctx, Companion(owner, "", ""))),
                 component="torch",
             )
         elif companion is None and torch and owner in _MOVES_TO_TORCH:
@@ -513,7 +513,9 @@ def _rebuild_checkout(facts: Facts, ctx: Context, name: str, checkout: str) -> R
     ~/repo/audio): no shell expands a quoted ~."""
     home = checkout.startswith("~/")
     where = "./" + checkout[2:] if home else checkout
-    cmds: list[Line] = [_build_toolchain(facts)]
+    # torch's version not shown: what the build compiles against is read first, with the same interpreter
+    shown = isinstance(facts.frameworks.torch, Found)
+    cmds: list[Line] = [] if shown else [_build_toolchain(facts)]
     if archs := _arch_list(facts, ctx):
         cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
     if name == "flash-attn":
@@ -747,9 +749,9 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
 
 
 def _build_toolchain(facts: Facts) -> Cmd:
-    """What a source build of a CUDA extension compiles against, read with the interpreter that builds it: torch's
-    version, the CUDA it was built with, and the toolkit torch.utils.cpp_extension found (CUDA_HOME; None: no nvcc),
-    whose major must be torch's CUDA major."""
+    """Where the text does not show torch: what a source build of a CUDA extension compiles against, read with the
+    interpreter that builds it: torch's version, the CUDA it was built with, and the toolkit torch.utils.cpp_extension
+    found (CUDA_HOME; None: no nvcc), whose major must be torch's CUDA major."""
     from gpudoctor.planner.remedy import python_exe
 
     return Cmd(
