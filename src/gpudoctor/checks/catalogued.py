@@ -1370,6 +1370,69 @@ def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_build_toolkit_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """torch.utils.cpp_extension's and DeepSpeed's op builder's "CUDA_HOME ..." (catalogue.toml: cuda-home-unset): a
+    CUDA extension's build found no toolkit (CUDA_HOME unset, no nvcc on PATH, no /usr/local/cuda). A pip or conda
+    PyTorch brings the CUDA runtime, not nvcc, so PyTorch itself runs on the GPU meanwhile. The fix is a toolkit of
+    torch's CUDA version (torch.utils.cpp_extension refuses another major, DeepSpeed another version), named by
+    CUDA_HOME; where the text shows torch's CUDA it is installed: into the conda environment that ran (conda's
+    cuda-toolkit), else from NVIDIA's repository for this distribution. Otherwise what decides it is asked."""
+    from gpudoctor.checks.toolkit import conda_install, toolkit_install
+    from gpudoctor.cmdline import PrependPath
+    from gpudoctor.versions import major_minor
+
+    said = _said(facts, "cuda-home-unset")
+    if not said or facts.toolkits.nvcc_on_path_version or "CUDA_HOME" in facts.platform.env:
+        return  # a toolkit shown or named: not this cause (toolkit-torch-major-mismatch judges a toolkit of another major)
+    torch = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
+    mm = major_minor(torch.cuda) if torch is not None and torch.cuda else None
+    py = facts.frameworks.python
+    env = py.value if isinstance(py, Found) else None
+    rem = None
+    if mm is not None:
+        # the environment that ran: its interpreter's bin/.. (PythonEnv.prefix may name the conda installation's base)
+        exe = (env.executable or "") if env is not None and env.kind == "conda" else ""
+        home = posixpath.dirname(posixpath.dirname(exe)) if posixpath.basename(posixpath.dirname(exe)) == "bin" else ""
+        conda = conda_install(mm) if home else None
+        if conda is not None:
+            rem = Remediation(
+                f"Install CUDA {mm}'s toolkit (torch's CUDA) into the conda environment that ran, and point CUDA_HOME "
+                "at it; then rerun the build.",
+                (
+                    dataclasses.replace(conda, argv=(*conda.argv[:2], "-p", home, *conda.argv[2:])),
+                    SetEnv("CUDA_HOME", home, note="the environment's nvcc is in its bin"),
+                ),
+                component="toolkit",
+            )
+        elif (install := toolkit_install(facts, ctx.matrix, mm)).commands:
+            root = f"/usr/local/cuda-{mm}"
+            rem = Remediation(
+                f"Install CUDA {mm}'s toolkit (torch's CUDA; the toolkit only, not the driver) and point CUDA_HOME at "
+                "it, with its nvcc first on PATH; then rerun the build." + (f" {install.says}" if install.says else ""),
+                (
+                    *install.commands,
+                    SetEnv("CUDA_HOME", root),
+                    PrependPath("PATH", (f"{root}/bin",), note="its nvcc first on PATH, the rest kept"),
+                ),
+                requires_root=True,
+                component="toolkit",
+            )
+    e = said[0]
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        "a CUDA extension's build found no CUDA toolkit (no nvcc, CUDA_HOME unset)"
+        + (f": it needs CUDA {mm}'s, torch's" if mm else ""),
+        "The build stopped because no CUDA compiler was found, as the text shows: CUDA_HOME is not set, and no nvcc "
+        "is on PATH or in /usr/local/cuda. A pip or conda PyTorch carries the CUDA runtime libraries but not nvcc, "
+        "so PyTorch runs on the GPU while building its extensions (DeepSpeed's ops, apex, custom ops) needs a toolkit "
+        "of torch's CUDA version" + (f" ({mm})" if mm else "") + ". The driver and PyTorch need no change.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
 def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """Triton's "libcuda.so cannot found!" (triton/common/build.py, libcuda_dirs @0ad2a436): it links its launcher with
     -lcuda against the directories `ldconfig -p` lists for libcuda, and the linker needs the unversioned libcuda.so
@@ -2101,6 +2164,7 @@ CHECKS = (
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
     Check("catalogued-video-packages", "driver", ("driver-video-library-missing",), check_video_library_packages, ("pasted",)),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
+    Check("catalogued-build-toolkit", "toolkit", ("toolkit-missing-for-build",), check_build_toolkit_missing, ("pasted",)),
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
     ),
