@@ -171,6 +171,10 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # nvcc's host_config.h refusing the build's host compiler: a build's output, pasted text only (a snapshot records
         # no build); tests/spec/test_pasted_messages.py states it, with real examples in tests/pasted/catalogue_examples
         "host-compiler-unsupported",
+        # a CUDA extension's build that found no toolkit (cpp_extension's and DeepSpeed's CUDA_HOME messages): a build's
+        # output, pasted text only; tests/spec/test_build_toolkit_missing.py states it, with real examples in
+        # tests/pasted/catalogue_examples
+        "toolkit-missing-for-build",
         # Windows' error 1455 (the commit limit) as torch raises it loading a DLL: a failing import's message, pasted
         # text only (a snapshot records no failed import); tests/spec/test_reported_rules.py states it, with a real
         # example in tests/pasted/catalogue_examples

@@ -353,8 +353,10 @@ def test_a_rebuild_from_an_absolute_checkout_removes_its_build_directory_first()
     )
     _, codes, _ = _run(text)
     cmds = [c.argv for c in codes["extension-symbol-missing"].remediation.commands if isinstance(c, Cmd)]
-    assert cmds[0] == ("rm", "-rf", "/srv/code/flash-attention/build")
-    assert cmds[1][-1] == "/srv/code/flash-attention" and "--no-build-isolation" in cmds[1]
+    # torch's version not shown: what the rebuild compiles against (torch, its CUDA, CUDA_HOME) is read first
+    assert cmds[0][1] == "-c" and "torch.version.cuda" in cmds[0][2] and cmds[0][0] == cmds[2][0]
+    assert cmds[1] == ("rm", "-rf", "/srv/code/flash-attention/build")
+    assert cmds[2][-1] == "/srv/code/flash-attention" and "--no-build-isolation" in cmds[2]
 
 
 def test_a_cpu_build_shown_without_the_command_that_chose_the_cpu_index_guesses_no_cuda_build():

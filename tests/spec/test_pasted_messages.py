@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.cmdline import PrependPath
+from gpudoctor.cmdline import PrependPath, SetEnv
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -125,7 +125,11 @@ def test_libcuda_so_missing_in_wsl_is_the_wsl_library_path_not_cudnn():
     codes = _codes(text)
     f = codes["framework-cuda-libs-missing"]
     assert "cudnn-missing" not in codes
-    assert any(getattr(c, "name", None) == "LD_LIBRARY_PATH" and c.value == "/usr/lib/wsl/lib" for c in f.remediation.commands)
+    # Put first, the variable's other directories kept (a plain assignment would drop them).
+    assert [(c.name, c.literal) for c in f.remediation.commands if isinstance(c, PrependPath)] == [
+        ("LD_LIBRARY_PATH", "/usr/lib/wsl/lib")
+    ]
+    assert not [c for c in f.remediation.commands if isinstance(c, SetEnv)]
 
 
 @states("framework-cuda-libs-missing", QUIET)
@@ -577,7 +581,9 @@ def test_a_companion_imported_from_its_source_checkout_is_rebuilt_there():
         "_ZN3c1017RegisterOperatorsD1Ev\n"
     )
     f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
-    remove, cmd = [c for c in f.remediation.commands if isinstance(c, Cmd)]
+    read, remove, cmd = [c for c in f.remediation.commands if isinstance(c, Cmd)]
+    # torch's version not shown: what the rebuild compiles against is read first, with the same interpreter
+    assert read.words[1] == "-c" and read.words[0] == cmd.words[0] and "torch.version.cuda" in read.words[2]
     # the old build's objects go first (setuptools would link them again), from the same directory as the build
     assert remove.words == ("rm", "-rf", "./src/vision/build") and remove.note == "from the home directory"
     assert cmd.words[1:] == ("-m", "pip", "install", "--no-build-isolation", "--force-reinstall", "--no-deps", "./src/vision")

@@ -17,7 +17,7 @@ from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
-from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup
+from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup, library_dir
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
@@ -1311,36 +1311,129 @@ def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """In WSL 2 the driver's libcuda comes from Windows, in /usr/lib/wsl/lib; a program that dlopens the unversioned
-    libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path."""
-    from gpudoctor.cmdline import Cmd, SetEnv
+    libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path. Where the
+    text shows the CUDA toolkit's stub libcuda answering instead (CUDA error 34, CUDA_ERROR_STUB_LIBRARY: a link to
+    lib64/stubs/libcuda.so, or the stubs directory on LD_LIBRARY_PATH, made to get past the first error), that link
+    or entry goes too: the stub's cuInit always fails."""
+    from gpudoctor.cmdline import Cmd
 
     if not facts.pasted.partial or facts.platform.wsl != 2:
         return
     said = [e for e in _said(facts, "library-missing") if re.fullmatch(r"libcuda\.so(?:\.1)?", e.get("soname") or "")]
-    if not said:
+    stub = _said(facts, "cuda-stub-library")
+    if not (said or stub):
         return
-    e = said[0]
-    wanted = e.get("wanted")
+    e = said[0] if said else stub[0]
+    wanted = e.get("wanted") if said else None
+    soname = e.get("soname") if said else "libcuda.so.1"
+    prepend = library_dir(facts, ("/usr/lib/wsl/lib",), note="first on LD_LIBRARY_PATH, the rest kept")
+    if stub:
+        title = "the CUDA toolkit's stub libcuda is loaded in WSL 2 instead of the driver's (/usr/lib/wsl/lib)"
+        detail = (
+            "cuInit answered CUDA error 34 (CUDA_ERROR_STUB_LIBRARY) as the text shows: the libcuda loaded is the CUDA "
+            "toolkit's link-time stub (lib64/stubs/libcuda.so), whose every call fails, put in place of the driver's "
+            "(a libcuda.so.1 link to it, or its stubs directory on LD_LIBRARY_PATH). In WSL 2 the driver is Windows' "
+            "and its libcuda lives in /usr/lib/wsl/lib. The CUDA and cuDNN versions are not at fault, and no Linux "
+            "driver belongs in WSL."
+        )
+        summary = (
+            "Remove the link made to the stub libcuda and take the stubs directory off LD_LIBRARY_PATH (shell profile, "
+            "~/.bashrc), then put /usr/lib/wsl/lib first on the loader's path, the rest kept."
+        )
+        commands: tuple = (
+            Cmd(
+                ("find", "/", "-xdev", "-name", "libcuda.so*", "-lname", "*stubs*"),
+                note="links to the stub libcuda: remove each one it lists with rm",
+            ),
+            Cmd(("printenv", "LD_LIBRARY_PATH"), note="a directory ending in stubs must not be on it"),
+            Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1"), note="the libcuda of the Windows driver"),
+            prepend,
+        )
+    else:
+        title = f"{soname} (the WSL driver's library, in /usr/lib/wsl/lib) is not on the loader's path"
+        detail = (
+            f"The loader could not open {soname}"
+            + (f", which {wanted} needs," if wanted else "")
+            + " as the text shows. In WSL 2 the driver is Windows' and its libcuda lives in /usr/lib/wsl/lib; programs "
+            "that load the unversioned libcuda.so find it only through the loader's cache or LD_LIBRARY_PATH. Nothing "
+            "is missing from the CUDA or cuDNN install, and no Linux driver belongs in WSL."
+        )
+        summary = (
+            "Put /usr/lib/wsl/lib on the loader's path (ahead of any directories already on LD_LIBRARY_PATH), after "
+            "checking that WSL's libcuda is there."
+        )
+        commands = (Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so")), prepend)
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
         "frameworks",
-        f"{e.get('soname')} (the WSL driver's library, in /usr/lib/wsl/lib) is not on the loader's path",
-        f"The loader could not open {e.get('soname')}"
-        + (f", which {wanted} needs," if wanted else "")
-        + " as the text shows. In WSL 2 the driver is Windows' and its libcuda lives in /usr/lib/wsl/lib; programs "
-        "that load the unversioned libcuda.so find it only through the loader's cache or LD_LIBRARY_PATH. Nothing is "
-        "missing from the CUDA or cuDNN install, and no Linux driver belongs in WSL.",
+        title,
+        detail,
+        tuple(ev("pasted", x.line) for x in (stub[:1] + said[:1])),
+        Remediation(summary, commands, component="environment"),
+    )
+
+
+def check_build_toolkit_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """torch.utils.cpp_extension's and DeepSpeed's op builder's "CUDA_HOME ..." (catalogue.toml: cuda-home-unset): a
+    CUDA extension's build found no toolkit (CUDA_HOME unset, no nvcc on PATH, no /usr/local/cuda). A pip or conda
+    PyTorch brings the CUDA runtime, not nvcc, so PyTorch itself runs on the GPU meanwhile. The fix is a toolkit of
+    torch's CUDA version (torch.utils.cpp_extension refuses another major, DeepSpeed another version), named by
+    CUDA_HOME; where the text shows torch's CUDA it is installed: into the conda environment that ran (conda's
+    cuda-toolkit), else from NVIDIA's repository for this distribution. Otherwise what decides it is asked."""
+    from gpudoctor.checks.toolkit import conda_install, toolkit_install
+    from gpudoctor.cmdline import PrependPath
+    from gpudoctor.versions import major_minor
+
+    said = _said(facts, "cuda-home-unset")
+    if not said or facts.toolkits.nvcc_on_path_version or "CUDA_HOME" in facts.platform.env:
+        return  # a toolkit shown or named: not this cause (toolkit-torch-major-mismatch judges a toolkit of another major)
+    torch = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
+    mm = major_minor(torch.cuda) if torch is not None and torch.cuda else None
+    py = facts.frameworks.python
+    env = py.value if isinstance(py, Found) else None
+    rem = None
+    if mm is not None:
+        # the environment that ran: its interpreter's bin/.. (PythonEnv.prefix may name the conda installation's base)
+        exe = (env.executable or "") if env is not None and env.kind == "conda" else ""
+        home = posixpath.dirname(posixpath.dirname(exe)) if posixpath.basename(posixpath.dirname(exe)) == "bin" else ""
+        conda = conda_install(mm) if home else None
+        if conda is not None:
+            rem = Remediation(
+                f"Install CUDA {mm}'s toolkit (torch's CUDA) into the conda environment that ran, and point CUDA_HOME "
+                "at it; then rerun the build.",
+                (
+                    dataclasses.replace(conda, argv=(*conda.argv[:2], "-p", home, *conda.argv[2:])),
+                    SetEnv("CUDA_HOME", home, note="the environment's nvcc is in its bin"),
+                ),
+                component="toolkit",
+            )
+        elif (install := toolkit_install(facts, ctx.matrix, mm)).commands:
+            root = f"/usr/local/cuda-{mm}"
+            rem = Remediation(
+                f"Install CUDA {mm}'s toolkit (torch's CUDA; the toolkit only, not the driver) and point CUDA_HOME at "
+                "it, with its nvcc first on PATH; then rerun the build." + (f" {install.says}" if install.says else ""),
+                (
+                    *install.commands,
+                    SetEnv("CUDA_HOME", root),
+                    PrependPath("PATH", (f"{root}/bin",), note="its nvcc first on PATH, the rest kept"),
+                ),
+                requires_root=True,
+                component="toolkit",
+            )
+    e = said[0]
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        "a CUDA extension's build found no CUDA toolkit (no nvcc, CUDA_HOME unset)"
+        + (f": it needs CUDA {mm}'s, torch's" if mm else ""),
+        "The build stopped because no CUDA compiler was found, as the text shows: CUDA_HOME is not set, and no nvcc "
+        "is on PATH or in /usr/local/cuda. A pip or conda PyTorch carries the CUDA runtime libraries but not nvcc, "
+        "so PyTorch runs on the GPU while building its extensions (DeepSpeed's ops, apex, custom ops) needs a toolkit "
+        "of torch's CUDA version" + (f" ({mm})" if mm else "") + ". The driver and PyTorch need no change.",
         (ev("pasted", e.line),),
-        Remediation(
-            "Put /usr/lib/wsl/lib on the loader's path (ahead of any directories already on LD_LIBRARY_PATH), after "
-            "checking that WSL's libcuda is there.",
-            (
-                Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so")),
-                SetEnv("LD_LIBRARY_PATH", "/usr/lib/wsl/lib", note="prepend it to LD_LIBRARY_PATH where that is already set"),
-            ),
-            component="environment",
-        ),
+        rem,
     )
 
 
@@ -2075,6 +2168,7 @@ CHECKS = (
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
     Check("catalogued-video-packages", "driver", ("driver-video-library-missing",), check_video_library_packages, ("pasted",)),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
+    Check("catalogued-build-toolkit", "toolkit", ("toolkit-missing-for-build",), check_build_toolkit_missing, ("pasted",)),
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
     ),

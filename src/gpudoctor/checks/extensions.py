@@ -469,12 +469,15 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
             )
         elif companion is not None and ext is not None and ext.torch_version:
             rem = _remediation(facts, ctx, [companion], ext)
-        elif companion is None and torch and owner in FROM_SOURCE:
-            # Built from its source tree only (no release wheel under its name): built again there, against this torch.
+        elif companion is None and owner in FROM_SOURCE:
+            # Built from its source tree only (no release wheel under its name): built again there, against the torch
+            # installed now, whichever release it is (the build reads it; its version need not be shown).
             rem = Remediation(
-                f"Rebuild {owner} from its source tree ({FROM_SOURCE[owner][0]}) against the installed torch {_base(torch)}: "
-                "--no-build-isolation builds against it, --no-deps leaves torch as it is.",
-                _rebuild(facts, ctx, Companion(owner, "", "")),
+                f"Rebuild {owner} from its source tree ({FROM_SOURCE[owner][0]}) against the installed torch"
+                + (f" {_base(torch)}" if torch else "")
+                + " with the interpreter that failed: --no-build-isolation builds against that torch, --no-deps leaves "
+                "torch as it is.",
+                (*(() if torch else (_build_toolchain(facts),)), *_rebuild(facts, ctx, Companion(owner, "", ""))),
                 component="torch",
             )
         elif companion is None and torch and owner in _MOVES_TO_TORCH:
@@ -510,7 +513,9 @@ def _rebuild_checkout(facts: Facts, ctx: Context, name: str, checkout: str) -> R
     ~/repo/audio): no shell expands a quoted ~."""
     home = checkout.startswith("~/")
     where = "./" + checkout[2:] if home else checkout
-    cmds: list[Line] = []
+    # torch's version not shown: what the build compiles against is read first, with the same interpreter
+    shown = isinstance(facts.frameworks.torch, Found)
+    cmds: list[Line] = [] if shown else [_build_toolchain(facts)]
     if archs := _arch_list(facts, ctx):
         cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
     if name == "flash-attn":
@@ -741,6 +746,22 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
     flags = ("--no-build-isolation", "--no-binary", c.name, "--force-reinstall", "--no-deps")
     cmds.append(pip(facts, "install", *flags, f"{c.name}=={_base(c.version)}" if c.version else c.name))
     return tuple(cmds)
+
+
+def _build_toolchain(facts: Facts) -> Cmd:
+    """Where the text does not show torch: what a source build of a CUDA extension compiles against, read with the
+    interpreter that builds it: torch's version, the CUDA it was built with, and the toolkit torch.utils.cpp_extension
+    found (CUDA_HOME; None: no nvcc), whose major must be torch's CUDA major."""
+    from gpudoctor.planner.remedy import python_exe
+
+    return Cmd(
+        (
+            python_exe(facts),
+            "-c",
+            "import torch, torch.utils.cpp_extension as e; print(torch.__version__, torch.version.cuda, e.CUDA_HOME)",
+        ),
+        note="the torch the build compiles against, its CUDA, and the toolkit it finds: nvcc of that CUDA major",
+    )
 
 
 def _python_minor(facts: Facts) -> tuple[int, int] | None:

@@ -904,11 +904,19 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     loaded = (
         [(e, m.group(0)) for e in facts.pasted.errors if (m := _LINUX_DRIVER_LIB.search(e.line))] if facts.pasted.partial else []
     )
-    if facts.platform.wsl != 2 or not (blocked or packages or loaded):
+    # cuInit answering NO_DEVICE inside WSL 2 with nothing hiding the GPUs: the libcuda loaded is not WSL's (only the
+    # Windows driver's /usr/lib/wsl/lib/libcuda.so.1 reaches the GPU through /dev/dxg); a Linux driver package's copy,
+    # found first by the loader, sees no device. What the paste leaves open is asked by the steps themselves.
+    no_device = [
+        e
+        for e in _said(facts, "cuinit-failed")
+        if e.get("error") == "CUDA_ERROR_NO_DEVICE" and "CUDA_VISIBLE_DEVICES" not in facts.platform.env
+    ]
+    if facts.platform.wsl != 2 or not (blocked or packages or loaded or no_device):
         return
     if _emits(check_wsl, facts, ctx, "wsl-linux-driver-installed"):
         return
-    if not (packages or loaded):
+    if not (packages or loaded or no_device):
         return  # blocked alone may be the Windows side (an old Windows driver): not this cause
     # the package as written (a Markdown backtick or a comma after it is not part of its name)
     written = (packages[0].get("package") or "").strip("`'\",.;:") if packages else ""
@@ -932,19 +940,37 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"a Linux driver package installed inside WSL ({package or written or 'named'})"
         if packages
         else f"libcuda loaded from {loaded[0][1]}"
+        if loaded
+        else "cuInit answering CUDA_ERROR_NO_DEVICE, with nothing hiding the GPU (no CUDA_VISIBLE_DEVICES)"
+    )
+    confirmed = bool(packages or loaded)
+    found = (
+        # which libcuda the loader finds: only /usr/lib/wsl/lib's may be listed
+        Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="which libcuda files the loader finds first"),
+        Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1"), note="the libcuda of the Windows driver, which must stay"),
     )
     yield Finding(
         "wsl-linux-driver-installed",
         Severity.ERROR,
         "platform",
-        "a Linux NVIDIA driver is installed inside WSL 2, shadowing the Windows driver",
-        f"In WSL 2 the driver comes from Windows (its libraries appear under /usr/lib/wsl/lib). The text shows {shown}, "
-        "whose nvidia-smi and libraries cannot reach the GPU.",
-        tuple(ev("pasted", e.line) for e in (packages[:1] + [x for x, _ in loaded[:1]] + blocked[:1])),
+        "a Linux NVIDIA driver is installed inside WSL 2, shadowing the Windows driver"
+        if confirmed
+        else "CUDA finds no GPU inside WSL 2: a libcuda other than WSL's (a Linux driver's) is loaded",
+        f"In WSL 2 the driver comes from Windows (its libraries appear under /usr/lib/wsl/lib). The text shows {shown}"
+        + (
+            ", whose nvidia-smi and libraries cannot reach the GPU."
+            if confirmed
+            else ". WSL's libcuda.so.1 reaches the GPU; a Linux driver's libcuda, installed into the distribution (a "
+            "driver, utils or libnvidia-compute package, often pulled in by a CUDA meta package) and found first, "
+            "sees none. The GPU, the Windows driver and the framework's CUDA build are not at fault."
+        ),
+        tuple(ev("pasted", e.line) for e in (packages[:1] + [x for x, _ in loaded[:1]] + no_device[:1] + blocked[:1])),
         Remediation(
             f"Remove the Linux driver package{f' ({package})' if package else 's'} from the WSL distribution; keep only "
-            "the Windows driver, then refresh the loader's cache and check that libcuda resolves to /usr/lib/wsl/lib.",
+            "the Windows driver, then refresh the loader's cache and check that libcuda resolves to /usr/lib/wsl/lib."
+            + ("" if confirmed else " (Where the list shows none, the Windows driver is the next suspect: update it.)"),
             (
+                *(() if confirmed else found),
                 *(() if package else (listed,)),
                 remove,
                 Cmd(("ldconfig",), root=True),
@@ -1168,6 +1194,7 @@ _DESCRIPTIVE = frozenset(
         "installer-wheel-tags-said",  # uv's hint: the Pythons a release has wheels for (gpudoctor.checks.installers)
         "python-32bit-said",  # the interpreter's width, judged beside an installer's failure (gpudoctor.checks.installers)
         "python-pypy-said",  # the interpreter's implementation, judged beside an installer's failure
+        "deepspeed-op-report",  # ds_report's header: a report of the ops, no failure (its asks read the toolkit)
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

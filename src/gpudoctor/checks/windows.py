@@ -655,6 +655,7 @@ def _package_dll(facts: Facts, ctx: Context, dll: str, package: str, line: str) 
 
 def _dll_remediation(facts: Facts, missing: list[str], elsewhere: dict[str, DllDir], cuda: str, cudnn: str) -> Remediation:
     from gpudoctor.cmdline import SetEnv
+    from gpudoctor.planner.remedy import library_dir
 
     if all(d in elsewhere for d in missing):
         folders = list(dict.fromkeys(winpath.to_native(elsewhere[d].path) for d in missing))
@@ -662,7 +663,10 @@ def _dll_remediation(facts: Facts, missing: list[str], elsewhere: dict[str, DllD
         return Remediation(
             "Put the folder(s) holding these DLLs on PATH: for this PowerShell session with the line below, and for "
             "good in Settings > System > About > Advanced system settings > Environment Variables > Path.",
-            (SetEnv("PATH", ";".join([*folders, current]) if current else ";".join(folders)),),
+            # Computed from PATH's value where the text shows it; else each folder put first, PATH's value kept.
+            (SetEnv("PATH", ";".join([*folders, current])),)
+            if current
+            else tuple(library_dir(facts, (f,), windows=True) for f in reversed(folders)),
             component="cudnn" if all(d.startswith("cudnn") for d in missing) else "environment",
         )
     conda = facts.platform.env.get("CONDA_PREFIX")

@@ -690,7 +690,8 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 continue  # WSL 2 loads no nvidia module: the Windows driver serves the GPU (its asks are WSL's own)
             if (
                 (words == ("nvidia-smi",) and facts.driver.version)
-                or (words == ("nvcc", "--version") and facts.toolkits.nvcc_on_path_version)
+                or (words in (("nvcc", "--version"), ("which", "nvcc")) and facts.toolkits.nvcc_on_path_version)
+                or (words == ("printenv", "CUDA_HOME") and "CUDA_HOME" in facts.platform.env)
                 or _gpu_query_answered(facts, words)
             ):
                 continue  # shown already

@@ -146,7 +146,8 @@ def _traceback_cut(lines: list[str]) -> str | None:
 
 
 _CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})
-_STARTUP_LINES = frozenset({"tf-startup-log", "tf-gpu-device-created"})
+# (and reports printed before a failure: ds_report's op table)
+_STARTUP_LINES = frozenset({"tf-startup-log", "tf-gpu-device-created", "deepspeed-op-report"})
 # The device plugin's advice beside its NVML failure, and a line of its log: klog's header ("E0312 10:01:02.123456
 # 1 factory.go:99]") or Go's log before v0.15 ("2022/05/13 23:09:23").
 _PLUGIN_SAID = frozenset({"k8s-device-plugin-nvml-init-failed"})
