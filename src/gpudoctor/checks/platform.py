@@ -257,7 +257,7 @@ def check_mig(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "exist: create them (nvidia-smi mig -cgi) or turn MIG off where whole GPUs are wanted (nvidia-smi -i N "
                 "-mig 0, then a GPU reset)."
             )
-            commands = (
+            pick: tuple[Cmd | SetEnv, ...] = (
                 Cmd(("nvidia-smi", "-L"), note="the MIG-<uuid> lines under each GPU: its instances"),
                 SetEnv("CUDA_VISIBLE_DEVICES", "MIG-<uuid>", note="one MIG UUID from nvidia-smi -L, then run the program"),
             )
@@ -268,7 +268,7 @@ def check_mig(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 title,
                 detail,
                 (ev(g.source, f"mig current={g.mig_current} pending={g.mig_pending} instances=unknown"),),
-                Remediation(summary, commands, component="gpu"),
+                Remediation(summary, pick, component="gpu"),
             )
             continue
         if g.mig_current and not g.mig_devices:
