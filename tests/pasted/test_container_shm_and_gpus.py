@@ -34,10 +34,37 @@ def test_nccl_shm_segment_in_a_pod_mounts_a_memory_emptydir_at_dev_shm():
     f = codes["shm-too-small"]
     argv = _argv(f)
     assert argv[0] == ("kubectl", "get", "pods", "-o", "wide")
-    assert ("kubectl", "edit", "deployment", "<deployment>") in argv
+    assert ("kubectl", "edit", "<workload>") in argv
     assert not any("docker" in a for a in argv)
     assert f.remediation.where == "the cluster"
     assert "pasted-error-unexplained" not in codes
+
+
+# NCCL 2.9's form (src/include/shm.h): the segment named without its folder, after posix_fallocate's ENOSPC
+NCCL29_SHM = (
+    "[1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device\n"
+    "[1] NCCL INFO include/shm.h:41 -> 2\n"
+    "[1] include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-0a1b2c3d4e5f6071-1-0-1 "
+    "(size 9637888)\n"
+)
+
+
+def test_nccl29_posix_fallocate_in_a_kubeflow_job_gives_the_pod_a_memory_dev_shm():
+    f = _codes("Our PyTorchJob runs through Kubeflow on a node with 2 GPUs and fails:\n" + NCCL29_SHM)["shm-too-small"]
+    argv = _argv(f)
+    assert ("kubectl", "exec", "<pod>", "--", "df", "-h", "/dev/shm") in argv
+    assert ("kubectl", "edit", "<workload>") in argv
+    assert not any("docker" in a for a in argv)
+
+
+def test_nccl29_posix_fallocate_in_docker_recreates_the_container_with_ipc_host():
+    f = _codes("docker run --gpus all -it nvcr.io/nvidia/pytorch:21.06-py3 bash\n" + NCCL29_SHM)["shm-too-small"]
+    assert _argv(f)[0][:3] == ("docker", "run", "--ipc=host")
+
+
+def test_posix_fallocate_failing_on_another_path_is_not_nccls_shared_memory():
+    codes = _codes("fallocate: posix_fallocate failed: No space left on device\nwriting /data/cache.bin\n")
+    assert "shm-too-small" not in codes
 
 
 def test_nccl_shm_segment_in_docker_recreates_the_reporters_container_with_ipc_host():
@@ -345,3 +372,31 @@ def test_other_libraries_or_tensorrts_own_loader_message_are_not_the_runtime_mis
     own = "[libLoader.h::DynamicLibrary::50] Error Code 6: Internal Error (Unable to load library: libnvinfer_builder_resource.so.8.4.2)\n"
     f = _codes(own)["framework-cuda-libs-missing"]
     assert f.title == "TensorRT cannot load its own libnvinfer_builder_resource.so.8.4.2"  # check_tensorrt_library's
+
+
+def test_compose_runtime_nvidia_on_docker_desktop_requests_the_gpu_in_compose():
+    text = (
+        "PS C:\\work\\app> docker compose up -d api\n"
+        "Error response from daemon: unknown or invalid runtime name: nvidia\n"
+        "Windows 11, Docker Desktop 4.30\n"
+    )
+    f = _codes(text)["container-no-gpu"]
+    argv = _argv(f)
+    assert ("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi") in argv
+    assert ("docker", "compose", "up", "-d", "--force-recreate", "api") in argv
+    assert not any(a[0] in ("sudo", "systemctl", "apt-get", "nvidia-ctk") for a in argv)
+    assert not f.remediation.requires_root
+
+
+def test_docker_run_runtime_nvidia_on_windows_runs_with_gpus_all():
+    text = "C:\\> docker run --runtime=nvidia myimage\ndocker: Error response from daemon: unknown or invalid runtime name: nvidia.\n"
+    argv = _argv(_codes("Windows 10\n" + text)["container-no-gpu"])
+    assert ("docker", "run", "--rm", "--gpus", "all", "<image>") in argv
+    assert not any("compose" in a for a in argv)
+
+
+def test_unknown_runtime_nvidia_on_a_linux_host_still_registers_the_toolkit():
+    text = "$ docker run --runtime=nvidia --rm nvidia/cuda:12.2.0-base-ubuntu22.04 nvidia-smi\n"
+    text += "docker: Error response from daemon: unknown or invalid runtime name: nvidia.\nUbuntu 22.04\n"
+    argv = _argv(_codes(text)["container-no-gpu"])
+    assert any(a[:3] == ("nvidia-ctk", "runtime", "configure") for a in argv)

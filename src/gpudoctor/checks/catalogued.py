@@ -249,9 +249,10 @@ def check_docker_unknown_runtime(facts: Facts, ctx: Context) -> Iterable[Finding
     from gpudoctor.checks.reported import other_vendor_gpu_only
 
     said = [e for e in _said(facts, "container-unknown-runtime") if _RUNTIME_NVIDIA.search(e.line)]
-    if not said or facts.platform.system.lower().startswith("win") or desktop_answers(facts):
+    if not said or other_vendor_gpu_only(facts) is not None:
         return
-    if other_vendor_gpu_only(facts) is not None:
+    if facts.platform.system.lower().startswith("win") or desktop_answers(facts):
+        yield _desktop_runtime_nvidia(facts, said[0])
         return
     steps = docker_runtime_setup(facts)
     if not facts.pasted.reported("docker-run-said") and not said[0].line.lstrip("*> ").startswith("docker:"):
@@ -274,6 +275,68 @@ def check_docker_unknown_runtime(facts: Facts, ctx: Context) -> Iterable[Finding
             component="container",
             where="the host",
         ),
+    )
+
+
+# Compose's GPU request (docker/docs, content/manuals/compose/how-tos/gpu-support.md: "deploy: resources: reservations:
+# devices: - driver: nvidia count: all capabilities: [gpu]"), which Docker Desktop's WSL 2 backend answers
+# (content/manuals/desktop/features/gpu.md: "docker run --rm -it --gpus=all ..."), in YAML's flow style so that it reads
+# as one line of prose.
+_COMPOSE_GPU_YAML = "deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [gpu]}]}}}"
+
+
+def _desktop_runtime_nvidia(facts: Facts, e) -> Finding:
+    """Docker Desktop (Windows, or its daemon answering in WSL) registers no runtime named nvidia: a container gets the
+    GPU through its WSL 2 backend when it asks with --gpus, or in compose with the device reservation. The fix is the
+    request, not a Linux toolkit nor a daemon restart in a distribution."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    compose = facts.pasted.reported("compose-up-said") if facts.pasted.partial else []
+    probe = Cmd(
+        ("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"),
+        note="Docker Desktop hands the GPU to a container asked with --gpus: the Windows driver's GPU is listed",
+    )
+    if compose or "compose" in e.line:
+        service = next((c.get("service") for c in compose if c.get("service")), None) or Placeholder("service")
+        fix = Remediation(
+            "In the compose file, take the service's 'runtime: nvidia' line out and request the GPU the compose way in "
+            f"its place, {_COMPOSE_GPU_YAML} (or gpus: all in current Compose), then recreate the service. "
+            "The other way keeps the line: register the runtime in Docker Desktop, Settings > Docker Engine, "
+            '"runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime", "runtimeArgs": []}}, Apply & '
+            "restart.",
+            (
+                probe,
+                *(
+                    (Cmd(("notepad", "docker-compose.yml"), note="the service's runtime: nvidia line becomes the reservation"),)
+                    if facts.platform.system.lower().startswith("win")
+                    else ()
+                ),
+                Cmd(("docker", "compose", "up", "-d", "--force-recreate", service)),
+                Cmd(("docker", "compose", "exec", service, "nvidia-smi"), note="inside: the GPU is listed"),
+            ),
+            component="container",
+            where="the host",
+        )
+    else:
+        fix = Remediation(
+            "Run the container with --gpus all in place of --runtime=nvidia: Docker Desktop passes the GPU through its "
+            "WSL 2 backend to a container that asks that way. Nothing is installed for it, on Windows or in WSL.",
+            (probe, Cmd(("docker", "run", "--rm", "--gpus", "all", Placeholder("image")), note="without --runtime=nvidia")),
+            component="container",
+            where="the host",
+        )
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "Docker Desktop has no runtime named nvidia: ask for the GPU with --gpus or compose's device reservation",
+        "docker's daemon answered 'unknown or invalid runtime name: nvidia': the container asks for a runtime by name "
+        "(--runtime=nvidia, or runtime: nvidia in a compose file, the nvidia-docker2 way), and Docker Desktop registers "
+        "none by that name. It gives containers the GPU through its WSL 2 backend when they ask with --gpus or compose's "
+        "device reservation. The Windows driver and the image are not the cause; no NVIDIA Container Toolkit is "
+        "installed for Docker Desktop.",
+        (ev("pasted", e.line),),
+        fix,
     )
 
 
@@ -553,6 +616,14 @@ def check_p2p_behind_switch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# A pod's /dev/shm given memory (kubernetes/website, content/en/docs/concepts/storage/volumes.md, emptyDir: "you can
+# set the emptyDir.medium field to "Memory" ... Kubernetes mounts a tmpfs"), in YAML's flow style: one line of prose.
+_SHM_POD_SPEC = (
+    "volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 8Gi}}] and, in the container that runs the program, "
+    "volumeMounts: [{name: dshm, mountPath: /dev/shm}]"
+)
+
+
 def _nccl_shm_too_small(facts: Facts, e) -> Finding:
     """NCCL's "Error while creating shared memory segment /dev/shm/nccl-*" (NVIDIA/nccl src/os/linux.cc): its transport
     between the GPUs of one machine could not size its segment in /dev/shm, which a docker container or a Kubernetes
@@ -566,16 +637,16 @@ def _nccl_shm_too_small(facts: Facts, e) -> Finding:
         pod = Placeholder("pod")
         rem = Remediation(
             "Give the pod that runs the failing program (the one with the GPUs, not another of the release) a "
-            "memory-backed /dev/shm: a volume with emptyDir {medium: Memory, sizeLimit: 8Gi} mounted at /dev/shm in its "
-            "container (through the chart's own values where it has them), then let the pod restart. "
-            "NCCL_SHM_DISABLE=1 also starts it, with slower transfers between the GPUs.",
+            f"memory-backed /dev/shm in its pod template, {_SHM_POD_SPEC} (through the chart's own values where it "
+            "has them), then let the pod be recreated. Stale nccl-* files of killed runs in /dev/shm also fill it. "
+            "NCCL_SHM_DISABLE=1 only bypasses the shared-memory transport, with slower transfers between the GPUs.",
             (
                 Cmd(("kubectl", "get", "pods", "-o", "wide"), note="find the pod that runs the program on the GPUs"),
                 Cmd(("kubectl", "exec", pod, "--", "df", "-h", "/dev/shm"), note="64M is the container default"),
+                Cmd(("kubectl", "exec", pod, "--", "ls", "-la", "/dev/shm"), note="stale nccl-* segments of killed runs"),
                 Cmd(
-                    ("kubectl", "edit", "deployment", Placeholder("deployment")),
-                    note="add a volume dshm, an emptyDir of medium: Memory and sizeLimit: 8Gi, and mount it at "
-                    "/dev/shm in the container",
+                    ("kubectl", "edit", Placeholder("workload")),
+                    note="the Deployment, Job or training job that makes the pod: the dshm volume in its pod template",
                 ),
                 Cmd(("kubectl", "exec", pod, "--", "df", "-h", "/dev/shm"), note="in the new pod: the size given"),
             ),

@@ -240,6 +240,37 @@ def check_mig(facts: Facts, ctx: Context) -> Iterable[Finding]:
         if not (g.mig_current or g.mig_pending):
             continue
         index = str(g.index)
+        if g.mig_current and g.mig_devices is None:
+            # MIG is on and what was read stops before the MIG devices (a paste cut there): whether instances exist
+            # is unknown, so nothing is created on a guess. A CUDA process sees one MIG device at most, chosen by its
+            # UUID (NVIDIA's MIG user guide, "CUDA Device Enumeration"); a count of GPUs from NVML beside CUDA's
+            # enumeration of MIG devices is what fails with whole-GPU indices.
+            severity, title = Severity.WARNING, f"MIG is on for GPU {g.index}: a process must be given one MIG device"
+            detail = (
+                "With MIG enabled, CUDA enumerates MIG devices, not the whole GPU, and one process can use one MIG "
+                "device at most; a program started without choosing one by its UUID finds fewer devices than GPUs "
+                "(or none, where no instances exist). The text does not show this GPU's MIG devices."
+            )
+            summary = (
+                "List the MIG devices (nvidia-smi -L prints a MIG-<uuid> line under each GPU for each instance) and "
+                "start the program with CUDA_VISIBLE_DEVICES set to one of them. Where none are listed, no instances "
+                "exist: create them (nvidia-smi mig -cgi) or turn MIG off where whole GPUs are wanted (nvidia-smi -i N "
+                "-mig 0, then a GPU reset)."
+            )
+            pick: tuple[Cmd | SetEnv, ...] = (
+                Cmd(("nvidia-smi", "-L"), note="the MIG-<uuid> lines under each GPU: its instances"),
+                SetEnv("CUDA_VISIBLE_DEVICES", "MIG-<uuid>", note="one MIG UUID from nvidia-smi -L, then run the program"),
+            )
+            yield Finding(
+                "mig-enabled",
+                severity,
+                "gpu",
+                title,
+                detail,
+                (ev(g.source, f"mig current={g.mig_current} pending={g.mig_pending} instances=unknown"),),
+                Remediation(summary, pick, component="gpu"),
+            )
+            continue
         if g.mig_current and not g.mig_devices:
             row = mig_profiles(g)
             severity, title = Severity.WARNING, f"MIG is on for GPU {g.index} but no MIG instances exist"

@@ -1161,6 +1161,7 @@ _DESCRIPTIVE = frozenset(
         "cudnn-version-said",
         "docker-run-without-gpus",
         "docker-run-said",
+        "compose-up-said",  # what started the containers; the failure beside it is its own evidence
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "workload-gpus",
         "gpus-variable-said",  # an env file's variable, read beside a compose spec

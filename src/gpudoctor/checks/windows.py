@@ -472,6 +472,9 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if (trt := _TENSORRT_DLL.fullmatch(dll)) and (found := _tensorrt_dll(facts, dll, trt.group(1), line)):
         yield found
         return
+    if _CUDNN8_OWN_126.search(line):
+        yield _cudnn8_sublibrary(facts, dll, line)
+        return
     said = [e.get("cuda") or "" for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said")]
     parts: tuple = ()
     if m := _CUDA_DLL.fullmatch(dll):
@@ -500,6 +503,55 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Python itself loads the DLL, os.add_dll_directory with that folder, before the import, does the same)."
             + keep_path(facts, windows=True),
             (PrependPath("PATH", parts, note=f"the folder that holds {dll}"),),
+            component="environment",
+        ),
+    )
+
+
+# cuDNN 8's own message where it cannot load one of its sub-libraries (cudnn_ops_infer64_8.dll and the others it loads on
+# first use): "Could not load library <dll>. Error code <n>", printed by cudnn64_8.dll, so cuDNN's main DLL was found.
+# 126 is ERROR_MOD_NOT_FOUND, said as well where the sub-library is found and a DLL it links is not.
+_CUDNN8_OWN_126 = LazyPattern(r"Could not load library cudnn_(?:ops|cnn|adv)_(?:infer|train)64_8\.dll\.? Error code 126\b")
+# What cuDNN 8's sub-libraries link on Windows besides cuDNN's own DLLs: cuBLAS and cuBLASLt of the CUDA major the zip
+# was built for (cudnn-windows-x86_64-8.x_cuda11-archive: cublas64_11.dll; the cuda12 builds of 8.9: cublas64_12.dll),
+# and zlibwapi.dll from 8.3 on, which cuDNN does not ship (NVIDIA's cuDNN 8 installation guide, Windows, "Installing
+# Zlib": zlibwapi.dll into a folder on PATH).
+_CUDNN8_NEEDS = ("zlibwapi.dll", "cublas64_11.dll", "cublasLt64_11.dll", "cublas64_12.dll", "cublasLt64_12.dll")
+
+
+def _cudnn8_sublibrary(facts: Facts, dll: str, line: str) -> Finding:
+    """cuDNN 8 loaded and one of its sub-libraries did not (error 126): beside PATH for cuDNN's own folder, which the
+    message shows is found, the sub-library's own dependencies decide it: zlibwapi.dll and the cuBLAS of the CUDA
+    major the cuDNN zip was built for. A CUDA 12 toolkit alone (cublas64_12.dll) does not serve cuDNN 8 for CUDA 11, nor
+    a program built for CUDA 11 (CTranslate2 3.x): CUDA 11.8's cuBLAS is installed beside it."""
+    from gpudoctor.cmdline import PrependPath
+    from gpudoctor.planner.remedy import keep_path
+
+    return Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "cudnn",
+        f"cuDNN 8 loaded, and its {dll} did not: a DLL it needs in turn is not found",
+        f"cuDNN said 'Could not load library {dll}. Error code 126': cuDNN's main DLL (cudnn64_8.dll) printed it, so "
+        "cuDNN's folder is found. Windows' error 126 means the sub-library or a DLL it links is not found: zlibwapi.dll "
+        "(cuDNN 8.3 and later on Windows need it and do not ship it), or cuBLAS of the CUDA major the cuDNN zip was "
+        "built for (cublas64_11.dll and cublasLt64_11.dll for cuDNN 8 for CUDA 11: a CUDA 12 toolkit has only "
+        "cublas64_12.dll). The driver is not the cause.",
+        (ev("pasted", line),),
+        Remediation(
+            "Find which of them PATH lacks. Put zlibwapi.dll (NVIDIA's zlib package that cuDNN's Windows install guide "
+            "names) into cuDNN's bin folder or another folder on PATH; where cublas64_11.dll is missing, install the "
+            "CUDA 11.8 toolkit (or only its cuBLAS component) beside the CUDA 12 one and put its bin folder on PATH "
+            "(or move to a cuDNN, and a program, built for CUDA 12). Then open a new terminal, which reads PATH anew, "
+            "and start the program from it." + keep_path(facts, windows=True),
+            (
+                Cmd(("where.exe", dll, *_CUDNN8_NEEDS), note="which of cuDNN 8's own dependencies PATH holds"),
+                PrependPath(
+                    "PATH",
+                    (_TOOLKIT_DIR + "11.8\\bin",),
+                    note="where cublas64_11.dll was missing: after installing CUDA 11.8 or its cuBLAS",
+                ),
+            ),
             component="environment",
         ),
     )

@@ -205,6 +205,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "docker-run-without-gpus": "a container started with docker run without GPU access (no --gpus, no NVIDIA runtime)",
     "docker-run-cpu-image": "docker run asks --gpus for an image whose tag names a CPU build",
     "docker-run-gpus-zero": "docker run --gpus 0: a count of zero GPUs (docker reads a bare number as a count)",
+    "compose-up-said": "a docker compose up command line the reporter ran (the service it names, if one)",
     "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
     "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
@@ -366,6 +367,9 @@ _TORCH_OOM_NEW = _Lazy(
     r"(?P<uu>bytes|[KMG]iB) is reserved by PyTorch but unallocated"
 )
 _DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
+# `docker compose up` (the plugin) or `docker-compose up` (the old binary), with the first service it names where its
+# options are plain flags: the service a compose fix recreates.
+_COMPOSE_UP = _Lazy(r"\bdocker[- ]compose\s+up\b(?:\s+-{1,2}[\w-]{1,40})*(?:\s+(?P<service>[a-z0-9][\w.-]{0,62}))?")
 # `--gpus 0`: docker's --gpus reads a bare number as a count (docker/cli opts/gpus.go, parseCount), so this asks for
 # no GPU at all; the first GPU is `--gpus device=0`. A reporter writes it meaning GPU 0.
 _GPUS_ZERO = _Lazy(r"(?:^|\s)--gpus(?:\s+|=)(?:count=)?0(?=\s|$|`)")
@@ -555,6 +559,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 reserved=str(reserved),
                 unallocated=_bytes(m.group("unalloc"), m.group("uu")),
             )
+        if m := _COMPOSE_UP.search(line):
+            add("compose-up-said", line, **({"service": m.group("service")} if m.group("service") else {}))
         if m := _DOCKER_RUN.search(line):
             # its plain words (given back in a plan), or none where the line has the shell's own syntax
             add("docker-run-said", line, **({"args": args} if (args := _docker_args(m.group("args"))) else {}))

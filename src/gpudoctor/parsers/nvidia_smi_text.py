@@ -78,6 +78,10 @@ class SmiTable:
     gpus: tuple[SmiTableGpu, ...]
     mig_devices: tuple[SmiTableMigDevice, ...]
     processes: tuple[SmiTableProcess, ...]
+    # Whether the text reached the part that lists MIG devices: its own "MIG devices:" section (printed, with "No MIG
+    # devices found" where none exist, when MIG is on), or the "Processes:" section printed after it. A paste cut
+    # before both says nothing about the MIG devices.
+    mig_shown: bool = True
 
 
 @dataclass(frozen=True)
@@ -349,6 +353,7 @@ def parse_nvidia_smi_table(text: str) -> SmiTable:
     gpus: list[SmiTableGpu] = []
     mig_devices: list[SmiTableMigDevice] = []
     processes: list[SmiTableProcess] = []
+    mig_shown = False
     i = header_index + 1
     while i < len(lines):
         line = lines[i]
@@ -362,6 +367,7 @@ def parse_nvidia_smi_table(text: str) -> SmiTable:
                     gpus.append(gpu)
             continue
         if "MIG devices:" in line:
+            mig_shown = True
             rows, i = _section_rows(lines, i + 1)
             for block in _split_blocks(rows):
                 device = _mig_from_block(block)
@@ -369,6 +375,7 @@ def parse_nvidia_smi_table(text: str) -> SmiTable:
                     mig_devices.append(device)
             continue
         if "Processes:" in line:
+            mig_shown = True
             rows, i = _section_rows(lines, i + 1)
             for row in rows:
                 process = _process_from_line(row)
@@ -386,6 +393,7 @@ def parse_nvidia_smi_table(text: str) -> SmiTable:
         gpus=tuple(gpus),
         mig_devices=tuple(mig_devices),
         processes=tuple(processes),
+        mig_shown=mig_shown,
     )
 
 

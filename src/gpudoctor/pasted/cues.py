@@ -191,7 +191,9 @@ _CONTAINER_SAID = re.compile(
     r"|\b(?:deploy(?:ed|ing)?|run(?:ning)?|ran|start(?:ed|ing)?|launch(?:ed|ing)?)\s+(?:[\w.-]+\s+){0,3}?"
     r"(?:with|using|through)\s+(?:a\s+|the\s+)?docker\b(?!\s*(?:desktop|images?|hub|files?|registry|compose)\b)"
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
-    r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b",
+    r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
+    # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods
+    r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b",
     re.IGNORECASE,
 )
 # The reporter saying the machine has no GPU: an issue form's GPU field answered No/None ("- GPU model and memory: No",
@@ -227,7 +229,8 @@ _HOST_RAM = re.compile(
     re.IGNORECASE,
 )
 _KUBERNETES_SAID = re.compile(
-    r"\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\b(?:GKE|EKS|AKS)\b", re.IGNORECASE
+    r"\bkubeflow\b|\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\b(?:GKE|EKS|AKS)\b",
+    re.IGNORECASE,
 )
 # A Deployment's pod is named <deployment>-<pod-template-hash>-<5 random characters>, both drawn from the alphabet of
 # apimachinery's rand.SafeEncodeString (no vowels, no 0, 1, 3); a pod's host name is its name.

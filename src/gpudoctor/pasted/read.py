@@ -109,6 +109,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.errors = [e for e in g.errors if e.kind != "cuda-version-said"]
     _interpreter_of_site(g)
     _interpreter_of_env(g)
+    _interpreter_of_prompt(g)
     _interpreter_of_launcher(g)
     _interpreter_of_package(g)
     linux_side_in_wsl(g)
@@ -473,6 +474,11 @@ _TORCH_LISTED = re.compile(
     re.IGNORECASE,
 )
 
+# A program's own report of its torch copied between quotes into a sentence (a web UI's System Info: 'it says
+# "2.0.0+cpu Autocast half"'): the quoted value opens with the version and PyTorch's CPU tag. Only +cpu, and only a torch
+# release the matrix knows: a tagged version quoted for a CUDA build may name what a companion was built for.
+_TORCH_QUOTED_CPU = re.compile(r"[\"\u201c'](?P<version>\d+\.\d+\.\d+)\+(?P<tag>cpu)(?![\w.+])")
+
 
 def _torch_release(version: str) -> bool:
     from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a tagged version alone asks
@@ -707,6 +713,10 @@ def _text_facts(g: Gathered, text: str) -> None:
             elif "torch" in line:
                 for tagged in _TORCH_TAGGED.finditer(line[:2_000]):
                     last = tagged
+            elif (
+                "+cpu" in line and (quoted := _TORCH_QUOTED_CPU.search(line[:2_000])) and _torch_release(quoted.group("version"))
+            ):
+                last = quoted
         if last is not None:
             tag = last.group("tag").lower()
             g.torch_version = f"{last.group('version')}+{tag}"
@@ -1436,6 +1446,35 @@ def _interpreter_of_env(g: Gathered) -> None:
     }
     if len(g.cues) < 64:
         g.cues.append(entry)
+
+
+# A PowerShell or cmd.exe prompt standing in an environment's Scripts folder ("PS C:\\app\\venv\\Scripts> pip ..."): the
+# environment the reporter means. PowerShell runs no program from the current folder, so the bare pip or python typed
+# there is the one PATH finds, not that environment's: its own python.exe is. A venv keeps python.exe in Scripts; a
+# CPython installation (Python310) beside Scripts, in its prefix.
+_PROMPT_IN_SCRIPTS = re.compile(
+    r"^\s*(?:PS )?(?P<prefix>[A-Za-z]:\\(?:[^\\<>|\n\"*?]{1,120}\\){0,20}?[^\\<>|\n\"*?]{1,120})\\Scripts>", re.I
+)
+
+
+def _interpreter_of_prompt(g: Gathered) -> None:
+    """On Windows, with no interpreter shown: the python.exe of the environment whose Scripts folder a prompt stands in,
+    cited by that prompt's line."""
+    if g.system != "Windows" or g.interpreter is not None:
+        return
+    for _, lines in g.texts:
+        for line in lines:
+            if "Scripts>" not in line or (m := _PROMPT_IN_SCRIPTS.match(line[:400])) is None:
+                continue
+            prefix = m.group("prefix")
+            last = prefix.rsplit("\\", 1)[-1]
+            base = _PREFIX_HOLDS_PYTHON.fullmatch(last) is not None or _CONDA_DIR.search(prefix) is not None
+            g.interpreter = prefix + ("\\python.exe" if base else "\\Scripts\\python.exe")
+            entry = {"cue": "a prompt in an environment's Scripts folder", "means": "the interpreter the plan must use"}
+            entry["line"] = line.strip()[:300]
+            if len(g.cues) < 64:
+                g.cues.append(entry)
+            return
 
 
 # The AUTOMATIC1111 family's Windows launcher (webui-user.bat calls webui.bat) makes a venv beside itself and runs

@@ -180,7 +180,7 @@ def gpus_from_smi_table(table: Any) -> tuple[Gpu, ...]:
                 ),
                 mig_current=_on((g.mig_mode or "").rstrip("*")) if not g.mig_mode_pending else False,
                 mig_pending=True if g.mig_mode_pending else None,
-                mig_devices=sum(1 for m in table.mig_devices if m.gpu_index == g.index),
+                mig_devices=sum(1 for m in table.mig_devices if m.gpu_index == g.index) if table.mig_shown else None,
                 processes=procs,
                 source="nvidia-smi",
                 performance_state=g.performance_state,

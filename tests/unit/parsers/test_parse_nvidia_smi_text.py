@@ -371,3 +371,13 @@ def test_mig_processes_and_old_windows_header() -> None:
     assert (gpu.name, gpu.driver_model, gpu.persistence_mode, gpu.memory_total_mib) == ("Tesla T4", "TCC", None, 15205)
     process = table.processes[0]
     assert (process.gpu_instance_id, process.compute_instance_id, process.pid, process.used_memory_mib) == (1, 0, 12345, 500)
+
+
+def test_a_table_cut_before_the_mig_devices_does_not_say_whether_any_exist():
+    text = (TEXT_DIR / "a30_driver-535.183.01_cuda-12.2_mig-enabled-no-mig-devices.txt").read_text(encoding="utf-8")
+    whole = parse_nvidia_smi_table(text)
+    cut = parse_nvidia_smi_table(text.split("MIG devices:")[0])
+    assert whole.mig_shown and whole.mig_devices == ()
+    assert not cut.mig_shown and cut.gpus == whole.gpus
+    # the Processes section follows the MIG devices' place: a table that reaches it has shown them (none, here)
+    assert parse_nvidia_smi_table(text.replace("MIG devices:", "other:")).mig_shown
