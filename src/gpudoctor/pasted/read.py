@@ -43,7 +43,15 @@ def read_sources(sources: list[Source]) -> Gathered:
             g.shown[len(g.texts)] = normalise(src.text[:MAX_SOURCE_CHARS])  # cited as the file shows them
         g.smi_table_line = -1
         for block in find_blocks(text):
+            # A form's stated torch yields to a tool's listing of it, read before or after the form.
+            stated = block.kind != "issue_form" and g.form_torch is not None and g.distributions.get("torch") == g.form_torch
+            if stated:
+                del g.distributions["torch"]
             gave = _read_block(g, block)
+            if stated and "torch" in g.distributions:
+                g.form_torch = None
+            elif stated:
+                g.distributions["torch"] = g.form_torch or ""
             g.blocks.append(
                 {
                     "kind": block.kind,
@@ -97,6 +105,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _wsl_listed(g)
     _torch_wheel_downloaded(g)
     _torch_said_moved(g)
+    _form_torch_untagged(g)
     _image_torch(g)
     _jax_cuda_said(g)
     _source_checkout(g)
@@ -191,6 +200,22 @@ def _torch_said_moved(g: Gathered) -> None:
             g.frameworks.append("torch")
         g.notes.append(f"torch {version}: the version the text says torch was updated to ({moved.group(0)!r})")
         return
+
+
+def _form_torch_untagged(g: Gathered) -> None:
+    """An issue form's "PyTorch Version: 2.1.1" is the release the reporter typed, not the installed distribution's
+    name: people drop the local tag there (+cu121). On Windows or macOS an untagged torch would read as PyPI's
+    CPU-only wheel, so, as for a version the reporter says torch was moved to, it is not taken as the installed build
+    unless the text shows the build (a tag, torch.version.cuda, a command that installed it); torch stays a framework
+    the report names."""
+    if g.form_torch is None or g.system not in ("Windows", "Darwin") or g.torch_cuda is not None:
+        return
+    if "+" in g.form_torch or g.distributions.get("torch") != g.form_torch:
+        return
+    del g.distributions["torch"]
+    if "torch" not in g.frameworks:
+        g.frameworks.append("torch")
+    g.notes.append(f"torch {g.form_torch}: a form's field without its build tag, not read as the installed build")
 
 
 # pip's "Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)": a Windows torch wheel with no local version
@@ -1135,7 +1160,7 @@ def _issue_form(g: Gathered, block: Block) -> str:
             g.distributions["tensorflow"] = versions[-1]
             said.append("TensorFlow")
         elif key.startswith(("pytorch", "torch")) and versions and "torch" not in g.distributions:
-            g.distributions["torch"] = versions[-1]
+            g.distributions["torch"] = g.form_torch = versions[-1]
             said.append("PyTorch")
         elif key.startswith("python") and versions:
             g.python_version = g.python_version or versions[0]
