@@ -834,17 +834,68 @@ def check_reported_jax(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.frameworks import check_jax_versions
 
     said = _said(facts, "pjrt-plugin-mismatch") + _said(facts, "jax-plugin-incompatible")
-    if not said or _emits(check_jax_versions, facts, ctx, "jax-plugin-mismatch"):
+    api = _said(facts, "jax-plugin-api-missing")
+    if not (said or api) or _emits(check_jax_versions, facts, ctx, "jax-plugin-mismatch"):
         return
     yield Finding(
         "jax-plugin-mismatch",
         Severity.ERROR,
         "frameworks",
         "JAX's CUDA plugin does not match the installed jax and jaxlib",
-        "The CUDA plugin (jax-cudaNN-plugin / -pjrt) was built for another PJRT API version than jax and jaxlib, as "
-        "the message says; newer plugins crash instead of saying so.",
-        (ev("pasted", said[0].line),),
-        _jax_fix(facts, ctx, "Install jax, jaxlib and the CUDA plugin at one version, in one command."),
+        (
+            "The CUDA plugin (jax-cudaNN-plugin / -pjrt) was built for another PJRT API version than jax and jaxlib, as "
+            "the message says; newer plugins crash instead of saying so."
+            if said
+            else "The traceback ends in the CUDA plugin's initialize() (jax_plugins), calling a jaxlib API the installed "
+            "jaxlib does not have: the plugin (jax-cudaNN-plugin with its jax-cudaNN-pjrt) is of a later release than "
+            "jaxlib, and each plugin release works only with the jaxlib of its own version. The driver, CUDA and "
+            "cuDNN are not involved."
+        ),
+        (ev("pasted", (said or api)[0].line),),
+        (None if said else _plugin_to_jaxlib(facts, ctx, api[0].get("plugin") or ""))
+        or _jax_fix(facts, ctx, "Install jax, jaxlib and the CUDA plugin at one version, in one command."),
+    )
+
+
+def _plugin_to_jaxlib(facts: Facts, ctx: Context, plugin: str) -> Remediation | None:
+    """The CUDA plugin (its module xla_cudaNN) brought back to the jax and jaxlib shown: jax's own CUDA extra of their
+    release, which pins jaxlib, jax-cudaNN-plugin and (through it) jax-cudaNN-pjrt to releases made for it, so pip
+    moves the newer plugin down with nothing removed first (jax 0.4.35's cuda12 extra, its index metadata: jaxlib==0.4.34,
+    jax-cuda12-plugin[with_cuda]>=0.4.34,<=0.4.35; the plugin requires jax-cuda12-pjrt of its own version). None where the versions were not
+    shown or the matrix has no CUDA build of that release for the plugin's major."""
+    from gpudoctor.planner import commands, pick_jax
+    from gpudoctor.planner.machine import machine_from_facts
+    from gpudoctor.planner.remedy import python_exe
+
+    j = facts.frameworks.jax
+    m = re.fullmatch(r"xla_cuda(\d{2})", plugin)
+    if not isinstance(j, Found) or m is None:
+        return None
+    installed = {k: v for k, v in (("jax", j.value.jax), ("jaxlib", j.value.jaxlib)) if v}
+    version = pick_jax.agreed_version(ctx.matrix, installed)
+    if version is None:
+        return None
+    build = next(
+        (b for _, builds in pick_jax.groups(ctx.matrix, version) for b in builds if b.variant == f"cuda{m.group(1)}"), None
+    )
+    if build is None:
+        return None
+    machine = machine_from_facts(facts, ctx)
+    installer = "uv" if machine.env.uv and not machine.env.has_pip else "pip"
+    exe = python_exe(facts)
+    return Remediation(
+        f"Bring the CUDA plugin back to the installed JAX {version}: {build.specs[0]} pins jaxlib, "
+        f"jax-cuda{m.group(1)}-plugin and its PJRT to releases made for jax {version} (pip moves the newer plugin "
+        "down), in the interpreter that runs the program. Or upgrade all of them together to the current release "
+        f"(jax[cuda{m.group(1)}], upgraded).",
+        (
+            Cmd(commands.install_argv(installer, machine.env, build.specs, find_links=build.find_links)),
+            Cmd(
+                (exe, "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, jax.devices())"),
+                note="a CUDA device listed",
+            ),
+        ),
+        component="jax",
     )
 
 

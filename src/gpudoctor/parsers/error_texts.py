@@ -178,6 +178,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nvidia-smi-not-found": "the shell could not find nvidia-smi",
     "nvml": "an NVML or nvidia-smi failure (ERROR_CODES names which)",
     "jax-plugin-incompatible": "JAX: the CUDA plugin's version does not go with the installed jaxlib",
+    "jax-plugin-api-missing": "JAX's CUDA plugin failed calling a jaxlib API the installed jaxlib lacks (a newer plugin)",
     "jaxlib-cpu-fallback": "JAX found no CUDA-enabled jaxlib and fell back to the CPU",
     "undefined-symbol": "the dynamic loader could not bind a symbol an object needs (the object, the mangled name)",
     "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
@@ -331,6 +332,33 @@ _PLUGIN_INCOMPATIBLE = _Lazy(
     r"JAX plugin (?P<plugin>jax_cuda\d+_(?:plugin|pjrt)) version (?P<version>\d+(?:\.\d+)+) is installed,\s+but it is not "
     r"compatible with the installed jaxlib version (?P<jaxlib>\d+(?:\.\d+)+)"
 )
+# JAX's CUDA plugin (the jax-cudaNN-plugin wheel, importable as jax_plugins.xla_cudaNN) calls jaxlib's Python API
+# from its initialize() (jax-ml/jax, jax_plugins/cuda/__init__.py @fdaf7b68: `from jax._src.lib import xla_client`,
+# then `xla_client.register_custom_type_id_handler(`): a traceback whose frame in the plugin's __init__.py is a call
+# into xla_client / xla_extension / jaxlib, or ends on an AttributeError or ImportError naming one of them, is a
+# plugin of a later release than the installed jaxlib (the API it calls is not there yet).
+_PLUGIN_FRAME = re.compile(r'File "[^"\n]{0,300}?jax_plugins[/\\](?P<plugin>xla_cuda\d{2})[/\\]__init__\.py", line \d+')
+_JAXLIB_API = re.compile(
+    r"^\s*(?:[\w.]+\s*=\s*)?(?:xla_client|xla_extension|_xla|jaxlib(?:\.\w+)*)\.\w+\s*\("
+    r"|\b(?:AttributeError: module '(?:jaxlib|jax\._src\.lib)[\w.]*' has no attribute"
+    r"|ImportError: cannot import name '\w+' from '(?:jaxlib|jax\._src\.lib)[\w.]*')"
+)
+
+
+def _plugin_api_missing(lines: list[str]) -> tuple[str, str] | None:
+    """(the plugin's frame line, its module xla_cudaNN) where JAX's CUDA plugin failed on a jaxlib API, else None."""
+    for i, line in enumerate(lines):
+        frame = _PLUGIN_FRAME.search(line[:2_000])
+        if frame is None:
+            continue
+        for after in lines[i + 1 : i + 6]:
+            if 'File "' in after:
+                break
+            if _JAXLIB_API.search(after[:2_000]):
+                return line, frame.group("plugin")
+    return None
+
+
 # JAX's own cuDNN checks: "Found cuDNN version 8600, but JAX was built against version 8906, which is newer", and
 # "Outdated cuDNN installation found. Version JAX was built against: 8907 Minimum supported: 9100 Installed version: 8907".
 _JAX_CUDNN = _Lazy(r"Found cuDNN version (?P<loaded>\d{4,5}), but JAX was built against version (?P<compiled>\d{4,5})")
@@ -618,6 +646,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add("container-requires-cuda", joined[max(0, m.start() - 60) : m.end()], cuda=m.group("cuda"))
     if m := _PLUGIN_INCOMPATIBLE.search(bounded[: 4 * 1024 * 1024].replace("\n", " ")):
         add("jax-plugin-incompatible", m.group(0), plugin=m.group("plugin"), version=m.group("version"), jaxlib=m.group("jaxlib"))
+    if "jax_plugins" in bounded and (api := _plugin_api_missing(bounded.splitlines()[:_MAX_LINES])):
+        add("jax-plugin-api-missing", api[0], plugin=api[1])
     for m in _CUDA_UNAVAILABLE.finditer(bounded[: 4 * 1024 * 1024]):
         add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
     # `nvidia-smi topo -m` with GPUs behind PCIe switches (PIX/PXB), whose P2P hangs and works with NCCL_P2P_DISABLE=1

@@ -286,7 +286,14 @@ def _image_torch(g: Gathered) -> None:
 
 
 # JAX's CUDA major as its packages spell it: the plugin's name, jax's extra, a CUDA jaxlib's local tag.
-_JAX_CUDA = re.compile(r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(?:_pip|_local)?\]|\bjaxlib\S*?\+cuda(\d{2})\b")
+# (and the plugin's module, jax_plugins/xla_cuda12, as a traceback names it)
+_JAX_CUDA = re.compile(
+    r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(?:_pip|_local)?\]|\bjaxlib\S*?\+cuda(\d{2})\b"
+    r"|\bjax_plugins[./\\]xla_cuda(\d{2})\b"
+)
+
+
+_JAX_DISAGREE = frozenset({"pjrt-plugin-mismatch", "jax-plugin-incompatible", "jax-plugin-api-missing"})
 
 
 def _jax_cuda_said(g: Gathered) -> None:
@@ -294,7 +301,7 @@ def _jax_cuda_said(g: Gathered) -> None:
     major for them (gpudoctor.facts.JAX_CUDA_SAID), with the first line that names it; on native Windows, where JAX
     publishes no CUDA build at all, wherever the text names one (gpudoctor.checks.windows judges it)."""
     windows = g.system == "Windows" and not g.wsl and not g.wsl_said
-    if not windows and not any(e.kind in ("pjrt-plugin-mismatch", "jax-plugin-incompatible") for e in g.errors):
+    if not windows and not any(e.kind in _JAX_DISAGREE for e in g.errors):
         return
     said: dict[str, str] = {}
     for _name, lines in g.texts:
