@@ -103,6 +103,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _plugin_present(g, sources)
     _from_errors(g)
     _wsl_listed(g)
+    _pip_installed(g)
     _torch_wheel_downloaded(g)
     _torch_said_moved(g)
     _form_torch_untagged(g)
@@ -200,6 +201,32 @@ def _torch_said_moved(g: Gathered) -> None:
             g.frameworks.append("torch")
         g.notes.append(f"torch {version}: the version the text says torch was updated to ({moved.group(0)!r})")
         return
+
+
+# pip's last line of an install that finished (pip's install command: "Successfully installed " and each distribution
+# as name-version, pypa/pip src/pip/_internal/commands/install.py @6d30920: `write_output("Successfully installed %s",
+# installed_desc)`). Each is installed now: it is read where no listing named it, and over a listing (pip list,
+# pip freeze, conda list, collect_env) shown before it in the same text, which pip's install then changed.
+_PIP_INSTALLED = re.compile(r"^[ \t]*Successfully installed[ \t]+(?P<names>\S+(?:[ \t]+\S+){0,200})[ \t]*$")
+_DIST_VERSION = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100}?)-(?P<version>\d[\w.+!]{0,60})$")
+_LISTINGS = frozenset({"collect_env", "pip_list", "pip_freeze", "pip_show", "conda_list", "env_rows", "repl"})
+
+
+def _pip_installed(g: Gathered) -> None:
+    for name, lines in g.texts:
+        listed_until = max((b["lines"][1] for b in g.blocks if b["source"] == name and b["kind"] in _LISTINGS), default=-1)
+        for i, line in enumerate(lines[:200_000]):
+            if "Successfully installed" not in line or (m := _PIP_INSTALLED.match(line[:20_000])) is None:
+                continue
+            for token in m.group("names").split():
+                d = _DIST_VERSION.match(token)
+                if d is None:
+                    continue
+                dist = canonical_name(d.group("name"))
+                if dist not in g.distributions or i >= listed_until:
+                    g.distributions[dist] = d.group("version")
+                    if dist == "torch":
+                        g.torch_version = d.group("version")
 
 
 def _form_torch_untagged(g: Gathered) -> None:
