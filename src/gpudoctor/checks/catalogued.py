@@ -929,6 +929,7 @@ _COMPANION_OF = {
     "torchaudio-cuda-mismatch": "torchaudio",
     "torchvision-cuda-mismatch": "torchvision",
     "torchaudio-extension-not-loaded": "torchaudio",
+    "torchvision-operator-missing": "torchvision",
 }
 
 
@@ -954,6 +955,11 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     name = _COMPANION_OF.get(e.get("entry") or "", "a companion")
     if e.kind == "companion-built-for":
         why = f"it says it was built for PyTorch {e.get('built')}, and the torch it imported is {e.get('have')}"
+    elif e.get("entry") == "torchvision-operator-missing":
+        why = (
+            f"torch's dispatcher has no operator torchvision::{e.get('op') or 'nms'}, which torchvision's compiled "
+            "extension registers when it loads into the torch it was built for"
+        )
     elif e.kind == "companion-load-failed":
         why = (
             "Windows' loader refused its compiled library, a file that is there: a DLL it links (torch's own) is not "

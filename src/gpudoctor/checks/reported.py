@@ -18,6 +18,7 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import no_gpu_said
 from gpudoctor.cmdline import Cmd
 from gpudoctor.facts import JAX_CUDA_SAID, Facts
+from gpudoctor.host import canonical_name
 from gpudoctor.lazypattern import LazyPattern  # pasted evidence only
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
@@ -899,6 +900,78 @@ def _plugin_to_jaxlib(facts: Facts, ctx: Context, plugin: str) -> Remediation | 
     )
 
 
+# The companions PyTorch publishes with each torch release, each built for that release only.
+_TORCH_FAMILY = ("torchvision", "torchaudio", "torchtext")
+
+
+def check_reported_torch_pulled(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pip collecting the torch a package being installed pins exactly ("Collecting torch==2.0.0 (from
+    xformers==0.0.19)") over another torch the text shows installed (a listing before the install, or pip's own
+    "Successfully uninstalled torch-2.0.1+cu118"): pip replaces torch, and the companions built for the torch that
+    was there (torchvision, torchaudio) no longer match it. The fix keeps that torch: the package's release built for
+    it (the matrix's pairing table), whose pin it already satisfies."""
+    from gpudoctor.planner.remedy import pip, python_exe
+
+    pinned = _said(facts, "pip-torch-pinned-by")
+    if not pinned:
+        return
+    e = pinned[-1]
+    wanted, package, version = e.get("torch") or "", canonical_name(e.get("package") or ""), e.get("version") or ""
+    removed = _said(facts, "pip-torch-removed")
+    py = facts.frameworks.python
+    dists = py.value.distributions if isinstance(py, Found) else {}
+    before = removed[-1].get("torch") if removed else dists.get("torch")
+    if not before or package in ("torch", *_TORCH_FAMILY) or vkey(before.split("+")[0]) == vkey(wanted.split("+")[0]):
+        return
+    base = before.split("+")[0]
+    left = [f"{n} {dists[n]}" for n in _TORCH_FAMILY if n in dists]
+    row = ctx.matrix.companion_for(package, base)
+    evidence = (ev("pasted", e.line),) + ((ev("pasted", removed[-1].line),) if removed else ())
+    why = (
+        f"pip's resolver says so ('{e.line.strip()}'): {package} {version} requires torch=={wanted}, so installing it "
+        f"replaces the torch that was there, {before}, with the package index's {wanted}"
+        + (f", and {', '.join(left)}, built for torch {base}, no longer match it" if left else "")
+        + " (expect 'operator torchvision::nms does not exist' or undefined symbols at import). The GPU, the driver "
+        "and CUDA are not involved."
+    )
+    if row is not None:
+        remedy = Remediation(
+            f"Install the {package} release built for torch {base} instead: {package}=={row.version} requires torch "
+            f"{base}, which the installed {before} satisfies, so torch and its companions stay. If torch was already "
+            f"replaced, the same command brings torch {base} back (reinstall its companions at the same time if they "
+            "were moved).",
+            (
+                pip(facts, "install", f"{package}=={row.version}"),
+                Cmd(
+                    (
+                        python_exe(facts),
+                        "-c",
+                        f"import torch, {package.replace('-', '_')} as m; print(torch.__version__, m.__version__)",
+                    ),
+                    note=f"torch {base} and {package} {row.version}",
+                ),
+            ),
+            component="torch",
+        )
+    else:
+        remedy = Remediation(
+            f"Keep torch {before}: install the {package} release built for it (the compatibility matrix pairs none of "
+            f"{package} with torch {base}), or move torch, torchvision and torchaudio together to a release {package} "
+            f"{version} supports.",
+            (),
+            component="torch",
+        )
+    yield Finding(
+        "companion-torch-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        f"{package} {version} pins torch {wanted}, so pip replaces the installed torch {before}",
+        why,
+        evidence,
+        remedy,
+    )
+
+
 def jax_again(facts: Facts, ctx: Context) -> tuple[str, tuple[Cmd, ...]] | None:
     """(CUDA major, commands) that put JAX's packages of the CUDA major a paste names (gpudoctor.facts.JAX_CUDA_SAID) at
     one release: jax's own extra, upgraded, pins the other three exactly (jax 0.4.30's cuda12 extra: jaxlib==0.4.30,
@@ -1367,6 +1440,7 @@ CHECKS = (
     Check("reported-container-gpu", "platform", ("container-no-gpu",), check_reported_container_gpu, ("pasted",)),
     Check("reported-cpu-build", "frameworks", ("framework-cpu-build",), check_reported_cpu_build, ("pasted",)),
     Check("reported-jax", "frameworks", ("jax-plugin-mismatch",), check_reported_jax, ("pasted",)),
+    Check("reported-torch-pulled", "frameworks", ("companion-torch-mismatch",), check_reported_torch_pulled, ("pasted",)),
     Check("reported-wsl", "platform", ("wsl-linux-driver-installed",), check_reported_wsl, ("pasted",)),
     Check("reported-lost", "health", ("gpu-lost",), check_reported_lost, ("pasted",)),
     Check("reported-wsl-memory", "platform", ("wsl-memory-limit",), check_reported_wsl_memory, ("pasted",)),

@@ -178,6 +178,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nvidia-smi-not-found": "the shell could not find nvidia-smi",
     "nvml": "an NVML or nvidia-smi failure (ERROR_CODES names which)",
     "jax-plugin-incompatible": "JAX: the CUDA plugin's version does not go with the installed jaxlib",
+    "pip-torch-pinned-by": "pip collecting the torch a package being installed pins ('Collecting torch==2.0.0 (from xformers==0.0.19)')",
+    "pip-torch-removed": "pip taking an installed torch away ('Successfully uninstalled torch-2.0.1+cu118')",
     "jax-plugin-api-missing": "JAX's CUDA plugin failed calling a jaxlib API the installed jaxlib lacks (a newer plugin)",
     "jaxlib-cpu-fallback": "JAX found no CUDA-enabled jaxlib and fell back to the CPU",
     "undefined-symbol": "the dynamic loader could not bind a symbol an object needs (the object, the mangled name)",
@@ -331,6 +333,18 @@ _SMI_NOT_FOUND = _Lazy(
 _PLUGIN_INCOMPATIBLE = _Lazy(
     r"JAX plugin (?P<plugin>jax_cuda\d+_(?:plugin|pjrt)) version (?P<version>\d+(?:\.\d+)+) is installed,\s+but it is not "
     r"compatible with the installed jaxlib version (?P<jaxlib>\d+(?:\.\d+)+)"
+)
+# pip's resolver collecting the torch another requirement pins (pypa/pip src/pip/_internal/operations/prepare.py
+# @6d309205: message = "Collecting %s", then `information += f" (from {comes_from})"`): the package being installed
+# requires that torch exactly, and pip replaces the installed one with it. And pip taking a torch away
+# (src/pip/_internal/req/req_install.py: "Found existing installation: %s"; req_uninstall.py: "Successfully
+# uninstalled %s"): the torch that was there before.
+_PIP_TORCH_PINNED = re.compile(
+    r"^\s*Collecting torch==(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s+\(from (?P<package>[A-Za-z0-9][\w.-]{0,80}?)"
+    r"(?:\[[^\]]{0,80}\])?==(?P<version>\d[\w.+!]{0,40})\)"
+)
+_PIP_TORCH_REMOVED = re.compile(
+    r"^\s*(?:Successfully uninstalled torch-|Found existing installation: torch\s+)(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s*$"
 )
 # JAX's CUDA plugin (the jax-cudaNN-plugin wheel, importable as jax_plugins.xla_cudaNN) calls jaxlib's Python API
 # from its initialize() (jax-ml/jax, jax_plugins/cuda/__init__.py @fdaf7b68: `from jax._src.lib import xla_client`,
@@ -595,6 +609,10 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("docker-run-cpu-image", line, image=image.group("image"))
         elif m and _GPUS_ZERO.search(m.group("args")):
             add("docker-run-gpus-zero", line)
+        if "torch" in line and (m := _PIP_TORCH_PINNED.search(line)):
+            add("pip-torch-pinned-by", line, torch=m.group("torch"), package=m.group("package"), version=m.group("version"))
+        if "torch" in line and (m := _PIP_TORCH_REMOVED.search(line)):
+            add("pip-torch-removed", line, torch=m.group("torch"))
         if _JAXLIB_CPU.search(line):
             add("jaxlib-cpu-fallback", line)
         if _PJRT.search(line):

@@ -204,8 +204,8 @@ def _torch_said_moved(g: Gathered) -> None:
 
 
 # pip's last line of an install that finished (pip's install command: "Successfully installed " and each distribution
-# as name-version, pypa/pip src/pip/_internal/commands/install.py @6d30920: `write_output("Successfully installed %s",
-# installed_desc)`). Each is installed now: it is read where no listing named it, and over a listing (pip list,
+# as name-version, pypa/pip src/pip/_internal/commands/install.py @6d309205: `return f"Successfully installed
+# {' '.join(summary)}"`). Each is installed now: it is read where no listing named it, and over a listing (pip list,
 # pip freeze, conda list, collect_env) shown before it in the same text, which pip's install then changed.
 _PIP_INSTALLED = re.compile(r"^[ \t]*Successfully installed[ \t]+(?P<names>\S+(?:[ \t]+\S+){0,200})[ \t]*$")
 _DIST_VERSION = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100}?)-(?P<version>\d[\w.+!]{0,60})$")
