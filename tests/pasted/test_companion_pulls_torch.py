@@ -63,3 +63,11 @@ def test_a_package_the_matrix_does_not_pair_is_named_without_a_guessed_pin():
     (f,) = _run(text)
     assert f.remediation.commands == ()
     assert f.evidence[0].value.startswith("Collecting torch==2.2.0 (from some-extension==1.4.0)")
+
+
+def test_pips_uninstall_lines_alone_are_facts_not_a_failure():
+    snapshot = validate_snapshot(
+        read_pasted([Source("t", "I uninstalled it and got\n  Successfully uninstalled torch-2.8.0\n")]), "t"
+    )
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors and not report.findings

@@ -1255,6 +1255,8 @@ _DESCRIPTIVE = frozenset(
         "windows-build",
         "linux-driver-package",
         "distro-package-installed",  # a listing of what is installed: facts, no failure
+        "pip-torch-removed",  # pip's install output: what it took away and what a package pins (judged by
+        "pip-torch-pinned-by",  # check_reported_torch_pulled where torch moves)
         "tensorrt-version-said",
         "cudnn-version-said",
         "docker-run-without-gpus",
