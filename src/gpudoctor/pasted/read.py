@@ -223,10 +223,10 @@ def _pip_installed(g: Gathered) -> None:
                 if d is None:
                     continue
                 dist = canonical_name(d.group("name"))
+                if dist == "torch":
+                    continue  # its build is torch's own readers' (a tag, a wheel's size, the index it came from)
                 if dist not in g.distributions or i >= listed_until:
                     g.distributions[dist] = d.group("version")
-                    if dist == "torch":
-                        g.torch_version = d.group("version")
 
 
 def _form_torch_untagged(g: Gathered) -> None:
