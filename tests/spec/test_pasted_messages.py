@@ -141,9 +141,15 @@ def test_libcuda_so_missing_outside_wsl_is_not_the_wsl_path():
 
 @states("companion-torch-mismatch", FIRES)
 def test_xformers_for_a_torch_without_a_known_release_prints_no_invented_pin():
-    f = _codes(XFORMERS.format(built="2.3.0+cu121", have="2.0.0+cu117"))["companion-torch-mismatch"]
-    assert f.title == "xformers is built for another torch than the installed 2.0.0+cu117"
+    # (torch 1.13.1: the matrix pairs no xformers release with it; 2.0.0 has 0.0.19 since its wheel metadata was read)
+    f = _codes(XFORMERS.format(built="2.3.0+cu121", have="1.13.1+cu117"))["companion-torch-mismatch"]
+    assert f.title == "xformers is built for another torch than the installed 1.13.1+cu117"
     assert f.remediation.commands == ()
+
+
+def test_xformers_for_torch_200_is_its_release_from_the_wheel_metadata():
+    f = _codes(XFORMERS.format(built="2.3.0+cu121", have="2.0.0+cu117"))["companion-torch-mismatch"]
+    assert any("xformers==0.0.19" in c.argv for c in f.remediation.commands)
 
 
 def test_the_programs_torch_version_outranks_an_issue_forms():

@@ -1000,6 +1000,7 @@ _COMPANION_OF = {
     "torchaudio-cuda-mismatch": "torchaudio",
     "torchvision-cuda-mismatch": "torchvision",
     "torchaudio-extension-not-loaded": "torchaudio",
+    "torchvision-operator-missing": "torchvision",
 }
 
 
@@ -1029,6 +1030,11 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
         why = f"{name} {e.get('version')} requires torch=={e.get('built')}, and torch {e.get('have')} is installed"
     elif e.kind == "companion-built-for":
         why = f"it says it was built for PyTorch {e.get('built')}, and the torch it imported is {e.get('have')}"
+    elif e.get("entry") == "torchvision-operator-missing":
+        why = (
+            f"torch's dispatcher has no operator torchvision::{e.get('op') or 'nms'}, which torchvision's compiled "
+            "extension registers when it loads into the torch it was built for"
+        )
     elif e.kind == "companion-load-failed":
         why = (
             "Windows' loader refused its compiled library, a file that is there: a DLL it links (torch's own) is not "
@@ -1204,6 +1210,7 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
     whatever the GPU; 0.43.0 is the first release that supports Windows (bitsandbytes-foundation/bitsandbytes CHANGELOG.md
     @a0ae4608, 0.43.0: "Windows should be officially supported in bitsandbytes"; its package index files include a
     py3-none-win_amd64 wheel from that release on), so the fix is that release or newer in the same environment."""
+    from gpudoctor.checks.libraries import fork_installed, fork_replaced
     from gpudoctor.planner.remedy import pip
 
     said = _said(facts, "bitsandbytes-linux-cuda-setup")
@@ -1225,11 +1232,22 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "toolkit or torch. 0.43.0 brought official Windows wheels; no CUDA toolkit is needed for them (they use torch's "
         "CUDA).",
         (ev("pasted", said[0].line),),
-        Remediation(
-            "Upgrade bitsandbytes to 0.43.0 or newer in the environment that runs it (a notebook's kernel: its own "
-            "python), then restart the program or kernel; `python -m bitsandbytes` then reports success.",
-            (pip(facts, "install", "--upgrade", "bitsandbytes>=0.43.0"),),
-            component="torch",
+        (
+            Remediation(
+                f"Uninstall the unofficial {fork.fork} {fork.version} (it installs the same bitsandbytes package) and "
+                f"install the official {fork.requirement}, whose Windows wheels carry their CUDA libraries, in the "
+                "environment that runs it; then restart the program or kernel (`python -m bitsandbytes` then reports "
+                "success; torch must be a CUDA build).",
+                fork_replaced(facts, fork),
+                component="torch",
+            )
+            if (fork := fork_installed(facts)) is not None and fork.official == "bitsandbytes"
+            else Remediation(
+                "Upgrade bitsandbytes to 0.43.0 or newer in the environment that runs it (a notebook's kernel: its own "
+                "python), then restart the program or kernel; `python -m bitsandbytes` then reports success.",
+                (pip(facts, "install", "--upgrade", "bitsandbytes>=0.43.0"),),
+                component="torch",
+            )
         ),
     )
 

@@ -336,9 +336,18 @@ def check_companions(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     bad: list[tuple[Companion, list[str]]] = []
     used: list[str] = []
+    # A companion pip is installing with the torch it pins ("Collecting torch==2.0.0 (from xformers==0.0.19)") is
+    # not one built for another torch beside this one: pip moves torch to it (gpudoctor.checks.reported's
+    # check_reported_torch_pulled says so, one finding per cause).
+    pulling = {
+        (e.get("package"), e.get("version"))
+        for e in (facts.pasted.reported("pip-torch-pinned-by") if facts.pasted.partial else [])
+    }
     for c in ext.companions:
         if c.name == "triton":
             continue  # judged from torch's own pin below
+        if (c.name, c.version) in pulling:
+            continue
         why, sources = _reasons(c, ext, ctx, facts.platform.env, read=not facts.pasted.partial)
         if why:
             bad.append((c, why))

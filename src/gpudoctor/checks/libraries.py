@@ -763,6 +763,70 @@ def check_onnxruntime_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# --- unofficial forks that install the same import package ---------------------------------------------------
+
+# Forks published under a distribution name of their own whose wheels write the official package's import directory:
+# beside the official distribution one overwrites the other's files, and uninstalling either removes files the other
+# needs, so both go and the official release that fixes the fork's reason to exist comes back (the onnxruntime
+# family's recipe above). Each row: the fork, the official distribution, the official requirement that replaces it,
+# and the source.
+#   bitsandbytes-windows: its 0.37.5 wheel (bitsandbytes_windows-0.37.5-py3-none-any.whl, Home-page
+#   Keith-Hon/bitsandbytes-windows) holds the top-level bitsandbytes/ package, read from the wheel itself; official
+#   Windows wheels start at bitsandbytes 0.43.0 (bitsandbytes-foundation/bitsandbytes CHANGELOG.md @a0ae4608, 0.43.0:
+#   "Windows should be officially supported in bitsandbytes"), and pip picks the newest one the Python accepts (0.45.5
+#   for CPython 3.8 on win_amd64, pip's --dry-run --report, 2026-11-29; compat_matrix's bnb-wheel-metadata).
+_FORKS = {"bitsandbytes-windows": ("bitsandbytes", "bitsandbytes>=0.43.0")}
+
+
+@dataclass(frozen=True)
+class Fork:
+    fork: str
+    version: str
+    official: str
+    official_version: str | None  # installed beside it, or None
+    requirement: str
+
+
+def fork_installed(facts: Facts) -> Fork | None:
+    """An unofficial fork of _FORKS installed in the environment (with the official distribution beside it or not)."""
+    py = facts.frameworks.python
+    if not isinstance(py, Found):
+        return None
+    dists = py.value.distributions
+    for fork, (official, requirement) in _FORKS.items():
+        if fork in dists:
+            return Fork(fork, dists[fork], official, dists.get(official), requirement)
+    return None
+
+
+def fork_replaced(facts: Facts, fork: Fork) -> tuple[Cmd, ...]:
+    """The fork and the official distribution out (pip skips one that is not installed), the official release back,
+    in the interpreter that runs the program."""
+    return (_pip(facts, "uninstall", "-y", fork.fork, fork.official), _pip(facts, "install", fork.requirement))
+
+
+def check_fork_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """An unofficial fork installed beside the official distribution it copies (both listed): they share one package
+    directory. (A fork alone that fails says so in its own message: the check of that message plans the same.)"""
+    fork = fork_installed(facts)
+    if fork is None or fork.official_version is None:
+        return
+    yield Finding(
+        "nvidia-wheels-conflict",
+        Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
+        "frameworks",
+        f"{fork.fork} {fork.version} (an unofficial fork) is installed together with {fork.official} {fork.official_version}",
+        f"Both install the same site-packages/{fork.official} package: the one installed last overwrote the other's "
+        "files, and uninstalling one deletes files the other needs.",
+        (ev("python", f"installed: {fork.fork} {fork.version}, {fork.official} {fork.official_version}"),),
+        Remediation(
+            f"Uninstall both, then install the official {fork.requirement} alone, in the interpreter that runs the program.",
+            fork_replaced(facts, fork),
+            component="environment",
+        ),
+    )
+
+
 # --- CUDA Python (cuda-bindings) -------------------------------------------------------------------------------
 
 # cuda-bindings 12.9.0 refuses drivers of CUDA 13 by a bug; 12.9.1 runs on them, and cuda-python 12.9.1 requires
@@ -904,5 +968,6 @@ CHECKS = (
     ),
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
     Check("library-onnxruntime-packages", "frameworks", ("nvidia-wheels-conflict",), check_onnxruntime_packages),
+    Check("library-fork-packages", "frameworks", ("nvidia-wheels-conflict",), check_fork_packages),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
 )

@@ -18,6 +18,7 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import no_gpu_said
 from gpudoctor.cmdline import Cmd
 from gpudoctor.facts import JAX_CUDA_SAID, Facts
+from gpudoctor.host import canonical_name
 from gpudoctor.lazypattern import LazyPattern  # pasted evidence only
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
@@ -834,17 +835,140 @@ def check_reported_jax(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.frameworks import check_jax_versions
 
     said = _said(facts, "pjrt-plugin-mismatch") + _said(facts, "jax-plugin-incompatible")
-    if not said or _emits(check_jax_versions, facts, ctx, "jax-plugin-mismatch"):
+    api = _said(facts, "jax-plugin-api-missing")
+    if not (said or api) or _emits(check_jax_versions, facts, ctx, "jax-plugin-mismatch"):
         return
     yield Finding(
         "jax-plugin-mismatch",
         Severity.ERROR,
         "frameworks",
         "JAX's CUDA plugin does not match the installed jax and jaxlib",
-        "The CUDA plugin (jax-cudaNN-plugin / -pjrt) was built for another PJRT API version than jax and jaxlib, as "
-        "the message says; newer plugins crash instead of saying so.",
-        (ev("pasted", said[0].line),),
-        _jax_fix(facts, ctx, "Install jax, jaxlib and the CUDA plugin at one version, in one command."),
+        (
+            "The CUDA plugin (jax-cudaNN-plugin / -pjrt) was built for another PJRT API version than jax and jaxlib, as "
+            "the message says; newer plugins crash instead of saying so."
+            if said
+            else "The traceback ends in the CUDA plugin's initialize() (jax_plugins), calling a jaxlib API the installed "
+            "jaxlib does not have: the plugin (jax-cudaNN-plugin with its jax-cudaNN-pjrt) is of a later release than "
+            "jaxlib, and each plugin release works only with the jaxlib of its own version. The driver, CUDA and "
+            "cuDNN are not involved."
+        ),
+        (ev("pasted", (said or api)[0].line),),
+        (None if said else _plugin_to_jaxlib(facts, ctx, api[0].get("plugin") or ""))
+        or _jax_fix(facts, ctx, "Install jax, jaxlib and the CUDA plugin at one version, in one command."),
+    )
+
+
+def _plugin_to_jaxlib(facts: Facts, ctx: Context, plugin: str) -> Remediation | None:
+    """The CUDA plugin (its module xla_cudaNN) brought back to the jax and jaxlib shown: jax's own CUDA extra of their
+    release, which pins jaxlib, jax-cudaNN-plugin and (through it) jax-cudaNN-pjrt to releases made for it, so pip
+    moves the newer plugin down with nothing removed first (jax 0.4.35's cuda12 extra, its index metadata: jaxlib==0.4.34,
+    jax-cuda12-plugin[with_cuda]>=0.4.34,<=0.4.35; the plugin requires jax-cuda12-pjrt of its own version). None where the versions were not
+    shown or the matrix has no CUDA build of that release for the plugin's major."""
+    from gpudoctor.planner import commands, pick_jax
+    from gpudoctor.planner.machine import machine_from_facts
+    from gpudoctor.planner.remedy import python_exe
+
+    j = facts.frameworks.jax
+    m = re.fullmatch(r"xla_cuda(\d{2})", plugin)
+    if not isinstance(j, Found) or m is None:
+        return None
+    installed = {k: v for k, v in (("jax", j.value.jax), ("jaxlib", j.value.jaxlib)) if v}
+    version = pick_jax.agreed_version(ctx.matrix, installed)
+    if version is None:
+        return None
+    build = next(
+        (b for _, builds in pick_jax.groups(ctx.matrix, version) for b in builds if b.variant == f"cuda{m.group(1)}"), None
+    )
+    if build is None:
+        return None
+    machine = machine_from_facts(facts, ctx)
+    installer = "uv" if machine.env.uv and not machine.env.has_pip else "pip"
+    exe = python_exe(facts)
+    return Remediation(
+        f"Bring the CUDA plugin back to the installed JAX {version}: {build.specs[0]} pins jaxlib, "
+        f"jax-cuda{m.group(1)}-plugin and its PJRT to releases made for jax {version} (pip moves the newer plugin "
+        "down), in the interpreter that runs the program. Or upgrade all of them together to the current release "
+        f"(jax[cuda{m.group(1)}], upgraded).",
+        (
+            Cmd(commands.install_argv(installer, machine.env, build.specs, find_links=build.find_links)),
+            Cmd(
+                (exe, "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, jax.devices())"),
+                note="a CUDA device listed",
+            ),
+        ),
+        component="jax",
+    )
+
+
+# The companions PyTorch publishes with each torch release, each built for that release only.
+_TORCH_FAMILY = ("torchvision", "torchaudio", "torchtext")
+
+
+def check_reported_torch_pulled(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pip collecting the torch a package being installed pins exactly ("Collecting torch==2.0.0 (from
+    xformers==0.0.19)") over another torch the text shows installed (a listing before the install, or pip's own
+    "Successfully uninstalled torch-2.0.1+cu118"): pip replaces torch, and the companions built for the torch that
+    was there (torchvision, torchaudio) no longer match it. The fix keeps that torch: the package's release built for
+    it (the matrix's pairing table), whose pin it already satisfies."""
+    from gpudoctor.planner.remedy import pip, python_exe
+
+    pinned = _said(facts, "pip-torch-pinned-by")
+    if not pinned:
+        return
+    e = pinned[-1]
+    wanted, package, version = e.get("torch") or "", canonical_name(e.get("package") or ""), e.get("version") or ""
+    removed = _said(facts, "pip-torch-removed")
+    py = facts.frameworks.python
+    dists = py.value.distributions if isinstance(py, Found) else {}
+    before = removed[-1].get("torch") if removed else dists.get("torch")
+    if not before or package in ("torch", *_TORCH_FAMILY) or vkey(before.split("+")[0]) == vkey(wanted.split("+")[0]):
+        return
+    base = before.split("+")[0]
+    left = [f"{n} {dists[n]}" for n in _TORCH_FAMILY if n in dists]
+    row = ctx.matrix.companion_for(package, base)
+    evidence = (ev("pasted", e.line),) + ((ev("pasted", removed[-1].line),) if removed else ())
+    why = (
+        f"pip's resolver says so ('{e.line.strip()}'): {package} {version} requires torch=={wanted}, so installing it "
+        f"replaces the torch that was there, {before}, with the package index's {wanted}"
+        + (f", and {', '.join(left)}, built for torch {base}, no longer match it" if left else "")
+        + " (expect 'operator torchvision::nms does not exist' or undefined symbols at import). The GPU, the driver "
+        "and CUDA are not involved."
+    )
+    if row is not None:
+        remedy = Remediation(
+            f"Install the {package} release built for torch {base} instead: {package}=={row.version} requires torch "
+            f"{base}, which the installed {before} satisfies, so torch and its companions stay. If torch was already "
+            f"replaced, the same command brings torch {base} back (reinstall its companions at the same time if they "
+            "were moved).",
+            (
+                pip(facts, "install", f"{package}=={row.version}"),
+                Cmd(
+                    (
+                        python_exe(facts),
+                        "-c",
+                        f"import torch, {package.replace('-', '_')} as m; print(torch.__version__, m.__version__)",
+                    ),
+                    note=f"torch {base} and {package} {row.version}",
+                ),
+            ),
+            component="torch",
+        )
+    else:
+        remedy = Remediation(
+            f"Keep torch {before}: install the {package} release built for it (the compatibility matrix pairs none of "
+            f"{package} with torch {base}), or move torch, torchvision and torchaudio together to a release {package} "
+            f"{version} supports.",
+            (),
+            component="torch",
+        )
+    yield Finding(
+        "companion-torch-mismatch",
+        Severity.ERROR,
+        "frameworks",
+        f"{package} {version} pins torch {wanted}, so pip replaces the installed torch {before}",
+        why,
+        evidence,
+        remedy,
     )
 
 
@@ -1157,6 +1281,8 @@ _DESCRIPTIVE = frozenset(
         "windows-build",
         "linux-driver-package",
         "distro-package-installed",  # a listing of what is installed: facts, no failure
+        "pip-torch-removed",  # pip's install output: what it took away and what a package pins (judged by
+        "pip-torch-pinned-by",  # check_reported_torch_pulled where torch moves)
         "tensorrt-version-said",
         "cudnn-version-said",
         "docker-run-without-gpus",
@@ -1348,6 +1474,7 @@ CHECKS = (
     Check("reported-container-gpu", "platform", ("container-no-gpu",), check_reported_container_gpu, ("pasted",)),
     Check("reported-cpu-build", "frameworks", ("framework-cpu-build",), check_reported_cpu_build, ("pasted",)),
     Check("reported-jax", "frameworks", ("jax-plugin-mismatch",), check_reported_jax, ("pasted",)),
+    Check("reported-torch-pulled", "frameworks", ("companion-torch-mismatch",), check_reported_torch_pulled, ("pasted",)),
     Check("reported-wsl", "platform", ("wsl-linux-driver-installed",), check_reported_wsl, ("pasted",)),
     Check("reported-lost", "health", ("gpu-lost",), check_reported_lost, ("pasted",)),
     Check("reported-wsl-memory", "platform", ("wsl-memory-limit",), check_reported_wsl_memory, ("pasted",)),

@@ -177,6 +177,9 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nvidia-smi-not-found": "the shell could not find nvidia-smi",
     "nvml": "an NVML or nvidia-smi failure (ERROR_CODES names which)",
     "jax-plugin-incompatible": "JAX: the CUDA plugin's version does not go with the installed jaxlib",
+    "pip-torch-pinned-by": "pip collecting the torch a package being installed pins ('Collecting torch==2.0.0 (from xformers==0.0.19)')",
+    "pip-torch-removed": "pip taking an installed torch away ('Successfully uninstalled torch-2.0.1+cu118')",
+    "jax-plugin-api-missing": "JAX's CUDA plugin failed calling a jaxlib API the installed jaxlib lacks (a newer plugin)",
     "jaxlib-cpu-fallback": "JAX found no CUDA-enabled jaxlib and fell back to the CPU",
     "undefined-symbol": "the dynamic loader could not bind a symbol an object needs (the object, the mangled name)",
     "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
@@ -331,6 +334,45 @@ _PLUGIN_INCOMPATIBLE = _Lazy(
     r"JAX plugin (?P<plugin>jax_cuda\d+_(?:plugin|pjrt)) version (?P<version>\d+(?:\.\d+)+) is installed,\s+but it is not "
     r"compatible with the installed jaxlib version (?P<jaxlib>\d+(?:\.\d+)+)"
 )
+# pip's resolver collecting the torch another requirement pins (pypa/pip src/pip/_internal/operations/prepare.py
+# @6d309205: message = "Collecting %s", then `information += f" (from {comes_from})"`): the package being installed
+# requires that torch exactly, and pip replaces the installed one with it. And pip taking a torch away
+# (src/pip/_internal/req/req_install.py: "Found existing installation: %s"; req_uninstall.py: "Successfully
+# uninstalled %s"): the torch that was there before.
+_PIP_TORCH_PINNED = re.compile(
+    r"^\s*Collecting torch==(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s+\(from (?P<package>[A-Za-z0-9][\w.-]{0,80}?)"
+    r"(?:\[[^\]]{0,80}\])?==(?P<version>\d[\w.+!]{0,40})\)"
+)
+_PIP_TORCH_REMOVED = re.compile(
+    r"^\s*(?:Successfully uninstalled torch-|Found existing installation: torch\s+)(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s*$"
+)
+# JAX's CUDA plugin (the jax-cudaNN-plugin wheel, importable as jax_plugins.xla_cudaNN) calls jaxlib's Python API
+# from its initialize() (jax-ml/jax, jax_plugins/cuda/__init__.py @fdaf7b68: `from jax._src.lib import xla_client`,
+# then `xla_client.register_custom_type_id_handler(`): a traceback whose frame in the plugin's __init__.py is a call
+# into xla_client / xla_extension / jaxlib, or ends on an AttributeError or ImportError naming one of them, is a
+# plugin of a later release than the installed jaxlib (the API it calls is not there yet).
+_PLUGIN_FRAME = re.compile(r'File "[^"\n]{0,300}?jax_plugins[/\\](?P<plugin>xla_cuda\d{2})[/\\]__init__\.py", line \d+')
+_JAXLIB_API = re.compile(
+    r"^\s*(?:[\w.]+\s*=\s*)?(?:xla_client|xla_extension|_xla|jaxlib(?:\.\w+)*)\.\w+\s*\("
+    r"|\b(?:AttributeError: module '(?:jaxlib|jax\._src\.lib)[\w.]*' has no attribute"
+    r"|ImportError: cannot import name '\w+' from '(?:jaxlib|jax\._src\.lib)[\w.]*')"
+)
+
+
+def _plugin_api_missing(lines: list[str]) -> tuple[str, str] | None:
+    """(the plugin's frame line, its module xla_cudaNN) where JAX's CUDA plugin failed on a jaxlib API, else None."""
+    for i, line in enumerate(lines):
+        frame = _PLUGIN_FRAME.search(line[:2_000])
+        if frame is None:
+            continue
+        for after in lines[i + 1 : i + 6]:
+            if 'File "' in after:
+                break
+            if _JAXLIB_API.search(after[:2_000]):
+                return line, frame.group("plugin")
+    return None
+
+
 # JAX's own cuDNN checks: "Found cuDNN version 8600, but JAX was built against version 8906, which is newer", and
 # "Outdated cuDNN installation found. Version JAX was built against: 8907 Minimum supported: 9100 Installed version: 8907".
 _JAX_CUDNN = _Lazy(r"Found cuDNN version (?P<loaded>\d{4,5}), but JAX was built against version (?P<compiled>\d{4,5})")
@@ -572,6 +614,10 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("docker-run-cpu-image", line, image=image.group("image"))
         elif m and _GPUS_ZERO.search(m.group("args")):
             add("docker-run-gpus-zero", line)
+        if "torch" in line and (m := _PIP_TORCH_PINNED.search(line)):
+            add("pip-torch-pinned-by", line, torch=m.group("torch"), package=m.group("package"), version=m.group("version"))
+        if "torch" in line and (m := _PIP_TORCH_REMOVED.search(line)):
+            add("pip-torch-removed", line, torch=m.group("torch"))
         if _JAXLIB_CPU.search(line):
             add("jaxlib-cpu-fallback", line)
         if _PJRT.search(line):
@@ -623,6 +669,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         add("container-requires-cuda", joined[max(0, m.start() - 60) : m.end()], cuda=m.group("cuda"))
     if m := _PLUGIN_INCOMPATIBLE.search(bounded[: 4 * 1024 * 1024].replace("\n", " ")):
         add("jax-plugin-incompatible", m.group(0), plugin=m.group("plugin"), version=m.group("version"), jaxlib=m.group("jaxlib"))
+    if "jax_plugins" in bounded and (api := _plugin_api_missing(bounded.splitlines()[:_MAX_LINES])):
+        add("jax-plugin-api-missing", api[0], plugin=api[1])
     for m in _CUDA_UNAVAILABLE.finditer(bounded[: 4 * 1024 * 1024]):
         add("cuda-unavailable", bounded[m.start() : m.end()].replace("\n", " "))
     # `nvidia-smi topo -m` with GPUs behind PCIe switches (PIX/PXB), whose P2P hangs and works with NCCL_P2P_DISABLE=1

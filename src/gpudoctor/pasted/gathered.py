@@ -25,6 +25,7 @@ class Gathered:
     conda_builds: dict[str, str] = field(default_factory=dict)
     torch_version: str | None = None
     torch_cuda: str | None = None  # "12.1"; "" for a CPU build
+    form_torch: str | None = None  # the torch an issue form's field states ("PyTorch Version: 2.1.1"), as written
     tf_build_info: str | None = None
     driver_version: str | None = None
     driver_cuda: str | None = None

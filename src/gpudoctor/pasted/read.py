@@ -43,7 +43,15 @@ def read_sources(sources: list[Source]) -> Gathered:
             g.shown[len(g.texts)] = normalise(src.text[:MAX_SOURCE_CHARS])  # cited as the file shows them
         g.smi_table_line = -1
         for block in find_blocks(text):
+            # A form's stated torch yields to a tool's listing of it, read before or after the form.
+            stated = block.kind != "issue_form" and g.form_torch is not None and g.distributions.get("torch") == g.form_torch
+            if stated:
+                del g.distributions["torch"]
             gave = _read_block(g, block)
+            if stated and "torch" in g.distributions:
+                g.form_torch = None
+            elif stated:
+                g.distributions["torch"] = g.form_torch or ""
             g.blocks.append(
                 {
                     "kind": block.kind,
@@ -95,8 +103,10 @@ def read_sources(sources: list[Source]) -> Gathered:
     _plugin_present(g, sources)
     _from_errors(g)
     _wsl_listed(g)
+    _pip_installed(g)
     _torch_wheel_downloaded(g)
     _torch_said_moved(g)
+    _form_torch_untagged(g)
     _image_torch(g)
     _jax_cuda_said(g)
     _source_checkout(g)
@@ -196,6 +206,48 @@ def _torch_said_moved(g: Gathered) -> None:
         return
 
 
+# pip's last line of an install that finished (pip's install command: "Successfully installed " and each distribution
+# as name-version, pypa/pip src/pip/_internal/commands/install.py @6d309205: `return f"Successfully installed
+# {' '.join(summary)}"`). Each is installed now: it is read where no listing named it, and over a listing (pip list,
+# pip freeze, conda list, collect_env) shown before it in the same text, which pip's install then changed.
+_PIP_INSTALLED = re.compile(r"^[ \t]*Successfully installed[ \t]+(?P<names>\S+(?:[ \t]+\S+){0,200})[ \t]*$")
+_DIST_VERSION = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,100}?)-(?P<version>\d[\w.+!]{0,60})$")
+_LISTINGS = frozenset({"collect_env", "pip_list", "pip_freeze", "pip_show", "conda_list", "env_rows", "repl"})
+
+
+def _pip_installed(g: Gathered) -> None:
+    for name, lines in g.texts:
+        listed_until = max((b["lines"][1] for b in g.blocks if b["source"] == name and b["kind"] in _LISTINGS), default=-1)
+        for i, line in enumerate(lines[:200_000]):
+            if "Successfully installed" not in line or (m := _PIP_INSTALLED.match(line[:20_000])) is None:
+                continue
+            for token in m.group("names").split():
+                d = _DIST_VERSION.match(token)
+                if d is None:
+                    continue
+                dist = canonical_name(d.group("name"))
+                if dist == "torch":
+                    continue  # its build is torch's own readers' (a tag, a wheel's size, the index it came from)
+                if dist not in g.distributions or i >= listed_until:
+                    g.distributions[dist] = d.group("version")
+
+
+def _form_torch_untagged(g: Gathered) -> None:
+    """An issue form's "PyTorch Version: 2.1.1" is the release the reporter typed, not the installed distribution's
+    name: people drop the local tag there (+cu121). On Windows or macOS an untagged torch would read as PyPI's
+    CPU-only wheel, so, as for a version the reporter says torch was moved to, it is not taken as the installed build
+    unless the text shows the build (a tag, torch.version.cuda, a command that installed it); torch stays a framework
+    the report names."""
+    if g.form_torch is None or g.system not in ("Windows", "Darwin") or g.torch_cuda is not None:
+        return
+    if "+" in g.form_torch or g.distributions.get("torch") != g.form_torch:
+        return
+    del g.distributions["torch"]
+    if "torch" not in g.frameworks:
+        g.frameworks.append("torch")
+    g.notes.append(f"torch {g.form_torch}: a form's field without its build tag, not read as the installed build")
+
+
 # pip's "Downloading torch-1.7.1-cp38-cp38-win_amd64.whl (184.0 MB)": a Windows torch wheel with no local version
 # (+cuXYZ) that size is the CPU-only build: PyTorch's Windows CUDA wheels carry their CUDA in the name on its own
 # indexes (torch-1.7.1+cu101-cp38-cp38-win_amd64.whl) and weigh more than a gigabyte (the CUDA libraries are inside),
@@ -264,7 +316,14 @@ def _image_torch(g: Gathered) -> None:
 
 
 # JAX's CUDA major as its packages spell it: the plugin's name, jax's extra, a CUDA jaxlib's local tag.
-_JAX_CUDA = re.compile(r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(?:_pip|_local)?\]|\bjaxlib\S*?\+cuda(\d{2})\b")
+# (and the plugin's module, jax_plugins/xla_cuda12, as a traceback names it)
+_JAX_CUDA = re.compile(
+    r"\bjax-cuda(\d{2})-(?:plugin|pjrt)\b|\bjax\[cuda(\d{2})(?:_pip|_local)?\]|\bjaxlib\S*?\+cuda(\d{2})\b"
+    r"|\bjax_plugins[./\\]xla_cuda(\d{2})\b"
+)
+
+
+_JAX_DISAGREE = frozenset({"pjrt-plugin-mismatch", "jax-plugin-incompatible", "jax-plugin-api-missing"})
 
 
 def _jax_cuda_said(g: Gathered) -> None:
@@ -272,7 +331,7 @@ def _jax_cuda_said(g: Gathered) -> None:
     major for them (gpudoctor.facts.JAX_CUDA_SAID), with the first line that names it; on native Windows, where JAX
     publishes no CUDA build at all, wherever the text names one (gpudoctor.checks.windows judges it)."""
     windows = g.system == "Windows" and not g.wsl and not g.wsl_said
-    if not windows and not any(e.kind in ("pjrt-plugin-mismatch", "jax-plugin-incompatible") for e in g.errors):
+    if not windows and not any(e.kind in _JAX_DISAGREE for e in g.errors):
         return
     said: dict[str, str] = {}
     for _name, lines in g.texts:
@@ -1169,7 +1228,7 @@ def _issue_form(g: Gathered, block: Block) -> str:
             g.distributions["tensorflow"] = versions[-1]
             said.append("TensorFlow")
         elif key.startswith(("pytorch", "torch")) and versions and "torch" not in g.distributions:
-            g.distributions["torch"] = versions[-1]
+            g.distributions["torch"] = g.form_torch = versions[-1]
             said.append("PyTorch")
         elif key.startswith("python") and versions:
             g.python_version = g.python_version or versions[0]

@@ -274,7 +274,9 @@ def _pip_install(s: State, a: Action) -> None:
 # checks then judge the new build by its facts and the matrix. (What the text says of the driver, the loader or the
 # GPU stays: a new build does not change it.)
 _TORCH_SAID = frozenset({"arch-unsupported", "arch-list", "torch-not-compiled-with-cuda"})
-_JAX_SAID = frozenset({"jax-plugin-incompatible", "pjrt-plugin-mismatch", "jaxlib-jax-mismatch", "jaxlib-cpu-fallback"})
+_JAX_SAID = frozenset(
+    {"jax-plugin-incompatible", "jax-plugin-api-missing", "pjrt-plugin-mismatch", "jaxlib-jax-mismatch", "jaxlib-cpu-fallback"}
+)
 
 
 def _unsaid(facts: Any, kinds: frozenset[str]) -> Any:
