@@ -778,8 +778,10 @@ def check_onnxruntime_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
 _FORKS = {"bitsandbytes-windows": ("bitsandbytes", "bitsandbytes>=0.43.0")}
 
 
-@dataclass(frozen=True)
-class Fork:
+@record_class(frozen=True, eq=False, repr=False)
+class Fork(Record):
+    """An unofficial fork installed, its version, and the official distribution that replaces it."""
+
     fork: str
     version: str
     official: str
