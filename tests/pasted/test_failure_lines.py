@@ -91,6 +91,12 @@ def test_a_tensorrt_error_line_names_tensorrt():
     assert (v["form"], v["component"]) == ("tensorrt", "tensorrt")
 
 
+def test_an_installers_failure_names_the_package():
+    # NVIDIA/DALI#5749: NVIDIA's placeholder package on Windows, which has no wheel of it
+    v = _values("The installation of nvidia-dali-cuda120 for version 1.44.0 failed.")
+    assert (v["form"], v["component"], v["component_kind"]) == ("install-failed", "nvidia-dali-cuda120", "package")
+
+
 def test_the_daemons_refusal_names_the_daemon():
     # NVIDIA/nvidia-docker#1410 (the catalogue knows this one: in a paste its entry reads it first)
     v = _values('docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].')
@@ -118,6 +124,7 @@ def test_nvcc_stopping_names_the_toolkit():
         'OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Users\\USER\\AppData\\Local'
         '\\Programs\\Python\\Python312\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.',
         "ModuleNotFoundError: No module named 'pandas'",
+        "ERROR: Failed building wheel for tokenizers",
     ],
 )
 def test_quiet_twins_are_not_read(line):

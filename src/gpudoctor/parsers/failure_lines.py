@@ -10,7 +10,7 @@ shape, an invalid device ordinal, an assertion) are never read here: the program
 them (the catalogue's program-fault entries say what they mean).
 
 Pure: lines in, ErrorEvidence of kind "gpu-stack-failure" out, with `form`, `component`, `component_kind`
-(library, dll, module, daemon, pod, toolkit, runtime) and, where the line names it, `requirer` (the object that
+(library, dll, module, package, daemon, pod, toolkit, runtime) and, where the line names it, `requirer` (the object that
 needs the library).
 """
 
@@ -107,6 +107,16 @@ _FORMS: tuple[tuple[str, LazyPattern], ...] = (
         ),
     ),
     ("tensorrt", LazyPattern(r"\[TRT\] \[E\]|\[TRT\]\s*\[ERROR\]")),
+    # An installer's own words that a package of the stack did not install ("The installation of nvidia-dali-cuda120 for
+    # version 1.44.0 failed.", NVIDIA's placeholder packages; pip's "Failed building wheel for pycuda")
+    (
+        "install-failed",
+        LazyPattern(
+            r"\b(?:installation|install|build) of (?P<pkg>[A-Za-z][\w.-]{1,80})\b.{0,80}?\bfailed\b"
+            r"|\bFailed (?:building wheel for|to build|to install) (?P<pkg2>[A-Za-z][\w.-]{1,80})",
+            re.IGNORECASE,
+        ),
+    ),
     # The last line of a Python traceback ("numba.cuda.cudadrv.runtime.CudaRuntimeAPIError: [35] ...", "ImportError:
     # libcudnn.so.8: ..."), also quoted in prose between backticks.
     ("exception", LazyPattern(r"(?:^|[\s`'\"(])(?P<exc>(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)): \S")),
@@ -154,6 +164,7 @@ MEANS = {
     "pod": "the pod {c} failed",
     "cuda-error": "a CUDA call failed ({c})",
     "tensorrt": "TensorRT failed",
+    "install-failed": "{c} did not install",
     "exception": "{c} raised an error",
     "gpu-unavailable-warning": "{c} found no usable GPU",
 }
@@ -187,6 +198,8 @@ def _component(form: str, m: re.Match[str], line: str) -> tuple[tuple[str, str],
         return (("component", said or "cuda"), ("component_kind", "runtime"))
     if form == "tensorrt":
         return (("component", "tensorrt"), ("component_kind", "module"))
+    if form == "install-failed":  # the package the installer could not install: its own asks are the installer's
+        return (("component", groups.get("pkg") or groups.get("pkg2") or "package"), ("component_kind", "package"))
     if form == "nvcc":
         return (("component", "nvcc"), ("component_kind", "toolkit"))
     if (missing := _NO_MODULE.search(line)) is not None:
