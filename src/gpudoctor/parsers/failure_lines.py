@@ -45,6 +45,14 @@ _PROGRAM_FAULT = LazyPattern(
     r"|Unable to initialize backend '(?:rocm|tpu|metal|METAL)'",
     re.IGNORECASE,
 )
+# A line of a program's code (a comparison, a case label, a statement) or of a log below warning level (an INFO line's
+# retry): it names an error without the error happening (tests/pasted/test_catalogue_cuda_errors.py's quiet lines).
+_NOT_HAPPENING = LazyPattern(
+    r"[=!]=|^(?:if|case|return|elif|else|while|for)\b|^#|//|[{;]\s*$|^\S*\s*(?:INFO|DEBUG|I\d{4})\b|\bretrying\b"
+    # TensorFlow's own logger at warning level: it goes on without what it could not load (checks/reported._TF_WARNING)
+    r"|\d: W \S+\.cc:\d+\]",
+    re.IGNORECASE,
+)
 _SONAME = r"[\w.+-]{1,120}?\.so(?:\.[\w]{1,12}){0,4}"
 
 
@@ -103,7 +111,7 @@ _FORMS: tuple[tuple[str, LazyPattern], ...] = (
     (
         "cuda-error",
         LazyPattern(
-            r"(?P<code>\bCUDA_ERROR_[A-Z_]{2,60}\b|\bcudaError[A-Z]\w{2,60}\b)|\bCUDA error\b(?:[: ]+(?P<said>[\w ]{3,60}))?"
+            r"(?P<code>\bCUDA_ERROR_[A-Z_]{2,60}\b|\bcudaError[A-Z]\w{2,60}\b)|\bCUDA error(?::\s*(?P<said>[\w ]{3,60})| \d)"
         ),
     ),
     ("tensorrt", LazyPattern(r"\[TRT\] \[E\]|\[TRT\]\s*\[ERROR\]")),
@@ -221,7 +229,7 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
         line = raw.strip()
         if not line or len(line) > _MAX_LINE or line in seen or any(k in line or line in k for k in known):
             continue
-        if not _GPU_STACK.search(line) or _PROGRAM_FAULT.search(line):
+        if not _GPU_STACK.search(line) or _PROGRAM_FAULT.search(line) or _NOT_HAPPENING.search(line):
             continue
         for form, pattern in _FORMS:
             m = pattern.search(line)
