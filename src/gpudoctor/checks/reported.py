@@ -1332,6 +1332,12 @@ _TF_WARNING = LazyPattern(r"\d: W \S+\.cc:\d+\]")
 _TF_WARNED = frozenset({"library-missing", "xla-ptxas-version-unknown"})
 
 
+def recognised_failure(e) -> bool:
+    """Whether a recognised error text is a failure somebody hit, as far as the text alone says: not a description
+    (_DESCRIPTIVE), not TensorFlow's warning that it goes on without the GPU."""
+    return e.kind not in _DESCRIPTIVE and not (e.kind in _TF_WARNED and _TF_WARNING.search(e.line))
+
+
 def _failure(e, facts: Facts) -> bool:
     if e.kind in ("cuda-unavailable", "cuda-no-gpus", "torch-load-no-cuda") and facts.pasted.reported("cuda-available-said"):
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
@@ -1347,7 +1353,7 @@ def _failure(e, facts: Facts) -> bool:
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     # TensorFlow's warnings that it goes on without the GPU (a library it could not load, a ptxas it could not run):
     # no failure on a machine meant to have none.
-    return e.kind not in _DESCRIPTIVE and not (e.kind in _TF_WARNED and _TF_WARNING.search(e.line))
+    return recognised_failure(e)
 
 
 def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Finding] = ()) -> Iterable[Finding]:
@@ -1365,6 +1371,10 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
     # NVML's and the CUDA runtime's failures share the kind "nvml": their code says which
     what = ERROR_CODES.get(first.get("code") or "") if first.kind == "nvml" else EVIDENCE_KINDS.get(first.kind)
+    if first.kind == "gpu-stack-failure":  # a line no catalogue entry knows: what failed, by its form and component
+        from gpudoctor.parsers.failure_lines import MEANS
+
+        what = MEANS.get(first.get("form") or "", "{c} failed").format(c=first.get("component") or "the GPU stack")
     if what is None and first.get("entry"):
         from gpudoctor.parsers.catalogue import by_id
 

@@ -37,6 +37,7 @@ class Source:
 def read_sources(sources: list[Source]) -> Gathered:
     """Read every block of every source. Never raises on content: what cannot be read is skipped."""
     g = Gathered()
+    outputs: list[list[str]] = []  # each text's output lines (a pasted script's statements blanked)
     for src in sources:
         text = unspace(src.text[:MAX_SOURCE_CHARS])
         if text is not src.text and text != src.text[:MAX_SOURCE_CHARS]:
@@ -66,7 +67,9 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.texts.append((src.name, lines))
         plain = "\n".join(lines)
         # Only output is evidence: the messages inside a pasted script's statements are blanked (blocks.output_only).
-        said = "\n".join(output_only(lines))
+        said_lines = output_only(lines)
+        outputs.append(said_lines)
+        said = "\n".join(said_lines)
         found = extract_evidence(said)
         kinds = {e.kind for e in found} | {e.kind for e in g.errors}
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
@@ -100,6 +103,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         _text_facts(g, plain)
         read_cues(g, plain)
         read_workloads(g, lines)
+    _unrecognised_failures(g, outputs)
     _plugin_present(g, sources)
     _from_errors(g)
     _wsl_listed(g)
@@ -142,6 +146,23 @@ def _wsl_listed(g: Gathered) -> None:
     if listed is not None:
         g.wsl_said = True
         g.wsl1_said = listed.get("version") == "1"
+
+
+def _unrecognised_failures(g: Gathered, outputs: list[list[str]]) -> None:
+    """Where nothing read so far is a failure, the failure lines of the GPU stack that no catalogue entry knows
+    (gpudoctor.parsers.failure_lines), each with its failing component: the report then names the failure and asks
+    about that component (gpudoctor.checks.reported, gpudoctor.pasted.ask) instead of a clean bill. A text with a
+    recognised failure keeps that reading alone: its entry knows what the failure means and what to ask."""
+    from gpudoctor.checks.reported import recognised_failure
+    from gpudoctor.parsers.failure_lines import read_failure_lines
+
+    if any(recognised_failure(e) for e in g.errors):
+        return
+    known = frozenset(e.line for e in g.errors if e.line)
+    for said_lines in outputs:
+        for evidence in read_failure_lines(said_lines, known):
+            if evidence not in g.errors:
+                g.errors.append(evidence)
 
 
 def _traceback_cut(lines: list[str]) -> str | None:
