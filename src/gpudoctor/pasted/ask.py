@@ -408,8 +408,13 @@ def _python_component_named(facts: Facts) -> bool:
 
 
 def _runs_python(cmd: Cmd, py: str) -> bool:
-    """Whether `cmd` runs the interpreter: itself, or in the paste's image (gpudoctor.planner.where.python_step)."""
-    return cmd.argv[:1] == (py,) or (cmd.argv[:1] == ("docker",) and "--entrypoint" in cmd.argv)
+    """Whether `cmd` runs the interpreter: itself, in the paste's image, or through the tool that manages its environment
+    (gpudoctor.planner.where.python_step)."""
+    return (
+        cmd.argv[:1] == (py,)
+        or (cmd.argv[:1] == ("docker",) and "--entrypoint" in cmd.argv)
+        or cmd.argv[:1] in (("uv",), ("poetry",), ("pipenv",), ("%pip",))
+    )
 
 
 def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[Ask]:

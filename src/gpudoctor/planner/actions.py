@@ -6,7 +6,11 @@ by its program and arguments alone, never by the prose around it, so the consequ
 
 Kinds (`Action.kind`):
   pip-install, pip-uninstall, pip-download   a Python package manager run by an interpreter (`python -m pip`,
-                                             `uv pip`), with its requirements, index and flags
+                                             `uv pip`), with its requirements, index and flags; the same through the
+                                             tool that manages the environment (gpudoctor.planner.where.package_step:
+                                             `uv add`/`uv remove`, `poetry add`/`remove`/`run python -m pip`, `pipenv
+                                             install`/`uninstall`/`run python -m pip`, a notebook's `%pip`): `tool`
+                                             is that tool
   conda-create, conda-run, conda-env-vars,   conda itself (a new environment, a command in one, its variables,
   conda-install, conda-remove                packages into or out of an environment: -n NAME or -p PREFIX)
   pkg-update, pkg-install, pkg-remove,       the distribution's package manager (apt-get, dnf, apt-mark hold)
@@ -89,6 +93,9 @@ _PIP_VALUE_OPTS = {
     "--python-version",
     "--target",
     "-t",
+    "--index",  # uv add's (the index the project's pyproject.toml keeps)
+    "--reinstall-package",
+    "--upgrade-package",
 }
 
 # Programs that read and print, and change nothing a later step or the diagnosis depends on.
@@ -156,7 +163,7 @@ def _pip(words: tuple[str, ...], start: int, tool: str, cmd: Cmd) -> Action:
             value = inline if eq else (words[i + 1] if opt in _PIP_VALUE_OPTS and i + 1 < len(words) else None)
             if opt in _PIP_VALUE_OPTS and not eq:
                 i += 1
-            if opt in ("--index-url", "-i"):
+            if opt in ("--index-url", "-i", "--index"):
                 index = value
             elif opt in ("--find-links", "-f", "--dest", "-d"):
                 dest = value
@@ -202,8 +209,17 @@ def classify(line: Line) -> Action:
         return _pip(words, 3, words[0], cmd)
     if prog == "uv" and len(words) >= 3 and words[1] == "pip":
         return _pip(words, 2, "uv", cmd)
-    if prog in ("pip", "pip3") and rest:
+    if prog in ("pip", "pip3", "%pip") and rest:
         return _pip(words, 1, prog, cmd)
+    # The project tools' own verbs, read as pip's (gpudoctor.planner.where.package_step writes them from pip's).
+    if prog in ("uv", "poetry", "pipenv") and rest:
+        verb = _TOOL_VERBS.get((prog, rest[0]))
+        if verb is not None:
+            return _pip(("", verb, *rest[1:]), 1, prog, cmd)
+        if rest[:3] == ("run", "python", "-m") and rest[3:4] == ("pip",) and len(rest) > 4:
+            return _pip(words, 5, prog, cmd)
+        if rest[:2] == ("run", "python") or rest[:3] == ("run", "--no-sync", "python"):
+            return Action("inspect", prog, cmd.root, cmd)  # the environment's interpreter, asked (python -c)
     if prog == "conda" and rest[:1] in (("--version",), ("info",), ("list",)):
         # What decides whether conda is there, and what an environment holds (conda list only reads).
         return Action("inspect", "conda", False, cmd)
@@ -322,6 +338,16 @@ def classify(line: Line) -> Action:
         return Action("inspect", prog, cmd.root, cmd)
     return Action("other", prog, cmd.root, cmd)
 
+
+# The project tools' verbs that install into or remove from the environment they manage, and pip's verb for each.
+_TOOL_VERBS = {
+    ("uv", "add"): "install",
+    ("uv", "remove"): "uninstall",
+    ("poetry", "add"): "install",
+    ("poetry", "remove"): "uninstall",
+    ("pipenv", "install"): "install",
+    ("pipenv", "uninstall"): "uninstall",
+}
 
 # The options of srun and bsub that take a separate value (`-p gpu`, `-gpu num=1`): skipped to find the program.
 _JOB_VALUE_OPTS = {"-p", "--partition", "-A", "--account", "-t", "--time", "-n", "-N", "-c", "-G", "--gpus", "-gpu",

@@ -20,6 +20,8 @@ from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath
 from gpudoctor.facts import NOTEBOOK_SAID, Facts
 from gpudoctor.model import Remediation
 from gpudoctor.planner.cluster import ADMINISTRATORS, cluster_node
+from gpudoctor.planner.where import package_step
+from gpudoctor.planner.where import python_exe as python_exe  # (its home is where; importers of remedy keep it)
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
@@ -39,14 +41,6 @@ def family(facts: Facts) -> str:
     if "arch" in ids:
         return "arch"
     return "unknown"
-
-
-def python_exe(facts: Facts) -> str:
-    """The probed interpreter's path (one argument, never quoted here: cmdline quotes it)."""
-    env = facts.frameworks.python
-    if isinstance(env, Found) and env.value.executable:
-        return env.value.executable
-    return "python" if (facts.platform.system or "").lower().startswith("win") else "python3"
 
 
 def notebook_said(facts: Facts) -> bool:
@@ -82,8 +76,9 @@ def library_dir(facts: Facts, parts: tuple[str | Output, ...], *, windows: bool 
 
 
 def pip(facts: Facts, *args: str) -> Cmd:
-    """`<the probed python> -m pip ARGS`: each of ARGS is one argument (a spec such as `torch==2.3.1`, unquoted)."""
-    return Cmd((python_exe(facts), "-m", "pip", *args))
+    """`<the probed python> -m pip ARGS`, or the same in the tool that manages the environment (gpudoctor.planner.where
+    decides it): each of ARGS is one argument (a spec such as `torch==2.3.1`, unquoted)."""
+    return package_step(facts, *args)
 
 
 def open_modules_fit(facts: Facts, ctx=None) -> bool | None:
