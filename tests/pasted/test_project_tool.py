@@ -197,3 +197,80 @@ def test_uv_project_package_steps(pip_args, expected):
 def test_each_tools_command_is_read_back(argv, kind, tool, names):
     a = classify(Cmd(argv))
     assert (a.kind, a.tool, tuple(r.name for r in a.requirements)) == (kind, tool, names)
+
+
+# --- where each step runs: in the program's container or pod, never a container-only path on the host -------------
+
+POD = TESTS / "blind/plans7/cases/650-ollama3211-kubernetes-pod-no-nvml-discovered-node-works-ask"
+SWARM = TESTS / "blind/plans8/cases/848-ollama14031-docker-swarm-h100nvl-mig-not-detected-since-0132"
+NGC = TESTS / "blind/plans8/cases/820-dle251-docker-ngc-pytorch1908-ssd-dali-cuda-driver-insufficient"
+
+
+def test_a_pods_server_log_is_kubectls_not_journalctls():
+    _, _, asks = _run(_text(POD))
+    assert ("kubectl", "logs", "<pod>") in asks
+    assert not any(a[0] == "journalctl" for a in asks)
+
+
+def test_the_same_server_on_the_node_keeps_journalctl():
+    text = (
+        _text(POD)
+        .replace("i have cluster kubernetes with 4070 Super GPU", "i have a server with 4070 Super GPU")
+        .replace("On kubernetes cluster into container ollama doesn't detect gpu", "On my server ollama doesn't detect gpu")
+    )
+    text = "\n".join(x for x in text.splitlines() if not x.startswith("stream logs failed"))
+    _, _, asks = _run(text)
+    assert ("journalctl", "-u", "ollama", "--no-pager") in asks
+    assert not any(a[0] == "kubectl" for a in asks)
+
+
+def test_an_issue_forms_docker_runtime_and_swarm_are_a_container():
+    _, _, asks = _run(_text(SWARM))
+    assert ("docker", "logs", "<container>") in asks
+    assert not any(a[0] == "journalctl" for a in asks)
+    # Without the form's Runtime and Deployment lines nothing says docker runs the server (its image tag alone does not).
+    plain = "\n".join(x for x in _text(SWARM).splitlines() if not x.startswith(("- **Runtime**", "- **Deployment**")))
+    assert ("journalctl", "-u", "ollama", "--no-pager") in _run(plain)[2]
+
+
+def _steps_with_where(text: str):
+    result = check(ReplayHost(validate_snapshot(read_pasted([Source("report.txt", text)]), "report")), CheckRequest())
+    return [(s.where, [c.words for c in s.commands if isinstance(c, Cmd)]) for s in result.plan.steps]
+
+
+def test_a_driver_step_for_a_container_runs_on_the_host_and_asks_the_interpreter_inside():
+    # NGC's SSD container: DALI in /opt/conda fails on the host's driver. Said to run in a docker container, the driver
+    # step is the host's, and the container's own interpreter is asked through docker exec from there.
+    text = "I run this inside the docker container built from the repository's Dockerfile.\n" + _text(NGC)
+    ((where_, commands),) = _steps_with_where(text)
+    assert where_ == "the host"
+    assert ("nvidia-smi",) in commands
+    assert ("docker", "exec", "<container>", "/opt/conda/bin/python", "-m", "torch.utils.collect_env") in commands
+    assert not any(c[0] == "/opt/conda/bin/python" for c in commands)
+
+
+def test_typed_inside_the_container_its_interpreter_is_run_as_it_is():
+    # The same report typed at the container's own prompt (a container id as the host name): no docker exec.
+    text = "root@0a1b2c3d4e5f:/workspace# ./examples/SSD300_FP16_4GPU.sh . /coco --save\n" + _text(NGC)
+    ((where_, commands),) = _steps_with_where(text)
+    assert where_ == "the host"
+    assert ("/opt/conda/bin/python", "-m", "torch.utils.collect_env") in commands
+
+
+def test_a_report_that_names_no_container_keeps_one_unmarked_step():
+    ((where_, commands),) = _steps_with_where(_text(NGC))
+    assert where_ == ""
+    assert ("/opt/conda/bin/python", "-m", "torch.utils.collect_env") in commands
+
+
+@pytest.mark.parametrize(
+    ("argv", "kind", "tool"),
+    [
+        (("docker", "exec", "<container>", "/opt/conda/bin/python", "-m", "pip", "install", "x==1"), "pip-install",
+         "/opt/conda/bin/python"),
+        (("kubectl", "exec", "p", "--", "nvidia-smi", "-L"), "inspect", "nvidia-smi"),
+    ],
+)  # fmt: skip
+def test_a_command_run_in_the_container_is_read_as_what_it_runs_there(argv, kind, tool):
+    a = classify(Cmd(argv))
+    assert (a.kind, a.tool) == (kind, tool)

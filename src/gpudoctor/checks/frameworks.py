@@ -875,7 +875,7 @@ def _driver_or_build(facts: Facts, ctx: Context, framework: str, label: str, ver
     plan, _ = framework_plan(facts, ctx, framework, version)
     change = getattr(plan, "change", None) if plan is not None else None
     back = change is not None and change.kind == "downgrade" and bool(change.major)
-    from gpudoctor.planner.remedy import cluster_node
+    from gpudoctor.planner.cluster import cluster_node
 
     # A cluster job's user cannot change the node's driver: their own build comes first even a major version back.
     if not build.commands or (back and not cluster_node(facts)):

@@ -635,7 +635,8 @@ def _shown_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
     dlopen by its soname ignores the RPATH of the module that opens it). That directory goes first on LD_LIBRARY_PATH,
     after a look that it holds the library; on a cluster the site's CUDA module sets it."""
     from gpudoctor.cmdline import Cmd
-    from gpudoctor.planner.remedy import cluster_node, keep_path, library_dir
+    from gpudoctor.planner.cluster import cluster_node
+    from gpudoctor.planner.remedy import keep_path, library_dir
 
     majors = {m.group("major") for s in missing if (m := _CUDA_MAJOR_SONAME.match(s))}
     if len(majors) != 1 or not all(_CUDA_MAJOR_SONAME.match(s) for s in missing):

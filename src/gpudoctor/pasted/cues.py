@@ -194,7 +194,10 @@ _CONTAINER_SAID = re.compile(
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
     # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods
-    r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b",
+    r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b"
+    # an issue form's runtime or deployment answered with docker ("- **Runtime**: Docker with nvidia-container-runtime"),
+    # and Docker Swarm, whose services are containers
+    r"|\b(?:runtime|deployment)\b\**\s*:\s*\**\s*docker\b(?!\s*desktop\b)|\bdocker\s+swarm\b",
     re.IGNORECASE,
 )
 # The reporter saying the machine has no GPU: an issue form's GPU field answered No/None ("- GPU model and memory: No",

@@ -204,6 +204,10 @@ def classify(line: Line) -> Action:
     words = cmd.words
     prog = _base(words[0])
     rest = words[1:]
+    # A command run in the program's container from the host (gpudoctor.planner.where.exec_prefix): what it does there.
+    inner = _in_container(prog, rest)
+    if inner:
+        return classify(Cmd(inner, root=cmd.root, pipe=cmd.pipe, note=cmd.note))
     # python -m pip ..., uv pip ...
     if len(words) >= 4 and words[1] == "-m" and words[2] == "pip":
         return _pip(words, 3, words[0], cmd)
@@ -348,6 +352,18 @@ _TOOL_VERBS = {
     ("pipenv", "install"): "install",
     ("pipenv", "uninstall"): "uninstall",
 }
+
+
+def _in_container(prog: str, rest: tuple[str, ...]) -> tuple[str, ...]:
+    """The command `docker|podman exec [-it] NAME CMD...` or `kubectl exec [-n NS] POD -- CMD...` runs; empty for others."""
+    if prog in ("docker", "podman") and rest[:1] == ("exec",):
+        # (the flags before the name, as printed here, take no value: -it)
+        at = next((i for i, w in enumerate(rest[1:], 1) if not w.startswith("-")), len(rest))
+        return rest[at + 1 :]
+    if prog == "kubectl" and rest[:1] == ("exec",) and "--" in rest:
+        return rest[rest.index("--") + 1 :]
+    return ()
+
 
 # The options of srun and bsub that take a separate value (`-p gpu`, `-gpu num=1`): skipped to find the program.
 _JOB_VALUE_OPTS = {"-p", "--partition", "-A", "--account", "-t", "--time", "-n", "-N", "-c", "-G", "--gpus", "-gpu",

@@ -106,8 +106,8 @@ def needs(s: State, a: Action) -> None:
             s.flag("unmet-precondition", a, f"no conda environment {a.name} exists, and no earlier step creates it")
     # Who can do it.
     if not on_host and a.kind in _HOST_ONLY:
-        if f.platform.container:
-            s.flag("unmet-precondition", a, f"inside a {f.platform.container} container: this acts on the host's kernel")
+        if container := where.container_of(f):  # probed, or said in the paste
+            s.flag("unmet-precondition", a, f"inside a {container} container: this acts on the host's kernel")
         elif f.platform.wsl and a.kind in ("driver-install", "module-load", "module-config", "boot-image"):
             s.flag("unmet-precondition", a, "WSL uses the Windows driver: a Linux driver or module does not apply")
     if not on_host and cluster_node(f) and (a.root or a.kind in _ROOT_KINDS):

@@ -19,9 +19,13 @@ from __future__ import annotations
 from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath
 from gpudoctor.facts import NOTEBOOK_SAID, Facts
 from gpudoctor.model import Remediation
-from gpudoctor.planner.cluster import ADMINISTRATORS, cluster_node
+
+# (their home is gpudoctor.planner.where, which decides where a command runs; importers of remedy keep them)
+from gpudoctor.planner.where import container_of as container_of
+from gpudoctor.planner.where import container_said as container_said
 from gpudoctor.planner.where import package_step
-from gpudoctor.planner.where import python_exe as python_exe  # (its home is where; importers of remedy keep it)
+from gpudoctor.planner.where import python_exe as python_exe
+from gpudoctor.planner.where import where_run as where_run
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
@@ -263,33 +267,6 @@ def package_repair(facts: Facts) -> tuple[Cmd, ...]:
     if fam == "arch":
         return (Cmd(("pacman", "-Syu"), root=True),)
     return ()
-
-
-def where_run(facts: Facts) -> str:
-    """Where a driver fix runs: the host, when this is a container (its kernel module is the host's); the node's
-    administrator's, when this is a cluster job (the person who reads the plan cannot apply it)."""
-    if facts.platform.container:
-        return "the host"
-    return ADMINISTRATORS if cluster_node(facts) else ""
-
-
-def container_said(facts: Facts) -> str | None:
-    """The container a pasted report's failing commands ran in (docker, podman or kubernetes), by its cues: a
-    `(container) $` prompt, a prompt on a container id, or the text saying so (gpudoctor.pasted.cues); None where the
-    text says none. A live machine's container is facts.platform.container."""
-    if not facts.pasted.partial:
-        return None
-    for c in facts.pasted.cues:
-        means = c.get("means") or ""
-        if means.startswith("run inside a "):
-            word = means.removeprefix("run inside a ").split(" ", 1)[0]
-            return word if word in ("docker", "podman", "kubernetes") else "docker"
-    return None
-
-
-def container_of(facts: Facts) -> str | None:
-    """Where this runs in a container: the machine's own (probed), else the one the pasted text names."""
-    return facts.platform.container or container_said(facts)
 
 
 def restart_container(runtime: str | None) -> Cmd:

@@ -31,15 +31,19 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.cmdline import Cmd, shell_for_os
+from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
 from gpudoctor.facts import (
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
+    CONTAINER_SAID,
+    EXEC_NAMED,
     IMAGE_RUN,
+    KUBECTL_POD,
     OS_NOT_NAMED,
     PROJECT_TOOL,
     Facts,
 )
+from gpudoctor.planner.cluster import ADMINISTRATORS, cluster_node
 from gpudoctor.planner.commands import requirement_name
 from gpudoctor.probed import Found
 
@@ -91,7 +95,26 @@ def python_step(facts: Facts, *args: str) -> Cmd:
     t = tool(facts)
     if py in _USUAL and t in _RUNNERS:
         return Cmd((*_RUNNERS[t], *args))
-    return Cmd((py, *args))
+    return Cmd((*exec_prefix(facts), py, *args))
+
+
+def exec_prefix(facts: Facts) -> tuple[str | Placeholder, ...]:
+    """What runs a command in the container the paste's program ran in, from the host: `docker exec NAME` (podman's
+    alike), `kubectl exec POD --`; empty where the paste shows no container, where its prompts show the reporter typing
+    inside one (a `(container) $` prompt, a container id or a pod as the host name: they are there already), and for
+    a machine gpudoctor probed (it runs where it is). A container said in the text and typed at from the host: the
+    interpreter it names (/opt/conda/bin/python, an app's venv) exists only inside, and the host's answers nothing."""
+    runtime = container_said(facts)
+    if runtime is None or facts.platform.container:
+        return ()
+    cues = facts.pasted.cues
+    if any((c.get("means") or "").startswith("run inside a ") and c.get("cue") != CONTAINER_SAID for c in cues):
+        return ()
+    if runtime == "kubernetes":
+        ns, _, name = next((c.get("means") or "" for c in cues if c.get("cue") == KUBECTL_POD), "").rpartition("/")
+        return ("kubectl", "exec", *(("-n", ns) if ns else ()), name or Placeholder("pod"), "--")
+    named = next((c.get("means") for c in cues if c.get("cue") == EXEC_NAMED and c.get("means")), None)
+    return (runtime, "exec", named or Placeholder("container"))
 
 
 # How each project tool runs its environment's interpreter without activating it.
@@ -187,7 +210,7 @@ def package_step(facts: Facts, *args: str) -> Cmd:
         if verb == "install" and specs and not opts:
             return Cmd(("pipenv", "install", *specs))
         return Cmd(("pipenv", "run", "python", "-m", "pip", *args))
-    return Cmd((py, "-m", "pip", *args))
+    return Cmd((*exec_prefix(facts), py, "-m", "pip", *args))
 
 
 def requirement_bare(spec: str) -> str | None:
@@ -222,3 +245,52 @@ def in_tool(facts: Facts, line):  # -> gpudoctor.cmdline.Line
         step = package_step(facts, *words[3:])
         return Cmd(step.argv, root=line.root, note=line.note, as_user=line.as_user)
     return line
+
+
+def where_run(facts: Facts) -> str:
+    """Where a driver fix runs: the host, when the program runs in a container, probed or said in the paste (its kernel
+    module is the host's: a pod's is its node's); the node's administrator's, when this is a cluster job (the person who
+    reads the plan cannot apply it)."""
+    if container_of(facts):
+        return "the host"
+    return ADMINISTRATORS if cluster_node(facts) else ""
+
+
+def container_said(facts: Facts) -> str | None:
+    """The container a pasted report's failing commands ran in (docker, podman or kubernetes), by its cues: a
+    `(container) $` prompt, a prompt on a container id, or the text saying so (gpudoctor.pasted.cues); None where the
+    text says none. A live machine's container is facts.platform.container."""
+    if not facts.pasted.partial:
+        return None
+    for c in facts.pasted.cues:
+        means = c.get("means") or ""
+        if means.startswith("run inside a "):
+            word = means.removeprefix("run inside a ").split(" ", 1)[0]
+            return word if word in ("docker", "podman", "kubernetes") else "docker"
+    return None
+
+
+def container_of(facts: Facts) -> str | None:
+    """Where this runs in a container: the machine's own (probed), else the one the pasted text names."""
+    return facts.platform.container or container_said(facts)
+
+
+def in_container(facts: Facts, argv: tuple[str, ...], container: str | Placeholder) -> tuple[str | Placeholder, ...]:
+    """A question written for a docker container (`docker logs {container}`, `docker exec {container} PROGRAM ...`,
+    `docker inspect {container} ...`) in the form of the runtime the paste names: a pod's (`kubectl logs POD`, `kubectl
+    exec POD -- PROGRAM ...`, `kubectl describe pod POD`: a pod has no systemd unit and no docker on its node to ask),
+    podman's (the same verbs), else docker's; `container` fills {container}."""
+    if container_said(facts) == "kubernetes" and argv[:1] == ("docker",) and len(argv) >= 3:
+        ns, _, name = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == KUBECTL_POD), "").rpartition("/")
+        pod: str | Placeholder = name or Placeholder("pod")
+        where = ("-n", ns) if ns else ()
+        if argv[1] == "logs":
+            return ("kubectl", "logs", *where, pod)
+        if argv[1] == "exec":
+            return ("kubectl", "exec", *where, pod, "--", *argv[3:])
+        if argv[1] == "inspect":
+            return ("kubectl", "describe", "pod", *where, pod)
+    words = tuple(container if w == "{container}" else w for w in argv)
+    if container_said(facts) == "podman" and words[:1] == ("docker",):
+        return ("podman", *words[1:])
+    return words
