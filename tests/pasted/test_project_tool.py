@@ -274,3 +274,32 @@ def test_a_report_that_names_no_container_keeps_one_unmarked_step():
 def test_a_command_run_in_the_container_is_read_as_what_it_runs_there(argv, kind, tool):
     a = classify(Cmd(argv))
     assert (a.kind, a.tool) == (kind, tool)
+
+
+# --- the consequence model knows the tool is there where the paste shows it run --------------------------------------
+
+
+def _consequences(text: str, swap=None):
+    import dataclasses
+
+    from gpudoctor.checks import run_checks
+    from gpudoctor.planner.consequences import consequences
+
+    result = check(ReplayHost(validate_snapshot(read_pasted([Source("report.txt", text)]), "report")), CheckRequest())
+    plan = result.plan
+    if swap is not None:  # the plan's first step with its package command written for another tool
+        first = plan.steps[0]
+        commands = tuple(swap if isinstance(c, Cmd) and c.words[1:3] == ("-m", "pip") else c for c in first.commands)
+        plan = dataclasses.replace(plan, steps=(dataclasses.replace(first, commands=commands), *plan.steps[1:]))
+    return consequences(plan, result.report.facts, result.report.findings, lambda f: run_checks(f)[0])
+
+
+@pytest.mark.parametrize("case", [UV_PROJECT, UV_VENV, COLAB])
+def test_the_tool_the_paste_shows_run_is_no_unmet_precondition(case):
+    assert not [v for v in _consequences(_text(case)).violations if v.kind == "unmet-precondition"]
+
+
+def test_percent_pip_without_a_notebook_is_an_unmet_precondition():
+    text = _text(COLAB).replace("on google colab", "on my server")
+    got = _consequences(text, swap=Cmd(("%pip", "install", "nvidia-cublas-cu11"))).violations
+    assert [v.reason for v in got if v.kind == "unmet-precondition"] == ["%pip is a notebook's: the report shows no notebook"]
