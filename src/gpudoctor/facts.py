@@ -399,6 +399,11 @@ ADMIN_SAID = "the reporter administers the machine"
 # The cue the pasted reader sets where the commands ran in a notebook (Colab, Jupyter: `!pip`, /content, the name):
 # a variable set by `!export` is gone after its line (gpudoctor.planner.remedy.notebook_said).
 NOTEBOOK_SAID = "a notebook named as where it ran"
+# The cue the pasted reader sets where the paste runs a tool that manages the program's environment: `means` is one of
+# PROJECT_TOOLS. The package steps are then that tool's own commands (gpudoctor.planner.where.package_step): pip in a
+# uv project's .venv does not exist and `uv run` syncs the lock back; a notebook's `%pip` installs into its kernel.
+PROJECT_TOOL = "a tool that manages the program's environment"
+PROJECT_TOOLS = ("uv project", "poetry", "pipenv", "notebook", "uv venv")
 OS_NOT_NAMED = "no OS named in the text"
 
 # The cue the pasted reader sets where the text names a compiled torch extension in prose ("xformers has not been

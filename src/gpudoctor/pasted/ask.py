@@ -409,8 +409,13 @@ def _python_component_named(facts: Facts) -> bool:
 
 
 def _runs_python(cmd: Cmd, py: str) -> bool:
-    """Whether `cmd` runs the interpreter: itself, or in the paste's image (gpudoctor.planner.where.python_step)."""
-    return cmd.argv[:1] == (py,) or (cmd.argv[:1] == ("docker",) and "--entrypoint" in cmd.argv)
+    """Whether `cmd` runs the interpreter: itself, in the paste's image, or through the tool that manages its environment
+    (gpudoctor.planner.where.python_step)."""
+    return (
+        cmd.argv[:1] == (py,)
+        or (cmd.argv[:1] == ("docker",) and "--entrypoint" in cmd.argv)
+        or cmd.argv[:1] in (("uv",), ("poetry",), ("pipenv",), ("%pip",))
+    )
 
 
 def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[Ask]:
@@ -437,8 +442,8 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         argvs = [(argv, decides) for argv in comp.ask]
         argvs += [(argv, f"{why} ({comp.id})") for kind, more, why in comp.when if facts.pasted.reported(kind) for argv in more]
         # A service's systemd unit exists only where it runs on the host itself: in a container (an image run, or the
-        # text saying so) its log is the container's, in a batch job the job's own output.
-        contained = image is not None or container_said(facts) in ("docker", "podman")
+        # text saying so; a pod's too) its log is the container's, in a batch job the job's own output.
+        contained = image is not None or container_said(facts) in ("docker", "podman", "kubernetes")
         hosted = not contained and facts.pasted.cluster is None
         argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux and hosted else ())]
         if contained:
@@ -453,8 +458,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
                 or _exec_named(facts)
                 or Placeholder("container")
             )
-            words = [container if w == "{container}" else w for w in argv]
-            out.append(Ask(_catalogue_cmd(facts, words), why))
+            out.append(Ask(_catalogue_cmd(facts, list(where.in_container(facts, tuple(argv), container))), why))
     return out
 
 

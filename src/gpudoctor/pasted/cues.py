@@ -30,6 +30,7 @@ from gpudoctor.facts import (
     NO_NVIDIA_GPU,
     NO_PYTHON,
     NOTEBOOK_SAID,
+    PROJECT_TOOL,
     SMI_OTHER_RELEASE,
     SUSPEND_SAID,
 )
@@ -193,7 +194,10 @@ _CONTAINER_SAID = re.compile(
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
     # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods
-    r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b",
+    r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b"
+    # an issue form's runtime or deployment answered with docker ("- **Runtime**: Docker with nvidia-container-runtime"),
+    # and Docker Swarm, whose services are containers
+    r"|\b(?:runtime|deployment)\b\**\s*:\s*\**\s*docker\b(?!\s*desktop\b)|\bdocker\s+swarm\b",
     re.IGNORECASE,
 )
 # The reporter saying the machine has no GPU: an issue form's GPU field answered No/None ("- GPU model and memory: No",
@@ -253,6 +257,37 @@ _VENV_ACTIVATED = re.compile(r"(?:^|[;&|]\s*|\s)(?:source|\.)\s+(?P<prefix>/[^\s
 # build_artifacts/<package>_<timestamp> stays in the binary's assertion and debug paths.
 _FEEDSTOCK = re.compile(r"/home/conda/feedstock_root/build_artifacts/(?P<pkg>[a-z0-9][a-z0-9.-]{0,80}?)_\d{10,}/")
 _DOCKER_RUN = re.compile(r"\bdocker\s+run\s")
+# A command at the start of a line, after its prompt (`root@host:~/proj# `, `(venv) $ `, `PS C:\\x> `), after `&&`/`;`, or
+# quoted in prose (`"pipenv install x"`, a backticked `uv add x`): what the reporter ran, not a tool merely named ("I
+# also tried uv").
+_RAN = (
+    r"(?:^[^\S\n]*(?:\([\w.-]{1,60}\)[^\S\n]*)?(?:(?:PS[^\S\n]+)?[^\s$#>]{0,200}[$#>][^\S\n]*)?|&&[^\S\n]*|;[^\S\n]*"
+    r"|[\"'`])(?:sudo\s+)?"
+)
+# The tools that manage a program's environment, by the commands only they have (or the lock file only they write):
+# uv's project commands (uv add/remove/sync/run/init/lock, uv.lock; docs.astral.sh/uv/concepts/projects/sync: `uv run`
+# locks and syncs the project environment first) apart from its pip interface on a plain venv (uv venv, uv pip install);
+# poetry's and pipenv's own commands, lock files and (poetry) its cache of virtualenvs; a notebook whose cells install
+# (`!pip`, `%pip`) or Colab's (its name, /content). A plain venv (`python -m venv`, `source .venv/bin/activate`) is none.
+_PROJECT_TOOLS = (
+    ("uv project", re.compile(_RAN + r"uv\s+(?:add|remove|sync|run|init|lock)\b|\buv\.lock\b", re.M)),
+    (
+        "poetry",
+        re.compile(
+            _RAN
+            + r"poetry\s+(?:add|remove|install|run|shell|lock|update)\b|\bpoetry\.lock\b|pypoetry[\\/](?:Cache[\\/])?virtualenvs\b",
+            re.M,
+        ),
+    ),
+    ("pipenv", re.compile(_RAN + r"pipenv\s+(?:install|uninstall|run|shell|sync|lock)\b|\bPipfile(?:\.lock)?\b", re.M)),
+    (
+        "notebook",
+        re.compile(
+            r"^\s*[!%]\s*pip3?\s+(?:install|uninstall)\b|\b(?:google\s+)?colab(?:oratory)?\b|(?<![\w.])/content/", re.M | re.I
+        ),
+    ),
+    ("uv venv", re.compile(_RAN + r"uv\s+(?:venv|pip\s+(?:install|uninstall|sync))\b", re.M)),
+)
 # docker run's options that take a value as the next word (docker's own reference); any other option is a flag or
 # carries its value after "=".
 _DOCKER_VALUED = frozenset(
@@ -511,6 +546,10 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     if venv and g.interpreter is None and g.system != "Windows":
         g.interpreter = venv.group("prefix") + "/bin/python"
         _cue(g, "a virtual environment activated", "the interpreter the plan must use", line_of(_VENV_ACTIVATED, venv.group(0)))
+    for tool, pattern in _PROJECT_TOOLS:  # the first that the text shows run (a uv project's `uv pip` is still uv's)
+        if m := pattern.search(head):
+            _cue(g, PROJECT_TOOL, tool, line_of(pattern, m.group(0)))
+            break
     if m := _FEEDSTOCK.search(head):
         _cue(g, CONDA_FORGE_BUILD, m.group("pkg"), line_of(_FEEDSTOCK, m.group(0)))
     images = _gpu_images(head)
