@@ -609,7 +609,9 @@ def _conda_dists(g: Gathered, text: str) -> None:
         return
     for m in _CONDA_DIST.finditer(text[:1_000_000]):
         g.conda = True
-        _conda_row(g, m.group("name"), m.group("version"), m.group("build"))
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        _conda_row(g, m.group("name"), m.group("version"), m.group("build"), text[start : end if end >= 0 else len(text)])
 
 
 def _environment_table(g: Gathered, text: str) -> None:
@@ -953,7 +955,7 @@ def _collect_env(g: Gathered, block: Block) -> str:
             if m2.group(1) == "conda":
                 g.conda = True
                 build = stripped.split()[3] if len(stripped.split()) > 3 else ""
-                _conda_row(g, name, version, build)
+                _conda_row(g, name, version, build, stripped)
             else:
                 g.distributions.setdefault(name, version)
     torch = fields.get("PyTorch version")
@@ -1031,7 +1033,9 @@ def _conda_cpu(g: Gathered, said: str) -> None:
         g.cues.append(entry)
 
 
-def _conda_row(g: Gathered, name: str, version: str, build: str) -> None:
+def _conda_row(g: Gathered, name: str, version: str, build: str, line: str) -> None:
+    """One conda package row; `line` is the row as the text shows it (a cue cites the line that says it, not the row's
+    fields joined again)."""
     if name == "pytorch":
         # The last pytorch row shown wins: a report that shows two environments shows the broken one last.
         g.distributions["torch"] = version
@@ -1040,11 +1044,11 @@ def _conda_row(g: Gathered, name: str, version: str, build: str) -> None:
             g.torch_cuda = f"{m.group(1)}.{m.group(2)}"
         elif re.search(r"(?:^|_)cpu(?:_|$)", build):
             g.torch_cuda = ""
-            _conda_cpu(g, f"pytorch {version} {build}")
+            _conda_cpu(g, line.strip())
         g.torch_version = version
     elif name == "cpuonly":
         g.distributions.setdefault(name, version)
-        _conda_cpu(g, f"cpuonly {version}")
+        _conda_cpu(g, line.strip())
         g.torch_cuda = g.torch_cuda if g.torch_cuda is not None else ""
     else:
         g.distributions.setdefault(name, version)
@@ -1149,7 +1153,7 @@ def _conda_list(g: Gathered, block: Block) -> str:
             g.distributions[name] = parts[1]  # installed with pip inside the conda environment
         else:
             g.conda = True
-            _conda_row(g, name, parts[1], parts[2])
+            _conda_row(g, name, parts[1], parts[2], line)
         n += 1
     return f"{n} package(s)" + _named(g)
 
