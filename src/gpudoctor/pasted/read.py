@@ -1018,8 +1018,8 @@ def _os(g: Gathered, text: str) -> None:
         g.system = g.system or "Windows"
     elif "macos" in low or "mac os" in low or "darwin" in low:
         g.system = g.system or "Darwin"
-    elif any(
-        w in low for w in ("ubuntu", "debian", "linux", "centos", "fedora", "rocky", "red hat", "arch", "suse", "almalinux")
+    elif any(w in low for w in ("ubuntu", "debian", "linux", "centos", "fedora", "rocky", "red hat", "suse", "almalinux")) or (
+        re.search(r"\barch\b(?![-=])", low)  # Arch as a word: not "aarch64", "search", "-arch=" of a compiler
     ):
         g.system = g.system or "Linux"
         g.os_pretty = g.os_pretty or re.sub(r"\s*\((?:x86_64|aarch64|ppc64le)\)\s*$", "", text.strip())
