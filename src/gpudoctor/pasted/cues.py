@@ -11,6 +11,7 @@ recorded with the line it came from (pasted.cues); none is inferred from anythin
 
 from __future__ import annotations
 
+import ntpath
 import re
 import shlex
 from typing import TYPE_CHECKING
@@ -42,8 +43,18 @@ MAX_LINES = 200_000
 MAX_LINE = 2_000
 
 _SIDE = re.compile(r"^\s*\((?P<side>container|host)\)\s*[$#]\s*(?P<cmd>.*)$", re.IGNORECASE)
-_PS = re.compile(r"^\s*PS [A-Za-z]:\\[^>\n]{0,300}>\s*(?P<cmd>.*)$")
-_CMD_EXE = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?[A-Za-z]:\\[^<>|\n\"]{0,300}>\s*(?P<cmd>\S.*)$")
+# PowerShell's prompt, with an activated environment's name before it as venv's Activate.ps1 writes it ("(venv) PS
+# C:\\app>"): the folder it stands in is `cwd`.
+_PS = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?PS (?P<cwd>[A-Za-z]:\\[^>\n]{0,300})>\s*(?P<cmd>.*)$")
+_CMD_EXE = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?P<cwd>[A-Za-z]:\\[^<>|\n\"]{0,300})>\s*(?P<cmd>\S.*)$")
+# An environment's activation script run by a relative or absolute Windows path ("venv\\Scripts\\activate",
+# ".\\.venv\\Scripts\\Activate.ps1", "C:\\app\\env\\Scripts\\activate.bat"): venv puts python.exe beside it in Scripts
+# (CPython Lib/venv/__init__.py, `binname = 'Scripts'` on Windows), and that python runs what the shell runs next.
+_ACTIVATE = re.compile(
+    r"^\s*(?:&\s*)?(?P<env>(?:[A-Za-z]:\\|\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){0,10}[^\\\s\"'<>|*?:]{1,120})"
+    r"\\Scripts\\activate(?:\.bat|\.ps1)?(?![\w.])",
+    re.IGNORECASE,
+)
 _POSIX = re.compile(
     r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
 )
@@ -341,14 +352,11 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := _PS.match(line):
             cmd = m.group("cmd")
             _windows(g, "PowerShell prompt", line)
+            _prompt_interpreter(g, m.group("cwd"), cmd, line)
         elif (m := _CMD_EXE.match(line)) and not _WIN_PYTHON.match(line.strip()):
             cmd = m.group("cmd")
             _windows(g, "cmd.exe prompt", line)
-            # ".\python_embeded\python.exe ..." run from the prompt's directory: that interpreter, by its full path.
-            cwd = line.strip()[: line.strip().index(">")] if ">" in line else ""
-            if (rel := _REL_PYTHON.match(cmd)) and g.interpreter is None and re.match(r"^[A-Za-z]:\\", cwd):
-                g.interpreter = cwd.rstrip("\\") + "\\" + rel.group("path").removeprefix(".\\")
-                _cue(g, "python.exe run from the prompt's directory", "the interpreter the plan must use", line)
+            _prompt_interpreter(g, m.group("cwd"), cmd, line)
         elif m := _POSIX.match(line):
             cmd = m.group("cmd")
             host = m.group("host") or ""
@@ -455,6 +463,23 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := _MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
+
+
+def _prompt_interpreter(g: Gathered, cwd: str, cmd: str, line: str) -> None:
+    """A Windows prompt's command that names the interpreter by a path relative to the prompt's folder: a python.exe
+    run (".\\python_embeded\\python.exe ...", ".\\.venv\\Scripts\\python.exe ...") or an environment's activation
+    script ("venv\\Scripts\\activate"): that python.exe by its full path (the prompt gives the folder)."""
+    if g.interpreter is not None:
+        return
+    if rel := _REL_PYTHON.match(cmd):
+        path, cue = rel.group("path"), "python.exe run from the prompt's directory"
+    elif act := _ACTIVATE.match(cmd):
+        path, cue = act.group("env") + "\\Scripts\\python.exe", "an environment activated at the prompt"
+    else:
+        return
+    # (ntpath: Windows' own joining and "..\\" folding, whatever system reads the paste)
+    g.interpreter = path if re.match(r"^[A-Za-z]:\\", path) else ntpath.normpath(ntpath.join(cwd, path))
+    _cue(g, cue, "the interpreter the plan must use", line)
 
 
 def _windows(g: Gathered, cue: str, line: str) -> None:

@@ -1516,7 +1516,8 @@ def _interpreter_of_env(g: Gathered) -> None:
 # there is the one PATH finds, not that environment's: its own python.exe is. A venv keeps python.exe in Scripts; a
 # CPython installation (Python310) beside Scripts, in its prefix.
 _PROMPT_IN_SCRIPTS = re.compile(
-    r"^\s*(?:PS )?(?P<prefix>[A-Za-z]:\\(?:[^\\<>|\n\"*?]{1,120}\\){0,20}?[^\\<>|\n\"*?]{1,120})\\Scripts>", re.I
+    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:PS )?(?P<prefix>[A-Za-z]:\\(?:[^\\<>|\n\"*?]{1,120}\\){0,20}?[^\\<>|\n\"*?]{1,120})\\Scripts>",
+    re.I,
 )
 
 
