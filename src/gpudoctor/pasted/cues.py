@@ -31,6 +31,7 @@ from gpudoctor.facts import (
     NO_NVIDIA_GPU,
     NO_PYTHON,
     NOTEBOOK_SAID,
+    OTHER_GPU_BESIDE,
     SMI_OTHER_RELEASE,
     SUSPEND_SAID,
 )
@@ -144,6 +145,8 @@ _NVIDIA_NAMED = re.compile(
     r"nvidia|geforce|quadro|tesla|titan|jetson|\b(?:RTX|GTX|MX)\s*\d|\b[AHLVPTK]\d{1,3}\b|(?-i:Driver Version:|CUDA Version:)",
     re.IGNORECASE,
 )
+# An NVIDIA GPU named by its product line (the word NVIDIA alone, "I have not NVIDIA pc", names none).
+_NVIDIA_MODEL = re.compile(r"\b(?:geforce|quadro|tesla|titan|jetson)\b|\b(?:RTX|GTX|MX)\s*\d", re.IGNORECASE)
 # xformers and flash-attn by name, as words (not a path component or flash_attn_2_cuda, an object the error texts read).
 _EXTENSION = re.compile(r"(?<![\w/\\.-])(?P<name>xformers|flash[-_]attn)(?![\w/\\-])", re.IGNORECASE)
 _WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
@@ -423,9 +426,15 @@ def read_cues(g: Gathered, text: str) -> None:
     if m := _SUSPEND_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _SUSPEND_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, SUSPEND_SAID, "the machine slept and woke (suspend/resume) before it failed", line[:MAX_LINE])
-    if (m := _OTHER_GPU.search(text[:1_000_000])) and not _NVIDIA_NAMED.search(text[:1_000_000]):
+    if m := _OTHER_GPU.search(text[:1_000_000]):
         line = next((x for x in lines if _OTHER_GPU.search(x[:MAX_LINE])), m.group(0))
-        _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
+        if not _NVIDIA_NAMED.search(text[:1_000_000]):
+            _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
+        elif _NVIDIA_MODEL.search(text[:1_000_000]):
+            # A laptop's integrated Intel or AMD graphics beside its NVIDIA GPU: named as what it is, no CUDA device
+            # (the NVIDIA GPU is the one the frameworks see).
+            name = " ".join(m.group(0).split())
+            _cue(g, OTHER_GPU_BESIDE, f"{name}: another vendor's GPU, not an NVIDIA (CUDA) device", line[:MAX_LINE])
     if m := _NO_GPU_SAID.search(text[:1_000_000]):
         # (a GPU the text shows beside it wins: the checks ask gpudoctor.checks.driver.gpu_present first)
         line = next((x for x in lines if _NO_GPU_SAID.search(x[:MAX_LINE])), m.group(0))
