@@ -196,3 +196,21 @@ def test_a_driver_said_in_a_whole_report_is_the_snapshots_with_its_line():
     g = read_sources(load_sources([str(path)]))
     (said,) = [e for e in g.errors if e.kind == "driver-version-said"]
     assert said.get("version") == "367.44" and said.line.startswith("While following other installation instructions")
+
+
+def test_a_driver_branch_said_in_prose_is_not_asked_for_again():
+    # https://github.com/pytorch/pytorch/issues/696 (its title, and the error of its traceback): the branch is stated,
+    # so nvidia-smi is asked for the driver's full version and the GPUs, the branch named as read.
+    from gpudoctor.doctor import diagnose
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.pasted.ask import ask_for
+
+    text = (
+        "Fails with Cuda 7.5 (driver 352.xx)\n"
+        "AssertionError:\nThe NVIDIA driver on your system is too old (found version 7050).\n"
+    )
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("r.txt", text)]), "r")))
+    assert [e.get("branch") for e in report.facts.pasted.reported("driver-branch-said")] == ["352"]
+    (smi,) = [a for a in ask_for(report.facts, report.findings) if a.command.argv == ("nvidia-smi",)]
+    assert "352" in smi.why
