@@ -85,7 +85,8 @@ def test_the_word_nvidia_alone_puts_no_nvidia_gpu_beside_an_intel_one():
 
 
 def test_a_relative_python_exe_at_a_prompt_is_the_interpreter_by_its_full_path():
-    # https://github.com/Comfy-Org/ComfyUI/issues/7433: "C:\ComfyUI_windows_portable>.\python_embeded\python.exe -s ..."
+    # Blind set 5's case 446 (its expect.toml names the thread; a blind set's threads are named nowhere else under
+    # tests/): "C:\ComfyUI_windows_portable>.\python_embeded\python.exe -s ComfyUI\main.py ..."
     path = _input("tests/blind/plans5/cases", "446-")
     snap = read_pasted(load_sources([str(path)]))
     assert snap["python"]["executable"] == "C:\\ComfyUI_windows_portable\\python_embeded\\python.exe"
@@ -111,7 +112,7 @@ def test_the_forms_of_a_prompts_relative_interpreter(prompt: str, interpreter: s
 
 
 def test_a_bare_python_at_an_environments_powershell_prompt_names_no_interpreter():
-    # Quiet twin, https://github.com/NVIDIA/TensorRT-LLM/issues/2489: "(trt-llm-py3.10) PS C:\...\trt-llm> python -c ..."
+    # Quiet twin, blind set 6's case 523: "(trt-llm-py3.10) PS C:\...\trt-llm> python -c ..."
     # is PowerShell (the prompt, with its environment's name, is read as one) but says nothing of where that python is.
     path = _input("tests/blind/plans6/cases", "523-")
     g = read_sources(load_sources([str(path)]))
@@ -126,9 +127,9 @@ def test_a_bare_python_at_an_environments_powershell_prompt_names_no_interpreter
 @pytest.mark.parametrize(
     "line",
     [
-        # https://github.com/SYSTRAN/faster-whisper/issues/866
+        # blind set 2's case 169 (its expect.toml names the thread), line 7
         "this is the latest driver that will support the Kepler arch. I am waiting for RTX Blackwell......",
-        # https://github.com/cupy/cupy/issues/4396
+        # blind set 5's case 417, line 5
         "I may be wrong but 3090 uses compute 86? Cupy is using '-arch=compute_80'.",
     ],
 )
