@@ -449,6 +449,13 @@ CONDA_FORGE_BUILD = "a conda-forge build's path"
 # package whose build string says cpu ("py3.8_cpu_0"), or the cpuonly metapackage that pins it: the fix is conda's
 # (gpudoctor.checks.frameworks.check_cpu_build).
 TORCH_CONDA_CPU = "PyTorch's CPU build from conda"
+# The cue the pasted reader sets for each GPU model the reporter names in words where several are named and the text does
+# not say they are all this machine's ("works on my 3090, not on the 1080"): `means` is the model as the matrix names
+# it, with its compute capability. Every GPU the text names stays a fact with its line; none is written as the machine's.
+GPU_NAMED = "a GPU model named"
+# The cue the pasted reader sets where another vendor's GPU is named beside an NVIDIA one (a laptop's integrated Intel
+# or AMD graphics beside its GeForce): `means` is that GPU as written, a display adapter and no CUDA device.
+OTHER_GPU_BESIDE = "another vendor's GPU beside the NVIDIA one"
 
 
 @record_class(frozen=True, eq=False, repr=False)

@@ -185,7 +185,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
     "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
-    "driver-branch-said": "an issue form's driver field answered with the branch alone ('NVIDIA Driver Version: 550')",
+    "driver-branch-said": "the driver's branch alone, in a form's field or in prose ('NVIDIA Driver Version: 550', 'driver 535')",
     "cuda-lib-dir-said": "a CUDA toolkit's library directory the text shows (an RPATH, an ls: .../cuda-12.2/lib64)",
     "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
     "cuda-toolkit-said": "the reporter saying which CUDA toolkit they installed ('I installed CUDA 11.8')",
@@ -439,6 +439,23 @@ _DRIVER_SAID = _Lazy(
     r"|(?i:\b(?:RTX|GTX|Quadro|Tesla)[ \t-]*[A-Z]{0,2}\d{2,4}(?:[ \t]+(?:Ti|SUPER))?[ \t]*\((?:driver[ \t]+)?v?(?=\d{3}\.\d{2,3}(?:\.\d{2,3})?\))))"
     r"(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b"
 )
+# The driver in the reporter's own words where _DRIVER_SAID's forms are not used: "I have driver 535", "my nvidia
+# driver is 470.x", "driver version: 551.76", "updated the driver to 551.86". The word driver, then only joining words
+# (version, is, was, to, now, currently, a colon or an equals sign), then a driver's shape: a three-digit branch,
+# optionally .minor(.patch) of two or three digits, or the branch with ".x"/".xx". A CUDA version ("driver version: 12.2"),
+# a package's ("driver and torch 2.1.0", "nvidia-driver-535", a package name with the word in it) or a number of
+# another unit ("driver uses 535 MB") is none; nor a requirement ("requires driver 470 or later").
+_DRIVER_PROSE = _Lazy(
+    r"(?i:(?<![\w-])(?:(?:nvidia|geforce|quadro|gpu)[ \t]+)?drivers?(?:'s)?"
+    r"(?:[ \t]*(?:\bversion\b|\bis\b|\bwas\b|\bto\b|\bnow\b|\bcurrently\b|:|==?)){0,3}[ \t]*[vr]?)"
+    r"(?P<version>\d{3}(?:\.\d{2,3}(?:\.\d{2,3})?)?)(?P<x>\.[xX*]{1,2})?"
+    # (nor one of several tried: "change the driver version to 451 or 426")
+    r"(?![\w%.\-+]|[ \t]*(?i:MB|MiB|GB|GiB|W|MHz|or[ \t]+(?:later|newer|higher|above|greater)|and[ \t]+(?:later|newer|above)"
+    r"|(?:or|,|/)[ \t]*\d))"
+)
+_REQUIRED = _Lazy(r"(?i:requir|\bneeds?\b|minimum|at least|>=|\u2265)")
+
+
 # The reporter saying, in the first person, which CUDA toolkit they installed ("I have managed to install CUDA 11.8 and
 # cudnn 8.6", "I installed the CUDA Toolkit 12.1"): that toolkit's version. "install" must be followed by CUDA itself:
 # "installed torch with CUDA 11.8" names a framework's build, not a toolkit.
@@ -625,6 +642,11 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("pjrt-plugin-mismatch", line)
         if m := _DRIVER_SAID.search(line):
             add("driver-version-said", line, version=m.group("version"))
+        elif (m := _DRIVER_PROSE.search(line)) and not _REQUIRED.search(line[max(0, m.start() - 40) : m.start()]):
+            if "." in m.group("version"):
+                add("driver-version-said", line, version=m.group("version"))
+            else:  # the branch alone ("driver 535", "470.x"): no version to compare, the newest CUDA it runs
+                add("driver-branch-said", line, branch=m.group("version"))
         if m := _TOOLKIT_SAID.search(line):
             add("cuda-toolkit-said", line, cuda=m.group("cuda"))
         elif m := _HAVE_SAID.search(line):

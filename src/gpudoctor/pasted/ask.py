@@ -172,7 +172,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         ):
             pass  # the driver's branch or its CUDA, and the GPU, are stated: nvidia-smi would repeat them
         elif not d.version:
-            out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
+            branch = next((e.get("branch") for e in facts.pasted.reported("driver-branch-said")), None)
+            # (a branch the text states, "driver 535", is not asked for again: its full version is)
+            said = f"the driver's full version (the text names its branch, {branch})" if branch else "the driver's version"
+            out.append(Ask(Cmd(("nvidia-smi",)), f"{said}, the newest CUDA it supports, and the GPUs it sees"))
             if facts.platform.wsl == 2:
                 # In WSL 2 the driver is Windows': libcuda.so.1 and nvidia-smi come from it through /usr/lib/wsl/lib,
                 # never from a Linux package, so that folder says whether the Windows side gives CUDA at all.

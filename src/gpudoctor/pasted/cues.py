@@ -11,6 +11,7 @@ recorded with the line it came from (pasted.cues); none is inferred from anythin
 
 from __future__ import annotations
 
+import ntpath
 import re
 import shlex
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ from gpudoctor.facts import (
     NO_PYTHON,
     NOTEBOOK_SAID,
     PROJECT_TOOL,
+    OTHER_GPU_BESIDE,
     SMI_OTHER_RELEASE,
     SUSPEND_SAID,
 )
@@ -43,8 +45,18 @@ MAX_LINES = 200_000
 MAX_LINE = 2_000
 
 _SIDE = re.compile(r"^\s*\((?P<side>container|host)\)\s*[$#]\s*(?P<cmd>.*)$", re.IGNORECASE)
-_PS = re.compile(r"^\s*PS [A-Za-z]:\\[^>\n]{0,300}>\s*(?P<cmd>.*)$")
-_CMD_EXE = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?[A-Za-z]:\\[^<>|\n\"]{0,300}>\s*(?P<cmd>\S.*)$")
+# PowerShell's prompt, with an activated environment's name before it as venv's Activate.ps1 writes it ("(venv) PS
+# C:\\app>"): the folder it stands in is `cwd`.
+_PS = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?PS (?P<cwd>[A-Za-z]:\\[^>\n]{0,300})>\s*(?P<cmd>.*)$")
+_CMD_EXE = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?P<cwd>[A-Za-z]:\\[^<>|\n\"]{0,300})>\s*(?P<cmd>\S.*)$")
+# An environment's activation script run by a relative or absolute Windows path ("venv\\Scripts\\activate",
+# ".\\.venv\\Scripts\\Activate.ps1", "C:\\app\\env\\Scripts\\activate.bat"): venv puts python.exe beside it in Scripts
+# (CPython Lib/venv/__init__.py, `binname = 'Scripts'` on Windows), and that python runs what the shell runs next.
+_ACTIVATE = re.compile(
+    r"^\s*(?:&\s*)?(?P<env>(?:[A-Za-z]:\\|\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){0,10}[^\\\s\"'<>|*?:]{1,120})"
+    r"\\Scripts\\activate(?:\.bat|\.ps1)?(?![\w.])",
+    re.IGNORECASE,
+)
 _POSIX = re.compile(
     r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
 )
@@ -134,6 +146,8 @@ _NVIDIA_NAMED = re.compile(
     r"nvidia|geforce|quadro|tesla|titan|jetson|\b(?:RTX|GTX|MX)\s*\d|\b[AHLVPTK]\d{1,3}\b|(?-i:Driver Version:|CUDA Version:)",
     re.IGNORECASE,
 )
+# An NVIDIA GPU named by its product line (the word NVIDIA alone, "I have not NVIDIA pc", names none).
+_NVIDIA_MODEL = re.compile(r"\b(?:geforce|quadro|tesla|titan|jetson)\b|\b(?:RTX|GTX|MX)\s*\d", re.IGNORECASE)
 # xformers and flash-attn by name, as words (not a path component or flash_attn_2_cuda, an object the error texts read).
 _EXTENSION = re.compile(r"(?<![\w/\\.-])(?P<name>xformers|flash[-_]attn)(?![\w/\\-])", re.IGNORECASE)
 _WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
@@ -376,14 +390,11 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := _PS.match(line):
             cmd = m.group("cmd")
             _windows(g, "PowerShell prompt", line)
+            _prompt_interpreter(g, m.group("cwd"), cmd, line)
         elif (m := _CMD_EXE.match(line)) and not _WIN_PYTHON.match(line.strip()):
             cmd = m.group("cmd")
             _windows(g, "cmd.exe prompt", line)
-            # ".\python_embeded\python.exe ..." run from the prompt's directory: that interpreter, by its full path.
-            cwd = line.strip()[: line.strip().index(">")] if ">" in line else ""
-            if (rel := _REL_PYTHON.match(cmd)) and g.interpreter is None and re.match(r"^[A-Za-z]:\\", cwd):
-                g.interpreter = cwd.rstrip("\\") + "\\" + rel.group("path").removeprefix(".\\")
-                _cue(g, "python.exe run from the prompt's directory", "the interpreter the plan must use", line)
+            _prompt_interpreter(g, m.group("cwd"), cmd, line)
         elif m := _POSIX.match(line):
             cmd = m.group("cmd")
             host = m.group("host") or ""
@@ -450,9 +461,15 @@ def read_cues(g: Gathered, text: str) -> None:
     if m := _SUSPEND_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _SUSPEND_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, SUSPEND_SAID, "the machine slept and woke (suspend/resume) before it failed", line[:MAX_LINE])
-    if (m := _OTHER_GPU.search(text[:1_000_000])) and not _NVIDIA_NAMED.search(text[:1_000_000]):
+    if m := _OTHER_GPU.search(text[:1_000_000]):
         line = next((x for x in lines if _OTHER_GPU.search(x[:MAX_LINE])), m.group(0))
-        _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
+        if not _NVIDIA_NAMED.search(text[:1_000_000]):
+            _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
+        elif _NVIDIA_MODEL.search(text[:1_000_000]):
+            # A laptop's integrated Intel or AMD graphics beside its NVIDIA GPU: named as what it is, no CUDA device
+            # (the NVIDIA GPU is the one the frameworks see).
+            name = " ".join(m.group(0).split())
+            _cue(g, OTHER_GPU_BESIDE, f"{name}: another vendor's GPU, not an NVIDIA (CUDA) device", line[:MAX_LINE])
     if m := _NO_GPU_SAID.search(text[:1_000_000]):
         # (a GPU the text shows beside it wins: the checks ask gpudoctor.checks.driver.gpu_present first)
         line = next((x for x in lines if _NO_GPU_SAID.search(x[:MAX_LINE])), m.group(0))
@@ -490,6 +507,23 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := _MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
+
+
+def _prompt_interpreter(g: Gathered, cwd: str, cmd: str, line: str) -> None:
+    """A Windows prompt's command that names the interpreter by a path relative to the prompt's folder: a python.exe
+    run (".\\python_embeded\\python.exe ...", ".\\.venv\\Scripts\\python.exe ...") or an environment's activation
+    script ("venv\\Scripts\\activate"): that python.exe by its full path (the prompt gives the folder)."""
+    if g.interpreter is not None:
+        return
+    if rel := _REL_PYTHON.match(cmd):
+        path, cue = rel.group("path"), "python.exe run from the prompt's directory"
+    elif act := _ACTIVATE.match(cmd):
+        path, cue = act.group("env") + "\\Scripts\\python.exe", "an environment activated at the prompt"
+    else:
+        return
+    # (ntpath: Windows' own joining and "..\\" folding, whatever system reads the paste)
+    g.interpreter = path if re.match(r"^[A-Za-z]:\\", path) else ntpath.normpath(ntpath.join(cwd, path))
+    _cue(g, cue, "the interpreter the plan must use", line)
 
 
 def _windows(g: Gathered, cue: str, line: str) -> None:

@@ -122,7 +122,12 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
         # A lost GPU has no name NVML could give (gpu-lost says which it is): counted, not named.
         names = sorted({g.name or "unknown GPU" for g in gpus if not g.lost})
         lost = sum(1 for g in gpus if g.lost)
-        out["gpu"] = f"{len(gpus)} × {', '.join(names) or 'lost GPU'}" + (f" ({lost} lost)" if lost and names else "")
+        if len(names) > 1:
+            # Models of several kinds (an nvidia-smi table of two models, "a K80 and two K40c"): each counted by name.
+            shown = ", ".join(f"{sum(1 for g in gpus if not g.lost and (g.name or 'unknown GPU') == n)} × {n}" for n in names)
+        else:
+            shown = f"{len(gpus)} × {', '.join(names) or 'lost GPU'}"
+        out["gpu"] = shown + (f" ({lost} lost)" if lost and names else "")
         if stated:
             out["gpu"] += " (named in the text)"
     elif isinstance(facts.kernel.pci, Found) and facts.kernel.pci.value:
