@@ -43,6 +43,18 @@ def test_a_bare_check_imports_neither_platform_nor_socket():
     assert [m for m in NEVER_BARE if m in modules] == []
 
 
+def test_a_bare_check_imports_no_pathlib():
+    # pathlib brings urllib.parse and ipaddress (15 M instructions of a bare check installed from a wheel: bench/README.md).
+    # This environment's editable install imports it at start (its finder), so the child forgets it first: what the
+    # check imports again is its own.
+    modules = _imported_after(
+        "for name in ('pathlib', 'urllib.parse', 'ipaddress'):\n    sys.modules.pop(name, None)\n"
+        "from gpudoctor.cli import main\ntry:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code"
+    )
+    assert "gpudoctor.matrix.load" in modules  # (the module that imported it for every check)
+    assert [m for m in ("pathlib", "urllib.parse", "ipaddress") if m in modules] == []
+
+
 # Module-level patterns that a check of a Linux machine compiles only where their text turns up (gpudoctor.lazypattern):
 # Windows' DLL and toolkit folder names, the soname of a TensorRT runtime a pasted loader error names.
 LAZY_ON_LINUX = (
