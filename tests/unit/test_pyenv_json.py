@@ -15,16 +15,17 @@ from hypothesis import strategies as st
 from gpudoctor.host import pyenv
 
 
-def _script() -> str:
-    """The source the python probe sends (gpudoctor.host.pyask.start_via)."""
+def _answer(call: str) -> str:
+    """What a real interpreter prints given the probe's source (gpudoctor.host.pyask.start_via) and `call`."""
     with open(pyenv.__file__, encoding="utf-8") as fh:
-        return fh.read() + pyenv.SCRIPT_CALL
+        source = fh.read()
+    done = subprocess.run([sys.executable, "-c", source + call], capture_output=True, timeout=60, check=True)
+    return done.stdout.decode("ascii")  # ASCII whatever the pipe's encoding
 
 
 def test_a_real_interpreter_answers_what_json_dumps_would_have_said():
-    done = subprocess.run([sys.executable, "-c", _script()], capture_output=True, timeout=60, check=True)
-    answer = json.loads(done.stdout.decode("ascii"))  # ASCII whatever the pipe's encoding
-    assert answer == json.loads(json.dumps(pyenv.describe()))
+    answer = json.loads(_answer(pyenv.SCRIPT_CALL))
+    assert answer == json.loads(_answer("\nimport json\nprint(json.dumps(describe()))\n"))  # (the call before)
     assert answer["executable"] == sys.executable and answer["distributions"]
 
 
