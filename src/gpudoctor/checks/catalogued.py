@@ -1257,7 +1257,7 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
 # pull the decoder in; Ubuntu's are libnvidia-decode-<branch> and libnvidia-encode-<branch>.
 _DEBIAN_VIDEO = {"libnvcuvid.so.1": "libnvcuvid1", "libnvidia-encode.so.1": "libnvidia-encode1"}
 _DEBIAN_DRIVER = ("nvidia-driver", "nvidia-driver-libs", "libcuda1", "nvidia-smi")
-_UBUNTU_DRIVER = re.compile(r"nvidia-driver-(?P<branch>\d{3})(?:-server)?(?:-open)?")
+_UBUNTU_DRIVER = LazyPattern(r"nvidia-driver-(?P<branch>\d{3})(?:-server)?(?:-open)?")
 
 
 def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -2062,8 +2062,8 @@ def check_cuda_init_unknown(facts: Facts, ctx: Context) -> Iterable[Finding]:
 _NCCL_LINK_FAILED = frozenset({"nccl-error", "nccl-system-error", "nccl-connect-failed", "nccl-remote-error"})
 # Interfaces another host cannot reach: docker's and libvirt's bridges and a container's veth pair (NCCL's default
 # NCCL_SOCKET_IFNAME excludes docker*, lo and virbr*, not veth*), loopback, and link-local addresses (fe80::, 169.254.).
-_UNROUTABLE_NAME = re.compile(r"(?:docker|veth|virbr|br-|cni|flannel|cali)\w*|lo", re.IGNORECASE)
-_INTERFACE = re.compile(r"\[\d+\](?P<name>[^:\s]+):(?P<address>\S+?)<\d+>")
+_UNROUTABLE_NAME = LazyPattern(r"(?:docker|veth|virbr|br-|cni|flannel|cali)\w*|lo", re.IGNORECASE)
+_INTERFACE = LazyPattern(r"\[\d+\](?P<name>[^:\s]+):(?P<address>\S+?)<\d+>")
 
 
 def _unroutable(name: str, address: str) -> bool:

@@ -32,6 +32,7 @@ from gpudoctor.checks.wheel_majors import (  # noqa: F401  (shared helpers, impo
 )
 from gpudoctor.cmdline import Cmd, Line
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner import where
@@ -622,7 +623,7 @@ def _wheels_remediation(facts: Facts, drop: list[str], keep: int | None, reinsta
 # --- checks ------------------------------------------------------------------------
 
 
-_CONDA_CUDA_ASKED = re.compile(r"\b(?P<pkg>cudatoolkit|pytorch-cuda)\s*=+\s*(?P<cuda>\d{1,2}\.\d)\b")
+_CONDA_CUDA_ASKED = LazyPattern(r"\b(?P<pkg>cudatoolkit|pytorch-cuda)\s*=+\s*(?P<cuda>\d{1,2}\.\d)\b")
 
 
 def _conda_cpu(facts: Facts) -> tuple[str, str | None] | None:

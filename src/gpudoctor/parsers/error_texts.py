@@ -68,7 +68,7 @@ _PATTERNS: tuple[tuple[str, _Lazy], ...] = tuple(
     )
 )
 
-_NVML_VERSION_RE = re.compile(r"NVML library version:\s*(\d+(?:\.\d+)+)", re.IGNORECASE)
+_NVML_VERSION_RE = _Lazy(r"NVML library version:\s*(\d+(?:\.\d+)+)", re.IGNORECASE)
 
 
 def _bounded(text: object) -> str | None:
@@ -340,11 +340,11 @@ _PLUGIN_INCOMPATIBLE = _Lazy(
 # requires that torch exactly, and pip replaces the installed one with it. And pip taking a torch away
 # (src/pip/_internal/req/req_install.py: "Found existing installation: %s"; req_uninstall.py: "Successfully
 # uninstalled %s"): the torch that was there before.
-_PIP_TORCH_PINNED = re.compile(
+_PIP_TORCH_PINNED = _Lazy(
     r"^\s*Collecting torch==(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s+\(from (?P<package>[A-Za-z0-9][\w.-]{0,80}?)"
     r"(?:\[[^\]]{0,80}\])?==(?P<version>\d[\w.+!]{0,40})\)"
 )
-_PIP_TORCH_REMOVED = re.compile(
+_PIP_TORCH_REMOVED = _Lazy(
     r"^\s*(?:Successfully uninstalled torch-|Found existing installation: torch\s+)(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s*$"
 )
 # JAX's CUDA plugin (the jax-cudaNN-plugin wheel, importable as jax_plugins.xla_cudaNN) calls jaxlib's Python API
@@ -352,8 +352,8 @@ _PIP_TORCH_REMOVED = re.compile(
 # then `xla_client.register_custom_type_id_handler(`): a traceback whose frame in the plugin's __init__.py is a call
 # into xla_client / xla_extension / jaxlib, or ends on an AttributeError or ImportError naming one of them, is a
 # plugin of a later release than the installed jaxlib (the API it calls is not there yet).
-_PLUGIN_FRAME = re.compile(r'File "[^"\n]{0,300}?jax_plugins[/\\](?P<plugin>xla_cuda\d{2})[/\\]__init__\.py", line \d+')
-_JAXLIB_API = re.compile(
+_PLUGIN_FRAME = _Lazy(r'File "[^"\n]{0,300}?jax_plugins[/\\](?P<plugin>xla_cuda\d{2})[/\\]__init__\.py", line \d+')
+_JAXLIB_API = _Lazy(
     r"^\s*(?:[\w.]+\s*=\s*)?(?:xla_client|xla_extension|_xla|jaxlib(?:\.\w+)*)\.\w+\s*\("
     r"|\b(?:AttributeError: module '(?:jaxlib|jax\._src\.lib)[\w.]*' has no attribute"
     r"|ImportError: cannot import name '\w+' from '(?:jaxlib|jax\._src\.lib)[\w.]*')"
@@ -481,7 +481,7 @@ _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECAS
 # ("ii  name[:arch]  VERSION  ARCH  description"). Only NVIDIA's and CUDA's packages are kept (the caller's filter).
 _APT_INSTALLED = _Lazy(r"^\s*(?P<package>[a-z0-9][a-z0-9.+-]{0,80})/\S{0,120}\s+(?P<version>[\w.+:~-]{1,80})\s+\w+\s+\[installed")
 _DPKG_ROW = _Lazy(r"^\s*ii\s+(?P<package>[a-z0-9][a-z0-9.+-]{0,80})(?::\w+)?\s+(?P<version>\d[\w.+:~-]{0,80})\s+\w+\s")
-_NVIDIA_PACKAGE = re.compile(r"nvidia|cuda|nvcuvid")
+_NVIDIA_PACKAGE = _Lazy(r"nvidia|cuda|nvcuvid")
 _LINUX_DRIVER_PKG = _Lazy(
     r"\b(?:apt|apt-get|dnf|yum)\s+(?:-y\s+)?install\b[^\n]{0,120}?\b(?P<package>nvidia-(?:utils|driver|dkms|kernel-source|headless)-\d{3}\S*|nvidia-driver\b|cuda-drivers\b)"
 )
@@ -738,8 +738,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
 
 # A docker run line given back as a command: only plain words (options, an image, its command), at most 24 of them,
 # and never a line with a shell's own syntax ($, quotes, pipes, redirections): those stay the reporter's to retype.
-_DOCKER_WORD = re.compile(r"[\w./:=@,+-]{1,200}")
-_SHELL_SYNTAX = re.compile(r"[$`\\'|;&<>()*?!{}\[\]]|\"[^\"]*\s[^\"]*\"")
+_DOCKER_WORD = _Lazy(r"[\w./:=@,+-]{1,200}")
+_SHELL_SYNTAX = _Lazy(r"[$`\\'|;&<>()*?!{}\[\]]|\"[^\"]*\s[^\"]*\"")
 
 
 def _docker_args(args: str) -> str:
@@ -763,7 +763,7 @@ _MAYBE_NVML = _Lazy(
 
 # Where the device's name starts when the message is quoted inside a sentence ("facing issue like NVIDIA GeForce RTX
 # 5080 with CUDA capability ..."): PyTorch prints torch.cuda.get_device_name(), which starts with one of these words.
-_BRAND = re.compile(r"\b(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b")
+_BRAND = _Lazy(r"\b(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b")
 
 
 def _product_name(text: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from gpudoctor.facts import Facts
 from gpudoctor.host.nvml import NAMED_IN_TEXT
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import AREA_TITLES, AREAS, Finding, Report, Severity
 from gpudoctor.probed import Found
 from gpudoctor.sanitize import clean
@@ -382,7 +383,7 @@ def _for_text(f: Finding, long_names: dict[str, str]) -> Finding:
     return replace(f, detail=detail, evidence=evidence)
 
 
-_GPU = re.compile(r"\bGPU (\d+)\b")
+_GPU = LazyPattern(r"\bGPU (\d+)\b")
 
 
 def group_per_gpu(findings: list[Finding], step: Any = None) -> list[tuple[Finding, list[int]]]:
