@@ -31,8 +31,8 @@ from gpudoctor.facts import (
     NO_NVIDIA_GPU,
     NO_PYTHON,
     NOTEBOOK_SAID,
-    PROJECT_TOOL,
     OTHER_GPU_BESIDE,
+    PROJECT_TOOL,
     SMI_OTHER_RELEASE,
     SUSPEND_SAID,
 )

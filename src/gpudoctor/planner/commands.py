@@ -29,9 +29,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.planner.model import Step, TargetEnv
 
-_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_NAME = LazyPattern(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")  # compiled on first use: a bare check imports this module
 
 
 @dataclass(frozen=True)
