@@ -1,0 +1,122 @@
+"""The fixed text a pattern cannot match without, and the lines of a text that hold it: a prefilter for line scans.
+
+People paste whole training logs, dmesg, `docker logs` and journalctl (tens of thousands of lines), and the
+catalogue's hundreds of patterns were each searched on every line: 30 s for a 2 MB paste (bench/paste_speed.py).
+Most patterns require a fixed text ("could not select device driver"), and a line without one of a pattern's
+required texts cannot match it: `Lines.holding` names the lines that hold one, in order, found by str.find over the
+whole folded text (a C scan per text, not a regular expression per line). Searching only those lines gives the
+same first match as searching every line; a pattern with no required text long enough is searched on every line.
+
+Case: the catalogue's patterns are case-insensitive. A required text is kept in lower case and in ASCII only (a
+character outside ASCII ends it), and each line is folded (`fold`) so that any character that an ASCII letter
+matches under re.IGNORECASE becomes that letter: str.lower does it for all but two, which only `re`'s extra
+case table pairs with an ASCII letter (CPython Lib/re/_casefix.py: U+0131 dotless i with i, U+017F long s with
+s). tests/unit/parsers/test_anchors.py checks the fold against `re` on every code point.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+
+try:
+    from re import _parser as _sre_parse  # Python 3.11+
+except ImportError:  # Python 3.10
+    import sre_parse as _sre_parse  # type: ignore[import-not-found,no-redef]
+
+# A required text shorter than this is held by too many lines to select any (and "a" holds nothing of a message).
+MIN_ANCHOR = 3
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+
+
+def fold(line: str) -> str:
+    """`line` in lower case, with every character that matches an ASCII letter under re.IGNORECASE made that letter."""
+    # (str.replace, not str.translate: a translate table is read per character, in Python's slow path)
+    return line.lower() if line.isascii() else line.replace("\u0131", "i").replace("\u017f", "s").lower()
+
+
+Need = tuple[str, ...]  # one of these texts is in every match (lower case, ASCII); () for no such set
+
+
+def _score(need: Need) -> tuple[int, int]:
+    # The shortest text decides how many lines hold one; fewer texts to look for break a tie.
+    return (min(map(len, need)), -len(need)) if need else (-1, 0)
+
+
+def _need(items: object) -> Need:
+    """The best set of texts one of which every match of the parsed sequence `items` contains."""
+    best: Need = ()
+    run: list[str] = []
+
+    def consider(need: Need) -> None:
+        nonlocal best
+        if need and _score(need) > _score(best):
+            best = need
+
+    def end_run() -> None:
+        if run:
+            consider(("".join(run),))
+            run.clear()
+
+    for op, av in items:  # type: ignore[attr-defined]
+        name = str(op)
+        if name == "LITERAL" and av < 128:
+            run.append(chr(av).lower())
+            continue
+        end_run()  # anything else may match text of any case, any length or nothing at all: the run ends
+        if name == "SUBPATTERN":
+            consider(_need(av[-1]))
+        elif name == "ATOMIC_GROUP":
+            consider(_need(av))
+        elif name in _REPEATS and av[0] >= 1:
+            consider(_need(av[2]))
+        elif name == "BRANCH":
+            alternatives = [_need(branch) for branch in av[1]]
+            if all(alternatives):
+                consider(tuple(sorted({text for need in alternatives for text in need})))
+    end_run()
+    return best
+
+
+def required(pattern: str, flags: int = 0) -> Need:
+    """Texts (lower case, ASCII), one of which is in every line `pattern` matches; () where no such set has only
+    texts of MIN_ANCHOR characters or more (the pattern is then searched on every line)."""
+    need = _need(_sre_parse.parse(pattern, flags))
+    return need if need and min(map(len, need)) >= MIN_ANCHOR else ()
+
+
+class Lines:
+    """Lines of a text, folded and joined once; the lines that hold each required text, found once."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        folded = [fold(line) for line in lines]
+        self.count = len(folded)
+        self._text = "\n".join(folded)  # a folded line holds no "\n": str.lower never makes one
+        self._starts: list[int] = []
+        at = 0
+        for line in folded:
+            self._starts.append(at)
+            at += len(line) + 1
+        self._held: dict[str, list[int]] = {}
+
+    def _holding_text(self, text: str) -> list[int]:
+        if (held := self._held.get(text)) is not None:
+            return held
+        held = []
+        at = self._text.find(text)
+        while at >= 0:
+            i = bisect.bisect_right(self._starts, at) - 1
+            held.append(i)
+            # The next line: a line is listed once however often it holds the text.
+            at = self._text.find(text, self._starts[i + 1]) if i + 1 < self.count else -1
+        self._held[text] = held
+        return held
+
+    def holding(self, need: Need) -> Sequence[int]:
+        """The lines that hold one of `need`'s texts, in order; every line where `need` is ()."""
+        if not need:
+            return range(self.count)
+        if len(need) == 1:
+            return self._holding_text(need[0])
+        return sorted({i for text in need for i in self._holding_text(text)})
