@@ -30,7 +30,7 @@ _NOISE = (
     "[{a}.{e:06d}] EXT4-fs (sda{d}): mounted filesystem with ordered data mode. Quota mode: none.",
     "Nov {d:02d} 12:{d:02d}:{b:02d} host systemd[{c}]: Started Session {a} of User builder.",
     "2026-11-{d:02d}T12:{b:02d}:{d:02d}.{e:06d}Z INFO worker {c}: processed batch {a} in {f}.{e} ms",
-    "{{\"level\":\"info\",\"ts\":{a}.{e},\"msg\":\"request served\",\"status\":200,\"bytes\":{c}}}",
+    '{{"level":"info","ts":{a}.{e},"msg":"request served","status":200,"bytes":{c}}}',
     "step {a:>6} | lr {f}.{e:04d}e-04 | grad_norm {d}.{b} | tokens/s {c}",
     "    at com.example.Service.handle(Service.java:{c})",
 )
@@ -39,7 +39,12 @@ _NOISE = (
 def noise(rng: random.Random, lines: int) -> list[str]:
     return [
         rng.choice(_NOISE).format(
-            a=rng.randrange(1, 100000), b=rng.randrange(1, 60), c=rng.randrange(1, 9999), d=rng.randrange(1, 29), e=rng.randrange(0, 9999), f=rng.randrange(0, 9)
+            a=rng.randrange(1, 100000),
+            b=rng.randrange(1, 60),
+            c=rng.randrange(1, 9999),
+            d=rng.randrange(1, 29),
+            e=rng.randrange(0, 9999),
+            f=rng.randrange(0, 9),
         )
         for _ in range(lines)
     ]

@@ -17,13 +17,16 @@ s). tests/unit/parsers/test_anchors.py checks the fold against `re` on every cod
 from __future__ import annotations
 
 import bisect
+import functools
+import importlib
 import re
+import sys
 from collections.abc import Sequence
 
-try:
-    from re import _parser as _sre_parse  # Python 3.11+
-except ImportError:  # Python 3.10
-    import sre_parse as _sre_parse  # type: ignore[import-not-found,no-redef]
+from gpudoctor.lazypattern import LazyPattern
+
+# The parser `re` compiles with (its module's name changed in Python 3.11; sre_parse is deprecated there).
+_sre_parse = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
 
 # A required text shorter than this is held by too many lines to select any (and "a" holds nothing of a message).
 MIN_ANCHOR = 3
@@ -79,6 +82,7 @@ def _need(items: object) -> Need:
     return best
 
 
+@functools.cache
 def required(pattern: str, flags: int = 0) -> Need:
     """Texts (lower case, ASCII), one of which is in every line `pattern` matches; () where no such set has only
     texts of MIN_ANCHOR characters or more (the pattern is then searched on every line)."""
@@ -86,10 +90,23 @@ def required(pattern: str, flags: int = 0) -> Need:
     return need if need and min(map(len, need)) >= MIN_ANCHOR else ()
 
 
+Pattern = re.Pattern[str] | LazyPattern
+
+
+def _source(pattern: Pattern) -> tuple[str, int]:
+    return pattern.source() if isinstance(pattern, LazyPattern) else (pattern.pattern, pattern.flags)
+
+
 class Lines:
-    """Lines of a text, folded and joined once; the lines that hold each required text, found once."""
+    """Lines of a text, folded and joined once; the lines that hold each required text, found once.
+
+    `search(pattern, number)` and `match(pattern, number)` stand for `pattern.search(lines[number])` (and match) in a
+    scan of every line with many patterns: a pattern is tried only on the lines that hold one of its texts.
+    """
 
     def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self._may: dict[Pattern, set[int] | None] = {}  # per pattern, the lines that may match it (None: every line)
         folded = [fold(line) for line in lines]
         self.count = len(folded)
         self._text = "\n".join(folded)  # a folded line holds no "\n": str.lower never makes one
@@ -120,3 +137,17 @@ class Lines:
         if len(need) == 1:
             return self._holding_text(need[0])
         return sorted({i for text in need for i in self._holding_text(text)})
+
+    def may(self, pattern: Pattern, number: int) -> bool:
+        """Whether line `number` holds one of the texts `pattern` requires (always true where it requires none)."""
+        if pattern not in self._may:
+            need = required(*_source(pattern))
+            self._may[pattern] = set(self.holding(need)) if need else None
+        held = self._may[pattern]
+        return held is None or number in held
+
+    def search(self, pattern: Pattern, number: int) -> re.Match[str] | None:
+        return pattern.search(self.lines[number]) if self.may(pattern, number) else None
+
+    def match(self, pattern: Pattern, number: int) -> re.Match[str] | None:
+        return pattern.match(self.lines[number]) if self.may(pattern, number) else None

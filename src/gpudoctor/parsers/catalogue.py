@@ -132,7 +132,7 @@ def match(text: str) -> list[ErrorEvidence]:
     joined: str | None = None
     joined_index: Lines | None = None
     out: list[ErrorEvidence] = []
-    for message, need in zip(messages(), _needs()):
+    for message, need in zip(messages(), _needs(), strict=True):
         found = None
         for i in index.holding(need):
             if found := message.pattern.search(lines[i]):
