@@ -62,8 +62,11 @@ def _run(src: Path, paste: Path, out: Path) -> dict:
 
 
 def _report(path: Path) -> object:
-    """The JSON report without its timings (they differ run to run)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    """The JSON report without its timings (they differ run to run); the bare output where it is no report."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return path.read_text(encoding="utf-8", errors="replace")
     data.pop("timings_s", None)
     if isinstance(data.get("facts"), dict):
         data["facts"].pop("timings_s", None)
@@ -98,8 +101,8 @@ def main() -> None:
         print(
             f"Load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}"
         )
-        print("| paste | tree | median wall s | median CPU s | peak MB |")
-        print("| ---: | --- | ---: | ---: | ---: |")
+        print("| paste | tree | median wall s | median CPU s | peak MB | exit status |")
+        print("| ---: | --- | ---: | ---: | ---: | --- |")
         for size in (int(s) for s in args.sizes.split(",")):
             paste = Path(tmp, f"paste-{size}.txt")
             paste.write_text(big_paste(size, args.seed), encoding="utf-8")
@@ -113,7 +116,8 @@ def main() -> None:
             for name, rows in results.items():
                 print(
                     f"| {size:,} | {name} | {statistics.median(r['wall'] for r in rows):.2f} | "
-                    f"{statistics.median(r['cpu'] for r in rows):.2f} | {max(r['peak_mb'] for r in rows):.0f} |"
+                    f"{statistics.median(r['cpu'] for r in rows):.2f} | {max(r['peak_mb'] for r in rows):.0f} | "
+                    f"{' '.join(sorted({str(r['rc']) for r in rows}))} |"
                 )
             if len({json.dumps(r, sort_keys=True) for r in reports.values()}) > 1:
                 print(f"  the reports of the {size:,}-character paste differ between the trees")
