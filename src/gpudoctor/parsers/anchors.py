@@ -138,16 +138,31 @@ class Lines:
             return self._holding_text(need[0])
         return sorted({i for text in need for i in self._holding_text(text)})
 
-    def may(self, pattern: Pattern, number: int) -> bool:
-        """Whether line `number` holds one of the texts `pattern` requires (always true where it requires none)."""
+    def _lines_of(self, pattern: Pattern) -> set[int] | None:
+        """The lines that may match `pattern` (None: every line), found at its first use."""
         if pattern not in self._may:
             need = required(*_source(pattern))
             self._may[pattern] = set(self.holding(need)) if need else None
-        held = self._may[pattern]
+        return self._may[pattern]
+
+    def may(self, pattern: Pattern, number: int) -> bool:
+        """Whether line `number` holds one of the texts `pattern` requires (always true where it requires none)."""
+        held = self._may[pattern] if pattern in self._may else self._lines_of(pattern)
         return held is None or number in held
 
+    # search and match repeat may's two lines: they run once per line and pattern, tens of thousands of times.
     def search(self, pattern: Pattern, number: int) -> re.Match[str] | None:
-        return pattern.search(self.lines[number]) if self.may(pattern, number) else None
+        held = self._may[pattern] if pattern in self._may else self._lines_of(pattern)
+        return pattern.search(self.lines[number]) if held is None or number in held else None
 
     def match(self, pattern: Pattern, number: int) -> re.Match[str] | None:
-        return pattern.match(self.lines[number]) if self.may(pattern, number) else None
+        held = self._may[pattern] if pattern in self._may else self._lines_of(pattern)
+        return pattern.match(self.lines[number]) if held is None or number in held else None
+
+    def first(self, pattern: Pattern, *, match: bool = False) -> tuple[int, re.Match[str]] | None:
+        """The number of the first line `pattern` finds something in (with `match`: matches at its start), and what it
+        found; None where no line has it."""
+        for number in self.holding(required(*_source(pattern))):
+            if m := pattern.match(self.lines[number]) if match else pattern.search(self.lines[number]):
+                return number, m
+        return None
