@@ -8,14 +8,19 @@ counted in tests/unit/parsers/test_anchors.py, and measured by bench/paste_speed
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
+import re
 import signal
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
-from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.lazypattern import LazyPattern
+from gpudoctor.parsers import anchors, catalogue, error_texts
+from gpudoctor.pasted import Source, cues, read_pasted, workloads
 from gpudoctor.pasted.read import read_sources
 from tests.pasted.bigpaste import big_paste
 
@@ -64,3 +69,52 @@ def test_crlf_reads_as_lf(hang_guard: None) -> None:
     crlf = read_sources([Source("big.txt", big_paste(300_000, seed=6, newline="\r\n"))])
     assert lf.errors  # the real reports in it are read
     assert {(e.kind, e.values) for e in crlf.errors} == {(e.kind, e.values) for e in lf.errors}
+
+
+class _Counted:
+    """A pattern that counts what is searched with it (and stands for it wherever the reader uses it)."""
+
+    calls = 0
+
+    def __init__(self, pattern: re.Pattern[str] | LazyPattern) -> None:
+        self._pattern = pattern
+        self.pattern, self.flags = pattern.source() if isinstance(pattern, LazyPattern) else (pattern.pattern, pattern.flags)
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._pattern, name)
+        if name not in ("search", "match", "fullmatch", "finditer", "findall", "sub"):
+            return method
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            _Counted.calls += 1
+            return method(*args, **kwargs)
+
+        return counted
+
+
+def _searches(monkeypatch: pytest.MonkeyPatch, text: str) -> int:
+    for module in (error_texts, cues, workloads):
+        for name, value in list(vars(module).items()):
+            if isinstance(value, LazyPattern) or (isinstance(value, re.Pattern) and isinstance(value.pattern, str)):
+                monkeypatch.setattr(module, name, _Counted(value))
+    messages = tuple(
+        m if isinstance(m.pattern, _Counted) else dataclasses.replace(m, pattern=_Counted(m.pattern))
+        for m in catalogue.messages()
+    )
+    monkeypatch.setattr(catalogue, "messages", lambda: messages)
+    _Counted.calls = 0
+    read_sources([Source("big.txt", text)])
+    return _Counted.calls
+
+
+def test_the_line_scans_search_a_small_fraction_of_what_every_line_would_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The searches the reader makes on a large paste with the prefilter (parsers.anchors) and without it (every
+    pattern on every line, as before it): counted, not timed. On this 300 kB paste (4,097 lines) 21,016 searches
+    against 1,195,134 when written (57 times fewer)."""
+    text = big_paste(300_000, seed=8)
+    gated = _searches(monkeypatch, text)
+    with monkeypatch.context() as m:
+        m.setattr(anchors, "required", lambda pattern, flags=0: ())  # no pattern requires a text: every line is tried
+        m.setattr(catalogue, "_needs", lambda: tuple(() for _ in catalogue.messages()))
+        every_line = _searches(m, text)
+    assert gated * 20 <= every_line, (gated, every_line)

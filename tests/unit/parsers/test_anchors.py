@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers import catalogue
 from gpudoctor.parsers.anchors import Lines, fold, required
 from tests.pasted.bigpaste import big_paste, noise, real_reports
@@ -118,3 +119,54 @@ def test_a_two_megabyte_paste_costs_a_bounded_number_of_searches(monkeypatch: py
     found = catalogue.match(text)
     assert found  # the real reports in it are read
     assert _Counting.searches <= len(messages) * lines // 50, (_Counting.searches, lines)
+
+
+def _line_patterns() -> list[tuple[str, re.Pattern[str] | LazyPattern]]:
+    """Every module-level pattern of the modules that scan a paste line by line."""
+    from gpudoctor.parsers import error_texts
+    from gpudoctor.pasted import cues, workloads
+
+    return [
+        (f"{module.__name__}.{name}", value)
+        for module in (error_texts, cues, workloads)
+        for name, value in sorted(vars(module).items())
+        if isinstance(value, LazyPattern) or (isinstance(value, re.Pattern) and isinstance(value.pattern, str))
+    ]
+
+
+def _every_report_line() -> list[str]:
+    """The lines of every real report in the tests, then the same with cases swapped and look-alikes put in."""
+    lines = [line for _, text in real_reports() for line in text.splitlines()]
+    rng = random.Random(11)
+    swap = {"i": "\u0131", "s": "\u017f", "k": "\u212a", "I": "\u0130"}
+    mangled = [
+        "".join(swap.get(c, c) if rng.random() < 0.02 else c.swapcase() if rng.random() < 0.1 else c for c in x) for x in lines
+    ]
+    return lines + mangled
+
+
+def test_the_gate_keeps_every_line_each_scanning_pattern_matches() -> None:
+    """Lines.may (what search, match and first ask) is true on every line a pattern of the line scans matches, on
+    every line of the real reports (and a mangled copy of each)."""
+    lines = _every_report_line()
+    index = Lines(lines)
+    patterns = _line_patterns()
+    matched = 0
+    for name, pattern in patterns:
+        hits = [number for number, line in enumerate(lines) if pattern.search(line)]
+        matched += bool(hits)
+        assert all(index.may(pattern, number) for number in hits), name
+    assert len(patterns) > 100
+    assert matched > len(patterns) // 2  # most of them are exercised: the reports are where they come from
+
+
+def test_first_is_the_first_line_a_scan_of_every_line_finds() -> None:
+    lines = _every_report_line()
+    index = Lines(lines)
+    for name, pattern in _line_patterns():
+        for match in (False, True):
+            want = next(
+                ((i, m.group(0)) for i, x in enumerate(lines) if (m := pattern.match(x) if match else pattern.search(x))), None
+            )
+            got = index.first(pattern, match=match)
+            assert ((got[0], got[1].group(0)) if got else None) == want, name
