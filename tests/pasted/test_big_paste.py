@@ -109,12 +109,12 @@ def _searches(monkeypatch: pytest.MonkeyPatch, text: str) -> int:
 
 def test_the_line_scans_search_a_small_fraction_of_what_every_line_would_cost(monkeypatch: pytest.MonkeyPatch) -> None:
     """The searches the reader makes on a large paste with the prefilter (parsers.anchors) and without it (every
-    pattern on every line, as before it): counted, not timed. On this 300 kB paste (4,097 lines) 21,016 searches
-    against 1,195,134 when written (57 times fewer)."""
+    pattern on every line, as before it): counted, not timed. On this 300 kB paste (4,097 lines) 8,806 searches
+    against 1,195,134 when written (136 times fewer)."""
     text = big_paste(300_000, seed=8)
     gated = _searches(monkeypatch, text)
     with monkeypatch.context() as m:
         m.setattr(anchors, "required", lambda pattern, flags=0: ())  # no pattern requires a text: every line is tried
         m.setattr(catalogue, "_needs", lambda: tuple(() for _ in catalogue.messages()))
         every_line = _searches(m, text)
-    assert gated * 20 <= every_line, (gated, every_line)
+    assert gated * 50 <= every_line, (gated, every_line)

@@ -27,7 +27,8 @@ from tests.pasted.bigpaste import big_paste, noise, real_reports
         (r"(?:abc|\d+)def", ("def",)),  # a branch without text: the run after it
         (r"(?:foo)?bar\s+\w+", ("bar",)),  # an optional group requires nothing
         (r"\d+\.\d+", ()),  # no text at all
-        (r"ab\sc", ()),  # runs shorter than MIN_ANCHOR
+        (r"a\sb\sc", ()),  # runs shorter than MIN_ANCHOR
+        (r"[a-z]:\\\w", (":\\",)),  # a run as short as MIN_ANCHOR
         ("Gr\u00f6\u00dfe des Speichers", ("e des speichers",)),  # a character outside ASCII ends a run
     ],
 )
