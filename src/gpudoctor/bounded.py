@@ -14,14 +14,18 @@ and refused instead of read until memory runs out.
 from __future__ import annotations
 
 import errno
-import json
 import math
 import os
 import re
 import stat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor.errors import InputError, MissingInput
+
+if TYPE_CHECKING:
+    # Imported where JSON is read: this module is imported before the user's interpreter is started (host.live), and
+    # json, which nothing before that start reads, is 5.5 M instructions of it (bench/README.md).
+    import json
 
 MIB = 1024 * 1024
 # Input files: the largest real snapshot seen is a few MiB (an 8-GPU machine, nvidia-smi -q -x and
@@ -130,6 +134,8 @@ def _finite_float(text: str) -> float:
 
 def decoder() -> json.JSONDecoder:
     """A strict JSON decoder: NaN, Infinity and numbers beyond float's range are errors, not values."""
+    import json
+
     return json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
@@ -184,6 +190,8 @@ def parse_json_documents(text: str, where: str, what: str = "input file", many: 
 
     With many=False exactly one value is allowed (trailing data is an error, as json.loads says).
     """
+    import json
+
     dec = decoder()
     docs: list[Any] = []
     i, n = 0, len(text)

@@ -37,7 +37,6 @@ instead of redirecting from or into a file.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from gpudoctor.lazypattern import LazyPattern  # a plan's notes only
@@ -45,13 +44,13 @@ from gpudoctor.record import Record, record_class
 from gpudoctor.sanitize import INVISIBLE
 
 TARGETS = ("posix", "fish", "powershell", "cmd", "windows", "any")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_PLACEHOLDER = re.compile(r"<[a-z][a-z0-9-]*>\Z")
+_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_PLACEHOLDER = LazyPattern(r"<[a-z][a-z0-9-]*>\Z")
 # Characters no target can show or hold safely in one argument: C0 and C1 controls, DEL, and what the
 # terminal sanitizer would rewrite (every default-ignorable code point: bidirectional overrides,
 # zero-width characters, tag characters, Hangul fillers), since the line a person sees and pastes must
 # be the line that was rendered.
-_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")
+_CONTROL = LazyPattern(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")
 
 
 class Unrenderable(ValueError):
@@ -232,7 +231,7 @@ Line = Cmd | SetEnv | PrependPath | EvalShell
 
 # --- quoting per target -----------------------------------------------------------------------
 
-_POSIX_SAFE = re.compile(r"[A-Za-z0-9_@%+=:,./-]+\Z")
+_POSIX_SAFE = LazyPattern(r"[A-Za-z0-9_@%+=:,./-]+\Z")
 
 
 def _check(value: str, target: str) -> None:
@@ -264,7 +263,7 @@ def quote_posix(value: str) -> str:
 # quotes fish takes a backslash as an escape only before another backslash or a quote (fish's documentation, "Quotes":
 # "the only backslash escapes are \\' and \\\\"); any other backslash is itself there as in every POSIX shell, so
 # `printf '%s\n'` stays as people write it. A backslash that ends the value would escape the closing quote: special.
-_SPECIAL_RUNS = re.compile(r"((?:'|\\(?=[\\']|\Z))+)")
+_SPECIAL_RUNS = LazyPattern(r"((?:'|\\(?=[\\']|\Z))+)")
 
 
 def quote_fish(value: str) -> str:
@@ -274,7 +273,7 @@ def quote_fish(value: str) -> str:
 
 # PowerShell takes the typographic single quotes as quote characters too: each must be doubled.
 _PS_QUOTES = "'\u2018\u2019\u201a\u201b"
-_PS_SAFE = re.compile(r"[A-Za-z0-9_./:\\=+,-]+\Z")
+_PS_SAFE = LazyPattern(r"[A-Za-z0-9_./:\\=+,-]+\Z")
 
 
 def quote_powershell(value: str) -> str:
@@ -290,7 +289,7 @@ def _ps_string(value: str) -> str:
     return "'" + "".join(c + c if c in _PS_QUOTES else c for c in value) + "'"
 
 
-_CMD_SAFE = re.compile(r"[A-Za-z0-9_./:\\=+,-]+\Z")
+_CMD_SAFE = LazyPattern(r"[A-Za-z0-9_./:\\=+,-]+\Z")
 
 
 def quote_cmd(value: str) -> str:
@@ -310,7 +309,7 @@ def quote_cmd(value: str) -> str:
 # and every double-quote kind (typographic ones included), cmd.exe expands `%` (and `!` where delayed expansion is
 # on): values holding one cannot be written for both. Nor can an empty word (PowerShell 5.1 drops it) or a quoted
 # word ending in a backslash (which escapes the closing quote for the program's argument parser).
-_BOTH_SAFE = re.compile(r"[A-Za-z0-9_./:\\=+-]+\Z")
+_BOTH_SAFE = LazyPattern(r"[A-Za-z0-9_./:\\=+-]+\Z")
 _BOTH_BAD = '"$`%!\u201c\u201d\u201e'
 
 

@@ -399,6 +399,11 @@ ADMIN_SAID = "the reporter administers the machine"
 # The cue the pasted reader sets where the commands ran in a notebook (Colab, Jupyter: `!pip`, /content, the name):
 # a variable set by `!export` is gone after its line (gpudoctor.planner.remedy.notebook_said).
 NOTEBOOK_SAID = "a notebook named as where it ran"
+# The cue the pasted reader sets where the paste runs a tool that manages the program's environment: `means` is one of
+# PROJECT_TOOLS. The package steps are then that tool's own commands (gpudoctor.planner.where.package_step): pip in a
+# uv project's .venv does not exist and `uv run` syncs the lock back; a notebook's `%pip` installs into its kernel.
+PROJECT_TOOL = "a tool that manages the program's environment"
+PROJECT_TOOLS = ("uv project", "poetry", "pipenv", "notebook", "uv venv")
 OS_NOT_NAMED = "no OS named in the text"
 
 # The cue the pasted reader sets where the text names a compiled torch extension in prose ("xformers has not been
@@ -444,6 +449,13 @@ CONDA_FORGE_BUILD = "a conda-forge build's path"
 # package whose build string says cpu ("py3.8_cpu_0"), or the cpuonly metapackage that pins it: the fix is conda's
 # (gpudoctor.checks.frameworks.check_cpu_build).
 TORCH_CONDA_CPU = "PyTorch's CPU build from conda"
+# The cue the pasted reader sets for each GPU model the reporter names in words where several are named and the text does
+# not say they are all this machine's ("works on my 3090, not on the 1080"): `means` is the model as the matrix names
+# it, with its compute capability. Every GPU the text names stays a fact with its line; none is written as the machine's.
+GPU_NAMED = "a GPU model named"
+# The cue the pasted reader sets where another vendor's GPU is named beside an NVIDIA one (a laptop's integrated Intel
+# or AMD graphics beside its GeForce): `means` is that GPU as written, a display adapter and no CUDA device.
+OTHER_GPU_BESIDE = "another vendor's GPU beside the NVIDIA one"
 
 
 @record_class(frozen=True, eq=False, repr=False)

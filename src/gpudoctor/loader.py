@@ -35,10 +35,11 @@ import re
 from collections.abc import Iterable, Mapping
 
 from gpudoctor.facts import ElfObject, Facts, LibDir, LibraryCopy, LibraryResolution, absence_known
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Found
 from gpudoctor.record import Record, record_class
 
-_ORIGIN = re.compile(r"\$(ORIGIN\b|\{ORIGIN\})")
+_ORIGIN = LazyPattern(r"\$(ORIGIN\b|\{ORIGIN\})")
 _MULTIARCH = {
     "x86_64": "x86_64-linux-gnu",
     "amd64": "x86_64-linux-gnu",

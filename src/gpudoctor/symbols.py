@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 
+from gpudoctor.lazypattern import LazyPattern
+
 TORCH_NAMESPACES = ("c10", "at", "torch", "caffe2")
-_NESTED = re.compile(r"^_Z(?:T[ISV])?(?:N[rVK]*)?")
+_NESTED = LazyPattern(r"^_Z(?:T[ISV])?(?:N[rVK]*)?")
 _BUILTIN = {
     "v": "void",
     "b": "bool",
@@ -42,7 +44,7 @@ _BUILTIN = {
 # The C++ ABI of std::string and std::list in a name: libstdc++'s dual ABI puts the new one in
 # std::__cxx11 (gcc's _GLIBCXX_USE_CXX11_ABI=1); the old one mangles std::string as Ss.
 CXX11_MARK = "St7__cxx11"
-OLD_STRING = re.compile(r"Ss(?![a-z])")  # std::string's abbreviation; an identifier holding "Ss" goes on in lower case
+OLD_STRING = LazyPattern(r"Ss(?![a-z])")  # std::string's abbreviation; an identifier holding "Ss" goes on in lower case
 
 
 def _msvc_names(mangled: str) -> list[str]:

@@ -15,7 +15,9 @@ from __future__ import annotations
 import functools
 import re
 
-_NUMS = re.compile(r"\d+")
+from gpudoctor.lazypattern import LazyPattern
+
+_NUMS = LazyPattern(r"\d+")
 
 
 class Key(tuple):
@@ -102,7 +104,7 @@ def at_least(version: str | None, floor: str) -> bool | None:
 
 # --------------------------------------------------------------------------- the matrix's keys
 
-_VERSION_PREFIX = re.compile(r"\s*[vV]?(\d+(?:\.\d+)*)")
+_VERSION_PREFIX = LazyPattern(r"\s*[vV]?(\d+(?:\.\d+)*)")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -128,7 +130,7 @@ def version_key(version: str | int | float) -> tuple[int, ...]:
 # packaging.specifiers (which pulls in logging/platform/subprocess, ~12 ms) on every load; the
 # tests check it against packaging.specifiers.SpecifierSet for every specifier in the data.
 
-_CLAUSE = re.compile(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*(\S+?)\s*")
+_CLAUSE = LazyPattern(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*(\S+?)\s*")
 
 
 @functools.lru_cache(maxsize=1024)

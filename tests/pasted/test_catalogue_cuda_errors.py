@@ -128,8 +128,6 @@ def test_the_real_examples_ask_what_decides(example, asked):
         "    if (result == cudaErrorSystemNotReady || result == cudaErrorCompatNotSupportedOnDevice) {",
         "INFO 03-26 05:25:01 retrying while cuInit returns CUDA_ERROR_SYSTEM_NOT_READY (fabric manager starting)",
         "case CUDA_ERROR_DEVICE_UNAVAILABLE: return FI_ENOSYS;  // CUDA_ERROR_STUB_LIBRARY, CUDA_ERROR_INVALID_DEVICE too",
-        # another error whose name starts the same: 98, an invalid device function (a build without the GPU's code)
-        "RuntimeError: CUDA error: cudaErrorInvalidDeviceFunction: invalid device function",
         # the kernel's EOPNOTSUPP, in a copy's and a socket's words, is not CUDA's 801
         "cp: cannot preserve ownership of '/mnt/c/data/x': Operation not supported",
         "setsockopt(SO_REUSEPORT): Operation not supported",
@@ -152,6 +150,15 @@ def test_names_alone_and_other_errors_are_quiet(text):
     assert not family & {e["kind"] for e in snapshot["pasted"]["errors"]}
     assert not set(FABRIC + COMPUTE + VISIBLE + OS_CALL + NOT_SUPPORTED) & set(asks)
     assert "pasted-error-unexplained" not in codes
+
+
+def test_another_error_whose_name_starts_the_same_is_not_the_familys():
+    # 98, an invalid device function (a build without the GPU's code): none of the family's kinds or asks; it is a failure
+    # all the same, named as one no entry explains (gpudoctor.parsers.failure_lines: its error code the component)
+    snapshot, _, codes, asks = _run("RuntimeError: CUDA error: cudaErrorInvalidDeviceFunction: invalid device function")
+    assert [e["kind"] for e in snapshot["pasted"]["errors"]] == ["gpu-stack-failure"]
+    assert not set(FABRIC + COMPUTE + VISIBLE + OS_CALL + NOT_SUPPORTED) & set(asks)
+    assert "pasted-error-unexplained" in codes
 
 
 def test_blind_set_7_fabric_manager_and_forward_compat_cases_now_ask_what_decides():

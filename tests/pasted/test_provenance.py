@@ -16,11 +16,14 @@ from gpudoctor.pasted.blocks import normalise
 from gpudoctor.pasted.provenance import unsourced
 
 ROOT = Path(__file__).resolve().parents[2]
+# The blind set being collected now (RULES for this session: never read before its judgement): held out of the walk.
+COLLECTING = frozenset({"plans9"})
 CASES = sorted(
     [
         *ROOT.glob("tests/pasted/cases/*/report.txt"),
-        # Every blind set, present and future (tests/blind/<set>/cases/<case>/input.txt).
-        *ROOT.glob("tests/blind/*/cases/*/input.txt"),
+        # Every blind set, present and future (tests/blind/<set>/cases/<case>/input.txt), but the one being collected:
+        # its reports stay unread by the reader's tests until it is judged, so no rule is fitted to them.
+        *(p for p in ROOT.glob("tests/blind/*/cases/*/input.txt") if p.parts[-4] not in COLLECTING),
     ]
 )
 
@@ -40,7 +43,7 @@ def test_the_cases_are_there() -> None:
         "tests/blind/pasted/cases",
         "tests/blind/plans/cases",
         "tests/blind/plans2/cases",
-        "tests/blind/plans3/cases",
+        *(f"tests/blind/plans{n}/cases" for n in range(3, 9)),
     ):
         assert any(str(p).startswith(str(ROOT / where)) for p in CASES), where
 
@@ -165,3 +168,19 @@ def test_the_cluster_cites_the_line_of_its_own_scheduler(line: str, kind: str) -
     entries = {e["fact"]: e for e in read_pasted([Source("r.txt", text)])["pasted"]["read_from"]}
     assert entries["pasted.cluster"]["value"] == kind
     assert [c["line"] for c in entries["pasted.cluster"]["lines"]] == [2]
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parts[-4]}/{p.parent.name}")
+def test_every_cue_cites_the_line_that_says_it(path: Path) -> None:
+    """A cue (where it ran, the platform, the interpreter, a GPU named) cites a line of the text as it stands, not one
+    put together from what was read ("pytorch 1.4.0 py3.7_cpu_0" for a conda row spaced as conda prints it). A message
+    a terminal wrapped is read with its lines joined: its start is on the line cited."""
+    from gpudoctor.pasted.read import read_sources
+
+    g = read_sources(load_sources([str(path)]))
+    lines = [line for _, text in g.texts for line in text]
+    for cue in g.cues:
+        said = cue.get("line", "")
+        if not said:
+            continue  # (a cue of what the text lacks, "no OS named", has no line)
+        assert any(said[:40] in line for line in lines), cue

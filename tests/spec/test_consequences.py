@@ -719,8 +719,10 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # step runs nvidia-smi in a job step that holds one: that decides). 30 since h74: pytorch-6515's GPU is below every
 # PyTorch build, so its step names the CPU or another GPU and asks nothing (in KNOWN, as a hardware step). 29 since
 # h75: pasted wsl-9166 decides now (its Linux driver package named: removed). 28 since h106: pasted pytorch-32369's
-# conda CPU build gets conda's own fix (cpuonly out first) rather than a step deferring to nvidia-smi alone.
-UNDECIDED = 28
+# conda CPU build gets conda's own fix (cpuonly out first) rather than a step deferring to nvidia-smi alone. 29 since
+# h126: pasted pipenv-3548 (a TensorFlow that wants CUDA 9 libraries, the release not shown) defers to its reads, asked
+# through `pipenv run`.
+UNDECIDED = 29
 
 
 def test_the_steps_that_defer_are_counted():

@@ -50,6 +50,12 @@ onnxruntime-gpu==1.17.1
 )
 def test_onnxruntime_gpu_beside_another_onnxruntime_is_all_uninstalled_then_the_gpu_one_alone(text, others, version):
     f = pasted_findings(text)["nvidia-wheels-conflict"]
+    if text.startswith(_UV):  # `uv add` ran: a uv project, whose own verbs change it (gpudoctor.planner.where)
+        assert argv_words(f.remediation) == [
+            ("uv", "remove", "onnxruntime-gpu", *others),
+            ("uv", "add", f"onnxruntime-gpu=={version}"),
+        ]
+        return
     assert argv_words(f.remediation) == [
         ("python3", "-m", "pip", "uninstall", "-y", "onnxruntime-gpu", *others),
         ("python3", "-m", "pip", "install", f"onnxruntime-gpu=={version}"),

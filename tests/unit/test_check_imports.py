@@ -43,6 +43,18 @@ def test_a_bare_check_imports_neither_platform_nor_socket():
     assert [m for m in NEVER_BARE if m in modules] == []
 
 
+def test_a_bare_check_imports_no_pathlib():
+    # pathlib brings urllib.parse and ipaddress (15 M instructions of a bare check installed from a wheel: bench/README.md).
+    # This environment's editable install imports it at start (its finder), so the child forgets it first: what the
+    # check imports again is its own.
+    modules = _imported_after(
+        "for name in ('pathlib', 'urllib.parse', 'ipaddress'):\n    sys.modules.pop(name, None)\n"
+        "from gpudoctor.cli import main\ntry:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code"
+    )
+    assert "gpudoctor.matrix.load" in modules  # (the module that imported it for every check)
+    assert [m for m in ("pathlib", "urllib.parse", "ipaddress") if m in modules] == []
+
+
 # Module-level patterns that a check of a Linux machine compiles only where their text turns up (gpudoctor.lazypattern):
 # Windows' DLL and toolkit folder names, the soname of a TensorRT runtime a pasted loader error names.
 LAZY_ON_LINUX = (
@@ -66,6 +78,33 @@ def test_a_bare_check_on_linux_compiles_no_windows_or_pasted_tensorrt_pattern():
     assert done.returncode == 0, done.stderr
     lines = done.stderr.strip().splitlines()[-len(LAZY_ON_LINUX) :]
     assert lines == [f"{module}.{name} False" for module, name in LAZY_ON_LINUX]
+
+
+# Compiled at import: the environment's CUDA_PATH_Vx_y names (every live check's host reads them before the user's
+# interpreter is started; host.live imports them) and one bytes pattern (LazyPattern is for text). Every other
+# module-level pattern of the modules a check imports is a LazyPattern: 56 of the 67 compiled at import were never
+# used by a bare check here, 24.6 M instructions of its 365 M (bench/README.md); a check compiles those it uses
+# where it first uses them.
+COMPILED_AT_IMPORT = {
+    "gpudoctor.host.ENV_PATTERNS",
+    "gpudoctor.host.live.ENV_PATTERNS",
+    "gpudoctor.bounded._STRING_IN_SHAPE",
+}
+
+
+def test_the_modules_a_bare_check_imports_compile_no_other_pattern_at_import():
+    code = (
+        "import re, sys\nfrom gpudoctor.cli import main\ntry:\n    main(['check'])\nexcept SystemExit as exc:\n"
+        "    assert exc.code in (0, 1), exc.code\n"
+        "held = lambda v: any(isinstance(x, re.Pattern) for x in (v if isinstance(v, tuple) else (v,)))\n"
+        "names = [f'{n}.{a}' for n, m in list(sys.modules.items()) if n.startswith('gpudoctor') "
+        "for a, v in vars(m).items() if held(v)]\n"
+        "print(' '.join(sorted(names)), file=sys.stderr)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert set(done.stderr.strip().splitlines()[-1].split()) == COMPILED_AT_IMPORT
 
 
 def test_a_check_of_an_empty_venv_builds_no_record_class_only_other_findings_use(tmp_path):

@@ -377,6 +377,11 @@ def test_area_summaries_say_what_was_seen_in_each_area():
     # WSL 1 and a GPU fallen off the bus: counted, not named.
     assert area_summaries(report_of("wsl1").facts)["platform"] == "Ubuntu 22.04.4 LTS, WSL1"
     assert area_summaries(report_of("h100x2-gpu-fallen-off-bus").facts)["gpu"] == "2 × NVIDIA H100 80GB HBM3 (1 lost)"
+    # Models of two kinds (the recorded Windows machine's GeForce beside a P100 in TCC): each counted by its name, not
+    # "2 ×" before both names as if each were two.
+    assert area_summaries(report_of("windows-p100-tcc-geforce-wddm-wsl").facts)["gpu"] == (
+        "1 × NVIDIA GeForce ..., 1 × Tesla P100-PCIE..."
+    )
 
 
 def test_a_loaded_module_whose_version_cannot_be_read_is_said_so():

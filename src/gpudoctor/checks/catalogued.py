@@ -32,12 +32,11 @@ def _ggml_without_gpu(said: list, facts: Facts) -> Iterable[Finding]:
     asks for it (its README: CMAKE_ARGS="-DGGML_CUDA=on"; releases before 0.2.81 read -DLLAMA_CUBLAS=on), and reuses a
     cached wheel unless told not to, so an upgrade without the flag brings a CPU build (abetlen/llama-cpp-python README.md
     and CHANGELOG.md @3691546f: 0.2.81 "use LLAMA_CUDA instead of removed LLAMA_CUBLAS")."""
-    from gpudoctor.cmdline import Cmd, SetEnv
-    from gpudoctor.planner.remedy import python_exe
+    from gpudoctor.cmdline import SetEnv
+    from gpudoctor.planner.remedy import pip
 
     # (read only where the text wants the GPU: gpudoctor.pasted.read drops a CPU-only run's "BLAS = 0")
     for e in said:
-        py = python_exe(facts)
         yield Finding(
             "framework-cpu-build",
             Severity.ERROR,
@@ -53,7 +52,7 @@ def _ggml_without_gpu(said: list, facts: Facts) -> Iterable[Finding]:
                 "(newer releases list the CUDA backend).",
                 (
                     SetEnv("CMAKE_ARGS", "-DGGML_CUDA=on", note="the CMake options the llama-cpp-python build reads"),
-                    Cmd((py, "-m", "pip", "install", "--force-reinstall", "--upgrade", "--no-cache-dir", "llama-cpp-python")),
+                    pip(facts, "install", "--force-reinstall", "--upgrade", "--no-cache-dir", "llama-cpp-python"),
                 ),
                 component="environment",
             ),
@@ -801,7 +800,7 @@ def _tf_and_cuda(facts: Facts, ctx: Context) -> tuple[Cmd, ...]:
     not show the release, or for a CPU-only distribution, or before 2.14 (those load a system CUDA toolkit)."""
     from gpudoctor.checks.toolkit import os_name
     from gpudoctor.planner.pick_tensorflow import AND_CUDA_REPLACED
-    from gpudoctor.planner.remedy import python_exe
+    from gpudoctor.planner.remedy import pip
 
     tf = facts.frameworks.tensorflow
     if not isinstance(tf, Found) or os_name(facts) == "windows" or tf.value.distribution == "tensorflow-cpu":
@@ -810,7 +809,7 @@ def _tf_and_cuda(facts: Facts, ctx: Context) -> tuple[Cmd, ...]:
     if row is None or not row.and_cuda:
         return ()
     pin = AND_CUDA_REPLACED.get(tf.value.version, tf.value.version)
-    return (Cmd((python_exe(facts), "-m", "pip", "install", f"tensorflow[and-cuda]=={pin}")),)
+    return (pip(facts, "install", f"tensorflow[and-cuda]=={pin}"),)
 
 
 def check_tf_cudart_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -1258,7 +1257,7 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
 # pull the decoder in; Ubuntu's are libnvidia-decode-<branch> and libnvidia-encode-<branch>.
 _DEBIAN_VIDEO = {"libnvcuvid.so.1": "libnvcuvid1", "libnvidia-encode.so.1": "libnvidia-encode1"}
 _DEBIAN_DRIVER = ("nvidia-driver", "nvidia-driver-libs", "libcuda1", "nvidia-smi")
-_UBUNTU_DRIVER = re.compile(r"nvidia-driver-(?P<branch>\d{3})(?:-server)?(?:-open)?")
+_UBUNTU_DRIVER = LazyPattern(r"nvidia-driver-(?P<branch>\d{3})(?:-server)?(?:-open)?")
 
 
 def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -2063,8 +2062,8 @@ def check_cuda_init_unknown(facts: Facts, ctx: Context) -> Iterable[Finding]:
 _NCCL_LINK_FAILED = frozenset({"nccl-error", "nccl-system-error", "nccl-connect-failed", "nccl-remote-error"})
 # Interfaces another host cannot reach: docker's and libvirt's bridges and a container's veth pair (NCCL's default
 # NCCL_SOCKET_IFNAME excludes docker*, lo and virbr*, not veth*), loopback, and link-local addresses (fe80::, 169.254.).
-_UNROUTABLE_NAME = re.compile(r"(?:docker|veth|virbr|br-|cni|flannel|cali)\w*|lo", re.IGNORECASE)
-_INTERFACE = re.compile(r"\[\d+\](?P<name>[^:\s]+):(?P<address>\S+?)<\d+>")
+_UNROUTABLE_NAME = LazyPattern(r"(?:docker|veth|virbr|br-|cni|flannel|cali)\w*|lo", re.IGNORECASE)
+_INTERFACE = LazyPattern(r"\[\d+\](?P<name>[^:\s]+):(?P<address>\S+?)<\d+>")
 
 
 def _unroutable(name: str, address: str) -> bool:

@@ -53,6 +53,7 @@ from gpudoctor.checks.frameworks import (
 from gpudoctor.checks.toolkit import CUDA_REPOS_URL, KEYRING_DEB, os_name
 from gpudoctor.cmdline import Cmd, Line, Placeholder, SetEnv
 from gpudoctor.facts import Facts, LibDir, LibraryResolution, absence_known
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.loader import elf_resolution, ld_dirs, ldconfig_cache, resolve_library
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import family, pip
@@ -210,7 +211,7 @@ def needs(facts: Facts, ctx: Context) -> list[Need]:
 
 
 # jaxlib's local tag before the CUDA plugins: +cuda<CUDA major>.cudnn<cuDNN major><minor digits>
-_JAXLIB_LOCAL = re.compile(r"\+cuda(\d+)\.cudnn(\d)(\d+)$")
+_JAXLIB_LOCAL = LazyPattern(r"\+cuda(\d+)\.cudnn(\d)(\d+)$")
 
 
 def _torch_wheel(ctx: Context, cuda_major: int | None, cudnn: str) -> str | None:

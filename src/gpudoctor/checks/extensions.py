@@ -85,10 +85,10 @@ FROM_SOURCE: dict[str, tuple[str, tuple[str, ...], str]] = {
 # it: detectron2's python_requires is ">=3.7" on the default branch (setup.py @02b5c4e2) and ">=3.6" at v0.6 (@d1e04565),
 # both with torch >= 1.8 asserted.
 _SOURCE_TAG_FOR_OLD_PYTHON: dict[str, tuple[tuple[int, int], str]] = {"detectron2": ((3, 7), "v0.6")}
-_LIB_PYTHON = re.compile(r"/lib/python(\d+)\.(\d+)/")
+_LIB_PYTHON = LazyPattern(r"/lib/python(\d+)\.(\d+)/")
 # The CUDA runtime sonames an extension NEEDs whose number is the CUDA major it was built with (libcudart.so.11.0,
 # libcublas.so.12); other CUDA libraries number their sonames on their own (libcufft.so.11 is CUDA 12's).
-_CUDA_MAJOR_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt)(?:-[0-9a-f]{8})?\.so\.(\d+)")
+_CUDA_MAJOR_SONAME = LazyPattern(r"^lib(?:cudart|cublas|cublasLt)(?:-[0-9a-f]{8})?\.so\.(\d+)")
 # Companions that ship one library per CUDA major on purpose and load the one that fits at run time.
 _MULTI_CUDA = ("bitsandbytes", "triton")
 # bitsandbytes loads libbitsandbytes_cuda<torch.version.cuda without its dot>.so, or the version BNB_CUDA_VERSION names
@@ -97,7 +97,7 @@ _MULTI_CUDA = ("bitsandbytes", "triton")
 # same CUDA major stands in: the newest one not newer than torch's CUDA, else the oldest newer one.
 BNB_BINARY = "libbitsandbytes_cuda{}.so"
 BNB_SAME_MAJOR_FALLBACK = "0.50.0"
-_BNB_BINARY = re.compile(r"^libbitsandbytes_cuda(\d+)(?:_nocublaslt\d*)?\.so$")
+_BNB_BINARY = LazyPattern(r"^libbitsandbytes_cuda(\d+)(?:_nocublaslt\d*)?\.so$")
 BNB_FIX = (
     "install a current official bitsandbytes release, whose wheels carry the binaries of the CUDA versions it supports "
     "(Linux; Windows from 0.43)"

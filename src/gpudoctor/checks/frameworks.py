@@ -32,9 +32,11 @@ from gpudoctor.checks.wheel_majors import (  # noqa: F401  (shared helpers, impo
 )
 from gpudoctor.cmdline import Cmd, Line
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts, absence_known
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.loader import ld_dirs, ldconfig_cache, missing_sonames
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.planner.remedy import pip, python_exe
+from gpudoctor.planner import where
+from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, major_minor, vkey
 
@@ -258,7 +260,7 @@ def plan_remediation(
         said += f" {unseen[0].upper()}{unseen[1:]}."
     if how != "kept" and plan.upgrade:
         said += " Instead: " + "; ".join(plan.upgrade) + "."
-    commands = _step_commands(plan)
+    commands = _step_commands(facts, plan)
     if framework == "torch":
         commands, dropped = old_major_wheels_dropped(facts, ctx, build, commands)
         if dropped:
@@ -266,13 +268,14 @@ def plan_remediation(
     from gpudoctor.planner.render import companions_said
 
     said += companions_said(plan)
-    return Remediation(said, (*commands, *plan.after), component=framework)
+    return Remediation(said, (*commands, *(where.in_tool(facts, c) for c in plan.after)), component=framework)
 
 
-def _step_commands(plan) -> tuple[Cmd, ...]:
+def _step_commands(facts: Facts, plan) -> tuple[Cmd, ...]:
+    """The plan's steps as commands, in the tool that manages the environment (gpudoctor.planner.where.in_tool)."""
     from gpudoctor.planner.render import as_cmd  # the download directory gpudoctor fills in becomes a placeholder
 
-    return tuple(as_cmd(s.argv) for s in plan.steps)
+    return tuple(where.in_tool(facts, as_cmd(s.argv)) for s in plan.steps)
 
 
 def torch_reinstall(facts: Facts, ctx: Context, torch_version: str) -> tuple[Line, ...]:
@@ -430,7 +433,9 @@ def windows_tf_remediation(facts: Facts, ctx: Context, installed: str) -> Remedi
     if pyv and spec_contains(last.python, pyv):
         plan, how = framework_plan(facts, ctx, "tensorflow", last.version)
         # TensorFlow 2.10 has one Windows build: no CUDA build to choose, so no driver is needed to name it.
-        commands: list[Line] = list(_step_commands(plan)) if plan is not None and how == "kept" else [pip(facts, "install", spec)]
+        commands: list[Line] = (
+            list(_step_commands(facts, plan)) if plan is not None and how == "kept" else [pip(facts, "install", spec)]
+        )
         env = found_value(py)  # pyv is set only when it is
         # A conda environment, or conda's own Python on Windows (C:/Users/x/anaconda3/python.exe: the environment's root).
         prefix = env.prefix if env.kind == "conda" else env.executable.rpartition("/")[0]
@@ -618,7 +623,7 @@ def _wheels_remediation(facts: Facts, drop: list[str], keep: int | None, reinsta
 # --- checks ------------------------------------------------------------------------
 
 
-_CONDA_CUDA_ASKED = re.compile(r"\b(?P<pkg>cudatoolkit|pytorch-cuda)\s*=+\s*(?P<cuda>\d{1,2}\.\d)\b")
+_CONDA_CUDA_ASKED = LazyPattern(r"\b(?P<pkg>cudatoolkit|pytorch-cuda)\s*=+\s*(?P<cuda>\d{1,2}\.\d)\b")
 
 
 def _conda_cpu(facts: Facts) -> tuple[str, str | None] | None:
@@ -656,11 +661,9 @@ def _conda_cuda_build(facts: Facts, version: str, cuda: str | None) -> Remediati
             Cmd(("conda", "list", "cpuonly"), note="in the environment PyTorch is in: the metapackage that pins the CPU builds"),
             Cmd(("conda", "remove", "cpuonly"), note="only if the previous command lists it"),
             install,
-            Cmd(
-                (
-                    python_exe(facts),
-                    "-c",
-                    "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())",
+            dataclasses.replace(
+                where.python_step(
+                    facts, "-c", "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"
                 ),
                 note="a CUDA version and True",
             ),
@@ -873,7 +876,7 @@ def _driver_or_build(facts: Facts, ctx: Context, framework: str, label: str, ver
     plan, _ = framework_plan(facts, ctx, framework, version)
     change = getattr(plan, "change", None) if plan is not None else None
     back = change is not None and change.kind == "downgrade" and bool(change.major)
-    from gpudoctor.planner.remedy import cluster_node
+    from gpudoctor.planner.cluster import cluster_node
 
     # A cluster job's user cannot change the node's driver: their own build comes first even a major version back.
     if not build.commands or (back and not cluster_node(facts)):
@@ -1176,10 +1179,10 @@ def jax_remediation(facts: Facts, ctx: Context, why: str, *, wheels: bool = Fals
         # jax alone (pure Python): one install, which pip resolves and builds before it replaces anything and
         # rolls back on failure. Not download-then---no-index: old jax releases are source distributions only
         # (0.4.14), and an offline install cannot fetch the setuptools their build needs.
-        cmds: tuple[Cmd, ...] = (Cmd(commands.install_argv(installer, machine.env, specs)),)
+        cmds: tuple[Cmd, ...] = (where.in_tool(facts, Cmd(commands.install_argv(installer, machine.env, specs))),)
     else:
         steps = commands.replace_steps(installer, machine.env, specs, remove, label=f"JAX {version}", find_links=links)
-        cmds = tuple(as_cmd(s.argv) for s in steps)
+        cmds = tuple(where.in_tool(facts, as_cmd(s.argv)) for s in steps)
     if "[" in specs[0]:
         said += f" {specs[0]} pins jaxlib{' and the plugin' if m else ''} to {version}" + (
             " and brings NVIDIA's CUDA and cuDNN wheels." if wheels else "."

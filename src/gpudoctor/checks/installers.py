@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from gpudoctor.checks.base import Check, ev
 from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
@@ -23,11 +24,11 @@ from gpudoctor.versions import spec_contains, vkey
 # The Python minors a torch release's range is read against (the matrix's releases span 3.6 to 3.15).
 _MINORS = tuple(f"3.{n}" for n in range(6, 16))
 # A wheel's file name (PEP 427): name-version(-build)?-python-abi-platform.whl; the Python tag of a CPython build.
-_WHEEL = re.compile(
+_WHEEL = LazyPattern(
     r"^(?P<name>[\w.]+)-(?P<version>[\w.+!]+)(?:-\d[\w.]*)?-(?P<py>[\w.]+)-(?P<abi>[\w.]+)-(?P<plat>[\w.]+)\.whl$"
 )
-_CP = re.compile(r"^cp(?P<major>\d)(?P<minor>\d{1,2})$")
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][\w.-]*)==(?P<version>[\w.!]+?)(?:\+(?P<tag>[\w.]+))?$")
+_CP = LazyPattern(r"^cp(?P<major>\d)(?P<minor>\d{1,2})$")
+_PIN = LazyPattern(r"^(?P<name>[A-Za-z0-9][\w.-]*)==(?P<version>[\w.!]+?)(?:\+(?P<tag>[\w.]+))?$")
 # The package managers whose Python ships venv apart (Debian's python3-venv; the message names apt).
 _VENV_PACKAGE = {"apt": ("apt-get", "install", "-y", "python3-venv")}
 

@@ -18,6 +18,7 @@ from gpudoctor.facts import NO_PYTHON, Facts
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
+from gpudoctor.planner.where import in_tool
 from gpudoctor.probed import Found
 from gpudoctor.record import Record, record_class
 from gpudoctor.versions import vkey
@@ -399,7 +400,7 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         step = library_dir(facts, (where,), note=f"the wheel's directory, which holds {soname}, first on LD_LIBRARY_PATH")
         path = "LD_LIBRARY_PATH"
     keep = keep_path(facts, windows)
-    commands: tuple[Line, ...] = (Cmd((exe, "-m", "pip", "install", wheel)), step)
+    commands: tuple[Line, ...] = (in_tool(facts, Cmd((exe, "-m", "pip", "install", wheel))), step)
     cudnn_words = ""
     if windows and major == 12:
         # A CUDA 12 build loads cuDNN too, of the major its release was built for (the table's rows: 8 before 4.5, 9
@@ -410,7 +411,7 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         if build is not None and build.cuda == 12 and build.cudnn in _CUDNN_CU12:
             cudnn_dir = Output((exe, "-c", "import nvidia.cudnn as m; print(*m.__path__)"), site_dir="nvidia/cudnn")
             commands = (
-                Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[build.cudnn])),
+                in_tool(facts, Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[build.cudnn]))),
                 step,
                 library_dir(facts, (cudnn_dir, "\\bin"), windows=True, note=f"and cuDNN {build.cudnn}'s bin folder"),
             )
@@ -434,7 +435,7 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 cudnn_dir = Output((exe, "-c", "import nvidia.cudnn as m; print(*m.__path__)"), site_dir="nvidia/cudnn")
                 commands = (
                     *read_first,
-                    Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[cudnn])),
+                    in_tool(facts, Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[cudnn]))),
                     step,
                     library_dir(facts, (cudnn_dir, "\\bin"), windows=True, note=f"and cuDNN {cudnn}'s bin folder"),
                 )

@@ -21,6 +21,7 @@ from gpudoctor.facts import JAX_CUDA_SAID, Facts
 from gpudoctor.host import canonical_name
 from gpudoctor.lazypattern import LazyPattern  # pasted evidence only
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner import where
 from gpudoctor.probed import Found
 from gpudoctor.versions import major, vkey
 
@@ -387,8 +388,7 @@ def check_stated_toolkit_for_tensorflow(facts: Facts, ctx: Context) -> Iterable[
     of its own major (libcudart.so.12), which that toolkit does not have, so it lists no GPU. On Linux (and WSL 2) from
     2.14 the [and-cuda] extra brings the right libraries as NVIDIA's wheels; older releases name the toolkit to install."""
     from gpudoctor.checks.toolkit import os_name
-    from gpudoctor.cmdline import Cmd
-    from gpudoctor.planner.remedy import python_exe
+    from gpudoctor.planner.remedy import pip
 
     said = _said(facts, "cuda-toolkit-said")
     tf = facts.frameworks.tensorflow
@@ -407,7 +407,7 @@ def check_stated_toolkit_for_tensorflow(facts: Facts, ctx: Context) -> Iterable[
     version = tf.value.version
     # (2.15.0's [and-cuda] extra does not resolve; its re-release 2.15.0.post1's does: pick_tensorflow)
     pin = AND_CUDA_REPLACED.get(version, version)
-    command = (Cmd((python_exe(facts), "-m", "pip", "install", f"tensorflow[and-cuda]=={pin}")),) if row.and_cuda else ()
+    command = (pip(facts, "install", f"tensorflow[and-cuda]=={pin}"),) if row.and_cuda else ()
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
@@ -635,7 +635,8 @@ def _shown_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
     dlopen by its soname ignores the RPATH of the module that opens it). That directory goes first on LD_LIBRARY_PATH,
     after a look that it holds the library; on a cluster the site's CUDA module sets it."""
     from gpudoctor.cmdline import Cmd
-    from gpudoctor.planner.remedy import cluster_node, keep_path, library_dir
+    from gpudoctor.planner.cluster import cluster_node
+    from gpudoctor.planner.remedy import keep_path, library_dir
 
     majors = {m.group("major") for s in missing if (m := _CUDA_MAJOR_SONAME.match(s))}
     if len(majors) != 1 or not all(_CUDA_MAJOR_SONAME.match(s) for s in missing):
@@ -866,7 +867,6 @@ def _plugin_to_jaxlib(facts: Facts, ctx: Context, plugin: str) -> Remediation | 
     shown or the matrix has no CUDA build of that release for the plugin's major."""
     from gpudoctor.planner import commands, pick_jax
     from gpudoctor.planner.machine import machine_from_facts
-    from gpudoctor.planner.remedy import python_exe
 
     j = facts.frameworks.jax
     m = re.fullmatch(r"xla_cuda(\d{2})", plugin)
@@ -883,16 +883,15 @@ def _plugin_to_jaxlib(facts: Facts, ctx: Context, plugin: str) -> Remediation | 
         return None
     machine = machine_from_facts(facts, ctx)
     installer = "uv" if machine.env.uv and not machine.env.has_pip else "pip"
-    exe = python_exe(facts)
     return Remediation(
         f"Bring the CUDA plugin back to the installed JAX {version}: {build.specs[0]} pins jaxlib, "
         f"jax-cuda{m.group(1)}-plugin and its PJRT to releases made for jax {version} (pip moves the newer plugin "
         "down), in the interpreter that runs the program. Or upgrade all of them together to the current release "
         f"(jax[cuda{m.group(1)}], upgraded).",
         (
-            Cmd(commands.install_argv(installer, machine.env, build.specs, find_links=build.find_links)),
-            Cmd(
-                (exe, "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, jax.devices())"),
+            where.in_tool(facts, Cmd(commands.install_argv(installer, machine.env, build.specs, find_links=build.find_links))),
+            replace(
+                where.python_step(facts, "-c", "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, jax.devices())"),
                 note="a CUDA device listed",
             ),
         ),
@@ -910,7 +909,7 @@ def check_reported_torch_pulled(facts: Facts, ctx: Context) -> Iterable[Finding]
     "Successfully uninstalled torch-2.0.1+cu118"): pip replaces torch, and the companions built for the torch that
     was there (torchvision, torchaudio) no longer match it. The fix keeps that torch: the package's release built for
     it (the matrix's pairing table), whose pin it already satisfies."""
-    from gpudoctor.planner.remedy import pip, python_exe
+    from gpudoctor.planner.remedy import pip
 
     pinned = _said(facts, "pip-torch-pinned-by")
     if not pinned:
@@ -942,11 +941,9 @@ def check_reported_torch_pulled(facts: Facts, ctx: Context) -> Iterable[Finding]
             "were moved).",
             (
                 pip(facts, "install", f"{package}=={row.version}"),
-                Cmd(
-                    (
-                        python_exe(facts),
-                        "-c",
-                        f"import torch, {package.replace('-', '_')} as m; print(torch.__version__, m.__version__)",
+                replace(
+                    where.python_step(
+                        facts, "-c", f"import torch, {package.replace('-', '_')} as m; print(torch.__version__, m.__version__)"
                     ),
                     note=f"torch {base} and {package} {row.version}",
                 ),
@@ -1332,6 +1329,12 @@ _TF_WARNING = LazyPattern(r"\d: W \S+\.cc:\d+\]")
 _TF_WARNED = frozenset({"library-missing", "xla-ptxas-version-unknown"})
 
 
+def recognised_failure(e) -> bool:
+    """Whether a recognised error text is a failure somebody hit, as far as the text alone says: not a description
+    (_DESCRIPTIVE), not TensorFlow's warning that it goes on without the GPU."""
+    return e.kind not in _DESCRIPTIVE and not (e.kind in _TF_WARNED and _TF_WARNING.search(e.line))
+
+
 def _failure(e, facts: Facts) -> bool:
     if e.kind in ("cuda-unavailable", "cuda-no-gpus", "torch-load-no-cuda") and facts.pasted.reported("cuda-available-said"):
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
@@ -1347,7 +1350,7 @@ def _failure(e, facts: Facts) -> bool:
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     # TensorFlow's warnings that it goes on without the GPU (a library it could not load, a ptxas it could not run):
     # no failure on a machine meant to have none.
-    return e.kind not in _DESCRIPTIVE and not (e.kind in _TF_WARNED and _TF_WARNING.search(e.line))
+    return recognised_failure(e)
 
 
 def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Finding] = ()) -> Iterable[Finding]:
@@ -1365,6 +1368,10 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
     # NVML's and the CUDA runtime's failures share the kind "nvml": their code says which
     what = ERROR_CODES.get(first.get("code") or "") if first.kind == "nvml" else EVIDENCE_KINDS.get(first.kind)
+    if first.kind == "gpu-stack-failure":  # a line no catalogue entry knows: what failed, by its form and component
+        from gpudoctor.parsers.failure_lines import MEANS
+
+        what = MEANS.get(first.get("form") or "", "{c} failed").format(c=first.get("component") or "the GPU stack")
     if what is None and first.get("entry"):
         from gpudoctor.parsers.catalogue import by_id
 

@@ -11,12 +11,13 @@ import re
 from gpudoctor.checks.base import Context
 from gpudoctor.cmdline import Cmd
 from gpudoctor.facts import Facts, TensorflowFacts, TorchFacts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found
 from gpudoctor.versions import major
 
-_JAX_CUDA_PLUGIN = re.compile(r"^jax-cuda(\d+)-(plugin|pjrt)$")
-_WHEEL_CUDA = re.compile(r"^(nvidia-[a-z0-9-]+?)-cu(\d+)$")
+_JAX_CUDA_PLUGIN = LazyPattern(r"^jax-cuda(\d+)-(plugin|pjrt)$")
+_WHEEL_CUDA = LazyPattern(r"^(nvidia-[a-z0-9-]+?)-cu(\d+)$")
 
 
 def torch_cuda(facts: Facts) -> TorchFacts | None:

@@ -11,16 +11,18 @@ wheel's directory goes first where the loader looks, and the other copy stays fo
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import Context, ev
 from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import keep_path, library_dir
 
 # <site-packages>/nvidia/<library>/lib/<file>.so.N, after the ../ of torch/lib/../../nvidia are resolved.
-_WHEEL_LIB = re.compile(r"^(?P<dir>/\S*/(?:site|dist)-packages/nvidia/(?P<package>[a-z_]+)/lib)/(?P<file>lib[\w.+-]+\.so[\d.]*)$")
+_WHEEL_LIB = LazyPattern(
+    r"^(?P<dir>/\S*/(?:site|dist)-packages/nvidia/(?P<package>[a-z_]+)/lib)/(?P<file>lib[\w.+-]+\.so[\d.]*)$"
+)
 # The folder under site-packages/nvidia each library's wheel installs into, by the library's name (pytorch/pytorch
 # torch/__init__.py, _load_global_deps' cuda_libs table: cublas libcublas, cudnn libcudnn, cuda_nvrtc libnvrtc,
 # cuda_runtime libcudart, cuda_cupti libcupti, cufft, curand, nvjitlink libnvJitLink, cusparse, cusparselt
@@ -41,7 +43,7 @@ _WHEEL_FOLDER = (
     ("libnccl", "nccl"),
 )
 # A version node that names a shared library (libcudnn_ops_infer.so.8), not a symbol set (GLIBC_2.29, CXXABI_1.3).
-_LIBRARY_NODE = re.compile(r"^lib[\w+-]+\.so(?:\.\d+)*$")
+_LIBRARY_NODE = LazyPattern(r"^lib[\w+-]+\.so(?:\.\d+)*$")
 
 
 def check_wheel_sibling_shadowed(facts: Facts, ctx: Context) -> Iterable[Finding]:

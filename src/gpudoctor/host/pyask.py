@@ -3,8 +3,6 @@ or read from its files where they prove the answer (gpudoctor.host.venvfiles) or
 
 from __future__ import annotations
 
-import json
-
 from gpudoctor.host import pyenv
 
 
@@ -125,6 +123,8 @@ def start_via(host, executable, timeout_s):
 
 def _answer(result, executable, timeout_s):
     """The environment `describe()` printed in `result` (the interpreter's CommandResult)."""
+    import json  # (here, once the interpreter has been started: bounded.py says why)
+
     from gpudoctor.host import HostError, PythonEnv
 
     if result.missing:

@@ -14,7 +14,10 @@ when it need not be, is gpudoctor.host.pyask's.
 import os
 import sys
 
-SCRIPT_CALL = "\nimport json as _j\nprint(_j.dumps(describe()))\n"
+# The answer as JSON text, written by `to_json`: importing json costs a distribution's python3 (Debian 12's
+# /usr/bin/python3) as much again as its whole start-up (json.decoder imports re, re imports enum: 31.6 M
+# instructions for `-c pass`, 57.1 M for `-c "import json"`), and that start-up is a check's slowest probe.
+SCRIPT_CALL = "\nprint(to_json(describe()))\n"
 
 
 def _site_dirs():
@@ -64,6 +67,43 @@ def collect_distributions(site_dirs, listdir):
                 dists[key] = version
                 locations[key] = directory
     return dists, locations
+
+
+def to_json(value):
+    """`value` (describe()'s: str, list, tuple, dict with str keys) as JSON text from which json.loads reads what
+    it reads from `json.dumps(value)`: every character outside printable ASCII, and `"` and `\\`, written as a
+    \\u escape (json.dumps, with its default ensure_ascii, escapes the same characters; it writes a few of them
+    shorter, as \\n or \\"), so the text is ASCII whatever the pipe's encoding. A lone surrogate (a file name that
+    is not UTF-8, decoded with surrogateescape) is written as its own escape, as json.dumps writes it."""
+    if isinstance(value, str):
+        try:
+            value.encode("ascii")
+            plain = value.isprintable() and '"' not in value and "\\" not in value
+        except UnicodeEncodeError:
+            plain = False
+        if plain:
+            return '"' + value + '"'
+        out = []
+        for ch in value:
+            code = ord(ch)
+            if 0x20 <= code < 0x7F and ch != '"' and ch != "\\":
+                out.append(ch)
+            elif code < 0x10000:
+                out.append(f"\\u{code:04x}")
+            else:  # a UTF-16 surrogate pair, as JSON writes a character beyond the BMP
+                code -= 0x10000
+                out.append(f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}")
+        return '"' + "".join(out) + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(to_json(item) for item in value) + "]"
+    if isinstance(value, dict):
+        pairs = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError("keys must be str, not " + type(key).__name__)
+            pairs.append(to_json(key) + ": " + to_json(item))
+        return "{" + ", ".join(pairs) + "}"
+    raise TypeError("Object of type " + type(value).__name__ + " is not JSON serializable")
 
 
 def describe():

@@ -10,10 +10,11 @@ the running OS), so Linux CI replays Windows machines exactly as a Windows run r
 from __future__ import annotations
 
 import ntpath
-import re
 from collections.abc import Callable
 
-_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
+from gpudoctor.lazypattern import LazyPattern
+
+_ABSOLUTE = LazyPattern(r"^[A-Za-z]:[\\/]")
 
 
 def is_windows_path(path: str) -> bool:

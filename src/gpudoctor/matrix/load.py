@@ -6,12 +6,15 @@ import functools
 import os
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpudoctor.matrix.files import BESIDE, FILES
 
 if TYPE_CHECKING:  # pragma: no cover
+    # (pathlib is imported where a path is read: it brings urllib.parse and ipaddress, and a check imports this
+    # module whether or not it reads the matrix: 15 M instructions of a bare check installed from a wheel)
+    from pathlib import Path
+
     if sys.version_info >= (3, 11):
         from importlib.resources.abc import Traversable
     else:
@@ -28,6 +31,8 @@ def _bundled_dir() -> Traversable | Path:
         return files("gpudoctor.compat_matrix")
     except ModuleNotFoundError:
         # Running from a checkout with PYTHONPATH=src: compat_matrix/ sits at the repository top.
+        from pathlib import Path
+
         return Path(__file__).resolve().parents[3] / "compat_matrix"
 
 
@@ -78,6 +83,8 @@ def load_matrix(path: str | Path | None = None) -> Matrix:
     """
     if path is None:
         return _load_bundled()
+    from pathlib import Path
+
     from gpudoctor.errors import MatrixError
 
     p = Path(path)

@@ -4,11 +4,12 @@ Shared by the matrix's records and queries and by the checks and planners that r
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable
 
-_CC_DOTTED = re.compile(r"(?:sm_|compute_)?(\d+)\.(\d+)[af]?")
-_CC_PACKED = re.compile(r"(?:sm_|compute_)?(\d+)(\d)[af]?")
+from gpudoctor.lazypattern import LazyPattern
+
+_CC_DOTTED = LazyPattern(r"(?:sm_|compute_)?(\d+)\.(\d+)[af]?")
+_CC_PACKED = LazyPattern(r"(?:sm_|compute_)?(\d+)(\d)[af]?")
 
 
 def normalize_cc(cc: str | int | float | tuple[int, int]) -> str | None:
@@ -68,7 +69,7 @@ def _norm_os(os: str) -> str:
     return "linux"
 
 
-_TOKEN = re.compile(r"[a-z0-9]+")
+_TOKEN = LazyPattern(r"[a-z0-9]+")
 _DROP_LEADING = ("nvidia", "tesla")
 
 

@@ -5,9 +5,8 @@ Accepts nvidia-smi placeholders with and without brackets ("N/A", "[N/A]", "[Not
 
 from __future__ import annotations
 
-import re
-
 from gpudoctor.errors import ParseError
+from gpudoctor.lazypattern import LazyPattern
 
 # nvidia-smi prints these instead of a value, bare in XML and the table and in
 # brackets in CSV.  They mean "no value", so callers get None.
@@ -26,9 +25,9 @@ _UNAVAILABLE = frozenset(
 # 32-GPU XML dump is a few MB.  Anything far larger is not a capture.
 MAX_TEXT_CHARS = 64 * 1024 * 1024
 
-_INT_RE = re.compile(r"[+-]?\d+")
-_NUMBER_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
-_VERSION_RE = re.compile(r"\d+(?:\.\d+)*")
+_INT_RE = LazyPattern(r"[+-]?\d+")
+_NUMBER_RE = LazyPattern(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
+_VERSION_RE = LazyPattern(r"\d+(?:\.\d+)*")
 
 
 def require_text(text: object, what: str) -> str:

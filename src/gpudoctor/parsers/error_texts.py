@@ -69,7 +69,7 @@ _PATTERNS: tuple[tuple[str, _Lazy], ...] = tuple(
     )
 )
 
-_NVML_VERSION_RE = re.compile(r"NVML library version:\s*(\d+(?:\.\d+)+)", re.IGNORECASE)
+_NVML_VERSION_RE = _Lazy(r"NVML library version:\s*(\d+(?:\.\d+)+)", re.IGNORECASE)
 
 
 def _bounded(text: object) -> str | None:
@@ -186,7 +186,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "pjrt-plugin-mismatch": "JAX's CUDA plugin was built for another PJRT API than the installed jax/jaxlib",
     "container-requires-cuda": "nvidia-container-cli: the image requires a CUDA version the host driver does not support",
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
-    "driver-branch-said": "an issue form's driver field answered with the branch alone ('NVIDIA Driver Version: 550')",
+    "driver-branch-said": "the driver's branch alone, in a form's field or in prose ('NVIDIA Driver Version: 550', 'driver 535')",
     "cuda-lib-dir-said": "a CUDA toolkit's library directory the text shows (an RPATH, an ls: .../cuda-12.2/lib64)",
     "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
     "cuda-toolkit-said": "the reporter saying which CUDA toolkit they installed ('I installed CUDA 11.8')",
@@ -199,6 +199,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "libcuda-kernel-mismatch": "the CUDA driver library (libcuda) and the loaded kernel module are different versions",
     "cuda-unavailable": "torch.cuda.is_available() printed False",
     "cuda-available-said": "collect_env's 'Is CUDA available: True' (or a script's 'CUDA available: True'): the environment it ran in reaches the GPU",
+    "gpu-stack-failure": "a failure line naming the GPU stack that no catalogue entry knows (parsers/failure_lines: its form and failing component)",
     "traceback-cut": "a Python traceback the paste ends in, before its error line (the failure's message is not shown)",
     "cuda-no-gpus": "PyTorch's CUDA initialisation found no GPU (No CUDA GPUs are available)",
     "nccl-system-error": "NCCL failed a system call (unhandled system error); its WARN line under NCCL_DEBUG=INFO names which",
@@ -340,11 +341,11 @@ _PLUGIN_INCOMPATIBLE = _Lazy(
 # requires that torch exactly, and pip replaces the installed one with it. And pip taking a torch away
 # (src/pip/_internal/req/req_install.py: "Found existing installation: %s"; req_uninstall.py: "Successfully
 # uninstalled %s"): the torch that was there before.
-_PIP_TORCH_PINNED = re.compile(
+_PIP_TORCH_PINNED = _Lazy(
     r"^\s*Collecting torch==(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s+\(from (?P<package>[A-Za-z0-9][\w.-]{0,80}?)"
     r"(?:\[[^\]]{0,80}\])?==(?P<version>\d[\w.+!]{0,40})\)"
 )
-_PIP_TORCH_REMOVED = re.compile(
+_PIP_TORCH_REMOVED = _Lazy(
     r"^\s*(?:Successfully uninstalled torch-|Found existing installation: torch\s+)(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s*$"
 )
 # JAX's CUDA plugin (the jax-cudaNN-plugin wheel, importable as jax_plugins.xla_cudaNN) calls jaxlib's Python API
@@ -352,8 +353,8 @@ _PIP_TORCH_REMOVED = re.compile(
 # then `xla_client.register_custom_type_id_handler(`): a traceback whose frame in the plugin's __init__.py is a call
 # into xla_client / xla_extension / jaxlib, or ends on an AttributeError or ImportError naming one of them, is a
 # plugin of a later release than the installed jaxlib (the API it calls is not there yet).
-_PLUGIN_FRAME = re.compile(r'File "[^"\n]{0,300}?jax_plugins[/\\](?P<plugin>xla_cuda\d{2})[/\\]__init__\.py", line \d+')
-_JAXLIB_API = re.compile(
+_PLUGIN_FRAME = _Lazy(r'File "[^"\n]{0,300}?jax_plugins[/\\](?P<plugin>xla_cuda\d{2})[/\\]__init__\.py", line \d+')
+_JAXLIB_API = _Lazy(
     r"^\s*(?:[\w.]+\s*=\s*)?(?:xla_client|xla_extension|_xla|jaxlib(?:\.\w+)*)\.\w+\s*\("
     r"|\b(?:AttributeError: module '(?:jaxlib|jax\._src\.lib)[\w.]*' has no attribute"
     r"|ImportError: cannot import name '\w+' from '(?:jaxlib|jax\._src\.lib)[\w.]*')"
@@ -439,6 +440,23 @@ _DRIVER_SAID = _Lazy(
     r"|(?i:\b(?:RTX|GTX|Quadro|Tesla)[ \t-]*[A-Z]{0,2}\d{2,4}(?:[ \t]+(?:Ti|SUPER))?[ \t]*\((?:driver[ \t]+)?v?(?=\d{3}\.\d{2,3}(?:\.\d{2,3})?\))))"
     r"(?P<version>\d{3}\.\d{2,3}(?:\.\d{2,3})?)\b"
 )
+# The driver in the reporter's own words where _DRIVER_SAID's forms are not used: "I have driver 535", "my nvidia
+# driver is 470.x", "driver version: 551.76", "updated the driver to 551.86". The word driver, then only joining words
+# (version, is, was, to, now, currently, a colon or an equals sign), then a driver's shape: a three-digit branch,
+# optionally .minor(.patch) of two or three digits, or the branch with ".x"/".xx". A CUDA version ("driver version: 12.2"),
+# a package's ("driver and torch 2.1.0", "nvidia-driver-535", a package name with the word in it) or a number of
+# another unit ("driver uses 535 MB") is none; nor a requirement ("requires driver 470 or later").
+_DRIVER_PROSE = _Lazy(
+    r"(?i:(?<![\w-])(?:(?:nvidia|geforce|quadro|gpu)[ \t]+)?drivers?(?:'s)?"
+    r"(?:[ \t]*(?:\bversion\b|\bis\b|\bwas\b|\bto\b|\bnow\b|\bcurrently\b|:|==?)){0,3}[ \t]*[vr]?)"
+    r"(?P<version>\d{3}(?:\.\d{2,3}(?:\.\d{2,3})?)?)(?P<x>\.[xX*]{1,2})?"
+    # (nor one of several tried: "change the driver version to 451 or 426")
+    r"(?![\w%.\-+]|[ \t]*(?i:MB|MiB|GB|GiB|W|MHz|or[ \t]+(?:later|newer|higher|above|greater)|and[ \t]+(?:later|newer|above)"
+    r"|(?:or|,|/)[ \t]*\d))"
+)
+_REQUIRED = _Lazy(r"(?i:requir|\bneeds?\b|minimum|at least|>=|\u2265)")
+
+
 # The reporter saying, in the first person, which CUDA toolkit they installed ("I have managed to install CUDA 11.8 and
 # cudnn 8.6", "I installed the CUDA Toolkit 12.1"): that toolkit's version. "install" must be followed by CUDA itself:
 # "installed torch with CUDA 11.8" names a framework's build, not a toolkit.
@@ -464,7 +482,7 @@ _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECAS
 # ("ii  name[:arch]  VERSION  ARCH  description"). Only NVIDIA's and CUDA's packages are kept (the caller's filter).
 _APT_INSTALLED = _Lazy(r"^\s*(?P<package>[a-z0-9][a-z0-9.+-]{0,80})/\S{0,120}\s+(?P<version>[\w.+:~-]{1,80})\s+\w+\s+\[installed")
 _DPKG_ROW = _Lazy(r"^\s*ii\s+(?P<package>[a-z0-9][a-z0-9.+-]{0,80})(?::\w+)?\s+(?P<version>\d[\w.+:~-]{0,80})\s+\w+\s")
-_NVIDIA_PACKAGE = re.compile(r"nvidia|cuda|nvcuvid")
+_NVIDIA_PACKAGE = _Lazy(r"nvidia|cuda|nvcuvid")
 _LINUX_DRIVER_PKG = _Lazy(
     r"\b(?:apt|apt-get|dnf|yum)\s+(?:-y\s+)?install\b[^\n]{0,120}?\b(?P<package>nvidia-(?:utils|driver|dkms|kernel-source|headless)-\d{3}\S*|nvidia-driver\b|cuda-drivers\b)"
 )
@@ -627,6 +645,11 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("pjrt-plugin-mismatch", line)
         if m := scan.search(_DRIVER_SAID, number):
             add("driver-version-said", line, version=m.group("version"))
+        elif (m := scan.search(_DRIVER_PROSE, number)) and not _REQUIRED.search(line[max(0, m.start() - 40) : m.start()]):
+            if "." in m.group("version"):
+                add("driver-version-said", line, version=m.group("version"))
+            else:  # the branch alone ("driver 535", "470.x"): no version to compare, the newest CUDA it runs
+                add("driver-branch-said", line, branch=m.group("version"))
         if m := scan.search(_TOOLKIT_SAID, number):
             add("cuda-toolkit-said", line, cuda=m.group("cuda"))
         elif m := scan.search(_HAVE_SAID, number):
@@ -720,8 +743,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
 
 # A docker run line given back as a command: only plain words (options, an image, its command), at most 24 of them,
 # and never a line with a shell's own syntax ($, quotes, pipes, redirections): those stay the reporter's to retype.
-_DOCKER_WORD = re.compile(r"[\w./:=@,+-]{1,200}")
-_SHELL_SYNTAX = re.compile(r"[$`\\'|;&<>()*?!{}\[\]]|\"[^\"]*\s[^\"]*\"")
+_DOCKER_WORD = _Lazy(r"[\w./:=@,+-]{1,200}")
+_SHELL_SYNTAX = _Lazy(r"[$`\\'|;&<>()*?!{}\[\]]|\"[^\"]*\s[^\"]*\"")
 
 
 def _docker_args(args: str) -> str:
@@ -745,7 +768,7 @@ _MAYBE_NVML = _Lazy(
 
 # Where the device's name starts when the message is quoted inside a sentence ("facing issue like NVIDIA GeForce RTX
 # 5080 with CUDA capability ..."): PyTorch prints torch.cuda.get_device_name(), which starts with one of these words.
-_BRAND = re.compile(r"\b(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b")
+_BRAND = _Lazy(r"\b(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b")
 
 
 def _product_name(text: str) -> str:

@@ -172,7 +172,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         ):
             pass  # the driver's branch or its CUDA, and the GPU, are stated: nvidia-smi would repeat them
         elif not d.version:
-            out.append(Ask(Cmd(("nvidia-smi",)), "the driver's version, the newest CUDA it supports, and the GPUs it sees"))
+            branch = next((e.get("branch") for e in facts.pasted.reported("driver-branch-said")), None)
+            # (a branch the text states, "driver 535", is not asked for again: its full version is)
+            said = f"the driver's full version (the text names its branch, {branch})" if branch else "the driver's version"
+            out.append(Ask(Cmd(("nvidia-smi",)), f"{said}, the newest CUDA it supports, and the GPUs it sees"))
             if facts.platform.wsl == 2:
                 # In WSL 2 the driver is Windows': libcuda.so.1 and nvidia-smi come from it through /usr/lib/wsl/lib,
                 # never from a Linux package, so that folder says whether the Windows side gives CUDA at all.
@@ -254,6 +257,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         or any(e.kind in _BUILD_EVIDENCE for e in facts.pasted.errors)
     )
     out += _component_asks(facts, only_extension, windows)
+    out += _failing_component_asks(facts, windows)
     if not isinstance(facts.frameworks.python, Found) and framework_question:
         if where.conda(facts):
             # conda list shows conda's builds (the CUDA each was built for) and what pip installed in the environment.
@@ -408,8 +412,13 @@ def _python_component_named(facts: Facts) -> bool:
 
 
 def _runs_python(cmd: Cmd, py: str) -> bool:
-    """Whether `cmd` runs the interpreter: itself, or in the paste's image (gpudoctor.planner.where.python_step)."""
-    return cmd.argv[:1] == (py,) or (cmd.argv[:1] == ("docker",) and "--entrypoint" in cmd.argv)
+    """Whether `cmd` runs the interpreter: itself, in the paste's image, or through the tool that manages its environment
+    (gpudoctor.planner.where.python_step)."""
+    return (
+        cmd.argv[:1] == (py,)
+        or (cmd.argv[:1] == ("docker",) and "--entrypoint" in cmd.argv)
+        or cmd.argv[:1] in (("uv",), ("poetry",), ("pipenv",), ("%pip",))
+    )
 
 
 def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[Ask]:
@@ -436,8 +445,8 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         argvs = [(argv, decides) for argv in comp.ask]
         argvs += [(argv, f"{why} ({comp.id})") for kind, more, why in comp.when if facts.pasted.reported(kind) for argv in more]
         # A service's systemd unit exists only where it runs on the host itself: in a container (an image run, or the
-        # text saying so) its log is the container's, in a batch job the job's own output.
-        contained = image is not None or container_said(facts) in ("docker", "podman")
+        # text saying so; a pod's too) its log is the container's, in a batch job the job's own output.
+        contained = image is not None or container_said(facts) in ("docker", "podman", "kubernetes")
         hosted = not contained and facts.pasted.cluster is None
         argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux and hosted else ())]
         if contained:
@@ -452,8 +461,90 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
                 or _exec_named(facts)
                 or Placeholder("container")
             )
-            words = [container if w == "{container}" else w for w in argv]
-            out.append(Ask(_catalogue_cmd(facts, words), why))
+            out.append(Ask(_catalogue_cmd(facts, list(where.in_container(facts, tuple(argv), container))), why))
+    return out
+
+
+# A conda environment's or a virtual environment's prefix in a path the loader printed ("/home/u/anaconda3/envs/FXM/lib/
+# python3.7/lib-dynload/../../libcublas.so.11"): its lib directory is where pip's and conda's CUDA libraries lie.
+_ENV_PREFIX = re.compile(r"(?P<prefix>/[^\s:'\"`]{1,300}?/(?:envs/[\w.+-]{1,100}|\.?venv|[\w.+-]{1,100}env))/lib(?:64)?/")
+
+
+def _failing_component_asks(facts: Facts, windows: bool) -> list[Ask]:
+    """The asks that follow the component a failure line names where no catalogue entry knows the line
+    (gpudoctor.parsers.failure_lines): for a library, which copies exist and which one the loader takes; for a DLL,
+    which folders hold it; for a Python module, its release in the interpreter that failed; for the docker daemon, its
+    own view; for a pod, its events and resources. What the paste already shows is not asked."""
+    out: list[Ask] = []
+    python = facts.frameworks.python
+    shown = python.value.distributions if isinstance(python, Found) else {}
+    for e in facts.pasted.reported("gpu-stack-failure")[:3]:
+        component, kind = e.get("component") or "", e.get("component_kind")
+        if kind == "library" and not windows:
+            stem = component.split(".so", 1)[0]
+            if not isinstance(facts.ldconfig, Found):  # a whole ldconfig -p pasted already answers it
+                out.append(
+                    Ask(
+                        Cmd(("ldconfig", "-p"), pipe=("grep", "-F", stem)),
+                        f"which copies of {stem} the loader's cache knows, so which one it takes ({component} failed)",
+                    )
+                )
+            if "LD_LIBRARY_PATH" not in facts.platform.env:
+                out.append(
+                    Ask(
+                        Cmd(("printenv", "LD_LIBRARY_PATH")),
+                        f"the directories searched before the cache: a copy of {stem} there wins over the cache's",
+                    )
+                )
+            requirer = e.get("requirer") or ""
+            if requirer.startswith("/"):
+                out.append(
+                    Ask(
+                        Cmd(("ldd", requirer)),
+                        f"which copy of each library {requirer.rsplit('/', 1)[-1]} needs the loader resolves, and which it "
+                        "cannot find",
+                    )
+                )
+            if (env := _ENV_PREFIX.search(e.line)) is not None:
+                lib = env.group("prefix") + "/lib"
+                out.append(
+                    Ask(
+                        Cmd(("find", lib, "-name", f"{stem}.so*")),
+                        f"the copies of {stem} the environment itself holds (conda's and pip's CUDA libraries lie there)",
+                    )
+                )
+        elif kind == "dll" and windows:
+            out.append(Ask(Cmd(("where.exe", component)), f"which folders on PATH hold {component}: Windows loads the first"))
+            folder = e.get("folder") or ""
+            if re.fullmatch(r"[A-Za-z]:", folder[:2]):
+                out.append(
+                    Ask(
+                        Cmd(("where.exe", "/R", folder, component)),
+                        f"whether {component} is in {folder}: there, a DLL it links is what Windows did not find",
+                    )
+                )
+        elif kind == "module" and component and component not in shown:
+            out.append(
+                Ask(
+                    where.python_step(facts, "-m", "pip", "show", component),
+                    f"the {component} release installed in the interpreter that failed, and what it requires",
+                )
+            )
+        elif kind == "daemon":
+            out.append(
+                Ask(Cmd(("docker", "info")), "the daemon's runtimes and its default runtime (whether nvidia is registered)")
+            )
+            out.append(
+                Ask(Cmd(("docker", "context", "ls")), "which daemon the docker command talks to (a user's and root's can differ)")
+            )
+        elif kind == "pod":
+            pod: str | Placeholder = component if component != "pod" else Placeholder("pod")
+            out.append(
+                Ask(
+                    Cmd(("kubectl", "describe", "pod", pod)),
+                    "the pod's events, its containers' resources (whether nvidia.com/gpu is requested) and its runtime class",
+                )
+            )
     return out
 
 

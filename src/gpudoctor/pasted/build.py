@@ -162,12 +162,15 @@ def _nvml(g: Gathered) -> dict[str, Any] | None:
 
 
 # What only a POSIX system shows: a shared object's soname, an absolute path of its tree, a home-relative path, a `$`
-# prompt, a line continued with a backslash, sudo or a Linux package manager, the loader's variable, a distribution. Where none is shown, nothing decides the OS.
+# prompt, a line continued with a backslash, sudo or a Linux package manager, the loader's variable, a distribution.
+# Where none is shown, nothing decides the OS.
 _POSIX_HINT = re.compile(
     r"\.so(?:\.\d+)*\b|(?<![\w.:\\])/(?:usr|home|opt|etc|lib|lib64|root|tmp|mnt|proc|dev|var|srv|content|workspace|data|scratch"
     r"|bin|sbin|run|media|nfs|gpfs|cvmfs)/|(?<!\S)~/|^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w.-]+@[\w.-]+:\S*\s*)?\$\s"
     r"|\bsudo\b|\bapt(?:-get)?\s+install\b|\b(?:dnf|yum|pacman)\b|\bLD_LIBRARY_PATH\b|\bldconfig\b|\bdmesg\b|\bNVRM\b|\s\\\s*$"
-    r"|\b(?:Linux|Ubuntu|Debian|Fedora|CentOS|RHEL|Rocky|AlmaLinux|Arch|Manjaro|openSUSE|Slurm|srun|sbatch|Colab)\b",
+    r"|\b(?:Linux|Ubuntu|Debian|Fedora|CentOS|RHEL|Rocky|AlmaLinux|Manjaro|openSUSE|Slurm|srun|sbatch|Colab)\b"
+    # Arch Linux with its capital, not a compiler's option ("nvcc -arch=sm_86", "-arch sm_61", "--gpu-architecture")
+    r"|(?<![-=\w])(?-i:Arch)\b(?![-=])",
     re.IGNORECASE,
 )
 

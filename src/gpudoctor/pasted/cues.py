@@ -11,6 +11,7 @@ recorded with the line it came from (pasted.cues); none is inferred from anythin
 
 from __future__ import annotations
 
+import ntpath
 import re
 import shlex
 from typing import TYPE_CHECKING
@@ -30,6 +31,8 @@ from gpudoctor.facts import (
     NO_NVIDIA_GPU,
     NO_PYTHON,
     NOTEBOOK_SAID,
+    OTHER_GPU_BESIDE,
+    PROJECT_TOOL,
     SMI_OTHER_RELEASE,
     SUSPEND_SAID,
 )
@@ -43,8 +46,18 @@ MAX_LINES = 200_000
 MAX_LINE = 2_000
 
 _SIDE = re.compile(r"^\s*\((?P<side>container|host)\)\s*[$#]\s*(?P<cmd>.*)$", re.IGNORECASE)
-_PS = re.compile(r"^\s*PS [A-Za-z]:\\[^>\n]{0,300}>\s*(?P<cmd>.*)$")
-_CMD_EXE = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?[A-Za-z]:\\[^<>|\n\"]{0,300}>\s*(?P<cmd>\S.*)$")
+# PowerShell's prompt, with an activated environment's name before it as venv's Activate.ps1 writes it ("(venv) PS
+# C:\\app>"): the folder it stands in is `cwd`.
+_PS = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?PS (?P<cwd>[A-Za-z]:\\[^>\n]{0,300})>\s*(?P<cmd>.*)$")
+_CMD_EXE = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?P<cwd>[A-Za-z]:\\[^<>|\n\"]{0,300})>\s*(?P<cmd>\S.*)$")
+# An environment's activation script run by a relative or absolute Windows path ("venv\\Scripts\\activate",
+# ".\\.venv\\Scripts\\Activate.ps1", "C:\\app\\env\\Scripts\\activate.bat"): venv puts python.exe beside it in Scripts
+# (CPython Lib/venv/__init__.py, `binname = 'Scripts'` on Windows), and that python runs what the shell runs next.
+_ACTIVATE = re.compile(
+    r"^\s*(?:&\s*)?(?P<env>(?:[A-Za-z]:\\|\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){0,10}[^\\\s\"'<>|*?:]{1,120})"
+    r"\\Scripts\\activate(?:\.bat|\.ps1)?(?![\w.])",
+    re.IGNORECASE,
+)
 _POSIX = re.compile(
     r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
 )
@@ -134,6 +147,8 @@ _NVIDIA_NAMED = re.compile(
     r"nvidia|geforce|quadro|tesla|titan|jetson|\b(?:RTX|GTX|MX)\s*\d|\b[AHLVPTK]\d{1,3}\b|(?-i:Driver Version:|CUDA Version:)",
     re.IGNORECASE,
 )
+# An NVIDIA GPU named by its product line (the word NVIDIA alone, "I have not NVIDIA pc", names none).
+_NVIDIA_MODEL = re.compile(r"\b(?:geforce|quadro|tesla|titan|jetson)\b|\b(?:RTX|GTX|MX)\s*\d", re.IGNORECASE)
 # xformers and flash-attn by name, as words (not a path component or flash_attn_2_cuda, an object the error texts read).
 _EXTENSION = re.compile(r"(?<![\w/\\.-])(?P<name>xformers|flash[-_]attn)(?![\w/\\-])", re.IGNORECASE)
 _WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
@@ -194,7 +209,10 @@ _CONTAINER_SAID = re.compile(
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
     # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods
-    r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b",
+    r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b"
+    # an issue form's runtime or deployment answered with docker ("- **Runtime**: Docker with nvidia-container-runtime"),
+    # and Docker Swarm, whose services are containers
+    r"|\b(?:runtime|deployment)\b\**\s*:\s*\**\s*docker\b(?!\s*desktop\b)|\bdocker\s+swarm\b",
     re.IGNORECASE,
 )
 # The reporter saying the machine has no GPU: an issue form's GPU field answered No/None ("- GPU model and memory: No",
@@ -254,6 +272,37 @@ _VENV_ACTIVATED = re.compile(r"(?:^|[;&|]\s*|\s)(?:source|\.)\s+(?P<prefix>/[^\s
 # build_artifacts/<package>_<timestamp> stays in the binary's assertion and debug paths.
 _FEEDSTOCK = re.compile(r"/home/conda/feedstock_root/build_artifacts/(?P<pkg>[a-z0-9][a-z0-9.-]{0,80}?)_\d{10,}/")
 _DOCKER_RUN = re.compile(r"\bdocker\s+run\s")
+# A command at the start of a line, after its prompt (`root@host:~/proj# `, `(venv) $ `, `PS C:\\x> `), after `&&`/`;`, or
+# quoted in prose (`"pipenv install x"`, a backticked `uv add x`): what the reporter ran, not a tool merely named ("I
+# also tried uv").
+_RAN = (
+    r"(?:^[^\S\n]*(?:\([\w.-]{1,60}\)[^\S\n]*)?(?:(?:PS[^\S\n]+)?[^\s$#>]{0,200}[$#>][^\S\n]*)?|&&[^\S\n]*|;[^\S\n]*"
+    r"|[\"'`])(?:sudo\s+)?"
+)
+# The tools that manage a program's environment, by the commands only they have (or the lock file only they write):
+# uv's project commands (uv add/remove/sync/run/init/lock, uv.lock; docs.astral.sh/uv/concepts/projects/sync: `uv run`
+# locks and syncs the project environment first) apart from its pip interface on a plain venv (uv venv, uv pip install);
+# poetry's and pipenv's own commands, lock files and (poetry) its cache of virtualenvs; a notebook whose cells install
+# (`!pip`, `%pip`) or Colab's (its name, /content). A plain venv (`python -m venv`, `source .venv/bin/activate`) is none.
+_PROJECT_TOOLS = (
+    ("uv project", re.compile(_RAN + r"uv\s+(?:add|remove|sync|run|init|lock)\b|\buv\.lock\b", re.M)),
+    (
+        "poetry",
+        re.compile(
+            _RAN
+            + r"poetry\s+(?:add|remove|install|run|shell|lock|update)\b|\bpoetry\.lock\b|pypoetry[\\/](?:Cache[\\/])?virtualenvs\b",
+            re.M,
+        ),
+    ),
+    ("pipenv", re.compile(_RAN + r"pipenv\s+(?:install|uninstall|run|shell|sync|lock)\b|\bPipfile(?:\.lock)?\b", re.M)),
+    (
+        "notebook",
+        re.compile(
+            r"^\s*[!%]\s*pip3?\s+(?:install|uninstall)\b|\b(?:google\s+)?colab(?:oratory)?\b|(?<![\w.])/content/", re.M | re.I
+        ),
+    ),
+    ("uv venv", re.compile(_RAN + r"uv\s+(?:venv|pip\s+(?:install|uninstall|sync))\b", re.M)),
+)
 # docker run's options that take a value as the next word (docker's own reference); any other option is a flag or
 # carries its value after "=".
 _DOCKER_VALUED = frozenset(
@@ -344,14 +393,11 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := scan.match(_PS, number):
             cmd = m.group("cmd")
             _windows(g, "PowerShell prompt", line)
+            _prompt_interpreter(g, m.group("cwd"), cmd, line)
         elif (m := scan.match(_CMD_EXE, number)) and not _WIN_PYTHON.match(line.strip()):
             cmd = m.group("cmd")
             _windows(g, "cmd.exe prompt", line)
-            # ".\python_embeded\python.exe ..." run from the prompt's directory: that interpreter, by its full path.
-            cwd = line.strip()[: line.strip().index(">")] if ">" in line else ""
-            if (rel := _REL_PYTHON.match(cmd)) and g.interpreter is None and re.match(r"^[A-Za-z]:\\", cwd):
-                g.interpreter = cwd.rstrip("\\") + "\\" + rel.group("path").removeprefix(".\\")
-                _cue(g, "python.exe run from the prompt's directory", "the interpreter the plan must use", line)
+            _prompt_interpreter(g, m.group("cwd"), cmd, line)
         elif m := scan.match(_POSIX, number):
             cmd = m.group("cmd")
             host = m.group("host") or ""
@@ -420,9 +466,15 @@ def read_cues(g: Gathered, text: str) -> None:
     if m := _SUSPEND_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _SUSPEND_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, SUSPEND_SAID, "the machine slept and woke (suspend/resume) before it failed", line[:MAX_LINE])
-    if (m := _OTHER_GPU.search(text[:1_000_000])) and not _NVIDIA_NAMED.search(text[:1_000_000]):
+    if m := _OTHER_GPU.search(text[:1_000_000]):
         line = next((x for x in lines if _OTHER_GPU.search(x[:MAX_LINE])), m.group(0))
-        _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
+        if not _NVIDIA_NAMED.search(text[:1_000_000]):
+            _cue(g, NO_NVIDIA_GPU, "no NVIDIA GPU on this machine (its only GPU named is another vendor's)", line[:MAX_LINE])
+        elif _NVIDIA_MODEL.search(text[:1_000_000]):
+            # A laptop's integrated Intel or AMD graphics beside its NVIDIA GPU: named as what it is, no CUDA device
+            # (the NVIDIA GPU is the one the frameworks see).
+            name = " ".join(m.group(0).split())
+            _cue(g, OTHER_GPU_BESIDE, f"{name}: another vendor's GPU, not an NVIDIA (CUDA) device", line[:MAX_LINE])
     if m := _NO_GPU_SAID.search(text[:1_000_000]):
         # (a GPU the text shows beside it wins: the checks ask gpudoctor.checks.driver.gpu_present first)
         line = next((x for x in lines if _NO_GPU_SAID.search(x[:MAX_LINE])), m.group(0))
@@ -460,6 +512,23 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := _MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
+
+
+def _prompt_interpreter(g: Gathered, cwd: str, cmd: str, line: str) -> None:
+    """A Windows prompt's command that names the interpreter by a path relative to the prompt's folder: a python.exe
+    run (".\\python_embeded\\python.exe ...", ".\\.venv\\Scripts\\python.exe ...") or an environment's activation
+    script ("venv\\Scripts\\activate"): that python.exe by its full path (the prompt gives the folder)."""
+    if g.interpreter is not None:
+        return
+    if rel := _REL_PYTHON.match(cmd):
+        path, cue = rel.group("path"), "python.exe run from the prompt's directory"
+    elif act := _ACTIVATE.match(cmd):
+        path, cue = act.group("env") + "\\Scripts\\python.exe", "an environment activated at the prompt"
+    else:
+        return
+    # (ntpath: Windows' own joining and "..\\" folding, whatever system reads the paste)
+    g.interpreter = path if re.match(r"^[A-Za-z]:\\", path) else ntpath.normpath(ntpath.join(cwd, path))
+    _cue(g, cue, "the interpreter the plan must use", line)
 
 
 def _windows(g: Gathered, cue: str, line: str) -> None:
@@ -516,6 +585,10 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     if venv and g.interpreter is None and g.system != "Windows":
         g.interpreter = venv.group("prefix") + "/bin/python"
         _cue(g, "a virtual environment activated", "the interpreter the plan must use", line_of(_VENV_ACTIVATED, venv.group(0)))
+    for tool, pattern in _PROJECT_TOOLS:  # the first that the text shows run (a uv project's `uv pip` is still uv's)
+        if m := pattern.search(head):
+            _cue(g, PROJECT_TOOL, tool, line_of(pattern, m.group(0)))
+            break
     if m := _FEEDSTOCK.search(head):
         _cue(g, CONDA_FORGE_BUILD, m.group("pkg"), line_of(_FEEDSTOCK, m.group(0)))
     images = _gpu_images(head)

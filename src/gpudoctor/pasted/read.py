@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.errors import ParseError
-from gpudoctor.facts import CPU_INDEX_INSTALL, JAX_CUDA_SAID, SOURCE_CHECKOUT, TORCH_CONDA_CPU, TORCH_OF_IMAGE
+from gpudoctor.facts import (
+    CPU_INDEX_INSTALL,
+    GPU_NAMED,
+    JAX_CUDA_SAID,
+    SOURCE_CHECKOUT,
+    TORCH_CONDA_CPU,
+    TORCH_OF_IMAGE,
+)
 from gpudoctor.host import canonical_name
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.catalogue import match as catalogue_match
@@ -37,6 +44,7 @@ class Source:
 def read_sources(sources: list[Source]) -> Gathered:
     """Read every block of every source. Never raises on content: what cannot be read is skipped."""
     g = Gathered()
+    outputs: list[list[str]] = []  # each text's output lines (a pasted script's statements blanked)
     for src in sources:
         text = unspace(src.text[:MAX_SOURCE_CHARS])
         if text is not src.text and text != src.text[:MAX_SOURCE_CHARS]:
@@ -66,7 +74,9 @@ def read_sources(sources: list[Source]) -> Gathered:
         g.texts.append((src.name, lines))
         plain = "\n".join(lines)
         # Only output is evidence: the messages inside a pasted script's statements are blanked (blocks.output_only).
-        said = "\n".join(output_only(lines))
+        said_lines = output_only(lines)
+        outputs.append(said_lines)
+        said = "\n".join(said_lines)
         found = extract_evidence(said)
         kinds = {e.kind for e in found} | {e.kind for e in g.errors}
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
@@ -100,6 +110,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         _text_facts(g, plain)
         read_cues(g, plain)
         read_workloads(g, lines)
+    _unrecognised_failures(g, outputs)
     _plugin_present(g, sources)
     _from_errors(g)
     _wsl_listed(g)
@@ -142,6 +153,23 @@ def _wsl_listed(g: Gathered) -> None:
     if listed is not None:
         g.wsl_said = True
         g.wsl1_said = listed.get("version") == "1"
+
+
+def _unrecognised_failures(g: Gathered, outputs: list[list[str]]) -> None:
+    """Where nothing read so far is a failure, the failure lines of the GPU stack that no catalogue entry knows
+    (gpudoctor.parsers.failure_lines), each with its failing component: the report then names the failure and asks
+    about that component (gpudoctor.checks.reported, gpudoctor.pasted.ask) instead of a clean bill. A text with a
+    recognised failure keeps that reading alone: its entry knows what the failure means and what to ask."""
+    from gpudoctor.checks.reported import recognised_failure
+    from gpudoctor.parsers.failure_lines import read_failure_lines
+
+    if any(recognised_failure(e) for e in g.errors):
+        return
+    known = frozenset(e.line for e in g.errors if e.line)
+    for said_lines in outputs:
+        for evidence in read_failure_lines(said_lines, known):
+            if evidence not in g.errors:
+                g.errors.append(evidence)
 
 
 def _traceback_cut(lines: list[str]) -> str | None:
@@ -439,14 +467,18 @@ _NAMED_GPU = re.compile(
 def _named_gpu(g: Gathered) -> None:
     """The GPU the reporter names in words, where no output of a tool shows one (nvidia-smi, collect_env, PyTorch's
     warning win): written as spelled, with the compute capability of its row in compat_matrix/gpu_arch.toml (NVIDIA's
-    CUDA GPUs page), so that the builds and toolkits stated beside it are judged against it. Several models named
-    (a comparison, "works on my 3090, not on the 1080") name none: which one is this machine's is not said."""
+    CUDA GPUs page), so that the builds and toolkits stated beside it are judged against it.
+
+    Several models named are all the machine's where one line says it has them ("I have an RTX 3090 and a GTX 1080
+    Ti"); otherwise (a comparison, "works on my 3090, not on the 1080") which one is this machine's is not said: each
+    is then a cue (GPU_NAMED) with its line, and none a device."""
     if g.gpus or g.listed_gpus or g.smi_table or g.smi_failure:
         return
     from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a paste naming a GPU asks
 
     matrix = load_matrix()
-    found: dict[str, tuple[str, str, int]] = {}  # the matrix row's name -> (as spelled, compute capability, count)
+    # the matrix row's name -> (as spelled, compute capability, count, the line naming it, where in it)
+    found: dict[str, tuple[str, str, int, str, int]] = {}
     for _, lines in g.texts:
         for line in lines[:_MAX_NAMED_LINES]:
             for m in _NAMED_GPU.finditer(line[:2000]):
@@ -455,24 +487,54 @@ def _named_gpu(g: Gathered) -> None:
                     if row is not None:
                         spelled = m.group("owned") and m.group(0)[m.start("owned") - m.start() :]  # the number on
                         count = _gpu_count(line[max(0, m.start() - 40) : m.start()])
-                        found.setdefault(row.name, ((spelled or m.group(0)).strip(), row.cc, count))
+                        found.setdefault(row.name, ((spelled or m.group(0)).strip(), row.cc, count, line, m.start()))
                         break
-    if len(found) != 1:
+    if not found:
         return
-    ((row_name, (spelled, cc, count)),) = found.items()
-    for index in range(count):
-        g.gpus.append({"index": index, "name": spelled, "compute_capability": cc, "stated": True})
-    g.notes.append(f"GPU {spelled!r} named by the reporter: the matrix's {row_name} (compute capability {cc})")
+    lines_naming = {line for _, _, _, line, _ in found.values()}
+    line, first = next(iter(lines_naming)), min(at for *_, at in found.values())
+    if len(found) > 1 and not (len(lines_naming) == 1 and _has_them(line[:2000], first)):
+        for row_name, (_spelled, cc, _count, line, _at) in found.items():
+            entry = {"cue": GPU_NAMED, "means": f"{row_name} (compute capability {cc})", "line": line.strip()[:300]}
+            if entry not in g.cues and len(g.cues) < 64:
+                g.cues.append(entry)
+        return
+    for row_name, (spelled, cc, count, _line, _at) in found.items():
+        for _ in range(count):
+            g.gpus.append({"index": len(g.gpus), "name": spelled, "compute_capability": cc, "stated": True})
+        g.notes.append(f"GPU {spelled!r} named by the reporter: the matrix's {row_name} (compute capability {cc})")
+
+
+# A line saying the machine has the GPUs it names: words of having just before the first model ("where I have a Tesla
+# K80 and two Tesla K40c cards", "my PC has a 2080 + a 3060", "a server with 2x A100 and 1x H100"), and no word of a
+# comparison or of another machine on the line ("works on", "vs", "than", "my friend's", "tried"). "I have verified the
+# code with ..." is no having: the words must lead straight to the GPU.
+_HAVING = re.compile(
+    r"\b(?:i\s+have|i've\s+got|i\s+got|we\s+have|(?:machine|pc|computer|system|server|rig|workstation|laptop|box|node)"
+    r"\s+(?:has|have|with))\s+(?:(?:an?|one|two|three|four|\d{1,2}\s*[x\u00d7]?|the)\s+)?(?:NVIDIA\s+)?$",
+    re.IGNORECASE,
+)
+_COMPARED = re.compile(
+    r"\b(?:vs\.?|versus|than|instead|works?\s+(?:on|with|fine)|not\s+on|but\s+not|other|another|friend'?s?|colleague'?s?"
+    r"|tried|switch(?:ed)?|replac\w*|upgrad\w*|previous|used\s+to)\b",
+    re.IGNORECASE,
+)
+
+
+def _has_them(line: str, first: int) -> bool:
+    """Whether `line` says the machine has every GPU it names (the first named at `first`)."""
+    return _HAVING.search(line[max(0, first - 80) : first]) is not None and _COMPARED.search(line) is None
 
 
 _MAX_NAMED_LINES = 5000
 # How many of the GPU the reporter says the machine has, in the words just before its name: "4x A100", "8 × H100",
 # "a server with 4 A100", "two RTX 3090". A bare number must be a multiplier or follow words of having ("with",
-# "have"), so that "CUDA 11 A100" or "Python 3 A100" is no count. At most 16: a machine's, not a cluster's.
+# "have", "and": "a Tesla K80 and two Tesla K40c"), so that "CUDA 11 A100" or "Python 3 A100" is no count. At most
+# 16: a machine's, not a cluster's.
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 _GPU_COUNT = re.compile(
     r"(?:\b(?P<mult>\d{1,2})[ \t]*[x\u00d7][ \t]*"
-    r"|\b(?:with|have|has|had|got|using|uses|use|on|are)[ \t]+(?P<said>\d{1,2}|two|three|four|five|six|seven|eight)[ \t]+)"
+    r"|\b(?:with|have|has|had|got|using|uses|use|on|are|and)[ \t]+(?P<said>\d{1,2}|two|three|four|five|six|seven|eight)[ \t]+)"
     r"(?:NVIDIA[ \t]+)?$",
     re.IGNORECASE,
 )
@@ -490,13 +552,18 @@ def _gpu_count(before: str) -> int:
 def _gpu_candidates(m: re.Match[str]) -> list[str]:
     """The matrix names a match may stand for: "rtx4090" -> "GeForce RTX 4090"; "nvidia 2070" -> RTX, else GTX."""
     if m.group("series"):
-        return [f"GeForce {m.group('series').upper()} {m.group('num')} {m.group('sfx') or ''}".strip()]
+        return [f"GeForce {m.group('series').upper()} {m.group('num')} {_suffix(m.group('sfx'))}".strip()]
     if m.group("brand"):
         return [f"{m.group('brand')} {m.group('model')}"]
     if m.group("bare") or m.group("owned"):
-        rest = f"{m.group('bare') or m.group('owned')} {m.group('bsfx') or m.group('osfx') or ''}".strip()
+        rest = f"{m.group('bare') or m.group('owned')} {_suffix(m.group('bsfx') or m.group('osfx'))}".strip()
         return [f"GeForce RTX {rest}", f"GeForce GTX {rest}"]
     return [m.group("dc")]
+
+
+def _suffix(sfx: str | None) -> str:
+    """A model's suffix as NVIDIA spells it ("rtx2080ti" is the RTX 2080 Ti, not the 2080): Ti, SUPER."""
+    return "" if not sfx else "Ti" if sfx.lower() == "ti" else "SUPER"
 
 
 _PLUGIN_PATH = re.compile(r"jax_plugins[\\/](?P<plugin>xla_cuda\d+)[\\/]")
@@ -609,7 +676,9 @@ def _conda_dists(g: Gathered, text: str) -> None:
         return
     for m in _CONDA_DIST.finditer(text[:1_000_000]):
         g.conda = True
-        _conda_row(g, m.group("name"), m.group("version"), m.group("build"))
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        _conda_row(g, m.group("name"), m.group("version"), m.group("build"), text[start : end if end >= 0 else len(text)])
 
 
 def _environment_table(g: Gathered, text: str) -> None:
@@ -953,7 +1022,7 @@ def _collect_env(g: Gathered, block: Block) -> str:
             if m2.group(1) == "conda":
                 g.conda = True
                 build = stripped.split()[3] if len(stripped.split()) > 3 else ""
-                _conda_row(g, name, version, build)
+                _conda_row(g, name, version, build, stripped)
             else:
                 g.distributions.setdefault(name, version)
     torch = fields.get("PyTorch version")
@@ -1016,8 +1085,8 @@ def _os(g: Gathered, text: str) -> None:
         g.system = g.system or "Windows"
     elif "macos" in low or "mac os" in low or "darwin" in low:
         g.system = g.system or "Darwin"
-    elif any(
-        w in low for w in ("ubuntu", "debian", "linux", "centos", "fedora", "rocky", "red hat", "arch", "suse", "almalinux")
+    elif any(w in low for w in ("ubuntu", "debian", "linux", "centos", "fedora", "rocky", "red hat", "suse", "almalinux")) or (
+        re.search(r"\barch\b(?![-=])", low)  # Arch as a word: not "aarch64", "search", "-arch=" of a compiler
     ):
         g.system = g.system or "Linux"
         g.os_pretty = g.os_pretty or re.sub(r"\s*\((?:x86_64|aarch64|ppc64le)\)\s*$", "", text.strip())
@@ -1031,7 +1100,9 @@ def _conda_cpu(g: Gathered, said: str) -> None:
         g.cues.append(entry)
 
 
-def _conda_row(g: Gathered, name: str, version: str, build: str) -> None:
+def _conda_row(g: Gathered, name: str, version: str, build: str, line: str) -> None:
+    """One conda package row; `line` is the row as the text shows it (a cue cites the line that says it, not the row's
+    fields joined again)."""
     if name == "pytorch":
         # The last pytorch row shown wins: a report that shows two environments shows the broken one last.
         g.distributions["torch"] = version
@@ -1040,11 +1111,11 @@ def _conda_row(g: Gathered, name: str, version: str, build: str) -> None:
             g.torch_cuda = f"{m.group(1)}.{m.group(2)}"
         elif re.search(r"(?:^|_)cpu(?:_|$)", build):
             g.torch_cuda = ""
-            _conda_cpu(g, f"pytorch {version} {build}")
+            _conda_cpu(g, line.strip())
         g.torch_version = version
     elif name == "cpuonly":
         g.distributions.setdefault(name, version)
-        _conda_cpu(g, f"cpuonly {version}")
+        _conda_cpu(g, line.strip())
         g.torch_cuda = g.torch_cuda if g.torch_cuda is not None else ""
     else:
         g.distributions.setdefault(name, version)
@@ -1149,7 +1220,7 @@ def _conda_list(g: Gathered, block: Block) -> str:
             g.distributions[name] = parts[1]  # installed with pip inside the conda environment
         else:
             g.conda = True
-            _conda_row(g, name, parts[1], parts[2])
+            _conda_row(g, name, parts[1], parts[2], line)
         n += 1
     return f"{n} package(s)" + _named(g)
 
@@ -1512,7 +1583,8 @@ def _interpreter_of_env(g: Gathered) -> None:
 # there is the one PATH finds, not that environment's: its own python.exe is. A venv keeps python.exe in Scripts; a
 # CPython installation (Python310) beside Scripts, in its prefix.
 _PROMPT_IN_SCRIPTS = re.compile(
-    r"^\s*(?:PS )?(?P<prefix>[A-Za-z]:\\(?:[^\\<>|\n\"*?]{1,120}\\){0,20}?[^\\<>|\n\"*?]{1,120})\\Scripts>", re.I
+    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:PS )?(?P<prefix>[A-Za-z]:\\(?:[^\\<>|\n\"*?]{1,120}\\){0,20}?[^\\<>|\n\"*?]{1,120})\\Scripts>",
+    re.I,
 )
 
 

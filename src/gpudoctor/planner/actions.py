@@ -6,7 +6,11 @@ by its program and arguments alone, never by the prose around it, so the consequ
 
 Kinds (`Action.kind`):
   pip-install, pip-uninstall, pip-download   a Python package manager run by an interpreter (`python -m pip`,
-                                             `uv pip`), with its requirements, index and flags
+                                             `uv pip`), with its requirements, index and flags; the same through the
+                                             tool that manages the environment (gpudoctor.planner.where.package_step:
+                                             `uv add`/`uv remove`, `poetry add`/`remove`/`run python -m pip`, `pipenv
+                                             install`/`uninstall`/`run python -m pip`, a notebook's `%pip`): `tool`
+                                             is that tool
   conda-create, conda-run, conda-env-vars,   conda itself (a new environment, a command in one, its variables,
   conda-install, conda-remove                packages into or out of an environment: -n NAME or -p PREFIX)
   pkg-update, pkg-install, pkg-remove,       the distribution's package manager (apt-get, dnf, apt-mark hold)
@@ -89,6 +93,9 @@ _PIP_VALUE_OPTS = {
     "--python-version",
     "--target",
     "-t",
+    "--index",  # uv add's (the index the project's pyproject.toml keeps)
+    "--reinstall-package",
+    "--upgrade-package",
 }
 
 # Programs that read and print, and change nothing a later step or the diagnosis depends on.
@@ -156,7 +163,7 @@ def _pip(words: tuple[str, ...], start: int, tool: str, cmd: Cmd) -> Action:
             value = inline if eq else (words[i + 1] if opt in _PIP_VALUE_OPTS and i + 1 < len(words) else None)
             if opt in _PIP_VALUE_OPTS and not eq:
                 i += 1
-            if opt in ("--index-url", "-i"):
+            if opt in ("--index-url", "-i", "--index"):
                 index = value
             elif opt in ("--find-links", "-f", "--dest", "-d"):
                 dest = value
@@ -197,13 +204,26 @@ def classify(line: Line) -> Action:
     words = cmd.words
     prog = _base(words[0])
     rest = words[1:]
+    # A command run in the program's container from the host (gpudoctor.planner.where.exec_prefix): what it does there.
+    inner = _in_container(prog, rest)
+    if inner:
+        return classify(Cmd(inner, root=cmd.root, pipe=cmd.pipe, note=cmd.note))
     # python -m pip ..., uv pip ...
     if len(words) >= 4 and words[1] == "-m" and words[2] == "pip":
         return _pip(words, 3, words[0], cmd)
     if prog == "uv" and len(words) >= 3 and words[1] == "pip":
         return _pip(words, 2, "uv", cmd)
-    if prog in ("pip", "pip3") and rest:
+    if prog in ("pip", "pip3", "%pip") and rest:
         return _pip(words, 1, prog, cmd)
+    # The project tools' own verbs, read as pip's (gpudoctor.planner.where.package_step writes them from pip's).
+    if prog in ("uv", "poetry", "pipenv") and rest:
+        verb = _TOOL_VERBS.get((prog, rest[0]))
+        if verb is not None:
+            return _pip(("", verb, *rest[1:]), 1, prog, cmd)
+        if rest[:3] == ("run", "python", "-m") and rest[3:4] == ("pip",) and len(rest) > 4:
+            return _pip(words, 5, prog, cmd)
+        if rest[:2] == ("run", "python") or rest[:3] == ("run", "--no-sync", "python"):
+            return Action("inspect", prog, cmd.root, cmd)  # the environment's interpreter, asked (python -c)
     if prog == "conda" and rest[:1] in (("--version",), ("info",), ("list",)):
         # What decides whether conda is there, and what an environment holds (conda list only reads).
         return Action("inspect", "conda", False, cmd)
@@ -321,6 +341,28 @@ def classify(line: Line) -> Action:
         # on a node the scheduler picks, and changes nothing here.
         return Action("inspect", prog, cmd.root, cmd)
     return Action("other", prog, cmd.root, cmd)
+
+
+# The project tools' verbs that install into or remove from the environment they manage, and pip's verb for each.
+_TOOL_VERBS = {
+    ("uv", "add"): "install",
+    ("uv", "remove"): "uninstall",
+    ("poetry", "add"): "install",
+    ("poetry", "remove"): "uninstall",
+    ("pipenv", "install"): "install",
+    ("pipenv", "uninstall"): "uninstall",
+}
+
+
+def _in_container(prog: str, rest: tuple[str, ...]) -> tuple[str, ...]:
+    """The command `docker|podman exec [-it] NAME CMD...` or `kubectl exec [-n NS] POD -- CMD...` runs; empty for others."""
+    if prog in ("docker", "podman") and rest[:1] == ("exec",):
+        # (the flags before the name, as printed here, take no value: -it)
+        at = next((i for i, w in enumerate(rest[1:], 1) if not w.startswith("-")), len(rest))
+        return rest[at + 1 :]
+    if prog == "kubectl" and rest[:1] == ("exec",) and "--" in rest:
+        return rest[rest.index("--") + 1 :]
+    return ()
 
 
 # The options of srun and bsub that take a separate value (`-p gpu`, `-gpu num=1`): skipped to find the program.

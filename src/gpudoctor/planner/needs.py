@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from gpudoctor.cmdline import Cmd
+from gpudoctor.planner import where
 from gpudoctor.planner.actions import Action, Requirement
 from gpudoctor.planner.cluster import cluster_node
 from gpudoctor.planner.plan_state import (
@@ -54,6 +55,14 @@ _NVIDIA_REPO = re.compile(r"(cuda-(toolkit|libraries|runtime|drivers|compat)\b|l
 # (NVIDIA Container Toolkit install guide: its repository, then the package; gpudoctor.planner.remedy).
 _SOURCE_OF = {"nvidia-container-toolkit": "nvidia-container-toolkit"}
 
+# The tools that manage an environment, and what gpudoctor.planner.where.tool answers where the report shows each run.
+_TOOL_SHOWN = {
+    "uv": ("uv project", "uv venv"),
+    "poetry": ("poetry",),
+    "pipenv": ("pipenv",),
+    "%pip": ("notebook",),
+}
+
 # Kinds that act on the kernel or the machine as a whole: the host's, not a container's.
 _HOST_ONLY = {"driver-install", "module-load", "module-config", "boot-image", "reboot", "gpu-reset", "gpu-config"}
 _ROOT_KINDS = _HOST_ONLY | {"pkg-install", "pkg-remove", "pkg-update", "pkg-hold", "repo-add", "link-switch",
@@ -97,13 +106,13 @@ def needs(s: State, a: Action) -> None:
             s.flag("unmet-precondition", a, f"no conda environment {a.name} exists, and no earlier step creates it")
     # Who can do it.
     if not on_host and a.kind in _HOST_ONLY:
-        if f.platform.container:
-            s.flag("unmet-precondition", a, f"inside a {f.platform.container} container: this acts on the host's kernel")
+        if container := where.container_of(f):  # probed, or said in the paste
+            s.flag("unmet-precondition", a, f"inside a {container} container: this acts on the host's kernel")
         elif f.platform.wsl and a.kind in ("driver-install", "module-load", "module-config", "boot-image"):
             s.flag("unmet-precondition", a, "WSL uses the Windows driver: a Linux driver or module does not apply")
     if not on_host and cluster_node(f) and (a.root or a.kind in _ROOT_KINDS):
         s.flag("unmet-precondition", a, "a cluster job has no root on its node: this is the administrator's")
-    if a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool not in ("uv", "pip", "pip3"):
+    if a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool not in ("pip", "pip3", *_TOOL_SHOWN):
         env = python_env(f)
         if env is None or not _is_path(env.executable):
             if not _is_path(a.tool):
@@ -112,8 +121,15 @@ def needs(s: State, a: Action) -> None:
                 )
         elif a.tool != env.executable:
             s.flag("unmet-precondition", a, f"runs {a.tool}, not the environment's interpreter {env.executable}")
-    if a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool in ("uv", "pip", "pip3"):
-        # Neither is recorded: whether uv is installed, and which environment the pip on PATH belongs to.
+    if a.kind in ("pip-install", "pip-uninstall", "pip-download", "inspect") and a.tool in _TOOL_SHOWN:
+        # The tool that manages the environment is there where the report shows it run (gpudoctor.planner.where.tool).
+        if where.tool(f) not in _TOOL_SHOWN[a.tool]:
+            if a.tool == "%pip":
+                s.flag("unmet-precondition", a, "%pip is a notebook's: the report shows no notebook")
+            else:
+                s.flag("unmodelled", a, f"whether {a.tool} is there and manages the environment: the report does not show it run")
+    elif a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool in ("pip", "pip3"):
+        # Not recorded: which environment the pip on PATH belongs to.
         s.flag("unmodelled", a, f"whether {a.tool} is there and serves the environment: not recorded")
     # What must come first.
     if a.kind == "repo-add":

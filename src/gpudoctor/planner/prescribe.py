@@ -25,6 +25,7 @@ from dataclasses import field, replace
 from typing import Any
 
 from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv, render_all
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import COMPONENTS, Finding, Remediation, Severity
 from gpudoctor.record import Record, record_class
 
@@ -297,7 +298,7 @@ def _contradicts(commands: Sequence[Line], pins: dict[str, str], switches: set[s
 
 # --- lint: what no plan may say -----------------------------------------------------------------
 
-_PIP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_PIP_NAME = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def _canon(name: str) -> str:

@@ -19,7 +19,13 @@ from __future__ import annotations
 from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath
 from gpudoctor.facts import NOTEBOOK_SAID, Facts
 from gpudoctor.model import Remediation
-from gpudoctor.planner.cluster import ADMINISTRATORS, cluster_node
+
+# (their home is gpudoctor.planner.where, which decides where a command runs; importers of remedy keep them)
+from gpudoctor.planner.where import container_of as container_of
+from gpudoctor.planner.where import container_said as container_said
+from gpudoctor.planner.where import package_step
+from gpudoctor.planner.where import python_exe as python_exe
+from gpudoctor.planner.where import where_run as where_run
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
@@ -39,14 +45,6 @@ def family(facts: Facts) -> str:
     if "arch" in ids:
         return "arch"
     return "unknown"
-
-
-def python_exe(facts: Facts) -> str:
-    """The probed interpreter's path (one argument, never quoted here: cmdline quotes it)."""
-    env = facts.frameworks.python
-    if isinstance(env, Found) and env.value.executable:
-        return env.value.executable
-    return "python" if (facts.platform.system or "").lower().startswith("win") else "python3"
 
 
 def notebook_said(facts: Facts) -> bool:
@@ -82,8 +80,9 @@ def library_dir(facts: Facts, parts: tuple[str | Output, ...], *, windows: bool 
 
 
 def pip(facts: Facts, *args: str) -> Cmd:
-    """`<the probed python> -m pip ARGS`: each of ARGS is one argument (a spec such as `torch==2.3.1`, unquoted)."""
-    return Cmd((python_exe(facts), "-m", "pip", *args))
+    """`<the probed python> -m pip ARGS`, or the same in the tool that manages the environment (gpudoctor.planner.where
+    decides it): each of ARGS is one argument (a spec such as `torch==2.3.1`, unquoted)."""
+    return package_step(facts, *args)
 
 
 def open_modules_fit(facts: Facts, ctx=None) -> bool | None:
@@ -268,33 +267,6 @@ def package_repair(facts: Facts) -> tuple[Cmd, ...]:
     if fam == "arch":
         return (Cmd(("pacman", "-Syu"), root=True),)
     return ()
-
-
-def where_run(facts: Facts) -> str:
-    """Where a driver fix runs: the host, when this is a container (its kernel module is the host's); the node's
-    administrator's, when this is a cluster job (the person who reads the plan cannot apply it)."""
-    if facts.platform.container:
-        return "the host"
-    return ADMINISTRATORS if cluster_node(facts) else ""
-
-
-def container_said(facts: Facts) -> str | None:
-    """The container a pasted report's failing commands ran in (docker, podman or kubernetes), by its cues: a
-    `(container) $` prompt, a prompt on a container id, or the text saying so (gpudoctor.pasted.cues); None where the
-    text says none. A live machine's container is facts.platform.container."""
-    if not facts.pasted.partial:
-        return None
-    for c in facts.pasted.cues:
-        means = c.get("means") or ""
-        if means.startswith("run inside a "):
-            word = means.removeprefix("run inside a ").split(" ", 1)[0]
-            return word if word in ("docker", "podman", "kubernetes") else "docker"
-    return None
-
-
-def container_of(facts: Facts) -> str | None:
-    """Where this runs in a container: the machine's own (probed), else the one the pasted text names."""
-    return facts.platform.container or container_said(facts)
 
 
 def restart_container(runtime: str | None) -> Cmd:

@@ -12,6 +12,16 @@ everything printed for it: the plan's steps (gpudoctor.pipeline renders them for
   environment's bin/python the traceback shows, else the platform's usual name). A question about a program that
   ran in an image the paste starts with `docker run --gpus` is asked of that image: the host's interpreter does not
   hold the packages that failed.
+- Tool: the one that manages the program's environment where the paste shows one run (gpudoctor.pasted.cues,
+  PROJECT_TOOL): every package step is written in that tool's own commands (`package_step`), its pins unchanged. A uv
+  project: `uv add` / `uv remove` (a uv project's .venv has no pip, and `uv run` locks and syncs the environment back
+  to uv.lock before it runs anything: docs/concepts/projects/sync.md, astral-sh/uv @0.8.15), `uv pip` in the project
+  for what `uv add` cannot say (--no-deps, a dry run, a listing); a venv uv made: `uv pip --python <its python>`
+  (`--force-reinstall` is uv's alias of `--reinstall`, astral-sh/uv#1045; uv never prompts, so no `-y`); poetry:
+  `poetry add` / `poetry remove`, else `poetry run python -m pip`; pipenv: `pipenv install` / `pipenv uninstall`,
+  else `pipenv run python -m pip`; a notebook (Colab, a cell's `!pip`) off Windows: `%pip`, which installs into the
+  kernel's own interpreter (IPython's %pip magic), not the first pip on a shell's PATH (Colab has no other shell). A
+  plain venv keeps its interpreter's pip.
 - Packages of a conda environment (the paste says one holds the program, or shows a conda prefix or a conda-forge
   build) are listed by `conda list`, which shows conda's builds and pip's packages alike; `pip list` shows neither
   a conda package's CUDA build nor a conda-forge binary such as llama.cpp.
@@ -19,8 +29,22 @@ everything printed for it: the plan's steps (gpudoctor.pipeline renders them for
 
 from __future__ import annotations
 
-from gpudoctor.cmdline import Cmd, shell_for_os
-from gpudoctor.facts import CONDA_ENV_SAID, CONDA_FORGE_BUILD, IMAGE_RUN, OS_NOT_NAMED, Facts
+import re
+
+from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
+from gpudoctor.facts import (
+    CONDA_ENV_SAID,
+    CONDA_FORGE_BUILD,
+    CONTAINER_SAID,
+    EXEC_NAMED,
+    IMAGE_RUN,
+    KUBECTL_POD,
+    OS_NOT_NAMED,
+    PROJECT_TOOL,
+    Facts,
+)
+from gpudoctor.planner.cluster import ADMINISTRATORS, cluster_node
+from gpudoctor.planner.commands import requirement_name
 from gpudoctor.probed import Found
 
 _PS_PROMPT = "PowerShell prompt"
@@ -49,16 +73,149 @@ def image(facts: Facts) -> dict[str, str] | None:
     return next((c for c in facts.pasted.cues if c.get("cue") == IMAGE_RUN), None)
 
 
+def python_exe(facts: Facts) -> str:
+    """The probed interpreter's path (one argument, never quoted here: cmdline quotes it)."""
+    env = facts.frameworks.python
+    if isinstance(env, Found) and env.value.executable:
+        return env.value.executable
+    return "python" if _windows(facts) else "python3"
+
+
 def python_step(facts: Facts, *args: str) -> Cmd:
     """A read-only Python command in the interpreter the paste's program runs: in its image where it ran in one and
-    the paste showed no interpreter of its own, else the snapshot's interpreter."""
-    from gpudoctor.planner.remedy import python_exe
-
+    the paste showed no interpreter of its own; pip's through the environment's tool (package_step); through the
+    project's tool where one manages it (`uv run --no-sync`: asked of the environment as it is, not synced first);
+    else the snapshot's interpreter."""
     py = python_exe(facts)
     img = image(facts)
     if img is not None and py in _USUAL:
         return Cmd(("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", img["means"], *args))
-    return Cmd((py, *args))
+    if args[:2] == ("-m", "pip") and len(args) > 2:
+        return package_step(facts, *args[2:])
+    t = tool(facts)
+    if py in _USUAL and t in _RUNNERS:
+        return Cmd((*_RUNNERS[t], *args))
+    return Cmd((*exec_prefix(facts), py, *args))
+
+
+def exec_prefix(facts: Facts) -> tuple[str | Placeholder, ...]:
+    """What runs a command in the container the paste's program ran in, from the host: `docker exec NAME` (podman's
+    alike), `kubectl exec POD --`; empty where the paste shows no container, where its prompts show the reporter typing
+    inside one (a `(container) $` prompt, a container id or a pod as the host name: they are there already), and for
+    a machine gpudoctor probed (it runs where it is). A container said in the text and typed at from the host: the
+    interpreter it names (/opt/conda/bin/python, an app's venv) exists only inside, and the host's answers nothing."""
+    runtime = container_said(facts)
+    if runtime is None or facts.platform.container:
+        return ()
+    cues = facts.pasted.cues
+    if any((c.get("means") or "").startswith("run inside a ") and c.get("cue") != CONTAINER_SAID for c in cues):
+        return ()
+    if runtime == "kubernetes":
+        ns, _, name = next((c.get("means") or "" for c in cues if c.get("cue") == KUBECTL_POD), "").rpartition("/")
+        return ("kubectl", "exec", *(("-n", ns) if ns else ()), name or Placeholder("pod"), "--")
+    named = next((c.get("means") for c in cues if c.get("cue") == EXEC_NAMED and c.get("means")), None)
+    return (runtime, "exec", named or Placeholder("container"))
+
+
+# How each project tool runs its environment's interpreter without activating it.
+_RUNNERS = {
+    "uv project": ("uv", "run", "--no-sync", "python"),
+    "poetry": ("poetry", "run", "python"),
+    "pipenv": ("pipenv", "run", "python"),
+}
+
+
+def _windows(facts: Facts) -> bool:
+    return (facts.platform.system or "").lower().startswith("win")
+
+
+def tool(facts: Facts) -> str:
+    """The tool that manages the program's environment (one of facts.PROJECT_TOOLS), or "pip": the interpreter's own."""
+    if not facts.pasted.partial:
+        return "pip"
+    return next((c.get("means") or "pip" for c in facts.pasted.cues if c.get("cue") == PROJECT_TOOL), "pip")
+
+
+# pip's options that take the next word as their value, and which of them `uv add` takes as they are (its CLI reference).
+_PIP_VALUED = frozenset({"--index-url", "-i", "--extra-index-url", "--find-links", "-f"})
+_UV_ADD_KEEPS = frozenset({"--upgrade", "-U", "--no-build-isolation", "--find-links", "-f"})
+
+
+def _split(args: tuple[str, ...]) -> tuple[list[str], list[tuple[str, str | None]]]:
+    """pip's arguments after its verb: the requirements, and the options with their values."""
+    specs: list[str] = []
+    opts: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("-"):
+            value = args[i + 1] if a in _PIP_VALUED and i + 1 < len(args) else None
+            opts.append((a, value))
+            i += 2 if value is not None else 1
+        else:
+            specs.append(a)
+            i += 1
+    return specs, opts
+
+
+def _names(specs: list[str]) -> list[str]:
+    return [n for s in specs if (n := requirement_name(s)) is not None]
+
+
+def _uv_add(specs: list[str], opts: list[tuple[str, str | None]]) -> tuple[str, ...] | None:
+    """`uv add` for pip's install, where every option has its uv add spelling; None where one has none."""
+    out: list[str] = []
+    for opt, value in opts:
+        if opt in _UV_ADD_KEEPS:
+            out += [opt, *((value,) if value is not None else ())]
+        elif opt in ("--index-url", "-i", "--extra-index-url") and value is not None:
+            out += ["--index", value]  # the project's pyproject.toml keeps it, so `uv sync` resolves from it again
+        elif opt == "--force-reinstall":
+            out += [w for n in _names(specs) for w in ("--reinstall-package", n)]
+        else:
+            return None
+    return ("uv", "add", *specs, *out) if specs else None
+
+
+def package_step(facts: Facts, *args: str) -> Cmd:
+    """pip's command (ARGS: pip's verb and arguments, each pin as written) in the tool that manages the environment."""
+    t = tool(facts)
+    py = python_exe(facts)
+    verb, rest = (args[0], args[1:]) if args else ("", ())
+    specs, opts = _split(rest)
+    plain = not opts or all(o in ("-y", "--yes") for o, _ in opts)
+    if t == "notebook" and not _windows(facts):
+        # (on Windows a notebook's `%pip` line goes to cmd.exe, which the plan's quoting is not written for: the
+        # interpreter's own pip there, as in its terminal)
+        return Cmd(("%pip", *args))
+    if t == "uv project":
+        if verb == "uninstall" and plain and specs:
+            return Cmd(("uv", "remove", *specs))
+        if verb == "install" and (added := _uv_add(specs, opts)) is not None:
+            return Cmd(added)
+    if t in ("uv project", "uv venv"):
+        where = ("--python", py) if py not in _USUAL else ()  # else the .venv of the working directory (uv's search)
+        kept = tuple(a for a in rest if a not in ("-y", "--yes"))  # uv never asks before it uninstalls
+        return Cmd(("uv", "pip", verb, *where, *kept))
+    if t == "poetry":
+        if verb == "uninstall" and plain and specs:
+            return Cmd(("poetry", "remove", *specs))
+        if verb == "install" and specs and all(o in ("--upgrade", "-U") for o, _ in opts):
+            upgrade = bool(opts)
+            return Cmd(("poetry", "add", *(f"{s}@latest" if upgrade and s == requirement_bare(s) else s for s in specs)))
+        return Cmd(("poetry", "run", "python", "-m", "pip", *args))
+    if t == "pipenv":
+        if verb == "uninstall" and plain and specs:
+            return Cmd(("pipenv", "uninstall", *specs))
+        if verb == "install" and specs and not opts:
+            return Cmd(("pipenv", "install", *specs))
+        return Cmd(("pipenv", "run", "python", "-m", "pip", *args))
+    return Cmd((*exec_prefix(facts), py, "-m", "pip", *args))
+
+
+def requirement_bare(spec: str) -> str | None:
+    """The spec where it is a bare distribution name (no version, extras or URL), else None."""
+    return spec if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", spec) else None
 
 
 # The platform's usual interpreter names: what python_exe answers where the paste showed none.
@@ -76,3 +233,64 @@ def conda(facts: Facts) -> bool:
 def conda_forge_packages(facts: Facts) -> list[str]:
     """conda-forge packages whose build paths the paste shows (their build string names the CUDA they were built for)."""
     return list(dict.fromkeys(c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == CONDA_FORGE_BUILD))
+
+
+def in_tool(facts: Facts, line):  # -> gpudoctor.cmdline.Line
+    """A plan step's `<python> -m pip ...` (gpudoctor.planner.commands builds them for an interpreter) in the tool that
+    manages the environment; any other line as it is."""
+    if not isinstance(line, Cmd) or line.pipe or tool(facts) == "pip":
+        return line
+    words = line.words
+    if len(words) > 3 and words[1:3] == ("-m", "pip") and words[0] in (python_exe(facts), *_USUAL):
+        step = package_step(facts, *words[3:])
+        return Cmd(step.argv, root=line.root, note=line.note, as_user=line.as_user)
+    return line
+
+
+def where_run(facts: Facts) -> str:
+    """Where a driver fix runs: the host, when the program runs in a container, probed or said in the paste (its kernel
+    module is the host's: a pod's is its node's); the node's administrator's, when this is a cluster job (the person who
+    reads the plan cannot apply it)."""
+    if container_of(facts):
+        return "the host"
+    return ADMINISTRATORS if cluster_node(facts) else ""
+
+
+def container_said(facts: Facts) -> str | None:
+    """The container a pasted report's failing commands ran in (docker, podman or kubernetes), by its cues: a
+    `(container) $` prompt, a prompt on a container id, or the text saying so (gpudoctor.pasted.cues); None where the
+    text says none. A live machine's container is facts.platform.container."""
+    if not facts.pasted.partial:
+        return None
+    for c in facts.pasted.cues:
+        means = c.get("means") or ""
+        if means.startswith("run inside a "):
+            word = means.removeprefix("run inside a ").split(" ", 1)[0]
+            return word if word in ("docker", "podman", "kubernetes") else "docker"
+    return None
+
+
+def container_of(facts: Facts) -> str | None:
+    """Where this runs in a container: the machine's own (probed), else the one the pasted text names."""
+    return facts.platform.container or container_said(facts)
+
+
+def in_container(facts: Facts, argv: tuple[str, ...], container: str | Placeholder) -> tuple[str | Placeholder, ...]:
+    """A question written for a docker container (`docker logs {container}`, `docker exec {container} PROGRAM ...`,
+    `docker inspect {container} ...`) in the form of the runtime the paste names: a pod's (`kubectl logs POD`, `kubectl
+    exec POD -- PROGRAM ...`, `kubectl describe pod POD`: a pod has no systemd unit and no docker on its node to ask),
+    podman's (the same verbs), else docker's; `container` fills {container}."""
+    if container_said(facts) == "kubernetes" and argv[:1] == ("docker",) and len(argv) >= 3:
+        ns, _, name = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == KUBECTL_POD), "").rpartition("/")
+        pod: str | Placeholder = name or Placeholder("pod")
+        where = ("-n", ns) if ns else ()
+        if argv[1] == "logs":
+            return ("kubectl", "logs", *where, pod)
+        if argv[1] == "exec":
+            return ("kubectl", "exec", *where, pod, "--", *argv[3:])
+        if argv[1] == "inspect":
+            return ("kubectl", "describe", "pod", *where, pod)
+    words = tuple(container if w == "{container}" else w for w in argv)
+    if container_said(facts) == "podman" and words[:1] == ("docker",):
+        return ("podman", *words[1:])
+    return words

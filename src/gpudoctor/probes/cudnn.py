@@ -9,16 +9,16 @@ the ldconfig cache; the full version, where there is one, is in the file name.
 from __future__ import annotations
 
 import posixpath
-import re
 
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import CudnnInstall, LibDir, ToolkitFacts
 from gpudoctor.host import Host, HostError
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probes.common import lib_dir
 from gpudoctor.versions import major
 
-_LIB = re.compile(r"^libcudnn\.so\.(\d+(?:\.\d+)*)$")
-_WHEEL = re.compile(r"^nvidia-cudnn-cu(\d+)$")
+_LIB = LazyPattern(r"^libcudnn\.so\.(\d+(?:\.\d+)*)$")
+_WHEEL = LazyPattern(r"^nvidia-cudnn-cu(\d+)$")
 _HEADER_DIRS = ("/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu")
 _HEADERS = ("cudnn_version.h", "cudnn_version_v9.h", "cudnn_version_v8.h", "cudnn.h", "cudnn_v7.h")
 

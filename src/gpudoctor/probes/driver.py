@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import DriverFacts, Gpu, Process
 from gpudoctor.host import CommandResult, Host
 from gpudoctor.host.nvml import NAMED_IN_TEXT
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.versions import cuda_from_int
 
 # NVML's clock event (formerly throttle) reason bits, nvml.h; named as
@@ -24,7 +24,7 @@ EVENT_REASONS = (
     (0x80, "hw_power_brake_slowdown"),
     (0x100, "display_clock_setting"),
 )
-_REASON_PREFIX = re.compile(r"^clocks?_(throttle|event)_reasons?_")
+_REASON_PREFIX = LazyPattern(r"^clocks?_(throttle|event)_reasons?_")
 
 
 def reason_names(mask: int | None) -> tuple[str, ...]:

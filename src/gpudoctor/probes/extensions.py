@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from gpudoctor import symbols
 from gpudoctor.facts import FrameworkFacts, TorchFacts
 from gpudoctor.host import Host, HostError, PythonEnv, canonical_name
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Found
 from gpudoctor.probes.common import CUDA_LIB
 
@@ -48,8 +49,8 @@ MAX_METADATA = 2 * 1024 * 1024
 # The symbol tables' time budget (check -v shows the probe's time as `extensions`): past it, no further table
 # is read and those not read are listed in `unread`, so a slow network file system cannot stall check.
 SYMBOL_BUDGET_S = 8.0
-_REQUIRES = re.compile(r"^Requires-Dist:\s*(.+?)\s*$", re.MULTILINE)
-_SYMBOL_VERSION = re.compile(r"^(GLIBCXX|GLIBC)_(\d+(?:\.\d+)*)$")
+_REQUIRES = LazyPattern(r"^Requires-Dist:\s*(.+?)\s*$", re.MULTILINE)
+_SYMBOL_VERSION = LazyPattern(r"^(GLIBCXX|GLIBC)_(\d+(?:\.\d+)*)$")
 
 
 def installed_companions(env: PythonEnv) -> list[str]:

@@ -36,6 +36,7 @@ from gpudoctor.facts import (
     ToolkitFacts,
 )
 from gpudoctor.host import Host, HostError
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.loader import LoaderEnv, default_dirs, expand, resolve_for, split_path_list
 from gpudoctor.probed import Found
 from gpudoctor.probes.common import CUDA_LIB, lib_dir
@@ -45,10 +46,10 @@ from gpudoctor.probes.common import CUDA_LIB, lib_dir
 # TensorFlow's dlopen()s come from TSL's DsoLoader, compiled into libtensorflow_framework.so.2 (the first here).
 _TORCH = ("torch/lib/libtorch_global_deps.so", "torch/lib/libtorch_cuda.so")
 _TENSORFLOW = ("tensorflow/libtensorflow_framework.so.2", "tensorflow/python/_pywrap_tensorflow_internal.so")
-_JAX_PLUGIN_DIR = re.compile(r"^xla_cuda(\d+)$")
-_VERSIONED = re.compile(r"\.so\.(\d+(?:\.\d+)+)$")
-_FULL_VERSION = re.compile(r"\.so\.\d+\.\d+\.\d+")
-_WHEEL_LIB = re.compile(r"/nvidia/([a-z_0-9]+)/lib$")
+_JAX_PLUGIN_DIR = LazyPattern(r"^xla_cuda(\d+)$")
+_VERSIONED = LazyPattern(r"\.so\.(\d+(?:\.\d+)+)$")
+_FULL_VERSION = LazyPattern(r"\.so\.\d+\.\d+\.\d+")
+_WHEEL_LIB = LazyPattern(r"/nvidia/([a-z_0-9]+)/lib$")
 
 
 def _read(host: Host, path: str, unread: list[str]) -> ElfObject | None:

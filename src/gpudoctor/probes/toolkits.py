@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
-import re
 
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import CudaLink, Toolkit, ToolkitFacts
 from gpudoctor.host import Host, HostError
+from gpudoctor.lazypattern import LazyPattern
 
 LINK = "/usr/local/cuda"
 _SEARCH_DIRS = ("/usr/local", "/opt")
-_TOOLKIT_DIR = re.compile(r"^cuda(-\d+(\.\d+)*)?$")
-_WRAPPED_NVCC = re.compile(r"(/[^\s'\"]+/bin/nvcc)\b")
-_DIST_INFO = re.compile(r"^nvidia_cuda_(nvcc|runtime)(?:_cu\d+)?-(\d+\.\d+(?:\.\d+)*)\.dist-info$")
-_CONDA_NVCC = re.compile(r"^cuda-(?:nvcc|cudart)-(\d+\.\d+(?:\.\d+)*)-")
+_TOOLKIT_DIR = LazyPattern(r"^cuda(-\d+(\.\d+)*)?$")
+_WRAPPED_NVCC = LazyPattern(r"(/[^\s'\"]+/bin/nvcc)\b")
+_DIST_INFO = LazyPattern(r"^nvidia_cuda_(nvcc|runtime)(?:_cu\d+)?-(\d+\.\d+(?:\.\d+)*)\.dist-info$")
+_CONDA_NVCC = LazyPattern(r"^cuda-(?:nvcc|cudart)-(\d+\.\d+(?:\.\d+)*)-")
 
 
 def _looks_like_toolkit(host: Host, root: str) -> bool:

@@ -34,7 +34,7 @@ _DLL = LazyPattern(
     re.IGNORECASE,
 )
 _TOOLKIT_FOLDER = LazyPattern(r"v(\d+)\.(\d+)\Z", re.IGNORECASE)
-_CUDA_PATH_V = re.compile(r"CUDA_PATH_V\d+_\d+\Z")
+_CUDA_PATH_V = LazyPattern(r"CUDA_PATH_V\d+_\d+\Z")
 
 
 def is_windows(host: Host) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 
 from gpudoctor.facts import Facts
 from gpudoctor.host.nvml import NAMED_IN_TEXT
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import AREA_TITLES, AREAS, Finding, Report, Severity
 from gpudoctor.probed import Found
 from gpudoctor.sanitize import clean
@@ -122,7 +123,12 @@ def area_summaries(facts: Facts, matrix: Any = None) -> dict[str, str]:
         # A lost GPU has no name NVML could give (gpu-lost says which it is): counted, not named.
         names = sorted({g.name or "unknown GPU" for g in gpus if not g.lost})
         lost = sum(1 for g in gpus if g.lost)
-        out["gpu"] = f"{len(gpus)} × {', '.join(names) or 'lost GPU'}" + (f" ({lost} lost)" if lost and names else "")
+        if len(names) > 1:
+            # Models of several kinds (an nvidia-smi table of two models, "a K80 and two K40c"): each counted by name.
+            shown = ", ".join(f"{sum(1 for g in gpus if not g.lost and (g.name or 'unknown GPU') == n)} × {n}" for n in names)
+        else:
+            shown = f"{len(gpus)} × {', '.join(names) or 'lost GPU'}"
+        out["gpu"] = shown + (f" ({lost} lost)" if lost and names else "")
         if stated:
             out["gpu"] += " (named in the text)"
     elif isinstance(facts.kernel.pci, Found) and facts.kernel.pci.value:
@@ -377,7 +383,7 @@ def _for_text(f: Finding, long_names: dict[str, str]) -> Finding:
     return replace(f, detail=detail, evidence=evidence)
 
 
-_GPU = re.compile(r"\bGPU (\d+)\b")
+_GPU = LazyPattern(r"\bGPU (\d+)\b")
 
 
 def group_per_gpu(findings: list[Finding], step: Any = None) -> list[tuple[Finding, list[int]]]:

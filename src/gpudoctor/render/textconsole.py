@@ -15,19 +15,19 @@ requires the same text. The other views (memory --watch, bench progress, explain
 from __future__ import annotations
 
 import os
-import re
 import sys
 import unicodedata
 from typing import IO, Any
 
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.textfit import terminal_width
 
 # rich.markup's patterns: a tag is [ then a lower-case letter, #, / or @, up to the next ]; backslashes before
 # it escape it (an odd count), a pair of them is one literal backslash.
-_TAG = re.compile(r"((\\*)\[([a-z#/@][^[]*?)])")
-_ESCAPE = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
-_WORD = re.compile(r"\s*\S+\s*")
-_TRAILING = re.compile(r"\s+$")
+_TAG = LazyPattern(r"((\\*)\[([a-z#/@][^[]*?)])")
+_ESCAPE = LazyPattern(r"(\\*)(\[[a-z#/@][^[]*?])")
+_WORD = LazyPattern(r"\s*\S+\s*")
+_TRAILING = LazyPattern(r"\s+$")
 # SGR parameters of the styles the view uses (ECMA-48); anything else is shown unstyled.
 _SGR = {"bold": "1", "dim": "2", "italic": "3", "underline": "4"}
 _COLOURS = {"black": "30", "red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta": "35", "cyan": "36", "white": "37"}
