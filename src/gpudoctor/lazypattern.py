@@ -26,6 +26,10 @@ class LazyPattern:
         self._args = (pattern, flags)
         self._compiled: re.Pattern[str] | None = None
 
+    def source(self) -> tuple[str, int]:
+        """The pattern and its flags, without compiling it (gpudoctor.parsers.anchors reads what it requires)."""
+        return self._args
+
     def __getattr__(self, name: str) -> Any:
         if self._compiled is None:
             self._compiled = re.compile(*self._args)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpudoctor.parsers.anchors import Lines, Need, required
 from gpudoctor.parsers.error_texts import ErrorEvidence
 
 # Text read for messages: a paste's first 4 MiB (bounded like every input; messages sit in the first pages).
@@ -109,30 +110,42 @@ def by_id(entry: str) -> Message | None:
     return next((m for m in messages() if m.id == entry), None)
 
 
+@functools.cache
+def _needs() -> tuple[Need, ...]:
+    """Each message's required texts (gpudoctor.parsers.anchors), in messages() order: found at the first match, not at import."""
+    return tuple(required(m.pattern.pattern, m.pattern.flags) for m in messages())
+
+
 def match(text: str) -> list[ErrorEvidence]:
     """Each catalogued message found in `text`, once per message, as ErrorEvidence carrying its catalogue id.
 
-    Lines are searched one by one (each cut at MAX_LINE); a `joined` message is also searched in the text with
-    its line breaks turned into spaces, since terminals and forums wrap long messages. Never raises on content.
+    Lines are searched one by one (each cut at MAX_LINE), the first line that matches giving the evidence; a
+    message is searched only on the lines that hold one of its required texts (anchors.Lines), which cannot
+    change which line matches first. A `joined` message is also searched in the text with its line breaks turned
+    into spaces, since terminals and forums wrap long messages. Never raises on content.
     """
     if not isinstance(text, str):
         return []
     text = text[:MAX_CHARS]
     lines = [line[:MAX_LINE] for line in text.splitlines()]
+    index = Lines(lines)
     joined: str | None = None
+    joined_index: Lines | None = None
     out: list[ErrorEvidence] = []
-    for message in messages():
+    for message, need in zip(messages(), _needs(), strict=True):
         found = None
-        for line in lines:
-            if found := message.pattern.search(line):
-                where = line
+        for i in index.holding(need):
+            if found := message.pattern.search(lines[i]):
+                where = lines[i]
                 break
         # A joined message's optional part may sit on the lines after its first (Triton's "Possible files are located
         # at [...]" under "libcuda.so cannot found!"): the wrapped text is read where the line left a group empty.
         if message.joined and (found is None or None in found.groupdict().values()):
             if joined is None:
                 joined = re.sub(r"\s*\n\s*", " ", text)
-            more = message.pattern.search(joined)
+                joined_index = Lines([joined])
+            # (a required text holds no line break, so the joined text holds it where a match could start)
+            more = message.pattern.search(joined) if joined_index is not None and joined_index.holding(need) else None
             if more is not None and (found is None or sum(map(bool, more.groups())) > sum(map(bool, found.groups()))):
                 found = more
                 where = joined[found.start() : found.end()]  # the message from its start: provenance finds the line it starts on

@@ -9,6 +9,7 @@ import re
 
 from gpudoctor.lazypattern import LazyPattern as _Lazy
 from gpudoctor.parsers._common import MAX_TEXT_CHARS
+from gpudoctor.parsers.anchors import Lines
 from gpudoctor.record import Record, record_class
 
 # Every check imports this module (an NVML error text is classified on any machine without a working driver),
@@ -538,68 +539,70 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
 
     # Each distinct line once, in the order first seen: every value is added once anyway, and no line's result
     # depends on another's, so a flood of repeated (or blank) lines costs one look.
-    lines = dict.fromkeys(line for line in bounded.splitlines()[:_MAX_LINES] if line.strip())
-    for line in lines:
-        if len(line) > 20000:  # a minified blob, not a message
-            line = line[:20000]
+    # (a line past 20,000 characters is a minified blob, not a message: its start is read)
+    lines = [line[:20000] for line in dict.fromkeys(line for line in bounded.splitlines()[:_MAX_LINES] if line.strip())]
+    # Each pattern is tried only on the lines that hold a text it requires (parsers.anchors): a whole log pasted is
+    # tens of thousands of lines, most of which hold none.
+    scan = Lines(lines)
+    for number, line in enumerate(lines):
         # The two patterns with a lazy run of up to 120 characters before their words are tried only on a line that
         # has those words: tried everywhere, they cost 120 steps per character of every long line (issue 30).
         capability = "capability" in line.lower()
-        if capability and (m := _ARCH_WARNING.search(line)):
+        if capability and (m := scan.search(_ARCH_WARNING, number)):
             gpu = _product_name(m.group("gpu").strip().strip("'\"").split("UserWarning:")[-1].strip())
             add("arch-unsupported", line, gpu=gpu[-100:], capability=_cc(m.group("cc")))
-        if capability and (m := _OLD_GPU.search(line)):
+        if capability and (m := scan.search(_OLD_GPU, number)):
             add("arch-unsupported", line, gpu=m.group("gpu").strip(), capability=f"{m.group('major')}.{m.group('minor')}")
         # The arch list may follow on the next line ("The current PyTorch install supports ...").
-        if m := _ARCH_LIST.search(line):
+        if m := scan.search(_ARCH_LIST, number):
             archs = " ".join(re.findall(r"(?:sm|compute)_\d{2,3}[a-z]?", m.group("archs")))
             if archs:
                 add("arch-list", line, archs=archs)
-        if _NO_KERNEL.search(line):
+        if scan.search(_NO_KERNEL, number):
             add("no-kernel-image", line)
         # cuDNN's "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file":
         # the library the loader could not open is the one after "Error:", which the named one depends on.
-        because = _LIB_BECAUSE.search(line)
+        because = scan.search(_LIB_BECAUSE, number)
         for pattern in _LIB_MISSING:
-            for m in pattern.finditer(line):
+            for m in pattern.finditer(line) if scan.may(pattern, number) else ():
                 soname = m.groupdict().get("soname") or ""
                 stem = m.groupdict().get("stem")
                 if stem:
                     soname = f"lib{stem}.so"
                 if because and soname == because.group("wanted") and because.group("wanted") != because.group("soname"):
                     continue
-                if soname.startswith("libnvinfer") and _TF_DSO_LINE.search(line):
+                if soname.startswith("libnvinfer") and scan.search(_TF_DSO_LINE, number):
                     continue  # TensorFlow's optional TensorRT (TF-TRT) looked for and did not find: no fault
                 if soname and not soname.startswith("."):
                     add("library-missing", line, soname=soname)
-        if m := _CUDNN_LOADED.search(line):
+        if m := scan.search(_CUDNN_LOADED, number):
             add("cudnn-version-mismatch", line, loaded=m.group("loaded"), compiled=m.group("compiled"))
-        if m := _DRIVER_FOUND.search(line):
+        if m := scan.search(_DRIVER_FOUND, number):
             add("driver-too-old-found", line, cuda=_cuda_int(m.group("found")))
-        if _INSUFFICIENT.search(line):
+        if scan.search(_INSUFFICIENT, number):
             add("cuda-driver-insufficient", line)
-        if _NOT_COMPILED.search(line):
+        if scan.search(_NOT_COMPILED, number):
             add("torch-not-compiled-with-cuda", line)
-        if _SMI_NOT_FOUND.search(line):
+        if scan.search(_SMI_NOT_FOUND, number):
             add("nvidia-smi-not-found", line)
-        if m := _JAXLIB.search(line):
+        if m := scan.search(_JAXLIB, number):
             add("jaxlib-jax-mismatch", line, jaxlib=m.group("jaxlib"), jax=m.group("jax"))
-        if m := _FALLEN.search(line):
+        if m := scan.search(_FALLEN, number):
             add("nvrm-fallen-off-bus", line)
-        if _NOUVEAU.search(line):
+        if scan.search(_NOUVEAU, number):
             add("nouveau-bound", line)
-        if m := _LIBCUDA_MISMATCH.search(line):
+        if m := scan.search(_LIBCUDA_MISMATCH, number):
             add("libcuda-kernel-mismatch", line, **{k: v for k, v in m.groupdict().items() if v})
-        if m := _TORCH_CUDNN.search(line):
+        if m := scan.search(_TORCH_CUDNN, number):
             add(
                 "cudnn-version-mismatch",
                 line,
                 loaded=m.group("loaded").replace(", ", "."),
                 compiled=m.group("compiled").replace(", ", "."),
             )
-        if _MODULE_MISSING.search(line):
+        if scan.search(_MODULE_MISSING, number):
             add("nvidia-module-missing", line)
-        if m := _TORCH_OOM.search(line):
+        if m := scan.search(_TORCH_OOM, number):
             add(
                 "torch-oom",
                 line,
@@ -608,7 +611,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 free=_bytes(m.group("free"), m.group("fu")),
                 reserved=_bytes(m.group("reserved"), m.group("ru")),
             )
-        elif m := _TORCH_OOM_NEW.search(line):
+        elif m := scan.search(_TORCH_OOM_NEW, number):
             reserved = int(_bytes(m.group("alloc"), m.group("au"))) + int(_bytes(m.group("unalloc"), m.group("uu")))
             add(
                 "torch-oom",
@@ -619,12 +622,12 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 reserved=str(reserved),
                 unallocated=_bytes(m.group("unalloc"), m.group("uu")),
             )
-        if m := _COMPOSE_UP.search(line):
+        if m := scan.search(_COMPOSE_UP, number):
             add("compose-up-said", line, **({"service": m.group("service")} if m.group("service") else {}))
-        if m := _DOCKER_RUN.search(line):
+        if m := scan.search(_DOCKER_RUN, number):
             # its plain words (given back in a plan), or none where the line has the shell's own syntax
             add("docker-run-said", line, **({"args": args} if (args := _docker_args(m.group("args"))) else {}))
-        if (m := _DOCKER_RUN.search(line)) and not re.search(
+        if (m := scan.search(_DOCKER_RUN, number)) and not re.search(
             r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args")
         ):
             add("docker-run-without-gpus", line)
@@ -632,36 +635,38 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("docker-run-cpu-image", line, image=image.group("image"))
         elif m and _GPUS_ZERO.search(m.group("args")):
             add("docker-run-gpus-zero", line)
-        if "torch" in line and (m := _PIP_TORCH_PINNED.search(line)):
+        if "torch" in line and (m := scan.search(_PIP_TORCH_PINNED, number)):
             add("pip-torch-pinned-by", line, torch=m.group("torch"), package=m.group("package"), version=m.group("version"))
-        if "torch" in line and (m := _PIP_TORCH_REMOVED.search(line)):
+        if "torch" in line and (m := scan.search(_PIP_TORCH_REMOVED, number)):
             add("pip-torch-removed", line, torch=m.group("torch"))
-        if _JAXLIB_CPU.search(line):
+        if scan.search(_JAXLIB_CPU, number):
             add("jaxlib-cpu-fallback", line)
-        if _PJRT.search(line):
+        if scan.search(_PJRT, number):
             add("pjrt-plugin-mismatch", line)
-        if m := _DRIVER_SAID.search(line):
+        if m := scan.search(_DRIVER_SAID, number):
             add("driver-version-said", line, version=m.group("version"))
-        elif (m := _DRIVER_PROSE.search(line)) and not _REQUIRED.search(line[max(0, m.start() - 40) : m.start()]):
+        elif (m := scan.search(_DRIVER_PROSE, number)) and not _REQUIRED.search(line[max(0, m.start() - 40) : m.start()]):
             if "." in m.group("version"):
                 add("driver-version-said", line, version=m.group("version"))
             else:  # the branch alone ("driver 535", "470.x"): no version to compare, the newest CUDA it runs
                 add("driver-branch-said", line, branch=m.group("version"))
-        if m := _TOOLKIT_SAID.search(line):
+        if m := scan.search(_TOOLKIT_SAID, number):
             add("cuda-toolkit-said", line, cuda=m.group("cuda"))
-        elif m := _HAVE_SAID.search(line):
+        elif m := scan.search(_HAVE_SAID, number):
             add("cuda-have-said", line, cuda=m.group("cuda"))
-        if m := _RUNTIME_SAID.search(line):
+        if m := scan.search(_RUNTIME_SAID, number):
             add("cuda-runtime-said", line, cuda=m.group("cuda"))
-        if m := _WINDOWS_BUILD.search(line):
+        if m := scan.search(_WINDOWS_BUILD, number):
             add("windows-build", line, build=m.group("build"))
-        if _WSL_BLOCKED.search(line):
+        if scan.search(_WSL_BLOCKED, number):
             add("wsl-gpu-blocked", line)
-        if (m := _APT_INSTALLED.search(line) or _DPKG_ROW.search(line)) and _NVIDIA_PACKAGE.search(m.group("package")):
+        if (m := scan.search(_APT_INSTALLED, number) or scan.search(_DPKG_ROW, number)) and _NVIDIA_PACKAGE.search(
+            m.group("package")
+        ):
             add("distro-package-installed", line, package=m.group("package"), version=m.group("version"))
-        if m := _LINUX_DRIVER_PKG.search(line):
+        if m := scan.search(_LINUX_DRIVER_PKG, number):
             add("linux-driver-package", line, package=m.group("package"))
-        code = classify_error_text(line) if _MAYBE_NVML.search(line) else None
+        code = classify_error_text(line) if scan.search(_MAYBE_NVML, number) else None
         if code is not None:
             values = {"code": code}
             version = extract_nvml_library_version(line)

@@ -36,6 +36,7 @@ from gpudoctor.facts import (
     SMI_OTHER_RELEASE,
     SUSPEND_SAID,
 )
+from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import classify_error_text
 
 if TYPE_CHECKING:
@@ -380,22 +381,24 @@ def read_cues(g: Gathered, text: str) -> None:
         g.wsl_said = False  # WSL named in passing: the program the report is about is Windows' own
         _windows(g, "a Windows program, WSL only named beside it", m.group(0))
     side: str | None = None  # the side ((container) or (host)) of the last prompt seen
-    for number, raw in enumerate(lines):
-        line = raw[:MAX_LINE]
+    # Each pattern is tried only on the lines that hold a text it requires (parsers.anchors): a whole log pasted is
+    # tens of thousands of lines, most of which hold none.
+    scan = Lines([raw[:MAX_LINE] for raw in lines])
+    for number, line in enumerate(scan.lines):
         cmd = None
-        if m := _SIDE.match(line):
+        if m := scan.match(_SIDE, number):
             side = m.group("side").lower()
             cmd = m.group("cmd")
             _cue(g, f"({side}) prompt", "run inside a container" if side == "container" else "run on the host", line)
-        elif m := _PS.match(line):
+        elif m := scan.match(_PS, number):
             cmd = m.group("cmd")
             _windows(g, "PowerShell prompt", line)
             _prompt_interpreter(g, m.group("cwd"), cmd, line)
-        elif (m := _CMD_EXE.match(line)) and not _WIN_PYTHON.match(line.strip()):
+        elif (m := scan.match(_CMD_EXE, number)) and not _WIN_PYTHON.match(line.strip()):
             cmd = m.group("cmd")
             _windows(g, "cmd.exe prompt", line)
             _prompt_interpreter(g, m.group("cwd"), cmd, line)
-        elif m := _POSIX.match(line):
+        elif m := scan.match(_POSIX, number):
             cmd = m.group("cmd")
             host = m.group("host") or ""
             if re.fullmatch(r"[0-9a-f]{12}", host):
@@ -413,15 +416,15 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := re.match(r"^\s*export\s+(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=([\w,.:-]{0,200})\s*$", line):
             g.env.setdefault(m.group(1), m.group(2))
             _cue(g, f"export {m.group(1)}", "set in the shell that ran the program", line)
-        if m := _WIN_PYTHON.search(line):
+        if m := scan.search(_WIN_PYTHON, number):
             path = m.group("path")
             if g.interpreter is None:
                 g.interpreter = path
                 _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
             _windows(g, "a Windows path", line)
-        elif g.system is None and _WIN_FRAME.match(line):  # once: a traceback has many frames
+        elif g.system is None and scan.match(_WIN_FRAME, number):  # once: a traceback has many frames
             _windows(g, "a traceback frame in a Windows file", line)
-        if (m := _SMI_PAIR.search(line)) and m.group("smi") != m.group("driver"):
+        if (m := scan.search(_SMI_PAIR, number)) and m.group("smi") != m.group("driver"):
             if windows_driver_beside(m.group("smi"), m.group("driver")):
                 # On Linux and on Windows nvidia-smi is the driver's own (same version); in WSL the Linux nvidia-smi
                 # reports the Windows driver, a different release.
@@ -431,27 +434,29 @@ def read_cues(g: Gathered, text: str) -> None:
             else:
                 # A Linux driver of another release: an nvidia-smi binary left from (or copied from) another driver.
                 _cue(g, SMI_OTHER_RELEASE, f"nvidia-smi {m.group('smi')} beside kernel driver {m.group('driver')}", line)
-        if (m := _HOST_RAM.search(line)) and 2 <= (gb := round(float(m.group("a") or m.group("b") or m.group("c")))) <= 4096:
+        if (m := scan.search(_HOST_RAM, number)) and 2 <= (
+            gb := round(float(m.group("a") or m.group("b") or m.group("c")))
+        ) <= 4096:
             _cue(g, HOST_RAM_SAID, f"{gb} GB", line)
-        if _KILLED.search(line):
+        if scan.search(_KILLED, number):
             _cue(g, KILLED_SAID, "the kernel killed the program (SIGKILL): most often out of memory", line)
-        if _WSL_LIB.search(line):
+        if scan.search(_WSL_LIB, number):
             g.wsl_said = True
             _cue(g, "/usr/lib/wsl/lib", "WSL 2", line)
-        if _SLURM.search(line) or _SLURM_SAID.search(line):
+        if scan.search(_SLURM, number) or scan.search(_SLURM_SAID, number):
             g.cluster = g.cluster or "slurm"
             _cue(g, "Slurm", "a job on a Slurm cluster", line)
-        elif _PBS.search(line):
+        elif scan.search(_PBS, number):
             g.cluster = g.cluster or "pbs"
             _cue(g, "PBS", "a job on a PBS cluster", line)
-        elif _LSF.search(line):
+        elif scan.search(_LSF, number):
             g.cluster = g.cluster or "lsf"
             _cue(g, "LSF", "a job on an LSF cluster", line)
-        elif _CLUSTER_SAID.search(line):
+        elif scan.search(_CLUSTER_SAID, number):
             _cue(g, CLUSTER_SAID, "a cluster's node: no root, the driver is the administrators'", line)
-        if _ADMIN_SAID.search(line):
+        if scan.search(_ADMIN_SAID, number):
             _cue(g, ADMIN_SAID, "the reporter can change the cluster's configuration", line)
-        if _NOTEBOOK.search(line):
+        if scan.search(_NOTEBOOK, number):
             _cue(g, NOTEBOOK_SAID, "run in a notebook: `!export` does not last past its line", line)
     if m := _CONTAINER_SAID.search(text[:1_000_000]):
         head = text[:1_000_000]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.facts import EXEC_NAMED, KUBECTL_POD, POD_OWNER
+from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import ErrorEvidence
 from gpudoctor.parsers.workload_spec import parse_workloads
 from gpudoctor.pasted.cues import _cue
@@ -138,29 +139,30 @@ LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
 
 
-def _pod_owner(lines: list[str], pod: str) -> tuple[str, str] | None:
+def _pod_owner(scan: Lines, pod: str) -> tuple[str, str] | None:
     """("kind/name", the line that shows it) of the controller owning `pod`, or None where the text does not show one."""
     kind = name = shown = ""
-    for line in lines[:20_000]:
-        x = line[:_MAX_LINE]
-        if m := _CONTROLLED_BY.match(x):
+    for number, x in enumerate(scan.lines):
+        if m := scan.match(_CONTROLLED_BY, number):
             kind, name, shown = m.group("kind"), m.group("name"), x.strip()
             if kind == "ReplicaSet" and re.fullmatch(r".+-[a-z0-9]{5,10}", name):
                 kind, name = "Deployment", name.rsplit("-", 1)[0]  # a Deployment's ReplicaSet: <deployment>-<hash>
             break
-        if not kind and _STATEFUL_LABEL.search(x) and re.fullmatch(r".+-\d{1,5}", pod):
+        if not kind and scan.search(_STATEFUL_LABEL, number) and re.fullmatch(r".+-\d{1,5}", pod):
             kind, name, shown = "StatefulSet", pod.rsplit("-", 1)[0], x.strip()
-        elif not kind and (m := _TEMPLATE_HASH.search(x)) and f"-{m.group('hash')}-" in pod:
+        elif not kind and (m := scan.search(_TEMPLATE_HASH, number)) and f"-{m.group('hash')}-" in pod:
             kind, name, shown = "Deployment", pod[: pod.rindex(f"-{m.group('hash')}-")], x.strip()
     if not kind:
         return None
-    if kind == "StatefulSet" and any(_KUBEFLOW_NOTEBOOK.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+    if kind == "StatefulSet" and scan.first(_KUBEFLOW_NOTEBOOK) is not None:
         kind = "Notebook"
     return f"{kind}/{name}", shown[:300]
 
 
 def read_workloads(g: Gathered, lines: list[str]) -> None:
     """Add the workloads `lines` declare or log. Never raises on content."""
+    # The scans for one pattern's first line read only the lines that hold a text it requires (parsers.anchors).
+    scan = Lines([x[:_MAX_LINE] for x in lines[:20_000]])
     workloads = parse_workloads(lines)
     for w in workloads:
         values = {"runtime": w.kind, "name": w.name[:120], "image": w.image[:200]}
@@ -171,51 +173,48 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
             _add(g, ErrorEvidence("workload-gpus", w.line[:300], tuple(sorted({**values, "gpus": w.gpus[:10]}.items()))))
         _where(g, "docker" if w.kind == "compose" else "kubernetes", f"its {w.kind} spec is pasted", w.line)
     if workloads and all(w.gpus is None for w in workloads) and any(w.complete for w in workloads):
-        _unused_said(g, lines)
+        _unused_said(g, lines, scan)
     logged: dict[str, int] = {}
     for line in lines[:20_000]:
         if "|" in line[:80] and (m := _COMPOSE_LOG.match(line[:_MAX_LINE])):
             logged[m.group("service")] = logged.get(m.group("service"), 0) + 1
             if _NO_GPU_LOGGED.search(line[:_MAX_LINE]):
                 _add(g, ErrorEvidence("workload-logged-no-gpu", line[:300], (("name", m.group("service")),)))
-    _default_runtime(g, lines)
+    _default_runtime(g, scan)
     if (
         pod := next((m for x in lines[:20_000] if "kubectl" in x and (m := _KUBECTL_POD.search(x[:_MAX_LINE]))), None)
     ) is not None:
         _cue(g, KUBECTL_POD, f"{pod.group('ns') or pod.group('ns2') or ''}/{pod.group('pod')}", pod.group(0))
-        if owner := _pod_owner(lines, pod.group("pod")):
+        if owner := _pod_owner(scan, pod.group("pod")):
             _cue(g, POD_OWNER, owner[0], owner[1])
-    if (gke := next((x for x in lines[:20_000] if _GKE.search(x[:_MAX_LINE])), None)) is not None:
-        _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", gke)
+    if (gke := scan.first(_GKE)) is not None:
+        _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", lines[gke[0]])
     if (ex := next((m for x in lines[:20_000] if "exec" in x and (m := _DOCKER_EXEC.search(x[:_MAX_LINE]))), None)) is not None:
         _cue(g, EXEC_NAMED, ex.group("name"), ex.group(0))
-    if (said := next((x for x in lines[:20_000] if _VIDEO_CODEC_FAILING.search(x[:_MAX_LINE])), None)) is not None:
-        _add(g, ErrorEvidence("video-codec-failing-said", said.strip()[:300]))
+    if (said := scan.first(_VIDEO_CODEC_FAILING)) is not None:
+        _add(g, ErrorEvidence("video-codec-failing-said", lines[said[0]].strip()[:300]))
     _job_gpus(g, lines)
-    _ranks_on_hosts(g, lines)
-    _docker_desktop(g, lines)
-    _remote_interpreters(g, lines)
-    if (g.wsl_said or g.wsl) and (
-        w10 := next((m for x in lines[:20_000] if (m := _WINDOWS_10.search(x[:_MAX_LINE]))), None)
-    ) is not None:
-        _add(g, ErrorEvidence("windows10-said", w10.group(0)))
-    if (dist := next((m for x in lines[:20_000] if (m := _DISTRIBUTED.search(x[:_MAX_LINE]))), None)) is not None:
-        _add(g, ErrorEvidence("distributed-run-said", dist.group(0)))
-    _unrequested_gpus(g, lines)
+    _ranks_on_hosts(g, scan)
+    _docker_desktop(g, lines, scan)
+    _remote_interpreters(g, lines, scan)
+    if (g.wsl_said or g.wsl) and (w10 := scan.first(_WINDOWS_10)) is not None:
+        _add(g, ErrorEvidence("windows10-said", w10[1].group(0)))
+    if (dist := scan.first(_DISTRIBUTED)) is not None:
+        _add(g, ErrorEvidence("distributed-run-said", dist[1].group(0)))
+    _unrequested_gpus(g, lines, scan)
     for service, count in logged.items():
         if count >= 2:  # one bar is a table's cell; a log prints line after line
             _where(g, "docker", f"docker compose's log of the service {service}", service)
             _cue(g, LOGGED_SERVICE, service, service)
 
 
-def _ranks_on_hosts(g: Gathered, lines: list[str]) -> None:
+def _ranks_on_hosts(g: Gathered, scan: Lines) -> None:
     """The hosts a distributed job's ranks run on (`ranks-on-hosts`), where the text shows two or more, and whether a
     container of it was started on the host's network (`network`: host)."""
     hosts: list[str] = []
     shown = ""
-    for line in lines[:20_000]:
-        x = line[:_MAX_LINE]
-        if "." not in x or not _RANK_LINE.search(x):
+    for number, x in enumerate(scan.lines):
+        if "." not in x or not scan.search(_RANK_LINE, number):
             continue
         for m in _IPV4.finditer(x):
             ip = m.group("ip")
@@ -225,23 +224,23 @@ def _ranks_on_hosts(g: Gathered, lines: list[str]) -> None:
     values: dict[str, str] = {}
     if len(hosts) >= 2:
         values["hosts"] = ",".join(hosts[:4])
-    elif (said := next((w for x in lines[:20_000] if (w := _HOSTS_SAID.search(x[:_MAX_LINE]))), None)) is not None:
-        values["said"], shown = said.group(0), said.group(0)
+    elif (said := scan.first(_HOSTS_SAID)) is not None:
+        values["said"], shown = said[1].group(0), said[1].group(0)
     else:
         return
-    if any(_HOST_NETWORK.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+    if scan.first(_HOST_NETWORK) is not None:
         values["network"] = "host"
     _add(g, ErrorEvidence("ranks-on-hosts", shown[:300], tuple(sorted(values.items()))))
 
 
-def _remote_interpreters(g: Gathered, lines: list[str]) -> None:
+def _remote_interpreters(g: Gathered, lines: list[str], scan: Lines) -> None:
     """A multi-node run by a launcher that starts remote ranks over ssh, where the text shows both an environment's
     interpreter and the system's (`interpreters-said`: env, system, launcher)."""
     if not any(e.kind == "ranks-on-hosts" for e in g.errors):
         return
-    launcher = next((m.group(0).lower() for x in lines[:20_000] if (m := _SSH_LAUNCHER.search(x[:_MAX_LINE]))), None)
-    if launcher is None:
+    if (found := scan.first(_SSH_LAUNCHER)) is None:
         return
+    launcher = found[1].group(0).lower()
     env = system = ""
     shown = ""
     for line in lines[:20_000]:
@@ -258,7 +257,7 @@ def _remote_interpreters(g: Gathered, lines: list[str]) -> None:
         _add(g, ErrorEvidence("interpreters-said", shown[:300], tuple(sorted(values.items()))))
 
 
-def _docker_desktop(g: Gathered, lines: list[str]) -> None:
+def _docker_desktop(g: Gathered, lines: list[str], scan: Lines) -> None:
     """Docker Desktop named (`docker-desktop-said`, with its version where shown) and the distribution shown without a
     docker engine of its own (`docker-engine-absent`): inside WSL the docker CLI then talks to Docker Desktop's daemon."""
     for line in lines[:20_000]:
@@ -266,28 +265,27 @@ def _docker_desktop(g: Gathered, lines: list[str]) -> None:
             version = m.group("version") or m.group("four")
             _add(g, ErrorEvidence("docker-desktop-said", m.group(0), (("version", version),) if version else ()))
             break
-    if (no := next((m for x in lines[:20_000] if (m := _NO_ENGINE.search(x[:_MAX_LINE]))), None)) is not None:
-        _add(g, ErrorEvidence("docker-engine-absent", no.group(0)))
+    if (no := scan.first(_NO_ENGINE)) is not None:
+        _add(g, ErrorEvidence("docker-engine-absent", no[1].group(0)))
 
 
-def _unused_said(g: Gathered, lines: list[str]) -> None:
+def _unused_said(g: Gathered, lines: list[str], scan: Lines) -> None:
     """Beside a spec that requests no GPU: the reporter's words that the program does not use the GPU, and an env file's
     GPU variable (which requests nothing)."""
-    said = next((x for x in lines[:20_000] if _GPU_UNUSED_SAID.search(x[:_MAX_LINE])), None)
-    if said is not None:
-        _add(g, ErrorEvidence("gpu-unused-said", said.strip()[:300]))
+    if (said := scan.first(_GPU_UNUSED_SAID)) is not None:
+        _add(g, ErrorEvidence("gpu-unused-said", lines[said[0]].strip()[:300]))
     if (m := next((m for x in lines[:20_000] if "=" in x and (m := _GPUS_VARIABLE.match(x[:200]))), None)) is not None:
         _add(g, ErrorEvidence("gpus-variable-said", m.group(0).strip(), (("name", m.group("name")),)))
 
 
-def _unrequested_gpus(g: Gathered, lines: list[str]) -> None:
+def _unrequested_gpus(g: Gathered, lines: list[str], scan: Lines) -> None:
     """The reporter's words that a workload requesting no GPU sees every GPU: what the device plugin should prevent."""
-    for i, line in enumerate(lines[:20_000]):
-        if (m := _NO_GPU_REQUESTED.search(line[:_MAX_LINE])) is None:
+    for i in range(scan.count):
+        if (m := scan.search(_NO_GPU_REQUESTED, i)) is None:
             continue
         near = " ".join(x[:_MAX_LINE] for x in lines[max(0, i - 2) : i + 3])
         if _SEES_ALL_GPUS.search(near):
-            _add(g, ErrorEvidence("gpus-seen-unrequested", line.strip()[:300], (("said", m.group(0)),)))
+            _add(g, ErrorEvidence("gpus-seen-unrequested", lines[i].strip()[:300], (("said", m.group(0)),)))
             return
 
 
@@ -302,15 +300,15 @@ def _where(g: Gathered, runtime: str, why: str, line: str) -> None:
         _cue(g, "a workload's spec or log", f"run inside a {runtime} container ({why})", line)
 
 
-def _default_runtime(g: Gathered, lines: list[str]) -> None:
+def _default_runtime(g: Gathered, scan: Lines) -> None:
     """containerd's default runtime, where the text shows it other than nvidia with an nvidia runtime configured and
     Kubernetes named: the device plugin's pod (and every pod without a runtime class) runs without the NVIDIA runtime."""
-    default = next((m for x in lines[:20_000] if (m := _CONTAINERD_DEFAULT.match(x[:_MAX_LINE]))), None)
-    if default is None or default.group("name") == "nvidia":
+    found = scan.first(_CONTAINERD_DEFAULT, match=True)
+    if found is None or (default := found[1]).group("name") == "nvidia":
         return
-    if not any(_CONTAINERD_NVIDIA.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+    if scan.first(_CONTAINERD_NVIDIA) is None:
         return
-    if not any(_KUBERNETES.search(x[:_MAX_LINE]) for x in lines[:20_000]):
+    if scan.first(_KUBERNETES) is None:
         return
     _add(g, ErrorEvidence("default-runtime-not-nvidia", default.group(0).strip(), (("default", default.group("name")),)))
 
