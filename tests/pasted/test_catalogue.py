@@ -27,7 +27,7 @@ def _run(text: str):
     report = diagnose(ReplayHost(snapshot))
     assert not report.internal_errors, report.internal_errors
     asks = [
-        " ".join(a.command.argv) + (" | " + " ".join(a.command.pipe) if a.command.pipe else "")
+        " ".join(map(str, a.command.argv)) + (" | " + " ".join(map(str, a.command.pipe)) if a.command.pipe else "")
         for a in ask_for(report.facts, report.findings)
     ]
     return snapshot, report, {f.code: f for f in report.findings}, asks
