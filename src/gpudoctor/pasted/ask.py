@@ -409,7 +409,7 @@ def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
                 out.append(Ask(rerun, a.why))
             continue
         for n in names:
-            lister = listing(n, cmd)
+            lister = listing(n, cmd, values)
             # (an ask that lists them already, filtered to the program's own: `kubectl get pods -A -o wide | grep ...`)
             if lister is not None and not any(b.command.argv[: len(lister.argv)] == lister.argv for b in asks):
                 out.append(Ask(lister, f"the <{n}> to fill into `{shown(cmd)}`, which shows {a.why}"))

@@ -118,12 +118,17 @@ def _names(part: Any) -> list[str]:
     return _IN_TEXT.findall(part) if isinstance(part, str) else []
 
 
-def listing(name: str, line: Line) -> Cmd | None:
+def listing(name: str, line: Line, values: Mapping[str, str] | None = None) -> Cmd | None:
     """The read-only command that lists the values `<name>` may take in `line`, or None where none does (a program,
-    a file or a name only the person knows)."""
+    a file or a name only the person knows). A container of a known image is listed among that image's containers
+    (`--filter ancestor=IMAGE`: Docker CLI reference, "docker container ls", filtering; podman-ps(1) the same)."""
     tool = line.argv[0] if isinstance(line, Cmd) and isinstance(line.argv[0], str) else "docker"
+    tool = tool if tool in ("docker", "podman") else "docker"
+    image = (values or {}).get("image")
+    if name == "container" and image:
+        return Cmd((tool, "ps", "-a", "--filter", f"ancestor={image}"), note="the NAMES column")
     make = _LISTS.get(name)
-    return make(tool if tool in ("docker", "podman") else "docker") if make is not None else None
+    return make(tool) if make is not None else None
 
 
 def known_values(facts: Any) -> dict[str, str]:
@@ -187,7 +192,7 @@ def decided(r: Remediation, values: Mapping[str, str]) -> Remediation:
     asked: list[Line] = []
     for c in later:
         for n in placeholders(c):
-            lister = listing(n, c)
+            lister = listing(n, c, values)
             if lister is not None and lister not in kept and lister not in asked:
                 asked.append(lister)
     filled_in = ", ".join(f"<{n}>" for n in names)
