@@ -64,10 +64,9 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
     # the imports (gpudoctor.probes.run_probes).
     report = diagnose(host, request.options, request.matrix_path, ctx)
     from gpudoctor.model import exit_code_for, sort_findings
+    from gpudoctor.planner.deciders import with_values
     from gpudoctor.planner.prescribe import build
     from gpudoctor.planner.where import shell
-
-    from gpudoctor.planner.deciders import with_values
 
     # No printed command holds a placeholder: the facts fill it in, or the command lists its values instead.
     report.findings = with_values(report.findings, report.facts)

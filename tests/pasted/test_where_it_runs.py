@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.cmdline import Cmd, Placeholder, SetEnv, Unrenderable, quote_windows, render, render_lines
+from gpudoctor.cmdline import Cmd, SetEnv, Unrenderable, quote_windows, render, render_lines
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot

@@ -116,7 +116,9 @@ KNOWN = (
     # h129: the driver's dnf module stream is the GPU's generation (open modules from Turing on), which nothing recorded
     # names (nouveau holds the GPU: no NVML; the PCI id was not pasted): lspci is asked, the install is prose, no longer
     # a command with '<nvidia-driver-stream>' in it.
-    Known("real:fedora29-nouveau-holds-gm204", 1, "left-error", "driver-nouveau", "kind 5: the GPU's generation decides the stream"),
+    Known(
+        "real:fedora29-nouveau-holds-gm204", 1, "left-error", "driver-nouveau", "kind 5: the GPU's generation decides the stream"
+    ),
 )
 
 # The printed alternatives ("or instead"), each checked as the plan a person who takes it runs: `step` is the

@@ -403,7 +403,12 @@ def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
             out.append(dataclasses.replace(a, command=cmd))
             continue
         words = cmd.words
-        if words[0] == "env" and len(names) == 1 and all(_WITH_ENV.fullmatch(w) for w in words[1:-1]) and words[-1] == f"<{names[0]}>":
+        if (
+            words[0] == "env"
+            and len(names) == 1
+            and all(_WITH_ENV.fullmatch(w) for w in words[1:-1])
+            and words[-1] == f"<{names[0]}>"
+        ):
             if not (facts.platform.system or "").lower().startswith("win"):  # (NCCL and its kin are Linux's)
                 rerun = Cmd(("export", *words[1:-1]), note="then run the failing command again in this shell")
                 out.append(Ask(rerun, a.why))
