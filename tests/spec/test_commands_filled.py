@@ -106,3 +106,19 @@ def test_the_rule_keeps_order_and_fills_what_it_knows() -> None:
     assert filled.summary == "Restart it."
     assert placeholders(Cmd(("echo", "FROM <image>"))) == ("image",)
     assert placeholders(Cmd(("pip", "install", "torch<2.5"))) == ()
+
+
+def test_a_pip_fix_with_the_usual_name_asks_which_python_runs_the_program() -> None:
+    """pytorch#122924 (Windows, a CPU torch on an RTX 4080 laptop) pastes no interpreter, and its fix reinstalls torch
+    with `python -m pip`: which Python runs the program is asked (sys.executable), for the pip step must be that one."""
+    asked = _asked(_checked("pasted:pytorch-122924-windows-torch222-cpu-rtx4080-laptop"))
+    assert ("python", "-c", "import sys; print(sys.executable)") in asked
+
+
+def test_a_pip_fix_with_the_programs_own_interpreter_asks_nothing_of_it() -> None:
+    """The quiet twin: transcan#4 (Windows) shows its venv's python.exe in the traceback, and the pip step runs that
+    interpreter: which Python runs the program is not asked."""
+    checked = _checked("pasted:transcan-4-windows-jaxlib-0412-vs-jax-0411")
+    pips = [c.words for s in checked.plan.steps for c in s.commands if isinstance(c, Cmd) and c.words[1:3] == ("-m", "pip")]
+    assert pips and pips[0][0].endswith("\\venv\\Scripts\\python.exe")
+    assert not [a for a in _asked(checked) if "print(sys.executable)" in " ".join(a)]

@@ -331,6 +331,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
     out += _distribution_asks(facts, findings)
+    out += _interpreter_asks(facts, findings)
     out += _container_devices_asks(facts)
     out += _distributed_cut_asks(facts)
     out += _module_file_asks(facts) if windows else []
@@ -378,6 +379,34 @@ def _distribution_asks(facts: Facts, findings: list) -> list[Ask]:
         Ask(
             Cmd(("cat", "/etc/os-release"), note="on the host" if host else ""),
             "the distribution and its release (ID, VERSION_ID): they decide the driver's packages and repository",
+        )
+    ]
+
+
+def _interpreter_asks(facts: Facts, findings: list) -> list[Ask]:
+    """Which interpreter runs the program, where a fix installs with pip through the platform's usual name because the
+    paste showed none (gpudoctor.planner.remedy.python_exe): `python3` on PATH may be another Python than the failing
+    program's (a venv, conda, an app's bundled one), and pip installs into the Python that runs it. sys.executable,
+    printed in the shell that ran the program, names it; a Python program's own interpreter would print its path."""
+    from gpudoctor.model import Severity
+    from gpudoctor.planner.remedy import python_exe
+
+    py = python_exe(facts)
+    if py not in ("python", "python3") or where.image(facts) is not None:
+        return []  # (an image's program is asked in the image: its interpreter is that image's)
+    pips = [
+        c
+        for f in findings
+        if f.severity >= Severity.WARNING and f.remediation is not None
+        for c in f.remediation.commands
+        if isinstance(c, Cmd) and c.argv[:3] in ((py, "-m", "pip"),)
+    ]
+    if not pips:
+        return []
+    return [
+        Ask(
+            where.python_step(facts, "-c", "import sys; print(sys.executable)"),
+            "which Python runs the program (in the shell or environment that ran it): the pip steps must use that one",
         )
     ]
 
