@@ -51,8 +51,9 @@ def test_json_report_of_pasted_text(tmp_path):
     assert [f["code"] for f in doc["findings"]] == ["framework-cpu-build"]
     assert [b["kind"] for b in doc["pasted"]["blocks"]] == ["collect_env"]
     assert doc["facts"]["pasted"]["partial"] is True
-    # PyTorch, the driver and the GPU were all shown: nothing needs asking.
-    assert doc["pasted"]["ask_for"] == []
+    # PyTorch, the driver and the GPU were all shown; the interpreter's path was not (collect_env prints its version
+    # only), and the fix installs with pip: which Python runs the program is the one question left.
+    assert [a["argv"] for a in doc["pasted"]["ask_for"]] == [["python3", "-c", "import sys; print(sys.executable)"]]
 
 
 def test_several_files_and_standard_input(tmp_path):

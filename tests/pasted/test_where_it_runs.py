@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.cmdline import Cmd, Placeholder, SetEnv, Unrenderable, quote_windows, render, render_lines
+from gpudoctor.cmdline import Cmd, SetEnv, Unrenderable, quote_windows, render, render_lines
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -222,11 +222,13 @@ def test_a_server_in_a_named_container_asks_its_own_log():
     assert ("docker", "logs", "llm") in argvs and ("journalctl", "-u", "ollama", "--no-pager") not in argvs
 
 
-def test_an_unnamed_container_is_a_placeholder_to_fill_in():
+def test_an_unnamed_container_is_listed_among_its_images_containers():
+    # the container is not named, its image is: `docker ps` lists that image's containers, and their log is asked
+    # once one is known (a command holding <container> is no command to paste)
     text = "I ran docker run --gpus all ollama/ollama and ollama uses only the CPU. Ubuntu 22.04\n"
-    asks = _run(text)[3]
-    logs = [a.command for a in asks if a.command.words[:2] == ("docker", "logs")]
-    assert logs and logs[0].argv[2] == Placeholder("container")
+    argvs = _argvs(_run(text)[3])
+    assert ("docker", "ps", "-a", "--filter", "ancestor=ollama/ollama") in argvs
+    assert not [w for w in argvs if w[:2] == ("docker", "logs")]
 
 
 def test_a_torch_build_shown_is_not_asked_again():

@@ -113,6 +113,12 @@ KNOWN = (
     # A GPU below every PyTorch build (sm_21): the fix is the CPU or another GPU, which no command makes (h74: it was
     # a step deferring to asks that decided nothing, counted in UNDECIDED; it is a hardware step like gpu-none's).
     Known("pasted:pytorch-6515-geforce-820m-cc21-too-old", 1, "left-error", "framework-arch-unsupported", W["prose"]),
+    # h129: the driver's dnf module stream is the GPU's generation (open modules from Turing on), which nothing recorded
+    # names (nouveau holds the GPU: no NVML; the PCI id was not pasted): lspci is asked, the install is prose, no longer
+    # a command with '<nvidia-driver-stream>' in it.
+    Known(
+        "real:fedora29-nouveau-holds-gm204", 1, "left-error", "driver-nouveau", "kind 5: the GPU's generation decides the stream"
+    ),
 )
 
 # The printed alternatives ("or instead"), each checked as the plan a person who takes it runs: `step` is the
@@ -684,6 +690,7 @@ def test_a_pasted_step_without_a_command_says_what_decides_it():
         ("nvidia-smi",),
         ("python3", "-m", "torch.utils.collect_env"),
         ("python3", "-m", "pip", "list"),
+        ("cat", "/etc/os-release"),  # the distribution decides the driver's packages (h129)
     ]
     assert {classify(c).kind for c in step.commands} == {"inspect"} and step.summaries[0].endswith(DEFERS)
 

@@ -135,7 +135,8 @@ def test_a_driver_library_that_loads_with_no_device_asks_what_the_container_was_
     assert not any(a[0] == "journalctl" for a in asks)
     # the 0.3 wording, deployed with docker in words: the container is left to fill in
     asks = _asks("I deployed the server with docker and it only uses the cpu.\n" + _NO_DEVICE_03)
-    assert ("docker", "exec", "<container>", "nvidia-smi", "-L") in asks
+    assert ("docker", "ps", "-a") in asks  # which container: its name is not in the text
+    assert not any(a[:2] == ("docker", "exec") for a in asks)
     # on the host itself (no container named): its own devices and modules, nothing of docker
     text = "Ollama on Fedora runs on the CPU:\n" + _NO_DEVICE_04
     assert "pasted-error-unexplained" in _codes(text)
@@ -205,7 +206,7 @@ def test_ranks_on_the_hosts_network_or_outside_containers_or_on_one_host_are_not
     bare = _TWO_HOSTS.replace(", each in its own docker container", "")
     codes = _codes(bare)
     assert "container-network-isolated" not in codes and "pasted-error-unexplained" in codes
-    assert any(a[:2] == ("env", "NCCL_DEBUG=INFO") for a in _asks(bare))
+    assert any(a[:2] == ("export", "NCCL_DEBUG=INFO") for a in _asks(bare))
     # one host, one container: shared memory, not the network
     one = (
         "In my docker container, 4 GPUs on one machine:\n"
@@ -269,11 +270,11 @@ Traceback (most recent call last):
 def test_a_distributed_run_whose_failure_was_cut_off_asks_nccls_log_and_the_shared_memory():
     assert "pasted-error-unexplained" in _codes(_DDP_CUT)
     asks = _asks(_DDP_CUT)
-    assert ("df", "-h", "/dev/shm") in asks and ("env", "NCCL_DEBUG=INFO", "<failing-command>") in asks
+    assert ("df", "-h", "/dev/shm") in asks and ("export", "NCCL_DEBUG=INFO") in asks  # then the same command again
     assert not any(a[:2] == ("docker", "inspect") for a in asks)
     # in a container the text names: what it was created with, on the host
     asks = _asks("Inside the docker container:\n" + _DDP_CUT)
-    assert ("docker", "inspect", "<container>", "--format", "{{.HostConfig.ShmSize}} {{.HostConfig.IpcMode}}") in asks
+    assert ("docker", "ps", "-a") in asks  # the container is not named: its inspect waits for the name
 
 
 def test_a_cut_traceback_of_a_single_process_or_a_whole_distributed_error_asks_no_shared_memory():

@@ -334,6 +334,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "inside the job: the GPUs Slurm gave it, by every variable that selects GPUs",
             )
         )
+    out += _distribution_asks(facts, findings)
+    out += _interpreter_asks(facts, findings)
     out += _container_devices_asks(facts)
     out += _distributed_cut_asks(facts)
     out += _module_file_asks(facts) if windows else []
@@ -360,7 +362,96 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
-    return _unique(out)
+    return _unique(_decided(facts, out))
+
+
+def _distribution_asks(facts: Facts, findings: list) -> list[Ask]:
+    """The distribution, where a driver fix is left undecided on Linux for want of it: NVIDIA's driver comes as the
+    distribution's own packages or from NVIDIA's repository for that release (gpudoctor.planner.remedy's routes by
+    os-release ID), so /etc/os-release (os-release(5): ID, VERSION_ID) decides the command. Inside a container, the
+    host's file is the one that counts (the driver is the host's); WSL 2 and Windows take the Windows driver."""
+    from gpudoctor.planner.deciders import undecided
+
+    system = (facts.platform.system or "").lower()
+    if system.startswith("win") or system == "darwin" or facts.platform.wsl or facts.platform.distro.id:
+        return []
+    driver = [f for f in findings if undecided(f) and f.remediation.component == "driver"]
+    if not driver:
+        return []
+    host = facts.platform.container or any(f.remediation.where == "the host" for f in driver)
+    return [
+        Ask(
+            Cmd(("cat", "/etc/os-release"), note="on the host" if host else ""),
+            "the distribution and its release (ID, VERSION_ID): they decide the driver's packages and repository",
+        )
+    ]
+
+
+def _interpreter_asks(facts: Facts, findings: list) -> list[Ask]:
+    """Which interpreter runs the program, where a fix installs with pip through the platform's usual name because the
+    paste showed none (gpudoctor.planner.remedy.python_exe): `python3` on PATH may be another Python than the failing
+    program's (a venv, conda, an app's bundled one), and pip installs into the Python that runs it. sys.executable,
+    printed in the shell that ran the program, names it; a Python program's own interpreter would print its path."""
+    from gpudoctor.model import Severity
+    from gpudoctor.planner.remedy import python_exe
+
+    py = python_exe(facts)
+    if py not in ("python", "python3") or where.image(facts) is not None:
+        return []  # (an image's program is asked in the image: its interpreter is that image's)
+    pips = [
+        c
+        for f in findings
+        if f.severity >= Severity.WARNING and f.remediation is not None
+        for c in f.remediation.commands
+        if isinstance(c, Cmd) and c.argv[:3] in ((py, "-m", "pip"),)
+    ]
+    if not pips:
+        return []
+    return [
+        Ask(
+            where.python_step(facts, "-c", "import sys; print(sys.executable)"),
+            "which Python runs the program (in the shell or environment that ran it): the pip steps must use that one",
+        )
+    ]
+
+
+# `env NAME=VALUE... <command>`: the person's own command run with more in its environment.
+_WITH_ENV = re.compile(r"[A-Z_][A-Z0-9_]*=\S*")
+
+
+def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
+    """The asks with no placeholder left to fill (gpudoctor.planner.deciders): a value the facts decide is written in;
+    one they do not is asked for by the command that lists its values, the ask it was for named in its reason. A
+    rerun of the person's own command with more in its environment (`env NCCL_DEBUG=INFO <failing-command>`) becomes
+    the export of those variables in a POSIX shell, where the same command is run next; elsewhere it is left out."""
+    from gpudoctor.planner.deciders import fill, known_values, listing, placeholders, shown
+
+    values = known_values(facts)
+    out: list[Ask] = []
+    for a in asks:
+        cmd = fill(a.command, values)
+        assert isinstance(cmd, Cmd)
+        names = placeholders(cmd)
+        if not names:
+            out.append(dataclasses.replace(a, command=cmd))
+            continue
+        words = cmd.words
+        if (
+            words[0] == "env"
+            and len(names) == 1
+            and all(_WITH_ENV.fullmatch(w) for w in words[1:-1])
+            and words[-1] == f"<{names[0]}>"
+        ):
+            if not (facts.platform.system or "").lower().startswith("win"):  # (NCCL and its kin are Linux's)
+                rerun = Cmd(("export", *words[1:-1]), note="then run the failing command again in this shell")
+                out.append(Ask(rerun, a.why))
+            continue
+        for n in names:
+            lister = listing(n, cmd, values)
+            # (an ask that lists them already, filtered to the program's own: `kubectl get pods -A -o wide | grep ...`)
+            if lister is not None and not any(b.command.argv[: len(lister.argv)] == lister.argv for b in asks):
+                out.append(Ask(lister, f"the <{n}> to fill into `{shown(cmd)}`, which shows {a.why}"))
+    return out
 
 
 # What another library or framework prints of its own failure: TensorRT's builder and loader (IBuilder, nvinfer),

@@ -11,11 +11,13 @@ never as an error the plan leaves. A whole machine has no such questions: nothin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
-from gpudoctor.cmdline import Line
-from gpudoctor.model import Finding, Severity
+from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetEnv, render
+from gpudoctor.model import Finding, Remediation, Severity
 
 DEFERS = "What was shown does not decide the command: run these and diagnose their output with the report to decide it."
 
@@ -27,14 +29,190 @@ def with_deciders(findings: Sequence[Finding], deciding: Sequence[Line]) -> list
     out = []
     for f in findings:
         r = f.remediation
-        if r is not None and _undecided(f):
+        if r is not None and undecided(f):
             f = replace(f, remediation=replace(r, summary=f"{r.summary} {DEFERS}", commands=tuple(deciding), requires_root=False))
         out.append(f)
     return out
 
 
-def _undecided(f: Finding) -> bool:
+def undecided(f: Finding) -> bool:
     """An error whose fix names no command (a warning's or a note's prose is advice, not a step that must act). A fix
     of the "gpu" component is another GPU (or the CPU): no output asked for decides a command there."""
     r = f.remediation
     return f.severity >= Severity.ERROR and r is not None and not r.commands and r.component != "gpu"
+
+
+# --- placeholders: a value the report decides is filled in; one it does not is asked for ---------------------------
+#
+# A command that still holds a `<placeholder>` is not one to paste: the shell takes the quoted '<container>' as a
+# literal argument and the command fails (issue 27, blind-set reviews: "either the paste decides the value, or the step
+# becomes an ask for it"). So each placeholder is filled from the facts where they decide it; where they do not, the
+# command (and every command of its remediation after it, which may depend on it) moves into the summary's prose,
+# and the read-only command that lists the values to choose from takes its place.
+
+
+def _kube_pods(tool: str) -> Cmd:
+    return Cmd(("kubectl", "get", "pods", "-A", "-o", "wide"), note="their namespaces, names and nodes")
+
+
+# The read-only command that lists a placeholder's possible values, by the placeholder's name and the program of the
+# command that holds it. Sources: docker ps -a and docker images (Docker CLI reference: "docker container ls", "docker
+# image ls"; podman's are the same, podman-ps(1), podman-images(1)); kubectl get pods --all-namespaces -o wide and
+# kubectl get nodes (kubectl reference, "kubectl get"); squeue --me (squeue(1), Slurm 20.11 on: the caller's jobs,
+# the JOBID column); nvidia-smi -L (nvidia-smi(1): each GPU's index, name and UUID); wsl -l -v (Microsoft's "Basic
+# commands for WSL": the installed distributions by name); dnf module list nvidia-driver (NVIDIA's CUDA installation
+# guide for Linux, RHEL: the driver's module streams); where.exe /R DIR PATTERN (Windows' where command: a recursive
+# search under DIR) for the folders NVIDIA's Windows installers use.
+_LISTS = {
+    "container": lambda tool: Cmd((tool, "ps", "-a"), note="the NAMES column"),
+    "image": lambda tool: Cmd((tool, "images"), note="REPOSITORY:TAG"),
+    "pod": _kube_pods,
+    "new-pod": _kube_pods,
+    "driver-pod": _kube_pods,
+    "device-plugin-pod": _kube_pods,
+    "pod-without-gpu": _kube_pods,
+    "namespace": _kube_pods,
+    "node": lambda tool: Cmd(("kubectl", "get", "nodes")),
+    "other-node": lambda tool: Cmd(("kubectl", "get", "nodes")),
+    "deployment": lambda tool: Cmd(("kubectl", "get", "deployments", "-A")),
+    "job-id": lambda tool: Cmd(("squeue", "--me"), note="the JOBID column"),
+    "index": lambda tool: Cmd(("nvidia-smi", "-L")),
+    "gpu": lambda tool: Cmd(("nvidia-smi", "-L")),
+    "uuid": lambda tool: Cmd(("nvidia-smi", "-L")),
+    "user": lambda tool: Cmd(("id", "-un"), note="as the user who runs the program"),
+    "distro": lambda tool: Cmd(("wsl", "-l", "-v")),
+    "nvidia-driver-stream": lambda tool: Cmd(("dnf", "module", "list", "nvidia-driver")),
+    "cudnn-folder": lambda tool: Cmd(("where.exe", "/R", "C:\\Program Files", "cudnn*.dll")),
+    "installed-cuda-toolkit-folder": lambda tool: Cmd(
+        ("where.exe", "/R", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA", "nvcc.exe")
+    ),
+    "cuda-toolkit-folder": lambda tool: Cmd(
+        ("where.exe", "/R", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA", "nvcc.exe")
+    ),
+}
+
+
+# A placeholder written into a word's text ("MIG-<uuid>", "FROM <image>"): the same unfilled value as a Placeholder.
+_IN_TEXT = re.compile(r"<([a-z][a-z0-9-]*)>")
+
+
+def _parts(line: Line) -> tuple[Any, ...]:
+    if isinstance(line, Cmd):
+        return (*line.argv, *line.pipe)
+    if isinstance(line, PrependPath):
+        return tuple(line.parts) + tuple(a for p in line.parts if isinstance(p, Output) for a in p.argv)
+    if isinstance(line, SetEnv):
+        return (line.value or "",)
+    return ()
+
+
+def placeholders(line: Line) -> tuple[str, ...]:
+    """The names of the placeholders `line` still holds (as Placeholder parts or written in a word), once each."""
+    names = [p.name if isinstance(p, Placeholder) else m for p in _parts(line) for m in _names(p)]
+    return tuple(dict.fromkeys(names))
+
+
+def _names(part: Any) -> list[str]:
+    if isinstance(part, Placeholder):
+        return [part.name]
+    return _IN_TEXT.findall(part) if isinstance(part, str) else []
+
+
+def listing(name: str, line: Line, values: Mapping[str, str] | None = None) -> Cmd | None:
+    """The read-only command that lists the values `<name>` may take in `line`, or None where none does (a program,
+    a file or a name only the person knows). A container of a known image is listed among that image's containers
+    (`--filter ancestor=IMAGE`: Docker CLI reference, "docker container ls", filtering; podman-ps(1) the same)."""
+    tool = line.argv[0] if isinstance(line, Cmd) and isinstance(line.argv[0], str) else "docker"
+    tool = tool if tool in ("docker", "podman") else "docker"
+    image = (values or {}).get("image")
+    if name == "container" and image:
+        return Cmd((tool, "ps", "-a", "--filter", f"ancestor={image}"), note="the NAMES column")
+    make = _LISTS.get(name)
+    return make(tool) if make is not None else None
+
+
+def known_values(facts: Any) -> dict[str, str]:
+    """The placeholders' values the facts decide: the image (and container name) the paste ran its program from, and
+    the GPU's index where the machine has exactly one."""
+    from gpudoctor.planner.where import image
+
+    out: dict[str, str] = {}
+    img = image(facts)
+    if img is not None:
+        if img.get("means"):
+            out["image"] = img["means"]
+        if img.get("container"):
+            out["container"] = img["container"]
+    gpus = facts.driver.gpus
+    if len(gpus) == 1:
+        out["index"] = str(gpus[0].index)
+        if gpus[0].uuid:
+            out["uuid"] = gpus[0].uuid
+    return out
+
+
+def fill(line: Line, values: Mapping[str, str]) -> Line:
+    """`line` with each placeholder whose value is known written in (as data: the quoting layer quotes it)."""
+
+    def put(p: Any) -> Any:
+        if isinstance(p, Placeholder):
+            return values.get(p.name, p)
+        return _IN_TEXT.sub(lambda m: values.get(m.group(1), m.group(0)), p) if isinstance(p, str) else p
+
+    if not values or not placeholders(line):
+        return line
+    if isinstance(line, Cmd):
+        return replace(line, argv=tuple(put(a) for a in line.argv), pipe=tuple(put(a) for a in line.pipe))
+    if isinstance(line, PrependPath):
+        return replace(line, parts=tuple(put(p) for p in line.parts))
+    if isinstance(line, SetEnv):
+        return replace(line, value=put(line.value))
+    return line
+
+
+def shown(line: Line) -> str:
+    """`line` as prose: its words with the placeholders as `<name>`, unquoted (it is read, not pasted)."""
+    if isinstance(line, Cmd):
+        text = " ".join(line.words) + (f" | {' '.join(str(a) for a in line.pipe)}" if line.pipe else "")
+        return f"{text} ({line.note})" if line.note else text
+    text = render(line, "posix")
+    return re.sub(r"'(<[a-z][a-z0-9-]*>)", r"\1", text).replace(">'", ">")
+
+
+def decided(r: Remediation, values: Mapping[str, str]) -> Remediation:
+    """`r` with its placeholders filled from `values`; from the first command that still holds one, its commands are
+    prose, and the commands that list the missing values take their place."""
+    lines = [fill(c, values) for c in r.commands]
+    at = next((i for i, c in enumerate(lines) if placeholders(c)), None)
+    alt = decided(r.alternative, values) if r.alternative is not None else None
+    if at is None:
+        return replace(r, commands=tuple(lines), alternative=alt)
+    kept, later = lines[:at], lines[at:]
+    names = list(dict.fromkeys(n for c in later for n in placeholders(c)))
+    asked: list[Line] = []
+    for c in later:
+        for n in placeholders(c):
+            lister = listing(n, c, values)
+            if lister is not None and lister not in kept and lister not in asked:
+                asked.append(lister)
+    filled_in = ", ".join(f"<{n}>" for n in names)
+    lists = " (the commands below list the values)" if asked else ""
+    summary = f"{r.summary} Then, with {filled_in} filled in{lists}: " + "; ".join(shown(c) for c in later) + "."
+    root = r.requires_root and any(isinstance(c, Cmd) and c.root for c in kept)
+    return replace(r, summary=summary, commands=(*kept, *asked), requires_root=root, alternative=alt)
+
+
+def with_values(findings: Sequence[Finding], facts: Any) -> list[Finding]:
+    """`findings`, each remediation's placeholders decided (`decided`): no printed command holds one."""
+    values = known_values(facts)
+    out = []
+    for f in findings:
+        r = f.remediation
+        if r is not None and _holds_placeholder(r):
+            f = replace(f, remediation=decided(r, values))
+        out.append(f)
+    return out
+
+
+def _holds_placeholder(r: Remediation) -> bool:
+    return any(placeholders(c) for c in r.commands) or (r.alternative is not None and _holds_placeholder(r.alternative))

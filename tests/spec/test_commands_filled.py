@@ -1,0 +1,124 @@
+"""No printed command holds an unfilled placeholder; a fix left undecided asks for what decides it (issue 27).
+
+A command with `<container>` in it is not one to paste: the shell passes the quoted word on and the command fails.
+The facts fill a placeholder in where they decide it (the image a paste ran, the one GPU's index); where they do not,
+the command moves into the step's prose and the read-only command that lists the values takes its place
+(gpudoctor.planner.deciders). A driver fix a paste cannot decide for want of the distribution asks for
+/etc/os-release (gpudoctor.pasted.ask).
+
+Walks the plan `check` prints, its alternatives, the findings' fixes and the pasted asks, for every recorded machine,
+real case, pasted case and catalogue example (as tests/spec/test_env_steps_keep.py walks them).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpudoctor.cmdline import Cmd, Placeholder, render
+from gpudoctor.model import Remediation
+from gpudoctor.planner.deciders import decided, placeholders
+from tests.spec.test_env_steps_keep import _cases, _checked, _lines
+
+# A placeholder as printed: `<name>`, quoted or not (prose and a command's note may name one; a command may not).
+PLACEHOLDER = re.compile(r"<[a-z][a-z0-9-]*>")
+
+
+def _printed(checked) -> list[str]:
+    target = checked.plan.target
+    lines = [render(line, target) for line in _lines(checked)]
+    return lines + [render(a.command, target) for a in checked.asks]
+
+
+@pytest.mark.parametrize("case", _cases())
+def test_no_printed_command_holds_a_placeholder(case: str) -> None:
+    checked = _checked(case)
+    assert [line for line in _printed(checked) if PLACEHOLDER.search(line.split("\n")[-1])] == []
+
+
+def _words(checked, component: str) -> list[tuple[str, ...]]:
+    return [c.words for s in checked.plan.steps if s.component == component for c in s.commands if isinstance(c, Cmd)]
+
+
+def _asked(checked) -> list[tuple[str, ...]]:
+    return [a.command.words for a in checked.asks]
+
+
+def test_the_image_the_paste_ran_is_filled_in() -> None:
+    """3dgrut#71 ran `docker run ... 3dgrut`: the plan's run names that image, and asks for no listing of images."""
+    checked = _checked("example:3dgrut-71-docker-unknown-runtime-nvidia.txt")
+    words = _words(checked, "container")
+    assert ("docker", "run", "--gpus", "all", "3dgrut") in words
+    assert ("docker", "images") not in words
+
+
+def test_an_undecided_placeholder_becomes_the_command_that_lists_its_values() -> None:
+    """WSL 1 (wsl#5554): the distribution's name is not in the paste; `wsl -l -v` lists them, the conversion is prose."""
+    checked = _checked("pasted:wsl-5554-wsl1-kernel-nvidia-driver-440-apt")
+    (step,) = [s for s in checked.plan.steps if s.component == "platform"]
+    assert [c.words for c in step.commands] == [("wsl", "--update"), ("wsl", "-l", "-v")]
+    assert "wsl --set-version <distro> 2" in " ".join(step.summaries)
+
+
+def test_a_slurm_job_id_is_listed_not_written() -> None:
+    """ray#7014 (Slurm, no device files): the job's id is not shown, so `squeue --me` lists it."""
+    checked = _checked("example:ray-7014-slurm-nodevfiles.txt")
+    printed = [*(w for s in checked.plan.steps for w in _words(checked, s.component)), *_asked(checked)]
+    assert ("squeue", "--me") in printed
+    assert not [w for w in printed if w[:3] == ("scontrol", "show", "job")]
+
+
+def test_a_rerun_with_more_environment_is_an_export() -> None:
+    """nccl#1410: `env NCCL_DEBUG=INFO <failing-command>` becomes the export before the same command is run again."""
+    assert ("export", "NCCL_DEBUG=INFO") in _asked(_checked("example:nccl-1410-unhandled-cuda-error.txt"))
+
+
+def test_a_driver_fix_left_undecided_asks_for_the_distribution() -> None:
+    """chatglm3#100: the driver is too old for the build, and the paste does not show the distribution, which decides
+    the driver's packages: /etc/os-release is asked, and the driver step prints it."""
+    checked = _checked("pasted:chatglm3-100-driver-found-11060")
+    assert ("cat", "/etc/os-release") in _asked(checked)
+    assert ("cat", "/etc/os-release") in _words(checked, "driver")
+
+
+def test_a_driver_fix_decided_without_the_distribution_asks_nothing_of_it() -> None:
+    """The quiet twin: ansible-slurm#287 (a library/module mismatch): its fix (reload or reboot) is decided without
+    the distribution, which is not asked."""
+    checked = _checked("pasted:ansible-slurm-287-nvrm-api-mismatch-535-530")
+    assert _words(checked, "driver")
+    assert ("cat", "/etc/os-release") not in _asked(checked)
+
+
+def test_the_rule_keeps_order_and_fills_what_it_knows() -> None:
+    """The rule itself: commands before the first unfilled one stay; it and those after become prose; the lister
+    follows. A known value is written in, and then nothing is listed."""
+    r = Remediation(
+        "Restart it.",
+        (Cmd(("nvidia-smi",)), Cmd(("docker", "restart", Placeholder("container"))), Cmd(("docker", "ps"))),
+        component="container",
+    )
+    out = decided(r, {})
+    assert [c.words for c in out.commands] == [("nvidia-smi",), ("docker", "ps", "-a")]
+    assert "docker restart <container>; docker ps" in out.summary
+    filled = decided(r, {"container": "web"})
+    assert [c.words for c in filled.commands] == [("nvidia-smi",), ("docker", "restart", "web"), ("docker", "ps")]
+    assert filled.summary == "Restart it."
+    assert placeholders(Cmd(("echo", "FROM <image>"))) == ("image",)
+    assert placeholders(Cmd(("pip", "install", "torch<2.5"))) == ()
+
+
+def test_a_pip_fix_with_the_usual_name_asks_which_python_runs_the_program() -> None:
+    """pytorch#122924 (Windows, a CPU torch on an RTX 4080 laptop) pastes no interpreter, and its fix reinstalls torch
+    with `python -m pip`: which Python runs the program is asked (sys.executable), for the pip step must be that one."""
+    asked = _asked(_checked("pasted:pytorch-122924-windows-torch222-cpu-rtx4080-laptop"))
+    assert ("python", "-c", "import sys; print(sys.executable)") in asked
+
+
+def test_a_pip_fix_with_the_programs_own_interpreter_asks_nothing_of_it() -> None:
+    """The quiet twin: transcan#4 (Windows) shows its venv's python.exe in the traceback, and the pip step runs that
+    interpreter: which Python runs the program is not asked."""
+    checked = _checked("pasted:transcan-4-windows-jaxlib-0412-vs-jax-0411")
+    pips = [c.words for s in checked.plan.steps for c in s.commands if isinstance(c, Cmd) and c.words[1:3] == ("-m", "pip")]
+    assert pips and pips[0][0].endswith("\\venv\\Scripts\\python.exe")
+    assert not [a for a in _asked(checked) if "print(sys.executable)" in " ".join(a)]
