@@ -208,7 +208,8 @@ NGC = TESTS / "blind/plans8/cases/820-dle251-docker-ngc-pytorch1908-ssd-dali-cud
 
 def test_a_pods_server_log_is_kubectls_not_journalctls():
     _, _, asks = _run(_text(POD))
-    assert ("kubectl", "logs", "<pod>") in asks
+    # the pod's name is not shown: the ask lists the pods to fill into `kubectl logs <pod>` (gpudoctor.planner.deciders)
+    assert ("kubectl", "get", "pods", "-A", "-o", "wide") in asks
     assert not any(a[0] == "journalctl" for a in asks)
 
 
@@ -226,7 +227,8 @@ def test_the_same_server_on_the_node_keeps_journalctl():
 
 def test_an_issue_forms_docker_runtime_and_swarm_are_a_container():
     _, _, asks = _run(_text(SWARM))
-    assert ("docker", "logs", "<container>") in asks
+    # the container's name is not shown: the ask lists the containers to fill into `docker logs <container>`
+    assert ("docker", "ps", "-a") in asks
     assert not any(a[0] == "journalctl" for a in asks)
     # Without the form's Runtime and Deployment lines nothing says docker runs the server (its image tag alone does not).
     plain = "\n".join(x for x in _text(SWARM).splitlines() if not x.startswith(("- **Runtime**", "- **Deployment**")))
@@ -240,13 +242,16 @@ def _steps_with_where(text: str):
 
 def test_a_driver_step_for_a_container_runs_on_the_host_and_asks_the_interpreter_inside():
     # NGC's SSD container: DALI in /opt/conda fails on the host's driver. Said to run in a docker container, the driver
-    # step is the host's, and the container's own interpreter is asked through docker exec from there.
+    # step is the host's, and the container's own interpreter is asked inside the container (its name is not shown, so
+    # no `docker exec <container>`: the command itself, marked as run there; gpudoctor.planner.deciders.inside).
     text = "I run this inside the docker container built from the repository's Dockerfile.\n" + _text(NGC)
     ((where_, commands),) = _steps_with_where(text)
     assert where_ == "the host"
     assert ("nvidia-smi",) in commands
-    assert ("docker", "exec", "<container>", "/opt/conda/bin/python", "-m", "torch.utils.collect_env") in commands
-    assert not any(c[0] == "/opt/conda/bin/python" for c in commands)
+    result = check(ReplayHost(validate_snapshot(read_pasted([Source("report.txt", text)]), "report")), CheckRequest())
+    notes = {c.words: c.note for c in result.plan.steps[0].commands if isinstance(c, Cmd)}
+    assert notes[("/opt/conda/bin/python", "-m", "torch.utils.collect_env")] == "inside the container"
+    assert not any(w[0] == "docker" and "exec" in w for w in notes)
 
 
 def test_typed_inside_the_container_its_interpreter_is_run_as_it_is():

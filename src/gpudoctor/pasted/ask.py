@@ -424,12 +424,12 @@ def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
     one they do not is asked for by the command that lists its values, the ask it was for named in its reason. A
     rerun of the person's own command with more in its environment (`env NCCL_DEBUG=INFO <failing-command>`) becomes
     the export of those variables in a POSIX shell, where the same command is run next; elsewhere it is left out."""
-    from gpudoctor.planner.deciders import fill, known_values, listing, placeholders, shown
+    from gpudoctor.planner.deciders import fill, inside, known_values, listing, placeholders, shown
 
     values = known_values(facts)
     out: list[Ask] = []
     for a in asks:
-        cmd = fill(a.command, values)
+        cmd = inside(fill(a.command, values))
         assert isinstance(cmd, Cmd)
         names = placeholders(cmd)
         if not names:

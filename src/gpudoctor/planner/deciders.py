@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetEnv, render
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 
 DEFERS = "What was shown does not decide the command: run these and diagnose their output with the report to decide it."
@@ -93,7 +94,7 @@ _LISTS = {
 
 
 # A placeholder written into a word's text ("MIG-<uuid>", "FROM <image>"): the same unfilled value as a Placeholder.
-_IN_TEXT = re.compile(r"<([a-z][a-z0-9-]*)>")
+_IN_TEXT = LazyPattern(r"<([a-z][a-z0-9-]*)>")  # compiled on first use: a bare check imports this module
 
 
 def _parts(line: Line) -> tuple[Any, ...]:
@@ -179,10 +180,38 @@ def shown(line: Line) -> str:
     return re.sub(r"'(<[a-z][a-z0-9-]*>)", r"\1", text).replace(">'", ">")
 
 
+# `docker exec <container> CMD` / `kubectl exec <pod> -- CMD` whose container the facts do not name: CMD itself, marked
+# as run inside it. The person who runs a program in a container has a shell there (or `docker exec -it NAME sh`);
+# a listing of containers in its place would leave the command itself unsaid.
+_EXEC_IN = {
+    "docker": ("container", "inside the container"),
+    "podman": ("container", "inside the container"),
+    "kubectl": ("pod", "inside the pod"),
+}
+
+
+def inside(line: Line) -> Line:
+    """`line` run through `docker/podman exec <container>` or `kubectl exec <pod> --` with that name unknown: the command
+    it runs, noted as run inside the container (or pod); any other line as it is."""
+    if not isinstance(line, Cmd) or len(line.argv) < 4 or line.argv[0] not in _EXEC_IN or line.argv[1] != "exec":
+        return line
+    name, where_ = _EXEC_IN[str(line.argv[0])]
+    at = next((i for i, a in enumerate(line.argv) if isinstance(a, Placeholder) and a.name == name), None)
+    if at is None:
+        return line
+    rest = line.argv[at + 1 :]
+    if rest[:1] == ("--",):
+        rest = rest[1:]
+    if not rest or any(a.startswith("-") for a in line.argv[2:at] if isinstance(a, str) and a not in ("-i", "-t", "-it")):
+        return line  # options of exec's own (a user, a working directory) the bare command would lose
+    note = f"{where_}" + (f"; {line.note}" if line.note else "")
+    return replace(line, argv=tuple(rest), note=note)
+
+
 def decided(r: Remediation, values: Mapping[str, str]) -> Remediation:
     """`r` with its placeholders filled from `values`; from the first command that still holds one, its commands are
     prose, and the commands that list the missing values take their place."""
-    lines = [fill(c, values) for c in r.commands]
+    lines = [inside(fill(c, values)) for c in r.commands]
     at = next((i for i, c in enumerate(lines) if placeholders(c)), None)
     alt = decided(r.alternative, values) if r.alternative is not None else None
     if at is None:
