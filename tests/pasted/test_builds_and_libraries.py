@@ -3,6 +3,8 @@ use; each test asserts the finding's code and the plan's argv, with a quiet twin
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpudoctor.cmdline import Cmd
@@ -365,3 +367,48 @@ def test_a_cpu_build_shown_without_the_command_that_chose_the_cpu_index_guesses_
     # pip's own line names the +cpu build, but no command shows the CPU index chosen for a pinned release
     _, codes, _ = _run("Linux box, GPU not used\nSuccessfully installed torch-2.6.0+cpu\n")
     assert _torch_step(codes) == []  # no install command: nvidia-smi decides the build (an ask)
+
+
+# --- apex's own CUDA check ("Pytorch binaries were compiled with Cuda X"), with the torch its setup.py printed -------
+
+_APEX_EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+_APEX_923 = (
+    Path(__file__).resolve().parents[1]
+    / "blind/plans9/cases/923-apex1761-ubuntu2204-torch212-cu121-apt-nvcc115-usr-bin-mismatch/input.txt"
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "nvcc", "torch", "cuda"),
+    [
+        # https://github.com/NVIDIA/apex/issues/1171: a CUDA 9.0 nvcc under the home directory, torch 1.6.0 (CUDA 10.2)
+        (_APEX_EXAMPLES / "apex-1171-nvcc90-torch-cuda102-binary-mismatch.txt", "9.0.176", "1.6.0", "10.2"),
+        # https://github.com/NVIDIA/apex/issues/1761: Ubuntu's CUDA 11.5 nvcc in /usr/bin, torch 2.1.2+cu121
+        (_APEX_923, "11.5.119", "2.1.2+cu121", "12.1"),
+    ],
+)
+def test_apex_refusing_an_nvcc_of_another_major_is_the_toolkit_major_mismatch(path, nvcc, torch, cuda):
+    snapshot, codes, _ = _run(path.read_text(encoding="utf-8"))
+    # the torch apex's setup.py printed ("torch.__version__  = X") is the torch it builds against
+    assert snapshot["python"]["distributions"]["torch"] == torch
+    f = codes["toolkit-torch-major-mismatch"]
+    assert [e.value for e in f.evidence] == [f"{nvcc} via PATH", f"torch {torch}, CUDA {cuda}"]
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_apex_refusing_a_minor_mismatch_is_not_a_major_mismatch():
+    # https://github.com/NVIDIA/apex/issues/1748: nvcc 12.3 beside torch 2.1.0+cu121, the same major: apex's own
+    # check is stricter than cpp_extension's, and the major rule must stay quiet
+    _, codes, _ = _run((_APEX_EXAMPLES / "apex-1748-nvcc123-torch-cuda121-minor.txt").read_text(encoding="utf-8"))
+    assert "toolkit-torch-major-mismatch" not in codes
+
+
+def test_apex_check_quoted_as_code_is_no_version_said():
+    # tests/blind/plans/cases/046 (https://github.com/NVIDIA/apex/issues/1012) quotes the check's source, "Cuda {}":
+    # no version is said, so neither the message nor a torch is read from it
+    text = (Path(__file__).resolve().parents[1] / "blind/plans/cases/046-apex1012-nvcc91-usr-bin-torch140-cudatoolkit100/input.txt").read_text(
+        encoding="utf-8"
+    )
+    snapshot, _, _ = _run(text)
+    assert "cuda-version-detected-mismatch" not in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert snapshot["python"]["distributions"] == {"torch": "1.4.0"}  # the environment fields' "Pytorch: 1.4.0"
