@@ -412,3 +412,33 @@ def test_apex_check_quoted_as_code_is_no_version_said():
     snapshot, _, _ = _run(text)
     assert "cuda-version-detected-mismatch" not in {e["kind"] for e in snapshot["pasted"]["errors"]}
     assert snapshot["python"]["distributions"] == {"torch": "1.4.0"}  # the environment fields' "Pytorch: 1.4.0"
+
+
+# --- XLA's "Could not create cudnn handle" asked in the framework at work ---------------------------------------------
+
+_JAX_921 = (
+    Path(__file__).resolve().parents[1]
+    / "blind/plans9/cases/921-jax28752-pace-hpc-v100-jax060-cudnn-status-internal-error-plenty-free-ask/input.txt"
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # https://github.com/jax-ml/jax/issues/23145: a JAX program, 46.6 of 47.6 GB free
+        _APEX_EXAMPLES / "jax-23145-cudnn-handle-internal-error-memory-free.txt",
+        # https://github.com/jax-ml/jax/issues/28752: jax 0.6.0 on a cluster's V100, 16.6 of 16.9 GB free
+        _JAX_921,
+    ],
+)
+def test_a_jax_program_failing_to_create_a_cudnn_handle_is_asked_about_its_cudnn_not_torchs_or_tensorflows(path):
+    _, _, asks = _run(path.read_text(encoding="utf-8"))
+    assert not [a for a in asks if "import torch" in a or "tensorflow as tf" in a]
+    assert "printenv LD_LIBRARY_PATH" in asks
+    assert any(a.endswith("-m pip list") for a in asks)  # (its pipe, grep for the jax and nvidia-cudnn wheels)
+
+
+def test_a_tensorflow_program_failing_to_create_a_cudnn_handle_keeps_its_tensorflow_ask():
+    text = (_APEX_EXAMPLES / "urlnet-7-could-not-create-cudnn-handle.txt").read_text(encoding="utf-8")
+    _, _, asks = _run(text)
+    assert any("tensorflow as tf" in a and "tf.nn.conv2d" in a for a in asks)
