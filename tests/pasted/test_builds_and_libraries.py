@@ -442,3 +442,29 @@ def test_a_tensorflow_program_failing_to_create_a_cudnn_handle_keeps_its_tensorf
     text = (_APEX_EXAMPLES / "urlnet-7-could-not-create-cudnn-handle.txt").read_text(encoding="utf-8")
     _, _, asks = _run(text)
     assert any("tensorflow as tf" in a and "tf.nn.conv2d" in a for a in asks)
+
+
+# --- an elided or relative site-packages path names no interpreter ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "wrong"),
+    [
+        # https://github.com/Dao-AILab/flash-attention/issues/821: ".../test_env/lib/python3.10/site-packages/..."
+        ("904-fa821-conda-torch220-cu118-flashattn252-skip-cuda-build-undefined-symbol-zeros", "/test_env"),
+        # https://github.com/NVIDIA/TransformerEngine/issues/918: "conda/envs/megatron/lib/python3.10/site-packages/..."
+        ("920-te918-slurm-modules-cuda124-cudnn91-venv-te-build-cudnn-h-not-found", "/envs/megatron"),
+    ],
+)
+def test_an_elided_or_relative_site_path_is_not_made_absolute(case, wrong):
+    text = (Path(__file__).resolve().parents[1] / "blind/plans9/cases" / case / "input.txt").read_text(encoding="utf-8")
+    snapshot, _, asks = _run(text)
+    assert not any(p.startswith(wrong) for p in snapshot.get("python", {}).get("site_packages", []))
+    assert not any(a.startswith(wrong) for a in asks)
+
+
+def test_an_absolute_site_path_beside_it_is_still_read():
+    # the same traceback line with the path whole (the shape of jax #23145's traceback)
+    text = (_APEX_EXAMPLES / "jax-23145-cudnn-handle-internal-error-memory-free.txt").read_text(encoding="utf-8")
+    snapshot, _, _ = _run(text)
+    assert snapshot["python"]["executable"] == "/a/home/cc/chemist/mikabell/anaconda3/envs/jax-env/bin/python"

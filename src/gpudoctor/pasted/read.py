@@ -1502,8 +1502,13 @@ def _site_paths(text: str):
                 pos = end + 1  # no path before this one: a later tail may still make one with it
                 continue
             start = slash
-            if start > lo and text[start - 1] == "~":
+            if start > lo and text[start - 1] == "~" and start - 1 == lo:
                 start -= 1  # a home-relative path (~/.conda/envs/x): without its ~ it would name another directory
+            elif start > lo:
+                # a relative or elided path (conda/envs/x/..., .../test_env/...): from its first slash on it would
+                # name another directory, and an interpreter made of it one that does not exist
+                floor = pos = m.end()
+                continue
         floor = pos = m.end()
         yield text[start : m.start() + len(m.group(0)) - len(m.group("pkg")) - 1], m.group("pkg")
 
