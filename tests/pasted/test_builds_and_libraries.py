@@ -468,3 +468,32 @@ def test_an_absolute_site_path_beside_it_is_still_read():
     text = (_APEX_EXAMPLES / "jax-23145-cudnn-handle-internal-error-memory-free.txt").read_text(encoding="utf-8")
     snapshot, _, _ = _run(text)
     assert snapshot["python"]["executable"] == "/a/home/cc/chemist/mikabell/anaconda3/envs/jax-env/bin/python"
+
+
+# --- CuPy failing to load a CUDA library: which CuPy distributions share cupy/, asked without importing it -----------
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # https://github.com/cupy/cupy/issues/7573: cupy-cuda11x 12.0.0 wanting libnvJitLink.so.12 (a CUDA 12 library)
+        "plans9/cases/912-cupy7573-anaconda-base-py39-cupy-cuda11x-1200-wants-libnvjitlink12-ask",
+        # https://github.com/cupy/cupy/issues/8227: a venv's cupy wanting libcudart.so.12
+        "plans4/cases/324-cupy8227-venv-cupy-cuda12x-libcudart-so-12-missing-ask",
+    ],
+)
+def test_cupy_failing_to_load_a_cuda_library_asks_which_cupy_distributions_are_installed(case):
+    text = (Path(__file__).resolve().parents[1] / "blind" / case / "input.txt").read_text(encoding="utf-8")
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    asks = [(a.command.argv[-3:], a.command.pipe) for a in ask_for(report.facts, report.findings)]
+    assert (("-m", "pip", "list"), ("grep", "-i", "cupy")) in asks
+
+
+def test_cupy_named_without_a_library_failing_is_not_asked_for_its_distributions():
+    # https://github.com/cupy/cupy/issues/1057: pip freeze lists cupy-cuda91, no loader error is shown
+    case = "plans9/cases/905-cupy1057-cluster-conda-fish-cupy-cuda91-nvcc91-older-cuda-libs-ask"
+    text = (Path(__file__).resolve().parents[1] / "blind" / case / "input.txt").read_text(encoding="utf-8")
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not [a for a in ask_for(report.facts, report.findings) if a.command.pipe == ("grep", "-i", "cupy")]
