@@ -406,9 +406,9 @@ def test_apex_refusing_a_minor_mismatch_is_not_a_major_mismatch():
 def test_apex_check_quoted_as_code_is_no_version_said():
     # tests/blind/plans/cases/046 (https://github.com/NVIDIA/apex/issues/1012) quotes the check's source, "Cuda {}":
     # no version is said, so neither the message nor a torch is read from it
-    text = (Path(__file__).resolve().parents[1] / "blind/plans/cases/046-apex1012-nvcc91-usr-bin-torch140-cudatoolkit100/input.txt").read_text(
-        encoding="utf-8"
-    )
+    text = (
+        Path(__file__).resolve().parents[1] / "blind/plans/cases/046-apex1012-nvcc91-usr-bin-torch140-cudatoolkit100/input.txt"
+    ).read_text(encoding="utf-8")
     snapshot, _, _ = _run(text)
     assert "cuda-version-detected-mismatch" not in {e["kind"] for e in snapshot["pasted"]["errors"]}
     assert snapshot["python"]["distributions"] == {"torch": "1.4.0"}  # the environment fields' "Pytorch: 1.4.0"
