@@ -383,7 +383,7 @@ _APEX_923 = (
     [
         # https://github.com/NVIDIA/apex/issues/1171: a CUDA 9.0 nvcc under the home directory, torch 1.6.0 (CUDA 10.2)
         (_APEX_EXAMPLES / "apex-1171-nvcc90-torch-cuda102-binary-mismatch.txt", "9.0.176", "1.6.0", "10.2"),
-        # https://github.com/NVIDIA/apex/issues/1761: Ubuntu's CUDA 11.5 nvcc in /usr/bin, torch 2.1.2+cu121
+        # tests/blind/plans9/cases/923: Ubuntu's CUDA 11.5 nvcc in /usr/bin, torch 2.1.2+cu121
         (_APEX_923, "11.5.119", "2.1.2+cu121", "12.1"),
     ],
 )
@@ -404,7 +404,7 @@ def test_apex_refusing_a_minor_mismatch_is_not_a_major_mismatch():
 
 
 def test_apex_check_quoted_as_code_is_no_version_said():
-    # tests/blind/plans/cases/046 (https://github.com/NVIDIA/apex/issues/1012) quotes the check's source, "Cuda {}":
+    # tests/blind/plans/cases/046 quotes the check's source, "Cuda {}":
     # no version is said, so neither the message nor a torch is read from it
     text = (
         Path(__file__).resolve().parents[1] / "blind/plans/cases/046-apex1012-nvcc91-usr-bin-torch140-cudatoolkit100/input.txt"
@@ -427,7 +427,7 @@ _JAX_921 = (
     [
         # https://github.com/jax-ml/jax/issues/23145: a JAX program, 46.6 of 47.6 GB free
         _APEX_EXAMPLES / "jax-23145-cudnn-handle-internal-error-memory-free.txt",
-        # https://github.com/jax-ml/jax/issues/28752: jax 0.6.0 on a cluster's V100, 16.6 of 16.9 GB free
+        # tests/blind/plans9/cases/921: jax 0.6.0 on a cluster's V100, 16.6 of 16.9 GB free
         _JAX_921,
     ],
 )
@@ -450,9 +450,9 @@ def test_a_tensorflow_program_failing_to_create_a_cudnn_handle_keeps_its_tensorf
 @pytest.mark.parametrize(
     ("case", "wrong"),
     [
-        # https://github.com/Dao-AILab/flash-attention/issues/821: ".../test_env/lib/python3.10/site-packages/..."
+        # tests/blind/plans9/cases/904: ".../test_env/lib/python3.10/site-packages/..."
         ("904-fa821-conda-torch220-cu118-flashattn252-skip-cuda-build-undefined-symbol-zeros", "/test_env"),
-        # https://github.com/NVIDIA/TransformerEngine/issues/918: "conda/envs/megatron/lib/python3.10/site-packages/..."
+        # tests/blind/plans9/cases/920: "conda/envs/megatron/lib/python3.10/site-packages/..."
         ("920-te918-slurm-modules-cuda124-cudnn91-venv-te-build-cudnn-h-not-found", "/envs/megatron"),
     ],
 )
@@ -476,9 +476,9 @@ def test_an_absolute_site_path_beside_it_is_still_read():
 @pytest.mark.parametrize(
     "case",
     [
-        # https://github.com/cupy/cupy/issues/7573: cupy-cuda11x 12.0.0 wanting libnvJitLink.so.12 (a CUDA 12 library)
+        # tests/blind/plans9/cases/912: cupy-cuda11x 12.0.0 wanting libnvJitLink.so.12 (a CUDA 12 library)
         "plans9/cases/912-cupy7573-anaconda-base-py39-cupy-cuda11x-1200-wants-libnvjitlink12-ask",
-        # https://github.com/cupy/cupy/issues/8227: a venv's cupy wanting libcudart.so.12
+        # tests/blind/plans4/cases/324: a venv's cupy wanting libcudart.so.12
         "plans4/cases/324-cupy8227-venv-cupy-cuda12x-libcudart-so-12-missing-ask",
     ],
 )
@@ -491,7 +491,7 @@ def test_cupy_failing_to_load_a_cuda_library_asks_which_cupy_distributions_are_i
 
 
 def test_cupy_named_without_a_library_failing_is_not_asked_for_its_distributions():
-    # https://github.com/cupy/cupy/issues/1057: pip freeze lists cupy-cuda91, no loader error is shown
+    # tests/blind/plans9/cases/905: pip freeze lists cupy-cuda91, no loader error is shown
     case = "plans9/cases/905-cupy1057-cluster-conda-fish-cupy-cuda91-nvcc91-older-cuda-libs-ask"
     text = (Path(__file__).resolve().parents[1] / "blind" / case / "input.txt").read_text(encoding="utf-8")
     snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")

@@ -23,7 +23,7 @@ _TE_918 = _ROOT / "tests/blind/plans9/cases/920-te918-slurm-modules-cuda124-cudn
     "path",
     [
         _TE_1309,  # https://github.com/NVIDIA/TransformerEngine/issues/1309: a NERSC environment, cuDNN installed
-        _TE_918,  # https://github.com/NVIDIA/TransformerEngine/issues/918: a Slurm cluster's cudnn module (CUDNN_ROOT)
+        _TE_918,  # tests/blind/plans9/cases/920: a Slurm cluster's cudnn module (CUDNN_ROOT)
     ],
 )
 def test_torchs_cudnn_wrapper_without_cudnn_h_points_the_build_at_cudnns_root(path):
