@@ -175,6 +175,9 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # output, pasted text only; tests/spec/test_build_toolkit_missing.py states it, with real examples in
         # tests/pasted/catalogue_examples
         "toolkit-missing-for-build",
+        # an extension's build stopping in torch's ATen/cudnn headers for want of cudnn.h: a build's output, pasted text
+        # only; tests/spec/test_build_cudnn_headers.py states it, with a real example in tests/pasted/catalogue_examples
+        "cudnn-headers-missing-for-build",
         # Windows' error 1455 (the commit limit) as torch raises it loading a DLL: a failing import's message, pasted
         # text only (a snapshot records no failed import); tests/spec/test_reported_rules.py states it, with a real
         # example in tests/pasted/catalogue_examples

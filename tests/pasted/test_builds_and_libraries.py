@@ -3,6 +3,8 @@ use; each test asserts the finding's code and the plan's argv, with a quiet twin
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpudoctor.cmdline import Cmd
@@ -365,3 +367,133 @@ def test_a_cpu_build_shown_without_the_command_that_chose_the_cpu_index_guesses_
     # pip's own line names the +cpu build, but no command shows the CPU index chosen for a pinned release
     _, codes, _ = _run("Linux box, GPU not used\nSuccessfully installed torch-2.6.0+cpu\n")
     assert _torch_step(codes) == []  # no install command: nvidia-smi decides the build (an ask)
+
+
+# --- apex's own CUDA check ("Pytorch binaries were compiled with Cuda X"), with the torch its setup.py printed -------
+
+_APEX_EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+_APEX_923 = (
+    Path(__file__).resolve().parents[1]
+    / "blind/plans9/cases/923-apex1761-ubuntu2204-torch212-cu121-apt-nvcc115-usr-bin-mismatch/input.txt"
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "nvcc", "torch", "cuda"),
+    [
+        # https://github.com/NVIDIA/apex/issues/1171: a CUDA 9.0 nvcc under the home directory, torch 1.6.0 (CUDA 10.2)
+        (_APEX_EXAMPLES / "apex-1171-nvcc90-torch-cuda102-binary-mismatch.txt", "9.0.176", "1.6.0", "10.2"),
+        # tests/blind/plans9/cases/923: Ubuntu's CUDA 11.5 nvcc in /usr/bin, torch 2.1.2+cu121
+        (_APEX_923, "11.5.119", "2.1.2+cu121", "12.1"),
+    ],
+)
+def test_apex_refusing_an_nvcc_of_another_major_is_the_toolkit_major_mismatch(path, nvcc, torch, cuda):
+    snapshot, codes, _ = _run(path.read_text(encoding="utf-8"))
+    # the torch apex's setup.py printed ("torch.__version__  = X") is the torch it builds against
+    assert snapshot["python"]["distributions"]["torch"] == torch
+    f = codes["toolkit-torch-major-mismatch"]
+    assert [e.value for e in f.evidence] == [f"{nvcc} via PATH", f"torch {torch}, CUDA {cuda}"]
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_apex_refusing_a_minor_mismatch_is_not_a_major_mismatch():
+    # https://github.com/NVIDIA/apex/issues/1748: nvcc 12.3 beside torch 2.1.0+cu121, the same major: apex's own
+    # check is stricter than cpp_extension's, and the major rule must stay quiet
+    _, codes, _ = _run((_APEX_EXAMPLES / "apex-1748-nvcc123-torch-cuda121-minor.txt").read_text(encoding="utf-8"))
+    assert "toolkit-torch-major-mismatch" not in codes
+
+
+def test_apex_check_quoted_as_code_is_no_version_said():
+    # tests/blind/plans/cases/046 quotes the check's source, "Cuda {}":
+    # no version is said, so neither the message nor a torch is read from it
+    text = (
+        Path(__file__).resolve().parents[1] / "blind/plans/cases/046-apex1012-nvcc91-usr-bin-torch140-cudatoolkit100/input.txt"
+    ).read_text(encoding="utf-8")
+    snapshot, _, _ = _run(text)
+    assert "cuda-version-detected-mismatch" not in {e["kind"] for e in snapshot["pasted"]["errors"]}
+    assert snapshot["python"]["distributions"] == {"torch": "1.4.0"}  # the environment fields' "Pytorch: 1.4.0"
+
+
+# --- XLA's "Could not create cudnn handle" asked in the framework at work ---------------------------------------------
+
+_JAX_921 = (
+    Path(__file__).resolve().parents[1]
+    / "blind/plans9/cases/921-jax28752-pace-hpc-v100-jax060-cudnn-status-internal-error-plenty-free-ask/input.txt"
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # https://github.com/jax-ml/jax/issues/23145: a JAX program, 46.6 of 47.6 GB free
+        _APEX_EXAMPLES / "jax-23145-cudnn-handle-internal-error-memory-free.txt",
+        # tests/blind/plans9/cases/921: jax 0.6.0 on a cluster's V100, 16.6 of 16.9 GB free
+        _JAX_921,
+    ],
+)
+def test_a_jax_program_failing_to_create_a_cudnn_handle_is_asked_about_its_cudnn_not_torchs_or_tensorflows(path):
+    _, _, asks = _run(path.read_text(encoding="utf-8"))
+    assert not [a for a in asks if "import torch" in a or "tensorflow as tf" in a]
+    assert "printenv LD_LIBRARY_PATH" in asks
+    assert any(a.endswith("-m pip list") for a in asks)  # (its pipe, grep for the jax and nvidia-cudnn wheels)
+
+
+def test_a_tensorflow_program_failing_to_create_a_cudnn_handle_keeps_its_tensorflow_ask():
+    text = (_APEX_EXAMPLES / "urlnet-7-could-not-create-cudnn-handle.txt").read_text(encoding="utf-8")
+    _, _, asks = _run(text)
+    assert any("tensorflow as tf" in a and "tf.nn.conv2d" in a for a in asks)
+
+
+# --- an elided or relative site-packages path names no interpreter ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "wrong"),
+    [
+        # tests/blind/plans9/cases/904: ".../test_env/lib/python3.10/site-packages/..."
+        ("904-fa821-conda-torch220-cu118-flashattn252-skip-cuda-build-undefined-symbol-zeros", "/test_env"),
+        # tests/blind/plans9/cases/920: "conda/envs/megatron/lib/python3.10/site-packages/..."
+        ("920-te918-slurm-modules-cuda124-cudnn91-venv-te-build-cudnn-h-not-found", "/envs/megatron"),
+    ],
+)
+def test_an_elided_or_relative_site_path_is_not_made_absolute(case, wrong):
+    text = (Path(__file__).resolve().parents[1] / "blind/plans9/cases" / case / "input.txt").read_text(encoding="utf-8")
+    snapshot, _, asks = _run(text)
+    assert not any(p.startswith(wrong) for p in snapshot.get("python", {}).get("site_packages", []))
+    assert not any(a.startswith(wrong) for a in asks)
+
+
+def test_an_absolute_site_path_beside_it_is_still_read():
+    # the same traceback line with the path whole (the shape of jax #23145's traceback)
+    text = (_APEX_EXAMPLES / "jax-23145-cudnn-handle-internal-error-memory-free.txt").read_text(encoding="utf-8")
+    snapshot, _, _ = _run(text)
+    assert snapshot["python"]["executable"] == "/a/home/cc/chemist/mikabell/anaconda3/envs/jax-env/bin/python"
+
+
+# --- CuPy failing to load a CUDA library: which CuPy distributions share cupy/, asked without importing it -----------
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # tests/blind/plans9/cases/912: cupy-cuda11x 12.0.0 wanting libnvJitLink.so.12 (a CUDA 12 library)
+        "plans9/cases/912-cupy7573-anaconda-base-py39-cupy-cuda11x-1200-wants-libnvjitlink12-ask",
+        # tests/blind/plans4/cases/324: a venv's cupy wanting libcudart.so.12
+        "plans4/cases/324-cupy8227-venv-cupy-cuda12x-libcudart-so-12-missing-ask",
+    ],
+)
+def test_cupy_failing_to_load_a_cuda_library_asks_which_cupy_distributions_are_installed(case):
+    text = (Path(__file__).resolve().parents[1] / "blind" / case / "input.txt").read_text(encoding="utf-8")
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    asks = [(a.command.argv[-3:], a.command.pipe) for a in ask_for(report.facts, report.findings)]
+    assert (("-m", "pip", "list"), ("grep", "-i", "cupy")) in asks
+
+
+def test_cupy_named_without_a_library_failing_is_not_asked_for_its_distributions():
+    # tests/blind/plans9/cases/905: pip freeze lists cupy-cuda91, no loader error is shown
+    case = "plans9/cases/905-cupy1057-cluster-conda-fish-cupy-cuda91-nvcc91-older-cuda-libs-ask"
+    text = (Path(__file__).resolve().parents[1] / "blind" / case / "input.txt").read_text(encoding="utf-8")
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not [a for a in ask_for(report.facts, report.findings) if a.command.pipe == ("grep", "-i", "cupy")]

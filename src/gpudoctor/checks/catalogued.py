@@ -1525,6 +1525,51 @@ def check_build_toolkit_missing(facts: Facts, ctx: Context) -> Iterable[Finding]
     )
 
 
+def check_build_cudnn_headers(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """torch's ATen/cudnn/cudnn-wrapper.h not finding <cudnn.h> while an extension compiles against it (catalogue.toml:
+    cpp-extension-cudnn-header-missing). torch.utils.cpp_extension puts CUDA_HOME/include on the include path, and
+    cuDNN's include directory only from CUDNN_HOME or CUDNN_PATH (pytorch/pytorch torch/utils/cpp_extension.py
+    @26e79290, include_paths): a cuDNN installed elsewhere (an environment module's root, a conda environment, NVIDIA's
+    cuDNN wheel) is not seen, and CXXFLAGS set in the shell do not reach the nvcc lines of the build. The fix names
+    that root in CUDNN_PATH and CUDNN_HOME in the shell that builds, and rebuilds with pip's --no-build-isolation (a
+    build-isolated pip builds against a torch of its own). Quiet where the text shows CUDNN_PATH or CUDNN_HOME set: a
+    root named and still no header is another cause (a root without include/, a runtime-only cuDNN)."""
+    from gpudoctor.planner.where import python_step
+
+    said = _said(facts, "cudnn-headers-missing")
+    if not said or {"CUDNN_PATH", "CUDNN_HOME"} & set(facts.platform.env):
+        return
+    e = said[0]
+    yield Finding(
+        "cudnn-headers-missing-for-build",
+        Severity.ERROR,
+        "cudnn",
+        "an extension's build found no cudnn.h: torch's cuDNN headers need cuDNN's include directory",
+        "The compiler stopped in torch's ATen/cudnn headers, which include cudnn.h, as the text shows. "
+        "torch.utils.cpp_extension adds cuDNN's include directory only from CUDNN_HOME or CUDNN_PATH (besides "
+        "CUDA_HOME/include), so a cuDNN installed elsewhere (an environment module's root, a conda environment, "
+        "NVIDIA's cuDNN wheel) is not seen, and CXXFLAGS set in the shell do not reach the build's nvcc lines. The "
+        "driver, the toolkit and PyTorch need no change.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Point the build at the cuDNN that is installed: export CUDNN_PATH and CUDNN_HOME to the cuDNN root whose "
+            "include/ holds cudnn.h (the root variable an environment module sets, the conda environment's prefix, or "
+            "site-packages/nvidia/cudnn of NVIDIA's cuDNN wheel of torch's CUDA major), in the same shell as the "
+            "build, with the environment active; then rebuild with `python -m pip install --no-build-isolation` so "
+            "the build uses this torch. Keep that cuDNN's lib directory on the loader's path where the extension runs.",
+            (
+                Cmd(("printenv",), pipe=("grep", "-i", "cudnn"), note="a cuDNN root that a module or an install set"),
+                python_step(
+                    facts,
+                    "-c",
+                    "import torch, torch.utils.cpp_extension as c; print(torch.__version__, torch.version.cuda, c.CUDA_HOME, c.CUDNN_HOME)",
+                ),
+            ),
+            component="cudnn",
+        ),
+    )
+
+
 def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """Triton's "libcuda.so cannot found!" (triton/common/build.py, libcuda_dirs @0ad2a436): it links its launcher with
     -lcuda against the directories `ldconfig -p` lists for libcuda, and the linker needs the unversioned libcuda.so
@@ -2257,6 +2302,7 @@ CHECKS = (
     Check("catalogued-video-packages", "driver", ("driver-video-library-missing",), check_video_library_packages, ("pasted",)),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
     Check("catalogued-build-toolkit", "toolkit", ("toolkit-missing-for-build",), check_build_toolkit_missing, ("pasted",)),
+    Check("catalogued-build-cudnn", "cudnn", ("cudnn-headers-missing-for-build",), check_build_cudnn_headers, ("pasted",)),
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
     ),

@@ -447,15 +447,18 @@ def check_reported_extension_build(facts: Facts, ctx: Context) -> Iterable[Findi
     PyTorch (Y)" with different majors: building an extension refuses (a minor difference only warns)."""
     from gpudoctor.checks.toolkit import check_torch_major
 
+    # apex's message names PyTorch's CUDA only; its nvcc is the one printed above it ("Compiling cuda extensions
+    # with"), read as the toolkit on PATH. A message with neither nvcc is left to the asks.
+    shown = facts.toolkits.nvcc_on_path_version or ""
     said = [
         e
         for e in _said(facts, "cuda-version-detected-mismatch")
-        if vkey(e.get("nvcc") or "")[:1] != vkey(e.get("torch") or "")[:1]
+        if (e.get("nvcc") or shown) and vkey(e.get("nvcc") or shown)[:1] != vkey(e.get("torch") or "")[:1]
     ]
     if not said or _emits(check_torch_major, facts, ctx, "toolkit-torch-major-mismatch"):
         return
     e = said[0]
-    nvcc, torch = e.get("nvcc") or "?", e.get("torch") or "?"
+    nvcc, torch = e.get("nvcc") or shown, e.get("torch") or "?"
     yield Finding(
         "toolkit-torch-major-mismatch",
         Severity.ERROR,

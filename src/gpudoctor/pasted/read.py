@@ -713,6 +713,20 @@ _INSTALL_FAILED = re.compile(r"^[ \t]*(?:ERROR|error)\b|No matching distribution
 _PINNED = re.compile(r"(?<![\w.-])(torch|torchvision|torchaudio)==(\d+\.\d+(?:\.\d+)?)(?![\w.+])")
 
 
+# A build script's own line naming the torch it builds against: apex's setup.py prints
+# "torch.__version__  = {}" before it compiles (NVIDIA/apex setup.py @705cba91), as do the setup scripts copied from it
+# (DCNv2's). Only a whole line with a version: a line of code that prints it has no version after the sign.
+_BUILD_TORCH = re.compile(r"^[ \t\"]*torch\.__version__[ \t]*=[ \t]*(?P<v>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)[ \t\"]*$", re.M)
+
+
+def _build_script_torch(g: Gathered, text: str) -> None:
+    if "torch" in g.distributions or not (m := _BUILD_TORCH.search(text)):
+        return
+    g.distributions["torch"] = m.group("v")
+    g.torch_version = g.torch_version or m.group("v")
+    g.notes.append(f"torch {m.group('v')}: the torch a build script builds against, as it printed it")
+
+
 def _cpu_index_install(g: Gathered, text: str) -> None:
     """torch (and its companions) pinned in a command that installed them from PyTorch's CPU index: +cpu builds."""
     lines = text[:1_000_000].splitlines()
@@ -789,6 +803,7 @@ def _text_facts(g: Gathered, text: str) -> None:
     _cuda_lib_dirs(g, text)
     _conda_dists(g, text)
     _environment_table(g, text)
+    _build_script_torch(g, text)
     if g.driver_cuda is None and not g.smi_table and "nvidia-smi" in text and (smi := SMI_CUDA_SAID.search(text[:1_000_000])):
         g.driver_cuda = smi.group("cuda")
         g.notes.append(f"CUDA {smi.group('cuda')}: the driver's, as the text quotes nvidia-smi")
@@ -1487,8 +1502,13 @@ def _site_paths(text: str):
                 pos = end + 1  # no path before this one: a later tail may still make one with it
                 continue
             start = slash
-            if start > lo and text[start - 1] == "~":
+            if start > lo and text[start - 1] == "~" and start - 1 == lo:
                 start -= 1  # a home-relative path (~/.conda/envs/x): without its ~ it would name another directory
+            elif start > lo:
+                # a relative or elided path (conda/envs/x/..., .../test_env/...): from its first slash on it would
+                # name another directory, and an interpreter made of it one that does not exist
+                floor = pos = m.end()
+                continue
         floor = pos = m.end()
         yield text[start : m.start() + len(m.group(0)) - len(m.group("pkg")) - 1], m.group("pkg")
 
