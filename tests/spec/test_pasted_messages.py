@@ -166,6 +166,13 @@ def test_wsl_named_in_other_words_or_by_its_windows_drive_mounts():
     assert "release" not in snapshot["platform"]
 
 
+def _plans9(prefix: str) -> str:
+    from pathlib import Path
+
+    cases = Path(__file__).resolve().parents[1] / "blind" / "plans9" / "cases"
+    return next(cases.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
 def _plans2(prefix: str) -> str:
     from pathlib import Path
 
@@ -295,9 +302,30 @@ def test_a_cudnn_soname_missing_without_ctranslate2_at_work_gets_no_ctranslate2_
 @states("framework-driver-too-old", FIRES)
 def test_ctranslate2_4_on_a_driver_below_cuda12_gets_its_cuda11_build():
     # SYSTRAN/faster-whisper#866: "CUDA 11.7 and driver version 472.12" (R470 held for a Kepler card).
+    # faster-whisper is named ("the device I am running faster-whisper on"): its 1.0 and later require ctranslate2 4,
+    # so its last release that takes 3.x comes in the same command; a plain install (no --force-reinstall, which
+    # would also move numpy and pyyaml), then CTranslate2's own count of the GPUs it sees.
     f = _codes(_plans2("169"))["framework-driver-too-old"]
     assert f.title == "CTranslate2 4.x is built for CUDA 12, newer than the driver supports"
-    assert _argv(f) == [("python3", "-m", "pip", "install", "--force-reinstall", "ctranslate2==3.24.0")]
+    assert _argv(f) == [
+        ("python3", "-m", "pip", "install", "faster-whisper==0.10.1", "ctranslate2==3.24.0"),
+        ("python3", "-c", "import ctranslate2; print(ctranslate2.__version__, ctranslate2.get_cuda_device_count())"),
+    ]
+    # SYSTRAN/faster-whisper#734 (tests/blind/plans9/cases/937-*/input.txt): "faster-whisper >= v1.0.0" with
+    # ctranslate2==4.0.0 on driver 510.85.02 (CUDA 11.6): the same pair.
+    f = _codes(_plans9("937"))["framework-driver-too-old"]
+    assert f.title == "ctranslate2 4.0.0 is built for CUDA 12, newer than the driver supports"
+    assert _argv(f)[0][-2:] == ("faster-whisper==0.10.1", "ctranslate2==3.24.0")
+
+
+@states("framework-driver-too-old", FIRES)
+def test_ctranslate2_alone_on_a_driver_below_cuda12_moves_alone():
+    # OpenNMT/CTranslate2#1842 (tests/blind/plans9/cases/936-*/input.txt): driver 470.256.02 (CUDA 11.4) and
+    # "Is ctranslate2 compatible with cuda 11.4?", no faster-whisper named: ctranslate2 alone moves to its CUDA 11
+    # build; faster-whisper's pin stays in the words, for where it is installed.
+    f = _codes(_plans9("936"))["framework-driver-too-old"]
+    assert _argv(f)[0] == ("python3", "-m", "pip", "install", "ctranslate2==3.24.0")
+    assert "faster-whisper==0.10.1" in f.remediation.summary
 
 
 @states("framework-driver-too-old", QUIET)

@@ -70,6 +70,27 @@ def _ct2(facts: Facts) -> tuple[list, str | None]:
     return said, version
 
 
+def _faster_whisper_cuda11(facts: Facts, ctx: Context) -> str | None:
+    """faster-whisper's last release that takes CTranslate2's CUDA 11 builds (3.x), where faster-whisper is installed
+    or named: its 1.0 and later require ctranslate2>=4.0,<5 (its requirements.txt; compat_matrix/libraries.toml), so
+    a ctranslate2 3.24.0 under them is a pair pip cannot satisfy, and the two move in one command."""
+    py = facts.frameworks.python
+    whisper = (isinstance(py, Found) and "faster-whisper" in py.value.distributions) or any(
+        (e.get("library") or "").lower().replace("_", "-") == "faster-whisper" for e in _said(facts, "library-said")
+    )
+    fw = _build(ctx, "faster-whisper", cuda=11) if whisper else None
+    return fw.pin_for(_python(facts)) if fw else None
+
+
+def _ct2_sees_gpu(facts: Facts) -> Cmd:
+    from gpudoctor.planner.remedy import python_exe
+
+    return Cmd(
+        (python_exe(facts), "-c", "import ctranslate2; print(ctranslate2.__version__, ctranslate2.get_cuda_device_count())"),
+        note="the release installed, and how many GPUs its CUDA runtime sees: at least 1",
+    )
+
+
 def _driver_cuda(facts: Facts, ctx: Context) -> int | None:
     from gpudoctor.checks.driver import driver_cuda
 
@@ -327,7 +348,9 @@ def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if found is None:
         return
     said, version, insufficient, build = found
-    spec = f"ctranslate2=={build.pin}"
+    fw_pin = _faster_whisper_cuda11(facts, ctx)
+    specs = ([f"faster-whisper=={fw_pin}"] if fw_pin else []) + [f"ctranslate2=={build.pin}"]
+    fw_last = _build(ctx, "faster-whisper", cuda=11)
     yield Finding(
         "framework-driver-too-old",
         Severity.ERROR,
@@ -339,10 +362,19 @@ def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "(faster-whisper's README names it for CUDA 11).",
         (ev("pasted", insufficient[0].line), ev("pasted", said[0].line)),
         Remediation(
-            f"Install {spec}, CTranslate2's last CUDA 11 build, keeping the driver (pip warns that faster-whisper "
-            "1.x asks for ctranslate2 4; faster-whisper 0.10.1 asks for 3.x); or upgrade the NVIDIA driver to R525 or "
-            "newer where that is possible.",
-            (_pip(facts, "install", "--force-reinstall", spec),),
+            f"Install ctranslate2=={build.pin}, CTranslate2's last CUDA 11 build, keeping the driver"
+            + (
+                f", with faster-whisper=={fw_pin} in the same command (its 1.0 and later require ctranslate2 4)"
+                if fw_pin
+                else " (where faster-whisper is installed, add its last release that takes it, "
+                f"faster-whisper=={fw_last.pin}: its 1.0 and later require ctranslate2 4)"
+                if fw_last
+                else ""
+            )
+            + "; or upgrade the NVIDIA driver to R525 or newer where that is possible, keeping CTranslate2 4.x.",
+            # A plain install moves ctranslate2 down alone; --force-reinstall would also take the newest numpy and
+            # pyyaml that its requirements allow.
+            (_pip(facts, "install", *specs), _ct2_sees_gpu(facts)),
             component="environment",
         ),
     )
@@ -521,12 +553,7 @@ def _ct2_of_env_major(facts: Facts, ctx: Context, major: int) -> Finding | None:
     if pin is None:
         return None
     said = _said(facts, "ctranslate2-cublas-missing")
-    py = facts.frameworks.python
-    whisper = (isinstance(py, Found) and "faster-whisper" in py.value.distributions) or any(
-        (e.get("library") or "").lower().replace("_", "-") == "faster-whisper" for e in _said(facts, "library-said")
-    )
-    fw = _build(ctx, "faster-whisper", cuda=11) if whisper else None
-    fw_pin = fw.pin_for(_python(facts)) if fw else None
+    fw_pin = _faster_whisper_cuda11(facts, ctx)
     specs = ([f"faster-whisper=={fw_pin}"] if fw_pin else []) + [f"ctranslate2=={pin}"]
     torch = facts.frameworks.torch
     torch_words = f"PyTorch {torch.value.version}" if isinstance(torch, Found) else "its PyTorch"
