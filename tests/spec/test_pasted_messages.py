@@ -292,6 +292,50 @@ def test_ctranslate2s_cudnn_major_missing_prints_the_cu12_wheels_of_that_major()
     assert _argv(f)[0][-1] == "nvidia-cudnn-cu12==8.9.7.29"
 
 
+def _example(name: str) -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[1] / "pasted" / "catalogue_examples" / name).read_text(encoding="utf-8")
+
+
+@states("cudnn-missing", FIRES)
+def test_ctranslate2s_cudnn_8_beside_a_torch_of_cudnn_9_moves_ctranslate2_to_torchs_major():
+    # m-bain/whisperX#1154 (tests/blind/plans9/cases/934-*/input.txt): whisperX (faster-whisper on CTranslate2) in a
+    # conda env, pyannote.audio's "yours is 2.5.1" (torch 2.5.1 pins nvidia-cudnn-cu12==9.1.0.70), and
+    # libcudnn_ops_infer.so.8 (cuDNN 8: CTranslate2 before 4.5). NVIDIA's cuDNN 8 wheel would replace torch's 9.
+    exe = "/home/name/miniconda3/envs/whisperX/bin/python"
+    f = _codes(_plans9("934"))["cudnn-missing"]
+    assert f.title == "CTranslate2 needs cuDNN 8, and this environment's PyTorch 2.5.1 brings cuDNN 9"
+    assert _argv(f)[0] == (exe, "-m", "pip", "install", "ctranslate2==4.5.0")
+    assert _argv(f)[1][:2] == (exe, "-c") and "torch.backends.cudnn.version()" in _argv(f)[1][2]
+    # m-bain/whisperX#1051 (a comment: whisperX as a uv tool, "yours is 2.6.0+cu124"): the same split.
+    f = _codes(_example("whisperx-1051-uv-tool-torch260-cu124-ops-infer-so8.txt"))["cudnn-missing"]
+    assert f.title == "CTranslate2 needs cuDNN 8, and this environment's PyTorch 2.6.0+cu124 brings cuDNN 9"
+    assert _argv(f)[0][-3:] == ("pip", "install", "ctranslate2==4.5.0")
+    assert not any("nvidia-cudnn-cu12" in " ".join(a) for a in _argv(f))
+
+
+@states("cudnn-missing", QUIET)
+def test_ctranslate2s_cudnn_8_without_a_torch_shown_keeps_the_cudnn_8_wheels():
+    # SYSTRAN/faster-whisper#885: libcudnn_ops_infer.so.8 and a system cuDNN 9.2, no PyTorch shown: no split to
+    # mend, the cuDNN 8 wheels of the CUDA 12 build stay the answer.
+    f = _codes(_plans2("154"))["cudnn-missing"]
+    assert "PyTorch" not in f.title
+    assert _argv(f)[0][-1] == "nvidia-cudnn-cu12==8.9.7.29"
+
+
+def test_pyannotes_checkpoint_line_names_the_installed_torch_as_yours():
+    """pasted/read.py: pyannote.audio's "Model was trained with torch 1.10.0+cu102, yours is X" (Model.check_version)
+    names the installed torch last; the checkpoint's is not read as installed. A relative path before it
+    (pytorch_lightning's "../../.local/share/...") is no interpreter."""
+    report = pasted_report(_plans9("934"))
+    assert report.facts.frameworks.torch.value.version == "2.5.1"
+    report = pasted_report(_example("whisperx-1051-uv-tool-torch260-cu124-ops-infer-so8.txt"))
+    torch = report.facts.frameworks.torch.value
+    assert (torch.version, torch.cuda) == ("2.6.0+cu124", "12.4")
+    assert report.facts.frameworks.python.value.executable == "/home/michael/.local/share/uv/tools/whisperx/bin/python"
+
+
 @states("cudnn-missing", QUIET)
 def test_a_cudnn_soname_missing_without_ctranslate2_at_work_gets_no_ctranslate2_plan():
     text = "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file\n"
