@@ -277,6 +277,13 @@ def test_the_same_words_on_linux_read_the_kernel_log():
         # docs/pasted.md: "a container only built, pulled or listed is not" where the program ran.
         ("I installed torch in the docker image and pushed it to our registry.", False),
         ("The wheel is in the docker hub image we pulled.", False),
+        # The image the program's own image is built from, named with its tag: SYSTRAN/faster-whisper#734 (plans9 937),
+        # NVIDIA/nvidia-docker#400 and #399 (their descriptions' words); a list of base images tried is none
+        # (ray-project/ray#45674, tests/blind/plans4/cases/325-*/input.txt).
+        ("I am using the base image of ```nvidia/cuda:11.6.2-cudnn8-runtime-ubuntu20.04```", True),
+        ("Im using the following docker image, based on `nvidia/cuda:7.0-cudnn4-devel-ubuntu14.04`NVIDIA official", True),
+        ("So I build from `nvidia/cuda:8.0-cudnn5-devel-ubuntu14.04`.", True),
+        ("I have tried the following base images with no luck:", False),
     ],
 )
 def test_a_container_is_where_it_ran_only_when_the_text_says_it_ran_there(said, container):

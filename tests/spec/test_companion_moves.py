@@ -294,3 +294,37 @@ def test_a_flash_attn_tag_names_torchs_minor_exactly():
     assert _built_for(None, tagged, "2.1.2+cu121") is True  # type: ignore[arg-type]
     assert _built_for(None, tagged, "2.10.0+cu128") is False  # type: ignore[arg-type]
     assert _built_for(None, tagged, "2.2.0+cu121") is False  # type: ignore[arg-type]
+
+
+def test_vllm_built_for_its_torchs_cuda_refuses_another_cuda_build_of_the_same_release():
+    """vLLM's compiled kernels are built with its torch's CUDA (vllm-project/vllm installation.rst: CUDA 12.1 by default,
+    a separate +cu118 wheel): on the vLLM machine (torch 2.2.1+cu121 beside vLLM 0.3.2, pinning 2.1.2) told a driver that
+    runs CUDA 11.8 at most, torch 2.1.2's cu118 build is refused for vLLM's sake, as the cu121 ones are for the driver:
+    no build fits. The same release's cu121 build stays allowed where the driver runs it (the quiet twin)."""
+    from gpudoctor.planner.model import Target
+    from gpudoctor.planner.plan import Options
+
+    facts = _report("rtx4090-vllm032-torch221-undefined-symbol").facts
+    told = plan_install(facts, Context(), "torch", "2.1", options=Options(target=Target(cuda="11.8")))
+    assert not told.fits and not told.steps
+    by_variant = {c.build.variant: {j.topic for j in c.failures()} for c in told.ruled_out if c.build.release == "2.1"}
+    assert by_variant["cu118"] == {"companion"}
+    assert "driver" in by_variant["cu121"] and "companion" not in by_variant["cu121"]
+    kept = plan_install(facts, Context(), "torch", "2.1")
+    assert kept.fits and _install_line(kept)[4] == "torch==2.1.2+cu121"
+
+
+def test_vllms_compiled_module_in_a_paste_holds_torch_and_the_driver_leads():
+    """vllm-project/vllm#11623 (tests/blind/plans9/cases/916-*/input.txt): vLLM's _C.abi3.so in a user site fails on
+    cuTensorMapEncodeTiled, torch 2.4.0+cu121 beside it, a driver of CUDA 11.4. vLLM is installed (its module's path),
+    built for torch 2.4.0+cu121: moving torch alone to cu118 would leave it behind, so the driver upgrade is the step."""
+    from gpudoctor.planner.machine import machine_from_facts
+    from tests.spec.machine import pasted_report
+
+    cases = Path(__file__).resolve().parents[1] / "blind" / "plans9" / "cases"
+    text = next(cases.glob("916-*")).joinpath("input.txt").read_text(encoding="utf-8")
+    report = pasted_report(text)
+    assert machine_from_facts(report.facts, Context()).pins == (("vllm", "", "2.4.0"),)
+    (finding,) = [f for f in report.findings if f.code == "framework-driver-too-old"]
+    assert finding.remediation.component == "driver" and finding.remediation.alternative is None
+    assert not any("pip" in c.argv for c in finding.remediation.commands if isinstance(c, Cmd))

@@ -166,6 +166,13 @@ def test_wsl_named_in_other_words_or_by_its_windows_drive_mounts():
     assert "release" not in snapshot["platform"]
 
 
+def _plans9(prefix: str) -> str:
+    from pathlib import Path
+
+    cases = Path(__file__).resolve().parents[1] / "blind" / "plans9" / "cases"
+    return next(cases.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
 def _plans2(prefix: str) -> str:
     from pathlib import Path
 
@@ -285,6 +292,50 @@ def test_ctranslate2s_cudnn_major_missing_prints_the_cu12_wheels_of_that_major()
     assert _argv(f)[0][-1] == "nvidia-cudnn-cu12==8.9.7.29"
 
 
+def _example(name: str) -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[1] / "pasted" / "catalogue_examples" / name).read_text(encoding="utf-8")
+
+
+@states("cudnn-missing", FIRES)
+def test_ctranslate2s_cudnn_8_beside_a_torch_of_cudnn_9_moves_ctranslate2_to_torchs_major():
+    # m-bain/whisperX#1154 (tests/blind/plans9/cases/934-*/input.txt): whisperX (faster-whisper on CTranslate2) in a
+    # conda env, pyannote.audio's "yours is 2.5.1" (torch 2.5.1 pins nvidia-cudnn-cu12==9.1.0.70), and
+    # libcudnn_ops_infer.so.8 (cuDNN 8: CTranslate2 before 4.5). NVIDIA's cuDNN 8 wheel would replace torch's 9.
+    exe = "/home/name/miniconda3/envs/whisperX/bin/python"
+    f = _codes(_plans9("934"))["cudnn-missing"]
+    assert f.title == "CTranslate2 needs cuDNN 8, and this environment's PyTorch 2.5.1 brings cuDNN 9"
+    assert _argv(f)[0] == (exe, "-m", "pip", "install", "ctranslate2==4.5.0")
+    assert _argv(f)[1][:2] == (exe, "-c") and "torch.backends.cudnn.version()" in _argv(f)[1][2]
+    # m-bain/whisperX#1051 (a comment: whisperX as a uv tool, "yours is 2.6.0+cu124"): the same split.
+    f = _codes(_example("whisperx-1051-uv-tool-torch260-cu124-ops-infer-so8.txt"))["cudnn-missing"]
+    assert f.title == "CTranslate2 needs cuDNN 8, and this environment's PyTorch 2.6.0+cu124 brings cuDNN 9"
+    assert _argv(f)[0][-3:] == ("pip", "install", "ctranslate2==4.5.0")
+    assert not any("nvidia-cudnn-cu12" in " ".join(a) for a in _argv(f))
+
+
+@states("cudnn-missing", QUIET)
+def test_ctranslate2s_cudnn_8_without_a_torch_shown_keeps_the_cudnn_8_wheels():
+    # SYSTRAN/faster-whisper#885: libcudnn_ops_infer.so.8 and a system cuDNN 9.2, no PyTorch shown: no split to
+    # mend, the cuDNN 8 wheels of the CUDA 12 build stay the answer.
+    f = _codes(_plans2("154"))["cudnn-missing"]
+    assert "PyTorch" not in f.title
+    assert _argv(f)[0][-1] == "nvidia-cudnn-cu12==8.9.7.29"
+
+
+def test_pyannotes_checkpoint_line_names_the_installed_torch_as_yours():
+    """pasted/read.py: pyannote.audio's "Model was trained with torch 1.10.0+cu102, yours is X" (Model.check_version)
+    names the installed torch last; the checkpoint's is not read as installed. A relative path before it
+    (pytorch_lightning's "../../.local/share/...") is no interpreter."""
+    report = pasted_report(_plans9("934"))
+    assert report.facts.frameworks.torch.value.version == "2.5.1"
+    report = pasted_report(_example("whisperx-1051-uv-tool-torch260-cu124-ops-infer-so8.txt"))
+    torch = report.facts.frameworks.torch.value
+    assert (torch.version, torch.cuda) == ("2.6.0+cu124", "12.4")
+    assert report.facts.frameworks.python.value.executable == "/home/michael/.local/share/uv/tools/whisperx/bin/python"
+
+
 @states("cudnn-missing", QUIET)
 def test_a_cudnn_soname_missing_without_ctranslate2_at_work_gets_no_ctranslate2_plan():
     text = "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file\n"
@@ -295,9 +346,30 @@ def test_a_cudnn_soname_missing_without_ctranslate2_at_work_gets_no_ctranslate2_
 @states("framework-driver-too-old", FIRES)
 def test_ctranslate2_4_on_a_driver_below_cuda12_gets_its_cuda11_build():
     # SYSTRAN/faster-whisper#866: "CUDA 11.7 and driver version 472.12" (R470 held for a Kepler card).
+    # faster-whisper is named ("the device I am running faster-whisper on"): its 1.0 and later require ctranslate2 4,
+    # so its last release that takes 3.x comes in the same command; a plain install (no --force-reinstall, which
+    # would also move numpy and pyyaml), then CTranslate2's own count of the GPUs it sees.
     f = _codes(_plans2("169"))["framework-driver-too-old"]
     assert f.title == "CTranslate2 4.x is built for CUDA 12, newer than the driver supports"
-    assert _argv(f) == [("python3", "-m", "pip", "install", "--force-reinstall", "ctranslate2==3.24.0")]
+    assert _argv(f) == [
+        ("python3", "-m", "pip", "install", "faster-whisper==0.10.1", "ctranslate2==3.24.0"),
+        ("python3", "-c", "import ctranslate2; print(ctranslate2.__version__, ctranslate2.get_cuda_device_count())"),
+    ]
+    # SYSTRAN/faster-whisper#734 (tests/blind/plans9/cases/937-*/input.txt): "faster-whisper >= v1.0.0" with
+    # ctranslate2==4.0.0 on driver 510.85.02 (CUDA 11.6): the same pair.
+    f = _codes(_plans9("937"))["framework-driver-too-old"]
+    assert f.title == "ctranslate2 4.0.0 is built for CUDA 12, newer than the driver supports"
+    assert _argv(f)[0][-2:] == ("faster-whisper==0.10.1", "ctranslate2==3.24.0")
+
+
+@states("framework-driver-too-old", FIRES)
+def test_ctranslate2_alone_on_a_driver_below_cuda12_moves_alone():
+    # OpenNMT/CTranslate2#1842 (tests/blind/plans9/cases/936-*/input.txt): driver 470.256.02 (CUDA 11.4) and
+    # "Is ctranslate2 compatible with cuda 11.4?", no faster-whisper named: ctranslate2 alone moves to its CUDA 11
+    # build; faster-whisper's pin stays in the words, for where it is installed.
+    f = _codes(_plans9("936"))["framework-driver-too-old"]
+    assert _argv(f)[0] == ("python3", "-m", "pip", "install", "ctranslate2==3.24.0")
+    assert "faster-whisper==0.10.1" in f.remediation.summary
 
 
 @states("framework-driver-too-old", QUIET)

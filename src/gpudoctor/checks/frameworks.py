@@ -225,7 +225,7 @@ def plan_remediation(
             (),
             component=framework,
         )
-    held = next((j.text for c in plan.ruled_out for j in c.failures() if j.topic == "companion"), None)
+    held = _held(plan)
     if not plan.fits and held:
         # A companion pinning torch exactly (pick_torch.judge_pins) refuses the move: moving torch alone breaks it.
         return Remediation(
@@ -857,6 +857,21 @@ def _driver_upgrade(facts: Facts, ctx: Context, floor: str) -> Remediation:
     return Remediation(said, commands, requires_root=True, component="driver", where=where_run(facts))
 
 
+def _held(plan, version: str | None = None) -> str | None:
+    """Why a companion pinned to the installed torch refuses a build (pick_torch.judge_pins), where one does: first
+    for a build that only the companion refuses, of the installed release (another CUDA build of it), the nearest
+    move."""
+    minor = ".".join((version or "").split("+", 1)[0].split(".")[:2])
+    ruled = sorted(
+        plan.ruled_out,
+        key=lambda c: (
+            any(j.topic != "companion" for j in c.failures()),
+            ".".join(c.build.release.split(".")[:2]) != minor,
+        ),
+    )
+    return next((j.text for c in ruled for j in c.failures() if j.topic == "companion"), None)
+
+
 def _driver_or_build(facts: Facts, ctx: Context, framework: str, label: str, version: str | None, floor: str) -> Remediation:
     """Two ways out, in the order that changes least: a build this driver runs (a pip reinstall) first, the
     driver upgrade as its alternative; the driver first where the installed build is not a release from the
@@ -879,6 +894,12 @@ def _driver_or_build(facts: Facts, ctx: Context, framework: str, label: str, ver
     from gpudoctor.planner.cluster import cluster_node
 
     # A cluster job's user cannot change the node's driver: their own build comes first even a major version back.
+    if not build.commands and plan is not None and not plan.fits and (held := _held(plan, version)):
+        # The build this driver runs would break a companion pinned to the torch installed: the driver is the way out,
+        # and why the reinstall is not offered is said with it.
+        return dataclasses.replace(
+            driver, summary=f"{driver.summary} No {label.split()[0]} build this driver runs keeps what is built on it: {held}."
+        )
     if not build.commands or (back and not cluster_node(facts)):
         return dataclasses.replace(driver, alternative=build if build.commands else None)
     return dataclasses.replace(build, alternative=driver)

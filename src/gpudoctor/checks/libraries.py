@@ -70,6 +70,27 @@ def _ct2(facts: Facts) -> tuple[list, str | None]:
     return said, version
 
 
+def _faster_whisper_cuda11(facts: Facts, ctx: Context) -> str | None:
+    """faster-whisper's last release that takes CTranslate2's CUDA 11 builds (3.x), where faster-whisper is installed
+    or named: its 1.0 and later require ctranslate2>=4.0,<5 (its requirements.txt; compat_matrix/libraries.toml), so
+    a ctranslate2 3.24.0 under them is a pair pip cannot satisfy, and the two move in one command."""
+    py = facts.frameworks.python
+    whisper = (isinstance(py, Found) and "faster-whisper" in py.value.distributions) or any(
+        (e.get("library") or "").lower().replace("_", "-") == "faster-whisper" for e in _said(facts, "library-said")
+    )
+    fw = _build(ctx, "faster-whisper", cuda=11) if whisper else None
+    return fw.pin_for(_python(facts)) if fw else None
+
+
+def _ct2_sees_gpu(facts: Facts) -> Cmd:
+    from gpudoctor.planner.remedy import python_exe
+
+    return Cmd(
+        (python_exe(facts), "-c", "import ctranslate2; print(ctranslate2.__version__, ctranslate2.get_cuda_device_count())"),
+        note="the release installed, and how many GPUs its CUDA runtime sees: at least 1",
+    )
+
+
 def _driver_cuda(facts: Facts, ctx: Context) -> int | None:
     from gpudoctor.checks.driver import driver_cuda
 
@@ -264,9 +285,69 @@ def _cudnn_by_name(facts: Facts, ctx: Context) -> _CudnnByName | None:
     return None
 
 
+def _torch_cudnn(facts: Facts, ctx: Context) -> tuple[str, int] | None:
+    """The environment's PyTorch, where it is a CUDA 12 build, and the cuDNN major it brings (compat_matrix/torch.toml:
+    each variant's cuDNN; an untagged version is the release's build on the package index)."""
+    t = facts.frameworks.torch
+    if not isinstance(t, Found) or not t.value.version:
+        return None
+    variant = ctx.matrix.torch_variant(t.value.version, t.value.cuda or None)
+    if variant is None or not variant.cudnn or not variant.cuda.startswith("12."):
+        return None
+    return t.value.version, int(variant.cudnn.split(".")[0])
+
+
+def _ct2_of_torch_cudnn(facts: Facts, ctx: Context, found: _CudnnByName) -> Finding | None:
+    """CTranslate2 asked for a cuDNN major other than the one the environment's PyTorch brings (torch 2.4 and later
+    pin nvidia-cudnn-cu12 9.x, compat_matrix/torch.toml; CTranslate2 before 4.5 loads cuDNN 8). NVIDIA's cuDNN 8 and 9
+    wheels are one distribution, nvidia-cudnn-cu12: installing 8.x for CTranslate2 replaces PyTorch's 9. One major for
+    both is the fix: CTranslate2's CUDA 12 build of PyTorch's cuDNN (compat_matrix/libraries.toml; the fix reported
+    in SYSTRAN/faster-whisper#1236: "Try CTranslate2==4.5.0")."""
+    if not found.who.lower().startswith("ctranslate2"):
+        return None
+    torch = _torch_cudnn(facts, ctx)
+    if torch is None or torch[1] == found.major:
+        return None
+    version, cudnn = torch
+    build = _build(ctx, "ctranslate2", cuda=12, cudnn=cudnn)
+    pin = build.pin_for(_python(facts)) if build else None
+    if pin is None:
+        return None
+    from gpudoctor.planner.remedy import python_exe
+
+    check = "import torch, ctranslate2; print(torch.__version__, torch.backends.cudnn.version(), ctranslate2.__version__, ctranslate2.get_cuda_device_count())"
+    return Finding(
+        "cudnn-missing",
+        Severity.ERROR,
+        "cudnn",
+        f"{found.who} needs cuDNN {found.major}, and this environment's PyTorch {version} brings cuDNN {cudnn}",
+        f"The loader could not open {found.soname}, as the text shows: the {found.who} at work is a cuDNN "
+        f"{found.major} build, while PyTorch {version} in the same environment brings cuDNN {cudnn} (its "
+        f"nvidia-cudnn-cu12 wheel). Two majors in one environment: NVIDIA's cuDNN {found.major} wheel is the same "
+        f"distribution, nvidia-cudnn-cu12, and installing it would replace PyTorch's. The driver and the toolkit are "
+        f"not at fault. ctranslate2 {pin} is the CUDA 12 build of cuDNN {cudnn}, PyTorch's own.",
+        tuple(ev("pasted", line) for line in found.lines) + (ev("pasted", f"{found.soname}: cannot be loaded"),),
+        Remediation(
+            f"Install ctranslate2=={pin}, the build of PyTorch's cuDNN {cudnn}, with the environment's own Python "
+            "(pip may warn that a package pins ctranslate2 below it, the cause of the split; faster-whisper 1.x takes "
+            f"it); or keep the ctranslate2 installed and put a cuDNN {found.major} outside pip on the loader's path "
+            "(the distribution's package), never NVIDIA's cuDNN wheel of that major into this environment.",
+            (
+                _pip(facts, "install", f"ctranslate2=={pin}"),
+                Cmd((python_exe(facts), "-c", check), note="PyTorch's cuDNN, the release installed, and the GPUs it sees"),
+            ),
+            component="cudnn",
+        ),
+    )
+
+
 def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
     found = _cudnn_by_name(facts, ctx)
     if found is None:
+        return
+    split = _ct2_of_torch_cudnn(facts, ctx, found)
+    if split is not None:
+        yield split
         return
     soname, major = found.soname, found.major
     from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
@@ -327,7 +408,9 @@ def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if found is None:
         return
     said, version, insufficient, build = found
-    spec = f"ctranslate2=={build.pin}"
+    fw_pin = _faster_whisper_cuda11(facts, ctx)
+    specs = ([f"faster-whisper=={fw_pin}"] if fw_pin else []) + [f"ctranslate2=={build.pin}"]
+    fw_last = _build(ctx, "faster-whisper", cuda=11)
     yield Finding(
         "framework-driver-too-old",
         Severity.ERROR,
@@ -339,10 +422,19 @@ def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "(faster-whisper's README names it for CUDA 11).",
         (ev("pasted", insufficient[0].line), ev("pasted", said[0].line)),
         Remediation(
-            f"Install {spec}, CTranslate2's last CUDA 11 build, keeping the driver (pip warns that faster-whisper "
-            "1.x asks for ctranslate2 4; faster-whisper 0.10.1 asks for 3.x); or upgrade the NVIDIA driver to R525 or "
-            "newer where that is possible.",
-            (_pip(facts, "install", "--force-reinstall", spec),),
+            f"Install ctranslate2=={build.pin}, CTranslate2's last CUDA 11 build, keeping the driver"
+            + (
+                f", with faster-whisper=={fw_pin} in the same command (its 1.0 and later require ctranslate2 4)"
+                if fw_pin
+                else " (where faster-whisper is installed, add its last release that takes it, "
+                f"faster-whisper=={fw_last.pin}: its 1.0 and later require ctranslate2 4)"
+                if fw_last
+                else ""
+            )
+            + "; or upgrade the NVIDIA driver to R525 or newer where that is possible, keeping CTranslate2 4.x.",
+            # A plain install moves ctranslate2 down alone; --force-reinstall would also take the newest numpy and
+            # pyyaml that its requirements allow.
+            (_pip(facts, "install", *specs), _ct2_sees_gpu(facts)),
             component="environment",
         ),
     )
@@ -521,12 +613,7 @@ def _ct2_of_env_major(facts: Facts, ctx: Context, major: int) -> Finding | None:
     if pin is None:
         return None
     said = _said(facts, "ctranslate2-cublas-missing")
-    py = facts.frameworks.python
-    whisper = (isinstance(py, Found) and "faster-whisper" in py.value.distributions) or any(
-        (e.get("library") or "").lower().replace("_", "-") == "faster-whisper" for e in _said(facts, "library-said")
-    )
-    fw = _build(ctx, "faster-whisper", cuda=11) if whisper else None
-    fw_pin = fw.pin_for(_python(facts)) if fw else None
+    fw_pin = _faster_whisper_cuda11(facts, ctx)
     specs = ([f"faster-whisper=={fw_pin}"] if fw_pin else []) + [f"ctranslate2=={pin}"]
     torch = facts.frameworks.torch
     torch_words = f"PyTorch {torch.value.version}" if isinstance(torch, Found) else "its PyTorch"

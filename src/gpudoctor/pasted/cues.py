@@ -212,7 +212,12 @@ _CONTAINER_SAID = re.compile(
     r"|\bkubeflow\b|\b(?-i:TFJob|PyTorchJob|MPIJob)s?\b"
     # an issue form's runtime or deployment answered with docker ("- **Runtime**: Docker with nvidia-container-runtime"),
     # and Docker Swarm, whose services are containers
-    r"|\b(?:runtime|deployment)\b\**\s*:\s*\**\s*docker\b(?!\s*desktop\b)|\bdocker\s+swarm\b",
+    r"|\b(?:runtime|deployment)\b\**\s*:\s*\**\s*docker\b(?!\s*desktop\b)|\bdocker\s+swarm\b"
+    # "I am using the base image of nvidia/cuda:11.6.2-cudnn8-runtime-ubuntu20.04", "docker image, based on
+    # `nvidia/cuda:7.0-cudnn4-devel-ubuntu14.04`", "I build from `nvidia/cuda:8.0-...`": one image named with its tag is
+    # what the program's own image is built from (a list of base images tried is not one)
+    r"|\b(?:base\s+image\s+(?:of\s+|is\s+)?|based\s+on\s+|buil[dt]\s+from\s+)\W{0,3}"
+    r"[a-z0-9][\w.-]{0,60}(?:/[\w.-]{1,60}){0,2}:[\w.-]{1,80}",
     re.IGNORECASE,
 )
 # The reporter saying the machine has no GPU: an issue form's GPU field answered No/None ("- GPU model and memory: No",

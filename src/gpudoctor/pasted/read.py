@@ -612,6 +612,33 @@ def _torch_release(version: str) -> bool:
     return load_matrix().torch_release(version) is not None
 
 
+# pyannote.audio's check of a checkpoint against the running libraries (pyannote/pyannote-audio
+# pyannote/audio/core/model.py @000047de, Model.check_version: f"Model was trained with {library} {theirs}, yours is
+# {mine}. ", `mine` being torch.__version__): "yours" is the installed torch, as torch prints its version.
+_TORCH_YOURS = re.compile(
+    r"\bModel was trained with torch[ \t]+\S{1,40},[ \t]+yours is[ \t]+"
+    r"(?P<version>\d+\.\d+\.\d+)(?:\+(?P<tag>cpu|cu\d{2,3}))?(?![\w+]|\.\w)"  # (the sentence's own full stop follows)
+)
+
+
+def _torch_yours(g: Gathered, text: str) -> None:
+    """The torch pyannote.audio says is installed. Untagged, it is a build from the package index (torch.__version__
+    of PyTorch's own index builds carries +cuXYZ or +cpu): on Linux the release's CUDA build, read as such where the
+    release is known; on Windows or macOS it would be the CPU-only wheel and is not taken, as for a form's version."""
+    yours = _TORCH_YOURS.search(text[:1_000_000])
+    if yours is None:
+        return
+    version, tag = yours.group("version"), (yours.group("tag") or "").lower()
+    if not tag and g.system in ("Windows", "Darwin"):
+        return
+    g.torch_version = g.distributions["torch"] = f"{version}+{tag}" if tag else version
+    if tag and g.torch_cuda is None:
+        g.torch_cuda = "" if tag == "cpu" else f"{tag[2:-1]}.{tag[-1]}"
+    if "torch" not in g.frameworks:
+        g.frameworks.append("torch")
+    g.notes.append(f"torch {g.torch_version}: the installed torch, as pyannote.audio's checkpoint check says ('yours is')")
+
+
 _TORCH_MOVED = re.compile(
     r"\b(?:(?:after|since)[ \t]+(?:(?:an?|the|i|we|my)[ \t]+)?(?:updat|upgrad)(?:e|ed|ing)|i[ \t]+(?:have[ \t]+)?(?:updated|upgraded))"
     r"[ \t]+(?:(?:py)?torch[ \t]+to|to[ \t]+(?:py)?torch)[ \t]+v?(?P<version>\d+\.\d+\.\d+(?:\+(?:cpu|cu\d{2,3}))?)(?![\w.+])",
@@ -843,9 +870,12 @@ def _text_facts(g: Gathered, text: str) -> None:
         for line in text[:1_000_000].splitlines():
             # ...nor what an installer refused or could not find ("X.whl is not a supported wheel", "Could not find a
             # version that satisfies the requirement torch==X+cu113", uv's "you require torch==X+cu113").
+            # ...nor what a model was trained with: pyannote.audio's checkpoint check ("Model was trained with torch
+            # 1.10.0+cu102, yours is 2.5.1") names the torch that saved the model first; the installed one, "yours", is
+            # read after this loop (_torch_yours).
             if re.search(
                 r"uninstall|Found existing installation|\binstall\s|not a supported wheel|Could not find a version"
-                r"|No matching distribution|you require|has no wheels|requested version",
+                r"|No matching distribution|you require|has no wheels|requested version|\btrained with\b",
                 line[:2_000],
                 re.IGNORECASE,
             ):
@@ -868,6 +898,8 @@ def _text_facts(g: Gathered, text: str) -> None:
                 g.torch_cuda = "" if tag == "cpu" else f"{tag[2:-1]}.{tag[-1]}"
             if "torch" not in g.frameworks:
                 g.frameworks.append("torch")
+    if g.torch_version is None and "torch" not in g.distributions and "trained with torch" in text:
+        _torch_yours(g, text)
     if not g.gpus and "GPU models and configuration" in text:
         _gpu_rows(g, text)
     if g.torch_version is None and "torch" not in g.distributions and "/whl/cpu" in text:
@@ -1500,6 +1532,11 @@ def _site_paths(text: str):
             slash = text.find("/", lo, end)
             if slash == -1 or end - (slash + 1) > _SITE_MAX:
                 pos = end + 1  # no path before this one: a later tail may still make one with it
+                continue
+            if text[lo:slash] in (".", "..") or text[lo:slash].endswith(("=.", "=..")):
+                # A relative path (../../.local/share/...: pytorch_lightning's upgrade hint) names a directory under
+                # an unknown working directory: read from its first slash it would be another path (/../.local).
+                pos = end + 1
                 continue
             start = slash
             if start > lo and text[start - 1] == "~" and start - 1 == lo:

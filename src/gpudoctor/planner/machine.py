@@ -84,10 +84,15 @@ PINNING = ("vllm",)
 
 def torch_pins(facts: Facts, installed: dict[str, str]) -> tuple[tuple[str, str, str], ...]:
     """(name, version, the torch it pins) for each pinning companion installed: its METADATA's torch==X where it
-    was read (gpudoctor.probes.extensions), else the torch installed beside it (a working vLLM runs on its pin)."""
+    was read (gpudoctor.probes.extensions), else the torch installed beside it (a working vLLM runs on its pin). A
+    pasted report that shows the companion's own compiled module failing (".../site-packages/vllm/_C.abi3.so:
+    undefined symbol") shows it installed, its version not shown ("")."""
     read = {c.name: c for c in facts.extensions.companions} if facts.extensions is not None else {}
+    loaded = _companions_loaded(facts)
     out = []
     for name in PINNING:
+        if name not in installed and name in loaded:
+            installed = {**installed, name: ""}
         if name not in installed:
             continue
         c = read.get(name)
@@ -99,6 +104,20 @@ def torch_pins(facts: Facts, installed: dict[str, str]) -> tuple[tuple[str, str,
 
 
 _TORCH_PIN = re.compile(r"^torch\s*==\s*[0-9][^,;\s]*\s*$")
+# A compiled module of a package in a site-packages directory, as a pasted error names it (the loader's "undefined
+# symbol", "cannot open shared object file" lines carry the object's path).
+_SITE_OBJECT = re.compile(r"[\\/](?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w*)[\\/][^\\/]*\.(?:so|pyd)\b")
+
+
+def _companions_loaded(facts: Facts) -> set[str]:
+    if not facts.pasted.partial:
+        return set()
+    return {
+        m.group("pkg")
+        for e in facts.pasted.errors
+        for value in (e.get("object"), e.get("path"))
+        if value and (m := _SITE_OBJECT.search(value))
+    }
 
 
 _CUDA = re.compile(r"^(\d{1,2})\.(\d{1,2})(\.\d+)?$")

@@ -106,28 +106,44 @@ def judge(matrix, machine: Machine, facts, rel, build: Build, *, ignore_driver: 
     drv, full = judge_driver(matrix, machine, v.cuda)
     js.append(drv)
     js += judge_kernels(machine, v.arch, v.ptx, True if ignore_driver else full, v.cuda)
-    js += judge_pins(machine, rel)
+    js += judge_pins(machine, rel, v.tag)
     if build.experimental:
         js.append(Judgement("build", True, f"{v.tag} is marked experimental in PyTorch {rel.version}'s release notes", note=True))
     return Candidate(build, tuple(js))
 
 
-def judge_pins(machine: Machine, rel) -> list[Judgement]:
+def judge_pins(machine: Machine, rel, tag: str | None = None) -> list[Judgement]:
     """A companion that pins one torch exactly (vLLM) holds torch to that release: moving torch alone breaks it, and the
-    matrix knows no release of it built for another torch, so a build of another release is refused, with why."""
+    matrix knows no release of it built for another torch, so a build of another release is refused, with why. Its
+    compiled kernels are built with that torch's CUDA as well (vllm-project/vllm docs/source/getting_started/
+    installation.rst @08274978: "compiled with CUDA 12.1 and public PyTorch release versions by default", its CUDA 11.8
+    binaries a separate +cu118 wheel on its GitHub releases; "binary incompatibility with other CUDA versions and
+    PyTorch versions, even for the same PyTorch version with different building configurations"): where the installed
+    torch's build is known (+cu121), another CUDA build of the same release (cu118) is refused too."""
     out = []
+    have = _public_local(machine.installed.get("torch", ""))[1]
     for name, version, torch in machine.pins:
-        if _minor(torch) == _minor(rel.version):
-            out.append(Judgement("companion", True, f"{name} {version} pins torch=={torch}: this build keeps it", note=True))
-        else:
+        who = f"{name} {version}".strip()
+        if _minor(torch) != _minor(rel.version):
             out.append(
                 Judgement(
                     "companion",
                     False,
-                    f"{name} {version} pins torch=={torch}: torch {rel.version} breaks it (install the {name} release built "
+                    f"{who} pins torch=={torch}: torch {rel.version} breaks it (install the {name} release built "
                     f"for that torch with it, or keep torch {torch})",
                 )
             )
+        elif tag and have.startswith("cu") and tag != have:
+            out.append(
+                Judgement(
+                    "companion",
+                    False,
+                    f"{who} is built for torch {torch}+{have}: a {tag} torch alone breaks it (only with {name}'s own "
+                    f"{tag} build beside it, or on a driver that runs {have})",
+                )
+            )
+        else:
+            out.append(Judgement("companion", True, f"{who} pins torch=={torch}: this build keeps it", note=True))
     return out
 
 
