@@ -135,15 +135,24 @@ Traceback (most recent call last):
 
 @pytest.mark.parametrize("text", [_case("921"), _JAX_CUDNN])
 def test_a_jax_report_gets_no_torch_or_tensorflow_probe(tmp_path, text):
-    programs = _programs(_check(tmp_path, text))
+    doc = _check(tmp_path, text)
+    programs = _programs(doc)
     assert not [p for p in programs if "import torch" in p or "tensorflow" in p or p.startswith("torch.")]
+    # in their place, what decides the cuDNN JAX loads: its plugin's wheels, and the path searched before them
+    asked = _asked(doc)
+    assert any(argv[-3:] == ["-m", "pip", "list"] for argv in asked)
+    assert ["printenv", "LD_LIBRARY_PATH"] in asked
+    commands = [a["command"] for a in doc["pasted"]["ask_for"] if a["argv"][-3:] == ["-m", "pip", "list"]]
+    assert [c for c in commands if c.endswith("| grep -iE 'jax|nvidia-'")]  # (the JSON keeps the pipe in the command)
 
 
 def test_a_tensorflow_report_keeps_its_tensorflow_probe(tmp_path):
     text = (TESTS / "pasted/catalogue_examples/urlnet-7-could-not-create-cudnn-handle.txt").read_text(encoding="utf-8")
-    programs = _programs(_check(tmp_path, text))
+    doc = _check(tmp_path, text)
+    programs = _programs(doc)
     assert any("tf.nn.conv2d" in p for p in programs)  # (the message's own TensorFlow probe)
     assert not [p for p in programs if "import torch" in p]
+    assert not [a for a in doc["pasted"]["ask_for"] if "jax" in a["command"]]
 
 
 # -- no probe that imports the package whose import the traceback shows failing

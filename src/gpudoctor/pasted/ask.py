@@ -404,7 +404,25 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # A catalogued message's probe names one framework, but the message may be another's: "Could not create cudnn
         # handle" is XLA's stream executor's line under JAX as under TensorFlow. A probe that imports a framework the
         # report does not show at work ends in ModuleNotFoundError and decides nothing.
-        out = [a for a in out if (fw := _framework_imported(a.command)) is None or fw in named]
+        kept = [a for a in out if (fw := _framework_imported(a.command)) is None or fw in named]
+        if len(kept) < len(out) and "jax" in named:
+            # The cuDNN and CUDA of a JAX job are its CUDA plugin's wheels (jax-ml/jax, jax_plugins/cuda/
+            # plugin_setup.py @9866372d: the with_cuda extra pulls nvidia-cudnn-cu12, nvidia-cublas-cu12 ...), unless
+            # LD_LIBRARY_PATH (a module's or the system's copy) is searched first: both decide which cuDNN it loads.
+            kept.append(
+                Ask(
+                    dataclasses.replace(where.python_step(facts, "-m", "pip", "list"), pipe=("grep", "-iE", "jax|nvidia-")),
+                    "the jaxlib, its CUDA plugin and the NVIDIA library wheels (nvidia-cudnn-cu12 ...) the job's "
+                    "interpreter holds: the cuDNN and cuBLAS that JAX loads unless LD_LIBRARY_PATH names others",
+                )
+            )
+            kept.append(
+                Ask(
+                    Cmd(("printenv", "LD_LIBRARY_PATH")),
+                    "the directories searched before JAX's own wheels: a cuDNN there (a module's, the system's) is loaded",
+                )
+            )
+        out = kept
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
