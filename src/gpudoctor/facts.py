@@ -456,6 +456,14 @@ GPU_NAMED = "a GPU model named"
 # The cue the pasted reader sets where another vendor's GPU is named beside an NVIDIA one (a laptop's integrated Intel
 # or AMD graphics beside its GeForce): `means` is that GPU as written, a display adapter and no CUDA device.
 OTHER_GPU_BESIDE = "another vendor's GPU beside the NVIDIA one"
+# The cue the pasted reader sets where the machine is an NVIDIA Jetson (the text names a Jetson, L4T, JetPack or
+# /etc/nv_tegra_release): its integrated GPU has no nvidia-smi before JetPack 6 (tegrastats and jtop are its tools) and
+# its L4T release, not a driver table, decides the builds that run. `means` is the L4T release where the text shows it.
+JETSON_SAID = "an NVIDIA Jetson (L4T)"
+# The cue the pasted reader sets where a traceback shows a package's own import failing (a frame of its top-level
+# site-packages/<pkg>/__init__.py "in <module>", the traceback ending in ImportError, ModuleNotFoundError or OSError):
+# `means` is the package's import name. A probe that imports it ends in the same error and decides nothing.
+IMPORT_FAILED = "a package whose import failed"
 
 
 @record_class(frozen=True, eq=False, repr=False)

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.cmdline import Cmd, Placeholder, render
-from gpudoctor.facts import COMPONENT_NAMED, EXTENSION_NAMED, NO_PYTHON, Facts
+from gpudoctor.facts import COMPONENT_NAMED, EXTENSION_NAMED, IMPORT_FAILED, JETSON_SAID, NO_PYTHON, Facts
 from gpudoctor.planner import where
 from gpudoctor.planner.needs import LINUX_ONLY
 from gpudoctor.probed import Found
+from gpudoctor.versions import at_least
 
 
 @dataclass(frozen=True)
@@ -214,7 +215,28 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "the PyTorch version and the CUDA it was built for, with the GPUs and the driver, in one paste",
             )
         )
-    if "tensorflow" in named and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None):
+    tf_version = tf.value.version if isinstance(tf, Found) else None
+    if (
+        "tensorflow" in named
+        and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None)
+        and _before_tf_config(tf_version)
+    ):
+        out.append(
+            Ask(
+                # TensorFlow before 1.14 has no tf.config (tensorflow/python/framework/config.py, tensorflow/tensorflow,
+                # first written in 2019 and released with 1.14): the call below would end in AttributeError. Its own
+                # 1.x question is tf.test.is_gpu_available() (tensorflow/python/framework/test_util.py, exported as
+                # test.is_gpu_available in every 1.x release), and is_built_with_cuda() is there too.
+                where.python_step(
+                    facts,
+                    "-c",
+                    "import tensorflow as tf; print(tf.__version__); print(tf.test.is_built_with_cuda()); "
+                    "print(tf.test.is_gpu_available())",
+                ),
+                f"whether this TensorFlow {tf_version} is a CUDA build and whether it reaches a GPU",
+            )
+        )
+    elif "tensorflow" in named and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None):
         out.append(
             Ask(
                 # tf.sysconfig.get_build_info() exists from TensorFlow 2.3 on; tf.test.is_built_with_cuda() in every
@@ -350,8 +372,57 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not _runs_python(a.command, py)]
     if windows:
         out = [a for a in out if not _linux_only(a.command)]
+    if jetson := next((c for c in facts.pasted.cues if c.get("cue") == JETSON_SAID), None):
+        # A Jetson's integrated GPU: JetPack 5 and older ship no nvidia-smi, and JetPack 6's shows no driver version
+        # (henrygd/beszel#286, OE4T/linux-tegra-5.10#17); the L4T release names the JetPack, hence the builds that run.
+        out = [a for a in out if a.command.argv[:1] != ("nvidia-smi",)]
+        if "not shown" in jetson.get("means", ""):
+            out.insert(
+                0,
+                Ask(
+                    Cmd(("cat", "/etc/nv_tegra_release")),
+                    "the Jetson's L4T release: it names the JetPack, and the builds made for it",
+                ),
+            )
+    if failed := {c["means"] for c in facts.pasted.cues if c.get("cue") == IMPORT_FAILED}:
+        # A probe that imports the package whose import the traceback shows failing ends in that same error: what is
+        # installed under its name (pip reads the distributions without importing them) is asked in its place.
+        kept = [a for a in out if not (_imported(a.command) & failed)]
+        listing = where.python_step(facts, "-m", "pip", "list")
+        if len(kept) < len(out) and not any(a.command == listing for a in kept):  # (a whole pip list answers it too)
+            for package in sorted(failed):
+                kept.append(
+                    Ask(
+                        dataclasses.replace(listing, pipe=("grep", "-i", package)),
+                        f"every distribution installed under {package}'s name (its import fails, so it cannot report itself)",
+                    )
+                )
+        out = kept
     if _torch_unimportable(facts):  # (a component's collect_env too: it imports torch first)
         out = [a for a in out if "torch.utils.collect_env" not in a.command.argv]
+    if named:
+        # A catalogued message's probe names one framework, but the message may be another's: "Could not create cudnn
+        # handle" is XLA's stream executor's line under JAX as under TensorFlow. A probe that imports a framework the
+        # report does not show at work ends in ModuleNotFoundError and decides nothing.
+        kept = [a for a in out if (fw := _framework_imported(a.command)) is None or fw in named]
+        if len(kept) < len(out) and "jax" in named:
+            # The cuDNN and CUDA of a JAX job are its CUDA plugin's wheels (jax-ml/jax, jax_plugins/cuda/
+            # plugin_setup.py @9866372d: the with_cuda extra pulls nvidia-cudnn-cu12, nvidia-cublas-cu12 ...), unless
+            # LD_LIBRARY_PATH (a module's or the system's copy) is searched first: both decide which cuDNN it loads.
+            kept.append(
+                Ask(
+                    dataclasses.replace(where.python_step(facts, "-m", "pip", "list"), pipe=("grep", "-iE", "jax|nvidia-")),
+                    "the jaxlib, its CUDA plugin and the NVIDIA library wheels (nvidia-cudnn-cu12 ...) the job's "
+                    "interpreter holds: the cuDNN and cuBLAS that JAX loads unless LD_LIBRARY_PATH names others",
+                )
+            )
+            kept.append(
+                Ask(
+                    Cmd(("printenv", "LD_LIBRARY_PATH")),
+                    "the directories searched before JAX's own wheels: a cuDNN there (a module's, the system's) is loaded",
+                )
+            )
+        out = kept
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
@@ -362,7 +433,17 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
-    return _unique(_decided(facts, out))
+    return _other_side_last(_unique(_decided(facts, out)))
+
+
+_OTHER_SIDE = "in Windows PowerShell, not in WSL"
+
+
+def _other_side_last(asks: list[Ask]) -> list[Ask]:
+    """A WSL report's asks with the Windows side's last: the views print a command's note on the line above it, where
+    it reads as a heading over the lines below; a WSL command (ls, dpkg, journalctl) printed under "in Windows
+    PowerShell" would be run in PowerShell, where it does not exist or reads another machine."""
+    return [a for a in asks if a.command.note != _OTHER_SIDE] + [a for a in asks if a.command.note == _OTHER_SIDE]
 
 
 def _distribution_asks(facts: Facts, findings: list) -> list[Ask]:
@@ -793,6 +874,40 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
     ]
 
 
+_IMPORTS_FRAMEWORK = re.compile(r"\bimport (?:[\w.]+(?: as \w+)?,\s*)*(torch|tensorflow|jax)\b|^(torch)\.")
+
+
+_IMPORT_NAMES = re.compile(r"\bimport ([\w.]+(?: as \w+)?(?:,\s*[\w.]+(?: as \w+)?)*)|\bfrom ([\w.]+) import\b")
+
+
+def _imported(cmd: Cmd) -> set[str]:
+    """The top-level packages a Python probe's `-c` program imports, or its `-m` module's package."""
+    argv = [str(w) for w in cmd.argv]
+    if "-m" in argv[:-1]:
+        return {argv[argv.index("-m") + 1].split(".")[0]}
+    if "-c" not in argv[:-1]:
+        return set()
+    out: set[str] = set()
+    for m in _IMPORT_NAMES.finditer(argv[argv.index("-c") + 1]):
+        names = m.group(1).split(",") if m.group(1) else [m.group(2)]
+        out.update(n.strip().split(" ")[0].split(".")[0] for n in names)
+    return out
+
+
+def _framework_imported(cmd: Cmd) -> str | None:
+    """The framework (torch, tensorflow, jax) a Python probe imports: its `-c` program's import or its `-m` module."""
+    argv = [str(w) for w in cmd.argv]
+    for flag in ("-c", "-m"):
+        if flag in argv[:-1] and (m := _IMPORTS_FRAMEWORK.search(argv[argv.index(flag) + 1])):
+            return m.group(1) or m.group(2)
+    return None
+
+
+def _before_tf_config(version: str | None) -> bool:
+    """Whether a TensorFlow release shown is older than 1.14, the first with tf.config."""
+    return version is not None and at_least(version, "1.14") is False
+
+
 # Error kinds that are NVML (or nvidia-smi) failing to reach the GPU.
 _NVML_FAILURES = frozenset({"nvml", "nvml-init-failed", "wsl-gpu-blocked", "wsl-no-gpu-adapters"})
 
@@ -801,7 +916,7 @@ def _wsl_asks() -> list[Ask]:
     """NVML failing inside WSL 2: the cause is on the Windows side or in what the distribution installed."""
     return [
         Ask(
-            Cmd(("nvidia-smi.exe",), note="in Windows PowerShell, not in WSL"),
+            Cmd(("nvidia-smi.exe",), note=_OTHER_SIDE),
             "the Windows driver's version and each GPU's driver model (WSL 2 sees only WDDM GPUs, not TCC ones)",
         ),
         Ask(

@@ -26,6 +26,8 @@ from gpudoctor.facts import (
     EXTENSION_NAMED,
     HOST_RAM_SAID,
     IMAGE_RUN,
+    IMPORT_FAILED,
+    JETSON_SAID,
     KILLED_SAID,
     NO_GPU_SAID,
     NO_NVIDIA_GPU,
@@ -232,6 +234,18 @@ _NO_GPU_SAID = re.compile(
 )
 # The machine slept and woke before CUDA failed ("after sleep", "resumed from suspend", "standby", "hibernation"):
 # the driver's unified-memory state (nvidia_uvm) is what suspend/resume leaves broken.
+# An NVIDIA Jetson named: the board, its Linux for Tegra (L4T) release, JetPack, or the file that holds the release.
+_JETSON_SAID = re.compile(r"\bJetson\b|\bL4T\b|\bJetPack\b|/etc/nv_tegra_release", re.IGNORECASE)
+# The L4T release as /etc/nv_tegra_release prints it ("# R35 (release), REVISION: 4.1") or as written ("L4T R35.4.1").
+_L4T_RELEASE = re.compile(
+    r"#\s*R(\d{2}) \(release\), REVISION: (\d+\.\d+)|\bR(\d{2}\.\d+(?:\.\d+)?)\b|\bL4T\s+(\d{2}\.\d+(?:\.\d+)?)\b"
+)
+# A traceback's frame in a package's top-level __init__.py while it is imported, and the error a failed import ends in.
+_INIT_FRAME = re.compile(
+    r'File "[^"]{0,300}[\\/](?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w{0,60})[\\/]__init__\.py", line \d+, in <module>'
+)
+_IMPORT_ERROR_END = re.compile(r"^\s*(?:ImportError|ModuleNotFoundError|OSError)\b")
+_TRACEBACK_SPAN = 80  # lines a traceback's frames and its last line are read within
 _SUSPEND_SAID = re.compile(
     r"\bsuspend(?:ed|ing|s)?\b|\bhibernat(?:e|ed|es|ion|ing)\b|\bstandby\b"
     r"|\bafter\s+(?:[a-z]+\s+){0,2}(?:sleep|sleeping|resume|resuming|waking\s+up|wake\s*up)\b(?!\s*\()"
@@ -373,6 +387,20 @@ _ENV_SET = re.compile(
 )
 
 
+def _import_failed(g: Gathered, lines: list[str]) -> None:
+    """The packages whose own import a traceback shows failing: a frame of site-packages/<pkg>/__init__.py at module
+    level, then the traceback's ImportError (or OSError: a library it loads) before another traceback starts."""
+    for number, line in enumerate(lines):
+        if "__init__.py" not in line or (m := _INIT_FRAME.search(line[:MAX_LINE])) is None:
+            continue
+        for later in lines[number + 1 : number + _TRACEBACK_SPAN]:
+            if later.startswith("Traceback (most recent call last)"):
+                break
+            if _IMPORT_ERROR_END.match(later[:MAX_LINE]):
+                _cue(g, IMPORT_FAILED, m.group("pkg"), line[:MAX_LINE])
+                break
+
+
 def _cue(g: Gathered, cue: str, means: str, line: str) -> None:
     entry = {"cue": cue, "means": means, "line": line.strip()[:300]}
     if entry not in g.cues and len(g.cues) < 64:
@@ -468,6 +496,15 @@ def read_cues(g: Gathered, text: str) -> None:
         runtime = "kubernetes" if _KUBERNETES_SAID.search(head) else "podman" if _PODMAN_SAID.search(head) else "docker"
         line = next((x for x in lines if _CONTAINER_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, CONTAINER_SAID, f"run inside a {runtime} container (the text says so)", line[:MAX_LINE])
+    _import_failed(g, lines)
+    if m := _JETSON_SAID.search(text[:1_000_000]):
+        line = next((x for x in lines if _JETSON_SAID.search(x[:MAX_LINE])), m.group(0))
+        said = next((x[:MAX_LINE] for x in lines if _L4T_RELEASE.search(x[:MAX_LINE])), "")
+        if (release := _L4T_RELEASE.search(said)) is None:
+            _cue(g, JETSON_SAID, "an NVIDIA Jetson, its L4T release not shown", line[:MAX_LINE])
+        else:
+            l4t = release.group(3) or release.group(4) or f"{release.group(1)}.{release.group(2)}"
+            _cue(g, JETSON_SAID, f"an NVIDIA Jetson, L4T R{l4t}", said)
     if m := _SUSPEND_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _SUSPEND_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, SUSPEND_SAID, "the machine slept and woke (suspend/resume) before it failed", line[:MAX_LINE])
