@@ -801,7 +801,8 @@ def _wsl_asks() -> list[Ask]:
     """NVML failing inside WSL 2: the cause is on the Windows side or in what the distribution installed."""
     return [
         Ask(
-            Cmd(("nvidia-smi.exe",), note="in Windows PowerShell, not in WSL"),
+            # (a note reads as a heading over the asks below it: it says that it is this command's only)
+            Cmd(("nvidia-smi.exe",), note="this one in Windows PowerShell; the others inside WSL"),
             "the Windows driver's version and each GPU's driver model (WSL 2 sees only WDDM GPUs, not TCC ones)",
         ),
         Ask(
