@@ -42,7 +42,10 @@ def test_no_instance_shown_leaves_the_folder_to_fill_in_and_reads_windows_from_c
     """https://github.com/abetlen/llama-cpp-python/issues/744 (tests/blind/plans9 case 933): CUDA 11.8 found, CMake
     from C:/Program Files/CMake, PowerShell's $env: (no backslash path at all): Windows, and the destination a
     placeholder."""
-    path = ROOT / "tests/blind/plans9/cases/933-llamacpppython744-windows-cuda118-no-cuda-toolset-msbuild-integration-missing/input.txt"
+    path = (
+        ROOT
+        / "tests/blind/plans9/cases/933-llamacpppython744-windows-cuda118-no-cuda-toolset-msbuild-integration-missing/input.txt"
+    )
     report = pasted_report(_text(path))
     assert report.facts.platform.system == "Windows"
     f = pasted_findings(_text(path))[CODE]

@@ -2193,7 +2193,9 @@ def check_cuda_vs_integration(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
     commands: list = []
     if source:
-        commands.append(Cmd(("dir", source), note=f"CUDA {version}.props, .targets, .xml and Nvda.Build.CudaTasks.v{version}.dll"))
+        commands.append(
+            Cmd(("dir", source), note=f"CUDA {version}.props, .targets, .xml and Nvda.Build.CudaTasks.v{version}.dll")
+        )
     commands.append(
         Cmd(
             (

@@ -1102,7 +1102,11 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (
                 *(() if confirmed else found),
                 # the file the text names: its package, which dpkg -S says (the list may hold others of the driver)
-                *((Cmd(("dpkg", "-S", loaded[0][1]), note="the package that installed it"),) if loaded and dpkg and not package else ()),
+                *(
+                    (Cmd(("dpkg", "-S", loaded[0][1]), note="the package that installed it"),)
+                    if loaded and dpkg and not package
+                    else ()
+                ),
                 *(() if package else (listed,)),
                 remove,
                 Cmd(("ldconfig",), root=True),
@@ -1333,6 +1337,8 @@ _DESCRIPTIVE = frozenset(
         "gpu-library-unloadable",  # Ollama's discovery skipping one library for the next: judged by check_reported_wsl
         "cmake-cudatoolkit-found",  # CMake found a toolkit on Windows (gpudoctor.checks.catalogued reads it)
         "visual-studio-instance-said",  # a Visual Studio instance's folder in a path: where, no failure
+        "onnxruntime-build-majors",  # onnxruntime's warning naming its build's majors (gpudoctor.checks.libraries)
+        "cuda-path-value",  # CUDA_PATH's value: the toolkit installed on Windows (gpudoctor.checks.windows reads it)
         "torch-allocator-said",  # ComfyUI's start-up line of the allocator backend (gpudoctor.checks.catalogued)
         "comfyui-frame",  # a traceback frame in ComfyUI's code: which program, no failure of its own
     }
@@ -1356,6 +1362,10 @@ def _failure(e, facts: Facts) -> bool:
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
         return False
+    if e.kind == "ollama-install-no-gpu":
+        # Ollama's installer says it on every machine without a GPU (a CPU-only VM, a laptop): a failure only where the
+        # text names an NVIDIA GPU that the installer did not find (scripts/install.sh @3fa8daae)
+        return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     if e.kind == "whisper-on-cpu":
         # Whisper on the CPU is a failure only on a machine with an NVIDIA GPU, named in the text: a CPU run chosen
         # by the program or on a machine without one is no fault of the environment.
