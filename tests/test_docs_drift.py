@@ -60,6 +60,7 @@ OTHER_PROGRAMS_OPTIONS = {
     "--device": "docker run (device nodes passed in: docs/cluster.md)",
     "--shuffle": "tools/mutate.py, the mutation run (docs/testing.md)",
     "--gpu-layers": "llama.cpp (its GPU offload: docs/pasted.md)",
+    "--disable-cuda-malloc": "ComfyUI (PyTorch's native allocator: docs/findings/torch-allocator-unsupported.md)",
 }
 
 

@@ -168,6 +168,9 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # CUDA's error 46 beside a compute mode nvidia-smi shows: both read from pasted text only (a snapshot probes no
         # failing program); tests/spec/test_compute_mode.py states it
         "gpu-compute-mode-restricted",
+        # CUDA's 801 in ComfyUI, which runs PyTorch with the cudaMallocAsync allocator: the failing program's log, pasted
+        # text only (a snapshot runs no program); tests/spec/test_allocator_backend.py states it on real reports
+        "torch-allocator-unsupported",
         # nvcc's host_config.h refusing the build's host compiler: a build's output, pasted text only (a snapshot records
         # no build); tests/spec/test_pasted_messages.py states it, with real examples in tests/pasted/catalogue_examples
         "host-compiler-unsupported",

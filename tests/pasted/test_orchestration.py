@@ -204,8 +204,9 @@ def test_wsl_libcuda_from_a_linux_driver_package_path_is_removed_with_its_packag
     doc = _check(tmp_path, text)
     assert _codes(doc) == ["wsl-linux-driver-installed"]
     argv = _argv(doc)
-    # the package's name is what `dpkg -l` lists: its removal (and the cache's refresh after it) is prose until then
-    assert argv == [["dpkg", "-l"]]
+    # the package's name is what `dpkg -S` says of the file the text names (or `dpkg -l` lists): its removal (and the
+    # cache's refresh after it) is prose until then
+    assert argv == [["dpkg", "-S", "/lib/x86_64-linux-gnu/libcuda.so"], ["dpkg", "-l"]]
     (finding,) = doc["findings"]
     assert "apt-get remove --purge <package>" in finding["remediation"]["summary"]
 

@@ -2210,6 +2210,143 @@ def check_compute_mode_restricted(facts: Facts, ctx: Context) -> Iterable[Findin
     )
 
 
+# The VCTargetsPath folder of a Visual Studio instance by its year (pytorch/pytorch's
+# .ci/pytorch/windows/internal/cuda_install.bat @33c040b5 copies the CUDA integration into 2019's v160 and 2022's v170).
+_VC_TARGETS = {"2019": "v160", "2022": "v170"}
+
+
+def check_cuda_vs_integration(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    r"""CMake's "No CUDA toolset found." (Modules/CMakeDetermineCompilerId.cmake @f3163189): the Visual Studio generator
+    compiles CUDA through the toolkit's MSBuild integration, "CUDA X.Y.props" and ".targets" imported from
+    $(VCTargetsPath)\BuildCustomizations. The CUDA installer puts them there only for the Visual Studio instances it
+    finds (its Visual Studio Integration component), so a Visual Studio or Build Tools installed after CUDA has none,
+    while CMake finds the toolkit itself. The files are in the toolkit's extras\visual_studio_integration\MSBuildExtensions;
+    copied into the instance's BuildCustomizations (as PyTorch's own Windows CI does), the build goes through."""
+    said = _said(facts, "cuda-vs-toolset-missing")
+    if not said:
+        return
+    found = _said(facts, "cmake-cudatoolkit-found")
+    instances = _said(facts, "visual-studio-instance-said")
+    root = found[0].get("root").replace("/", "\\") if found and found[0].get("root") else None
+    version = found[0].get("version") if found else None
+    source = f"{root}\\extras\\visual_studio_integration\\MSBuildExtensions" if root else None
+    inst = instances[0] if instances else None
+    target = (
+        f"{inst.get('instance').replace('/', chr(92))}\\MSBuild\\Microsoft\\VC\\{_VC_TARGETS[inst.get('year')]}\\BuildCustomizations"
+        if inst is not None and inst.get("instance") and inst.get("year") in _VC_TARGETS
+        else None
+    )
+    commands: list = []
+    if source:
+        commands.append(
+            Cmd(("dir", source), note=f"CUDA {version}.props, .targets, .xml and Nvda.Build.CudaTasks.v{version}.dll")
+        )
+    commands.append(
+        Cmd(
+            (
+                "xcopy",
+                "/Y",
+                f"{source}\\*" if source else Placeholder("msbuildextensions-files"),
+                target or Placeholder("buildcustomizations-folder"),
+            ),
+            root=True,
+            note=""
+            if target and source
+            else "from the toolkit's extras, visual_studio_integration, MSBuildExtensions folder into the Visual Studio "
+            "instance's MSBuild, Microsoft, VC, v170 folder for 2022, v160 for 2019, its BuildCustomizations",
+        )
+    )
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        "CMake's Visual Studio generator found no CUDA toolset: the CUDA toolkit's Visual Studio integration is missing"
+        + (f" (CUDA {version})" if version else ""),
+        "The build stopped at enable_language(CUDA) with 'No CUDA toolset found.'"
+        + (f", after CMake had found CUDA {version}'s toolkit" if version else "")
+        + ". With a Visual Studio generator CMake compiles CUDA through the toolkit's MSBuild integration (CUDA X.Y.props "
+        "and .targets in Visual Studio's BuildCustomizations folder), which the CUDA installer adds only to the Visual "
+        "Studio instances present when it ran: a Visual Studio or Build Tools installed later, or an installation "
+        "without the Visual Studio Integration component, has none. The driver and the toolkit need no change.",
+        tuple(ev("pasted", e.line) for e in (said[:1] + found[:1])),
+        Remediation(
+            "Copy the toolkit's MSBuild integration into the Visual Studio instance that builds (an Administrator "
+            "shell), or rerun the CUDA installer with only its Visual Studio Integration component; then run the build "
+            "again in the same shell, with the same options.",
+            tuple(commands),
+            requires_root=True,
+            component="toolkit",
+        ),
+    )
+
+
+def _comfyui_start(facts: Facts, root: str | None) -> tuple[Cmd, str]:
+    r"""ComfyUI's start with the native allocator, in the interpreter it ran: the portable build's own python_embeded
+    (its run_nvidia_gpu.bat: `.\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build`, ComfyUI's
+    .ci/windows_base_files @0767befd, beside the ComfyUI folder in ComfyUI_windows_portable, its release workflow
+    windows_release_package.yml @9898e884), else the one the text shows (main.py by the path the traceback named)."""
+    from gpudoctor.planner.where import python_exe
+
+    flag = "--disable-cuda-malloc"
+    sep = "\\" if root and "\\" in root else "/"
+    main = f"{root}{sep}main.py" if root else "main.py"
+    parent, _, name = (root or "").rpartition(sep)
+    if name == "ComfyUI" and parent.rpartition(sep)[2].lower().startswith("comfyui_windows_portable"):
+        embedded = f"{parent}{sep}python_embeded{sep}python.exe"
+        return (
+            Cmd(
+                (embedded, "-s", main, "--windows-standalone-build", flag),
+                note="the portable build's own Python; then add the flag to the python_embeded line of run_nvidia_gpu.bat",
+            ),
+            f"{parent}{sep}run_nvidia_gpu.bat",
+        )
+    return Cmd((python_exe(facts), main, flag), note="the same Python as before"), "the command or shortcut that starts it"
+
+
+def check_allocator_backend(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA error 801 (operation not supported) in ComfyUI, which runs PyTorch with the stream-ordered allocator
+    (backend:cudaMallocAsync) by default for a CUDA torch 2.x (cuda_malloc.py @04bf6ef0; its list of Maxwell-era cards
+    it spares is read on Windows from the display adapters only, so a Tesla in TCC mode is never on it). A GPU or
+    driver mode without memory pools refuses cudaMallocAsync with 801 at the first allocation (CUDA's programming guide,
+    stream-ordered allocator: support is cudaDevAttrMemoryPoolsSupported, per device). Judged where the start-up line
+    says cudaMallocAsync, or where a traceback runs through ComfyUI's code and no start-up line says native: the
+    allocator is the cause, not the torch build or the driver, and the flag decides it in one run."""
+    refused = _said(facts, "cuda-not-supported")
+    if not refused:
+        return
+    said = _said(facts, "torch-allocator-said")
+    frames = _said(facts, "comfyui-frame")
+    backends = {e.get("backend") for e in said}
+    if "native" in backends or not ("cudaMallocAsync" in backends or frames):
+        return  # the native allocator failed too (or the program is not ComfyUI): the allocator is not the cause
+    shown = [e for e in said if e.get("backend") == "cudaMallocAsync"]
+    gpu = shown[0].get("gpu") if shown else None
+    start, launcher = _comfyui_start(facts, frames[0].get("root") if frames else None)
+    yield Finding(
+        "torch-allocator-unsupported",
+        Severity.ERROR,
+        "frameworks",
+        f"PyTorch's cudaMallocAsync allocator is not supported on {gpu or 'this GPU'}: ComfyUI turned it on",
+        (
+            f"ComfyUI's start-up line shows the allocator backend cudaMallocAsync{f' on the {gpu}' if gpu else ''}"
+            if shown
+            else "The traceback runs through ComfyUI, which starts PyTorch with the cudaMallocAsync allocator backend by "
+            "default (for a CUDA torch 2.x)"
+        )
+        + ", and CUDA answered 'operation not supported' (error 801). The stream-ordered allocator needs memory pools, "
+        "which older GPUs (Maxwell and earlier) and some driver modes (TCC, vGPU) do not offer; ComfyUI spares only the "
+        "cards on its own list, named as Windows lists display adapters. The torch build, the CUDA version and the driver "
+        "are not the cause: PyTorch's native allocator works on the same GPU.",
+        tuple(ev("pasted", e.line) for e in (shown[:1] + refused[:1])),
+        Remediation(
+            "Start ComfyUI with --disable-cuda-malloc (PyTorch's native allocator), in the same Python as before; its "
+            "start-up line then ends ': native'. Put the flag in " + launcher + " so every start uses it.",
+            (start,),
+            component="torch",
+        ),
+    )
+
+
 # The memory Xids (NVIDIA's Xid catalog, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, retrieved
 # 2026-11-29; names from open-gpu-kernel-modules nverror.h @df1c9a3d): what each says, and whether it is an error (the
 # GPU needs the reset now) or a warning (the program that hit it was stopped, or the repair waits for the next reset).
@@ -2335,4 +2472,6 @@ CHECKS = (
     Check("catalogued-nvcc-arch", "toolkit", ("toolkit-arch-unsupported",), check_nvcc_arch, ("pasted",)),
     Check("catalogued-host-compiler", "toolkit", ("host-compiler-unsupported",), check_host_compiler, ("pasted",)),
     Check("catalogued-gpu-memory", "health", ("gpu-ecc-errors",), check_gpu_memory_error, ("pasted",)),
+    Check("catalogued-allocator", "frameworks", ("torch-allocator-unsupported",), check_allocator_backend, ("pasted",)),
+    Check("catalogued-cuda-vs-integration", "toolkit", ("toolkit-missing-for-build",), check_cuda_vs_integration, ("pasted",)),
 )

@@ -197,40 +197,81 @@ def _ort_version_said(facts: Facts) -> tuple[str, str] | None:
 
 def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """onnxruntime's CUDA provider DLL failed to load on Windows (LoadLibrary error 126: a DLL it depends on is not
-    found) where the text names the GPU package's release: that release's CUDA and cuDNN majors (the matrix's rows, from
-    onnxruntime.ai's requirements) are the DLLs that must be on PATH, whatever CUDA is installed beside them; where.exe
-    over exactly those names shows which is missing. The NuGet package's CUDA major is the package index's only where
+    found) where the text names the GPU package's release, or the provider's warning names its build's majors: that
+    build's CUDA and cuDNN majors (the matrix's rows, from onnxruntime.ai's requirements, or the warning's) are the DLLs
+    that must be on PATH, whatever CUDA is installed beside them; where.exe over exactly those names shows which is
+    missing. The NuGet package's CUDA major is the package index's only where
     both distributions agree (before 1.17 and from 1.19): between them the rows do not say."""
     if not (facts.platform.system or "").lower().startswith("win") or not _said(facts, "onnxruntime-cuda-provider-failed"):
         return
     said = _ort_version_said(facts)
+    majors = _said(facts, "onnxruntime-build-majors")
+    shown = None
+    if majors and (majors[0].get("cuda") or "").isdigit() and (majors[0].get("cudnn") or "").isdigit():
+        shown = (int(majors[0].get("cuda") or 0), int(majors[0].get("cudnn") or 0))
     if said is None:
-        return
+        if shown is None or shown[0] not in _ORT_CUDA_DLLS:
+            return
+        # no release named, but the provider's warning names its build's majors: the DLLs are known
+        said = ("onnxruntime-gpu", "")
     package, version = said
-    build = _build(ctx, "onnxruntime-gpu", version=version)
-    if build is None or build.cuda not in _ORT_CUDA_DLLS:
+    build = _build(ctx, "onnxruntime-gpu", version=version) if version else None
+    if version and (build is None or build.cuda not in _ORT_CUDA_DLLS):
         return
     nuget = package.lower().startswith("microsoft.")
     if nuget and (1, 17) <= vkey(version)[:2] < (1, 19):
         return
     line = _said(facts, "onnxruntime-cuda-provider-failed")[0].line
-    dlls = (*_ORT_CUDA_DLLS[build.cuda], f"cudnn64_{build.cudnn}.dll")
+    # The provider's own warning names the majors of the build that failed ("Require cuDNN 9.* and CUDA 12.*"): where
+    # they are not the named release's, the text names another release (the one used before an upgrade, as
+    # microsoft/onnxruntime#21769 shows: 1.18.1 named, 1.19.0 failing), and the one that failed is a build of those
+    # majors. Going back to the named release (its build's majors, the matrix's) is then the cheap fix, pinned in
+    # the interpreter that ran.
+    back = None
+    cuda, cudnn = (build.cuda, build.cudnn) if build is not None else shown or (0, 0)
+    if build is not None and shown is not None and shown != (build.cuda, build.cudnn) and shown[0] in _ORT_CUDA_DLLS:
+        cuda, cudnn = shown
+        back = version
+    who = (
+        f"the installed {package} (a CUDA {cuda} build, not {version})"
+        if back
+        else f"{package} {version}"
+        if version
+        else f"the installed {package} (a CUDA {cuda} and cuDNN {cudnn} build, as its warning says)"
+    )
+    dlls = (*_ORT_CUDA_DLLS[cuda], f"cudnn64_{cudnn}.dll")
+    where = Cmd(("where.exe", *dlls), note=f"the CUDA {cuda} and cuDNN {cudnn} DLLs PATH finds")
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
         "frameworks",
-        f"{package} {version}'s CUDA provider needs CUDA {build.cuda} and cuDNN {build.cudnn} DLLs on PATH",
-        f"Windows could not load onnxruntime_providers_cuda.dll (error 126: a DLL it depends on was not found). {package} "
-        f"{version} is built for CUDA {build.cuda}.x and cuDNN {build.cudnn}.x (onnxruntime.ai's CUDA execution provider "
-        f"requirements): it loads {', '.join(dlls)}, and DLLs of another CUDA or cuDNN major do not count. A CUDA "
-        f"{build.cuda} toolkit's bin folder and cuDNN {build.cudnn}'s bin folder on PATH, or a {package} release built "
-        "for the CUDA installed, fix it.",
-        (ev("pasted", line),),
+        f"{who}: its CUDA provider needs CUDA {cuda} and cuDNN {cudnn} DLLs on PATH"
+        if back
+        else f"{who}'s CUDA provider needs CUDA {cuda} and cuDNN {cudnn} DLLs on PATH",
+        "Windows could not load onnxruntime_providers_cuda.dll (error 126: a DLL it depends on was not found). "
+        + (
+            f"The installed {package} is built for CUDA {cuda}.x and cuDNN {cudnn}.x, as its own warning says, unlike "
+            f"{package} {back} the text names (CUDA {build.cuda}.x, cuDNN {build.cudnn}.x): "
+            if back and build is not None
+            else f"{package} {version} is built for CUDA {cuda}.x and cuDNN {cudnn}.x (onnxruntime.ai's CUDA execution "
+            "provider requirements): "
+            if version
+            else f"The installed {package} is built for CUDA {cuda}.x and cuDNN {cudnn}.x, as its own warning says: "
+        )
+        + f"it loads {', '.join(dlls)}, and DLLs of another CUDA or cuDNN major do not count. A CUDA {cuda} toolkit's bin "
+        f"folder and cuDNN {cudnn}'s bin folder on PATH, or a {package} release built for the CUDA installed, fix it.",
+        (ev("pasted", line), *(ev("pasted", x.line) for x in majors[:1] if shown is not None and (back or build is None))),
         Remediation(
-            f"See which of the DLLs {package} {version} loads are on PATH; install the missing CUDA {build.cuda}.x or cuDNN "
-            f"{build.cudnn}.x and put its bin folder on PATH (a new terminal or IDE sees it), or move to the {package} "
+            (
+                f"Go back to {package} {back}, the CUDA {build.cuda} and cuDNN {build.cudnn} build the text names, in the "
+                f"same interpreter; or keep this release and put CUDA {cuda}.x's and cuDNN {cudnn}.x's bin folders on PATH "
+                "(a new terminal or IDE sees them): where.exe shows which of its DLLs PATH finds."
+            )
+            if back and build is not None
+            else f"See which of the DLLs {who} loads are on PATH; install the missing CUDA {cuda}.x or cuDNN "
+            f"{cudnn}.x and put its bin folder on PATH (a new terminal or IDE sees it), or move to the {package} "
             "release built for the CUDA and cuDNN installed.",
-            (Cmd(("where.exe", *dlls), note=f"the CUDA {build.cuda} and cuDNN {build.cudnn} DLLs PATH finds"),),
+            (_pip(facts, "install", f"{package}=={back}"), where) if back else (where,),
             component="environment",
         ),
     )

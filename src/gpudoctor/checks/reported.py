@@ -1028,6 +1028,15 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     loaded = (
         [(e, m.group(0)) for e in facts.pasted.errors if (m := _LINUX_DRIVER_LIB.search(e.line))] if facts.pasted.partial else []
     )
+    # a program's discovery that tried a Linux driver package's libnvidia-ml or libcuda and failed on it (Ollama 0.1.x:
+    # "Unable to load CUDA management library /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.104.05: nvml vram init
+    # failure: 9", NVML's DRIVER_NOT_LOADED): no failure by itself elsewhere, but inside WSL 2 the file is there, and
+    # it is a Linux driver's, which shadows /usr/lib/wsl/lib for every program that finds it first
+    loaded += [
+        (e, m.group(0))
+        for e in _said(facts, "gpu-library-unloadable")
+        if (m := _LINUX_DRIVER_LIB.search(e.get("library") or "")) and not loaded
+    ]
     # cuInit answering NO_DEVICE inside WSL 2 with nothing hiding the GPUs: the libcuda loaded is not WSL's (only the
     # Windows driver's /usr/lib/wsl/lib/libcuda.so.1 reaches the GPU through /dev/dxg); a Linux driver package's copy,
     # found first by the loader, sees no device. What the paste leaves open is asked by the steps themselves.
@@ -1063,7 +1072,7 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
     shown = (
         f"a Linux driver package installed inside WSL ({package or written or 'named'})"
         if packages
-        else f"libcuda loaded from {loaded[0][1]}"
+        else f"a Linux driver's library in use: {loaded[0][1]}"
         if loaded
         else "cuInit answering CUDA_ERROR_NO_DEVICE, with nothing hiding the GPU (no CUDA_VISIBLE_DEVICES)"
     )
@@ -1095,6 +1104,12 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
             + ("" if confirmed else " (Where the list shows none, the Windows driver is the next suspect: update it.)"),
             (
                 *(() if confirmed else found),
+                # the file the text names: its package, which dpkg -S says (the list may hold others of the driver)
+                *(
+                    (Cmd(("dpkg", "-S", loaded[0][1]), note="the package that installed it"),)
+                    if loaded and dpkg and not package
+                    else ()
+                ),
                 *(() if package else (listed,)),
                 remove,
                 Cmd(("ldconfig",), root=True),
@@ -1322,6 +1337,13 @@ _DESCRIPTIVE = frozenset(
         "python-32bit-said",  # the interpreter's width, judged beside an installer's failure (gpudoctor.checks.installers)
         "python-pypy-said",  # the interpreter's implementation, judged beside an installer's failure
         "deepspeed-op-report",  # ds_report's header: a report of the ops, no failure (its asks read the toolkit)
+        "gpu-library-unloadable",  # Ollama's discovery skipping one library for the next: judged by check_reported_wsl
+        "cmake-cudatoolkit-found",  # CMake found a toolkit on Windows (gpudoctor.checks.catalogued reads it)
+        "visual-studio-instance-said",  # a Visual Studio instance's folder in a path: where, no failure
+        "onnxruntime-build-majors",  # onnxruntime's warning naming its build's majors (gpudoctor.checks.libraries)
+        "cuda-path-value",  # CUDA_PATH's value: the toolkit installed on Windows (gpudoctor.checks.windows reads it)
+        "torch-allocator-said",  # ComfyUI's start-up line of the allocator backend (gpudoctor.checks.catalogued)
+        "comfyui-frame",  # a traceback frame in ComfyUI's code: which program, no failure of its own
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"
@@ -1343,6 +1365,10 @@ def _failure(e, facts: Facts) -> bool:
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
         return False
+    if e.kind == "ollama-install-no-gpu":
+        # Ollama's installer says it on every machine without a GPU (a CPU-only VM, a laptop): a failure only where the
+        # text names an NVIDIA GPU that the installer did not find (scripts/install.sh @3fa8daae)
+        return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     if e.kind == "whisper-on-cpu":
         # Whisper on the CPU is a failure only on a machine with an NVIDIA GPU, named in the text: a CPU run chosen
         # by the program or on a machine without one is no fault of the environment.

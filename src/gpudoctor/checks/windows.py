@@ -475,7 +475,11 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if _CUDNN8_OWN_126.search(line):
         yield _cudnn8_sublibrary(facts, dll, line)
         return
-    said = [e.get("cuda") or "" for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said")]
+    # (CUDA_PATH's value, where the text copies it, names the toolkit installed: its bin is the folder)
+    said = [
+        e.get("cuda") or ""
+        for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-path-value")
+    ]
     parts: tuple = ()
     if m := _CUDA_DLL.fullmatch(dll):
         version = next((v for v in said if v.split(".")[0] == m.group(1).lstrip("0")), "")

@@ -70,7 +70,9 @@ _REL_PYTHON = re.compile(r"^\s*(?P<path>(?:\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){1
 _REL_PYTHON_ANY = re.compile(r"(?<![\\\w:/.-])(?P<path>(?:\.\\)?(?:[\w.-]{1,120}\\){1,10}python\.exe)\b", re.IGNORECASE)
 # A Windows path with a drive letter ("C:\\Users\\...", "k:\\ComfyUI\\...") or a file only Windows runs or loads
 # (cublas64_12.dll, _C.pyd, webui-user.bat, python.exe): Windows, unless Linux is named too (WSL reads both).
-_WIN_PATH = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]")
+# (CMake and Python's pathlib write Windows' own folders with forward slashes: "C:/Program Files/NVIDIA GPU Computing
+# Toolkit/CUDA/v11.8/include" in FindCUDAToolkit's line, a CMake error's "C:/Program Files/CMake/share/...")
+_WIN_PATH = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]|(?<![\w/])[A-Za-z]:/(?:Program Files|Users|Windows)/")
 # A wheel for Windows that pip fetched ("Downloading torch-1.7.1-cp38-cp38-win_amd64.whl"): pip picks the running
 # platform's.
 _WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b|-win_amd64\.whl\b", re.IGNORECASE)
@@ -173,7 +175,9 @@ _WINDOWS_PROSE = re.compile(
 # of its own (a POSIX shell's `set` takes options, not an assignment; export does that), and Visual Studio (the
 # compiler a Windows CUDA build needs; not Visual Studio Code, which runs everywhere).
 _WINDOWS_TOOLS = re.compile(
-    r"^[ \t]*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))",
+    r"^[ \t]*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))"
+    # PowerShell's assignment to an environment variable ($env:CMAKE_ARGS = "..."), the shell Windows opens by default
+    r"|\$env:[A-Za-z_]\w{0,60}\s*=",
     re.IGNORECASE | re.MULTILINE,
 )
 # The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for

@@ -89,8 +89,8 @@ def read_sources(sources: list[Source]) -> Gathered:
             # The runtime hook's loader on the host missed the driver's NVML: not a library the program or its
             # environment (pip's wheels, LD_LIBRARY_PATH) loads, so not read as one (the entry asks the host).
             found = [e for e in found if not (e.kind == "library-missing" and "nvidia-container-cli" in e.line)]
-        # (TensorFlow's start-up lines, catalogue.toml's tf-startup-log, print before anything fails: they explain no
-        # traceback the paste cuts off)
+        # (TensorFlow's start-up lines, catalogue.toml's tf-startup-log, print before anything fails, and the lines that
+        # only show a setting: they explain no traceback the paste cuts off)
         if not [e for e in found if e.kind not in _STARTUP_LINES] and (cut := _traceback_cut(lines)):
             found.append(ErrorEvidence("traceback-cut", cut))
         if not _GPU_WANTED.search(plain[:1_000_000]):
@@ -186,7 +186,21 @@ def _traceback_cut(lines: list[str]) -> str | None:
 
 _CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})
 # (and reports printed before a failure: ds_report's op table)
-_STARTUP_LINES = frozenset({"tf-startup-log", "tf-gpu-device-created", "deepspeed-op-report"})
+_STARTUP_LINES = frozenset(
+    {
+        "tf-startup-log",
+        "tf-gpu-device-created",
+        "deepspeed-op-report",
+        # what a line shows of the setting, not of a failure: a traceback frame's program, an allocator's name, a
+        # toolkit or Visual Studio folder, CUDA_PATH's value, a library a discovery skipped for the next
+        "comfyui-frame",
+        "torch-allocator-said",
+        "cmake-cudatoolkit-found",
+        "visual-studio-instance-said",
+        "cuda-path-value",
+        "gpu-library-unloadable",
+    }
+)
 # The device plugin's advice beside its NVML failure, and a line of its log: klog's header ("E0312 10:01:02.123456
 # 1 factory.go:99]") or Go's log before v0.15 ("2022/05/13 23:09:23").
 _PLUGIN_SAID = frozenset({"k8s-device-plugin-nvml-init-failed"})

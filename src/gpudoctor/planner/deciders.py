@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetEnv, render
+from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetEnv, Unrenderable, render
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 
@@ -171,12 +171,16 @@ def fill(line: Line, values: Mapping[str, str]) -> Line:
     return line
 
 
-def shown(line: Line) -> str:
-    """`line` as prose: its words with the placeholders as `<name>`, unquoted (it is read, not pasted)."""
+def shown(line: Line, target: str = "posix") -> str:
+    """`line` as prose: its words with the placeholders as `<name>`, unquoted (it is read, not pasted); a variable's line
+    in the shell of the plan (`target`: PowerShell's on Windows, whose plan never holds a POSIX export)."""
     if isinstance(line, Cmd):
         text = " ".join(line.words) + (f" | {' '.join(str(a) for a in line.pipe)}" if line.pipe else "")
         return f"{text} ({line.note})" if line.note else text
-    text = render(line, "posix")
+    try:
+        text = render(line, target)
+    except Unrenderable:  # (a line PowerShell cannot hold is shown as a POSIX shell writes it)
+        text = render(line, "posix")
     return re.sub(r"'(<[a-z][a-z0-9-]*>)", r"\1", text).replace(">'", ">")
 
 
@@ -208,12 +212,12 @@ def inside(line: Line) -> Line:
     return replace(line, argv=tuple(rest), note=note)
 
 
-def decided(r: Remediation, values: Mapping[str, str]) -> Remediation:
+def decided(r: Remediation, values: Mapping[str, str], target: str = "posix") -> Remediation:
     """`r` with its placeholders filled from `values`; from the first command that still holds one, its commands are
-    prose, and the commands that list the missing values take their place."""
+    prose (a variable's line in `target`'s syntax), and the commands that list the missing values take their place."""
     lines = [inside(fill(c, values)) for c in r.commands]
     at = next((i for i, c in enumerate(lines) if placeholders(c)), None)
-    alt = decided(r.alternative, values) if r.alternative is not None else None
+    alt = decided(r.alternative, values, target) if r.alternative is not None else None
     if at is None:
         return replace(r, commands=tuple(lines), alternative=alt)
     kept, later = lines[:at], lines[at:]
@@ -226,7 +230,7 @@ def decided(r: Remediation, values: Mapping[str, str]) -> Remediation:
                 asked.append(lister)
     filled_in = ", ".join(f"<{n}>" for n in names)
     lists = " (the commands below list the values)" if asked else ""
-    summary = f"{r.summary} Then, with {filled_in} filled in{lists}: " + "; ".join(shown(c) for c in later) + "."
+    summary = f"{r.summary} Then, with {filled_in} filled in{lists}: " + "; ".join(shown(c, target) for c in later) + "."
     root = r.requires_root and any(isinstance(c, Cmd) and c.root for c in kept)
     return replace(r, summary=summary, commands=(*kept, *asked), requires_root=root, alternative=alt)
 
@@ -234,11 +238,13 @@ def decided(r: Remediation, values: Mapping[str, str]) -> Remediation:
 def with_values(findings: Sequence[Finding], facts: Any) -> list[Finding]:
     """`findings`, each remediation's placeholders decided (`decided`): no printed command holds one."""
     values = known_values(facts)
+    system = getattr(getattr(facts, "platform", None), "system", "") or ""
+    target = "powershell" if system.lower().startswith("win") else "posix"
     out = []
     for f in findings:
         r = f.remediation
         if r is not None and _holds_placeholder(r):
-            f = replace(f, remediation=decided(r, values))
+            f = replace(f, remediation=decided(r, values, target))
         out.append(f)
     return out
 

@@ -1,0 +1,42 @@
+"""docs/findings/windows-dll-missing.md on whole real reports: the toolkit's folder from CUDA_PATH's value where the
+text copies it, and the prose of a step whose folder is left to fill in written for Windows' shell, never a POSIX
+export (gpudoctor.checks.windows, gpudoctor.planner.deciders.shown)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.hostile.test_corpus import run_cli
+from tests.spec.machine import pasted_findings
+from tests.spec.registry import FIRES, states
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "tests/pasted/catalogue_examples"
+CODE = "windows-dll-missing"
+
+
+@states(CODE, FIRES)
+def test_cuda_path_value_names_the_toolkit_folder_to_put_on_path():
+    """https://github.com/PaddlePaddle/Paddle/issues/69102 (tests/blind/plans9 case 909): cublas64_11.dll error 126,
+    the variables copied (CUDA_PATH: ...\\CUDA\\v11.8): that toolkit's bin goes first on PATH, no folder to fill in."""
+    path = (
+        ROOT
+        / "tests/blind/plans9/cases/909-paddle69102-windows-paddle-cu118-cublas64-11-error-126-works-from-system32-ask/input.txt"
+    )
+    f = pasted_findings(path.read_text(encoding="utf-8"))[CODE]
+    assert "CUDA 11.8" in f.remediation.summary
+    (line,) = f.remediation.commands
+    assert line.parts == ("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\bin",)
+
+
+@states(CODE, FIRES)
+def test_a_folder_left_to_fill_in_is_shown_in_powershell_not_a_posix_export():
+    """https://github.com/PaddlePaddle/PaddleOCR/issues/4171 (tests/pasted/catalogue_examples): cudnn64_7.dll error 126
+    on Windows with no cuDNN folder shown: the step's prose writes PowerShell's $env:PATH, the listing is where.exe."""
+    _, out, _ = run_cli("check", "--from", str(EXAMPLES / "paddleocr-4171-windows-cudnn64-7-error-126.txt"), "--format", "json")
+    doc = json.loads(out)
+    (f,) = [f for f in doc["findings"] if f["code"] == CODE]
+    assert "$env:PATH = <cudnn-folder>" in f["remediation"]["summary"]
+    assert "export PATH" not in f["remediation"]["summary"]
+    assert [c["argv"][0] for s in doc["plan"]["steps"] for c in s["commands"]] == ["where.exe"]
