@@ -78,7 +78,8 @@ _WHOLE_PATH = (
 )
 def test_no_interpreter_from_a_path_whose_head_is_not_shown(tmp_path, text, invented):
     doc = _check(tmp_path, text)
-    assert doc["facts"]["frameworks"]["python"]["value"]["executable"] != invented
+    # (no interpreter fact at all is right too: the path is not read as one)
+    assert (doc["facts"]["frameworks"]["python"].get("value") or {}).get("executable") != invented
     assert not [argv for argv in _asked(doc) if invented in argv]
 
 

@@ -20,7 +20,7 @@ def _text(path: Path) -> str:
 
 @states(CODE, FIRES)
 def test_start_up_line_with_cuda_malloc_async_and_801_fires_with_the_portable_python():
-    """https://github.com/Comfy-Org/ComfyUI/issues/2935: 'Device: cuda:0 Tesla M40 24GB : cudaMallocAsync', then 801 in
+    """tests/blind/plans9 case 932 (its thread is named only there): 'Device: cuda:0 Tesla M40 24GB : cudaMallocAsync', then 801 in
     KSampler, in the Windows portable build (its frames under ComfyUI_windows_portable\\ComfyUI): the fix starts its
     own python_embeded with --disable-cuda-malloc."""
     text = _text(CASES / "932-comfyui2935-windows-portable-tesla-m40-cudamallocasync-operation-not-supported/input.txt")
@@ -40,7 +40,7 @@ def test_start_up_line_with_cuda_malloc_async_and_801_fires_with_the_portable_py
 
 @states(CODE, FIRES)
 def test_traceback_through_comfyui_with_801_fires_in_the_python_that_ran_it():
-    """https://github.com/Comfy-Org/ComfyUI/issues/1845: a source checkout at C:\\ComfyUI started with `python main.py`
+    """tests/blind/plans9 case 939 (its thread is named only there): a source checkout at C:\\ComfyUI started with `python main.py`
     fails in its first torch.cuda.mem_get_info with 801 (no start-up line shown): the same python, main.py by the
     traceback's path, with the flag."""
     text = _text(CASES / "939-comfyui1845-windows-store-python311-cudamallocasync-operation-not-supported-startup/input.txt")

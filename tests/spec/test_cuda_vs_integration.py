@@ -39,7 +39,7 @@ def test_build_tools_2022_instance_shown_gets_the_copy_into_its_v170_folder():
 
 @states(CODE, FIRES)
 def test_no_instance_shown_leaves_the_folder_to_fill_in_and_reads_windows_from_cmake_paths():
-    """https://github.com/abetlen/llama-cpp-python/issues/744 (tests/blind/plans9 case 933): CUDA 11.8 found, CMake
+    """tests/blind/plans9 case 933 (its thread is named only there): CUDA 11.8 found, CMake
     from C:/Program Files/CMake, PowerShell's $env: (no backslash path at all): Windows, and the destination a
     placeholder."""
     path = (

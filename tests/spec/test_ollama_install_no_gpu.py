@@ -15,7 +15,7 @@ CODE = "pasted-error-unexplained"
 
 @states(CODE, FIRES)
 def test_installer_warning_beside_an_nvidia_gpu_named_is_no_clean_bill():
-    """https://github.com/ollama/ollama/issues/4659 (tests/blind/plans9 case 940): an RTX 3060 Ti inside WSL 2, and the
+    """tests/blind/plans9 case 940 (its thread is named only there): an RTX 3060 Ti inside WSL 2, and the
     installer found no GPU: not 'No problems found'."""
     path = ROOT / "tests/blind/plans9/cases/940-ollama4659-wsl2-rtx3060ti-no-gpu-detected-after-wsl-reinstall-ask/input.txt"
     assert CODE in pasted_findings(path.read_text(encoding="utf-8"))

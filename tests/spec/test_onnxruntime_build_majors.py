@@ -20,7 +20,7 @@ def _findings(path: str) -> dict:
 
 @states(CODE, FIRES)
 def test_warning_of_another_build_than_the_release_named_goes_back_to_that_release():
-    """https://github.com/microsoft/onnxruntime/issues/21769 (tests/blind/plans9 case 924): 1.18.1 named as the release
+    """tests/blind/plans9 case 924 (its thread is named only there): 1.18.1 named as the release
     used before, 1.19.0's warning asks for cuDNN 9 and CUDA 12: the pin back to 1.18.1 (a CUDA 11 build; pip's dry
     run finds its win_amd64 wheels for CPython 3.9 to 3.12) in the Anaconda environment that ran, then the CUDA 12
     DLLs."""
@@ -35,7 +35,7 @@ def test_warning_of_another_build_than_the_release_named_goes_back_to_that_relea
 
 @states(CODE, FIRES)
 def test_warning_alone_names_the_dlls_to_look_for():
-    """https://github.com/microsoft/onnxruntime/issues/21825 (tests/blind/plans4 case 310): no release named, the
+    """tests/blind/plans4 case 310 (its thread is named only there): no release named, the
     warning's majors say which DLLs the provider loads; nothing is pinned."""
     f = _findings("tests/blind/plans4/cases/310-ort21825-windows-ort119-cuda126-cudnn9-error126-ask/input.txt")[CODE]
     assert argv_of(f) == [CUDA12]

@@ -18,7 +18,7 @@ CODE = "windows-dll-missing"
 
 @states(CODE, FIRES)
 def test_cuda_path_value_names_the_toolkit_folder_to_put_on_path():
-    """https://github.com/PaddlePaddle/Paddle/issues/69102 (tests/blind/plans9 case 909): cublas64_11.dll error 126,
+    """tests/blind/plans9 case 909 (its thread is named only there): cublas64_11.dll error 126,
     the variables copied (CUDA_PATH: ...\\CUDA\\v11.8): that toolkit's bin goes first on PATH, no folder to fill in."""
     path = (
         ROOT

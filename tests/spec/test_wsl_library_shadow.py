@@ -15,7 +15,7 @@ CODE = "wsl-linux-driver-installed"
 
 @states(CODE, FIRES)
 def test_discovery_failing_on_a_linux_libnvidia_ml_in_wsl_fires_with_its_package():
-    """https://github.com/ollama/ollama/issues/1940 (tests/blind/plans9 case 935): inside WSL, Ollama found
+    """tests/blind/plans9 case 935 (its thread is named only there): inside WSL, Ollama found
     /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.104.05 before /usr/lib/wsl/lib's, NVML answered 9 (driver not
     loaded), and the runner failed with CUDA error 100: the plan asks dpkg which package put the file there."""
     path = ROOT / "tests/blind/plans9/cases/935-ollama1940-wsl-linux-libnvidia-ml-535-shadows-wsl-lib-cuda-error-100/input.txt"

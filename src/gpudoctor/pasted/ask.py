@@ -970,11 +970,9 @@ def _module_file_asks(facts: Facts) -> list[Ask]:
 
 def _catalogue_asks(facts: Facts) -> list[Ask]:
     """The asks of the catalogued messages the text shows (gpudoctor/parsers/catalogue.toml)."""
-    from gpudoctor.checks.reported import frameworks_named
     from gpudoctor.parsers.catalogue import by_id, messages
 
     out: list[Ask] = []
-    named = frameworks_named(facts)
     for e in facts.pasted.errors:
         message = by_id(e.get("entry") or "") or next((m for m in messages() if m.pattern.search(e.line)), None)
         if message is None or (message.unless and any(x.kind in message.unless for x in facts.pasted.errors)):
@@ -987,8 +985,6 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 continue  # a Windows program asked on Linux, a Linux one on Windows: a message's asks name each
             if facts.platform.wsl and words[0] in ("lsmod", "dkms"):
                 continue  # WSL 2 loads no nvidia module: the Windows driver serves the GPU (its asks are WSL's own)
-            if _imports_another_framework(words, named):
-                continue  # a message several frameworks print (cuDNN's, XLA's): asked in the one the text shows at work
             if (
                 (words == ("nvidia-smi",) and facts.driver.version)
                 or (words in (("nvcc", "--version"), ("which", "nvcc")) and facts.toolkits.nvcc_on_path_version)
@@ -998,21 +994,6 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 continue  # shown already
             out.append(Ask(cmd, f"{message.decides} ({message.id})"))
     return out
-
-
-# The frameworks a catalogue ask's Python code imports ("import torch; ...", "import sys, tensorflow as tf; ...").
-_IMPORTED = re.compile(r"\bimport\s+(?:\w+\s*,\s*)*(torch|tensorflow|jax)\b")
-
-
-def _imports_another_framework(words: Sequence[str | Placeholder], named: set[str]) -> bool:
-    """An ask whose code imports a framework the text does not show at work, while it shows another one: cuDNN's
-    status names and XLA's cuDNN log are printed by PyTorch, TensorFlow and JAX alike, and an ask that imports torch
-    in a JAX environment answers only that torch is not there. Where the text names no framework, every ask stands."""
-    if not named:
-        return False
-    code = " ".join(str(w) for w in words)
-    imported = set(_IMPORTED.findall(code))
-    return bool(imported) and not imported & named
 
 
 def _gpu_query_answered(facts: Facts, words: Sequence[str | Placeholder]) -> bool:

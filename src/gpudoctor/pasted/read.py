@@ -1538,6 +1538,8 @@ def _site_paths(text: str):
         lo = end
         while lo > floor and end - lo <= _SITE_MAX and text[lo - 1] not in _NOT_PATH:
             lo -= 1
+        while lo < end and text[lo] in "`([{":
+            lo += 1  # markdown's backtick or a bracket opens a whole path: it is no part of the path's head
         start = None
         drive = lo >= 2 and lo - 2 >= floor and text[lo - 1] == ":" and text[lo - 2].isascii() and text[lo - 2].isalpha()
         if drive and lo < end and text[lo] in "\\/" and end - (lo + 1) <= _SITE_MAX:
