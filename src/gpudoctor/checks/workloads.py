@@ -360,6 +360,9 @@ def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
     said = facts.pasted.reported("default-runtime-not-nvidia") if facts.pasted.partial else []
     if not said:
         return
+    if said[0].get("runtime") == "docker":
+        yield _docker_node_default(said[0])
+        return
     yield Finding(
         "container-no-gpu",
         Severity.ERROR,
@@ -376,6 +379,54 @@ def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (
                 Cmd(("nvidia-ctk", "runtime", "configure", "--runtime=containerd", "--set-as-default"), root=True),
                 Cmd(("systemctl", "restart", "containerd"), root=True),
+                Cmd(
+                    ("kubectl", "delete", "pod", "-n", Placeholder("namespace"), Placeholder("device-plugin-pod")),
+                    note="its DaemonSet recreates it under the nvidia runtime",
+                ),
+                Cmd(
+                    ("kubectl", "describe", "node", Placeholder("node")),
+                    pipe=("grep", "nvidia.com/gpu"),
+                    note="the GPUs it now offers",
+                ),
+            ),
+            requires_root=True,
+            component="container",
+            where="the node",
+        ),
+    )
+
+
+def _docker_node_default(said) -> Finding:  # noqa: ANN001 (an ErrorEvidence)
+    """The device plugin found no NVML in its pod on a node whose runtime is Docker: Kubernetes' dockershim cannot ask
+    Docker for a runtime per pod, so every pod runs under Docker's default runtime, and nvidia-docker2 registers the
+    nvidia runtime without making it the default (the plugin's README, "Preparing your GPU Nodes", NVIDIA/k8s-device-plugin
+    @02d8e0fe: `"default-runtime": "nvidia"` in /etc/docker/daemon.json). nvidia-ctk writes that key (NVIDIA Container
+    Toolkit 1.12 or newer; with an older nvidia-docker2 the key is added to daemon.json by hand)."""
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the device plugin's pod loaded no NVML on a Docker node: nvidia is not Docker's default runtime",
+        "The NVIDIA device plugin loads the driver's NVML (libnvidia-ml.so.1) inside its own pod, and only the NVIDIA "
+        "runtime mounts it there. Kubernetes cannot ask Docker for a runtime per pod, so the plugin runs under Docker's "
+        f"default runtime ({said.get('default') or 'runc'}): nvidia-docker2 registers the nvidia runtime without making it "
+        "the default. The plugin then advertises no nvidia.com/gpu. The driver and the GPU are not what is missing.",
+        (ev("pasted", said.line),),
+        Remediation(
+            'On each GPU node, make nvidia Docker\'s default runtime ("default-runtime": "nvidia" in '
+            '/etc/docker/daemon.json, beside the nvidia entry under "runtimes"), restart Docker, and let the DaemonSet '
+            "recreate the plugin's pod.",
+            (
+                Cmd(
+                    ("docker", "info"), pipe=("grep", "-i", "runtime"), note="on the GPU node: Runtimes lists nvidia; the default"
+                ),
+                Cmd(
+                    ("nvidia-ctk", "runtime", "configure", "--runtime=docker", "--set-as-default"),
+                    root=True,
+                    note="NVIDIA Container Toolkit 1.12 or newer; with an older nvidia-docker2, add the default-runtime "
+                    "key, set to nvidia, to /etc/docker/daemon.json by hand",
+                ),
+                Cmd(("systemctl", "restart", "docker"), root=True),
                 Cmd(
                     ("kubectl", "delete", "pod", "-n", Placeholder("namespace"), Placeholder("device-plugin-pod")),
                     note="its DaemonSet recreates it under the nvidia runtime",

@@ -216,7 +216,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
     "video-codec-failing-said": "the reporter says NVENC/NVDEC (the GPU's video encoder or decoder) does not work",
     "gpus-seen-unrequested": "the reporter says a pod or container that requested no GPU still sees all of them",
-    "default-runtime-not-nvidia": "containerd's default runtime is not nvidia on a Kubernetes node with an nvidia runtime configured",
+    "default-runtime-not-nvidia": "the Kubernetes node's container runtime (containerd, or Docker) does not run pods with nvidia by default",
     "job-gpus": "the GPUs per node a Slurm job requests (--gres=gpu[:type]:N, --gpus)",
     "program-gpus": "the GPUs per node a program asks for (a Lightning Trainer's gpus= or devices=)",
     "workload-logged-no-gpu": "a docker compose service's own log line saying it found no GPU (or nvidia-smi failed)",

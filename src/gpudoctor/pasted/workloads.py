@@ -29,6 +29,18 @@ _MAX_LINE = 2_000
 # keys nvidia-ctk writes (NVIDIA/nvidia-container-toolkit pkg/config/engine/containerd/config.go @d34b3046).
 _CONTAINERD_DEFAULT = re.compile(r"^\s*default_runtime_name\s*=\s*\"(?P<name>[\w.-]{0,60})\"")
 _CONTAINERD_NVIDIA = re.compile(r"\.runtimes\.\"?nvidia\"?\]")
+# A node whose container runtime is Docker: nvidia-docker2 (the package that registers the nvidia runtime with Docker
+# and leaves runc its default), docker info's "Default Runtime:" line, or docker version's banner (Docker on the node).
+_DOCKER_NODE = re.compile(
+    r"\bnvidia-docker2\b|^\s*Default Runtime:\s*(?P<default>[\w.-]{1,60})|^\s*(?:Client|Server):\s*Docker Engine\b", re.IGNORECASE
+)
+# Docker already told to run everything with nvidia: daemon.json's key, or docker info's answer. The plugin's NVML
+# failure then has another cause (k8s-device-plugin#60 shows that key set and the failure still there).
+_DOCKER_DEFAULT_NVIDIA = re.compile(r"\"default-runtime\"\s*:\s*\"nvidia\"|^\s*Default Runtime:\s*nvidia\b", re.IGNORECASE)
+# containerd (or CRI-O) named as the node's runtime: its fix is nvidia-ctk's for that runtime, not Docker's.
+_OTHER_NODE_RUNTIME = re.compile(r"\bcontainerd://|\bcri-o://|\bdefault_runtime_name\b|\bcrio\.conf\b", re.IGNORECASE)
+# The device plugin's own words that its pod could not load NVML (catalogue.toml: its advice, and the older plugin's line).
+_PLUGIN_NO_NVML = "device-plugin-no-nvml"
 # A Slurm job's GPU request (sbatch/srun options, on an #SBATCH line or a command line): --gres=gpu[:type]:N, --gpus=N,
 # --gpus-per-node=N (slurm.schedmd.com sbatch.html); and what a Lightning Trainer in the program asks per node.
 _SLURM_GPUS = re.compile(
@@ -181,6 +193,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
             if _NO_GPU_LOGGED.search(line[:_MAX_LINE]):
                 _add(g, ErrorEvidence("workload-logged-no-gpu", line[:300], (("name", m.group("service")),)))
     _default_runtime(g, scan)
+    _docker_node_runtime(g, scan)
     if (
         pod := next((m for x in lines[:20_000] if "kubectl" in x and (m := _KUBECTL_POD.search(x[:_MAX_LINE]))), None)
     ) is not None:
@@ -311,6 +324,21 @@ def _default_runtime(g: Gathered, scan: Lines) -> None:
     if scan.first(_KUBERNETES) is None:
         return
     _add(g, ErrorEvidence("default-runtime-not-nvidia", default.group(0).strip(), (("default", default.group("name")),)))
+
+
+def _docker_node_runtime(g: Gathered, scan: Lines) -> None:
+    """Docker as the node's runtime, with nvidia not its default, where the device plugin says its pod loaded no NVML:
+    dockershim cannot ask Docker for a runtime per pod, so the plugin's pod runs under Docker's default (runc, which
+    nvidia-docker2 leaves in place) without the driver's libraries. Quiet where the text shows nvidia as Docker's
+    default already, or another runtime as the node's."""
+    if not any(e.kind == _PLUGIN_NO_NVML for e in g.errors) or any(e.kind == "default-runtime-not-nvidia" for e in g.errors):
+        return
+    if scan.first(_DOCKER_DEFAULT_NVIDIA) is not None or scan.first(_OTHER_NODE_RUNTIME) is not None:
+        return
+    if (docker := scan.first(_DOCKER_NODE)) is None:
+        return
+    values = {"runtime": "docker", "default": docker[1].group("default") or "runc"}
+    _add(g, ErrorEvidence("default-runtime-not-nvidia", scan.lines[docker[0]].strip()[:300], tuple(sorted(values.items()))))
 
 
 def _job_gpus(g: Gathered, lines: list[str]) -> None:
