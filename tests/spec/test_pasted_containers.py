@@ -52,8 +52,7 @@ def test_nvmls_unknown_error_in_a_container_the_text_names_is_the_daemon_reload_
 
 # NVIDIA's udev rule that keeps the /dev/char links (NVIDIA/nvidia-container-toolkit issue 48, "Workarounds")
 _UDEV_RULE = (
-    'ACTION=="add", DEVPATH=="/bus/pci/drivers/nvidia", '
-    'RUN+="/usr/bin/nvidia-ctk system create-dev-char-symlinks --create-all"'
+    'ACTION=="add", DEVPATH=="/bus/pci/drivers/nvidia", RUN+="/usr/bin/nvidia-ctk system create-dev-char-symlinks --create-all"'
 )
 # https://github.com/NVIDIA/nvidia-docker/issues/1671 (a comment, verbatim): the container's own prompt (its id as the
 # host name), nvidia-smi working, then failing in the same running container after a daemon-reload
