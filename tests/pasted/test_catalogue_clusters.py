@@ -74,7 +74,7 @@ def test_the_device_plugins_nvml_failure_asks_the_nodes_runtime_not_a_driver_fix
         assert asks >= _PLUGIN_ASKS and ("nvidia-smi",) in asks
 
 
-_PLANS9_901 = Path(__file__).resolve().parents[1] / "blind/plans9/cases"
+_PLANS9 = Path(__file__).resolve().parents[1] / "blind/plans9/cases"
 # https://github.com/NVIDIA/k8s-device-plugin/issues/182 (a comment, verbatim): nvidia already Docker's default runtime
 # in daemon.json, and the plugin still without NVML (that cluster was microk8s, whose containerd ignores Docker's
 # configuration): not the default-runtime cause Docker's fix would cure.
@@ -107,7 +107,7 @@ def test_the_plugins_nvml_failure_on_a_docker_node_makes_nvidia_dockers_default_
     # The plugin's pod found no NVML where the node runs Docker: nvidia-docker2 named (k8s-device-plugin#23, the older
     # plugin's line without its advice: tests/blind/plans9 case 901), or docker version's banner beside the plugin's
     # advice (k8s-device-plugin#303). Kubernetes cannot pick Docker's runtime per pod: nvidia must be the default.
-    case = next(_PLANS9_901.glob("901-*")) / "input.txt"
+    case = next(_PLANS9.glob("901-*")) / "input.txt"
     for text in (case.read_text(encoding="utf-8"), _example("k8s-device-plugin-303-nvml-docker-default-runtime.txt")):
         errors, codes, asks = _run(text)
         assert "device-plugin-no-nvml" in errors and errors["default-runtime-not-nvidia"]["runtime"] == "docker"
@@ -496,3 +496,68 @@ def test_compose_without_the_nvidia_runtime_ends_with_the_restart_not_a_docker_r
     _, codes, _ = _run(text)
     cmds = _argvs(codes["container-no-gpu"])
     assert cmds[-1] == ("systemctl", "restart", "docker")
+
+
+# --- Apptainer/Singularity without --nv -------------------------------------------------------------------------------
+
+# https://github.com/CaiLiLab/MuRaL/issues/6 (its report, verbatim): the container started without --nv; pynvml finds
+# no libnvidia-ml.so.1 inside
+_MURAL_6 = """The run:
+singularity exec  ~/software/mural_v1.1.0.sif  mural_train --ref_genome data/seq.fa --train_data data/training.sorted.bed --experiment_name example1  > test1.out 2> test1.err
+
+ cat test1.err
+Traceback (most recent call last):
+  File "/opt/conda/lib/python3.8/site-packages/pynvml/nvml.py", line 1478, in _LoadNvmlLibrary
+    nvmlLib = CDLL("libnvidia-ml.so.1")
+  File "/opt/conda/lib/python3.8/ctypes/__init__.py", line 373, in __init__
+    self._handle = _dlopen(self._name, mode)
+OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
+"""
+# https://github.com/apptainer/singularity/issues/4783 (its report, verbatim): --nv given (after a global option), and
+# libcuda.so.1 still missing: another cause, not the missing flag
+_SINGULARITY_4783 = """singularity -s exec --nv /cvmfs/cms-ib.cern.ch/docker/cmssw/cc7:amd64 bash
+source /cvmfs/cms.cern.ch/cmsset_default.sh
+./test/slc7_amd64_gcc820/test_detid
+./test/slc7_amd64_gcc820/test_detid: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory
+"""
+
+
+def test_an_apptainer_container_started_without_nv_is_given_the_same_command_with_nv():
+    # tests/blind/plans9 case 931 (alphafold#873): `singularity exec IMAGE python ...` and libcuda.so.1 missing under
+    # /.singularity.d/libs; MuRaL#6: the same verb, and libnvidia-ml.so.1 missing. The image is under ~, which no
+    # shell expands quoted: it is named from the home directory, and the program's own command is not repeated there.
+    case = next(_PLANS9.glob("931-*")) / "input.txt"
+    for text, image in (
+        (case.read_text(encoding="utf-8"), "./01.Biosoft/03.Sif/alphafold.simg"),
+        (_MURAL_6, "./software/mural_v1.1.0.sif"),
+    ):
+        errors, codes, _ = _run(text)
+        assert errors["workload-without-gpu"]["runtime"] == "singularity"
+        f = codes["container-no-gpu"]
+        assert _argvs(f)[:2] == [("nvidia-smi",), ("singularity", "exec", "--nv", image, "nvidia-smi")]
+        assert not _root(f)
+    # an image named by its own path: the command shown comes back whole, with --nv after the verb
+    errors, codes, _ = _run(
+        "$ apptainer run /scratch/img/af.sif python run.py --out=/scratch/o &\n"
+        "Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such "
+        "file or directory; LD_LIBRARY_PATH: /.singularity.d/libs\n"
+    )
+    assert _argvs(codes["container-no-gpu"])[-1] == (
+        "apptainer",
+        "run",
+        "--nv",
+        "/scratch/img/af.sif",
+        "python",
+        "run.py",
+        "--out=/scratch/o",
+    )
+
+
+def test_an_apptainer_container_with_nv_or_without_a_gpu_symptom_is_not_told_to_add_nv():
+    # the quiet twins: --nv already given (singularity#4783), and a container without --nv whose program wanted no GPU
+    for text in (
+        _SINGULARITY_4783,
+        "$ singularity exec ~/tools/samtools.sif samtools view -h in.bam\n@HD\tVN:1.6\tSO:coordinate\n",
+    ):
+        errors, codes, _ = _run(text)
+        assert "container-no-gpu" not in codes, codes

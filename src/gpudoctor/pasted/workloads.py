@@ -39,6 +39,13 @@ _DOCKER_NODE = re.compile(
 _DOCKER_DEFAULT_NVIDIA = re.compile(r"\"default-runtime\"\s*:\s*\"nvidia\"|^\s*Default Runtime:\s*nvidia\b", re.IGNORECASE)
 # containerd (or CRI-O) named as the node's runtime: its fix is nvidia-ctk's for that runtime, not Docker's.
 _OTHER_NODE_RUNTIME = re.compile(r"\bcontainerd://|\bcri-o://|\bdefault_runtime_name\b|\bcrio\.conf\b", re.IGNORECASE)
+# A container started with Apptainer or Singularity (global options such as -s before the verb): --nv (or --nvccli,
+# which implies it) binds the host driver's libraries under /.singularity.d/libs and the /dev/nvidia* devices; without
+# it the container has neither (apptainer/apptainer, docs: "GPU Support"; the --nv flag in cmd/internal/cli/action_flags.go).
+_APPTAINER_RUN = re.compile(
+    r"^\s*(?:[$#]\s+)?(?:sudo\s+)?(?P<tool>singularity|apptainer)(?:\s+-{1,2}[a-z][\w-]{0,30})*\s+(?P<verb>exec|run|shell)\s+(?P<rest>\S.*)$"
+)
+_APPTAINER_GPU_FLAG = re.compile(r"(?:^|\s)--(?:nv|nvccli)(?=\s|=|$)")
 # The device plugin's own words that its pod could not load NVML (catalogue.toml: its advice, and the older plugin's line).
 _PLUGIN_NO_NVML = "device-plugin-no-nvml"
 # A Slurm job's GPU request (sbatch/srun options, on an #SBATCH line or a command line): --gres=gpu[:type]:N, --gpus=N,
@@ -206,6 +213,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         _cue(g, EXEC_NAMED, ex.group("name"), ex.group(0))
     if (said := scan.first(_VIDEO_CODEC_FAILING)) is not None:
         _add(g, ErrorEvidence("video-codec-failing-said", lines[said[0]].strip()[:300]))
+    _apptainer_without_nv(g, lines)
     _job_gpus(g, lines)
     _ranks_on_hosts(g, scan)
     _docker_desktop(g, lines, scan)
@@ -339,6 +347,30 @@ def _docker_node_runtime(g: Gathered, scan: Lines) -> None:
         return
     values = {"runtime": "docker", "default": docker[1].group("default") or "runc"}
     _add(g, ErrorEvidence("default-runtime-not-nvidia", scan.lines[docker[0]].strip()[:300], tuple(sorted(values.items()))))
+
+
+def _apptainer_without_nv(g: Gathered, lines: list[str]) -> None:
+    """An Apptainer/Singularity command line that starts its container without --nv: the container then has no driver
+    library and no GPU device, whatever the host has. Its continuation lines (a trailing backslash) are read with it,
+    since the options may follow on them; the command (up to a trailing `&`) is kept to repeat with --nv."""
+    for i, line in enumerate(lines[:20_000]):
+        if "singularity" not in line and "apptainer" not in line:
+            continue
+        if (m := _APPTAINER_RUN.match(line[:_MAX_LINE])) is None:
+            continue
+        parts = [m.group(0).rstrip()]
+        j = i
+        while parts[-1].endswith("\\") and j + 1 < len(lines) and len(parts) < 60:
+            parts[-1] = parts[-1][:-1].rstrip()
+            j += 1
+            parts.append(lines[j][:_MAX_LINE].strip())
+        whole = " ".join(p for p in parts if p).removesuffix("&").rstrip()
+        if _APPTAINER_GPU_FLAG.search(whole):
+            return
+        start = whole.find(m.group("tool"))
+        values = {"runtime": m.group("tool"), "name": "", "image": "", "command": whole[start:][:1_500]}
+        _add(g, ErrorEvidence("workload-without-gpu", line.strip()[:300], tuple(sorted(values.items()))))
+        return
 
 
 def _job_gpus(g: Gathered, lines: list[str]) -> None:
