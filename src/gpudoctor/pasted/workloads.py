@@ -46,6 +46,14 @@ _APPTAINER_RUN = re.compile(
     r"^\s*(?:[$#]\s+)?(?:sudo\s+)?(?P<tool>singularity|apptainer)(?:\s+-{1,2}[a-z][\w-]{0,30})*\s+(?P<verb>exec|run|shell)\s+(?P<rest>\S.*)$"
 )
 _APPTAINER_GPU_FLAG = re.compile(r"(?:^|\s)--(?:nv|nvccli)(?=\s|=|$)")
+# A container asking for the driver's video libraries: NVIDIA_DRIVER_CAPABILITIES set (or printed) with video or all,
+# or a docker run whose --gpus capabilities list has video (NVIDIA/nvidia-container-toolkit,
+# internal/config/image/capabilities.go: "video", "all"). A question about the flag ("how to add --gpus ...") is not one.
+_VIDEO_ASKED = re.compile(
+    r"NVIDIA_DRIVER_CAPABILITIES\s{0,3}[=:\s]\s{0,3}[\"']?[\w,]{0,80}\b(?:video|all)\b"
+    r"|^\s*(?:[$#]\s+)?(?:sudo\s+)?docker\s+run\b[^\n]{0,500}capabilities=[\w,]{0,80}\bvideo\b",
+    re.IGNORECASE,
+)
 # The device plugin's own words that its pod could not load NVML (catalogue.toml: its advice, and the older plugin's line).
 _PLUGIN_NO_NVML = "device-plugin-no-nvml"
 # A Slurm job's GPU request (sbatch/srun options, on an #SBATCH line or a command line): --gres=gpu[:type]:N, --gpus=N,
@@ -213,6 +221,8 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         _cue(g, EXEC_NAMED, ex.group("name"), ex.group(0))
     if (said := scan.first(_VIDEO_CODEC_FAILING)) is not None:
         _add(g, ErrorEvidence("video-codec-failing-said", lines[said[0]].strip()[:300]))
+    if (asked := scan.first(_VIDEO_ASKED)) is not None:
+        _add(g, ErrorEvidence("video-capability-said", lines[asked[0]].strip()[:300]))
     _apptainer_without_nv(g, lines)
     _job_gpus(g, lines)
     _ranks_on_hosts(g, scan)
