@@ -561,3 +561,65 @@ def test_an_apptainer_container_with_nv_or_without_a_gpu_symptom_is_not_told_to_
     ):
         errors, codes, _ = _run(text)
         assert "container-no-gpu" not in codes, codes
+
+
+# --- a node whose Capacity lists no GPU -------------------------------------------------------------------------------
+
+# https://github.com/NVIDIA/k8s-device-plugin/issues/285 (its report's node description, verbatim, and its title): the
+# plugin started, and the node's Capacity lists no nvidia.com/gpu
+_PLUGIN_285 = """nvidia-device-plugin is starting but still no gpu-device in node description and gpu-pod FailedScheduling
+```
+Capacity:
+  cpu:                12
+  ephemeral-storage:  959863856Ki
+  hugepages-1Gi:      0
+  hugepages-2Mi:      0
+  memory:             16325228Ki
+  pods:               110
+Allocatable:
+  cpu:                12
+  ephemeral-storage:  959863856Ki
+  hugepages-1Gi:      0
+  hugepages-2Mi:      0
+  memory:             16325228Ki
+  pods:               110
+```
+"""
+# https://github.com/Deepomatic/shared-gpu-nvidia-k8s-device-plugin/issues/15 (verbatim): the node lists nvidia.com/gpu
+_DEEPOMATIC_15 = """```Allocatable:
+  cpu:                        8
+  deepomatic.com/shared-gpu:  0
+  ephemeral-storage:          137289078148
+  memory:                     7912776Ki
+  nvidia.com/gpu:             1
+  pods:                       110
+```
+If i use nvidia.com/gpu it shows 1 GPU but not in the case of deepomatic.com/shared-gpu, i.e.showing '0'
+"""
+_NODE_ASKS = {
+    ("kubectl", "get", "pods", "-A", "-o", "wide", "grep", "-i", "nvidia"),
+    ("kubectl", "get", "nodes", "-o", "wide"),
+    ("kubectl", "get", "runtimeclass"),
+    ("containerd", "config", "dump", "grep", "-n", "-E", "default_runtime_name|nvidia"),
+}
+
+
+def test_a_node_without_gpu_capacity_beside_its_working_gpu_asks_for_the_plugin_and_the_runtime():
+    # tests/blind/plans9 case 913 (k8s-device-plugin#834): the node's Capacity without nvidia.com/gpu and nvidia-smi
+    # listing the P4; k8s-device-plugin#285: the same Capacity, the plugin named. No clean bill, no driver fix: the
+    # plugin's pod, its log and the node's runtime decide.
+    case = next(_PLANS9.glob("913-*")) / "input.txt"
+    for text in (case.read_text(encoding="utf-8"), _PLUGIN_285):
+        errors, codes, asks = _run(text)
+        assert "node-gpu-capacity-missing" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert asks >= _NODE_ASKS
+
+
+def test_a_node_that_lists_nvidia_gpus_or_names_no_gpu_is_not_asked_about_the_plugin():
+    # the quiet twins: the plugin's registration shown (nvidia.com/gpu listed, at any count), and a CPU node's Capacity
+    cpu_node = "Capacity:\n  cpu:                4\n  memory:             16325228Ki\n  pods:               110\n"
+    for text in (_DEEPOMATIC_15, cpu_node):
+        errors, codes, asks = _run(text)
+        assert "node-gpu-capacity-missing" not in errors
+        assert not asks & _NODE_ASKS

@@ -54,6 +54,10 @@ _VIDEO_ASKED = re.compile(
     r"|^\s*(?:[$#]\s+)?(?:sudo\s+)?docker\s+run\b[^\n]{0,500}capabilities=[\w,]{0,80}\bvideo\b",
     re.IGNORECASE,
 )
+# `kubectl describe node`'s resource sections: the header, and an entry under it ("  cpu:  48", "  pods:  110").
+_NODE_CAPACITY = re.compile(r"^\s*Capacity:\s*$")
+_NODE_RESOURCE = re.compile(r"^\s+(?:cpu|memory|pods|ephemeral-storage|hugepages-\w+):\s+\S")
+_GPU_NAMED = re.compile(r"\bGPUs?\b|\bnvidia\b", re.IGNORECASE)
 # The device plugin's own words that its pod could not load NVML (catalogue.toml: its advice, and the older plugin's line).
 _PLUGIN_NO_NVML = "device-plugin-no-nvml"
 # A Slurm job's GPU request (sbatch/srun options, on an #SBATCH line or a command line): --gres=gpu[:type]:N, --gpus=N,
@@ -224,6 +228,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     if (asked := scan.first(_VIDEO_ASKED)) is not None:
         _add(g, ErrorEvidence("video-capability-said", lines[asked[0]].strip()[:300]))
     _apptainer_without_nv(g, lines)
+    _node_without_gpu_capacity(g, lines)
     _job_gpus(g, lines)
     _ranks_on_hosts(g, scan)
     _docker_desktop(g, lines, scan)
@@ -357,6 +362,22 @@ def _docker_node_runtime(g: Gathered, scan: Lines) -> None:
         return
     values = {"runtime": "docker", "default": docker[1].group("default") or "runc"}
     _add(g, ErrorEvidence("default-runtime-not-nvidia", scan.lines[docker[0]].strip()[:300], tuple(sorted(values.items()))))
+
+
+def _node_without_gpu_capacity(g: Gathered, lines: list[str]) -> None:
+    """A Kubernetes node's Capacity (kubectl describe node) without nvidia.com/gpu, where the text shows the node's
+    NVIDIA GPU (nvidia-smi's table) or asks for the GPU: the device plugin has not registered the node's GPUs with the
+    kubelet. Whether its pod runs there, and whether the node's runtime gives that pod the driver, is what the asks
+    decide. A node description that lists nvidia.com/gpu (at any count) is the plugin's registration: not this."""
+    head = lines[:20_000]
+    if any("nvidia.com/gpu" in x for x in head):
+        return
+    if not (g.smi_table or g.driver_version or any(_GPU_NAMED.search(x[:_MAX_LINE]) for x in head)):
+        return
+    for i, line in enumerate(lines[:20_000]):
+        if _NODE_CAPACITY.match(line) and any(_NODE_RESOURCE.match(x) for x in lines[i + 1 : i + 4]):
+            _add(g, ErrorEvidence("node-gpu-capacity-missing", line.strip()))
+            return
 
 
 def _apptainer_without_nv(g: Gathered, lines: list[str]) -> None:
