@@ -623,3 +623,32 @@ def test_a_node_that_lists_nvidia_gpus_or_names_no_gpu_is_not_asked_about_the_pl
         errors, codes, asks = _run(text)
         assert "node-gpu-capacity-missing" not in errors
         assert not asks & _NODE_ASKS
+
+
+# the ask `singularity exec --nv <sif-file> nvidia-smi`, its image file asked for first by the command that lists them
+_SIF_LISTER = ("find", ".", "-maxdepth", "3", "-name", "*.sif", "-o", "-name", "*.simg")
+
+
+def _whys(text: str) -> list[str]:
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    return [a.why for a in ask_for(report.facts, report.findings)]
+
+
+def test_a_container_run_by_apptainer_without_its_command_shown_asks_for_nvidia_smi_inside_with_nv():
+    # tests/blind/plans9 case 943 (alphafold_singularity#41): a Slurm job's Singularity run failing on CUDA, no command
+    # shown; singularity#4783: --nv given and libcuda.so.1 still missing. Whether the container gets the GPU with --nv,
+    # on the machine that runs it, is asked (the image file listed to fill it in).
+    case = next(_PLANS9.glob("943-*")) / "input.txt"
+    for text in (case.read_text(encoding="utf-8"), _SINGULARITY_4783):
+        _, _, asks = _run(text)
+        assert _SIF_LISTER in asks
+        assert any("singularity exec --nv <sif-file> nvidia-smi" in why for why in _whys(text))
+
+
+def test_an_apptainer_command_shown_without_nv_is_not_asked_again():
+    # the quiet twin: the command itself shows no --nv (plans9 931, MuRaL#6): the finding's plan runs nvidia-smi with --nv
+    case = next(_PLANS9.glob("931-*")) / "input.txt"
+    for text in (case.read_text(encoding="utf-8"), _MURAL_6):
+        _, _, asks = _run(text)
+        assert _SIF_LISTER not in asks

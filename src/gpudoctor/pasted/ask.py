@@ -525,7 +525,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
     linux = (facts.platform.system or "Linux") == "Linux"
     out: list[Ask] = []
     for comp in components():
-        if comp.id not in named:
+        if comp.id not in named or any(facts.pasted.reported(kind) for kind in comp.unless):
             continue
         if logged and not any(comp.pattern.search(x) for x in (*logged, *(e.line for e in facts.pasted.errors))):
             continue  # named beside the container that failed (its log shown), not the one at fault
