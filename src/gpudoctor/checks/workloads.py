@@ -15,6 +15,7 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.parsers.error_texts import ErrorEvidence
 
 # What a program says where no GPU reached its container (each a kind of gpudoctor.parsers.error_texts).
 _NO_GPU_INSIDE = frozenset(
@@ -465,7 +466,7 @@ def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
-def _docker_node_default(said) -> Finding:  # noqa: ANN001 (an ErrorEvidence)
+def _docker_node_default(said: ErrorEvidence) -> Finding:
     """The device plugin found no NVML in its pod on a node whose runtime is Docker: Kubernetes' dockershim cannot ask
     Docker for a runtime per pod, so every pod runs under Docker's default runtime, and nvidia-docker2 registers the
     nvidia runtime without making it the default (the plugin's README, "Preparing your GPU Nodes", NVIDIA/k8s-device-plugin
