@@ -1009,7 +1009,7 @@ def test_the_daemon_reload_workaround_creates_the_dev_char_links_as_root():
         "sudo nvidia-ctk system create-dev-char-symlinks --create-all  # on the host; NVIDIA Container Toolkit 1.12 or newer",
         'echo \'ACTION=="add", DEVPATH=="/bus/pci/drivers/nvidia", RUN+="/usr/bin/nvidia-ctk system '
         "create-dev-char-symlinks --create-all\"' | sudo tee /lib/udev/rules.d/71-nvidia-dev-char.rules  # recreates the "
-        "links whenever the nvidia driver binds again (a restart, a driver reload)",
+        "links whenever the nvidia driver binds again: after a restart or a driver reload",
         "docker restart '<container>'",
     ]
 

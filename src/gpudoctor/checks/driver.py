@@ -717,7 +717,7 @@ def _reload_lost_devices(facts: Facts, container: str) -> Remediation:
             Cmd(
                 ("echo", _DEV_CHAR_RULE),
                 pipe=("sudo", "tee", _DEV_CHAR_RULES_FILE),
-                note="recreates the links whenever the nvidia driver binds again (a restart, a driver reload)",
+                note="recreates the links whenever the nvidia driver binds again: after a restart or a driver reload",
             ),
             *again,
         ),

@@ -57,7 +57,7 @@ _VIDEO_ASKED = re.compile(
 # `kubectl describe node`'s resource sections: the header, and an entry under it ("  cpu:  48", "  pods:  110").
 _NODE_CAPACITY = re.compile(r"^\s*Capacity:\s*$")
 _NODE_RESOURCE = re.compile(r"^\s+(?:cpu|memory|pods|ephemeral-storage|hugepages-\w+):\s+\S")
-_GPU_NAMED = re.compile(r"\bGPUs?\b|\bnvidia\b", re.IGNORECASE)
+_GPU_NAMED = re.compile(r"\bGPUs?\b|\bnvidia\b", re.IGNORECASE | re.ASCII)
 # The device plugin's own words that its pod could not load NVML (catalogue.toml: its advice, and the older plugin's line).
 _PLUGIN_NO_NVML = "device-plugin-no-nvml"
 # A Slurm job's GPU request (sbatch/srun options, on an #SBATCH line or a command line): --gres=gpu[:type]:N, --gpus=N,
