@@ -165,6 +165,9 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # the host's package listing (apt list --installed, dpkg -l) beside a video codec failing: pasted text only (a
         # snapshot records no package list); tests/spec/test_pasted_video_packages.py states it
         "driver-video-library-missing",
+        # a video library missing in a container docker exec names, with no video capability shown: pasted text only (a
+        # snapshot records no container's creation options); tests/spec/test_pasted_video_packages.py states it
+        "container-video-capability-missing",
         # CUDA's error 46 beside a compute mode nvidia-smi shows: both read from pasted text only (a snapshot probes no
         # failing program); tests/spec/test_compute_mode.py states it
         "gpu-compute-mode-restricted",

@@ -67,11 +67,76 @@ _PLUGIN_ASKS = {
 def test_the_device_plugins_nvml_failure_asks_the_nodes_runtime_not_a_driver_fix():
     # The NVML failure is the plugin pod's: the node's driver is not shown failing, so no driver-unreachable (and no
     # reboot); the asks decide which runtime the node runs and whether nvidia is its default.
-    for text in (_PLUGIN_KLOG, _PLUGIN_NO_LIBRARY, _example("k8s-device-plugin-303-nvml-docker-default-runtime.txt")):
+    for text in (_PLUGIN_KLOG, _PLUGIN_NO_LIBRARY):
         errors, codes, asks = _run(text)
         assert "device-plugin-no-nvml" in errors
         assert set(codes) == {"pasted-error-unexplained"}, set(codes)
         assert asks >= _PLUGIN_ASKS and ("nvidia-smi",) in asks
+
+
+_PLANS9 = Path(__file__).resolve().parents[1] / "blind/plans9/cases"
+# https://github.com/NVIDIA/k8s-device-plugin/issues/182 (a comment, verbatim): nvidia already Docker's default runtime
+# in daemon.json, and the plugin still without NVML (that cluster was microk8s, whose containerd ignores Docker's
+# configuration): not the default-runtime cause Docker's fix would cure.
+_ISSUE_182 = """I'm also seeing this error with my `microk8s` cluster. `/etc/docker/daemon.json`:
+
+```
+{
+    "default-runtime": "nvidia",
+    "runtimes": {
+        "nvidia": {
+            "path": "/usr/bin/nvidia-container-runtime",
+            "runtimeArgs": []
+        }
+    }
+}
+```
+
+```
+$ kubectl -n kube-system logs nvidia-device-plugin-daemonset-sbqjz
+2020/10/14 18:04:53 Loading NVML
+2020/10/14 18:04:53 Failed to initialize NVML: could not load NVML library.
+2020/10/14 18:04:53 If this is a GPU node, did you set the docker default runtime to `nvidia`?
+2020/10/14 18:04:53 You can check the prerequisites at: https://github.com/NVIDIA/k8s-device-plugin#prerequisites
+2020/10/14 18:04:53 You can learn how to set the runtime at: https://github.com/NVIDIA/k8s-device-plugin#quick-start
+```
+"""
+
+
+def test_the_plugins_nvml_failure_on_a_docker_node_makes_nvidia_dockers_default_runtime():
+    # The plugin's pod found no NVML where the node runs Docker: nvidia-docker2 named (k8s-device-plugin#23, the older
+    # plugin's line without its advice: tests/blind/plans9 case 901), or docker version's banner beside the plugin's
+    # advice (k8s-device-plugin#303). Kubernetes cannot pick Docker's runtime per pod: nvidia must be the default.
+    case = next(_PLANS9.glob("901-*")) / "input.txt"
+    for text in (case.read_text(encoding="utf-8"), _example("k8s-device-plugin-303-nvml-docker-default-runtime.txt")):
+        errors, codes, asks = _run(text)
+        assert "device-plugin-no-nvml" in errors and errors["default-runtime-not-nvidia"]["runtime"] == "docker"
+        assert set(codes) == {"container-no-gpu"}, set(codes)
+        argvs = _argvs(codes["container-no-gpu"])
+        assert argvs[:3] == [
+            ("docker", "info", "grep", "-i", "runtime"),
+            ("nvidia-ctk", "runtime", "configure", "--runtime=docker", "--set-as-default"),
+            ("systemctl", "restart", "docker"),
+        ]
+        assert argvs[3][:3] == ("kubectl", "delete", "pod")
+        assert not any("containerd" in a for a in argvs)
+        # the node's runtime is decided: the catalogue's asks between docker and containerd are not repeated
+        assert not asks & _PLUGIN_ASKS
+
+
+def test_the_plugins_nvml_failure_with_nvidia_already_dockers_default_only_asks():
+    # the quiet twin: daemon.json already makes nvidia the default (k8s-device-plugin#182); and containerd as the node's
+    # runtime (kubectl get nodes' CONTAINER-RUNTIME column) is not Docker's fix either
+    containerd_node = (
+        "NAME   STATUS   ROLES    AGE   VERSION   INTERNAL-IP   OS-IMAGE   KERNEL-VERSION   CONTAINER-RUNTIME\n"
+        "gpu1   Ready    <none>   3d    v1.26.1   10.0.0.5      Ubuntu 22.04.2 LTS   5.15.0-60-generic   containerd://1.6.18\n"
+        "I have installed nvidia-docker2 on the node.\n"
+    )
+    for text in (_ISSUE_182, containerd_node + _PLUGIN_KLOG):
+        errors, codes, asks = _run(text)
+        assert "device-plugin-no-nvml" in errors and "default-runtime-not-nvidia" not in errors
+        assert "container-no-gpu" not in codes
+        assert ("kubectl", "get", "nodes", "-o", "wide") in asks
 
 
 def test_the_plugin_that_found_no_devices_asks_the_node():
@@ -431,3 +496,159 @@ def test_compose_without_the_nvidia_runtime_ends_with_the_restart_not_a_docker_r
     _, codes, _ = _run(text)
     cmds = _argvs(codes["container-no-gpu"])
     assert cmds[-1] == ("systemctl", "restart", "docker")
+
+
+# --- Apptainer/Singularity without --nv -------------------------------------------------------------------------------
+
+# https://github.com/CaiLiLab/MuRaL/issues/6 (its report, verbatim): the container started without --nv; pynvml finds
+# no libnvidia-ml.so.1 inside
+_MURAL_6 = """The run:
+singularity exec  ~/software/mural_v1.1.0.sif  mural_train --ref_genome data/seq.fa --train_data data/training.sorted.bed --experiment_name example1  > test1.out 2> test1.err
+
+ cat test1.err
+Traceback (most recent call last):
+  File "/opt/conda/lib/python3.8/site-packages/pynvml/nvml.py", line 1478, in _LoadNvmlLibrary
+    nvmlLib = CDLL("libnvidia-ml.so.1")
+  File "/opt/conda/lib/python3.8/ctypes/__init__.py", line 373, in __init__
+    self._handle = _dlopen(self._name, mode)
+OSError: libnvidia-ml.so.1: cannot open shared object file: No such file or directory
+"""
+# https://github.com/apptainer/singularity/issues/4783 (its report, verbatim): --nv given (after a global option), and
+# libcuda.so.1 still missing: another cause, not the missing flag
+_SINGULARITY_4783 = """singularity -s exec --nv /cvmfs/cms-ib.cern.ch/docker/cmssw/cc7:amd64 bash
+source /cvmfs/cms.cern.ch/cmsset_default.sh
+./test/slc7_amd64_gcc820/test_detid
+./test/slc7_amd64_gcc820/test_detid: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No such file or directory
+"""
+
+
+def test_an_apptainer_container_started_without_nv_is_given_the_same_command_with_nv():
+    # tests/blind/plans9 case 931 (alphafold#873): `singularity exec IMAGE python ...` and libcuda.so.1 missing under
+    # /.singularity.d/libs; MuRaL#6: the same verb, and libnvidia-ml.so.1 missing. The image is under ~, which no
+    # shell expands quoted: it is named from the home directory, and the program's own command is not repeated there.
+    case = next(_PLANS9.glob("931-*")) / "input.txt"
+    for text, image in (
+        (case.read_text(encoding="utf-8"), "./01.Biosoft/03.Sif/alphafold.simg"),
+        (_MURAL_6, "./software/mural_v1.1.0.sif"),
+    ):
+        errors, codes, _ = _run(text)
+        assert errors["workload-without-gpu"]["runtime"] == "singularity"
+        f = codes["container-no-gpu"]
+        assert _argvs(f)[:2] == [("nvidia-smi",), ("singularity", "exec", "--nv", image, "nvidia-smi")]
+        assert not _root(f)
+    # an image named by its own path: the command shown comes back whole, with --nv after the verb
+    errors, codes, _ = _run(
+        "$ apptainer run /scratch/img/af.sif python run.py --out=/scratch/o &\n"
+        "Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such "
+        "file or directory; LD_LIBRARY_PATH: /.singularity.d/libs\n"
+    )
+    assert _argvs(codes["container-no-gpu"])[-1] == (
+        "apptainer",
+        "run",
+        "--nv",
+        "/scratch/img/af.sif",
+        "python",
+        "run.py",
+        "--out=/scratch/o",
+    )
+
+
+def test_an_apptainer_container_with_nv_or_without_a_gpu_symptom_is_not_told_to_add_nv():
+    # the quiet twins: --nv already given (singularity#4783), and a container without --nv whose program wanted no GPU
+    for text in (
+        _SINGULARITY_4783,
+        "$ singularity exec ~/tools/samtools.sif samtools view -h in.bam\n@HD\tVN:1.6\tSO:coordinate\n",
+    ):
+        errors, codes, _ = _run(text)
+        assert "container-no-gpu" not in codes, codes
+
+
+# --- a node whose Capacity lists no GPU -------------------------------------------------------------------------------
+
+# https://github.com/NVIDIA/k8s-device-plugin/issues/285 (its report's node description, verbatim, and its title): the
+# plugin started, and the node's Capacity lists no nvidia.com/gpu
+_PLUGIN_285 = """nvidia-device-plugin is starting but still no gpu-device in node description and gpu-pod FailedScheduling
+```
+Capacity:
+  cpu:                12
+  ephemeral-storage:  959863856Ki
+  hugepages-1Gi:      0
+  hugepages-2Mi:      0
+  memory:             16325228Ki
+  pods:               110
+Allocatable:
+  cpu:                12
+  ephemeral-storage:  959863856Ki
+  hugepages-1Gi:      0
+  hugepages-2Mi:      0
+  memory:             16325228Ki
+  pods:               110
+```
+"""
+# https://github.com/Deepomatic/shared-gpu-nvidia-k8s-device-plugin/issues/15 (verbatim): the node lists nvidia.com/gpu
+_DEEPOMATIC_15 = """```Allocatable:
+  cpu:                        8
+  deepomatic.com/shared-gpu:  0
+  ephemeral-storage:          137289078148
+  memory:                     7912776Ki
+  nvidia.com/gpu:             1
+  pods:                       110
+```
+If i use nvidia.com/gpu it shows 1 GPU but not in the case of deepomatic.com/shared-gpu, i.e.showing '0'
+"""
+_NODE_ASKS = {
+    ("kubectl", "get", "pods", "-A", "-o", "wide", "grep", "-i", "nvidia"),
+    ("kubectl", "get", "nodes", "-o", "wide"),
+    ("kubectl", "get", "runtimeclass"),
+    ("containerd", "config", "dump", "grep", "-n", "-E", "default_runtime_name|nvidia"),
+}
+
+
+def test_a_node_without_gpu_capacity_beside_its_working_gpu_asks_for_the_plugin_and_the_runtime():
+    # tests/blind/plans9 case 913 (k8s-device-plugin#834): the node's Capacity without nvidia.com/gpu and nvidia-smi
+    # listing the P4; k8s-device-plugin#285: the same Capacity, the plugin named. No clean bill, no driver fix: the
+    # plugin's pod, its log and the node's runtime decide.
+    case = next(_PLANS9.glob("913-*")) / "input.txt"
+    for text in (case.read_text(encoding="utf-8"), _PLUGIN_285):
+        errors, codes, asks = _run(text)
+        assert "node-gpu-capacity-missing" in errors
+        assert set(codes) == {"pasted-error-unexplained"}, set(codes)
+        assert asks >= _NODE_ASKS
+
+
+def test_a_node_that_lists_nvidia_gpus_or_names_no_gpu_is_not_asked_about_the_plugin():
+    # the quiet twins: the plugin's registration shown (nvidia.com/gpu listed, at any count), and a CPU node's Capacity
+    cpu_node = "Capacity:\n  cpu:                4\n  memory:             16325228Ki\n  pods:               110\n"
+    for text in (_DEEPOMATIC_15, cpu_node):
+        errors, codes, asks = _run(text)
+        assert "node-gpu-capacity-missing" not in errors
+        assert not asks & _NODE_ASKS
+
+
+# the ask `singularity exec --nv <sif-file> nvidia-smi`, its image file asked for first by the command that lists them
+_SIF_LISTER = ("find", ".", "-maxdepth", "3", "-name", "*.sif", "-o", "-name", "*.simg")
+
+
+def _whys(text: str) -> list[str]:
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    return [a.why for a in ask_for(report.facts, report.findings)]
+
+
+def test_a_container_run_by_apptainer_without_its_command_shown_asks_for_nvidia_smi_inside_with_nv():
+    # tests/blind/plans9 case 943 (alphafold_singularity#41): a Slurm job's Singularity run failing on CUDA, no command
+    # shown; singularity#4783: --nv given and libcuda.so.1 still missing. Whether the container gets the GPU with --nv,
+    # on the machine that runs it, is asked (the image file listed to fill it in).
+    case = next(_PLANS9.glob("943-*")) / "input.txt"
+    for text in (case.read_text(encoding="utf-8"), _SINGULARITY_4783):
+        _, _, asks = _run(text)
+        assert _SIF_LISTER in asks
+        assert any("singularity exec --nv <sif-file> nvidia-smi" in why for why in _whys(text))
+
+
+def test_an_apptainer_command_shown_without_nv_is_not_asked_again():
+    # the quiet twin: the command itself shows no --nv (plans9 931, MuRaL#6): the finding's plan runs nvidia-smi with --nv
+    case = next(_PLANS9.glob("931-*")) / "input.txt"
+    for text in (case.read_text(encoding="utf-8"), _MURAL_6):
+        _, _, asks = _run(text)
+        assert _SIF_LISTER not in asks

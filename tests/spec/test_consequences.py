@@ -149,7 +149,10 @@ KNOWN_ALTERNATIVES = (
 # (compat_matrix/libraries.toml, bitsandbytes), so which bitsandbytes pip picks is known and judged by the matrix.
 # 162 after h106 (1 more): pasted pytorch-32369 (conda's cpuonly) has a fixing step (conda remove cpuonly) where it had
 # none; its framework-cpu-build is judged on the pasted text alone, so it is counted as not followed past the change.
-UNMODELLED_AT_MOST = 162
+# 164 after h131 (2 more): the two daemon-reload machines (docker-nvml-unknown-error-after-daemon-reload, recorded and
+# real) write NVIDIA's udev rule that keeps the /dev/char links (echo | sudo tee /lib/udev/rules.d/...): the model has
+# no udev, so that step is counted as not followed.
+UNMODELLED_AT_MOST = 164
 
 
 def _violations(case: str):

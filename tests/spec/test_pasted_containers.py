@@ -35,13 +35,75 @@ def test_nvmls_unknown_error_in_a_container_the_text_names_is_the_daemon_reload_
     f = _codes(UNKNOWN_IN_CONTAINER)["driver-unreachable"]
     assert f.remediation.where == "the host" and f.remediation.component == "container"
     assert _argv(f.remediation) == [
+        ("docker", "info", "--format", "{{.CgroupDriver}} cgroup v{{.CgroupVersion}}"),
         ("nvidia-ctk", "system", "create-dev-char-symlinks", "--create-all"),
+        ("echo", _UDEV_RULE),
         ("docker", "restart", "<container>"),
     ]
-    # NVIDIA/nvidia-docker#1650: containerd under Kubernetes (its cri-containerd cgroup): the pod is deleted
+    # NVIDIA/nvidia-docker#1650: containerd under Kubernetes (its cri-containerd cgroup): containerd's own cgroup
+    # driver is read, not Docker's, and the pod is deleted
     f = _codes(_plans2("105"))["driver-unreachable"]
-    assert _argv(f.remediation)[-1] == ("kubectl", "delete", "pod", "<pod>")
-    assert not any(a[0] in ("reboot", "dmesg") for a in _argv(f.remediation))
+    argv = _argv(f.remediation)
+    assert argv[0] == ("grep", "-n", "SystemdCgroup", "/etc/containerd/config.toml")
+    assert argv[-1] == ("kubectl", "delete", "pod", "<pod>")
+    assert not any(a[0] in ("reboot", "dmesg", "docker") for a in argv)
+    assert "native.cgroupdriver" not in f.remediation.summary and "SystemdCgroup = false" in f.remediation.summary
+
+
+# NVIDIA's udev rule that keeps the /dev/char links (NVIDIA/nvidia-container-toolkit issue 48, "Workarounds")
+_UDEV_RULE = (
+    'ACTION=="add", DEVPATH=="/bus/pci/drivers/nvidia", RUN+="/usr/bin/nvidia-ctk system create-dev-char-symlinks --create-all"'
+)
+# https://github.com/NVIDIA/nvidia-docker/issues/1671 (a comment, verbatim): the container's own prompt (its id as the
+# host name), nvidia-smi working, then failing in the same running container after a daemon-reload
+_ISSUE_1671 = """docker run --gpus all --rm -it nvidia/cuda:11.4.2-base-ubuntu18.04 bash
+root@098b49afe624:/# nvidia-smi
+Fri Sep  2 21:54:31 2022
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 510.68.02    Driver Version: 510.68.02    CUDA Version: 11.6     |
+|-------------------------------+----------------------+----------------------+
+
+This works until you do `systemctl daemon-reload` either manually or automatically through the OS (I assume, since it eventually will fail).
+
+(on host):
+`systemctl daemon-reload`
+
+(inside same running container):
+root@098b49afe624:/# nvidia-smi
+Failed to initialize NVML: Unknown Error
+"""
+PLANS9 = Path(__file__).resolve().parents[1] / "blind" / "plans9" / "cases"
+
+
+@states("driver-unreachable", FIRES)
+def test_nvmls_unknown_error_from_a_docker_exec_is_the_containers_not_the_hosts_driver():
+    # tests/blind/plans9 case 938 (ollama#14658): `docker exec -it ollama nvidia-smi` fails with Unknown Error, then
+    # the host's own nvidia-smi lists the A30. What a docker exec prints is the container's state: the finding is the
+    # container's lost device access, fixed on the host, and the container docker exec names is the one restarted.
+    text = next(PLANS9.glob("938-*")).joinpath("input.txt").read_text(encoding="utf-8")
+    f = _codes(text)["driver-unreachable"]
+    assert f.remediation.where == "the host" and f.remediation.component == "container"
+    argv = _argv(f.remediation)
+    assert argv[0][:2] == ("docker", "info") and argv[-1] == ("docker", "restart", "ollama")
+    assert ("nvidia-ctk", "system", "create-dev-char-symlinks", "--create-all") in argv
+    assert "native.cgroupdriver=cgroupfs" in f.remediation.summary
+    # nvidia-docker#1671: the container's id as its prompt's host name, the same fix
+    f = _codes(_ISSUE_1671)["driver-unreachable"]
+    assert ("nvidia-ctk", "system", "create-dev-char-symlinks", "--create-all") in _argv(f.remediation)
+    assert _argv(f.remediation)[-1] == ("docker", "restart", "<container>")
+
+
+@states("driver-unreachable", QUIET)
+def test_a_failure_after_the_next_host_prompt_is_the_hosts_not_the_docker_execs():
+    # the quiet twin: a docker exec that printed nothing wrong, then the host's own nvidia-smi failing: the host's
+    # driver, not a container's lost devices (no nvidia-ctk, no docker restart)
+    text = (
+        "$ sudo docker exec -it ollama ls /usr/bin\nollama\n"
+        "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that "
+        "the latest NVIDIA driver is installed and running.\n"
+    )
+    f = _codes(text).get("driver-unreachable")
+    assert f is None or not any(a[0] in ("nvidia-ctk", "docker") for a in _argv(f.remediation))
 
 
 @states("driver-unreachable", QUIET)

@@ -1000,11 +1000,16 @@ def test_a_missing_driver_reads_the_kernel_log_as_root():
 
 def test_the_daemon_reload_workaround_creates_the_dev_char_links_as_root():
     """tests/machines/docker-nvml-unknown-error-after-daemon-reload: NVIDIA's workaround for NVML's Unknown Error
-    after `systemctl daemon-reload` creates the /dev/char links on the host (root writes /dev), then the container
-    is restarted."""
+    after `systemctl daemon-reload` creates the /dev/char links on the host (root writes /dev), keeps them with NVIDIA's
+    udev rule (root writes /lib/udev), then the container is restarted; Docker's cgroup driver is read first."""
     (f,) = findings(facts_of("docker-nvml-unknown-error-after-daemon-reload"), "driver-unreachable")
     assert lines(f) == [
+        "docker info --format '{{.CgroupDriver}} cgroup v{{.CgroupVersion}}'  # on the host: systemd is the cgroup "
+        "driver whose daemon-reload drops the GPU devices",
         "sudo nvidia-ctk system create-dev-char-symlinks --create-all  # on the host; NVIDIA Container Toolkit 1.12 or newer",
+        'echo \'ACTION=="add", DEVPATH=="/bus/pci/drivers/nvidia", RUN+="/usr/bin/nvidia-ctk system '
+        "create-dev-char-symlinks --create-all\"' | sudo tee /lib/udev/rules.d/71-nvidia-dev-char.rules  # recreates the "
+        "links whenever the nvidia driver binds again: after a restart or a driver reload",
         "docker restart '<container>'",
     ]
 

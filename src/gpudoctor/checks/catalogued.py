@@ -1306,6 +1306,77 @@ def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding
     )
 
 
+def check_video_capability(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The driver's video library (libnvcuvid, libnvidia-encode) missing in a container that docker exec (or docker run)
+    names, where the text shows no video capability asked: the NVIDIA runtime mounts the host's video libraries only
+    for the `video` driver capability, and the default is compute,utility (NVIDIA/nvidia-container-toolkit,
+    internal/config/image/capabilities.go: DefaultDriverCapabilities). The capabilities are read when the container is
+    created, so the container is recreated with them; setting the variable inside it changes nothing."""
+    from gpudoctor.facts import EXEC_NAMED, IMAGE_RUN
+    from gpudoctor.planner.where import container_said
+
+    wanted = _said(facts, "video-library-missing")
+    if not wanted or _said(facts, "distro-package-installed"):
+        return  # (a host package listing beside it: check_video_library_packages names the missing package)
+    if _said(facts, "video-capability-said"):
+        return  # the container asked for it: the host's driver without the library is what is left (an ask)
+    named = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == EXEC_NAMED), "")
+    image = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == IMAGE_RUN), "")
+    runtime = container_said(facts)
+    if not (named or image) or runtime not in (None, "docker", "podman"):
+        return
+    tool = "podman" if runtime == "podman" else "docker"
+    name: str | Placeholder = named or Placeholder("container")
+    # the committed image is named after the container where its name is a valid repository name (lower case)
+    kept: str | Placeholder = f"{named}:video" if re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,100}", named) else Placeholder("new-image")
+    gpus = 'all,"capabilities=compute,utility,video"'
+    yield Finding(
+        "container-video-capability-missing",
+        Severity.ERROR,
+        "platform",
+        "the container was created without the video driver capability: the driver's video library is not in it",
+        "The NVIDIA container runtime mounts the host driver's video libraries (libnvcuvid, libnvidia-encode) only into "
+        "a container created with the video driver capability; the default capabilities are compute and utility, so "
+        "CUDA and nvidia-smi work while the video decoder or encoder cannot load. The capabilities are read once, when "
+        "the container is created: exporting NVIDIA_DRIVER_CAPABILITIES inside it, or in a docker exec shell, changes "
+        "nothing. Installing a driver inside the container would put libraries of another version than the host's "
+        "module there.",
+        tuple(ev("pasted", e.line) for e in wanted[:1]),
+        Remediation(
+            "Recreate the container with the video capability (keep what was installed in it by committing it to an "
+            f"image first): --gpus {gpus}, or -e NVIDIA_DRIVER_CAPABILITIES=compute,utility,video (ENV in the image's "
+            "Dockerfile does the same for every container made from it); then check that the library is there.",
+            (
+                Cmd(
+                    (tool, "inspect", name, "--format", "{{json .Config.Env}} {{json .HostConfig.DeviceRequests}}"),
+                    note="on the host: the capabilities it was created with",
+                ),
+                Cmd((tool, "commit", name, kept), note="keeps what was installed in it; skip if the image has it all"),
+                Cmd((tool, "rm", "-f", name)),
+                Cmd(
+                    (
+                        tool,
+                        "run",
+                        "-it",
+                        *(("--name", named) if named else ()),
+                        "--gpus",
+                        gpus,
+                        kept if named else image,
+                    ),
+                    note="on the host, with the volume and port options it had",
+                ),
+                Cmd(
+                    (tool, "exec", name, "ldconfig", "-p"),
+                    pipe=("grep", "-E", "libnvcuvid|libnvidia-encode"),
+                    note="the host driver's video libraries, mounted",
+                ),
+            ),
+            component="container",
+            where="the host",
+        ),
+    )
+
+
 # Windows' commit limit read in any language (the two cmdlets' property names are not localized): the paging file's size
 # and peak use, and the commit limit (TotalVirtualMemorySize) beside the RAM (TotalVisibleMemorySize), both in kB.
 _PAGEFILE_READS = (
@@ -2437,6 +2508,13 @@ CHECKS = (
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
     Check("catalogued-video-packages", "driver", ("driver-video-library-missing",), check_video_library_packages, ("pasted",)),
+    Check(
+        "catalogued-video-capability",
+        "platform",
+        ("container-video-capability-missing",),
+        check_video_capability,
+        ("pasted",),
+    ),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
     Check("catalogued-build-toolkit", "toolkit", ("toolkit-missing-for-build",), check_build_toolkit_missing, ("pasted",)),
     Check("catalogued-build-cudnn", "cudnn", ("cudnn-headers-missing-for-build",), check_build_cudnn_headers, ("pasted",)),

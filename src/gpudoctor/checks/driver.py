@@ -633,21 +633,103 @@ def check_unreachable(facts: Facts, ctx: Context) -> Iterable[Finding]:
         if facts.pasted.partial and d.smi_error
         else f"NVML answers {d.nvml_status}" + (f" and nvidia-smi {d.smi_status}" if d.smi_status != "missing" else "")
     )
+    # NVML's Unknown Error inside a container is the container's device access lost, not the host's driver failing
+    lost = _unknown_error(facts) and container_of(facts) is not None
     yield Finding(
         "driver-unreachable",
         Severity.ERROR,
         "driver",
-        "the NVIDIA driver is loaded but brought up no GPU (nvidia-smi: 'No devices were found')"
+        "inside the container NVML fails with 'Unknown Error': the container lost access to the GPU devices"
+        if lost
+        else "the NVIDIA driver is loaded but brought up no GPU (nvidia-smi: 'No devices were found')"
         if d.smi_error_kind == "no-devices-found"
         else "the NVIDIA driver is loaded but NVML and nvidia-smi cannot talk to it"
         if loaded
         else "nvidia-smi cannot reach the NVIDIA driver (NVIDIA's driver may not be the one that holds the GPU)"
         if _is_windows(facts) and not facts.platform.wsl
         else "nvidia-smi cannot reach the NVIDIA driver (the kernel module may not be loaded)",
-        said + "; no GPU can be used until this is solved.",
+        said
+        + ("; the container cannot use the GPU until it is recreated." if lost else "; no GPU can be used until this is solved."),
         tuple(evidence),
         unreachable_fix(facts),
     )
+
+
+# NVIDIA's udev rule that recreates the /dev/char links whenever the nvidia driver binds (after a reboot or a driver
+# reload), and where it goes: NVIDIA's notice on the daemon-reload issue, "Workarounds" (NVIDIA/nvidia-container-toolkit
+# issue 48; the same text in the toolkit's troubleshooting page).
+_DEV_CHAR_RULE = (
+    'ACTION=="add", DEVPATH=="/bus/pci/drivers/nvidia", RUN+="/usr/bin/nvidia-ctk system create-dev-char-symlinks --create-all"'
+)
+_DEV_CHAR_RULES_FILE = "/lib/udev/rules.d/71-nvidia-dev-char.rules"
+
+
+def _reload_lost_devices(facts: Facts, container: str) -> Remediation:
+    """NVML's 'Unknown Error' inside a container: with systemd managing the container's cgroup, `systemctl
+    daemon-reload` re-applies the device rules systemd knows, and the NVIDIA devices the runtime hook added are not
+    among them where runc could not name them to systemd (no /dev/char links for them). NVIDIA's workarounds (issue 48):
+    the /dev/char links (nvidia-ctk, kept by its udev rule), or the cgroupfs driver (Docker's daemon.json exec-opts;
+    on a Kubernetes node containerd's SystemdCgroup = false with the kubelet's cgroupDriver, changed together). The
+    containers that lost the GPU are then recreated. The cgroup driver is read first: it decides whether this is it."""
+    from gpudoctor.facts import EXEC_NAMED
+
+    kube = container == "kubernetes"
+    tool = "podman" if container == "podman" else "docker"
+    named = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == EXEC_NAMED), "")
+    if kube:
+        driver = Cmd(
+            ("grep", "-n", "SystemdCgroup", "/etc/containerd/config.toml"),
+            note="on the node: true is the systemd cgroup driver, whose daemon-reload drops the GPU devices",
+        )
+        other = (
+            "or move containerd (SystemdCgroup = false) and the kubelet (cgroupDriver: cgroupfs) to the cgroupfs "
+            "driver together, restarting both"
+        )
+    else:
+        driver = Cmd(
+            (tool, "info", "--format", "{{.CgroupDriver}} cgroup v{{.CgroupVersion}}"),
+            note="on the host: systemd is the cgroup driver whose daemon-reload drops the GPU devices",
+        )
+        other = (
+            'or stop systemd from managing the containers\' cgroups: "exec-opts": ["native.cgroupdriver=cgroupfs"] in '
+            "/etc/docker/daemon.json, then restart Docker"
+        )
+    again: tuple[Cmd, ...] = (
+        (restart_container("kubernetes"),)
+        if kube
+        else (Cmd((tool, "restart", named)),)
+        if named
+        else (restart_container(container),)
+    )
+    return Remediation(
+        "Inside a container NVML's 'Unknown Error' is the container losing its GPU devices, not the host's driver "
+        "failing. With systemd as the cgroup driver, a `systemctl "
+        "daemon-reload` on the host (package updates run one) re-applies the container's device rules without the GPU "
+        "devices the NVIDIA runtime added. NVIDIA's workaround: create the /dev/char links for the NVIDIA devices and "
+        f"keep them with NVIDIA's udev rule, {other}. Then recreate (or restart) the containers that lost the GPU.",
+        (
+            driver,
+            Cmd(
+                ("nvidia-ctk", "system", "create-dev-char-symlinks", "--create-all"),
+                root=True,
+                note="on the host; NVIDIA Container Toolkit 1.12 or newer",
+            ),
+            Cmd(
+                ("echo", _DEV_CHAR_RULE),
+                pipe=("sudo", "tee", _DEV_CHAR_RULES_FILE),
+                note="recreates the links whenever the nvidia driver binds again: after a restart or a driver reload",
+            ),
+            *again,
+        ),
+        requires_root=True,
+        component="container",
+        where="the host",
+    )
+
+
+def _unknown_error(facts: Facts) -> bool:
+    d = facts.driver
+    return bool(d.nvml_error and "Unknown Error" in d.nvml_error) or d.smi_error_kind == "nvml-unknown-error"
 
 
 def unreachable_fix(facts: Facts) -> Remediation:
@@ -655,26 +737,8 @@ def unreachable_fix(facts: Facts) -> Remediation:
     d = facts.driver
     container = container_of(facts)
     kernel = kernel_driver_version(facts)
-    unknown_error = bool(d.nvml_error and "Unknown Error" in d.nvml_error) or d.smi_error_kind == "nvml-unknown-error"
-    if unknown_error and container:
-        return Remediation(
-            "Inside a container, NVML's 'Unknown Error' follows a `systemctl daemon-reload` on the host: systemd "
-            "re-applies the container's cgroup device rules without the GPU devices. Restart (or recreate) the "
-            "container. On the host, create the /dev/char links the runtime needs to keep the GPU devices across a "
-            "reload (NVIDIA's workaround), and keep them with NVIDIA's udev rule; with Docker, the cgroupfs cgroup "
-            "driver avoids it too.",
-            (
-                Cmd(
-                    ("nvidia-ctk", "system", "create-dev-char-symlinks", "--create-all"),
-                    root=True,
-                    note="on the host; NVIDIA Container Toolkit 1.12 or newer",
-                ),
-                restart_container(container),
-            ),
-            requires_root=True,
-            component="container",
-            where="the host",
-        )
+    if _unknown_error(facts) and container:
+        return _reload_lost_devices(facts, container)
     if d.nvml_status == "no_permission":
         if container:
             return Remediation(

@@ -15,6 +15,7 @@ from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.parsers.error_texts import ErrorEvidence
 
 # What a program says where no GPU reached its container (each a kind of gpudoctor.parsers.error_texts).
 _NO_GPU_INSIDE = frozenset(
@@ -40,8 +41,19 @@ _POD_LIMIT = (
 )
 
 
+# The driver's own libraries, which only the runtime's GPU setup (the NVIDIA toolkit, Apptainer's --nv) puts in a
+# container: one of them not found inside is the container given no GPU.
+_DRIVER_LIBRARIES = frozenset({"libcuda.so.1", "libcuda.so", "libnvidia-ml.so.1"})
+
+
 def _symptoms(facts: Facts) -> list:
-    return [e for e in facts.pasted.errors if e.kind in _NO_GPU_INSIDE or (e.kind == "nvml" and e.get("code") in _NVML_NO_GPU)]
+    return [
+        e
+        for e in facts.pasted.errors
+        if e.kind in _NO_GPU_INSIDE
+        or (e.kind == "nvml" and e.get("code") in _NVML_NO_GPU)
+        or (e.kind == "library-missing" and e.get("soname") in _DRIVER_LIBRARIES)
+    ]
 
 
 def _driver_new_enough(facts: Facts, ctx: Context) -> str | None:
@@ -151,6 +163,8 @@ def _pod_change(in_ns: tuple[str, ...], pod: str | Placeholder, owner: tuple[str
 
 def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, shown: bool, up_to: str | None = None) -> Finding:
     where = f"the service {name}" if runtime == "compose" and name else f"the container {name}" if name else "it"
+    if runtime in _APPTAINERS:
+        return _apptainer_finding(facts, runtime, line, symptoms)
     if runtime == "compose":
         service = name or Placeholder("service")
         variable = facts.pasted.reported("gpus-variable-said")
@@ -243,6 +257,62 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
         why,
         (ev("pasted", line), *(ev("pasted", e.line) for e in symptoms[:1] if e.line != line)),
         fix,
+    )
+
+
+_APPTAINERS = ("apptainer", "singularity")
+
+
+def _apptainer_finding(facts: Facts, tool: str, line: str, symptoms: list) -> Finding:
+    """An Apptainer/Singularity container started without --nv: the fix is the same command with --nv, on a machine
+    with the GPU (on a cluster, inside the job's GPU allocation). The command shown is repeated as data (its words
+    quoted by gpudoctor.cmdline), with --nv after the verb."""
+    import shlex
+
+    command = next((e.get("command") or "" for e in facts.pasted.reported("workload-without-gpu") if e.line == line), "")
+    try:
+        words = tuple(shlex.split(command))
+    except ValueError:
+        words = ()
+    # No shell expands a quoted ~: the image under the home directory is named from there (as checks.extensions does)
+    # for the check; the program's own command is not repeated then, since its relative paths are the reporter's
+    # directory's, not the home directory's.
+    home = any(w.startswith("~/") for w in words)
+    image: str | Placeholder = Placeholder("image")
+    again: tuple[Cmd, ...] = ()
+    if len(words) >= 3 and words[0] == tool:
+        verb = next((i for i, w in enumerate(words[1:], 1) if w in ("exec", "run", "shell")), 0)
+        if verb and verb + 1 < len(words):
+            shown = words[verb + 1]
+            image = "./" + shown[2:] if shown.startswith("~/") else shown
+            again = (
+                () if home else (Cmd((*words[: verb + 1], "--nv", *words[verb + 1 :]), note="the same command, only --nv added"),)
+            )
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"the {tool} container was started without --nv: it has no GPU",
+        f"{tool.capitalize()} passes the GPU into a container only with --nv, which binds the host driver's libraries "
+        "(libcuda.so.1, libnvidia-ml.so.1) under /.singularity.d/libs and the /dev/nvidia* devices. The command shown "
+        "has no --nv, so the program inside finds no driver library and falls back to the CPU or fails. Nothing needs "
+        "installing in the image or on the host.",
+        (ev("pasted", line), *(ev("pasted", e.line) for e in symptoms[:1] if e.line != line)),
+        Remediation(
+            f"Add --nv to the {tool} command, right after `{tool} exec` (or run), on a machine with the GPU (on a "
+            "cluster, inside the job's GPU allocation): check that the container sees the GPU, then run the program "
+            "again with the same options.",
+            (
+                Cmd(("nvidia-smi",), note="on the machine that runs the container: a GPU node, or inside the job's allocation"),
+                Cmd(
+                    (tool, "exec", "--nv", image, "nvidia-smi"),
+                    note="inside: the same GPU listed" + (", from the home directory" if home else ""),
+                ),
+                *again,
+            ),
+            component="container",
+            where="the host",
+        ),
     )
 
 
@@ -360,6 +430,9 @@ def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
     said = facts.pasted.reported("default-runtime-not-nvidia") if facts.pasted.partial else []
     if not said:
         return
+    if said[0].get("runtime") == "docker":
+        yield _docker_node_default(said[0])
+        return
     yield Finding(
         "container-no-gpu",
         Severity.ERROR,
@@ -376,6 +449,54 @@ def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (
                 Cmd(("nvidia-ctk", "runtime", "configure", "--runtime=containerd", "--set-as-default"), root=True),
                 Cmd(("systemctl", "restart", "containerd"), root=True),
+                Cmd(
+                    ("kubectl", "delete", "pod", "-n", Placeholder("namespace"), Placeholder("device-plugin-pod")),
+                    note="its DaemonSet recreates it under the nvidia runtime",
+                ),
+                Cmd(
+                    ("kubectl", "describe", "node", Placeholder("node")),
+                    pipe=("grep", "nvidia.com/gpu"),
+                    note="the GPUs it now offers",
+                ),
+            ),
+            requires_root=True,
+            component="container",
+            where="the node",
+        ),
+    )
+
+
+def _docker_node_default(said: ErrorEvidence) -> Finding:
+    """The device plugin found no NVML in its pod on a node whose runtime is Docker: Kubernetes' dockershim cannot ask
+    Docker for a runtime per pod, so every pod runs under Docker's default runtime, and nvidia-docker2 registers the
+    nvidia runtime without making it the default (the plugin's README, "Preparing your GPU Nodes", NVIDIA/k8s-device-plugin
+    @02d8e0fe: `"default-runtime": "nvidia"` in /etc/docker/daemon.json). nvidia-ctk writes that key (NVIDIA Container
+    Toolkit 1.12 or newer; with an older nvidia-docker2 the key is added to daemon.json by hand)."""
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the device plugin's pod loaded no NVML on a Docker node: nvidia is not Docker's default runtime",
+        "The NVIDIA device plugin loads the driver's NVML (libnvidia-ml.so.1) inside its own pod, and only the NVIDIA "
+        "runtime mounts it there. Kubernetes cannot ask Docker for a runtime per pod, so the plugin runs under Docker's "
+        f"default runtime ({said.get('default') or 'runc'}): nvidia-docker2 registers the nvidia runtime without making it "
+        "the default. The plugin then advertises no nvidia.com/gpu. The driver and the GPU are not what is missing.",
+        (ev("pasted", said.line),),
+        Remediation(
+            'On each GPU node, make nvidia Docker\'s default runtime ("default-runtime": "nvidia" in '
+            '/etc/docker/daemon.json, beside the nvidia entry under "runtimes"), restart Docker, and let the DaemonSet '
+            "recreate the plugin's pod.",
+            (
+                Cmd(
+                    ("docker", "info"), pipe=("grep", "-i", "runtime"), note="on the GPU node: Runtimes lists nvidia; the default"
+                ),
+                Cmd(
+                    ("nvidia-ctk", "runtime", "configure", "--runtime=docker", "--set-as-default"),
+                    root=True,
+                    note="NVIDIA Container Toolkit 1.12 or newer; with an older nvidia-docker2, add the default-runtime "
+                    "key, set to nvidia, to /etc/docker/daemon.json by hand",
+                ),
+                Cmd(("systemctl", "restart", "docker"), root=True),
                 Cmd(
                     ("kubectl", "delete", "pod", "-n", Placeholder("namespace"), Placeholder("device-plugin-pod")),
                     note="its DaemonSet recreates it under the nvidia runtime",

@@ -85,6 +85,7 @@ class Component:
     decides: str
     source: dict[str, str]
     min_cc: str = ""  # the lowest compute capability any release of it runs on (its source says so)
+    unless: tuple[str, ...] = ()  # evidence kinds that, shown, already decide what its asks would (as a message's)
 
 
 @functools.cache
@@ -101,6 +102,7 @@ def components() -> tuple[Component, ...]:
             decides=raw["decides"],
             source=dict(raw["source"]),
             min_cc=raw.get("min_cc", ""),
+            unless=tuple(raw.get("unless", ())),
         )
         for raw in data.get("component", ())
     )

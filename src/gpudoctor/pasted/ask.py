@@ -359,6 +359,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out += _distribution_asks(facts, findings)
     out += _interpreter_asks(facts, findings)
     out += _container_devices_asks(facts)
+    out += _node_capacity_asks(facts)
     out += _distributed_cut_asks(facts)
     out += _module_file_asks(facts) if windows else []
     out += _catalogue_asks(facts)
@@ -605,7 +606,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
     linux = (facts.platform.system or "Linux") == "Linux"
     out: list[Ask] = []
     for comp in components():
-        if comp.id not in named:
+        if comp.id not in named or any(facts.pasted.reported(kind) for kind in comp.unless):
             continue
         if logged and not any(comp.pattern.search(x) for x in (*logged, *(e.line for e in facts.pasted.errors))):
             continue  # named beside the container that failed (its log shown), not the one at fault
@@ -756,6 +757,33 @@ def _logged_container_asks(facts: Facts) -> list[Ask]:
 
 # What a program in a container prints where the driver's libraries reached it but no device did (catalogue.toml).
 _NO_DEVICE_INSIDE = frozenset({"cuda-no-device-driver-loaded"})
+
+
+def _node_capacity_asks(facts: Facts) -> list[Ask]:
+    """A node whose Capacity lists no nvidia.com/gpu while its GPU works: the NVIDIA device plugin advertises the GPUs,
+    and only from a pod the node's runtime starts with the driver's libraries (the NVIDIA runtime as the default, or a
+    RuntimeClass the plugin names: NVIDIA/k8s-device-plugin README, "Prerequisites"). Whether that pod runs on the
+    node, what its log says, and which runtime the node runs with which default decide; read-only."""
+    if not facts.pasted.reported("node-gpu-capacity-missing"):
+        return []
+    return [
+        Ask(
+            Cmd(("kubectl", "get", "pods", "-A", "-o", "wide"), pipe=("grep", "-i", "nvidia")),
+            "whether the device plugin has a pod on this node (its NODE column), running or failing; then `kubectl logs "
+            "-n NAMESPACE POD` of that pod says what it found: its NVML failure ('could not load NVML library') or the "
+            "GPUs it registered",
+        ),
+        Ask(
+            Cmd(("kubectl", "get", "nodes", "-o", "wide")),
+            "the node's container runtime (the CONTAINER-RUNTIME column: containerd, cri-o or docker)",
+        ),
+        Ask(Cmd(("kubectl", "get", "runtimeclass")), "whether a runtime class nvidia exists for the plugin to name"),
+        Ask(
+            Cmd(("containerd", "config", "dump"), pipe=("grep", "-n", "-E", "default_runtime_name|nvidia")),
+            "on the node: whether containerd has an nvidia runtime and runs it by default (docker info's Default Runtime "
+            "on a Docker node; nvidia-ctk --version says whether the NVIDIA Container Toolkit is there)",
+        ),
+    ]
 
 
 def _container_devices_asks(facts: Facts) -> list[Ask]:

@@ -63,6 +63,9 @@ _ACTIVATE = re.compile(
 _POSIX = re.compile(
     r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
 )
+# A command run inside a container from the host's shell: `docker exec NAME CMD`, `podman exec`, `kubectl exec POD --
+# CMD`. What it prints up to the next prompt is the container's state, as under a `(container) $` prompt.
+_EXEC_INTO = re.compile(r"^(?:sudo\s+)?(?:(?:docker|podman)\s+exec|kubectl\s+(?:-n\s+\S+\s+)?exec)\s+\S")
 _WIN_PYTHON = re.compile(r"(?P<path>[A-Za-z]:\\(?:[^\\\n\"'<>|*?]{1,120}\\){0,20}python(?:w)?\.exe)\b", re.IGNORECASE)
 _REL_PYTHON = re.compile(r"^\s*(?P<path>(?:\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){1,10}python\.exe)\b", re.IGNORECASE)
 # A python.exe named by a relative Windows path anywhere in a line ("python_embeded\\python.exe -m pip install",
@@ -418,6 +421,7 @@ def read_cues(g: Gathered, text: str) -> None:
         g.wsl_said = False  # WSL named in passing: the program the report is about is Windows' own
         _windows(g, "a Windows program, WSL only named beside it", m.group(0))
     side: str | None = None  # the side ((container) or (host)) of the last prompt seen
+    inside = False  # the last prompt's command ran inside a container (docker exec, kubectl exec)
     # Each pattern is tried only on the lines that hold a text it requires (parsers.anchors): a whole log pasted is
     # tens of thousands of lines, most of which hold none.
     scan = Lines([raw[:MAX_LINE] for raw in lines])
@@ -442,10 +446,12 @@ def read_cues(g: Gathered, text: str) -> None:
                 _cue(g, "prompt on a 12-hex host name", "run inside a container (its id is the host name)", line)
             elif _POD_NAME.fullmatch(host):
                 _cue(g, "prompt on a Deployment pod's name", "run inside a kubernetes container (the pod's name)", line)
-        elif side == "container" and classify_error_text(line) is not None and g.smi_failure_line < 0:
-            # What failed under the container's prompt is the state of where the program runs: it wins over
-            # the host's output shown beside it.
+        elif (side == "container" or inside) and classify_error_text(line) is not None and g.smi_failure_line < 0:
+            # What failed under the container's prompt (or a docker exec's) is the state of where the program runs: it
+            # wins over the host's output shown beside it.
             g.smi_failure_line = number
+        if cmd is not None:  # a prompt: its command decides where the lines up to the next one ran
+            inside = _EXEC_INTO.match(cmd.strip()) is not None
         if cmd is not None:
             for env in _ENV_SET.finditer(cmd):
                 g.env.setdefault(env.group("name"), env.group("value"))

@@ -203,7 +203,7 @@ _STARTUP_LINES = frozenset(
 )
 # The device plugin's advice beside its NVML failure, and a line of its log: klog's header ("E0312 10:01:02.123456
 # 1 factory.go:99]") or Go's log before v0.15 ("2022/05/13 23:09:23").
-_PLUGIN_SAID = frozenset({"k8s-device-plugin-nvml-init-failed"})
+_PLUGIN_SAID = frozenset({"k8s-device-plugin-nvml-init-failed", "k8s-device-plugin-nvml-start-failed"})
 _DAEMON_LOG_LINE = LazyPattern(r"\s*(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\]|\d{4}/\d\d/\d\d \d\d:\d\d:\d\d )")
 # The text asks for the GPU: it names one, CUDA, cuBLAS or llama.cpp's n_gpu_layers.
 _GPU_WANTED = re.compile(r"\bGPUs?\b|\bCUDA|cuBLAS|n_gpu_layers|\bnvidia\b", re.IGNORECASE)

@@ -29,6 +29,37 @@ _MAX_LINE = 2_000
 # keys nvidia-ctk writes (NVIDIA/nvidia-container-toolkit pkg/config/engine/containerd/config.go @d34b3046).
 _CONTAINERD_DEFAULT = re.compile(r"^\s*default_runtime_name\s*=\s*\"(?P<name>[\w.-]{0,60})\"")
 _CONTAINERD_NVIDIA = re.compile(r"\.runtimes\.\"?nvidia\"?\]")
+# A node whose container runtime is Docker: nvidia-docker2 (the package that registers the nvidia runtime with Docker
+# and leaves runc its default), docker info's "Default Runtime:" line, or docker version's banner (Docker on the node).
+_DOCKER_NODE = re.compile(
+    r"\bnvidia-docker2\b|^\s*Default Runtime:\s*(?P<default>[\w.-]{1,60})|^\s*(?:Client|Server):\s*Docker Engine\b", re.IGNORECASE
+)
+# Docker already told to run everything with nvidia: daemon.json's key, or docker info's answer. The plugin's NVML
+# failure then has another cause (k8s-device-plugin#60 shows that key set and the failure still there).
+_DOCKER_DEFAULT_NVIDIA = re.compile(r"\"default-runtime\"\s*:\s*\"nvidia\"|^\s*Default Runtime:\s*nvidia\b", re.IGNORECASE)
+# containerd (or CRI-O) named as the node's runtime: its fix is nvidia-ctk's for that runtime, not Docker's.
+_OTHER_NODE_RUNTIME = re.compile(r"\bcontainerd://|\bcri-o://|\bdefault_runtime_name\b|\bcrio\.conf\b", re.IGNORECASE)
+# A container started with Apptainer or Singularity (global options such as -s before the verb): --nv (or --nvccli,
+# which implies it) binds the host driver's libraries under /.singularity.d/libs and the /dev/nvidia* devices; without
+# it the container has neither (apptainer/apptainer, docs: "GPU Support"; the --nv flag in cmd/internal/cli/action_flags.go).
+_APPTAINER_RUN = re.compile(
+    r"^\s*(?:[$#]\s+)?(?:sudo\s+)?(?P<tool>singularity|apptainer)(?:\s+-{1,2}[a-z][\w-]{0,30})*\s+(?P<verb>exec|run|shell)\s+(?P<rest>\S.*)$"
+)
+_APPTAINER_GPU_FLAG = re.compile(r"(?:^|\s)--(?:nv|nvccli)(?=\s|=|$)")
+# A container asking for the driver's video libraries: NVIDIA_DRIVER_CAPABILITIES set (or printed) with video or all,
+# or a docker run whose --gpus capabilities list has video (NVIDIA/nvidia-container-toolkit,
+# internal/config/image/capabilities.go: "video", "all"). A question about the flag ("how to add --gpus ...") is not one.
+_VIDEO_ASKED = re.compile(
+    r"NVIDIA_DRIVER_CAPABILITIES\s{0,3}[=:\s]\s{0,3}[\"']?[\w,]{0,80}\b(?:video|all)\b"
+    r"|^\s*(?:[$#]\s+)?(?:sudo\s+)?docker\s+run\b[^\n]{0,500}capabilities=[\w,]{0,80}\bvideo\b",
+    re.IGNORECASE,
+)
+# `kubectl describe node`'s resource sections: the header, and an entry under it ("  cpu:  48", "  pods:  110").
+_NODE_CAPACITY = re.compile(r"^\s*Capacity:\s*$")
+_NODE_RESOURCE = re.compile(r"^\s+(?:cpu|memory|pods|ephemeral-storage|hugepages-\w+):\s+\S")
+_GPU_NAMED = re.compile(r"\bGPUs?\b|\bnvidia\b", re.IGNORECASE | re.ASCII)
+# The device plugin's own words that its pod could not load NVML (catalogue.toml: its advice, and the older plugin's line).
+_PLUGIN_NO_NVML = "device-plugin-no-nvml"
 # A Slurm job's GPU request (sbatch/srun options, on an #SBATCH line or a command line): --gres=gpu[:type]:N, --gpus=N,
 # --gpus-per-node=N (slurm.schedmd.com sbatch.html); and what a Lightning Trainer in the program asks per node.
 _SLURM_GPUS = re.compile(
@@ -181,6 +212,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
             if _NO_GPU_LOGGED.search(line[:_MAX_LINE]):
                 _add(g, ErrorEvidence("workload-logged-no-gpu", line[:300], (("name", m.group("service")),)))
     _default_runtime(g, scan)
+    _docker_node_runtime(g, scan)
     if (
         pod := next((m for x in lines[:20_000] if "kubectl" in x and (m := _KUBECTL_POD.search(x[:_MAX_LINE]))), None)
     ) is not None:
@@ -193,6 +225,10 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         _cue(g, EXEC_NAMED, ex.group("name"), ex.group(0))
     if (said := scan.first(_VIDEO_CODEC_FAILING)) is not None:
         _add(g, ErrorEvidence("video-codec-failing-said", lines[said[0]].strip()[:300]))
+    if (asked := scan.first(_VIDEO_ASKED)) is not None:
+        _add(g, ErrorEvidence("video-capability-said", lines[asked[0]].strip()[:300]))
+    _apptainer_without_nv(g, lines)
+    _node_without_gpu_capacity(g, lines)
     _job_gpus(g, lines)
     _ranks_on_hosts(g, scan)
     _docker_desktop(g, lines, scan)
@@ -311,6 +347,61 @@ def _default_runtime(g: Gathered, scan: Lines) -> None:
     if scan.first(_KUBERNETES) is None:
         return
     _add(g, ErrorEvidence("default-runtime-not-nvidia", default.group(0).strip(), (("default", default.group("name")),)))
+
+
+def _docker_node_runtime(g: Gathered, scan: Lines) -> None:
+    """Docker as the node's runtime, with nvidia not its default, where the device plugin says its pod loaded no NVML:
+    dockershim cannot ask Docker for a runtime per pod, so the plugin's pod runs under Docker's default (runc, which
+    nvidia-docker2 leaves in place) without the driver's libraries. Quiet where the text shows nvidia as Docker's
+    default already, or another runtime as the node's."""
+    if not any(e.kind == _PLUGIN_NO_NVML for e in g.errors) or any(e.kind == "default-runtime-not-nvidia" for e in g.errors):
+        return
+    if scan.first(_DOCKER_DEFAULT_NVIDIA) is not None or scan.first(_OTHER_NODE_RUNTIME) is not None:
+        return
+    if (docker := scan.first(_DOCKER_NODE)) is None:
+        return
+    values = {"runtime": "docker", "default": docker[1].group("default") or "runc"}
+    _add(g, ErrorEvidence("default-runtime-not-nvidia", scan.lines[docker[0]].strip()[:300], tuple(sorted(values.items()))))
+
+
+def _node_without_gpu_capacity(g: Gathered, lines: list[str]) -> None:
+    """A Kubernetes node's Capacity (kubectl describe node) without nvidia.com/gpu, where the text shows the node's
+    NVIDIA GPU (nvidia-smi's table) or asks for the GPU: the device plugin has not registered the node's GPUs with the
+    kubelet. Whether its pod runs there, and whether the node's runtime gives that pod the driver, is what the asks
+    decide. A node description that lists nvidia.com/gpu (at any count) is the plugin's registration: not this."""
+    head = lines[:20_000]
+    if any("nvidia.com/gpu" in x for x in head):
+        return
+    if not (g.smi_table or g.driver_version or any(_GPU_NAMED.search(x[:_MAX_LINE]) for x in head)):
+        return
+    for i, line in enumerate(lines[:20_000]):
+        if _NODE_CAPACITY.match(line) and any(_NODE_RESOURCE.match(x) for x in lines[i + 1 : i + 4]):
+            _add(g, ErrorEvidence("node-gpu-capacity-missing", line.strip()))
+            return
+
+
+def _apptainer_without_nv(g: Gathered, lines: list[str]) -> None:
+    """An Apptainer/Singularity command line that starts its container without --nv: the container then has no driver
+    library and no GPU device, whatever the host has. Its continuation lines (a trailing backslash) are read with it,
+    since the options may follow on them; the command (up to a trailing `&`) is kept to repeat with --nv."""
+    for i, line in enumerate(lines[:20_000]):
+        if "singularity" not in line and "apptainer" not in line:
+            continue
+        if (m := _APPTAINER_RUN.match(line[:_MAX_LINE])) is None:
+            continue
+        parts = [m.group(0).rstrip()]
+        j = i
+        while parts[-1].endswith("\\") and j + 1 < len(lines) and len(parts) < 60:
+            parts[-1] = parts[-1][:-1].rstrip()
+            j += 1
+            parts.append(lines[j][:_MAX_LINE].strip())
+        whole = " ".join(p for p in parts if p).removesuffix("&").rstrip()
+        if _APPTAINER_GPU_FLAG.search(whole):
+            return
+        start = whole.find(m.group("tool"))
+        values = {"runtime": m.group("tool"), "name": "", "image": "", "command": whole[start:][:1_500]}
+        _add(g, ErrorEvidence("workload-without-gpu", line.strip()[:300], tuple(sorted(values.items()))))
+        return
 
 
 def _job_gpus(g: Gathered, lines: list[str]) -> None:

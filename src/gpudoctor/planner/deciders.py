@@ -77,6 +77,11 @@ _LISTS = {
     "other-node": lambda tool: Cmd(("kubectl", "get", "nodes")),
     "deployment": lambda tool: Cmd(("kubectl", "get", "deployments", "-A")),
     "job-id": lambda tool: Cmd(("squeue", "--me"), note="the JOBID column"),
+    # Apptainer's and Singularity's image files (.sif; .simg from Singularity 2), found under where the job runs (find(1))
+    "sif-file": lambda tool: Cmd(
+        ("find", ".", "-maxdepth", "3", "-name", "*.sif", "-o", "-name", "*.simg"),
+        note="the container image files here",
+    ),
     "index": lambda tool: Cmd(("nvidia-smi", "-L")),
     "gpu": lambda tool: Cmd(("nvidia-smi", "-L")),
     "uuid": lambda tool: Cmd(("nvidia-smi", "-L")),
