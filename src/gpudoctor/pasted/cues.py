@@ -324,7 +324,8 @@ _PROJECT_TOOLS = (
     (
         "notebook",
         re.compile(
-            r"^\s*[!%]\s*pip3?\s+(?:install|uninstall)\b|\b(?:google\s+)?colab(?:oratory)?\b|(?<![\w.])/content/", re.M | re.I
+            r"^[^\S\n]*[!%][^\S\n]*pip3?[^\S\n]+(?:install|uninstall)\b|\b(?:google\s+)?colab(?:oratory)?\b|(?<![\w.])/content/",
+            re.M | re.I,
         ),
     ),
     ("uv venv", re.compile(_RAN + r"uv\s+(?:venv|pip\s+(?:install|uninstall|sync))\b", re.M)),
