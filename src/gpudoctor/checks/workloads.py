@@ -449,20 +449,24 @@ def check_node_default_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
             (
                 Cmd(("nvidia-ctk", "runtime", "configure", "--runtime=containerd", "--set-as-default"), root=True),
                 Cmd(("systemctl", "restart", "containerd"), root=True),
-                Cmd(
-                    ("kubectl", "delete", "pod", "-n", Placeholder("namespace"), Placeholder("device-plugin-pod")),
-                    note="its DaemonSet recreates it under the nvidia runtime",
-                ),
-                Cmd(
-                    ("kubectl", "describe", "node", Placeholder("node")),
-                    pipe=("grep", "nvidia.com/gpu"),
-                    note="the GPUs it now offers",
-                ),
+                *_plugin_pod_recreated(),
             ),
             requires_root=True,
             component="container",
             where="the node",
         ),
+    )
+
+
+def _plugin_pod_recreated() -> tuple[Cmd, Cmd]:
+    """The last two steps of a node's runtime fix: the device plugin's pod deleted (its DaemonSet recreates it under
+    the new default runtime), then the GPUs the node now offers."""
+    return (
+        Cmd(
+            ("kubectl", "delete", "pod", "-n", Placeholder("namespace"), Placeholder("device-plugin-pod")),
+            note="its DaemonSet recreates it under the nvidia runtime",
+        ),
+        Cmd(("kubectl", "describe", "node", Placeholder("node")), pipe=("grep", "nvidia.com/gpu"), note="the GPUs it now offers"),
     )
 
 
@@ -497,15 +501,7 @@ def _docker_node_default(said: ErrorEvidence) -> Finding:
                     "key, set to nvidia, to /etc/docker/daemon.json by hand",
                 ),
                 Cmd(("systemctl", "restart", "docker"), root=True),
-                Cmd(
-                    ("kubectl", "delete", "pod", "-n", Placeholder("namespace"), Placeholder("device-plugin-pod")),
-                    note="its DaemonSet recreates it under the nvidia runtime",
-                ),
-                Cmd(
-                    ("kubectl", "describe", "node", Placeholder("node")),
-                    pipe=("grep", "nvidia.com/gpu"),
-                    note="the GPUs it now offers",
-                ),
+                *_plugin_pod_recreated(),
             ),
             requires_root=True,
             component="container",
