@@ -237,6 +237,20 @@ def test_a_gpu_the_host_lacks_asks_for_the_hosts_gpus():
     assert "pasted-error-unexplained" in codes and "nvidia-smi -L" in asks
 
 
+def test_a_gpu_entry_the_driver_lacks_asks_for_the_drivers_entries_and_the_clis_release():
+    # NVIDIA/nvidia-docker#1316: an Azure VM whose GPU sits at 03f8cfdd:00:00.0, looked for at cfdd:00:00.0
+    errors, codes, asks = _run(_example("nvidia-docker-1316-azure-gpu-entry-domain-truncated.txt"))
+    assert errors["container-gpu-entry-missing"]["path"] == "/proc/driver/nvidia/gpus/cfdd:00:00.0"
+    assert "pasted-error-unexplained" in codes
+    assert {"ls /proc/driver/nvidia/gpus", "nvidia-container-cli --version"} <= asks
+    # the image shipping the driver's libraries is another mount error, its own entry's
+    line = (
+        "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/1f2e/merged/usr/lib/"
+        "x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown\n"
+    )
+    assert "container-gpu-entry-missing" not in _run(line)[0]
+
+
 def test_the_hooks_debug_lines_are_no_unknown_device():
     line = "I0318 10:12:53.220661 11514 nvc_info.c:853] requesting device information with ''\n"
     assert "container-device-unknown" not in _run(line)[0]
