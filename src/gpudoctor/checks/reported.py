@@ -1326,6 +1326,7 @@ _DESCRIPTIVE = frozenset(
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
+        "nccl-plugin-absent",  # NCCL's INFO line that no external network plugin is installed: its own transports run
         "cdi-devices-listed",  # nvidia-ctk cdi list's count: what the host's CDI specs define (gpudoctor.checks.catalogued)
         "xid-application",  # an Xid of the catalog's application bucket: the program's fault, the GPU healthy (catalogue.toml)
         "gpu-recovery-action",  # Xid 154: the driver's recovery action after an earlier Xid, which is the failure

@@ -50,7 +50,9 @@ _PROGRAM_FAULT = LazyPattern(
 _NOT_HAPPENING = LazyPattern(
     r"[=!]=|^(?:if|case|return|elif|else|while|for)\b|^#|//|[{;]\s*$|^\S*\s*(?:INFO|DEBUG|I\d{4})\b|\bretrying\b"
     # TensorFlow's own logger at warning level: it goes on without what it could not load (checks/reported._TF_WARNING)
-    r"|\d: W \S+\.cc:\d+\]",
+    r"|\d: W \S+\.cc:\d+\]"
+    # NCCL's own INFO level ("host:pid:tid [dev] NCCL INFO ..."): what it found and tried, its WARN lines are the failures
+    r"|\bNCCL INFO\b",
     re.IGNORECASE,
 )
 _SONAME = r"[\w.+-]{1,120}?\.so(?:\.[\w]{1,12}){0,4}"

@@ -89,6 +89,10 @@ def read_sources(sources: list[Source]) -> Gathered:
             # The runtime hook's loader on the host missed the driver's NVML: not a library the program or its
             # environment (pip's wheels, LD_LIBRARY_PATH) loads, so not read as one (the entry asks the host).
             found = [e for e in found if not (e.kind == "library-missing" and "nvidia-container-cli" in e.line)]
+        if any(e.get("entry") == "nccl-net-plugin-absent" for e in found):
+            # NCCL's INFO line of a plugin it did not find quotes the loader's words about libnccl-net.so (or -tuner,
+            # -profiler) and goes on with its own transports: no library the program needs is missing.
+            found = [e for e in found if not (e.kind == "library-missing" and (e.get("soname") or "").startswith("libnccl-"))]
         # (TensorFlow's start-up lines, catalogue.toml's tf-startup-log, print before anything fails, and the lines that
         # only show a setting: they explain no traceback the paste cuts off)
         if not [e for e in found if e.kind not in _STARTUP_LINES] and (cut := _traceback_cut(lines)):
