@@ -1634,15 +1634,6 @@ _NO_OWN_PYTHON = re.compile(r"^/usr(?:/local)?$|/\.local$")
 _ANONYMISED = re.compile(r"[$<>*]|\.\.\.|/path/to/|/to/", re.IGNORECASE)
 
 
-def _cut_before(line: str, path: str) -> bool:
-    """Whether `path` is the tail of a longer path in `line`: the reporter elided its head (".../env/lib/...") or the
-    paste cut it ("conda/envs/x/lib/..." from "/home/u/miniconda3/envs/x/lib/..."). Its prefix is then no directory
-    of that machine: "/test_env/bin/python" from ".../test_env/lib/python3.10/site-packages" does not exist."""
-    at = line.find(path)
-    # (a character of a directory's name before it; markdown's backtick, a quote or a bracket starts a whole path)
-    return at > 0 and (line[at - 1].isalnum() or line[at - 1] in "._-~+@")
-
-
 def _interpreter_of_env(g: Gathered) -> None:
     """On Linux, the interpreter of the environment a traceback shows the packages in: <prefix>/bin/python, cited
     by the first line naming that path (a fact cites its line: without one, the platform's usual name stays)."""
@@ -1652,8 +1643,8 @@ def _interpreter_of_env(g: Gathered) -> None:
     if m is None or _NO_OWN_PYTHON.search(m.group("prefix")) or _ANONYMISED.search(m.group("prefix")):
         return
     line = next((ln for _, lines in g.texts for ln in lines if g.site_packages[0] in ln), None)
-    if line is None or _cut_before(line, g.site_packages[0]):
-        return
+    if line is None:
+        return  # (an elided or cut head, ".../env/lib/...", never became a site path: _site_paths)
     g.interpreter = m.group("prefix") + "/bin/python"
     entry = {
         "cue": "an environment's site-packages path",
