@@ -169,3 +169,76 @@ def test_vllm_failing_to_infer_its_device_asks_nvml_and_its_bindings():
 def test_vllms_raise_line_alone_is_not_the_error():
     text = '    raise RuntimeError("Failed to infer device type")\n'
     assert "vllm-failed-to-infer-device" not in _entries(text)
+
+
+def test_inductor_without_a_cxx_compiler_asks_for_the_compiler_on_path():
+    # https://github.com/pytorch/pytorch/issues/92745 (a conda image without g++)
+    codes, asks = _run(_example("pytorch-92745-inductor-no-working-cxx-compiler.txt"))
+    assert "pasted-error-unexplained" in codes
+    assert {"printenv CXX", "which g++ clang++"} <= set(asks)
+    assert "where.exe cl" not in asks  # a Linux path: Windows' compiler is not asked
+
+
+def test_inductors_raise_line_alone_is_not_the_error():
+    text = "    raise exc.InvalidCxxCompiler()\n"
+    assert "inductor-no-working-cxx-compiler" not in _entries(text)
+
+
+def test_accelerate_fp16_without_a_gpu_is_torch_seeing_no_cuda():
+    # https://github.com/bmaltais/kohya_ss/issues/719 (Windows, accelerate's check before 0.28)
+    text = _example("kohya-ss-719-accelerate-fp16-requires-gpu.txt")
+    assert [e.kind for e in match(text) if e.get("entry") == "accelerate-fp16-requires-gpu"] == ["cuda-unavailable"]
+    codes, asks = _run(text)
+    assert "pasted-error-unexplained" in codes
+    assert "nvidia-smi" in asks and any(a.endswith("torch.cuda.is_available())") for a in asks)
+
+
+def test_accelerate_fp16_on_apples_mps_is_not_read():
+    # https://github.com/huggingface/accelerate/issues/3718 (a MacBook: no NVIDIA GPU to diagnose)
+    text = "ValueError: fp16 mixed precision requires a GPU (not 'mps').\n"
+    assert "accelerate-fp16-requires-gpu" not in _entries(text)
+
+
+def test_deepspeed_jit_without_ninja_asks_for_ninja():
+    # https://github.com/xsc1234/INFO-RAG/issues/7 (the reporter says ninja is installed: the asks decide where)
+    codes, asks = _run(_example("info-rag-7-deepspeed-jit-ninja-not-installed.txt"))
+    assert "pasted-error-unexplained" in codes
+    assert "ninja --version" in asks and any(a.endswith("-m pip show ninja") for a in asks)
+
+
+def test_ds_report_finding_ninja_is_no_failure():
+    # https://github.com/deepspeedai/DeepSpeed/issues/1687: ds_report's line where ninja is there
+    text = "JIT compiled ops requires ninja\nninja .................. [OKAY]\n"
+    assert not match(text) and _run(text)[0] == {}
+
+
+def test_transformers_without_flash_attn_asks_the_gpu_and_the_versions():
+    # https://github.com/hiyouga/EasyR1/issues/384
+    codes, asks = _run(_example("easyr1-384-transformers-flash-attn-not-installed.txt"))
+    assert "pasted-error-unexplained" in codes
+    assert "nvidia-smi --query-gpu=name,compute_cap --format=csv" in asks
+    assert any(a.endswith("-m pip show torch flash-attn") for a in asks)  # flash-attn's own ask, once
+
+
+def test_flash_attention_refused_on_the_cpu_is_not_flash_attn_missing():
+    # https://github.com/QwenAudio/FunMusic/issues/30: the model was left on the CPU (fixed there with gpu=0)
+    text = (
+        "ValueError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: Flash "
+        "Attention 2 is not available on CPU. Please make sure torch can access a CUDA device.\n"
+    )
+    assert "transformers-flash-attn-not-installed" not in _entries(text)
+
+
+def test_bitsandbytes_046_wording_of_a_missing_cuda_binary_is_read_as_before():
+    # https://github.com/Lightning-AI/lightning-thunder/pull/2426: bitsandbytes without a CUDA 13.0 binary
+    text = _example("lightning-thunder-2426-bnb-configured-cuda130-binary-not-found.txt")
+    [e] = [e for e in match(text) if e.get("entry") == "bitsandbytes-cuda-binary-not-found"]
+    assert (e.kind, e.get("cuda"), e.get("library")) == ("bitsandbytes-binary-missing", "130", "libbitsandbytes_cuda130.so")
+    codes, _ = _run(text)
+    assert "companion-torch-mismatch" in codes
+
+
+def test_bitsandbytes_cuda_version_override_notice_is_not_a_missing_binary():
+    # https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1615: the override's notice, printed before loading
+    text = "WARNING: BNB_CUDA_VERSION=124 environment variable detected; loading libbitsandbytes_cuda124.so.\n"
+    assert "bitsandbytes-cuda-binary-not-found" not in _entries(text)

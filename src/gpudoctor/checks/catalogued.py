@@ -15,7 +15,7 @@ from gpudoctor.checks.base import Check, ev
 from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
 from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern
-from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.model import Evidence, Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup, library_dir
 from gpudoctor.probed import Found
@@ -1853,14 +1853,16 @@ def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
     needs, library = e.get("needs") or "", e.get("library") or "the library"
     if not needs:
         return
+    where: list[Evidence] = [ev("pasted", e.line)]
     if e.get("capability"):
-        gpu, cc, where = e.get("gpu") or "this GPU", e.get("capability") or "", ()
+        gpu, cc = e.get("gpu") or "this GPU", e.get("capability") or ""
     else:
         ccs = [(g, c) for g in facts.driver.gpus if (c := gpu_cc(g, ctx))]
         if not ccs or any(vkey(c) >= vkey(needs) for _, c in ccs):
             return
         g, cc = ccs[0]
-        gpu, where = g.name, (ev(g.source, f"{g.name}: {cc}"),)
+        gpu = g.name
+        where.append(ev(g.source, f"{g.name}: {cc}"))
     if vkey(cc) >= vkey(needs):
         return
     instead = e.get("instead")
@@ -1871,7 +1873,7 @@ def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"{library} does not run on the {gpu} (compute capability {cc}; it needs {needs} or newer)",
         f"{library} refused the GPU: it runs only on compute capability {needs} and newer, and the {gpu} is {cc}. No "
         "driver, CUDA or package version changes that.",
-        (ev("pasted", e.line), *where),
+        tuple(where),
         Remediation(
             (f"On this GPU, {instead}; or run" if instead else "Run")
             + f" on a GPU of compute capability {needs} or newer (another machine or cloud instance). No install fixes it.",
