@@ -15,7 +15,7 @@ from gpudoctor.checks.base import Check, ev
 from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
 from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern
-from gpudoctor.model import Evidence, Finding, Remediation, Severity
+from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup, library_dir
 from gpudoctor.probed import Found
@@ -1841,9 +1841,10 @@ def check_triton_gpu_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """A library's refusal of the GPU for its compute capability (catalogue.toml's gpu-below-library-minimum, the minimum
-    from the message or its entry's values). The GPU decides: the capability the message printed, else every GPU the
-    text shows below the minimum. A GPU at or above it (flash-attn builds that predate the RTX 50 series print the same
-    words there, flash-attention#1540) or none shown is left to the entry's asks."""
+    from its entry's values: flash-attn's Ampere check). The GPU decides: every GPU the text shows below the minimum. A
+    GPU at or above it (flash-attn builds that predate the RTX 50 series print the same words there,
+    flash-attention#1540) or none shown is left to the entry's asks. (vLLM's bfloat16 refusal is no such case: the GPU
+    runs vLLM in float16, so the catalogue reads it as the program's choice.)"""
     said = _said(facts, "gpu-below-library-minimum")
     if not said:
         return
@@ -1853,18 +1854,11 @@ def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
     needs, library = e.get("needs") or "", e.get("library") or "the library"
     if not needs:
         return
-    where: list[Evidence] = [ev("pasted", e.line)]
-    if e.get("capability"):
-        gpu, cc = e.get("gpu") or "this GPU", e.get("capability") or ""
-    else:
-        ccs = [(g, c) for g in facts.driver.gpus if (c := gpu_cc(g, ctx))]
-        if not ccs or any(vkey(c) >= vkey(needs) for _, c in ccs):
-            return
-        g, cc = ccs[0]
-        gpu = g.name
-        where.append(ev(g.source, f"{g.name}: {cc}"))
-    if vkey(cc) >= vkey(needs):
+    ccs = [(g, c) for g in facts.driver.gpus if (c := gpu_cc(g, ctx))]
+    if not ccs or any(vkey(c) >= vkey(needs) for _, c in ccs):
         return
+    g, cc = ccs[0]
+    gpu = g.name
     instead = e.get("instead")
     yield Finding(
         "framework-arch-unsupported",
@@ -1873,7 +1867,7 @@ def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"{library} does not run on the {gpu} (compute capability {cc}; it needs {needs} or newer)",
         f"{library} refused the GPU: it runs only on compute capability {needs} and newer, and the {gpu} is {cc}. No "
         "driver, CUDA or package version changes that.",
-        tuple(where),
+        (ev("pasted", e.line), ev(g.source, f"{g.name}: {cc}")),
         Remediation(
             (f"On this GPU, {instead}; or run" if instead else "Run")
             + f" on a GPU of compute capability {needs} or newer (another machine or cloud instance). No install fixes it.",

@@ -1830,10 +1830,8 @@ def _from_errors(g: Gathered) -> None:
         elif e.kind == "jaxlib-jax-mismatch":
             g.distributions.setdefault("jax", e.get("jax") or "")
             g.distributions.setdefault("jaxlib", e.get("jaxlib") or "")
-        elif e.kind in ("arch-unsupported", "triton-gpu-too-old") or (
-            e.kind == "gpu-below-library-minimum" and e.get("capability")
-        ):
-            # The GPU PyTorch (or vLLM) named, with the capability it printed: onto the GPU of that name, or the only one known.
+        elif e.kind in ("arch-unsupported", "triton-gpu-too-old"):
+            # The GPU PyTorch named, with the capability it printed: onto the GPU of that name, or the only one known.
             name, cc = e.get("gpu") or "", e.get("capability")
             short = name.replace("NVIDIA ", "")
             for x in g.gpus:
