@@ -245,3 +245,17 @@ def test_bitsandbytes_cuda_version_override_notice_is_not_a_missing_binary():
     # https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1615: the override's notice, printed before loading
     text = "WARNING: BNB_CUDA_VERSION=124 environment variable detected; loading libbitsandbytes_cuda124.so.\n"
     assert "bitsandbytes-cuda-binary-not-found" not in _entries(text)
+
+
+def test_transformers_refusing_bf16_on_a_v100_is_the_runs_precision():
+    # https://github.com/lm-sys/FastChat/issues/399 (8x V100, --bf16 True; the answer there: --bf16 False)
+    text = _example("fastchat-399-v100-transformers-bf16-unsupported.txt")
+    assert [e.kind for e in match(text) if e.get("entry") == "transformers-bf16-unsupported"] == ["program-fault"]
+    codes, asks = _run(text)
+    assert not [c for c, f in codes.items() if f.severity >= Severity.WARNING] and asks == []
+
+
+def test_transformers_bf16_refusal_on_the_cpu_is_another_message():
+    # transformers' CPU branch of the same check (use_cpu and torch too old for bf16 on the CPU): not this entry
+    text = "ValueError: Your setup doesn't support bf16/(cpu, tpu, neuroncore). You need torch>=1.10\n"
+    assert "transformers-bf16-unsupported" not in _entries(text)
