@@ -259,3 +259,30 @@ def test_transformers_bf16_refusal_on_the_cpu_is_another_message():
     # transformers' CPU branch of the same check (use_cpu and torch too old for bf16 on the CPU): not this entry
     text = "ValueError: Your setup doesn't support bf16/(cpu, tpu, neuroncore). You need torch>=1.10\n"
     assert "transformers-bf16-unsupported" not in _entries(text)
+
+
+def test_triton_without_a_c_compiler_on_windows_asks_which_triton():
+    # https://github.com/thu-ml/SageAttention/issues/7 (Windows venv, Triton 2.1.0 and 3.0.0)
+    codes, asks = _run(_example("sageattention-7-windows-triton-no-c-compiler.txt"))
+    assert "pasted-error-unexplained" in codes
+    assert any(a.endswith("-m pip show triton triton-windows") and "CogVideo" in a for a in asks)
+    assert "which gcc clang" not in asks  # a Windows path: no Linux compiler asked
+
+
+def test_tritons_raise_line_quoted_alone_is_code_not_output():
+    # the frame of the same report: Triton's own statement, which the paste reader does not take for output
+    codes, _ = _run('    raise RuntimeError("Failed to find C compiler. Please specify via CC environment variable.")\n')
+    assert not [c for c, f in codes.items() if f.severity >= Severity.WARNING]
+
+
+def test_triton_launcher_without_python_h_asks_the_interpreters_headers():
+    # https://github.com/gensyn-ai/rl-swarm/issues/226 (a uv venv over the distribution's Python 3.10)
+    codes, asks = _run(_example("rl-swarm-226-triton-python-h-missing.txt"))
+    assert "pasted-error-unexplained" in codes
+    assert any(a.startswith("/root/rl-swarm/.venv/bin/python -c import os, sysconfig") for a in asks)
+
+
+def test_another_packages_build_missing_python_h_is_not_tritons():
+    # https://github.com/gyoisamurai/GyoiThon/issues/39: pip building Twisted's C extension, no Triton launcher
+    text = "src/twisted/test/raiser.c:4:10: fatal error: Python.h: No such file or directory\n"
+    assert "triton-python-h-missing" not in _entries(text)
