@@ -1000,6 +1000,7 @@ _COMPANION_OF = {
     "torchvision-cuda-mismatch": "torchvision",
     "torchaudio-extension-not-loaded": "torchaudio",
     "torchvision-operator-missing": "torchvision",
+    "torchvision-custom-ops-not-loaded": "torchvision",
 }
 
 
@@ -1029,6 +1030,8 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
         why = f"{name} {e.get('version')} requires torch=={e.get('built')}, and torch {e.get('have')} is installed"
     elif e.kind == "companion-built-for":
         why = f"it says it was built for PyTorch {e.get('built')}, and the torch it imported is {e.get('have')}"
+    elif e.get("entry") == "torchvision-custom-ops-not-loaded":
+        why = "its compiled operators (torchvision/_C) did not load into the torch it imported, so none of them is registered"
     elif e.get("entry") == "torchvision-operator-missing":
         why = (
             f"torch's dispatcher has no operator torchvision::{e.get('op') or 'nms'}, which torchvision's compiled "
@@ -1809,9 +1812,11 @@ def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]
 def check_triton_gpu_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """PyTorch's GPUTooOldForTriton (torch/_inductor/exc.py): the GPU is below the compute capability Triton, the code
     generator of torch.compile and of Triton kernels, supports. No build of anything has kernels for it: the fix is
-    another GPU, or the program without compiled Triton kernels."""
+    another GPU, or the program without compiled Triton kernels. The other libraries' own minimums (catalogue.toml's
+    gpu-below-library-minimum: flash-attn's Ampere check, vLLM's bfloat16) are the same question, answered here too."""
     said = _said(facts, "triton-gpu-too-old")
     if not said:
+        yield from _gpu_below_library_minimum(facts, ctx)
         return
     e = said[0]
     gpu, cc, needs = e.get("gpu") or "this GPU", e.get("capability") or "", e.get("needs") or ""
@@ -1828,6 +1833,44 @@ def check_triton_gpu_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"Run on a GPU of compute capability {needs} or newer (a notebook's or cloud's other GPU type), or run the "
             "program without torch.compile and Triton kernels (eager mode), where it offers that. No package install fixes "
             "it.",
+            (),
+            component="gpu",
+        ),
+    )
+
+
+def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A library's refusal of the GPU for its compute capability (catalogue.toml's gpu-below-library-minimum, the minimum
+    from its entry's values: flash-attn's Ampere check). The GPU decides: every GPU the text shows below the minimum. A
+    GPU at or above it (flash-attn builds that predate the RTX 50 series print the same words there,
+    flash-attention#1540) or none shown is left to the entry's asks. (vLLM's bfloat16 refusal is no such case: the GPU
+    runs vLLM in float16, so the catalogue reads it as the program's choice.)"""
+    said = _said(facts, "gpu-below-library-minimum")
+    if not said:
+        return
+    from gpudoctor.planner.context import gpu_cc
+
+    e = said[0]
+    needs, library = e.get("needs") or "", e.get("library") or "the library"
+    if not needs:
+        return
+    ccs = [(g, c) for g in facts.driver.gpus if (c := gpu_cc(g, ctx))]
+    if not ccs or any(vkey(c) >= vkey(needs) for _, c in ccs):
+        return
+    g, cc = ccs[0]
+    gpu = g.name
+    instead = e.get("instead")
+    yield Finding(
+        "framework-arch-unsupported",
+        Severity.ERROR,
+        "frameworks",
+        f"{library} does not run on the {gpu} (compute capability {cc}; it needs {needs} or newer)",
+        f"{library} refused the GPU: it runs only on compute capability {needs} and newer, and the {gpu} is {cc}. No "
+        "driver, CUDA or package version changes that.",
+        (ev("pasted", e.line), ev(g.source, f"{g.name}: {cc}")),
+        Remediation(
+            (f"On this GPU, {instead}; or run" if instead else "Run")
+            + f" on a GPU of compute capability {needs} or newer (another machine or cloud instance). No install fixes it.",
             (),
             component="gpu",
         ),

@@ -33,6 +33,9 @@ class Message:
     source: dict[str, str]
     example: str
     unless: tuple[str, ...] = ()  # evidence kinds that, shown beside it, already decide what its asks would
+    # Values the message implies without printing them (its source's condition: flash-attn's "Ampere or newer" is
+    # compute capability 8.0), given to its evidence beside the pattern's groups.
+    values: tuple[tuple[str, str], ...] = ()
 
 
 @functools.cache
@@ -65,6 +68,7 @@ def messages() -> tuple[Message, ...]:
                 source=dict(raw["source"]),
                 example=raw["example"],
                 unless=tuple(raw.get("unless", ())),
+                values=tuple(sorted((str(k), str(v)) for k, v in raw.get("values", {}).items())),
             )
         )
     return tuple(out)
@@ -153,6 +157,8 @@ def match(text: str) -> list[ErrorEvidence]:
                 where = joined[found.start() : found.end()]  # the message from its start: provenance finds the line it starts on
         if found is not None:
             values = {k: v.strip() for k, v in found.groupdict().items() if v}
+            for k, v in message.values:
+                values.setdefault(k, v)  # (a group the message printed wins)
             values["entry"] = message.id
             out.append(ErrorEvidence(message.evidence, where.strip()[:300], tuple(sorted(values.items()))))
     return out
