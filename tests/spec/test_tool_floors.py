@@ -36,6 +36,8 @@ DOCKER_24_SHOWN = BLIND / "plans8/cases/812-ctk150-docker-script-unknown-runtime
 TENCENTOS = BLIND / "plans9/cases/916-vllm11623-tencentos-py38-user-site-vllm-cu121-torch240-cu121-driver-cuda114"
 SLURM_ADMIN = BLIND / "plans5/cases/408-pyxis47-slurm-pyxis-enroot-no-constraindevices-cuda-visible-devices-2-no-device"
 WINDOWS_FORGE = TESTS / "machines/windows-forge-torch21-cu121-driver-cuda114/snapshot.json"
+APEX_PY37 = BLIND / "plans8/cases/803-apex428-anaconda-py37-torch12-fused-layer-norm-undefined-symbol-gettype"
+PIP_23_SHOWN = TESTS / "machines/ci-docker-cuda13-no-gpu/snapshot.json"
 
 
 def _checked(case: Path):
@@ -139,6 +141,29 @@ def test_docker_release_shown_and_toolkit_installed_keep_the_short_commands():
     assert _unmet(done) == []
 
 
+def test_pip_config_settings_asks_the_environments_pip_release():
+    # A 2019 Anaconda (Python 3.7, torch 1.2): --config-settings came with pip 22.1; the paste shows no pip release.
+    done = _checked(APEX_PY37)
+    argvs = _argvs(done)
+    install = next(a for a in argvs if "--config-settings" in a)
+    assert argvs[argvs.index(install) - 1] == ("/usr/local/anaconda3-tf1/bin/python", "-m", "pip", "--version")
+    assert _unmet(done) == []
+    (v,) = _unmet(done, _without(done, ("/usr/local/anaconda3-tf1/bin/python", "-m", "pip", "--version")))
+    assert "pip 22.1" in v.reason
+
+
+def test_pip_release_in_the_package_list_keeps_the_short_command():
+    # Quiet twin: the recorded environment lists pip 23.2.1, past both pip floors.
+    done = _checked(PIP_23_SHOWN)
+    got = tool_floors.shown(done.report.facts, tool_floors.PIP)
+    assert got is not None and got.version == "23.2.1"
+    cmd = Cmd(("python3", "-m", "pip", "install", "--no-build-isolation", "--config-settings", "--build-option=--x", "."))
+    r = Remediation("Rebuild.", (cmd,))
+    assert released(r, done.report.facts) is r
+    step = Step("torch", ("rebuild",), (cmd,), (), Severity.ERROR, False, "")
+    assert not [v for v in _unmet(done, Prescription((step,), "posix")) if "pip" in v.reason and "or newer" in v.reason]
+
+
 def test_tencentos_is_rhel_by_whole_words_and_dnf_is_its_tool():
     # "OS: TencentOS Linux 3.1 (Core)": ID tencentos (ID_LIKE "rhel fedora centos"); "centos" is no substring match.
     done = _checked(TENCENTOS)
@@ -171,8 +196,9 @@ def test_posix_programs_fail_on_a_windows_prompt():
 
 def test_no_recorded_case_prints_a_command_whose_precondition_is_unmet():
     # Every recorded case, as tools/precondition_count.py counts them (issue 27). Before: 2 under the old model (one of
-    # them false: TencentOS read as no RHEL), 12 once the model read the tools' releases (6 nvidia-ctk, 4 docker run
-    # --gpus) and sudo in a cluster's commands (2 for one case); 0 after the planner asks the releases first.
+    # them false: TencentOS read as no RHEL), 22 once the model read the tools' releases (7 nvidia-ctk, 4 docker run
+    # --gpus, 11 pip --no-build-isolation or --config-settings) and sudo in a cluster's commands; 0 after the planner
+    # asks the releases first.
     from tools.precondition_count import cases, unmet
 
     names = [name for name, _ in cases()]

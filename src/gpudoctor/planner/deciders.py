@@ -310,8 +310,9 @@ def released(r: Remediation, facts: Any, target: str = "posix") -> Remediation:
                 f"{got.version}: {got.line}); once it is upgraded: " + "; ".join(shown(x, target) for x in later) + "."
             )
             return replace(r, summary=summary, commands=tuple(lines), alternative=alt)
-        ask = Cmd(product.ask, note=f"{product.name} {fl.minimum} or newer is needed below")
-        if not any(isinstance(x, Cmd) and x.argv == product.ask for x in lines):
+        argv = tool_floors.ask_of(fl, c) if isinstance(c, Cmd) else product.ask
+        ask = Cmd(argv, note=f"{product.name} {fl.minimum} or newer is needed below")
+        if not any(isinstance(x, Cmd) and x.argv == argv for x in lines):
             lines.append(ask)
         lines.append(c)
     if alt is r.alternative and len(lines) == len(r.commands):

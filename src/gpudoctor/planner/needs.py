@@ -81,9 +81,11 @@ def needs(s: State, a: Action) -> None:
     prog = a.tool.rsplit("/", 1)[-1]
     if a.kind == "inspect" and isinstance(a.line, Cmd):
         s.asked.add(tuple(str(w) for w in a.line.argv))
-        if a.line.argv[1:] == ("--version",):
+        if a.line.argv[-1:] == ("--version",):
             return  # asked to decide a release: it prints it, or its failure says the program is not there
     _release(s, a)
+    if isinstance(a.line, Cmd):
+        s.upgraded.update(p.name for p in tool_floors.PRODUCTS if tool_floors.installs(a.line, p))
     windows_step = s.where == "Windows" or is_windows(f) and not on_host
     if windows_step and isinstance(a.line, Cmd) and (a.line.argv[:1] == ("sudo",) or prog == "python3"):
         s.flag("unmet-precondition", a, f"{'sudo' if a.line.argv[:1] == ('sudo',) else prog} {_NOT_ON_WINDOWS}")
@@ -203,11 +205,12 @@ def _release(s: State, a: Action) -> None:
         s.flag("unmet-precondition", a, f"needs {product.name} {fl.minimum} or newer ({fl.source}); the report shows "
                f"{got.version} ({got.line!r})")  # fmt: skip
         return
-    if {p.split("=")[0] for p in s.installed} & set(product.packages) or product.ask in s.asked:
+    ask = tool_floors.ask_of(fl, a.line) if isinstance(a.line, Cmd) else product.ask
+    if {p.split("=")[0] for p in s.installed} & set(product.packages) or ask in s.asked or product.name in s.upgraded:
         return  # an earlier step installs the newest release, or an earlier command asks which one is there
     s.flag("unmet-precondition", a, f"needs {product.name} {fl.minimum} or newer ({fl.source}): the report shows no "
-           f"release, and no earlier command asks ({' '.join(product.ask)})")  # fmt: skip
-    s.deciders.append((s.step, Cmd(product.ask)))
+           f"release, and no earlier command asks ({' '.join(ask)})")  # fmt: skip
+    s.deciders.append((s.step, Cmd(ask)))
 
 
 def _is_path(program: str) -> bool:

@@ -14,6 +14,9 @@ that works on every release):
   with nvidia-docker2 before 1.10 has no nvidia-ctk at all) and names the release; the form that works on every
   release, editing /etc/docker/daemon.json by hand, has no command that keeps the file's other keys, so it stays the
   step's prose.
+- pip: ask (`<the command's interpreter> -m pip --version`). pip is upgraded apart from its interpreter (a
+  distribution's python3-pip, a conda environment's own), so the Python's release does not bound pip's; upgrading pip
+  first would change an environment the plan does not otherwise touch (a conda or system pip).
 - Docker: ask (`docker --version`). `--gpus` has no older form that works everywhere: `--runtime=nvidia` needs a
   runtime named nvidia in daemon.json (nvidia-docker2's, or `nvidia-ctk runtime configure`'s), which a Docker set up
   for `--gpus` alone need not have.
@@ -47,6 +50,13 @@ TOOLKIT = Product(
     ("container-toolkit-version",),  # gpudoctor/parsers/catalogue.toml nvidia-ctk-version: `nvidia-ctk --version`
     (),
     ("nvidia-ctk", "--version"),
+)
+PIP = Product(
+    "pip",
+    ("pip",),
+    (),  # its release is the environment's package list's (`pip list`, a probed environment): `shown` reads it there
+    (),
+    ("python", "-m", "pip", "--version"),  # with the command's own interpreter (`ask_of`)
 )
 DOCKER = Product(
     "Docker",
@@ -86,6 +96,11 @@ FLOORS = (
     Floor("nvidia-ctk", ("cdi", "generate"), TOOLKIT, "1.12.0",
           "NVIDIA/nvidia-container-toolkit CHANGELOG.md @d34b3046, v1.12.0-rc.2: 'Use nvidia-ctk cdi generate to "
           "generate CDI specifications'"),
+    Floor("pip", ("install", "--config-settings"), PIP, "22.1",
+          "pypa/pip commit 01690b842 'Add new --config-settings option to install and wheel commands', first tagged "
+          "22.1 (NEWS.rst 22.1: 'Add a user interface for supplying config settings to build backends')"),
+    Floor("pip", ("install", "--no-build-isolation"), PIP, "10.0.0",
+          "pypa/pip commit c08d4cc80 'Add --no-build-isolation for disabling build isolation', first tagged 10.0.0b1"),
     Floor("docker", ("run", "--gpus"), DOCKER, "19.03.0",
           "docker/cli cli/command/container/opts.go: flags.SetAnnotation(\"gpus\", \"version\", []string{\"1.40\"}); "
           "API 1.40 is Docker Engine 19.03"),
@@ -102,17 +117,41 @@ class Shown:
     exact: bool = True
 
 
-def floor_of(line: Line) -> Floor | None:
+def program_of(line: Cmd) -> str:
+    """The tool a command runs: pip for `INTERPRETER -m pip`, else its program's base name."""
+    argv = [str(a) for a in line.argv]
+    if argv[1:3] == ["-m", "pip"]:
+        return "pip"
+    prog = argv[0].replace("\\", "/").rsplit("/", 1)[-1]
+    return "pip" if prog in ("pip", "pip3", "pip.exe", "pip3.exe") else prog
+
+
+def floor_of(line: Line | None) -> Floor | None:
     """The floor a printed command needs, or None."""
     if not isinstance(line, Cmd) or not line.argv or not isinstance(line.argv[0], str):
         return None
-    prog = line.argv[0].rsplit("/", 1)[-1]
-    words = {str(a).split("=", 1)[0] if str(a).startswith("--gpus") else str(a) for a in line.argv[1:]}
+    prog = program_of(line)
+    # an option as written and by its name alone (`--gpus=all` is `--gpus`; `--runtime=containerd` stays itself too)
+    words = {w for a in line.argv[1:] for w in (str(a), str(a).split("=", 1)[0])}
     return next((f for f in FLOORS if f.program == prog and all(w in words for w in f.words)), None)
+
+
+def ask_of(floor: Floor, line: Cmd) -> tuple[str, ...]:
+    """The command whose output shows the release `line` needs: pip's through the command's own interpreter."""
+    if floor.product is PIP:
+        argv = [str(a) for a in line.argv]
+        return (argv[0], "-m", "pip", "--version") if argv[1:3] == ["-m", "pip"] else (argv[0], "--version")
+    return floor.product.ask
 
 
 def shown(facts: Any, product: Product) -> Shown | None:
     """What the report shows of `product`'s release: the newest it names, else the floor a message proves; None."""
+    if product is PIP:
+        from gpudoctor.planner.plan_state import python_env
+
+        env = python_env(facts)
+        v = env.distributions.get("pip") if env is not None else None
+        return Shown(v, f"pip {v}, in the environment's package list") if v else None
     pasted = getattr(facts, "pasted", None)
     if pasted is None:
         return None
@@ -123,16 +162,11 @@ def shown(facts: Any, product: Product) -> Shown | None:
     return max(proved, key=lambda s: version_key(s.version)) if proved else None
 
 
-def below(facts: Any, floor: Floor) -> Shown | None:
-    """The release shown where it is older than `floor` needs, else None."""
-    got = shown(facts, floor.product)
-    return got if got is not None and got.exact and version_key(got.version) < version_key(floor.minimum) else None
-
-
 def installs(line: Line, product: Product) -> bool:
-    """Whether `line` installs `product` from a package manager (the newest release its source serves)."""
+    """Whether `line` installs or upgrades `product` (the newest release its source serves): a package named after
+    the package manager's install verb."""
     if not isinstance(line, Cmd):
         return False
     words = [str(a) for a in line.argv]
-    verbs = {"install", "upgrade", "-S"}
-    return bool(verbs & set(words)) and any(w.split("=")[0] in product.packages for w in words[1:])
+    at = next((i for i, w in enumerate(words) if w in ("install", "upgrade", "-S")), None)
+    return at is not None and any(w.split("=")[0] in product.packages for w in words[at + 1 :] if not w.startswith("-"))
