@@ -38,6 +38,8 @@ SLURM_ADMIN = BLIND / "plans5/cases/408-pyxis47-slurm-pyxis-enroot-no-constraind
 WINDOWS_FORGE = TESTS / "machines/windows-forge-torch21-cu121-driver-cuda114/snapshot.json"
 APEX_PY37 = BLIND / "plans8/cases/803-apex428-anaconda-py37-torch12-fused-layer-norm-undefined-symbol-gettype"
 PIP_23_SHOWN = TESTS / "machines/ci-docker-cuda13-no-gpu/snapshot.json"
+DEEPSPEED_SSH = BLIND / "plans6/cases/515-ds1481-multinode-pdsh-remote-ranks-run-usr-bin-python-no-gpus"
+K8S_SHM = BLIND / "plans5/cases/433-prodstack276-k8s-vllm-tp2-dev-shm-64m-nccl-shm-segment"
 
 
 def _checked(case: Path):
@@ -162,6 +164,15 @@ def test_pip_release_in_the_package_list_keeps_the_short_command():
     assert released(r, done.report.facts) is r
     step = Step("torch", ("rebuild",), (cmd,), (), Severity.ERROR, False, "")
     assert not [v for v in _unmet(done, Prescription((step,), "posix")) if "pip" in v.reason and "or newer" in v.reason]
+
+
+def test_ssh_nodes_are_not_listed_with_kubectl():
+    # DeepSpeed's pdsh launch over ssh: no Kubernetes anywhere, so no kubectl; the nodes are the person's hostfile.
+    done = _checked(DEEPSPEED_SSH)
+    assert [code for s in done.plan.steps for code in s.codes] == ["ranks-python-differs"]
+    assert not [a for a in _argvs(done) if a[0] == "kubectl"]
+    # Quiet twin: a pod kubectl names (vLLM on Kubernetes) keeps kubectl's listing.
+    assert [a for a in _argvs(_checked(K8S_SHM)) if a[0] == "kubectl"] == [("kubectl", "get", "pods", "-o", "wide")]
 
 
 def test_tencentos_is_rhel_by_whole_words_and_dnf_is_its_tool():

@@ -75,7 +75,6 @@ _LISTS = {
     "pod-without-gpu": _kube_pods,
     "namespace": _kube_pods,
     "node": lambda tool: Cmd(("kubectl", "get", "nodes")),
-    "other-node": lambda tool: Cmd(("kubectl", "get", "nodes")),
     "deployment": lambda tool: Cmd(("kubectl", "get", "deployments", "-A")),
     "job-id": lambda tool: Cmd(("squeue", "--me"), note="the JOBID column"),
     # Apptainer's and Singularity's image files (.sif; .simg from Singularity 2), found under where the job runs (find(1))
