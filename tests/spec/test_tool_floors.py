@@ -39,6 +39,7 @@ WINDOWS_FORGE = TESTS / "machines/windows-forge-torch21-cu121-driver-cuda114/sna
 APEX_PY37 = BLIND / "plans8/cases/803-apex428-anaconda-py37-torch12-fused-layer-norm-undefined-symbol-gettype"
 PIP_23_SHOWN = TESTS / "machines/ci-docker-cuda13-no-gpu/snapshot.json"
 DEEPSPEED_SSH = BLIND / "plans6/cases/515-ds1481-multinode-pdsh-remote-ranks-run-usr-bin-python-no-gpus"
+SINGULARITY_RUN = BLIND / "plans9/cases/931-alphafold873-singularity-exec-without-nv-libcuda-missing-cpu-fallback"
 K8S_SHM = BLIND / "plans5/cases/433-prodstack276-k8s-vllm-tp2-dev-shm-64m-nccl-shm-segment"
 
 
@@ -173,6 +174,17 @@ def test_ssh_nodes_are_not_listed_with_kubectl():
     assert not [a for a in _argvs(done) if a[0] == "kubectl"]
     # Quiet twin: a pod kubectl names (vLLM on Kubernetes) keeps kubectl's listing.
     assert [a for a in _argvs(_checked(K8S_SHM)) if a[0] == "kubectl"] == [("kubectl", "get", "pods", "-o", "wide")]
+
+
+def test_apptainer_fails_where_the_report_runs_singularity():
+    # "singularity exec ~/01.Biosoft/03.Sif/alphafold.simg ...": the plan repeats it with --nv, as singularity.
+    done = _checked(SINGULARITY_RUN)
+    assert any(a[:3] == ("singularity", "exec", "--nv") for a in _argvs(done))
+    assert _unmet(done) == []
+    step = Step("container", ("rerun",), (Cmd(("apptainer", "exec", "--nv", "alphafold.simg", "nvidia-smi")),),
+                (), Severity.ERROR, False, "")  # fmt: skip
+    (v,) = _unmet(done, Prescription((step,), "posix"))
+    assert v.reason == "the report runs singularity: Singularity has no apptainer command"
 
 
 def test_tencentos_is_rhel_by_whole_words_and_dnf_is_its_tool():

@@ -110,6 +110,11 @@ def needs(s: State, a: Action) -> None:
                 s.flag("unmodelled", a, f"whether {prog} exists: the report does not show the distribution")
         elif (family(f) != fam) if fam else "ubuntu" not in f"{d.id} {d.id_like}".lower().split():
             s.flag("unmet-precondition", a, f"{prog} is not on {d.id or 'this distribution'}")
+    if prog == "apptainer" and _container_tools_run(f) == {"singularity"}:
+        # Apptainer keeps a `singularity` link to itself; Singularity (SingularityCE, Singularity 3.x) has no
+        # `apptainer` (apptainer/apptainer CHANGELOG.md @cb71bcf1, v1.0.0: "a singularity command symlink alias has
+        # been created pointing to the apptainer command").
+        s.flag("unmet-precondition", a, "the report runs singularity: Singularity has no apptainer command")
     # lspci's presence is not a precondition here: snapshots do not record it (KernelFacts.lspci reads False there).
     if prog == "conda":
         has = has_conda(f)
@@ -211,6 +216,11 @@ def _release(s: State, a: Action) -> None:
     s.flag("unmet-precondition", a, f"needs {product.name} {fl.minimum} or newer ({fl.source}): the report shows no "
            f"release, and no earlier command asks ({' '.join(ask)})")  # fmt: skip
     s.deciders.append((s.step, Cmd(ask)))
+
+
+def _container_tools_run(facts: Any) -> set[str]:
+    """The container runtimes the report shows run (the pasted reader's workload evidence names each one)."""
+    return {str(e.get("runtime")) for e in facts.pasted.errors if e.get("runtime")} if facts.pasted.partial else set()
 
 
 def _is_path(program: str) -> bool:
