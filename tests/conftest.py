@@ -97,6 +97,8 @@ SLOW_TESTS: tuple[str, ...] = (
     # the golden record of the real and pasted cases (the recorded machines' stay in the loop)
     "tests/test_golden.py::test_case_prints_its_golden_record[real/",
     "tests/test_golden.py::test_case_prints_its_golden_record[pasted/",
+    # every recorded case's plan, checked by its consequences (tools/precondition_count.py)
+    "tests/spec/test_tool_floors.py::test_no_recorded_case_prints_a_command_whose_precondition_is_unmet",
     # compiles four C programs, runs one and `python -m gpudoctor check --pid` on it
     "tests/unit/test_extensions_elf.py::test_pid_reports_what_a_live_process_mapped",
 )

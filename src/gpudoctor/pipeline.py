@@ -64,12 +64,14 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
     # the imports (gpudoctor.probes.run_probes).
     report = diagnose(host, request.options, request.matrix_path, ctx)
     from gpudoctor.model import exit_code_for, sort_findings
-    from gpudoctor.planner.deciders import with_values
+    from gpudoctor.planner.deciders import with_release_asks, with_values
     from gpudoctor.planner.prescribe import build
     from gpudoctor.planner.where import shell
 
     # No printed command holds a placeholder: the facts fill it in, or the command lists its values instead.
     report.findings = with_values(report.findings, report.facts)
+    # Nor a command the machine's tool is too old for, or of a release nothing shown decides (planner.tool_floors).
+    report.findings = with_release_asks(report.findings, report.facts)
     pasted, asks = _pasted_view(host, report)
     if asks:  # an error whose fix the text cannot decide prints what decides it (gpudoctor.planner.deciders)
         from gpudoctor.planner.deciders import with_deciders

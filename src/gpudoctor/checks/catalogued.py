@@ -564,7 +564,7 @@ def check_slurm_devices_unconstrained(facts: Facts, ctx: Context) -> Iterable[Fi
                     pipe=("sudo", "tee", "-a", "/etc/slurm/cgroup.conf"),
                     note="on every GPU node",
                 ),
-                Cmd(("sudo", "systemctl", "restart", "slurmd"), note="on every GPU node"),
+                Cmd(("systemctl", "restart", "slurmd"), root=True, note="on every GPU node"),
                 Cmd(
                     ("srun", "--gres=gpu:1", "printenv", "CUDA_VISIBLE_DEVICES"),
                     note="0 now, the job's own index",

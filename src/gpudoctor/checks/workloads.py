@@ -475,7 +475,8 @@ def _docker_node_default(said: ErrorEvidence) -> Finding:
     Docker for a runtime per pod, so every pod runs under Docker's default runtime, and nvidia-docker2 registers the
     nvidia runtime without making it the default (the plugin's README, "Preparing your GPU Nodes", NVIDIA/k8s-device-plugin
     @02d8e0fe: `"default-runtime": "nvidia"` in /etc/docker/daemon.json). nvidia-ctk writes that key (NVIDIA Container
-    Toolkit 1.12 or newer; with an older nvidia-docker2 the key is added to daemon.json by hand)."""
+    Toolkit 1.11 or newer, gpudoctor.planner.tool_floors; with an older nvidia-docker2 the key is added to daemon.json by
+    hand)."""
     return Finding(
         "container-no-gpu",
         Severity.ERROR,
@@ -497,8 +498,8 @@ def _docker_node_default(said: ErrorEvidence) -> Finding:
                 Cmd(
                     ("nvidia-ctk", "runtime", "configure", "--runtime=docker", "--set-as-default"),
                     root=True,
-                    note="NVIDIA Container Toolkit 1.12 or newer; with an older nvidia-docker2, add the default-runtime "
-                    "key, set to nvidia, to /etc/docker/daemon.json by hand",
+                    note="where nvidia-ctk --version fails or names a release before 1.11, as on an older nvidia-docker2 node, "
+                    "add the default-runtime key, set to nvidia, to /etc/docker/daemon.json by hand instead",
                 ),
                 Cmd(("systemctl", "restart", "docker"), root=True),
                 *_plugin_pod_recreated(),

@@ -208,6 +208,8 @@ def classify(line: Line) -> Action:
     inner = _in_container(prog, rest)
     if inner:
         return classify(Cmd(inner, root=cmd.root, pipe=cmd.pipe, note=cmd.note))
+    if rest in (("--version",), ("-m", "pip", "--version")) and not cmd.pipe:
+        return Action("inspect", prog, False, cmd)  # a program's release, asked: it prints it, or is not there
     # python -m pip ..., uv pip ...
     if len(words) >= 4 and words[1] == "-m" and words[2] == "pip":
         return _pip(words, 3, words[0], cmd)

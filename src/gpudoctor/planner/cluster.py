@@ -42,6 +42,11 @@ def cluster_node(facts: Facts) -> bool:
     return scheduler(facts) is not None or any(c.get("cue") == CLUSTER_SAID for c in facts.pasted.cues)
 
 
+def administers(facts: Facts) -> bool:
+    """Whether the reporter says they administer the cluster ("our cgroup.conf"): its root steps are then theirs."""
+    return any(c.get("cue") == ADMIN_SAID for c in facts.pasted.cues)
+
+
 def gpu_given(facts: Facts) -> bool:
     """Whether the scheduler gave this job a GPU (its variables name one): then a driver that fails is the node's."""
     env = facts.platform.env
@@ -69,14 +74,19 @@ def gpu_request(facts: Facts) -> tuple[Cmd, ...]:
     return ask, given
 
 
+def _as_root(c: Line) -> bool:
+    """Whether a command needs root: marked so, or run through sudo (`sudo systemctl ...`, `echo ... | sudo tee FILE`)."""
+    return isinstance(c, Cmd) and (c.root or c.argv[:1] == ("sudo",) or "sudo" in c.pipe)
+
+
 def _admin_only(r: Remediation) -> bool:
-    return r.requires_root or any(isinstance(c, Cmd) and c.root for c in r.commands)
+    return r.requires_root or any(_as_root(c) for c in r.commands)
 
 
 def _ask(r: Remediation, finding: Finding) -> Remediation:
     """The administrators' part as what to ask them for, with the finding's facts; the commands the user can run
     themselves (reading, not changing, the node) stay."""
-    own: tuple[Line, ...] = tuple(c for c in r.commands if not (isinstance(c, Cmd) and c.root))
+    own: tuple[Line, ...] = tuple(c for c in r.commands if not _as_root(c))
     return Remediation(
         f"Ask your cluster's administrators (you have no root on its nodes) about this: {finding.title}. What they "
         f"would do: {r.summary}",
@@ -115,7 +125,7 @@ def _own_build(facts: Facts, finding: Finding) -> Remediation:
 def for_cluster_user(facts: Facts, finding: Finding) -> Finding:
     """The finding as a cluster's user can act on it: what they can do first, what needs root as an ask."""
     r = finding.remediation
-    if r is None or not cluster_node(facts) or any(c.get("cue") == ADMIN_SAID for c in facts.pasted.cues):
+    if r is None or not cluster_node(facts) or administers(facts):
         return finding  # (the reporter is the administrator: theirs to do, as written)
     alt = r.alternative
     if finding.code in _NO_GPU_CODES and scheduler(facts) and not gpu_given(facts):
@@ -141,4 +151,4 @@ def for_cluster_user(facts: Facts, finding: Finding) -> Finding:
     return dataclasses.replace(finding, remediation=first)
 
 
-__all__ = ["ADMINISTRATORS", "cluster_node", "for_cluster_user", "gpu_request", "scheduler"]
+__all__ = ["ADMINISTRATORS", "administers", "cluster_node", "for_cluster_user", "gpu_request", "scheduler"]

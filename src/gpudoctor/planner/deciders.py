@@ -19,6 +19,7 @@ from typing import Any
 from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetEnv, Unrenderable, render
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.versions import version_key
 
 DEFERS = "What was shown does not decide the command: run these and diagnose their output with the report to decide it."
 
@@ -74,7 +75,6 @@ _LISTS = {
     "pod-without-gpu": _kube_pods,
     "namespace": _kube_pods,
     "node": lambda tool: Cmd(("kubectl", "get", "nodes")),
-    "other-node": lambda tool: Cmd(("kubectl", "get", "nodes")),
     "deployment": lambda tool: Cmd(("kubectl", "get", "deployments", "-A")),
     "job-id": lambda tool: Cmd(("squeue", "--me"), note="the JOBID column"),
     # Apptainer's and Singularity's image files (.sif; .simg from Singularity 2), found under where the job runs (find(1))
@@ -256,3 +256,64 @@ def with_values(findings: Sequence[Finding], facts: Any) -> list[Finding]:
 
 def _holds_placeholder(r: Remediation) -> bool:
     return any(placeholders(c) for c in r.commands) or (r.alternative is not None and _holds_placeholder(r.alternative))
+
+
+# --- a tool's release: a command whose option needs a newer release than the report shows is not printed as is -----
+#
+# A plan is printed for the machine of its era (issue 27, kinds 3 and 8): gpudoctor.planner.tool_floors holds the
+# release each tool needs for the option a command uses. Where the report shows no release, the command whose output
+# shows it comes first (tool_floors says why an ask, per product); where it shows an older
+# one, that command and the ones after it (which may depend on it) are prose, with the release they need.
+
+
+def with_release_asks(findings: Sequence[Finding], facts: Any) -> list[Finding]:
+    """`findings`, each remediation's commands preceded by the ask of each tool release they need and the report does
+    not show; a command the shown release is too old for, and the commands after it, moved into the summary."""
+    system = getattr(getattr(facts, "platform", None), "system", "") or ""
+    target = "powershell" if system.lower().startswith("win") else "posix"
+    out = []
+    for f in findings:
+        r = f.remediation
+        if r is not None:
+            r2 = released(r, facts, target)
+            if r2 is not r:
+                f = replace(f, remediation=r2)
+        out.append(f)
+    return out
+
+
+def released(r: Remediation, facts: Any, target: str = "posix") -> Remediation:
+    """`r` (and its alternative) with the release asks its commands need (`with_release_asks`)."""
+    from gpudoctor.planner import tool_floors
+
+    alt = released(r.alternative, facts, target) if r.alternative is not None else None
+    lines: list[Line] = []
+    installed: set[str] = set()
+    for at, c in enumerate(r.commands):
+        fl = tool_floors.floor_of(c)
+        product = fl.product if fl is not None else None
+        for p in tool_floors.PRODUCTS:
+            if tool_floors.installs(c, p):
+                installed.add(p.name)
+        if fl is None or product is None or product.name in installed:
+            lines.append(c)
+            continue
+        got = tool_floors.shown(facts, product)
+        if got is not None and version_key(got.version) >= version_key(fl.minimum):
+            lines.append(c)
+            continue
+        if got is not None and got.exact:
+            later = r.commands[at:]
+            summary = (
+                f"{r.summary} {product.name} {fl.minimum} or newer is needed for the next command (the report shows "
+                f"{got.version}: {got.line}); once it is upgraded: " + "; ".join(shown(x, target) for x in later) + "."
+            )
+            return replace(r, summary=summary, commands=tuple(lines), alternative=alt)
+        argv = tool_floors.ask_of(fl, c) if isinstance(c, Cmd) else product.ask
+        ask = Cmd(argv, note=f"{product.name} {fl.minimum} or newer is needed below")
+        if not any(isinstance(x, Cmd) and x.argv == argv for x in lines):
+            lines.append(ask)
+        lines.append(c)
+    if alt is r.alternative and len(lines) == len(r.commands):
+        return r
+    return replace(r, commands=tuple(lines), alternative=alt)

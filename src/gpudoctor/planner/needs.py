@@ -8,13 +8,12 @@ import re
 from typing import Any
 
 from gpudoctor.cmdline import Cmd
-from gpudoctor.planner import where
+from gpudoctor.planner import tool_floors, where
 from gpudoctor.planner.actions import Action, Requirement
-from gpudoctor.planner.cluster import cluster_node
+from gpudoctor.planner.cluster import administers, cluster_node
 from gpudoctor.planner.plan_state import (
     State,
     Unresolved,
-    distro_family,
     has_conda,
     is_windows,
     python_env,
@@ -22,6 +21,8 @@ from gpudoctor.planner.plan_state import (
     toolkit_of,
     torch_target,
 )
+from gpudoctor.planner.remedy import family
+from gpudoctor.versions import version_key
 
 # Programs of one family of systems: a Linux program is not there on Windows, nor the reverse.
 # (gpudoctor.pasted.ask filters a Windows reporter's asks by the same set.)
@@ -30,19 +31,18 @@ LINUX_ONLY = frozenset({"apt-get", "apt", "apt-mark", "dpkg", "dnf", "yum", "zyp
                "systemctl", "mokutil", "lspci", "modinfo", "tee", "wget", "dkms", "journalctl", "rpm", "uname",
                "lsmod"})  # fmt: skip
 _WINDOWS_ONLY = {"Restart-Computer", "reg", "pnputil", "wsl"}
-_DEBIAN = {"debian", "ubuntu"}
-_FEDORA = {"fedora", "rhel", "centos", "rocky", "almalinux", "ol"}
+# The distribution family each package tool belongs to, as gpudoctor.planner.remedy.family names it (the one answer
+# to "which family is this distribution", read from os-release's ID and ID_LIKE); ubuntu-drivers is Ubuntu's own.
 _TOOL_FAMILY = {
-    "apt-get": _DEBIAN,
-    "apt": _DEBIAN,
-    "apt-mark": _DEBIAN,
-    "dpkg": _DEBIAN,
-    "update-initramfs": _DEBIAN,
-    "ubuntu-drivers": {"ubuntu"},
-    "dnf": _FEDORA,
-    "yum": _FEDORA,
-    "grubby": _FEDORA,
-    "zypper": {"opensuse", "suse", "sles", "opensuse-leap", "opensuse-tumbleweed"},
+    "apt-get": "debian",
+    "apt": "debian",
+    "apt-mark": "debian",
+    "dpkg": "debian",
+    "update-initramfs": "debian",
+    "dnf": "rhel",
+    "yum": "rhel",
+    "grubby": "rhel",
+    "zypper": "suse",
 }
 
 # Packages only NVIDIA's CUDA repository serves by these names (its naming scheme: cuda-toolkit-X-Y,
@@ -63,6 +63,11 @@ _TOOL_SHOWN = {
     "%pip": ("notebook",),
 }
 
+# What a POSIX plan writes that a Windows prompt does not have: no sudo (an elevated prompt instead), and no python3
+# from python.org's installer, which installs python.exe and the py launcher (docs.python.org/3/using/windows.html,
+# "The full installer" and "Python install manager"); a python3 there is the Store's alias, another interpreter.
+_NOT_ON_WINDOWS = "is not a Windows program: the step runs on Windows"
+
 # Kinds that act on the kernel or the machine as a whole: the host's, not a container's.
 _HOST_ONLY = {"driver-install", "module-load", "module-config", "boot-image", "reboot", "gpu-reset", "gpu-config"}
 _ROOT_KINDS = _HOST_ONLY | {"pkg-install", "pkg-remove", "pkg-update", "pkg-hold", "repo-add", "link-switch",
@@ -74,6 +79,17 @@ def needs(s: State, a: Action) -> None:
     f = s.facts
     on_host = s.where in ("the host", "Windows")
     prog = a.tool.rsplit("/", 1)[-1]
+    if a.kind == "inspect" and isinstance(a.line, Cmd):
+        s.asked.add(tuple(str(w) for w in a.line.argv))
+        if a.line.argv[-1:] == ("--version",):
+            return  # asked to decide a release: it prints it, or its failure says the program is not there
+    _release(s, a)
+    if isinstance(a.line, Cmd):
+        s.upgraded.update(p.name for p in tool_floors.PRODUCTS if tool_floors.installs(a.line, p))
+    windows_step = s.where == "Windows" or is_windows(f) and not on_host
+    if windows_step and isinstance(a.line, Cmd) and (a.line.argv[:1] == ("sudo",) or prog == "python3"):
+        s.flag("unmet-precondition", a, f"{'sudo' if a.line.argv[:1] == ('sudo',) else prog} {_NOT_ON_WINDOWS}")
+        return
     if a.kind == "inspect" and prog in ("nvidia-smi", "gpudoctor", "python", "python3", "cat", "ls", "timeout", "which", "conda"):
         return  # asked to decide: it runs, or its failure is the answer (nvidia-smi, conda --version)
     if s.where == "Windows":
@@ -87,13 +103,18 @@ def needs(s: State, a: Action) -> None:
         s.flag("unmet-precondition", a, f"{prog} is a Windows program; this machine runs {f.platform.system}")
         return
     fam = _TOOL_FAMILY.get(prog)
-    if fam is not None and not on_host:
-        have = distro_family(f)
-        if not have:
+    if (fam is not None or prog == "ubuntu-drivers") and not on_host:
+        d = f.platform.distro
+        if not (d.id or d.id_like):
             if f.pasted.partial:
                 s.flag("unmodelled", a, f"whether {prog} exists: the report does not show the distribution")
-        elif not have & fam:
-            s.flag("unmet-precondition", a, f"{prog} is not on {f.platform.distro.id or 'this distribution'}")
+        elif (family(f) != fam) if fam else "ubuntu" not in f"{d.id} {d.id_like}".lower().split():
+            s.flag("unmet-precondition", a, f"{prog} is not on {d.id or 'this distribution'}")
+    if prog == "apptainer" and _container_tools_run(f) == {"singularity"}:
+        # Apptainer keeps a `singularity` link to itself; Singularity (SingularityCE, Singularity 3.x) has no
+        # `apptainer` (apptainer/apptainer CHANGELOG.md @cb71bcf1, v1.0.0: "a singularity command symlink alias has
+        # been created pointing to the apptainer command").
+        s.flag("unmet-precondition", a, "the report runs singularity: Singularity has no apptainer command")
     # lspci's presence is not a precondition here: snapshots do not record it (KernelFacts.lspci reads False there).
     if prog == "conda":
         has = has_conda(f)
@@ -110,7 +131,7 @@ def needs(s: State, a: Action) -> None:
             s.flag("unmet-precondition", a, f"inside a {container} container: this acts on the host's kernel")
         elif f.platform.wsl and a.kind in ("driver-install", "module-load", "module-config", "boot-image"):
             s.flag("unmet-precondition", a, "WSL uses the Windows driver: a Linux driver or module does not apply")
-    if not on_host and cluster_node(f) and (a.root or a.kind in _ROOT_KINDS):
+    if not on_host and cluster_node(f) and not administers(f) and (a.root or a.kind in _ROOT_KINDS):
         s.flag("unmet-precondition", a, "a cluster job has no root on its node: this is the administrator's")
     if a.kind in ("pip-install", "pip-uninstall", "pip-download") and a.tool not in ("pip", "pip3", *_TOOL_SHOWN):
         env = python_env(f)
@@ -174,6 +195,32 @@ def needs(s: State, a: Action) -> None:
                 s.flag("unmet-precondition", a, why)
     if a.kind == "link-switch" and a.name not in s.toolkits and not toolkit_of(f, a.name):
         s.flag("unmet-precondition", a, f"no CUDA {a.name} toolkit is installed, and no earlier step installs it")
+
+
+def _release(s: State, a: Action) -> None:
+    """The release the command's tool must be at for what it uses (gpudoctor.planner.tool_floors): shown older, or not
+    shown with neither an earlier step installing the tool nor an earlier command asking its release, is unmet."""
+    fl = tool_floors.floor_of(a.line) if a.line is not None else None
+    if fl is None:
+        return
+    product, got = fl.product, tool_floors.shown(s.facts, fl.product)
+    if got is not None and version_key(got.version) >= version_key(fl.minimum):
+        return
+    if got is not None and got.exact:
+        s.flag("unmet-precondition", a, f"needs {product.name} {fl.minimum} or newer ({fl.source}); the report shows "
+               f"{got.version} ({got.line!r})")  # fmt: skip
+        return
+    ask = tool_floors.ask_of(fl, a.line) if isinstance(a.line, Cmd) else product.ask
+    if {p.split("=")[0] for p in s.installed} & set(product.packages) or ask in s.asked or product.name in s.upgraded:
+        return  # an earlier step installs the newest release, or an earlier command asks which one is there
+    s.flag("unmet-precondition", a, f"needs {product.name} {fl.minimum} or newer ({fl.source}): the report shows no "
+           f"release, and no earlier command asks ({' '.join(ask)})")  # fmt: skip
+    s.deciders.append((s.step, Cmd(ask)))
+
+
+def _container_tools_run(facts: Any) -> set[str]:
+    """The container runtimes the report shows run (the pasted reader's workload evidence names each one)."""
+    return {str(e.get("runtime")) for e in facts.pasted.errors if e.get("runtime")} if facts.pasted.partial else set()
 
 
 def _is_path(program: str) -> bool:

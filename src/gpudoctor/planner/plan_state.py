@@ -57,6 +57,8 @@ class State:
     disk_changed: list[str] = field(default_factory=list)  # what a reboot would activate
     writes: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)  # resource -> (step, value)
     out: list[Violation] = field(default_factory=list)
+    asked: set[tuple[str, ...]] = field(default_factory=set)  # the argv of each command an earlier step only reads
+    upgraded: set[str] = field(default_factory=set)  # tools an earlier command installs (gpudoctor.planner.tool_floors)
     deciders: list[tuple[int, Any]] = field(default_factory=list)  # (step, a command whose output decides an unmet need)
     # Companions present when a step moved torch and not installed again since: name -> (that step, its version, the
     # torch it was installed beside). What is left at the end is judged for the torch the plan leaves (consequences).

@@ -32,19 +32,41 @@ from gpudoctor.versions import vkey
 SOURCE_DRIVER_GUIDE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/kernel-modules.html"
 
 
+# The words of /etc/os-release's ID and ID_LIKE that name each family (os-release(5): ID_LIKE lists the distributions
+# this one derives from). Whole words, never substrings: "tencentos" holds "centos" and is RHEL's only through its
+# ID_LIKE ("rhel fedora centos", TencentOS Server 3's os-release as canonical/cloud-init quotes it,
+# tests/unittests/test_util.py OS_RELEASE_TENCENTOS_3); a paste that shows only the name keeps its ID alone, so the
+# RHEL rebuilds that name themselves so are listed (their ID_LIKE, from the same file: OpenCloudOS "rhel fedora",
+# CloudLinux, EuroLinux, MIRACLE LINUX, Virtuozzo "rhel ...").
+_FAMILY_WORDS = {
+    "debian": frozenset({"debian", "ubuntu"}),
+    "rhel": frozenset(
+        {
+            "rhel",
+            "fedora",
+            "centos",
+            "rocky",
+            "almalinux",
+            "amzn",
+            "ol",
+            "tencentos",
+            "opencloudos",
+            "cloudlinux",
+            "eurolinux",
+            "miraclelinux",
+            "virtuozzo",
+        }
+    ),  # fmt: skip
+    "suse": frozenset({"suse", "sles", "opensuse", "opensuse-leap", "opensuse-tumbleweed"}),
+    "arch": frozenset({"arch"}),
+}
+
+
 def family(facts: Facts) -> str:
-    """debian, rhel, suse, arch or unknown, from /etc/os-release."""
+    """debian, rhel, suse, arch or unknown, from /etc/os-release's ID and ID_LIKE (whole words)."""
     d = facts.platform.distro
-    ids = f"{d.id or ''} {d.id_like or ''}".lower()
-    if any(x in ids for x in ("debian", "ubuntu")):
-        return "debian"
-    if any(x in ids for x in ("rhel", "fedora", "centos", "rocky", "almalinux", "amzn")):
-        return "rhel"
-    if "suse" in ids:
-        return "suse"
-    if "arch" in ids:
-        return "arch"
-    return "unknown"
+    ids = set(f"{d.id or ''} {d.id_like or ''}".lower().split())
+    return next((fam for fam, words in _FAMILY_WORDS.items() if ids & words), "unknown")
 
 
 def notebook_said(facts: Facts) -> bool:

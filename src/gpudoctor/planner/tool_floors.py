@@ -1,0 +1,172 @@
+"""The release a printed command's tool must be at for the option it uses, and what the report shows of that release.
+
+A plan is printed for a machine of its own era: `nvidia-ctk runtime configure` does not exist on a node whose NVIDIA
+runtime came with nvidia-docker2 before the NVIDIA Container Toolkit 1.11, `docker run --gpus` not on a Docker before
+19.03 (issue 27, kinds 3 and 8). FLOORS is that table, each row with its source; `shown` reads the release from the
+report (each fact with the line it was read from). The consequence model (gpudoctor.planner.needs) fails a command whose
+tool is shown older than its floor, or whose release is unknown with no earlier command asking it; the planner
+(gpudoctor.planner.deciders.with_release_asks) puts the asking command before such a command.
+
+Where the release is not shown, the plan asks it before the command, and this is why per product (rather than the form
+that works on every release):
+
+- the NVIDIA Container Toolkit: ask (`nvidia-ctk --version`). Its answer both proves the program exists (a node set up
+  with nvidia-docker2 before 1.10 has no nvidia-ctk at all) and names the release; the form that works on every
+  release, editing /etc/docker/daemon.json by hand, has no command that keeps the file's other keys, so it stays the
+  step's prose.
+- pip: ask (`<the command's interpreter> -m pip --version`). pip is upgraded apart from its interpreter (a
+  distribution's python3-pip, a conda environment's own), so the Python's release does not bound pip's; upgrading pip
+  first would change an environment the plan does not otherwise touch (a conda or system pip).
+- Docker: ask (`docker --version`). `--gpus` has no older form that works everywhere: `--runtime=nvidia` needs a
+  runtime named nvidia in daemon.json (nvidia-docker2's, or `nvidia-ctk runtime configure`'s), which a Docker set up
+  for `--gpus` alone need not have.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpudoctor.cmdline import Cmd, Line
+from gpudoctor.versions import version_key
+
+
+@dataclass(frozen=True)
+class Product:
+    """A tool whose release decides what its commands accept: the packages that install it (a plan that installs
+    one brings the newest release), the evidence kinds that show its release (`version` value) or prove a floor (a
+    message only a release at or past it prints), and the command whose output shows it."""
+
+    name: str
+    packages: tuple[str, ...]
+    version_kinds: tuple[str, ...]
+    proves: tuple[tuple[str, str], ...]  # (evidence kind, the release its message proves at least)
+    ask: tuple[str, ...]  # printed before a command that needs a floor where no release is shown (the docstring: why)
+
+
+TOOLKIT = Product(
+    "NVIDIA Container Toolkit",
+    ("nvidia-container-toolkit",),
+    ("container-toolkit-version",),  # gpudoctor/parsers/catalogue.toml nvidia-ctk-version: `nvidia-ctk --version`
+    (),
+    ("nvidia-ctk", "--version"),
+)
+PIP = Product(
+    "pip",
+    ("pip",),
+    (),  # its release is the environment's package list's (`pip list`, a probed environment): `shown` reads it there
+    (),
+    ("python", "-m", "pip", "--version"),  # with the command's own interpreter (`ask_of`)
+)
+DOCKER = Product(
+    "Docker",
+    ("docker-ce", "docker.io", "moby-engine"),
+    ("docker-version",),  # catalogue.toml docker-version: `docker --version`
+    # moby's "could not select device driver ... with capabilities: [[gpu]]" answers a device request, which the API
+    # has from version 1.40 (Docker 19.03) on: a daemon that prints it took --gpus.
+    (("docker-gpu-driver-missing", "19.03.0"),),
+    ("docker", "--version"),
+)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """A command of `program` whose words include all of `words` needs `product` at `minimum` or newer (`source`)."""
+
+    program: str
+    words: tuple[str, ...]
+    product: Product
+    minimum: str
+    source: str
+
+
+# Most specific first: the first row whose words a command holds decides it.
+FLOORS = (
+    Floor("nvidia-ctk", ("runtime", "configure", "--runtime=containerd"), TOOLKIT, "1.14.0",
+          "NVIDIA/nvidia-container-toolkit CHANGELOG.md @d34b3046, v1.14.0-rc.1: 'Add support for updating containerd "
+          "configs to the nvidia-ctk runtime configure command'"),
+    Floor("nvidia-ctk", ("runtime", "configure"), TOOLKIT, "1.11.0",
+          "NVIDIA/nvidia-container-toolkit CHANGELOG.md @d34b3046, v1.11.0-rc.1: 'Add nvidia-ctk runtime configure "
+          "command' (commit 9f0060f6, with --set-as-default)"),
+    Floor("nvidia-ctk", ("system", "create-dev-char-symlinks"), TOOLKIT, "1.12.0",
+          "NVIDIA/nvidia-container-toolkit commit 8188400c 'Move create-dev-char-symlinks subcommand from hook to "
+          "system', first tagged v1.12.0"),
+    Floor("nvidia-ctk", ("cdi", "list"), TOOLKIT, "1.14.0",
+          "NVIDIA/nvidia-container-toolkit CHANGELOG.md @d34b3046, v1.14.0-rc.1: 'Add nvidia-ctk cdi list command'"),
+    Floor("nvidia-ctk", ("cdi", "generate"), TOOLKIT, "1.12.0",
+          "NVIDIA/nvidia-container-toolkit CHANGELOG.md @d34b3046, v1.12.0-rc.2: 'Use nvidia-ctk cdi generate to "
+          "generate CDI specifications'"),
+    Floor("pip", ("install", "--config-settings"), PIP, "22.1",
+          "pypa/pip commit 01690b842 'Add new --config-settings option to install and wheel commands', first tagged "
+          "22.1 (NEWS.rst 22.1: 'Add a user interface for supplying config settings to build backends')"),
+    Floor("pip", ("install", "--no-build-isolation"), PIP, "10.0.0",
+          "pypa/pip commit c08d4cc80 'Add --no-build-isolation for disabling build isolation', first tagged 10.0.0b1"),
+    Floor("docker", ("run", "--gpus"), DOCKER, "19.03.0",
+          "docker/cli cli/command/container/opts.go: flags.SetAnnotation(\"gpus\", \"version\", []string{\"1.40\"}); "
+          "API 1.40 is Docker Engine 19.03"),
+)  # fmt: skip
+PRODUCTS = tuple(dict.fromkeys(f.product for f in FLOORS))
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A product's release as the report shows it: at least `version` (exactly, where `exact`), read from `line`."""
+
+    version: str
+    line: str
+    exact: bool = True
+
+
+def program_of(line: Cmd) -> str:
+    """The tool a command runs: pip for `INTERPRETER -m pip`, else its program's base name."""
+    argv = [str(a) for a in line.argv]
+    if argv[1:3] == ["-m", "pip"]:
+        return "pip"
+    prog = argv[0].replace("\\", "/").rsplit("/", 1)[-1]
+    return "pip" if prog in ("pip", "pip3", "pip.exe", "pip3.exe") else prog
+
+
+def floor_of(line: Line | None) -> Floor | None:
+    """The floor a printed command needs, or None."""
+    if not isinstance(line, Cmd) or not line.argv or not isinstance(line.argv[0], str):
+        return None
+    prog = program_of(line)
+    # an option as written and by its name alone (`--gpus=all` is `--gpus`; `--runtime=containerd` stays itself too)
+    words = {w for a in line.argv[1:] for w in (str(a), str(a).split("=", 1)[0])}
+    return next((f for f in FLOORS if f.program == prog and all(w in words for w in f.words)), None)
+
+
+def ask_of(floor: Floor, line: Cmd) -> tuple[str, ...]:
+    """The command whose output shows the release `line` needs: pip's through the command's own interpreter."""
+    if floor.product is PIP:
+        argv = [str(a) for a in line.argv]
+        return (argv[0], "-m", "pip", "--version") if argv[1:3] == ["-m", "pip"] else (argv[0], "--version")
+    return floor.product.ask
+
+
+def shown(facts: Any, product: Product) -> Shown | None:
+    """What the report shows of `product`'s release: the newest it names, else the floor a message proves; None."""
+    if product is PIP:
+        from gpudoctor.planner.plan_state import python_env
+
+        env = python_env(facts)
+        v = env.distributions.get("pip") if env is not None else None
+        return Shown(v, f"pip {v}, in the environment's package list") if v else None
+    pasted = getattr(facts, "pasted", None)
+    if pasted is None:
+        return None
+    named = [Shown(v, e.line) for kind in product.version_kinds for e in pasted.reported(kind) if (v := e.get("version"))]
+    if named:
+        return max(named, key=lambda s: version_key(s.version))
+    proved = [Shown(least, e.line, exact=False) for kind, least in product.proves for e in pasted.reported(kind)]
+    return max(proved, key=lambda s: version_key(s.version)) if proved else None
+
+
+def installs(line: Line, product: Product) -> bool:
+    """Whether `line` installs or upgrades `product` (the newest release its source serves): a package named after
+    the package manager's install verb."""
+    if not isinstance(line, Cmd):
+        return False
+    words = [str(a) for a in line.argv]
+    at = next((i for i, w in enumerate(words) if w in ("install", "upgrade", "-S")), None)
+    return at is not None and any(w.split("=")[0] in product.packages for w in words[at + 1 :] if not w.startswith("-"))

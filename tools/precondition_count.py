@@ -1,0 +1,85 @@
+"""Count the printed commands whose tool precondition is unmet, over every recorded case (issue 27, kinds 3 and 8).
+
+    python tools/precondition_count.py [--list]
+
+Every case gpudoctor has a recording of is checked as `check` checks it (the plan it prints, asks included): the
+recorded machines (tests/machines, tests/real), the pasted cases (tests/pasted), the blind pasted set and the inputs of
+blind plan sets 3 to 9 (tests/blind/plansN; never plans10, being collected). The plan is applied by the consequence
+model (gpudoctor.planner.consequences) and each `unmet-precondition` it reports is counted: a printed command that
+cannot succeed at its point of the plan (the tool absent or too old for the option used, another system's program,
+another interpreter, a package source not added). `--list` prints each one with its case, step and reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+SETS = tuple(f"plans{n}" for n in range(3, 10))  # plans10 is a blind set being collected: never read
+
+
+def cases() -> Iterator[tuple[str, Path]]:
+    """(name, the file check reads): a snapshot.json or a pasted text."""
+    for p in sorted((TESTS / "machines").glob("*/snapshot.json")):
+        yield f"machine:{p.parent.name}", p
+    for p in sorted((TESTS / "real").glob("*/snapshot.json")):
+        yield f"real:{p.parent.name}", p
+    for p in sorted((TESTS / "pasted" / "cases").glob("*/report.txt")):
+        yield f"pasted:{p.parent.name}", p
+    for p in sorted((TESTS / "blind" / "pasted" / "cases").glob("*/input.txt")):
+        yield f"blind:{p.parent.name}", p
+    for s in SETS:
+        for p in sorted((TESTS / "blind" / s / "cases").glob("*/input.txt")):
+            yield f"{s}:{p.parent.name}", p
+
+
+def unmet(path: Path) -> list[object]:
+    """The unmet-precondition violations of the plan `check` prints for the recording at `path`."""
+    from gpudoctor.checks import run_checks
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import load_snapshot, validate_snapshot
+    from gpudoctor.pasted import Source, read_pasted
+    from gpudoctor.pipeline import CheckRequest, check
+    from gpudoctor.planner.consequences import consequences
+
+    if path.suffix == ".json":
+        snap = load_snapshot(str(path))
+    else:
+        text = path.read_bytes().decode("utf-8-sig", errors="replace")
+        snap = validate_snapshot(read_pasted([Source(path.name, text)]), path.parent.name)
+    done = check(ReplayHost(snap), CheckRequest())
+    got = consequences(done.plan, done.report.facts, done.report.findings, lambda f: run_checks(f)[0])
+    return [v for v in got.violations if v.kind == "unmet-precondition"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--list", action="store_true", help="print each unmet precondition")
+    ap.add_argument("--only", default="", help="only the cases whose name contains this")
+    args = ap.parse_args()
+    total, per_set, failed = 0, Counter[str](), 0
+    for name, path in cases():
+        if args.only not in name:
+            continue
+        try:
+            found = unmet(path)
+        except Exception as e:  # a recording the reader refuses is reported, not counted
+            failed += 1
+            print(f"{name}: not checked: {type(e).__name__}: {e}", file=sys.stderr)
+            continue
+        total += len(found)
+        per_set[name.split(":", 1)[0]] += len(found)
+        if args.list:
+            for v in found:
+                print(f"{name} step {v.step}: {v.command!r}: {v.reason}")  # type: ignore[attr-defined]
+    print(f"unmet preconditions: {total} ({', '.join(f'{k} {n}' for k, n in sorted(per_set.items()))}); not checked: {failed}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
