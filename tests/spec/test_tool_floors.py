@@ -38,6 +38,7 @@ SLURM_ADMIN = BLIND / "plans5/cases/408-pyxis47-slurm-pyxis-enroot-no-constraind
 WINDOWS_FORGE = TESTS / "machines/windows-forge-torch21-cu121-driver-cuda114/snapshot.json"
 APEX_PY37 = BLIND / "plans8/cases/803-apex428-anaconda-py37-torch12-fused-layer-norm-undefined-symbol-gettype"
 PIP_23_SHOWN = TESTS / "machines/ci-docker-cuda13-no-gpu/snapshot.json"
+PY310_NO_PIP_SHOWN = TESTS / "machines/rtx4090-flashattn257-torch230-setdevice/snapshot.json"
 DEEPSPEED_SSH = BLIND / "plans6/cases/515-ds1481-multinode-pdsh-remote-ranks-run-usr-bin-python-no-gpus"
 SINGULARITY_RUN = BLIND / "plans9/cases/931-alphafold873-singularity-exec-without-nv-libcuda-missing-cpu-fallback"
 K8S_SHM = BLIND / "plans5/cases/433-prodstack276-k8s-vllm-tp2-dev-shm-64m-nccl-shm-segment"
@@ -165,6 +166,26 @@ def test_pip_release_in_the_package_list_keeps_the_short_command():
     assert released(r, done.report.facts) is r
     step = Step("torch", ("rebuild",), (cmd,), (), Severity.ERROR, False, "")
     assert not [v for v in _unmet(done, Prescription((step,), "posix")) if "pip" in v.reason and "or newer" in v.reason]
+
+
+def test_a_python_from_3_8_bounds_pip_below_but_not_its_release():
+    # A recorded Python 3.10.12 environment whose package list shows no pip: every pip on Python 3.8 or newer is 10.0
+    # or newer, so --no-build-isolation (pip 10.0) is printed without asking pip's release, while --config-settings
+    # (pip 22.1) still is asked (the bound is a floor, not the release: exact=False).
+    done = _checked(PY310_NO_PIP_SHOWN)
+    got = tool_floors.shown(done.report.facts, tool_floors.PIP)
+    assert got is not None and (got.version, got.exact) == ("10.0.0", False)
+    isolation = Cmd(("python3", "-m", "pip", "install", "--no-build-isolation", "flash-attn"))
+    r = Remediation("Rebuild.", (isolation,))
+    assert released(r, done.report.facts) is r
+    settings = Cmd(("python3", "-m", "pip", "install", "--config-settings", "--build-option=--x", "."))
+    asked = released(Remediation("Rebuild.", (settings,)), done.report.facts)
+    assert [tuple(c.argv) for c in asked.commands if isinstance(c, Cmd)] == [
+        ("python3", "-m", "pip", "--version"),
+        tuple(settings.argv),
+    ]
+    # and the quiet side: a Python 3.7 (APEX_PY37) has no such bound
+    assert tool_floors.shown(_checked(APEX_PY37).report.facts, tool_floors.PIP) is None
 
 
 def test_ssh_nodes_are_not_listed_with_kubectl():

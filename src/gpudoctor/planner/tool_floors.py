@@ -108,6 +108,13 @@ FLOORS = (
 PRODUCTS = tuple(dict.fromkeys(f.product for f in FLOORS))
 
 
+# The pip any Python from 3.8 on runs with is 10.0 or newer: pip 10.0.0 was released on 2018-04-14 (pypa/pip NEWS),
+# Python 3.8.0 on 2019-10-14 and its ensurepip bundles pip 19.2.3; the oldest python3-pip a distribution ships beside a
+# Python 3.8 or newer is Ubuntu 20.04's 20.0.2. So `--no-build-isolation` (10.0) needs no ask on such a Python; an older
+# Python (Ubuntu 18.04's Python 3.6 ships pip 9.0.1) still does.
+_PIP_FLOOR_OF_PYTHON = ("3.8", "10.0.0", "every pip that runs on Python 3.8 or newer is 10.0 or newer")
+
+
 @dataclass(frozen=True)
 class Shown:
     """A product's release as the report shows it: at least `version` (exactly, where `exact`), read from `line`."""
@@ -151,7 +158,14 @@ def shown(facts: Any, product: Product) -> Shown | None:
 
         env = python_env(facts)
         v = env.distributions.get("pip") if env is not None else None
-        return Shown(v, f"pip {v}, in the environment's package list") if v else None
+        if v:
+            return Shown(v, f"pip {v}, in the environment's package list")
+        py = env.version if env is not None else None
+        if py and version_key(py) >= version_key(_PIP_FLOOR_OF_PYTHON[0]):
+            # A lower bound, not the release: asking `pip --version` before `--no-build-isolation` on a Python 3.10 is a
+            # line nobody needs (issue 27, kind 10), while `--config-settings` (22.1) stays asked where it is not known.
+            return Shown(_PIP_FLOOR_OF_PYTHON[1], f"Python {py}: {_PIP_FLOOR_OF_PYTHON[2]}", exact=False)
+        return None
     pasted = getattr(facts, "pasted", None)
     if pasted is None:
         return None
