@@ -896,6 +896,50 @@ def check_tf_gpu_below_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# The lowest GPU compute capability an application's CUDA build runs on, by the catalogue entry that reports a GPU
+# skipped below it: (the application, its floor, the first release with that floor). Ollama: CudaComputeMin {5, 0}
+# (discover/gpu.go @05de33f8, and from 0.1.29, gpu/gpu.go @e87c780f); 0.1.20 skipped everything below 6.0
+# (CudaComputeMajorMin = 6, gpu/gpu.go @ab6be852), so a 5.x GPU it skipped runs on a later release.
+_APP_GPU_FLOOR = {"ollama-cuda-gpu-too-old": ("Ollama", "5.0", "0.1.29")}
+
+
+def check_app_gpu_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """An application that skipped the GPU as too old for its CUDA build and named the GPU's compute capability
+    (Ollama's "CUDA GPU is too old. Compute Capability detected: 3.5"): it runs on the CPU. Below the floor of its
+    current releases no driver, CUDA or package install changes that; at or above it, the release that printed it had a
+    higher floor, and a later release runs on the GPU."""
+    for e in _said(facts, "app-gpu-too-old")[:1]:
+        app, floor, since = _APP_GPU_FLOOR.get(e.get("entry") or "", ("", "", ""))
+        cc = e.get("capability") or ""
+        if not app or not cc:
+            continue
+        if vkey(cc) < vkey(floor):
+            title = f"{app} does not run on this GPU (compute capability {cc}; its CUDA build needs {floor} or newer)"
+            detail = (
+                f"{app} found the GPU and skipped it, as the text shows: its CUDA build runs on compute capability "
+                f"{floor} and newer only, so every model runs on the CPU. No driver, CUDA or {app} version changes that."
+            )
+            fix = Remediation(
+                f"Run {app} on a GPU of compute capability {floor} or newer; on this one it runs on the CPU. Nothing to install.",
+                (),
+                component="gpu",
+            )
+        else:
+            title = f"this {app} release skips the GPU of compute capability {cc}; releases from {since} run on it"
+            detail = (
+                f"{app} found the GPU and skipped it as too old, as the text shows, so every model runs on the CPU. The "
+                f"release that printed it required a higher compute capability than {app} does from {since}, which runs "
+                f"on {floor} and newer: the GPU ({cc}) is supported by a later release."
+            )
+            fix = Remediation(
+                f"Upgrade {app} to {since} or later, the way it was installed (its installer, package or container "
+                "image), and restart its server.",
+                (),
+                component="environment",
+            )
+        yield Finding("framework-arch-unsupported", Severity.ERROR, "frameworks", title, detail, (ev("pasted", e.line),), fix)
+
+
 def check_jax_no_cuda_platform(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """XLA's `Could not find registered platform with name: "cuda". Available platform names are: Host Interpreter`:
     the jaxlib that loaded registers no CUDA platform."""
@@ -2543,6 +2587,7 @@ CHECKS = (
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-tf-cudart", "frameworks", ("framework-cuda-libs-missing",), check_tf_cudart_missing, ("pasted",)),
     Check("catalogued-tf-gpu-minimum", "frameworks", ("framework-arch-unsupported",), check_tf_gpu_below_minimum, ("pasted",)),
+    Check("catalogued-app-gpu-too-old", "frameworks", ("framework-arch-unsupported",), check_app_gpu_too_old, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),
     Check("catalogued-wsl-tcc", "driver", ("windows-tcc-mode",), check_wsl_tcc, ("pasted",)),

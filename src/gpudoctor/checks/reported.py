@@ -1371,9 +1371,19 @@ def _failure(e, facts: Facts) -> bool:
         # Ollama's installer says it on every machine without a GPU (a CPU-only VM, a laptop): a failure only where the
         # text names an NVIDIA GPU that the installer did not find (scripts/install.sh @3fa8daae)
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
-    if e.kind == "whisper-on-cpu":
-        # Whisper on the CPU is a failure only on a machine with an NVIDIA GPU, named in the text: a CPU run chosen
-        # by the program or on a machine without one is no fault of the environment.
+    if e.kind == "ctranslate2-compute-type-unsupported":
+        # CTranslate2 runs float16 on compute capability 7.0 and newer, int8 on 7.0+ or 6.1, int16 on no GPU
+        # (docs/quantization.md @0d8bcd36). On an older GPU, or where no GPU is named, the refusal is the program's
+        # compute_type setting (float32 runs there: a GTX 1080's control case, plans8 838), not the environment's;
+        # only where every GPU named has the type did CTranslate2 not run on the GPU.
+        kind = e.get("compute_type") or ""
+        floor = "6.1" if kind.startswith("int8") else "8.0" if kind.startswith("bfloat16") else "7.0"
+        ccs = [g.compute_capability for g in facts.driver.gpus if g.compute_capability]
+        return kind != "int16" and bool(ccs) and all(vkey(cc) >= vkey(floor) for cc in ccs)
+    if e.kind in ("whisper-on-cpu", "llama-cpp-no-gpu-device"):
+        # Whisper on the CPU, or llama.cpp given -ngl with no GPU device, is a failure only on a machine with an NVIDIA
+        # GPU, named in the text: a CPU run chosen by the program or on a machine without one (llama.cpp's own CPU CI
+        # passes -ngl 99) is no fault of the environment.
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     if e.kind == "tf-cudart-not-loaded":
         # TensorFlow prints it at import on every machine without the CUDA runtime, a CPU-only one too: a failure only

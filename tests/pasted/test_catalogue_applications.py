@@ -1,0 +1,283 @@
+"""The applications' own words for an environment fault (src/gpudoctor/parsers/catalogue.toml, h144, issue 28):
+Ollama's discovery, llama.cpp's CUDA backend, CTranslate2's compute types, Ultralytics' and YOLOv5's device check,
+detectron2's build, kohya_ss's start-up check, FFmpeg's NVENC and AutoGPTQ's kernels. Each entry is read on its real
+example (the thread named beside it) and says what decides it, a finding or a targeted ask; each has a quiet twin, the
+application's healthy line or the message where it is quoted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.model import Severity
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+
+EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+
+
+def _run(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    asks = {
+        " ".join(map(str, a.command.argv)) + (" | " + " ".join(map(str, a.command.pipe)) if a.command.pipe else "")
+        for a in ask_for(report.facts, report.findings)
+    }
+    errors = {e["kind"]: dict(e.get("values") or {}) for e in snapshot["pasted"]["errors"]}
+    findings = {f.code: f for f in report.findings if f.severity >= Severity.WARNING}
+    return errors, findings, asks
+
+
+def _example(name: str) -> str:
+    return (EXAMPLES / name).read_text(encoding="utf-8")
+
+
+# --- Ollama ---------------------------------------------------------------------------------------------------------
+
+
+def test_ollama_skipping_a_gpu_its_old_release_refused_is_an_upgrade():
+    # ollama/ollama#1992: a GTX 970 (5.2) skipped by Ollama 0.1.20, whose floor was 6.0; later releases run on 5.0
+    errors, findings, _ = _run(_example("ollama-1992-gtx970-cuda-gpu-too-old.txt"))
+    assert errors["app-gpu-too-old"] == {"capability": "5.2", "entry": "ollama-cuda-gpu-too-old"}
+    f = findings["framework-arch-unsupported"]
+    assert f.remediation.component == "environment" and not f.remediation.commands
+    assert "pasted-error-unexplained" not in findings
+
+
+def test_ollama_skipping_a_gpu_below_every_release_is_the_gpu():
+    # the wording of 0.1.29 and later, one GPU index per line (discover/gpu.go @05de33f8)
+    line = 'time=2024-11-02T10:01:12.311Z level=INFO source=gpu.go:260 msg="[0] CUDA GPU is too old. Compute Capability detected: 3.5"\n'
+    errors, findings, _ = _run(line)
+    assert errors["app-gpu-too-old"]["capability"] == "3.5"
+    assert findings["framework-arch-unsupported"].remediation.component == "gpu"
+
+
+def test_ollama_finding_no_gpu_asks_where_it_runs():
+    # ollama/ollama#8674: Ollama in a compose service that reserves an NVIDIA GPU, its log "No compatible GPUs"
+    errors, findings, asks = _run(_example("ollama-8674-docker-no-compatible-gpus.txt"))
+    assert "ollama-no-gpu-discovered" in errors
+    assert "pasted-error-unexplained" in findings
+    assert {"nvidia-smi -L", "ls -l /dev | grep nvidia"} <= asks
+
+
+def test_ollama_nvcuda_999_is_the_unusable_uvm_module():
+    # ollama/ollama#5166: Ollama 0.1.4x in a container, cuInit answering 999 through the driver's libcuda
+    errors, findings, _ = _run(_example("ollama-5166-docker-nvcuda-init-failure-999.txt"))
+    assert errors["cudart-init-failure"] == {"code": "999", "entry": "ollama-nvcuda-init-failure"}
+    assert "cuda-init-unknown" in findings
+    # the later wording (discover/gpu_info_nvcuda.c @9f3a37fd), another CUresult: not the unknown error
+    errors, findings, _ = _run('msg="Unable to load cudart" error="cuda driver library init failure: 100"\n')
+    assert errors["cudart-init-failure"]["code"] == "100" and "cuda-init-unknown" not in findings
+
+
+def test_ollamas_healthy_discovery_line_is_quiet():
+    # Ollama's own test data of a CUDA GPU found (app/server/server_test.go @fb307609)
+    line = (
+        'time=2025-07-01T19:33:43.162Z level=INFO source=types.go:130 msg="inference compute" '
+        "id=GPU-452cac9f-6960-839c-4fb3-0cec83699196 library=cuda variant=v12 compute=6.1 driver=12.7 "
+        'name="NVIDIA GeForce GT 1030" total="3.9 GiB" available="3.9 GiB"\n'
+    )
+    errors, findings, _ = _run(line)
+    assert not errors and not findings
+
+
+# --- llama.cpp ------------------------------------------------------------------------------------------------------
+
+
+def test_ggml_cuda_init_failing_asks_for_the_driver_and_the_device_nodes():
+    # meta-llama/llama3#215: Ollama's llama.cpp runner on Ubuntu 18.04 with a T4, "initialization error"
+    errors, findings, asks = _run(_example("llama3-215-ggml-cuda-init-initialization-error.txt"))
+    assert errors["ggml-cuda-init-failed"]["error"] == "initialization error"
+    assert "pasted-error-unexplained" in findings
+    assert {"nvidia-smi", "ls -l /dev | grep nvidia"} <= asks
+
+
+def test_the_runtimes_own_words_decide_ggml_and_the_no_gpu_warning():
+    # ggml-org/llama.cpp#13059: a CUDA build on an A800 whose fabric manager is not up ("system not yet initialized")
+    errors, _, asks = _run(_example("llama-cpp-13059-no-usable-gpu-system-not-initialized.txt"))
+    assert {"ggml-cuda-init-failed", "llama-cpp-no-gpu-device", "cuda-system-not-ready"} <= set(errors)
+    assert "systemctl status nvidia-fabricmanager" in asks
+    assert "ls -l /dev | grep nvidia" not in asks  # (ggml's own asks yield to the runtime error's)
+
+
+def test_no_usable_gpu_on_a_machine_without_one_is_quiet():
+    # llama.cpp's CPU CI runs its binaries with -ngl 99 (ggml-org/ci logs): the warning, and no GPU anywhere
+    text = (
+        "+ ./bin/llama-embedding --model ../models-mnt/bge-small/ggml-model-f16.gguf -p 'I believe the meaning of "
+        "life is' -ngl 99 -c 0\n"
+        "warning: no usable GPU found, --gpu-layers option will be ignored\n"
+        "warning: one possible reason is that llama.cpp was compiled without GPU support\n"
+        "warning: consult docs/build.md for compilation instructions\n"
+    )
+    errors, findings, _ = _run(text)
+    assert "llama-cpp-no-gpu-device" in errors and not findings
+
+
+def test_ggml_finding_its_devices_is_quiet():
+    # ggml-org/llama.cpp#11700: the CUDA backend's healthy start
+    text = (
+        "ggml_cuda_init: GGML_CUDA_FORCE_MMQ:    no\n"
+        "ggml_cuda_init: found 1 CUDA devices:\n"
+        "  Device 0: Tesla V100-SXM2-32GB, compute capability 7.0, VMM: yes\n"
+    )
+    errors, findings, _ = _run(text)
+    assert "ggml-cuda-init-failed" not in errors and not findings
+
+
+# --- CTranslate2 (faster-whisper, whisperX) -------------------------------------------------------------------------
+
+
+def test_ctranslate2_refusing_a_type_the_gpu_lacks_is_the_programs_setting():
+    # MahmoudAshraf97/whisper-diarization#216: whisperX asking float16 on a Tesla P40 (6.1), which CTranslate2 runs in
+    # float32 or int8 only (docs/quantization.md @0d8bcd36): read, and no environment finding
+    errors, findings, _ = _run(_example("whisper-diarization-216-p40-float16-compute-type.txt"))
+    assert errors["ctranslate2-compute-type-unsupported"]["compute_type"] == "float16"
+    assert not findings
+    # SYSTRAN/faster-whisper#615: int16 on two Tesla V100s, a type CTranslate2 runs on no GPU
+    text = (
+        "2 x\nTesla V100\n"
+        "2023-12-11 17:03:14 - root - ERROR - Requested int16 compute type, but the target device or backend do not "
+        "support efficient int16 computation.\n"
+    )
+    errors, findings, _ = _run(text)
+    assert errors["ctranslate2-compute-type-unsupported"]["compute_type"] == "int16" and not findings
+
+
+def test_ctranslate2_converting_a_saved_models_type_itself_is_quiet():
+    # models/model.cc @0d8bcd36: its warning where no compute type was asked for, the model converted and run
+    line = (
+        "[ctranslate2] [thread 1] [warning] The compute type inferred from the saved model is float16, but the target "
+        "device or backend do not support efficient float16 computation. The model weights have been automatically "
+        "converted to use the float32 compute type instead.\n"
+    )
+    errors, findings, _ = _run(line)
+    assert "ctranslate2-compute-type-unsupported" not in errors and not findings
+
+
+# --- Ultralytics and YOLOv5 -----------------------------------------------------------------------------------------
+
+
+def test_yolov5s_device_assertion_asks_for_the_interpreters_torch():
+    # mats-robotics/yolov5_ros#9: YOLOv5 in a VirtualBox VM (no GPU passthrough)
+    errors, findings, asks = _run(_example("yolov5-ros-9-virtualbox-invalid-cuda-device.txt"))
+    assert errors["torch-cuda-device-missing"] == {"device": "0", "entry": "yolov5-invalid-cuda-device"}
+    assert "pasted-error-unexplained" in findings
+    assert "nvidia-smi -L" in asks
+    # ultralytics/yolov5#474: the wording before 2022, on a machine whose torch answered False
+    errors, _, _ = _run("AssertionError: CUDA unavailable, invalid device 0 requested\n")
+    assert errors["torch-cuda-device-missing"] == {"device": "0", "entry": "yolov5-invalid-cuda-device"}
+
+
+def test_ultralytics_printing_torchs_false_leaves_it_to_that_line():
+    # SunOner/sunone_aimbot#164: Ultralytics' ValueError with torch.cuda.is_available(): False below it
+    errors, _, asks = _run(_example("sunone-aimbot-164-ultralytics-invalid-cuda-device.txt"))
+    assert errors["torch-cuda-device-missing"]["entry"] == "ultralytics-invalid-cuda-device"
+    assert "cuda-unavailable" in errors
+    assert "nvidia-smi -L" not in asks  # (its asks yield to the False's)
+
+
+def test_ultralytics_healthy_device_line_is_quiet():
+    # select_device's own start-up line on a GPU (ultralytics/utils/torch_utils.py @1488e07d)
+    line = "Ultralytics YOLOv8.1.3 🚀 Python-3.10.11 torch-2.1.0+cu121 CUDA:0 (NVIDIA GeForce RTX 3060 Ti, 8192MiB)\n"
+    errors, findings, _ = _run(line)
+    assert "torch-cuda-device-missing" not in errors and not findings
+
+
+# --- detectron2, kohya_ss, AutoGPTQ ---------------------------------------------------------------------------------
+
+
+def test_detectron2_built_without_cuda_asks_what_its_build_saw():
+    # facebookresearch/detectron2#257: ROIAlign's CUDA kernel missing from the built ops
+    errors, findings, asks = _run(_example("detectron2-257-roialign-not-compiled-with-gpu.txt"))
+    assert "extension-built-without-cuda" in errors
+    assert "pasted-error-unexplained" in findings
+    assert any(a.endswith("print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), CUDA_HOME)") for a in asks)
+
+
+def test_detectron2s_faq_quoting_the_message_is_quiet():
+    # INSTALL.md @02b5c4e2: the heading of its FAQ entry quotes the message
+    line = '"nvcc not found" or "Not compiled with GPU support" or "Detectron2 CUDA Compiler: not available".\n'
+    errors, findings, _ = _run(line)
+    assert "extension-built-without-cuda" not in errors and not findings
+
+
+def test_kohya_reporting_no_gpu_is_torch_unavailable_in_its_venv():
+    # bmaltais/kohya_ss#1608 (the wording before 2024) and #2378 (after), the second on RunPod beside torch's warning
+    errors, findings, _ = _run(_example("kohya-ss-1608-torch-reports-cuda-not-available.txt"))
+    assert errors["cuda-unavailable"]["entry"] == "kohya-torch-reports-no-gpu"
+    assert "pasted-error-unexplained" in findings
+    errors, _, asks = _run(_example("kohya-ss-2378-runpod-torch-reports-gpu-not-available.txt"))
+    assert {"cuda-unavailable", "cuda-driver-init-failed"} <= set(errors)
+    assert "/workspace/all_data/kohya_ss/venv/bin/python -c import torch; print(torch.__version__, torch.version.cuda)" in asks
+
+
+def test_kohyas_healthy_gpu_line_is_quiet():
+    # bmaltais/kohya_ss#943: its start-up on an RTX 4090
+    text = (
+        "23:51:01-313733 INFO     Torch 2.0.1+cu118\n"
+        "23:51:01-326239 INFO     Torch backend: nVidia CUDA 11.8 cuDNN 8700\n"
+        "23:51:01-327921 INFO     Torch detected GPU: NVIDIA GeForce RTX 4090 VRAM 24564 Arch (8, 9) Cores 128\n"
+    )
+    errors, findings, _ = _run(text)
+    assert "cuda-unavailable" not in errors and not findings
+
+
+def test_autogptq_without_its_kernels_asks_for_its_release_and_torch():
+    # oobabooga/textgen#1289: text-generation-webui's one-click install on Windows loading a GPTQ model
+    errors, _, asks = _run(_example("textgen-1289-windows-autogptq-cuda-extension-not-installed.txt"))
+    assert "gptq-cuda-extension-missing" in errors
+    assert "D:\\Gpt\\oobabooga-windows\\installer_files\\env\\Scripts\\python.exe -m pip show auto-gptq torch" in asks
+
+
+def test_code_silencing_autogptqs_warning_is_quiet():
+    line = 'warnings.filterwarnings("ignore", message=".*CUDA extension not installed.*")\n'
+    errors, findings, _ = _run(line)
+    assert "gptq-cuda-extension-missing" not in errors and not findings
+
+
+# --- FFmpeg's NVENC (Jellyfin, HandBrake, Frigate, transcoders) -----------------------------------------------------
+
+
+def test_nvenc_api_newer_than_the_driver_reads_both_versions_and_the_minimum():
+    # HandBrake/HandBrake#5641 (API 12.1 against 12.0, minimum "(unknown)") and livepeer/go-livepeer#1106 (418.30)
+    errors, findings, asks = _run(_example("handbrake-5641-nvenc-api-12-1-driver-12-0.txt"))
+    assert errors["nvenc-driver-too-old"] == {"entry": "ffmpeg-nvenc-api-version", "required": "12.1", "found": "12.0"}
+    assert "pasted-error-unexplained" in findings
+    assert "nvidia-smi --query-gpu=name,driver_version --format=csv" in asks
+    snapshot = read_pasted([Source("t", _example("livepeer-1106-nvenc-minimum-driver-418-30.txt"))])
+    said = [dict(e["values"]) for e in snapshot["pasted"]["errors"] if e["kind"] == "nvenc-driver-too-old"]
+    assert {"driver": "418.30", "entry": "ffmpeg-nvenc-minimum-driver"} in said
+
+
+def test_nvenc_session_refused_names_its_status():
+    # joinhive-ai/transcoder#4: out of memory (10) on GeForce cards; valkjsaaa/auto-bilibili-recorder#9 with the
+    # "No NVENC capable devices found" that follows, which yields to it
+    errors, findings, asks = _run(_example("hive-transcoder-4-nvenc-open-session-out-of-memory.txt"))
+    assert (errors["nvenc-session-failed"]["status"], errors["nvenc-session-failed"]["code"]) == ("out of memory", "10")
+    assert "nvidia-smi --query-gpu=name,driver_version,encoder.stats.sessionCount --format=csv" in asks
+    errors, _, asks = _run(_example("auto-bilibili-recorder-9-nvenc-no-capable-devices.txt"))
+    assert {"nvenc-session-failed", "nvenc-no-capable-device"} <= set(errors)
+    assert "nvidia-smi --query-gpu=name,driver_version --format=csv" not in asks
+
+
+def test_no_capable_nvenc_device_asks_for_the_gpu():
+    # TNTwise/REAL-Video-Enhancer#250: av1_nvenc on an RTX 4060 Laptop GPU
+    errors, findings, asks = _run(_example("real-video-enhancer-250-av1-nvenc-no-capable-devices.txt"))
+    assert "nvenc-no-capable-device" in errors and "pasted-error-unexplained" in findings
+    assert "nvidia-smi --query-gpu=name,driver_version --format=csv" in asks
+
+
+def test_ffmpegs_healthy_nvenc_device_lines_are_quiet():
+    # nvenc_check_device's lines for a GPU that encodes (libavcodec/nvenc.c @00282752), and the minimum line of a
+    # build that does not know it, alone
+    text = (
+        "[h264_nvenc @ 0x55d5c8e0a2c0] [ GPU #0 - < NVIDIA GeForce RTX 3060 > has Compute SM 8.6 ]\n"
+        "[h264_nvenc @ 0x55d5c8e0a2c0] supports NVENC\n"
+        "[h264_nvenc @ 0x55d5c8e0a2c0] The minimum required Nvidia driver for nvenc is (unknown) or newer\n"
+    )
+    errors, findings, _ = _run(text)
+    assert not {"nvenc-driver-too-old", "nvenc-session-failed", "nvenc-no-capable-device"} & set(errors)
+    assert not findings
