@@ -56,8 +56,8 @@ def test_flash_attn_refusing_a_blackwell_gpu_is_asked_not_called_too_old():
 
 
 def test_vllm_bfloat16_on_a_t4_is_the_runs_dtype_not_the_environment():
-    # https://github.com/vllm-project/vllm/issues/1153 (tests/blind/plans6 case 533 holds it as a control: the T4 runs
-    # vLLM in float16; the answer in the thread is --dtype half). Read, shown, and no finding.
+    # The thread of tests/blind/plans6 case 533 (its expect.toml names it; a blind set's threads are named nowhere else):
+    # a control, the T4 runs vLLM in float16; the answer in the thread is --dtype half. Read, shown, and no finding.
     text = _example("vllm-1153-aws-t4-bfloat16.txt")
     [e] = [e for e in match(text) if e.get("entry") == "vllm-bfloat16-compute-capability"]
     assert (e.kind, e.get("gpu"), e.get("capability")) == ("program-fault", "Tesla T4", "7.5")
