@@ -1,0 +1,213 @@
+"""Symptom families: a failure several causes share, the causes still open where the program runs, and what decides.
+
+A report often shows only the symptom ("it does not use the GPU", "No CUDA GPUs are available", CUDA's "driver
+version is insufficient"), its log in a screenshot. Which causes stay open depends on where the program runs: on a
+Linux or Windows machine the driver, the program's build and its own device choice; in a container also whether the
+container was given the GPU; in a pod whether it requested one and the node advertises it; in WSL whether the Windows
+driver's libraries reach the distribution; in a cluster job whether the job holds a GPU. Data only: the finding that
+names the candidates is gpudoctor.checks.reported's (pasted-error-unexplained), the asks are gpudoctor.pasted.ask's;
+both read the same family here, so the candidates named and the commands asked cannot drift apart.
+
+Argv words: "{python}" is the program's interpreter (gpudoctor.planner.where), "{container}" the container the paste
+names (written for docker; gpudoctor.planner.where.in_container turns it into podman's or a pod's form), "|" starts
+the pipe stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudoctor.facts import Facts
+
+# Where the program runs, as far as the symptom's causes differ.
+PLACES = ("pod", "container", "wsl", "cluster", "windows", "linux")
+
+
+@dataclass(frozen=True)
+class FamilyAsk:
+    argv: tuple[str, ...]
+    decides: str
+    note: str = ""  # where it is typed, where that is not where the program runs (the host, inside the job)
+    podman: tuple[str, ...] = ()  # podman's own form, where it is not docker's with the program renamed
+
+
+@dataclass(frozen=True)
+class Cause:
+    text: str
+    driver: bool = False  # a cause the driver is: ruled out where the paste shows a driver answering with its GPUs
+
+
+@dataclass(frozen=True)
+class Family:
+    id: str
+    symptom: str
+    kinds: frozenset[str]  # the evidence kinds (parsers.error_texts, catalogue.toml) that show the symptom
+    candidates: dict[str, tuple[Cause, ...]]  # place -> the causes still open there
+    asks: dict[str, tuple[FamilyAsk, ...]]  # place -> what decides between them, in order
+    sources: tuple[str, ...]
+
+
+_SMI = FamilyAsk(("nvidia-smi",), "whether a driver answers where the program runs, and which GPUs it lists")
+_VISIBLE = FamilyAsk(
+    ("printenv", "CUDA_VISIBLE_DEVICES"),
+    "whether the environment hides the GPUs from the program (empty, or an index the driver does not list)",
+)
+_HOST_PASSES = FamilyAsk(
+    ("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"),
+    "whether this docker passes a GPU into any container at all (the NVIDIA Container Toolkit's sample workload)",
+    "on the host",
+    # podman reaches the GPU through the CDI spec nvidia-ctk generates (the toolkit's cdi-support.html)
+    ("podman", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu", "nvidia-smi", "-L"),
+)
+_INSIDE_SMI = FamilyAsk(
+    ("docker", "exec", "{container}", "nvidia-smi", "-L"),
+    "whether the program's own container sees the GPU",
+)
+_STARTED_WITH = FamilyAsk(
+    ("docker", "inspect", "{container}", "--format", "{{.HostConfig.Runtime}} {{json .HostConfig.DeviceRequests}}"),
+    "whether the container was started with a GPU (runc null: it was given none)",
+    "on the host",
+)
+_POD_LIMITS = FamilyAsk(
+    ("docker", "inspect", "{container}"),  # (a pod's form: kubectl describe pod, gpudoctor.planner.where.in_container)
+    "whether the pod requests nvidia.com/gpu under its limits, and the runtime class it runs with",
+)
+_NODE_GPUS = FamilyAsk(
+    ("kubectl", "describe", "nodes", "|", "grep", "-E", "^Name:|nvidia.com/gpu"),
+    "which nodes advertise nvidia.com/gpu (the NVIDIA device plugin registers them)",
+)
+_WSL_LIBS = FamilyAsk(
+    ("ls", "-l", "/usr/lib/wsl/lib"),
+    "whether the Windows driver's libraries (libcuda.so.1, libnvidia-ml.so.1, nvidia-smi) reach the distribution",
+)
+_WSL_SHADOW = FamilyAsk(
+    ("dpkg", "-l", "|", "grep", "-Ei", "nvidia|libcuda"),
+    "whether a Linux driver package installed in the distribution shadows the Windows driver's libraries",
+)
+_LIBCUDA = FamilyAsk(
+    ("ldconfig", "-p", "|", "grep", "-E", "libcuda\\.so|libnvidia-ml"),
+    "which driver library (libcuda) the loader finds: none, or a stub or another driver's copy, fails like an old one",
+)
+
+GPU_NOT_REACHED = Family(
+    "gpu-not-reached",
+    "the program does not reach the GPU",
+    frozenset({"gpu-unused-said", "cuda-no-gpus", "cuda-unavailable"}),
+    {
+        "linux": (
+            Cause("no NVIDIA driver answering (none installed, or its module not loaded after a kernel update)", driver=True),
+            Cause("a CPU-only build of the program or its framework"),
+            Cause("the GPU hidden from the program (CUDA_VISIBLE_DEVICES, or its own device setting)"),
+        ),
+        "windows": (
+            Cause("no NVIDIA driver answering, or no NVIDIA GPU in the machine", driver=True),
+            Cause("a CPU-only build of the program or its framework (pip's default index gives a CPU-only torch on Windows)"),
+            Cause("the program's own device setting"),
+        ),
+        "wsl": (
+            Cause("the Windows driver's libraries not reaching the distribution (/usr/lib/wsl/lib)"),
+            Cause("a Linux driver package in the distribution shadowing them"),
+            Cause("a CPU-only build of the program or its framework"),
+        ),
+        "container": (
+            Cause("the container started without the GPU (no --gpus or device reservation, or no NVIDIA runtime on the host)"),
+            Cause("the host's driver", driver=True),
+            Cause("a CPU-only image or build"),
+        ),
+        "pod": (
+            Cause("the pod requests no nvidia.com/gpu, or runs without the NVIDIA runtime class"),
+            Cause("no node advertising nvidia.com/gpu (the device plugin)"),
+            Cause("a CPU-only image or build"),
+        ),
+        "cluster": (
+            Cause("the job holding no GPU (none requested, or run on a login node)"),
+            Cause("the node's driver", driver=True),
+            Cause("a CPU-only build in the job's environment"),
+        ),
+    },
+    {
+        "linux": (_SMI, _VISIBLE),
+        "windows": (_SMI,),
+        "wsl": (_SMI, _WSL_LIBS, _WSL_SHADOW),
+        "container": (_HOST_PASSES, _STARTED_WITH, _INSIDE_SMI),
+        "pod": (_POD_LIMITS, _INSIDE_SMI, _NODE_GPUS),
+        "cluster": (FamilyAsk(("nvidia-smi",), "whether the job holds a GPU and its node's driver answers", "inside the job"), _VISIBLE),
+    },
+    (
+        "NVIDIA Container Toolkit docs, sample-workload.html: 'sudo docker run --rm --runtime=nvidia --gpus all ubuntu "
+        "nvidia-smi'",
+        "NVIDIA Container Toolkit docs, cdi-support.html: 'podman run --rm --device nvidia.com/gpu=all ... nvidia-smi -L'",
+        "NVIDIA/k8s-device-plugin README: containers request GPUs with 'nvidia.com/gpu' under resources.limits",
+        "NVIDIA CUDA on WSL User Guide: the Windows driver is mapped into WSL 2 as libcuda.so under /usr/lib/wsl/lib; "
+        "no Linux display driver is to be installed in WSL",
+        "pytorch/pytorch c10/cuda/CUDAFunctions.cpp @68e217b9: 'No CUDA GPUs are available'",
+    ),
+)
+
+DRIVER_INSUFFICIENT = Family(
+    "driver-insufficient",
+    "CUDA says the driver is older than its runtime",
+    frozenset({"cuda-driver-insufficient"}),
+    {
+        place: (
+            Cause("a driver older than the CUDA runtime the program brings", driver=True),
+            Cause(
+                "no usable driver library where the program runs ("
+            + {
+                "container": "the container given no GPU, so no libcuda mounted",
+                "pod": "the pod given no GPU, so no libcuda mounted",
+                "cluster": "a login node, or a job holding no GPU",
+                "wsl": "the Windows driver's libcuda shadowed by a Linux package",
+                }.get(place, "a stub or another driver's libcuda found first")
+                + ")"
+            ),
+        )
+        for place in PLACES
+    },
+    {
+        "linux": (_SMI, _LIBCUDA),
+        "windows": (_SMI,),
+        "wsl": (_SMI, _WSL_LIBS, _WSL_SHADOW),
+        "container": (_HOST_PASSES, _INSIDE_SMI),
+        "pod": (_POD_LIMITS, _INSIDE_SMI),
+        "cluster": (FamilyAsk(("nvidia-smi",), "the driver of the node the job runs on", "inside the job"), _LIBCUDA),
+    },
+    (
+        "NVIDIA CUDA Runtime API, cudaErrorInsufficientDriver (35): 'the installed NVIDIA CUDA driver is older than the "
+        "CUDA runtime library'",
+        "karpathy/neuraltalk2#58: the same error 35 on a MacBook Air with no NVIDIA driver at all (the runtime reports "
+        "no driver library as an insufficient one)",
+    ),
+)
+
+FAMILIES = (GPU_NOT_REACHED, DRIVER_INSUFFICIENT)
+
+
+def place(facts: Facts) -> str:
+    """Where the pasted program runs, as far as the causes of a symptom differ (one of PLACES)."""
+    from gpudoctor.planner import where
+    from gpudoctor.planner.cluster import cluster_node
+
+    runtime = where.container_of(facts)
+    if runtime == "kubernetes":
+        return "pod"
+    if runtime:
+        return "container"
+    if facts.platform.wsl == 2:
+        return "wsl"
+    if cluster_node(facts):
+        return "cluster"
+    return "windows" if (facts.platform.system or "").lower().startswith("win") else "linux"
+
+
+def open_causes(family: Family, facts: Facts) -> tuple[str, ...]:
+    """The family's causes still open where the pasted program runs: a driver's is closed where the paste shows the
+    driver answering with its GPUs, on the machine itself (not a host's nvidia-smi under a container's symptom)."""
+    at = place(facts)
+    answered = bool(facts.driver.version and facts.driver.gpus) and at in ("linux", "windows", "wsl")
+    return tuple(c.text for c in family.candidates.get(at, ()) if not (c.driver and answered))
+
+
+def family_of(kind: str) -> Family | None:
+    """The family whose symptom this evidence kind shows, if any."""
+    return next((f for f in FAMILIES if kind in f.kinds), None)
