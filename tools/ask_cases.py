@@ -79,32 +79,29 @@ def _commands(line: str) -> list[list[str]]:
 
 def keys(command: str | list[str]) -> set[str]:
     """The keys of one command line (or argv): each simple command's program and what it asks for."""
-    if isinstance(command, list):
-        simple = [[str(w) for w in command]]
-    else:
-        simple = _commands(_NOTE.sub("", command.split("   (")[0]))
+    simple = [[str(w) for w in command]] if isinstance(command, list) else _commands(_NOTE.sub("", command.split("   (")[0]))
     out: set[str] = set()
-    if True:
-        for words in simple:
-            while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*|sudo|env|then:?|on|each", words[0]):
-                words = words[1:]  # VAR=value, sudo, env: the command is what follows
-            if not words:
-                continue
-            prog = _program(words[0])
-            if prog.startswith("python") or prog in ("py", "pythonw"):
-                key = _python_key(words)
-                if key:
-                    out.add(key)
-                continue
-            args = [w for w in words[1:] if not w.startswith("-")]
-            if prog in ("pip", "pip3", "conda", "mamba", "docker", "kubectl", "podman", "wsl", "systemctl", "dpkg"):
-                out.add(f"python -m pip {args[0]}" if prog.startswith("pip") and args else f"{prog} {args[0] if args else ''}".strip())
-            elif prog in ("grep", "findstr", "head", "tail", "echo", "cd", "conda activate"):
-                continue
-            elif prog == "nvidia-smi":
-                out.add("nvidia-smi" if len(words) == 1 else "nvidia-smi " + words[1].split("=")[0])
-            else:
-                out.add(prog)
+    for words in simple:
+        while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*|sudo|env|then:?|on|each", words[0]):
+            words = words[1:]  # VAR=value, sudo, env: the command is what follows
+        if not words:
+            continue
+        prog = _program(words[0])
+        if prog.startswith("python") or prog in ("py", "pythonw"):
+            if key := _python_key(words):
+                out.add(key)
+            continue
+        args = [w for w in words[1:] if not w.startswith("-")]
+        if prog in ("pip", "pip3"):
+            out.add(f"python -m pip {args[0]}" if args else "python -m pip")
+        elif prog in ("conda", "mamba", "docker", "kubectl", "podman", "wsl", "systemctl", "dpkg"):
+            out.add(f"{prog} {args[0] if args else ''}".strip())
+        elif prog in ("grep", "findstr", "head", "tail", "echo", "cd"):
+            continue  # a filter or a move: not what is asked
+        elif prog == "nvidia-smi":
+            out.add("nvidia-smi" if len(words) == 1 else "nvidia-smi " + words[1].split("=")[0])
+        else:
+            out.add(prog)
     return out
 
 
@@ -150,7 +147,9 @@ def main() -> int:
     for name, (n, clean, hit, strong) in tally.items():
         print(f"{name:8} ask cases {n:3}   no-problems {clean:3}   deciding ask {hit:3}   beyond nvidia-smi {strong:3}")
     total = [sum(r[i] for r in tally.values()) for i in range(4)]
-    print(f"{'all':8} ask cases {total[0]:3}   no-problems {total[1]:3}   deciding ask {total[2]:3}   beyond nvidia-smi {total[3]:3}")
+    print(
+        f"{'all':8} ask cases {total[0]:3}   no-problems {total[1]:3}   deciding ask {total[2]:3}   beyond nvidia-smi {total[3]:3}"
+    )
     return 0
 
 

@@ -1427,8 +1427,7 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
     family = next((f for e in failures if (f := family_of(e.kind)) is not None), None)
     causes = open_causes(family, facts) if family is not None else ()
     fits = (
-        f" Where it runs ({_PLACE_WORDS[place(facts)]}) it fits: " + "; ".join(causes) + ". Nothing pasted decides "
-        "between them."
+        f" Where it runs ({_PLACE_WORDS[place(facts)]}) it fits: " + "; ".join(causes) + ". Nothing pasted decides between them."
         if causes
         else ""
     )
