@@ -1355,12 +1355,11 @@ _TF_WARNING = LazyPattern(r"\d: W \S+\.cc:\d+\]")
 _TF_WARNED = frozenset({"library-missing", "xla-ptxas-version-unknown"})
 
 
-# How a place of gpudoctor.pasted.symptoms reads in a finding.
+# How a place of gpudoctor.checks.symptoms reads in a finding.
 _PLACE_WORDS = {
     "pod": "a Kubernetes pod",
     "container": "a container",
     "wsl": "WSL 2",
-    "cluster": "a cluster job",
     "windows": "Windows",
     "linux": "Linux",
 }
@@ -1420,9 +1419,9 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
         entry = by_id(first.get("entry"))
         what = entry.means.split(":", 1)[0] if entry is not None else None  # a catalogue message: its meaning's head
-    from gpudoctor.pasted.symptoms import family_of, open_causes, place
+    from gpudoctor.checks.symptoms import family_of, open_causes, place
 
-    # A symptom several causes share (gpudoctor.pasted.symptoms): the causes still open where the program runs are
+    # A symptom several causes share (gpudoctor.checks.symptoms): the causes still open where the program runs are
     # named, none asserted; the asks that decide between them are the family's (gpudoctor.pasted.ask).
     family = next((f for e in failures if (f := family_of(e.kind)) is not None), None)
     causes = open_causes(family, facts) if family is not None else ()

@@ -48,7 +48,7 @@ _DRIVER_LIBRARIES = frozenset({"libcuda.so.1", "libcuda.so", "libnvidia-ml.so.1"
 
 def _symptoms(facts: Facts) -> list:
     # (the reporter's words are read anywhere, gpudoctor.pasted.workloads; a pod's or container's symptom they are only
-    # where the spec that starts it, pasted, requests no GPU: elsewhere their causes stay open, gpudoctor.pasted.symptoms)
+    # where the spec that starts it, pasted, requests no GPU: elsewhere their causes stay open, gpudoctor.checks.symptoms)
     spec = facts.pasted.reported("workload-without-gpu")
     return [
         e

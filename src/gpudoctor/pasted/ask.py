@@ -942,11 +942,11 @@ _NVML_FAILURES = frozenset({"nvml", "nvml-init-failed", "wsl-gpu-blocked", "wsl-
 
 
 def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
-    """What decides between the causes of a symptom the paste shows and cannot explain (gpudoctor.pasted.symptoms):
+    """What decides between the causes of a symptom the paste shows and cannot explain (gpudoctor.checks.symptoms):
     only where no check found its cause (the finding is pasted-error-unexplained), each ask in the form of the place
     the program runs (a container's by its runtime, a pod's by kubectl), none the paste already answers."""
     from gpudoctor.checks.reported import UNEXPLAINED
-    from gpudoctor.pasted.symptoms import family_of, place
+    from gpudoctor.checks.symptoms import family_of, place
 
     if UNEXPLAINED not in codes:
         return []
@@ -961,10 +961,9 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
     out: list[Ask] = []
     for family in families:
         for ask in family.asks.get(at, ()):
-            if ask.argv == ("nvidia-smi",) and facts.driver.version and at not in ("cluster",):
-                continue  # shown already (a cluster's is asked inside the job: the login node's says nothing of it)
-            argv = ask.podman if ask.podman and where.container_said(facts) == "podman" else ask.argv
-            words = where.in_container(facts, argv, name) if argv[:1] == ("docker",) else argv
+            if ask.argv == ("nvidia-smi",) and facts.driver.version:
+                continue  # shown already
+            words = where.in_container(facts, ask.argv, name) if ask.argv[:1] == ("docker",) else ask.argv
             cmd = _catalogue_cmd(facts, words)
             if ask.note and words[0] != "kubectl":  # (kubectl runs wherever it is set up: no host to name)
                 cmd = dataclasses.replace(cmd, note=ask.note)

@@ -113,7 +113,7 @@ _VIDEO_CODEC_FAILING = re.compile(
 # The reporter saying the program does not use or find the GPU ("it can't use the GPU, it can only use the cpu",
 # "it cannot load cudart", "falls back to the CPU", "it does not run on GPU", "No GPU Found", "GPU utilization was
 # always zero"): beside a pasted spec that requests none, its symptom when no program output was pasted
-# (gpudoctor.checks.workloads); anywhere, a symptom whose causes the paste leaves open (gpudoctor.pasted.symptoms).
+# (gpudoctor.checks.workloads); anywhere, a symptom whose causes the paste leaves open (gpudoctor.checks.symptoms).
 # Not a GPU's memory or process listing ("NOT allocate GPU memory", "Cannot see gpu process") nor a GPU the program
 # was told to pick ("not using the GPU specified by CUDA_VISIBLE_DEVICES"): those are other questions, and fine cases
 # of the blind sets (plans3/202, plans4/303, plans4/320).

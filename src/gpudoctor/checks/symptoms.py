@@ -1,10 +1,11 @@
 """Symptom families: a failure several causes share, the causes still open where the program runs, and what decides.
 
 A report often shows only the symptom ("it does not use the GPU", "No CUDA GPUs are available"), its log in a
-screenshot. Which causes stay open depends on where the program runs: on a
-Linux or Windows machine the driver, the program's build and its own device choice; in a container also whether the
-container was given the GPU; in a pod whether it requested one and the node advertises it; in WSL whether the Windows
-driver's libraries reach the distribution; in a cluster job whether the job holds a GPU. Data only: the finding that
+screenshot. Which causes stay open depends on where the program runs: on a Linux or Windows machine the driver, the
+program's build and its own device choice; in a container also whether the container was given the GPU; in a pod
+whether it requested one and a node advertises it; in WSL whether the Windows driver's libraries reach the
+distribution. (A cluster job is read as its Linux node, the scheduler's own asks beside it: gpudoctor.pasted.ask.)
+Data only (in the checks layer, below the asker in gpudoctor.pasted, which reads it too): the finding that
 names the candidates is gpudoctor.checks.reported's (pasted-error-unexplained), the asks are gpudoctor.pasted.ask's;
 both read the same family here, so the candidates named and the commands asked cannot drift apart.
 
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from gpudoctor.facts import Facts
 
 # Where the program runs, as far as the symptom's causes differ.
-PLACES = ("pod", "container", "wsl", "cluster", "windows", "linux")
+PLACES = ("pod", "container", "wsl", "windows", "linux")
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,6 @@ class FamilyAsk:
     argv: tuple[str, ...]
     decides: str
     note: str = ""  # where it is typed, where that is not where the program runs (the host, inside the job)
-    podman: tuple[str, ...] = ()  # podman's own form, where it is not docker's with the program renamed
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,7 @@ _VISIBLE = FamilyAsk(
 _HOST_PASSES = FamilyAsk(
     ("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"),
     "whether this docker passes a GPU into any container at all (the NVIDIA Container Toolkit's sample workload)",
-    "on the host",
-    # podman reaches the GPU through the CDI spec nvidia-ctk generates (the toolkit's cdi-support.html)
-    ("podman", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu", "nvidia-smi", "-L"),
+    "on the host",  # (podman's --gpus=all is its CDI device nvidia.com/gpu=all: projectbluefin/dakota#376)
 )
 _INSIDE_SMI = FamilyAsk(
     ("docker", "exec", "{container}", "nvidia-smi", "-L"),
@@ -69,8 +67,16 @@ _STARTED_WITH = FamilyAsk(
     "on the host",
 )
 _POD_LIMITS = FamilyAsk(
-    ("docker", "inspect", "{container}"),  # (a pod's form: kubectl describe pod, gpudoctor.planner.where.in_container)
-    "whether the pod requests nvidia.com/gpu under its limits, and the runtime class it runs with",
+    # every pod's row, so no pod name has to be known first (a pod restarted under a new name answers too)
+    (
+        "kubectl",
+        "get",
+        "pods",
+        "-A",
+        "-o",
+        'jsonpath={range .items[*]}{.metadata.name} {.spec.runtimeClassName} {.spec.containers[*].resources.limits}{"\\n"}{end}',
+    ),
+    "whether the program's pod requests nvidia.com/gpu under its limits, and the runtime class it runs with",
 )
 _NODE_GPUS = FamilyAsk(
     ("kubectl", "describe", "nodes", "|", "grep", "-E", "^Name:|nvidia.com/gpu"),
@@ -114,11 +120,6 @@ GPU_NOT_REACHED = Family(
             Cause("no node advertising nvidia.com/gpu (the device plugin)"),
             Cause("a CPU-only image or build"),
         ),
-        "cluster": (
-            Cause("the job holding no GPU (none requested, or run on a login node)"),
-            Cause("the node's driver", driver=True),
-            Cause("a CPU-only build in the job's environment"),
-        ),
     },
     {
         "linux": (_SMI, _VISIBLE),
@@ -126,15 +127,10 @@ GPU_NOT_REACHED = Family(
         "wsl": (_SMI, _WSL_LIBS, _WSL_SHADOW),
         "container": (_HOST_PASSES, _STARTED_WITH, _INSIDE_SMI),
         "pod": (_POD_LIMITS, _INSIDE_SMI, _NODE_GPUS),
-        "cluster": (
-            FamilyAsk(("nvidia-smi",), "whether the job holds a GPU and its node's driver answers", "inside the job"),
-            _VISIBLE,
-        ),
     },
     (
         "NVIDIA Container Toolkit docs, sample-workload.html: 'sudo docker run --rm --runtime=nvidia --gpus all ubuntu "
         "nvidia-smi'",
-        "NVIDIA Container Toolkit docs, cdi-support.html: 'podman run --rm --device nvidia.com/gpu=all ... nvidia-smi -L'",
         "NVIDIA/k8s-device-plugin README: containers request GPUs with 'nvidia.com/gpu' under resources.limits",
         "NVIDIA CUDA on WSL User Guide: the Windows driver is mapped into WSL 2 as libcuda.so under /usr/lib/wsl/lib; "
         "no Linux display driver is to be installed in WSL",
@@ -150,7 +146,6 @@ FAMILIES = (GPU_NOT_REACHED,)
 def place(facts: Facts) -> str:
     """Where the pasted program runs, as far as the causes of a symptom differ (one of PLACES)."""
     from gpudoctor.planner import where
-    from gpudoctor.planner.cluster import cluster_node
 
     runtime = where.container_of(facts)
     if runtime == "kubernetes":
@@ -159,8 +154,6 @@ def place(facts: Facts) -> str:
         return "container"
     if facts.platform.wsl == 2:
         return "wsl"
-    if cluster_node(facts):
-        return "cluster"
     return "windows" if (facts.platform.system or "").lower().startswith("win") else "linux"
 
 
