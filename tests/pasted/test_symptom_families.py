@@ -134,6 +134,16 @@ def test_container_asks_whether_docker_passes_a_gpu_at_all():
     assert ("nvidia-smi", "-L") in asks  # inside the program's container (its name not shown: typed inside it)
 
 
+def test_container_started_by_a_run_line_with_gpus_is_asked_by_name_and_not_how_it_was_started():
+    # ollama/ollama#4242: "it does not run on GPU", beside `sudo docker run -d --gpus=all ... --name ollama ollama/ollama`
+    doc = _check(_case("plans3/cases/232-ollama4242"))
+    _named(doc, "container")
+    asked = _asked(doc)
+    assert ["docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"] in asked
+    assert ["docker", "exec", "ollama", "nvidia-smi", "-L"] in asked
+    assert not [a for a in asked if a[:2] == ["docker", "inspect"]]  # the run line shows it requested the GPUs
+
+
 # -- a pod: its request and runtime class, what it sees, what the nodes advertise ---------------------------------
 
 

@@ -28,7 +28,9 @@ PLACES = ("pod", "container", "wsl", "windows", "linux")
 class FamilyAsk:
     argv: tuple[str, ...]
     decides: str
-    note: str = ""  # where it is typed, where that is not where the program runs (the host, inside the job)
+    note: str = ""  # where it is typed, where that is not where the program runs (the host)
+    # the paste's own `docker run` line answers it where that line requests GPUs (--gpus): not asked again
+    run_line_answers: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ _STARTED_WITH = FamilyAsk(
     ("docker", "inspect", "{container}", "--format", "{{.HostConfig.Runtime}} {{json .HostConfig.DeviceRequests}}"),
     "whether the container was started with a GPU (runc null: it was given none)",
     "on the host",
+    run_line_answers=True,
 )
 _POD_LIMITS = FamilyAsk(
     # every pod's row, so no pod name has to be known first (a pod restarted under a new name answers too)
@@ -150,7 +153,7 @@ def place(facts: Facts) -> str:
     runtime = where.container_of(facts)
     if runtime == "kubernetes":
         return "pod"
-    if runtime:
+    if runtime or where.image(facts) is not None:  # (or an image the paste starts with `docker run`)
         return "container"
     if facts.platform.wsl == 2:
         return "wsl"
@@ -163,6 +166,14 @@ def open_causes(family: Family, facts: Facts) -> tuple[str, ...]:
     at = place(facts)
     answered = bool(facts.driver.version and facts.driver.gpus) and at in ("linux", "windows", "wsl")
     return tuple(c.text for c in family.candidates.get(at, ()) if not (c.driver and answered))
+
+
+def run_with_gpus(facts: Facts) -> bool:
+    """Whether the paste shows the `docker run` line that started the program's image, and it requests GPUs."""
+    from gpudoctor.planner import where
+
+    said = facts.pasted.reported
+    return where.image(facts) is not None and bool(said("docker-run-said")) and not said("docker-run-without-gpus")
 
 
 def family_of(kind: str) -> Family | None:

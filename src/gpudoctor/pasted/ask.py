@@ -946,7 +946,7 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
     only where no check found its cause (the finding is pasted-error-unexplained), each ask in the form of the place
     the program runs (a container's by its runtime, a pod's by kubectl), none the paste already answers."""
     from gpudoctor.checks.reported import UNEXPLAINED
-    from gpudoctor.checks.symptoms import family_of, place
+    from gpudoctor.checks.symptoms import family_of, place, run_with_gpus
 
     if UNEXPLAINED not in codes:
         return []
@@ -961,7 +961,7 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
     out: list[Ask] = []
     for family in families:
         for ask in family.asks.get(at, ()):
-            if ask.argv == ("nvidia-smi",) and facts.driver.version:
+            if (ask.argv == ("nvidia-smi",) and facts.driver.version) or (ask.run_line_answers and run_with_gpus(facts)):
                 continue  # shown already
             words = where.in_container(facts, ask.argv, name) if ask.argv[:1] == ("docker",) else ask.argv
             cmd = _catalogue_cmd(facts, words)
