@@ -189,3 +189,12 @@ def test_quiet_twin_the_environment_answered_true():
     doc = _check(_case("plans4/cases/344-tslib10"))
     assert "gpu-unused-said" in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
     assert UNEXPLAINED not in _blocking(doc)
+
+
+def test_quiet_twin_a_programs_own_message_is_judged_by_its_own_entry():
+    # https://github.com/ollama/ollama/issues/2784 (tests/pasted/catalogue_examples): the installer's "No NVIDIA GPU
+    # detected" on a machine that has none; the words pattern finds it too, but the installer's entry judges it
+    doc = _check(ROOT / "tests/pasted/catalogue_examples/ollama-2784-install-no-nvidia-gpu-detected.txt")
+    assert "gpu-unused-said" in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)
+    assert not [a for a in doc["pasted"]["ask_for"] or [] if a["why"].endswith("(gpu-not-reached)")]

@@ -1378,6 +1378,10 @@ def _failure(e, facts: Facts) -> bool:
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
         return False
+    if e.kind == "gpu-unused-said" and any(x.kind != e.kind and x.line and x.line in e.line for x in facts.pasted.errors):
+        # words read from a program's own message another entry recognises (Ollama's installer: "No NVIDIA GPU
+        # detected", on every machine without one): that entry's own rule judges it
+        return False
     if e.kind == "ollama-install-no-gpu":
         # Ollama's installer says it on every machine without a GPU (a CPU-only VM, a laptop): a failure only where the
         # text names an NVIDIA GPU that the installer did not find (scripts/install.sh @3fa8daae)
@@ -1395,11 +1399,17 @@ def _failure(e, facts: Facts) -> bool:
     return recognised_failure(e)
 
 
+def pasted_failures(facts: Facts) -> list:
+    """The pasted error texts that are failures somebody hit (_failure), in the order read: what
+    pasted-error-unexplained names, and whose symptom family gpudoctor.pasted.ask asks about."""
+    return [e for e in facts.pasted.errors if _failure(e, facts)] if facts.pasted.partial else []
+
+
 def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Finding] = ()) -> Iterable[Finding]:
     """Thin evidence is not health: a pasted failure that no check could turn into a cause (every other check found
     nothing at warning or above: `others`, their findings, given by run_checks) is named, so the report never reads
     "No problems found" over an error it was shown."""
-    failures = [e for e in facts.pasted.errors if _failure(e, facts)] if facts.pasted.partial else []
+    failures = pasted_failures(facts)
     if not failures or any(f.severity >= Severity.WARNING for f in others):
         return
     from gpudoctor.parsers.error_texts import EVIDENCE_KINDS

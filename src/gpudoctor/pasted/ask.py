@@ -945,12 +945,12 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
     """What decides between the causes of a symptom the paste shows and cannot explain (gpudoctor.checks.symptoms):
     only where no check found its cause (the finding is pasted-error-unexplained), each ask in the form of the place
     the program runs (a container's by its runtime, a pod's by kubectl), none the paste already answers."""
-    from gpudoctor.checks.reported import UNEXPLAINED
+    from gpudoctor.checks.reported import UNEXPLAINED, pasted_failures
     from gpudoctor.checks.symptoms import family_of, place, run_with_gpus
 
     if UNEXPLAINED not in codes:
         return []
-    families = list({f.id: f for e in facts.pasted.errors if (f := family_of(e.kind)) is not None}.values())
+    families = list({f.id: f for e in pasted_failures(facts) if (f := family_of(e.kind)) is not None}.values())
     if not families:
         return []
     at = place(facts)
