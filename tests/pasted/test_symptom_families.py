@@ -73,6 +73,16 @@ def test_linux_words_only_name_the_causes_and_ask_the_driver_and_the_visible_dev
     assert "No problems found" not in run_cli("check", "--from", str(_case("plans7/cases/642-ultralytics9844")))[1]
 
 
+def test_a_programs_warning_that_it_found_no_gpu_is_the_same_symptom():
+    # dmlc/xgboost#11482: "WARNING: ... No visible GPU is found, setting device to CPU." (failure_lines'
+    # gpu-unavailable-warning form of a line no catalogue entry knows)
+    doc = _check(_case("plans7/cases/611-xgb11482"))
+    (e,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "gpu-stack-failure")
+    assert dict(e["values"])["form"] == "gpu-unavailable-warning"
+    _named(doc, "linux")
+    assert ["printenv", "CUDA_VISIBLE_DEVICES"] in _asked(doc)
+
+
 def test_linux_public_thread(tmp_path):
     # https://github.com/ollama/ollama/issues/797 (its first lines as posted)
     doc = _paste(

@@ -1433,7 +1433,7 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
     # A symptom several causes share (gpudoctor.checks.symptoms): the causes still open where the program runs are
     # named, none asserted; the asks that decide between them are the family's (gpudoctor.pasted.ask).
-    family = next((f for e in failures if (f := family_of(e.kind)) is not None), None)
+    family = next((f for e in failures if (f := family_of(e)) is not None), None)
     causes = open_causes(family, facts) if family is not None else ()
     fits = (
         f" Where it runs ({_PLACE_WORDS[place(facts)]}) it fits: " + "; ".join(causes) + ". Nothing pasted decides between them."

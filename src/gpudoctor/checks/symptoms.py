@@ -96,7 +96,9 @@ _WSL_SHADOW = FamilyAsk(
 GPU_NOT_REACHED = Family(
     "gpu-not-reached",
     "the program does not reach the GPU",
-    frozenset({"gpu-unused-said", "cuda-no-gpus", "cuda-unavailable"}),
+    # (a program's warning that it found no usable GPU, XGBoost's "No visible GPU is found, setting device to CPU":
+    # failure_lines' gpu-unavailable-warning)
+    frozenset({"gpu-unused-said", "cuda-no-gpus", "cuda-unavailable", "gpu-stack-failure:gpu-unavailable-warning"}),
     {
         "linux": (
             Cause("no NVIDIA driver answering (none installed, or its module not loaded after a kernel update)", driver=True),
@@ -176,6 +178,7 @@ def run_with_gpus(facts: Facts) -> bool:
     return where.image(facts) is not None and bool(said("docker-run-said")) and not said("docker-run-without-gpus")
 
 
-def family_of(kind: str) -> Family | None:
-    """The family whose symptom this evidence kind shows, if any."""
-    return next((f for f in FAMILIES if kind in f.kinds), None)
+def family_of(e) -> Family | None:
+    """The family whose symptom this error evidence shows, if any: by its kind, or for a line no catalogue entry
+    knows (gpu-stack-failure) by its form (gpudoctor.parsers.failure_lines), "kind:form" in a family's kinds."""
+    return next((f for f in FAMILIES if e.kind in f.kinds or f"{e.kind}:{e.get('form')}" in f.kinds), None)

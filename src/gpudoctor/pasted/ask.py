@@ -950,7 +950,7 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
 
     if UNEXPLAINED not in codes:
         return []
-    families = list({f.id: f for e in pasted_failures(facts) if (f := family_of(e.kind)) is not None}.values())
+    families = list({f.id: f for e in pasted_failures(facts) if (f := family_of(e)) is not None}.values())
     if not families:
         return []
     at = place(facts)
