@@ -152,7 +152,9 @@ KNOWN_ALTERNATIVES = (
 # 164 after h131 (2 more): the two daemon-reload machines (docker-nvml-unknown-error-after-daemon-reload, recorded and
 # real) write NVIDIA's udev rule that keeps the /dev/char links (echo | sudo tee /lib/udev/rules.d/...): the model has
 # no udev, so that step is counted as not followed.
-UNMODELLED_AT_MOST = 164
+# 165 after h141 (1 more): pasted jaxlib-feedstock-285 says in words that jax "fails to find a GPU" (read beside any
+# failure now); its fix is judged on the pasted text alone, so past the fix the words stay, unexplained: not followed.
+UNMODELLED_AT_MOST = 165
 
 
 def _violations(case: str):

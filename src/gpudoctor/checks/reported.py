@@ -1356,6 +1356,16 @@ _TF_WARNING = LazyPattern(r"\d: W \S+\.cc:\d+\]")
 _TF_WARNED = frozenset({"library-missing", "xla-ptxas-version-unknown"})
 
 
+# How a place of gpudoctor.checks.symptoms reads in a finding.
+_PLACE_WORDS = {
+    "pod": "a Kubernetes pod",
+    "container": "a container",
+    "wsl": "WSL 2",
+    "windows": "Windows",
+    "linux": "Linux",
+}
+
+
 def recognised_failure(e) -> bool:
     """Whether a recognised error text is a failure somebody hit, as far as the text alone says: not a description
     (_DESCRIPTIVE), not TensorFlow's warning that it goes on without the GPU."""
@@ -1363,9 +1373,15 @@ def recognised_failure(e) -> bool:
 
 
 def _failure(e, facts: Facts) -> bool:
-    if e.kind in ("cuda-unavailable", "cuda-no-gpus", "torch-load-no-cuda") and facts.pasted.reported("cuda-available-said"):
+    if e.kind in ("cuda-unavailable", "cuda-no-gpus", "torch-load-no-cuda", "gpu-unused-said") and facts.pasted.reported(
+        "cuda-available-said"
+    ):
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
+        return False
+    if e.kind == "gpu-unused-said" and any(x.kind != e.kind and x.line and x.line in e.line for x in facts.pasted.errors):
+        # words read from a program's own message another entry recognises (Ollama's installer: "No NVIDIA GPU
+        # detected", on every machine without one): that entry's own rule judges it
         return False
     if e.kind == "ollama-install-no-gpu":
         # Ollama's installer says it on every machine without a GPU (a CPU-only VM, a laptop): a failure only where the
@@ -1394,11 +1410,17 @@ def _failure(e, facts: Facts) -> bool:
     return recognised_failure(e)
 
 
+def pasted_failures(facts: Facts) -> list:
+    """The pasted error texts that are failures somebody hit (_failure), in the order read: what
+    pasted-error-unexplained names, and whose symptom family gpudoctor.pasted.ask asks about."""
+    return [e for e in facts.pasted.errors if _failure(e, facts)] if facts.pasted.partial else []
+
+
 def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Finding] = ()) -> Iterable[Finding]:
     """Thin evidence is not health: a pasted failure that no check could turn into a cause (every other check found
     nothing at warning or above: `others`, their findings, given by run_checks) is named, so the report never reads
     "No problems found" over an error it was shown."""
-    failures = [e for e in facts.pasted.errors if _failure(e, facts)] if facts.pasted.partial else []
+    failures = pasted_failures(facts)
     if not failures or any(f.severity >= Severity.WARNING for f in others):
         return
     from gpudoctor.parsers.error_texts import EVIDENCE_KINDS
@@ -1418,14 +1440,25 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
         entry = by_id(first.get("entry"))
         what = entry.means.split(":", 1)[0] if entry is not None else None  # a catalogue message: its meaning's head
+    from gpudoctor.checks.symptoms import family_of, open_causes, place
+
+    # A symptom several causes share (gpudoctor.checks.symptoms): the causes still open where the program runs are
+    # named, none asserted; the asks that decide between them are the family's (gpudoctor.pasted.ask).
+    family = next((f for e in failures if (f := family_of(e)) is not None), None)
+    causes = open_causes(family, facts) if family is not None else ()
+    fits = (
+        f" Where it runs ({_PLACE_WORDS[place(facts)]}) it fits: " + "; ".join(causes) + ". Nothing pasted decides between them."
+        if causes
+        else ""
+    )
     yield Finding(
         UNEXPLAINED,
         Severity.WARNING,
         "doctor",
         f"the text shows a failure that what was pasted cannot explain: {what or first.kind}{more}",
         f"The text says: '{first.line.strip()}'. gpudoctor recognised the error, but the rest of the text does not "
-        "show enough (the GPU, the driver, the framework's build) to say why it happened. This is not a clean bill of "
-        "health: ask for what is listed under 'Ask the reporter for' and read the answers with it.",
+        f"show enough (the GPU, the driver, the framework's build) to say why it happened.{fits} This is not a clean "
+        "bill of health: ask for what is listed under 'Ask the reporter for' and read the answers with it.",
         tuple(ev("pasted", line) for line in list(dict.fromkeys(e.line for e in failures))[:3]),  # a line read twice: once
         # No remediation: nothing is known to fix yet; what to do next is the ask-for list (gpudoctor.pasted.ask).
     )

@@ -26,7 +26,7 @@ _NO_GPU_INSIDE = frozenset(
         "nvidia-smi-not-found",
         "tf-not-built-with-cuda",
         "workload-logged-no-gpu",
-        "gpu-unused-said",  # the reporter's words, read only beside a pasted spec that requests no GPU
+        "gpu-unused-said",  # the reporter's words: a symptom here only beside a pasted spec that requests no GPU
     }
 )
 _NVML_NO_GPU = frozenset({"cuda-no-device", "driver-unreachable", "nvml-library-missing", "cuda-driver-insufficient"})
@@ -47,10 +47,13 @@ _DRIVER_LIBRARIES = frozenset({"libcuda.so.1", "libcuda.so", "libnvidia-ml.so.1"
 
 
 def _symptoms(facts: Facts) -> list:
+    # (the reporter's words are read anywhere, gpudoctor.pasted.workloads; a pod's or container's symptom they are only
+    # where the spec that starts it, pasted, requests no GPU: elsewhere their causes stay open, gpudoctor.checks.symptoms)
+    spec = facts.pasted.reported("workload-without-gpu")
     return [
         e
         for e in facts.pasted.errors
-        if e.kind in _NO_GPU_INSIDE
+        if (e.kind in _NO_GPU_INSIDE and (e.kind != "gpu-unused-said" or spec))
         or (e.kind == "nvml" and e.get("code") in _NVML_NO_GPU)
         or (e.kind == "library-missing" and e.get("soname") in _DRIVER_LIBRARIES)
     ]

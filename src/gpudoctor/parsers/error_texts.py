@@ -234,7 +234,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "distributed-run-said": "a distributed run of several processes over NCCL (DDP's start, torch.distributed's launchers)",
     "interpreters-said": "a multi-node run by an ssh launcher beside both an environment's python and the system's (/usr/bin/python)",
     "windows10-said": "Windows 10 named (as a WSL distribution's host its build decides GPU access)",
-    "gpu-unused-said": "the reporter says the program beside a pasted workload spec does not use or find the GPU",
+    "gpu-unused-said": "the reporter says the program does not use or find the GPU",
     "gpus-variable-said": "a gpus=/GPUS= variable line (an env file's), which docker compose does not read as a GPU request",
 }
 

@@ -367,6 +367,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out += _module_file_asks(facts) if windows else []
     out += _catalogue_asks(facts)
     out += _logged_container_asks(facts)
+    out += _family_asks(facts, codes)
     from gpudoctor.checks.driver import no_gpu_said
     from gpudoctor.checks.reported import other_vendor_gpu_only
 
@@ -941,6 +942,36 @@ def _before_tf_config(version: str | None) -> bool:
 
 # Error kinds that are NVML (or nvidia-smi) failing to reach the GPU.
 _NVML_FAILURES = frozenset({"nvml", "nvml-init-failed", "wsl-gpu-blocked", "wsl-no-gpu-adapters"})
+
+
+def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
+    """What decides between the causes of a symptom the paste shows and cannot explain (gpudoctor.checks.symptoms):
+    only where no check found its cause (the finding is pasted-error-unexplained), each ask in the form of the place
+    the program runs (a container's by its runtime, a pod's by kubectl), none the paste already answers."""
+    from gpudoctor.checks.reported import UNEXPLAINED, pasted_failures
+    from gpudoctor.checks.symptoms import family_of, place, run_with_gpus
+
+    if UNEXPLAINED not in codes:
+        return []
+    families = list({f.id: f for e in pasted_failures(facts) if (f := family_of(e)) is not None}.values())
+    if not families:
+        return []
+    at = place(facts)
+    image = where.image(facts)
+    name: str | Placeholder = (
+        (image.get("container") if image else None) or _exec_named(facts) or next(iter(_logged_services(facts)), None)
+    ) or Placeholder("container")
+    out: list[Ask] = []
+    for family in families:
+        for ask in family.asks.get(at, ()):
+            if (ask.argv == ("nvidia-smi",) and facts.driver.version) or (ask.run_line_answers and run_with_gpus(facts)):
+                continue  # shown already
+            words = where.in_container(facts, ask.argv, name) if ask.argv[:1] == ("docker",) else ask.argv
+            cmd = _catalogue_cmd(facts, words)
+            if ask.note and words[0] != "kubectl":  # (kubectl runs wherever it is set up: no host to name)
+                cmd = dataclasses.replace(cmd, note=ask.note)
+            out.append(Ask(cmd, f"{ask.decides} ({family.id})"))
+    return out
 
 
 def _wsl_asks() -> list[Ask]:

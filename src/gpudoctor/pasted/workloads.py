@@ -111,14 +111,24 @@ _VIDEO_CODEC_FAILING = re.compile(
     re.IGNORECASE,
 )
 # The reporter saying the program does not use or find the GPU ("it can't use the GPU, it can only use the cpu",
-# "it cannot load cudart", "falls back to the CPU"): read only beside a pasted spec that requests none, whose symptom
-# it is when no program output was pasted.
+# "it cannot load cudart", "falls back to the CPU", "it does not run on GPU", "No GPU Found", "GPU utilization was
+# always zero"): beside a pasted spec that requests none, its symptom when no program output was pasted
+# (gpudoctor.checks.workloads); anywhere, a symptom whose causes the paste leaves open (gpudoctor.checks.symptoms).
+# Not a GPU's memory or process listing ("NOT allocate GPU memory", "Cannot see gpu process") nor a GPU the program
+# was told to pick ("not using the GPU specified by CUDA_VISIBLE_DEVICES"): those are other questions, and fine cases
+# of the blind sets (plans3/202, plans4/303, plans4/320).
 _GPU_UNUSED_SAID = re.compile(
-    r"\b(?:can(?:no|')?t|could(?:n't| not)|unable to|does(?:n't| not)|do(?:n't| not)|won't|is(?:n't| not))\s+"
-    r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|find|finding|see|seeing|load|loading|access)\s+"
+    r"\b(?:can(?:no|')?t|could(?:n't| not)|unable to|fail(?:s|ed)? to|does(?:n't|n’t| not)|do(?:n't|n’t| not)|"
+    r"did(?:n't|n’t| not)|won't|is(?:n't| not))\s+"
+    r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|find|finding|see|seeing|load|loading|access|recogni[sz]e|"
+    r"recogni[sz]ing|run\s+on|running\s+on|train\s+on)\s+"
     r"(?:the\s+|my\s+|a\s+|an\s+|any\s+)?(?:NVIDIA\s+)?(?:GPUs?|CUDA|cudart)\b"
+    r"(?!\s*(?:memory|process|specified|selected|chosen|index|id\b|number|\d))"
     r"|\b(?:only|still)\s+(?:use[sd]?|using|runs?|running|ran)\s+(?:on\s+)?(?:the\s+)?CPU\b"
-    r"|\bfall(?:s|ing)?\s+back\s+to\s+(?:the\s+)?CPU\b",
+    r"|\bfall(?:s|ing)?\s+back\s+to\s+(?:the\s+)?CPU\b"
+    r"|\bno\s+(?:NVIDIA\s+)?GPUs?\s+(?:was\s+|were\s+|is\s+)?(?:found|detected|usage)\b"
+    r"|\bGPU\s+(?:utili[sz]ation|usage|util)\s+(?:is\s+|was\s+|remains\s+|stays\s+)?(?:always\s+|at\s+|still\s+)*"
+    r"(?:0\s?%|zero)",
     re.IGNORECASE,
 )
 # An env file's GPU variable ("gpus=all", "GPUS=all"): docker compose substitutes .env's variables into the compose file
@@ -203,8 +213,10 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         else:
             _add(g, ErrorEvidence("workload-gpus", w.line[:300], tuple(sorted({**values, "gpus": w.gpus[:10]}.items()))))
         _where(g, "docker" if w.kind == "compose" else "kubernetes", f"its {w.kind} spec is pasted", w.line)
-    if workloads and all(w.gpus is None for w in workloads) and any(w.complete for w in workloads):
-        _unused_said(g, lines, scan)
+    beside_spec = bool(workloads) and all(w.gpus is None for w in workloads) and any(w.complete for w in workloads)
+    if beside_spec:
+        _gpus_variable(g, lines)
+    _unused_said(g, lines, scan, beside_spec)
     logged: dict[str, int] = {}
     for line in lines[:20_000]:
         if "|" in line[:80] and (m := _COMPOSE_LOG.match(line[:_MAX_LINE])):
@@ -305,11 +317,19 @@ def _docker_desktop(g: Gathered, lines: list[str], scan: Lines) -> None:
         _add(g, ErrorEvidence("docker-engine-absent", no[1].group(0)))
 
 
-def _unused_said(g: Gathered, lines: list[str], scan: Lines) -> None:
-    """Beside a spec that requests no GPU: the reporter's words that the program does not use the GPU, and an env file's
-    GPU variable (which requests nothing)."""
-    if (said := scan.first(_GPU_UNUSED_SAID)) is not None:
-        _add(g, ErrorEvidence("gpu-unused-said", lines[said[0]].strip()[:300]))
+def _unused_said(g: Gathered, lines: list[str], scan: Lines, beside_spec: bool) -> None:
+    """The reporter's words that the program does not use the GPU (gpudoctor.checks.workloads reads them only beside
+    a spec that requests none). Words of the CPU at work ("still using CPU", "falling back to CPU") count only beside
+    such a spec: elsewhere they say as often that part of the work stays on the CPU (a model larger than the GPU, its
+    layers split: the fine case plans9/945) or quote a message an upgrade made go away (tests/blind/pasted/005)."""
+    for i in range(scan.count):
+        if (m := scan.search(_GPU_UNUSED_SAID, i)) is not None and (beside_spec or "cpu" not in m.group(0).lower()):
+            _add(g, ErrorEvidence("gpu-unused-said", lines[i].strip()[:300]))
+            return
+
+
+def _gpus_variable(g: Gathered, lines: list[str]) -> None:
+    """Beside a spec that requests no GPU: an env file's GPU variable (which requests nothing)."""
     if (m := next((m for x in lines[:20_000] if "=" in x and (m := _GPUS_VARIABLE.match(x[:200]))), None)) is not None:
         _add(g, ErrorEvidence("gpus-variable-said", m.group(0).strip(), (("name", m.group("name")),)))
 

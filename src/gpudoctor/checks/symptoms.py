@@ -1,0 +1,184 @@
+"""Symptom families: a failure several causes share, the causes still open where the program runs, and what decides.
+
+A report often shows only the symptom ("it does not use the GPU", "No CUDA GPUs are available"), its log in a
+screenshot. Which causes stay open depends on where the program runs: on a Linux or Windows machine the driver, the
+program's build and its own device choice; in a container also whether the container was given the GPU; in a pod
+whether it requested one and a node advertises it; in WSL whether the Windows driver's libraries reach the
+distribution. (A cluster job is read as its Linux node, the scheduler's own asks beside it: gpudoctor.pasted.ask.)
+Data only (in the checks layer, below the asker in gpudoctor.pasted, which reads it too): the finding that
+names the candidates is gpudoctor.checks.reported's (pasted-error-unexplained), the asks are gpudoctor.pasted.ask's;
+both read the same family here, so the candidates named and the commands asked cannot drift apart.
+
+Argv words: "{python}" is the program's interpreter (gpudoctor.planner.where), "{container}" the container the paste
+names (written for docker; gpudoctor.planner.where.in_container turns it into podman's or a pod's form), "|" starts
+the pipe stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudoctor.facts import Facts
+
+# Where the program runs, as far as the symptom's causes differ.
+PLACES = ("pod", "container", "wsl", "windows", "linux")
+
+
+@dataclass(frozen=True)
+class FamilyAsk:
+    argv: tuple[str, ...]
+    decides: str
+    note: str = ""  # where it is typed, where that is not where the program runs (the host)
+    # the paste's own `docker run` line answers it where that line requests GPUs (--gpus): not asked again
+    run_line_answers: bool = False
+
+
+@dataclass(frozen=True)
+class Cause:
+    text: str
+    driver: bool = False  # a cause the driver is: ruled out where the paste shows a driver answering with its GPUs
+
+
+@dataclass(frozen=True)
+class Family:
+    id: str
+    symptom: str
+    kinds: frozenset[str]  # the evidence kinds (parsers.error_texts, catalogue.toml) that show the symptom
+    candidates: dict[str, tuple[Cause, ...]]  # place -> the causes still open there
+    asks: dict[str, tuple[FamilyAsk, ...]]  # place -> what decides between them, in order
+    sources: tuple[str, ...]
+
+
+_SMI = FamilyAsk(("nvidia-smi",), "whether a driver answers where the program runs, and which GPUs it lists")
+_VISIBLE = FamilyAsk(
+    ("printenv", "CUDA_VISIBLE_DEVICES"),
+    "whether the environment hides the GPUs from the program (empty, or an index the driver does not list)",
+)
+_HOST_PASSES = FamilyAsk(
+    ("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"),
+    "whether this docker passes a GPU into any container at all (the NVIDIA Container Toolkit's sample workload)",
+    "on the host",  # (podman's --gpus=all is its CDI device nvidia.com/gpu=all: projectbluefin/dakota#376)
+)
+_INSIDE_SMI = FamilyAsk(
+    ("docker", "exec", "{container}", "nvidia-smi", "-L"),
+    "whether the program's own container sees the GPU",
+)
+_STARTED_WITH = FamilyAsk(
+    ("docker", "inspect", "{container}", "--format", "{{.HostConfig.Runtime}} {{json .HostConfig.DeviceRequests}}"),
+    "whether the container was started with a GPU (runc null: it was given none)",
+    "on the host",
+    run_line_answers=True,
+)
+_POD_LIMITS = FamilyAsk(
+    # every pod's row, so no pod name has to be known first (a pod restarted under a new name answers too)
+    (
+        "kubectl",
+        "get",
+        "pods",
+        "-A",
+        "-o",
+        'jsonpath={range .items[*]}{.metadata.name} {.spec.runtimeClassName} {.spec.containers[*].resources.limits}{"\\n"}{end}',
+    ),
+    "whether the program's pod requests nvidia.com/gpu under its limits, and the runtime class it runs with",
+)
+_NODE_GPUS = FamilyAsk(
+    ("kubectl", "describe", "nodes", "|", "grep", "-E", "^Name:|nvidia.com/gpu"),
+    "which nodes advertise nvidia.com/gpu (the NVIDIA device plugin registers them)",
+)
+_WSL_LIBS = FamilyAsk(
+    ("ls", "-l", "/usr/lib/wsl/lib"),
+    "whether the Windows driver's libraries (libcuda.so.1, libnvidia-ml.so.1, nvidia-smi) reach the distribution",
+)
+_WSL_SHADOW = FamilyAsk(
+    ("dpkg", "-l", "|", "grep", "-Ei", "nvidia|libcuda"),
+    "whether a Linux driver package installed in the distribution shadows the Windows driver's libraries",
+)
+GPU_NOT_REACHED = Family(
+    "gpu-not-reached",
+    "the program does not reach the GPU",
+    # (a program's warning that it found no usable GPU, XGBoost's "No visible GPU is found, setting device to CPU":
+    # failure_lines' gpu-unavailable-warning)
+    frozenset({"gpu-unused-said", "cuda-no-gpus", "cuda-unavailable", "gpu-stack-failure:gpu-unavailable-warning"}),
+    {
+        "linux": (
+            Cause("no NVIDIA driver answering (none installed, or its module not loaded after a kernel update)", driver=True),
+            Cause("a CPU-only build of the program or its framework"),
+            Cause("the GPU hidden from the program (CUDA_VISIBLE_DEVICES, or its own device setting)"),
+        ),
+        "windows": (
+            Cause("no NVIDIA driver answering, or no NVIDIA GPU in the machine", driver=True),
+            Cause("a CPU-only build of the program or its framework (pip's default index gives a CPU-only torch on Windows)"),
+            Cause("the program's own device setting"),
+        ),
+        "wsl": (
+            Cause("the Windows driver's libraries not reaching the distribution (/usr/lib/wsl/lib)"),
+            Cause("a Linux driver package in the distribution shadowing them"),
+            Cause("a CPU-only build of the program or its framework"),
+        ),
+        "container": (
+            Cause("the container started without the GPU (no --gpus or device reservation, or no NVIDIA runtime on the host)"),
+            Cause("the host's driver", driver=True),
+            Cause("a CPU-only image or build"),
+        ),
+        "pod": (
+            Cause("the pod requests no nvidia.com/gpu, or runs without the NVIDIA runtime class"),
+            Cause("no node advertising nvidia.com/gpu (the device plugin)"),
+            Cause("a CPU-only image or build"),
+        ),
+    },
+    {
+        "linux": (_SMI, _VISIBLE),
+        "windows": (_SMI,),
+        "wsl": (_SMI, _WSL_LIBS, _WSL_SHADOW),
+        "container": (_HOST_PASSES, _STARTED_WITH, _INSIDE_SMI),
+        "pod": (_POD_LIMITS, _INSIDE_SMI, _NODE_GPUS),
+    },
+    (
+        "NVIDIA Container Toolkit docs, sample-workload.html: 'sudo docker run --rm --runtime=nvidia --gpus all ubuntu "
+        "nvidia-smi'",
+        "NVIDIA/k8s-device-plugin README: containers request GPUs with 'nvidia.com/gpu' under resources.limits",
+        "NVIDIA CUDA on WSL User Guide: the Windows driver is mapped into WSL 2 as libcuda.so under /usr/lib/wsl/lib; "
+        "no Linux display driver is to be installed in WSL",
+        "pytorch/pytorch c10/cuda/CUDAFunctions.cpp @68e217b9: 'No CUDA GPUs are available'",
+    ),
+)
+
+# (CUDA's "driver version is insufficient" is not a family here: gpudoctor.checks.reported judges it from the message
+# itself, toolkit-newer-than-driver, and no pasted case leaves it unexplained.)
+FAMILIES = (GPU_NOT_REACHED,)
+
+
+def place(facts: Facts) -> str:
+    """Where the pasted program runs, as far as the causes of a symptom differ (one of PLACES)."""
+    from gpudoctor.planner import where
+
+    runtime = where.container_of(facts)
+    if runtime == "kubernetes":
+        return "pod"
+    if runtime or where.image(facts) is not None:  # (or an image the paste starts with `docker run`)
+        return "container"
+    if facts.platform.wsl == 2:
+        return "wsl"
+    return "windows" if (facts.platform.system or "").lower().startswith("win") else "linux"
+
+
+def open_causes(family: Family, facts: Facts) -> tuple[str, ...]:
+    """The family's causes still open where the pasted program runs: a driver's is closed where the paste shows the
+    driver answering with its GPUs, on the machine itself (not a host's nvidia-smi under a container's symptom)."""
+    at = place(facts)
+    answered = bool(facts.driver.version and facts.driver.gpus) and at in ("linux", "windows", "wsl")
+    return tuple(c.text for c in family.candidates.get(at, ()) if not (c.driver and answered))
+
+
+def run_with_gpus(facts: Facts) -> bool:
+    """Whether the paste shows the `docker run` line that started the program's image, and it requests GPUs."""
+    from gpudoctor.planner import where
+
+    said = facts.pasted.reported
+    return where.image(facts) is not None and bool(said("docker-run-said")) and not said("docker-run-without-gpus")
+
+
+def family_of(e) -> Family | None:
+    """The family whose symptom this error evidence shows, if any: by its kind, or for a line no catalogue entry
+    knows (gpu-stack-failure) by its form (gpudoctor.parsers.failure_lines), "kind:form" in a family's kinds."""
+    return next((f for f in FAMILIES if e.kind in f.kinds or f"{e.kind}:{e.get('form')}" in f.kinds), None)
