@@ -11,7 +11,6 @@ never as an error the plan leaves. A whole machine has no such questions: nothin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -186,7 +185,11 @@ def shown(line: Line, target: str = "posix") -> str:
         text = render(line, target)
     except Unrenderable:  # (a line PowerShell cannot hold is shown as a POSIX shell writes it)
         text = render(line, "posix")
-    return re.sub(r"'(<[a-z][a-z0-9-]*>)", r"\1", text).replace(">'", ">")
+    # A quoted word holding a placeholder loses both its quotes ('MIG-<uuid>' -> MIG-<uuid>), never one of them.
+    return _QUOTED_PLACEHOLDER.sub(r"\1", text)
+
+
+_QUOTED_PLACEHOLDER = LazyPattern(r"'([^'\s]*<[a-z][a-z0-9-]*>[^'\s]*)'")
 
 
 # `docker exec <container> CMD` / `kubectl exec <pod> -- CMD` whose container the facts do not name: CMD itself, marked
@@ -228,16 +231,24 @@ def decided(r: Remediation, values: Mapping[str, str], target: str = "posix") ->
     kept, later = lines[:at], lines[at:]
     names = list(dict.fromkeys(n for c in later for n in placeholders(c)))
     asked: list[Line] = []
+    listed = False
     for c in later:
         for n in placeholders(c):
             lister = listing(n, c, values)
-            if lister is not None and lister not in kept and lister not in asked:
+            listed = listed or lister is not None
+            # (a listing the kept commands already run, under a note of their own, is not printed twice)
+            if lister is not None and not any(_same_run(lister, k) for k in (*kept, *asked)):
                 asked.append(lister)
     filled_in = ", ".join(f"<{n}>" for n in names)
-    lists = " (the commands below list the values)" if asked else ""
+    lists = " (the commands below list the values)" if listed else ""
     summary = f"{r.summary} Then, with {filled_in} filled in{lists}: " + "; ".join(shown(c, target) for c in later) + "."
     root = r.requires_root and any(isinstance(c, Cmd) and c.root for c in kept)
     return replace(r, summary=summary, commands=(*kept, *asked), requires_root=root, alternative=alt)
+
+
+def _same_run(a: Cmd, b: Line) -> bool:
+    """Whether `b` runs what `a` runs (its words and pipe), whatever note either carries."""
+    return isinstance(b, Cmd) and (a.words, a.pipe) == (b.words, b.pipe)
 
 
 def with_values(findings: Sequence[Finding], facts: Any) -> list[Finding]:
