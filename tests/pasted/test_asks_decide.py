@@ -73,3 +73,21 @@ def test_the_measure_reads_each_column_from_the_reports_structure():
     assert ("framework-arch-unsupported", "hardware") in prose_fixes.judge(fermi)
     windows = _doc("--replay", "tests/real/oobabooga-torch200-cpu-windows-rtx4090/snapshot.json")
     assert dict(prose_fixes.judge(windows)) == {"toolkit-arch-unsupported": "prose", "framework-cpu-build": "acted"}
+
+
+def test_an_nvcc_too_old_for_the_gpu_with_no_torch_shown_asks_for_the_builds_torch():
+    # nvcc 11.5 and an RTX 4090 (compute 8.9) in a pointnet2 build, no torch shown (facebookresearch/3detr#59): which
+    # torch builds it, and its CUDA, decide between this nvcc with TORCH_CUDA_ARCH_LIST and another toolkit.
+    doc = _pasted("plans7/cases/637-3detr59-rtx4090-nvcc115-no-compute89-pointnet2-extension")
+    asks = _deciding(doc, "toolkit-arch-unsupported")
+    assert [a[:2] for a in asks] == [["python3", "-c"]]
+    assert "torch.version.cuda" in asks[0][2]
+    assert ("toolkit-arch-unsupported", "asked") in prose_fixes.judge(doc)
+
+
+def test_an_nvcc_too_old_for_the_gpu_beside_a_shown_torch_asks_nothing_of_it():
+    # The twin: detectron2 in a CUDA 11.0 image on an RTX 3070 with torch shown (facebookresearch/detectron2#2225): the
+    # step prints the build; no ask is said to decide it.
+    doc = _pasted("plans5/cases/448-detectron2-2225-docker-cuda110-nvcc-rtx3070-compute86-unsupported")
+    assert _deciding(doc, "toolkit-arch-unsupported") == []
+    assert ("toolkit-arch-unsupported", "acted") in prose_fixes.judge(doc)

@@ -363,6 +363,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
     out += _distribution_asks(facts, findings)
+    out += _toolkit_arch_asks(facts, findings)
     out += _interpreter_asks(facts, findings)
     out += _container_devices_asks(facts)
     out += _node_capacity_asks(facts)
@@ -475,6 +476,27 @@ def _distribution_asks(facts: Facts, findings: list) -> list[Ask]:
         Ask(
             Cmd(("cat", "/etc/os-release"), note="on the host" if host else ""),
             "the distribution and its release (ID, VERSION_ID): they decide the driver's packages and repository",
+        )
+    ]
+
+
+def _toolkit_arch_asks(facts: Facts, findings: list) -> list[Ask]:
+    """An nvcc too old for the GPU, with no command to print because the text shows no torch: the build's torch and its
+    CUDA decide it. Of nvcc's CUDA major, the same nvcc builds for the major's first architecture with PTX
+    (TORCH_CUDA_ARCH_LIST, gpudoctor.checks.toolkit's same-major build); of another, the toolkit to install is
+    torch's major. One read of the interpreter that builds (checks.extensions' build toolchain) answers both."""
+    from gpudoctor.checks.extensions import build_toolchain
+
+    unfixed = [f for f in findings if f.code == "toolkit-arch-unsupported" and not (f.remediation and f.remediation.commands)]
+    if not unfixed or isinstance(facts.frameworks.torch, Found):
+        return []
+    return [
+        Ask(
+            build_toolchain(facts),
+            "the torch the extension builds against, its CUDA and the toolkit it finds: with nvcc's CUDA major, this nvcc "
+            "builds for the GPU with TORCH_CUDA_ARCH_LIST set to the major's first architecture and +PTX; with another, "
+            "the toolkit to install is torch's",
+            ("toolkit-arch-unsupported",),
         )
     ]
 
