@@ -6,7 +6,8 @@ no command, for any command would be a guess (issue 27: "A plan that fails this 
 planner ... says what it cannot decide and what to run to decide it"). Such an error's remediation takes as
 its commands the questions the partial diagnosis leaves open (gpudoctor.pasted.ask decides them; the pipeline
 hands them here): commands that only read and print, which the consequence model counts as `undecided`,
-never as an error the plan leaves. A whole machine has no such questions: nothing in it is unshown.
+never as an error the plan leaves. A whole machine has no such questions, nothing in it is unshown, but for the host
+of a container it runs in: a driver fix there is decided by the host's release (with_host_release).
 """
 
 from __future__ import annotations
@@ -31,6 +32,26 @@ def with_deciders(findings: Sequence[Finding], deciding: Sequence[Line]) -> list
         r = f.remediation
         if r is not None and undecided(f):
             f = replace(f, remediation=replace(r, summary=f"{r.summary} {DEFERS}", commands=tuple(deciding), requires_root=False))
+        out.append(f)
+    return out
+
+
+# Inside a container a snapshot reads the image's files, never the host's: a driver fix on the host is decided by the
+# host's distribution and release (/etc/os-release: os-release(5), ID and VERSION_ID; gpudoctor.planner.remedy's routes),
+# which no probe in the container can read. The same listing a paste's ask prints (gpudoctor.pasted.ask).
+HOST_RELEASE = Cmd(("cat", "/etc/os-release"), note="on the host")
+
+
+def with_host_release(findings: Sequence[Finding], facts: Any) -> list[Finding]:
+    """A whole machine's `findings` in a container, each driver error to fix on the host with no command given the
+    host's /etc/os-release as its command (nothing else decides it); the others as they are."""
+    if not getattr(getattr(facts, "platform", None), "container", None):
+        return list(findings)
+    out = []
+    for f in findings:
+        r = f.remediation
+        if r is not None and undecided(f) and r.component == "driver" and r.where == "the host":
+            f = replace(f, remediation=replace(r, summary=f"{r.summary} {DEFERS}", commands=(HOST_RELEASE,), requires_root=False))
         out.append(f)
     return out
 
