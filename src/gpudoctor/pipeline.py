@@ -77,6 +77,10 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
         from gpudoctor.planner.deciders import with_deciders
 
         report.findings = with_deciders(report.findings, [a.command for a in asks])
+    elif pasted is None:  # a whole machine asks nothing, but from inside a container the host's release is unread
+        from gpudoctor.planner.deciders import with_host_release
+
+        report.findings = with_host_release(report.findings, report.facts)
     outcomes: list[Any] = []
     if request.requirements:
         from gpudoctor.checks.requirements import evaluate

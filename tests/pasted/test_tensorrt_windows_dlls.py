@@ -76,7 +76,8 @@ def test_tensorrt10_python_package_asks_its_wheels(text):
 
 
 def test_tensorrt8_zip_keeps_the_path_answer():
-    # TensorRT 8's Windows package came as a zip: its lib folder goes on PATH (the generic answer, unchanged)
+    # TensorRT 8's Windows package came as a zip: its lib folder goes on PATH (the generic answer), found first by the
+    # search of the interpreter's drive, then C: (where.exe /R)
     text = (
         "TensorRT-8.6.1.6\n(venv) F:\\app>python main.py\n"
         'File "F:\\app\\venv\\lib\\site-packages\\tensorrt\\__init__.py", line 81, in find_lib\n'
@@ -84,7 +85,11 @@ def test_tensorrt8_zip_keeps_the_path_answer():
     )
     codes, commands = _codes_and_commands(text)
     assert codes == ["windows-dll-missing"]
-    assert [type(c) for c in commands] == [PrependPath]
+    assert [type(c) for c in commands] == [Cmd, Cmd, PrependPath]
+    assert [c.words for c in commands[:2]] == [
+        ("where.exe", "/R", "F:\\", "nvinfer.dll"),
+        ("where.exe", "/R", "C:\\", "nvinfer.dll"),
+    ]
 
 
 @pytest.mark.parametrize(

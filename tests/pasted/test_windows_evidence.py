@@ -182,7 +182,9 @@ def test_a_dll_of_no_known_folder_is_a_placeholder_on_path_in_the_prompts_shell(
     report, target, lines = _dll_steps(_TRT)
     assert target == "cmd"
     assert "windows-dll-missing" in {f.code for f in report.findings}
-    (step,) = lines
+    *search, step = lines
+    # (no interpreter's path shown, only a prompt's folder: the system drive is searched)
+    assert [c.words for c in search] == [("where.exe", "/R", "C:\\", "nvinfer.dll")]
     assert isinstance(step, PrependPath) and step.parts == (Placeholder("folder-holding-the-dll"),)
     assert render(step, "cmd") == 'set "PATH=<folder-holding-the-dll>;%PATH%"'
 

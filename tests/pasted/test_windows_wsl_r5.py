@@ -99,7 +99,9 @@ def test_a_package_dll_of_an_unknown_torch_asks_its_version_and_never_puts_the_f
 def test_a_dll_outside_any_package_still_goes_on_path():
     report, _ = _run("(venv) F:\\app>python main.py\nFileNotFoundError: Could not find: nvinfer.dll. Is it on your PATH?\n")
     (f,) = [f for f in report.findings if f.code == "windows-dll-missing"]
-    assert f.remediation is not None and type(f.remediation.commands[0]).__name__ == "PrependPath"
+    assert f.remediation is not None and type(f.remediation.commands[-1]).__name__ == "PrependPath"
+    # (the commands before it only search for the folder: where.exe /R)
+    assert {c.words[0] for c in f.remediation.commands[:-1]} == {"where.exe"}
 
 
 _CUDA_PATH_GONE = (

@@ -122,3 +122,87 @@ def test_a_pip_fix_with_the_programs_own_interpreter_asks_nothing_of_it() -> Non
     pips = [c.words for s in checked.plan.steps for c in s.commands if isinstance(c, Cmd) and c.words[1:3] == ("-m", "pip")]
     assert pips and pips[0][0].endswith("\\venv\\Scripts\\python.exe")
     assert not [a for a in _asked(checked) if "print(sys.executable)" in " ".join(a)]
+
+
+def test_a_listing_the_step_already_runs_is_not_printed_twice() -> None:
+    """tests/blind/plans8 case 808 (pytorch/pytorch#131650): MIG enabled on two A100s, the instance's UUID unknown. The
+    step already lists the instances (nvidia-smi -L, under its own note): the lister of <uuid> is that same command,
+    printed once, and the prose's export holds the placeholder whole, neither of its quotes left behind."""
+    from gpudoctor.cmdline import SetEnv
+
+    r = Remediation(
+        "List the MIG devices.",
+        (
+            Cmd(("nvidia-smi", "-L"), note="the instances"),
+            SetEnv("CUDA_VISIBLE_DEVICES", f"MIG-{Placeholder('uuid')}"),
+        ),
+        component="gpu",
+    )
+    out = decided(r, {})
+    assert [c.words for c in out.commands] == [("nvidia-smi", "-L")]
+    assert out.summary.endswith("filled in (the commands below list the values): export CUDA_VISIBLE_DEVICES=MIG-<uuid>.")
+
+
+def test_a_listing_the_step_does_not_run_is_added() -> None:
+    """The twin: a step that runs another command first gets the lister of <uuid> after it."""
+    from gpudoctor.cmdline import SetEnv
+
+    r = Remediation(
+        "Use one instance.",
+        (Cmd(("nvidia-smi", "mig", "-lgi")), SetEnv("CUDA_VISIBLE_DEVICES", f"MIG-{Placeholder('uuid')}")),
+        component="gpu",
+    )
+    out = decided(r, {})
+    assert [c.words for c in out.commands] == [("nvidia-smi", "mig", "-lgi"), ("nvidia-smi", "-L")]
+
+
+def test_the_mig_step_of_a_recorded_report_lists_the_instances_once() -> None:
+    """The whole recorded report of tests/blind/plans8 case 808: its mig-enabled step runs nvidia-smi -L once."""
+    import json
+    from pathlib import Path
+
+    from tests.hostile.test_corpus import run_cli
+
+    case = "808-pt131650-two-a100-pcie-mig-enabled-conda-torch24-internal-assert-num-gpus"
+    path = Path(__file__).resolve().parents[2] / "tests/blind/plans8/cases" / case / "input.txt"
+    _, out, _ = run_cli("check", "--from", str(path), "--format", "json")
+    doc = json.loads(out)
+    (step,) = [s for s in doc["plan"]["steps"] if "mig-enabled" in s["codes"]]
+    assert [c["argv"] for c in step["commands"]] == [["nvidia-smi", "-L"]]
+    (f,) = [f for f in doc["findings"] if f["code"] == "mig-enabled"]
+    assert "export CUDA_VISIBLE_DEVICES=MIG-<uuid>." in f["remediation"]["summary"]
+
+
+_YUAN2 = "tests/real/yuan2-ngc-container-torch-cu121-driver-cuda110/snapshot.json"
+
+
+def test_a_host_driver_fix_from_inside_a_recorded_container_reads_the_hosts_release() -> None:
+    """tests/real (IEIT-Yuan/Yuan-2.0, NVIDIA's PyTorch image on a driver of CUDA 11.0): the driver to upgrade is the
+    host's, whose distribution the container's snapshot cannot read: the step prints the host's /etc/os-release, the
+    listing that decides the packages, and no other step gets it."""
+    import json
+    from pathlib import Path
+
+    from tests.hostile.test_corpus import run_cli
+
+    _, out, _ = run_cli("check", "--replay", str(Path(__file__).resolve().parents[2] / _YUAN2), "--format", "json")
+    doc = json.loads(out)
+    (step,) = [s for s in doc["plan"]["steps"] if "framework-driver-too-old" in s["codes"]]
+    assert step["commands"] == [{"argv": ["cat", "/etc/os-release"], "note": "on the host", "root": False}]
+    others = [c.get("argv") for s in doc["plan"]["steps"] if s is not step for c in s["commands"]]
+    assert ["cat", "/etc/os-release"] not in others
+
+
+def test_outside_a_container_a_host_release_is_never_added() -> None:
+    """The twin: the same machine's findings judged as if it were not in a container are left as they are."""
+    import json
+    from pathlib import Path
+
+    from gpudoctor.planner.deciders import with_host_release
+    from tests.spec.machine import replace, report
+
+    snap = json.loads((Path(__file__).resolve().parents[2] / _YUAN2).read_text(encoding="utf-8"))
+    r = report(snap)
+    assert with_host_release(r.findings, replace(r.facts, platform={"container": None})) == list(r.findings)
+    (driver,) = [f for f in with_host_release(r.findings, r.facts) if f.code == "framework-driver-too-old"]
+    assert [c.words for c in driver.remediation.commands] == [("cat", "/etc/os-release")]

@@ -108,7 +108,6 @@ KNOWN = (
     # h56's recorded job machine was built on this GPU-less machine, as ci-docker-cuda13-no-gpu was.
     Known("machine:build-machine-job-maps-another-cudart", 1, "left-error", "gpu-none", W["prose"]),
     Known("machine:windows-tf291-venv-no-cuda-dlls", 1, "left-error", "windows-dll-missing", W["prose"]),
-    Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 1, "left-error", "framework-driver-too-old", W["prose"]),
     Known("real:yuan2-ngc-container-torch-cu121-driver-cuda110", 3, "left-error", "framework-cuda-libs-missing", W["prose"]),
     # A GPU below every PyTorch build (sm_21): the fix is the CPU or another GPU, which no command makes (h74: it was
     # a step deferring to asks that decided nothing, counted in UNDECIDED; it is a hardware step like gpu-none's).
@@ -733,8 +732,9 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # h75: pasted wsl-9166 decides now (its Linux driver package named: removed). 28 since h106: pasted pytorch-32369's
 # conda CPU build gets conda's own fix (cpuonly out first) rather than a step deferring to nvidia-smi alone. 29 since
 # h126: pasted pipenv-3548 (a TensorFlow that wants CUDA 9 libraries, the release not shown) defers to its reads, asked
-# through `pipenv run`.
-UNDECIDED = 29
+# through `pipenv run`. 30 since h138: the recorded yuan2 container's host driver upgrade defers to the host's
+# /etc/os-release (gpudoctor.planner.deciders.with_host_release), which its snapshot cannot read.
+UNDECIDED = 30
 
 
 def test_the_steps_that_defer_are_counted():

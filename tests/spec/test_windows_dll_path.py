@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.hostile.test_corpus import run_cli
 from tests.spec.machine import pasted_findings
-from tests.spec.registry import FIRES, states
+from tests.spec.registry import FIRES, QUIET, states
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "tests/pasted/catalogue_examples"
@@ -40,3 +40,38 @@ def test_a_folder_left_to_fill_in_is_shown_in_powershell_not_a_posix_export():
     assert "$env:PATH = <cudnn-folder>" in f["remediation"]["summary"]
     assert "export PATH" not in f["remediation"]["summary"]
     assert [c["argv"][0] for s in doc["plan"]["steps"] for c in s["commands"]] == ["where.exe"]
+
+
+@states(CODE, FIRES)
+def test_a_zips_dll_is_searched_for_on_the_drives_the_text_shows():
+    """tests/blind/plans4 case 328 (NVIDIA/TensorRT#3252): TensorRT 8.6's zip, nvinfer.dll not on PATH, the venv's
+    interpreter on F:. Nothing shown names the folder the zip was unpacked to, so the step prints the read-only search
+    whose answer it is (where.exe /R, the interpreter's drive first), and the PATH line stays in prose until then."""
+    path = ROOT / "tests/blind/plans4/cases/328-trt3252-windows-venv-tensorrt-zip-lib-not-on-path/input.txt"
+    _, out, _ = run_cli("check", "--from", str(path), "--format", "json")
+    doc = json.loads(out)
+    (step,) = [s for s in doc["plan"]["steps"] if CODE in s["codes"]]
+    assert [c["argv"] for c in step["commands"]] == [
+        ["where.exe", "/R", "F:\\", "nvinfer.dll"],
+        ["where.exe", "/R", "C:\\", "nvinfer.dll"],
+    ]
+    (f,) = [f for f in doc["findings"] if f["code"] == CODE]
+    assert "$env:PATH = <folder-holding-the-dll>" in f["remediation"]["summary"]
+
+
+@states(CODE, QUIET)
+def test_no_search_where_the_text_names_the_dlls_folder():
+    """The twin, tests/blind/plans4 case 312 (PaddlePaddle/Paddle#38663): cublas64_11.dll with CUDA 11.2 named, whose
+    installer's bin folder is the one: the PATH line is printed, nothing is searched for."""
+    path = ROOT / "tests/blind/plans4/cases/312-paddle38663-windows-paddle221-post112-cublas64-11-error126-path/input.txt"
+    f = pasted_findings(path.read_text(encoding="utf-8"))[CODE]
+    (line,) = f.remediation.commands
+    assert line.parts == ("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin",)
+
+
+def test_where_exe_only_reads():
+    """The consequence model reads where.exe (a search of PATH, or with /R of a folder tree) as an inspection."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.actions import classify
+
+    assert classify(Cmd(("where.exe", "/R", "C:\\", "nvinfer.dll"))).kind == "inspect"

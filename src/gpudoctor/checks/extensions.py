@@ -486,7 +486,7 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 + (f" {_base(torch)}" if torch else "")
                 + " with the interpreter that failed: --no-build-isolation builds against that torch, --no-deps leaves "
                 "torch as it is.",
-                (*(() if torch else (_build_toolchain(facts),)), *_rebuild(facts, ctx, Companion(owner, "", ""))),
+                (*(() if torch else (build_toolchain(facts),)), *_rebuild(facts, ctx, Companion(owner, "", ""))),
                 component="torch",
             )
         elif companion is None and torch and owner in _MOVES_TO_TORCH:
@@ -524,7 +524,7 @@ def _rebuild_checkout(facts: Facts, ctx: Context, name: str, checkout: str) -> R
     where = "./" + checkout[2:] if home else checkout
     # torch's version not shown: what the build compiles against is read first, with the same interpreter
     shown = isinstance(facts.frameworks.torch, Found)
-    cmds: list[Line] = [] if shown else [_build_toolchain(facts)]
+    cmds: list[Line] = [] if shown else [build_toolchain(facts)]
     if archs := _arch_list(facts, ctx):
         cmds.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
     if name == "flash-attn":
@@ -757,7 +757,7 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
     return tuple(cmds)
 
 
-def _build_toolchain(facts: Facts) -> Cmd:
+def build_toolchain(facts: Facts) -> Cmd:
     """Where the text does not show torch: what a source build of a CUDA extension compiles against, read with the
     interpreter that builds it: torch's version, the CUDA it was built with, and the toolkit torch.utils.cpp_extension
     found (CUDA_HOME; None: no nvcc), whose major must be torch's CUDA major."""

@@ -481,6 +481,7 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
         for e in _said(facts, "cuda-runtime-said") + _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-path-value")
     ]
     parts: tuple = ()
+    search: tuple[Cmd, ...] = ()
     if m := _CUDA_DLL.fullmatch(dll):
         version = next((v for v in said if v.split(".")[0] == m.group(1).lstrip("0")), "")
         where = f"the CUDA {version or m.group(1) + '.x'} toolkit's bin folder"
@@ -491,6 +492,7 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     else:
         where = f"the folder that holds {dll} (a zip's lib folder, such as TensorRT's)"
         parts = (Placeholder("folder-holding-the-dll"),)
+        search = _dll_search(facts, dll)
     yield Finding(
         "windows-dll-missing",
         Severity.ERROR,
@@ -506,10 +508,30 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"Put {where} first on PATH in the shell that starts the program, then start it again from there (where "
             "Python itself loads the DLL, os.add_dll_directory with that folder, before the import, does the same)."
             + keep_path(facts, windows=True),
-            (PrependPath("PATH", parts, note=f"the folder that holds {dll}"),),
+            (*search, PrependPath("PATH", parts, note=f"the folder that holds {dll}")),
             component="environment",
         ),
     )
+
+
+def _dll_search(facts: Facts, dll: str) -> tuple[Cmd, ...]:
+    """Where a DLL of no known installer was unpacked (a zip's lib folder): where.exe /R searches a folder tree for a
+    file name and prints each full path (Microsoft's `where` reference: /R Dir Pattern), so its answer is the folder the
+    PATH step needs, which nothing in the text decides. The drive of the interpreter the text shows run is searched
+    first (a project and its zips are often unpacked beside it), then the system drive."""
+    drives = []
+    python = facts.frameworks.python
+    exe = python.value.executable if isinstance(python, Found) else ""
+    if m := _DRIVE.match(exe or ""):
+        drives.append(m.group(1).upper() + ":\\")
+    drives.append("C:\\")
+    return tuple(
+        Cmd(("where.exe", "/R", d, dll), note=f"the folders on drive {d[:2]} that hold {dll}: the one to put on PATH")
+        for d in dict.fromkeys(drives)
+    )
+
+
+_DRIVE = LazyPattern(r"([A-Za-z]):[\\/]")
 
 
 # cuDNN 8's own message where it cannot load one of its sub-libraries (cudnn_ops_infer64_8.dll and the others it loads on

@@ -25,9 +25,15 @@ from gpudoctor.versions import at_least
 class Ask:
     command: Cmd
     why: str
+    # The codes of the findings whose fix this answer decides (a finding with no command to print until it is known):
+    # the link, as data, between a finding left without a plan step and the question that completes it.
+    codes: tuple[str, ...] = ()
 
     def to_json(self, target: str = "posix") -> dict:
-        return {"command": render(self.command, target), "argv": list(self.command.words), "why": self.why}
+        out = {"command": render(self.command, target), "argv": list(self.command.words), "why": self.why}
+        if self.codes:
+            out["codes"] = list(self.codes)
+        return out
 
 
 _DRIVER_CODES = frozenset({"driver-library-mismatch", "driver-missing", "driver-unreachable", "driver-nouveau", "wsl1-no-cuda"})
@@ -71,7 +77,7 @@ def _name_cut(facts: Facts) -> bool:
 def ask_for(facts: Facts, findings: list) -> list[Ask]:
     """What to request from the reporter; empty for a whole machine (nothing there is unshown)."""
     from gpudoctor.checks.driver import no_gpu_said, stated_mismatch
-    from gpudoctor.checks.reported import frameworks_named, other_vendor_gpu_only
+    from gpudoctor.checks.reported import UNEXPLAINED, frameworks_named, other_vendor_gpu_only
 
     if not facts.pasted.partial:
         return []
@@ -360,6 +366,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
     out += _distribution_asks(facts, findings)
+    out += _toolkit_arch_asks(facts, findings)
     out += _interpreter_asks(facts, findings)
     out += _container_devices_asks(facts)
     out += _node_capacity_asks(facts)
@@ -438,6 +445,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
+    if UNEXPLAINED in codes:
+        # A failure nothing shown explains has no fix to print until these are answered: each answer decides it (the
+        # finding says so, gpudoctor.checks.reported.check_reported_unexplained).
+        out = [dataclasses.replace(a, codes=(*a.codes, UNEXPLAINED)) for a in out]
     return _other_side_last(_unique(_decided(facts, out)))
 
 
@@ -469,6 +480,27 @@ def _distribution_asks(facts: Facts, findings: list) -> list[Ask]:
         Ask(
             Cmd(("cat", "/etc/os-release"), note="on the host" if host else ""),
             "the distribution and its release (ID, VERSION_ID): they decide the driver's packages and repository",
+        )
+    ]
+
+
+def _toolkit_arch_asks(facts: Facts, findings: list) -> list[Ask]:
+    """An nvcc too old for the GPU, with no command to print because the text shows no torch: the build's torch and its
+    CUDA decide it. Of nvcc's CUDA major, the same nvcc builds for the major's first architecture with PTX
+    (TORCH_CUDA_ARCH_LIST, gpudoctor.checks.toolkit's same-major build); of another, the toolkit to install is
+    torch's major. One read of the interpreter that builds (checks.extensions' build toolchain) answers both."""
+    from gpudoctor.checks.extensions import build_toolchain
+
+    unfixed = [f for f in findings if f.code == "toolkit-arch-unsupported" and not (f.remediation and f.remediation.commands)]
+    if not unfixed or isinstance(facts.frameworks.torch, Found):
+        return []
+    return [
+        Ask(
+            build_toolchain(facts),
+            "the torch the extension builds against, its CUDA and the toolkit it finds: with nvcc's CUDA major, this nvcc "
+            "builds for the GPU with TORCH_CUDA_ARCH_LIST set to the major's first architecture and +PTX; with another, "
+            "the toolkit to install is torch's",
+            ("toolkit-arch-unsupported",),
         )
     ]
 
@@ -530,13 +562,13 @@ def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
         ):
             if not (facts.platform.system or "").lower().startswith("win"):  # (NCCL and its kin are Linux's)
                 rerun = Cmd(("export", *words[1:-1]), note="then run the failing command again in this shell")
-                out.append(Ask(rerun, a.why))
+                out.append(Ask(rerun, a.why, a.codes))
             continue
         for n in names:
             lister = listing(n, cmd, values)
             # (an ask that lists them already, filtered to the program's own: `kubectl get pods -A -o wide | grep ...`)
             if lister is not None and not any(b.command.argv[: len(lister.argv)] == lister.argv for b in asks):
-                out.append(Ask(lister, f"the <{n}> to fill into `{shown(cmd)}`, which shows {a.why}"))
+                out.append(Ask(lister, f"the <{n}> to fill into `{shown(cmd)}`, which shows {a.why}", a.codes))
     return out
 
 
@@ -878,7 +910,8 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
     or a rebuild against it with --no-build-isolation. Plain pip, so it reads the same on every platform."""
     from gpudoctor.checks.extensions import object_owner
 
-    if any(f.code in _EXTENSION_CODES and f.remediation is None for f in findings):
+    unfixed = tuple(dict.fromkeys(f.code for f in findings if f.code in _EXTENSION_CODES and f.remediation is None))
+    if unfixed:
         owners = [object_owner(e.get("object") or "") for e in facts.pasted.errors if e.kind == "undefined-symbol"]
     elif not any(f.code in _EXTENSION_CODES for f in findings):
         # Named in prose only ("xformers has not been installed properly"): asked where torch's version or its own
@@ -902,6 +935,7 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
             where.python_step(facts, "-m", "pip", "show", "torch", *named),
             f"the versions of {which} in the interpreter that failed: they decide the release built for that torch, "
             "or the rebuild against it (--no-build-isolation)",
+            unfixed,
         )
     ]
 
@@ -1106,11 +1140,13 @@ def not_in_plan(asks: Sequence[Ask], plan: Any) -> list[Ask]:
 
 
 def _unique(asks: list[Ask]) -> list[Ask]:
-    seen: set[tuple] = set()
-    out = []
+    # The first of two asks for one command stays, with the codes both decide.
+    out: dict[tuple, Ask] = {}
     for a in asks:
         key = (a.command.argv, a.command.pipe)
-        if key not in seen:
-            seen.add(key)
-            out.append(a)
-    return out
+        kept = out.get(key)
+        if kept is None:
+            out[key] = a
+        elif set(a.codes) - set(kept.codes):
+            out[key] = dataclasses.replace(kept, codes=tuple(dict.fromkeys((*kept.codes, *a.codes))))
+    return list(out.values())

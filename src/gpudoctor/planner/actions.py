@@ -121,6 +121,7 @@ _INSPECT = {
     "nvidia-smi.exe",
     "scontrol",
     "dir",  # cmd.exe's and PowerShell's listing of a folder
+    "where.exe",  # Windows' search of PATH or (/R) a folder tree for a file: prints the paths it finds
 }
 _GPUDOCTOR_INSPECT = {"memory", "check", "snapshot", "bench", "explain", "matrix"}
 

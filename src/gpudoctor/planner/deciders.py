@@ -6,12 +6,12 @@ no command, for any command would be a guess (issue 27: "A plan that fails this 
 planner ... says what it cannot decide and what to run to decide it"). Such an error's remediation takes as
 its commands the questions the partial diagnosis leaves open (gpudoctor.pasted.ask decides them; the pipeline
 hands them here): commands that only read and print, which the consequence model counts as `undecided`,
-never as an error the plan leaves. A whole machine has no such questions: nothing in it is unshown.
+never as an error the plan leaves. A whole machine has no such questions, nothing in it is unshown, but for the host
+of a container it runs in: a driver fix there is decided by the host's release (with_host_release).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -33,6 +33,26 @@ def with_deciders(findings: Sequence[Finding], deciding: Sequence[Line]) -> list
         r = f.remediation
         if r is not None and undecided(f):
             f = replace(f, remediation=replace(r, summary=f"{r.summary} {DEFERS}", commands=tuple(deciding), requires_root=False))
+        out.append(f)
+    return out
+
+
+# Inside a container a snapshot reads the image's files, never the host's: a driver fix on the host is decided by the
+# host's distribution and release (/etc/os-release: os-release(5), ID and VERSION_ID; gpudoctor.planner.remedy's routes),
+# which no probe in the container can read. The same listing a paste's ask prints (gpudoctor.pasted.ask).
+HOST_RELEASE = Cmd(("cat", "/etc/os-release"), note="on the host")
+
+
+def with_host_release(findings: Sequence[Finding], facts: Any) -> list[Finding]:
+    """A whole machine's `findings` in a container, each driver error to fix on the host with no command given the
+    host's /etc/os-release as its command (nothing else decides it); the others as they are."""
+    if not getattr(getattr(facts, "platform", None), "container", None):
+        return list(findings)
+    out = []
+    for f in findings:
+        r = f.remediation
+        if r is not None and undecided(f) and r.component == "driver" and r.where == "the host":
+            f = replace(f, remediation=replace(r, summary=f"{r.summary} {DEFERS}", commands=(HOST_RELEASE,), requires_root=False))
         out.append(f)
     return out
 
@@ -186,7 +206,11 @@ def shown(line: Line, target: str = "posix") -> str:
         text = render(line, target)
     except Unrenderable:  # (a line PowerShell cannot hold is shown as a POSIX shell writes it)
         text = render(line, "posix")
-    return re.sub(r"'(<[a-z][a-z0-9-]*>)", r"\1", text).replace(">'", ">")
+    # A quoted word holding a placeholder loses both its quotes ('MIG-<uuid>' -> MIG-<uuid>), never one of them.
+    return _QUOTED_PLACEHOLDER.sub(r"\1", text)
+
+
+_QUOTED_PLACEHOLDER = LazyPattern(r"'([^'\s]*<[a-z][a-z0-9-]*>[^'\s]*)'")
 
 
 # `docker exec <container> CMD` / `kubectl exec <pod> -- CMD` whose container the facts do not name: CMD itself, marked
@@ -228,16 +252,24 @@ def decided(r: Remediation, values: Mapping[str, str], target: str = "posix") ->
     kept, later = lines[:at], lines[at:]
     names = list(dict.fromkeys(n for c in later for n in placeholders(c)))
     asked: list[Line] = []
+    listed = False
     for c in later:
         for n in placeholders(c):
             lister = listing(n, c, values)
-            if lister is not None and lister not in kept and lister not in asked:
+            listed = listed or lister is not None
+            # (a listing the kept commands already run, under a note of their own, is not printed twice)
+            if lister is not None and not any(_same_run(lister, k) for k in (*kept, *asked)):
                 asked.append(lister)
     filled_in = ", ".join(f"<{n}>" for n in names)
-    lists = " (the commands below list the values)" if asked else ""
+    lists = " (the commands below list the values)" if listed else ""
     summary = f"{r.summary} Then, with {filled_in} filled in{lists}: " + "; ".join(shown(c, target) for c in later) + "."
     root = r.requires_root and any(isinstance(c, Cmd) and c.root for c in kept)
     return replace(r, summary=summary, commands=(*kept, *asked), requires_root=root, alternative=alt)
+
+
+def _same_run(a: Cmd, b: Line) -> bool:
+    """Whether `b` runs what `a` runs (its words and pipe), whatever note either carries."""
+    return isinstance(b, Cmd) and (a.words, a.pipe) == (b.words, b.pipe)
 
 
 def with_values(findings: Sequence[Finding], facts: Any) -> list[Finding]:
