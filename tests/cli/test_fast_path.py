@@ -204,6 +204,22 @@ def test_explain_reads_a_page_of_a_package_inside_an_archive(tmp_path):
     assert done.stderr.strip() == "None"  # not in the archive
 
 
+@pytest.mark.parametrize(("entry", "frozen"), [("main()", True), ("main(['--version'])", False)])
+def test_only_the_process_entry_freezes_the_collector_before_it_ends(entry, frozen):
+    """`main()` without arguments (the console script, python -m gpudoctor) is the process's last act: its objects
+    are frozen so the interpreter's shutdown collections skip them (cli._before_exit); a caller that passes its
+    arguments (tests, a program) keeps its collector as it was."""
+    script = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print(gc.get_freeze_count() > 0, file=sys.stderr))\n"
+        f"sys.argv = ['gpudoctor', '--version']\nfrom gpudoctor.cli import main\n{entry}\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("gpudoctor ")
+    assert done.stderr.strip().splitlines()[-1] == str(frozen)
+
+
 @pytest.mark.parametrize("args", [["check"], ["check", "--format", "json", "-v"]])
 def test_a_bare_check_does_not_import_typer(args):
     script = (
