@@ -202,6 +202,7 @@ _STARTUP_LINES = frozenset(
         "cmake-cudatoolkit-found",
         "visual-studio-instance-said",
         "cuda-path-value",
+        "cuda-toolkit-folder-said",
         "gpu-library-unloadable",
     }
 )
