@@ -815,12 +815,16 @@ def _tf_and_cuda(facts: Facts, ctx: Context) -> tuple[Cmd, ...]:
 def check_tf_cudart_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """TensorFlow's `Could not find cuda drivers on your machine, GPU will not be used` (xla/tsl/cuda/cudart_stub.cc):
     the CUDA runtime of the CUDA it was built for did not load. Printed at import on every machine without it, so it is
-    judged only where the text shows an NVIDIA GPU; there TensorFlow's CUDA libraries are missing."""
+    judged only where the text shows an NVIDIA GPU, or the reporter states the machine's CUDA (a CUDA-less machine's
+    owner does not); there TensorFlow's CUDA libraries are missing."""
     from gpudoctor.checks.frameworks import check_cuda_libs
     from gpudoctor.checks.reported import check_reported_libraries, other_vendor_gpu_only
 
     said = _said(facts, "tf-cudart-not-loaded")
-    if not said or not facts.driver.gpus or other_vendor_gpu_only(facts) is not None:
+    # The GPU shown, or a CUDA version the reporter states for this machine (an issue template's CUDA field, "CUDA
+    # X.Y installed"): either says the GPU is wanted, where a CPU-only machine prints the same line and is fine.
+    cuda_said = any(_said(facts, kind) for kind in ("cuda-version-said", "cuda-toolkit-said"))
+    if not said or not (facts.driver.gpus or cuda_said) or other_vendor_gpu_only(facts) is not None:
         return
     if facts.platform.system.lower().startswith("win"):
         return  # on Windows the DLL checks name the DLL
@@ -844,7 +848,9 @@ def check_tf_cudart_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "frameworks",
         "TensorFlow cannot load its CUDA runtime and will not use the GPU",
         "TensorFlow said so ('Could not find cuda drivers on your machine, GPU will not be used'): the CUDA runtime "
-        f"library of the CUDA it was built for{built} did not load, although the machine has an NVIDIA GPU. The "
+        f"library of the CUDA it was built for{built} did not load, although "
+        + ("the machine has an NVIDIA GPU" if facts.driver.gpus else "the text states CUDA for this machine")
+        + ". The "
         "message names the driver but means TensorFlow's CUDA libraries: pip's tensorflow brings them only with its "
         "[and-cuda] extra (from 2.14, on Linux); older releases load a system CUDA toolkit of their own version.",
         (ev("pasted", said[0].line),),
