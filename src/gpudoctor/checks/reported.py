@@ -68,7 +68,10 @@ def frameworks_named(facts: Facts) -> set[str]:
             named.add("torch")
         if "tensorflow" in line and "org_tensorflow" not in line:
             named.add("tensorflow")
-        if "jax" in line or "xla/" in line or "org_tensorflow" in line:
+        # XLA's own paths are JAX's, except inside TensorFlow's tree: TensorFlow logs its copy as tensorflow/compiler/xla,
+        # which jaxlib built from that tree prefixed external/org_tensorflow/ (caught above)
+        tf_xla = "tensorflow/compiler/xla" in line and "org_tensorflow" not in line
+        if "jax" in line or ("xla/" in line and not tf_xla) or "org_tensorflow" in line:
             named.add("jax")
     return named
 
