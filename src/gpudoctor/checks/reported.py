@@ -68,7 +68,10 @@ def frameworks_named(facts: Facts) -> set[str]:
             named.add("torch")
         if "tensorflow" in line and "org_tensorflow" not in line:
             named.add("tensorflow")
-        if "jax" in line or "xla/" in line or "org_tensorflow" in line:
+        # XLA's own paths are JAX's, except inside TensorFlow's tree: TensorFlow logs its copy as tensorflow/compiler/xla,
+        # which jaxlib built from that tree prefixed external/org_tensorflow/ (caught above)
+        tf_xla = "tensorflow/compiler/xla" in line and "org_tensorflow" not in line
+        if "jax" in line or ("xla/" in line and not tf_xla) or "org_tensorflow" in line:
             named.add("jax")
     return named
 
@@ -1345,6 +1348,7 @@ _DESCRIPTIVE = frozenset(
         "visual-studio-instance-said",  # a Visual Studio instance's folder in a path: where, no failure
         "onnxruntime-build-majors",  # onnxruntime's warning naming its build's majors (gpudoctor.checks.libraries)
         "cuda-path-value",  # CUDA_PATH's value: the toolkit installed on Windows (gpudoctor.checks.windows reads it)
+        "cuda-toolkit-folder-said",  # a toolkit's folder on Windows, named (gpudoctor.checks.catalogued reads it)
         "torch-allocator-said",  # ComfyUI's start-up line of the allocator backend (gpudoctor.checks.catalogued)
         "comfyui-frame",  # a traceback frame in ComfyUI's code: which program, no failure of its own
     }

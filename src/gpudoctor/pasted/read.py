@@ -202,6 +202,7 @@ _STARTUP_LINES = frozenset(
         "cmake-cudatoolkit-found",
         "visual-studio-instance-said",
         "cuda-path-value",
+        "cuda-toolkit-folder-said",
         "gpu-library-unloadable",
     }
 )
@@ -1369,10 +1370,18 @@ def _issue_form(g: Gathered, block: Block) -> str:
         elif key.startswith("python") and versions:
             g.python_version = g.python_version or versions[0]
             said.append("Python")
-        elif re.fullmatch(r"cuda(?: version)?", key) and versions and re.match(r"^\d{1,2}\.\d$", versions[0]):
+        elif re.fullmatch(r"cuda(?:/cudnn)?(?: version)?", key) and versions and re.match(r"^\d{1,2}\.\d$", versions[0]):
             # "CUDA Version: 11.3": which CUDA (the toolkit's, or the driver's as nvidia-smi heads it) is not said, so it
-            # is no fact of either; a check judges it only where both readings lead to one cause.
-            line = next((x for x in block.lines if (kv := form_field(x)) and kv[1].strip().strip("`*") == value), "")
+            # is no fact of either; a check judges it only where both readings lead to one cause. TensorFlow's issue
+            # template asks "CUDA/cuDNN version" under its own heading ("CUDA 12.4", "11.8/8.4.1.50"): the first is CUDA's.
+            line = next(
+                (
+                    x
+                    for x in block.lines
+                    if ((kv := form_field(x)) and kv[1].strip().strip("`*") == value) or x.strip().strip("`*") == value
+                ),
+                "",
+            )
             if line:
                 g.errors.append(ErrorEvidence("cuda-version-said", line.strip()[:300], (("cuda", versions[0]),)))
                 said.append("CUDA")
