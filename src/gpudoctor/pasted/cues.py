@@ -169,9 +169,13 @@ _WINDOWS_TAG = re.compile(
     r"|\[MSC v\.\d{3,4} (?:64|32) bit"
 )
 # Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu server"): "win10",
-# "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name.
+# "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name. Chinese, Japanese and Korean
+# prose writes the Latin word inside its own script, without the spaces English puts round it ("我是在本地windows运行",
+# "我选择的版本是windows，"), where \b finds no word edge: the word touching a CJK character or its punctuation.
+_CJK = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 _WINDOWS_PROSE = re.compile(
-    r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b",
+    r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b"
+    rf"|(?<=[{_CJK}])\s?Windows(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_.-])Windows(?=\s?[{_CJK}])",
     re.IGNORECASE | re.MULTILINE,
 )
 # What only a Windows user types or installs, read where the text names no Linux: cmd.exe's `set NAME=value` on a line
