@@ -103,6 +103,37 @@ def test_the_runtimes_own_words_decide_ggml_and_the_no_gpu_warning():
     assert "ls -l /dev | grep nvidia" not in asks  # (ggml's own asks yield to the runtime error's)
 
 
+_LLAMA_CPP_LOG = "tests/blind/plans10/cases/1035-ollama6149-portable-binary-gpu-lost-after-minutes-cuda-unknown-error-ask/input.txt"
+_FLASH_ATTN_PACKAGE = "tests/blind/plans9/cases/904-fa821-conda-torch220-cu118-flashattn252-skip-cuda-build-undefined-symbol-zeros/input.txt"
+
+
+def _extensions_named(text: str) -> list[str]:
+    from gpudoctor.facts import EXTENSION_NAMED
+
+    return [c["means"] for c in read_pasted([Source("t", text)])["pasted"]["cues"] if c["cue"] == EXTENSION_NAMED]
+
+
+def test_llama_cpps_flash_attn_setting_names_no_flash_attn_package():
+    """llama.cpp's context log prints its own attention setting, "llama_new_context_with_model: flash_attn = 0"
+    (newer trees "llama_context: flash_attn    = auto", src/llama-context.cpp @4c7103b9): no Python package, so no ask
+    for torch and flash-attn's versions. Read on an Ollama runner's whole log and on a llama.cpp report with the
+    newer line in it."""
+    text = open(_LLAMA_CPP_LOG, encoding="utf-8").read()
+    assert "flash_attn = 0" in text
+    assert _extensions_named(text) == []
+    _, _, asks = _run(text)
+    assert not any("flash-attn" in a or "flash_attn" in a for a in asks)
+    newer = _example("llama3-215-ggml-cuda-init-initialization-error.txt") + "llama_context: flash_attn    = auto\n"
+    assert _extensions_named(newer) == []
+
+
+def test_flash_attn_the_package_is_still_named():
+    """The quiet twin: a report about the package (the recorded case above: "flash_attn 2.5.2 and torch 2.1.2")
+    and a pin ("flash_attn==2.5.8") name flash-attn, whose versions the asks then read."""
+    assert _extensions_named(open(_FLASH_ATTN_PACKAGE, encoding="utf-8").read()) == ["flash-attn"]
+    assert _extensions_named("pip install flash_attn==2.5.8 --no-build-isolation\n") == ["flash-attn"]
+
+
 def test_no_usable_gpu_on_a_machine_without_one_is_quiet():
     # llama.cpp's CPU CI runs its binaries with -ngl 99 (ggml-org/ci logs): the warning, and no GPU anywhere
     text = (

@@ -157,7 +157,14 @@ _NVIDIA_NAMED = re.compile(
 # An NVIDIA GPU named by its product line (the word NVIDIA alone, "I have not NVIDIA pc", names none).
 _NVIDIA_MODEL = re.compile(r"\b(?:geforce|quadro|tesla|titan|jetson)\b|\b(?:RTX|GTX|MX)\s*\d", re.IGNORECASE)
 # xformers and flash-attn by name, as words (not a path component or flash_attn_2_cuda, an object the error texts read).
-_EXTENSION = re.compile(r"(?<![\w/\\.-])(?P<name>xformers|flash[-_]attn)(?![\w/\\-])", re.IGNORECASE)
+# A setting of that name given a value is no package: llama.cpp's context log prints "flash_attn = 0" (later "= auto",
+# "= enabled"; ggml-org/llama.cpp src/llama-context.cpp @4c7103b9: LLAMA_LOG_INFO("%s: flash_attn    = %s\n", ...)),
+# its own attention kernels, whatever Python packages are installed ("flash_attn==2.5.8" stays a pin).
+_EXTENSION = re.compile(
+    r"(?<![\w/\\.-])(?P<name>xformers|flash[-_]attn)(?![\w/\\-])"
+    r"(?!\s*=\s*(?:\d|auto|enabled|disabled|true|false|on|off)\b)",
+    re.IGNORECASE,
+)
 _WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
 # What a Python or a package manager on Windows prints of its own platform, read where the text names no Linux: a
 # wheel file name with its Windows platform tag ("torch-2.6.0+cu126-cp312-cp312-win_amd64", with or without .whl: pip
