@@ -84,6 +84,27 @@ def test_ollamas_healthy_discovery_line_is_quiet():
     assert not errors and not findings
 
 
+_OLLAMA_WINDOWS_SERVER = "tests/blind/plans10/cases/1045-ollama3074-windows-server-2022-rtx-a6000-illegal-memory-access-ask/input.txt"
+_SERVER_LOG = 'powershell -NoProfile -Command Get-Content "$env:LOCALAPPDATA\\Ollama\\server.log" -Tail 80'
+
+
+def test_ollama_on_windows_asks_for_its_release_and_the_server_log():
+    """Ollama for Windows keeps the server's log in %LOCALAPPDATA%\\Ollama\\server.log (ollama/ollama
+    docs/troubleshooting.md @65563874), where journalctl does not exist: read on a Windows Server 2022 report whose error
+    is only in a screenshot, and on ollama/ollama#9496 (Windows, cudart init failure 100)."""
+    for text in (open(_OLLAMA_WINDOWS_SERVER, encoding="utf-8").read(), _example("ollama-9496-cudart-init-failure-100.txt")):
+        _, _, asks = _run(text)
+        assert {"ollama --version", _SERVER_LOG} <= asks, asks
+        assert not any(a.startswith("journalctl") for a in asks)
+
+
+def test_ollama_on_linux_keeps_journalctl():
+    # The quiet twin: an Ollama runner's log on Linux asks systemd's journal, not a Windows path.
+    _, _, asks = _run(open(_LLAMA_CPP_LOG, encoding="utf-8").read())
+    assert "journalctl -u ollama --no-pager" in asks
+    assert _SERVER_LOG not in asks and "ollama --version" not in asks
+
+
 # --- llama.cpp ------------------------------------------------------------------------------------------------------
 
 
