@@ -84,7 +84,10 @@ def test_ollamas_healthy_discovery_line_is_quiet():
     assert not errors and not findings
 
 
-_OLLAMA_WINDOWS_SERVER = "tests/blind/plans10/cases/1045-ollama3074-windows-server-2022-rtx-a6000-illegal-memory-access-ask/input.txt"
+_OLLAMA_WINDOWS_SERVER = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans10/cases/1045-ollama3074-windows-server-2022-rtx-a6000-illegal-memory-access-ask/input.txt"
+)
 _SERVER_LOG = 'powershell -NoProfile -Command Get-Content "$env:LOCALAPPDATA\\Ollama\\server.log" -Tail 80'
 
 
@@ -92,7 +95,7 @@ def test_ollama_on_windows_asks_for_its_release_and_the_server_log():
     """Ollama for Windows keeps the server's log in %LOCALAPPDATA%\\Ollama\\server.log (ollama/ollama
     docs/troubleshooting.md @65563874), where journalctl does not exist: read on a Windows Server 2022 report whose error
     is only in a screenshot, and on ollama/ollama#9496 (Windows, cudart init failure 100)."""
-    for text in (open(_OLLAMA_WINDOWS_SERVER, encoding="utf-8").read(), _example("ollama-9496-cudart-init-failure-100.txt")):
+    for text in (Path(_OLLAMA_WINDOWS_SERVER).read_text(encoding="utf-8"), _example("ollama-9496-cudart-init-failure-100.txt")):
         _, _, asks = _run(text)
         assert {"ollama --version", _SERVER_LOG} <= asks, asks
         assert not any(a.startswith("journalctl") for a in asks)
@@ -100,7 +103,7 @@ def test_ollama_on_windows_asks_for_its_release_and_the_server_log():
 
 def test_ollama_on_linux_keeps_journalctl():
     # The quiet twin: an Ollama runner's log on Linux asks systemd's journal, not a Windows path.
-    _, _, asks = _run(open(_LLAMA_CPP_LOG, encoding="utf-8").read())
+    _, _, asks = _run(Path(_LLAMA_CPP_LOG).read_text(encoding="utf-8"))
     assert "journalctl -u ollama --no-pager" in asks
     assert _SERVER_LOG not in asks and "ollama --version" not in asks
 
@@ -124,8 +127,14 @@ def test_the_runtimes_own_words_decide_ggml_and_the_no_gpu_warning():
     assert "ls -l /dev | grep nvidia" not in asks  # (ggml's own asks yield to the runtime error's)
 
 
-_LLAMA_CPP_LOG = "tests/blind/plans10/cases/1035-ollama6149-portable-binary-gpu-lost-after-minutes-cuda-unknown-error-ask/input.txt"
-_FLASH_ATTN_PACKAGE = "tests/blind/plans9/cases/904-fa821-conda-torch220-cu118-flashattn252-skip-cuda-build-undefined-symbol-zeros/input.txt"
+_LLAMA_CPP_LOG = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans10/cases/1035-ollama6149-portable-binary-gpu-lost-after-minutes-cuda-unknown-error-ask/input.txt"
+)
+_FLASH_ATTN_PACKAGE = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans9/cases/904-fa821-conda-torch220-cu118-flashattn252-skip-cuda-build-undefined-symbol-zeros/input.txt"
+)
 
 
 def _extensions_named(text: str) -> list[str]:
@@ -139,7 +148,7 @@ def test_llama_cpps_flash_attn_setting_names_no_flash_attn_package():
     (newer trees "llama_context: flash_attn    = auto", src/llama-context.cpp @4c7103b9): no Python package, so no ask
     for torch and flash-attn's versions. Read on an Ollama runner's whole log and on a llama.cpp report with the
     newer line in it."""
-    text = open(_LLAMA_CPP_LOG, encoding="utf-8").read()
+    text = Path(_LLAMA_CPP_LOG).read_text(encoding="utf-8")
     assert "flash_attn = 0" in text
     assert _extensions_named(text) == []
     _, _, asks = _run(text)
@@ -151,7 +160,7 @@ def test_llama_cpps_flash_attn_setting_names_no_flash_attn_package():
 def test_flash_attn_the_package_is_still_named():
     """The quiet twin: a report about the package (the recorded case above: "flash_attn 2.5.2 and torch 2.1.2")
     and a pin ("flash_attn==2.5.8") name flash-attn, whose versions the asks then read."""
-    assert _extensions_named(open(_FLASH_ATTN_PACKAGE, encoding="utf-8").read()) == ["flash-attn"]
+    assert _extensions_named(Path(_FLASH_ATTN_PACKAGE).read_text(encoding="utf-8")) == ["flash-attn"]
     assert _extensions_named("pip install flash_attn==2.5.8 --no-build-isolation\n") == ["flash-attn"]
 
 

@@ -185,9 +185,12 @@ def test_error_46_beside_the_tables_exclusive_process_cell_is_the_compute_mode()
 _NUMBA_VISIBLE = (
     "import os, sys; print(sys.executable, os.environ.get('CUDA_VISIBLE_DEVICES')); from numba import cuda; cuda.detect()"
 )
-_NUMBA_NO_DEVICE_WITH_GPU = (
-    "tests/blind/plans10/cases/1025-numba5776-windows10-conda-pythongpu-gtx960m-numba-s-finds-gpu-script-cuinit-no-device-ask/"
-    "input.txt"
+_NUMBA_NO_DEVICE_WITH_GPU = str(
+    Path(__file__).resolve().parents[2]
+    / (
+        "tests/blind/plans10/cases/1025-numba5776-windows10-conda-pythongpu-gtx960m-numba-s-finds-gpu-script-cuinit-no-device-ask/"
+        "input.txt"
+    )
 )
 
 

@@ -148,10 +148,14 @@ def test_the_paging_file_is_its_own_finding_read_on_windows_never_a_missing_dll(
     assert not any(c.argv[0] in ("free", "cat", "swapon", "winget") for c in steps)
 
 
-_SPAWNED_WORKERS_1455 = (
-    "tests/blind/plans10/cases/1034-mockingbird486-windows-anaconda-pre-py-six-workers-winerror-1455-page-file/input.txt"
+_SPAWNED_WORKERS_1455 = str(
+    Path(__file__).resolve().parents[2]
+    / ("tests/blind/plans10/cases/1034-mockingbird486-windows-anaconda-pre-py-six-workers-winerror-1455-page-file/input.txt")
 )
-_FBGEMM_126 = "tests/blind/plans5/cases/411-pt133397-windows-python312-fbgemm-dll-torch-version-na-ask/input.txt"
+_FBGEMM_126 = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans5/cases/411-pt133397-windows-python312-fbgemm-dll-torch-version-na-ask/input.txt"
+)
 
 
 @pytest.mark.parametrize(
