@@ -119,6 +119,32 @@ def test_ggml_cuda_init_failing_asks_for_the_driver_and_the_device_nodes():
     assert {"nvidia-smi", "ls -l /dev | grep nvidia"} <= asks
 
 
+_UNKNOWN_ASKS = {"sudo dmesg | grep -E NVRM|Xid", "nvidia-smi", "lsmod | grep nvidia", "ls -l /dev/nvidia-uvm"}
+
+
+def test_ggml_cuda_init_unknown_error_asks_the_kernel_log_and_the_uvm_module():
+    """cudaErrorUnknown (999) from llama.cpp's CUDA backend is a driver state, not its libraries: the kernel log (an Xid
+    such as 79, fallen off the bus) and nvidia_uvm decide, and nothing is prescribed before they are read. Read on
+    ggml-org/llama.cpp#7218 (an RTX 3090 server build) and on an Ollama runner that lost the GPU after minutes."""
+    for text in (
+        _example("llama-cpp-7218-ggml-cuda-init-unknown-error.txt"),
+        Path(_LLAMA_CPP_LOG).read_text(encoding="utf-8"),
+    ):
+        errors, findings, asks = _run(text)
+        assert "ggml-cuda-init-unknown" in errors and "ggml-cuda-init-failed" in errors
+        assert set(findings) == {"pasted-error-unexplained"}  # an ask, no fix (no cuda-init-unknown reload)
+        assert _UNKNOWN_ASKS - {"nvidia-smi"} <= asks, asks
+        assert "ls -l /dev | grep nvidia" not in asks  # (the generic entry's ask yields to the runtime's own words)
+
+
+def test_ggml_cuda_init_other_errors_keep_the_generic_asks():
+    # The quiet twin: "initialization error" (meta-llama/llama3#215) is no 999: no kernel-log or uvm asks.
+    errors, _, asks = _run(_example("llama3-215-ggml-cuda-init-initialization-error.txt"))
+    assert "ggml-cuda-init-unknown" not in errors
+    assert "ls -l /dev | grep nvidia" in asks
+    assert not (_UNKNOWN_ASKS - {"nvidia-smi"}) & asks
+
+
 def test_the_runtimes_own_words_decide_ggml_and_the_no_gpu_warning():
     # ggml-org/llama.cpp#13059: a CUDA build on an A800 whose fabric manager is not up ("system not yet initialized")
     errors, _, asks = _run(_example("llama-cpp-13059-no-usable-gpu-system-not-initialized.txt"))
