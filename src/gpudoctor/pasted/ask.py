@@ -1051,8 +1051,11 @@ _TORCH_LIB_DLL = re.compile(r"[\\/]torch[\\/]+lib[\\/]+[\w.+-]+\.dll", re.IGNORE
 
 
 def _torch_unimportable(facts: Facts) -> bool:
+    # Windows' error 1455 (ERROR_COMMITMENT_LIMIT) on the line is the commit limit, not a DLL torch lacks: the DLL loads
+    # where there is commit to spare (the main process; spawned workers are what run out), so collect_env can run.
     return any(
-        e.kind == "vc-runtime-missing" or (e.line and "Error loading" in e.line and _TORCH_LIB_DLL.search(e.line))
+        e.kind == "vc-runtime-missing"
+        or (e.line and "WinError 1455" not in e.line and "Error loading" in e.line and _TORCH_LIB_DLL.search(e.line))
         for e in facts.pasted.errors
     )
 

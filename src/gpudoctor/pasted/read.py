@@ -471,7 +471,9 @@ def _no_such_torch(g: Gathered) -> None:
 # else.
 _NAMED_GPU = re.compile(
     r"(?<![\w.-])(?:"
-    r"(?:NVIDIA[ \t]*)?(?:GeForce[ \t]*)?(?P<series>RTX|GTX|GT)[ \t]*-?[ \t]*(?P<num>\d{3,4})(?:[ \t]*(?P<sfx>Ti|SUPER))?"
+    # NVIDIA's workstation Ampere parts are "RTX A" and a number (RTX A2000 to A6000: compat_matrix/gpu_arch.toml's rows)
+    r"(?:NVIDIA[ \t]+)?RTX[ \t]+(?P<ws>A[1-9]\d00)"
+    r"|(?:NVIDIA[ \t]*)?(?:GeForce[ \t]*)?(?P<series>RTX|GTX|GT)[ \t]*-?[ \t]*(?P<num>\d{3,4})(?:[ \t]*(?P<sfx>Ti|SUPER))?"
     r"|(?:NVIDIA[ \t]+)?(?P<brand>Tesla|Quadro|TITAN)[ \t]+(?P<model>(?:RTX[ \t]+)?[A-Z]{0,2}\d{1,4}[A-Z]{0,2}|Xp?|V|RTX)"
     r"|NVIDIA[ \t]+(?P<bare>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<bsfx>Ti|SUPER))?"
     r"|(?:NVIDIA[ \t]+)?(?P<dc>[AHB][1-9]00)"
@@ -569,7 +571,10 @@ def _gpu_count(before: str) -> int:
 
 
 def _gpu_candidates(m: re.Match[str]) -> list[str]:
-    """The matrix names a match may stand for: "rtx4090" -> "GeForce RTX 4090"; "nvidia 2070" -> RTX, else GTX."""
+    """The matrix names a match may stand for: "rtx4090" -> "GeForce RTX 4090"; "nvidia 2070" -> RTX, else GTX; "RTX
+    A5000" -> the workstation part."""
+    if m.group("ws"):
+        return [f"RTX {m.group('ws').upper()}"]
     if m.group("series"):
         return [f"GeForce {m.group('series').upper()} {m.group('num')} {_suffix(m.group('sfx'))}".strip()]
     if m.group("brand"):
