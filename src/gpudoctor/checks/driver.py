@@ -135,6 +135,7 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     evidence = [ev("file:/proc/modules", "nouveau loaded")] if facts.kernel.nouveau_loaded else []
     evidence += [ev(f"file:/sys/bus/pci/devices/{g.slot}/driver", "nouveau") for g in bound]
+    install = driver_install(facts, ctx=ctx)
     yield Finding(
         "driver-nouveau",
         Severity.ERROR,
@@ -143,16 +144,23 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "nouveau drives the display but has no CUDA support; the NVIDIA driver cannot load while nouveau holds the GPU.",
         tuple(evidence),
         Remediation(
-            "Blacklist nouveau, rebuild the initramfs, install the NVIDIA driver, and reboot: nouveau holds the "
-            "display, so only a reboot frees the GPU for the NVIDIA module.",
+            "Blacklist nouveau, rebuild the initramfs, install the NVIDIA driver"
+            + ("" if install else " (from your distribution's packages or NVIDIA's installer)")
+            + ", and reboot: nouveau holds the display, so only a reboot frees the GPU for the NVIDIA module. With "
+            "Secure Boot on, the kernel loads the NVIDIA module only once its signing key is enrolled (the driver "
+            "package's install asks for a password that the MOK manager wants at the next boot).",
             (
+                # first, as it decides how the install goes: a module the firmware refuses leaves the machine on
+                # nouveau after the reboot (NVIDIA's driver README, "Secure Boot"; Ubuntu's and RPM Fusion's packages
+                # sign the module with a machine owner key that mokutil enrolls)
+                Cmd(("mokutil", "--sb-state"), note="Secure Boot on: the NVIDIA module must be signed and its key enrolled"),
                 Cmd(
                     ("printf", "%s\\n", "blacklist nouveau", "options nouveau modeset=0"),
                     pipe=("sudo", "tee", "/etc/modprobe.d/blacklist-nouveau.conf"),
                 ),
                 *_rebuild_initramfs(facts),
                 *_kernel_cmdline_blacklist(facts),
-                *driver_install(facts, ctx=ctx),
+                *install,
                 *reboot(),
             ),
             requires_root=True,
