@@ -84,3 +84,14 @@ def test_another_vendors_device_under_its_own_driver_says_nothing_of_nouveau():
     report, codes = _run(text)
     assert report.facts.kernel.nouveau_loaded is not True
     assert "driver-nouveau" not in codes
+
+
+def test_an_nvidia_device_held_by_the_nvidia_driver_says_nothing_of_nouveau():
+    # the recorded case tests/pasted/cases/verba-72-*: lshw shows driver=nvidia beside the module's version
+    text = (ROOT / "tests" / "pasted" / "cases" / "verba-72-driver470-found-11040-proc-version" / "report.txt").read_text(
+        encoding="utf-8"
+    )
+    assert "lshw" in [b.kind for b in find_blocks(text)]
+    report, codes = _run(text)
+    assert report.facts.kernel.nouveau_loaded is not True
+    assert "driver-nouveau" not in codes
