@@ -840,6 +840,35 @@ def unreachable_fix(facts: Facts) -> Remediation:
             component="driver",
             where=where_run(facts),
         )
+    if (
+        d.smi_error_kind == "driver-unreachable"
+        and not container
+        and not facts.platform.wsl
+        and facts.kernel.nvidia_loaded is not True
+        and not kernel
+    ):
+        # "couldn't communicate" with nothing showing the module loaded (a live lsmod without it, or a paste that does
+        # not say): the module is not there, and why decides the fix. Its usual causes: never built for the running
+        # kernel (DKMS or akmods after a kernel update), refused by the kernel with Secure Boot on (a locally built
+        # module signed with no enrolled key: "module verification failed" or "Lockdown" in the kernel log), or
+        # nouveau holding the GPU. A Xid, a GPU reset or a reboot answer none of them (NVIDIA's driver README,
+        # "Secure Boot"; RPM Fusion's akmods README.secureboot).
+        return Remediation(
+            "Nothing shows the nvidia kernel module loaded: find out why before reinstalling. lsmod says whether "
+            "nvidia or nouveau holds the GPU; with Secure Boot on the kernel refuses a module whose signing key is not "
+            "enrolled (the kernel log says so); a module built for another kernel than uname -r is not there to load. "
+            "modprobe loads it, or prints why it cannot.",
+            (
+                Cmd(("lsmod",), pipe=("grep", "-E", "^(nvidia|nouveau)")),
+                Cmd(("mokutil", "--sb-state"), note="Secure Boot on: the module must be signed with an enrolled key"),
+                Cmd(("dmesg",), root=True, pipe=("grep", "-i", "-E", "nvidia|nvrm|module verification|lockdown")),
+                Cmd(("uname", "-r"), note="the kernel the module must be built for"),
+                Cmd(("modprobe", "nvidia"), root=True, note="loads it, or prints why it cannot"),
+            ),
+            requires_root=True,
+            component="driver",
+            where=where_run(facts),
+        )
     return Remediation(
         "Read the kernel log: Xid errors name the failure. A GPU that fell off the bus (Xid 79) needs a reboot"
         + (
