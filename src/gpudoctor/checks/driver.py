@@ -504,13 +504,25 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 _LIBS,
                 *installed_driver_packages(facts),
                 _RUN_INSTALLER,
-                *package_repair(facts),
+                # The repair waits for the answers above: finishing a package upgrade over a .run install would put a
+                # second driver beside it (NVIDIA's driver README: the .run installer and packages must not be mixed).
+                *_noted_first(
+                    package_repair(facts),
+                    "only where modinfo prints nothing or an older version than the libraries, and no nvidia-uninstall",
+                ),
                 Cmd(("reboot",), root=True, note="once modinfo prints the same version as the libraries"),
             ),
             requires_root=True,
             component="driver",
         ),
     )
+
+
+def _noted_first(commands: tuple[Cmd, ...], note: str) -> tuple[Cmd, ...]:
+    """The commands, the first carrying `note` (the condition the group runs under)."""
+    import dataclasses
+
+    return (dataclasses.replace(commands[0], note=note), *commands[1:]) if commands else ()
 
 
 def _gke_library_path() -> tuple[str, Remediation]:
