@@ -282,6 +282,11 @@ def test_the_allocators_nvml_assert_asks_whether_nvml_answers():
     ("name", "kind", "decider"),
     [
         ("sygil-webui-1488-launch-timed-out-windows.txt", "cuda-launch-timeout", "nvidia-smi"),
+        (
+            "numba-4351-cuda-error-launch-timeout.txt",
+            "cuda-launch-timeout",
+            "nvidia-smi --query-gpu=name,display_active,display_mode --format=csv",
+        ),
         ("yolox-1212-unspecified-launch-failure.txt", "cuda-launch-failure", "sudo dmesg | grep -i xid"),
     ],
 )
@@ -356,6 +361,10 @@ def test_thcs_other_runtime_errors_are_not_the_launch_failure():
         "/opt/conda/conda-bld/pytorch_1532582123400/work/aten/src/THC/generic/THCStorage.cpp:36"
     )
     assert _entries(line) == {"cuda-launch-timed-out": "cuda-launch-timeout"}
+    # numba's name for another launch error (CUDA_ERROR_LAUNCH_FAILED, 719) is not the timeout
+    assert "cuda-launch-timed-out" not in _entries(
+        "numba.cuda.cudadrv.driver.CudaAPIError: [719] Call to cuMemcpyDtoH results in CUDA_ERROR_LAUNCH_FAILED"
+    )
 
 
 @pytest.mark.parametrize(
