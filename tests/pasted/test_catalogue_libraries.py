@@ -282,6 +282,11 @@ def test_the_allocators_nvml_assert_asks_whether_nvml_answers():
     ("name", "kind", "decider"),
     [
         ("sygil-webui-1488-launch-timed-out-windows.txt", "cuda-launch-timeout", "nvidia-smi"),
+        (
+            "numba-4351-cuda-error-launch-timeout.txt",
+            "cuda-launch-timeout",
+            "nvidia-smi --query-gpu=name,display_active,display_mode --format=csv",
+        ),
         ("yolox-1212-unspecified-launch-failure.txt", "cuda-launch-failure", "sudo dmesg | grep -i xid"),
     ],
 )
@@ -290,3 +295,100 @@ def test_kernel_launch_failures_ask_the_watchdog_and_the_kernel_log(name, kind, 
     assert _kinds(snapshot) == {kind}
     assert set(codes) == {"pasted-error-unexplained"}
     assert decider in asks
+
+
+PLANS10 = ROOT / "tests" / "blind" / "plans10" / "cases"
+
+
+def _case(prefix: str) -> str:
+    return next(PLANS10.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+def _plan_argv(finding) -> list[tuple[str, ...]]:
+    return [tuple(map(str, c.argv)) for c in finding.remediation.commands]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # AUTOMATIC1111/stable-diffusion-webui#6790: a Windows venv's traceback (C:\Users\...\venv)
+        _example("a1111-6790-windows-venv-launch-timed-out.txt"),
+        # a Windows VM's vGPU; the reporter's paste cuts the message at "and was"
+        _case("1036"),
+    ],
+)
+def test_a_launch_timeout_on_windows_is_the_display_watchdog_and_raises_tdrdelay(text):
+    _, report, codes, _ = _run(text)
+    assert report.facts.platform.system == "Windows"
+    assert "pasted-error-unexplained" not in codes
+    tdr = codes["windows-tdr-timeout"]
+    key = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers"
+    assert _plan_argv(tdr) == [
+        ("nvidia-smi", "--query-gpu=name,driver_model.current,display_active", "--format=csv"),
+        ("reg", "query", key, "/v", "TdrDelay"),
+        ("reg", "add", key, "/v", "TdrDelay", "/t", "REG_DWORD", "/d", "60", "/f"),
+        ("Restart-Computer",),
+    ]
+
+
+def test_a_launch_timeout_where_the_text_names_no_windows_gets_no_registry_plan():
+    # Sygil-Dev/sygil-webui#1488 says "Windows" only as a form's answer gpudoctor does not read: the platform is
+    # assumed Linux, where X's watchdog has no registry value; the asks stay (quiet twin)
+    _, report, codes, asks = _run(_example("sygil-webui-1488-launch-timed-out-windows.txt"))
+    assert report.facts.platform.system != "Windows"
+    assert "windows-tdr-timeout" not in codes
+    assert set(codes) == {"pasted-error-unexplained"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _example("pytorch-2567-thc-unspecified-launch-failure.txt"),  # pytorch/pytorch#2567, PyTorch 0.2's THC
+        _case("1028"),  # PyTorch 0.2 from conda, mid-training
+    ],
+)
+def test_thcs_cuda_runtime_error_4_is_the_launch_failure_and_asks_the_xid(text):
+    snapshot, _, codes, asks = _run(text)
+    assert _kinds(snapshot) == {"cuda-launch-failure"}
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert {"sudo dmesg | grep -i xid", "nvidia-smi -q -d TEMPERATURE,POWER,ECC"} <= set(asks)
+
+
+def test_thcs_other_runtime_errors_are_not_the_launch_failure():
+    # the same THC form with another cudaError (6: the watchdog's timeout, pytorch/pytorch#10853) is not error 4
+    line = (
+        "RuntimeError: cuda runtime error (6) : the launch timed out and was terminated at "
+        "/opt/conda/conda-bld/pytorch_1532582123400/work/aten/src/THC/generic/THCStorage.cpp:36"
+    )
+    assert _entries(line) == {"cuda-launch-timed-out": "cuda-launch-timeout"}
+    # numba's name for another launch error (CUDA_ERROR_LAUNCH_FAILED, 719) is not the timeout
+    assert "cuda-launch-timed-out" not in _entries(
+        "numba.cuda.cudadrv.driver.CudaAPIError: [719] Call to cuMemcpyDtoH results in CUDA_ERROR_LAUNCH_FAILED"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _example("cudf-432-numba-cuinit-unknown-cuda-error.txt"),  # NVIDIA/cudf#432, numba in a RAPIDS container
+        _case("1019"),  # numba -s, numba 0.48
+    ],
+)
+def test_numbas_unnamed_cuinit_failure_asks_the_driver_its_modules_and_device_nodes(text):
+    snapshot, _, codes, asks = _run(text)
+    assert "cuinit-unmapped" in _kinds(snapshot)
+    assert "cuinit-failed" not in _kinds(snapshot)
+    assert set(codes) == {"pasted-error-unexplained"}
+    assert {
+        "nvidia-smi",
+        "cat /proc/driver/nvidia/version",
+        "ls -l /dev/nvidiactl /dev/nvidia-uvm /dev/nvidia0",
+        "lsmod | grep nvidia",
+    } <= set(asks)
+
+
+def test_numbas_named_cuinit_failure_is_not_the_unnamed_one():
+    # NVIDIA/cudf#13388: numba names CUDA_ERROR_NO_DEVICE, which the cuinit-failed entry reads (quiet twin)
+    snapshot, _, _, _ = _run(_example("cudf-13388-numba-cuinit-no-device.txt"))
+    assert "cuinit-unmapped" not in _kinds(snapshot)
+    assert "cuinit-failed" in _kinds(snapshot)

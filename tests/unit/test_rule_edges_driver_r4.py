@@ -451,8 +451,11 @@ def test_nouveau_is_also_kept_off_the_kernel_command_line_on_rhel_only():
     base = facts_of("rtx3080-nouveau")
     # The format's backslash outside single quotes, where every POSIX shell and fish read it alike.
     blacklist = "printf '%s\\n' 'blacklist nouveau' 'options nouveau modeset=0' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf"
+    # Secure Boot first: on, the module the install builds must be signed and its key enrolled before it loads
+    secure_boot = "mokutil --sb-state  # Secure Boot on: the NVIDIA module must be signed and its key enrolled"
     (f,) = findings(base, "driver-nouveau")
     assert lines(f) == [
+        secure_boot,
         blacklist,
         "sudo update-initramfs -u",
         "sudo apt-get update",
@@ -461,6 +464,7 @@ def test_nouveau_is_also_kept_off_the_kernel_command_line_on_rhel_only():
     ]
     (f,) = findings(replace(base, platform={"distro": Distro(id="rocky", id_like="rhel centos fedora")}), "driver-nouveau")
     assert lines(f) == [
+        secure_boot,
         blacklist,
         "sudo dracut --force",
         "sudo grubby --update-kernel=ALL '--args=modprobe.blacklist=nouveau rd.driver.blacklist=nouveau'",

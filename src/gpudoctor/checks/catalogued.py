@@ -1043,6 +1043,55 @@ def check_wsl_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# Windows' display watchdog (Timeout Detection and Recovery) and the registry value that sets its limit: TdrDelay, in
+# seconds, 2 by default, read at boot (MicrosoftDocs/windows-driver-docs, windows-driver-docs-pr/display/
+# tdr-registry-keys.md @0af547090d0a2d8ad2b0d19794cdfe0769e03cb6: "This is effectively the timeout threshold. The
+# default value is 2 seconds.").
+_TDR_KEY = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers"
+_TDR_SECONDS = "60"  # long enough for a model's longest kernels, short enough that a hung GPU still recovers
+
+
+def check_windows_launch_timeout(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """cudaErrorLaunchTimeout on Windows: a GPU under the WDDM driver model (every GeForce, and a vGPU guest's) is a
+    display adapter to Windows, whose watchdog resets it when one kernel runs past TdrDelay; the CUDA stack itself
+    worked (it launched the kernel). Raising TdrDelay, then a restart, lets the kernel finish; nothing needs
+    reinstalling. A GPU in TCC mode has no watchdog, but the text would then not print this. WSL 2 shares Windows'
+    driver and its watchdog, yet its reports are judged elsewhere: only a Windows report is read here."""
+    said = _said(facts, "cuda-launch-timeout")
+    if not said or facts.platform.wsl or not (facts.platform.system or "").lower().startswith("win"):
+        return
+    yield Finding(
+        "windows-tdr-timeout",
+        Severity.ERROR,
+        "driver",
+        "Windows' display watchdog (TDR) stopped a CUDA kernel that ran longer than its limit",
+        "The launch timed out and was terminated: on Windows a GPU under the WDDM driver model is a display adapter, "
+        "and Windows resets it when one kernel runs longer than TdrDelay (2 seconds unless the registry says "
+        "otherwise). The driver and the program's CUDA libraries work; the kernel was stopped, not refused. "
+        "Reinstalling the driver or CUDA changes nothing.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Read the GPU's driver model and the watchdog's limit, raise the limit (as administrator), then restart "
+            "Windows, which reads it at boot; run the same program again. An absent TdrDelay is the 2-second default.",
+            (
+                Cmd(
+                    ("nvidia-smi", "--query-gpu=name,driver_model.current,display_active", "--format=csv"),
+                    note="WDDM: the watchdog applies",
+                ),
+                Cmd(("reg", "query", _TDR_KEY, "/v", "TdrDelay")),
+                Cmd(
+                    ("reg", "add", _TDR_KEY, "/v", "TdrDelay", "/t", "REG_DWORD", "/d", _TDR_SECONDS, "/f"),
+                    root=True,
+                    note=f"{_TDR_SECONDS} seconds before Windows resets the GPU",
+                ),
+                Cmd(("Restart-Computer",), root=True),
+            ),
+            requires_root=True,
+            component="driver",
+        ),
+    )
+
+
 # The companion each catalogued "built for another torch" message is printed by (catalogue ids).
 _COMPANION_OF = {
     "xformers-built-for-another-torch": "xformers",
@@ -2640,6 +2689,7 @@ CHECKS = (
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),
     Check("catalogued-wsl-tcc", "driver", ("windows-tcc-mode",), check_wsl_tcc, ("pasted",)),
+    Check("catalogued-windows-tdr", "driver", ("windows-tdr-timeout",), check_windows_launch_timeout, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),

@@ -135,6 +135,7 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     evidence = [ev("file:/proc/modules", "nouveau loaded")] if facts.kernel.nouveau_loaded else []
     evidence += [ev(f"file:/sys/bus/pci/devices/{g.slot}/driver", "nouveau") for g in bound]
+    install = driver_install(facts, ctx=ctx)
     yield Finding(
         "driver-nouveau",
         Severity.ERROR,
@@ -143,16 +144,23 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "nouveau drives the display but has no CUDA support; the NVIDIA driver cannot load while nouveau holds the GPU.",
         tuple(evidence),
         Remediation(
-            "Blacklist nouveau, rebuild the initramfs, install the NVIDIA driver, and reboot: nouveau holds the "
-            "display, so only a reboot frees the GPU for the NVIDIA module.",
+            "Blacklist nouveau, rebuild the initramfs, install the NVIDIA driver"
+            + ("" if install else " (from your distribution's packages or NVIDIA's installer)")
+            + ", and reboot: nouveau holds the display, so only a reboot frees the GPU for the NVIDIA module. With "
+            "Secure Boot on, the kernel loads the NVIDIA module only once its signing key is enrolled (the driver "
+            "package's install asks for a password that the MOK manager wants at the next boot).",
             (
+                # first, as it decides how the install goes: a module the firmware refuses leaves the machine on
+                # nouveau after the reboot (NVIDIA's driver README, "Secure Boot"; Ubuntu's and RPM Fusion's packages
+                # sign the module with a machine owner key that mokutil enrolls)
+                Cmd(("mokutil", "--sb-state"), note="Secure Boot on: the NVIDIA module must be signed and its key enrolled"),
                 Cmd(
                     ("printf", "%s\\n", "blacklist nouveau", "options nouveau modeset=0"),
                     pipe=("sudo", "tee", "/etc/modprobe.d/blacklist-nouveau.conf"),
                 ),
                 *_rebuild_initramfs(facts),
                 *_kernel_cmdline_blacklist(facts),
-                *driver_install(facts, ctx=ctx),
+                *install,
                 *reboot(),
             ),
             requires_root=True,
@@ -496,13 +504,25 @@ def mismatch_fix(facts: Facts, kernel: str | None, library: str | None) -> tuple
                 _LIBS,
                 *installed_driver_packages(facts),
                 _RUN_INSTALLER,
-                *package_repair(facts),
+                # The repair waits for the answers above: finishing a package upgrade over a .run install would put a
+                # second driver beside it (NVIDIA's driver README: the .run installer and packages must not be mixed).
+                *_noted_first(
+                    package_repair(facts),
+                    "only where modinfo prints nothing or an older version than the libraries, and no nvidia-uninstall",
+                ),
                 Cmd(("reboot",), root=True, note="once modinfo prints the same version as the libraries"),
             ),
             requires_root=True,
             component="driver",
         ),
     )
+
+
+def _noted_first(commands: tuple[Cmd, ...], note: str) -> tuple[Cmd, ...]:
+    """The commands, the first carrying `note` (the condition the group runs under)."""
+    import dataclasses
+
+    return (dataclasses.replace(commands[0], note=note), *commands[1:]) if commands else ()
 
 
 def _gke_library_path() -> tuple[str, Remediation]:
@@ -827,6 +847,35 @@ def unreachable_fix(facts: Facts) -> Remediation:
             (
                 Cmd(("dmesg",), root=True, pipe=("grep", "-i", "nvrm")),
                 Cmd(("lspci", "-nnk", "-d", "10de:"), note="the kernel driver in use of each NVIDIA device"),
+            ),
+            requires_root=True,
+            component="driver",
+            where=where_run(facts),
+        )
+    if (
+        d.smi_error_kind == "driver-unreachable"
+        and not container
+        and not facts.platform.wsl
+        and facts.kernel.nvidia_loaded is not True
+        and not kernel
+    ):
+        # "couldn't communicate" with nothing showing the module loaded (a live lsmod without it, or a paste that does
+        # not say): the module is not there, and why decides the fix. Its usual causes: never built for the running
+        # kernel (DKMS or akmods after a kernel update), refused by the kernel with Secure Boot on (a locally built
+        # module signed with no enrolled key: "module verification failed" or "Lockdown" in the kernel log), or
+        # nouveau holding the GPU. A Xid, a GPU reset or a reboot answer none of them (NVIDIA's driver README,
+        # "Secure Boot"; RPM Fusion's akmods README.secureboot).
+        return Remediation(
+            "Nothing shows the nvidia kernel module loaded: find out why before reinstalling. lsmod says whether "
+            "nvidia or nouveau holds the GPU; with Secure Boot on the kernel refuses a module whose signing key is not "
+            "enrolled (the kernel log says so); a module built for another kernel than uname -r is not there to load. "
+            "modprobe loads it, or prints why it cannot.",
+            (
+                Cmd(("lsmod",), pipe=("grep", "-E", "^(nvidia|nouveau)")),
+                Cmd(("mokutil", "--sb-state"), note="Secure Boot on: the module must be signed with an enrolled key"),
+                Cmd(("dmesg",), root=True, pipe=("grep", "-i", "-E", "nvidia|nvrm|module verification|lockdown")),
+                Cmd(("uname", "-r"), note="the kernel the module must be built for"),
+                Cmd(("modprobe", "nvidia"), root=True, note="loads it, or prints why it cannot"),
             ),
             requires_root=True,
             component="driver",

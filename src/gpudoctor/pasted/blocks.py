@@ -30,6 +30,7 @@ KINDS: dict[str, str] = {
     "ls_cuda": "ls -l /usr/local/cuda*",
     "dmesg": "dmesg (NVRM and nouveau lines)",
     "lspci": "lspci (-n, -nn or plain)",
+    "lshw": "lshw -C display (a device's description, product, vendor and configuration lines)",
     "traceback": "a Python traceback",
     "log": "a TensorFlow, JAX or glog log",
     "issue_form": "an issue template's environment fields",
@@ -402,6 +403,21 @@ def _lspci(lines: list[str], i: int) -> int | None:
     return j
 
 
+# lshw -C display: a device opens with "*-display" (or, pasted without it, its "description:" line naming a display
+# class) and goes on with indented "key: value" lines; "configuration:" carries "driver=<the kernel driver bound>".
+_LSHW_START = re.compile(r"^\s*(?:\*-display\b|description: (?:VGA compatible|3D|Display) controller\s*$)")
+_LSHW_LINE = re.compile(r"^\s*(?:\*-[\w:]+\s*(?:UNCLAIMED)?\s*$|[a-z][a-z ]{1,20}: \S)")
+
+
+def _lshw(lines: list[str], i: int) -> int | None:
+    if not _LSHW_START.match(lines[i]):
+        return None
+    j = i + 1
+    while j < len(lines) and _LSHW_LINE.match(lines[j]):
+        j += 1
+    return j
+
+
 _DMESG = re.compile(r"NVRM:|\bnouveau [0-9a-f]{4}:|\bnvidia(?:-modeset|-uvm|-drm|_uvm)?: |\bnvidia \d{4}:[0-9a-f]{2}:")
 
 
@@ -599,6 +615,7 @@ RECOGNISERS: tuple[tuple[str, Callable[[list[str], int], int | None]], ...] = (
     ("pip_show", _pip_show),
     ("uv_changes", _uv_changes),
     ("lspci", _lspci),
+    ("lshw", _lshw),
     ("dmesg", _dmesg),
     ("traceback", _traceback),
     ("log", _log),

@@ -186,8 +186,9 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
         elif path == "/proc/driver/nvidia/version":
             add(fact, _first(g.proc_driver), [text.find(_first(g.proc_driver))])
         elif path == "/proc/modules":
-            # The kernel log's line of the module binding the GPU (read.py's dmesg reader), not any line naming it.
-            bound = r"\b{} [0-9a-f]{{4}}:[0-9a-f]{{2}}:[0-9a-f]{{2}}\.\d: (?:NVIDIA|DRM:|fb:)"
+            # The kernel log's line of the module binding the GPU (read.py's dmesg reader), or lshw's configuration
+            # naming it the device's driver (read.py's lshw reader), not any line naming it.
+            bound = r"\b{0} [0-9a-f]{{4}}:[0-9a-f]{{2}}:[0-9a-f]{{2}}\.\d: (?:NVIDIA|DRM:|fb:)|configuration: .*\bdriver={0}\b"
             add(fact, ", ".join(g.modules), [text.search(re.compile(bound.format(re.escape(m)))) for m in g.modules])
         elif site and path == f"{site}/torch/version.py":
             torch = (snap.get("python") or {}).get("distributions", {}).get("torch", "")

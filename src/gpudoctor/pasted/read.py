@@ -1434,6 +1434,26 @@ def _dmesg(g: Gathered, block: Block) -> str:
     return "kernel log lines (error texts)"
 
 
+def _lshw(g: Gathered, block: Block) -> str:
+    """lshw -C display: an NVIDIA device whose configuration says driver=nouveau is held by nouveau, which is then the
+    loaded driver, as nouveau binding the GPU in the kernel log says (_dmesg)."""
+    nvidia = 0
+    held = False
+    vendor = ""
+    for line in block.lines:
+        text = line.strip()
+        if text.startswith(("*-", "description:")):
+            vendor = ""
+        elif text.startswith("vendor:"):
+            vendor = text
+        elif text.startswith("configuration:") and "nvidia" in vendor.lower():  # older lshw: "nVidia Corporation"
+            nvidia += 1
+            held = held or re.search(r"\bdriver=nouveau\b", text) is not None
+    if held and "nouveau" not in g.modules:
+        g.modules.append("nouveau")
+    return f"{nvidia} NVIDIA display device(s)" + (", nouveau drives the GPU" if held else "")
+
+
 def _lspci(g: Gathered, block: Block) -> str:
     from gpudoctor.parsers.lspci import nvidia_gpus, parse_lspci
 
@@ -1528,6 +1548,7 @@ _READERS = {
     "issue_form": _issue_form,
     "dmesg": _dmesg,
     "lspci": _lspci,
+    "lshw": _lshw,
     "env_rows": _env_rows,
     "ldconfig": _ldconfig,
     "repl": _repl,
