@@ -321,8 +321,15 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
             )
         )
-    # An image's NVIDIA_REQUIRE_CUDA refused by the host's driver is the driver's and the image's: no toolkit builds there.
-    image_only = bool(facts.pasted.reported("container-requires-cuda")) and not any(
+    # An image's NVIDIA_REQUIRE_CUDA refused by the host's driver, or its CUDA's forward-compatibility library refused by
+    # the GPU (error 804 in a container), is the driver's and the image's: no toolkit builds there.
+    image_only = bool(
+        facts.pasted.reported("container-requires-cuda")
+        or (
+            facts.pasted.reported("cuda-compat-not-supported")
+            and (where.container_of(facts) is not None or where.image(facts) is not None)
+        )
+    ) and not any(
         e.kind in ("cuda-driver-insufficient", "driver-too-old-found", "cuda-version-detected-mismatch")
         for e in facts.pasted.errors
     )
