@@ -545,7 +545,6 @@ def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Find
     not shown, stays with the catalogue's asks (a compat directory on LD_LIBRARY_PATH is the other cause there)."""
     from gpudoctor.checks.driver import driver_cuda
     from gpudoctor.checks.reported import other_vendor_gpu_only
-    from gpudoctor.planner.remedy import driver_install_and_reboot
     from gpudoctor.planner.where import container_of, image
 
     said = _said(facts, "cuda-compat-not-supported")
@@ -580,7 +579,9 @@ def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Find
         Remediation(
             "On the host: read the image's CUDA, then upgrade the host's NVIDIA driver to a branch that supports it "
             "(its nvidia-smi header then shows that CUDA Version or newer), reboot, and run the image again.",
-            (inspect, *driver_install_and_reboot(facts, None, ctx)),
+            # (no install command: the branch the image needs is what the inspect answers, and a distribution's own
+            # driver package may be the very release that is too old, as Debian 13's 550 is)
+            (inspect,),
             requires_root=True,
             component="driver",
             where="the host",
