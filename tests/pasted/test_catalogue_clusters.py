@@ -721,3 +721,36 @@ def test_error_804_in_a_container_beside_the_hosts_driver_is_the_images_cuda_new
         errors, codes, _ = _run(text)
         assert "cuda-compat-not-supported" in errors
         assert "toolkit-newer-than-driver" not in codes
+
+
+def test_a_components_asks_in_a_pod_ask_its_runtime_class_and_put_the_driver_asks_on_the_node():
+    # Jellyfin's NVENC in a K3s pod (tests/blind/plans10/cases/1041-jellyfin9620-k3s-device-plugin-rtx-a2000-nvenc-
+    # transcode-buffers-no-error-ask), Ollama in a pod (tests/blind/plans7/cases/650-ollama3211-kubernetes-pod-no-nvml-
+    # discovered-node-works-ask): the pod's runtime class and GPU limit decide whether any driver library reaches it
+    pods = (
+        "plans10/cases/1041-jellyfin9620-k3s-device-plugin-rtx-a2000-nvenc-transcode-buffers-no-error-ask",
+        "plans7/cases/650-ollama3211-kubernetes-pod-no-nvml-discovered-node-works-ask",
+    )
+    for case in pods:
+        report = _report((_BLIND / case / "input.txt").read_text(encoding="utf-8"))
+        asks = ask_for(report.facts, report.findings)
+        limits = [
+            a for a in asks if a.command.argv[:3] == ("kubectl", "get", "pods") and "runtimeClassName" in a.command.argv[-1]
+        ]
+        assert len(limits) == 1, case
+    report = _report((_BLIND / pods[0] / "input.txt").read_text(encoding="utf-8"))
+    notes = {a.command.argv[0]: a.command.note for a in ask_for(report.facts, report.findings)}
+    assert notes["dpkg"] == notes["grep"] == "on the node that runs the pod"
+    # quiet twin: the same component in a podman container (tests/blind/plans10/cases/1040-jellyfin11003-rocky8-podman-
+    # p2000-ffmpeg-video-copy-remux-no-gpu-needed-control): the host's asks, no kubectl
+    case = "plans10/cases/1040-jellyfin11003-rocky8-podman-p2000-ffmpeg-video-copy-remux-no-gpu-needed-control"
+    report = _report((_BLIND / case / "input.txt").read_text(encoding="utf-8"))
+    asks = ask_for(report.facts, report.findings)
+    assert not [a for a in asks if a.command.argv[:1] == ("kubectl",)]
+    assert {a.command.note for a in asks if a.command.argv[:1] == ("dpkg",)} == {"on the host"}
+
+
+def _report(text: str):
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not report.internal_errors, report.internal_errors
+    return report
