@@ -162,10 +162,63 @@ def test_the_fast_path_does_not_import_typer():
         "for args in (['--version'], ['explain', 'gpu-none']):\n"
         "    try:\n        main(args)\n    except SystemExit as exc:\n        assert exc.code == 0, exc.code\n"
         "print('typer' in sys.modules, 'click' in sys.modules, 'rich' in sys.modules, file=sys.stderr)\n"
+        # (importlib.resources brings tempfile, zipfile, shutil and random: an explain reads its page's file directly;
+        # typing: these answers' modules import it for type checkers only)
+        "print('importlib.resources' in sys.modules, 'zipfile' in sys.modules, 'typing' in sys.modules, file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "False False False"
+    assert done.stderr.strip().splitlines()[-2:] == ["False False False", "False False False"]
+
+
+def test_explain_reads_a_page_of_a_package_inside_an_archive(tmp_path):
+    """gpudoctor imported from a zip (zipimport: no directory to open): the page comes through importlib.resources,
+    the same text as from the directory, and a code without a page is still None."""
+    import zipfile
+
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
+    docs = os.path.join(os.path.dirname(src), "docs")
+    archive = tmp_path / "gpudoctor.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name in (
+            "__init__.py",
+            "errors.py",
+            "lazypattern.py",
+            "sanitize.py",
+            "cli/__init__.py",
+            "cli/fast.py",
+            "cli/explain.py",
+        ):
+            zf.write(os.path.join(src, "gpudoctor", name), f"gpudoctor/{name}")
+        zf.write(os.path.join(docs, "__init__.py"), "gpudoctor/_docs/__init__.py")
+        zf.write(os.path.join(docs, "findings", "gpu-none.md"), "gpudoctor/_docs/findings/gpu-none.md")
+    script = (
+        f"import sys\nsys.path.insert(0, {str(archive)!r})\n"
+        "import gpudoctor._docs\nfrom gpudoctor.cli.explain import finding_page\n"
+        "assert gpudoctor._docs.__file__.startswith(sys.path[0]), gpudoctor._docs.__file__\n"
+        "sys.stdout.write(finding_page('gpu-none'))\nprint(finding_page('driver-missing'), file=sys.stderr)\n"
+    )
+    # -S: no site-packages, so no editable install's finder maps gpudoctor elsewhere
+    done = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == finding_page("gpu-none")
+    assert done.stderr.strip() == "None"  # not in the archive
+
+
+@pytest.mark.parametrize(("entry", "frozen"), [("main()", True), ("main(['--version'])", False)])
+def test_only_the_process_entry_freezes_the_collector_before_it_ends(entry, frozen):
+    """`main()` without arguments (the console script, python -m gpudoctor) is the process's last act: its objects
+    are frozen so the interpreter's shutdown collections skip them (cli._before_exit); a caller that passes its
+    arguments (tests, a program) keeps its collector as it was."""
+    script = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print(gc.get_freeze_count() > 0, file=sys.stderr))\n"
+        f"sys.argv = ['gpudoctor', '--version']\nfrom gpudoctor.cli import main\n{entry}\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("gpudoctor ")
+    assert done.stderr.strip().splitlines()[-1] == str(frozen)
 
 
 @pytest.mark.parametrize("args", [["check"], ["check", "--format", "json", "-v"]])

@@ -84,6 +84,30 @@ def test_ollamas_healthy_discovery_line_is_quiet():
     assert not errors and not findings
 
 
+_OLLAMA_WINDOWS_SERVER = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans10/cases/1045-ollama3074-windows-server-2022-rtx-a6000-illegal-memory-access-ask/input.txt"
+)
+_SERVER_LOG = 'powershell -NoProfile -Command Get-Content "$env:LOCALAPPDATA\\Ollama\\server.log" -Tail 80'
+
+
+def test_ollama_on_windows_asks_for_its_release_and_the_server_log():
+    """Ollama for Windows keeps the server's log in %LOCALAPPDATA%\\Ollama\\server.log (ollama/ollama
+    docs/troubleshooting.md @65563874), where journalctl does not exist: read on a Windows Server 2022 report whose error
+    is only in a screenshot, and on ollama/ollama#9496 (Windows, cudart init failure 100)."""
+    for text in (Path(_OLLAMA_WINDOWS_SERVER).read_text(encoding="utf-8"), _example("ollama-9496-cudart-init-failure-100.txt")):
+        _, _, asks = _run(text)
+        assert {"ollama --version", _SERVER_LOG} <= asks, asks
+        assert not any(a.startswith("journalctl") for a in asks)
+
+
+def test_ollama_on_linux_keeps_journalctl():
+    # The quiet twin: an Ollama runner's log on Linux asks systemd's journal, not a Windows path.
+    _, _, asks = _run(Path(_LLAMA_CPP_LOG).read_text(encoding="utf-8"))
+    assert "journalctl -u ollama --no-pager" in asks
+    assert _SERVER_LOG not in asks and "ollama --version" not in asks
+
+
 # --- llama.cpp ------------------------------------------------------------------------------------------------------
 
 
@@ -95,12 +119,75 @@ def test_ggml_cuda_init_failing_asks_for_the_driver_and_the_device_nodes():
     assert {"nvidia-smi", "ls -l /dev | grep nvidia"} <= asks
 
 
+_UNKNOWN_ASKS = {"sudo dmesg | grep -E NVRM|Xid", "nvidia-smi", "lsmod | grep nvidia", "ls -l /dev/nvidia-uvm"}
+
+
+def test_ggml_cuda_init_unknown_error_asks_the_kernel_log_and_the_uvm_module():
+    """cudaErrorUnknown (999) from llama.cpp's CUDA backend is a driver state, not its libraries: the kernel log (an Xid
+    such as 79, fallen off the bus) and nvidia_uvm decide, and nothing is prescribed before they are read. Read on
+    ggml-org/llama.cpp#7218 (an RTX 3090 server build) and on an Ollama runner that lost the GPU after minutes."""
+    for text in (
+        _example("llama-cpp-7218-ggml-cuda-init-unknown-error.txt"),
+        Path(_LLAMA_CPP_LOG).read_text(encoding="utf-8"),
+    ):
+        errors, findings, asks = _run(text)
+        assert "ggml-cuda-init-unknown" in errors and "ggml-cuda-init-failed" in errors
+        assert set(findings) == {"pasted-error-unexplained"}  # an ask, no fix (no cuda-init-unknown reload)
+        assert _UNKNOWN_ASKS - {"nvidia-smi"} <= asks, asks
+        assert "ls -l /dev | grep nvidia" not in asks  # (the generic entry's ask yields to the runtime's own words)
+
+
+def test_ggml_cuda_init_other_errors_keep_the_generic_asks():
+    # The quiet twin: "initialization error" (meta-llama/llama3#215) is no 999: no kernel-log or uvm asks.
+    errors, _, asks = _run(_example("llama3-215-ggml-cuda-init-initialization-error.txt"))
+    assert "ggml-cuda-init-unknown" not in errors
+    assert "ls -l /dev | grep nvidia" in asks
+    assert not (_UNKNOWN_ASKS - {"nvidia-smi"}) & asks
+
+
 def test_the_runtimes_own_words_decide_ggml_and_the_no_gpu_warning():
     # ggml-org/llama.cpp#13059: a CUDA build on an A800 whose fabric manager is not up ("system not yet initialized")
     errors, _, asks = _run(_example("llama-cpp-13059-no-usable-gpu-system-not-initialized.txt"))
     assert {"ggml-cuda-init-failed", "llama-cpp-no-gpu-device", "cuda-system-not-ready"} <= set(errors)
     assert "systemctl status nvidia-fabricmanager" in asks
     assert "ls -l /dev | grep nvidia" not in asks  # (ggml's own asks yield to the runtime error's)
+
+
+_LLAMA_CPP_LOG = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans10/cases/1035-ollama6149-portable-binary-gpu-lost-after-minutes-cuda-unknown-error-ask/input.txt"
+)
+_FLASH_ATTN_PACKAGE = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans9/cases/904-fa821-conda-torch220-cu118-flashattn252-skip-cuda-build-undefined-symbol-zeros/input.txt"
+)
+
+
+def _extensions_named(text: str) -> list[str]:
+    from gpudoctor.facts import EXTENSION_NAMED
+
+    return [c["means"] for c in read_pasted([Source("t", text)])["pasted"]["cues"] if c["cue"] == EXTENSION_NAMED]
+
+
+def test_llama_cpps_flash_attn_setting_names_no_flash_attn_package():
+    """llama.cpp's context log prints its own attention setting, "llama_new_context_with_model: flash_attn = 0"
+    (newer trees "llama_context: flash_attn    = auto", src/llama-context.cpp @4c7103b9): no Python package, so no ask
+    for torch and flash-attn's versions. Read on an Ollama runner's whole log and on a llama.cpp report with the
+    newer line in it."""
+    text = Path(_LLAMA_CPP_LOG).read_text(encoding="utf-8")
+    assert "flash_attn = 0" in text
+    assert _extensions_named(text) == []
+    _, _, asks = _run(text)
+    assert not any("flash-attn" in a or "flash_attn" in a for a in asks)
+    newer = _example("llama3-215-ggml-cuda-init-initialization-error.txt") + "llama_context: flash_attn    = auto\n"
+    assert _extensions_named(newer) == []
+
+
+def test_flash_attn_the_package_is_still_named():
+    """The quiet twin: a report about the package (the recorded case above: "flash_attn 2.5.2 and torch 2.1.2")
+    and a pin ("flash_attn==2.5.8") name flash-attn, whose versions the asks then read."""
+    assert _extensions_named(Path(_FLASH_ATTN_PACKAGE).read_text(encoding="utf-8")) == ["flash-attn"]
+    assert _extensions_named("pip install flash_attn==2.5.8 --no-build-isolation\n") == ["flash-attn"]
 
 
 def test_no_usable_gpu_on_a_machine_without_one_is_quiet():

@@ -180,3 +180,39 @@ def test_error_46_beside_the_tables_exclusive_process_cell_is_the_compute_mode()
     assert [c.argv for c in f.remediation.commands if hasattr(c, "argv")] == [
         ("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv")
     ]
+
+
+_NUMBA_VISIBLE = (
+    "import os, sys; print(sys.executable, os.environ.get('CUDA_VISIBLE_DEVICES')); from numba import cuda; cuda.detect()"
+)
+_NUMBA_NO_DEVICE_WITH_GPU = str(
+    Path(__file__).resolve().parents[2]
+    / (
+        "tests/blind/plans10/cases/1025-numba5776-windows10-conda-pythongpu-gtx960m-numba-s-finds-gpu-script-cuinit-no-device-ask/"
+        "input.txt"
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "python"),
+    [
+        # RAPIDS on Linux (rapidsai/cudf#13388): cuInit NO_DEVICE under numba, the driver unshown
+        (str(EXAMPLES / "cudf-13388-numba-cuinit-no-device.txt"), "python3"),
+        # Windows, a conda prompt: numba -s lists the GTX 960M, the script's process gets NO_DEVICE
+        (_NUMBA_NO_DEVICE_WITH_GPU, "python"),
+    ],
+)
+def test_numba_no_device_asks_for_the_failing_process_visible_devices(path, python):
+    """cuInit's NO_DEVICE under numba where a driver may well answer: what the failing process runs with decides it
+    (CUDA_VISIBLE_DEVICES "-1" or empty hides every GPU), printed by the same interpreter, beside nvidia-smi."""
+    _, _, _, asks = _run(Path(path).read_text(encoding="utf-8"))
+    assert f"{python} -c {_NUMBA_VISIBLE}" in asks, asks
+    assert "nvidia-smi" in asks
+
+
+def test_numba_finding_its_gpu_asks_nothing_of_visible_devices():
+    # The quiet twin: numba -s listing the GPU with no cuInit failure is no error of CUDA_VISIBLE_DEVICES.
+    text = "__CUDA Information__\nFound 1 CUDA devices\nid 0     b'GeForce GTX 960M'                              [SUPPORTED]\n"
+    _, _, _, asks = _run(text)
+    assert not any("CUDA_VISIBLE_DEVICES" in a for a in asks), asks

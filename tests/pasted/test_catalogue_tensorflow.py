@@ -230,6 +230,28 @@ def test_no_cuda_runtime_before_and_cuda_names_no_guessed_pin():
     assert f.remediation.commands == ()  # 2.13 has no [and-cuda] extra: the text says what to install, no pin
 
 
+def test_no_cuda_runtime_with_the_templates_cuda_stated_and_no_gpu_read_fires():
+    """tensorflow/tensorflow#66750 (catalogue_examples): TensorFlow 2.13.1, the issue template's "CUDA/cuDNN version"
+    heading says CUDA 12.4 and the GPU named is no model gpudoctor knows ("GTX 4090"): the stated CUDA says the GPU is
+    wanted. 2.13 has no [and-cuda] extra, so no pin is made up."""
+    _, _, codes, _ = _run((EXAMPLES / "tensorflow-66750-tf2131-could-not-find-cuda-drivers.txt").read_text(encoding="utf-8"))
+    f = codes["framework-cuda-libs-missing"]
+    assert f.remediation.commands == ()
+    assert "CUDA 11.8" in f.detail  # 2.13.1's build, not the 12.4 the reporter has
+
+
+def test_no_cuda_runtime_on_wsl_with_the_cuda_field_filled_installs_the_and_cuda_extra():
+    """tests/blind/plans10 case 1014 (its thread is named only there): pip TensorFlow 2.15.1 in WSL 2, the template's
+    CUDA field "CUDA Version: 11.4", no GPU row: the extra of the same release, in the interpreter that ran."""
+    path = (
+        Path(__file__).resolve().parents[2]
+        / "tests/blind/plans10/cases/1014-tf70960-wsl2-ubuntu2204-py3119-pip-tf2151-no-cuda12-libs-driver-cuda-114/input.txt"
+    )
+    _, _, codes, _ = _run(path.read_text(encoding="utf-8"))
+    f = codes["framework-cuda-libs-missing"]
+    assert [c.argv for c in f.remediation.commands] == [("python3", "-m", "pip", "install", "tensorflow[and-cuda]==2.15.1")]
+
+
 def test_no_cuda_runtime_without_a_gpu_is_quiet():
     """TensorFlow prints it at import on a CPU-only machine too: no finding where the text shows no GPU."""
     _, _, codes, _ = _run(_pip_list("tensorflow 2.16.1") + CUDART)

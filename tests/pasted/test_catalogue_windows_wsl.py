@@ -148,6 +148,41 @@ def test_the_paging_file_is_its_own_finding_read_on_windows_never_a_missing_dll(
     assert not any(c.argv[0] in ("free", "cat", "swapon", "winget") for c in steps)
 
 
+_SPAWNED_WORKERS_1455 = str(
+    Path(__file__).resolve().parents[2]
+    / ("tests/blind/plans10/cases/1034-mockingbird486-windows-anaconda-pre-py-six-workers-winerror-1455-page-file/input.txt")
+)
+_FBGEMM_126 = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans5/cases/411-pt133397-windows-python312-fbgemm-dll-torch-version-na-ask/input.txt"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        Path(_SPAWNED_WORKERS_1455).read_text(encoding="utf-8"),  # six workers spawned by a preprocessing script
+        _example("yolov5-11418-winerror-1455-paging-file.txt"),  # YOLOv5's DataLoader workers
+    ],
+)
+def test_the_paging_file_leaves_torch_importable_so_collect_env_is_asked(text):
+    """Error 1455 is the commit limit, not a DLL torch lacks: the same DLL loads where commit is left (the main process
+    that spawned the workers), so torch imports, and collect_env (not pip list "as torch cannot be imported") is asked."""
+    report, _target, _steps, asks = _run(text)
+    assert "windows-paging-file-too-small" in _codes(report)
+    words = _ask_words(asks)
+    assert any(w[1:] == ("-m", "torch.utils.collect_env") for w in words), words
+    assert not any(w[1:3] == ("-m", "pip") for w in words), words
+
+
+def test_a_dll_torch_cannot_load_still_asks_pip_not_collect_env():
+    # The quiet twin: WinError 126 loading fbgemm.dll (a dependency missing) keeps torch from importing at all.
+    _report, _target, _steps, asks = _run(Path(_FBGEMM_126).read_text(encoding="utf-8"))
+    words = _ask_words(asks)
+    assert any(w[1:4] == ("-m", "pip", "list") for w in words), words
+    assert not any(w[1:] == ("-m", "torch.utils.collect_env") for w in words), words
+
+
 # --- WSL: ldconfig's warning over /usr/lib/wsl/lib is no failure ---------------------------------------------------
 
 

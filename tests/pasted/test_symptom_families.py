@@ -208,3 +208,41 @@ def test_quiet_twin_a_programs_own_message_is_judged_by_its_own_entry():
     assert "gpu-unused-said" in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
     assert UNEXPLAINED not in _blocking(doc)
     assert not [a for a in doc["pasted"]["ask_for"] or [] if a["why"].endswith("(gpu-not-reached)")]
+
+
+# -- the GPU said to reach the program's container: its words that it stays on the CPU are its own setting ---------
+
+
+def _kinds(doc: dict) -> list[str]:
+    return [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+
+
+def test_nvidia_smi_said_to_work_in_the_container_leaves_no_environment_symptom():
+    # tests/blind/plans10/cases/1040-* (a control: Jellyfin's ffmpeg copies the video stream, so no GPU is used): the
+    # reporter runs nvidia-smi in the podman container; "jellyfin won't use the gpu" is then the program's setting.
+    doc = _check(_case("plans10/cases/1040-"))
+    assert "gpu-reached-said" in _kinds(doc) and "gpu-unused-said" in _kinds(doc)
+    assert _blocking(doc) == []
+    assert not [a for a in doc["pasted"]["ask_for"] or [] if a["why"].endswith("(gpu-not-reached)")]
+
+
+def test_nvidia_smi_said_to_work_in_the_pod_is_read(tmp_path):
+    # https://github.com/automatic-ripping-machine/automatic-ripping-machine/issues/803 (a comment, as posted)
+    doc = _paste(tmp_path, "Hi,\nI know that the nvidia-smi tool is working and detect my card in the docker pod.\n")
+    assert "gpu-reached-said" in _kinds(doc)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "nvidia-smi doesn't work in the container either.",
+        "I cannot run nvidia-smi in the container: it is not found.",
+    ],
+)
+def test_nvidia_smi_said_to_fail_in_the_container_keeps_the_symptom(tmp_path, said):
+    # Quiet twin: the same report's words with nvidia-smi failing there; the GPU is not shown reaching the program.
+    doc = _paste(
+        tmp_path, "I run jellyfin with podman. " + said + " Jellyfin won't use the gpu, everything is done with the CPU.\n"
+    )
+    assert "gpu-reached-said" not in _kinds(doc)
+    assert _blocking(doc) == [UNEXPLAINED]

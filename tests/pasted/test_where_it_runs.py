@@ -4,6 +4,8 @@ step, asks and plan alike; and the asks that decide, keyed by the component the 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpudoctor.cmdline import Cmd, SetEnv, Unrenderable, quote_windows, render, render_lines
@@ -356,3 +358,43 @@ def test_the_any_target_keeps_posix_where_no_line_runs_in_every_shell():
     # a backslash is a POSIX shell's escape: such a word stays single-quoted
     assert render(Cmd(("python3", "-c", "print('a\\\\b')")), "any") == render(Cmd(("python3", "-c", "print('a\\\\b')")), "posix")
     assert render_lines(Cmd(("nvidia-smi",), note="the driver"), "any") == ["# the driver", "nvidia-smi"]
+
+
+# Whole recorded reports written in Chinese that name Windows inside their own script, where \b finds no word edge.
+_CJK_WINDOWS = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans10/cases/1005-paddle23487-windows-gtx10xx-please-note-driver-api-101-runtime-100-control/input.txt"
+)
+_CJK_WINDOWS_DLL = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans9/cases/908-paddle34837-windows-paddle21-cuda102-wants-cudnn7-has-cudnn8/input.txt"
+)
+_CJK_WSL = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans5/cases/447-comfyuidocker93-wsl2-docker-desktop-gpus-0-requests-no-gpu/input.txt"
+)
+
+
+def test_windows_named_inside_chinese_prose_is_windows():
+    """ "我是在本地windows运行paddle的" names the OS and nothing else does (a Paddle glog log, no path): the asks and plan
+    are Windows', not ldconfig's. The second report ("我选择的版本是windows，") says it beside its DLL names."""
+    from gpudoctor.pasted.cues import _WINDOWS_PROSE
+
+    snap = read_pasted([Source("report.txt", Path(_CJK_WINDOWS).read_text(encoding="utf-8"))])
+    assert snap["platform"]["system"] == "Windows"
+    assert [c["cue"] for c in snap["pasted"]["cues"] if c["means"] == "Windows"] == ["Windows named in prose"]
+    other = Path(_CJK_WINDOWS_DLL).read_text(encoding="utf-8")
+    assert _WINDOWS_PROSE.search(other).group(0).strip().lower() == "windows"
+    assert read_pasted([Source("report.txt", other)])["platform"]["system"] == "Windows"
+
+
+def test_windows_inside_chinese_prose_beside_wsl_stays_linux():
+    """The quiet twin: "我使用的是windows 10 WSL2 + docker desktop" and "在windows 下" name Windows in Chinese, and WSL 2
+    beside it: the program runs in Linux. A Latin word run into Windows ("xwindows", "windows_x64") is no OS named."""
+    from gpudoctor.pasted.cues import _WINDOWS_PROSE
+
+    snap = read_pasted([Source("report.txt", Path(_CJK_WSL).read_text(encoding="utf-8"))])
+    assert snap["platform"] == {"system": "Linux", "release": "microsoft-standard-WSL2"}
+    assert not any(c["means"] == "Windows" for c in snap["pasted"]["cues"])
+    assert _WINDOWS_PROSE.search("下载了xwindows包") is None
+    assert _WINDOWS_PROSE.search("用的是windows_x64版本") is None

@@ -15,8 +15,11 @@ NEVER_ON_LINUX = ("platform", "socket")
 NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process")
 # Record classes only some findings or texts build (each dataclass costs a bare check about 4.7 M instructions,
 # bench/README.md): the planner's machine-as-a-plan-goes and its actions (an unreachable driver on Windows, conda),
-# the companions' facts (companions installed, --pid, a pasted undefined symbol), the catalogue's messages (a paste).
+# the companions' facts (companions installed, --pid, a pasted undefined symbol), the catalogue's messages (a paste),
+# the plan's model and its pip and uv commands (a plan, a fix offer, a target the person names).
 NEVER_IN_AN_EMPTY_VENV = (
+    "gpudoctor.planner.model",  # the plan's eleven dataclasses (planner.where reads a requirement's name only when
+    "gpudoctor.planner.commands",  # it rewrites a package step)
     "gpudoctor.planner.plan_state",
     "gpudoctor.planner.actions",
     "gpudoctor.extension_facts",

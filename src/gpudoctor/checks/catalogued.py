@@ -934,12 +934,16 @@ def _tf_and_cuda(facts: Facts, ctx: Context) -> tuple[Cmd, ...]:
 def check_tf_cudart_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """TensorFlow's `Could not find cuda drivers on your machine, GPU will not be used` (xla/tsl/cuda/cudart_stub.cc):
     the CUDA runtime of the CUDA it was built for did not load. Printed at import on every machine without it, so it is
-    judged only where the text shows an NVIDIA GPU; there TensorFlow's CUDA libraries are missing."""
+    judged only where the text shows an NVIDIA GPU, or the reporter states the machine's CUDA (a CUDA-less machine's
+    owner does not); there TensorFlow's CUDA libraries are missing."""
     from gpudoctor.checks.frameworks import check_cuda_libs
     from gpudoctor.checks.reported import check_reported_libraries, other_vendor_gpu_only
 
     said = _said(facts, "tf-cudart-not-loaded")
-    if not said or not facts.driver.gpus or other_vendor_gpu_only(facts) is not None:
+    # The GPU shown, or a CUDA version the reporter states for this machine (an issue template's CUDA field, "CUDA
+    # X.Y installed"): either says the GPU is wanted, where a CPU-only machine prints the same line and is fine.
+    cuda_said = any(_said(facts, kind) for kind in ("cuda-version-said", "cuda-toolkit-said"))
+    if not said or not (facts.driver.gpus or cuda_said) or other_vendor_gpu_only(facts) is not None:
         return
     if facts.platform.system.lower().startswith("win"):
         return  # on Windows the DLL checks name the DLL
@@ -963,7 +967,9 @@ def check_tf_cudart_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "frameworks",
         "TensorFlow cannot load its CUDA runtime and will not use the GPU",
         "TensorFlow said so ('Could not find cuda drivers on your machine, GPU will not be used'): the CUDA runtime "
-        f"library of the CUDA it was built for{built} did not load, although the machine has an NVIDIA GPU. The "
+        f"library of the CUDA it was built for{built} did not load, although "
+        + ("the machine has an NVIDIA GPU" if facts.driver.gpus else "the text states CUDA for this machine")
+        + ". The "
         "message names the driver but means TensorFlow's CUDA libraries: pip's tensorflow brings them only with its "
         "[and-cuda] extra (from 2.14, on Linux); older releases load a system CUDA toolkit of their own version.",
         (ev("pasted", said[0].line),),
@@ -1948,6 +1954,49 @@ def check_cuda_path_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_xla_libdevice_root(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    r"""XLA's "Can't find libdevice directory ${CUDA_DIR}/nvvm/libdevice" (catalogue.toml: xla-libdevice-not-found) on
+    Windows, where the text names an installed toolkit's folder (CUDA_PATH's value, or the folder itself). XLA looks
+    for nvvm\libdevice only under --xla_gpu_cuda_data_dir, its build's CUDA location and the working directory
+    (openxla/xla xla/service/gpu/llvm_gpu_backend/default/nvptx_libdevice_path.cc @80c095fc); "${CUDA_DIR}" is the
+    message's placeholder, no variable it reads, so CUDA_DIR, CUDA_PATH and PATH change nothing. XLA_FLAGS names the
+    folder. Its value is quoted for XLA's own parser (a space ends an unquoted value) with forward slashes, since inside
+    double quotes that parser takes a backslash as an escape (xla/parse_flags_from_env.cc @16569562)."""
+    said = _said(facts, "xla-cuda-data-dir-missing")
+    if not said or facts.platform.system != "Windows" or "xla_gpu_cuda_data_dir" in (facts.platform.env.get("XLA_FLAGS") or ""):
+        return  # not Windows, or XLA was pointed somewhere: the asks decide (what is in the folder it was given)
+    named = [e for e in _said(facts, "cuda-path-value") + _said(facts, "cuda-toolkit-folder-said") if e.get("root")]
+    if not named:
+        return  # no toolkit shown: whether one is installed is what the catalogue's asks decide
+    # The newest toolkit named: its ptxas, which XLA takes from the same folder, knows the newest GPUs.
+    e = max(named, key=lambda x: vkey(x.get("cuda") or "0"))
+    root = e.get("root").replace("/", "\\").rstrip("\\")
+    version = e.get("cuda") or ""
+    flag = '--xla_gpu_cuda_data_dir="' + root.replace("\\", "/") + '"'
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        f"XLA's JIT found no nvvm\\libdevice: it was not told where CUDA {version}'s toolkit is (XLA_FLAGS)",
+        "XLA (TensorFlow's JIT compilation, JAX) compiles GPU kernels itself and needs the toolkit's "
+        "nvvm\\libdevice\\libdevice.10.bc (and its ptxas). It looks only in the folder XLA_FLAGS names with "
+        "--xla_gpu_cuda_data_dir, the CUDA location of its own build and the working directory; '${CUDA_DIR}' in the "
+        "message is a placeholder, not a variable it reads, so CUDA_DIR, CUDA_PATH and PATH entries change nothing. "
+        f"The text names CUDA {version}'s toolkit at {root}: XLA_FLAGS pointing there, in the shell that starts the "
+        "program, lets the compilation find it. The driver, the toolkit and the framework need no change.",
+        tuple(ev("pasted", x.line) for x in (said[0], e)),
+        Remediation(
+            "Check that the toolkit's nvvm\\libdevice holds libdevice.10.bc, then set XLA_FLAGS in the shell that "
+            "starts the program (setx XLA_FLAGS with the same value keeps it for new shells) and run it again there.",
+            (
+                Cmd(("dir", root + "\\nvvm\\libdevice"), note="libdevice.10.bc must be there"),
+                SetEnv("XLA_FLAGS", flag, note="the toolkit's folder, quoted for XLA's own parser"),
+            ),
+            component="toolkit",
+        ),
+    )
+
+
 def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """The paste names the machine's only GPU, another vendor's (gpudoctor.pasted.cues): there is no NVIDIA GPU, so
     a CUDA program's failure (driver "insufficient", docker's --gpus refused) is that, and the way is the CPU."""
@@ -2763,4 +2812,5 @@ CHECKS = (
     Check("catalogued-gpu-memory", "health", ("gpu-ecc-errors",), check_gpu_memory_error, ("pasted",)),
     Check("catalogued-allocator", "frameworks", ("torch-allocator-unsupported",), check_allocator_backend, ("pasted",)),
     Check("catalogued-cuda-vs-integration", "toolkit", ("toolkit-missing-for-build",), check_cuda_vs_integration, ("pasted",)),
+    Check("catalogued-xla-libdevice", "toolkit", ("toolkit-missing-for-build",), check_xla_libdevice_root, ("pasted",)),
 )

@@ -10,11 +10,15 @@ No typer at import: `gpudoctor explain CODE` is answered before the command-line
 
 from __future__ import annotations
 
+import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any
 
+# typing's constant without typing: `explain` imports only these modules, and typing is 11 M instructions of it
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import typer
 
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*$\n?", re.MULTILINE | re.DOTALL)
@@ -23,16 +27,30 @@ _LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
 
 def finding_page(code: str) -> str | None:
     """The Markdown page of a finding code, read from the installed package; None if there is none."""
-    from importlib.resources import files
-
     if not code or not all(c.isalnum() or c == "-" for c in code):
         return None
-    # One name per joinpath: Python 3.10's Traversable takes one.
-    page = files("gpudoctor._docs").joinpath("findings").joinpath(f"{code}.md")
-    try:
-        return page.read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError):
-        return None
+    from importlib import import_module
+
+    docs = import_module("gpudoctor._docs")  # docs/, mapped into the package (pyproject.toml)
+    # The package's own directory (a wheel's install, or the editable install's mapping of docs/): read directly, as
+    # importlib.resources reads a directory's file, without importing it (it brings tempfile, zipfile, shutil and
+    # random: 21.6 M instructions, a third of what an `explain` adds to `python -c pass`, bench/README.md).
+    folders = [f for f in docs.__path__ if os.path.isdir(f)]
+    if not folders:  # a package inside an archive (zipimport): only importlib.resources reads it
+        from importlib.resources import files
+
+        # One name per joinpath: Python 3.10's Traversable takes one.
+        try:
+            return files(docs).joinpath("findings").joinpath(f"{code}.md").read_text(encoding="utf-8")
+        except OSError:
+            return None
+    for folder in folders:
+        try:
+            with open(os.path.join(folder, "findings", f"{code}.md"), encoding="utf-8") as fh:
+                return fh.read()
+        except OSError:
+            continue
+    return None
 
 
 def show_page(code: str, out: Any = None) -> bool:

@@ -50,6 +50,10 @@ _EXTENSION_CODES = frozenset({"extension-symbol-missing", "companion-torch-misma
 _READS_DRIVER = frozenset({"nvidia-smi", "nvidia-smi.exe", "/proc/driver/nvidia/version", "nvidia"})
 
 
+# Evidence of a TensorFlow import that stopped in its own preload check (tensorflow/python/platform/self_check.py)
+_TF_IMPORT_STOPPED = frozenset({"tf-msvcp-dll-missing"})
+
+
 def _tf_dlls_unshown(facts: Facts) -> tuple[str, ...]:
     from gpudoctor.checks.base import Context
     from gpudoctor.checks.windows import tensorflow_dlls_unshown
@@ -225,8 +229,12 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
     tf_version = tf.value.version if isinstance(tf, Found) else None
+    # TensorFlow's Windows preload check stopped the import before any of its own DLLs (catalogue.toml:
+    # tf-msvcp-dll-not-on-path): no TensorFlow command answers, and which CUDA DLLs it loads is not the question yet.
+    tf_stopped = any(e.kind in _TF_IMPORT_STOPPED for e in facts.pasted.errors)
     if (
-        "tensorflow" in named
+        not tf_stopped
+        and "tensorflow" in named
         and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None)
         and _before_tf_config(tf_version)
     ):
@@ -245,7 +253,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 f"whether this TensorFlow {tf_version} is a CUDA build and whether it reaches a GPU",
             )
         )
-    elif "tensorflow" in named and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None):
+    elif not tf_stopped and "tensorflow" in named and not (isinstance(tf, Found) and tf.value.is_cuda_build is not None):
         out.append(
             Ask(
                 # tf.sysconfig.get_build_info() exists from TensorFlow 2.3 on; tf.test.is_built_with_cuda() in every
@@ -267,7 +275,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "the GPUs it lists",
             )
         )
-    if windows and (dlls := _tf_dlls_unshown(facts)):
+    if windows and not tf_stopped and (dlls := _tf_dlls_unshown(facts)):
         out.append(
             Ask(
                 Cmd(("where.exe", *dlls)),
@@ -1064,8 +1072,11 @@ _TORCH_LIB_DLL = re.compile(r"[\\/]torch[\\/]+lib[\\/]+[\w.+-]+\.dll", re.IGNORE
 
 
 def _torch_unimportable(facts: Facts) -> bool:
+    # Windows' error 1455 (ERROR_COMMITMENT_LIMIT) on the line is the commit limit, not a DLL torch lacks: the DLL loads
+    # where there is commit to spare (the main process; spawned workers are what run out), so collect_env can run.
     return any(
-        e.kind == "vc-runtime-missing" or (e.line and "Error loading" in e.line and _TORCH_LIB_DLL.search(e.line))
+        e.kind == "vc-runtime-missing"
+        or (e.line and "WinError 1455" not in e.line and "Error loading" in e.line and _TORCH_LIB_DLL.search(e.line))
         for e in facts.pasted.errors
     )
 

@@ -157,7 +157,14 @@ _NVIDIA_NAMED = re.compile(
 # An NVIDIA GPU named by its product line (the word NVIDIA alone, "I have not NVIDIA pc", names none).
 _NVIDIA_MODEL = re.compile(r"\b(?:geforce|quadro|tesla|titan|jetson)\b|\b(?:RTX|GTX|MX)\s*\d", re.IGNORECASE)
 # xformers and flash-attn by name, as words (not a path component or flash_attn_2_cuda, an object the error texts read).
-_EXTENSION = re.compile(r"(?<![\w/\\.-])(?P<name>xformers|flash[-_]attn)(?![\w/\\-])", re.IGNORECASE)
+# A setting of that name given a value is no package: llama.cpp's context log prints "flash_attn = 0" (later "= auto",
+# "= enabled"; ggml-org/llama.cpp src/llama-context.cpp @4c7103b9: LLAMA_LOG_INFO("%s: flash_attn    = %s\n", ...)),
+# its own attention kernels, whatever Python packages are installed ("flash_attn==2.5.8" stays a pin).
+_EXTENSION = re.compile(
+    r"(?<![\w/\\.-])(?P<name>xformers|flash[-_]attn)(?![\w/\\-])"
+    r"(?!\s*=\s*(?:\d|auto|enabled|disabled|true|false|on|off)\b)",
+    re.IGNORECASE,
+)
 _WINDOWS_SAID = re.compile(r"\bWindows\s*(?:10|11|Server\s*20\d\d)\b", re.IGNORECASE)
 # What a Python or a package manager on Windows prints of its own platform, read where the text names no Linux: a
 # wheel file name with its Windows platform tag ("torch-2.6.0+cu126-cp312-cp312-win_amd64", with or without .whl: pip
@@ -169,9 +176,13 @@ _WINDOWS_TAG = re.compile(
     r"|\[MSC v\.\d{3,4} (?:64|32) bit"
 )
 # Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu server"): "win10",
-# "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name.
+# "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name. Chinese, Japanese and Korean
+# prose writes the Latin word inside its own script, without the spaces English puts round it ("我是在本地windows运行",
+# "我选择的版本是windows，"), where \b finds no word edge: the word touching a CJK character or its punctuation.
+_CJK = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 _WINDOWS_PROSE = re.compile(
-    r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b",
+    r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b"
+    rf"|(?<=[{_CJK}])\s?Windows(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_.-])Windows(?=\s?[{_CJK}])",
     re.IGNORECASE | re.MULTILINE,
 )
 # What only a Windows user types or installs, read where the text names no Linux: cmd.exe's `set NAME=value` on a line

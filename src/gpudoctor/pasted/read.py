@@ -203,6 +203,7 @@ _STARTUP_LINES = frozenset(
         "cmake-cudatoolkit-found",
         "visual-studio-instance-said",
         "cuda-path-value",
+        "cuda-toolkit-folder-said",
         "gpu-library-unloadable",
     }
 )
@@ -471,7 +472,9 @@ def _no_such_torch(g: Gathered) -> None:
 # else.
 _NAMED_GPU = re.compile(
     r"(?<![\w.-])(?:"
-    r"(?:NVIDIA[ \t]*)?(?:GeForce[ \t]*)?(?P<series>RTX|GTX|GT)[ \t]*-?[ \t]*(?P<num>\d{3,4})(?:[ \t]*(?P<sfx>Ti|SUPER))?"
+    # NVIDIA's workstation Ampere parts are "RTX A" and a number (RTX A2000 to A6000: compat_matrix/gpu_arch.toml's rows)
+    r"(?:NVIDIA[ \t]+)?RTX[ \t]+(?P<ws>A[1-9]\d00)"
+    r"|(?:NVIDIA[ \t]*)?(?:GeForce[ \t]*)?(?P<series>RTX|GTX|GT)[ \t]*-?[ \t]*(?P<num>\d{3,4})(?:[ \t]*(?P<sfx>Ti|SUPER))?"
     r"|(?:NVIDIA[ \t]+)?(?P<brand>Tesla|Quadro|TITAN)[ \t]+(?P<model>(?:RTX[ \t]+)?[A-Z]{0,2}\d{1,4}[A-Z]{0,2}|Xp?|V|RTX)"
     r"|NVIDIA[ \t]+(?P<bare>[1-5]0[5-9]0|16[56]0)(?:[ \t]*(?P<bsfx>Ti|SUPER))?"
     r"|(?:NVIDIA[ \t]+)?(?P<dc>[AHB][1-9]00)"
@@ -569,7 +572,10 @@ def _gpu_count(before: str) -> int:
 
 
 def _gpu_candidates(m: re.Match[str]) -> list[str]:
-    """The matrix names a match may stand for: "rtx4090" -> "GeForce RTX 4090"; "nvidia 2070" -> RTX, else GTX."""
+    """The matrix names a match may stand for: "rtx4090" -> "GeForce RTX 4090"; "nvidia 2070" -> RTX, else GTX; "RTX
+    A5000" -> the workstation part."""
+    if m.group("ws"):
+        return [f"RTX {m.group('ws').upper()}"]
     if m.group("series"):
         return [f"GeForce {m.group('series').upper()} {m.group('num')} {_suffix(m.group('sfx'))}".strip()]
     if m.group("brand"):
@@ -1390,10 +1396,18 @@ def _issue_form(g: Gathered, block: Block) -> str:
         elif key.startswith("python") and versions:
             g.python_version = g.python_version or versions[0]
             said.append("Python")
-        elif re.fullmatch(r"cuda(?: version)?", key) and versions and re.match(r"^\d{1,2}\.\d$", versions[0]):
+        elif re.fullmatch(r"cuda(?:/cudnn)?(?: version)?", key) and versions and re.match(r"^\d{1,2}\.\d$", versions[0]):
             # "CUDA Version: 11.3": which CUDA (the toolkit's, or the driver's as nvidia-smi heads it) is not said, so it
-            # is no fact of either; a check judges it only where both readings lead to one cause.
-            line = next((x for x in block.lines if (kv := form_field(x)) and kv[1].strip().strip("`*") == value), "")
+            # is no fact of either; a check judges it only where both readings lead to one cause. TensorFlow's issue
+            # template asks "CUDA/cuDNN version" under its own heading ("CUDA 12.4", "11.8/8.4.1.50"): the first is CUDA's.
+            line = next(
+                (
+                    x
+                    for x in block.lines
+                    if ((kv := form_field(x)) and kv[1].strip().strip("`*") == value) or x.strip().strip("`*") == value
+                ),
+                "",
+            )
             if line:
                 g.errors.append(ErrorEvidence("cuda-version-said", line.strip()[:300], (("cuda", versions[0]),)))
                 said.append("CUDA")

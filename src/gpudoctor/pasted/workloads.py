@@ -131,6 +131,18 @@ _GPU_UNUSED_SAID = re.compile(
     r"(?:0\s?%|zero)",
     re.IGNORECASE,
 )
+# The reporter saying nvidia-smi answers inside the container or pod the program runs in ("I can execute the nvidia-smi
+# command in the container", "the nvidia-smi tool is working and detect my card in the docker pod"): the GPU reaches
+# the program's place, so a program that still works on the CPU is its own setting, not the environment's (jellyfin's
+# ffmpeg copying a stream: tests/blind/plans10/cases/1040-*). Not where the words deny it (_DENIED).
+_GPU_REACHED_SAID = re.compile(
+    r"\b(?:can|could)\s+(?:run|execute|use|call)\s+(?:the\s+)?nvidia-smi(?:\s+(?:command|tool))?\s+"
+    r"(?:in|inside|within|from)\s+(?:the\s+|my\s+|that\s+)?(?:docker\s+|podman\s+)?(?:container|pod)\b"
+    r"|\bnvidia-smi\b[^.\n]{0,40}?\b(?:works?|working|runs?|shows?|lists?|sees?|detects?)\b[^.\n]{0,40}?"
+    r"\b(?:in|inside|within|from)\s+(?:the\s+|my\s+|that\s+)?(?:docker\s+|podman\s+)?(?:container|pod)\b",
+    re.IGNORECASE,
+)
+_DENIED = re.compile(r"n't|\bnot\b|\bnever\b|\bno\b|\bfail|\berror|cannot|unable", re.IGNORECASE)
 # An env file's GPU variable ("gpus=all", "GPUS=all"): docker compose substitutes .env's variables into the compose file
 # and env_file passes them into the container's environment, but no variable requests a GPU (docs.docker.com, "GPU
 # support in Compose": deploy.resources.reservations.devices, or the service's gpus attribute).
@@ -217,6 +229,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     if beside_spec:
         _gpus_variable(g, lines)
     _unused_said(g, lines, scan, beside_spec)
+    _reached_said(g, lines, scan)
     logged: dict[str, int] = {}
     for line in lines[:20_000]:
         if "|" in line[:80] and (m := _COMPOSE_LOG.match(line[:_MAX_LINE])):
@@ -325,6 +338,14 @@ def _unused_said(g: Gathered, lines: list[str], scan: Lines, beside_spec: bool) 
     for i in range(scan.count):
         if (m := scan.search(_GPU_UNUSED_SAID, i)) is not None and (beside_spec or "cpu" not in m.group(0).lower()):
             _add(g, ErrorEvidence("gpu-unused-said", lines[i].strip()[:300]))
+            return
+
+
+def _reached_said(g: Gathered, lines: list[str], scan: Lines) -> None:
+    """The reporter's words that nvidia-smi answers inside the program's container or pod (gpu-reached-said)."""
+    for i in range(scan.count):
+        if (m := scan.search(_GPU_REACHED_SAID, i)) is not None and not _DENIED.search(m.group(0)):
+            _add(g, ErrorEvidence("gpu-reached-said", lines[i].strip()[:300]))
             return
 
 

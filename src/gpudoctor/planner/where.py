@@ -44,7 +44,6 @@ from gpudoctor.facts import (
     Facts,
 )
 from gpudoctor.planner.cluster import ADMINISTRATORS, cluster_node
-from gpudoctor.planner.commands import requirement_name
 from gpudoctor.probed import Found
 
 _PS_PROMPT = "PowerShell prompt"
@@ -159,6 +158,10 @@ def _split(args: tuple[str, ...]) -> tuple[list[str], list[tuple[str, str | None
 
 
 def _names(specs: list[str]) -> list[str]:
+    # Imported here: planner.commands brings the plan's model (eleven dataclasses, about 20 M instructions), and every
+    # check imports this module (through planner.remedy) while only a package step's rewrite reads a requirement.
+    from gpudoctor.planner.commands import requirement_name
+
     return [n for s in specs if (n := requirement_name(s)) is not None]
 
 
