@@ -652,3 +652,105 @@ def test_an_apptainer_command_shown_without_nv_is_not_asked_again():
     for text in (case.read_text(encoding="utf-8"), _MURAL_6):
         _, _, asks = _run(text)
         assert _SIF_LISTER not in asks
+
+
+def test_the_hook_refused_its_device_rules_sets_no_cgroups_where_docker_runs():
+    # docker inside a Proxmox LXC container on cgroup v2 (the catalogue's example: NVIDIA/libnvidia-container issue 154,
+    # https://github.com/NVIDIA/libnvidia-container/issues/154), and Portainer's compose stack inside another
+    # (tests/blind/plans10/cases/1052-frigate8652-proxmox-lxc-nested-docker-gpus-all-bpf-cgroup-device-not-permitted)
+    for text in (
+        _example("libnvidia-container-154-lxc-docker-bpf-prog-query-not-permitted.txt"),
+        (
+            Path(__file__).resolve().parents[1]
+            / "blind/plans10/cases/1052-frigate8652-proxmox-lxc-nested-docker-gpus-all-bpf-cgroup-device-not-permitted"
+            / "input.txt"
+        ).read_text(encoding="utf-8"),
+    ):
+        errors, codes, _ = _run(text)
+        assert "container-hook-cgroup-not-permitted" in errors
+        assert "pasted-error-unexplained" not in codes
+        finding = codes["container-no-gpu"]
+        argvs = _argvs(finding)
+        assert ("sed", "-i", "s/^#\\?no-cgroups = .*/no-cgroups = true/", "/etc/nvidia-container-runtime/config.toml") in (
+            _root(finding)
+        )
+        run = next(a for a in argvs if a[:2] == ("docker", "run"))
+        assert {"/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm"} <= set(run)
+    # quiet twin: runc's own query failing on a kernel without BPF cgroup support is no NVIDIA hook and no LXC
+    errors, codes, _ = _run(
+        "docker: Error response from daemon: OCI runtime create failed: runc create failed: unable to start container "
+        "process: error during container init: error setting cgroup config for procHooks process: "
+        "bpf_prog_query(BPF_CGROUP_DEVICE) failed: function not implemented: unknown.\n"
+    )
+    assert "container-hook-cgroup-not-permitted" not in errors
+    assert "container-no-gpu" not in codes
+
+
+_BLIND = Path(__file__).resolve().parents[1] / "blind"
+
+
+def test_error_804_in_a_container_beside_the_hosts_driver_is_the_images_cuda_newer_than_the_driver():
+    # llama.cpp's server-cuda image on a GTX 1080 Ti with driver 550 (tests/blind/plans10/cases/1033-llamacpp24418-
+    # debian13-docker-server-cuda-image-driver-550-error-804-gtx1080ti), and crackq's container whose nvidia-smi says
+    # CUDA 12.3 on a 535.129.03 host (https://github.com/f0cker/crackq/issues/43, the catalogue's example)
+    llama = (
+        _BLIND / "plans10/cases/1033-llamacpp24418-debian13-docker-server-cuda-image-driver-550-error-804-gtx1080ti"
+    ) / "input.txt"
+    for text, image, supports in (
+        (llama.read_text(encoding="utf-8"), "ghcr.io/ggml-org/llama.cpp:server-cuda", "12.4"),
+        (_example("crackq-43-docker-driver-535-image-cuda-123-error-804.txt"), "<image>", "12.2"),
+    ):
+        errors, codes, asks = _run(text)
+        assert "cuda-compat-not-supported" in errors
+        assert "pasted-error-unexplained" not in codes
+        finding = codes["toolkit-newer-than-driver"]
+        assert finding.remediation.where == "the host"
+        inspect = _argvs(finding)[0]
+        assert inspect[:4] == ("docker", "image", "inspect", image)
+        assert f"CUDA {supports}" in finding.remediation.alternative.summary
+        assert ("nvcc", "--version") not in asks  # no toolkit builds anything here
+    # quiet twins: the same error where no driver is shown (a reporter's "driver is 525" in prose,
+    # tests/blind/plans7/cases/649-icra2024axs5-docker-rtx3090-driver525-cuda121-image-error-804) stays with the asks;
+    # on bare metal (the catalogue's cuSignal example) a compat library on LD_LIBRARY_PATH is the other cause
+    for text in (
+        (_BLIND / "plans7/cases/649-icra2024axs5-docker-rtx3090-driver525-cuda121-image-error-804/input.txt").read_text(
+            encoding="utf-8"
+        ),
+        _example("cusignal-398-cupy-compat-not-supported-on-device.txt"),
+    ):
+        errors, codes, _ = _run(text)
+        assert "cuda-compat-not-supported" in errors
+        assert "toolkit-newer-than-driver" not in codes
+
+
+def test_a_components_asks_in_a_pod_ask_its_runtime_class_and_put_the_driver_asks_on_the_node():
+    # Jellyfin's NVENC in a K3s pod (tests/blind/plans10/cases/1041-jellyfin9620-k3s-device-plugin-rtx-a2000-nvenc-
+    # transcode-buffers-no-error-ask), Ollama in a pod (tests/blind/plans7/cases/650-ollama3211-kubernetes-pod-no-nvml-
+    # discovered-node-works-ask): the pod's runtime class and GPU limit decide whether any driver library reaches it
+    pods = (
+        "plans10/cases/1041-jellyfin9620-k3s-device-plugin-rtx-a2000-nvenc-transcode-buffers-no-error-ask",
+        "plans7/cases/650-ollama3211-kubernetes-pod-no-nvml-discovered-node-works-ask",
+    )
+    for case in pods:
+        report = _report((_BLIND / case / "input.txt").read_text(encoding="utf-8"))
+        asks = ask_for(report.facts, report.findings)
+        limits = [
+            a for a in asks if a.command.argv[:3] == ("kubectl", "get", "pods") and "runtimeClassName" in a.command.argv[-1]
+        ]
+        assert len(limits) == 1, case
+    report = _report((_BLIND / pods[0] / "input.txt").read_text(encoding="utf-8"))
+    notes = {a.command.argv[0]: a.command.note for a in ask_for(report.facts, report.findings)}
+    assert notes["dpkg"] == notes["grep"] == "on the node that runs the pod"
+    # quiet twin: the same component in a podman container (tests/blind/plans10/cases/1040-jellyfin11003-rocky8-podman-
+    # p2000-ffmpeg-video-copy-remux-no-gpu-needed-control): the host's asks, no kubectl
+    case = "plans10/cases/1040-jellyfin11003-rocky8-podman-p2000-ffmpeg-video-copy-remux-no-gpu-needed-control"
+    report = _report((_BLIND / case / "input.txt").read_text(encoding="utf-8"))
+    asks = ask_for(report.facts, report.findings)
+    assert not [a for a in asks if a.command.argv[:1] == ("kubectl",)]
+    assert {a.command.note for a in asks if a.command.argv[:1] == ("dpkg",)} == {"on the host"}
+
+
+def _report(text: str):
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not report.internal_errors, report.internal_errors
+    return report

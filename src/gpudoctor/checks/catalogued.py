@@ -478,6 +478,125 @@ def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
 _PARSES_NODEVFILES_FROM = {"ray": "0.8.2"}
 
 
+def check_hook_cgroup_not_permitted(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvidia-container-cli's "failed to add device rules: unable to find any existing device filters attached to the
+    cgroup: bpf_prog_query(BPF_CGROUP_DEVICE) failed: operation not permitted" (NVIDIA/libnvidia-container
+    src/nvcgo/internal/cgroup/v2.go @162f9ba9): on cgroup v2 the hook grants the GPUs by rewriting the container's eBPF
+    device program, which the kernel allows only to a process privileged in the initial namespace. Docker inside an
+    unprivileged LXC container (Proxmox's usual setup) or rootless docker is not: there the GPUs are already granted
+    by the outer container's device rules (lxc.cgroup2.devices.allow), so the hook is told to leave cgroups alone
+    (libnvidia-container's no-cgroups, NVIDIA's rootless setup) and the /dev/nvidia* nodes are passed with --device,
+    since the hook no longer adds them (NVIDIA/libnvidia-container issue 154, the same message in a Proxmox LXC)."""
+    said = _said(facts, "container-hook-cgroup-not-permitted")
+    if not said:
+        return
+    config = "/etc/nvidia-container-runtime/config.toml"
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the NVIDIA runtime hook may not set the container's device rules (docker inside an LXC container, or rootless)",
+        "nvidia-container-cli stopped the container while adding the GPUs to its device cgroup: on cgroup v2 that means "
+        "reading and replacing the cgroup's eBPF device program, and the kernel refused (operation not permitted). Docker "
+        "that runs inside an unprivileged LXC container, or rootless, is not allowed to; the GPU, the driver and the "
+        "image are not at fault. There the outer container's own device rules already grant the GPUs.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the machine whose docker printed this (inside the LXC container, not its host): set no-cgroups = true "
+            "in the NVIDIA Container Toolkit's config.toml, so the hook leaves cgroups to the LXC's rules (the same "
+            "setting NVIDIA's rootless setup makes: nvidia-ctk config --set nvidia-container-cli.no-cgroups --in-place), "
+            "then pass the GPU device nodes with --device (compose: devices:), which the hook no longer adds.",
+            (
+                Cmd(("grep", "-n", "no-cgroups", config), note="the runtime still manages cgroups"),
+                Cmd(("sed", "-i", "s/^#\\?no-cgroups = .*/no-cgroups = true/", config), root=True),
+                Cmd(("ls", "-l", "/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm"), note="the nodes the LXC has"),
+                Cmd(
+                    (
+                        "docker",
+                        "run",
+                        "--rm",
+                        "--gpus",
+                        "all",
+                        "--device",
+                        "/dev/nvidia0",
+                        "--device",
+                        "/dev/nvidiactl",
+                        "--device",
+                        "/dev/nvidia-uvm",
+                        "ubuntu",
+                        "nvidia-smi",
+                    ),
+                    note="a test container lists the GPU; then start the real one with the same --device lines",
+                ),
+            ),
+            requires_root=True,
+            component="container",
+            where="the machine whose docker printed it (inside the LXC container)",
+        ),
+    )
+
+
+def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA error 804 ("forward compatibility was attempted on non supported HW", cudaErrorCompatNotSupportedOnDevice)
+    from a program run in a container image, beside the host's driver: the CUDA inside the image is newer than the driver
+    supports, so the runtime tried the forward-compatibility libcuda (the cuda-compat package CUDA images carry), which
+    runs on data-center GPUs only (cuda-compat-guide). The image's CUDA, not the GPU, decides it: a driver that
+    supports that CUDA, or an image built for the CUDA the driver supports. A program outside an image, or a driver
+    not shown, stays with the catalogue's asks (a compat directory on LD_LIBRARY_PATH is the other cause there)."""
+    from gpudoctor.checks.driver import driver_cuda
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+    from gpudoctor.planner.where import container_of, image
+
+    said = _said(facts, "cuda-compat-not-supported")
+    img = image(facts)  # (an image run with docker run is a container too, where no prompt or words say one)
+    contained = img is not None or container_of(facts) is not None
+    if not said or not facts.driver.version or not contained or other_vendor_gpu_only(facts) is not None:
+        return
+    have, _ = driver_cuda(facts, ctx.matrix)
+    supports = f"CUDA {have}" if have else "an older CUDA"
+    inspect = Cmd(
+        (
+            "docker",
+            "image",
+            "inspect",
+            img["means"] if img else Placeholder("image"),
+            "--format",
+            "{{range .Config.Env}}{{println .}}{{end}}",
+        ),
+        pipe=("grep", "-E", "CUDA_VERSION|NVIDIA_REQUIRE_CUDA"),
+        note="on the host: the CUDA the image is built on",
+    )
+    yield Finding(
+        "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "toolkit",
+        f"the image's CUDA is newer than the host's driver {facts.driver.version} supports ({supports})",
+        "CUDA's first call in the container failed with error 804 (forward compatibility was attempted on non "
+        "supported HW): the container gets the GPU, but the CUDA the image is built on is newer than the host's driver "
+        "supports, so the runtime tried NVIDIA's forward-compatibility library, which only data-center GPUs run. The "
+        "program then has no GPU (many fall back to the CPU). Reinstalling the container toolkit changes nothing.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the host: read the image's CUDA, then upgrade the host's NVIDIA driver to a branch that supports it "
+            "(its nvidia-smi header then shows that CUDA Version or newer), reboot, and run the image again.",
+            # (no install command: the branch the image needs is what the inspect answers, and a distribution's own
+            # driver package may be the very release that is too old, as Debian 13's 550 is)
+            (inspect,),
+            requires_root=True,
+            component="driver",
+            where="the host",
+            alternative=Remediation(
+                f"Keep the driver and run an image (or a build of the program) made for {supports} or older: the "
+                "project's image tag or Dockerfile for that CUDA (its CUDA version build argument), or a native build "
+                "against the host's toolkit.",
+                (),
+                component="container",
+                where="the host",
+            ),
+        ),
+    )
+
+
 def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """CUDA_VISIBLE_DEVICES=NoDevFiles: Slurm's GPU GRES plugin writes it into a job or step allocated no GPU
     (SchedMD/slurm src/plugins/gres/common/gres_common.c), so CUDA sees no device. The job asks for GPUs with
@@ -2678,6 +2797,10 @@ CHECKS = (
     Check("catalogued-cdi-device", "platform", ("container-no-gpu",), check_cdi_unresolved, ("pasted",)),
     Check("catalogued-docker-runtime", "platform", ("container-no-gpu",), check_docker_unknown_runtime, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
+    Check("catalogued-hook-cgroup", "platform", ("container-no-gpu",), check_hook_cgroup_not_permitted, ("pasted",)),
+    Check(
+        "catalogued-image-cuda-compat", "toolkit", ("toolkit-newer-than-driver",), check_image_cuda_compat_refused, ("pasted",)
+    ),
     Check("catalogued-slurm-devices", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_devices_unconstrained, ("pasted",)),
     Check("catalogued-p2p-acs", "frameworks", ("nccl-transport-disabled",), check_p2p_behind_switch, ("pasted",)),
     Check("catalogued-nccl-interface", "platform", ("nccl-interface-unroutable",), check_nccl_interface_unroutable, ("pasted",)),

@@ -559,6 +559,48 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
 
 
+def _cudnn_off_the_path(facts: Facts, e, loaded: str) -> Remediation | None:
+    """PyTorch's cuDNN check refusing an older cuDNN that LD_LIBRARY_PATH put first: the pasted LD_LIBRARY_PATH holds
+    a directory named for cuDNN, or PyTorch itself says its LD_LIBRARY_PATH holds one (torch/backends/cudnn/__init__.py
+    since pytorch/pytorch#80877: "Looks like your LD_LIBRARY_PATH contains incompatible version of cudnn"). The
+    loader searches LD_LIBRARY_PATH before the run path that leads a pip wheel to its own cuDNN (torch/lib, or NVIDIA's
+    nvidia-cudnn wheel), so the fix is taking that directory off the path, nothing installed; None where neither shows.
+    """
+    from gpudoctor.cmdline import Cmd, SetEnv
+    from gpudoctor.planner.cluster import cluster_node
+    from gpudoctor.planner.where import python_step
+
+    entries = facts.platform.env.get("LD_LIBRARY_PATH", "").split(":")
+    named = [p for p in entries if "cudnn" in p.lower()]
+    # (the directory whose name carries the version that loaded, where several name cuDNN)
+    shadow = next((p for p in named if loaded and loaded in p), named[0] if named else None)
+    if shadow is None and "LD_LIBRARY_PATH" not in e.line:
+        return None
+    check = python_step(facts, "-c", "import torch; print(torch.__version__, torch.backends.cudnn.version())")
+    module = (
+        (Cmd(("module", "list"), note="if an environment module put it there: module unload it, here and in job scripts"),)
+        if cluster_node(facts)
+        else ()
+    )
+    if shadow is not None:
+        rest = [p for p in entries if p != shadow]
+        return Remediation(
+            f"The cuDNN {loaded} that loads comes from {shadow} on LD_LIBRARY_PATH, which the loader searches before "
+            "PyTorch's own cuDNN (its wheel's, found through its run path). Take that directory off LD_LIBRARY_PATH "
+            "where it is set (an environment module, ~/.bashrc, the job script); nothing needs installing. PyTorch then "
+            "loads its own cuDNN.",
+            (*module, SetEnv("LD_LIBRARY_PATH", ":".join(rest) or None, note=f"without {shadow}"), check),
+            component="cudnn",
+        )
+    return Remediation(
+        f"PyTorch says LD_LIBRARY_PATH holds the cuDNN {loaded} that loads: the loader searches it before PyTorch's own "
+        "cuDNN (its wheel's, found through its run path). Take the directory that holds that libcudnn off "
+        "LD_LIBRARY_PATH where it is set (an environment module, ~/.bashrc, a container's ENV); nothing needs installing.",
+        (*module, Cmd(("printenv", "LD_LIBRARY_PATH"), pipe=("tr", ":", "\\n"), note="the directories, in order"), check),
+        component="cudnn",
+    )
+
+
 def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
 
@@ -578,6 +620,8 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
         component="cudnn",
     )
     again = jax_again(facts, ctx) if named == {"jax"} else None
+    if named == {"torch"} and (off := _cudnn_off_the_path(facts, e, loaded)) is not None:
+        rem = off
     if again is not None:
         # JAX's own extra brings the cuDNN wheel its release is built for: the step that makes JAX's packages agree.
         rem = Remediation(

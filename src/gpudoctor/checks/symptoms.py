@@ -69,7 +69,7 @@ _STARTED_WITH = FamilyAsk(
     "on the host",
     run_line_answers=True,
 )
-_POD_LIMITS = FamilyAsk(
+POD_LIMITS = FamilyAsk(
     # every pod's row, so no pod name has to be known first (a pod restarted under a new name answers too)
     (
         "kubectl",
@@ -131,7 +131,7 @@ GPU_NOT_REACHED = Family(
         "windows": (_SMI,),
         "wsl": (_SMI, _WSL_LIBS, _WSL_SHADOW),
         "container": (_HOST_PASSES, _STARTED_WITH, _INSIDE_SMI),
-        "pod": (_POD_LIMITS, _INSIDE_SMI, _NODE_GPUS),
+        "pod": (POD_LIMITS, _INSIDE_SMI, _NODE_GPUS),
     },
     (
         "NVIDIA Container Toolkit docs, sample-workload.html: 'sudo docker run --rm --runtime=nvidia --gpus all ubuntu "

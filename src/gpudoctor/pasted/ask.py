@@ -329,8 +329,15 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
             )
         )
-    # An image's NVIDIA_REQUIRE_CUDA refused by the host's driver is the driver's and the image's: no toolkit builds there.
-    image_only = bool(facts.pasted.reported("container-requires-cuda")) and not any(
+    # An image's NVIDIA_REQUIRE_CUDA refused by the host's driver, or its CUDA's forward-compatibility library refused by
+    # the GPU (error 804 in a container), is the driver's and the image's: no toolkit builds there.
+    image_only = bool(
+        facts.pasted.reported("container-requires-cuda")
+        or (
+            facts.pasted.reported("cuda-compat-not-supported")
+            and (where.container_of(facts) is not None or where.image(facts) is not None)
+        )
+    ) and not any(
         e.kind in ("cuda-driver-insufficient", "driver-too-old-found", "cuda-version-detected-mismatch")
         for e in facts.pasted.errors
     )
@@ -671,6 +678,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
             scoped = {tuple(a[3:]) for a in comp.ask_container if a[:3] == ("docker", "exec", "{container}")}
             argvs = [(a, w) for a, w in argvs if tuple(a) not in scoped]
             argvs += [(argv, decides) for argv in comp.ask_container]
+        pod = container_said(facts) == "kubernetes"
         for argv, why in argvs:
             container: str | Placeholder = (
                 (image.get("container") if image else None)
@@ -678,7 +686,20 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
                 or _exec_named(facts)
                 or Placeholder("container")
             )
-            out.append(Ask(_catalogue_cmd(facts, list(where.in_container(facts, tuple(argv), container))), why))
+            cmd = _catalogue_cmd(facts, list(where.in_container(facts, tuple(argv), container)))
+            if contained and tuple(argv) in comp.ask_container and argv[:1] != ("docker",) and not cmd.note:
+                # a container's host-side ask (the driver's packages, the runtime's config) is typed where the
+                # runtime runs: a pod's node, not the pod (the driver's libraries are mounted into it, not installed)
+                cmd = dataclasses.replace(cmd, note="on the node that runs the pod" if pod else "on the host")
+            out.append(Ask(cmd, why))
+        if pod and argvs:
+            from gpudoctor.checks.symptoms import POD_LIMITS
+
+            # a pod gets the driver's libraries only through the NVIDIA runtime: its runtime class and GPU request
+            # decide whether any reach it (gpudoctor.checks.symptoms, the pod's asks)
+            ask = Ask(Cmd(POD_LIMITS.argv), f"{POD_LIMITS.decides} ({comp.id})")
+            if all(a.command.argv != ask.command.argv for a in out):
+                out.append(ask)
     return out
 
 

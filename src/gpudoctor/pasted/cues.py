@@ -406,6 +406,24 @@ _ENV_SET = re.compile(
 )
 
 
+# The loader's search path as a shell printed it: `echo $LD_LIBRARY_PATH` (or printenv) at a prompt or alone on a line,
+# its answer the next line that is a colon-separated list of absolute paths (empty entries kept: the loader reads an
+# empty one as the current directory). Data only: the plan may print it back, quoted, never run it.
+_PRINTS_LD_PATH = re.compile(r'(?:^|[\s$#>])(?:echo\s+"?\$\{?LD_LIBRARY_PATH\}?"?|printenv\s+LD_LIBRARY_PATH)\s*$')
+_PATH_LIST = re.compile(r"/[^\s:]{0,300}(?::(?:/[^\s:]{0,300})?){0,40}")
+
+
+def _ld_library_path_printed(g: Gathered, lines: list[str]) -> None:
+    for number, line in enumerate(lines):
+        if "LD_LIBRARY_PATH" not in line or not _PRINTS_LD_PATH.search(line[:MAX_LINE]):
+            continue
+        answer = next((x.strip() for x in lines[number + 1 : number + 3] if x.strip() and not x.startswith("```")), "")
+        if _PATH_LIST.fullmatch(answer):
+            g.env.setdefault("LD_LIBRARY_PATH", answer)
+            _cue(g, "LD_LIBRARY_PATH printed", "the loader's search path in the shell that ran the program", line)
+            return
+
+
 def _import_failed(g: Gathered, lines: list[str]) -> None:
     """The packages whose own import a traceback shows failing: a frame of site-packages/<pkg>/__init__.py at module
     level, then the traceback's ImportError (or OSError: a library it loads) before another traceback starts."""
@@ -519,6 +537,7 @@ def read_cues(g: Gathered, text: str) -> None:
         line = next((x for x in lines if _CONTAINER_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, CONTAINER_SAID, f"run inside a {runtime} container (the text says so)", line[:MAX_LINE])
     _import_failed(g, lines)
+    _ld_library_path_printed(g, lines)
     if m := _JETSON_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _JETSON_SAID.search(x[:MAX_LINE])), m.group(0))
         said = next((x[:MAX_LINE] for x in lines if _L4T_RELEASE.search(x[:MAX_LINE])), "")

@@ -203,7 +203,8 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
             add(fact, (entry or {}).get("type", "") if isinstance(entry, dict) else "file", _path(text, path))
 
     for name, value in (snap.get("env") or {}).items():
-        add(f"env.{name}", value, [text.find(f"{name}={value}")])
+        # set on a command line (NAME=value), or printed alone by the shell (echo $LD_LIBRARY_PATH: pasted.cues)
+        add(f"env.{name}", value, [text.find(f"{name}={value}") or text.find(value)])
 
     commands = snap.get("commands") or {}
     if smi := commands.get("nvidia-smi"):

@@ -132,6 +132,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         # A tool's output shows the driver or the toolkit: a form's "CUDA Version" adds nothing to judge (nvidia-smi -q
         # prints the same words).
         g.errors = [e for e in g.errors if e.kind != "cuda-version-said"]
+    _distribution_line(g)
     _interpreter_of_site(g)
     _interpreter_of_env(g)
     _interpreter_of_prompt(g)
@@ -1163,6 +1164,26 @@ def _os(g: Gathered, text: str) -> None:
         g.os_pretty = g.os_pretty or re.sub(r"\s*\((?:x86_64|aarch64|ppc64le)\)\s*$", "", text.strip())
     if "wsl" in low:
         g.wsl = True
+
+
+# A line that is a Linux distribution's name and release alone, as /etc/os-release's PRETTY_NAME and lsb_release print
+# them ("Ubuntu 24.04 LTS", "Ubuntu 22.04.4 LTS", "Debian GNU/Linux 13 (trixie)"): the release the host runs, where a
+# form's OS field said only "Linux" (or nothing). It decides the distribution's driver and package commands.
+_DISTRIBUTION_LINE = re.compile(
+    r"^(?:(?:Description|PRETTY_NAME)[:=]\s*\"?)?(?P<os>Ubuntu \d{2}\.\d{2}(?:\.\d{1,2})?(?: LTS)?"
+    r"|Debian GNU/Linux \d{1,2}(?: \([a-z]{3,12}\))?)\"?$"
+)
+
+
+def _distribution_line(g: Gathered) -> None:
+    if g.system not in (None, "Linux") or (g.os_pretty or "Linux").lower() != "linux" or g.wsl:
+        return  # (a named distribution, Windows or WSL said already: that statement stands)
+    for _, lines in g.texts:
+        for line in lines:
+            if (m := _DISTRIBUTION_LINE.match(line.strip()[:80])) is not None:
+                g.system = "Linux"
+                g.os_pretty = m.group("os")
+                return
 
 
 def _conda_cpu(g: Gathered, said: str) -> None:
