@@ -2043,11 +2043,19 @@ def check_host_compiler(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "a CUDA release that accepts this one."
         )
     elif gcc := e.get("gcc_max"):
+        from gpudoctor.facts import SETUPTOOLS_NVCC
+
         title = f"{release} refuses the host gcc: it accepts gcc {gcc} and older"
+        # a Python package's build names its compilers by CC and CXX (torch.utils.cpp_extension: CC to nvcc as -ccbin)
+        named = (
+            f"CC=gcc-{gcc} CXX=g++-{gcc} for the rerun of the same pip install, which PyTorch's extension build hands to nvcc"
+            if any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues)
+            else f"nvcc -ccbin g++-{gcc}; CMake projects read CUDAHOSTCXX"
+        )
         fix = (
-            f"Build with a gcc of version {gcc} or older as nvcc's host compiler (nvcc -ccbin g++-{gcc}; CMake projects read "
-            f"CUDAHOSTCXX), installing it beside the system's gcc where it is missing, or use a CUDA release that accepts "
-            "this gcc (a newer toolkit; for a PyTorch extension, of PyTorch's CUDA major)." + skip
+            f"Build with a gcc of version {gcc} or older as nvcc's host compiler ({named}), installing it beside the "
+            "system's gcc where it is missing, or use a CUDA release that accepts this gcc (a newer toolkit; for a PyTorch "
+            "extension, of PyTorch's CUDA major)." + skip
         )
     elif clang := e.get("clang_below"):
         title = f"{release} refuses the host clang: it accepts clang below {clang}"
@@ -2072,8 +2080,31 @@ def check_host_compiler(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "accepts a range of gcc, clang and MSVC versions, and this build's compiler is outside it. The GPU, the driver and "
         "the framework are not involved.",
         (ev("pasted", e.line),),
-        Remediation(fix, component="toolkit"),
+        Remediation(fix, _older_gcc_steps(facts, e.get("gcc_max") or ""), component="toolkit"),
     )
+
+
+def _older_gcc_steps(facts: Facts, gcc: str) -> tuple:
+    """The commands of nvcc's gcc limit where they are known: which gcc-N are installed, the distribution's gcc-N and
+    g++-N where it is a Debian one (their package names, as Debian and Ubuntu ship one per major), and for a Python
+    package's build (setuptools ran nvcc: SETUPTOOLS_NVCC) CC and CXX set for the rerun of the same install in this
+    shell, which torch.utils.cpp_extension hands to nvcc as -ccbin (pytorch/pytorch torch/utils/cpp_extension.py
+    @26e79290, unix_cuda_flags: _ccbin = os.getenv("CC") ... cflags.extend(["-ccbin", _ccbin])). () for another host
+    compiler, or on Windows."""
+    from gpudoctor.facts import SETUPTOOLS_NVCC
+    from gpudoctor.planner.remedy import family
+
+    if not gcc.isdigit() or (facts.platform.system or "").lower().startswith("win"):
+        return ()
+    steps: list = [Cmd(("ls", "/usr/bin"), pipe=("grep", "-E", "^g(cc|\\+\\+)-[0-9]+$"), note=f"gcc-{gcc} or older there?")]
+    if family(facts) == "debian":
+        steps.append(Cmd(("apt-get", "install", "-y", f"gcc-{gcc}", f"g++-{gcc}"), root=True))
+    if any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues):
+        steps += [
+            SetEnv("CC", f"gcc-{gcc}", note="torch.utils.cpp_extension passes CC to nvcc as -ccbin"),
+            SetEnv("CXX", f"g++-{gcc}", note="then rerun the same pip install in this shell, with the same python"),
+        ]
+    return tuple(steps)
 
 
 def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
