@@ -1643,6 +1643,42 @@ def check_build_toolkit_missing(facts: Facts, ctx: Context) -> Iterable[Finding]
     )
 
 
+def check_shell_nvcc_not_found(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The shell a build ran nvcc from found none on PATH (catalogue.toml: shell-nvcc-not-found; make's recipes exit with
+    127). NVIDIA's installers put the toolkit under /usr/local/cuda (a link to /usr/local/cuda-X.Y) and leave PATH to the
+    user (the CUDA installation guide for Linux, post-installation actions), and sudo's secure_path drops the user's
+    PATH: the toolkit is most often there, off PATH. Its nvcc is checked, its bin put first on PATH in the shell that
+    runs the build, and the build rerun from there; where no toolkit is there, one is installed first."""
+    from gpudoctor.cmdline import PrependPath
+    from gpudoctor.planner.remedy import keep_path
+
+    said = _said(facts, "shell-nvcc-not-found")
+    if not said or (facts.platform.system or "").lower().startswith("win"):
+        return
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        "the build's shell found no nvcc on its PATH",
+        "The shell that ran the build's nvcc could not find it, as the text shows (exit status 127). A CUDA toolkit "
+        "installed by NVIDIA's installers lives in /usr/local/cuda, whose bin is not on PATH until you put it there, and "
+        "sudo runs commands with its own PATH; a toolkit that works in one terminal can be missing from the shell a build "
+        "runs. The driver, cuDNN and the GPU are not involved.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Check that the toolkit's nvcc is in /usr/local/cuda/bin (if not, install the CUDA toolkit first), put that "
+            "directory first on PATH in the shell that runs the build, and rerun the build from that shell (without sudo, "
+            'or with sudo env PATH="$PATH": sudo resets PATH).' + keep_path(facts),
+            (
+                Cmd(("ls", "-l", "/usr/local/cuda/bin/nvcc"), note="where NVIDIA's installers put nvcc"),
+                PrependPath("PATH", ("/usr/local/cuda/bin",), note="the rest of PATH kept"),
+                Cmd(("nvcc", "--version"), note="then rerun the build from this shell"),
+            ),
+            component="toolkit",
+        ),
+    )
+
+
 def check_build_cudnn_headers(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """torch's ATen/cudnn/cudnn-wrapper.h not finding <cudnn.h> while an extension compiles against it (catalogue.toml:
     cpp-extension-cudnn-header-missing). torch.utils.cpp_extension puts CUDA_HOME/include on the include path, and
@@ -2636,6 +2672,7 @@ CHECKS = (
     ),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
     Check("catalogued-build-toolkit", "toolkit", ("toolkit-missing-for-build",), check_build_toolkit_missing, ("pasted",)),
+    Check("catalogued-shell-nvcc", "toolkit", ("toolkit-missing-for-build",), check_shell_nvcc_not_found, ("pasted",)),
     Check("catalogued-build-cudnn", "cudnn", ("cudnn-headers-missing-for-build",), check_build_cudnn_headers, ("pasted",)),
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
