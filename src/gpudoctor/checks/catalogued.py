@@ -419,6 +419,100 @@ def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# The command that says where an interpreter's headers belong and whether Python.h is there (Triton's own lookup:
+# sysconfig's include path, triton-lang/triton python/triton/runtime/build.py @15484adc).
+_HEADERS_THERE = (
+    "import os, sysconfig; p = sysconfig.get_paths()['include']; print(p, os.path.isfile(os.path.join(p, 'Python.h')))"
+)
+
+
+def check_python_headers(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Triton compiling its launcher without the interpreter's C headers (catalogue.toml: triton-python-h-missing), on
+    Linux where the interpreter's X.Y is shown: a distribution's Python (Debian's and Ubuntu's, deadsnakes' too) ships
+    Python.h in its python3.X-dev package. In an image (a compose service or docker run the text shows), a package
+    installed in the running container is gone when it is recreated: a new image FROM it installs the headers. On the
+    host, the distribution's package. An embedded Windows Python is another fix (its include folder): left to the ask."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import family
+    from gpudoctor.planner.where import python_exe
+
+    said = _said(facts, "python-headers-missing")
+    py = facts.frameworks.python
+    version = py.value.version if isinstance(py, Found) and py.value.version else ""
+    mm = ".".join(version.split(".")[:2])
+    if not said or not re.fullmatch(r"3\.\d{1,2}", mm) or (facts.platform.system or "").lower().startswith("win"):
+        return
+    package = f"python{mm}-dev"
+    python = python_exe(facts)
+    why = (
+        f"Triton compiles a small C launcher for its kernels with gcc against the running interpreter's headers, as the "
+        f"text shows, and Python {version} here has no Python.h: a distribution's Python keeps its headers in a "
+        f"separate development package ({package} on Debian and Ubuntu, deadsnakes' builds too). The GPU, the driver "
+        "and PyTorch are not at fault."
+    )
+    workload = next((w for w in _said(facts, "workload-gpus") if w.get("image")), None)
+    if workload is not None:
+        image, name = workload.get("image") or "", workload.get("name") or ""
+        # the new image's name: the image's own with "-pydev" on its tag (a name docker accepts), else to be chosen
+        m = re.fullmatch(r"(?P<repo>[a-z0-9][a-z0-9._/-]{0,200})(?::(?P<tag>[\w][\w.-]{0,100}))?", image)
+        derived: str | Placeholder = f"{m.group('repo')}:{m.group('tag') or 'latest'}-pydev" if m else Placeholder("new-image")
+        dockerfile = "Dockerfile.pydev"
+        run = f"RUN apt-get update && apt-get install -y --no-install-recommends {package} && rm -rf /var/lib/apt/lists/*"
+        compose = workload.get("runtime") == "compose"
+        steps = (
+            *(
+                (
+                    Cmd(
+                        ("docker", *(("compose",) if compose else ()), "exec", name, python, "-c", _HEADERS_THERE),
+                        note="inside: False",
+                    ),
+                )
+                if name
+                else ()
+            ),
+            Cmd(("echo", f"FROM {image}"), pipe=("tee", dockerfile), note="on the host: a new image with the headers"),
+            Cmd(("echo", run), pipe=("tee", "-a", dockerfile), note="for Debian and Ubuntu images; Red Hat's take python3-devel"),
+            Cmd(("cat", dockerfile), pipe=("docker", "build", "-t", derived, "-")),
+            *(
+                (Cmd(("docker", "compose", "up", "-d", name), note="once the service's image: line names the new image"),)
+                if compose and name
+                else ()
+            ),
+        )
+        rem = Remediation(
+            f"Build a new image FROM {image} that installs {package}, the headers of the image's own Python {mm}, and run "
+            "the "
+            + ("service" if compose else "container")
+            + " from it (an apt-get in the running container is lost when it is recreated); a later release of the "
+            "image that installs them does the same.",
+            steps,
+            component="container",
+            where="the image",
+        )
+    else:
+        debian = family(facts) == "debian"
+        rem = Remediation(
+            f"Install the development headers of this Python {mm}: {package} on Debian and Ubuntu (deadsnakes' builds "
+            "too), python3-devel on Fedora and Red Hat; then rerun. A conda or uv Python carries its headers: there, "
+            "reinstall that interpreter.",
+            (
+                Cmd((python, "-c", _HEADERS_THERE), note="where the headers belong: False until they are installed"),
+                *((Cmd(("apt-get", "install", "-y", package), root=True),) if debian else ()),
+            ),
+            requires_root=debian,
+            component="environment",
+        )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"Triton cannot compile its launcher: Python {mm} has no development headers (Python.h)",
+        why,
+        (ev("pasted", said[0].line),),
+        rem,
+    )
+
+
 def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """PyTorch's DataLoader worker killed by SIGBUS ("This might be caused by insufficient shared memory (shm)"):
     workers hand batches over in /dev/shm, which docker sizes at 64 MB unless the container is run with --ipc=host
@@ -2673,6 +2767,7 @@ CHECKS = (
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
     Check("catalogued-build-toolkit", "toolkit", ("toolkit-missing-for-build",), check_build_toolkit_missing, ("pasted",)),
     Check("catalogued-shell-nvcc", "toolkit", ("toolkit-missing-for-build",), check_shell_nvcc_not_found, ("pasted",)),
+    Check("catalogued-python-headers", "frameworks", ("framework-cuda-libs-missing",), check_python_headers, ("pasted",)),
     Check("catalogued-build-cudnn", "cudnn", ("cudnn-headers-missing-for-build",), check_build_cudnn_headers, ("pasted",)),
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
