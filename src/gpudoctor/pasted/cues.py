@@ -84,7 +84,7 @@ _WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b|-win_amd64\.whl\
 # bandwidthTest.cu) and any sign of Python.
 _COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)", re.IGNORECASE)
 _PYTHON_SAID = re.compile(
-    r"python|\.py\b|\bpip\d?\b|\bconda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax"
+    r"python|\.py\b|\bpip\d?\b|\b(?:ana|mini)?conda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax"
     # XLA's log lines as JAX's and TensorFlow's wheels print them (their sources under external/xla, external/local_xla)
     r"|\bexternal/(?:local_)?xla/|XlaRuntimeError",
     re.IGNORECASE,
