@@ -2220,16 +2220,18 @@ def _older_gcc_steps(facts: Facts, gcc: str) -> tuple:
     package's build (setuptools ran nvcc: SETUPTOOLS_NVCC) CC and CXX set for the rerun of the same install in this
     shell, which torch.utils.cpp_extension hands to nvcc as -ccbin (pytorch/pytorch torch/utils/cpp_extension.py
     @26e79290, unix_cuda_flags: _ccbin = os.getenv("CC") ... cflags.extend(["-ccbin", _ccbin])). () for another host
-    compiler, or on Windows."""
+    compiler, on Windows, or where neither is known (the asks decide it)."""
     from gpudoctor.facts import SETUPTOOLS_NVCC
     from gpudoctor.planner.remedy import family
 
-    if not gcc.isdigit() or (facts.platform.system or "").lower().startswith("win"):
-        return ()
+    debian = family(facts) == "debian"
+    python_build = any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues)
+    if not gcc.isdigit() or (facts.platform.system or "").lower().startswith("win") or not (debian or python_build):
+        return ()  # nothing the asks do not already decide
     steps: list = [Cmd(("ls", "/usr/bin"), pipe=("grep", "-E", "^g(cc|\\+\\+)-[0-9]+$"), note=f"gcc-{gcc} or older there?")]
-    if family(facts) == "debian":
+    if debian:
         steps.append(Cmd(("apt-get", "install", "-y", f"gcc-{gcc}", f"g++-{gcc}"), root=True))
-    if any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues):
+    if python_build:
         steps += [
             SetEnv("CC", f"gcc-{gcc}", note="torch.utils.cpp_extension passes CC to nvcc as -ccbin"),
             SetEnv("CXX", f"g++-{gcc}", note="then rerun the same pip install in this shell, with the same python"),
