@@ -591,7 +591,8 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
         yield Finding(
             "toolkit-newer-than-driver",
             Severity.ERROR,
-            "toolkit",
+            # the host's driver is what falls short (the image brings its own CUDA; a toolkit on the host plays no part)
+            "driver",
             f"the image needs CUDA {e.get('cuda')}, newer than the host's driver supports",
             "nvidia-container-cli refused to start the container: the image's NVIDIA_REQUIRE_CUDA asks for CUDA "
             f">= {e.get('cuda')}, and the host's driver{' ' + d.version if d.version else ''} supports an older one. "
