@@ -460,6 +460,10 @@ OTHER_GPU_BESIDE = "another vendor's GPU beside the NVIDIA one"
 # /etc/nv_tegra_release): its integrated GPU has no nvidia-smi before JetPack 6 (tegrastats and jtop are its tools) and
 # its L4T release, not a driver table, decides the builds that run. `means` is the L4T release where the text shows it.
 JETSON_SAID = "an NVIDIA Jetson (L4T)"
+# The cue the pasted reader sets where setuptools reports nvcc failing ("error: command '/usr/local/cuda/bin/nvcc' failed
+# with exit code 1", pypa/setuptools setuptools/_distutils/spawn.py @00eaec7a): a Python package's extension build ran
+# nvcc (pip install of a source tree, setup.py), the way torch.utils.cpp_extension builds. `means` is the nvcc's path.
+SETUPTOOLS_NVCC = "a Python package's build ran nvcc"
 # The cue the pasted reader sets where a traceback shows a package's own import failing (a frame of its top-level
 # site-packages/<pkg>/__init__.py "in <module>", the traceback ending in ImportError, ModuleNotFoundError or OSError):
 # `means` is the package's import name. A probe that imports it ends in the same error and decides nothing.

@@ -110,7 +110,8 @@ def test_nothing_shown_failing_is_not_driver_unreachable():
 
 def test_nvcc_unsupported_architecture_asks_for_the_toolkit_and_the_gpu():
     _, _, _, asks = _run((EXAMPLES / "openpose-2053-nvcc-cuda110-compute86.txt").read_text(encoding="utf-8"))
-    assert "nvcc --version" in asks and "nvidia-smi --query-gpu=name,compute_cap --format=csv" in asks
+    # which nvcc the build ran decides it (PATH, /usr/local/cuda's link, CUDA_HOME), and the GPUs by name on any driver
+    assert {"nvcc --version", "which -a nvcc", "ls -ld /usr/local/cuda", "printenv CUDA_HOME", "nvidia-smi -L"} <= set(asks)
 
 
 def test_slurm_gres_asks_for_the_partitions_gres():

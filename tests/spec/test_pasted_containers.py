@@ -193,6 +193,7 @@ def test_an_images_cuda_requirement_offers_the_toolkits_switch_within_one_major_
     report = _report(run + message.format(cuda="11.8"))
     (f,) = [f for f in report.findings if f.code == "toolkit-newer-than-driver"]
     assert f.remediation.where == "the host" and f.remediation.alternative is not None
+    assert f.area == "driver"  # the host's driver falls short; the image brings its own CUDA, a host toolkit plays no part
     assert _argv(f.remediation.alternative) == [
         (
             "docker",

@@ -419,6 +419,100 @@ def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# The command that says where an interpreter's headers belong and whether Python.h is there (Triton's own lookup:
+# sysconfig's include path, triton-lang/triton python/triton/runtime/build.py @15484adc).
+_HEADERS_THERE = (
+    "import os, sysconfig; p = sysconfig.get_paths()['include']; print(p, os.path.isfile(os.path.join(p, 'Python.h')))"
+)
+
+
+def check_python_headers(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Triton compiling its launcher without the interpreter's C headers (catalogue.toml: triton-python-h-missing), on
+    Linux where the interpreter's X.Y is shown: a distribution's Python (Debian's and Ubuntu's, deadsnakes' too) ships
+    Python.h in its python3.X-dev package. In an image (a compose service or docker run the text shows), a package
+    installed in the running container is gone when it is recreated: a new image FROM it installs the headers. On the
+    host, the distribution's package. An embedded Windows Python is another fix (its include folder): left to the ask."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import family
+    from gpudoctor.planner.where import python_exe
+
+    said = _said(facts, "python-headers-missing")
+    py = facts.frameworks.python
+    version = py.value.version if isinstance(py, Found) and py.value.version else ""
+    mm = ".".join(version.split(".")[:2])
+    if not said or not re.fullmatch(r"3\.\d{1,2}", mm) or (facts.platform.system or "").lower().startswith("win"):
+        return
+    package = f"python{mm}-dev"
+    python = python_exe(facts)
+    why = (
+        f"Triton compiles a small C launcher for its kernels with gcc against the running interpreter's headers, as the "
+        f"text shows, and Python {version} here has no Python.h: a distribution's Python keeps its headers in a "
+        f"separate development package ({package} on Debian and Ubuntu, deadsnakes' builds too). The GPU, the driver "
+        "and PyTorch are not at fault."
+    )
+    workload = next((w for w in _said(facts, "workload-gpus") if w.get("image")), None)
+    if workload is not None:
+        image, name = workload.get("image") or "", workload.get("name") or ""
+        # the new image's name: the image's own with "-pydev" on its tag (a name docker accepts), else to be chosen
+        m = re.fullmatch(r"(?P<repo>[a-z0-9][a-z0-9._/-]{0,200})(?::(?P<tag>[\w][\w.-]{0,100}))?", image)
+        derived: str | Placeholder = f"{m.group('repo')}:{m.group('tag') or 'latest'}-pydev" if m else Placeholder("new-image")
+        dockerfile = "Dockerfile.pydev"
+        run = f"RUN apt-get update && apt-get install -y --no-install-recommends {package} && rm -rf /var/lib/apt/lists/*"
+        compose = workload.get("runtime") == "compose"
+        steps = (
+            *(
+                (
+                    Cmd(
+                        ("docker", *(("compose",) if compose else ()), "exec", name, python, "-c", _HEADERS_THERE),
+                        note="inside: False",
+                    ),
+                )
+                if name
+                else ()
+            ),
+            Cmd(("echo", f"FROM {image}"), pipe=("tee", dockerfile), note="on the host: a new image with the headers"),
+            Cmd(("echo", run), pipe=("tee", "-a", dockerfile), note="for Debian and Ubuntu images; Red Hat's take python3-devel"),
+            Cmd(("cat", dockerfile), pipe=("docker", "build", "-t", derived, "-")),
+            *(
+                (Cmd(("docker", "compose", "up", "-d", name), note="once the service's image: line names the new image"),)
+                if compose and name
+                else ()
+            ),
+        )
+        rem = Remediation(
+            f"Build a new image FROM {image} that installs {package}, the headers of the image's own Python {mm}, and run "
+            "the "
+            + ("service" if compose else "container")
+            + " from it (an apt-get in the running container is lost when it is recreated); a later release of the "
+            "image that installs them does the same.",
+            steps,
+            component="container",
+            where="the image",
+        )
+    else:
+        debian = family(facts) == "debian"
+        rem = Remediation(
+            f"Install the development headers of this Python {mm}: {package} on Debian and Ubuntu (deadsnakes' builds "
+            "too), python3-devel on Fedora and Red Hat; then rerun. A conda or uv Python carries its headers: there, "
+            "reinstall that interpreter.",
+            (
+                Cmd((python, "-c", _HEADERS_THERE), note="where the headers belong: False until they are installed"),
+                *((Cmd(("apt-get", "install", "-y", package), root=True),) if debian else ()),
+            ),
+            requires_root=debian,
+            component="environment",
+        )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"Triton cannot compile its launcher: Python {mm} has no development headers (Python.h)",
+        why,
+        (ev("pasted", said[0].line),),
+        rem,
+    )
+
+
 def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """PyTorch's DataLoader worker killed by SIGBUS ("This might be caused by insufficient shared memory (shm)"):
     workers hand batches over in /dev/shm, which docker sizes at 64 MB unless the container is run with --ipc=host
@@ -1817,6 +1911,42 @@ def check_build_toolkit_missing(facts: Facts, ctx: Context) -> Iterable[Finding]
     )
 
 
+def check_shell_nvcc_not_found(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The shell a build ran nvcc from found none on PATH (catalogue.toml: shell-nvcc-not-found; make's recipes exit with
+    127). NVIDIA's installers put the toolkit under /usr/local/cuda (a link to /usr/local/cuda-X.Y) and leave PATH to the
+    user (the CUDA installation guide for Linux, post-installation actions), and sudo's secure_path drops the user's
+    PATH: the toolkit is most often there, off PATH. Its nvcc is checked, its bin put first on PATH in the shell that
+    runs the build, and the build rerun from there; where no toolkit is there, one is installed first."""
+    from gpudoctor.cmdline import PrependPath
+    from gpudoctor.planner.remedy import keep_path
+
+    said = _said(facts, "shell-nvcc-not-found")
+    if not said or (facts.platform.system or "").lower().startswith("win"):
+        return
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        "the build's shell found no nvcc on its PATH",
+        "The shell that ran the build's nvcc could not find it, as the text shows (exit status 127). A CUDA toolkit "
+        "installed by NVIDIA's installers lives in /usr/local/cuda, whose bin is not on PATH until you put it there, and "
+        "sudo runs commands with its own PATH; a toolkit that works in one terminal can be missing from the shell a build "
+        "runs. The driver, cuDNN and the GPU are not involved.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Check that the toolkit's nvcc is in /usr/local/cuda/bin (if not, install the CUDA toolkit first), put that "
+            "directory first on PATH in the shell that runs the build, and rerun the build from that shell (without sudo, "
+            'or with sudo env PATH="$PATH": sudo resets PATH).' + keep_path(facts),
+            (
+                Cmd(("ls", "-l", "/usr/local/cuda/bin/nvcc"), note="where NVIDIA's installers put nvcc"),
+                PrependPath("PATH", ("/usr/local/cuda/bin",), note="the rest of PATH kept"),
+                Cmd(("nvcc", "--version"), note="then rerun the build from this shell"),
+            ),
+            component="toolkit",
+        ),
+    )
+
+
 def check_build_cudnn_headers(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """torch's ATen/cudnn/cudnn-wrapper.h not finding <cudnn.h> while an extension compiles against it (catalogue.toml:
     cpp-extension-cudnn-header-missing). torch.utils.cpp_extension puts CUDA_HOME/include on the include path, and
@@ -2260,11 +2390,19 @@ def check_host_compiler(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "a CUDA release that accepts this one."
         )
     elif gcc := e.get("gcc_max"):
+        from gpudoctor.facts import SETUPTOOLS_NVCC
+
         title = f"{release} refuses the host gcc: it accepts gcc {gcc} and older"
+        # a Python package's build names its compilers by CC and CXX (torch.utils.cpp_extension: CC to nvcc as -ccbin)
+        named = (
+            f"CC=gcc-{gcc} CXX=g++-{gcc} for the rerun of the same pip install, which PyTorch's extension build hands to nvcc"
+            if any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues)
+            else f"nvcc -ccbin g++-{gcc}; CMake projects read CUDAHOSTCXX"
+        )
         fix = (
-            f"Build with a gcc of version {gcc} or older as nvcc's host compiler (nvcc -ccbin g++-{gcc}; CMake projects read "
-            f"CUDAHOSTCXX), installing it beside the system's gcc where it is missing, or use a CUDA release that accepts "
-            "this gcc (a newer toolkit; for a PyTorch extension, of PyTorch's CUDA major)." + skip
+            f"Build with a gcc of version {gcc} or older as nvcc's host compiler ({named}), installing it beside the "
+            "system's gcc where it is missing, or use a CUDA release that accepts this gcc (a newer toolkit; for a PyTorch "
+            "extension, of PyTorch's CUDA major)." + skip
         )
     elif clang := e.get("clang_below"):
         title = f"{release} refuses the host clang: it accepts clang below {clang}"
@@ -2289,8 +2427,33 @@ def check_host_compiler(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "accepts a range of gcc, clang and MSVC versions, and this build's compiler is outside it. The GPU, the driver and "
         "the framework are not involved.",
         (ev("pasted", e.line),),
-        Remediation(fix, component="toolkit"),
+        Remediation(fix, _older_gcc_steps(facts, e.get("gcc_max") or ""), component="toolkit"),
     )
+
+
+def _older_gcc_steps(facts: Facts, gcc: str) -> tuple:
+    """The commands of nvcc's gcc limit where they are known: which gcc-N are installed, the distribution's gcc-N and
+    g++-N where it is a Debian one (their package names, as Debian and Ubuntu ship one per major), and for a Python
+    package's build (setuptools ran nvcc: SETUPTOOLS_NVCC) CC and CXX set for the rerun of the same install in this
+    shell, which torch.utils.cpp_extension hands to nvcc as -ccbin (pytorch/pytorch torch/utils/cpp_extension.py
+    @26e79290, unix_cuda_flags: _ccbin = os.getenv("CC") ... cflags.extend(["-ccbin", _ccbin])). () for another host
+    compiler, on Windows, or where neither is known (the asks decide it)."""
+    from gpudoctor.facts import SETUPTOOLS_NVCC
+    from gpudoctor.planner.remedy import family
+
+    debian = family(facts) == "debian"
+    python_build = any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues)
+    if not gcc.isdigit() or (facts.platform.system or "").lower().startswith("win") or not (debian or python_build):
+        return ()  # nothing the asks do not already decide
+    steps: list = [Cmd(("ls", "/usr/bin"), pipe=("grep", "-E", "^g(cc|\\+\\+)-[0-9]+$"), note=f"gcc-{gcc} or older there?")]
+    if debian:
+        steps.append(Cmd(("apt-get", "install", "-y", f"gcc-{gcc}", f"g++-{gcc}"), root=True))
+    if python_build:
+        steps += [
+            SetEnv("CC", f"gcc-{gcc}", note="torch.utils.cpp_extension passes CC to nvcc as -ccbin"),
+            SetEnv("CXX", f"g++-{gcc}", note="then rerun the same pip install in this shell, with the same python"),
+        ]
+    return tuple(steps)
 
 
 def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -2827,6 +2990,8 @@ CHECKS = (
     ),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
     Check("catalogued-build-toolkit", "toolkit", ("toolkit-missing-for-build",), check_build_toolkit_missing, ("pasted",)),
+    Check("catalogued-shell-nvcc", "toolkit", ("toolkit-missing-for-build",), check_shell_nvcc_not_found, ("pasted",)),
+    Check("catalogued-python-headers", "frameworks", ("framework-cuda-libs-missing",), check_python_headers, ("pasted",)),
     Check("catalogued-build-cudnn", "cudnn", ("cudnn-headers-missing-for-build",), check_build_cudnn_headers, ("pasted",)),
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)

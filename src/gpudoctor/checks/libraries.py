@@ -832,6 +832,49 @@ def check_cupy_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_cupy_module_incomplete(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """ "module 'cupy' has no attribute 'random'" (catalogue.toml: cupy-module-incomplete): the cupy/ directory is not one
+    whole install. Every CuPy distribution installs it, so the cure is CuPy's own: list them, uninstall all of them, then
+    install the one for the CUDA in use (cupy/cupy#7021). Where CuPy's own warning names the distributions, that check
+    (check_cupy_packages) says it with the names."""
+    from gpudoctor.cmdline import Placeholder
+    from gpudoctor.planner.where import python_exe
+
+    said = _said(facts, "cupy-module-incomplete")
+    if not said or _said(facts, "cupy-packages-conflict"):
+        return
+    windows = (facts.platform.system or "").lower().startswith("win")
+    python = python_exe(facts)
+    listing = Cmd(
+        (python, "-m", "pip", "list"),
+        pipe=("findstr", "/i", "cupy") if windows else ("grep", "-i", "cupy"),
+        note="every CuPy distribution in this Python",
+    )
+    uninstall = Cmd(
+        (python, "-m", "pip", "uninstall", "-y", Placeholder("every-cupy-package-listed")),
+        note="all of them, until the list shows none",
+    )
+    e = said[0]
+    yield Finding(
+        "nvidia-wheels-conflict",
+        Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
+        "frameworks",
+        f"the cupy package has no '{e.get('attribute')}': its directory is not one whole CuPy install",
+        "Every CuPy distribution (cupy, cupy-cudaNNN, cupy-cudaNNx) installs the same site-packages/cupy package; two of "
+        "them installed together overwrite each other's files, and uninstalling one removes files the other needs, "
+        "which leaves cupy without its own subpackages. CuPy's wheels carry them: the install, not the wheel, is at "
+        "fault, and the driver and CUDA are not involved.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "List the CuPy distributions, uninstall every one of them, then install the single one for the CUDA "
+            "toolkit in use (cupy-cudaNNN for CUDA N.N, cupy-cudaNNx for a CUDA major), as CuPy's maintainers advise; "
+            "cupy.show_config() then runs.",
+            (listing, Cmd(("nvcc", "--version"), note="the CUDA the one to install is built for"), uninstall),
+            component="environment",
+        ),
+    )
+
+
 # --- onnxruntime's distributions ------------------------------------------------------------------------------
 
 # The distributions that all install site-packages/onnxruntime/: whichever pip or uv installs last overwrites the
@@ -1098,6 +1141,7 @@ CHECKS = (
         "library-tensorrt-runtime", "frameworks", ("framework-cuda-libs-missing",), check_tensorrt_runtime_missing, ("pasted",)
     ),
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
+    Check("library-cupy-incomplete", "frameworks", ("nvidia-wheels-conflict",), check_cupy_module_incomplete, ("pasted",)),
     Check("library-onnxruntime-packages", "frameworks", ("nvidia-wheels-conflict",), check_onnxruntime_packages),
     Check("library-fork-packages", "frameworks", ("nvidia-wheels-conflict",), check_fork_packages),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),

@@ -136,6 +136,59 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
 
 
+def check_runtime_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Paddle's device log ("GPU Compute Capability: 8.6, Driver API Version: 11.4, Runtime API Version: 10.2") beside
+    "no kernel image is available for execution on the device": the CUDA runtime the build runs is older than the GPU's
+    architecture (8.6 came with CUDA 11.1; compat_matrix gpu_arch.toml first_cuda), so no kernel of that build was
+    compiled for it, whatever toolkit the machine has (Paddle's own log names the build's runtime, not nvcc's). The
+    build for a newer CUDA of the same release fixes it, in the same environment."""
+    from gpudoctor.planner.context import gpu_cc
+    from gpudoctor.planner.remedy import pip
+
+    failed = _said(facts, "no-kernel-image")
+    runtimes = [e for e in _said(facts, "cuda-runtime-said") if e.get("cuda")]
+    if not failed or not runtimes:
+        return
+    said = runtimes[0]
+    cuda = said.get("cuda") or ""
+    # The capability Paddle printed is the GPU it ran on; without it, the GPUs the text names.
+    ccs = [said.get("capability") or ""] if said.get("capability") else [gpu_cc(g, ctx) or "" for g in facts.driver.gpus]
+    for cc in ccs:
+        target = ctx.matrix.cc_target(cc) if cc else None
+        if not (target and target.first_cuda) or ctx.matrix.cuda_can_target(cuda, cc) is not False:
+            continue
+        if vkey(cuda) >= vkey(target.first_cuda):
+            continue  # a runtime newer than the architecture's last CUDA: not this cause (an old GPU, a new build)
+        python = where.python_exe(facts)
+        yield Finding(
+            "framework-arch-unsupported",
+            Severity.ERROR,
+            "frameworks",
+            f"the installed PaddlePaddle is a CUDA {cuda} build: it has no kernels for compute capability {cc} "
+            f"(CUDA {target.first_cuda} or newer)",
+            f"Paddle's own log says its CUDA runtime is {cuda} on a GPU of compute capability {cc}. CUDA {cuda} cannot "
+            f"compile for sm_{cc.replace('.', '')}, so the build carries no kernel for this GPU and its first kernel fails "
+            "with 'no kernel image is available for execution on the device'. The runtime is the build's: another CUDA "
+            "toolkit, cuDNN or driver on the machine does not change it.",
+            (ev("pasted", said.line), ev("pasted", failed[0].line)),
+            Remediation(
+                f"In the same environment, replace paddlepaddle-gpu with Paddle's build of the same release for CUDA "
+                f"{target.first_cuda} or newer (one the driver supports): Paddle's install guide gives those builds as "
+                "'postNNN' versions (post112: CUDA 11.2) with the wheel page to install them from; then run_check must "
+                f"print a Runtime API Version of {target.first_cuda} or newer.",
+                (
+                    pip(facts, "uninstall", "-y", "paddlepaddle-gpu"),
+                    Cmd(
+                        (python, "-c", "import paddle; print(paddle.__version__); paddle.utils.run_check()"),
+                        note="after installing the build from Paddle's install guide",
+                    ),
+                ),
+                component="environment",
+            ),
+        )
+        return
+
+
 def _suggested_cuda(facts: Facts):
     """PyTorch's own choice of the CUDA variant that covers the GPU ("Please install PyTorch with a following CUDA
     configurations: 12.6"), as the build's target where no driver was seen: a single variant named (12.6, the last
@@ -541,7 +594,8 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
         yield Finding(
             "toolkit-newer-than-driver",
             Severity.ERROR,
-            "toolkit",
+            # the host's driver is what falls short (the image brings its own CUDA; a toolkit on the host plays no part)
+            "driver",
             f"the image needs CUDA {e.get('cuda')}, newer than the host's driver supports",
             "nvidia-container-cli refused to start the container: the image's NVIDIA_REQUIRE_CUDA asks for CUDA "
             f">= {e.get('cuda')}, and the host's driver{' ' + d.version if d.version else ''} supports an older one. "
@@ -1573,6 +1627,7 @@ def check_stated_cuda_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
 CHECKS = (
     Check("reported-stated-cuda-arch", "toolkit", ("toolkit-arch-unsupported",), check_stated_cuda_arch, ("pasted",)),
     Check("reported-arch", "frameworks", ("framework-arch-unsupported",), check_reported_arch, ("pasted",)),
+    Check("reported-runtime-arch", "frameworks", ("framework-arch-unsupported",), check_runtime_arch, ("pasted",)),
     Check(
         "reported-driver",
         "frameworks",

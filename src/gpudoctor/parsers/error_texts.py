@@ -476,8 +476,12 @@ _HAVE_SAID = _Lazy(
 )
 # Paddle's first GPU log line, "Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.5, Runtime
 # API Version: 11.2" (PaddlePaddle/Paddle, paddle/phi/backends/gpu/gpu_resources.cc @57462fd6): the runtime is the CUDA
-# whose libraries that Paddle loads (cudaRuntimeGetVersion).
-_RUNTIME_SAID = _Lazy(r"Runtime API Version:\s*(?P<cuda>\d{1,2}\.\d)\b")
+# whose libraries that Paddle loads (cudaRuntimeGetVersion). The compute capability it prints first is the GPU's own
+# (paddle/phi/backends/gpu/gpu_context.cc @005ad638: "GPU Compute Capability: " << compute_capability_ / 10 << ".").
+_RUNTIME_SAID = _Lazy(
+    r"(?:GPU Compute Capability:\s*(?P<capability>\d{1,2}\.\d),\s*Driver API Version:\s*\d{1,2}\.\d,\s*)?"
+    r"Runtime API Version:\s*(?P<cuda>\d{1,2}\.\d)\b"
+)
 _WINDOWS_BUILD = _Lazy(r"Microsoft Windows \[Version 10\.0\.(?P<build>\d{5})(?:\.\d+)?\]")
 _WSL_BLOCKED = _Lazy(r"GPU access blocked by the operating system", re.IGNORECASE)
 # A package an installed-package listing names, with its version: apt's `apt list --installed` ("name/suite,now VERSION
@@ -658,7 +662,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         elif m := scan.search(_HAVE_SAID, number):
             add("cuda-have-said", line, cuda=m.group("cuda"))
         if m := scan.search(_RUNTIME_SAID, number):
-            add("cuda-runtime-said", line, cuda=m.group("cuda"))
+            cc = {"capability": m.group("capability")} if m.group("capability") else {}
+            add("cuda-runtime-said", line, cuda=m.group("cuda"), **cc)
         if m := scan.search(_WINDOWS_BUILD, number):
             add("windows-build", line, build=m.group("build"))
         if scan.search(_WSL_BLOCKED, number):

@@ -47,6 +47,8 @@ _EXTENSION_CODES = frozenset({"extension-symbol-missing", "companion-torch-misma
 
 
 # Commands that read the NVIDIA driver: on a machine whose only GPU is another vendor's they cannot succeed.
+# A discrete GPU's name (a graphics card or a data-centre board): no Jetson's integrated GPU is named so.
+_DISCRETE = re.compile(r"\b(?:GeForce|GTX|RTX|Quadro|Tesla|TITAN)\b", re.IGNORECASE)
 _READS_DRIVER = frozenset({"nvidia-smi", "nvidia-smi.exe", "/proc/driver/nvidia/version", "nvidia"})
 
 
@@ -399,7 +401,12 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not _runs_python(a.command, py)]
     if windows:
         out = [a for a in out if not _linux_only(a.command)]
-    if jetson := next((c for c in facts.pasted.cues if c.get("cue") == JETSON_SAID), None):
+    jetson = next((c for c in facts.pasted.cues if c.get("cue") == JETSON_SAID), None)
+    if jetson and any(_DISCRETE.search(g.name or "") for g in facts.driver.gpus):
+        # a discrete GPU named beside a Jetson: the Jetson is another machine the text mentions (where it worked), and
+        # the failing one is a PC whose driver nvidia-smi shows
+        jetson = None
+    if jetson:
         # A Jetson's integrated GPU: JetPack 5 and older ship no nvidia-smi, and JetPack 6's shows no driver version
         # (henrygd/beszel#286, OE4T/linux-tegra-5.10#17); the L4T release names the JetPack, hence the builds that run.
         out = [a for a in out if a.command.argv[:1] != ("nvidia-smi",)]

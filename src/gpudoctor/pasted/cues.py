@@ -35,6 +35,7 @@ from gpudoctor.facts import (
     NOTEBOOK_SAID,
     OTHER_GPU_BESIDE,
     PROJECT_TOOL,
+    SETUPTOOLS_NVCC,
     SMI_OTHER_RELEASE,
     SUSPEND_SAID,
 )
@@ -83,7 +84,7 @@ _WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b|-win_amd64\.whl\
 # bandwidthTest.cu) and any sign of Python.
 _COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)", re.IGNORECASE)
 _PYTHON_SAID = re.compile(
-    r"python|\.py\b|\bpip\d?\b|\bconda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax"
+    r"python|\.py\b|\bpip\d?\b|\b(?:ana|mini)?conda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax"
     # XLA's log lines as JAX's and TensorFlow's wheels print them (their sources under external/xla, external/local_xla)
     r"|\bexternal/(?:local_)?xla/|XlaRuntimeError",
     re.IGNORECASE,
@@ -254,6 +255,11 @@ _NO_GPU_SAID = re.compile(
 # the driver's unified-memory state (nvidia_uvm) is what suspend/resume leaves broken.
 # An NVIDIA Jetson named: the board, its Linux for Tegra (L4T) release, JetPack, or the file that holds the release.
 _JETSON_SAID = re.compile(r"\bJetson\b|\bL4T\b|\bJetPack\b|/etc/nv_tegra_release", re.IGNORECASE)
+# setuptools' report of a compiler that failed (spawn.py: "command %r failed with exit code %s", with "error: " before
+# it), when the compiler is nvcc: a Python package's CUDA extension build.
+_SETUPTOOLS_NVCC = re.compile(
+    r"\berror: command '(?P<nvcc>[^'\n]{0,300}?[/\\]nvcc(?:\.exe)?)' failed with exit (?:code|status) \d+"
+)
 # The L4T release as /etc/nv_tegra_release prints it ("# R35 (release), REVISION: 4.1") or as written ("L4T R35.4.1").
 _L4T_RELEASE = re.compile(
     r"#\s*R(\d{2}) \(release\), REVISION: (\d+\.\d+)|\bR(\d{2}\.\d+(?:\.\d+)?)\b|\bL4T\s+(\d{2}\.\d+(?:\.\d+)?)\b"
@@ -531,6 +537,8 @@ def read_cues(g: Gathered, text: str) -> None:
             _cue(g, ADMIN_SAID, "the reporter can change the cluster's configuration", line)
         if scan.search(_NOTEBOOK, number):
             _cue(g, NOTEBOOK_SAID, "run in a notebook: `!export` does not last past its line", line)
+        if m := scan.search(_SETUPTOOLS_NVCC, number):
+            _cue(g, SETUPTOOLS_NVCC, m.group("nvcc"), line)
     if m := _CONTAINER_SAID.search(text[:1_000_000]):
         head = text[:1_000_000]
         runtime = "kubernetes" if _KUBERNETES_SAID.search(head) else "podman" if _PODMAN_SAID.search(head) else "docker"
