@@ -135,6 +135,39 @@ def sources_named_elsewhere(folder: Path) -> dict[str, list[str]]:
     return out
 
 
+_THREAD = re.compile(r"https://github\.com/(?P<repo>[\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/(?P<n>\d+)")
+_PROJECT_TEXT = ("src", "docs", "compat_matrix", "README.md")
+
+
+def sources_seen_by_the_project(folder: Path, tree: Path) -> dict[str, list[str]]:
+    """Case threads the project's own code and documents at `tree` (a checkout: src/, docs/, compat_matrix/, the
+    README) already cite, in any spelling a source line uses ("owner/repo issue N", "owner/repo#N", the URL): slug ->
+    the files. A set measures reports the project has never seen; tests/ is checked by sources_named_elsewhere, but a
+    rule's source comment or a findings page may name a thread too (plans10 1002: its thread was the source of the
+    paging-file rule before the set was collected). Run on the tree of the set's baseline commit
+    (`python -m tests.blind.setcheck SET-FOLDER TREE`): what later rounds cite is their business."""
+    wanted: dict[str, re.Pattern[str]] = {}
+    for slug, e in cases(folder).items():
+        for url in _spellings(e["url"]):
+            if (m := _THREAD.match(url)) is None:
+                continue
+            repo, n = re.escape(m.group("repo")), m.group("n")
+            form = rf"{repo}(?:/issues/|/pull/|/discussions/|#|\s+(?:issue|pull request|PR)\s*#?){n}(?!\d)"
+            wanted[slug] = re.compile(form if slug not in wanted else f"{wanted[slug].pattern}|{form}", re.IGNORECASE)
+    seen: dict[str, list[str]] = {}
+    for top in _PROJECT_TEXT:
+        base = tree / top
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else []
+        for p in files:
+            if p.suffix not in _TEXT_SUFFIXES:
+                continue
+            text = p.read_text(encoding="utf-8", errors="replace")
+            for slug, pattern in wanted.items():
+                if pattern.search(text):
+                    seen.setdefault(slug, []).append(str(p.relative_to(tree)))
+    return seen
+
+
 def pins_missing_from_record(folder: Path) -> tuple[int, list[tuple[str, str]]]:
     """(plans that claim a dry run, [(slug, name==version)] such a plan names but no pins*.txt records)."""
     record = "\n".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("pins*.txt")))
@@ -196,3 +229,10 @@ class WholeSet:
         counts = platform_counts(cases(self.here))
         assert counts["windows_or_wsl"] >= self.least_windows_or_wsl, counts
         assert counts["container_or_cluster"] >= self.least_container_or_cluster, counts
+
+
+if __name__ == "__main__":
+    import sys
+
+    for slug, where in sorted(sources_seen_by_the_project(Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()).items()):
+        print(slug, "cited by", ", ".join(where))

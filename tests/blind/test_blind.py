@@ -79,3 +79,16 @@ def test_judge_reads_the_report_json():
     broken = {"category": "broken", "expect": {"codes": [], "codes_any": ["a", "b"]}}
     assert score.judge(broken, {"exit_code": 1, "findings": [{"code": "b", "severity": "error"}]}).outcome == "right"
     assert score.judge(broken, {"exit_code": 0, "findings": []}).outcome == "miss"
+
+
+def test_a_thread_the_projects_documents_cite_is_seen_whatever_its_spelling(tmp_path):
+    # plans10 1002's thread (its expect.toml's URL) cited as a source line writes it ("pytorch/pytorch issue 59904"):
+    # the set's measure of reports never seen must know (tests/blind/plans10/README.md says which case, and why).
+    from tests.blind.setcheck import sources_seen_by_the_project
+
+    plans10 = Path(__file__).resolve().parent / "plans10"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text("Sources: pytorch/pytorch issue 59904 (the paging file's size).\n")
+    (tmp_path / "README.md").write_text("see pytorch/pytorch#599041 and pytorch/pytorch issue 5990\n")  # other threads
+    seen = sources_seen_by_the_project(plans10, tmp_path)
+    assert list(seen) == [s for s in seen if s.startswith("1002-")] and seen and seen[next(iter(seen))] == ["docs/page.md"]
