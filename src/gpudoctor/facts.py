@@ -385,7 +385,7 @@ CLUSTER_SAID = "a cluster named as where it ran"
 # (an old nvidia-smi first on PATH, or copied in): gpudoctor.checks.reported.check_reported_smi_other_release reads it.
 SMI_OTHER_RELEASE = "nvidia-smi of another driver release"
 # The cue the pasted reader sets where the text says the machine slept and woke (suspend, standby, "after sleep"):
-# gpudoctor.checks.catalogued.check_cuda_init_unknown reads it.
+# gpudoctor.checks.catalogued.devices.check_cuda_init_unknown reads it.
 SUSPEND_SAID = "the machine suspended and resumed"
 # The cue the pasted reader sets where the shell reported its program killed by SIGKILL (bash's bare "Killed", zsh's
 # "zsh: killed ...") or the kernel's out-of-memory killer named it: gpudoctor.checks.reported.check_reported_wsl_memory.

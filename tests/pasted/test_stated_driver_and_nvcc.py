@@ -2,7 +2,7 @@
 
 pasted.read: "Driver==515.86.01" / "driver: 535.54.03" (error_texts' driver-version-said), nvcc's build tag
 ("Build cuda_11.8.r11.8/compiler.31833905_0", "nvcc==cuda_12.1.r12.1/...") and "nvcc 12.4" in prose are read, each
-with its source line; pip's pin form for the stack's own parts names no distribution. checks.catalogued's
+with its source line; pip's pin form for the stack's own parts names no distribution. checks.catalogued.compilers'
 check_ptx_toolchain_newer_than_driver: error 222 beside a driver older than the compiler's CUDA is
 toolkit-newer-than-driver, not an unexplained failure (issues 27/28). Minimal pastes written for the class."""
 

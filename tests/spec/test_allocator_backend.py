@@ -1,5 +1,5 @@
 """docs/findings/torch-allocator-unsupported.md on whole real reports: CUDA's error 801 in ComfyUI, which runs PyTorch
-with the cudaMallocAsync allocator by default (gpudoctor.checks.catalogued.check_allocator_backend)."""
+with the cudaMallocAsync allocator by default (gpudoctor.checks.catalogued.framework_builds.check_allocator_backend)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """docs/findings/toolkit-missing-for-build.md, its Visual Studio half, on whole real reports: CMake's "No CUDA toolset
-found." after it found the toolkit (gpudoctor.checks.catalogued.check_cuda_vs_integration)."""
+found." after it found the toolkit (gpudoctor.checks.catalogued.builds.check_cuda_vs_integration)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """docs/findings/toolkit-missing-for-build.md, its XLA half, on whole real reports: XLA's "Can't find libdevice
 directory ${CUDA_DIR}/nvvm/libdevice" on Windows, with the installed toolkit's folder named in the text
-(gpudoctor.checks.catalogued.check_xla_libdevice_root)."""
+(gpudoctor.checks.catalogued.framework_builds.check_xla_libdevice_root)."""
 
 from __future__ import annotations
 

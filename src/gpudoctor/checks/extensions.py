@@ -800,7 +800,7 @@ def _removal(facts: Facts, c: Companion) -> Remediation | None:
 
 def companion_fix(facts: Facts, ctx: Context, name: str, torch_version: str, torch_cuda: str | None) -> Remediation:
     """The step that moves companion `name` (its own version unknown: a pasted message named only the torch it was
-    built for) to the installed torch, as check_companions would (gpudoctor.checks.catalogued)."""
+    built for) to the installed torch, as check_companions would (gpudoctor.checks.catalogued.companions)."""
     if name in ("torchvision", "torchaudio", "xformers") and ctx.matrix.companion_for(name, torch_version) is None:
         # No release of it the matrix knows is built for this torch (and its own version was not shown): no command.
         return Remediation(

@@ -1406,7 +1406,7 @@ _DESCRIPTIVE = frozenset(
         "docker-run-said",
         "compose-up-said",  # what started the containers; the failure beside it is its own evidence
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
-        "video-capability-said",  # a container's setting; judged beside a video library failing (checks.catalogued)
+        "video-capability-said",  # a container's setting; judged beside a video library failing (checks.catalogued.devices)
         "workload-gpus",
         "gpus-variable-said",  # an env file's variable, read beside a compose spec
         "ranks-on-hosts",  # where a distributed job runs; its failure is judged by gpudoctor.checks.workloads
@@ -1424,12 +1424,12 @@ _DESCRIPTIVE = frozenset(
         "program-fault",
         "cuda-available-said",
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
-        "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued)
+        "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued.clusters)
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
         "nccl-plugin-absent",  # NCCL's INFO line that no external network plugin is installed: its own transports run
-        "cdi-devices-listed",  # nvidia-ctk cdi list's count: what the host's CDI specs define (gpudoctor.checks.catalogued)
+        "cdi-devices-listed",  # nvidia-ctk cdi list's count: what the host's CDI specs define (checks.catalogued.containers)
         "xid-application",  # an Xid of the catalog's application bucket: the program's fault, the GPU healthy (catalogue.toml)
         "gpu-recovery-action",  # Xid 154: the driver's recovery action after an earlier Xid, which is the failure
         "wsl-ldconfig-not-symlink",  # ldconfig's warning over WSL's /usr/lib/wsl/lib at every run: no failure
@@ -1442,12 +1442,12 @@ _DESCRIPTIVE = frozenset(
         "python-pypy-said",  # the interpreter's implementation, judged beside an installer's failure
         "deepspeed-op-report",  # ds_report's header: a report of the ops, no failure (its asks read the toolkit)
         "gpu-library-unloadable",  # Ollama's discovery skipping one library for the next: judged by check_reported_wsl
-        "cmake-cudatoolkit-found",  # CMake found a toolkit on Windows (gpudoctor.checks.catalogued reads it)
+        "cmake-cudatoolkit-found",  # CMake found a toolkit on Windows (gpudoctor.checks.catalogued.builds reads it)
         "visual-studio-instance-said",  # a Visual Studio instance's folder in a path: where, no failure
         "onnxruntime-build-majors",  # onnxruntime's warning naming its build's majors (gpudoctor.checks.libraries)
         "cuda-path-value",  # CUDA_PATH's value: the toolkit installed on Windows (gpudoctor.checks.windows reads it)
-        "cuda-toolkit-folder-said",  # a toolkit's folder on Windows, named (gpudoctor.checks.catalogued reads it)
-        "torch-allocator-said",  # ComfyUI's start-up line of the allocator backend (gpudoctor.checks.catalogued)
+        "cuda-toolkit-folder-said",  # a toolkit's folder on Windows, named (checks.catalogued.framework_builds reads it)
+        "torch-allocator-said",  # ComfyUI's start-up line of the allocator backend (checks.catalogued.framework_builds)
         "comfyui-frame",  # a traceback frame in ComfyUI's code: which program, no failure of its own
     }
 )
@@ -1511,7 +1511,7 @@ def _failure(e, facts: Facts) -> bool:
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     if e.kind == "tf-cudart-not-loaded":
         # TensorFlow prints it at import on every machine without the CUDA runtime, a CPU-only one too: a failure only
-        # where the text shows an NVIDIA GPU (gpudoctor.checks.catalogued judges it there).
+        # where the text shows an NVIDIA GPU (gpudoctor.checks.catalogued.framework_builds judges it there).
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     # TensorFlow's warnings that it goes on without the GPU (a library it could not load, a ptxas it could not run):
     # no failure on a machine meant to have none.

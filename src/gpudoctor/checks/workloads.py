@@ -548,7 +548,7 @@ def check_job_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 # NCCL's failures a multi-host job in containers reports (c10d's wrapper, or PyTorch's other spellings of the system
 # error, or NCCL's own WARN of a socket connect that failed, with NCCL_DEBUG set); a shared-memory message beside them
-# names the cause in one container instead (gpudoctor.checks.catalogued).
+# names the cause in one container instead (gpudoctor.checks.catalogued.containers).
 _NCCL_FAILED = frozenset({"nccl-error", "nccl-system-error", "nccl-connect-failed"})
 _SHM_NAMED = frozenset({"nccl-shm-create-failed", "shm-not-writable"})
 

@@ -1,0 +1,377 @@
+"""Catalogued messages of building CUDA code: no toolkit (or no nvcc on the shell's PATH) for a build, Python's or
+cuDNN's headers missing, Triton's launcher without libcuda.so, CUDA's Visual Studio integration missing.
+
+A build needs more than running does (the toolkit, headers, development links), so the fix is the piece the build
+named, where the text shows the platform it is missing on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+import re
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import ev
+from gpudoctor.checks.catalogued._common import _said
+from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.probed import Found
+
+# The command that says where an interpreter's headers belong and whether Python.h is there (Triton's own lookup:
+# sysconfig's include path, triton-lang/triton python/triton/runtime/build.py @15484adc).
+_HEADERS_THERE = (
+    "import os, sysconfig; p = sysconfig.get_paths()['include']; print(p, os.path.isfile(os.path.join(p, 'Python.h')))"
+)
+
+
+def check_python_headers(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Triton compiling its launcher without the interpreter's C headers (catalogue.toml: triton-python-h-missing), on
+    Linux where the interpreter's X.Y is shown: a distribution's Python (Debian's and Ubuntu's, deadsnakes' too) ships
+    Python.h in its python3.X-dev package. In an image (a compose service or docker run the text shows), a package
+    installed in the running container is gone when it is recreated: a new image FROM it installs the headers. On the
+    host, the distribution's package. An embedded Windows Python is another fix (its include folder): left to the ask."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import family
+    from gpudoctor.planner.where import python_exe
+
+    said = _said(facts, "python-headers-missing")
+    py = facts.frameworks.python
+    version = py.value.version if isinstance(py, Found) and py.value.version else ""
+    mm = ".".join(version.split(".")[:2])
+    if not said or not re.fullmatch(r"3\.\d{1,2}", mm) or (facts.platform.system or "").lower().startswith("win"):
+        return
+    package = f"python{mm}-dev"
+    python = python_exe(facts)
+    why = (
+        f"Triton compiles a small C launcher for its kernels with gcc against the running interpreter's headers, as the "
+        f"text shows, and Python {version} here has no Python.h: a distribution's Python keeps its headers in a "
+        f"separate development package ({package} on Debian and Ubuntu, deadsnakes' builds too). The GPU, the driver "
+        "and PyTorch are not at fault."
+    )
+    workload = next((w for w in _said(facts, "workload-gpus") if w.get("image")), None)
+    if workload is not None:
+        image, name = workload.get("image") or "", workload.get("name") or ""
+        # the new image's name: the image's own with "-pydev" on its tag (a name docker accepts), else to be chosen
+        m = re.fullmatch(r"(?P<repo>[a-z0-9][a-z0-9._/-]{0,200})(?::(?P<tag>[\w][\w.-]{0,100}))?", image)
+        derived: str | Placeholder = f"{m.group('repo')}:{m.group('tag') or 'latest'}-pydev" if m else Placeholder("new-image")
+        dockerfile = "Dockerfile.pydev"
+        run = f"RUN apt-get update && apt-get install -y --no-install-recommends {package} && rm -rf /var/lib/apt/lists/*"
+        compose = workload.get("runtime") == "compose"
+        steps = (
+            *(
+                (
+                    Cmd(
+                        ("docker", *(("compose",) if compose else ()), "exec", name, python, "-c", _HEADERS_THERE),
+                        note="inside: False",
+                    ),
+                )
+                if name
+                else ()
+            ),
+            Cmd(("echo", f"FROM {image}"), pipe=("tee", dockerfile), note="on the host: a new image with the headers"),
+            Cmd(("echo", run), pipe=("tee", "-a", dockerfile), note="for Debian and Ubuntu images; Red Hat's take python3-devel"),
+            Cmd(("cat", dockerfile), pipe=("docker", "build", "-t", derived, "-")),
+            *(
+                (Cmd(("docker", "compose", "up", "-d", name), note="once the service's image: line names the new image"),)
+                if compose and name
+                else ()
+            ),
+        )
+        rem = Remediation(
+            f"Build a new image FROM {image} that installs {package}, the headers of the image's own Python {mm}, and run "
+            "the "
+            + ("service" if compose else "container")
+            + " from it (an apt-get in the running container is lost when it is recreated); a later release of the "
+            "image that installs them does the same.",
+            steps,
+            component="container",
+            where="the image",
+        )
+    else:
+        debian = family(facts) == "debian"
+        rem = Remediation(
+            f"Install the development headers of this Python {mm}: {package} on Debian and Ubuntu (deadsnakes' builds "
+            "too), python3-devel on Fedora and Red Hat; then rerun. A conda or uv Python carries its headers: there, "
+            "reinstall that interpreter.",
+            (
+                Cmd((python, "-c", _HEADERS_THERE), note="where the headers belong: False until they are installed"),
+                *((Cmd(("apt-get", "install", "-y", package), root=True),) if debian else ()),
+            ),
+            requires_root=debian,
+            component="environment",
+        )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"Triton cannot compile its launcher: Python {mm} has no development headers (Python.h)",
+        why,
+        (ev("pasted", said[0].line),),
+        rem,
+    )
+
+
+def check_build_toolkit_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """torch.utils.cpp_extension's and DeepSpeed's op builder's "CUDA_HOME ..." (catalogue.toml: cuda-home-unset): a
+    CUDA extension's build found no toolkit (CUDA_HOME unset, no nvcc on PATH, no /usr/local/cuda). A pip or conda
+    PyTorch brings the CUDA runtime, not nvcc, so PyTorch itself runs on the GPU meanwhile. The fix is a toolkit of
+    torch's CUDA version (torch.utils.cpp_extension refuses another major, DeepSpeed another version), named by
+    CUDA_HOME; where the text shows torch's CUDA it is installed: into the conda environment that ran (conda's
+    cuda-toolkit), else from NVIDIA's repository for this distribution. Otherwise what decides it is asked."""
+    from gpudoctor.checks.toolkit import conda_install, toolkit_install
+    from gpudoctor.cmdline import PrependPath
+    from gpudoctor.versions import major_minor
+
+    said = _said(facts, "cuda-home-unset")
+    if not said or facts.toolkits.nvcc_on_path_version or "CUDA_HOME" in facts.platform.env:
+        return  # a toolkit shown or named: not this cause (toolkit-torch-major-mismatch judges a toolkit of another major)
+    torch = facts.frameworks.torch.value if isinstance(facts.frameworks.torch, Found) else None
+    mm = major_minor(torch.cuda) if torch is not None and torch.cuda else None
+    py = facts.frameworks.python
+    env = py.value if isinstance(py, Found) else None
+    rem = None
+    if mm is not None:
+        # the environment that ran: its interpreter's bin/.. (PythonEnv.prefix may name the conda installation's base)
+        exe = (env.executable or "") if env is not None and env.kind == "conda" else ""
+        home = posixpath.dirname(posixpath.dirname(exe)) if posixpath.basename(posixpath.dirname(exe)) == "bin" else ""
+        conda = conda_install(mm) if home else None
+        if conda is not None:
+            rem = Remediation(
+                f"Install CUDA {mm}'s toolkit (torch's CUDA) into the conda environment that ran, and point CUDA_HOME "
+                "at it; then rerun the build.",
+                (
+                    dataclasses.replace(conda, argv=(*conda.argv[:2], "-p", home, *conda.argv[2:])),
+                    SetEnv("CUDA_HOME", home, note="the environment's nvcc is in its bin"),
+                ),
+                component="toolkit",
+            )
+        elif (install := toolkit_install(facts, ctx.matrix, mm)).commands:
+            root = f"/usr/local/cuda-{mm}"
+            rem = Remediation(
+                f"Install CUDA {mm}'s toolkit (torch's CUDA; the toolkit only, not the driver) and point CUDA_HOME at "
+                "it, with its nvcc first on PATH; then rerun the build." + (f" {install.says}" if install.says else ""),
+                (
+                    *install.commands,
+                    SetEnv("CUDA_HOME", root),
+                    PrependPath("PATH", (f"{root}/bin",), note="its nvcc first on PATH, the rest kept"),
+                ),
+                requires_root=True,
+                component="toolkit",
+            )
+    e = said[0]
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        "a CUDA extension's build found no CUDA toolkit (no nvcc, CUDA_HOME unset)"
+        + (f": it needs CUDA {mm}'s, torch's" if mm else ""),
+        "The build stopped because no CUDA compiler was found, as the text shows: CUDA_HOME is not set, and no nvcc "
+        "is on PATH or in /usr/local/cuda. A pip or conda PyTorch carries the CUDA runtime libraries but not nvcc, "
+        "so PyTorch runs on the GPU while building its extensions (DeepSpeed's ops, apex, custom ops) needs a toolkit "
+        "of torch's CUDA version" + (f" ({mm})" if mm else "") + ". The driver and PyTorch need no change.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
+def check_shell_nvcc_not_found(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The shell a build ran nvcc from found none on PATH (catalogue.toml: shell-nvcc-not-found; make's recipes exit with
+    127). NVIDIA's installers put the toolkit under /usr/local/cuda (a link to /usr/local/cuda-X.Y) and leave PATH to the
+    user (the CUDA installation guide for Linux, post-installation actions), and sudo's secure_path drops the user's
+    PATH: the toolkit is most often there, off PATH. Its nvcc is checked, its bin put first on PATH in the shell that
+    runs the build, and the build rerun from there; where no toolkit is there, one is installed first."""
+    from gpudoctor.cmdline import PrependPath
+    from gpudoctor.planner.remedy import keep_path
+
+    said = _said(facts, "shell-nvcc-not-found")
+    if not said or (facts.platform.system or "").lower().startswith("win"):
+        return
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        "the build's shell found no nvcc on its PATH",
+        "The shell that ran the build's nvcc could not find it, as the text shows (exit status 127). A CUDA toolkit "
+        "installed by NVIDIA's installers lives in /usr/local/cuda, whose bin is not on PATH until you put it there, and "
+        "sudo runs commands with its own PATH; a toolkit that works in one terminal can be missing from the shell a build "
+        "runs. The driver, cuDNN and the GPU are not involved.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Check that the toolkit's nvcc is in /usr/local/cuda/bin (if not, install the CUDA toolkit first), put that "
+            "directory first on PATH in the shell that runs the build, and rerun the build from that shell (without sudo, "
+            'or with sudo env PATH="$PATH": sudo resets PATH).' + keep_path(facts),
+            (
+                Cmd(("ls", "-l", "/usr/local/cuda/bin/nvcc"), note="where NVIDIA's installers put nvcc"),
+                PrependPath("PATH", ("/usr/local/cuda/bin",), note="the rest of PATH kept"),
+                Cmd(("nvcc", "--version"), note="then rerun the build from this shell"),
+            ),
+            component="toolkit",
+        ),
+    )
+
+
+def check_build_cudnn_headers(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """torch's ATen/cudnn/cudnn-wrapper.h not finding <cudnn.h> while an extension compiles against it (catalogue.toml:
+    cpp-extension-cudnn-header-missing). torch.utils.cpp_extension puts CUDA_HOME/include on the include path, and
+    cuDNN's include directory only from CUDNN_HOME or CUDNN_PATH (pytorch/pytorch torch/utils/cpp_extension.py
+    @26e79290, include_paths): a cuDNN installed elsewhere (an environment module's root, a conda environment, NVIDIA's
+    cuDNN wheel) is not seen, and CXXFLAGS set in the shell do not reach the nvcc lines of the build. The fix names
+    that root in CUDNN_PATH and CUDNN_HOME in the shell that builds, and rebuilds with pip's --no-build-isolation (a
+    build-isolated pip builds against a torch of its own). Quiet where the text shows CUDNN_PATH or CUDNN_HOME set: a
+    root named and still no header is another cause (a root without include/, a runtime-only cuDNN)."""
+    from gpudoctor.planner.where import python_step
+
+    said = _said(facts, "cudnn-headers-missing")
+    if not said or {"CUDNN_PATH", "CUDNN_HOME"} & set(facts.platform.env):
+        return
+    e = said[0]
+    yield Finding(
+        "cudnn-headers-missing-for-build",
+        Severity.ERROR,
+        "cudnn",
+        "an extension's build found no cudnn.h: torch's cuDNN headers need cuDNN's include directory",
+        "The compiler stopped in torch's ATen/cudnn headers, which include cudnn.h, as the text shows. "
+        "torch.utils.cpp_extension adds cuDNN's include directory only from CUDNN_HOME or CUDNN_PATH (besides "
+        "CUDA_HOME/include), so a cuDNN installed elsewhere (an environment module's root, a conda environment, "
+        "NVIDIA's cuDNN wheel) is not seen, and CXXFLAGS set in the shell do not reach the build's nvcc lines. The "
+        "driver, the toolkit and PyTorch need no change.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Point the build at the cuDNN that is installed: export CUDNN_PATH and CUDNN_HOME to the cuDNN root whose "
+            "include/ holds cudnn.h (the root variable an environment module sets, the conda environment's prefix, or "
+            "site-packages/nvidia/cudnn of NVIDIA's cuDNN wheel of torch's CUDA major), in the same shell as the "
+            "build, with the environment active; then rebuild with `python -m pip install --no-build-isolation` so "
+            "the build uses this torch. Keep that cuDNN's lib directory on the loader's path where the extension runs.",
+            (
+                Cmd(("printenv",), pipe=("grep", "-i", "cudnn"), note="a cuDNN root that a module or an install set"),
+                python_step(
+                    facts,
+                    "-c",
+                    "import torch, torch.utils.cpp_extension as c; print(torch.__version__, torch.version.cuda, c.CUDA_HOME, c.CUDNN_HOME)",
+                ),
+            ),
+            component="cudnn",
+        ),
+    )
+
+
+def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Triton's "libcuda.so cannot found!" (triton/common/build.py, libcuda_dirs @0ad2a436): it links its launcher with
+    -lcuda against the directories `ldconfig -p` lists for libcuda, and the linker needs the unversioned libcuda.so
+    there. A driver installed without its development link has only libcuda.so.1: the driver works, and a symlink
+    beside it (the message names the file) is the fix; no toolkit, driver or package reinstall is."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "triton-libcuda-missing")
+    if not said:
+        return
+    e = said[0]
+    located = e.get("located") or ""
+    lib_dir, _, name = located.rpartition("/")
+    check = Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="the driver's libcuda files the loader's cache lists")
+    if lib_dir and name != "libcuda.so":
+        summary = (
+            f"Create libcuda.so beside the driver's {name} in {lib_dir} and refresh the loader's cache, then clear "
+            "Triton's cache (~/.triton/cache) and rerun. (Triton releases that read TRITON_LIBCUDA_PATH also take a "
+            "directory of your own holding such a symlink, without root.)"
+        )
+        commands: tuple = (
+            check,
+            Cmd(("ln", "-s", located, f"{lib_dir}/libcuda.so"), root=True),
+            Cmd(("ldconfig",), root=True),
+            # Triton keeps the launcher it failed to build for under ~/.triton/cache (its default TRITON_CACHE_DIR);
+            # named from the home directory, since no shell expands a quoted ~.
+            Cmd(("rm", "-rf", "./.triton/cache"), note="from the home directory"),
+        )
+    else:
+        summary = (
+            "Triton found no libcuda in the loader's cache: refresh the cache (the driver's library directory must be "
+            "in /etc/ld.so.conf.d), check that libcuda.so.1 and libcuda.so are listed, then rerun."
+        )
+        commands = (Cmd(("ldconfig",), root=True), check)
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "Triton cannot link its launcher: no libcuda.so (the driver's unversioned link) where the loader's cache lists libcuda",
+        "Triton said so, as the text shows: it compiles a small launcher with -lcuda against the directories of the "
+        "driver's libcuda that `ldconfig -p` lists, and the linker needs the name libcuda.so there"
+        + (f"; only {located} is there" if located else "")
+        + ". The driver's library itself is installed; its development link is not. No CUDA toolkit, driver or "
+        "package reinstall changes that.",
+        (ev("pasted", e.line),),
+        Remediation(summary, commands, requires_root=True, component="environment"),
+    )
+
+
+# The VCTargetsPath folder of a Visual Studio instance by its year (pytorch/pytorch's
+# .ci/pytorch/windows/internal/cuda_install.bat @33c040b5 copies the CUDA integration into 2019's v160 and 2022's v170).
+_VC_TARGETS = {"2019": "v160", "2022": "v170"}
+
+
+def check_cuda_vs_integration(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    r"""CMake's "No CUDA toolset found." (Modules/CMakeDetermineCompilerId.cmake @f3163189): the Visual Studio generator
+    compiles CUDA through the toolkit's MSBuild integration, "CUDA X.Y.props" and ".targets" imported from
+    $(VCTargetsPath)\BuildCustomizations. The CUDA installer puts them there only for the Visual Studio instances it
+    finds (its Visual Studio Integration component), so a Visual Studio or Build Tools installed after CUDA has none,
+    while CMake finds the toolkit itself. The files are in the toolkit's extras\visual_studio_integration\MSBuildExtensions;
+    copied into the instance's BuildCustomizations (as PyTorch's own Windows CI does), the build goes through."""
+    said = _said(facts, "cuda-vs-toolset-missing")
+    if not said:
+        return
+    found = _said(facts, "cmake-cudatoolkit-found")
+    instances = _said(facts, "visual-studio-instance-said")
+    root = found[0].get("root").replace("/", "\\") if found and found[0].get("root") else None
+    version = found[0].get("version") if found else None
+    source = f"{root}\\extras\\visual_studio_integration\\MSBuildExtensions" if root else None
+    inst = instances[0] if instances else None
+    target = (
+        f"{inst.get('instance').replace('/', chr(92))}\\MSBuild\\Microsoft\\VC\\{_VC_TARGETS[inst.get('year')]}\\BuildCustomizations"
+        if inst is not None and inst.get("instance") and inst.get("year") in _VC_TARGETS
+        else None
+    )
+    commands: list = []
+    if source:
+        commands.append(
+            Cmd(("dir", source), note=f"CUDA {version}.props, .targets, .xml and Nvda.Build.CudaTasks.v{version}.dll")
+        )
+    commands.append(
+        Cmd(
+            (
+                "xcopy",
+                "/Y",
+                f"{source}\\*" if source else Placeholder("msbuildextensions-files"),
+                target or Placeholder("buildcustomizations-folder"),
+            ),
+            root=True,
+            note=""
+            if target and source
+            else "from the toolkit's extras, visual_studio_integration, MSBuildExtensions folder into the Visual Studio "
+            "instance's MSBuild, Microsoft, VC, v170 folder for 2022, v160 for 2019, its BuildCustomizations",
+        )
+    )
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        "CMake's Visual Studio generator found no CUDA toolset: the CUDA toolkit's Visual Studio integration is missing"
+        + (f" (CUDA {version})" if version else ""),
+        "The build stopped at enable_language(CUDA) with 'No CUDA toolset found.'"
+        + (f", after CMake had found CUDA {version}'s toolkit" if version else "")
+        + ". With a Visual Studio generator CMake compiles CUDA through the toolkit's MSBuild integration (CUDA X.Y.props "
+        "and .targets in Visual Studio's BuildCustomizations folder), which the CUDA installer adds only to the Visual "
+        "Studio instances present when it ran: a Visual Studio or Build Tools installed later, or an installation "
+        "without the Visual Studio Integration component, has none. The driver and the toolkit need no change.",
+        tuple(ev("pasted", e.line) for e in (said[:1] + found[:1])),
+        Remediation(
+            "Copy the toolkit's MSBuild integration into the Visual Studio instance that builds (an Administrator "
+            "shell), or rerun the CUDA installer with only its Visual Studio Integration component; then run the build "
+            "again in the same shell, with the same options.",
+            tuple(commands),
+            requires_root=True,
+            component="toolkit",
+        ),
+    )

@@ -1,0 +1,227 @@
+"""Catalogued messages of clusters and multi-GPU runs: Slurm's device constraint and a job without GPUs, peer-to-peer
+behind a PCIe switch with ACS, an NCCL socket interface that cannot route.
+
+The GPUs are there and work; what a job sees of them, or how its ranks reach each other, is the scheduler's or the
+network's, so the fix is the job's request, the node's configuration or NCCL's settings, not a driver or a package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import ev
+from gpudoctor.checks.catalogued._common import _said
+from gpudoctor.cmdline import Cmd, SetEnv
+from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+
+# Packages that read CUDA_VISIBLE_DEVICES as integers and failed on Slurm's NoDevFiles, with the first release that
+# handles it: ray (ray-project/ray pull 7014, "fix gpu ids for SLURM", merged 2020-02-03; released in 0.8.2).
+_PARSES_NODEVFILES_FROM = {"ray": "0.8.2"}
+
+
+def check_slurm_job_without_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA_VISIBLE_DEVICES=NoDevFiles: Slurm's GPU GRES plugin writes it into a job or step allocated no GPU
+    (SchedMD/slurm src/plugins/gres/common/gres_common.c), so CUDA sees no device. The job asks for GPUs with
+    --gres=gpu:N (or --gpus); a CPU-only run unsets the variable."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    said = _said(facts, "slurm-job-without-gpus")
+    if not said:
+        return
+    from gpudoctor.facts import COMPONENT_NAMED
+    from gpudoctor.planner.where import python_step
+
+    # A program that failed to parse the value (Python's int('NoDevFiles')) whose release handles it: the upgrade works
+    # with or without GPUs, so it is the other way, beside asking Slurm for GPUs (which the job may not want).
+    parsed = any("invalid literal for int()" in e.line for e in said)
+    fixed = [
+        (pkg, at)
+        for pkg, at in _PARSES_NODEVFILES_FROM.items()
+        if any(c.get("cue") == COMPONENT_NAMED and c.get("means") == pkg for c in facts.pasted.cues)
+    ]
+    upgrade = (
+        Remediation(
+            f"{fixed[0][0]} before {fixed[0][1]} reads CUDA_VISIBLE_DEVICES as GPU numbers and fails on Slurm's "
+            f"NoDevFiles; {fixed[0][1]} and later handle it (ray-project/ray pull 7014), with GPUs or without: upgrade "
+            "it in the job's interpreter.",
+            (python_step(facts, "-m", "pip", "install", "--upgrade", f"{fixed[0][0]}>={fixed[0][1]}"),),
+            component="environment",
+        )
+        if parsed and fixed
+        else None
+    )
+    yield Finding(
+        "cuda-visible-devices-hides-all",
+        Severity.ERROR,
+        "gpu",
+        "the Slurm job was allocated no GPU (CUDA_VISIBLE_DEVICES=NoDevFiles)",
+        "Slurm sets CUDA_VISIBLE_DEVICES to NoDevFiles in a job or step that asked for no GPU (no --gres=gpu:N, no "
+        "--gpus): CUDA then sees no device, and a program that reads the variable as GPU indices fails on it. The "
+        "driver and the GPUs of the node are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Whether the job should use GPUs decides it. If it should, ask Slurm for them: --gres=gpu:N (GPUs per "
+            "node) on sbatch or srun, or #SBATCH --gres=gpu:N in the batch script, on a partition whose nodes have GPUs "
+            "(sinfo -o '%P %N %G'). A run meant for the CPU unsets CUDA_VISIBLE_DEVICES in the script instead.",
+            (
+                Cmd(("scontrol", "show", "job", Placeholder("job-id")), note="the job's allocation: no gres, no GPU"),
+                Cmd(("srun", "--gres=gpu:1", "nvidia-smi", "-L"), note="a step with a GPU lists it"),
+                Cmd(("sbatch", "--gres=gpu:1", Placeholder("job-script")), note="or #SBATCH --gres=gpu:N in the script"),
+            ),
+            component="gpu",
+            alternative=upgrade,
+        ),
+    )
+
+
+def check_slurm_devices_unconstrained(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Slurm's cgroup.conf without ConstrainDevices=yes, beside a job's GPUs: Slurm then writes the node's global GPU
+    indices into CUDA_VISIBLE_DEVICES (SchedMD/slurm src/plugins/gres/common/gres_common.c: the local index only where
+    the cgroup constrains devices), while a container of the job (pyxis/enroot, a cgroup'd step) holds only the
+    allocated /dev/nvidiaN, which CUDA numbers from 0: `CUDA_VISIBLE_DEVICES=2` then names no device there."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "slurm-devices-unconstrained")
+    if not said:
+        return
+    yield Finding(
+        "cuda-visible-devices-hides-all",
+        Severity.ERROR,
+        "gpu",
+        "Slurm does not constrain the job's devices, so CUDA_VISIBLE_DEVICES holds the node's GPU numbers",
+        "The cgroup.conf shown has no ConstrainDevices=yes: Slurm then sets CUDA_VISIBLE_DEVICES to the node-wide "
+        "index of the GPU it allocated (2 for the third GPU) instead of the job's own (0). Where the job sees only its "
+        "allocated /dev/nvidiaN (a container started by pyxis/enroot), CUDA numbers that one GPU 0, and index 2 names "
+        "none, so the program finds no GPU. The driver and the GPUs are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Have Slurm constrain devices on the GPU nodes (an administrator's task): ConstrainDevices=yes in "
+            "/etc/slurm/cgroup.conf (TaskPlugin must include task/cgroup in slurm.conf), then restart slurmd; jobs then "
+            "see their GPUs numbered from 0.",
+            (
+                Cmd(("grep", "-i", "-e", "TaskPlugin", "-e", "GresTypes", "/etc/slurm/slurm.conf")),
+                Cmd(
+                    ("echo", "ConstrainDevices=yes"),
+                    pipe=("sudo", "tee", "-a", "/etc/slurm/cgroup.conf"),
+                    note="on every GPU node",
+                ),
+                Cmd(("systemctl", "restart", "slurmd"), root=True, note="on every GPU node"),
+                Cmd(
+                    ("srun", "--gres=gpu:1", "printenv", "CUDA_VISIBLE_DEVICES"),
+                    note="0 now, the job's own index",
+                ),
+            ),
+            requires_root=True,
+            component="gpu",
+        ),
+    )
+
+
+def check_p2p_behind_switch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """GPUs linked through PCIe switches (nvidia-smi topo -m: PIX, PXB) whose P2P hangs and which work with
+    NCCL_P2P_DISABLE=1: PCI Access Control Services (ACS), enabled with the IOMMU (VT-d), redirect peer-to-peer
+    traffic to the CPU's root complex, which can hang it (NCCL's troubleshooting guide, "PCI Access Control Services";
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html). Turning P2P off only hides it."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "p2p-hang-behind-switch")
+    if not said:
+        return
+    gpus = said[0].get("gpus") or "2"
+    yield Finding(
+        "nccl-transport-disabled",
+        Severity.WARNING,
+        "frameworks",
+        "peer-to-peer between GPUs behind a PCIe switch hangs: ACS or the IOMMU redirects it",
+        "The topology shows GPUs linked through PCIe switches (PIX/PXB), their peer-to-peer traffic hangs, and "
+        "NCCL_P2P_DISABLE=1 works around it at a large cost in bandwidth. That is the sign of PCI Access Control "
+        "Services (ACS), or the IOMMU (VT-d) that enables them, sending peer-to-peer traffic up to the CPU's root "
+        "complex (NCCL's troubleshooting guide). The driver and NCCL are not at fault.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Let peer-to-peer go through the switch: disable ACS (and VT-d/IOMMU, or set iommu=pt) in the BIOS or on the "
+            "kernel command line, cold-boot, and run without NCCL_P2P_DISABLE. 'setpci' can clear ACS on each bridge "
+            "until the next boot (NCCL's guide).",
+            (
+                Cmd(("sudo", "lspci", "-vvv"), pipe=("grep", "-i", "acsctl"), note="SrcValid+ on a bridge: ACS is on"),
+                Cmd(("cat", "/proc/cmdline"), note="intel_iommu=on or amd_iommu=on: the IOMMU is on"),
+                Cmd(
+                    ("./build/all_reduce_perf", "-b", "8", "-e", "128M", "-f", "2", "-g", gpus),
+                    note="in nccl-tests, after the reboot, without NCCL_P2P_DISABLE",
+                ),
+            ),
+            requires_root=True,
+            component="platform",
+        ),
+    )
+
+
+# NCCL's failures of a connection between ranks (c10d's wrapper, PyTorch's spellings of the system error, NCCL's own
+# WARN of a connect that failed, a remote error): beside them the interfaces NCCL offered decide.
+_NCCL_LINK_FAILED = frozenset({"nccl-error", "nccl-system-error", "nccl-connect-failed", "nccl-remote-error"})
+
+
+# Interfaces another host cannot reach: docker's and libvirt's bridges and a container's veth pair (NCCL's default
+# NCCL_SOCKET_IFNAME excludes docker*, lo and virbr*, not veth*), loopback, and link-local addresses (fe80::, 169.254.).
+_UNROUTABLE_NAME = LazyPattern(r"(?:docker|veth|virbr|br-|cni|flannel|cali)\w*|lo", re.IGNORECASE)
+
+
+_INTERFACE = LazyPattern(r"\[\d+\](?P<name>[^:\s]+):(?P<address>\S+?)<\d+>")
+
+
+def _unroutable(name: str, address: str) -> bool:
+    return bool(_UNROUTABLE_NAME.fullmatch(name)) or address.lower().startswith(("fe80:", "169.254.", "127."))
+
+
+def check_nccl_interface_unroutable(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NCCL's socket transport offered the other ranks an interface they cannot reach (a container's veth, a docker
+    bridge, an IPv6 link-local fe80:: address) beside a real one, and a connection between ranks failed (or the log ends
+    before any communicator completed its initialisation): without
+    NCCL_SOCKET_IFNAME NCCL uses every interface but docker*, lo and virbr* (NVIDIA/nccl src/misc/socket.cc), spreading
+    its connections over them; NCCL_SOCKET_IFNAME naming the real one fixes it (NCCL's environment variables,
+    https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html; its maintainer on NVIDIA/nccl#913 and #286)."""
+    said = _said(facts, "nccl-interfaces-said")
+    failed = [e for e in facts.pasted.errors if e.kind in _NCCL_LINK_FAILED]
+    # No failure shown: NCCL's log cut before any communicator completed its initialisation is a run that did not get
+    # its ranks connected (NCCL_DEBUG=INFO logs are pasted for runs that hung or failed); one that completed is not,
+    # nor one whose channels shown all stay within one machine (P2P, shared memory: no socket between them).
+    local = _said(facts, "nccl-channels-local") and not _said(facts, "nccl-channels-net")
+    if not said or (not failed and (_said(facts, "nccl-init-complete") or local)):
+        return
+    interfaces = [(m["name"], m["address"]) for m in _INTERFACE.finditer(said[0].get("interfaces") or "")]
+    bad = [f"{n} ({a})" for n, a in interfaces if _unroutable(n, a)]
+    good = list(dict.fromkeys(n for n, a in interfaces if not _unroutable(n, a)))
+    if not bad or not good:
+        return
+    shown = ",".join(good)
+    yield Finding(
+        "nccl-interface-unroutable",
+        Severity.WARNING,
+        "platform",
+        f"NCCL offers the other ranks an interface they cannot reach: {', '.join(bad)}",
+        f"NCCL's log shows the interfaces its socket transport offers the other ranks: {', '.join(bad)} beside "
+        f"{shown}. A container's veth or a docker bridge, and an IPv6 link-local (fe80::) address, are not reachable "
+        "from another host, and NCCL spreads its connections over every interface it offers, so the connections made "
+        "on those fail (connection refused, network unreachable, or a hang"
+        + ("" if failed else ", as where this log stops before NCCL completed its initialisation")
+        + "). The driver, CUDA and NCCL are not at "
+        "fault.",
+        tuple(ev("pasted", e.line) for e in (said[0], *failed[:1])),
+        Remediation(
+            f"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on ({shown} here) before starting the "
+            "ranks, on every host (where the hosts' interface names differ, list each, comma-separated), and rerun.",
+            (
+                Cmd(("ip", "-brief", "address"), note="on every host: the interface that carries the hosts' addresses"),
+                SetEnv(
+                    "NCCL_SOCKET_IFNAME",
+                    shown,
+                    note="on every host, in the shell or job script that starts the ranks",
+                ),
+            ),
+            component="platform",
+        ),
+    )

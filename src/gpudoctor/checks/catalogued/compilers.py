@@ -1,0 +1,318 @@
+"""Catalogued messages of the compilers: PTX newer than the driver (ptxas, the toolchain, Triton's own ptxas), nvcc
+refusing an architecture, a host compiler newer than the toolkit supports.
+
+Each message names what was refused (the PTX ISA, the architecture, the host compiler), so the finding reads it
+and judges it against the release that compiled or loads it (the nvcc, the driver, Triton's ptxas) the text shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import ev
+from gpudoctor.checks.catalogued._common import _said
+from gpudoctor.cmdline import Cmd, SetEnv
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.versions import vkey
+
+
+def check_ptxas_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """What ptxas said: PTX newer than the driver's JIT loads, or an architecture the ptxas Triton ran does not know."""
+    yield from check_ptx_newer_than_driver(facts, ctx)
+    yield from check_ptx_toolchain_newer_than_driver(facts, ctx)
+    yield from check_triton_ptxas_arch(facts, ctx)
+
+
+def check_ptx_toolchain_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA error 222 ("the provided PTX was compiled with an unsupported toolchain") beside the driver and the nvcc
+    that built the program, both shown: PTX written by a compiler of a newer CUDA than the driver's cannot be JIT-
+    compiled by it, minor version compatibility or not (NVIDIA's CUDA Compatibility guide: PTX JIT needs a driver of at
+    least the toolkit's version). The driver goes up to the compiler's CUDA, or the program is built with a toolkit no
+    newer than the driver's."""
+    from gpudoctor.checks.frameworks import _driver_upgrade
+    from gpudoctor.checks.toolkit import check_newer_than_driver, os_name
+
+    said = _said(facts, "cuda-unsupported-ptx")
+    d, nvcc = facts.driver, facts.toolkits.nvcc_on_path_version
+    # (the driver's CUDA as nvidia-smi heads it, else its branch's by the compatibility matrix: a version said alone)
+    driver_cuda = (d.cuda_version or ctx.matrix.smi_cuda_for_driver(d.version)) if d.version else None
+    if not said or not d.version or not driver_cuda or not nvcc:
+        return
+    built = ".".join(nvcc.split(".")[:2])
+    if vkey(built) <= vkey(driver_cuda):
+        return  # a compiler no newer than the driver: something else wrote the PTX (a prebuilt binary's own)
+    if any(f.severity >= Severity.ERROR for f in check_newer_than_driver(facts, ctx)):
+        return  # the toolkit's own check says it already
+    verdict = ctx.matrix.driver_supports_cuda(d.version, built, os_name(facts))
+    needed = ctx.matrix.min_driver_for_cuda(built, os_name(facts)) or verdict.needed
+    if needed is None:
+        return
+    upgrade = _driver_upgrade(facts, ctx, needed)
+    yield Finding(
+        "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "toolkit",
+        f"the program was built by nvcc of CUDA {built}; the driver {d.version} JIT-compiles PTX only up to CUDA {driver_cuda}",
+        f"CUDA error 222 said so: the PTX in the program was written by the CUDA {built} compiler, and the driver "
+        f"{d.version} (CUDA {driver_cuda}) cannot JIT-compile PTX newer than its own CUDA. Minor version "
+        "compatibility lets the runtime start on this driver, but not PTX: the first kernel launched fails.",
+        (ev("pasted", said[0].line), ev("pasted", f"nvcc: CUDA {nvcc}"), ev("pasted", f"driver {d.version}")),
+        dataclasses.replace(
+            upgrade,
+            alternative=Remediation(
+                f"Keep the driver and rebuild the program with a CUDA toolkit no newer than {driver_cuda} (its nvcc "
+                "first on PATH, CUDA_HOME at it), or for the GPU's own compute capability only (real code, no PTX to "
+                "JIT-compile: CMAKE_CUDA_ARCHITECTURES=<cc>-real, nvcc -arch=sm_<cc>).",
+                (),
+                component="toolkit",
+            ),
+        ),
+        verdict.source,
+    )
+
+
+def check_triton_ptxas_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Triton compiles with the ptxas it ships (triton/backends/nvidia/bin) unless TRITON_PTXAS_PATH names another
+    (triton-lang/triton python/triton/knobs.py @689edabd, env_nvidia_tool: the variable TRITON_{binary}_PATH, the default
+    beside the package). A GPU newer than that ptxas (`Value 'sm_121a' is not defined for option 'gpu-name'`) is
+    compiled for by an installed toolkit's ptxas of a CUDA release that knows it: Triton is pointed at that one."""
+    said, triton = _said(facts, "ptxas-arch-unknown"), _said(facts, "triton-ptxas-failed")
+    if not said or not triton:
+        return  # another program's ptxas (an old toolkit's nvcc): not Triton's copy
+    arch = said[0].get("arch") or ""
+    roots = sorted((t for t in facts.toolkits.toolkits if t.version), key=lambda t: vkey(t.version or ""))
+    ptxas = posixpath.join(roots[-1].root if roots else "/usr/local/cuda", "bin", "ptxas")
+    yield Finding(
+        "toolkit-arch-unsupported",
+        Severity.ERROR,
+        "toolkit",
+        f"the ptxas Triton ships does not know {arch}, the GPU's architecture",
+        f"ptxas said `Value '{arch}' is not defined for option 'gpu-name'` while Triton compiled a kernel: the ptxas in "
+        f"Triton's package (triton/backends/nvidia/bin) is of a CUDA release older than the GPU. A toolkit's ptxas of a "
+        f"release that knows {arch} compiles it; Triton uses the one TRITON_PTXAS_PATH names.",
+        tuple(ev("pasted", e.line) for e in (said[0], triton[0])),
+        Remediation(
+            f"Point Triton at the installed toolkit's ptxas ({ptxas}) once its --version reports a CUDA release that "
+            f"knows {arch} (`ptxas --help` lists the architectures it accepts); nothing is reinstalled.",
+            (
+                Cmd((ptxas, "--version"), note=f"a release that knows {arch}"),
+                SetEnv("TRITON_PTXAS_PATH", ptxas, note="Triton compiles with this ptxas instead of its own"),
+            ),
+            component="toolkit",
+        ),
+    )
+
+
+def check_host_compiler(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvcc's host-compiler check (crt/host_config.h, an #error per compiler whose limits each CUDA release moves) refusing
+    the build's gcc, clang or MSVC: the message itself names the limit of the nvcc that compiled (CUDA 12.6's copy: gcc up
+    to 13, clang below 19, _MSC_VER 1910 to 1949). A host compiler inside the limit, named to nvcc, or a CUDA release that
+    accepts this one, fixes it; -allow-unsupported-compiler only skips the check."""
+    from gpudoctor.checks.toolkit import active_toolkit, nvcc_only_toolkit
+
+    said = _said(facts, "nvcc-host-compiler-unsupported")
+    if not said:
+        return
+    e = said[0]
+    tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
+    release = f"CUDA {tk.version}'s nvcc" if tk is not None and tk.version else "the nvcc that compiled"
+    skip = (
+        " The nvcc flag -allow-unsupported-compiler skips the check instead, at your own risk (the message says the build "
+        "may then fail or run incorrectly)."
+    )
+    if compiler := e.get("compiler"):
+        # torch.utils.cpp_extension's own table, checked before nvcc runs (it passes CC to nvcc as -ccbin)
+        bound = e.get("bound") or ""
+        title = f"PyTorch's extension build refuses {compiler} {e.get('host_version') or ''} for CUDA {e.get('cuda') or ''}" + (
+            f": it accepts {bound}" if bound else ""
+        )
+        fix = (
+            "Build with a gcc inside that range: install it beside the system's gcc where it is missing and name it for the "
+            "build with CC and CXX (torch.utils.cpp_extension passes CC to nvcc as -ccbin), or use a CUDA toolkit of "
+            "PyTorch's CUDA major that accepts this gcc. TORCH_DONT_CHECK_COMPILER_ABI=1 skips PyTorch's check, not nvcc's."
+        )
+    elif host := e.get("host"):
+        title = f"{release} refuses the host compiler {host} (version {e.get('host_version') or '?'})"
+        fix = (
+            "Build with a host compiler this CUDA release accepts (nvcc -ccbin; CMake projects read CUDAHOSTCXX), or use "
+            "a CUDA release that accepts this one."
+        )
+    elif gcc := e.get("gcc_max"):
+        from gpudoctor.facts import SETUPTOOLS_NVCC
+
+        title = f"{release} refuses the host gcc: it accepts gcc {gcc} and older"
+        # a Python package's build names its compilers by CC and CXX (torch.utils.cpp_extension: CC to nvcc as -ccbin)
+        named = (
+            f"CC=gcc-{gcc} CXX=g++-{gcc} for the rerun of the same pip install, which PyTorch's extension build hands to nvcc"
+            if any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues)
+            else f"nvcc -ccbin g++-{gcc}; CMake projects read CUDAHOSTCXX"
+        )
+        fix = (
+            f"Build with a gcc of version {gcc} or older as nvcc's host compiler ({named}), installing it beside the "
+            "system's gcc where it is missing, or use a CUDA release that accepts this gcc (a newer toolkit; for a PyTorch "
+            "extension, of PyTorch's CUDA major)." + skip
+        )
+    elif clang := e.get("clang_below"):
+        title = f"{release} refuses the host clang: it accepts clang below {clang}"
+        fix = (
+            f"Build with a clang older than {clang} (or a gcc this release accepts) as nvcc's host compiler (nvcc -ccbin; "
+            "CMake projects read CUDAHOSTCXX), or use a CUDA release that accepts this clang." + skip
+        )
+    else:
+        title = f"{release} refuses the Visual Studio (MSVC) toolset that compiles: it accepts {e.get('supported') or 'others'}"
+        fix = (
+            "Install an MSVC toolset this CUDA release accepts beside the current one (Visual Studio Installer, Individual "
+            "components: an older MSVC v143 build tools version) and build from a prompt set up for it (vcvars64.bat "
+            "-vcvars_ver=<that version>), or use a CUDA release that accepts the installed toolset (the toolkit alone; for "
+            "a PyTorch extension, of PyTorch's CUDA major)." + skip
+        )
+    yield Finding(
+        "host-compiler-unsupported",
+        Severity.ERROR,
+        "toolkit",
+        title,
+        "nvcc checks the host compiler's version before it compiles anything (crt/host_config.h): each CUDA release "
+        "accepts a range of gcc, clang and MSVC versions, and this build's compiler is outside it. The GPU, the driver and "
+        "the framework are not involved.",
+        (ev("pasted", e.line),),
+        Remediation(fix, _older_gcc_steps(facts, e.get("gcc_max") or ""), component="toolkit"),
+    )
+
+
+def _older_gcc_steps(facts: Facts, gcc: str) -> tuple:
+    """The commands of nvcc's gcc limit where they are known: which gcc-N are installed, the distribution's gcc-N and
+    g++-N where it is a Debian one (their package names, as Debian and Ubuntu ship one per major), and for a Python
+    package's build (setuptools ran nvcc: SETUPTOOLS_NVCC) CC and CXX set for the rerun of the same install in this
+    shell, which torch.utils.cpp_extension hands to nvcc as -ccbin (pytorch/pytorch torch/utils/cpp_extension.py
+    @26e79290, unix_cuda_flags: _ccbin = os.getenv("CC") ... cflags.extend(["-ccbin", _ccbin])). () for another host
+    compiler, on Windows, or where neither is known (the asks decide it)."""
+    from gpudoctor.facts import SETUPTOOLS_NVCC
+    from gpudoctor.planner.remedy import family
+
+    debian = family(facts) == "debian"
+    python_build = any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues)
+    if not gcc.isdigit() or (facts.platform.system or "").lower().startswith("win") or not (debian or python_build):
+        return ()  # nothing the asks do not already decide
+    steps: list = [Cmd(("ls", "/usr/bin"), pipe=("grep", "-E", "^g(cc|\\+\\+)-[0-9]+$"), note=f"gcc-{gcc} or older there?")]
+    if debian:
+        steps.append(Cmd(("apt-get", "install", "-y", f"gcc-{gcc}", f"g++-{gcc}"), root=True))
+    if python_build:
+        steps += [
+            SetEnv("CC", f"gcc-{gcc}", note="torch.utils.cpp_extension passes CC to nvcc as -ccbin"),
+            SetEnv("CXX", f"g++-{gcc}", note="then rerun the same pip install in this shell, with the same python"),
+        ]
+    return tuple(steps)
+
+
+def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvcc refusing the architecture a build asked for ("Unsupported gpu architecture 'compute_86'", "Value 'sm_89' is
+    not defined for option 'gpu-architecture'"), judged where the text shows the nvcc's release: each compute capability
+    has the CUDA releases that compile for it (compat_matrix gpu_arch.toml cc: first_cuda, last_cuda). An architecture
+    newer than the toolkit needs a newer toolkit; one the toolkit dropped is taken out of the build's architecture list."""
+    from gpudoctor.checks.reported import check_stated_cuda_arch
+    from gpudoctor.checks.toolkit import active_toolkit, check_arch, nvcc_only_toolkit
+    from gpudoctor.matrix.terms import normalize_cc
+
+    said = _said(facts, "nvcc-arch-unsupported")
+    tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
+    if not said or tk is None or not tk.version:
+        return
+    if any(True for _ in check_arch(facts, ctx)) or any(True for _ in check_stated_cuda_arch(facts, ctx)):
+        return  # the GPU is shown: the toolkit's own check names it (one finding per cause)
+    arch = said[0].get("arch") or ""
+    cc = normalize_cc(arch)
+    target = ctx.matrix.cc_target(cc) if cc else None
+    cuda = ".".join(tk.version.split(".")[:2])
+    if cc is None or target is None or ctx.matrix.cuda_can_target(cuda, cc) is not False:
+        return
+    sm = cc.replace(".", "")
+    if target.first_cuda and vkey(cuda) < vkey(target.first_cuda):
+        title = f"nvcc of CUDA {cuda} cannot compile for {arch} (compute capability {cc}: CUDA {target.first_cuda} or newer)"
+        why = (
+            f"nvcc refused {arch}: the toolkit that compiles is CUDA {cuda}, older than the architecture, which CUDA "
+            f"{target.first_cuda} introduced. A toolkit of CUDA {target.first_cuda} or newer compiles for it (for a "
+            "PyTorch extension, of the same CUDA major as the installed PyTorch's)."
+        )
+        fix = (
+            f"Install a CUDA {target.first_cuda} or newer toolkit (the toolkit alone, no driver change) and build with its "
+            "nvcc (PATH, or CUDA_HOME for a PyTorch extension); `nvcc --list-gpu-arch` then lists "
+            f"compute_{sm}."
+        )
+    elif target.last_cuda and vkey(cuda) > vkey(target.last_cuda):
+        title = f"nvcc of CUDA {cuda} no longer compiles for {arch} (compute capability {cc}: up to CUDA {target.last_cuda})"
+        why = (
+            f"nvcc refused {arch}: CUDA {cuda} dropped that architecture (the last release that compiles for it is "
+            f"{target.last_cuda}). The build's architecture list names it (a project's -arch, CMAKE_CUDA_ARCHITECTURES, "
+            "TORCH_CUDA_ARCH_LIST), usually a default older than the toolkit."
+        )
+        fix = (
+            f"Take {arch} out of the build's architecture list and build for the GPU's own compute capability "
+            "(`nvidia-smi --query-gpu=compute_cap --format=csv`); only a GPU of compute capability "
+            f"{cc} itself needs a toolkit of CUDA {target.last_cuda} or older."
+        )
+    else:
+        return
+    yield Finding(
+        "toolkit-arch-unsupported",
+        Severity.ERROR,
+        "toolkit",
+        title,
+        why,
+        (ev("pasted", said[0].line), ev("pasted", f"nvcc: CUDA {tk.version}")),
+        Remediation(fix, component="toolkit"),
+        target.source,
+    )
+
+
+def check_ptx_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The driver's JIT (ptxas in libcuda, or nvJitLink) refusing PTX of a newer ISA than it loads: "Unsupported .version
+    8.7; current version is '8.4'". Each PTX ISA belongs to a CUDA release (compat_matrix/cuda_driver.toml ptx, NVIDIA's
+    PTX release history): the program compiled with CUDA 12.8's compiler for a driver of CUDA 12.4. Either the driver
+    goes up to the compiler's CUDA, or the program compiles with a toolkit no newer than the driver's."""
+    from gpudoctor.checks.frameworks import _driver_upgrade
+    from gpudoctor.checks.toolkit import os_name
+    from gpudoctor.versions import vkey
+
+    said = _said(facts, "ptx-newer-than-driver")
+    if not said:
+        return
+    e = said[0]
+    wrote, loads = ctx.matrix.ptx_isa(e.get("ptx") or ""), ctx.matrix.ptx_isa(e.get("loads") or "")
+    if wrote is None or loads is None or vkey(wrote.cuda) <= vkey(loads.cuda):
+        return
+    # The driver that loads the compiler's PTX: its toolkit's driver, else (12.7, no toolkit) the first branch reporting it.
+    needed = ctx.matrix.min_driver_for_cuda(wrote.cuda, os_name(facts)) or next(
+        (f"R{b.branch}" for b in ctx.matrix.driver_branches if vkey(b.cuda) >= vkey(wrote.cuda)), None
+    )
+    if needed is None:
+        return
+    d = facts.driver
+    upgrade = _driver_upgrade(facts, ctx, needed)
+    yield Finding(
+        "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "toolkit",
+        f"the program compiles PTX with CUDA {wrote.cuda} (ISA {wrote.ptx}); the driver's JIT loads PTX up to CUDA "
+        f"{loads.cuda} (ISA {loads.ptx})",
+        f"ptxas said so: the PTX the program generated is ISA {wrote.ptx}, written by a CUDA {wrote.cuda} compiler (the "
+        "toolkit's NVVM or NVRTC the program found), and the driver"
+        + (f" {d.version}" if d.version else "")
+        + f" JIT-compiles PTX only up to ISA {loads.ptx} (CUDA {loads.cuda}). The toolkit the program compiles with is "
+        "newer than the driver: kernels it compiles at run time cannot load.",
+        (ev("pasted", e.line),),
+        dataclasses.replace(
+            upgrade,
+            alternative=Remediation(
+                f"Compile with a CUDA toolkit no newer than {loads.cuda}, the driver's: point CUDA_HOME (or the "
+                f"environment's CUDA packages, e.g. conda's cuda-version={loads.cuda}) at one, so that the program's "
+                "compiler writes PTX this driver loads.",
+                (),
+                component="toolkit",
+            ),
+        ),
+        wrote.source,
+    )

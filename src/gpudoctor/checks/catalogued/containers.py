@@ -1,0 +1,648 @@
+"""Catalogued messages of containers and their runtimes: docker's --gpus and runtimes, CDI, an image's driver files,
+the container toolkit's hook, an image's CUDA compat package, shared memory.
+
+The fault is the container's setup, not the GPU stack inside it, so the fix is the host's runtime, the image or
+the run's options (planner.remedy's container commands), said where the text shows which of them is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import ev
+from gpudoctor.checks.catalogued._common import _said
+from gpudoctor.cmdline import Cmd, Placeholder
+from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup
+
+
+def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """docker's `could not select device driver "" with capabilities: [[gpu]]`: --gpus with no NVIDIA runtime."""
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+
+    said = _said(facts, "docker-gpu-driver-missing")
+    if not said:
+        return
+    if (without := _without_gpus(facts, said[0].line)) is not None:
+        yield without  # --gpus asked where no GPU is wanted or there: drop it
+        return
+    if other_vendor_gpu_only(facts) is not None:
+        return  # (no NVIDIA GPU at all: gpu-none says so, and no runtime can pass one)
+    windows = facts.platform.system.lower().startswith("win")
+    from gpudoctor.checks.docker_desktop import desktop_answers, desktop_remedy
+
+    if desktop_answers(facts):
+        from gpudoctor.planner.remedy import reporters_docker_run
+
+        run = reporters_docker_run(facts, gpus=True) or Cmd(("docker", "run", "--gpus", "all", Placeholder("image")))
+        yield Finding(
+            "container-no-gpu",
+            Severity.ERROR,
+            "platform",
+            "docker cannot give the container a GPU: the daemon answering in WSL is Docker Desktop's",
+            "docker answered `--gpus` with 'could not select device driver \"\" with capabilities: [[gpu]]' inside WSL 2, "
+            "where the text shows Docker Desktop's daemon answering (Docker Desktop named, or no docker engine in the "
+            "distribution). A toolkit installed in the distribution would not reach that daemon.",
+            (ev("pasted", said[0].line),),
+            desktop_remedy(facts, run),
+        )
+        return
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "docker cannot give the container a GPU: no NVIDIA device driver is registered with the daemon",
+        "docker answered `--gpus` with 'could not select device driver \"\" with capabilities: [[gpu]]', as the text "
+        "shows: the daemon has no GPU device driver, because the NVIDIA Container Toolkit is not installed or not "
+        "configured for it"
+        + (" (on Windows, Docker Desktop passes the GPU only with its WSL 2 backend)" if windows else "")
+        + ". Nothing inside the image can fix it.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            (
+                "On the host: configure docker's runtime with the NVIDIA Container Toolkit the text shows installed, "
+                "restart docker."
+                if container_toolkit_shown(facts)
+                else "On the host: install the NVIDIA Container Toolkit from NVIDIA's repository, configure docker's "
+                "runtime with it, restart docker."
+            )
+            if not windows
+            else "Use Docker Desktop's WSL 2 backend with a current NVIDIA Windows driver (it passes the GPU into "
+            "Linux containers); the NVIDIA Container Toolkit is for Linux hosts.",
+            () if windows else docker_runtime_setup(facts),
+            requires_root=not windows,
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+# NVIDIA's CDI guide (docs.nvidia.com, container-toolkit cdi-support): the spec, its listing, and the check it prints.
+_CDI_SPEC = "/etc/cdi/nvidia.yaml"
+
+
+def check_cdi_unresolved(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CDI's "unresolvable CDI devices nvidia.com/gpu=all" (container-device-interface pkg/cdi/cache.go): podman (4.1 and
+    later) or docker with CDI found no spec defining the device. The NVIDIA Container Toolkit writes it (`nvidia-ctk cdi
+    generate`, again after each driver change, as it names the driver's files), `nvidia-ctk cdi list` shows what it
+    defines, and a container started with the device checks it. Where the text shows the spec defining devices already,
+    where it lies or who reads it is open: the catalogue's asks decide."""
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+    from gpudoctor.planner.remedy import container_toolkit_install
+
+    said = [e for e in _said(facts, "cdi-device-unresolved") if (e.get("devices") or "").startswith("nvidia.com/")]
+    if not said or other_vendor_gpu_only(facts) is not None or facts.platform.system.lower().startswith("win"):
+        return
+    if any(int(e.get("count") or 0) > 0 for e in _said(facts, "cdi-devices-listed")):
+        return  # the spec defines devices: not a missing spec
+    shown = container_toolkit_shown(facts)
+    docker = "Error response from daemon" in said[0].line  # docker's daemon; podman prints its own "Error:"
+    # (the install's check of a snap docker is docker's: podman reads the spec whatever installed docker)
+    install = tuple(c for c in container_toolkit_install(facts) if docker or c.argv[:2] != ("snap", "list"))
+    runs = [e for e in facts.pasted.reported("docker-run-said") if (e.get("args") or "").split()]
+    if runs:
+        check = Cmd(("docker", "run", *(runs[-1].get("args") or "").split()), note="your command, as the text shows it")
+    elif docker:
+        check = Cmd(("docker", "run", "--rm", "--device", "nvidia.com/gpu=all", "ubuntu", "nvidia-smi", "-L"))
+    else:  # (label=disable: SELinux hosts keep the container from the device files otherwise)
+        check = Cmd(
+            (
+                "podman",
+                "run",
+                "--rm",
+                "--device",
+                "nvidia.com/gpu=all",
+                "--security-opt=label=disable",
+                "ubuntu",
+                "nvidia-smi",
+                "-L",
+            )
+        )
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the container engine cannot resolve the GPU's CDI device: no NVIDIA CDI spec where it reads",
+        f"{'docker' if docker else 'podman'} was asked for {said[0].get('devices')} and found no CDI spec (/etc/cdi, "
+        "/var/run/cdi) that defines it: the NVIDIA Container Toolkit has not generated one on this host, or it was "
+        "removed. The spec names the driver's files of the moment it is generated, so it is generated again after "
+        "each driver upgrade.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the host: "
+            + ("" if shown else "install the NVIDIA Container Toolkit from NVIDIA's repository, ")
+            + "generate the CDI spec for this driver, check that it lists nvidia.com/gpu=all, and start the container again.",
+            (
+                *(() if shown else install),
+                Cmd(
+                    ("nvidia-ctk", "cdi", "generate", f"--output={_CDI_SPEC}"), root=True, note="again after each driver upgrade"
+                ),
+                Cmd(("nvidia-ctk", "cdi", "list"), note="nvidia.com/gpu=all among the devices"),
+                check,
+            ),
+            requires_root=True,
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+_RUNTIME_NVIDIA = LazyPattern(r"unknown or invalid runtime name: nvidia\b", re.IGNORECASE)
+
+
+def check_docker_unknown_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """docker's "unknown or invalid runtime name: nvidia" (moby daemon/runtime_unix.go): `--runtime=nvidia` (or compose's
+    `runtime: nvidia`) names a runtime the daemon has not registered. On a Linux host the toolkit registers it in
+    daemon.json (`nvidia-ctk runtime configure --runtime=docker`), read when the daemon restarts. Docker Desktop (Windows,
+    or answering in WSL) registers none: its GPU comes through --gpus, so no Linux toolkit is prescribed there."""
+    from gpudoctor.checks.docker_desktop import desktop_answers
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+
+    said = [e for e in _said(facts, "container-unknown-runtime") if _RUNTIME_NVIDIA.search(e.line)]
+    if not said or other_vendor_gpu_only(facts) is not None:
+        return
+    if facts.platform.system.lower().startswith("win") or desktop_answers(facts):
+        yield _desktop_runtime_nvidia(facts, said[0])
+        return
+    steps = docker_runtime_setup(facts)
+    if not facts.pasted.reported("docker-run-said") and not said[0].line.lstrip("*> ").startswith("docker:"):
+        steps = steps[:-1]  # not a `docker run` (compose, or an API client): its own command starts it again
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "docker has no runtime named nvidia: the NVIDIA Container Toolkit is not registered with this daemon",
+        "docker's daemon answered 'unknown or invalid runtime name: nvidia': the runtime the container asks for is not "
+        "in its configuration (/etc/docker/daemon.json), because the NVIDIA Container Toolkit is not installed, was not "
+        "registered with docker, or the daemon was not restarted after.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the host: "
+            + ("" if container_toolkit_shown(facts) else "install the NVIDIA Container Toolkit from NVIDIA's repository, ")
+            + "register its runtime with docker and restart the daemon.",
+            steps,
+            requires_root=True,
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+# Compose's GPU request (docker/docs, content/manuals/compose/how-tos/gpu-support.md: "deploy: resources: reservations:
+# devices: - driver: nvidia count: all capabilities: [gpu]"), which Docker Desktop's WSL 2 backend answers
+# (content/manuals/desktop/features/gpu.md: "docker run --rm -it --gpus=all ..."), in YAML's flow style so that it reads
+# as one line of prose.
+_COMPOSE_GPU_YAML = "deploy: {resources: {reservations: {devices: [{driver: nvidia, count: all, capabilities: [gpu]}]}}}"
+
+
+def _desktop_runtime_nvidia(facts: Facts, e) -> Finding:
+    """Docker Desktop (Windows, or its daemon answering in WSL) registers no runtime named nvidia: a container gets the
+    GPU through its WSL 2 backend when it asks with --gpus, or in compose with the device reservation. The fix is the
+    request, not a Linux toolkit nor a daemon restart in a distribution."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    compose = facts.pasted.reported("compose-up-said") if facts.pasted.partial else []
+    probe = Cmd(
+        ("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"),
+        note="Docker Desktop hands the GPU to a container asked with --gpus: the Windows driver's GPU is listed",
+    )
+    if compose or "compose" in e.line:
+        service = next((c.get("service") for c in compose if c.get("service")), None) or Placeholder("service")
+        fix = Remediation(
+            "In the compose file, take the service's 'runtime: nvidia' line out and request the GPU the compose way in "
+            f"its place, {_COMPOSE_GPU_YAML} (or gpus: all in current Compose), then recreate the service. "
+            "The other way keeps the line: register the runtime in Docker Desktop, Settings > Docker Engine, "
+            '"runtimes": {"nvidia": {"path": "/usr/bin/nvidia-container-runtime", "runtimeArgs": []}}, Apply & '
+            "restart.",
+            (
+                probe,
+                *(
+                    (Cmd(("notepad", "docker-compose.yml"), note="the service's runtime: nvidia line becomes the reservation"),)
+                    if facts.platform.system.lower().startswith("win")
+                    else ()
+                ),
+                Cmd(("docker", "compose", "up", "-d", "--force-recreate", service)),
+                Cmd(("docker", "compose", "exec", service, "nvidia-smi"), note="inside: the GPU is listed"),
+            ),
+            component="container",
+            where="the host",
+        )
+    else:
+        fix = Remediation(
+            "Run the container with --gpus all in place of --runtime=nvidia: Docker Desktop passes the GPU through its "
+            "WSL 2 backend to a container that asks that way. Nothing is installed for it, on Windows or in WSL.",
+            (probe, Cmd(("docker", "run", "--rm", "--gpus", "all", Placeholder("image")), note="without --runtime=nvidia")),
+            component="container",
+            where="the host",
+        )
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "Docker Desktop has no runtime named nvidia: ask for the GPU with --gpus or compose's device reservation",
+        "docker's daemon answered 'unknown or invalid runtime name: nvidia': the container asks for a runtime by name "
+        "(--runtime=nvidia, or runtime: nvidia in a compose file, the nvidia-docker2 way), and Docker Desktop registers "
+        "none by that name. It gives containers the GPU through its WSL 2 backend when they ask with --gpus or compose's "
+        "device reservation. The Windows driver and the image are not the cause; no NVIDIA Container Toolkit is "
+        "installed for Docker Desktop.",
+        (ev("pasted", e.line),),
+        fix,
+    )
+
+
+def check_image_driver_files(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvidia-container-cli's `mount error: file creation failed: .../libnvidia-ml.so.1: file exists`: the image ships
+    a driver library where the runtime mounts the host's (libnvidia-container creates each mount point with
+    O_NOFOLLOW, so a file or link already there is EEXIST). The host, its driver and the toolkit work; the image is
+    rebuilt without the driver package that put it there."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    said = _said(facts, "container-image-driver-files")
+    if not said:
+        return
+    e = said[0]
+    path = e.get("path") or ""
+    # The runtime names the file under the container's root on the host (overlay2's merged/, a bundle's rootfs/).
+    inner = next((path.split(root, 1)[1] for root in ("/merged/", "/rootfs/") if root in path), "")
+    inner = "/" + inner if inner else ""
+    library = e.get("library") or "a driver library"
+    # the image's library directory where the runtime named the file; Debian's and Ubuntu's otherwise
+    lib_dir = inner.rsplit("/", 1)[0] if inner.count("/") > 1 else "/usr/lib/x86_64-linux-gnu"
+    # the image that failed is not reliably the one a docker run line of the text shows (often a sample that works)
+    image, derived = Placeholder("image"), Placeholder("new-image")
+    dockerfile = "Dockerfile.nodriver"
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"the image ships its own {library}, so the NVIDIA runtime cannot give the container the host's driver",
+        f"nvidia-container-cli could not create {inner or library} in the container ('file exists'), as the text "
+        "shows: the runtime puts the host's driver libraries at those paths, and the image already has a file there "
+        "(a driver package installed in it: libnvidia-*, nvidia-driver-*, or one that depends on them such as "
+        "nvidia-opencl-dev). The container does not start with the GPU. The host's driver and the toolkit are not "
+        "at fault: an image without those files starts.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Build a new image FROM this one that deletes the driver files it carries (libnvidia-*, libcuda.so*: the "
+            "runtime mounts the host's own there; the CUDA toolkit's libraries stay), and run that one. Such files "
+            "come from a driver package in the Dockerfile, or from building or committing the image while nvidia was "
+            "Docker's default-runtime (daemon.json): take that line out for builds, so they do not come back.",
+            (
+                Cmd(
+                    ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "ls", image, "-l", lib_dir),
+                    pipe=("grep", "-e", "libnvidia", "-e", "libcuda"),
+                    note="the driver files inside the image, started without the NVIDIA runtime",
+                ),
+                Cmd(
+                    ("grep", "-i", "default-runtime", "/etc/docker/daemon.json"),
+                    note="nvidia here copies the host's driver into what docker build or commit makes",
+                ),
+                Cmd(("echo", f"FROM {image}"), pipe=("tee", dockerfile), note="a new image without them: its Dockerfile"),
+                Cmd(("echo", f"RUN rm -f {lib_dir}/libnvidia-*.so* {lib_dir}/libcuda.so*"), pipe=("tee", "-a", dockerfile)),
+                Cmd(("cat", dockerfile), pipe=("docker", "build", "-t", derived, "-")),
+                Cmd(("docker", "run", "--rm", "--gpus", "all", derived, "nvidia-smi"), note="the host's driver, mounted"),
+            ),
+            component="container",
+            where="the image",
+            alternative=Remediation(
+                "Rebuild the image from its Dockerfile without the driver package that installed the files (for "
+                "OpenCL, ocl-icd-opencl-dev instead of nvidia-opencl-dev).",
+                (
+                    *(
+                        (
+                            Cmd(
+                                ("docker", "run", "--rm", "--runtime=runc", "--entrypoint", "dpkg", image, "-S", inner),
+                                note="which package of the image installed it (Debian and Ubuntu images): remove it",
+                            ),
+                        )
+                        if inner
+                        else ()
+                    ),
+                    Cmd(
+                        ("docker", "build", "--no-cache", "-t", image, "."),
+                        note="after the Dockerfile installs no driver package",
+                    ),
+                ),
+                component="container",
+                where="the image",
+            ),
+        ),
+    )
+
+
+def check_shared_memory(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """PyTorch's DataLoader worker killed by SIGBUS ("This might be caused by insufficient shared memory (shm)"):
+    workers hand batches over in /dev/shm, which docker sizes at 64 MB unless the container is run with --ipc=host
+    or --shm-size (PyTorch's README, "Docker Image"). A container's /dev/shm is set when it is created: the fix is
+    the container's run options, on the host; nothing inside it (no sysctl, no reinstall) changes it."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import container_said, reporters_docker_run
+
+    denied = _said(facts, "shm-not-writable")
+    if denied:
+        yield _shm_not_writable(denied[0])
+    elif nccl := _said(facts, "nccl-shm-create-failed"):
+        yield _nccl_shm_too_small(facts, nccl[0])
+    said = _said(facts, "shm-too-small")
+    if not said:
+        return
+    e = said[0]
+    check = Cmd(("df", "-h", "/dev/shm"), note="its size where the program runs: 64M is docker's default")
+    docker = container_said(facts) is not None or bool(facts.pasted.reported("docker-run-said"))
+    if docker:
+        own = reporters_docker_run(facts, gpus=False)
+        words = [str(w) for w in own.argv[2:]] if own is not None else ["--gpus", "all", Placeholder("image")]
+        run = Cmd(
+            ("docker", "run", "--ipc=host", *words),
+            note="or --shm-size=8g instead of --ipc=host; the container is recreated, its /dev/shm is set at creation",
+        )
+        rem = Remediation(
+            "Recreate the container with more shared memory: --ipc=host (the host's /dev/shm) or --shm-size; with "
+            "docker compose, ipc: host or shm_size. Fewer DataLoader workers (num_workers=0) is the slower way around.",
+            (run, Cmd(("docker", "exec", Placeholder("container"), "df", "-h", "/dev/shm"), note="the new size inside")),
+            component="container",
+            where="the host",
+        )
+    else:
+        rem = Remediation(
+            "Give the workers more shared memory: in a container, recreate it with --ipc=host or --shm-size (docker's "
+            "/dev/shm is 64 MB); on a host, /dev/shm is a tmpfs the administrator can enlarge. Fewer DataLoader "
+            "workers (num_workers=0) is the slower way around.",
+            (check,),
+            component="environment",
+        )
+    yield Finding(
+        "shm-too-small",
+        Severity.ERROR,
+        "platform",
+        "PyTorch's DataLoader workers ran out of shared memory (/dev/shm)" + (" in a docker container" if docker else ""),
+        "A DataLoader worker was killed by SIGBUS, as the text shows: workers pass each batch through /dev/shm, and a "
+        "write past its end is a bus error. Docker gives a container 64 MB of /dev/shm unless it is run with "
+        "--ipc=host or --shm-size. Nothing in the driver, CUDA or PyTorch is at fault.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
+def check_hook_cgroup_not_permitted(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvidia-container-cli's "failed to add device rules: unable to find any existing device filters attached to the
+    cgroup: bpf_prog_query(BPF_CGROUP_DEVICE) failed: operation not permitted" (NVIDIA/libnvidia-container
+    src/nvcgo/internal/cgroup/v2.go @162f9ba9): on cgroup v2 the hook grants the GPUs by rewriting the container's eBPF
+    device program, which the kernel allows only to a process privileged in the initial namespace. Docker inside an
+    unprivileged LXC container (Proxmox's usual setup) or rootless docker is not: there the GPUs are already granted
+    by the outer container's device rules (lxc.cgroup2.devices.allow), so the hook is told to leave cgroups alone
+    (libnvidia-container's no-cgroups, NVIDIA's rootless setup) and the /dev/nvidia* nodes are passed with --device,
+    since the hook no longer adds them (NVIDIA/libnvidia-container issue 154, the same message in a Proxmox LXC)."""
+    said = _said(facts, "container-hook-cgroup-not-permitted")
+    if not said:
+        return
+    config = "/etc/nvidia-container-runtime/config.toml"
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the NVIDIA runtime hook may not set the container's device rules (docker inside an LXC container, or rootless)",
+        "nvidia-container-cli stopped the container while adding the GPUs to its device cgroup: on cgroup v2 that means "
+        "reading and replacing the cgroup's eBPF device program, and the kernel refused (operation not permitted). Docker "
+        "that runs inside an unprivileged LXC container, or rootless, is not allowed to; the GPU, the driver and the "
+        "image are not at fault. There the outer container's own device rules already grant the GPUs.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the machine whose docker printed this (inside the LXC container, not its host): set no-cgroups = true "
+            "in the NVIDIA Container Toolkit's config.toml, so the hook leaves cgroups to the LXC's rules (the same "
+            "setting NVIDIA's rootless setup makes: nvidia-ctk config --set nvidia-container-cli.no-cgroups --in-place), "
+            "then pass the GPU device nodes with --device (compose: devices:), which the hook no longer adds.",
+            (
+                Cmd(("grep", "-n", "no-cgroups", config), note="the runtime still manages cgroups"),
+                Cmd(("sed", "-i", "s/^#\\?no-cgroups = .*/no-cgroups = true/", config), root=True),
+                Cmd(("ls", "-l", "/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-uvm"), note="the nodes the LXC has"),
+                Cmd(
+                    (
+                        "docker",
+                        "run",
+                        "--rm",
+                        "--gpus",
+                        "all",
+                        "--device",
+                        "/dev/nvidia0",
+                        "--device",
+                        "/dev/nvidiactl",
+                        "--device",
+                        "/dev/nvidia-uvm",
+                        "ubuntu",
+                        "nvidia-smi",
+                    ),
+                    note="a test container lists the GPU; then start the real one with the same --device lines",
+                ),
+            ),
+            requires_root=True,
+            component="container",
+            where="the machine whose docker printed it (inside the LXC container)",
+        ),
+    )
+
+
+def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA error 804 ("forward compatibility was attempted on non supported HW", cudaErrorCompatNotSupportedOnDevice)
+    from a program run in a container image, beside the host's driver: the CUDA inside the image is newer than the driver
+    supports, so the runtime tried the forward-compatibility libcuda (the cuda-compat package CUDA images carry), which
+    runs on data-center GPUs only (cuda-compat-guide). The image's CUDA, not the GPU, decides it: a driver that
+    supports that CUDA, or an image built for the CUDA the driver supports. A program outside an image, or a driver
+    not shown, stays with the catalogue's asks (a compat directory on LD_LIBRARY_PATH is the other cause there)."""
+    from gpudoctor.checks.driver import driver_cuda
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+    from gpudoctor.planner.where import container_of, image
+
+    said = _said(facts, "cuda-compat-not-supported")
+    img = image(facts)  # (an image run with docker run is a container too, where no prompt or words say one)
+    contained = img is not None or container_of(facts) is not None
+    if not said or not facts.driver.version or not contained or other_vendor_gpu_only(facts) is not None:
+        return
+    have, _ = driver_cuda(facts, ctx.matrix)
+    supports = f"CUDA {have}" if have else "an older CUDA"
+    inspect = Cmd(
+        (
+            "docker",
+            "image",
+            "inspect",
+            img["means"] if img else Placeholder("image"),
+            "--format",
+            "{{range .Config.Env}}{{println .}}{{end}}",
+        ),
+        pipe=("grep", "-E", "CUDA_VERSION|NVIDIA_REQUIRE_CUDA"),
+        note="on the host: the CUDA the image is built on",
+    )
+    yield Finding(
+        "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "toolkit",
+        f"the image's CUDA is newer than the host's driver {facts.driver.version} supports ({supports})",
+        "CUDA's first call in the container failed with error 804 (forward compatibility was attempted on non "
+        "supported HW): the container gets the GPU, but the CUDA the image is built on is newer than the host's driver "
+        "supports, so the runtime tried NVIDIA's forward-compatibility library, which only data-center GPUs run. The "
+        "program then has no GPU (many fall back to the CPU). Reinstalling the container toolkit changes nothing.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the host: read the image's CUDA, then upgrade the host's NVIDIA driver to a branch that supports it "
+            "(its nvidia-smi header then shows that CUDA Version or newer), reboot, and run the image again.",
+            # (no install command: the branch the image needs is what the inspect answers, and a distribution's own
+            # driver package may be the very release that is too old, as Debian 13's 550 is)
+            (inspect,),
+            requires_root=True,
+            component="driver",
+            where="the host",
+            alternative=Remediation(
+                f"Keep the driver and run an image (or a build of the program) made for {supports} or older: the "
+                "project's image tag or Dockerfile for that CUDA (its CUDA version build argument), or a native build "
+                "against the host's toolkit.",
+                (),
+                component="container",
+                where="the host",
+            ),
+        ),
+    )
+
+
+# A pod's /dev/shm given memory (kubernetes/website, content/en/docs/concepts/storage/volumes.md, emptyDir: "you can
+# set the emptyDir.medium field to "Memory" ... Kubernetes mounts a tmpfs"), in YAML's flow style: one line of prose.
+_SHM_POD_SPEC = (
+    "volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 8Gi}}] and, in the container that runs the program, "
+    "volumeMounts: [{name: dshm, mountPath: /dev/shm}]"
+)
+
+
+def _nccl_shm_too_small(facts: Facts, e) -> Finding:
+    """NCCL's "Error while creating shared memory segment /dev/shm/nccl-*" (NVIDIA/nccl src/os/linux.cc): its transport
+    between the GPUs of one machine could not size its segment in /dev/shm, which a docker container or a Kubernetes
+    pod gets at 64 MB (NCCL's troubleshooting guide, "Shared memory"; NVIDIA/nccl#342). /dev/shm is set where the
+    container is created: docker's --ipc=host / --shm-size, a pod's memory-backed emptyDir mounted at /dev/shm."""
+    from gpudoctor.cmdline import Cmd, Placeholder
+    from gpudoctor.planner.remedy import container_of, reporters_docker_run
+
+    runtime = container_of(facts) or ("docker" if facts.pasted.reported("docker-run-said") else None)
+    if runtime == "kubernetes":
+        pod = Placeholder("pod")
+        rem = Remediation(
+            "Give the pod that runs the failing program (the one with the GPUs, not another of the release) a "
+            f"memory-backed /dev/shm in its pod template, {_SHM_POD_SPEC} (through the chart's own values where it "
+            "has them), then let the pod be recreated. Stale nccl-* files of killed runs in /dev/shm also fill it. "
+            "NCCL_SHM_DISABLE=1 only bypasses the shared-memory transport, with slower transfers between the GPUs.",
+            (
+                Cmd(("kubectl", "get", "pods", "-o", "wide"), note="find the pod that runs the program on the GPUs"),
+                Cmd(("kubectl", "exec", pod, "--", "df", "-h", "/dev/shm"), note="64M is the container default"),
+                Cmd(("kubectl", "exec", pod, "--", "ls", "-la", "/dev/shm"), note="stale nccl-* segments of killed runs"),
+                Cmd(
+                    ("kubectl", "edit", Placeholder("workload")),
+                    note="the Deployment, Job or training job that makes the pod: the dshm volume in its pod template",
+                ),
+                Cmd(("kubectl", "exec", pod, "--", "df", "-h", "/dev/shm"), note="in the new pod: the size given"),
+            ),
+            component="container",
+            where="the cluster",
+        )
+    elif runtime is not None:
+        own = reporters_docker_run(facts, gpus=True)
+        words = [str(w) for w in own.argv[2:]] if own is not None else ["--gpus", "all", Placeholder("image")]
+        rem = Remediation(
+            "Recreate the container with more shared memory: --ipc=host (the host's /dev/shm) or --shm-size; with "
+            "docker compose, ipc: host or shm_size. NCCL_SHM_DISABLE=1 also works, with slower transfers between GPUs.",
+            (
+                Cmd(("docker", "run", "--ipc=host", *words), note="or --shm-size=8g; /dev/shm is set at creation"),
+                Cmd(("docker", "exec", Placeholder("container"), "df", "-h", "/dev/shm"), note="the new size inside"),
+            ),
+            component="container",
+            where="the host",
+        )
+    else:
+        rem = Remediation(
+            "Give /dev/shm room where the program runs: a container is recreated with --ipc=host or --shm-size (a "
+            "Kubernetes pod gets an emptyDir of medium Memory at /dev/shm); on a host, /dev/shm is a tmpfs the "
+            "administrator can enlarge.",
+            (Cmd(("df", "-h", "/dev/shm"), note="its size where the program runs: 64M is a container's default"),),
+            component="environment",
+        )
+    where = {"kubernetes": " in a Kubernetes pod", None: ""}.get(runtime, " in a container")
+    return Finding(
+        "shm-too-small",
+        Severity.ERROR,
+        "platform",
+        "NCCL cannot create its shared memory in /dev/shm" + where,
+        "NCCL said so ('Error while creating shared memory segment /dev/shm/nccl-...'): its transport between the GPUs "
+        "of one machine needs segments of several MB each in /dev/shm, and a container's /dev/shm is 64 MB unless it "
+        "is given more; PyTorch then reports 'unhandled system error'. The driver, CUDA and NCCL are not at fault.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
+def _shm_not_writable(e) -> Finding:
+    """NCCL's shm_open refused (NVIDIA/nccl src/include/shm.h): /dev/shm lost its world-writable mode, so its
+    intra-node transport cannot set up and init fails with "unhandled system error" (pytorch/pytorch#37004; NCCL's
+    maintainer in NVIDIA/nccl#328: NCCL only reports the failing call). /dev/shm's standard mode is 1777."""
+    from gpudoctor.cmdline import Cmd
+
+    return Finding(
+        "shm-too-small",
+        Severity.ERROR,
+        "platform",
+        "NCCL cannot create its shared memory in /dev/shm: permission denied",
+        "NCCL said so ('Call to shm_open failed : Permission denied'): its transport between GPUs of one machine "
+        "creates segments in /dev/shm, and this user may not write there, so NCCL's initialisation fails (PyTorch "
+        "reports 'NCCL error ... unhandled system error'). /dev/shm is normally world-writable with the sticky bit "
+        "(drwxrwxrwt, mode 1777); the driver, CUDA and NCCL are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Restore /dev/shm's standard mode (an administrator's task on a shared node); until then NCCL_SHM_DISABLE=1 "
+            "lets NCCL use other transports, slower.",
+            (
+                Cmd(("ls", "-ld", "/dev/shm"), note="expect drwxrwxrwt (1777)"),
+                Cmd(("sudo", "chmod", "1777", "/dev/shm")),
+            ),
+            requires_root=True,
+            component="environment",
+        ),
+    )
+
+
+def _no_nvidia_gpu(facts: Facts) -> str | None:
+    """The pasted line that says this machine has no NVIDIA GPU (a cue of gpudoctor.pasted.cues), or None."""
+    return next((c.get("line") or "" for c in facts.pasted.cues if (c.get("means") or "").startswith("no NVIDIA GPU")), None)
+
+
+def _without_gpus(facts: Facts, refused: str) -> Finding | None:
+    """--gpus refused where the facts say no GPU is wanted or there: the machine has no NVIDIA GPU, or the image is a
+    CPU build (its tag says so) and nothing shows an NVIDIA GPU. The fix drops `--gpus all`; no toolkit helps."""
+    from gpudoctor.checks.driver import gpu_present
+
+    if gpu_present(facts):
+        return None
+    cpu = _said(facts, "docker-run-cpu-image")
+    no_gpu = _no_nvidia_gpu(facts)
+    if not cpu and no_gpu is None:
+        return None
+    image = cpu[0].get("image") if cpu else None
+    why = "the text shows no NVIDIA GPU on this machine" if no_gpu is not None else f"the image {image} is a CPU build"
+    return Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "docker was asked for a GPU the container does not need or the machine does not have",
+        f"docker answered `--gpus` with 'could not select device driver \"\" with capabilities: [[gpu]]', and {why}: "
+        "the container runs on the CPU without --gpus all. Installing the NVIDIA Container Toolkit would not help.",
+        tuple(ev("pasted", line) for line in (refused, *(e.line for e in cpu[:1]), *([no_gpu] if no_gpu else []))),
+        Remediation(
+            "Start the container without --gpus all (the image runs on the CPU)"
+            + (
+                "."
+                if (run := docker_run_without_gpus(facts, image))
+                else ": in the script or compose file that starts it, or with the program's own CPU option."
+            ),
+            run,
+            component="container",
+            where="the host",
+        ),
+    )

@@ -1,0 +1,336 @@
+"""Catalogued messages of the GPU device and the driver's modules: video libraries a package does not install and a
+container's video capability, a GPU in a restricted compute mode, GPU memory errors (ECC, Xid), CUDA's init
+answering unknown (nvidia_uvm).
+
+The device or the driver's own pieces are the cause, not the framework above them: the finding asks what decides
+(nvidia-smi's query) where a query does, and fixes the driver's package, the container's capability, the device's
+mode or the driver's module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import ev
+from gpudoctor.checks.catalogued._common import _said
+from gpudoctor.cmdline import Cmd, Placeholder
+from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+
+# The driver's video libraries are packages of their own. Debian's nvidia-graphics-drivers splits them out as
+# libnvcuvid1 ("NVIDIA CUDA Video Decoder runtime library", libnvcuvid.so.1) and libnvidia-encode1 (libnvidia-encode.so.1),
+# at the driver's version (debian/control: each Depends on libcuda1 (= ${binary:Version})), and nvidia-driver does not
+# pull the decoder in; Ubuntu's are libnvidia-decode-<branch> and libnvidia-encode-<branch>.
+_DEBIAN_VIDEO = {"libnvcuvid.so.1": "libnvcuvid1", "libnvidia-encode.so.1": "libnvidia-encode1"}
+
+
+_DEBIAN_DRIVER = ("nvidia-driver", "nvidia-driver-libs", "libcuda1", "nvidia-smi")
+
+
+_UBUNTU_DRIVER = LazyPattern(r"nvidia-driver-(?P<branch>\d{3})(?:-server)?(?:-open)?")
+
+
+def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NVENC/NVDEC failing where the text lists the host's NVIDIA packages: the driver's video library package that the
+    listing lacks, installed at the listed driver's version (the same repository and release as the driver)."""
+    wanted = _said(facts, "video-codec-failing-said") + _said(facts, "video-library-missing")
+    listed = _said(facts, "distro-package-installed")
+    if not wanted or not listed:
+        return
+    pkgs = {e.get("package"): e.get("version") for e in listed}
+    ubuntu = next((m for n in pkgs if (m := _UBUNTU_DRIVER.fullmatch(n or ""))), None)
+    if ubuntu is not None:
+        version = pkgs[ubuntu.group(0)]
+        needs = {
+            "libnvcuvid.so.1": f"libnvidia-decode-{ubuntu.group('branch')}",
+            "libnvidia-encode.so.1": f"libnvidia-encode-{ubuntu.group('branch')}",
+        }
+    else:
+        version = next((pkgs[n] for n in _DEBIAN_DRIVER if n in pkgs), None)
+        needs = dict(_DEBIAN_VIDEO)
+    sonames = {e.get("soname") for e in wanted if e.get("soname")}
+    missing = [(so, pkg) for so, pkg in needs.items() if pkg not in pkgs and (not sonames or so in sonames)]
+    if not version or not missing:
+        return
+    names = ", ".join(pkg for _, pkg in missing)
+    yield Finding(
+        "driver-video-library-missing",
+        Severity.ERROR,
+        "driver",
+        f"the host's NVIDIA driver {version} is installed without its video library package ({names})",
+        f"The text wants NVIDIA's video encoder or decoder, and the host's package listing shows the driver at {version} "
+        f"without {names}: the driver's video libraries ({', '.join(so for so, _ in missing)}) are packages of their own, "
+        "which the driver's metapackage does not always pull in. A container gets them only from the host (the NVIDIA "
+        "runtime mounts the host's copies for the video capability). A listing filtered by a word ('grep nvidia') may "
+        "leave a package out: the loader's cache says which libraries are there.",
+        tuple(ev("pasted", e.line) for e in wanted[:1]),
+        Remediation(
+            f"On the host, check the loader's cache, then install {names} at the driver's version {version} (the same "
+            "repository as the driver); then recreate the container that uses it.",
+            (
+                Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvcuvid|libnvidia-encode"), note="on the host"),
+                Cmd(("apt-get", "install", "-y", *(f"{pkg}={version}" for _, pkg in missing)), root=True),
+            ),
+            component="driver",
+        ),
+    )
+
+
+def check_video_capability(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The driver's video library (libnvcuvid, libnvidia-encode) missing in a container that docker exec (or docker run)
+    names, where the text shows no video capability asked: the NVIDIA runtime mounts the host's video libraries only
+    for the `video` driver capability, and the default is compute,utility (NVIDIA/nvidia-container-toolkit,
+    internal/config/image/capabilities.go: DefaultDriverCapabilities). The capabilities are read when the container is
+    created, so the container is recreated with them; setting the variable inside it changes nothing."""
+    from gpudoctor.facts import EXEC_NAMED, IMAGE_RUN
+    from gpudoctor.planner.where import container_said
+
+    wanted = _said(facts, "video-library-missing")
+    if not wanted or _said(facts, "distro-package-installed"):
+        return  # (a host package listing beside it: check_video_library_packages names the missing package)
+    if _said(facts, "video-capability-said"):
+        return  # the container asked for it: the host's driver without the library is what is left (an ask)
+    named = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == EXEC_NAMED), "")
+    image = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == IMAGE_RUN), "")
+    runtime = container_said(facts)
+    if not (named or image) or runtime not in (None, "docker", "podman"):
+        return
+    tool = "podman" if runtime == "podman" else "docker"
+    name: str | Placeholder = named or Placeholder("container")
+    # the committed image is named after the container where its name is a valid repository name (lower case)
+    kept: str | Placeholder = f"{named}:video" if re.fullmatch(r"[a-z0-9][a-z0-9._-]{0,100}", named) else Placeholder("new-image")
+    gpus = 'all,"capabilities=compute,utility,video"'
+    yield Finding(
+        "container-video-capability-missing",
+        Severity.ERROR,
+        "platform",
+        "the container was created without the video driver capability: the driver's video library is not in it",
+        "The NVIDIA container runtime mounts the host driver's video libraries (libnvcuvid, libnvidia-encode) only into "
+        "a container created with the video driver capability; the default capabilities are compute and utility, so "
+        "CUDA and nvidia-smi work while the video decoder or encoder cannot load. The capabilities are read once, when "
+        "the container is created: exporting NVIDIA_DRIVER_CAPABILITIES inside it, or in a docker exec shell, changes "
+        "nothing. Installing a driver inside the container would put libraries of another version than the host's "
+        "module there.",
+        tuple(ev("pasted", e.line) for e in wanted[:1]),
+        Remediation(
+            "Recreate the container with the video capability (keep what was installed in it by committing it to an "
+            f"image first): --gpus {gpus}, or -e NVIDIA_DRIVER_CAPABILITIES=compute,utility,video (ENV in the image's "
+            "Dockerfile does the same for every container made from it); then check that the library is there.",
+            (
+                Cmd(
+                    (tool, "inspect", name, "--format", "{{json .Config.Env}} {{json .HostConfig.DeviceRequests}}"),
+                    note="on the host: the capabilities it was created with",
+                ),
+                Cmd((tool, "commit", name, kept), note="keeps what was installed in it; skip if the image has it all"),
+                Cmd((tool, "rm", "-f", name)),
+                Cmd(
+                    (
+                        tool,
+                        "run",
+                        "-it",
+                        *(("--name", named) if named else ()),
+                        "--gpus",
+                        gpus,
+                        kept if named else image,
+                    ),
+                    note="on the host, with the volume and port options it had",
+                ),
+                Cmd(
+                    (tool, "exec", name, "ldconfig", "-p"),
+                    pipe=("grep", "-E", "libnvcuvid|libnvidia-encode"),
+                    note="the host driver's video libraries, mounted",
+                ),
+            ),
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+def _init_unknown(facts: Facts) -> list:
+    """The pasted lines where CUDA's first call failed with cudaErrorUnknown / CUDA_ERROR_UNKNOWN (999): PyTorch's
+    "CUDA unknown error", Ollama's "cudart init failure: 999", cuInit's CUDA_ERROR_UNKNOWN."""
+    return (
+        _said(facts, "cuda-init-unknown")
+        + [e for e in _said(facts, "cudart-init-failure") if e.get("code") == "999"]
+        + [e for e in _said(facts, "cuinit-failed") if e.get("error") == "CUDA_ERROR_UNKNOWN"]
+    )
+
+
+def check_cuda_init_unknown(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA's first call answering 999 (unknown) on Linux, where the driver itself answers (nvidia-smi failed is a
+    driver fault others name): the driver's unified-memory module, nvidia_uvm, is loaded and unusable, most often
+    after suspend/resume (the GPU's memory is not preserved across it unless NVreg_PreserveVideoMemoryAllocations=1
+    and NVIDIA's suspend services are on: NVIDIA's driver README, "Configuring Power Management Support"). Reloading
+    nvidia_uvm while no CUDA program holds it restores CUDA without a reboot (ollama/ollama docs/gpu.md @074d639b, "Linux
+    Suspend Resume"; pytorch/pytorch#88639). Not on WSL 2 or Windows, whose driver is Windows'."""
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.facts import SUSPEND_SAID
+    from gpudoctor.planner.remedy import container_of, reboot
+
+    said = _init_unknown(facts)
+    system = (facts.platform.system or "").lower()
+    if not said or facts.platform.wsl or system.startswith("win") or facts.driver.smi_error:
+        return
+    slept = next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == SUSPEND_SAID), None)
+    container = container_of(facts)
+    prevent = Remediation(
+        "To keep it from recurring after suspend: have the driver save the GPU's memory across suspend "
+        "(NVreg_PreserveVideoMemoryAllocations=1) with NVIDIA's suspend and resume services enabled, then reboot once.",
+        (
+            Cmd(
+                ("printf", "%s\\n", "options nvidia NVreg_PreserveVideoMemoryAllocations=1"),
+                pipe=("sudo", "tee", "/etc/modprobe.d/nvidia-power-management.conf"),
+            ),
+            Cmd(
+                ("systemctl", "enable", "nvidia-suspend.service", "nvidia-hibernate.service", "nvidia-resume.service"), root=True
+            ),
+            *reboot(facts),
+        ),
+        requires_root=True,
+        component="driver",
+    )
+    yield Finding(
+        "cuda-init-unknown",
+        Severity.ERROR,
+        "driver",
+        "CUDA cannot start: its first call fails with an unknown error (999)"
+        + (" after the machine suspended and resumed" if slept else ""),
+        "CUDA's first call answered cudaErrorUnknown (999), so every program falls back to the CPU or sees no GPU. The "
+        "driver is installed; what fails is its unified-memory module (nvidia_uvm), "
+        + (
+            "left unusable by the suspend/resume the text describes. "
+            if slept
+            else "most often left unusable by a suspend/resume, or missing its /dev/nvidia-uvm node. "
+        )
+        + "It is not the CUDA toolkit or the program's CUDA libraries: reinstalling them changes nothing.",
+        tuple(ev("pasted", e.line) for e in said[:2]) + ((ev("pasted", slept),) if slept else ()),
+        Remediation(
+            "Stop every program that uses the GPU (the service or notebook that failed, containers using it), then "
+            "reload nvidia_uvm and start the program again; a reboot does the same.",
+            (
+                Cmd(("lsmod",), pipe=("grep", "nvidia_uvm"), note="its 'Used by' count must be 0 before it can unload"),
+                Cmd(("rmmod", "nvidia_uvm"), root=True),
+                Cmd(("modprobe", "nvidia_uvm"), root=True),
+            ),
+            requires_root=True,
+            component="driver",
+            where="the host" if container else "",
+            alternative=prevent if slept and not container else None,
+        ),
+    )
+
+
+# nvidia-smi's words for the restricted compute modes (its table cell, its -q field), NVML's names for them.
+_MODE_NAMES = {"E. Process": "Exclusive_Process", "E. Thread": "Exclusive_Thread", "Prohibited": "Prohibited"}
+
+
+def check_compute_mode_restricted(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA's error 46 (all CUDA-capable devices are busy or unavailable) beside nvidia-smi showing a GPU in compute mode
+    Exclusive_Process or Prohibited (NVML's nvmlComputeMode_t): that mode admits one CUDA context at a time, or none,
+    so the error is the mode (and, for Exclusive_Process, the process that holds the GPU), not the program."""
+    refused = _said(facts, "cuda-devices-unavailable")
+    shown = _said(facts, "gpu-compute-mode-restricted")
+    if not refused or not shown:
+        return
+    said = shown[0]
+    mode = _MODE_NAMES.get(said.get("mode") or "", said.get("qmode") or "")
+    if not mode:
+        return
+    held = mode != "Prohibited"
+    yield Finding(
+        "gpu-compute-mode-restricted",
+        Severity.ERROR,
+        "gpu",
+        f"A GPU is in compute mode {mode}: " + ("one CUDA process at a time" if held else "no CUDA process may use it"),
+        "CUDA answered 'all CUDA-capable devices are busy or unavailable' (error 46) and nvidia-smi shows a GPU in "
+        f"compute mode {mode}. "
+        + (
+            "In that mode the GPU admits a single CUDA context: while another process holds it, every other one gets error 46. "
+            if held
+            else "In that mode the GPU admits no CUDA context at all. "
+        )
+        + "On a shared server or cluster the administrator sets the mode on purpose; a job then has to get a GPU of "
+        "its own (the scheduler's allocation, CUDA_VISIBLE_DEVICES).",
+        (ev("pasted", refused[0].line), ev("pasted", said.line)),
+        Remediation(
+            "See which process holds the GPU and stop it, or run on another GPU; where you administer the machine and "
+            "want it shared, set the compute mode back to Default (until the next reboot or driver reload).",
+            (
+                Cmd(("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv")),
+                Cmd(("nvidia-smi", "-c", "DEFAULT"), root=True, note="every GPU; -i N for one"),
+            ),
+            requires_root=True,
+            component="gpu",
+        ),
+    )
+
+
+# The memory Xids (NVIDIA's Xid catalog, https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, retrieved
+# 2026-11-29; names from open-gpu-kernel-modules nverror.h @df1c9a3d): what each says, and whether it is an error (the
+# GPU needs the reset now) or a warning (the program that hit it was stopped, or the repair waits for the next reset).
+_MEMORY_XIDS = {
+    "48": ("an uncorrectable double-bit ECC error (Xid 48)", Severity.ERROR),
+    "63": ("a page retired or a row remapped, waiting for a GPU reset (Xid 63)", Severity.WARNING),
+    "64": ("a page retirement or row remapping that failed (Xid 64)", Severity.ERROR),
+    "92": ("an excessive rate of corrected single-bit errors (Xid 92)", Severity.WARNING),
+    "94": ("a contained uncorrectable error (Xid 94): the process that hit it was stopped", Severity.WARNING),
+    "95": ("an uncontained uncorrectable error (Xid 95)", Severity.ERROR),
+}
+
+
+def check_gpu_memory_error(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The GPU's memory failing, in the kernel log's Xid (48, 63, 64, 92, 94, 95) or CUDA's own error
+    (CUDA_ERROR_ECC_UNCORRECTABLE): gpu-ecc-errors, as the GPU's counters would say it. The query that decides whether a
+    repair is pending or failed comes first; the reset applies a pending one (NVIDIA's catalog: RESET_GPU), and is the
+    administrators' on a cluster. nvidia-smi -i takes the bus id the Xid names (NVML's nvmlDeviceGetHandleByPciBusId_v2
+    reads domain:bus:device.function in hex); the CUDA error names no GPU, so the query is of every GPU."""
+    from gpudoctor.checks.health import check_ecc, lspci_slot
+    from gpudoctor.planner.remedy import where_run
+
+    said = _said(facts, "gpu-memory-error")
+    if not said or next(iter(check_ecc(facts, ctx)), None) is not None:
+        return  # the GPU's own counters, read whole, say it (gpudoctor.checks.health)
+    named = [e for e in said if e.get("bus")]
+    for e in named[:1] or said[:1]:
+        slot = lspci_slot(f"{e.get('bus')}.0") if e.get("bus") else None
+        what, severity = _MEMORY_XIDS.get(
+            e.get("xid") or "", ("an uncorrectable ECC error (CUDA_ERROR_ECC_UNCORRECTABLE)", Severity.ERROR)
+        )
+        gpu = f"the GPU at {slot}" if slot else "a GPU"
+        at = ("-i", slot) if slot else ()
+        commands: list[Cmd] = [
+            Cmd(
+                ("nvidia-smi", "-q", "-d", "ECC,ROW_REMAPPER,PAGE_RETIREMENT", *at),
+                note="a pending remapping or retirement is applied by the reset, a failed one means the GPU is to be replaced",
+            )
+        ]
+        if e.get("xid") != "92":  # corrected errors: nothing waits for a reset, the rate is watched
+            commands.append(
+                Cmd(
+                    ("nvidia-smi", "--gpu-reset", "-i", slot or Placeholder("gpu")),
+                    root=True,
+                    note="stop every process on this GPU first and drain the node on a cluster, reboot where the reset is refused",
+                )
+            )
+        yield Finding(
+            "gpu-ecc-errors",
+            severity,
+            "health",
+            f"{gpu} reports {what}",
+            "The GPU's memory failed in hardware: the program that hit it was stopped, and a page retirement or row "
+            "remapping (Ampere and later) takes effect only after a GPU reset. No driver or CUDA install changes this. A "
+            "failed repair (Xid 64), or errors that come back after the reset, mean the GPU is to be replaced.",
+            tuple(ev("pasted", x.line) for x in (e, *(x for x in said if x is not e))[:2]),
+            Remediation(
+                "Read the GPU's ECC and row-remapper state, then reset the GPU (or reboot) to apply the pending repair; if a "
+                "repair failed or errors recur, drain the node and have the GPU replaced (nvidia-bug-report.sh for the vendor).",
+                tuple(commands),
+                requires_root=True,
+                component="health",
+                where=where_run(facts),
+            ),
+        )

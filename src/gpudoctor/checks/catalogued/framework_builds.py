@@ -1,0 +1,393 @@
+"""Catalogued messages of a framework or application that loaded without the GPU pieces it needs: TensorFlow's CUDA
+libraries and cudart, JAX without a CUDA platform, a said CPU build (llama.cpp and llama-cpp-python among them), XLA
+not told where libdevice is, torch's cudaMallocAsync allocator refused.
+
+The GPU and driver may be sound: what loaded (a CPU build, a framework without its CUDA libraries) or how it runs
+(the allocator ComfyUI picks) is what fails, so the fix is the GPU build or the setting, the framework's own way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import ev
+from gpudoctor.checks.catalogued._common import _said
+from gpudoctor.cmdline import Cmd, SetEnv
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.probed import Found
+from gpudoctor.versions import vkey
+
+
+def _ggml_without_gpu(said: list, facts: Facts) -> Iterable[Finding]:
+    """llama.cpp's system info "BLAS = 0" (or a reporter naming llama-cpp-python with it) where the GPU is wanted: the
+    library was built without a GPU backend. pip builds llama-cpp-python from source, with CUDA only where CMAKE_ARGS
+    asks for it (its README: CMAKE_ARGS="-DGGML_CUDA=on"; releases before 0.2.81 read -DLLAMA_CUBLAS=on), and reuses a
+    cached wheel unless told not to, so an upgrade without the flag brings a CPU build (abetlen/llama-cpp-python README.md
+    and CHANGELOG.md @3691546f: 0.2.81 "use LLAMA_CUDA instead of removed LLAMA_CUBLAS")."""
+    from gpudoctor.cmdline import SetEnv
+    from gpudoctor.planner.remedy import pip
+
+    # (read only where the text wants the GPU: gpudoctor.pasted.read drops a CPU-only run's "BLAS = 0")
+    for e in said:
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            "the installed llama-cpp-python (llama.cpp) is built without CUDA",
+            "llama.cpp's system info says BLAS = 0: the library that loaded has no GPU backend, so every layer runs on "
+            "the CPU whatever n_gpu_layers says. pip builds llama-cpp-python from source and enables CUDA only where "
+            "CMAKE_ARGS asks for it; an install or upgrade without it (or from pip's cache) brings a CPU build.",
+            (ev("pasted", e.line),),
+            Remediation(
+                "Rebuild llama-cpp-python with CUDA, bypassing pip's cache (the build needs the CUDA toolkit's nvcc; "
+                "releases before 0.2.81 read -DLLAMA_CUBLAS=on instead). The model's load log must then say BLAS = 1 "
+                "(newer releases list the CUDA backend).",
+                (
+                    SetEnv("CMAKE_ARGS", "-DGGML_CUDA=on", note="the CMake options the llama-cpp-python build reads"),
+                    pip(facts, "install", "--force-reinstall", "--upgrade", "--no-cache-dir", "llama-cpp-python"),
+                ),
+                component="environment",
+            ),
+        )
+
+
+# The CUDA option's name by llama.cpp's build number (git rev-list --count, its build-info): LLAMA_CUBLAS until
+# 280345968d ("cuda : rename build flag to LLAMA_CUDA", build 2533), LLAMA_CUDA until f3f65429c4 ("reorganize source
+# code + improve CMake", build 3236), where LLAMA_CUBLAS became a FATAL_ERROR and GGML_CUDA the option (CMakeLists.txt).
+_CUDA_OPTION = ((2533, "LLAMA_CUBLAS"), (3236, "LLAMA_CUDA"))
+
+
+def _llama_cpp_cuda_option(build: int | None) -> str:
+    return next((name for below, name in _CUDA_OPTION if build is not None and build < below), "GGML_CUDA")
+
+
+def _llama_cpp_binary_without_gpu(said: list, build: int | None = None) -> Iterable[Finding]:
+    """llama.cpp's own programs (main, llama-cli, server) warn "not compiled with GPU offload support" when given -ngl
+    in a build without a GPU backend (common/common.cpp: LLAMA_SUPPORTS_GPU_OFFLOAD undefined). The C++ build, not
+    llama-cpp-python's: it is rebuilt in its checkout, out of source, with CUDA on (README's CUDA build: cmake -B build
+    -DGGML_CUDA=ON; an in-source `cmake .` replaces the checkout's own Makefile, whose make variables it then ignores)."""
+    from gpudoctor.cmdline import Cmd
+
+    option = _llama_cpp_cuda_option(build)
+    for e in said:
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            "the llama.cpp program that ran is built without CUDA",
+            "llama.cpp says it was not compiled with GPU offload support: the binary has no GPU backend, so -ngl is "
+            "ignored and every layer runs on the CPU. Its build did not enable CUDA (the CMake option was not given, "
+            "or a make variable went to a Makefile that CMake generated over the checkout's own).",
+            (ev("pasted", e.line),),
+            Remediation(
+                "In the llama.cpp checkout, configure a separate build directory with CUDA on and build it (needs the "
+                "CUDA toolkit's nvcc; "
+                + (
+                    f"build {build} names the option {option}"
+                    if build is not None
+                    else "builds before 2533 name the option LLAMA_CUBLAS, before 3236 LLAMA_CUDA"
+                )
+                + "); run the programs from build/bin, where the warning must be gone and the log lists the CUDA device.",
+                (
+                    Cmd(("cmake", "-B", "build", f"-D{option}=ON")),
+                    Cmd(("cmake", "--build", "build", "--config", "Release")),
+                ),
+                component="environment",
+            ),
+        )
+
+
+def check_tf_gpu_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """TensorFlow's `Cannot dlopen some GPU libraries ... Skipping registering GPU devices`."""
+    from gpudoctor.checks.frameworks import check_cuda_libs
+    from gpudoctor.checks.reported import check_reported_libraries
+
+    said = _said(facts, "tf-gpu-libs-missing")
+    if not said or facts.platform.system.lower().startswith("win"):
+        return  # on Windows the DLL checks name the DLL
+    if any(
+        f.code in ("framework-cuda-libs-missing", "cudnn-missing")
+        for check in (check_cuda_libs, check_reported_libraries)
+        for f in check(facts, ctx)
+    ):
+        return
+    named = [m for m in facts.pasted.missing if m.startswith("lib")]
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "TensorFlow cannot load the CUDA libraries it was built for and registered no GPU"
+        + (f" ({', '.join(named[:4])})" if named else ""),
+        "TensorFlow said so ('Cannot dlopen some GPU libraries ... Skipping registering GPU devices'): one or more of "
+        "its CUDA libraries (cudart, cuBLAS, cuFFT, cuSPARSE, cuSOLVER, cuDNN of the versions it was built for) is not "
+        "installed or not where the loader searches. The log lines above it name which"
+        + ("" if named else "; they were not pasted (the commands that show them are asked for)")
+        + ".",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Install the CUDA libraries of TensorFlow's build where it loads them: for pip installs, "
+            "`tensorflow[and-cuda]` of the same version installs NVIDIA's wheels; or put their directory on "
+            "LD_LIBRARY_PATH.",
+            _tf_and_cuda(facts, ctx),
+            component="environment",
+        ),
+    )
+
+
+def _tf_and_cuda(facts: Facts, ctx: Context) -> tuple[Cmd, ...]:
+    """The pip TensorFlow's CUDA libraries as NVIDIA's wheels: from 2.14, on Linux, the [and-cuda] extra of the installed
+    release (compat_matrix tensorflow.toml `and_cuda`; 2.15.0's extra does not resolve, 2.15.0.post1's does:
+    gpudoctor.planner.pick_tensorflow.AND_CUDA_REPLACED), in the interpreter that runs it. Nothing where the text does
+    not show the release, or for a CPU-only distribution, or before 2.14 (those load a system CUDA toolkit)."""
+    from gpudoctor.checks.toolkit import os_name
+    from gpudoctor.planner.pick_tensorflow import AND_CUDA_REPLACED
+    from gpudoctor.planner.remedy import pip
+
+    tf = facts.frameworks.tensorflow
+    if not isinstance(tf, Found) or os_name(facts) == "windows" or tf.value.distribution == "tensorflow-cpu":
+        return ()
+    row = ctx.matrix.tensorflow_release(tf.value.version)
+    if row is None or not row.and_cuda:
+        return ()
+    pin = AND_CUDA_REPLACED.get(tf.value.version, tf.value.version)
+    return (pip(facts, "install", f"tensorflow[and-cuda]=={pin}"),)
+
+
+def check_tf_cudart_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """TensorFlow's `Could not find cuda drivers on your machine, GPU will not be used` (xla/tsl/cuda/cudart_stub.cc):
+    the CUDA runtime of the CUDA it was built for did not load. Printed at import on every machine without it, so it is
+    judged only where the text shows an NVIDIA GPU, or the reporter states the machine's CUDA (a CUDA-less machine's
+    owner does not); there TensorFlow's CUDA libraries are missing."""
+    from gpudoctor.checks.frameworks import check_cuda_libs
+    from gpudoctor.checks.reported import check_reported_libraries, other_vendor_gpu_only
+
+    said = _said(facts, "tf-cudart-not-loaded")
+    # The GPU shown, or a CUDA version the reporter states for this machine (an issue template's CUDA field, "CUDA
+    # X.Y installed"): either says the GPU is wanted, where a CPU-only machine prints the same line and is fine.
+    cuda_said = any(_said(facts, kind) for kind in ("cuda-version-said", "cuda-toolkit-said"))
+    if not said or not (facts.driver.gpus or cuda_said) or other_vendor_gpu_only(facts) is not None:
+        return
+    if facts.platform.system.lower().startswith("win"):
+        return  # on Windows the DLL checks name the DLL
+    if any(
+        f.code in ("framework-cuda-libs-missing", "cudnn-missing")
+        for check in (check_cuda_libs, check_reported_libraries, check_tf_gpu_libraries)
+        for f in check(facts, ctx)
+    ):
+        return
+    commands = _tf_and_cuda(facts, ctx)
+    tf = facts.frameworks.tensorflow
+    row = ctx.matrix.tensorflow_release(tf.value.version) if isinstance(tf, Found) else None
+    built = (
+        f" (TensorFlow {tf.value.version} is built for CUDA {row.cuda} and cuDNN {row.cudnn})"
+        if row and isinstance(tf, Found)
+        else ""
+    )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "TensorFlow cannot load its CUDA runtime and will not use the GPU",
+        "TensorFlow said so ('Could not find cuda drivers on your machine, GPU will not be used'): the CUDA runtime "
+        f"library of the CUDA it was built for{built} did not load, although "
+        + ("the machine has an NVIDIA GPU" if facts.driver.gpus else "the text states CUDA for this machine")
+        + ". The "
+        "message names the driver but means TensorFlow's CUDA libraries: pip's tensorflow brings them only with its "
+        "[and-cuda] extra (from 2.14, on Linux); older releases load a system CUDA toolkit of their own version.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            (
+                "Install TensorFlow's CUDA libraries as NVIDIA's wheels with the [and-cuda] extra of the same release, in "
+                "the interpreter that runs it; take other CUDA directories out of LD_LIBRARY_PATH where they were added."
+            )
+            if commands
+            else "Install the CUDA libraries of TensorFlow's build where it loads them: from 2.14 on Linux the "
+            "[and-cuda] extra of the same release (pip) brings them; before 2.14, the CUDA toolkit and cuDNN of the "
+            "version TensorFlow was built for (tf.sysconfig.get_build_info() names them).",
+            commands,
+            component="environment",
+        ),
+        row.source if commands and row else (),
+    )
+
+
+def check_jax_no_cuda_platform(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """XLA's `Could not find registered platform with name: "cuda". Available platform names are: Host Interpreter`:
+    the jaxlib that loaded registers no CUDA platform."""
+    from gpudoctor.checks.frameworks import check_cpu_build
+    from gpudoctor.checks.reported import _jax_fix, check_reported_cpu_build
+
+    said = _said(facts, "jax-no-cuda-platform")
+    if not said or any(
+        f.code == "framework-cpu-build" for check in (check_cpu_build, check_reported_cpu_build) for f in check(facts, ctx)
+    ):
+        return
+    yield Finding(
+        "framework-cpu-build",
+        Severity.ERROR,
+        "frameworks",
+        "the jaxlib that loads is a CPU-only build",
+        "XLA lists its platforms and CUDA is not among them ('Available platform names are: Host Interpreter'), as "
+        "the text shows: the jaxlib imported has no CUDA support (a CPU jaxlib installed over, or before, the CUDA "
+        "one), so JAX runs on the CPU whatever the driver.",
+        (ev("pasted", said[0].line),),
+        _jax_fix(facts, ctx, "Install JAX with its CUDA support (jax[cudaNN]); remove the CPU jaxlib first."),
+    )
+
+
+def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A line that shows the framework installed is a CPU build: DGL's "Device API cuda is not enabled. Please install
+    the cuda version of dgl", conda list's `_pytorch_select ... cpu_0` (the defaults channel's CPU-only pytorch)."""
+    from gpudoctor.checks.frameworks import check_cpu_build, plan_remediation
+    from gpudoctor.checks.reported import _torch_version, check_reported_cpu_build
+
+    said = _said(facts, "framework-cpu-build-said")
+    for e in [e for e in said if e.get("framework") == "dgl"][:1]:
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            "the installed DGL is a CPU-only build",
+            "DGL said so ('Device API cuda is not enabled. Please install the cuda version of dgl'): its library was "
+            "built without CUDA, so graphs cannot move to the GPU whatever the driver and PyTorch (the package "
+            "index's dgl wheels are CPU builds; DGL's CUDA builds come from DGL's own wheel index).",
+            (ev("pasted", e.line),),
+            Remediation(
+                "Install DGL's CUDA build for the installed PyTorch's version and CUDA (DGL's start page names the "
+                "wheel index per torch and CUDA); uninstall the CPU dgl first.",
+                (),
+                component="environment",
+            ),
+        )
+    yield from _ggml_without_gpu([e for e in said if e.get("entry") == "ggml-system-info-blas-0"][:1], facts)
+    builds = [e.get("build") for e in _said(facts, "library-said") if e.get("entry") == "llama-cpp-build-number"]
+    offload = [e for e in said if e.get("entry") == "llama-cpp-no-gpu-offload"][:1]
+    yield from _llama_cpp_binary_without_gpu(offload, int(builds[0]) if builds and (builds[0] or "").isdigit() else None)
+    torch = [e for e in said if e.get("framework") == "_pytorch_select"][:1]
+    if not torch or any(
+        f.code == "framework-cpu-build" for check in (check_cpu_build, check_reported_cpu_build) for f in check(facts, ctx)
+    ):
+        return
+    version = _torch_version(facts)
+    yield Finding(
+        "framework-cpu-build",
+        Severity.ERROR,
+        "frameworks",
+        (f"PyTorch {version}" if version else "the conda environment's PyTorch") + " is a CPU-only build",
+        "conda list shows _pytorch_select with a cpu build: the defaults channel's selector that installs its CPU-only "
+        "pytorch, so PyTorch sees no GPU however the driver is set up.",
+        (ev("pasted", torch[0].line),),
+        plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch."),
+    )
+
+
+def check_xla_libdevice_root(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    r"""XLA's "Can't find libdevice directory ${CUDA_DIR}/nvvm/libdevice" (catalogue.toml: xla-libdevice-not-found) on
+    Windows, where the text names an installed toolkit's folder (CUDA_PATH's value, or the folder itself). XLA looks
+    for nvvm\libdevice only under --xla_gpu_cuda_data_dir, its build's CUDA location and the working directory
+    (openxla/xla xla/service/gpu/llvm_gpu_backend/default/nvptx_libdevice_path.cc @80c095fc); "${CUDA_DIR}" is the
+    message's placeholder, no variable it reads, so CUDA_DIR, CUDA_PATH and PATH change nothing. XLA_FLAGS names the
+    folder. Its value is quoted for XLA's own parser (a space ends an unquoted value) with forward slashes, since inside
+    double quotes that parser takes a backslash as an escape (xla/parse_flags_from_env.cc @16569562)."""
+    said = _said(facts, "xla-cuda-data-dir-missing")
+    if not said or facts.platform.system != "Windows" or "xla_gpu_cuda_data_dir" in (facts.platform.env.get("XLA_FLAGS") or ""):
+        return  # not Windows, or XLA was pointed somewhere: the asks decide (what is in the folder it was given)
+    named = [e for e in _said(facts, "cuda-path-value") + _said(facts, "cuda-toolkit-folder-said") if e.get("root")]
+    if not named:
+        return  # no toolkit shown: whether one is installed is what the catalogue's asks decide
+    # The newest toolkit named: its ptxas, which XLA takes from the same folder, knows the newest GPUs.
+    e = max(named, key=lambda x: vkey(x.get("cuda") or "0"))
+    root = e.get("root").replace("/", "\\").rstrip("\\")
+    version = e.get("cuda") or ""
+    flag = '--xla_gpu_cuda_data_dir="' + root.replace("\\", "/") + '"'
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        f"XLA's JIT found no nvvm\\libdevice: it was not told where CUDA {version}'s toolkit is (XLA_FLAGS)",
+        "XLA (TensorFlow's JIT compilation, JAX) compiles GPU kernels itself and needs the toolkit's "
+        "nvvm\\libdevice\\libdevice.10.bc (and its ptxas). It looks only in the folder XLA_FLAGS names with "
+        "--xla_gpu_cuda_data_dir, the CUDA location of its own build and the working directory; '${CUDA_DIR}' in the "
+        "message is a placeholder, not a variable it reads, so CUDA_DIR, CUDA_PATH and PATH entries change nothing. "
+        f"The text names CUDA {version}'s toolkit at {root}: XLA_FLAGS pointing there, in the shell that starts the "
+        "program, lets the compilation find it. The driver, the toolkit and the framework need no change.",
+        tuple(ev("pasted", x.line) for x in (said[0], e)),
+        Remediation(
+            "Check that the toolkit's nvvm\\libdevice holds libdevice.10.bc, then set XLA_FLAGS in the shell that "
+            "starts the program (setx XLA_FLAGS with the same value keeps it for new shells) and run it again there.",
+            (
+                Cmd(("dir", root + "\\nvvm\\libdevice"), note="libdevice.10.bc must be there"),
+                SetEnv("XLA_FLAGS", flag, note="the toolkit's folder, quoted for XLA's own parser"),
+            ),
+            component="toolkit",
+        ),
+    )
+
+
+def _comfyui_start(facts: Facts, root: str | None) -> tuple[Cmd, str]:
+    r"""ComfyUI's start with the native allocator, in the interpreter it ran: the portable build's own python_embeded
+    (its run_nvidia_gpu.bat: `.\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build`, ComfyUI's
+    .ci/windows_base_files @0767befd, beside the ComfyUI folder in ComfyUI_windows_portable, its release workflow
+    windows_release_package.yml @9898e884), else the one the text shows (main.py by the path the traceback named)."""
+    from gpudoctor.planner.where import python_exe
+
+    flag = "--disable-cuda-malloc"
+    sep = "\\" if root and "\\" in root else "/"
+    main = f"{root}{sep}main.py" if root else "main.py"
+    parent, _, name = (root or "").rpartition(sep)
+    if name == "ComfyUI" and parent.rpartition(sep)[2].lower().startswith("comfyui_windows_portable"):
+        embedded = f"{parent}{sep}python_embeded{sep}python.exe"
+        return (
+            Cmd(
+                (embedded, "-s", main, "--windows-standalone-build", flag),
+                note="the portable build's own Python; then add the flag to the python_embeded line of run_nvidia_gpu.bat",
+            ),
+            f"{parent}{sep}run_nvidia_gpu.bat",
+        )
+    return Cmd((python_exe(facts), main, flag), note="the same Python as before"), "the command or shortcut that starts it"
+
+
+def check_allocator_backend(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """CUDA error 801 (operation not supported) in ComfyUI, which runs PyTorch with the stream-ordered allocator
+    (backend:cudaMallocAsync) by default for a CUDA torch 2.x (cuda_malloc.py @04bf6ef0; its list of Maxwell-era cards
+    it spares is read on Windows from the display adapters only, so a Tesla in TCC mode is never on it). A GPU or
+    driver mode without memory pools refuses cudaMallocAsync with 801 at the first allocation (CUDA's programming guide,
+    stream-ordered allocator: support is cudaDevAttrMemoryPoolsSupported, per device). Judged where the start-up line
+    says cudaMallocAsync, or where a traceback runs through ComfyUI's code and no start-up line says native: the
+    allocator is the cause, not the torch build or the driver, and the flag decides it in one run."""
+    refused = _said(facts, "cuda-not-supported")
+    if not refused:
+        return
+    said = _said(facts, "torch-allocator-said")
+    frames = _said(facts, "comfyui-frame")
+    backends = {e.get("backend") for e in said}
+    if "native" in backends or not ("cudaMallocAsync" in backends or frames):
+        return  # the native allocator failed too (or the program is not ComfyUI): the allocator is not the cause
+    shown = [e for e in said if e.get("backend") == "cudaMallocAsync"]
+    gpu = shown[0].get("gpu") if shown else None
+    start, launcher = _comfyui_start(facts, frames[0].get("root") if frames else None)
+    yield Finding(
+        "torch-allocator-unsupported",
+        Severity.ERROR,
+        "frameworks",
+        f"PyTorch's cudaMallocAsync allocator is not supported on {gpu or 'this GPU'}: ComfyUI turned it on",
+        (
+            f"ComfyUI's start-up line shows the allocator backend cudaMallocAsync{f' on the {gpu}' if gpu else ''}"
+            if shown
+            else "The traceback runs through ComfyUI, which starts PyTorch with the cudaMallocAsync allocator backend by "
+            "default (for a CUDA torch 2.x)"
+        )
+        + ", and CUDA answered 'operation not supported' (error 801). The stream-ordered allocator needs memory pools, "
+        "which older GPUs (Maxwell and earlier) and some driver modes (TCC, vGPU) do not offer; ComfyUI spares only the "
+        "cards on its own list, named as Windows lists display adapters. The torch build, the CUDA version and the driver "
+        "are not the cause: PyTorch's native allocator works on the same GPU.",
+        tuple(ev("pasted", e.line) for e in (shown[:1] + refused[:1])),
+        Remediation(
+            "Start ComfyUI with --disable-cuda-malloc (PyTorch's native allocator), in the same Python as before; its "
+            "start-up line then ends ': native'. Put the flag in " + launcher + " so every start uses it.",
+            (start,),
+            component="torch",
+        ),
+    )

@@ -1,0 +1,305 @@
+"""Catalogued messages of Windows and WSL: a GPU in TCC mode under WSL, the TDR launch timeout, the paging file's
+commit limit, Triton and libcuda on Windows and in WSL, CUDA_PATH naming a folder that is not there.
+
+Each is how Windows (or WSL's bridge to it) runs the GPU or finds its files: the driver model, the watchdog, the
+commit limit, the folders of the toolkit and of libcuda; the fix is Windows' setting or where the program looks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import ev
+from gpudoctor.checks.catalogued._common import _said
+from gpudoctor.cmdline import Cmd
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.planner.remedy import library_dir
+
+
+def check_wsl_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A Windows nvidia-smi table in a WSL report with a GPU in TCC mode: WSL 2 passes only WDDM GPUs."""
+    from gpudoctor.cmdline import Cmd
+
+    side = facts.pasted.windows_side if facts.pasted.partial else {}
+    models = {int(k): str(v) for k, v in (side.get("driver_models") or {}).items()}
+    tcc = sorted(i for i, m in models.items() if m == "TCC")
+    if not tcc or facts.platform.wsl != 2:
+        return
+    yield Finding(
+        "windows-tcc-mode",
+        Severity.INFO,
+        "driver",
+        f"GPU {', '.join(str(i) for i in tcc)} run{'s' if len(tcc) == 1 else ''} in TCC mode on Windows: invisible to WSL 2",
+        "The Windows nvidia-smi table pasted shows the Driver-Model TCC. WSL 2 passes only WDDM GPUs into Linux "
+        "(NVIDIA's CUDA on WSL guide), so inside WSL such a GPU does not exist.",
+        tuple(ev("pasted", f"GPU {i}: Driver-Model TCC (Windows nvidia-smi)") for i in tcc),
+        Remediation(
+            "To use the GPU from WSL 2: switch it to WDDM in an Administrator PowerShell, then restart Windows.",
+            tuple(Cmd(("nvidia-smi", "-g", str(i), "-dm", "0"), root=True, note="0 = WDDM") for i in tcc),
+            requires_root=True,
+            component="driver",
+            where="Windows",
+        ),
+    )
+
+
+# Windows' display watchdog (Timeout Detection and Recovery) and the registry value that sets its limit: TdrDelay, in
+# seconds, 2 by default, read at boot (MicrosoftDocs/windows-driver-docs, windows-driver-docs-pr/display/
+# tdr-registry-keys.md @0af547090d0a2d8ad2b0d19794cdfe0769e03cb6: "This is effectively the timeout threshold. The
+# default value is 2 seconds.").
+_TDR_KEY = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers"
+
+
+_TDR_SECONDS = "60"  # long enough for a model's longest kernels, short enough that a hung GPU still recovers
+
+
+def check_windows_launch_timeout(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """cudaErrorLaunchTimeout on Windows: a GPU under the WDDM driver model (every GeForce, and a vGPU guest's) is a
+    display adapter to Windows, whose watchdog resets it when one kernel runs past TdrDelay; the CUDA stack itself
+    worked (it launched the kernel). Raising TdrDelay, then a restart, lets the kernel finish; nothing needs
+    reinstalling. A GPU in TCC mode has no watchdog, but the text would then not print this. WSL 2 shares Windows'
+    driver and its watchdog, yet its reports are judged elsewhere: only a Windows report is read here."""
+    said = _said(facts, "cuda-launch-timeout")
+    if not said or facts.platform.wsl or not (facts.platform.system or "").lower().startswith("win"):
+        return
+    yield Finding(
+        "windows-tdr-timeout",
+        Severity.ERROR,
+        "driver",
+        "Windows' display watchdog (TDR) stopped a CUDA kernel that ran longer than its limit",
+        "The launch timed out and was terminated: on Windows a GPU under the WDDM driver model is a display adapter, "
+        "and Windows resets it when one kernel runs longer than TdrDelay (2 seconds unless the registry says "
+        "otherwise). The driver and the program's CUDA libraries work; the kernel was stopped, not refused. "
+        "Reinstalling the driver or CUDA changes nothing.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Read the GPU's driver model and the watchdog's limit, raise the limit (as administrator), then restart "
+            "Windows, which reads it at boot; run the same program again. An absent TdrDelay is the 2-second default.",
+            (
+                Cmd(
+                    ("nvidia-smi", "--query-gpu=name,driver_model.current,display_active", "--format=csv"),
+                    note="WDDM: the watchdog applies",
+                ),
+                Cmd(("reg", "query", _TDR_KEY, "/v", "TdrDelay")),
+                Cmd(
+                    ("reg", "add", _TDR_KEY, "/v", "TdrDelay", "/t", "REG_DWORD", "/d", _TDR_SECONDS, "/f"),
+                    root=True,
+                    note=f"{_TDR_SECONDS} seconds before Windows resets the GPU",
+                ),
+                Cmd(("Restart-Computer",), root=True),
+            ),
+            requires_root=True,
+            component="driver",
+        ),
+    )
+
+
+# Windows' commit limit read in any language (the two cmdlets' property names are not localized): the paging file's size
+# and peak use, and the commit limit (TotalVirtualMemorySize) beside the RAM (TotalVisibleMemorySize), both in kB.
+_PAGEFILE_READS = (
+    Cmd(
+        (
+            "powershell",
+            "-NoProfile",
+            "-Command",
+            "Get-CimInstance Win32_PageFileUsage | Format-List Name,AllocatedBaseSize,PeakUsage",
+        ),
+        note="the paging file: its size and peak use, in MB",
+    ),
+    Cmd(
+        (
+            "powershell",
+            "-NoProfile",
+            "-Command",
+            "Get-CimInstance Win32_OperatingSystem | Format-List TotalVisibleMemorySize,TotalVirtualMemorySize,FreeVirtualMemory",
+        ),
+        note="the RAM and the commit limit, RAM plus paging file, in kB",
+    ),
+)
+
+
+def check_windows_commit_limit(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Windows' ERROR_COMMITMENT_LIMIT (1455) as torch raises it loading a DLL of its own: mapping the DLL would pass the
+    system's commit limit, RAM plus the paging file. Not a broken install: each process that imports torch (every
+    DataLoader worker is one, started by spawn on Windows) maps its CUDA DLLs again, so many workers exhaust a small or
+    fixed paging file (cszn/KAIR issue 127: fewer workers; pytorch/pytorch issue 59904: the paging file's size)."""
+    said = _said(facts, "windows-commit-limit")
+    if not said or not facts.platform.system.lower().startswith("win"):
+        return
+    dll = re.search(r"Error loading \\?\"[^\"\n]{0,300}?([\w.+-]{1,80}\.dll)", said[0].line)
+    yield Finding(
+        "windows-paging-file-too-small",
+        Severity.ERROR,
+        "platform",
+        "Windows ran out of commit (RAM plus the paging file) loading " + (dll.group(1) if dll else "a DLL"),
+        "Windows refused to map the DLL because the system's commit limit, the RAM plus the paging file, is used up "
+        "(error 1455, 'The paging file is too small for this operation to complete'): the install is intact, and "
+        "reinstalling changes nothing. Each process that imports torch maps its CUDA DLLs again, several GB of commit "
+        "each: DataLoader workers (started anew on Windows), several programs at once, or a small or fixed paging file.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Read the paging file's size and the commit limit. Then, on Windows, let Windows manage the paging file on a "
+            "drive with free space (System Properties > Advanced > Performance Settings > Advanced > Virtual memory > "
+            "Change: 'Automatically manage paging file size for all drives', or a larger custom size), which applies "
+            "after the next restart; or start fewer processes that load torch: a lower num_workers in the DataLoader "
+            "(num_workers=0 loads in the main process).",
+            _PAGEFILE_READS,
+            component="platform",
+            where="Windows",
+        ),
+    )
+
+
+def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """triton-windows' "Failed to find CUDA.": Triton compiles its kernels at run time and needs a CUDA 12 toolkit
+    (ptxas.exe, cuda.h, cuda.lib) where it looks: CUDA_PATH or CUDA_HOME, NVIDIA's pip wheels, the conda env's Library,
+    else C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12* (triton-lang/triton-windows windows_utils.py
+    @8c21d8a9, find_cuda). A CUDA 11 toolkit there is not taken; torch's own CUDA libraries do not count."""
+    from gpudoctor.cmdline import Cmd
+
+    said = _said(facts, "triton-windows-no-cuda")
+    if not said or not facts.platform.system.lower().startswith("win"):
+        return
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "toolkit",
+        "Triton on Windows finds no CUDA 12 toolkit to compile its kernels with",
+        "triton-windows said so ('Failed to find CUDA.'): it compiles kernels at run time with a CUDA 12 toolkit's "
+        "ptxas.exe, cuda.h and cuda.lib, found through CUDA_PATH (or CUDA_HOME), NVIDIA's pip wheels, the conda "
+        "environment or a v12.x folder under C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA; a CUDA 11 toolkit "
+        "(a cudatoolkit 11.x in the environment, a CUDA_PATH naming v11.x) is not taken. torch itself runs on its own "
+        "CUDA libraries, so torch.cuda.is_available() can be True meanwhile; the driver and torch need no change.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "See which toolkit the environment shows Triton (CUDA_PATH and nvcc), then install NVIDIA's CUDA 12.x "
+            "toolkit of torch's CUDA major (its Windows installer, the toolkit only; it sets CUDA_PATH to its v12.x "
+            "folder), and open a new terminal; or upgrade to a triton-windows release that bundles its own CUDA (the "
+            "later wheels look in their own bundle first), of the release line that fits the installed torch.",
+            (
+                Cmd(("dir", _WINDOWS_TOOLKIT_ROOT.removesuffix("\\v")), note="the toolkits installed: one vX.Y folder each"),
+                Cmd(("where", "nvcc"), note="the toolkit first on PATH; CUDA_PATH must name a v12.x folder"),
+            ),
+            component="toolkit",
+        ),
+    )
+
+
+def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """In WSL 2 the driver's libcuda comes from Windows, in /usr/lib/wsl/lib; a program that dlopens the unversioned
+    libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path. Where the
+    text shows the CUDA toolkit's stub libcuda answering instead (CUDA error 34, CUDA_ERROR_STUB_LIBRARY: a link to
+    lib64/stubs/libcuda.so, or the stubs directory on LD_LIBRARY_PATH, made to get past the first error), that link
+    or entry goes too: the stub's cuInit always fails."""
+    from gpudoctor.cmdline import Cmd
+
+    if not facts.pasted.partial or facts.platform.wsl != 2:
+        return
+    said = [e for e in _said(facts, "library-missing") if re.fullmatch(r"libcuda\.so(?:\.1)?", e.get("soname") or "")]
+    stub = _said(facts, "cuda-stub-library")
+    if not (said or stub):
+        return
+    e = said[0] if said else stub[0]
+    wanted = e.get("wanted") if said else None
+    soname = e.get("soname") if said else "libcuda.so.1"
+    prepend = library_dir(facts, ("/usr/lib/wsl/lib",), note="first on LD_LIBRARY_PATH, the rest kept")
+    if stub:
+        title = "the CUDA toolkit's stub libcuda is loaded in WSL 2 instead of the driver's (/usr/lib/wsl/lib)"
+        detail = (
+            "cuInit answered CUDA error 34 (CUDA_ERROR_STUB_LIBRARY) as the text shows: the libcuda loaded is the CUDA "
+            "toolkit's link-time stub (lib64/stubs/libcuda.so), whose every call fails, put in place of the driver's "
+            "(a libcuda.so.1 link to it, or its stubs directory on LD_LIBRARY_PATH). In WSL 2 the driver is Windows' "
+            "and its libcuda lives in /usr/lib/wsl/lib. The CUDA and cuDNN versions are not at fault, and no Linux "
+            "driver belongs in WSL."
+        )
+        summary = (
+            "Remove the link made to the stub libcuda and take the stubs directory off LD_LIBRARY_PATH (shell profile, "
+            "~/.bashrc), then put /usr/lib/wsl/lib first on the loader's path, the rest kept."
+        )
+        commands: tuple = (
+            Cmd(
+                ("find", "/", "-xdev", "-name", "libcuda.so*", "-lname", "*stubs*"),
+                note="links to the stub libcuda: remove each one it lists with rm",
+            ),
+            Cmd(("printenv", "LD_LIBRARY_PATH"), note="a directory ending in stubs must not be on it"),
+            Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1"), note="the libcuda of the Windows driver"),
+            prepend,
+        )
+    else:
+        title = f"{soname} (the WSL driver's library, in /usr/lib/wsl/lib) is not on the loader's path"
+        detail = (
+            f"The loader could not open {soname}"
+            + (f", which {wanted} needs," if wanted else "")
+            + " as the text shows. In WSL 2 the driver is Windows' and its libcuda lives in /usr/lib/wsl/lib; programs "
+            "that load the unversioned libcuda.so find it only through the loader's cache or LD_LIBRARY_PATH. Nothing "
+            "is missing from the CUDA or cuDNN install, and no Linux driver belongs in WSL."
+        )
+        summary = (
+            "Put /usr/lib/wsl/lib on the loader's path (ahead of any directories already on LD_LIBRARY_PATH), after "
+            "checking that WSL's libcuda is there."
+        )
+        commands = (Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so")), prepend)
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        title,
+        detail,
+        tuple(ev("pasted", x.line) for x in (stub[:1] + said[:1])),
+        Remediation(summary, commands, component="environment"),
+    )
+
+
+# Where NVIDIA's Windows installer puts each toolkit (one vX.Y folder per version); CUDA_PATH names one of them.
+_WINDOWS_TOOLKIT_ROOT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v"
+
+
+def check_cuda_path_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """`[WinError 3] The system cannot find the path specified: '...\\CUDA\\11.2\\bin'` from os.add_dll_directory: a
+    program (llama-cpp-python, CuPy) added CUDA_PATH's bin to the DLL search and that folder is not there, so CUDA_PATH
+    names a toolkit that is not installed. The user variable is repointed at the installed toolkit (a user variable of
+    the same name overrides the machine's); the machine's own check (checks.windows) says it where the folders were read."""
+    from gpudoctor.checks.windows import check_cuda_path
+    from gpudoctor.cmdline import Cmd, Placeholder
+
+    said = _said(facts, "cuda-path-folder-missing")
+    if not said or any(True for _ in check_cuda_path(facts, ctx)):
+        return
+    e = said[0]
+    folder = (e.get("folder") or "").lstrip("vV")
+    stated = [
+        x.get("cuda") or ""
+        for x in _said(facts, "cuda-toolkit-said") + _said(facts, "cuda-version-said") + _said(facts, "cuda-have-said")
+    ]
+    toolkit = facts.toolkits.nvcc_on_path_version or ""
+    installed = next((v for v in [toolkit, *stated] if v and v.split(".")[:2] != folder.split(".")[:2]), "")
+    installed = ".".join(installed.split(".")[:2])
+    target = (_WINDOWS_TOOLKIT_ROOT + installed,) if installed else (Placeholder("installed-cuda-toolkit-folder"),)
+    yield Finding(
+        "windows-cuda-path-missing",
+        Severity.ERROR,
+        "toolkit",
+        f"CUDA_PATH names a CUDA toolkit folder that is not there ({folder or 'see the line'})"
+        + (f"; CUDA {installed} is the one installed" if installed else ""),
+        "The program added CUDA_PATH's folder to the DLL search (os.add_dll_directory, as llama-cpp-python and CuPy do "
+        "on Windows) and Windows answered that the folder does not exist: CUDA_PATH still names a toolkit that was "
+        "removed or never installed"
+        + (f", while CUDA {installed} is installed" if installed else "")
+        + ". Uninstalling a toolkit leaves the variable behind; a user variable of the same name overrides the "
+        "machine's.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Check the value (echo %CUDA_PATH% in cmd, $env:CUDA_PATH in PowerShell) and the folders under "
+            "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA, then point your user's CUDA_PATH at the installed "
+            "toolkit's folder and open a new terminal (running programs keep the old environment).",
+            (
+                # (cmd.exe's dir and PowerShell's alias of Get-ChildItem alike: the vX.Y folders installed)
+                Cmd(("dir", _WINDOWS_TOOLKIT_ROOT.removesuffix("\\v")), note="the toolkits installed: one vX.Y folder each"),
+                Cmd(("setx", "CUDA_PATH", *target), note="your user's variable; a new terminal sees it"),
+            ),
+            component="toolkit",
+        ),
+    )
