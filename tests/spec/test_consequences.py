@@ -118,6 +118,15 @@ KNOWN = (
     Known(
         "real:fedora29-nouveau-holds-gm204", 1, "left-error", "driver-nouveau", "kind 5: the GPU's generation decides the stream"
     ),
+    # h153: the same machine's paste, whose boot line's .fc29 kernel now names Fedora (pasted.distro_traces): it meets
+    # the same gap as its recorded twin above (the chip nouveau names, GM204, is no GPU the matrix knows), no new one.
+    Known(
+        "pasted:negativo17-73-fedora29-nouveau-holds-gm204",
+        1,
+        "left-error",
+        "driver-nouveau",
+        "kind 5: the GPU's generation decides the stream",
+    ),
 )
 
 # The printed alternatives ("or instead"), each checked as the plan a person who takes it runs: `step` is the
@@ -739,8 +748,9 @@ def test_where_the_paste_shows_the_framework_and_the_drivers_cuda_a_command_is_p
 # through `pipenv run`. 30 since h138: the recorded yuan2 container's host driver upgrade defers to the host's
 # /etc/os-release (gpudoctor.planner.deciders.with_host_release), which its snapshot cannot read.
 # 29 since h148: pasted fooocus-1313's driver step no longer defers to /etc/os-release: a line of its paste names
-# Ubuntu 22.04, so `ubuntu-drivers install` is printed.
-UNDECIDED = 29
+# Ubuntu 22.04, so `ubuntu-drivers install` is printed. 28 since h153: pasted nvidia-docker-365's kernel release
+# (3.13.0-116-generic #163-Ubuntu) names Ubuntu (gpudoctor.pasted.distro_traces), so its driver step is printed too.
+UNDECIDED = 28
 
 
 def test_the_steps_that_defer_are_counted():

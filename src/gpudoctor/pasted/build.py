@@ -16,6 +16,7 @@ from typing import Any
 from gpudoctor.facts import OS_NOT_NAMED
 from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.host.snapshot import FORMAT
+from gpudoctor.pasted.distro_traces import Traced
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.provenance import cite
 
@@ -52,7 +53,9 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
         snap["platform"].setdefault("release", "10")
         snap["platform"]["machine"] = "AMD64"
     files = snap["files"]
-    if g.os_pretty and not windows:
+    if g.traced is not None and not windows:
+        files["/etc/os-release"] = _traced_os_release(g.traced, g.os_pretty)
+    elif g.os_pretty and not windows:
         files["/etc/os-release"] = _os_release(g.os_pretty)
     if g.proc_driver:
         files["/proc/driver/nvidia/version"] = g.proc_driver
@@ -119,6 +122,18 @@ def _os_release(pretty: str) -> str:
         version = ".".join(version.split(".")[:2])
     safe = pretty.replace('"', "'").replace("\\", "/")
     return f'PRETTY_NAME="{safe}"\nID={re.sub(r"[^a-z0-9]", "", distro) or "linux"}\nVERSION_ID="{version}"\n'
+
+
+def _traced_os_release(traced: Traced, pretty: str | None) -> str:
+    """The os-release of a distribution read from traces: ID only where a trace names the distribution, the family as
+    ID_LIKE (gpudoctor.planner.remedy.family reads both), VERSION_ID only where a trace names the release; the
+    PRETTY_NAME the text stated (a bare "Linux-<kernel>"), none where it stated none."""
+    lines = [f'PRETTY_NAME="{pretty.replace(chr(34), chr(39))}"'] if pretty else []
+    lines += [f"ID={traced.distro}"] if traced.distro else []
+    lines.append(f"ID_LIKE={traced.family}")
+    if traced.release:
+        lines.append(f'VERSION_ID="{traced.release}"')
+    return "\n".join(lines) + "\n"
 
 
 def _table_cut(table: str) -> bool:

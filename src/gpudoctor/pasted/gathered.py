@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpudoctor.parsers.error_texts import ErrorEvidence
+from gpudoctor.pasted.distro_traces import Traced
 
 
 @dataclass
@@ -16,6 +17,7 @@ class Gathered:
     system: str | None = None  # Linux, Windows, Darwin
     release: str = ""
     os_pretty: str | None = None
+    traced: Traced | None = None  # the distribution from the paste's traces, where none is named (distro_traces)
     wsl: bool = False
     python_version: str | None = None
     site_packages: list[str] = field(default_factory=list)

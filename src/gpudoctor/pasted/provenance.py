@@ -181,7 +181,14 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
     site = ((snap.get("python") or {}).get("site_packages") or [""])[0]
     for path, entry in files.items():
         fact = f"files.{path}"
-        if path == "/etc/os-release":
+        if path == "/etc/os-release" and g.traced is not None:
+            # (read from traces, each on its line: gpudoctor.pasted.distro_traces)
+            add(
+                fact,
+                f"{g.traced.distro or g.traced.family} {g.traced.release}".strip(),
+                [text.find(line) for line in g.traced.lines],
+            )
+        elif path == "/etc/os-release":
             add(fact, g.os_pretty, [text.find(g.os_pretty or "")])
         elif path == "/proc/driver/nvidia/version":
             add(fact, _first(g.proc_driver), [text.find(_first(g.proc_driver))])

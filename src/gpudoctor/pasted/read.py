@@ -15,8 +15,10 @@ from typing import Any
 
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import (
+    CONTAINER_SAID,
     CPU_INDEX_INSTALL,
     GPU_NAMED,
+    IMAGE_RUN,
     JAX_CUDA_SAID,
     SOURCE_CHECKOUT,
     TORCH_CONDA_CPU,
@@ -28,6 +30,7 @@ from gpudoctor.parsers.catalogue import match as catalogue_match
 from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
 from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_unanswered
+from gpudoctor.pasted.distro_traces import agreed, read_traces
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.workloads import read_workloads
 from gpudoctor.versions import version_key
@@ -133,6 +136,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         # prints the same words).
         g.errors = [e for e in g.errors if e.kind != "cuda-version-said"]
     _distribution_line(g)
+    _distribution_traces(g)
     _interpreter_of_site(g)
     _interpreter_of_env(g)
     _interpreter_of_prompt(g)
@@ -1184,6 +1188,29 @@ def _distribution_line(g: Gathered) -> None:
                 g.system = "Linux"
                 g.os_pretty = m.group("os")
                 return
+
+
+# What says the paste ran inside a container (gpudoctor.pasted.cues): its kernel is then the host's and a package
+# manager's run may be the image's, so no trace there names the distribution the plan's commands run on.
+_IN_CONTAINER = frozenset({CONTAINER_SAID, IMAGE_RUN, "(container) prompt", "prompt on a 12-hex host name"})
+
+
+# An OS field that names Linux and at most its kernel ("Linux", "Linux-6.5.0-41-generic-x86_64-with-glibc2.35" as
+# Python's platform.platform() writes it, /proc/version's "Linux version 5.4.0-81-generic (buildd@...) ..."): no
+# distribution stated.
+_BARE_LINUX = re.compile(r"^linux(?:[-\s]+\d\S*|\s+version\s+\d.*)?$", re.IGNORECASE)
+
+
+def _distribution_traces(g: Gathered) -> None:
+    """Where the paste names no distribution, the one its traces agree on (gpudoctor.pasted.distro_traces): a kernel
+    release, a package manager run, Debian's multiarch directory; each kept with its line."""
+    if g.system not in (None, "Linux") or g.wsl or g.wsl_said or not _BARE_LINUX.match(g.os_pretty or "Linux"):
+        return  # (a named distribution stands; "Linux-6.5.0-41-generic-x86_64", Python's platform(), names none)
+    if any(c.get("cue") in _IN_CONTAINER or "pod's name" in c.get("cue", "") for c in g.cues):
+        return
+    if (traced := agreed(read_traces(g.texts))) is not None:
+        g.traced = traced
+        g.notes.append(f"the distribution from the paste's traces: {', '.join(traced.means)}")
 
 
 def _conda_cpu(g: Gathered, said: str) -> None:

@@ -177,6 +177,10 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
             Cmd(("apt-get", "update"), root=True),
             Cmd(("ubuntu-drivers", "install"), root=True, note="the branch Ubuntu recommends for this GPU"),
         )
+    if fam == "debian" and not distro:
+        # Only the family is known (a paste's apt run, gpudoctor.pasted.distro_traces): Ubuntu's archive and Debian's
+        # name the driver's packages differently, so which applies is not decided here.
+        return ()
     if fam == "debian":
         if branch:
             return (

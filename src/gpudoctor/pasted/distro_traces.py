@@ -1,0 +1,134 @@
+"""The Linux distribution from the traces a paste leaves without naming it: a kernel release, a package manager run.
+
+A paste that names no distribution often shows it: the kernel release carries its distribution's naming (Ubuntu's
+`6.5.0-41-generic`, Debian's `6.1.0-18-amd64` or `6.12.90+deb13.1-amd64`, Fedora's `.fc34.x86_64`, RHEL's and its
+rebuilds' `.el9_3.x86_64`, Amazon Linux's `.amzn2.x86_64`), the reporter's own commands name the package manager
+(apt, dnf or yum, pacman, zypper), and Debian's multiarch library directory (/usr/lib/x86_64-linux-gnu) is its
+family's. Each trace is read with the line it stands on; a trace that names a family and not a distribution gives
+the family only (apt is Ubuntu's and Debian's), and one that names no release gives none. Traces that disagree decide
+nothing. In a paste that shows a container, the kernel is the host's and a package manager's run may be the image's:
+none decides there (gpudoctor.pasted.read calls this only outside containers, WSL and Windows).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_LINE = 2_000
+
+# Ubuntu's kernel release: <upstream>-<ABI>-<flavour>, the flavour one of the archive's (generic, lowlatency, the
+# cloud-optimised aws, azure, gcp, gke, oracle, kvm, and nvidia, ibm, raspi): https://ubuntu.com/kernel/variants and
+# canonical/kernel-docs docs/reference/ubuntu-kernels.md ("Kernel flavours"; the optimised kernels linux-aws, ...).
+_UBUNTU_KERNEL = re.compile(
+    r"(?<![\w.])\d+\.\d+\.\d+-\d+-(?:generic|lowlatency|aws|azure|gcp|gke|oracle|kvm|nvidia|ibm|raspi)"
+    r"(?:-(?:64k|hwe|edge))?(?![\w.])"
+)
+# Ubuntu's kernel version string (uname -v, /proc/version): "#163-Ubuntu", and for a kernel backported to an older
+# series (the HWE kernels) "#37~22.04.1-Ubuntu", the ~<series> suffix Ubuntu's backports carry, naming the release
+# it was built for (https://wiki.ubuntu.com/Kernel/FAQ, "What is the Ubuntu kernel version"; the HWE kernels:
+# https://ubuntu.com/kernel/lifecycle).
+_UBUNTU_BUILD = re.compile(r"(?<![\w#])#\d+(?:~(?P<release>\d{2}\.\d{2})(?:\.\d+)*)?-Ubuntu\b")
+# Debian's kernel release: <upstream>-<ABI>-<flavour>, the flavour its architecture's (amd64, arm64, cloud-amd64,
+# rt-amd64), or since trixie <upstream>+deb<release>-<flavour> (Debian Kernel Handbook, "Kernel version and
+# packaging": https://kernel-team.pages.debian.net/kernel-handbook/ch-versions.html).
+_DEBIAN_KERNEL = re.compile(
+    r"(?<![\w.])\d+\.\d+(?:\.\d+)?(?:-\d+|\+deb(?P<release>\d{1,2})[\w.~+]*)-(?:cloud-|rt-)?(?:amd64|arm64)(?![\w.])"
+)
+# The RPM distribution tag in a kernel's release: Fedora's .fc<release>, RHEL's (and its rebuilds', which share it)
+# .el<major>[_<minor>], Amazon Linux's .amzn<release> (Fedora Packaging Guidelines, "Distribution Tag":
+# https://docs.fedoraproject.org/en-US/packaging-guidelines/DistTag/).
+_RPM_KERNEL = re.compile(
+    r"(?<![\w.])\d+\.\d+\.\d+-[\d.]+\.(?:fc(?P<fc>\d{2})|el(?P<el>\d{1,2})(?:_\d+)*|amzn(?P<amzn>2023|2))"
+    r"\.(?:x86_64|aarch64|ppc64le)(?![\w.])"
+)
+# A package manager the reporter ran: the command begins its line (after a shell prompt and sudo), so a Dockerfile's
+# RUN line or a sentence about apt is not a run on the machine the paste is about.
+_PACKAGE_RUN = re.compile(
+    r"^\s*(?:[\w.-]{1,64}@[\w.-]{1,64}:[^$#\s]{0,200}[$#]\s*|[$#]\s+)?(?:sudo\s+)?"
+    r"(?P<tool>apt-get|apt|dnf|yum|pacman|zypper)\s+(?:-\S+\s+)*"
+    r"(?P<verb>install|remove|purge|update|upgrade|module|in|-S\w*|-Syu)\b"
+)
+_TOOL_FAMILY = {"apt-get": "debian", "apt": "debian", "dnf": "rhel", "yum": "rhel", "pacman": "arch", "zypper": "suse"}
+# Debian's multiarch library directory, <libdir>/<triplet> (Debian's multiarch spec:
+# https://wiki.debian.org/Multiarch/Implementation, "Filesystem layout"); RPM distributions use /usr/lib64.
+_MULTIARCH = re.compile(r"(?<![\w/])/usr/lib/(?:x86_64|aarch64|powerpc64le)-linux-gnu\b")
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One trace: the distribution's ID where it names one (else ""), its family, its release ("" where none), what
+    it is, and the line it stands on."""
+
+    distro: str
+    family: str
+    release: str
+    means: str
+    line: str
+
+
+@dataclass(frozen=True)
+class Traced:
+    """What the traces agree on: the distribution ("" where only the family shows), family, release, and each line."""
+
+    distro: str
+    family: str
+    release: str
+    means: tuple[str, ...]
+    lines: tuple[str, ...]
+
+
+def _line_traces(line: str) -> list[Trace]:
+    said = line.strip()[:MAX_LINE]
+    out = []
+    if _UBUNTU_KERNEL.search(said):
+        out.append(Trace("ubuntu", "debian", "", "an Ubuntu kernel release (its flavour)", said))
+    if m := _UBUNTU_BUILD.search(said):
+        out.append(Trace("ubuntu", "debian", m.group("release") or "", "an Ubuntu kernel build (uname -v)", said))
+    if m := _DEBIAN_KERNEL.search(said):
+        out.append(Trace("debian", "debian", m.group("release") or "", "a Debian kernel release", said))
+    if m := _RPM_KERNEL.search(said):
+        if m.group("fc"):
+            out.append(Trace("fedora", "rhel", m.group("fc"), "a Fedora kernel release (.fc tag)", said))
+        elif m.group("el"):
+            out.append(Trace("", "rhel", m.group("el"), "a RHEL-family kernel release (.el tag)", said))
+        else:
+            out.append(Trace("amzn", "rhel", m.group("amzn"), "an Amazon Linux kernel release (.amzn tag)", said))
+    if m := _PACKAGE_RUN.match(said):
+        out.append(Trace("", _TOOL_FAMILY[m.group("tool")], "", f"{m.group('tool')} run", said))
+    if _MULTIARCH.search(said):
+        out.append(Trace("", "debian", "", "Debian's multiarch library directory", said))
+    return out
+
+
+def read_traces(texts: list[tuple[str, list[str]]]) -> list[Trace]:
+    """Every trace in the paste's sources, each once, in the order shown."""
+    seen: list[Trace] = []
+    for _, lines in texts:
+        for line in lines[:200_000]:
+            for trace in _line_traces(line):
+                if not any(
+                    (t.distro, t.family, t.release, t.means) == (trace.distro, trace.family, trace.release, trace.means)
+                    for t in seen
+                ):
+                    seen.append(trace)
+    return seen
+
+
+def agreed(traces: list[Trace]) -> Traced | None:
+    """The distribution the traces agree on; None where there are none or two disagree (a family, a distribution or a
+    release against another): the paste then leaves the distribution unknown."""
+    if not traces:
+        return None
+    families = {t.family for t in traces}
+    distros = {t.distro for t in traces if t.distro}
+    releases = {t.release for t in traces if t.release}
+    if len(families) > 1 or len(distros) > 1 or len(releases) > 1:
+        return None
+    return Traced(
+        next(iter(distros), ""),
+        families.pop(),
+        next(iter(releases), ""),
+        tuple(t.means for t in traces),
+        tuple(t.line for t in traces),
+    )

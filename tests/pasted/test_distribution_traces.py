@@ -1,0 +1,110 @@
+"""The distribution from a paste's traces where it names none (gpudoctor.pasted.distro_traces): a kernel release, an
+Ubuntu kernel build, a package manager run, Debian's multiarch directory; each fact on its line, traces that disagree
+decide nothing, and inside a container none decides. The planner then prints the family's install commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.distro_traces import agreed, read_traces
+from gpudoctor.planner.remedy import family
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def _diagnose(text: str):
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not report.internal_errors, report.internal_errors
+    return report
+
+
+def _text(path: str) -> str:
+    folder = TESTS / path
+    name = "input.txt" if (folder / "input.txt").exists() else "report.txt"
+    return (folder / name).read_text(encoding="utf-8")
+
+
+def _cited(text: str) -> list[str]:
+    """The lines the os-release fact cites."""
+    (fact,) = [f for f in read_pasted([Source("t", text)])["pasted"]["read_from"] if f["fact"] == "files./etc/os-release"]
+    return [line["text"] for line in fact["lines"]]
+
+
+def _argv(report, code: str) -> list[tuple]:
+    (finding,) = [f for f in report.findings if f.code == code]
+    return [tuple(str(a) for a in c.argv) for c in finding.remediation.commands if isinstance(c, Cmd)]
+
+
+def test_an_ubuntu_kernel_flavour_gives_ubuntu_and_its_driver_install():
+    # CuPy's form: "OS : Linux-6.5.0-41-generic-x86_64-with-glibc2.35", Python's platform(); nouveau holds the GPU
+    text = _text("blind/plans10/cases/1004-cupy8395-ubuntu-laptop-rtx3050-bound-to-nouveau-no-nvidia-driver")
+    report = _diagnose(text)
+    distro = report.facts.platform.distro
+    assert (distro.id, distro.id_like, distro.version_id) == ("ubuntu", "debian", None)
+    assert any("6.5.0-41-generic" in line for line in _cited(text))
+    argv = _argv(report, "driver-nouveau")
+    assert ("update-initramfs", "-u") in argv
+    # the install before the reboot, no branch shown: the one Ubuntu recommends for the GPU
+    assert argv.index(("ubuntu-drivers", "install")) < argv.index(("reboot",))
+
+
+def test_an_ubuntu_kernel_build_names_the_release_it_was_built_for():
+    # apex's thread (tests/blind/plans9 923): `uname -a` "6.2.0-36-generic #37~22.04.1-Ubuntu", an HWE kernel built
+    # for 22.04
+    text = _text("blind/plans9/cases/923-apex1761-ubuntu2204-torch212-cu121-apt-nvcc115-usr-bin-mismatch")
+    distro = _diagnose(text).facts.platform.distro
+    assert (distro.id, distro.version_id) == ("ubuntu", "22.04")
+    # https://github.com/NVIDIA/nvidia-docker/issues/365: "3.13.0-116-generic #163-Ubuntu" names Ubuntu, not its release
+    report = _diagnose(_text("pasted/cases/nvidia-docker-365-kernel-upgrade-module-missing"))
+    assert (report.facts.platform.distro.id, report.facts.platform.distro.version_id) == ("ubuntu", None)
+    assert ("ubuntu-drivers", "install") in _argv(report, "driver-missing")
+
+
+def test_an_rpm_kernel_tag_gives_fedora_or_the_rhel_family_with_its_release():
+    # https://github.com/negativo17/nvidia-driver/issues/73: the boot line's /vmlinuz-4.20.6-200.fc29.x86_64
+    report = _diagnose(_text("pasted/cases/negativo17-73-fedora29-nouveau-holds-gm204"))
+    distro = report.facts.platform.distro
+    assert (distro.id, distro.version_id, family(report.facts)) == ("fedora", "29", "rhel")
+    assert ("dracut", "--force") in _argv(report, "driver-nouveau")
+    # accelerate's form (tests/blind/plans7 608): "Linux-3.10.0-957.el7.x86_64-..." names RHEL 7's family, not which
+    # of its rebuilds
+    text = _text("blind/plans7/cases/608-accel1643-slurm-gres3-accelerate-config-gpu-ids-0-7-overrides-control")
+    distro = _diagnose(text).facts.platform.distro
+    assert (distro.id, distro.id_like, distro.version_id) == (None, "rhel", "7")
+
+
+def test_a_package_manager_run_and_the_multiarch_directory_give_the_family_only():
+    # faster-whisper's thread (tests/blind/plans2 154): `ls /usr/lib/x86_64-linux-gnu/...`, Debian's multiarch layout
+    text = _text("blind/plans2/cases/154-fasterwhisper885-system-cudnn92-ct2-needs-cudnn8")
+    distro = _diagnose(text).facts.platform.distro
+    assert (distro.id, distro.id_like) == (None, "debian")
+    # a reporter's own apt run: the family; Ubuntu's and Debian's driver packages differ, so no driver install
+    traced = agreed(read_traces([("t", ["user@box:~$ sudo apt install nvidia-cuda-toolkit"])]))
+    assert traced is not None and (traced.distro, traced.family, traced.release) == ("", "debian", "")
+    # Debian's kernel since trixie names its release: +deb13
+    traced = agreed(read_traces([("t", ["Linux host 6.12.90+deb13.1-amd64 #1 SMP PREEMPT_DYNAMIC x86_64 GNU/Linux"])]))
+    assert traced is not None and (traced.distro, traced.release) == ("debian", "13")
+
+
+def test_quiet_twins_disagreeing_traces_a_dockerfile_line_and_a_container():
+    # an Ubuntu kernel beside a dnf run: two families, nothing concluded
+    assert agreed(read_traces([("t", ["Linux-5.15.0-91-generic-x86_64-with-glibc2.35", "$ sudo dnf install gcc"])])) is None
+    # a Fedora and a RHEL tag: two releases
+    assert agreed(read_traces([("t", ["4.20.6-200.fc29.x86_64", "3.10.0-957.el7.x86_64"])])) is None
+    # a Dockerfile's RUN line and a sentence about apt are no run on this machine
+    assert read_traces([("t", ["RUN apt-get install -y gcc-10", "I tried apt install nvidia-driver-535 first"])]) == []
+    # nvidia-docker's thread (tests/blind/plans2 112): a `docker run` report whose kernel is the host's, while the
+    # commands it shows ran in the image: no distribution
+    text = _text("blind/plans2/cases/112-nvdocker1366-gpus1-no-process-seen-from-other-window")
+    assert read_traces([("t", text.splitlines())])  # the trace is there...
+    distro = _diagnose(text).facts.platform.distro
+    assert (distro.id, distro.id_like) == (None, None)  # ...and decides nothing
+    # a stated distribution stands (llama.cpp's "Debian GNU/Linux 13 (trixie)" beside its +deb13 kernel)
+    text = _text("blind/plans10/cases/1033-llamacpp24418-debian13-docker-server-cuda-image-driver-550-error-804-gtx1080ti")
+    distro = _diagnose(text).facts.platform.distro
+    assert (distro.id, distro.version_id, distro.pretty_name) == ("debian", "13", "Debian GNU/Linux 13 (trixie)")
