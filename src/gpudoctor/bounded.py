@@ -18,14 +18,17 @@ import math
 import os
 import re
 import stat
-from typing import TYPE_CHECKING, Any
 
 from gpudoctor.errors import InputError, MissingInput
 
+# typing's constant without typing: a live check imports this module before it starts the user's interpreter
+# (bench/README.md, h151)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     # Imported where JSON is read: this module is imported before the user's interpreter is started (host.live), and
     # json, which nothing before that start reads, is 5.5 M instructions of it (bench/README.md).
     import json
+    from typing import Any
 
 MIB = 1024 * 1024
 # Input files: the largest real snapshot seen is a few MiB (an 8-GPU machine, nvidia-smi -q -x and

@@ -20,7 +20,12 @@ import dataclasses
 import functools
 import reprlib
 from dataclasses import MISSING, FrozenInstanceError
-from typing import TYPE_CHECKING, Any
+
+# typing's constant without typing: a live check imports this module before it starts the user's interpreter
+# (bench/README.md, h151)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Per class: the names its generated __eq__, __hash__ and __repr__ would read (dataclasses' own selection).
 _NAMES: dict[type, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {}

@@ -129,6 +129,36 @@ def test_a_check_of_an_empty_venv_builds_no_record_class_only_other_findings_use
         assert "ctypes" not in modules
 
 
+# Imported by a live check only after it has started the user's interpreter (gpudoctor.cli.check): that start-up is
+# the other leg of the check, and these were 23 M instructions before it (bench/README.md, h151).
+AFTER_THE_START = ("gpudoctor.model", "gpudoctor.pipeline", "gpudoctor.probes", "gpudoctor.planner", "typing")
+
+
+def test_a_check_starts_the_users_interpreter_before_it_imports_its_request_the_probes_and_typing(tmp_path):
+    # A python3 on PATH that only its start can answer for (a script, in no layout whose files tell its packages).
+    python3 = tmp_path / "python3"
+    python3.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python3.chmod(0o755)
+    spy = (
+        "import subprocess\nat_start = []\nstart = subprocess.Popen._execute_child\n"
+        "def spied(self, args, *rest):\n"
+        f"    if args[0] == {str(python3)!r} and not at_start:\n"
+        "        at_start.append(' '.join(sorted(sys.modules)))\n"
+        "    return start(self, args, *rest)\n"
+        "subprocess.Popen._execute_child = spied\n"
+    )
+    modules = _imported_after(  # (the modules at its start, on stderr's last line: the script ends there)
+        spy + "from gpudoctor.cli import main\ntry:\n    main(['check', '--format', 'json'])\nexcept SystemExit as exc:\n"
+        "    assert exc.code in (0, 1), exc.code\nassert at_start, 'the interpreter was not started'\n"
+        "print(at_start[0], file=sys.stderr)\nsys.exit(0)",
+        PATH=f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}",
+        VIRTUAL_ENV="",  # (neither names the environment: python3 on PATH is the one)
+        CONDA_PREFIX="",
+    )
+    assert "gpudoctor.host.live" in modules and "gpudoctor.host.pyask" in modules
+    assert [m for m in AFTER_THE_START if m in modules] == []
+
+
 def test_the_proc_driver_version_parser_imports_packaging_only_for_an_aarch64_module():
     x86 = (
         "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n"

@@ -51,3 +51,34 @@ def test_a_missing_interpreter_is_absent_in_either_step(tmp_path):
     probed, chosen_by = start_python(LiveHost(), missing, 30.0)()
     assert isinstance(probed, Absent) and chosen_by == "--python"
     assert (probed, chosen_by) == probe_python(LiveHost(), missing, 30.0)
+
+
+def test_an_interpreter_started_early_is_the_one_the_probe_takes_once(tmp_path):
+    # gpudoctor.cli.check starts it before the probes are imported (LiveHost.start_python_env_early): the probe's
+    # first step then starts nothing, and its answer is the one-step probe's; a later probe starts its own.
+    python = _wrapper(tmp_path)
+    host = LiveHost()
+    host.start_python_env_early(python, 30.0)
+    started = [p for p in live._RUNNING if p.args[0] == python]
+    assert len(started) == 1
+    answer = start_python(host, python, 30.0)
+    assert [p for p in live._RUNNING if p.args[0] == python] == started  # (none more)
+    probed, chosen_by = answer()
+    assert (probed, chosen_by) == probe_python(LiveHost(), python, 30.0)
+    assert isinstance(probed, Found) and probed.value.how == "subprocess"
+    again = start_python(host, python, 30.0)  # taken already: this one starts the interpreter again
+    assert len([p for p in live._RUNNING if p.args[0] == python]) == 1
+    assert again() == (probed, chosen_by)
+
+
+def test_an_early_start_for_other_arguments_is_not_taken_and_its_error_is_the_probes(tmp_path):
+    python, missing = _wrapper(tmp_path), os.path.join(tmp_path, "bin", "python3.99")
+    host = LiveHost()
+    host.start_python_env_early(python, 30.0)
+    assert start_python(host, python, 29.0)() == probe_python(LiveHost(), python, 29.0)  # another time limit
+    kept = host.python_env_started(python, 30.0)  # (still there for its own arguments)
+    assert len([p for p in live._RUNNING if p.args[0] == python]) == 1
+    assert kept() == probe_python(LiveHost(), python, 30.0)[0].value
+    host.start_python_env_early(missing, 30.0)  # raised here: kept, and raised again where the probe asks
+    probed, chosen_by = start_python(host, missing, 30.0)()
+    assert isinstance(probed, Absent) and (probed, chosen_by) == probe_python(LiveHost(), missing, 30.0)

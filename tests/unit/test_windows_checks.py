@@ -274,7 +274,7 @@ def test_nvidia_smi_is_found_in_the_driver_store_when_nowhere_else(tmp_path):
 )
 def test_the_users_interpreter_on_windows(env, files, expected):
     from gpudoctor.host import PathInfo
-    from gpudoctor.probes.python import choose_interpreter
+    from gpudoctor.host.interpreter import choose_interpreter
 
     snap = validate_snapshot(
         {

@@ -6,7 +6,6 @@ import enum
 import os
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from gpudoctor.cli.common import (
     ROOT_HELP,
@@ -21,6 +20,9 @@ from gpudoctor.cli.common import (
 )
 from gpudoctor.render.formats import FORMATS
 
+# typing's constant without typing: a live check imports this module before it starts the user's interpreter
+# (bench/README.md, h151)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
     import typer
 
@@ -234,14 +236,29 @@ def run(
     requirements = _requirements(ctx, require) if require else []
     try:
         # Checked before anything is probed; under --format json the error is still one document.
-        request = _request(
+        ignored, kept = _checked(
             ctx,
-            requirements,
-            started,
             output_format=output_format,
             ignore=ignore,
             only=only,
             textfile=textfile,
+            python=python,
+            replay=replay,
+            matrix=matrix,
+        )
+        host = _host(replay, from_files, deep, python, root)
+        if host.mode == "live":
+            # The user's interpreter is the other leg of a check: started now, before the request's records, the
+            # probes and the checks' model are imported (what came before its start: bench/README.md, h151); the
+            # Python probe takes it from the host (LiveHost.start_python_env_early).
+            from gpudoctor.host.interpreter import choose_interpreter
+
+            host.start_python_env_early(choose_interpreter(host, python)[0], probe_timeout)
+        request = _request(
+            requirements,
+            started,
+            ignored=ignored,
+            kept=kept,
             python=python,
             replay=replay,
             from_files=from_files,
@@ -254,7 +271,6 @@ def run(
             pasted_text=bool(from_files),
             pid=pid,
         )
-        host = _host(replay, from_files, deep, python, root)
         from gpudoctor.pipeline import check as run_check
 
         result = run_check(host, request)
@@ -282,23 +298,29 @@ def _requirements(ctx: typer.Context | None, require: list[str]) -> list:
         raise typer.BadParameter(str(exc), param_hint=_hint("--require", "GPUDOCTOR_REQUIRE" if from_env else None)) from None
 
 
-def _request(ctx: typer.Context | None, requirements: list, started: float, **given):
-    """What the options ask of the check (gpudoctor.pipeline.CheckRequest), every usage error raised first."""
-    from gpudoctor.model import Severity
-    from gpudoctor.pipeline import CheckRequest
-    from gpudoctor.probes import ProbeOptions
-
-    replay, from_files, python, timeout = given["replay"], given["from_files"], given["python"], given["probe_timeout"]
+def _checked(ctx: typer.Context | None, **given) -> tuple[list[str], list[str]]:
+    """The codes of --ignore and --only, once every usage error of the options has been raised (before anything
+    is probed, and before a live check starts the user's interpreter)."""
     ignored = finding_codes("GPUDOCTOR_IGNORE" if _from_env(ctx, "ignore") else "--ignore", given["ignore"])
     kept = finding_codes("--only", given["only"])
     if given["textfile"] is not None:
         from gpudoctor.textfile import check_directory
 
         check_directory(given["textfile"], given["output_format"])
-    if python and not replay:
-        check_python(python)
+    if given["python"] and not given["replay"]:
+        check_python(given["python"])
     check_matrix_path(given["matrix"])
-    node = given["node"]
+    return ignored, kept
+
+
+def _request(requirements: list, started: float, **given):
+    """What the options ask of the check (gpudoctor.pipeline.CheckRequest), their usage errors raised (`_checked`)."""
+    from gpudoctor.model import Severity
+    from gpudoctor.pipeline import CheckRequest
+    from gpudoctor.probes import ProbeOptions
+
+    replay, from_files, python, timeout = given["replay"], given["from_files"], given["python"], given["probe_timeout"]
+    ignored, kept, node = given["ignored"], given["kept"], given["node"]
     return CheckRequest(
         options=ProbeOptions(
             probe_timeout_s=timeout, deadline_s=max(10.0, timeout * 4), python=python, deep=given["deep"], pid=given["pid"]

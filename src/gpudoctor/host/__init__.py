@@ -15,15 +15,18 @@ import re
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import field
-from typing import TYPE_CHECKING, Any
-
-from gpudoctor.record import MutableRecord, Record, record_class
-
-if TYPE_CHECKING:
-    from gpudoctor.elf import ElfDynamic
-    from gpudoctor.elfsyms import ElfSymbols
 
 from gpudoctor.host import winpath
+from gpudoctor.record import MutableRecord, Record, record_class
+
+# typing's constant without typing: a live check imports this module before it starts the user's interpreter
+# (bench/README.md, h151)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gpudoctor.elf import ElfDynamic
+    from gpudoctor.elfsyms import ElfSymbols
 
 # Environment variables a probe may see. An allow-list, never the whole
 # environment: snapshots are shared, and environments hold secrets.
@@ -262,6 +265,10 @@ class Host:
         answer (gpudoctor.probes starts the user's interpreter so, then waits for it in a thread). Here nothing
         is started: the function asks `python_env` (a snapshot answers at once). HostError from either step."""
         return lambda: self.python_env(executable, timeout_s)
+
+    def start_python_env_early(self, executable: str | None, timeout_s: float) -> None:
+        """Start the user's interpreter ahead of the probes, for the next `python_env_started` with the same
+        arguments (gpudoctor.host.live). Here there is nothing to start ahead: a snapshot answers at once."""
 
     def platform(self) -> dict[str, str]:
         raise NotImplementedError

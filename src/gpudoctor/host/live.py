@@ -17,12 +17,16 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any, cast
 
 from gpudoctor.bounded import MAX_COMMAND_OUTPUT, describe_size
 from gpudoctor.host import ENV_NAMES, ENV_PATTERNS, CommandResult, Host, HostError, PathInfo, PythonEnv
 
+# typing's constant without typing: a live check imports this module before it starts the user's interpreter, and
+# typing is 12.8 M instructions (bench/README.md, h151)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from gpudoctor.elf import ElfDynamic
     from gpudoctor.elfsyms import ElfSymbols
 
@@ -51,6 +55,9 @@ class LiveHost(Host):
         # As root: the PATH, LD_LIBRARY_PATH and LD_PRELOAD entries left out of every program's
         # environment (gpudoctor.trust.environ_for_root), said once by the command (cli/common.py).
         self.trust_notes: list[str] = child_environ()[1] if self.root == "/" else []
+        # The user's interpreter started ahead of the probes (start_python_env_early): its arguments, and what
+        # python_env_started gives for them.
+        self._early_python: tuple[tuple[str | None, float], Callable[[], Callable[[], PythonEnv | None]]] | None = None
 
     def _real(self, path: str) -> str:
         if self.root == "/":
@@ -289,11 +296,34 @@ class LiveHost(Host):
         return self.python_env_started(executable, timeout_s)()
 
     def python_env_started(self, executable: str | None, timeout_s: float) -> Callable[[], PythonEnv | None]:
+        early = self._early_python
+        if early is not None and early[0] == (executable, timeout_s):
+            self._early_python = None
+            return early[1]()  # started already (or its error, raised here as it was there)
         from gpudoctor.host import pyask, pyenv
 
         if executable is None or _same_file(executable, sys.executable):
             return lambda: PythonEnv.from_json(pyenv.describe(), how="in-process")
         return pyask.start_via(self, executable, timeout_s)
+
+    def start_python_env_early(self, executable: str | None, timeout_s: float) -> None:
+        """`python_env_started` now, its answer kept for the next call with the same arguments (the probes').
+
+        A live check starts the user's interpreter before it builds its request and imports the probes, the
+        checks' records and the dataclasses they need (gpudoctor.cli.check): that start-up is the other leg of
+        the check, and it runs on another core meanwhile. The program is started by the one runner
+        (start_bounded), so an interrupted check still ends it. An error is raised again where the probe asks."""
+        try:
+            started = self.python_env_started(executable, timeout_s)
+        except Exception as exc:  # noqa: BLE001 - raised again by python_env_started, where the probe handles it
+            error = exc
+
+            def again() -> Callable[[], PythonEnv | None]:
+                raise error
+
+            self._early_python = ((executable, timeout_s), again)
+        else:
+            self._early_python = ((executable, timeout_s), lambda: started)
 
 
 def windows_nvidia_smi(environ: Mapping[str, str] | None = None) -> str | None:
@@ -444,7 +474,7 @@ def _collect(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes,
         for stream in buffers:
             if stream is not None:
                 os.set_blocking(stream.fileno(), False)
-                sel.register(stream, selectors.EVENT_READ)
+                sel.register(stream, selectors.EVENT_READ, buffers[stream])  # (its buffer, as the key's data)
         while sel.get_map():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -462,8 +492,7 @@ def _collect(proc: subprocess.Popen, timeout_s: float, cap: int) -> tuple[bytes,
                 if total > cap:
                     overflow = True
                     break
-                # Only the two pipes are registered: fileobj is one of them.
-                buffers[cast(IO[bytes], key.fileobj)] += chunk
+                key.data.extend(chunk)
             if overflow:
                 break
     if overflow or timed_out:

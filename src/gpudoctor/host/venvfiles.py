@@ -30,10 +30,15 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from gpudoctor.host.pyenv import collect_distributions
 from gpudoctor.lazypattern import LazyPattern
+
+# typing's constant without typing: a live check imports this module before it starts the user's interpreter
+# (bench/README.md, h151)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SITE_SUFFIXES = ("site-packages", "dist-packages")
 

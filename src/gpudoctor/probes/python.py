@@ -1,8 +1,6 @@
 """The user's Python environment and the frameworks in it, read from files, never imported.
 
-The environment probed is the one the user works in, not gpudoctor's own:
-`--python PATH`, else the active VIRTUAL_ENV or CONDA_PREFIX, else the
-`python3` on PATH, else gpudoctor's interpreter.
+The environment probed is the one the user works in, not gpudoctor's own (gpudoctor.host.interpreter chooses it).
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.errors import ParseError
 from gpudoctor.host import Host, HostError, PythonEnv
+from gpudoctor.host.interpreter import choose_interpreter
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 from gpudoctor.probes.common import CUDA_LIB, lib_dir, probe_command
@@ -25,36 +24,6 @@ if TYPE_CHECKING:
 
 TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tensorflow-intel", "tensorflow-macos")
 JAX_PLUGIN = LazyPattern(r"^jax-cuda(\d+)-(plugin|pjrt)$")
-
-
-def choose_interpreter(host: Host, override: str | None) -> tuple[str | None, str]:
-    """(interpreter path or None for our own, what chose it)."""
-    if override:
-        return override, "--python"
-    if host.mode == "replay":
-        return None, "the snapshot"
-    env = host.env()
-    for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
-        prefix = env.get(var)
-        if prefix:
-            from gpudoctor.host import winpath
-
-            if winpath.is_windows_path(prefix):
-                # Windows: a venv's interpreter is Scripts\python.exe, a conda environment's python.exe at its top.
-                candidates = [winpath.join(prefix, "Scripts", "python.exe"), winpath.join(prefix, "python.exe")]
-            else:
-                candidates = [posixpath.join(prefix, name) for name in ("bin/python", "bin/python3")]
-            for candidate in candidates:
-                if host.exists(candidate):
-                    return candidate, var
-    if host.platform().get("system") == "Windows":
-        # python.org and conda install python.exe; python3.exe is often only the Store's alias.
-        on_path = host.which("python") or host.which("python3")
-        return (on_path, "PATH") if on_path else (None, "gpudoctor's own interpreter")
-    on_path = host.which("python3") or host.which("python")
-    if on_path:
-        return on_path, "PATH"
-    return None, "gpudoctor's own interpreter"
 
 
 def probe_python(host: Host, override: str | None, timeout_s: float) -> tuple[Probed, str]:
