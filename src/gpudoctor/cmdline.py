@@ -331,8 +331,16 @@ def _word(arg: Arg, target: str) -> str:
     return _QUOTE[target](str(arg))
 
 
+# A PowerShell cmdlet's name, Verb-Noun (Microsoft's "Approved Verbs for PowerShell Commands": "Windows PowerShell uses
+# a verb-noun pair for the names of cmdlets"): PowerShell's own command, no program cmd.exe finds on PATH, so a line
+# that calls one (Restart-Computer, Get-ItemProperty) is PowerShell's only, whatever its quoting.
+_CMDLET = LazyPattern(r"[A-Z][a-z]+-[A-Z][A-Za-z]+\Z")
+
+
 def _argv(argv: Iterable[Arg], target: str) -> str:
     words = [_word(a, target) for a in argv]
+    if target in ("windows", "cmd") and words and _CMDLET.match(words[0]):
+        raise Unrenderable(f"{words[0]} is a PowerShell cmdlet: cmd.exe has no such program")
     if target == "windows" and words and words[0][:1] == '"':
         # PowerShell calls a quoted program only after `&`, which cmd.exe reads as a command separator.
         raise Unrenderable(f"no one line runs {words[0]} in both cmd.exe and PowerShell")

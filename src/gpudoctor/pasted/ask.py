@@ -16,7 +16,7 @@ from typing import Any
 from gpudoctor.cmdline import Cmd, Placeholder, render
 from gpudoctor.facts import COMPONENT_NAMED, EXTENSION_NAMED, IMPORT_FAILED, JETSON_SAID, NO_PYTHON, Facts
 from gpudoctor.planner import where
-from gpudoctor.planner.needs import LINUX_ONLY
+from gpudoctor.planner.needs import LINUX_ONLY, TOOL_FAMILY
 from gpudoctor.probed import Found
 from gpudoctor.versions import at_least
 
@@ -399,8 +399,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         out = [a for a in out if not any(w in _READS_DRIVER for w in (*a.command.argv, *a.command.pipe))]
     if any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):  # a C# or C++ program: no interpreter to run
         out = [a for a in out if not _runs_python(a.command, py)]
-    if windows:
-        out = [a for a in out if not _linux_only(a.command)]
+    # another platform's programs, or another distribution family's package tools, are not asked
+    out = [a for a in out if not _linux_only(a.command)] if windows else _on_this_distribution(facts, out)
     jetson = next((c for c in facts.pasted.cues if c.get("cue") == JETSON_SAID), None)
     if jetson and any(_DISCRETE.search(g.name or "") for g in facts.driver.gpus):
         # a discrete GPU named beside a Jetson: the Jetson is another machine the text mentions (where it worked), and
@@ -935,9 +935,45 @@ _LINUX_ONLY = LINUX_ONLY | {"printenv", "grep", "cat", "ls", "which", "env"}
 def _linux_only(cmd: Cmd) -> bool:
     programs = [w for w in (cmd.argv[:1] + cmd.pipe[:1]) if isinstance(w, str)]
     paths = [w for w in (*cmd.argv, *cmd.pipe) if isinstance(w, str)]
-    return any(p in _LINUX_ONLY for p in programs) or any(
-        w.startswith(("/proc/", "/sys/", "/usr/", "/dev/", "/etc/")) for w in paths
+    return (
+        any(p in _LINUX_ONLY for p in programs)
+        or any(w.startswith(("/proc/", "/sys/", "/usr/", "/dev/", "/etc/")) for w in paths)
+        or _unix_find(cmd.argv)
+        or _unix_find(cmd.pipe)
     )
+
+
+def _unix_find(argv: Sequence[str | Placeholder]) -> bool:
+    """`find` with a `-` option (-path, -name) is the Unix program: Windows' FIND.EXE takes only /switches and a quoted
+    string, so there the same line searches a file named "/" for a text and fails."""
+    return argv[:1] == ("find",) and any(isinstance(w, str) and w.startswith("-") for w in argv[1:])
+
+
+def _on_this_distribution(facts: Facts, asks: list[Ask]) -> list[Ask]:
+    """Each package-query ask in the family of the distribution the paste shows (gpudoctor.planner.remedy.family, the
+    one answer to it): dpkg on Debian and Ubuntu, rpm on Fedora, RHEL and its rebuilds, one family's tool dropped on
+    another's. Where the text names no distribution, /etc/os-release is asked first, before the asks that name one
+    family's tool, so that the answer says which of them runs there (os-release(5): ID, ID_LIKE)."""
+    from gpudoctor.planner.remedy import family
+
+    def tool_family(a: Ask) -> str | None:
+        words = [w for w in (a.command.argv, a.command.pipe) if w]
+        # "sudo dpkg", "docker exec c dpkg": the program is the first word that names a packaging tool
+        return next((TOOL_FAMILY[w] for argv in words for w in argv if isinstance(w, str) and w in TOOL_FAMILY), None)
+
+    fam = family(facts)
+    if fam != "unknown":
+        return [a for a in asks if tool_family(a) in (None, fam)]
+    at = next((i for i, a in enumerate(asks) if tool_family(a) is not None), None)
+    if at is None or any(a.command.argv == ("cat", "/etc/os-release") for a in asks):
+        return asks
+    first = asks[at].command
+    ask = Ask(
+        Cmd(("cat", "/etc/os-release"), note=first.note if first.argv[:1] != ("docker",) else ""),
+        "the distribution (ID, ID_LIKE): which package tool the asks that follow run there "
+        "(dpkg on Debian and Ubuntu, rpm on Fedora, RHEL, Rocky and AlmaLinux)",
+    )
+    return [*asks[:at], ask, *asks[at:]]
 
 
 def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
@@ -1118,7 +1154,7 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
             cmd = _catalogue_cmd(facts, words)
             if (not windows and str(words[0]).endswith(".exe")) or (windows and _linux_only(cmd)):
                 continue  # a Windows program asked on Linux, a Linux one on Windows: a message's asks name each
-            if facts.platform.wsl and words[0] in ("lsmod", "dkms"):
+            if facts.platform.wsl and words[0] in ("lsmod", "dkms", "modinfo"):
                 continue  # WSL 2 loads no nvidia module: the Windows driver serves the GPU (its asks are WSL's own)
             if (
                 (words == ("nvidia-smi",) and facts.driver.version)

@@ -142,6 +142,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _interpreter_of_prompt(g)
     _interpreter_of_launcher(g)
     _interpreter_of_package(g)
+    _interpreter_of_portable(g)
     linux_side_in_wsl(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
@@ -1825,6 +1826,35 @@ def _interpreter_of_package(g: Gathered) -> None:
         g.cues.append(
             {
                 "cue": "the web UI's release package (run.bat)",
+                "means": "the interpreter the plan must use",
+                "line": frame.group(0)[:300],
+            }
+        )
+
+
+# ComfyUI's portable build for Windows unpacks to ComfyUI_windows_portable\ with the program in ComfyUI\ and its own
+# Python beside it, which its launcher runs (.ci/windows_base_files/run_nvidia_gpu.bat @a3e8f2a2:
+# `.\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build`): a frame under the first names the
+# second, the interpreter every pip and probe of that program must use (the shell's python is another Python).
+_PORTABLE_FRAME = re.compile(
+    r'File "(?P<root>[A-Za-z]:\\[^"\n]{0,300}?\\ComfyUI_windows_portable[^"\\\n]{0,40})\\ComfyUI\\', re.IGNORECASE
+)
+
+
+def _interpreter_of_portable(g: Gathered) -> None:
+    """On Windows, with no interpreter shown: ComfyUI's frames under its portable build's folder make that build's own
+    python_embeded\\python.exe the interpreter."""
+    if g.system != "Windows" or g.interpreter is not None:
+        return
+    lines = [ln for _, text in g.texts for ln in text]
+    frame = next((m for ln in lines if (m := _PORTABLE_FRAME.search(ln[:2_000]))), None)
+    if frame is None:
+        return
+    g.interpreter = frame.group("root") + "\\python_embeded\\python.exe"
+    if len(g.cues) < 64:
+        g.cues.append(
+            {
+                "cue": "ComfyUI's portable build (python_embeded)",
                 "means": "the interpreter the plan must use",
                 "line": frame.group(0)[:300],
             }

@@ -33,7 +33,7 @@ LINUX_ONLY = frozenset({"apt-get", "apt", "apt-mark", "dpkg", "dnf", "yum", "zyp
 _WINDOWS_ONLY = {"Restart-Computer", "reg", "pnputil", "wsl"}
 # The distribution family each package tool belongs to, as gpudoctor.planner.remedy.family names it (the one answer
 # to "which family is this distribution", read from os-release's ID and ID_LIKE); ubuntu-drivers is Ubuntu's own.
-_TOOL_FAMILY = {
+TOOL_FAMILY = {
     "apt-get": "debian",
     "apt": "debian",
     "apt-mark": "debian",
@@ -102,7 +102,7 @@ def needs(s: State, a: Action) -> None:
     if not is_windows(f) and prog in _WINDOWS_ONLY and s.where != "Windows":
         s.flag("unmet-precondition", a, f"{prog} is a Windows program; this machine runs {f.platform.system}")
         return
-    fam = _TOOL_FAMILY.get(prog)
+    fam = TOOL_FAMILY.get(prog)
     if (fam is not None or prog == "ubuntu-drivers") and not on_host:
         d = f.platform.distro
         if not (d.id or d.id_like):

@@ -1,0 +1,166 @@
+"""Every printed command in the reporter's platform, shell, distribution and interpreter (issue 27, kind 8), on whole
+recorded cases: a PowerShell cmdlet said to be PowerShell's (gpudoctor.cmdline), a Unix `find` never asked on Windows
+and each package tool in the family the paste shows or after the family is asked (gpudoctor.pasted.ask), the module
+asked by modinfo on every distribution (catalogue.toml), a ComfyUI portable build's own python (gpudoctor.pasted.read,
+read by gpudoctor.planner.where)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.cmdline import Cmd, Unrenderable, render_lines
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pipeline import CheckRequest, check
+from gpudoctor.planner.remedy import family
+
+ROOT = Path(__file__).resolve().parents[2]
+BLIND = ROOT / "tests" / "blind"
+EXAMPLES = ROOT / "tests" / "pasted" / "catalogue_examples"
+
+
+def _case(set_: str, prefix: str) -> Path:
+    return next((BLIND / set_ / "cases").glob(prefix + "-*")) / "input.txt"
+
+
+def _check(path: Path):
+    text = path.read_text(encoding="utf-8")
+    snap = validate_snapshot(read_pasted([Source(path.name, text)]), path.parent.name)
+    done = check(ReplayHost(snap), CheckRequest())
+    assert not done.report.internal_errors, done.report.internal_errors
+    return done
+
+
+def _asks(done) -> list[tuple[tuple[str, ...], tuple[str, ...], str]]:
+    return [(tuple(map(str, a.command.argv)), tuple(map(str, a.command.pipe)), a.command.note or "") for a in done.asks]
+
+
+# -- the shell: a cmdlet is PowerShell's own ---------------------------------------------------------------------------
+
+
+def test_a_cmdlet_is_never_written_for_cmd_and_is_said_to_be_powershells():
+    assert render_lines(Cmd(("Restart-Computer",), root=True), "windows") == [
+        "# as Administrator, in PowerShell",
+        "Restart-Computer",
+    ]
+    with pytest.raises(Unrenderable):
+        render_lines(Cmd(("Restart-Computer",)), "cmd")
+    # quiet twin: programs both shells run keep one line for both, with no PowerShell note
+    assert render_lines(Cmd(("shutdown", "/r", "/t", "0")), "windows") == ["shutdown /r /t 0"]
+    assert render_lines(Cmd(("nvidia-smi", "-q")), "cmd") == ["nvidia-smi -q"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        _case("plans10", "1036"),  # a Windows VM's vGPU, the step labelled "cmd.exe or PowerShell"
+        EXAMPLES / "a1111-6790-windows-venv-launch-timed-out.txt",  # AUTOMATIC1111/stable-diffusion-webui#6790
+    ],
+)
+def test_the_tdr_steps_restart_is_marked_powershell_and_its_reg_lines_are_both_shells(path):
+    done = _check(path)
+    assert done.plan.target == "windows"
+    [step] = [s for s in done.plan.steps if "windows-tdr-timeout" in s.codes]
+    lines = {c.argv[0]: render_lines(c, "windows") for c in step.commands}
+    assert "in PowerShell" in lines["Restart-Computer"][0]
+    assert not any("in PowerShell" in ln for ln in lines["reg"])  # (the last reg line: both shells run it)
+
+
+# -- the platform: Unix find is not asked on Windows -----------------------------------------------------------------
+
+
+def test_a_unix_find_is_not_asked_of_a_windows_report():
+    done = _check(_case("plans10", "1024"))  # TensorFlow's XLA on Windows 10, libdevice not found
+    assert done.report.facts.platform.system == "Windows"
+    assert not any(argv[0] == "find" for argv, _, _ in _asks(done))
+    # its other asks of the same message stay (the dir of the toolkit's nvvm\libdevice is in the plan)
+    assert any(argv[0] == "where.exe" for argv, _, _ in _asks(done))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        _case("plans10", "1001"),  # jaxlib on Linux, libdevice not under /usr/local/cuda-10.1
+        EXAMPLES / "tensorflow-60790-libdevice-not-found.txt",  # tensorflow/tensorflow#60790
+    ],
+)
+def test_quiet_twin_find_stays_on_linux(path):
+    asks = _asks(_check(path))
+    assert ("find", "/", "-path", "*/nvvm/libdevice/libdevice*.bc") in [argv for argv, _, _ in asks]
+
+
+# -- the distribution: the family first, one family's tool only on it -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        _case("plans10", "1040"),  # Jellyfin in Podman on a host the text does not name (Rocky 8)
+        _case("plans6", "541"),  # Frigate in Docker, libnvcuvid missing on the host
+    ],
+)
+def test_with_no_family_shown_the_distribution_is_asked_before_a_package_query(path):
+    done = _check(path)
+    assert family(done.report.facts) == "unknown"
+    asks = _asks(done)
+    at = next(i for i, (argv, _, _) in enumerate(asks) if argv[0] == "dpkg")
+    assert asks[at - 1] == (("cat", "/etc/os-release"), (), "on the host")  # where the dpkg ask runs
+    assert [argv for argv, _, _ in asks].count(("cat", "/etc/os-release")) == 1
+
+
+def test_quiet_twin_a_debian_report_keeps_dpkg_and_is_not_asked_its_family():
+    done = _check(_case("plans5", "432"))  # Jellyfin in Docker on Debian 11
+    assert family(done.report.facts) == "debian"
+    argvs = [argv for argv, _, _ in _asks(done)]
+    assert any(argv[0] == "dpkg" for argv in argvs)
+    assert ("cat", "/etc/os-release") not in argvs
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        _case("plans10", "1044"),  # Fedora 34 with RPM Fusion's akmods (the text names no distribution)
+        ROOT / "tests" / "pasted" / "cases" / "gcp-gpu-install-33-driver-525-build-fails-kernel-61" / "report.txt",
+    ],
+)
+def test_the_module_is_asked_by_modinfo_which_every_distribution_has_not_dkms(path):
+    argvs = [argv for argv, _, _ in _asks(_check(path))]
+    assert ("modinfo", "-F", "filename", "nvidia") in argvs
+    assert not any(argv[0] == "dkms" for argv in argvs)
+
+
+# -- the interpreter: a portable build's own python ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "python"),
+    [
+        (
+            _case("plans9", "932"),  # ComfyUI portable on a Tesla M40: frames only, no interpreter line
+            "D:\\stable-diffusion\\ComfyUI_windows_portable\\python_embeded\\python.exe",
+        ),
+        (_case("plans5", "446"), "C:\\ComfyUI_windows_portable\\python_embeded\\python.exe"),
+    ],
+)
+def test_a_comfyui_portable_builds_frames_name_its_python_embeded(path, python):
+    done = _check(path)
+    pythons = [argv[0] for argv, _, _ in _asks(done) if "python" in argv[0].lower()]
+    assert pythons and set(pythons) == {python}
+
+
+@pytest.mark.parametrize(
+    ("path", "python"),
+    [
+        # a portable folder whose packages the traceback shows in another Python: that one ran it
+        (_case("plans7", "633"), "E:\\py\\python.exe"),
+        # StabilityMatrix's ComfyUI package, not the portable build: its own venv
+        (_case("plans4", "339"), "C:\\Users\\Pc\\source\\repos\\SD\\Data\\Packages\\ComfyUI\\venv\\Scripts\\python.exe"),
+    ],
+)
+def test_quiet_twin_the_python_a_traceback_shows_stays(path, python):
+    from gpudoctor.planner.where import python_exe
+
+    assert python_exe(_check(path).report.facts) == python
