@@ -34,7 +34,8 @@ _GPU_STACK = LazyPattern(
     re.IGNORECASE,
 )
 # A program's own faults: what it asked of a working GPU (memory, a shape, a device index it chose, its own assertion,
-# a tensor on the wrong device). Never the environment's to explain (gpudoctor.checks.catalogued, "program-fault").
+# a tensor on the wrong device). Never the environment's to explain (the catalogue's "program-fault" evidence,
+# gpudoctor.checks.reported).
 _PROGRAM_FAULT = LazyPattern(
     r"out of memory|OutOfMemory|\bOOM\b|ALLOC_FAILED|invalid device ordinal|device-side assert|illegal memory access|"
     r"misaligned address|size mismatch|\bshapes?\b|dimension|same device|Expected (?:all tensors|object of)|"

@@ -16,7 +16,7 @@ from gpudoctor.cmdline import Cmd
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
-from gpudoctor.planner.remedy import library_dir
+from gpudoctor.planner.remedy import library_dir, reboot
 
 
 def check_wsl_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -89,7 +89,7 @@ def check_windows_launch_timeout(facts: Facts, ctx: Context) -> Iterable[Finding
                     root=True,
                     note=f"{_TDR_SECONDS} seconds before Windows resets the GPU",
                 ),
-                Cmd(("Restart-Computer",), root=True),
+                *reboot(facts),  # the one restart per platform (planner.remedy)
             ),
             requires_root=True,
             component="driver",
