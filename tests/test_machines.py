@@ -159,6 +159,9 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # NCCL offering the ranks an interface they cannot reach: NCCL's log and its failure, pasted text only;
         # tests/spec/test_pasted_nccl.py states it
         "nccl-interface-unroutable",
+        # Windows' watchdog resetting a GPU that ran one kernel past TdrDelay: CUDA's launch-timeout message on a Windows
+        # report, pasted text only (a snapshot records no program's failure); tests/spec/test_windows_tdr.py states it
+        "windows-tdr-timeout",
         # the remote ranks of an ssh launcher running the system's python: read from pasted text only (the interpreters
         # of other nodes are not on this machine); tests/spec/test_pasted_compose.py states it
         "ranks-python-differs",
