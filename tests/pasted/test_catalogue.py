@@ -147,6 +147,10 @@ def test_a_windows_table_in_a_wsl_report_is_the_windows_side():
     snapshot, _, codes, _ = _run(_blind("026"))
     assert snapshot["pasted"]["windows_side"] == {"driver_models": {"0": "TCC"}}
     assert "windows-tcc-mode" in codes and "nvidia-smi" not in snapshot["commands"]
+    # Inside WSL 2 the TCC GPU does not exist: the error the reporter meets, where a native Windows machine's TCC GPU is a
+    # note (tests/spec/test_platform.py: the P100 beside a WDDM GeForce). One check decides both (checks.windows).
+    assert codes["windows-tcc-mode"].severity.name == "ERROR"
+    assert [str(c) for c in codes["windows-tcc-mode"].remediation.commands[0].argv] == ["nvidia-smi", "-g", "0", "-dm", "0"]
 
 
 def test_wsl_driver_pairing_and_windows_paths():

@@ -827,26 +827,38 @@ def check_jax_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
 # --- TCC mode -------------------------------------------------------------------------------------------
 
 
-def check_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
+def _tcc_gpus(facts: Facts) -> tuple[list[int], str, bool]:
+    """The GPUs in TCC mode, where that was read, and whether the reader is inside WSL 2: this machine's own Windows
+    (nvidia-smi -q -x), or the Windows nvidia-smi table pasted into a WSL 2 report (the only place a WSL user sees it)."""
     win = _win(facts)
-    if win is None:
-        return
-    tcc = sorted(i for i, model in win.driver_models.items() if model == "TCC")
+    if win is not None:
+        return sorted(i for i, model in win.driver_models.items() if model == "TCC"), "cmd:nvidia-smi -q -x", False
+    if facts.pasted.partial and facts.platform.wsl == 2:
+        models = {int(k): str(v) for k, v in (facts.pasted.windows_side.get("driver_models") or {}).items()}
+        return sorted(i for i, model in models.items() if model == "TCC"), "pasted", True
+    return [], "", False
+
+
+def check_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A GPU in TCC mode. Native Windows CUDA uses it, so on Windows it is a note; from inside WSL 2 the GPU does not
+    exist (WSL 2 passes only WDDM GPUs), so there it is the error the WSL user meets ("GPU access blocked")."""
+    tcc, source, in_wsl = _tcc_gpus(facts)
     if not tcc:
         return
     names = {g.index: g.name for g in facts.driver.gpus}
-    which = ", ".join(f"GPU {i} ({names.get(i) or '?'})" for i in tcc)
+    which = ", ".join(f"GPU {i} ({names[i]})" if names.get(i) else f"GPU {i}" for i in tcc)
     yield Finding(
         "windows-tcc-mode",
-        Severity.INFO,
+        Severity.ERROR if in_wsl else Severity.INFO,
         "driver",
         f"{which} run{'s' if len(tcc) == 1 else ''} in TCC mode: native CUDA only, invisible to WSL 2",
         "TCC (Tesla Compute Cluster) takes a GPU out of the Windows display stack: native Windows CUDA programs use "
         "it, but WSL 2 passes only WDDM GPUs into Linux (NVIDIA's CUDA on WSL guide), and DirectX cannot use it. "
         "Inside WSL 2 such a GPU does not exist.",
-        tuple(ev("cmd:nvidia-smi -q -x", f"GPU {i}: driver model TCC") for i in tcc),
+        tuple(ev(source, f"GPU {i}: driver model TCC") for i in tcc),
         Remediation(
-            "Only to use the GPU from WSL 2: switch it to WDDM in an Administrator PowerShell, then restart Windows.",
+            ("To" if in_wsl else "Only to")
+            + " use the GPU from WSL 2: switch it to WDDM in an Administrator PowerShell, then restart Windows.",
             tuple(Cmd(("nvidia-smi", "-g", str(i), "-dm", "0"), root=True, note="0 = WDDM") for i in tcc),
             requires_root=True,
             component="driver",

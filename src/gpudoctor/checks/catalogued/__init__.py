@@ -69,7 +69,6 @@ from gpudoctor.checks.catalogued.windows_wsl import (
     check_windows_commit_limit,
     check_windows_launch_timeout,
     check_wsl_libcuda,
-    check_wsl_tcc,
 )
 
 CHECKS = (
@@ -94,7 +93,6 @@ CHECKS = (
     Check("catalogued-app-gpu-too-old", "frameworks", ("framework-arch-unsupported",), check_app_gpu_too_old, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),
-    Check("catalogued-wsl-tcc", "driver", ("windows-tcc-mode",), check_wsl_tcc, ("pasted",)),
     Check("catalogued-windows-tdr", "driver", ("windows-tdr-timeout",), check_windows_launch_timeout, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),

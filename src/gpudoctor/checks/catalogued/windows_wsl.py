@@ -1,5 +1,6 @@
-"""Catalogued messages of Windows and WSL: a GPU in TCC mode under WSL, the TDR launch timeout, the paging file's
-commit limit, Triton and libcuda on Windows and in WSL, CUDA_PATH naming a folder that is not there.
+"""Catalogued messages of Windows and WSL: the TDR launch timeout, the paging file's commit limit, Triton and
+libcuda on Windows and in WSL, CUDA_PATH naming a folder that is not there. (A GPU in TCC mode, live or from a
+pasted Windows table, is gpudoctor.checks.windows' one check.)
 
 Each is how Windows (or WSL's bridge to it) runs the GPU or finds its files: the driver model, the watchdog, the
 commit limit, the folders of the toolkit and of libcuda; the fix is Windows' setting or where the program looks.
@@ -17,34 +18,6 @@ from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import library_dir, reboot
-
-
-def check_wsl_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """A Windows nvidia-smi table in a WSL report with a GPU in TCC mode: WSL 2 passes only WDDM GPUs."""
-    from gpudoctor.cmdline import Cmd
-
-    side = facts.pasted.windows_side if facts.pasted.partial else {}
-    models = {int(k): str(v) for k, v in (side.get("driver_models") or {}).items()}
-    tcc = sorted(i for i, m in models.items() if m == "TCC")
-    if not tcc or facts.platform.wsl != 2:
-        return
-    yield Finding(
-        "windows-tcc-mode",
-        Severity.INFO,
-        "driver",
-        f"GPU {', '.join(str(i) for i in tcc)} run{'s' if len(tcc) == 1 else ''} in TCC mode on Windows: invisible to WSL 2",
-        "The Windows nvidia-smi table pasted shows the Driver-Model TCC. WSL 2 passes only WDDM GPUs into Linux "
-        "(NVIDIA's CUDA on WSL guide), so inside WSL such a GPU does not exist.",
-        tuple(ev("pasted", f"GPU {i}: Driver-Model TCC (Windows nvidia-smi)") for i in tcc),
-        Remediation(
-            "To use the GPU from WSL 2: switch it to WDDM in an Administrator PowerShell, then restart Windows.",
-            tuple(Cmd(("nvidia-smi", "-g", str(i), "-dm", "0"), root=True, note="0 = WDDM") for i in tcc),
-            requires_root=True,
-            component="driver",
-            where="Windows",
-        ),
-    )
-
 
 # Windows' display watchdog (Timeout Detection and Recovery) and the registry value that sets its limit: TdrDelay, in
 # seconds, 2 by default, read at boot (MicrosoftDocs/windows-driver-docs, windows-driver-docs-pr/display/
