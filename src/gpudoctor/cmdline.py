@@ -559,6 +559,18 @@ def shell_for_os(system: str | None) -> str:
     return "powershell" if (system or "").lower().startswith("win") else "posix"
 
 
+_WINDOWS_SHELLS = ("powershell", "cmd", "windows")
+
+
+def shell_for_place(target: str, where: str) -> str:
+    """The target of a step run somewhere else than the plan's machine: a step on Windows in a WSL (or any POSIX)
+    plan is typed into PowerShell on the Windows side, where `sudo` does not exist (an elevated prompt is the
+    Administrator's); a plan already written for a Windows shell keeps its own."""
+    if where == "Windows" and target not in _WINDOWS_SHELLS:
+        return "powershell"
+    return target
+
+
 # --- files of assignments ---------------------------------------------------------------------
 
 

@@ -110,9 +110,9 @@ class Remediation(Record):
             raise ValueError(f"unknown component {self.component!r}")
 
     def lines(self, target: str = "posix") -> list[str]:
-        from gpudoctor.cmdline import render_all
+        from gpudoctor.cmdline import render_all, shell_for_place
 
-        return render_all(self.commands, target)
+        return render_all(self.commands, shell_for_place(target, self.where))
 
     def to_json(self) -> dict[str, Any]:
         return {

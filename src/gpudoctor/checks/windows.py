@@ -842,6 +842,8 @@ def _tcc_gpus(facts: Facts) -> tuple[list[int], str, bool]:
 def check_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """A GPU in TCC mode. Native Windows CUDA uses it, so on Windows it is a note; from inside WSL 2 the GPU does not
     exist (WSL 2 passes only WDDM GPUs), so there it is the error the WSL user meets ("GPU access blocked")."""
+    from gpudoctor.planner.remedy import reboot
+
     tcc, source, in_wsl = _tcc_gpus(facts)
     if not tcc:
         return
@@ -859,7 +861,10 @@ def check_tcc(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Remediation(
             ("To" if in_wsl else "Only to")
             + " use the GPU from WSL 2: switch it to WDDM in an Administrator PowerShell, then restart Windows.",
-            tuple(Cmd(("nvidia-smi", "-g", str(i), "-dm", "0"), root=True, note="0 = WDDM") for i in tcc),
+            (
+                *(Cmd(("nvidia-smi", "-g", str(i), "-dm", "0"), root=True, note="0 = WDDM") for i in tcc),
+                *reboot(facts, where="Windows"),  # the driver model changes at the next start
+            ),
             requires_root=True,
             component="driver",
             where="Windows",

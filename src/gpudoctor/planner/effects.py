@@ -751,6 +751,10 @@ def apply(s: State, a: Action) -> None:
         s.write(("env", a.name), "None", a)
     elif k in ("module-config", "boot-image"):
         s.disk_changed.append(a.name or a.tool)  # takes effect at the next boot
+    elif k == "gpu-config" and isinstance(a.line, Cmd) and "-dm" in a.line.words:
+        # nvidia-smi -dm (the Windows driver model) is stored and applied at the next start (nvidia-smi(1), -dm: "Will
+        # take effect after reboot"): the restart after it has something to activate, and is where the model stops.
+        s.disk_changed.append("the GPU's driver model")
     elif k == "driver-install":
         s.disk_changed.append("a driver the distribution chooses")
         s.flag("unmodelled", a, "the driver branch the distribution recommends is chosen on the day")

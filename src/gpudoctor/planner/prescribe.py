@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import field, replace
 from typing import Any
 
-from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv, render_all
+from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv, render_all, shell_for_place
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import COMPONENTS, Finding, Remediation, Severity
 from gpudoctor.record import Record, record_class
@@ -68,7 +68,7 @@ class Alternative(Record):
         return f"or instead ({self.title}{where}, for {self.code}): {self.remediation.summary}{also}"
 
     def lines(self, target: str = "posix") -> list[str]:
-        return render_all(self.remediation.commands, target)
+        return render_all(self.remediation.commands, shell_for_place(target, self.remediation.where))
 
     def to_json(self, target: str = "posix") -> dict[str, Any]:
         r = self.remediation
@@ -102,7 +102,7 @@ class Step(Record):
         return TITLES.get(self.component, self.component)
 
     def lines(self, target: str = "posix") -> list[str]:
-        return render_all(self.commands, target)
+        return render_all(self.commands, shell_for_place(target, self.where))
 
     def printed(self, target: str = "posix") -> list[str]:
         """Every line the step prints: its summaries, its commands, then each alternative and its commands."""

@@ -219,9 +219,10 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
     return ()
 
 
-def reboot(facts: Facts | None = None) -> tuple[Cmd, ...]:
-    """Restart the machine: `reboot` on Linux; PowerShell's `Restart-Computer` on Windows, which has no `reboot`."""
-    if facts is not None and (facts.platform.system or "").lower().startswith("win"):
+def reboot(facts: Facts | None = None, where: str = "") -> tuple[Cmd, ...]:
+    """Restart the machine: `reboot` on Linux; PowerShell's `Restart-Computer` on Windows, which has no `reboot`
+    (and for a step `where="Windows"` of a WSL report: the Windows host, not the distribution)."""
+    if where == "Windows" or facts is not None and (facts.platform.system or "").lower().startswith("win"):
         return (Cmd(("Restart-Computer",), root=True),)
     return (Cmd(("reboot",), root=True),)
 
