@@ -145,3 +145,42 @@ def test_the_head_list_is_well_formed():
             assert (HEAD / i["file"]).is_file() and i["from"] in m["threads"], i
             listed.add(i["file"].split("/", 1)[1])
     assert listed == {p.name for p in INPUTS.glob("*.txt")}
+
+
+def test_xla_dnn_initialisation_asks_the_wheels_and_the_loader_path_in_the_interpreter_that_failed():
+    """JAX's 'DNN library initialization failed' (srush/annotated-s4#75): the driver, the wheels installed in the conda
+    environment the traceback names, and LD_LIBRARY_PATH; with the cuDNN version line shown, cudnn-too-old decides."""
+    snapshot, _, codes, asks = _run((INPUTS / "xla-dnn-library-init-failed.txt").read_text(encoding="utf-8"))
+    assert _entries(snapshot).get("xla-dnn-library-init-failed") == "cudnn-handle-failed"
+    assert set(codes) == {"pasted-error-unexplained"}, codes
+    assert "/home/user/anaconda3/envs/JAX-GPU/bin/python -m pip list" in asks and "printenv LD_LIBRARY_PATH" in asks, asks
+    _, _, codes, asks = _run((INPUTS / "xla-dnn-init-cudnn-older.txt").read_text(encoding="utf-8"))
+    assert "cudnn-too-old" in codes and "pasted-error-unexplained" not in codes, codes
+
+
+def test_configuring_the_gpus_too_late_is_the_programs_order():
+    snapshot, _, codes, _ = _run((INPUTS / "tf-physical-devices-initialized.txt").read_text(encoding="utf-8"))
+    assert _entries(snapshot).get("tf-physical-devices-initialized") == "program-fault"
+    assert not [c for c, f in codes.items() if f.severity.name in ("WARNING", "ERROR", "CRITICAL")], codes
+
+
+def test_jax_falling_back_to_the_cpu_is_a_failure_where_a_gpu_or_its_driver_is_shown():
+    # whisper-jax#30: the issue form's GPU and driver version, then JAX on the CPU
+    snapshot, _, codes, asks = _run((INPUTS / "jax-no-gpu-tpu-found-3090.txt").read_text(encoding="utf-8"))
+    assert _entries(snapshot).get("jax-no-gpu-tpu-found") == "jax-cpu-backend-only"
+    assert set(codes) == {"pasted-error-unexplained"}, codes
+    assert "python3 -m pip list | grep -i jax" in asks, asks
+    assert "env TF_CPP_MIN_LOG_LEVEL=0 python3 -c import jax; print(jax.devices())" in asks, asks
+
+
+def test_jax_falling_back_to_the_cpu_with_no_gpu_shown_asks_but_finds_nothing():
+    """CPU notebooks and docs print it too (the quiet twin): with no NVIDIA GPU or driver shown it is no failure; the asks
+    that decide it are still listed (kuprel/min-dalle#22, where only the reporter's words say a GPU is there)."""
+    _, _, codes, asks = _run((INPUTS / "jax-no-gpu-tpu-found.txt").read_text(encoding="utf-8"))
+    assert not [c for c, f in codes.items() if f.severity.name in ("WARNING", "ERROR", "CRITICAL")], codes
+    assert "nvidia-smi" in asks and "python3 -m pip list | grep -i jax" in asks, asks
+    _, _, codes, _ = _run(
+        "```python\njnp.arange(10)\n```\n\n    WARNING:absl:No GPU/TPU found, falling back to CPU. (Set "
+        "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n\n    DeviceArray([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], dtype=int32)\n"
+    )
+    assert not codes, codes
