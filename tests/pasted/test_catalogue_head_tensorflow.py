@@ -10,6 +10,7 @@ import pytest
 import tomllib
 
 from tests.pasted.test_catalogue import _run
+from tests.pasted.test_catalogue_tensorflow import SMI
 
 HEAD = Path(__file__).resolve().parent / "head"
 INPUTS = HEAD / "tensorflow-jax"
@@ -164,13 +165,24 @@ def test_configuring_the_gpus_too_late_is_the_programs_order():
     assert not [c for c, f in codes.items() if f.severity.name in ("WARNING", "ERROR", "CRITICAL")], codes
 
 
-def test_jax_falling_back_to_the_cpu_is_a_failure_where_a_gpu_or_its_driver_is_shown():
-    # whisper-jax#30: the issue form's GPU and driver version, then JAX on the CPU
-    snapshot, _, codes, asks = _run((INPUTS / "jax-no-gpu-tpu-found-3090.txt").read_text(encoding="utf-8"))
+def test_jax_falling_back_to_the_cpu_is_a_failure_where_the_text_shows_the_gpu():
+    # nvidia-smi's table with its GPU row (tensorflow/tensorflow#62328's), then JAX on the CPU: the failure named
+    snapshot, _, codes, asks = _run(
+        SMI + "WARNING:absl:No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n"
+    )
     assert _entries(snapshot).get("jax-no-gpu-tpu-found") == "jax-cpu-backend-only"
     assert set(codes) == {"pasted-error-unexplained"}, codes
     assert "python3 -m pip list | grep -i jax" in asks, asks
     assert "env TF_CPP_MIN_LOG_LEVEL=0 python3 -c import jax; print(jax.devices())" in asks, asks
+
+
+def test_jax_falling_back_to_the_cpu_with_only_a_driver_stated_asks_but_finds_nothing():
+    """whisper-jax#30's form names the GPU in words and the driver's version, no GPU row: as TensorFlow's cudart line,
+    the fallback is a failure only with a GPU shown (a reporter quoting it from before a fix, tests/blind/pasted 005,
+    shows the driver too); the asks are listed."""
+    _, _, codes, asks = _run((INPUTS / "jax-no-gpu-tpu-found-3090.txt").read_text(encoding="utf-8"))
+    assert not [c for c, f in codes.items() if f.severity.name in ("WARNING", "ERROR", "CRITICAL")], codes
+    assert "python3 -m pip list | grep -i jax" in asks, asks
 
 
 def test_jax_falling_back_to_the_cpu_with_no_gpu_shown_asks_but_finds_nothing():
