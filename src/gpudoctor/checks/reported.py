@@ -941,6 +941,29 @@ def check_reported_jax(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     said = _said(facts, "pjrt-plugin-mismatch") + _said(facts, "jax-plugin-incompatible")
     api = _said(facts, "jax-plugin-api-missing")
+    # jax's own import check, its first test: jaxlib older than the installed jax's minimum (jax/_src/lib/__init__.py
+    # @25fb3640). The message names jaxlib's version and jax's minimum, not jax's version, so check_jax_versions (which
+    # judges the pair) cannot: the message itself decides.
+    older = [e for e in _said(facts, "jaxlib-jax-mismatch") if e.get("needs")]
+    if older and not (said or api) and not _emits(check_jax_versions, facts, ctx, "jax-plugin-mismatch"):
+        yield Finding(
+            "jax-plugin-mismatch",
+            Severity.ERROR,
+            "frameworks",
+            f"jaxlib {older[0].get('jaxlib')} is older than the installed jax needs ({older[0].get('needs')})",
+            "jax refused to import: its jaxlib is from an older release than jax requires (the two were installed "
+            "separately, or one was upgraded alone). jax, jaxlib and the CUDA plugin go together, at one version.",
+            (ev("pasted", older[0].line),),
+            # Not _jax_fix: it agrees on the versions shown, and only jaxlib's is; the one to install is jax's own,
+            # which the catalogue's ask (pip list) shows.
+            Remediation(
+                f"Install jaxlib of the installed jax's release (at least {older[0].get('needs')}) together with jax and "
+                "its CUDA plugin, in one command: jax's version was not shown (pip list decides it).",
+                (),
+                component="jax",
+            ),
+        )
+        return
     if not (said or api) or _emits(check_jax_versions, facts, ctx, "jax-plugin-mismatch"):
         return
     yield Finding(
@@ -1509,9 +1532,11 @@ def _failure(e, facts: Facts) -> bool:
         # GPU, named in the text: a CPU run chosen by the program or on a machine without one (llama.cpp's own CPU CI
         # passes -ngl 99) is no fault of the environment.
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
-    if e.kind == "tf-cudart-not-loaded":
+    if e.kind in ("tf-cudart-not-loaded", "jax-cpu-backend-only"):
         # TensorFlow prints it at import on every machine without the CUDA runtime, a CPU-only one too: a failure only
-        # where the text shows an NVIDIA GPU (gpudoctor.checks.catalogued.framework_builds judges it there).
+        # where the text shows an NVIDIA GPU (gpudoctor.checks.catalogued.framework_builds judges it there). JAX's
+        # "No GPU/TPU found, falling back to CPU" likewise: CPU notebooks print it, and reporters quote it from before
+        # a fix (tests/blind/pasted 005: a driver's version shown, the GPUs listed by jax afterwards; a fine case).
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     # TensorFlow's warnings that it goes on without the GPU (a library it could not load, a ptxas it could not run):
     # no failure on a machine meant to have none.

@@ -1936,7 +1936,8 @@ def _from_errors(g: Gathered) -> None:
             g.distributions.setdefault(canonical_name(e.get("plugin") or ""), e.get("version") or "")
             g.distributions.setdefault("jaxlib", e.get("jaxlib") or "")
         elif e.kind == "jaxlib-jax-mismatch":
-            g.distributions.setdefault("jax", e.get("jax") or "")
+            if e.get("jax"):  # (jax's import check that jaxlib is too old names jax's minimum jaxlib, not jax)
+                g.distributions.setdefault("jax", e.get("jax") or "")
             g.distributions.setdefault("jaxlib", e.get("jaxlib") or "")
         elif e.kind in ("arch-unsupported", "triton-gpu-too-old"):
             # The GPU PyTorch named, with the capability it printed: onto the GPU of that name, or the only one known.
