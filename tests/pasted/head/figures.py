@@ -3,8 +3,8 @@
     python -m tests.pasted.head.figures          # one line per message, then the totals of each list
     python -m tests.pasted.head.figures --write  # and record the figures as `after` in the lists
 
-Each input is read as a paste, alone. right: the message is read as `expect.read`, every `expect.codes` finding and
-every `expect.asks` substring is there, and a program's fault (`expect.program`) is said as one (the program-fault
+Each input is read as a paste, alone. right: the message is read as `expect.read`, every `expect.codes` finding is
+there and every `expect.asks` substring is in an ask or in a command line of the plan (the first step may be either), and a program's fault (`expect.program`) is said as one (the program-fault
 finding) with nothing at warning or above. partly: read as a failure (some evidence), not all of that. missed: not
 read at all. A message with several inputs has the figure of its worst.
 """
@@ -24,6 +24,7 @@ from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.model import Severity
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
+from gpudoctor.planner.prescribe import build
 
 HERE = Path(__file__).resolve().parent
 FIGURES = ("right", "partly", "missed")
@@ -65,7 +66,7 @@ def _judge(entry: dict, file: str) -> Judged:
     asks = [
         " ".join(map(str, a.command.argv)) + (" | " + " ".join(map(str, a.command.pipe)) if a.command.pipe else "")
         for a in ask_for(report.facts, report.findings)
-    ]
+    ] + [line for step in build(report.findings).steps for line in step.lines()]
     expect = entry["expect"]
     whole = (
         expect["read"] in kinds
