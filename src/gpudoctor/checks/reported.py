@@ -1623,7 +1623,8 @@ def check_reported_program_fault(facts: Facts, ctx: Context, others: Iterable[Fi
 
     first = faults[0]
     entry = by_id(first.get("entry")) if first.get("entry") else None
-    means = entry.means if entry is not None else EVIDENCE_KINDS.get(first.kind, first.kind)
+    # (an extractor's kind is described by what it reads, after its colon: the meaning is the head)
+    means = entry.means if entry is not None else EVIDENCE_KINDS.get(first.kind, first.kind).split(":", 1)[0]
     step = _PROGRAM_STEPS.get(first.kind)
     yield Finding(
         PROGRAM,
