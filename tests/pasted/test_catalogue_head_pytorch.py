@@ -132,18 +132,23 @@ def test_a_git_hash_local_version_names_no_build_and_cpu_does():
     assert "framework-cpu-build" in codes
 
 
-def test_cudnn_older_than_the_bundled_one_asks_for_ld_library_path():
-    # "PyTorch already comes bundled with cuDNN": an older one can load ahead of the wheel's only from LD_LIBRARY_PATH
+def test_cudnn_check_without_its_ld_library_path_clause_names_no_path():
+    # torch/backends/cudnn/__init__.py @66a38d50 adds a clause naming LD_LIBRARY_PATH only where the variable is set: the
+    # base message alone ("PyTorch already comes bundled with cuDNN ...") is a process without it, so the older cuDNN
+    # came by the build's own search (another cuDNN package in the environment), and no path is prescribed
     snapshot, report, codes, asks = _read("cudnn-version-incompatibility.txt")
     rem = codes["cudnn-too-old"].remediation
-    assert rem is not None and any(getattr(c, "argv", None) == ("printenv", "LD_LIBRARY_PATH") for c in rem.commands)
-    # the twin: the check's text without that sentence names no path; which copy loads is left to find
+    assert rem is not None and not rem.commands
+    assert "python3 -m pip list" in asks  # the cuDNN packages of the environment (nvidia-cudnn-*) decide which loaded
+    # the twin: with the clause, the directory comes off LD_LIBRARY_PATH
     _, _, codes, _ = _run(
         "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) but found runtime "
-        "version (8, 3, 3).\n"
+        "version (8, 3, 3). PyTorch already comes bundled with cuDNN. One option to resolving this error is to ensure "
+        "PyTorch can find the bundled cuDNN. Looks like your LD_LIBRARY_PATH contains incompatible version of cudnn. "
+        "Please either remove it from the path or install cudnn (8, 5, 0)\n"
     )
     rem = codes["cudnn-too-old"].remediation
-    assert rem is not None and not rem.commands
+    assert rem is not None and any(getattr(c, "argv", None) == ("printenv", "LD_LIBRARY_PATH") for c in rem.commands)
 
 
 def test_nvml_unknown_error_inside_all_the_running_containers_is_the_containers_lost_access():

@@ -628,10 +628,7 @@ def _cudnn_off_the_path(facts: Facts, e, loaded: str) -> Remediation | None:
     named = [p for p in entries if "cudnn" in p.lower()]
     # (the directory whose name carries the version that loaded, where several name cuDNN)
     shadow = next((p for p in named if loaded and loaded in p), named[0] if named else None)
-    # (PyTorch's wheels bring their own cuDNN, found through their run path; an older one can load ahead of it only from
-    # a path the loader searches first: LD_LIBRARY_PATH, which the message names from pytorch/pytorch#80877 on)
-    bundled = "bundled with cuDNN" in e.line
-    if shadow is None and "LD_LIBRARY_PATH" not in e.line and not bundled:
+    if shadow is None and "LD_LIBRARY_PATH" not in e.line:
         return None
     check = python_step(facts, "-c", "import torch; print(torch.__version__, torch.backends.cudnn.version())")
     module = (
@@ -649,13 +646,8 @@ def _cudnn_off_the_path(facts: Facts, e, loaded: str) -> Remediation | None:
             (*module, SetEnv("LD_LIBRARY_PATH", ":".join(rest) or None, note=f"without {shadow}"), check),
             component="cudnn",
         )
-    said = (
-        "PyTorch says LD_LIBRARY_PATH holds the cuDNN {loaded} that loads"
-        if "LD_LIBRARY_PATH" in e.line
-        else "PyTorch brings its own cuDNN, so the cuDNN {loaded} that loads came first from LD_LIBRARY_PATH"
-    ).format(loaded=loaded)
     return Remediation(
-        f"{said}: the loader searches it before PyTorch's own "
+        f"PyTorch says LD_LIBRARY_PATH holds the cuDNN {loaded} that loads: the loader searches it before PyTorch's own "
         "cuDNN (its wheel's, found through its run path). Take the directory that holds that libcudnn off "
         "LD_LIBRARY_PATH where it is set (an environment module, ~/.bashrc, a container's ENV); nothing needs installing.",
         (*module, Cmd(("printenv", "LD_LIBRARY_PATH"), pipe=("tr", ":", "\\n"), note="the directories, in order"), check),
