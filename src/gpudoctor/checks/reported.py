@@ -1498,7 +1498,36 @@ def recognised_failure(e) -> bool:
     return e.kind not in _DESCRIPTIVE and not (e.kind in _TF_WARNED and _TF_WARNING.search(e.line))
 
 
+PROGRAM = "program-fault"
+# The error texts that are the program's own doing, as the catalogue reads them: an index out of range, CUDA in a forked
+# child, a tensor left on the CPU ("program-fault"), and the GPU's memory running out under the program's own size
+# (PyTorch's out-of-memory, cuBLAS's or cuDNN's ALLOC_FAILED), which a smaller batch or model answers.
+_PROGRAM_KINDS = ("program-fault", "torch-oom", "gpu-memory-exhausted")
+# What to do in the program, where the message's catalogue entry does not say it in its meaning.
+_PROGRAM_STEPS = {
+    "torch-oom": "a smaller batch or model (or free what other processes hold: nvidia-smi lists them)",
+    "gpu-memory-exhausted": "a smaller batch or model (or free what other processes hold: nvidia-smi lists them)",
+    "nccl-unavailable": "the gloo backend (init_process_group(backend='gloo')), or the job run under Linux (WSL 2 included)",
+}
+
+
+def _without_nccl(facts: Facts) -> bool:
+    """Where PyTorch is never built with NCCL: its builds for Windows and macOS (torch.distributed offers gloo there)."""
+    system = (facts.platform.system or "").lower()
+    return system.startswith("win") or system == "darwin"
+
+
+def program_fault(e, facts: Facts) -> bool:
+    """Whether an error text is the program's own fault, nothing in the environment's: the kinds above, and NCCL asked
+    for where PyTorch never has it (the program's choice of backend, not a broken install)."""
+    if e.kind == "nccl-unavailable":
+        return _without_nccl(facts)
+    return e.kind in _PROGRAM_KINDS
+
+
 def _failure(e, facts: Facts) -> bool:
+    if e.kind == "nccl-unavailable" and program_fault(e, facts):
+        return False  # said as the program's (check_reported_program_fault): nothing unexplained
     if e.kind in ("cuda-unavailable", "cuda-no-gpus", "torch-load-no-cuda", "gpu-unused-said") and facts.pasted.reported(
         "cuda-available-said"
     ):
@@ -1594,6 +1623,36 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
         "bill of health: ask for what is listed under 'Ask the reporter for' and read the answers with it.",
         tuple(ev("pasted", line) for line in list(dict.fromkeys(e.line for e in failures))[:3]),  # a line read twice: once
         # No remediation: nothing is known to fix yet; what to do next is the ask-for list (gpudoctor.pasted.ask).
+    )
+
+
+def check_reported_program_fault(facts: Facts, ctx: Context, others: Iterable[Finding] = ()) -> Iterable[Finding]:
+    """A failure that is the program's own (program_fault), where no other check found anything at warning or above in
+    the environment: said as the program's, with what the message means and the step in the program, at info, so the
+    report neither reads "No problems found" over it nor prescribes an environment repair for it."""
+    if not facts.pasted.partial or any(f.severity >= Severity.WARNING for f in others):
+        return
+    faults = [e for e in facts.pasted.errors if program_fault(e, facts)]
+    if not faults:
+        return
+    from gpudoctor.parsers.catalogue import by_id
+    from gpudoctor.parsers.error_texts import EVIDENCE_KINDS
+
+    first = faults[0]
+    entry = by_id(first.get("entry")) if first.get("entry") else None
+    # (an extractor's kind is described by what it reads, after its colon: the meaning is the head)
+    means = entry.means if entry is not None else EVIDENCE_KINDS.get(first.kind, first.kind).split(":", 1)[0]
+    step = _PROGRAM_STEPS.get(first.kind)
+    yield Finding(
+        PROGRAM,
+        Severity.INFO,
+        "doctor",
+        f"the failure shown is the program's own: {means.split(':', 1)[0]}",
+        f"The text says: '{first.line.strip()}'. It means {means}."
+        + (f" In the program: {step}." if step else "")
+        + " Nothing pasted points at the GPU environment; no repair of it is prescribed.",
+        tuple(ev("pasted", line) for line in list(dict.fromkeys(e.line for e in faults))[:3]),
+        # No remediation: the step is the program's, not the environment's (the plan holds only the latter).
     )
 
 
@@ -1695,5 +1754,6 @@ CHECKS = (
     Check("reported-wsl-memory", "platform", ("wsl-memory-limit",), check_reported_wsl_memory, ("pasted",)),
     Check("reported-smi-other-release", "driver", ("driver-library-mismatch",), check_reported_smi_other_release, ("pasted",)),
     # Last: it reads what every other check found.
+    Check("reported-program-fault", "doctor", (PROGRAM,), check_reported_program_fault, ("pasted",), after_others=True),
     Check("reported-unexplained", "doctor", (UNEXPLAINED,), check_reported_unexplained, ("pasted",), after_others=True),
 )

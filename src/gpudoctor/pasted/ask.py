@@ -101,13 +101,13 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     if {f.code for f in findings} == {"container-gpus-unrequested"}:
         return []
     # Only the program's own faults shown (a device-side assert, a tensor left on the CPU, CUDA in a forked child: the
-    # catalogue's "program-fault"), nothing failing in the environment: the driver's and the framework's outputs would
+    # catalogue's "program-fault"; NCCL asked for on Windows: checks.reported.program_fault), nothing failing in the environment: the driver's and the framework's outputs would
     # decide nothing; what the program should do is in the message's meaning. Lines that describe rather than fail (a
     # torchrun command, a library's version: checks.reported's descriptive kinds) do not make it more than that.
-    from gpudoctor.checks.reported import recognised_failure
+    from gpudoctor.checks.reported import program_fault, recognised_failure
 
     errors = [e for e in facts.pasted.errors if e.kind == "program-fault" or recognised_failure(e)]
-    if errors and all(e.kind == "program-fault" for e in errors) and all(f.severity < Severity.WARNING for f in findings):
+    if errors and all(program_fault(e, facts) for e in errors) and all(f.severity < Severity.WARNING for f in findings):
         return []
     from gpudoctor.planner.remedy import python_exe
 

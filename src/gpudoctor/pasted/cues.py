@@ -214,11 +214,11 @@ _LINUX_SAID = re.compile(
     re.IGNORECASE,
 )
 # A container named as where commands ran: "in the container", "inside a docker", "connecting the existing
-# containers", "docker exec", a Kubernetes or containerd cgroup path (cri-containerd-<id>, kubepods). A container that
+# containers", "inside all the running containers" (NVIDIA/nvidia-docker#1671), "docker exec", a Kubernetes or containerd cgroup path (cri-containerd-<id>, kubepods). A container that
 # is only built, pulled or listed is not where anything ran, so the verbs that put a command inside one are required.
 _CONTAINER_SAID = re.compile(
     r"\b(?:in|inside|into|within|connecting(?:\s+to)?|exec(?:ed)?\s+into)\s+"
-    r"(?:(?:the|a|an|my|our|this|that|these|those|existing|old|running|same|its|each|every|own|one|two|both|separate)\s+){0,3}"
+    r"(?:(?:the|a|an|all|my|our|this|that|these|those|existing|old|running|same|its|each|every|own|one|two|both|separate)\s+){0,3}"
     r"(?:nvidia-)?(?:docker\s+)?(?:containers?|docker|pods?)\b(?!\s*(?:image|file|hub|registry|desktop)s?\b)"
     r"|\b(?:docker|kubectl)\s+exec\b|\bcri-containerd-[0-9a-f]{12}|\bkubepods\b"
     # "run the model via docker image": what runs through docker runs in its container

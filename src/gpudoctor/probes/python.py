@@ -95,10 +95,11 @@ def probe_torch(host: Host, env: PythonEnv) -> Probed:
     except HostError as exc:
         if not exc.missing:
             return Unknown("permission" if exc.code == "EACCES" else "failed", str(exc), f"file:{path}")
-        # Without version.py only the local tag tells the build: 2.1.0+cu121.
+        # Without version.py only the local tag tells the build: 2.1.0+cu121, 2.1.0+cpu. Other local versions name no
+        # build: a source build's or NVIDIA's containers' git hash (0.1.12+0ba2043, 2.2.0a0+81ea7a4) is of any.
         tag = re.search(r"\+cu(\d+)(\d)$", dist_version)
         cuda = f"{tag.group(1)}.{tag.group(2)}" if tag else None
-        build_known = bool(tag) or "+" in dist_version
+        build_known = bool(tag) or dist_version.endswith("+cpu")
         if not build_known and host.platform().get("system") in ("Windows", "Darwin"):
             # An untagged torch there is PyPI's wheel, and PyPI's Windows and macOS wheels are CPU-only:
             # CUDA builds come only from PyTorch's own index, tagged +cuXYZ
