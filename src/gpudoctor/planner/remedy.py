@@ -122,6 +122,27 @@ def open_modules_fit(facts: Facts, ctx=None) -> bool | None:
     return all(vkey(cc) >= (7, 5) for cc in ccs)
 
 
+# The last driver branch of each GPU generation that NVIDIA retired (NVIDIA's "Unix Graphics Feature Deprecation
+# Schedule", forums.developer.nvidia.com/t/unix-graphics-feature-deprecation-schedule/60588: "The release 580 series will
+# be the last to support GPUs based on the Maxwell, Pascal, and Volta architectures"; the 470 series the last for
+# Kepler, NVIDIA support answer 5202). Keyed by the compute capability below which a generation ends: Kepler is 3.x,
+# Maxwell 5.x, Pascal 6.x, Volta 7.0 and 7.2 (Turing, 7.5, goes on). A newer branch does not drive such a GPU, so a
+# driver route for it names this branch, never "the newest".
+_LAST_BRANCH = (((5, 0), "470"), ((7, 5), "580"))
+
+
+def last_branch(facts: Facts, ctx=None) -> str | None:
+    """The newest driver branch that drives every GPU here, where one of them is of a retired generation (its
+    compute capability NVML's, else the matrix's for its name); None where every GPU known goes on, or none is known."""
+    ccs = [g.compute_capability for g in facts.driver.gpus if g.compute_capability]
+    if not ccs and ctx is not None:
+        from gpudoctor.planner.context import gpu_cc
+
+        ccs = [cc for cc in (gpu_cc(g, ctx) for g in facts.driver.gpus) if cc]
+    ends = [branch for cc in ccs for below, branch in _LAST_BRANCH if vkey(cc)[:2] < below]
+    return min(ends, key=int) if ends else None
+
+
 def _loaded_flavor(facts: Facts) -> str | None:
     proc = facts.kernel.proc_driver
     return proc.value.flavor if isinstance(proc, Found) else None
@@ -155,6 +176,7 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
     fam = family(facts)
     distro = (facts.platform.distro.id or "").lower()
     opened = open_modules_fit(facts, ctx)
+    last = last_branch(facts, ctx)
     if fam == "debian" and distro == "ubuntu":
         if branch and opened is None:
             # The flavour is the GPU's (the open modules from Turing on, only they from Blackwell on): asked, not guessed.
@@ -200,12 +222,14 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
                 Cmd(
                     ("dnf", "module", "install", "-y", Placeholder("nvidia-driver-stream")),
                     root=True,
-                    note=f"NVIDIA's CUDA repository: nvidia-driver:{branch or 'latest'}-dkms before Turing, "
-                    f"nvidia-driver:{branch + '-open' if branch else 'open-dkms'} from Turing on",
+                    note=f"NVIDIA's CUDA repository: nvidia-driver:{branch or '580'}-dkms before Turing "
+                    f"({'' if branch else '580 is the last branch for Maxwell, Pascal and Volta, 470 for Kepler; '}"
+                    f"the proprietary modules), nvidia-driver:{branch + '-open' if branch else 'open-dkms'} from Turing on",
                 ),
             )
         if opened is False:
-            stream = f"nvidia-driver:{branch or 'latest'}-dkms"
+            # ("latest" follows the newest branch, which no longer drives a retired generation's GPU)
+            stream = f"nvidia-driver:{branch or last or 'latest'}-dkms"
             return (
                 Cmd(("dnf", "module", "install", "-y", stream), root=True, note="NVIDIA's CUDA repository; proprietary modules"),
             )
