@@ -19,6 +19,7 @@ from gpudoctor.planner.remedy import (
     container_of,
     container_setup_alternative,
     driver_install,
+    driver_install_and_reboot,
     family,
     installed_driver_packages,
     package_repair,
@@ -135,7 +136,10 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     evidence = [ev("file:/proc/modules", "nouveau loaded")] if facts.kernel.nouveau_loaded else []
     evidence += [ev(f"file:/sys/bus/pci/devices/{g.slot}/driver", "nouveau") for g in bound]
-    install = driver_install(facts, ctx=ctx)
+    # The install, then the reboot that loads it (planner.remedy.driver_install_and_reboot): where no install command is
+    # known, nothing of the route is printed, for a blacklist and a reboot alone boot into no driver at all (issue 27,
+    # kind 9: plans10 1004's first run); the step is then the asks that decide the install (planner.deciders).
+    install = driver_install_and_reboot(facts, None, ctx)
     yield Finding(
         "driver-nouveau",
         Severity.ERROR,
@@ -161,8 +165,9 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 *_rebuild_initramfs(facts),
                 *_kernel_cmdline_blacklist(facts),
                 *install,
-                *reboot(),
-            ),
+            )
+            if install
+            else (),
             requires_root=True,
             component="driver",
         ),
