@@ -17,6 +17,7 @@ from gpudoctor.checks import run_checks
 from gpudoctor.facts import Process
 from gpudoctor.model import Severity
 from gpudoctor.probed import Found
+from tests.conftest import ROOT
 from tests.unit.test_rule_edges_checks import facts_of, findings, lines, replace
 from tests.unit.test_rule_edges_checks_v2 import from_text
 
@@ -495,8 +496,6 @@ def test_nouveau_with_no_known_driver_install_prints_no_blacklist_and_no_reboot(
 
 def _k40c():
     """tests/pasted/cases/pytorch-31319-k40c-sm35-torch131-no-kernel-image: a Tesla K40c (Kepler, 3.5) as pasted."""
-    from tests.conftest import ROOT
-
     return from_text((ROOT / "tests/pasted/cases/pytorch-31319-k40c-sm35-torch131-no-kernel-image/report.txt").read_text())
 
 
@@ -1089,3 +1088,37 @@ def test_a_linux_driver_package_installed_in_wsl2_is_said_without_the_blocked_me
     )
     (f,) = findings(from_text(uname + "$ sudo apt-get install -y nvidia-utils-535\n"), "wsl-linux-driver-installed")
     assert evidence(f) == [("pasted", "$ sudo apt-get install -y nvidia-utils-535")]
+
+
+def test_a_module_secure_boot_may_refuse_gets_the_enrolment_as_its_alternative():
+    """tests/blind/plans10/cases/1044 (Fedora 34, RPM Fusion's akmod-nvidia, Secure Boot on; pasted: nvidia-smi "couldn't
+    communicate" and nothing else): the step reads why the module is not loaded, and the Secure Boot branch is commands
+    (issue 27, kind 9: the review asked for kmodgenca, mokutil --import, akmods --force and the reboot). The paste names
+    no distribution, so its alternative reads /etc/os-release, which decides whose key signs the module; with the
+    distribution the thread names, the commands. Quiet twin: tests/machines/h100-driver-unreachable, whose module is
+    loaded, gets no enrolment (Secure Boot refuses a module at load, never one that runs)."""
+    from gpudoctor.facts import Distro
+    from gpudoctor.planner.actions import classify
+
+    case = ROOT / "tests/blind/plans10/cases/1044-nvautoinstall75-fedora34-rtx2060super-secure-boot-blocks-akmod-nvidia"
+    pasted = from_text((case / "input.txt").read_text(encoding="utf-8"))
+    (f,) = findings(pasted, "driver-unreachable")
+    assert [c.words for c in f.remediation.alternative.commands] == [("cat", "/etc/os-release")]
+    (f,) = findings(replace(pasted, platform={"distro": Distro(id="fedora", version_id="34")}), "driver-unreachable")
+    assert [c.words for c in f.remediation.alternative.commands] == [
+        ("kmodgenca", "-a"),
+        ("mokutil", "--import", "/etc/pki/akmods/certs/public_key.der"),
+        ("akmods", "--force"),
+        ("reboot",),
+    ]
+    # the consequence model reads the key's import as a change of the next boot, the sb-state as a reading
+    kinds = [classify(c).kind for c in f.remediation.alternative.commands]
+    assert kinds[1:2] == ["boot-image"] and kinds[-1] == "reboot"
+    assert {classify(c).kind for c in f.remediation.commands if c.words[0] == "mokutil"} == {"inspect"}
+    (f,) = findings(replace(pasted, platform={"distro": Distro(id="ubuntu", id_like="debian")}), "driver-unreachable")
+    assert [c.words for c in f.remediation.alternative.commands] == [
+        ("update-secureboot-policy", "--enroll-key"),
+        ("reboot",),
+    ]
+    (f,) = findings(facts_of("h100-driver-unreachable"), "driver-unreachable")
+    assert f.remediation.alternative is None or not any("mokutil" in c.words for c in f.remediation.alternative.commands)

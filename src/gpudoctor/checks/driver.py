@@ -20,6 +20,7 @@ from gpudoctor.planner.remedy import (
     container_setup_alternative,
     driver_install,
     driver_install_and_reboot,
+    enroll_module_key,
     family,
     installed_driver_packages,
     package_repair,
@@ -885,6 +886,18 @@ def unreachable_fix(facts: Facts) -> Remediation:
             requires_root=True,
             component="driver",
             where=where_run(facts),
+            # the Secure Boot branch as commands, where the distribution names the module's builder (issue 27, kind 9:
+            # plans10 1044 named Secure Boot and stopped at the diagnosis)
+            alternative=Remediation(
+                "Only if mokutil says SecureBoot enabled and the kernel log says the module was refused (module "
+                "verification failed, Key was rejected by service): enroll the key the nvidia module is signed with, "
+                "reboot and, in the MOK manager, choose Enroll MOK and give the one-time password; or turn Secure Boot "
+                "off in the firmware's setup.",
+                enroll_module_key(facts),
+                requires_root=True,
+                component="driver",
+                where=where_run(facts),
+            ),
         )
     return Remediation(
         "Read the kernel log: Xid errors name the failure. A GPU that fell off the bus (Xid 79) needs a reboot"

@@ -260,6 +260,40 @@ def driver_install_and_reboot(facts: Facts, branch: str | None = None, ctx=None)
     return (*install, *reboot(facts)) if install else ()
 
 
+# Enrolling the key a locally built NVIDIA module is signed with, so that the kernel loads it with Secure Boot on. The
+# key is the module builder's, per distribution: Fedora's akmods (RPM Fusion's akmod-nvidia) signs with the key
+# kmodgenca creates, imported from /etc/pki/akmods/certs/public_key.der, and akmods --force rebuilds the module signed
+# (RPM Fusion, "Howto/Secure Boot", and akmods' README.secureboot); Ubuntu's DKMS signs with shim-signed's machine owner
+# key, which update-secureboot-policy --enroll-key imports (Ubuntu's shim-signed); Debian's DKMS (3.0 on) generates
+# /var/lib/dkms/mok.pub and signs with it (Debian wiki, SecureBoot, "DKMS and secure boot"). mokutil asks for a one-time
+# password, which the MOK manager asks for at the next boot (Enroll MOK).
+def enroll_module_key(facts: Facts) -> tuple[Cmd, ...]:
+    """The commands that enroll the NVIDIA module's signing key and reboot into the MOK manager; for a paste that names
+    no distribution, the read that decides them; () where the distribution's module builder is not known."""
+    distro = (facts.platform.distro.id or "").lower()
+    if distro == "fedora":
+        enroll: tuple[Cmd, ...] = (
+            Cmd(("kmodgenca", "-a"), root=True, note="akmods' signing key, created once"),
+            Cmd(("mokutil", "--import", "/etc/pki/akmods/certs/public_key.der"), root=True, note="asks for a one-time password"),
+            Cmd(("akmods", "--force"), root=True, note="rebuilds the nvidia module, signed with that key"),
+        )
+    elif distro == "ubuntu":
+        enroll = (Cmd(("update-secureboot-policy", "--enroll-key"), root=True, note="asks for a one-time password"),)
+    elif distro == "debian":
+        enroll = (Cmd(("mokutil", "--import", "/var/lib/dkms/mok.pub"), root=True, note="asks for a one-time password"),)
+    elif not distro and facts.pasted.partial:
+        # a paste that names no distribution: which builder signs the module is what /etc/os-release decides
+        return (
+            Cmd(
+                ("cat", "/etc/os-release"),
+                note="the distribution decides whose key signs the module: akmods' on Fedora, DKMS's on Debian and Ubuntu",
+            ),
+        )
+    else:
+        return ()
+    return (*enroll, *reboot(facts))
+
+
 def reload_modules() -> tuple[Cmd, ...]:
     """Unload and load the NVIDIA kernel modules: what a reboot does for the driver, without the reboot."""
     return (
