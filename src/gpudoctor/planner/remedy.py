@@ -16,6 +16,8 @@ Open kernel modules run on Turing (compute capability 7.5) and newer only.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath
 from gpudoctor.facts import NOTEBOOK_SAID, Facts
 from gpudoctor.model import Remediation
@@ -523,6 +525,16 @@ def reporters_docker_run(facts: Facts, gpus: bool) -> Cmd | None:
         elif not w.startswith("--gpus="):
             out.append(w)
     return Cmd(("docker", "run", *out), note="your command, as the text shows it, without --gpus")
+
+
+def reporters_pip_install(facts: Facts) -> Cmd | None:
+    """The reporter's own `pip install` as the text shows it (its plain words only, gpudoctor.parsers.error_texts), run
+    again with the environment's pip (`pip`: gpudoctor.planner.where decides the interpreter); None where the text shows
+    none. Each word is one argument of the printed command (quoted by gpudoctor.cmdline), never shell text."""
+    said = [e for e in facts.pasted.reported("pip-install-said") if e.get("args")] if facts.pasted.partial else []
+    if not said:
+        return None
+    return replace(pip(facts, "install", *(said[-1].get("args") or "").split()), note="your command, as the text shows it")
 
 
 def docker_run_without_gpus(facts: Facts, image: str | None = None) -> tuple[Cmd, ...]:
