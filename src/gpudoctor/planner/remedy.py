@@ -127,10 +127,11 @@ def open_modules_fit(facts: Facts, ctx=None) -> bool | None:
 # The last driver branch of each GPU generation that NVIDIA retired (NVIDIA's "Unix Graphics Feature Deprecation
 # Schedule", forums.developer.nvidia.com/t/unix-graphics-feature-deprecation-schedule/60588: "The release 580 series will
 # be the last to support GPUs based on the Maxwell, Pascal, and Volta architectures"; the 470 series the last for
-# Kepler, NVIDIA support answer 5202). Keyed by the compute capability below which a generation ends: Kepler is 3.x,
-# Maxwell 5.x, Pascal 6.x, Volta 7.0 and 7.2 (Turing, 7.5, goes on). A newer branch does not drive such a GPU, so a
-# driver route for it names this branch, never "the newest".
-_LAST_BRANCH = (((5, 0), "470"), ((7, 5), "580"))
+# Kepler, NVIDIA support answer 5202; the 390 series the last for Fermi, the same schedule). Keyed by the compute
+# capability below which a generation ends: Fermi is 2.x, Kepler 3.x, Maxwell 5.x, Pascal 6.x, Volta 7.0 and 7.2
+# (Turing, 7.5, goes on); a GPU below several takes the oldest. A newer branch does not drive such a GPU, so a driver
+# route for it names this branch, never "the newest".
+_LAST_BRANCH = (((3, 0), "390"), ((5, 0), "470"), ((7, 5), "580"))
 
 
 def last_branch(facts: Facts, ctx=None) -> str | None:
