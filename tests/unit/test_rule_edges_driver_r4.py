@@ -506,6 +506,9 @@ def _k40c():
         ("p100-driver510-torch-cu121", "nvidia-driver:580-dkms"),
         # the pasted Tesla K40c (Kepler): R470
         ("pasted-k40c", "nvidia-driver:470-dkms"),
+        # the P100 machine with its GPU's compute capability read as Fermi's (2.0; no Fermi GPU is recorded): R390,
+        # the oldest of the three it is below
+        ("p100-as-fermi", "nvidia-driver:390-dkms"),
     ],
 )
 def test_a_retired_generation_gets_its_last_driver_branch_on_rhel(case, stream):
@@ -517,9 +520,14 @@ def test_a_retired_generation_gets_its_last_driver_branch_on_rhel(case, stream):
     from gpudoctor.planner.remedy import driver_install, last_branch
 
     ctx = Context()
-    facts = replace(
-        _k40c() if case == "pasted-k40c" else facts_of(case), platform={"distro": Distro(id="rhel", version_id="9.3")}
+    base = (
+        _k40c()
+        if case == "pasted-k40c"
+        else with_gpu(facts_of("p100-driver510-torch-cu121"), compute_capability="2.0")
+        if case == "p100-as-fermi"
+        else facts_of(case)
     )
+    facts = replace(base, platform={"distro": Distro(id="rhel", version_id="9.3")})
     assert [c.words for c in driver_install(facts, None, ctx)] == [("dnf", "module", "install", "-y", stream)]
     assert last_branch(facts, ctx) == stream.split(":")[1].split("-")[0]
     ada = replace(facts_of("rtx4090-device-node-permissions"), platform={"distro": Distro(id="rhel", version_id="9.3")})
