@@ -907,3 +907,31 @@ def test_the_same_build_installed_again_prints_what_the_paste_quotes_again():
         facts = replace(report.facts, frameworks=replace(report.facts.frameworks, torch=torch))
         got = consequences(build(report.findings), facts, report.findings, _rediagnose)
         assert got.after == left, installed
+
+
+def test_a_reboot_that_no_driver_install_precedes_boots_into_no_driver():
+    """tests/blind/plans10/cases/1004 (nouveau holds a laptop's RTX 3050, no NVIDIA driver installed): the plan its
+    after-session run printed (after-session.json: Secure Boot read, nouveau blacklisted, the initramfs rebuilt, a reboot)
+    boots into no NVIDIA driver, so the model fails that reboot (issue 27, kind 9: the plan's goal is not reached).
+    Quiet twin: the plan printed today for the same text, the install before the reboot, holds."""
+    import json
+
+    from gpudoctor.pipeline import CheckRequest, check
+
+    case = TESTS / "blind/plans10/cases/1004-cupy8395-ubuntu-laptop-rtx3050-bound-to-nouveau-no-nvidia-driver"
+    text = (case / "input.txt").read_text(encoding="utf-8")
+    checked = check(ReplayHost(validate_snapshot(read_pasted([Source("input.txt", text)]), "1004")), CheckRequest())
+    facts, findings = checked.report.facts, checked.report.findings
+    assert [f.code for f in findings] == ["driver-nouveau"]
+    got = consequences(checked.plan, facts, findings, _rediagnose)
+    assert not [v for v in got.violations if v.kind != "unmodelled"]
+    (step,) = json.loads((case / "after-session.json").read_text(encoding="utf-8"))["plan"]["steps"]
+    recorded = tuple(Cmd(tuple(c["argv"]), pipe=tuple(c.get("pipe") or ()), root=c["root"]) for c in step["commands"])
+    assert [c.argv[0] for c in recorded] == ["mokutil", "printf", "update-initramfs", "reboot"]
+    plan, nouveau = _plan(
+        None, Remediation("blacklist, reboot", recorded, requires_root=True, component="driver"), codes=("driver-nouveau",)
+    )
+    unmet = consequences(plan, facts, nouveau, _rediagnose).of_kind("unmet-precondition")
+    assert [(v.command, v.reason) for v in unmet] == [
+        ("sudo reboot", "reboots into no NVIDIA driver: none is installed, and no earlier step installs one")
+    ]

@@ -840,3 +840,40 @@ def test_no_devices_were_found_is_a_loaded_driver_that_brought_up_no_gpu():
     f = _codes("$ nvidia-smi\nNo devices were found\n")["driver-unreachable"]
     assert "brought up no GPU" in f.title
     assert _argv(f) == [("dmesg",), ("lspci", "-nnk", "-d", "10de:")]
+
+
+@states("host-compiler-unsupported", FIRES)
+def test_a_python_builds_gcc_refusal_runs_the_reporters_own_install_again_with_the_older_gcc():
+    """tests/blind/plans10/cases/1032 (detectron2 built by `python -m pip install 'git+...'`, nvcc refusing gcc 11): the
+    rerun of the same install is a command after CC and CXX, the reporter's words as data, never a comment (issue 27,
+    kind 9). The reader takes a pip install only as a command line of its own: pasted pytorch-4546's two `pip3 install`
+    lines are read, and transcan-4's "when running pip install -r requirements.txt", inside a sentence, is not."""
+    from tests.conftest import ROOT
+
+    case = ROOT / "tests/blind/plans10/cases/1032-detectron2-4361-pip-git-build-apt-nvcc-usr-lib-cuda-gcc11-too-new"
+    text = (case / "input.txt").read_text(encoding="utf-8")
+    f = pasted_findings(text)["host-compiler-unsupported"]
+    lines = f.remediation.commands
+    assert [(c.name, c.value) for c in lines if isinstance(c, SetEnv)] == [("CC", "gcc-10"), ("CXX", "g++-10")]
+    assert argv_of(f)[-1] == ("python3", "-m", "pip", "install", "git+https://github.com/facebookresearch/detectron2.git")
+    assert isinstance(lines[-2], SetEnv) and lines[-2].name == "CXX"  # the rerun comes after both variables
+
+    def said(slug):
+        facts = _facts(ROOT / "tests/pasted/cases" / slug / "report.txt")
+        return [e.get("args") for e in facts.pasted.reported("pip-install-said")]
+
+    assert said("pytorch-4546-driver-cuda91-torch-cu100-nvcc101") == [
+        "https://download.pytorch.org/whl/cu100/torch-1.0.1.post2-cp35-cp35m-linux_x86_64.whl",
+        "torchvision",
+    ]
+    assert said("transcan-4-windows-jaxlib-0412-vs-jax-0411") == []
+    # a pip install is the command that ran, not a failure: beside a traceback the paste cuts off (plans7 620, its
+    # `pip install -U "jax[cuda12]"` read without plain words), the cut is still read and the error still unexplained
+    jax = ROOT / "tests/blind/plans7/cases/620-jax25718-venv-jax-cuda12-system-cuda121-ptxas-on-path-shadows-pip/input.txt"
+    assert [e.get("args") for e in _facts(jax).pasted.reported("pip-install-said")] == [None]
+    assert "pasted-error-unexplained" in pasted_findings(jax.read_text(encoding="utf-8"))
+
+
+def _facts(path):
+    text = path.read_text(encoding="utf-8")
+    return diagnose(ReplayHost(validate_snapshot(read_pasted([Source("report.txt", text)]), "pasted text"))).facts

@@ -17,6 +17,7 @@ from gpudoctor.checks import run_checks
 from gpudoctor.facts import Process
 from gpudoctor.model import Severity
 from gpudoctor.probed import Found
+from tests.conftest import ROOT
 from tests.unit.test_rule_edges_checks import facts_of, findings, lines, replace
 from tests.unit.test_rule_edges_checks_v2 import from_text
 
@@ -333,7 +334,8 @@ def test_driver_install_per_distribution_branch_and_module_flavour():
     assert cmds(turing, rocky) == [enable.format("open-dkms"), "sudo dnf install -y nvidia-open"]
     proprietary = "sudo dnf module install -y nvidia-driver:{}  # NVIDIA's CUDA repository; proprietary modules"
     assert cmds(pascal, rocky, "550") == [proprietary.format("550-dkms")]
-    assert cmds(pascal, rocky) == [proprietary.format("latest-dkms")]
+    # no branch asked for: a Pascal GPU's last branch, R580 (h160: "latest" follows the newest, which drops Pascal)
+    assert cmds(pascal, rocky) == [proprietary.format("580-dkms")]
     assert cmds(turing, arch) == ["sudo pacman -S --needed nvidia-open"]
     assert cmds(pascal, arch) == []
     assert cmds(turing, suse, "550") == []
@@ -472,9 +474,67 @@ def test_nouveau_is_also_kept_off_the_kernel_command_line_on_rhel_only():
         # guessed (issue 27, kind 9: the open modules cannot drive a GPU before Turing)
         "lspci -nn | grep -i nvidia  # which GPU: Turing and newer - GTX 16, RTX 20, T4 on - take the open modules, "
         "older ones the proprietary",
-        "sudo dnf module install -y '<nvidia-driver-stream>'  # NVIDIA's CUDA repository: nvidia-driver:latest-dkms "
-        "before Turing, nvidia-driver:open-dkms from Turing on",
+        "sudo dnf module install -y '<nvidia-driver-stream>'  # NVIDIA's CUDA repository: nvidia-driver:580-dkms "
+        "before Turing (580 is the last branch for Maxwell, Pascal and Volta, 470 for Kepler; the proprietary modules), "
+        "nvidia-driver:open-dkms from Turing on",
         "sudo reboot",
+    ]
+
+
+def test_nouveau_with_no_known_driver_install_prints_no_blacklist_and_no_reboot():
+    """tests/machines/rtx3080-nouveau on a distribution with no install recipe (Gentoo): a blacklist and a reboot alone
+    boot into no NVIDIA driver (issue 27, kind 9: plans10 1004's first run printed exactly that), so the step prints no
+    command and the prose says where the driver comes from. Quiet twin: the recorded Ubuntu machine keeps its whole
+    route, the install before the reboot (test above)."""
+    from gpudoctor.facts import Distro
+
+    (f,) = findings(replace(facts_of("rtx3080-nouveau"), platform={"distro": Distro(id="gentoo")}), "driver-nouveau")
+    assert lines(f) == [] and "NVIDIA's installer" in f.remediation.summary
+    (f,) = findings(facts_of("rtx3080-nouveau"), "driver-nouveau")
+    assert [ln.split("  #")[0] for ln in lines(f)][-2:] == ["sudo ubuntu-drivers install", "sudo reboot"]
+
+
+def _k40c():
+    """tests/pasted/cases/pytorch-31319-k40c-sm35-torch131-no-kernel-image: a Tesla K40c (Kepler, 3.5) as pasted."""
+    return from_text((ROOT / "tests/pasted/cases/pytorch-31319-k40c-sm35-torch131-no-kernel-image/report.txt").read_text())
+
+
+@pytest.mark.parametrize(
+    ("case", "stream"),
+    [
+        # tests/machines: a Tesla P100 (Pascal, 6.0): R580 is the last branch that drives it; "latest" follows the newest
+        ("p100-driver510-torch-cu121", "nvidia-driver:580-dkms"),
+        # the pasted Tesla K40c (Kepler): R470
+        ("pasted-k40c", "nvidia-driver:470-dkms"),
+        # the P100 machine with its GPU's compute capability read as Fermi's (2.0; no Fermi GPU is recorded): R390,
+        # the oldest of the three it is below
+        ("p100-as-fermi", "nvidia-driver:390-dkms"),
+    ],
+)
+def test_a_retired_generation_gets_its_last_driver_branch_on_rhel(case, stream):
+    """Where no branch is asked for, the proprietary route names the GPU generation's last branch (NVIDIA's Unix graphics
+    feature deprecation schedule), never the stream that follows the newest one. Quiet twin: a Turing-or-newer GPU
+    (tests/machines/rtx4090-device-node-permissions) takes the open modules' stream and no branch is pinned."""
+    from gpudoctor.checks import Context
+    from gpudoctor.facts import Distro
+    from gpudoctor.planner.remedy import driver_install, last_branch
+
+    ctx = Context()
+    base = (
+        _k40c()
+        if case == "pasted-k40c"
+        else with_gpu(facts_of("p100-driver510-torch-cu121"), compute_capability="2.0")
+        if case == "p100-as-fermi"
+        else facts_of(case)
+    )
+    facts = replace(base, platform={"distro": Distro(id="rhel", version_id="9.3")})
+    assert [c.words for c in driver_install(facts, None, ctx)] == [("dnf", "module", "install", "-y", stream)]
+    assert last_branch(facts, ctx) == stream.split(":")[1].split("-")[0]
+    ada = replace(facts_of("rtx4090-device-node-permissions"), platform={"distro": Distro(id="rhel", version_id="9.3")})
+    assert last_branch(ada, ctx) is None
+    assert [c.words for c in driver_install(ada, None, ctx)] == [
+        ("dnf", "module", "enable", "-y", "nvidia-driver:open-dkms"),
+        ("dnf", "install", "-y", "nvidia-open"),
     ]
 
 
@@ -1036,3 +1096,37 @@ def test_a_linux_driver_package_installed_in_wsl2_is_said_without_the_blocked_me
     )
     (f,) = findings(from_text(uname + "$ sudo apt-get install -y nvidia-utils-535\n"), "wsl-linux-driver-installed")
     assert evidence(f) == [("pasted", "$ sudo apt-get install -y nvidia-utils-535")]
+
+
+def test_a_module_secure_boot_may_refuse_gets_the_enrolment_as_its_alternative():
+    """tests/blind/plans10/cases/1044 (Fedora 34, RPM Fusion's akmod-nvidia, Secure Boot on; pasted: nvidia-smi "couldn't
+    communicate" and nothing else): the step reads why the module is not loaded, and the Secure Boot branch is commands
+    (issue 27, kind 9: the review asked for kmodgenca, mokutil --import, akmods --force and the reboot). The paste names
+    no distribution, so its alternative reads /etc/os-release, which decides whose key signs the module; with the
+    distribution the thread names, the commands. Quiet twin: tests/machines/h100-driver-unreachable, whose module is
+    loaded, gets no enrolment (Secure Boot refuses a module at load, never one that runs)."""
+    from gpudoctor.facts import Distro
+    from gpudoctor.planner.actions import classify
+
+    case = ROOT / "tests/blind/plans10/cases/1044-nvautoinstall75-fedora34-rtx2060super-secure-boot-blocks-akmod-nvidia"
+    pasted = from_text((case / "input.txt").read_text(encoding="utf-8"))
+    (f,) = findings(pasted, "driver-unreachable")
+    assert [c.words for c in f.remediation.alternative.commands] == [("cat", "/etc/os-release")]
+    (f,) = findings(replace(pasted, platform={"distro": Distro(id="fedora", version_id="34")}), "driver-unreachable")
+    assert [c.words for c in f.remediation.alternative.commands] == [
+        ("kmodgenca", "-a"),
+        ("mokutil", "--import", "/etc/pki/akmods/certs/public_key.der"),
+        ("akmods", "--force"),
+        ("reboot",),
+    ]
+    # the consequence model reads the key's import as a change of the next boot, the sb-state as a reading
+    kinds = [classify(c).kind for c in f.remediation.alternative.commands]
+    assert kinds[1:2] == ["boot-image"] and kinds[-1] == "reboot"
+    assert {classify(c).kind for c in f.remediation.commands if c.words[0] == "mokutil"} == {"inspect"}
+    (f,) = findings(replace(pasted, platform={"distro": Distro(id="ubuntu", id_like="debian")}), "driver-unreachable")
+    assert [c.words for c in f.remediation.alternative.commands] == [
+        ("update-secureboot-policy", "--enroll-key"),
+        ("reboot",),
+    ]
+    (f,) = findings(facts_of("h100-driver-unreachable"), "driver-unreachable")
+    assert f.remediation.alternative is None or not any("mokutil" in c.words for c in f.remediation.alternative.commands)

@@ -19,6 +19,8 @@ from gpudoctor.planner.remedy import (
     container_of,
     container_setup_alternative,
     driver_install,
+    driver_install_and_reboot,
+    enroll_module_key,
     family,
     installed_driver_packages,
     package_repair,
@@ -135,7 +137,10 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     evidence = [ev("file:/proc/modules", "nouveau loaded")] if facts.kernel.nouveau_loaded else []
     evidence += [ev(f"file:/sys/bus/pci/devices/{g.slot}/driver", "nouveau") for g in bound]
-    install = driver_install(facts, ctx=ctx)
+    # The install, then the reboot that loads it (planner.remedy.driver_install_and_reboot): where no install command is
+    # known, nothing of the route is printed, for a blacklist and a reboot alone boot into no driver at all (issue 27,
+    # kind 9: plans10 1004's first run); the step is then the asks that decide the install (planner.deciders).
+    install = driver_install_and_reboot(facts, None, ctx)
     yield Finding(
         "driver-nouveau",
         Severity.ERROR,
@@ -161,8 +166,9 @@ def check_nouveau(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 *_rebuild_initramfs(facts),
                 *_kernel_cmdline_blacklist(facts),
                 *install,
-                *reboot(),
-            ),
+            )
+            if install
+            else (),
             requires_root=True,
             component="driver",
         ),
@@ -880,6 +886,18 @@ def unreachable_fix(facts: Facts) -> Remediation:
             requires_root=True,
             component="driver",
             where=where_run(facts),
+            # the Secure Boot branch as commands, where the distribution names the module's builder (issue 27, kind 9:
+            # plans10 1044 named Secure Boot and stopped at the diagnosis)
+            alternative=Remediation(
+                "Only if mokutil says SecureBoot enabled and the kernel log says the module was refused (module "
+                "verification failed, Key was rejected by service): enroll the key the nvidia module is signed with, "
+                "reboot and, in the MOK manager, choose Enroll MOK and give the one-time password; or turn Secure Boot "
+                "off in the firmware's setup.",
+                enroll_module_key(facts),
+                requires_root=True,
+                component="driver",
+                where=where_run(facts),
+            ),
         )
     return Remediation(
         "Read the kernel log: Xid errors name the failure. A GPU that fell off the bus (Xid 79) needs a reboot"

@@ -1427,6 +1427,7 @@ _DESCRIPTIVE = frozenset(
         "cudnn-version-said",
         "docker-run-without-gpus",
         "docker-run-said",
+        "pip-install-said",  # what the reporter ran; the failure beside it is its own evidence
         "compose-up-said",  # what started the containers; the failure beside it is its own evidence
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "video-capability-said",  # a container's setting; judged beside a video library failing (checks.catalogued.devices)

@@ -212,6 +212,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "docker-run-gpus-zero": "docker run --gpus 0: a count of zero GPUs (docker reads a bare number as a count)",
     "compose-up-said": "a docker compose up command line the reporter ran (the service it names, if one)",
     "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
+    "pip-install-said": "a pip install command line the reporter ran (its arguments, to run again once what it lacked is there)",
     "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
     "video-codec-failing-said": "the reporter says NVENC/NVDEC (the GPU's video encoder or decoder) does not work",
@@ -414,6 +415,11 @@ _TORCH_OOM_NEW = _Lazy(
     r"(?P<uu>bytes|[KMG]iB) is reserved by PyTorch but unallocated"
 )
 _DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
+# A `pip install ...` the reporter ran, as a command line of its own (a shell prompt before it at most, `python -m pip` or
+# `pip`/`pip3`): never a message's advice ("run pip install x"), which stands inside a sentence.
+_PIP_INSTALL = _Lazy(
+    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w@.:~/-]{0,80}[$#>]\s+)?(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install\b(?P<args>[^\n]{0,400})"
+)
 # `docker compose up` (the plugin) or `docker-compose up` (the old binary), with the first service it names where its
 # options are plain flags: the service a compose fix recreates.
 _COMPOSE_UP = _Lazy(r"\bdocker[- ]compose\s+up\b(?:\s+-{1,2}[\w-]{1,40})*(?:\s+(?P<service>[a-z0-9][\w.-]{0,62}))?")
@@ -634,6 +640,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         if m := scan.search(_DOCKER_RUN, number):
             # its plain words (given back in a plan), or none where the line has the shell's own syntax
             add("docker-run-said", line, **({"args": args} if (args := _docker_args(m.group("args"))) else {}))
+        if "install" in line and (m := scan.search(_PIP_INSTALL, number)):
+            # its plain words (a single-quoted one unquoted: the plan quotes it again), to run it again as data
+            add("pip-install-said", line, **({"args": args} if (args := _pip_args(m.group("args"))) else {}))
         if (m := scan.search(_DOCKER_RUN, number)) and not re.search(
             r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args")
         ):
@@ -761,6 +770,17 @@ def _docker_args(args: str) -> str:
     if not all(_DOCKER_WORD.fullmatch(w) for w in words) and not _SHELL_SYNTAX.search(args.strip().rstrip("`")):
         # plain double quotes around a plain value (-e CLI_ARGS="", -e "A=b") say that value and nothing else
         words = [w.replace('"', "") if w.count('"') % 2 == 0 else "" for w in words]
+    if not words or len(words) > 24 or not all(_DOCKER_WORD.fullmatch(w) for w in words) or words[0].startswith("<"):
+        return ""
+    return " ".join(words)
+
+
+def _pip_args(args: str) -> str:
+    """The arguments of `pip install ...` as space-separated plain words (a word in single quotes with nothing of the
+    shell's inside, unquoted), or "" where the line is not only those."""
+    words = [
+        w[1:-1] if len(w) > 2 and w[0] == w[-1] == "'" and "'" not in w[1:-1] else w for w in args.strip().rstrip("`").split()
+    ]
     if not words or len(words) > 24 or not all(_DOCKER_WORD.fullmatch(w) for w in words) or words[0].startswith("<"):
         return ""
     return " ".join(words)

@@ -210,6 +210,8 @@ _STARTUP_LINES = frozenset(
         "cuda-path-value",
         "cuda-toolkit-folder-said",
         "gpu-library-unloadable",
+        # the reporter's own pip install: the command that ran, never the failure a cut traceback hides
+        "pip-install-said",
     }
 )
 # The device plugin's advice beside its NVML failure, and a line of its log: klog's header ("E0312 10:01:02.123456

@@ -16,7 +16,8 @@ Kinds (`Action.kind`):
   pkg-update, pkg-install, pkg-remove,       the distribution's package manager (apt-get, dnf, apt-mark hold)
   pkg-hold, repo-add
   driver-install                             a driver chosen by the distribution (ubuntu-drivers install)
-  module-load, module-config, boot-image     modprobe/nvidia-modprobe; a modprobe.d file; initramfs, dracut, grubby
+  module-load, module-config, boot-image     modprobe/nvidia-modprobe; a modprobe.d file; initramfs, dracut, grubby,
+                                             a machine owner key queued for the next boot (mokutil --import)
   reboot                                     reboot, Restart-Computer
   env-set, env-unset, shell-env              a variable of this shell; gpudoctor's own --shell output (eval)
   env-prepend                                a directory put first on LD_LIBRARY_PATH or PATH, the rest kept
@@ -288,6 +289,10 @@ def classify(line: Line) -> Action:
     if prog in ("modprobe", "nvidia-modprobe", "rmmod"):
         return Action("module-load", prog, cmd.root, cmd)
     if prog in ("update-initramfs", "dracut", "grubby"):
+        return Action("boot-image", prog, cmd.root, cmd)
+    if prog in ("mokutil", "update-secureboot-policy") and ("--import" in rest or "--enroll-key" in rest):
+        # a key queued for the MOK manager at the next boot (mokutil(1) --import; Ubuntu's shim-signed): what the
+        # kernel then accepts, not a reading
         return Action("boot-image", prog, cmd.root, cmd)
     if prog in ("curl", "sed") and (source := _source_written(cmd)):
         # A package source (or its signing key) written into the package manager's configuration.

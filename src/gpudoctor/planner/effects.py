@@ -666,9 +666,19 @@ def _cudnn_package(s: State, major: int, cuda: str | None) -> str | None:
 _DRIVER_TOO_OLD = {"framework-driver-too-old", "toolkit-newer-than-driver"}
 
 
+# Findings that say no NVIDIA driver is installed to load (nouveau holds the GPU, or no module at all): a reboot reaches
+# the plan's goal, nvidia loaded, only after a step that installs one.
+_NO_DRIVER = {"driver-nouveau", "driver-missing"}
+_DRIVER_INSTALLED = ("driver package ", "a driver the distribution chooses")
+
+
 def _reboot(s: State, a: Action) -> None:
     d = s.facts.driver
-    if s.disk_changed:
+    if set(s.codes) & _NO_DRIVER and not any(c.startswith(_DRIVER_INSTALLED) for c in s.disk_changed):
+        # (a blacklist and a rebuilt initramfs change the boot, but boot into no NVIDIA driver: issue 27, kind 9)
+        s.flag("unmet-precondition", a, "reboots into no NVIDIA driver: none is installed, and no earlier step installs one")
+        s.disk_changed.clear()
+    elif s.disk_changed:
         s.flag("unmodelled", a, f"loads what earlier steps changed on disk ({s.disk_changed[0]}): not followed by the model")
         s.disk_changed.clear()
     elif d.nvml_status == "lib_rm_version_mismatch" or d.smi_error_kind == "driver-library-mismatch":

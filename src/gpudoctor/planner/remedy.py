@@ -16,6 +16,8 @@ Open kernel modules run on Turing (compute capability 7.5) and newer only.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath
 from gpudoctor.facts import NOTEBOOK_SAID, Facts
 from gpudoctor.model import Remediation
@@ -122,6 +124,28 @@ def open_modules_fit(facts: Facts, ctx=None) -> bool | None:
     return all(vkey(cc) >= (7, 5) for cc in ccs)
 
 
+# The last driver branch of each GPU generation that NVIDIA retired (NVIDIA's "Unix Graphics Feature Deprecation
+# Schedule", forums.developer.nvidia.com/t/unix-graphics-feature-deprecation-schedule/60588: "The release 580 series will
+# be the last to support GPUs based on the Maxwell, Pascal, and Volta architectures"; the 470 series the last for
+# Kepler, NVIDIA support answer 5202; the 390 series the last for Fermi, the same schedule). Keyed by the compute
+# capability below which a generation ends: Fermi is 2.x, Kepler 3.x, Maxwell 5.x, Pascal 6.x, Volta 7.0 and 7.2
+# (Turing, 7.5, goes on); a GPU below several takes the oldest. A newer branch does not drive such a GPU, so a driver
+# route for it names this branch, never "the newest".
+_LAST_BRANCH = (((3, 0), "390"), ((5, 0), "470"), ((7, 5), "580"))
+
+
+def last_branch(facts: Facts, ctx=None) -> str | None:
+    """The newest driver branch that drives every GPU here, where one of them is of a retired generation (its
+    compute capability NVML's, else the matrix's for its name); None where every GPU known goes on, or none is known."""
+    ccs = [g.compute_capability for g in facts.driver.gpus if g.compute_capability]
+    if not ccs and ctx is not None:
+        from gpudoctor.planner.context import gpu_cc
+
+        ccs = [cc for cc in (gpu_cc(g, ctx) for g in facts.driver.gpus) if cc]
+    ends = [branch for cc in ccs for below, branch in _LAST_BRANCH if vkey(cc)[:2] < below]
+    return min(ends, key=int) if ends else None
+
+
 def _loaded_flavor(facts: Facts) -> str | None:
     proc = facts.kernel.proc_driver
     return proc.value.flavor if isinstance(proc, Found) else None
@@ -155,6 +179,7 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
     fam = family(facts)
     distro = (facts.platform.distro.id or "").lower()
     opened = open_modules_fit(facts, ctx)
+    last = last_branch(facts, ctx)
     if fam == "debian" and distro == "ubuntu":
         if branch and opened is None:
             # The flavour is the GPU's (the open modules from Turing on, only they from Blackwell on): asked, not guessed.
@@ -200,12 +225,14 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
                 Cmd(
                     ("dnf", "module", "install", "-y", Placeholder("nvidia-driver-stream")),
                     root=True,
-                    note=f"NVIDIA's CUDA repository: nvidia-driver:{branch or 'latest'}-dkms before Turing, "
-                    f"nvidia-driver:{branch + '-open' if branch else 'open-dkms'} from Turing on",
+                    note=f"NVIDIA's CUDA repository: nvidia-driver:{branch or '580'}-dkms before Turing "
+                    f"({'' if branch else '580 is the last branch for Maxwell, Pascal and Volta, 470 for Kepler; '}"
+                    f"the proprietary modules), nvidia-driver:{branch + '-open' if branch else 'open-dkms'} from Turing on",
                 ),
             )
         if opened is False:
-            stream = f"nvidia-driver:{branch or 'latest'}-dkms"
+            # ("latest" follows the newest branch, which no longer drives a retired generation's GPU)
+            stream = f"nvidia-driver:{branch or last or 'latest'}-dkms"
             return (
                 Cmd(("dnf", "module", "install", "-y", stream), root=True, note="NVIDIA's CUDA repository; proprietary modules"),
             )
@@ -235,6 +262,40 @@ def driver_install_and_reboot(facts: Facts, branch: str | None = None, ctx=None)
     summary says where the driver comes from, and the reboot follows that install, not a bare command."""
     install = driver_install(facts, branch, ctx)
     return (*install, *reboot(facts)) if install else ()
+
+
+# Enrolling the key a locally built NVIDIA module is signed with, so that the kernel loads it with Secure Boot on. The
+# key is the module builder's, per distribution: Fedora's akmods (RPM Fusion's akmod-nvidia) signs with the key
+# kmodgenca creates, imported from /etc/pki/akmods/certs/public_key.der, and akmods --force rebuilds the module signed
+# (RPM Fusion, "Howto/Secure Boot", and akmods' README.secureboot); Ubuntu's DKMS signs with shim-signed's machine owner
+# key, which update-secureboot-policy --enroll-key imports (Ubuntu's shim-signed); Debian's DKMS (3.0 on) generates
+# /var/lib/dkms/mok.pub and signs with it (Debian wiki, SecureBoot, "DKMS and secure boot"). mokutil asks for a one-time
+# password, which the MOK manager asks for at the next boot (Enroll MOK).
+def enroll_module_key(facts: Facts) -> tuple[Cmd, ...]:
+    """The commands that enroll the NVIDIA module's signing key and reboot into the MOK manager; for a paste that names
+    no distribution, the read that decides them; () where the distribution's module builder is not known."""
+    distro = (facts.platform.distro.id or "").lower()
+    if distro == "fedora":
+        enroll: tuple[Cmd, ...] = (
+            Cmd(("kmodgenca", "-a"), root=True, note="akmods' signing key, created once"),
+            Cmd(("mokutil", "--import", "/etc/pki/akmods/certs/public_key.der"), root=True, note="asks for a one-time password"),
+            Cmd(("akmods", "--force"), root=True, note="rebuilds the nvidia module, signed with that key"),
+        )
+    elif distro == "ubuntu":
+        enroll = (Cmd(("update-secureboot-policy", "--enroll-key"), root=True, note="asks for a one-time password"),)
+    elif distro == "debian":
+        enroll = (Cmd(("mokutil", "--import", "/var/lib/dkms/mok.pub"), root=True, note="asks for a one-time password"),)
+    elif not distro and facts.pasted.partial:
+        # a paste that names no distribution: which builder signs the module is what /etc/os-release decides
+        return (
+            Cmd(
+                ("cat", "/etc/os-release"),
+                note="the distribution decides whose key signs the module: akmods' on Fedora, DKMS's on Debian and Ubuntu",
+            ),
+        )
+    else:
+        return ()
+    return (*enroll, *reboot(facts))
 
 
 def reload_modules() -> tuple[Cmd, ...]:
@@ -466,6 +527,16 @@ def reporters_docker_run(facts: Facts, gpus: bool) -> Cmd | None:
         elif not w.startswith("--gpus="):
             out.append(w)
     return Cmd(("docker", "run", *out), note="your command, as the text shows it, without --gpus")
+
+
+def reporters_pip_install(facts: Facts) -> Cmd | None:
+    """The reporter's own `pip install` as the text shows it (its plain words only, gpudoctor.parsers.error_texts), run
+    again with the environment's pip (`pip`: gpudoctor.planner.where decides the interpreter); None where the text shows
+    none. Each word is one argument of the printed command (quoted by gpudoctor.cmdline), never shell text."""
+    said = [e for e in facts.pasted.reported("pip-install-said") if e.get("args")] if facts.pasted.partial else []
+    if not said:
+        return None
+    return replace(pip(facts, "install", *(said[-1].get("args") or "").split()), note="your command, as the text shows it")
 
 
 def docker_run_without_gpus(facts: Facts, image: str | None = None) -> tuple[Cmd, ...]:

@@ -191,7 +191,7 @@ def _older_gcc_steps(facts: Facts, gcc: str) -> tuple:
     @26e79290, unix_cuda_flags: _ccbin = os.getenv("CC") ... cflags.extend(["-ccbin", _ccbin])). () for another host
     compiler, on Windows, or where neither is known (the asks decide it)."""
     from gpudoctor.facts import SETUPTOOLS_NVCC
-    from gpudoctor.planner.remedy import family
+    from gpudoctor.planner.remedy import family, reporters_pip_install
 
     debian = family(facts) == "debian"
     python_build = any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues)
@@ -201,9 +201,17 @@ def _older_gcc_steps(facts: Facts, gcc: str) -> tuple:
     if debian:
         steps.append(Cmd(("apt-get", "install", "-y", f"gcc-{gcc}", f"g++-{gcc}"), root=True))
     if python_build:
+        # the reporter's own install run again where the text shows it (planner.remedy.reporters_pip_install), not
+        # left as a comment (issue 27, kind 9: plans10 1032)
+        rerun = reporters_pip_install(facts)
         steps += [
             SetEnv("CC", f"gcc-{gcc}", note="torch.utils.cpp_extension passes CC to nvcc as -ccbin"),
-            SetEnv("CXX", f"g++-{gcc}", note="then rerun the same pip install in this shell, with the same python"),
+            SetEnv(
+                "CXX",
+                f"g++-{gcc}",
+                note="" if rerun else "then rerun the same pip install in this shell, with the same python",
+            ),
+            *((rerun,) if rerun else ()),
         ]
     return tuple(steps)
 
