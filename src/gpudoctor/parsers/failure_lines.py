@@ -91,7 +91,10 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
     # wrong numbers out: NaN, black or blank images
     (
         "nan-said",
-        LazyPattern(r"(?<![-\w])NaNs?(?![-\w])|\b(?:all[- ])?black (?:images?|pictures?|output|frames?)\b|\bblank images?\b", re.IGNORECASE),
+        LazyPattern(
+            r"(?<![-\w])NaNs?(?![-\w])|\b(?:all[- ])?black (?:images?|pictures?|output|frames?)\b|\bblank images?\b",
+            re.IGNORECASE,
+        ),
     ),
     # "I cannot get cupy to work", "Ray fails to allocate GPUs", "the operator cannot deploy", "I cannot run tabby"
     (

@@ -189,7 +189,10 @@ def _unrecognised_failures(g: Gathered, outputs: list[list[str]]) -> None:
 
 # A traceback's first frame in the reporter's own script ('File "dali_vid_test.py", line 26, in <module>'): not a
 # package's file (site-packages, dist-packages, a Python's lib), not a REPL's <stdin>; run again, it prints the error.
-_SCRIPT_FRAME = re.compile(r'^\s*File "((?![^"]*(?:site-packages|dist-packages|[\\/]lib[\\/]python))[^"<>]{1,300}\.py)", line \d')
+# (Never a name that starts with "-": python would read it as an option, "-c..." as code to run.)
+_SCRIPT_FRAME = re.compile(
+    r'^\s*File "((?!-)(?![^"]*(?:site-packages|dist-packages|[\\/]lib[\\/]python))[^"<>]{1,300}\.py)", line \d'
+)
 
 
 def _traceback_cut(lines: list[str]) -> tuple[str, str] | None:
