@@ -4,7 +4,7 @@ kind 8), over every recorded case.
     python tools/platform_count.py [--list] [--only TEXT]
 
 Every case tools/precondition_count.py reads (recorded machines, pasted cases, the blind pasted set, blind plan sets 3
-to 9) and the inputs of blind plan set 10 (its first run is recorded) are checked as `check` checks them; each command
+to 10; never plans11, being collected) is checked as `check` checks it; each command
 it prints (the plan's steps, their alternatives and the asks) is judged against the facts the paste became, by rules
 of its own, apart from the modules that decide (gpudoctor.planner.where, gpudoctor.pasted.ask, gpudoctor.cmdline):
 
@@ -25,23 +25,15 @@ import argparse
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from precondition_count import ROOT  # noqa: E402
-from precondition_count import cases as _recorded  # noqa: E402
+from precondition_count import cases  # noqa: E402 (the cases it reads, set 10 among them)
 
 _WRAPPERS = {"docker", "podman", "kubectl", "singularity", "apptainer", "srun", "wsl", "wsl.exe", "enroot"}
 _CMDLET = re.compile(r"[A-Z][a-z]+-[A-Z][A-Za-z]+\Z")
 _UNIX = {"sudo", "python3", "printenv", "which", "ls", "grep", "cat", "env", "export"}
-
-
-def cases() -> Iterator[tuple[str, Path]]:
-    yield from _recorded()
-    for p in sorted((ROOT / "tests" / "blind" / "plans10" / "cases").glob("*/input.txt")):
-        yield f"plans10:{p.parent.name}", p
 
 
 def _printed(path: Path) -> tuple[object, str, list[tuple[object, bool]]]:

@@ -4,7 +4,7 @@
 
 Every case gpudoctor has a recording of is checked as `check` checks it (the plan it prints, asks included): the
 recorded machines (tests/machines, tests/real), the pasted cases (tests/pasted), the blind pasted set and the inputs of
-blind plan sets 3 to 9 (tests/blind/plansN; never plans10, being collected). The plan is applied by the consequence
+blind plan sets 3 to 10 (tests/blind/plansN; never plans11, being collected). The plan is applied by the consequence
 model (gpudoctor.planner.consequences) and each `unmet-precondition` it reports is counted: a printed command that
 cannot succeed at its point of the plan (the tool absent or too old for the option used, another system's program,
 another interpreter, a package source not added). `--list` prints each one with its case, step and reason.
@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
-SETS = tuple(f"plans{n}" for n in range(3, 10))  # plans10 is a blind set being collected: never read
+SETS = tuple(f"plans{n}" for n in range(3, 11))  # plans11 is a blind set being collected: never read
 
 
 def cases() -> Iterator[tuple[str, Path]]:

@@ -4,7 +4,7 @@
     python tools/prose_fixes.py -v       # and the cases, by name, under each code
 
 Over every recorded case (tests/machines and tests/real replayed, tests/pasted/cases, tests/blind/pasted and the
-inputs of tests/blind/plans3..plans9; tests/blind/plans10 is never read: it is a blind set still being collected),
+inputs of tests/blind/plans3..plans10; tests/blind/plans11 is never read: it is a blind set still being collected),
 the real CLI runs in-process with `--format json` (tools/golden.py's Runner). Each finding at warning or above is
 read against the report's structure, never its prose:
 

@@ -1568,6 +1568,11 @@ def _failure(e, facts: Facts) -> bool:
         # "No GPU/TPU found, falling back to CPU" likewise: CPU notebooks print it, and reporters quote it from before
         # a fix (tests/blind/pasted 005: a driver's version shown, the GPUs listed by jax afterwards; a fine case).
         return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
+    if e.get("component_kind") == "said" and e.get("form") != "error-in-picture":
+        # only the reporter's words that it fails: on a machine they say has no NVIDIA GPU, the program's start-up
+        # message they call an error is its going on without one (tensorflow/tensorflow#43361, a control of set 3).
+        # (An error shown only as a picture stays open either way: the picture, as text, decides.)
+        return no_gpu_said(facts) is None and other_vendor_gpu_only(facts) is None
     # TensorFlow's warnings that it goes on without the GPU (a library it could not load, a ptxas it could not run):
     # no failure on a machine meant to have none.
     return recognised_failure(e)
@@ -1614,14 +1619,25 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
         if causes
         else ""
     )
+    from gpudoctor.parsers.failure_lines import SAID
+
+    if first.kind == "traceback-cut":  # the failure's own line is not in the paste: that is the first thing missing
+        shown = (
+            f"The paste ends before the error: its traceback stops at '{first.line.strip()}', before the line naming it, "
+            "and the rest"
+        )
+    elif first.get("form") in SAID:  # the reporter's words, no line of the program's
+        shown = f"The reporter says: '{first.line.strip()}'. The failing command's own output is not in the paste, and the rest"
+    else:
+        shown = f"The text says: '{first.line.strip()}'. gpudoctor recognised the error, but the rest"
     yield Finding(
         UNEXPLAINED,
         Severity.WARNING,
         "doctor",
         f"the text shows a failure that what was pasted cannot explain: {what or first.kind}{more}",
-        f"The text says: '{first.line.strip()}'. gpudoctor recognised the error, but the rest of the text does not "
-        f"show enough (the GPU, the driver, the framework's build) to say why it happened.{fits} This is not a clean "
-        "bill of health: ask for what is listed under 'Ask the reporter for' and read the answers with it.",
+        f"{shown} of the text does not show enough (the GPU, the driver, the framework's build) to say why it "
+        f"happened.{fits} This is not a clean bill of health: ask for what is listed under 'Ask the reporter for' and "
+        "read the answers with it.",
         tuple(ev("pasted", line) for line in list(dict.fromkeys(e.line for e in failures))[:3]),  # a line read twice: once
         # No remediation: nothing is known to fix yet; what to do next is the ask-for list (gpudoctor.pasted.ask).
     )

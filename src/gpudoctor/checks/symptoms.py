@@ -143,9 +143,45 @@ GPU_NOT_REACHED = Family(
     ),
 )
 
+_LOGS = FamilyAsk(
+    ("docker", "logs", "{container}"),
+    "the program's whole output where it runs, to its last line: the failure's own line is not in the paste",
+    "on the host",
+)
+# A failure the paste tells or starts but does not show: its traceback cut before the error line (the paste ends
+# before the error), or only the reporter's words ("it hangs", "NaN", "an error occurred" above a screenshot:
+# gpudoctor.parsers.failure_lines' said forms). No cause is named (the paste shows none); what decides first is the
+# failure's own output where the program runs, beside whether a GPU reaches that place at all.
+FAILURE_UNSHOWN = Family(
+    "failure-unshown",
+    "the failure's own output is not in the paste",
+    frozenset(
+        {
+            "traceback-cut",
+            "gpu-stack-failure:hang-said",
+            "gpu-stack-failure:nan-said",
+            "gpu-stack-failure:fails-said",
+            "gpu-stack-failure:error-said",
+            "gpu-stack-failure:error-in-picture",
+        }
+    ),
+    {},
+    {
+        "linux": (_SMI,),
+        "windows": (_SMI,),
+        "wsl": (_SMI, _WSL_LIBS),
+        "container": (_LOGS, _INSIDE_SMI, _STARTED_WITH),
+        "pod": (_LOGS, _INSIDE_SMI, POD_LIMITS),
+    },
+    (
+        "docker docs, reference/cli/docker/container/logs: 'docker logs' fetches the logs of a container",
+        "Kubernetes docs, reference/kubectl/generated/kubectl_logs: 'Print the logs for a container in a pod'",
+    ),
+)
+
 # (CUDA's "driver version is insufficient" is not a family here: gpudoctor.checks.reported judges it from the message
 # itself, toolkit-newer-than-driver, and no pasted case leaves it unexplained.)
-FAMILIES = (GPU_NOT_REACHED,)
+FAMILIES = (GPU_NOT_REACHED, FAILURE_UNSHOWN)
 
 
 def place(facts: Facts) -> str:

@@ -200,7 +200,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "cuda-unavailable": "torch.cuda.is_available() printed False",
     "cuda-available-said": "collect_env's 'Is CUDA available: True' (or a script's 'CUDA available: True'): the environment it ran in reaches the GPU",
     "gpu-stack-failure": "a failure line naming the GPU stack that no catalogue entry knows (parsers/failure_lines: its form and failing component)",
-    "traceback-cut": "a Python traceback the paste ends in, before its error line (the failure's message is not shown)",
+    "traceback-cut": "the paste ends before the error: a Python traceback stops before its error line (the failure's message is not shown)",
     "cuda-no-gpus": "PyTorch's CUDA initialisation found no GPU (No CUDA GPUs are available)",
     "nccl-system-error": "NCCL failed a system call (unhandled system error); its WARN line under NCCL_DEBUG=INFO names which",
     "extension-dll-load-failed": "Python could not load a compiled module on Windows: the .pyd, or a DLL it needs",

@@ -9,9 +9,15 @@ DLL Windows refused, the Python module that raised, the daemon, the pod. Only li
 shape, an invalid device ordinal, an assertion) are never read here: the program, not the environment, explains
 them (the catalogue's program-fault entries say what they mean).
 
+A reporter also tells a failure without showing its line (issues 28 and 31, set 10's reviews): "the training freezes
+with 4 GPUs", "TensorFlow produces NaN", "I cannot get cupy to work with CUDA", "I got this error:" above a screenshot.
+Such words are read too (the `said` forms, component_kind "said"), on a line that names the GPU stack or a GPU
+framework, and never where the same line says it is over ("no longer hangs", "without any errors"): the report then
+names what was reported and that its cause is not shown, and asks for the failing command's whole output.
+
 Pure: lines in, ErrorEvidence of kind "gpu-stack-failure" out, with `form`, `component`, `component_kind`
-(library, dll, module, package, daemon, pod, toolkit, runtime) and, where the line names it, `requirer` (the object that
-needs the library).
+(library, dll, module, package, daemon, pod, toolkit, runtime, said) and, where the line names it, `requirer` (the
+object that needs the library).
 """
 
 from __future__ import annotations
@@ -30,14 +36,14 @@ _MAX_FOUND = 8  # the first few lines are the failure; the rest repeat it
 # cublasLt64_12.dll, nvinfer), NVML, NCCL, TensorRT, and the words GPU and NVIDIA.
 _GPU_STACK = LazyPattern(
     r"cuda|cudnn|cublas|cufft|curand|cusparse|cusolver|nccl|nvml|nvidia|nvrtc|nvinfer|tensorrt|cupti|nvjitlink|"
-    r"nvcuvid|\bGPUs?\b|\bnvcc\b",
+    r"nvcuvid|\bGPUs?\b|\bnvcc\b|\b(?:video|graphics) cards?\b",
     re.IGNORECASE,
 )
 # A program's own faults: what it asked of a working GPU (memory, a shape, a device index it chose, its own assertion,
 # a tensor on the wrong device). Never the environment's to explain (the catalogue's "program-fault" evidence,
 # gpudoctor.checks.reported).
 _PROGRAM_FAULT = LazyPattern(
-    r"out of memory|OutOfMemory|\bOOM\b|ALLOC_FAILED|invalid device ordinal|device-side assert|illegal memory access|"
+    r"out of memory|OutOfMemory|\bOOM\b|not enough (?:GPU |video |device )?memory|ALLOC_FAILED|invalid device ordinal|device-side assert|illegal memory access|"
     r"misaligned address|size mismatch|\bshapes?\b|dimension|same device|Expected (?:all tensors|object of)|"
     r"AssertionError|IndexError|KeyError|TypeError|AttributeError|NameError|SyntaxError|ZeroDivisionError|"
     r"KeyboardInterrupt|no space left|bfloat16|\bdtype\b"
@@ -57,6 +63,76 @@ _NOT_HAPPENING = LazyPattern(
     re.IGNORECASE,
 )
 _SONAME = r"[\w.+-]{1,120}?\.so(?:\.[\w]{1,12}){0,4}"
+
+# What a reporter's sentence must name to be about the GPU environment: the stack's words, or a framework that runs on it.
+_SAID_FRAMEWORK = LazyPattern(r"\b(?:py)?torch\b|tensorflow|\bjax\b|cupy|paddle", re.IGNORECASE)
+_SAID_SUBJECT = LazyPattern(_GPU_STACK.source()[0] + "|" + _SAID_FRAMEWORK.source()[0] + r"|\bNVENC\b|\bNVDEC\b", re.IGNORECASE)
+# The same sentence saying the failure is over or never was: an answer, a fix, a question's premise denied.
+_SAID_OVER = LazyPattern(
+    r"\bno longer\b|\bnot anymore\b|"
+    r"\b(?:runs?|ran|works?|worked|completes?|completed|finish(?:es|ed)?)\b(?:\s+\w+){0,3}\s+without (?:any |an )?errors?\b|"
+    r"\b(?:fixed|solved|resolved|works? (?:fine|now|perfectly|well))\b|\?\s*$",
+    re.IGNORECASE,
+)
+# A sentence that sets what works against what fails ("with --gpus 0, works fine but with --gpus 0,1 hangs"): its
+# failure stands beside the words that something works.
+_CONTRAST = LazyPattern(r"\bbut\b|\bhowever\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
+# (form, pattern) of a failure told in words, tried after _FORMS on a line that names _SAID_SUBJECT.
+_SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
+    # it never ends: "hangs", "freezes", "stuck", "does not return", "times out", "infinite buffering"
+    (
+        "hang-said",
+        LazyPattern(
+            r"\b(?:hangs?|hanging|hung|freez(?:es|ing|e)|froze(?:n)?|stuck|deadlock(?:s|ed)?|time[sd]? out|timeouts|"
+            r"never (?:returns|finishes|completes|ends)|does(?:n't|n’t| not) return|infinite(?:ly)? buffering)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    # wrong numbers out: NaN, black or blank images
+    (
+        "nan-said",
+        LazyPattern(
+            r"(?<![-\w])NaNs?(?![-\w])|\b(?:all[- ])?black (?:images?|pictures?|output|frames?)\b|\bblank images?\b",
+            re.IGNORECASE,
+        ),
+    ),
+    # "I cannot get cupy to work", "Ray fails to allocate GPUs", "the operator cannot deploy", "I cannot run tabby"
+    (
+        "fails-said",
+        LazyPattern(
+            r"\b(?:can(?:no|['’])?t|could(?:n['’]t| not)|unable to|fail(?:s|ed)? to|won['’]t|will not)\s+"
+            r"(?:get\s+\S{1,40}\s+to\s+)?(?:work|run|start|deploy|launch|allocate|transcode|initiali[sz]e|recogni[sz]e)\b"
+            r"|\b(?:fails?|failed)\s+(?:to\s+\w+\s+)?(?:properly|respectively|on|with|when)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    # an error told, not shown: "an error occurred", "I got this error", "it is reporting some errors"
+    (
+        "error-said",
+        LazyPattern(
+            r"\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|reporting|returns?|hit|see)\s+"
+            r"(?:(?:me|us|an?|this|that|the|some|same|following|these)\s+){0,3}(?:errors?|exceptions?)\b"
+            r"|\b(?:an?|the)\s+errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b",
+            re.IGNORECASE,
+        ),
+    ),
+)
+# A line the program printed, not the reporter's sentence: a warning or an exception with its colon, a source file's
+# line, a log level, a timestamp. Its words are the program's ("UserWarning: Failed to launch Triton kernels ...;
+# falling back", a control of set 10): _FORMS reads such a line, the said forms never do.
+_PRINTED = LazyPattern(
+    r"\b\w*(?:Warning|Error|Exception)\s*:|\.py[:\"]|\.(?:cc|cpp|cu|c|h):\d|\b(?:WARN(?:ING)?|ERROR|INFO|DEBUG)\b|"
+    r"^\W{0,3}\d{4}-\d\d-\d\d|\w\([\"']"  # (the last: a call with a string, the source line a warning prints)
+)
+_QUOTED = LazyPattern(r"`[^`]{0,300}`")
+# The next line shows an error after all ("I get the following error message:" then the message): the paste shows it.
+_SHOWN_NEXT = LazyPattern(r"error|exception|fail|traceback|fatal", re.IGNORECASE)
+# An image a paste links ("![error](https://...png)", an <img> tag): what it shows cannot be read.
+_PICTURE = LazyPattern(r"!\[[^\]]{0,200}\]\(\S{1,600}\)|<img\s", re.IGNORECASE)
+# A sentence that tells of an error ("and I got this error -", "报错如下：", "this happens:", an issue form's "Describe
+# the bug" heading): with a picture as the next line, the error is only in the picture. (A picture captioned "error"
+# alone is not told as a failure: a warning the reporter asks about is captioned so too, plans5/443, a control.)
+_ERROR_INTRO = LazyPattern(r"\b(?:errors?|exceptions?|traceback|bug)\b|\b(?:this|it) happen(?:s|ed)\b|报错|错误", re.IGNORECASE)
 
 
 def _p(name: str) -> str:
@@ -178,7 +254,14 @@ MEANS = {
     "install-failed": "{c} did not install",
     "exception": "{c} raised an error",
     "gpu-unavailable-warning": "{c} found no usable GPU",
+    "hang-said": "the reporter says {c} hangs",
+    "nan-said": "the reporter says {c} produces NaN or blank output",
+    "fails-said": "the reporter says {c} fails",
+    "error-said": "the reporter says {c} fails with an error the paste does not show",
+    "error-in-picture": "the reporter shows {c}'s error only as a picture",
 }
+# The forms that are a reporter's words, not a line the program printed: the failing command's output is asked.
+SAID = frozenset({"hang-said", "nan-said", "fails-said", "error-said", "error-in-picture"})
 
 
 def _stack_word(line: str) -> str:
@@ -223,16 +306,55 @@ def _component(form: str, m: re.Match[str], line: str) -> tuple[tuple[str, str],
     return (("component", _stack_word(line)), ("component_kind", "runtime"))
 
 
+def _said_component(line: str) -> tuple[tuple[str, str], ...]:
+    """What a reporter's sentence names as failing: the framework it names, else the program (the stack's words in
+    such a sentence say where it runs, "with 4 GPUs", "with CUDA", not what failed)."""
+    m = _SAID_FRAMEWORK.search(line)
+    word = m.group(0).lower().removeprefix("py") if m else "the program"
+    return (("component", word), ("component_kind", "said"))
+
+
+def _said(line: str, after: str) -> ErrorEvidence | None:
+    """A failure the reporter tells in words on this line (after: the next non-empty line), or None."""
+    # (code the sentence quotes between backticks is the reporter's quotation, not a line the program printed)
+    if (_SAID_OVER.search(line) and not _CONTRAST.search(line)) or _PRINTED.search(_QUOTED.sub("", line)):
+        return None
+    if _ERROR_INTRO.search(line) and _PICTURE.search(after) and not _PICTURE.search(line):
+        return ErrorEvidence(KIND, line[:300], (("form", "error-in-picture"), *_said_component(line)))
+    if not _SAID_SUBJECT.search(line) or _NOT_HAPPENING.search(line):
+        return None
+    for form, pattern in _SAID_FORMS:
+        if pattern.search(line):
+            if form == "error-said" and _SHOWN_NEXT.search(after):
+                return None  # the error told is on the next line: read as what it is, or the program's own
+            return ErrorEvidence(KIND, line[:300], (("form", form), *_said_component(line)))
+    return None
+
+
 def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()) -> list[ErrorEvidence]:
     """The failure lines among `lines` that name the GPU stack and are not a program's own fault, skipping any line in
-    `known` (read already, by the catalogue or an extractor, whose reading is the better one)."""
+    `known` (read already, by the catalogue or an extractor, whose reading is the better one). Where no such line is
+    printed, the reporter's words that it failed (the `said` forms), the first one only: the rest retell it."""
     out: list[ErrorEvidence] = []
+    said: ErrorEvidence | None = None
     seen: set[str] = set()
-    for raw in lines:
-        line = raw.strip()
-        if not line or len(line) > _MAX_LINE or line in seen or any(k in line or line in k for k in known):
+    stripped = [raw.strip() for raw in lines]
+    following = [""] * len(stripped)
+    nxt = ""
+    for i in range(len(stripped) - 1, -1, -1):  # each line's next non-empty line
+        following[i] = nxt
+        nxt = stripped[i] or nxt
+    for i, line in enumerate(stripped):
+        if not line or len(line) > _MAX_LINE or _PROGRAM_FAULT.search(line):
             continue
-        if not _GPU_STACK.search(line) or _PROGRAM_FAULT.search(line) or _NOT_HAPPENING.search(line):
+        if said is None:
+            # (a line read already only described: "initializing ddp", "i have cuda 10.1"; the reporter's sentence
+            # around it can still tell the failure. A picture's line holds its address: _NOT_HAPPENING's "//" is tried
+            # after the picture.)
+            said = _said(line, following[i])
+        if line in seen or any(k in line or line in k for k in known):
+            continue
+        if not _GPU_STACK.search(line) or _NOT_HAPPENING.search(line):
             continue
         for form, pattern in _FORMS:
             m = pattern.search(line)
@@ -243,4 +365,4 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
             break
         if len(out) >= _MAX_FOUND:
             break
-    return out
+    return out or ([said] if said is not None else [])

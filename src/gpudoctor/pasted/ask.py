@@ -723,6 +723,15 @@ def _failing_component_asks(facts: Facts, windows: bool) -> list[Ask]:
     out: list[Ask] = []
     python = facts.frameworks.python
     shown = python.value.distributions if isinstance(python, Found) else {}
+    for cut in facts.pasted.reported("traceback-cut")[:1]:
+        if (script := cut.get("script")) and where.image(facts) is None:
+            # the paste ends before the error: the script its traceback starts in, run again where it ran, prints it
+            out.append(
+                Ask(
+                    where.python_step(facts, script),
+                    "the failing command's whole output, to its last line: the paste ends before the error",
+                )
+            )
     for e in facts.pasted.reported("gpu-stack-failure")[:3]:
         component, kind = e.get("component") or "", e.get("component_kind")
         if kind == "library" and not windows:

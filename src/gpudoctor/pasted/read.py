@@ -98,8 +98,13 @@ def read_sources(sources: list[Source]) -> Gathered:
             found = [e for e in found if not (e.kind == "library-missing" and (e.get("soname") or "").startswith("libnccl-"))]
         # (TensorFlow's start-up lines, catalogue.toml's tf-startup-log, print before anything fails, and the lines that
         # only show a setting: they explain no traceback the paste cuts off)
-        if not [e for e in found if e.kind not in _STARTUP_LINES] and (cut := _traceback_cut(lines)):
-            found.append(ErrorEvidence("traceback-cut", cut))
+        # (nor do the lines that only describe: a version stated, a package removed, checks.reported's descriptive kinds)
+        from gpudoctor.checks.reported import recognised_failure
+
+        failing = [e for e in found if e.kind not in _STARTUP_LINES and recognised_failure(e)]
+        if not failing and (cut := _traceback_cut(lines)):
+            script = _SCRIPT_FRAME.search(cut[1])
+            found.append(ErrorEvidence("traceback-cut", cut[0], (("script", script.group(1)),) if script else ()))
         if not _GPU_WANTED.search(plain[:1_000_000]):
             # llama.cpp's "BLAS = 0" is a plain CPU build's system info, and insightface's "Applied providers:
             # ['CPUExecutionProvider']" a CPU machine's session: a fault only where the text wants the GPU.
@@ -182,16 +187,25 @@ def _unrecognised_failures(g: Gathered, outputs: list[list[str]]) -> None:
                 g.errors.append(evidence)
 
 
-def _traceback_cut(lines: list[str]) -> str | None:
+# A traceback's first frame in the reporter's own script ('File "dali_vid_test.py", line 26, in <module>'): not a
+# package's file (site-packages, dist-packages, a Python's lib), not a REPL's <stdin>; run again, it prints the error.
+# (Never a name that starts with "-": python would read it as an option, "-c..." as code to run.)
+_SCRIPT_FRAME = re.compile(
+    r'^\s*File "((?!-)(?![^"]*(?:site-packages|dist-packages|[\\/]lib[\\/]python))[^"<>]{1,300}\.py)", line \d'
+)
+
+
+def _traceback_cut(lines: list[str]) -> tuple[str, str] | None:
     """A paste that ends inside a Python traceback, before its error line (every line after the last "Traceback (most
-    recent call last):" a frame, indented): a failure whose message was cut off. Its last line, or None."""
+    recent call last):" a frame, indented): a failure whose message was cut off. (Its last line, its first frame), or
+    None."""
     starts = [i for i, line in enumerate(lines[:200_000]) if line.lstrip().startswith("Traceback (most recent call last)")]
     if not starts:
         return None
     tail = [line for line in lines[starts[-1] + 1 :] if line.strip()]
     if not tail or any(not line.startswith((" ", "\t")) for line in tail):
         return None
-    return tail[-1].strip()[:300]
+    return tail[-1].strip()[:300], tail[0]
 
 
 _CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})

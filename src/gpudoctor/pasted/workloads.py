@@ -112,20 +112,24 @@ _VIDEO_CODEC_FAILING = re.compile(
 )
 # The reporter saying the program does not use or find the GPU ("it can't use the GPU, it can only use the cpu",
 # "it cannot load cudart", "falls back to the CPU", "it does not run on GPU", "No GPU Found", "GPU utilization was
-# always zero"): beside a pasted spec that requests none, its symptom when no program output was pasted
+# always zero", "it will not use gpu", "unable to get PyTorch to recognize the CUDA cores", "cuda.is_available() always
+# returns false"): beside a pasted spec that requests none, its symptom when no program output was pasted
 # (gpudoctor.checks.workloads); anywhere, a symptom whose causes the paste leaves open (gpudoctor.checks.symptoms).
 # Not a GPU's memory or process listing ("NOT allocate GPU memory", "Cannot see gpu process") nor a GPU the program
 # was told to pick ("not using the GPU specified by CUDA_VISIBLE_DEVICES"): those are other questions, and fine cases
 # of the blind sets (plans3/202, plans4/303, plans4/320).
 _GPU_UNUSED_SAID = re.compile(
     r"\b(?:can(?:no|')?t|could(?:n't| not)|unable to|fail(?:s|ed)? to|does(?:n't|n’t| not)|do(?:n't|n’t| not)|"
-    r"did(?:n't|n’t| not)|won't|is(?:n't| not))\s+"
+    r"did(?:n't|n’t| not)|won't|will not|is(?:n't| not))\s+(?:get\s+\S{1,40}\s+to\s+)?"
     r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|find|finding|see|seeing|load|loading|access|recogni[sz]e|"
     r"recogni[sz]ing|run\s+on|running\s+on|train\s+on)\s+"
     r"(?:the\s+|my\s+|a\s+|an\s+|any\s+)?(?:NVIDIA\s+)?(?:GPUs?|CUDA|cudart)\b"
     r"(?!\s*(?:memory|process|specified|selected|chosen|index|id\b|number|\d))"
     r"|\b(?:only|still)\s+(?:use[sd]?|using|runs?|running|ran)\s+(?:on\s+)?(?:the\s+)?CPU\b"
     r"|\bfall(?:s|ing)?\s+back\s+to\s+(?:the\s+)?CPU\b"
+    # "I still get cuda.is_available false", "'torch.cuda.is_available()' always returns 'false'"
+    r"|\bis_available\b(?:\(\))?['\"`]?\s+(?:always\s+|still\s+)?"
+    r"(?:(?:returns?|returned|gives?|gave|prints?|printed|shows?|showed|is|was)\s+)?['\"`]?false\b"
     r"|\bno\s+(?:NVIDIA\s+)?GPUs?\s+(?:was\s+|were\s+|is\s+)?(?:found|detected|usage)\b"
     r"|\bGPU\s+(?:utili[sz]ation|usage|util)\s+(?:is\s+|was\s+|remains\s+|stays\s+)?(?:always\s+|at\s+|still\s+)*"
     r"(?:0\s?%|zero)",

@@ -1,0 +1,337 @@
+"""Issues 28 and 31 (item 2): no clean bill for a failure the reporter shows or tells but nothing explains.
+
+A paste can stop before the error line (the traceback cut), or carry only the reporter's words that the program fails
+("it hangs", "black images", "I can't get cupy to work", "an error occurred" above a screenshot). Either is a failure
+gpudoctor cannot explain: the report is a warning (pasted-error-unexplained) that names what was reported and that its
+cause is not shown ("the paste ends before the error"), asserts no cause, and asks for what decides in the place the
+program runs (the failing script run again, the container's or the pod's log, whether a GPU reaches it). Each shape on
+real reports of the blind sets (cited by path) and public threads (URL beside the text); each with a quiet twin, a
+report whose words must not read as the failure.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.parsers.failure_lines import read_failure_lines
+from tests.hostile.test_corpus import run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+UNEXPLAINED = "pasted-error-unexplained"
+
+
+def _case(rel: str) -> Path:
+    (path,) = ROOT.glob(f"tests/blind/{rel}*/input.txt")
+    return path
+
+
+def _check(path: Path) -> dict:
+    code, out, err = run_cli("check", "--from", str(path), "--format", "json")
+    doc = json.loads(out)
+    assert code == doc["exit_code"], err
+    return doc
+
+
+def _paste(tmp_path: Path, text: str) -> dict:
+    paste = tmp_path / "issue.txt"
+    paste.write_text(text, encoding="utf-8")
+    return _check(paste)
+
+
+def _asked(doc: dict) -> list[list[str]]:
+    return [a["argv"] for a in doc["pasted"]["ask_for"] or []]
+
+
+def _blocking(doc: dict) -> list[str]:
+    return [f["code"] for f in doc["findings"] if f["severity"] in ("warning", "error", "critical")]
+
+
+def _said(doc: dict) -> list[dict]:
+    """The reporter's words read as a failure (failure_lines' said forms): their values."""
+    return [
+        dict(e["values"])
+        for e in doc["facts"]["pasted"]["errors"]
+        if e["kind"] == "gpu-stack-failure" and dict(e["values"]).get("component_kind") == "said"
+    ]
+
+
+def _form(lines: list[str]) -> str | None:
+    """The form failure_lines reads in these lines, if any."""
+    found = read_failure_lines(lines)
+    return dict(found[0].values)["form"] if found else None
+
+
+def _unexplained(doc: dict) -> dict:
+    """The one blocking finding is the unexplained failure, a warning, that asserts no cause (no remediation)."""
+    assert _blocking(doc) == [UNEXPLAINED]
+    (finding,) = (f for f in doc["findings"] if f["code"] == UNEXPLAINED)
+    assert finding["severity"] == "warning" and not finding.get("remediation")
+    return finding
+
+
+# -- the paste ends before the error: a traceback cut before its last line ------------------------------------------
+
+
+def test_a_cut_traceback_beside_a_stated_version_is_still_a_failure():
+    # pytorch/vision#9174: nvidia-smi's version line and pip's "Successfully uninstalled torch-2.8.0" (lines that
+    # describe), then `import torchvision`'s traceback, cut inside a frame: the paste ends before the error
+    doc = _check(_case("plans3/cases/219-vision9174"))
+    (cut,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "traceback-cut")
+    assert cut["line"] == 'File "/home/z/conda/envs/abj/lib/py'
+    finding = _unexplained(doc)
+    assert finding["detail"].startswith("The paste ends before the error")
+    assert ["/home/z/conda/envs/abj/bin/python", "-m", "torch.utils.collect_env"] in _asked(doc)
+
+
+def test_a_cut_traceback_of_the_reporters_script_asks_that_script_run_again():
+    # NVIDIA/DALI#4034: "Now when I run the sample code again, I get this error:" and a traceback from
+    # dali_vid_test.py that stops at "return self", inside a Triton server container
+    doc = _check(_case("plans9/cases/914-dali4034"))
+    (cut,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "traceback-cut")
+    assert dict(cut["values"]) == {"script": "dali_vid_test.py"}
+    _unexplained(doc)
+    asked = _asked(doc)
+    assert ["python3", "dali_vid_test.py"] in asked  # where it ran (the container), its whole output
+    assert ["nvidia-smi", "-L"] in asked  # whether that container sees the GPU
+
+
+def test_cut_public_thread():
+    # https://github.com/jax-ml/jax/issues/25718 (tests/blind/plans7/cases/620-*): a REPL's traceback cut inside its
+    # second frame: read as cut, with no script to run again (the first frame is <stdin>)
+    doc = _check(_case("plans7/cases/620-jax25718"))
+    (cut,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "traceback-cut")
+    assert not cut["values"]
+
+
+def test_cut_quiet_twin_a_whole_traceback():
+    # thuml/Time-Series-Library#10 (a control): its traceback ends in its error line, RuntimeError: No CUDA GPUs are
+    # available: nothing is cut
+    doc = _check(_case("plans4/cases/344-tslib10"))
+    assert "traceback-cut" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+
+
+# -- "it hangs": the reporter's words, nothing printed -------------------------------------------------------------
+
+
+def test_a_hang_told_in_words_is_named_and_jax_is_asked():
+    # jax-ml/jax#27535: "The call jax.devices() does not return anything and seems to time out after a few minutes."
+    doc = _check(_case("pasted/cases/021-jax-27535"))
+    assert _said(doc) == [{"form": "hang-said", "component": "jax", "component_kind": "said"}]
+    finding = _unexplained(doc)
+    assert finding["title"].endswith("the reporter says jax hangs")
+    assert ["python3", "-c", "import jax; jax.print_environment_info()"] in _asked(doc)
+    assert ["nvidia-smi"] in _asked(doc)
+
+
+def test_a_multi_gpu_freeze_told_in_words():
+    # NVIDIA/nccl#631: 'the model "freeze"(stuck) when using 4 or more GPUs'
+    doc = _check(_case("plans7/cases/609-nccl631"))
+    assert [s["form"] for s in _said(doc)] == ["hang-said"]
+    _unexplained(doc)
+
+
+def test_hang_public_thread(tmp_path):
+    # https://github.com/CompVis/taming-transformers/issues/12 (its first line as posted): what works set against
+    # what hangs
+    doc = _paste(
+        tmp_path,
+        "Hmm, training with `--gpus 0,` works fine but training with `--gpus 0,1` hangs right at `initializing ddp ...`\n",
+    )
+    assert [s["form"] for s in _said(doc)] == ["hang-said"]
+    assert ["nvidia-smi"] in _asked(doc)
+    _unexplained(doc)
+
+
+def test_hang_quiet_twins():
+    # pytorch/pytorch#51344 (a control): "hangs" and "freezes" only inside the addresses of the posts it links
+    assert UNEXPLAINED not in _blocking(_check(_case("plans9/cases/918-pt51344")))
+    # pytorch/pytorch#159742 (a control): the source line a warning prints, warnings.warn("Attempted to get default
+    # timeout for nccl backend ...")
+    doc = _check(_case("plans10/cases/1010-pt159742"))
+    assert _said(doc) == [] and UNEXPLAINED not in _blocking(doc)
+
+
+# -- NaN or black images ------------------------------------------------------------------------------------------
+
+
+def test_nan_public_thread(tmp_path):
+    # https://github.com/huggingface/diffusers/issues/1556 (its description's line as posted)
+    doc = _paste(
+        tmp_path,
+        "But both of the methods (GPU) gives me a black image in return. However when I use the CPU mode "
+        '`pipe.to("cpu")`, I get the results as expected.\n',
+    )
+    assert [s["form"] for s in _said(doc)] == ["nan-said"]
+    _unexplained(doc)
+
+
+def test_nans_printed_by_the_program_on_a_video_card_are_read_as_its_line():
+    # AUTOMATIC1111/stable-diffusion-webui#10154: "NansException: A tensor with all NaNs was produced in Unet. ... your
+    # video card does not support half type": the program's own line, naming the GPU as a video card
+    doc = _check(_case("plans10/cases/1037-a1111-10154"))
+    (e,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "gpu-stack-failure")
+    assert dict(e["values"])["form"] == "exception"
+    _unexplained(doc)
+
+
+def test_nan_quiet_twin_an_option_named_nan():
+    # https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/13722: the launch line's --disable-nan-check (and
+    # --skip-torch-cuda-test) is an option, no NaN produced
+    line = (
+        "Launching Web UI with arguments: --xformers --medvram --autolaunch --no-half-vae --no-half --precision full "
+        "--lowvram --always-batch-cond-uncond --upcast-sampling --api --listen --disable-nan-check --skip-torch-cuda-test"
+    )
+    assert _form([line]) is None
+
+
+# -- "I cannot get it to work": a failure told, its output not shown ----------------------------------------------
+
+
+def test_a_failure_told_in_words_names_the_framework_and_asks_it():
+    # cupy/cupy#1057: "I can't get cupy to work with cuda 9.1."
+    doc = _check(_case("plans9/cases/905-cupy1057"))
+    assert _said(doc) == [{"form": "fails-said", "component": "cupy", "component_kind": "said"}]
+    _unexplained(doc)
+    assert ["python3", "-c", "import cupy; cupy.show_config()"] in _asked(doc)
+
+
+def test_fails_public_thread(tmp_path):
+    # https://github.com/tensorflow/tensorflow/issues/63362 (its title as posted)
+    doc = _paste(tmp_path, "TF 2.17.0 RC0 Fails to work with GPUs (and TF 2.16 too)\n")
+    assert [s["form"] for s in _said(doc)] == ["fails-said"]
+    _unexplained(doc)
+    assert ["nvidia-smi"] in _asked(doc)
+
+
+def test_fails_quiet_twin_a_programs_own_warning():
+    # openai/whisper via StoryToolkitAI#79 (a control): "UserWarning: Failed to launch Triton kernels, likely due to
+    # missing CUDA toolkit; falling back to a slower median kernel implementation": the program's line, which goes on
+    doc = _check(_case("plans10/cases/1050-storytoolkitai79"))
+    assert _said(doc) == [] and UNEXPLAINED not in _blocking(doc)
+
+
+# -- "it reports an error": told, not shown ------------------------------------------------------------------------
+
+
+def test_an_error_told_but_not_shown():
+    # cupy/cupy#9106: "I am trying to get cupy running on a RTX 5080, but it is reporting some errors."
+    doc = _check(_case("plans8/cases/809-cupy9106"))
+    assert [s["form"] for s in _said(doc)] == ["error-said"]
+    _unexplained(doc)
+
+
+def test_error_public_thread(tmp_path):
+    # https://github.com/pytorch/pytorch/issues/27738 (a comment as posted)
+    doc = _paste(tmp_path, "I still see that error, although i have cuda 10.1 and nvcc -V shows that i have cuda 10.1\n")
+    assert [s["form"] for s in _said(doc)] == ["error-said"]
+    _unexplained(doc)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # "but I get the following error message:", and the message on the next line: the paste shows it
+        "plans6/cases/549-dorado812",
+        # "I am getting this error when importing tensorflow. I don't have gpu.": TensorFlow's start-up line on a machine
+        # without one
+        "plans3/cases/225-tf43361",
+    ],
+)
+def test_error_quiet_twins(case):
+    doc = _check(_case(case))
+    assert _said(doc) == [] and UNEXPLAINED not in _blocking(doc)
+
+
+# -- the error only in a picture ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "plans3/cases/205-pt99138",  # "### 🐛 Describe the bug", then a screenshot
+        "plans10/cases/1045-ollama3074",  # "an error occurred related to the data information.", then a screenshot
+        "plans8/cases/811-trt3489",  # "this happens:", then a screenshot
+    ],
+)
+def test_an_error_shown_only_as_a_picture(case):
+    doc = _check(_case(case))
+    assert [s["form"] for s in _said(doc)] == ["error-in-picture"]
+    finding = _unexplained(doc)
+    assert "The failing command's own output is not in the paste" in finding["detail"]
+
+
+def test_picture_public_thread(tmp_path):
+    # https://github.com/1adrianb/face-alignment/issues/113 (its description as posted)
+    doc = _paste(
+        tmp_path,
+        "@1adrianb My environment is Pytorch 0.4.0 and I installed enable cuda env.\n"
+        "![image](https://user-images.githubusercontent.com/37186266/48750853-4b87d500-ecbc-11e8-9b03-834edd00a230.png)\n\n"
+        "When I modified the parameter，the error is following\n"
+        "![image](https://user-images.githubusercontent.com/37186266/48750928-af120280-ecbc-11e8-91bd-59e726222f5e.png)\n",
+    )
+    assert [s["form"] for s in _said(doc)] == ["error-in-picture"]
+    _unexplained(doc)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # "when gpu 0 has not enough memory, error is produced." above a screenshot: the program's own fault
+        "plans3/cases/222-lightning1702",
+        # a screenshot captioned "error" alone: a warning the reporter asks about
+        "plans5/cases/443-giga22",
+    ],
+)
+def test_picture_quiet_twins(case):
+    doc = _check(_case(case))
+    assert _said(doc) == [] and UNEXPLAINED not in _blocking(doc)
+
+
+# -- the GPU not reached, in more of the reporter's words (checks.symptoms' gpu-not-reached) -------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "asked"),
+    [
+        ("plans6/cases/538-ollama2034", ["printenv", "CUDA_VISIBLE_DEVICES"]),  # "it will not use gpu"
+        ("plans7/cases/636-wsl7056", ["ls", "-l", "/usr/lib/wsl/lib"]),  # "'torch.cuda.is_available()' always returns 'false'"
+        (
+            "plans9/cases/949-pinokio1027",
+            ["python3", "-m", "torch.utils.collect_env"],
+        ),  # "unable to get PyTorch to recognize the CUDA cores"
+    ],
+)
+def test_gpu_not_reached_in_more_words(case, asked):
+    doc = _check(_case(case))
+    assert "gpu-unused-said" in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    _unexplained(doc)
+    assert asked in _asked(doc)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://stackoverflow.com/questions/60987997 (its title, as VoxelCubes/PanelCleaner#22 links it)
+        "Why torch.cuda.is_available() returns False even after installing pytorch with cuda?\n",
+        # https://github.com/VoxelCubes/PanelCleaner/issues/22 (its description as posted)
+        "I have the newest cuda installed 12.2. My gpu is supported. But seem like I can't run on cuda. Please help me.\n",
+    ],
+)
+def test_gpu_not_reached_public_threads(tmp_path, text):
+    doc = _paste(tmp_path, text)
+    assert "gpu-unused-said" in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    _unexplained(doc)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "plans4/cases/321-pl2837",  # "self.on_gpu = True if (gpus and torch.cuda.is_available()) else False": code
+        "pasted/cases/001-pytorch-40682",  # "always return false?" beside collect_env's "Is CUDA available: Yes"
+    ],
+)
+def test_gpu_not_reached_quiet_twins(case):
+    assert UNEXPLAINED not in _blocking(_check(_case(case)))
