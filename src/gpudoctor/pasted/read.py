@@ -1710,9 +1710,10 @@ def _interpreter_of_site(g: Gathered) -> None:
 
 
 # A Linux environment's site-packages (<prefix>/lib/pythonX.Y/site-packages): a venv's, a conda environment's, pyenv's,
-# whose interpreter is <prefix>/bin/python. The system's own (/usr, /usr/local: Debian's dist-packages, the
+# whose interpreter is <prefix>/bin/python (a prefix under ~/ as the paste writes it: gpudoctor.cmdline keeps its tilde
+# for the shell to expand). The system's own (/usr, /usr/local: Debian's dist-packages, the
 # distribution's site-packages) and the user site (~/.local) have no interpreter of their own: python3 stays.
-_LINUX_SITE = re.compile(r"^(?P<prefix>/[^\s:]{1,300}?)/lib/python[23](?:\.\d{1,2})?/site-packages$")
+_LINUX_SITE = re.compile(r"^(?P<prefix>(?:/|~/)[^\s:]{1,300}?)/lib/python[23](?:\.\d{1,2})?/site-packages$")
 _NO_OWN_PYTHON = re.compile(r"^/usr(?:/local)?$|/\.local$")
 # A path the reporter wrote over ("/path/to/env", "/home/$USER/...", "<env>", "..."): not one to run.
 _ANONYMISED = re.compile(r"[$<>*]|\.\.\.|/path/to/|/to/", re.IGNORECASE)
