@@ -39,7 +39,9 @@ from gpudoctor.facts import (
     EXEC_NAMED,
     IMAGE_RUN,
     KUBECTL_POD,
+    LOGGED_SERVICE,
     OS_NOT_NAMED,
+    PROGRAM_IMAGE,
     PROJECT_TOOL,
     Facts,
 )
@@ -72,6 +74,14 @@ def image(facts: Facts) -> dict[str, str] | None:
     return next((c for c in facts.pasted.cues if c.get("cue") == IMAGE_RUN), None)
 
 
+def program_image(facts: Facts) -> dict[str, str] | None:
+    """The image the paste's program runs in where no `docker run --gpus` names it (facts.PROGRAM_IMAGE): a docker run
+    without GPUs, or a Dockerfile's image (`means` ""); None where the paste shows neither."""
+    if not facts.pasted.partial:
+        return None
+    return next((c for c in facts.pasted.cues if c.get("cue") == PROGRAM_IMAGE), None)
+
+
 def python_exe(facts: Facts) -> str:
     """The probed interpreter's path (one argument, never quoted here: cmdline quotes it)."""
     env = facts.frameworks.python
@@ -89,6 +99,11 @@ def python_step(facts: Facts, *args: str) -> Cmd:
     img = image(facts)
     if img is not None and py in _USUAL:
         return Cmd(("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", img["means"], *args))
+    if py in _USUAL and (built := program_image(facts)) is not None and not exec_prefix(facts):
+        # (a Dockerfile's image is the one the reporter built from it: its name is theirs to fill in)
+        name: str | Placeholder = built.get("means") or Placeholder("image")
+        gpus = ("--gpus", "all") if built.get("gpus") else ()
+        return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", "python3", name, *args))
     if args[:2] == ("-m", "pip") and len(args) > 2:
         return package_step(facts, *args[2:])
     t = tool(facts)
@@ -107,13 +122,29 @@ def exec_prefix(facts: Facts) -> tuple[str | Placeholder, ...]:
     if runtime is None or facts.platform.container:
         return ()
     cues = facts.pasted.cues
-    if any((c.get("means") or "").startswith("run inside a ") and c.get("cue") != CONTAINER_SAID for c in cues):
-        return ()
+    if any((c.get("means") or "").startswith("run inside a ") and "prompt" in (c.get("cue") or "") for c in cues):
+        return ()  # (a prompt typed at inside the container; a spec or a log pasted is read on the host)
     if runtime == "kubernetes":
         ns, _, name = next((c.get("means") or "" for c in cues if c.get("cue") == KUBECTL_POD), "").rpartition("/")
         return ("kubectl", "exec", *(("-n", ns) if ns else ()), name or Placeholder("pod"), "--")
     named = next((c.get("means") for c in cues if c.get("cue") == EXEC_NAMED and c.get("means")), None)
+    if named is None and runtime == "docker" and (service := compose_service(facts)) is not None:
+        # a compose service (its spec or its log pasted) is entered by its service's name, whatever its container's
+        return ("docker", "compose", "exec", service)
     return (runtime, "exec", named or Placeholder("container"))
+
+
+def compose_service(facts: Facts) -> str | None:
+    """The one docker compose service the paste shows the program in: its spec's service (gpudoctor.pasted.workloads'
+    workload evidence), else the one service whose log it shows; None where it shows none, or several."""
+    specs = {
+        e.get("name")
+        for e in facts.pasted.errors
+        if e.kind in ("workload-gpus", "workload-without-gpu") and e.get("runtime") == "compose" and e.get("name")
+    }
+    logged = {c.get("means") for c in facts.pasted.cues if c.get("cue") == LOGGED_SERVICE and c.get("means")}
+    names = specs or logged
+    return next(iter(names)) if len(names) == 1 else None
 
 
 # How each project tool runs its environment's interpreter without activating it.
