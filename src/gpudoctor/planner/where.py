@@ -35,7 +35,6 @@ from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
 from gpudoctor.facts import (
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
-    CONTAINER_SAID,
     EXEC_NAMED,
     IMAGE_RUN,
     KUBECTL_POD,
