@@ -437,8 +437,9 @@ COMPONENT_NAMED = "a component named"
 KUBECTL_POD = "a pod kubectl names"
 IMAGE_RUN = "an image run with docker run"
 # The image the paste's program runs in where no `docker run --gpus` names it (IMAGE_RUN): a `docker run` without --gpus
-# (`means`: the image, `gpus`: ""), or a Dockerfile the paste shows built (`means`: "", the image it builds, which the
-# paste does not name; `gpus`: "all"). Read only by gpudoctor.planner.where, which asks its Python questions there.
+# (`means`: the image, `gpus`: ""), a Dockerfile the paste shows built (`means`: "", the image it builds, which the
+# paste does not name; `gpus`: "all"), or an Apptainer/Singularity image run (`runtime`: singularity or apptainer,
+# `python`: the interpreter its command ran). Read only by gpudoctor.planner.where, which asks its Python questions there.
 PROGRAM_IMAGE = "the image the program runs in"
 # A program the paste shows started by hand (`./ollama-linux-amd64`, `$ ollama serve`): `means` is its name. No
 # service manager runs it, so it has no systemd unit whose journal to ask for (gpudoctor.pasted.ask).

@@ -208,6 +208,15 @@ def test_a_dockerfiles_program_is_asked_in_its_image_never_on_the_host():
     assert "docker run --rm --gpus all --entrypoint python3 <image>" in images.why
 
 
+def test_a_singularity_images_program_is_asked_in_the_image_with_the_driver_bound_in():
+    done = _check(_case("plans9", "931"))  # AlphaFold's `singularity exec ~/.../alphafold.simg python ...`, no --nv
+    image = ("singularity", "exec", "--nv", "~/01.Biosoft/03.Sif/alphafold.simg", "python")
+    assert _pythons(done) and {argv[:5] for argv in _pythons(done)} == {image}  # the image's python, as its command ran
+    assert render_lines(Cmd((*image, "-m", "pip", "list")), "posix") == [
+        "singularity exec --nv ~/01.Biosoft/03.Sif/alphafold.simg python -m pip list"
+    ]
+
+
 def test_a_host_program_keeps_python3():
     # quiet twin: the user site (~/.local) holds the packages of the system's python3, the interpreter asked
     done = _check(_case("plans4", "354"))

@@ -446,8 +446,10 @@ def _import_failed(g: Gathered, lines: list[str]) -> None:
                 break
 
 
-def _image_cue(g: Gathered, image: str, line: str, gpus: str) -> None:
+def _image_cue(g: Gathered, image: str, line: str, gpus: str, runtime: str = "docker", python: str = "python3") -> None:
     entry = {"cue": PROGRAM_IMAGE, "means": image, "line": line.strip()[:300], "gpus": gpus}
+    if runtime != "docker":
+        entry |= {"runtime": runtime, "python": python}
     if entry not in g.cues and len(g.cues) < 64:
         g.cues.append(entry)
 
@@ -710,6 +712,11 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
         # to try the GPU says nothing of where the program runs.)
         image, _, line, _ = runs[0]
         _image_cue(g, image, line, "")
+    elif (sif := _SIF_RUN.search(head)) is not None:
+        # An Apptainer/Singularity image the program runs in (its .sif, or the registry URI it was pulled from)
+        prog = sif.group("prog") or ""
+        python = prog.rsplit("/", 1)[-1] if _PYTHON_WORD.fullmatch(prog.rsplit("/", 1)[-1]) else "python3"
+        _image_cue(g, sif.group("image"), sif.group(0), "nv", runtime=sif.group("tool"), python=python)
 
 
 # A program started by hand: run by its path in the current folder (`./ollama-linux-amd64`), or a server's `serve`
@@ -718,6 +725,14 @@ _BY_HAND = re.compile(
     r"(?:^|[\s(`'\"])\./(?P<path>[A-Za-z][\w.-]{1,80})|^[ \t]*[$#>][ \t]*(?:\S{1,200}/)?(?P<served>[A-Za-z][\w.-]{1,80})[ \t]+serve\b",
     re.MULTILINE,
 )
+# `singularity exec|run [options] IMAGE [program]` (Apptainer's too): the image a .sif or .simg file, or the registry
+# URI it is pulled from (apptainer's "exec" and "run" commands take the image as their first argument).
+_SIF_RUN = re.compile(
+    r"^[ \t]*(?:[$#][ \t]+)?(?:sudo[ \t]+)?(?P<tool>singularity|apptainer)[ \t]+(?:exec|run)\b[^\n]{0,400}?[ \t]"
+    r"(?P<image>[^\s'\"]{1,300}\.(?:sif|simg)|(?:docker|library|oras)://[^\s'\"]{1,300})(?:[ \t]+(?P<prog>[^\s'\"]{1,200}))?",
+    re.MULTILINE,
+)
+_PYTHON_WORD = re.compile(r"python(?:\d(?:\.\d{1,2})?)?")
 # A Dockerfile's base image and, below it, a RUN that installs: the program is built into an image (Dockerfile
 # reference: FROM, RUN).
 _DOCKERFILE_FROM = re.compile(r"^\s*FROM\s+[\w./:@${}-]+(?:\s+AS\s+[\w.-]+)?\s*$", re.IGNORECASE)

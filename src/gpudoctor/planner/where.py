@@ -75,7 +75,8 @@ def image(facts: Facts) -> dict[str, str] | None:
 
 def program_image(facts: Facts) -> dict[str, str] | None:
     """The image the paste's program runs in where no `docker run --gpus` names it (facts.PROGRAM_IMAGE): a docker run
-    without GPUs, or a Dockerfile's image (`means` ""); None where the paste shows neither."""
+    without GPUs, a Dockerfile's image (`means` ""), an Apptainer/Singularity image (`runtime`, and the `python` its
+    command ran); None where the paste shows none."""
     if not facts.pasted.partial:
         return None
     return next((c for c in facts.pasted.cues if c.get("cue") == PROGRAM_IMAGE), None)
@@ -101,6 +102,9 @@ def python_step(facts: Facts, *args: str) -> Cmd:
     if py in _USUAL and (built := program_image(facts)) is not None and not exec_prefix(facts):
         # (a Dockerfile's image is the one the reporter built from it: its name is theirs to fill in)
         name: str | Placeholder = built.get("means") or Placeholder("image")
+        if built.get("runtime") in ("singularity", "apptainer"):
+            # the image's own interpreter, with the host's driver bound in (--nv), as the program would need it
+            return Cmd((built["runtime"], "exec", "--nv", name, built.get("python") or "python3", *args))
         gpus = ("--gpus", "all") if built.get("gpus") else ()
         return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", "python3", name, *args))
     if args[:2] == ("-m", "pip") and len(args) > 2:
