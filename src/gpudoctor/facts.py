@@ -444,6 +444,9 @@ PROGRAM_IMAGE = "the image the program runs in"
 # A program the paste shows started by hand (`./ollama-linux-amd64`, `$ ollama serve`): `means` is its name. No
 # service manager runs it, so it has no systemd unit whose journal to ask for (gpudoctor.pasted.ask).
 STARTED_BY_HAND = "a program started by hand"
+# `docker compose up` run in the paste (its spec not pasted): the services it started log to Compose, not to a systemd
+# unit's journal (gpudoctor.pasted.ask asks `docker compose logs` of a component that runs as a container).
+COMPOSE_STARTED = "a docker compose project started"
 # A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its service's name.
 LOGGED_SERVICE = "a docker compose service's log"
 # The container a `docker exec NAME ...` (or podman's) line of the paste runs a command in: `means` is its name, so what

@@ -248,3 +248,9 @@ def test_a_server_started_by_hand_is_not_asked_for_its_journal():
     # quiet twin: Ollama on a Linux host with nothing run by hand keeps its service's journal
     twin = _check(EXAMPLES / "ollama-9298-no-nvidia-devices-detected-by-library.txt")
     assert ("journalctl", "-u", "ollama", "--no-pager") in [argv for argv, _, _ in _asks(twin)]
+
+
+def test_a_server_docker_compose_started_is_asked_for_composes_log_not_a_journal():
+    done = _check(_case("plans8", "834"))  # `docker compose up` of a project with an Ollama service, in WSL 2
+    asks = [argv for argv, _, _ in _asks(done)]
+    assert ("docker", "compose", "logs") in asks and not any(argv[0] == "journalctl" for argv in asks)

@@ -16,6 +16,7 @@ from typing import Any
 from gpudoctor.cmdline import Cmd, Placeholder, render
 from gpudoctor.facts import (
     COMPONENT_NAMED,
+    COMPOSE_STARTED,
     EXTENSION_NAMED,
     IMPORT_FAILED,
     JETSON_SAID,
@@ -688,8 +689,12 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         contained = image is not None or container_said(facts) in ("docker", "podman", "kubernetes")
         # (nor where the paste shows it started by hand, `./ollama-linux-amd64`: no service manager runs it)
         by_hand = any(c.get("cue") == STARTED_BY_HAND and comp.pattern.search(c.get("means") or "") for c in facts.pasted.cues)
-        hosted = not contained and facts.pasted.cluster is None and not by_hand
+        # (nor where `docker compose up` started it: its log is Compose's, whatever container name Compose gave it)
+        composed = not contained and any(c.get("cue") == COMPOSE_STARTED for c in facts.pasted.cues)
+        hosted = not contained and facts.pasted.cluster is None and not by_hand and not composed
         argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux and hosted else ())]
+        if composed and linux and any(a[:2] == ("docker", "logs") for a in comp.ask_container):
+            argvs.append((("docker", "compose", "logs"), decides))
         if contained:
             # the container's own form of an ask replaces the plain one (asked on the host, it reads the host)
             scoped = {tuple(a[3:]) for a in comp.ask_container if a[:3] == ("docker", "exec", "{container}")}

@@ -20,6 +20,7 @@ from gpudoctor.facts import (
     ADMIN_SAID,
     CLUSTER_SAID,
     COMPONENT_NAMED,
+    COMPOSE_STARTED,
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
     CONTAINER_SAID,
@@ -694,6 +695,8 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
         _cue(g, CONDA_FORGE_BUILD, m.group("pkg"), line_of(_FEEDSTOCK, m.group(0)))
     if (m := _BY_HAND.search(head)) is not None:
         _cue(g, STARTED_BY_HAND, m.group("path") or m.group("served") or "", m.group(0))
+    if (m := _COMPOSE_UP.search(head)) is not None:
+        _cue(g, COMPOSE_STARTED, "", line_of(_COMPOSE_UP, m.group(0)))
     runs = _image_runs(head)
     images = [(image, name, line) for image, name, line, gpus in runs if gpus]
     if len({image for image, _, _ in images}) == 1:  # one image run with GPUs: the program that failed is its
@@ -733,6 +736,8 @@ _SIF_RUN = re.compile(
     re.MULTILINE,
 )
 _PYTHON_WORD = re.compile(r"python(?:\d(?:\.\d{1,2})?)?")
+# Compose starting a project's services (`docker compose up`, v1's `docker-compose up`, with a file named by -f).
+_COMPOSE_UP = re.compile(r"\bdocker[- ]compose(?:[ \t]+-f[ \t]+\S{1,200})?[ \t]+up\b")
 # A Dockerfile's base image and, below it, a RUN that installs: the program is built into an image (Dockerfile
 # reference: FROM, RUN).
 _DOCKERFILE_FROM = re.compile(r"^\s*FROM\s+[\w./:@${}-]+(?:\s+AS\s+[\w.-]+)?\s*$", re.IGNORECASE)
