@@ -19,8 +19,8 @@ kind-8 reasons of sets 3 to 10 (tests/blind/plans*/verdicts-*.toml):
   name: Rocky, RHEL, CentOS, Fedora, an .el8 kernel; Ubuntu, Debian), or dkms on Fedora (akmods); where no family is
   shown, such a tool asked with no `cat /etc/os-release` asked before it;
 - interpreter: a bare python or python3 (or pip) where the paste shows the program's own interpreter (an
-  environment's site-packages path outside the system's, an embedded or portable Python, a venv's Scripts folder) or
-  the machine probed one;
+  environment's site-packages path outside the system's, an embedded or portable Python, a venv's Scripts folder, a
+  web UI's webui-user.bat launcher on Windows, which runs its venv) or the machine probed one;
 - place: a Python interpreter or pip run on the host's shell (no container runtime before it, no note saying where)
   where the paste shows the program in a container, an image, a pod or a Singularity/Apptainer image (a Dockerfile,
   docker run/exec/compose, kubectl, podman, singularity exec);
@@ -78,6 +78,10 @@ _ENV_SITE = re.compile(r"(?:^|[\s\"'(])(?:~|/(?!usr/(?:local/)?lib/))[^\s\"':]*/
                        r"[\\/]+(?:Lib[\\/]+site-packages|Scripts[\\/]+python\.exe|python\.exe)"
                        r"|python_embedd?ed[\\/]+python\.exe", re.IGNORECASE)  # fmt: skip
 _USER_SITE = re.compile(r"/\.local/lib/python")
+# The AUTOMATIC1111 family's launcher run on Windows: webui.bat runs the venv it makes beside itself, unless the
+# release package's run.bat runs the web UI with its own system\python.
+_WEBUI_LAUNCHER = re.compile(r"(?<![\w-])(?:webui-user|webui)\.bat\b", re.IGNORECASE)
+_RUN_BAT = re.compile(r"(?<![\w-])run\.bat\b", re.IGNORECASE)
 
 
 def _by_hand(text: str, name: str) -> bool:
@@ -137,6 +141,8 @@ _WRITTEN_OVER = re.compile(r"[$<>]|/path/to/|\.\.\.", re.IGNORECASE)
 def _own_interpreter(facts, text: str) -> bool:  # noqa: ANN001
     """Whether the paste (or the probed machine) shows the program's own interpreter, not the platform's usual name."""
     if text:
+        if (facts.platform.system or "").lower().startswith("win") and _WEBUI_LAUNCHER.search(text) and not _RUN_BAT.search(text):
+            return True
         return any(not _USER_SITE.search(m.group(0)) and not _WRITTEN_OVER.search(m.group(0)) for m in _ENV_SITE.finditer(text))
     py = getattr(facts.frameworks.python, "value", None)
     exe = getattr(py, "executable", None) or ""

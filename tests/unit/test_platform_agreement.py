@@ -181,7 +181,11 @@ def test_quiet_twin_the_python_a_traceback_shows_stays(path, python):
 
 def _pythons(done) -> list[tuple[str, ...]]:
     """The asks that run a Python interpreter, each as its argv."""
-    return [argv for argv, _, _ in _asks(done) if any(w in ("python", "python3") or w.endswith("/bin/python") for w in argv)]
+
+    def runs_python(w: str) -> bool:
+        return w in ("python", "python3") or w.endswith(("/bin/python", "python.exe"))
+
+    return [argv for argv, _, _ in _asks(done) if any(runs_python(w) for w in argv)]
 
 
 def test_a_compose_services_python_is_asked_in_the_service():
@@ -254,3 +258,11 @@ def test_a_server_docker_compose_started_is_asked_for_composes_log_not_a_journal
     done = _check(_case("plans8", "834"))  # `docker compose up` of a project with an Ollama service, in WSL 2
     asks = [argv for argv, _, _ in _asks(done)]
     assert ("docker", "compose", "logs") in asks and not any(argv[0] == "journalctl" for argv in asks)
+
+
+def test_a_webui_launcher_runs_its_venv_even_where_the_paste_never_says_venv():
+    done = _check(_case("plans10", "1037"))  # "open webui-user.bat", A1111's footer, a NansException on a GTX 1650 SUPER
+    assert _pythons(done) and all(argv[0] == "venv\\Scripts\\python.exe" for argv in _pythons(done))
+    # quiet twin: the release package's run.bat runs the web UI with its own system\python, not a venv
+    twin = _check(_case("plans4", "345"))
+    assert _pythons(twin) and all(argv[0].endswith("\\system\\python\\python.exe") for argv in _pythons(twin))

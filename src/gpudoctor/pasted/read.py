@@ -1781,8 +1781,8 @@ _VENV_SAID = re.compile(r"\bvenv\b", re.IGNORECASE)
 
 
 def _interpreter_of_launcher(g: Gathered) -> None:
-    """On Windows, with no interpreter shown: a webui launcher and its venv named make the venv's python.exe the
-    interpreter, relative to the folder the launcher is in (where the person runs it)."""
+    """On Windows, with no interpreter shown: a webui launcher (with its venv named, or no run.bat beside it) makes the
+    venv's python.exe the interpreter, relative to the folder the launcher is in (where the person runs it)."""
     if g.system != "Windows" or g.interpreter is not None:
         return
     lines = [ln for _, text in g.texts for ln in text]
@@ -1792,7 +1792,9 @@ def _interpreter_of_launcher(g: Gathered) -> None:
         launcher = next((ln for ln in lines if _WEBUI_LAUNCHED.search(ln)), None)
         if launcher is not None:
             lines = [*lines, "venv"]  # (A1111's webui.bat makes the venv unless the release package's run.bat runs it)
-    if launcher is None or not any(_VENV_SAID.search(ln) for ln in lines):
+    # (webui.bat makes and runs the venv unless VENV_DIR says otherwise: the launcher is enough, except beside the
+    # release package's run.bat, whose own Python runs the web UI: _interpreter_of_package)
+    if launcher is None or not (any(_VENV_SAID.search(ln) for ln in lines) or not any(_RUN_BAT.search(ln) for ln in lines)):
         return
     g.interpreter = "venv\\Scripts\\python.exe"
     entry = {
