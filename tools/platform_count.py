@@ -21,9 +21,11 @@ kind-8 reasons of sets 3 to 10 (tests/blind/plans*/verdicts-*.toml):
 - interpreter: a bare python or python3 (or pip) where the paste shows the program's own interpreter (an
   environment's site-packages path outside the system's, an embedded or portable Python, a venv's Scripts folder, a
   web UI's webui-user.bat launcher on Windows, which runs its venv) or the machine probed one;
-- place: a Python interpreter or pip run on the host's shell (no container runtime before it, no note saying where)
-  where the paste shows the program in a container, an image, a pod or a Singularity/Apptainer image (a Dockerfile,
-  docker run/exec/compose, kubectl, podman, singularity exec);
+- place: a Python interpreter or pip, or a read of the program's own environment (ldconfig, ldd, printenv), run on the
+  host's shell (no container runtime before it, no note saying where) where the paste shows the program in a
+  container, an image, a pod or a Singularity/Apptainer image (a Dockerfile, docker run/exec/compose, kubectl, podman,
+  singularity exec); a loader read beside NVIDIA's container hook failing (nvidia-container-cli, nvidia-docker 1's
+  wrapper: they run on the host) is the host's;
 - service: `journalctl -u NAME` where the paste shows NAME run in a container or by hand (`./NAME`, `NAME serve` at a
   prompt): it has no systemd unit there.
 
@@ -58,6 +60,9 @@ _FAMILY_TOOL = {"apt-get": "debian", "apt": "debian", "apt-mark": "debian", "dpk
 _RHEL_IDS = {"rhel", "centos", "fedora", "rocky", "almalinux", "ol", "amzn", "opencloudos", "tencentos"}
 _DEBIAN_IDS = {"debian", "ubuntu", "linuxmint", "pop", "raspbian", "kali"}
 _PYTHONS = {"python", "python3", "python.exe", "pip", "pip3"}
+# What reads the program's own environment: its loader's cache, its variables, what a library of it links. Run on the
+# host's shell, they read the host's, not the container's or the image's.
+_PROGRAM_SIDE = {"ldconfig", "ldd", "printenv"}
 
 # The paste's own words of a distribution family (a name, an Enterprise Linux kernel's .elN release, the package tools
 # the reporter ran), the reporter's text, not a decider's reading of it.
@@ -185,7 +190,11 @@ def judge(facts, target: str, cmd, ask: bool, text: str = "") -> str | None:  # 
             return "family"
         if fam == "unknown" and facts.pasted.partial and (tool is not None or prog == "dkms") and ask:
             return "family-unasked"
-    if argv[0] in _PYTHONS and text and not on_host and (_DOCKERFILE.search(text) or _CONTAINER_SAID.search(text)):
+    # (NVIDIA's container hook, nvidia-container-cli, and nvidia-docker 1's wrapper, which logs as "nvidia-docker | ",
+    # run on the host and read its loader: there ldconfig is the host's)
+    hook = prog in ("ldconfig", "ldd") and ("nvidia-container-cli" in text or "nvidia-docker |" in text)
+    program = argv[0] in _PYTHONS or (argv[0] in _PROGRAM_SIDE and not hook)
+    if program and text and not on_host and (_DOCKERFILE.search(text) or _CONTAINER_SAID.search(text)):
         return "place"
     if argv[0] in _PYTHONS and _own_interpreter(facts, text):
         return "interpreter"

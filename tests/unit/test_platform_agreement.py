@@ -266,3 +266,21 @@ def test_a_webui_launcher_runs_its_venv_even_where_the_paste_never_says_venv():
     # quiet twin: the release package's run.bat runs the web UI with its own system\python, not a venv
     twin = _check(_case("plans4", "345"))
     assert _pythons(twin) and all(argv[0].endswith("\\system\\python\\python.exe") for argv in _pythons(twin))
+
+
+def test_a_read_of_the_programs_own_environment_is_asked_where_it_runs():
+    # the image a docker run started: its variables, not the host's (llama.cpp's server-cuda image, error 804)
+    done = _check(_case("plans10", "1033"))
+    run = ("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "printenv", "ghcr.io/ggml-org/llama.cpp:server-cuda")
+    assert (*run, "LD_LIBRARY_PATH") in [argv for argv, _, _ in _asks(done)]
+    # the container a docker exec names: its variables and its loader's cache
+    asks = [argv for argv, _, _ in _asks(_check(_case("plans9", "903")))]
+    assert ("docker", "exec", "slowfast", "printenv", "NVIDIA_DRIVER_CAPABILITIES") in asks
+    assert ("docker", "exec", "slowfast", "ldconfig", "-p") in asks
+    assert not any(argv[0] in ("printenv", "ldconfig") for argv in asks)
+
+
+def test_a_loader_read_beside_the_container_hook_stays_the_hosts():
+    # quiet twin: nvidia-container-cli runs on the host and reads the host's ldconfig cache (immich, compose)
+    done = _check(_case("plans7", "639"))
+    assert (("ldconfig", "-p"), ("grep", "libnvidia-ml")) in [(argv, pipe) for argv, pipe, _ in _asks(done)]

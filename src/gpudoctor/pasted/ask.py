@@ -480,6 +480,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # A failure nothing shown explains has no fix to print until these are answered: each answer decides it (the
         # finding says so, gpudoctor.checks.reported.check_reported_unexplained).
         out = [dataclasses.replace(a, codes=(*a.codes, UNEXPLAINED)) for a in out]
+    # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
+    out = [dataclasses.replace(a, command=where.placed(facts, a.command)) for a in out]
     return _other_side_last(_unique(_decided(facts, out)))
 
 

@@ -115,6 +115,40 @@ def python_step(facts: Facts, *args: str) -> Cmd:
     return Cmd((*exec_prefix(facts), py, *args))
 
 
+# What reads the program's own environment rather than the machine's: its variables, its loader's cache, what a library
+# of it links. Inside a container or an image they are the container's, and the host's answer says nothing of them.
+_PROGRAM_SIDE = frozenset({"printenv", "ldconfig", "ldd"})
+# The loader reads of NVIDIA's container runtime hook, which runs on the host (nvidia-container-cli reads the host's
+# ldconfig cache to find the driver's libraries it mounts; nvidia-docker 1's wrapper the host's driver volume): there
+# the host's loader is the one asked.
+_HOST_LOADER = frozenset({"ldconfig", "ldd"})
+_HOOKS = ("nvidia-container-cli", "nvidia-docker |")  # (nvidia-docker 1's wrapper logs as "nvidia-docker | ...")
+
+
+def placed(facts: Facts, cmd: Cmd) -> Cmd:
+    """A question about the program's own environment (_PROGRAM_SIDE) asked where the paste's program runs: in its
+    container (exec_prefix), the image it ran (IMAGE_RUN, PROGRAM_IMAGE: that image run with the program as its
+    entrypoint); as it is on the host, where the paste shows none, where its note already says where, and for a loader
+    read where the failure is the container runtime's hook (it runs on the host)."""
+    program = str(cmd.argv[0])
+    if cmd.note or program not in _PROGRAM_SIDE:
+        return cmd
+    if program in _HOST_LOADER and any(w in e.line for e in facts.pasted.errors for w in _HOOKS):
+        return cmd
+    rest = cmd.argv[1:]
+    if (img := image(facts)) is not None:
+        return Cmd(("docker", "run", "--rm", "--gpus", "all", "--entrypoint", program, img["means"], *rest), pipe=cmd.pipe)
+    if prefix := exec_prefix(facts):
+        return Cmd((*prefix, *cmd.argv), pipe=cmd.pipe)
+    if (built := program_image(facts)) is not None:
+        name: str | Placeholder = built.get("means") or Placeholder("image")
+        if built.get("runtime") in ("singularity", "apptainer"):
+            return Cmd((built["runtime"], "exec", "--nv", name, *cmd.argv), pipe=cmd.pipe)
+        gpus = ("--gpus", "all") if built.get("gpus") else ()
+        return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", program, name, *rest), pipe=cmd.pipe)
+    return cmd
+
+
 def exec_prefix(facts: Facts) -> tuple[str | Placeholder, ...]:
     """What runs a command in the container the paste's program ran in, from the host: `docker exec NAME` (podman's
     alike), `kubectl exec POD --`; empty where the paste shows no container, where its prompts show the reporter typing
