@@ -25,7 +25,7 @@ kind-8 reasons of sets 3 to 10 (tests/blind/plans*/verdicts-*.toml):
   host's shell (no container runtime before it, no note saying where) where the paste shows the program in a
   container, an image, a pod or a Singularity/Apptainer image (a Dockerfile, docker run/exec/compose, kubectl, podman,
   singularity exec); a loader read beside NVIDIA's container hook failing (nvidia-container-cli, nvidia-docker 1's
-  wrapper: they run on the host) is the host's;
+  wrapper, Apptainer's --nv: they run on the host) is the host's;
 - service: `journalctl -u NAME` where the paste shows NAME run in a container or by hand (`./NAME`, `NAME serve` at a
   prompt): it has no systemd unit there.
 
@@ -190,9 +190,9 @@ def judge(facts, target: str, cmd, ask: bool, text: str = "") -> str | None:  # 
             return "family"
         if fam == "unknown" and facts.pasted.partial and (tool is not None or prog == "dkms") and ask:
             return "family-unasked"
-    # (NVIDIA's container hook, nvidia-container-cli, and nvidia-docker 1's wrapper, which logs as "nvidia-docker | ",
-    # run on the host and read its loader: there ldconfig is the host's)
-    hook = prog in ("ldconfig", "ldd") and ("nvidia-container-cli" in text or "nvidia-docker |" in text)
+    # (NVIDIA's container hook, nvidia-container-cli, nvidia-docker 1's wrapper, which logs as "nvidia-docker | ", and
+    # Apptainer's --nv, "Could not find any nv files on this host", run on the host and read its loader: the host's)
+    hook = prog in ("ldconfig", "ldd") and any(w in text for w in ("nvidia-container-cli", "nvidia-docker |", "nv files on"))
     program = argv[0] in _PYTHONS or (argv[0] in _PROGRAM_SIDE and not hook)
     if program and text and not on_host and (_DOCKERFILE.search(text) or _CONTAINER_SAID.search(text)):
         return "place"

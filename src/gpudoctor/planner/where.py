@@ -119,10 +119,12 @@ def python_step(facts: Facts, *args: str) -> Cmd:
 # of it links. Inside a container or an image they are the container's, and the host's answer says nothing of them.
 _PROGRAM_SIDE = frozenset({"printenv", "ldconfig", "ldd"})
 # The loader reads of NVIDIA's container runtime hook, which runs on the host (nvidia-container-cli reads the host's
-# ldconfig cache to find the driver's libraries it mounts; nvidia-docker 1's wrapper the host's driver volume): there
-# the host's loader is the one asked.
+# ldconfig cache to find the driver's libraries it mounts; nvidia-docker 1's wrapper the host's driver volume;
+# Apptainer's --nv the host's cache, by its etc/nvliblist.conf): there the host's loader is the one asked.
 _HOST_LOADER = frozenset({"ldconfig", "ldd"})
-_HOOKS = ("nvidia-container-cli", "nvidia-docker |")  # (nvidia-docker 1's wrapper logs as "nvidia-docker | ...")
+# (nvidia-docker 1's wrapper logs as "nvidia-docker | ..."; Apptainer's --nv says "Could not find any nv files on this
+# host" when the host's ldconfig cache lists none of the driver's libraries)
+_HOOKS = ("nvidia-container-cli", "nvidia-docker |", "nv files on this host")
 
 
 def placed(facts: Facts, cmd: Cmd) -> Cmd:
