@@ -30,6 +30,9 @@ its own before the command, `# ` and words made only of letters, digits and `.,:
 character becomes a space or a lookalike that no shell gives a meaning): in every shell that line is
 a comment, and in such a zsh it is at worst "command not found: #", with nothing expanded or run.
 
+A word starting with `~/` keeps that tilde unquoted (`~/'my env'/bin/python`): the shell expands it to the home
+directory and nothing else, as the paste that showed the path meant it.
+
 Placeholders (`<distro>`, `<branch>`) are for the person to replace: they come from code only and are
 quoted like any other word (`'<distro>'`), so a line pasted unchanged fails on a literal argument
 instead of redirecting from or into a file.
@@ -247,6 +250,11 @@ def quote_posix(value: str) -> str:
         return value
     if not value:
         return "''"
+    if value.startswith("~/") and len(value) > 2:
+        # A path under the home directory as a paste writes it (~/conda_envs/x/bin/python): the tilde and its slash
+        # stay bare, so every POSIX shell and fish expand them to $HOME (a quoted ~ is a folder named "~"); the rest
+        # is quoted as any word. Only `~/`: `~name` (another user's home) stays quoted, as itself.
+        return "~/" + quote_posix(value[2:])
     parts = []
     for i, run in enumerate(_SPECIAL_RUNS.split(value)):
         if not run:

@@ -436,6 +436,19 @@ COMPONENT_NAMED = "a component named"
 # ("/pod" without one). Here, beside the other cue kinds, so the rules read it without importing the reader.
 KUBECTL_POD = "a pod kubectl names"
 IMAGE_RUN = "an image run with docker run"
+# The image the paste's program runs in where no `docker run --gpus` names it (IMAGE_RUN): a `docker run` without --gpus
+# (`means`: the image, `gpus`: ""), a Dockerfile the paste shows built (`means`: "", the image it builds, which the
+# paste does not name; `gpus`: "all"), or an Apptainer/Singularity image run (`runtime`: singularity or apptainer,
+# `python`: the interpreter its command ran). Read only by gpudoctor.planner.where, which asks its Python questions there.
+PROGRAM_IMAGE = "the image the program runs in"
+# A program the paste shows started by hand (`./ollama-linux-amd64`, `$ ollama serve`): `means` is its name. No
+# service manager runs it, so it has no systemd unit whose journal to ask for (gpudoctor.pasted.ask).
+STARTED_BY_HAND = "a program started by hand"
+# `docker compose up` run in the paste (its spec not pasted): the services it started log to Compose, not to a systemd
+# unit's journal (gpudoctor.pasted.ask asks `docker compose logs` of a component that runs as a container).
+COMPOSE_STARTED = "a docker compose project started"
+# A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its service's name.
+LOGGED_SERVICE = "a docker compose service's log"
 # The container a `docker exec NAME ...` (or podman's) line of the paste runs a command in: `means` is its name, so what
 # is asked of "the container" is asked of that one.
 EXEC_NAMED = "a container docker exec names"

@@ -57,9 +57,11 @@ def test_triton_without_a_file_named_refreshes_the_cache_only():
 
 def test_a_home_relative_traceback_path_keeps_its_tilde_or_is_not_run():
     snapshot, _, asks = _run(_TRITON)
-    # the path without its ~ (/.conda/...) names a directory that does not exist: never an interpreter to run
+    # the path without its ~ (/.conda/...) names a directory that does not exist: never an interpreter to run; with its
+    # ~ it is the environment's interpreter, which the shell finds under $HOME (gpudoctor.cmdline keeps the tilde bare)
     assert not any(a.startswith("/.conda") for a in asks)
-    assert snapshot["python"]["executable"] == "python3"
+    assert snapshot["python"]["executable"] == "~/.conda/envs/ft/bin/python"
+    assert all(a.startswith("~/.conda/envs/ft/bin/python ") for a in asks if "python" in a.split(" ", 1)[0])
     assert any(site.startswith("~/.conda/envs/ft/") for site in snapshot["python"].get("site_packages", []))
 
 

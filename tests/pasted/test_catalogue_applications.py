@@ -102,10 +102,13 @@ def test_ollama_on_windows_asks_for_its_release_and_the_server_log():
 
 
 def test_ollama_on_linux_keeps_journalctl():
-    # The quiet twin: an Ollama runner's log on Linux asks systemd's journal, not a Windows path.
-    _, _, asks = _run(Path(_LLAMA_CPP_LOG).read_text(encoding="utf-8"))
+    # The quiet twin: Ollama's server on a Linux host (ollama/ollama#9298) asks systemd's journal, not a Windows path.
+    _, _, asks = _run(_example("ollama-9298-no-nvidia-devices-detected-by-library.txt"))
     assert "journalctl -u ollama --no-pager" in asks
     assert _SERVER_LOG not in asks and "ollama --version" not in asks
+    # ... and the portable binary started by hand (./ollama-linux-amd64) has no systemd unit: no journal is asked of it
+    _, _, asks = _run(Path(_LLAMA_CPP_LOG).read_text(encoding="utf-8"))
+    assert not any(a.startswith("journalctl") for a in asks) and _SERVER_LOG not in asks
 
 
 # --- llama.cpp ------------------------------------------------------------------------------------------------------

@@ -327,7 +327,7 @@ def test_a_launch_timeout_on_windows_is_the_display_watchdog_and_raises_tdrdelay
         ("nvidia-smi", "--query-gpu=name,driver_model.current,display_active", "--format=csv"),
         ("reg", "query", key, "/v", "TdrDelay"),
         ("reg", "add", key, "/v", "TdrDelay", "/t", "REG_DWORD", "/d", "60", "/f"),
-        ("Restart-Computer",),
+        ("shutdown", "/r", "/t", "0"),  # (a program cmd.exe and PowerShell both run: planner.remedy.reboot)
     ]
 
 

@@ -307,7 +307,11 @@ def test_each_harmless_line_alone_is_no_finding(line):
     [
         ("tensorflow-57764-pod-cuinit-34-kernel-driver-not-running.txt", [*STUB, "lsmod | grep nvidia"]),
         ("cartoonize-22-dev-nvidia0-does-not-exist.txt", ["ls -l /dev | grep nvidia"]),
-        ("tensorflow-40874-docker-libcuda-dso-not-found.txt", ["ldconfig -p | grep libcuda"]),
+        # (the image the paste ran with --gpus: its loader's cache, where the runtime puts the driver's libcuda)
+        (
+            "tensorflow-40874-docker-libcuda-dso-not-found.txt",
+            ["docker run --rm --gpus all --entrypoint ldconfig tensorflow/tensorflow:latest-gpu -p | grep libcuda"],
+        ),
         ("chiron-99-libcuda-missing-cuinit-303.txt", ["lsmod | grep nvidia", "ldconfig -p | grep libcuda"]),
         (
             "urlnet-7-could-not-create-cudnn-handle.txt",

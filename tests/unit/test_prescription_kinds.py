@@ -205,7 +205,7 @@ def test_kind7_no_bare_reboot_for_a_driver_too_old_without_an_install_recipe(cas
     assert "framework-driver-too-old" in {f.code for f in report.findings}
     argvs = _all_argvs(prescribe.build(report.findings))
     for i, argv in enumerate(argvs):
-        if argv[-1] in ("reboot", "Restart-Computer"):  # a reboot only after a driver install
+        if argv[-1] in ("reboot", "Restart-Computer") or argv[:2] == ("shutdown", "/r"):  # a reboot only after an install
             assert any("install" in a for a in argvs[:i]), argvs
 
 
@@ -308,7 +308,7 @@ def test_kind2_and_7_on_every_recorded_machine_and_real_case():
             for lines in [step.commands, *(a.remediation.commands for a in step.alternatives)]:
                 argvs = _argvs(lines)
                 for j, argv in enumerate(argvs):
-                    if argv[0] in ("reboot", "Restart-Computer"):
+                    if argv[0] in ("reboot", "Restart-Computer") or argv[:2] == ("shutdown", "/r"):
                         near = argvs[max(0, j - 1) : j + 2]
                         assert not [a for a in near if a[0] in ("rmmod", "modprobe")], f"{slug}: reboot beside a reload"
                         assert j > 0, f"{slug}: a reboot alone: {step.codes}"

@@ -349,7 +349,7 @@ def test_driver_install_per_distribution_branch_and_module_flavour():
 
 
 def test_restarts_reloads_and_container_gpu_access_per_system_and_runtime():
-    """Restart: `reboot` on Linux, PowerShell's Restart-Computer on Windows, both as root. Reloading the modules
+    """Restart: `reboot` on Linux, `shutdown /r /t 0` on Windows (cmd.exe and PowerShell both run it), both as root. Reloading the modules
     unloads the dependants first (nvidia_uvm, nvidia_drm, nvidia_modeset hold nvidia). A container restarts with
     its runtime's command (a Kubernetes pod is deleted so its controller starts a new one) and gets the GPU
     through the NVIDIA container toolkit: Docker's --gpus, Podman's CDI device, Kubernetes' resource limit."""
@@ -372,7 +372,7 @@ def test_restarts_reloads_and_container_gpu_access_per_system_and_runtime():
     assert render_all(reboot(base), "posix") == ["sudo reboot"]
     assert render_all(reboot(replace(base, platform={"system": "Windows"})), "powershell") == [
         "# as Administrator",
-        "Restart-Computer",
+        "shutdown /r /t 0",
     ]
     assert with_notes(reload_modules()) == [
         "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia  # or, without a reboot: stop GPU jobs and the display "

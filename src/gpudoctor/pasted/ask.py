@@ -14,7 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudoctor.cmdline import Cmd, Placeholder, render
-from gpudoctor.facts import COMPONENT_NAMED, EXTENSION_NAMED, IMPORT_FAILED, JETSON_SAID, NO_PYTHON, Facts
+from gpudoctor.facts import (
+    COMPONENT_NAMED,
+    COMPOSE_STARTED,
+    EXTENSION_NAMED,
+    IMPORT_FAILED,
+    JETSON_SAID,
+    NO_PYTHON,
+    STARTED_BY_HAND,
+    Facts,
+)
 from gpudoctor.planner import where
 from gpudoctor.planner.needs import LINUX_ONLY, TOOL_FAMILY
 from gpudoctor.probed import Found
@@ -471,6 +480,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # A failure nothing shown explains has no fix to print until these are answered: each answer decides it (the
         # finding says so, gpudoctor.checks.reported.check_reported_unexplained).
         out = [dataclasses.replace(a, codes=(*a.codes, UNEXPLAINED)) for a in out]
+    # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
+    out = [dataclasses.replace(a, command=where.placed(facts, a.command)) for a in out]
     return _other_side_last(_unique(_decided(facts, out)))
 
 
@@ -678,8 +689,14 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         # A service's systemd unit exists only where it runs on the host itself: in a container (an image run, or the
         # text saying so; a pod's too) its log is the container's, in a batch job the job's own output.
         contained = image is not None or container_said(facts) in ("docker", "podman", "kubernetes")
-        hosted = not contained and facts.pasted.cluster is None
+        # (nor where the paste shows it started by hand, `./ollama-linux-amd64`: no service manager runs it)
+        by_hand = any(c.get("cue") == STARTED_BY_HAND and comp.pattern.search(c.get("means") or "") for c in facts.pasted.cues)
+        # (nor where `docker compose up` started it: its log is Compose's, whatever container name Compose gave it)
+        composed = not contained and any(c.get("cue") == COMPOSE_STARTED for c in facts.pasted.cues)
+        hosted = not contained and facts.pasted.cluster is None and not by_hand and not composed
         argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux and hosted else ())]
+        if composed and linux and any(a[:2] == ("docker", "logs") for a in comp.ask_container):
+            argvs.append((("docker", "compose", "logs"), decides))
         if contained:
             # the container's own form of an ask replaces the plain one (asked on the host, it reads the host)
             scoped = {tuple(a[3:]) for a in comp.ask_container if a[:3] == ("docker", "exec", "{container}")}
@@ -1219,8 +1236,14 @@ def not_in_plan(asks: Sequence[Ask], plan: Any) -> list[Ask]:
     both lists, each whole: a step's commands and the report's questions are two fields a reader looks up apart."""
     if plan is None:
         return list(asks)
-    printed = [c for s in plan.steps for c in (*s.commands, *(c for a in s.alternatives for c in a.remediation.commands))]
-    return [a for a in asks if a.command not in printed]
+    printed = {
+        (c.argv, c.pipe)
+        for s in plan.steps
+        for c in (*s.commands, *(c for a in s.alternatives for c in a.remediation.commands))
+        if isinstance(c, Cmd)
+    }
+    # (the same program in the same place is one command, whatever note each gives it)
+    return [a for a in asks if (a.command.argv, a.command.pipe) not in printed]
 
 
 def _unique(asks: list[Ask]) -> list[Ask]:

@@ -20,6 +20,7 @@ from gpudoctor.facts import (
     ADMIN_SAID,
     CLUSTER_SAID,
     COMPONENT_NAMED,
+    COMPOSE_STARTED,
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
     CONTAINER_SAID,
@@ -34,9 +35,11 @@ from gpudoctor.facts import (
     NO_PYTHON,
     NOTEBOOK_SAID,
     OTHER_GPU_BESIDE,
+    PROGRAM_IMAGE,
     PROJECT_TOOL,
     SETUPTOOLS_NVCC,
     SMI_OTHER_RELEASE,
+    STARTED_BY_HAND,
     SUSPEND_SAID,
 )
 from gpudoctor.parsers.anchors import Lines
@@ -444,6 +447,14 @@ def _import_failed(g: Gathered, lines: list[str]) -> None:
                 break
 
 
+def _image_cue(g: Gathered, image: str, line: str, gpus: str, runtime: str = "docker", python: str = "python3") -> None:
+    entry = {"cue": PROGRAM_IMAGE, "means": image, "line": line.strip()[:300], "gpus": gpus}
+    if runtime != "docker":
+        entry |= {"runtime": runtime, "python": python}
+    if entry not in g.cues and len(g.cues) < 64:
+        g.cues.append(entry)
+
+
 def _cue(g: Gathered, cue: str, means: str, line: str) -> None:
     entry = {"cue": cue, "means": means, "line": line.strip()[:300]}
     if entry not in g.cues and len(g.cues) < 64:
@@ -682,7 +693,12 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
             break
     if m := _FEEDSTOCK.search(head):
         _cue(g, CONDA_FORGE_BUILD, m.group("pkg"), line_of(_FEEDSTOCK, m.group(0)))
-    images = _gpu_images(head)
+    if (m := _BY_HAND.search(head)) is not None:
+        _cue(g, STARTED_BY_HAND, m.group("path") or m.group("served") or "", m.group(0))
+    if (m := _COMPOSE_UP.search(head)) is not None:
+        _cue(g, COMPOSE_STARTED, "", line_of(_COMPOSE_UP, m.group(0)))
+    runs = _image_runs(head)
+    images = [(image, name, line) for image, name, line, gpus in runs if gpus]
     if len({image for image, _, _ in images}) == 1:  # one image run with GPUs: the program that failed is its
         image, name, line = images[0]
         entry = {"cue": IMAGE_RUN, "means": image, "line": line.strip()[:300]}
@@ -690,11 +706,51 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
             entry["container"] = name
         if entry not in g.cues and len(g.cues) < 64:
             g.cues.append(entry)
+    elif not runs and (built := _DOCKERFILE.search(head)) is not None:
+        # A Dockerfile that installs the program (FROM, then RUN): it runs in the image built from it, whose name the
+        # paste does not give, and its Python questions are that image's.
+        _image_cue(g, "", line_of(_DOCKERFILE_FROM, built.group(0).split("\n", 1)[0]), "all")
+    elif len({image for image, _, _, _ in runs}) == 1 and not runs[0][0].startswith("nvidia/cuda"):
+        # run without --gpus (the fault, often): still its image. (NVIDIA's CUDA base images hold no framework: one run
+        # to try the GPU says nothing of where the program runs.)
+        image, _, line, _ = runs[0]
+        _image_cue(g, image, line, "")
+    elif (sif := _SIF_RUN.search(head)) is not None:
+        # An Apptainer/Singularity image the program runs in (its .sif, or the registry URI it was pulled from)
+        prog = sif.group("prog") or ""
+        python = prog.rsplit("/", 1)[-1] if _PYTHON_WORD.fullmatch(prog.rsplit("/", 1)[-1]) else "python3"
+        _image_cue(g, sif.group("image"), sif.group(0), "nv", runtime=sif.group("tool"), python=python)
 
 
-def _gpu_images(head: str) -> list[tuple[str, str, str]]:
-    """Each `docker run` with GPUs (--gpus) the text shows: (image, its --name or "", the command's first line). The
-    command is read as words (its backslash-continued lines joined); one that does not split as words is skipped."""
+# A program started by hand: run by its path in the current folder (`./ollama-linux-amd64`), or a server's `serve`
+# typed at a prompt (`$ ollama serve`).
+_BY_HAND = re.compile(
+    r"(?:^|[\s(`'\"])\./(?P<path>[A-Za-z][\w.-]{1,80})|^[ \t]*[$#>][ \t]*(?:\S{1,200}/)?(?P<served>[A-Za-z][\w.-]{1,80})[ \t]+serve\b",
+    re.MULTILINE,
+)
+# `singularity exec|run [options] IMAGE [program]` (Apptainer's too): the image a .sif or .simg file, or the registry
+# URI it is pulled from (apptainer's "exec" and "run" commands take the image as their first argument).
+_SIF_RUN = re.compile(
+    r"^[ \t]*(?:[$#][ \t]+)?(?:sudo[ \t]+)?(?P<tool>singularity|apptainer)[ \t]+(?:exec|run)\b[^\n]{0,400}?[ \t]"
+    r"(?P<image>[^\s'\"]{1,300}\.(?:sif|simg)|(?:docker|library|oras)://[^\s'\"]{1,300})(?:[ \t]+(?P<prog>[^\s'\"]{1,200}))?",
+    re.MULTILINE,
+)
+_PYTHON_WORD = re.compile(r"python(?:\d(?:\.\d{1,2})?)?")
+# Compose starting a project's services (`docker compose up`, v1's `docker-compose up`, with a file named by -f).
+_COMPOSE_UP = re.compile(r"\bdocker[- ]compose(?:[ \t]+-f[ \t]+\S{1,200})?[ \t]+up\b")
+# A Dockerfile's base image and, below it, a RUN that installs: the program is built into an image (Dockerfile
+# reference: FROM, RUN).
+_DOCKERFILE_FROM = re.compile(r"^\s*FROM\s+[\w./:@${}-]+(?:\s+AS\s+[\w.-]+)?\s*$", re.IGNORECASE)
+_DOCKERFILE = re.compile(
+    r"^[ \t]*FROM[ \t]+[\w./:@${}-]+(?:[ \t]+AS[ \t]+[\w.-]+)?[ \t]*$(?:\n.{0,400}){0,60}?\n[ \t]*RUN[ \t]",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _image_runs(head: str) -> list[tuple[str, str, str, bool]]:
+    """Each `docker run` the text shows: (image, its --name or "", the command's first line, whether it asks for GPUs
+    with --gpus). The command is read as words (its backslash-continued lines joined); one that does not split as
+    words is skipped."""
     out = []
     for m in _DOCKER_RUN.finditer(head):
         end = m.end()
@@ -729,9 +785,9 @@ def _gpu_images(head: str) -> list[tuple[str, str, str]]:
             if opt == "--name":
                 name = w.split("=", 1)[1] if "=" in w else (words[i + 1] if i + 1 < len(words) else "")
             i += 2 if (opt in _DOCKER_VALUED and "=" not in w) else 1
-        if gpus and image and _IMAGE.match(image) and (not name or re.fullmatch(r"[\w.-]{1,64}", name)):
+        if image and _IMAGE.match(image) and (not name or re.fullmatch(r"[\w.-]{1,64}", name)):
             first = head[m.start() : head.find("\n", m.start()) if "\n" in head[m.start() :] else len(head)]
-            out.append((image, name, first))
+            out.append((image, name, first, gpus))
     return out
 
 

@@ -1726,9 +1726,10 @@ def _interpreter_of_site(g: Gathered) -> None:
 
 
 # A Linux environment's site-packages (<prefix>/lib/pythonX.Y/site-packages): a venv's, a conda environment's, pyenv's,
-# whose interpreter is <prefix>/bin/python. The system's own (/usr, /usr/local: Debian's dist-packages, the
+# whose interpreter is <prefix>/bin/python (a prefix under ~/ as the paste writes it: gpudoctor.cmdline keeps its tilde
+# for the shell to expand). The system's own (/usr, /usr/local: Debian's dist-packages, the
 # distribution's site-packages) and the user site (~/.local) have no interpreter of their own: python3 stays.
-_LINUX_SITE = re.compile(r"^(?P<prefix>/[^\s:]{1,300}?)/lib/python[23](?:\.\d{1,2})?/site-packages$")
+_LINUX_SITE = re.compile(r"^(?P<prefix>(?:/|~/)[^\s:]{1,300}?)/lib/python[23](?:\.\d{1,2})?/site-packages$")
 _NO_OWN_PYTHON = re.compile(r"^/usr(?:/local)?$|/\.local$")
 # A path the reporter wrote over ("/path/to/env", "/home/$USER/...", "<env>", "..."): not one to run.
 _ANONYMISED = re.compile(r"[$<>*]|\.\.\.|/path/to/|/to/", re.IGNORECASE)
@@ -1796,8 +1797,8 @@ _VENV_SAID = re.compile(r"\bvenv\b", re.IGNORECASE)
 
 
 def _interpreter_of_launcher(g: Gathered) -> None:
-    """On Windows, with no interpreter shown: a webui launcher and its venv named make the venv's python.exe the
-    interpreter, relative to the folder the launcher is in (where the person runs it)."""
+    """On Windows, with no interpreter shown: a webui launcher (with its venv named, or no run.bat beside it) makes the
+    venv's python.exe the interpreter, relative to the folder the launcher is in (where the person runs it)."""
     if g.system != "Windows" or g.interpreter is not None:
         return
     lines = [ln for _, text in g.texts for ln in text]
@@ -1807,7 +1808,9 @@ def _interpreter_of_launcher(g: Gathered) -> None:
         launcher = next((ln for ln in lines if _WEBUI_LAUNCHED.search(ln)), None)
         if launcher is not None:
             lines = [*lines, "venv"]  # (A1111's webui.bat makes the venv unless the release package's run.bat runs it)
-    if launcher is None or not any(_VENV_SAID.search(ln) for ln in lines):
+    # (webui.bat makes and runs the venv unless VENV_DIR says otherwise: the launcher is enough, except beside the
+    # release package's run.bat, whose own Python runs the web UI: _interpreter_of_package)
+    if launcher is None or not (any(_VENV_SAID.search(ln) for ln in lines) or not any(_RUN_BAT.search(ln) for ln in lines)):
         return
     g.interpreter = "venv\\Scripts\\python.exe"
     entry = {

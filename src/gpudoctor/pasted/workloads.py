@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.facts import EXEC_NAMED, KUBECTL_POD, POD_OWNER
+from gpudoctor.facts import EXEC_NAMED, KUBECTL_POD, LOGGED_SERVICE, POD_OWNER
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import ErrorEvidence
 from gpudoctor.parsers.workload_spec import parse_workloads
@@ -191,8 +191,6 @@ _SYSTEM_PYTHON = re.compile(r"^(?:/usr(?:/local)?)?/bin/python")
 _SSH_LAUNCHER = re.compile(r"\bdeepspeed\b|\bpdsh\b|\bmpirun\b|\bmpiexec\b|\bhorovodrun\b", re.IGNORECASE)
 # Windows 10 named (the host of a WSL distribution, whose build then decides GPU access).
 _WINDOWS_10 = re.compile(r"\bWin(?:dows)?\s?10\b", re.IGNORECASE)
-# A container whose log the paste shows (docker compose's `name  | ` prefix): `means` is its name.
-LOGGED_SERVICE = "a docker compose service's log"
 _KUBERNETES = re.compile(r"\bkubectl\b|\bkubernetes\b|\bk8s\b|\bkubelet\b|\bdevice[- ]plugin\b", re.IGNORECASE)
 
 

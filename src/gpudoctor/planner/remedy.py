@@ -247,10 +247,13 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
 
 
 def reboot(facts: Facts | None = None, where: str = "") -> tuple[Cmd, ...]:
-    """Restart the machine: `reboot` on Linux; PowerShell's `Restart-Computer` on Windows, which has no `reboot`
-    (and for a step `where="Windows"` of a WSL report: the Windows host, not the distribution)."""
+    """Restart the machine: `reboot` on Linux; on Windows, which has no `reboot`, `shutdown /r /t 0` (Microsoft's
+    shutdown command reference: /r "full shutdown and restart", /t the time-out in seconds): shutdown.exe is a program,
+    which cmd.exe and PowerShell both run, where PowerShell's Restart-Computer is a cmdlet cmd.exe does not know (a
+    plan for "cmd.exe or PowerShell" would print it as PowerShell's only). A step `where="Windows"` of a WSL report
+    restarts the Windows host, not the distribution."""
     if where == "Windows" or facts is not None and (facts.platform.system or "").lower().startswith("win"):
-        return (Cmd(("Restart-Computer",), root=True),)
+        return (Cmd(("shutdown", "/r", "/t", "0"), root=True),)
     return (Cmd(("reboot",), root=True),)
 
 

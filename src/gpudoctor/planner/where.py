@@ -35,11 +35,12 @@ from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
 from gpudoctor.facts import (
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
-    CONTAINER_SAID,
     EXEC_NAMED,
     IMAGE_RUN,
     KUBECTL_POD,
+    LOGGED_SERVICE,
     OS_NOT_NAMED,
+    PROGRAM_IMAGE,
     PROJECT_TOOL,
     Facts,
 )
@@ -72,6 +73,15 @@ def image(facts: Facts) -> dict[str, str] | None:
     return next((c for c in facts.pasted.cues if c.get("cue") == IMAGE_RUN), None)
 
 
+def program_image(facts: Facts) -> dict[str, str] | None:
+    """The image the paste's program runs in where no `docker run --gpus` names it (facts.PROGRAM_IMAGE): a docker run
+    without GPUs, a Dockerfile's image (`means` ""), an Apptainer/Singularity image (`runtime`, and the `python` its
+    command ran); None where the paste shows none."""
+    if not facts.pasted.partial:
+        return None
+    return next((c for c in facts.pasted.cues if c.get("cue") == PROGRAM_IMAGE), None)
+
+
 def python_exe(facts: Facts) -> str:
     """The probed interpreter's path (one argument, never quoted here: cmdline quotes it)."""
     env = facts.frameworks.python
@@ -89,12 +99,56 @@ def python_step(facts: Facts, *args: str) -> Cmd:
     img = image(facts)
     if img is not None and py in _USUAL:
         return Cmd(("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", img["means"], *args))
+    if py in _USUAL and (built := program_image(facts)) is not None and not exec_prefix(facts):
+        # (a Dockerfile's image is the one the reporter built from it: its name is theirs to fill in)
+        name: str | Placeholder = built.get("means") or Placeholder("image")
+        if built.get("runtime") in ("singularity", "apptainer"):
+            # the image's own interpreter, with the host's driver bound in (--nv), as the program would need it
+            return Cmd((built["runtime"], "exec", "--nv", name, built.get("python") or "python3", *args))
+        gpus = ("--gpus", "all") if built.get("gpus") else ()
+        return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", "python3", name, *args))
     if args[:2] == ("-m", "pip") and len(args) > 2:
         return package_step(facts, *args[2:])
     t = tool(facts)
     if py in _USUAL and t in _RUNNERS:
         return Cmd((*_RUNNERS[t], *args))
     return Cmd((*exec_prefix(facts), py, *args))
+
+
+# What reads the program's own environment rather than the machine's: its variables, its loader's cache, what a library
+# of it links. Inside a container or an image they are the container's, and the host's answer says nothing of them.
+_PROGRAM_SIDE = frozenset({"printenv", "ldconfig", "ldd"})
+# The loader reads of NVIDIA's container runtime hook, which runs on the host (nvidia-container-cli reads the host's
+# ldconfig cache to find the driver's libraries it mounts; nvidia-docker 1's wrapper the host's driver volume;
+# Apptainer's --nv the host's cache, by its etc/nvliblist.conf): there the host's loader is the one asked.
+_HOST_LOADER = frozenset({"ldconfig", "ldd"})
+# (nvidia-docker 1's wrapper logs as "nvidia-docker | ..."; Apptainer's --nv says "Could not find any nv files on this
+# host" when the host's ldconfig cache lists none of the driver's libraries)
+_HOOKS = ("nvidia-container-cli", "nvidia-docker |", "nv files on this host")
+
+
+def placed(facts: Facts, cmd: Cmd) -> Cmd:
+    """A question about the program's own environment (_PROGRAM_SIDE) asked where the paste's program runs: in its
+    container (exec_prefix), the image it ran (IMAGE_RUN, PROGRAM_IMAGE: that image run with the program as its
+    entrypoint); as it is on the host, where the paste shows none, where its note already says where, and for a loader
+    read where the failure is the container runtime's hook (it runs on the host)."""
+    program = str(cmd.argv[0])
+    if cmd.note or program not in _PROGRAM_SIDE:
+        return cmd
+    if program in _HOST_LOADER and any(w in e.line for e in facts.pasted.errors for w in _HOOKS):
+        return cmd
+    rest = cmd.argv[1:]
+    if (img := image(facts)) is not None:
+        return Cmd(("docker", "run", "--rm", "--gpus", "all", "--entrypoint", program, img["means"], *rest), pipe=cmd.pipe)
+    if prefix := exec_prefix(facts):
+        return Cmd((*prefix, *cmd.argv), pipe=cmd.pipe)
+    if (built := program_image(facts)) is not None:
+        name: str | Placeholder = built.get("means") or Placeholder("image")
+        if built.get("runtime") in ("singularity", "apptainer"):
+            return Cmd((built["runtime"], "exec", "--nv", name, *cmd.argv), pipe=cmd.pipe)
+        gpus = ("--gpus", "all") if built.get("gpus") else ()
+        return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", program, name, *rest), pipe=cmd.pipe)
+    return cmd
 
 
 def exec_prefix(facts: Facts) -> tuple[str | Placeholder, ...]:
@@ -107,13 +161,29 @@ def exec_prefix(facts: Facts) -> tuple[str | Placeholder, ...]:
     if runtime is None or facts.platform.container:
         return ()
     cues = facts.pasted.cues
-    if any((c.get("means") or "").startswith("run inside a ") and c.get("cue") != CONTAINER_SAID for c in cues):
-        return ()
+    if any((c.get("means") or "").startswith("run inside a ") and "prompt" in (c.get("cue") or "") for c in cues):
+        return ()  # (a prompt typed at inside the container; a spec or a log pasted is read on the host)
     if runtime == "kubernetes":
         ns, _, name = next((c.get("means") or "" for c in cues if c.get("cue") == KUBECTL_POD), "").rpartition("/")
         return ("kubectl", "exec", *(("-n", ns) if ns else ()), name or Placeholder("pod"), "--")
     named = next((c.get("means") for c in cues if c.get("cue") == EXEC_NAMED and c.get("means")), None)
+    if named is None and runtime == "docker" and (service := compose_service(facts)) is not None:
+        # a compose service (its spec or its log pasted) is entered by its service's name, whatever its container's
+        return ("docker", "compose", "exec", service)
     return (runtime, "exec", named or Placeholder("container"))
+
+
+def compose_service(facts: Facts) -> str | None:
+    """The one docker compose service the paste shows the program in: its spec's service (gpudoctor.pasted.workloads'
+    workload evidence), else the one service whose log it shows; None where it shows none, or several."""
+    specs = {
+        e.get("name")
+        for e in facts.pasted.errors
+        if e.kind in ("workload-gpus", "workload-without-gpu") and e.get("runtime") == "compose" and e.get("name")
+    }
+    logged = {c.get("means") for c in facts.pasted.cues if c.get("cue") == LOGGED_SERVICE and c.get("means")}
+    names = specs or logged
+    return next(iter(names)) if len(names) == 1 else None
 
 
 # How each project tool runs its environment's interpreter without activating it.
