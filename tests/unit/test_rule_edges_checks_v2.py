@@ -485,5 +485,12 @@ def test_switching_a_tcc_gpu_to_wddm_is_an_administrators():
     command as printed for PowerShell says so."""
     (f,) = findings(facts_of("windows-p100-tcc-geforce-wddm-wsl"), "windows-tcc-mode")
     assert f.remediation.requires_root
-    assert lines(f, "powershell") == ["nvidia-smi -g 0 -dm 0  # 0 = WDDM"]
-    assert render_all(f.remediation.commands, "powershell") == ["# as Administrator, 0 is WDDM", "nvidia-smi -g 0 -dm 0"]
+    # The driver model changes at the next start (nvidia-smi(1), -dm: "Will take effect after reboot"): the restart
+    # follows, as a program both Windows shells run.
+    assert lines(f, "powershell") == ["nvidia-smi -g 0 -dm 0  # 0 = WDDM", "shutdown /r /t 0"]
+    assert render_all(f.remediation.commands, "powershell") == [
+        "# as Administrator, 0 is WDDM",
+        "nvidia-smi -g 0 -dm 0",
+        "# as Administrator",
+        "shutdown /r /t 0",
+    ]
