@@ -10,6 +10,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
 from gpudoctor.pasted.blocks import find_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,13 +64,19 @@ def test_lshw_is_a_block_of_its_own():
 
 
 def test_an_nvidia_device_lshw_shows_bound_to_nouveau_is_driver_nouveau():
-    for text in (CASE.read_text(encoding="utf-8"), FORUM_NOUVEAU):
-        report, codes = _run(text)
-        assert report.facts.kernel.nouveau_loaded is True
-        argv = [tuple(map(str, c.argv)) for c in codes["driver-nouveau"].remediation.commands]
-        assert argv[0] == ("mokutil", "--sb-state")  # Secure Boot decides how the driver's module will load
-        assert ("printf", "%s\\n", "blacklist nouveau", "options nouveau modeset=0") in argv
-        assert argv[-1] == ("reboot",)
+    # Ubuntu named (the case's kernel release): the blacklist, then the driver install, then the reboot that loads it
+    report, codes = _run(CASE.read_text(encoding="utf-8"))
+    assert report.facts.kernel.nouveau_loaded is True
+    argv = [tuple(map(str, c.argv)) for c in codes["driver-nouveau"].remediation.commands]
+    assert argv[0] == ("mokutil", "--sb-state")  # Secure Boot decides how the driver's module will load
+    assert ("printf", "%s\\n", "blacklist nouveau", "options nouveau modeset=0") in argv
+    assert argv.index(("ubuntu-drivers", "install")) < argv.index(("reboot",)) == len(argv) - 1
+    # no distribution shown: no blacklist and reboot without the install before it (that reboot would come up with no
+    # driver at all); the asks decide the install first
+    report, codes = _run(FORUM_NOUVEAU)
+    assert report.facts.kernel.nouveau_loaded is True
+    assert codes["driver-nouveau"].remediation.commands == ()
+    assert [tuple(map(str, a.command.argv)) for a in ask_for(report.facts, report.findings)] == [("cat", "/etc/os-release")]
 
 
 def test_a_device_lshw_lists_without_a_driver_says_nothing_of_nouveau():

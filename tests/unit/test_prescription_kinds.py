@@ -255,7 +255,9 @@ def test_kind9_no_driver_flavour_guessed_for_an_unknown_gpu():
     assert not [a for a in argvs if "nvidia-open" in a or any("open" in w for w in a if w.startswith("nvidia-driver:"))]
     assert argvs[-3:] == [("lspci", "-nn"), ("dnf", "module", "install", "-y", "<nvidia-driver-stream>"), ("reboot",)]
     stream = step.commands[-2]
-    assert "nvidia-driver:latest-dkms" in stream.note and "nvidia-driver:open-dkms" in stream.note
+    # (the proprietary stream is the last branch of the generations before Turing, 580: latest-dkms follows the newest
+    # branch, which no longer drives them)
+    assert "nvidia-driver:580-dkms" in stream.note and "nvidia-driver:open-dkms" in stream.note
 
 
 # --- kind 2 -------------------------------------------------------------------------------------

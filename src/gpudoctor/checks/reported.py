@@ -1649,6 +1649,11 @@ def check_reported_program_fault(facts: Facts, ctx: Context, others: Iterable[Fi
     report neither reads "No problems found" over it nor prescribes an environment repair for it."""
     if not facts.pasted.partial or any(f.severity >= Severity.WARNING for f in others):
         return
+    if any(not program_fault(e, facts) for e in pasted_failures(facts)):
+        # a failure of the environment's is shown beside it, unexplained (check_reported_unexplained names it, at
+        # warning): "nothing points at the environment" would contradict it (a TensorFlow cuBLAS handle that could not
+        # be made at the start, ALLOC_FAILED beside it: the memory TensorFlow reserved, asked, not the program's size)
+        return
     faults = [e for e in facts.pasted.errors if program_fault(e, facts)]
     if not faults:
         return
