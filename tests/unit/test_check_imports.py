@@ -58,6 +58,18 @@ def test_a_bare_check_imports_no_pathlib():
     assert [m for m in ("pathlib", "urllib.parse", "ipaddress") if m in modules] == []
 
 
+def test_a_bare_check_imports_no_typing():
+    # typing was 13 M instructions of a bare check (bench/README.md, h161): its modules take TYPE_CHECKING, Any, IO
+    # and cast for type checkers only, and probed.Found is generic for them only. The child forgets typing first,
+    # should anything at start have imported it: what the check imports again is its own.
+    modules = _imported_after(
+        "sys.modules.pop('typing', None)\n"
+        "from gpudoctor.cli import main\ntry:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code"
+    )
+    assert "gpudoctor.checks.toolkit" in modules and "gpudoctor.render.terminal" in modules  # the check ran, and printed
+    assert "typing" not in modules
+
+
 # Module-level patterns that a check of a Linux machine compiles only where their text turns up (gpudoctor.lazypattern):
 # Windows' DLL and toolkit folder names, the soname of a TensorRT runtime a pasted loader error names.
 LAZY_ON_LINUX = (
