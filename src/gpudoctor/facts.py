@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import field
-from typing import TYPE_CHECKING, Any
 
 from gpudoctor.host import PythonEnv
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 from gpudoctor.record import Record, record_class
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # (Facts names them only as types: a check without companions or --pid never builds them)
+    from typing import Any
+
     from gpudoctor.extension_facts import ExtensionFacts, ProcessFacts
     from gpudoctor.windows_facts import WindowsFacts  # (likewise a check anywhere but on native Windows)
 

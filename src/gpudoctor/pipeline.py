@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import field
-from typing import Any
 
 from gpudoctor.model import ExitCode, Report, Severity
 from gpudoctor.probes import ProbeOptions
 from gpudoctor.record import Record, record_class
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record_class(frozen=True, eq=False, repr=False)

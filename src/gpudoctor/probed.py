@@ -7,11 +7,26 @@ denied on /dev/nvidia0" (Unknown, permission).
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
-
 from gpudoctor.record import Record, record_class
 
-T = TypeVar("T")
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Generic, TypeVar
+
+    T = TypeVar("T")
+else:
+
+    class Generic:
+        """`Found` is generic for type checkers only: at run time `Found[X]` is `Found` itself (nothing asks what X
+        was), so typing, which a bare check needed for nothing else, is not imported."""
+
+        __slots__ = ()
+
+        def __class_getitem__(cls, _item: object) -> type:
+            return cls
+
+    T = None
 
 # Why a probe could not tell.
 UNKNOWN_KINDS = ("permission", "timeout", "unparseable", "library-error", "crash", "not-recorded", "failed")

@@ -5,8 +5,8 @@ A class declared `@record_class(frozen=True, eq=False, repr=False)` on `Record` 
 the very same class; the same hash (of the same tuple, so sets iterate alike); the same repr (its `__qualname__`,
 the fields with repr=True, `...` for a recursive one). From `record_class`: the same `__init__` (parameters,
 defaults, default factories, keyword-only fields, `__post_init__`, and for a call it refuses, its very TypeError),
-the same frozen `__setattr__` and `__delattr__`, and dataclasses' own fields, `replace`, `asdict` and
-`__dataclass_params__`. `@record_class(eq=False, repr=False)` on `MutableRecord` likewise makes what `@dataclass`
+the same frozen `__setattr__` and `__delattr__`, dataclasses' own fields, `replace`, `asdict` and
+`__dataclass_params__`, and the same `inspect.signature(cls)` (made when asked: `_Signature`). `@record_class(eq=False, repr=False)` on `MutableRecord` likewise makes what `@dataclass`
 makes (unhashable, assignable). dataclasses writes each of those methods as source and compiles it for every class
 at import: for the 54 classes a bare `check` imports (the facts, the findings, the commands...) about a quarter of
 its instructions (bench/README.md). Type checkers see `record_class` as `dataclasses.dataclass` itself, so they
@@ -44,10 +44,31 @@ def _names(cls: type) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]
     return names
 
 
+# Per record class whose __init__ is `_init`'s: its fields, until `inspect.signature(cls)` first asks (`_Signature`).
+_UNSIGNED: dict[type, tuple[dataclasses.Field, ...]] = {}
+_SIGNED: dict[type, Any] = {}
+
+
+class _Signature:
+    """`cls.__signature__` of a class whose `__init__` is `_init`'s, as `inspect.signature(cls)` reads it: the
+    signature of the `__init__` dataclasses would generate, without `self` (as inspect shows a class's), made when
+    first asked. Made at import for each class it was about 6 M instructions of a bare check, which never asks; the
+    `__init__` itself shows `(self, *args, **kwargs)`. Any other class (a subclass, an instance) has none here, and
+    inspect reads its `__init__` as for any class."""
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        if instance is not None or (owner not in _SIGNED and owner not in _UNSIGNED):
+            raise AttributeError("__signature__")
+        if owner not in _SIGNED:
+            _SIGNED[owner] = _signature(_UNSIGNED.pop(owner))
+        return _SIGNED[owner]
+
+
 class Record:
     """The base of gpudoctor's frozen dataclasses that a check builds (see the module's docstring)."""
 
     __slots__ = ()
+    __signature__ = _Signature()
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
@@ -120,8 +141,6 @@ def _make(cls: type, frozen: bool) -> type:
 def _init(cls: type, fields: tuple[dataclasses.Field, ...]) -> None:
     """The `__init__` dataclasses would generate: the same parameters, defaults and default factories, the values
     set in the fields' order, then `__post_init__`; a call it would refuse raises its very TypeError (`_refuse`)."""
-    import inspect  # imported by dataclasses already
-
     positional = tuple(f.name for f in fields if f.init and not f.kw_only)
     accepted = frozenset(f.name for f in fields if f.init)
     required = frozenset(f.name for f in fields if f.init and f.default is MISSING and f.default_factory is MISSING)
@@ -161,26 +180,7 @@ def _init(cls: type, fields: tuple[dataclasses.Field, ...]) -> None:
         if post_init:
             self.__post_init__()
 
-    kind = inspect.Parameter
-    factory_default = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", MISSING)  # its repr: <factory>
-    __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [kind("self", kind.POSITIONAL_OR_KEYWORD)]
-        + [
-            kind(
-                f.name,
-                kind.KEYWORD_ONLY if f.kw_only else kind.POSITIONAL_OR_KEYWORD,
-                default=f.default
-                if f.default is not MISSING
-                else factory_default
-                if f.default_factory is not MISSING
-                else kind.empty,
-                annotation=f.type,
-            )
-            for f in sorted((f for f in fields if f.init), key=lambda f: bool(f.kw_only))
-        ],
-        return_annotation=None,
-        __validate_parameters__=False,  # its order and names: dataclasses' fields, checked above
-    )
+    _UNSIGNED[cls] = fields  # its signature is made when asked (`_Signature`)
     __init__.__annotations__ = {**{f.name: f.type for f in fields if f.init}, "return": None}
     _place(cls, __init__)
 
@@ -207,6 +207,30 @@ def _refuse(cls: type, self: object, args: tuple, kwargs: dict) -> None:
 
 # Per record class, its twin made by dataclasses (only for a class called with arguments it refuses).
 _TWINS: dict[type, type] = {}
+
+
+def _signature(fields: tuple[dataclasses.Field, ...]) -> Any:
+    import inspect  # imported by dataclasses already
+
+    kind = inspect.Parameter
+    factory_default = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", MISSING)  # its repr: <factory>
+    return inspect.Signature(
+        [
+            kind(
+                f.name,
+                kind.KEYWORD_ONLY if f.kw_only else kind.POSITIONAL_OR_KEYWORD,
+                default=f.default
+                if f.default is not MISSING
+                else factory_default
+                if f.default_factory is not MISSING
+                else kind.empty,
+                annotation=f.type,
+            )
+            for f in sorted((f for f in fields if f.init), key=lambda f: bool(f.kw_only))
+        ],
+        return_annotation=None,
+        __validate_parameters__=False,  # its order and names: dataclasses' fields, checked by `_init`
+    )
 
 
 def _frozen(cls: Any, names: frozenset[str]) -> None:

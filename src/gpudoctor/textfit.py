@@ -5,7 +5,11 @@ planner renders install plans, the renderers the rest); gpudoctor.render.textcon
 from __future__ import annotations
 
 import os
-from typing import Any
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Whole", "fit_lines", "plain_width", "terminal_width"]
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from gpudoctor.cli.common import OutputFormat
+from gpudoctor.cli.choices import OutputFormat
 from tests.cli.conftest import machine
 from tests.conftest import CHECK_OPTION_VARIABLES
 from tests.hostile.test_corpus import run_cli
@@ -98,7 +98,7 @@ def test_fail_on_variable_and_override():
 @pytest.mark.parametrize(
     ("variable", "value", "option", "says"),
     [
-        # Every format, in the order --help lists them (gpudoctor.cli.common.OutputFormat).
+        # Every format, in the order --help lists them (gpudoctor.cli.choices.OutputFormat).
         ("GPUDOCTOR_FORMAT", "yaml", "--format", "'yaml' is not one of " + ", ".join(repr(f.value) for f in OutputFormat) + "."),
         ("GPUDOCTOR_FAIL_ON", "fatal", "--fail-on", "'fatal' is not one of 'error', 'warning', 'info'."),
         ("GPUDOCTOR_REQUIRE", "gpus>=two", "--require", "malformed version condition '>=two' in 'gpus>=two'"),

@@ -114,8 +114,8 @@ def test_fish_accepts_the_script_and_completes_check(scripts, shell_env):
     )
     assert proc.returncode == 0, proc.stderr
     values = [line.split("\t")[0] for line in proc.stdout.splitlines()]
-    # fish sorts the candidates: the command, then every --format value (gpudoctor.cli.common.OutputFormat).
-    from gpudoctor.cli.common import OutputFormat
+    # fish sorts the candidates: the command, then every --format value (gpudoctor.cli.choices.OutputFormat).
+    from gpudoctor.cli.choices import OutputFormat
 
     assert values == ["check", *sorted(f.value for f in OutputFormat)]
 

@@ -221,6 +221,34 @@ def test_only_the_process_entry_freezes_the_collector_before_it_ends(entry, froz
     assert done.stderr.strip().splitlines()[-1] == str(frozen)
 
 
+def test_a_bare_check_process_starts_no_collection_of_its_own():
+    """A bare check imports a hundred modules, whose allocations start collections of a heap that only grows (3.8 M
+    instructions before the user's interpreter is started, bench/README.md, h161): the process entry runs it with the
+    collector off to the end (cli.fast.answer), where the interpreter's exit collects as before."""
+    script = (
+        "import atexit, gc, sys\nstarted = []\nsys.argv = ['gpudoctor', 'check']\nfrom gpudoctor.cli import main\n"
+        "gc.callbacks.append(lambda phase, info: started.append(phase == 'start'))\n"
+        "atexit.register(lambda: print('collections', sum(started), file=sys.stderr))\nmain()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode in (0, 1), done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "collections 0"
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_bare_check_called_with_its_arguments_leaves_the_collector_as_it_was(enabled):
+    script = (
+        f"import gc, sys\n{'' if enabled else 'gc.disable()'}\nfrom gpudoctor.cli import main\n"
+        "try:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code\n"
+        "print(gc.isenabled(), file=sys.stderr)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == str(enabled)
+
+
 @pytest.mark.parametrize("args", [["check"], ["check", "--format", "json", "-v"]])
 def test_a_bare_check_does_not_import_typer(args):
     script = (

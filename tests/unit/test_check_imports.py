@@ -8,11 +8,14 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 # platform: the live host's uname is os.uname() on POSIX (host/live.py); socket: the host name likewise
 # (cli/check.py); neither is imported on Linux. typer, click, rich and pydantic: tests/cli/test_fast_path.py.
 NEVER_ON_LINUX = ("platform", "socket")
-# Imported only for the option that needs them: --deep, --pid.
-NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process")
+# Imported only for the option that needs them: --deep, --pid; and the options' enums, for the full command line only
+# (a bare check builds no options: gpudoctor.cli.fast).
+NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process", "gpudoctor.cli.choices")
 # Record classes only some findings or texts build (each dataclass costs a bare check about 4.7 M instructions,
 # bench/README.md): the planner's machine-as-a-plan-goes and its actions (an unreachable driver on Windows, conda),
 # the companions' facts (companions installed, --pid, a pasted undefined symbol), the catalogue's messages (a paste),
@@ -56,6 +59,18 @@ def test_a_bare_check_imports_no_pathlib():
     )
     assert "gpudoctor.matrix.load" in modules  # (the module that imported it for every check)
     assert [m for m in ("pathlib", "urllib.parse", "ipaddress") if m in modules] == []
+
+
+def test_a_bare_check_imports_no_typing():
+    # typing was 13 M instructions of a bare check (bench/README.md, h161): its modules take TYPE_CHECKING, Any, IO
+    # and cast for type checkers only, and probed.Found is generic for them only. The child forgets typing first,
+    # should anything at start have imported it: what the check imports again is its own.
+    modules = _imported_after(
+        "sys.modules.pop('typing', None)\n"
+        "from gpudoctor.cli import main\ntry:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code"
+    )
+    assert "gpudoctor.checks.toolkit" in modules and "gpudoctor.render.terminal" in modules  # the check ran, and printed
+    assert "typing" not in modules
 
 
 # Module-level patterns that a check of a Linux machine compiles only where their text turns up (gpudoctor.lazypattern):
@@ -134,7 +149,16 @@ def test_a_check_of_an_empty_venv_builds_no_record_class_only_other_findings_use
 AFTER_THE_START = ("gpudoctor.model", "gpudoctor.pipeline", "gpudoctor.probes", "gpudoctor.planner", "typing")
 
 
-def test_a_check_starts_the_users_interpreter_before_it_imports_its_request_the_probes_and_typing(tmp_path):
+@pytest.mark.parametrize(
+    ("args", "also_after"),
+    [
+        # (--format F is checked against the table of formats first: gpudoctor.cli.fast)
+        (["check", "--format", "json"], ()),
+        # The format's row and its record class: read when the result is rendered (h161).
+        (["check"], ("gpudoctor.render.formats",)),
+    ],
+)
+def test_a_check_starts_the_users_interpreter_before_it_imports_its_request_the_probes_and_typing(tmp_path, args, also_after):
     # A python3 on PATH that only its start can answer for (a script, in no layout whose files tell its packages).
     python3 = tmp_path / "python3"
     python3.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
@@ -148,7 +172,7 @@ def test_a_check_starts_the_users_interpreter_before_it_imports_its_request_the_
         "subprocess.Popen._execute_child = spied\n"
     )
     modules = _imported_after(  # (the modules at its start, on stderr's last line: the script ends there)
-        spy + "from gpudoctor.cli import main\ntry:\n    main(['check', '--format', 'json'])\nexcept SystemExit as exc:\n"
+        spy + f"from gpudoctor.cli import main\ntry:\n    main({args!r})\nexcept SystemExit as exc:\n"
         "    assert exc.code in (0, 1), exc.code\nassert at_start, 'the interpreter was not started'\n"
         "print(at_start[0], file=sys.stderr)\nsys.exit(0)",
         PATH=f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -156,7 +180,7 @@ def test_a_check_starts_the_users_interpreter_before_it_imports_its_request_the_
         CONDA_PREFIX="",
     )
     assert "gpudoctor.host.live" in modules and "gpudoctor.host.pyask" in modules
-    assert [m for m in AFTER_THE_START if m in modules] == []
+    assert [m for m in AFTER_THE_START + also_after if m in modules] == []
 
 
 def test_the_proc_driver_version_parser_imports_packaging_only_for_an_aarch64_module():

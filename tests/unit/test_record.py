@@ -37,6 +37,7 @@ MODULES = (
     "gpudoctor.parsers.error_texts",
     "gpudoctor.pipeline",
     "gpudoctor.planner.prescribe",
+    "gpudoctor.planner.tool_floors",
     "gpudoctor.probed",
     "gpudoctor.probes",
     "gpudoctor.render.formats",

@@ -175,3 +175,30 @@ def test_as_root_a_toolkit_others_can_write_has_its_nvcc_read_not_run(tmp_path):
     (root / "bin").chmod(0o755)
     version, source, _ = _version(LiveHost(), str(root), 10)
     assert (version, source) == ("12.4.131", "nvcc") and mark.exists()
+
+
+def test_a_live_hosts_programs_get_one_environment_made_once(monkeypatch):
+    """As root the environment of a program gpudoctor runs is made by stat-ing every PATH and LD_LIBRARY_PATH directory
+    and its parents (environ_for_root): a LiveHost makes it once, at its creation, for every program it looks up and
+    runs (a bare check made it five times: bench/README.md, h161), and each program gets that environment."""
+    from gpudoctor.host import live
+
+    made = []
+    environ_for_root = trust.environ_for_root
+
+    def counted(environ):
+        made.append(environ.get("PATH"))
+        return environ_for_root(environ)
+
+    monkeypatch.setattr(trust, "environ_for_root", counted)
+    host = live.LiveHost()
+    first = host.run(["env"], 10)
+    missing = host.run(["gpudoctor-h161-no-such-program"], 10)
+    again = host.run(["env"], 10)
+    assert len(made) == 1
+    expected = live.child_environ()[0]
+    for done in (first, again):
+        assert done.ok, done
+        seen = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+        assert seen.get("PATH") == expected.get("PATH") and seen.get("LC_ALL") == "C"
+    assert missing.missing

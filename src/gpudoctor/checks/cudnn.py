@@ -36,7 +36,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.frameworks import _JAX_CUDA_PLUGIN as _JAX_PLUGIN
@@ -60,6 +59,11 @@ from gpudoctor.planner.remedy import family, pip
 from gpudoctor.probed import Found, found_value
 from gpudoctor.record import Record, record_class
 from gpudoctor.versions import major, vkey
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SOURCE_CUDNN8_INSTALL = "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-893/pdf/cuDNN-Installation-Guide.pdf"
 SOURCE_CUDNN9_INSTALL = "https://docs.nvidia.com/deeplearning/cudnn/installation/linux.html"

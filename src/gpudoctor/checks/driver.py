@@ -8,7 +8,6 @@ so a missing driver is said once, not ten times.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
@@ -33,6 +32,11 @@ from gpudoctor.planner.remedy import (
 )
 from gpudoctor.probed import Found, Unknown
 from gpudoctor.versions import major, vkey
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # NVML states that mean "there is no usable user-space driver library here".
 NO_LIBRARY = ("library_not_found",)

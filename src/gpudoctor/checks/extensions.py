@@ -21,7 +21,6 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from gpudoctor import symbols
 from gpudoctor.checks.base import Check, Context, ev
@@ -32,6 +31,8 @@ from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # built only where there are companions (an import would build its five classes on every check)
     from gpudoctor.extension_facts import Companion, ExtensionFacts
 

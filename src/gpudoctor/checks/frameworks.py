@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
-from typing import cast
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.driver import driver_cuda, gpu_present, no_gpu_said
@@ -39,6 +38,17 @@ from gpudoctor.planner import where
 from gpudoctor.planner.remedy import pip
 from gpudoctor.probed import Found, found_value
 from gpudoctor.versions import major, major_minor, vkey
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import cast
+else:
+
+    def cast(_type: object, value: object) -> object:
+        """typing.cast as it runs: the value itself."""
+        return value
+
 
 TORCH_INDEX = "https://download.pytorch.org/whl"
 

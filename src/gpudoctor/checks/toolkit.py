@@ -22,7 +22,6 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, cast
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.checks.wheel_majors import old_major_wheels_dropped
@@ -34,8 +33,17 @@ from gpudoctor.planner.remedy import family
 from gpudoctor.probed import Found
 from gpudoctor.versions import major, major_minor, vkey
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # built only where a toolkit step is planned (gpudoctor.checks.toolkit_records)
+    from typing import Any, cast
+
     from gpudoctor.checks.toolkit_records import ToolkitFix, ToolkitInstall, TorchSide
+else:
+
+    def cast(_type: object, value: object) -> object:
+        """typing.cast as it runs: the value itself."""
+        return value
 
 
 def active_toolkit(facts: Facts) -> Toolkit | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd
@@ -21,6 +20,8 @@ from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.probed import Found
 from gpudoctor.versions import vkey
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # types only: built by the Windows probe (gpudoctor.windows_facts)
     from gpudoctor.windows_facts import DllDir, WindowsFacts
 

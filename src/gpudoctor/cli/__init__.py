@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> None:
         if not completing:
             from gpudoctor.cli.fast import answer
 
-            fast = answer(args)
+            fast = answer(args, ending=argv is None)
             if fast is not None:
                 sys.exit(fast)
         # A run of one command builds only that command (its help and errors are the same); --help at

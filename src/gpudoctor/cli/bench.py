@@ -12,7 +12,8 @@ from typing import Any
 import typer
 
 from gpudoctor.cli import HELP_OPTIONS
-from gpudoctor.cli.common import ROOT_HELP, FailOn, make_host, positive_seconds, stderr_console, stdout_console
+from gpudoctor.cli.choices import FailOn
+from gpudoctor.cli.common import ROOT_HELP, make_host, positive_seconds, stderr_console, stdout_console
 
 
 class OutputFormat(str, enum.Enum):

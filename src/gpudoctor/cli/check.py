@@ -9,8 +9,6 @@ from collections.abc import Mapping
 
 from gpudoctor.cli.common import (
     ROOT_HELP,
-    FailOn,
-    OutputFormat,
     check_matrix_path,
     check_python,
     complete_codes,
@@ -18,13 +16,14 @@ from gpudoctor.cli.common import (
     make_host,
     positive_seconds,
 )
-from gpudoctor.render.formats import FORMATS
 
 # typing's constant without typing: a live check imports this module before it starts the user's interpreter
 # (bench/README.md, h151)
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported where used, after the start: a check must begin fast
     import typer
+
+    from gpudoctor.render.formats import Format
 
 
 # What each option of `check` is when not given: the typer command's defaults, and what a bare `gpudoctor check`
@@ -58,6 +57,9 @@ def register(app: typer.Typer) -> None:
     # since typer reads the command's annotations (typer.Context) from this module's namespace.
     global typer
     import typer
+
+    from gpudoctor.cli.choices import FailOn, OutputFormat
+    from gpudoctor.render.formats import FORMATS
 
     @app.command(
         "check",
@@ -231,7 +233,6 @@ def run(
     import time
 
     started = time.monotonic()
-    fmt = FORMATS[output_format]
     # Requirements are parsed before anything is probed: a typo is a usage error (exit 2), at once.
     requirements = _requirements(ctx, require) if require else []
     try:
@@ -275,10 +276,18 @@ def run(
 
         result = run_check(host, request)
     except Exception as exc:
+        fmt = _format(output_format)
         if fmt.raises or debug:
             raise
         return _failed(fmt, exc, started, textfile)
-    return _emit(fmt, result, textfile)
+    return _emit(_format(output_format), result, textfile)
+
+
+def _format(name: str) -> Format:
+    """The --format row (read once the user's interpreter is started: its record class was on that leg before)."""
+    from gpudoctor.render.formats import FORMATS
+
+    return FORMATS[name]
 
 
 def _requirements(ctx: typer.Context | None, require: list[str]) -> list:

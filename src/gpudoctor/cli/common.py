@@ -1,21 +1,11 @@
-"""What several commands share: the host to probe, the console, the severity option."""
+"""What several commands share: the host to probe, the console, the checks of options' values (the options' choices:
+gpudoctor.cli.choices)."""
 
 from __future__ import annotations
 
-import enum
 import sys
 
 from gpudoctor.host import Host
-from gpudoctor.render.formats import FORMATS
-
-# check's --format values, in the order --help lists them: the table of formats (gpudoctor.render.formats).
-OutputFormat = enum.Enum("OutputFormat", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
-
-
-class FailOn(str, enum.Enum):
-    error = "error"
-    warning = "warning"
-    info = "info"
 
 
 def all_codes() -> tuple[str, ...]:

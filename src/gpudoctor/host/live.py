@@ -52,12 +52,23 @@ class LiveHost(Host):
         self._env.update({k: v for k, v in source.items() if any(p.match(k) for p in ENV_PATTERNS)})
         self._nvml_lock = threading.Lock()
         self._nvml_pending: tuple[threading.Thread, dict[str, Any]] | None = None
+        # The environment this host's programs get (child_environ), made once: as root it stats every directory of
+        # PATH and LD_LIBRARY_PATH and each of their parents, 2.2 M instructions a time here, and a bare check asked
+        # five times (bench/README.md, h161).
+        self._child_environ: tuple[dict[str, str], list[str]] | None = None
         # As root: the PATH, LD_LIBRARY_PATH and LD_PRELOAD entries left out of every program's
         # environment (gpudoctor.trust.environ_for_root), said once by the command (cli/common.py).
-        self.trust_notes: list[str] = child_environ()[1] if self.root == "/" else []
+        self.trust_notes: list[str] = self._environ()[1] if self.root == "/" else []
         # The user's interpreter started ahead of the probes (start_python_env_early): its arguments, and what
         # python_env_started gives for them.
         self._early_python: tuple[tuple[str | None, float], Callable[[], Callable[[], PythonEnv | None]]] | None = None
+
+    def _environ(self) -> tuple[dict[str, str], list[str]]:
+        """child_environ() as it was at this host's first program (or its creation): one check's programs get one
+        environment."""
+        if self._child_environ is None:
+            self._child_environ = child_environ()
+        return self._child_environ
 
     def _real(self, path: str) -> str:
         if self.root == "/":
@@ -111,7 +122,7 @@ class LiveHost(Host):
             return None
         from gpudoctor.trust import refuse_to_run
 
-        found = _which("ldconfig") or ("/sbin/ldconfig" if os.path.lexists("/sbin/ldconfig") else None)
+        found = _which("ldconfig", self._environ()[0]) or ("/sbin/ldconfig" if os.path.lexists("/sbin/ldconfig") else None)
         if found is None or refuse_to_run(found):
             return None
         try:
@@ -230,7 +241,7 @@ class LiveHost(Host):
             # Looked up here, on the PATH the program gets: nothing of that name is "missing" without a fork
             # (nvidia-smi on a machine without a driver is asked twice at every check); as root only root's
             # directories are on it, and the program found must be root's own as well.
-            found = _which(argv[0])
+            found = _which(argv[0], self._environ()[0])
             if found is None:
                 return _done(CommandResult(argv, None, missing=True))
             from gpudoctor.trust import refuse_to_run
@@ -244,7 +255,7 @@ class LiveHost(Host):
         else:
             argv_run = argv
         program = (self._real(argv_run[0]), *argv_run[1:]) if argv_run and argv_run[0].startswith("/") else argv_run
-        return start_bounded(argv, timeout_s, program=program)
+        return start_bounded(argv, timeout_s, program=program, environ=self._environ()[0])
 
     # --- environment -----------------------------------------------------------
     def env(self) -> Mapping[str, str]:
@@ -371,9 +382,9 @@ def child_environ() -> tuple[dict[str, str], list[str]]:
     return env, notes
 
 
-def _which(name: str) -> str | None:
-    """The first entry `name` in a directory of the PATH a child gets (child_environ), or None."""
-    for d in os.get_exec_path(child_environ()[0]):
+def _which(name: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The first entry `name` in a directory of the PATH a child gets (`environ`, default child_environ()), or None."""
+    for d in os.get_exec_path(child_environ()[0] if environ is None else environ):
         candidate = os.path.join(d, name)
         if os.path.lexists(candidate):
             return candidate
@@ -389,10 +400,16 @@ def run_bounded(
 
 
 def start_bounded(
-    argv: Sequence[str], timeout_s: float, *, program: Sequence[str] | None = None, cap: int | None = None
+    argv: Sequence[str],
+    timeout_s: float,
+    *,
+    program: Sequence[str] | None = None,
+    cap: int | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> Callable[[], CommandResult]:
     """`run_bounded` in two steps: `program` is started now, and the function returned reads its output and
-    waits for its end (the time limit counted from its start), in whichever thread calls it."""
+    waits for its end (the time limit counted from its start), in whichever thread calls it. `environ`: the
+    program's environment as child_environ() made it (a LiveHost's, made once), else made now."""
     argv = tuple(argv)
     program = tuple(program) if program is not None else argv
     cap = MAX_COMMAND_OUTPUT if cap is None else cap  # looked up now: tests lower the module's cap
@@ -411,7 +428,7 @@ def start_bounded(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                env=child_environ()[0],
+                env=child_environ()[0] if environ is None else environ,
             )
         except FileNotFoundError:
             return _done(CommandResult(argv, None, missing=True))

@@ -34,7 +34,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # NVML return codes (nvml.h) by name: the state names that checks key on.
 _ERROR_NAMES = {

@@ -10,13 +10,16 @@ public names on; the record classes are loaded when first named.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gpudoctor.matrix.files import FILES, SECTIONS
 from gpudoctor.matrix.load import _load_bundled, check_matrix, load_matrix, render_matrix_text, validate
 from gpudoctor.matrix.queries import Matrix
 from gpudoctor.matrix.terms import gpu_name_tokens, kernel_route, normalize_cc
 from gpudoctor.versions import parse_spec, spec_contains, spec_floor, version_key, version_parts
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "FILES",

@@ -6,14 +6,16 @@ import functools
 import os
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from gpudoctor.matrix.files import BESIDE, FILES
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     # (pathlib is imported where a path is read: it brings urllib.parse and ipaddress, and a check imports this
     # module whether or not it reads the matrix: 15 M instructions of a bare check installed from a wheel)
     from pathlib import Path
+    from typing import Any
 
     if sys.version_info >= (3, 11):
         from importlib.resources.abc import Traversable

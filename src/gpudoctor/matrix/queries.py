@@ -15,12 +15,15 @@ Versions compare numerically part by part ("570.124.06" > "570.26"; "12.0" == "1
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from gpudoctor.matrix.terms import _cc_key, _norm_os, gpu_name_tokens, normalize_cc
 from gpudoctor.versions import version_key, version_parts
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from gpudoctor.matrix.records import (
         Arch,
         BnbRelease,

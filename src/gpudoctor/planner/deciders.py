@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetEnv, Unrenderable, render
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.versions import version_key
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFERS = "What was shown does not decide the command: run these and diagnose their output with the report to decide it."
 

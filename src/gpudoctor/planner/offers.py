@@ -10,9 +10,13 @@ planner, about a tenth of a check's time) only when a finding could be offered a
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from gpudoctor.model import Finding
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
 REINSTALL_CODES = (

@@ -22,12 +22,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import field, replace
-from typing import Any
 
 from gpudoctor.cmdline import Cmd, EvalShell, Line, SetEnv, render_all, shell_for_place
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import COMPONENTS, Finding, Remediation, Severity
 from gpudoctor.record import Record, record_class
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TITLES = {
     "driver": "NVIDIA driver",

@@ -24,15 +24,18 @@ that works on every release):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from gpudoctor.cmdline import Cmd, Line
+from gpudoctor.record import Record, record_class
 from gpudoctor.versions import version_key
 
+# typing's constant without typing (a bare check imports this module: bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
-class Product:
+
+@record_class(frozen=True, eq=False, repr=False)
+class Product(Record):
     """A tool whose release decides what its commands accept: the packages that install it (a plan that installs
     one brings the newest release), the evidence kinds that show its release (`version` value) or prove a floor (a
     message only a release at or past it prints), and the command whose output shows it."""
@@ -69,8 +72,8 @@ DOCKER = Product(
 )
 
 
-@dataclass(frozen=True)
-class Floor:
+@record_class(frozen=True, eq=False, repr=False)
+class Floor(Record):
     """A command of `program` whose words include all of `words` needs `product` at `minimum` or newer (`source`)."""
 
     program: str
@@ -115,8 +118,8 @@ PRODUCTS = tuple(dict.fromkeys(f.product for f in FLOORS))
 _PIP_FLOOR_OF_PYTHON = ("3.8", "10.0.0", "every pip that runs on Python 3.8 or newer is 10.0 or newer")
 
 
-@dataclass(frozen=True)
-class Shown:
+@record_class(frozen=True, eq=False, repr=False)
+class Shown(Record):
     """A product's release as the report shows it: at least `version` (exactly, where `exact`), read from `line`."""
 
     version: str

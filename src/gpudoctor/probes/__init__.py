@@ -12,13 +12,16 @@ import threading
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from gpudoctor.host import Host
 from gpudoctor.probed import Found, Unknown
 from gpudoctor.record import Record, record_class
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported in run_probes, once the user's interpreter has been started (below)
+    from typing import Any
+
     from gpudoctor.facts import Facts, FrameworkFacts, PlatformFacts
 
 

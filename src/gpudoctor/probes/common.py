@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from gpudoctor.errors import ParseError
 from gpudoctor.host import Host, HostError
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported where used: the Python probe starts before the facts' types are built (run_probes)
+    from typing import Any
+
     from gpudoctor.facts import LibDir
 
 _KINDS = {"EACCES": "permission", "EPERM": "permission", "ETIMEDOUT": "timeout", "EBINARY": "unparseable"}

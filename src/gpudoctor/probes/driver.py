@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from gpudoctor.errors import ParseError
 from gpudoctor.facts import DriverFacts, Gpu, Process
 from gpudoctor.host import CommandResult, Host
 from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.versions import cuda_from_int
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # NVML's clock event (formerly throttle) reason bits, nvml.h; named as
 # nvidia-smi names them, without its clocks_event_reason_ prefix.

@@ -17,7 +17,6 @@ import fnmatch
 import posixpath
 import re
 import time
-from typing import TYPE_CHECKING
 
 from gpudoctor import symbols
 from gpudoctor.facts import FrameworkFacts, TorchFacts
@@ -26,6 +25,8 @@ from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Found
 from gpudoctor.probes.common import CUDA_LIB
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # built only where there are companions (an import would build its five classes on every check)
     from gpudoctor.extension_facts import ExtensionFacts, ExtensionObject
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from gpudoctor.errors import ParseError
 from gpudoctor.host import Host, HostError, PythonEnv
@@ -17,6 +16,8 @@ from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 from gpudoctor.probes.common import CUDA_LIB, lib_dir, probe_command
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     # Imported where they are built: probe_python starts the user's interpreter before the facts' types exist
     # (gpudoctor.probes.run_probes), so that building them overlaps its start-up.

@@ -15,12 +15,13 @@ Nothing here runs unless the platform is Windows. Every path is a Windows path i
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from gpudoctor.host import CommandResult, Host, HostError, PythonEnv, winpath
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.probed import Absent, Found, Probed, Unknown
 
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported where built: only on native Windows (gpudoctor.windows_facts)
     from gpudoctor.windows_facts import DllDir, WindowsFacts, WindowsToolkit
 

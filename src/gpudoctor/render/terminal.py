@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import replace
-from typing import Any
 
 from gpudoctor.facts import Facts
 from gpudoctor.host.nvml import NAMED_IN_TEXT
@@ -22,6 +21,11 @@ from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import AREA_TITLES, AREAS, Finding, Report, Severity
 from gpudoctor.probed import Found
 from gpudoctor.sanitize import clean
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _GLYPHS = {"ok": ("✓", "[OK]"), "none": ("-", "[-]"), "info": ("i", "[i]"), "warning": ("!", "[!]"), "error": ("✗", "[X]")}
 _STYLE = {"ok": "green", "none": "dim", "info": "blue", "warning": "yellow", "error": "red bold"}

@@ -17,10 +17,14 @@ from __future__ import annotations
 import os
 import sys
 import unicodedata
-from typing import IO, Any
 
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.textfit import terminal_width
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 # rich.markup's patterns: a tag is [ then a lower-case letter, #, / or @, up to the next ]; backslashes before
 # it escape it (an odd count), a pair of them is one literal backslash.
