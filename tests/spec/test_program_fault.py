@@ -55,3 +55,25 @@ def test_nccl_missing_from_a_linux_build_is_not_the_programs():
     )
     found = pasted_findings(text)
     assert CODE not in found and "pasted-error-unexplained" in found
+
+
+# pytorch/pytorch#121834 (a comment of 2024-05-08, the pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime image, resnet18
+# training that "did not affect the progress of training"; the maintainer: fixed in 2.3.1, the warning alone harmless).
+_PLAN_WARNING = (
+    "/opt/conda/lib/python3.10/site-packages/torch/autograd/graph.py:744: UserWarning: Plan failed with a cudnnException: "
+    "CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: cudnnFinalize Descriptor Failed cudnn_status: CUDNN_STATUS_NOT_SUPPORTED "
+    "(Triggered internally at /opt/conda/conda-bld/pytorch_1712608935911/work/aten/src/ATen/native/cudnn/Conv_v8.cpp:919.)\n"
+    "  return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\n"
+)
+
+
+@states(CODE, QUIET)
+def test_a_line_printed_as_a_python_warning_is_no_fault_the_program_went_on():
+    """PyTorch 2.3's cuDNN v8 API warns (warnings.formatwarning's "<file>:<line>: UserWarning: ...") and tries its next
+    plan: nothing failed, so nothing is said (the blind control tests/blind/plans11/cases/1110-* is the same warning).
+    Its twin: the same status raised, not warned (tests/pasted/catalogue_examples: a RuntimeError), stays the program's."""
+    assert pasted_findings(_PLAN_WARNING) == {}
+    raised = (
+        Path(__file__).resolve().parents[1] / "pasted" / "catalogue_examples" / "sknet-14-cudnn-not-supported-non-contiguous.txt"
+    )
+    assert set(pasted_findings(raised.read_text(encoding="utf-8"))) == {CODE}

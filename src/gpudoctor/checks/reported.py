@@ -1518,9 +1518,18 @@ def _without_nccl(facts: Facts) -> bool:
     return system.startswith("win") or system == "darwin"
 
 
+# A line Python's warnings module printed ("<file>:<line>: UserWarning: <message>", warnings.formatwarning): the
+# program went on. A library that warns has handled what it names (PyTorch 2.3's cuDNN v8 API warns "Plan failed
+# with a cudnnException ... CUDNN_STATUS_NOT_SUPPORTED" and tries the next plan), so the warning is no fault to answer.
+_PYTHON_WARNING = LazyPattern(r":\d+: (?:[A-Z]\w*)?Warning: ")
+
+
 def program_fault(e, facts: Facts) -> bool:
     """Whether an error text is the program's own fault, nothing in the environment's: the kinds above, and NCCL asked
-    for where PyTorch never has it (the program's choice of backend, not a broken install)."""
+    for where PyTorch never has it (the program's choice of backend, not a broken install). Never a line printed as a
+    Python warning: the program went on past it."""
+    if _PYTHON_WARNING.search(e.line or ""):
+        return False
     if e.kind == "nccl-unavailable":
         return _without_nccl(facts)
     return e.kind in _PROGRAM_KINDS
