@@ -10,38 +10,17 @@ the symptom.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from gpudoctor.checks.symptoms import GPU_NOT_REACHED
 from tests.hostile.test_corpus import run_cli
+from tests.pasted import cli_json
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = cli_json.ROOT
 UNEXPLAINED = "pasted-error-unexplained"
 
 
-def _case(rel: str) -> Path:
-    (path,) = ROOT.glob(f"tests/blind/{rel}*/input.txt")
-    return path
-
-
-def _check(path: Path) -> dict:
-    code, out, err = run_cli("check", "--from", str(path), "--format", "json")
-    doc = json.loads(out)
-    assert code == doc["exit_code"], err
-    return doc
-
-
-def _paste(tmp_path: Path, text: str) -> dict:
-    paste = tmp_path / "issue.txt"
-    paste.write_text(text, encoding="utf-8")
-    return _check(paste)
-
-
-def _asked(doc: dict) -> list[list[str]]:
-    return [a["argv"] for a in doc["pasted"]["ask_for"] or []]
+_case, _check, _paste, _asked = cli_json.blind_case, cli_json.check, cli_json.paste, cli_json.asked
 
 
 def _commands(doc: dict) -> list[str]:
