@@ -77,7 +77,7 @@ def test_a_cut_traceback_of_the_reporters_script_asks_that_script_run_again():
 
 
 def test_cut_public_thread():
-    # https://github.com/jax-ml/jax/issues/25718 (tests/blind/plans7/cases/620-*): a REPL's traceback cut inside its
+    # a JAX report (tests/blind/plans7/cases/620-*, its thread named there only): a REPL's traceback cut inside its
     # second frame: read as cut, with no script to run again (the first frame is <stdin>)
     doc = _check(_case("plans7/cases/620-jax25718"))
     (cut,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "traceback-cut")

@@ -166,7 +166,9 @@ KNOWN_ALTERNATIVES = (
 # prints `ubuntu-drivers install` and the reboot (the branch the distribution picks on the day, and what a reboot loads,
 # are not followed: 3); pasted functorch-926's cuDNN taken off LD_LIBRARY_PATH is `module list` and an export naming a
 # directory whose libraries were not listed (2, where the squeue ask was 1).
-UNMODELLED_AT_MOST = 169
+# 170 after h158 (1 more): pasted pytorch-28321 now reads the reporter's "torch.cuda.is_available returns false" line;
+# past its fix (a torch the driver runs) the words stay in the text, unexplained: judged on the pasted text alone.
+UNMODELLED_AT_MOST = 170
 
 
 def _violations(case: str):

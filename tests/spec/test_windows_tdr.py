@@ -34,7 +34,7 @@ def test_the_message_in_a_windows_text_raises_tdrdelay_then_restarts(message):
     assert [c.words for c in f.remediation.commands][1:] == [
         ("reg", "query", _KEY, "/v", "TdrDelay"),
         ("reg", "add", _KEY, "/v", "TdrDelay", "/t", "REG_DWORD", "/d", "60", "/f"),
-        ("Restart-Computer",),
+        ("shutdown", "/r", "/t", "0"),  # a program both Windows shells run (planner.remedy.reboot)
     ]
 
 
