@@ -178,3 +178,53 @@ def test_uvs_refusal_is_uvs_own_project_venv():
 def test_the_words_in_prose_without_pips_error_are_quiet():
     text = "The README says to use a venv to avoid the externally-managed-environment error on Ubuntu 24.04.\n"
     assert "python-externally-managed" not in pasted_findings(text)
+
+
+@states("python-no-wheel", FIRES)
+def test_a_32_bit_pythons_plan_runs_the_reporters_pip_install_with_the_launchers_64_bit_python():
+    # A whole real report: tests/blind/plans11/cases/1125-pt41005-windows-python37-32bit-pip-torch151-cpu-only-finds-0-1-2-no-matching-distribution
+    # (cmd's prompt in python.org's Python37-32 folder, then pip's "from versions: 0.1.2, ...").
+    f = pasted_findings(_read(PLANS11_1125))["python-no-wheel"]
+    assert argv_of(f) == [
+        ("C:\\Python\\Python37-32\\python.exe", "-c", "import struct, sys; print(struct.calcsize('P') * 8, sys.version)"),
+        ("py", "-3.7-64", "-c", "import struct; print(struct.calcsize('P') * 8)"),
+        (
+            "py",
+            "-3.7-64",
+            "-m",
+            "pip",
+            "install",
+            "torch==1.5.1+cpu",
+            "torchvision==0.6.1+cpu",
+            "-f",
+            "https://download.pytorch.org/whl/torch_stable.html",
+        ),
+        ("py", "-3.7-64", "-c", "import torch; print(torch.__version__)"),
+    ]
+
+
+@states("python-no-wheel", FIRES)
+def test_a_32_bit_runtime_without_the_pip_line_shown_checks_the_width_and_runs_nothing_it_cannot_see():
+    # https://github.com/pytorch/pytorch/issues/47354: collect_env's "Python version: 3.7 (32-bit runtime)" on Windows,
+    # pip's error without the command that ran it.
+    f = pasted_findings(_read("tests/pasted/catalogue_examples/pytorch-47354-python-32-bit-runtime-torch-not-found.txt"))
+    assert argv_of(f["python-no-wheel"]) == [("py", "-3.7-64", "-c", "import struct; print(struct.calcsize('P') * 8)")]
+
+
+def test_a_cmd_prompts_pip_install_is_the_reporters_command_and_a_sentences_is_not():
+    from gpudoctor.parsers.error_texts import extract_evidence
+
+    shown = extract_evidence("C:\\Users\\u\\proj>pip install torch==2.1.2 --index-url https://download.pytorch.org/whl/cu121\n")
+    said = [e.get("args") for e in shown if e.kind == "pip-install-said"]
+    assert said == ["torch==2.1.2 --index-url https://download.pytorch.org/whl/cu121"]
+    quiet = extract_evidence("To fix it, C:\\ users should run pip install torch in a new window\n")
+    assert not [e for e in quiet if e.kind == "pip-install-said"]
+
+
+PLANS11_1125 = "tests/blind/plans11/cases/1125-pt41005-windows-python37-32bit-pip-torch151-cpu-only-finds-0-1-2-no-matching-distribution/input.txt"
+
+
+def _read(path: str) -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[2] / path).read_text(encoding="utf-8")

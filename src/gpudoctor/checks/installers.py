@@ -28,6 +28,8 @@ _WHEEL = LazyPattern(
     r"^(?P<name>[\w.]+)-(?P<version>[\w.+!]+)(?:-\d[\w.]*)?-(?P<py>[\w.]+)-(?P<abi>[\w.]+)-(?P<plat>[\w.]+)\.whl$"
 )
 _CP = LazyPattern(r"^cp(?P<major>\d)(?P<minor>\d{1,2})$")
+# python.org's Windows installer folder of a 32-bit Python (C:\\...\\Python37-32): the folder and its minor version.
+_PY32_FOLDER = LazyPattern(r"(?P<root>^.*?[\\/]Python3(?P<minor>\d{1,2})-32)(?:[\\/]|$)")
 _PIN = LazyPattern(r"^(?P<name>[A-Za-z0-9][\w.-]*)==(?P<version>[\w.!]+?)(?:\+(?P<tag>[\w.]+))?$")
 # The package managers whose Python ships venv apart (Debian's python3-venv; the message names apt).
 _VENV_PACKAGE = {"apt": ("apt-get", "install", "-y", "python3-venv")}
@@ -214,10 +216,11 @@ def _pip_32bit(facts: Facts, e) -> Finding | None:
         )
     env = facts.frameworks.python
     paths = [env.value.executable, *env.value.site_packages] if isinstance(env, Found) else []
-    folder = next((p for p in paths if re.search(r"[\\/]Python3\d{1,2}-32(?:[\\/]|$)", p or "")), None)
+    folder = next((m for p in paths if (m := _PY32_FOLDER.search(p or ""))), None)
     said = _said(facts, "python-32bit-said")
     if folder is None and not said:
         return None
+    python = python or (f"3.{folder.group('minor')}" if folder else None)
     return Finding(
         "python-no-wheel",
         Severity.ERROR,
@@ -225,12 +228,54 @@ def _pip_32bit(facts: Facts, e) -> Finding | None:
         f"torch has no wheel for a 32-bit Python{f' {python}' if python else ''}",
         "pip found no torch to install: the interpreter that ran it is a 32-bit Python, and PyTorch publishes 64-bit "
         "wheels only, so no index holds a torch for it, whatever the release or the CUDA asked for.",
-        (ev("pasted", e.line), ev("pasted", said[0].line if said else folder)),
+        (ev("pasted", e.line), ev("pasted", said[0].line if said else folder.group(0))),
         Remediation(
             f"Install the 64-bit (x86-64) Python{f' {python}' if python else ''} from python.org's Windows installers, "
             "create the environment with it, and run the same pip install with that interpreter.",
+            _wide_python_steps(facts, python, folder.group("root").replace("/", "\\") if folder else None),
             component="torch",
         ),
+    )
+
+
+def _wide_python_steps(facts: Facts, python: str | None, root: str | None) -> tuple[Cmd, ...]:
+    """On Windows: the width of the interpreter that ran pip, then the reporter's pip install (its plain words) run by
+    the launcher's 64-bit Python of the same version. `py -3.7-64` picks the 64-bit 3.7 and exits with an error where
+    none is installed (cpython PC/launcher-usage.txt at bad86a6: "add '-64' to omit 32-bit runtimes"; the -X.Y-64 form
+    since Python 3.7, bpo-30291); `struct.calcsize('P')` is the pointer's size in bytes."""
+    from gpudoctor.planner.plan_state import is_windows
+
+    if root is None and not is_windows(facts):
+        return ()  # a 32-bit Python elsewhere (an armv7 board): the launcher is Windows' own
+    launcher = ("py", f"-{python}-64" if python else "-3-64")
+    said = [w for w in facts.pasted.reported("pip-install-said") if w.get("args")]
+    again = (
+        (
+            Cmd(
+                (*launcher, "-m", "pip", "install", *(said[-1].get("args") or "").split()),
+                note="your pip install, run by the 64-bit Python",
+            ),
+            Cmd((*launcher, "-c", "import torch; print(torch.__version__)")),
+        )
+        if said
+        else ()  # the command is not shown: the summary says to run it again
+    )
+    return (
+        *(
+            (
+                Cmd(
+                    (f"{root}\\python.exe", "-c", "import struct, sys; print(struct.calcsize('P') * 8, sys.version)"),
+                    note="the interpreter that ran pip: it prints 32",
+                ),
+            )
+            if root
+            else ()
+        ),
+        Cmd(
+            (*launcher, "-c", "import struct; print(struct.calcsize('P') * 8)"),
+            note="after installing the 64-bit Python: it prints 64",
+        ),
+        *again,
     )
 
 

@@ -418,7 +418,8 @@ _DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
 # A `pip install ...` the reporter ran, as a command line of its own (a shell prompt before it at most, `python -m pip` or
 # `pip`/`pip3`): never a message's advice ("run pip install x"), which stands inside a sentence.
 _PIP_INSTALL = _Lazy(
-    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w@.:~/-]{0,80}[$#>]\s+)?(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install\b(?P<args>[^\n]{0,400})"
+    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w@.:~/-]{0,80}[$#>]\s+|(?:PS\s+)?[A-Za-z]:\\[^<>|\n]{0,160}>\s*)?"
+    r"(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install\b(?P<args>[^\n]{0,400})"
 )
 # `docker compose up` (the plugin) or `docker-compose up` (the old binary), with the first service it names where its
 # options are plain flags: the service a compose fix recreates.
