@@ -228,3 +228,71 @@ def _read(path: str) -> str:
     from pathlib import Path
 
     return (Path(__file__).resolve().parents[2] / path).read_text(encoding="utf-8")
+
+
+PLANS11_1102 = (
+    "tests/blind/plans11/cases/1102-pt69202-conda-pytorch190-with-cudatoolkit113-no-such-cuda-build-solver-picks-cpu/input.txt"
+)
+# https://github.com/facebookresearch/pytorch3d/issues/1403, the report as written (2022-12-20).
+PYTORCH3D_1403 = (
+    "The third line of the installation instructions in https://github.com/facebookresearch/pytorch3d/blob/main/INSTALL.md "
+    "misleads to accidental installation of pytorch without cuda - an error I failed to notice at first as cudatoolkit "
+    "is mentioned in said line.\n"
+    "It should be clearly stated what the installation options are and perhaps reference to pytorch installation site "
+    "https://pytorch.org/get-started/locally/\n\n"
+    "replacing\n"
+    "```conda install -c pytorch pytorch=1.9.1 torchvision cudatoolkit=11.6```\n"
+    "for\n"
+    "```conda install pytorch torchvision torchaudio pytorch-cuda=11.6 -c pytorch -c nvidia```\n"
+    "--in  my case as im still on 11.6 --- solves the issue\n"
+)
+
+
+@states("framework-cpu-build", FIRES)
+def test_a_conda_pair_the_pytorch_channel_never_built_is_the_cpu_build_and_the_plan_asks_for_a_built_pair():
+    # A whole real report (cited by path): pytorch=1.9.0 beside cudatoolkit=11.3 from -c pytorch; PyTorch 1.9 was
+    # built for CUDA 10.2 and 11.1 (compat_matrix/torch.toml), so 11.1 is the CUDA below 11.3 it was built for.
+    f = pasted_findings(_read(PLANS11_1102))["framework-cpu-build"]
+    assert argv_of(f) == [
+        ("conda", "list", "^(pytorch|torchvision|torchaudio|cudatoolkit|cpuonly)$"),
+        ("conda", "install", "-c", "pytorch", "pytorch=1.9.0", "torchvision=0.10.0", "cudatoolkit=11.1", "-c", "conda-forge"),
+        ("python", "-c", "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"),
+    ]
+
+
+@states("framework-cpu-build", FIRES)
+def test_a_conda_pair_in_a_code_span_of_another_thread_fires_with_the_release_built_for_the_cuda():
+    # pytorch3d#1403: pytorch=1.9.1 beside cudatoolkit=11.6 installed the CPU build; the PyTorch-CUDA line after it names
+    # no pytorch release and no cudatoolkit, so it is not a pair to judge.
+    f = pasted_findings(PYTORCH3D_1403)["framework-cpu-build"]
+    assert argv_of(f)[1] == (
+        "conda",
+        "install",
+        "-c",
+        "pytorch",
+        "pytorch=1.9.1",
+        "torchvision=0.10.1",
+        "cudatoolkit=11.1",
+        "-c",
+        "conda-forge",
+    )
+
+
+@states("framework-cpu-build", QUIET)
+def test_a_conda_pair_the_channel_built_is_quiet():
+    # previous-versions.md at 04862e3, 1.9.0's CUDA 10.2 line: a pair the pytorch channel built.
+    text = "```\nconda install pytorch==1.9.0 torchvision==0.10.0 torchaudio==0.9.0 cudatoolkit=10.2 -c pytorch\n```\n"
+    assert "framework-cpu-build" not in pasted_findings(text)
+
+
+@states("framework-cpu-build", QUIET)
+def test_a_conda_pair_with_conda_forge_is_not_judged_its_builds_differ():
+    # previous-versions.md at 04862e3 lists 1.9.0 with cudatoolkit=11.3 through conda-forge: another channel's builds.
+    text = "$ conda install pytorch==1.9.0 torchvision==0.10.0 torchaudio==0.9.0 cudatoolkit=11.3 -c pytorch -c conda-forge\n"
+    assert "framework-cpu-build" not in pasted_findings(text)
+
+
+@states("framework-cpu-build", QUIET)
+def test_conda_install_in_running_prose_is_not_a_command():
+    text = "I think conda install -c pytorch pytorch=1.9.0 cudatoolkit=11.3 would have been wrong anyway.\n"
+    assert "framework-cpu-build" not in pasted_findings(text)

@@ -326,6 +326,127 @@ def check_no_wheel(facts: Facts, ctx: Context) -> Iterable[Finding]:
             return  # one cause, one finding
 
 
+# The channels beside which the pytorch channel's own builds are all conda can choose from: NVIDIA's channel adds CUDA
+# libraries, never a pytorch. conda-forge (or another channel) publishes pytorch builds of its own, whose CUDA pairs
+# differ (pytorch.github.io _get_started/previous-versions.md at 04862e3 lists 1.9.0 with cudatoolkit=11.3 through
+# "-c pytorch -c conda-forge"), so a request naming one is not judged here.
+_PYTORCH_CHANNELS = frozenset({"pytorch", "nvidia", "defaults"})
+# The last pytorch minor whose conda CUDA builds follow a `cudatoolkit` package: from 1.13 on the pytorch channel pairs
+# its builds with `pytorch-cuda` instead (pytorch/test-infra PR 1351: "For CUDA version 11.6 and forward we will be
+# using pytorch-cuda package"; previous-versions.md's 1.13 lines use pytorch-cuda=11.6/11.7 -c nvidia).
+_LAST_CUDATOOLKIT_TORCH = (1, 12)
+_CONDA_VALUE_FLAGS = frozenset({"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file"})
+_CONDA_SPEC = LazyPattern(r"^(?:(?P<channel>[\w.-]+)::)?(?P<name>[A-Za-z0-9][\w.-]*)={1,2}(?P<version>\d+(?:\.\d+){1,2})$")
+
+
+def _conda_request(args: list[str]) -> tuple[set[str], dict[str, str]] | None:
+    """(the channels a conda install names, {package: version} of its plain `name=version` specs); None where a spec
+    has a build string, a wildcard or an operator (the request is not a plain pair to judge)."""
+    channels: set[str] = set()
+    specs: dict[str, str] = {}
+    flag = ""
+    for w in args:
+        if flag:
+            if flag in ("-c", "--channel"):
+                channels.add(w.rstrip("/").rsplit("/", 1)[-1])
+            flag = ""
+        elif w in _CONDA_VALUE_FLAGS:
+            flag = w
+        elif w.startswith("--channel="):
+            channels.add(w.split("=", 1)[1].rstrip("/").rsplit("/", 1)[-1])
+        elif w.startswith("-"):
+            continue
+        elif m := _CONDA_SPEC.match(w):
+            if m.group("channel"):
+                channels.add(m.group("channel"))
+            specs[m.group("name").lower()] = m.group("version")
+        elif "=" in w or "<" in w or ">" in w:
+            return None
+        else:
+            specs.setdefault(w.lower(), "")
+    return channels, specs
+
+
+def check_conda_cpu_pair(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A conda install asking the pytorch channel for a pytorch release beside a cudatoolkit it never built that release
+    for: no CUDA build fits the request, so conda's solver keeps the cudatoolkit and takes the release's CPU build (build
+    string pyX.Y_cpu_0, with cpuonly), and torch.cuda.is_available() is False whatever the driver."""
+    for e in _said(facts, "conda-install-said"):
+        words = (e.get("args") or "").split()
+        request = _conda_request(words)
+        if request is None:
+            continue
+        channels, specs = request
+        torch, toolkit = specs.get("pytorch", ""), specs.get("cudatoolkit", "")
+        if "pytorch" not in channels or not channels <= _PYTORCH_CHANNELS or not torch or not toolkit or "cpuonly" in specs:
+            continue
+        rel = ctx.matrix.torch_release(torch)
+        if rel is None or vkey(rel.version)[:2] > _LAST_CUDATOOLKIT_TORCH or not rel.variants:
+            continue
+        wanted = ".".join(toolkit.split(".")[:2])
+        built = sorted({v.cuda for v in rel.variants.values()}, key=vkey)
+        if wanted in built:
+            continue
+        below = [c for c in built if vkey(c) <= vkey(wanted)]
+        cuda = below[-1] if below else built[0]
+        first = next((r for r in ctx.matrix.torch_releases if any(v.cuda == wanted for v in r.variants.values())), None)
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            f"conda was asked for pytorch {torch} with cudatoolkit {toolkit}, a pair the pytorch channel never built",
+            f"PyTorch {rel.version} was built for CUDA {', '.join(built)} only (and for the CPU). No CUDA build of "
+            f"pytorch {torch} fits cudatoolkit {toolkit}, so conda's solver keeps cudatoolkit {toolkit} and installs the "
+            "CPU build (its build string ends in _cpu_0, with the cpuonly package): PyTorch cannot use the GPU, whatever "
+            "the driver.",
+            (ev("pasted", e.line),),
+            Remediation(
+                f"In the same environment, ask for a pair the channel built: pytorch {torch} with cudatoolkit {cuda}"
+                + (
+                    f" (or, to keep CUDA {wanted}, pytorch {first.version}, the first release built for it)"
+                    if first is not None and vkey(first.version) > vkey(rel.version)
+                    else ""
+                )
+                + ". `conda list` shows the builds first; where it lists cpuonly, `conda remove cpuonly` before the "
+                "install (it holds the CPU build in place).",
+                (
+                    Cmd(
+                        ("conda", "list", "^(pytorch|torchvision|torchaudio|cudatoolkit|cpuonly)$"),
+                        note="the builds installed: a _cpu_ build string or cpuonly confirms it",
+                    ),
+                    Cmd(
+                        ("conda", "install", *_conda_pair_args(ctx, words, torch, cuda)),
+                        note="your command, with a CUDA the release was built for",
+                    ),
+                    Cmd(
+                        ("python", "-c", "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())")
+                    ),
+                ),
+                component="torch",
+            ),
+        )
+        return
+
+
+def _conda_pair_args(ctx: Context, words: list[str], torch: str, cuda: str) -> list[str]:
+    """The reporter's conda install with cudatoolkit at `cuda` and torchvision/torchaudio, where named without a
+    version, at the releases built for this torch (the matrix's companions). CUDA 11's cudatoolkit of these releases
+    comes from conda-forge beside the pytorch channel (previous-versions.md at 04862e3: 1.8.0's CUDA 11.1 line is
+    "-c pytorch -c conda-forge"), added where the command lacks it."""
+    out: list[str] = []
+    for w in words:
+        name = w.split("=", 1)[0].lower()
+        if name == "cudatoolkit" and "=" in w:
+            out.append(f"cudatoolkit={cuda}")
+        elif w.lower() in ("torchvision", "torchaudio") and (c := ctx.matrix.companion_for(w.lower(), torch)) is not None:
+            out.append(f"{w}={c.version}")
+        else:
+            out.append(w)
+    if vkey(cuda) >= (11,) and "conda-forge" not in out:
+        out += ["-c", "conda-forge"]
+    return out
+
+
 def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """pip refused the distribution's own Python (PEP 668): the packages go into a virtual environment."""
     said = _said(facts, "installer-externally-managed")
@@ -367,5 +488,6 @@ def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 CHECKS = (
     Check("installer-no-wheel", "frameworks", ("python-no-wheel",), check_no_wheel, ("pasted",)),
+    Check("installer-conda-cpu-pair", "frameworks", ("framework-cpu-build",), check_conda_cpu_pair, ("pasted",)),
     Check("installer-externally-managed", "frameworks", ("python-externally-managed",), check_externally_managed, ("pasted",)),
 )

@@ -1428,6 +1428,7 @@ _DESCRIPTIVE = frozenset(
         "docker-run-without-gpus",
         "docker-run-said",
         "pip-install-said",  # what the reporter ran; the failure beside it is its own evidence
+        "conda-install-said",  # what the reporter asked conda for (judged by gpudoctor.checks.installers)
         "compose-up-said",  # what started the containers; the failure beside it is its own evidence
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "video-capability-said",  # a container's setting; judged beside a video library failing (checks.catalogued.devices)

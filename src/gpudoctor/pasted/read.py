@@ -226,6 +226,7 @@ _STARTUP_LINES = frozenset(
         "gpu-library-unloadable",
         # the reporter's own pip install: the command that ran, never the failure a cut traceback hides
         "pip-install-said",
+        "conda-install-said",
     }
 )
 # The device plugin's advice beside its NVML failure, and a line of its log: klog's header ("E0312 10:01:02.123456
