@@ -296,3 +296,64 @@ def test_a_conda_pair_with_conda_forge_is_not_judged_its_builds_differ():
 def test_conda_install_in_running_prose_is_not_a_command():
     text = "I think conda install -c pytorch pytorch=1.9.0 cudatoolkit=11.3 would have been wrong anyway.\n"
     assert "framework-cpu-build" not in pasted_findings(text)
+
+
+PLANS11_1122 = (
+    "tests/blind/plans11/cases/1122-jax24604-miniforge-conda-jaxlib-cuda-build-falls-back-to-cpu-pip-cuda12-wheels-work/input.txt"
+)
+# https://github.com/conda-forge/jax-feedstock/issues/162, the report as filed on the feedstock (2024-10-30).
+JAX_FEEDSTOCK_162 = (
+    "### Issue\n\n"
+    "> I installed JAX according to the docs:\n"
+    "> ```\n"
+    "> conda install jaxlib=*=*cuda* jax cuda-nvcc -c conda-forge -c nvidia\n"
+    "> ```\n"
+    "> I get the following output:\n"
+    "> ```\n"
+    "> An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.\n"
+    "> [CpuDevice(id=0)]\n"
+    "> ```\n"
+    "> tensorflow, however, does recognise my GPU, and so I tried to install using pip. I created a new environment and ran:\n"
+    "> ```\n"
+    '> pip install --upgrade "jax[cuda12_pip]" -f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html\n'
+    "> ```\n"
+    "> When I then ran my JAX code above I got the output:\n"
+    "> ```\n"
+    "> [CudaDevice(id=0)]\n"
+    "> ```\n"
+)
+# https://github.com/ziatdinovmax/gpax/issues/63 (2023-11-13): a conda environment whose JAX came from pip.
+GPAX_63 = (
+    "When I am running the gpax_vidkl_eels.ipynb  I am getting below warning:\n\n"
+    "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to CPU.\n\n"
+    "How to reproduce:\n\n"
+    "I created the python env using following steps:\n"
+    "conda create -n gpax_hae python==3.10\n"
+    "conda activate gpax_hae\n"
+    "pip install -e . (inside gpax repository) ------- this install most of the dependencies including jax and jaxlib\n"
+    "pip install jupyter\n"
+)
+_JAX_FRESH = [
+    ("conda", "create", "-y", "-n", "jax-cuda", "python", "pip"),
+    ("conda", "run", "-n", "jax-cuda", "python", "-m", "pip", "install", "-U", "jax[cuda12]"),
+    ("conda", "run", "-n", "jax-cuda", "python", "-c", "import jax; print(jax.devices())"),
+]
+
+
+@states("framework-cpu-build", FIRES)
+def test_jax_falling_back_in_a_conda_built_environment_plans_a_fresh_environment_with_jaxs_pip_extra():
+    # A whole real report (cited by path): conda's jaxlib fell back to the CPU, the pip jax[cuda12_pip] route worked.
+    f = pasted_findings(_read(PLANS11_1122))["framework-cpu-build"]
+    assert argv_of(f)[0][:2] == ("conda", "list")
+    assert argv_of(f)[1:] == _JAX_FRESH
+
+
+@states("framework-cpu-build", FIRES)
+def test_jax_falling_back_in_a_conda_built_environment_on_the_feedstocks_thread_is_the_same_route():
+    assert argv_of(pasted_findings(JAX_FEEDSTOCK_162)["framework-cpu-build"])[1:] == _JAX_FRESH
+
+
+def test_jax_falling_back_where_pip_installed_jax_into_a_conda_environment_is_not_the_conda_route():
+    # conda made the environment, pip put JAX in it: the conda install of JAX the route needs is not there.
+    f = pasted_findings(GPAX_63)["framework-cpu-build"]
+    assert not any(w[:2] == ("conda", "create") for w in argv_of(f))
