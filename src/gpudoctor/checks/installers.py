@@ -216,7 +216,8 @@ def _pip_32bit(facts: Facts, e) -> Finding | None:
         )
     env = facts.frameworks.python
     paths = [env.value.executable, *env.value.site_packages] if isinstance(env, Found) else []
-    folder = next((m for p in paths if (m := _PY32_FOLDER.search(p or ""))), None)
+    at = next(((p, m) for p in paths if (m := _PY32_FOLDER.search(p or ""))), None)
+    folder = at[1] if at else None
     said = _said(facts, "python-32bit-said")
     if folder is None and not said:
         return None
@@ -228,7 +229,7 @@ def _pip_32bit(facts: Facts, e) -> Finding | None:
         f"torch has no wheel for a 32-bit Python{f' {python}' if python else ''}",
         "pip found no torch to install: the interpreter that ran it is a 32-bit Python, and PyTorch publishes 64-bit "
         "wheels only, so no index holds a torch for it, whatever the release or the CUDA asked for.",
-        (ev("pasted", e.line), ev("pasted", said[0].line if said else folder.group(0))),
+        (ev("pasted", e.line), ev("pasted", said[0].line if said else at[0] if at else "")),
         Remediation(
             f"Install the 64-bit (x86-64) Python{f' {python}' if python else ''} from python.org's Windows installers, "
             "create the environment with it, and run the same pip install with that interpreter.",
