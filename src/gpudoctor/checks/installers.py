@@ -411,6 +411,8 @@ def check_conda_cpu_pair(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 + ". `conda list` shows the builds first; where it lists cpuonly, `conda remove cpuonly` before the "
                 "install (it holds the CPU build in place).",
                 (
+                    # conda list's positional argument lists "only packages matching this regular expression" (conda's
+                    # command reference, `conda list [regex]`): one line per package, with its build string
                     Cmd(
                         ("conda", "list", "^(pytorch|torchvision|torchaudio|cudatoolkit|cpuonly)$"),
                         note="the builds installed: a _cpu_ build string or cpuonly confirms it",

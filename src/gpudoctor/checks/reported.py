@@ -1144,6 +1144,7 @@ def _jax_conda_fresh(facts: Facts, ctx: Context) -> Remediation | None:
                 ("conda", "list", "^(jax|jaxlib|jax-cuda\\d+-plugin|cuda-version|cuda-nvcc|cudnn)$"),
                 note="in the environment that fell back: a jaxlib build string without cuda is the CPU build",
             ),
+            # `conda run -n ENV` runs the command in that environment without activating it in this shell
             Cmd(("conda", "create", "-y", "-n", _JAX_ENV, f"python={python}" if python else "python", "pip")),
             Cmd(("conda", "run", "-n", _JAX_ENV, "python", "-m", "pip", "install", "-U", cuda)),
             Cmd(("conda", "run", "-n", _JAX_ENV, "python", "-c", "import jax; print(jax.devices())"), note="a CudaDevice"),
