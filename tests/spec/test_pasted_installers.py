@@ -178,3 +178,182 @@ def test_uvs_refusal_is_uvs_own_project_venv():
 def test_the_words_in_prose_without_pips_error_are_quiet():
     text = "The README says to use a venv to avoid the externally-managed-environment error on Ubuntu 24.04.\n"
     assert "python-externally-managed" not in pasted_findings(text)
+
+
+@states("python-no-wheel", FIRES)
+def test_a_32_bit_pythons_plan_runs_the_reporters_pip_install_with_the_launchers_64_bit_python():
+    # A whole real report: tests/blind/plans11/cases/1125-pt41005-windows-python37-32bit-pip-torch151-cpu-only-finds-0-1-2-no-matching-distribution
+    # (cmd's prompt in python.org's Python37-32 folder, then pip's "from versions: 0.1.2, ...").
+    f = pasted_findings(_read(PLANS11_1125))["python-no-wheel"]
+    assert argv_of(f) == [
+        ("C:\\Python\\Python37-32\\python.exe", "-c", "import struct, sys; print(struct.calcsize('P') * 8, sys.version)"),
+        ("py", "-3.7-64", "-c", "import struct; print(struct.calcsize('P') * 8)"),
+        (
+            "py",
+            "-3.7-64",
+            "-m",
+            "pip",
+            "install",
+            "torch==1.5.1+cpu",
+            "torchvision==0.6.1+cpu",
+            "-f",
+            "https://download.pytorch.org/whl/torch_stable.html",
+        ),
+        ("py", "-3.7-64", "-c", "import torch; print(torch.__version__)"),
+    ]
+
+
+@states("python-no-wheel", FIRES)
+def test_a_32_bit_runtime_without_the_pip_line_shown_checks_the_width_and_runs_nothing_it_cannot_see():
+    # https://github.com/pytorch/pytorch/issues/47354: collect_env's "Python version: 3.7 (32-bit runtime)" on Windows,
+    # pip's error without the command that ran it.
+    f = pasted_findings(_read("tests/pasted/catalogue_examples/pytorch-47354-python-32-bit-runtime-torch-not-found.txt"))
+    assert argv_of(f["python-no-wheel"]) == [("py", "-3.7-64", "-c", "import struct; print(struct.calcsize('P') * 8)")]
+
+
+def test_a_cmd_prompts_pip_install_is_the_reporters_command_and_a_sentences_is_not():
+    from gpudoctor.parsers.error_texts import extract_evidence
+
+    shown = extract_evidence("C:\\Users\\u\\proj>pip install torch==2.1.2 --index-url https://download.pytorch.org/whl/cu121\n")
+    said = [e.get("args") for e in shown if e.kind == "pip-install-said"]
+    assert said == ["torch==2.1.2 --index-url https://download.pytorch.org/whl/cu121"]
+    quiet = extract_evidence("To fix it, C:\\ users should run pip install torch in a new window\n")
+    assert not [e for e in quiet if e.kind == "pip-install-said"]
+
+
+PLANS11_1125 = "tests/blind/plans11/cases/1125-pt41005-windows-python37-32bit-pip-torch151-cpu-only-finds-0-1-2-no-matching-distribution/input.txt"
+
+
+def _read(path: str) -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parents[2] / path).read_text(encoding="utf-8")
+
+
+PLANS11_1102 = (
+    "tests/blind/plans11/cases/1102-pt69202-conda-pytorch190-with-cudatoolkit113-no-such-cuda-build-solver-picks-cpu/input.txt"
+)
+# https://github.com/facebookresearch/pytorch3d/issues/1403, the report as written (2022-12-20).
+PYTORCH3D_1403 = (
+    "The third line of the installation instructions in https://github.com/facebookresearch/pytorch3d/blob/main/INSTALL.md "
+    "misleads to accidental installation of pytorch without cuda - an error I failed to notice at first as cudatoolkit "
+    "is mentioned in said line.\n"
+    "It should be clearly stated what the installation options are and perhaps reference to pytorch installation site "
+    "https://pytorch.org/get-started/locally/\n\n"
+    "replacing\n"
+    "```conda install -c pytorch pytorch=1.9.1 torchvision cudatoolkit=11.6```\n"
+    "for\n"
+    "```conda install pytorch torchvision torchaudio pytorch-cuda=11.6 -c pytorch -c nvidia```\n"
+    "--in  my case as im still on 11.6 --- solves the issue\n"
+)
+
+
+@states("framework-cpu-build", FIRES)
+def test_a_conda_pair_the_pytorch_channel_never_built_is_the_cpu_build_and_the_plan_asks_for_a_built_pair():
+    # A whole real report (cited by path): pytorch=1.9.0 beside cudatoolkit=11.3 from -c pytorch; PyTorch 1.9 was
+    # built for CUDA 10.2 and 11.1 (compat_matrix/torch.toml), so 11.1 is the CUDA below 11.3 it was built for.
+    f = pasted_findings(_read(PLANS11_1102))["framework-cpu-build"]
+    assert argv_of(f) == [
+        ("conda", "list", "^(pytorch|torchvision|torchaudio|cudatoolkit|cpuonly)$"),
+        ("conda", "install", "-c", "pytorch", "pytorch=1.9.0", "torchvision=0.10.0", "cudatoolkit=11.1", "-c", "conda-forge"),
+        ("python", "-c", "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"),
+    ]
+
+
+@states("framework-cpu-build", FIRES)
+def test_a_conda_pair_in_a_code_span_of_another_thread_fires_with_the_release_built_for_the_cuda():
+    # pytorch3d#1403: pytorch=1.9.1 beside cudatoolkit=11.6 installed the CPU build; the PyTorch-CUDA line after it names
+    # no pytorch release and no cudatoolkit, so it is not a pair to judge.
+    f = pasted_findings(PYTORCH3D_1403)["framework-cpu-build"]
+    assert argv_of(f)[1] == (
+        "conda",
+        "install",
+        "-c",
+        "pytorch",
+        "pytorch=1.9.1",
+        "torchvision=0.10.1",
+        "cudatoolkit=11.1",
+        "-c",
+        "conda-forge",
+    )
+
+
+@states("framework-cpu-build", QUIET)
+def test_a_conda_pair_the_channel_built_is_quiet():
+    # previous-versions.md at 04862e3, 1.9.0's CUDA 10.2 line: a pair the pytorch channel built.
+    text = "```\nconda install pytorch==1.9.0 torchvision==0.10.0 torchaudio==0.9.0 cudatoolkit=10.2 -c pytorch\n```\n"
+    assert "framework-cpu-build" not in pasted_findings(text)
+
+
+@states("framework-cpu-build", QUIET)
+def test_a_conda_pair_with_conda_forge_is_not_judged_its_builds_differ():
+    # previous-versions.md at 04862e3 lists 1.9.0 with cudatoolkit=11.3 through conda-forge: another channel's builds.
+    text = "$ conda install pytorch==1.9.0 torchvision==0.10.0 torchaudio==0.9.0 cudatoolkit=11.3 -c pytorch -c conda-forge\n"
+    assert "framework-cpu-build" not in pasted_findings(text)
+
+
+@states("framework-cpu-build", QUIET)
+def test_conda_install_in_running_prose_is_not_a_command():
+    text = "I think conda install -c pytorch pytorch=1.9.0 cudatoolkit=11.3 would have been wrong anyway.\n"
+    assert "framework-cpu-build" not in pasted_findings(text)
+
+
+PLANS11_1122 = (
+    "tests/blind/plans11/cases/1122-jax24604-miniforge-conda-jaxlib-cuda-build-falls-back-to-cpu-pip-cuda12-wheels-work/input.txt"
+)
+# https://github.com/conda-forge/jax-feedstock/issues/162, the report as filed on the feedstock (2024-10-30).
+JAX_FEEDSTOCK_162 = (
+    "### Issue\n\n"
+    "> I installed JAX according to the docs:\n"
+    "> ```\n"
+    "> conda install jaxlib=*=*cuda* jax cuda-nvcc -c conda-forge -c nvidia\n"
+    "> ```\n"
+    "> I get the following output:\n"
+    "> ```\n"
+    "> An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.\n"
+    "> [CpuDevice(id=0)]\n"
+    "> ```\n"
+    "> tensorflow, however, does recognise my GPU, and so I tried to install using pip. I created a new environment and ran:\n"
+    "> ```\n"
+    '> pip install --upgrade "jax[cuda12_pip]" -f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html\n'
+    "> ```\n"
+    "> When I then ran my JAX code above I got the output:\n"
+    "> ```\n"
+    "> [CudaDevice(id=0)]\n"
+    "> ```\n"
+)
+# https://github.com/ziatdinovmax/gpax/issues/63 (2023-11-13): a conda environment whose JAX came from pip.
+GPAX_63 = (
+    "When I am running the gpax_vidkl_eels.ipynb  I am getting below warning:\n\n"
+    "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to CPU.\n\n"
+    "How to reproduce:\n\n"
+    "I created the python env using following steps:\n"
+    "conda create -n gpax_hae python==3.10\n"
+    "conda activate gpax_hae\n"
+    "pip install -e . (inside gpax repository) ------- this install most of the dependencies including jax and jaxlib\n"
+    "pip install jupyter\n"
+)
+_JAX_FRESH = [
+    ("conda", "create", "-y", "-n", "jax-cuda", "python", "pip"),
+    ("conda", "run", "-n", "jax-cuda", "python", "-m", "pip", "install", "-U", "jax[cuda12]"),
+    ("conda", "run", "-n", "jax-cuda", "python", "-c", "import jax; print(jax.devices())"),
+]
+
+
+@states("framework-cpu-build", FIRES)
+def test_jax_falling_back_in_a_conda_built_environment_plans_a_fresh_environment_with_jaxs_pip_extra():
+    # A whole real report (cited by path): conda's jaxlib fell back to the CPU, the pip jax[cuda12_pip] route worked.
+    f = pasted_findings(_read(PLANS11_1122))["framework-cpu-build"]
+    assert argv_of(f)[0][:2] == ("conda", "list")
+    assert argv_of(f)[1:] == _JAX_FRESH
+
+
+@states("framework-cpu-build", FIRES)
+def test_jax_falling_back_in_a_conda_built_environment_on_the_feedstocks_thread_is_the_same_route():
+    assert argv_of(pasted_findings(JAX_FEEDSTOCK_162)["framework-cpu-build"])[1:] == _JAX_FRESH
+
+
+def test_jax_falling_back_where_pip_installed_jax_into_a_conda_environment_is_not_the_conda_route():
+    # conda made the environment, pip put JAX in it: the conda install of JAX the route needs is not there.
+    f = pasted_findings(GPAX_63)["framework-cpu-build"]
+    assert not any(w[:2] == ("conda", "create") for w in argv_of(f))

@@ -28,6 +28,8 @@ _WHEEL = LazyPattern(
     r"^(?P<name>[\w.]+)-(?P<version>[\w.+!]+)(?:-\d[\w.]*)?-(?P<py>[\w.]+)-(?P<abi>[\w.]+)-(?P<plat>[\w.]+)\.whl$"
 )
 _CP = LazyPattern(r"^cp(?P<major>\d)(?P<minor>\d{1,2})$")
+# python.org's Windows installer folder of a 32-bit Python (C:\\...\\Python37-32): the folder and its minor version.
+_PY32_FOLDER = LazyPattern(r"(?P<root>^.*?[\\/]Python3(?P<minor>\d{1,2})-32)(?:[\\/]|$)")
 _PIN = LazyPattern(r"^(?P<name>[A-Za-z0-9][\w.-]*)==(?P<version>[\w.!]+?)(?:\+(?P<tag>[\w.]+))?$")
 # The package managers whose Python ships venv apart (Debian's python3-venv; the message names apt).
 _VENV_PACKAGE = {"apt": ("apt-get", "install", "-y", "python3-venv")}
@@ -214,10 +216,12 @@ def _pip_32bit(facts: Facts, e) -> Finding | None:
         )
     env = facts.frameworks.python
     paths = [env.value.executable, *env.value.site_packages] if isinstance(env, Found) else []
-    folder = next((p for p in paths if re.search(r"[\\/]Python3\d{1,2}-32(?:[\\/]|$)", p or "")), None)
+    at = next(((p, m) for p in paths if (m := _PY32_FOLDER.search(p or ""))), None)
+    folder = at[1] if at else None
     said = _said(facts, "python-32bit-said")
     if folder is None and not said:
         return None
+    python = python or (f"3.{folder.group('minor')}" if folder else None)
     return Finding(
         "python-no-wheel",
         Severity.ERROR,
@@ -225,12 +229,54 @@ def _pip_32bit(facts: Facts, e) -> Finding | None:
         f"torch has no wheel for a 32-bit Python{f' {python}' if python else ''}",
         "pip found no torch to install: the interpreter that ran it is a 32-bit Python, and PyTorch publishes 64-bit "
         "wheels only, so no index holds a torch for it, whatever the release or the CUDA asked for.",
-        (ev("pasted", e.line), ev("pasted", said[0].line if said else folder)),
+        (ev("pasted", e.line), ev("pasted", said[0].line if said else at[0] if at else "")),
         Remediation(
             f"Install the 64-bit (x86-64) Python{f' {python}' if python else ''} from python.org's Windows installers, "
             "create the environment with it, and run the same pip install with that interpreter.",
+            _wide_python_steps(facts, python, folder.group("root").replace("/", "\\") if folder else None),
             component="torch",
         ),
+    )
+
+
+def _wide_python_steps(facts: Facts, python: str | None, root: str | None) -> tuple[Cmd, ...]:
+    """On Windows: the width of the interpreter that ran pip, then the reporter's pip install (its plain words) run by
+    the launcher's 64-bit Python of the same version. `py -3.7-64` picks the 64-bit 3.7 and exits with an error where
+    none is installed (cpython PC/launcher-usage.txt at bad86a6: "add '-64' to omit 32-bit runtimes"; the -X.Y-64 form
+    since Python 3.7, bpo-30291); `struct.calcsize('P')` is the pointer's size in bytes."""
+    from gpudoctor.planner.plan_state import is_windows
+
+    if root is None and not is_windows(facts):
+        return ()  # a 32-bit Python elsewhere (an armv7 board): the launcher is Windows' own
+    launcher = ("py", f"-{python}-64" if python else "-3-64")
+    said = [w for w in facts.pasted.reported("pip-install-said") if w.get("args")]
+    again = (
+        (
+            Cmd(
+                (*launcher, "-m", "pip", "install", *(said[-1].get("args") or "").split()),
+                note="your pip install, run by the 64-bit Python",
+            ),
+            Cmd((*launcher, "-c", "import torch; print(torch.__version__)")),
+        )
+        if said
+        else ()  # the command is not shown: the summary says to run it again
+    )
+    return (
+        *(
+            (
+                Cmd(
+                    (f"{root}\\python.exe", "-c", "import struct, sys; print(struct.calcsize('P') * 8, sys.version)"),
+                    note="the interpreter that ran pip: it prints 32",
+                ),
+            )
+            if root
+            else ()
+        ),
+        Cmd(
+            (*launcher, "-c", "import struct; print(struct.calcsize('P') * 8)"),
+            note="after installing the 64-bit Python: it prints 64",
+        ),
+        *again,
     )
 
 
@@ -281,6 +327,129 @@ def check_no_wheel(facts: Facts, ctx: Context) -> Iterable[Finding]:
             return  # one cause, one finding
 
 
+# The channels beside which the pytorch channel's own builds are all conda can choose from: NVIDIA's channel adds CUDA
+# libraries, never a pytorch. conda-forge (or another channel) publishes pytorch builds of its own, whose CUDA pairs
+# differ (pytorch.github.io _get_started/previous-versions.md at 04862e3 lists 1.9.0 with cudatoolkit=11.3 through
+# "-c pytorch -c conda-forge"), so a request naming one is not judged here.
+_PYTORCH_CHANNELS = frozenset({"pytorch", "nvidia", "defaults"})
+# The last pytorch minor whose conda CUDA builds follow a `cudatoolkit` package: from 1.13 on the pytorch channel pairs
+# its builds with `pytorch-cuda` instead (pytorch/test-infra PR 1351: "For CUDA version 11.6 and forward we will be
+# using pytorch-cuda package"; previous-versions.md's 1.13 lines use pytorch-cuda=11.6/11.7 -c nvidia).
+_LAST_CUDATOOLKIT_TORCH = (1, 12)
+_CONDA_VALUE_FLAGS = frozenset({"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file"})
+_CONDA_SPEC = LazyPattern(r"^(?:(?P<channel>[\w.-]+)::)?(?P<name>[A-Za-z0-9][\w.-]*)={1,2}(?P<version>\d+(?:\.\d+){1,2})$")
+
+
+def _conda_request(args: list[str]) -> tuple[set[str], dict[str, str]] | None:
+    """(the channels a conda install names, {package: version} of its plain `name=version` specs); None where a spec
+    has a build string, a wildcard or an operator (the request is not a plain pair to judge)."""
+    channels: set[str] = set()
+    specs: dict[str, str] = {}
+    flag = ""
+    for w in args:
+        if flag:
+            if flag in ("-c", "--channel"):
+                channels.add(w.rstrip("/").rsplit("/", 1)[-1])
+            flag = ""
+        elif w in _CONDA_VALUE_FLAGS:
+            flag = w
+        elif w.startswith("--channel="):
+            channels.add(w.split("=", 1)[1].rstrip("/").rsplit("/", 1)[-1])
+        elif w.startswith("-"):
+            continue
+        elif m := _CONDA_SPEC.match(w):
+            if m.group("channel"):
+                channels.add(m.group("channel"))
+            specs[m.group("name").lower()] = m.group("version")
+        elif "=" in w or "<" in w or ">" in w:
+            return None
+        else:
+            specs.setdefault(w.lower(), "")
+    return channels, specs
+
+
+def check_conda_cpu_pair(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A conda install asking the pytorch channel for a pytorch release beside a cudatoolkit it never built that release
+    for: no CUDA build fits the request, so conda's solver keeps the cudatoolkit and takes the release's CPU build (build
+    string pyX.Y_cpu_0, with cpuonly), and torch.cuda.is_available() is False whatever the driver."""
+    for e in _said(facts, "conda-install-said"):
+        words = (e.get("args") or "").split()
+        request = _conda_request(words)
+        if request is None:
+            continue
+        channels, specs = request
+        torch, toolkit = specs.get("pytorch", ""), specs.get("cudatoolkit", "")
+        if "pytorch" not in channels or not channels <= _PYTORCH_CHANNELS or not torch or not toolkit or "cpuonly" in specs:
+            continue
+        rel = ctx.matrix.torch_release(torch)
+        if rel is None or vkey(rel.version)[:2] > _LAST_CUDATOOLKIT_TORCH or not rel.variants:
+            continue
+        wanted = ".".join(toolkit.split(".")[:2])
+        built = sorted({v.cuda for v in rel.variants.values()}, key=vkey)
+        if wanted in built:
+            continue
+        below = [c for c in built if vkey(c) <= vkey(wanted)]
+        cuda = below[-1] if below else built[0]
+        first = next((r for r in ctx.matrix.torch_releases if any(v.cuda == wanted for v in r.variants.values())), None)
+        yield Finding(
+            "framework-cpu-build",
+            Severity.ERROR,
+            "frameworks",
+            f"conda was asked for pytorch {torch} with cudatoolkit {toolkit}, a pair the pytorch channel never built",
+            f"PyTorch {rel.version} was built for CUDA {', '.join(built)} only (and for the CPU). No CUDA build of "
+            f"pytorch {torch} fits cudatoolkit {toolkit}, so conda's solver keeps cudatoolkit {toolkit} and installs the "
+            "CPU build (its build string ends in _cpu_0, with the cpuonly package): PyTorch cannot use the GPU, whatever "
+            "the driver.",
+            (ev("pasted", e.line),),
+            Remediation(
+                f"In the same environment, ask for a pair the channel built: pytorch {torch} with cudatoolkit {cuda}"
+                + (
+                    f" (or, to keep CUDA {wanted}, pytorch {first.version}, the first release built for it)"
+                    if first is not None and vkey(first.version) > vkey(rel.version)
+                    else ""
+                )
+                + ". `conda list` shows the builds first; where it lists cpuonly, `conda remove cpuonly` before the "
+                "install (it holds the CPU build in place).",
+                (
+                    # conda list's positional argument lists "only packages matching this regular expression" (conda's
+                    # command reference, `conda list [regex]`): one line per package, with its build string
+                    Cmd(
+                        ("conda", "list", "^(pytorch|torchvision|torchaudio|cudatoolkit|cpuonly)$"),
+                        note="the builds installed: a _cpu_ build string or cpuonly confirms it",
+                    ),
+                    Cmd(
+                        ("conda", "install", *_conda_pair_args(ctx, words, torch, cuda)),
+                        note="your command, with a CUDA the release was built for",
+                    ),
+                    Cmd(
+                        ("python", "-c", "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())")
+                    ),
+                ),
+                component="torch",
+            ),
+        )
+        return
+
+
+def _conda_pair_args(ctx: Context, words: list[str], torch: str, cuda: str) -> list[str]:
+    """The reporter's conda install with cudatoolkit at `cuda` and torchvision/torchaudio, where named without a
+    version, at the releases built for this torch (the matrix's companions). CUDA 11's cudatoolkit of these releases
+    comes from conda-forge beside the pytorch channel (previous-versions.md at 04862e3: 1.8.0's CUDA 11.1 line is
+    "-c pytorch -c conda-forge"), added where the command lacks it."""
+    out: list[str] = []
+    for w in words:
+        name = w.split("=", 1)[0].lower()
+        if name == "cudatoolkit" and "=" in w:
+            out.append(f"cudatoolkit={cuda}")
+        elif w.lower() in ("torchvision", "torchaudio") and (c := ctx.matrix.companion_for(w.lower(), torch)) is not None:
+            out.append(f"{w}={c.version}")
+        else:
+            out.append(w)
+    if vkey(cuda) >= (11,) and "conda-forge" not in out:
+        out += ["-c", "conda-forge"]
+    return out
+
+
 def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """pip refused the distribution's own Python (PEP 668): the packages go into a virtual environment."""
     said = _said(facts, "installer-externally-managed")
@@ -322,5 +491,6 @@ def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 CHECKS = (
     Check("installer-no-wheel", "frameworks", ("python-no-wheel",), check_no_wheel, ("pasted",)),
+    Check("installer-conda-cpu-pair", "frameworks", ("framework-cpu-build",), check_conda_cpu_pair, ("pasted",)),
     Check("installer-externally-managed", "frameworks", ("python-externally-managed",), check_externally_managed, ("pasted",)),
 )

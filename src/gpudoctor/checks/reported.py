@@ -932,7 +932,8 @@ def check_reported_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "JAX said so ('a CUDA-enabled jaxlib is not installed. Falling back to cpu'): the CUDA plugin (or a CUDA "
             "jaxlib) is missing or does not load.",
             (ev("pasted", e.line),),
-            _jax_fix(facts, ctx, "Install JAX with its CUDA plugin (jax[cudaNN]), jax, jaxlib and the plugin at one version."),
+            _jax_conda_fresh(facts, ctx)
+            or _jax_fix(facts, ctx, "Install JAX with its CUDA plugin (jax[cudaNN]), jax, jaxlib and the plugin at one version."),
         )
 
 
@@ -1111,6 +1112,45 @@ def jax_again(facts: Facts, ctx: Context) -> tuple[str, tuple[Cmd, ...]] | None:
     if not major or not newest or not any(b.specs[0].startswith(f"jax[cuda{major}]") for b in newest[0][1]):
         return None
     return major, (pip(facts, "install", "-U", f"jax[cuda{major}]"),)
+
+
+# A conda install that names jax or jaxlib among its packages.
+_CONDA_JAX = LazyPattern(r"\binstall\b.*?(?<![\w-])jax(?:lib)?(?![\w-])")
+# The environment the fresh route creates (a name of gpudoctor's, beside the one that fell back).
+_JAX_ENV = "jax-cuda"
+
+
+def _jax_conda_fresh(facts: Facts, ctx: Context) -> Remediation | None:
+    """JAX fell back to the CPU in an environment conda built with jax/jaxlib (the paste shows the conda install): a
+    fresh conda environment with jax's own pip CUDA extra, NVIDIA's supported route (JAX's installation guide: the pip
+    jax[cudaNN] wheels are the supported NVIDIA GPU install, the conda-forge builds community-supported), never pip on
+    top of conda's jaxlib in the same environment, where the two installers' copies of jaxlib collide. The CUDA major
+    is the one the paste names (gpudoctor.facts.JAX_CUDA_SAID) where jax's newest release has a plugin for it; None
+    where the paste shows no conda install of JAX or names no major."""
+    said = [e for e in _said(facts, "conda-install-said") if _CONDA_JAX.search(e.line)]
+    again = jax_again(facts, ctx) if said else None
+    if again is None:
+        return None
+    cuda = f"jax[cuda{again[0]}]"
+    env = facts.frameworks.python
+    shown = re.match(r"^(\d+\.\d+)", env.value.version or "") if isinstance(env, Found) else None
+    python = shown.group(1) if shown else None  # the environment's Python where the paste shows it, else conda's newest
+    return Remediation(
+        "The jaxlib conda installed has no CUDA backend that loads. Check its build in that environment, then give "
+        f"JAX its own pip CUDA wheels ({cuda}, which bring the CUDA libraries they need) in a fresh conda "
+        "environment; pip over conda's jaxlib in the same environment leaves two copies.",
+        (
+            Cmd(
+                ("conda", "list", "^(jax|jaxlib|jax-cuda\\d+-plugin|cuda-version|cuda-nvcc|cudnn)$"),
+                note="in the environment that fell back: a jaxlib build string without cuda is the CPU build",
+            ),
+            # `conda run -n ENV` runs the command in that environment without activating it in this shell
+            Cmd(("conda", "create", "-y", "-n", _JAX_ENV, f"python={python}" if python else "python", "pip")),
+            Cmd(("conda", "run", "-n", _JAX_ENV, "python", "-m", "pip", "install", "-U", cuda)),
+            Cmd(("conda", "run", "-n", _JAX_ENV, "python", "-c", "import jax; print(jax.devices())"), note="a CudaDevice"),
+        ),
+        component="jax",
+    )
 
 
 def _jax_fix(facts: Facts, ctx: Context, why: str) -> Remediation:
@@ -1428,6 +1468,7 @@ _DESCRIPTIVE = frozenset(
         "docker-run-without-gpus",
         "docker-run-said",
         "pip-install-said",  # what the reporter ran; the failure beside it is its own evidence
+        "conda-install-said",  # what the reporter asked conda for (judged by gpudoctor.checks.installers)
         "compose-up-said",  # what started the containers; the failure beside it is its own evidence
         "workload-without-gpu",  # a spec; the failure beside it is what gpudoctor.checks.workloads judges
         "video-capability-said",  # a container's setting; judged beside a video library failing (checks.catalogued.devices)

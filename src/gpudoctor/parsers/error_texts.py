@@ -213,6 +213,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "compose-up-said": "a docker compose up command line the reporter ran (the service it names, if one)",
     "docker-run-said": "a docker run command line the reporter ran (its arguments, to give back with what it lacks)",
     "pip-install-said": "a pip install command line the reporter ran (its arguments, to run again once what it lacked is there)",
+    "conda-install-said": "a conda (mamba) install command the reporter ran (its arguments: the packages and channels it asked for)",
     "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
     "video-codec-failing-said": "the reporter says NVENC/NVDEC (the GPU's video encoder or decoder) does not work",
@@ -418,7 +419,15 @@ _DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
 # A `pip install ...` the reporter ran, as a command line of its own (a shell prompt before it at most, `python -m pip` or
 # `pip`/`pip3`): never a message's advice ("run pip install x"), which stands inside a sentence.
 _PIP_INSTALL = _Lazy(
-    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w@.:~/-]{0,80}[$#>]\s+)?(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install\b(?P<args>[^\n]{0,400})"
+    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w@.:~/-]{0,80}[$#>]\s+|(?:PS\s+)?[A-Za-z]:\\[^<>|\n]{0,160}>\s*)?"
+    r"(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install\b(?P<args>[^\n]{0,400})"
+)
+# A `conda install ...` (mamba's, micromamba's) the reporter ran: a command line of its own (a prompt before it at most)
+# or an inline code span in a sentence ("I ran `conda install -c pytorch pytorch=1.9.0 cudatoolkit=11.3`"), never the
+# words in running prose.
+_CONDA_INSTALL = _Lazy(
+    r"(?:^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w@.:~/-]{0,80}[$#>]\s+|(?:PS\s+)?[A-Za-z]:\\[^<>|\n]{0,160}>\s*)?|`)"
+    r"(?:conda|mamba|micromamba)\s+install\b(?P<args>[^`\n]{0,400})"
 )
 # `docker compose up` (the plugin) or `docker-compose up` (the old binary), with the first service it names where its
 # options are plain flags: the service a compose fix recreates.
@@ -643,6 +652,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         if "install" in line and (m := scan.search(_PIP_INSTALL, number)):
             # its plain words (a single-quoted one unquoted: the plan quotes it again), to run it again as data
             add("pip-install-said", line, **({"args": args} if (args := _pip_args(m.group("args"))) else {}))
+        if "install" in line and (m := scan.search(_CONDA_INSTALL, number)):
+            add("conda-install-said", line, **({"args": args} if (args := _pip_args(m.group("args"))) else {}))
         if (m := scan.search(_DOCKER_RUN, number)) and not re.search(
             r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args")
         ):

@@ -226,6 +226,7 @@ _STARTUP_LINES = frozenset(
         "gpu-library-unloadable",
         # the reporter's own pip install: the command that ran, never the failure a cut traceback hides
         "pip-install-said",
+        "conda-install-said",
     }
 )
 # The device plugin's advice beside its NVML failure, and a line of its log: klog's header ("E0312 10:01:02.123456
@@ -392,6 +393,7 @@ _JAX_CUDA = re.compile(
 )
 
 
+_CONDA_JAX = re.compile(r"\binstall\b.*?(?<![\w-])jax(?:lib)?(?![\w-])")
 _JAX_DISAGREE = frozenset({"pjrt-plugin-mismatch", "jax-plugin-incompatible", "jax-plugin-api-missing"})
 
 
@@ -400,7 +402,12 @@ def _jax_cuda_said(g: Gathered) -> None:
     major for them (gpudoctor.facts.JAX_CUDA_SAID), with the first line that names it; on native Windows, where JAX
     publishes no CUDA build at all, wherever the text names one (gpudoctor.checks.windows judges it)."""
     windows = g.system == "Windows" and not g.wsl and not g.wsl_said
-    if not windows and not any(e.kind in _JAX_DISAGREE for e in g.errors):
+    # JAX fell back to the CPU in an environment conda built: the major named is the route the fix takes (a fresh
+    # environment with jax's pip extra, gpudoctor.checks.reported)
+    conda = any(e.kind == "jaxlib-cpu-fallback" for e in g.errors) and any(
+        e.kind == "conda-install-said" and _CONDA_JAX.search(e.line) for e in g.errors
+    )
+    if not windows and not conda and not any(e.kind in _JAX_DISAGREE for e in g.errors):
         return
     said: dict[str, str] = {}
     for _name, lines in g.texts:
