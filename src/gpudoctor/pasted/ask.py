@@ -18,7 +18,9 @@ from gpudoctor.facts import (
     COMPONENT_NAMED,
     COMPOSE_STARTED,
     EXTENSION_NAMED,
+    IMPORT_CRASHED,
     IMPORT_FAILED,
+    JAX_BEFORE_ENV_INFO,
     JETSON_SAID,
     NO_PYTHON,
     STARTED_BY_HAND,
@@ -293,11 +295,22 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "which folders on PATH hold the CUDA and cuDNN DLLs that TensorFlow loads, and which are missing",
             )
         )
-    if "jax" in named and not isinstance(jax, Found):
+    jax_dated = any(c.get("cue") == JAX_BEFORE_ENV_INFO for c in facts.pasted.cues)
+    if "jax" in named and not isinstance(jax, Found) and not jax_dated:
         out.append(
             Ask(
                 where.python_step(facts, "-c", "import jax; jax.print_environment_info()"),
                 "the jax, jaxlib and CUDA plugin versions, the devices JAX sees, and nvidia-smi",
+            )
+        )
+    elif "jax" in named and not isinstance(jax, Found):
+        # A JAX older than print_environment_info (facts.JAX_BEFORE_ENV_INFO) ends that call in AttributeError: pip
+        # reads its jax and jaxlib (a CUDA build's jaxlib carries +cudaNNN) on any release, without importing them.
+        out.append(
+            Ask(
+                dataclasses.replace(where.python_step(facts, "-m", "pip", "list"), pipe=("grep", "-i", "jax")),
+                "the jax and jaxlib installed (a CUDA jaxlib carries +cudaNNN; this release predates "
+                "jax.print_environment_info())",
             )
         )
     framework_question = (
@@ -428,6 +441,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 ),
             )
     if failed := {c["means"] for c in facts.pasted.cues if c.get("cue") == IMPORT_FAILED}:
+        if "jaxlib" in failed:
+            # jax imports jaxlib as it is imported (jax/_src/lib/__init__.py, `import jaxlib`, jax-v0.3.18 @e0344328;
+            # jax/lib/__init__.py before): a jaxlib that cannot load fails `import jax` the same way.
+            failed.add("jax")
         # A probe that imports the package whose import the traceback shows failing ends in that same error: what is
         # installed under its name (pip reads the distributions without importing them) is asked in its place.
         kept = [a for a in out if not (_imported(a.command) & failed)]
@@ -441,6 +458,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     )
                 )
         out = kept
+    out += _import_crash_asks(facts, windows)
     if _torch_unimportable(facts):  # (a component's collect_env too: it imports torch first)
         out = [a for a in out if "torch.utils.collect_env" not in a.command.argv]
     if named:
@@ -1148,6 +1166,34 @@ def _torch_unimportable(facts: Facts) -> bool:
         or (e.line and "WinError 1455" not in e.line and "Error loading" in e.line and _TORCH_LIB_DLL.search(e.line))
         for e in facts.pasted.errors
     )
+
+
+def _import_crash_asks(facts: Facts, windows: bool) -> list[Ask]:
+    """The interpreter died importing a package (facts.IMPORT_CRASHED): no Python probe of it answers, and what decides
+    it is where the crash is (the native library in the backtrace) and what its extension modules resolve. The
+    package's name is an argument (importlib.import_module(sys.argv[1])), never part of the program."""
+    asks: list[Ask] = []
+    for package in sorted({c["means"] for c in facts.pasted.cues if c.get("cue") == IMPORT_CRASHED}):
+        crash = where.python_step(facts, "-c", "import importlib, sys; importlib.import_module(sys.argv[1])", package)
+        if not windows:
+            asks.append(
+                Ask(
+                    Cmd(("gdb", "-batch", "-ex", "run", "-ex", "bt", "--args", *crash.argv)),
+                    f"the native backtrace of the crash in import {package}: the library whose code faulted",
+                )
+            )
+        traced = dataclasses.replace(crash, argv=(crash.argv[0], "-X", "faulthandler", *crash.argv[1:]))
+        asks.append(Ask(traced, f"the Python stack at the crash: which of {package}'s modules was being imported"))
+        # find_spec locates a top-level package without running its __init__ (Python's importlib.util docs)
+        where_it_is = "import importlib.util, sys; print(importlib.util.find_spec(sys.argv[1]).submodule_search_locations[0])"
+        asks.append(
+            Ask(
+                where.python_step(facts, "-c", where_it_is, package),
+                f"the folder {package} is installed in, without importing it: ldd on its extension modules (*.so) "
+                "there shows which system libraries they resolve",
+            )
+        )
+    return asks
 
 
 def _module_file_asks(facts: Facts) -> list[Ask]:
