@@ -155,3 +155,47 @@ def test_an_undated_jax_keeps_print_environment_info(tmp_path):
     doc = _check(tmp_path, _UNDATED)
     assert _cues(doc, "a JAX older than jax.print_environment_info()") == []
     assert any("print_environment_info" in p for p in _programs(doc))
+
+
+# -- a module named like the package imported in its place: where that name resolves from the launch directory
+
+_EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
+# pytorch/pytorch#788 (the description): torch._C missing from a source tree, not a module shadowing a package.
+_NO_SUBMODULE = """I used pip to install the dependencies, and build from source. When I import torch I got this error:
+``` python
+>>> import torch
+Traceback (most recent call last):
+  File "<stdin>", line 1, in <module>
+  File ".../pytorch/torch/__init__.py", line 46, in <module>
+    from torch._C import *
+ModuleNotFoundError: No module named 'torch._C'
+```
+
+My OS is macOS 10.12.3, python is python3.6
+"""
+_ORIGIN = "import importlib.util, sys; print(importlib.util.find_spec(sys.argv[1]).origin)"
+
+
+@pytest.mark.parametrize(
+    ("text", "package"),
+    [
+        # tests/blind/plans11/cases/1109-…: "No module named 'deepspeed.launcher'; 'deepspeed' is not a package"
+        (_case("1109"), "deepspeed"),
+        # ml-explore/mlx#1069: a script named mlx.py
+        ((_EXAMPLES / "mlx-1069-local-file-shadows-package.txt").read_text(encoding="utf-8"), "mlx"),
+    ],
+)
+def test_a_shadowed_package_is_asked_where_its_name_resolves(tmp_path, text, package):
+    doc = _check(tmp_path, text)
+    asks = doc["pasted"]["ask_for"]
+    origin = [a["argv"] for a in asks if _ORIGIN in a["argv"]]
+    assert origin and origin[0][-1] == package  # the name is an argument, never code
+    assert any(a["argv"] == ["ls", "-ld", f"{package}.py", package] for a in asks)
+    assert any(a["argv"] == ["printenv", "PYTHONPATH"] for a in asks)
+    # the driver and the frameworks decide nothing of it
+    assert not [a for a in asks if a["argv"][:1] == ["nvidia-smi"]]
+
+
+def test_a_missing_submodule_alone_is_not_a_shadowed_package(tmp_path):
+    doc = _check(tmp_path, _NO_SUBMODULE)
+    assert not [a for a in doc["pasted"]["ask_for"] if _ORIGIN in a["argv"]]

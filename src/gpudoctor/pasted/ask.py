@@ -484,6 +484,12 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 )
             )
         out = kept
+    if shadowed := _shadowed_package_asks(facts, windows):
+        # A module named like the package imported in its place (catalogue.toml: python-parent-not-a-package) is decided
+        # by where that name resolves from the launch directory; where it is every failure shown, the driver's and the
+        # frameworks' questions decide nothing of it.
+        only = all(e.kind == "python-package-shadowed" for e in facts.pasted.errors if _is_failure(e, facts))
+        out = shadowed + ([a for a in out if a in _catalogue_asks(facts)] if only else out)
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
@@ -653,6 +659,45 @@ _INSTALLER_KINDS = frozenset(
         "conda-cuda-virtual",
     }
 )
+
+
+def _is_failure(e: Any, facts: Facts) -> bool:
+    from gpudoctor.checks.reported import _failure
+
+    return bool(_failure(e, facts))
+
+
+# Where a name resolves, without running it: importlib.util.find_spec on a top-level name imports nothing (Python's
+# importlib.util docs), and `-c` puts the current directory first on sys.path, as the program's own start does.
+_ORIGIN = "import importlib.util, sys; print(importlib.util.find_spec(sys.argv[1]).origin)"
+
+
+def _shadowed_package_asks(facts: Facts, windows: bool) -> list[Ask]:
+    """The package name Python found as a plain module (catalogue.toml: python-parent-not-a-package): which file that
+    name resolves to from the directory the program starts in, and whether a file or folder of that name is there. The
+    name is an argument (sys.argv[1]) and a path, never code."""
+    asks: list[Ask] = []
+    for package in dict.fromkeys(e.get("package") for e in facts.pasted.reported("python-package-shadowed")):
+        if not package:
+            continue
+        origin = dataclasses.replace(
+            where.python_step(facts, "-c", _ORIGIN, package), note="in the directory the program is started from"
+        )
+        asks.append(
+            Ask(
+                origin,
+                f"which file Python imports as {package} there: the installed package's is "
+                f".../site-packages/{package}/__init__.py, any other is what shadows it",
+            )
+        )
+        if not windows:
+            asks.append(
+                Ask(
+                    Cmd(("ls", "-ld", f"{package}.py", package), note="in the directory the program is started from"),
+                    f"whether a {package}.py or a {package} folder sits where Python searches first",
+                )
+            )
+    return asks
 
 
 def _installer_failures_only(facts: Facts) -> bool:
