@@ -199,3 +199,33 @@ def test_a_shadowed_package_is_asked_where_its_name_resolves(tmp_path, text, pac
 def test_a_missing_submodule_alone_is_not_a_shadowed_package(tmp_path):
     doc = _check(tmp_path, _NO_SUBMODULE)
     assert not [a for a in doc["pasted"]["ask_for"] if _ORIGIN in a["argv"]]
+
+
+# -- a kernel fault mid-run, as the "CUDA by Example" HandleError idiom prints it: the driver's Xid decides whose fault
+
+# 3dem/relion#189 (the description, cut after the error lines)
+_KERNEL_ERROR = """2. I get an error related to unspecified launch failure:
+ Expectation iteration 2 of 25
+23.92/36.37 min .......................................~~(,_,">KERNEL_ERROR: unspecified launch failure in /data/bin/EM/RELION/relion-devel-lmb_copy_newPC/src/gpu_utils/cuda_helper_functions.cu at line 386 (error-code 4)
+KERNEL_ERROR: unspecified launch failure in /data/bin/EM/RELION/relion-devel-lmb_copy_newPC/src/gpu_utils/cuda_helper_functions.cu at line 386 (error-code 4)
+"""
+# 3dem/relion#189 (the description's first line): the reporter's words, no error line of a program.
+_WORDS_ONLY = "2. I get an error related to unspecified launch failure:\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # tests/blind/plans11/cases/1152-…: "ERROR: unspecified launch failure in …custom_allocator.cuh at line 176 (error-code 719)"
+        _case("1152"),
+        _KERNEL_ERROR,
+    ],
+)
+def test_an_unspecified_launch_failure_asks_the_kernel_log(tmp_path, text):
+    asks = _check(tmp_path, text)["pasted"]["ask_for"]
+    assert any(a["command"] == "sudo dmesg | grep -i xid" for a in asks)
+
+
+def test_the_words_without_the_idiom_are_not_the_message(tmp_path):
+    asks = _check(tmp_path, _WORDS_ONLY)["pasted"]["ask_for"]
+    assert not any("xid" in a["command"].lower() for a in asks)
