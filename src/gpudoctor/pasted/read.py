@@ -1417,6 +1417,11 @@ def _ls(g: Gathered, block: Block) -> str:
     return f"{n} path(s)"
 
 
+# A field that names torch itself ("PyTorch version", "torch", Lightning's "pyTorch_version"), not a package named after
+# it ("pytorch-lightning: 1.7.7", "torchvision: 0.13.1", "torchmetrics"), whose version is its own.
+_TORCH_KEY = re.compile(r"(?:py)?torch(?:_version\b|(?![\w-]))")
+
+
 def _issue_form(g: Gathered, block: Block) -> str:
     from gpudoctor.pasted.blocks import form_field, heading_pairs
 
@@ -1434,7 +1439,7 @@ def _issue_form(g: Gathered, block: Block) -> str:
         ):
             g.distributions["tensorflow"] = versions[-1]
             said.append("TensorFlow")
-        elif key.startswith(("pytorch", "torch")) and versions and "torch" not in g.distributions:
+        elif _TORCH_KEY.match(key) and versions and "torch" not in g.distributions:
             g.distributions["torch"] = g.form_torch = versions[-1]
             said.append("PyTorch")
         elif key.startswith("python") and versions:
