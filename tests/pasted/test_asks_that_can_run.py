@@ -229,3 +229,30 @@ def test_an_unspecified_launch_failure_asks_the_kernel_log(tmp_path, text):
 def test_the_words_without_the_idiom_are_not_the_message(tmp_path):
     asks = _check(tmp_path, _WORDS_ONLY)["pasted"]["ask_for"]
     assert not any("xid" in a["command"].lower() for a in asks)
+
+
+# -- PyTorch's own suffix to a CUDA error names torch, though the text never does
+
+# kohjingyu/gill#39 (the description)
+_TORCH_SUFFIX = """RuntimeError: CUDA error: no kernel image is available for execution on the device
+CUDA kernel errors might be asynchronously reported at some other API call,so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1.
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # tests/blind/plans11/cases/1135-…: the error and the suffix on one line, no word of torch
+        _case("1135"),
+        _TORCH_SUFFIX,
+    ],
+)
+def test_pytorchs_cuda_error_suffix_asks_for_torchs_build(tmp_path, text):
+    doc = _check(tmp_path, text)
+    assert "torch.utils.collect_env" in _programs(doc)
+
+
+def test_a_cuda_error_without_the_suffix_names_no_torch(tmp_path):
+    # tests/blind/plans11/cases/1152-…: a C++ program's HandleError line
+    assert not [p for p in _programs(_check(tmp_path, _case("1152"))) if "torch" in p]

@@ -899,7 +899,10 @@ def _text_facts(g: Gathered, text: str) -> None:
         # A word of prose, not a path component ("/tensorflow/compiler/xla" is XLA's tree, "~/pytorch/examples").
         (
             "torch",
-            r"\btorch\.(?:cuda|__version__|version)\b|(?<![/\\\w])pytorch(?![/\\\w])|\bpip3? install\b[^\n]{0,80}\btorch\b",
+            r"\btorch\.(?:cuda|__version__|version)\b|(?<![/\\\w])pytorch(?![/\\\w])|\bpip3? install\b[^\n]{0,80}\btorch\b"
+            # PyTorch's own suffix to a CUDA error (c10/cuda/CUDAMiscFunctions.cpp @98fb6fe1, get_cuda_check_suffix):
+            # the error was torch's, though the text never names it
+            r"|\bCUDA kernel errors might be asynchronously reported at some other API call",
         ),
         ("tensorflow", r"\btf\.(?:test|config|sysconfig|__version__)\b|(?<![/\\\w])tensorflow(?![/\\\w])"),
         ("jax", r"\bjax\.(?:devices|numpy|print_environment_info|random|jit)\b|\bjax\[cuda|\bjaxlib\b"),
