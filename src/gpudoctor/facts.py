@@ -484,6 +484,15 @@ SETUPTOOLS_NVCC = "a Python package's build ran nvcc"
 # site-packages/<pkg>/__init__.py "in <module>", the traceback ending in ImportError, ModuleNotFoundError or OSError):
 # `means` is the package's import name. A probe that imports it ends in the same error and decides nothing.
 IMPORT_FAILED = "a package whose import failed"
+# The cue the pasted reader sets where the interpreter died importing a package (`>>> import torch`, then the shell's
+# "Segmentation fault"): `means` is the package's import name. No Python-level probe of it can answer; a backtrace
+# (gdb, or faulthandler's Python stack) names the native library the crash is in.
+IMPORT_CRASHED = "a package whose import crashed the interpreter"
+# The cue the pasted reader sets where the text dates JAX before jax.print_environment_info() (added in jax 0.3.18,
+# jax-ml/jax commit 0fb462ef, tag jax-v0.3.18 @e0344328, which requires jaxlib 0.3.15: jax/version.py): a jax or jaxlib
+# pinned below those, or the CPU fallback warned from jax/lib/xla_bridge.py, which moved to jax/_src/lib/ in jax 0.2.25
+# (jax-v0.2.25 @821fcaa7). `means` is what dated it.
+JAX_BEFORE_ENV_INFO = "a JAX older than jax.print_environment_info()"
 
 
 @record_class(frozen=True, eq=False, repr=False)

@@ -18,7 +18,9 @@ from gpudoctor.facts import (
     COMPONENT_NAMED,
     COMPOSE_STARTED,
     EXTENSION_NAMED,
+    IMPORT_CRASHED,
     IMPORT_FAILED,
+    JAX_BEFORE_ENV_INFO,
     JETSON_SAID,
     NO_PYTHON,
     STARTED_BY_HAND,
@@ -293,11 +295,22 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 "which folders on PATH hold the CUDA and cuDNN DLLs that TensorFlow loads, and which are missing",
             )
         )
-    if "jax" in named and not isinstance(jax, Found):
+    jax_dated = any(c.get("cue") == JAX_BEFORE_ENV_INFO for c in facts.pasted.cues)
+    if "jax" in named and not isinstance(jax, Found) and not jax_dated:
         out.append(
             Ask(
                 where.python_step(facts, "-c", "import jax; jax.print_environment_info()"),
                 "the jax, jaxlib and CUDA plugin versions, the devices JAX sees, and nvidia-smi",
+            )
+        )
+    elif "jax" in named and not isinstance(jax, Found):
+        # A JAX older than print_environment_info (facts.JAX_BEFORE_ENV_INFO) ends that call in AttributeError: pip
+        # reads its jax and jaxlib (a CUDA build's jaxlib carries +cudaNNN) on any release, without importing them.
+        out.append(
+            Ask(
+                dataclasses.replace(where.python_step(facts, "-m", "pip", "list"), pipe=("grep", "-i", "jax")),
+                "the jax and jaxlib installed (a CUDA jaxlib carries +cudaNNN; this release predates "
+                "jax.print_environment_info())",
             )
         )
     framework_question = (
@@ -428,6 +441,10 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 ),
             )
     if failed := {c["means"] for c in facts.pasted.cues if c.get("cue") == IMPORT_FAILED}:
+        if "jaxlib" in failed:
+            # jax imports jaxlib as it is imported (jax/_src/lib/__init__.py, `import jaxlib`, jax-v0.3.18 @e0344328;
+            # jax/lib/__init__.py before): a jaxlib that cannot load fails `import jax` the same way.
+            failed.add("jax")
         # A probe that imports the package whose import the traceback shows failing ends in that same error: what is
         # installed under its name (pip reads the distributions without importing them) is asked in its place.
         kept = [a for a in out if not (_imported(a.command) & failed)]
@@ -441,6 +458,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     )
                 )
         out = kept
+    out += _import_crash_asks(facts, windows)
     if _torch_unimportable(facts):  # (a component's collect_env too: it imports torch first)
         out = [a for a in out if "torch.utils.collect_env" not in a.command.argv]
     if named:
@@ -466,6 +484,12 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 )
             )
         out = kept
+    if shadowed := _shadowed_package_asks(facts, windows):
+        # A module named like the package imported in its place (catalogue.toml: python-parent-not-a-package) is decided
+        # by where that name resolves from the launch directory; where it is every failure shown, the driver's and the
+        # frameworks' questions decide nothing of it.
+        only = all(e.kind == "python-package-shadowed" for e in facts.pasted.errors if _is_failure(e, facts))
+        out = shadowed + ([a for a in out if a in _catalogue_asks(facts)] if only else out)
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
@@ -635,6 +659,45 @@ _INSTALLER_KINDS = frozenset(
         "conda-cuda-virtual",
     }
 )
+
+
+def _is_failure(e: Any, facts: Facts) -> bool:
+    from gpudoctor.checks.reported import _failure
+
+    return bool(_failure(e, facts))
+
+
+# Where a name resolves, without running it: importlib.util.find_spec on a top-level name imports nothing (Python's
+# importlib.util docs), and `-c` puts the current directory first on sys.path, as the program's own start does.
+_ORIGIN = "import importlib.util, sys; print(importlib.util.find_spec(sys.argv[1]).origin)"
+
+
+def _shadowed_package_asks(facts: Facts, windows: bool) -> list[Ask]:
+    """The package name Python found as a plain module (catalogue.toml: python-parent-not-a-package): which file that
+    name resolves to from the directory the program starts in, and whether a file or folder of that name is there. The
+    name is an argument (sys.argv[1]) and a path, never code."""
+    asks: list[Ask] = []
+    for package in dict.fromkeys(e.get("package") for e in facts.pasted.reported("python-package-shadowed")):
+        if not package:
+            continue
+        origin = dataclasses.replace(
+            where.python_step(facts, "-c", _ORIGIN, package), note="in the directory the program is started from"
+        )
+        asks.append(
+            Ask(
+                origin,
+                f"which file Python imports as {package} there: the installed package's is "
+                f".../site-packages/{package}/__init__.py, any other is what shadows it",
+            )
+        )
+        if not windows:
+            asks.append(
+                Ask(
+                    Cmd(("ls", "-ld", f"{package}.py", package), note="in the directory the program is started from"),
+                    f"whether a {package}.py or a {package} folder sits where Python searches first",
+                )
+            )
+    return asks
 
 
 def _installer_failures_only(facts: Facts) -> bool:
@@ -1148,6 +1211,34 @@ def _torch_unimportable(facts: Facts) -> bool:
         or (e.line and "WinError 1455" not in e.line and "Error loading" in e.line and _TORCH_LIB_DLL.search(e.line))
         for e in facts.pasted.errors
     )
+
+
+def _import_crash_asks(facts: Facts, windows: bool) -> list[Ask]:
+    """The interpreter died importing a package (facts.IMPORT_CRASHED): no Python probe of it answers, and what decides
+    it is where the crash is (the native library in the backtrace) and what its extension modules resolve. The
+    package's name is an argument (importlib.import_module(sys.argv[1])), never part of the program."""
+    asks: list[Ask] = []
+    for package in sorted({c["means"] for c in facts.pasted.cues if c.get("cue") == IMPORT_CRASHED}):
+        crash = where.python_step(facts, "-c", "import importlib, sys; importlib.import_module(sys.argv[1])", package)
+        if not windows:
+            asks.append(
+                Ask(
+                    Cmd(("gdb", "-batch", "-ex", "run", "-ex", "bt", "--args", *crash.argv)),
+                    f"the native backtrace of the crash in import {package}: the library whose code faulted",
+                )
+            )
+        traced = dataclasses.replace(crash, argv=(crash.argv[0], "-X", "faulthandler", *crash.argv[1:]))
+        asks.append(Ask(traced, f"the Python stack at the crash: which of {package}'s modules was being imported"))
+        # find_spec locates a top-level package without running its __init__ (Python's importlib.util docs)
+        where_it_is = "import importlib.util, sys; print(importlib.util.find_spec(sys.argv[1]).submodule_search_locations[0])"
+        asks.append(
+            Ask(
+                where.python_step(facts, "-c", where_it_is, package),
+                f"the folder {package} is installed in, without importing it: ldd on its extension modules (*.so) "
+                "there shows which system libraries they resolve",
+            )
+        )
+    return asks
 
 
 def _module_file_asks(facts: Facts) -> list[Ask]:

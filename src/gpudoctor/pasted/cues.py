@@ -27,7 +27,9 @@ from gpudoctor.facts import (
     EXTENSION_NAMED,
     HOST_RAM_SAID,
     IMAGE_RUN,
+    IMPORT_CRASHED,
     IMPORT_FAILED,
+    JAX_BEFORE_ENV_INFO,
     JETSON_SAID,
     KILLED_SAID,
     NO_GPU_SAID,
@@ -272,6 +274,28 @@ _INIT_FRAME = re.compile(
     r'File "[^"]{0,300}[\\/](?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w{0,60})[\\/]__init__\.py", line \d+, in <module>'
 )
 _IMPORT_ERROR_END = re.compile(r"^\s*(?:ImportError|ModuleNotFoundError|OSError)\b")
+# The loader refusing a compiled module inside a package's directory, as the import's own ImportError: glibc's
+# "version `GLIBC_2.23' not found (required by …/site-packages/jaxlib/xla_extension.so)" (bminor/glibc elf/dl-version.c,
+# match_symbol), "…/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: …", "…: cannot open shared object file".
+# The package whose directory holds the module is the one whose import failed (a module beside site-packages' packages,
+# flash_attn_2_cuda.cpython-….so, names none). Markdown's backtick, or pytest's "E   ", may open the line.
+_LOADER_REFUSED = re.compile(
+    r"^\s*(?:`|E\s+)?ImportError: .{0,600}?[\\/](?:site|dist)-packages[\\/](?P<pkg>[A-Za-z_]\w{0,60})[\\/][^\s:()]{0,300}\.(?:so|pyd)\b"
+)
+# `import X` typed at a REPL prompt or run alone with `python -c` (a program that goes on past the import may crash
+# later), and within the next lines the interpreter's death by SIGSEGV as the shell (bash: "Segmentation fault (core
+# dumped)") or faulthandler ("Fatal Python error: Segmentation fault") reports it.
+_IMPORT_TYPED = re.compile(
+    r"^\s*(?:>>>|In \[\d+\]:)\s*import (?P<pkg>[A-Za-z_]\w{0,60})(?:\s+as\s+\w{1,60})?\s*$"
+    r"|\bpython[\d.]*(?:\.exe)?\s+-c\s+['\"]\s*import (?P<pkg2>[A-Za-z_]\w{0,60})(?:\s+as\s+\w{1,60})?\s*['\"]"
+)
+_SEGFAULT = re.compile(r"^\s*(?:Segmentation fault\b|Fatal Python error: Segmentation fault)")
+# jax or jaxlib pinned or named with a release (jaxlib==0.1.70+cuda101, "jax 0.2.9"), and the CPU fallback warned from
+# the module jax 0.2.25 moved (warnings.warn names the file it ran in): what dates JAX before print_environment_info.
+_JAX_RELEASE = re.compile(r"\b(?P<name>jaxlib|jax)\s*(?:==|\s)\s*v?(?P<version>\d+\.\d+\.\d+)\b")
+_JAX_OLD_BRIDGE = re.compile(r"[\\/]site-packages[\\/]jax[\\/]lib[\\/]xla_bridge\.py:\d+: UserWarning")
+# The first releases with jax.print_environment_info(): jax 0.3.18, which requires jaxlib 0.3.15 (facts.JAX_BEFORE_ENV_INFO).
+_ENV_INFO_FROM = {"jax": (0, 3, 18), "jaxlib": (0, 3, 15)}
 _TRACEBACK_SPAN = 80  # lines a traceback's frames and its last line are read within
 _SUSPEND_SAID = re.compile(
     r"\bsuspend(?:ed|ing|s)?\b|\bhibernat(?:e|ed|es|ion|ing)\b|\bstandby\b"
@@ -445,6 +469,32 @@ def _import_failed(g: Gathered, lines: list[str]) -> None:
             if _IMPORT_ERROR_END.match(later[:MAX_LINE]):
                 _cue(g, IMPORT_FAILED, m.group("pkg"), line[:MAX_LINE])
                 break
+    for line in lines:
+        if "ImportError" in line and (m := _LOADER_REFUSED.match(line[:MAX_LINE])):
+            _cue(g, IMPORT_FAILED, m.group("pkg"), line[:MAX_LINE])
+    for number, line in enumerate(lines):
+        if "import" not in line or (m := _IMPORT_TYPED.search(line[:MAX_LINE])) is None:
+            continue
+        after = [x for x in lines[number + 1 : number + 4] if x.strip()]
+        if after and _SEGFAULT.match(after[0][:MAX_LINE]):
+            package = m.group("pkg") or m.group("pkg2")
+            _cue(g, IMPORT_FAILED, package, line[:MAX_LINE])
+            _cue(g, IMPORT_CRASHED, package, after[0][:MAX_LINE])
+
+
+def _jax_dated(g: Gathered, lines: list[str]) -> None:
+    """Where the text dates JAX before jax.print_environment_info() (facts.JAX_BEFORE_ENV_INFO)."""
+    for line in lines:
+        if "jax" not in line:
+            continue
+        if _JAX_OLD_BRIDGE.search(line[:MAX_LINE]):
+            _cue(g, JAX_BEFORE_ENV_INFO, "the CPU fallback warned from jax/lib/xla_bridge.py", line[:MAX_LINE])
+            return
+        for m in _JAX_RELEASE.finditer(line[:MAX_LINE]):
+            release = tuple(int(x) for x in m.group("version").split("."))
+            if release < _ENV_INFO_FROM[m.group("name")]:
+                _cue(g, JAX_BEFORE_ENV_INFO, f"{m.group('name')} {m.group('version')}", line[:MAX_LINE])
+                return
 
 
 def _image_cue(g: Gathered, image: str, line: str, gpus: str, runtime: str = "docker", python: str = "python3") -> None:
@@ -556,6 +606,7 @@ def read_cues(g: Gathered, text: str) -> None:
         line = next((x for x in lines if _CONTAINER_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, CONTAINER_SAID, f"run inside a {runtime} container (the text says so)", line[:MAX_LINE])
     _import_failed(g, lines)
+    _jax_dated(g, lines)
     _ld_library_path_printed(g, lines)
     if m := _JETSON_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _JETSON_SAID.search(x[:MAX_LINE])), m.group(0))

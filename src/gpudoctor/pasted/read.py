@@ -906,7 +906,10 @@ def _text_facts(g: Gathered, text: str) -> None:
         # A word of prose, not a path component ("/tensorflow/compiler/xla" is XLA's tree, "~/pytorch/examples").
         (
             "torch",
-            r"\btorch\.(?:cuda|__version__|version)\b|(?<![/\\\w])pytorch(?![/\\\w])|\bpip3? install\b[^\n]{0,80}\btorch\b",
+            r"\btorch\.(?:cuda|__version__|version)\b|(?<![/\\\w])pytorch(?![/\\\w])|\bpip3? install\b[^\n]{0,80}\btorch\b"
+            # PyTorch's own suffix to a CUDA error (c10/cuda/CUDAMiscFunctions.cpp @98fb6fe1, get_cuda_check_suffix):
+            # the error was torch's, though the text never names it
+            r"|\bCUDA kernel errors might be asynchronously reported at some other API call",
         ),
         ("tensorflow", r"\btf\.(?:test|config|sysconfig|__version__)\b|(?<![/\\\w])tensorflow(?![/\\\w])"),
         ("jax", r"\bjax\.(?:devices|numpy|print_environment_info|random|jit)\b|\bjax\[cuda|\bjaxlib\b"),
@@ -1424,6 +1427,11 @@ def _ls(g: Gathered, block: Block) -> str:
     return f"{n} path(s)"
 
 
+# A field that names torch itself ("PyTorch version", "torch", Lightning's "pyTorch_version"), not a package named after
+# it ("pytorch-lightning: 1.7.7", "torchvision: 0.13.1", "torchmetrics"), whose version is its own.
+_TORCH_KEY = re.compile(r"(?:py)?torch(?:_version\b|(?![\w-]))")
+
+
 def _issue_form(g: Gathered, block: Block) -> str:
     from gpudoctor.pasted.blocks import form_field, heading_pairs
 
@@ -1441,7 +1449,7 @@ def _issue_form(g: Gathered, block: Block) -> str:
         ):
             g.distributions["tensorflow"] = versions[-1]
             said.append("TensorFlow")
-        elif key.startswith(("pytorch", "torch")) and versions and "torch" not in g.distributions:
+        elif _TORCH_KEY.match(key) and versions and "torch" not in g.distributions:
             g.distributions["torch"] = g.form_torch = versions[-1]
             said.append("PyTorch")
         elif key.startswith("python") and versions:
