@@ -37,6 +37,7 @@ from gpudoctor.checks.catalogued.containers import (
     check_docker_gpu_driver,
     check_docker_unknown_runtime,
     check_hook_cgroup_not_permitted,
+    check_hook_devices_allow_rootless,
     check_image_cuda_compat_refused,
     check_image_driver_files,
     check_shared_memory,
@@ -80,6 +81,7 @@ CHECKS = (
     Check("catalogued-docker-runtime", "platform", ("container-no-gpu",), check_docker_unknown_runtime, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
     Check("catalogued-hook-cgroup", "platform", ("container-no-gpu",), check_hook_cgroup_not_permitted, ("pasted",)),
+    Check("catalogued-hook-rootless", "platform", ("container-no-gpu",), check_hook_devices_allow_rootless, ("pasted",)),
     Check(
         "catalogued-image-cuda-compat", "toolkit", ("toolkit-newer-than-driver",), check_image_cuda_compat_refused, ("pasted",)
     ),
