@@ -21,6 +21,7 @@ from gpudoctor.planner.remedy import (
     container_toolkit_shown,
     docker_run_without_gpus,
     docker_runtime_setup,
+    left_behind,
     reporters_docker_run,
 )
 
@@ -468,7 +469,7 @@ def check_hook_devices_allow_rootless(facts: Facts, ctx: Context) -> Iterable[Fi
 
     img = image(facts)
     test = Cmd(("docker", "run", "--rm", "--gpus", "all", img["means"] if img else Placeholder("image"), "nvidia-smi"))
-    run = reporters_docker_run(facts, gpus=True) or test
+    own = reporters_docker_run(facts, gpus=True)
     yield Finding(
         "container-no-gpu",
         Severity.ERROR,
@@ -490,7 +491,8 @@ def check_hook_devices_allow_rootless(facts: Facts, ctx: Context) -> Iterable[Fi
                 Cmd(("grep", "-n", "no-cgroups", config), note="the hook still manages cgroups"),
                 Cmd(("sed", "-i", "s/^#\\?no-cgroups = .*/no-cgroups = true/", config), root=True),
                 Cmd(("systemctl", "--user", "restart", "docker"), note="as the rootless user, not root"),
-                run,
+                *left_behind(own),
+                own or test,
             ),
             requires_root=True,
             component="container",
