@@ -720,6 +720,31 @@ def test_a_rootless_daemons_hook_denied_devices_allow_sets_no_cgroups_and_restar
     assert "container-no-gpu" not in codes
 
 
+def test_the_gpu_operators_validator_crashing_asks_which_validation_fails_and_the_nodes_containerd_config():
+    # the validator's init containers failing: the kubelet's table on RKE2 (https://github.com/NVIDIA/gpu-operator/issues/545,
+    # the catalogue's example) and the reporter's words after a power loss (tests/blind/plans11/cases/1118-gpuop1982-
+    # rke2-rhel89-after-power-loss-operator-validator-toolkit-validation-crashloop-ask)
+    case = (
+        _BLIND_DIR
+        / "plans11/cases/1118-gpuop1982-rke2-rhel89-after-power-loss-operator-validator-toolkit-validation-crashloop-ask"
+    )
+    for text in (
+        _example("gpu-operator-545-rke2-operator-validator-init-crashloop.txt"),
+        (case / "input.txt").read_text(encoding="utf-8"),
+    ):
+        errors, _, asks = _run(text)
+        assert "gpu-operator-validator-crashing" in errors
+        assert ("kubectl", "describe", "pods", "-A", "-l", "app=nvidia-operator-validator") in asks
+        assert ("ls", "/run/nvidia/validations") in asks
+        assert any(
+            a[:3] == ("grep", "-n", "nvidia") and "/var/lib/rancher/rke2/agent/etc/containerd/config.toml" in a for a in asks
+        )
+    # quiet twin: the operator's driver pod crashing (gpu-operator issue 130, its catalogue example) is the driver's
+    # entry; no validator is named crashing there
+    errors, _, asks = _run(_example("gpu-operator-130-driver-daemonset-crashloop.txt"))
+    assert "gpu-operator-driver-crashing" in errors and "gpu-operator-validator-crashing" not in errors
+
+
 _BLIND_DIR = Path(__file__).resolve().parents[1] / "blind"
 _BLIND = Path(__file__).resolve().parents[1] / "blind"
 
