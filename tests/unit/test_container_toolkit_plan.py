@@ -172,8 +172,8 @@ def test_the_reporters_named_run_is_preceded_by_removing_what_its_failed_start_l
         assert words[-2] == ("docker", "rm", name)
         assert words[-1][:2] == ("docker", "run") and ("--name", name) in zip(words[-1], words[-1][1:], strict=False)
         assert words.index(("systemctl", "restart", "docker")) < len(words) - 2
-    # quiet twin: a run with --rm removes its own container on the failed start (nvidia-docker issue 1642's test run,
-    # https://github.com/NVIDIA/nvidia-docker/issues/1642), and one without --name leaves nothing to collide with
+    # quiet twins: a run with --rm removes its own container on the failed start (AutoRemove, the same start.go), and
+    # one without --name leaves no name to collide with
     for text in (
         "docker run --rm --gpus all --name smi nvidia/cuda:11.0-base nvidia-smi\n"
         "docker: Error response from daemon: could not select device driver with capabilities: [[gpu]].\n",
