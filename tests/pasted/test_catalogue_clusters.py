@@ -686,6 +686,66 @@ def test_the_hook_refused_its_device_rules_sets_no_cgroups_where_docker_runs():
     assert "container-no-gpu" not in codes
 
 
+def test_a_rootless_daemons_hook_denied_devices_allow_sets_no_cgroups_and_restarts_the_user_daemon():
+    # rootless docker on cgroup v1: the container stays in the user's session cgroup (user.slice), whose devices.allow
+    # the hook may not open (https://github.com/moby/moby/issues/38729, the catalogue's example; and
+    # tests/blind/plans11/cases/1101-nvdocker1155-rootless-docker-nvidia-container-cli-cgroup-devices-allow-permission-denied)
+    case = (
+        _BLIND_DIR
+        / "plans11/cases/1101-nvdocker1155-rootless-docker-nvidia-container-cli-cgroup-devices-allow-permission-denied"
+        / "input.txt"
+    )
+    config = "/etc/nvidia-container-runtime/config.toml"
+    for text, rerun in (
+        (_example("moby-38729-rootless-docker-hook-devices-allow-denied.txt"), None),
+        (case.read_text(encoding="utf-8"), ("docker", "run", "--rm", "--gpus", "all", "nvidia/cuda:10.0-base", "nvidia-smi")),
+    ):
+        errors, codes, _ = _run(text)
+        assert errors["container-hook-devices-allow-denied"]["path"] == "/sys/fs/cgroup/devices/user.slice/devices.allow"
+        assert "pasted-error-unexplained" not in codes
+        finding = codes["container-no-gpu"]
+        argvs = _argvs(finding)
+        assert _root(finding) == {("sed", "-i", "s/^#\\?no-cgroups = .*/no-cgroups = true/", config)}
+        restart = argvs.index(("systemctl", "--user", "restart", "docker"))
+        assert argvs.index(("sed", "-i", "s/^#\\?no-cgroups = .*/no-cgroups = true/", config)) < restart
+        run = next(a for a in argvs if a[:2] == ("docker", "run"))
+        assert argvs.index(run) > restart
+        assert "--device" not in run  # (a rootless container has no device cgroup to pass the nodes through)
+        if rerun is not None:
+            assert run == rerun
+    # quiet twin: enroot's hook in a Slurm step (https://github.com/NVIDIA/libnvidia-container/issues/313) is denied
+    # the same file of the step's cgroup; no rootless docker daemon is there, so no docker plan
+    errors, codes, _ = _run(_example("libnvidia-container-313-enroot-slurm-devices-allow-denied.txt"))
+    assert "container-hook-devices-allow-denied" in errors
+    assert "container-no-gpu" not in codes
+
+
+def test_the_gpu_operators_validator_crashing_asks_which_validation_fails_and_the_nodes_containerd_config():
+    # the validator's init containers failing: the kubelet's table on RKE2 (https://github.com/NVIDIA/gpu-operator/issues/545,
+    # the catalogue's example) and the reporter's words after a power loss (tests/blind/plans11/cases/1118-gpuop1982-
+    # rke2-rhel89-after-power-loss-operator-validator-toolkit-validation-crashloop-ask)
+    case = (
+        _BLIND_DIR
+        / "plans11/cases/1118-gpuop1982-rke2-rhel89-after-power-loss-operator-validator-toolkit-validation-crashloop-ask"
+    )
+    for text in (
+        _example("gpu-operator-545-rke2-operator-validator-init-crashloop.txt"),
+        (case / "input.txt").read_text(encoding="utf-8"),
+    ):
+        errors, _, asks = _run(text)
+        assert "gpu-operator-validator-crashing" in errors
+        assert ("kubectl", "describe", "pods", "-A", "-l", "app=nvidia-operator-validator") in asks
+        assert ("ls", "/run/nvidia/validations") in asks
+        assert any(
+            a[:3] == ("grep", "-n", "nvidia") and "/var/lib/rancher/rke2/agent/etc/containerd/config.toml" in a for a in asks
+        )
+    # quiet twin: the operator's driver pod crashing (gpu-operator issue 130, its catalogue example) is the driver's
+    # entry; no validator is named crashing there
+    errors, _, asks = _run(_example("gpu-operator-130-driver-daemonset-crashloop.txt"))
+    assert "gpu-operator-driver-crashing" in errors and "gpu-operator-validator-crashing" not in errors
+
+
+_BLIND_DIR = Path(__file__).resolve().parents[1] / "blind"
 _BLIND = Path(__file__).resolve().parents[1] / "blind"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpudoctor.cmdline import Cmd, SetEnv
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -37,6 +38,45 @@ def test_no_socket_interface_asks_for_the_variable_and_the_interfaces():
         assert "nccl-no-socket-interface" in errors
         assert "pasted-error-unexplained" in codes
         assert {("printenv", "NCCL_SOCKET_IFNAME"), ("ip", "-brief", "address")} <= asks
+
+
+def _finding(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    return next((f for f in report.findings if f.code == "nccl-interface-unroutable"), None), report
+
+
+def test_no_socket_interface_beside_nccl_socket_ifname_set_unsets_it_and_logs_the_interface():
+    # NCCL_SOCKET_IFNAME set in an issue's list of variables (tests/blind/plans11/cases/1108-pt29482-docker-host-network-
+    # two-nodes-nccl-socket-ifname-eth0-no-socket-interface-found: eth0 on host-networked containers) and in a cluster's
+    # task environment as YAML (https://github.com/marin-community/marin/issues/6940, the catalogue's example: an
+    # exact-match =enp90s0np0 the build did not honour)
+    case = next((Path(__file__).resolve().parents[1] / "blind" / "plans11" / "cases").glob("1108-*")) / "input.txt"
+    for text, value in (
+        (case.read_text(encoding="utf-8"), "eth0"),
+        (_example("marin-6940-nccl-socket-ifname-exact-match-no-socket-interface.txt"), "=enp90s0np0"),
+    ):
+        errors, codes, _ = _run(text)
+        assert errors["nccl-socket-ifname-said"]["value"] == value
+        assert "pasted-error-unexplained" not in codes
+        finding, _ = _finding(text)
+        assert finding is not None
+        lines = finding.remediation.commands
+        assert [c.words for c in lines if isinstance(c, Cmd)] == [("ip", "-brief", "address")]
+        assert [(e.name, e.value) for e in lines if isinstance(e, SetEnv)] == [
+            ("NCCL_SOCKET_IFNAME", None),
+            ("NCCL_DEBUG", "INFO"),
+        ]
+    # quiet twins: an exclusion list (marin issue 7018, https://github.com/marin-community/marin/issues/7018: the
+    # variable's ^... value named beside the same message) leaves interfaces the text does not show; and the message
+    # alone (MambaTree issue 14, the older example) shows no setting: both stay with the catalogue's asks
+    for text in (
+        _example("marin-7018-nccl-socket-ifname-exclusion-no-socket-interface.txt"),
+        _example("mambatree-14-bootstrap-no-socket-interface.txt"),
+    ):
+        finding, report = _finding(text)
+        assert finding is None
+        assert "pasted-error-unexplained" in {f.code for f in report.findings}
 
 
 _CONNECT = "gpu-a:941227:943077 [0] include/socket.h:390 NCCL WARN Connect to 172.17.0.2<21724> failed : Connection refused\n"

@@ -350,11 +350,32 @@ def test_a_workload_given_no_gpu_that_sees_them_all_reads_its_variable_and_the_r
     assert "container-gpus-unrequested" in _codes("Pods without nvidia.com/gpu limits still see all 8 GPUs.\n")
 
 
+@states("container-gpus-unrequested", FIRES)
+def test_a_gpu_not_requested_said_with_dont_and_every_gpu_exposed_is_the_leak_too():
+    # "even though I don't allocate any GPU resource in YAML spec, I can still see all the GPUs in the pod container"
+    # (tests/blind/plans11/cases/1115-k8sdp87-k8s-docker-nvidia-default-runtime-pod-without-gpu-limit-sees-all-gpus-
+    # cuda-image-env), and the device plugin's README as NVIDIA/k8s-device-plugin#61 quotes it, "if you don't request
+    # GPUs ... all the GPUs on the machine will be exposed inside your container"
+    # (https://github.com/NVIDIA/k8s-device-plugin/issues/61, the catalogue example)
+    case = next((CASES.parents[1] / "plans11" / "cases").glob("1115-*")) / "input.txt"
+    example = CASES.parents[2] / "pasted" / "catalogue_examples" / "k8s-device-plugin-61-no-request-all-gpus-exposed.txt"
+    for path in (case, example):
+        f = _codes(path.read_text(encoding="utf-8"))["container-gpus-unrequested"]
+        assert any(
+            w[:2] == ("grep", "-E") and "accept-nvidia-visible-devices|default_runtime_name" in w for w in _argv(f.remediation)
+        )
+    # the Kubernetes report (its pod and YAML spec) reads the pod and the device plugin's device list strategy
+    f = _codes(case.read_text(encoding="utf-8"))["container-gpus-unrequested"]
+    assert any(w[:1] == ("kubectl",) and "exec" in w for w in _argv(f.remediation))
+
+
 @states("container-gpus-unrequested", QUIET)
 def test_a_workload_that_sees_what_it_requested_or_nothing_is_not_a_leak():
     for text in (
         "With a single GPU assigned, nvidia-smi shows one GPU as expected.\n",
         "My pod with no GPU assigned shows nothing in nvidia-smi, as expected.\n",
         "The node has 4 GPUs and nvidia-smi on the host lists all GPUs.\n",
+        # "don't request" said where every workload sees only what it asked for
+        "I don't request any GPU for the CPU pods, and the GPU pods see the GPUs they asked for.\n",
     ):
         assert "container-gpus-unrequested" not in _codes(text), text

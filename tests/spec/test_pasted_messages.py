@@ -225,6 +225,29 @@ def test_onnxruntimes_provider_asking_for_a_cuda11_library_is_its_cuda11_build()
     assert _argv(f) == [("python3", "-m", "pip", "install", "onnxruntime-gpu==1.23.2")]
 
 
+@states("framework-cuda-libs-missing", FIRES)
+def test_a_programs_own_cuda11_onnxruntime_gets_cuda11_libraries_not_pips_wheel():
+    # A program that runs no Python carries its own onnxruntime: a C++ build linked to the one its CMake downloaded
+    # (tests/blind/plans11/cases/1146-sherpaonnx1465-linux-gpu-build-ort-cuda11-provider-needs-libcublaslt11-only-
+    # cuda124-installed) and a Java service's Maven package (https://github.com/microsoft/onnxruntime/issues/12540, the
+    # catalogue example). pip reaches neither: the provider's missing libraries and a CUDA 11 lib64 on the loader's path.
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parents[1]
+    case = next((tests / "blind" / "plans11" / "cases").glob("1146-*")) / "input.txt"
+    example = tests / "pasted" / "catalogue_examples" / "onnxruntime-12540-java-maven-provider-libcublas11.txt"
+    for path, soname in ((case, "libcublasLt.so.11"), (example, "libcublas.so.11")):
+        f = _codes(path.read_text(encoding="utf-8"))["framework-cuda-libs-missing"]
+        assert f.title.startswith("the program's own onnxruntime") and soname in f.title
+        words = [tuple(str(w) for w in a) for a in _argv(f)]
+        assert words[0] == ("ldd", "<providers-cuda-library>") and not any(w[:1] == ("python3",) for w in words)
+        (path_line,) = [c for c in f.remediation.commands if isinstance(c, PrependPath)]
+        assert path_line.name == "LD_LIBRARY_PATH"
+    # quiet twin: the same message from Python (plans2 case 151's traceback, onnxruntime-gpu 1.17.0) keeps pip's fix
+    f = _codes(_plans2("151"))["framework-cuda-libs-missing"]
+    assert not f.title.startswith("the program's own") and _argv(f)[0][:3] == ("python3", "-m", "pip")
+
+
 @states("framework-cuda-libs-missing", QUIET)
 def test_onnxruntimes_cuda11_build_is_kept_where_the_driver_stops_at_cuda11():
     # The driver shown supports CUDA 11.4 only: a CUDA 12 build cannot run there, so no onnxruntime pin is printed.

@@ -151,3 +151,36 @@ def test_no_nvidia_gpu_in_the_facts_drops_the_flag_for_any_image():
     (f,) = check_docker_gpu_driver(facts, cast(Context, None))  # this check reads no context
     assert [c.words for c in f.remediation.commands] == [("docker", "run", "<image>")]
     assert "Intel Iris" in [e.value for e in f.evidence]
+
+
+def _said_report(text: str):
+    return diagnose(ReplayHost(validate_snapshot(read_pasted([Source("report.txt", text)]), "t")))
+
+
+def test_the_reporters_named_run_is_preceded_by_removing_what_its_failed_start_left():
+    # docker creates the container before starting it and keeps it after a failed start unless --rm (moby/moby
+    # daemon/start.go @ce27df7b): tests/blind/plans11/cases/1141-localai4511-ubuntu2204-docker-gpus-all-toolkit-
+    # installed-runtime-not-configured, and https://github.com/psalias2006/gpu-hot/issues/18 (the catalogue example)
+    plans11 = CASES.parent.parent / "plans11" / "cases"
+    examples = Path(__file__).resolve().parent.parent / "pasted" / "catalogue_examples"
+    for text, name in (
+        (next(plans11.glob("1141-*")).joinpath("input.txt").read_text(encoding="utf-8"), "local-ai"),
+        ((examples / "gpu-hot-18-docker-run-name-could-not-select-device-driver.txt").read_text(encoding="utf-8"), "gpu-hot"),
+    ):
+        (step,) = [s for s in _plan(_said_report(text)).steps if "container-no-gpu" in s.codes]
+        words = [c.words for c in step.commands if isinstance(c, Cmd)]
+        assert words[-2] == ("docker", "rm", name)
+        assert words[-1][:2] == ("docker", "run") and ("--name", name) in zip(words[-1], words[-1][1:], strict=False)
+        assert words.index(("systemctl", "restart", "docker")) < len(words) - 2
+    # quiet twins: a run with --rm removes its own container on the failed start (AutoRemove, the same start.go), and
+    # one without --name leaves no name to collide with
+    for text in (
+        "docker run --rm --gpus all --name smi nvidia/cuda:11.0-base nvidia-smi\n"
+        "docker: Error response from daemon: could not select device driver with capabilities: [[gpu]].\n",
+        "docker run --gpus all nvidia/cuda:11.0-base nvidia-smi\n"
+        "docker: Error response from daemon: could not select device driver with capabilities: [[gpu]].\n",
+    ):
+        (step,) = [s for s in _plan(_said_report(text)).steps if "container-no-gpu" in s.codes]
+        words = [c.words for c in step.commands if isinstance(c, Cmd)]
+        assert words[-1][:2] == ("docker", "run") and words[-1][-1] == "nvidia-smi"  # the reporter's own, rerun
+        assert not any(w[:2] == ("docker", "rm") for w in words)

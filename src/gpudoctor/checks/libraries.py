@@ -143,9 +143,54 @@ def _ort_cudnn_wheel(e, build: LibraryBuild) -> tuple[str, ...]:
     return (_CUDNN_CU12[build.cudnn],) if (e.get("soname") or "").startswith("libcudnn") and build.cudnn in _CUDNN_CU12 else ()
 
 
+def _ort_of_the_program(facts: Facts, e) -> Finding:
+    """onnxruntime's CUDA 11 provider failing in a program that is no Python, as its error shows (raised through the
+    C++ API's Ort::Exception or the Java API's OrtException: a C++ build linked to the onnxruntime its CMake downloaded,
+    a Java service's Maven package): pip reaches none of it (as for a compiled program's CTranslate2, above). The provider library of the program's own onnxruntime needs the CUDA 11 libraries on the
+    loader's path (a CUDA 11 toolkit's lib64 beside the CUDA the machine has, with cuDNN 8), or the program rebuilt
+    against onnxruntime's CUDA 12 GPU release (its maintainers on microsoft/onnxruntime#12540: ldd on the provider,
+    then the libraries it lacks where the loader looks)."""
+    from gpudoctor.cmdline import Placeholder, PrependPath
+
+    soname = e.get("soname") or ""
+    provider = Placeholder("providers-cuda-library")
+    return Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"the program's own onnxruntime is a CUDA 11 build: its CUDA provider needs {soname}",
+        f"onnxruntime said so ('Failed to load library libonnxruntime_providers_cuda.so with error: {soname}'), in a "
+        "program that runs no Python: it carries its own onnxruntime library, built for CUDA 11, which loads CUDA 11's "
+        "libraries by name. The CUDA installed beside it is another major, so its CUDA provider fails; pip's "
+        "onnxruntime-gpu never reaches this program.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Give the program's onnxruntime the CUDA 11 libraries it was built for: a CUDA 11.8 toolkit (user-level, "
+            "toolkit only, no driver) with cuDNN 8 for CUDA 11 beside the CUDA installed, its lib64 put first on "
+            "LD_LIBRARY_PATH in the shell that starts the program; or rebuild the program against onnxruntime's CUDA 12 "
+            "GPU release (with the cuDNN that release was built with).",
+            (
+                Cmd(("ldd", provider), pipe=("grep", "-E", "not found|cublas|cudart|cudnn"), note="what the provider lacks"),
+                Cmd(
+                    ("ldconfig", "-p"),
+                    pipe=("grep", "-E", "libcublasLt?\\.so\\.11|libcudart\\.so\\.11|libcudnn\\.so\\.8"),
+                    note="CUDA 11 and cuDNN 8 libraries the loader knows already",
+                ),
+                PrependPath("LD_LIBRARY_PATH", (Placeholder("cuda-11-toolkit"), "/lib64")),
+            ),
+            component="environment",
+        ),
+    )
+
+
 def check_onnxruntime_cuda11(facts: Facts, ctx: Context) -> Iterable[Finding]:
     e = _ort_cuda11(facts, ctx)
     if e is None:
+        return
+    py = facts.frameworks.python
+    in_python = isinstance(py, Found) and any(n.startswith("onnxruntime") for n in py.value.distributions)
+    if _said(facts, "onnxruntime-native-binding") and not in_python:
+        yield _ort_of_the_program(facts, e)
         return
     build = _build(ctx, "onnxruntime-gpu", cuda=12)
     install = _ort_cuda12_install(facts, ctx, e)

@@ -1490,6 +1490,8 @@ _DESCRIPTIVE = frozenset(
         "cuda-available-said",
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
         "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued.clusters)
+        "nccl-socket-ifname-said",  # NCCL_SOCKET_IFNAME as set (gpudoctor.checks.catalogued.clusters)
+        "onnxruntime-native-binding",  # onnxruntime raised through C++ or Java (gpudoctor.checks.libraries)
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",

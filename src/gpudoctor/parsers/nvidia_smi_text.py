@@ -121,8 +121,10 @@ class SmiList:
 
 
 _HEADER_RE = re.compile(r"NVIDIA-SMI\s+(?P<smi>\d[\w.\-]*)")
-_DRIVER_RE = re.compile(r"(?P<label>Driver Version|KMD Version)\s*:\s*(?P<value>[^\s|]+)")
-_CUDA_RE = re.compile(r"CUDA(?: UMD)? Version\s*:\s*(?P<value>[^\s|]+)")
+# A value ends at the table's bar, a space, or the backtick or quote of a header pasted as inline code (`NVIDIA-SMI ...
+# CUDA Version: 12.0`), which belongs to the markup, not to the version.
+_DRIVER_RE = re.compile(r"(?P<label>Driver Version|KMD Version)\s*:\s*(?P<value>[^\s|`'\"]+)")
+_CUDA_RE = re.compile(r"CUDA(?: UMD)? Version\s*:\s*(?P<value>[^\s|`'\"]+)")
 _TIMESTAMP_RE = re.compile(r"^\s*[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\s*$")
 _RULE_RE = re.compile(r"^\s*[+|][=\-+|]+\s*$")
 # Cell patterns are anchored and alternate distinct character classes, so they run in

@@ -90,12 +90,17 @@ _KUBEFLOW_NOTEBOOK = re.compile(r"\bnotebook-name=|\bkubeflow\b[^\n]{0,80}?\bnot
 _NO_GPU_REQUESTED = re.compile(
     r"\b(?:no|without(?:\s+an?y?)?|zero|0)\s+(?:GPUs?|nvidia\.com/gpu)\s+(?:(?:is|are|was|were)\s+)?"
     r"(?:assigned|requested|allocated|attached|requests?|limits?)\b"
-    r"|\b(?:did\s*n[o']t|not|never)\s+(?:request|assign|allocate|ask)(?:ed|ing)?\s+(?:for\s+)?(?:an?y?\s+)?GPUs?\b",
+    # "I don't allocate any GPU resource", "if you don't request GPUs" (the device plugin's README, as
+    # NVIDIA/k8s-device-plugin#61 quotes it)
+    r"|\b(?:(?:did|do|does)\s*n[o']t|not|never)\s+(?:request|assign|allocate|ask)(?:ed|ing)?\s+(?:for\s+)?(?:an?y?\s+)?GPUs?\b",
     re.IGNORECASE,
 )
 _SEES_ALL_GPUS = re.compile(
     r"\b(?:sees?|seeing|shows?|showing|lists?|listing|visible|access\s+to)\b[^\n.]{0,40}?\b(?:all|every)\b"
-    r"(?:\s+(?:the|of\s+the|\d{1,2}))?\s+(?:\w+\s+)?GPUs?\b|\ball\s+(?:the\s+)?(?:\d{1,2}\s+)?GPUs?\s+(?:are\s+)?visible\b",
+    r"(?:\s+(?:the|of\s+the|\d{1,2}))?\s+(?:\w+\s+)?GPUs?\b"
+    # "all the GPUs on the machine will be exposed inside your container"
+    r"|\ball\s+(?:the\s+)?(?:\d{1,2}\s+)?GPUs?\s+(?:on\s+the\s+(?:host|machine|node)\s+)?(?:(?:are|will\s+be)\s+)?"
+    r"(?:visible|exposed)\b",
     re.IGNORECASE,
 )
 _DOCKER_EXEC = re.compile(

@@ -88,7 +88,7 @@ def _kube_pods(tool: str) -> Cmd:
 # the JOBID column); nvidia-smi -L (nvidia-smi(1): each GPU's index, name and UUID); wsl -l -v (Microsoft's "Basic
 # commands for WSL": the installed distributions by name); dnf module list nvidia-driver (NVIDIA's CUDA installation
 # guide for Linux, RHEL: the driver's module streams); where.exe /R DIR PATTERN (Windows' where command: a recursive
-# search under DIR) for the folders NVIDIA's Windows installers use.
+# search under DIR) for the folders NVIDIA's Windows installers use; find(1) -name for a library by its file name.
 _LISTS = {
     "container": lambda tool: Cmd((tool, "ps", "-a"), note="the NAMES column"),
     "image": lambda tool: Cmd((tool, "images"), note="REPOSITORY:TAG"),
@@ -105,6 +105,10 @@ _LISTS = {
     "sif-file": lambda tool: Cmd(
         ("find", ".", "-maxdepth", "3", "-name", "*.sif", "-o", "-name", "*.simg"),
         note="the container image files here",
+    ),
+    # the CUDA provider of a program's own onnxruntime (a C++ build's, a Java service's extracted copy), wherever it is
+    "providers-cuda-library": lambda tool: Cmd(
+        ("find", "/", "-name", "libonnxruntime_providers_cuda.so"), note="the program's own onnxruntime's provider"
     ),
     "index": lambda tool: Cmd(("nvidia-smi", "-L")),
     "gpu": lambda tool: Cmd(("nvidia-smi", "-L")),

@@ -496,9 +496,26 @@ def docker_runtime_setup(facts: Facts) -> tuple[Cmd, ...]:
             note="nvidia-ctk is there, as the text shows: docker is not configured with it" if shown else "",
         ),
         Cmd(("systemctl", "restart", "docker"), root=True, note="stops every running container on this host"),
-        reporters_docker_run(facts, gpus=True)
-        or Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
+        *left_behind(run := reporters_docker_run(facts, gpus=True)),
+        run or Cmd(("docker", "run", "--gpus", "all", Placeholder("image")), note="with your usual options"),
     )
+
+
+def left_behind(run: Cmd | None) -> tuple[Cmd, ...]:
+    """`docker rm NAME` before the reporter's own `docker run --name NAME` is run again, where it has no --rm: docker
+    creates the container before it starts it, and a failure while starting (the device request, a runtime hook:
+    moby/moby daemon/start.go @ce27df7b, containerStart builds the spec after the container exists) leaves it behind,
+    removed only under --rm (AutoRemove), so the same command again would stop at the name already in use."""
+    if run is None or "--rm" in run.words:
+        return ()
+    words = run.words
+    name = next(
+        (w.removeprefix("--name=") for w in words if w.startswith("--name=")),
+        next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "--name"), None),
+    )
+    if not name:
+        return ()
+    return (Cmd(("docker", "rm", name), note="the failed start left a container by that name"),)
 
 
 def reporters_docker_run(facts: Facts, gpus: bool) -> Cmd | None:

@@ -381,3 +381,18 @@ def test_a_table_cut_before_the_mig_devices_does_not_say_whether_any_exist():
     assert not cut.mig_shown and cut.gpus == whole.gpus
     # the Processes section follows the MIG devices' place: a table that reaches it has shown them (none, here)
     assert parse_nvidia_smi_table(text.replace("MIG devices:", "other:")).mig_shown
+
+
+def test_a_header_pasted_as_inline_code_keeps_its_backtick_out_of_the_versions():
+    # the header as one line of inline code: tests/blind/plans11/cases/1137-localai840-docker-v1220-cublas-cuda11-
+    # image-driver-525-cuda-error-35-ask/input.txt ("`NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA
+    # Version: 12.0`"); the backtick closes the markup, it is not a version's character
+    case = next((Path(__file__).parents[2] / "blind" / "plans11" / "cases").glob("1137-*")) / "input.txt"
+    header = next(x for x in case.read_text(encoding="utf-8").splitlines() if "NVIDIA-SMI" in x)
+    table = parse_nvidia_smi_table(header)
+    assert (table.driver_version, table.cuda_version) == ("525.125.06", "12.0")
+    # quiet twin: the same header as the table's own row (pynvml pull request 48's paste,
+    # https://github.com/gpuopenanalytics/pynvml/pull/48) reads the same, its bar still ending the value
+    row = "| NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA Version: 12.0     |"
+    table = parse_nvidia_smi_table(row)
+    assert (table.driver_version, table.cuda_version) == ("525.125.06", "12.0")

@@ -20,6 +20,7 @@ from gpudoctor.checks.catalogued.builds import (
 )
 from gpudoctor.checks.catalogued.clusters import (
     check_nccl_interface_unroutable,
+    check_nccl_socket_ifname_unmatched,
     check_p2p_behind_switch,
     check_slurm_devices_unconstrained,
     check_slurm_job_without_gpus,
@@ -37,6 +38,7 @@ from gpudoctor.checks.catalogued.containers import (
     check_docker_gpu_driver,
     check_docker_unknown_runtime,
     check_hook_cgroup_not_permitted,
+    check_hook_devices_allow_rootless,
     check_image_cuda_compat_refused,
     check_image_driver_files,
     check_shared_memory,
@@ -80,12 +82,14 @@ CHECKS = (
     Check("catalogued-docker-runtime", "platform", ("container-no-gpu",), check_docker_unknown_runtime, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
     Check("catalogued-hook-cgroup", "platform", ("container-no-gpu",), check_hook_cgroup_not_permitted, ("pasted",)),
+    Check("catalogued-hook-rootless", "platform", ("container-no-gpu",), check_hook_devices_allow_rootless, ("pasted",)),
     Check(
         "catalogued-image-cuda-compat", "toolkit", ("toolkit-newer-than-driver",), check_image_cuda_compat_refused, ("pasted",)
     ),
     Check("catalogued-slurm-devices", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_devices_unconstrained, ("pasted",)),
     Check("catalogued-p2p-acs", "frameworks", ("nccl-transport-disabled",), check_p2p_behind_switch, ("pasted",)),
     Check("catalogued-nccl-interface", "platform", ("nccl-interface-unroutable",), check_nccl_interface_unroutable, ("pasted",)),
+    Check("catalogued-nccl-ifname", "platform", ("nccl-interface-unroutable",), check_nccl_socket_ifname_unmatched, ("pasted",)),
     Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-tf-cudart", "frameworks", ("framework-cuda-libs-missing",), check_tf_cudart_missing, ("pasted",)),

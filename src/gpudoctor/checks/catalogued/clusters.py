@@ -225,3 +225,40 @@ def check_nccl_interface_unroutable(facts: Facts, ctx: Context) -> Iterable[Find
             component="platform",
         ),
     )
+
+
+def check_nccl_socket_ifname_unmatched(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NCCL's "Bootstrap : no socket interface found" beside NCCL_SOCKET_IFNAME set to a list of interfaces: set, NCCL
+    bootstraps only over the interfaces it names ("Specified by user : find or fail", NVIDIA/nccl src/misc/socket.cc
+    @5067397c), so a name the machine (or a host-networked container) does not have, or an exact-match `=` form the
+    build does not honour, leaves it none. The setting is the fault, not the GPUs or NCCL: it is set to the interface
+    that `ip` lists on the ranks' subnet, or unset (NCCL then takes ib*, then any but docker*, lo and virbr*; its
+    maintainer on NVIDIA/nccl#286: start with it unset and NCCL_DEBUG=INFO). An exclusion list (`^...`) is not judged:
+    what it leaves depends on interfaces the text does not show."""
+    failed = _said(facts, "nccl-no-socket-interface")
+    named = [e for e in _said(facts, "nccl-socket-ifname-said") if not (e.get("value") or "").startswith("^")]
+    if not failed or not named:
+        return
+    value = named[0].get("value") or ""
+    yield Finding(
+        "nccl-interface-unroutable",
+        Severity.WARNING,
+        "platform",
+        f"NCCL_SOCKET_IFNAME={value} leaves NCCL no interface to bootstrap on",
+        f"NCCL found no socket interface, and the text shows NCCL_SOCKET_IFNAME set to {value}: set, NCCL uses only the "
+        "interfaces it names (a prefix each, or an exact name after =), so a name this machine or its host-networked "
+        "container does not have leaves it none, before any GPU work. The driver, CUDA and NCCL are not at fault.",
+        tuple(ev("pasted", e.line) for e in (failed[0], named[0])),
+        Remediation(
+            "Where each rank runs (inside its container), list the interfaces and set NCCL_SOCKET_IFNAME to the one that "
+            "holds the address the ranks reach each other on (MASTER_ADDR's subnet; comma-separated where the hosts' "
+            "names differ), or unset it and let NCCL choose; with NCCL_DEBUG=INFO the log names the interface it took "
+            "('Bootstrap : Using'). Then start the ranks again.",
+            (
+                Cmd(("ip", "-brief", "address"), note="where each rank runs: the interface on the ranks' subnet"),
+                SetEnv("NCCL_SOCKET_IFNAME", None, note="or set it to that interface, on every host"),
+                SetEnv("NCCL_DEBUG", "INFO", note="the log names the interface NCCL bootstraps on"),
+            ),
+            component="platform",
+        ),
+    )

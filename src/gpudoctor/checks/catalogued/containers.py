@@ -17,7 +17,13 @@ from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
-from gpudoctor.planner.remedy import container_toolkit_shown, docker_run_without_gpus, docker_runtime_setup
+from gpudoctor.planner.remedy import (
+    container_toolkit_shown,
+    docker_run_without_gpus,
+    docker_runtime_setup,
+    left_behind,
+    reporters_docker_run,
+)
 
 
 def check_docker_gpu_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -442,6 +448,55 @@ def check_hook_cgroup_not_permitted(facts: Facts, ctx: Context) -> Iterable[Find
             requires_root=True,
             component="container",
             where="the machine whose docker printed it (inside the LXC container)",
+        ),
+    )
+
+
+def check_hook_devices_allow_rootless(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvidia-container-cli's "mount error: open failed: /sys/fs/cgroup/devices/user.slice/devices.allow: permission
+    denied" (cgroup v1; NVIDIA/libnvidia-container src/nvcgo/internal/cgroup/v1.go @162f9ba9 opens that file to add
+    the GPUs' rules). The cgroup under user.slice is the user's own session: a rootless docker daemon cannot create
+    cgroups on v1, so its containers stay there, and an unprivileged user may not write device rules. libnvidia-container
+    cannot manage cgroups for a rootless container at all (klueska, NVIDIA/libnvidia-container issue 154): the
+    supported setup is no-cgroups = true (NVIDIA's install guide, rootless mode), after which the hook bind-mounts the
+    device nodes without rules, which a rootless container needs none of (moby/moby issue 38729). Another cgroup (a
+    Slurm step's, where enroot runs the hook) is not a rootless daemon: the catalogue's asks stay there."""
+    said = [e for e in _said(facts, "container-hook-devices-allow-denied") if "/user.slice/" in (e.get("path") or "")]
+    if not said:
+        return
+    config = "/etc/nvidia-container-runtime/config.toml"
+    from gpudoctor.planner.where import image
+
+    img = image(facts)
+    test = Cmd(("docker", "run", "--rm", "--gpus", "all", img["means"] if img else Placeholder("image"), "nvidia-smi"))
+    own = reporters_docker_run(facts, gpus=True)
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the NVIDIA runtime hook may not write the device cgroup of a rootless docker container",
+        "nvidia-container-cli stopped the container while adding the GPUs to its device cgroup: it could not open "
+        f"{said[0].get('path')}, a cgroup of the user's own session, where a rootless docker daemon leaves its "
+        "containers. Only root may write device rules, and libnvidia-container never can for a rootless container; "
+        "the driver, the toolkit's install and the image are not at fault. The toolkit is told to leave cgroups alone "
+        "(no-cgroups = true), and then mounts the GPU device nodes without rules.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the host, as root: set no-cgroups = true in the [nvidia-container-cli] section of the NVIDIA Container "
+            "Toolkit's config.toml (the same as nvidia-ctk config --set nvidia-container-cli.no-cgroups --in-place on "
+            "a toolkit that has nvidia-ctk), then restart the rootless daemon as its user and run the container again. "
+            "The setting is global: a rootful docker on the same host then needs its own config without it.",
+            (
+                Cmd(("nvidia-smi",), note="on the host: the driver itself works"),
+                Cmd(("grep", "-n", "no-cgroups", config), note="the hook still manages cgroups"),
+                Cmd(("sed", "-i", "s/^#\\?no-cgroups = .*/no-cgroups = true/", config), root=True),
+                Cmd(("systemctl", "--user", "restart", "docker"), note="as the rootless user, not root"),
+                *left_behind(own),
+                own or test,
+            ),
+            requires_root=True,
+            component="container",
+            where="the host that runs the rootless docker daemon",
         ),
     )
 
