@@ -186,6 +186,8 @@ _WINDOWS_TAG = re.compile(
 _CJK = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 _WINDOWS_PROSE = re.compile(
     r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b"
+    # the machine itself called a Windows one ("on one of our virtualized Windows machine", "on a windows machine")
+    r"|\bWindows\s+(?:machine|PC|laptop|computer|desktop|workstation|VM|virtual\s+machine)s?\b"
     rf"|(?<=[{_CJK}])\s?Windows(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_.-])Windows(?=\s?[{_CJK}])",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -195,7 +197,13 @@ _WINDOWS_PROSE = re.compile(
 _WINDOWS_TOOLS = re.compile(
     r"^[ \t]*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))"
     # PowerShell's assignment to an environment variable ($env:CMAKE_ARGS = "..."), the shell Windows opens by default
-    r"|\$env:[A-Za-z_]\w{0,60}\s*=",
+    r"|\$env:[A-Za-z_]\w{0,60}\s*="
+    # Windows' own Task Manager, where a reporter reads the GPU's load ("in the task manager, the increased load on the
+    # CPU"); Linux desktops call theirs System Monitor
+    r"|\btask\s?manager\b"
+    # Anaconda Prompt, the Start menu's shell of an Anaconda install on Windows (Anaconda's "Getting started with
+    # conda": on macOS and Linux conda runs in the ordinary terminal)
+    r"|\banaconda\s+prompt\b",
     re.IGNORECASE | re.MULTILINE,
 )
 # The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for
@@ -209,13 +217,28 @@ _NATIVE_WINDOWS = re.compile(
 # unhandled exception!" (pyinstaller/pyinstaller, bootloader/src/pyi_launch.c: FATALERROR("Failed to execute script
 # '%s' due to unhandled exception!\n", ...)). The program carries its own Python: pip in a shell reaches none of it.
 _FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled exception")
-_MACOS_SAID = re.compile(r"\bmacOS\b|\bMac OS(?: X)?\b", re.IGNORECASE)
+# A Mac named as the machine ("on my Mac laptop (CPU)", "train on my mac", "MacBook Pro 2021 with M1 Pro Chip"), not a
+# MAC address.
+_MACOS_SAID = re.compile(
+    r"\bmacOS\b|\bMac OS(?: X)?\b|\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)",
+    re.IGNORECASE,
+)
 # Arch Linux is named "Arch" with its capital; the compilers' "-arch sm_61" / "arch=compute_86" options are not it.
 _LINUX_SAID = re.compile(
     r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|SUSE|WSL2?|Colab|Kaggle|docker|Manjaro)\b"
     r"|(?<![-=\w])(?-i:Arch)\b(?![-=])|(?<![\w.])/(?:usr|home|opt)/",
     re.IGNORECASE,
 )
+# Linux by name, not only by a path: a Windows program's own search list or defaults print POSIX folders too (a cargo
+# build script's `cargo:info=["/usr", "/usr/local/cuda", "/opt/cuda", ..., "C:/Program Files/NVIDIA GPU Computing
+# Toolkit"]`, bitsandbytes' `WindowsPath('/usr/local/cuda/lib64')`). Where only such paths stand for Linux, a
+# drive-letter path with Windows' own backslash (`F:\Projects\...`) still says where the program ran.
+_LINUX_NAMED = re.compile(
+    r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|SUSE|WSL2?|Colab|Kaggle|docker|Manjaro)\b"
+    r"|(?<![-=\w])(?-i:Arch)\b(?![-=])",
+    re.IGNORECASE,
+)
+_WIN_DRIVE = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]")
 # A container named as where commands ran: "in the container", "inside a docker", "connecting the existing
 # containers", "inside all the running containers" (NVIDIA/nvidia-docker#1671), "docker exec", a Kubernetes or containerd cgroup path (cri-containerd-<id>, kubepods). A container that
 # is only built, pulled or listed is not where anything ran, so the verbs that put a command inside one are required.
@@ -588,6 +611,8 @@ def read_cues(g: Gathered, text: str) -> None:
         _cue(g, NO_PYTHON, "no Python to install into (a frozen program: its Python is inside the executable)", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         _windows_files(g, lines)
+    elif g.system is None and not g.wsl and not g.wsl_said and not _LINUX_NAMED.search(text[:1_000_000]):
+        _windows_drive(g, lines)
     named: set[str] = set()
     for m in _EXTENSION.finditer(text[:1_000_000]):
         name = m.group("name").lower().replace("_", "-")
@@ -610,7 +635,7 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := _WINDOWS_PROSE.search(text[:1_000_000]):
             _windows(g, "Windows named in prose", m.group(0))
         elif m := _WINDOWS_TOOLS.search(text[:1_000_000]):
-            _windows(g, "cmd.exe's set or Visual Studio", m.group(0))
+            _windows(g, "a tool only Windows has", m.group(0))
         elif m := _MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
@@ -650,6 +675,15 @@ def _windows_files(g: Gathered, lines: list[str]) -> None:
             _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
         if g.system is None and (m := _WIN_PATH.search(line) or _WIN_FILE.search(line)):
             _windows(g, "a Windows path" if m.re is _WIN_PATH else "a Windows file name", line)
+
+
+def _windows_drive(g: Gathered, lines: list[str]) -> None:
+    """A drive-letter path written with a backslash, where the only Linux in the text is a POSIX path (no Linux by
+    name): the program ran on Windows and printed POSIX folders among its candidates."""
+    for raw in lines:
+        if _WIN_DRIVE.search(line := raw[:MAX_LINE]):
+            _windows(g, "a Windows path beside POSIX search paths", line)
+            return
 
 
 # An issue form's field answered with nothing: "N/A", "NA", "None", "No", "-", "not installed" (the template's question
