@@ -632,6 +632,7 @@ _INSTALLER_KINDS = frozenset(
         "installer-conflict",
         "installer-externally-managed",
         "installer-no-space",
+        "installer-path-not-found",
         "conda-cuda-virtual",
     }
 )

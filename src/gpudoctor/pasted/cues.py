@@ -178,6 +178,9 @@ _WINDOWS_TAG = re.compile(
     r"\b[A-Za-z][\w.]{0,80}-\d[\w.+!]{0,40}-(?:cp|py|pp)\d{1,3}\w{0,3}-\w{1,12}-win(?:_amd64|_arm64|32)\b"
     r"|(?<![\w-])win-(?:64|32|arm64)(?:::|/)[\w.-]"
     r"|\[MSC v\.\d{3,4} (?:64|32) bit"
+    # pip's hint after an OSError, printed only where it runs on Windows (src/pip/_internal/commands/install.py
+    # @5ab7c124db917625e55693773bcc224793d7ceed: `if WINDOWS and error.errno == errno.ENOENT ...`)
+    r"|\bdoes not have Windows Long Path support enabled\b"
 )
 # Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu server"): "win10",
 # "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name. Chinese, Japanese and Korean
