@@ -24,6 +24,7 @@ from gpudoctor.facts import (
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
     CONTAINER_SAID,
+    CUDA13_WINDOWS_TOOLKIT,
     EXTENSION_NAMED,
     HOST_RAM_SAID,
     IMAGE_RUN,
@@ -112,6 +113,12 @@ def windows_driver_beside(smi: str, driver: str) -> bool:
     return smi.count(".") == 2 or int(driver.split(".")[0]) > int(smi.split(".")[0])
 
 
+# A Windows CUDA toolkit folder of release 13 or later ("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.0", with
+# Python's doubled backslashes or CMake's forward slashes too): CUDA 13 moved the toolkit's DLLs into bin\\x64.
+_CUDA13_WINDOWS = re.compile(
+    r"(?P<root>[A-Za-z]:[\\/]{1,2}Program Files[\\/]{1,2}NVIDIA GPU Computing Toolkit[\\/]{1,2}CUDA[\\/]{1,2}v1[3-9]\.\d{1,2})"
+    r"(?![\w.])"
+)
 _PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")
 # nvcc looking for its Windows host compiler (catalogue.toml's nvcc-cannot-find-cl): only nvcc on Windows wants cl.exe,
 # whatever Linux-looking words its command line holds ("-arch sm_61" reads as Arch Linux).
@@ -624,6 +631,10 @@ def read_cues(g: Gathered, text: str) -> None:
             line = next((x for x in lines if m.group(0) in x[:MAX_LINE]), m.group(0))
             _cue(g, EXTENSION_NAMED, name, line[:MAX_LINE])
     _settings(g, text[:1_000_000], lines)
+    if "GPU Computing Toolkit" in text and (m := _CUDA13_WINDOWS.search(text[:1_000_000])):
+        folder = re.sub(r"[\\/]{1,2}", r"\\", m.group("root"))
+        line = next((x for x in lines if m.group("root") in x[:MAX_LINE]), m.group(0))
+        _cue(g, CUDA13_WINDOWS_TOOLKIT, folder, line[:MAX_LINE])
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and "WindowsPath(" in text and (m := _PATHLIB_WINDOWS.search(text)):
