@@ -415,3 +415,30 @@ def test_cellposes_probe_on_a_mac_or_working_is_quiet():
     assert "nvidia-smi" not in asks
     errors, findings, _ = _run("** TORCH CUDA version installed and working. **\n>>>> using GPU\n")
     assert "cuda-unavailable" not in errors and not findings
+
+
+def test_sherpa_onnx_falling_back_to_the_cpu_asks_for_the_programs_onnxruntime_dlls():
+    # thewh1teagle/loud.cpp#18 (Windows 10) and plans11/1139 (a C# program beside the win-x64-cuda release)
+    errors, findings, asks = _run(_example("loudcpp-18-windows-sherpa-onnx-cpu-providers.txt"))
+    assert errors["native-runtime-cpu-build"]["entry"] == "sherpa-onnx-no-cuda-provider"
+    assert errors["native-runtime-cpu-build"]["available"] == "CPUExecutionProvider,"
+    assert "pasted-error-unexplained" in findings
+    assert "where.exe /R . onnxruntime*.dll" in asks
+    case = "1139-sherpaonnx1620-windows-csharp-nuget-cpu-only-native-dlls-provider-cuda-falls-back"
+    text = (Path(__file__).resolve().parents[1] / "blind/plans11/cases" / case / "input.txt").read_text(encoding="utf-8")
+    errors, _, asks = _run(text)
+    assert errors["native-runtime-cpu-build"]["entry"] == "sherpa-onnx-no-cuda-provider"
+    assert "where.exe /R . onnxruntime*.dll" in asks
+
+
+def test_sherpa_onnx_asked_for_cuda_on_a_mac_is_quiet():
+    # the quiet twin: k2-fsa/sherpa-onnx#1435, an Intel Mac (CUDA is Linux x64 and Windows x64 only, its maintainer)
+    text = (
+        "平台：intel芯片的macos\n"
+        "/Users/runner/work/sherpa-onnx/sherpa-onnx/sherpa-onnx/csrc/session.cc:GetSessionOptionsImpl:170 Please compile "
+        "with -DSHERPA_ONNX_ENABLE_GPU=ON. Available providers: CoreMLExecutionProvider, CPUExecutionProvider, . "
+        "Fallback to cpu!\n"
+    )
+    errors, findings, asks = _run(text)
+    assert "native-runtime-cpu-build" in errors and not findings
+    assert not any(a.startswith("nvidia-smi") for a in asks)

@@ -484,3 +484,29 @@ def test_a_drive_letter_path_beside_posix_search_paths_is_windows():
     # the quiet twin: Linux named beside the same paths keeps Linux (a WSL user's Windows folder, a dual boot)
     twin = "Ubuntu 22.04\nls /usr/local/cuda\ncp C:\\Users\\me\\model.bin .\n" + _ERR
     assert read_pasted([Source("report.txt", twin)])["platform"]["system"] == "Linux"
+
+
+@pytest.mark.parametrize(
+    ("text", "system"),
+    [
+        # plans11/1139: the win-x64-cuda release archive the reporter ran beside the C# program
+        (
+            _case(
+                "tests/blind/plans11/cases/1139-sherpaonnx1620-windows-csharp-nuget-cpu-only-native-dlls-provider-cuda-falls-back"
+                "/input.txt"
+            ),
+            "Windows",
+        ),
+        # ggml-org/llama.cpp#15204 (the description's first lines)
+        (
+            "I want to run llama.cpp on my GPU with CUDA support.\n\nI guess I should use llama-b6123-bin-win-cuda-12.4-x64.zip\n",
+            "Windows",
+        ),
+        # the quiet twins: a macOS or Linux archive (gpustack/llama-box#43: "I use the package:
+        # llama-box-linux-amd64-cuda-12.4.zip"), a word that only ends in "win"
+        ("I use the package: `llama-box-linux-amd64-cuda-12.4.zip`\n", "Linux"),
+        ("downloaded llama-b6123-bin-macos-arm64.zip and darwin-x64.zip\n", "Darwin"),
+    ],
+)
+def test_a_release_archive_built_for_windows_is_windows(text, system):
+    assert read_pasted([Source("report.txt", text + _ERR)])["platform"]["system"] == system

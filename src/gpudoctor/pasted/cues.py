@@ -188,6 +188,9 @@ _WINDOWS_TAG = re.compile(
     # pip's hint after an OSError, printed only where it runs on Windows (src/pip/_internal/commands/install.py
     # @5ab7c124db917625e55693773bcc224793d7ceed: `if WINDOWS and error.errno == errno.ENOENT ...`)
     r"|\bdoes not have Windows Long Path support enabled\b"
+    # a release archive built for Windows that the reporter downloaded or ran ("sherpa-onnx-v1.10.1-win-x64-cuda.tar.bz2",
+    # "llama-b6123-bin-win-cuda-12.4-x64.zip"): projects name their Windows builds so, beside -linux- and -macos- ones
+    r"|(?<![A-Za-z0-9])[\w.+-]{0,100}[-_]win(?:64|32)?(?:[-_][\w.+]{1,40}){0,4}\.(?:zip|7z|tar\.(?:bz2|gz|xz)|exe|msi)\b"
 )
 # Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu server"): "win10",
 # "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name. Chinese, Japanese and Korean
@@ -230,7 +233,9 @@ _FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled
 # A Mac named as the machine ("on my Mac laptop (CPU)", "train on my mac", "MacBook Pro 2021 with M1 Pro Chip"), not a
 # MAC address.
 _MACOS_SAID = re.compile(
-    r"\bmacOS\b|\bMac OS(?: X)?\b|\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)",
+    r"\bmacOS\b|\bMac OS(?: X)?\b|\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)"
+    # inside Chinese, Japanese or Korean prose, as Windows is read there ("平台：intel芯片的macos")
+    rf"|(?<=[{_CJK}])\s?mac\s?OS(?![A-Za-z0-9_-])",
     re.IGNORECASE,
 )
 # Arch Linux is named "Arch" with its capital; the compilers' "-arch sm_61" / "arch=compute_86" options are not it.
