@@ -283,3 +283,31 @@ def test_a_short_path_pip_could_not_find_is_no_long_path():
     )
     _, codes, _ = _run(text=text)
     assert "windows-long-paths-disabled" not in codes
+
+
+def _cl_said(text: str):
+    snapshot, codes, asks = _run(text=text)
+    return [e for e in snapshot["pasted"]["errors"] if e["kind"] == "nvcc-host-compiler-missing"], codes, asks
+
+
+def test_the_reporter_saying_cl_exe_is_not_found_is_nvccs_missing_host_compiler():
+    # plans11/1123: "I add the 'cl.exe' to PATH, but still says can not found." above a cargo build cut before nvcc's line;
+    # IDEA-Research/GroundingDINO#49: "在Windows系统中安装该项目 nvcc 执行命令时未找到cl.exe" (nvcc found no cl.exe)
+    case = "1123-candle2241-windows-cargo-build-candle-kernels-cuda124-nvcc-cannot-find-cl-exe-in-path-ask"
+    text = (Path(__file__).resolve().parents[1] / "blind/plans11/cases" / case / "input.txt").read_text(encoding="utf-8")
+    for said in (
+        text,
+        "在Windows系统中安装该项目 nvcc 执行命令时未找到cl.exe 可是我环境变量都没问题 我也测试过了，为什么会这样呢\n",
+    ):
+        errors, codes, asks = _cl_said(said)
+        assert [e["values"]["entry"] for e in errors] == ["nvcc-cannot-find-cl"]
+        assert "pasted-error-unexplained" in codes
+        assert (("where.exe", "cl"), ()) in asks
+
+
+def test_cl_exe_found_or_nvccs_own_line_is_not_said_again():
+    # the quiet twins: xmake-io/xmake#1391's probe finding cl.exe; nvcc's own line (the catalogue reads it, once)
+    found = "checking for cl.exe ... C:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\Community\\VC\\Tools\\MSVC\\14.28.29910\\bin\\HostX64\\x64\\cl.exe\n"
+    assert _cl_said(found)[0] == []
+    own = "I added cl.exe to PATH but it cannot be found\nnvcc fatal   : Cannot find compiler 'cl.exe' in PATH\n"
+    assert len(_cl_said(own)[0]) == 1
