@@ -390,6 +390,9 @@ SMI_OTHER_RELEASE = "nvidia-smi of another driver release"
 # The cue the pasted reader sets where the text says the machine slept and woke (suspend, standby, "after sleep"):
 # gpudoctor.checks.catalogued.devices.check_cuda_init_unknown reads it.
 SUSPEND_SAID = "the machine suspended and resumed"
+# The cue the pasted reader sets where the text shows a Windows CUDA toolkit folder of release 13 or later (its DLLs in
+# bin\x64): gpudoctor.checks.catalogued.windows_wsl.check_cuda13_dll_folder reads it, its `means` the folder.
+CUDA13_WINDOWS_TOOLKIT = "a Windows CUDA 13 toolkit folder"
 # The cue the pasted reader sets where the shell reported its program killed by SIGKILL (bash's bare "Killed", zsh's
 # "zsh: killed ...") or the kernel's out-of-memory killer named it: gpudoctor.checks.reported.check_reported_wsl_memory.
 KILLED_SAID = "a program killed by SIGKILL"

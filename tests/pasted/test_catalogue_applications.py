@@ -371,3 +371,74 @@ def test_ffmpegs_healthy_nvenc_device_lines_are_quiet():
     errors, findings, _ = _run(text)
     assert not {"nvenc-driver-too-old", "nvenc-session-failed", "nvenc-no-capable-device"} & set(errors)
     assert not findings
+
+
+# --- EasyOCR and Cellpose: their probes of torch.cuda ------------------------------------------------------------------
+
+
+def test_easyocr_falling_back_to_the_cpu_asks_its_torch_build():
+    # JaidedAI/EasyOCR#223 (no OS named) and plans11/1148 (Windows: Task Manager): the Reader's fallback line
+    errors, findings, asks = _run(_example("easyocr-223-cuda-not-available-defaulting-to-cpu.txt"))
+    assert errors["cuda-unavailable"]["entry"] == "easyocr-cuda-not-available"
+    assert "pasted-error-unexplained" in findings
+    assert "python3 -c import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())" in asks
+    case = "1148-easyocr370-windows-gtx1080ti-easyocr-cli-gpu-true-cuda-not-available-cpu-torch"
+    text = (Path(__file__).resolve().parents[1] / "blind/plans11/cases" / case / "input.txt").read_text(encoding="utf-8")
+    errors, _, asks = _run(text)
+    assert errors["cuda-unavailable"]["entry"] == "easyocr-cuda-not-available"
+    assert "python -c import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())" in asks
+    assert "nvidia-smi" in asks and not any(a.startswith("printenv") for a in asks)
+
+
+def test_easyocr_told_to_use_the_cpu_is_quiet():
+    # the quiet twin: Reader(gpu=False) prints its own line (easyocr/easyocr.py @d4ef5e82), the user's choice
+    errors, findings, _ = _run("Using CPU. Note: This module is much faster with a GPU.\n")
+    assert "cuda-unavailable" not in errors and not findings
+
+
+def test_cellposes_failed_gpu_probe_asks_which_torch_its_environment_imports():
+    # MouseLand/cellpose#595: Windows 10 (its Anaconda Prompt), the probe failing after a reinstall
+    errors, findings, asks = _run(_example("cellpose-torch-cuda-not-installed-working.txt"))
+    assert errors["cuda-unavailable"]["entry"] == "cellpose-torch-cuda-not-working"
+    assert "pasted-error-unexplained" in findings
+    assert (
+        "python -c import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.__file__)" in asks
+    )
+
+
+def test_cellposes_probe_on_a_mac_or_working_is_quiet():
+    # plans11/1131: a Mac laptop has no CUDA, the message only says the CPU is used; and the healthy line
+    case = "1131-cellpose809-macos-cpu-torch-cuda-not-installed-message-control"
+    text = (Path(__file__).resolve().parents[1] / "blind/plans11/cases" / case / "input.txt").read_text(encoding="utf-8")
+    errors, findings, asks = _run(text)
+    assert "cuda-unavailable" in errors and not findings
+    assert "nvidia-smi" not in asks
+    errors, findings, _ = _run("** TORCH CUDA version installed and working. **\n>>>> using GPU\n")
+    assert "cuda-unavailable" not in errors and not findings
+
+
+def test_sherpa_onnx_falling_back_to_the_cpu_asks_for_the_programs_onnxruntime_dlls():
+    # thewh1teagle/loud.cpp#18 (Windows 10) and plans11/1139 (a C# program beside the win-x64-cuda release)
+    errors, findings, asks = _run(_example("loudcpp-18-windows-sherpa-onnx-cpu-providers.txt"))
+    assert errors["native-runtime-cpu-build"]["entry"] == "sherpa-onnx-no-cuda-provider"
+    assert errors["native-runtime-cpu-build"]["available"] == "CPUExecutionProvider,"
+    assert "pasted-error-unexplained" in findings
+    assert "where.exe /R . onnxruntime*.dll" in asks
+    case = "1139-sherpaonnx1620-windows-csharp-nuget-cpu-only-native-dlls-provider-cuda-falls-back"
+    text = (Path(__file__).resolve().parents[1] / "blind/plans11/cases" / case / "input.txt").read_text(encoding="utf-8")
+    errors, _, asks = _run(text)
+    assert errors["native-runtime-cpu-build"]["entry"] == "sherpa-onnx-no-cuda-provider"
+    assert "where.exe /R . onnxruntime*.dll" in asks
+
+
+def test_sherpa_onnx_asked_for_cuda_on_a_mac_is_quiet():
+    # the quiet twin: k2-fsa/sherpa-onnx#1435, an Intel Mac (CUDA is Linux x64 and Windows x64 only, its maintainer)
+    text = (
+        "平台：intel芯片的macos\n"
+        "/Users/runner/work/sherpa-onnx/sherpa-onnx/sherpa-onnx/csrc/session.cc:GetSessionOptionsImpl:170 Please compile "
+        "with -DSHERPA_ONNX_ENABLE_GPU=ON. Available providers: CoreMLExecutionProvider, CPUExecutionProvider, . "
+        "Fallback to cpu!\n"
+    )
+    errors, findings, asks = _run(text)
+    assert "native-runtime-cpu-build" in errors and not findings
+    assert not any(a.startswith("nvidia-smi") for a in asks)

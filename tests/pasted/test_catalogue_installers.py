@@ -238,3 +238,78 @@ def test_pypy_shown_by_collect_env_is_why_pip_finds_no_torch_and_the_asked_pin_i
     assert "CPython 3.9" in f.remediation.summary and f.remediation.commands == ()
     assert "torch" not in snapshot.get("python", {}).get("distributions", {})
     assert asks == []
+
+
+_LONG_PATHS = ("reg", "add", "HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem", "/v", "LongPathsEnabled")
+
+
+def _long_path_argvs(finding) -> list[tuple[str, ...]]:
+    return [tuple(map(str, c.argv)) for c in finding.remediation.commands]
+
+
+def test_pip_past_windows_max_path_enables_long_paths_then_restarts_and_reruns():
+    # CorentinJ/Real-Time-Voice-Cloning#358: a Microsoft Store Python's 269-character path under tensorboard-plugin-wit;
+    # plans11/1106: a virtualenv in a deep project folder, a 266-character cudnn_frontend header of tensorflow 2.6.0
+    for snapshot, codes, _ in (
+        _run("rtvc-358"),
+        _run(
+            text=(
+                Path(__file__).resolve().parents[1]
+                / "blind/plans11/cases/1106-tf51841-windows10-venv-long-project-path-pip-tf260-oserror-errno2-max-path"
+                / "input.txt"
+            ).read_text(encoding="utf-8")
+        ),
+    ):
+        assert snapshot["platform"]["system"] == "Windows"
+        finding = codes["windows-long-paths-disabled"]
+        argvs = _long_path_argvs(finding)
+        assert argvs[1][: len(_LONG_PATHS)] == _LONG_PATHS and argvs[1][-3:] == ("/d", "1", "/f")
+        assert argvs[2] == ("shutdown", "/r", "/t", "0")
+        assert argvs[3][:4] == ("python", "-m", "pip", "install")
+        assert finding.remediation.requires_root
+        assert "pasted-error-unexplained" not in codes
+
+
+def test_pips_own_long_path_hint_is_windows_and_the_same_finding():
+    # FengWei2000/CBIR#2: pip's HINT (printed only on Windows) with the path cut from the paste
+    snapshot, codes, _ = _run("cbir-2")
+    assert snapshot["platform"]["system"] == "Windows"
+    assert _long_path_argvs(codes["windows-long-paths-disabled"])[1][: len(_LONG_PATHS)] == _LONG_PATHS
+
+
+def test_a_short_path_pip_could_not_find_is_no_long_path():
+    # the quiet twin: the same OSError on a short path (a requirements file that is not there) is not MAX_PATH
+    text = (
+        "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
+        "'C:\\\\Users\\\\me\\\\project\\\\requirements-gpu.txt'\n"
+    )
+    _, codes, _ = _run(text=text)
+    assert "windows-long-paths-disabled" not in codes
+
+
+def _cl_said(text: str):
+    snapshot, codes, asks = _run(text=text)
+    return [e for e in snapshot["pasted"]["errors"] if e["kind"] == "nvcc-host-compiler-missing"], codes, asks
+
+
+def test_the_reporter_saying_cl_exe_is_not_found_is_nvccs_missing_host_compiler():
+    # plans11/1123: "I add the 'cl.exe' to PATH, but still says can not found." above a cargo build cut before nvcc's line;
+    # IDEA-Research/GroundingDINO#49: "在Windows系统中安装该项目 nvcc 执行命令时未找到cl.exe" (nvcc found no cl.exe)
+    case = "1123-candle2241-windows-cargo-build-candle-kernels-cuda124-nvcc-cannot-find-cl-exe-in-path-ask"
+    text = (Path(__file__).resolve().parents[1] / "blind/plans11/cases" / case / "input.txt").read_text(encoding="utf-8")
+    for said in (
+        text,
+        "在Windows系统中安装该项目 nvcc 执行命令时未找到cl.exe 可是我环境变量都没问题 我也测试过了，为什么会这样呢\n",
+    ):
+        errors, codes, asks = _cl_said(said)
+        assert [e["values"]["entry"] for e in errors] == ["nvcc-cannot-find-cl"]
+        assert "pasted-error-unexplained" in codes
+        assert (("where.exe", "cl"), ()) in asks
+
+
+def test_cl_exe_found_or_nvccs_own_line_is_not_said_again():
+    # the quiet twins: xmake-io/xmake#1391's probe finding cl.exe; nvcc's own line (the catalogue reads it, once)
+    found = "checking for cl.exe ... C:\\Program Files (x86)\\Microsoft Visual Studio\\2019\\Community\\VC\\Tools\\MSVC\\14.28.29910\\bin\\HostX64\\x64\\cl.exe\n"
+    assert _cl_said(found)[0] == []
+    own = "I added cl.exe to PATH but it cannot be found\nnvcc fatal   : Cannot find compiler 'cl.exe' in PATH\n"
+    assert len(_cl_said(own)[0]) == 1

@@ -398,3 +398,115 @@ def test_windows_inside_chinese_prose_beside_wsl_stays_linux():
     assert not any(c["means"] == "Windows" for c in snap["pasted"]["cues"])
     assert _WINDOWS_PROSE.search("下载了xwindows包") is None
     assert _WINDOWS_PROSE.search("用的是windows_x64版本") is None
+
+
+def _case(path: str) -> str:
+    return (Path(__file__).resolve().parents[2] / path).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # "when opening task manager, it does not appear ..." and "my GPU usage doesn't go above 20% in task manager":
+        # Windows' Task Manager, where the reporters read the GPU's load, and no other OS named
+        "tests/blind/plans4/cases/338-a1111-16843-windows-task-manager-3d-graph-rtx3060-control/input.txt",
+        "tests/blind/plans9/cases/946-deepfacelab215-windows-rtx2070-task-manager-3d-graph-low-gpu-usage-control/input.txt",
+        "tests/blind/plans11/cases/1148-easyocr370-windows-gtx1080ti-easyocr-cli-gpu-true-cuda-not-available-cpu-torch/input.txt",
+    ],
+)
+def test_task_manager_named_is_windows(path):
+    snap = read_pasted([Source("report.txt", _case(path))])
+    assert snap["platform"]["system"] == "Windows"
+    assert [c["cue"] for c in snap["pasted"]["cues"] if c["means"] == "Windows"] == ["a tool only Windows has"]
+
+
+def test_a_windows_machine_and_the_anaconda_prompt_are_windows():
+    # "on one of our virtualized Windows machine" (plans11/1132); "typing "cellpose" caused the anaconda prompt to
+    # stall" (MouseLand/cellpose#595, tests/pasted/catalogue_examples/cellpose-torch-cuda-not-installed-working.txt)
+    vm = _case(
+        "tests/blind/plans11/cases/1132-cellpose484-windows-vm-driver-43208-conda-pytorch-cudatoolkit101-still-cpu-ask/input.txt"
+    )
+    snap = read_pasted([Source("report.txt", vm)])
+    assert snap["platform"]["system"] == "Windows"
+    assert [c["cue"] for c in snap["pasted"]["cues"] if c["means"] == "Windows"] == ["Windows named in prose"]
+    prompt = read_pasted(
+        [Source("report.txt", _case("tests/pasted/catalogue_examples/cellpose-torch-cuda-not-installed-working.txt"))]
+    )
+    assert [c["cue"] for c in prompt["pasted"]["cues"] if c["means"] == "Windows"] == ["a tool only Windows has"]
+    # the quiet twins: the same words where Linux is named run on Linux; Windows Subsystem and "windows manager" are
+    # no machine
+    for text in (
+        "It works on my Windows machine but not on the Ubuntu server.\n",
+        "On the cluster (CentOS) the task manager shows nothing.\n",
+        "the X windows manager froze\n",
+    ):
+        assert read_pasted([Source("report.txt", text + _ERR)])["platform"]["system"] == "Linux"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # plans11/1131: "Im running cell pose locally on my Mac laptop (CPU)"
+        _case("tests/blind/plans11/cases/1131-cellpose809-macos-cpu-torch-cuda-not-installed-message-control/input.txt"),
+        # phamquiluan/ResidualMaskingNetwork#31 (the description)
+        "When I try to train on my mac i get - AssertionError: Torch not compiled with CUDA enabled\n",
+        # yizhiwang96/deepvecfont-v2#9 (the description's last line)
+        "my current machine is MacBook Pro 2021 with M1 Pro Chip, and 16 GB RAM, hoping some helps, thanks!\n",
+    ],
+)
+def test_a_mac_named_as_the_machine_is_macos_and_asks_no_nvidia_smi(text):
+    report, _, _, asks = _run(text)
+    assert report.facts.platform.system == "Darwin"
+    assert not any(a.command.words[0] == "nvidia-smi" for a in asks)
+
+
+def test_a_mac_address_is_no_mac():
+    # the quiet twin: a network card's MAC address names no machine
+    snap = read_pasted([Source("report.txt", "the MAC address of the node changed after the reboot\n" + _ERR)])
+    assert snap["platform"]["system"] == "Linux"
+
+
+def test_a_drive_letter_path_beside_posix_search_paths_is_windows():
+    """A cargo build script printing its CUDA search list ("/usr", "/opt/cuda", ..., "C:/Program Files/...") and
+    running from F:\\Projects (plans11/1123), and bitsandbytes on Windows listing a POSIX folder beside its conda
+    environment's drive-letter path (plans/023): no Linux by name, so the backslashed drive path says Windows."""
+    cargo = _case(
+        "tests/blind/plans11/cases/1123-candle2241-windows-cargo-build-candle-kernels-cuda124-nvcc-cannot-find-cl-exe-in-path-ask/input.txt"
+    )
+    snap = read_pasted([Source("report.txt", cargo)])
+    assert snap["platform"]["system"] == "Windows"
+    assert "a Windows path beside POSIX search paths" in [c["cue"] for c in snap["pasted"]["cues"]]
+    bnb = read_pasted(
+        [Source("report.txt", _case("tests/blind/plans/cases/023-bnb1106-windows-conda-genai-unofficial-041-wheel/input.txt"))]
+    )
+    assert bnb["platform"]["system"] == "Windows"
+    assert "a Windows path beside POSIX search paths" in [c["cue"] for c in bnb["pasted"]["cues"]]
+    # the quiet twin: Linux named beside the same paths keeps Linux (a WSL user's Windows folder, a dual boot)
+    twin = "Ubuntu 22.04\nls /usr/local/cuda\ncp C:\\Users\\me\\model.bin .\n" + _ERR
+    assert read_pasted([Source("report.txt", twin)])["platform"]["system"] == "Linux"
+
+
+@pytest.mark.parametrize(
+    ("text", "system"),
+    [
+        # plans11/1139: the win-x64-cuda release archive the reporter ran beside the C# program
+        (
+            _case(
+                "tests/blind/plans11/cases/1139-sherpaonnx1620-windows-csharp-nuget-cpu-only-native-dlls-provider-cuda-falls-back"
+                "/input.txt"
+            ),
+            "Windows",
+        ),
+        # ggml-org/llama.cpp#15204 (the description's first lines)
+        (
+            "I want to run llama.cpp on my GPU with CUDA support.\n\nI guess I should use llama-b6123-bin-win-cuda-12.4-x64.zip\n",
+            "Windows",
+        ),
+        # the quiet twins: a macOS or Linux archive (gpustack/llama-box#43: "I use the package:
+        # llama-box-linux-amd64-cuda-12.4.zip"), a word that only ends in "win"
+        ("I use the package: `llama-box-linux-amd64-cuda-12.4.zip`\n", "Linux"),
+        ("downloaded llama-b6123-bin-macos-arm64.zip and darwin-x64.zip\n", "Darwin"),
+    ],
+)
+def test_a_release_archive_built_for_windows_is_windows(text, system):
+    assert read_pasted([Source("report.txt", text + _ERR)])["platform"]["system"] == system

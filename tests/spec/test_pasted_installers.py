@@ -357,3 +357,42 @@ def test_jax_falling_back_where_pip_installed_jax_into_a_conda_environment_is_no
     # conda made the environment, pip put JAX in it: the conda install of JAX the route needs is not there.
     f = pasted_findings(GPAX_63)["framework-cpu-build"]
     assert not any(w[:2] == ("conda", "create") for w in argv_of(f))
+LONG_PATH = (
+    "Installing collected packages: tensorflow\n"
+    "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
+    "'E:\\\\projects\\\\a-long-project-folder-name\\\\another-level\\\\and-one-more-level\\\\venv\\\\Lib\\\\site-packages\\\\tensorflow\\\\include"
+    "\\\\external\\\\cudnn_frontend_archive\\\\_virtual_includes\\\\cudnn_frontend\\\\third_party\\\\cudnn_frontend"
+    "\\\\include\\\\cudnn_frontend_EngineConfigGenerator_with_a_long_name.h'\n"
+)
+LONG_PATH_HINT = (
+    "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: \n"
+    "HINT: This error might have occurred since this system does not have Windows Long Path support enabled. "
+    "You can find information on how to enable this at https://pip.pypa.io/warnings/enable-long-paths\n"
+)
+_REG_ADD = ("reg", "add", "HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem", "/v", "LongPathsEnabled")
+
+
+@states("windows-long-paths-disabled", FIRES)
+def test_a_path_past_260_characters_enables_long_paths_restarts_and_installs_again():
+    f = pasted_findings(LONG_PATH)["windows-long-paths-disabled"]
+    argvs = argv_of(f)
+    assert argvs[1] == (*_REG_ADD, "/t", "REG_DWORD", "/d", "1", "/f")
+    assert argvs[2] == ("shutdown", "/r", "/t", "0")
+    # the environment's own interpreter, read from the site-packages the path runs through
+    venv = "E:\\projects\\a-long-project-folder-name\\another-level\\and-one-more-level\\venv"
+    assert argvs[3] == (venv + "\\Scripts\\python.exe", "-m", "pip", "install", Placeholder("packages"))
+    assert f.remediation.requires_root and f.remediation.component == "platform"
+
+
+@states("windows-long-paths-disabled", FIRES)
+def test_pips_own_hint_decides_without_the_path():
+    assert argv_of(pasted_findings(LONG_PATH_HINT)["windows-long-paths-disabled"])[1][:5] == _REG_ADD
+
+
+@states("windows-long-paths-disabled", QUIET)
+def test_a_short_path_not_found_is_not_the_path_limit():
+    text = (
+        "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
+        "'C:\\\\Users\\\\me\\\\wheels\\\\torch-2.1.2+cu121-cp311-cp311-win_amd64.whl'\n"
+    )
+    assert "windows-long-paths-disabled" not in pasted_findings(text)

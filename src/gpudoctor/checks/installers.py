@@ -18,6 +18,8 @@ from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
+from gpudoctor.planner.remedy import reboot
+from gpudoctor.planner.where import python_exe
 from gpudoctor.probed import Found
 from gpudoctor.versions import spec_contains, vkey
 
@@ -489,8 +491,61 @@ def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# Windows' MAX_PATH: 260 characters (python/cpython Doc/using/windows.rst @4a292b274e4c300dc9597999373467230dfb3593,
+# "Removing the MAX_PATH limitation": "Windows historically has limited path lengths to 260 characters ... set
+# ``LongPathsEnabled`` to ``1`` in the registry key ``HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\FileSystem``
+# ... After changing the above option and rebooting, no further configuration is required."). pip hints at it past the
+# same length (src/pip/_internal/commands/install.py @5ab7c124: `len(error.filename) > 260`).
+_MAX_PATH = 260
+_LONG_PATHS_KEY = "HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem"
+
+
+def check_windows_long_path(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pip could not create a file past Windows' 260-character limit: nothing is wrong with Python or the package,
+    the file's full path (the environment's folder, then the wheel's own nested folders) is longer than Windows opens
+    while long paths are not enabled. pip's own hint says so; without it, the path pip printed is counted (Python's
+    repr doubles each backslash). A short path not found is another matter, and no finding."""
+    said = _said(facts, "installer-path-not-found")
+    hinted = next((e for e in said if e.get("entry") == "pip-windows-long-path-hint"), None)
+    path = next((e.get("path").replace("\\\\", "\\") for e in said if e.get("path")), "")
+    if hinted is None and len(path) <= _MAX_PATH:
+        return
+    shown = [e for e in said if e.get("path") or e is hinted]
+    length = f"{len(path)} characters" if len(path) > _MAX_PATH else "longer than 260 characters"
+    py = python_exe(facts)
+    yield Finding(
+        "windows-long-paths-disabled",
+        Severity.ERROR,
+        "frameworks",
+        f"pip could not create a file whose path is {length}: Windows' long paths are not enabled",
+        "The install stopped at a file the wheel nests deep in its own folders, under an environment that is itself "
+        "in a deep folder: its full path is past Windows' MAX_PATH of 260 characters, which Windows refuses unless "
+        "long paths are enabled, and pip reports it as [Errno 2] No such file or directory. Python and the package "
+        "are fine; no CUDA, cuDNN or Python change is needed.",
+        tuple(ev("pasted", e.line) for e in shown),
+        Remediation(
+            "Enable Win32 long paths (as Administrator), restart Windows, and run the same install again with the "
+            "same Python. Without administrator rights, create the environment at a short path instead "
+            "(E:\\venvs\\name, say) and install into it.",
+            (
+                Cmd(("reg", "query", _LONG_PATHS_KEY, "/v", "LongPathsEnabled"), note="absent or 0x0: not enabled"),
+                Cmd(
+                    ("reg", "add", _LONG_PATHS_KEY, "/v", "LongPathsEnabled", "/t", "REG_DWORD", "/d", "1", "/f"),
+                    root=True,
+                    note="paths past 260 characters",
+                ),
+                *reboot(facts),  # the one restart per platform (planner.remedy): Windows reads it after a restart
+                Cmd((py, "-m", "pip", "install", Placeholder("packages")), note="the same install as before"),
+            ),
+            requires_root=True,
+            component="platform",
+        ),
+    )
+
+
 CHECKS = (
     Check("installer-no-wheel", "frameworks", ("python-no-wheel",), check_no_wheel, ("pasted",)),
     Check("installer-conda-cpu-pair", "frameworks", ("framework-cpu-build",), check_conda_cpu_pair, ("pasted",)),
+    Check("windows-long-path", "frameworks", ("windows-long-paths-disabled",), check_windows_long_path, ("pasted",)),
     Check("installer-externally-managed", "frameworks", ("python-externally-managed",), check_externally_managed, ("pasted",)),
 )

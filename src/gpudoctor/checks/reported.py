@@ -1587,6 +1587,14 @@ def _failure(e, facts: Facts) -> bool:
         # collect_env answered True for the environment it ran in: the False was printed by another interpreter,
         # which the text does not show (pytorch/pytorch#51858, a fine case in tests/pasted/cases).
         return False
+    if (
+        e.kind in ("cuda-unavailable", "cuda-no-gpus", "gpu-unused-said", "native-runtime-cpu-build")
+        and facts.platform.system == "Darwin"
+    ):
+        # a Mac has no CUDA to reach: CUDA 10.2 was the last toolkit and driver for macOS (NVIDIA's CUDA 10.2 release
+        # notes), and PyTorch's macOS wheels are CPU and MPS builds ("MacOS Binaries dont support CUDA", pytorch.org
+        # Get Started); a program that says it falls back to the CPU there says how a Mac runs it
+        return False
     if e.kind == "gpu-unused-said" and facts.pasted.reported("gpu-reached-said"):
         # only the reporter's words, beside their words that nvidia-smi answers in the program's container: the GPU
         # reaches where the program runs, so what it runs on is its own setting (a video stream copied, not encoded:

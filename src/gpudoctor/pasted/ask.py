@@ -656,6 +656,7 @@ _INSTALLER_KINDS = frozenset(
         "installer-conflict",
         "installer-externally-managed",
         "installer-no-space",
+        "installer-path-not-found",
         "conda-cuda-virtual",
     }
 )
@@ -1273,6 +1274,8 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 continue  # a Windows program asked on Linux, a Linux one on Windows: a message's asks name each
             if facts.platform.wsl and words[0] in ("lsmod", "dkms", "modinfo"):
                 continue  # WSL 2 loads no nvidia module: the Windows driver serves the GPU (its asks are WSL's own)
+            if facts.platform.system == "Darwin" and words[0] == "nvidia-smi":
+                continue  # a Mac has no NVIDIA driver to answer (CUDA 10.2 was the last for macOS): as the asks above
             if (
                 (words == ("nvidia-smi",) and facts.driver.version)
                 or (words in (("nvcc", "--version"), ("which", "nvcc")) and facts.toolkits.nvcc_on_path_version)

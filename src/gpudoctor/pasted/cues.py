@@ -24,6 +24,7 @@ from gpudoctor.facts import (
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
     CONTAINER_SAID,
+    CUDA13_WINDOWS_TOOLKIT,
     EXTENSION_NAMED,
     HOST_RAM_SAID,
     IMAGE_RUN,
@@ -114,6 +115,12 @@ def windows_driver_beside(smi: str, driver: str) -> bool:
     return smi.count(".") == 2 or int(driver.split(".")[0]) > int(smi.split(".")[0])
 
 
+# A Windows CUDA toolkit folder of release 13 or later ("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v13.0", with
+# Python's doubled backslashes or CMake's forward slashes too): CUDA 13 moved the toolkit's DLLs into bin\\x64.
+_CUDA13_WINDOWS = re.compile(
+    r"(?P<root>[A-Za-z]:[\\/]{1,2}Program Files[\\/]{1,2}NVIDIA GPU Computing Toolkit[\\/]{1,2}CUDA[\\/]{1,2}v1[3-9]\.\d{1,2})"
+    r"(?![\w.])"
+)
 _PATHLIB_WINDOWS = re.compile(r"\bWindowsPath\('[^'\n]{0,200}'\)")
 # nvcc looking for its Windows host compiler (catalogue.toml's nvcc-cannot-find-cl): only nvcc on Windows wants cl.exe,
 # whatever Linux-looking words its command line holds ("-arch sm_61" reads as Arch Linux).
@@ -180,6 +187,12 @@ _WINDOWS_TAG = re.compile(
     r"\b[A-Za-z][\w.]{0,80}-\d[\w.+!]{0,40}-(?:cp|py|pp)\d{1,3}\w{0,3}-\w{1,12}-win(?:_amd64|_arm64|32)\b"
     r"|(?<![\w-])win-(?:64|32|arm64)(?:::|/)[\w.-]"
     r"|\[MSC v\.\d{3,4} (?:64|32) bit"
+    # pip's hint after an OSError, printed only where it runs on Windows (src/pip/_internal/commands/install.py
+    # @5ab7c124db917625e55693773bcc224793d7ceed: `if WINDOWS and error.errno == errno.ENOENT ...`)
+    r"|\bdoes not have Windows Long Path support enabled\b"
+    # a release archive built for Windows that the reporter downloaded or ran ("sherpa-onnx-v1.10.1-win-x64-cuda.tar.bz2",
+    # "llama-b6123-bin-win-cuda-12.4-x64.zip"): projects name their Windows builds so, beside -linux- and -macos- ones
+    r"|(?<![A-Za-z0-9])[\w.+-]{0,100}[-_]win(?:64|32)?(?:[-_][\w.+]{1,40}){0,4}\.(?:zip|7z|tar\.(?:bz2|gz|xz)|exe|msi)\b"
 )
 # Weaker words, read only where the text names no Linux ("works on Windows, fails on my Ubuntu server"): "win10",
 # "Win 11", a sentence that starts "On Windows" / "I'm using Windows"; macOS by name. Chinese, Japanese and Korean
@@ -188,6 +201,8 @@ _WINDOWS_TAG = re.compile(
 _CJK = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 _WINDOWS_PROSE = re.compile(
     r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b"
+    # the machine itself called a Windows one ("on one of our virtualized Windows machine", "on a windows machine")
+    r"|\bWindows\s+(?:machine|PC|laptop|computer|desktop|workstation|VM|virtual\s+machine)s?\b"
     rf"|(?<=[{_CJK}])\s?Windows(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_.-])Windows(?=\s?[{_CJK}])",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -197,7 +212,13 @@ _WINDOWS_PROSE = re.compile(
 _WINDOWS_TOOLS = re.compile(
     r"^[ \t]*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))"
     # PowerShell's assignment to an environment variable ($env:CMAKE_ARGS = "..."), the shell Windows opens by default
-    r"|\$env:[A-Za-z_]\w{0,60}\s*=",
+    r"|\$env:[A-Za-z_]\w{0,60}\s*="
+    # Windows' own Task Manager, where a reporter reads the GPU's load ("in the task manager, the increased load on the
+    # CPU"); Linux desktops call theirs System Monitor
+    r"|\btask\s?manager\b"
+    # Anaconda Prompt, the Start menu's shell of an Anaconda install on Windows (Anaconda's "Getting started with
+    # conda": on macOS and Linux conda runs in the ordinary terminal)
+    r"|\banaconda\s+prompt\b",
     re.IGNORECASE | re.MULTILINE,
 )
 # The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for
@@ -211,13 +232,30 @@ _NATIVE_WINDOWS = re.compile(
 # unhandled exception!" (pyinstaller/pyinstaller, bootloader/src/pyi_launch.c: FATALERROR("Failed to execute script
 # '%s' due to unhandled exception!\n", ...)). The program carries its own Python: pip in a shell reaches none of it.
 _FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled exception")
-_MACOS_SAID = re.compile(r"\bmacOS\b|\bMac OS(?: X)?\b", re.IGNORECASE)
+# A Mac named as the machine ("on my Mac laptop (CPU)", "train on my mac", "MacBook Pro 2021 with M1 Pro Chip"), not a
+# MAC address.
+_MACOS_SAID = re.compile(
+    r"\bmacOS\b|\bMac OS(?: X)?\b|\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)"
+    # inside Chinese, Japanese or Korean prose, as Windows is read there ("平台：intel芯片的macos")
+    rf"|(?<=[{_CJK}])\s?mac\s?OS(?![A-Za-z0-9_-])",
+    re.IGNORECASE,
+)
 # Arch Linux is named "Arch" with its capital; the compilers' "-arch sm_61" / "arch=compute_86" options are not it.
 _LINUX_SAID = re.compile(
     r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|SUSE|WSL2?|Colab|Kaggle|docker|Manjaro)\b"
     r"|(?<![-=\w])(?-i:Arch)\b(?![-=])|(?<![\w.])/(?:usr|home|opt)/",
     re.IGNORECASE,
 )
+# Linux by name, not only by a path: a Windows program's own search list or defaults print POSIX folders too (a cargo
+# build script's `cargo:info=["/usr", "/usr/local/cuda", "/opt/cuda", ..., "C:/Program Files/NVIDIA GPU Computing
+# Toolkit"]`, bitsandbytes' `WindowsPath('/usr/local/cuda/lib64')`). Where only such paths stand for Linux, a
+# drive-letter path with Windows' own backslash (`F:\Projects\...`) still says where the program ran.
+_LINUX_NAMED = re.compile(
+    r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|SUSE|WSL2?|Colab|Kaggle|docker|Manjaro)\b"
+    r"|(?<![-=\w])(?-i:Arch)\b(?![-=])",
+    re.IGNORECASE,
+)
+_WIN_DRIVE = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]")
 # A container named as where commands ran: "in the container", "inside a docker", "connecting the existing
 # containers", "inside all the running containers" (NVIDIA/nvidia-docker#1671), "docker exec", a Kubernetes or containerd cgroup path (cri-containerd-<id>, kubepods). A container that
 # is only built, pulled or listed is not where anything ran, so the verbs that put a command inside one are required.
@@ -639,6 +677,8 @@ def read_cues(g: Gathered, text: str) -> None:
         _cue(g, NO_PYTHON, "no Python to install into (a frozen program: its Python is inside the executable)", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         _windows_files(g, lines)
+    elif g.system is None and not g.wsl and not g.wsl_said and not _LINUX_NAMED.search(text[:1_000_000]):
+        _windows_drive(g, lines)
     named: set[str] = set()
     for m in _EXTENSION.finditer(text[:1_000_000]):
         name = m.group("name").lower().replace("_", "-")
@@ -647,6 +687,10 @@ def read_cues(g: Gathered, text: str) -> None:
             line = next((x for x in lines if m.group(0) in x[:MAX_LINE]), m.group(0))
             _cue(g, EXTENSION_NAMED, name, line[:MAX_LINE])
     _settings(g, text[:1_000_000], lines)
+    if "GPU Computing Toolkit" in text and (m := _CUDA13_WINDOWS.search(text[:1_000_000])):
+        folder = re.sub(r"[\\/]{1,2}", r"\\", m.group("root"))
+        line = next((x for x in lines if m.group("root") in x[:MAX_LINE]), m.group(0))
+        _cue(g, CUDA13_WINDOWS_TOOLKIT, folder, line[:MAX_LINE])
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
     if g.system is None and not g.wsl and not g.wsl_said and "WindowsPath(" in text and (m := _PATHLIB_WINDOWS.search(text)):
@@ -661,7 +705,7 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := _WINDOWS_PROSE.search(text[:1_000_000]):
             _windows(g, "Windows named in prose", m.group(0))
         elif m := _WINDOWS_TOOLS.search(text[:1_000_000]):
-            _windows(g, "cmd.exe's set or Visual Studio", m.group(0))
+            _windows(g, "a tool only Windows has", m.group(0))
         elif m := _MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
@@ -701,6 +745,15 @@ def _windows_files(g: Gathered, lines: list[str]) -> None:
             _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
         if g.system is None and (m := _WIN_PATH.search(line) or _WIN_FILE.search(line)):
             _windows(g, "a Windows path" if m.re is _WIN_PATH else "a Windows file name", line)
+
+
+def _windows_drive(g: Gathered, lines: list[str]) -> None:
+    """A drive-letter path written with a backslash, where the only Linux in the text is a POSIX path (no Linux by
+    name): the program ran on Windows and printed POSIX folders among its candidates."""
+    for raw in lines:
+        if _WIN_DRIVE.search(line := raw[:MAX_LINE]):
+            _windows(g, "a Windows path beside POSIX search paths", line)
+            return
 
 
 # An issue form's field answered with nothing: "N/A", "NA", "None", "No", "-", "not installed" (the template's question

@@ -50,7 +50,11 @@ _SYSTEM_SAID = {
         ),
         re.compile(r"(?<![\w.])/(?:usr|home|opt|proc|etc|mnt|root|data|lib)/|\.so(?:\.\d+)*\b|\bnvidia-smi\b"),
     ),
-    "Darwin": (re.compile(r"\b(?:macOS|Darwin|Mac OS)\b", re.IGNORECASE),),
+    "Darwin": (
+        re.compile(r"\b(?:macOS|Darwin|Mac OS)\b", re.IGNORECASE),
+        # the Mac named as the machine (pasted.cues' _MACOS_SAID): "my Mac laptop", "MacBook Pro", CJK prose's "的macos"
+        re.compile(r"\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)|macos", re.IGNORECASE),
+    ),
 }
 
 

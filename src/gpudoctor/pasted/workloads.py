@@ -236,6 +236,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     if beside_spec:
         _gpus_variable(g, lines)
     _unused_said(g, lines, scan, beside_spec)
+    _cl_not_found_said(g, lines, scan)
     _reached_said(g, lines, scan)
     logged: dict[str, int] = {}
     for line in lines[:20_000]:
@@ -335,6 +336,28 @@ def _docker_desktop(g: Gathered, lines: list[str], scan: Lines) -> None:
             break
     if (no := scan.first(_NO_ENGINE)) is not None:
         _add(g, ErrorEvidence("docker-engine-absent", no[1].group(0)))
+
+
+# The reporter saying cl.exe is not found although they put it on PATH ("I add the 'cl.exe' to PATH, but still says can
+# not found"): nvcc's "Cannot find compiler 'cl.exe' in PATH" in their words (catalogue.toml's nvcc-cannot-find-cl),
+# where the build's own line is cut from the paste. Whether that PATH reaches the build's shell is what decides.
+_CL_NOT_FOUND_SAID = re.compile(
+    r"\bcl\.exe'?[^\n]{0,80}?\b(?:can ?not (?:be )?found|cannot find|can't find|not (?:be )?found|isn't found)\b"
+    r"|\b(?:can ?not|can't|could ?n[o']t|unable to|does ?n[o']t|fails? to) (?:be )?find\b[^\n]{0,20}?\bcl\.exe\b"
+    # in Chinese: "nvcc 执行命令时未找到cl.exe" (not found), "找不到 cl.exe" (cannot find)
+    r"|(?:未找到|找不到)\s?cl\.exe\b|\bcl\.exe\s?(?:未找到|找不到)",
+    re.IGNORECASE,
+)
+
+
+def _cl_not_found_said(g: Gathered, lines: list[str], scan: Lines) -> None:
+    """The reporter's words that the MSVC compiler is not found (nvcc's own line not pasted)."""
+    if any(e.kind == "nvcc-host-compiler-missing" for e in g.errors):
+        return  # nvcc's own line is there: the catalogue read it
+    for i in range(scan.count):
+        if scan.search(_CL_NOT_FOUND_SAID, i) is not None:
+            _add(g, ErrorEvidence("nvcc-host-compiler-missing", lines[i].strip()[:300], (("entry", "nvcc-cannot-find-cl"),)))
+            return
 
 
 def _unused_said(g: Gathered, lines: list[str], scan: Lines, beside_spec: bool) -> None:

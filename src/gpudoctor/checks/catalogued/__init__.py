@@ -66,6 +66,7 @@ from gpudoctor.checks.catalogued.gpu_floors import (
     check_triton_gpu_too_old,
 )
 from gpudoctor.checks.catalogued.windows_wsl import (
+    check_cuda13_dll_folder,
     check_cuda_path_folder,
     check_triton_windows_cuda,
     check_windows_commit_limit,
@@ -98,6 +99,7 @@ CHECKS = (
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),
     Check("catalogued-windows-tdr", "driver", ("windows-tdr-timeout",), check_windows_launch_timeout, ("pasted",)),
+    Check("catalogued-cuda13-dll-folder", "toolkit", ("cuda13-dll-folder",), check_cuda13_dll_folder, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
-from gpudoctor.cmdline import Cmd
-from gpudoctor.facts import Facts
+from gpudoctor.cmdline import Cmd, Placeholder
+from gpudoctor.facts import CUDA13_WINDOWS_TOOLKIT, Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import library_dir, reboot
@@ -272,6 +272,53 @@ def check_cuda_path_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 # (cmd.exe's dir and PowerShell's alias of Get-ChildItem alike: the vX.Y folders installed)
                 Cmd(("dir", _WINDOWS_TOOLKIT_ROOT.removesuffix("\\v")), note="the toolkits installed: one vX.Y folder each"),
                 Cmd(("setx", "CUDA_PATH", *target), note="your user's variable; a new terminal sees it"),
+            ),
+            component="toolkit",
+        ),
+    )
+
+
+# The toolkit's own DLLs by their names (bare, as a program falls back to when its search found none, or versioned):
+# NVVM, NVRTC, nvJitLink and the runtime libraries.
+_TOOLKIT_DLL = re.compile(
+    r"^(?:nvvm|nvrtc|nvrtc-builtins|nvJitLink|cudart|cublas|cublasLt|cufft|curand|cusparse|cusolver)(?:64)?(?:_\d+){0,3}\.dll$",
+    re.IGNORECASE,
+)
+
+
+def check_cuda13_dll_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A CUDA 13 toolkit on Windows whose DLLs a program did not find: CUDA 13.0 moved the toolkit's DLLs from bin to
+    bin\\x64 (NVVM's from nvvm\\bin to nvvm\\bin\\x64), and programs written for CUDA 12 search only the old folders
+    ("Since CUDA 13.0, cuda dll have been moved to %CUDA_PATH%\\bin\\x64", shader-slang/slang-rhi#564; numba-cuda's
+    CUDA_HOME search, NVIDIA/numba-cuda#397, which its later releases fixed by looking in x64, NVIDIA/numba-cuda#699).
+    The driver and the toolkit are fine; the program's search is not. Not said without a CUDA 13 folder in the text (a
+    CUDA 12 toolkit's missing DLL is another matter) nor in WSL (the Linux toolkit's layout)."""
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == CUDA13_WINDOWS_TOOLKIT), None)
+    if cue is None or facts.platform.wsl or not (facts.platform.system or "").lower().startswith("win"):
+        return
+    failing = [e for e in _said(facts, "windows-module-not-found") if _TOOLKIT_DLL.match(e.get("soname") or "")]
+    failing += _said(facts, "toolkit-library-not-found")
+    if not failing:
+        return
+    folder = cue.get("means") or ""
+    yield Finding(
+        "cuda13-dll-folder",
+        Severity.ERROR,
+        "toolkit",
+        "a program did not find the CUDA 13 toolkit's DLLs, which CUDA 13 keeps in bin\\x64",
+        f"The text shows the CUDA 13 toolkit at {folder}, and the program could not load its DLLs. From CUDA 13.0 "
+        "the Windows toolkit keeps them in bin\\x64 (NVVM's in nvvm\\bin\\x64), where releases of programs written for "
+        "CUDA 12 do not look: they search bin and nvvm\\bin, find nothing and fall back to the bare DLL name, which "
+        "Windows cannot resolve. The driver and the toolkit are fine; reinstalling either changes nothing.",
+        tuple(ev("pasted", e.line) for e in failing[:2]) + (ev("pasted", cue.get("line") or folder),),
+        Remediation(
+            "Look where the DLLs are, then point the program at a CUDA 12.x toolkit installed beside this one "
+            "(CUDA_HOME and CUDA_PATH; setx writes them for new windows), or upgrade the program's package to a "
+            "release that searches bin\\x64, and run it again in a new window.",
+            (
+                Cmd(("where.exe", "/R", folder, "nvvm*.dll", "nvrtc*.dll"), note="CUDA 13 keeps them in the x64 subfolders"),
+                Cmd(("setx", "CUDA_HOME", Placeholder("cuda12-toolkit-folder"))),
+                Cmd(("setx", "CUDA_PATH", Placeholder("cuda12-toolkit-folder"))),
             ),
             component="toolkit",
         ),
