@@ -357,6 +357,8 @@ def test_jax_falling_back_where_pip_installed_jax_into_a_conda_environment_is_no
     # conda made the environment, pip put JAX in it: the conda install of JAX the route needs is not there.
     f = pasted_findings(GPAX_63)["framework-cpu-build"]
     assert not any(w[:2] == ("conda", "create") for w in argv_of(f))
+
+
 LONG_PATH = (
     "Installing collected packages: tensorflow\n"
     "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: "
