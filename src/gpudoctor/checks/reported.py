@@ -1604,6 +1604,12 @@ def _failure(e, facts: Facts) -> bool:
         # words read from a program's own message another entry recognises (Ollama's installer: "No NVIDIA GPU
         # detected", on every machine without one): that entry's own rule judges it
         return False
+    if e.get("entry") in _APP_CPU_NOTICES:
+        # An application's notice that it runs on the CPU (EasyOCR's Reader, Cellpose's probe) is printed on every
+        # machine without a usable GPU, a laptop's CPU-only torch included: a failure only where the text shows that
+        # the GPU was meant (an NVIDIA GPU or driver named, the reporter's words that it is not used, a CUDA build
+        # asked for in an install), else the program's own fallback, working as designed.
+        return _gpu_meant(facts)
     if e.kind == "ollama-install-no-gpu":
         # Ollama's installer says it on every machine without a GPU (a CPU-only VM, a laptop): a failure only where the
         # text names an NVIDIA GPU that the installer did not find (scripts/install.sh @3fa8daae)
@@ -1636,6 +1642,20 @@ def _failure(e, facts: Facts) -> bool:
     # TensorFlow's warnings that it goes on without the GPU (a library it could not load, a ptxas it could not run):
     # no failure on a machine meant to have none.
     return recognised_failure(e)
+
+
+# The catalogue's entries for an application's own notice that it fell back to the CPU.
+_APP_CPU_NOTICES = ("easyocr-cuda-not-available", "cellpose-torch-cuda-not-working")
+_CUDA_BUILD_ASKED = LazyPattern(r"\bcuda(?:toolkit)?\b|\bcu\d{2,3}\b|pytorch-cuda|\bgpu\b", re.IGNORECASE)
+
+
+def _gpu_meant(facts: Facts) -> bool:
+    """Whether the paste shows the GPU was meant to be used: an NVIDIA GPU or driver named, the reporter saying it is not
+    used, or an install that asks for a CUDA build (cudatoolkit=, +cu121, pytorch-cuda, a -gpu package)."""
+    if facts.driver.gpus or facts.driver.version or facts.pasted.reported("gpu-unused-said"):
+        return True
+    installs = ("conda-install-said", "pip-install-said")
+    return any(e.kind in installs and _CUDA_BUILD_ASKED.search(e.line or "") for e in facts.pasted.errors)
 
 
 def pasted_failures(facts: Facts) -> list:
