@@ -86,3 +86,23 @@ def test_a_false_answered_elsewhere_is_not_this_environments_failure(tmp_path):
     assert "pasted-error-unexplained" not in [f["code"] for f in doc["findings"]], err
     code, doc, err = _check(tmp_path, told)  # the same words alone: a failure nothing shown explains
     assert [f["code"] for f in doc["findings"]] == ["pasted-error-unexplained"] and code == 1, err
+
+
+def test_no_kernel_image_with_torch_at_work_but_neither_gpu_nor_build_shown_picks_no_build(tmp_path):
+    """PyTorch's own suffix under the error puts torch at work, so the finding names the build's missing kernels; but
+    with neither the GPU nor the build shown, which build has kernels for it is unknown: no install is printed (a pick
+    would be a guess, issue 27 kind 5), and the GPU and the build are asked (tests/blind/plans3/cases/237-*: a vLLM image,
+    where the asks run in that image). Its twin: the same lines beside a collect_env naming the build keep
+    the install step."""
+    text = NO_KERNEL[0] + (
+        "\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be"
+        " incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1"
+    )
+    code, doc, _ = _check(tmp_path, text)
+    (finding,) = [f for f in doc["findings"] if f["code"] == "framework-arch-unsupported"]
+    assert finding["remediation"] is None and not doc["plan"]["steps"]
+    asked = [a["argv"] for a in doc["pasted"]["ask_for"]]
+    assert ["nvidia-smi"] in asked and ["python3", "-m", "torch.utils.collect_env"] in asked  # the GPU; the build
+    code, doc, _ = _check(tmp_path, text + "\nPyTorch version: 1.7.1+cu101\nCUDA used to build PyTorch: 10.1")
+    (finding,) = [f for f in doc["findings"] if f["code"] == "framework-arch-unsupported"]
+    assert finding["remediation"] is not None and doc["plan"]["steps"]

@@ -94,6 +94,9 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         # the build has no kernel for this GPU's architecture. Which GPU, and which build, is asked for.
         if "torch" in frameworks_named(facts):
             version = _torch_version(facts)
+            # Which build to install follows from the GPU (its architecture) or the build shown; with neither shown, any
+            # pick is a guess (issue 27, kind 5): the finding stands, and the asks (the GPU, the build's arch list) decide.
+            guess = version is None and not facts.driver.gpus
             yield Finding(
                 "framework-arch-unsupported",
                 Severity.ERROR,
@@ -103,7 +106,7 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 "kernel for the GPU's architecture (too new a GPU for an old build, or too old a GPU for a new one). The GPU "
                 "and the build were not shown; a CUDA extension built for other architectures fails the same way.",
                 (ev("pasted", no_kernel[0].line),),
-                plan_remediation(facts, ctx, "torch", version, "Install a build with kernels for this GPU."),
+                None if guess else plan_remediation(facts, ctx, "torch", version, "Install a build with kernels for this GPU."),
             )
         return
     archs = tuple(lists[0].get("archs").split()) if lists else ()
