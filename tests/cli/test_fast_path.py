@@ -227,6 +227,9 @@ def test_a_bare_check_process_starts_no_collection_of_its_own():
     collector off to the end (cli.fast.answer), where the interpreter's exit collects as before."""
     script = (
         "import atexit, gc, sys\nstarted = []\nsys.argv = ['gpudoctor', 'check']\nfrom gpudoctor.cli import main\n"
+        # what main() imports before it turns the collector off (compiled from source where no .pyc was written, as in
+        # a wheel's scratch venv under PYTHONDONTWRITEBYTECODE: that compiling may start a collection of its own)
+        "import gpudoctor.errors, gpudoctor.cli.fast\n"
         "gc.callbacks.append(lambda phase, info: started.append(phase == 'start'))\n"
         "atexit.register(lambda: print('collections', sum(started), file=sys.stderr))\nmain()\n"
     )

@@ -15,6 +15,7 @@ from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
 from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import CUDA13_WINDOWS_TOOLKIT, Facts
+from gpudoctor.lazypattern import LazyPattern  # compiled at first use: a bare check reads no paste
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import library_dir, reboot
@@ -280,7 +281,7 @@ def check_cuda_path_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 # The toolkit's own DLLs by their names (bare, as a program falls back to when its search found none, or versioned):
 # NVVM, NVRTC, nvJitLink and the runtime libraries.
-_TOOLKIT_DLL = re.compile(
+_TOOLKIT_DLL = LazyPattern(
     r"^(?:nvvm|nvrtc|nvrtc-builtins|nvJitLink|cudart|cublas|cublasLt|cufft|curand|cusparse|cusolver)(?:64)?(?:_\d+){0,3}\.dll$",
     re.IGNORECASE,
 )
