@@ -61,6 +61,7 @@ from gpudoctor.checks.catalogued.framework_builds import (
 from gpudoctor.checks.catalogued.gpu_floors import (
     check_app_gpu_too_old,
     check_component_below_min_arch,
+    check_library_below_arch_floor,
     check_other_vendor_gpu_only,
     check_tf_gpu_below_minimum,
     check_triton_gpu_too_old,
@@ -119,6 +120,9 @@ CHECKS = (
     Check("catalogued-build-cudnn", "cudnn", ("cudnn-headers-missing-for-build",), check_build_cudnn_headers, ("pasted",)),
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
+    ),
+    Check(
+        "catalogued-library-arch", "frameworks", ("framework-arch-unsupported",), check_library_below_arch_floor, ("pasted",)
     ),
     Check(
         "catalogued-bitsandbytes-windows",
