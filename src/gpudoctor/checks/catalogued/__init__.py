@@ -121,9 +121,7 @@ CHECKS = (
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
     ),
-    Check(
-        "catalogued-library-arch", "frameworks", ("framework-arch-unsupported",), check_library_below_arch_floor, ("pasted",)
-    ),
+    Check("catalogued-library-arch", "frameworks", ("framework-arch-unsupported",), check_library_below_arch_floor, ("pasted",)),
     Check(
         "catalogued-bitsandbytes-windows",
         "frameworks",

@@ -232,7 +232,7 @@ def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def check_library_below_arch_floor(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """"no kernel image is available" from a library whose prebuilt binaries (compat_matrix/libraries.toml arch) carry
+    """A "no kernel image is available" from a library whose prebuilt binaries (compat_matrix/libraries.toml arch) carry
     no code for a GPU the text shows, below the floor of the release at work (xgboost 1.5.0 and later on a Kepler K80,
     ctranslate2 4.x on a Maxwell GTX 950): the last release that still has kernels for it is pinned in the reporter's
     interpreter, or, where none has, the CPU. The release is the one installed or named; with none shown, the newest
@@ -308,7 +308,7 @@ def _below_arch_floor(
         "CUDA or cuDNN change gives it code for this GPU."
     )
     pin = runs.pin_for(_python(facts)) if runs else None
-    if pin is None:
+    if runs is None or pin is None:
         fix = Remediation(
             f"No prebuilt {package} release runs on compute capability {cc}: run it on the CPU (its device option), build "
             f"it from source for compute capability {cc} where the CUDA it builds with still targets it, or use a GPU of "
