@@ -63,3 +63,27 @@ def test_no_gpu_shown_asks_for_its_compute_capability():
     codes, asks = _run(_XGB.read_text("utf-8").replace("NVIDIA Tesla K80", "NVIDIA").replace("Tesla K80", "NVIDIA"))
     assert "framework-arch-unsupported" not in codes
     assert ("nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv") in [tuple(a) for a in asks]
+
+
+_VLLM = _ROOT / "pasted" / "cases" / "vllm-16307-p100x8-vllm073-no-kernel-image" / "report.txt"
+
+
+def _all(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    return [f for f in report.findings if f.code == "framework-arch-unsupported"]
+
+
+def test_a_p100_under_vllm_gets_the_library_floor_not_a_torch_reinstall():
+    # torch 2.5.1+cu124 still carries sm_60: vLLM's own kernels (7.0 and newer) are what fail, and no release has more
+    found = _all(_VLLM.read_text("utf-8"))
+    assert len(found) == 1
+    f = found[0]
+    assert f.title.startswith("vllm ") and "6.0" in f.title and "7.0" in f.title
+    assert _argvs(f) == [] and f.remediation.component == "gpu"
+
+
+def test_a_volta_under_vllm_is_not_given_the_floor():
+    found = _all(_VLLM.read_text("utf-8").replace("Tesla P100-PCIE-16GB", "Tesla V100-PCIE-16GB"))
+    assert not any(f.title.startswith("vllm ") for f in found)

@@ -61,11 +61,11 @@ from gpudoctor.checks.catalogued.framework_builds import (
 from gpudoctor.checks.catalogued.gpu_floors import (
     check_app_gpu_too_old,
     check_component_below_min_arch,
-    check_library_below_arch_floor,
     check_other_vendor_gpu_only,
     check_tf_gpu_below_minimum,
     check_triton_gpu_too_old,
 )
+from gpudoctor.checks.catalogued.library_arch import check_library_below_arch_floor
 from gpudoctor.checks.catalogued.windows_wsl import (
     check_cuda13_dll_folder,
     check_cuda_path_folder,
