@@ -90,6 +90,12 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not (warned or no_kernel) or _emits(check_arch, facts, ctx, "framework-arch-unsupported"):
         return
     if not warned:
+        from gpudoctor.checks.catalogued.library_arch import check_library_below_arch_floor
+
+        # A library beside torch whose own builds stop above the GPU (vLLM's 7.0 floor on a Pascal P100, while torch's
+        # wheel still carries sm_60) explains the message: that finding answers it, and a torch reinstall would not.
+        if _emits(check_library_below_arch_floor, facts, ctx, "framework-arch-unsupported"):
+            return
         # "no kernel image is available for execution on the device" with PyTorch at work and nothing else said:
         # the build has no kernel for this GPU's architecture. Which GPU, and which build, is asked for.
         if "torch" in frameworks_named(facts):

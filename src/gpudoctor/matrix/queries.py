@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
         Gpu,
         JaxPin,
         JaxRelease,
+        LibraryArch,
         LibraryBuild,
         LinkSpec,
         MemorySettings,
@@ -110,6 +111,7 @@ class Matrix:
         companions: Iterable[CompanionRelease] = (),
         torch_pins: Iterable[TorchPins] = (),
         library_builds: Iterable[LibraryBuild] = (),
+        library_archs: Iterable[LibraryArch] = (),
         bnb_releases: Iterable[BnbRelease] = (),
         ptx_isas: Iterable[PtxIsa] = (),
         origins: Mapping[str, str] | None = None,
@@ -137,6 +139,7 @@ class Matrix:
         self.companions = tuple(companions)
         self.torch_pins = tuple(torch_pins)
         self.library_builds = tuple(library_builds)
+        self.library_archs = tuple(sorted(library_archs, key=lambda r: (r.package, version_key(r.since))))
         self.bnb_releases = tuple(sorted(bnb_releases, key=lambda r: version_key(r.since)))
         self.ptx_isas = tuple(sorted(ptx_isas, key=lambda r: version_key(r.ptx)))
         #: file stem -> where it was read from ("bundled" or a path)
@@ -614,6 +617,18 @@ class Matrix:
         """The build of `package` that release `version` ("4.5.0", "1.17.0+cu118") is, or None outside the rows."""
         try:
             return next((b for b in self.library_builds_of(package) if b.holds(version.split("+", 1)[0])), None)
+        except ValueError:
+            return None
+
+    def library_archs_of(self, package: str) -> tuple[LibraryArch, ...]:
+        """The matrix's rows of the GPU architectures in `package`'s prebuilt binaries (libraries.toml arch), oldest
+        first."""
+        return tuple(r for r in self.library_archs if r.package == package)
+
+    def library_arch(self, package: str, version: str) -> LibraryArch | None:
+        """The row of `package`'s architectures that release `version` ("1.6.2", "4.5.0+cu12") is in, or None."""
+        try:
+            return next((r for r in self.library_archs_of(package) if r.holds(version.split("+", 1)[0])), None)
         except ValueError:
             return None
 

@@ -567,6 +567,39 @@ class LibraryBuild(_Cited):
 
 
 @_record
+class LibraryArch(_Cited):
+    """The GPU architectures in the prebuilt binaries of a library's releases from `since` up to `until` (excluded;
+    None: to the newest): cubins for `arch`, PTX for `ptx` (compat_matrix/libraries.toml arch); `pin`, the release
+    printed for the row, with the CPython versions it has wheels for."""
+
+    package: str
+    since: str
+    until: str | None = None
+    arch: tuple[str, ...]
+    ptx: tuple[str, ...] = ()
+    pin: str | None = None
+    pin_python: str | None = None
+
+    def holds(self, version: str) -> bool:
+        key = version_key(version)
+        return version_key(self.since) <= key and (self.until is None or key < version_key(self.until))
+
+    def below_floor(self, cc: str) -> bool:
+        """Whether a GPU of compute capability `cc` is below every architecture of the row: no cubin it can run and no
+        PTX at or under it (gpudoctor.matrix.terms.kernel_route), and lower than the lowest cubin. A GPU newer than
+        the list is not judged here: the rows read the floor, not every wheel's newest arch."""
+        route, _ = kernel_route(self.arch, self.ptx, cc)
+        floor = min((normalize_cc(a) or a for a in self.arch), key=version_key, default=None)
+        return route == "none" and floor is not None and version_key(cc) < version_key(floor)
+
+    def pin_for(self, python: str | None) -> str | None:
+        """`pin` where it has a wheel for `python` ("3.11"; None: not shown, the pin stands), else None."""
+        if self.pin is None or python is None or self.pin_python is None:
+            return self.pin
+        return self.pin if spec_contains(self.pin_python, python) else None
+
+
+@_record
 class BnbRelease(_Cited):
     """bitsandbytes' releases from `since` up to `until` (excluded; None: to the newest), on Linux x86_64 and Windows:
     `cuda`, the torch CUDA versions ("12.6") it ships a library for; `same_major`, whether it loads another library of

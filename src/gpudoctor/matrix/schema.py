@@ -30,6 +30,7 @@ from gpudoctor.matrix.records import (
     JaxCuda,
     JaxPin,
     JaxRelease,
+    LibraryArch,
     LibraryBuild,
     MemoryControl,
     MemorySettings,
@@ -399,6 +400,20 @@ SCHEMAS: dict[str, dict[str, Table]] = {
                 until=("version", OPT),
                 cuda=("int", REQ),
                 cudnn=("int", REQ),
+                pin=("version", OPT),
+                pin_python=("spec", OPT),
+            ),
+            key=lambda r: (r["package"], r["since"]),
+            sort=lambda r: (r["package"], version_key(r["since"])),
+            sort_what="package and since",
+        ),
+        "arch": Table(
+            fields=_f(
+                package=("str", REQ),
+                since=("version", REQ),
+                until=("version", OPT),
+                arch=("list:str", REQ),
+                ptx=("list:str", OPT),
                 pin=("version", OPT),
                 pin_python=("spec", OPT),
             ),
@@ -1316,6 +1331,30 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             )
         )
 
+    library_archs: list[LibraryArch] = []
+    for label, r in rows["libraries"]["arch"]:
+        until, pin = r.get("until"), r.get("pin")
+        if until is not None and version_key(until) <= version_key(r["since"]):
+            ctx.add(label, "until must be newer than since")
+        if r.get("pin_python") is not None and pin is None:
+            ctx.add(label, "pin_python needs pin")
+        if pin is not None and (
+            version_key(pin) < version_key(r["since"]) or (until is not None and version_key(pin) >= version_key(until))
+        ):
+            ctx.add(label, f"pin {pin} is not a release of this row (since {r['since']}, until {until})")
+        library_archs.append(
+            LibraryArch(
+                package=r["package"],
+                since=r["since"],
+                until=until,
+                arch=tuple(r["arch"]),
+                ptx=tuple(r.get("ptx") or ()),
+                pin=pin,
+                pin_python=r.get("pin_python"),
+                **cite(r),
+            )
+        )
+
     bnb_releases: list[BnbRelease] = []
     for label, r in rows["libraries"]["bitsandbytes"]:
         until, pin = r.get("until"), r.get("pin")
@@ -1365,6 +1404,7 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
         companions=companions,
         torch_pins=torch_pins,
         library_builds=library_builds,
+        library_archs=library_archs,
         bnb_releases=bnb_releases,
         origins=origins,
     )

@@ -65,6 +65,7 @@ from gpudoctor.checks.catalogued.gpu_floors import (
     check_tf_gpu_below_minimum,
     check_triton_gpu_too_old,
 )
+from gpudoctor.checks.catalogued.library_arch import check_library_below_arch_floor
 from gpudoctor.checks.catalogued.windows_wsl import (
     check_cuda13_dll_folder,
     check_cuda_path_folder,
@@ -120,6 +121,7 @@ CHECKS = (
     Check(
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
     ),
+    Check("catalogued-library-arch", "frameworks", ("framework-arch-unsupported",), check_library_below_arch_floor, ("pasted",)),
     Check(
         "catalogued-bitsandbytes-windows",
         "frameworks",
