@@ -165,6 +165,7 @@ def test_sources_are_declared_once_and_all_cited(m: Matrix) -> None:
         *m.library_builds,
         *m.bnb_releases,
         *m.ptx_isas,
+        *m.library_archs,
     ]:
         assert rec.source, rec
         assert len(rec.sources) == len(rec.source)  # every cited key resolved

@@ -26,16 +26,20 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _bundled_dir() -> Traversable | Path:
-    """Where the bundled data lives: the installed package, else the source checkout."""
-    try:
-        from importlib.resources import files
+    """Where the bundled data lives: the source checkout this module sits in, else the installed package.
 
-        return files("gpudoctor.compat_matrix")
-    except ModuleNotFoundError:
-        # Running from a checkout with PYTHONPATH=src: compat_matrix/ sits at the repository top.
-        from pathlib import Path
+    The checkout comes first because an editable install maps ``gpudoctor.compat_matrix`` to the checkout it was
+    made from: a second worktree run with PYTHONPATH=src would otherwise read another tree's data. An installed
+    wheel has no ``pyproject.toml`` three levels up, so it always takes the package.
+    """
+    from pathlib import Path
 
-        return Path(__file__).resolve().parents[3] / "compat_matrix"
+    top = Path(__file__).resolve().parents[3]
+    if (top / "pyproject.toml").is_file() and (top / "compat_matrix").is_dir():
+        return top / "compat_matrix"
+    from importlib.resources import files
+
+    return files("gpudoctor.compat_matrix")
 
 
 def _parse_toml(text: str) -> dict[str, Any]:
