@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from gpudoctor.facts import (
     ADMIN_SAID,
     APP_IMAGE,
+    APP_NAMED,
     CLUSTER_SAID,
     COMPONENT_NAMED,
     COMPOSE_STARTED,
@@ -547,11 +548,14 @@ def _image_cue(g: Gathered, image: str, line: str, gpus: str, runtime: str = "do
         g.cues.append(entry)
 
 
-def _app_image(g: Gathered, text: str) -> None:
-    """The image of a catalogued GPU application the text names (docker run, a compose file's image:, prose), and the
-    line that shows the application's GPU part asked for (gpudoctor.planner.apps)."""
-    from gpudoctor.planner.apps import app, image_named
+def _applications(g: Gathered, text: str) -> None:
+    """The catalogued GPU application whose own text the paste is (its launcher, banner or issue form); the image of one
+    the text names (docker run, a compose file's image:, prose), with the line that shows the application's GPU part
+    asked for (gpudoctor.planner.apps)."""
+    from gpudoctor.planner.apps import app, application_named, image_named
 
+    if (named_app := application_named(text)) is not None:
+        _cue(g, APP_NAMED, named_app[0].id, named_app[1])
     if (named := image_named(text)) is None or (entry := app(named.app)) is None:
         return
     wants = next((x.strip()[:300] for x in text.splitlines() if entry.wants.search(x[:MAX_LINE])), "")
@@ -671,7 +675,7 @@ def read_cues(g: Gathered, text: str) -> None:
         else:
             l4t = release.group(3) or release.group(4) or release.group(5) or f"{release.group(1)}.{release.group(2)}"
             _cue(g, JETSON_SAID, f"an NVIDIA Jetson, L4T R{l4t}", said)
-    _app_image(g, text[:1_000_000])
+    _applications(g, text[:1_000_000])
     if m := _SUSPEND_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _SUSPEND_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, SUSPEND_SAID, "the machine slept and woke (suspend/resume) before it failed", line[:MAX_LINE])

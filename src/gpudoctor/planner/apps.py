@@ -87,6 +87,56 @@ def image_named(text: str) -> AppImage | None:
     return None
 
 
+@record_class(frozen=True, eq=False, repr=False)
+class CpuMode(Record):
+    id: str
+    name: str
+    recognise: re.Pattern[str]
+    unless: re.Pattern[str]
+    args: tuple[str, ...]
+    windows_file: str
+    windows_line: str
+    windows_start: tuple[str, ...]
+    posix_start: tuple[str, ...]
+    source: str
+
+
+@functools.cache
+def cpu_modes() -> tuple[CpuMode, ...]:
+    return tuple(
+        CpuMode(
+            id=m["id"],
+            name=m["name"],
+            recognise=re.compile(m["recognise"], re.MULTILINE),
+            unless=re.compile(m["unless"]),
+            args=tuple(m["args"]),
+            windows_file=m["windows_file"],
+            windows_line=m["windows_line"],
+            windows_start=tuple(m["windows_start"]),
+            posix_start=tuple(m["posix_start"]),
+            source=m["source"],
+        )
+        for m in _load()["cpu_mode"]
+    )
+
+
+def application_named(text: str) -> tuple[CpuMode, str] | None:
+    """The catalogued application whose own text the paste shows (its launcher, its banner, its issue form), with the
+    first line that shows it; None where none is, or where a fork that takes other options is named."""
+    for mode in cpu_modes():
+        if mode.unless.search(text):
+            continue
+        if (m := mode.recognise.search(text)) is not None:
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            return mode, text[start : end if end >= 0 else len(text)].strip()[:300]
+    return None
+
+
+def cpu_mode(mode_id: str) -> CpuMode | None:
+    return next((m for m in cpu_modes() if m.id == mode_id), None)
+
+
 def app(app_id: str) -> App | None:
     return next((a for a in apps() if a.id == app_id), None)
 
