@@ -93,3 +93,66 @@ def test_the_same_cpu_torch_outside_an_application_image_is_not_an_image_variant
         "Jetson Orin NX, L4T R35.4.1\n"
     )
     assert CODE not in pasted_findings(venv)
+
+
+# Immich's own compose file (immich-app/immich docker/docker-compose.yml @4cff61e0), its machine learning given the GPU
+# through hwaccel.ml.yml's cuda service but left on the CPU image
+IMMICH = """\
+  immich-machine-learning:
+    container_name: immich_machine_learning
+    image: ghcr.io/immich-app/immich-machine-learning:${IMMICH_VERSION:-release}
+    extends:
+      file: hwaccel.ml.yml
+      service: cuda
+    volumes:
+      - model-cache:/cache
+"""
+
+
+@states(CODE, FIRES)
+def test_immichs_compose_tag_variable_gets_the_cuda_tag_of_its_default():
+    f = pasted_findings(IMMICH)[CODE]
+    assert argv_of(f) == [("docker", "pull", "ghcr.io/immich-app/immich-machine-learning:release-cuda")]
+
+
+@states(CODE, QUIET)
+def test_immich_without_the_gpu_given_is_quiet_whatever_onnxruntime_asks_for():
+    # immich-app/immich#2865: Immich 1.62 asked onnxruntime for the CUDA provider on a server without a GPU
+    cpu = IMMICH.replace("service: cuda", "service: cpu") + (
+        "immich_machine_learning  | UserWarning: Specified provider 'CUDAExecutionProvider' is not in available "
+        "provider names.Available providers: 'CPUExecutionProvider'\n"
+    )
+    assert CODE not in pasted_findings(cpu)
+
+
+def _asks(text: str) -> list[tuple[str, ...]]:
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.pasted import Source, read_pasted
+    from gpudoctor.pipeline import CheckRequest, check
+
+    checked = check(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")), CheckRequest())
+    return [tuple(str(w) for w in a.command.argv) for a in checked.asks]
+
+
+def _image_asked(argv: tuple[str, ...]) -> bool:
+    return argv[:1] == ("docker",) and ("{{.Config.Image}}" in argv or argv[1:2] == ("ps",))
+
+
+def test_the_application_named_in_a_container_without_its_image_asks_for_the_image():
+
+    # plans11/1149 (imagegenius/docker-immich#679): onnxruntime without the CUDA provider in the immich container,
+    # the tag not said
+    path = BLIND / "1149-dockerimmich679-imagegenius-immich-container-onnxruntime-cpu-providers-only-which-tag-ask/input.txt"
+    assert CODE not in pasted_findings(_read(path))
+    assert ("docker", "inspect", "immich", "--format", "{{.Config.Image}}") in _asks(_read(path))
+    # the same words outside a container: no image to ask about
+    bare = _read(path).replace("docker exec -it immich bash -c ", "")
+    assert not any(_image_asked(a) for a in _asks(bare))
+
+
+def test_an_image_whose_gpu_package_shows_is_not_asked_about():
+    # plans5/445 (immich-app/immich#14808): onnxruntime lists the CUDA provider (the -cuda image) and finds no device in
+    # a vGPU VM: the image is not the question
+    path = ROOT / "tests/blind/plans5/cases/445-immich14808-vm-a100-mig-vgpu-ml-container-no-cuda-device-ask/input.txt"
+    assert not any(_image_asked(a) for a in _asks(_read(path)))

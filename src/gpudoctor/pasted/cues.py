@@ -548,15 +548,22 @@ def _image_cue(g: Gathered, image: str, line: str, gpus: str, runtime: str = "do
         g.cues.append(entry)
 
 
+# A container the text runs the program in: docker (its exec, compose, a run), podman, a Portainer stack, Kubernetes.
+_CONTAINER_WORDS = re.compile(r"\b(?:docker|podman|portainer|compose|kubectl|container)\b", re.IGNORECASE)
+
+
 def _applications(g: Gathered, text: str) -> None:
     """The catalogued GPU application whose own text the paste is (its launcher, banner or issue form); the image of one
     the text names (docker run, a compose file's image:, prose), with the line that shows the application's GPU part
     asked for (gpudoctor.planner.apps)."""
-    from gpudoctor.planner.apps import app, application_named, image_named
+    from gpudoctor.planner.apps import app, app_without_image, application_named, image_named
 
     if (named_app := application_named(text)) is not None:
         _cue(g, APP_NAMED, named_app[0].id, named_app[1])
     if (named := image_named(text)) is None or (entry := app(named.app)) is None:
+        # (the application named in a container, its GPU part failing, and no image: the image is asked, `means` "")
+        if _CONTAINER_WORDS.search(text) and (bare := app_without_image(text)) is not None and len(g.cues) < 64:
+            g.cues.append({"cue": APP_IMAGE, "means": "", "app": bare[0].id, "tag": "", "line": bare[1], "wants": bare[1]})
         return
     wants = next((x.strip()[:300] for x in text.splitlines() if entry.wants.search(x[:MAX_LINE])), "")
     entry_cue = {"cue": APP_IMAGE, "means": named.ref, "app": named.app, "tag": named.tag, "line": named.line}

@@ -24,6 +24,9 @@ class App(Record):
     gpu_tag: str
     jetson_tag: str
     wants: re.Pattern[str]
+    named: re.Pattern[str]
+    symptom: re.Pattern[str]
+    gpu_shown: re.Pattern[str] | None
     source: str
 
 
@@ -49,6 +52,9 @@ def apps() -> tuple[App, ...]:
             gpu_tag=a["gpu_tag"],
             jetson_tag=a.get("jetson_tag", ""),
             wants=re.compile(a["wants"], re.IGNORECASE),
+            named=re.compile(a["named"], re.IGNORECASE),
+            symptom=re.compile(a["symptom"], re.IGNORECASE),
+            gpu_shown=re.compile(a["gpu_shown"]) if "gpu_shown" in a else None,
             source=a["source"],
         )
         for a in _load()["app"]
@@ -60,8 +66,10 @@ def _image_ref() -> re.Pattern[str]:
     # A catalogued repository with its tag, an optional registry host before it (ghcr.io/, docker.io/): bounded, and
     # never part of a longer name (a fork's `myname/frigate` is not `blakeblackshear/frigate`).
     names = "|".join(re.escape(r) for a in apps() for r in a.repositories)
+    # A compose file's tag may be a variable with its default (`${IMMICH_VERSION:-release}`): the default is the tag.
     return re.compile(
-        rf"(?<![\w./-])(?P<ref>(?:[a-z0-9][\w.-]{{0,60}}\.[a-z]{{2,10}}/)?(?P<repo>{names}):(?P<tag>[\w][\w.-]{{0,80}}))",
+        rf"(?<![\w./-])(?P<name>(?:[a-z0-9][\w.-]{{0,60}}\.[a-z]{{2,10}}/)?(?P<repo>{names})):"
+        r"(?:\$\{[A-Za-z_][\w]{0,40}:-(?P<default>[\w][\w.-]{0,40})\}|(?P<tag>[\w][\w.-]{0,80}))",
         re.IGNORECASE,
     )
 
@@ -83,7 +91,8 @@ def image_named(text: str) -> AppImage | None:
             continue
         repo = m.group("repo").lower()
         app = next(a for a in apps() if repo in (r.lower() for r in a.repositories))
-        return AppImage(app=app.id, ref=m.group("ref"), tag=m.group("tag"), line=line.strip()[:300])
+        tag = m.group("tag") or m.group("default")
+        return AppImage(app=app.id, ref=f"{m.group('name')}:{tag}", tag=tag, line=line.strip()[:300])
     return None
 
 
@@ -135,6 +144,19 @@ def application_named(text: str) -> tuple[CpuMode, str] | None:
 
 def cpu_mode(mode_id: str) -> CpuMode | None:
     return next((m for m in cpu_modes() if m.id == mode_id), None)
+
+
+def app_without_image(text: str) -> tuple[App, str] | None:
+    """The catalogued image application the text names with its GPU part failing or asked for, but whose image it does
+    not name: the first such application and the line of the symptom; None where there is none."""
+    for entry in apps():
+        if not entry.named.search(text) or (m := entry.symptom.search(text)) is None:
+            continue
+        if entry.gpu_shown is not None and entry.gpu_shown.search(text):
+            return None  # (its GPU package is there: the image is not the question)
+        start, end = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
+        return entry, text[start : end if end >= 0 else len(text)].strip()[:300]
+    return None
 
 
 def app(app_id: str) -> App | None:

@@ -720,7 +720,7 @@ def check_app_image_variant(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not facts.pasted.partial:
         return
     cue = next((c for c in facts.pasted.cues if c.get("cue") == APP_IMAGE), None)
-    if cue is None or not cue.get("wants") or (entry := app(cue.get("app") or "")) is None:
+    if cue is None or not cue.get("means") or not cue.get("wants") or (entry := app(cue.get("app") or "")) is None:
         return
     jetson = next((c for c in facts.pasted.cues if c.get("cue") == JETSON_SAID), None)
     l4t = m.group(1) if jetson is not None and (m := _L4T_OF_CUE.search(jetson.get("means") or "")) else None
