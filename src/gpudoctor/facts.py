@@ -479,6 +479,13 @@ OTHER_GPU_BESIDE = "another vendor's GPU beside the NVIDIA one"
 # /etc/nv_tegra_release): its integrated GPU has no nvidia-smi before JetPack 6 (tegrastats and jtop are its tools) and
 # its L4T release, not a driver table, decides the builds that run. `means` is the L4T release where the text shows it.
 JETSON_SAID = "an NVIDIA Jetson (L4T)"
+# The cue the pasted reader sets where the text names an image of a GPU application gpudoctor/planner/apps.toml
+# catalogues, with its tag: `means` the image, `app` the application's id, `tag`, and `wants` the first line that shows
+# the application's GPU part asked for ("" where none does). gpudoctor.checks.catalogued.containers reads it.
+APP_IMAGE = "an application's image"
+# The cue the pasted reader sets where the paste is a catalogued application's own (gpudoctor/planner/apps.toml's
+# [[cpu_mode]]: its launcher, banner or issue form): `means` the application's id. gpudoctor.checks.reported reads it.
+APP_NAMED = "an application's own text"
 # The cue the pasted reader sets where setuptools reports nvcc failing ("error: command '/usr/local/cuda/bin/nvcc' failed
 # with exit code 1", pypa/setuptools setuptools/_distutils/spawn.py @00eaec7a): a Python package's extension build ran
 # nvcc (pip install of a source tree, setup.py), the way torch.utils.cpp_extension builds. `means` is the nvcc's path.

@@ -118,7 +118,7 @@ def check_reported_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     archs = tuple(lists[0].get("archs").split()) if lists else ()
     options = _suggested_cuda(facts)
     for w in warned:
-        if below := _below_every_torch_build(ctx, w.get("capability") or ""):
+        if below := _below_every_torch_build(facts, ctx, w.get("capability") or ""):
             yield below(w)
             continue
         # PyTorch's own verdict: it warns when no cubin in its list matches the GPU (a compute_NN PTX in the list
@@ -213,7 +213,7 @@ def _suggested_cuda(facts: Facts):
     return Options(target=Target(cuda=cudas[0]))
 
 
-def _below_every_torch_build(ctx: Context, cc: str):
+def _below_every_torch_build(facts: Facts, ctx: Context, cc: str):
     """Where no PyTorch CUDA build in the matrix carries kernels for compute capability `cc` (a Fermi GPU, 2.x): no
     install fixes it, so the finding says the CPU or another GPU (component "gpu": no command, nothing to ask), never
     "install a build with kernels". None where some build runs on it or no arch list is known."""
@@ -236,7 +236,8 @@ def _below_every_torch_build(ctx: Context, cc: str):
             f"sm_{cc.replace('.', '')}: the oldest architecture any of them carries is sm_{lowest.replace('.', '')}. "
             "Another PyTorch, CUDA toolkit or driver does not change that.",
             (ev("pasted", w.line),),
-            Remediation(
+            _cpu_mode(facts, lowest)
+            or Remediation(
                 f"Run on the CPU (the installed PyTorch works there: device 'cpu'), or on a GPU of compute capability "
                 f"{lowest} or newer. No package install fixes it.",
                 (),
@@ -245,6 +246,41 @@ def _below_every_torch_build(ctx: Context, cc: str):
         )
 
     return finding
+
+
+def _cpu_mode(facts: Facts, lowest: str) -> Remediation | None:
+    """The application's own CPU mode (gpudoctor/planner/apps.toml [[cpu_mode]]) where the paste is the application's:
+    its options in its settings file on Windows, given to its launcher elsewhere. None for any other program."""
+    from gpudoctor.facts import APP_NAMED, OS_NOT_NAMED
+    from gpudoctor.planner.apps import cpu_mode
+
+    said = next((c for c in facts.pasted.cues if c.get("cue") == APP_NAMED), None) if facts.pasted.partial else None
+    if said is None or (mode := cpu_mode(said.get("means") or "")) is None:
+        return None
+    args = " ".join(mode.args)
+    line = mode.windows_line.replace("{args}", args)
+    windows = (facts.platform.system or "").lower().startswith("win")
+    assumed = any(c.get("cue") == OS_NOT_NAMED for c in facts.pasted.cues)
+    in_file = f"in {mode.windows_file}, the line `{line}`"
+    if windows:
+        how, start = f"On Windows, {in_file}, then start {mode.windows_start[0]} again", mode.windows_start
+    else:
+        how = f"Start {mode.posix_start[0]} with them" + (
+            f" (on Windows: {in_file}, then {mode.windows_start[0]})" if assumed else ""
+        )
+        start = (*mode.posix_start, *mode.args)
+    return Remediation(
+        f"Run {mode.name} on the CPU with its own options ({args}): no PyTorch build has kernels for this GPU, so no "
+        f"driver, CUDA or package change helps. {how}. It is slow; a GPU of compute capability {lowest} or newer runs it "
+        "on the GPU.",
+        (
+            Cmd(
+                start,
+                note=f"the launcher of {mode.name}" + (f", after {mode.windows_file} has the line above" if windows else ""),
+            ),
+        ),
+        component="gpu",
+    )
 
 
 # Where the driver comes from when the text names no system whose recipe is known (a Windows log, a bare traceback):

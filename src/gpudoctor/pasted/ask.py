@@ -407,6 +407,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out += _distribution_asks(facts, findings)
     out += _toolkit_arch_asks(facts, findings)
     out += _interpreter_asks(facts, findings)
+    out += _app_image_asks(facts)
     out += _container_devices_asks(facts)
     out += _node_capacity_asks(facts)
     out += _distributed_cut_asks(facts)
@@ -895,6 +896,28 @@ def _logged_services(facts: Facts) -> list[str]:
     from gpudoctor.pasted.workloads import LOGGED_SERVICE
 
     return [c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == LOGGED_SERVICE and c.get("means")]
+
+
+def _app_image_asks(facts: Facts) -> list[Ask]:
+    """A GPU application (gpudoctor/planner/apps.toml) named in a container, its GPU part failing, and its image not
+    shown: which image and tag the container runs decides it, since the application ships its GPU libraries only in its
+    GPU tags (checks.catalogued.containers.check_app_image_variant then judges the answer)."""
+    from gpudoctor.facts import APP_IMAGE
+    from gpudoctor.planner.apps import app
+
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == APP_IMAGE and not c.get("means")), None)
+    if cue is None or (entry := app(cue.get("app") or "")) is None:
+        return []
+    named = _exec_named(facts) or next(iter(_logged_services(facts)), None)
+    # (the container the paste names, else every running one with its image: no name to fill in)
+    reads = ("inspect", named, "--format", "{{.Config.Image}}") if named else ("ps", "--format", "{{.Names}} {{.Image}}")
+    return [
+        Ask(
+            Cmd(("docker", *reads)),
+            f"which image and tag the container runs: {entry.name} carries its NVIDIA GPU libraries only in its GPU "
+            "tags, and a container of another tag sees the GPU but cannot use it",
+        )
+    ]
 
 
 def _logged_container_asks(facts: Facts) -> list[Ask]:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from gpudoctor.facts import (
     ADMIN_SAID,
+    APP_IMAGE,
+    APP_NAMED,
     CLUSTER_SAID,
     COMPONENT_NAMED,
     COMPOSE_STARTED,
@@ -303,9 +305,12 @@ _JETSON_SAID = re.compile(r"\bJetson\b|\bL4T\b|\bJetPack\b|/etc/nv_tegra_release
 _SETUPTOOLS_NVCC = re.compile(
     r"\berror: command '(?P<nvcc>[^'\n]{0,300}?[/\\]nvcc(?:\.exe)?)' failed with exit (?:code|status) \d+"
 )
-# The L4T release as /etc/nv_tegra_release prints it ("# R35 (release), REVISION: 4.1") or as written ("L4T R35.4.1").
+# The L4T release as /etc/nv_tegra_release prints it ("# R35 (release), REVISION: 4.1"), as written ("L4T R35.4.1"), or
+# as the tag of NVIDIA's L4T image the text shows run on it (nvcr.io/nvidia/l4t-pytorch:r35.1.0-pth1.12-py3): an L4T
+# image runs on the L4T release it is built for (NVIDIA's l4t-base: "the container's L4T release must match the host's").
 _L4T_RELEASE = re.compile(
     r"#\s*R(\d{2}) \(release\), REVISION: (\d+\.\d+)|\bR(\d{2}\.\d+(?:\.\d+)?)\b|\bL4T\s+(\d{2}\.\d+(?:\.\d+)?)\b"
+    r"|\bl4t-[a-z][\w-]{0,30}:r(\d{2}\.\d+(?:\.\d+)?)\b"
 )
 # A traceback's frame in a package's top-level __init__.py while it is imported, and the error a failed import ends in.
 _INIT_FRAME = re.compile(
@@ -543,6 +548,29 @@ def _image_cue(g: Gathered, image: str, line: str, gpus: str, runtime: str = "do
         g.cues.append(entry)
 
 
+# A container the text runs the program in: docker (its exec, compose, a run), podman, a Portainer stack, Kubernetes.
+_CONTAINER_WORDS = re.compile(r"\b(?:docker|podman|portainer|compose|kubectl|container)\b", re.IGNORECASE)
+
+
+def _applications(g: Gathered, text: str) -> None:
+    """The catalogued GPU application whose own text the paste is (its launcher, banner or issue form); the image of one
+    the text names (docker run, a compose file's image:, prose), with the line that shows the application's GPU part
+    asked for (gpudoctor.planner.apps)."""
+    from gpudoctor.planner.apps import app, app_without_image, application_named, image_named
+
+    if (named_app := application_named(text)) is not None:
+        _cue(g, APP_NAMED, named_app[0].id, named_app[1])
+    if (named := image_named(text)) is None or (entry := app(named.app)) is None:
+        # (the application named in a container, its GPU part failing, and no image: the image is asked, `means` "")
+        if _CONTAINER_WORDS.search(text) and (bare := app_without_image(text)) is not None and len(g.cues) < 64:
+            g.cues.append({"cue": APP_IMAGE, "means": "", "app": bare[0].id, "tag": "", "line": bare[1], "wants": bare[1]})
+        return
+    wants = next((x.strip()[:300] for x in text.splitlines() if entry.wants.search(x[:MAX_LINE])), "")
+    entry_cue = {"cue": APP_IMAGE, "means": named.ref, "app": named.app, "tag": named.tag, "line": named.line}
+    if len(g.cues) < 64:
+        g.cues.append(entry_cue | {"wants": wants})
+
+
 def _cue(g: Gathered, cue: str, means: str, line: str) -> None:
     entry = {"cue": cue, "means": means, "line": line.strip()[:300]}
     if entry not in g.cues and len(g.cues) < 64:
@@ -652,8 +680,9 @@ def read_cues(g: Gathered, text: str) -> None:
         if (release := _L4T_RELEASE.search(said)) is None:
             _cue(g, JETSON_SAID, "an NVIDIA Jetson, its L4T release not shown", line[:MAX_LINE])
         else:
-            l4t = release.group(3) or release.group(4) or f"{release.group(1)}.{release.group(2)}"
+            l4t = release.group(3) or release.group(4) or release.group(5) or f"{release.group(1)}.{release.group(2)}"
             _cue(g, JETSON_SAID, f"an NVIDIA Jetson, L4T R{l4t}", said)
+    _applications(g, text[:1_000_000])
     if m := _SUSPEND_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _SUSPEND_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, SUSPEND_SAID, "the machine slept and woke (suspend/resume) before it failed", line[:MAX_LINE])

@@ -34,6 +34,7 @@ from gpudoctor.checks.catalogued.companions import (
 )
 from gpudoctor.checks.catalogued.compilers import check_host_compiler, check_nvcc_arch, check_ptxas_messages
 from gpudoctor.checks.catalogued.containers import (
+    check_app_image_variant,
     check_cdi_unresolved,
     check_docker_gpu_driver,
     check_docker_unknown_runtime,
@@ -79,6 +80,7 @@ CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
+    Check("catalogued-app-image-variant", "platform", ("app-image-cpu-variant",), check_app_image_variant, ("pasted",)),
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-cdi-device", "platform", ("container-no-gpu",), check_cdi_unresolved, ("pasted",)),
     Check("catalogued-docker-runtime", "platform", ("container-no-gpu",), check_docker_unknown_runtime, ("pasted",)),

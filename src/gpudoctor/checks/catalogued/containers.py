@@ -701,3 +701,66 @@ def _without_gpus(facts: Facts, refused: str) -> Finding | None:
             where="the host",
         ),
     )
+
+
+# An L4T release as the JETSON_SAID cue writes it ("an NVIDIA Jetson, L4T R35.4.1").
+_L4T_OF_CUE = re.compile(r"L4T R(\d{2}(?:\.\d+){0,2})\b")
+
+
+def check_app_image_variant(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A GPU application's image run from a tag that carries no NVIDIA GPU libraries (gpudoctor/planner/apps.toml:
+    Frigate's plain image without TensorRT, imagegenius' Immich without onnxruntime-gpu, Ultralytics' arm64 image with
+    PyPI's CPU torch) while the text shows the application's GPU part asked for. The container gets the GPU, but nothing
+    in it can use it, and no driver, toolkit or runtime change on the host helps: the application's own GPU tag (its
+    Jetson tag on a Jetson whose L4T release is shown) does. A GPU tag, or a CPU tag with no GPU part asked for (Frigate's
+    video decoding runs on its plain image), is quiet."""
+    from gpudoctor.facts import APP_IMAGE, JETSON_SAID
+    from gpudoctor.planner.apps import AppImage, app, variant_of
+
+    if not facts.pasted.partial:
+        return
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == APP_IMAGE), None)
+    if cue is None or not cue.get("means") or not cue.get("wants") or (entry := app(cue.get("app") or "")) is None:
+        return
+    jetson = next((c for c in facts.pasted.cues if c.get("cue") == JETSON_SAID), None)
+    l4t = m.group(1) if jetson is not None and (m := _L4T_OF_CUE.search(jetson.get("means") or "")) else None
+    named = AppImage(app=entry.id, ref=cue["means"], tag=cue.get("tag") or "", line=cue.get("line") or "")
+    if not entry.cpu_tag.fullmatch(named.tag):
+        return
+    if jetson is not None and l4t is None and entry.jetson_tag:
+        # A Jetson whose L4T release the text does not show: the JetPack tag is read from the release first.
+        pattern = entry.jetson_tag.replace("{tag}", "stable" if "{tag}" in entry.jetson_tag else "").replace("{jetpack}", "N")
+        variant: str | Placeholder = Placeholder("jetson-image")
+        steps: tuple[Cmd, ...] = (
+            Cmd(("cat", "/etc/nv_tegra_release"), note="the L4T release: R32 is JetPack 4, R35 JetPack 5, R36 JetPack 6"),
+            Cmd(("docker", "pull", variant), note=f"{entry.repositories[0]}:{pattern}, N the JetPack of that release"),
+        )
+        shown = f"its Jetson image for this JetPack ({entry.repositories[0]}:{pattern})"
+    else:
+        if (offered := variant_of(named, l4t)) is None:
+            return
+        variant, steps, shown = offered, (Cmd(("docker", "pull", offered)),), f"its GPU image is {offered}"
+    # the reporter's own docker run of that image (its plain words, gpudoctor.parsers.error_texts), its GPU options kept
+    runs = [w for e in facts.pasted.reported("docker-run-said") if named.ref in (w := (e.get("args") or "").split())]
+    if runs:
+        argv = ("docker", "run", *(variant if w == named.ref else w for w in runs[-1]))
+        steps = (*steps, Cmd(argv, note="your command, on the GPU image"))
+    yield Finding(
+        "app-image-cpu-variant",
+        Severity.ERROR,
+        "platform",
+        f"{entry.name} runs from {named.ref}, a tag without NVIDIA GPU libraries: {shown}",
+        f"{entry.name} publishes its GPU libraries only in some of its image tags; the text shows {named.ref} run and "
+        "the application's GPU part asked for. The container can see the GPU, but the image has nothing that uses "
+        "it, so the GPU part fails or falls back to the CPU. No driver, CUDA toolkit or container runtime change on "
+        "the host helps, and libraries bound in from the host do not make a working stack.",
+        (ev("pasted", named.line), ev("pasted", cue["wants"])),
+        Remediation(
+            f"Run {entry.name}'s GPU image instead: pull it, then set it as the image of the docker run, compose "
+            "file or stack that starts the container (keeping its GPU options) and recreate the container "
+            "(`docker compose up -d` recreates a compose service whose image changed).",
+            steps,
+            component="container",
+            where="the host",
+        ),
+    )
