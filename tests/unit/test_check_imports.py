@@ -15,7 +15,9 @@ import pytest
 NEVER_ON_LINUX = ("platform", "socket")
 # Imported only for the option that needs them: --deep, --pid; and the options' enums, for the full command line only
 # (a bare check builds no options: gpudoctor.cli.fast).
-NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process", "gpudoctor.cli.choices")
+# And inspect's own imports: dataclasses imports inspect, which a check never reads (35 M instructions before the
+# user's interpreter is started: gpudoctor.lazymodule defers it).
+NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process", "gpudoctor.cli.choices", "ast", "dis", "tokenize")
 # Record classes only some findings or texts build (each dataclass costs a bare check about 4.7 M instructions,
 # bench/README.md): the planner's machine-as-a-plan-goes and its actions (an unreachable driver on Windows, conda),
 # the companions' facts (companions installed, --pid, a pasted undefined symbol), the catalogue's messages (a paste),

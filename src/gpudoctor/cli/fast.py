@@ -48,6 +48,11 @@ def answer(args: list[str], ending: bool = False) -> int | None:
         collecting = gc.isenabled()
         gc.disable()
         try:
+            from gpudoctor.lazymodule import defer
+
+            # dataclasses imports inspect, which a check never reads (35 M instructions before the user's
+            # interpreter is started: gpudoctor.lazymodule)
+            defer("inspect")
             from gpudoctor.cli.check import DEFAULTS, run
 
             code = run(None, **{**DEFAULTS, **options})
