@@ -15,9 +15,7 @@ import pytest
 NEVER_ON_LINUX = ("platform", "socket")
 # Imported only for the option that needs them: --deep, --pid; and the options' enums, for the full command line only
 # (a bare check builds no options: gpudoctor.cli.fast).
-# And inspect's own imports: dataclasses imports inspect, which a check never reads (35 M instructions before the
-# user's interpreter is started: gpudoctor.lazymodule defers it).
-NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process", "gpudoctor.cli.choices", "ast", "dis", "tokenize")
+NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process", "gpudoctor.cli.choices")
 # Record classes only some findings or texts build (each dataclass costs a bare check about 4.7 M instructions,
 # bench/README.md): the planner's machine-as-a-plan-goes and its actions (an unreachable driver on Windows, conda),
 # the companions' facts (companions installed, --pid, a pasted undefined symbol), the catalogue's messages (a paste),
@@ -49,6 +47,21 @@ def test_a_bare_check_imports_neither_platform_nor_socket():
     assert "gpudoctor.facts" in modules and "gpudoctor.host.live" in modules  # the check did run, on the live machine
     assert [m for m in NEVER_ON_LINUX if m in modules] == []
     assert [m for m in NEVER_BARE if m in modules] == []
+
+
+# What importing inspect imports: dataclasses imports inspect, which a check never reads (35 M instructions before the
+# user's interpreter is started, valgrind --tool=callgrind, h175); gpudoctor.cli.fast defers it (gpudoctor.lazymodule).
+INSPECTS_IMPORTS = ("ast", "dis", "tokenize")
+
+
+@pytest.mark.parametrize("args", [["check"], ["check", "--format", "json"]])
+def test_a_check_answered_without_typer_runs_no_inspect(args):
+    modules = _imported_after(
+        f"from gpudoctor.cli import main\ntry:\n    main({args!r})\nexcept SystemExit as exc:\n"
+        "    assert exc.code in (0, 1), exc.code"
+    )
+    assert "gpudoctor.facts" in modules and "dataclasses" in modules  # the check ran, and dataclasses named inspect
+    assert [m for m in INSPECTS_IMPORTS if m in modules] == []
 
 
 def test_a_bare_check_imports_no_pathlib():

@@ -83,6 +83,9 @@ def _simple_check(args: list[str]) -> dict | None:
         else:
             return None
     if "output_format" in options:
+        from gpudoctor.lazymodule import defer
+
+        defer("inspect")  # (before render.formats imports dataclasses: see answer())
         from gpudoctor.render.formats import FORMATS  # (a table of names: it imports no renderer)
 
         if options["output_format"] not in FORMATS:
