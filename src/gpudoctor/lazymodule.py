@@ -2,10 +2,10 @@
 
 `dataclasses` imports `inspect` at its top and reads it in one place only (CPython 3.11.7's Lib/dataclasses.py, line
 1098): `_process_class` calls `inspect.signature(cls)` to write the docstring of a class that has none. On a Python
-whose dataclasses reads more of it, the module is imported at that first read, and nothing else changes. Every record class of
-gpudoctor has a docstring (`record.py`), so a bare check never reads it, yet importing it (with the ast, dis, tokenize
-and linecache it imports) was 35 M instructions of the 291 M a bare check took, before the user's interpreter is
-started (valgrind --tool=callgrind on `gpudoctor check`, h175).
+whose dataclasses reads more of it, the module is imported at that first read, and nothing else changes. Every
+record class of gpudoctor has a docstring (`record.py`), so a bare check never reads it, yet importing it (with the
+ast, dis, tokenize and linecache it imports) was 35 M instructions of the 291 M a bare check took, before the user's
+interpreter is started (valgrind --tool=callgrind on `gpudoctor check`, h175).
 
 The standard library's own way, `importlib.util.LazyLoader`, is not safe across threads on the 3.10 and 3.11 that
 gpudoctor runs on (python/cpython issue 114763: a second thread reading the module while the first runs it sees it
