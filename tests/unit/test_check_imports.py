@@ -49,6 +49,21 @@ def test_a_bare_check_imports_neither_platform_nor_socket():
     assert [m for m in NEVER_BARE if m in modules] == []
 
 
+# What importing inspect imports: dataclasses imports inspect, which a check never reads (35 M instructions before the
+# user's interpreter is started, valgrind --tool=callgrind, h175); gpudoctor.cli.fast defers it (gpudoctor.lazymodule).
+INSPECTS_IMPORTS = ("ast", "dis", "tokenize")
+
+
+@pytest.mark.parametrize("args", [["check"], ["check", "--format", "json"]])
+def test_a_check_answered_without_typer_runs_no_inspect(args):
+    modules = _imported_after(
+        f"from gpudoctor.cli import main\ntry:\n    main({args!r})\nexcept SystemExit as exc:\n"
+        "    assert exc.code in (0, 1), exc.code"
+    )
+    assert "gpudoctor.facts" in modules and "dataclasses" in modules  # the check ran, and dataclasses named inspect
+    assert [m for m in INSPECTS_IMPORTS if m in modules] == []
+
+
 def test_a_bare_check_imports_no_pathlib():
     # pathlib brings urllib.parse and ipaddress (15 M instructions of a bare check installed from a wheel: bench/README.md).
     # This environment's editable install imports it at start (its finder), so the child forgets it first: what the

@@ -48,6 +48,11 @@ def answer(args: list[str], ending: bool = False) -> int | None:
         collecting = gc.isenabled()
         gc.disable()
         try:
+            from gpudoctor.lazymodule import defer
+
+            # dataclasses imports inspect, which a check never reads (35 M instructions before the user's
+            # interpreter is started: gpudoctor.lazymodule)
+            defer("inspect")
             from gpudoctor.cli.check import DEFAULTS, run
 
             code = run(None, **{**DEFAULTS, **options})
@@ -78,6 +83,9 @@ def _simple_check(args: list[str]) -> dict | None:
         else:
             return None
     if "output_format" in options:
+        from gpudoctor.lazymodule import defer
+
+        defer("inspect")  # (before render.formats imports dataclasses: see answer())
         from gpudoctor.render.formats import FORMATS  # (a table of names: it imports no renderer)
 
         if options["output_format"] not in FORMATS:
