@@ -288,6 +288,8 @@ def _pip_release(facts: Facts, ctx: Context, e) -> Finding | None:
         return wide
     pin = _PIN.match(e.get("requirement") or "")
     python = _shown_python(facts)
+    if python is not None and (tf := _pip_tensorflow(facts, ctx, e, python)) is not None:
+        return tf
     if pin is None or python is None or pin.group("name").lower() != "torch":
         return None
     pythons = _torch_pythons(ctx, pin.group("version"))
@@ -306,6 +308,70 @@ def _pip_release(facts: Facts, ctx: Context, e) -> Finding | None:
             f"Run the install with a Python in {rng} (a virtual environment of Python {minors[-1]}, say)."
             + _other_torch(ctx, python, minors),
             component="torch",
+        ),
+    )
+
+
+# TensorFlow's pip distributions: the name a requirement may use, each published per Python (tensorflow.toml's ranges).
+_TF_NAMES = frozenset({"tensorflow", "tensorflow-gpu", "tensorflow-cpu"})
+_TF_REQUIREMENT = LazyPattern(r"^(?P<name>[A-Za-z][\w.-]*?)(?:==(?P<version>\d+(?:\.\d+){1,2}))?$")
+
+
+def _pip_tensorflow(facts: Facts, ctx: Context, e, python: str) -> Finding | None:
+    """pip found no TensorFlow for a Python the paste shows, and no release the matrix knows (the pinned one, or any
+    where no version is pinned) was built for it. A name or index pip could not serve is another cause: the matrix's
+    ranges say nothing of it, so only a Python outside every range asked decides (tensorflow.toml's `python`)."""
+    from gpudoctor.planner.plan_state import is_windows
+
+    # (the requirement as the pattern took it, less the quoting a Markdown paste closes it with: tensorflow==2.3.0`)
+    req = _TF_REQUIREMENT.match((e.get("requirement") or "").rstrip("`'\".,)"))
+    if req is None or req.group("name").lower() not in _TF_NAMES:
+        return None
+    version = req.group("version")
+    asked = [r for r in ([ctx.matrix.tensorflow_release(version)] if version else ctx.matrix.tf_releases) if r]
+    if not asked or any(spec_contains(r.python, python) for r in asked):
+        return None
+    rel = asked[-1]
+    minors = [p for p in _MINORS if spec_contains(rel.python, p)]
+    if not minors:
+        return None
+    fit = [r.version for r in ctx.matrix.tf_releases if spec_contains(r.python, python)]
+    what = f"tensorflow {version}" if version else "tensorflow"
+    newer = vkey(python) > vkey(minors[-1])
+    other = (
+        f" Or keep Python {python} and install tensorflow {fit[0] if newer else fit[-1]} or "
+        f"{'newer' if newer else 'older'}, the {'first' if newer else 'last'} release with its wheels."
+        if fit and version
+        else ""
+    )
+    target = minors[-1]
+    # A Python beside the one installed, never in its place: the py launcher's -X.Y on Windows (it says so and exits
+    # where that Python is not installed: cpython PC/launcher-usage.txt), uv elsewhere (it fetches the Python).
+    cmds = (
+        (
+            Cmd(("py", f"-{target}", "-m", "venv", ".venv"), note=f"a Python {target} environment beside the one you have"),
+            Cmd((".venv\\Scripts\\python.exe", "-m", "pip", "install", f"tensorflow=={version}" if version else "tensorflow")),
+        )
+        if is_windows(facts)
+        else (
+            Cmd(("uv", "venv", "--python", target), note="uv fetches that Python if it is not installed"),
+            Cmd(("uv", "pip", "install", f"tensorflow=={version}" if version else "tensorflow")),
+        )
+    )
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"{what} has no wheel for Python {python}",
+        f"pip found no release to install: {what} was built for Python {rel.python} only"
+        f"{'' if version else f' (tensorflow {rel.version}, the newest release the matrix knows)'}, and the interpreter "
+        f"that ran pip is Python {python}. No index holds it for this Python.",
+        (ev("pasted", e.line), ev("pasted", f"Python {python}")),
+        Remediation(
+            f"Create an environment of Python {target}, the newest one {what if version else f'tensorflow {rel.version}'} "
+            f"has wheels for, beside the Python you have, and install it there." + other,
+            cmds,
+            component="tensorflow",
         ),
     )
 
