@@ -1,0 +1,68 @@
+"""The binary floors on pasted reports (issues 27/28): glibc's loader refusing an object that needs a newer GLIBC_ or
+GLIBCXX_ (checks.catalogued.runtime_floors), and pip finding no TensorFlow for the shown Python (checks.installers).
+Each rule on a recorded case, with its quiet twin: the same message where the floor is met, or where the cause is
+the name or the index, must not fire."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.pasted.cli_json import ROOT, check, paste
+
+CASES = ROOT / "tests/pasted/cases"
+
+
+def _case(prefix: str) -> Path:
+    (path,) = CASES.glob(f"{prefix}*/report.txt")
+    return path
+
+
+def _codes(doc: dict) -> set[str]:
+    return {f["code"] for f in doc["findings"]}
+
+
+def _argv(doc: dict) -> list[list[str]]:
+    return [c["argv"] for s in doc["plan"]["steps"] for c in s["commands"]]
+
+
+def test_glibc_floor_on_ubuntu_1804_plans_a_newer_userland():
+    doc = check(_case("pytorch-xla-4150"))
+    assert "extension-glibc-too-old" in _codes(doc)
+    # Ubuntu 18.04 ships glibc 2.27; the object needs 2.28: the oldest Ubuntu image at or above it is 20.04 (2.31).
+    assert ["docker", "run", "--rm", "ubuntu:20.04", "ldd", "--version"] in _argv(doc)
+
+
+def test_glibc_floor_met_by_the_shown_release_is_quiet(tmp_path):
+    # The twin: the same message where the paste's distribution (Ubuntu 22.04, glibc 2.35) already meets GLIBC_2.28,
+    # so the libc that refused it is another copy (an image's, a bundled one): the ask decides, no finding asserts.
+    text = _case("pytorch-xla-4150").read_text(encoding="utf-8")
+    twin = text.replace('VERSION="18.04.6 LTS (Bionic Beaver)"', 'VERSION="22.04.3 LTS (Jammy Jellyfish)"')
+    twin = twin.replace('PRETTY_NAME="Ubuntu 18.04.6 LTS"', 'PRETTY_NAME="Ubuntu 22.04.3 LTS"')
+    twin = twin.replace('VERSION_ID="18.04"', 'VERSION_ID="22.04"').replace("bionic", "jammy")
+    assert "extension-glibc-too-old" not in _codes(paste(tmp_path, twin))
+
+
+def test_glibcxx_in_a_conda_env_installs_conda_forge_libstdcxx_there():
+    doc = check(_case("bundlesdf-185"))
+    assert "extension-glibc-too-old" in _codes(doc)
+    assert ["conda", "install", "-p", "/opt/conda/envs/py38", "-c", "conda-forge", "libstdcxx-ng"] in _argv(doc)
+    # Never a system library swap.
+    assert not any(a[:1] in (["apt-get"], ["apt"], ["sudo"]) for a in _argv(doc))
+
+
+def test_glibc_floor_unshown_machine_asks_ldd():
+    doc = check(_case("jax-5272"))
+    assert "extension-glibc-too-old" in _codes(doc)
+    assert ["ldd", "--version"] in [a["argv"] for a in doc["pasted"]["ask_for"] or []]
+
+
+def test_tensorflow_pin_without_wheels_for_the_python_makes_one_beside():
+    doc = check(_case("tensorflow-60512"))
+    assert "python-no-wheel" in _codes(doc)
+    # tensorflow.toml: 2.3 is ">=3.5,<3.9"; pip --dry-run (h170) found tensorflow-2.3.0-cp38 and no cp39 wheel.
+    assert ["uv", "venv", "--python", "3.8"] in _argv(doc)
+
+
+def test_a_typo_or_a_private_index_asserts_no_floor():
+    for prefix in ("django-taggit-600", "artifact-keeper-1130"):
+        assert "python-no-wheel" not in _codes(check(_case(prefix)))
