@@ -66,3 +66,18 @@ def test_tensorflow_pin_without_wheels_for_the_python_makes_one_beside():
 def test_a_typo_or_a_private_index_asserts_no_floor():
     for prefix in ("django-taggit-600", "artifact-keeper-1130"):
         assert "python-no-wheel" not in _codes(check(_case(prefix)))
+
+
+def test_a_linux_wheel_on_a_named_mac_installs_the_release_by_name():
+    doc = check(_case("fastai-v3-4"))
+    assert "python-no-wheel" in _codes(doc)
+    # pip --dry-run (h170): torch==1.0.0 for CPython 3.7 on macOS resolves to torch-1.0.0-cp37-none-macosx_10_7_x86_64.
+    assert any(a[-3:] == ["pip", "install", "torch==1.0.0"] for a in _argv(doc))
+
+
+def test_a_linux_wheel_on_linux_with_the_python_unshown_asserts_nothing():
+    # The twin: the same refusal on a Linux machine (CentOS 7's el7 kernel) whose Python the paste does not show: the
+    # file's platform fits, its cp35 tag may not; only the ask for sys.version decides.
+    doc = check(_case("clevr-iep-38"))
+    assert "python-no-wheel" not in _codes(doc)
+    assert any("sys.version" in " ".join(a["argv"]) for a in doc["pasted"]["ask_for"] or [])

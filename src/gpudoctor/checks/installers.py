@@ -162,6 +162,8 @@ def _pip_wheel(facts: Facts, ctx: Context, e) -> Finding | None:
     wheel = _WHEEL.match(e.get("wheel") or "")
     python = _shown_python(facts)
     built = _cp_python(wheel.group("py")) if wheel else None
+    if wheel is not None and (python is None or built is None or built == python):
+        return _pip_wheel_platform(facts, ctx, e, wheel)
     if wheel is None or python is None or built is None or built == python:
         return None  # the interpreter is not shown (the ask decides), or its Python is the wheel's: the platform differs
     name, version = wheel.group("name").replace("_", "-").lower(), wheel.group("version")
@@ -185,6 +187,52 @@ def _pip_wheel(facts: Facts, ctx: Context, e) -> Finding | None:
                 if commands
                 else f"Install the {name} {version} wheel built for Python {python} (the file with the "
                 f"cp{python.replace('.', '')} tag), or run it with Python {built}."
+            ),
+            commands,
+            component="torch" if name == "torch" else "platform",
+        ),
+    )
+
+
+# A wheel's platform tag (PEP 425; manylinux per PEP 600) by the operating system it binds the file to, and the name
+# Python's platform.system() gives that system. Linux is never judged here: a paste's platform defaults to Linux when
+# the text names none (an assumption, not a fact), so only a Mac or Windows the text named contradicts a Linux wheel.
+_PLATFORM_OF_TAG = (("linux_", "Linux"), ("manylinux", "Linux"), ("macosx_", "Darwin"), ("win_", "Windows"), ("win32", "Windows"))
+_SYSTEM_NAME = {"Linux": "Linux", "Darwin": "macOS", "Windows": "Windows"}
+
+
+def _pip_wheel_platform(facts: Facts, ctx: Context, e, wheel) -> Finding | None:
+    """pip's "X.whl is not a supported wheel" where the file's platform tag is another OS than the one the paste names
+    (a Linux wheel's URL in requirements run on a Mac): the file is the wrong one; the release by name lets pip choose."""
+    from gpudoctor.planner.remedy import pip
+
+    plat = wheel.group("plat")
+    built_for = next((system for prefix, system in _PLATFORM_OF_TAG if plat.startswith(prefix)), None)
+    here = facts.platform.system
+    if built_for is None or here not in ("Darwin", "Windows") or built_for == here:
+        return None
+    name, version = wheel.group("name").replace("_", "-").lower(), wheel.group("version")
+    base, _, tag = version.partition("+")
+    cuda_build = tag.startswith("cu")
+    commands: tuple[Cmd, ...] = ()
+    if not cuda_build or here == "Windows":
+        commands = (pip(facts, "install", f"{name}=={base}"),)
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"the wheel {e.get('wheel')} is built for {_SYSTEM_NAME[built_for]}, and this machine is {_SYSTEM_NAME[here]}",
+        f"pip refused it: its platform tag {plat} binds the file to {_SYSTEM_NAME[built_for]}, so no Python on "
+        f"{_SYSTEM_NAME[here]} can install it. The file named (a URL in a requirements file, a download) is the wrong one "
+        "for this machine, not a fault of the GPU, driver or CUDA.",
+        (ev("pasted", e.line),),
+        Remediation(
+            (
+                f"Install {name} {base} by name, so that pip chooses the file built for {_SYSTEM_NAME[here]} and this "
+                "Python from the index (replace the wheel's URL in the requirements with the pin)."
+                if commands
+                else f"{name} {version} is a CUDA build, and there is none for {_SYSTEM_NAME[here]}: install {name} "
+                f"{base} by name (pip chooses the file built for it) and run the GPU work on Linux or Windows."
             ),
             commands,
             component="torch" if name == "torch" else "platform",
