@@ -81,3 +81,24 @@ def test_a_linux_wheel_on_linux_with_the_python_unshown_asserts_nothing():
     doc = check(_case("clevr-iep-38"))
     assert "python-no-wheel" not in _codes(doc)
     assert any("sys.version" in " ".join(a["argv"]) for a in doc["pasted"]["ask_for"] or [])
+
+
+def _with_collect_env(error_case: str, tmp_path) -> dict:
+    """A recorded collect_env (Libc version: glibc-2.31, tests/pasted/catalogue_examples) beside a recorded case's text."""
+    env = (ROOT / "tests/pasted/catalogue_examples/pytorch-97865-pypy-no-torch.txt").read_text(encoding="utf-8")
+    return paste(tmp_path, env + "\n" + _case(error_case).read_text(encoding="utf-8"))
+
+
+def test_collect_env_glibc_below_the_floor_is_named(tmp_path):
+    # pyg-lib#548's libpyg.so needs GLIBC_2.33; collect_env shows glibc 2.31: the finding carries the machine's glibc,
+    # and ldd --version is not asked (collect_env answered it).
+    doc = _with_collect_env("pyg-lib-548", tmp_path)
+    (f,) = [f for f in doc["findings"] if f["code"] == "extension-glibc-too-old"]
+    assert any("glibc-2.31" in e["value"] for e in f["evidence"])
+    assert ["ldd", "--version"] not in [a["argv"] for a in doc["pasted"]["ask_for"] or []]
+
+
+def test_collect_env_glibc_at_the_floor_asserts_nothing(tmp_path):
+    # The twin: jax#5272's xla_extension needs GLIBC_2.23, and collect_env's glibc 2.31 has it: the libc that refused
+    # it is another copy, so no floor is asserted.
+    assert "extension-glibc-too-old" not in _codes(_with_collect_env("jax-5272", tmp_path))

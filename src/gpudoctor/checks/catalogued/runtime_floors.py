@@ -51,7 +51,11 @@ _CONDA_PREFIX = re.compile(
 
 
 def _machine_glibc(facts: Facts) -> tuple[str, str] | None:
-    """(the machine's glibc release, the line that shows it) where the paste names the distribution release."""
+    """(the machine's glibc release, the line that shows it) where the paste shows it: collect_env's Libc version, else
+    the distribution release it names."""
+    for e in _said(facts, "glibc-release-said"):  # glibc's own release, as collect_env printed it
+        if e.get("glibc"):
+            return e.get("glibc"), e.line
     d = facts.platform.distro
     ids = [d.id or "", *(d.id_like or "").split()]
     major = (d.version_id or "").split(".")[0]
