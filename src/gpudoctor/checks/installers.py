@@ -395,16 +395,12 @@ def _pip_tensorflow(facts: Facts, ctx: Context, e, python: str) -> Finding | Non
     target = minors[-1]
     # A Python beside the one installed, never in its place: the py launcher's -X.Y on Windows (it says so and exits
     # where that Python is not installed: cpython PC/launcher-usage.txt), uv elsewhere (it fetches the Python).
+    # The environment only: the install runs in it, with its own interpreter, which the summary names (a command run
+    # by the old Python would meet the same refusal).
     cmds = (
-        (
-            Cmd(("py", f"-{target}", "-m", "venv", ".venv"), note=f"a Python {target} environment beside the one you have"),
-            Cmd((".venv\\Scripts\\python.exe", "-m", "pip", "install", f"tensorflow=={version}" if version else "tensorflow")),
-        )
+        (Cmd(("py", f"-{target}", "-m", "venv", ".venv"), note=f"a Python {target} environment beside the one you have"),)
         if is_windows(facts)
-        else (
-            Cmd(("uv", "venv", "--python", target), note="uv fetches that Python if it is not installed"),
-            Cmd(("uv", "pip", "install", f"tensorflow=={version}" if version else "tensorflow")),
-        )
+        else (Cmd(("uv", "venv", "--python", target), note="uv fetches that Python if it is not installed"),)
     )
     return Finding(
         "python-no-wheel",
@@ -417,7 +413,8 @@ def _pip_tensorflow(facts: Facts, ctx: Context, e, python: str) -> Finding | Non
         (ev("pasted", e.line), ev("pasted", f"Python {python}")),
         Remediation(
             f"Create an environment of Python {target}, the newest one {what if version else f'tensorflow {rel.version}'} "
-            f"has wheels for, beside the Python you have, and install it there." + other,
+            f"has wheels for, beside the Python you have, and run the same install in it (`uv pip install` installs "
+            "into ./.venv; on Windows, .venv\\Scripts\\python.exe -m pip install)." + other,
             cmds,
             component="tensorflow",
         ),
