@@ -162,6 +162,8 @@ def _pip_wheel(facts: Facts, ctx: Context, e) -> Finding | None:
     wheel = _WHEEL.match(e.get("wheel") or "")
     python = _shown_python(facts)
     built = _cp_python(wheel.group("py")) if wheel else None
+    if wheel is not None and (python is None or built is None or built == python):
+        return _pip_wheel_platform(facts, ctx, e, wheel)
     if wheel is None or python is None or built is None or built == python:
         return None  # the interpreter is not shown (the ask decides), or its Python is the wheel's: the platform differs
     name, version = wheel.group("name").replace("_", "-").lower(), wheel.group("version")
@@ -185,6 +187,52 @@ def _pip_wheel(facts: Facts, ctx: Context, e) -> Finding | None:
                 if commands
                 else f"Install the {name} {version} wheel built for Python {python} (the file with the "
                 f"cp{python.replace('.', '')} tag), or run it with Python {built}."
+            ),
+            commands,
+            component="torch" if name == "torch" else "platform",
+        ),
+    )
+
+
+# A wheel's platform tag (PEP 425; manylinux per PEP 600) by the operating system it binds the file to, and the name
+# Python's platform.system() gives that system. Linux is never judged here: a paste's platform defaults to Linux when
+# the text names none (an assumption, not a fact), so only a Mac or Windows the text named contradicts a Linux wheel.
+_PLATFORM_OF_TAG = (("linux_", "Linux"), ("manylinux", "Linux"), ("macosx_", "Darwin"), ("win_", "Windows"), ("win32", "Windows"))
+_SYSTEM_NAME = {"Linux": "Linux", "Darwin": "macOS", "Windows": "Windows"}
+
+
+def _pip_wheel_platform(facts: Facts, ctx: Context, e, wheel) -> Finding | None:
+    """pip's "X.whl is not a supported wheel" where the file's platform tag is another OS than the one the paste names
+    (a Linux wheel's URL in requirements run on a Mac): the file is the wrong one; the release by name lets pip choose."""
+    from gpudoctor.planner.remedy import pip
+
+    plat = wheel.group("plat")
+    built_for = next((system for prefix, system in _PLATFORM_OF_TAG if plat.startswith(prefix)), None)
+    here = facts.platform.system
+    if built_for is None or here not in ("Darwin", "Windows") or built_for == here:
+        return None
+    name, version = wheel.group("name").replace("_", "-").lower(), wheel.group("version")
+    base, _, tag = version.partition("+")
+    cuda_build = tag.startswith("cu")
+    commands: tuple[Cmd, ...] = ()
+    if not cuda_build or here == "Windows":
+        commands = (pip(facts, "install", f"{name}=={base}"),)
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"the wheel {e.get('wheel')} is built for {_SYSTEM_NAME[built_for]}, and this machine is {_SYSTEM_NAME[here]}",
+        f"pip refused it: its platform tag {plat} binds the file to {_SYSTEM_NAME[built_for]}, so no Python on "
+        f"{_SYSTEM_NAME[here]} can install it. The file named (a URL in a requirements file, a download) is the wrong one "
+        "for this machine, not a fault of the GPU, driver or CUDA.",
+        (ev("pasted", e.line),),
+        Remediation(
+            (
+                f"Install {name} {base} by name, so that pip chooses the file built for {_SYSTEM_NAME[here]} and this "
+                "Python from the index (replace the wheel's URL in the requirements with the pin)."
+                if commands
+                else f"{name} {version} is a CUDA build, and there is none for {_SYSTEM_NAME[here]}: install {name} "
+                f"{base} by name (pip chooses the file built for it) and run the GPU work on Linux or Windows."
             ),
             commands,
             component="torch" if name == "torch" else "platform",
@@ -288,6 +336,8 @@ def _pip_release(facts: Facts, ctx: Context, e) -> Finding | None:
         return wide
     pin = _PIN.match(e.get("requirement") or "")
     python = _shown_python(facts)
+    if python is not None and (tf := _pip_tensorflow(facts, ctx, e, python)) is not None:
+        return tf
     if pin is None or python is None or pin.group("name").lower() != "torch":
         return None
     pythons = _torch_pythons(ctx, pin.group("version"))
@@ -306,6 +356,67 @@ def _pip_release(facts: Facts, ctx: Context, e) -> Finding | None:
             f"Run the install with a Python in {rng} (a virtual environment of Python {minors[-1]}, say)."
             + _other_torch(ctx, python, minors),
             component="torch",
+        ),
+    )
+
+
+# TensorFlow's pip distributions: the name a requirement may use, each published per Python (tensorflow.toml's ranges).
+_TF_NAMES = frozenset({"tensorflow", "tensorflow-gpu", "tensorflow-cpu"})
+_TF_REQUIREMENT = LazyPattern(r"^(?P<name>[A-Za-z][\w.-]*?)(?:==(?P<version>\d+(?:\.\d+){1,2}))?$")
+
+
+def _pip_tensorflow(facts: Facts, ctx: Context, e, python: str) -> Finding | None:
+    """pip found no TensorFlow for a Python the paste shows, and no release the matrix knows (the pinned one, or any
+    where no version is pinned) was built for it. A name or index pip could not serve is another cause: the matrix's
+    ranges say nothing of it, so only a Python outside every range asked decides (tensorflow.toml's `python`)."""
+    from gpudoctor.planner.plan_state import is_windows
+
+    # (the requirement as the pattern took it, less the quoting a Markdown paste closes it with: tensorflow==2.3.0`)
+    req = _TF_REQUIREMENT.match((e.get("requirement") or "").rstrip("`'\".,)"))
+    if req is None or req.group("name").lower() not in _TF_NAMES:
+        return None
+    version = req.group("version")
+    asked = [r for r in ([ctx.matrix.tensorflow_release(version)] if version else ctx.matrix.tf_releases) if r]
+    if not asked or any(spec_contains(r.python, python) for r in asked):
+        return None
+    rel = asked[-1]
+    minors = [p for p in _MINORS if spec_contains(rel.python, p)]
+    if not minors:
+        return None
+    fit = [r.version for r in ctx.matrix.tf_releases if spec_contains(r.python, python)]
+    what = f"tensorflow {version}" if version else "tensorflow"
+    newer = vkey(python) > vkey(minors[-1])
+    other = (
+        f" Or keep Python {python} and install tensorflow {fit[0] if newer else fit[-1]} or "
+        f"{'newer' if newer else 'older'}, the {'first' if newer else 'last'} release with its wheels."
+        if fit and version
+        else ""
+    )
+    target = minors[-1]
+    # A Python beside the one installed, never in its place: the py launcher's -X.Y on Windows (it says so and exits
+    # where that Python is not installed: cpython PC/launcher-usage.txt), uv elsewhere (it fetches the Python).
+    # The environment only: the install runs in it, with its own interpreter, which the summary names (a command run
+    # by the old Python would meet the same refusal).
+    cmds = (
+        (Cmd(("py", f"-{target}", "-m", "venv", ".venv"), note=f"a Python {target} environment beside the one you have"),)
+        if is_windows(facts)
+        else (Cmd(("uv", "venv", "--python", target), note="uv fetches that Python if it is not installed"),)
+    )
+    return Finding(
+        "python-no-wheel",
+        Severity.ERROR,
+        "frameworks",
+        f"{what} has no wheel for Python {python}",
+        f"pip found no release to install: {what} was built for Python {rel.python} only"
+        f"{'' if version else f' (tensorflow {rel.version}, the newest release the matrix knows)'}, and the interpreter "
+        f"that ran pip is Python {python}. No index holds it for this Python.",
+        (ev("pasted", e.line), ev("pasted", f"Python {python}")),
+        Remediation(
+            f"Create an environment of Python {target}, the newest one {what if version else f'tensorflow {rel.version}'} "
+            f"has wheels for, beside the Python you have, and run the same install in it (`uv pip install` installs "
+            "into ./.venv; on Windows, .venv\\Scripts\\python.exe -m pip install)." + other,
+            cmds,
+            component="tensorflow",
         ),
     )
 

@@ -1552,6 +1552,7 @@ _DESCRIPTIVE = frozenset(
         "installer-wheel-tags-said",  # uv's hint: the Pythons a release has wheels for (gpudoctor.checks.installers)
         "python-32bit-said",  # the interpreter's width, judged beside an installer's failure (gpudoctor.checks.installers)
         "python-pypy-said",  # the interpreter's implementation, judged beside an installer's failure
+        "glibc-release-said",  # collect_env's glibc: judged beside the loader's GLIBC_ floor (checks.catalogued.runtime_floors)
         "deepspeed-op-report",  # ds_report's header: a report of the ops, no failure (its asks read the toolkit)
         "gpu-library-unloadable",  # Ollama's discovery skipping one library for the next: judged by check_reported_wsl
         "cmake-cudatoolkit-found",  # CMake found a toolkit on Windows (gpudoctor.checks.catalogued.builds reads it)

@@ -3,7 +3,7 @@
 Each check here judges one evidence kind the catalogue makes and emits the code the fact-based check would,
 only where no other check (run on the same facts) already says it: one finding per cause, with the line.
 The checks live by family, each module beside its own helpers: `containers`, `clusters`, `framework_builds`,
-`gpu_floors`, `companions`, `builds`, `compilers`, `windows_wsl`, `devices` (`_common` holds what they share).
+`gpu_floors`, `companions`, `runtime_floors`, `builds`, `compilers`, `windows_wsl`, `devices` (`_common` holds what they share).
 `CHECKS` keeps one order across them: the order of the findings follows it.
 """
 
@@ -67,6 +67,7 @@ from gpudoctor.checks.catalogued.gpu_floors import (
     check_triton_gpu_too_old,
 )
 from gpudoctor.checks.catalogued.library_arch import check_library_below_arch_floor
+from gpudoctor.checks.catalogued.runtime_floors import check_runtime_floor
 from gpudoctor.checks.catalogued.windows_wsl import (
     check_cuda13_dll_folder,
     check_cuda_path_folder,
@@ -104,6 +105,7 @@ CHECKS = (
     Check("catalogued-windows-tdr", "driver", ("windows-tdr-timeout",), check_windows_launch_timeout, ("pasted",)),
     Check("catalogued-cuda13-dll-folder", "toolkit", ("cuda13-dll-folder",), check_cuda13_dll_folder, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
+    Check("catalogued-runtime-floor", "frameworks", ("extension-glibc-too-old",), check_runtime_floor, ("pasted",)),
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),
     Check("catalogued-bitsandbytes", "frameworks", ("companion-torch-mismatch",), check_bitsandbytes_binary, ("pasted",)),
