@@ -241,7 +241,7 @@ def faults(case: Path, report: dict) -> dict[str, int]:
     for ask in asks:
         words = [w for w in ask.get("argv") or [] if isinstance(w, str) and not re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*|sudo|env", w)]
         prog = _program(words[0]) if words else ""
-        out["place"] += inside and prog in _PROGRAM_SIDE
+        out["place"] += inside and prog in _PROGRAM_SIDE and not _INSIDE.search(ask.get("note") or "")
         out["interpreter"] += env_shown and (words[0] if words else "") in _BARE
         subj = subjects(ask)
         out["unrelated"] += bool(subj) and not any(s in known for s in subj)
