@@ -130,3 +130,29 @@ def test_a_catalogue_entrys_own_texts_match_its_asks():
             assert len(texts) == len(getattr(c, asks)), c.id
     with pytest.raises(ValueError, match="each_linux"):
         _each({"id": "x", "ask_linux": [["ldconfig", "-p"]], "each_linux": ["one", "two"]}, ("ask", "ask_linux"))
+
+
+# --- where: a container the reporter says they use -------------------------------------------------------------------
+
+_CONTAINER = "plans7/611"  # xgboost#11482: "I am using UBI9 nvidia CUDA 12.6 x86 container."
+
+
+def test_a_container_the_reporter_says_they_use_is_where_the_asks_run():
+    _, asks = _asks(_text(_CONTAINER))
+    pip = next(a for a in asks if "xgboost" in a.command.argv)
+    assert pip.command.note == "inside the container"
+    assert any(a.command.argv[:2] == ("docker", "run") and a.command.note == "on the host" for a in asks)
+
+
+def test_without_that_sentence_the_asks_run_on_the_machine():
+    _, asks = _asks(_text(_CONTAINER).replace("I am using UBI9 nvidia CUDA 12.6 x86 container.", ""))
+    assert not any(a.command.note in ("inside the container", "on the host") for a in asks)
+
+
+def test_an_errors_advice_to_use_another_container_names_no_container_of_the_reporters():
+    text = (BLIND.parent / "pasted" / "cases" / "vortex-106-container-requires-cuda102" / "report.txt").read_text(
+        encoding="utf-8"
+    )
+    assert "use an earlier cuda container" in text
+    report, _ = _asks(text)
+    assert not report.facts.pasted.cues
