@@ -156,3 +156,17 @@ def test_an_errors_advice_to_use_another_container_names_no_container_of_the_rep
     assert "use an earlier cuda container" in text
     report, _ = _asks(text)
     assert not report.facts.pasted.cues
+
+
+_CHINESE = "plans7/610"  # Paddle#39102: "进入容器后通过pip安装" (after entering the container, installed with pip)
+
+
+def test_a_container_said_in_chinese_is_where_the_asks_run():
+    _, asks = _asks(_text(_CHINESE))
+    loader = [a for a in asks if a.command.argv[:1] in (("ldconfig",), ("printenv",))]
+    assert loader and all(a.command.note == "inside the container" for a in loader)
+
+
+def test_an_image_said_in_chinese_names_no_container():
+    _, asks = _asks(_text(_CHINESE).replace("\u5bb9\u5668", "\u955c\u50cf"))  # every "container" made "image"
+    assert not any(a.command.note == "inside the container" for a in asks)

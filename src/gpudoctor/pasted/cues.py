@@ -275,6 +275,8 @@ _CONTAINER_SAID = re.compile(
     # error's advice, "or use an earlier cuda container", names no one's)
     r"|\b(?:I|I'm|we|we're)\s+(?:am\s+|are\s+)?(?:\w+\s+)?(?:using|use|run(?:ning)?)\s+(?:(?:a|an|the|my|our|this)\s+)?(?:[\w.:-]+\s+){0,5}?containers?\b"
     r"(?!\s*(?:toolkit|runtime|image|file|registry|hub|engine|cli|library|device)s?\b)"
+    # the same in Chinese: "docker容器内" (inside the docker container), "进入容器后" (after entering the container)
+    r"|(?:docker\s*)?\u5bb9\u5668(?:\u5185|\u4e2d|\u91cc)|\u8fdb\u5165(?:docker\s*)?\u5bb9\u5668"
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
     # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods
