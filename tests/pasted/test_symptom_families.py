@@ -54,12 +54,13 @@ def test_linux_words_only_name_the_causes_and_ask_the_driver_and_the_visible_dev
 
 def test_a_programs_warning_that_it_found_no_gpu_is_the_same_symptom():
     # dmlc/xgboost#11482: "WARNING: ... No visible GPU is found, setting device to CPU." (failure_lines'
-    # gpu-unavailable-warning form of a line no catalogue entry knows)
+    # gpu-unavailable-warning form of a line no catalogue entry knows), in the container the reporter says they use
+    # ("I am using UBI9 nvidia CUDA 12.6 x86 container": gpudoctor.pasted.cues), so the container's causes and asks
     doc = _check(_case("plans7/cases/611-xgb11482"))
     (e,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "gpu-stack-failure")
     assert dict(e["values"])["form"] == "gpu-unavailable-warning"
-    _named(doc, "linux")
-    assert ["printenv", "CUDA_VISIBLE_DEVICES"] in _asked(doc)
+    _named(doc, "container")
+    assert ["docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"] in _asked(doc)
 
 
 def test_linux_public_thread(tmp_path):

@@ -1533,6 +1533,7 @@ _DESCRIPTIVE = frozenset(
         # forked child, a data type the GPU lacks): read and shown, never an environment finding.
         "program-fault",
         "cuda-available-said",
+        "cuda-available-answered",  # a framework's is_available() answered True: the GPU reached (checks.symptoms)
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
         "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued.clusters)
         "nccl-socket-ifname-said",  # NCCL_SOCKET_IFNAME as set (gpudoctor.checks.catalogued.clusters)

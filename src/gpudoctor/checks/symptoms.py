@@ -31,12 +31,18 @@ class FamilyAsk:
     note: str = ""  # where it is typed, where that is not where the program runs (the host)
     # the paste's own `docker run` line answers it where that line requests GPUs (--gpus): not asked again
     run_line_answers: bool = False
+    # the cause it decides (a Cause's `closed_by`): where the paste rules that cause out, its answer decides nothing
+    cause: str = ""
 
 
 @dataclass(frozen=True)
 class Cause:
     text: str
     driver: bool = False  # a cause the driver is: ruled out where the paste shows a driver answering with its GPUs
+    # the evidence kinds that rule it out, shown anywhere in the paste (a framework in the same environment reaching the
+    # GPU: nothing there hides it); its `key` is what a FamilyAsk names as the cause it decides
+    closed_by: frozenset[str] = frozenset()
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,11 @@ _SMI = FamilyAsk(("nvidia-smi",), "whether a driver answers where the program ru
 _VISIBLE = FamilyAsk(
     ("printenv", "CUDA_VISIBLE_DEVICES"),
     "whether the environment hides the GPUs from the program (empty, or an index the driver does not list)",
+    cause="hidden",
 )
+# A framework's own answer that it reaches the GPU (collect_env's "Is CUDA available: True", a REPL's
+# torch.cuda.is_available() answered True: parsers.error_texts): in that environment no variable hides the GPU.
+_REACHED = frozenset({"cuda-available-said", "cuda-available-answered"})
 _HOST_PASSES = FamilyAsk(
     ("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"),
     "whether this docker passes a GPU into any container at all (the NVIDIA Container Toolkit's sample workload)",
@@ -103,7 +113,11 @@ GPU_NOT_REACHED = Family(
         "linux": (
             Cause("no NVIDIA driver answering (none installed, or its module not loaded after a kernel update)", driver=True),
             Cause("a CPU-only build of the program or its framework"),
-            Cause("the GPU hidden from the program (CUDA_VISIBLE_DEVICES, or its own device setting)"),
+            Cause(
+                "the GPU hidden from the program (CUDA_VISIBLE_DEVICES, or its own device setting)",
+                closed_by=_REACHED,
+                key="hidden",
+            ),
         ),
         "windows": (
             Cause("no NVIDIA driver answering, or no NVIDIA GPU in the machine", driver=True),
@@ -201,9 +215,17 @@ def place(facts: Facts) -> str:
 def open_causes(family: Family, facts: Facts) -> tuple[str, ...]:
     """The family's causes still open where the pasted program runs: a driver's is closed where the paste shows the
     driver answering with its GPUs, on the machine itself (not a host's nvidia-smi under a container's symptom)."""
-    at = place(facts)
-    answered = bool(facts.driver.version and facts.driver.gpus) and at in ("linux", "windows", "wsl")
-    return tuple(c.text for c in family.candidates.get(at, ()) if not (c.driver and answered))
+    return tuple(c.text for c in family.candidates.get(place(facts), ()) if not _closed(c, facts))
+
+
+def closed_keys(family: Family, facts: Facts) -> frozenset[str]:
+    """The keys of the family's causes the paste rules out where the program runs: their asks decide nothing."""
+    return frozenset(c.key for c in family.candidates.get(place(facts), ()) if c.key and _closed(c, facts))
+
+
+def _closed(cause: Cause, facts: Facts) -> bool:
+    answered = bool(facts.driver.version and facts.driver.gpus) and place(facts) in ("linux", "windows", "wsl")
+    return (cause.driver and answered) or any(facts.pasted.reported(kind) for kind in cause.closed_by)
 
 
 def run_with_gpus(facts: Facts) -> bool:

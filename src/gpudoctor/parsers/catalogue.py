@@ -33,6 +33,9 @@ class Message:
     source: dict[str, str]
     example: str
     unless: tuple[str, ...] = ()  # evidence kinds that, shown beside it, already decide what its asks would
+    # What each ask decides, in the order of `ask` (where several share `decides`, each says its own part of it: a
+    # reader told the same sentence twice cannot tell the two answers apart); empty where `decides` is one ask's.
+    each: tuple[str, ...] = ()
     # Values the message implies without printing them (its source's condition: flash-attn's "Ampere or newer" is
     # compute capability 8.0), given to its evidence beside the pattern's groups.
     values: tuple[tuple[str, str], ...] = ()
@@ -69,9 +72,17 @@ def messages() -> tuple[Message, ...]:
                 example=raw["example"],
                 unless=tuple(raw.get("unless", ())),
                 values=tuple(sorted((str(k), str(v)) for k, v in raw.get("values", {}).items())),
+                each=tuple(raw.get("each", ())),
             )
         )
+        if out[-1].each and len(out[-1].each) != len(out[-1].ask):
+            raise ValueError(f"catalogue.toml: {raw['id']}: `each` has {len(out[-1].each)} texts for {len(out[-1].ask)} asks")
     return tuple(out)
+
+
+def decides_each(message: Message) -> tuple[str, ...]:
+    """What each of the message's asks decides, in order: its own text, else the message's shared one."""
+    return message.each or (message.decides,) * len(message.ask)
 
 
 @dataclass(frozen=True)
@@ -90,6 +101,13 @@ class Component:
     source: dict[str, str]
     min_cc: str = ""  # the lowest compute capability any release of it runs on (its source says so)
     unless: tuple[str, ...] = ()  # evidence kinds that, shown, already decide what its asks would (as a message's)
+    # What each ask of a list decides ("each" for "ask", "each_windows" for "ask_windows" ...), as a message's `each`
+    each: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def decides_each(self, asks: str) -> tuple[str, ...]:
+        """What each ask of the list `asks` ("ask", "ask_windows" ...) decides, in order: its own, else the shared."""
+        own = dict(self.each).get(asks, ())
+        return own or (self.decides,) * len(getattr(self, asks))
 
 
 @functools.cache
@@ -107,9 +125,22 @@ def components() -> tuple[Component, ...]:
             source=dict(raw["source"]),
             min_cc=raw.get("min_cc", ""),
             unless=tuple(raw.get("unless", ())),
+            each=_each(raw, asks),
         )
         for raw in data.get("component", ())
     )
+
+
+def _each(raw: dict, asks: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A component's own texts per ask list (each_windows for ask_windows ...), checked against the list's length."""
+    out = []
+    for k in asks:
+        texts = tuple(raw.get(k.replace("ask", "each", 1), ()))
+        if texts and len(texts) != len(raw.get(k, ())):
+            raise ValueError(f"catalogue.toml: {raw['id']}: {k.replace('ask', 'each', 1)} does not match {k}")
+        if texts:
+            out.append((k, texts))
+    return tuple(out)
 
 
 def by_id(entry: str) -> Message | None:

@@ -198,6 +198,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "tf-not-built-with-cuda": "tf.test.is_built_with_cuda() printed False",
     "libcuda-kernel-mismatch": "the CUDA driver library (libcuda) and the loaded kernel module are different versions",
     "cuda-unavailable": "torch.cuda.is_available() printed False",
+    "cuda-available-answered": "torch.cuda.is_available() (or CuPy's, Numba's) answered True: a framework in the interpreter it ran in reaches the GPU",
     "cuda-available-said": "collect_env's 'Is CUDA available: True' (or a script's 'CUDA available: True'): the environment it ran in reaches the GPU",
     "gpu-stack-failure": "a failure line naming the GPU stack that no catalogue entry knows (parsers/failure_lines: its form and failing component)",
     "traceback-cut": "the paste ends before the error: a Python traceback stops before its error line (the failure's message is not shown)",
@@ -514,6 +515,9 @@ _LINUX_DRIVER_PKG = _Lazy(
 # "-> False"). The separators are disjoint alternatives, so a long run of them cannot backtrack.
 _ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:)*(?:(?:returns?|is|gives|prints?|outputs?)\s+)?[`'\"]?False\b"
 _CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER, re.IGNORECASE)
+# The same question answered True: a framework in the interpreter it ran in reaches the GPU (the driver answers there,
+# and nothing in that environment hides the GPU from it).
+_CUDA_ANSWERED_TRUE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER.removesuffix(r"False\b") + r"True\b", re.IGNORECASE)
 # collect_env's own answer for the interpreter it ran in (python -m torch.utils.collect_env), or a script printing the
 # same answer under its own label ("CUDA available: True", "CUDA AVAILABLE:" with True on the next line).
 # `nvidia-smi topo -m`'s rows (GPU0 X PXB SYS ...), a pair linked through PCIe switches only (PIX, PXB), and the
@@ -746,6 +750,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
         and _JOB_DEVICES.search(bounded[: 4 * 1024 * 1024])
     ):
         add("slurm-devices-unconstrained", m.group(0).split("\n", 1)[0].strip())
+    if m := _CUDA_ANSWERED_TRUE.search(bounded[: 4 * 1024 * 1024]):
+        add("cuda-available-answered", bounded[m.start() : m.end()].replace("\n", " "))
     if m := _CUDA_AVAILABLE_SAID.search(bounded[: 4 * 1024 * 1024]):
         add("cuda-available-said", m.group(0).strip())
     for m in _TF_NO_CUDA.finditer(bounded[: 4 * 1024 * 1024]):

@@ -42,6 +42,8 @@ class Ask:
 
     def to_json(self, target: str = "posix") -> dict:
         out = {"command": render(self.command, target), "argv": list(self.command.words), "why": self.why}
+        if self.command.note:  # where it is typed, where that is not the reporter's own shell
+            out["note"] = self.command.note
         if self.codes:
             out["codes"] = list(self.codes)
         return out
@@ -506,7 +508,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # finding says so, gpudoctor.checks.reported.check_reported_unexplained).
         out = [dataclasses.replace(a, codes=(*a.codes, UNEXPLAINED)) for a in out]
     # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
-    out = [dataclasses.replace(a, command=where.placed(facts, a.command)) for a in out]
+    out = [dataclasses.replace(a, command=where.in_job(facts, where.placed(facts, a.command))) for a in out]
     return _other_side_last(_unique(_decided(facts, out)))
 
 
@@ -749,7 +751,11 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
             if only_extension or (isinstance(torch, Found) and torch.value.build_known) or _torch_bystander(facts):
                 continue
         decides = f"{comp.decides} ({comp.id})"
-        argvs = [(argv, decides) for argv in comp.ask]
+
+        def each(asks: str, comp=comp) -> list[tuple[tuple[str, ...], str]]:
+            return [(a, f"{why} ({comp.id})") for a, why in zip(getattr(comp, asks), comp.decides_each(asks), strict=True)]
+
+        argvs = each("ask")
         argvs += [(argv, f"{why} ({comp.id})") for kind, more, why in comp.when if facts.pasted.reported(kind) for argv in more]
         # A service's systemd unit exists only where it runs on the host itself: in a container (an image run, or the
         # text saying so; a pod's too) its log is the container's, in a batch job the job's own output.
@@ -759,14 +765,14 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         # (nor where `docker compose up` started it: its log is Compose's, whatever container name Compose gave it)
         composed = not contained and any(c.get("cue") == COMPOSE_STARTED for c in facts.pasted.cues)
         hosted = not contained and facts.pasted.cluster is None and not by_hand and not composed
-        argvs += [(argv, decides) for argv in (comp.ask_windows if windows else comp.ask_linux if linux and hosted else ())]
+        argvs += each("ask_windows") if windows else each("ask_linux") if linux and hosted else []
         if composed and linux and any(a[:2] == ("docker", "logs") for a in comp.ask_container):
             argvs.append((("docker", "compose", "logs"), decides))
         if contained:
             # the container's own form of an ask replaces the plain one (asked on the host, it reads the host)
             scoped = {tuple(a[3:]) for a in comp.ask_container if a[:3] == ("docker", "exec", "{container}")}
             argvs = [(a, w) for a, w in argvs if tuple(a) not in scoped]
-            argvs += [(argv, decides) for argv in comp.ask_container]
+            argvs += each("ask_container")
         pod = container_said(facts) == "kubernetes"
         for argv, why in argvs:
             container: str | Placeholder = (
@@ -1168,7 +1174,7 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
     only where no check found its cause (the finding is pasted-error-unexplained), each ask in the form of the place
     the program runs (a container's by its runtime, a pod's by kubectl), none the paste already answers."""
     from gpudoctor.checks.reported import UNEXPLAINED, pasted_failures
-    from gpudoctor.checks.symptoms import family_of, place, run_with_gpus
+    from gpudoctor.checks.symptoms import closed_keys, family_of, place, run_with_gpus
 
     if UNEXPLAINED not in codes:
         return []
@@ -1182,9 +1188,12 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
     ) or Placeholder("container")
     out: list[Ask] = []
     for family in families:
+        closed = closed_keys(family, facts)
         for ask in family.asks.get(at, ()):
             if (ask.argv == ("nvidia-smi",) and facts.driver.version) or (ask.run_line_answers and run_with_gpus(facts)):
                 continue  # shown already
+            if ask.cause in closed:
+                continue  # the cause it decides is one the paste rules out: its answer would decide nothing
             words = where.in_container(facts, ask.argv, name) if ask.argv[:1] == ("docker",) else ask.argv
             cmd = _catalogue_cmd(facts, words)
             if ask.note and words[0] != "kubectl":  # (kubectl runs wherever it is set up: no host to name)
@@ -1282,7 +1291,7 @@ def _module_file_asks(facts: Facts) -> list[Ask]:
 
 def _catalogue_asks(facts: Facts) -> list[Ask]:
     """The asks of the catalogued messages the text shows (gpudoctor/parsers/catalogue.toml)."""
-    from gpudoctor.parsers.catalogue import by_id, messages
+    from gpudoctor.parsers.catalogue import by_id, decides_each, messages
 
     out: list[Ask] = []
     for e in facts.pasted.errors:
@@ -1290,7 +1299,7 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
         if message is None or (message.unless and any(x.kind in message.unless for x in facts.pasted.errors)):
             continue  # (another message shown beside it already decides what its asks would)
         windows = (facts.platform.system or "").lower().startswith("win")
-        for argv in message.ask:
+        for argv, decides in zip(message.ask, decides_each(message), strict=True):
             words = tuple(argv)
             cmd = _catalogue_cmd(facts, words)
             if (not windows and str(words[0]).endswith(".exe")) or (windows and _linux_only(cmd)):
@@ -1306,7 +1315,7 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 or _gpu_query_answered(facts, words)
             ):
                 continue  # shown already
-            out.append(Ask(cmd, f"{message.decides} ({message.id})"))
+            out.append(Ask(cmd, f"{decides} ({message.id})"))
     return out
 
 

@@ -272,6 +272,13 @@ _CONTAINER_SAID = re.compile(
     # its container (Docker Desktop, an image, a file or the hub named after it is something else)
     r"|\b(?:deploy(?:ed|ing)?|run(?:ning)?|ran|start(?:ed|ing)?|launch(?:ed|ing)?)\s+(?:[\w.-]+\s+){0,3}?"
     r"(?:with|using|through)\s+(?:a\s+|the\s+)?docker\b(?!\s*(?:desktop|images?|hub|files?|registry|compose)\b)"
+    # "I am using UBI9 nvidia CUDA 12.6 x86 container", "we run an l4t-pytorch container": a container the reporter says
+    # they use or run is where the program runs (a container's toolkit, runtime, image or file is something else; an
+    # error's advice, "or use an earlier cuda container", names no one's)
+    r"|\b(?:I|I'm|we|we're)\s+(?:am\s+|are\s+)?(?:\w+\s+)?(?:using|use|run(?:ning)?)\s+(?:(?:a|an|the|my|our|this)\s+)?(?:[\w.:-]+\s+){0,5}?containers?\b"
+    r"(?!\s*(?:toolkit|runtime|image|file|registry|hub|engine|cli|library|device)s?\b)"
+    # the same in Chinese: "docker容器内" (inside the docker container), "进入容器后" (after entering the container)
+    r"|(?:docker\s*)?\u5bb9\u5668(?:\u5185|\u4e2d|\u91cc)|\u8fdb\u5165(?:docker\s*)?\u5bb9\u5668"
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
     # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods

@@ -143,6 +143,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _distribution_line(g)
     _distribution_traces(g)
     _interpreter_of_site(g)
+    _interpreter_of_runpy(g)
     _interpreter_of_env(g)
     _interpreter_of_prompt(g)
     _interpreter_of_launcher(g)
@@ -1648,6 +1649,10 @@ _NOT_PATH = frozenset(" \t\n\r\x0b\x0c\"'<>|:*?")
 _SITE_MAX = 300  # characters between the path's first separator and `/site-packages`
 
 
+# A line that is a path's head alone, up to a slash: the rest of the path wrapped onto the next line.
+_WRAPPED_HEAD = re.compile(r"(?:/|~/)[^\s:`'\"<>|*?]{1,250}/")
+
+
 def _site_paths(text: str):
     """(site-packages path, package) for each `PATH/site-packages/PKG` in `text`, in order (as the pattern
     `(/|X:[\\/])[^blanks, quotes, <>|:*?]{0,300}?[\\/]site-packages[\\/](PKG)` would find them)."""
@@ -1674,6 +1679,15 @@ def _site_paths(text: str):
                 pos = end + 1
                 continue
             start = slash
+            wrapped = start > lo and lo - 1 > floor and text[lo - 1] == "\n"
+            nl = text.rfind("\n", max(floor, lo - 300), lo - 1) if wrapped else -1
+            # (the whole line above, from its own start: the text's first line, or after a newline within reach)
+            head = text[nl + 1 : lo - 1].strip() if wrapped and (nl != -1 or max(floor, lo - 300) == 0) else ""
+            if wrapped and _WRAPPED_HEAD.fullmatch(head):
+                # a long path wrapped after a slash (an editor's or a terminal's line width): its head is the line above
+                floor = pos = m.end()
+                yield head + text[lo : m.start() + len(m.group(0)) - len(m.group("pkg")) - 1], m.group("pkg")
+                continue
             if start > lo and text[start - 1] == "~" and start - 1 == lo:
                 start -= 1  # a home-relative path (~/.conda/envs/x): without its ~ it would name another directory
             elif start > lo:
@@ -1750,6 +1764,37 @@ _NO_OWN_PYTHON = re.compile(r"^/usr(?:/local)?$|/\.local$")
 _ANONYMISED = re.compile(r"[$<>*]|\.\.\.|/path/to/|/to/", re.IGNORECASE)
 
 
+# `python -m MODULE` that could not start MODULE exits with its own interpreter's path first: runpy's
+# _run_module_as_main writes "%s: %s" % (sys.executable, exc) (python/cpython Lib/runpy.py @ed03b412), the error one of
+# _get_module_details' ("No module named X", "Error while finding module specification for 'X' (...)").
+_RUNPY_EXIT = re.compile(
+    r"(?<![\w/.~-])(?P<python>(?:/|~/)[^\s:`'\"<>|*?]{1,300}/bin/python(?:\d(?:\.\d{1,2})?)?): "
+    r"(?:Error while finding module specification for|No module named) "
+)
+
+
+def _interpreter_of_runpy(g: Gathered) -> None:
+    """On Linux, the interpreter that printed runpy's own error for `-m MODULE`: sys.executable, the program's."""
+    if g.system == "Windows" or g.interpreter is not None:
+        return
+    for _, lines in g.texts:
+        for line in lines:
+            said = "/bin/python" in line and (": Error while finding module" in line or ": No module named" in line)
+            m = _RUNPY_EXIT.search(line) if said else None
+            if m is None or _NO_OWN_PYTHON.search(m.group("python").rsplit("/bin/", 1)[0]) or _ANONYMISED.search(line):
+                continue
+            g.interpreter = m.group("python")
+            if len(g.cues) < 64:
+                g.cues.append(
+                    {
+                        "cue": "the interpreter runpy names",
+                        "means": "the interpreter the plan must use",
+                        "line": line.strip()[:300],
+                    }
+                )
+            return
+
+
 def _interpreter_of_env(g: Gathered) -> None:
     """On Linux, the interpreter of the environment a traceback shows the packages in: <prefix>/bin/python, cited
     by the first line naming that path (a fact cites its line: without one, the platform's usual name stays)."""
@@ -1758,7 +1803,12 @@ def _interpreter_of_env(g: Gathered) -> None:
     m = _LINUX_SITE.match(g.site_packages[0])
     if m is None or _NO_OWN_PYTHON.search(m.group("prefix")) or _ANONYMISED.search(m.group("prefix")):
         return
-    line = next((ln for _, lines in g.texts for ln in lines if g.site_packages[0] in ln), None)
+    site = g.site_packages[0]
+    line = next((ln for _, lines in g.texts for ln in lines if site in ln), None)
+    if line is None:  # (a path wrapped onto the next line, _site_paths: cited by its head's line)
+        line = next(
+            (ln for _, lines in g.texts for ln in lines if _WRAPPED_HEAD.fullmatch(h := ln.strip()) and site.startswith(h)), None
+        )
     if line is None:
         return  # (an elided or cut head, ".../env/lib/...", never became a site path: _site_paths)
     g.interpreter = m.group("prefix") + "/bin/python"

@@ -29,6 +29,7 @@ everything printed for it: the plan's steps (gpudoctor.pipeline renders them for
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
@@ -148,6 +149,31 @@ def placed(facts: Facts, cmd: Cmd) -> Cmd:
             return Cmd((built["runtime"], "exec", "--nv", name, *cmd.argv), pipe=cmd.pipe)
         gpus = ("--gpus", "all") if built.get("gpus") else ()
         return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", program, name, *rest), pipe=cmd.pipe)
+    return cmd
+
+
+# Where a cluster job's program runs: its variables (the GPUs the scheduler gave it, the modules its script loaded), its
+# loader and its interpreter's view of the GPUs are the job's on a compute node; a login node's shell answers for
+# another machine and another environment (SchedMD's gres.html: CUDA_VISIBLE_DEVICES is set for the job's GPUs).
+IN_JOB = "inside the job, in its batch script before the failing command"
+# (nvidia-smi too: the GPUs and their driver are the compute node's; a login node may have none)
+_JOB_SIDE = _PROGRAM_SIDE | {"env", "nvidia-smi"}
+
+
+def in_job(facts: Facts, cmd: Cmd) -> Cmd:
+    """A read of the program's own environment asked inside the cluster job the paste shows the program run in (its
+    variables, its loader, its interpreter asked about the GPUs): typed on the login node it reads another. As it is
+    where the paste shows no job, where the ask says where already, where it runs in a container (placed's form, asked
+    first), and for what the login node answers as well (the packages installed: pip's list reads the same shared files)."""
+    if cmd.note or not facts.pasted.cluster:  # (a machine probed inside a job is there already)
+        return cmd
+    words = [w for w in cmd.argv if isinstance(w, str)]
+    while len(words) > 1 and (words[0] in ("env", "sudo") or re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0])):
+        words = words[1:]  # (env VAR=value python3 ...: the program is what follows)
+    program = re.split(r"[\\/]", words[0])[-1] if words else ""
+    python = program.startswith("python") and "pip" not in words[1:3]
+    if program in _JOB_SIDE or python:
+        return dataclasses.replace(cmd, note=IN_JOB)
     return cmd
 
 
