@@ -73,10 +73,12 @@ def test_a_bare_conda_row_and_pips_already_satisfied_answer():
 
 def test_onnxruntime_named_without_versions_is_reinstalled_unpinned(tmp_path):
     doc = _check(tmp_path, _report("onnxruntime-4809-kaggle-pip-ort-gpu-and-ort-providers-cpu-only"))
-    assert _argvs(doc, "nvidia-wheels-conflict") == [
+    argvs = _argvs(doc, "nvidia-wheels-conflict")
+    assert argvs[:2] == [
         ["%pip", "uninstall", "-y", "onnxruntime-gpu", "onnxruntime"],
         ["%pip", "install", "onnxruntime-gpu"],
     ]
+    assert argvs[2][1:] == ["-c", "import onnxruntime as ort; print(ort.__version__, ort.get_available_providers())"]
 
 
 def test_faiss_cpu_beside_faiss_gpu_leaves_the_gpu_package_alone(tmp_path):

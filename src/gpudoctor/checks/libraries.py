@@ -956,6 +956,15 @@ def _ort_reinstall(facts: Facts, ctx: Context, packages: tuple[tuple[str, str], 
     return (_pip(facts, "uninstall", "-y", *(n for n, _ in packages)), install)
 
 
+def ort_verify(facts: Facts) -> Cmd:
+    """The providers the onnxruntime that imports offers, in the interpreter that runs the program: CUDAExecutionProvider
+    among them is the GPU build (onnxruntime's get_available_providers)."""
+    from gpudoctor.planner.where import python_step
+
+    step = python_step(facts, "-c", "import onnxruntime as ort; print(ort.__version__, ort.get_available_providers())")
+    return dataclasses.replace(step, note="CUDAExecutionProvider listed: the GPU build is the one that imports")
+
+
 def check_onnxruntime_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """onnxruntime-gpu installed beside another onnxruntime distribution: they share one package directory."""
     packages = ort_packages(facts)
@@ -977,7 +986,7 @@ def check_onnxruntime_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Uninstall every onnxruntime distribution, then install onnxruntime-gpu alone, in the interpreter that runs "
             "the program (ONNX Runtime's own recipe; onnxruntime-gpu has the CPU provider too). If a requirement names "
             "`onnxruntime`, replace it with onnxruntime-gpu there (uv: `uv remove onnxruntime`), or it comes back.",
-            _ort_reinstall(facts, ctx, packages),
+            (*_ort_reinstall(facts, ctx, packages), ort_verify(facts)),
             component="environment",
         ),
     )
