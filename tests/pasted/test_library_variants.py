@@ -58,6 +58,12 @@ def test_an_install_command_naming_one_of_a_family_or_failing_installs_nothing()
     assert _dists(failed) == {}
 
 
+def test_an_install_command_advised_in_a_sentence_installs_nothing():
+    assert _dists("You should not pip install onnxruntime-gpu onnxruntime together, only the GPU one.\n") == {}
+    assert _dists("(venv) C:\\work> pip install onnxruntime-gpu onnxruntime\nSuccessfully built\n") != {}
+    assert _dists("PS C:\\Users\\me> pip install faiss-cpu faiss-gpu\n") == {"faiss-cpu": "", "faiss-gpu": ""}
+
+
 def test_a_sentence_that_both_are_installed():
     assert _dists(_report("patchcore-30-requirements-faiss-cpu-and-faiss-gpu-both")) == {"faiss-cpu": "", "faiss-gpu": ""}
     assert _dists("Should faiss-cpu and faiss-gpu be installed together?\n") == {}
@@ -66,6 +72,7 @@ def test_a_sentence_that_both_are_installed():
 def test_a_bare_conda_row_and_pips_already_satisfied_answer():
     assert _dists(_report("deepcluster-56-conda-faiss-cpu-no-standardgpuresources")) == {"faiss-cpu": "1.6.1"}
     assert _dists(_report("faiss-2892-pip-faiss-gpu-172-no-standardgpuresources-ask")) == {"faiss-gpu": "1.7.2"}
+    assert _dists("onnxruntime 1.16.0 is installed and onnxruntime-gpu too\n") == {}  # a sentence, not a row
 
 
 # --- what the checks make of it ----------------------------------------------------------------------------------

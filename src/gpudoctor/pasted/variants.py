@@ -30,8 +30,14 @@ _NAMES = sorted(VARIANTS, key=len, reverse=True)
 _NAME = "|".join(re.escape(n) for n in _NAMES)
 _FAMILY_OF = {n: family for family, names in FAMILIES.items() for n in names}
 
-# An install command (a notebook's "!pip" and "%pip" too) and the requirements it names, up to an option that ends them
-_INSTALL = re.compile(r"(?:^|[\s`!%])(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+(?P<args>[^\n`]{1,600})", re.IGNORECASE)
+# An install command and the requirements it names, up to an option that ends them: at the start of a line (after a
+# shell prompt: "$ ", "(env) C:\\work> ", "PS C:\\> "), in backticks, or a notebook's "!pip" / "%pip" (a sentence that
+# advises one is no command that ran)
+_INSTALL = re.compile(
+    r"(?:^[ \t]*(?:\([\w.-]{1,60}\)[ \t]*)?(?:(?:PS[ \t]+)?[^\s`]{0,200}[$#>][ \t]*)?|[`!%])(?:uv[ \t]+)?pip3?[ \t]+install[ \t]+"
+    r"(?P<args>[^\n`]{1,600})",
+    re.IGNORECASE,
+)
 _REQUIREMENT = re.compile(rf"^(?P<name>{_NAME})(?:==(?P<version>\d[\w.+!]{{0,40}}))?$", re.IGNORECASE)
 _INSTALL_FAILED = re.compile(r"^[ \t]*(?:ERROR|error)\b|No matching distribution|Could not find a version", re.IGNORECASE)
 # "Both faiss-cpu and faiss-gpu is installed", "onnxruntime and onnxruntime-gpu are both installed"
@@ -46,9 +52,10 @@ _SATISFIED = re.compile(
     rf"Requirement already satisfied:[ \t]*(?P<name>{_NAME})(?![\w-])[^\n(]{{0,300}}\((?P<version>\d[\w.+!]{{0,40}})\)",
     re.IGNORECASE,
 )
-# A conda list row on its own: name, version, build string, and the channel where it is not the default one
+# A conda list row on its own: name, version, build string (with a digit: "py27h6bb024c_0", "pypi_0", "0", never a
+# word of a sentence such as "onnxruntime 1.16.0 is installed"), and the channel where it is not the default one
 _CONDA_ROW = re.compile(
-    rf"^[ \t]*(?P<name>{_NAME})[ \t]+(?P<version>\d[\w.]{{0,40}})[ \t]+(?P<build>[\w.]{{1,80}})(?:[ \t]+(?P<channel>[\w./:-]{{1,80}}))?[ \t]*$",
+    rf"^[ \t]*(?P<name>{_NAME})[ \t]+(?P<version>\d[\w.]{{0,40}})[ \t]+(?P<build>(?=[\w.]{{0,80}}\d)[\w.]{{1,80}})(?:[ \t]+(?P<channel>[\w./:-]{{1,80}}))?[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 
