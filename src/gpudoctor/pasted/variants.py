@@ -54,7 +54,7 @@ _SATISFIED = re.compile(
 )
 # A conda list row on its own: name, version, build string (with a digit: "py27h6bb024c_0", "pypi_0", "0", never a
 # word of a sentence such as "onnxruntime 1.16.0 is installed"), and the channel where it is not the default one
-_CONDA_ROW = re.compile(
+CONDA_ROW = re.compile(
     rf"^[ \t]*(?P<name>{_NAME})[ \t]+(?P<version>\d[\w.]{{0,40}})[ \t]+(?P<build>(?=[\w.]{{0,80}}\d)[\w.]{{1,80}})(?:[ \t]+(?P<channel>[\w./:-]{{1,80}}))?[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -73,7 +73,7 @@ def read_variants(g: Gathered, text: str) -> None:
             for name in (m.group("a").lower(), m.group("b").lower()):
                 g.distributions.setdefault(name, "")
             g.notes.append(f"{m.group('a')} and {m.group('b')}: installed together (the reporter says so)")
-    for m in _CONDA_ROW.finditer(text):
+    for m in CONDA_ROW.finditer(text):
         name = m.group("name").lower()
         if name in g.distributions and g.distributions[name]:
             continue  # a listing read it already
