@@ -102,7 +102,8 @@ def test_case(slug):
 
 
 def test_no_false_alarm_on_fine_cases():
-    fine = [s for s in CASES if load(s).get("fine")]
+    # (a known miss is reported by test_case and counted against the figure, not failed: README.md's judging)
+    fine = [s for s in CASES if load(s).get("fine") and not load(s).get("expect", {}).get("miss")]
     if not fine:
         pytest.skip("no fine cases gathered yet")
     alarms = {s: judge(s).false_alarms for s in fine}

@@ -50,15 +50,19 @@ onnxruntime-gpu==1.17.1
 )
 def test_onnxruntime_gpu_beside_another_onnxruntime_is_all_uninstalled_then_the_gpu_one_alone(text, others, version):
     f = pasted_findings(text)["nvidia-wheels-conflict"]
+    # (then the providers read in the same interpreter: CUDAExecutionProvider listed is the GPU build, h173)
+    verify = ("-c", "import onnxruntime as ort; print(ort.__version__, ort.get_available_providers())")
     if text.startswith(_UV):  # `uv add` ran: a uv project, whose own verbs change it (gpudoctor.planner.where)
         assert argv_words(f.remediation) == [
             ("uv", "remove", "onnxruntime-gpu", *others),
             ("uv", "add", f"onnxruntime-gpu=={version}"),
+            ("uv", "run", "--no-sync", "python", *verify),
         ]
         return
     assert argv_words(f.remediation) == [
         ("python3", "-m", "pip", "uninstall", "-y", "onnxruntime-gpu", *others),
         ("python3", "-m", "pip", "install", f"onnxruntime-gpu=={version}"),
+        ("python3", *verify),
     ]
 
 

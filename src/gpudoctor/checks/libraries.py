@@ -8,6 +8,7 @@ those findings which sonames and failures are judged here, so one cause gets one
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -955,27 +956,98 @@ def _ort_reinstall(facts: Facts, ctx: Context, packages: tuple[tuple[str, str], 
     return (_pip(facts, "uninstall", "-y", *(n for n, _ in packages)), install)
 
 
+def ort_verify(facts: Facts) -> Cmd:
+    """The providers the onnxruntime that imports offers, in the interpreter that runs the program: CUDAExecutionProvider
+    among them is the GPU build (onnxruntime's get_available_providers)."""
+    from gpudoctor.planner.where import python_step
+
+    step = python_step(facts, "-c", "import onnxruntime as ort; print(ort.__version__, ort.get_available_providers())")
+    return dataclasses.replace(step, note="CUDAExecutionProvider listed: the GPU build is the one that imports")
+
+
 def check_onnxruntime_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """onnxruntime-gpu installed beside another onnxruntime distribution: they share one package directory."""
     packages = ort_packages(facts)
     if not packages:
         return
-    others = [f"{n} {v}" for n, v in packages[1:]]
+    # (a paste may name the distributions without their versions: gpudoctor.pasted.variants)
+    named = [f"{n} {v}".strip() for n, v in packages]
     yield Finding(
         "nvidia-wheels-conflict",
         Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
         "frameworks",
-        f"onnxruntime-gpu {packages[0][1]} is installed together with {', '.join(others)}",
+        f"{named[0]} is installed together with {', '.join(named[1:])}",
         "Each of these distributions installs the same site-packages/onnxruntime package: the one installed last "
         "overwrote the other's files, and with the CPU package's files onnxruntime lists only the CPU provider "
         "(CUDAExecutionProvider missing, no error). Uninstalling one of them deletes files the other needs. A package "
         "that requires `onnxruntime` by name pulls the CPU one back in on its next install or upgrade.",
-        (ev("python", f"installed: {', '.join(f'{n} {v}' for n, v in packages)}"),),
+        (ev("python", f"installed: {', '.join(named)}"),),
         Remediation(
             "Uninstall every onnxruntime distribution, then install onnxruntime-gpu alone, in the interpreter that runs "
             "the program (ONNX Runtime's own recipe; onnxruntime-gpu has the CPU provider too). If a requirement names "
             "`onnxruntime`, replace it with onnxruntime-gpu there (uv: `uv remove onnxruntime`), or it comes back.",
-            _ort_reinstall(facts, ctx, packages),
+            (*_ort_reinstall(facts, ctx, packages), ort_verify(facts)),
+            component="environment",
+        ),
+    )
+
+
+# --- faiss's distributions ------------------------------------------------------------------------------------
+
+# faiss-cpu and faiss-gpu (and the CUDA-named faiss-gpu-cu11 / -cu12 wheels) all install site-packages/faiss: the one
+# installed last wins, and with faiss-cpu's files the Gpu* classes are gone. faiss's maintainers' fix
+# (facebookresearch/faiss#2892: "delete faiss-cpu ... You only need to install faiss-gpu and you will have access to
+# both cpu and gpu functionalities") is the GPU package alone.
+_FAISS_FAMILY = ("faiss-gpu", "faiss-gpu-cu12", "faiss-gpu-cu11", "faiss-cpu")
+
+# The families whose CPU and GPU builds are distributions of their own over one import package: what a paste names of
+# them is read by gpudoctor.pasted.variants.
+VARIANT_FAMILIES = {"onnxruntime": _ORT_FAMILY, "faiss": _FAISS_FAMILY}
+
+
+def faiss_packages(facts: Facts) -> tuple[tuple[str, str], ...]:
+    """faiss-cpu installed together with a GPU faiss ((name, version), the GPU one first), or ()."""
+    py = facts.frameworks.python
+    if not isinstance(py, Found) or "faiss-cpu" not in py.value.distributions:
+        return ()
+    found = tuple((n, py.value.distributions[n]) for n in _FAISS_FAMILY if n in py.value.distributions)
+    return found if len(found) > 1 else ()
+
+
+def faiss_verify(facts: Facts) -> Cmd:
+    """The GPUs the faiss that imports sees, in the interpreter that runs the program: 0 is still a CPU build."""
+    from gpudoctor.planner.where import python_step
+
+    step = python_step(facts, "-c", "import faiss; print(faiss.get_num_gpus())")
+    return dataclasses.replace(step, note="the GPUs faiss sees: 0 means it is still the CPU build")
+
+
+def check_faiss_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """faiss-cpu installed beside faiss-gpu: they share one package directory, and the CPU one hides the GPU classes."""
+    packages = faiss_packages(facts)
+    if not packages:
+        return
+    named = [f"{n} {v}".strip() for n, v in packages]
+    gpu, version = packages[0]
+    yield Finding(
+        "nvidia-wheels-conflict",
+        Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
+        "frameworks",
+        f"{named[0]} is installed together with {', '.join(named[1:])}",
+        "Both install the same site-packages/faiss package: the one installed last overwrote the other's files, and "
+        "with faiss-cpu's files faiss has no GPU classes (module 'faiss' has no attribute 'StandardGpuResources'). "
+        "faiss-gpu holds the CPU indexes too.",
+        (ev("python", f"installed: {', '.join(named)}"),),
+        Remediation(
+            "Uninstall both, then install the GPU package alone, in the interpreter that runs the program (faiss's "
+            "maintainers' fix); take faiss-cpu out of the requirements that brought it, or it comes back. The package "
+            "index's faiss-gpu ends at 1.7.2 for Python 3.10 (pip's dry run, tests/install_pins/pins-checked.txt); "
+            "on a newer Python faiss-gpu comes from faiss's conda channel.",
+            (
+                _pip(facts, "uninstall", "-y", *(n for n, _ in packages)),
+                _pip(facts, "install", f"{gpu}=={version}" if re.fullmatch(r"[\w.+!]+", version) else gpu),
+                faiss_verify(facts),
+            ),
             component="environment",
         ),
     )
@@ -1189,6 +1261,7 @@ CHECKS = (
     Check("library-cupy-packages", "frameworks", ("nvidia-wheels-conflict",), check_cupy_packages, ("pasted",)),
     Check("library-cupy-incomplete", "frameworks", ("nvidia-wheels-conflict",), check_cupy_module_incomplete, ("pasted",)),
     Check("library-onnxruntime-packages", "frameworks", ("nvidia-wheels-conflict",), check_onnxruntime_packages),
+    Check("library-faiss-packages", "frameworks", ("nvidia-wheels-conflict",), check_faiss_packages),
     Check("library-fork-packages", "frameworks", ("nvidia-wheels-conflict",), check_fork_packages),
     Check("library-cuda-bindings", "frameworks", ("cuda-bindings-too-old",), check_cuda_bindings_driver, ("pasted",)),
 )

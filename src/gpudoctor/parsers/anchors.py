@@ -37,8 +37,9 @@ _REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
 
 def fold(line: str) -> str:
     """`line` in lower case, with every character that matches an ASCII letter under re.IGNORECASE made that letter."""
-    # (str.replace, not str.translate: a translate table is read per character, in Python's slow path)
-    return line.lower() if line.isascii() else line.replace("\u0131", "i").replace("\u017f", "s").lower()
+    # (str.replace, not str.translate: a translate table is read per character, in Python's slow path; U+0130, the
+    # dotted capital I, matches "i" under re.IGNORECASE but lowers to two characters, "i" and a combining dot)
+    return line.lower() if line.isascii() else line.replace("\u0131", "i").replace("\u0130", "i").replace("\u017f", "s").lower()
 
 
 Need = tuple[str, ...]  # one of these texts is in every match (lower case, ASCII); () for no such set

@@ -493,6 +493,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # frameworks' questions decide nothing of it.
         only = all(e.kind == "python-package-shadowed" for e in facts.pasted.errors if _is_failure(e, facts))
         out = shadowed + ([a for a in out if a in _catalogue_asks(facts)] if only else out)
+    out += _variant_asks(facts)
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
@@ -701,6 +702,31 @@ def _shadowed_package_asks(facts: Facts, windows: bool) -> list[Ask]:
                     f"whether a {package}.py or a {package} folder sits where Python searches first",
                 )
             )
+    return asks
+
+
+def _variant_asks(facts: Facts) -> list[Ask]:
+    """A library's GPU package shown installed (faiss-gpu, onnxruntime-gpu: checks.libraries' VARIANT_FAMILIES) where no
+    whole package list shows whether its CPU sibling is there too: the sibling writes the same import package and hides
+    the GPU build without an error (facebookresearch/faiss#2892, microsoft/onnxruntime#7748), so pip's view of the
+    family's distributions in that interpreter decides it. Read-only, asked once per family."""
+    from gpudoctor.checks.libraries import VARIANT_FAMILIES
+
+    py = facts.frameworks.python
+    if "distributions" in facts.pasted.whole or not isinstance(py, Found):
+        return []
+    asks: list[Ask] = []
+    for family, names in VARIANT_FAMILIES.items():
+        installed = [n for n in names if n in py.value.distributions]
+        if not installed or not all(n.endswith(("-gpu", "-cu11", "-cu12")) for n in installed):
+            continue  # none shown, or a CPU one shown: the checks judge what was shown
+        asks.append(
+            Ask(
+                _catalogue_cmd(facts, ("{python}", "-m", "pip", "show", *names)),
+                f"which {family} packages the interpreter holds (pip names those it does not find): a CPU one beside "
+                f"{installed[0]} overwrites its files and leaves the CPU build",
+            )
+        )
     return asks
 
 

@@ -19,6 +19,7 @@ from gpudoctor.host.snapshot import FORMAT
 from gpudoctor.pasted.distro_traces import Traced
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.provenance import cite
+from gpudoctor.pasted.variants import VARIANTS
 
 
 def build_snapshot(g: Gathered) -> dict[str, Any]:
@@ -230,7 +231,9 @@ def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
             else "python3"
         ),
         "site_packages": sites,
-        "distributions": {k: v for k, v in g.distributions.items() if v},
+        # (a version the text did not give is left out, but not the variant a paste names without one: which of
+        # onnxruntime and onnxruntime-gpu is installed is the fact, its release a detail)
+        "distributions": {k: v for k, v in g.distributions.items() if v or k in VARIANTS},
         "kind": "conda" if g.conda else "system",
     }
     if g.prefix:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
+from gpudoctor.pasted.variants import CONDA_ROW
 
 MAX_CITED = 3  # lines cited per fact: the first that state it
 MAX_TEXT = 300  # characters of a cited line kept
@@ -292,7 +293,8 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
         for name, version in (python.get("distributions") or {}).items():
             add(f"python.distributions.{name}", version, _version(text, name, version))
         if python.get("kind") == "conda":
-            add("python.kind", "conda", [text.search(re.compile(r"\[conda\]|conda|anaconda|miniforge|mambaforge", re.I))])
+            said = text.search(re.compile(r"\[conda\]|conda|anaconda|miniforge|mambaforge", re.I))
+            add("python.kind", "conda", [said or text.search(CONDA_ROW)])  # (or a conda list row of its own)
         else:
             add("python.kind", python.get("kind"), [], assumed=True)  # no conda shown: a plain installation
         if prefix := python.get("prefix"):
@@ -337,7 +339,9 @@ def _version(text: _Text, name: str, version: str) -> list[dict[str, Any] | None
     """A package with its version: a row naming both (any of the spellings of its name), else the version where a
     REPL or a message printed it alone."""
     if not version:
-        return []
+        # (a library's variant named without its version, gpudoctor.pasted.variants: the line that installs it, said
+        # or run, else the first that names it)
+        return [text.line_with_all([name, "install"], casefold=True) or text.line_with_all([name], casefold=True)]
     spellings = {name, name.replace("-", "_"), name.replace("_", "-")}
     if name == "torch":
         spellings |= {"pytorch", "PyTorch"}

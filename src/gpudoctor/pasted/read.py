@@ -32,6 +32,7 @@ from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output
 from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_unanswered
 from gpudoctor.pasted.distro_traces import agreed, read_traces
 from gpudoctor.pasted.gathered import Gathered
+from gpudoctor.pasted.variants import read_variants
 from gpudoctor.pasted.workloads import read_workloads
 from gpudoctor.versions import version_key
 
@@ -120,6 +121,7 @@ def read_sources(sources: list[Source]) -> Gathered:
                     g.smi_failure_line = text.count("\n", 0, at)
         _paths(g, text)
         _text_facts(g, plain)
+        read_variants(g, plain)
         read_cues(g, plain)
         read_workloads(g, lines)
     _unrecognised_failures(g, outputs)

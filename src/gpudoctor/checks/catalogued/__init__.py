@@ -53,6 +53,7 @@ from gpudoctor.checks.catalogued.devices import (
 )
 from gpudoctor.checks.catalogued.framework_builds import (
     check_allocator_backend,
+    check_faiss_cpu_build,
     check_jax_no_cuda_platform,
     check_said_cpu_build,
     check_tf_cudart_missing,
@@ -102,6 +103,7 @@ CHECKS = (
     Check("catalogued-app-gpu-too-old", "frameworks", ("framework-arch-unsupported",), check_app_gpu_too_old, ("pasted",)),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),
+    Check("catalogued-faiss-cpu-build", "frameworks", ("framework-cpu-build",), check_faiss_cpu_build, ("pasted",)),
     Check("catalogued-windows-tdr", "driver", ("windows-tdr-timeout",), check_windows_launch_timeout, ("pasted",)),
     Check("catalogued-cuda13-dll-folder", "toolkit", ("cuda13-dll-folder",), check_cuda13_dll_folder, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),

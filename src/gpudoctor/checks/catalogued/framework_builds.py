@@ -283,6 +283,46 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_faiss_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """faiss's GPU classes missing (catalogue.toml: faiss-no-gpu-classes) where the environment shows faiss-cpu and no
+    GPU faiss: the CPU package is the one installed. (faiss-cpu beside faiss-gpu is gpudoctor.checks.libraries' conflict;
+    with no listing the message's ask decides.) The GPU package comes from conda: faiss's INSTALL.md
+    (facebookresearch/faiss @7fa0cd3d: "The supported way to install Faiss is through conda"; "conda install -c pytorch
+    -c nvidia faiss-gpu", the nvidia channel for its CUDA)."""
+    from gpudoctor.checks.libraries import faiss_verify
+
+    said = _said(facts, "faiss-without-gpu")
+    py = facts.frameworks.python
+    if not said or not isinstance(py, Found):
+        return
+    dists = py.value.distributions
+    if "faiss-cpu" not in dists or any(n.startswith("faiss-gpu") for n in dists):
+        return
+    version = dists["faiss-cpu"]
+    conda = py.value.kind == "conda"
+    yield Finding(
+        "framework-cpu-build",
+        Severity.ERROR,
+        "frameworks",
+        f"the installed faiss is the CPU-only package (faiss-cpu {version})".replace(" )", ")"),
+        "faiss has no GPU classes (the text shows the missing attribute) and the environment holds faiss-cpu and no "
+        "faiss-gpu: the CPU-only build, which no driver or CUDA change makes use the GPU.",
+        (ev("pasted", said[0].line), ev("python", f"installed: faiss-cpu {version}".strip())),
+        Remediation(
+            "Replace faiss-cpu with faiss-gpu (it holds the CPU indexes too) from faiss's conda channel, in the "
+            "environment that runs the program; faiss's GPU package needs Linux x86-64.",
+            (
+                Cmd(("conda", "remove", "faiss-cpu"), note="in the environment the program runs in"),
+                Cmd(("conda", "install", "-c", "pytorch", "-c", "nvidia", "faiss-gpu")),
+                faiss_verify(facts),
+            )
+            if conda
+            else (),
+            component="environment",
+        ),
+    )
+
+
 def check_xla_libdevice_root(facts: Facts, ctx: Context) -> Iterable[Finding]:
     r"""XLA's "Can't find libdevice directory ${CUDA_DIR}/nvvm/libdevice" (catalogue.toml: xla-libdevice-not-found) on
     Windows, where the text names an installed toolkit's folder (CUDA_PATH's value, or the folder itself). XLA looks
