@@ -14,6 +14,9 @@ from the report's structure and a general reading of the paste, never a case's w
              command line run (after a prompt, or a program's line alone in a code block) for a command or a package
              list, an interpreter's path for a Python, an environment's path for an environment, a folder for a
              folder. A stand-in the paste does not decide is counted apart (`open`): it must stay, saying what to put.
+             The reading is coarse on purpose (a kind of value, not the value): a folder shown counts for any
+             folder placeholder, so a `<cuda12-toolkit-folder>` beside a CUDA 13.0 folder (plans11/1114) is counted
+             though the paste does not decide it; read the `-v` list before acting on the count.
   no way back  a failing case (broken) whose report has a finding at warning or above and a plan, but whose last step
              neither runs again a command the paste shows run nor checks that the fix took (`python -c` importing a
              framework, `nvidia-smi`, `jax.devices()`).
