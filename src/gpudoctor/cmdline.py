@@ -562,6 +562,41 @@ def render_all(lines: Iterable[Line], target: str = "posix") -> list[str]:
     return out
 
 
+# --- a command line read back: a shown command as argv, only where it is plain -------------------------------------
+#
+# A command a paste shows run (the reporter's own, gpudoctor.pasted.failing) is printed again only as data: its words,
+# each quoted here for the plan's shell. That holds only where the words are all it says: no pipe, redirection, list
+# (`;`, `&&`, `&`), subshell, glob or brace outside quotes; no substitution or variable anywhere (`$x`, `$(...)`,
+# backticks, cmd.exe's `%x%`: shells expand them inside double quotes too); no line continuation. Their meaning is the
+# reporter's shell's, not parsed here: such a line is said in prose instead.
+_QUOTED = LazyPattern(r"'[^']*'|\"[^\"]*\"")
+_OPERATORS = LazyPattern(r"[|<>;&*?\[\]{}()]")
+_EXPANDED = LazyPattern(r"[$`%]|\\$")
+_WINDOWS_WORD = LazyPattern(r'"[^"]*"|[^\s"]+')
+
+
+def split_plain(text: str, shell: str = "posix") -> tuple[str, ...] | None:
+    """The argument vector of a shown command line `text` typed into `shell` (a TARGETS name; "" for unknown, read as
+    POSIX), or None where it is not a plain command: an operator or glob outside quotes, a substitution or variable,
+    an unbalanced quote, a character no line can hold (_CONTROL), or no words."""
+    if not text.strip() or _CONTROL.search(text) or _EXPANDED.search(text) or _OPERATORS.search(_QUOTED.sub("", text)):
+        return None
+    if shell in _WINDOWS_SHELLS:
+        # cmd.exe and PowerShell: words split at blanks outside double quotes; a single quote is PowerShell's own
+        # literal, which cmd.exe does not know: not read.
+        if "'" in text or text.count('"') % 2:
+            return None
+        words = tuple(w[1:-1] if w.startswith('"') else w for w in _WINDOWS_WORD.findall(text))
+    else:
+        import shlex  # (only a check of a paste reads a command back)
+
+        try:
+            words = tuple(shlex.split(text, posix=True))
+        except ValueError:  # an unbalanced quote
+            return None
+    return words or None
+
+
 def shell_for_os(system: str | None) -> str:
     """The target people on this OS paste into: PowerShell on Windows, a POSIX shell elsewhere."""
     return "powershell" if (system or "").lower().startswith("win") else "posix"

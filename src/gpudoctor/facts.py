@@ -428,6 +428,11 @@ JAX_CUDA_SAID = "JAX's CUDA major named"
 # package directory outside any site-packages: ~/repo/audio/torchaudio/__init__.py); `means` is the checkout,
 # `package` the distribution. Its extension was built there, against the torch of that time: it is rebuilt there.
 SOURCE_CHECKOUT = "a companion imported from its source checkout"
+# The cue the pasted reader sets on the command the reporter ran that failed (gpudoctor.pasted.failing): `means` is
+# the command as typed, `shell` the prompt's ("posix", "powershell", "cmd", "container"; "" where a code block showed
+# it without one). The plan ends by running it again where it failed (gpudoctor.planner.resume), only where it is a
+# plain command (gpudoctor.cmdline.split_plain): it is the reporter's text, never code of ours.
+REPORTER_COMMAND = "the reporter's failing command"
 # The cue the pasted reader sets where a pip or uv command installed torch, pinned, from PyTorch's CPU index and the
 # installer said it finished; `means` is the release. The fix is the same release from the default index (its Linux
 # wheels are CUDA builds): the reporter chose the release, and the CPU index only by the installer's choice.

@@ -75,6 +75,7 @@ COMPONENTS = (
     "health",
     "memory",
     "doctor",
+    "resume",  # the reporter's own command again (gpudoctor.planner.resume): always last
 )
 
 

@@ -96,10 +96,13 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
     shown = [f for f in report.findings if f.code not in request.ignored and (not request.kept or f.code in request.kept)]
     left_out = tuple(f.code for f in report.findings if f not in shown)
     report.findings = shown
+    from gpudoctor.planner.resume import resume_step
+
+    target = shell(report.facts)
     return CheckResult(
         report=report,
         request=request,
-        plan=build(report.findings, shell(report.facts)),
+        plan=build(report.findings, target, resume_step(report.facts, report.findings, target)),
         offers=_offers(report, ctx),
         outcomes=tuple(outcomes),
         pasted=pasted,

@@ -344,3 +344,45 @@ def test_windows_lines_read_as_the_same_argv_in_cmd_and_powershell():
             words.append(word)
             pos = m.end() + 1
         assert words == ["printargs", str(i), v], (v, lines[-1])
+
+
+# --- a shown command line read back (split_plain): only a plain command becomes argv -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "shell", "argv"),
+    [
+        ("pip install --upgrade tensorflow", "posix", ("pip", "install", "--upgrade", "tensorflow")),
+        # an operator inside quotes is the program's argument, not the shell's
+        ('python -c "import torch; print(torch.cuda.is_available())"', "posix", ("python", "-c", "import torch; print(torch.cuda.is_available())")),
+        ('pip install "x>=1"', "posix", ("pip", "install", "x>=1")),
+        (r".\venv\Scripts\python.exe -s ComfyUI\main.py", "cmd", (r".\venv\Scripts\python.exe", "-s", r"ComfyUI\main.py")),
+        (r'"C:\Program Files\app\python.exe" run.py', "powershell", (r"C:\Program Files\app\python.exe", "run.py")),
+    ],
+)  # fmt: skip
+def test_a_plain_command_line_is_read_back_as_its_words(text, shell, argv):
+    from gpudoctor.cmdline import split_plain
+
+    assert split_plain(text, shell) == argv
+
+
+@pytest.mark.parametrize(
+    ("text", "shell"),
+    [
+        ("python train.py | tee log", "posix"),
+        ("python train.py > log 2>&1", "posix"),
+        ("cd app && python train.py", "posix"),
+        ("python $SCRIPT", "posix"),
+        ('python "$HOME/x.py"', "posix"),  # expanded inside double quotes too
+        ("python $(which train)", "posix"),
+        ("python *.py", "posix"),
+        ("pip install 'unbalanced", "posix"),
+        ("python %APPDATA%\\x.py", "cmd"),
+        ("python 'x.py'", "powershell"),  # a PowerShell literal cmd.exe does not know
+        ("", "posix"),
+    ],
+)  # fmt: skip
+def test_a_line_with_shell_syntax_is_not_read_back(text, shell):
+    from gpudoctor.cmdline import split_plain
+
+    assert split_plain(text, shell) is None

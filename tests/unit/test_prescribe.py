@@ -26,7 +26,7 @@ def finding(code: str, component: str, where: str = "") -> Finding:
 def test_the_components_order_is_the_documented_one():
     assert COMPONENTS == (
         "driver", "container", "platform", "gpu", "toolkit", "cudnn", "torch", "tensorflow", "jax",
-        "environment", "health", "memory", "doctor",
+        "environment", "health", "memory", "doctor", "resume",
     )  # fmt: skip
 
 

@@ -19,6 +19,7 @@ from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.planner.remedy import reboot
+from gpudoctor.planner.resume import pip_install, shown_command
 from gpudoctor.planner.where import python_exe
 from gpudoctor.probed import Found
 from gpudoctor.versions import spec_contains, vkey
@@ -624,6 +625,15 @@ def check_windows_long_path(facts: Facts, ctx: Context) -> Iterable[Finding]:
     shown = [e for e in said if e.get("path") or e is hinted]
     length = f"{len(path)} characters" if len(path) > _MAX_PATH else "longer than 260 characters"
     py = python_exe(facts)
+    # The install the paste shows failing is run again as the plan's last step (gpudoctor.planner.resume); where the
+    # paste shows none, the step says what to fill in.
+    typed = shown_command(facts)
+    install: tuple[Cmd, ...]
+    if typed is not None and pip_install(typed):
+        again, install = "run your install again (the plan's last step)", ()
+    else:
+        again = "run the same install again with the same Python"
+        install = (Cmd((py, "-m", "pip", "install", Placeholder("packages")), note="the same install as before"),)
     yield Finding(
         "windows-long-paths-disabled",
         Severity.ERROR,
@@ -635,9 +645,8 @@ def check_windows_long_path(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "are fine; no CUDA, cuDNN or Python change is needed.",
         tuple(ev("pasted", e.line) for e in shown),
         Remediation(
-            "Enable Win32 long paths (as Administrator), restart Windows, and run the same install again with the "
-            "same Python. Without administrator rights, create the environment at a short path instead "
-            "(E:\\venvs\\name, say) and install into it.",
+            f"Enable Win32 long paths (as Administrator), restart Windows, and {again}. Without administrator rights, "
+            "create the environment at a short path instead (E:\\venvs\\name, say) and install into it.",
             (
                 Cmd(("reg", "query", _LONG_PATHS_KEY, "/v", "LongPathsEnabled"), note="absent or 0x0: not enabled"),
                 Cmd(
@@ -646,7 +655,7 @@ def check_windows_long_path(facts: Facts, ctx: Context) -> Iterable[Finding]:
                     note="paths past 260 characters",
                 ),
                 *reboot(facts),  # the one restart per platform (planner.remedy): Windows reads it after a restart
-                Cmd((py, "-m", "pip", "install", Placeholder("packages")), note="the same install as before"),
+                *install,
             ),
             requires_root=True,
             component="platform",

@@ -1385,12 +1385,15 @@ def _catalogue_cmd(facts: Facts, words: Sequence[str | Placeholder]) -> Cmd:
 def not_in_plan(asks: Sequence[Ask], plan: Any) -> list[Ask]:
     """The asks a plan's steps do not already print as their commands (gpudoctor.planner.deciders makes an undecided
     error's step out of them): the views print each command once, in the step that needs its answer. The JSON keeps
-    both lists, each whole: a step's commands and the report's questions are two fields a reader looks up apart."""
+    both lists, each whole: a step's commands and the report's questions are two fields a reader looks up apart. The
+    plan's last step that runs the reporter's command again, or checks the fix took (gpudoctor.planner.resume), is run
+    after the fix: an ask of the same command wants its answer before, and stays."""
     if plan is None:
         return list(asks)
     printed = {
         (c.argv, c.pipe)
         for s in plan.steps
+        if s.component != "resume"
         for c in (*s.commands, *(c for a in s.alternatives for c in a.remediation.commands))
         if isinstance(c, Cmd)
     }

@@ -584,6 +584,20 @@ def _cue(g: Gathered, cue: str, means: str, line: str) -> None:
         g.cues.append(entry)
 
 
+def prompt_command(line: str) -> tuple[str, str] | None:
+    """The shell and the command of a line typed at a prompt (`(container) $ `, `PS C:\\x> `, `C:\\x> `, `user@host:~$ `):
+    ("container" or "host", "powershell", "cmd", "posix"; the command as typed), or None where the line is no prompt's."""
+    if m := _SIDE.match(line):
+        return m.group("side").lower(), m.group("cmd")
+    if m := _PS.match(line):
+        return "powershell", m.group("cmd")
+    if (m := _CMD_EXE.match(line)) and not _WIN_PYTHON.match(line.strip()):
+        return "cmd", m.group("cmd")
+    if m := _POSIX.match(line):
+        return "posix", m.group("cmd")
+    return None
+
+
 def read_cues(g: Gathered, text: str) -> None:
     """Read the cues of `text` (quote markers already taken off) into `g`. Never raises on content; linear."""
     lines = text.splitlines()[:MAX_LINES]

@@ -31,6 +31,7 @@ from gpudoctor.parsers.error_texts import ErrorEvidence, extract_evidence
 from gpudoctor.pasted.blocks import KINDS, Block, find_blocks, normalise, output_only, unspace
 from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_unanswered
 from gpudoctor.pasted.distro_traces import agreed, read_traces
+from gpudoctor.pasted.failing import read_failing_command
 from gpudoctor.pasted.gathered import Gathered
 from gpudoctor.pasted.variants import read_variants
 from gpudoctor.pasted.workloads import read_workloads
@@ -123,6 +124,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         _text_facts(g, plain)
         read_variants(g, plain)
         read_cues(g, plain)
+        read_failing_command(g, plain)
         read_workloads(g, lines)
     _unrecognised_failures(g, outputs)
     _plugin_present(g, sources)

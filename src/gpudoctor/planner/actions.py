@@ -116,6 +116,7 @@ _INSPECT = {
     "which",
     "python",
     "python3",
+    "python.exe",  # Windows' interpreter by its path (a venv's Scripts\python.exe), as python is on POSIX
     "printenv",
     "uname",
     "lsmod",

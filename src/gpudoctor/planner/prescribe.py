@@ -47,6 +47,7 @@ TITLES = {
     "health": "GPU health",
     "memory": "GPU memory",
     "doctor": "gpudoctor",
+    "resume": "your own command",
 }
 
 
@@ -157,12 +158,15 @@ def component_of(finding: Finding) -> str:
     return finding.area if finding.area in COMPONENTS else "doctor"
 
 
-def build(findings: Sequence[Finding], target: str = "posix") -> Prescription:
-    """Merge the findings' remediations into one step per component, in COMPONENTS order.
+def build(findings: Sequence[Finding], target: str = "posix", resume: Step | None = None) -> Prescription:
+    """Merge the findings' remediations into one step per component, in COMPONENTS order, and end with `resume`
+    (gpudoctor.planner.resume: the reporter's own command again) where any step comes before it.
 
     A finding whose first choice contradicts the rest of the plan, where its alternative does not,
     is answered by the alternative (the first choice then offered instead)."""
     plan = _build(findings, target)
+    if resume is not None and plan.steps:
+        plan = Prescription((*plan.steps, resume), plan.target, plan.problems)
     if not plan.problems:
         return plan
     for i, f in enumerate(findings):

@@ -1,0 +1,187 @@
+"""Where a plan ends: the reporter's own failing command, run again where it failed, so the fix is seen to take.
+
+A plan that names the right cause and stops at the fix leaves the reporter to find the way back (issue 27, kind 9 of
+the blind sets' verdicts: "the plan ends with a reboot and has no command to rerun the install, though it is known").
+Where the paste shows the command that failed (facts.REPORTER_COMMAND, read by gpudoctor.pasted.failing), the plan's
+last step runs it again:
+
+- only after a step that changes something (planner.actions reads each command back): a plan that only reads and
+  prints decides nothing yet, and the command would fail as before;
+- as data: its words split by the quoting layer (gpudoctor.cmdline.split_plain) and quoted again for the plan's shell;
+  a line with shell syntax not parsed there (a pipe, a redirection, a variable) is said in prose, never printed;
+- in the same interpreter: a bare `pip`/`python` the paste ran in an environment whose interpreter it shows becomes
+  that interpreter's (gpudoctor.planner.where: the environment's own tool where one manages it); `sudo` stays the
+  command's need of root; a command typed at a container's prompt is run there again;
+- once: a plan whose own commands already run it again adds nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpudoctor.cmdline import Cmd, Placeholder, Unrenderable, render, split_plain
+from gpudoctor.facts import REPORTER_COMMAND
+from gpudoctor.model import Finding, Severity
+
+# typing's constant without typing: a bare check imports this module (bench/README.md, h161)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gpudoctor.planner.prescribe import Step
+
+NOTE = "your own command again, where it failed: the fix took if it no longer fails"
+# The interpreters a shell finds on PATH by name: the environment's own replaces them where the paste shows it.
+_BARE = ("python", "python3", "py", "pip", "pip3")
+
+
+def shown_command(facts: Any) -> tuple[str, ...] | None:
+    """The words of the reporter's failing command where the paste shows it and it is plain (split_plain), else None:
+    what the plan's last step runs again, so a check need not ask for it (`<packages>` of an install said again)."""
+    shown = next((c for c in facts.pasted.cues if c.get("cue") == REPORTER_COMMAND), None)
+    if shown is None or not facts.pasted.partial:
+        return None
+    typed = shown.get("shell") if shown.get("shell") in ("powershell", "cmd") else shell_of(facts)
+    return split_plain(shown.get("means") or "", typed)
+
+
+def pip_install(argv: Sequence[str]) -> bool:
+    """Whether `argv` is a pip install (`pip install`, `python -m pip install`, sudo before either)."""
+    words = list(argv[1:] if tuple(argv[:1]) == ("sudo",) else argv)
+    at = next((i for i in range(1, min(len(words), 4)) if words[i : i + 2] == ["-m", "pip"]), None)
+    if at is not None:  # an interpreter, its own options (py -3.7-64), then -m pip
+        words = words[at + 1 :]
+    return len(words) > 2 and words[0] in ("pip", "pip3") and words[1] == "install"
+
+
+def resume_step(facts: Any, findings: Sequence[Finding], target: str) -> Step | None:
+    """The plan's last step: the reporter's failing command again (the module's rules), or None where the paste shows
+    none, nothing in the plan changes anything, or the plan runs it already."""
+    from gpudoctor.planner.prescribe import Step
+
+    shown = next((c for c in facts.pasted.cues if c.get("cue") == REPORTER_COMMAND), None)
+    acting = [f for f in findings if f.severity >= Severity.WARNING and _acts(f)]
+    if not facts.pasted.partial or not acting:
+        return None
+    if shown is None:
+        return _check_step(facts, acting)
+    text = shown.get("means") or ""
+    inside = shown.get("shell") == "container"
+    argv = shown_command(facts)
+    severity = max(f.severity for f in acting)
+    where = " inside the container" if inside else ""
+    if argv is None:
+        prose = f"Then run your own command again{where}, as the report shows it ({text}): the fix took if it no longer fails."
+        return Step("resume", (prose,), (), (), severity)
+    cmd = _in_interpreter(facts, argv)
+    if inside:
+        cmd = Cmd(cmd.argv, root=cmd.root, note=f"inside the container; {NOTE}")
+    try:
+        render(cmd, target)
+    except Unrenderable:
+        return None  # a word the plan's shell cannot hold: said nowhere rather than printed wrong
+    if any(_same_run(cmd, c) for f in findings if f.remediation for c in f.remediation.commands):
+        return None
+    return Step("resume", (f"Then run your own command again{where}.",), (cmd,), (), severity, cmd.root)
+
+
+# The one line that shows a fix of each component took, in the program's interpreter (where.python_step): PyTorch's
+# torch.cuda.is_available() (pytorch.org/docs, torch.cuda), TensorFlow's tf.config.list_physical_devices() (every
+# device, its GPUs among them; no quote inside, which cmd.exe could not hold: tensorflow.org/api_docs, tf.config),
+# JAX's jax.devices() (jax.readthedocs.io, jax.devices: the backend's devices, CPU ones where no GPU backend loads);
+# a driver's, nvidia-smi's table (nvidia-smi(1)). The first component of the plan's that has one decides: the
+# framework is what the program runs.
+_CHECKS = (
+    ("torch", ("-c", "import torch; print(torch.__version__, torch.cuda.is_available())")),
+    ("tensorflow", ("-c", "import tensorflow as tf; print(tf.__version__, tf.config.list_physical_devices())")),
+    ("jax", ("-c", "import jax; print(jax.__version__, jax.devices())")),
+    ("driver", ("nvidia-smi",)),
+)
+CHECK_NOTE = "the fix took if this shows the GPU"
+
+
+# The components a framework loads through: their fix took where the framework sees the GPU.
+_UNDER_THE_FRAMEWORK = frozenset({"toolkit", "cudnn", "environment"})
+
+
+def _frameworks(facts: Any) -> list[str]:
+    """The frameworks the paste shows installed or at work (torch, tensorflow, jax)."""
+    from gpudoctor.probed import Found
+
+    seen = set(getattr(facts.pasted, "frameworks", ()) or ())
+    return [n for n in ("torch", "tensorflow", "jax") if n in seen or isinstance(getattr(facts.frameworks, n, None), Found)]
+
+
+def _check_step(facts: Any, acting: Sequence[Finding]) -> Step | None:
+    """Where the paste shows no command of the reporter's: the one line that shows the fix took (_CHECKS), or None
+    where no component of the plan has one, a step of it runs on another machine, or the plan runs it already."""
+    from gpudoctor.planner.prescribe import Step, component_of
+    from gpudoctor.planner.where import python_step
+
+    components = {component_of(f) for f in acting}
+    if components & _UNDER_THE_FRAMEWORK:
+        # a toolkit, cuDNN or a variable fixed for the one framework the paste shows at work: that framework's check
+        components |= set(_frameworks(facts)) if len(_frameworks(facts)) == 1 else set()
+    if any(f.remediation is not None and f.remediation.where for f in acting):
+        return None  # (a step on the host or in Windows: where the check runs is another question)
+    for component, args in _CHECKS:
+        if component not in components:
+            continue
+        cmd = Cmd(args) if args == ("nvidia-smi",) else python_step(facts, *args)
+        if any(isinstance(a, Placeholder) for a in cmd.argv):
+            return None  # (an image only the reporter can name: a check with a blank in it is no check)
+        cmd = Cmd(cmd.argv, root=cmd.root, note=CHECK_NOTE)
+        if any(_same_run(cmd, c) for f in acting if f.remediation for c in f.remediation.commands):
+            return None
+        severity = max(f.severity for f in acting)
+        return Step("resume", ("Then check that the fix took.",), (cmd,), (), severity)
+    return None
+
+
+def _same_run(cmd: Cmd, other: Any) -> bool:
+    """Whether the plan's `other` already runs `cmd` again: the same words, or the same pip install of the same
+    packages by any interpreter (a plan that moves the install to another Python runs it there, and the reporter's
+    own interpreter would fail as before)."""
+    if not isinstance(other, Cmd):
+        return False
+    if other.words == cmd.words:
+        return True
+    return pip_install(cmd.words) and pip_install(other.words) and _packages(cmd.words) <= _packages(other.words)
+
+
+def _packages(words: Sequence[str]) -> set[str]:
+    at = list(words).index("install")
+    return {w for w in words[at + 1 :] if not w.startswith("-")}
+
+
+def _in_interpreter(facts: Any, argv: tuple[str, ...]) -> Cmd:
+    """`argv` (sudo taken off as the command's need of root) in the environment's interpreter where the paste shows it
+    and the command names a bare one; as typed otherwise."""
+    from gpudoctor.planner.where import package_step, python_exe
+
+    root = argv[0] == "sudo" and len(argv) > 1
+    if root:
+        argv = argv[1:]
+    py = python_exe(facts)
+    if py not in ("python", "python3") and argv[0] in _BARE:
+        if argv[0] in ("pip", "pip3") and len(argv) > 1:
+            return Cmd(package_step(facts, *argv[1:]).argv, root=root, note=NOTE)
+        if argv[0] not in ("pip", "pip3") and len(argv) > 3 and argv[1:3] == ("-m", "pip"):
+            return Cmd(package_step(facts, *argv[3:]).argv, root=root, note=NOTE)
+        if argv[0] in ("python", "python3"):  # (py's own options pick another Python: kept as typed)
+            return Cmd((py, *argv[1:]), root=root, note=NOTE)
+    return Cmd(argv, root=root, note=NOTE)
+
+
+def shell_of(facts: Any) -> str:
+    from gpudoctor.planner.where import shell
+
+    return shell(facts)
+
+
+def _acts(f: Finding) -> bool:
+    """Whether `f`'s fix holds a command that changes something (planner.actions: anything but `inspect`)."""
+    from gpudoctor.planner.actions import classify
+
+    r = f.remediation
+    return r is not None and any(not isinstance(c, Cmd) or classify(c).kind != "inspect" for c in r.commands)

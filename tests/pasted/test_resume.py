@@ -1,0 +1,97 @@
+"""A plan ends where the reporter resumes (issue 27, kind 9): the failing command read from the paste
+(gpudoctor.pasted.failing) and run again as the plan's last step, or the one line that shows the fix took
+(gpudoctor.planner.resume). Recorded pastes, expectations by hand; each rule with the near miss that must not fire."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.facts import REPORTER_COMMAND
+from gpudoctor.pasted import load_sources, read_pasted
+from tests.pasted.cli_json import ROOT, blind_case, check, paste
+
+
+def failing(path: Path) -> list[dict]:
+    """The reporter's-command cues the reader sets on the paste at `path`."""
+    return [c for c in read_pasted(load_sources([str(path)]))["pasted"]["cues"] if c["cue"] == REPORTER_COMMAND]
+
+
+def last(doc: dict) -> dict:
+    return doc["plan"]["steps"][-1]
+
+
+# --- the reader -----------------------------------------------------------------------------------------------------
+
+
+def test_the_one_pip_install_beside_pips_error_is_the_failing_command():
+    (cue,) = failing(blind_case("plans11/cases/1106"))
+    assert (cue["means"], cue["shell"]) == ("pip install --upgrade tensorflow", "")
+
+
+def test_a_command_at_the_containers_prompt_with_a_failure_under_it():
+    (cue,) = failing(blind_case("pasted/cases/028"))
+    assert (cue["means"], cue["shell"]) == ("nvidia-smi -L", "container")
+
+
+def test_a_missing_program_at_a_prompt_is_not_the_failing_command():
+    # (cmd.exe's "'wget' is not recognized" under `C:\Users\x>wget ...`: an aside, not the install that failed)
+    assert failing(blind_case("plans11/cases/1126")) == []
+
+
+def test_prompts_whose_output_shows_no_failure_set_nothing():
+    # a fine report: `$ python3 -c "import jax; ..."` and `$ nvidia-smi`, their outputs clean
+    assert failing(blind_case("pasted/cases/005")) == []
+
+
+def test_a_comment_after_a_hash_is_no_root_prompt():
+    # `# Convert predictions back to CPU for evaluation` in a script, a traceback below it
+    assert failing(blind_case("plans8/cases/825")) == []
+
+
+# --- the plan's last step -------------------------------------------------------------------------------------------
+
+
+def test_the_install_is_run_again_last_and_no_placeholder_stands_for_it():
+    doc = check(blind_case("plans11/cases/1106"))
+    step = last(doc)
+    assert step["component"] == "resume"
+    assert [c["argv"] for c in step["commands"]] == [["pip", "install", "--upgrade", "tensorflow"]]
+    assert not any("<packages>" in w for s in doc["plan"]["steps"] for c in s["commands"] for w in c["argv"])
+
+
+def test_the_script_is_run_again_by_the_environments_interpreter():
+    step = last(check(blind_case("plans5/cases/441")))
+    assert step["component"] == "resume"
+    assert [c["argv"] for c in step["commands"]] == [["/home/crazykrow/miniconda3/envs/textgen/bin/python", "server.py"]]
+
+
+def test_a_plan_that_runs_the_same_install_by_another_python_adds_no_rerun():
+    # 1125: the plan installs the reporter's packages with the 64-bit Python; the 32-bit one would fail as before
+    doc = check(blind_case("plans11/cases/1125"))
+    assert [s["component"] for s in doc["plan"]["steps"]] == ["torch"]
+
+
+def test_a_command_with_a_pipe_is_said_not_printed(tmp_path):
+    text = blind_case("plans11/cases/1106").read_text(encoding="utf-8")
+    text = text.replace("pip install --upgrade tensorflow\n", "pip install --upgrade tensorflow | tee pip.log\n")
+    step = last(paste(tmp_path, text))
+    assert step["component"] == "resume"
+    assert step["commands"] == []
+
+
+def test_with_no_command_shown_the_plan_ends_with_the_frameworks_check():
+    step = last(check(ROOT / "tests/pasted/cases/pytorch-32369-conda-cpuonly-obtained-torch140/report.txt"))
+    assert step["component"] == "resume"
+    assert [c["argv"] for c in step["commands"]] == [
+        ["python3", "-c", "import torch; print(torch.__version__, torch.cuda.is_available())"]
+    ]
+
+
+def test_a_plan_that_already_ends_with_its_own_test_gets_no_other():
+    # 1101: no command of the reporter's is shown, the fix is the container runtime's, its steps end with docker run
+    doc = check(blind_case("plans11/cases/1101"))
+    assert [s["component"] for s in doc["plan"]["steps"]] == ["container"]
+
+
+def test_a_fine_report_has_no_plan_to_end():
+    assert check(blind_case("pasted/cases/005"))["plan"]["steps"] == []

@@ -1,0 +1,186 @@
+"""Count the plans that stop short of the reporter's own work: stand-ins for what the paste shows, and no way back.
+
+    python tools/plan_completeness.py          # the counts, per set
+    python tools/plan_completeness.py -v       # and the plans counted, by name, with what was counted
+
+Over every case of tests/blind/plans3..plans11 (expect.toml's `evidence`), tests/blind/pasted (`category`) and
+tests/pasted/cases (case.toml's `fine`) (tools/clean_bills.cases' reading; tests/blind/plans12 is never read: it is a
+blind set still being collected), the real CLI runs in-process with `--format json` (tools/golden.py's Runner). Issue
+27's kind 9 ("no command where one is possible") has two shapes in the blind sets' verdicts, and each is counted here
+from the report's structure and a general reading of the paste, never a case's words:
+
+  stand-in   a placeholder the plan prints (an angle-bracket token in a step's line or summary) or a prose stand-in
+             ("the same Python", "the same install", "your program") whose value the paste states: the paste shows a
+             command line run (after a prompt, or a program's line alone in a code block) for a command or a package
+             list, an interpreter's path for a Python, an environment's path for an environment, a folder for a
+             folder. A stand-in the paste does not decide is counted apart (`open`): it must stay, saying what to put.
+             The reading is coarse on purpose (a kind of value, not the value): a folder shown counts for any
+             folder placeholder, so a `<cuda12-toolkit-folder>` beside a CUDA 13.0 folder (plans11/1114) is counted
+             though the paste does not decide it; read the `-v` list before acting on the count.
+  no way back  a failing case (broken) whose report has a finding at warning or above and a plan, but whose last step
+             neither runs again a command the paste shows run nor checks that the fix took (`python -c` importing a
+             framework, `nvidia-smi`, `jax.devices()`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools import clean_bills  # noqa: E402 (the project's root on the path first)
+from tools.golden import Runner  # noqa: E402
+
+BLOCKING = clean_bills.BLOCKING
+
+# --- what the paste states ------------------------------------------------------------------------------------------
+# A command line after a shell's prompt: `$ `, `# `, `user@host:~$ `, `(env) $`, `PS C:\x> `, `C:\x> `.
+_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w.-]{1,40}@[\w.-]{1,64}:[^\s$#]{0,200}\s?[$#]|[$#]|PS [A-Za-z]:\\[^>]{0,300}>"
+    r"|[A-Za-z]:\\[^<>|\"]{0,300}>)\s*(?P<cmd>\S.*)$"
+)
+# A program's command line alone on its line, as a code block holds what the reporter ran.
+_RUN_LINE = re.compile(
+    r"^\s*(?:sudo\s+)?(?P<cmd>(?:python[\d.]*|py|pip[\d.]*|conda|mamba|docker|podman|uv|poetry|\S+\.(?:bat|sh|py|exe))"
+    r"\s+\S.*|\S+\.bat)$"
+)
+_INTERPRETER = re.compile(r"[\w.~-]*[\\/](?:[\w .~-]+[\\/]){0,20}(?:bin[\\/]python[\d.]*|python[w]?\.exe)\b", re.I)
+_ENVIRONMENT = re.compile(r"envs[\\/][\w.-]+|[\\/][\w.-]*venv[\w.-]*(?:[\\/]|\b)|[\\/]Scripts[\\/]activate|bin/activate")
+_FOLDER = re.compile(r"[A-Za-z]:\\[\w .-]+\\|(?<![\w.])/(?:usr|opt|home|root)/[\w.-]+")
+
+
+def stated(text: str) -> set[str]:
+    """What kinds of value the paste states: a command run, an interpreter, an environment, a folder."""
+    out = set()
+    for line in text.splitlines():
+        if _PROMPT.match(line) or _RUN_LINE.match(line):
+            out.add("command")
+    if _INTERPRETER.search(text):
+        out.add("interpreter")
+    if _ENVIRONMENT.search(text):
+        out.add("environment")
+    if _FOLDER.search(text):
+        out.add("folder")
+    return out
+
+
+def shown_commands(text: str) -> set[str]:
+    """The command lines the paste shows run, their words joined by one space."""
+    out = set()
+    for line in text.splitlines():
+        m = _PROMPT.match(line) or _RUN_LINE.match(line)
+        if m:
+            out.add(" ".join(m.group("cmd").replace('"', "").replace("'", "").split()))
+    return out
+
+
+# --- what the plan prints in their place ----------------------------------------------------------------------------
+_ANGLE = re.compile(r"<([a-z][a-z0-9-]*)>")
+# The prose stand-ins of the blind sets' verdicts, with the kind of value each stands for.
+_PROSE = (
+    (re.compile(r"\bthe same Python\b", re.I), "interpreter"),
+    (re.compile(r"\b(?:the same install|your install command)\b", re.I), "command"),
+    (re.compile(r"\b(?:rerun|run) your (?:program|script|command)\b|\bthe failing command\b", re.I), "command"),
+)
+
+
+def _kind(name: str) -> str:
+    """The kind of value an angle-bracket placeholder stands for, by its name."""
+    if name in ("packages", "program") or "command" in name or "script" in name:
+        return "command"
+    if "python" in name or name == "interpreter":
+        return "interpreter"
+    if "env" in name:
+        return "environment"
+    if any(w in name for w in ("folder", "dir", "path")):
+        return "folder"
+    return "other"
+
+
+def stand_ins(doc: dict) -> list[tuple[str, str]]:
+    """(stand-in, kind of value) of each placeholder or prose stand-in the plan prints."""
+    out = []
+    for step in doc.get("plan", {}).get("steps", []):
+        texts = [*step["summaries"], *step["lines"]]
+        for alt in step["alternatives"]:
+            texts += [alt["summary"], *alt["lines"]]
+        for t in texts:
+            out += [(f"<{m}>", _kind(m)) for m in _ANGLE.findall(t)]
+            out += [(m.group(0), kind) for pattern, kind in _PROSE for m in pattern.finditer(t)]
+    return out
+
+
+_VERIFY = re.compile(r"cuda\.is_available|jax\.devices|list_physical_devices|is_built_with_cuda|^nvidia-smi\b")
+
+
+def way_back(doc: dict, commands: set[str]) -> bool:
+    """Whether the plan's last step runs a command the paste shows run again, or checks that the fix took."""
+    steps = doc.get("plan", {}).get("steps", [])
+    if not steps:
+        return False
+    for line in steps[-1]["lines"]:
+        words = " ".join(line.replace('"', "").replace("'", "").split())
+        if words in commands or _VERIFY.search(words):
+            return True
+    return False
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-v", "--verbose", action="store_true", help="name the plans counted")
+    args = ap.parse_args()
+    runner = Runner()
+    tally: dict[str, Counter[str]] = {}
+    for name, case, kind, text in cases():
+        _, out = runner.check(["--from", str(text.relative_to(ROOT)), "--format", "json"])
+        doc = json.loads(out)
+        paste = text.read_text(encoding="utf-8", errors="replace")
+        have = stated(paste)
+        row = tally.setdefault(name, Counter())
+        for token, what in stand_ins(doc):
+            column = "stand-in" if what in have else "open"
+            row[column] += 1
+            if args.verbose and column == "stand-in":
+                print(f"stand-in     {name}/{case}: {token} ({what})")
+        blocking = [f for f in doc["findings"] if f["severity"] in BLOCKING]
+        if kind == "broken" and blocking and doc.get("plan", {}).get("steps"):
+            row["plans"] += 1
+            if not way_back(doc, shown_commands(paste)):
+                row["no way back"] += 1
+                if args.verbose:
+                    print(f"no way back  {name}/{case}")
+    for name, row in tally.items():
+        print(_row(name, row))
+    total = Counter[str]()
+    for row in tally.values():
+        total.update(row)
+    print(_row("all", total))
+    return 0
+
+
+def _row(name: str, row: Counter[str]) -> str:
+    return (
+        f"{name:8} stand-ins stated {row['stand-in']:3}   open {row['open']:3}   "
+        f"no way back {row['no way back']:3} of {row['plans']:3} broken plans"
+    )
+
+
+def cases():
+    """clean_bills' cases, with tests/blind/plans11 (open since its after-session results) read too."""
+    yield from clean_bills.cases()
+    for expect in sorted((ROOT / "tests/blind/plans11/cases").glob("*/expect.toml")):
+        text = expect.parent / "input.txt"
+        if text.is_file():
+            import tomllib
+
+            yield "plans11", expect.parent.name, tomllib.loads(expect.read_text(encoding="utf-8"))["evidence"], text
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
