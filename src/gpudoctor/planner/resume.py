@@ -124,6 +124,12 @@ def _check_step(facts: Any, acting: Sequence[Finding]) -> Step | None:
         components |= set(_frameworks(facts)) if len(_frameworks(facts)) == 1 else set()
     if any(f.remediation is not None and f.remediation.where for f in acting):
         return None  # (a step on the host or in Windows: where the check runs is another question)
+    if any(_ends_checked(f) for f in acting):
+        return None  # (the fix's own last command reads back what it changed: a second check says less)
+    if any(_makes_env(f) for f in acting):
+        return None  # (the check would run in the interpreter the fix leaves behind)
+    if facts.platform.system.lower() == "darwin":
+        return None  # (no CUDA on a Mac: "the fix took if this shows the GPU" could never hold)
     for component, args in _CHECKS:
         if component not in components:
             continue
@@ -136,6 +142,26 @@ def _check_step(facts: Any, acting: Sequence[Finding]) -> Step | None:
         severity = max(f.severity for f in acting)
         return Step("resume", ("Then check that the fix took.",), (cmd,), (), severity)
     return None
+
+
+def _ends_checked(f: Finding) -> bool:
+    """Whether `f`'s fix ends with a read-only command after one that changes something: the fix verifies itself
+    (faiss's `get_num_gpus()` after the GPU package), so the plan needs no second check of another library."""
+    from gpudoctor.planner.actions import classify
+
+    cmds = [c for c in (f.remediation.commands if f.remediation else ()) if isinstance(c, Cmd)]
+    if len(cmds) < 2 or classify(cmds[-1]).kind != "inspect" or "-c" not in cmds[-1].words[1:2]:
+        return False  # (only an interpreter's `-c` read-back: `mokutil --sb-state` after a modprobe checks nothing)
+    return any(classify(c).kind != "inspect" for c in cmds[:-1])
+
+
+# A fix that makes a new environment moves the program's interpreter: a check in the old one would show the old state.
+_NEW_ENV = (("uv", "venv"), ("conda", "create"), ("-m", "venv"), ("virtualenv",))
+
+
+def _makes_env(f: Finding) -> bool:
+    cmds = [c for c in (f.remediation.commands if f.remediation else ()) if isinstance(c, Cmd)]
+    return any(any(tuple(c.words[i : i + len(k)]) == k for i in range(len(c.words))) for c in cmds for k in _NEW_ENV)
 
 
 def _same_run(cmd: Cmd, other: Any) -> bool:
