@@ -700,6 +700,30 @@ def _cudnn_off_the_path(facts: Facts, e, loaded: str) -> Remediation | None:
     )
 
 
+def _conda_cudnn(facts: Facts, who: str, loaded: str, compiled: str) -> Remediation | None:
+    """In a conda environment the cuDNN a framework loads is the environment's own cudnn package (conda puts its
+    lib on the run path of the environment's programs), which the solver chose when nothing pinned it: the fix is
+    that package at the compiled major.minor (conda's `=X.Y` takes the newest X.Y.*), in the same environment, with
+    the environment's CUDA runtime (its cudatoolkit row, where shown) held where it is."""
+    from gpudoctor.versions import major_minor
+
+    if not where.conda(facts) or not (mm := major_minor(compiled)):
+        return None
+    py = facts.frameworks.python
+    toolkit = py.value.distributions.get("cudatoolkit") if isinstance(py, Found) else None
+    held = (f"cudatoolkit={major_minor(toolkit)}",) if toolkit and major_minor(toolkit) else ()
+    return Remediation(
+        f"{who} loads the conda environment's cuDNN {loaded}, older than the {compiled} it was compiled with: install "
+        f"cuDNN {mm} into the same environment (activated), keeping its CUDA runtime, then run the program again; "
+        "the warning is gone when the new cuDNN loads.",
+        (
+            Cmd(("conda", "list", "cudnn"), note="in the activated environment: the cuDNN package it holds now"),
+            Cmd(("conda", "install", *held, f"cudnn={mm}")),
+        ),
+        component="cudnn",
+    )
+
+
 def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
 
@@ -711,8 +735,10 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if vkey(loaded)[:1] == vkey(compiled)[:1] and vkey(loaded)[:3] >= vkey(compiled)[:3]:
         return
     named = frameworks_named(facts) & set(_TITLES)
-    who = " and ".join(_TITLES[f] for f in sorted(named)) or "the framework"
-    rem = Remediation(
+    # Paddle's own warning names Paddle (its catalogue entry), whose paths frameworks_named does not read
+    paddle = e.get("entry") == "paddle-cudnn-older-than-compiled"
+    who = "Paddle" if paddle else " and ".join(_TITLES[f] for f in sorted(named)) or "the framework"
+    rem = _conda_cudnn(facts, who, loaded, compiled) or Remediation(
         f"Install cuDNN >= {compiled} (major {compiled.split('.')[0]}) where {who} loads it, or a build of {who} "
         f"made for cuDNN {loaded}; find the copy that loads first (it may shadow a newer one).",
         (),
