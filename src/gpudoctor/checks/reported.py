@@ -832,6 +832,36 @@ def _shown_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
     )
 
 
+# Where NVIDIA's cuDNN install guide (tar archive: "sudo cp cuda/lib64/libcudnn* /usr/local/cuda/lib64") puts cuDNN.
+_CUDNN_ARCHIVE_DIR = "/usr/local/cuda/lib64"
+
+
+def _cudnn_dev_name(facts: Facts, missing: list[str], frameworks: set[str]) -> Remediation | None:
+    """A program that opens cuDNN by its development name, the unversioned libcudnn.so (Paddle's dynamic loader on
+    Linux: GetDsoHandleFromSearchPath(FLAGS_cudnn_dir, "libcudnn.so", ...), PaddlePaddle/Paddle
+    paddle/fluid/platform/dynload/dynamic_loader.cc @da045ad2), is not a wheel's user: PyTorch, TensorFlow and JAX open
+    a major's soname (libcudnn.so.8), which NVIDIA's cudnn wheels hold. That name is the link the cuDNN archive's lib64
+    (and the libcudnnN-dev package) holds beside libcudnn.so.N, in a directory the loader is not told of: the look
+    finds it, that directory goes first on LD_LIBRARY_PATH, and a missing link is made there."""
+    from gpudoctor.planner.remedy import keep_path, library_dir
+
+    if missing != ["libcudnn.so"] or frameworks & set(_TITLES):
+        return None
+    return Remediation(
+        "The program opens cuDNN by its development name, libcudnn.so: the link that NVIDIA's cuDNN archive (copied "
+        f"into {_CUDNN_ARCHIVE_DIR} by its install guide) and the libcudnnN-dev package hold beside libcudnn.so.N. "
+        "Look where cuDNN is, put that directory first on LD_LIBRARY_PATH, and where the listing shows libcudnn.so.N "
+        "without libcudnn.so, make the link in that directory (sudo ln -s libcudnn.so.N libcudnn.so, N as listed); "
+        "then run the program again." + keep_path(facts),
+        (
+            Cmd(("ls", "-l", _CUDNN_ARCHIVE_DIR), pipe=("grep", "libcudnn"), note="libcudnn.so beside libcudnn.so.N?"),
+            Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies the loader's cache knows"),
+            library_dir(facts, (_CUDNN_ARCHIVE_DIR,)),
+        ),
+        component="cudnn",
+    )
+
+
 def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
     from gpudoctor.checks.frameworks import check_cuda_libs
@@ -872,7 +902,8 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{', '.join(cudnn)} cannot be loaded",
             "The dynamic loader found no cuDNN of this major, as the pasted log says.",
             tuple(ev("pasted", f"{m}: cannot be loaded") for m in cudnn),
-            Remediation(
+            _cudnn_dev_name(facts, cudnn, frameworks)
+            or Remediation(
                 "Install cuDNN of that major for the framework's CUDA where it loads it (NVIDIA's nvidia-cudnn-cuNN "
                 "wheel for pip installs), or add its directory to LD_LIBRARY_PATH.",
                 (),
