@@ -633,10 +633,12 @@ def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
     return out
 
 
-# What another library or framework prints of its own failure: TensorRT's builder and loader (IBuilder, nvinfer),
-# ONNX Runtime's provider bridge, CuPy, TensorFlow, JAX/XLA, Paddle, CTranslate2, llama.cpp's ggml.
+# What another library or framework prints of its own failure: TensorRT's builder and loader (IBuilder, nvinfer, and
+# the logger's own "[TRT]" tag of the Python API's lines), ONNX Runtime's provider bridge, CuPy, TensorFlow, JAX/XLA,
+# Paddle, CTranslate2, llama.cpp's ggml.
 _OTHER_AT_WORK = re.compile(
-    r"tensorrt|nvinfer|\bIBuilder\b|onnxruntime|\bcupy|tensorflow|\bjax|\bxla\b|paddle|ctranslate2|\bggml", re.IGNORECASE
+    r"tensorrt|nvinfer|\[TRT\]|\bIBuilder\b|onnxruntime|\bcupy|tensorflow|\bjax|\bxla\b|paddle|ctranslate2|\bggml",
+    re.IGNORECASE,
 )
 
 

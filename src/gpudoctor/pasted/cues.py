@@ -807,10 +807,12 @@ def _windows_drive(g: Gathered, lines: list[str]) -> None:
 
 
 # An issue form's field answered with nothing: "N/A", "NA", "None", "No", "-", "not installed" (the template's question
-# about a framework the reporter does not use).
+# about a framework the reporter does not use), or a field the form itself marks optional left blank (TensorRT's issue
+# template: "**PyTorch Version (if applicable)**: " with nothing after it, as tests/blind/plans7/cases/612-* shows).
 _UNANSWERED = re.compile(
     r"^[ \t]*(?:[-*][ \t]*)?[^\n:]{1,80}:[ \t]*(?:\*\*)?[ \t]*(?:N/?A|none|no|-{1,3}|not (?:installed|used|applicable))"
-    r"\.?[ \t]*(?:\*\*)?[ \t]*$",
+    r"\.?[ \t]*(?:\*\*)?[ \t]*$"
+    r"|^[ \t]*(?:[-*][ \t]*)?[^\n:]{1,80}\(if applicable\)(?:\*\*)?:[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 
