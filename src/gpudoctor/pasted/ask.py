@@ -454,9 +454,12 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         listing = where.python_step(facts, "-m", "pip", "list")
         if len(kept) < len(out) and not any(a.command == listing for a in kept):  # (a whole pip list answers it too)
             for package in sorted(failed):
+                if any(other != package and other in package for other in failed):
+                    continue  # (jax's filter lists jaxlib too)
                 kept.append(
                     Ask(
-                        dataclasses.replace(listing, pipe=("grep", "-i", package)),
+                        # cmd.exe and PowerShell have no grep: findstr filters alike in both
+                        dataclasses.replace(listing, pipe=("findstr", "/i", package) if windows else ("grep", "-i", package)),
                         f"every distribution installed under {package}'s name (its import fails, so it cannot report itself)",
                     )
                 )
