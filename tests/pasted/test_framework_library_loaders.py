@@ -153,3 +153,41 @@ def test_a_traceback_through_jaxs_jaxlib_wrapper_is_jaxs_import_failing():
 def test_a_jax_traceback_past_the_wrapper_is_quiet():
     # plans8 801: jax imported, its CUDA plugin failed later (jax_plugins): jaxlib's import is not what failed
     assert "jaxlib" not in _import_failed(_case("plans8", "801"))
+
+
+# --- CuPy's CUDA library modules not loading on Windows -----------------------------------------------------------
+
+# https://github.com/Fannovel16/ComfyUI-Frame-Interpolation/issues/19 (the description's traceback, its first lines):
+# CuPy's runtime module (cupy_backends/cuda/api/runtime.pyx, the CUDA runtime) not loading under ComfyUI's embedded Python
+_COMFYUI_19 = r"""Using pytorch cross attention
+Traceback (most recent call last):
+  File "C:\sdComfyUI\ComfyUI_windows_portable\python_embeded\Lib\site-packages\cupy\__init__.py", line 17, in <module>
+    from cupy import _core  # NOQA
+    ^^^^^^^^^^^^^^^^^^^^^^
+  File "C:\sdComfyUI\ComfyUI_windows_portable\python_embeded\Lib\site-packages\cupy\_core\__init__.py", line 3, in <module>
+    from cupy._core import core  # NOQA
+    ^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "cupy\_core\core.pyx", line 1, in init cupy._core.core
+  File "C:\sdComfyUI\ComfyUI_windows_portable\python_embeded\Lib\site-packages\cupy\cuda\__init__.py", line 8, in <module>
+    from cupy.cuda import compiler  # NOQA
+    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "C:\sdComfyUI\ComfyUI_windows_portable\python_embeded\Lib\site-packages\cupy\cuda\compiler.py", line 13, in <module>
+    from cupy.cuda import device
+  File "cupy\cuda\device.pyx", line 1, in init cupy.cuda.device
+ImportError: DLL load failed while importing runtime: The specified module could not be found.
+"""
+_CUDA_DLLS = ("cudart64_*.dll", "cublas64_*.dll", "cublasLt64_*.dll", "cusolver64_*.dll", "cusparse64_*.dll")
+
+
+def _where_cuda_dlls(text: str) -> list[str]:
+    return [a for a in _run(text)[1] if a.startswith("where.exe") and all(d in a for d in _CUDA_DLLS)]
+
+
+def test_cupys_module_of_a_cuda_library_not_loading_lists_where_each_dll_is():
+    assert _where_cuda_dlls(_case("plans12", "1219"))  # cusolver, in a pip cupy-cuda111 on Python 3.8
+    assert _where_cuda_dlls(_COMFYUI_19)  # runtime, in ComfyUI's embedded Python
+
+
+def test_another_packages_dll_load_failure_is_quiet():
+    # localGPT#630 (catalogue_examples): exllama's kernels, no CuPy at work
+    assert not _where_cuda_dlls((_EXAMPLES / "localgpt-630-dll-load-failed-exllama-kernels.txt").read_text("utf-8"))
