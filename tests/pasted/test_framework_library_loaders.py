@@ -89,7 +89,7 @@ def test_the_unversioned_libcudnn_is_the_archives_link_put_on_the_path():
     for text in (_case("plans12", "1211"), _wrapped_11068()):
         codes, _ = _run(text)
         f = codes["cudnn-missing"]
-        assert _commands(f) == [("ls", "-l", "/usr/local/cuda/lib64"), ("ldconfig", "-p")]
+        assert _commands(f) == [("ldconfig", "-p"), ("ls", "-l", "/usr/local/cuda/lib64")]
         (path,) = [c for c in f.remediation.commands if isinstance(c, PrependPath)]
         assert (path.name, path.parts) == ("LD_LIBRARY_PATH", ("/usr/local/cuda/lib64",))
 
@@ -191,3 +191,11 @@ def test_cupys_module_of_a_cuda_library_not_loading_lists_where_each_dll_is():
 def test_another_packages_dll_load_failure_is_quiet():
     # localGPT#630 (catalogue_examples): exllama's kernels, no CuPy at work
     assert not _where_cuda_dlls((_EXAMPLES / "localgpt-630-dll-load-failed-exllama-kernels.txt").read_text("utf-8"))
+
+
+def test_paddles_own_check_is_asked_in_a_form_paddle_1_runs():
+    # plans12 1208: Paddle 1.7.1, whose check is paddle.fluid.install_check.run_check (paddle.utils has no run_check)
+    _, asks = _run(_case("plans12", "1208"))
+    (probe,) = [a for a in asks if "import sys, paddle" in a]
+    assert "getattr(getattr(paddle, sys.argv[1], None), sys.argv[2], None)" in probe
+    assert probe.endswith(".fluid.install_check.run_check() utils run_check paddle.fluid.install_check")
