@@ -854,8 +854,8 @@ def _cudnn_dev_name(facts: Facts, missing: list[str], frameworks: set[str]) -> R
         "without libcudnn.so, make the link in that directory (sudo ln -s libcudnn.so.N libcudnn.so, N as listed); "
         "then run the program again." + keep_path(facts),
         (
-            Cmd(("ls", "-l", _CUDNN_ARCHIVE_DIR), pipe=("grep", "libcudnn"), note="libcudnn.so beside libcudnn.so.N?"),
             Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies the loader's cache knows"),
+            Cmd(("ls", "-l", _CUDNN_ARCHIVE_DIR), pipe=("grep", "libcudnn"), note="libcudnn.so beside libcudnn.so.N?"),
             library_dir(facts, (_CUDNN_ARCHIVE_DIR,)),
         ),
         component="cudnn",
