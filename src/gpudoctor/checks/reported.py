@@ -700,6 +700,30 @@ def _cudnn_off_the_path(facts: Facts, e, loaded: str) -> Remediation | None:
     )
 
 
+def _conda_cudnn(facts: Facts, who: str, loaded: str, compiled: str) -> Remediation | None:
+    """In a conda environment the cuDNN a framework loads is the environment's own cudnn package (conda puts its
+    lib on the run path of the environment's programs), which the solver chose when nothing pinned it: the fix is
+    that package at the compiled major.minor (conda's `=X.Y` takes the newest X.Y.*), in the same environment, with
+    the environment's CUDA runtime (its cudatoolkit row, where shown) held where it is."""
+    from gpudoctor.versions import major_minor
+
+    if not where.conda(facts) or not (mm := major_minor(compiled)):
+        return None
+    py = facts.frameworks.python
+    toolkit = py.value.distributions.get("cudatoolkit") if isinstance(py, Found) else None
+    held = (f"cudatoolkit={major_minor(toolkit)}",) if toolkit and major_minor(toolkit) else ()
+    return Remediation(
+        f"{who} loads the conda environment's cuDNN {loaded}, older than the {compiled} it was compiled with: install "
+        f"cuDNN {mm} into the same environment (activated), keeping its CUDA runtime, then run the program again; "
+        "the warning is gone when the new cuDNN loads.",
+        (
+            Cmd(("conda", "list", "cudnn"), note="in the activated environment: the cuDNN package it holds now"),
+            Cmd(("conda", "install", *held, f"cudnn={mm}")),
+        ),
+        component="cudnn",
+    )
+
+
 def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
 
@@ -711,8 +735,10 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if vkey(loaded)[:1] == vkey(compiled)[:1] and vkey(loaded)[:3] >= vkey(compiled)[:3]:
         return
     named = frameworks_named(facts) & set(_TITLES)
-    who = " and ".join(_TITLES[f] for f in sorted(named)) or "the framework"
-    rem = Remediation(
+    # Paddle's own warning names Paddle (its catalogue entry), whose paths frameworks_named does not read
+    paddle = e.get("entry") == "paddle-cudnn-older-than-compiled"
+    who = "Paddle" if paddle else " and ".join(_TITLES[f] for f in sorted(named)) or "the framework"
+    rem = _conda_cudnn(facts, who, loaded, compiled) or Remediation(
         f"Install cuDNN >= {compiled} (major {compiled.split('.')[0]}) where {who} loads it, or a build of {who} "
         f"made for cuDNN {loaded}; find the copy that loads first (it may shadow a newer one).",
         (),
@@ -806,6 +832,36 @@ def _shown_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
     )
 
 
+# Where NVIDIA's cuDNN install guide (tar archive: "sudo cp cuda/lib64/libcudnn* /usr/local/cuda/lib64") puts cuDNN.
+_CUDNN_ARCHIVE_DIR = "/usr/local/cuda/lib64"
+
+
+def _cudnn_dev_name(facts: Facts, missing: list[str], frameworks: set[str]) -> Remediation | None:
+    """A program that opens cuDNN by its development name, the unversioned libcudnn.so (Paddle's dynamic loader on
+    Linux: GetDsoHandleFromSearchPath(FLAGS_cudnn_dir, "libcudnn.so", ...), PaddlePaddle/Paddle
+    paddle/fluid/platform/dynload/dynamic_loader.cc @da045ad2), is not a wheel's user: PyTorch, TensorFlow and JAX open
+    a major's soname (libcudnn.so.8), which NVIDIA's cudnn wheels hold. That name is the link the cuDNN archive's lib64
+    (and the libcudnnN-dev package) holds beside libcudnn.so.N, in a directory the loader is not told of: the look
+    finds it, that directory goes first on LD_LIBRARY_PATH, and a missing link is made there."""
+    from gpudoctor.planner.remedy import keep_path, library_dir
+
+    if missing != ["libcudnn.so"] or frameworks & set(_TITLES):
+        return None
+    return Remediation(
+        "The program opens cuDNN by its development name, libcudnn.so: the link that NVIDIA's cuDNN archive (copied "
+        f"into {_CUDNN_ARCHIVE_DIR} by its install guide) and the libcudnnN-dev package hold beside libcudnn.so.N. "
+        "Look where cuDNN is, put that directory first on LD_LIBRARY_PATH, and where the listing shows libcudnn.so.N "
+        "without libcudnn.so, make the link in that directory (sudo ln -s libcudnn.so.N libcudnn.so, N as listed); "
+        "then run the program again." + keep_path(facts),
+        (
+            Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies the loader's cache knows"),
+            Cmd(("ls", "-l", _CUDNN_ARCHIVE_DIR), pipe=("grep", "libcudnn"), note="libcudnn.so beside libcudnn.so.N?"),
+            library_dir(facts, (_CUDNN_ARCHIVE_DIR,)),
+        ),
+        component="cudnn",
+    )
+
+
 def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
     from gpudoctor.checks.frameworks import check_cuda_libs
@@ -846,7 +902,8 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{', '.join(cudnn)} cannot be loaded",
             "The dynamic loader found no cuDNN of this major, as the pasted log says.",
             tuple(ev("pasted", f"{m}: cannot be loaded") for m in cudnn),
-            Remediation(
+            _cudnn_dev_name(facts, cudnn, frameworks)
+            or Remediation(
                 "Install cuDNN of that major for the framework's CUDA where it loads it (NVIDIA's nvidia-cudnn-cuNN "
                 "wheel for pip installs), or add its directory to LD_LIBRARY_PATH.",
                 (),

@@ -454,9 +454,12 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         listing = where.python_step(facts, "-m", "pip", "list")
         if len(kept) < len(out) and not any(a.command == listing for a in kept):  # (a whole pip list answers it too)
             for package in sorted(failed):
+                if any(other != package and other in package for other in failed):
+                    continue  # (jax's filter lists jaxlib too)
                 kept.append(
                     Ask(
-                        dataclasses.replace(listing, pipe=("grep", "-i", package)),
+                        # cmd.exe and PowerShell have no grep: findstr filters alike in both
+                        dataclasses.replace(listing, pipe=("findstr", "/i", package) if windows else ("grep", "-i", package)),
                         f"every distribution installed under {package}'s name (its import fails, so it cannot report itself)",
                     )
                 )
@@ -633,10 +636,12 @@ def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
     return out
 
 
-# What another library or framework prints of its own failure: TensorRT's builder and loader (IBuilder, nvinfer),
-# ONNX Runtime's provider bridge, CuPy, TensorFlow, JAX/XLA, Paddle, CTranslate2, llama.cpp's ggml.
+# What another library or framework prints of its own failure: TensorRT's builder and loader (IBuilder, nvinfer, and
+# the logger's own "[TRT]" tag of the Python API's lines), ONNX Runtime's provider bridge, CuPy, TensorFlow, JAX/XLA,
+# Paddle, CTranslate2, llama.cpp's ggml.
 _OTHER_AT_WORK = re.compile(
-    r"tensorrt|nvinfer|\bIBuilder\b|onnxruntime|\bcupy|tensorflow|\bjax|\bxla\b|paddle|ctranslate2|\bggml", re.IGNORECASE
+    r"tensorrt|nvinfer|\[TRT\]|\bIBuilder\b|onnxruntime|\bcupy|tensorflow|\bjax|\bxla\b|paddle|ctranslate2|\bggml",
+    re.IGNORECASE,
 )
 
 

@@ -347,6 +347,12 @@ _JAX_OLD_BRIDGE = re.compile(r"[\\/]site-packages[\\/]jax[\\/]lib[\\/]xla_bridge
 # The first releases with jax.print_environment_info(): jax 0.3.18, which requires jaxlib 0.3.15 (facts.JAX_BEFORE_ENV_INFO).
 _ENV_INFO_FROM = {"jax": (0, 3, 18), "jaxlib": (0, 3, 15)}
 _TRACEBACK_SPAN = 80  # lines a traceback's frames and its last line are read within
+# jax's wrapper of jaxlib (jax/_src/lib/__init__.py, jax-ml/jax @25fb3640): at module level it imports jaxlib and checks
+# its version ("jax requires jaxlib to be installed", "jaxlib is version X, but this version of jax requires version >=
+# Y", "jaxlib version X is newer than and incompatible with jax version Y"), then loads jaxlib's compiled modules. A
+# traceback through it that ends in an error (or that the paste cuts there) is jax's import failing at jaxlib.
+_JAXLIB_WRAPPER_FRAME = re.compile(r'File "[^"]{0,300}[\\/]jax[\\/]_src[\\/]lib[\\/]__init__\.py", line \d+')
+_JAXLIB_WRAPPER_END = re.compile(r"^\s*(?:ImportError|ModuleNotFoundError|RuntimeError|OSError|ValueError)\b")
 _SUSPEND_SAID = re.compile(
     r"\bsuspend(?:ed|ing|s)?\b|\bhibernat(?:e|ed|es|ion|ing)\b|\bstandby\b"
     r"|\bafter\s+(?:[a-z]+\s+){0,2}(?:sleep|sleeping|resume|resuming|waking\s+up|wake\s*up)\b(?!\s*\()"
@@ -522,6 +528,16 @@ def _import_failed(g: Gathered, lines: list[str]) -> None:
     for line in lines:
         if "ImportError" in line and (m := _LOADER_REFUSED.match(line[:MAX_LINE])):
             _cue(g, IMPORT_FAILED, m.group("pkg"), line[:MAX_LINE])
+    for number, line in enumerate(lines):
+        if "_src" not in line or not _JAXLIB_WRAPPER_FRAME.search(line[:MAX_LINE]):
+            continue
+        rest = [x for x in lines[number + 1 : number + _TRACEBACK_SPAN] if x.strip() and not x.lstrip().startswith("`")]
+        ends = next((x for x in rest if _JAXLIB_WRAPPER_END.match(x[:MAX_LINE]) or x.startswith("Traceback")), None)
+        # (the paste cut within the frame: at most its source line and the caret line follow)
+        cut = len(rest) <= 2 and not any(x.lstrip().startswith("File ") for x in rest)
+        if (ends is not None and not ends.startswith("Traceback")) or cut:
+            _cue(g, IMPORT_FAILED, "jaxlib", line[:MAX_LINE])
+            break
     for number, line in enumerate(lines):
         if "import" not in line or (m := _IMPORT_TYPED.search(line[:MAX_LINE])) is None:
             continue
@@ -807,10 +823,12 @@ def _windows_drive(g: Gathered, lines: list[str]) -> None:
 
 
 # An issue form's field answered with nothing: "N/A", "NA", "None", "No", "-", "not installed" (the template's question
-# about a framework the reporter does not use).
+# about a framework the reporter does not use), or a field the form itself marks optional left blank (TensorRT's issue
+# template: "**PyTorch Version (if applicable)**: " with nothing after it, as tests/blind/plans7/cases/612-* shows).
 _UNANSWERED = re.compile(
     r"^[ \t]*(?:[-*][ \t]*)?[^\n:]{1,80}:[ \t]*(?:\*\*)?[ \t]*(?:N/?A|none|no|-{1,3}|not (?:installed|used|applicable))"
-    r"\.?[ \t]*(?:\*\*)?[ \t]*$",
+    r"\.?[ \t]*(?:\*\*)?[ \t]*$"
+    r"|^[ \t]*(?:[-*][ \t]*)?[^\n:]{1,80}\(if applicable\)(?:\*\*)?:[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 
