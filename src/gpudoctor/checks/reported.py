@@ -636,24 +636,28 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     for e in _said(facts, "container-requires-cuda")[:1]:
         d = facts.driver
+        # (a message cut inside its condition leaves the version unread: said as unread, never guessed)
+        cuda = e.get("cuda")
+        needs = f"CUDA {cuda}" if cuda else "a newer CUDA (the version is cut off in the text)"
         yield Finding(
             "toolkit-newer-than-driver",
             Severity.ERROR,
             # the host's driver is what falls short (the image brings its own CUDA; a toolkit on the host plays no part)
             "driver",
-            f"the image needs CUDA {e.get('cuda')}, newer than the host's driver supports",
-            "nvidia-container-cli refused to start the container: the image's NVIDIA_REQUIRE_CUDA asks for CUDA "
-            f">= {e.get('cuda')}, and the host's driver{' ' + d.version if d.version else ''} supports an older one. "
+            f"the image needs {'CUDA ' + cuda + ', newer' if cuda else 'a newer CUDA'} than the host's driver supports",
+            "nvidia-container-cli refused to start the container: the image's NVIDIA_REQUIRE_CUDA asks for "
+            f"{'CUDA >= ' + cuda if cuda else 'a CUDA version (cut off in the text)'}, and the host's "
+            f"driver{' ' + d.version if d.version else ''} supports an older one. "
             "Upgrade the host's driver, or use an image built for an older CUDA.",
             (ev("pasted", e.line),),
             Remediation(
-                f"Upgrade the host's NVIDIA driver to one that supports CUDA {e.get('cuda')}, then reboot; or use an "
+                f"Upgrade the host's NVIDIA driver to one that supports {needs}, then reboot; or use an "
                 "image built for the CUDA the host's driver supports.",
                 driver_install_and_reboot(facts, None, ctx),
                 requires_root=True,
                 component="driver",
                 where="the host",
-                alternative=_disable_require(facts, e.get("cuda") or ""),
+                alternative=_disable_require(facts, cuda) if cuda else None,
             ),
         )
 
