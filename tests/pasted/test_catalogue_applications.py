@@ -111,6 +111,48 @@ def test_ollama_on_linux_keeps_journalctl():
     assert not any(a.startswith("journalctl") for a in asks) and _SERVER_LOG not in asks
 
 
+_NO_SYSTEMD_CASE = (
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans12/cases/1239-ollama-14661-vastai-container-no-systemd-install-script-unable-to-detect-gpu-no-lspci-ask/input.txt"
+)
+_SERVE_BY_HAND = "env OLLAMA_DEBUG=1 ollama serve"
+
+
+def test_ollama_where_no_service_manager_runs_is_started_by_hand_not_asked_of_journalctl():
+    """Ollama's install script writes a systemd unit but starts nothing where systemd does not run (scripts/install.sh
+    @3fa8daae: 'warning "systemd is not running"'); systemctl itself refuses with "System has not been booted with
+    systemd as init system" there. The server's log is then the terminal of `ollama serve` started by hand
+    (docs/troubleshooting.md @00d2ca26), never the journal of a unit that never ran."""
+    # a rented GPU container: the install script's warning (the plans12 case, cited by its path)
+    _, _, asks = _run(_NO_SYSTEMD_CASE.read_text(encoding="utf-8"))
+    assert _SERVE_BY_HAND in asks
+    assert not any(a.startswith(("journalctl", "systemctl")) for a in asks)
+    # systemctl's own refusal in a container (gezp/docker-ubuntu-desktop#17, https://github.com/gezp/docker-ubuntu-desktop/issues/17),
+    # beside Ollama's discovery finding no device (ollama/ollama#9298's log, the catalogue's example)
+    text = (
+        "$sudo systemctl daemon-reload\n"
+        "System has not been booted with systemd as init system (PID 1). Can't operate.\n"
+        "Failed to connect to bus: Host is down\n" + _example("ollama-9298-no-nvidia-devices-detected-by-library.txt")
+    )
+    _, _, asks = _run(text)
+    assert _SERVE_BY_HAND in asks and not any(a.startswith("journalctl") for a in asks)
+
+
+def test_ollama_installed_where_systemd_runs_keeps_its_journal():
+    # The quiet twin: the install script enabling and starting the unit (ollama/ollama#11793,
+    # https://github.com/ollama/ollama/issues/11793) with a GPU discovery failure: systemd's journal is the log.
+    text = (
+        "root@llama30:~# curl -fsSL https://ollama.com/install.sh | sh\n"
+        ">>> Creating ollama systemd service...\n"
+        ">>> Enabling and starting ollama service...\n"
+        ">>> The Ollama API is now available at 127.0.0.1:11434.\n"
+        '>>> Install complete. Run "ollama" from the command line.\n'
+        + _example("ollama-9298-no-nvidia-devices-detected-by-library.txt")
+    )
+    _, _, asks = _run(text)
+    assert "journalctl -u ollama --no-pager" in asks and _SERVE_BY_HAND not in asks
+
+
 # --- llama.cpp ------------------------------------------------------------------------------------------------------
 
 

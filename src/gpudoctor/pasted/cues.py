@@ -38,6 +38,7 @@ from gpudoctor.facts import (
     NO_GPU_SAID,
     NO_NVIDIA_GPU,
     NO_PYTHON,
+    NO_SERVICE_MANAGER,
     NOTEBOOK_SAID,
     OTHER_GPU_BESIDE,
     PROGRAM_IMAGE,
@@ -849,6 +850,8 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
         _cue(g, CONDA_FORGE_BUILD, m.group("pkg"), line_of(_FEEDSTOCK, m.group(0)))
     if (m := _BY_HAND.search(head)) is not None:
         _cue(g, STARTED_BY_HAND, m.group("path") or m.group("served") or "", m.group(0))
+    if (m := _NO_SYSTEMD.search(head)) is not None:
+        _cue(g, NO_SERVICE_MANAGER, "", line_of(_NO_SYSTEMD, m.group(0)))
     if (m := _COMPOSE_UP.search(head)) is not None:
         _cue(g, COMPOSE_STARTED, "", line_of(_COMPOSE_UP, m.group(0)))
     runs = _image_runs(head)
@@ -881,6 +884,12 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
 _BY_HAND = re.compile(
     r"(?:^|[\s(`'\"])\./(?P<path>[A-Za-z][\w.-]{1,80})|^[ \t]*[$#>][ \t]*(?:\S{1,200}/)?(?P<served>[A-Za-z][\w.-]{1,80})[ \t]+serve\b",
     re.MULTILINE,
+)
+# No service manager where the paste ran: the warning of Ollama's install script where `systemctl is-system-running`
+# answers neither running nor degraded (ollama/ollama scripts/install.sh @3fa8daae: warning "systemd is not running"),
+# and systemctl's own refusal where PID 1 is not systemd (a container, WSL without systemd).
+_NO_SYSTEMD = re.compile(
+    r"^[ \t]*WARNING:[ \t]*systemd is not running\b|System has not been booted with systemd as init system", re.MULTILINE
 )
 # `singularity exec|run [options] IMAGE [program]` (Apptainer's too): the image a .sif or .simg file, or the registry
 # URI it is pulled from (apptainer's "exec" and "run" commands take the image as their first argument).
