@@ -84,6 +84,36 @@ def test_ollamas_healthy_discovery_line_is_quiet():
     assert not errors and not findings
 
 
+_NVML_999_CASE = (
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans12/cases/1236-ollama-3024-debian-docker-ollama-0128-nvml-vram-init-failure-999-toolkit-installed-ask/input.txt"
+)
+_HOST_ASKS = {"nvidia-smi", "sudo dmesg | grep -E NVRM|Xid", "ls -l /dev | grep nvidia"}
+
+
+def test_ollamas_nvml_answering_unknown_999_asks_the_host_and_is_no_clean_bill():
+    """Ollama 0.1.x's discovery: the driver's libnvidia-ml loaded and nvmlInit_v2 answered 999 (NVML_ERROR_UNKNOWN;
+    ollama/ollama gpu/gpu_info_cuda.c @1d1eb168). Read on ollama/ollama#4216 (Docker, driver 550.78; the catalogue's
+    example) and on the plans12 case 1236 (Docker on Debian, 550.54.14, a CUDA toolkit added on the host): a warning,
+    never "No problems found", and the host's driver, kernel log and device nodes asked."""
+    for text in (_example("ollama-4216-docker-libnvidia-ml-550-unloadable.txt"), _NVML_999_CASE.read_text(encoding="utf-8")):
+        errors, findings, asks = _run(text)
+        assert errors["nvml-init-unknown"] == {"entry": "ollama-nvml-init-unknown"}
+        assert "pasted-error-unexplained" in findings
+        assert asks >= _HOST_ASKS, asks
+
+
+def test_ollamas_nvml_other_codes_are_not_the_unknown_error():
+    # The quiet twin: NVML_ERROR_DRIVER_NOT_LOADED (9), the line Ollama prints inside WSL 2 where a Linux driver's
+    # library shadows WSL's (gpudoctor.checks.reported.check_reported_wsl judges it), is not 999
+    line = (
+        'time=2024-03-09T14:52:46.434Z level=INFO source=gpu.go:249 msg="Unable to load CUDA management library '
+        '/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.104.05: nvml vram init failure: 9"\n'
+    )
+    errors, _, _ = _run(line)
+    assert "nvml-init-unknown" not in errors and "gpu-library-unloadable" in errors
+
+
 _OLLAMA_WINDOWS_SERVER = str(
     Path(__file__).resolve().parents[2]
     / "tests/blind/plans10/cases/1045-ollama3074-windows-server-2022-rtx-a6000-illegal-memory-access-ask/input.txt"
