@@ -48,6 +48,13 @@ def _emits(check, facts: Facts, ctx: Context, code: str) -> bool:
     return any(f.code == code for f in check(facts, ctx))
 
 
+# Lua Torch's own paths in a message (its CUDA package cutorch, its Lua modules under torch/install/share/lua, a .lua
+# script): the Lua framework PyTorch grew from, which shares the name and the THC error macro (THCudaCheck) but none of
+# PyTorch's builds, wheels or collect_env (torch/distro install.sh @4571847c installs into torch/install, cutorch from
+# torch/extra). Such a path names no PyTorch.
+_LUA_TORCH = LazyPattern(r"\S*(?:\bcutorch\b|/share/lua/|/torch/install/|\.lua\b)\S*")
+
+
 def frameworks_named(facts: Facts) -> set[str]:
     """The frameworks the pasted texts show at work (their log or traceback paths), beside those installed."""
     named = {
@@ -64,7 +71,7 @@ def frameworks_named(facts: Facts) -> set[str]:
         named.add("torch")  # "The NVIDIA driver on your system is too old (found version N)" is PyTorch's own message
     for e in facts.pasted.errors:
         line = e.line.lower()
-        if "torch" in line:
+        if "torch" in _LUA_TORCH.sub(" ", line):
             named.add("torch")
         if "tensorflow" in line and "org_tensorflow" not in line:
             named.add("tensorflow")
