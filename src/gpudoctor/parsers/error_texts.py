@@ -218,7 +218,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
     "video-codec-failing-said": "the reporter says NVENC/NVDEC (the GPU's video encoder or decoder) does not work",
-    "node-gpu-capacity-missing": "a Kubernetes node's Capacity lists no nvidia.com/gpu although its NVIDIA GPU works",
+    "node-gpu-capacity-missing": "a Kubernetes node advertises no nvidia.com/gpu (none listed, or a count of 0): the device plugin serves no GPU there",
     "video-capability-said": "the text shows a container asking for the driver's video libraries (the video capability)",
     "gpus-seen-unrequested": "the reporter says a pod or container that requested no GPU still sees all of them",
     "default-runtime-not-nvidia": "the Kubernetes node's container runtime (containerd, or Docker) does not run pods with nvidia by default",
