@@ -280,6 +280,9 @@ _CONTAINER_SAID = re.compile(
     r"(?!\s*(?:toolkit|runtime|image|file|registry|hub|engine|cli|library|device)s?\b)"
     # the same in Chinese: "docker容器内" (inside the docker container), "进入容器后" (after entering the container)
     r"|(?:docker\s*)?\u5bb9\u5668(?:\u5185|\u4e2d|\u91cc)|\u8fdb\u5165(?:docker\s*)?\u5bb9\u5668"
+    # the scheduler's event for a pod it placed ("Successfully assigned ix-app/app-664bdc6cff-g5d9b to node1":
+    # kubernetes/kubernetes pkg/scheduler/schedule_one.go @4a37f009, "Successfully assigned %v/%v to %v"): a pod's events
+    r"|\bSuccessfully assigned [a-z0-9][a-z0-9.-]{0,62}/[a-z0-9][a-z0-9.-]{0,252} to \S"
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
     # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods
