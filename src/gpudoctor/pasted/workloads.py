@@ -76,9 +76,12 @@ _TRAINER_GPUS = re.compile(r"\bTrainer\([^)\n]{0,200}?\b(?:gpus|devices)\s*=\s*(
 # (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu/README.md: -container-path).
 _GKE = re.compile(r"\bGKE\b|Google Kubernetes Engine")
 GKE_NODE = "a GKE node"
+# (the pod as the reporter typed it: a name written in capitals, "My-Ollama-POD", is theirs to fill in, kept as given;
+# a container chosen with -c before the namespace is skipped over, so the namespace after it is still read)
 _KUBECTL_POD = re.compile(
     r"\bkubectl\s+(?:-n\s+(?P<ns>[a-z0-9][a-z0-9.-]{0,62})\s+)?(?:exec(?:\s+-(?:it|ti|i|t))*|describe\s+pods?|logs)"
-    r"\s+(?:pod/)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})(?=\s|$|`)(?:\s+-n\s+(?P<ns2>[a-z0-9][a-z0-9.-]{0,62}))?"
+    r"\s+(?:pod/)?(?P<pod>[A-Za-z0-9][A-Za-z0-9.-]{0,252})(?=\s|$|`)(?:\s+(?:-c|--container)[ =][a-z0-9][a-z0-9-]{0,62})?"
+    r"(?:\s+-n\s+(?P<ns2>[a-z0-9][a-z0-9.-]{0,62}))?"
 )
 # The pod's owner as `kubectl describe pod` prints it ("Controlled By:  StatefulSet/test-gpu"), and the labels its
 # controller puts on it: a StatefulSet's pods carry apps.kubernetes.io/pod-index (or statefulset.kubernetes.io/pod-name)
