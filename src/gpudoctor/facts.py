@@ -455,6 +455,10 @@ PROGRAM_IMAGE = "the image the program runs in"
 # A program the paste shows started by hand (`./ollama-linux-amd64`, `$ ollama serve`): `means` is its name. No
 # service manager runs it, so it has no systemd unit whose journal to ask for (gpudoctor.pasted.ask).
 STARTED_BY_HAND = "a program started by hand"
+# The text saying no service manager runs here (Ollama's install script: "WARNING: systemd is not running"; systemctl's
+# "System has not been booted with systemd as init system"): a container or a chroot. A service's unit was written but
+# never started, so there is no journal to read; the program's server is started by hand (gpudoctor.pasted.ask).
+NO_SERVICE_MANAGER = "no service manager running"
 # `docker compose up` run in the paste (its spec not pasted): the services it started log to Compose, not to a systemd
 # unit's journal (gpudoctor.pasted.ask asks `docker compose logs` of a component that runs as a container).
 COMPOSE_STARTED = "a docker compose project started"

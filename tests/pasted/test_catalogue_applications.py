@@ -84,6 +84,36 @@ def test_ollamas_healthy_discovery_line_is_quiet():
     assert not errors and not findings
 
 
+_NVML_999_CASE = (
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans12/cases/1236-ollama-3024-debian-docker-ollama-0128-nvml-vram-init-failure-999-toolkit-installed-ask/input.txt"
+)
+_HOST_ASKS = {"nvidia-smi", "sudo dmesg | grep -E NVRM|Xid", "ls -l /dev | grep nvidia"}
+
+
+def test_ollamas_nvml_answering_unknown_999_asks_the_host_and_is_no_clean_bill():
+    """Ollama 0.1.x's discovery: the driver's libnvidia-ml loaded and nvmlInit_v2 answered 999 (NVML_ERROR_UNKNOWN;
+    ollama/ollama gpu/gpu_info_cuda.c @1d1eb168). Read on ollama/ollama#4216 (Docker, driver 550.78; the catalogue's
+    example) and on the plans12 case 1236 (Docker on Debian, 550.54.14, a CUDA toolkit added on the host): a warning,
+    never "No problems found", and the host's driver, kernel log and device nodes asked."""
+    for text in (_example("ollama-4216-docker-libnvidia-ml-550-unloadable.txt"), _NVML_999_CASE.read_text(encoding="utf-8")):
+        errors, findings, asks = _run(text)
+        assert errors["nvml-init-unknown"] == {"entry": "ollama-nvml-init-unknown"}
+        assert "pasted-error-unexplained" in findings
+        assert asks >= _HOST_ASKS, asks
+
+
+def test_ollamas_nvml_other_codes_are_not_the_unknown_error():
+    # The quiet twin: NVML_ERROR_DRIVER_NOT_LOADED (9), the line Ollama prints inside WSL 2 where a Linux driver's
+    # library shadows WSL's (gpudoctor.checks.reported.check_reported_wsl judges it), is not 999
+    line = (
+        'time=2024-03-09T14:52:46.434Z level=INFO source=gpu.go:249 msg="Unable to load CUDA management library '
+        '/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.104.05: nvml vram init failure: 9"\n'
+    )
+    errors, _, _ = _run(line)
+    assert "nvml-init-unknown" not in errors and "gpu-library-unloadable" in errors
+
+
 _OLLAMA_WINDOWS_SERVER = str(
     Path(__file__).resolve().parents[2]
     / "tests/blind/plans10/cases/1045-ollama3074-windows-server-2022-rtx-a6000-illegal-memory-access-ask/input.txt"
@@ -109,6 +139,48 @@ def test_ollama_on_linux_keeps_journalctl():
     # ... and the portable binary started by hand (./ollama-linux-amd64) has no systemd unit: no journal is asked of it
     _, _, asks = _run(Path(_LLAMA_CPP_LOG).read_text(encoding="utf-8"))
     assert not any(a.startswith("journalctl") for a in asks) and _SERVER_LOG not in asks
+
+
+_NO_SYSTEMD_CASE = (
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans12/cases/1239-ollama-14661-vastai-container-no-systemd-install-script-unable-to-detect-gpu-no-lspci-ask/input.txt"
+)
+_SERVE_BY_HAND = "env OLLAMA_DEBUG=1 ollama serve"
+
+
+def test_ollama_where_no_service_manager_runs_is_started_by_hand_not_asked_of_journalctl():
+    """Ollama's install script writes a systemd unit but starts nothing where systemd does not run (scripts/install.sh
+    @3fa8daae: 'warning "systemd is not running"'); systemctl itself refuses with "System has not been booted with
+    systemd as init system" there. The server's log is then the terminal of `ollama serve` started by hand
+    (docs/troubleshooting.md @00d2ca26), never the journal of a unit that never ran."""
+    # a rented GPU container: the install script's warning (the plans12 case, cited by its path)
+    _, _, asks = _run(_NO_SYSTEMD_CASE.read_text(encoding="utf-8"))
+    assert _SERVE_BY_HAND in asks
+    assert not any(a.startswith(("journalctl", "systemctl")) for a in asks)
+    # systemctl's own refusal in a container (gezp/docker-ubuntu-desktop#17, https://github.com/gezp/docker-ubuntu-desktop/issues/17),
+    # beside Ollama's discovery finding no device (ollama/ollama#9298's log, the catalogue's example)
+    text = (
+        "$sudo systemctl daemon-reload\n"
+        "System has not been booted with systemd as init system (PID 1). Can't operate.\n"
+        "Failed to connect to bus: Host is down\n" + _example("ollama-9298-no-nvidia-devices-detected-by-library.txt")
+    )
+    _, _, asks = _run(text)
+    assert _SERVE_BY_HAND in asks and not any(a.startswith("journalctl") for a in asks)
+
+
+def test_ollama_installed_where_systemd_runs_keeps_its_journal():
+    # The quiet twin: the install script enabling and starting the unit (ollama/ollama#11793,
+    # https://github.com/ollama/ollama/issues/11793) with a GPU discovery failure: systemd's journal is the log.
+    text = (
+        "root@llama30:~# curl -fsSL https://ollama.com/install.sh | sh\n"
+        ">>> Creating ollama systemd service...\n"
+        ">>> Enabling and starting ollama service...\n"
+        ">>> The Ollama API is now available at 127.0.0.1:11434.\n"
+        '>>> Install complete. Run "ollama" from the command line.\n'
+        + _example("ollama-9298-no-nvidia-devices-detected-by-library.txt")
+    )
+    _, _, asks = _run(text)
+    assert "journalctl -u ollama --no-pager" in asks and _SERVE_BY_HAND not in asks
 
 
 # --- llama.cpp ------------------------------------------------------------------------------------------------------

@@ -625,6 +625,40 @@ def test_a_node_that_lists_nvidia_gpus_or_names_no_gpu_is_not_asked_about_the_pl
         assert not asks & _NODE_ASKS
 
 
+# NVIDIA/k8s-device-plugin#1228 (https://github.com/NVIDIA/k8s-device-plugin/issues/1228): the node's status with
+# nvidia.com/gpu at 0 in both allocatable and capacity while the plugin's pod runs.
+_PLUGIN_1228 = (
+    "At a certain point in time, both the `allocatable` and `capacity` fields for `nvidia.com/gpu` in the node's "
+    "`node.status` show 0 (note that it is 0, not that the resource is missing).\n"
+    '  allocatable:\n    .......\n    nvidia.com/gpu: "0"\n    ....\n  capacity:\n    .......\n    nvidia.com/gpu: "0"\n'
+)
+# NVIDIA/k8s-device-plugin#58 (https://github.com/NVIDIA/k8s-device-plugin/issues/58): capacity 16, allocatable 0 (the
+# GPUs registered, then unhealthy): the plugin found GPUs, so not a plugin that serves none.
+_PLUGIN_58 = (
+    '    status:\n      allocatable:\n        cpu: "48"\n        memory: 263412492Ki\n        nvidia.com/gpu: "0"\n'
+    '        pods: "110"\n      capacity:\n        cpu: "48"\n        memory: 263514892Ki\n        nvidia.com/gpu: "16"\n'
+)
+
+
+def test_a_node_advertising_zero_gpus_asks_for_the_plugin_and_the_runtime():
+    """A node whose nvidia.com/gpu stays at 0: the device plugin registered and its pod found no GPU (the kubelet counts
+    what the plugin lists). Read on the plans12 case 1210 (containerd with runc as its default; the count quoted in
+    prose) and on NVIDIA/k8s-device-plugin#1228 (the node's YAML): no clean bill, and the plugin's pod, the node's
+    runtime and containerd's default runtime asked."""
+    case = _PLANS9.parent.parent / "plans12/cases/1210-k8sdp107-containerd-default-runc-device-plugin-zero-gpus/input.txt"
+    for text in (case.read_text(encoding="utf-8"), _PLUGIN_1228):
+        errors, codes, asks = _run(text)
+        assert errors["node-gpu-capacity-missing"] == {"count": "0"}
+        assert "pasted-error-unexplained" in codes
+        assert asks >= _NODE_ASKS
+
+
+def test_a_node_with_gpus_registered_and_none_allocatable_is_not_the_plugin_serving_none():
+    errors, _, asks = _run(_PLUGIN_58)
+    assert "node-gpu-capacity-missing" not in errors
+    assert not asks & _NODE_ASKS
+
+
 # the ask `singularity exec --nv <sif-file> nvidia-smi`, its image file asked for first by the command that lists them
 _SIF_LISTER = ("find", ".", "-maxdepth", "3", "-name", "*.sif", "-o", "-name", "*.simg")
 

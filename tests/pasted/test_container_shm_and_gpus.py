@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gpudoctor.cmdline import Placeholder
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
@@ -406,3 +408,36 @@ def test_unknown_runtime_nvidia_on_a_linux_host_still_registers_the_toolkit():
     text += "docker: Error response from daemon: unknown or invalid runtime name: nvidia.\nUbuntu 22.04\n"
     argv = _argv(_codes(text)["container-no-gpu"])
     assert any(a[:3] == ("nvidia-ctk", "runtime", "configure") for a in argv)
+
+
+# jellyfin-archive/jellyfin-metapackages#41 (https://github.com/jellyfin-archive/jellyfin-metapackages/issues/41):
+# Jellyfin's ffmpeg line, cut before the encoder is named, as stored copies of a log cut it.
+_JELLYFIN_HWACCEL = (
+    "/usr/lib/jellyfin-ffmpeg/ffmpeg -analyzeduration 5e+08 -init_hw_device cuda=cu:0 -filter_hw_device cu -hwaccel cuda "
+    "-hwaccel_output_format cuda -hwaccel_flags +unsafe_output -threads 1 -autorotate 0 -canvas_size 1920x1080\n"
+)
+
+
+def test_ffmpeg_decoding_on_cuda_in_a_pod_asks_the_pod_for_the_video_capability():
+    """FFmpeg's `-hwaccel cuda` (libavutil/hwcontext.c's name for its CUDA device type) is NVIDIA's decoder at work: the
+    video capability and the codec libraries decide in a container. In the plans12 case 1242 the pod's events
+    (the scheduler's "Successfully assigned NAMESPACE/POD to NODE") put it in a Kubernetes pod, so both are asked in it."""
+    case = (
+        Path(__file__).resolve().parents[1]
+        / "blind/plans12/cases/1242-truecharts-1991-truenas-scale-k3s-jellyfin-chart-nvenc-cannot-load-libnvcuvid-video-capability/input.txt"
+    )
+    _, asks = _ask_pairs(case.read_text(encoding="utf-8"))
+    assert (("printenv", "NVIDIA_DRIVER_CAPABILITIES"), ()) in asks
+    assert (("ldconfig", "-p"), ("grep", "-E", "libnvidia-encode|libnvcuvid")) in asks
+    snapshot = read_pasted([Source("t", case.read_text(encoding="utf-8"))])
+    assert any("kubernetes" in (c.get("means") or "") for c in snapshot["pasted"]["cues"])
+    # another real log line: the video capability and libraries asked
+    _, asks = _ask_pairs(_JELLYFIN_HWACCEL)
+    assert (("printenv", "NVIDIA_DRIVER_CAPABILITIES"), ()) in asks
+
+
+def test_ffmpeg_on_another_vendors_hwaccel_asks_nothing_of_nvidias_video_libraries():
+    # the quiet twin: the same line decoding on VA-API (Intel/AMD), and a filter named like CUDA's, are not NVDEC
+    for line in (_JELLYFIN_HWACCEL.replace("cuda", "vaapi"), "ffmpeg -i in.mkv -vf hwupload_cuda out.mkv\n"):
+        _, asks = _ask_pairs(line)
+        assert (("printenv", "NVIDIA_DRIVER_CAPABILITIES"), ()) not in asks

@@ -213,6 +213,30 @@ def test_a_pods_server_log_is_kubectls_not_journalctls():
     assert not any(a[0] == "journalctl" for a in asks)
 
 
+HELM_POD = (
+    TESTS / "blind/plans12/cases/1235-ollamahelm-88-kubernetes-baremetal-ollama-chart-pod-nvidia-smi-works-ollama-no-gpu-ask"
+)
+DRIVER_POD = TESTS / "blind/plans10/cases/1003-gpuop381-a100-preinstalled-driver-daemonset-stays-init-by-design-control"
+
+
+def test_a_pod_named_with_its_container_and_namespace_is_asked_by_name():
+    """`kubectl exec POD -c CONTAINER -n NAMESPACE -- ...` (the plans12 case 1235, its pod written as the reporter wrote
+    it) and `kubectl logs POD -c CONTAINER -n NAMESPACE` (the plans10 case 1003): the container option before the
+    namespace no longer hides the namespace, and the server's log is asked of that pod, not of a list of every pod."""
+    from gpudoctor.facts import KUBECTL_POD
+
+    _, _, asks = _run(_text(HELM_POD))
+    assert ("kubectl", "logs", "-n", "ollama-helm", "My-Ollama-POD") in asks
+    assert ("kubectl", "get", "pods", "-A", "-o", "wide") not in asks
+    snap = validate_snapshot(read_pasted([Source("t", _text(DRIVER_POD))]), "t")
+    assert {c["means"] for c in snap["pasted"]["cues"] if c["cue"] == KUBECTL_POD} == {
+        "gpu-operator/nvidia-driver-daemonset-k9jnv"
+    }
+    # the quiet twin: kubectl naming no pod (a listing) gives no pod to ask by name
+    snap = validate_snapshot(read_pasted([Source("t", "$ kubectl describe pods | grep -i nvidia\n")]), "t")
+    assert not [c for c in snap["pasted"]["cues"] if c["cue"] == KUBECTL_POD]
+
+
 def test_the_same_server_on_the_node_keeps_journalctl():
     text = (
         _text(POD)

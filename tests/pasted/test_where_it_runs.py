@@ -181,7 +181,7 @@ def test_every_component_names_its_source_and_its_asks_are_commands():
     for c in components():
         assert c.source.get("url") or (c.source.get("repo") and c.source.get("commit")), c.id
         assert c.decides and (c.ask or c.ask_windows or c.ask_linux or c.ask_container), c.id
-        for argv in (*c.ask, *c.ask_windows, *c.ask_linux, *c.ask_container):
+        for argv in (*c.ask, *c.ask_windows, *c.ask_linux, *c.ask_container, *c.ask_unmanaged):
             assert argv and argv[0] not in ("|", "") and argv.count("|") <= 1, (c.id, argv)
 
 

@@ -48,6 +48,13 @@ def _emits(check, facts: Facts, ctx: Context, code: str) -> bool:
     return any(f.code == code for f in check(facts, ctx))
 
 
+# Lua Torch's own paths in a message (its CUDA package cutorch, its Lua modules under torch/install/share/lua, a .lua
+# script): the Lua framework PyTorch grew from, which shares the name and the THC error macro (THCudaCheck) but none of
+# PyTorch's builds, wheels or collect_env (torch/distro install.sh @4571847c installs into torch/install, cutorch from
+# torch/extra). Such a path names no PyTorch.
+_LUA_TORCH = LazyPattern(r"\S*(?:\bcutorch\b|/share/lua/|/torch/install/|\.lua\b)\S*")
+
+
 def frameworks_named(facts: Facts) -> set[str]:
     """The frameworks the pasted texts show at work (their log or traceback paths), beside those installed."""
     named = {
@@ -64,7 +71,7 @@ def frameworks_named(facts: Facts) -> set[str]:
         named.add("torch")  # "The NVIDIA driver on your system is too old (found version N)" is PyTorch's own message
     for e in facts.pasted.errors:
         line = e.line.lower()
-        if "torch" in line:
+        if "torch" in _LUA_TORCH.sub(" ", line):
             named.add("torch")
         if "tensorflow" in line and "org_tensorflow" not in line:
             named.add("tensorflow")
@@ -636,24 +643,28 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     for e in _said(facts, "container-requires-cuda")[:1]:
         d = facts.driver
+        # (a message cut inside its condition leaves the version unread: said as unread, never guessed)
+        cuda = e.get("cuda")
+        needs = f"CUDA {cuda}" if cuda else "a newer CUDA (the version is cut off in the text)"
         yield Finding(
             "toolkit-newer-than-driver",
             Severity.ERROR,
             # the host's driver is what falls short (the image brings its own CUDA; a toolkit on the host plays no part)
             "driver",
-            f"the image needs CUDA {e.get('cuda')}, newer than the host's driver supports",
-            "nvidia-container-cli refused to start the container: the image's NVIDIA_REQUIRE_CUDA asks for CUDA "
-            f">= {e.get('cuda')}, and the host's driver{' ' + d.version if d.version else ''} supports an older one. "
+            f"the image needs {'CUDA ' + cuda + ', newer' if cuda else 'a newer CUDA'} than the host's driver supports",
+            "nvidia-container-cli refused to start the container: the image's NVIDIA_REQUIRE_CUDA asks for "
+            f"{'CUDA >= ' + cuda if cuda else 'a CUDA version (cut off in the text)'}, and the host's "
+            f"driver{' ' + d.version if d.version else ''} supports an older one. "
             "Upgrade the host's driver, or use an image built for an older CUDA.",
             (ev("pasted", e.line),),
             Remediation(
-                f"Upgrade the host's NVIDIA driver to one that supports CUDA {e.get('cuda')}, then reboot; or use an "
+                f"Upgrade the host's NVIDIA driver to one that supports {needs}, then reboot; or use an "
                 "image built for the CUDA the host's driver supports.",
                 driver_install_and_reboot(facts, None, ctx),
                 requires_root=True,
                 component="driver",
                 where="the host",
-                alternative=_disable_require(facts, e.get("cuda") or ""),
+                alternative=_disable_require(facts, cuda) if cuda else None,
             ),
         )
 

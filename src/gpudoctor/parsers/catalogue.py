@@ -95,6 +95,9 @@ class Component:
     ask_windows: tuple[tuple[str, ...], ...]
     ask_linux: tuple[tuple[str, ...], ...]
     ask_container: tuple[tuple[str, ...], ...]  # where the paste shows it started from an image
+    # where the paste shows no service manager running (facts.NO_SERVICE_MANAGER): its server started by hand, in
+    # place of ask_linux's journal of a unit that never ran
+    ask_unmanaged: tuple[tuple[str, ...], ...]
     when: tuple[tuple[str, tuple[tuple[str, ...], ...], str], ...]  # (error kind shown, the asks it adds, what they decide)
     framework: str  # the framework whose shown build answers the asks ("" for none)
     decides: str
@@ -113,7 +116,7 @@ class Component:
 @functools.cache
 def components() -> tuple[Component, ...]:
     data = _load()
-    asks = ("ask", "ask_windows", "ask_linux", "ask_container")
+    asks = ("ask", "ask_windows", "ask_linux", "ask_container", "ask_unmanaged")
     return tuple(
         Component(
             id=raw["id"],

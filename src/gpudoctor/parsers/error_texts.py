@@ -218,7 +218,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "workload-without-gpu": "a docker compose service or a pod's container, as pasted, that requests no GPU",
     "workload-gpus": "the GPUs a docker compose service or a pod's container, as pasted, requests",
     "video-codec-failing-said": "the reporter says NVENC/NVDEC (the GPU's video encoder or decoder) does not work",
-    "node-gpu-capacity-missing": "a Kubernetes node's Capacity lists no nvidia.com/gpu although its NVIDIA GPU works",
+    "node-gpu-capacity-missing": "a Kubernetes node advertises no nvidia.com/gpu (none listed, or a count of 0): the device plugin serves no GPU there",
     "video-capability-said": "the text shows a container asking for the driver's video libraries (the video capability)",
     "gpus-seen-unrequested": "the reporter says a pod or container that requested no GPU still sees all of them",
     "default-runtime-not-nvidia": "the Kubernetes node's container runtime (containerd, or Docker) does not run pods with nvidia by default",
@@ -448,6 +448,14 @@ _PJRT = _Lazy(
     r"Mismatched PJRT plugin PJRT API version|Unexpected PJRT_\w+ size|plugin is likely built with a (?:later|newer) version"
 )
 _CONTAINER_CUDA = _Lazy(r"requirement error: unsatisfied condition: cuda\s*>=?\s*(?P<cuda>\d+\.\d+)", re.IGNORECASE)
+# The same message cut short inside its condition where the paste ends ("... unsatisfied condition: cu", a stored copy
+# or a terminal cut at the end): the hook's conditions are cuda, driver, arch and brand (NVIDIA/libnvidia-container
+# src/cli/configure.c @e27a4a75, its `rules[]`), so a condition cut after "c" or "cu" is the CUDA one, its version
+# unread. Only at the very end of the text (a fence or quote after it allowed):
+# anywhere else the words that follow are the message's own.
+_CONTAINER_CUDA_CUT = _Lazy(
+    r"requirement error: unsatisfied condition: c(?:u(?:da?)?)?(?:\s*>=?\s*(?:\d+\.?)?)?[\s`'\"\\]*\Z", re.IGNORECASE
+)
 # nvidia-smi's header quoted, or the version said in prose ("I am running CUDA 11.7 and driver version 472.12").
 # nvidia-smi's header, or the driver named with its version in prose: "driver version is 535.54", "NVIDIA Graphics
 # Driver 388.73" (the name NVIDIA's Windows installer and Control Panel give it), "nvidia driver 470.82.01".
@@ -729,6 +737,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             )
     if m := _CONTAINER_CUDA.search(joined):
         add("container-requires-cuda", joined[max(0, m.start() - 60) : m.end()], cuda=m.group("cuda"))
+    elif m := _CONTAINER_CUDA_CUT.search(joined.rstrip()):
+        # (no cuda value: the version was cut away, and nothing may be filled in for it)
+        add("container-requires-cuda", joined[max(0, m.start() - 60) : m.end()].rstrip())
     if m := _PLUGIN_INCOMPATIBLE.search(bounded[: 4 * 1024 * 1024].replace("\n", " ")):
         add("jax-plugin-incompatible", m.group(0), plugin=m.group("plugin"), version=m.group("version"), jaxlib=m.group("jaxlib"))
     if "jax_plugins" in bounded and (api := _plugin_api_missing(bounded.splitlines()[:_MAX_LINES])):

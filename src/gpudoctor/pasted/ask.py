@@ -23,6 +23,7 @@ from gpudoctor.facts import (
     JAX_BEFORE_ENV_INFO,
     JETSON_SAID,
     NO_PYTHON,
+    NO_SERVICE_MANAGER,
     STARTED_BY_HAND,
     Facts,
 )
@@ -795,8 +796,13 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
         by_hand = any(c.get("cue") == STARTED_BY_HAND and comp.pattern.search(c.get("means") or "") for c in facts.pasted.cues)
         # (nor where `docker compose up` started it: its log is Compose's, whatever container name Compose gave it)
         composed = not contained and any(c.get("cue") == COMPOSE_STARTED for c in facts.pasted.cues)
-        hosted = not contained and facts.pasted.cluster is None and not by_hand and not composed
+        # (nor where the text says no service manager runs here: the unit was written, never started; the server is
+        # started by hand, which its own form of the ask does)
+        unmanaged = any(c.get("cue") == NO_SERVICE_MANAGER for c in facts.pasted.cues)
+        hosted = not contained and facts.pasted.cluster is None and not by_hand and not composed and not unmanaged
         argvs += each("ask_windows") if windows else each("ask_linux") if linux and hosted else []
+        if unmanaged and linux and not windows and not contained and not by_hand:
+            argvs += each("ask_unmanaged")
         if composed and linux and any(a[:2] == ("docker", "logs") for a in comp.ask_container):
             argvs.append((("docker", "compose", "logs"), decides))
         if contained:

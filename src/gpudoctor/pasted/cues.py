@@ -38,6 +38,7 @@ from gpudoctor.facts import (
     NO_GPU_SAID,
     NO_NVIDIA_GPU,
     NO_PYTHON,
+    NO_SERVICE_MANAGER,
     NOTEBOOK_SAID,
     OTHER_GPU_BESIDE,
     PROGRAM_IMAGE,
@@ -279,6 +280,9 @@ _CONTAINER_SAID = re.compile(
     r"(?!\s*(?:toolkit|runtime|image|file|registry|hub|engine|cli|library|device)s?\b)"
     # the same in Chinese: "docker容器内" (inside the docker container), "进入容器后" (after entering the container)
     r"|(?:docker\s*)?\u5bb9\u5668(?:\u5185|\u4e2d|\u91cc)|\u8fdb\u5165(?:docker\s*)?\u5bb9\u5668"
+    # the scheduler's event for a pod it placed ("Successfully assigned ix-app/app-664bdc6cff-g5d9b to node1":
+    # kubernetes/kubernetes pkg/scheduler/schedule_one.go @4a37f009, "Successfully assigned %v/%v to %v"): a pod's events
+    r"|\bSuccessfully assigned [a-z0-9][a-z0-9.-]{0,62}/[a-z0-9][a-z0-9.-]{0,252} to \S"
     # a workload on a Kubernetes cluster runs in a pod's container ("running the image within my k8s cluster")
     r"|\b(?:in|within|on|into)\s+(?:(?:my|our|the|a|an)\s+)?(?:k8s|kubernetes|GKE|EKS|AKS)(?:\s+cluster)?\b"
     # Kubeflow's training jobs (its training operator's TFJob, PyTorchJob, MPIJob) run their workers in pods
@@ -867,6 +871,8 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
         _cue(g, CONDA_FORGE_BUILD, m.group("pkg"), line_of(_FEEDSTOCK, m.group(0)))
     if (m := _BY_HAND.search(head)) is not None:
         _cue(g, STARTED_BY_HAND, m.group("path") or m.group("served") or "", m.group(0))
+    if (m := _NO_SYSTEMD.search(head)) is not None:
+        _cue(g, NO_SERVICE_MANAGER, "", line_of(_NO_SYSTEMD, m.group(0)))
     if (m := _COMPOSE_UP.search(head)) is not None:
         _cue(g, COMPOSE_STARTED, "", line_of(_COMPOSE_UP, m.group(0)))
     runs = _image_runs(head)
@@ -899,6 +905,12 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
 _BY_HAND = re.compile(
     r"(?:^|[\s(`'\"])\./(?P<path>[A-Za-z][\w.-]{1,80})|^[ \t]*[$#>][ \t]*(?:\S{1,200}/)?(?P<served>[A-Za-z][\w.-]{1,80})[ \t]+serve\b",
     re.MULTILINE,
+)
+# No service manager where the paste ran: the warning of Ollama's install script where `systemctl is-system-running`
+# answers neither running nor degraded (ollama/ollama scripts/install.sh @3fa8daae: warning "systemd is not running"),
+# and systemctl's own refusal where PID 1 is not systemd (a container, WSL without systemd).
+_NO_SYSTEMD = re.compile(
+    r"^[ \t]*WARNING:[ \t]*systemd is not running\b|System has not been booted with systemd as init system", re.MULTILINE
 )
 # `singularity exec|run [options] IMAGE [program]` (Apptainer's too): the image a .sif or .simg file, or the registry
 # URI it is pulled from (apptainer's "exec" and "run" commands take the image as their first argument).

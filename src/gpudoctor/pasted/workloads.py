@@ -58,6 +58,11 @@ _VIDEO_ASKED = re.compile(
 _NODE_CAPACITY = re.compile(r"^\s*Capacity:\s*$")
 _NODE_RESOURCE = re.compile(r"^\s+(?:cpu|memory|pods|ephemeral-storage|hugepages-\w+):\s+\S")
 _GPU_NAMED = re.compile(r"\bGPUs?\b|\bnvidia\b", re.IGNORECASE | re.ASCII)
+# nvidia.com/gpu in a node's status with its count: `kubectl describe node` ("nvidia.com/gpu:     0") or the node's YAML
+# (nvidia.com/gpu: "0"), in a line or quoted in prose. The kubelet counts what the device plugin lists (its device
+# manager's GetCapacity: kubernetes/kubernetes pkg/kubelet/cm/devicemanager/manager.go @7510f329), so 0 is a plugin
+# that registered and serves no GPU.
+_NODE_GPU_COUNT = re.compile(r"(?:^|[\s`])nvidia\.com/gpu:\s*[\"']?(?P<count>\d{1,4})[\"']?(?![\w.])")
 # The device plugin's own words that its pod could not load NVML (catalogue.toml: its advice, and the older plugin's line).
 _PLUGIN_NO_NVML = "device-plugin-no-nvml"
 # A Slurm job's GPU request (sbatch/srun options, on an #SBATCH line or a command line): --gres=gpu[:type]:N, --gpus=N,
@@ -71,9 +76,12 @@ _TRAINER_GPUS = re.compile(r"\bTrainer\([^)\n]{0,200}?\b(?:gpus|devices)\s*=\s*(
 # (GoogleCloudPlatform/container-engine-accelerators, cmd/nvidia_gpu/README.md: -container-path).
 _GKE = re.compile(r"\bGKE\b|Google Kubernetes Engine")
 GKE_NODE = "a GKE node"
+# (the pod as the reporter typed it: a name written in capitals, "My-Ollama-POD", is theirs to fill in, kept as given;
+# a container chosen with -c before the namespace is skipped over, so the namespace after it is still read)
 _KUBECTL_POD = re.compile(
     r"\bkubectl\s+(?:-n\s+(?P<ns>[a-z0-9][a-z0-9.-]{0,62})\s+)?(?:exec(?:\s+-(?:it|ti|i|t))*|describe\s+pods?|logs)"
-    r"\s+(?:pod/)?(?P<pod>[a-z0-9][a-z0-9.-]{0,252})(?=\s|$|`)(?:\s+-n\s+(?P<ns2>[a-z0-9][a-z0-9.-]{0,62}))?"
+    r"\s+(?:pod/)?(?P<pod>[A-Za-z0-9][A-Za-z0-9.-]{0,252})(?=\s|$|`)(?:\s+(?:-c|--container)[ =][a-z0-9][a-z0-9-]{0,62})?"
+    r"(?:\s+-n\s+(?P<ns2>[a-z0-9][a-z0-9.-]{0,62}))?"
 )
 # The pod's owner as `kubectl describe pod` prints it ("Controlled By:  StatefulSet/test-gpu"), and the labels its
 # controller puts on it: a StatefulSet's pods carry apps.kubernetes.io/pod-index (or statefulset.kubernetes.io/pod-name)
@@ -439,8 +447,16 @@ def _node_without_gpu_capacity(g: Gathered, lines: list[str]) -> None:
     """A Kubernetes node's Capacity (kubectl describe node) without nvidia.com/gpu, where the text shows the node's
     NVIDIA GPU (nvidia-smi's table) or asks for the GPU: the device plugin has not registered the node's GPUs with the
     kubelet. Whether its pod runs there, and whether the node's runtime gives that pod the driver, is what the asks
-    decide. A node description that lists nvidia.com/gpu (at any count) is the plugin's registration: not this."""
+    decide. A node that lists nvidia.com/gpu only at a count of 0 (capacity and allocatable) is the plugin registered
+    with no GPU found in its pod: the same question, read without the GPU shown (the registration says a plugin was
+    meant to find one). A count above 0 anywhere is the plugin's registration of GPUs: not this."""
     head = lines[:20_000]
+    counts = [(x, m.group("count")) for x in head if "nvidia.com/gpu" in x and (m := _NODE_GPU_COUNT.search(x[:_MAX_LINE]))]
+    if counts and all(int(c) == 0 for _, c in counts):
+        # registered with no GPU at all (capacity and allocatable 0): the plugin's pod found none, which is the same
+        # question as no registration; a capacity above 0 is GPUs it found (0 allocatable of them: unhealthy), not this
+        _add(g, ErrorEvidence("node-gpu-capacity-missing", counts[0][0].strip()[:300], (("count", "0"),)))
+        return
     if any("nvidia.com/gpu" in x for x in head):
         return
     if not (g.smi_table or g.driver_version or any(_GPU_NAMED.search(x[:_MAX_LINE]) for x in head)):
