@@ -84,6 +84,37 @@ def test_linux_quiet_twin_gpu_at_work(tmp_path):
     assert _blocking(doc) == []
 
 
+def test_is_available_said_to_fail_or_report_false_is_the_symptom():
+    # tests/blind/plans12/cases/1252-*: on a Slurm cluster, "`torch.cuda.is_available()` always fails" beside a CUDA
+    # build and a new driver in prose only: the symptom, with the job's asks, never "No problems found"
+    doc = _check(_case("plans12/cases/1252-kilosort-733"))
+    _named(doc, "linux")
+    asked = _asked(doc)
+    assert ["squeue", "--me"] in asked and ["printenv", "CUDA_VISIBLE_DEVICES"] in asked
+
+
+def test_is_available_reports_false_public_thread(tmp_path):
+    # https://github.com/mlverse/torch/issues/465 (its first sentence as posted): R torch's cuda_is_available()
+    doc = _paste(
+        tmp_path,
+        "I am trying to use this package on a GPU cluster that I have access to, but `cuda_is_available()` reports "
+        "FALSE, even though `nvidi-smi` sees the GPU.\n",
+    )
+    _named(doc, "linux")
+
+
+def test_is_available_quiet_twin_it_shows_true(tmp_path):
+    # https://github.com/pytorch/pytorch/issues/9535 (the reporter's second comment): is_available() answers True, and
+    # a failure "with" a message is the message's to judge, not these words
+    doc = _paste(
+        tmp_path,
+        "Yes, It is the master branch. The error log reminder me that Cuda is not available. But if I run "
+        "`torch.cuda.is_available()`, It shows True.\n",
+    )
+    assert "gpu-unused-said" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)
+
+
 # -- Windows: the driver shown answering closes the driver's cause, and nvidia-smi is not asked again --------------
 
 

@@ -132,9 +132,11 @@ _GPU_UNUSED_SAID = re.compile(
     r"(?!\s*(?:memory|process|specified|selected|chosen|index|id\b|number|\d))"
     r"|\b(?:only|still)\s+(?:use[sd]?|using|runs?|running|ran)\s+(?:on\s+)?(?:the\s+)?CPU\b"
     r"|\bfall(?:s|ing)?\s+back\s+to\s+(?:the\s+)?CPU\b"
-    # "I still get cuda.is_available false", "'torch.cuda.is_available()' always returns 'false'"
-    r"|\bis_available\b(?:\(\))?['\"`]?\s+(?:always\s+|still\s+)?"
-    r"(?:(?:returns?|returned|gives?|gave|prints?|printed|shows?|showed|is|was)\s+)?['\"`]?false\b"
+    # "I still get cuda.is_available false", "'torch.cuda.is_available()' always returns 'false'"; R torch's
+    # cuda_is_available() "reports FALSE"; "`torch.cuda.is_available()` always fails" (its False, in the reporter's word)
+    r"|(?:\b|(?<=cuda_))is_available\b(?:\(\))?['\"`]?\s+(?:always\s+|still\s+)?"
+    r"(?:(?:(?:returns?|returned|gives?|gave|prints?|printed|shows?|showed|reports?|reported|is|was)\s+)?['\"`]?false\b"
+    r"|fail(?:s|ed)?\b(?!\s+(?:to|with|on|in|when|if)\b))"
     r"|\bno\s+(?:NVIDIA\s+)?GPUs?\s+(?:was\s+|were\s+|is\s+)?(?:found|detected|usage)\b"
     r"|\bGPU\s+(?:utili[sz]ation|usage|util)\s+(?:is\s+|was\s+|remains\s+|stays\s+)?(?:always\s+|at\s+|still\s+)*"
     r"(?:0\s?%|zero)",
