@@ -115,6 +115,55 @@ def test_is_available_quiet_twin_it_shows_true(tmp_path):
     assert UNEXPLAINED not in _blocking(doc)
 
 
+# -- training at the CPU's pace: the GPU unused, in other words ----------------------------------------------------
+
+
+def test_training_as_slow_as_the_cpu_is_the_symptom_and_a_tf_1x_is_probed_with_1x_calls():
+    # tests/blind/plans12/cases/1222-*: "keras2.0 + tensorflow-gpu1.1.0 ... much slower than before, just like run in a
+    # cpu version": the symptom, never "No problems found"; TensorFlow 1.1 has no tf.config, so its probe is 1.x's
+    doc = _check(_case("plans12/cases/1222-keras6445"))
+    _named(doc, "linux")
+    cues = [c for c in doc["facts"]["pasted"]["cues"] if c["cue"] == "a TensorFlow older than tf.config"]
+    assert [c["means"] for c in cues] == ["tensorflow 1.1.0"]
+    (probe,) = [a for a in _asked(doc) if a[1:2] == ["-c"] and "tensorflow" in a[2]]
+    assert "tf.test.is_gpu_available()" in probe[2] and "tf.config" not in probe[2]
+
+
+def test_training_as_slow_as_the_cpu_public_thread(tmp_path):
+    # https://github.com/tensorflow/models/issues/10002 (its title, the whole report)
+    doc = _paste(tmp_path, "GPU training is as slow as CPU training\n")
+    _named(doc, "linux")
+
+
+def test_tf_1x_named_in_words_public_thread(tmp_path):
+    # https://github.com/tensorflow/models/issues/3366 (a comment): "tensorflow-gpu 1.8" named in words, no listing
+    doc = _paste(
+        tmp_path,
+        "I'm also facing the same problem. I have installed tensorflow-gpu 1.8, validated installation and uses gpu, "
+        "but the python code, it says using tensforflow as backend, but still CPU memory is 100% and not using GPU .\n",
+    )
+    (probe,) = [a for a in _asked(doc) if a[1:2] == ["-c"] and "tensorflow" in a[2]]
+    assert "tf.test.is_gpu_available()" in probe[2] and "tf.config" not in probe[2]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/tensorflow/tensorflow/issues/5995 (its first lines): the GPU at work, measured slower
+        "GPU training is MUCH slower than CPU training. It's possible I'm doing something wrong. GPU usage is around "
+        "2-5%, It fills up the memory in the GPU pretty quickly to 90%\n",
+        # https://github.com/tensorflow/tensorflow/issues/31654 (its title and install line): slower than the CPU, and
+        # a TensorFlow 2 named beside 1.14, so no 1.x probe
+        "Running tensorflow on GPU is far slower than on CPU\n- TensorFlow installed from (source or binary): pip "
+        "install tensorflow-gpu==2.0.0-beta1, as well as tensorflow-gpu, compared to tensorflow & tensorflow==2.0.0-beta1\n",
+    ],
+)
+def test_quiet_twins_a_gpu_measured_slower_than_the_cpu(tmp_path, text):
+    doc = _paste(tmp_path, text)
+    assert "gpu-unused-said" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert "a TensorFlow older than tf.config" not in [c["cue"] for c in doc["facts"]["pasted"]["cues"]]
+
+
 # -- Windows: the driver shown answering closes the driver's cause, and nvidia-smi is not asked again --------------
 
 

@@ -142,6 +142,16 @@ _GPU_UNUSED_SAID = re.compile(
     r"(?:0\s?%|zero)",
     re.IGNORECASE,
 )
+# The reporter saying the work runs at the CPU's pace ("much slower than before, just like run in a cpu version",
+# "GPU training is as slow as CPU training"): a GPU the framework does not use (the CPU package shadowing the GPU one,
+# libraries it failed to load), which the words leave open. Not a GPU measured slower than the CPU ("GPU MUCH slower
+# than CPU", "far slower than on CPU"): the GPU at work on a model too small for it, another question.
+_CPU_PACE_SAID = re.compile(
+    r"\b(?:as\s+slow(?:ly)?\s+as|(?:the\s+)?same\s+speed\s+as|slow(?:er)?\b[^.\n]{0,60}?\blike)\s+(?:if\s+)?"
+    r"(?:(?:it|I|we|was|were|is|runs?|running|ran|training|trained|on|in|with|a|the)\s+){0,5}CPU\b"
+    r"(?!\s*(?:usage|utili|load|memory|ram|is\b|was\b|bound|bottleneck|cores?|threads?))",
+    re.IGNORECASE,
+)
 # The reporter saying nvidia-smi answers inside the container or pod the program runs in ("I can execute the nvidia-smi
 # command in the container", "the nvidia-smi tool is working and detect my card in the docker pod"): the GPU reaches
 # the program's place, so a program that still works on the CPU is its own setting, not the environment's (jellyfin's
@@ -369,6 +379,10 @@ def _unused_said(g: Gathered, lines: list[str], scan: Lines, beside_spec: bool) 
     layers split: the fine case plans9/945) or quote a message an upgrade made go away (tests/blind/pasted/005)."""
     for i in range(scan.count):
         if (m := scan.search(_GPU_UNUSED_SAID, i)) is not None and (beside_spec or "cpu" not in m.group(0).lower()):
+            _add(g, ErrorEvidence("gpu-unused-said", lines[i].strip()[:300]))
+            return
+    for i in range(scan.count):
+        if scan.search(_CPU_PACE_SAID, i) is not None:
             _add(g, ErrorEvidence("gpu-unused-said", lines[i].strip()[:300]))
             return
 
