@@ -176,7 +176,7 @@ def test_held_is_the_sum_of_the_processes_and_used_memory_without_them():
 
 
 ROOT = MACHINES.parents[1]
-FUSER = ("sudo", "fuser", "-v", "/dev/nvidiactl", "/dev/nvidia-uvm")
+FUSER = ("fuser", "-v", "/dev/nvidiactl", "/dev/nvidia-uvm")
 QUERY = ("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv", "-i", "0")
 
 
@@ -194,6 +194,7 @@ def test_a_pasted_report_naming_no_holder_asks_fuser_not_gpudoctor(path):
     nvidia-smi cannot name, and fuser on the driver's device files lists it."""
     f = pasted_findings((ROOT / path).read_text(encoding="utf-8"))["gpu-memory-held"]
     assert argv_of(f) == [QUERY, FUSER]
+    assert f.remediation.commands[-1].root  # (only root sees other users' processes)
 
 
 def test_a_machine_keeps_its_own_memory_view_and_no_fuser():

@@ -302,7 +302,7 @@ def _unnamed_holders(facts: Facts, by_procs: int) -> tuple[Cmd, ...]:
     user and command; only root sees other users' processes)."""
     if not facts.pasted.partial or by_procs:
         return ()
-    return (Cmd(("sudo", "fuser", "-v", "/dev/nvidiactl", "/dev/nvidia-uvm"), note="on the host, not in a container"),)
+    return (Cmd(("fuser", "-v", "/dev/nvidiactl", "/dev/nvidia-uvm"), root=True, note="on the host, not in a container"),)
 
 
 def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
