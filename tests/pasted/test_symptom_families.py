@@ -146,22 +146,23 @@ def test_tf_1x_named_in_words_public_thread(tmp_path):
     assert "tf.test.is_gpu_available()" in probe[2] and "tf.config" not in probe[2]
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        # https://github.com/tensorflow/tensorflow/issues/5995 (its first lines): the GPU at work, measured slower
+def test_quiet_twin_a_gpu_measured_slower_than_the_cpu(tmp_path):
+    # https://github.com/tensorflow/tensorflow/issues/5995 (its first lines): the GPU at work, measured slower
+    doc = _paste(
+        tmp_path,
         "GPU training is MUCH slower than CPU training. It's possible I'm doing something wrong. GPU usage is around "
         "2-5%, It fills up the memory in the GPU pretty quickly to 90%\n",
-        # https://github.com/tensorflow/tensorflow/issues/31654 (its title and install line): slower than the CPU, and
-        # a TensorFlow 2 named beside 1.14, so no 1.x probe
-        "Running tensorflow on GPU is far slower than on CPU\n- TensorFlow installed from (source or binary): pip "
-        "install tensorflow-gpu==2.0.0-beta1, as well as tensorflow-gpu, compared to tensorflow & tensorflow==2.0.0-beta1\n",
-    ],
-)
-def test_quiet_twins_a_gpu_measured_slower_than_the_cpu(tmp_path, text):
-    doc = _paste(tmp_path, text)
+    )
     assert "gpu-unused-said" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)
+
+
+def test_quiet_twin_a_tensorflow_with_tf_config_named_beside(tmp_path):
+    # https://github.com/tensorflow/tensorflow/issues/34485 (its title): 2.0 and 1.15 both have tf.config
+    doc = _paste(tmp_path, "Tensorflow 2.0 does not use GPU, while Tensorflow 1.15 does\n")
     assert "a TensorFlow older than tf.config" not in [c["cue"] for c in doc["facts"]["pasted"]["cues"]]
+    (probe,) = [a for a in _asked(doc) if a[1:2] == ["-c"] and "tensorflow" in a[2]]
+    assert "tf.config" in probe[2]
 
 
 # -- Windows: the driver shown answering closes the driver's cause, and nvidia-smi is not asked again --------------
