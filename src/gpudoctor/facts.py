@@ -512,6 +512,10 @@ IMPORT_CRASHED = "a package whose import crashed the interpreter"
 # pinned below those, or the CPU fallback warned from jax/lib/xla_bridge.py, which moved to jax/_src/lib/ in jax 0.2.25
 # (jax-v0.2.25 @821fcaa7). `means` is what dated it.
 JAX_BEFORE_ENV_INFO = "a JAX older than jax.print_environment_info()"
+# The cue the pasted reader sets where the text names a TensorFlow release older than tf.config (first released with
+# 1.14: tensorflow/python/framework/config.py) and shows no installed TensorFlow: "tensorflow-gpu 1.1.0",
+# "tensorflow==1.12". `means` is the release named; the asks probe it with 1.x's own calls.
+TF_BEFORE_CONFIG = "a TensorFlow older than tf.config"
 
 
 @record_class(frozen=True, eq=False, repr=False)

@@ -84,6 +84,87 @@ def test_linux_quiet_twin_gpu_at_work(tmp_path):
     assert _blocking(doc) == []
 
 
+def test_is_available_said_to_fail_or_report_false_is_the_symptom():
+    # tests/blind/plans12/cases/1252-*: on a Slurm cluster, "`torch.cuda.is_available()` always fails" beside a CUDA
+    # build and a new driver in prose only: the symptom, with the job's asks, never "No problems found"
+    doc = _check(_case("plans12/cases/1252-kilosort-733"))
+    _named(doc, "linux")
+    asked = _asked(doc)
+    assert ["squeue", "--me"] in asked and ["printenv", "CUDA_VISIBLE_DEVICES"] in asked
+
+
+def test_is_available_reports_false_public_thread(tmp_path):
+    # https://github.com/mlverse/torch/issues/465 (its first sentence as posted): R torch's cuda_is_available()
+    doc = _paste(
+        tmp_path,
+        "I am trying to use this package on a GPU cluster that I have access to, but `cuda_is_available()` reports "
+        "FALSE, even though `nvidi-smi` sees the GPU.\n",
+    )
+    _named(doc, "linux")
+
+
+def test_is_available_quiet_twin_it_shows_true(tmp_path):
+    # https://github.com/pytorch/pytorch/issues/9535 (the reporter's second comment): is_available() answers True, and
+    # a failure "with" a message is the message's to judge, not these words
+    doc = _paste(
+        tmp_path,
+        "Yes, It is the master branch. The error log reminder me that Cuda is not available. But if I run "
+        "`torch.cuda.is_available()`, It shows True.\n",
+    )
+    assert "gpu-unused-said" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)
+
+
+# -- training at the CPU's pace: the GPU unused, in other words ----------------------------------------------------
+
+
+def test_training_as_slow_as_the_cpu_is_the_symptom_and_a_tf_1x_is_probed_with_1x_calls():
+    # tests/blind/plans12/cases/1222-*: "keras2.0 + tensorflow-gpu1.1.0 ... much slower than before, just like run in a
+    # cpu version": the symptom, never "No problems found"; TensorFlow 1.1 has no tf.config, so its probe is 1.x's
+    doc = _check(_case("plans12/cases/1222-keras6445"))
+    _named(doc, "linux")
+    cues = [c for c in doc["facts"]["pasted"]["cues"] if c["cue"] == "a TensorFlow older than tf.config"]
+    assert [c["means"] for c in cues] == ["tensorflow 1.1.0"]
+    (probe,) = [a for a in _asked(doc) if a[1:2] == ["-c"] and "tensorflow" in a[2]]
+    assert "tf.test.is_gpu_available()" in probe[2] and "tf.config" not in probe[2]
+
+
+def test_training_as_slow_as_the_cpu_public_thread(tmp_path):
+    # https://github.com/tensorflow/models/issues/10002 (its title, the whole report)
+    doc = _paste(tmp_path, "GPU training is as slow as CPU training\n")
+    _named(doc, "linux")
+
+
+def test_tf_1x_named_in_words_public_thread(tmp_path):
+    # https://github.com/tensorflow/models/issues/3366 (a comment): "tensorflow-gpu 1.8" named in words, no listing
+    doc = _paste(
+        tmp_path,
+        "I'm also facing the same problem. I have installed tensorflow-gpu 1.8, validated installation and uses gpu, "
+        "but the python code, it says using tensforflow as backend, but still CPU memory is 100% and not using GPU .\n",
+    )
+    (probe,) = [a for a in _asked(doc) if a[1:2] == ["-c"] and "tensorflow" in a[2]]
+    assert "tf.test.is_gpu_available()" in probe[2] and "tf.config" not in probe[2]
+
+
+def test_quiet_twin_a_gpu_measured_slower_than_the_cpu(tmp_path):
+    # https://github.com/tensorflow/tensorflow/issues/5995 (its first lines): the GPU at work, measured slower
+    doc = _paste(
+        tmp_path,
+        "GPU training is MUCH slower than CPU training. It's possible I'm doing something wrong. GPU usage is around "
+        "2-5%, It fills up the memory in the GPU pretty quickly to 90%\n",
+    )
+    assert "gpu-unused-said" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)
+
+
+def test_quiet_twin_a_tensorflow_with_tf_config_named_beside(tmp_path):
+    # https://github.com/tensorflow/tensorflow/issues/34485 (its title): 2.0 and 1.15 both have tf.config
+    doc = _paste(tmp_path, "Tensorflow 2.0 does not use GPU, while Tensorflow 1.15 does\n")
+    assert "a TensorFlow older than tf.config" not in [c["cue"] for c in doc["facts"]["pasted"]["cues"]]
+    (probe,) = [a for a in _asked(doc) if a[1:2] == ["-c"] and "tensorflow" in a[2]]
+    assert "tf.config" in probe[2]
+
+
 # -- Windows: the driver shown answering closes the driver's cause, and nvidia-smi is not asked again --------------
 
 

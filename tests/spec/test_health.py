@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gpudoctor.model import Severity
-from tests.spec.machine import codes, found, nvml_gpu, nvml_machine, recorded
+from tests.spec.machine import MACHINES, argv_of, codes, found, nvml_gpu, nvml_machine, pasted_findings, recorded
 from tests.spec.registry import FIRES, QUIET, states
 
 GIB = 1024**3
@@ -173,6 +173,35 @@ def test_held_is_the_sum_of_the_processes_and_used_memory_without_them():
     assert len(found(nvml_machine(two), "gpu-memory-held")) == 1
     no_procs = nvml_gpu(memory={"total_bytes": TOTAL, "used_bytes": TOTAL // 2, "free_bytes": TOTAL // 2})
     assert len(found(nvml_machine(no_procs), "gpu-memory-held")) == 1
+
+
+ROOT = MACHINES.parents[1]
+FUSER = ("fuser", "-v", "/dev/nvidiactl", "/dev/nvidia-uvm")
+QUERY = ("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv", "-i", "0")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/pasted/cases/crosse-2-oom-p100-memory-held-no-process/report.txt",  # nvidia-smi's table, no process
+        "tests/pasted/cases/fastmri-238-oom-zombie-holds-8gb-gpu/report.txt",  # a zombie nvidia-smi does not list
+        # an OOM message: 530 MiB reserved by PyTorch, 12.5 MiB free of 11.17 GiB, "nothing else runs"
+        *sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("tests/blind/plans12/cases/1221-*/input.txt")),
+    ],
+)
+def test_a_pasted_report_naming_no_holder_asks_fuser_not_gpudoctor(path):
+    """The reader of a pasted report has no gpudoctor to run; where the text names no process, the holder may be one
+    nvidia-smi cannot name, and fuser on the driver's device files lists it."""
+    f = pasted_findings((ROOT / path).read_text(encoding="utf-8"))["gpu-memory-held"]
+    assert argv_of(f) == [QUERY, FUSER]
+    assert f.remediation.commands[-1].root  # (only root sees other users' processes)
+
+
+def test_a_machine_keeps_its_own_memory_view_and_no_fuser():
+    """Quiet twin: on the machine itself gpudoctor's memory view names the holders (the recorded machine lists them)."""
+    (f,) = found(recorded("rtx3060-desktop-other-jobs-hold-memory"), "gpu-memory-held")
+    assert argv_of(f)[:2] == [("gpudoctor", "memory"), QUERY]
+    assert FUSER not in argv_of(f)
 
 
 # --- gpu-lost ---------------------------------------------------------------------------------------------

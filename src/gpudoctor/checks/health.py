@@ -294,6 +294,17 @@ def check_throttle(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
 
 
+def _unnamed_holders(facts: Facts, by_procs: int) -> tuple[Cmd, ...]:
+    """On this machine gpudoctor's own memory view names the holders; a pasted report's reader has no gpudoctor. Where
+    the text names no process (the memory read from nvidia-smi's total or an out-of-memory message), the holder may be
+    one nvidia-smi cannot name (another container's PID namespace, a zombie): fuser lists every process that has the
+    driver's control device or its unified-memory device open, as CUDA programs do (fuser(1), psmisc: -v names the
+    user and command; only root sees other users' processes)."""
+    if not facts.pasted.partial or by_procs:
+        return ()
+    return (Cmd(("fuser", "-v", "/dev/nvidiactl", "/dev/nvidia-uvm"), root=True, note="on the host, not in a container"),)
+
+
 def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
     for g in facts.driver.gpus:
         total = g.memory_total_bytes
@@ -326,8 +337,9 @@ def check_memory_held(facts: Facts, ctx: Context) -> Iterable[Finding]:
             Remediation(
                 "Stop what holds the memory if it should not, or share the GPU deliberately (limit each framework's share).",
                 (
-                    Cmd(("gpudoctor", "memory")),
+                    *(() if facts.pasted.partial else (Cmd(("gpudoctor", "memory")),)),
                     Cmd(("nvidia-smi", "--query-compute-apps=pid,process_name,used_memory", "--format=csv", "-i", str(g.index))),
+                    *_unnamed_holders(facts, by_procs),
                     *(
                         (Cmd(("nvidia-smi", "-i", str(g.index)), note="its table lists the graphics processes too"),)
                         if graphics

@@ -25,6 +25,7 @@ from gpudoctor.facts import (
     NO_PYTHON,
     NO_SERVICE_MANAGER,
     STARTED_BY_HAND,
+    TF_BEFORE_CONFIG,
     Facts,
 )
 from gpudoctor.planner import where
@@ -245,6 +246,8 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             )
         )
     tf_version = tf.value.version if isinstance(tf, Found) else None
+    if tf_version is None and (dated := next((c for c in facts.pasted.cues if c.get("cue") == TF_BEFORE_CONFIG), None)):
+        tf_version = dated["means"].split()[-1]  # the release the text names (facts.TF_BEFORE_CONFIG)
     # TensorFlow's Windows preload check stopped the import before any of its own DLLs (catalogue.toml:
     # tf-msvcp-dll-not-on-path): no TensorFlow command answers, and which CUDA DLLs it loads is not the question yet.
     tf_stopped = any(e.kind in _TF_IMPORT_STOPPED for e in facts.pasted.errors)

@@ -47,6 +47,7 @@ from gpudoctor.facts import (
     SMI_OTHER_RELEASE,
     STARTED_BY_HAND,
     SUSPEND_SAID,
+    TF_BEFORE_CONFIG,
 )
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import classify_error_text
@@ -350,6 +351,13 @@ _JAX_RELEASE = re.compile(r"\b(?P<name>jaxlib|jax)\s*(?:==|\s)\s*v?(?P<version>\
 _JAX_OLD_BRIDGE = re.compile(r"[\\/]site-packages[\\/]jax[\\/]lib[\\/]xla_bridge\.py:\d+: UserWarning")
 # The first releases with jax.print_environment_info(): jax 0.3.18, which requires jaxlib 0.3.15 (facts.JAX_BEFORE_ENV_INFO).
 _ENV_INFO_FROM = {"jax": (0, 3, 18), "jaxlib": (0, 3, 15)}
+# tensorflow or tensorflow-gpu named with a release ("tensorflow-gpu1.1.0", "tensorflow==1.12.0", "tensorflow-gpu 1.4",
+# a wheel's "tensorflow-1.1.0-cp36"): a 1.x before 1.14, and no later one named in the text ("tensorflow 1.12" beside
+# "tensorflow-gpu==2.0.0": the newer may be the one installed), dates TensorFlow before tf.config (facts.TF_BEFORE_CONFIG).
+_TF_RELEASE = re.compile(
+    r"(?<![\w/.-])tensorflow(?:-gpu)?[ \t]*(?:==|-)?[ \t]*v?(?P<version>(?P<major>[12])\.(?P<minor>\d{1,2})(?:\.\d+)?)(?![\d.])",
+    re.IGNORECASE,
+)
 _TRACEBACK_SPAN = 80  # lines a traceback's frames and its last line are read within
 # jax's wrapper of jaxlib (jax/_src/lib/__init__.py, jax-ml/jax @25fb3640): at module level it imports jaxlib and checks
 # its version ("jax requires jaxlib to be installed", "jaxlib is version X, but this version of jax requires version >=
@@ -567,6 +575,14 @@ def _jax_dated(g: Gathered, lines: list[str]) -> None:
                 return
 
 
+def _tf_dated(g: Gathered, lines: list[str]) -> None:
+    """Where the text names a TensorFlow before tf.config and none after it (facts.TF_BEFORE_CONFIG)."""
+    named = [(m, line) for line in lines if "ensorflow" in line[:MAX_LINE].lower() for m in _TF_RELEASE.finditer(line[:MAX_LINE])]
+    if named and all(m.group("major") == "1" and int(m.group("minor")) < 14 for m, _ in named):
+        m, line = named[0]
+        _cue(g, TF_BEFORE_CONFIG, f"tensorflow {m.group('version')}", line[:MAX_LINE])
+
+
 def _image_cue(g: Gathered, image: str, line: str, gpus: str, runtime: str = "docker", python: str = "python3") -> None:
     entry = {"cue": PROGRAM_IMAGE, "means": image, "line": line.strip()[:300], "gpus": gpus}
     if runtime != "docker":
@@ -714,6 +730,7 @@ def read_cues(g: Gathered, text: str) -> None:
         _cue(g, CONTAINER_SAID, f"run inside a {runtime} container (the text says so)", line[:MAX_LINE])
     _import_failed(g, lines)
     _jax_dated(g, lines)
+    _tf_dated(g, lines)
     _ld_library_path_printed(g, lines)
     if m := _JETSON_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _JETSON_SAID.search(x[:MAX_LINE])), m.group(0))

@@ -140,12 +140,24 @@ _GPU_UNUSED_SAID = re.compile(
     r"(?!\s*(?:memory|process|specified|selected|chosen|index|id\b|number|\d))"
     r"|\b(?:only|still)\s+(?:use[sd]?|using|runs?|running|ran)\s+(?:on\s+)?(?:the\s+)?CPU\b"
     r"|\bfall(?:s|ing)?\s+back\s+to\s+(?:the\s+)?CPU\b"
-    # "I still get cuda.is_available false", "'torch.cuda.is_available()' always returns 'false'"
-    r"|\bis_available\b(?:\(\))?['\"`]?\s+(?:always\s+|still\s+)?"
-    r"(?:(?:returns?|returned|gives?|gave|prints?|printed|shows?|showed|is|was)\s+)?['\"`]?false\b"
+    # "I still get cuda.is_available false", "'torch.cuda.is_available()' always returns 'false'"; R torch's
+    # cuda_is_available() "reports FALSE"; "`torch.cuda.is_available()` always fails" (its False, in the reporter's word)
+    r"|(?:\b|(?<=cuda_))is_available\b(?:\(\))?['\"`]?\s+(?:always\s+|still\s+)?"
+    r"(?:(?:(?:returns?|returned|gives?|gave|prints?|printed|shows?|showed|reports?|reported|is|was)\s+)?['\"`]?false\b"
+    r"|fail(?:s|ed)?\b(?!\s+(?:to|with|on|in|when|if)\b))"
     r"|\bno\s+(?:NVIDIA\s+)?GPUs?\s+(?:was\s+|were\s+|is\s+)?(?:found|detected|usage)\b"
     r"|\bGPU\s+(?:utili[sz]ation|usage|util)\s+(?:is\s+|was\s+|remains\s+|stays\s+)?(?:always\s+|at\s+|still\s+)*"
     r"(?:0\s?%|zero)",
+    re.IGNORECASE,
+)
+# The reporter saying the work runs at the CPU's pace ("much slower than before, just like run in a cpu version",
+# "GPU training is as slow as CPU training"): a GPU the framework does not use (the CPU package shadowing the GPU one,
+# libraries it failed to load), which the words leave open. Not a GPU measured slower than the CPU ("GPU MUCH slower
+# than CPU", "far slower than on CPU"): the GPU at work on a model too small for it, another question.
+_CPU_PACE_SAID = re.compile(
+    r"\b(?:as\s+slow(?:ly)?\s+as|(?:the\s+)?same\s+speed\s+as|slow(?:er)?\b[^.\n]{0,60}?\blike)\s+(?:if\s+)?"
+    r"(?:(?:it|I|we|was|were|is|runs?|running|ran|training|trained|on|in|with|a|the)\s+){0,5}CPU\b"
+    r"(?!\s*(?:usage|utili|load|memory|ram|is\b|was\b|bound|bottleneck|cores?|threads?))",
     re.IGNORECASE,
 )
 # The reporter saying nvidia-smi answers inside the container or pod the program runs in ("I can execute the nvidia-smi
@@ -375,6 +387,10 @@ def _unused_said(g: Gathered, lines: list[str], scan: Lines, beside_spec: bool) 
     layers split: the fine case plans9/945) or quote a message an upgrade made go away (tests/blind/pasted/005)."""
     for i in range(scan.count):
         if (m := scan.search(_GPU_UNUSED_SAID, i)) is not None and (beside_spec or "cpu" not in m.group(0).lower()):
+            _add(g, ErrorEvidence("gpu-unused-said", lines[i].strip()[:300]))
+            return
+    for i in range(scan.count):
+        if scan.search(_CPU_PACE_SAID, i) is not None:
             _add(g, ErrorEvidence("gpu-unused-said", lines[i].strip()[:300]))
             return
 
