@@ -411,6 +411,9 @@ NOTEBOOK_SAID = "a notebook named as where it ran"
 PROJECT_TOOL = "a tool that manages the program's environment"
 PROJECT_TOOLS = ("uv project", "poetry", "pipenv", "notebook", "uv venv")
 OS_NOT_NAMED = "no OS named in the text"
+# The kernel release a pasted report is given where it says WSL 2 but shows no kernel release (a real one carries its
+# version first, "5.15.153.1-microsoft-standard-WSL2"): WSL 2 is then the reporter's word, which `wsl -l -v` checks.
+WSL2_RELEASE_PLACED = "microsoft-standard-WSL2"
 
 # The cue the pasted reader sets where the text names a compiled torch extension in prose ("xformers has not been
 # installed properly"); its `means` is the distribution. Which torch it was built for decides whether it loads, so

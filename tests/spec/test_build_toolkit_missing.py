@@ -54,3 +54,31 @@ def test_without_torchs_cuda_it_fires_with_no_fix_of_its_own():
 def test_a_toolkit_shown_is_not_missing():
     text = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 11.8, V11.8.89\n" + _TORCH_EXT
     assert "toolkit-missing-for-build" not in pasted_findings(text)
+
+
+@states("toolkit-missing-for-build", FIRES)
+def test_on_windows_the_toolkit_of_torchs_cuda_is_named_by_cuda_home_in_the_builds_terminal():
+    # tests/blind/plans12/cases/1215-*: DeepSpeed 0.7.3's setup.py in a Windows venv (cmd), torch 1.12.1+cu113, the
+    # traceback cut at the op builder's `assert cuda_home` (catalogue: deepspeed-cuda-home-assert)
+    from pathlib import Path
+
+    case = next((Path(__file__).resolve().parents[2] / "tests/blind/plans12/cases").glob("1215-*"))
+    f = pasted_findings((case / "input.txt").read_text(encoding="utf-8"))["toolkit-missing-for-build"]
+    folder = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.3"
+    lines = f.remediation.commands
+    assert argv_of(f) == [("where", "nvcc")]
+    assert [(c.name, c.value) for c in lines if isinstance(c, SetEnv)] == [("CUDA_HOME", folder)]
+    assert [(c.name, c.literal) for c in lines if isinstance(c, PrependPath)] == [("PATH", folder + "\\bin")]
+    assert f.remediation.where == "Windows"
+
+
+@states("toolkit-missing-for-build", QUIET)
+def test_the_windows_folder_is_not_given_off_windows():
+    # https://github.com/deepspeedai/DeepSpeed/issues/2871 (tests/pasted/catalogue_examples): the same assert from pip
+    # in WSL's Linux, torch's CUDA not shown: no Windows folder, no Windows step (the finding asks for torch's CUDA)
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "pasted/catalogue_examples"
+    text = (example / "deepspeed-2871-installed-cuda-version-assert-cuda-home.txt").read_text(encoding="utf-8")
+    f = pasted_findings(text)["toolkit-missing-for-build"]
+    assert f.remediation is None or not any("Program Files" in str(c) for c in f.remediation.commands)

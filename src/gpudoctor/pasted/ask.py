@@ -26,6 +26,7 @@ from gpudoctor.facts import (
     NO_SERVICE_MANAGER,
     STARTED_BY_HAND,
     TF_BEFORE_CONFIG,
+    WSL2_RELEASE_PLACED,
     Facts,
 )
 from gpudoctor.planner import where
@@ -211,6 +212,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 # In WSL 2 the driver is Windows': libcuda.so.1 and nvidia-smi come from it through /usr/lib/wsl/lib,
                 # never from a Linux package, so that folder says whether the Windows side gives CUDA at all.
                 out.append(_wsl_asks()[1])
+                out += _wsl_version_ask(facts, codes)
         elif d.version and not d.gpus:
             out.append(Ask(Cmd(("nvidia-smi", "-L")), "which GPUs the driver sees (their model decides the builds that run)"))
     if (
@@ -1240,6 +1242,30 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
                 cmd = dataclasses.replace(cmd, note=ask.note)
             out.append(Ask(cmd, f"{ask.decides} ({family.id})"))
     return out
+
+
+# The failures that say no driver answered the process at all (the catalogue's evidence kinds): under WSL 1 each is
+# what a program prints, where a driver that answers with another error is no question of the WSL version.
+_NO_DRIVER_REACHED = _NVML_FAILURES | {"torch-no-driver", "cuda-no-gpus", "cuinit-failed", "tf-driver-module-absent"}
+
+
+def _wsl_version_ask(facts: Facts, codes: set[str]) -> list[Ask]:
+    """Where WSL 2 is only the reporter's word (no kernel release shown) and no driver answers, with no check having
+    found why: a distribution still on WSL 1 has no GPU at all (NVIDIA's CUDA on WSL User Guide: GPU access needs WSL
+    2), and `wsl -l -v`'s VERSION column says which it runs under (Microsoft's "Basic commands for WSL"); its answer is
+    judged by wsl1-no-cuda."""
+    if (
+        facts.platform.release != WSL2_RELEASE_PLACED
+        or "pasted-error-unexplained" not in codes
+        or not any(e.kind in _NO_DRIVER_REACHED for e in facts.pasted.errors)
+    ):
+        return []
+    return [
+        Ask(
+            Cmd(("wsl", "-l", "-v"), note=_OTHER_SIDE),
+            "the WSL version each distribution runs under (VERSION 1 has no GPU; the text says WSL 2 but shows no kernel)",
+        )
+    ]
 
 
 def _wsl_asks() -> list[Ask]:

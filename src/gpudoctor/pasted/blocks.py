@@ -479,7 +479,10 @@ _FORM = re.compile(
     r"cuDNN|GPU|Nvidia driver|NVIDIA driver|Driver|JAX|jaxlib|TensorRT)\b[^:\n]{0,80}?)(?:\*\*)?\s*:\s*(?:\*\*)?\s*(?P<value>\S.{0,200})$"
     # An issue form copied without its markup loses the colon: "TensorFlow version 2.17.0",
     # "OS platform and distribution Windows 11".
-    r"|^\s*(?P<key2>(?:TensorFlow|PyTorch|Python|JAX) version|OS platform and distribution)\s+(?P<value2>\S.{0,200})$",
+    r"|^\s*(?P<key2>(?:TensorFlow|PyTorch|Python|JAX) version|OS platform and distribution)\s+(?P<value2>\S.{0,200})$"
+    # A list typed by hand glues the name to its version, one a line ("CUDA9.2", "python3.6.2", "torch1.3.0", "cudnn7.0"):
+    # the whole line is the field, so nothing else on it can be read as one.
+    r"|^\s*(?:[-*]\s*)?(?P<key3>CUDA|cuDNN|Python|PyTorch|Torch)(?P<value3>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s*$",
     re.IGNORECASE,
 )
 
@@ -496,7 +499,10 @@ def form_field(line: str) -> tuple[str, str] | None:
     m = _FORM.match(line)
     if m is None:
         return None
-    return (m.group("key"), m.group("value")) if m.group("key") else (m.group("key2"), m.group("value2"))
+    for key, value in (("key", "value"), ("key2", "value2"), ("key3", "value3")):
+        if m.group(key):
+            return (m.group(key), m.group(value))
+    return None
 
 
 # GitHub's issue forms render each field as a heading with the answer below it ("### TensorFlow version", "", "2.14.0").

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpudoctor.facts import OS_NOT_NAMED
+from gpudoctor.facts import OS_NOT_NAMED, WSL2_RELEASE_PLACED
 from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.host.snapshot import FORMAT
 from gpudoctor.pasted.distro_traces import Traced
@@ -45,7 +45,7 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
         snap["platform"]["release"] = "4.4.0-Microsoft"
         placed.append("kernel: 4.4.0-Microsoft (the text says WSL 1, not its kernel release)")
     elif g.wsl:
-        snap["platform"]["release"] = g.release if "microsoft" in g.release.lower() else "microsoft-standard-WSL2"
+        snap["platform"]["release"] = g.release if "microsoft" in g.release.lower() else WSL2_RELEASE_PLACED
         if "microsoft" not in g.release.lower():
             placed.append("kernel: microsoft-standard-WSL2 (the text shows WSL 2, not its kernel release)")
     elif g.release:

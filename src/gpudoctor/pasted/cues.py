@@ -212,9 +212,12 @@ _WINDOWS_PROSE = re.compile(
 )
 # What only a Windows user types or installs, read where the text names no Linux: cmd.exe's `set NAME=value` on a line
 # of its own (a POSIX shell's `set` takes options, not an assignment; export does that), and Visual Studio (the
-# compiler a Windows CUDA build needs; not Visual Studio Code, which runs everywhere).
+# compiler a Windows CUDA build needs; not Visual Studio Code, which runs everywhere). Not a sentence that starts with
+# "Set": a value followed by "and ..." or "for ..." is prose, as torch's dynamo prints on every platform ('Set
+# TORCH_LOGS="+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information'; 'Set TORCHDYNAMO_VERBOSE=1 for the internal
+# stack trace', in tests/blind/plans2/cases/158-unsloth2816-kaggle-p100-triton-too-old, a Kaggle (Linux) notebook).
 _WINDOWS_TOOLS = re.compile(
-    r"^[ \t]*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))"
+    r"^[ \t]*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)(?!\S*[ \t]+(?:and|for)[ \t])|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))"
     # PowerShell's assignment to an environment variable ($env:CMAKE_ARGS = "..."), the shell Windows opens by default
     r"|\$env:[A-Za-z_]\w{0,60}\s*="
     # Windows' own Task Manager, where a reporter reads the GPU's load ("in the task manager, the increased load on the

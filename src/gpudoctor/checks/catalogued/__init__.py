@@ -72,6 +72,7 @@ from gpudoctor.checks.catalogued.runtime_floors import check_runtime_floor
 from gpudoctor.checks.catalogued.windows_wsl import (
     check_cuda13_dll_folder,
     check_cuda_path_folder,
+    check_inductor_triton_windows,
     check_triton_windows_cuda,
     check_windows_commit_limit,
     check_windows_launch_timeout,
@@ -136,6 +137,13 @@ CHECKS = (
         ("pasted",),
     ),
     Check("catalogued-triton-windows", "toolkit", ("framework-cuda-libs-missing",), check_triton_windows_cuda, ("pasted",)),
+    Check(
+        "catalogued-inductor-triton-windows",
+        "frameworks",
+        ("framework-cuda-libs-missing",),
+        check_inductor_triton_windows,
+        ("pasted",),
+    ),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
     Check(

@@ -133,7 +133,26 @@ def check_build_toolkit_missing(facts: Facts, ctx: Context) -> Iterable[Finding]
     py = facts.frameworks.python
     env = py.value if isinstance(py, Found) else None
     rem = None
-    if mm is not None:
+    windows = (facts.platform.system or "").lower().startswith("win") and not facts.platform.wsl
+    if mm is not None and windows:
+        # NVIDIA's Windows installer has no command line to give (its download is chosen by version on NVIDIA's site);
+        # it installs each version side by side under C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\vX.Y and
+        # sets CUDA_PATH (NVIDIA's CUDA installation guide for Windows), which torch.utils.cpp_extension reads after
+        # CUDA_HOME (_find_cuda_home). The build's own terminal names it, so another version installed stays as it is.
+        folder = f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{mm}"
+        rem = Remediation(
+            f"Install NVIDIA's CUDA {mm} toolkit for Windows (torch's CUDA; the toolkit only, beside any other version), "
+            "then in the terminal that runs the build point CUDA_HOME at it, with its bin first on PATH, and rerun the "
+            "build there (a build of CUDA ops needs the MSVC compiler too: an x64 Native Tools Command Prompt for VS).",
+            (
+                Cmd(("where", "nvcc"), note="the toolkits on PATH, if any"),
+                SetEnv("CUDA_HOME", folder),
+                PrependPath("PATH", (f"{folder}\\bin",), note="its nvcc first on PATH, the rest kept"),
+            ),
+            component="toolkit",
+            where="Windows",
+        )
+    elif mm is not None:
         # the environment that ran: its interpreter's bin/.. (PythonEnv.prefix may name the conda installation's base)
         exe = (env.executable or "") if env is not None and env.kind == "conda" else ""
         home = posixpath.dirname(posixpath.dirname(exe)) if posixpath.basename(posixpath.dirname(exe)) == "bin" else ""
@@ -169,7 +188,8 @@ def check_build_toolkit_missing(facts: Facts, ctx: Context) -> Iterable[Finding]
         "a CUDA extension's build found no CUDA toolkit (no nvcc, CUDA_HOME unset)"
         + (f": it needs CUDA {mm}'s, torch's" if mm else ""),
         "The build stopped because no CUDA compiler was found, as the text shows: CUDA_HOME is not set, and no nvcc "
-        "is on PATH or in /usr/local/cuda. A pip or conda PyTorch carries the CUDA runtime libraries but not nvcc, "
+        + ("is on PATH or under CUDA_PATH" if windows else "is on PATH or in /usr/local/cuda")
+        + ". A pip or conda PyTorch carries the CUDA runtime libraries but not nvcc, "
         "so PyTorch runs on the GPU while building its extensions (DeepSpeed's ops, apex, custom ops) needs a toolkit "
         "of torch's CUDA version" + (f" ({mm})" if mm else "") + ". The driver and PyTorch need no change.",
         (ev("pasted", e.line),),

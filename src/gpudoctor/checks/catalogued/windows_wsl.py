@@ -162,6 +162,89 @@ def check_triton_windows_cuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# The line of triton-windows (the community's Triton for native Windows) each PyTorch minor works with, from its
+# README's table (triton-lang/triton-windows README.md @16153a263bb79821a1c7e8ea3a826d3a6135f38f, "Each PyTorch minor
+# version is only guaranteed to work with a specific Triton minor version"; "PyTorch 2.3 and older are not supported").
+# The bound is the next Triton minor, as that README pins it ('pip install -U "triton-windows<3.3"' for 3.2).
+_TRITON_WINDOWS_FOR_TORCH = {
+    "2.4": "3.1",
+    "2.5": "3.1",
+    "2.6": "3.2",
+    "2.7": "3.3",
+    "2.8": "3.4",
+    "2.9": "3.5",
+    "2.10": "3.6",
+}
+
+
+def check_inductor_triton_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """torch.compile's "Cannot find a working triton installation" on native Windows: inductor generates Triton kernels
+    for CUDA tensors, and PyTorch's CUDA wheels require triton only on Linux (the triton package publishes no Windows
+    wheel), so on Windows nothing is broken and nothing of PyTorch's own provides it. The choices are eager (or a
+    backend that generates no Triton code), WSL 2's Linux wheels, or the community's triton-windows of torch's line.
+    WSL and Linux are not judged here: there a missing triton is a broken install, which the versions decide.
+
+    Sources: PyTorch's wheel builds add triton with "platform_system == 'Linux' and platform_machine == 'x86_64'"
+    (pytorch/pytorch .circleci/scripts/binary_populate_env.sh, TRITON_CONSTRAINT, the index's stored copy); pip's dry
+    run for win_amd64 finds no version of triton at all (for manylinux x86_64 it lists 3.3.0 to 3.9.0), and resolves
+    triton-windows<3.3 for cp312 win_amd64 to triton_windows-3.2.0.post21."""
+    from gpudoctor.planner.where import package_step, python_step
+    from gpudoctor.probed import Found
+    from gpudoctor.versions import vkey
+
+    said = _said(facts, "triton-missing")
+    if not said or facts.platform.wsl or not (facts.platform.system or "").lower().startswith("win"):
+        return
+    t = facts.frameworks.torch
+    torch = t.value if isinstance(t, Found) else None
+    minor = ".".join(torch.version.split("+")[0].split(".")[:2]) if torch else None
+    line = _TRITON_WINDOWS_FOR_TORCH.get(minor or "")
+    if torch is not None and torch.cuda is None and torch.build_known:
+        return  # a CPU build: inductor compiles C++ there, so this message has another cause
+    if line is None and minor and vkey(minor) < vkey("2.4"):
+        community = f"triton-windows supports PyTorch 2.4 and newer only, so with torch {minor} it is eager or WSL 2."
+        steps: tuple[Cmd, ...] = ()
+    else:
+        community = (
+            f"Or install the community's Triton for Windows, triton-windows {line}.x, the line for torch {minor} "
+            "(its wheels bundle the CUDA compiler and a C compiler since 3.2.0.post13)."
+            if line
+            else "Or install the community's Triton for Windows, triton-windows, of the line for the installed torch "
+            "(its README's table: torch 2.6 takes 3.2, 2.7 takes 3.3, 2.8 takes 3.4)."
+        )
+        if line:
+            major, minor_t = line.split(".")
+            steps = (package_step(facts, "install", f"triton-windows<{major}.{int(minor_t) + 1}"),)
+        else:
+            steps = (python_step(facts, "-m", "pip", "show", "torch"),)  # its version chooses the line
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "torch.compile needs Triton for GPU kernels, and PyTorch ships no Triton for native Windows",
+        "torch.compile's default backend, inductor, generates Triton kernels for CUDA tensors. PyTorch's CUDA wheels "
+        "require the triton package on Linux only, and triton publishes no Windows wheel, so on native Windows inductor "
+        "finds none and stops. torch itself, the driver and CUDA are not at fault: the same model runs eagerly.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            'Run the model eagerly on Windows: drop the torch.compile call, or compile with backend="aot_eager", which '
+            "generates no Triton code. For inductor's speed-up, run the same program under WSL 2, where the Linux CUDA "
+            "wheel of torch installs its matching triton. " + community,
+            (
+                python_step(
+                    facts,
+                    "-c",
+                    "import torch, importlib.util; print(torch.__version__, torch.cuda.is_available(), "
+                    "importlib.util.find_spec('triton'))",
+                ),
+                *steps,
+            ),
+            component="torch",
+            where="Windows",
+        ),
+    )
+
+
 def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """In WSL 2 the driver's libcuda comes from Windows, in /usr/lib/wsl/lib; a program that dlopens the unversioned
     libcuda.so (cuDNN 8's sublibraries, bitsandbytes) fails where that directory is not on the loader's path. Where the
