@@ -311,10 +311,11 @@ def test_ctranslate2_naming_its_cublas_is_cuda_libs_missing_with_the_wheel_of_th
     # (a Windows CUDA 12 build whose release is not shown reads PATH's DLLs and the release first: its cuDNN major)
     first = 2 if soname == "cublas64_12.dll" else 0
     assert [c.argv[0] for c in cmds[:first]] == ["where.exe", exe][:first]
-    # (on Windows the CUDA 12 build's whole set: cuDNN 9's wheel beside cuBLAS's, h103)
+    # (the CUDA 12 build's whole set: cuDNN 9's wheel beside cuBLAS's, h103; a CUDA 11 build's, cuDNN 8's, h180)
     # (245 ran on Colab: the wheel goes into the notebook kernel's interpreter with %pip, gpudoctor.planner.where)
     pip = ("%pip",) if case == "245" else (exe, "-m", "pip")
-    assert cmds[first].argv == (*pip, "install", wheel, *(("nvidia-cudnn-cu12==9.*",) if first else ()))
+    cudnn = "nvidia-cudnn-cu12==9.*" if first else "nvidia-cudnn-cu11==8.*"
+    assert cmds[first].argv == (*pip, "install", wheel, cudnn)
     # the wheel's directory, printed by the same interpreter, put first where the loader looks (the rest kept)
     path = cmds[first + 1]
     assert isinstance(path, PrependPath) and path.name == ("PATH" if exe == "python" else "LD_LIBRARY_PATH")

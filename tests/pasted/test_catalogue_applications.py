@@ -47,6 +47,40 @@ def test_ollama_skipping_a_gpu_its_old_release_refused_is_an_upgrade():
     assert "pasted-error-unexplained" not in findings
 
 
+def test_ollama_without_a_cuda_runner_is_its_build():
+    # Arch Linux's ollama package (0.1.27, CPU runners only) on a driver 550 machine whose GPU it detects
+    # (tests/blind/plans12/cases/1232-*): Ollama's own Linux build, the service restarted, the runner list read again
+    path = "tests/blind/plans12/cases/1232-ollama-2883-arch-linux-ollama-package-cpu-only-runners-gpu-detected-not-used/input.txt"
+    errors, findings, _ = _run(Path(path).read_text(encoding="utf-8"))
+    assert errors["framework-cpu-build-said"] == {"runners": "cpu_avx cpu_avx2 cpu", "entry": "ollama-runners-without-cuda"}
+    f = findings["framework-cpu-build"]
+    argvs = [(c.argv, c.pipe) for c in f.remediation.commands]
+    assert argvs[1] == (("curl", "-fsSL", "https://ollama.com/install.sh"), ("sh",))
+    assert argvs[2][0] == ("systemctl", "restart", "ollama") and f.remediation.commands[2].root
+    assert argvs[3][1] == ("grep", "-E", "Dynamic LLM libraries|offloaded")
+    assert "pasted-error-unexplained" not in findings
+
+
+def test_ollama_source_build_without_cuda_on_windows():
+    # ollama/ollama#2012: a Windows build from source (version 0.0.0), runners [cpu_avx2 cpu_avx cpu], an RTX 4090
+    errors, findings, _ = _run(_example("ollama-2012-windows-source-build-cpu-runners.txt"))
+    assert errors["framework-cpu-build-said"]["runners"] == "cpu_avx2 cpu_avx cpu"
+    f = findings["framework-cpu-build"]
+    assert f.remediation.component == "environment" and not f.remediation.commands
+
+
+def test_ollama_with_a_cuda_runner_or_no_nvidia_gpu_is_quiet():
+    # ollama/ollama#2524 (0.1.25 on Windows 11, an RTX 2070): its own build lists cuda_v11.3, not matched
+    line = 'time=2024-02-15T22:13:55.403+01:00 level=INFO source=payload_common.go:146 msg="Dynamic LLM libraries [cpu_avx cpu_avx2 cpu cuda_v11.3]"\n'
+    errors, findings, _ = _run("Windows 11, RTX 2070\n" + line)
+    assert "framework-cpu-build-said" not in errors and "framework-cpu-build" not in findings
+    # CPU runners only where no NVIDIA GPU is shown (a CPU server): the build fits the machine
+    cpu_only = 'time=2024-11-09T18:44:42.975Z level=INFO source=common.go:49 msg="Dynamic LLM libraries" runners="[cpu cpu_avx cpu_avx2]"\n'
+    errors, findings, _ = _run(cpu_only)
+    assert errors["framework-cpu-build-said"]["runners"] == "cpu cpu_avx cpu_avx2"
+    assert "framework-cpu-build" not in findings
+
+
 def test_ollama_skipping_a_gpu_below_every_release_is_the_gpu():
     # the wording of 0.1.29 and later, one GPU index per line (discover/gpu.go @05de33f8)
     line = 'time=2024-11-02T10:01:12.311Z level=INFO source=gpu.go:260 msg="[0] CUDA GPU is too old. Compute Capability detected: 3.5"\n'

@@ -1,8 +1,13 @@
-"""cuDNN 8's own "Could not load library cudnn_*64_8.dll. Error code 126" on Windows: cuDNN's main DLL printed it, so
-its folder is found; the sub-library's own dependencies (zlibwapi.dll, cuBLAS of cuDNN's CUDA major) are read first.
-Other error codes and other DLLs keep their own answers (the twins)."""
+"""cuDNN 8's own "Could not load library cudnn_*64_8.dll. Error code 126" on Windows: cuDNN's main DLL printed it (from
+cuDNN's folder, or from a program's package that carries it alone, as CTranslate2's Windows wheels do); the
+sub-library's own dependencies (zlibwapi.dll, cuBLAS of cuDNN's CUDA major) are read first. Where a Python environment
+may run the program, NVIDIA's cuBLAS and cuDNN 8 wheels for CUDA 11 go into it with both bin folders on PATH (issue 27,
+h180: tests/blind/plans12/cases/1243-* and plans8's 835, faster-whisper on CTranslate2 3.x); a compiled program keeps
+the toolkit's folder. Other error codes and other DLLs keep their own answers (the twins)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -15,23 +20,40 @@ def _finding(text: str):
     return [f for f in report.findings if f.code == "windows-dll-missing"]
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        # a speech-to-text program on Windows 11 with cuDNN unpacked into the CUDA 12 toolkit's bin
-        "Windows 11, CUDA 12.1\nCould not load library cudnn_cnn_infer64_8.dll. Error code 126\n"
-        "Please make sure cudnn_cnn_infer64_8.dll is in your library path!\n",
-        # a C# ONNX program, the adv sub-library
-        "C:\\app> dotnet run\nCould not load library cudnn_adv_infer64_8.dll. Error code 126\n",
-    ],
-)
-def test_cudnn8_sublibrary_126_reads_its_dependencies_first(text):
-    (f,) = _finding(text)
-    cmds = f.remediation.commands
-    where = next(c for c in cmds if isinstance(c, Cmd))
+def _where_first(f) -> None:
+    where = f.remediation.commands[0]
     assert where.argv[0] == "where.exe" and "zlibwapi.dll" in where.argv and "cublas64_11.dll" in where.argv
     assert where.argv[1].startswith("cudnn_") and where.argv[1].endswith("64_8.dll")
-    (path,) = [c for c in cmds if isinstance(c, PrependPath)]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # whisper-writer (faster-whisper 0.10 on CTranslate2 3.x) on Windows 10 and 11, nothing else shown
+        "tests/blind/plans12/cases/1243-whisperwriter-29-windows-faster-whisper-auto-device-gpu-without-cuda11-cudnn8-dlls-error-126/input.txt",
+        # faster-whisper on Windows 10 with the CUDA 12 toolkit and a cuDNN zip on PATH
+        "tests/blind/plans8/cases/835-fasterwhisper85-windows-cuda12-toolkit-cudnn8-error-126/input.txt",
+    ],
+)
+def test_cudnn8_sublibrary_126_brings_the_cuda11_wheels_into_the_environment(path):
+    (f,) = _finding(Path(path).read_text(encoding="utf-8"))
+    _where_first(f)
+    cmds = f.remediation.commands
+    (install,) = [c for c in cmds if isinstance(c, Cmd) and "install" in c.argv]
+    assert install.argv == ("python", "-m", "pip", "install", "nvidia-cublas-cu11", "nvidia-cudnn-cu11==8.*")
+    paths = [c for c in cmds if isinstance(c, PrependPath)]
+    assert [(p.name, p.parts[0].site_dir, p.parts[1]) for p in paths] == [
+        ("PATH", "nvidia/cublas", "\\bin"),
+        ("PATH", "nvidia/cudnn", "\\bin"),
+    ]
+
+
+def test_a_compiled_program_keeps_the_toolkit_folder():
+    # a C# ONNX program, the adv sub-library: no Python to install a wheel into
+    (f,) = _finding("Windows 10, a C# ONNX program\nCould not load library cudnn_adv_infer64_8.dll. Error code 126\n")
+    _where_first(f)
+    assert not any(isinstance(c, Cmd) and "install" in c.argv for c in f.remediation.commands)
+    (path,) = [c for c in f.remediation.commands if isinstance(c, PrependPath)]
     assert path.parts == ("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\bin",)
 
 

@@ -108,7 +108,7 @@ def test_a_venv_uv_fills_gets_uv_pip_with_its_python():
 def test_colab_installs_with_percent_pip():
     facts, steps, _ = _run(_text(COLAB))
     assert _tools(facts) == ["notebook"]
-    assert ("%pip", "install", "nvidia-cublas-cu11") in steps
+    assert ("%pip", "install", "nvidia-cublas-cu11", "nvidia-cudnn-cu11==8.*") in steps
     assert not any(_pip_of_python(s) for s in steps)
 
 
@@ -116,7 +116,7 @@ def test_without_the_notebook_cue_the_same_step_is_plain_pip():
     text = _text(COLAB).replace("on google colab", "on my server")
     facts, steps, _ = _run(text)
     assert _tools(facts) == []
-    assert ("python3", "-m", "pip", "install", "nvidia-cublas-cu11") in steps
+    assert ("python3", "-m", "pip", "install", "nvidia-cublas-cu11", "nvidia-cudnn-cu11==8.*") in steps
 
 
 def test_a_windows_notebook_keeps_the_environments_own_python():

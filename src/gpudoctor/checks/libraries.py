@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 # 8.9.7.29 is the last cuDNN 8 wheel for CUDA 12 (tensorflow 2.16's [and-cuda] pin); both resolved with pip's
 # --dry-run (tests/blind/plans2/pins-checked-B.txt).
 _CUDNN_CU12 = {9: "nvidia-cudnn-cu12==9.*", 8: "nvidia-cudnn-cu12==8.9.7.29"}
+# cuDNN 8 for CUDA 11, the only cuDNN CTranslate2's CUDA 11 builds (3.x) load: "==8.*" resolves on both platforms the
+# index serves it for (pip --dry-run --no-deps, CPython 3.10, 2026-11-29: 8.9.6.50 on manylinux, 8.9.5.29 on win_amd64,
+# where no 8.9.6 wheel exists; tests/blind/plans3's case 245 names 8.9.6.50 for Linux, plans12's pins-checked-B 8.9.5.29
+# for Windows).
+_CUDNN_CU11 = {8: "nvidia-cudnn-cu11==8.*"}
 
 
 def _build(
@@ -528,6 +533,73 @@ def check_ctranslate2_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def _ct2_with_cudnn(
+    facts: Facts, ctx: Context, exe: str, major: int, wheel: str, step: Line, windows: bool
+) -> tuple[tuple[Line, ...], str]:
+    """The cuBLAS wheel's install with its cuDNN companion, and the words that say so. CTranslate2's CUDA builds load
+    cuDNN too, of the major its release was built for (compat_matrix/libraries.toml: 3.x cuDNN 8 for CUDA 11; 4.0-4.4
+    cuDNN 8 and from 4.5 cuDNN 9 for CUDA 12). Its Windows wheels carry cuDNN's front DLL only (cudnn64_8.dll,
+    cudnn64_9.dll: python/tools/prepare_build_environment_windows.sh @c95fd4e4, v3.24.0, and @26fa6414), so the
+    sub-libraries come from PATH; on Linux it opens libcudnn from the loader's path. cuBLAS alone fails next on cuDNN
+    (faster-whisper's README installs both wheels and puts both directories on the path). With the release shown
+    its cuDNN comes along; where the major's builds all load one cuDNN, that one; else (CUDA 12 without the
+    release) the newest build's, what PATH holds and the release read first."""
+    from gpudoctor.planner.remedy import library_dir
+
+    wheels = {11: _CUDNN_CU11, 12: _CUDNN_CU12}[major]
+
+    def cudnn_dir(cudnn: int) -> Line:
+        if windows:
+            out = Output((exe, "-c", "import nvidia.cudnn as m; print(*m.__path__)"), site_dir="nvidia/cudnn")
+            return library_dir(facts, (out, "\\bin"), windows=True, note=f"and cuDNN {cudnn}'s bin folder")
+        out = Output(
+            (exe, "-c", "import os, nvidia.cudnn.lib as m; print(os.path.dirname(m.__file__))"), site_dir="nvidia/cudnn/lib"
+        )
+        return library_dir(facts, (out,), note=f"and cuDNN {cudnn}'s directory")
+
+    def with_cudnn(cudnn: int) -> tuple[Line, ...]:
+        return (in_tool(facts, Cmd((exe, "-m", "pip", "install", wheel, wheels[cudnn]))), step, cudnn_dir(cudnn))
+
+    version = _ct2(facts)[1]
+    build = _build(ctx, "ctranslate2", version=version) if version else None
+    if build is not None and build.cuda == major and build.cudnn in wheels:
+        words = f" ctranslate2 {version} also loads cuDNN {build.cudnn}: its wheel comes along, its "
+        return with_cudnn(build.cudnn), words + ("bin folder on PATH too." if windows else "directory on LD_LIBRARY_PATH too.")
+    fits = [b for b in ctx.matrix.library_builds_of("ctranslate2") if b.cuda == major and b.cudnn in wheels]
+    if not fits:
+        return (in_tool(facts, Cmd((exe, "-m", "pip", "install", wheel))), step), ""
+    cudnns = sorted({b.cudnn for b in fits})
+    if len(cudnns) == 1:
+        # every build of this CUDA major loads one cuDNN: nothing to read first
+        return with_cudnn(cudnns[0]), (
+            f" CTranslate2's CUDA {major} builds also load cuDNN {cudnns[0]}: its wheel ({wheels[cudnns[0]]}) comes "
+            "along, its " + ("bin folder on PATH too." if windows else "directory on LD_LIBRARY_PATH too.")
+        )
+    # The release not shown: the set of the newest build (what pip installs today), read first, since cuBLAS alone
+    # would fail next on cuDNN.
+    newest = fits[-1]
+    version_read = Cmd(
+        (exe, "-c", "import ctranslate2; print(ctranslate2.__version__)"),
+        note="; ".join(f"from {b.since}: cuDNN {b.cudnn}" for b in reversed(fits)),
+    )
+    if windows:
+        dlls = (f"cublas64_{major}.dll", f"cublasLt64_{major}.dll", *(f"cudnn64_{m}.dll" for m in reversed(cudnns)))
+        read_first: tuple[Line, ...] = (
+            Cmd(("where.exe", *dlls), note=f"the CUDA {major} cuBLAS and the cuDNN that PATH holds, if any"),
+            version_read,
+        )
+    else:
+        read_first = (version_read,)
+    others = [m for m in cudnns if m != newest.cudnn]
+    return (*read_first, *with_cudnn(newest.cudnn)), (
+        f" CTranslate2 for CUDA {major} also loads cuDNN, {newest.cudnn} from {newest.since}: its wheel comes along "
+        "(the whole set, as faster-whisper's README installs it)"
+        + (f"; where the release printed is older, cuDNN {others[-1]}'s instead ({wheels[others[-1]]})" if others else "")
+        + "."
+        + (" where.exe says whether a CUDA toolkit's bin on PATH holds them already." if windows else "")
+    )
+
+
 def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """CTranslate2's own message that it could not load cuBLAS (OpenNMT/CTranslate2 src/cuda/cublas_stub.cc): the
     name it tried carries the CUDA major it was built for, so its build is known without its version, and NVIDIA's
@@ -580,62 +652,7 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         step = library_dir(facts, (where,), note=f"the wheel's directory, which holds {soname}, first on LD_LIBRARY_PATH")
         path = "LD_LIBRARY_PATH"
     keep = keep_path(facts, windows)
-    commands: tuple[Line, ...] = (in_tool(facts, Cmd((exe, "-m", "pip", "install", wheel))), step)
-    cudnn_words = ""
-    if windows and major == 12:
-        # A CUDA 12 build loads cuDNN too, of the major its release was built for (the table's rows: 8 before 4.5, 9
-        # from it): with the release shown its cuDNN wheel comes along; without it, what PATH holds and the release
-        # are read first, as cuBLAS alone would fail next on cuDNN.
-        version = _ct2(facts)[1]
-        build = _build(ctx, "ctranslate2", version=version) if version else None
-        if build is not None and build.cuda == 12 and build.cudnn in _CUDNN_CU12:
-            cudnn_dir = Output((exe, "-c", "import nvidia.cudnn as m; print(*m.__path__)"), site_dir="nvidia/cudnn")
-            commands = (
-                in_tool(facts, Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[build.cudnn]))),
-                step,
-                library_dir(facts, (cudnn_dir, "\\bin"), windows=True, note=f"and cuDNN {build.cudnn}'s bin folder"),
-            )
-            cudnn_words = (
-                f" ctranslate2 {version} also loads cuDNN {build.cudnn}: its wheel comes along, its bin folder on PATH too."
-            )
-        else:
-            # The release not shown: the set of the newest CUDA 12 build (what pip installs today, cuDNN 9 from 4.5),
-            # read first with where.exe and the release, since cuBLAS alone would fail next on cuDNN.
-            newest = [b for b in ctx.matrix.library_builds_of("ctranslate2") if b.cuda == 12 and b.cudnn in _CUDNN_CU12]
-            cudnn = newest[-1].cudnn if newest else None
-            dlls = ("cublas64_12.dll", "cublasLt64_12.dll", *(f"cudnn64_{m}.dll" for m in sorted(_CUDNN_CU12, reverse=True)))
-            read_first = (
-                Cmd(("where.exe", *dlls), note="the CUDA 12 cuBLAS and the cuDNN that PATH holds, if any"),
-                Cmd(
-                    (exe, "-c", "import ctranslate2; print(ctranslate2.__version__)"),
-                    note="4.5 and later load cuDNN 9, 4.0 to 4.4 cuDNN 8",
-                ),
-            )
-            if cudnn is not None:
-                cudnn_dir = Output((exe, "-c", "import nvidia.cudnn as m; print(*m.__path__)"), site_dir="nvidia/cudnn")
-                commands = (
-                    *read_first,
-                    in_tool(facts, Cmd((exe, "-m", "pip", "install", wheel, _CUDNN_CU12[cudnn]))),
-                    step,
-                    library_dir(facts, (cudnn_dir, "\\bin"), windows=True, note=f"and cuDNN {cudnn}'s bin folder"),
-                )
-                others = sorted(set(_CUDNN_CU12) - {cudnn})
-                cudnn_words = (
-                    f" CTranslate2 for CUDA 12 also loads cuDNN, {cudnn} from {newest[-1].since}: its wheel comes along "
-                    "(the whole set, as faster-whisper's README installs it)"
-                    + (
-                        f"; where the release printed is older, cuDNN {others[0]}'s instead ({_CUDNN_CU12[others[0]]})"
-                        if others
-                        else ""
-                    )
-                    + ". where.exe says whether a CUDA 12 toolkit's bin on PATH holds them already."
-                )
-            else:
-                commands = (*read_first, *commands)
-                cudnn_words = (
-                    " CTranslate2 for CUDA 12 also loads cuDNN (9 from 4.5, 8 before): where.exe and its version say "
-                    "which, and whether a CUDA 12 toolkit's bin is on PATH already."
-                )
+    commands, cudnn_words = _ct2_with_cudnn(facts, ctx, exe, major, wheel, step, windows)
     remedy = Remediation(
         f"Install cuBLAS for CUDA {major} as NVIDIA's wheel ({wheel}, no root) with the Python that runs CTranslate2, "
         f"and put its directory first on {path} where the program starts; a CUDA {major} toolkit does as well"

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd
-from gpudoctor.facts import Facts
+from gpudoctor.facts import NO_PYTHON, Facts
 from gpudoctor.host import winpath
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
@@ -547,38 +547,73 @@ _CUDNN8_NEEDS = ("zlibwapi.dll", "cublas64_11.dll", "cublasLt64_11.dll", "cublas
 
 
 def _cudnn8_sublibrary(facts: Facts, dll: str, line: str) -> Finding:
-    """cuDNN 8 loaded and one of its sub-libraries did not (error 126): beside PATH for cuDNN's own folder, which the
-    message shows is found, the sub-library's own dependencies decide it: zlibwapi.dll and the cuBLAS of the CUDA
-    major the cuDNN zip was built for. A CUDA 12 toolkit alone (cublas64_12.dll) does not serve cuDNN 8 for CUDA 11, nor
-    a program built for CUDA 11 (CTranslate2 3.x): CUDA 11.8's cuBLAS is installed beside it."""
-    from gpudoctor.cmdline import PrependPath
-    from gpudoctor.planner.remedy import keep_path
+    """cuDNN 8 loaded and one of its sub-libraries did not (error 126). cuDNN's main DLL printed it, from cuDNN's own
+    folder or from a program's package that carries it alone: CTranslate2's Windows wheels ship cudnn64_8.dll and none
+    of its sub-libraries (OpenNMT/CTranslate2 python/tools/prepare_build_environment_windows.sh @c95fd4e4, v3.24.0:
+    'cp "$CUDA_ROOT/bin/cudnn64_8.dll" python/ctranslate2/'). So the sub-library itself, or what it links (zlibwapi.dll,
+    the cuBLAS of the CUDA major the cuDNN was built for), is not on PATH; where.exe reads which first. Where a Python
+    environment runs the program, NVIDIA's wheels of cuDNN 8 and cuBLAS for CUDA 11 (the builds that load cuDNN 8 on
+    Windows: CTranslate2 3.x, onnxruntime-gpu before 1.19, TensorFlow up to 2.10) bring every DLL into it, without a
+    toolkit (faster-whisper's README installs the two wheels and puts their folders on the path); a compiled program
+    takes CUDA 11.8's toolkit."""
+    from gpudoctor.checks.libraries import _CUDNN_CU11
+    from gpudoctor.cmdline import Output, PrependPath
+    from gpudoctor.planner.remedy import keep_path, python_exe
+    from gpudoctor.planner.where import in_tool
 
+    where = Cmd(("where.exe", dll, *_CUDNN8_NEEDS), note="which of cuDNN 8's own dependencies PATH holds")
+    compiled = any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues)
+    if compiled:
+        route = (
+            "where cublas64_11.dll is missing, install the CUDA 11.8 toolkit (or only its cuBLAS component) beside the "
+            "CUDA 12 one and put its bin folder on PATH (or move to a cuDNN, and a program, built for CUDA 12)"
+        )
+        steps: tuple = (
+            where,
+            PrependPath(
+                "PATH",
+                (_TOOLKIT_DIR + "11.8\\bin",),
+                note="where cublas64_11.dll was missing: after installing CUDA 11.8 or its cuBLAS",
+            ),
+        )
+    else:
+        exe = "python" if python_exe(facts) == "python3" else python_exe(facts)
+
+        def bin_of(package: str, what: str) -> PrependPath:
+            out = Output((exe, "-c", f"import nvidia.{package} as m; print(*m.__path__)"), site_dir=f"nvidia/{package}")
+            return PrependPath("PATH", (out, "\\bin"), note=what)
+
+        route = (
+            f"with the Python that runs the program, install NVIDIA's wheels of cuBLAS and cuDNN 8 for CUDA 11 "
+            f"(nvidia-cublas-cu11, {_CUDNN_CU11[8]}: every DLL cuDNN 8 loads, no toolkit, no root) and put both bin "
+            "folders first on PATH; for a program built for CUDA 12 (CTranslate2 4.0 to 4.4), their -cu12 wheels "
+            "(nvidia-cudnn-cu12==8.9.7.29) instead; or install the CUDA 11.8 toolkit (or its cuBLAS) and cuDNN 8 for "
+            "CUDA 11 with their bin folders on PATH"
+        )
+        steps = (
+            where,
+            in_tool(facts, Cmd((exe, "-m", "pip", "install", "nvidia-cublas-cu11", _CUDNN_CU11[8]))),
+            bin_of("cublas", "the cuBLAS wheel's bin folder, which holds cublas64_11.dll, first on PATH"),
+            bin_of("cudnn", f"and cuDNN 8's, which holds {dll}"),
+        )
     return Finding(
         "windows-dll-missing",
         Severity.ERROR,
         "cudnn",
-        f"cuDNN 8 loaded, and its {dll} did not: a DLL it needs in turn is not found",
-        f"cuDNN said 'Could not load library {dll}. Error code 126': cuDNN's main DLL (cudnn64_8.dll) printed it, so "
-        "cuDNN's folder is found. Windows' error 126 means the sub-library or a DLL it links is not found: zlibwapi.dll "
-        "(cuDNN 8.3 and later on Windows need it and do not ship it), or cuBLAS of the CUDA major the cuDNN zip was "
-        "built for (cublas64_11.dll and cublasLt64_11.dll for cuDNN 8 for CUDA 11: a CUDA 12 toolkit has only "
+        f"cuDNN 8 loaded, and its {dll} did not: it, or a DLL it needs in turn, is not found",
+        f"cuDNN said 'Could not load library {dll}. Error code 126': cuDNN's main DLL (cudnn64_8.dll) printed it, "
+        "loaded from cuDNN's folder or from a program's own package that carries it alone (CTranslate2's Windows "
+        "wheels do). Windows' error 126 means the sub-library or a DLL it links is not found: zlibwapi.dll (cuDNN 8.3 "
+        "and later on Windows need it and do not ship it), or cuBLAS of the CUDA major the cuDNN was built for "
+        "(cublas64_11.dll and cublasLt64_11.dll for cuDNN 8 for CUDA 11: a CUDA 12 toolkit has only "
         "cublas64_12.dll). The driver is not the cause.",
         (ev("pasted", line),),
         Remediation(
-            "Find which of them PATH lacks. Put zlibwapi.dll (NVIDIA's zlib package that cuDNN's Windows install guide "
-            "names) into cuDNN's bin folder or another folder on PATH; where cublas64_11.dll is missing, install the "
-            "CUDA 11.8 toolkit (or only its cuBLAS component) beside the CUDA 12 one and put its bin folder on PATH "
-            "(or move to a cuDNN, and a program, built for CUDA 12). Then open a new terminal, which reads PATH anew, "
-            "and start the program from it." + keep_path(facts, windows=True),
-            (
-                Cmd(("where.exe", dll, *_CUDNN8_NEEDS), note="which of cuDNN 8's own dependencies PATH holds"),
-                PrependPath(
-                    "PATH",
-                    (_TOOLKIT_DIR + "11.8\\bin",),
-                    note="where cublas64_11.dll was missing: after installing CUDA 11.8 or its cuBLAS",
-                ),
-            ),
+            "Find which of them PATH lacks (where.exe); then "
+            + route
+            + ". Put zlibwapi.dll (NVIDIA's zlib package that cuDNN's Windows install guide names) into a folder on "
+            "PATH where where.exe finds none. Start the program from the same window." + keep_path(facts, windows=True),
+            steps,
             component="environment",
         ),
     )

@@ -133,7 +133,7 @@ _VIDEO_CODEC_FAILING = re.compile(
 # of the blind sets (plans3/202, plans4/303, plans4/320).
 _GPU_UNUSED_SAID = re.compile(
     r"\b(?:can(?:no|')?t|could(?:n't| not)|unable to|fail(?:s|ed)? to|does(?:n't|n’t| not)|do(?:n't|n’t| not)|"
-    r"did(?:n't|n’t| not)|won't|will not|is(?:n't| not))\s+(?:get\s+\S{1,40}\s+to\s+)?"
+    r"did(?:n't|n’t| not)|won't|will not|is(?:n't| not))\s+(?:get\s+\S{1,40}\s+to\s+|(?:appear|seem)\s+to\s+)?"
     r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|find|finding|see|seeing|load|loading|access|recogni[sz]e|"
     r"recogni[sz]ing|run\s+on|running\s+on|train\s+on)\s+"
     r"(?:the\s+|my\s+|a\s+|an\s+|any\s+)?(?:NVIDIA\s+)?(?:GPUs?|CUDA|cudart)\b"

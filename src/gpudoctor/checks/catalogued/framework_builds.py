@@ -262,6 +262,7 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ),
         )
     yield from _ggml_without_gpu([e for e in said if e.get("entry") == "ggml-system-info-blas-0"][:1], facts)
+    yield from _ollama_without_cuda([e for e in said if e.get("entry") == "ollama-runners-without-cuda"][:1], facts)
     builds = [e.get("build") for e in _said(facts, "library-said") if e.get("entry") == "llama-cpp-build-number"]
     offload = [e for e in said if e.get("entry") == "llama-cpp-no-gpu-offload"][:1]
     yield from _llama_cpp_binary_without_gpu(offload, int(builds[0]) if builds and (builds[0] or "").isdigit() else None)
@@ -280,6 +281,69 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "pytorch, so PyTorch sees no GPU however the driver is set up.",
         (ev("pasted", torch[0].line),),
         plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch."),
+    )
+
+
+def _ollama_without_cuda(said: list, facts: Facts) -> Iterable[Finding]:
+    """Ollama's runner list without a CUDA runner (catalogue.toml: ollama-runners-without-cuda) where the text shows an
+    NVIDIA GPU meant to run it: the build is the fault, not the driver. Ollama's own builds carry CUDA runners: on Linux
+    its installer (docs/linux.md @a420a453: "curl -fsSL https://ollama.com/install.sh | sh", which puts the binary in
+    /usr/local/bin first, scripts/install.sh @8782dd56), on Windows its setup; a distribution's package may be the CPU
+    build (Arch Linux ships ollama and ollama-cuda apart: tests/blind/plans12/cases/1232-*), and a source build has CUDA
+    runners only where the toolkit was found when it was built (ollama/ollama#2012, its example)."""
+    from gpudoctor.checks.reported import _gpu_meant, other_vendor_gpu_only
+    from gpudoctor.planner.remedy import family
+
+    if not said or not _gpu_meant(facts) or other_vendor_gpu_only(facts) is not None:
+        return
+    e = said[0]
+    runners = " ".join((e.get("runners") or "").split())
+    windows = (facts.platform.system or "").lower().startswith("win")
+    check = Cmd(
+        ("journalctl", "-u", "ollama", "-b", "--no-pager"),
+        pipe=("grep", "-E", "Dynamic LLM libraries|offloaded"),
+        note="the runner list now names a cuda runner; after a model loads, the layers offloaded to the GPU",
+    )
+    if windows:
+        fix = (
+            "Install Ollama's own Windows release (its setup from Ollama's download page), which carries the CUDA "
+            "runners, in place of this build; a build from source has them only where the CUDA toolkit is found when it "
+            "is built (Ollama's docs/development.md). Then start Ollama again and read the runner list in its log."
+        )
+        commands: tuple[Cmd, ...] = ()
+    elif family(facts) == "arch":
+        fix = "Install Arch's CUDA build of Ollama (ollama-cuda, in place of the CPU package ollama) and restart its service."
+        commands = (
+            Cmd(("pacman", "-Q", "ollama", "ollama-cuda"), note="which of the two packages is installed"),
+            Cmd(("pacman", "-S", "ollama-cuda"), root=True),
+            Cmd(("systemctl", "restart", "ollama"), root=True),
+            check,
+        )
+    else:
+        fix = (
+            "Install a build of Ollama with CUDA runners and restart its service: Ollama's own Linux build (its install "
+            "script) carries them; a distribution's package may be its CPU build (on Arch Linux, install ollama-cuda "
+            "with pacman instead of ollama), and a source build needs the CUDA toolkit found when it is built."
+        )
+        commands = (
+            Cmd(
+                ("command", "-v", "ollama"),
+                note="/usr/bin: a distribution's package; /usr/local/bin: Ollama's installer",
+            ),
+            Cmd(("curl", "-fsSL", "https://ollama.com/install.sh"), pipe=("sh",), note="Ollama's own Linux build"),
+            Cmd(("systemctl", "restart", "ollama"), root=True),
+            check,
+        )
+    yield Finding(
+        "framework-cpu-build",
+        Severity.ERROR,
+        "frameworks",
+        "this Ollama has no CUDA runner: it runs every model on the CPU",
+        f"Ollama listed the runners it carries, as the text shows ([{runners}]): none is a CUDA runner (its own builds "
+        "list cuda_v11 or cuda_v12 there). Whatever its GPU discovery finds, this build cannot run a model on the "
+        "NVIDIA GPU; the driver and the GPU are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(fix, commands, component="environment"),
     )
 
 
