@@ -80,11 +80,18 @@ def test_a_command_with_a_pipe_is_said_not_printed(tmp_path):
 
 
 def test_with_no_command_shown_the_plan_ends_with_the_frameworks_check():
-    step = last(check(ROOT / "tests/pasted/cases/pytorch-32369-conda-cpuonly-obtained-torch140/report.txt"))
+    step = last(check(ROOT / "tests/pasted/cases/cryodrgn-91-rtx3090-sm86-torch-sm75/report.txt"))
     assert step["component"] == "resume"
     assert [c["argv"] for c in step["commands"]] == [
         ["python3", "-c", "import torch; print(torch.__version__, torch.cuda.is_available())"]
     ]
+
+
+def test_a_fix_that_reads_its_own_change_back_gets_no_second_check():
+    # conda's cpuonly removed: the fix's own last command prints torch's CUDA build and is_available()
+    step = last(check(ROOT / "tests/pasted/cases/pytorch-32369-conda-cpuonly-obtained-torch140/report.txt"))
+    assert step["component"] != "resume"
+    assert "import torch" in step["commands"][-1]["argv"][-1]
 
 
 def test_a_plan_that_already_ends_with_its_own_test_gets_no_other():

@@ -54,15 +54,15 @@ _OUTPUT_LINES = 200
 
 _PIP_LINE = re.compile(
     r"^\s*(?:sudo\s+)?(?P<cmd>(?:pip[\d.]*|(?:[\w.~:-]*[\\/])*python[\d.]*(?:\.exe)?\s+-m\s+pip|py(?:\s+-[\d.]+)?\s+-m\s+pip)"
-    r"\s+install\s+[^\n]*?)\s*$"
+    r"\s+install\s+[^\n]*)$"  # (greedy to the end: the words are split again, trailing blanks and all)
 )
 # pip's own failure lines (pip src/pip/_internal/cli/base_command.py and exceptions.py: "ERROR: Could not install
 # packages due to an OSError", "ERROR: No matching distribution found for", "ERROR: Could not find a version that
 # satisfies the requirement"; a build's "error: subprocess-exited-with-error").
-_PIP_ERROR = re.compile(r"^\s*ERROR: (?:Could not|No matching distribution)|^\s*error: subprocess-exited-with-error", re.M)
-_SCRIPT_LINE = re.compile(
-    r"^\s*(?P<cmd>(?:[\w.~:-]*[\\/])*python[\d.]*(?:\.exe)?\s+(?:-u\s+)?[\w.~:\\/-]+\.py(?:\s+[^\n]*?)?)\s*$"
-)
+# (`[ \t]*`, not `\s*`: under re.M a `\s*` after `^` runs on across blank lines from every line start, which is
+# quadratic in a flood of them: tests/hostile/test_pasted_linear.py.)
+_PIP_ERROR = re.compile(r"^[ \t]*ERROR: (?:Could not|No matching distribution)|^[ \t]*error: subprocess-exited-with-error", re.M)
+_SCRIPT_LINE = re.compile(r"^\s*(?P<cmd>(?:[\w.~:-]*[\\/])*python[\d.]*(?:\.exe)?\s+(?:-u\s+)?[\w.~:\\/-]+\.py(?:\s+[^\n]*)?)$")
 
 
 def read_failing_command(g: Gathered, text: str) -> None:

@@ -100,6 +100,11 @@ _CHECKS = (
 CHECK_NOTE = "the fix took if this shows the GPU"
 
 
+# Findings about compiling an extension (docs/findings/*.md: a toolkit, headers or an architecture for a build).
+_BUILD_CODES = frozenset(
+    {"toolkit-torch-major-mismatch", "toolkit-missing-for-build", "toolkit-arch-unsupported", "cudnn-headers-missing-for-build"}
+)
+
 # The components a framework loads through: their fix took where the framework sees the GPU.
 _UNDER_THE_FRAMEWORK = frozenset({"toolkit", "cudnn", "environment"})
 
@@ -118,6 +123,11 @@ def _check_step(facts: Any, acting: Sequence[Finding]) -> Step | None:
     from gpudoctor.planner.prescribe import Step, component_of
     from gpudoctor.planner.where import python_step
 
+    # A build's fix (a toolkit to compile an extension with) took when the build runs through, which the paste's own
+    # command shows where it has one: the framework's GPU check says nothing of it.
+    acting = [f for f in acting if f.code not in _BUILD_CODES]
+    if not acting:
+        return None
     components = {component_of(f) for f in acting}
     if components & _UNDER_THE_FRAMEWORK:
         # a toolkit, cuDNN or a variable fixed for the one framework the paste shows at work: that framework's check
