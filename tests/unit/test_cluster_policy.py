@@ -148,11 +148,13 @@ def test_a_notebook_sets_the_library_directory_in_the_kernel_not_with_export():
     report = _pasted(COLAB)
     assert any(c["cue"] == NOTEBOOK_SAID for c in report.facts.pasted.cues)
     (step,) = prescribe.build(report.findings).steps
-    pip, path = step.commands
-    # (in a notebook the wheel goes into the kernel's interpreter: %pip, gpudoctor.planner.where.package_step)
-    assert isinstance(pip, Cmd) and pip.words == ("%pip", "install", "nvidia-cublas-cu11")
+    pip, path, cudnn = step.commands
+    # (in a notebook the wheels go into the kernel's interpreter: %pip, gpudoctor.planner.where.package_step;
+    # CTranslate2's cuDNN comes with its cuBLAS, h180: its wheels ship only cuDNN's main library)
+    assert isinstance(pip, Cmd) and pip.words == ("%pip", "install", "nvidia-cublas-cu11", "nvidia-cudnn-cu11==8.*")
     assert isinstance(path, PrependPath) and (path.name, path.notebook) == ("LD_LIBRARY_PATH", True)
     assert path.parts[0].site_dir == "nvidia/cublas/lib"  # type: ignore[union-attr]
+    assert isinstance(cudnn, PrependPath) and cudnn.notebook and cudnn.parts[0].site_dir == "nvidia/cudnn/lib"  # type: ignore[union-attr]
     # The same error in a terminal: the shell's own prepend.
     (plain,) = prescribe.build(_pasted(COLAB.replace("On google colab it worked, now:\n!", "")).findings).steps
     assert isinstance(plain.commands[1], PrependPath) and not plain.commands[1].notebook

@@ -35,9 +35,9 @@ class _Table:
 
 @functools.lru_cache(maxsize=1)
 def table() -> _Table:
-    from gpudoctor.matrix.load import _bundled_dir, _parse_toml
+    from gpudoctor.matrix.load import _parse_toml, bundled_text
 
-    doc = _parse_toml((_bundled_dir() / "indexes.toml").read_text(encoding="utf-8"))
+    doc = _parse_toml(bundled_text("indexes.toml"))
     return _Table(tuple(doc["pythons"]), dict(doc["sources"]), tuple(doc["row"]))
 
 

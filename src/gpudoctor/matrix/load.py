@@ -25,18 +25,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from gpudoctor.matrix.queries import Matrix
 
 
-def _bundled_dir() -> Traversable | Path:
-    """Where the bundled data lives: the source checkout this module sits in, else the installed package.
+def _checkout_dir() -> str | None:
+    """The compat_matrix/ of the source checkout this module sits in, where it is one; None for an installed package.
 
     The checkout comes first because an editable install maps ``gpudoctor.compat_matrix`` to the checkout it was
-    made from: a second worktree run with PYTHONPATH=src would otherwise read another tree's data. An installed
-    wheel has no ``pyproject.toml`` three levels up, so it always takes the package.
+    made from: a second worktree run with PYTHONPATH=src would otherwise read another tree's data. An installed wheel
+    has no ``pyproject.toml`` three levels up. (os.path, not pathlib: a bare check imports no pathlib.)
     """
-    from pathlib import Path
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    data = os.path.join(top, "compat_matrix")
+    return data if os.path.isfile(os.path.join(top, "pyproject.toml")) and os.path.isdir(data) else None
 
-    top = Path(__file__).resolve().parents[3]
-    if (top / "pyproject.toml").is_file() and (top / "compat_matrix").is_dir():
-        return top / "compat_matrix"
+
+def _bundled_dir() -> Traversable:
+    """The installed package's data (importlib.resources)."""
     from importlib.resources import files
 
     return files("gpudoctor.compat_matrix")
@@ -50,10 +52,18 @@ def _parse_toml(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
+def bundled_text(name: str) -> str:
+    """One bundled data file's text (`indexes.toml`), from the checkout where there is one (_checkout_dir)."""
+    checkout = _checkout_dir()
+    if checkout is not None:
+        with open(os.path.join(checkout, name), encoding="utf-8") as fh:
+            return fh.read()
+    return (_bundled_dir() / name).read_text(encoding="utf-8")
+
+
 @functools.lru_cache(maxsize=1)
 def _bundled_texts() -> dict[str, str]:
-    base = _bundled_dir()
-    return {stem: (base / f"{stem}.toml").read_text(encoding="utf-8") for stem in FILES}
+    return {stem: bundled_text(f"{stem}.toml") for stem in FILES}
 
 
 @functools.lru_cache(maxsize=1)

@@ -8,15 +8,17 @@ containers' checks ask `variant_of` for the tag to offer.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sys
-from pathlib import Path
 
 from gpudoctor.record import Record, record_class
 
 
 @record_class(frozen=True, eq=False, repr=False)
 class App(Record):
+    """One catalogued application (apps.toml): how a paste names it, its image tags and what each carries."""
+
     id: str
     name: str
     repositories: tuple[str, ...]
@@ -30,6 +32,12 @@ class App(Record):
     source: str
 
 
+def _read_beside(name: str) -> str:
+    # (os.path, not pathlib: a bare check imports no pathlib, tests/unit/test_check_imports.py)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), name), encoding="utf-8") as fh:
+        return fh.read()
+
+
 @functools.cache
 def _load() -> dict:
     if sys.version_info >= (3, 11):
@@ -37,7 +45,7 @@ def _load() -> dict:
     else:  # tomli, a dependency on Python 3.10 only
         import tomli as tomllib
 
-    return tomllib.loads(Path(__file__).with_name("apps.toml").read_text(encoding="utf-8"))
+    return tomllib.loads(_read_beside("apps.toml"))
 
 
 @functools.cache
@@ -76,6 +84,8 @@ def _image_ref() -> re.Pattern[str]:
 
 @record_class(frozen=True, eq=False, repr=False)
 class AppImage(Record):
+    """An image of a catalogued application as a text names it, with its tag."""
+
     app: str  # its id
     ref: str  # the image as the text wrote it (registry/repository:tag)
     tag: str
@@ -98,6 +108,8 @@ def image_named(text: str) -> AppImage | None:
 
 @record_class(frozen=True, eq=False, repr=False)
 class CpuMode(Record):
+    """A catalogued application's own way to run on the CPU (its launcher's arguments), and how a paste shows it."""
+
     id: str
     name: str
     recognise: re.Pattern[str]

@@ -59,9 +59,11 @@ def resume_step(facts: Any, findings: Sequence[Finding], target: str) -> Step | 
     none, nothing in the plan changes anything, or the plan runs it already."""
     from gpudoctor.planner.prescribe import Step
 
+    if not facts.pasted.partial:
+        return None  # (a live machine: no paste, no command of the reporter's; planner.actions stays unimported)
     shown = next((c for c in facts.pasted.cues if c.get("cue") == REPORTER_COMMAND), None)
     acting = [f for f in findings if f.severity >= Severity.WARNING and _acts(f)]
-    if not facts.pasted.partial or not acting:
+    if not acting:
         return None
     if shown is None:
         return _check_step(facts, acting)

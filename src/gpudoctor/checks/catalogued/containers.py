@@ -704,7 +704,7 @@ def _without_gpus(facts: Facts, refused: str) -> Finding | None:
 
 
 # An L4T release as the JETSON_SAID cue writes it ("an NVIDIA Jetson, L4T R35.4.1").
-_L4T_OF_CUE = re.compile(r"L4T R(\d{2}(?:\.\d+){0,2})\b")
+_L4T_OF_CUE = LazyPattern(r"L4T R(\d{2}(?:\.\d+){0,2})\b")
 
 
 def check_app_image_variant(facts: Facts, ctx: Context) -> Iterable[Finding]:

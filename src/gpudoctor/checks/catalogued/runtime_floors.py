@@ -10,13 +10,13 @@ release), since glibc cannot be replaced under a running system.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
 from gpudoctor.cmdline import Cmd
 from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.versions import vkey
@@ -45,7 +45,7 @@ _DISTRO_GLIBC = {
 _UBUNTU_IMAGES = (("20.04", "2.31"), ("22.04", "2.35"), ("24.04", "2.39"))
 # A conda environment's prefix in the path of the object that needs the runtime (…/envs/NAME/lib/python3.8/…, or the
 # base environment: …/anaconda3/lib/…, /opt/conda/lib/…).
-_CONDA_PREFIX = re.compile(
+_CONDA_PREFIX = LazyPattern(
     r"^(?P<prefix>/\S*?/(?:envs/[^/\s]+|(?:ana|mini)conda3|miniforge3|mambaforge|conda))/(?:bin/\.\./)?lib(?:/|$)"
 )
 
