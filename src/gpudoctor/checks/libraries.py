@@ -876,6 +876,25 @@ def check_cupy_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
         # The packages share cupy/: uninstalling one takes files the other needs, so all go, then one comes back
         # (CuPy's own recipe); the wheel built for a CUDA major is the one kept, a source/conda `cupy` is not.
         commands = (_pip(facts, "uninstall", "-y", *packages), _pip(facts, "install", keep))
+    elif len(built) > 1:
+        # Two wheels built for different CUDA majors (cupy-cuda12x beside cupy-cuda13x, as an image that upgraded its
+        # CUDA leaves them): every one still goes first, and the one of the CUDA major the rest of the stack uses comes
+        # back; which major that is, the paste does not say, so torch's (the framework beside it) is read first.
+        from gpudoctor.cmdline import Placeholder
+        from gpudoctor.planner.where import python_exe
+
+        python = python_exe(facts)
+        commands = (
+            Cmd(
+                (python, "-c", "import torch; print(torch.version.cuda)"),
+                note="the CUDA major the stack runs on: the CuPy wheel of that major is the one to keep",
+            ),
+            _pip(facts, "uninstall", "-y", *packages),
+            Cmd(
+                (python, "-m", "pip", "install", Placeholder("cupy-package-of-that-cuda-major")),
+                note="one of: " + ", ".join(built),
+            ),
+        )
     yield Finding(
         "nvidia-wheels-conflict",
         Severity.WARNING,  # the code's severity (docs/findings/nvidia-wheels-conflict.md)
@@ -889,7 +908,13 @@ def check_cupy_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Uninstall every CuPy distribution listed, then install one for the CUDA major in use, as CuPy's message "
             "says (if conda installed `cupy`, `conda uninstall cupy` too; in a conda environment that provides cupy, "
             "remove the pip one and reinstall conda's)."
-            + ("" if keep else " Which one to keep was not clear from the names: see the ask-for list."),
+            + (
+                ""
+                if keep
+                else " Which one to keep, the CUDA major torch runs on decides (the first command)."
+                if len(built) > 1
+                else " Which one to keep was not clear from the names: see the ask-for list."
+            ),
             commands,
             component="environment",
         ),

@@ -527,8 +527,15 @@ def _named_gpu(g: Gathered) -> None:
     Several models named are all the machine's where one line says it has them ("I have an RTX 3090 and a GTX 1080
     Ti"); otherwise (a comparison, "works on my 3090, not on the 1080") which one is this machine's is not said: each
     is then a cue (GPU_NAMED) with its line, and none a device."""
-    if g.gpus or g.listed_gpus or g.smi_table or g.smi_failure:
+    if g.gpus or g.listed_gpus or g.smi_failure:
         return
+    if g.smi_table:
+        from gpudoctor.parsers.nvidia_smi_text import parse_nvidia_smi_table
+
+        # an nvidia-smi table shows the GPUs; its header line alone (a paste cut after "Driver Version: ... CUDA
+        # Version: ...") shows none, and then the reporter's "GPU: Tesla V100S" is the only name of the machine's GPU
+        if parse_nvidia_smi_table(g.smi_table).gpus:
+            return
     from gpudoctor.matrix import load_matrix  # the bundled tables, read once: only a paste naming a GPU asks
 
     matrix = load_matrix()

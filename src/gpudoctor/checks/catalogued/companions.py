@@ -196,6 +196,8 @@ def _bitsandbytes_cpu_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
     said = _said(facts, "bitsandbytes-cpu-library")
     if not said:
         return
+    if facts.platform.system.lower().startswith("win") and _said(facts, "bitsandbytes-linux-cuda-setup"):
+        return  # a release before Windows support loaded its Linux library: check_bitsandbytes_windows says it
     t = facts.frameworks.torch
     if isinstance(t, Found) and t.value.build_known and not t.value.cuda:
         return  # a CPU torch: torch is the fault, and bitsandbytes follows it
@@ -249,6 +251,8 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "bitsandbytes' CUDA setup says it found no libcudart.so and searched /usr/local/cuda/lib64, Linux's names and "
             "folders, on a Windows machine (its paths print as WindowsPath)"
             if "libcudart" in said[0].line
+            else "bitsandbytes names its Linux library (.so) under a Windows path, the only kind releases before 0.43 shipped"
+            if "libbitsandbytes_" in said[0].line and ".so" in said[0].line
             else "Windows could not load bitsandbytes' CUDA library from bitsandbytes\\cuda_setup, the CUDA setup of "
             "releases before 0.43 (an unofficial Windows build of one)"
         )
