@@ -73,3 +73,77 @@ def test_healthy_discovery_is_quiet():
     kinds = _kinds(snapshot)
     assert not kinds & {"cudart-init-failure", "cuda-system-not-ready", "cuda-init-driver-state"}
     assert not any("fabricmanager" in a or "dmesg" in a for a in asks)
+
+
+# --- an application on a machine without an NVIDIA GPU -------------------------------------------------------------
+
+
+def test_webui_without_an_nvidia_gpu_is_its_own_cpu_mode():
+    # AUTOMATIC1111/stable-diffusion-webui#17038: a CUDA torch's "Found no NVIDIA driver" inside the web UI's memory
+    # monitor warning, the reporter asking "What when I have no nvidia GPU?": the web UI's own CPU options, in its file
+    snapshot, _report, codes, _asks = _run((HEAD / "a1111-no-nvidia-gpu.txt").read_text(encoding="utf-8"))
+    assert "torch-no-driver" in _kinds(snapshot)
+    f = codes["gpu-none"]
+    assert [c.argv for c in f.remediation.commands] == [("webui-user.bat",)]
+    assert "set COMMANDLINE_ARGS=--use-cpu all --precision full --no-half --skip-torch-cuda-test" in (
+        f.remediation.commands[0].note
+    )
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_another_program_without_an_nvidia_gpu_keeps_the_cpu_device():
+    # the same words from a program no catalogue names: the finding, with the program's CPU device (no command to invent)
+    text = (
+        "I have no NVIDIA GPU, this is a laptop.\n"
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+        "driver from http://www.nvidia.com/Download/index.aspx\n"
+    )
+    _snapshot, _report, codes, _asks = _run(text)
+    assert codes["gpu-none"].remediation.commands == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # "no NVIDIA GPU" said, and nothing failed: no finding on a machine that runs fine on its CPU
+        "I have no NVIDIA GPU, so I run the web UI with --use-cpu all and it works.\n",
+        # PyTorch found no driver and nobody says there is no GPU: the driver is the question (asked), not the GPU
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+        "driver from http://www.nvidia.com/Download/index.aspx\n",
+        # "I have no GPU issues": not a machine without a GPU
+        "I have no GPU issues with the old release.\nRuntimeError: Found no NVIDIA driver on your system. Please check "
+        "that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n",
+    ],
+)
+def test_no_gpu_finding_needs_both_the_words_and_the_failure(text):
+    _snapshot, _report, codes, _asks = _run(text)
+    assert "gpu-none" not in codes
+
+
+# --- a standalone executable's DLLs --------------------------------------------------------------------------------
+
+_CUDNN126 = (
+    "Could not load library cudnn_ops_infer64_8.dll. Error code 126\n"
+    "Please make sure cudnn_ops_infer64_8.dll is in your library path!\n"
+)
+
+
+def test_standalone_faster_whisper_takes_the_dlls_beside_its_exe():
+    # Purfview/whisper-standalone-win#57: the frozen whisper-faster.exe (no Python inside reach): the DLLs go beside the
+    # executable (the maintainer: "in the same folder where exe is"), never a pip wheel into some Python
+    snapshot, _report, codes, asks = _run((HEAD / "whisper-standalone-cudnn-ops-infer.txt").read_text(encoding="utf-8"))
+    f = codes["windows-dll-missing"]
+    argvs = [c.argv for c in f.remediation.commands]
+    assert argvs[0] == ("where.exe", "/R", "C:\\", "whisper-faster.exe")
+    assert argvs[1][:4] == ("where.exe", "/R", "C:\\", "cudnn_ops_infer64_8.dll")
+    assert not any("pip" in " ".join(a) for a in argvs)
+    assert not any("pip" in a or "python" in a for a in asks)  # (no interpreter to ask about)
+
+
+def test_the_same_message_from_a_python_program_keeps_the_wheels():
+    # the same cuDNN line from a Python program (faster-whisper in a venv): NVIDIA's wheels into that Python
+    text = "C:\\proj\\venv\\Scripts\\python.exe transcribe.py\n" + _CUDNN126
+    _snapshot, _report, codes, _asks = _run(text)
+    argvs = [" ".join(map(str, c.argv)) for c in codes["windows-dll-missing"].remediation.commands if hasattr(c, "argv")]
+    assert any("-m pip install nvidia-cublas-cu11" in a for a in argvs)
+    assert not any(a.startswith("where.exe /R C:\\ whisper-faster.exe") for a in argvs)
