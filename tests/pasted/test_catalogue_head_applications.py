@@ -147,3 +147,30 @@ def test_the_same_message_from_a_python_program_keeps_the_wheels():
     argvs = [" ".join(map(str, c.argv)) for c in codes["windows-dll-missing"].remediation.commands if hasattr(c, "argv")]
     assert any("-m pip install nvidia-cublas-cu11" in a for a in argvs)
     assert not any(a.startswith("where.exe /R C:\\ whisper-faster.exe") for a in argvs)
+
+
+# --- text-generation-inference's Flash Attention import ------------------------------------------------------------
+
+
+def test_tgi_without_cuda_asks_the_container_and_the_host():
+    # huggingface/text-generation-inference#1377: TGI 1.3 in docker --gpus all, "CUDA is not available" inside it
+    snapshot, _report, codes, asks = _run((HEAD / "tgi-flash-attention-cuda-unavailable.txt").read_text(encoding="utf-8"))
+    assert "cuda-unavailable" in _kinds(snapshot)
+    assert "pasted-error-unexplained" in codes
+    assert "nvidia-smi" in asks and "nvidia-smi -L" in asks  # (the host, and the program's own container)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a TGI built without the kernels (huggingface/text-generation-inference#1778's form): no CUDA question
+        "2024-04-20T07:20:49.339061Z  WARN text_generation_launcher: Could not import Flash Attention enabled models: "
+        "Flash Attention is not installed.",
+        # a GPU below the kernels' floor, which the rest of TGI serves (the old check's own words)
+        "WARN text_generation_launcher: Could not import Flash Attention enabled models: GPU with CUDA capability 7 0 is "
+        "not supported",
+    ],
+)
+def test_tgi_other_reasons_are_not_cuda_unavailable(line):
+    snapshot, _report, _codes, _asks = _run(line + "\n")
+    assert "cuda-unavailable" not in _kinds(snapshot)
