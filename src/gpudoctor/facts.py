@@ -498,6 +498,9 @@ APP_IMAGE = "an application's image"
 # The cue the pasted reader sets where the paste is a catalogued application's own (gpudoctor/planner/apps.toml's
 # [[cpu_mode]]: its launcher, banner or issue form): `means` the application's id. gpudoctor.checks.reported reads it.
 APP_NAMED = "an application's own text"
+# The cue the pasted reader sets where the paste is a catalogued standalone application's own (apps.toml's
+# [[standalone]]: a frozen program with no Python environment): `means` its id. gpudoctor.checks.windows reads it.
+STANDALONE_APP = "a standalone application's own text"
 # The cue the pasted reader sets where setuptools reports nvcc failing ("error: command '/usr/local/cuda/bin/nvcc' failed
 # with exit code 1", pypa/setuptools setuptools/_distutils/spawn.py @00eaec7a): a Python package's extension build ran
 # nvcc (pip install of a source tree, setup.py), the way torch.utils.cpp_extension builds. `means` is the nvcc's path.

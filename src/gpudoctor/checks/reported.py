@@ -256,8 +256,18 @@ def _below_every_torch_build(facts: Facts, ctx: Context, cc: str):
 
 
 def _cpu_mode(facts: Facts, lowest: str) -> Remediation | None:
+    """The application's own CPU mode for a GPU no PyTorch build has kernels for (app_cpu_mode)."""
+    return app_cpu_mode(
+        facts,
+        "no PyTorch build has kernels for this GPU, so no driver, CUDA or package change helps",
+        f"a GPU of compute capability {lowest} or newer runs it on the GPU",
+    )
+
+
+def app_cpu_mode(facts: Facts, why: str, instead: str) -> Remediation | None:
     """The application's own CPU mode (gpudoctor/planner/apps.toml [[cpu_mode]]) where the paste is the application's:
-    its options in its settings file on Windows, given to its launcher elsewhere. None for any other program."""
+    its options in its settings file on Windows, given to its launcher elsewhere; `why` says why the GPU cannot serve,
+    `instead` what would run it on a GPU. None for any other program."""
     from gpudoctor.facts import APP_NAMED, OS_NOT_NAMED
     from gpudoctor.planner.apps import cpu_mode
 
@@ -277,13 +287,12 @@ def _cpu_mode(facts: Facts, lowest: str) -> Remediation | None:
         )
         start = (*mode.posix_start, *mode.args)
     return Remediation(
-        f"Run {mode.name} on the CPU with its own options ({args}): no PyTorch build has kernels for this GPU, so no "
-        f"driver, CUDA or package change helps. {how}. It is slow; a GPU of compute capability {lowest} or newer runs it "
-        "on the GPU.",
+        f"Run {mode.name} on the CPU with its own options ({args}): {why}. {how}. It is slow; {instead}.",
         (
             Cmd(
                 start,
-                note=f"the launcher of {mode.name}" + (f", after {mode.windows_file} has the line above" if windows else ""),
+                # (the line itself in the note: the block a reader copies shows what goes into the file)
+                note=f"the launcher of {mode.name}" + (f", after {mode.windows_file} has the line {line}" if windows else ""),
             ),
         ),
         component="gpu",

@@ -546,6 +546,15 @@ _CUDNN8_OWN_126 = LazyPattern(r"Could not load library cudnn_(?:ops|cnn|adv)_(?:
 _CUDNN8_NEEDS = ("zlibwapi.dll", "cublas64_11.dll", "cublasLt64_11.dll", "cublas64_12.dll", "cublasLt64_12.dll")
 
 
+def _standalone(facts: Facts):
+    """The catalogued standalone application the paste is (gpudoctor/planner/apps.toml [[standalone]]), or None."""
+    from gpudoctor.facts import STANDALONE_APP
+    from gpudoctor.planner.apps import standalone
+
+    said = next((c for c in facts.pasted.cues if c.get("cue") == STANDALONE_APP), None) if facts.pasted.partial else None
+    return standalone(said.get("means") or "") if said is not None else None
+
+
 def _cudnn8_sublibrary(facts: Facts, dll: str, line: str) -> Finding:
     """cuDNN 8 loaded and one of its sub-libraries did not (error 126). cuDNN's main DLL printed it, from cuDNN's own
     folder or from a program's package that carries it alone: CTranslate2's Windows wheels ship cudnn64_8.dll and none
@@ -563,12 +572,27 @@ def _cudnn8_sublibrary(facts: Facts, dll: str, line: str) -> Finding:
 
     where = Cmd(("where.exe", dll, *_CUDNN8_NEEDS), note="which of cuDNN 8's own dependencies PATH holds")
     compiled = any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues)
-    if compiled:
+    steps: tuple
+    if (frozen := _standalone(facts)) is not None:
+        # A standalone executable (a frozen program, no Python to install wheels into): Windows loads a DLL by name
+        # from the executable's own folder first, never from a subfolder, and the project publishes the DLLs to put there.
+        route = (
+            f"put {frozen.libs} into the folder that holds {frozen.exe} itself (not a bin subfolder: Windows looks in "
+            "the executable's own folder, then PATH); no pip, conda or toolkit install is needed"
+        )
+        steps = (
+            Cmd(("where.exe", "/R", "C:\\", frozen.exe), note=f"the folder of {frozen.exe}: where the DLLs go"),
+            Cmd(
+                ("where.exe", "/R", "C:\\", dll, *_CUDNN8_NEEDS),
+                note="the copies on drive C: (a bin subfolder beside the executable among them): copy them beside it",
+            ),
+        )
+    elif compiled:
         route = (
             "where cublas64_11.dll is missing, install the CUDA 11.8 toolkit (or only its cuBLAS component) beside the "
             "CUDA 12 one and put its bin folder on PATH (or move to a cuDNN, and a program, built for CUDA 12)"
         )
-        steps: tuple = (
+        steps = (
             where,
             PrependPath(
                 "PATH",
@@ -609,7 +633,14 @@ def _cudnn8_sublibrary(facts: Facts, dll: str, line: str) -> Finding:
         "cublas64_12.dll). The driver is not the cause.",
         (ev("pasted", line),),
         Remediation(
-            "Find which of them PATH lacks (where.exe); then "
+            (
+                "Find where the DLLs are and where the executable is (where.exe); then "
+                + route
+                + ", with zlibwapi.dll beside them where NVIDIA's cuDNN 8 zip is their source (cuDNN 8.3 and later need "
+                "it and do not ship it). Start the program again."
+            )
+            if frozen is not None
+            else "Find which of them PATH lacks (where.exe); then "
             + route
             + ". Put zlibwapi.dll (NVIDIA's zlib package that cuDNN's Windows install guide names) into a folder on "
             "PATH where where.exe finds none. Start the program from the same window." + keep_path(facts, windows=True),

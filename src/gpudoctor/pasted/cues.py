@@ -45,6 +45,7 @@ from gpudoctor.facts import (
     PROJECT_TOOL,
     SETUPTOOLS_NVCC,
     SMI_OTHER_RELEASE,
+    STANDALONE_APP,
     STARTED_BY_HAND,
     SUSPEND_SAID,
     TF_BEFORE_CONFIG,
@@ -307,6 +308,9 @@ _CONTAINER_SAID = re.compile(
 _NO_GPU_SAID = re.compile(
     r"^[ \t]*(?:[-*][ \t]*)?(?:\*\*)?GPU(?: model)?(?: and memory)?(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?(?:no|none|no gpu)\.?[ \t]*$"
     r"|\bI (?:do not|don'?t) have (?:an? |any )?(?:NVIDIA |CUDA[- ]capable |dedicated )?(?:GPU|graphics card)s?\b"
+    r"(?![ \t]+(?:issues?|problems?|errors?|support|acceleration|access|usage|memory|drivers?|working)\b)"
+    # (also "I have no NVIDIA GPU", as an issue's title asks "What when I have no nvidia GPU?")
+    r"|\bI have no (?:NVIDIA |CUDA[- ]capable |dedicated )?(?:GPU|graphics card)s?\b"
     r"(?![ \t]+(?:issues?|problems?|errors?|support|acceleration|access|usage|memory|drivers?|working)\b)"
     r"|\b(?:my|this|the) (?:machine|computer|laptop|pc|system) (?:has|have) no (?:NVIDIA |dedicated )?(?:GPU|graphics card)\b",
     re.IGNORECASE | re.MULTILINE,
@@ -602,10 +606,14 @@ def _applications(g: Gathered, text: str) -> None:
     """The catalogued GPU application whose own text the paste is (its launcher, banner or issue form); the image of one
     the text names (docker run, a compose file's image:, prose), with the line that shows the application's GPU part
     asked for (gpudoctor.planner.apps)."""
-    from gpudoctor.planner.apps import app, app_without_image, application_named, image_named
+    from gpudoctor.planner.apps import app, app_without_image, application_named, image_named, standalone_named
 
     if (named_app := application_named(text)) is not None:
         _cue(g, APP_NAMED, named_app[0].id, named_app[1])
+    if (frozen := standalone_named(text)) is not None:
+        _cue(g, STANDALONE_APP, frozen[0].id, frozen[1])
+        # (its Python is inside the executable: nothing to run pip or an interpreter with)
+        _cue(g, NO_PYTHON, f"no Python to install into ({frozen[0].name} is a standalone executable)", frozen[1])
     if (named := image_named(text)) is None or (entry := app(named.app)) is None:
         # (the application named in a container, its GPU part failing, and no image: the image is asked, `means` "")
         if _CONTAINER_WORDS.search(text) and (bare := app_without_image(text)) is not None and len(g.cues) < 64:

@@ -154,6 +154,48 @@ def application_named(text: str) -> tuple[CpuMode, str] | None:
     return None
 
 
+@record_class(frozen=True, eq=False, repr=False)
+class Standalone(Record):
+    """A catalogued application shipped as a standalone executable (apps.toml [[standalone]]): how a paste shows it, the
+    executable its DLLs go beside, and what the project publishes to put there."""
+
+    id: str
+    name: str
+    recognise: re.Pattern[str]
+    exe: str
+    libs: str
+    source: str
+
+
+@functools.cache
+def standalones() -> tuple[Standalone, ...]:
+    return tuple(
+        Standalone(
+            id=m["id"],
+            name=m["name"],
+            recognise=re.compile(m["recognise"]),
+            exe=m["exe"],
+            libs=m["libs"],
+            source=m["source"],
+        )
+        for m in _load().get("standalone", ())
+    )
+
+
+def standalone_named(text: str) -> tuple[Standalone, str] | None:
+    """The catalogued standalone application whose own text the paste is (its banner, its executable named), with the
+    first line that shows it; None where none is."""
+    for entry in standalones():
+        for line in text.splitlines():
+            if entry.recognise.search(line[:2_000]):
+                return entry, line.strip()[:300]
+    return None
+
+
+def standalone(standalone_id: str) -> Standalone | None:
+    return next((m for m in standalones() if m.id == standalone_id), None)
+
+
 def cpu_mode(mode_id: str) -> CpuMode | None:
     return next((m for m in cpu_modes() if m.id == mode_id), None)
 

@@ -134,11 +134,17 @@ def check_component_below_min_arch(facts: Facts, ctx: Context) -> Iterable[Findi
 
 
 def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """The paste names the machine's only GPU, another vendor's (gpudoctor.pasted.cues): there is no NVIDIA GPU, so
-    a CUDA program's failure (driver "insufficient", docker's --gpus refused) is that, and the way is the CPU."""
-    from gpudoctor.checks.reported import other_vendor_gpu_only
+    """The paste names the machine's only GPU, another vendor's (gpudoctor.pasted.cues), or the reporter says the machine
+    has no NVIDIA GPU beside a CUDA program that reached none (PyTorch's "Found no NVIDIA driver", a launcher's CUDA
+    check): there is no NVIDIA GPU, so a CUDA program's failure (driver "insufficient", docker's --gpus refused) is
+    that, and the way is the CPU: the application's own CPU mode where the paste is a catalogued application's (its
+    launcher's options, gpudoctor/planner/apps.toml [[cpu_mode]]), the program's CPU device otherwise."""
+    from gpudoctor.checks.driver import no_gpu_said
+    from gpudoctor.checks.reported import app_cpu_mode, other_vendor_gpu_only
 
     line = other_vendor_gpu_only(facts)
+    if line is None and any(_said(facts, kind) for kind in _CUDA_REACHED_NONE):
+        line = no_gpu_said(facts)
     if line is None:
         return
     yield Finding(
@@ -146,15 +152,26 @@ def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]
         Severity.ERROR,
         "gpu",
         "no NVIDIA GPU on this machine",
-        "The only GPU the text names is another vendor's, and nothing in it shows an NVIDIA one. CUDA code cannot run "
-        "here: no NVIDIA driver, CUDA toolkit or container runtime can change that.",
+        "The text says the machine has no NVIDIA GPU (or names only another vendor's), and nothing in it shows an NVIDIA "
+        "one. CUDA code cannot run here: no NVIDIA driver, CUDA toolkit or container runtime can change that.",
         (ev("pasted", line),),
-        Remediation(
+        app_cpu_mode(
+            facts,
+            "there is no NVIDIA GPU here, so no driver, CUDA or package change helps",
+            "a machine with an NVIDIA GPU runs it on the GPU",
+        )
+        or Remediation(
             "Run on the CPU (the program's CPU device option), or on a machine or cloud instance with an NVIDIA GPU.",
             (),
             component="gpu",
         ),
     )
+
+
+# A CUDA program that reached no NVIDIA driver or device: PyTorch's "Found no NVIDIA driver" (torch-found-no-driver,
+# also inside the AUTOMATIC1111 web UI's "Warning: caught exception ..., memory monitor disabled") and a launcher's own
+# CUDA check failing (a1111-torch-cannot-use-gpu). Said beside "I have no NVIDIA GPU", that is the whole story.
+_CUDA_REACHED_NONE = ("torch-no-driver", "cuda-unavailable")
 
 
 def check_triton_gpu_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
