@@ -179,6 +179,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nvml": "an NVML or nvidia-smi failure (ERROR_CODES names which)",
     "jax-plugin-incompatible": "JAX: the CUDA plugin's version does not go with the installed jaxlib",
     "pip-torch-pinned-by": "pip collecting the torch a package being installed pins ('Collecting torch==2.0.0 (from xformers==0.0.19)')",
+    "pip-requirement-conflict": "pip's check after an install: a package requires a release of another that is not the one installed (or none is)",
     "pip-torch-removed": "pip taking an installed torch away ('Successfully uninstalled torch-2.0.1+cu118')",
     "jax-plugin-api-missing": "JAX's CUDA plugin failed calling a jaxlib API the installed jaxlib lacks (a newer plugin)",
     "jaxlib-cpu-fallback": "JAX found no CUDA-enabled jaxlib and fell back to the CPU",
@@ -355,6 +356,17 @@ _PIP_TORCH_PINNED = _Lazy(
 )
 _PIP_TORCH_REMOVED = _Lazy(
     r"^\s*(?:Successfully uninstalled torch-|Found existing installation: torch\s+)(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s*$"
+)
+# pip's check after an install, for any package (pypa/pip src/pip/_internal/commands/install.py @6d309205,
+# _warn_about_conflicts: "{name} {version} requires {requirement}, but {you} have {dep_name} {dep_version} which is
+# incompatible." and f"{project_name} {version} requires {dependency[1]}, which is not installed."; older pip: "X 1.0 has
+# requirement Y<2, but you'll have Y 2.1 which is incompatible.", as the catalogue's companion entry reads it too). The requirement is pip's str() of it: a name, its specifiers joined by
+# commas, a marker after "; ". The one conflict of a torch companion with torch is the catalogue's own
+# (pip-companion-requires-other-torch); the checks tell the two apart.
+_PIP_CONFLICT = _Lazy(
+    r"(?<![\w.-])(?P<requirer>[A-Za-z0-9][\w.-]{0,80}) (?P<version>\d[\w.+!-]{0,40}) (?:requires|has requirement) "
+    r"(?P<requirement>[A-Za-z0-9][^\n]{0,200}?)(?:, but you(?:'ll| will)? have (?P<package>[A-Za-z0-9][\w.-]{0,80}) "
+    r"(?P<have>\d[\w.+!-]{0,40}?),? which is incompatible|, which is not installed)"
 )
 # JAX's CUDA plugin (the jax-cudaNN-plugin wheel, importable as jax_plugins.xla_cudaNN) calls jaxlib's Python API
 # from its initialize() (jax-ml/jax, jax_plugins/cuda/__init__.py @fdaf7b68: `from jax._src.lib import xla_client`,
@@ -678,6 +690,8 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("docker-run-gpus-zero", line)
         if "torch" in line and (m := scan.search(_PIP_TORCH_PINNED, number)):
             add("pip-torch-pinned-by", line, torch=m.group("torch"), package=m.group("package"), version=m.group("version"))
+        if "requir" in line and (m := scan.search(_PIP_CONFLICT, number)):
+            add("pip-requirement-conflict", line, **{k: v for k, v in m.groupdict().items() if v})
         if "torch" in line and (m := scan.search(_PIP_TORCH_REMOVED, number)):
             add("pip-torch-removed", line, torch=m.group("torch"))
         if scan.search(_JAXLIB_CPU, number):
