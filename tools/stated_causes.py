@@ -123,6 +123,11 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I am|we|my)\b", re.I)
 _NO_OBJECT = frozenset({"this", "that", "it", "them", "a", "an"})
 
 
+# A command that changes something (an install, a variable set, a link moved), not one that only shows (the asks a
+# step prints where what was shown does not decide its command: nvidia-smi, pip list).
+_ACTS = re.compile(
+    r"\b(?:install|upgrade|uninstall|export|setx?|ln|update-alternatives|switch-cuda|run|reboot)\b|\$env:|^\w+=", re.I
+)
 # A program's message runs over a few lines ("xFormers can't load C++/CUDA extensions. xFormers was built for: /
 # PyTorch A (you have B) / Please reinstall xformers"): a finding that carries any of them names the cause.
 _MESSAGE_LINES = 4
@@ -173,6 +178,7 @@ def judge(doc: dict, around: tuple[str, ...], package: str) -> tuple[str, str]:
             continue
         lines = [x for x in step["lines"] if not x.lstrip().startswith("#")]
         lines += [x for alt in step["alternatives"] for x in alt["lines"] if not x.lstrip().startswith("#")]
+        lines = [x for x in lines if _ACTS.search(x)]
         if lines and (not names or any(n in x.lower() for n in names for x in lines)):
             return carried[0]["code"], "met"
     return carried[0]["code"], "unmet"
