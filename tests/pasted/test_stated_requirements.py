@@ -80,3 +80,12 @@ def test_floor_the_program_could_not_name_is_quiet(tmp_path):
         "Minimum required Nvidia driver is 570.0 or newer", "The minimum required Nvidia driver for nvenc is (unknown) or newer"
     )
     assert "requirement-unmet" not in _codes(paste(tmp_path, text))
+
+
+def test_floor_in_the_reporters_own_sentence_is_quiet(tmp_path):
+    # The reporter retelling a floor ("I read it requires ...") is not the program's line: nothing stated to judge.
+    text = _case("netv-42").read_text(encoding="utf-8")
+    text = text.replace(
+        "Minimum required Nvidia driver is 570.0 or newer", "I read that it requires NVIDIA driver 570.0 or newer"
+    )
+    assert "requirement-unmet" not in _codes(paste(tmp_path, text))

@@ -380,6 +380,8 @@ _STATED_FLOOR = _Lazy(
     r"(?P<need>\d+(?:\.\d+){1,3})\s(?:or\s(?:newer|later|higher|above|greater)|and (?:newer|later|above))",
     re.IGNORECASE,
 )
+# The reporter's own sentence ("I read that it requires CUDA 11.8 or newer"): what they were told, not the program's line.
+_FIRST_PERSON = _Lazy(r"\b(?:I|I'm|I've|we|my|our)\b")
 _STATED_MINIMUM = _Lazy(
     r"\bminimum required " + _STATED_SUBJECT + r"(?: version)?(?: for \S{1,40})? is (?P<need>\d+(?:\.\d+){1,3})",
     re.IGNORECASE,
@@ -706,7 +708,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("docker-run-gpus-zero", line)
         if "torch" in line and (m := scan.search(_PIP_TORCH_PINNED, number)):
             add("pip-torch-pinned-by", line, torch=m.group("torch"), package=m.group("package"), version=m.group("version"))
-        if m := (scan.search(_STATED_FLOOR, number) or scan.search(_STATED_MINIMUM, number)):
+        if (m := (scan.search(_STATED_FLOOR, number) or scan.search(_STATED_MINIMUM, number))) and not _FIRST_PERSON.search(line):
             subject = m.group("subject").lower()
             component = "driver" if "driver" in subject else "cudnn" if "cudnn" in subject else "cuda"
             add("requirement-stated", line, component=component, need=m.group("need"))
