@@ -29,6 +29,7 @@ def all_checks() -> tuple[Check, ...]:
         platform,
         process,
         reported,
+        stated,
         toolkit,
         windows,
         workloads,
@@ -49,6 +50,7 @@ def all_checks() -> tuple[Check, ...]:
         *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
         *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/parsers/catalogue.toml)
         *installers.CHECKS,  # the installers' messages: no wheel for this Python, PEP 668 (pasted)
+        *stated.CHECKS,  # a program's own floor for the driver, the CUDA toolkit or cuDNN, below what the paste shows
         *libraries.CHECKS,  # libraries tied to one CUDA/cuDNN major (onnxruntime-gpu, CTranslate2, CuPy), pasted
         *doctor.CHECKS,
     )

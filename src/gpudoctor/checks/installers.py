@@ -4,7 +4,9 @@ What the package index did not give this interpreter (`python-no-wheel`) is judg
 the installer names the Python or platform itself (uv's ABI and platform tags), or the paste shows the interpreter's
 Python beside a release or wheel built for others (the matrix's Python range of each torch release). Elsewhere the
 catalogue's ask (the interpreter's version, machine and width) decides. A distribution's own Python refusing pip
-(PEP 668) is `python-externally-managed`: always decided by the message itself.
+(PEP 668) is `python-externally-managed`: always decided by the message itself. pip's own check after an install
+("X 1.0 requires Y<2, but you have Y 2.1 which is incompatible") states a requirement of one package against what is
+installed: `requirement-unmet`, met by installing the release the line pins, nothing wider.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from gpudoctor.planner.remedy import reboot
 from gpudoctor.planner.resume import pip_install, shown_command
 from gpudoctor.planner.where import python_exe
 from gpudoctor.probed import Found
-from gpudoctor.versions import spec_contains, vkey
+from gpudoctor.versions import parse_spec, spec_contains, vkey
 
 # The Python minors a torch release's range is read against (the matrix's releases span 3.6 to 3.15).
 _MINORS = tuple(f"3.{n}" for n in range(6, 16))
@@ -603,6 +605,82 @@ def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# A requirement as pip prints it (str() of packaging's Requirement): a name, its extras, its specifiers (old metadata
+# keeps them in parentheses), a marker after "; " (pip printed the conflict, so the marker holds here).
+_REQUIREMENT = LazyPattern(r"^(?P<name>[A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?\s*\(?(?P<spec>[^;()]*)\)?\s*(?:;.*)?$")
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _met(spec: str, have: str) -> bool:
+    """Whether `have` satisfies `spec` where both are plain numeric versions (a local tag, +cu121, is not judged)."""
+    try:
+        parse_spec(spec)
+        return bool(have) and re.fullmatch(r"\d+(?:\.\d+)*", have) is not None and spec_contains(spec, have)
+    except ValueError:
+        return False
+
+
+def check_requirement_conflict(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pip's own line after an install: a package requires a release of another than the one installed (or one not
+    installed at all). The line decides it; the fix installs the release it names, each package's requirements from
+    every such line together in one pip command, so that pip resolves them at once. A torch companion against torch is
+    the catalogue's (pip-companion-requires-other-torch, gpudoctor.checks.catalogued.companions: the companion moves
+    to the torch installed), and a line whose installed version meets what it states is no conflict."""
+    conflicts = _said(facts, "pip-requirement-conflict")
+    if not conflicts:
+        return  # (before the imports: a bare check on a machine reads no catalogue)
+    from gpudoctor.parsers.catalogue import by_id
+    from gpudoctor.planner.remedy import pip
+
+    companion = by_id("pip-companion-requires-other-torch")
+    wanted: dict[str, tuple[str, list[str], list[str], list]] = {}  # package -> (name, clauses, requirers, evidence)
+    for e in conflicts:
+        if companion is not None and companion.pattern.search(e.line):
+            continue
+        m = _REQUIREMENT.match(e.get("requirement") or "")
+        if m is None:
+            continue
+        name, spec = m.group("name"), m.group("spec").replace(" ", "")
+        if spec and _met(spec, e.get("have") or ""):
+            continue  # (the requirement stated is met by the version shown: nothing to do)
+        key = _canonical(name)
+        _, clauses, requirers, lines = wanted.setdefault(key, (name, [], [], []))
+        clauses += [c for c in spec.split(",") if c and c not in clauses]
+        requirers.append(f"{e.get('requirer')} {e.get('version')}")
+        lines.append(e)
+    if not wanted:
+        return
+    specs = tuple(f"{name}{','.join(clauses)}" for name, clauses, _, _ in wanted.values())
+    said = [e for *_, lines in wanted.values() for e in lines]
+    first = said[0]
+    have = f"{first.get('package')} {first.get('have')} is installed" if first.get("have") else "it is not installed"
+    more = f" (and {len(said) - 1} more such line{'s' if len(said) > 2 else ''})" if len(said) > 1 else ""
+    yield Finding(
+        "requirement-unmet",
+        Severity.WARNING,
+        "frameworks",
+        f"pip: {first.get('requirer')} {first.get('version')} requires {first.get('requirement')}; {have}{more}",
+        "pip said so after the install: "
+        + "; ".join(
+            f"{', '.join(requirers)} require{'s' if len(requirers) == 1 else ''} {spec}"
+            for spec, (_, _, requirers, _) in zip(specs, wanted.values(), strict=True)
+        )
+        + ". pip installed what was asked and left these requirements unmet, so the packages that state them may fail "
+        "on import or at run time (a compiled module against another release of its dependency, an API that moved).",
+        tuple(ev("pasted", e.line) for e in said[:4]),
+        Remediation(
+            "Install the releases these requirements name, with the Python that ran pip, in one command so that pip "
+            "resolves them together (where another installed package pins the old release, pip names it the same way, "
+            "and it moves too or the requirement that cannot be met is the one to change).",
+            (pip(facts, "install", *specs),),
+            component="environment",
+        ),
+    )
+
+
 # Windows' MAX_PATH: 260 characters (python/cpython Doc/using/windows.rst @4a292b274e4c300dc9597999373467230dfb3593,
 # "Removing the MAX_PATH limitation": "Windows historically has limited path lengths to 260 characters ... set
 # ``LongPathsEnabled`` to ``1`` in the registry key ``HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\FileSystem``
@@ -668,4 +746,5 @@ CHECKS = (
     Check("installer-conda-cpu-pair", "frameworks", ("framework-cpu-build",), check_conda_cpu_pair, ("pasted",)),
     Check("windows-long-path", "frameworks", ("windows-long-paths-disabled",), check_windows_long_path, ("pasted",)),
     Check("installer-externally-managed", "frameworks", ("python-externally-managed",), check_externally_managed, ("pasted",)),
+    Check("installer-requirement-conflict", "frameworks", ("requirement-unmet",), check_requirement_conflict, ("pasted",)),
 )

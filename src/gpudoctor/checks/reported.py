@@ -1585,6 +1585,7 @@ _DESCRIPTIVE = frozenset(
         "distro-package-installed",  # a listing of what is installed: facts, no failure
         "pip-torch-removed",  # pip's install output: what it took away and what a package pins (judged by
         "pip-torch-pinned-by",  # check_reported_torch_pulled where torch moves)
+        "requirement-stated",  # a floor, judged against the versions shown (gpudoctor.checks.stated): met, no failure
         "tensorrt-version-said",
         "cudnn-version-said",
         "docker-run-without-gpus",

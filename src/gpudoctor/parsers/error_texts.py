@@ -179,6 +179,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nvml": "an NVML or nvidia-smi failure (ERROR_CODES names which)",
     "jax-plugin-incompatible": "JAX: the CUDA plugin's version does not go with the installed jaxlib",
     "pip-torch-pinned-by": "pip collecting the torch a package being installed pins ('Collecting torch==2.0.0 (from xformers==0.0.19)')",
+    "requirement-stated": "a program's own line stating the least release of the driver, the CUDA toolkit or cuDNN it needs ('Please upgrade to CUDA 12.6.3 or newer')",
+    "pip-requirement-conflict": "pip's check after an install: a package requires a release of another that is not the one installed (or none is)",
     "pip-torch-removed": "pip taking an installed torch away ('Successfully uninstalled torch-2.0.1+cu118')",
     "jax-plugin-api-missing": "JAX's CUDA plugin failed calling a jaxlib API the installed jaxlib lacks (a newer plugin)",
     "jaxlib-cpu-fallback": "JAX found no CUDA-enabled jaxlib and fell back to the CPU",
@@ -355,6 +357,34 @@ _PIP_TORCH_PINNED = _Lazy(
 )
 _PIP_TORCH_REMOVED = _Lazy(
     r"^\s*(?:Successfully uninstalled torch-|Found existing installation: torch\s+)(?P<torch>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\s*$"
+)
+# pip's check after an install, for any package (pypa/pip src/pip/_internal/commands/install.py @6d309205,
+# _warn_about_conflicts: "{name} {version} requires {requirement}, but {you} have {dep_name} {dep_version} which is
+# incompatible." and f"{project_name} {version} requires {dependency[1]}, which is not installed."; older pip: "X 1.0 has
+# requirement Y<2, but you'll have Y 2.1 which is incompatible.", as the catalogue's companion entry reads it too). The requirement is pip's str() of it: a name, its specifiers joined by
+# commas, a marker after "; ". The one conflict of a torch companion with torch is the catalogue's own
+# (pip-companion-requires-other-torch); the checks tell the two apart.
+_PIP_CONFLICT = _Lazy(
+    r"(?<![\w.-])(?P<requirer>[A-Za-z0-9][\w.-]{0,80}) (?P<version>\d[\w.+!-]{0,40}) (?:requires|has requirement) "
+    r"(?P<requirement>[A-Za-z0-9][^\n]{0,200}?)(?:, but you(?:'ll| will)? have (?P<package>[A-Za-z0-9][\w.-]{0,80}) "
+    r"(?P<have>\d[\w.+!-]{0,40}?),? which is incompatible|, which is not installed)"
+)
+# A program's own statement of the release of a system component it needs, a floor and no more: "Please upgrade to CUDA
+# 12.6.3 or newer." (openxla/xla, ptx_compiler_helpers.cc's ptxas warning, as JAX prints it), "The minimum required
+# Nvidia driver for nvenc is 418.30 or newer" (FFmpeg's libavcodec/nvenc.c), "requires CUDA 11.8 or later". Read for the
+# driver, the CUDA toolkit and cuDNN, whose installed versions the facts carry; the checks judge it against them
+# (gpudoctor.checks.stated): a floor the versions shown meet is no fault.
+_STATED_SUBJECT = r"(?P<subject>(?:NVIDIA |Nvidia )?(?:GPU )?driver|CUDA(?: toolkit| Toolkit)?|cuDNN)"
+_STATED_FLOOR = _Lazy(
+    r"\b(?:requires?|upgrade to|needs?)\s(?:(?:a|an|the|at least)\s)?" + _STATED_SUBJECT + r"\s(?:version\s)?"
+    r"(?P<need>\d+(?:\.\d+){1,3})\s(?:or\s(?:newer|later|higher|above|greater)|and (?:newer|later|above))",
+    re.IGNORECASE,
+)
+# The reporter's own sentence ("I read that it requires CUDA 11.8 or newer"): what they were told, not the program's line.
+_FIRST_PERSON = _Lazy(r"\b(?:I|I'm|I've|we|my|our)\b")
+_STATED_MINIMUM = _Lazy(
+    r"\bminimum required " + _STATED_SUBJECT + r"(?: version)?(?: for \S{1,40})? is (?P<need>\d+(?:\.\d+){1,3})",
+    re.IGNORECASE,
 )
 # JAX's CUDA plugin (the jax-cudaNN-plugin wheel, importable as jax_plugins.xla_cudaNN) calls jaxlib's Python API
 # from its initialize() (jax-ml/jax, jax_plugins/cuda/__init__.py @fdaf7b68: `from jax._src.lib import xla_client`,
@@ -678,6 +708,12 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("docker-run-gpus-zero", line)
         if "torch" in line and (m := scan.search(_PIP_TORCH_PINNED, number)):
             add("pip-torch-pinned-by", line, torch=m.group("torch"), package=m.group("package"), version=m.group("version"))
+        if (m := (scan.search(_STATED_FLOOR, number) or scan.search(_STATED_MINIMUM, number))) and not _FIRST_PERSON.search(line):
+            subject = m.group("subject").lower()
+            component = "driver" if "driver" in subject else "cudnn" if "cudnn" in subject else "cuda"
+            add("requirement-stated", line, component=component, need=m.group("need"))
+        if "requir" in line and (m := scan.search(_PIP_CONFLICT, number)):
+            add("pip-requirement-conflict", line, **{k: v for k, v in m.groupdict().items() if v})
         if "torch" in line and (m := scan.search(_PIP_TORCH_REMOVED, number)):
             add("pip-torch-removed", line, torch=m.group("torch"))
         if scan.search(_JAXLIB_CPU, number):

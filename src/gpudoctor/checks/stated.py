@@ -1,0 +1,88 @@
+"""A program's own statement of the least release of the driver, the CUDA toolkit or cuDNN it needs, on pasted reports.
+
+"Please upgrade to CUDA 12.6.3 or newer." (XLA's ptxas warning), "The minimum required Nvidia driver for nvenc is 418.30
+or newer" (FFmpeg): the program states the floor, and the paste may show the release installed. Judged only where it
+does: every release of that component the paste shows is below the floor (`requirement-unmet`, the requirement the
+program stated, nothing wider), met where one is not (FFmpeg prints its driver floor whenever it cannot load the
+driver's encoder library, a container without it included: the floor met, the cause is elsewhere), and unknown where
+none is shown (the ask decides). The fix is the step the planner offers for that component at that release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gpudoctor.checks.base import Check, ev
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.planner.context import Context
+from gpudoctor.versions import major_minor, vkey
+
+_NAMES = {"driver": "the NVIDIA driver", "cuda": "the CUDA toolkit", "cudnn": "cuDNN"}
+
+
+def _shown(facts: Facts, component: str) -> tuple[str, ...]:
+    """The releases of `component` the facts carry (the paste's nvidia-smi, nvcc, cuDNN header or library)."""
+    if component == "driver":
+        return (facts.driver.version,) if facts.driver.version else ()
+    if component == "cuda":
+        from gpudoctor.checks.toolkit import judged_toolkits
+
+        found = [tk.version for tk in judged_toolkits(facts) if tk.version]
+        on_path = facts.toolkits.nvcc_on_path_version
+        return tuple(dict.fromkeys([*found, *([on_path] if on_path else [])]))
+    return tuple(c.version for c in facts.cudnn if c.version)
+
+
+def _remedy(facts: Facts, ctx: Context, component: str, need: str) -> Remediation:
+    """The planner's step for `component` at `need` or newer: the driver branch, the toolkit release, cuDNN's."""
+    if component == "driver":
+        from gpudoctor.planner.remedy import driver_install_and_reboot
+
+        branch = need.split(".")[0]
+        return Remediation(
+            f"Install NVIDIA driver {need} or newer (branch {branch} or a later one), then reboot.",
+            driver_install_and_reboot(facts, branch, ctx),
+            requires_root=True,
+            component="driver",
+        )
+    if component == "cuda":
+        from gpudoctor.checks.toolkit import toolkit_install
+
+        mm = major_minor(need) or need
+        install = toolkit_install(facts, ctx.matrix, mm)
+        return Remediation(
+            f"Install CUDA {mm} (its latest update, {need} or newer) and put its bin directory first on PATH for the "
+            "program"
+            + (f"; {install.says}" if install.says else "")
+            + ", or give the program a newer toolkit it ships itself where it has one.",
+            install.commands,
+            requires_root=bool(install.commands),
+            component="toolkit",
+        )
+    return Remediation(f"Install cuDNN {need} or newer for the program's CUDA major.", (), component="cudnn")
+
+
+def check_stated_floor(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A program's own floor for the driver, the CUDA toolkit or cuDNN, below every release of it the paste shows."""
+    said = facts.pasted.reported("requirement-stated") if facts.pasted.partial else []
+    for e in said:
+        component, need = e.get("component") or "", e.get("need") or ""
+        shown = _shown(facts, component)
+        if not need or not shown or any(vkey(v) >= vkey(need) for v in shown):
+            continue  # nothing shown to judge, or the floor is met: the cause is elsewhere
+        name = _NAMES.get(component, component)
+        yield Finding(
+            "requirement-unmet",
+            Severity.ERROR,
+            "driver" if component == "driver" else component if component == "cudnn" else "toolkit",
+            f"the program requires {name} {need} or newer; {', '.join(shown)} is what the paste shows",
+            f"The program said so itself ({e.line.strip()[:160]}), and the release of {name} the paste shows "
+            f"({', '.join(shown)}) is older: the program refuses it, or runs with what the older release gets wrong.",
+            (ev("pasted", e.line),),
+            _remedy(facts, ctx, component, need),
+        )
+        return  # one floor, one finding: the first the program printed
+
+
+CHECKS = (Check("stated-floor", "toolkit", ("requirement-unmet",), check_stated_floor, ("pasted",)),)
