@@ -22,12 +22,12 @@ here in four columns, from the report's structure and a general reading of the p
   no way back  a failing case (broken) whose report has a finding at warning or above and a plan, but whose last step
              neither runs again a command the paste shows run nor checks that the fix took (`python -c` importing a
              framework, `nvidia-smi`, `jax.devices()`).
-  no command   a finding printed at warning or above (any case: a command is owed wherever a cause is named) that no
-             plan step carries with a command (no step lists its code, the JSON plan's `codes`, with a command: a fix
-             or a read-only step of its own) and beside which the report asks nothing (the JSON's pasted.ask_for empty).
-  ask only     the same on a failing (broken) case where the report does ask: the paste decided the cause and the
-             plan answers it with asks alone, the commonest kind-9 reason below. On an ask case an ask is the right
-             answer and is not counted. Both per finding code with `--codes`.
+  no command   a finding printed at warning or above (any case: a command is owed wherever a cause is named) with no
+             command step: no plan step carries its code (the JSON plan's `codes`) with a command (a fix, or a
+             read-only step of its own), and no targeted ask names it (an ask's `codes`, pasted.ask: the question
+             whose answer decides that finding's command). Of these, those of a failing (broken) case where the
+             report asks only general questions are shown apart ("failing, asks only"): the paste decided the cause
+             and the plan only asks around it, the commonest kind-9 reason below. Per finding code with `--codes`.
 
 The reviewers' kind-9 reasons (every `kinds` holding "9" in tests/blind/plans3..plans12/verdicts-*.toml, every run,
 carried verdicts too: 545 reasons) sorted by the shape of the missing step (`--shapes`; a reason may show several, each
@@ -44,10 +44,15 @@ read by a coarse pattern of the reason's words, listed in _SHAPES), first figure
   a placeholder the paste decides                                     39
   none of these                                                       38
 
-First figures (2026-11-29, before any change of the planner for them), over plans3..12, pasted and cases: 471
-findings at warning or above; `no command` 9 (pasted-error-unexplained 4, framework-arch-unsupported 4, gpu-none 1);
-`ask only` on failing cases 51 (pasted-error-unexplained 44, extension-symbol-missing 3, toolkit-arch-unsupported 2,
-ranks-python-differs 1, companion-torch-mismatch 1); by set, plans7 11 and plans12 9 the most.
+First figures (2026-11-29, src at 19dc03d6, before any change of the planner for them), over plans3..12, pasted
+and cases: 471 findings at warning or above. Counting a general ask as no command step (the first reading of this
+tool), 60: pasted-error-unexplained 48, framework-arch-unsupported 4, extension-symbol-missing 3, toolkit-arch-unsupported
+2, gpu-none, ranks-python-differs, companion-torch-mismatch 1 each. Counting an ask that names the finding (its `codes`)
+as its command step, as the brief of h187 reads "a targeted ask": 14, 2 of them on a failing case with general asks
+only: framework-arch-unsupported 7 (5 of them a GPU below every build's floor, where no install helps and no command
+is right: read `-v`), pasted-error-unexplained 4, gpu-none 1 (an AMD-only control), ranks-python-differs 1,
+toolkit-arch-unsupported 1 (plans12/1231: the torch's CUDA build, which decides, was not asked where the torch was
+stated without it).
 """
 
 from __future__ import annotations
@@ -160,11 +165,15 @@ def way_back(doc: dict, commands: set[str]) -> bool:
 
 
 def uncommanded(doc: dict) -> list[str]:
-    """The codes of the findings printed at warning or above that no plan step carries with a command to run."""
+    """The codes of the findings printed at warning or above that come with no command: no plan step carries the code
+    with a command (a fix, or a read-only step of its own), and no ask names it (an ask's `codes`: the question whose
+    answer decides that finding's command)."""
     carried = set()
     for step in doc.get("plan", {}).get("steps", []):
         if step.get("commands"):
             carried.update(step.get("codes") or ())
+    for ask in (doc.get("pasted") or {}).get("ask_for") or ():
+        carried.update(ask.get("codes") or ())
     return [f["code"] for f in doc["findings"] if f["severity"] in BLOCKING and f["code"] not in carried]
 
 
@@ -260,10 +269,9 @@ def main() -> int:
                     print(f"no way back  {name}/{case}")
         row["findings"] += len(blocking)
         for code in uncommanded(doc):
-            # a failing case's finding answered by asks alone is kind 9's commonest shape; elsewhere an ask is right
-            column = "no command" if not asks(doc) else "ask only" if kind == "broken" else ""
-            if not column:
-                continue
+            # beside general asks (none naming it) on a failing case: the paste decided, the plan only asks around it
+            column = "general asks" if asks(doc) and kind == "broken" else "no command"
+            row["no command"] += column == "general asks"
             row[column] += 1
             by_code[f"{column}: {code}"] += 1
             if args.verbose:
@@ -284,7 +292,7 @@ def _row(name: str, row: Counter[str]) -> str:
     return (
         f"{name:8} stand-ins stated {row['stand-in']:3}   open {row['open']:3}   "
         f"no way back {row['no way back']:3} of {row['plans']:3} broken plans   "
-        f"no command {row['no command']:3}   ask only (broken) {row['ask only']:3} of {row['findings']:3} findings"
+        f"no command {row['no command']:3} of {row['findings']:3} findings ({row['general asks']:2} failing, asks only)"
     )
 
 
