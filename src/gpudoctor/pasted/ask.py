@@ -562,8 +562,9 @@ def _toolkit_arch_asks(facts: Facts, findings: list) -> list[Ask]:
     from gpudoctor.checks.extensions import build_toolchain
 
     unfixed = [f for f in findings if f.code == "toolkit-arch-unsupported" and not (f.remediation and f.remediation.commands)]
-    if not unfixed or isinstance(facts.frameworks.torch, Found):
-        return []
+    torch = facts.frameworks.torch
+    if not unfixed or (isinstance(torch, Found) and torch.value.cuda):
+        return []  # (a torch shown without its CUDA build, "torch 1.3.0" in an issue form, decides nothing yet)
     return [
         Ask(
             build_toolchain(facts),
