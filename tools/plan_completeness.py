@@ -49,10 +49,16 @@ and cases: 471 findings at warning or above. Counting a general ask as no comman
 tool), 60: pasted-error-unexplained 48, framework-arch-unsupported 4, extension-symbol-missing 3, toolkit-arch-unsupported
 2, gpu-none, ranks-python-differs, companion-torch-mismatch 1 each. Counting an ask that names the finding (its `codes`)
 as its command step, as the brief of h187 reads "a targeted ask": 14, 2 of them on a failing case with general asks
-only: framework-arch-unsupported 7 (5 of them a GPU below every build's floor, where no install helps and no command
-is right: read `-v`), pasted-error-unexplained 4, gpu-none 1 (an AMD-only control), ranks-python-differs 1,
-toolkit-arch-unsupported 1 (plans12/1231: the torch's CUDA build, which decides, was not asked where the torch was
-stated without it).
+only: framework-arch-unsupported 7 (4 of them a GPU below every build's floor, plans4/313, plans5/423, pytorch-6515,
+vllm-16307, where no install helps and no command is right: read `-v`), pasted-error-unexplained 4, gpu-none 1 (an
+AMD-only control), ranks-python-differs 1, toolkit-arch-unsupported 1 (plans12/1231: the torch's CUDA build, which
+decides, was not asked where the torch was stated without it).
+
+After h187 (checks/reported's stated-CUDA rule, pasted/ask's link of an ask to the open finding it decides): 11, 1
+on a failing case with general asks only (plans6/515, ranks-python-differs: its commands turn to prose from the
+first `<other-node>`, planner.deciders.decided). Left: framework-arch-unsupported 5 (the 4 floors above, and
+plans11/1135 where no framework is named to ask of), pasted-error-unexplained 4, gpu-none 1. tools/clean_bills.py
+unchanged (25 of 416, 9 of 124).
 """
 
 from __future__ import annotations
