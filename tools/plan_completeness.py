@@ -2,12 +2,14 @@
 
     python tools/plan_completeness.py          # the counts, per set
     python tools/plan_completeness.py -v       # and the plans counted, by name, with what was counted
+    python tools/plan_completeness.py --codes  # and the findings printed with no command step, per finding code
+    python tools/plan_completeness.py --shapes # the reviewers' kind-9 reasons, by the missing step's shape
 
-Over every case of tests/blind/plans3..plans11 (expect.toml's `evidence`), tests/blind/pasted (`category`) and
-tests/pasted/cases (case.toml's `fine`) (tools/clean_bills.cases' reading; tests/blind/plans12 is never read: it is a
-blind set still being collected), the real CLI runs in-process with `--format json` (tools/golden.py's Runner). Issue
-27's kind 9 ("no command where one is possible") has two shapes in the blind sets' verdicts, and each is counted here
-from the report's structure and a general reading of the paste, never a case's words:
+Over every case of tests/blind/plans3..plans12 (expect.toml's `evidence`), tests/blind/pasted (`category`) and
+tests/pasted/cases (case.toml's `fine`) (tools/clean_bills.cases' reading, with plans11 and plans12, open since their
+after-session results; plans13 is never read: it is a blind set still being collected), the real CLI runs in-process
+with `--format json` (tools/golden.py's Runner). Issue 27's kind 9 ("no command where one is possible") is counted
+here in four columns, from the report's structure and a general reading of the paste, never a case's words:
 
   stand-in   a placeholder the plan prints (an angle-bracket token in a step's line or summary) or a prose stand-in
              ("the same Python", "the same install", "your program") whose value the paste states: the paste shows a
@@ -20,6 +22,43 @@ from the report's structure and a general reading of the paste, never a case's w
   no way back  a failing case (broken) whose report has a finding at warning or above and a plan, but whose last step
              neither runs again a command the paste shows run nor checks that the fix took (`python -c` importing a
              framework, `nvidia-smi`, `jax.devices()`).
+  no command   a finding printed at warning or above (any case: a command is owed wherever a cause is named) with no
+             command step: no plan step carries its code (the JSON plan's `codes`) with a command (a fix, or a
+             read-only step of its own), and no targeted ask names it (an ask's `codes`, pasted.ask: the question
+             whose answer decides that finding's command). Of these, those of a failing (broken) case where the
+             report asks only general questions are shown apart ("failing, asks only"): the paste decided the cause
+             and the plan only asks around it, the commonest kind-9 reason below. Per finding code with `--codes`.
+
+The reviewers' kind-9 reasons (every `kinds` holding "9" in tests/blind/plans3..plans12/verdicts-*.toml, every run,
+carried verdicts too: 545 reasons) sorted by the shape of the missing step (`--shapes`; a reason may show several, each
+read by a coarse pattern of the reason's words, listed in _SHAPES), first figures of 2026-11-29:
+
+  shape                                                          reasons
+  a cause named (or a clean bill), no fix command at all             395
+  the variable or PATH line (LD_LIBRARY_PATH, CUDA_HOME, setx)       141
+  a deciding ask missing (the fact that decides is not asked)        100
+  the env's own interpreter / the same Python not used                84
+  the step that activates the change (restart, activate, ...)         77
+  the rerun of the reporter's own command                             59
+  the companion package (torchvision, the matched set)                51
+  a placeholder the paste decides                                     39
+  none of these                                                       38
+
+First figures (2026-11-29, src at 19dc03d6, before any change of the planner for them), over plans3..12, pasted
+and cases: 471 findings at warning or above. Counting a general ask as no command step (the first reading of this
+tool), 60: pasted-error-unexplained 48, framework-arch-unsupported 4, extension-symbol-missing 3, toolkit-arch-unsupported
+2, gpu-none, ranks-python-differs, companion-torch-mismatch 1 each. Counting an ask that names the finding (its `codes`)
+as its command step, as the brief of h187 reads "a targeted ask": 14, 2 of them on a failing case with general asks
+only: framework-arch-unsupported 7 (4 of them a GPU below every build's floor, plans4/313, plans5/423, pytorch-6515,
+vllm-16307, where no install helps and no command is right: read `-v`), pasted-error-unexplained 4, gpu-none 1 (an
+AMD-only control), ranks-python-differs 1, toolkit-arch-unsupported 1 (plans12/1231: the torch's CUDA build, which
+decides, was not asked where the torch was stated without it).
+
+After h187 (checks/reported's stated-CUDA rule, pasted/ask's link of an ask to the open finding it decides): 11, 1
+on a failing case with general asks only (plans6/515, ranks-python-differs: its commands turn to prose from the
+first `<other-node>`, planner.deciders.decided). Left: framework-arch-unsupported 5 (the 4 floors above, and
+plans11/1135 where no framework is named to ask of), pasted-error-unexplained 4, gpu-none 1. tools/clean_bills.py
+unchanged (25 of 416, 9 of 124).
 """
 
 from __future__ import annotations
@@ -131,12 +170,91 @@ def way_back(doc: dict, commands: set[str]) -> bool:
     return False
 
 
+def uncommanded(doc: dict) -> list[str]:
+    """The codes of the findings printed at warning or above that come with no command: no plan step carries the code
+    with a command (a fix, or a read-only step of its own), and no ask names it (an ask's `codes`: the question whose
+    answer decides that finding's command)."""
+    carried = set()
+    for step in doc.get("plan", {}).get("steps", []):
+        if step.get("commands"):
+            carried.update(step.get("codes") or ())
+    for ask in (doc.get("pasted") or {}).get("ask_for") or ():
+        carried.update(ask.get("codes") or ())
+    return [f["code"] for f in doc["findings"] if f["severity"] in BLOCKING and f["code"] not in carried]
+
+
+def asks(doc: dict) -> bool:
+    """Whether the report asks the reporter for anything (its "Ask the reporter for" list)."""
+    return bool((doc.get("pasted") or {}).get("ask_for"))
+
+
+# The shapes of the missing step in the reviewers' kind-9 reasons, each a coarse pattern of the reason's words.
+_SHAPES = (
+    (
+        "a cause named (or a clean bill), no fix command at all",
+        r"no fix|prints no|no command|gives no|(?:stays|in) prose|never concludes|no step|No problems found|"
+        r"unexplained|only asks|asks only|generic asks|no plan|nothing to (?:do|run)",
+    ),
+    (
+        "a deciding ask missing (the fact that decides is not asked)",
+        r"should (?:also )?ask|ask for|deciding|would decide|decides? (?:between|which|whether)|does not decide",
+    ),
+    (
+        "the env's own interpreter / the same Python not used",
+        r"interpreter|python\.exe|same Python|that Python|bin/python|in that env|in the env|activated env",
+    ),
+    (
+        "the variable or PATH line (LD_LIBRARY_PATH, CUDA_HOME, setx)",
+        r"LD_LIBRARY_PATH|\bPATH\b|CUDA_HOME|CUDA_PATH|setx|export ",
+    ),
+    ("the companion package (torchvision, the matched set)", r"torchvision|torchaudio|companion|together|matched set|alongside"),
+    (
+        "the step that activates the change (restart, activate, ...)",
+        r"restart|reboot|reload|activate|new shell|log out|newgrp|systemctl|\bsource |Native Tools|modprobe",
+    ),
+    ("the rerun of the reporter's own command", r"\brerun|re-run|run\b.{0,40}\bagain|\bthen run\b"),
+    ("a placeholder the paste decides", r"placeholder|<[a-z0-9-]+>|made-up"),
+)
+
+
+def kind9_reasons() -> list[tuple[str, str, str]]:
+    """(set, case, reason) of every kind-9 verdict of tests/blind/plans3..plans12 (every run, carried ones too)."""
+    import tomllib
+
+    out = []
+    for n in range(3, 13):  # never plans13
+        for path in sorted((ROOT / f"tests/blind/plans{n}").glob("verdicts-*.toml")):
+            for run in tomllib.loads(path.read_text(encoding="utf-8")).values():
+                for case, verdict in run.items() if isinstance(run, dict) else ():
+                    if isinstance(verdict, dict) and "9" in verdict.get("kinds", ()):
+                        out.append((f"plans{n}", case, verdict.get("reason", "")))
+    return out
+
+
+def shapes() -> Counter[str]:
+    """The kind-9 reasons counted by the shapes of _SHAPES they show (a reason may show several; `none of these`)."""
+    reasons = kind9_reasons()
+    count = Counter[str]()
+    for _, _, reason in reasons:
+        hit = [name for name, pattern in _SHAPES if re.search(pattern, reason, re.I)]
+        count.update(hit or ["none of these"])
+    return count
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-v", "--verbose", action="store_true", help="name the plans counted")
+    ap.add_argument("--codes", action="store_true", help="the findings with no command step, per finding code")
+    ap.add_argument("--shapes", action="store_true", help="the kind-9 reasons by the missing step's shape")
     args = ap.parse_args()
+    if args.shapes:
+        print(f"{len(kind9_reasons()):5}  kind-9 reasons")
+        for name, n in shapes().most_common():
+            print(f"{n:5}  {name}")
+        return 0
     runner = Runner()
     tally: dict[str, Counter[str]] = {}
+    by_code = Counter[str]()
     for name, case, kind, text in cases():
         _, out = runner.check(["--from", str(text.relative_to(ROOT)), "--format", "json"])
         doc = json.loads(out)
@@ -155,31 +273,45 @@ def main() -> int:
                 row["no way back"] += 1
                 if args.verbose:
                     print(f"no way back  {name}/{case}")
+        row["findings"] += len(blocking)
+        for code in uncommanded(doc):
+            # beside general asks (none naming it) on a failing case: the paste decided, the plan only asks around it
+            column = "general asks" if asks(doc) and kind == "broken" else "no command"
+            row["no command"] += column == "general asks"
+            row[column] += 1
+            by_code[f"{column}: {code}"] += 1
+            if args.verbose:
+                print(f"{column:12} {name}/{case}: {code}")
     for name, row in tally.items():
         print(_row(name, row))
     total = Counter[str]()
     for row in tally.values():
         total.update(row)
     print(_row("all", total))
+    if args.codes:
+        for code, n in by_code.most_common():
+            print(f"{n:5}  {code}")
     return 0
 
 
 def _row(name: str, row: Counter[str]) -> str:
     return (
         f"{name:8} stand-ins stated {row['stand-in']:3}   open {row['open']:3}   "
-        f"no way back {row['no way back']:3} of {row['plans']:3} broken plans"
+        f"no way back {row['no way back']:3} of {row['plans']:3} broken plans   "
+        f"no command {row['no command']:3} of {row['findings']:3} findings ({row['general asks']:2} failing, asks only)"
     )
 
 
 def cases():
-    """clean_bills' cases, with tests/blind/plans11 (open since its after-session results) read too."""
-    yield from clean_bills.cases()
-    for expect in sorted((ROOT / "tests/blind/plans11/cases").glob("*/expect.toml")):
-        text = expect.parent / "input.txt"
-        if text.is_file():
-            import tomllib
+    """clean_bills' cases, with tests/blind/plans11 and plans12 (open since their after-session results) read too."""
+    import tomllib
 
-            yield "plans11", expect.parent.name, tomllib.loads(expect.read_text(encoding="utf-8"))["evidence"], text
+    yield from clean_bills.cases()
+    for name in ("plans11", "plans12"):  # never plans13
+        for expect in sorted((ROOT / "tests/blind" / name / "cases").glob("*/expect.toml")):
+            text = expect.parent / "input.txt"
+            if text.is_file():
+                yield name, expect.parent.name, tomllib.loads(expect.read_text(encoding="utf-8"))["evidence"], text
 
 
 if __name__ == "__main__":

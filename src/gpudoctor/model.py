@@ -131,6 +131,22 @@ class Remediation(Record):
         }
 
 
+# The codes whose finding is about compiling an extension (docs/findings/*.md: a toolkit, headers, an architecture
+# or a host compiler for a build): their fix took when the build runs through, which the reporter's own build
+# command shows, and a framework's GPU check (planner.resume) says nothing of it. A property of the code, not of a
+# case: each of these is emitted only for a build (the checks/catalogued builds and compilers families, and
+# toolkit's nvcc-for-GPU and CUDA-major checks).
+BUILD_CODES = frozenset(
+    {
+        "toolkit-torch-major-mismatch",
+        "toolkit-missing-for-build",
+        "toolkit-arch-unsupported",
+        "cudnn-headers-missing-for-build",
+        "host-compiler-unsupported",
+    }
+)
+
+
 @record_class(frozen=True, eq=False, repr=False)
 class Finding(Record):
     """One problem (or note) a check found: its code, severity, what it means, the evidence, and how to fix it."""
@@ -143,6 +159,11 @@ class Finding(Record):
     evidence: tuple[Evidence, ...] = ()
     remediation: Remediation | None = None
     sources: tuple[str, ...] = ()  # compat_matrix source keys the judgement used
+
+    @property
+    def about_build(self) -> bool:
+        """Whether this finding is about compiling an extension (BUILD_CODES): its fix is seen to take by the build."""
+        return self.code in BUILD_CODES
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -170,3 +170,28 @@ def test_a_container_said_in_chinese_is_where_the_asks_run():
 def test_an_image_said_in_chinese_names_no_container():
     _, asks = _asks(_text(_CHINESE).replace("\u5bb9\u5668", "\u955c\u50cf"))  # every "container" made "image"
     assert not any(a.command.note == "inside the container" for a in asks)
+
+
+# --- the ask that decides a finding with no command names it (Ask.codes) -------------------------------------------
+
+
+def test_a_kernel_image_missing_with_neither_gpu_nor_build_known_names_the_arch_list_ask_as_its_step():
+    # pytorch#149845: "no kernel image" on an RTX 5090 D after a nightly install, which torch ran not shown: the
+    # finding has no command of its own, and torch's `when` ask for that line (its arch list) is what decides it.
+    report, asks = _asks(_text("plans5/406"))
+    (f,) = [f for f in report.findings if f.code == "framework-arch-unsupported"]
+    assert not (f.remediation and f.remediation.commands)
+    linked = [a.command.argv[-1] for a in asks if "framework-arch-unsupported" in a.codes]
+    assert linked == ["import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())"]
+    # (the general questions decide nothing of it in particular: they name no finding)
+    assert not any(a.codes for a in asks if a.command.argv[:3] == ("python3", "-m", "torch.utils.collect_env"))
+
+
+def test_the_same_ask_beside_a_finding_with_its_own_command_names_nothing():
+    # comfyui-docker#61: the same "no kernel image" line, a GTX 1080 Ti and the container's torch shown, so the finding
+    # prints its own fix: torch's arch-list ask is still asked, made for that line, but completes no finding.
+    report, asks = _asks(_text("plans4/357"))
+    (f,) = [f for f in report.findings if f.code == "framework-arch-unsupported"]
+    assert f.remediation is not None and f.remediation.commands
+    (made,) = [a for a in asks if a.made_for == ("no-kernel-image",)]
+    assert made.command.argv[-1].endswith("torch.cuda.get_arch_list())") and made.codes == ()

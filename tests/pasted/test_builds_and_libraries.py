@@ -499,3 +499,16 @@ def test_cupy_named_without_a_library_failing_is_not_asked_for_its_distributions
     snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
     report = diagnose(ReplayHost(snapshot))
     assert not [a for a in ask_for(report.facts, report.findings) if a.command.pipe == ("grep", "-i", "cupy")]
+
+
+def test_a_stated_cuda_too_old_for_a_turing_gpu_asks_the_fact_that_decides_and_names_no_tegra_architecture():
+    # An issue form's "RTX2060 / CUDA9.2 / torch1.3.0" and nvcc's "Unsupported gpu architecture 'compute_75'"
+    # (tests/blind/plans12/cases/1231): CUDA 9.2 knows 7.0 and 7.2, and 7.2 is Xavier's, whose cubins a desktop 7.5 does
+    # not run. The torch's CUDA build is not shown: the ask that names the finding reads it.
+    from tests.pasted.cli_json import blind_case, check
+
+    doc = check(blind_case("plans12/cases/1231"))
+    (f,) = [f for f in doc["findings"] if f["code"] == "toolkit-arch-unsupported"]
+    assert "TORCH_CUDA_ARCH_LIST=7.0 " in f["remediation"]["summary"] and "7.2" not in f["remediation"]["summary"]
+    (ask,) = [a for a in doc["pasted"]["ask_for"] if a.get("codes") == ["toolkit-arch-unsupported"]]
+    assert ask["argv"][-1].startswith("import torch, torch.utils.cpp_extension") and "torch.version.cuda" in ask["argv"][-1]

@@ -102,3 +102,15 @@ def test_a_plan_that_already_ends_with_its_own_test_gets_no_other():
 
 def test_a_fine_report_has_no_plan_to_end():
     assert check(blind_case("pasted/cases/005"))["plan"]["steps"] == []
+
+
+def test_a_host_compilers_fix_is_a_builds_and_gets_no_frameworks_check(tmp_path):
+    # 1032 (detectron2 built by pip with gcc 11, which apt's nvcc refuses) without the reporter's pip line, a CUDA
+    # torch listed beside it: the fix (CC/CXX of an older gcc) took when the build runs through, which
+    # torch.cuda.is_available() does not show (model.BUILD_CODES: host-compiler-unsupported is a build's finding).
+    # Its quiet twin: test_with_no_command_shown_the_plan_ends_with_the_frameworks_check, a fix of torch's own build.
+    lines = blind_case("plans10/cases/1032").read_text(encoding="utf-8").splitlines()
+    text = "\n".join(x for x in lines if "pip install" not in x) + "\n\n$ pip list\ntorch          1.10.0+cu113\n"
+    doc = paste(tmp_path, text)
+    assert [s["component"] for s in doc["plan"]["steps"]] == ["toolkit"]
+    assert doc["plan"]["steps"][0]["codes"] == ["host-compiler-unsupported"]

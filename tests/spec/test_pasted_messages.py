@@ -535,6 +535,45 @@ def test_a_stated_cuda_that_knows_the_gpu_or_a_gpu_too_old_for_it_is_quiet():
     assert "toolkit-arch-unsupported" not in _codes(FORM.format(gpu="Tesla K80", cuda="12.2"))
 
 
+TURING_ON_92 = FORM.format(gpu="RTX 2060", cuda="9.2")
+
+
+def _arch_asks(text: str) -> list[tuple[str, ...]]:
+    """The codes of each ask of the report on `text` (the findings whose command the answer decides)."""
+    from gpudoctor.pasted.ask import ask_for
+
+    r = pasted_report(text)
+    return [a.codes for a in ask_for(r.facts, r.findings)]
+
+
+@states("toolkit-arch-unsupported", FIRES)
+def test_a_stated_cuda_builds_for_the_discrete_gpus_of_the_major_never_a_tegra_parts():
+    # CUDA 9.2 knows 7.0 (Volta) and 7.2 (Xavier, a Tegra part: its cubins do not run on a desktop GPU); a Turing 7.5
+    # runs 7.0's. The torch is stated without its CUDA build: which way fits is asked, by the ask naming the finding.
+    f = _codes(TURING_ON_92)["toolkit-arch-unsupported"]
+    assert "TORCH_CUDA_ARCH_LIST=7.0 " in f.remediation.summary and "7.2" not in f.remediation.summary
+    assert f.remediation.commands == ()
+    assert ("toolkit-arch-unsupported",) in _arch_asks(TURING_ON_92)
+
+
+@states("toolkit-arch-unsupported", FIRES)
+def test_a_stated_cuda_beside_a_torch_of_its_major_gets_the_same_major_build_as_a_command():
+    text = TURING_ON_92.replace("pytorch: 1.10\n", "") + "\n$ pip list\ntorch          1.3.0+cu92\n"
+    f = _codes(text)["toolkit-arch-unsupported"]
+    (env, *_) = f.remediation.commands
+    assert isinstance(env, SetEnv) and (env.name, env.value) == ("TORCH_CUDA_ARCH_LIST", "7.0+PTX")
+    assert f.remediation.alternative is not None and f.remediation.alternative.component == "toolkit"
+    assert ("toolkit-arch-unsupported",) not in _arch_asks(text)  # (decided: nothing left to ask)
+
+
+@states("toolkit-arch-unsupported", QUIET)
+def test_a_stated_cuda_beside_a_torch_of_another_major_keeps_the_toolkit_way():
+    # torch's cu101 builds with a CUDA 10 toolkit, which knows 7.5: no architecture list set for CUDA 9.2's nvcc
+    text = TURING_ON_92.replace("pytorch: 1.10\n", "") + "\n$ pip list\ntorch          1.3.0+cu101\n"
+    f = _codes(text)["toolkit-arch-unsupported"]
+    assert not any(isinstance(c, SetEnv) for c in f.remediation.commands) and f.remediation.alternative is None
+
+
 def _gpus(text: str) -> list:
     return (read_pasted([Source("t", text)]).get("nvml") or {}).get("devices") or []
 

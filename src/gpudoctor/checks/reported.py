@@ -1888,7 +1888,7 @@ def check_stated_cuda_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     4090, 8.9, with CUDA 11.3): whose CUDA the form means is not said, but a driver that supports only CUDA X.Y
     predates the GPU and could not drive it, so X.Y is the toolkit that builds the extension. Judged where no toolkit
     was shown (then toolkit-arch's own check decides)."""
-    from gpudoctor.checks.toolkit import active_toolkit, nvcc_only_toolkit
+    from gpudoctor.checks.toolkit import active_toolkit, nvcc_only_toolkit, same_major_build
     from gpudoctor.planner.context import gpu_cc
 
     said = _said(facts, "cuda-version-said")
@@ -1902,11 +1902,18 @@ def check_stated_cuda_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             continue
         if vkey(cuda) >= vkey(target.first_cuda):
             continue  # too old a GPU for this CUDA: a new driver on an old GPU reads the same, so it is not decided here
-        # A cubin of the same major and a lower minor runs on this GPU (8.6 on 8.9): the newest such one CUDA X.Y knows.
+        # A cubin of the same major and a lower minor runs on this GPU (8.6 on 8.9: NVIDIA's Ada Compatibility Guide,
+        # "Application Compatibility"), but not a Tegra part's on a discrete GPU (7.2 is Xavier's, 8.7 Orin's: "binary
+        # compatibility between desktop and Tegra is not supported", CUDA C++ Programming Guide, "Binary
+        # Compatibility"): the newest such one CUDA X.Y knows that a discrete GPU has (gpu_arch.toml's segments).
+        discrete = {m.cc for m in ctx.matrix.gpus if m.segment != "jetson"}
         lower = [
             t.cc
             for t in ctx.matrix.cc_targets
-            if t.cc.split(".")[0] == cc.split(".")[0] and vkey(t.cc) < vkey(cc) and ctx.matrix.cuda_can_target(cuda, t.cc)
+            if t.cc.split(".")[0] == cc.split(".")[0]
+            and vkey(t.cc) < vkey(cc)
+            and t.cc in discrete
+            and ctx.matrix.cuda_can_target(cuda, t.cc)
         ]
         build_for = (
             f"build for {lower[-1]}, which CUDA {cuda} knows and which runs on {cc} (TORCH_CUDA_ARCH_LIST={lower[-1]} for a "
@@ -1914,6 +1921,20 @@ def check_stated_cuda_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             if lower
             else ""
         )
+        newer = (
+            f"use a CUDA {target.first_cuda} or newer toolkit (the toolkit alone, no driver) with a PyTorch built for the "
+            "same CUDA major, then rebuild."
+        )
+        high = (ctx.matrix.cuda_cc_range(cuda) or ("", ""))[1]
+        # Where the torch that builds it is shown with its CUDA, the same-major build is a command (toolkit's rule,
+        # the toolkit its alternative); where not, both are said, and pasted.ask asks for the torch's CUDA that decides.
+        toolkit = Remediation(f"To build for this GPU, {newer}", component="toolkit")
+        torch = facts.frameworks.torch
+        # (a torch of another CUDA major than the stated one builds with its own major's toolkit, which knows the GPU)
+        same_cuda = isinstance(torch, Found) and (torch.value.cuda or "").split(".")[0] == cuda.split(".")[0]
+        remediation = same_major_build(facts, cc, high, toolkit) if build_for and high and same_cuda else toolkit
+        if remediation is toolkit:
+            remediation = Remediation(f"To build for this GPU, {build_for}{newer}", component="toolkit")
         yield Finding(
             "toolkit-arch-unsupported",
             Severity.WARNING,
@@ -1923,13 +1944,7 @@ def check_stated_cuda_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"could not drive it, so this is the toolkit's version: its nvcc has no sm_{cc.replace('.', '')}, and a build "
             f"for this GPU stops with nvcc's 'Unsupported gpu architecture compute_{cc.replace('.', '')}'.",
             (ev("pasted", said[-1].line), ev(g.source, f"{g.name}: {cc}")),
-            Remediation(
-                "To build for this GPU, "
-                + build_for
-                + f"use a CUDA {target.first_cuda} or newer toolkit (the toolkit alone, no driver) with a PyTorch built for "
-                "the same CUDA major, then rebuild.",
-                component="toolkit",
-            ),
+            remediation,
             target.source,
         )
         return

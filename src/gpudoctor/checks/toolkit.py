@@ -558,7 +558,7 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"kernels for sm_{cc.replace('.', '')}: 'nvcc fatal: Unsupported gpu architecture' at build time, or "
             "'no kernel image is available for execution on the device' at run time.",
             (ev(f"toolkit:{tk.root}", tk.version), ev(g.source, f"{g.name}: {cc}")),
-            _same_major_build(
+            same_major_build(
                 facts,
                 cc,
                 high,
@@ -570,7 +570,7 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
 
 
-def _same_major_build(facts: Facts, cc: str, high: str, fix: Any) -> Any:
+def same_major_build(facts: Facts, cc: str, high: str, fix: Any) -> Any:
     """A PyTorch extension built by this nvcc can still run on the GPU where the newest architecture it targets is of
     the GPU's major (8.0 for an 8.6 GPU): cubins of one major run on its later minors (NVIDIA's CUDA C++ Programming
     Guide, "Binary Compatibility"), and PyTorch's extension builder reads the architectures from TORCH_CUDA_ARCH_LIST

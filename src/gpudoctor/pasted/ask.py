@@ -42,6 +42,9 @@ class Ask:
     # The codes of the findings whose fix this answer decides (a finding with no command to print until it is known):
     # the link, as data, between a finding left without a plan step and the question that completes it.
     codes: tuple[str, ...] = ()
+    # The evidence kinds the ask was made for (a catalogue component's `when` asks): a finding judged from a line of
+    # that kind, with no command of its own, is decided by it (_linked_to_open_findings). Not printed.
+    made_for: tuple[str, ...] = ()
 
     def to_json(self, target: str = "posix") -> dict:
         out = {"command": render(self.command, target), "argv": list(self.command.words), "why": self.why}
@@ -517,6 +520,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # A failure nothing shown explains has no fix to print until these are answered: each answer decides it (the
         # finding says so, gpudoctor.checks.reported.check_reported_unexplained).
         out = [dataclasses.replace(a, codes=(*a.codes, UNEXPLAINED)) for a in out]
+    out = _linked_to_open_findings(facts, findings, out)
     # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
     out = [dataclasses.replace(a, command=where.in_job(facts, where.placed(facts, a.command))) for a in out]
     return _other_side_last(_unique(_decided(facts, out)))
@@ -562,8 +566,9 @@ def _toolkit_arch_asks(facts: Facts, findings: list) -> list[Ask]:
     from gpudoctor.checks.extensions import build_toolchain
 
     unfixed = [f for f in findings if f.code == "toolkit-arch-unsupported" and not (f.remediation and f.remediation.commands)]
-    if not unfixed or isinstance(facts.frameworks.torch, Found):
-        return []
+    torch = facts.frameworks.torch
+    if not unfixed or (isinstance(torch, Found) and torch.value.cuda):
+        return []  # (a torch shown without its CUDA build, "torch 1.3.0" in an issue form, decides nothing yet)
     return [
         Ask(
             build_toolchain(facts),
@@ -793,7 +798,11 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
             return [(a, f"{why} ({comp.id})") for a, why in zip(getattr(comp, asks), comp.decides_each(asks), strict=True)]
 
         argvs = each("ask")
-        argvs += [(argv, f"{why} ({comp.id})") for kind, more, why in comp.when if facts.pasted.reported(kind) for argv in more]
+        when = [
+            (argv, f"{why} ({comp.id})", kind) for kind, more, why in comp.when if facts.pasted.reported(kind) for argv in more
+        ]
+        argvs += [(argv, why) for argv, why, _ in when]
+        made_for = {tuple(argv): kind for argv, _, kind in when}
         # A service's systemd unit exists only where it runs on the host itself: in a container (an image run, or the
         # text saying so; a pod's too) its log is the container's, in a batch job the job's own output.
         contained = image is not None or container_said(facts) in ("docker", "podman", "kubernetes")
@@ -828,7 +837,7 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
                 # a container's host-side ask (the driver's packages, the runtime's config) is typed where the
                 # runtime runs: a pod's node, not the pod (the driver's libraries are mounted into it, not installed)
                 cmd = dataclasses.replace(cmd, note="on the node that runs the pod" if pod else "on the host")
-            out.append(Ask(cmd, why))
+            out.append(Ask(cmd, why, made_for=(made_for[tuple(argv)],) if tuple(argv) in made_for else ()))
         if pod and argvs:
             from gpudoctor.checks.symptoms import POD_LIMITS
 
@@ -1353,6 +1362,26 @@ def _module_file_asks(facts: Facts) -> list[Ask]:
             why = f"whether {name} is in {folder}: there, a DLL it links is what Windows did not find; absent, the install or build did not produce it"
             return [Ask(Cmd(("where.exe", "/R", folder, name)), why)]
     return []
+
+
+def _linked_to_open_findings(facts: Facts, findings: list, out: list[Ask]) -> list[Ask]:
+    """`out`, each ask made for the kind of line a finding was judged from (Ask.made_for) naming that finding where the
+    finding has no command of its own: the ask's `decides` is what the finding's fix waits on (a no-kernel-image
+    line's arch-list ask for framework-arch-unsupported with neither the GPU nor the build known), so the plan does
+    not stop at the finding but asks for exactly what decides it; the link is data (Ask.codes), as for an unexplained
+    failure's asks."""
+    from gpudoctor.model import Severity
+
+    for f in findings:
+        if f.severity < Severity.WARNING or (f.remediation is not None and f.remediation.commands):
+            continue
+        lines = {e.value for e in f.evidence if e.source == "pasted"}
+        kinds = {e.kind for e in facts.pasted.errors if e.line in lines}
+        out = [
+            dataclasses.replace(a, codes=(*a.codes, f.code)) if kinds & set(a.made_for) and f.code not in a.codes else a
+            for a in out
+        ]
+    return out
 
 
 def _catalogue_asks(facts: Facts) -> list[Ask]:

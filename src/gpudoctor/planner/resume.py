@@ -102,11 +102,6 @@ _CHECKS = (
 CHECK_NOTE = "the fix took if this shows the GPU"
 
 
-# Findings about compiling an extension (docs/findings/*.md: a toolkit, headers or an architecture for a build).
-_BUILD_CODES = frozenset(
-    {"toolkit-torch-major-mismatch", "toolkit-missing-for-build", "toolkit-arch-unsupported", "cudnn-headers-missing-for-build"}
-)
-
 # The components a framework loads through: their fix took where the framework sees the GPU.
 _UNDER_THE_FRAMEWORK = frozenset({"toolkit", "cudnn", "environment"})
 
@@ -127,7 +122,7 @@ def _check_step(facts: Any, acting: Sequence[Finding]) -> Step | None:
 
     # A build's fix (a toolkit to compile an extension with) took when the build runs through, which the paste's own
     # command shows where it has one: the framework's GPU check says nothing of it.
-    acting = [f for f in acting if f.code not in _BUILD_CODES]
+    acting = [f for f in acting if not f.about_build]
     if not acting:
         return None
     components = {component_of(f) for f in acting}
