@@ -86,3 +86,18 @@ def test_zlibwapi_named_in_passing_is_no_failure():
     # the quiet twin: the DLL named where nothing failed to load it
     _, _, codes, _ = _run("copied zlibwapi.dll into C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.7\\bin\n")
     assert "windows-dll-missing" not in codes
+
+
+def test_winerror_1114_wrapped_before_error_loading_is_read():
+    # XiaoGu-G2020/DeltaForceMarketBot issue 46: the console wrapped the system's message before "Error loading"
+    snapshot, _, _, _ = _run(_text("torch-c10-winerror-1114.txt"))
+    assert "windows-dll-init-failed" in {e["kind"] for e in snapshot["pasted"]["errors"]}
+
+
+def test_another_winerror_wrapped_the_same_way_is_not_1114():
+    # the quiet twin: error 126 wrapped alike is a DLL not found, not one whose start-up failed
+    text = _text("torch-c10-winerror-1114.txt").replace(
+        "[WinError 1114] 动态链接库(DLL)初始化例程失败。", "[WinError 126] 找不到指定的模块。"
+    )
+    snapshot, _, _, _ = _run(text)
+    assert "windows-dll-init-failed" not in {e["kind"] for e in snapshot["pasted"]["errors"]}
