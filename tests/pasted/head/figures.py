@@ -60,8 +60,11 @@ def judge(entry: dict) -> Judged:
 def _judge(entry: dict, file: str) -> Judged:
     """Run the engine on one input and give its figure."""
     text = (HERE / file).read_text(encoding="utf-8")
-    snapshot = validate_snapshot(read_pasted([Source(file, text)]), file)
-    report = diagnose(ReplayHost(snapshot))
+    try:
+        snapshot = validate_snapshot(read_pasted([Source(file, text)]), file)
+        report = diagnose(ReplayHost(snapshot))
+    except Exception as exc:  # the engine crashed on the paste (the CLI says "unexpected error"): nothing was read
+        return Judged(entry["id"], "missed", (f"crash: {type(exc).__name__}",), (), ())
     kinds = tuple(e["kind"] for e in snapshot["pasted"]["errors"])
     findings = {f.code: f.severity for f in report.findings}
     asks = [
