@@ -101,3 +101,20 @@ def test_another_winerror_wrapped_the_same_way_is_not_1114():
     )
     snapshot, _, _, _ = _run(text)
     assert "windows-dll-init-failed" not in {e["kind"] for e in snapshot["pasted"]["errors"]}
+
+
+def test_torch_c_dll_load_failed_in_a_cpu_build_is_the_visual_cpp_runtime():
+    # pytorch/pytorch issue 9071: torch 0.4.0's CPU wheel on Windows; collect_env's rows in pip's legacy format
+    # ("[pip3] torch (0.4.0)") are read, not a crash
+    _, report, codes, _ = _run(_text("torch-c-dll-load-failed.txt"))
+    assert report.facts.frameworks.torch.value.version == "0.4.0"
+    assert ("winget", "install", "--id", "Microsoft.VCRedist.2015+.x64", "--exact") in _argvs(codes["windows-dll-missing"])
+
+
+def test_torch_c_procedure_not_found_is_not_the_runtime():
+    # the quiet twin: error 127's words (a procedure missing: DLLs of two releases) are no missing runtime
+    text = _text("torch-c-dll-load-failed.txt").replace(
+        "The specified module could not be found", "The specified procedure could not be found"
+    )
+    _, _, codes, _ = _run(text)
+    assert "windows-dll-missing" not in codes

@@ -321,6 +321,8 @@ _NOT_MISSING = LazyPattern(r"\[WinError (?:127|193|1114|1455|4551)\]")
 # after checking vcruntime140.dll, msvcp140.dll and vcruntime140_1.dll): where it is not found (126) or does not start
 # (1114), the Visual C++ runtime is missing or older than torch's build.
 _C10 = LazyPattern(r"site-packages[\\/]+torch[\\/]+lib[\\/]+c10\.dll", re.IGNORECASE)
+# ERROR_MOD_NOT_FOUND (126) as Windows words it after "DLL load failed": English and Chinese, the two the threads show
+_NOT_FOUND_126 = LazyPattern(r"DLL load failed[^\n]{0,60}?: (?:The specified module could not be found|找不到指定的模块)")
 
 
 def _vc_runtime(facts: Facts) -> Finding | None:
@@ -333,6 +335,17 @@ def _vc_runtime(facts: Facts) -> Finding | None:
         for e in (*facts.pasted.reported("library-missing"), *facts.pasted.reported("windows-dll-init-failed"))
         if _C10.search(e.line) and not re.search(r"\[WinError (?!126\]|1114\])\d+\]", e.line)
     ]
+    # torch's own extension (torch._C) not loading a DLL it needs, in a CPU build: the wheel carries every DLL of torch
+    # and links no CUDA, so what it does not find is the Visual C++ runtime (PyTorch's Windows notes, "Import error":
+    # the wheels do not pack the VS2017 redistributable; pytorch/pytorch issues 4518 and 9071). A CUDA build's import
+    # can also miss a CUDA DLL, which the text then names: not judged here.
+    t = facts.frameworks.torch
+    if isinstance(t, Found) and t.value.build_known and not t.value.cuda and not t.value.hip:
+        c10 += [
+            e
+            for e in facts.pasted.reported("extension-dll-load-failed")
+            if (e.get("module") or "_C") == "_C" and _NOT_FOUND_126.search(e.line)
+        ]
     if not warned and not c10:
         return None
     old = not warned and all("[WinError 1114]" in e.line for e in c10)
