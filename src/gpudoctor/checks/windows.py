@@ -321,6 +321,8 @@ _NOT_MISSING = LazyPattern(r"\[WinError (?:127|193|1114|1455|4551)\]")
 # after checking vcruntime140.dll, msvcp140.dll and vcruntime140_1.dll): where it is not found (126) or does not start
 # (1114), the Visual C++ runtime is missing or older than torch's build.
 _C10 = LazyPattern(r"site-packages[\\/]+torch[\\/]+lib[\\/]+c10\.dll", re.IGNORECASE)
+# ERROR_MOD_NOT_FOUND (126) as Windows words it after "DLL load failed": English and Chinese, the two the threads show
+_NOT_FOUND_126 = LazyPattern(r"DLL load failed[^\n]{0,60}?: (?:The specified module could not be found|找不到指定的模块)")
 
 
 def _vc_runtime(facts: Facts) -> Finding | None:
@@ -333,6 +335,17 @@ def _vc_runtime(facts: Facts) -> Finding | None:
         for e in (*facts.pasted.reported("library-missing"), *facts.pasted.reported("windows-dll-init-failed"))
         if _C10.search(e.line) and not re.search(r"\[WinError (?!126\]|1114\])\d+\]", e.line)
     ]
+    # torch's own extension (torch._C) not loading a DLL it needs, in a CPU build: the wheel carries every DLL of torch
+    # and links no CUDA, so what it does not find is the Visual C++ runtime (PyTorch's Windows notes, "Import error":
+    # the wheels do not pack the VS2017 redistributable; pytorch/pytorch issues 4518 and 9071). A CUDA build's import
+    # can also miss a CUDA DLL, which the text then names: not judged here.
+    t = facts.frameworks.torch
+    if isinstance(t, Found) and t.value.build_known and not t.value.cuda and not t.value.hip:
+        c10 += [
+            e
+            for e in facts.pasted.reported("extension-dll-load-failed")
+            if (e.get("module") or "_C") == "_C" and _NOT_FOUND_126.search(e.line)
+        ]
     if not warned and not c10:
         return None
     old = not warned and all("[WinError 1114]" in e.line for e in c10)
@@ -476,6 +489,9 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if _CUDNN8_OWN_126.search(line):
         yield _cudnn8_sublibrary(facts, dll, line)
         return
+    if (cupy := _CUPY_TOOLKIT_DLL.search(line)) and cupy.group("dll") == dll:
+        yield _cupy_toolkit_dll(dll, cupy.group("major"), line)
+        return
     # (CUDA_PATH's value, where the text copies it, names the toolkit installed: its bin is the folder)
     said = [
         e.get("cuda") or ""
@@ -490,6 +506,15 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
     elif _CUDNN_DLL.fullmatch(dll):
         where = "cuDNN's bin folder (where its Windows zip was unpacked, or the CUDA toolkit's bin it was copied into)"
         parts = (Placeholder("cudnn-folder"), "\\bin")
+    elif dll.lower() in _CUDNN8_NEEDS[:1]:
+        # (zlibwapi.dll: cuDNN 8.3 to 8.9 load it and ship none; the list below, _CUDNN8_NEEDS, cites the guide)
+        where = (
+            "the folder that holds zlibwapi.dll (cuDNN 8.3 to 8.9 load it and do not ship it: NVIDIA's cuDNN 8 "
+            "installation guide for Windows has zlib's x64 zlibwapi.dll put in a folder on PATH, such as the CUDA "
+            "toolkit's bin)"
+        )
+        parts = (Placeholder("folder-holding-the-dll"),)
+        search = _dll_search(facts, dll)
     else:
         where = f"the folder that holds {dll} (a zip's lib folder, such as TensorRT's)"
         parts = (Placeholder("folder-holding-the-dll"),)
@@ -511,6 +536,52 @@ def _reported_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
             + keep_path(facts, windows=True),
             (*search, PrependPath("PATH", parts, note=f"the folder that holds {dll}")),
             component="environment",
+        ),
+    )
+
+
+# CuPy's message where a CUDA toolkit library it loads is not found (cupy/cupy cupy_backends/cuda/_softlink.pyx
+# @ff8d2b96: f'CuPy failed to load {libname}: {type(e).__name__}: {e}'), with the toolkit's DLL names on Windows (NVRTC's
+# carries the CUDA major and minor: nvrtc64_120_0.dll is CUDA 12's, nvrtc64_112_0.dll 11.2's).
+_CUPY_TOOLKIT_DLL = LazyPattern(
+    r"CuPy failed to load (?P<dll>(?:nvrtc|cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|nvJitLink)64_"
+    r"(?P<major>\d{2})\d{0,2}(?:_\d)?\.dll)"
+)
+
+
+def _cupy_toolkit_dll(dll: str, major: str, line: str) -> Finding:
+    """CuPy on Windows could not load a CUDA toolkit DLL. Its wheels (cupy-cuda11x, cupy-cuda12x) carry none of the
+    toolkit's libraries: on import CuPy adds the bin folder of the toolkit CUDA_PATH names (else the nvcc on PATH) to the
+    DLL search (cupy/cupy cupy/_environment.py @3a2a047c: os.environ.get('CUDA_PATH', ''), os.add_dll_directory), and
+    torch's or pip's copies of the same libraries are not searched. So a CUDA toolkit of the wheel's major must be
+    installed, and CUDA_PATH name it (NVIDIA's Windows installer sets it); the maintainers' answer in the threads
+    (98mxr/GMFSS_Fortuna issue 6: "Cupy requires a local installation of the CUDA runtime, not like pytorch")."""
+    toolkit = f"CUDA {major.lstrip('0')}.x"
+    return Finding(
+        "windows-dll-missing",
+        Severity.ERROR,
+        "toolkit",
+        f"CuPy finds no {toolkit} toolkit's {dll}",
+        f"CuPy could not load {dll}, as the text shows. CuPy's Windows wheels do not carry the CUDA toolkit's "
+        "libraries: it loads them from the bin folder of the toolkit CUDA_PATH names, not from the CUDA libraries "
+        f"torch or other packages installed. So no {toolkit} toolkit is installed, or CUDA_PATH names another one "
+        "(the installer of each toolkit sets it to that toolkit's folder).",
+        (ev("pasted", line),),
+        Remediation(
+            f"Look for the {toolkit} toolkit's {dll.split('64_', 1)[0]} DLL under NVIDIA's toolkit folder and read "
+            f"CUDA_PATH; none there: install the {toolkit} toolkit (its installer sets CUDA_PATH), then start the "
+            "program from a new shell, which reads the new CUDA_PATH.",
+            (
+                Cmd(
+                    ("where.exe", "/R", _TOOLKIT_DIR.removesuffix("\\v"), dll.split("64_", 1)[0] + "64_*.dll"),
+                    note="each toolkit's copy: the folder names its version",
+                ),
+                Cmd(
+                    ("reg", "query", _MACHINE_ENV_KEY, "/v", "CUDA_PATH"),
+                    note=f"the toolkit CuPy loads from, as the installer set it: it must be a {toolkit} folder",
+                ),
+            ),
+            component="toolkit",
         ),
     )
 

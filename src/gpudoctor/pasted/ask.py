@@ -82,6 +82,24 @@ def _tf_dlls_unshown(facts: Facts) -> tuple[str, ...]:
     return tensorflow_dlls_unshown(facts, Context())
 
 
+def _dso_loader_dlls(facts: Facts) -> tuple[str, ...]:
+    """The DLLs TensorFlow's loader (and jaxlib's, built from it) warned it could not load on native Windows ("W
+    ...dso_loader.cc:64] Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found"): a
+    warning it goes on from on the CPU, so no finding judges it (checks.reported's _TF_WARNING), and the text cannot
+    say whether the DLL is anywhere on PATH; where.exe searches PATH for each, as the loader did."""
+    from gpudoctor.checks.reported import _TF_WARNING
+
+    return tuple(
+        dict.fromkeys(
+            soname
+            for e in facts.pasted.errors
+            if e.kind == "library-missing"
+            and _TF_WARNING.search(e.line)
+            and (soname := e.get("soname") or "").lower().endswith(".dll")
+        )
+    )[:6]
+
+
 def _runtime_from_wheels(facts: Facts) -> bool:
     """Whether the CUDA runtime that failed is a Python package's: the text shows the program run from an environment's
     site-packages, whose CUDA wheels (torch, ctranslate2, onnxruntime, ...) bring their own runtime. The toolkit on
@@ -304,6 +322,14 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             Ask(
                 Cmd(("where.exe", *dlls)),
                 "which folders on PATH hold the CUDA and cuDNN DLLs that TensorFlow loads, and which are missing",
+            )
+        )
+    elif windows and (dlls := _dso_loader_dlls(facts)):
+        out.append(
+            Ask(
+                Cmd(("where.exe", *dlls)),
+                "whether any folder on PATH holds the DLLs the loader did not find (none: that CUDA release's toolkit "
+                "is not installed, or its bin is not on PATH in the shell that ran Python)",
             )
         )
     jax_dated = any(c.get("cue") == JAX_BEFORE_ENV_INFO for c in facts.pasted.cues)

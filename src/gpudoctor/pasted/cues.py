@@ -399,6 +399,10 @@ _KUBERNETES_SAID = re.compile(
 # A Deployment's pod is named <deployment>-<pod-template-hash>-<5 random characters>, both drawn from the alphabet of
 # apimachinery's rand.SafeEncodeString (no vowels, no 0, 1, 3); a pod's host name is its name.
 _POD_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,200}-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}")
+# The user the Jupyter Docker Stacks images run the notebook server as (jupyter/docker-stacks
+# images/docker-stacks-foundation/Dockerfile @93d83482: ARG NB_USER="jovyan"), which Kubeflow's notebook images and
+# JupyterHub on Kubernetes (zero-to-jupyterhub's singleuser image) keep: a prompt of that user is a container's shell.
+_JUPYTER_STACKS_USER = "jovyan"
 _PODMAN_SAID = re.compile(r"\bpodman\b", re.IGNORECASE)
 # Variables the doctor reads, set on a command line the text shows run ("CUDA_VISIBLE_DEVICES=2 python main.py").
 # A conda environment said to hold the program ("installed in a conda environment", "conda activate x", "my conda env",
@@ -677,6 +681,8 @@ def read_cues(g: Gathered, text: str) -> None:
                 _cue(g, "prompt on a 12-hex host name", "run inside a container (its id is the host name)", line)
             elif _POD_NAME.fullmatch(host):
                 _cue(g, "prompt on a Deployment pod's name", "run inside a kubernetes container (the pod's name)", line)
+            elif m.group("user") == _JUPYTER_STACKS_USER:
+                _cue(g, "prompt of Jupyter's container user", "run inside a container (a Jupyter Docker Stacks image)", line)
         elif (side == "container" or inside) and classify_error_text(line) is not None and g.smi_failure_line < 0:
             # What failed under the container's prompt (or a docker exec's) is the state of where the program runs: it
             # wins over the host's output shown beside it.

@@ -1132,7 +1132,9 @@ def _collect_env(g: Gathered, block: Block) -> str:
             cudnn_paths.append(stripped)
         elif re.match(r"^\[(?:pip3?|conda)\]\s+(?:Could not collect|No relevant packages)", stripped, re.IGNORECASE):
             continue
-        elif m2 := re.match(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)(\S+)", stripped):
+        # (collect_env of torch 0.4 listed pip's legacy format, `[pip3] torch (0.4.0)`, as pytorch/pytorch issue 9071's
+        # report shows: the parentheses are no part of the version)
+        elif m2 := re.match(r"^\[(pip3?|conda)\]\s+(\S+?)(?:==|\s+)\(?([^\s()]+)", stripped):
             name, version = canonical_name(m2.group(2)), m2.group(3)
             if m2.group(1) == "conda":
                 g.conda = True

@@ -5,7 +5,8 @@
 
 Each input is read as a paste, alone. right: the message is read as `expect.read`, every `expect.codes` finding is
 there and every `expect.asks` substring is in an ask or in a command line of the plan (the first step may be either), and a program's fault (`expect.program`) is said as one (the program-fault
-finding) with nothing at warning or above. partly: read as a failure (some evidence), not all of that. missed: not
+finding) with nothing at warning or above, and a harmless message (`expect.fine`) with nothing at warning or above.
+partly: read as a failure (some evidence), not all of that. missed: not
 read at all. A message with several inputs has the figure of its worst.
 """
 
@@ -59,8 +60,11 @@ def judge(entry: dict) -> Judged:
 def _judge(entry: dict, file: str) -> Judged:
     """Run the engine on one input and give its figure."""
     text = (HERE / file).read_text(encoding="utf-8")
-    snapshot = validate_snapshot(read_pasted([Source(file, text)]), file)
-    report = diagnose(ReplayHost(snapshot))
+    try:
+        snapshot = validate_snapshot(read_pasted([Source(file, text)]), file)
+        report = diagnose(ReplayHost(snapshot))
+    except Exception as exc:  # the engine crashed on the paste (the CLI says "unexpected error"): nothing was read
+        return Judged(entry["id"], "missed", (f"crash: {type(exc).__name__}",), (), ())
     kinds = tuple(e["kind"] for e in snapshot["pasted"]["errors"])
     findings = {f.code: f.severity for f in report.findings}
     asks = [
@@ -73,9 +77,11 @@ def _judge(entry: dict, file: str) -> Judged:
         and all(c in findings for c in expect["codes"])
         and all(any(s in a for a in asks) for s in expect["asks"])
     )
+    env = [c for c, s in findings.items() if s >= Severity.WARNING]
     if expect["program"]:
-        env = [c for c, s in findings.items() if s >= Severity.WARNING]
         whole = whole and PROGRAM in findings and not env
+    if expect.get("fine"):  # a message that is no failure (a warning the threads found harmless): nothing to fix
+        whole = whole and not env
     figure = "right" if whole else "partly" if kinds else "missed"
     return Judged(entry["id"], figure, kinds, tuple(f"{c}:{s.label}" for c, s in findings.items()), tuple(asks))
 
