@@ -28,7 +28,7 @@ four ways an ask fails to follow the error (`--evidence`):
 - unrunnable: the failure the ask would diagnose breaks it: it imports (or runs `-m` from) a package whose import the
   paste shows failing (collect_env imports torch); `nvidia-smi` inside a container the paste shows without the GPU
   (no --gpus/--runtime=nvidia on its docker run, or nvidia-smi not found in it); `conda` where the paste shows none;
-- answered: the paste already holds its answer (an nvidia-smi table for a bare `nvidia-smi` or `-L`, collect_env's
+- answered: the paste already holds its answer (an nvidia-smi table with GPU rows for `nvidia-smi` or `-L`, collect_env's
   report, nvcc's release line, os-release's fields, a pip or conda listing, the loader cache's lines of the library
   grepped, the kernel module's NVRM line, a variable's value printed);
 - elsewhere: asked in the wrong place (above), the wrong interpreter (above), a POSIX program or pipe for a native
@@ -275,6 +275,7 @@ _SMI_ABSENT = re.compile(
     r"nvidia-smi\S*:? (?:command )?not found|\"nvidia-smi\": executable file not found|nvidia-smi.*No such file"
 )
 _SMI_TABLE = re.compile(r"NVIDIA-SMI \d+\.\d+.*Driver Version", re.IGNORECASE)
+_BUS_ID = re.compile(r"\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\b")
 _WSL = re.compile(r"\bWSL", re.IGNORECASE)
 # A listing's own header: what `pip list` and `conda list` print before their rows.
 _PIP_TABLE = re.compile(r"^Package\s+Version\s*\n[- ]{10,}$", re.MULTILINE)
@@ -352,7 +353,8 @@ def answered(ask: dict, paste: str) -> bool:
     grepped = [w for w in str(ask.get("command") or "").split("|")[1:]]
     target = (grepped[0].split()[-1].strip("'\"").lower() if grepped and grepped[0].split() else "") or ""
     if prog == "nvidia-smi" and (len(words) == 1 or words[1] == "-L"):
-        return bool(_SMI_TABLE.search(paste))
+        # (a table cut after its header shows the driver and no GPU: the GPUs are still to be asked)
+        return bool(_SMI_TABLE.search(paste)) and bool(_BUS_ID.search(paste) or re.search(r"^GPU \d+: .+\(UUID:", paste, re.M))
     if "python -m torch.utils.collect_env" in key:
         return "Collecting environment information" in paste or ("PyTorch version:" in paste and "CUDA used to build" in paste)
     if prog == "nvcc":
