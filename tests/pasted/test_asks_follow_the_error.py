@@ -1,7 +1,8 @@
 """Asks that follow the error (issue 28): a DLL Windows could not load asked where Windows looks for it; a typed
 import whose traceback follows it is that package's import failing, so nothing asks by importing it; vLLM's form of
 collect_env read, so its torch is not asked again; a conda listing asked of a virtual environment's interpreter
-becomes that environment's own pip listing.
+becomes that environment's own pip listing; a docker image the reporter says they use places the asks in its
+container.
 
 Each rule on whole recorded reports (tests/blind cases, cited by path), with a near miss that must stay quiet."""
 
@@ -107,3 +108,28 @@ def test_a_conda_listing_without_a_virtual_environment_shown_is_kept():
     # plans7 623: the prompt's "(rapids)" environment and no virtual environment's interpreter: conda's listing stays
     asks = _asks(_case("plans7", "623"))
     assert (("conda", "list"), ("grep", "-E", "cudf|cuml|cugraph|rmm")) in asks
+
+
+# --- a container the reporter says they use, by its image -----------------------------------------------------------
+
+
+def _container(text: str) -> str | None:
+    from gpudoctor.planner import where
+
+    return where.container_said(_diagnose(text).facts)
+
+
+def test_a_docker_image_the_reporter_uses_is_where_the_program_runs():
+    # plans12 1207: "I am using a docker image generated from dustynv/jetson-inference:r32.7.1": the loader's and the
+    # interpreter's asks are typed inside that container (the reviewer: they did not say host or container)
+    text = _case("plans12", "1207")
+    assert _container(text) == "docker"
+    report = _diagnose(text)
+    placed = {str(a.command.argv[0]): a.command.note for a in ask_for(report.facts, report.findings)}
+    assert placed["ldconfig"] == placed["printenv"] == "inside the container"
+
+
+def test_a_docker_image_only_built_in_is_quiet():
+    # plans5 425: "I am building the required shared libraries from within the docker image, then running the
+    # inference code from outside": the program runs on the host
+    assert _container(_case("plans5", "425")) is None

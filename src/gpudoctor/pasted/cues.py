@@ -282,6 +282,9 @@ _CONTAINER_SAID = re.compile(
     # error's advice, "or use an earlier cuda container", names no one's)
     r"|\b(?:I|I'm|we|we're)\s+(?:am\s+|are\s+)?(?:\w+\s+)?(?:using|use|run(?:ning)?)\s+(?:(?:a|an|the|my|our|this)\s+)?(?:[\w.:-]+\s+){0,5}?containers?\b"
     r"(?!\s*(?:toolkit|runtime|image|file|registry|hub|engine|cli|library|device)s?\b)"
+    # "I am using a docker image generated from dustynv/jetson-inference:r32.7.1": the program runs in a container of
+    # the image the reporter says they use (an image they only build, pull or push says nothing of where it runs)
+    r"|\b(?:I|I'm|we|we're)\s+(?:am\s+|are\s+)?(?:using|use|run(?:ning)?)\s+(?:a|an|the|my|our|this)\s+docker\s+images?\b"
     # the same in Chinese: "docker容器内" (inside the docker container), "进入容器后" (after entering the container)
     r"|(?:docker\s*)?\u5bb9\u5668(?:\u5185|\u4e2d|\u91cc)|\u8fdb\u5165(?:docker\s*)?\u5bb9\u5668"
     # the scheduler's event for a pod it placed ("Successfully assigned ix-app/app-664bdc6cff-g5d9b to node1":
