@@ -532,13 +532,16 @@ _VENV_PYTHON = re.compile(
     r"[\\/](?:\.?venv|\.?env|virtualenvs[\\/][^\\/]{1,100}|[\w.-]{1,100}-env)[\\/](?:bin|Scripts)[\\/]python[\w.]*$", re.I
 )
 
+# (a conda environment named like one, …/anaconda3/envs/my-env/bin/python, is conda's)
+_CONDA_PYTHON = re.compile(r"[\\/]envs[\\/]|conda|miniforge|mambaforge", re.I)
+
 
 def _in_venv(facts: Facts, py: str, ask: Ask) -> Ask:
     """A `conda list` ask where the paste shows the program run by a virtual environment's interpreter, and nothing of
     conda: conda would list another environment (or not be installed at all), so the environment's own pip lists the
     same packages, filtered alike (a catalogue entry written for conda's usual install, RAPIDS', asks conda first)."""
     words = ask.command.argv
-    if words[:2] != ("conda", "list") or not _VENV_PYTHON.search(py) or where.conda(facts):
+    if words[:2] != ("conda", "list") or not _VENV_PYTHON.search(py) or _CONDA_PYTHON.search(py) or where.conda(facts):
         return ask
     package = [w for w in words[2:] if isinstance(w, str) and not w.startswith("-")]
     pipe = ask.command.pipe or (("grep", "-i", package[0]) if package else ())
