@@ -2,8 +2,9 @@
 
     python tools/ask_cases.py          # the counts, per set
     python tools/ask_cases.py -v       # and each case: printed "No problems found", deciding asks carried
+    python tools/ask_cases.py --evidence [-v]   # issue 28's figures over the ask and broken cases
 
-Over the cases of tests/blind/plans3..plans11 whose expect.toml says `evidence = "ask"`, the real CLI runs in-process
+Over the cases of tests/blind/plans3..plans12 whose expect.toml says `evidence = "ask"`, the real CLI runs in-process
 (tools/golden.py's Runner) and these are counted: (a) the reports that print "No problems found", and (b) the
 reports that carry at least one of the expectation's deciding asks, among the report's asks and its plan's commands.
 A command is compared by its key (see `keys`): the program and what it is asked for (`docker run`, `pip list`, a
@@ -21,7 +22,21 @@ Then the four ways the reviewers of sets 3-11 found asks wrong (issues 27/28), e
   alternatives), i.e. it bears on none of the causes the case leaves open. An ask whose only subject is generic
   (nvidia-smi, pip list) is never counted;
 - copied: an ask whose description (its "why") is word for word another ask's in the same report.
-tests/blind/plans12 is never read: it is a blind set still being collected.
+
+Then, per printed ask over the ask and broken cases of sets 3-12 (issue 28, "asks driven by the evidence"), the
+four ways an ask fails to follow the error (`--evidence`):
+- unrunnable: the failure the ask would diagnose breaks it: it imports (or runs `-m` from) a package whose import the
+  paste shows failing (collect_env imports torch); `nvidia-smi` inside a container the paste shows without the GPU
+  (no --gpus/--runtime=nvidia on its docker run, or nvidia-smi not found in it); `conda` where the paste shows none;
+- answered: the paste already holds its answer (an nvidia-smi table with GPU rows for `nvidia-smi` or `-L`, collect_env's
+  report, nvcc's release line, os-release's fields, a pip or conda listing, the loader cache's lines of the library
+  grepped, the kernel module's NVRM line, a variable's value printed);
+- elsewhere: asked in the wrong place (above), the wrong interpreter (above), a POSIX program or pipe for a native
+  Windows case (its platform says Windows, not WSL), or `pip list` in a conda environment where the expectation asks
+  conda's own listing;
+- undecided: a case whose printed asks and commands hold none of the read-only commands its expectation's steps
+  ask (beyond a bare nvidia-smi): for an ask case its steps, for a broken case the reads before its first change.
+tests/blind/plans13 is never read: it is a blind set still being collected.
 """
 
 from __future__ import annotations
@@ -41,16 +56,16 @@ sys.path.insert(0, str(ROOT))
 
 from tools.golden import Runner  # noqa: E402 (the project's root on the path first)
 
-SETS = tuple(f"plans{n}" for n in range(3, 12))  # never plans12
+SETS = tuple(f"plans{n}" for n in range(3, 13))  # never plans13
 _NOTE = re.compile(r"\s{2,}\(.*$|\s+\((?:cmd|bash|in |on |inside|the |is |does |driver|expect|what|which|and ).*$")
 _IMPORT = re.compile(r"\bimport\s+([\w.]+(?:\s*,\s*[\w.]+)*)|\bfrom\s+([\w.]+)\s+import\b")
 
 
-def cases() -> Iterator[tuple[str, Path]]:
-    """(set, case folder) of every ask case of sets 3-11."""
+def cases(evidence: tuple[str, ...] = ("ask",)) -> Iterator[tuple[str, Path]]:
+    """(set, case folder) of every case of sets 3-12 whose expectation's evidence is one of these."""
     for name in SETS:
         for expect in sorted((ROOT / "tests/blind" / name / "cases").glob("*/expect.toml")):
-            if tomllib.loads(expect.read_text(encoding="utf-8"))["evidence"] == "ask":
+            if tomllib.loads(expect.read_text(encoding="utf-8"))["evidence"] in evidence:
                 yield name, expect.parent
 
 
@@ -249,10 +264,212 @@ def faults(case: Path, report: dict) -> dict[str, int]:
     return out
 
 
+# --- issue 28: asks driven by the evidence -------------------------------------------------------------------------
+
+# A package's __init__ running at module level in a traceback: that package was being imported when it failed.
+_IMPORTING = re.compile(r"""[\\/]([A-Za-z_]\w*)[\\/]__init__\.py"?,\s*line\s*\d+,\s*in\s*<module>""")
+_NO_MODULE = re.compile(r"""No module named '?([A-Za-z_]\w*)""")
+_CONDA_SHOWN = re.compile(r"conda|mamba|miniforge|\(base\)|[\\/]envs[\\/]", re.IGNORECASE)
+_GPU_FLAGS = re.compile(r"--gpus\b|--runtime[= ]nvidia|nvidia-docker|--device[= ]nvidia\.com|runtime:\s*nvidia|driver:\s*nvidia")
+_SMI_ABSENT = re.compile(
+    r"nvidia-smi\S*:? (?:command )?not found|\"nvidia-smi\": executable file not found|nvidia-smi.*No such file"
+)
+_SMI_TABLE = re.compile(r"NVIDIA-SMI \d+\.\d+.*Driver Version", re.IGNORECASE)
+_BUS_ID = re.compile(r"\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\b")
+_WSL = re.compile(r"\bWSL", re.IGNORECASE)
+# A listing's own header: what `pip list` and `conda list` print before their rows.
+_PIP_TABLE = re.compile(r"^Package\s+Version\s*\n[- ]{10,}$", re.MULTILINE)
+_CONDA_TABLE = re.compile(r"^# packages in environment at", re.MULTILINE)
+# Programs a native Windows shell (cmd, PowerShell) does not have.
+_POSIX_ONLY = frozenset({"python3", "pip3", "grep", "printenv", "ls", "cat", "which", "ldconfig", "ldd", "env", "head"})
+# Programs and keys that only read: an expectation's step with one of these is an ask, not a fix.
+_READS = re.compile(
+    r"^(?:nvidia-smi.*|python -m pip (?:list|show|freeze|debug)|python -m torch\.utils\.collect_env|python -c \w+"
+    r"|conda (?:list|info|env)|docker (?:exec|inspect|logs|info|version|ps|images)|kubectl (?:describe|logs|get|exec)"
+    r"|ldconfig|ldd|printenv|nvcc|cat|ls|journalctl|dmesg|lspci|where\.exe|where|which|uname|find|readelf|objdump"
+    r"|nm|modinfo|lsmod|strings|srun|scontrol|sinfo|nvidia-container-cli|dpkg|rpm|systemctl|jtop|nvidia-bug-report\.sh)$"
+)
+
+
+def unimportable(paste: str) -> set[str]:
+    """The top-level packages whose import the paste shows failing: a traceback through their __init__ at module
+    level, or Python saying there is no module of that name."""
+    return {m.lower() for m in _IMPORTING.findall(paste)} | {m.lower() for m in _NO_MODULE.findall(paste)}
+
+
+def _imports(ask: dict) -> set[str]:
+    argv = [w for w in ask.get("argv") or [] if isinstance(w, str)]
+    out: set[str] = set()
+    if "-m" in argv[1:-1]:
+        out.add(argv[argv.index("-m") + 1].split(".")[0].lower())
+    for word in argv[1:]:
+        for g in _IMPORT.findall(word):
+            out |= {m.strip().split(" ")[0].split(".")[0].lower() for part in g for m in part.split(",") if m.strip()}
+    return out
+
+
+def _argv(ask: dict) -> list[str]:
+    words = [w for w in ask.get("argv") or [] if isinstance(w, str)]
+    while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*|sudo|env", words[0]):
+        words = words[1:]
+    return words
+
+
+def _inner(words: list[str]) -> list[str]:
+    """The command an exec wrapper runs (docker exec NAME cmd..., kubectl exec POD -- cmd...), else the words."""
+    if words[:2] in (["docker", "exec"], ["podman", "exec"]):
+        rest = [w for w in words[2:] if not w.startswith("-")]
+        return rest[1:]
+    if words[:2] == ["kubectl", "exec"] and "--" in words:
+        return words[words.index("--") + 1 :]
+    return words
+
+
+def unrunnable(ask: dict, paste: str) -> bool:
+    """Whether the failure the ask would diagnose breaks the ask itself (see the module's doc)."""
+    words = _argv(ask)
+    if not words:
+        return False
+    if _imports(ask) & unimportable(paste):
+        return True
+    inner = _inner(words)
+    in_container = inner is not words or bool(_INSIDE.search(ask.get("note") or ""))
+    if inner and _program(inner[0]) == "nvidia-smi" and in_container:
+        runs = re.findall(r"^.*\bdocker run\b.*$", paste, re.MULTILINE)
+        if _SMI_ABSENT.search(paste) or (runs and not any(_GPU_FLAGS.search(r) for r in runs)):
+            return True
+    return _program(words[0]) in ("conda", "mamba") and not _CONDA_SHOWN.search(paste)
+
+
+def answered(ask: dict, paste: str) -> bool:
+    """Whether the paste already holds what the ask would print (see the module's doc)."""
+    outer = _argv(ask)
+    words = _inner(outer)
+    if not words:
+        return False
+    if words is not outer or _INSIDE.search(ask.get("note") or ""):
+        return False  # (inside a container or a job the answer may differ from the host's the paste shows)
+    prog, key = _program(words[0]), keys(words)
+    grepped = [w for w in str(ask.get("command") or "").split("|")[1:]]
+    target = (grepped[0].split()[-1].strip("'\"").lower() if grepped and grepped[0].split() else "") or ""
+    if prog == "nvidia-smi" and (len(words) == 1 or words[1] == "-L"):
+        # (a table cut after its header shows the driver and no GPU: the GPUs are still to be asked)
+        return bool(_SMI_TABLE.search(paste)) and bool(_BUS_ID.search(paste) or re.search(r"^GPU \d+: .+\(UUID:", paste, re.M))
+    if "python -m torch.utils.collect_env" in key:
+        return "Collecting environment information" in paste or ("PyTorch version:" in paste and "CUDA used to build" in paste)
+    if prog == "nvcc":
+        return "Cuda compilation tools, release" in paste
+    if prog == "cat" and "/etc/os-release" in words:
+        return bool(re.search(r"^\s*(?:PRETTY_NAME|VERSION_ID)=", paste, re.MULTILINE))
+    if prog == "cat" and "/proc/driver/nvidia/version" in words:
+        return "NVRM version:" in paste
+    if key & {"python -m pip list", "python -m pip freeze"}:
+        if not target:
+            return bool(_PIP_TABLE.search(paste))
+        return bool(_PIP_TABLE.search(paste)) and bool(re.search(rf"^{re.escape(target)}\S*\s+\d", paste, re.M | re.I))
+    if key & {"conda list"}:
+        return bool(_CONDA_TABLE.search(paste))
+    if prog == "ldconfig" and target:
+        return bool(re.search(rf"{re.escape(target)}\S*\s+\(libc6", paste))
+    if prog == "printenv" and len(words) > 1:
+        return bool(re.search(rf"^\s*{re.escape(words[1])}=\S", paste, re.MULTILINE))
+    return False
+
+
+def _windows(case: Path) -> bool:
+    expect = tomllib.loads((case / "expect.toml").read_text(encoding="utf-8"))
+    platform = expect.get("platform", "")
+    return bool(re.search(r"\bWindows\b", platform)) and not _WSL.search(platform + expect.get("kind", ""))
+
+
+def elsewhere(case: Path, ask: dict, paste: str, inside: bool, env_shown: bool, conda_listed: bool) -> bool:
+    """Whether the ask is typed in the wrong place, interpreter or shell (see the module's doc)."""
+    words = _argv(ask)
+    if not words:
+        return False
+    prog = _program(words[0])
+    if inside and prog in _PROGRAM_SIDE and not _INSIDE.search(ask.get("note") or ""):
+        return True
+    if env_shown and words[0] in _BARE:
+        return True
+    command = str(ask.get("command") or "")
+    if _windows(case) and (prog in _POSIX_ONLY or re.search(r"\|\s*grep\b|\$[A-Z_{]", command)):
+        return True
+    return (
+        conda_listed and bool(keys(words) & {"python -m pip list", "python -m pip freeze"}) and bool(_CONDA_SHOWN.search(paste))
+    )
+
+
+def reading_keys(case: Path) -> set[str]:
+    """The keys of the expectation's steps that only read: an ask case's every such step; a broken case's steps
+    before its first change (what is read after a fix checks it, and decides nothing)."""
+    expect = tomllib.loads((case / "expect.toml").read_text(encoding="utf-8"))
+    if expect["evidence"] == "ask":
+        return {k for k in expected(case) if _READS.match(k)}
+    out: set[str] = set()
+    for step in expect.get("plan", {}).get("steps", []):
+        if step.lower().startswith(("then", "if ", "none", "the full")):
+            continue
+        got = keys(step)
+        if not got or not all(_READS.match(k) for k in got):
+            break
+        out |= got
+    return out
+
+
+def evidence_faults(case: Path, report: dict) -> dict[str, int]:
+    """Per printed ask of one report, the issue-28 shapes (see the module's doc); `undecided` is per report."""
+    asks = (report.get("pasted") or {}).get("ask_for") or []
+    paste = (case / "input.txt").read_text(encoding="utf-8", errors="replace")
+    inside = _asks_inside(case)
+    env_shown = any(not re.match(r"/(?:usr/(?:local/)?)?bin/", m.group()) for m in _ENV_SHOWN.finditer(paste))
+    want = reading_keys(case)
+    conda_listed = "conda list" in want
+    out = {"asks": len(asks), "unrunnable": 0, "answered": 0, "elsewhere": 0, "undecided": 0}
+    for ask in asks:
+        out["unrunnable"] += unrunnable(ask, paste)
+        out["answered"] += answered(ask, paste)
+        out["elsewhere"] += elsewhere(case, ask, paste, inside, env_shown, conda_listed)
+    out["undecided"] = int(bool(want - {"nvidia-smi"}) and not ((want & printed(report)) - {"nvidia-smi"}))
+    return out
+
+
+def evidence(verbose: bool) -> None:
+    """The issue-28 figures, per set: printed asks and each shape, for the ask cases and the broken ones."""
+    runner = Runner()
+    shapes = ("unrunnable", "answered", "elsewhere")
+    tally: dict[tuple[str, str], list[int]] = {}  # (set, evidence) -> [cases, asks, shapes..., deciding cases, undecided]
+    for name, case in cases(("ask", "broken")):
+        kind = tomllib.loads((case / "expect.toml").read_text(encoding="utf-8"))["evidence"]
+        rel = str((case / "input.txt").relative_to(ROOT))
+        _, out = runner.check(["--from", rel, "--format", "json"])
+        got = evidence_faults(case, json.loads(out))
+        row = tally.setdefault((name, kind), [0] * 7)
+        row[0] += 1
+        row[1] += got["asks"]
+        for i, shape in enumerate(shapes):
+            row[2 + i] += got[shape]
+        row[5] += bool(reading_keys(case) - {"nvidia-smi"})
+        row[6] += got["undecided"]
+        if verbose and (got["undecided"] or any(got[s] for s in shapes)):
+            bad = " ".join(f"{k}={v}" for k, v in got.items() if v and k != "asks")
+            print(f"{kind:6} {name}/{case.name[:64]:64} asks={got['asks']} {bad}")
+    print(f"{'set':8} {'kind':6} cases   asks   unrunnable   answered   elsewhere   undecided/with read-only steps")
+    for kind in ("ask", "broken"):
+        rows = [(n, r) for (n, k), r in tally.items() if k == kind]
+        rows.append(("all", [sum(r[i] for _, r in rows) for i in range(7)]))
+        for n, r in rows:
+            print(f"{n:8} {kind:6} {r[0]:5}   {r[1]:4}   {r[2]:10}   {r[3]:8}   {r[4]:9}   {r[6]:>9}/{r[5]}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-v", "--verbose", action="store_true", help="each case: clean bill, keys matched, wrong asks")
+    ap.add_argument("--evidence", action="store_true", help="issue 28: asks that cannot run, answered, elsewhere, undecided")
     args = ap.parse_args()
+    if args.evidence:
+        evidence(args.verbose)
+        return 0
     runner = Runner()
     # set -> [ask cases, "No problems found", a deciding ask, one beyond nvidia-smi, then per shape: asks, reports]
     tally: dict[str, list[int]] = {}

@@ -390,6 +390,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
             )
         )
+    out += _missing_dll_asks(facts, findings, windows)
     # An image's NVIDIA_REQUIRE_CUDA refused by the host's driver, or its CUDA's forward-compatibility library refused by
     # the GPU (error 804 in a container), is the driver's and the image's: no toolkit builds there.
     image_only = bool(
@@ -539,6 +540,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         decided = codes & {"python-no-wheel", "python-externally-managed"}
         entries = [] if decided else _catalogue_asks(facts)
         out = [a for a in out if a in entries]
+    out = [_in_venv(facts, py, a) for a in out]
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
     out = [a for a in out if (a.command.argv, a.command.pipe) not in inside]
@@ -554,12 +556,77 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
 
 _OTHER_SIDE = "in Windows PowerShell, not in WSL"
 
+# A virtual environment's own interpreter (venv, virtualenv, uv's and Poetry's .venv, pipenv's and Poetry's cache):
+# conda neither made nor manages it. A conda environment's (…/envs/NAME/bin/python, …/anaconda3/bin/python) is not one.
+_VENV_PYTHON = re.compile(
+    r"[\\/](?:\.?venv|\.?env|virtualenvs[\\/][^\\/]{1,100}|[\w.-]{1,100}-env)[\\/](?:bin|Scripts)[\\/]python[\w.]*$", re.I
+)
+
+# (a conda environment named like one, …/anaconda3/envs/my-env/bin/python, is conda's)
+_CONDA_PYTHON = re.compile(r"[\\/]envs[\\/]|conda|miniforge|mambaforge", re.I)
+
+
+def _in_venv(facts: Facts, py: str, ask: Ask) -> Ask:
+    """A `conda list` ask where the paste shows the program run by a virtual environment's interpreter, and nothing of
+    conda: conda would list another environment (or not be installed at all), so the environment's own pip lists the
+    same packages, filtered alike (a catalogue entry written for conda's usual install, RAPIDS', asks conda first)."""
+    words = ask.command.argv
+    if words[:2] != ("conda", "list") or not _VENV_PYTHON.search(py) or _CONDA_PYTHON.search(py) or where.conda(facts):
+        return ask
+    package = [w for w in words[2:] if isinstance(w, str) and not w.startswith("-")]
+    pipe = ask.command.pipe or (("grep", "-i", package[0]) if package else ())
+    return Ask(
+        Cmd((py, "-m", "pip", "list"), pipe=pipe),
+        f"{ask.why}; from the virtual environment's own pip, which conda does not manage",
+        ask.codes,
+    )
+
 
 def _other_side_last(asks: list[Ask]) -> list[Ask]:
     """A WSL report's asks with the Windows side's last: the views print a command's note on the line above it, where
     it reads as a heading over the lines below; a WSL command (ls, dpkg, journalctl) printed under "in Windows
     PowerShell" would be run in PowerShell, where it does not exist or reads another machine."""
     return [a for a in asks if a.command.note != _OTHER_SIDE] + [a for a in asks if a.command.note == _OTHER_SIDE]
+
+
+# The CUDA toolkit's own DLLs (cudart64_110.dll, cublas64_11.dll, cublasLt64_12.dll, cufft64_11.dll, nvrtc64_120_0.dll
+# ...): NVIDIA's Windows installer puts them in <root>\v<major.minor>\bin, one folder per toolkit installed.
+_TOOLKIT_DLL = re.compile(r"(?:cudart|cublas|cublaslt|cufft|curand|cusolver|cusparse|nvrtc|nvjpeg|npp\w*)64_\w+\.dll", re.I)
+_TOOLKIT_ROOT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
+
+
+def _missing_dll_asks(facts: Facts, findings: list, windows: bool) -> list[Ask]:
+    """The DLLs a Windows load failure names (the loader's own error): which folders on PATH hold each, and of the CUDA
+    toolkit's, which installed toolkit holds it. The three answers decide the fix apart: none anywhere (install the
+    toolkit, or NVIDIA's wheel, of that CUDA major), in a toolkit whose bin folder PATH lacks (put it on PATH), or
+    another copy found first (Windows loads the first: its folder comes out of PATH). where.exe searches the current
+    folder and PATH in the order the loader does, and with /R a folder's tree (where's reference, Microsoft's Windows
+    Commands documentation). The twin of the Linux asks above (ldconfig -p and LD_LIBRARY_PATH). Only beside a finding
+    to decide: a DLL a program only warns of and runs without (TensorFlow's dso_loader on a machine with no GPU) is not
+    a failure."""
+    from gpudoctor.model import Severity
+
+    dlls = [m for m in facts.pasted.missing if m.lower().endswith(".dll")][:3]
+    if not windows or not dlls or all(f.severity < Severity.WARNING for f in findings):
+        return []
+    named = ", ".join(dlls)
+    out = [
+        Ask(
+            Cmd(("where.exe", *dlls)),
+            f"which folders on PATH hold {named}, in the order Windows loads them (the text "
+            "shows it could not be loaded): none, or another CUDA major's copy first, decides the fix",
+        )
+    ]
+    toolkit = [d for d in dlls if _TOOLKIT_DLL.fullmatch(d)]
+    if toolkit:
+        out.append(
+            Ask(
+                Cmd(("where.exe", "/R", _TOOLKIT_ROOT, *toolkit)),
+                f"which installed CUDA toolkit holds {', '.join(toolkit)}: one there whose bin folder PATH lacks is put on "
+                "PATH; none there is a toolkit (or NVIDIA's wheel) of that CUDA major to install",
+            )
+        )
+    return out
 
 
 def _distribution_asks(facts: Facts, findings: list) -> list[Ask]:

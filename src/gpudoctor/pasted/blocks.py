@@ -207,9 +207,11 @@ def _proc_driver(lines: list[str], i: int) -> int | None:
 
 _CE_START = re.compile(r"^\s*(?:Collecting environment information|PyTorch version\s*:?\s*\d)")
 _CE_KEY = re.compile(r"^\s*[A-Za-z][A-Za-z0-9 ./()_\-,'/]{0,70}:(?:\s|$)")
+# vLLM's collect_env (vllm-project/vllm, vllm/collect_env.py @030ea52e, env_info_fmt) rules its sections with a line of
+# "=" under and over each title ("       PyTorch Info") and pads its keys to one column ("PyTorch version              : ").
 _CE_OTHER = re.compile(
     r"^\s*(?:\[(?:pip3?|conda)\]\s|GPU \d+:|/|[A-Za-z]:\\|Versions of relevant libraries|Probably one of the following|"
-    r"Collecting environment information|\w[\w-]*==)"
+    r"Collecting environment information|\w[\w-]*==|={10,}\s*$)"
 )
 
 
@@ -217,7 +219,7 @@ def _collect_env(lines: list[str], i: int) -> int | None:
     if not _CE_START.match(lines[i]):
         return None
     if lines[i].lstrip().startswith("PyTorch version") and not any(
-        re.match(r"^\s*(Is debug build|CUDA used to build PyTorch|OS|Os|Is CUDA available):", x) for x in lines[i + 1 : i + 8]
+        re.match(r"^\s*(Is debug build|CUDA used to build PyTorch|OS|Os|Is CUDA available)\s*:", x) for x in lines[i + 1 : i + 8]
     ):
         return None
     j, blanks, last = i + 1, 0, i + 1

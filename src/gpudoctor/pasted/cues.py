@@ -283,6 +283,9 @@ _CONTAINER_SAID = re.compile(
     # error's advice, "or use an earlier cuda container", names no one's)
     r"|\b(?:I|I'm|we|we're)\s+(?:am\s+|are\s+)?(?:\w+\s+)?(?:using|use|run(?:ning)?)\s+(?:(?:a|an|the|my|our|this)\s+)?(?:[\w.:-]+\s+){0,5}?containers?\b"
     r"(?!\s*(?:toolkit|runtime|image|file|registry|hub|engine|cli|library|device)s?\b)"
+    # "I am using a docker image generated from dustynv/jetson-inference:r32.7.1": the program runs in a container of
+    # the image the reporter says they use (an image they only build, pull or push says nothing of where it runs)
+    r"|\b(?:I|I'm|we|we're)\s+(?:am\s+|are\s+)?(?:using|use|run(?:ning)?)\s+(?:a|an|the|my|our|this)\s+docker\s+images?\b"
     # the same in Chinese: "docker容器内" (inside the docker container), "进入容器后" (after entering the container)
     r"|(?:docker\s*)?\u5bb9\u5668(?:\u5185|\u4e2d|\u91cc)|\u8fdb\u5165(?:docker\s*)?\u5bb9\u5668"
     # the scheduler's event for a pod it placed ("Successfully assigned ix-app/app-664bdc6cff-g5d9b to node1":
@@ -536,6 +539,17 @@ def _ld_library_path_printed(g: Gathered, lines: list[str]) -> None:
             return
 
 
+def _ends_in_import_error(lines: list[str]) -> bool:
+    """Whether the traceback these lines continue ends in an import's error (ImportError, ModuleNotFoundError, or
+    OSError: a library it loads) before a prompt or another traceback starts."""
+    for later in lines[:_TRACEBACK_SPAN]:
+        if later.startswith("Traceback (most recent call last)") or later.lstrip().startswith(">>>"):
+            return False
+        if _IMPORT_ERROR_END.match(later[:MAX_LINE]):
+            return True
+    return False
+
+
 def _import_failed(g: Gathered, lines: list[str]) -> None:
     """The packages whose own import a traceback shows failing: a frame of site-packages/<pkg>/__init__.py at module
     level, then the traceback's ImportError (or OSError: a library it loads) before another traceback starts."""
@@ -562,11 +576,19 @@ def _import_failed(g: Gathered, lines: list[str]) -> None:
             _cue(g, IMPORT_FAILED, "jaxlib", line[:MAX_LINE])
             break
     for number, line in enumerate(lines):
-        if "import" not in line or (m := _IMPORT_TYPED.search(line[:MAX_LINE])) is None:
+        # (a REPL line set in Markdown emphasis or code, "*>>> import cupy*", is the same line typed)
+        if "import" not in line or (m := _IMPORT_TYPED.search(line[:MAX_LINE].strip().strip("*`"))) is None:
             continue
         after = [x for x in lines[number + 1 : number + 4] if x.strip()]
+        package = m.group("pkg") or m.group("pkg2")
+        known = any(c["cue"] == IMPORT_FAILED and c["means"] == package for c in g.cues)  # (its frames said so already)
+        if not known and after and after[0].startswith("Traceback (most recent call last)"):
+            # The traceback right after the typed import is that import's own: a package whose frames a mail client or
+            # a forum wrapped (`File` alone on its line, the path on the next) is still the one that failed.
+            start = next(k for k in range(number + 1, len(lines)) if lines[k].strip())
+            if _ends_in_import_error(lines[start + 1 :]):
+                _cue(g, IMPORT_FAILED, package, line[:MAX_LINE])
         if after and _SEGFAULT.match(after[0][:MAX_LINE]):
-            package = m.group("pkg") or m.group("pkg2")
             _cue(g, IMPORT_FAILED, package, line[:MAX_LINE])
             _cue(g, IMPORT_CRASHED, package, after[0][:MAX_LINE])
 

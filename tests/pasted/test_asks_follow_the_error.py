@@ -1,0 +1,135 @@
+"""Asks that follow the error (issue 28): a DLL Windows could not load asked where Windows looks for it; a typed
+import whose traceback follows it is that package's import failing, so nothing asks by importing it; vLLM's form of
+collect_env read, so its torch is not asked again; a conda listing asked of a virtual environment's interpreter
+becomes that environment's own pip listing; a docker image the reporter says they use places the asks in its
+container.
+
+Each rule on whole recorded reports (tests/blind cases, cited by path), with a near miss that must stay quiet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.doctor import diagnose
+from gpudoctor.facts import IMPORT_FAILED
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.pasted.ask import ask_for
+from gpudoctor.probed import Found
+
+_TESTS = Path(__file__).resolve().parent.parent
+
+
+def _case(folder: str, prefix: str) -> str:
+    (case,) = (_TESTS / "blind" / folder / "cases").glob(prefix + "-*")
+    return (case / "input.txt").read_text("utf-8")
+
+
+def _diagnose(text: str):
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not report.internal_errors, report.internal_errors
+    return report
+
+
+def _asks(text: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    report = _diagnose(text)
+    return [(tuple(map(str, a.command.argv)), tuple(a.command.pipe)) for a in ask_for(report.facts, report.findings)]
+
+
+# --- a DLL Windows could not load ----------------------------------------------------------------------------------
+
+
+def test_a_missing_toolkit_dll_is_asked_on_path_and_in_the_installed_toolkits():
+    # plans4 312 (PaddlePaddle 2.2.1 post112: "cublas64_11.dll not found", error 126): whether any copy is on PATH and
+    # whether a CUDA 11 toolkit holds one decide between installing it and putting its bin folder on PATH
+    asks = _asks(_case("plans4", "312"))
+    assert (("where.exe", "cublas64_11.dll"), ()) in asks
+    root = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
+    assert (("where.exe", "/R", root, "cublas64_11.dll"), ()) in asks
+
+
+def test_a_dll_only_warned_of_on_a_machine_that_runs_is_not_asked():
+    # tests/pasted/cases/lightweight-mmm-23: TensorFlow's dso_loader warns that cudart64_110.dll did not load and the
+    # program runs on the CPU: no finding to decide, so no where.exe
+    text = (_TESTS / "pasted/cases/lightweight-mmm-23-windows-cudart-warning-runs-fine/report.txt").read_text("utf-8")
+    assert not [argv for argv, _ in _asks(text) if argv[0] == "where.exe"]
+
+
+# --- a typed import followed by its traceback ----------------------------------------------------------------------
+
+
+def test_a_typed_import_whose_wrapped_traceback_follows_is_that_import_failing():
+    # plans4 308: `>>> import cupy` (set in Markdown emphasis), then a traceback whose frames a mail client wrapped
+    # (`File` alone, the path on the next line) ending in ImportError: libcudart.so.10.2. cupy's import failed, so
+    # no ask imports cupy; its distributions are asked of the environment's pip instead
+    text = _case("plans4", "308")
+    report = _diagnose(text)
+    assert "cupy" in {c["means"] for c in report.facts.pasted.cues if c["cue"] == IMPORT_FAILED}
+    asks = _asks(text)
+    assert not [argv for argv, _ in asks if any("import cupy" in w for w in argv)]
+    assert (("/home/lab/python_envs/nt_env/bin/python", "-m", "pip", "list"), ("grep", "-i", "cupy")) in asks
+
+
+def test_a_typed_import_that_succeeded_before_a_later_error_is_quiet():
+    # plans4 318: `>>> import tensorflow` returns; the error comes from tf.Session later: the import did not fail
+    report = _diagnose(_case("plans4", "318"))
+    assert "tensorflow" not in {c["means"] for c in report.facts.pasted.cues if c["cue"] == IMPORT_FAILED}
+
+
+# --- vLLM's collect_env --------------------------------------------------------------------------------------------
+
+
+def test_vllms_collect_env_is_read_whole_and_its_torch_not_asked_again():
+    # plans5 431: vLLM's collect_env (vllm/collect_env.py: sections ruled with "=" lines, keys padded to one column)
+    text = _case("plans5", "431")
+    torch = _diagnose(text).facts.frameworks.torch
+    assert isinstance(torch, Found)
+    assert (torch.value.version, torch.value.cuda, torch.value.build_known) == ("2.7.0+cu126", "12.6", True)
+    asks = _asks(text)
+    assert not [argv for argv, _ in asks if "torch.utils.collect_env" in argv]
+    # (the GPU's name the paste cut is still asked)
+    assert (("nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv"), ()) in asks
+
+
+# --- conda asked of a virtual environment --------------------------------------------------------------------------
+
+
+def test_a_conda_listing_is_asked_of_a_virtual_environments_pip():
+    # plans8 825: cuDF and cuML in a uv virtual environment (its .venv/bin/python in the traceback): conda manages no
+    # part of it, so RAPIDS' listing comes from that environment's pip, filtered alike
+    asks = _asks(_case("plans8", "825"))
+    python = "/mnt/c/Users/Hongb/Documents/Git/hongbomiao.com/machine-learning/hm-cuml/.venv/bin/python"
+    assert ((python, "-m", "pip", "list"), ("grep", "-E", "cudf|cuml|cugraph|rmm")) in asks
+    assert not [argv for argv, _ in asks if argv[0] == "conda"]
+
+
+def test_a_conda_listing_without_a_virtual_environment_shown_is_kept():
+    # plans7 623: the prompt's "(rapids)" environment and no virtual environment's interpreter: conda's listing stays
+    asks = _asks(_case("plans7", "623"))
+    assert (("conda", "list"), ("grep", "-E", "cudf|cuml|cugraph|rmm")) in asks
+
+
+# --- a container the reporter says they use, by its image -----------------------------------------------------------
+
+
+def _container(text: str) -> str | None:
+    from gpudoctor.planner import where
+
+    return where.container_said(_diagnose(text).facts)
+
+
+def test_a_docker_image_the_reporter_uses_is_where_the_program_runs():
+    # plans12 1207: "I am using a docker image generated from dustynv/jetson-inference:r32.7.1": the loader's and the
+    # interpreter's asks are typed inside that container (the reviewer: they did not say host or container)
+    text = _case("plans12", "1207")
+    assert _container(text) == "docker"
+    report = _diagnose(text)
+    placed = {str(a.command.argv[0]): a.command.note for a in ask_for(report.facts, report.findings)}
+    assert placed["ldconfig"] == placed["printenv"] == "inside the container"
+
+
+def test_a_docker_image_only_built_in_is_quiet():
+    # plans5 425: "I am building the required shared libraries from within the docker image, then running the
+    # inference code from outside": the program runs on the host
+    assert _container(_case("plans5", "425")) is None
