@@ -13,6 +13,7 @@ from gpudoctor.checks.base import Check
 from gpudoctor.checks.catalogued.builds import (
     check_build_cudnn_headers,
     check_build_toolkit_missing,
+    check_cmake_arch_list,
     check_cuda_vs_integration,
     check_python_headers,
     check_shell_nvcc_not_found,
@@ -129,6 +130,7 @@ CHECKS = (
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
     ),
     Check("catalogued-library-arch", "frameworks", ("framework-arch-unsupported",), check_library_below_arch_floor, ("pasted",)),
+    Check("catalogued-cmake-arch-list", "frameworks", ("framework-arch-unsupported",), check_cmake_arch_list, ("pasted",)),
     Check(
         "catalogued-bitsandbytes-windows",
         "frameworks",
