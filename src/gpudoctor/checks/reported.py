@@ -1643,6 +1643,7 @@ _DESCRIPTIVE = frozenset(
         "comfyui-frame",  # a traceback frame in ComfyUI's code: which program, no failure of its own
         "cuda-device-capability-said",  # ggml's device line: the GPU and its compute capability (checks.catalogued.builds)
         "cmake-configure-said",  # a CMake configure command that ran, with its -D options (checks.catalogued.builds)
+        "xla-build-cuda-said",  # the CUDA roots XLA searched (checks.catalogued.framework_builds reads its build's)
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

@@ -60,6 +60,7 @@ from gpudoctor.checks.catalogued.framework_builds import (
     check_tf_cudart_missing,
     check_tf_gpu_libraries,
     check_xla_libdevice_root,
+    check_xla_libdevice_wheel,
 )
 from gpudoctor.checks.catalogued.gpu_floors import (
     check_app_gpu_too_old,
@@ -170,4 +171,5 @@ CHECKS = (
     Check("catalogued-allocator", "frameworks", ("torch-allocator-unsupported",), check_allocator_backend, ("pasted",)),
     Check("catalogued-cuda-vs-integration", "toolkit", ("toolkit-missing-for-build",), check_cuda_vs_integration, ("pasted",)),
     Check("catalogued-xla-libdevice", "toolkit", ("toolkit-missing-for-build",), check_xla_libdevice_root, ("pasted",)),
+    Check("catalogued-xla-libdevice-wheel", "toolkit", ("toolkit-missing-for-build",), check_xla_libdevice_wheel, ("pasted",)),
 )
