@@ -318,7 +318,8 @@ def test_each_harmless_line_alone_is_no_finding(line):
             ["nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"],
         ),
         ("tensorflow-tpu-970-dnn-library-not-found.txt", ["python3 -m pip list"]),
-        ("tensorflow-60790-libdevice-not-found.txt", NVCC_WHEEL),
+        # (tensorflow-60790-libdevice-not-found.txt is explained now: its searched roots name the build's CUDA 11.8,
+        # whose nvcc wheel is the fix, tests/pasted/test_xla_libdevice_wheel.py)
         ("jax-7239-couldnt-invoke-ptxas.txt", ["which ptxas", *NVCC_WHEEL]),
         ("alpa-452-backend-gpu-no-visible-gpu-devices.txt", ["printenv CUDA_VISIBLE_DEVICES", "nvidia-smi -L"]),
         ("jax-18009-found-cusolver-older-than-built.txt", ["python3 -m pip list", "printenv LD_LIBRARY_PATH"]),

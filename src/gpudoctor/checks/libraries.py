@@ -800,6 +800,71 @@ _TENSORRT_WHEEL = {"8": "8.5.3.1"}
 _TENSORRT_SONAME = LazyPattern(r"^libnv(?:infer(?:_plugin)?|onnxparser|parsers)\.so\.(?P<major>\d+)$")
 
 
+# Where NVIDIA's TensorRT pip wheels put libnvinfer: from 8.6 on in a wheel of its own, tensorrt-libs (tensorrt-cuNN-libs
+# from 10.0), whose package is tensorrt_libs ("package_name = "##TENSORRT_MODULE##_libs"", package_data "*.so*":
+# NVIDIA/TensorRT python/packaging/libs_wheel/setup.py @147005ff), pulled in by the tensorrt package of that release;
+# before 8.6, inside the tensorrt package itself (the 8.5.3.1 wheel above; nvidia-tensorrt, its earlier name, whose
+# 99.0.0 is only a placeholder). Its __init__ loads them by path (ctypes.CDLL of each file, tensorrt_libs/__init__.py
+# @1637a26e), so `import tensorrt` works while a program that opens the soname by name does not find them.
+_TENSORRT_LIBS_WHEEL = LazyPattern(r"^tensorrt(?:-cu\d{2})?-libs$")
+_TENSORRT_WHEEL_SPEC = LazyPattern(
+    r"^(?P<name>(?:nvidia-)?tensorrt(?:-cu\d{2})?(?:-libs)?)==(?P<version>\d{1,2}\.\d[\w.]{0,20})$"
+)
+
+
+def _tensorrt_wheel_shown(facts: Facts, major: str) -> tuple[str, str, str, str] | None:
+    """NVIDIA's TensorRT wheel of `major` the text shows installed, as (distribution, version, its package folder,
+    the line that shows it): the environment's listing first, else a pip install the reporter ran (a notebook's too).
+    None where neither names one (nvidia-tensorrt 99.0.0, a placeholder, names none)."""
+    py = facts.frameworks.python
+    shown: list[tuple[str, str, str]] = []
+    if isinstance(py, Found):
+        shown += [(name, version, "") for name, version in py.value.distributions.items()]
+    for said in facts.pasted.reported("pip-install-said"):
+        for word in (said.get("args") or "").split():
+            if w := _TENSORRT_WHEEL_SPEC.match(word):
+                shown.append((w.group("name"), w.group("version"), said.line))
+    for name, version, line in shown:
+        if version.split(".")[0] != major or not re.fullmatch(r"(?:nvidia-)?tensorrt(?:-cu\d{2})?(?:-libs)?", name):
+            continue
+        separate = _TENSORRT_LIBS_WHEEL.match(name) or (name != "nvidia-tensorrt" and vkey(version) >= (8, 6))
+        return name, version, "tensorrt_libs" if separate else "tensorrt", line
+    return None
+
+
+def _tensorrt_wheel_off_path(facts: Facts, e, soname: str, major: str, wheel: tuple[str, str, str, str]) -> Finding:
+    """TensorRT's wheel of the major the program needs is installed, and the loader still misses its soname: the wheel's
+    folder is not where a program that opens the library by name looks (LD_LIBRARY_PATH, the ld.so cache, the default
+    folders: ld.so(8)). That folder first on LD_LIBRARY_PATH is the fix; another TensorRT install is not."""
+    from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
+
+    name, version, folder, line = wheel
+    exe = python_exe(facts)
+    where = Output((exe, "-c", f"import os, {folder} as m; print(os.path.dirname(m.__file__))"), site_dir=folder)
+    return Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorRT {major}'s {soname} is installed ({name} {version}) but not where the loader looks",
+        f"The loader could not find {soname}, as the text shows, yet the environment holds NVIDIA's TensorRT {major} "
+        f"wheel ({name} {version}), which keeps its libraries in site-packages/{folder}. 'import tensorrt' loads them "
+        f"from there by path; a program or plugin that opens {soname} by name (ONNX Runtime's TensorRT provider, a "
+        "TensorRT plugin) searches only LD_LIBRARY_PATH, the loader's cache and the default folders, none of which "
+        "holds that folder. The versions are not at fault: installing another TensorRT changes nothing.",
+        (ev("pasted", e.line), *((ev("pasted", line),) if line else ())),
+        Remediation(
+            f"Put the wheel's folder ({folder} in the interpreter's site-packages) first on LD_LIBRARY_PATH in the "
+            f"shell that starts the program, then check that {soname} loads by name and run the program again."
+            + keep_path(facts),
+            (
+                library_dir(facts, (where,), note=f"the folder that holds {soname}, first on LD_LIBRARY_PATH"),
+                Cmd((exe, "-c", f'import ctypes; ctypes.CDLL("{soname}")'), note="loads it by name, as the program does"),
+            ),
+            component="environment",
+        ),
+    )
+
+
 def check_tensorrt_runtime_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """The loader cannot find TensorRT's runtime (libnvinfer.so.N) for a program or plugin built against TensorRT N (in
     NVIDIA's TensorRT image, typically) and run where no TensorRT N is installed: the runtime of that major goes on the
@@ -814,6 +879,10 @@ def check_tensorrt_runtime_missing(facts: Facts, ctx: Context) -> Iterable[Findi
     from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
 
     exe = python_exe(facts)
+    wheel = _tensorrt_wheel_shown(facts, major)
+    if wheel is not None:
+        yield _tensorrt_wheel_off_path(facts, e, soname, major, wheel)
+        return
     pin = _TENSORRT_WHEEL.get(major)
     commands: tuple[Line, ...] = ()
     if pin:

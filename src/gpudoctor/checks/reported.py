@@ -1641,6 +1641,9 @@ _DESCRIPTIVE = frozenset(
         "cuda-toolkit-folder-said",  # a toolkit's folder on Windows, named (checks.catalogued.framework_builds reads it)
         "torch-allocator-said",  # ComfyUI's start-up line of the allocator backend (checks.catalogued.framework_builds)
         "comfyui-frame",  # a traceback frame in ComfyUI's code: which program, no failure of its own
+        "cuda-device-capability-said",  # ggml's device line: the GPU and its compute capability (checks.catalogued.builds)
+        "cmake-configure-said",  # a CMake configure command that ran, with its -D options (checks.catalogued.builds)
+        "xla-build-cuda-said",  # the CUDA roots XLA searched (checks.catalogued.framework_builds reads its build's)
     }
 )
 UNEXPLAINED = "pasted-error-unexplained"

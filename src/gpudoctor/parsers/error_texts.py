@@ -450,10 +450,11 @@ _TORCH_OOM_NEW = _Lazy(
 )
 _DOCKER_RUN = _Lazy(r"\bdocker\s+run\b(?P<args>[^\n]{0,400})")
 # A `pip install ...` the reporter ran, as a command line of its own (a shell prompt before it at most, `python -m pip` or
-# `pip`/`pip3`): never a message's advice ("run pip install x"), which stands inside a sentence.
+# `pip`/`pip3`; in a notebook cell, after IPython's shell escape `!` or its `%pip` magic, which install the same way):
+# never a message's advice ("run pip install x"), which stands inside a sentence.
 _PIP_INSTALL = _Lazy(
     r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:[\w@.:~/-]{0,80}[$#>]\s+|(?:PS\s+)?[A-Za-z]:\\[^<>|\n]{0,160}>\s*)?"
-    r"(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install\b(?P<args>[^\n]{0,400})"
+    r"(?:[!%][ \t]{0,2})?(?:python[\d.]*\s+-m\s+)?pip[\d.]*\s+install\b(?P<args>[^\n]{0,400})"
 )
 # A `conda install ...` (mamba's, micromamba's) the reporter ran: a command line of its own (a prompt before it at most)
 # or an inline code span in a sentence ("I ran `conda install -c pytorch pytorch=1.9.0 cudatoolkit=11.3`"), never the

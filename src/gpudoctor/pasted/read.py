@@ -229,6 +229,10 @@ _STARTUP_LINES = frozenset(
         "cuda-path-value",
         "cuda-toolkit-folder-said",
         "gpu-library-unloadable",
+        # a device line and a CMake configure command: what ran and how it was built (gpudoctor.checks.catalogued.builds)
+        "cuda-device-capability-said",
+        "cmake-configure-said",
+        "xla-build-cuda-said",
         # the reporter's own pip install: the command that ran, never the failure a cut traceback hides
         "pip-install-said",
         "conda-install-said",

@@ -13,6 +13,7 @@ from gpudoctor.checks.base import Check
 from gpudoctor.checks.catalogued.builds import (
     check_build_cudnn_headers,
     check_build_toolkit_missing,
+    check_cmake_arch_list,
     check_cuda_vs_integration,
     check_python_headers,
     check_shell_nvcc_not_found,
@@ -59,6 +60,7 @@ from gpudoctor.checks.catalogued.framework_builds import (
     check_tf_cudart_missing,
     check_tf_gpu_libraries,
     check_xla_libdevice_root,
+    check_xla_libdevice_wheel,
 )
 from gpudoctor.checks.catalogued.gpu_floors import (
     check_app_gpu_too_old,
@@ -129,6 +131,7 @@ CHECKS = (
         "catalogued-component-arch", "frameworks", ("framework-arch-unsupported",), check_component_below_min_arch, ("pasted",)
     ),
     Check("catalogued-library-arch", "frameworks", ("framework-arch-unsupported",), check_library_below_arch_floor, ("pasted",)),
+    Check("catalogued-cmake-arch-list", "frameworks", ("framework-arch-unsupported",), check_cmake_arch_list, ("pasted",)),
     Check(
         "catalogued-bitsandbytes-windows",
         "frameworks",
@@ -168,4 +171,5 @@ CHECKS = (
     Check("catalogued-allocator", "frameworks", ("torch-allocator-unsupported",), check_allocator_backend, ("pasted",)),
     Check("catalogued-cuda-vs-integration", "toolkit", ("toolkit-missing-for-build",), check_cuda_vs_integration, ("pasted",)),
     Check("catalogued-xla-libdevice", "toolkit", ("toolkit-missing-for-build",), check_xla_libdevice_root, ("pasted",)),
+    Check("catalogued-xla-libdevice-wheel", "toolkit", ("toolkit-missing-for-build",), check_xla_libdevice_wheel, ("pasted",)),
 )

@@ -395,3 +395,105 @@ def check_cuda_vs_integration(facts: Facts, ctx: Context) -> Iterable[Finding]:
             component="toolkit",
         ),
     )
+
+
+# CMake's cache entry naming the architectures a CUDA target is compiled for (Kitware/CMake
+# Help/variable/CMAKE_CUDA_ARCHITECTURES.rst @d837f8b6: it initialises every target's CUDA_ARCHITECTURES; "Users are
+# encouraged to override this"). Its entries are numbers with an optional -real or -virtual suffix.
+_CUDA_ARCHS = "CMAKE_CUDA_ARCHITECTURES"
+
+
+def _configure_options(args: str, system: str | None) -> tuple[str, ...] | None:
+    """The -D options (NAME=VALUE, NAME:TYPE=VALUE) of a shown CMake configure command, in order, as CMake reads
+    them (Help/manual/OPTIONS_BUILD.txt @6d68aab2: "-D <var>=<value>" or "-D<var>=<value>"); None where the line is
+    not a plain command (a substitution, an unbalanced quote): then nothing of it is carried into a command."""
+    from gpudoctor.cmdline import shell_for_os, split_plain
+
+    words = split_plain(args, shell_for_os(system))
+    if words is None:
+        return None
+    out: list[str] = []
+    for i, w in enumerate(words):
+        value = words[i + 1] if w == "-D" and i + 1 < len(words) else w[2:] if w.startswith("-D") and len(w) > 2 else ""
+        if re.fullmatch(r"[A-Za-z_][\w.+-]{0,100}(?::[A-Z]{1,10})?=[^\n]{0,300}", value):
+            out.append(value)
+    return tuple(out)
+
+
+def check_cmake_arch_list(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """ggml's "no kernel image is available for execution on the device" where ggml's own device line gives the GPU's
+    compute capability (catalogue.toml: ggml-cuda-device-capability): the ggml that runs was compiled without that
+    architecture. A CMake build compiles the architectures CMAKE_CUDA_ARCHITECTURES lists, a project default where the
+    configure named none (llama.cpp's and ggml's lists of 2023 started at 52: an sm_50 GPU got no kernels, as
+    ggml-org/ggml#465's reporter found), so the fix is a build that names the GPU's architecture, not a driver or a
+    toolkit. The options of a configure the text shows are kept, in a new build folder; without one, the build folder
+    it was configured in keeps its options in CMakeCache.txt and only the list changes. A configure whose list already
+    holds the architecture is another cause: quiet."""
+    from gpudoctor.cmdline import Line
+
+    failed = _said(facts, "no-kernel-image")
+    devices = [e for e in _said(facts, "cuda-device-capability-said") if e.get("capability")]
+    if not failed or not devices:
+        return
+    device = devices[0]
+    cc, gpu = device.get("capability") or "", device.get("gpu") or "this GPU"
+    arch = cc.replace(".", "")
+    configures = _said(facts, "cmake-configure-said")
+    options = _configure_options(configures[0].get("args") or "", facts.platform.system) if configures else None
+    listed = [o.split("=", 1)[1] for o in options or () if o.split("=", 1)[0].split(":")[0] == _CUDA_ARCHS]
+    if any(arch in {a.strip().split("-")[0] for a in value.split(";")} for value in listed):
+        return  # the build was asked for this architecture: the kernel is missing for another reason
+    kept = tuple(o for o in options or () if o.split("=", 1)[0].split(":")[0] != _CUDA_ARCHS)
+    target = ctx.matrix.cc_target(cc)
+    nvcc = facts.toolkits.nvcc_on_path_version
+    can = ctx.matrix.cuda_can_target(nvcc, cc) if nvcc else None
+    span = ""
+    if target is not None and (target.first_cuda or target.last_cuda):
+        span = (
+            f"CUDA {target.first_cuda or '8.0'} "
+            + (f"to {target.last_cuda}" if target.last_cuda else "and newer")
+            + f" compile for compute capability {cc}"
+        )
+    commands: list[Line] = []
+    if span:
+        commands.append(Cmd(("nvcc", "--version"), note=span))
+    folder: str | Placeholder
+    if kept:
+        folder = f"build-sm{arch}"
+        commands.append(
+            Cmd(
+                ("cmake", "-B", folder, *(f"-D{o}" for o in kept), f"-D{_CUDA_ARCHS}={arch}"),
+                note="in the source folder: a new build folder, with the options it was configured with",
+            )
+        )
+    else:
+        folder = Placeholder("build-folder")
+        commands.append(
+            Cmd(
+                ("cmake", "-B", folder, f"-D{_CUDA_ARCHS}={arch}"),
+                note="in the source folder, on the build folder it was configured in: its other options stay in its "
+                "CMakeCache.txt",
+            )
+        )
+    commands.append(Cmd(("cmake", "--build", folder, "--config", "Release"), note="then run the program from this build"))
+    lacks = f"its list ({'; '.join(listed)}) lacks {arch}" if listed else "its configure named no architecture list"
+    yield Finding(
+        "framework-arch-unsupported",
+        Severity.ERROR,
+        "frameworks",
+        f"the ggml build that runs has no CUDA kernels for the {gpu} (compute capability {cc}, sm_{arch})",
+        f"ggml found the {gpu}, of compute capability {cc}, and its first kernel failed with 'no kernel image is "
+        "available for execution on the device': the build carries no code for this architecture. A CMake build "
+        f"compiles the architectures {_CUDA_ARCHS} lists, and {lacks}, so the project's default list was compiled, "
+        f"which may not hold {arch}. The driver and the CUDA toolkit are not at fault"
+        + (f" (nvcc {nvcc} cannot compile for {cc}, though: a toolkit that can is needed first)" if can is False else "")
+        + f"; a build configured with {_CUDA_ARCHS}={arch} runs on it.",
+        (ev("pasted", device.line), ev("pasted", failed[0].line), *((ev("pasted", configures[0].line),) if configures else ())),
+        Remediation(
+            f"Configure the build again with {_CUDA_ARCHS}={arch} (the GPU's architecture; a list such as "
+            f'"{arch};61;70" keeps others too), build it, and run the program from that build.'
+            + (f" {span}: nvcc --version shows which compiles." if span else ""),
+            tuple(commands),
+            component="toolkit",
+        ),
+    )

@@ -430,6 +430,60 @@ def check_xla_libdevice_root(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# NVIDIA's nvcc wheel per CUDA a framework was built with, where the pin was checked (tests/pasted/pins-checked-h192.txt):
+# it holds nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc and nvidia/cuda_nvcc/bin/ptxas (read from the wheel), the
+# layout XLA looks for under a CUDA root.
+_NVCC_WHEEL = {"11.8": "nvidia-cuda-nvcc-cu11==11.8.89"}
+
+
+def check_xla_libdevice_wheel(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """XLA's "Can't find libdevice directory" (catalogue.toml: xla-libdevice-not-found) off Windows, where the roots it
+    searched are its build's CUDA location, /usr/local/cuda and the working directory (xla-cuda-roots-build-dir: the
+    releases before XLA also looked in site-packages, TensorFlow 2.12 and 2.13 among them) and XLA was not pointed
+    anywhere: no toolkit is where it looks. The cheapest sufficient fix needs no root and no toolkit: NVIDIA's nvcc wheel
+    of the build's CUDA, in the interpreter that runs the program, carries nvvm/libdevice and ptxas in its package folder,
+    and XLA_FLAGS=--xla_gpu_cuda_data_dir names that folder (openxla/xla nvptx_libdevice_path.cc @80c095fc: the flag's
+    folder is searched first). A build's CUDA with no checked wheel pin is left to the catalogue's asks."""
+    said = _said(facts, "xla-cuda-data-dir-missing")
+    roots = [e for e in _said(facts, "xla-build-cuda-said") if e.get("cuda")]
+    if not said or not roots or facts.platform.system == "Windows":
+        return
+    if "xla_gpu_cuda_data_dir" in (facts.platform.env.get("XLA_FLAGS") or ""):
+        return  # XLA was pointed somewhere: what is in that folder is what the asks decide
+    cuda = roots[0].get("cuda") or ""
+    pin = _NVCC_WHEEL.get(cuda)
+    if pin is None:
+        return
+    from gpudoctor.planner.remedy import pip
+    from gpudoctor.planner.where import python_exe
+
+    exe = python_exe(facts)
+    folder = Cmd(
+        (exe, "-c", "import os, nvidia.cuda_nvcc as m; print(os.path.dirname(m.__file__))"),
+        note="the folder XLA_FLAGS names: it holds nvvm/libdevice and bin/ptxas",
+    )
+    yield Finding(
+        "toolkit-missing-for-build",
+        Severity.ERROR,
+        "toolkit",
+        f"XLA's JIT found no nvvm/libdevice: no CUDA {cuda} toolkit where it looks, and it was not told where one is",
+        "XLA (TensorFlow's JIT compilation, JAX) compiles GPU kernels itself and needs libdevice.10.bc from a CUDA "
+        f"toolkit's nvvm/libdevice (and its ptxas). It searched only its build's CUDA location ({roots[0].get('root')}), "
+        "/usr/local/cuda and the working directory, as the text shows, and found none, so the step it compiles (a Keras "
+        "optimizer's update, a jit-compiled function) fails. The GPU, the driver and the CUDA runtime libraries work; "
+        f"what is missing is the compiler's part of CUDA {cuda}. NVIDIA's nvcc wheel carries it without root or a "
+        "toolkit install, in its package folder, which XLA_FLAGS then names.",
+        (ev("pasted", said[0].line), ev("pasted", roots[0].line)),
+        Remediation(
+            f"Install NVIDIA's nvcc wheel of CUDA {cuda} ({pin}) in the interpreter that runs the program, then, in the "
+            "shell that starts it, set XLA_FLAGS=--xla_gpu_cuda_data_dir=<the folder the second line prints> and run it "
+            f"again there (a CUDA {cuda} toolkit installed in {roots[0].get('root')} serves too, with no variable).",
+            (pip(facts, "install", pin), folder),
+            component="toolkit",
+        ),
+    )
+
+
 def _comfyui_start(facts: Facts, root: str | None) -> tuple[Cmd, str]:
     r"""ComfyUI's start with the native allocator, in the interpreter it ran: the portable build's own python_embeded
     (its run_nvidia_gpu.bat: `.\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build`, ComfyUI's
