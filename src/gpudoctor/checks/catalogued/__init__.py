@@ -42,6 +42,7 @@ from gpudoctor.checks.catalogued.containers import (
     check_hook_devices_allow_rootless,
     check_image_cuda_compat_refused,
     check_image_driver_files,
+    check_image_tag_missing,
     check_shared_memory,
 )
 from gpudoctor.checks.catalogued.devices import (
@@ -83,6 +84,7 @@ CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
+    Check("catalogued-image-tag", "platform", ("container-image-tag-missing",), check_image_tag_missing, ("pasted",)),
     Check("catalogued-app-image-variant", "platform", ("app-image-cpu-variant",), check_app_image_variant, ("pasted",)),
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-cdi-device", "platform", ("container-no-gpu",), check_cdi_unresolved, ("pasted",)),
