@@ -1,6 +1,7 @@
 """What a container's setup asked for, read from real reports (issues 27/28, blind set 13's containers family): an
 image tag the registry does not hold, a Singularity container entered without --nv under PyTorch Lightning's
-"your machine only has: []", a pod created without the video driver capability. Whole pastes, data asserted."""
+"your machine only has: []", a pod created without the video driver capability, the GPU Operator's driver container on a
+kernel its distribution does not carry. Whole pastes, data asserted."""
 
 from __future__ import annotations
 
@@ -134,3 +135,54 @@ def test_a_pod_that_asked_for_video_is_not_the_capability():
     )
     found, _ = _run(_case("1336") + "\n" + asked)
     assert VIDEO not in found, found.keys()
+
+
+KERNEL = "driver-container-kernel-unsupported"
+
+
+@states(KERNEL, FIRES)
+def test_the_operators_driver_container_on_a_kernel_outside_the_distribution_builds_on_the_node():
+    # tests/blind/plans13 case 1313 (ELRepo's 5.4.124-1.el7.elrepo.x86_64 on CentOS 7.9, the driver pod in
+    # CrashLoopBackOff) and NVIDIA/gpu-operator#155 (the catalogue's example: "Could not resolve Linux kernel version" on
+    # CentOS 7.6 with kernel 4.19.12-1.el7)
+    cases = (
+        (_case("1313"), "5.4.124-1.el7.elrepo.x86_64"),
+        (
+            EXAMPLES.joinpath("gpu-operator-155-centos7-kernel-4-19-could-not-resolve-kernel-version.txt").read_text(
+                encoding="utf-8"
+            ),
+            "4.19.12-1.el7",
+        ),
+    )
+    for text, release in cases:
+        found, _ = _run(text)
+        f = found[KERNEL]
+        assert (f.remediation.component, f.remediation.where) == ("driver", "the GPU node")
+        argvs = _argvs(f)
+        assert argvs[:3] == [("uname", "-r"), ("rpm", "-qf", f"/boot/vmlinuz-{release}"), ("nvidia-smi",)]
+        # the operator keeps its release and turns its driver container off (the release and its namespace are not
+        # shown: the plan lists them, gpudoctor.planner.deciders)
+        assert argvs[3] == (
+            "helm",
+            "upgrade",
+            "<helm-release>",
+            "nvidia/gpu-operator",
+            "-n",
+            "<namespace>",
+            "--reuse-values",
+            "--set",
+            "driver.enabled=false",
+        )
+        # never the distribution's kernel-headers of another kernel, never a reinstall of the operator
+        assert not any(a[:2] in (("yum", "install"), ("helm", "install")) for a in argvs)
+
+
+@states(KERNEL, QUIET)
+def test_the_driver_container_on_the_distributions_own_kernel_is_left_to_the_asks():
+    # the quiet twins: NVIDIA/gpu-operator#73 (its uname line, verbatim): CentOS 8's own 4.18.0 kernel (el8), beside the
+    # driver pod's crash; and the catalogue's example of the crash loop alone (gpu-operator#130), no kernel shown
+    uname = "Linux test-gpu-operator 4.18.0-193.14.2.el8_2.x86_64 #1 SMP Sun Jul 26 03:54:29 UTC 2020 x86_64 x86_64 x86_64 GNU/Linux\n"
+    crash = EXAMPLES.joinpath("gpu-operator-130-driver-daemonset-crashloop.txt").read_text(encoding="utf-8")
+    for text in (uname + crash, crash):
+        found, _ = _run(text)
+        assert KERNEL not in found, found.keys()

@@ -841,3 +841,75 @@ def check_image_tag_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (ev("pasted", said[0].line),),
         Remediation(fix, steps, component="container", where="the host"),
     )
+
+
+def check_driver_container_kernel(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The GPU Operator's driver container failing (its "Could not resolve Linux kernel version", or its pod in
+    CrashLoopBackOff) on a node whose running kernel the text shows from outside the distribution's repositories (ELRepo's
+    kernel-lt or kernel-ml, a 4.x kernel on CentOS 7: facts.KERNEL_OUTSIDE_DISTRO). The container builds the module
+    against the kernel-headers and kernel-devel of the running kernel that it installs from the distribution's
+    repositories (NVIDIA/gpu-driver-container centos7/nvidia-driver @3938ca45, _resolve_kernel_version and
+    _install_prerequisites), which carry none for such a kernel: no restart of the pod helps. The node's driver is then
+    built on the node against that kernel's own -devel package with the operator's driver container turned off
+    (driver.enabled=false, the GPU Operator's mode for a preinstalled driver), or the node boots its distribution's
+    kernel again; a driver image changed to install the other repository's headers also works (NVIDIA/gpu-operator#155)."""
+    from gpudoctor.facts import KERNEL_OUTSIDE_DISTRO
+
+    said = _said(facts, "driver-container-kernel-unresolved") or _said(facts, "gpu-operator-driver-crashing")
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == KERNEL_OUTSIDE_DISTRO), None)
+    if not said or cue is None or not (release := cue.get("means") or ""):
+        return
+    elrepo = ".elrepo" in release
+    yield Finding(
+        "driver-container-kernel-unsupported",
+        Severity.ERROR,
+        "driver",
+        f"the GPU Operator's driver container cannot build the driver for the node's kernel {release}",
+        f"The node runs the kernel {release}, which its distribution's repositories do not carry"
+        + (" (it is ELRepo's kernel-lt or kernel-ml)" if elrepo else "")
+        + ". The operator's driver container builds the NVIDIA module against the headers of the running kernel, "
+        "installed from the distribution's repositories; finding none it stops ('Could not resolve Linux kernel "
+        "version') and its pod restarts in CrashLoopBackOff, while the toolkit and device plugin wait for it. "
+        "Restarting the pod, or reinstalling the operator or the toolkit, changes nothing.",
+        (ev("pasted", said[0].line), ev("pasted", cue.get("line") or release)),
+        Remediation(
+            "On the GPU node: build the driver there, against the running kernel's own -devel package (the package "
+            "rpm names, kernel-lt or kernel-ml, its -devel from the same repository: yum --enablerepo=elrepo-kernel "
+            f"install kernel-lt-devel-{release} for kernel-lt), with NVIDIA's .run installer of the driver version the "
+            "operator used and --dkms, until nvidia-smi answers on the node; then turn the operator's driver container "
+            "off so it uses that driver and keeps the toolkit and the device plugin.",
+            (
+                Cmd(("uname", "-r"), note=f"on the GPU node: {release}"),
+                Cmd(
+                    ("rpm", "-qf", f"/boot/vmlinuz-{release}"),
+                    note="on the node: the kernel's package, whose -devel the build needs",
+                ),
+                Cmd(("nvidia-smi",), note="on the node, after the driver is built there: it answers"),
+                Cmd(
+                    (
+                        "helm",
+                        "upgrade",
+                        Placeholder("helm-release"),
+                        "nvidia/gpu-operator",
+                        "-n",
+                        Placeholder("namespace"),
+                        "--reuse-values",
+                        "--set",
+                        "driver.enabled=false",
+                    ),
+                    note="the operator uses the node's driver; toolkit, device plugin and validators stay",
+                ),
+            ),
+            requires_root=True,
+            component="driver",
+            where="the GPU node",
+            alternative=Remediation(
+                "Boot the node into its distribution's own kernel again (the one the driver container found headers "
+                "for before), or build a driver image whose script installs the other repository's kernel headers and "
+                "point the operator's driver.repository and driver.image at it.",
+                (),
+                component="driver",
+                where="the GPU node",
+            ),
+        ),
+    )
