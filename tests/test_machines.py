@@ -171,6 +171,12 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # a video library missing in a container docker exec names, with no video capability shown: pasted text only (a
         # snapshot records no container's creation options); tests/spec/test_pasted_video_packages.py states it
         "container-video-capability-missing",
+        # docker's pull of an nvidia/cuda tag the registry does not hold: pasted text only (a snapshot pulls no image);
+        # tests/spec/test_pasted_container_requests.py states it
+        "container-image-tag-missing",
+        # the GPU Operator's driver container failing on a node whose kernel its distribution does not carry: the
+        # cluster's text only (a snapshot reads no pod); tests/spec/test_pasted_container_requests.py states it
+        "driver-container-kernel-unsupported",
         # CUDA's error 46 beside a compute mode nvidia-smi shows: both read from pasted text only (a snapshot probes no
         # failing program); tests/spec/test_compute_mode.py states it
         "gpu-compute-mode-restricted",

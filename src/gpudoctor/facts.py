@@ -491,6 +491,11 @@ OTHER_GPU_BESIDE = "another vendor's GPU beside the NVIDIA one"
 # /etc/nv_tegra_release): its integrated GPU has no nvidia-smi before JetPack 6 (tegrastats and jtop are its tools) and
 # its L4T release, not a driver table, decides the builds that run. `means` is the L4T release where the text shows it.
 JETSON_SAID = "an NVIDIA Jetson (L4T)"
+# The cue the pasted reader sets where the text shows a node's kernel that its distribution's repositories do not carry:
+# ELRepo's kernel-lt and kernel-ml (their releases end in .elrepo), or a 4.x or newer kernel on an x86_64 CentOS 7, whose
+# own kernels are 3.10.0. `means` is the kernel release. A driver built in a container from the distribution's kernel
+# headers (the GPU Operator's driver container) finds none for it: gpudoctor.checks.catalogued.containers reads it.
+KERNEL_OUTSIDE_DISTRO = "a kernel from outside the distribution's repositories"
 # The cue the pasted reader sets where the text names an image of a GPU application gpudoctor/planner/apps.toml
 # catalogues, with its tag: `means` the image, `app` the application's id, `tag`, and `wants` the first line that shows
 # the application's GPU part asked for ("" where none does). gpudoctor.checks.catalogued.containers reads it.

@@ -205,6 +205,14 @@ class Matrix:
                 return r
         return rows[0]
 
+    def cuda_last_release(self, cuda: str) -> CudaRelease | None:
+        """The newest release row of ``cuda``'s minor ("11.0" -> 11.0.3, its last update), prereleases left out."""
+        try:
+            rows = [r for r in self._by_minor.get(_minor(cuda), ()) if not r.prerelease]
+        except ValueError:
+            return None
+        return max(rows, key=lambda r: version_key(r.release), default=None)
+
     def min_driver_for_cuda(self, cuda: str, os: str = "linux") -> str | None:
         """The toolkit driver: minimum driver for full support of ``cuda`` (None if NVIDIA lists none).
 

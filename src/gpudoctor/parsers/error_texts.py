@@ -157,6 +157,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "shm-not-writable": "NCCL could not create its shared-memory segment in /dev/shm: permission denied",
     "slurm-job-without-gpus": "a Slurm job or step allocated no GPU (CUDA_VISIBLE_DEVICES=NoDevFiles: no --gres)",
     "video-library-missing": "FFmpeg could not load the driver's NVENC/NVDEC library (libnvidia-encode, libnvcuvid)",
+    "image-manifest-unknown": "the registry holds no image under the tag docker asked for (manifest unknown)",
     "distro-package-installed": "an NVIDIA package listed as installed (apt list --installed, dpkg -l)",
     "tensorrt-version-said": "the TensorRT release an issue template's environment fields state",
     "cudnn-version-said": "the cuDNN version an issue template's environment fields state",

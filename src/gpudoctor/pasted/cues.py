@@ -34,6 +34,7 @@ from gpudoctor.facts import (
     IMPORT_FAILED,
     JAX_BEFORE_ENV_INFO,
     JETSON_SAID,
+    KERNEL_OUTSIDE_DISTRO,
     KILLED_SAID,
     NO_GPU_SAID,
     NO_NVIDIA_GPU,
@@ -375,6 +376,13 @@ _TRACEBACK_SPAN = 80  # lines a traceback's frames and its last line are read wi
 # traceback through it that ends in an error (or that the paste cuts there) is jax's import failing at jaxlib.
 _JAXLIB_WRAPPER_FRAME = re.compile(r'File "[^"]{0,300}[\\/]jax[\\/]_src[\\/]lib[\\/]__init__\.py", line \d+')
 _JAXLIB_WRAPPER_END = re.compile(r"^\s*(?:ImportError|ModuleNotFoundError|RuntimeError|OSError|ValueError)\b")
+# A kernel release its distribution's repositories do not carry (facts.KERNEL_OUTSIDE_DISTRO): ELRepo's (kernel-lt,
+# kernel-ml: "5.4.124-1.el7.elrepo.x86_64"), or a 4.x or newer kernel built for el7 on x86_64 ("4.19.12-1.el7"), where
+# CentOS 7's own are 3.10.0 (its AltArch aarch64 and ppc64le kernels are 4.x: left out).
+_KERNEL_OUTSIDE_DISTRO = re.compile(
+    r"(?<![\w.-])(?P<release>\d{1,2}\.\d{1,3}\.\d{1,4}-\d{1,6}(?:\.\d{1,6}){0,3}\.el\d{1,2}(?:_\d{1,2})?\.elrepo(?:\.(?:x86_64|noarch))?"
+    r"|(?:[4-9]|[1-9]\d)\.\d{1,3}\.\d{1,4}-\d{1,6}(?:\.\d{1,6}){0,3}\.el7(?:_\d{1,2})?(?:\.x86_64)?)(?![\w.-])"
+)
 _SUSPEND_SAID = re.compile(
     r"\bsuspend(?:ed|ing|s)?\b|\bhibernat(?:e|ed|es|ion|ing)\b|\bstandby\b"
     r"|\bafter\s+(?:[a-z]+\s+){0,2}(?:sleep|sleeping|resume|resuming|waking\s+up|wake\s*up)\b(?!\s*\()"
@@ -779,6 +787,9 @@ def read_cues(g: Gathered, text: str) -> None:
         else:
             l4t = release.group(3) or release.group(4) or release.group(5) or f"{release.group(1)}.{release.group(2)}"
             _cue(g, JETSON_SAID, f"an NVIDIA Jetson, L4T R{l4t}", said)
+    if m := _KERNEL_OUTSIDE_DISTRO.search(text[:1_000_000]):
+        line = next((x for x in lines if _KERNEL_OUTSIDE_DISTRO.search(x[:MAX_LINE])), m.group(0))
+        _cue(g, KERNEL_OUTSIDE_DISTRO, m.group("release"), line[:MAX_LINE])
     _applications(g, text[:1_000_000])
     if m := _SUSPEND_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _SUSPEND_SAID.search(x[:MAX_LINE])), m.group(0))

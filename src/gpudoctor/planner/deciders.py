@@ -100,6 +100,8 @@ _LISTS = {
     "namespace": _kube_pods,
     "node": lambda tool: Cmd(("kubectl", "get", "nodes")),
     "deployment": lambda tool: Cmd(("kubectl", "get", "deployments", "-A")),
+    # a Helm release by its name and namespace (Helm's docs, "helm list": --all-namespaces lists every namespace's)
+    "helm-release": lambda tool: Cmd(("helm", "list", "-A"), note="the NAME and NAMESPACE of the release"),
     "job-id": lambda tool: Cmd(("squeue", "--me"), note="the JOBID column"),
     # Apptainer's and Singularity's image files (.sif; .simg from Singularity 2), found under where the job runs (find(1))
     "sif-file": lambda tool: Cmd(

@@ -39,10 +39,12 @@ from gpudoctor.checks.catalogued.containers import (
     check_cdi_unresolved,
     check_docker_gpu_driver,
     check_docker_unknown_runtime,
+    check_driver_container_kernel,
     check_hook_cgroup_not_permitted,
     check_hook_devices_allow_rootless,
     check_image_cuda_compat_refused,
     check_image_driver_files,
+    check_image_tag_missing,
     check_shared_memory,
 )
 from gpudoctor.checks.catalogued.devices import (
@@ -85,6 +87,14 @@ CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
+    Check("catalogued-image-tag", "platform", ("container-image-tag-missing",), check_image_tag_missing, ("pasted",)),
+    Check(
+        "catalogued-driver-container-kernel",
+        "driver",
+        ("driver-container-kernel-unsupported",),
+        check_driver_container_kernel,
+        ("pasted",),
+    ),
     Check("catalogued-app-image-variant", "platform", ("app-image-cpu-variant",), check_app_image_variant, ("pasted",)),
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-cdi-device", "platform", ("container-no-gpu",), check_cdi_unresolved, ("pasted",)),

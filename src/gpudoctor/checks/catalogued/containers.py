@@ -764,3 +764,152 @@ def check_app_image_variant(facts: Facts, ctx: Context) -> Iterable[Finding]:
             where="the host",
         ),
     )
+
+
+# NVIDIA's CUDA image repository, as docker names it (Docker Hub's nvidia/cuda, also written with its registry), and its
+# tags: the toolkit release, the image flavour (base, runtime, devel, cudnn8-runtime, ...) and the OS it is built on
+# (NVIDIA/nvidia-docker#1735: nvidia/cuda:11.6.2-base-ubuntu20.04 runs where 11.0-base-ubuntu20.04 is gone).
+_CUDA_IMAGE = LazyPattern(r"(?:(?:docker\.io|nvcr\.io)/)?nvidia/cuda")
+_CUDA_TAG = LazyPattern(r"(?P<major>\d{1,2})\.(?P<minor>\d{1,2})(?P<patch>\.\d{1,3})?(?P<rest>(?:-[a-z0-9.]{1,30}){0,4})")
+_IMAGE_OS = LazyPattern(r"(?:ubuntu|centos|ubi|rockylinux|oraclelinux|amzn)\d[\d.]{0,6}")
+# The Ubuntu releases NVIDIA builds a CUDA 11 and 12 image on (the host's own, where it is one of them: the image's OS
+# need not match the host's, and the same one reads least surprising to the person).
+_UBUNTU_IMAGES = ("18.04", "20.04", "22.04", "24.04")
+
+
+def check_image_tag_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """docker's "manifest for nvidia/cuda:TAG not found: manifest unknown" (moby distribution/errors.go): the registry
+    holds no such tag, so the pull failed before the container, the NVIDIA runtime or the driver were involved. NVIDIA
+    tags its CUDA images with the toolkit's full release and the OS (11.0.3-base-ubuntu18.04) and took the short tags
+    (11.0-base) and end-of-life releases down: a short CUDA 11 or newer tag has its minor's last update (the matrix's
+    releases, compat_matrix/cuda_driver.toml) and an OS written in; an older CUDA, or a full tag taken down, is replaced
+    by a tag of a CUDA the host's driver supports, which nvidia-smi says. Another repository's tag stays with the asks:
+    its tags are its publisher's."""
+    said = _said(facts, "image-manifest-unknown")
+    if not said:
+        return
+    ref = said[0].get("image") or ""
+    repo, _, tag = ref.rpartition(":")
+    if not _CUDA_IMAGE.fullmatch(repo) or (m := _CUDA_TAG.fullmatch(tag)) is None:
+        return
+    major, minor = int(m.group("major")), int(m.group("minor"))
+    parts = [p for p in (m.group("rest") or "").split("-") if p]
+    os_part = next((p for p in parts if _IMAGE_OS.fullmatch(p)), None)
+    flavour = "-".join(p for p in parts if p != os_part) or "base"
+    release = ctx.matrix.cuda_last_release(f"{major}.{minor}") if major >= 11 and not m.group("patch") else None
+    check_driver = Cmd(("nvidia-smi",), note="on the host: 'CUDA Version' is the newest CUDA an image may carry here")
+    steps: tuple[Cmd, ...]
+    if release is not None:
+        distro = facts.platform.distro
+        host_ubuntu = distro.version_id if distro.id == "ubuntu" and distro.version_id in _UBUNTU_IMAGES else None
+        os_tag = os_part or f"ubuntu{host_ubuntu or ('22.04' if major >= 12 else '20.04')}"
+        new = f"{repo}:{release.release}-{flavour}-{os_tag}"
+        runs = [e for e in facts.pasted.reported("docker-run-said") if ref in (e.get("args") or "").split()]
+        # the reporter's own run on the new tag; where none is shown (a Dockerfile's FROM, a CI job), its pull
+        steps = (
+            (
+                Cmd(
+                    ("docker", "run", *(new if w == ref else w for w in (runs[-1].get("args") or "").split())),
+                    note="the same run, on a tag that exists",
+                ),
+            )
+            if runs
+            else (Cmd(("docker", "pull", new), note="then the same tag where the old one is written (FROM, compose, CI)"),)
+        )
+        fix = (
+            f"Use the tag NVIDIA publishes for CUDA {major}.{minor}: {new} (its last update, {release.release}, with the "
+            "flavour and an OS in the tag); the short form is gone from the registry. Any other tag of NVIDIA's "
+            "supported-tags list whose CUDA the host's driver supports does the same."
+        )
+    else:
+        steps = (check_driver,)
+        fix = (
+            f"Use a tag NVIDIA still publishes: a current release of a CUDA the host's driver supports, written in full "
+            f"with its flavour and OS (as {repo}:12.2.2-{flavour}-ubuntu22.04 is), from NVIDIA's supported-tags list; "
+            f"{'the CUDA 10 and older images were taken down' if major < 11 else 'end-of-life releases are taken down'}."
+        )
+    yield Finding(
+        "container-image-tag-missing",
+        Severity.ERROR,
+        "platform",
+        f"the image tag {ref} does not exist in the registry: the GPU setup never ran",
+        f"docker answered 'manifest for {ref} not found: manifest unknown': the registry has no image under that tag, so "
+        "the pull failed before a container was made. The NVIDIA container runtime, the driver and the host's CUDA "
+        "toolkit were not involved and need no change. NVIDIA tags its CUDA images with the toolkit's full release "
+        "and the OS (11.0.3-base-ubuntu18.04) and has taken the short tags (11.0-base, latest) and end-of-life "
+        "releases down.",
+        (ev("pasted", said[0].line),),
+        Remediation(fix, steps, component="container", where="the host"),
+    )
+
+
+def check_driver_container_kernel(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The GPU Operator's driver container failing (its "Could not resolve Linux kernel version", or its pod in
+    CrashLoopBackOff) on a node whose running kernel the text shows from outside the distribution's repositories (ELRepo's
+    kernel-lt or kernel-ml, a 4.x kernel on CentOS 7: facts.KERNEL_OUTSIDE_DISTRO). The container builds the module
+    against the kernel-headers and kernel-devel of the running kernel that it installs from the distribution's
+    repositories (NVIDIA/gpu-driver-container centos7/nvidia-driver @3938ca45, _resolve_kernel_version and
+    _install_prerequisites), which carry none for such a kernel: no restart of the pod helps. The node's driver is then
+    built on the node against that kernel's own -devel package with the operator's driver container turned off
+    (driver.enabled=false, the GPU Operator's mode for a preinstalled driver), or the node boots its distribution's
+    kernel again; a driver image changed to install the other repository's headers also works (NVIDIA/gpu-operator#155)."""
+    from gpudoctor.facts import KERNEL_OUTSIDE_DISTRO
+
+    said = _said(facts, "driver-container-kernel-unresolved") or _said(facts, "gpu-operator-driver-crashing")
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == KERNEL_OUTSIDE_DISTRO), None)
+    if not said or cue is None or not (release := cue.get("means") or ""):
+        return
+    elrepo = ".elrepo" in release
+    yield Finding(
+        "driver-container-kernel-unsupported",
+        Severity.ERROR,
+        "driver",
+        f"the GPU Operator's driver container cannot build the driver for the node's kernel {release}",
+        f"The node runs the kernel {release}, which its distribution's repositories do not carry"
+        + (" (it is ELRepo's kernel-lt or kernel-ml)" if elrepo else "")
+        + ". The operator's driver container builds the NVIDIA module against the headers of the running kernel, "
+        "installed from the distribution's repositories; finding none it stops ('Could not resolve Linux kernel "
+        "version') and its pod restarts in CrashLoopBackOff, while the toolkit and device plugin wait for it. "
+        "Restarting the pod, or reinstalling the operator or the toolkit, changes nothing.",
+        (ev("pasted", said[0].line), ev("pasted", cue.get("line") or release)),
+        Remediation(
+            "On the GPU node: build the driver there, against the running kernel's own -devel package (the package "
+            "rpm names, kernel-lt or kernel-ml, its -devel from the same repository: yum --enablerepo=elrepo-kernel "
+            f"install kernel-lt-devel-{release} for kernel-lt), with NVIDIA's .run installer of the driver version the "
+            "operator used and --dkms, until nvidia-smi answers on the node; then turn the operator's driver container "
+            "off so it uses that driver and keeps the toolkit and the device plugin.",
+            (
+                Cmd(("uname", "-r"), note=f"on the GPU node: {release}"),
+                Cmd(
+                    ("rpm", "-qf", f"/boot/vmlinuz-{release}"),
+                    note="on the node: the kernel's package, whose -devel the build needs",
+                ),
+                Cmd(("nvidia-smi",), note="on the node, after the driver is built there: it answers"),
+                Cmd(
+                    (
+                        "helm",
+                        "upgrade",
+                        Placeholder("helm-release"),
+                        "nvidia/gpu-operator",
+                        "-n",
+                        Placeholder("namespace"),
+                        "--reuse-values",
+                        "--set",
+                        "driver.enabled=false",
+                    ),
+                    note="the operator uses the node's driver; toolkit, device plugin and validators stay",
+                ),
+            ),
+            requires_root=True,
+            component="driver",
+            where="the GPU node",
+            alternative=Remediation(
+                "Boot the node into its distribution's own kernel again (the one the driver container found headers "
+                "for before), or build a driver image whose script installs the other repository's kernel headers and "
+                "point the operator's driver.repository and driver.image at it.",
+                (),
+                component="driver",
+                where="the GPU node",
+            ),
+        ),
+    )

@@ -96,6 +96,9 @@ def check_video_capability(facts: Facts, ctx: Context) -> Iterable[Finding]:
     named = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == EXEC_NAMED), "")
     image = next((c.get("means") or "" for c in facts.pasted.cues if c.get("cue") == IMAGE_RUN), "")
     runtime = container_said(facts)
+    if runtime == "kubernetes":
+        yield _pod_video_capability(facts, wanted[0])
+        return
     if not (named or image) or runtime not in (None, "docker", "podman"):
         return
     tool = "podman" if runtime == "podman" else "docker"
@@ -146,6 +149,58 @@ def check_video_capability(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ),
             component="container",
             where="the host",
+        ),
+    )
+
+
+def _pod_video_capability(facts: Facts, e) -> Finding:
+    """The video library missing in a Kubernetes pod: the same default capabilities (compute,utility), set where a pod's
+    containers get their environment, its controller's pod template. `kubectl set env` changes the template and the
+    controller recreates the pods with it (kubernetes/website, content/en/docs/reference/kubectl/generated/
+    kubectl_set/kubectl_set_env.md: "Update environment variables on a pod template"); the runtime reads the variable
+    when the new pod's container is created. The device plugin allocates the GPU already: it is not reinstalled."""
+    from gpudoctor.checks.workloads import kubectl_pod, pod_owner
+
+    ns, pod = kubectl_pod(facts)
+    in_ns = ("-n", ns) if ns else ()
+    owner = pod_owner(facts)
+    # (a Deployment where the text names no controller: what media servers and most services run as)
+    workload = f"{owner[0].lower()}/{owner[1]}" if owner else "deployment/<deployment>"
+    return Finding(
+        "container-video-capability-missing",
+        Severity.ERROR,
+        "platform",
+        "the pod's container was created without the video driver capability: the driver's video library is not in it",
+        "The NVIDIA container runtime mounts the node driver's video libraries (libnvcuvid, libnvidia-encode) only into "
+        "a container whose NVIDIA_DRIVER_CAPABILITIES asks for video (or all); unset, it is compute,utility, so the pod "
+        "gets the GPU, CUDA and nvidia-smi while the video decoder or encoder cannot load. An image that set the "
+        "variable and a newer one that does not behave exactly so. The variable is read when the container is created: "
+        "it goes into the pod template, and the pods are recreated. Installing a driver in the image would put "
+        "libraries of another version than the node's module there.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Set NVIDIA_DRIVER_CAPABILITIES=compute,utility,video (or all) in the environment of the pod template of the "
+            "workload that runs the program (kubectl set env, or the same env entry in its manifest or chart values, "
+            "where it stays), let the rollout recreate the pods, and check that the library is in the new pod. Still "
+            "missing there, the node's driver lacks its video library package.",
+            (
+                Cmd(
+                    ("kubectl", *in_ns, "exec", pod or Placeholder("pod"), "--", "printenv", "NVIDIA_DRIVER_CAPABILITIES"),
+                    note="empty or without video: the runtime's default, compute,utility",
+                ),
+                Cmd(
+                    ("kubectl", *in_ns, "set", "env", workload, "NVIDIA_DRIVER_CAPABILITIES=compute,utility,video"),
+                    note="its pod template's environment (a StatefulSet: statefulset/NAME)",
+                ),
+                Cmd(("kubectl", *in_ns, "rollout", "status", workload), note="the pods recreated with it"),
+                Cmd(
+                    ("kubectl", *in_ns, "exec", workload, "--", "ldconfig", "-p"),
+                    pipe=("grep", "-E", "libnvcuvid|libnvidia-encode"),
+                    note="in the new pod: the node driver's video libraries, mounted",
+                ),
+            ),
+            component="container",
+            where="the cluster",  # kubectl, wherever its configuration reaches the cluster: not the node's shell
         ),
     )
 

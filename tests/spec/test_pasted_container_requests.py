@@ -1,0 +1,188 @@
+"""What a container's setup asked for, read from real reports (issues 27/28, blind set 13's containers family): an
+image tag the registry does not hold, a Singularity container entered without --nv under PyTorch Lightning's
+"your machine only has: []", a pod created without the video driver capability, the GPU Operator's driver container on a
+kernel its distribution does not carry. Whole pastes, data asserted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from tests.spec.registry import FIRES, QUIET, states
+
+TESTS = Path(__file__).resolve().parents[1]
+PLANS13 = TESTS / "blind" / "plans13" / "cases"
+EXAMPLES = TESTS / "pasted" / "catalogue_examples"
+
+
+def _case(number: str) -> str:
+    return next(PLANS13.glob(f"{number}-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+def _run(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("report.txt", text)]), "report")
+    report = diagnose(ReplayHost(snapshot))
+    return {f.code: f for f in report.findings}, snapshot
+
+
+def _argvs(finding) -> list[tuple[str, ...]]:
+    return [tuple(map(str, c.argv)) + tuple(map(str, c.pipe)) for c in finding.remediation.commands if isinstance(c, Cmd)]
+
+
+def _kinds(snapshot) -> list[str]:
+    return [e["kind"] for e in snapshot["pasted"]["errors"]] if "pasted" in snapshot else []
+
+
+TAG = "container-image-tag-missing"
+
+
+@states(TAG, FIRES)
+def test_a_short_cuda_tag_the_registry_no_longer_holds_is_run_again_on_its_full_tag():
+    # tests/blind/plans13 case 1307 (nvidia/cuda:11.0-base on an Ubuntu 18.04 host) and NVIDIA/nvidia-docker#1735
+    # (nvidia/cuda:11.0-base-ubuntu20.04, the catalogue's example): CUDA 11.0's last update is 11.0.3 (the matrix);
+    # the host's Ubuntu release, or the OS the tag names, completes it
+    cases = (
+        (_case("1307"), "nvidia/cuda:11.0.3-base-ubuntu18.04"),
+        (
+            EXAMPLES.joinpath("nvidia-docker-1735-cuda-110-base-ubuntu2004-manifest-unknown.txt").read_text(encoding="utf-8"),
+            "nvidia/cuda:11.0.3-base-ubuntu20.04",
+        ),
+    )
+    for text, tag in cases:
+        found, _ = _run(text)
+        f = found[TAG]
+        assert (f.remediation.component, f.remediation.where) == ("container", "the host")
+        assert _argvs(f) == [("docker", "run", "--rm", "--gpus", "all", tag, "nvidia-smi")]
+        # the setup never ran: no toolkit, driver or runtime finding beside it
+        assert not {"container-no-gpu", "pasted-error-unexplained"} & set(found), found.keys()
+    # kokkos/kokkos pull 5509 (its CI's line, verbatim): a Dockerfile's FROM, no run shown: the pull of the full tag
+    found, _ = _run("manifest for nvidia/cuda:11.0-devel not found: manifest unknown: manifest unknown\n")
+    assert _argvs(found[TAG]) == [("docker", "pull", "nvidia/cuda:11.0.3-devel-ubuntu20.04")]
+
+
+@states(TAG, QUIET)
+def test_podmans_words_for_a_missing_tag_are_not_judged_as_dockers():
+    # NVIDIA/nvidia-docker#1768 (its description, verbatim): podman's build reading a CUDA 10.2 tag words the registry's
+    # answer its own way ("reading manifest ... manifest unknown"), not docker's: not read as docker's
+    podman = (
+        "STEP 1/26: FROM docker.io/nvidia/cuda:10.2-cudnn7-devel-ubuntu18.04\n"
+        "Trying to pull docker.io/nvidia/cuda:10.2-cudnn7-devel-ubuntu18.04...\n"
+        "Error: error creating build container: initializing source docker://nvidia/cuda:10.2-cudnn7-devel-ubuntu18.04: "
+        "reading manifest 10.2-cudnn7-devel-ubuntu18.04 in docker.io/nvidia/cuda: manifest unknown: manifest unknown\n"
+    )
+    for text in (podman,):
+        found, _ = _run(text)
+        assert TAG not in found, found.keys()
+
+
+NO_GPU = "container-no-gpu"
+
+
+@states(NO_GPU, FIRES)
+def test_lightning_finding_no_gpu_in_a_singularity_shell_without_nv_adds_nv():
+    # tests/blind/plans13 case 1338: `singularity shell nemo.sif`, then PyTorch Lightning's "You requested GPUs: [0] /
+    # But your machine only has: []" (torch saw no CUDA device): the same command with --nv
+    found, snapshot = _run(_case("1338"))
+    assert "cuda-no-gpus" in _kinds(snapshot)
+    f = found[NO_GPU]
+    assert _argvs(f) == [
+        ("nvidia-smi",),
+        ("singularity", "exec", "--nv", "nemo.sif", "nvidia-smi"),
+        ("singularity", "shell", "--nv", "nemo.sif"),
+    ]
+
+
+def test_lightning_with_no_gpu_at_all_is_read_and_an_index_past_the_gpus_is_not():
+    # AntixK/PyTorch-VAE#81 (the catalogue's example): "only has: []", torch sees no GPU; its quiet twin,
+    # AntixK/PyTorch-VAE#98 (the title, verbatim): "requested GPUs: [1] But your machine only has: [0]", an index
+    # past the one GPU there, the program's configuration
+    none = EXAMPLES.joinpath("pytorch-vae-81-lightning-requested-gpus-machine-has-none.txt").read_text(encoding="utf-8")
+    _, snapshot = _run(none)
+    assert "cuda-no-gpus" in _kinds(snapshot)
+    past = "pytorch_lightning.utilities.exceptions.MisconfigurationException: You requested GPUs: [1] But your machine only has: [0]\n"
+    _, snapshot = _run(past)
+    assert "cuda-no-gpus" not in _kinds(snapshot)
+
+
+VIDEO = "container-video-capability-missing"
+
+
+@states(VIDEO, FIRES)
+def test_a_pod_without_the_video_capability_gets_it_in_its_pod_template():
+    # tests/blind/plans13 case 1336: FFmpeg's "Cannot load libnvcuvid.so.1" in a pod on Kubernetes (the device plugin
+    # allocating the GPU): the variable goes into the workload's pod template, not a docker run
+    found, _ = _run(_case("1336"))
+    f = found[VIDEO]
+    assert (f.remediation.component, f.remediation.where) == ("container", "the cluster")
+    argvs = _argvs(f)
+    assert argvs[0] == ("kubectl", "exec", "<pod>", "--", "printenv", "NVIDIA_DRIVER_CAPABILITIES")
+    assert argvs[1] == ("kubectl", "set", "env", "deployment/<deployment>", "NVIDIA_DRIVER_CAPABILITIES=compute,utility,video")
+    assert argvs[2] == ("kubectl", "rollout", "status", "deployment/<deployment>")
+    assert not any(a[0] in ("docker", "apt-get", "helm") for a in argvs)
+
+
+@states(VIDEO, QUIET)
+def test_a_pod_that_asked_for_video_is_not_the_capability():
+    # the quiet twin: the same pod's report beside NVIDIA/nvidia-docker#766's words (the capability passed,
+    # NVIDIA_DRIVER_CAPABILITIES=compute,utility,video): the node's driver without the library is what is left
+    asked = (
+        "and pass NVIDIA_DRIVER_CAPABILITIES=compute,utility,video as an environment variable, that nvidia-docker will "
+        "mount the necessary libraries etc into my container\n"
+    )
+    found, _ = _run(_case("1336") + "\n" + asked)
+    assert VIDEO not in found, found.keys()
+
+
+KERNEL = "driver-container-kernel-unsupported"
+
+
+@states(KERNEL, FIRES)
+def test_the_operators_driver_container_on_a_kernel_outside_the_distribution_builds_on_the_node():
+    # tests/blind/plans13 case 1313 (ELRepo's 5.4.124-1.el7.elrepo.x86_64 on CentOS 7.9, the driver pod in
+    # CrashLoopBackOff) and NVIDIA/gpu-operator#155 (the catalogue's example: "Could not resolve Linux kernel version" on
+    # CentOS 7.6 with kernel 4.19.12-1.el7)
+    cases = (
+        (_case("1313"), "5.4.124-1.el7.elrepo.x86_64"),
+        (
+            EXAMPLES.joinpath("gpu-operator-155-centos7-kernel-4-19-could-not-resolve-kernel-version.txt").read_text(
+                encoding="utf-8"
+            ),
+            "4.19.12-1.el7",
+        ),
+    )
+    for text, release in cases:
+        found, _ = _run(text)
+        f = found[KERNEL]
+        assert (f.remediation.component, f.remediation.where) == ("driver", "the GPU node")
+        argvs = _argvs(f)
+        assert argvs[:3] == [("uname", "-r"), ("rpm", "-qf", f"/boot/vmlinuz-{release}"), ("nvidia-smi",)]
+        # the operator keeps its release and turns its driver container off (the release and its namespace are not
+        # shown: the plan lists them, gpudoctor.planner.deciders)
+        assert argvs[3] == (
+            "helm",
+            "upgrade",
+            "<helm-release>",
+            "nvidia/gpu-operator",
+            "-n",
+            "<namespace>",
+            "--reuse-values",
+            "--set",
+            "driver.enabled=false",
+        )
+        # never the distribution's kernel-headers of another kernel, never a reinstall of the operator
+        assert not any(a[:2] in (("yum", "install"), ("helm", "install")) for a in argvs)
+
+
+@states(KERNEL, QUIET)
+def test_the_driver_container_on_the_distributions_own_kernel_is_left_to_the_asks():
+    # the quiet twins: NVIDIA/gpu-operator#73 (its uname line, verbatim): CentOS 8's own 4.18.0 kernel (el8), beside the
+    # driver pod's crash; and the catalogue's example of the crash loop alone (gpu-operator#130), no kernel shown
+    uname = "Linux test-gpu-operator 4.18.0-193.14.2.el8_2.x86_64 #1 SMP Sun Jul 26 03:54:29 UTC 2020 x86_64 x86_64 x86_64 GNU/Linux\n"
+    crash = EXAMPLES.joinpath("gpu-operator-130-driver-daemonset-crashloop.txt").read_text(encoding="utf-8")
+    for text in (uname + crash, crash):
+        found, _ = _run(text)
+        assert KERNEL not in found, found.keys()
