@@ -292,6 +292,39 @@ def test_a_short_path_pip_could_not_find_is_no_long_path():
     assert "windows-long-paths-disabled" not in codes
 
 
+def test_pips_windows_path_cut_in_the_text_is_a_long_path_warning_that_reads_the_registry_first():
+    # tensorflow/tensorflow#45462 (https://github.com/tensorflow/tensorflow/issues/45462): the OSError in the issue's
+    # title, cut inside a Microsoft Store Python's path; tests/blind/plans13/cases/1303-* (input.txt): an Anaconda
+    # environment's path cut where the paste ends. Its length cannot be counted: a warning, the registry read first.
+    for snapshot, codes, _ in (
+        _run("tensorflow-45462"),
+        _run(
+            text=next((Path(__file__).resolve().parents[1] / "blind/plans13/cases").glob("1303-*"))
+            .joinpath("input.txt")
+            .read_text(encoding="utf-8")
+        ),
+    ):
+        assert snapshot["platform"]["system"] == "Windows"
+        finding = codes["windows-long-paths-disabled"]
+        assert finding.severity.name == "WARNING"
+        argvs = _long_path_argvs(finding)
+        assert argvs[0][:2] == ("reg", "query") and argvs[0][-1] == "LongPathsEnabled"
+        assert argvs[1][: len(_LONG_PATHS)] == _LONG_PATHS and argvs[2] == ("shutdown", "/r", "/t", "0")
+        assert "pasted-error-unexplained" not in codes
+
+
+def test_a_wrapped_short_path_or_a_cut_posix_path_is_no_long_path():
+    # the quiet twins: a short path a terminal wrapped (the whole path is read, and it is short), and the same OSError
+    # cut on a POSIX path (no drive letter: not Windows' MAX_PATH)
+    for text in (
+        "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: 'C:\\\\Users\\\\me"
+        "\\\\project\n\\\\requirements-gpu.txt'\n",
+        "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: '/home/me/.venv/lib/pyt\n",
+    ):
+        _, codes, _ = _run(text=text)
+        assert "windows-long-paths-disabled" not in codes
+
+
 def _cl_said(text: str):
     snapshot, codes, asks = _run(text=text)
     return [e for e in snapshot["pasted"]["errors"] if e["kind"] == "nvcc-host-compiler-missing"], codes, asks
