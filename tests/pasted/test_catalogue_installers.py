@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpudoctor.doctor import diagnose
+from gpudoctor.facts import REPORTER_COMMAND
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
@@ -290,6 +291,55 @@ def test_a_short_path_pip_could_not_find_is_no_long_path():
     )
     _, codes, _ = _run(text=text)
     assert "windows-long-paths-disabled" not in codes
+
+
+def test_pips_windows_path_cut_in_the_text_is_a_long_path_warning_that_reads_the_registry_first():
+    # tensorflow/tensorflow#45462 (https://github.com/tensorflow/tensorflow/issues/45462): the OSError in the issue's
+    # title, cut inside a Microsoft Store Python's path; tests/blind/plans13/cases/1303-* (input.txt): an Anaconda
+    # environment's path cut where the paste ends. Its length cannot be counted: a warning, the registry read first.
+    for snapshot, codes, _ in (
+        _run("tensorflow-45462"),
+        _run(
+            text=next((Path(__file__).resolve().parents[1] / "blind/plans13/cases").glob("1303-*"))
+            .joinpath("input.txt")
+            .read_text(encoding="utf-8")
+        ),
+    ):
+        assert snapshot["platform"]["system"] == "Windows"
+        finding = codes["windows-long-paths-disabled"]
+        assert finding.severity.name == "WARNING"
+        argvs = _long_path_argvs(finding)
+        assert argvs[0][:2] == ("reg", "query") and argvs[0][-1] == "LongPathsEnabled"
+        assert argvs[1][: len(_LONG_PATHS)] == _LONG_PATHS and argvs[2] == ("shutdown", "/r", "/t", "0")
+        assert "pasted-error-unexplained" not in codes
+    # 1303's install typed at its prompt, failing as pip 18 said it (no "ERROR:" before it): the plan's last step runs
+    # it again, so the finding's own commands end at the restart, with no `<packages>` to fill in
+    assert len(argvs) == 3
+    assert [c["means"] for c in snapshot["pasted"]["cues"] if c["cue"] == REPORTER_COMMAND] == [
+        "pip install tf-nightly-2.0-preview"
+    ]
+
+
+def test_an_install_that_went_through_at_a_prompt_is_no_failing_command():
+    # the quiet twin: the same prompt and install, pip's output ending in success: nothing failed to run again
+    text = (
+        "(tf_daily) C:\\Users\\me>pip install tf-nightly-2.0-preview\nCollecting tf-nightly-2.0-preview\n"
+        "Successfully installed tf-nightly-2.0-preview-1.13.0.dev20190108\n"
+    )
+    snapshot, _, _ = _run(text=text)
+    assert not [c for c in snapshot["pasted"]["cues"] if c["cue"] == REPORTER_COMMAND]
+
+
+def test_a_wrapped_short_path_or_a_cut_posix_path_is_no_long_path():
+    # the quiet twins: a short path a terminal wrapped (the whole path is read, and it is short), and the same OSError
+    # cut on a POSIX path (no drive letter: not Windows' MAX_PATH)
+    for text in (
+        "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: 'C:\\\\Users\\\\me"
+        "\\\\project\n\\\\requirements-gpu.txt'\n",
+        "ERROR: Could not install packages due to an OSError: [Errno 2] No such file or directory: '/home/me/.venv/lib/pyt\n",
+    ):
+        _, codes, _ = _run(text=text)
+        assert "windows-long-paths-disabled" not in codes
 
 
 def _cl_said(text: str):

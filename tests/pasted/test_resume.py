@@ -28,6 +28,25 @@ def test_the_one_pip_install_beside_pips_error_is_the_failing_command():
     assert (cue["means"], cue["shell"]) == ("pip install --upgrade tensorflow", "")
 
 
+def test_older_pips_failure_without_its_error_prefix_makes_the_install_the_failing_command(tmp_path):
+    # pip as it printed in January 2019, "Could not install packages due to an EnvironmentError" with no "ERROR:":
+    # tests/blind/plans13/cases/1303-* typed at an Anaconda prompt, and tensorflow/tensorflow#24705
+    # (https://github.com/tensorflow/tensorflow/issues/24705) in a code block beside the error (markdown bold)
+    (cue,) = failing(blind_case("plans13/cases/1303"))
+    assert (cue["means"], cue["shell"]) == ("pip install tf-nightly-2.0-preview", "cmd")
+    text = tmp_path / "24705.txt"
+    text.write_text(
+        "On a Windows 10 machine, anytime I try to install the TF 2.0 preview by:\n\n"
+        "```pip install tf-nightly-2.0-preview```\n\nI obtain the following error message:\n\n"
+        "**Could not install packages due to an EnvironmentError: [Errno 2] No such file or directory: "
+        "'C:\\\\Users\\\\xxx\\\\AppData\\\\Local\\\\Temp\\\\pip-install-3rfhl_nx\\\\tf-nightly-2.0-preview"
+        "\\\\tf_nightly_2.0_preview-1.13.0.dev20181226.data/purelib/tensorflow/include/tensorflow/include/external/"
+        "eigen_archive/unsupported/Eigen/CXX11/src/Tensor/TensorSyclConvertToDeviceExpression.h'**\n",
+        encoding="utf-8",
+    )
+    assert [c["means"] for c in failing(text)] == ["pip install tf-nightly-2.0-preview"]
+
+
 def test_a_command_at_the_containers_prompt_with_a_failure_under_it():
     (cue,) = failing(blind_case("pasted/cases/028"))
     assert (cue["means"], cue["shell"]) == ("nvidia-smi -L", "container")

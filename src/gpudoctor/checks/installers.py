@@ -694,13 +694,15 @@ def check_windows_long_path(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """pip could not create a file past Windows' 260-character limit: nothing is wrong with Python or the package,
     the file's full path (the environment's folder, then the wheel's own nested folders) is longer than Windows opens
     while long paths are not enabled. pip's own hint says so; without it, the path pip printed is counted (Python's
-    repr doubles each backslash). A short path not found is another matter, and no finding."""
+    repr doubles each backslash). A short path not found is another matter, and no finding. A path the text cuts off
+    (no whole one shown) cannot be counted: the finding is then a warning whose plan reads the registry first."""
     said = _said(facts, "installer-path-not-found")
     hinted = next((e for e in said if e.get("entry") == "pip-windows-long-path-hint"), None)
     path = next((e.get("path").replace("\\\\", "\\") for e in said if e.get("path")), "")
-    if hinted is None and len(path) <= _MAX_PATH:
+    cut = next((e for e in said if e.get("cut")), None) if not path and hinted is None else None
+    if hinted is None and cut is None and len(path) <= _MAX_PATH:
         return
-    shown = [e for e in said if e.get("path") or e is hinted]
+    shown = [e for e in said if e.get("path") or e is hinted or e is cut]
     length = f"{len(path)} characters" if len(path) > _MAX_PATH else "longer than 260 characters"
     py = python_exe(facts)
     # The install the paste shows failing is run again as the plan's last step (gpudoctor.planner.resume); where the
@@ -714,13 +716,22 @@ def check_windows_long_path(facts: Facts, ctx: Context) -> Iterable[Finding]:
         install = (Cmd((py, "-m", "pip", "install", Placeholder("packages")), note="the same install as before"),)
     yield Finding(
         "windows-long-paths-disabled",
-        Severity.ERROR,
+        Severity.WARNING if cut is not None else Severity.ERROR,
         "frameworks",
-        f"pip could not create a file whose path is {length}: Windows' long paths are not enabled",
-        "The install stopped at a file the wheel nests deep in its own folders, under an environment that is itself "
-        "in a deep folder: its full path is past Windows' MAX_PATH of 260 characters, which Windows refuses unless "
-        "long paths are enabled, and pip reports it as [Errno 2] No such file or directory. Python and the package "
-        "are fine; no CUDA, cuDNN or Python change is needed.",
+        "pip could not create a file on Windows (its path is cut in the text): Windows' long paths are likely not enabled"
+        if cut is not None
+        else f"pip could not create a file whose path is {length}: Windows' long paths are not enabled",
+        (
+            "The text stops inside the path, so its length is not shown; a file pip cannot create while it unpacks a "
+            "wheel on Windows is, far more often than not, one the wheel nests deep in its own folders under an "
+            "environment in a deep folder, past Windows' MAX_PATH of 260 characters. The registry value read first "
+            "decides it: absent or 0 means long paths are off. "
+            if cut is not None
+            else "The install stopped at a file the wheel nests deep in its own folders, under an environment that is "
+            "itself in a deep folder: its full path is past Windows' MAX_PATH of 260 characters, which Windows "
+            "refuses unless long paths are enabled, and pip reports it as [Errno 2] No such file or directory. "
+        )
+        + "Python and the package are fine; no CUDA, cuDNN or Python change is needed.",
         tuple(ev("pasted", e.line) for e in shown),
         Remediation(
             f"Enable Win32 long paths (as Administrator), restart Windows, and {again}. Without administrator rights, "

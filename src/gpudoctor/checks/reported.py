@@ -1601,6 +1601,8 @@ _DESCRIPTIVE = frozenset(
         "docker-desktop-said",  # which daemon answers docker inside WSL (gpudoctor.checks.docker_desktop)
         "docker-engine-absent",
         "distributed-run-said",  # what ran; a failure beside it is its own evidence
+        # c10d's Winsock 10049 warning: a process group starting on Windows, harmless itself (its asks read the launcher)
+        "windows-distributed-rendezvous",
         "interpreters-said",  # judged by gpudoctor.checks.workloads (the remote ranks' python)
         "windows10-said",  # the host's Windows, asked about where WSL 2 fails (gpudoctor.pasted.ask)
         "job-gpus",

@@ -315,8 +315,10 @@ def check_framework_dlls(facts: Facts, ctx: Context) -> Iterable[Finding]:
 # Windows' loader errors torch raises with ' Error loading "<dll>" or one of its dependencies.' that are no DLL missing
 # from the search (catalogue.toml's Windows block): 127, a function missing (DLLs of two releases); 1114, a DLL's start-up
 # failed; 193, a file of the other architecture or truncated; 1455, the commit limit; 4551, code integrity (Smart App
-# Control) refusing an unsigned DLL. The number is read, as the system's text before it is in the machine's language.
-_NOT_MISSING = LazyPattern(r"\[WinError (?:127|193|1114|1455|4551)\]")
+# Control) refusing an unsigned DLL. The number is read, as the system's text before it is in the machine's language;
+# cuDNN 8 prints the number after its own words ("Could not load library <dll>. Error code 193": catalogue.toml's
+# cudnn8-sublibrary-bad-image reads 193).
+_NOT_MISSING = LazyPattern(r"\[WinError (?:127|193|1114|1455|4551)\]|\bError code 193\b")
 # torch's first DLL, c10.dll, links only the C++ runtime and Windows' own DLLs (torch/__init__.py loads torch\lib's DLLs
 # after checking vcruntime140.dll, msvcp140.dll and vcruntime140_1.dll): where it is not found (126) or does not start
 # (1114), the Visual C++ runtime is missing or older than torch's build.

@@ -265,7 +265,12 @@ _SONAME = r"(?P<soname>[A-Za-z0-9_+.-]{1,100}?\.(?:so(?:\.\d+)*|dll|dylib))"
 _LIB_MISSING = (
     _Lazy(_SONAME + r": cannot open shared object file"),
     _Lazy(r"Could not load dynamic library '" + _SONAME + r"'"),
-    _Lazy(r"(?:Could not load library|Could not locate|Unable to load)\s+" + _SONAME + r"\b"),
+    # (not where cuDNN 8's own line ends in Windows' 193, a file found that is no 64-bit image: catalogue.toml's
+    # cudnn8-sublibrary-bad-image reads it)
+    _Lazy(
+        r"(?!Could not load library cudnn_(?:ops|cnn|adv)_(?:infer|train)64_8\.dll\.? Error code 193\b)"
+        r"(?:Could not load library|Could not locate|Unable to load)\s+" + _SONAME + r"\b"
+    ),
     # (also as a notebook's JSON error prints it, each quote escaped: Error loading \"c:\\...\\fbgemm.dll\" or ...)
     _Lazy(r"Error loading \\?\"[^\"\n]{0,300}[\\/]" + _SONAME + r"\\?\" or one of its dependencies"),
     _Lazy(r"cannot find -l(?P<stem>[A-Za-z0-9_+-]{1,60})\b"),

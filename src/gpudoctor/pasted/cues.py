@@ -85,13 +85,16 @@ _REL_PYTHON = re.compile(r"^\s*(?P<path>(?:\.\\)?(?:[^\\\s\"'<>|*?:]{1,120}\\){1
 # "venv\\Scripts\\python.exe"): a portable install's or a venv's own interpreter, as the reporter ran it.
 _REL_PYTHON_ANY = re.compile(r"(?<![\\\w:/.-])(?P<path>(?:\.\\)?(?:[\w.-]{1,120}\\){1,10}python\.exe)\b", re.IGNORECASE)
 # A Windows path with a drive letter ("C:\\Users\\...", "k:\\ComfyUI\\...") or a file only Windows runs or loads
-# (cublas64_12.dll, _C.pyd, webui-user.bat, python.exe): Windows, unless Linux is named too (WSL reads both).
+# (cublas64_12.dll, _C.pyd, webui-user.bat, python.exe, a cmd.exe script such as start.cmd named as a file: not an
+# attribute in code such as `args.cmd)` or `cfg.cmd.split`): Windows, unless Linux is named too (WSL reads both).
 # (CMake and Python's pathlib write Windows' own folders with forward slashes: "C:/Program Files/NVIDIA GPU Computing
 # Toolkit/CUDA/v11.8/include" in FindCUDAToolkit's line, a CMake error's "C:/Program Files/CMake/share/...")
 _WIN_PATH = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]|(?<![\w/])[A-Za-z]:/(?:Program Files|Users|Windows)/")
 # A wheel for Windows that pip fetched ("Downloading torch-1.7.1-cp38-cp38-win_amd64.whl"): pip picks the running
 # platform's.
-_WIN_FILE = re.compile(r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b|-win_amd64\.whl\b", re.IGNORECASE)
+_WIN_FILE = re.compile(
+    r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b|-win_amd64\.whl\b|(?<![\w.])[\w-]{1,120}\.cmd(?=[\s`'\"]|$)", re.IGNORECASE
+)
 # A program in a compiled language ("C#", "C++", ".NET", a .cs/.cpp source, a CUDA .cu source such as the samples'
 # bandwidthTest.cu) and any sign of Python.
 _COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)", re.IGNORECASE)

@@ -29,10 +29,12 @@ if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
 
 # What a failed program prints: Python's traceback and exception lines, pip's and a compiler's `ERROR:`/`error:`,
-# a tool's "failed", the shell's own "Segmentation fault" and "Killed". (A shell's "command not found" is not one: the
-# program is missing, an aside on the way to the one that failed.)
+# a tool's "failed", the shell's own "Segmentation fault" and "Killed"; pip's "Could not install packages due to an ..."
+# as older pip printed it, with no "ERROR:" before it (tests/blind/plans13/cases/1303-*, January 2019). (A shell's
+# "command not found" is not one: the program is missing, an aside on the way to the one that failed.)
 _FAILED = re.compile(
     r"Traceback \(most recent call last\)|^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)\b|^\s*ERROR\b|\berror:"
+    r"|^\s*Could not install packages due to an\b"
     r"|\b(?:[Ff]ailed|FAILED)\b|Segmentation fault|core dumped|^\s*Killed\s*$"
 )
 # A program's name as a shell reads it: a lower-case word or a path (never prose's capitalised first word, "Note:").
@@ -61,7 +63,12 @@ _PIP_LINE = re.compile(
 # satisfies the requirement"; a build's "error: subprocess-exited-with-error").
 # (`[ \t]*`, not `\s*`: under re.M a `\s*` after `^` runs on across blank lines from every line start, which is
 # quadratic in a flood of them: tests/hostile/test_pasted_linear.py.)
-_PIP_ERROR = re.compile(r"^[ \t]*ERROR: (?:Could not|No matching distribution)|^[ \t]*error: subprocess-exited-with-error", re.M)
+# (older pip printed the first without "ERROR:", as _FAILED's note says)
+_PIP_ERROR = re.compile(
+    r"^[ \t]*ERROR: (?:Could not|No matching distribution)|^[ \t]*error: subprocess-exited-with-error"
+    r"|^[ \t]*(?:\*\*)?Could not install packages due to an\b",
+    re.M,
+)
 _SCRIPT_LINE = re.compile(r"^\s*(?P<cmd>(?:[\w.~:-]*[\\/])*python[\d.]*(?:\.exe)?\s+(?:-u\s+)?[\w.~:\\/-]+\.py(?:\s+[^\n]*)?)$")
 
 
