@@ -14,6 +14,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.facts import IMPORT_FAILED
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.model import Severity
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
 from gpudoctor.probed import Found
@@ -51,9 +52,11 @@ def test_a_missing_toolkit_dll_is_asked_on_path_and_in_the_installed_toolkits():
 
 def test_a_dll_only_warned_of_on_a_machine_that_runs_is_not_asked():
     # tests/pasted/cases/lightweight-mmm-23: TensorFlow's dso_loader warns that cudart64_110.dll did not load and the
-    # program runs on the CPU: no finding to decide, so no where.exe
+    # program runs on the CPU: no finding to decide, so no search of the installed toolkits for it (the loader's
+    # warning alone is asked of PATH, once: pasted/ask._dso_loader_dlls, tests/pasted/head/platforms.toml)
     text = (_TESTS / "pasted/cases/lightweight-mmm-23-windows-cudart-warning-runs-fine/report.txt").read_text("utf-8")
-    assert not [argv for argv, _ in _asks(text) if argv[0] == "where.exe"]
+    assert [argv for argv, _ in _asks(text) if argv[0] == "where.exe"] == [("where.exe", "cudart64_110.dll")]
+    assert not [f for f in _diagnose(text).findings if f.severity >= Severity.WARNING]
 
 
 # --- a typed import followed by its traceback ----------------------------------------------------------------------

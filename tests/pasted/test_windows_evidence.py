@@ -134,7 +134,9 @@ def test_a_compiled_program_without_python_gets_no_interpreter_asks():
     report, _, _, asks = _run(_case("210"))
     assert [a.command.words for a in asks] == [("nvidia-smi",), ("where.exe", "cudnn*.dll", "cublas*.dll", "cudart*.dll")]
     text = "C# app: Could not load library cudnn_cnn_infer64_8.dll. Error code 127"
-    assert [a.command.words for a in _run(text)[3]] == [("nvidia-smi",)]
+    # No interpreter either; where Windows finds the DLL (error 127: a copy without the procedure, found first) is
+    # asked where a finding judges the failure (pasted/ask._missing_dll_asks).
+    assert [a.command.words for a in _run(text)[3]] == [("nvidia-smi",), ("where.exe", "cudnn_cnn_infer64_8.dll")]
     # The same error with Python shown keeps the interpreter's asks.
     text = "Could not load library cudnn_cnn_infer64_8.dll. Error code 127\nimport onnxruntime as ort"
     assert any(a.command.words[1:3] == ("-m", "pip") for a in _run(text)[3])

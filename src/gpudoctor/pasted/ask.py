@@ -1573,4 +1573,32 @@ def _unique(asks: list[Ask]) -> list[Ask]:
             out[key] = a
         elif set(a.codes) - set(kept.codes):
             out[key] = dataclasses.replace(kept, codes=tuple(dict.fromkeys((*kept.codes, *a.codes))))
-    return list(out.values())
+    return _without_covered_where(list(out.values()))
+
+
+def _without_covered_where(asks: list[Ask]) -> list[Ask]:
+    """Without a `where.exe NAME...` whose every name another `where.exe` ask's patterns already match (a component's
+    `where.exe cudnn*.dll cublas*.dll` answers `where.exe cudnn_cnn_infer64_8.dll`: where.exe prints each match's
+    folder, in PATH's order, for a pattern as for a name). Both search PATH alone: a `/R` (a folder's tree) is another
+    question and covers nothing here, nor is it covered."""
+    import fnmatch
+
+    def names(a: Ask) -> tuple[str, ...] | None:
+        argv = tuple(str(x) for x in a.command.argv)
+        if argv[:1] != ("where.exe",) or a.command.pipe or any(x.startswith("/") for x in argv[1:]):
+            return None
+        return tuple(x.lower() for x in argv[1:])
+
+    searched = [(a, names(a)) for a in asks]
+    patterns = [(a, theirs) for a, theirs in searched if theirs]
+    out = []
+    for a, own in searched:
+        covered = bool(own) and any(
+            other is not a
+            and set(theirs) != set(own or ())
+            and all(any(fnmatch.fnmatchcase(n, p) for p in theirs) for n in own or ())
+            for other, theirs in patterns
+        )
+        if not covered:
+            out.append(a)
+    return out
