@@ -1615,6 +1615,7 @@ _DESCRIPTIVE = frozenset(
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
         "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued.clusters)
         "nccl-socket-ifname-said",  # NCCL_SOCKET_IFNAME as set (gpudoctor.checks.catalogued.clusters)
+        "memlock-limit-said",  # the locked-memory limit shown (gpudoctor.checks.catalogued.clusters)
         "nccl-variable-said",  # NCCL_P2P_DISABLE and its kin as set: NCCL at work (gpudoctor.checks.symptoms)
         "onnxruntime-native-binding",  # onnxruntime raised through C++ or Java (gpudoctor.checks.libraries)
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
