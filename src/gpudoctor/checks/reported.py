@@ -1617,6 +1617,8 @@ _DESCRIPTIVE = frozenset(
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
         "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued.clusters)
         "nccl-socket-ifname-said",  # NCCL_SOCKET_IFNAME as set (gpudoctor.checks.catalogued.clusters)
+        "memlock-limit-said",  # the locked-memory limit shown (gpudoctor.checks.catalogued.clusters)
+        "nccl-variable-said",  # NCCL_P2P_DISABLE and its kin as set: NCCL at work (gpudoctor.checks.symptoms)
         "onnxruntime-native-binding",  # onnxruntime raised through C++ or Java (gpudoctor.checks.libraries)
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
@@ -1822,7 +1824,7 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
     # A symptom several causes share (gpudoctor.checks.symptoms): the causes still open where the program runs are
     # named, none asserted; the asks that decide between them are the family's (gpudoctor.pasted.ask).
-    family = next((f for e in failures if (f := family_of(e)) is not None), None)
+    family = next((f for e in failures if (f := family_of(e, facts)) is not None), None)
     causes = open_causes(family, facts) if family is not None else ()
     fits = (
         f" Where it runs ({_PLACE_WORDS[place(facts)]}) it fits: " + "; ".join(causes) + ". Nothing pasted decides between them."

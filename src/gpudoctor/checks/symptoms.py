@@ -16,7 +16,10 @@ the pipe stage.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from gpudoctor.facts import Facts
 
@@ -33,6 +36,10 @@ class FamilyAsk:
     run_line_answers: bool = False
     # the cause it decides (a Cause's `closed_by`): where the paste rules that cause out, its answer decides nothing
     cause: str = ""
+    # asked only where the job's ranks run on that many nodes ("one", "several": nodes()); "" wherever
+    nodes: str = ""
+    # asked only on that scheduler's cluster (facts.pasted.cluster: "slurm"); "" on any machine
+    cluster: str = ""
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,7 @@ class Cause:
     # GPU: nothing there hides it); its `key` is what a FamilyAsk names as the cause it decides
     closed_by: frozenset[str] = frozenset()
     key: str = ""
+    nodes: str = ""  # open only where the ranks run on that many nodes (as FamilyAsk.nodes)
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,9 @@ class Family:
     candidates: dict[str, tuple[Cause, ...]]  # place -> the causes still open there
     asks: dict[str, tuple[FamilyAsk, ...]]  # place -> what decides between them, in order
     sources: tuple[str, ...]
+    # where one evidence kind shows several symptoms, the rest of the paste decides which family's it is: (evidence,
+    # facts) -> whether this family's (None: the kind alone decides)
+    applies: Callable[[Any, Facts], bool] | None = None
 
 
 _SMI = FamilyAsk(("nvidia-smi",), "whether a driver answers where the program runs, and which GPUs it lists")
@@ -193,9 +204,184 @@ FAILURE_UNSHOWN = Family(
     ),
 )
 
+# A distributed job over NCCL that the reporter says hangs (no error line: NCCL waits, it does not fail). The ranks
+# reached NCCL on their GPUs, so the driver and the framework's build explain nothing; what is open depends on whether
+# the ranks span nodes. Across nodes: the network between them (NCCL's socket transport and bootstrap open TCP
+# connections on ephemeral ports, which a firewall or a cloud network's rules that let ssh or ping through can drop,
+# or an interface the other node cannot reach) and the launcher (a node starting fewer ranks than the world size
+# leaves the others waiting at the rendezvous). On one node: PCIe peer-to-peer that ACS or the IOMMU blocks (the
+# classic hang that NCCL_P2P_DISABLE=1 makes go away), or too little shared memory for the SHM transport (a container's
+# 64 MB /dev/shm). NCCL's own INFO log to the hang, from every rank, shows which step each reached.
+_NCCL_LOG = FamilyAsk(
+    ("env", "NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT,NET", "{failing-command}"),
+    "each rank's NCCL log up to the hang: the interface and address each offers, the transport between each pair, and "
+    "the last step each rank reached (a rank that never prints its channels, or a WARN line, names where it stops)",
+    "on every node, as the job starts its ranks",
+    nodes="several",
+)
+_NCCL_LOG_ONE = FamilyAsk(
+    ("env", "NCCL_DEBUG=INFO", "{failing-command}"),
+    "NCCL's whole log up to the hang: the transport between each pair of GPUs (P2P, SHM, or NET where neither works) "
+    "and the last step each rank reached",
+    nodes="one",
+)
+_NCCL_LOG_INSIDE = FamilyAsk(
+    ("docker", "exec", "{container}", "env", "NCCL_DEBUG=INFO", "{failing-command}"),
+    "NCCL's whole log up to the hang, inside the program's container: the transport between each pair of GPUs and the "
+    "last step each rank reached",
+)
+_PORT_OPEN = FamilyAsk(
+    ("{python}", "-m", "http.server", "45678"),
+    "a listener on a high TCP port, for the connection test that follows",
+    "on one node of the job, left running: the one the next command connects to",
+    nodes="several",
+    cause="network",
+)
+_PORT_REACHED = FamilyAsk(
+    (
+        "{python}",
+        "-c",
+        'import socket, sys; socket.create_connection((sys.argv[1], 45678), 5); print("connected")',
+        "{first-node}",
+    ),
+    "whether the other node can open a TCP connection to the first on a high port, as NCCL's sockets do (a timeout: a "
+    "firewall or the cloud network's rules drop it, though ssh and ping pass)",
+    "on another node of the job, while the listener runs",
+    nodes="several",
+    cause="network",
+)
+_TASKS_SEEN = FamilyAsk(
+    (
+        "srun",
+        "bash",
+        "-c",
+        "echo $(hostname) SLURM_NTASKS=$SLURM_NTASKS SLURM_PROCID=$SLURM_PROCID SLURM_LOCALID=$SLURM_LOCALID "
+        "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES",
+    ),
+    "one line per task the job starts: how many ranks each node runs, against the world size the program waits for "
+    "(a node running fewer tasks than its GPUs leaves the others waiting at the rendezvous)",
+    "inside the job's allocation, in its batch script before the training command",
+    nodes="several",
+    cluster="slurm",
+)
+_JOB_SCRIPT = FamilyAsk(
+    # scontrol(1), "write batch_script <job_id> -": the script Slurm stored at submission, to stdout, for its owner
+    # (SchedMD/slurm doc/man/man1/scontrol.1 @284c3b95)
+    ("scontrol", "write", "batch_script", "{job-id}", "-"),
+    "the #SBATCH lines that decide the ranks (--nodes, --ntasks-per-node or --ntasks, the GPUs per node) and whether the "
+    "program is started with srun, one task per GPU",
+    nodes="several",
+    cluster="slurm",
+)
+_TOPOLOGY = FamilyAsk(
+    ("nvidia-smi", "topo", "-m"),
+    "how the GPUs connect: NV# is NVLink; PIX, PXB, PHB and SYS are PCIe paths, where ACS or the IOMMU can block peer-to-peer",
+    "on the host",
+    nodes="one",
+    cause="p2p",
+)
+_ACS = FamilyAsk(
+    ("sudo", "lspci", "-vvv", "|", "grep", "-i", "ACSCtl"),
+    "whether ACS redirects peer-to-peer traffic on the PCIe bridges (SrcValid+ on an ACSCtl line)",
+    "on the host",
+    nodes="one",
+    cause="p2p",
+)
+_WITHOUT_P2P = FamilyAsk(
+    ("env", "NCCL_P2P_DISABLE=1", "NCCL_DEBUG=INFO", "{failing-command}"),
+    "whether the hang goes away without PCIe peer-to-peer (it does: ACS or the IOMMU blocks P2P the topology "
+    "advertises; a test, not the fix)",
+    nodes="one",
+    cause="p2p",
+)
+_SHM_SIZE = FamilyAsk(
+    ("df", "-h", "/dev/shm"),
+    "the shared memory where the ranks run (64M, a container's default, is too small for NCCL's SHM transport)",
+    nodes="one",
+)
+_IPC_OF = FamilyAsk(
+    ("docker", "inspect", "{container}", "--format", "{{.HostConfig.IpcMode}} {{.HostConfig.ShmSize}}"),
+    "whether the container was started with --ipc=host or a large --shm-size (private 67108864: docker's 64 MB "
+    "default, too small for NCCL's shared memory)",
+    "on the host",
+    nodes="one",
+)
+_NETWORK_OF = FamilyAsk(
+    ("docker", "inspect", "{container}", "--format", "{{.HostConfig.NetworkMode}} {{.HostConfig.IpcMode}}"),
+    "whether each node's container runs on the host's network (bridge: a private address the other node cannot reach)",
+    "on each host",
+    nodes="several",
+)
+_NCCL_NAMED = re.compile(r"\bnccl\b", re.IGNORECASE)
+# What shows a distributed job over NCCL at work (gpudoctor.parsers.error_texts, catalogue.toml's NCCL INFO entries).
+_NCCL_AT_WORK = (
+    "distributed-run-said",
+    "ranks-on-hosts",
+    "nccl-interfaces-said",
+    "nccl-channels-net",
+    "nccl-channels-local",
+    "nccl-plugin-absent",
+    "nccl-variable-said",
+)
+
+
+def nccl_hang(e: Any, facts: Facts) -> bool:
+    """Whether the failure is the reporter's word that a job over NCCL hangs: the line names NCCL, or the paste shows
+    a distributed run over it."""
+    if e.get("form") != "hang-said":
+        return False
+    return bool(_NCCL_NAMED.search(e.line)) or any(facts.pasted.reported(kind) for kind in _NCCL_AT_WORK)
+
+
+NCCL_HANG = Family(
+    "nccl-hang",
+    "a distributed job over NCCL hangs",
+    frozenset({"gpu-stack-failure:hang-said"}),
+    {
+        place: (
+            Cause(
+                "the nodes cannot open TCP connections to each other on NCCL's ports (a firewall or cloud network rule)",
+                key="network",
+                nodes="several",
+            ),
+            Cause("an interface NCCL offers that the other node cannot reach (NCCL_SOCKET_IFNAME chooses)", nodes="several"),
+            Cause("the launcher starting fewer ranks on a node than the world size the program waits for", nodes="several"),
+            Cause("PCIe peer-to-peer that ACS or the IOMMU blocks between the GPUs", key="p2p", nodes="one"),
+            Cause("too little shared memory for NCCL's SHM transport (a container's 64 MB /dev/shm)", nodes="one"),
+        )
+        for place in ("linux", "container", "pod")
+    },
+    {
+        "linux": (
+            _NCCL_LOG,
+            _NCCL_LOG_ONE,
+            _PORT_OPEN,
+            _PORT_REACHED,
+            _TASKS_SEEN,
+            _JOB_SCRIPT,
+            _TOPOLOGY,
+            _ACS,
+            _WITHOUT_P2P,
+            _SHM_SIZE,
+        ),
+        "container": (_IPC_OF, _NETWORK_OF, _NCCL_LOG_INSIDE, _PORT_OPEN, _PORT_REACHED, _TOPOLOGY, _ACS),
+        "pod": (_NCCL_LOG, _NCCL_LOG_ONE, _PORT_OPEN, _PORT_REACHED),
+    },
+    (
+        "NCCL user guide, troubleshooting.rst (nccl_2262 archive), 'GPU Direct': PCI ACS redirects peer-to-peer traffic "
+        "and can make GPU Direct fail or hang; 'IP Network Interfaces': interfaces that are up but cannot communicate "
+        "between nodes make NCCL fail during init or even hang; 'Docker': --shm-size or --ipc=host for shared memory",
+        "NVIDIA/nccl#199 (maintainer: disable ACS, or NCCL_P2P_DISABLE=1 to use SHM instead of P2P, for a multi-GPU hang)",
+        "NVIDIA/nccl src/debug.cc @5067397c: NCCL_DEBUG=INFO prints each rank's hostname:pid:tid and its INIT/NET steps",
+        "Lightning docs, clouds/cluster (SLURM-managed cluster): --nodes and --ntasks-per-node match num_nodes and the "
+        "devices per node, the script started with srun",
+    ),
+    applies=nccl_hang,
+)
+
 # (CUDA's "driver version is insufficient" is not a family here: gpudoctor.checks.reported judges it from the message
 # itself, toolkit-newer-than-driver, and no pasted case leaves it unexplained.)
-FAMILIES = (GPU_NOT_REACHED, FAILURE_UNSHOWN)
+FAMILIES = (GPU_NOT_REACHED, NCCL_HANG, FAILURE_UNSHOWN)
 
 
 def place(facts: Facts) -> str:
@@ -212,10 +398,23 @@ def place(facts: Facts) -> str:
     return "windows" if (facts.platform.system or "").lower().startswith("win") else "linux"
 
 
+def nodes(facts: Facts) -> str:
+    """How many nodes the pasted job's ranks run on, as far as the paste shows: "several" where it shows two hosts or
+    says so (ranks-on-hosts: gpudoctor.pasted.workloads), else "one"."""
+    return "several" if facts.pasted.reported("ranks-on-hosts") else "one"
+
+
+def fits(item: FamilyAsk | Cause, facts: Facts) -> bool:
+    """Whether an ask or a cause belongs to the pasted job: its number of nodes, and (an ask) its scheduler."""
+    if item.nodes and item.nodes != nodes(facts):
+        return False
+    return not (isinstance(item, FamilyAsk) and item.cluster and item.cluster != facts.pasted.cluster)
+
+
 def open_causes(family: Family, facts: Facts) -> tuple[str, ...]:
     """The family's causes still open where the pasted program runs: a driver's is closed where the paste shows the
     driver answering with its GPUs, on the machine itself (not a host's nvidia-smi under a container's symptom)."""
-    return tuple(c.text for c in family.candidates.get(place(facts), ()) if not _closed(c, facts))
+    return tuple(c.text for c in family.candidates.get(place(facts), ()) if fits(c, facts) and not _closed(c, facts))
 
 
 def closed_keys(family: Family, facts: Facts) -> frozenset[str]:
@@ -236,7 +435,15 @@ def run_with_gpus(facts: Facts) -> bool:
     return where.image(facts) is not None and bool(said("docker-run-said")) and not said("docker-run-without-gpus")
 
 
-def family_of(e) -> Family | None:
+def family_of(e, facts: Facts) -> Family | None:
     """The family whose symptom this error evidence shows, if any: by its kind, or for a line no catalogue entry
-    knows (gpu-stack-failure) by its form (gpudoctor.parsers.failure_lines), "kind:form" in a family's kinds."""
-    return next((f for f in FAMILIES if e.kind in f.kinds or f"{e.kind}:{e.get('form')}" in f.kinds), None)
+    knows (gpu-stack-failure) by its form (gpudoctor.parsers.failure_lines), "kind:form" in a family's kinds; where
+    a family reads the rest of the paste too (`applies`), only where that holds."""
+    return next(
+        (
+            f
+            for f in FAMILIES
+            if (e.kind in f.kinds or f"{e.kind}:{e.get('form')}" in f.kinds) and (f.applies is None or f.applies(e, facts))
+        ),
+        None,
+    )

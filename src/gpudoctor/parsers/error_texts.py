@@ -231,6 +231,8 @@ EVIDENCE_KINDS: dict[str, str] = {
     "cuda-no-device-driver-loaded": "the driver's libcuda loaded but CUDA found no device (the GPU's device nodes missing or not accessible)",
     "nccl-interfaces-said": "NCCL's INFO line of the network interfaces its socket transport offers the other ranks",
     "nccl-socket-ifname-said": "the NCCL_SOCKET_IFNAME the ranks ran with, as the text shows it set",
+    "memlock-limit-said": "the processes' locked-memory limit (ulimit -l), as the text shows it",
+    "nccl-variable-said": "an NCCL variable that chooses or turns off a transport (NCCL_P2P_DISABLE ...), as the text shows it set",
     "onnxruntime-native-binding": "onnxruntime's error raised through its C++ or Java API (the program's own onnxruntime)",
     "nccl-init-complete": "NCCL's INFO line of a communicator that finished its initialisation (its ranks connected)",
     "nccl-channels-net": "NCCL's INFO line of a channel between machines, over its network transport",

@@ -533,6 +533,11 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         only = all(e.kind == "python-package-shadowed" for e in facts.pasted.errors if _is_failure(e, facts))
         out = shadowed + ([a for a in out if a in _catalogue_asks(facts)] if only else out)
     out += _variant_asks(facts)
+    if _nccl_hang_only(facts):
+        # A job over NCCL that waits, and no failure beside it: its ranks reached NCCL on their GPUs (the driver and the
+        # framework's build answered them), so neither decides where it stops; the family's asks do
+        # (gpudoctor.checks.symptoms: nccl-hang).
+        out = [a for a in out if not _reads_stack(a.command)]
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
@@ -735,8 +740,18 @@ def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
         for n in names:
             lister = listing(n, cmd, values)
             # (an ask that lists them already, filtered to the program's own: `kubectl get pods -A -o wide | grep ...`)
-            if lister is not None and not any(b.command.argv[: len(lister.argv)] == lister.argv for b in asks):
-                out.append(Ask(lister, f"the <{n}> to fill into `{shown(cmd)}`, which shows {a.why}", a.codes))
+            if lister is None or any(b.command.argv[: len(lister.argv)] == lister.argv for b in asks):
+                continue
+            into = f"`{shown(cmd)}`, which shows {a.why}"
+            # A second command that needs the same value is named beside the first, never left out: one listing
+            # answers both.
+            at = next((i for i, b in enumerate(out) if b.command == lister), None)
+            if at is None:
+                out.append(Ask(lister, f"the <{n}> to fill into {into}", a.codes))
+            else:
+                kept = out[at]
+                codes = tuple(dict.fromkeys((*kept.codes, *a.codes)))
+                out[at] = dataclasses.replace(kept, why=f"{kept.why}; and into {into}", codes=codes)
     return out
 
 
@@ -837,6 +852,24 @@ def _variant_asks(facts: Facts) -> list[Ask]:
             )
         )
     return asks
+
+
+def _nccl_hang_only(facts: Facts) -> bool:
+    """Whether every failure the paste shows is a job over NCCL that hangs (gpudoctor.checks.symptoms.NCCL_HANG)."""
+    from gpudoctor.checks.reported import pasted_failures
+    from gpudoctor.checks.symptoms import NCCL_HANG, family_of
+
+    failures = pasted_failures(facts)
+    return bool(failures) and all(family_of(e, facts) is NCCL_HANG for e in failures)
+
+
+def _reads_stack(cmd: Cmd) -> bool:
+    """An ask for the driver and the GPUs (nvidia-smi, its -L) or the framework's build and its packages (collect_env,
+    pip's or conda's list)."""
+    words = [w for w in cmd.argv if isinstance(w, str)]
+    if words[:1] == ["nvidia-smi"]:
+        return words[1:] in ([], ["-L"])
+    return "torch.utils.collect_env" in words or (("pip" in words or words[:1] == ["conda"]) and "list" in words)
 
 
 def _installer_failures_only(facts: Facts) -> bool:
@@ -1318,11 +1351,11 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
     only where no check found its cause (the finding is pasted-error-unexplained), each ask in the form of the place
     the program runs (a container's by its runtime, a pod's by kubectl), none the paste already answers."""
     from gpudoctor.checks.reported import UNEXPLAINED, pasted_failures
-    from gpudoctor.checks.symptoms import closed_keys, family_of, place, run_with_gpus
+    from gpudoctor.checks.symptoms import closed_keys, family_of, fits, place, run_with_gpus
 
     if UNEXPLAINED not in codes:
         return []
-    families = list({f.id: f for e in pasted_failures(facts) if (f := family_of(e)) is not None}.values())
+    families = list({f.id: f for e in pasted_failures(facts) if (f := family_of(e, facts)) is not None}.values())
     if not families:
         return []
     at = place(facts)
@@ -1338,6 +1371,8 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
                 continue  # shown already
             if ask.cause in closed:
                 continue  # the cause it decides is one the paste rules out: its answer would decide nothing
+            if not fits(ask, facts):
+                continue  # another number of nodes, or another scheduler, than the pasted job's
             words = where.in_container(facts, ask.argv, name) if ask.argv[:1] == ("docker",) else ask.argv
             cmd = _catalogue_cmd(facts, words)
             if ask.note and words[0] != "kubectl":  # (kubectl runs wherever it is set up: no host to name)

@@ -185,6 +185,13 @@ _HOSTS_SAID = re.compile(
     r"|\bmulti-?(?:node|host|machine)\b|--nnodes[= ]?(?:[2-9]|\d{2})\b",
     re.IGNORECASE,
 )
+# NCCL's own log prefix (src/debug.cc, NVIDIA/nccl @5067397c: "%s:%d:%d ", hostname, pid, tid, then "[%d] NCCL INFO %s"
+# or "[%d] %s:%d NCCL WARN %s", cudaDev and the source file's line), after mpirun's "[1,0]<stdout>:" tag where one is
+# shown. Each rank names the host it runs on: two names are two nodes, whatever addresses the lines carry.
+_NCCL_HOST = re.compile(
+    r"(?:\[\d+,\d+\]<std(?:out|err)>:)?(?P<host>[A-Za-z0-9][\w.-]{0,62}):\d+:\d+ \[\d+\] "
+    r"(?:[\w./-]{1,200}:\d+ (?:\([^)\n]{0,200}\) )?)?NCCL (?:INFO|WARN)\b"
+)
 # A container started without network isolation: docker's --network=host (--net=host), compose's network_mode: host.
 _HOST_NETWORK = re.compile(r"--net(?:work)?[= ]host\b|\bnetwork_mode:\s*[\"']?host\b", re.IGNORECASE)
 # Docker Desktop named as the daemon's side (its 2.x releases were numbered in four parts, 2.5.0.0, which no docker
@@ -298,8 +305,9 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
 
 
 def _ranks_on_hosts(g: Gathered, scan: Lines) -> None:
-    """The hosts a distributed job's ranks run on (`ranks-on-hosts`), where the text shows two or more, and whether a
-    container of it was started on the host's network (`network`: host)."""
+    """The hosts a distributed job's ranks run on (`ranks-on-hosts`), where the text shows two or more (addresses on
+    lines that name a rank or node, else the hosts NCCL's own log lines name), and whether a container of it was
+    started on the host's network (`network`: host)."""
     hosts: list[str] = []
     shown = ""
     for number, x in enumerate(scan.lines):
@@ -310,6 +318,13 @@ def _ranks_on_hosts(g: Gathered, scan: Lines) -> None:
             if not ip.startswith(("127.", "0.", "255.")) and ip not in hosts:
                 hosts.append(ip)
                 shown = shown or x.strip()
+    if len(hosts) < 2:
+        named: dict[str, str] = {}  # host -> its first line
+        for x in scan.lines[:20_000]:
+            if "NCCL" in x and (found := _NCCL_HOST.match(x.strip()[:_MAX_LINE])):
+                named.setdefault(found.group("host"), x.strip())
+        if len(named) >= 2:
+            hosts, shown = list(named), next(iter(named.values()))
     values: dict[str, str] = {}
     if len(hosts) >= 2:
         values["hosts"] = ",".join(hosts[:4])

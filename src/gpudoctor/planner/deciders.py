@@ -103,6 +103,8 @@ _LISTS = {
     # a Helm release by its name and namespace (Helm's docs, "helm list": --all-namespaces lists every namespace's)
     "helm-release": lambda tool: Cmd(("helm", "list", "-A"), note="the NAME and NAMESPACE of the release"),
     "job-id": lambda tool: Cmd(("squeue", "--me"), note="the JOBID column"),
+    # a distributed job's node, by the name the other nodes reach it by (hostname(1), typed on that node)
+    "first-node": lambda tool: Cmd(("hostname",), note="on the node that runs the listener"),
     # Apptainer's and Singularity's image files (.sif; .simg from Singularity 2), found under where the job runs (find(1))
     "sif-file": lambda tool: Cmd(
         ("find", ".", "-maxdepth", "3", "-name", "*.sif", "-o", "-name", "*.simg"),
@@ -168,8 +170,8 @@ def listing(name: str, line: Line, values: Mapping[str, str] | None = None) -> C
 
 
 def known_values(facts: Any) -> dict[str, str]:
-    """The placeholders' values the facts decide: the image (and container name) the paste ran its program from, and
-    the GPU's index where the machine has exactly one."""
+    """The placeholders' values the facts decide: the image (and container name) the paste ran its program from, the
+    first node a distributed job's ranks run on, and the GPU's index where the machine has exactly one."""
     from gpudoctor.planner.where import image
 
     out: dict[str, str] = {}
@@ -179,6 +181,11 @@ def known_values(facts: Any) -> dict[str, str]:
             out["image"] = img["means"]
         if img.get("container"):
             out["container"] = img["container"]
+    # the first host a distributed job's ranks run on, where the paste names them (gpudoctor.pasted.workloads)
+    pasted = getattr(facts, "pasted", None)
+    hosts = pasted.reported("ranks-on-hosts") if pasted is not None and pasted.partial else ()
+    if hosts and hosts[0].get("hosts"):
+        out["first-node"] = str(hosts[0].get("hosts")).split(",")[0]
     gpus = facts.driver.gpus
     if len(gpus) == 1:
         out["index"] = str(gpus[0].index)

