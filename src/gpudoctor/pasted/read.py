@@ -1488,8 +1488,10 @@ def _issue_form(g: Gathered, block: Block) -> str:
             if line:
                 g.errors.append(ErrorEvidence("cuda-version-said", line.strip()[:300], (("cuda", versions[0]),)))
                 said.append("CUDA")
-                if _no_toolkit_release(versions[0]):
+                if "cudnn" not in key and _no_toolkit_release(versions[0]):
                     # No toolkit was ever released as X.Y (12.7): the number is nvidia-smi's header, the driver's CUDA.
+                    # Not under "CUDA/cuDNN version", whose one number may be cuDNN's (8.6: no CUDA 8.6, a cuDNN 8.6;
+                    # tests/blind/pasted/cases/024-tensorflow-63948, whose nvidia-smi table says CUDA 12.4).
                     g.driver_cuda = g.driver_cuda or versions[0]
                     g.notes.append(f"CUDA {versions[0]} is no toolkit release: the driver's CUDA version, as nvidia-smi heads it")
         elif key.startswith(("tensorrt", "cudnn")) and versions:
