@@ -127,7 +127,8 @@ def sources_named_elsewhere(folder: Path) -> dict[str, list[str]]:
         for p in TESTS.rglob("*")
         if p.is_file() and folder not in p.parents and p.suffix in _TEXT_SUFFIXES
     )
-    out = {slug: sorted(s for s in _spellings(u) if s in elsewhere) for slug, u in urls.items()}
+    # A URL named, not a longer one it begins (issues/132 is not issues/1323).
+    out = {slug: sorted(s for s in _spellings(u) if re.search(re.escape(s) + r"(?![\w])", elsewhere)) for slug, u in urls.items()}
     out = {slug: named for slug, named in out.items() if named}
     repeated = sorted({u for u in urls.values() if list(urls.values()).count(u) > 1})
     if repeated:

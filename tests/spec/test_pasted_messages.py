@@ -930,10 +930,11 @@ def test_a_python_builds_gcc_refusal_runs_the_reporters_own_install_again_with_t
     ]
     assert said("transcan-4-windows-jaxlib-0412-vs-jax-0411") == []
     # a pip install is the command that ran, not a failure: beside a traceback the paste cuts off (plans7 620, its
-    # `pip install -U "jax[cuda12]"` read without plain words), the cut is still read and the error still unexplained
+    # `pip install -U "jax[cuda12]"` read without plain words), the cut is still read and the error still judged: XLA's
+    # own "Please upgrade to CUDA 12.x or newer" line is the program's stated floor (checks/stated.py, h183)
     jax = ROOT / "tests/blind/plans7/cases/620-jax25718-venv-jax-cuda12-system-cuda121-ptxas-on-path-shadows-pip/input.txt"
     assert [e.get("args") for e in _facts(jax).pasted.reported("pip-install-said")] == [None]
-    assert "pasted-error-unexplained" in pasted_findings(jax.read_text(encoding="utf-8"))
+    assert "requirement-unmet" in pasted_findings(jax.read_text(encoding="utf-8"))
 
 
 def _facts(path):
