@@ -315,3 +315,55 @@ def test_gpu_not_reached_public_threads(tmp_path, text):
 )
 def test_gpu_not_reached_quiet_twins(case):
     assert UNEXPLAINED not in _blocking(_check(_case(case)))
+
+
+# -- a GPU's counter stuck at a value, a question whether it is a bug: no failure told ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # tests/blind/plans13/cases/1349-* (a control: NVML under WSL 2 reports no utilisation)
+        "when running WSL2 with nvtop, gpu usage is stuck at 0, despite showing accurate video ram usage, and reporting "
+        "other gpu info correctly (model, freq, temp etc)",
+        # https://github.com/redbeard1083/bc250-toolkit/issues/12 (its description's sentence, as posted)
+        "Seems that after the 8 Core CPU unlock something happened that now the GPU usage is always stuck on 0%.",
+    ],
+)
+def test_a_gpu_counter_stuck_at_a_value_is_no_hang(line):
+    assert _form([line]) is None
+
+
+def test_quiet_twin_a_progress_stuck_at_a_value_is_still_a_hang():
+    # the same words of a program's progress ("training stuck at 0%"): it never ends, the hang form reads it
+    assert _form(["The GPU training is stuck at 0% and never finishes."]) == "hang-said"
+
+
+def test_the_wsl_counter_report_is_a_clean_bill():
+    doc = _check(_case("plans13/cases/1349-"))
+    assert _said(doc) == [] and _blocking(doc) == []
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # "So is this a bug to load all the models as once internally? Since my gpu memory is quite large, ..." above a
+        # screenshot of nvidia-smi (a control: TensorFlow maps most of the GPU's memory when it first creates it)
+        "plans13/cases/1354-",
+        # "Is this the intended behavior? Or is it a bug?" (a control)
+        "plans12/cases/1247-",
+    ],
+)
+def test_a_question_whether_it_is_a_bug_tells_no_failure(case):
+    doc = _check(_case(case))
+    assert _said(doc) == [] and UNEXPLAINED not in _blocking(doc)
+
+
+def test_quiet_twin_a_bug_told_above_a_picture_is_still_read(tmp_path):
+    # the question's words turned into a statement above the same picture: the error is only in the picture
+    doc = _paste(
+        tmp_path,
+        "I think this is a bug in the GPU loading of the models, see the error below.\n"
+        "![image](https://user-images.githubusercontent.com/1/2.png)\n",
+    )
+    assert [s["form"] for s in _said(doc)] == ["error-in-picture"]

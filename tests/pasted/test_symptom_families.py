@@ -307,3 +307,107 @@ def test_nvidia_smi_said_to_fail_in_the_container_keeps_the_symptom(tmp_path, sa
     )
     assert "gpu-reached-said" not in _kinds(doc)
     assert _blocking(doc) == [UNEXPLAINED]
+
+
+# -- another Python on the machine reaches the GPU: the driver is no cause, the environment's build is ------------------
+
+
+def _detail(doc: dict) -> str:
+    (finding,) = (f for f in doc["findings"] if f["code"] == UNEXPLAINED)
+    return finding["detail"]
+
+
+_DRIVER_CAUSE = GPU_NOT_REACHED.candidates["linux"][0].text
+_CPU_BUILD = "a CPU-only build of the program or its framework"
+_NEWER_CUDA = "a framework build for a newer CUDA than the driver supports"
+_BUILDS_ASK = ["python3", "-m", "pip", "list"]
+
+
+def test_the_global_python_reaching_the_gpu_leaves_the_venvs_build():
+    # tests/blind/plans13/cases/1339-*: "when I run this globally, it finds the correct GPU. However, when I run it from
+    # the faster whisper virtual environment, it gives me the issue" beside "does not seem to utilize my RTX 3060 mobile
+    # GPU": the symptom is named, the driver is not among its causes, and pip's list in the program's environment is asked
+    doc = _check(_case("plans13/cases/1339-"))
+    assert "gpu-reached-elsewhere-said" in _kinds(doc) and "gpu-unused-said" in _kinds(doc)
+    assert _blocking(doc) == [UNEXPLAINED]
+    detail = _detail(doc)
+    assert _CPU_BUILD in detail and _NEWER_CUDA in detail and _DRIVER_CAUSE not in detail
+    assert _BUILDS_ASK in _asked(doc)
+
+
+def test_the_base_environment_reaching_the_gpu_public_thread(tmp_path):
+    # https://github.com/openvinotoolkit/openvino/issues/16578 (its description's sentence, as posted)
+    doc = _paste(
+        tmp_path,
+        "It gives me an error saying that **torch.cuda.is_available() is False**.  CUDA cannot be detected although it "
+        "can be detected in the base environment and any other environment I have created before.\n",
+    )
+    assert "gpu-reached-elsewhere-said" in _kinds(doc)
+    assert _blocking(doc) == [UNEXPLAINED]
+    assert _DRIVER_CAUSE not in _detail(doc) and _CPU_BUILD in _detail(doc)
+
+
+def test_quiet_twin_the_other_python_failing_too(tmp_path):
+    # The same sentence with the other environment failing as well: nothing reaches the GPU anywhere, the driver stays
+    doc = _paste(
+        tmp_path,
+        "torch.cuda.is_available() is False. CUDA cannot be detected in the base environment either, it does not find "
+        "the GPU globally.\n",
+    )
+    assert "gpu-reached-elsewhere-said" not in _kinds(doc)
+    assert _DRIVER_CAUSE in _detail(doc)
+
+
+# -- CUDA_VISIBLE_DEVICES shown naming GPUs the driver lists: it hides none --------------------------------------------
+
+
+def test_visible_devices_naming_the_listed_gpu_close_the_hidden_cause():
+    # tests/blind/plans13/cases/1341-*: "with my run `CUDA_VISIBLE_DEVICES=0 deepsignal_plant call_mods ...`" beside
+    # nvidia-smi's table of one GPU, index 0: the variable is read as set for that run, and hides nothing
+    doc = _check(_case("plans13/cases/1341-"))
+    assert doc["facts"]["platform"]["env"] == {"CUDA_VISIBLE_DEVICES": "0"}
+    assert "CUDA_VISIBLE_DEVICES" not in _detail(doc)
+    assert ["printenv", "CUDA_VISIBLE_DEVICES"] not in _asked(doc)
+    assert _BUILDS_ASK in _asked(doc)  # the build is what is left, in pip's list
+
+
+def test_a_quoted_run_line_sets_the_variable_in_another_recorded_case():
+    # tests/blind/plans4/cases/320-* (a control): "Run the following script using command `CUDA_VISIBLE_DEVICES=3 python
+    # test.py`" beside collect_env's eight GPUs: read as set, and valid (no finding that it hides a GPU)
+    doc = _check(_case("plans4/cases/320-pt20606"))
+    assert doc["facts"]["platform"]["env"] == {"CUDA_VISIBLE_DEVICES": "3"}
+    assert _blocking(doc) == []
+
+
+def test_quiet_twin_a_variable_quoted_alone_names_no_run(tmp_path):
+    # "I tried `CUDA_VISIBLE_DEVICES=0`": a setting talked about, no command run with it, so the cause stays open
+    doc = _paste(
+        tmp_path,
+        "I tried `CUDA_VISIBLE_DEVICES=0` and it still does not use the GPU.\n"
+        "|   0  NVIDIA GeForce ...  On   | 00000000:01:00.0 Off |                  N/A |\n",
+    )
+    assert doc["facts"]["platform"]["env"] == {}
+
+
+# -- "No CUDA GPUs are available": the runtime asked the driver, so neither a CPU build nor a too new CUDA -------------
+
+
+def test_no_cuda_gpus_rules_out_the_builds():
+    # tests/blind/plans13/cases/1342-* (an ask): the conda environment's torch raised "No CUDA GPUs are available"; a CPU
+    # build would have said "Torch not compiled with CUDA enabled", a too old driver "driver ... is too old"
+    doc = _check(_case("plans13/cases/1342-"))
+    detail = _detail(doc)
+    assert _CPU_BUILD not in detail and _NEWER_CUDA not in detail and _DRIVER_CAUSE in detail
+
+
+def test_no_cuda_gpus_rules_out_the_builds_in_another_recorded_case():
+    # tests/blind/plans4/cases/352-* (an ask): "RuntimeError: No CUDA GPUs are available" beside a screenshot
+    detail = _detail(_check(_case("plans4/cases/352-samus39")))
+    assert _CPU_BUILD not in detail and _NEWER_CUDA not in detail
+
+
+def test_quiet_twin_the_words_alone_keep_the_builds_open():
+    # ultralytics/ultralytics#9844 (plans7/642): "GPU utilization was always zero", no line of the runtime's: the
+    # builds stay among the causes
+    detail = _detail(_check(_case("plans7/cases/642-ultralytics9844")))
+    assert _CPU_BUILD in detail and _NEWER_CUDA in detail

@@ -1572,6 +1572,7 @@ def check_reported_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
 _DESCRIPTIVE = frozenset(
     {
         "gpu-reached-said",  # the reporter's words that the GPU reaches the program's container: a fact, no failure
+        "gpu-reached-elsewhere-said",  # another Python on the machine reaches the GPU: a fact, no failure
         "arch-list",
         "driver-version-said",
         "driver-branch-said",
@@ -1732,9 +1733,12 @@ def _failure(e, facts: Facts) -> bool:
         # reaches where the program runs, so what it runs on is its own setting (a video stream copied, not encoded:
         # tests/blind/plans10/cases/1040-*), not a fault of the environment to name
         return False
-    if e.kind == "gpu-unused-said" and any(x.kind != e.kind and x.line and x.line in e.line for x in facts.pasted.errors):
+    if e.kind == "gpu-unused-said" and any(
+        x.kind not in (e.kind, "gpu-reached-elsewhere-said") and x.line and x.line in e.line for x in facts.pasted.errors
+    ):
         # words read from a program's own message another entry recognises (Ollama's installer: "No NVIDIA GPU
-        # detected", on every machine without one): that entry's own rule judges it
+        # detected", on every machine without one): that entry's own rule judges it. (The reporter's own words that
+        # another Python reaches the GPU are no program's message: the same sentence often holds both.)
         return False
     if e.get("entry") in _APP_CPU_NOTICES:
         # An application's notice that it runs on the CPU (EasyOCR's Reader, Cellpose's probe) is printed on every
@@ -1826,8 +1830,12 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
     # named, none asserted; the asks that decide between them are the family's (gpudoctor.pasted.ask).
     family = next((f for e in failures if (f := family_of(e, facts)) is not None), None)
     causes = open_causes(family, facts) if family is not None else ()
+    # (one cause left open, the paste having ruled out the others, is still not shown: it is named as the one that fits)
     fits = (
         f" Where it runs ({_PLACE_WORDS[place(facts)]}) it fits: " + "; ".join(causes) + ". Nothing pasted decides between them."
+        if len(causes) > 1
+        else f" Where it runs ({_PLACE_WORDS[place(facts)]}), of the usual causes the paste leaves open only {causes[0]}; "
+        "it is not shown either."
         if causes
         else ""
     )

@@ -51,6 +51,9 @@ class Cause:
     closed_by: frozenset[str] = frozenset()
     key: str = ""
     nodes: str = ""  # open only where the ranks run on that many nodes (as FamilyAsk.nodes)
+    # a cause CUDA_VISIBLE_DEVICES is: ruled out where the paste shows the program started with it naming only GPUs
+    # the driver lists ("CUDA_VISIBLE_DEVICES=0 prog ..." beside nvidia-smi's GPU 0): it hides none of them
+    visible_devices: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,23 @@ _VISIBLE = FamilyAsk(
     "whether the environment hides the GPUs from the program (empty, or an index the driver does not list)",
     cause="hidden",
 )
+# The reporter's words that another Python on the same machine reaches the GPU (the global interpreter, a base
+# environment: gpudoctor.pasted.workloads): the driver answers there, so it is no cause of the program's failure.
+_DRIVER_ANSWERS_ELSEWHERE = frozenset({"gpu-reached-elsewhere-said"})
+# What decides the framework's build, whichever framework the program uses: the versions pip lists in the program's own
+# environment (PyTorch's wheels carry their build, "+cpu" or "+cu121", pytorch.org's previous-versions page; TensorFlow's
+# CPU package is tensorflow-cpu, ONNX Runtime's GPU one onnxruntime-gpu, JAX's CUDA support the jax-cuda12-plugin wheels).
+_BUILDS = FamilyAsk(
+    ("{python}", "-m", "pip", "list"),
+    "which builds the program's environment holds (torch +cpu, or +cuXXX newer than the driver's CUDA; tensorflow-cpu; "
+    "onnxruntime without -gpu; no jax-cuda plugin): run it with the Python of the environment the program runs in",
+    cause="build",
+)
+# PyTorch's "No CUDA GPUs are available": the CUDA runtime asked the driver and it answered with no device (c10/cuda/
+# CUDAFunctions.cpp @68e217b9, device_count_ensure_non_zero). A CPU-only build never gets that far ("Torch not compiled
+# with CUDA enabled", torch/cuda/__init__.py @17e3b6a9), and a driver older than the build's CUDA stops it with "The
+# NVIDIA driver on your system is too old" (the same device_count_impl): neither build is the cause where it shows.
+_DEVICE_COUNT_ZERO = frozenset({"cuda-no-gpus"})
 # A framework's own answer that it reaches the GPU (collect_env's "Is CUDA available: True", a REPL's
 # torch.cuda.is_available() answered True: parsers.error_texts): in that environment no variable hides the GPU.
 _REACHED = frozenset({"cuda-available-said", "cuda-available-answered"})
@@ -122,23 +142,39 @@ GPU_NOT_REACHED = Family(
     frozenset({"gpu-unused-said", "cuda-no-gpus", "cuda-unavailable", "gpu-stack-failure:gpu-unavailable-warning"}),
     {
         "linux": (
-            Cause("no NVIDIA driver answering (none installed, or its module not loaded after a kernel update)", driver=True),
-            Cause("a CPU-only build of the program or its framework"),
+            Cause(
+                "no NVIDIA driver answering (none installed, or its module not loaded after a kernel update)",
+                driver=True,
+                closed_by=_DRIVER_ANSWERS_ELSEWHERE,
+            ),
+            Cause("a CPU-only build of the program or its framework", closed_by=_DEVICE_COUNT_ZERO, key="build"),
+            # (torch.cuda.is_available() answers False, the reason only in a warning the paste may not hold, where the
+            # driver is older than the build's CUDA: "The NVIDIA driver on your system is too old (found version N)",
+            # pytorch/pytorch c10/cuda/CUDAFunctions.cpp @01a6a16d, catalogue.toml's torch-driver-too-old-*)
+            Cause("a framework build for a newer CUDA than the driver supports", closed_by=_DEVICE_COUNT_ZERO, key="build"),
             Cause(
                 "the GPU hidden from the program (CUDA_VISIBLE_DEVICES, or its own device setting)",
                 closed_by=_REACHED,
                 key="hidden",
+                visible_devices=True,
             ),
         ),
         "windows": (
-            Cause("no NVIDIA driver answering, or no NVIDIA GPU in the machine", driver=True),
-            Cause("a CPU-only build of the program or its framework (pip's default index gives a CPU-only torch on Windows)"),
+            Cause(
+                "no NVIDIA driver answering, or no NVIDIA GPU in the machine", driver=True, closed_by=_DRIVER_ANSWERS_ELSEWHERE
+            ),
+            Cause(
+                "a CPU-only build of the program or its framework (pip's default index gives a CPU-only torch on Windows)",
+                closed_by=_DEVICE_COUNT_ZERO,
+                key="build",
+            ),
+            Cause("a framework build for a newer CUDA than the driver supports", closed_by=_DEVICE_COUNT_ZERO, key="build"),
             Cause("the program's own device setting"),
         ),
         "wsl": (
             Cause("the Windows driver's libraries not reaching the distribution (/usr/lib/wsl/lib)"),
             Cause("a Linux driver package in the distribution shadowing them"),
-            Cause("a CPU-only build of the program or its framework"),
+            Cause("a CPU-only build of the program or its framework", closed_by=_DEVICE_COUNT_ZERO, key="build"),
         ),
         "container": (
             Cause("the container started without the GPU (no --gpus or device reservation, or no NVIDIA runtime on the host)"),
@@ -152,9 +188,9 @@ GPU_NOT_REACHED = Family(
         ),
     },
     {
-        "linux": (_SMI, _VISIBLE),
-        "windows": (_SMI,),
-        "wsl": (_SMI, _WSL_LIBS, _WSL_SHADOW),
+        "linux": (_SMI, _VISIBLE, _BUILDS),
+        "windows": (_SMI, _BUILDS),
+        "wsl": (_SMI, _WSL_LIBS, _WSL_SHADOW, _BUILDS),
         "container": (_HOST_PASSES, _STARTED_WITH, _INSIDE_SMI),
         "pod": (POD_LIMITS, _INSIDE_SMI, _NODE_GPUS),
     },
@@ -424,7 +460,24 @@ def closed_keys(family: Family, facts: Facts) -> frozenset[str]:
 
 def _closed(cause: Cause, facts: Facts) -> bool:
     answered = bool(facts.driver.version and facts.driver.gpus) and place(facts) in ("linux", "windows", "wsl")
-    return (cause.driver and answered) or any(facts.pasted.reported(kind) for kind in cause.closed_by)
+    return (
+        (cause.driver and answered)
+        or any(facts.pasted.reported(kind) for kind in cause.closed_by)
+        or (cause.visible_devices and _visible_devices_listed(facts))
+    )
+
+
+def _visible_devices_listed(facts: Facts) -> bool:
+    """Whether the paste shows CUDA_VISIBLE_DEVICES set, every entry a GPU the driver lists (CUDA's own reading of it:
+    gpudoctor.checks.platform.visible_devices)."""
+    from gpudoctor.checks.platform import visible_devices
+
+    value, gpus = facts.platform.env.get("CUDA_VISIBLE_DEVICES"), facts.driver.gpus
+    if not value or not gpus:
+        return False
+    mig = sum(g.mig_devices or 0 for g in gpus)
+    valid, invalid = visible_devices(value, [(g.index, g.uuid) for g in gpus], mig)
+    return bool(valid) and not invalid
 
 
 def run_with_gpus(facts: Facts) -> bool:

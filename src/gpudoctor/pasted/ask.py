@@ -1350,7 +1350,7 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
     """What decides between the causes of a symptom the paste shows and cannot explain (gpudoctor.checks.symptoms):
     only where no check found its cause (the finding is pasted-error-unexplained), each ask in the form of the place
     the program runs (a container's by its runtime, a pod's by kubectl), none the paste already answers."""
-    from gpudoctor.checks.reported import UNEXPLAINED, pasted_failures
+    from gpudoctor.checks.reported import UNEXPLAINED, frameworks_named, pasted_failures
     from gpudoctor.checks.symptoms import closed_keys, family_of, fits, place, run_with_gpus
 
     if UNEXPLAINED not in codes:
@@ -1360,6 +1360,8 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
         return []
     at = place(facts)
     image = where.image(facts)
+    fw = facts.frameworks
+    builds_read = bool(frameworks_named(facts)) or any(isinstance(x, Found) for x in (fw.torch, fw.tensorflow, fw.jax))
     name: str | Placeholder = (
         (image.get("container") if image else None) or _exec_named(facts) or next(iter(_logged_services(facts)), None)
     ) or Placeholder("container")
@@ -1373,6 +1375,8 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
                 continue  # the cause it decides is one the paste rules out: its answer would decide nothing
             if not fits(ask, facts):
                 continue  # another number of nodes, or another scheduler, than the pasted job's
+            if ask.cause == "build" and builds_read:
+                continue  # a framework the paste names or shows is asked of by its own command (collect_env, ...)
             words = where.in_container(facts, ask.argv, name) if ask.argv[:1] == ("docker",) else ask.argv
             cmd = _catalogue_cmd(facts, words)
             if ask.note and words[0] != "kubectl":  # (kubectl runs wherever it is set up: no host to name)

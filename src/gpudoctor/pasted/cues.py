@@ -51,6 +51,7 @@ from gpudoctor.facts import (
     SUSPEND_SAID,
     TF_BEFORE_CONFIG,
 )
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import classify_error_text
 
@@ -530,6 +531,13 @@ _IMAGE = re.compile(r"[a-z0-9][a-z0-9._/:@-]{0,250}\Z")
 _ENV_SET = re.compile(
     r"(?:^|\s|export\s+)(?P<name>CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(?P<value>[\w,.:-]{0,200})(?=\s|$)"
 )
+# The same variable on a command line the reporter quotes in prose as what they ran, between backticks, a command after
+# it ("I noticed the log said ... with my run `CUDA_VISIBLE_DEVICES=0 deepsignal_plant call_mods ...`":
+# tests/blind/plans13/cases/1341-*; "Run the following script using command `CUDA_VISIBLE_DEVICES=3 python test.py`":
+# tests/blind/plans4/cases/320-*). A variable quoted alone ("I tried `CUDA_VISIBLE_DEVICES=1`") names no run.
+_QUOTED_RUN_ENV = LazyPattern(
+    r"`(?:export\s+)?(?P<name>CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(?P<value>[\w,.:-]{1,200})\s+[A-Za-z./~][^`\n]{0,600}`"
+)
 
 
 # The loader's search path as a shell printed it: `echo $LD_LIBRARY_PATH` (or printenv) at a prompt or alone on a line,
@@ -729,6 +737,9 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := re.match(r"^\s*export\s+(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=([\w,.:-]{0,200})\s*$", line):
             g.env.setdefault(m.group(1), m.group(2))
             _cue(g, f"export {m.group(1)}", "set in the shell that ran the program", line)
+        elif m := scan.search(_QUOTED_RUN_ENV, number):
+            g.env.setdefault(m.group("name"), m.group("value"))
+            _cue(g, f"{m.group('name')} on a quoted command line", "set for the program the reporter ran", line)
         if m := scan.search(_WIN_PYTHON, number):
             path = m.group("path")
             if g.interpreter is None:

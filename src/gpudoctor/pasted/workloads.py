@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from gpudoctor.facts import EXEC_NAMED, KUBECTL_POD, LOGGED_SERVICE, POD_OWNER
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import ErrorEvidence
 from gpudoctor.parsers.workload_spec import parse_workloads
@@ -126,17 +127,20 @@ _VIDEO_CODEC_FAILING = re.compile(
 # The reporter saying the program does not use or find the GPU ("it can't use the GPU, it can only use the cpu",
 # "it cannot load cudart", "falls back to the CPU", "it does not run on GPU", "No GPU Found", "GPU utilization was
 # always zero", "it will not use gpu", "unable to get PyTorch to recognize the CUDA cores", "cuda.is_available() always
-# returns false"): beside a pasted spec that requests none, its symptom when no program output was pasted
+# returns false", the GPU by its model: "does not seem to utilize my RTX 3060 mobile GPU", tests/blind/plans13/cases/1339-*,
+# and Plachtaa/seed-vc#38's "Doesn't appear to be using Nvidia RTX 3060 but instead using my CPU"): beside a pasted spec that requests none, its symptom when no program output was pasted
 # (gpudoctor.checks.workloads); anywhere, a symptom whose causes the paste leaves open (gpudoctor.checks.symptoms).
 # Not a GPU's memory or process listing ("NOT allocate GPU memory", "Cannot see gpu process") nor a GPU the program
 # was told to pick ("not using the GPU specified by CUDA_VISIBLE_DEVICES"): those are other questions, and fine cases
 # of the blind sets (plans3/202, plans4/303, plans4/320).
 _GPU_UNUSED_SAID = re.compile(
     r"\b(?:can(?:no|')?t|could(?:n't| not)|unable to|fail(?:s|ed)? to|does(?:n't|n’t| not)|do(?:n't|n’t| not)|"
-    r"did(?:n't|n’t| not)|won't|will not|is(?:n't| not))\s+(?:get\s+\S{1,40}\s+to\s+|(?:appear|seem)\s+to\s+)?"
+    r"did(?:n't|n’t| not)|won't|will not|is(?:n't| not))\s+(?:get\s+\S{1,40}\s+to\s+|(?:appear|seem)\s+to\s+(?:be\s+)?)?"
     r"(?:use|using|utili[sz]e|utili[sz]ing|detect|detecting|find|finding|see|seeing|load|loading|access|recogni[sz]e|"
     r"recogni[sz]ing|run\s+on|running\s+on|train\s+on)\s+"
-    r"(?:the\s+|my\s+|a\s+|an\s+|any\s+)?(?:NVIDIA\s+)?(?:GPUs?|CUDA|cudart)\b"
+    r"(?:the\s+|my\s+|a\s+|an\s+|any\s+)?(?:NVIDIA\s+|GeForce\s+)*"
+    # the GPU by its model ("my RTX 3060 mobile GPU", "Nvidia RTX 3060"): GeForce's and the workstation lines' names
+    r"(?:(?:RTX|GTX|Quadro|Tesla)\s*[A-Z]?\d{3,4}\b(?:\s+(?:Ti|Super|mobile|laptop))*(?:\s+GPUs?)?|GPUs?|CUDA|cudart)\b"
     r"(?!\s*(?:memory|process|specified|selected|chosen|index|id\b|number|\d))"
     r"|\b(?:only|still)\s+(?:use[sd]?|using|runs?|running|ran)\s+(?:on\s+)?(?:the\s+)?CPU\b"
     r"|\bfall(?:s|ing)?\s+back\s+to\s+(?:the\s+)?CPU\b"
@@ -172,6 +176,23 @@ _GPU_REACHED_SAID = re.compile(
     re.IGNORECASE,
 )
 _DENIED = re.compile(r"n't|\bnot\b|\bnever\b|\bno\b|\bfail|\berror|cannot|unable", re.IGNORECASE)
+# The reporter saying another Python on the same machine reaches the GPU ("when I run this globally, it finds the correct
+# GPU. However, when I run it from the faster whisper virtual environment, ...": tests/blind/plans13/cases/1339-*; "CUDA
+# cannot be detected although it can be detected in the base environment and any other environment I have created
+# before": openvinotoolkit/openvino#16578): the driver answers on that machine, so what fails is the program's own
+# environment (its framework's build), not the driver (gpudoctor.checks.symptoms closes the driver's cause on it).
+_ELSEWHERE_PLACE = (
+    r"(?:\bglobally\b|\b(?:in|from|with|on|using)\s+(?:the\s+|my\s+)?(?:global|system(?:-wide)?|base)\s+"
+    r"(?:python|interpreter|env(?:ironment)?|conda)\b"
+    r"|\boutside\s+(?:of\s+)?(?:the\s+|my\s+|its\s+)?(?:venv|virtual\s*env(?:ironment)?|conda\s+env(?:ironment)?)\b)"
+)
+_ELSEWHERE_FOUND = (
+    r"\b(?:finds?|found|detects?|detected|sees?|saw|recogni[sz]e[sd]?|works?|worked|returns?\s+true|is\s+true)\b"
+)
+_GPU_REACHED_ELSEWHERE = LazyPattern(
+    _ELSEWHERE_PLACE + r"[^.\n]{0,60}?" + _ELSEWHERE_FOUND + "|" + _ELSEWHERE_FOUND + r"[^.\n]{0,60}?" + _ELSEWHERE_PLACE,
+    re.IGNORECASE,
+)
 # An env file's GPU variable ("gpus=all", "GPUS=all"): docker compose substitutes .env's variables into the compose file
 # and env_file passes them into the container's environment, but no variable requests a GPU (docs.docker.com, "GPU
 # support in Compose": deploy.resources.reservations.devices, or the service's gpus attribute).
@@ -265,6 +286,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
     _unused_said(g, lines, scan, beside_spec)
     _cl_not_found_said(g, lines, scan)
     _reached_said(g, lines, scan)
+    _reached_elsewhere_said(g, lines, scan)
     logged: dict[str, int] = {}
     for line in lines[:20_000]:
         if "|" in line[:80] and (m := _COMPOSE_LOG.match(line[:_MAX_LINE])):
@@ -416,6 +438,21 @@ def _reached_said(g: Gathered, lines: list[str], scan: Lines) -> None:
         if (m := scan.search(_GPU_REACHED_SAID, i)) is not None and not _DENIED.search(m.group(0)):
             _add(g, ErrorEvidence("gpu-reached-said", lines[i].strip()[:300]))
             return
+
+
+def _reached_elsewhere_said(g: Gathered, lines: list[str], scan: Lines) -> None:
+    """The reporter's words that another Python on the machine reaches the GPU (gpu-reached-elsewhere-said)."""
+    for i in range(scan.count):
+        if scan.search(_GPU_REACHED_ELSEWHERE, i) is None:
+            continue
+        line = scan.lines[i]
+        # every reading that starts anywhere ("cannot be detected although it can be detected in the base environment":
+        # the second), none denied in its words or the few before them ("it does not find the GPU globally")
+        for start in range(len(line)):
+            m = _GPU_REACHED_ELSEWHERE.match(line, start)
+            if m is not None and not _DENIED.search(line[max(0, start - 16) : m.end()]):
+                _add(g, ErrorEvidence("gpu-reached-elsewhere-said", lines[i].strip()[:300]))
+                return
 
 
 def _gpus_variable(g: Gathered, lines: list[str]) -> None:
