@@ -214,17 +214,16 @@ def fill(line: Line, values: Mapping[str, str]) -> Line:
 
 
 def shown(line: Line, target: str = "posix") -> str:
-    """`line` as prose: its words with the placeholders as `<name>`, unquoted (it is read, not pasted); a variable's line
-    in the shell of the plan (`target`: PowerShell's on Windows, whose plan never holds a POSIX export)."""
-    if isinstance(line, Cmd):
-        text = " ".join(line.words) + (f" | {' '.join(str(a) for a in line.pipe)}" if line.pipe else "")
-        return f"{text} ({line.note})" if line.note else text
+    """`line` as prose: quoted by the one quoting layer in the shell of the plan (`target`: PowerShell's on Windows,
+    whose plan never holds a POSIX export), as a person copies it once the value is filled in (reviewers pasted
+    `grep -E a|b` and `python3 -c import socket, ...` from words joined unquoted), the placeholders as `<name>`."""
     try:
         text = render(line, target)
     except Unrenderable:  # (a line PowerShell cannot hold is shown as a POSIX shell writes it)
         text = render(line, "posix")
     # A quoted word holding a placeholder loses both its quotes ('MIG-<uuid>' -> MIG-<uuid>), never one of them.
-    return _QUOTED_PLACEHOLDER.sub(r"\1", text)
+    text = _QUOTED_PLACEHOLDER.sub(r"\1", text)
+    return f"{text} ({line.note})" if isinstance(line, Cmd) and line.note else text
 
 
 _QUOTED_PLACEHOLDER = LazyPattern(r"'([^'\s]*<[a-z][a-z0-9-]*>[^'\s]*)'")
