@@ -186,9 +186,7 @@ _ELSEWHERE_PLACE = (
     r"(?:python|interpreter|env(?:ironment)?|conda)\b"
     r"|\boutside\s+(?:of\s+)?(?:the\s+|my\s+|its\s+)?(?:venv|virtual\s*env(?:ironment)?|conda\s+env(?:ironment)?)\b)"
 )
-_ELSEWHERE_FOUND = (
-    r"\b(?:finds?|found|detects?|detected|sees?|saw|recogni[sz]e[sd]?|works?|worked|returns?\s+true|is\s+true)\b"
-)
+_ELSEWHERE_FOUND = r"\b(?:finds?|found|detects?|detected|sees?|saw|recogni[sz]e[sd]?|works?|worked|returns?\s+true|is\s+true)\b"
 _GPU_REACHED_ELSEWHERE = LazyPattern(
     _ELSEWHERE_PLACE + r"[^.\n]{0,60}?" + _ELSEWHERE_FOUND + "|" + _ELSEWHERE_FOUND + r"[^.\n]{0,60}?" + _ELSEWHERE_PLACE,
     re.IGNORECASE,
