@@ -51,13 +51,16 @@ def test_toolkit_folder_named_in_prose_is_the_one_xla_is_pointed_at():
     assert "pasted-error-unexplained" not in pasted_findings(_text(path))
 
 
-@states(CODE, QUIET)
-def test_libdevice_missing_on_linux_without_a_toolkit_shown_stays_an_ask():
-    """tensorflow/tensorflow#60790 (tests/pasted/catalogue_examples): Linux, the directories XLA searched listed, no
-    toolkit shown: whether one is installed is asked, no XLA_FLAGS value is made up."""
+@states(CODE, FIRES)
+def test_libdevice_missing_on_linux_without_a_toolkit_shown_gets_the_nvcc_wheel_of_the_builds_cuda():
+    """tensorflow/tensorflow#60790 (tests/pasted/catalogue_examples): Linux, the directories XLA searched listed (its
+    build's CUDA among them), no toolkit shown: NVIDIA's nvcc wheel of that CUDA brings nvvm/libdevice and ptxas
+    (h192, tests/pasted/test_xla_libdevice_wheel.py); no XLA_FLAGS value is made up as a command (the wheel's folder
+    is printed, then named in the fix's text)."""
     found = pasted_findings(_text(EXAMPLES / "tensorflow-60790-libdevice-not-found.txt"))
-    assert CODE not in found
-    assert "pasted-error-unexplained" in found
+    f = found[CODE]
+    assert argv_of(f)[0] == ("python3", "-m", "pip", "install", "nvidia-cuda-nvcc-cu11==11.8.89")
+    assert not [name for name, _ in _setenv(f) if name == "XLA_FLAGS"]
 
 
 @states(CODE, QUIET)
