@@ -7,23 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.doctor import diagnose
-from gpudoctor.host.replay import ReplayHost
-from gpudoctor.host.snapshot import validate_snapshot
-from gpudoctor.pasted import Source, read_pasted
-from gpudoctor.pasted.ask import ask_for
+from tests.pasted.test_windows_loader_codes import _run  # one paste run for the three Windows-loader files
 
 TESTS = Path(__file__).resolve().parents[1]
 EXAMPLES = TESTS / "pasted" / "catalogue_examples"
 _ENV = ("-m", "accelerate.commands.accelerate_cli", "env")
-
-
-def _run(text: str):
-    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
-    report = diagnose(ReplayHost(snapshot))
-    assert not report.internal_errors, report.internal_errors
-    asks = [tuple(map(str, a.command.argv)) for a in ask_for(report.facts, report.findings)]
-    return snapshot, {f.code: f for f in report.findings}, asks
 
 
 def _kinds(snapshot) -> set[str]:
