@@ -220,7 +220,15 @@ def shown(line: Line, target: str = "posix") -> str:
     try:
         text = render(line, target)
     except Unrenderable:  # (a line PowerShell cannot hold is shown as a POSIX shell writes it)
-        text = render(line, "posix")
+        try:
+            text = render(line, "posix")
+        except Unrenderable:
+            if not isinstance(line, Cmd):
+                raise
+            # A word no shell can hold (a newline, a control character read from a paste): no command to copy, its
+            # words as prose, which the terminal sanitizer escapes where it is printed.
+            text = " ".join(line.words) + (f" | {' '.join(str(a) for a in line.pipe)}" if line.pipe else "")
+            return f"{text} ({line.note})" if line.note else text
     # A quoted word holding a placeholder loses both its quotes ('MIG-<uuid>' -> MIG-<uuid>), never one of them.
     text = _QUOTED_PLACEHOLDER.sub(r"\1", text)
     return f"{text} ({line.note})" if isinstance(line, Cmd) and line.note else text
