@@ -64,8 +64,8 @@ MAX_LINE = 2_000
 _SIDE = re.compile(r"^\s*\((?P<side>container|host)\)\s*[$#]\s*(?P<cmd>.*)$", re.IGNORECASE)
 # PowerShell's prompt, with an activated environment's name before it as venv's Activate.ps1 writes it ("(venv) PS
 # C:\\app>"): the folder it stands in is `cwd`.
-_PS = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?PS (?P<cwd>[A-Za-z]:\\[^>\n]{0,300})>\s*(?P<cmd>.*)$")
-_CMD_EXE = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?P<cwd>[A-Za-z]:\\[^<>|\n\"]{0,300})>\s*(?P<cmd>\S.*)$")
+_PS = re.compile(r"^\s*(?:\((?P<env>[\w.-]{1,60})\)\s*)?PS (?P<cwd>[A-Za-z]:\\[^>\n]{0,300})>\s*(?P<cmd>.*)$")
+_CMD_EXE = re.compile(r"^\s*(?:\((?P<env>[\w.-]{1,60})\)\s*)?(?P<cwd>[A-Za-z]:\\[^<>|\n\"]{0,300})>\s*(?P<cmd>\S.*)$")
 # An environment's activation script run by a relative or absolute Windows path ("venv\\Scripts\\activate",
 # ".\\.venv\\Scripts\\Activate.ps1", "C:\\app\\env\\Scripts\\activate.bat"): venv puts python.exe beside it in Scripts
 # (CPython Lib/venv/__init__.py, `binname = 'Scripts'` on Windows), and that python runs what the shell runs next.
@@ -75,7 +75,7 @@ _ACTIVATE = re.compile(
     re.IGNORECASE,
 )
 _POSIX = re.compile(
-    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
+    r"^\s*(?:\((?P<env>[\w.-]{1,60})\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
 )
 # A command run inside a container from the host's shell: `docker exec NAME CMD`, `podman exec`, `kubectl exec POD --
 # CMD`. What it prints up to the next prompt is the container's state, as under a `(container) $` prompt.
@@ -687,6 +687,18 @@ def prompt_command(line: str) -> tuple[str, str] | None:
         return "cmd", m.group("cmd")
     if m := _POSIX.match(line):
         return "posix", m.group("cmd")
+    return None
+
+
+def prompt_env(line: str) -> str | None:
+    """The environment a prompt shows active: the name conda's and venv's activation scripts write before it ("(tf_daily)
+    C:\\x>", "(venv) PS C:\\x>", "(base) user@host:~$"), or None where the line is no prompt's or names none. A
+    `(container) $` prompt names a side, not an environment."""
+    if _SIDE.match(line):
+        return None
+    for pattern in (_PS, _CMD_EXE, _POSIX):
+        if m := pattern.match(line):
+            return m.group("env")
     return None
 
 
