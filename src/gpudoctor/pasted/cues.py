@@ -436,6 +436,8 @@ _VENV_ACTIVATED = re.compile(r"(?:^|[;&|]\s*|\s)(?:source|\.)\s+(?P<prefix>/[^\s
 # build_artifacts/<package>_<timestamp> stays in the binary's assertion and debug paths.
 _FEEDSTOCK = re.compile(r"/home/conda/feedstock_root/build_artifacts/(?P<pkg>[a-z0-9][a-z0-9.-]{0,80}?)_\d{10,}/")
 _DOCKER_RUN = re.compile(r"\bdocker\s+run\s")
+# sudo (its own options before the command: -E, -H) just before a command on its line, as typed at a prompt or quoted.
+_SUDO_BEFORE = re.compile(r"(?:^|[\s`$#>(])sudo(?:[ \t]+-[A-Za-z]{1,4})*[ \t]+$")
 # A command at the start of a line, after its prompt (`root@host:~/proj# `, `(venv) $ `, `PS C:\\x> `), after `&&`/`;`, or
 # quoted in prose (`"pipenv install x"`, a backticked `uv add x`): what the reporter ran, not a tool merely named ("I
 # also tried uv").
@@ -635,10 +637,14 @@ def _tf_dated(g: Gathered, lines: list[str]) -> None:
         _cue(g, TF_BEFORE_CONFIG, f"tensorflow {m.group('version')}", line[:MAX_LINE])
 
 
-def _image_cue(g: Gathered, image: str, line: str, gpus: str, runtime: str = "docker", python: str = "python3") -> None:
+def _image_cue(
+    g: Gathered, image: str, line: str, gpus: str, runtime: str = "docker", python: str = "python3", root: bool = False
+) -> None:
     entry = {"cue": PROGRAM_IMAGE, "means": image, "line": line.strip()[:300], "gpus": gpus}
     if runtime != "docker":
         entry |= {"runtime": runtime, "python": python}
+    if root:
+        entry["root"] = "sudo"  # (the reporter ran the image under sudo: so must a question asked of it)
     if entry not in g.cues and len(g.cues) < 64:
         g.cues.append(entry)
 
@@ -969,28 +975,31 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     if (m := _COMPOSE_UP.search(head)) is not None:
         _cue(g, COMPOSE_STARTED, "", line_of(_COMPOSE_UP, m.group(0)))
     runs = _image_runs(head)
-    images = [(image, name, line) for image, name, line, gpus in runs if gpus]
-    if len({image for image, _, _ in images}) == 1:  # one image run with GPUs: the program that failed is its
-        image, name, line = images[0]
+    images = [(image, name, line, sudo) for image, name, line, gpus, sudo in runs if gpus]
+    if len({image for image, _, _, _ in images}) == 1:  # one image run with GPUs: the program that failed is its
+        image, name, line, _ = images[0]
         entry = {"cue": IMAGE_RUN, "means": image, "line": line.strip()[:300]}
         if name:
             entry["container"] = name
+        if all(sudo for i, _, _, sudo in images if i == image):
+            entry["root"] = "sudo"  # (typed under sudo each time: the reporter's user cannot reach docker's socket)
         if entry not in g.cues and len(g.cues) < 64:
             g.cues.append(entry)
     elif not runs and (built := _DOCKERFILE.search(head)) is not None:
         # A Dockerfile that installs the program (FROM, then RUN): it runs in the image built from it, whose name the
         # paste does not give, and its Python questions are that image's.
         _image_cue(g, "", line_of(_DOCKERFILE_FROM, built.group(0).split("\n", 1)[0]), "all")
-    elif len({image for image, _, _, _ in runs}) == 1 and not runs[0][0].startswith("nvidia/cuda"):
+    elif len({run[0] for run in runs}) == 1 and not runs[0][0].startswith("nvidia/cuda"):
         # run without --gpus (the fault, often): still its image. (NVIDIA's CUDA base images hold no framework: one run
         # to try the GPU says nothing of where the program runs.)
-        image, _, line, _ = runs[0]
-        _image_cue(g, image, line, "")
+        image, _, line, _, _ = runs[0]
+        _image_cue(g, image, line, "", root=all(run[4] for run in runs))
     elif (sif := _SIF_RUN.search(head)) is not None:
         # An Apptainer/Singularity image the program runs in (its .sif, or the registry URI it was pulled from)
         prog = sif.group("prog") or ""
         python = prog.rsplit("/", 1)[-1] if _PYTHON_WORD.fullmatch(prog.rsplit("/", 1)[-1]) else "python3"
-        _image_cue(g, sif.group("image"), sif.group(0), "nv", runtime=sif.group("tool"), python=python)
+        root = sif.group("sudo") is not None
+        _image_cue(g, sif.group("image"), sif.group(0), "nv", runtime=sif.group("tool"), python=python, root=root)
 
 
 # A program started by hand: run by its path in the current folder (`./ollama-linux-amd64`), or a server's `serve`
@@ -1008,7 +1017,7 @@ _NO_SYSTEMD = re.compile(
 # `singularity exec|run [options] IMAGE [program]` (Apptainer's too): the image a .sif or .simg file, or the registry
 # URI it is pulled from (apptainer's "exec" and "run" commands take the image as their first argument).
 _SIF_RUN = re.compile(
-    r"^[ \t]*(?:[$#][ \t]+)?(?:sudo[ \t]+)?(?P<tool>singularity|apptainer)[ \t]+(?:exec|run)\b[^\n]{0,400}?[ \t]"
+    r"^[ \t]*(?:[$#][ \t]+)?(?P<sudo>sudo[ \t]+)?(?P<tool>singularity|apptainer)[ \t]+(?:exec|run)\b[^\n]{0,400}?[ \t]"
     r"(?P<image>[^\s'\"]{1,300}\.(?:sif|simg)|(?:docker|library|oras)://[^\s'\"]{1,300})(?:[ \t]+(?P<prog>[^\s'\"]{1,200}))?",
     re.MULTILINE,
 )
@@ -1024,10 +1033,10 @@ _DOCKERFILE = re.compile(
 )
 
 
-def _image_runs(head: str) -> list[tuple[str, str, str, bool]]:
+def _image_runs(head: str) -> list[tuple[str, str, str, bool, bool]]:
     """Each `docker run` the text shows: (image, its --name or "", the command's first line, whether it asks for GPUs
-    with --gpus). The command is read as words (its backslash-continued lines joined); one that does not split as
-    words is skipped."""
+    with --gpus, whether it was typed under sudo). The command is read as words (its backslash-continued lines joined);
+    one that does not split as words is skipped."""
     out = []
     for m in _DOCKER_RUN.finditer(head):
         end = m.end()
@@ -1064,7 +1073,8 @@ def _image_runs(head: str) -> list[tuple[str, str, str, bool]]:
             i += 2 if (opt in _DOCKER_VALUED and "=" not in w) else 1
         if image and _IMAGE.match(image) and (not name or re.fullmatch(r"[\w.-]{1,64}", name)):
             first = head[m.start() : head.find("\n", m.start()) if "\n" in head[m.start() :] else len(head)]
-            out.append((image, name, first, gpus))
+            typed = head[head.rfind("\n", 0, m.start()) + 1 : m.start()]
+            out.append((image, name, first, gpus, _SUDO_BEFORE.search(typed) is not None))
     return out
 
 
