@@ -31,6 +31,11 @@ interpreter 4 (all plans11/1125's deliberate move to a 64-bit `py -3.7-64`), pro
 `docker run`), sudo copied 0, after restart 1 (plans13/1303: `pip install` rerun after `shutdown /r` with `(tf_daily)`
 not entered again), shell 0. Of the 70 cases whose latest verdict gives kind 8, 1 is counted here (1303): the rest name
 a platform assumed (Linux for a Windows paste), a host asked for a container's state, or an interpreter since read.
+After h197 (image runs keep the reporter's sudo; a rerun after a restart enters the prompt's conda environment first;
+a sudo before a bare pip/python is not copied onto the environment's own interpreter): 9 cases counted; other
+interpreter 4 (1125, deliberate), prompt env only 17 (1303's rerun now follows its `conda activate`), sudo dropped 0,
+sudo copied 0, after restart 0, shell 0.
+clean_bills.py unchanged (false alarms 11 of 145 fine cases).
 """
 
 from __future__ import annotations
@@ -165,7 +170,7 @@ def count(doc: dict[str, Any], seen: dict[str, Any]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     interp = shown_interpreter(doc)
     env = interp is not None or bool(seen["envs"])
-    restarted = False
+    restarted = entered = False
     for _where, _n, c in printed(doc):
         argv = [str(w) for w in c["argv"]]
         prog, args = program(argv)
@@ -173,11 +178,14 @@ def count(doc: dict[str, Any], seen: dict[str, Any]) -> list[tuple[str, str]]:
         if any(tuple(argv[: len(r)]) == r or tuple(argv[1 : 1 + len(r)]) == r for r in _RESTARTS):
             restarted = True
             continue
+        if "activate" in argv[:2]:  # (conda activate NAME, activate NAME: the environment entered again)
+            restarted, entered = False, True
+            continue
         pyish = python_like(prog)
         bare = pyish and _name(prog) == prog.lower().removesuffix(".exe") and "/" not in prog and "\\" not in prog
         if pyish and interp is not None and prog != interp:
             out.append(("other interpreter", shown))
-        elif pyish and bare and seen["envs"]:
+        elif pyish and bare and seen["envs"] and not entered:
             out.append(("prompt env only", shown))
         if restarted and bare and env:
             out.append(("after restart", shown))

@@ -27,6 +27,7 @@ from gpudoctor.facts import (
     CONDA_FORGE_BUILD,
     CONTAINER_SAID,
     CUDA13_WINDOWS_TOOLKIT,
+    ENV_PROMPT,
     EXTENSION_NAMED,
     HOST_RAM_SAID,
     IMAGE_RUN,
@@ -696,6 +697,16 @@ def prompt_command(line: str) -> tuple[str, str] | None:
     return None
 
 
+# An environment activated or made by conda under its name (`conda activate NAME`, its older `source activate NAME`,
+# Windows conda's `activate NAME` at a line's start or after a prompt, `conda create -n NAME`, `--name NAME`): a venv
+# is activated by its script's path, never by a bare name. (Anchored at a line's start, a `>` or a word before it:
+# linear in a flood of lines.)
+_CONDA_NAMED = (
+    r"(?:\b(?:conda|source)[ \t]+|(?:^|>)[ \t]*)activate[ \t]+{0}(?![\w.-])"
+    r"|\bconda[ \t]+create[ \t][^\n]{{0,200}}?(?:-n|--name)[ \t]+{0}(?![\w.-])"
+)
+
+
 def prompt_env(line: str) -> str | None:
     """The environment a prompt shows active: the name conda's and venv's activation scripts write before it ("(tf_daily)
     C:\\x>", "(venv) PS C:\\x>", "(base) user@host:~$"), or None where the line is no prompt's or names none. A
@@ -719,6 +730,7 @@ def read_cues(g: Gathered, text: str) -> None:
     # Each pattern is tried only on the lines that hold a text it requires (parsers.anchors): a whole log pasted is
     # tens of thousands of lines, most of which hold none.
     scan = Lines([raw[:MAX_LINE] for raw in lines])
+    active: tuple[str, str] | None = None  # the last environment a prompt showed active, and that prompt's line
     for number, line in enumerate(scan.lines):
         cmd = None
         if m := scan.match(_SIDE, number):
@@ -748,6 +760,8 @@ def read_cues(g: Gathered, text: str) -> None:
             g.smi_failure_line = number
         if cmd is not None:  # a prompt: its command decides where the lines up to the next one ran
             inside = _EXEC_INTO.match(cmd.strip()) is not None
+            if (shown := prompt_env(line)) is not None:
+                active = (shown, line) if shown.lower() != "base" else None
         if cmd is not None:
             for env in _ENV_SET.finditer(cmd):
                 g.env.setdefault(env.group("name"), env.group("value"))
@@ -802,6 +816,10 @@ def read_cues(g: Gathered, text: str) -> None:
             _cue(g, NOTEBOOK_SAID, "run in a notebook: `!export` does not last past its line", line)
         if m := scan.search(_SETUPTOOLS_NVCC, number):
             _cue(g, SETUPTOOLS_NVCC, m.group("nvcc"), line)
+    if active is not None and len(g.cues) < 64:
+        name, shown_at = active
+        conda = re.search(_CONDA_NAMED.format(re.escape(name)), text[:1_000_000], re.IGNORECASE | re.MULTILINE)
+        g.cues.append({"cue": ENV_PROMPT, "means": name, "kind": "conda" if conda else "", "line": shown_at.strip()[:300]})
     if m := _CONTAINER_SAID.search(text[:1_000_000]):
         head = text[:1_000_000]
         runtime = "kubernetes" if _KUBERNETES_SAID.search(head) else "podman" if _PODMAN_SAID.search(head) else "docker"

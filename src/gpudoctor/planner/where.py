@@ -36,6 +36,7 @@ from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
 from gpudoctor.facts import (
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
+    ENV_PROMPT,
     EXEC_NAMED,
     IMAGE_RUN,
     KUBECTL_POD,
@@ -339,6 +340,22 @@ def conda(facts: Facts) -> bool:
     if isinstance(py, Found) and py.value.kind == "conda":
         return True
     return any(c.get("cue") in (CONDA_ENV_SAID, CONDA_FORGE_BUILD) for c in facts.pasted.cues)
+
+
+REENTER = "after the restart, in a new prompt: the environment your command ran in (a new prompt starts outside it)"
+
+
+def reentry(facts: Facts) -> Cmd | None:
+    """What enters again the conda environment the paste's prompt showed active (facts.ENV_PROMPT), for a step after a
+    restart: a new prompt starts outside it (in base), and a bare python or pip there is another environment's. None
+    where the prompt showed none, where the paste shows the interpreter by its path (a step runs it by that path), and
+    for a venv known by its name alone (activated by a path the paste does not give)."""
+    if not facts.pasted.partial or python_exe(facts) not in _USUAL:
+        return None
+    env = next((c for c in facts.pasted.cues if c.get("cue") == ENV_PROMPT), None)
+    if env is None or env.get("kind") != "conda" or not env.get("means"):
+        return None
+    return Cmd(("conda", "activate", env["means"]), note=REENTER)
 
 
 def conda_forge_packages(facts: Facts) -> list[str]:
