@@ -1,7 +1,8 @@
 """The program's own environment and privilege in every printed command (issue 27, kind 8): a conda environment a
 prompt shows active is entered again after a restart (gpudoctor.planner.where.reentry, planner.resume), an image the
 reporter ran under sudo is asked of under sudo (where.image_root), a `sudo pip` or `sudo python` moved into the
-environment's own interpreter loses its sudo. Recorded pastes, expectations by hand; each rule with its quiet twin."""
+environment's own interpreter loses its sudo, an AUTOMATIC1111-family web UI's launch frames name the venv beside it
+(gpudoctor.pasted.read). Recorded pastes, expectations by hand; each rule with its quiet twin."""
 
 from __future__ import annotations
 
@@ -124,3 +125,31 @@ def test_sudo_stays_where_the_command_runs_as_typed(tmp_path):
     text = text.replace("\npython server.py\n", "\n$ sudo python server.py\n")
     text = text.replace("/home/crazykrow/miniconda3/envs/textgen/lib/python3.10/site-packages", "/usr/lib/python3/dist-packages")
     assert last_commands(paste(tmp_path, text)) == [(["python", "server.py"], True)]
+
+
+# --- an application's own environment --------------------------------------------------------------------------------
+
+
+def _python_asks(doc: dict) -> list[str]:
+    return [a["argv"][0] for a in doc["pasted"]["ask_for"] if a["argv"][0].lower().endswith("python.exe")]
+
+
+def test_the_web_uis_launch_frames_name_the_venv_beside_it():
+    # 1249: Stability Matrix's stable-diffusion-webui-directml, its launch.py and modules\launch_utils.py frames, no
+    # launcher line: the package's own venv (StabilityMatrix's SetupVenv, A1111's webui.bat VENV_DIR)
+    venv = "C:\\Users\\roger\\StabilityMatrix\\Data\\Packages\\stable-diffusion-webui-directml\\venv\\Scripts\\python.exe"
+    asks = _python_asks(check(blind_case("plans12/cases/1249")))
+    assert asks and set(asks) == {venv}
+
+
+def test_the_release_package_keeps_its_own_python():
+    # 345: the same frames under <root>\webui beside run.bat: the release package's system\python, not a venv
+    asks = _python_asks(check(blind_case("plans4/cases/345")))
+    assert asks and set(asks) == {"C:\\Users\\steve\\Desktop\\Stable Diffusion\\system\\python\\python.exe"}
+
+
+def test_an_interpreter_the_paste_shows_wins_over_the_launch_frames(tmp_path):
+    shown = "C:\\Users\\roger\\AppData\\Local\\Programs\\Python\\Python310\\python.exe"
+    text = blind_case("plans12/cases/1249").read_text(encoding="utf-8")
+    text = text.replace("NVIDIA driver was found.\n", f"NVIDIA driver was found.\nPython: {shown}\n", 1)
+    assert set(_python_asks(paste(tmp_path, text))) == {shown}
