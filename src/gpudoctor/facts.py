@@ -476,6 +476,12 @@ EXEC_NAMED = "a container docker exec names"
 POD_OWNER = "the controller owning the pod"
 CONDA_ENV_SAID = "a conda environment named"
 CONDA_FORGE_BUILD = "a conda-forge build's path"
+# The environment the paste's prompts show active, by the name its activation writes before the prompt ("(tf_daily)
+# C:\\x>", gpudoctor.pasted.cues.prompt_env; conda's base left out: a new prompt starts in it): `means` is its name,
+# `kind` "conda" where the paste activates or creates that name with conda (`conda activate NAME`, Windows conda's
+# `activate NAME`, `conda create -n NAME`), else "" (a venv's is activated by its path, and its name says no path). A
+# new prompt (after a restart) has no environment active: gpudoctor.planner.where.reentry enters it again.
+ENV_PROMPT = "an environment a prompt shows active"
 # The cue the pasted reader sets where conda put (or its solver puts) PyTorch's CPU build into the environment: a pytorch
 # package whose build string says cpu ("py3.8_cpu_0"), or the cpuonly metapackage that pins it: the fix is conda's
 # (gpudoctor.checks.frameworks.check_cpu_build).

@@ -27,6 +27,7 @@ from gpudoctor.facts import (
     CONDA_FORGE_BUILD,
     CONTAINER_SAID,
     CUDA13_WINDOWS_TOOLKIT,
+    ENV_PROMPT,
     EXTENSION_NAMED,
     HOST_RAM_SAID,
     IMAGE_RUN,
@@ -64,8 +65,8 @@ MAX_LINE = 2_000
 _SIDE = re.compile(r"^\s*\((?P<side>container|host)\)\s*[$#]\s*(?P<cmd>.*)$", re.IGNORECASE)
 # PowerShell's prompt, with an activated environment's name before it as venv's Activate.ps1 writes it ("(venv) PS
 # C:\\app>"): the folder it stands in is `cwd`.
-_PS = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?PS (?P<cwd>[A-Za-z]:\\[^>\n]{0,300})>\s*(?P<cmd>.*)$")
-_CMD_EXE = re.compile(r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?P<cwd>[A-Za-z]:\\[^<>|\n\"]{0,300})>\s*(?P<cmd>\S.*)$")
+_PS = re.compile(r"^\s*(?:\((?P<env>[\w.-]{1,60})\)\s*)?PS (?P<cwd>[A-Za-z]:\\[^>\n]{0,300})>\s*(?P<cmd>.*)$")
+_CMD_EXE = re.compile(r"^\s*(?:\((?P<env>[\w.-]{1,60})\)\s*)?(?P<cwd>[A-Za-z]:\\[^<>|\n\"]{0,300})>\s*(?P<cmd>\S.*)$")
 # An environment's activation script run by a relative or absolute Windows path ("venv\\Scripts\\activate",
 # ".\\.venv\\Scripts\\Activate.ps1", "C:\\app\\env\\Scripts\\activate.bat"): venv puts python.exe beside it in Scripts
 # (CPython Lib/venv/__init__.py, `binname = 'Scripts'` on Windows), and that python runs what the shell runs next.
@@ -75,7 +76,7 @@ _ACTIVATE = re.compile(
     re.IGNORECASE,
 )
 _POSIX = re.compile(
-    r"^\s*(?:\([\w.-]{1,60}\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
+    r"^\s*(?:\((?P<env>[\w.-]{1,60})\)\s*)?(?:(?P<user>[\w.-]{1,40})@(?P<host>[\w.-]{1,64}):)?(?P<cwd>~?[\w/.~-]{0,200})\s?[$#]\s+(?P<cmd>\S.*)$"
 )
 # A command run inside a container from the host's shell: `docker exec NAME CMD`, `podman exec`, `kubectl exec POD --
 # CMD`. What it prints up to the next prompt is the container's state, as under a `(container) $` prompt.
@@ -436,6 +437,8 @@ _VENV_ACTIVATED = re.compile(r"(?:^|[;&|]\s*|\s)(?:source|\.)\s+(?P<prefix>/[^\s
 # build_artifacts/<package>_<timestamp> stays in the binary's assertion and debug paths.
 _FEEDSTOCK = re.compile(r"/home/conda/feedstock_root/build_artifacts/(?P<pkg>[a-z0-9][a-z0-9.-]{0,80}?)_\d{10,}/")
 _DOCKER_RUN = re.compile(r"\bdocker\s+run\s")
+# sudo (its own options before the command: -E, -H) just before a command on its line, as typed at a prompt or quoted.
+_SUDO_BEFORE = re.compile(r"(?:^|[\s`$#>(])sudo(?:[ \t]+-[A-Za-z]{1,4})*[ \t]+$")
 # A command at the start of a line, after its prompt (`root@host:~/proj# `, `(venv) $ `, `PS C:\\x> `), after `&&`/`;`, or
 # quoted in prose (`"pipenv install x"`, a backticked `uv add x`): what the reporter ran, not a tool merely named ("I
 # also tried uv").
@@ -635,10 +638,14 @@ def _tf_dated(g: Gathered, lines: list[str]) -> None:
         _cue(g, TF_BEFORE_CONFIG, f"tensorflow {m.group('version')}", line[:MAX_LINE])
 
 
-def _image_cue(g: Gathered, image: str, line: str, gpus: str, runtime: str = "docker", python: str = "python3") -> None:
+def _image_cue(
+    g: Gathered, image: str, line: str, gpus: str, runtime: str = "docker", python: str = "python3", root: bool = False
+) -> None:
     entry = {"cue": PROGRAM_IMAGE, "means": image, "line": line.strip()[:300], "gpus": gpus}
     if runtime != "docker":
         entry |= {"runtime": runtime, "python": python}
+    if root:
+        entry["root"] = "sudo"  # (the reporter ran the image under sudo: so must a question asked of it)
     if entry not in g.cues and len(g.cues) < 64:
         g.cues.append(entry)
 
@@ -690,6 +697,28 @@ def prompt_command(line: str) -> tuple[str, str] | None:
     return None
 
 
+# An environment activated or made by conda under its name (`conda activate NAME`, its older `source activate NAME`,
+# Windows conda's `activate NAME` at a line's start or after a prompt, `conda create -n NAME`, `--name NAME`): a venv
+# is activated by its script's path, never by a bare name. (Anchored at a line's start, a `>` or a word before it:
+# linear in a flood of lines.)
+_CONDA_NAMED = (
+    r"(?:\b(?:conda|source)[ \t]+|(?:^|>)[ \t]*)activate[ \t]+{0}(?![\w.-])"
+    r"|\bconda[ \t]+create[ \t][^\n]{{0,200}}?(?:-n|--name)[ \t]+{0}(?![\w.-])"
+)
+
+
+def prompt_env(line: str) -> str | None:
+    """The environment a prompt shows active: the name conda's and venv's activation scripts write before it ("(tf_daily)
+    C:\\x>", "(venv) PS C:\\x>", "(base) user@host:~$"), or None where the line is no prompt's or names none. A
+    `(container) $` prompt names a side, not an environment."""
+    if _SIDE.match(line):
+        return None
+    for pattern in (_PS, _CMD_EXE, _POSIX):
+        if m := pattern.match(line):
+            return m.group("env")
+    return None
+
+
 def read_cues(g: Gathered, text: str) -> None:
     """Read the cues of `text` (quote markers already taken off) into `g`. Never raises on content; linear."""
     lines = text.splitlines()[:MAX_LINES]
@@ -701,6 +730,7 @@ def read_cues(g: Gathered, text: str) -> None:
     # Each pattern is tried only on the lines that hold a text it requires (parsers.anchors): a whole log pasted is
     # tens of thousands of lines, most of which hold none.
     scan = Lines([raw[:MAX_LINE] for raw in lines])
+    active: tuple[str, str] | None = None  # the last environment a prompt showed active, and that prompt's line
     for number, line in enumerate(scan.lines):
         cmd = None
         if m := scan.match(_SIDE, number):
@@ -730,6 +760,8 @@ def read_cues(g: Gathered, text: str) -> None:
             g.smi_failure_line = number
         if cmd is not None:  # a prompt: its command decides where the lines up to the next one ran
             inside = _EXEC_INTO.match(cmd.strip()) is not None
+            if (shown := prompt_env(line)) is not None:
+                active = (shown, line) if shown.lower() != "base" else None
         if cmd is not None:
             for env in _ENV_SET.finditer(cmd):
                 g.env.setdefault(env.group("name"), env.group("value"))
@@ -784,6 +816,10 @@ def read_cues(g: Gathered, text: str) -> None:
             _cue(g, NOTEBOOK_SAID, "run in a notebook: `!export` does not last past its line", line)
         if m := scan.search(_SETUPTOOLS_NVCC, number):
             _cue(g, SETUPTOOLS_NVCC, m.group("nvcc"), line)
+    if active is not None and len(g.cues) < 64:
+        name, shown_at = active
+        conda = re.search(_CONDA_NAMED.format(re.escape(name)), text[:1_000_000], re.IGNORECASE | re.MULTILINE)
+        g.cues.append({"cue": ENV_PROMPT, "means": name, "kind": "conda" if conda else "", "line": shown_at.strip()[:300]})
     if m := _CONTAINER_SAID.search(text[:1_000_000]):
         head = text[:1_000_000]
         runtime = "kubernetes" if _KUBERNETES_SAID.search(head) else "podman" if _PODMAN_SAID.search(head) else "docker"
@@ -957,28 +993,31 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     if (m := _COMPOSE_UP.search(head)) is not None:
         _cue(g, COMPOSE_STARTED, "", line_of(_COMPOSE_UP, m.group(0)))
     runs = _image_runs(head)
-    images = [(image, name, line) for image, name, line, gpus in runs if gpus]
-    if len({image for image, _, _ in images}) == 1:  # one image run with GPUs: the program that failed is its
-        image, name, line = images[0]
+    images = [(image, name, line, sudo) for image, name, line, gpus, sudo in runs if gpus]
+    if len({image for image, _, _, _ in images}) == 1:  # one image run with GPUs: the program that failed is its
+        image, name, line, _ = images[0]
         entry = {"cue": IMAGE_RUN, "means": image, "line": line.strip()[:300]}
         if name:
             entry["container"] = name
+        if all(sudo for i, _, _, sudo in images if i == image):
+            entry["root"] = "sudo"  # (typed under sudo each time: the reporter's user cannot reach docker's socket)
         if entry not in g.cues and len(g.cues) < 64:
             g.cues.append(entry)
     elif not runs and (built := _DOCKERFILE.search(head)) is not None:
         # A Dockerfile that installs the program (FROM, then RUN): it runs in the image built from it, whose name the
         # paste does not give, and its Python questions are that image's.
         _image_cue(g, "", line_of(_DOCKERFILE_FROM, built.group(0).split("\n", 1)[0]), "all")
-    elif len({image for image, _, _, _ in runs}) == 1 and not runs[0][0].startswith("nvidia/cuda"):
+    elif len({run[0] for run in runs}) == 1 and not runs[0][0].startswith("nvidia/cuda"):
         # run without --gpus (the fault, often): still its image. (NVIDIA's CUDA base images hold no framework: one run
         # to try the GPU says nothing of where the program runs.)
-        image, _, line, _ = runs[0]
-        _image_cue(g, image, line, "")
+        image, _, line, _, _ = runs[0]
+        _image_cue(g, image, line, "", root=all(run[4] for run in runs))
     elif (sif := _SIF_RUN.search(head)) is not None:
         # An Apptainer/Singularity image the program runs in (its .sif, or the registry URI it was pulled from)
         prog = sif.group("prog") or ""
         python = prog.rsplit("/", 1)[-1] if _PYTHON_WORD.fullmatch(prog.rsplit("/", 1)[-1]) else "python3"
-        _image_cue(g, sif.group("image"), sif.group(0), "nv", runtime=sif.group("tool"), python=python)
+        root = sif.group("sudo") is not None
+        _image_cue(g, sif.group("image"), sif.group(0), "nv", runtime=sif.group("tool"), python=python, root=root)
 
 
 # A program started by hand: run by its path in the current folder (`./ollama-linux-amd64`), or a server's `serve`
@@ -996,7 +1035,7 @@ _NO_SYSTEMD = re.compile(
 # `singularity exec|run [options] IMAGE [program]` (Apptainer's too): the image a .sif or .simg file, or the registry
 # URI it is pulled from (apptainer's "exec" and "run" commands take the image as their first argument).
 _SIF_RUN = re.compile(
-    r"^[ \t]*(?:[$#][ \t]+)?(?:sudo[ \t]+)?(?P<tool>singularity|apptainer)[ \t]+(?:exec|run)\b[^\n]{0,400}?[ \t]"
+    r"^[ \t]*(?:[$#][ \t]+)?(?P<sudo>sudo[ \t]+)?(?P<tool>singularity|apptainer)[ \t]+(?:exec|run)\b[^\n]{0,400}?[ \t]"
     r"(?P<image>[^\s'\"]{1,300}\.(?:sif|simg)|(?:docker|library|oras)://[^\s'\"]{1,300})(?:[ \t]+(?P<prog>[^\s'\"]{1,200}))?",
     re.MULTILINE,
 )
@@ -1012,10 +1051,10 @@ _DOCKERFILE = re.compile(
 )
 
 
-def _image_runs(head: str) -> list[tuple[str, str, str, bool]]:
+def _image_runs(head: str) -> list[tuple[str, str, str, bool, bool]]:
     """Each `docker run` the text shows: (image, its --name or "", the command's first line, whether it asks for GPUs
-    with --gpus). The command is read as words (its backslash-continued lines joined); one that does not split as
-    words is skipped."""
+    with --gpus, whether it was typed under sudo). The command is read as words (its backslash-continued lines joined);
+    one that does not split as words is skipped."""
     out = []
     for m in _DOCKER_RUN.finditer(head):
         end = m.end()
@@ -1052,7 +1091,8 @@ def _image_runs(head: str) -> list[tuple[str, str, str, bool]]:
             i += 2 if (opt in _DOCKER_VALUED and "=" not in w) else 1
         if image and _IMAGE.match(image) and (not name or re.fullmatch(r"[\w.-]{1,64}", name)):
             first = head[m.start() : head.find("\n", m.start()) if "\n" in head[m.start() :] else len(head)]
-            out.append((image, name, first, gpus))
+            typed = head[head.rfind("\n", 0, m.start()) + 1 : m.start()]
+            out.append((image, name, first, gpus, _SUDO_BEFORE.search(typed) is not None))
     return out
 
 

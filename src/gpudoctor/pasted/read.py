@@ -153,6 +153,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _interpreter_of_launcher(g)
     _interpreter_of_package(g)
     _interpreter_of_portable(g)
+    _interpreter_of_webui_frames(g)
     linux_side_in_wsl(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
@@ -1958,6 +1959,34 @@ def _interpreter_of_portable(g: Gathered) -> None:
         g.cues.append(
             {
                 "cue": "ComfyUI's portable build (python_embeded)",
+                "means": "the interpreter the plan must use",
+                "line": frame.group(0)[:300],
+            }
+        )
+
+
+# The AUTOMATIC1111 family's own launch (launch.py calling modules\launch_utils.py's prepare_environment) in a folder of
+# its own: webui.bat runs it by the venv it makes beside itself (VENV_DIR, _LAUNCHER's note), and so does Stability
+# Matrix for every package it installs (LykosAI/StabilityMatrix, StabilityMatrix.Core/Models/Packages/BaseGitPackage.cs
+# @070f80aa: SetupVenv's `Path.Combine(installedPackagePath, "venv")`). A frame in <root>\modules\launch_utils.py thus
+# names <root>\venv\Scripts\python.exe, by its full path, where no launcher line said it (the release package's
+# <root>\webui beside run.bat is _interpreter_of_package's, read first).
+_WEBUI_FRAME = re.compile(r'File "(?P<root>[A-Za-z]:\\[^"\n]{0,300}?)\\modules\\launch_utils\.py"', re.IGNORECASE)
+
+
+def _interpreter_of_webui_frames(g: Gathered) -> None:
+    """On Windows, with no interpreter shown: the web UI's launch frames make its own venv's python.exe the interpreter."""
+    if g.system != "Windows" or g.interpreter is not None:
+        return
+    lines = [ln for _, text in g.texts for ln in text]
+    frame = next((m for ln in lines if "launch_utils" in ln and (m := _WEBUI_FRAME.search(ln[:2_000]))), None)
+    if frame is None:
+        return
+    g.interpreter = frame.group("root") + "\\venv\\Scripts\\python.exe"
+    if len(g.cues) < 64:
+        g.cues.append(
+            {
+                "cue": "the web UI's launch and its venv",
                 "means": "the interpreter the plan must use",
                 "line": frame.group(0)[:300],
             }

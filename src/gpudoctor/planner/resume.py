@@ -10,13 +10,16 @@ last step runs it again:
 - as data: its words split by the quoting layer (gpudoctor.cmdline.split_plain) and quoted again for the plan's shell;
   a line with shell syntax not parsed there (a pipe, a redirection, a variable) is said in prose, never printed;
 - in the same interpreter: a bare `pip`/`python` the paste ran in an environment whose interpreter it shows becomes
-  that interpreter's (gpudoctor.planner.where: the environment's own tool where one manages it); `sudo` stays the
-  command's need of root; a command typed at a container's prompt is run there again;
+  that interpreter's (gpudoctor.planner.where: the environment's own tool where one manages it), without the sudo
+  typed before it (the environment is its owner's); elsewhere `sudo` stays the command's need of root; a command typed
+  at a container's prompt is run there again; after a fix that restarts the machine, the conda environment the
+  reporter's prompt showed is entered again first (where.reentry: a new prompt starts outside it);
 - once: a plan whose own commands already run it again adds nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from gpudoctor.cmdline import Cmd, Placeholder, Unrenderable, render, split_plain
@@ -84,7 +87,24 @@ def resume_step(facts: Any, findings: Sequence[Finding], target: str) -> Step | 
         return None  # a word the plan's shell cannot hold: said nowhere rather than printed wrong
     if any(_same_run(cmd, c) for f in findings if f.remediation for c in f.remediation.commands):
         return None
-    return Step("resume", (f"Then run your own command again{where}.",), (cmd,), (), severity, cmd.root)
+    cmds = _reentered(facts, acting, cmd)
+    return Step("resume", (f"Then run your own command again{where}.",), cmds, (), severity, cmd.root)
+
+
+def _reentered(facts: Any, acting: Sequence[Finding], cmd: Cmd) -> tuple[Cmd, ...]:
+    """`cmd`, after the command that enters the paste's environment again where a fix restarts the machine before it
+    (where.reentry): the reporter's prompt had it active, a new one has not. As it is inside a container (its own
+    shell) and where it names its interpreter by a path."""
+    from gpudoctor.planner.actions import classify
+    from gpudoctor.planner.where import reentry
+
+    if "inside the container" in cmd.note or re.search(r"[\\/]", cmd.words[0]):
+        return (cmd,)
+    restarts = any(
+        isinstance(c, Cmd) and classify(c).kind == "reboot" for f in acting if f.remediation for c in f.remediation.commands
+    )
+    enter = reentry(facts) if restarts else None
+    return (enter, cmd) if enter is not None else (cmd,)
 
 
 # The one line that shows a fix of each component took, in the program's interpreter (where.python_step): PyTorch's
@@ -147,7 +167,8 @@ def _check_step(facts: Any, acting: Sequence[Finding]) -> Step | None:
         if any(_same_run(cmd, c) for f in acting if f.remediation for c in f.remediation.commands):
             return None
         severity = max(f.severity for f in acting)
-        return Step("resume", ("Then check that the fix took.",), (cmd,), (), severity)
+        cmds = _reentered(facts, acting, cmd) if args != ("nvidia-smi",) else (cmd,)
+        return Step("resume", ("Then check that the fix took.",), cmds, (), severity)
     return None
 
 
@@ -197,12 +218,14 @@ def _in_interpreter(facts: Any, argv: tuple[str, ...]) -> Cmd:
         argv = argv[1:]
     py = python_exe(facts)
     if py not in ("python", "python3") and argv[0] in _BARE:
+        # (the environment's own interpreter is its owner's: a `sudo pip` typed into the system's Python is not a need
+        # of root there, and sudo would leave root's files in a user's environment)
         if argv[0] in ("pip", "pip3") and len(argv) > 1:
-            return Cmd(package_step(facts, *argv[1:]).argv, root=root, note=NOTE)
+            return Cmd(package_step(facts, *argv[1:]).argv, note=NOTE)
         if argv[0] not in ("pip", "pip3") and len(argv) > 3 and argv[1:3] == ("-m", "pip"):
-            return Cmd(package_step(facts, *argv[3:]).argv, root=root, note=NOTE)
+            return Cmd(package_step(facts, *argv[3:]).argv, note=NOTE)
         if argv[0] in ("python", "python3"):  # (py's own options pick another Python: kept as typed)
-            return Cmd((py, *argv[1:]), root=root, note=NOTE)
+            return Cmd((py, *argv[1:]), note=NOTE)
     return Cmd(argv, root=root, note=NOTE)
 
 

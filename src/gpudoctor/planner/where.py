@@ -36,6 +36,7 @@ from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
 from gpudoctor.facts import (
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
+    ENV_PROMPT,
     EXEC_NAMED,
     IMAGE_RUN,
     KUBECTL_POD,
@@ -83,6 +84,13 @@ def program_image(facts: Facts) -> dict[str, str] | None:
     return next((c for c in facts.pasted.cues if c.get("cue") == PROGRAM_IMAGE), None)
 
 
+def image_root(facts: Facts) -> bool:
+    """Whether the paste shows its image run under sudo (the cue's `root`): a question asked of that image runs under
+    it too, since a user outside the docker group cannot reach the daemon's socket (docs.docker.com, linux-postinstall:
+    "Manage Docker as a non-root user"). Where the paste shows it run without sudo as well, the cue carries none."""
+    return any(c.get("root") == "sudo" for c in (image(facts), program_image(facts)) if c is not None)
+
+
 def python_exe(facts: Facts) -> str:
     """The probed interpreter's path (one argument, never quoted here: cmdline quotes it)."""
     env = facts.frameworks.python
@@ -99,15 +107,17 @@ def python_step(facts: Facts, *args: str) -> Cmd:
     py = python_exe(facts)
     img = image(facts)
     if img is not None and py in _USUAL:
-        return Cmd(("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", img["means"], *args))
+        return Cmd(
+            ("docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", img["means"], *args), root=image_root(facts)
+        )
     if py in _USUAL and (built := program_image(facts)) is not None and not exec_prefix(facts):
         # (a Dockerfile's image is the one the reporter built from it: its name is theirs to fill in)
         name: str | Placeholder = built.get("means") or Placeholder("image")
         if built.get("runtime") in ("singularity", "apptainer"):
             # the image's own interpreter, with the host's driver bound in (--nv), as the program would need it
-            return Cmd((built["runtime"], "exec", "--nv", name, built.get("python") or "python3", *args))
+            return Cmd((built["runtime"], "exec", "--nv", name, built.get("python") or "python3", *args), root=image_root(facts))
         gpus = ("--gpus", "all") if built.get("gpus") else ()
-        return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", "python3", name, *args))
+        return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", "python3", name, *args), root=image_root(facts))
     if args[:2] == ("-m", "pip") and len(args) > 2:
         return package_step(facts, *args[2:])
     t = tool(facts)
@@ -139,16 +149,19 @@ def placed(facts: Facts, cmd: Cmd) -> Cmd:
     if program in _HOST_LOADER and any(w in e.line for e in facts.pasted.errors for w in _HOOKS):
         return cmd
     rest = cmd.argv[1:]
+    root = image_root(facts)
     if (img := image(facts)) is not None:
-        return Cmd(("docker", "run", "--rm", "--gpus", "all", "--entrypoint", program, img["means"], *rest), pipe=cmd.pipe)
+        return Cmd(
+            ("docker", "run", "--rm", "--gpus", "all", "--entrypoint", program, img["means"], *rest), pipe=cmd.pipe, root=root
+        )
     if prefix := exec_prefix(facts):
         return Cmd((*prefix, *cmd.argv), pipe=cmd.pipe)
     if (built := program_image(facts)) is not None:
         name: str | Placeholder = built.get("means") or Placeholder("image")
         if built.get("runtime") in ("singularity", "apptainer"):
-            return Cmd((built["runtime"], "exec", "--nv", name, *cmd.argv), pipe=cmd.pipe)
+            return Cmd((built["runtime"], "exec", "--nv", name, *cmd.argv), pipe=cmd.pipe, root=root)
         gpus = ("--gpus", "all") if built.get("gpus") else ()
-        return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", program, name, *rest), pipe=cmd.pipe)
+        return Cmd(("docker", "run", "--rm", *gpus, "--entrypoint", program, name, *rest), pipe=cmd.pipe, root=root)
     return cmd
 
 
@@ -327,6 +340,22 @@ def conda(facts: Facts) -> bool:
     if isinstance(py, Found) and py.value.kind == "conda":
         return True
     return any(c.get("cue") in (CONDA_ENV_SAID, CONDA_FORGE_BUILD) for c in facts.pasted.cues)
+
+
+REENTER = "after the restart, in a new prompt: the environment your command ran in (a new prompt starts outside it)"
+
+
+def reentry(facts: Facts) -> Cmd | None:
+    """What enters again the conda environment the paste's prompt showed active (facts.ENV_PROMPT), for a step after a
+    restart: a new prompt starts outside it (in base), and a bare python or pip there is another environment's. None
+    where the prompt showed none, where the paste shows the interpreter by its path (a step runs it by that path), and
+    for a venv known by its name alone (activated by a path the paste does not give)."""
+    if not facts.pasted.partial or python_exe(facts) not in _USUAL:
+        return None
+    env = next((c for c in facts.pasted.cues if c.get("cue") == ENV_PROMPT), None)
+    if env is None or env.get("kind") != "conda" or not env.get("means"):
+        return None
+    return Cmd(("conda", "activate", env["means"]), note=REENTER)
 
 
 def conda_forge_packages(facts: Facts) -> list[str]:

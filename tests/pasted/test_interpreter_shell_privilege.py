@@ -1,0 +1,155 @@
+"""The program's own environment and privilege in every printed command (issue 27, kind 8): a conda environment a
+prompt shows active is entered again after a restart (gpudoctor.planner.where.reentry, planner.resume), an image the
+reporter ran under sudo is asked of under sudo (where.image_root), a `sudo pip` or `sudo python` moved into the
+environment's own interpreter loses its sudo, an AUTOMATIC1111-family web UI's launch frames name the venv beside it
+(gpudoctor.pasted.read). Recorded pastes, expectations by hand; each rule with its quiet twin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.facts import ENV_PROMPT, IMAGE_RUN, PROGRAM_IMAGE
+from gpudoctor.pasted import load_sources, read_pasted
+from gpudoctor.pasted.cues import prompt_env
+from tests.pasted.cli_json import ROOT, blind_case, check, paste
+
+
+def cues(path: Path, name: str) -> list[dict]:
+    return [c for c in read_pasted(load_sources([str(path)]))["pasted"]["cues"] if c["cue"] == name]
+
+
+def last_commands(doc: dict) -> list[tuple[list[str], bool]]:
+    step = doc["plan"]["steps"][-1]
+    assert step["component"] == "resume"
+    return [(c["argv"], c["root"]) for c in step["commands"]]
+
+
+# --- the prompt's environment ----------------------------------------------------------------------------------------
+
+
+def test_prompt_env_reads_the_name_an_activation_writes_before_the_prompt():
+    assert prompt_env("(tf_daily) C:\\Users\\me>pip install x") == "tf_daily"
+    assert prompt_env("(venv) PS C:\\app> python main.py") == "venv"
+    assert prompt_env("(textgen) ubuntu@ubuntu:~/text-generation-webui$ python server.py") == "textgen"
+    # (a side's prompt, a prompt with no environment, prose in parentheses)
+    assert prompt_env("(container) $ nvidia-smi") is None
+    assert prompt_env("C:\\Users\\me>pip install x") is None
+    assert prompt_env("(see below) the install failed") is None
+
+
+def test_the_conda_environment_of_the_prompt_is_recorded_with_its_kind():
+    # 1303: `conda create -n tf_daily`, `activate tf_daily`, then `(tf_daily) C:\Users\nurl_>pip install ...`
+    (cue,) = cues(blind_case("plans13/cases/1303"), ENV_PROMPT)
+    assert (cue["means"], cue["kind"]) == ("tf_daily", "conda")
+
+
+def test_a_venv_known_by_its_prompt_alone_is_no_conda_environment(tmp_path):
+    text = blind_case("plans13/cases/1303").read_text(encoding="utf-8")
+    text = text.replace("conda create -n tf_daily python=3.6\nactivate tf_daily\n", "python -m venv tf_daily\n")
+    path = tmp_path / "venv.txt"
+    path.write_text(text, encoding="utf-8")
+    (cue,) = cues(path, ENV_PROMPT)
+    assert (cue["means"], cue["kind"]) == ("tf_daily", "")
+
+
+def test_condas_base_is_no_environment_to_enter_again(tmp_path):
+    text = blind_case("plans13/cases/1303").read_text(encoding="utf-8").replace("(tf_daily) C:", "(base) C:")
+    path = tmp_path / "base.txt"
+    path.write_text(text, encoding="utf-8")
+    assert cues(path, ENV_PROMPT) == []
+
+
+# --- after a restart -------------------------------------------------------------------------------------------------
+
+
+def test_after_the_restart_the_rerun_enters_the_prompts_conda_environment_first():
+    # long paths enabled, `shutdown /r /t 0`: a new Anaconda Prompt starts in base, where pip is another environment's
+    assert last_commands(check(blind_case("plans13/cases/1303"))) == [
+        (["conda", "activate", "tf_daily"], False),
+        (["pip", "install", "tf-nightly-2.0-preview"], False),
+    ]
+
+
+def test_with_no_environment_on_the_prompt_the_rerun_is_as_typed(tmp_path):
+    text = blind_case("plans13/cases/1303").read_text(encoding="utf-8").replace("(tf_daily) C:", "C:")
+    assert last_commands(paste(tmp_path, text)) == [(["pip", "install", "tf-nightly-2.0-preview"], False)]
+
+
+def test_a_venv_named_by_its_prompt_alone_gets_no_conda_activate(tmp_path):
+    text = blind_case("plans13/cases/1303").read_text(encoding="utf-8")
+    text = text.replace("conda create -n tf_daily python=3.6\nactivate tf_daily\n", "python -m venv tf_daily\n")
+    assert last_commands(paste(tmp_path, text)) == [(["pip", "install", "tf-nightly-2.0-preview"], False)]
+
+
+# --- sudo ------------------------------------------------------------------------------------------------------------
+
+
+def test_an_image_run_under_sudo_is_asked_of_under_sudo():
+    # `$ sudo docker run -t -i floydhub/pytorch:latest-gpu-py3 ipython`: the reporter's user cannot reach docker
+    path = ROOT / "tests/pasted/cases/floydhub-3-docker-run-without-nvidia-runtime/report.txt"
+    (cue,) = cues(path, PROGRAM_IMAGE)
+    assert cue.get("root") == "sudo"
+    asks = [a["command"] for a in check(path)["pasted"]["ask_for"] if a["argv"][:2] == ["docker", "run"]]
+    assert asks and all(a.startswith("sudo docker run ") for a in asks)
+
+
+def test_an_image_run_with_gpus_under_sudo_is_asked_of_under_sudo():
+    # 817: `$ sudo docker run --net=host -it --gpus all tensorflow/tensorflow:2.6.0-gpu /bin/bash`
+    path = blind_case("plans8/cases/817")
+    (cue,) = cues(path, IMAGE_RUN)
+    assert (cue["means"], cue.get("root")) == ("tensorflow/tensorflow:2.6.0-gpu", "sudo")
+    asks = [a["command"] for a in check(path)["pasted"]["ask_for"] if a["argv"][:2] == ["docker", "run"]]
+    assert asks and all(a.startswith("sudo docker run --rm --gpus all ") for a in asks)
+
+
+def test_an_image_run_without_sudo_is_asked_of_without(tmp_path):
+    text = blind_case("plans8/cases/817").read_text(encoding="utf-8").replace("$ sudo docker run", "$ docker run")
+    path = tmp_path / "plain.txt"
+    path.write_text(text, encoding="utf-8")
+    (cue,) = cues(path, IMAGE_RUN)
+    assert "root" not in cue
+    asks = [a["command"] for a in check(path)["pasted"]["ask_for"] if a["argv"][:2] == ["docker", "run"]]
+    assert asks and all(a.startswith("docker run --rm --gpus all ") for a in asks)
+
+
+def test_sudo_before_the_environments_own_interpreter_is_not_copied(tmp_path):
+    # 441 with its script typed under sudo: the rerun moves into the conda environment's python, which is its owner's
+    text = blind_case("plans5/cases/441").read_text(encoding="utf-8")
+    text = text.replace("\npython server.py\n", "\n$ sudo python server.py\n")
+    assert last_commands(paste(tmp_path, text)) == [(["/home/crazykrow/miniconda3/envs/textgen/bin/python", "server.py"], False)]
+
+
+def test_sudo_stays_where_the_command_runs_as_typed(tmp_path):
+    # the same, its packages in the system's dist-packages: no environment of its own, the reporter's sudo kept
+    text = blind_case("plans5/cases/441").read_text(encoding="utf-8")
+    text = text.replace("\npython server.py\n", "\n$ sudo python server.py\n")
+    text = text.replace("/home/crazykrow/miniconda3/envs/textgen/lib/python3.10/site-packages", "/usr/lib/python3/dist-packages")
+    assert last_commands(paste(tmp_path, text)) == [(["python", "server.py"], True)]
+
+
+# --- an application's own environment --------------------------------------------------------------------------------
+
+
+def _python_asks(doc: dict) -> list[str]:
+    return [a["argv"][0] for a in doc["pasted"]["ask_for"] if a["argv"][0].lower().endswith("python.exe")]
+
+
+def test_the_web_uis_launch_frames_name_the_venv_beside_it():
+    # 1249: Stability Matrix's stable-diffusion-webui-directml, its launch.py and modules\launch_utils.py frames, no
+    # launcher line: the package's own venv (StabilityMatrix's SetupVenv, A1111's webui.bat VENV_DIR)
+    venv = "C:\\Users\\roger\\StabilityMatrix\\Data\\Packages\\stable-diffusion-webui-directml\\venv\\Scripts\\python.exe"
+    asks = _python_asks(check(blind_case("plans12/cases/1249")))
+    assert asks and set(asks) == {venv}
+
+
+def test_the_release_package_keeps_its_own_python():
+    # 345: the same frames under <root>\webui beside run.bat: the release package's system\python, not a venv
+    asks = _python_asks(check(blind_case("plans4/cases/345")))
+    assert asks and set(asks) == {"C:\\Users\\steve\\Desktop\\Stable Diffusion\\system\\python\\python.exe"}
+
+
+def test_an_interpreter_the_paste_shows_wins_over_the_launch_frames(tmp_path):
+    shown = "C:\\Users\\roger\\AppData\\Local\\Programs\\Python\\Python310\\python.exe"
+    text = blind_case("plans12/cases/1249").read_text(encoding="utf-8")
+    text = text.replace("NVIDIA driver was found.\n", f"NVIDIA driver was found.\nPython: {shown}\n", 1)
+    assert set(_python_asks(paste(tmp_path, text))) == {shown}
