@@ -115,11 +115,14 @@ def _sets(c: dict) -> bool:
 
 
 def _keeps(c: dict) -> bool:
-    """Whether a command keeps a setting for the next shell: setx, or a write into a conda environment's activate.d or
-    a Dockerfile (the places planner.remedy keeps a setting)."""
-    words = [str(w) for w in c.get("argv", ())]
+    """Whether a command keeps a setting for the next shell: setx, or a write into a conda environment's activate.d, a
+    venv's bin/activate, ~/.bashrc or a Dockerfile (planner.remedy.kept's places, and a Dockerfile's)."""
+    words = [str(w) for w in (*c.get("argv", ()), *c.get("pipe", ()))]
+    places = ("activate.d", '"activate"', ".bashrc")
     return bool(words) and (
-        words[0].lower().removesuffix(".exe") == "setx" or any("activate.d" in w or w.endswith("Dockerfile") for w in words)
+        words[0].lower().removesuffix(".exe") == "setx"
+        or any(p in w for w in words for p in places)
+        or any(w.endswith("Dockerfile") for w in words)
     )
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.cmdline import Cmd, Output, SetFrom
+from gpudoctor.cmdline import Cmd, Output, SetFrom, render
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.planner.remedy import KEEP
 
 _ROOT = Path(__file__).resolve().parents[1]
 _EXAMPLES = _ROOT / "pasted" / "catalogue_examples"
@@ -43,10 +44,14 @@ def test_tensorflow_212_in_wsl_gets_the_cuda_118_nvcc_wheel_and_its_folder_for_x
     codes = _codes(_WSL.read_text("utf-8"))
     f = codes[_CODE]
     assert "11.8" in f.title
-    assert _argvs(f) == [("python3", "-m", "pip", "install", "nvidia-cuda-nvcc-cu11==11.8.89")]
-    # the folder the wheel's interpreter prints is set, not told in prose (issue 27): one line after the install
-    (set_from,) = [c for c in f.remediation.commands if isinstance(c, SetFrom)]
-    assert f.remediation.commands[-1] is set_from
+    # the folder the wheel's interpreter prints is set, not told in prose (issue 27): one line after the install, then
+    # kept for new shells (WSL's Ubuntu, no Python of its own shown: ~/.bashrc), the same line written as data
+    install, set_from, keep = f.remediation.commands
+    assert isinstance(set_from, SetFrom)
+    assert _argvs(f) == [
+        ("python3", "-m", "pip", "install", "nvidia-cuda-nvcc-cu11==11.8.89"),
+        ("python3", "-c", KEEP["bashrc"], render(set_from, "posix")),
+    ]
     assert set_from.name == "XLA_FLAGS"
     prefix, program, suffix = set_from.parts
     assert (prefix, suffix) == ('--xla_gpu_cuda_data_dir="', '"')

@@ -454,7 +454,7 @@ def check_xla_libdevice_wheel(facts: Facts, ctx: Context) -> Iterable[Finding]:
     pin = _NVCC_WHEEL.get(cuda)
     if pin is None:
         return
-    from gpudoctor.planner.remedy import pip
+    from gpudoctor.planner.remedy import keep_path, kept, pip
     from gpudoctor.planner.where import python_exe
 
     exe = python_exe(facts)
@@ -484,8 +484,8 @@ def check_xla_libdevice_wheel(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Remediation(
             f"Install NVIDIA's nvcc wheel of CUDA {cuda} ({pin}) in the interpreter that runs the program, then, in the "
             "shell that starts it, point XLA_FLAGS at the wheel's folder (the second line) and run the program again "
-            f"there (a CUDA {cuda} toolkit installed in {roots[0].get('root')} serves too, with no variable).",
-            (pip(facts, "install", pin), folder),
+            f"there (a CUDA {cuda} toolkit installed in {roots[0].get('root')} serves too, with no variable)." + keep_path(facts),
+            kept(facts, (pip(facts, "install", pin), folder)),
             component="toolkit",
         ),
     )
