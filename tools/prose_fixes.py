@@ -44,6 +44,15 @@ at 79e67433, sets 3..13 open), before the planner change of h198: printed, not u
 put 16. The reviewers' words (plan_completeness.py --shapes, 616 kind-9 reasons of plans3..plans13): a variable set
 from a value the plan prints 16 (3 of them on plans13), a found library's folder not put on the path 12, a way to keep
 the setting 17; the variable or PATH line at large 156, the rerun 74, no fix command at all 439.
+
+After h198 (cmdline.SetFrom: XLA_FLAGS set from the folder the nvcc wheel's interpreter prints; planner.remedy.kept: a
+line that keeps a path or variable setting in a conda environment's activate.d, a venv's bin/activate or ~/.bashrc),
+the same cases, `_keeps` reading those places: printed, not used 21 (plans13/1309 left it); set, not kept 38 (54 before,
+read the same way at 79e67433): what stays is Windows (a user variable: not built), notebooks, containers, clusters
+(said in prose, by design), a variable that is no loader path (CUDA_VISIBLE_DEVICES, TORCH_CUDA_ARCH_LIST, CMAKE_ARGS:
+one run's or one build's, not kept on purpose) and a container the paste names but the reader did not detect; found,
+not put 16 (not built: the finding is an unexplained error whose asks are h199's). The acted/listing/asked columns and
+tools/clean_bills.py are unchanged (341/120/177; 47 of 532 clean bills, 14 of 156 false alarms, sets 3..13).
 """
 
 from __future__ import annotations
