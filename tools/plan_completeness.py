@@ -212,6 +212,19 @@ _SHAPES = (
         "the step that activates the change (restart, activate, ...)",
         r"restart|reboot|reload|activate|new shell|log out|newgrp|systemctl|\bsource |Native Tools|modprobe",
     ),
+    (
+        "a variable set from a value the plan prints (XLA_FLAGS=... from a folder)",
+        r"XLA_FLAGS|xla_gpu_cuda_data_dir|\$\(|(?:folder|path|directory) (?:it|the \w+ line|step \d) prints",
+    ),
+    (
+        "a found library's folder not put on the path (find, then export)",
+        r"(?:find|locate|ldconfig -p|ls )[^.;]{0,80}(?:export|LD_LIBRARY_PATH|on the (?:loader )?path)|export its (?:folder|dir)",
+    ),
+    (
+        "a way to keep the setting (activate.d, ~/.bashrc, Dockerfile ENV, setx)",
+        r"activate\.d|bashrc|\.profile\b|Dockerfile|(?-i:\bENV\b)|setx|persist|permanent|keep (?:it|the setting)|"
+        r"user variable|/etc/environment|ld\.so\.conf",
+    ),
     ("the rerun of the reporter's own command", r"\brerun|re-run|run\b.{0,40}\bagain|\bthen run\b"),
     ("a placeholder the paste decides", r"placeholder|<[a-z0-9-]+>|made-up"),
 )
@@ -222,7 +235,7 @@ def kind9_reasons() -> list[tuple[str, str, str]]:
     import tomllib
 
     out = []
-    for n in range(3, 13):  # never plans13
+    for n in range(3, 14):  # never plans14
         for path in sorted((ROOT / f"tests/blind/plans{n}").glob("verdicts-*.toml")):
             for run in tomllib.loads(path.read_text(encoding="utf-8")).values():
                 for case, verdict in run.items() if isinstance(run, dict) else ():
@@ -303,15 +316,8 @@ def _row(name: str, row: Counter[str]) -> str:
 
 
 def cases():
-    """clean_bills' cases, with tests/blind/plans11 and plans12 (open since their after-session results) read too."""
-    import tomllib
-
+    """clean_bills' cases (tests/blind/plans3..plans13, pasted, tests/pasted/cases)."""
     yield from clean_bills.cases()
-    for name in ("plans11", "plans12"):  # never plans13
-        for expect in sorted((ROOT / "tests/blind" / name / "cases").glob("*/expect.toml")):
-            text = expect.parent / "input.txt"
-            if text.is_file():
-                yield name, expect.parent.name, tomllib.loads(expect.read_text(encoding="utf-8"))["evidence"], text
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """The one quoting layer: every command gpudoctor shows, writes or suggests is data here, and text only
 through `render`.
 
-A command is an argument vector (`Cmd`), an environment assignment (`SetEnv`), a directory put first on
-a list-of-directories variable (`PrependPath`: LD_LIBRARY_PATH, PATH) or a shell hook that evaluates
-gpudoctor's own `--shell` output (`EvalShell`). A prepended directory may hold what a fixed program
-prints (`Output`: command substitution, `"$(...)"`): that program is gpudoctor's own argument vector,
+A command is an argument vector (`Cmd`), an environment assignment (`SetEnv`; `SetFrom` where the value holds what
+a program prints), a directory put first on a list-of-directories variable (`PrependPath`: LD_LIBRARY_PATH, PATH) or
+a shell hook that evaluates gpudoctor's own `--shell` output (`EvalShell`). A prepended directory or a set value may
+hold what a fixed program prints (`Output`: command substitution, `"$(...)"`): that program is gpudoctor's own argument vector,
 and what it prints is one word in every target, never read as shell text. Values read from a machine (versions,
 paths, bus ids, UUIDs, user names) only ever travel as single arguments; `render` quotes each one for
 the target, so pasting the printed line runs exactly that argument vector and nothing else.
@@ -224,12 +224,47 @@ class PrependPath(Record):
         return out
 
 
+@record_class(frozen=True, eq=False, repr=False)
+class SetFrom(Record):
+    """Set a variable to literal text joined with what one fixed program prints: a value an earlier step prints, used
+    by a command instead of told in prose (XLA_FLAGS=--xla_gpu_cuda_data_dir=<the folder the wheel's line prints>).
+
+    `parts` as PrependPath's (literal text is data, quoted for the target; placeholders are quoted as text), holding
+    exactly one `Output`: cmd.exe sets a variable from one program's line at a time (`for /f`). A program that fails
+    sets nothing in a POSIX shell (the assignment's status is its substitution's) and in cmd.exe (no line, no `set`).
+    """
+
+    name: str
+    parts: tuple[Part, ...]
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parts", tuple(p for p in self.parts if p != ""))
+        if not _NAME.match(self.name):
+            raise Unrenderable(f"not a variable name: {self.name!r}")
+        if not all(isinstance(p, (str, Output, Placeholder)) for p in self.parts):
+            raise TypeError(f"a value must be text and a program's output: {self.parts!r}")
+        if sum(isinstance(p, Output) for p in self.parts) != 1:
+            raise TypeError(f"a value set from a program's output holds one program: {self.parts!r}")
+
+    @property
+    def value(self) -> str:
+        """The value as text, the program as `$(...)`: what the consequence model (planner.effects) sets."""
+        return "".join(str(p) for p in _texts(self.parts))
+
+    def to_json(self) -> dict:
+        out: dict = {"set": self.name, "parts": [p if isinstance(p, str) else p.to_json() for p in _texts(self.parts)]}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
 def _texts(parts: tuple[Part, ...]) -> tuple[str | Output, ...]:
     """The parts with each placeholder as its text (`<folder>`), which is quoted as any literal text is."""
     return tuple(str(p) if isinstance(p, Placeholder) else p for p in parts)
 
 
-Line = Cmd | SetEnv | PrependPath | EvalShell
+Line = Cmd | SetEnv | SetFrom | PrependPath | EvalShell
 
 
 # --- quoting per target -----------------------------------------------------------------------
@@ -456,6 +491,10 @@ def _render(line: Line, target: str) -> str:
         return _setenv(line, target)
     if isinstance(line, PrependPath):
         return _prepend(line, target)
+    if isinstance(line, SetFrom):
+        if target == "windows":
+            raise Unrenderable("cmd.exe and PowerShell set a variable each its own way")
+        return _set_from(line, target)
     if isinstance(line, EvalShell):
         if target == "windows":
             raise Unrenderable("cmd.exe cannot evaluate gpudoctor's shell output")
@@ -523,6 +562,32 @@ def _prepend(line: PrependPath, target: str) -> str:
         # cmd /c strips a leading quote, and `'` ends for /f's command: neither can be held here.
         raise Unrenderable("cmd.exe cannot run this program inside for /f: use PowerShell")
     return f'for /f "delims=" %i in (\'{program}\') do set "{name}={text}{sep}%{name}%"'
+
+
+def _set_from(line: SetFrom, target: str) -> str:
+    name, pieces = line.name, _texts(line.parts)
+    if target == "posix":
+        # The program's output alone first: the assignment's status is the substitution's, so a failing program
+        # leaves the variable as it was.
+        (program,) = (p for p in pieces if isinstance(p, Output))
+        value = "".join(quote_posix(p) if isinstance(p, str) else '"$_gd_out"' for p in pieces)
+        return f'_gd_out="$({_argv(program.argv, "posix")})" && export {name}={value}'
+    if target == "fish":
+        # `set`'s status is its substitution's (fish's set: "the exit status of the command substitution"), as POSIX's.
+        (program,) = (p for p in pieces if isinstance(p, Output))
+        value = "".join(quote_fish(p) if isinstance(p, str) else "$_gd_out" for p in pieces)
+        return f"set -g _gd_out ({_argv(program.argv, 'fish')}); and set -gx {name} {value}"
+    if target == "powershell":
+        parts = [_ps_string(p) if isinstance(p, str) else f"$( {_argv(p.argv, 'powershell')} )" for p in pieces]
+        return f"$env:{name} = " + " + ".join(parts)
+    for p in pieces:
+        if isinstance(p, str):
+            quote_cmd(p)  # refuses what cmd cannot hold
+    (command,) = (_argv(p.argv, "cmd") for p in pieces if isinstance(p, Output))
+    if command.startswith('"') or "'" in command:
+        raise Unrenderable("cmd.exe cannot run this program inside for /f: use PowerShell")
+    text = "".join(p if isinstance(p, str) else "%i" for p in pieces)
+    return f'for /f "delims=" %i in (\'{command}\') do set "{name}={text}"'
 
 
 def _prepend_python(name: str, parts: tuple[str | Output, ...], sep: str) -> str:

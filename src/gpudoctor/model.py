@@ -100,7 +100,7 @@ class Remediation(Record):
     alternative: Remediation | None = None
 
     def __post_init__(self) -> None:
-        from gpudoctor.cmdline import Cmd, EvalShell, PrependPath, SetEnv
+        from gpudoctor.cmdline import Cmd, EvalShell, PrependPath, SetEnv, SetFrom
 
         if self.alternative is not None:
             if not isinstance(self.alternative, Remediation):
@@ -109,7 +109,7 @@ class Remediation(Record):
                 raise ValueError("an alternative has no alternative of its own: say each way once")
         object.__setattr__(self, "commands", tuple(self.commands))
         for c in self.commands:
-            if not isinstance(c, (Cmd, SetEnv, PrependPath, EvalShell)):
+            if not isinstance(c, (Cmd, SetEnv, SetFrom, PrependPath, EvalShell)):
                 raise TypeError(f"a remediation command must be data (gpudoctor.cmdline), not {c!r}")
         if self.component and self.component not in COMPONENTS:
             raise ValueError(f"unknown component {self.component!r}")

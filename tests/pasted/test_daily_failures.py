@@ -12,6 +12,7 @@ import json
 import pytest
 
 from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.planner.remedy import KEEP
 from tests.hostile.test_corpus import run_cli
 
 
@@ -136,7 +137,15 @@ def test_a_missing_runtime_of_the_toolkit_said_installed_puts_its_lib64_on_the_l
     commands = _plan(doc)
     lib64 = {"prepend": "LD_LIBRARY_PATH", "parts": ["/usr/local/cuda-10.2/lib64"]}
     if decided:
-        assert commands == [{"argv": ["ls", "/usr/local/cuda-10.2/lib64/libcudart.so.10.2"], "root": False}, lib64]
+        assert commands[:2] == [{"argv": ["ls", "/usr/local/cuda-10.2/lib64/libcudart.so.10.2"], "root": False}, lib64]
+        line = 'export LD_LIBRARY_PATH=/usr/local/cuda-10.2/lib64"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'
+        assert commands[2:] == [  # kept for new shells: no Python of its own shown, so ~/.bashrc
+            {
+                "argv": ["python3", "-c", KEEP["bashrc"], line],
+                "note": "keeps it in the .bashrc of your home folder, which each new bash reads",
+                "root": False,
+            }
+        ]
     else:  # another toolkit said: which directory holds 10.2's runtime is not shown, so it is asked
         assert lib64 not in commands and ["printenv", "LD_LIBRARY_PATH"] in [c.get("argv") for c in commands]
 

@@ -17,6 +17,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
+from gpudoctor.planner.remedy import KEEP
 
 _TESTS = Path(__file__).resolve().parents[1]
 _EXAMPLES = _TESTS / "pasted" / "catalogue_examples"
@@ -89,9 +90,15 @@ def test_the_unversioned_libcudnn_is_the_archives_link_put_on_the_path():
     for text in (_case("plans12", "1211"), _wrapped_11068()):
         codes, _ = _run(text)
         f = codes["cudnn-missing"]
-        assert _commands(f) == [("ldconfig", "-p"), ("ls", "-l", "/usr/local/cuda/lib64")]
         (path,) = [c for c in f.remediation.commands if isinstance(c, PrependPath)]
         assert (path.name, path.parts) == ("LD_LIBRARY_PATH", ("/usr/local/cuda/lib64",))
+        # then kept for new shells in the place the paste shows (issue 27): 1211 runs Anaconda's base environment, so its
+        # activate.d, written by that interpreter; the wrapped 11068 names no Python, so ~/.bashrc
+        line = 'export LD_LIBRARY_PATH=/usr/local/cuda/lib64"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'
+        keep = (
+            ("/home/godman/anaconda3/bin/python", "-c", KEEP["conda"]) if "godman" in text else ("python3", "-c", KEEP["bashrc"])
+        )
+        assert _commands(f) == [("ldconfig", "-p"), ("ls", "-l", "/usr/local/cuda/lib64"), (*keep, line)]
 
 
 def test_a_majors_soname_keeps_the_general_fix():

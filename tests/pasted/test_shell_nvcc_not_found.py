@@ -18,6 +18,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
+from gpudoctor.planner.remedy import KEEP
 
 _TESTS = Path(__file__).resolve().parents[1]
 _EXAMPLES = _TESTS / "pasted" / "catalogue_examples"
@@ -33,7 +34,9 @@ def _run(path: Path):
 
 def _path_steps(finding) -> tuple:
     cmds = finding.remediation.commands
-    assert [c.argv for c in cmds if isinstance(c, Cmd)] == [("ls", "-l", "/usr/local/cuda/bin/nvcc"), ("nvcc", "--version")]
+    # the PATH line kept for new shells (no Python of its own shown: ~/.bashrc), as NVIDIA's post-installation actions do
+    kept = ("python3", "-c", KEEP["bashrc"], 'export PATH=/usr/local/cuda/bin"${PATH:+:$PATH}"')
+    assert [c.argv for c in cmds if isinstance(c, Cmd)] == [("ls", "-l", "/usr/local/cuda/bin/nvcc"), kept, ("nvcc", "--version")]
     return tuple((c.name, c.parts) for c in cmds if isinstance(c, PrependPath))
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.cmdline import Cmd
+from gpudoctor.cmdline import Cmd, Output, SetFrom, render
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.planner.remedy import KEEP
 
 _ROOT = Path(__file__).resolve().parents[1]
 _EXAMPLES = _ROOT / "pasted" / "catalogue_examples"
@@ -43,11 +44,19 @@ def test_tensorflow_212_in_wsl_gets_the_cuda_118_nvcc_wheel_and_its_folder_for_x
     codes = _codes(_WSL.read_text("utf-8"))
     f = codes[_CODE]
     assert "11.8" in f.title
+    # the folder the wheel's interpreter prints is set, not told in prose (issue 27): one line after the install, then
+    # kept for new shells (WSL's Ubuntu, no Python of its own shown: ~/.bashrc), the same line written as data
+    install, set_from, keep = f.remediation.commands
+    assert isinstance(set_from, SetFrom)
     assert _argvs(f) == [
         ("python3", "-m", "pip", "install", "nvidia-cuda-nvcc-cu11==11.8.89"),
-        ("python3", "-c", "import os, nvidia.cuda_nvcc as m; print(os.path.dirname(m.__file__))"),
+        ("python3", "-c", KEEP["bashrc"], render(set_from, "posix")),
     ]
-    assert "XLA_FLAGS=--xla_gpu_cuda_data_dir=" in f.remediation.summary
+    assert set_from.name == "XLA_FLAGS"
+    prefix, program, suffix = set_from.parts
+    assert (prefix, suffix) == ('--xla_gpu_cuda_data_dir="', '"')
+    assert isinstance(program, Output)
+    assert program.argv == ("python3", "-c", "import os, nvidia.cuda_nvcc as m; print(os.path.dirname(m.__file__))")
     assert "pasted-error-unexplained" not in codes
     # nothing of the driver: the GPU was found (WSL's driver is Windows')
     assert not any(code.startswith("driver") for code in codes)
@@ -61,6 +70,8 @@ def test_a_log_cut_before_its_searched_header_still_names_the_build_cuda():
 def test_xla_pointed_at_a_folder_is_left_to_the_asks():
     codes = _codes(_WSL.read_text("utf-8"), {"XLA_FLAGS": "--xla_gpu_cuda_data_dir=/opt/cuda"})
     assert not any("nvidia-cuda-nvcc-cu11==11.8.89" in " ".join(a) for f in codes.values() if f.remediation for a in _argvs(f))
+    # nor is XLA_FLAGS set over the folder it was given
+    assert not any(isinstance(c, SetFrom) for f in codes.values() if f.remediation for c in f.remediation.commands)
 
 
 def test_a_build_cuda_with_no_checked_wheel_is_left_to_the_asks():

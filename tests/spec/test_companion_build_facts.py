@@ -11,6 +11,8 @@ can build (detectron2's default branch needs Python 3.7, v0.6 builds on 3.6).
 
 from __future__ import annotations
 
+from gpudoctor.cmdline import render
+from gpudoctor.planner.remedy import KEEP
 from tests.spec.machine import argv_of, pasted_findings
 from tests.spec.registry import FIRES, QUIET, states
 
@@ -125,6 +127,8 @@ def test_a_wheel_library_bound_to_another_copy_of_its_sibling_puts_the_wheel_dir
             "_ZN15TracebackLoggerC1EPKc",
             "libcudnn_ops_infer.so.8",
             "/opt/conda/envs/x/lib/python3.11/site-packages/nvidia/cudnn/lib",
+            # kept for new shells by the environment's interpreter, in its activate.d
+            ("/opt/conda/envs/x/bin/python", "conda"),
         ),
         # a venv's cuBLAS in a CUDA runtime image
         (
@@ -132,6 +136,7 @@ def test_a_wheel_library_bound_to_another_copy_of_its_sibling_puts_the_wheel_dir
             "cublasLtGetStatusString",
             "libcublasLt.so.11",
             "/app/.venv/lib/python3.9/site-packages/nvidia/cublas/lib",
+            ("/app/.venv/bin/python", "bashrc"),  # (a venv named by a path only: not known to be one)
         ),
         # cuSPARSE 12 with an older toolkit's nvJitLink first: the sibling is another wheel's (nvidia/nvjitlink), and
         # that directory goes first
@@ -140,13 +145,15 @@ def test_a_wheel_library_bound_to_another_copy_of_its_sibling_puts_the_wheel_dir
             "__nvJitLinkAddData_12_1",
             "libnvJitLink.so.12",
             "/usr/local/lib/python3.10/dist-packages/nvidia/nvjitlink/lib",
+            ("python3", "bashrc"),
         ),
     )
-    for obj, symbol, node, wheel_dir in cases:
+    for obj, symbol, node, wheel_dir, (exe, place) in cases:
         f = _codes(_shadow(obj, symbol, node))["cuda-paths-disagree"]
         assert node in f.title
-        (step,) = f.remediation.commands
+        step, keep = f.remediation.commands
         assert step.name == "LD_LIBRARY_PATH" and step.parts == (wheel_dir,), obj
+        assert keep.argv == (exe, "-c", KEEP[place], render(step, "posix")), obj  # kept for new shells
 
 
 @states("cuda-paths-disagree", QUIET)

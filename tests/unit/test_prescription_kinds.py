@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.cmdline import Cmd, Placeholder, PrependPath
+from gpudoctor.cmdline import Cmd, Placeholder, PrependPath, render
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.planner import offers, prescribe
+from gpudoctor.planner.remedy import KEEP
 
 MACHINES = Path(__file__).resolve().parents[1] / "machines"
 
@@ -51,7 +52,7 @@ def test_kind1_pip_tensorflow_gets_cuda11_wheels_not_apt():
     assert step.component == "toolkit"  # the libraries' step: `gpudoctor fix` does not reinstall TensorFlow for it
     assert offers.applies(step.component, step.codes, step.commands, step.where) is None
     assert set(step.codes) == {"framework-cuda-libs-missing", "cudnn-missing"}
-    install, env = step.commands
+    install, env, keep = step.commands
     assert isinstance(install, Cmd) and install.words[:4] == ("/usr/bin/python3", "-m", "pip", "install")
     assert "/usr/lib/python3/dist-packages" in install.note  # a system interpreter: the wheels must land beside TF
     # exactly the wheels of the sonames TF 2.11 lacks here (libcurand.so.10 and libcusolver.so.11 are CUDA 12.4's too)
@@ -67,6 +68,8 @@ def test_kind1_pip_tensorflow_gets_cuda11_wheels_not_apt():
     entries = (env.literal or "").split(":")
     site = "/usr/lib/python3/dist-packages/nvidia"
     assert entries == [f"{site}/{d}/lib" for d in ("cuda_runtime", "cublas", "cufft", "cusparse", "cudnn")]
+    # kept for new shells: the system interpreter has no environment of its own, so ~/.bashrc, the line as data
+    assert keep.words == ("/usr/bin/python3", "-c", KEEP["bashrc"], render(env, "posix"))
 
 
 def test_kind1_pip_tensorflow_with_a_too_old_cudnn_gets_the_cudnn_wheel_ahead_of_it():
@@ -74,11 +77,12 @@ def test_kind1_pip_tensorflow_with_a_too_old_cudnn_gets_the_cudnn_wheel_ahead_of
     (step,) = plan.steps
     assert (step.component, step.codes) == ("cudnn", ("cudnn-too-old",))
     assert offers.applies(step.component, step.codes, step.commands, step.where) is None  # not a framework reinstall
-    install, env = step.commands
+    install, env, keep = step.commands
     assert isinstance(install, Cmd) and not install.root
     assert install.words == ("/usr/bin/python3", "-m", "pip", "install", "nvidia-cudnn-cu11>=8.1,<9")
     assert isinstance(env, PrependPath)  # ahead of the old copy's /usr/local/cuda-11.8/lib64, which stays behind it
     assert env.literal == "/usr/lib/python3/dist-packages/nvidia/cudnn/lib"
+    assert keep.words == ("/usr/bin/python3", "-c", KEEP["bashrc"], render(env, "posix"))
 
 
 # --- kind 6 -------------------------------------------------------------------------------------

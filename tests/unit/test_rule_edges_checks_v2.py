@@ -18,6 +18,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.model import Severity
+from gpudoctor.planner.remedy import KEEP
 from tests.unit.test_jax_agreement import _facts as _jax_facts
 from tests.unit.test_rule_edges_checks import edited, facts_of, replace, with_tf, with_torch
 
@@ -161,9 +162,16 @@ def test_the_new_cudnn_goes_ahead_of_ld_library_path_once():
     env = {**base.platform.env, "LD_LIBRARY_PATH": "/usr/local/cuda-11.8/lib64:/usr/lib/x86_64-linux-gnu"}
     (f,) = findings(replace(base, platform={"env": env}), "cudnn-too-old")
     # Put first, the rest as the shell holds it (its later /usr/lib/x86_64-linux-gnu entry is never reached first).
-    assert lines(f)[-1] == (
+    assert lines(f)[-2] == (
         'export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'
         "  # the new cuDNN ahead of the old copy, the rest kept"
+    )
+    # and kept for new shells (no environment of its own known: ~/.bashrc), the same line as data
+    assert f.remediation.commands[-1].argv == (
+        "python3",
+        "-c",
+        KEEP["bashrc"],
+        'export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',
     )
 
 

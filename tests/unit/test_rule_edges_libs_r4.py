@@ -27,6 +27,7 @@ from gpudoctor.facts import (
     Toolkit,
     TorchFacts,
 )
+from gpudoctor.planner.remedy import KEEP
 from gpudoctor.probed import Found
 from tests.unit.test_jax_agreement import _facts as jax_venv_facts
 from tests.unit.test_rule_edges_checks import facts_of, findings, replace
@@ -276,10 +277,22 @@ def test_an_old_copy_that_wins_by_an_rpath_is_not_fixed_through_ld_library_path(
 # --- the system cuDNN fix, per distribution family ------------------------------------------------------
 
 TOO_OLD_TF = "rtx3060-tf211-cudnn80-too-old"
+
+
 # The new directory put first, the rest of LD_LIBRARY_PATH kept as the shell holds it (cmdline.PrependPath).
+def _kept(*lines: str) -> list[str]:
+    """The lines that keep these settings for new shells (planner.remedy.kept): no environment of its own is known
+    here, so ~/.bashrc, written by the interpreter the plan uses, each line as one argument."""
+    from gpudoctor.cmdline import render
+
+    note = "# keeps it in the .bashrc of your home folder, which each new bash reads"
+    return [note, render(Cmd(("python3", "-c", KEEP["bashrc"], *lines)), "posix")]
+
+
 SETENV_RHEL = [
     "# the new cuDNN ahead of the old copy, the rest kept",
     'export LD_LIBRARY_PATH=/usr/lib64"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',
+    *_kept('export LD_LIBRARY_PATH=/usr/lib64"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'),
 ]
 
 
@@ -299,6 +312,7 @@ SETENV_RHEL = [
                 "sudo apt-mark hold libcudnn8",
                 "# the new cuDNN ahead of the old copy, the rest kept",
                 'export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',
+                *_kept('export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'),
             ],
         ),
         (
@@ -369,8 +383,9 @@ def test_tensorflow_without_its_build_cuda_takes_the_matrix_row_cuda(tf_cuda12_o
         tf_cuda12_only, frameworks={"tensorflow": dataclasses.replace(tf, value=dataclasses.replace(tf.value, cuda=None))}
     )
     (f,) = findings(facts, "cudnn-missing")
-    (install,) = [c.argv for c in f.remediation.commands if isinstance(c, Cmd)]
+    (install, keep) = [c.argv for c in f.remediation.commands if isinstance(c, Cmd)]
     assert install[:4] == ("/usr/bin/python3", "-m", "pip", "install") and "nvidia-cudnn-cu11>=8.1,<9" in install
+    assert keep[:3] == ("/usr/bin/python3", "-c", KEEP["bashrc"])  # the wheel's directory kept for new shells
 
 
 # --- framework-cpu-build: only where there is a GPU to miss --------------------------------------------------
@@ -1682,14 +1697,14 @@ def test_the_cpu_build_fix_keeps_its_release_or_says_why_not_and_what_a_driver_w
 def test_the_debian_cudnn_directory_follows_the_architecture(machine, setenv):
     """Debian's cuDNN package installs into /usr/lib/<multiarch triplet>: that directory goes ahead of the old copy
     on LD_LIBRARY_PATH; where the triplet is not known, the summary does not promise it either."""
-    from gpudoctor.cmdline import render_all
+    from gpudoctor.cmdline import render, render_all
 
     facts = replace(outside_pip(facts_of(TOO_OLD_TF)), platform={"machine": machine})
     (f,) = findings(facts, "cudnn-too-old")
     # The command lines, each note being a line of its own before its command.
     lines = [line for line in render_all(f.remediation.commands, "posix") if not line.startswith("# ")]
     assert lines[:2] == ["sudo apt-get update", "sudo apt-get install -y 'libcudnn8=8.*-1+cuda11.*'"]
-    assert lines[3:] == ([setenv] if setenv else [])
+    assert lines[3:] == ([setenv, render(Cmd(("python3", "-c", KEEP["bashrc"], setenv)), "posix")] if setenv else [])
     assert ("the new copy's directory goes ahead of it" in f.remediation.summary) is bool(setenv)
 
 

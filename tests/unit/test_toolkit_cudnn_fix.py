@@ -23,6 +23,7 @@ from gpudoctor.facts import Distro
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import load_snapshot
 from gpudoctor.planner import prescribe
+from gpudoctor.planner.remedy import KEEP
 from gpudoctor.probes import run_probes
 from tests.conftest import replay_host
 
@@ -159,9 +160,10 @@ TF211_SYSTEM = Need("TensorFlow 2.11.0", 11, 8, "8.1", (), (), None, key="tensor
 def test_tf211_without_cudnn8_gets_the_cuda11_build_pinned_by_apt_glob():
     facts = facts_of("rtx3060-tf211-cuda12-only")
     (f,) = [f for f in findings_of(facts) if f.code == "cudnn-missing"]
-    assert [c.words[:4] for c in f.remediation.commands if isinstance(c, Cmd)] == [
-        ("/usr/bin/python3", "-m", "pip", "install")
-    ]  # pip's TensorFlow: the wheel, no system package
+    assert [c.words[:3] for c in f.remediation.commands if isinstance(c, Cmd)] == [
+        ("/usr/bin/python3", "-m", "pip"),
+        ("/usr/bin/python3", "-c", KEEP["bashrc"]),
+    ]  # pip's TensorFlow: the wheel, no system package; its directory kept for new shells
     commands, _ = cudnn_commands(facts, TF211_SYSTEM, None)
     assert render_all(commands) == [
         "sudo apt-get update",
@@ -207,14 +209,18 @@ def test_a_too_old_copy_on_ld_library_path_is_shadowed_by_the_new_one():
     facts = facts_of("rtx3060-tf211-cudnn80-too-old")
     (f,) = [f for f in findings_of(facts) if f.code == "cudnn-too-old"]
     # pip's TensorFlow: NVIDIA's wheel, its directory ahead of the old copy (issue 27, kind 1)
-    assert f.remediation.commands[-1] == PrependPath(
+    assert f.remediation.commands[-2] == PrependPath(
         "LD_LIBRARY_PATH", ("/usr/lib/python3/dist-packages/nvidia/cudnn/lib",), note="NVIDIA's wheels first, the rest kept"
     )
+    keep = 'export LD_LIBRARY_PATH=/usr/lib/python3/dist-packages/nvidia/cudnn/lib"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'
+    assert f.remediation.commands[-1].argv == ("/usr/bin/python3", "-c", KEEP["bashrc"], keep)
     old = Loaded("/usr/local/cuda-11.8/lib64/libcudnn.so.8", "8.0.5", None, "LD_LIBRARY_PATH")
     commands, _ = cudnn_commands(facts, TF211_SYSTEM, old)  # a TensorFlow on the system's cuDNN
-    assert commands[-1] == PrependPath(
+    assert commands[-2] == PrependPath(
         "LD_LIBRARY_PATH", ("/usr/lib/x86_64-linux-gnu",), note="the new cuDNN ahead of the old copy, the rest kept"
     )  # the CUDA 11.8 libraries TF needs stay on the path
+    keep = 'export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'
+    assert commands[-1].argv == ("/usr/bin/python3", "-c", KEEP["bashrc"], keep)
 
 
 def test_a_wheel_of_the_wrong_major_is_replaced_in_the_same_step():

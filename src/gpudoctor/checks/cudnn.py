@@ -449,9 +449,11 @@ def cudnn_commands(facts: Facts, need: Need, loaded: Loaded | None, matrix: Any 
         where = f"NVIDIA's CUDA repository, the build for CUDA {need.cuda_major}"
     if commands and loaded is not None and loaded.via == "LD_LIBRARY_PATH" and new_dir:
         # The copy on LD_LIBRARY_PATH is searched before anything installed above: put the new one first.
-        from gpudoctor.planner.remedy import keep_path, library_dir
+        from gpudoctor.planner.remedy import keep_path, kept, library_dir
 
-        commands += (library_dir(facts, (new_dir,), note="the new cuDNN ahead of the old copy, the rest kept"),)
+        commands = kept(
+            facts, (*commands, library_dir(facts, (new_dir,), note="the new cuDNN ahead of the old copy, the rest kept"))
+        )
         where += f"; LD_LIBRARY_PATH finds {loaded.path} first, so the new copy's directory goes ahead of it." + keep_path(
             facts
         ).rstrip(".")

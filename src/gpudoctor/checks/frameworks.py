@@ -391,7 +391,7 @@ def tf_cuda_wheels(facts: Facts, ctx: Context, also: tuple[str, ...] = ()) -> Re
         if spec not in wheels:
             wheels.append(spec)
             dirs.append(f"{site.rstrip('/')}/nvidia/{sub}/lib")
-    from gpudoctor.planner.remedy import keep_path, library_dir
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir
 
     only_cudnn = all(d.endswith("/nvidia/cudnn/lib") for d in dirs)
     what = f"cuDNN {major(minimum)} for CUDA {major(cuda)}" if only_cudnn else f"CUDA {major(cuda)} libraries"
@@ -399,16 +399,19 @@ def tf_cuda_wheels(facts: Facts, ctx: Context, also: tuple[str, ...] = ()) -> Re
         f"Install TensorFlow {tf.version}'s {what} as NVIDIA's pip wheels in its own environment "
         "(no root, no system package) and put their directories on LD_LIBRARY_PATH: this TensorFlow loads them by "
         "soname and does not search the wheels itself." + keep_path(facts),
-        (
-            # A system interpreter's pip writes beside TensorFlow only as the user who installed it there; another user's
-            # pip falls back to the user site, where the directories below are not: said, not guessed.
-            dataclasses.replace(
-                pip(facts, "install", *wheels),
-                note=f"as the user that installed TensorFlow in {site}: the wheels must land beside it"
-                if env.kind == "system"
-                else "",
+        kept(
+            facts,
+            (
+                # A system interpreter's pip writes beside TensorFlow only as the user who installed it there; another user's
+                # pip falls back to the user site, where the directories below are not: said, not guessed.
+                dataclasses.replace(
+                    pip(facts, "install", *wheels),
+                    note=f"as the user that installed TensorFlow in {site}: the wheels must land beside it"
+                    if env.kind == "system"
+                    else "",
+                ),
+                library_dir(facts, (":".join(dirs),), note="NVIDIA's wheels first, the rest kept"),
             ),
-            library_dir(facts, (":".join(dirs),), note="NVIDIA's wheels first, the rest kept"),
         ),
         # The libraries' step, not TensorFlow's: `gpudoctor fix` reinstalls a framework step's build, which this is not.
         component="cudnn" if only_cudnn else "toolkit",

@@ -443,7 +443,7 @@ def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
         yield split
         return
     soname, major = found.soname, found.major
-    from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir, python_exe
 
     exe = python_exe(facts)
 
@@ -471,7 +471,7 @@ def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "LD_LIBRARY_PATH where the program starts, as faster-whisper's README does"
             + (f"; or keep the cuDNN the machine has and install {found.other}." if found.other else ".")
             + keep_path(facts),
-            commands,
+            kept(facts, commands),
             component="cudnn",
         ),
     )
@@ -630,7 +630,7 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
     else:
         other_words = f"; or, where the machine's CUDA is 12, upgrade to ctranslate2 {first12.since} or later, a CUDA 12 build"
     wheel = f"nvidia-cublas-cu{major}"
-    from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir, python_exe
 
     if (pinned := _ct2_of_env_major(facts, ctx, major)) is not None:
         yield pinned
@@ -660,7 +660,7 @@ def check_ctranslate2_cublas(facts: Facts, ctx: Context) -> Iterable[Finding]:
         + "."
         + cudnn_words
         + keep,
-        commands,
+        kept(facts, commands),
         component="environment",
     )
     if any(c.get("cue") == NO_PYTHON for c in facts.pasted.cues):
@@ -762,7 +762,7 @@ def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (d.get("path") for d in dirs if version and (d.get("version") or "").startswith(version.group(1))),
         None,
     )
-    from gpudoctor.planner.remedy import keep_path, library_dir
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir
 
     commands: tuple[Line, ...] = ()
     if lib:
@@ -786,7 +786,7 @@ def check_tensorrt_library(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "profile, job script), and drop an older TensorRT's directory; or make it permanent with a file in "
             "/etc/ld.so.conf.d and sudo ldconfig."
             + (keep_path(facts) if lib else " Which directory holds it was not shown: see the ask-for list."),
-            commands,
+            kept(facts, commands),
             component="environment",
         ),
     )
@@ -836,7 +836,7 @@ def _tensorrt_wheel_off_path(facts: Facts, e, soname: str, major: str, wheel: tu
     """TensorRT's wheel of the major the program needs is installed, and the loader still misses its soname: the wheel's
     folder is not where a program that opens the library by name looks (LD_LIBRARY_PATH, the ld.so cache, the default
     folders: ld.so(8)). That folder first on LD_LIBRARY_PATH is the fix; another TensorRT install is not."""
-    from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir, python_exe
 
     name, version, folder, line = wheel
     exe = python_exe(facts)
@@ -856,9 +856,12 @@ def _tensorrt_wheel_off_path(facts: Facts, e, soname: str, major: str, wheel: tu
             f"Put the wheel's folder ({folder} in the interpreter's site-packages) first on LD_LIBRARY_PATH in the "
             f"shell that starts the program, then check that {soname} loads by name and run the program again."
             + keep_path(facts),
-            (
-                library_dir(facts, (where,), note=f"the folder that holds {soname}, first on LD_LIBRARY_PATH"),
-                Cmd((exe, "-c", f'import ctypes; ctypes.CDLL("{soname}")'), note="loads it by name, as the program does"),
+            kept(
+                facts,
+                (
+                    library_dir(facts, (where,), note=f"the folder that holds {soname}, first on LD_LIBRARY_PATH"),
+                    Cmd((exe, "-c", f'import ctypes; ctypes.CDLL("{soname}")'), note="loads it by name, as the program does"),
+                ),
             ),
             component="environment",
         ),
@@ -876,7 +879,7 @@ def check_tensorrt_runtime_missing(facts: Facts, ctx: Context) -> Iterable[Findi
         return
     e, m = missing[0]
     major, soname = m.group("major"), e.get("soname") or ""
-    from gpudoctor.planner.remedy import keep_path, library_dir, python_exe
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir, python_exe
 
     exe = python_exe(facts)
     wheel = _tensorrt_wheel_shown(facts, major)
@@ -922,7 +925,7 @@ def check_tensorrt_runtime_missing(facts: Facts, ctx: Context) -> Iterable[Findi
                 else f" (NVIDIA's TensorRT {major} tar or packages for the CUDA it was built with)."
             )
             + " Or run the program in the image it was built in.",
-            commands,
+            kept(facts, commands),
             component="environment",
         ),
     )

@@ -801,7 +801,7 @@ def _toolkit_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
     (not in the ldconfig cache, not on LD_LIBRARY_PATH), as with a pip wheel that links the system toolkit's runtime
     (cupy-cudaNNN). Its default directory goes first on LD_LIBRARY_PATH, after a look that it holds the library."""
     from gpudoctor.cmdline import Cmd
-    from gpudoctor.planner.remedy import keep_path, library_dir
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir
 
     found = [_TOOLKIT_SONAME.search(s) for s in missing]
     versions = {m.group("cuda") for m in found if m}
@@ -814,7 +814,7 @@ def _toolkit_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
         f"CUDA {cuda} is said to be installed and its runtime is what is missing: put its lib64 (the toolkit's default "
         f"directory, {lib64}; the ls shows the library is there) first on LD_LIBRARY_PATH, in the shell or environment "
         "the program runs in." + keep_path(facts),
-        (Cmd(("ls", f"{lib64}/{sorted(missing)[0]}")), library_dir(facts, (lib64,))),
+        kept(facts, (Cmd(("ls", f"{lib64}/{sorted(missing)[0]}")), library_dir(facts, (lib64,)))),
         component="environment",
     )
 
@@ -831,7 +831,7 @@ def _shown_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
     after a look that it holds the library; on a cluster the site's CUDA module sets it."""
     from gpudoctor.cmdline import Cmd
     from gpudoctor.planner.cluster import cluster_node
-    from gpudoctor.planner.remedy import keep_path, library_dir
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir
 
     majors = {m.group("major") for s in missing if (m := _CUDA_MAJOR_SONAME.match(s))}
     if len(majors) != 1 or not all(_CUDA_MAJOR_SONAME.match(s) for s in missing):
@@ -847,7 +847,7 @@ def _shown_lib_dir(facts: Facts, missing: list[str]) -> Remediation | None:
         + (" (the site's CUDA module, `module load cuda`, sets it where one is provided)" if cluster_node(facts) else "")
         + "."
         + keep_path(facts),
-        (Cmd(("ls", f"{lib}/{sorted(missing)[0]}")), library_dir(facts, (lib,))),
+        kept(facts, (Cmd(("ls", f"{lib}/{sorted(missing)[0]}")), library_dir(facts, (lib,)))),
         component="environment",
     )
 
@@ -863,7 +863,7 @@ def _cudnn_dev_name(facts: Facts, missing: list[str], frameworks: set[str]) -> R
     a major's soname (libcudnn.so.8), which NVIDIA's cudnn wheels hold. That name is the link the cuDNN archive's lib64
     (and the libcudnnN-dev package) holds beside libcudnn.so.N, in a directory the loader is not told of: the look
     finds it, that directory goes first on LD_LIBRARY_PATH, and a missing link is made there."""
-    from gpudoctor.planner.remedy import keep_path, library_dir
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir
 
     if missing != ["libcudnn.so"] or frameworks & set(_TITLES):
         return None
@@ -873,10 +873,13 @@ def _cudnn_dev_name(facts: Facts, missing: list[str], frameworks: set[str]) -> R
         "Look where cuDNN is, put that directory first on LD_LIBRARY_PATH, and where the listing shows libcudnn.so.N "
         "without libcudnn.so, make the link in that directory (sudo ln -s libcudnn.so.N libcudnn.so, N as listed); "
         "then run the program again." + keep_path(facts),
-        (
-            Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies the loader's cache knows"),
-            Cmd(("ls", "-l", _CUDNN_ARCHIVE_DIR), pipe=("grep", "libcudnn"), note="libcudnn.so beside libcudnn.so.N?"),
-            library_dir(facts, (_CUDNN_ARCHIVE_DIR,)),
+        kept(
+            facts,
+            (
+                Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies the loader's cache knows"),
+                Cmd(("ls", "-l", _CUDNN_ARCHIVE_DIR), pipe=("grep", "libcudnn"), note="libcudnn.so beside libcudnn.so.N?"),
+                library_dir(facts, (_CUDNN_ARCHIVE_DIR,)),
+            ),
         ),
         component="cudnn",
     )

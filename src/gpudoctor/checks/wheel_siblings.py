@@ -17,7 +17,7 @@ from gpudoctor.checks.base import Context, ev
 from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.planner.remedy import keep_path, library_dir
+from gpudoctor.planner.remedy import keep_path, kept, library_dir
 
 # <site-packages>/nvidia/<library>/lib/<file>.so.N, after the ../ of torch/lib/../../nvidia are resolved.
 _WHEEL_LIB = LazyPattern(
@@ -71,7 +71,7 @@ def check_wheel_sibling_shadowed(facts: Facts, ctx: Context) -> Iterable[Finding
                 f"Put {wheel_dir} first on LD_LIBRARY_PATH, so its own {node} loads (`echo $LD_LIBRARY_PATH` and "
                 f"`ldconfig -p | grep {node.split('.so')[0]}.so` show where the other copy comes from; a CUDA "
                 "directory on LD_LIBRARY_PATH that nothing else needs can be taken off instead)." + keep_path(facts),
-                (library_dir(facts, (wheel_dir,), note=f"NVIDIA's wheel's {node} ahead of the other copy"),),
+                kept(facts, (library_dir(facts, (wheel_dir,), note=f"NVIDIA's wheel's {node} ahead of the other copy"),)),
                 component="torch",
             ),
         )

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpudoctor.cmdline import Cmd, EvalShell, Line, PrependPath, SetEnv
+from gpudoctor.cmdline import Cmd, EvalShell, Line, PrependPath, SetEnv, SetFrom
 
 
 @dataclass(frozen=True)
@@ -195,6 +195,9 @@ def classify(line: Line) -> Action:
     """The action a printed command performs, read from its argument vector."""
     if isinstance(line, SetEnv):
         return Action("env-unset" if line.value is None else "env-set", "", False, line, name=line.name, value=line.value)
+    if isinstance(line, SetFrom):
+        # Set, to a value a program prints when it runs: its text (the program as `$(...)`) is what the model sets.
+        return Action("env-set", "", False, line, name=line.name, value=line.value)
     if isinstance(line, PrependPath):
         # The value is the directory where it is literal; a program's output is followed by effects (Output.site_dir).
         return Action("env-prepend", "", False, line, name=line.name, value=line.literal)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetEnv, Unrenderable, render
+from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetEnv, SetFrom, Unrenderable, render
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.versions import version_key
@@ -137,7 +137,7 @@ _IN_TEXT = LazyPattern(r"<([a-z][a-z0-9-]*)>")  # compiled on first use: a bare 
 def _parts(line: Line) -> tuple[Any, ...]:
     if isinstance(line, Cmd):
         return (*line.argv, *line.pipe)
-    if isinstance(line, PrependPath):
+    if isinstance(line, (PrependPath, SetFrom)):
         return tuple(line.parts) + tuple(a for p in line.parts if isinstance(p, Output) for a in p.argv)
     if isinstance(line, SetEnv):
         return (line.value or "",)
@@ -206,7 +206,7 @@ def fill(line: Line, values: Mapping[str, str]) -> Line:
         return line
     if isinstance(line, Cmd):
         return replace(line, argv=tuple(put(a) for a in line.argv), pipe=tuple(put(a) for a in line.pipe))
-    if isinstance(line, PrependPath):
+    if isinstance(line, (PrependPath, SetFrom)):
         return replace(line, parts=tuple(put(p) for p in line.parts))
     if isinstance(line, SetEnv):
         return replace(line, value=put(line.value))

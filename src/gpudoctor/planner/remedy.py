@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath
-from gpudoctor.facts import NOTEBOOK_SAID, Facts
+from gpudoctor.cmdline import Cmd, Line, Output, Placeholder, PrependPath, SetFrom, Unrenderable, render
+from gpudoctor.facts import CLUSTER_SAID, NOTEBOOK_SAID, Facts
 from gpudoctor.model import Remediation
+from gpudoctor.planner.where import conda, package_step, shell
 
 # (their home is gpudoctor.planner.where, which decides where a command runs; importers of remedy keep them)
 from gpudoctor.planner.where import container_of as container_of
 from gpudoctor.planner.where import container_said as container_said
-from gpudoctor.planner.where import package_step
 from gpudoctor.planner.where import python_exe as python_exe
 from gpudoctor.planner.where import where_run as where_run
 from gpudoctor.probed import Found
@@ -77,8 +77,70 @@ def notebook_said(facts: Facts) -> bool:
     return facts.pasted.partial and any(c.get("cue") == NOTEBOOK_SAID for c in facts.pasted.cues)
 
 
+# Where a setting is kept by a command, per place: the line is appended by the environment's own interpreter to a file
+# beside it (sys.prefix is the environment's root, active or not; where the paste names no interpreter of the conda
+# environment, `conda-active`: the active environment's CONDA_PREFIX, failing where none is active): a conda
+# environment's etc/conda/activate.d, whose *.sh files `conda activate` sources in a POSIX shell (conda's docs, "Saving
+# environment variables", user-guide/tasks/manage-environments; conda/activate.py _get_activate_scripts), or a venv's
+# bin/activate, which `source bin/activate` reads; else the user's ~/.bashrc, which an interactive bash reads. The line is the quoting
+# layer's POSIX line (data quoted), written as one argument: no shell reads it until that file is sourced.
+KEEP = {
+    "conda": 'import os, sys; d = os.path.join(sys.prefix, "etc", "conda", "activate.d"); os.makedirs(d, exist_ok=True); '
+    'open(os.path.join(d, "gpudoctor.sh"), "a").write("".join(a + chr(10) for a in sys.argv[1:]))',
+    "conda-active": 'import os, sys; d = os.path.join(os.environ["CONDA_PREFIX"], "etc", "conda", "activate.d"); '
+    'os.makedirs(d, exist_ok=True); open(os.path.join(d, "gpudoctor.sh"), "a").write("".join(a + chr(10) for a in sys.argv[1:]))',
+    "venv": 'import os, sys; open(os.path.join(sys.prefix, "bin", "activate"), "a").write("".join(a + chr(10) for a in sys.argv[1:]))',
+    "bashrc": 'import os, sys; open(os.path.expanduser("~/.bashrc"), "a").write("".join(a + chr(10) for a in sys.argv[1:]))',
+}
+# (a note's words: letters, digits and .,:/_+@%=- only, cmdline.note_text)
+_KEPT_IN = {
+    "conda": "the environment's etc/conda/activate.d, which each conda activate runs",
+    "venv": "the environment's bin/activate",
+    "bashrc": "the .bashrc of your home folder, which each new bash reads",
+}
+
+
+def keep_place(facts: Facts) -> str | None:
+    """Where a command keeps a setting for the shells to come (a key of KEEP), or None where the plan says how in
+    prose: a notebook (the kernel's environment), Windows' shells and fish (where.shell), a container
+    (its image's ENV outlives it, not a file in it), a cluster (the job script)."""
+    # (`any`: a paste that names no OS, Linux assumed: its settings are written for a POSIX shell already)
+    if notebook_said(facts) or shell(facts) not in ("posix", "any") or container_of(facts):
+        return None
+    if facts.pasted.cluster or any(c.get("cue") == CLUSTER_SAID for c in facts.pasted.cues):
+        return None
+    py = facts.frameworks.python
+    kind = py.value.kind if isinstance(py, Found) else ""
+    if kind in ("conda", "venv"):
+        return kind
+    return "conda" if conda(facts) else "bashrc"
+
+
+def kept(facts: Facts, commands: tuple[Line, ...]) -> tuple[Line, ...]:
+    """`commands` with one more after the last that puts a directory on a path or sets a variable from a program's
+    output: it keeps those settings where keep_place finds a place (keep_path says so). As they are where there is no
+    place, or a setting cannot be written for a POSIX shell."""
+    place = keep_place(facts)
+    settings = [i for i, c in enumerate(commands) if isinstance(c, (PrependPath, SetFrom)) and not getattr(c, "notebook", False)]
+    if place is None or not settings:
+        return commands
+    try:
+        texts = tuple(render(commands[i], "posix") for i in settings)
+    except Unrenderable:
+        return commands
+    exe = python_exe(facts)
+    program = KEEP["conda-active" if place == "conda" and "/" not in exe else place]
+    keep = Cmd((exe, "-c", program, *texts), note=f"keeps {'it' if len(texts) == 1 else 'them'} in {_KEPT_IN[place]}")
+    last = settings[-1] + 1
+    return (*commands[:last], keep, *commands[last:])
+
+
 def keep_path(facts: Facts, windows: bool = False) -> str:
-    """What keeps a prepended library directory for the shells, jobs and cells to come: said beside every such step."""
+    """What keeps a prepended library directory for the shells, jobs and cells to come: said beside every such step
+    (the line kept() adds, where there is a place for it)."""
+    place = None if windows else keep_place(facts)
+    if place is not None:
+        return f" The line after the setting keeps it for new shells, in {_KEPT_IN[place]}."
     if windows:
         return (
             " It lasts for this window: to keep it, add the folder to your user's Path (Settings, 'Edit environment "

@@ -31,7 +31,8 @@ def companions_said(plan: Plan) -> str:
 def command_lines(plan: Plan, lines) -> list[str]:
     """Each command (a Cmd, or an argv) as one line for the plan's shell; one that shell cannot hold says so instead."""
     return cmdline.render_all(
-        (c if isinstance(c, (Cmd, cmdline.SetEnv, cmdline.PrependPath)) else as_cmd(c) for c in lines), shell_of(plan)
+        (c if isinstance(c, (Cmd, cmdline.SetEnv, cmdline.SetFrom, cmdline.PrependPath)) else as_cmd(c) for c in lines),
+        shell_of(plan),
     )
 
 

@@ -204,7 +204,7 @@ def check_shell_nvcc_not_found(facts: Facts, ctx: Context) -> Iterable[Finding]:
     PATH: the toolkit is most often there, off PATH. Its nvcc is checked, its bin put first on PATH in the shell that
     runs the build, and the build rerun from there; where no toolkit is there, one is installed first."""
     from gpudoctor.cmdline import PrependPath
-    from gpudoctor.planner.remedy import keep_path
+    from gpudoctor.planner.remedy import keep_path, kept
 
     said = _said(facts, "shell-nvcc-not-found")
     if not said or (facts.platform.system or "").lower().startswith("win"):
@@ -223,10 +223,13 @@ def check_shell_nvcc_not_found(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Check that the toolkit's nvcc is in /usr/local/cuda/bin (if not, install the CUDA toolkit first), put that "
             "directory first on PATH in the shell that runs the build, and rerun the build from that shell (without sudo, "
             'or with sudo env PATH="$PATH": sudo resets PATH).' + keep_path(facts),
-            (
-                Cmd(("ls", "-l", "/usr/local/cuda/bin/nvcc"), note="where NVIDIA's installers put nvcc"),
-                PrependPath("PATH", ("/usr/local/cuda/bin",), note="the rest of PATH kept"),
-                Cmd(("nvcc", "--version"), note="then rerun the build from this shell"),
+            kept(
+                facts,
+                (
+                    Cmd(("ls", "-l", "/usr/local/cuda/bin/nvcc"), note="where NVIDIA's installers put nvcc"),
+                    PrependPath("PATH", ("/usr/local/cuda/bin",), note="the rest of PATH kept"),
+                    Cmd(("nvcc", "--version"), note="then rerun the build from this shell"),
+                ),
             ),
             component="toolkit",
         ),

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
-from gpudoctor.cmdline import Cmd, SetEnv
+from gpudoctor.cmdline import Cmd, Output, SetEnv, SetFrom
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
@@ -454,13 +454,20 @@ def check_xla_libdevice_wheel(facts: Facts, ctx: Context) -> Iterable[Finding]:
     pin = _NVCC_WHEEL.get(cuda)
     if pin is None:
         return
-    from gpudoctor.planner.remedy import pip
+    from gpudoctor.planner.remedy import keep_path, kept, pip
     from gpudoctor.planner.where import python_exe
 
     exe = python_exe(facts)
-    folder = Cmd(
-        (exe, "-c", "import os, nvidia.cuda_nvcc as m; print(os.path.dirname(m.__file__))"),
-        note="the folder XLA_FLAGS names: it holds nvvm/libdevice and bin/ptxas",
+    # The wheel's folder is known only once it is installed: the variable is set from what the interpreter prints,
+    # quoted for XLA's own parser as the Windows rule's (a space ends an unquoted value).
+    folder = SetFrom(
+        "XLA_FLAGS",
+        (
+            '--xla_gpu_cuda_data_dir="',
+            Output((exe, "-c", "import os, nvidia.cuda_nvcc as m; print(os.path.dirname(m.__file__))")),
+            '"',
+        ),
+        note="the wheel's folder: it holds nvvm/libdevice and bin/ptxas",
     )
     yield Finding(
         "toolkit-missing-for-build",
@@ -476,9 +483,9 @@ def check_xla_libdevice_wheel(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (ev("pasted", said[0].line), ev("pasted", roots[0].line)),
         Remediation(
             f"Install NVIDIA's nvcc wheel of CUDA {cuda} ({pin}) in the interpreter that runs the program, then, in the "
-            "shell that starts it, set XLA_FLAGS=--xla_gpu_cuda_data_dir=<the folder the second line prints> and run it "
-            f"again there (a CUDA {cuda} toolkit installed in {roots[0].get('root')} serves too, with no variable).",
-            (pip(facts, "install", pin), folder),
+            "shell that starts it, point XLA_FLAGS at the wheel's folder (the second line) and run the program again "
+            f"there (a CUDA {cuda} toolkit installed in {roots[0].get('root')} serves too, with no variable)." + keep_path(facts),
+            kept(facts, (pip(facts, "install", pin), folder)),
             component="toolkit",
         ),
     )

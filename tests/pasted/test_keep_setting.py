@@ -1,0 +1,108 @@
+"""A setting the plan makes is kept by a command where the place has one (issue 27, kind 9: "a setting with no way to
+keep it"): planner.remedy.kept adds, after the last directory put on a path (or variable set from a program's output),
+one line that appends those lines, as the quoting layer wrote them, to the file the next shell reads there.
+
+Whole pasted cases, expectations by hand: a conda environment keeps it in its activate.d (plans12 1211, Anaconda's base
+environment; the conda case of test_companion_build_facts), a Python with no environment of its own in ~/.bashrc
+(plans13 1309). The quiet twins, where the plan says how in prose and adds no line: a notebook (plans3 245, Colab), a
+container (plans7 610, a TensorFlow image docker runs), a cluster (plans5 409, an HPC login node) and Windows (plans3 246).
+
+The keep programs themselves run here: each writes exactly the lines it is given into its place, which a shell then
+sources, setting the variable and running nothing else, whatever the lines hold.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.cmdline import Cmd, PrependPath, SetFrom, render
+from gpudoctor.doctor import diagnose
+from gpudoctor.host.replay import ReplayHost
+from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.pasted import Source, read_pasted
+from gpudoctor.planner.remedy import KEEP, keep_place
+from tests.unit.test_cmdline_prepend import DIRS
+
+_BLIND = Path(__file__).resolve().parents[1] / "blind"
+
+
+def _report(case: str):
+    name, number = case.split("/")
+    (folder,) = (_BLIND / name / "cases").glob(f"{number}-*")
+    snapshot = validate_snapshot(read_pasted([Source("t", (folder / "input.txt").read_text("utf-8"))]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    assert not report.internal_errors, report.internal_errors
+    return report
+
+
+def _keeps(report) -> list[tuple[str, ...]]:
+    return [
+        c.words
+        for f in report.findings
+        if f.remediation
+        for c in f.remediation.commands
+        if isinstance(c, Cmd) and c.words[1:2] == ("-c",) and c.words[2] in KEEP.values()
+    ]
+
+
+def test_a_conda_environment_keeps_the_loader_path_in_its_activate_d():
+    report = _report("plans12/1211")
+    assert keep_place(report.facts) == "conda"
+    line = 'export LD_LIBRARY_PATH=/usr/local/cuda/lib64"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"'
+    assert _keeps(report) == [("/home/godman/anaconda3/bin/python", "-c", KEEP["conda"], line)]
+
+
+def test_a_python_of_no_environment_keeps_xla_flags_in_bashrc():
+    report = _report("plans13/1309")
+    assert keep_place(report.facts) == "bashrc"
+    (f,) = [f for f in report.findings if f.code == "toolkit-missing-for-build"]
+    (set_from,) = [c for c in f.remediation.commands if isinstance(c, SetFrom)]
+    assert _keeps(report) == [("python3", "-c", KEEP["bashrc"], render(set_from, "posix"))]
+
+
+@pytest.mark.parametrize("case", ["plans3/245", "plans7/610", "plans5/409", "plans3/246"])
+def test_a_notebook_a_container_a_cluster_and_windows_add_no_keep_line(case):
+    report = _report(case)
+    assert keep_place(report.facts) is None
+    # the plan still sets something there (the twin is of a setting made, not of a plan without one)
+    assert any(isinstance(c, (PrependPath, SetFrom)) for f in report.findings if f.remediation for c in f.remediation.commands)
+    assert _keeps(report) == []
+
+
+def test_each_keep_program_writes_exactly_its_lines_and_the_shell_that_reads_them_runs_nothing_else(tmp_path):
+    # hostile directories, each a line the quoting layer writes; the place's file then sourced by bash
+    lines = [render(PrependPath("LD_LIBRARY_PATH", (d,)), "posix") for d in DIRS[:40]]
+    work = tmp_path / "work"
+    work.mkdir()
+    for place in ("conda", "conda-active", "venv", "bashrc"):
+        prefix, home = tmp_path / place / "env", tmp_path / place / "home"
+        (prefix / "bin").mkdir(parents=True)
+        home.mkdir()
+        (prefix / "bin" / "activate").write_text("# a venv's activate\n", encoding="utf-8")
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CONDA_PREFIX": str(prefix), "LANG": "C.UTF-8"}
+        path = {
+            "conda": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
+            "conda-active": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
+            "venv": prefix / "bin" / "activate",
+            "bashrc": home / ".bashrc",
+        }[place]
+        before = path.read_text(encoding="utf-8") if path.exists() else ""
+        # The environment's interpreter stands in as this one with sys.prefix set to the environment's root.
+        as_env = f"import sys; sys.prefix = {str(prefix)!r}; exec(compile(sys.argv.pop(1), 'keep', 'exec'))"
+        subprocess.run([sys.executable, "-c", as_env, KEEP[place], *lines], cwd=work, env=env, check=True, timeout=60)
+        assert path.read_text(encoding="utf-8") == before + "".join(line + "\n" for line in lines), place
+        done = subprocess.run(
+            ["bash", "-c", 'unset LD_LIBRARY_PATH; . "$1"; printf "%s" "$LD_LIBRARY_PATH"', "bash", str(path)],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout == ":".join(reversed(DIRS[:40])), place  # each line put its directory first, the rest kept
+    assert not list(work.iterdir()), f"a line ran something: {list(work.iterdir())}"
