@@ -24,7 +24,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
-from gpudoctor.planner.remedy import KEEP, keep_place
+from gpudoctor.planner.remedy import KEEP, KEEP_VALUES, keep_place
 from tests.unit.test_cmdline_prepend import DIRS
 
 _BLIND = Path(__file__).resolve().parents[1] / "blind"
@@ -45,7 +45,7 @@ def _keeps(report) -> list[tuple[str, ...]]:
         for f in report.findings
         if f.remediation
         for c in f.remediation.commands
-        if isinstance(c, Cmd) and c.words[1:2] == ("-c",) and c.words[2] in KEEP.values()
+        if isinstance(c, Cmd) and c.words[1:2] == ("-c",) and c.words[2] in (*KEEP.values(), *KEEP_VALUES.values())
     ]
 
 
@@ -61,7 +61,9 @@ def test_a_python_of_no_environment_keeps_xla_flags_in_bashrc():
     assert keep_place(report.facts) == "bashrc"
     (f,) = [f for f in report.findings if f.code == "toolkit-missing-for-build"]
     (set_from,) = [c for c in f.remediation.commands if isinstance(c, SetFrom)]
-    assert _keeps(report) == [("python3", "-c", KEEP["bashrc"], render(set_from, "posix"))]
+    # a value set from a program's output is kept as the value, by the variable's name: not the program again
+    assert set_from.name == "XLA_FLAGS"
+    assert _keeps(report) == [("python3", "-c", KEEP_VALUES["bashrc"], "XLA_FLAGS")]
 
 
 @pytest.mark.parametrize("case", ["plans3/245", "plans7/610", "plans5/409", "plans3/246"])
@@ -105,4 +107,42 @@ def test_each_keep_program_writes_exactly_its_lines_and_the_shell_that_reads_the
         )
         assert done.returncode == 0, done.stderr[-2000:]
         assert done.stdout == ":".join(reversed(DIRS[:40])), place  # each line put its directory first, the rest kept
+    assert not list(work.iterdir()), f"a line ran something: {list(work.iterdir())}"
+
+
+def test_each_keep_values_program_writes_the_values_as_data_and_the_shell_that_reads_them_runs_nothing_else(tmp_path):
+    # the values a setting made from a program's output, hostile: each kept by name (+NAME: its first directory put
+    # first on the list each new shell has; NAME: the whole value), then the place's file sourced by bash
+    work = tmp_path / "work"
+    work.mkdir()
+    for i, d in enumerate(DIRS[:40]):
+        if ":" in d or "\0" in d:
+            continue  # a list's separator (or no C string) cannot be one directory of it
+        for place in ("conda", "conda-active", "venv", "bashrc"):
+            prefix, home = tmp_path / f"{place}{i}" / "env", tmp_path / f"{place}{i}" / "home"
+            (prefix / "bin").mkdir(parents=True)
+            home.mkdir()
+            (prefix / "bin" / "activate").write_text("# a venv's activate\n", encoding="utf-8")
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CONDA_PREFIX": str(prefix), "LANG": "C.UTF-8"}
+            env |= {"LD_LIBRARY_PATH": d + ":/session/only", "XLA_FLAGS": "--xla_gpu_cuda_data_dir=" + d}
+            path = {
+                "conda": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
+                "conda-active": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
+                "venv": prefix / "bin" / "activate",
+                "bashrc": home / ".bashrc",
+            }[place]
+            as_env = f"import sys; sys.prefix = {str(prefix)!r}; exec(compile(sys.argv.pop(1), 'keep', 'exec'))"
+            argv = [sys.executable, "-c", as_env, KEEP_VALUES[place], "+LD_LIBRARY_PATH", "XLA_FLAGS"]
+            subprocess.run(argv, cwd=work, env=env, check=True, timeout=60)
+            done = subprocess.run(
+                ["bash", "-c", '. "$1"; printf "%s\\n%s" "$LD_LIBRARY_PATH" "$XLA_FLAGS"', "bash", str(path)],
+                cwd=work,
+                env={**env, "LD_LIBRARY_PATH": "/new/shell"},
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+            # the directory first, then what the new shell had (not the session's other entries); the flag whole
+            assert done.stdout == f"{d}:/new/shell\n--xla_gpu_cuda_data_dir={d}", (place, d)
     assert not list(work.iterdir()), f"a line ran something: {list(work.iterdir())}"

@@ -84,13 +84,28 @@ def notebook_said(facts: Facts) -> bool:
 # environment variables", user-guide/tasks/manage-environments; conda/activate.py _get_activate_scripts), or a venv's
 # bin/activate, which `source bin/activate` reads; else the user's ~/.bashrc, which an interactive bash reads. The line is the quoting
 # layer's POSIX line (data quoted), written as one argument: no shell reads it until that file is sourced.
+_KEEP_FILE = {
+    "conda": 'd = os.path.join(sys.prefix, "etc", "conda", "activate.d"); os.makedirs(d, exist_ok=True); '
+    'f = os.path.join(d, "gpudoctor.sh")',
+    "conda-active": 'd = os.path.join(os.environ["CONDA_PREFIX"], "etc", "conda", "activate.d"); os.makedirs(d, exist_ok=True); '
+    'f = os.path.join(d, "gpudoctor.sh")',
+    "venv": 'f = os.path.join(sys.prefix, "bin", "activate")',
+    "bashrc": 'f = os.path.expanduser("~/.bashrc")',
+}
 KEEP = {
-    "conda": 'import os, sys; d = os.path.join(sys.prefix, "etc", "conda", "activate.d"); os.makedirs(d, exist_ok=True); '
-    'open(os.path.join(d, "gpudoctor.sh"), "a").write("".join(a + chr(10) for a in sys.argv[1:]))',
-    "conda-active": 'import os, sys; d = os.path.join(os.environ["CONDA_PREFIX"], "etc", "conda", "activate.d"); '
-    'os.makedirs(d, exist_ok=True); open(os.path.join(d, "gpudoctor.sh"), "a").write("".join(a + chr(10) for a in sys.argv[1:]))',
-    "venv": 'import os, sys; open(os.path.join(sys.prefix, "bin", "activate"), "a").write("".join(a + chr(10) for a in sys.argv[1:]))',
-    "bashrc": 'import os, sys; open(os.path.expanduser("~/.bashrc"), "a").write("".join(a + chr(10) for a in sys.argv[1:]))',
+    place: f"import os, sys; {where}; open(f, \"a\").write(\"\".join(a + chr(10) for a in sys.argv[1:]))"
+    for place, where in _KEEP_FILE.items()
+}
+# Where a setting holds a program's output (`"$(python3 -c '...')"`), its line quoted once more for the keep line would
+# be unreadable, and the program would run in every new shell: the value it set is kept instead, read from the
+# environment the setting has just changed. Each argument names a variable: `+NAME` a list the setting put one
+# directory first on (that directory is kept first, the rest of the list as each shell has it), `NAME` a variable set
+# whole. The value is quoted by shlex.quote for the POSIX shell that sources the file: it is data there, never code.
+KEEP_VALUES = {
+    place: f"import os, shlex, sys; {where}; e = os.environ; q = shlex.quote; open(f, \"a\").write(\"\".join(("
+    "\"export %s=%s\\\"${%s:+:$%s}\\\"\" % (a[1:], q(e[a[1:]].split(\":\")[0]), a[1:], a[1:]) if a[:1] == \"+\" "
+    "else \"export %s=%s\" % (a, q(e[a]))) + chr(10) for a in sys.argv[1:]))"
+    for place, where in _KEEP_FILE.items()
 }
 # (a note's words: letters, digits and .,:/_+@%=- only, cmdline.note_text)
 _KEPT_IN = {
@@ -124,15 +139,25 @@ def kept(facts: Facts, commands: tuple[Line, ...]) -> tuple[Line, ...]:
     settings = [i for i, c in enumerate(commands) if isinstance(c, (PrependPath, SetFrom)) and not getattr(c, "notebook", False)]
     if place is None or not settings:
         return commands
-    try:
-        texts = tuple(render(commands[i], "posix") for i in settings)
-    except Unrenderable:
-        return commands
     exe = python_exe(facts)
-    program = KEEP["conda-active" if place == "conda" and "/" not in exe else place]
+    key = "conda-active" if place == "conda" and "/" not in exe else place
+    if any(_computed(commands[i]) for i in settings):
+        texts = tuple(("+" if isinstance(commands[i], PrependPath) else "") + commands[i].name for i in settings)
+        program = KEEP_VALUES[key]
+    else:
+        try:
+            texts = tuple(render(commands[i], "posix") for i in settings)
+        except Unrenderable:
+            return commands
+        program = KEEP[key]
     keep = Cmd((exe, "-c", program, *texts), note=f"keeps {'it' if len(texts) == 1 else 'them'} in {_KEPT_IN[place]}")
     last = settings[-1] + 1
     return (*commands[:last], keep, *commands[last:])
+
+
+def _computed(line: Line) -> bool:
+    """Whether a setting holds a program's output (its value is known once it has run)."""
+    return isinstance(line, SetFrom) or any(isinstance(p, Output) for p in getattr(line, "parts", ()))
 
 
 def keep_path(facts: Facts, windows: bool = False) -> str:
