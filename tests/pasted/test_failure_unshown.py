@@ -70,6 +70,7 @@ def test_a_cut_traceback_of_the_reporters_script_asks_that_script_run_again():
     doc = _check(_case("plans9/cases/914-dali4034"))
     (cut,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "traceback-cut")
     assert dict(cut["values"]) == {"script": "dali_vid_test.py"}
+    assert cut["at"].endswith("/input.txt:27")  # the paste's line 27: the frame it stops at
     _unexplained(doc)
     asked = _asked(doc)
     assert ["python3", "dali_vid_test.py"] in asked  # where it ran (the container), its whole output
@@ -97,7 +98,7 @@ def test_cut_quiet_twin_a_whole_traceback():
 def test_a_hang_told_in_words_is_named_and_jax_is_asked():
     # jax-ml/jax#27535: "The call jax.devices() does not return anything and seems to time out after a few minutes."
     doc = _check(_case("pasted/cases/021-jax-27535"))
-    assert _said(doc) == [{"form": "hang-said", "component": "jax", "component_kind": "said"}]
+    assert _said(doc) == [{"form": "hang-said", "component": "jax", "component_kind": "said", "subject": "device"}]
     finding = _unexplained(doc)
     assert finding["title"].endswith("the reporter says jax hangs")
     assert ["python3", "-c", "import jax; jax.print_environment_info()"] in _asked(doc)
@@ -173,7 +174,7 @@ def test_nan_quiet_twin_an_option_named_nan():
 def test_a_failure_told_in_words_names_the_framework_and_asks_it():
     # cupy/cupy#1057: "I can't get cupy to work with cuda 9.1."
     doc = _check(_case("plans9/cases/905-cupy1057"))
-    assert _said(doc) == [{"form": "fails-said", "component": "cupy", "component_kind": "said"}]
+    assert _said(doc) == [{"form": "fails-said", "component": "cupy", "component_kind": "said", "subject": "device"}]
     _unexplained(doc)
     assert ["python3", "-c", "import cupy; cupy.show_config()"] in _asked(doc)
 
@@ -367,3 +368,78 @@ def test_quiet_twin_a_bug_told_above_a_picture_is_still_read(tmp_path):
         "![image](https://user-images.githubusercontent.com/1/2.png)\n",
     )
     assert [s["form"] for s in _said(doc)] == ["error-in-picture"]
+
+
+# -- h196: more of the reporter's words that it fails, headed NOT DECIDED, asked by what the line is about -------------
+
+
+def test_a_library_that_fails_to_load_told_in_words_asks_where_its_copies_are():
+    # cupy/cupy#9127: "When installing using conda cupy fails to load the `cudart64_12.dll` for the local installed
+    # runtime version." (line 3), on Windows: the DLL named decides the ask, which folders on PATH hold it
+    doc = _check(_case("plans12/cases/1214-cupy9127"))
+    assert _said(doc) == [
+        {
+            "form": "fails-said",
+            "component": "cupy",
+            "component_kind": "said",
+            "subject": "library",
+            "library": "cudart64_12.dll",
+        }
+    ]
+    finding = _unexplained(doc)
+    assert finding["title"].startswith("NOT DECIDED: ")
+    assert "input.txt:3)" in finding["detail"]  # the line read, where it is in the paste
+    assert ["where.exe", "cudart64_12.dll"] in _asked(doc)
+
+
+def test_never_works_told_in_words():
+    # ggml-org/llama.cpp#4680: "However, when the b1697 introduces the cuda vmm, it never works."
+    doc = _check(_case("plans10/cases/1049-llamacpp4680"))
+    assert [s["form"] for s in _said(doc)] == ["fails-said"]
+    _unexplained(doc)
+
+
+def test_a_failure_told_of_a_geforce_named_by_its_series():
+    # NVIDIA/TensorRT#3225: "before when i use rtx3080 to get engine, it was sucessful, but now rtx4070, it failed...."
+    doc = _check(_case("plans13/cases/1322-trt3225"))
+    assert [s["form"] for s in _said(doc)] == ["fails-said"]
+    _unexplained(doc)
+
+
+def test_the_cpu_instead_of_the_gpu_in_a_container_asks_inside_it():
+    # mudler/LocalAI#1108: "LocalAI using CPU instead of GPU." with its docker compose file: the GPU not reached
+    # (checks.symptoms), asked where the program runs, its container
+    doc = _check(_case("plans13/cases/1345-localai-1108"))
+    assert [(s["form"], s["subject"]) for s in _said(doc)] == [("cpu-said", "device")]
+    _unexplained(doc)
+    assert ["nvidia-smi", "-L"] in _asked(doc)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # "it seems that the gpu doesn't work" read off nvidia-smi's 0% with the memory full: a guess, the control's
+        # data loader the cause (NVIDIA/NeMo#1204, a control)
+        "plans3/cases/203-nemo1204",
+        # "why only 42/81 layers are offloaded to GPU, and ollama is still using CPU?": a model partly offloaded, its
+        # other layers on the CPU as designed (ollama/ollama#6008, a control)
+        "plans9/cases/945-ollama6008",
+    ],
+)
+def test_more_words_quiet_twins(case):
+    doc = _check(_case(case))
+    assert _said(doc) == [] and UNEXPLAINED not in _blocking(doc)
+
+
+@pytest.mark.parametrize(
+    ("line", "form"),
+    [
+        ("When installing using conda cupy fails to load the `cudart64_12.dll`", "fails-said"),
+        ("LocalAI using CPU instead of GPU. CUDA remains 0%", "cpu-said"),
+        ("all fails to detect gpu and fallback to cpu", "fails-said"),
+        ("it seems that the gpu doesn't work", None),
+        ("ollama is still using CPU? Is there a way to force ollama to use GPU?", None),
+    ],
+)
+def test_more_words_forms(line, form):
+    assert _form([line]) == form
