@@ -443,3 +443,22 @@ def test_more_words_quiet_twins(case):
 )
 def test_more_words_forms(line, form):
     assert _form([line]) == form
+
+
+def test_an_install_told_as_failing_asks_which_pip_and_interpreter_ran_it():
+    # AUTOMATIC1111/stable-diffusion-webui#16822: "Upgraded to a 5090, And got this error, following the link and
+    # downloading using the pip c[ommand]": an install, in the package's own embedded Python, told and not shown
+    doc = _check(_case("plans4/cases/332-a1111-16822"))
+    assert [(s["form"], s["subject"]) for s in _said(doc)] == [("error-said", "install")]
+    _unexplained(doc)
+    asked = [a for a in _asked(doc) if a[1:] == ["-m", "pip", "--version"]]
+    assert [a[0] for a in asked] == ["C:\\Users\\andy9\\Downloads\\sd.webui\\system\\python\\python.exe"]
+
+
+def test_install_ask_quiet_twin_a_cause_decided():
+    # google/trax#302 (tests/pasted/cases): a said reading about an install ("$ pip freeze | grep jax" beside the
+    # words), but the cause is decided (framework-cpu-build): the asks that decide an unexplained failure are not asked
+    doc = _check(ROOT / "tests/pasted/cases/trax-302-ubuntu-pypi-jaxlib-0139-cpu-only-no-gpu/report.txt")
+    assert [s["subject"] for s in _said(doc)] == ["install"]
+    assert "framework-cpu-build" in _blocking(doc) and UNEXPLAINED not in _blocking(doc)
+    assert not [a for a in _asked(doc) if a[1:] == ["-m", "pip", "--version"]]
