@@ -462,3 +462,51 @@ def test_install_ask_quiet_twin_a_cause_decided():
     assert [s["subject"] for s in _said(doc)] == ["install"]
     assert "framework-cpu-build" in _blocking(doc) and UNEXPLAINED not in _blocking(doc)
     assert not [a for a in _asked(doc) if a[1:] == ["-m", "pip", "--version"]]
+
+
+@pytest.mark.parametrize(
+    ("case", "component"),
+    [
+        # tensorflow/tensorflow#59413: "Both command 4 and 5 with error no finding CUDA 12 libraries even though the
+        # LD_LIBRARY_PATH is set correctly."
+        ("plans7/cases/602-tf59413", "the program"),
+        # tensorflow/tensorflow#63109: "Facing this error message when trying to use tensorflow on WSL2 Ubuntu - ..."
+        # (TensorFlow's start-up lines on the same line, which are no failure themselves: the GPU is not shown)
+        ("plans8/cases/814-tf63109", "tensorflow"),
+    ],
+)
+def test_an_error_told_with_more_verbs(case, component):
+    doc = _check(_case(case))
+    assert [(s["form"], s["component"]) for s in _said(doc)] == [("error-said", component)]
+    _unexplained(doc)
+
+
+def test_an_installers_error_line_quoted_for_example_is_read():
+    # NVIDIA/nvidia-docker#1350: 'for example " ERROR: Unable to delete '/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.440.44'
+    # (Device or resource busy). "' (NVIDIA's .run installer inside a container): "for example" is prose, not a for loop
+    doc = _check(_case("plans13/cases/1308-nvdocker1350"))
+    (e,) = doc["facts"]["pasted"]["errors"]
+    assert e["kind"] == "gpu-stack-failure" and dict(e["values"])["form"] == "error-line"
+    assert e["at"].endswith("/input.txt:8")
+    _unexplained(doc)
+
+
+def test_error_told_quiet_twin_an_error_shown_on_its_own_line():
+    # huggingface/text-generation-inference#418 (a control): "I am encountering the following error: "NotImplementedError:
+    # sharded is not supported for this model."": the error is shown, the program's own, and read as what it is
+    doc = _check(_case("plans7/cases/647-tgi418"))
+    assert _said(doc) == [] and UNEXPLAINED not in _blocking(doc)
+
+
+@pytest.mark.parametrize(
+    ("line", "form"),
+    [
+        ("ERROR: Unable to delete '/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.440.44' (Device or resource busy).", "error-line"),
+        # a program's code that prints the words (a comparison on the line): nothing happened
+        ('if (status != cudaSuccess) printf("ERROR: cudaMalloc failed\\n");', None),
+        # the words without the GPU stack: not this reader's
+        ("ERROR: Could not open requirements file: [Errno 2] No such file or directory: 'requirements.txt'", None),
+    ],
+)
+def test_error_line_forms(line, form):
+    assert _form([line]) == form

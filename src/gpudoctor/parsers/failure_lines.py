@@ -53,9 +53,10 @@ _PROGRAM_FAULT = LazyPattern(
     re.IGNORECASE,
 )
 # A line of a program's code (a comparison, a case label, a statement) or of a log below warning level (an INFO line's
-# retry): it names an error without the error happening (tests/pasted/test_catalogue_cuda_errors.py's quiet lines).
+# retry): it names an error without the error happening (tests/pasted/test_catalogue_cuda_errors.py's quiet lines). (A
+# sentence that starts "for example" is prose quoting a line, not a for loop: plans13/1308.)
 _NOT_HAPPENING = LazyPattern(
-    r"[=!]=|^(?:if|case|return|elif|else|while|for)\b|^#|//|[{;]\s*$|^\S*\s*(?:INFO|DEBUG|I\d{4})\b|\bretrying\b"
+    r"[=!]=|^(?:if|case|return|elif|else|while|for(?! example| instance))\b|^#|//|[{;]\s*$|^\S*\s*(?:INFO|DEBUG|I\d{4})\b|\bretrying\b"
     # TensorFlow's own logger at warning level: it goes on without what it could not load (checks/reported._TF_WARNING)
     r"|\d: W \S+\.cc:\d+\]"
     # NCCL's own INFO level ("host:pid:tid [dev] NCCL INFO ..."): what it found and tried, its WARN lines are the failures
@@ -134,7 +135,8 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
     (
         "error-said",
         LazyPattern(
-            r"\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|reporting|returns?|hit|see)\s+"
+            r"\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|reporting|returns?|hit|see|facing|meet|"
+            r"encounter(?:ed|ing)?|with)\s+"
             r"(?:(?:me|us|an?|this|that|the|some|same|following|these)\s+){0,3}(?:errors?|exceptions?)\b"
             r"|\b(?:an?|the)\s+errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b",
             re.IGNORECASE,
@@ -226,6 +228,9 @@ _FORMS: tuple[tuple[str, LazyPattern], ...] = (
         ),
     ),
     ("tensorrt", LazyPattern(r"\[TRT\] \[E\]|\[TRT\]\s*\[ERROR\]")),
+    # A tool's own error line of the stack, quoted in prose or printed ("ERROR: Unable to delete
+    # '/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.440.44' (Device or resource busy).", NVIDIA's installer)
+    ("error-line", LazyPattern(r"(?:^|[\s\"'`])(?:ERROR|FATAL)\s*:\s+\S")),
     # An installer's own words that a package of the stack did not install ("The installation of nvidia-dali-cuda120 for
     # version 1.44.0 failed.", NVIDIA's placeholder packages; pip's "Failed building wheel for pycuda")
     (
@@ -283,6 +288,7 @@ MEANS = {
     "pod": "the pod {c} failed",
     "cuda-error": "a CUDA call failed ({c})",
     "tensorrt": "TensorRT failed",
+    "error-line": "a tool of the GPU stack reported an error",
     "install-failed": "{c} did not install",
     "exception": "{c} raised an error",
     "gpu-unavailable-warning": "{c} found no usable GPU",
