@@ -473,6 +473,9 @@ def test_install_ask_quiet_twin_a_cause_decided():
         # tensorflow/tensorflow#63109: "Facing this error message when trying to use tensorflow on WSL2 Ubuntu - ..."
         # (TensorFlow's start-up lines on the same line, which are no failure themselves: the GPU is not shown)
         ("plans8/cases/814-tf63109", "tensorflow"),
+        # tensorflow/tensorflow#58986: "The program runs when i am using only CPU but i get the CUDNN version mismatch
+        # when trying to Run the program using GPU."
+        ("plans12/cases/1209-tf58986", "the program"),
     ],
 )
 def test_an_error_told_with_more_verbs(case, component):
@@ -504,6 +507,9 @@ def test_error_told_quiet_twin_an_error_shown_on_its_own_line():
         ("ERROR: Unable to delete '/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.440.44' (Device or resource busy).", "error-line"),
         # a program's code that prints the words (a comparison on the line): nothing happened
         ('if (status != cudaSuccess) printf("ERROR: cudaMalloc failed\\n");', None),
+        # a mismatch the program made (PyTorch's load_state_dict: "size mismatch for fc.weight"): its own fault
+        ("I get the size mismatch for fc.weight when I load the checkpoint on cuda", None),
+        ("but i get the CUDNN version mismatch when trying to Run the program using GPU.", "error-said"),
         # the words without the GPU stack: not this reader's
         ("ERROR: Could not open requirements file: [Errno 2] No such file or directory: 'requirements.txt'", None),
     ],

@@ -131,13 +131,14 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             re.IGNORECASE,
         ),
     ),
-    # an error told, not shown: "an error occurred", "I got this error", "it is reporting some errors"
+    # an error told, not shown: "an error occurred", "I got this error", "it is reporting some errors", "I get the CUDNN
+    # version mismatch"
     (
         "error-said",
         LazyPattern(
             r"\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|reporting|returns?|hit|see|facing|meet|"
             r"encounter(?:ed|ing)?|with)\s+"
-            r"(?:(?:me|us|an?|this|that|the|some|same|following|these)\s+){0,3}(?:errors?|exceptions?)\b"
+            r"(?:(?:me|us|an?|this|that|the|some|same|following|these)\s+){0,3}(?:errors?|exceptions?|(?:[\w.-]+\s+){0,2}mismatch)\b"
             r"|\b(?:an?|the)\s+errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b",
             re.IGNORECASE,
         ),
