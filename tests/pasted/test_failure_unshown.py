@@ -516,3 +516,19 @@ def test_error_told_quiet_twin_an_error_shown_on_its_own_line():
 )
 def test_error_line_forms(line, form):
     assert _form([line]) == form
+
+
+def test_a_cut_traceback_pasted_without_its_header():
+    # jax-ml/jax#15876: "*bug msg:" then jax's import frames, to 'File "...\\jax\\_src\\lib\\__init__.py", line 7', where the
+    # paste ends: no "Traceback (most recent call last):" line, the same cut
+    doc = _check(_case("plans12/cases/1212-jax15876"))
+    (cut,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "traceback-cut")
+    assert cut["line"].endswith('jax\\_src\\lib\\__init__.py", line 7') and cut["at"].endswith("/input.txt:19")
+    assert _unexplained(doc)["title"].startswith("NOT DECIDED: ")
+
+
+def test_headerless_cut_quiet_twin_indented_lines_that_are_no_frames():
+    # dmlc/xgboost#6766 (a control): the paste ends in an indented parameter dict, no frame among them
+    doc = _check(_case("plans5/cases/414-xgb6766"))
+    assert "traceback-cut" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)
