@@ -1,7 +1,7 @@
 """Count the clean bills: failing pasted cases that `check --from` passes with no finding at warning or above.
 
     python tools/clean_bills.py          # the counts, per set
-    python tools/clean_bills.py -v       # and the cases counted, by name
+    python tools/clean_bills.py -v       # and the cases counted, by name, each clean bill with its reasons
 
 Over every case of tests/blind/plans3..plans13 (expect.toml's `evidence`: fine, ask or broken),
 tests/blind/pasted (expect.toml's `category`) and tests/pasted/cases (case.toml's `fine`), the real CLI runs
@@ -9,13 +9,20 @@ in-process with `--format json` (tools/golden.py's Runner). It counts (a) the as
 no finding at warning or above, a "No problems found" over a failure the text shows (issues 28 and 31), and (b) the
 fine cases (the controls) that have one, a false alarm. tests/blind/plans14 is never read: it is a blind set still
 being collected.
+
+With -v, each clean bill is followed by its reasons: the lines of the paste that should have counted as a failure, by
+shape (an exception's last line, an error word or an error told, "failed", "cannot", "not found", a non-zero exit, pip's
+resolver, a CUDA/NCCL/cuDNN status, a hang, a CPU run, an undetected GPU or "does not work" told in prose), as file:line, and the clean bills are
+counted by the shapes they show. The shapes are this tool's own measure, read by nothing in src.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +35,49 @@ from tools.golden import Runner  # noqa: E402 (the project's root on the path fi
 
 BLOCKING = ("warning", "error", "critical")
 SETS = tuple(f"plans{n}" for n in range(3, 14))  # never plans14 (a blind set being collected)
+
+# The shapes of a failure a paste shows, each a pattern over one line: what a clean bill should have counted. (A
+# reporter's words count: "it raises an error", "it never works" over a paste cut before the error.)
+SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("exception", re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit)\b\s*:")),
+    (
+        "pip-resolver",
+        re.compile(r"No matching distribution|Could not find a version|ResolutionImpossible|conflicting dependencies"),
+    ),
+    (
+        "status",
+        re.compile(
+            r"\b(?:CUDA_ERROR_\w+|cudaError\w+|CUDNN_STATUS_\w+|CUBLAS_STATUS_\w+|ncclSystemError|ncclInternalError|ncclUnhandled\w+)"
+        ),
+    ),
+    ("exit", re.compile(r"exit(?:ed)? (?:code|status|with code)[:= ]*[1-9]\d*|returned non-zero|exit status [1-9]", re.I)),
+    ("error", re.compile(r"\berror\b\s*[:\]]|\bERROR\b|\bFATAL\b")),
+    ("error-told", re.compile(r"\b(?:an?|the|this|that|with|some|same) (?:\w+ )?errors?\b", re.I)),
+    ("failed", re.compile(r"\bfail(?:ed|s|ure)?\b", re.I)),
+    ("cannot", re.compile(r"\bcan(?:not|'t|’t)\b|\bcould(?:n't| not)\b|\bunable to\b", re.I)),
+    ("not-found", re.compile(r"\bnot found\b|\bno such file\b|\bnot recogni[sz]ed\b", re.I)),
+    (
+        "not-working",
+        re.compile(r"\b(?:does|do|did|is|are)(?:n['’]t| not) work|\bnever works?\b|\bnothing work|\bnot working\b", re.I),
+    ),
+    ("hang", re.compile(r"\b(?:hangs?|hanging|stuck|freez(?:es|ing)|froze)\b", re.I)),
+    ("cpu", re.compile(r"\b(?:runs?|running|falls? back|using|uses)\b.{0,30}\bCPU\b|device[_ ]type[= ]+['\"]?cpu", re.I)),
+    (
+        "not-detected",
+        re.compile(r"\bnot (?:being )?(?:detected|available|recogni[sz]ed|used|visible)\b|\bno (?:GPU|CUDA|NVIDIA)\b", re.I),
+    ),
+)
+
+
+def reasons(text: Path) -> list[tuple[str, int, str]]:
+    """(shape, line number, line) of each shape's first line in the paste, in the order of SHAPES."""
+    lines = text.read_text(encoding="utf-8", errors="replace").splitlines()
+    found = []
+    for shape, pattern in SHAPES:
+        hit = next(((n, line.strip()) for n, line in enumerate(lines, 1) if pattern.search(line)), None)
+        if hit is not None:
+            found.append((shape, hit[0], hit[1][:140]))
+    return found
 
 
 def cases() -> Iterator[tuple[str, str, str, Path]]:
@@ -55,6 +105,8 @@ def main() -> int:
     args = ap.parse_args()
     runner = Runner()
     tally: dict[str, list[int]] = {}  # set -> [failing cases, clean bills, fine cases, false alarms]
+    shapes: Counter[str] = Counter()  # shape -> clean bills showing it
+    unshaped = 0
     for name, case, kind, text in cases():
         _, out = runner.check(["--from", str(text.relative_to(ROOT)), "--format", "json"])
         blocking = [f["code"] for f in json.loads(out)["findings"] if f["severity"] in BLOCKING]
@@ -69,10 +121,17 @@ def main() -> int:
             row[1] += not blocking
             if not blocking and args.verbose:
                 print(f"clean bill   {name}/{case} ({kind})")
+                why = reasons(text)
+                shapes.update(shape for shape, _, _ in why)
+                unshaped += not why
+                for shape, n, line in why:
+                    print(f"    {shape:13} {text.relative_to(ROOT)}:{n}: {line}")
     for name, (failing, clean, fine, alarms) in tally.items():
         print(f"{name:8} clean bills {clean:3} of {failing:3} failing   false alarms {alarms:3} of {fine:3} fine")
     total = [sum(r[i] for r in tally.values()) for i in range(4)]
     print(f"{'all':8} clean bills {total[1]:3} of {total[0]:3} failing   false alarms {total[3]:3} of {total[2]:3} fine")
+    if args.verbose:
+        print("clean bills by shape: " + ", ".join(f"{shape} {shapes[shape]}" for shape, _ in SHAPES) + f", none {unshaped}")
     return 0
 
 

@@ -70,6 +70,7 @@ def test_a_cut_traceback_of_the_reporters_script_asks_that_script_run_again():
     doc = _check(_case("plans9/cases/914-dali4034"))
     (cut,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "traceback-cut")
     assert dict(cut["values"]) == {"script": "dali_vid_test.py"}
+    assert cut["at"].endswith("/input.txt:27")  # the paste's line 27: the frame it stops at
     _unexplained(doc)
     asked = _asked(doc)
     assert ["python3", "dali_vid_test.py"] in asked  # where it ran (the container), its whole output
@@ -97,7 +98,7 @@ def test_cut_quiet_twin_a_whole_traceback():
 def test_a_hang_told_in_words_is_named_and_jax_is_asked():
     # jax-ml/jax#27535: "The call jax.devices() does not return anything and seems to time out after a few minutes."
     doc = _check(_case("pasted/cases/021-jax-27535"))
-    assert _said(doc) == [{"form": "hang-said", "component": "jax", "component_kind": "said"}]
+    assert _said(doc) == [{"form": "hang-said", "component": "jax", "component_kind": "said", "subject": "device"}]
     finding = _unexplained(doc)
     assert finding["title"].endswith("the reporter says jax hangs")
     assert ["python3", "-c", "import jax; jax.print_environment_info()"] in _asked(doc)
@@ -173,7 +174,7 @@ def test_nan_quiet_twin_an_option_named_nan():
 def test_a_failure_told_in_words_names_the_framework_and_asks_it():
     # cupy/cupy#1057: "I can't get cupy to work with cuda 9.1."
     doc = _check(_case("plans9/cases/905-cupy1057"))
-    assert _said(doc) == [{"form": "fails-said", "component": "cupy", "component_kind": "said"}]
+    assert _said(doc) == [{"form": "fails-said", "component": "cupy", "component_kind": "said", "subject": "device"}]
     _unexplained(doc)
     assert ["python3", "-c", "import cupy; cupy.show_config()"] in _asked(doc)
 
@@ -367,3 +368,167 @@ def test_quiet_twin_a_bug_told_above_a_picture_is_still_read(tmp_path):
         "![image](https://user-images.githubusercontent.com/1/2.png)\n",
     )
     assert [s["form"] for s in _said(doc)] == ["error-in-picture"]
+
+
+# -- h196: more of the reporter's words that it fails, headed NOT DECIDED, asked by what the line is about -------------
+
+
+def test_a_library_that_fails_to_load_told_in_words_asks_where_its_copies_are():
+    # cupy/cupy#9127: "When installing using conda cupy fails to load the `cudart64_12.dll` for the local installed
+    # runtime version." (line 3), on Windows: the DLL named decides the ask, which folders on PATH hold it
+    doc = _check(_case("plans12/cases/1214-cupy9127"))
+    assert _said(doc) == [
+        {
+            "form": "fails-said",
+            "component": "cupy",
+            "component_kind": "said",
+            "subject": "library",
+            "library": "cudart64_12.dll",
+        }
+    ]
+    finding = _unexplained(doc)
+    assert finding["title"].startswith("NOT DECIDED: ")
+    assert "input.txt:3)" in finding["detail"]  # the line read, where it is in the paste
+    assert ["where.exe", "cudart64_12.dll"] in _asked(doc)
+
+
+def test_never_works_told_in_words():
+    # ggml-org/llama.cpp#4680: "However, when the b1697 introduces the cuda vmm, it never works."
+    doc = _check(_case("plans10/cases/1049-llamacpp4680"))
+    assert [s["form"] for s in _said(doc)] == ["fails-said"]
+    _unexplained(doc)
+
+
+def test_a_failure_told_of_a_geforce_named_by_its_series():
+    # NVIDIA/TensorRT#3225: "before when i use rtx3080 to get engine, it was sucessful, but now rtx4070, it failed...."
+    doc = _check(_case("plans13/cases/1322-trt3225"))
+    assert [s["form"] for s in _said(doc)] == ["fails-said"]
+    _unexplained(doc)
+
+
+def test_the_cpu_instead_of_the_gpu_in_a_container_asks_inside_it():
+    # mudler/LocalAI#1108: "LocalAI using CPU instead of GPU." with its docker compose file: the GPU not reached
+    # (checks.symptoms), asked where the program runs, its container
+    doc = _check(_case("plans13/cases/1345-localai-1108"))
+    assert [(s["form"], s["subject"]) for s in _said(doc)] == [("cpu-said", "device")]
+    _unexplained(doc)
+    assert ["nvidia-smi", "-L"] in _asked(doc)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # "it seems that the gpu doesn't work" read off nvidia-smi's 0% with the memory full: a guess, the control's
+        # data loader the cause (NVIDIA/NeMo#1204, a control)
+        "plans3/cases/203-nemo1204",
+        # "why only 42/81 layers are offloaded to GPU, and ollama is still using CPU?": a model partly offloaded, its
+        # other layers on the CPU as designed (ollama/ollama#6008, a control)
+        "plans9/cases/945-ollama6008",
+    ],
+)
+def test_more_words_quiet_twins(case):
+    doc = _check(_case(case))
+    assert _said(doc) == [] and UNEXPLAINED not in _blocking(doc)
+
+
+@pytest.mark.parametrize(
+    ("line", "form"),
+    [
+        ("When installing using conda cupy fails to load the `cudart64_12.dll`", "fails-said"),
+        ("LocalAI using CPU instead of GPU. CUDA remains 0%", "cpu-said"),
+        ("all fails to detect gpu and fallback to cpu", "fails-said"),
+        ("it seems that the gpu doesn't work", None),
+        ("ollama is still using CPU? Is there a way to force ollama to use GPU?", None),
+    ],
+)
+def test_more_words_forms(line, form):
+    assert _form([line]) == form
+
+
+def test_an_install_told_as_failing_asks_which_pip_and_interpreter_ran_it():
+    # AUTOMATIC1111/stable-diffusion-webui#16822: "Upgraded to a 5090, And got this error, following the link and
+    # downloading using the pip c[ommand]": an install, in the package's own embedded Python, told and not shown
+    doc = _check(_case("plans4/cases/332-a1111-16822"))
+    assert [(s["form"], s["subject"]) for s in _said(doc)] == [("error-said", "install")]
+    _unexplained(doc)
+    asked = [a for a in _asked(doc) if a[1:] == ["-m", "pip", "--version"]]
+    assert [a[0] for a in asked] == ["C:\\Users\\andy9\\Downloads\\sd.webui\\system\\python\\python.exe"]
+
+
+def test_install_ask_quiet_twin_a_cause_decided():
+    # google/trax#302 (tests/pasted/cases): a said reading about an install ("$ pip freeze | grep jax" beside the
+    # words), but the cause is decided (framework-cpu-build): the asks that decide an unexplained failure are not asked
+    doc = _check(ROOT / "tests/pasted/cases/trax-302-ubuntu-pypi-jaxlib-0139-cpu-only-no-gpu/report.txt")
+    assert [s["subject"] for s in _said(doc)] == ["install"]
+    assert "framework-cpu-build" in _blocking(doc) and UNEXPLAINED not in _blocking(doc)
+    assert not [a for a in _asked(doc) if a[1:] == ["-m", "pip", "--version"]]
+
+
+@pytest.mark.parametrize(
+    ("case", "component"),
+    [
+        # tensorflow/tensorflow#59413: "Both command 4 and 5 with error no finding CUDA 12 libraries even though the
+        # LD_LIBRARY_PATH is set correctly."
+        ("plans7/cases/602-tf59413", "the program"),
+        # tensorflow/tensorflow#63109: "Facing this error message when trying to use tensorflow on WSL2 Ubuntu - ..."
+        # (TensorFlow's start-up lines on the same line, which are no failure themselves: the GPU is not shown)
+        ("plans8/cases/814-tf63109", "tensorflow"),
+        # tensorflow/tensorflow#58986: "The program runs when i am using only CPU but i get the CUDNN version mismatch
+        # when trying to Run the program using GPU."
+        ("plans12/cases/1209-tf58986", "the program"),
+    ],
+)
+def test_an_error_told_with_more_verbs(case, component):
+    doc = _check(_case(case))
+    assert [(s["form"], s["component"]) for s in _said(doc)] == [("error-said", component)]
+    _unexplained(doc)
+
+
+def test_an_installers_error_line_quoted_for_example_is_read():
+    # NVIDIA/nvidia-docker#1350: 'for example " ERROR: Unable to delete '/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.440.44'
+    # (Device or resource busy). "' (NVIDIA's .run installer inside a container): "for example" is prose, not a for loop
+    doc = _check(_case("plans13/cases/1308-nvdocker1350"))
+    (e,) = doc["facts"]["pasted"]["errors"]
+    assert e["kind"] == "gpu-stack-failure" and dict(e["values"])["form"] == "error-line"
+    assert e["at"].endswith("/input.txt:8")
+    _unexplained(doc)
+
+
+def test_error_told_quiet_twin_an_error_shown_on_its_own_line():
+    # huggingface/text-generation-inference#418 (a control): "I am encountering the following error: "NotImplementedError:
+    # sharded is not supported for this model."": the error is shown, the program's own, and read as what it is
+    doc = _check(_case("plans7/cases/647-tgi418"))
+    assert _said(doc) == [] and UNEXPLAINED not in _blocking(doc)
+
+
+@pytest.mark.parametrize(
+    ("line", "form"),
+    [
+        ("ERROR: Unable to delete '/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.440.44' (Device or resource busy).", "error-line"),
+        # a program's code that prints the words (a comparison on the line): nothing happened
+        ('if (status != cudaSuccess) printf("ERROR: cudaMalloc failed\\n");', None),
+        # a mismatch the program made (PyTorch's load_state_dict: "size mismatch for fc.weight"): its own fault
+        ("I get the size mismatch for fc.weight when I load the checkpoint on cuda", None),
+        ("but i get the CUDNN version mismatch when trying to Run the program using GPU.", "error-said"),
+        # the words without the GPU stack: not this reader's
+        ("ERROR: Could not open requirements file: [Errno 2] No such file or directory: 'requirements.txt'", None),
+    ],
+)
+def test_error_line_forms(line, form):
+    assert _form([line]) == form
+
+
+def test_a_cut_traceback_pasted_without_its_header():
+    # jax-ml/jax#15876: "*bug msg:" then jax's import frames, to 'File "...\\jax\\_src\\lib\\__init__.py", line 7', where the
+    # paste ends: no "Traceback (most recent call last):" line, the same cut
+    doc = _check(_case("plans12/cases/1212-jax15876"))
+    (cut,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "traceback-cut")
+    assert cut["line"].endswith('jax\\_src\\lib\\__init__.py", line 7') and cut["at"].endswith("/input.txt:19")
+    assert _unexplained(doc)["title"].startswith("NOT DECIDED: ")
+
+
+def test_headerless_cut_quiet_twin_indented_lines_that_are_no_frames():
+    # dmlc/xgboost#6766 (a control): the paste ends in an indented parameter dict, no frame among them
+    doc = _check(_case("plans5/cases/414-xgb6766"))
+    assert "traceback-cut" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)

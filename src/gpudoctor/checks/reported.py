@@ -1844,20 +1844,25 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
     )
     from gpudoctor.parsers.failure_lines import SAID
 
+    # where the line is in the paste ("input.txt:23", gpudoctor.pasted.provenance), so the reader finds what was read
+    at = f" (at {first.at})" if first.at else ""
     if first.kind == "traceback-cut":  # the failure's own line is not in the paste: that is the first thing missing
         shown = (
-            f"The paste ends before the error: its traceback stops at '{first.line.strip()}', before the line naming it, "
+            f"The paste ends before the error: its traceback stops at '{first.line.strip()}'{at}, before the line naming it, "
             "and the rest"
         )
     elif first.get("form") in SAID:  # the reporter's words, no line of the program's
-        shown = f"The reporter says: '{first.line.strip()}'. The failing command's own output is not in the paste, and the rest"
+        shown = (
+            f"The reporter says{at}: '{first.line.strip()}'. The failing command's own output is not in the paste, and the rest"
+        )
     else:
-        shown = f"The text says: '{first.line.strip()}'. gpudoctor recognised the error, but the rest"
+        shown = f"The text says{at}: '{first.line.strip()}'. gpudoctor recognised the error, but the rest"
     yield Finding(
         UNEXPLAINED,
         Severity.WARNING,
         "doctor",
-        f"the text shows a failure that what was pasted cannot explain: {what or first.kind}{more}",
+        # NOT DECIDED heads it: a failure shown whose cause is unknown is neither a clean bill nor a diagnosis (issue 27)
+        f"NOT DECIDED: the text shows a failure that what was pasted cannot explain: {what or first.kind}{more}",
         f"{shown} of the text does not show enough (the GPU, the driver, the framework's build) to say why it "
         f"happened.{fits} This is not a clean bill of health: ask for what is listed under 'Ask the reporter for' and "
         "read the answers with it.",

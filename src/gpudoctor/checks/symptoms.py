@@ -139,7 +139,15 @@ GPU_NOT_REACHED = Family(
     "the program does not reach the GPU",
     # (a program's warning that it found no usable GPU, XGBoost's "No visible GPU is found, setting device to CPU":
     # failure_lines' gpu-unavailable-warning)
-    frozenset({"gpu-unused-said", "cuda-no-gpus", "cuda-unavailable", "gpu-stack-failure:gpu-unavailable-warning"}),
+    frozenset(
+        {
+            "gpu-unused-said",
+            "cuda-no-gpus",
+            "cuda-unavailable",
+            "gpu-stack-failure:gpu-unavailable-warning",
+            "gpu-stack-failure:cpu-said",  # the reporter's words that it runs on the CPU instead (failure_lines)
+        }
+    ),
     {
         "linux": (
             Cause(

@@ -136,12 +136,14 @@ class ErrorEvidence(Record):
     """One recognised failure text and what it says.
 
     `kind` is one of EVIDENCE_KINDS; `values` hold what the text names (a soname, two versions, a
-    capability), `line` the line it was read from (stripped, at most 300 characters).
+    capability), `line` the line it was read from (stripped, at most 300 characters), `at` where that line is in
+    the paste ("input.txt:23", set where a snapshot is read: gpudoctor.pasted.provenance), "" where not known.
     """
 
     kind: str
     line: str
     values: tuple[tuple[str, str], ...] = ()
+    at: str = ""
 
     def get(self, key: str) -> str | None:
         return dict(self.values).get(key)

@@ -53,9 +53,10 @@ _PROGRAM_FAULT = LazyPattern(
     re.IGNORECASE,
 )
 # A line of a program's code (a comparison, a case label, a statement) or of a log below warning level (an INFO line's
-# retry): it names an error without the error happening (tests/pasted/test_catalogue_cuda_errors.py's quiet lines).
+# retry): it names an error without the error happening (tests/pasted/test_catalogue_cuda_errors.py's quiet lines). (A
+# sentence that starts "for example" is prose quoting a line, not a for loop: plans13/1308.)
 _NOT_HAPPENING = LazyPattern(
-    r"[=!]=|^(?:if|case|return|elif|else|while|for)\b|^#|//|[{;]\s*$|^\S*\s*(?:INFO|DEBUG|I\d{4})\b|\bretrying\b"
+    r"[=!]=|^(?:if|case|return|elif|else|while|for(?! example| instance))\b|^#|//|[{;]\s*$|^\S*\s*(?:INFO|DEBUG|I\d{4})\b|\bretrying\b"
     # TensorFlow's own logger at warning level: it goes on without what it could not load (checks/reported._TF_WARNING)
     r"|\d: W \S+\.cc:\d+\]"
     # NCCL's own INFO level ("host:pid:tid [dev] NCCL INFO ..."): what it found and tried, its WARN lines are the failures
@@ -66,7 +67,10 @@ _SONAME = r"[\w.+-]{1,120}?\.so(?:\.[\w]{1,12}){0,4}"
 
 # What a reporter's sentence must name to be about the GPU environment: the stack's words, or a framework that runs on it.
 _SAID_FRAMEWORK = LazyPattern(r"\b(?:py)?torch\b|tensorflow|\bjax\b|cupy|paddle", re.IGNORECASE)
-_SAID_SUBJECT = LazyPattern(_GPU_STACK.source()[0] + "|" + _SAID_FRAMEWORK.source()[0] + r"|\bNVENC\b|\bNVDEC\b", re.IGNORECASE)
+# (a GeForce named by its series, "rtx4070", "GTX 1080": the sentence is about that GPU)
+_SAID_SUBJECT = LazyPattern(
+    _GPU_STACK.source()[0] + "|" + _SAID_FRAMEWORK.source()[0] + r"|\bNVENC\b|\bNVDEC\b|\b[RG]TX\s?\d{3,4}\b", re.IGNORECASE
+)
 # The same sentence saying the failure is over or never was: an answer, a fix, a question's premise denied.
 _SAID_OVER = LazyPattern(
     r"\bno longer\b|\bnot anymore\b|"
@@ -107,16 +111,34 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
         LazyPattern(
             r"\b(?:can(?:no|['’])?t|could(?:n['’]t| not)|unable to|fail(?:s|ed)? to|won['’]t|will not)\s+"
             r"(?:get\s+\S{1,40}\s+to\s+)?(?:work|run|start|deploy|launch|allocate|transcode|initiali[sz]e|recogni[sz]e)\b"
-            r"|\b(?:fails?|failed)\s+(?:to\s+\w+\s+)?(?:properly|respectively|on|with|when)\b",
+            r"|\b(?:fails?|failed)\s+(?:to\s+\w+\s+)?(?:properly|respectively|on|with|when)\b"
+            # what it failed to do to the stack: "cupy fails to load the `cudart64_12.dll`", "all fails to detect gpu"
+            r"|\bfail(?:s|ed)? to (?:load|find|detect|see|use|import|open)\b"
+            # "it never works", "nothing worked", "does not detect my GPU", "it failed."
+            # (not "doesn't work" alone: "it seems that the gpu doesn't work" is a guess read off a monitor, plans3/203)
+            r"|\bnever works?\b|\bnothing (?:works?|worked)\b|\b(?:does|do|did)(?:n['’]t| not) (?:detect|see|find)\b"
+            r"|\bit failed\b",
             re.IGNORECASE,
         ),
     ),
-    # an error told, not shown: "an error occurred", "I got this error", "it is reporting some errors"
+    # the program on the CPU where the GPU was meant: "LocalAI using CPU instead of GPU", "all fails to detect gpu and
+    # fallback to cpu"
+    (
+        "cpu-said",
+        LazyPattern(
+            # (not "still using CPU": a model partly offloaded runs its other layers there, plans9/945, a control)
+            r"\bCPU\s+(?:instead of|rather than)\s+(?:the\s+)?GPU\b|\b(?:falls?|fell|falling)\s*back\s+to\s+(?:the\s+)?CPU\b",
+            re.IGNORECASE,
+        ),
+    ),
+    # an error told, not shown: "an error occurred", "I got this error", "it is reporting some errors", "I get the CUDNN
+    # version mismatch"
     (
         "error-said",
         LazyPattern(
-            r"\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|reporting|returns?|hit|see)\s+"
-            r"(?:(?:me|us|an?|this|that|the|some|same|following|these)\s+){0,3}(?:errors?|exceptions?)\b"
+            r"\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|reporting|returns?|hit|see|facing|meet|"
+            r"encounter(?:ed|ing)?|with)\s+"
+            r"(?:(?:me|us|an?|this|that|the|some|same|following|these)\s+){0,3}(?:errors?|exceptions?|(?:[\w.-]+\s+){0,2}mismatch)\b"
             r"|\b(?:an?|the)\s+errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b",
             re.IGNORECASE,
         ),
@@ -207,6 +229,9 @@ _FORMS: tuple[tuple[str, LazyPattern], ...] = (
         ),
     ),
     ("tensorrt", LazyPattern(r"\[TRT\] \[E\]|\[TRT\]\s*\[ERROR\]")),
+    # A tool's own error line of the stack, quoted in prose or printed ("ERROR: Unable to delete
+    # '/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.440.44' (Device or resource busy).", NVIDIA's installer)
+    ("error-line", LazyPattern(r"(?:^|[\s\"'`])(?:ERROR|FATAL)\s*:\s+\S")),
     # An installer's own words that a package of the stack did not install ("The installation of nvidia-dali-cuda120 for
     # version 1.44.0 failed.", NVIDIA's placeholder packages; pip's "Failed building wheel for pycuda")
     (
@@ -264,17 +289,19 @@ MEANS = {
     "pod": "the pod {c} failed",
     "cuda-error": "a CUDA call failed ({c})",
     "tensorrt": "TensorRT failed",
+    "error-line": "a tool of the GPU stack reported an error",
     "install-failed": "{c} did not install",
     "exception": "{c} raised an error",
     "gpu-unavailable-warning": "{c} found no usable GPU",
     "hang-said": "the reporter says {c} hangs",
     "nan-said": "the reporter says {c} produces NaN or blank output",
     "fails-said": "the reporter says {c} fails",
+    "cpu-said": "the reporter says {c} runs on the CPU, not the GPU",
     "error-said": "the reporter says {c} fails with an error the paste does not show",
     "error-in-picture": "the reporter shows {c}'s error only as a picture",
 }
 # The forms that are a reporter's words, not a line the program printed: the failing command's output is asked.
-SAID = frozenset({"hang-said", "nan-said", "fails-said", "error-said", "error-in-picture"})
+SAID = frozenset({"hang-said", "nan-said", "fails-said", "cpu-said", "error-said", "error-in-picture"})
 
 
 def _stack_word(line: str) -> str:
@@ -319,12 +346,28 @@ def _component(form: str, m: re.Match[str], line: str) -> tuple[tuple[str, str],
     return (("component", _stack_word(line)), ("component_kind", "runtime"))
 
 
+# What a reporter's sentence is about, which decides what to ask (gpudoctor.pasted.ask): a library it names (where the
+# copies are), an install (which interpreter and pip ran it), a container or a job (asked inside it), else the device
+# (what the process sees: the family of a GPU not reached, gpudoctor.checks.symptoms).
+_SAID_LIBRARY = LazyPattern(r"(?P<lib>[\w.+-]{1,120}?\.(?:dll|so(?:\.\d{1,6}){0,3}))\b", re.IGNORECASE)
+_SAID_INSTALL = LazyPattern(r"\b(?:pip3?|conda|mamba|install(?:s|ing|ed|ation)?|wheel)\b", re.IGNORECASE)
+_SAID_CONTAINER = LazyPattern(r"\b(?:docker|containers?|pods?|kubernetes|k8s|slurm|singularity|apptainer)\b", re.IGNORECASE)
+
+
+def _said_subject(line: str) -> tuple[tuple[str, str], ...]:
+    if (lib := _SAID_LIBRARY.search(line)) is not None:
+        return (("subject", "library"), ("library", lib.group("lib")))
+    if _SAID_INSTALL.search(line):
+        return (("subject", "install"),)
+    return (("subject", "container" if _SAID_CONTAINER.search(line) else "device"),)
+
+
 def _said_component(line: str) -> tuple[tuple[str, str], ...]:
     """What a reporter's sentence names as failing: the framework it names, else the program (the stack's words in
-    such a sentence say where it runs, "with 4 GPUs", "with CUDA", not what failed)."""
+    such a sentence say where it runs, "with 4 GPUs", "with CUDA", not what failed), and what it is about."""
     m = _SAID_FRAMEWORK.search(line)
     word = m.group(0).lower().removeprefix("py") if m else "the program"
-    return (("component", word), ("component_kind", "said"))
+    return (("component", word), ("component_kind", "said"), *_said_subject(line))
 
 
 def _said(line: str, after: str) -> ErrorEvidence | None:

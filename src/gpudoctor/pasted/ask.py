@@ -357,7 +357,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         or any(e.kind in _BUILD_EVIDENCE for e in facts.pasted.errors)
     )
     out += _component_asks(facts, only_extension, windows)
-    out += _failing_component_asks(facts, windows)
+    out += _failing_component_asks(facts, windows, "pasted-error-unexplained" in codes)
     if not isinstance(facts.frameworks.python, Found) and framework_question:
         if where.conda(facts):
             # conda list shows conda's builds (the CUDA each was built for) and what pip installed in the environment.
@@ -980,11 +980,12 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
 _ENV_PREFIX = re.compile(r"(?P<prefix>/[^\s:'\"`]{1,300}?/(?:envs/[\w.+-]{1,100}|\.?venv|[\w.+-]{1,100}env))/lib(?:64)?/")
 
 
-def _failing_component_asks(facts: Facts, windows: bool) -> list[Ask]:
+def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False) -> list[Ask]:
     """The asks that follow the component a failure line names where no catalogue entry knows the line
     (gpudoctor.parsers.failure_lines): for a library, which copies exist and which one the loader takes; for a DLL,
     which folders hold it; for a Python module, its release in the interpreter that failed; for the docker daemon, its
-    own view; for a pod, its events and resources. What the paste already shows is not asked."""
+    own view; for a pod, its events and resources. A reporter's sentence (`undecided`: no check found the cause) by
+    what it is about: the library it names, the install. What the paste already shows is not asked."""
     out: list[Ask] = []
     python = facts.frameworks.python
     shown = python.value.distributions if isinstance(python, Found) else {}
@@ -1047,6 +1048,23 @@ def _failing_component_asks(facts: Facts, windows: bool) -> list[Ask]:
                 Ask(
                     where.python_step(facts, "-m", "pip", "show", component),
                     f"the {component} release installed in the interpreter that failed, and what it requires",
+                )
+            )
+        elif kind == "said" and undecided and e.get("subject") == "library" and (lib := e.get("library")):
+            # the reporter's sentence names the library that failed: where its copies are decides which one loads
+            if lib.lower().endswith(".dll"):
+                out.append(Ask(Cmd(("where.exe", lib)), f"which folders on PATH hold {lib}: Windows loads the first"))
+            elif not windows:
+                stem = lib.split(".so", 1)[0]
+                out.append(
+                    Ask(Cmd(("ldconfig", "-p"), pipe=("grep", "-F", stem)), f"which copies of {stem} the loader's cache knows")
+                )
+        elif kind == "said" and undecided and e.get("subject") == "install":
+            # an install told as failing: which interpreter and pip ran it decide where it went and what it could pick
+            out.append(
+                Ask(
+                    where.python_step(facts, "-m", "pip", "--version"),
+                    "which pip and which interpreter ran the install (the install's whole output, to its last line, with it)",
                 )
             )
         elif kind == "daemon":

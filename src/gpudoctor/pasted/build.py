@@ -18,7 +18,7 @@ from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.host.snapshot import FORMAT
 from gpudoctor.pasted.distro_traces import Traced
 from gpudoctor.pasted.gathered import Gathered
-from gpudoctor.pasted.provenance import cite
+from gpudoctor.pasted.provenance import cite, error_places
 from gpudoctor.pasted.variants import VARIANTS
 
 
@@ -95,9 +95,14 @@ def build_snapshot(g: Gathered) -> dict[str, Any]:
             files[f"{site}/torch/version.py"] = f"__version__ = {python['distributions']['torch']!r}\ncuda = {cuda}\nhip = None\n"
         if g.tf_build_info and any(d.startswith("tensorflow") or d == "tf-nightly" for d in python["distributions"]):
             files[f"{site}/tensorflow/python/platform/build_info.py"] = g.tf_build_info
+    # (each error with where its line is, "at": the finding over a failure names it, checks.reported)
+    places = error_places(g)
     snap["pasted"] = {
         "blocks": g.blocks,
-        "errors": [{"kind": e.kind, "line": e.line, "values": dict(e.values)} for e in g.errors],
+        "errors": [
+            {"kind": e.kind, "line": e.line, "values": dict(e.values)} | ({"at": places[e.line]} if e.line in places else {})
+            for e in g.errors
+        ],
         "missing": list(g.missing),
         "frameworks": list(g.frameworks),
         "whole": list(g.whole),

@@ -142,6 +142,17 @@ class _Text:
         return None
 
 
+def error_places(g: Gathered) -> dict[str, str]:
+    """Each error line of `g` with where it starts in the paste, "source:line" (a line the text does not hold as
+    read, none): the line a finding over a failure names, so a reader finds it in what they pasted."""
+    text = _Text(g.texts, g.shown)
+    out: dict[str, str] = {}
+    for e in g.errors:
+        if e.line and e.line not in out and (hit := text.quote(e.line)) is not None:
+            out[e.line] = f"{hit['source']}:{hit['line']}"
+    return out
+
+
 def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
     """One entry per fact of `snap` (built from `g`): {"fact", "value", "lines": [{"source", "line", "text"}],
     "assumed"}. An assumed fact cites no line; a read one cites the first lines that state it."""

@@ -201,13 +201,24 @@ _SCRIPT_FRAME = re.compile(
 )
 
 
+_FRAME = re.compile(r'^\s+File "[^"]{1,400}", line \d')
+
+
 def _traceback_cut(lines: list[str]) -> tuple[str, str] | None:
     """A paste that ends inside a Python traceback, before its error line (every line after the last "Traceback (most
     recent call last):" a frame, indented): a failure whose message was cut off. (Its last line, its first frame), or
     None."""
     starts = [i for i, line in enumerate(lines[:200_000]) if line.lstrip().startswith("Traceback (most recent call last)")]
     if not starts:
-        return None
+        # A traceback pasted without its header ("*bug msg:" then its frames, plans12/1212): the indented lines that
+        # end the paste, the first of them a frame ('File "...", line N'), are the same cut.
+        tail: list[str] = []
+        for line in reversed(lines[-10_000:]):
+            if line.strip() and not line.startswith((" ", "\t")):
+                break
+            if line.strip():
+                tail.insert(0, line)
+        return (tail[-1].strip()[:300], tail[0]) if tail and _FRAME.match(tail[0]) else None
     tail = [line for line in lines[starts[-1] + 1 :] if line.strip()]
     if not tail or any(not line.startswith((" ", "\t")) for line in tail):
         return None

@@ -238,7 +238,7 @@ def _partial(host: Host):  # -> gpudoctor.facts.Partial
             raw = e.get("values")
             values: dict = raw if isinstance(raw, dict) else {}
             pairs = tuple(sorted((str(k), str(v)) for k, v in values.items()))
-            errors.append(ErrorEvidence(e["kind"], str(e.get("line", "")), pairs))
+            errors.append(ErrorEvidence(e["kind"], str(e.get("line", "")), pairs, str(e.get("at") or "")))
     missing = tuple(str(m) for m in section.get("missing") or () if isinstance(m, str))
     named = tuple(str(m) for m in section.get("frameworks") or () if isinstance(m, str))
     whole = tuple(str(m) for m in section.get("whole") or () if isinstance(m, str))
