@@ -25,6 +25,7 @@ that works on every release):
 from __future__ import annotations
 
 from gpudoctor.cmdline import Cmd, Line
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.record import Record, record_class
 from gpudoctor.versions import version_key
 
@@ -187,3 +188,120 @@ def installs(line: Line, product: Product) -> bool:
     words = [str(a) for a in line.argv]
     at = next((i for i, w in enumerate(words) if w in ("install", "upgrade", "-S")), None)
     return at is not None and any(w.split("=")[0] in product.packages for w in words[at + 1 :] if not w.startswith("-"))
+
+
+# --- what a Python probe needs: its module importable, and the call it makes in the release installed ----------------
+#
+# A printed command that imports a module (`python -c "import jax; ..."`, `python -m torch.utils.collect_env`) cannot
+# run where the paste shows that module's own import failing (facts.IMPORT_FAILED, facts.IMPORT_CRASHED: it ends in the
+# same error), nor where the release shown predates the call it makes (issue 27, kind 3). CALLS is the second table,
+# each floor with its source; `unrunnable` is the one answer, which the consequence model (gpudoctor.planner.needs)
+# counts and the asks (gpudoctor.pasted.ask) replace by what runs on any release without importing the module: pip's
+# view of the distributions installed under its name (pip reads their metadata, never the package's code).
+
+
+@record_class(frozen=True, eq=False, repr=False)
+class Call(Record):
+    """A probe that imports `module` and holds `text` (in its `-c` program, or as its `-m` module) needs `module` at
+    `minimum` or newer (`source`); `dated_by` is the cue that proves the release shown older without naming it."""
+
+    module: str
+    text: str
+    minimum: str
+    source: str
+    dated_by: str = ""
+
+
+CALLS = (
+    Call("jax", "print_environment_info", "0.3.18",
+         "jax-ml/jax commit 0fb462ef added jax.print_environment_info(); first tagged jax-v0.3.18 @e0344328",
+         "a JAX older than jax.print_environment_info()"),
+    Call("tensorflow", "tf.config", "1.14",
+         "tensorflow/tensorflow tensorflow/python/framework/config.py, first released with 1.14 (tensorflow.org's r1.14 "
+         "API pages list tf.config; r1.13's do not)",
+         "a TensorFlow older than tf.config"),
+    Call("torch", "torch.utils.collect_env", "0.4.1",
+         "pytorch/pytorch PR #6635 'Add environment collection script' (torch/utils/collect_env.py), merged 2018-04-17; "
+         "0.4.1 is the first release cut from master after it (whether 0.4.0, released 2018-04-24 from its own branch, "
+         "carries it is not checked)"),
+)  # fmt: skip
+
+# `import a, b as c` and `from a.b import c` in a `-c` program: the top-level names it imports
+_IMPORTS = LazyPattern(
+    r"(?:^|[;\n])\s*(?:import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)|from\s+([\w.]+)\s+import\b)"
+)
+
+
+def imported(line: Cmd) -> tuple[set[str], str]:
+    """(the top-level modules a Python probe imports, the program or module it runs); (set(), "") for another command."""
+    argv = [str(a) for a in line.argv]
+    if "-m" in argv[:-1]:
+        module = argv[argv.index("-m") + 1]
+        return {module.split(".")[0]}, module
+    if "-c" not in argv[:-1]:
+        return set(), ""
+    code = argv[argv.index("-c") + 1]
+    names: set[str] = set()
+    for m in _IMPORTS.finditer(code):
+        for n in (m.group(1) or m.group(2)).split(","):
+            names.add(n.strip().split()[0].split(".")[0] if n.strip() else "")
+    names.discard("")
+    return names, code
+
+
+def _release_of(facts: Any, module: str) -> str | None:
+    """The release of `module` the report shows: the framework's probed or pasted version, else the environment's
+    package list."""
+    frameworks = getattr(facts, "frameworks", None)
+    fw = getattr(frameworks, module, None) if module in ("torch", "tensorflow", "jax") else None
+    value = getattr(fw, "value", None)
+    if value is not None and getattr(value, "version", None):
+        return str(value.version)
+    from gpudoctor.planner.plan_state import python_env
+
+    env = python_env(facts)
+    return (env.distributions.get(module) or None) if env is not None else None
+
+
+def unrunnable(line: Any, facts: Any) -> str | None:
+    """Why the Python probe `line` cannot run on the machine the report shows (a module it imports fails to import
+    there, or the call it makes is newer than the release shown), or None."""
+    if not isinstance(line, Cmd) or not line.argv:
+        return None
+    modules, code = imported(line)
+    if not modules:
+        return None
+    from gpudoctor.facts import IMPORT_CRASHED, IMPORT_FAILED
+
+    pasted = getattr(facts, "pasted", None)
+    cues = list(getattr(pasted, "cues", ()) or ())
+    failed = {c.get("means") for c in cues if c.get("cue") in (IMPORT_FAILED, IMPORT_CRASHED)}
+    if "jaxlib" in failed:
+        # jax imports jaxlib as it is imported (jax/_src/lib/__init__.py, `import jaxlib`, jax-v0.3.18 @e0344328)
+        failed.add("jax")
+    if gone := sorted(modules & failed):  # type: ignore[operator]
+        return f"the report shows `import {gone[0]}` failing: a command that imports it ends in the same error"
+    for call in CALLS:
+        if call.module not in modules or call.text not in code:
+            continue
+        said = next((c.get("means") for c in cues if call.dated_by and c.get("cue") == call.dated_by), None)
+        if said:
+            return f"{call.text} needs {call.module} {call.minimum} or newer ({call.source}); the report dates it older ({said})"
+        shown = _release_of(facts, call.module)
+        if shown and version_key(shown) < version_key(call.minimum):
+            return f"{call.text} needs {call.module} {call.minimum} or newer ({call.source}); the report shows {shown}"
+    return None
+
+
+def runnable_instead(line: Cmd, facts: Any) -> Cmd:
+    """What answers in the place of a probe `unrunnable` refuses: the distributions installed under the name of the
+    module it was for (jax's filter lists jaxlib too), from the same interpreter; findstr on Windows (cmd.exe and
+    PowerShell have no grep)."""
+    from gpudoctor.planner.plan_state import is_windows
+
+    modules, code = imported(line)
+    module = next((c.module for c in CALLS if c.module in modules and c.text in code), None) or sorted(modules)[0]
+    argv = [str(a) for a in line.argv]
+    at = next(i for i, w in enumerate(argv) if w in ("-m", "-c"))
+    pipe = ("findstr", "/i", module) if is_windows(facts) else ("grep", "-i", module)
+    return Cmd((*line.argv[:at], "-m", "pip", "list"), pipe=pipe, note=line.note)
