@@ -545,6 +545,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         decided = codes & {"python-no-wheel", "python-externally-managed"}
         entries = [] if decided else _catalogue_asks(facts)
         out = [a for a in out if a in entries]
+    out = _runnable(facts, out, windows)
     out = [_in_venv(facts, py, a) for a in out]
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
     inside = {(a.command.argv[3:], a.command.pipe) for a in out if a.command.argv[:2] == ("docker", "exec")}
@@ -557,6 +558,34 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
     out = [dataclasses.replace(a, command=where.in_job(facts, where.placed(facts, a.command))) for a in out]
     return _other_side_last(_unique(_decided(facts, out)))
+
+
+def _runnable(facts: Facts, asks: list[Ask], windows: bool) -> list[Ask]:
+    """The one filter of what an ask needs to run (gpudoctor.planner.tool_floors.unrunnable, which the consequence model
+    counts too): a probe that imports a module the paste shows failing to import, or calls what is newer than the
+    release it shows, is replaced, never dropped, by pip's view of the distributions installed under that module's
+    name in the same interpreter (pip reads their metadata without importing them; findstr where there is no grep)."""
+    from gpudoctor.planner.tool_floors import probed_module, unrunnable
+
+    out: list[Ask] = []
+    listing = where.python_step(facts, "-m", "pip", "list")
+    for a in asks:
+        why = unrunnable(a.command, facts)
+        if why is None:
+            out.append(a)
+            continue
+        module = probed_module(a.command)
+        pipe = ("findstr", "/i", module) if windows else ("grep", "-i", module)
+        if any(b.command == listing for b in asks):  # (a whole pip list answers it too)
+            continue
+        out.append(
+            Ask(
+                dataclasses.replace(listing, pipe=pipe),
+                f"the {module} release installed, read without importing it ({why})",
+                a.codes,
+            )
+        )
+    return out
 
 
 _OTHER_SIDE = "in Windows PowerShell, not in WSL"

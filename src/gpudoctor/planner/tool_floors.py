@@ -210,12 +210,14 @@ class Call(Record):
     minimum: str
     source: str
     dated_by: str = ""
+    since: str = ""  # no build of the module made, and no run of it logged, before this day has the call (ISO date)
 
 
 CALLS = (
     Call("jax", "print_environment_info", "0.3.18",
          "jax-ml/jax commit 0fb462ef added jax.print_environment_info(); first tagged jax-v0.3.18 @e0344328",
-         "a JAX older than jax.print_environment_info()"),
+         "a JAX older than jax.print_environment_info()",
+         "2022-09-26"),  # jax-ml/jax CHANGELOG.md: "## jax 0.3.18 (Sep 26, 2022)"
     Call("tensorflow", "tf.config", "1.14",
          "tensorflow/tensorflow tensorflow/python/framework/config.py, first released with 1.14 (tensorflow.org's r1.14 "
          "API pages list tf.config; r1.13's do not)",
@@ -223,7 +225,8 @@ CALLS = (
     Call("torch", "torch.utils.collect_env", "0.4.1",
          "pytorch/pytorch PR #6635 'Add environment collection script' (torch/utils/collect_env.py), merged 2018-04-17; "
          "0.4.1 is the first release cut from master after it (whether 0.4.0, released 2018-04-24 from its own branch, "
-         "carries it is not checked)"),
+         "carries it is not checked)", "",
+         "2018-04-16"),  # the day PR #6635 was opened: the file did not exist before it
 )  # fmt: skip
 
 # `import a, b as c` and `from a.b import c` in a `-c` program: the top-level names it imports
@@ -263,6 +266,27 @@ def _release_of(facts: Any, module: str) -> str | None:
     return (env.distributions.get(module) or None) if env is not None else None
 
 
+# A glog or absl line's own date (TensorFlow's and XLA's "2020-10-05 16:30:40.039587: W ..."), and a conda build's folder
+# ("/opt/conda/conda-bld/pytorch_1502009910772/work/...": conda-build names it by the build's start in milliseconds since
+# the epoch). The program ran, or was built, on that day: no release made after it was the one installed.
+_LOGGED = LazyPattern(r"^\s*(20\d\d-[01]\d-[0-3]\d)[ T][0-2]\d:[0-5]\d:[0-5]\d")
+_CONDA_BUILT = LazyPattern(r"conda-bld[\\/][\w.-]{1,80}_(1[0-9]{9})[0-9]{3}[\\/]")
+
+
+def _dated(pasted: Any) -> str | None:
+    """The latest day the paste's failure lines show their program logged or built on (ISO), or None."""
+    import datetime
+
+    days = []
+    for e in getattr(pasted, "errors", ()) or ():
+        line = e.line or ""
+        if m := _LOGGED.match(line):
+            days.append(m.group(1))
+        if m := _CONDA_BUILT.search(line):
+            days.append(datetime.datetime.fromtimestamp(int(m.group(1)), datetime.timezone.utc).date().isoformat())
+    return max(days, default=None)
+
+
 def unrunnable(line: Any, facts: Any) -> str | None:
     """Why the Python probe `line` cannot run on the machine the report shows (a module it imports fails to import
     there, or the call it makes is newer than the release shown), or None."""
@@ -279,7 +303,7 @@ def unrunnable(line: Any, facts: Any) -> str | None:
     if "jaxlib" in failed:
         # jax imports jaxlib as it is imported (jax/_src/lib/__init__.py, `import jaxlib`, jax-v0.3.18 @e0344328)
         failed.add("jax")
-    if gone := sorted(modules & failed):  # type: ignore[operator]
+    if gone := sorted(modules & failed):
         return f"the report shows `import {gone[0]}` failing: a command that imports it ends in the same error"
     for call in CALLS:
         if call.module not in modules or call.text not in code:
@@ -287,21 +311,16 @@ def unrunnable(line: Any, facts: Any) -> str | None:
         said = next((c.get("means") for c in cues if call.dated_by and c.get("cue") == call.dated_by), None)
         if said:
             return f"{call.text} needs {call.module} {call.minimum} or newer ({call.source}); the report dates it older ({said})"
+        if call.since and (day := _dated(pasted)) and day < call.since:
+            return f"{call.text} needs {call.module} {call.minimum} or newer ({call.source}); the report's program was built or logged on {day}, before it existed"
         shown = _release_of(facts, call.module)
         if shown and version_key(shown) < version_key(call.minimum):
             return f"{call.text} needs {call.module} {call.minimum} or newer ({call.source}); the report shows {shown}"
     return None
 
 
-def runnable_instead(line: Cmd, facts: Any) -> Cmd:
-    """What answers in the place of a probe `unrunnable` refuses: the distributions installed under the name of the
-    module it was for (jax's filter lists jaxlib too), from the same interpreter; findstr on Windows (cmd.exe and
-    PowerShell have no grep)."""
-    from gpudoctor.planner.plan_state import is_windows
-
+def probed_module(line: Cmd) -> str:
+    """The module a probe `unrunnable` refuses was asking about: the one a call of CALLS is made on, else the first it
+    imports."""
     modules, code = imported(line)
-    module = next((c.module for c in CALLS if c.module in modules and c.text in code), None) or sorted(modules)[0]
-    argv = [str(a) for a in line.argv]
-    at = next(i for i, w in enumerate(argv) if w in ("-m", "-c"))
-    pipe = ("findstr", "/i", module) if is_windows(facts) else ("grep", "-i", module)
-    return Cmd((*line.argv[:at], "-m", "pip", "list"), pipe=pipe, note=line.note)
+    return next((c.module for c in CALLS if c.module in modules and c.text in code), None) or min(modules, default="")

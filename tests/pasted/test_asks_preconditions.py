@@ -1,0 +1,70 @@
+"""Asks that can run where they are printed (issue 27, kind 3): a Python probe declares what it needs once
+(gpudoctor.planner.tool_floors: the module it imports, the first release of the call it makes), and where the paste
+shows one unmet (the import failing, a release or a date older than the call) the ask is replaced by pip's view of the
+module's distributions, which runs on any release; the consequence model counts the same need.
+
+Each rule on whole reports of tests/blind (cited by path), with its quiet twin: the same report dated after the call
+existed keeps the call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpudoctor.cmdline import Cmd
+from gpudoctor.planner.tool_floors import CALLS, imported, unrunnable
+from tests.pasted.test_asks_the_report_can_run import _asked, _case, _check, _programs
+
+PLANS10 = Path(__file__).resolve().parent.parent / "blind/plans10/cases"
+
+
+# tests/blind/plans10/cases/1001-…: XLA's glog lines dated 2020-10-05, two years before jax 0.3.18 (2022-09-26)
+def test_a_jax_logged_before_print_environment_info_is_asked_through_pip(tmp_path):
+    doc = _check(tmp_path, _case("1001", PLANS10))
+    assert not [p for p in _programs(doc) if "print_environment_info" in p]
+    assert ["python3", "-m", "pip", "list"] in _asked(doc)  # (what answers it, in its place)
+
+
+def test_the_same_log_dated_after_the_call_keeps_it(tmp_path):
+    text = _case("1001", PLANS10).replace("2020-10-05 ", "2023-10-05 ")
+    doc = _check(tmp_path, text)
+    assert any("jax.print_environment_info()" in p for p in _programs(doc))
+
+
+# tests/blind/plans10/cases/1028-…: torch from conda-bld/pytorch_1502009910772 (built 2017-08-06), before collect_env
+def test_a_torch_built_before_collect_env_is_not_asked_to_run_it(tmp_path):
+    doc = _check(tmp_path, _case("1028", PLANS10))
+    assert "torch.utils.collect_env" not in _programs(doc)
+    assert ["python3", "-m", "pip", "list"] in _asked(doc)
+
+
+def test_a_torch_built_after_collect_env_keeps_it(tmp_path):
+    text = _case("1028", PLANS10).replace("pytorch_1502009910772", "pytorch_1546300800000")  # 2019-01-01
+    doc = _check(tmp_path, text)
+    assert "torch.utils.collect_env" in _programs(doc)
+
+
+# -- the need itself, as data
+
+
+class _Facts:
+    """What unrunnable reads of a report: its cues and failure lines, no framework shown."""
+
+    class pasted:  # noqa: N801
+        cues = [{"cue": "a package whose import failed", "means": "cupy", "line": ">>> import cupy"}]
+        errors = ()
+
+    frameworks = None
+
+
+def test_a_probe_of_a_module_whose_import_failed_cannot_run_and_another_module_can():
+    assert unrunnable(Cmd(("python", "-c", "import cupy; cupy.show_config()")), _Facts) is not None
+    assert unrunnable(Cmd(("python", "-c", "import sys, cupy as cp; print(cp.__version__)")), _Facts) is not None
+    assert unrunnable(Cmd(("python", "-c", "import torch; print(torch.__version__)")), _Facts) is None
+    assert unrunnable(Cmd(("python", "-m", "pip", "list")), _Facts) is None
+
+
+def test_each_call_is_found_by_its_module_and_names_its_source():
+    assert imported(Cmd(("python3", "-m", "torch.utils.collect_env")))[0] == {"torch"}
+    assert imported(Cmd(("python3", "-c", "import sys, tensorflow as tf; print(tf.config)")))[0] == {"sys", "tensorflow"}
+    assert imported(Cmd(("python3", "-c", "from jax.lib import xla_bridge")))[0] == {"jax"}
+    assert all(c.source and c.minimum for c in CALLS)
