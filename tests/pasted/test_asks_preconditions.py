@@ -68,3 +68,25 @@ def test_each_call_is_found_by_its_module_and_names_its_source():
     assert imported(Cmd(("python3", "-c", "import sys, tensorflow as tf; print(tf.config)")))[0] == {"sys", "tensorflow"}
     assert imported(Cmd(("python3", "-c", "from jax.lib import xla_bridge")))[0] == {"jax"}
     assert all(c.source and c.minimum for c in CALLS)
+
+
+# tests/blind/plans12/cases/1219-…: "But trying to import cupy fails with" and the ImportError quoted below it
+PLANS12 = Path(__file__).resolve().parent.parent / "blind/plans12/cases"
+
+
+def _cues(doc: dict) -> list[str]:
+    return [c["means"] for c in doc["facts"]["pasted"]["cues"] if c["cue"] == "a package whose import failed"]
+
+
+def test_an_import_said_failing_above_its_error_is_not_asked_through_that_import(tmp_path):
+    doc = _check(tmp_path, _case("1219", PLANS12))
+    assert _cues(doc) == ["cupy"]
+    assert not [p for p in _programs(doc) if "import cupy" in p]
+    assert ["python", "-m", "pip", "list"] in _asked(doc)
+
+
+def test_an_import_said_to_work_keeps_the_probe_that_imports_it(tmp_path):
+    text = _case("1219", PLANS12).replace("But trying to import cupy fails with", "Importing cupy works; a solver call fails with")
+    doc = _check(tmp_path, text)
+    assert _cues(doc) == []
+    assert any("import cupy" in p for p in _programs(doc))
