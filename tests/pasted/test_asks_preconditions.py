@@ -86,7 +86,45 @@ def test_an_import_said_failing_above_its_error_is_not_asked_through_that_import
 
 
 def test_an_import_said_to_work_keeps_the_probe_that_imports_it(tmp_path):
-    text = _case("1219", PLANS12).replace("But trying to import cupy fails with", "Importing cupy works; a solver call fails with")
+    text = _case("1219", PLANS12).replace(
+        "But trying to import cupy fails with", "Importing cupy works; a solver call fails with"
+    )
     doc = _check(tmp_path, text)
     assert _cues(doc) == []
     assert any("import cupy" in p for p in _programs(doc))
+
+
+# tests/blind/plans11/cases/1104-…: a Tesla K80 (Kepler, whose last driver branch is R470) asked for compute_cap, a
+# field no R470 nvidia-smi has
+PLANS11 = Path(__file__).resolve().parent.parent / "blind/plans11/cases"
+
+
+def _smi_queries(doc: dict) -> list[list[str]]:
+    return [argv for argv in _asked(doc) if argv[:1] == ["nvidia-smi"] and any(w.startswith("--query-gpu=") for w in argv)]
+
+
+def test_a_kepler_gpu_is_asked_its_name_without_the_compute_cap_field(tmp_path):
+    doc = _check(tmp_path, _case("1104", PLANS11))
+    assert _smi_queries(doc) == [["nvidia-smi", "--query-gpu=name", "--format=csv"]]
+
+
+def test_a_volta_gpu_keeps_the_compute_cap_field(tmp_path):
+    doc = _check(tmp_path, _case("1104", PLANS11).replace("K80", "V100"))
+    assert ["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv"] in _smi_queries(doc)
+
+
+def _driven_by(version: str) -> object:
+    from types import SimpleNamespace
+
+    return SimpleNamespace(driver=SimpleNamespace(version=version, gpus=()), pasted=SimpleNamespace(cues=(), errors=()))
+
+
+def test_a_driver_of_r470_or_older_lacks_compute_cap_and_a_newer_has_it():
+    from gpudoctor.planner.tool_floors import instead
+
+    query = Cmd(("nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv"))
+    assert unrunnable(query, _driven_by("470.82.01")) is not None
+    assert instead(query) == Cmd(("nvidia-smi", "--query-gpu=name,driver_version", "--format=csv"))
+    assert instead(Cmd(("nvidia-smi", "--query-gpu=compute_cap", "--format=csv"))) == Cmd(("nvidia-smi", "-L"))
+    assert unrunnable(query, _driven_by("535.104.05")) is None
+    assert unrunnable(Cmd(("nvidia-smi", "--query-gpu=name", "--format=csv")), _driven_by("418.67")) is None

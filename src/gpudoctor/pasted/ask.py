@@ -564,8 +564,9 @@ def _runnable(facts: Facts, asks: list[Ask], windows: bool) -> list[Ask]:
     """The one filter of what an ask needs to run (gpudoctor.planner.tool_floors.unrunnable, which the consequence model
     counts too): a probe that imports a module the paste shows failing to import, or calls what is newer than the
     release it shows, is replaced, never dropped, by pip's view of the distributions installed under that module's
-    name in the same interpreter (pip reads their metadata without importing them; findstr where there is no grep)."""
-    from gpudoctor.planner.tool_floors import probed_module, unrunnable
+    name in the same interpreter (pip reads their metadata without importing them; findstr where there is no grep); a
+    tool's command by its form that runs on the release shown (tool_floors.instead)."""
+    from gpudoctor.planner.tool_floors import instead, probed_module, unrunnable
 
     out: list[Ask] = []
     listing = where.python_step(facts, "-m", "pip", "list")
@@ -573,6 +574,9 @@ def _runnable(facts: Facts, asks: list[Ask], windows: bool) -> list[Ask]:
         why = unrunnable(a.command, facts)
         if why is None:
             out.append(a)
+            continue
+        if (runs := instead(a.command)) is not None:  # (a tool's own older form: the query without the newer field)
+            out.append(Ask(runs, f"{a.why} ({why})", a.codes))
             continue
         module = probed_module(a.command)
         pipe = ("findstr", "/i", module) if windows else ("grep", "-i", module)

@@ -287,6 +287,41 @@ def _dated(pasted: Any) -> str | None:
     return max(days, default=None)
 
 
+# nvidia-smi's --query-gpu fields no driver of a branch up to this one has ("Field "compute_cap" is not a valid field to
+# query"): absent from the --help-query-gpu of R470's 470.182.03 (huggingface/candle#733) and 470.82.01
+# (NVIDIA/TensorRT-LLM#735); a driver adds fields and drops none, so every older branch lacks it too.
+SMI_FIELDS = (("compute_cap", 470, "huggingface/candle#733 (470.182.03), NVIDIA/TensorRT-LLM#735 (470.82.01)"),)
+
+
+def _smi_unrunnable(line: Cmd, facts: Any) -> str | None:
+    """Why an `nvidia-smi --query-gpu=...` cannot answer here: a field newer than the driver shown, or than the last
+    driver branch of the GPU shown (gpudoctor.planner.remedy.last_branch: a Kepler's is R470), or None."""
+    fields = _smi_fields(line)
+    lacking = [(f, upto, src) for f, upto, src in SMI_FIELDS if f in fields]
+    if not lacking:
+        return None
+    field, upto, src = lacking[0]
+    driver = getattr(getattr(facts, "driver", None), "version", None) or ""
+    if driver[:3].isdigit() and int(driver.split(".")[0]) <= upto:
+        return f"no driver up to R{upto} has the {field} field ({src}); the report shows driver {driver}"
+    from types import SimpleNamespace
+
+    from gpudoctor.matrix import load_matrix
+    from gpudoctor.planner.remedy import last_branch
+
+    last = last_branch(facts, SimpleNamespace(matrix=load_matrix())) if getattr(facts, "driver", None) else None
+    if last and int(last) <= upto:
+        return f"no driver up to R{upto} has the {field} field ({src}); the GPU shown is driven by R{last} at the newest"
+    return None
+
+
+def _smi_fields(line: Cmd) -> list[str]:
+    if not line.argv or line.argv[0] != "nvidia-smi":
+        return []
+    query = next((str(w).split("=", 1)[1] for w in line.argv if str(w).startswith("--query-gpu=")), "")
+    return [f.strip() for f in query.split(",") if f.strip()]
+
+
 def unrunnable(line: Any, facts: Any) -> str | None:
     """Why the Python probe `line` cannot run on the machine the report shows (a module it imports fails to import
     there, or the call it makes is newer than the release shown), or None."""
@@ -294,7 +329,7 @@ def unrunnable(line: Any, facts: Any) -> str | None:
         return None
     modules, code = imported(line)
     if not modules:
-        return None
+        return _smi_unrunnable(line, facts)
     from gpudoctor.facts import IMPORT_CRASHED, IMPORT_FAILED
 
     pasted = getattr(facts, "pasted", None)
@@ -317,6 +352,20 @@ def unrunnable(line: Any, facts: Any) -> str | None:
         if shown and version_key(shown) < version_key(call.minimum):
             return f"{call.text} needs {call.module} {call.minimum} or newer ({call.source}); the report shows {shown}"
     return None
+
+
+def instead(line: Cmd) -> Cmd | None:
+    """The form of a command `unrunnable` refuses that runs, where it is not a Python probe (whose place pip's view of
+    its module takes, gpudoctor.pasted.ask): an nvidia-smi query without the fields the driver lacks (the capability of
+    a GPU named is the matrix's), or the GPUs' list where none is left."""
+    fields = _smi_fields(line)
+    if not fields:
+        return None
+    kept = [f for f in fields if f not in {f for f, _, _ in SMI_FIELDS}]
+    if not kept:
+        return Cmd(("nvidia-smi", "-L"), note=line.note)
+    argv = tuple(f"--query-gpu={','.join(kept)}" if str(w).startswith("--query-gpu=") else w for w in line.argv)
+    return Cmd(argv, pipe=line.pipe, note=line.note)
 
 
 def probed_module(line: Cmd) -> str:
