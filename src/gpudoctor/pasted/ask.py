@@ -1336,8 +1336,11 @@ def _framework_imported(cmd: Cmd) -> str | None:
 
 
 def _before_tf_config(version: str | None) -> bool:
-    """Whether a TensorFlow release shown is older than 1.14, the first with tf.config."""
-    return version is not None and at_least(version, "1.14") is False
+    """Whether a TensorFlow release shown is older than the first with tf.config (1.14: tool_floors.CALLS, its floor)."""
+    from gpudoctor.planner.tool_floors import CALLS
+
+    first = next(c.minimum for c in CALLS if c.text == "tf.config")
+    return version is not None and at_least(version, first) is False
 
 
 # Error kinds that are NVML (or nvidia-smi) failing to reach the GPU.
