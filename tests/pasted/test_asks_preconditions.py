@@ -128,3 +128,33 @@ def test_a_driver_of_r470_or_older_lacks_compute_cap_and_a_newer_has_it():
     assert instead(Cmd(("nvidia-smi", "--query-gpu=compute_cap", "--format=csv"))) == Cmd(("nvidia-smi", "-L"))
     assert unrunnable(query, _driven_by("535.104.05")) is None
     assert unrunnable(Cmd(("nvidia-smi", "--query-gpu=name", "--format=csv")), _driven_by("418.67")) is None
+
+
+# -- the consequence model counts the same need, before any command changes the machine
+
+
+def test_the_model_fails_the_probe_before_a_change_and_not_after_one():
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.matrix import load_matrix
+    from gpudoctor.pasted import Source, read_pasted
+    from gpudoctor.pipeline import CheckRequest, check
+    from gpudoctor.planner.actions import classify
+    from gpudoctor.planner.effects import enrich
+    from gpudoctor.planner.needs import needs
+    from gpudoctor.planner.plan_state import State
+    from gpudoctor.probed import Found
+
+    snap = validate_snapshot(read_pasted([Source("input.txt", _case("1219", PLANS12))]), "1219")
+    facts = check(ReplayHost(snap), CheckRequest()).report.facts
+    probe = Cmd(("python", "-c", "import cupy; cupy.show_config()"))
+
+    def refused(*lines: Cmd) -> list[str]:
+        s = State(enrich(facts), load_matrix())
+        for line in lines:
+            needs(s, classify(line))
+        return [v.command for v in s.out if v.kind == "unmet-precondition" and "import cupy" in v.reason]
+
+    assert isinstance(facts.frameworks.python, Found)
+    assert len(refused(probe)) == 1
+    assert refused(Cmd(("python", "-m", "pip", "install", "--force-reinstall", "cupy-cuda111")), probe) == []
