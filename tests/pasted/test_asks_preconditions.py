@@ -37,6 +37,12 @@ def test_a_torch_built_before_collect_env_is_not_asked_to_run_it(tmp_path):
     assert ["python3", "-m", "pip", "list"] in _asked(doc)
 
 
+def test_another_packages_conda_build_does_not_date_torch(tmp_path):
+    text = _case("1028", PLANS10).replace("pytorch_1502009910772", "magma_1502009910772")
+    doc = _check(tmp_path, text)
+    assert "torch.utils.collect_env" in _programs(doc)
+
+
 def test_a_torch_built_after_collect_env_keeps_it(tmp_path):
     text = _case("1028", PLANS10).replace("pytorch_1502009910772", "pytorch_1546300800000")  # 2019-01-01
     doc = _check(tmp_path, text)

@@ -266,15 +266,22 @@ def _release_of(facts: Any, module: str) -> str | None:
     return (env.distributions.get(module) or None) if env is not None else None
 
 
-# A glog or absl line's own date (TensorFlow's and XLA's "2020-10-05 16:30:40.039587: W ..."), and a conda build's folder
+# A glog or absl line's own date (TensorFlow's and XLA's "2020-10-05 16:30:40.039587: W ..."): the day the program ran,
+# so no release of any module it ran with was made after it. A conda build's folder of the module's own package
 # ("/opt/conda/conda-bld/pytorch_1502009910772/work/...": conda-build names it by the build's start in milliseconds since
-# the epoch). The program ran, or was built, on that day: no release made after it was the one installed.
+# the epoch): the day that package's release was built (another package's build dates only itself).
 _LOGGED = LazyPattern(r"^\s*(20\d\d-[01]\d-[0-3]\d)[ T][0-2]\d:[0-5]\d:[0-5]\d")
-_CONDA_BUILT = LazyPattern(r"conda-bld[\\/][\w.-]{1,80}_(1[0-9]{9})[0-9]{3}[\\/]")
+_CONDA_BUILT = LazyPattern(r"conda-bld[\\/]([\w.-]{1,80})_(1[0-9]{9})[0-9]{3}[\\/]")
+# The conda packages a module comes in, where their names differ from the module's
+_CONDA_NAMES = {
+    "torch": ("pytorch",),
+    "tensorflow": ("tensorflow", "tensorflow-base", "tensorflow-gpu"),
+    "jax": ("jax", "jaxlib"),
+}
 
 
-def _dated(pasted: Any) -> str | None:
-    """The latest day the paste's failure lines show their program logged or built on (ISO), or None."""
+def _dated(pasted: Any, module: str) -> str | None:
+    """The latest day the paste's failure lines show `module` run on or built on (ISO), or None."""
     import datetime
 
     days = []
@@ -282,8 +289,8 @@ def _dated(pasted: Any) -> str | None:
         line = e.line or ""
         if m := _LOGGED.match(line):
             days.append(m.group(1))
-        if m := _CONDA_BUILT.search(line):
-            days.append(datetime.datetime.fromtimestamp(int(m.group(1)), datetime.timezone.utc).date().isoformat())
+        if (m := _CONDA_BUILT.search(line)) and m.group(1) in _CONDA_NAMES.get(module, (module,)):
+            days.append(datetime.datetime.fromtimestamp(int(m.group(2)), datetime.timezone.utc).date().isoformat())
     return max(days, default=None)
 
 
@@ -346,7 +353,7 @@ def unrunnable(line: Any, facts: Any) -> str | None:
         said = next((c.get("means") for c in cues if call.dated_by and c.get("cue") == call.dated_by), None)
         if said:
             return f"{call.text} needs {call.module} {call.minimum} or newer ({call.source}); the report dates it older ({said})"
-        if call.since and (day := _dated(pasted)) and day < call.since:
+        if call.since and (day := _dated(pasted, call.module)) and day < call.since:
             return f"{call.text} needs {call.module} {call.minimum} or newer ({call.source}); the report's program was built or logged on {day}, before it existed"
         shown = _release_of(facts, call.module)
         if shown and version_key(shown) < version_key(call.minimum):
