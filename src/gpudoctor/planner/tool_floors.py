@@ -219,8 +219,7 @@ CALLS = (
          "a JAX older than jax.print_environment_info()",
          "2022-09-26"),  # jax-ml/jax CHANGELOG.md: "## jax 0.3.18 (Sep 26, 2022)"
     Call("tensorflow", "tf.config", "1.14",
-         "tensorflow/tensorflow tensorflow/python/framework/config.py, first released with 1.14 (tensorflow.org's r1.14 "
-         "API pages list tf.config; r1.13's do not)",
+         "tensorflow/tensorflow tensorflow/python/framework/config.py, first released with 1.14 (facts.TF_BEFORE_CONFIG)",
          "a TensorFlow older than tf.config"),
     Call("torch", "torch.utils.collect_env", "0.4.1",
          "pytorch/pytorch PR #6635 'Add environment collection script' (torch/utils/collect_env.py), merged 2018-04-17; "
