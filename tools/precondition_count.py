@@ -2,12 +2,14 @@
 
     python tools/precondition_count.py [--list]
 
-Every case gpudoctor has a recording of is checked as `check` checks it (the plan it prints, asks included): the
-recorded machines (tests/machines, tests/real), the pasted cases (tests/pasted), the blind pasted set and the inputs of
-blind plan sets 3 to 10 (tests/blind/plansN; never plans11, being collected). The plan is applied by the consequence
-model (gpudoctor.planner.consequences) and each `unmet-precondition` it reports is counted: a printed command that
-cannot succeed at its point of the plan (the tool absent or too old for the option used, another system's program,
-another interpreter, a package source not added). `--list` prints each one with its case, step and reason.
+Every case gpudoctor has a recording of is checked as `check` checks it: the recorded machines (tests/machines,
+tests/real), the pasted cases (tests/pasted), the blind pasted set and the inputs of blind plan sets 3 to 13
+(tests/blind/plansN; never plans14, being collected). The plan is applied by the consequence model
+(gpudoctor.planner.consequences) and each `unmet-precondition` it reports is counted: a printed command that cannot
+succeed at its point of the plan (the tool absent or too old for the option used, another system's program, another
+interpreter, a package source not added, a module whose import the paste shows failing, a call newer than the release
+shown: gpudoctor.planner.tool_floors.CALLS). The asks printed apart from the plan are checked by the same needs, on the
+machine as the paste shows it, and counted as step 0. `--list` prints each one with its case, step and reason.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
-SETS = tuple(f"plans{n}" for n in range(3, 11))  # plans11 is a blind set being collected: never read
+SETS = tuple(f"plans{n}" for n in range(3, 14))  # plans14 is a blind set being collected: never read
 
 
 def cases() -> Iterator[tuple[str, Path]]:
@@ -54,7 +56,24 @@ def unmet(path: Path) -> list[object]:
         snap = validate_snapshot(read_pasted([Source(path.name, text)]), path.parent.name)
     done = check(ReplayHost(snap), CheckRequest())
     got = consequences(done.plan, done.report.facts, done.report.findings, lambda f: run_checks(f)[0])
-    return [v for v in got.violations if v.kind == "unmet-precondition"]
+    return [v for v in got.violations if v.kind == "unmet-precondition"] + asks_unmet(done)
+
+
+def asks_unmet(done: object) -> list[object]:
+    """The asks printed apart from the plan (step 0) that cannot run on the machine the paste shows: a module whose
+    import it shows failing, a call newer than the release it shows (gpudoctor.planner.tool_floors.unrunnable, the
+    consequence model's own need). The other needs of a plan step (the tool's release asked first, the shell a step
+    is typed in) are a plan's order, which the asks, each its own question, do not have."""
+    from gpudoctor.pasted.ask import not_in_plan
+    from gpudoctor.planner.consequences import Violation, line_text
+    from gpudoctor.planner.tool_floors import unrunnable
+
+    facts = done.report.facts  # type: ignore[attr-defined]
+    return [
+        Violation(0, "asks", "unmet-precondition", (), line_text(a.command), why)
+        for a in not_in_plan(done.asks, done.plan)  # type: ignore[attr-defined]
+        if (why := unrunnable(a.command, facts))
+    ]
 
 
 def main() -> int:

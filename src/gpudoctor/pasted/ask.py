@@ -19,7 +19,6 @@ from gpudoctor.facts import (
     COMPOSE_STARTED,
     EXTENSION_NAMED,
     IMPORT_CRASHED,
-    IMPORT_FAILED,
     JAX_BEFORE_ENV_INFO,
     JETSON_SAID,
     NO_PYTHON,
@@ -479,27 +478,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     "the Jetson's L4T release: it names the JetPack, and the builds made for it",
                 ),
             )
-    if failed := {c["means"] for c in facts.pasted.cues if c.get("cue") == IMPORT_FAILED}:
-        if "jaxlib" in failed:
-            # jax imports jaxlib as it is imported (jax/_src/lib/__init__.py, `import jaxlib`, jax-v0.3.18 @e0344328;
-            # jax/lib/__init__.py before): a jaxlib that cannot load fails `import jax` the same way.
-            failed.add("jax")
-        # A probe that imports the package whose import the traceback shows failing ends in that same error: what is
-        # installed under its name (pip reads the distributions without importing them) is asked in its place.
-        kept = [a for a in out if not (_imported(a.command) & failed)]
-        listing = where.python_step(facts, "-m", "pip", "list")
-        if len(kept) < len(out) and not any(a.command == listing for a in kept):  # (a whole pip list answers it too)
-            for package in sorted(failed):
-                if any(other != package and other in package for other in failed):
-                    continue  # (jax's filter lists jaxlib too)
-                kept.append(
-                    Ask(
-                        # cmd.exe and PowerShell have no grep: findstr filters alike in both
-                        dataclasses.replace(listing, pipe=("findstr", "/i", package) if windows else ("grep", "-i", package)),
-                        f"every distribution installed under {package}'s name (its import fails, so it cannot report itself)",
-                    )
-                )
-        out = kept
+    out = _runnable(facts, out, windows)
     out += _import_crash_asks(facts, windows)
     if _torch_unimportable(facts):  # (a component's collect_env too: it imports torch first)
         out = [a for a in out if "torch.utils.collect_env" not in a.command.argv]
@@ -557,6 +536,42 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
     out = [dataclasses.replace(a, command=where.in_job(facts, where.placed(facts, a.command))) for a in out]
     return _other_side_last(_unique(_decided(facts, out)))
+
+
+def _runnable(facts: Facts, asks: list[Ask], windows: bool) -> list[Ask]:
+    """The one filter of what an ask needs to run (gpudoctor.planner.tool_floors.unrunnable, which the consequence model
+    counts too). A probe that imports a module the paste shows failing to import (it ends in that same error), or calls
+    what is newer than the release it shows, is replaced, never dropped, by pip's view of the distributions installed
+    under that module's name in the same interpreter (pip reads their metadata without importing them; findstr where
+    there is no grep), once per module and after the others (a whole pip list answers it too); a tool's command by its
+    form that runs on the release shown (tool_floors.instead), in its place."""
+    from gpudoctor.planner.tool_floors import instead, probed_module, unrunnable
+
+    out: list[Ask] = []
+    modules: dict[str, str] = {}  # the module a probe was refused for -> why
+    for a in asks:
+        why = unrunnable(a.command, facts)
+        if why is None:
+            out.append(a)
+        elif (runs := instead(a.command)) is not None:  # (a tool's own older form: the query without the newer field)
+            out.append(Ask(runs, f"{a.why} ({why})", a.codes))
+        else:
+            modules.setdefault(probed_module(a.command), why)
+    listing = where.python_step(facts, "-m", "pip", "list")
+    if not modules or any(a.command == listing for a in out):
+        return out
+    for module, why in sorted(modules.items()):
+        if any(other != module and other in module for other in modules):
+            continue  # (jax's filter lists jaxlib too)
+        fails = "its import fails, so it cannot report itself" if "failing" in why else f"the probe cannot run: {why}"
+        out.append(
+            Ask(
+                # cmd.exe and PowerShell have no grep: findstr filters alike in both
+                dataclasses.replace(listing, pipe=("findstr", "/i", module) if windows else ("grep", "-i", module)),
+                f"every distribution installed under {module}'s name ({fails})",
+            )
+        )
+    return out
 
 
 _OTHER_SIDE = "in Windows PowerShell, not in WSL"
@@ -1329,23 +1344,6 @@ def _extension_asks(facts: Facts, findings: list) -> list[Ask]:
 _IMPORTS_FRAMEWORK = re.compile(r"\bimport (?:[\w.]+(?: as \w+)?,\s*)*(torch|tensorflow|jax)\b|^(torch)\.")
 
 
-_IMPORT_NAMES = re.compile(r"\bimport ([\w.]+(?: as \w+)?(?:,\s*[\w.]+(?: as \w+)?)*)|\bfrom ([\w.]+) import\b")
-
-
-def _imported(cmd: Cmd) -> set[str]:
-    """The top-level packages a Python probe's `-c` program imports, or its `-m` module's package."""
-    argv = [str(w) for w in cmd.argv]
-    if "-m" in argv[:-1]:
-        return {argv[argv.index("-m") + 1].split(".")[0]}
-    if "-c" not in argv[:-1]:
-        return set()
-    out: set[str] = set()
-    for m in _IMPORT_NAMES.finditer(argv[argv.index("-c") + 1]):
-        names = m.group(1).split(",") if m.group(1) else [m.group(2)]
-        out.update(n.strip().split(" ")[0].split(".")[0] for n in names)
-    return out
-
-
 def _framework_imported(cmd: Cmd) -> str | None:
     """The framework (torch, tensorflow, jax) a Python probe imports: its `-c` program's import or its `-m` module."""
     argv = [str(w) for w in cmd.argv]
@@ -1356,8 +1354,11 @@ def _framework_imported(cmd: Cmd) -> str | None:
 
 
 def _before_tf_config(version: str | None) -> bool:
-    """Whether a TensorFlow release shown is older than 1.14, the first with tf.config."""
-    return version is not None and at_least(version, "1.14") is False
+    """Whether a TensorFlow release shown is older than the first with tf.config (1.14: tool_floors.CALLS, its floor)."""
+    from gpudoctor.planner.tool_floors import CALLS
+
+    first = next(c.minimum for c in CALLS if c.text == "tf.config")
+    return version is not None and at_least(version, first) is False
 
 
 # Error kinds that are NVML (or nvidia-smi) failing to reach the GPU.

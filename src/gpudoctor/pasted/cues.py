@@ -360,6 +360,12 @@ _IMPORT_TYPED = re.compile(
     r"^\s*(?:>>>|In \[\d+\]:)\s*import (?P<pkg>[A-Za-z_]\w{0,60})(?:\s+as\s+\w{1,60})?\s*$"
     r"|\bpython[\d.]*(?:\.exe)?\s+-c\s+['\"]\s*import (?P<pkg2>[A-Za-z_]\w{0,60})(?:\s+as\s+\w{1,60})?\s*['\"]"
 )
+# The import said in prose ("trying to import cupy fails with"), its error quoted on the next lines ("> DLL load failed
+# while importing cusolver: ...", an ImportError): the reporter's own import of that package, failing.
+_IMPORT_SAID = re.compile(
+    r"\bimport(?:ing)?[ \t]+[`'\"]?(?P<pkg>[A-Za-z_]\w{0,60})[`'\"]?[ \t]+(?:still[ \t]+)?(?:fails|failed|gives|throws|raises)\b"
+)
+_IMPORT_ERROR_QUOTED = re.compile(r"^\s*(?:>\s*)?`*\s*(?:(?:ImportError|ModuleNotFoundError|OSError)\b|DLL load failed\b)")
 _SEGFAULT = re.compile(r"^\s*(?:Segmentation fault\b|Fatal Python error: Segmentation fault)")
 # jax or jaxlib pinned or named with a release (jaxlib==0.1.70+cuda101, "jax 0.2.9"), and the CPU fallback warned from
 # the module jax 0.2.25 moved (warnings.warn names the file it ran in): what dates JAX before print_environment_info.
@@ -615,6 +621,19 @@ def _import_failed(g: Gathered, lines: list[str]) -> None:
             _cue(g, IMPORT_CRASHED, package, after[0][:MAX_LINE])
 
 
+def _import_said_failing(g: Gathered, lines: list[str]) -> None:
+    """A package whose import the reporter says fails, its error quoted within the next lines (facts.IMPORT_FAILED)."""
+    for number, line in enumerate(lines):
+        if "mport" not in line or (m := _IMPORT_SAID.search(line[:MAX_LINE])) is None:
+            continue
+        after = [x for x in lines[number + 1 : number + 6] if x.strip()][:3]
+        package = m.group("pkg")
+        if any(_IMPORT_ERROR_QUOTED.match(x[:MAX_LINE]) for x in after) and not any(
+            c["cue"] == IMPORT_FAILED and c["means"] == package for c in g.cues
+        ):
+            _cue(g, IMPORT_FAILED, package, line[:MAX_LINE])
+
+
 def _jax_dated(g: Gathered, lines: list[str]) -> None:
     """Where the text dates JAX before jax.print_environment_info() (facts.JAX_BEFORE_ENV_INFO)."""
     for line in lines:
@@ -826,6 +845,7 @@ def read_cues(g: Gathered, text: str) -> None:
         line = next((x for x in lines if _CONTAINER_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, CONTAINER_SAID, f"run inside a {runtime} container (the text says so)", line[:MAX_LINE])
     _import_failed(g, lines)
+    _import_said_failing(g, lines)
     _jax_dated(g, lines)
     _tf_dated(g, lines)
     _ld_library_path_printed(g, lines)

@@ -84,6 +84,14 @@ def needs(s: State, a: Action) -> None:
         if a.line.argv[-1:] == ("--version",):
             return  # asked to decide a release: it prints it, or its failure says the program is not there
     _release(s, a)
+    if a.kind != "inspect":
+        s.acted = True
+    elif isinstance(a.line, Cmd) and not s.acted and (why := tool_floors.unrunnable(a.line, s.facts)):
+        # A Python probe whose module the paste shows failing to import, or whose call is newer than the release shown
+        # (gpudoctor.planner.tool_floors.CALLS), before any command changes the machine: a check after a fix is the
+        # plan asking whether the import works now
+        s.flag("unmet-precondition", a, why)
+        return
     if isinstance(a.line, Cmd):
         s.upgraded.update(p.name for p in tool_floors.PRODUCTS if tool_floors.installs(a.line, p))
     windows_step = s.where == "Windows" or is_windows(f) and not on_host

@@ -66,6 +66,7 @@ class State:
     component: str = ""
     where: str = ""
     codes: tuple[str, ...] = ()  # the finding codes the current step answers
+    acted: bool = False  # a command that changes the machine came: what the paste shows of it may hold no longer
 
     def flag(self, kind: str, action: Action | None, reason: str, codes: tuple[str, ...] = ()) -> None:
         self.out.append(Violation(self.step, self.component, kind, codes, text_of(action), reason))
