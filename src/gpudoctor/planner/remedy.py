@@ -93,7 +93,7 @@ _KEEP_FILE = {
     "bashrc": 'f = os.path.expanduser("~/.bashrc")',
 }
 KEEP = {
-    place: f"import os, sys; {where}; open(f, \"a\").write(\"\".join(a + chr(10) for a in sys.argv[1:]))"
+    place: f'import os, sys; {where}; open(f, "a").write("".join(a + chr(10) for a in sys.argv[1:]))'
     for place, where in _KEEP_FILE.items()
 }
 # Where a setting holds a program's output (`"$(python3 -c '...')"`), its line quoted once more for the keep line would
@@ -102,9 +102,9 @@ KEEP = {
 # directory first on (that directory is kept first, the rest of the list as each shell has it), `NAME` a variable set
 # whole. The value is quoted by shlex.quote for the POSIX shell that sources the file: it is data there, never code.
 KEEP_VALUES = {
-    place: f"import os, shlex, sys; {where}; e = os.environ; q = shlex.quote; open(f, \"a\").write(\"\".join(("
-    "\"export %s=%s\\\"${%s:+:$%s}\\\"\" % (a[1:], q(e[a[1:]].split(\":\")[0]), a[1:], a[1:]) if a[:1] == \"+\" "
-    "else \"export %s=%s\" % (a, q(e[a]))) + chr(10) for a in sys.argv[1:]))"
+    place: f'import os, shlex, sys; {where}; e = os.environ; q = shlex.quote; open(f, "a").write("".join(('
+    '"export %s=%s\\"${%s:+:$%s}\\"" % (a[1:], q(e[a[1:]].split(":")[0]), a[1:], a[1:]) if a[:1] == "+" '
+    'else "export %s=%s" % (a, q(e[a]))) + chr(10) for a in sys.argv[1:]))'
     for place, where in _KEEP_FILE.items()
 }
 # (a note's words: letters, digits and .,:/_+@%=- only, cmdline.note_text)
