@@ -136,22 +136,23 @@ def kept(facts: Facts, commands: tuple[Line, ...]) -> tuple[Line, ...]:
     output: it keeps those settings where keep_place finds a place (keep_path says so). As they are where there is no
     place, or a setting cannot be written for a POSIX shell."""
     place = keep_place(facts)
-    settings = [i for i, c in enumerate(commands) if isinstance(c, (PrependPath, SetFrom)) and not getattr(c, "notebook", False)]
-    if place is None or not settings:
+    at = [i for i, c in enumerate(commands) if isinstance(c, (PrependPath, SetFrom)) and not getattr(c, "notebook", False)]
+    if place is None or not at:
         return commands
+    settings = [c for c in commands if isinstance(c, (PrependPath, SetFrom)) and not getattr(c, "notebook", False)]
     exe = python_exe(facts)
     key = "conda-active" if place == "conda" and "/" not in exe else place
-    if any(_computed(commands[i]) for i in settings):
-        texts = tuple(("+" if isinstance(commands[i], PrependPath) else "") + commands[i].name for i in settings)
+    if any(_computed(c) for c in settings):
+        texts = tuple(("+" if isinstance(c, PrependPath) else "") + c.name for c in settings)
         program = KEEP_VALUES[key]
     else:
         try:
-            texts = tuple(render(commands[i], "posix") for i in settings)
+            texts = tuple(render(c, "posix") for c in settings)
         except Unrenderable:
             return commands
         program = KEEP[key]
     keep = Cmd((exe, "-c", program, *texts), note=f"keeps {'it' if len(texts) == 1 else 'them'} in {_KEPT_IN[place]}")
-    last = settings[-1] + 1
+    last = at[-1] + 1
     return (*commands[:last], keep, *commands[last:])
 
 
