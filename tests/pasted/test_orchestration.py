@@ -272,7 +272,7 @@ def test_slurm_job_requesting_fewer_gpus_than_the_trainer_is_fixed_in_the_job_sc
     assert _codes(doc) == ["requirement-unmet"]
     argv = _argv(doc)
     # the job script's file is not named: sbatch and the check after it are prose, the job's questions are asked
-    assert argv == [["nvidia-smi"], ["squeue", "--me"], ["env"]]
+    assert argv == [["nvidia-smi"], ["printenv", "SLURM_JOB_ID"], ["env"]]
     assert "sbatch <job-script>" in doc["findings"][0]["remediation"]["summary"]
     assert "#SBATCH --gres=gpu:p6000:2" in doc["findings"][0]["remediation"]["summary"]
 
