@@ -4,7 +4,8 @@ gpudoctor.pasted.ask: an ask declares the fact its answer states (Ask.fact, else
 where the pasted reader found that fact already; a filtered listing is not asked beside the same listing whole; a
 failure about the GPU's own state (catalogue.toml's subject "device": error 46) asks the compute mode and the processes
 holding the GPU, where the program runs, and nothing of the framework's build; a Slurm job's id is read from the job's
-own environment (squeue --me exists only from Slurm 20.11). Each rule with its quiet twin, expectations by hand.
+own environment (squeue --me exists only from Slurm 20.11); over MAX_ASKS, the asks least about the failure are left out.
+Each rule with its quiet twin, expectations by hand.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from gpudoctor.pasted.ask import MAX_ASKS
 from gpudoctor.planner.where import IN_JOB
 from tests.pasted.cli_json import asked, blind_case, check, paste
 
@@ -100,3 +102,21 @@ def test_a_listing_asked_only_filtered_stays():
     doc = check(ROOT / "tests/pasted/cases/deepcluster-56-conda-faiss-cpu-no-standardgpuresources/report.txt")
     lists = [a["command"] for a in doc["pasted"]["ask_for"] if a["argv"][1:] == ["-m", "pip", "list"]]
     assert lists == ["python3 -m pip list | grep -i faiss"]
+
+
+def test_a_report_over_the_cap_leaves_out_what_is_least_about_the_failure():
+    # tests/blind/plans4/cases/309-*: TensorFlow in a container under WSL 2 finds no device, nine asks before the cap:
+    # WSL's own questions (a Linux driver shadowing WSL's, the libcuda the container resolves) and the failure's
+    # (its catalogued message, its symptom family) stay; the general probe of TensorFlow's build goes
+    doc = check(blind_case("plans4/cases/309-tf60429"))
+    asks = asked(doc)
+    assert len(asks) == MAX_ASKS
+    assert ["dpkg", "-l"] in asks and ["ls", "-l", "/usr/lib/wsl/lib"] in asks
+    assert [a for a in asks if a[:2] == ["docker", "run"] and "ldconfig" in a]
+    assert not [a for a in asks if "python3" in a]
+
+
+def test_a_report_under_the_cap_keeps_its_general_asks():
+    # quiet twin: tests/blind/plans13/cases/1352-*, seven asks: the general nvidia-smi -L stays beside the failure's
+    asks = asked(check(blind_case("plans13/cases/1352-jadehpc-59")))
+    assert len(asks) < MAX_ASKS and ["nvidia-smi", "-L"] in asks

@@ -48,6 +48,9 @@ class Ask:
     # The fact its answer states (a key of _STATED; "" none the pasted reader could have found), by default read from the
     # command's shape (fact_of): an ask whose fact the paste already states is not asked (_unstated). Not printed.
     fact: str | None = None
+    # What it was made for: a catalogued message's or a symptom family's id (the failure it decides), a component's
+    # ("component:" and its id, named in the paste); "" for the general questions. Ranks it where asks are capped.
+    subject: str = ""
 
     def to_json(self, target: str = "posix") -> dict:
         out = {"command": render(self.command, target), "argv": list(self.command.words), "why": self.why}
@@ -428,6 +431,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     pipe=("grep", "libcuda"),
                 ),
                 "which libcuda.so.1 the container resolves (WSL's is under /usr/lib/wsl/lib)",
+                subject=_WSL,
             )
         )
     if facts.pasted.cluster == "slurm" and not _refused_at_submission(facts):
@@ -564,7 +568,39 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out = _linked_to_open_findings(facts, findings, out)
     # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
     out = [dataclasses.replace(a, command=where.in_job(facts, where.placed(facts, a.command))) for a in out]
-    return _other_side_last(_unique(_unstated(facts, _decided(facts, out))))
+    return _capped(facts, _other_side_last(_unique(_unstated(facts, _decided(facts, out)))))
+
+
+# The most questions one report asks: a reporter answers a handful, and a long list buries the ones that decide (the
+# blind sets' reviewers, issues 27/28). Sets 3-13 print at most 9; the cap trims only such a tail.
+MAX_ASKS = 8
+
+
+def _capped(facts: Facts, asks: list[Ask]) -> list[Ask]:
+    """At most MAX_ASKS asks, in their order; over it, the ones least about the failure go first: a general question
+    before a named component's, before one made for a failure the paste shows (its catalogued message, its symptom
+    family), the last of each rank first."""
+    if len(asks) <= MAX_ASKS:
+        return asks
+    from gpudoctor.checks.reported import pasted_failures
+    from gpudoctor.checks.symptoms import family_of
+    from gpudoctor.parsers.catalogue import by_id, messages
+
+    failing: set[str] = set()
+    for e in pasted_failures(facts):
+        message = by_id(e.get("entry") or "") or next((m for m in messages() if m.pattern.search(e.line)), None)
+        family = family_of(e, facts)
+        failing |= {x.id for x in (message, family) if x is not None}
+
+    if facts.platform.wsl == 2:
+        failing.add(_WSL)  # (WSL's own questions: where the driver's libraries come from in it)
+
+    def rank(a: Ask) -> int:
+        return 2 if a.subject in failing else 1 if a.subject else 0
+
+    order = sorted(range(len(asks)), key=lambda i: (rank(asks[i]), -i))  # (the lowest rank, the last of it, first)
+    dropped = set(order[: len(asks) - MAX_ASKS])
+    return [a for i, a in enumerate(asks) if i not in dropped]
 
 
 # The facts an ask's answer states that the pasted reader finds too, each with the test of whether the paste stated it:
@@ -828,7 +864,7 @@ def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
             # answers both.
             at = next((i for i, b in enumerate(out) if b.command == lister), None)
             if at is None:
-                out.append(Ask(lister, f"the <{n}> to fill into {into}", a.codes))
+                out.append(Ask(lister, f"the <{n}> to fill into {into}", a.codes, subject=a.subject))
             else:
                 kept = out[at]
                 codes = tuple(dict.fromkeys((*kept.codes, *a.codes)))
@@ -1066,13 +1102,14 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
                 # a container's host-side ask (the driver's packages, the runtime's config) is typed where the
                 # runtime runs: a pod's node, not the pod (the driver's libraries are mounted into it, not installed)
                 cmd = dataclasses.replace(cmd, note="on the node that runs the pod" if pod else "on the host")
-            out.append(Ask(cmd, why, made_for=(made_for[tuple(argv)],) if tuple(argv) in made_for else ()))
+            made = (made_for[tuple(argv)],) if tuple(argv) in made_for else ()
+            out.append(Ask(cmd, why, made_for=made, subject=f"component:{comp.id}"))
         if pod and argvs:
             from gpudoctor.checks.symptoms import POD_LIMITS
 
             # a pod gets the driver's libraries only through the NVIDIA runtime: its runtime class and GPU request
             # decide whether any reach it (gpudoctor.checks.symptoms, the pod's asks)
-            ask = Ask(Cmd(POD_LIMITS.argv), f"{POD_LIMITS.decides} ({comp.id})")
+            ask = Ask(Cmd(POD_LIMITS.argv), f"{POD_LIMITS.decides} ({comp.id})", subject=f"component:{comp.id}")
             if all(a.command.argv != ask.command.argv for a in out):
                 out.append(ask)
     return out
@@ -1371,6 +1408,7 @@ def _on_this_distribution(facts: Facts, asks: list[Ask]) -> list[Ask]:
         Cmd(("cat", "/etc/os-release"), note=first.note if first.argv[:1] != ("docker",) else ""),
         "the distribution (ID, ID_LIKE): which package tool the asks that follow run there "
         "(dpkg on Debian and Ubuntu, rpm on Fedora, RHEL, Rocky and AlmaLinux)",
+        subject=asks[at].subject,  # (made for what the package query after it is made for)
     )
     return [*asks[:at], ask, *asks[at:]]
 
@@ -1484,7 +1522,7 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
             cmd = _catalogue_cmd(facts, words)
             if ask.note and words[0] != "kubectl":  # (kubectl runs wherever it is set up: no host to name)
                 cmd = dataclasses.replace(cmd, note=ask.note)
-            out.append(Ask(cmd, f"{ask.decides} ({family.id})"))
+            out.append(Ask(cmd, f"{ask.decides} ({family.id})", subject=family.id))
     return out
 
 
@@ -1512,22 +1550,29 @@ def _wsl_version_ask(facts: Facts, codes: set[str]) -> list[Ask]:
     ]
 
 
+_WSL = "wsl"
+
+
 def _wsl_asks() -> list[Ask]:
-    """NVML failing inside WSL 2: the cause is on the Windows side or in what the distribution installed."""
+    """NVML failing inside WSL 2: the cause is on the Windows side or in what the distribution installed (their subject,
+    _WSL, is the failure where the paste shows WSL 2: _capped)."""
     return [
         Ask(
             Cmd(("nvidia-smi.exe",), note=_OTHER_SIDE),
             "the Windows driver's version and each GPU's driver model (WSL 2 sees only WDDM GPUs, not TCC ones)",
+            subject=_WSL,
         ),
         Ask(
             Cmd(("ls", "-l", "/usr/lib/wsl/lib")),
             "whether WSL's driver libraries from Windows are there (libcuda.so, libnvidia-ml.so.1)",
+            subject=_WSL,
         ),
         Ask(
             Cmd(("dpkg", "-l"), pipe=("grep", "nvidia")),
             "whether a Linux NVIDIA driver was installed in the distribution (it shadows WSL's)",
+            subject=_WSL,
         ),
-        Ask(Cmd(("uname", "-r")), "the WSL kernel (a custom kernel without GPU support has no /dev/dxg)"),
+        Ask(Cmd(("uname", "-r")), "the WSL kernel (a custom kernel without GPU support has no /dev/dxg)", subject=_WSL),
     ]
 
 
@@ -1645,7 +1690,7 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 or _gpu_query_answered(facts, words)
             ):
                 continue  # shown already
-            out.append(Ask(cmd, f"{decides} ({message.id})"))
+            out.append(Ask(cmd, f"{decides} ({message.id})", subject=message.id))
     return out
 
 
