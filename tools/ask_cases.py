@@ -4,7 +4,7 @@
     python tools/ask_cases.py -v       # and each case: printed "No problems found", deciding asks carried
     python tools/ask_cases.py --evidence [-v]   # issue 28's figures over the ask and broken cases
 
-Over the cases of tests/blind/plans3..plans12 whose expect.toml says `evidence = "ask"`, the real CLI runs in-process
+Over the cases of tests/blind/plans3..plans13 whose expect.toml says `evidence = "ask"`, the real CLI runs in-process
 (tools/golden.py's Runner) and these are counted: (a) the reports that print "No problems found", and (b) the
 reports that carry at least one of the expectation's deciding asks, among the report's asks and its plan's commands.
 A command is compared by its key (see `keys`): the program and what it is asked for (`docker run`, `pip list`, a
@@ -23,7 +23,7 @@ Then the four ways the reviewers of sets 3-11 found asks wrong (issues 27/28), e
   (nvidia-smi, pip list) is never counted;
 - copied: an ask whose description (its "why") is word for word another ask's in the same report.
 
-Then, per printed ask over the ask and broken cases of sets 3-12 (issue 28, "asks driven by the evidence"), the
+Then, per printed ask over the ask and broken cases of sets 3-13 (issue 28, "asks driven by the evidence"), the
 four ways an ask fails to follow the error (`--evidence`):
 - unrunnable: the failure the ask would diagnose breaks it: it imports (or runs `-m` from) a package whose import the
   paste shows failing (collect_env imports torch); `nvidia-smi` inside a container the paste shows without the GPU
@@ -36,7 +36,13 @@ four ways an ask fails to follow the error (`--evidence`):
   conda's own listing;
 - undecided: a case whose printed asks and commands hold none of the read-only commands its expectation's steps
   ask (beyond a bare nvidia-smi): for an ask case its steps, for a broken case the reads before its first change.
-tests/blind/plans13 is never read: it is a blind set still being collected.
+The default view also counts, per set (issues 27/28, h199): (c) answered: the asks the paste already answers (the
+`answered` test below, the same as --evidence's, read from the paste's own text and not from the asks machinery, so
+the measure does not grade itself); (d) repeated: an ask for a package listing (pip's, conda's) whose listing another
+ask of the same report already prints, whole or filtered; and (e) the deciding asks the expectations hold (their
+read-only steps beyond a bare nvidia-smi) that no printed ask or command matches, grouped by symptom: the evidence
+kind of the first failure the pasted reader found (gpudoctor.checks.reported.recognised_failure), or "(none read)".
+tests/blind/plans14 is never read: it is a blind set still being collected.
 """
 
 from __future__ import annotations
@@ -56,13 +62,13 @@ sys.path.insert(0, str(ROOT))
 
 from tools.golden import Runner  # noqa: E402 (the project's root on the path first)
 
-SETS = tuple(f"plans{n}" for n in range(3, 13))  # never plans13
+SETS = tuple(f"plans{n}" for n in range(3, 14))  # never plans14 (the blind set being collected)
 _NOTE = re.compile(r"\s{2,}\(.*$|\s+\((?:cmd|bash|in |on |inside|the |is |does |driver|expect|what|which|and ).*$")
 _IMPORT = re.compile(r"\bimport\s+([\w.]+(?:\s*,\s*[\w.]+)*)|\bfrom\s+([\w.]+)\s+import\b")
 
 
 def cases(evidence: tuple[str, ...] = ("ask",)) -> Iterator[tuple[str, Path]]:
-    """(set, case folder) of every case of sets 3-12 whose expectation's evidence is one of these."""
+    """(set, case folder) of every case of sets 3-13 whose expectation's evidence is one of these."""
     for name in SETS:
         for expect in sorted((ROOT / "tests/blind" / name / "cases").glob("*/expect.toml")):
             if tomllib.loads(expect.read_text(encoding="utf-8"))["evidence"] in evidence:
@@ -359,6 +365,8 @@ def answered(ask: dict, paste: str) -> bool:
         return "Collecting environment information" in paste or ("PyTorch version:" in paste and "CUDA used to build" in paste)
     if prog == "nvcc":
         return "Cuda compilation tools, release" in paste
+    if prog == "docker" and words[1:2] in (["--version"], ["-v"]):
+        return bool(re.search(r"\bDocker version \d+\.\d+", paste))
     if prog == "cat" and "/etc/os-release" in words:
         return bool(re.search(r"^\s*(?:PRETTY_NAME|VERSION_ID)=", paste, re.MULTILINE))
     if prog == "cat" and "/proc/driver/nvidia/version" in words:
@@ -462,6 +470,36 @@ def evidence(verbose: bool) -> None:
             print(f"{n:8} {kind:6} {r[0]:5}   {r[1]:4}   {r[2]:10}   {r[3]:8}   {r[4]:9}   {r[6]:>9}/{r[5]}")
 
 
+_LISTINGS = frozenset({"python -m pip list", "python -m pip freeze", "conda list"})
+
+
+def repeated(report: dict) -> int:
+    """The asks of one report for a package listing another of its asks already prints (whole or filtered: `pip
+    list` beside `pip list | grep jax` in the same place, the first printed is kept)."""
+    seen: set[tuple[str, str]] = set()
+    out = 0
+    for ask in (report.get("pasted") or {}).get("ask_for") or []:
+        words = _argv(ask)
+        inner = _inner(words)
+        where = " ".join(words[: len(words) - len(inner)]) + "|" + (ask.get("note") or "")
+        for key in keys(inner) & _LISTINGS:
+            out += (key, where) in seen
+            seen.add((key, where))
+    return out
+
+
+def symptom(report: dict) -> str:
+    """The evidence kind of the first failure the pasted reader found (descriptions and warnings are not failures)."""
+    from types import SimpleNamespace
+
+    from gpudoctor.checks.reported import recognised_failure
+
+    for e in ((report.get("facts") or {}).get("pasted") or {}).get("errors") or []:
+        if recognised_failure(SimpleNamespace(kind=e.get("kind", ""), line=e.get("line", ""))):
+            return str(e.get("kind"))
+    return "(none read)"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-v", "--verbose", action="store_true", help="each case: clean bill, keys matched, wrong asks")
@@ -473,7 +511,9 @@ def main() -> int:
     runner = Runner()
     # set -> [ask cases, "No problems found", a deciding ask, one beyond nvidia-smi, then per shape: asks, reports]
     tally: dict[str, list[int]] = {}
-    shapes = ("place", "interpreter", "unrelated", "copied")
+    shapes = ("place", "interpreter", "unrelated", "copied", "answered", "repeated")
+    missed: dict[str, list[str]] = {}  # symptom -> the deciding keys no printed ask matched, one entry per case and key
+    missed_cases: dict[str, int] = {}
     for name, case in cases():
         rel = str((case / "input.txt").relative_to(ROOT))
         _, text = runner.check(["--from", rel])
@@ -482,6 +522,14 @@ def main() -> int:
         want, got = expected(case), printed(report)
         hit = want & got
         wrong = faults(case, report)
+        paste = (case / "input.txt").read_text(encoding="utf-8", errors="replace")
+        wrong["answered"] = sum(answered(a, paste) for a in (report.get("pasted") or {}).get("ask_for") or [])
+        wrong["repeated"] = repeated(report)
+        lost = sorted(reading_keys(case) - got - {"nvidia-smi"})
+        if lost:
+            sym = symptom(report)
+            missed.setdefault(sym, []).extend(lost)
+            missed_cases[sym] = missed_cases.get(sym, 0) + 1
         row = tally.setdefault(name, [0] * (4 + 2 * len(shapes)))
         row[0] += 1
         row[1] += "No problems found" in text
@@ -500,6 +548,12 @@ def main() -> int:
     for name, r in rows:
         per = "   ".join(f"{f'{r[4 + 2 * i]}/{r[5 + 2 * i]}':>{len(s) + 14}}" for i, s in enumerate(shapes))
         print(f"{name:8} {r[0]:9}   {r[1]:11}   {r[2]:12}   {r[3]:17}   {per}")
+    print("\ndeciding asks no printed ask matches (read-only expected steps beyond nvidia-smi), by symptom:")
+    print(f"{'symptom':34} cases   keys")
+    for sym, lost in sorted(missed.items(), key=lambda kv: (-missed_cases[kv[0]], kv[0])):
+        counts = {k: lost.count(k) for k in dict.fromkeys(lost)}
+        shown = ", ".join(f"{k} x{n}" if n > 1 else k for k, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+        print(f"{sym[:34]:34} {missed_cases[sym]:5}   {shown}")
     return 0
 
 

@@ -432,7 +432,7 @@ def test_a_job_refused_at_submission_is_not_asked_for_its_allocation():
         "$ srun --gres=gpu:a100:1 python train.py\n"
         "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification\n"
     )
-    assert ("squeue", "--me") in asks  # the job's id, which `scontrol show job` needs, is not in the paste
+    assert ("printenv", "SLURM_JOB_ID") in asks  # the job's id, which `scontrol show job` needs, from its own environment
 
 
 def test_the_operators_driver_validation_waiting_asks_its_driver_pod_and_the_nodes_own_driver():

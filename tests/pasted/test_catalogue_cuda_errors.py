@@ -15,7 +15,10 @@ PLANS7 = Path(__file__).resolve().parents[1] / "blind" / "plans7" / "cases"
 
 FABRIC = ["systemctl status nvidia-fabricmanager", "nvidia-smi -q | grep -i -A2 fabric"]
 COMPAT = ["printenv LD_LIBRARY_PATH", "ls /usr/local/cuda/compat"]
-COMPUTE = ["nvidia-smi -q -d COMPUTE", "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"]
+COMPUTE = [
+    "nvidia-smi --query-gpu=index,uuid,compute_mode --format=csv",
+    "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+]
 VISIBLE = ["printenv CUDA_VISIBLE_DEVICES", "nvidia-smi -L"]
 STUB = ["printenv LD_LIBRARY_PATH", "ldconfig -p | grep libcuda"]
 OS_CALL = ["ls -l /dev | grep nvidia", "uname -r", "df -h /dev/shm"]

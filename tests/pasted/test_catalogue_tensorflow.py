@@ -31,7 +31,9 @@ CUDART = (
 )
 DRIVER = ["lsmod | grep nvidia", "nvidia-smi", "ls -l /dev | grep nvidia"]
 STUB = ["printenv LD_LIBRARY_PATH", "ldconfig -p | grep libcuda"]
-NVCC_WHEEL = ["printenv XLA_FLAGS", "python3 -m pip list | grep nvidia-cuda-nvcc"]
+# (the nvcc wheel's `pip list | grep nvidia-cuda-nvcc` is folded into the whole `pip list` a JAX failure asks beside it:
+# gpudoctor.pasted.ask._without_filtered_twice; its reason says what the filter looked for)
+NVCC_WHEEL = ["printenv XLA_FLAGS", "python3 -m pip list"]
 
 
 def _entries(snapshot) -> dict[str, str]:

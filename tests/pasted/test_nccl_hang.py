@@ -65,8 +65,8 @@ def test_only_one_nodes_ranks_joining_asks_for_the_job_script_and_the_tasks():
     _unexplained_warning(doc)
     asks = {tuple(a["argv"]): a["why"] for a in doc["pasted"]["ask_for"]}
     # one listing of the job ids answers both commands that need one: the allocation and the stored batch script
-    assert "`scontrol show job <job-id>`" in asks[("squeue", "--me")]
-    assert "`scontrol write batch_script <job-id> -`" in asks[("squeue", "--me")]
+    assert "`scontrol show job <job-id>`" in asks[("printenv", "SLURM_JOB_ID")]
+    assert "`scontrol write batch_script <job-id> -`" in asks[("printenv", "SLURM_JOB_ID")]
     srun = next(a for a in asks if a[0] == "srun")
     assert "SLURM_NTASKS=$SLURM_NTASKS" in srun[3] and "SLURM_PROCID=$SLURM_PROCID" in srun[3]
     assert not [a for a in asks if list(a) in _STACK]

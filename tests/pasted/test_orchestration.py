@@ -272,7 +272,7 @@ def test_slurm_job_requesting_fewer_gpus_than_the_trainer_is_fixed_in_the_job_sc
     assert _codes(doc) == ["requirement-unmet"]
     argv = _argv(doc)
     # the job script's file is not named: sbatch and the check after it are prose, the job's questions are asked
-    assert argv == [["nvidia-smi"], ["squeue", "--me"], ["env"]]
+    assert argv == [["nvidia-smi"], ["printenv", "SLURM_JOB_ID"], ["env"]]
     assert "sbatch <job-script>" in doc["findings"][0]["remediation"]["summary"]
     assert "#SBATCH --gres=gpu:p6000:2" in doc["findings"][0]["remediation"]["summary"]
 
@@ -381,11 +381,9 @@ def test_wsl_container_cut_mid_command_is_asked_in_its_image_and_which_libcuda_i
         "tensorflow/tensorflow:latest-gpu",
         "-p",
     ] in asked
-    # TensorFlow is asked about in its image, not in the WSL distribution's python3
-    assert any(
-        a[:8] == ["docker", "run", "--rm", "--gpus", "all", "--entrypoint", "python3", "tensorflow/tensorflow:latest-gpu"]
-        for a in asked
-    )
+    # TensorFlow is never asked about in the WSL distribution's python3 (in its image it is the general probe of the
+    # build, the first left out past the cap: gpudoctor.pasted.ask._capped, tests/pasted/test_asks_decide_once.py)
+    assert not [a for a in asked if a[0] in ("python", "python3")]
 
 
 def test_a_compose_file_where_another_service_has_the_gpu_is_not_called_gpu_less(tmp_path):

@@ -90,7 +90,7 @@ def test_is_available_said_to_fail_or_report_false_is_the_symptom():
     doc = _check(_case("plans12/cases/1252-kilosort-733"))
     _named(doc, "linux")
     asked = _asked(doc)
-    assert ["squeue", "--me"] in asked and ["printenv", "CUDA_VISIBLE_DEVICES"] in asked
+    assert ["printenv", "SLURM_JOB_ID"] in asked and ["printenv", "CUDA_VISIBLE_DEVICES"] in asked
 
 
 def test_is_available_reports_false_public_thread(tmp_path):

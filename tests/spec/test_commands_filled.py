@@ -62,10 +62,10 @@ def test_an_undecided_placeholder_becomes_the_command_that_lists_its_values() ->
 
 
 def test_a_slurm_job_id_is_listed_not_written() -> None:
-    """ray#7014 (Slurm, no device files): the job's id is not shown, so `squeue --me` lists it."""
+    """ray#7014 (Slurm, no device files): the job's id is not shown, so the job's own SLURM_JOB_ID gives it (squeue --me is Slurm 20.11 on)."""
     checked = _checked("example:ray-7014-slurm-nodevfiles.txt")
     printed = [*(w for s in checked.plan.steps for w in _words(checked, s.component)), *_asked(checked)]
-    assert ("squeue", "--me") in printed
+    assert ("printenv", "SLURM_JOB_ID") in printed
     assert not [w for w in printed if w[:3] == ("scontrol", "show", "job")]
 
 

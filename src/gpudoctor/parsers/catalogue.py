@@ -39,6 +39,10 @@ class Message:
     # Values the message implies without printing them (its source's condition: flash-attn's "Ampere or newer" is
     # compute capability 8.0), given to its evidence beside the pattern's groups.
     values: tuple[tuple[str, str], ...] = ()
+    # What the failure is about, where that is not the program's build: "device", the GPU's own state (its compute mode,
+    # the processes holding it): no framework's build, package list or interpreter decides anything of it
+    # (gpudoctor.pasted.ask leaves those asks out where every failure shown is such a message's).
+    subject: str = ""
 
 
 @functools.cache
@@ -73,6 +77,7 @@ def messages() -> tuple[Message, ...]:
                 unless=tuple(raw.get("unless", ())),
                 values=tuple(sorted((str(k), str(v)) for k, v in raw.get("values", {}).items())),
                 each=tuple(raw.get("each", ())),
+                subject=str(raw.get("subject", "")),
             )
         )
         if out[-1].each and len(out[-1].each) != len(out[-1].ask):

@@ -44,6 +44,12 @@ class Ask:
     # The evidence kinds the ask was made for (a catalogue component's `when` asks): a finding judged from a line of
     # that kind, with no command of its own, is decided by it (_linked_to_open_findings). Not printed.
     made_for: tuple[str, ...] = ()
+    # The fact its answer states (a key of _STATED; "" none the pasted reader could have found), by default read from the
+    # command's shape (fact_of): an ask whose fact the paste already states is not asked (_unstated). Not printed.
+    fact: str | None = None
+    # What it was made for: a catalogued message's or a symptom family's id (the failure it decides), a component's
+    # ("component:" and its id, named in the paste); "" for the general questions. Ranks it where asks are capped.
+    subject: str = ""
 
     def to_json(self, target: str = "posix") -> dict:
         out = {"command": render(self.command, target), "argv": list(self.command.words), "why": self.why}
@@ -424,6 +430,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                     pipe=("grep", "libcuda"),
                 ),
                 "which libcuda.so.1 the container resolves (WSL's is under /usr/lib/wsl/lib)",
+                subject=_WSL,
             )
         )
     if facts.pasted.cluster == "slurm" and not _refused_at_submission(facts):
@@ -517,6 +524,11 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # framework's build answered them), so neither decides where it stops; the family's asks do
         # (gpudoctor.checks.symptoms: nccl-hang).
         out = [a for a in out if not _reads_stack(a.command)]
+    if _device_failures_only(facts):
+        # The GPU's own state refused the program (catalogue.toml's subject "device": error 46 under a compute mode or
+        # another process): which GPU it was given and who holds it decide; the framework's build, its package list and
+        # its interpreter's view decide nothing of it (reviewers: collect_env asked on "busy or unavailable").
+        out = [a for a in out if not _reads_build(a.command)]
     if _installer_failures_only(facts):
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
@@ -535,7 +547,112 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out = _linked_to_open_findings(facts, findings, out)
     # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
     out = [dataclasses.replace(a, command=where.in_job(facts, where.placed(facts, a.command))) for a in out]
-    return _other_side_last(_unique(_decided(facts, out)))
+    return _capped(facts, _other_side_last(_unique(_unstated(facts, _decided(facts, out)))))
+
+
+# The most questions one report asks: a reporter answers a handful, and a long list buries the ones that decide (the
+# blind sets' reviewers, issues 27/28). Sets 3-13 print at most 9; the cap trims only such a tail.
+MAX_ASKS = 8
+
+
+def _capped(facts: Facts, asks: list[Ask]) -> list[Ask]:
+    """At most MAX_ASKS asks, in their order; over it, the ones least about the failure go first: a general question
+    before a named component's, before one made for a failure the paste shows (its catalogued message, its symptom
+    family), the last of each rank first."""
+    if len(asks) <= MAX_ASKS:
+        return asks
+    from gpudoctor.checks.reported import pasted_failures
+    from gpudoctor.checks.symptoms import family_of
+    from gpudoctor.parsers.catalogue import by_id, messages
+
+    failing: set[str] = set()
+    for e in pasted_failures(facts):
+        message = by_id(e.get("entry") or "") or next((m for m in messages() if m.pattern.search(e.line)), None)
+        family = family_of(e, facts)
+        failing |= {x.id for x in (message, family) if x is not None}
+
+    if facts.platform.wsl == 2:
+        failing.add(_WSL)  # (WSL's own questions: where the driver's libraries come from in it)
+
+    def rank(a: Ask) -> int:
+        return 2 if a.subject in failing else 1 if a.subject else 0
+
+    order = sorted(range(len(asks)), key=lambda i: (rank(asks[i]), -i))  # (the lowest rank, the last of it, first)
+    dropped = set(order[: len(asks) - MAX_ASKS])
+    return [a for i, a in enumerate(asks) if i not in dropped]
+
+
+# The facts an ask's answer states that the pasted reader finds too, each with the test of whether the paste stated it:
+# what nvidia-smi prints of the driver and its GPUs (its table, or `-L`'s list), nvcc's release, a tool's release (one
+# answer: gpudoctor.planner.tool_floors.shown), the loaded kernel module's line, the loader's cache, a whole package list.
+_STATED: dict[str, Any] = {
+    "driver-and-gpus": lambda f: bool(f.driver.version) and bool(f.driver.gpus),
+    "gpus": lambda f: bool(f.driver.gpus) and all(g.name for g in f.driver.gpus),
+    "nvcc": lambda f: f.toolkits.nvcc_on_path_version is not None,
+    "kernel-module": lambda f: isinstance(f.kernel.proc_driver, Found),
+    "loader-cache": lambda f: isinstance(f.ldconfig, Found),
+    "packages": lambda f: "distributions" in f.pasted.whole,
+}
+# The programs that run their command in another place than the shell the paste was typed in (a container, a pod, a
+# job's step, the Windows side of WSL): their answer is that place's, which the paste's lines need not be.
+_ELSEWHERE = frozenset({"docker", "podman", "kubectl", "singularity", "apptainer", "srun", "wsl", "cmd.exe", "powershell"})
+
+
+def fact_of(cmd: Cmd) -> str:
+    """The fact a command's answer states (a key of _STATED, `env:NAME`, `release:PRODUCT`, or `gpu-query` for
+    nvidia-smi's --query-gpu fields), where it is typed in the paste's own place; "" for any other command, and for one
+    whose note says it is typed elsewhere (inside the job, on the host) or that runs it elsewhere."""
+    words = [str(w) for w in cmd.argv]
+    if cmd.note or not words or words[0] in _ELSEWHERE:
+        return ""
+    from gpudoctor.planner import tool_floors
+
+    prog, rest = words[0].replace("\\", "/").rsplit("/", 1)[-1], words[1:]
+    if prog == "nvidia-smi" and not cmd.pipe:
+        if not rest:
+            return "driver-and-gpus"
+        if rest == ["-L"]:
+            return "gpus"
+        return "gpu-query" if rest[0].startswith("--query-gpu=") else ""
+    if prog == "nvcc" and rest in (["--version"], ["-V"]):
+        return "nvcc"
+    for product in tool_floors.PRODUCTS:
+        if words == list(product.ask) and product is not tool_floors.PIP:  # (pip's is asked with the command's Python)
+            return f"release:{product.name}"
+    if words == ["cat", "/proc/driver/nvidia/version"]:
+        return "kernel-module"
+    if words[:2] == ["ldconfig", "-p"] and len(words) == 2:
+        return "loader-cache"
+    if prog == "printenv" and len(rest) == 1:
+        return f"env:{rest[0]}"
+    if prog.startswith("python") and rest[:3] in (["-m", "pip", "list"], ["-m", "pip", "freeze"]) and len(rest) == 3:
+        return "packages"
+    return ""
+
+
+def stated(facts: Facts, ask: Ask) -> bool:
+    """Whether the paste already states the fact the ask's answer would (Ask.fact, else fact_of its command)."""
+    from gpudoctor.planner import tool_floors
+
+    fact = fact_of(ask.command) if ask.fact is None else ask.fact
+    if not fact:
+        return False
+    if fact == "gpu-query":
+        return _gpu_query_answered(facts, ask.command.argv)
+    if fact.startswith("env:"):
+        return fact[4:] in facts.platform.env
+    if fact.startswith("release:"):
+        product = next((p for p in tool_floors.PRODUCTS if p.name == fact[8:]), None)
+        shown = tool_floors.shown(facts, product) if product is not None else None
+        return shown is not None and shown.exact
+    test = _STATED.get(fact)
+    return bool(test is not None and test(facts))
+
+
+def _unstated(facts: Facts, asks: list[Ask]) -> list[Ask]:
+    """The asks whose fact the paste does not state already (issues 27/28: "asks the paste already answers", an
+    nvidia-smi under its own pasted table, `docker --version` under its banner): each is decided once, by the reader."""
+    return [a for a in asks if not stated(facts, a)]
 
 
 def _runnable(facts: Facts, asks: list[Ask], windows: bool) -> list[Ask]:
@@ -762,7 +879,7 @@ def _decided(facts: Facts, asks: list[Ask]) -> list[Ask]:
             # answers both.
             at = next((i for i, b in enumerate(out) if b.command == lister), None)
             if at is None:
-                out.append(Ask(lister, f"the <{n}> to fill into {into}", a.codes))
+                out.append(Ask(lister, f"the <{n}> to fill into {into}", a.codes, subject=a.subject))
             else:
                 kept = out[at]
                 codes = tuple(dict.fromkeys((*kept.codes, *a.codes)))
@@ -887,6 +1004,28 @@ def _reads_stack(cmd: Cmd) -> bool:
     return "torch.utils.collect_env" in words or (("pip" in words or words[:1] == ["conda"]) and "list" in words)
 
 
+def _device_failures_only(facts: Facts) -> bool:
+    """Whether every failure the paste shows is a catalogued message about the GPU's own state (its `subject`)."""
+    from gpudoctor.checks.reported import pasted_failures
+    from gpudoctor.parsers.catalogue import by_id, messages
+
+    failures = pasted_failures(facts)
+    found = [by_id(e.get("entry") or "") or next((m for m in messages() if m.pattern.search(e.line)), None) for e in failures]
+    return bool(failures) and all(m is not None and m.subject == "device" for m in found)
+
+
+def _reads_build(cmd: Cmd) -> bool:
+    """An ask for the framework's build or the packages installed (collect_env, pip's or conda's list or show, a Python
+    probe), wherever it runs (through docker, singularity, a tool's run)."""
+    words = [str(w) for w in (*cmd.argv, *cmd.pipe)]
+    return (
+        "torch.utils.collect_env" in words
+        or any(w.startswith(("import ", "from ")) or "; import " in w or "import " in w[:40] for w in words)
+        or ("pip" in words and bool({"list", "show", "freeze"} & set(words)))
+        or ("conda" in words and "list" in words)
+    )
+
+
 def _installer_failures_only(facts: Facts) -> bool:
     """Whether every failure the paste shows is an installer's (and there is one)."""
     from gpudoctor.checks.reported import _failure
@@ -978,13 +1117,14 @@ def _component_asks(facts: Facts, only_extension: bool, windows: bool) -> list[A
                 # a container's host-side ask (the driver's packages, the runtime's config) is typed where the
                 # runtime runs: a pod's node, not the pod (the driver's libraries are mounted into it, not installed)
                 cmd = dataclasses.replace(cmd, note="on the node that runs the pod" if pod else "on the host")
-            out.append(Ask(cmd, why, made_for=(made_for[tuple(argv)],) if tuple(argv) in made_for else ()))
+            made = (made_for[tuple(argv)],) if tuple(argv) in made_for else ()
+            out.append(Ask(cmd, why, made_for=made, subject=f"component:{comp.id}"))
         if pod and argvs:
             from gpudoctor.checks.symptoms import POD_LIMITS
 
             # a pod gets the driver's libraries only through the NVIDIA runtime: its runtime class and GPU request
             # decide whether any reach it (gpudoctor.checks.symptoms, the pod's asks)
-            ask = Ask(Cmd(POD_LIMITS.argv), f"{POD_LIMITS.decides} ({comp.id})")
+            ask = Ask(Cmd(POD_LIMITS.argv), f"{POD_LIMITS.decides} ({comp.id})", subject=f"component:{comp.id}")
             if all(a.command.argv != ask.command.argv for a in out):
                 out.append(ask)
     return out
@@ -1301,6 +1441,7 @@ def _on_this_distribution(facts: Facts, asks: list[Ask]) -> list[Ask]:
         Cmd(("cat", "/etc/os-release"), note=first.note if first.argv[:1] != ("docker",) else ""),
         "the distribution (ID, ID_LIKE): which package tool the asks that follow run there "
         "(dpkg on Debian and Ubuntu, rpm on Fedora, RHEL, Rocky and AlmaLinux)",
+        subject=asks[at].subject,  # (made for what the package query after it is made for)
     )
     return [*asks[:at], ask, *asks[at:]]
 
@@ -1400,7 +1541,7 @@ def _family_asks(facts: Facts, codes: set[str]) -> list[Ask]:
             cmd = _catalogue_cmd(facts, words)
             if ask.note and words[0] != "kubectl":  # (kubectl runs wherever it is set up: no host to name)
                 cmd = dataclasses.replace(cmd, note=ask.note)
-            out.append(Ask(cmd, f"{ask.decides} ({family.id})"))
+            out.append(Ask(cmd, f"{ask.decides} ({family.id})", subject=family.id))
     return out
 
 
@@ -1428,22 +1569,29 @@ def _wsl_version_ask(facts: Facts, codes: set[str]) -> list[Ask]:
     ]
 
 
+_WSL = "wsl"
+
+
 def _wsl_asks() -> list[Ask]:
-    """NVML failing inside WSL 2: the cause is on the Windows side or in what the distribution installed."""
+    """NVML failing inside WSL 2: the cause is on the Windows side or in what the distribution installed (their subject,
+    _WSL, is the failure where the paste shows WSL 2: _capped)."""
     return [
         Ask(
             Cmd(("nvidia-smi.exe",), note=_OTHER_SIDE),
             "the Windows driver's version and each GPU's driver model (WSL 2 sees only WDDM GPUs, not TCC ones)",
+            subject=_WSL,
         ),
         Ask(
             Cmd(("ls", "-l", "/usr/lib/wsl/lib")),
             "whether WSL's driver libraries from Windows are there (libcuda.so, libnvidia-ml.so.1)",
+            subject=_WSL,
         ),
         Ask(
             Cmd(("dpkg", "-l"), pipe=("grep", "nvidia")),
             "whether a Linux NVIDIA driver was installed in the distribution (it shadows WSL's)",
+            subject=_WSL,
         ),
-        Ask(Cmd(("uname", "-r")), "the WSL kernel (a custom kernel without GPU support has no /dev/dxg)"),
+        Ask(Cmd(("uname", "-r")), "the WSL kernel (a custom kernel without GPU support has no /dev/dxg)", subject=_WSL),
     ]
 
 
@@ -1561,7 +1709,7 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
                 or _gpu_query_answered(facts, words)
             ):
                 continue  # shown already
-            out.append(Ask(cmd, f"{decides} ({message.id})"))
+            out.append(Ask(cmd, f"{decides} ({message.id})", subject=message.id))
     return out
 
 
@@ -1631,7 +1779,32 @@ def _unique(asks: list[Ask]) -> list[Ask]:
             out[key] = a
         elif set(a.codes) - set(kept.codes):
             out[key] = dataclasses.replace(kept, codes=tuple(dict.fromkeys((*kept.codes, *a.codes))))
-    return _without_covered_where(list(out.values()))
+    return _without_covered_where(_without_filtered_twice(list(out.values())))
+
+
+_FILTERS = frozenset({"grep", "findstr"})
+
+
+def _without_filtered_twice(asks: list[Ask]) -> list[Ask]:
+    """Without an ask whose output is filtered (`pip list | grep jax`, `conda list llama.cpp`) where the same command is
+    asked whole, in the same place: the whole listing prints every line the filter keeps (reviewers: "pip list twice"). The whole one keeps the
+    codes both decide."""
+    whole = {a.command.argv: i for i, a in enumerate(asks) if not a.command.pipe}
+    out = list(asks)
+    dropped: set[int] = set()
+    for i, a in enumerate(asks):
+        argv, piped = a.command.argv, bool(a.command.pipe) and str(a.command.pipe[0]) in _FILTERS
+        if not piped and argv[-3:-1] == ("conda", "list") and not str(argv[-1]).startswith("-"):
+            # `conda list NAME`: its one argument is a filter of the same listing (conda's docs: conda list [regex])
+            argv, piped = argv[:-1], not a.command.pipe
+        at = whole.get(argv)
+        if at is None or at == i or not piped or asks[at].command.note != a.command.note:
+            continue
+        dropped.add(i)
+        kept = out[at]
+        codes = tuple(dict.fromkeys((*kept.codes, *a.codes)))
+        out[at] = dataclasses.replace(kept, why=f"{kept.why}; among them, {a.why}", codes=codes)
+    return [a for i, a in enumerate(out) if i not in dropped]
 
 
 def _without_covered_where(asks: list[Ask]) -> list[Ask]:

@@ -84,8 +84,10 @@ def _kube_pods(tool: str) -> Cmd:
 # The read-only command that lists a placeholder's possible values, by the placeholder's name and the program of the
 # command that holds it. Sources: docker ps -a and docker images (Docker CLI reference: "docker container ls", "docker
 # image ls"; podman's are the same, podman-ps(1), podman-images(1)); kubectl get pods --all-namespaces -o wide and
-# kubectl get nodes (kubectl reference, "kubectl get"); squeue --me (squeue(1), Slurm 20.11 on: the caller's jobs,
-# the JOBID column); nvidia-smi -L (nvidia-smi(1): each GPU's index, name and UUID); wsl -l -v (Microsoft's "Basic
+# kubectl get nodes (kubectl reference, "kubectl get"); a Slurm job's id from its own environment, SLURM_JOB_ID (sbatch(1)
+# and srun(1), OUTPUT ENVIRONMENT VARIABLES: "The ID of the job allocation", in every release; `squeue --me` exists only
+# from Slurm 20.11, RELEASE_NOTES, and squeue lists no job once it has ended, where the job's own output still shows
+# it); nvidia-smi -L (nvidia-smi(1): each GPU's index, name and UUID); wsl -l -v (Microsoft's "Basic
 # commands for WSL": the installed distributions by name); dnf module list nvidia-driver (NVIDIA's CUDA installation
 # guide for Linux, RHEL: the driver's module streams); where.exe /R DIR PATTERN (Windows' where command: a recursive
 # search under DIR) for the folders NVIDIA's Windows installers use; find(1) -name for a library by its file name.
@@ -102,7 +104,7 @@ _LISTS = {
     "deployment": lambda tool: Cmd(("kubectl", "get", "deployments", "-A")),
     # a Helm release by its name and namespace (Helm's docs, "helm list": --all-namespaces lists every namespace's)
     "helm-release": lambda tool: Cmd(("helm", "list", "-A"), note="the NAME and NAMESPACE of the release"),
-    "job-id": lambda tool: Cmd(("squeue", "--me"), note="the JOBID column"),
+    "job-id": lambda tool: Cmd(("printenv", "SLURM_JOB_ID"), note="inside the job, in its batch script"),
     # a distributed job's node, by the name the other nodes reach it by (hostname(1), typed on that node)
     "first-node": lambda tool: Cmd(("hostname",), note="on the node that runs the listener"),
     # Apptainer's and Singularity's image files (.sif; .simg from Singularity 2), found under where the job runs (find(1))
@@ -171,8 +173,8 @@ def listing(name: str, line: Line, values: Mapping[str, str] | None = None) -> C
 
 def known_values(facts: Any) -> dict[str, str]:
     """The placeholders' values the facts decide: the image (and container name) the paste ran its program from, the
-    first node a distributed job's ranks run on, and the GPU's index where the machine has exactly one."""
-    from gpudoctor.planner.where import image
+    Apptainer/Singularity image file it ran, the first node a distributed job's ranks run on, and the GPU's index where the machine has exactly one."""
+    from gpudoctor.planner.where import image, program_image
 
     out: dict[str, str] = {}
     img = image(facts)
@@ -181,6 +183,10 @@ def known_values(facts: Any) -> dict[str, str]:
             out["image"] = img["means"]
         if img.get("container"):
             out["container"] = img["container"]
+    # the Apptainer/Singularity image file the paste's program ran from (`singularity exec --nv pytorch.simg ...`)
+    built = program_image(facts)
+    if built is not None and built.get("runtime") in ("singularity", "apptainer") and built.get("means"):
+        out["sif-file"] = built["means"]
     # the first host a distributed job's ranks run on, where the paste names them (gpudoctor.pasted.workloads)
     pasted = getattr(facts, "pasted", None)
     hosts = pasted.reported("ranks-on-hosts") if pasted is not None and pasted.partial else ()

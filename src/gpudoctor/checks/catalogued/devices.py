@@ -292,7 +292,7 @@ def check_compute_mode_restricted(facts: Facts, ctx: Context) -> Iterable[Findin
     if not refused or not shown:
         return
     said = shown[0]
-    mode = _MODE_NAMES.get(said.get("mode") or "", said.get("qmode") or "")
+    mode = _MODE_NAMES.get(said.get("mode") or "", said.get("qmode") or said.get("cmode") or "")
     if not mode:
         return
     held = mode != "Prohibited"
