@@ -124,7 +124,7 @@ def test_each_keep_values_program_writes_the_values_as_data_and_the_shell_that_r
             home.mkdir()
             (prefix / "bin" / "activate").write_text("# a venv's activate\n", encoding="utf-8")
             env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CONDA_PREFIX": str(prefix), "LANG": "C.UTF-8"}
-            env |= {"LD_LIBRARY_PATH": d + ":/session/only", "XLA_FLAGS": "--xla_gpu_cuda_data_dir=" + d}
+            env |= {"LD_LIBRARY_PATH": d + ":/second:/session/only", "XLA_FLAGS": "--xla_gpu_cuda_data_dir=" + d}
             path = {
                 "conda": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
                 "conda-active": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
@@ -132,7 +132,7 @@ def test_each_keep_values_program_writes_the_values_as_data_and_the_shell_that_r
                 "bashrc": home / ".bashrc",
             }[place]
             as_env = f"import sys; sys.prefix = {str(prefix)!r}; exec(compile(sys.argv.pop(1), 'keep', 'exec'))"
-            argv = [sys.executable, "-c", as_env, KEEP_VALUES[place], "+LD_LIBRARY_PATH", "XLA_FLAGS"]
+            argv = [sys.executable, "-c", as_env, KEEP_VALUES[place], "++LD_LIBRARY_PATH", "XLA_FLAGS"]
             subprocess.run(argv, cwd=work, env=env, check=True, timeout=60)
             done = subprocess.run(
                 ["bash", "-c", '. "$1"; printf "%s\\n%s" "$LD_LIBRARY_PATH" "$XLA_FLAGS"', "bash", str(path)],
@@ -143,6 +143,20 @@ def test_each_keep_values_program_writes_the_values_as_data_and_the_shell_that_r
                 timeout=60,
             )
             assert done.returncode == 0, done.stderr[-2000:]
-            # the directory first, then what the new shell had (not the session's other entries); the flag whole
-            assert done.stdout == f"{d}:/new/shell\n--xla_gpu_cuda_data_dir={d}", (place, d)
+            # the two directories put first, in order, then what the new shell had (not the session's other entries);
+            # the flag whole
+            assert done.stdout == f"{d}:/second:/new/shell\n--xla_gpu_cuda_data_dir={d}", (place, d)
     assert not list(work.iterdir()), f"a line ran something: {list(work.iterdir())}"
+
+
+def test_two_directories_put_first_from_programs_are_kept_as_one_argument_that_counts_them():
+    # plans13 1309's facts (a Python of no environment: ~/.bashrc), two wheel directories put first on the loader's
+    # path one after the other, as a cuDNN-and-cuBLAS step does: both are kept, the last put first, not one twice
+    from gpudoctor.cmdline import Output
+    from gpudoctor.planner.remedy import kept
+
+    facts = _report("plans13/1309").facts
+    dirs = [PrependPath("LD_LIBRARY_PATH", (Output(("python3", "-c", f"print({n!r})")),)) for n in ("/cublas", "/cudnn")]
+    commands = kept(facts, (Cmd(("python3", "-m", "pip", "install", "x")), *dirs))
+    assert commands[:3] == (Cmd(("python3", "-m", "pip", "install", "x")), *dirs)
+    assert commands[3].words == ("python3", "-c", KEEP_VALUES["bashrc"], "++LD_LIBRARY_PATH")

@@ -98,13 +98,14 @@ KEEP = {
 }
 # Where a setting holds a program's output (`"$(python3 -c '...')"`), its line quoted once more for the keep line would
 # be unreadable, and the program would run in every new shell: the value it set is kept instead, read from the
-# environment the setting has just changed. Each argument names a variable: `+NAME` a list the setting put one
-# directory first on (that directory is kept first, the rest of the list as each shell has it), `NAME` a variable set
-# whole. The value is quoted by shlex.quote for the POSIX shell that sources the file: it is data there, never code.
+# environment the settings have just changed. Each argument names a variable: `+NAME` a list the settings put
+# directories first on, one `+` per directory (those first entries are kept first, in their order, the rest of the
+# list as each shell has it), `NAME` a variable set whole. The value is quoted by shlex.quote for the POSIX shell that
+# sources the file: it is data there, never code.
 KEEP_VALUES = {
-    place: f'import os, shlex, sys; {where}; e = os.environ; q = shlex.quote; open(f, "a").write("".join(('
-    '"export %s=%s\\"${%s:+:$%s}\\"" % (a[1:], q(e[a[1:]].split(":")[0]), a[1:], a[1:]) if a[:1] == "+" '
-    'else "export %s=%s" % (a, q(e[a]))) + chr(10) for a in sys.argv[1:]))'
+    place: f'import os, shlex, sys; {where}; e = os.environ; q = shlex.quote; k = lambda a: len(a) - len(a.lstrip("+")); '
+    'open(f, "a").write("".join(("export %s=%s\\"${%s:+:$%s}\\"" % (a[k(a):], q(":".join(e[a[k(a):]].split(":")[: k(a)])), '
+    'a[k(a):], a[k(a):]) if k(a) else "export %s=%s" % (a, q(e[a]))) + chr(10) for a in sys.argv[1:]))'
     for place, where in _KEEP_FILE.items()
 }
 # (a note's words: letters, digits and .,:/_+@%=- only, cmdline.note_text)
@@ -143,7 +144,11 @@ def kept(facts: Facts, commands: tuple[Line, ...]) -> tuple[Line, ...]:
     exe = python_exe(facts)
     key = "conda-active" if place == "conda" and "/" not in exe else place
     if any(_computed(c) for c in settings):
-        texts = tuple(("+" if isinstance(c, PrependPath) else "") + c.name for c in settings)
+        # one argument per variable, in the order of its last setting: +NAME once per directory put first on it
+        counts: dict[str, int] = {}
+        for c in settings:
+            counts[c.name] = counts.pop(c.name, 0) + 1 if isinstance(c, PrependPath) else 0
+        texts = tuple("+" * n + name for name, n in counts.items())
         program = KEEP_VALUES[key]
     else:
         try:
