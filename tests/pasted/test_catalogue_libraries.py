@@ -169,6 +169,7 @@ PROGRAM_FAULTS = [
     ("pycls-183-cannot-reinitialize-cuda-forked.txt", "torch-cannot-reinitialize-cuda-forked"),
     ("mineru-1508-m40-bf16-cublas-not-supported.txt", "cublas-status-not-supported"),
     ("sknet-14-cudnn-not-supported-non-contiguous.txt", "cudnn-status-not-supported"),
+    ("himp-gnn-7-received-0-items-of-ancdata.txt", "multiprocessing-fd-passing-failed"),
 ]
 
 
@@ -180,6 +181,20 @@ def test_the_programs_own_faults_are_read_and_never_an_environment_finding(name,
     assert _kinds(snapshot) == {"program-fault"}
     assert not _alarms(report)
     assert asks == []  # the driver's and the framework's outputs decide nothing about the program's bug
+
+
+def test_the_ancdata_traceback_source_line_is_not_the_message():
+    # the quiet twin: CPython's source line as a traceback prints it above the message (pytorch/pytorch#973's and
+    # mmdetection#1520's tracebacks), with its format's %d: not a failure told
+    assert "multiprocessing-fd-passing-failed" not in _entries("    raise RuntimeError('received %d items of ancdata' %\n")
+
+
+def test_the_plans14_dataloader_case_reads_the_descriptor_limit():
+    # tests/blind/plans14/cases/1402-*: kept numpy views of DataLoader batches on Linux, the environment fine
+    text = (next((ROOT / "tests" / "blind" / "plans14" / "cases").glob("1402-*")) / "input.txt").read_text(encoding="utf-8")
+    assert _entries(text).get("multiprocessing-fd-passing-failed") == "program-fault"
+    _, report, _, _ = _run(text)
+    assert not _alarms(report)
 
 
 def test_the_blind_program_fault_controls_stay_quiet():
