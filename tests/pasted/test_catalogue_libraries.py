@@ -170,6 +170,7 @@ PROGRAM_FAULTS = [
     ("mineru-1508-m40-bf16-cublas-not-supported.txt", "cublas-status-not-supported"),
     ("sknet-14-cudnn-not-supported-non-contiguous.txt", "cudnn-status-not-supported"),
     ("himp-gnn-7-received-0-items-of-ancdata.txt", "multiprocessing-fd-passing-failed"),
+    ("lightning-7491-ddp-cpu-not-interactive-compatible.txt", "lightning-strategy-not-interactive"),
 ]
 
 
@@ -195,6 +196,21 @@ def test_the_plans14_dataloader_case_reads_the_descriptor_limit():
     assert _entries(text).get("multiprocessing-fd-passing-failed") == "program-fault"
     _, report, _, _ = _run(text)
     assert not _alarms(report)
+
+
+def test_lightnings_source_line_is_not_its_interactive_refusal():
+    # the quiet twin: the f-string of Lightning's check as the 7491 traceback shows it, split before "environment"
+    line = '    572                 f"Selected distributed backend {self._distrib_type} is not compatible with an interactive"\n'
+    assert "lightning-strategy-not-interactive" not in _entries(line)
+
+
+def test_the_plans14_notebook_case_reads_lightnings_refusal():
+    # tests/blind/plans14/cases/1404-*: devices="auto" on two GPUs in a notebook cell; the environment fine
+    text = (next((ROOT / "tests" / "blind" / "plans14" / "cases").glob("1404-*")) / "input.txt").read_text(encoding="utf-8")
+    assert _entries(text).get("lightning-strategy-not-interactive") == "program-fault"
+    _, report, _, asks = _run(text)
+    assert not _alarms(report)
+    assert asks == []
 
 
 def test_the_blind_program_fault_controls_stay_quiet():
