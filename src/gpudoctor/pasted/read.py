@@ -2011,9 +2011,9 @@ def _interpreter_of_webui_frames(g: Gathered) -> None:
 # ${install_dir}/${clone_dir}/venv)", `venv_dir="venv"`, created and activated before `exec "${python_cmd}"
 # "${LAUNCH_SCRIPT}"` unless a venv is already active, which it prints as "python venv already activate: ${VIRTUAL_ENV}"
 # (AUTOMATIC1111/stable-diffusion-webui, webui.sh @80adb697; later releases "python venv already activate or run without
-# venv: ${VIRTUAL_ENV}"). A shell's python3 is another Python: its torch may well see
-# the GPU while the venv's does not. So, with no interpreter shown, the probes run the venv's python from the web UI's
-# folder (Windows is _interpreter_of_launcher's and _interpreter_of_webui_frames'; an image run keeps the image's).
+# venv: ${VIRTUAL_ENV}"). A shell's python3 is another Python: its torch may well see the GPU while the venv's does
+# not. So, with no interpreter shown, the probes run the venv's python from the web UI's folder (Windows is
+# _interpreter_of_launcher's and _interpreter_of_webui_frames'; an image run keeps the image's).
 # The check's own command as its failure prints it (launch.py's run_python: `run(f'"{python}" -c "{code}"', ...)`, whose
 # error names "Command: {command}"): the interpreter itself, by its full path.
 _WEBUI_CHECK_COMMAND = LazyPattern(r'Command: "(?P<python>/[^"\n]{1,300}/python[\d.]{0,5})" -c "import torch; assert torch\.cuda')
