@@ -14,6 +14,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
+from tests.pasted.cli_json import blind_case
 
 
 def _asks(text: str) -> list[tuple[str, ...]]:
@@ -83,3 +84,60 @@ def test_a_driver_branch_said_is_no_failure():
     text = "**NVIDIA GPU**: RTX 4090\n**NVIDIA Driver Version**: 550\nOperating System: Ubuntu 22.04\nIt works.\n"
     report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("report.txt", text)]), "report")))
     assert "pasted-error-unexplained" not in {f.code for f in report.findings}
+
+
+# transformers' `transformers-cli env` block as issue reporters paste it, with TensorFlow and Flax not importable: each
+# printed "not installed" with its availability's placeholder, "(NA)" (huggingface/transformers,
+# src/transformers/commands/env.py @026b0db8). From https://github.com/huggingface/transformers/issues/32019 (the
+# reporter's System Info, as posted).
+_HF_ENV_TF_ABSENT = """### System Info
+
+- `transformers` version: 4.42.4
+- Platform: Linux-5.15.0-94-generic-x86_64-with-glibc2.35
+- Python version: 3.10.12
+- Huggingface_hub version: 0.23.5
+- Safetensors version: 0.4.3
+- Accelerate version: 0.32.1
+- Accelerate config:    not found
+- PyTorch version (GPU?): 2.3.1+cu121 (True)
+- Tensorflow version (GPU?): not installed (NA)
+- Flax version (CPU?/GPU?/TPU?): not installed (NA)
+- Jax version: not installed
+- JaxLib version: not installed
+- Using distributed or parallel set-up in script?: No
+- Using GPU in script?: Yes
+- GPU type: NVIDIA A100-SXM4-80GB
+"""
+
+# The same template where TensorFlow is installed (https://github.com/huggingface/transformers/issues/7893, as posted):
+# the quiet twin, a framework the reporter has.
+_HF_ENV_TF_SAID = """## Environment info
+
+- `transformers` version:
+- Platform:
+- Python version: 3.7.4
+- PyTorch version (GPU?): yes
+- Tensorflow version (GPU?): 2.2.0
+- Using GPU in script?: yes
+- Using distributed or parallel set-up in script?: 
+"""
+
+
+def _tf_probe(asks) -> bool:
+    return any(any("tensorflow" in part for part in argv) for argv in asks)
+
+
+@pytest.mark.parametrize(
+    "text", [_HF_ENV_TF_ABSENT, blind_case("plans14/cases/1409").read_text(encoding="utf-8")], ids=["hf32019", "plans14-1409"]
+)
+def test_transformers_env_not_installed_na_names_no_framework(text):
+    snap = read_pasted([Source("report.txt", text)])
+    frameworks = snap["pasted"].get("frameworks", [])
+    assert "tensorflow" not in frameworks and "jax" not in frameworks
+    assert not _tf_probe(_asks(text))
+
+
+def test_transformers_env_with_tensorflow_installed_names_it():
+    snap = read_pasted([Source("report.txt", _HF_ENV_TF_SAID)])
+    assert "tensorflow" in snap["pasted"].get("frameworks", [])
+    assert _tf_probe(_asks(_HF_ENV_TF_SAID))

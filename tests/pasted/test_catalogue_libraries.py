@@ -169,6 +169,8 @@ PROGRAM_FAULTS = [
     ("pycls-183-cannot-reinitialize-cuda-forked.txt", "torch-cannot-reinitialize-cuda-forked"),
     ("mineru-1508-m40-bf16-cublas-not-supported.txt", "cublas-status-not-supported"),
     ("sknet-14-cudnn-not-supported-non-contiguous.txt", "cudnn-status-not-supported"),
+    ("himp-gnn-7-received-0-items-of-ancdata.txt", "multiprocessing-fd-passing-failed"),
+    ("lightning-7491-ddp-cpu-not-interactive-compatible.txt", "lightning-strategy-not-interactive"),
 ]
 
 
@@ -180,6 +182,35 @@ def test_the_programs_own_faults_are_read_and_never_an_environment_finding(name,
     assert _kinds(snapshot) == {"program-fault"}
     assert not _alarms(report)
     assert asks == []  # the driver's and the framework's outputs decide nothing about the program's bug
+
+
+def test_the_ancdata_traceback_source_line_is_not_the_message():
+    # the quiet twin: CPython's source line as a traceback prints it above the message (pytorch/pytorch#973's and
+    # mmdetection#1520's tracebacks), with its format's %d: not a failure told
+    assert "multiprocessing-fd-passing-failed" not in _entries("    raise RuntimeError('received %d items of ancdata' %\n")
+
+
+def test_the_plans14_dataloader_case_reads_the_descriptor_limit():
+    # tests/blind/plans14/cases/1402-*: kept numpy views of DataLoader batches on Linux, the environment fine
+    text = (next((ROOT / "tests" / "blind" / "plans14" / "cases").glob("1402-*")) / "input.txt").read_text(encoding="utf-8")
+    assert _entries(text).get("multiprocessing-fd-passing-failed") == "program-fault"
+    _, report, _, _ = _run(text)
+    assert not _alarms(report)
+
+
+def test_lightnings_source_line_is_not_its_interactive_refusal():
+    # the quiet twin: the f-string of Lightning's check as the 7491 traceback shows it, split before "environment"
+    line = '    572                 f"Selected distributed backend {self._distrib_type} is not compatible with an interactive"\n'
+    assert "lightning-strategy-not-interactive" not in _entries(line)
+
+
+def test_the_plans14_notebook_case_reads_lightnings_refusal():
+    # tests/blind/plans14/cases/1404-*: devices="auto" on two GPUs in a notebook cell; the environment fine
+    text = (next((ROOT / "tests" / "blind" / "plans14" / "cases").glob("1404-*")) / "input.txt").read_text(encoding="utf-8")
+    assert _entries(text).get("lightning-strategy-not-interactive") == "program-fault"
+    _, report, _, asks = _run(text)
+    assert not _alarms(report)
+    assert asks == []
 
 
 def test_the_blind_program_fault_controls_stay_quiet():

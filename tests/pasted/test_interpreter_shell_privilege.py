@@ -153,3 +153,58 @@ def test_an_interpreter_the_paste_shows_wins_over_the_launch_frames(tmp_path):
     text = blind_case("plans12/cases/1249").read_text(encoding="utf-8")
     text = text.replace("NVIDIA driver was found.\n", f"NVIDIA driver was found.\nPython: {shown}\n", 1)
     assert set(_python_asks(paste(tmp_path, text))) == {shown}
+
+
+# The AUTOMATIC1111 web UI's own CUDA check off Windows (pasted.read._interpreter_of_webui_check): webui.sh runs it in the
+# venv it makes in the web UI's folder, so the probes run that venv's python, not the shell's python3.
+def _torch_probes(doc: dict) -> set[str]:
+    return {a["argv"][0] for a in doc["pasted"]["ask_for"] if any("torch" in part for part in a["argv"][1:])}
+
+
+# From https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/10932 (the description's "What happened?", as
+# posted): Ubuntu, webui.sh, the check's message in prose and no interpreter shown.
+_WEBUI_10932 = """### What happened?
+
+Hello!
+I am usually using windows version of SD AUTOMATIC1111 and it is work fine for now, but today i tried to install it on Ubuntu to see if how much better or worse performance will be with ROCm. 
+I did all according to wiki article about installation for AMD GPUs. At first in processes of installation i had error "ERROR: Cannot activate python venv, aborting...", for that i found fix in form of "python3 -m venv venv/". After this installation proceed, installing bunch of files and after that pops error "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check"  
+However adding --skip-torch-cuda-test to webui-user.sh does nothing, error still appear even after adding this line.
+"""
+
+# From https://github.com/Delcos/Hentai-Diffusion/issues/5 (the reporter's log, as posted; Arch Linux, webui.sh): the
+# check's failure prints its command, and with it the venv's interpreter by its full path.
+_WEBUI_COMMAND_SHOWN = """################################################################
+Launching launch.py...
+################################################################
+Python 3.10.8 (main, Nov  1 2022, 14:18:21) [GCC 12.2.0]
+Commit hash: 828438b4a190759807f9054932cae3a8b880ddf1
+Traceback (most recent call last):
+  File "/home/foxmaccloud/stable-diffusion-webui/launch.py", line 250, in <module>
+    prepare_enviroment()
+  File "/home/foxmaccloud/stable-diffusion-webui/launch.py", line 174, in prepare_enviroment
+    run_python("import torch; assert torch.cuda.is_available(), 'Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check'")
+  File "/home/foxmaccloud/stable-diffusion-webui/launch.py", line 58, in run_python
+    return run(f'"{python}" -c "{code}"', desc, errdesc)
+  File "/home/foxmaccloud/stable-diffusion-webui/launch.py", line 34, in run
+    raise RuntimeError(message)
+RuntimeError: Error running command.
+Command: "/home/foxmaccloud/stable-diffusion-webui/venv/bin/python3" -c "import torch; assert torch.cuda.is_available(), 'Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check'"
+"""
+
+
+def test_the_web_uis_cuda_check_off_windows_probes_its_venv(tmp_path):
+    # 1433 (plans14, screenshots only) and 10932: no interpreter shown, so webui.sh's default venv in the web UI's folder
+    assert _torch_probes(check(blind_case("plans14/cases/1433"))) == {"./venv/bin/python"}
+    assert _torch_probes(paste(tmp_path, _WEBUI_10932)) == {"./venv/bin/python"}
+
+
+def test_the_web_uis_check_command_names_its_interpreter(tmp_path):
+    assert _torch_probes(paste(tmp_path, _WEBUI_COMMAND_SHOWN)) == {"/home/foxmaccloud/stable-diffusion-webui/venv/bin/python3"}
+
+
+def test_the_web_uis_check_on_windows_and_other_failures_keep_their_interpreters(tmp_path):
+    # quiet twins: on Windows the launcher's venv line decides (233: its venv\Scripts\python.exe, as before); a Linux
+    # torch failure that is not the web UI's check keeps the shell's python3 (1305: mmcv built against another torch)
+    venv = "C:\\Users\\Sky\\Downloads\\stable-diffusion-webui-master\\stable-diffusion-webui-master\\venv\\Scripts\\Python.exe"
+    assert _torch_probes(check(blind_case("plans3/cases/233"))) == {venv}
+    assert _torch_probes(check(blind_case("plans13/cases/1305"))) == {"python3"}

@@ -226,11 +226,11 @@ def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
     data: dict[str, Any] = {
         "version": version,
         # The interpreter the text shows run, or its environment's (gpudoctor.pasted.read): a Windows path on Windows,
-        # an absolute one elsewhere (or under ~/, which the shell expands: gpudoctor.cmdline); else the platform's usual
-        # name.
+        # an absolute one elsewhere (or under ~/, which the shell expands: gpudoctor.cmdline, or under ./, a program's
+        # own venv in its folder: read._interpreter_of_webui_check); else the platform's usual name.
         "executable": (
             g.interpreter
-            if g.interpreter and (windows or g.interpreter.startswith(("/", "~/")))
+            if g.interpreter and (windows or g.interpreter.startswith(("/", "~/", "./")))
             else "python"
             if windows
             else "python3"

@@ -966,9 +966,13 @@ def _windows_drive(g: Gathered, lines: list[str]) -> None:
 # An issue form's field answered with nothing: "N/A", "NA", "None", "No", "-", "not installed" (the template's question
 # about a framework the reporter does not use), or a field the form itself marks optional left blank (TensorRT's issue
 # template: "**PyTorch Version (if applicable)**: " with nothing after it, as tests/blind/plans7/cases/612-* shows).
+# transformers' `transformers-cli env` prints a framework it cannot import as "not installed" followed by its
+# availability's placeholder in parentheses: "- Tensorflow version (GPU?): not installed (NA)" (huggingface/transformers,
+# src/transformers/commands/env.py @026b0db8: tf_version = "not installed", tf_cuda_available = "NA",
+# f"{tf_version} ({tf_cuda_available})"; the same for Flax's backend): still no framework of the reporter's.
 _UNANSWERED = re.compile(
     r"^[ \t]*(?:[-*][ \t]*)?[^\n:]{1,80}:[ \t]*(?:\*\*)?[ \t]*(?:N/?A|none|no|-{1,3}|not (?:installed|used|applicable))"
-    r"\.?[ \t]*(?:\*\*)?[ \t]*$"
+    r"(?:[ \t]\((?:N/?A|none)\))?\.?[ \t]*(?:\*\*)?[ \t]*$"
     r"|^[ \t]*(?:[-*][ \t]*)?[^\n:]{1,80}\(if applicable\)(?:\*\*)?:[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )

@@ -20,6 +20,7 @@ from gpudoctor.facts import (
     GPU_NAMED,
     IMAGE_RUN,
     JAX_CUDA_SAID,
+    PROGRAM_IMAGE,
     SOURCE_CHECKOUT,
     TORCH_CONDA_CPU,
     TORCH_OF_IMAGE,
@@ -154,6 +155,7 @@ def read_sources(sources: list[Source]) -> Gathered:
     _interpreter_of_package(g)
     _interpreter_of_portable(g)
     _interpreter_of_webui_frames(g)
+    _interpreter_of_webui_check(g)
     linux_side_in_wsl(g)
     if g.wsl_said and not g.wsl and g.system in (None, "Linux") and not g.release and g.windows_build is None:
         # The text says WSL and nothing else names the platform: a Linux distribution under WSL (GPU access needs
@@ -2000,6 +2002,47 @@ def _interpreter_of_webui_frames(g: Gathered) -> None:
                 "cue": "the web UI's launch and its venv",
                 "means": "the interpreter the plan must use",
                 "line": frame.group(0)[:300],
+            }
+        )
+
+
+# The AUTOMATIC1111 web UI's own CUDA check (catalogue.toml's a1111-torch-cannot-use-gpu) runs in the interpreter its
+# launcher started, and on Linux and macOS that is webui.sh's venv: "python3 venv without trailing slash (defaults to
+# ${install_dir}/${clone_dir}/venv)", `venv_dir="venv"`, created and activated before `exec "${python_cmd}"
+# "${LAUNCH_SCRIPT}"` unless a venv is already active, which it prints as "python venv already activate: ${VIRTUAL_ENV}"
+# (AUTOMATIC1111/stable-diffusion-webui, webui.sh @80adb697; later releases "python venv already activate or run without
+# venv: ${VIRTUAL_ENV}"). A shell's python3 is another Python: its torch may well see the GPU while the venv's does
+# not. So, with no interpreter shown, the probes run the venv's python from the web UI's folder (Windows is
+# _interpreter_of_launcher's and _interpreter_of_webui_frames'; an image run keeps the image's).
+# The check's own command as its failure prints it (launch.py's run_python: `run(f'"{python}" -c "{code}"', ...)`, whose
+# error names "Command: {command}"): the interpreter itself, by its full path.
+_WEBUI_CHECK_COMMAND = LazyPattern(r'Command: "(?P<python>/[^"\n]{1,300}/python[\d.]{0,5})" -c "import torch; assert torch\.cuda')
+_WEBUI_VENV_ACTIVE = LazyPattern(r"python venv already activate(?: or run without venv)?: (?P<venv>/[^\s\x22\x27]{1,300})?")
+
+
+def _interpreter_of_webui_check(g: Gathered) -> None:
+    """Off Windows, with no interpreter shown: the web UI's failed CUDA check makes webui.sh's venv the interpreter."""
+    if g.system == "Windows" or g.interpreter is not None:
+        return
+    check = next((e for e in g.errors if e.get("entry") == "a1111-torch-cannot-use-gpu"), None)
+    if check is None or any(c.get("cue") in (IMAGE_RUN, PROGRAM_IMAGE) for c in g.cues):
+        return
+    lines = [ln for _, text in g.texts for ln in text]
+    command = next((m for ln in lines if "Command:" in ln and (m := _WEBUI_CHECK_COMMAND.search(ln[:2_000]))), None)
+    active = next((m for ln in lines if "already activate" in ln and (m := _WEBUI_VENV_ACTIVE.search(ln[:2_000]))), None)
+    if command is not None:
+        g.interpreter, active = command.group("python"), command
+    elif active is not None and not active.group("venv"):
+        return  # (later webui.sh's "... or run without venv: " with nothing after it: python_cmd itself, not shown)
+    else:
+        g.interpreter = (active.group("venv").rstrip("/") if active else "./venv") + "/bin/python"
+    if len(g.cues) < 64:
+        g.cues.append(
+            {
+                "cue": "the web UI's CUDA check and its venv",
+                # (relative to the web UI's folder, where webui.sh makes it, unless the launcher named an active one)
+                "means": "the interpreter the plan must use",
+                "line": (active.group(0) if active else check.line)[:300],
             }
         )
 
