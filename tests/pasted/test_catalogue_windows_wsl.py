@@ -183,6 +183,53 @@ def test_a_dll_torch_cannot_load_still_asks_pip_not_collect_env():
     assert not any(w[1:] == ("-m", "torch.utils.collect_env") for w in words), words
 
 
+_FBGEMM_WRAPPED = str(
+    Path(__file__).resolve().parents[2]
+    / "tests/blind/plans14/cases/1438-sdscripts-1597-windows-powershell-kohya-venv-flux-branch-torch-update-fbgemm-dll-libomp140-missing/input.txt"
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        _FBGEMM_WRAPPED,  # a launcher's log formatter broke the message after "Error loading", the path indented below
+        _FBGEMM_126,  # the same raise on one line (torch imported at a prompt)
+    ],
+)
+def test_torch_own_dll_126_is_read_wrapped_or_whole(path):
+    """torch's ' Error loading "<dll>" or one of its dependencies' is one answer whether a log formatter wrapped it:
+    the DLL is torch's own, so a dependency of it is missing, and the torch release installed is read first."""
+    report, _target, steps, asks = _run(Path(path).read_text(encoding="utf-8"))
+    missing = [e for e in report.facts.pasted.errors if e.kind == "library-missing"]
+    assert [e.get("soname") for e in missing] == ["fbgemm.dll"]
+    assert "site-packages\\torch\\lib\\fbgemm.dll" in missing[0].line
+    finding = _codes(report)["windows-dll-missing"]
+    assert finding.remediation.component == "torch"
+    assert any(tuple(str(w) for w in c.argv)[1:] == ("-m", "pip", "show", "torch") for c in steps), steps
+    # (its folder is searched already: which folders on PATH hold a copy decides nothing)
+    assert not any(w[0] == "where.exe" for w in _ask_words(asks)), _ask_words(asks)
+
+
+def test_a_dll_off_any_package_folder_still_asks_where_path_holds_it():
+    # The twin: Paddle's error 126 names cudnn64_7.dll alone, found by PATH search (no package folder named)
+    text = "RuntimeError: (PreconditionNotMet) The third-party dynamic library (cudnn64_7.dll) that Paddle depends on is not configured correctly. (error code is 126)\n"
+    _report, _target, _steps, asks = _run(text)
+    assert ("where.exe", "cudnn64_7.dll") in _ask_words(asks), _ask_words(asks)
+
+
+def test_a_wrapped_launcher_error_without_a_dll_is_no_missing_library():
+    # The quiet twin: the same launcher's log (bmaltais/kohya_ss issue 2500), torch failing on a missing module, no DLL.
+    text = (
+        "14:07:40-688967 INFO     Kohya_ss GUI version: v24.1.4\n"
+        "14:07:41-110714 INFO     Submodule initialized and updated.\n"
+        "14:07:41-112714 INFO     nVidia toolkit detected\n"
+        "14:07:41-839146 ERROR    Could not load torch: No module named 'torch.amp'\n"
+    )
+    report, _target, _steps, _asks = _run(text)
+    assert not [e for e in report.facts.pasted.errors if e.kind == "library-missing"]
+    assert "windows-dll-missing" not in _codes(report)
+
+
 # --- WSL: ldconfig's warning over /usr/lib/wsl/lib is no failure ---------------------------------------------------
 
 

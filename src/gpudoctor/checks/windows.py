@@ -804,6 +804,22 @@ def _tensorrt_dll(facts: Facts, dll: str, major: str | None, line: str) -> Findi
 # full path after adding its folder to the search (torch/__init__.py, os.add_dll_directory on torch\\lib), so the
 # folder is searched already and what Windows could not find is a DLL *it* needs (error 126 names only the one loaded).
 _PACKAGE_DLL = LazyPattern(r"site-packages[\\/]+([A-Za-z_]\w*)[\\/]+(?:[\w.-]+[\\/]+)*([\w.-]+\.dll)", re.IGNORECASE)
+
+
+def package_own_dlls(facts: Facts) -> set[str]:
+    """The DLLs (lower case) the text shows failing from an installed package's own folder: that folder is searched
+    already, so where PATH holds a copy decides nothing (pasted.ask leaves them out of its where.exe)."""
+    own = set()
+    for e in facts.pasted.errors:
+        if (
+            e.kind == "library-missing"
+            and (m := _PACKAGE_DLL.search(e.line))
+            and m.group(2).lower() == (e.get("soname") or "").lower()
+        ):
+            own.add(m.group(2).lower())
+    return own
+
+
 # The torch 2.4.0 Windows wheels' fbgemm.dll needs libomp140.x86_64.dll (LLVM's OpenMP) and did not ship it: "import
 # torch" fails with error 126 on fbgemm.dll where no Visual Studio install put it on the machine. A regression fixed in
 # 2.4.1, which bundles it (pytorch/pytorch issue 131662, labelled "module: regression", closed with 2.4.1).

@@ -292,6 +292,13 @@ _LIB_MISSING = (
     # library: " + mLibName + errorStr (NVIDIA/TensorRT, samples/common/common.h @a892d222; errorStr only off Windows).
     _Lazy(r"Unable to open library: (?P<soname>[A-Za-z0-9_+.-]{1,100}?\.dll)\b"),
 )
+# torch's own raise on Windows, err.strerror += f' Error loading "{dll}" or one of its dependencies.'
+# (pytorch/pytorch, torch/__init__.py @ 2.4.0, _load_dll_libraries), as a log formatter that wraps at its column width
+# prints it (rich's, in the kohya_ss and SD.Next launchers): "Error loading" ends one line, the quoted path starts the
+# next, indented. _LIB_MISSING reads it on one line; this reads it with that break, where no line held it whole.
+_DLL_WRAPPED = _Lazy(
+    r"Error loading[ \t]{0,40}\r?\n[ \t]{0,200}\\?\"[^\"\n]{0,300}[\\/]" + _SONAME + r"\\?\"\s{1,200}or one of its dependencies"
+)
 # TensorFlow's dso loader looks for TensorRT's libnvinfer at import for its optional TF-TRT integration and goes on
 # without it ("TF-TRT Warning: Could not find TensorRT", tensorflow/compiler/tf2tensorrt/utils/py_utils.cc @b42113ff;
 # GetNvInferDsoHandle in tensorflow/tsl/platform/default/dso_loader.cc @d2b65574): that line is no missing library.
@@ -774,6 +781,11 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             loaded=m.group("loaded"),
             compiled=m.group("compiled"),
         )
+    held = {e.get("soname") for e in out if e.kind == "library-missing"}
+    for m in _DLL_WRAPPED.finditer(bounded[: 4 * 1024 * 1024]):
+        if m.group("soname") not in held:
+            start = bounded.rfind("\n", 0, m.start()) + 1  # (from its line's start: the error's own words before it)
+            add("library-missing", " ".join(bounded[start : m.end()].split()), soname=m.group("soname"))
     spaced = bounded[: 4 * 1024 * 1024].replace("\n", " ")
     for pattern in (_JAX_CUDNN, _JAX_CUDNN_OUTDATED):
         if m := pattern.search(spaced):

@@ -741,9 +741,12 @@ def _missing_dll_asks(facts: Facts, findings: list, windows: bool) -> list[Ask]:
     Commands documentation). The twin of the Linux asks above (ldconfig -p and LD_LIBRARY_PATH). Only beside a finding
     to decide: a DLL a program only warns of and runs without (TensorFlow's dso_loader on a machine with no GPU) is not
     a failure."""
+    from gpudoctor.checks.windows import package_own_dlls
     from gpudoctor.model import Severity
 
-    dlls = [m for m in facts.pasted.missing if m.lower().endswith(".dll")][:3]
+    # (not a package's own DLL, loaded from its folder by its full path: a dependency of it is what is missing)
+    own = package_own_dlls(facts)
+    dlls = [m for m in facts.pasted.missing if m.lower().endswith(".dll") and m.lower() not in own][:3]
     if not windows or not dlls or all(f.severity < Severity.WARNING for f in findings):
         return []
     named = ", ".join(dlls)

@@ -232,7 +232,10 @@ _WINDOWS_TOOLS = re.compile(
     r"|\btask\s?manager\b"
     # Anaconda Prompt, the Start menu's shell of an Anaconda install on Windows (Anaconda's "Getting started with
     # conda": on macOS and Linux conda runs in the ordinary terminal)
-    r"|\banaconda\s+prompt\b",
+    r"|\banaconda\s+prompt\b"
+    # cmd.exe's answer to a command it cannot find, the shell's own text (Windows' command interpreter; a POSIX shell
+    # says "command not found", PowerShell "is not recognized as the name of a cmdlet"): typed in cmd, so on Windows
+    r"|'[^'\n]{1,100}' is not recognized as an internal or external command",
     re.IGNORECASE | re.MULTILINE,
 )
 # The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for
