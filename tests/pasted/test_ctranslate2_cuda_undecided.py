@@ -41,6 +41,7 @@ def test_cuda_11_stated_leaves_the_ctranslate2_build_to_its_version():
     f = _cudnn_missing(_check(paste))
     assert _installs(f) == []  # no wheels of a CUDA major the text does not decide
     assert any(a[:2] == ["ldconfig", "-p"] for a in _argvs(f))  # the loader's cache: which cuDNN it can find
+    assert any(a[:2] == ["python3", "-c"] and "ctranslate2.__version__" in a[2] for a in _argvs(f))  # the release
     assert "nvidia-cublas-cu11" in f["remediation"]["summary"] and "nvidia-cublas-cu12" in f["remediation"]["summary"]
 
 
@@ -59,3 +60,12 @@ def test_quiet_twin_no_cuda_stated_keeps_the_cuda_12_wheels():
     (paste,) = (BLIND / "plans2" / "cases").glob("154-*/input.txt")
     f = _cudnn_missing(_check(paste))
     assert [a[-3:] for a in _installs(f)] == [["install", "nvidia-cublas-cu12", "nvidia-cudnn-cu12==8.9.7.29"]]
+
+
+def test_quiet_twin_ctranslate2s_own_cublas_message_is_not_asked_its_release():
+    # tests/blind/plans3/cases/245-*: CTranslate2's own "Library libcublas.so.11 is not found" names its CUDA major
+    # (a 3.x build): no release to ask for (the ctranslate2 component asks only beside a loader's miss).
+    (paste,) = (BLIND / "plans3" / "cases").glob("245-*/input.txt")
+    code, out, err = run_cli("check", "--from", str(paste), "--format", "json")
+    doc = json.loads(out)
+    assert not any("ctranslate2.get_cuda_device_count" in a["command"] for a in doc["pasted"]["ask_for"])
