@@ -11,7 +11,7 @@ from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
-from gpudoctor.planner.remedy import KEEP
+from gpudoctor.planner.remedy import KEEP, KEEP_VALUES
 from tests.spec.machine import argv_of, pasted_findings, pasted_report
 from tests.spec.registry import FIRES, QUIET, states
 
@@ -301,12 +301,12 @@ def test_onnxruntimes_cuda12_build_is_the_fix_unless_the_driver_stops_below_cuda
 def test_ctranslate2s_cudnn_major_missing_prints_the_cu12_wheels_of_that_major():
     f = _codes(_plans2("153"))["cudnn-missing"]  # SYSTRAN/faster-whisper#1182: ctranslate2==4.5.0, libcudnn_cnn.so.9
     assert f.title.startswith("ctranslate2 4.5.0 needs cuDNN 9 for CUDA 12")
-    # each wheel's directory, as the interpreter prints it, put first on LD_LIBRARY_PATH (the rest kept), and both lines
-    # kept for new shells in ~/.bashrc (a system Python: no environment of its own)
+    # each wheel's directory, as the interpreter prints it, put first on LD_LIBRARY_PATH (the rest kept), and both
+    # directories kept for new shells in ~/.bashrc (a system Python: no environment of its own), as values: ++ for two
     paths = [c for c in f.remediation.commands if isinstance(c, PrependPath)]
     assert _argv(f) == [
         ("python3", "-m", "pip", "install", "nvidia-cublas-cu12", "nvidia-cudnn-cu12==9.*"),
-        ("python3", "-c", KEEP["bashrc"], *(render(p, "posix") for p in paths)),
+        ("python3", "-c", KEEP_VALUES["bashrc"], "++LD_LIBRARY_PATH"),
     ]
     assert [(p.name, p.parts[0].argv, p.parts[0].site_dir) for p in paths] == [  # type: ignore[union-attr]
         (

@@ -349,6 +349,27 @@ class _CudnnByName(Record):
     major: int
     lines: tuple[str, ...]  # the pasted lines that show the library at work
     other: str | None  # the same library's build for the other cuDNN major, as words
+    # The CUDA major of the build at work, None where the text does not decide it: builds of two CUDA majors load this
+    # cuDNN major, and the text states a CUDA other than the one assumed (_ct2_cuda_open).
+    cuda: int | None = 12
+
+
+def _cuda_majors_said(facts: Facts) -> set[int]:
+    """The CUDA majors the text states (an issue form's field, the reporter's words, a toolkit's library directory)."""
+    kinds = ("cuda-version-said", "cuda-toolkit-said", "cuda-have-said", "cuda-lib-dir-said", "cuda-runtime-said")
+    said = [(e.get("cuda") or "").split(".")[0] for kind in kinds for e in _said(facts, kind)]
+    return {int(m) for m in said if m.isdigit()}
+
+
+def _ct2_cuda_open(facts: Facts, ctx: Context, cudnn: int) -> bool:
+    """CTranslate2's version not shown, and its CUDA major not decided by the cuDNN soname it missed: the matrix has
+    builds of several CUDA majors for that cuDNN (3.x: CUDA 11 and 4.0-4.4: CUDA 12 both load cuDNN 8; OpenNMT/
+    CTranslate2 CHANGELOG.md, compat_matrix/libraries.toml), and the text states a CUDA 11 and no CUDA 12. A pip
+    install of that time may have brought either, so the CUDA 12 build assumed otherwise (faster-whisper 1.x's) is
+    not the only reading: the installed version decides between CUDA 11's wheels and CUDA 12's."""
+    cudas = {b.cuda for b in ctx.matrix.library_builds_of("ctranslate2") if b.cudnn == cudnn}
+    said = _cuda_majors_said(facts)
+    return len(cudas) > 1 and 11 in said and 12 not in said
 
 
 def _cudnn_by_name(facts: Facts, ctx: Context) -> _CudnnByName | None:
@@ -360,6 +381,8 @@ def _cudnn_by_name(facts: Facts, ctx: Context) -> _CudnnByName | None:
     soname, major = missing
     said, version = _ct2(facts)
     if said:
+        if version is None and _ct2_cuda_open(facts, ctx, major):
+            return _CudnnByName("CTranslate2", soname, major, (said[0].line,), None, None)
         # Its version not shown: the CUDA 12 build of that cuDNN major (faster-whisper 1.x requires ctranslate2 4).
         build = _build(ctx, "ctranslate2", version=version, cuda=12, cudnn=major)
         if build is None or build.cudnn != major or build.cuda != 12:
@@ -443,6 +466,9 @@ def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
         yield split
         return
     soname, major = found.soname, found.major
+    if found.cuda is None:
+        yield _ct2_cuda_undecided(facts, ctx, found)
+        return
     from gpudoctor.planner.remedy import keep_path, kept, library_dir, python_exe
 
     exe = python_exe(facts)
@@ -472,6 +498,37 @@ def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
             + (f"; or keep the cuDNN the machine has and install {found.other}." if found.other else ".")
             + keep_path(facts),
             kept(facts, commands),
+            component="cudnn",
+        ),
+    )
+
+
+def _ct2_cuda_undecided(facts: Facts, ctx: Context, found: _CudnnByName) -> Finding:
+    """CTranslate2 missed a cuDNN whose builds span two CUDA majors, on a machine the text says has CUDA 11: the cause
+    is named, the fix is prose with no command (gpudoctor.planner.deciders gives it the report's asks: the pip list
+    that shows the ctranslate2 installed, the loader's cache, LD_LIBRARY_PATH), for a command now would be a guess."""
+    builds = [b for b in ctx.matrix.library_builds_of("ctranslate2") if b.cudnn == found.major]
+    ways = "; ".join(
+        f"{b.since}{f' to before {b.until}' if b.until else ' and later'} is built for CUDA {b.cuda}: NVIDIA's "
+        f"nvidia-cublas-cu{b.cuda} and nvidia-cudnn-cu{b.cuda} wheels (cuDNN {found.major}) with their lib directories "
+        "on LD_LIBRARY_PATH"
+        for b in builds
+    )
+    stated = ", ".join(f"CUDA {m}" for m in sorted(_cuda_majors_said(facts)))
+    return Finding(
+        "cudnn-missing",
+        Severity.ERROR,
+        "cudnn",
+        f"CTranslate2 cannot load {found.soname} (cuDNN {found.major}); its version decides which CUDA it needs",
+        f"The loader could not open {found.soname}, as the text shows. CTranslate2 loads cuDNN by soname and does not "
+        f"search NVIDIA's pip wheels itself. Its builds for cuDNN {found.major} are of more than one CUDA major, and "
+        f"the text does not show which ctranslate2 is installed; it states {stated}, which a pip-installed CTranslate2 "
+        "does not use unless it is its build's CUDA. The installed version decides the libraries it needs.",
+        tuple(ev("pasted", line) for line in found.lines) + (ev("pasted", f"{found.soname}: cannot be loaded"),),
+        Remediation(
+            f"Put the cuDNN {found.major} and cuBLAS of the installed CTranslate2's CUDA where the loader finds them: "
+            f"{ways}. The ctranslate2 version in the program's own Python decides which.",
+            (),
             component="cudnn",
         ),
     )

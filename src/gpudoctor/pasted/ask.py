@@ -1401,7 +1401,8 @@ def _distributed_cut_asks(facts: Facts) -> list[Ask]:
 # ask built of them cannot be answered there (PowerShell's own commands are spelled by the asks that need them).
 # The Linux programs of the planner's own list (gpudoctor.planner.needs), and the shell tools an ask pipes through,
 # which a Windows shell does not have either (PowerShell's `ls` and `cat` are aliases, but of a Linux path).
-_LINUX_ONLY = LINUX_ONLY | {"printenv", "grep", "cat", "ls", "which", "env"}
+# (ldd and xargs: glibc's and findutils' programs, which Windows has not; an ask piping into them is Linux's)
+_LINUX_ONLY = LINUX_ONLY | {"printenv", "grep", "cat", "ls", "which", "env", "ldd", "xargs"}
 
 
 def _linux_only(cmd: Cmd) -> bool:
