@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.cmdline import Cmd, Output, PrependPath, render
+from gpudoctor.cmdline import Cmd, Output, PrependPath
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
-from gpudoctor.planner.remedy import KEEP
+from gpudoctor.planner.remedy import KEEP_VALUES
 
 _ROOT = Path(__file__).resolve().parents[1]
 _ORT = _ROOT / (
@@ -49,8 +49,11 @@ def test_a_listed_tensorrt_86_wheel_puts_tensorrt_libs_on_the_loader_path_and_in
     assert "installed" in f.title and "8.6.1" in f.title
     assert _folder_step(f)[-1] == "import os, tensorrt_libs as m; print(os.path.dirname(m.__file__))"
     cmds = [c.argv for c in f.remediation.commands if isinstance(c, Cmd)]
-    (keep,) = [render(c, "posix") for c in f.remediation.commands if isinstance(c, PrependPath)]
-    assert cmds == [("python3", "-c", KEEP["bashrc"], keep), ("python3", "-c", 'import ctypes; ctypes.CDLL("libnvinfer.so.8")')]
+    # the folder the interpreter printed is kept for new shells as its value (+: the one directory put first)
+    assert cmds == [
+        ("python3", "-c", KEEP_VALUES["bashrc"], "+LD_LIBRARY_PATH"),
+        ("python3", "-c", 'import ctypes; ctypes.CDLL("libnvinfer.so.8")'),
+    ]
     assert f.remediation.component == "environment"
 
 

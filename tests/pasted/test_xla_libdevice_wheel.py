@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.cmdline import Cmd, Output, SetFrom, render
+from gpudoctor.cmdline import Cmd, Output, SetFrom
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
-from gpudoctor.planner.remedy import KEEP
+from gpudoctor.planner.remedy import KEEP_VALUES
 
 _ROOT = Path(__file__).resolve().parents[1]
 _EXAMPLES = _ROOT / "pasted" / "catalogue_examples"
@@ -45,12 +45,12 @@ def test_tensorflow_212_in_wsl_gets_the_cuda_118_nvcc_wheel_and_its_folder_for_x
     f = codes[_CODE]
     assert "11.8" in f.title
     # the folder the wheel's interpreter prints is set, not told in prose (issue 27): one line after the install, then
-    # kept for new shells (WSL's Ubuntu, no Python of its own shown: ~/.bashrc), the same line written as data
+    # kept for new shells (WSL's Ubuntu, no Python of its own shown: ~/.bashrc), the value it set, by its name
     install, set_from, keep = f.remediation.commands
     assert isinstance(set_from, SetFrom)
     assert _argvs(f) == [
         ("python3", "-m", "pip", "install", "nvidia-cuda-nvcc-cu11==11.8.89"),
-        ("python3", "-c", KEEP["bashrc"], render(set_from, "posix")),
+        ("python3", "-c", KEEP_VALUES["bashrc"], "XLA_FLAGS"),
     ]
     assert set_from.name == "XLA_FLAGS"
     prefix, program, suffix = set_from.parts

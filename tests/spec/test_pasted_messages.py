@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from gpudoctor.cmdline import PrependPath, SetEnv, render
+from gpudoctor.cmdline import PrependPath, SetEnv
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
-from gpudoctor.planner.remedy import KEEP, KEEP_VALUES
+from gpudoctor.planner.remedy import KEEP_VALUES
 from tests.spec.machine import argv_of, pasted_findings, pasted_report
 from tests.spec.registry import FIRES, QUIET, states
 
