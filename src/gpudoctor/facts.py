@@ -502,6 +502,11 @@ JETSON_SAID = "an NVIDIA Jetson (L4T)"
 # own kernels are 3.10.0. `means` is the kernel release. A driver built in a container from the distribution's kernel
 # headers (the GPU Operator's driver container) finds none for it: gpudoctor.checks.catalogued.containers reads it.
 KERNEL_OUTSIDE_DISTRO = "a kernel from outside the distribution's repositories"
+# The cue the pasted reader sets where the text says DKMS builds the nvidia kernel module (a distribution's nvidia-dkms
+# or nvidia-driver-NNN-dkms package, `dkms` named with nvidia): DKMS builds it per installed kernel, and only for a
+# kernel whose headers are installed, so a kernel added without its headers has no module to load.
+# gpudoctor.checks.driver reads it where nvidia-smi cannot reach the driver. `means` is the words that said it.
+DKMS_SAID = "the nvidia kernel module built by DKMS"
 # The cue the pasted reader sets where the text names an image of a GPU application gpudoctor/planner/apps.toml
 # catalogues, with its tag: `means` the image, `app` the application's id, `tag`, and `wants` the first line that shows
 # the application's GPU part asked for ("" where none does). gpudoctor.checks.catalogued.containers reads it.

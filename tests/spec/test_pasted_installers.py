@@ -398,3 +398,44 @@ def test_a_short_path_not_found_is_not_the_path_limit():
         "'C:\\\\Users\\\\me\\\\wheels\\\\torch-2.1.2+cu121-cp311-cp311-win_amd64.whl'\n"
     )
     assert "windows-long-paths-disabled" not in pasted_findings(text)
+
+
+# pip's optparse answer to an option it does not know: real data. The NeMo notebook report of blind set 14
+# (tests/blind/plans14/cases/1420-genaiex101-nemo-megatron-notebook-apex-build-command-pip-too-old-no-such-option-config-settings/input.txt)
+# and scikit-learn's note for developers (https://github.com/scikit-learn/scikit-learn/pull/29653, the error a pip
+# before 23.1 prints, tests/pasted/catalogue_examples).
+_PLANS14_NEMO = (
+    "tests/blind/plans14/cases/1420-genaiex101-nemo-megatron-notebook-apex-build-command-pip-too-old-no-such-option-"
+    "config-settings/input.txt"
+)
+_SKLEARN = "tests/pasted/catalogue_examples/scikit-learn-29653-pip-no-such-option-config-settings.txt"
+# The quiet twin, from https://github.com/MPI-IS/mesh/pull/113 (the description, verbatim): the same optparse answer for
+# --install-option, which pip removed in 23.1: a pip too new for the command, never one to upgrade.
+MESH_INSTALL_OPTION = (
+    "Usage:   \n"
+    "  pip install [options] <requirement specifier> [package-index-options] ...\n"
+    "  pip install [options] -r <requirements file> [package-index-options] ...\n"
+    "  pip install [options] [-e] <vcs project url> ...\n"
+    "  pip install [options] [-e] <local project path> ...\n"
+    "  pip install [options] <archive url/path> ...\n"
+    "\n"
+    "no such option: --install-option\n"
+)
+
+
+@states("pip-too-old", FIRES)
+def test_pip_rejecting_config_settings_upgrades_pip_in_the_interpreter_that_runs_it():
+    from pathlib import Path
+
+    for path in (_PLANS14_NEMO, _SKLEARN):
+        findings = pasted_findings(Path(path).read_text(encoding="utf-8"))
+        f = findings["pip-too-old"]
+        assert argv_of(f) == [("python3", "-m", "pip", "install", "--upgrade", "pip"), ("python3", "-m", "pip", "--version")]
+        assert not f.remediation.requires_root
+        # the pip's age is all the message says: nothing of the GPU stack is blamed beside it
+        assert not {c for c in findings if c.startswith(("driver-", "toolkit-", "cudnn-"))}, path
+
+
+@states("pip-too-old", QUIET)
+def test_pip_rejecting_install_option_is_a_pip_too_new_and_not_upgraded():
+    assert "pip-too-old" not in pasted_findings(MESH_INSTALL_OPTION)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.facts import Facts, absence_known
+from gpudoctor.facts import DKMS_SAID, Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import (
     container_gpu_commands,
@@ -875,16 +875,40 @@ def unreachable_fix(facts: Facts) -> Remediation:
         # module signed with no enrolled key: "module verification failed" or "Lockdown" in the kernel log), or
         # nouveau holding the GPU. A Xid, a GPU reset or a reboot answer none of them (NVIDIA's driver README,
         # "Secure Boot"; RPM Fusion's akmods README.secureboot).
+        # Where the text says DKMS builds the module, the cheapest fix is in reach: DKMS builds a module for each
+        # installed kernel whose headers are there, and `dkms autoinstall` (dkms(8): the running kernel unless -k
+        # names another) builds the missing ones and leaves built ones alone, so it runs before modprobe.
+        dkms = any(c.get("cue") == DKMS_SAID for c in facts.pasted.cues)
         return Remediation(
             "Nothing shows the nvidia kernel module loaded: find out why before reinstalling. lsmod says whether "
             "nvidia or nouveau holds the GPU; with Secure Boot on the kernel refuses a module whose signing key is not "
             "enrolled (the kernel log says so); a module built for another kernel than uname -r is not there to load. "
-            "modprobe loads it, or prints why it cannot.",
+            + (
+                "The text says DKMS builds the module: dkms status lists the kernels it is built for, and dkms "
+                "autoinstall builds it for the running kernel where it is missing (that kernel's headers package "
+                "must be installed first: a kernel added without its headers gets no module), then a reboot into that "
+                "kernel, or modprobe, loads it. "
+                if dkms
+                else ""
+            )
+            + "modprobe loads it, or prints why it cannot.",
             (
                 Cmd(("lsmod",), pipe=("grep", "-E", "^(nvidia|nouveau)")),
                 Cmd(("mokutil", "--sb-state"), note="Secure Boot on: the module must be signed with an enrolled key"),
                 Cmd(("dmesg",), root=True, pipe=("grep", "-i", "-E", "nvidia|nvrm|module verification|lockdown")),
                 Cmd(("uname", "-r"), note="the kernel the module must be built for"),
+                *(
+                    (
+                        Cmd(("dkms", "status"), note="nvidia ... installed for the kernel uname -r names, or not"),
+                        Cmd(
+                            ("dkms", "autoinstall"),
+                            root=True,
+                            note="builds it for the running kernel where it is missing; that kernel's headers must be installed",
+                        ),
+                    )
+                    if dkms
+                    else ()
+                ),
                 Cmd(("modprobe", "nvidia"), root=True, note="loads it, or prints why it cannot"),
             ),
             requires_root=True,

@@ -758,6 +758,13 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
     return tuple(cmds)
 
 
+def source_build(facts: Facts, ctx: Context, name: str) -> tuple[Line, ...]:
+    """The build of `name`, one of FROM_SOURCE's, from its source tree against the installed torch (_rebuild's)."""
+    from gpudoctor.extension_facts import Companion
+
+    return _rebuild(facts, ctx, Companion(name, "", ""))
+
+
 def build_toolchain(facts: Facts) -> Cmd:
     """Where the text does not show torch: what a source build of a CUDA extension compiles against, read with the
     interpreter that builds it: torch's version, the CUDA it was built with, and the toolkit torch.utils.cpp_extension

@@ -11,6 +11,7 @@ installed: `requirement-unmet`, met by installing the release the line pins, not
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -605,6 +606,40 @@ def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_pip_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pip rejected an option it learnt later (catalogue.toml: pip-no-such-option-config-settings): the message decides
+    that the pip which ran predates it, whatever the build behind it needs. pip upgrades itself in the interpreter that
+    runs the install (`-m pip`, so another environment's pip first on PATH is not the one upgraded), and the same
+    command then runs through that interpreter; nothing of the GPU stack changes."""
+    from gpudoctor.planner.remedy import pip
+
+    said = _said(facts, "installer-pip-too-old")
+    if not said:
+        return
+    e = said[0]
+    option = e.get("option") or "--config-settings"
+    upgrade = pip(facts, "install", "--upgrade", "pip")
+    check = pip(facts, "--version")
+    yield Finding(
+        "pip-too-old",
+        Severity.ERROR,
+        "frameworks",
+        f"pip is too old for {option}: the install stopped before it began",
+        f"pip answered 'no such option: {option}', as the text shows: pip install learnt --config-settings in 22.1 and "
+        "passes several --config-settings of one key (the form build commands use to hand several --build-option "
+        "flags to setup.py) from 23.1. Nothing was built or installed; the GPU, the driver and the CUDA toolkit are not "
+        "involved. The pip that ran can also be another environment's, first on PATH: running pip as the interpreter's "
+        "module (-m pip) takes that interpreter's own.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Upgrade pip in the interpreter that runs the install (23.1 or newer), then run the same install command "
+            "again through that interpreter (python -m pip install ...).",
+            (upgrade, dataclasses.replace(check, note="23.1 or newer")),
+            component="platform",
+        ),
+    )
+
+
 # A requirement as pip prints it (str() of packaging's Requirement): a name, its extras, its specifiers (old metadata
 # keeps them in parentheses), a marker after "; " (pip printed the conflict, so the marker holds here).
 _REQUIREMENT = LazyPattern(r"^(?P<name>[A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?\s*\(?(?P<spec>[^;()]*)\)?\s*(?:;.*)?$")
@@ -757,5 +792,6 @@ CHECKS = (
     Check("installer-conda-cpu-pair", "frameworks", ("framework-cpu-build",), check_conda_cpu_pair, ("pasted",)),
     Check("windows-long-path", "frameworks", ("windows-long-paths-disabled",), check_windows_long_path, ("pasted",)),
     Check("installer-externally-managed", "frameworks", ("python-externally-managed",), check_externally_managed, ("pasted",)),
+    Check("installer-pip-too-old", "frameworks", ("pip-too-old",), check_pip_too_old, ("pasted",)),
     Check("installer-requirement-conflict", "frameworks", ("requirement-unmet",), check_requirement_conflict, ("pasted",)),
 )

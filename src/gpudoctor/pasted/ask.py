@@ -533,7 +533,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # A failed install is decided by the interpreter, or conda's view of the machine, that its catalogue entries ask
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
         # Where the paste decided it (gpudoctor.checks.installers), nothing is left to ask.
-        decided = codes & {"python-no-wheel", "python-externally-managed"}
+        decided = codes & {"python-no-wheel", "python-externally-managed", "pip-too-old"}
         entries = [] if decided else _catalogue_asks(facts)
         out = [a for a in out if a in entries]
     out = [_in_venv(facts, py, a) for a in out]
@@ -918,6 +918,7 @@ _INSTALLER_KINDS = frozenset(
         "installer-wheel-unsupported",
         "installer-conflict",
         "installer-externally-managed",
+        "installer-pip-too-old",
         "installer-no-space",
         "installer-path-not-found",
         "conda-cuda-virtual",

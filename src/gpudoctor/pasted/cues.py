@@ -27,6 +27,7 @@ from gpudoctor.facts import (
     CONDA_FORGE_BUILD,
     CONTAINER_SAID,
     CUDA13_WINDOWS_TOOLKIT,
+    DKMS_SAID,
     ENV_PROMPT,
     EXTENSION_NAMED,
     HOST_RAM_SAID,
@@ -396,6 +397,12 @@ _JAXLIB_WRAPPER_END = re.compile(r"^\s*(?:ImportError|ModuleNotFoundError|Runtim
 _KERNEL_OUTSIDE_DISTRO = re.compile(
     r"(?<![\w.-])(?P<release>\d{1,2}\.\d{1,3}\.\d{1,4}-\d{1,6}(?:\.\d{1,6}){0,3}\.el\d{1,2}(?:_\d{1,2})?\.elrepo(?:\.(?:x86_64|noarch))?"
     r"|(?:[4-9]|[1-9]\d)\.\d{1,3}\.\d{1,4}-\d{1,6}(?:\.\d{1,6}){0,3}\.el7(?:_\d{1,2})?(?:\.x86_64)?)(?![\w.-])"
+)
+# DKMS named as the nvidia module's builder (facts.DKMS_SAID): a distribution's package of it (Arch's and Debian's
+# nvidia-dkms, Ubuntu's nvidia-dkms-535, Fedora's akmods is another builder and not this), or dkms beside nvidia.
+_DKMS_SAID = re.compile(
+    r"\bnvidia(?:-driver)?(?:-\d{3})?(?:-open)?-dkms\b|\bdkms\b[^\n]{0,60}\bnvidia\b|\bnvidia\b[^\n]{0,60}\bdkms\b",
+    re.IGNORECASE,
 )
 _SUSPEND_SAID = re.compile(
     r"\bsuspend(?:ed|ing|s)?\b|\bhibernat(?:e|ed|es|ion|ing)\b|\bstandby\b"
@@ -860,6 +867,9 @@ def read_cues(g: Gathered, text: str) -> None:
         else:
             l4t = release.group(3) or release.group(4) or release.group(5) or f"{release.group(1)}.{release.group(2)}"
             _cue(g, JETSON_SAID, f"an NVIDIA Jetson, L4T R{l4t}", said)
+    if m := _DKMS_SAID.search(text[:1_000_000]):
+        line = next((x for x in lines if _DKMS_SAID.search(x[:MAX_LINE])), m.group(0))
+        _cue(g, DKMS_SAID, m.group(0), line[:MAX_LINE])
     if m := _KERNEL_OUTSIDE_DISTRO.search(text[:1_000_000]):
         line = next((x for x in lines if _KERNEL_OUTSIDE_DISTRO.search(x[:MAX_LINE])), m.group(0))
         _cue(g, KERNEL_OUTSIDE_DISTRO, m.group("release"), line[:MAX_LINE])

@@ -28,6 +28,7 @@ from gpudoctor.checks.catalogued.clusters import (
     check_slurm_job_without_gpus,
 )
 from gpudoctor.checks.catalogued.companions import (
+    check_apex_not_built,
     check_bitsandbytes_binary,
     check_bitsandbytes_windows,
     check_companion_messages,
@@ -122,6 +123,7 @@ CHECKS = (
     Check("catalogued-windows-tdr", "driver", ("windows-tdr-timeout",), check_windows_launch_timeout, ("pasted",)),
     Check("catalogued-cuda13-dll-folder", "toolkit", ("cuda13-dll-folder",), check_cuda13_dll_folder, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
+    Check("catalogued-apex-not-built", "frameworks", ("extension-not-built",), check_apex_not_built, ("pasted",)),
     Check("catalogued-runtime-floor", "frameworks", ("extension-glibc-too-old",), check_runtime_floor, ("pasted",)),
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),

@@ -278,3 +278,54 @@ def check_bitsandbytes_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
             )
         ),
     )
+
+
+# The check that an Apex build carries its fused kernels: the extension modules the README's --cpp_ext and --cuda_ext
+# build (NVIDIA/apex README.md @6424da3b, "Custom C++/CUDA Extensions and Install Options"), imported beside the package.
+_APEX_BUILT = "import apex, apex_C, amp_C, fused_layer_norm_cuda; print(apex.__file__)"
+
+
+def check_apex_not_built(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """NVIDIA Apex missing, or built without its extensions (catalogue.toml: apex-not-built). Not on the package index
+    under its name, it is built from its repository with the extensions, against the installed torch
+    (gpudoctor.checks.extensions' FROM_SOURCE and its build, the one answer to how Apex is rebuilt); where the text does
+    not show torch and its CUDA, the build's toolchain is read first, since the extensions need an nvcc of torch's CUDA
+    major. The fix ends by importing the extensions: a plain `pip install .` installs the Python package alone."""
+    from gpudoctor.checks.extensions import build_toolchain, source_build
+    from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.where import python_exe
+
+    said = _said(facts, "apex-not-built")
+    if not said:
+        return
+    e = said[0]
+    module = e.get("module") or ""
+    torch, cuda = _torch(facts)
+    extension = bool(module) and not module.startswith("apex")
+    what = f"Apex's extension {module} is not built" if extension else "NVIDIA Apex is not installed"
+    yield Finding(
+        "extension-not-built",
+        Severity.ERROR,
+        "frameworks",
+        what + " in the interpreter that ran",
+        ("The program imports " + (f"{module}, one of Apex's compiled extensions" if extension else "NVIDIA Apex"))
+        + ", as the text shows. Apex is built from NVIDIA's repository, not installed from the package index (the "
+        "index's 'apex' is an unrelated project), and its fused kernels (fused_layer_norm_cuda behind FusedLayerNorm, "
+        "amp_C, apex_C) are built only when the build is asked for its C++ and CUDA extensions, with a CUDA toolkit of "
+        "torch's CUDA major; a plain 'pip install .' installs the Python package without them. The GPU and the driver "
+        "are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Build Apex from NVIDIA's repository with its C++ and CUDA extensions, against the installed torch"
+            + (f" {torch}" if torch else "")
+            + (f" (CUDA {cuda}: the nvcc that builds must be of that major)" if cuda else "")
+            + ", with the interpreter that failed (the --config-settings form needs pip 23.1 or newer); then import "
+            "the extensions. NVIDIA's PyTorch containers ship Apex built, a way out as well.",
+            (
+                *(() if cuda else (build_toolchain(facts),)),
+                *source_build(facts, ctx, "apex"),
+                Cmd((python_exe(facts), "-c", _APEX_BUILT), note="the extensions import: the build took"),
+            ),
+            component="torch",
+        ),
+    )
