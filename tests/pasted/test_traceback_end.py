@@ -107,3 +107,25 @@ def test_the_same_traceback_without_ignored_in_is_read():
     ]
     (e,) = read_failure_lines(lines)
     assert (dict(e.values)["exception"], dict(e.values)["component_kind"]) == ("ImportError", "exception")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _read_file(path: Path) -> list[dict[str, str]]:
+    return [dict(e.values) for e in read_failure_lines(path.read_text(encoding="utf-8").splitlines()) if e.kind == KIND]
+
+
+def test_a_dll_outside_cudas_names_is_the_subject_with_its_folder():
+    # pytorch/pytorch#131662 (tests/blind/plans5 404): IPython's traceback ends in WinError 126 for torch's fbgemm.dll,
+    # which names no part of the GPU stack (its own entry, windows-dll-missing, decides the whole report)
+    (v,) = _read_file(ROOT / "blind/plans5/cases/404-pt131662-windows-torch240-cu121-fbgemm-dll-libomp-missing/input.txt")
+    assert (v["form"], v["exception"], v["component"], v["component_kind"]) == ("traceback-end", "OSError", "fbgemm.dll", "dll")
+    assert v["folder"].endswith("torch\\\\lib")  # (the paste escapes its backslashes)
+
+
+def test_a_shared_object_is_read_as_the_loader_names_it_with_who_needs_it():
+    # pyg-team/pyg-lib#548 (tests/pasted/cases): glibc's loader refuses libc.so.6 for libpyg.so, no GPU library named
+    (v,) = _read_file(ROOT / "pasted/cases/pyg-lib-548-ubuntu2004-glibc231-libpyg-needs-glibc233/report.txt")
+    assert (v["form"], v["component"], v["component_kind"]) == ("traceback-end", "libc.so.6", "library")
+    assert v["requirer"] == "/home/ee615/anaconda3/envs/qcnet/lib/python3.10/site-packages/libpyg.so"

@@ -231,6 +231,9 @@ def _end_subject(line: str, m: re.Match[str]) -> tuple[tuple[str, str], ...]:
     if (dll := _DLL.search(line)) is not None:
         folder = (dll.group("path") or "").rstrip("\\/")
         return (("component", dll.group("dll")), ("component_kind", "dll"), *((("folder", folder),) if folder else ()), *kind)
+    for form, pattern in _FORMS:  # the loader's own words name the library and the object that needs it
+        if form in _LOADER_FORMS and (lm := pattern.search(line)) is not None:
+            return (*_component(form, lm, line), *kind)
     if (lib := re.search(r"[^\s:'\"`(]{0,400}?" + _SONAME, line)) is not None:
         # (a path the line gives is asked of ldd: which of that object's own libraries the loader cannot resolve)
         path = (("requirer", lib.group(0)),) if lib.group(0).startswith("/") else ()
@@ -240,6 +243,12 @@ def _end_subject(line: str, m: re.Match[str]) -> tuple[tuple[str, str], ...]:
     if "." in exc and not exc.startswith(("builtins.", "ctypes.")):
         return (("component", exc.split(".")[0]), ("component_kind", "module"), *kind)  # the package whose exception
     return (("component", exc.rsplit(".", 1)[-1]), ("component_kind", "exception"), *kind)
+
+
+# The forms of the loader's messages, which name the library (and, most, who needs it) whatever library it is.
+_LOADER_FORMS = frozenset(
+    {"symbol-version", "version-not-found", "loading-shared-libraries", "shared-object-not-opened", "undefined-symbol"}
+)
 
 
 def _end(line: str) -> ErrorEvidence | None:
