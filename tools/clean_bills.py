@@ -14,6 +14,12 @@ With -v, each clean bill is followed by its reasons: the lines of the paste that
 shape (an exception's last line, an error word or an error told, "failed", "cannot", "not found", a non-zero exit, pip's
 resolver, a CUDA/NCCL/cuDNN status, a hang, a CPU run, an undetected GPU or "does not work" told in prose), as file:line, and the clean bills are
 counted by the shapes they show. The shapes are this tool's own measure, read by nothing in src.
+
+With --tracebacks, the cases whose paste ends a Python traceback with an exception line ("Type: message" after the
+last frame, the last traceback of the paste) that no catalogue entry or extractor reads (no error text but
+gpudoctor.parsers.failure_lines' own "gpu-stack-failure" holds it): counted by evidence and by exception type, with
+how many of them the report passes with no finding at warning or above, and the fine ones listed with their
+expect.toml's diagnosis (what the reporter's thread says it was).
 """
 
 from __future__ import annotations
@@ -80,6 +86,68 @@ def reasons(text: Path) -> list[tuple[str, int, str]]:
     return found
 
 
+# A traceback's header: Python's traceback module prints "Traceback (most recent call last):", IPython puts the
+# exception's type before the same words ("OSError    Traceback (most recent call last)"). Its frames are indented
+# (or, in IPython 8, "File <path>:<n>" and "Cell In[<n>], line <n>"); the first line after the header that starts with
+# an exception's class ends it.
+_TB_START = re.compile(r"Traceback \(most recent call last\)")
+# (an exception's class by Python's naming: BaseException's subclasses end Error, Exception, Exit, Interrupt, Warning)
+_TB_EXC = re.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure))(?::\s|:?$)")
+
+
+def final_exception(text: Path) -> tuple[int, str, str] | None:
+    """(line number, exception type, line) of the exception line that ends the paste's last traceback, or None."""
+    lines = [
+        line.lstrip(">").strip() if line.lstrip().startswith(">") else line
+        for line in text.read_text(encoding="utf-8", errors="replace").splitlines()
+    ]
+    starts = [i for i, line in enumerate(lines) if _TB_START.search(line)]
+    if not starts:
+        return None
+    for n in range(starts[-1] + 1, len(lines)):
+        if (m := _TB_EXC.match(lines[n])) is not None:
+            return n + 1, m.group("type").rsplit(".", 1)[-1], lines[n].strip()[:140]
+    return None
+
+
+def recognised(text: Path, line: str) -> bool:
+    """Whether an error text other than failure_lines' own reads the line (gpudoctor.pasted.read)."""
+    from gpudoctor.pasted.read import Source, read_sources
+
+    g = read_sources([Source(text.name, text.read_text(encoding="utf-8", errors="replace"))])
+    return any(
+        e.line and (e.line.strip() in line or line in e.line)
+        for e in g.errors
+        if e.kind not in ("gpu-stack-failure", "traceback-cut")
+    )
+
+
+def tracebacks(runner: Runner) -> None:
+    """The --tracebacks count (the module's docstring)."""
+    by_kind: Counter[str] = Counter()
+    bills: Counter[str] = Counter()
+    types: Counter[tuple[str, str]] = Counter()
+    for name, case, kind, text in cases():
+        exc = final_exception(text)
+        if exc is None or recognised(text, exc[2]):
+            continue
+        _, out = runner.check(["--from", str(text.relative_to(ROOT)), "--format", "json"])
+        blocking = [f["code"] for f in json.loads(out)["findings"] if f["severity"] in BLOCKING]
+        by_kind[kind] += 1
+        bills[kind] += not blocking
+        types[(exc[1], kind)] += 1
+        mark = "clean bill" if not blocking else ",".join(blocking)[:60]
+        print(f"{kind:6} {name}/{case[:60]}  {text.relative_to(ROOT)}:{exc[0]}: {exc[2][:90]}  [{mark}]")
+        if kind == "fine":
+            toml = next(p for p in (text.parent / "expect.toml", text.parent / "case.toml") if p.is_file())
+            said = tomllib.loads(toml.read_text(encoding="utf-8"))
+            diagnosis = said.get("diagnosis") or said.get("cause") or said.get("title", "")
+            print(f"       thread: {diagnosis[:200]}")
+    for kind in ("fine", "ask", "broken"):
+        print(f"unread final exception line: {kind:6} {by_kind[kind]:3} cases, {bills[kind]:3} passed with no finding")
+    print("by type: " + ", ".join(f"{t} ({k}) {n}" for (t, k), n in sorted(types.items(), key=lambda x: (-x[1], x[0]))))
+
+
 def cases() -> Iterator[tuple[str, str, str, Path]]:
     """(set, case, fine/ask/broken, the pasted text) of every case measured."""
     for name in SETS:
@@ -102,8 +170,12 @@ def cases() -> Iterator[tuple[str, str, str, Path]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-v", "--verbose", action="store_true", help="name the cases counted")
+    ap.add_argument("--tracebacks", action="store_true", help="count the unread final exception lines of tracebacks")
     args = ap.parse_args()
     runner = Runner()
+    if args.tracebacks:
+        tracebacks(runner)
+        return 0
     tally: dict[str, list[int]] = {}  # set -> [failing cases, clean bills, fine cases, false alarms]
     shapes: Counter[str] = Counter()  # shape -> clean bills showing it
     unshaped = 0

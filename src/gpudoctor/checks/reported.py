@@ -1855,6 +1855,11 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
         shown = (
             f"The reporter says{at}: '{first.line.strip()}'. The failing command's own output is not in the paste, and the rest"
         )
+    elif first.get("form") == "traceback-end":  # the line the program stopped on, which no catalogue entry knows
+        shown = (
+            f"The program stopped on{at}: '{first.line.strip()}' (its traceback's last line). No catalogue entry knows "
+            "this error, and the rest"
+        )
     else:
         shown = f"The text says{at}: '{first.line.strip()}'. gpudoctor recognised the error, but the rest"
     yield Finding(

@@ -15,9 +15,16 @@ Such words are read too (the `said` forms, component_kind "said"), on a line tha
 framework, and never where the same line says it is over ("no longer hangs", "without any errors"): the report then
 names what was reported and that its cause is not shown, and asks for the failing command's whole output.
 
+A Python traceback's last line ("Type: message" after its frames, Python's traceback format) is a failure wherever no
+entry knows it, whatever it names (the `traceback-end` form): the program stopped there. It is read with its
+exception's type and its subject (the module a ModuleNotFoundError or ImportError names, the DLL or shared object an
+OSError names, the op a build's assertion names), which decide what to ask. It is not read where Python went on past
+it: an exception "ignored in" an object's finaliser (sys.unraisablehook's report, at interpreter exit too) or a
+KeyboardInterrupt (the person stopped the run).
+
 Pure: lines in, ErrorEvidence of kind "gpu-stack-failure" out, with `form`, `component`, `component_kind`
-(library, dll, module, package, daemon, pod, toolkit, runtime, said) and, where the line names it, `requirer` (the
-object that needs the library).
+(library, dll, module, package, daemon, pod, toolkit, runtime, said; a traceback's end also build and exception, with
+its `exception` type) and, where the line names it, `requirer` (the object that needs the library).
 """
 
 from __future__ import annotations
@@ -170,6 +177,93 @@ _PICTURE = LazyPattern(r"!\[[^\]]{0,200}\]\(\S{1,600}\)|<img\s", re.IGNORECASE)
 _ERROR_INTRO = LazyPattern(r"\b(?:errors?|exceptions?|traceback|bug)\b|\b(?:this|it) happen(?:s|ed)\b|报错|错误", re.IGNORECASE)
 
 
+# A traceback's header (Python's "Traceback (most recent call last):"; IPython prints the exception's type before the
+# same words) and a frame line ('File "<file>", line <n>', IPython 8's "File <path>:<n>" and "Cell In[<n>], line <n>").
+_TB_HEADER = LazyPattern(r"Traceback \(most recent call last\)")
+_TB_FRAME = LazyPattern(r'^\s*(?:File "[^"]{1,400}", line \d|File \S{1,400}:\d+|Cell In\s*\[\d+\], line \d)')
+# The line that ends a traceback: the exception's class at the line's start (BaseException's subclasses are named
+# ...Error, ...Exception, ...Exit, ...Interrupt by Python's convention), then ": message" or nothing.
+_TB_END = LazyPattern(
+    r"^(?P<exc>(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception|Exit|Interrupt))(?::\s*(?P<msg>.*))?$"
+)
+# Python went on past it: sys.unraisablehook prints "Exception ignored in: <obj>" above the traceback of an exception
+# raised in a finaliser or at interpreter exit (Python's docs, sys.unraisablehook), which nothing could catch and which
+# stopped nothing (pytorch/pytorch#6461: DataLoaderIter.__del__'s ImportError "at the end of the script execution";
+# ultralytics/yolov5#8401: StorageWeakRef.__del__'s AttributeError after "Results saved to ...").
+_IGNORED_IN = LazyPattern(r"^Exception ignored in\b")
+# An exception that is not a fault: the person stopping the run (Ctrl-C raises KeyboardInterrupt), a program exiting by
+# its own choice (SystemExit, GeneratorExit).
+_NOT_A_FAULT = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit"})
+# An assertion a build makes of itself ("AssertionError: Unable to pre-compile async_io": DeepSpeed's setup.py aborts
+# with an assertion where an op it was asked to build cannot be, setup.py's abort()): the environment's, not a program's
+# fault; the op or extension it names is the subject.
+_BUILD_ASSERT = LazyPattern(
+    r"\b(?:pre-?compile|compil(?:e|ing|ation)|build(?:ing)?)\s+(?:of\s+)?(?:the\s+)?['\"`]?(?P<op>[\w.+-]{1,80})"
+)
+
+
+def _traceback_end(lines: list[str]) -> int | None:
+    """The index of the line that ends the paste's last traceback (the first exception line after its last header or
+    frame), or None: none, or one Python went on past (_IGNORED_IN just above its header)."""
+    last = next((i for i in range(len(lines) - 1, -1, -1) if _TB_FRAME.match(lines[i]) or _TB_HEADER.search(lines[i])), None)
+    if last is None:
+        return None
+    for i in range(last, max(-1, last - 2000), -1):  # its header, back to the end of any traceback before it
+        if _TB_HEADER.search(lines[i]):
+            before = next((line.strip() for line in reversed(lines[max(0, i - 3) : i]) if line.strip()), "")
+            if _IGNORED_IN.search(before):
+                return None
+            break
+        if i < last and _TB_END.match(lines[i].strip()):
+            break
+    for i in range(last + 1, min(len(lines), last + 2000)):
+        if (m := _TB_END.match(lines[i].strip())) is not None:
+            return None if m.group("exc").rsplit(".", 1)[-1] in _NOT_A_FAULT else i
+    return None
+
+
+def _end_subject(line: str, m: re.Match[str]) -> tuple[tuple[str, str], ...]:
+    """What a traceback's last line names as failing: (component, component_kind[, folder]) and the exception's type."""
+    exc = m.group("exc")
+    kind = (("exception", exc.rsplit(".", 1)[-1]),)
+    if (missing := _NO_MODULE.search(line)) is not None:
+        return (("component", missing.group("module").split(".")[0]), ("component_kind", "module"), *kind)
+    if (dll := _DLL.search(line)) is not None:
+        folder = (dll.group("path") or "").rstrip("\\/")
+        return (("component", dll.group("dll")), ("component_kind", "dll"), *((("folder", folder),) if folder else ()), *kind)
+    for form, pattern in _FORMS:  # the loader's own words name the library and the object that needs it
+        if form in _LOADER_FORMS and (lm := pattern.search(line)) is not None:
+            return (*_component(form, lm, line), *kind)
+    if (lib := re.search(r"[^\s:'\"`(]{0,400}?" + _SONAME, line)) is not None:
+        # (a path the line gives is asked of ldd: which of that object's own libraries the loader cannot resolve)
+        path = (("requirer", lib.group(0)),) if lib.group(0).startswith("/") else ()
+        return (("component", lib.group(0).rsplit("/", 1)[-1]), ("component_kind", "library"), *path, *kind)
+    if exc.endswith("AssertionError") and (op := _BUILD_ASSERT.search(m.group("msg") or "")) is not None:
+        return (("component", op.group("op")), ("component_kind", "build"), *kind)
+    if "." in exc and not exc.startswith(("builtins.", "ctypes.")):
+        return (("component", exc.split(".")[0]), ("component_kind", "module"), *kind)  # the package whose exception
+    return (("component", exc.rsplit(".", 1)[-1]), ("component_kind", "exception"), *kind)
+
+
+# The forms of the loader's messages, which name the library (and, most, who needs it) whatever library it is.
+_LOADER_FORMS = frozenset(
+    {"symbol-version", "version-not-found", "loading-shared-libraries", "shared-object-not-opened", "undefined-symbol"}
+)
+
+
+def _end(line: str) -> ErrorEvidence | None:
+    """A traceback's last line as a failure, or None where it is a program's own fault (a build's assertion excepted)."""
+    m = _TB_END.match(line)
+    if m is None:
+        return None
+    if _GPU_STACK.search(line) and any(f != "exception" and p.search(line) for f, p in _FORMS):
+        return None  # a form of the GPU stack's reads it better (the library a loader names, a CUDA error's code)
+    build = m.group("exc").endswith("AssertionError") and _BUILD_ASSERT.search(m.group("msg") or "")
+    if _PROGRAM_FAULT.search(line) and not build:
+        return None
+    return ErrorEvidence(KIND, line[:300], (("form", "traceback-end"), *_end_subject(line, m)))
+
+
 def _p(name: str) -> str:
     """A library's path or soname, as the loader prints it, in the group `name`."""
     return f"(?P<{name}>" + r"[^\s:'\"`(]{0,400}?" + _SONAME + ")"
@@ -292,6 +386,7 @@ MEANS = {
     "error-line": "a tool of the GPU stack reported an error",
     "install-failed": "{c} did not install",
     "exception": "{c} raised an error",
+    "traceback-end": "the program stopped on an error no entry knows ({c})",
     "gpu-unavailable-warning": "{c} found no usable GPU",
     "hang-said": "the reporter says {c} hangs",
     "nan-said": "the reporter says {c} produces NaN or blank output",
@@ -394,7 +489,14 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
     out: list[ErrorEvidence] = []
     said: ErrorEvidence | None = None
     seen: set[str] = set()
-    stripped = [raw.strip() for raw in lines]
+    raw_lines = list(lines)
+    stripped = [raw.strip() for raw in raw_lines]
+    end = _traceback_end(raw_lines)
+    ended = _end(stripped[end][:_MAX_LINE]) if end is not None else None
+    if ended is not None and not any(k in ended.line or ended.line in k for k in known):
+        # the line the program stopped on, whatever it names: read first, as the failure the report is about
+        out.append(ended)
+        seen.add(stripped[end or 0])
     following = [""] * len(stripped)
     nxt = ""
     for i in range(len(stripped) - 1, -1, -1):  # each line's next non-empty line

@@ -1145,6 +1145,8 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
     which folders hold it; for a Python module, its release in the interpreter that failed; for the docker daemon, its
     own view; for a pod, its events and resources. A reporter's sentence (`undecided`: no check found the cause) by
     what it is about: the library it names, the install. What the paste already shows is not asked."""
+    from gpudoctor.planner.remedy import python_exe
+
     out: list[Ask] = []
     python = facts.frameworks.python
     shown = python.value.distributions if isinstance(python, Found) else {}
@@ -1207,6 +1209,28 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
                 Ask(
                     where.python_step(facts, "-m", "pip", "show", component),
                     f"the {component} release installed in the interpreter that failed, and what it requires",
+                )
+            )
+            if (
+                e.get("form") == "traceback-end"
+                and e.get("exception") in ("ModuleNotFoundError", "ImportError")
+                and python_exe(facts) in ("python", "python3")
+            ):
+                # a module missing from one interpreter is often installed in another: which one ran decides where it
+                # goes (asked where the paste shows no interpreter's path: `python` on PATH may be another Python)
+                out.append(
+                    Ask(
+                        where.python_step(facts, "-c", "import sys; print(sys.executable)"),
+                        f"which Python ran the program that could not import {component}, in the shell that ran it",
+                    )
+                )
+        elif kind == "build" and undecided:
+            # a build's own assertion ends its output: the first error lines above it say what the build lacked
+            out.append(
+                Ask(
+                    where.python_step(facts, "-m", "pip", "--version"),
+                    f"which pip and interpreter ran the build of {component} (the build's whole output, from its first "
+                    "error line, with it)",
                 )
             )
         elif kind == "said" and undecided and e.get("subject") == "library" and (lib := e.get("library")):
