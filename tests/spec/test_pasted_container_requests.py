@@ -220,3 +220,28 @@ def test_the_driver_container_on_the_distributions_own_kernel_is_left_to_the_ask
     for text in (uname + crash, crash):
         found, _ = _run(text)
         assert KERNEL not in found, found.keys()
+
+
+def test_ollama_ps_with_a_model_at_100_percent_cpu_beside_an_nvidia_driver_is_not_a_clean_bill():
+    # tests/blind/plans14 case 1431 (Ollama in docker, `ollama ps` at "100% CPU", nvidia-smi's table of an RTX 3090) and
+    # ollama/ollama#11676 (the catalogue's example: the same column beside nvidia-smi's header): the failure is named and
+    # left open (Ollama's discovery log decides), asked from the container's log where docker runs it
+    text = next(PLANS14.glob("1431-*")).joinpath("input.txt").read_text(encoding="utf-8")
+    example = EXAMPLES.joinpath("ollama-11676-ps-100-percent-cpu-gpt-oss.txt").read_text(encoding="utf-8")
+    for source in (text, example):
+        found, snapshot = _run(source)
+        assert "ollama-model-on-cpu" in _kinds(snapshot)
+        assert "pasted-error-unexplained" in found, found.keys()
+        assert not any(a[0] in ("apt-get", "pip", "docker") for f in found.values() if f.remediation for a in _argvs(f) if a)
+
+
+def test_ollama_ps_on_the_gpu_or_on_a_machine_without_an_nvidia_gpu_is_quiet():
+    # the quiet twins: ollama/ollama#10984 (its description: the model at "100% GPU"), not read; and the 100% CPU row
+    # of #11676 alone, with no NVIDIA GPU or driver shown, which is how Ollama runs on a machine without one
+    quiet = EXAMPLES.joinpath("ollama-10984-ps-100-percent-gpu.txt").read_text(encoding="utf-8")
+    found, snapshot = _run(quiet)
+    assert "ollama-model-on-cpu" not in _kinds(snapshot)
+    row = "gpt-oss:120b    735371f916a9    69 GB    100% CPU     128000     Forever    \n"
+    found, snapshot = _run(row)
+    assert "ollama-model-on-cpu" in _kinds(snapshot)
+    assert "pasted-error-unexplained" not in found, found.keys()
