@@ -848,3 +848,31 @@ def _report(text: str):
     report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
     assert not report.internal_errors, report.internal_errors
     return report
+
+
+def test_the_plugins_invalid_discovery_strategy_asks_the_nodes_containerd_and_toolkit():
+    # NVIDIA/k8s-device-plugin#1469 (the catalogue's example: the error alone, Helm's 0.18.0) and tests/blind/plans14
+    # case 1410 (the static manifest's pod log on a containerd node, its default runtime said to be nvidia): the plugin's
+    # auto discovery found no NVML in its pod; open, with the node's runtime, containerd's table and the toolkit asked
+    case = next((EXAMPLES.parents[1] / "blind" / "plans14" / "cases").glob("1410-*")) / "input.txt"
+    for text in (_example("k8s-device-plugin-1469-helm-0180-invalid-device-discovery-strategy.txt"), case.read_text("utf-8")):
+        errors, found, asks = _run(text)
+        assert "device-plugin-no-nvml" in errors
+        assert "pasted-error-unexplained" in found, found.keys()
+        assert ("kubectl", "get", "nodes", "-o", "wide") in asks
+        assert ("nvidia-ctk", "--version") in asks
+        assert any(a[:3] == ("containerd", "config", "dump") for a in asks), asks
+        # no driver is installed and no reboot ordered before the node answers
+        assert not any(a[0] in ("apt-get", "reboot", "helm") for f in found.values() if f.remediation for a in _argvs(f))
+
+
+def test_the_discovery_strategy_flags_help_is_not_the_plugins_failure():
+    # the quiet twin: Project-HAMi/HAMi#1940 (its pasted help text, verbatim): the flag that names the strategies, in a
+    # plugin's usage, is no failure
+    text = (
+        "--device-discovery-strategy value the strategy to use to discover devices: 'auto', 'nvml', or 'tegra' "
+        '(default: "auto") [$DEVICE_DISCOVERY_STRATEGY]\n'
+    )
+    errors, found, _ = _run(text)
+    assert "device-plugin-no-nvml" not in errors
+    assert "pasted-error-unexplained" not in found
