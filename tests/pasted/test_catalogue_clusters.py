@@ -817,6 +817,20 @@ def test_error_804_in_a_container_beside_the_hosts_driver_is_the_images_cuda_new
         assert "toolkit-newer-than-driver" not in codes
 
 
+def test_error_804_in_an_image_built_on_a_cuda_the_driver_supports_is_not_the_images_cuda():
+    # tests/blind/plans14 case 1412: an image built from nvidia/cudagl:10.2-devel-ubuntu18.04 on a host whose driver
+    # 440.33.01 supports CUDA 10.2: the image's CUDA is not newer, so no driver upgrade is ordered; the compat library
+    # on the loader's path is asked for instead (the twins that still fire: the test above, an image of no CUDA tag,
+    # the llama.cpp server, and crackq's CUDA 12.3 image on a 12.2 driver)
+    case = next((_BLIND / "plans14" / "cases").glob("1412-*")) / "input.txt"
+    errors, codes, asks = _run(case.read_text(encoding="utf-8"))
+    assert "cuda-compat-not-supported" in errors
+    assert "toolkit-newer-than-driver" not in codes
+    assert "pasted-error-unexplained" in codes
+    assert {("printenv", "LD_LIBRARY_PATH"), ("ls", "/usr/local/cuda/compat")} <= asks
+    assert not any(f.remediation and f.remediation.component == "driver" for f in codes.values())
+
+
 def test_a_components_asks_in_a_pod_ask_its_runtime_class_and_put_the_driver_asks_on_the_node():
     # Jellyfin's NVENC in a K3s pod (tests/blind/plans10/cases/1041-jellyfin9620-k3s-device-plugin-rtx-a2000-nvenc-
     # transcode-buffers-no-error-ask), Ollama in a pod (tests/blind/plans7/cases/650-ollama3211-kubernetes-pod-no-nvml-
