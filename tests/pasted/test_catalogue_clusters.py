@@ -817,6 +817,20 @@ def test_error_804_in_a_container_beside_the_hosts_driver_is_the_images_cuda_new
         assert "toolkit-newer-than-driver" not in codes
 
 
+def test_error_804_in_an_image_built_on_a_cuda_the_driver_supports_is_not_the_images_cuda():
+    # tests/blind/plans14 case 1412: an image built from nvidia/cudagl:10.2-devel-ubuntu18.04 on a host whose driver
+    # 440.33.01 supports CUDA 10.2: the image's CUDA is not newer, so no driver upgrade is ordered; the compat library
+    # on the loader's path is asked for instead (the twins that still fire: the test above, an image of no CUDA tag,
+    # the llama.cpp server, and crackq's CUDA 12.3 image on a 12.2 driver)
+    case = next((_BLIND / "plans14" / "cases").glob("1412-*")) / "input.txt"
+    errors, codes, asks = _run(case.read_text(encoding="utf-8"))
+    assert "cuda-compat-not-supported" in errors
+    assert "toolkit-newer-than-driver" not in codes
+    assert "pasted-error-unexplained" in codes
+    assert {("printenv", "LD_LIBRARY_PATH"), ("ls", "/usr/local/cuda/compat")} <= asks
+    assert not any(f.remediation and f.remediation.component == "driver" for f in codes.values())
+
+
 def test_a_components_asks_in_a_pod_ask_its_runtime_class_and_put_the_driver_asks_on_the_node():
     # Jellyfin's NVENC in a K3s pod (tests/blind/plans10/cases/1041-jellyfin9620-k3s-device-plugin-rtx-a2000-nvenc-
     # transcode-buffers-no-error-ask), Ollama in a pod (tests/blind/plans7/cases/650-ollama3211-kubernetes-pod-no-nvml-
@@ -848,3 +862,31 @@ def _report(text: str):
     report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
     assert not report.internal_errors, report.internal_errors
     return report
+
+
+def test_the_plugins_invalid_discovery_strategy_asks_the_nodes_containerd_and_toolkit():
+    # NVIDIA/k8s-device-plugin#1469 (the catalogue's example: the error alone, Helm's 0.18.0) and tests/blind/plans14
+    # case 1410 (the static manifest's pod log on a containerd node, its default runtime said to be nvidia): the plugin's
+    # auto discovery found no NVML in its pod; open, with the node's runtime, containerd's table and the toolkit asked
+    case = next((EXAMPLES.parents[1] / "blind" / "plans14" / "cases").glob("1410-*")) / "input.txt"
+    for text in (_example("k8s-device-plugin-1469-helm-0180-invalid-device-discovery-strategy.txt"), case.read_text("utf-8")):
+        errors, found, asks = _run(text)
+        assert "device-plugin-no-nvml" in errors
+        assert "pasted-error-unexplained" in found, found.keys()
+        assert ("kubectl", "get", "nodes", "-o", "wide") in asks
+        assert ("nvidia-ctk", "--version") in asks
+        assert any(a[:3] == ("containerd", "config", "dump") for a in asks), asks
+        # no driver is installed and no reboot ordered before the node answers
+        assert not any(a[0] in ("apt-get", "reboot", "helm") for f in found.values() if f.remediation for a in _argvs(f))
+
+
+def test_the_discovery_strategy_flags_help_is_not_the_plugins_failure():
+    # the quiet twin: Project-HAMi/HAMi#1940 (its pasted help text, verbatim): the flag that names the strategies, in a
+    # plugin's usage, is no failure
+    text = (
+        "--device-discovery-strategy value the strategy to use to discover devices: 'auto', 'nvml', or 'tegra' "
+        '(default: "auto") [$DEVICE_DISCOVERY_STRATEGY]\n'
+    )
+    errors, found, _ = _run(text)
+    assert "device-plugin-no-nvml" not in errors
+    assert "pasted-error-unexplained" not in found

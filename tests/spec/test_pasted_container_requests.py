@@ -96,6 +96,40 @@ def test_lightning_finding_no_gpu_in_a_singularity_shell_without_nv_adds_nv():
     ]
 
 
+PLANS14 = TESTS / "blind" / "plans14" / "cases"
+
+
+@states(NO_GPU, FIRES)
+def test_a_job_line_quoted_as_inline_code_without_nv_under_dorados_no_devices_adds_nv():
+    # tests/blind/plans14 case 1451 (an SGE job's `singularity exec --bind ... bash job.sh`, written as Markdown inline
+    # code, then dorado's "CUDA device requested but no devices found."): the options after the verb are not the image
+    # (its file is asked for), and the job's own command is repeated with --nv; nothing is installed
+    text = next(PLANS14.glob("1451-*")).joinpath("input.txt").read_text(encoding="utf-8")
+    found, snapshot = _run(text)
+    assert "cuda-no-gpus" in _kinds(snapshot)
+    f = found[NO_GPU]
+    assert (f.remediation.component, f.remediation.where) == ("container", "the host")
+    argvs = _argvs(f)
+    assert argvs[:2] == [("nvidia-smi",), ("singularity", "exec", "--nv", "<sif-file>", "nvidia-smi")]
+    assert argvs[2][:5] == ("singularity", "exec", "--nv", "--bind", "/path/to/my/folder:/mnt/path/to/dorado_v0.4.3.sif")
+    assert argvs[2][-1] == "/mnt/path/dorado_v0.4.3.sh"  # the closing backtick is not the command's
+    assert not any(a[0] in ("apt-get", "docker", "conda") for a in argvs)
+
+
+@states(NO_GPU, QUIET)
+def test_dorados_no_devices_without_a_container_or_with_nv_is_not_the_missing_flag():
+    # the quiet twins: nanoporetech/dorado#589 (the catalogue's example): the same message from dorado run on a
+    # cluster node with no container named, read as torch seeing no GPU, no container finding; and case 1451's job
+    # line with --nv written in (by hand: the near miss), where the flag is there and is not the cause
+    example = EXAMPLES.joinpath("dorado-589-cuda-device-requested-no-devices-found.txt").read_text(encoding="utf-8")
+    found, snapshot = _run(example)
+    assert "cuda-no-gpus" in _kinds(snapshot)
+    assert NO_GPU not in found, found.keys()
+    text = next(PLANS14.glob("1451-*")).joinpath("input.txt").read_text(encoding="utf-8")
+    found, _ = _run(text.replace("`singularity exec --bind", "`singularity exec --nv --bind"))
+    assert NO_GPU not in found, found.keys()
+
+
 def test_lightning_with_no_gpu_at_all_is_read_and_an_index_past_the_gpus_is_not():
     # AntixK/PyTorch-VAE#81 (the catalogue's example): "only has: []", torch sees no GPU; its quiet twin,
     # AntixK/PyTorch-VAE#98 (the title, verbatim): "requested GPUs: [1] But your machine only has: [0]", an index
@@ -186,3 +220,28 @@ def test_the_driver_container_on_the_distributions_own_kernel_is_left_to_the_ask
     for text in (uname + crash, crash):
         found, _ = _run(text)
         assert KERNEL not in found, found.keys()
+
+
+def test_ollama_ps_with_a_model_at_100_percent_cpu_beside_an_nvidia_driver_is_not_a_clean_bill():
+    # tests/blind/plans14 case 1431 (Ollama in docker, `ollama ps` at "100% CPU", nvidia-smi's table of an RTX 3090) and
+    # ollama/ollama#11676 (the catalogue's example: the same column beside nvidia-smi's header): the failure is named and
+    # left open (Ollama's discovery log decides), asked from the container's log where docker runs it
+    text = next(PLANS14.glob("1431-*")).joinpath("input.txt").read_text(encoding="utf-8")
+    example = EXAMPLES.joinpath("ollama-11676-ps-100-percent-cpu-gpt-oss.txt").read_text(encoding="utf-8")
+    for source in (text, example):
+        found, snapshot = _run(source)
+        assert "ollama-model-on-cpu" in _kinds(snapshot)
+        assert "pasted-error-unexplained" in found, found.keys()
+        assert not any(a[0] in ("apt-get", "pip", "docker") for f in found.values() if f.remediation for a in _argvs(f) if a)
+
+
+def test_ollama_ps_on_the_gpu_or_on_a_machine_without_an_nvidia_gpu_is_quiet():
+    # the quiet twins: ollama/ollama#10984 (its description: the model at "100% GPU"), not read; and the 100% CPU row
+    # of #11676 alone, with no NVIDIA GPU or driver shown, which is how Ollama runs on a machine without one
+    quiet = EXAMPLES.joinpath("ollama-10984-ps-100-percent-gpu.txt").read_text(encoding="utf-8")
+    found, snapshot = _run(quiet)
+    assert "ollama-model-on-cpu" not in _kinds(snapshot)
+    row = "gpt-oss:120b    735371f916a9    69 GB    100% CPU     128000     Forever    \n"
+    found, snapshot = _run(row)
+    assert "ollama-model-on-cpu" in _kinds(snapshot)
+    assert "pasted-error-unexplained" not in found, found.keys()

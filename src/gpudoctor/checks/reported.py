@@ -1762,6 +1762,11 @@ def _failure(e, facts: Facts) -> bool:
         floor = "6.1" if kind.startswith("int8") else "8.0" if kind.startswith("bfloat16") else "7.0"
         ccs = [g.compute_capability for g in facts.driver.gpus if g.compute_capability]
         return kind != "int16" and bool(ccs) and all(vkey(cc) >= vkey(floor) for cc in ccs)
+    if e.kind == "ollama-model-on-cpu":
+        # a model Ollama loaded wholly into system memory (`ollama ps`: 100% CPU) is a failure only where the text
+        # shows an NVIDIA GPU or its driver answering (nvidia-smi's header alone, ollama/ollama#11676): on a machine
+        # without one it is how Ollama runs
+        return bool(facts.driver.gpus or facts.driver.version) and other_vendor_gpu_only(facts) is None
     if e.kind in ("whisper-on-cpu", "llama-cpp-no-gpu-device"):
         # Whisper on the CPU, or llama.cpp given -ngl with no GPU device, is a failure only on a machine with an NVIDIA
         # GPU, named in the text: a CPU run chosen by the program or on a machine without one (llama.cpp's own CPU CI

@@ -266,6 +266,28 @@ def _finding(facts: Facts, runtime: str, name: str, line: str, symptoms: list, s
 _APPTAINERS = ("apptainer", "singularity")
 
 
+# The action options of `apptainer exec|run|shell` that take a value as the next word (apptainer/apptainer,
+# cmd/internal/cli/action_flags.go: --bind/-B, --home/-H, --overlay/-o, --workdir/-W, --scratch/-S, --env, ...): the
+# image is the first word after the options, and a value is not it.
+_APPTAINER_VALUED = frozenset(
+    {
+        "-B", "--bind", "--mount", "-H", "--home", "-o", "--overlay", "-W", "--workdir", "-S", "--scratch",
+        "--env", "--env-file", "--pwd", "--security", "--network", "--network-args", "--hostname", "--app",
+        "--dns", "--fusemount", "--apply-cgroups",
+    }
+)  # fmt: skip
+
+
+def _apptainer_image(words: tuple[str, ...]) -> str:
+    """The image word after the verb's options, or "" where the first word there does not look like one (an image
+    file, a sandbox directory's path, a docker:// or library:// URI): a command such as `bash` is not shown as one."""
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in _APPTAINER_VALUED else 1
+    word = words[i] if i < len(words) else ""
+    return word if word.endswith((".sif", ".simg", ".img")) or "://" in word or "/" in word else ""
+
+
 def _apptainer_finding(facts: Facts, tool: str, line: str, symptoms: list) -> Finding:
     """An Apptainer/Singularity container started without --nv: the fix is the same command with --nv, on a machine
     with the GPU (on a cluster, inside the job's GPU allocation). The command shown is repeated as data (its words
@@ -281,13 +303,14 @@ def _apptainer_finding(facts: Facts, tool: str, line: str, symptoms: list) -> Fi
     # for the check; the program's own command is not repeated then, since its relative paths are the reporter's
     # directory's, not the home directory's.
     home = any(w.startswith("~/") for w in words)
-    image: str | Placeholder = Placeholder("image")
+    # (an image file not shown is asked for as one: `docker images` lists no Apptainer image)
+    image: str | Placeholder = Placeholder("sif-file")
     again: tuple[Cmd, ...] = ()
     if len(words) >= 3 and words[0] == tool:
         verb = next((i for i, w in enumerate(words[1:], 1) if w in ("exec", "run", "shell")), 0)
+        shown = _apptainer_image(words[verb + 1 :]) if verb else ""
         if verb and verb + 1 < len(words):
-            shown = words[verb + 1]
-            image = "./" + shown[2:] if shown.startswith("~/") else shown
+            image = ("./" + shown[2:] if shown.startswith("~/") else shown) if shown else image
             again = (
                 () if home else (Cmd((*words[: verb + 1], "--nv", *words[verb + 1 :]), note="the same command, only --nv added"),)
             )

@@ -43,8 +43,9 @@ _OTHER_NODE_RUNTIME = re.compile(r"\bcontainerd://|\bcri-o://|\bdefault_runtime_
 # A container started with Apptainer or Singularity (global options such as -s before the verb): --nv (or --nvccli,
 # which implies it) binds the host driver's libraries under /.singularity.d/libs and the /dev/nvidia* devices; without
 # it the container has neither (apptainer/apptainer, docs: "GPU Support"; the --nv flag in cmd/internal/cli/action_flags.go).
+# A line may be the command written as Markdown inline code (`singularity exec ...`), as issue threads quote a job's line.
 _APPTAINER_RUN = re.compile(
-    r"^\s*(?:[$#]\s+)?(?:sudo\s+)?(?P<tool>singularity|apptainer)(?:\s+-{1,2}[a-z][\w-]{0,30})*\s+(?P<verb>exec|run|shell)\s+(?P<rest>\S.*)$"
+    r"^\s*`?(?:[$#]\s+)?(?:sudo\s+)?(?P<tool>singularity|apptainer)(?:\s+-{1,2}[a-z][\w-]{0,30})*\s+(?P<verb>exec|run|shell)\s+(?P<rest>\S.*)$"
 )
 _APPTAINER_GPU_FLAG = re.compile(r"(?:^|\s)--(?:nv|nvccli)(?=\s|=|$)")
 # A container asking for the driver's video libraries: NVIDIA_DRIVER_CAPABILITIES set (or printed) with video or all,
@@ -548,7 +549,8 @@ def _apptainer_without_nv(g: Gathered, lines: list[str]) -> None:
             parts[-1] = parts[-1][:-1].rstrip()
             j += 1
             parts.append(lines[j][:_MAX_LINE].strip())
-        whole = " ".join(p for p in parts if p).removesuffix("&").rstrip()
+        # (a closing backtick of inline code, then a trailing `&`, are not the command's)
+        whole = " ".join(p for p in parts if p).removesuffix("`").rstrip().removesuffix("&").rstrip()
         if _APPTAINER_GPU_FLAG.search(whole):
             return
         start = whole.find(m.group("tool"))

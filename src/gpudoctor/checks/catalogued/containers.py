@@ -501,6 +501,17 @@ def check_hook_devices_allow_rootless(facts: Facts, ctx: Context) -> Iterable[Fi
     )
 
 
+# NVIDIA's CUDA images as a text names them, their tag's first field the CUDA they are built on (Docker Hub's
+# nvidia/cuda and the retired nvidia/cudagl, "10.2-devel-ubuntu18.04"; NGC's nvcr.io/nvidia/cuda).
+_CUDA_IMAGE_TAG = LazyPattern(r"(?:\bnvcr\.io/)?\bnvidia/cuda(?:gl)?:(?P<cuda>\d{1,2}\.\d{1,2})(?:\.\d{1,2})?\b")
+
+
+def _cuda_image_versions(facts: Facts) -> set[str]:
+    """The CUDA of each NVIDIA CUDA image the paste names as run or built from (its image cues' lines and values)."""
+    texts = [str(v) for c in facts.pasted.cues for v in c.values() if isinstance(v, str)]
+    return {m.group("cuda") for t in texts for m in _CUDA_IMAGE_TAG.finditer(t[:2_000])}
+
+
 def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """CUDA error 804 ("forward compatibility was attempted on non supported HW", cudaErrorCompatNotSupportedOnDevice)
     from a program run in a container image, beside the host's driver: the CUDA inside the image is newer than the driver
@@ -511,6 +522,7 @@ def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Find
     from gpudoctor.checks.driver import driver_cuda
     from gpudoctor.checks.reported import other_vendor_gpu_only
     from gpudoctor.planner.where import container_of, image
+    from gpudoctor.versions import vkey
 
     said = _said(facts, "cuda-compat-not-supported")
     img = image(facts)  # (an image run with docker run is a container too, where no prompt or words say one)
@@ -518,6 +530,11 @@ def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Find
     if not said or not facts.driver.version or not contained or other_vendor_gpu_only(facts) is not None:
         return
     have, _ = driver_cuda(facts, ctx.matrix)
+    if have and (based := _cuda_image_versions(facts)) and all(vkey(v) <= vkey(have) for v in based):
+        # the image is built on a CUDA the driver supports (nvidia/cuda's and nvidia/cudagl's tags begin with it): its
+        # CUDA is not newer, so the compat library reached the loader otherwise (LD_LIBRARY_PATH naming
+        # /usr/local/cuda/compat, a cuda-compat package installed into the image): the catalogue's asks decide it
+        return
     supports = f"CUDA {have}" if have else "an older CUDA"
     inspect = Cmd(
         (
