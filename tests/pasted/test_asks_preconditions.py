@@ -109,13 +109,19 @@ def _smi_queries(doc: dict) -> list[list[str]]:
     return [argv for argv in _asked(doc) if argv[:1] == ["nvidia-smi"] and any(w.startswith("--query-gpu=") for w in argv)]
 
 
-def test_a_kepler_gpu_is_asked_its_name_without_the_compute_cap_field(tmp_path):
+def test_a_kepler_gpu_named_in_the_paste_is_asked_no_compute_cap_field(tmp_path):
+    # The paste names the K80, so the GPU query is not asked at all (its answer is stated: pasted.ask drops an ask
+    # whose fact the paste gives, h199); above all, no R470-driven GPU is ever asked for the compute_cap field.
     doc = _check(tmp_path, _case("1104", PLANS11))
-    assert _smi_queries(doc) == [["nvidia-smi", "--query-gpu=name", "--format=csv"]]
+    assert not [q for q in _smi_queries(doc) if any("compute_cap" in w for w in q)]
+    assert _smi_queries(doc) == []
 
 
-def test_a_volta_gpu_keeps_the_compute_cap_field(tmp_path):
-    doc = _check(tmp_path, _case("1104", PLANS11).replace("K80", "V100"))
+def test_a_gpu_the_paste_does_not_name_keeps_the_compute_cap_field(tmp_path):
+    # the twin: no GPU named, so no driver branch caps the query, and the field that decides is asked
+    text = _case("1104", PLANS11).replace("NVIDIA Tesla K80 GPU", "our GPU").replace("Tesla K80 GPU", "our GPU")
+    assert "K80" not in text
+    doc = _check(tmp_path, text)
     assert ["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv"] in _smi_queries(doc)
 
 

@@ -1699,6 +1699,9 @@ def _site_paths(text: str):
             lo += 1  # markdown's backtick or a bracket opens a whole path: it is no part of the path's head
         start = None
         drive = lo >= 2 and lo - 2 >= floor and text[lo - 1] == ":" and text[lo - 2].isascii() and text[lo - 2].isalpha()
+        # a drive is one letter: the "s:" of a URL's "https://" (a link VS Code's WSL remote prints beside each frame,
+        # tests/blind/plans14 1411) is no drive, and its path no Windows path
+        drive = drive and not (lo >= 3 and (text[lo - 3].isalnum() or text[lo - 3] in "+-.")) and text[lo : lo + 2] != "//"
         if drive and lo < end and text[lo] in "\\/" and end - (lo + 1) <= _SITE_MAX:
             start = lo - 2  # a drive: C:\ or C:/
         if start is None:
