@@ -29,6 +29,25 @@ SHELLS: dict[str, tuple[list[str], str]] = {
 }
 
 
+_MAX_ARG = 100_000  # bytes of one `-c` argument, under Linux's MAX_ARG_STRLEN (32 pages of 4 KiB)
+
+
+def _parts(lines: Sequence[str], limit: int) -> list[str]:
+    """`lines` joined into texts of whole lines, each under `limit` bytes (a longer line alone)."""
+    parts: list[str] = []
+    part: list[str] = []
+    size = 0
+    for line in lines:
+        n = len(line.encode("utf-8")) + 1
+        if part and size + n > limit:
+            parts.append("\n".join(part) + "\n")
+            part, size = [], 0
+        part.append(line)
+        size += n
+    parts.append("\n".join(part) + "\n")
+    return parts
+
+
 def shell_exe(shell: str) -> str:
     """The shell's program, or a skip that says why it is missing."""
     exe = shutil.which(SHELLS[shell][0][0])
@@ -57,8 +76,20 @@ def run_script(shell: str, lines: Sequence[str], *, cwd: Path, env: dict[str, st
             [exe, *argv[1:], str(script)], cwd=cwd, env=env, capture_output=True, text=True, errors="replace", timeout=300
         )
     if how == "-c":
-        return subprocess.run(
-            [exe, *argv[1:], text], cwd=cwd, env=env, capture_output=True, text=True, errors="replace", timeout=300
+        # One argument holds at most MAX_ARG_STRLEN bytes (131,072 on Linux: execve(2), E2BIG): a longer paste is given
+        # in runs of whole lines, one `zsh -c` each, as a person pasting a long plan in parts would.
+        runs: list[subprocess.CompletedProcess] = []
+        for part in _parts(lines, _MAX_ARG):
+            runs.append(
+                subprocess.run(
+                    [exe, *argv[1:], part], cwd=cwd, env=env, capture_output=True, text=True, errors="replace", timeout=300
+                )
+            )
+        return subprocess.CompletedProcess(
+            runs[-1].args,
+            max(r.returncode for r in runs),
+            "".join(r.stdout for r in runs),
+            "".join(r.stderr for r in runs),
         )
     return subprocess.run(
         [exe, *argv[1:]], cwd=cwd, env=env, input=text, capture_output=True, text=True, errors="replace", timeout=300

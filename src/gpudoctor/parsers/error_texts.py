@@ -420,7 +420,8 @@ _JAXLIB_API = _Lazy(
 def _plugin_api_missing(lines: list[str]) -> tuple[str, str] | None:
     """(the plugin's frame line, its module xla_cudaNN) where JAX's CUDA plugin failed on a jaxlib API, else None."""
     for i, line in enumerate(lines):
-        frame = _PLUGIN_FRAME.search(line[:2_000])
+        # (the frame's folder as plain text first: the pattern runs only on the lines that hold it)
+        frame = _PLUGIN_FRAME.search(line[:2_000]) if "jax_plugins" in line[:2_000] else None
         if frame is None:
             continue
         for after in lines[i + 1 : i + 6]:

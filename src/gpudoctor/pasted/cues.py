@@ -1013,7 +1013,10 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     if (m := _CONDA_ENV.search(head)) and not (venv and venv.start() > m.start()):
         # (a venv activated after conda, as app launchers do: `conda activate base ; source <app>/env/bin/activate`,
         # holds the program's packages, not conda's environment)
-        _cue(g, CONDA_ENV_SAID, "the program's packages are a conda environment's", line_of(_CONDA_ENV, m.group(0)))
+        # (the line that holds the words found, by plain text first: the pattern runs on every line only where they
+        # span two)
+        said = next((x[:MAX_LINE] for x in lines if m.group(0) in x[:MAX_LINE]), None) or line_of(_CONDA_ENV, m.group(0))
+        _cue(g, CONDA_ENV_SAID, "the program's packages are a conda environment's", said)
     if venv and g.interpreter is None and g.system != "Windows":
         g.interpreter = venv.group("prefix") + "/bin/python"
         _cue(g, "a virtual environment activated", "the interpreter the plan must use", line_of(_VENV_ACTIVATED, venv.group(0)))

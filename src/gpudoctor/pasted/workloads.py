@@ -529,7 +529,7 @@ def _node_without_gpu_capacity(g: Gathered, lines: list[str]) -> None:
     if not (g.smi_table or g.driver_version or any(_GPU_NAMED.search(x[:_MAX_LINE]) for x in head)):
         return
     for i, line in enumerate(lines[:20_000]):
-        if _NODE_CAPACITY.match(line) and any(_NODE_RESOURCE.match(x) for x in lines[i + 1 : i + 4]):
+        if "Capacity:" in line and _NODE_CAPACITY.match(line) and any(_NODE_RESOURCE.match(x) for x in lines[i + 1 : i + 4]):
             _add(g, ErrorEvidence("node-gpu-capacity-missing", line.strip()))
             return
 
