@@ -49,6 +49,25 @@ def _keeps(report) -> list[tuple[str, ...]]:
     ]
 
 
+def _place(root: Path, place: str) -> tuple[Path, dict[str, str], Path, str]:
+    """A conda environment, a venv and a home folder under `root`: the environment's root, the variables a keep program
+    runs with, the file `place` keeps lines in, and the program that stands in for the environment's interpreter (this
+    one, with sys.prefix set to the environment's root)."""
+    prefix, home = root / "env", root / "home"
+    (prefix / "bin").mkdir(parents=True)
+    home.mkdir()
+    (prefix / "bin" / "activate").write_text("# a venv's activate\n", encoding="utf-8")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CONDA_PREFIX": str(prefix), "LANG": "C.UTF-8"}
+    path = {
+        "conda": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
+        "conda-active": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
+        "venv": prefix / "bin" / "activate",
+        "bashrc": home / ".bashrc",
+    }[place]
+    as_env = f"import sys; sys.prefix = {str(prefix)!r}; exec(compile(sys.argv.pop(1), 'keep', 'exec'))"
+    return prefix, env, path, as_env
+
+
 def test_a_conda_environment_keeps_the_loader_path_in_its_activate_d():
     report = _report("plans12/1211")
     assert keep_place(report.facts) == "conda"
@@ -81,20 +100,8 @@ def test_each_keep_program_writes_exactly_its_lines_and_the_shell_that_reads_the
     work = tmp_path / "work"
     work.mkdir()
     for place in ("conda", "conda-active", "venv", "bashrc"):
-        prefix, home = tmp_path / place / "env", tmp_path / place / "home"
-        (prefix / "bin").mkdir(parents=True)
-        home.mkdir()
-        (prefix / "bin" / "activate").write_text("# a venv's activate\n", encoding="utf-8")
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CONDA_PREFIX": str(prefix), "LANG": "C.UTF-8"}
-        path = {
-            "conda": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
-            "conda-active": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
-            "venv": prefix / "bin" / "activate",
-            "bashrc": home / ".bashrc",
-        }[place]
+        _prefix, env, path, as_env = _place(tmp_path / place, place)
         before = path.read_text(encoding="utf-8") if path.exists() else ""
-        # The environment's interpreter stands in as this one with sys.prefix set to the environment's root.
-        as_env = f"import sys; sys.prefix = {str(prefix)!r}; exec(compile(sys.argv.pop(1), 'keep', 'exec'))"
         subprocess.run([sys.executable, "-c", as_env, KEEP[place], *lines], cwd=work, env=env, check=True, timeout=60)
         assert path.read_text(encoding="utf-8") == before + "".join(line + "\n" for line in lines), place
         done = subprocess.run(
@@ -119,19 +126,8 @@ def test_each_keep_values_program_writes_the_values_as_data_and_the_shell_that_r
         if ":" in d or "\0" in d:
             continue  # a list's separator (or no C string) cannot be one directory of it
         for place in ("conda", "conda-active", "venv", "bashrc"):
-            prefix, home = tmp_path / f"{place}{i}" / "env", tmp_path / f"{place}{i}" / "home"
-            (prefix / "bin").mkdir(parents=True)
-            home.mkdir()
-            (prefix / "bin" / "activate").write_text("# a venv's activate\n", encoding="utf-8")
-            env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CONDA_PREFIX": str(prefix), "LANG": "C.UTF-8"}
+            _prefix, env, path, as_env = _place(tmp_path / f"{place}{i}", place)
             env |= {"LD_LIBRARY_PATH": d + ":/second:/session/only", "XLA_FLAGS": "--xla_gpu_cuda_data_dir=" + d}
-            path = {
-                "conda": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
-                "conda-active": prefix / "etc" / "conda" / "activate.d" / "gpudoctor.sh",
-                "venv": prefix / "bin" / "activate",
-                "bashrc": home / ".bashrc",
-            }[place]
-            as_env = f"import sys; sys.prefix = {str(prefix)!r}; exec(compile(sys.argv.pop(1), 'keep', 'exec'))"
             argv = [sys.executable, "-c", as_env, KEEP_VALUES[place], "++LD_LIBRARY_PATH", "XLA_FLAGS"]
             subprocess.run(argv, cwd=work, env=env, check=True, timeout=60)
             done = subprocess.run(

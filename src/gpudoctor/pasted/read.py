@@ -1964,21 +1964,21 @@ _PORTABLE_FRAME = re.compile(
 def _interpreter_of_portable(g: Gathered) -> None:
     """On Windows, with no interpreter shown: ComfyUI's frames under its portable build's folder make that build's own
     python_embeded\\python.exe the interpreter."""
+    _interpreter_of_frame(g, _PORTABLE_FRAME, "", "\\python_embeded\\python.exe", "ComfyUI's portable build (python_embeded)")
+
+
+def _interpreter_of_frame(g: Gathered, frame_of: re.Pattern[str], needle: str, below_root: str, cue: str) -> None:
+    """On Windows, with no interpreter shown: the first traceback frame `frame_of` finds (on the lines holding `needle`)
+    makes `<its root>below_root` the interpreter, said by the cue `cue`."""
     if g.system != "Windows" or g.interpreter is not None:
         return
     lines = [ln for _, text in g.texts for ln in text]
-    frame = next((m for ln in lines if (m := _PORTABLE_FRAME.search(ln[:2_000]))), None)
+    frame = next((m for ln in lines if needle in ln and (m := frame_of.search(ln[:2_000]))), None)
     if frame is None:
         return
-    g.interpreter = frame.group("root") + "\\python_embeded\\python.exe"
+    g.interpreter = frame.group("root") + below_root
     if len(g.cues) < 64:
-        g.cues.append(
-            {
-                "cue": "ComfyUI's portable build (python_embeded)",
-                "means": "the interpreter the plan must use",
-                "line": frame.group(0)[:300],
-            }
-        )
+        g.cues.append({"cue": cue, "means": "the interpreter the plan must use", "line": frame.group(0)[:300]})
 
 
 # The AUTOMATIC1111 family's own launch (launch.py calling modules\launch_utils.py's prepare_environment) in a folder of
@@ -1992,21 +1992,7 @@ _WEBUI_FRAME = re.compile(r'File "(?P<root>[A-Za-z]:\\[^"\n]{0,300}?)\\modules\\
 
 def _interpreter_of_webui_frames(g: Gathered) -> None:
     """On Windows, with no interpreter shown: the web UI's launch frames make its own venv's python.exe the interpreter."""
-    if g.system != "Windows" or g.interpreter is not None:
-        return
-    lines = [ln for _, text in g.texts for ln in text]
-    frame = next((m for ln in lines if "launch_utils" in ln and (m := _WEBUI_FRAME.search(ln[:2_000]))), None)
-    if frame is None:
-        return
-    g.interpreter = frame.group("root") + "\\venv\\Scripts\\python.exe"
-    if len(g.cues) < 64:
-        g.cues.append(
-            {
-                "cue": "the web UI's launch and its venv",
-                "means": "the interpreter the plan must use",
-                "line": frame.group(0)[:300],
-            }
-        )
+    _interpreter_of_frame(g, _WEBUI_FRAME, "launch_utils", "\\venv\\Scripts\\python.exe", "the web UI's launch and its venv")
 
 
 # The AUTOMATIC1111 web UI's own CUDA check (catalogue.toml's a1111-torch-cannot-use-gpu) runs in the interpreter its

@@ -137,10 +137,12 @@ def kept(facts: Facts, commands: tuple[Line, ...]) -> tuple[Line, ...]:
     output: it keeps those settings where keep_place finds a place (keep_path says so). As they are where there is no
     place, or a setting cannot be written for a POSIX shell."""
     place = keep_place(facts)
-    at = [i for i, c in enumerate(commands) if isinstance(c, (PrependPath, SetFrom)) and not getattr(c, "notebook", False)]
-    if place is None or not at:
+    found = [
+        (i, c) for i, c in enumerate(commands) if isinstance(c, (PrependPath, SetFrom)) and not getattr(c, "notebook", False)
+    ]
+    if place is None or not found:
         return commands
-    settings = [c for c in commands if isinstance(c, (PrependPath, SetFrom)) and not getattr(c, "notebook", False)]
+    settings = [c for _, c in found]
     exe = python_exe(facts)
     key = "conda-active" if place == "conda" and "/" not in exe else place
     if any(_computed(c) for c in settings):
@@ -157,7 +159,7 @@ def kept(facts: Facts, commands: tuple[Line, ...]) -> tuple[Line, ...]:
             return commands
         program = KEEP[key]
     keep = Cmd((exe, "-c", program, *texts), note=f"keeps {'it' if len(texts) == 1 else 'them'} in {_KEPT_IN[place]}")
-    last = at[-1] + 1
+    last = found[-1][0] + 1
     return (*commands[:last], keep, *commands[last:])
 
 
