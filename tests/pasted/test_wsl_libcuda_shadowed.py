@@ -12,6 +12,7 @@ from gpudoctor.cmdline import Cmd, PrependPath, SetEnv
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
+from gpudoctor.model import Severity
 from gpudoctor.pasted import Source, read_pasted
 
 
@@ -35,6 +36,9 @@ _NO_DEVICE = [
 def test_no_device_in_wsl_asks_which_libcuda_and_removes_a_linux_driver(error):
     f = _findings(_WSL + error)["wsl-linux-driver-installed"]
     argvs = [c.argv for c in f.remediation.commands if isinstance(c, Cmd)]
+    # NO_DEVICE alone does not say which libcuda answered (an old Windows driver answers the same): not decided, a
+    # warning, where a package or a library the text names makes it an error (the next tests)
+    assert f.severity is Severity.WARNING and f.title.startswith("NOT DECIDED")
     # which libcuda the loader finds, and the Linux driver packages, come before anything is removed
     assert argvs[0] == ("ldconfig", "-p") and argvs[2] == ("dpkg", "-l")
     assert tuple(argvs[3][:3]) == ("apt-get", "remove", "--purge")

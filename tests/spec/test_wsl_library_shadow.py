@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpudoctor.model import Severity
 from tests.spec.machine import argv_of, pasted_findings
 from tests.spec.registry import FIRES, QUIET, states
 
@@ -23,6 +24,8 @@ def test_discovery_failing_on_a_linux_libnvidia_ml_in_wsl_fires_with_its_package
     argv = argv_of(f)
     assert argv[0] == ("dpkg", "-S", "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.535.104.05")
     assert ("ldconfig",) in argv
+    # the library the text names decides it: an error, not the NOT DECIDED warning cuInit's NO_DEVICE alone gets
+    assert f.severity is Severity.ERROR and not f.title.startswith("NOT DECIDED")
 
 
 @states(CODE, QUIET)

@@ -1371,26 +1371,35 @@ def check_reported_wsl(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="which libcuda files the loader finds first"),
         Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so.1"), note="the libcuda of the Windows driver, which must stay"),
     )
+    # cuInit's NO_DEVICE alone is the commonest sign of a shadowing libcuda, but not proof of it (an old Windows
+    # driver answers the same): without a package or a library the text names, the cause is NOT DECIDED and the
+    # listing that decides it comes before any removal (issue 28: no fact the paste did not state)
     yield Finding(
         "wsl-linux-driver-installed",
-        Severity.ERROR,
+        Severity.ERROR if confirmed else Severity.WARNING,
         "platform",
         "a Linux NVIDIA driver is installed inside WSL 2, shadowing the Windows driver"
         if confirmed
-        else "CUDA finds no GPU inside WSL 2: a libcuda other than WSL's (a Linux driver's) is loaded",
+        else "NOT DECIDED: CUDA finds no GPU inside WSL 2; the likeliest cause is a Linux driver's libcuda found "
+        "before WSL's, which the first two commands decide",
         f"In WSL 2 the driver comes from Windows (its libraries appear under /usr/lib/wsl/lib). The text shows {shown}"
         + (
             ", whose nvidia-smi and libraries cannot reach the GPU."
             if confirmed
             else ". WSL's libcuda.so.1 reaches the GPU; a Linux driver's libcuda, installed into the distribution (a "
             "driver, utils or libnvidia-compute package, often pulled in by a CUDA meta package) and found first, "
-            "sees none. The GPU, the Windows driver and the framework's CUDA build are not at fault."
+            "sees none. The text does not show which libcuda is loaded; an old Windows driver answers the same."
         ),
         tuple(ev("pasted", e.line) for e in (packages[:1] + [x for x, _ in loaded[:1]] + no_device[:1] + blocked[:1])),
         Remediation(
             f"Remove the Linux driver package{f' ({package})' if package else 's'} from the WSL distribution; keep only "
             "the Windows driver, then refresh the loader's cache and check that libcuda resolves to /usr/lib/wsl/lib."
-            + ("" if confirmed else " (Where the list shows none, the Windows driver is the next suspect: update it.)"),
+            + (
+                ""
+                if confirmed
+                else " Remove only what the first two commands show: a libcuda outside /usr/lib/wsl/lib, or a Linux "
+                "driver package. Where they show none, the Windows driver is the suspect: update it on Windows."
+            ),
             (
                 *(() if confirmed else found),
                 # the file the text names: its package, which dpkg -S says (the list may hold others of the driver)
