@@ -466,10 +466,25 @@ def check_cudnn_by_name(facts: Facts, ctx: Context) -> Iterable[Finding]:
         yield split
         return
     soname, major = found.soname, found.major
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir, python_exe, shown_library_dir
+
+    if (shown := shown_library_dir(facts, [soname], "cudnn")) is not None:
+        # the file is on disk, where the text lists it: whichever build asked for it, its directory is the fix
+        yield Finding(
+            "cudnn-missing",
+            Severity.ERROR,
+            "cudnn",
+            f"{found.who} cannot load {soname}, which the text shows installed off the loader's path",
+            f"The loader could not open {soname}, as the text shows, and the text lists that file on disk. "
+            f"{found.who} loads cuDNN by soname and does not search NVIDIA's pip wheels itself: the directory that holds "
+            "it must be on LD_LIBRARY_PATH in the environment the program starts in.",
+            tuple(ev("pasted", line) for line in found.lines) + (ev("pasted", f"{soname}: cannot be loaded"),),
+            shown,
+        )
+        return
     if found.cuda is None:
         yield _ct2_cuda_undecided(facts, ctx, found)
         return
-    from gpudoctor.planner.remedy import keep_path, kept, library_dir, python_exe
 
     exe = python_exe(facts)
 

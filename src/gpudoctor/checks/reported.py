@@ -892,6 +892,7 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not facts.pasted.partial or facts.platform.system.lower().startswith("win") or no_gpu_said(facts) is not None:
         return  # DLL search on Windows: the Windows checks judge it (no GPU said: nothing to load libraries for)
     from gpudoctor.checks.libraries import explained
+    from gpudoctor.planner.remedy import shown_library_dir
 
     judged, _ = explained(facts, ctx)  # a library's own build explains them (gpudoctor.checks.libraries)
     missing = [m for m in facts.pasted.missing if _CUDA_SONAMES.match(m) and m not in judged]
@@ -908,7 +909,8 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "The dynamic loader found none of them, as the pasted log says: they are not installed, or not where it "
             "searches (LD_LIBRARY_PATH, the ldconfig cache, NVIDIA's pip wheels).",
             tuple(ev("pasted", f"{m}: cannot be loaded") for m in others),
-            _toolkit_lib_dir(facts, others)
+            shown_library_dir(facts, others, "environment")
+            or _toolkit_lib_dir(facts, others)
             or _shown_lib_dir(facts, others)
             or Remediation(
                 "Install the CUDA libraries of the framework's CUDA version where it loads them (for pip installs, the "
@@ -925,7 +927,8 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"{', '.join(cudnn)} cannot be loaded",
             "The dynamic loader found no cuDNN of this major, as the pasted log says.",
             tuple(ev("pasted", f"{m}: cannot be loaded") for m in cudnn),
-            _cudnn_dev_name(facts, cudnn, frameworks)
+            shown_library_dir(facts, cudnn, "cudnn")
+            or _cudnn_dev_name(facts, cudnn, frameworks)
             or Remediation(
                 "Install cuDNN of that major for the framework's CUDA where it loads it (NVIDIA's nvidia-cudnn-cuNN "
                 "wheel for pip installs), or add its directory to LD_LIBRARY_PATH.",
@@ -1590,6 +1593,7 @@ _DESCRIPTIVE = frozenset(
         "driver-branch-said",
         "cuda-version-said",
         "cuda-lib-dir-said",
+        "library-file-said",  # a library's file listed on disk (find, ls -l): a fact, no failure
         "cuda-toolkit-said",
         "cuda-have-said",
         "cuda-runtime-said",

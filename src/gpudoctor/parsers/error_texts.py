@@ -193,6 +193,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "driver-version-said": "a line of nvidia-smi's header (Driver Version: N) quoted in prose",
     "driver-branch-said": "the driver's branch alone, in a form's field or in prose ('NVIDIA Driver Version: 550', 'driver 535')",
     "cuda-lib-dir-said": "a CUDA toolkit's library directory the text shows (an RPATH, an ls: .../cuda-12.2/lib64)",
+    "library-file-said": "a shared library's file the text lists on disk (find, ls -l, locate: an absolute path alone)",
     "cuda-version-said": "an issue form's 'CUDA Version: X.Y', which does not say whose CUDA (the toolkit's or the driver's)",
     "cuda-toolkit-said": "the reporter saying which CUDA toolkit they installed ('I installed CUDA 11.8')",
     "cuda-have-said": "the reporter saying which CUDA they have ('I have CUDA version 12.3'; the toolkit's or the driver's)",

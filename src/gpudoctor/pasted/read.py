@@ -757,6 +757,35 @@ def _cuda_lib_dirs(g: Gathered, text: str) -> None:
                 )
 
 
+# A shared library's file the text shows where `find / -name 'libcudnn*'`, `ls -l` or `locate` printed it: a line that is
+# only an absolute path to a lib*.so[.N...] (an ls -l row: its mode first, a link's "-> target" after). A library the
+# loader could not open that the text shows on disk is there and off the loader's path (gpudoctor.planner.remedy,
+# shown_library_dir); an error line naming a path (a library that did load) is no such listing.
+_LIB_FILE_LINE = re.compile(
+    r"^(?:[-l][rwxsStT-]{9}[.+@]?[ \t][^\n]{0,200}?[ \t])?(?P<path>/[\w.+@~/-]{0,300}/(?P<name>lib[\w+-]{1,80}\.so(?:\.\d{1,6}){0,4}))"
+    r"(?:[ \t]+->[ \t]+\S{1,300})?$"
+)
+
+
+def _library_files(g: Gathered, text: str) -> None:
+    if ".so" not in text:
+        return
+    seen: set[str] = set()
+    for line in text.splitlines():
+        if len(seen) >= 16:
+            return
+        stripped = line.strip()
+        if ".so" not in stripped or stripped[:1] not in "/-l" or len(stripped) > 600:
+            continue
+        m = _LIB_FILE_LINE.match(stripped)
+        if m is None or m.group("path") in seen or _ANONYMISED.search(m.group("path")):
+            continue
+        seen.add(m.group("path"))
+        g.errors.append(
+            ErrorEvidence("library-file-said", stripped[:300], (("path", m.group("path")), ("name", m.group("name"))))
+        )
+
+
 # detectron2's environment table (detectron2/utils/collect_env.py @16a47a98): its "CUDA compiler" row is the last line of
 # `nvcc -V` ("Build cuda_11.0_bu.TC445_37.28845127_0"; builds of the extension print "CUDA 11.0"), its "PyTorch" row
 # torch's version and directory ("1.7.0+cu110 @/usr/local/lib/python3.6/dist-packages/torch").
@@ -911,6 +940,7 @@ def _text_facts(g: Gathered, text: str) -> None:
     """What the text says outside any block: the frameworks the reporter imported, WSL, a WSL kernel's name."""
     text = text[:MAX_SOURCE_CHARS]
     _cuda_lib_dirs(g, text)
+    _library_files(g, text)
     _conda_dists(g, text)
     _environment_table(g, text)
     _build_script_torch(g, text)

@@ -198,6 +198,36 @@ def library_dir(facts: Facts, parts: tuple[str | Output, ...], *, windows: bool 
     return PrependPath(name, parts, note=note, notebook=notebook_said(facts) and not windows)
 
 
+def shown_library_dir(facts: Facts, missing: list[str], component: str) -> Remediation | None:
+    """Where the text lists on disk the very file the loader could not open (pasted.read: `find / -name`, `ls -l`,
+    `locate` printed it), the library is installed and its directory is not where the loader looks: that directory goes
+    first on LD_LIBRARY_PATH, exported (a plain `NAME=value` in a shell does not reach the programs it starts), whatever
+    else the message leaves open (which build asked for it, which wheel brings it). One directory for every library
+    missing, or None: two copies in two places, or a library not shown, leave it to the check's own remedy."""
+    shown = facts.pasted.reported("library-file-said") if facts.pasted.partial else []
+    dirs: set[str] = set()
+    for soname in missing:
+        here = {
+            (e.get("path") or "").rsplit("/", 1)[0]
+            for e in shown
+            if (e.get("name") or "") == soname or (e.get("name") or "").startswith(soname + ".")
+        }
+        if len(here) != 1:
+            return None
+        dirs |= here
+    if len(dirs) != 1 or not missing:
+        return None
+    (where,) = dirs
+    first = sorted(missing)[0]
+    return Remediation(
+        f"The text shows {first} on disk in {where}: the library is installed, and the loader does not search that "
+        "directory. Put it first on LD_LIBRARY_PATH, exported, in the shell or job that starts the program (an "
+        "assignment without `export` does not reach the program), then run the program again." + keep_path(facts),
+        kept(facts, (Cmd(("ls", "-l", f"{where}/{first}")), library_dir(facts, (where,)))),
+        component=component,
+    )
+
+
 def pip(facts: Facts, *args: str) -> Cmd:
     """`<the probed python> -m pip ARGS`, or the same in the tool that manages the environment (gpudoctor.planner.where
     decides it): each of ARGS is one argument (a spec such as `torch==2.3.1`, unquoted)."""
