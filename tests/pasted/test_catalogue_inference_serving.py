@@ -12,8 +12,8 @@ import pytest
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
-from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.model import Severity
+from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
 
 EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
