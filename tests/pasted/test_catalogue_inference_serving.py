@@ -117,6 +117,16 @@ def test_an_ngc_image_run_in_minor_version_compatibility_is_not_the_driver_floor
             ("nvidia-smi", "--query-gpu=index,name,memory.total,memory.used", "--format=csv"),
         ),
         (
+            "vllm-2418-max-seq-len-larger-than-kv-cache.txt",
+            "vllm-max-model-len-beyond-kv-cache",
+            ("nvidia-smi",),
+        ),
+        (
+            "faster-whisper-442-ctranslate2-cuda-failed-out-of-memory.txt",
+            "ctranslate2-cuda-out-of-memory",
+            ("nvidia-smi", "--query-gpu=index,name,memory.total,memory.used", "--format=csv"),
+        ),
+        (
             "ollama-8597-unable-to-allocate-cuda0-buffer.txt",
             "ggml-cuda-malloc-out-of-memory",
             ("nvidia-smi", "--query-gpu=index,name,memory.total,memory.used", "--format=csv"),
@@ -158,4 +168,15 @@ def test_vllms_quantization_floor_is_the_checkpoints_choice_not_the_environment(
     said = next(e for e in report.facts.pasted.errors if e.get("entry") == entry)
     assert (said.kind, said.get("needs"), said.get("capability")) == ("program-fault", needs, capability)
     assert "pasted-error-unexplained" not in found
+    assert not {c for c, f in found.items() if f.severity is Severity.ERROR}
+
+
+def test_mpi4pys_missing_libmpi_asks_where_mpi_is_and_which_mpi4py_loads():
+    # NVIDIA/TensorRT-LLM#167: `import tensorrt_llm` through mpi4py, libmpi.so.12 not found: the MPI installed (or not)
+    # and the mpi4py imported decide it; nothing is prescribed before they are known
+    found, kinds, report = _run("tensorrt-llm-167-libmpi-so-12-not-found.txt")
+    assert "mpi-library-missing" in kinds
+    argvs = [tuple(map(str, a.command.argv)) + tuple(map(str, a.command.pipe)) for a in ask_for(report.facts, report.findings)]
+    assert ("ldconfig", "-p", "grep", "libmpi") in argvs
+    assert any(a[-4:] == ("-m", "pip", "show", "mpi4py") for a in argvs)
     assert not {c for c, f in found.items() if f.severity is Severity.ERROR}
