@@ -676,6 +676,31 @@ def check_reported_container(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 alternative=_disable_require(facts, cuda) if cuda else None,
             ),
         )
+        return
+    for e in _said(facts, "container-driver-floor")[:1]:
+        # The same fault said by the image itself: an NGC image's entrypoint names the driver release its CUDA was built
+        # for and the host's (triton-inference-server/server nvidia_entrypoint.sh @0794865d), where forward
+        # compatibility could not stand in (it runs on data-center GPUs only). The container starts; CUDA inside fails.
+        needs, found = e.get("needs") or "", e.get("found") or ""
+        yield Finding(
+            "toolkit-newer-than-driver",
+            Severity.ERROR,
+            "driver",
+            f"the image was built for NVIDIA driver {needs} or later; the host's is {found}",
+            f"The image's entrypoint found the host's driver {found} older than the {needs} its CUDA was built for, "
+            "and CUDA's forward compatibility unavailable on this GPU: CUDA fails inside the container. Upgrade the "
+            "host's driver, or run an older release of the image, built for a CUDA the driver supports (each "
+            "release's notes name the driver it needs).",
+            (ev("pasted", e.line),),
+            Remediation(
+                f"Upgrade the host's NVIDIA driver to {needs} or later, then reboot; or run an older release of the "
+                f"image whose release notes ask for driver {found.split('.')[0]} or older.",
+                driver_install_and_reboot(facts, None, ctx),
+                requires_root=True,
+                component="driver",
+                where="the host",
+            ),
+        )
 
 
 def _cudnn_off_the_path(facts: Facts, e, loaded: str) -> Remediation | None:
@@ -1704,6 +1729,11 @@ _PROGRAM_STEPS = {
 }
 
 
+# The GPU's memory running out, as the catalogue reads it, and a failure line that says only that an allocation failed.
+_MEMORY_KINDS = ("torch-oom", "gpu-memory-exhausted")
+_ALLOCATION_FAILED = LazyPattern(r"\b(?:failed|unable) to allocate\b", re.IGNORECASE)
+
+
 def _without_nccl(facts: Facts) -> bool:
     """Where PyTorch is never built with NCCL: its builds for Windows and macOS (torch.distributed offers gloo there)."""
     system = (facts.platform.system or "").lower()
@@ -1730,6 +1760,15 @@ def program_fault(e, facts: Facts) -> bool:
 def _failure(e, facts: Facts) -> bool:
     if e.kind == "nccl-unavailable" and program_fault(e, facts):
         return False  # said as the program's (check_reported_program_fault): nothing unexplained
+    if (
+        e.kind == "gpu-stack-failure"
+        and _ALLOCATION_FAILED.search(e.line or "")
+        and any(x.kind in _MEMORY_KINDS for x in facts.pasted.errors)
+    ):
+        # an allocation's failure said again by its caller (ggml's "failed to allocate CUDA0 buffer", "unable to
+        # allocate CUDA0 buffer" after "cudaMalloc failed: out of memory", ggml-org/llama.cpp#20431): the memory line
+        # beside it, which the catalogue reads, names why; alone, the line stays open (the reason is not shown)
+        return False
     if e.kind in ("cuda-unavailable", "cuda-no-gpus", "torch-load-no-cuda", "gpu-unused-said") and facts.pasted.reported(
         "cuda-available-said"
     ):

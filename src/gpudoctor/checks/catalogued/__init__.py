@@ -56,6 +56,7 @@ from gpudoctor.checks.catalogued.devices import (
     check_video_capability,
     check_video_library_packages,
 )
+from gpudoctor.checks.catalogued.engines import check_tensorrt_engine_elsewhere
 from gpudoctor.checks.catalogued.framework_builds import (
     check_allocator_backend,
     check_faiss_cpu_build,
@@ -117,6 +118,13 @@ CHECKS = (
     Check("catalogued-tf-cudart", "frameworks", ("framework-cuda-libs-missing",), check_tf_cudart_missing, ("pasted",)),
     Check("catalogued-tf-gpu-minimum", "frameworks", ("framework-arch-unsupported",), check_tf_gpu_below_minimum, ("pasted",)),
     Check("catalogued-app-gpu-too-old", "frameworks", ("framework-arch-unsupported",), check_app_gpu_too_old, ("pasted",)),
+    Check(
+        "catalogued-tensorrt-engine",
+        "frameworks",
+        ("tensorrt-engine-not-portable",),
+        check_tensorrt_engine_elsewhere,
+        ("pasted",),
+    ),
     Check("catalogued-jax-platform", "frameworks", ("framework-cpu-build",), check_jax_no_cuda_platform, ("pasted",)),
     Check("catalogued-cpu-build", "frameworks", ("framework-cpu-build",), check_said_cpu_build, ("pasted",)),
     Check("catalogued-faiss-cpu-build", "frameworks", ("framework-cpu-build",), check_faiss_cpu_build, ("pasted",)),
