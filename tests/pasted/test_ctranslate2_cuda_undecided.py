@@ -45,13 +45,15 @@ def test_cuda_11_stated_leaves_the_ctranslate2_build_to_its_version():
     assert "nvidia-cublas-cu11" in f["remediation"]["summary"] and "nvidia-cublas-cu12" in f["remediation"]["summary"]
 
 
-def test_a_cuda_11_library_directory_on_the_path_leaves_it_open_too():
+def test_a_cuda_11_library_directory_with_the_file_listed_takes_the_listed_directory():
     # tests/blind/plans14/cases/1434-*: the reporter's LD_LIBRARY_PATH names /usr/local/cuda-11.7/lib64; the script
-    # imports faster_whisper; cuDNN 8 cannot be opened.
+    # imports faster_whisper; cuDNN 8 cannot be opened, and `find /` lists libcudnn_ops_infer.so.8 in the user site's
+    # nvidia/cudnn/lib: the file is there, so which build asked for it no longer decides the fix (no install; the
+    # listed directory goes on the loader's path: tests/pasted/test_library_file_shown.py).
     (paste,) = (BLIND / "plans14" / "cases").glob("1434-*/input.txt")
     f = _cudnn_missing(_check(paste))
     assert _installs(f) == []
-    assert "nvidia-cudnn-cu11" in f["remediation"]["summary"]
+    assert "/.local/lib/python3.8/site-packages/nvidia/cudnn/lib" in f["remediation"]["summary"]
 
 
 def test_quiet_twin_no_cuda_stated_keeps_the_cuda_12_wheels():
