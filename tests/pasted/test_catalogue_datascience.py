@@ -56,3 +56,34 @@ def test_xgboosts_line_is_not_detectron2s():
     found = _entries("xgboost.core.XGBoostError: [07:02:59] common.h:174: XGBoost version not compiled with GPU support.")
     assert "xgboost-not-compiled-with-gpu" in found
     assert not any((e or "").startswith("detectron2") for e in found)
+
+
+def _findings(text: str) -> dict:
+    from gpudoctor.doctor import diagnose
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.pasted import Source, read_pasted
+
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    assert not report.internal_errors, report.internal_errors
+    return {f.code: f for f in report.findings}
+
+
+def _argvs(finding) -> list[tuple[str, ...]]:
+    return [tuple(map(str, c.argv)) for c in finding.remediation.commands if hasattr(c, "argv")]
+
+
+def test_a_local_cuda_jax_loading_an_older_cudnn_takes_jaxs_own_cuda_extra():
+    # jax[cuda12_local] with the machine's cuDNN 9.0.0 under a jaxlib built with 9.1.1 (the jax-ml/jax#24180 report, a
+    # blind case of set 14): jax's own cuda12 extra brings the cuDNN wheel its release needs.
+    root = Path(__file__).resolve().parents[1] / "blind" / "plans14" / "cases"
+    text = next(root.glob("1423-*")).joinpath("input.txt").read_text(encoding="utf-8")
+    found = _findings(text)
+    assert ("python3", "-m", "pip", "install", "-U", "jax[cuda12]") in _argvs(found["cudnn-too-old"])
+
+
+def test_a_cudnn_too_old_without_the_local_extra_still_asks():
+    # jaxlib==0.1.65+cuda112 named by its version, no _local extra (jax-ml/jax#6517, 2021): nothing names the route,
+    # so no reinstall is printed; the fix the thread confirms was a newer system cuDNN.
+    found = _findings((EXAMPLES / "jax-6517-jaxlib-cuda112-cudnn805-compiled-810.txt").read_text(encoding="utf-8"))
+    assert not any("install" in argv for argv in _argvs(found["cudnn-too-old"]))
