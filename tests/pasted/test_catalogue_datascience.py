@@ -87,3 +87,26 @@ def test_a_cudnn_too_old_without_the_local_extra_still_asks():
     # so no reinstall is printed; the fix the thread confirms was a newer system cuDNN.
     found = _findings((EXAMPLES / "jax-6517-jaxlib-cuda112-cudnn805-compiled-810.txt").read_text(encoding="utf-8"))
     assert not any("install" in argv for argv in _argvs(found["cudnn-too-old"]))
+
+
+@pytest.mark.parametrize(
+    "example", ["lightgbm-3696-gpu-tree-learner-not-enabled.txt", "lightgbm-2070-windows-gpu-tree-learner-bytes.txt"]
+)
+def test_lightgbm_without_its_gpu_learner_is_a_cpu_build(example):
+    found = _findings((EXAMPLES / example).read_text(encoding="utf-8"))
+    assert "framework-cpu-build" in found and "pasted-error-unexplained" not in found
+
+
+def test_cudf_refusing_a_pascal_gpu_names_the_gpu_it_detected():
+    found = _findings((EXAMPLES / "cudf-15053-unsupported-cuda-error-p100-volta-required.txt").read_text(encoding="utf-8"))
+    assert "framework-arch-unsupported" in found
+    assert "Tesla P100-SXM2-16GB" in found["framework-arch-unsupported"].title
+
+
+def test_cudfs_old_pascal_warning_and_a_gpu_trainer_that_started_are_quiet():
+    # cuDF 0.14's warning on a K80 (rapidsai/cudf#5776 asks whether it matters) is another message; a GPU trainer that
+    # started prints no refusal
+    text = (
+        "UserWarning: You will need a GPU with NVIDIA Pascal™ or newer architecture\n[LightGBM] [Info] This is the GPU trainer!!"
+    )
+    assert not _entries(text) & {"cudf-gpu-below-required", "lightgbm-tree-learner-not-enabled"}

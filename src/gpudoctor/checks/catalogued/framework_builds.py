@@ -286,7 +286,9 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 # What each library's own words mean and where its CUDA build comes from (catalogue.toml: xgboost-not-compiled-with-gpu,
-# mxnet-compiled-without-cuda; tools/mined/h212.md has the threads). Which package is installed is the catalogue
+# mxnet-compiled-without-cuda, lightgbm-tree-learner-not-enabled; tools/mined/h212.md has the threads). LightGBM's
+# wheels: OpenCL learner in Windows wheels from 3.2.0 (microsoft/LightGBM 1fb27443, #3660), Linux from 4.0.0 (38a1f582,
+# #5252), python-package/README.rst @bae0b7ba ("supports both GPU ... and CPU versions out of the box"). Which package is installed is the catalogue
 # entry's ask: the paste names the fault, not the package, so no install command is printed here.
 _CPU_BUILD_SAID = {
     "xgboost": (
@@ -298,6 +300,18 @@ _CPU_BUILD_SAID = {
         "Install XGBoost's CUDA build in the interpreter that runs it (pip's xgboost on Linux x86_64 and Windows; conda's "
         "py-xgboost cuda variant; a source build with -DUSE_CUDA=ON on other platforms), after uninstalling every "
         "XGBoost package it holds; on macOS train on the CPU or move to a Linux or Windows machine with an NVIDIA GPU.",
+    ),
+    "lightgbm": (
+        "the installed LightGBM has no GPU learner",
+        "LightGBM said so ('GPU Tree Learner was not enabled in this build', or the CUDA learner's): the library that "
+        "loaded was built without the learner device='gpu' (OpenCL) or device='cuda' asks for. pip's lightgbm wheels "
+        "carry the OpenCL learner on Windows from 3.2.0 and on Linux from 4.0.0, never the CUDA one; other builds "
+        "(conda's, older wheels, a source build without -DUSE_GPU=1) carry neither, and a build made with "
+        "-DUSE_GPU=1 elsewhere (the command-line program) is not the Python package the interpreter imports.",
+        "For device='gpu' on Linux or Windows, install pip's lightgbm 4.0 or newer in the interpreter that runs it, "
+        "after uninstalling the build it holds; for device='cuda' (or on another platform), build the package from "
+        "source with --config-settings=cmake.define.USE_CUDA=ON (or USE_GPU=ON) as LightGBM's python-package README "
+        "says.",
     ),
     "mxnet": (
         "the installed MXNet is a CPU-only build",
