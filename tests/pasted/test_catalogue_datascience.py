@@ -110,3 +110,11 @@ def test_cudfs_old_pascal_warning_and_a_gpu_trainer_that_started_are_quiet():
         "UserWarning: You will need a GPU with NVIDIA Pascal™ or newer architecture\n[LightGBM] [Info] This is the GPU trainer!!"
     )
     assert not _entries(text) & {"cudf-gpu-below-required", "lightgbm-tree-learner-not-enabled"}
+
+
+def test_xgboost_falling_back_to_the_cpu_asks_its_build_and_the_devices():
+    text = (EXAMPLES / "xgboost-11840-dgx-spark-device-changed-gpu-to-cpu.txt").read_text(encoding="utf-8")
+    assert "xgboost-device-changed-to-cpu" in _entries(text)
+    # XGBoost's warning that the data sits on another device than training is the sibling line: the GPU was found
+    sibling = "WARNING: XGBoost is running on: cuda:0, while the input data is on: cpu."
+    assert "xgboost-device-changed-to-cpu" not in _entries(sibling)
