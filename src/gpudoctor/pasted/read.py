@@ -417,6 +417,8 @@ _JAX_CUDA = re.compile(
 
 
 _CONDA_JAX = re.compile(r"\binstall\b.*?(?<![\w-])jax(?:lib)?(?![\w-])")
+# jax's cudaNN_local extra: JAX set up to load the machine's own CUDA and cuDNN, not NVIDIA's wheels
+_JAX_LOCAL = re.compile(r"\bjax\[cuda\d{2}_local\]")
 _JAX_DISAGREE = frozenset({"pjrt-plugin-mismatch", "jax-plugin-incompatible", "jax-plugin-api-missing"})
 
 
@@ -430,7 +432,13 @@ def _jax_cuda_said(g: Gathered) -> None:
     conda = any(e.kind == "jaxlib-cpu-fallback" for e in g.errors) and any(
         e.kind == "conda-install-said" and _CONDA_JAX.search(e.line) for e in g.errors
     )
-    if not windows and not conda and not any(e.kind in _JAX_DISAGREE for e in g.errors):
+    # JAX installed with the _local extra loads a cuDNN older than jaxlib was built with: the major named is the route
+    # the fix takes, jax's pip extra of that major, which brings the cuDNN wheel its release needs (jax-ml/jax#16901, a
+    # maintainer: "reinstalling using the cuda11_pip or cuda12_pip packages"; gpudoctor.checks.reported, cudnn-too-old)
+    local = any(e.kind == "cudnn-version-mismatch" for e in g.errors) and any(
+        _JAX_LOCAL.search(line[:2_000]) for _name, lines in g.texts for line in lines
+    )
+    if not windows and not conda and not local and not any(e.kind in _JAX_DISAGREE for e in g.errors):
         return
     said: dict[str, str] = {}
     for _name, lines in g.texts:

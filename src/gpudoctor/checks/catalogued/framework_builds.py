@@ -261,6 +261,7 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 component="environment",
             ),
         )
+    yield from _boosting_library_without_cuda(said)
     yield from _ggml_without_gpu([e for e in said if e.get("entry") == "ggml-system-info-blas-0"][:1], facts)
     yield from _ollama_without_cuda([e for e in said if e.get("entry") == "ollama-runners-without-cuda"][:1], facts)
     builds = [e.get("build") for e in _said(facts, "library-said") if e.get("entry") == "llama-cpp-build-number"]
@@ -282,6 +283,61 @@ def check_said_cpu_build(facts: Facts, ctx: Context) -> Iterable[Finding]:
         (ev("pasted", torch[0].line),),
         plan_remediation(facts, ctx, "torch", version, "Install a CUDA build of PyTorch."),
     )
+
+
+# What each library's own words mean and where its CUDA build comes from (catalogue.toml: xgboost-not-compiled-with-gpu,
+# mxnet-compiled-without-cuda, lightgbm-tree-learner-not-enabled; tools/mined/h212.md has the threads). LightGBM's
+# wheels: OpenCL learner in Windows wheels from 3.2.0 (microsoft/LightGBM 1fb27443, #3660), Linux from 4.0.0 (38a1f582,
+# #5252), python-package/README.rst @bae0b7ba ("supports both GPU ... and CPU versions out of the box"). Which package is installed is the catalogue
+# entry's ask: the paste names the fault, not the package, so no install command is printed here.
+_CPU_BUILD_SAID = {
+    "xgboost": (
+        "the installed XGBoost is a CPU-only build",
+        "XGBoost said so ('XGBoost version not compiled with GPU support'): its library was built without CUDA, so "
+        "training with device='cuda' (or tree_method='gpu_hist') cannot run whatever the driver. macOS builds never have "
+        "CUDA; elsewhere a CPU build loaded: pip's xgboost-cpu, conda's py-xgboost cpu variant, a source build without "
+        "-DUSE_CUDA=ON, or an older install found before the CUDA one.",
+        "Install XGBoost's CUDA build in the interpreter that runs it (pip's xgboost on Linux x86_64 and Windows; conda's "
+        "py-xgboost cuda variant; a source build with -DUSE_CUDA=ON on other platforms), after uninstalling every "
+        "XGBoost package it holds; on macOS train on the CPU or move to a Linux or Windows machine with an NVIDIA GPU.",
+    ),
+    "lightgbm": (
+        "the installed LightGBM has no GPU learner",
+        "LightGBM said so ('GPU Tree Learner was not enabled in this build', or the CUDA learner's): the library that "
+        "loaded was built without the learner device='gpu' (OpenCL) or device='cuda' asks for. pip's lightgbm wheels "
+        "carry the OpenCL learner on Windows from 3.2.0 and on Linux from 4.0.0, never the CUDA one; other builds "
+        "(conda's, older wheels, a source build without -DUSE_GPU=1) carry neither, and a build made with "
+        "-DUSE_GPU=1 elsewhere (the command-line program) is not the Python package the interpreter imports.",
+        "For device='gpu' on Linux or Windows, install pip's lightgbm 4.0 or newer in the interpreter that runs it, "
+        "after uninstalling the build it holds; for device='cuda' (or on another platform), build the package from "
+        "source with --config-settings=cmake.define.USE_CUDA=ON (or USE_GPU=ON) as LightGBM's python-package README "
+        "says.",
+    ),
+    "mxnet": (
+        "the installed MXNet is a CPU-only build",
+        "MXNet said so ('Compile with USE_CUDA=1 to enable GPU usage', 'Please compile with CUDA enabled' before 2017): "
+        "its library was built without CUDA, so a GPU "
+        "context cannot be created whatever the driver (pip's plain mxnet is the CPU build; the CUDA builds are the "
+        "mxnet-cuNNN packages).",
+        "Uninstall mxnet and install the mxnet-cuNNN package for a CUDA the driver supports (nvidia-smi's CUDA Version "
+        "bounds it); for a source build, set USE_CUDA=1, run make clean and build again.",
+    ),
+}
+
+
+def _boosting_library_without_cuda(said: list) -> Iterable[Finding]:
+    """XGBoost's and MXNet's own 'not compiled with GPU support' lines: the library that loaded is a CPU build."""
+    for name, (title, detail, fix) in _CPU_BUILD_SAID.items():
+        for e in [e for e in said if (e.get("framework") or "").lower() == name][:1]:
+            yield Finding(
+                "framework-cpu-build",
+                Severity.ERROR,
+                "frameworks",
+                title,
+                detail,
+                (ev("pasted", e.line),),
+                Remediation(fix, (), component="environment"),
+            )
 
 
 def _ollama_without_cuda(said: list, facts: Facts) -> Iterable[Finding]:

@@ -220,10 +220,16 @@ def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
     if not needs:
         return
     ccs = [(g, c) for g in facts.driver.gpus if (c := gpu_cc(g, ctx))]
-    if not ccs or any(vkey(c) >= vkey(needs) for _, c in ccs):
+    if not ccs and (named := e.get("capability")):
+        # the refusal names the GPU and its capability itself (cuDF's "Detected Compute Capability: 6.0")
+        gpu, cc, where = e.get("gpu") or "GPU 0", named, ("pasted", e.line)
+        if vkey(cc) >= vkey(needs):
+            return
+    elif not ccs or any(vkey(c) >= vkey(needs) for _, c in ccs):
         return
-    g, cc = ccs[0]
-    gpu = g.name
+    else:
+        g, cc = ccs[0]
+        gpu, where = g.name, (g.source, f"{g.name}: {cc}")
     instead = e.get("instead")
     yield Finding(
         "framework-arch-unsupported",
@@ -232,7 +238,7 @@ def _gpu_below_library_minimum(facts: Facts, ctx: Context) -> Iterable[Finding]:
         f"{library} does not run on the {gpu} (compute capability {cc}; it needs {needs} or newer)",
         f"{library} refused the GPU: it runs only on compute capability {needs} and newer, and the {gpu} is {cc}. No "
         "driver, CUDA or package version changes that.",
-        (ev("pasted", e.line), ev(g.source, f"{g.name}: {cc}")),
+        (ev("pasted", e.line), ev(*where)) if where[1] != e.line else (ev("pasted", e.line),),
         Remediation(
             (f"On this GPU, {instead}; or run" if instead else "Run")
             + f" on a GPU of compute capability {needs} or newer (another machine or cloud instance). No install fixes it.",
