@@ -75,11 +75,17 @@ def test_make_run_installs_only_what_check_needs_and_make_test_adds_the_tools():
     """Issue 31, item 5: `make run` installs gpudoctor and its dependencies, no test tool; `make test`, `make lint`
     and `make test-fast` install the `test` group on top, saying so; GPUDOCTOR_TEST_DEPS=0 skips the Debian packages."""
     prerequisites, _ = _recipe("run")
-    assert prerequisites == ["$(RUN_STAMP)"]
+    assert prerequisites == ["$(RUN_STAMP)", "$(COMPILED)"]
     run = " ".join(_stamp_recipe("RUN_STAMP"))
     assert "$(VENV_PIP) install" in run and "-e ." in run and "--group" not in run and "[test]" not in run
     # gpudoctor's own modules are byte-compiled at install: under PYTHONDONTWRITEBYTECODE=1 nothing else would.
     assert "-m compileall" in run and "src/gpudoctor" in run
+    # And again whenever a module has changed since (a pull): the install's stamp follows pyproject.toml only.
+    compiled, again = _recipe("$(COMPILED)")
+    assert compiled == ["$(RUN_STAMP)", "$(SOURCES)"] and any(
+        "-m compileall" in line and "src/gpudoctor" in line for line in again
+    )
+    assert "src/gpudoctor/*/*/*.py" in _makefile_variable("SOURCES")
     tools = _stamp_recipe("STAMP")
     assert any("--group test" in line for line in tools)
     assert any(line.startswith("@echo") and "test tools" in line for line in tools)

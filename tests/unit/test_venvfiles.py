@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -370,3 +371,28 @@ def test_a_distributions_own_interpreter_is_always_asked(tmp_path):
     assert "no such file" in read_base("/nonexistent/bin/python3", LiveHost().read_text, {})[1]
     if os.path.isfile("/usr/bin/python3"):
         assert "outside /usr" in read_base("/usr/bin/python3", LiveHost().read_text, {"HOME": "/root"})[1]
+
+
+# The known start-up lines as their writers write them (host/venvfiles.py cites each): setuptools'
+# distutils-precedence.pth, virtualenv's _virtualenv.pth, a setuptools editable install's finder (this project's own).
+KNOWN_LINES = (
+    "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local'; "
+    "enabled and __import__('_distutils_hack').add_shim(); ",
+    "import _virtualenv",
+    "import __editable___gpudoctor_cli_0_1_0_finder; __editable___gpudoctor_cli_0_1_0_finder.install()",
+)
+
+
+def test_each_known_start_up_line_begins_with_the_head_that_lets_other_lines_skip_the_patterns():
+    # A .pth line that runs code is refused without compiling the known lines' patterns unless it begins with one of
+    # their heads (venvfiles._KNOWN_PTH_HEADS): each pattern must require its head, or a line it matches would be
+    # refused. The patterns' text, groups aside, begins with the head (no character in a head is special to re).
+    from gpudoctor.host import venvfiles
+
+    patterns = venvfiles._known_pth_code()
+    assert len(patterns) == len(venvfiles._KNOWN_PTH_HEADS) == len(KNOWN_LINES)
+    for head, pattern, line in zip(venvfiles._KNOWN_PTH_HEADS, patterns, KNOWN_LINES, strict=True):
+        assert re.escape(head) == head.replace(" ", "\\ ") and pattern.pattern.replace("(", "").startswith(head), head
+        assert pattern.fullmatch(line) and line.startswith(head), line
+    # The near miss: this machine's sandbox line runs other code, begins otherwise, and is refused.
+    assert not "import os;exec('...')".startswith(venvfiles._KNOWN_PTH_HEADS)

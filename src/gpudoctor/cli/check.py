@@ -6,6 +6,7 @@ import enum
 import os
 import sys
 from collections.abc import Mapping
+from functools import partial
 
 from gpudoctor.cli.common import (
     ROOT_HELP,
@@ -274,7 +275,8 @@ def run(
         )
         from gpudoctor.pipeline import check as run_check
 
-        result = run_check(host, request)
+        # The renderer is imported (and its patterns compiled) while the probes wait, not after they answer.
+        result = run_check(host, request, partial(_format_ahead, output_format))
     except Exception as exc:
         fmt = _format(output_format)
         if fmt.raises or debug:
@@ -288,6 +290,10 @@ def _format(name: str) -> Format:
     from gpudoctor.render.formats import FORMATS
 
     return FORMATS[name]
+
+
+def _format_ahead(name: str) -> None:
+    _format(name).ahead()
 
 
 def _requirements(ctx: typer.Context | None, require: list[str]) -> list:
@@ -454,7 +460,8 @@ def _clean(text: str) -> str:
 def _output(fmt, text: str, status: int, textfile: str | None) -> int:
     """`text` on standard output, or with --textfile written atomically as the collector's file; the exit
     status (ERROR when that file cannot be written)."""
-    from gpudoctor.textfile import FILE_NAMES
+    if textfile is not None:
+        from gpudoctor.textfile import FILE_NAMES  # (--textfile only: a bare check imports nothing to print)
 
     if textfile is None or fmt.name not in FILE_NAMES:
         sys.stdout.write(text)

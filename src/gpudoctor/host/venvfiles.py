@@ -64,6 +64,11 @@ _HARMLESS_PYTHON_VARS = frozenset(
 )
 
 
+# What each of the known lines below begins with: a line that begins otherwise matches none of them, and is refused
+# without compiling them (2.1 M instructions, before the interpreter such a .pth makes a check start: bench/README.md).
+_KNOWN_PTH_HEADS = ("import os; var = 'SETUPTOOLS_USE_DISTUTILS'", "import _virtualenv", "import __editable___")
+
+
 # .pth lines that run code and are known to leave sys.path alone (each adds an import hook only); compiled at
 # the first such line (most checks read no venv's files, and the first pattern is a long one).
 @functools.cache
@@ -382,7 +387,7 @@ def _pth_paths(site: str, read_text: Callable[[str], str]) -> list[str]:
             if line.startswith("#") or not line.strip():
                 continue
             if line.startswith(("import ", "import\t")):
-                if not any(p.fullmatch(line.rstrip()) for p in _known_pth_code()):
+                if not line.startswith(_KNOWN_PTH_HEADS) or not any(p.fullmatch(line.rstrip()) for p in _known_pth_code()):
                     raise NotFromFiles(f"{name} runs code at start")
                 continue
             entry = os.path.abspath(os.path.join(site, line.rstrip()))

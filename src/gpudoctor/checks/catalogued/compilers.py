@@ -223,12 +223,13 @@ def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
     newer than the toolkit needs a newer toolkit; one the toolkit dropped is taken out of the build's architecture list."""
     from gpudoctor.checks.reported import check_stated_cuda_arch
     from gpudoctor.checks.toolkit import active_toolkit, check_arch, nvcc_only_toolkit
-    from gpudoctor.matrix.terms import normalize_cc
 
     said = _said(facts, "nvcc-arch-unsupported")
     tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
     if not said or tk is None or not tk.version:
         return
+    from gpudoctor.matrix.terms import normalize_cc  # (the matrix package, only here: a bare check imports none of it)
+
     if any(True for _ in check_arch(facts, ctx)) or any(True for _ in check_stated_cuda_arch(facts, ctx)):
         return  # the GPU is shown: the toolkit's own check names it (one finding per cause)
     arch = said[0].get("arch") or ""
