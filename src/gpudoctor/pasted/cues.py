@@ -236,8 +236,29 @@ _WINDOWS_TOOLS = re.compile(
     r"|\banaconda\s+prompt\b"
     # cmd.exe's answer to a command it cannot find, the shell's own text (Windows' command interpreter; a POSIX shell
     # says "command not found", PowerShell "is not recognized as the name of a cmdlet"): typed in cmd, so on Windows
-    r"|'[^'\n]{1,100}' is not recognized as an internal or external command",
+    r"|'[^'\n]{1,100}' is not recognized as an internal or external command"
+    # Windows' own python.exe alias (WindowsApps) and setuptools' Windows-only compiler lookup (catalogue.toml's
+    # windows-store-python-alias and setuptools-msvc-14-required): printed on Windows only
+    r"|Python was not found; run without arguments to install from the Microsoft Store"
+    r"|Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required",
     re.IGNORECASE | re.MULTILINE,
+)
+# cmd.exe's own answer to a command it cannot find, in the languages the threads show it (English, Chinese, French:
+# tests/pasted/catalogue_examples/*-cmd-*): the shell that ran the reporter's line is cmd.exe, so the plan is written for
+# it (gpudoctor.planner.where.shell) where no PowerShell prompt says otherwise. (PowerShell words it "is not recognized
+# as the name of a cmdlet".)
+CMD_OWN_ERROR = "cmd.exe's own error"
+_CMD_REFUSED = re.compile(
+    r"'[^'\n]{1,100}' (?:is not recognized as an internal or external command|不是内部或外部命令"
+    r"|n.est pas reconnu en tant que commande interne)"
+)
+# PowerShell's own error record (its category line, the same in every language) or sentences only PowerShell prints:
+# the shell that ran the reporter's line is PowerShell, whatever its prompt looked like (a custom prompt without "PS").
+PS_OWN_ERROR = "PowerShell's own error"
+_PS_REFUSED = re.compile(
+    r"^\s*\+ CategoryInfo\s*:|cannot be loaded because running scripts is disabled on this system"
+    r"|is not recognized as (?:the|a) name of a cmdlet",
+    re.MULTILINE,
 )
 # The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for
 # Windows", "the native Windows app, not WSL"): it runs on Windows, where WSL's Linux commands do not exist.
@@ -913,6 +934,12 @@ def read_cues(g: Gathered, text: str) -> None:
         _cue(g, CUDA13_WINDOWS_TOOLKIT, folder, line[:MAX_LINE])
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
+    if ("' " in text or "不是内部" in text) and (m := _CMD_REFUSED.search(text[:1_000_000])):
+        _windows(g, CMD_OWN_ERROR, m.group(0))
+    if ("CategoryInfo" in text or "cannot be loaded" in text or "name of a cmdlet" in text) and (
+        m := _PS_REFUSED.search(text[:1_000_000])
+    ):
+        _windows(g, PS_OWN_ERROR, m.group(0).strip())
     if g.system is None and not g.wsl and not g.wsl_said and "WindowsPath(" in text and (m := _PATHLIB_WINDOWS.search(text)):
         # pathlib's repr of a path on Windows (PosixPath elsewhere), whatever Linux-looking path it holds
         # ("WindowsPath('/usr/local/cuda/lib64')" in an old bitsandbytes' CUDA setup): Python ran on Windows.
