@@ -119,3 +119,43 @@ def test_a_security_error_without_an_activate_script_is_not_the_policy():
         "    + FullyQualifiedErrorId : UnauthorizedAccess\n"
     )
     assert "windows-script-policy" not in pasted_findings(text)
+
+
+def _asks(text: str) -> list[str]:
+    from gpudoctor.pasted.ask import ask_for
+
+    report = pasted_report(text)
+    return [" ".join(map(str, a.command.argv)) for a in ask_for(report.facts, report.findings)]
+
+
+@pytest.mark.parametrize(
+    ("example", "asked"),
+    [
+        # Windows' python.exe alias: which Pythons are installed, and which python.exe PATH finds first
+        ("kohya-ss-1275-python-not-found-store-alias.txt", ["py -0p", "where.exe python"]),
+        ("virtual-avatar-27-python-not-found-store-alias.txt", ["py -0p", "where.exe python"]),
+        # setuptools found no build tools: the interpreter's version and width decide whether a wheel fits it
+        ("btcrecover-327-msvc-14-required.txt", ["python -c"]),
+    ],
+)
+def test_the_store_alias_and_a_missing_compiler_ask_what_decides_them(example, asked):
+    """catalogue.toml's windows-store-python-alias and setuptools-msvc-14-required: not decided by the message alone (no
+    finding), each asks what decides it, in Windows' own commands."""
+    asks = _asks(_example(example))
+    assert all(any(a.startswith(want) for a in asks) for want in asked), asks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the Visual C++ runtime named, not the build tools missing
+        "I installed the Microsoft Visual C++ 2015-2022 Redistributable (x64) - 14.38.33130\n",
+        # a working interpreter's banner
+        "C:\\Users\\me>python\nPython 3.10.11 (tags/v3.10.11:7d4cc5a, Apr  5 2023, 00:38:17) [MSC v.1929 64 bit (AMD64)] on win32\n",
+    ],
+)
+def test_the_runtime_or_a_working_python_asks_neither(text):
+    """The quiet twins: neither entry reads a text that only names the runtime or shows Python starting."""
+    asks = _asks(text)
+    assert not any(a.startswith(("py -0p", "where.exe python")) for a in asks), asks
+    assert not any("struct.calcsize" in a and "sys.version" in a for a in asks), asks

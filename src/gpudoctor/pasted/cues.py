@@ -104,7 +104,10 @@ _COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|
 _PYTHON_SAID = re.compile(
     r"python|\.py\b|\bpip\d?\b|\b(?:ana|mini)?conda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax"
     # XLA's log lines as JAX's and TensorFlow's wheels print them (their sources under external/xla, external/local_xla)
-    r"|\bexternal/(?:local_)?xla/|XlaRuntimeError",
+    r"|\bexternal/(?:local_)?xla/|XlaRuntimeError"
+    # setuptools' lookup of the C++ compiler a Python package's build needs (catalogue.toml's setuptools-msvc-14-required):
+    # its "Visual C++" is a Python build's, not a compiled program's
+    r"|Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required",
     re.IGNORECASE,
 )
 # A Python traceback's frame in a file on a drive letter ('File "C:\\Users\\...\\x.py", line 3'): Python ran on Windows.
@@ -244,13 +247,15 @@ _WINDOWS_TOOLS = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 # cmd.exe's own answer to a command it cannot find, in the languages the threads show it (English, Chinese, French:
-# tests/pasted/catalogue_examples/*-cmd-*): the shell that ran the reporter's line is cmd.exe, so the plan is written for
-# it (gpudoctor.planner.where.shell) where no PowerShell prompt says otherwise. (PowerShell words it "is not recognized
-# as the name of a cmdlet".)
+# tests/pasted/catalogue_examples/*-cmd-*), and what only cmd.exe does to a line: pass single quotes on to the program
+# (pip's repr of the requirement it got, "'torch==2.1'" in double quotes; not a requirements file's line). The shell
+# that ran the reporter's line is cmd.exe, so the plan is written for it (gpudoctor.planner.where.shell) where no
+# PowerShell prompt says otherwise. (PowerShell words the first "is not recognized as the name of a cmdlet".)
 CMD_OWN_ERROR = "cmd.exe's own error"
 _CMD_REFUSED = re.compile(
     r"'[^'\n]{1,100}' (?:is not recognized as an internal or external command|不是内部或外部命令"
     r"|n.est pas reconnu en tant que commande interne)"
+    r"|Invalid requirement: \"'[^'\"\n]{1,200}'\"(?!\s{0,4}\(from )"
 )
 # PowerShell's own error record (its category line, the same in every language) or sentences only PowerShell prints:
 # the shell that ran the reporter's line is PowerShell, whatever its prompt looked like (a custom prompt without "PS").
@@ -934,7 +939,7 @@ def read_cues(g: Gathered, text: str) -> None:
         _cue(g, CUDA13_WINDOWS_TOOLKIT, folder, line[:MAX_LINE])
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
-    if ("' " in text or "不是内部" in text) and (m := _CMD_REFUSED.search(text[:1_000_000])):
+    if ("' " in text or "不是内部" in text or "Invalid requirement" in text) and (m := _CMD_REFUSED.search(text[:1_000_000])):
         _windows(g, CMD_OWN_ERROR, m.group(0))
     if ("CategoryInfo" in text or "cannot be loaded" in text or "name of a cmdlet" in text) and (
         m := _PS_REFUSED.search(text[:1_000_000])
