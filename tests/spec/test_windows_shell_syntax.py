@@ -38,6 +38,8 @@ def _lines(finding) -> list:
         ("nnunet-1393-powershell-cuda-visible-devices-prefix.txt", [("set", "CUDA_VISIBLE_DEVICES", "1")]),
         # Chinese cmd.exe, no value shown: the GPUs' indices are what decides it
         ("ms-swift-256-cmd-cuda-visible-devices-zh.txt", [("nvidia-smi", "-L")]),
+        # Chinese PowerShell's sentence, quoted without its category line, names the value
+        ("ldp-net-3-powershell-zh-cuda-visible-devices.txt", [("set", "CUDA_VISIBLE_DEVICES", "0")]),
     ],
 )
 @states("windows-shell-syntax", FIRES)
@@ -159,3 +161,23 @@ def test_the_runtime_or_a_working_python_asks_neither(text):
     asks = _asks(text)
     assert not any(a.startswith(("py -0p", "where.exe python")) for a in asks), asks
     assert not any("struct.calcsize" in a and "sys.version" in a for a in asks), asks
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # export typed at cmd.exe's prompt, a literal value: set the same way
+        (
+            "C:\\Users\\me\\repo>export CUDA_HOME=C:\\cuda\n'export' is not recognized as an internal or external command,\n",
+            [("set", "CUDA_HOME", "C:\\cuda")],
+        ),
+        # a value of shell syntax ($PYTHONPATH, backquotes) is not read: said in words, no line printed for it
+        (EXAMPLES.joinpath("background-matting-19-cmd-export-not-recognized.txt").read_text(encoding="utf-8"), []),
+    ],
+)
+@states("windows-shell-syntax", FIRES)
+def test_export_is_set_with_the_value_the_prompt_shows(text, expected):
+    """windows-shell-syntax.md: "The value meant is read from the typed line where the text shows it ... a value
+    holding a shell's own syntax (`%`, `$`, backquotes, quotes) is not read"."""
+    f = pasted_findings(text)["windows-shell-syntax"]
+    assert [x for x in _lines(f) if x[0] == "set"] == expected

@@ -262,7 +262,7 @@ _CMD_REFUSED = re.compile(
 PS_OWN_ERROR = "PowerShell's own error"
 _PS_REFUSED = re.compile(
     r"^\s*\+ CategoryInfo\s*:|cannot be loaded because running scripts is disabled on this system"
-    r"|is not recognized as (?:the|a) name of a cmdlet",
+    r"|is not recognized as (?:the|a) name of a cmdlet|项识别为 cmdlet",
     re.MULTILINE,
 )
 # The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for
@@ -941,9 +941,7 @@ def read_cues(g: Gathered, text: str) -> None:
         _windows(g, "Windows named", m.group(0))
     if ("' " in text or "不是内部" in text or "Invalid requirement" in text) and (m := _CMD_REFUSED.search(text[:1_000_000])):
         _windows(g, CMD_OWN_ERROR, m.group(0))
-    if ("CategoryInfo" in text or "cannot be loaded" in text or "name of a cmdlet" in text) and (
-        m := _PS_REFUSED.search(text[:1_000_000])
-    ):
+    if ("CategoryInfo" in text or "cannot be loaded" in text or "cmdlet" in text) and (m := _PS_REFUSED.search(text[:1_000_000])):
         _windows(g, PS_OWN_ERROR, m.group(0).strip())
     if g.system is None and not g.wsl and not g.wsl_said and "WindowsPath(" in text and (m := _PATHLIB_WINDOWS.search(text)):
         # pathlib's repr of a path on Windows (PosixPath elsewhere), whatever Linux-looking path it holds

@@ -470,9 +470,11 @@ def check_shell_posix_syntax(facts: Facts, ctx: Context) -> Iterable[Finding]:
             requirements.append(requirement)
             continue
         if name == "export":
-            for var, value in typed.items():
+            # the assignment after export as the text shows it before the error (a prompt's line), else as typed
+            shown = {e.get("typed"): e.get("value") or e.get("bare") or ""} if e.get("typed") else {}
+            for var, value in {**typed, **shown}.items():
                 values[var] = values.get(var) or value
-            values.setdefault("export", "") if not typed else None
+            values.setdefault("export", "") if not (typed or shown) else None
             continue
         # The value as the text shows it: PowerShell's error names it; cmd.exe's only where the typed line is shown
         # before it (the same name) or quoted after it; else the reporter's command as the paste shows it.
