@@ -471,10 +471,11 @@ def check_shell_posix_syntax(facts: Facts, ctx: Context) -> Iterable[Finding]:
             continue
         if name == "export":
             # the assignment after export as the text shows it before the error (a prompt's line), else as typed
-            shown = {e.get("typed"): e.get("value") or e.get("bare") or ""} if e.get("typed") else {}
-            for var, value in {**typed, **shown}.items():
+            at_prompt = {str(e.get("typed")): e.get("value") or e.get("bare") or ""} if e.get("typed") else {}
+            for var, value in {**typed, **at_prompt}.items():
                 values[var] = values.get(var) or value
-            values.setdefault("export", "") if not (typed or shown) else None
+            if not (typed or at_prompt):
+                values.setdefault("export", "")
             continue
         # The value as the text shows it: PowerShell's error names it; cmd.exe's only where the typed line is shown
         # before it (the same name) or quoted after it; else the reporter's command as the paste shows it.
@@ -485,9 +486,9 @@ def check_shell_posix_syntax(facts: Facts, ctx: Context) -> Iterable[Finding]:
     lines: list = []
     unknown: list[str] = []
     for var, value in values.items():
-        shown = _set_line(var, value) if value and var != "export" else ()
-        lines.extend(shown)
-        if not shown:
+        said_as = _set_line(var, value) if value and var != "export" else ()
+        lines.extend(said_as)
+        if not said_as:
             unknown.append("the variables after export" if var == "export" else var)
     lines += [pip(facts, "install", r) for r in dict.fromkeys(requirements)]
     variables = [v for v in values if v != "export"]
