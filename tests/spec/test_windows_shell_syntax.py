@@ -77,6 +77,9 @@ def test_a_single_quoted_requirement_is_installed_in_double_quotes():
         "C:\\Users\\me>nnUNetv2_train 011 3d_fullres 0\n'nnUNetv2_train' is not recognized as an internal or external command,\n",
         # pip naming a requirements file's line: the quotes are the file's, not the shell's
         "ERROR: Invalid requirement: \"'torch==2.1.0'\" (from line 3 of requirements.txt)\n",
+        # a single-quoted requirement naming a URL: never printed as an install to run
+        "C:\\x>pip install 'torch @ https://example.invalid/torch.whl'\n"
+        "ERROR: Invalid requirement: \"'torch @ https://example.invalid/torch.whl'\"\n",
         # PowerShell's error for a missing program, no assignment in it
         "PS C:\\x> nvcc --version\n    + CategoryInfo          : ObjectNotFound: (nvcc:String) [], CommandNotFoundException\n",
     ],

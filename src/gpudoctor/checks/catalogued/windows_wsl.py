@@ -464,9 +464,11 @@ def check_shell_posix_syntax(facts: Facts, ctx: Context) -> Iterable[Finding]:
             from packaging.requirements import InvalidRequirement, Requirement
 
             try:
-                Requirement(requirement)
+                parsed = Requirement(requirement)
             except InvalidRequirement:
                 continue  # (not one requirement once its quotes are off: the text is not read further)
+            if parsed.url or parsed.marker:
+                continue  # a URL or an environment marker from a paste is never printed as a command to run
             requirements.append(requirement)
             continue
         if name == "export":
