@@ -104,7 +104,10 @@ _COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|
 _PYTHON_SAID = re.compile(
     r"python|\.py\b|\bpip\d?\b|\b(?:ana|mini)?conda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax"
     # XLA's log lines as JAX's and TensorFlow's wheels print them (their sources under external/xla, external/local_xla)
-    r"|\bexternal/(?:local_)?xla/|XlaRuntimeError",
+    r"|\bexternal/(?:local_)?xla/|XlaRuntimeError"
+    # setuptools' lookup of the C++ compiler a Python package's build needs (catalogue.toml's setuptools-msvc-14-required):
+    # its "Visual C++" is a Python build's, not a compiled program's
+    r"|Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required",
     re.IGNORECASE,
 )
 # A Python traceback's frame in a file on a drive letter ('File "C:\\Users\\...\\x.py", line 3'): Python ran on Windows.
@@ -236,8 +239,31 @@ _WINDOWS_TOOLS = re.compile(
     r"|\banaconda\s+prompt\b"
     # cmd.exe's answer to a command it cannot find, the shell's own text (Windows' command interpreter; a POSIX shell
     # says "command not found", PowerShell "is not recognized as the name of a cmdlet"): typed in cmd, so on Windows
-    r"|'[^'\n]{1,100}' is not recognized as an internal or external command",
+    r"|'[^'\n]{1,100}' is not recognized as an internal or external command"
+    # Windows' own python.exe alias (WindowsApps) and setuptools' Windows-only compiler lookup (catalogue.toml's
+    # windows-store-python-alias and setuptools-msvc-14-required): printed on Windows only
+    r"|Python was not found; run without arguments to install from the Microsoft Store"
+    r"|Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required",
     re.IGNORECASE | re.MULTILINE,
+)
+# cmd.exe's own answer to a command it cannot find, in the languages the threads show it (English, Chinese, French:
+# tests/pasted/catalogue_examples/*-cmd-*), and what only cmd.exe does to a line: pass single quotes on to the program
+# (pip's repr of the requirement it got, "'torch==2.1'" in double quotes; not a requirements file's line). The shell
+# that ran the reporter's line is cmd.exe, so the plan is written for it (gpudoctor.planner.where.shell) where no
+# PowerShell prompt says otherwise. (PowerShell words the first "is not recognized as the name of a cmdlet".)
+CMD_OWN_ERROR = "cmd.exe's own error"
+_CMD_REFUSED = re.compile(
+    r"'[^'\n]{1,100}' (?:is not recognized as an internal or external command|不是内部或外部命令"
+    r"|n.est pas reconnu en tant que commande interne)"
+    r"|Invalid requirement: \"'[^'\"\n]{1,200}'\"(?!\s{0,4}\(from )"
+)
+# PowerShell's own error record (its category line, the same in every language) or sentences only PowerShell prints:
+# the shell that ran the reporter's line is PowerShell, whatever its prompt looked like (a custom prompt without "PS").
+PS_OWN_ERROR = "PowerShell's own error"
+_PS_REFUSED = re.compile(
+    r"^\s*\+ CategoryInfo\s*:|cannot be loaded because running scripts is disabled on this system"
+    r"|is not recognized as (?:the|a) name of a cmdlet|项识别为 cmdlet",
+    re.MULTILINE,
 )
 # The program is Windows' own although WSL is named beside it ("Windows 11 + WSL2 ... downloaded the version for
 # Windows", "the native Windows app, not WSL"): it runs on Windows, where WSL's Linux commands do not exist.
@@ -913,6 +939,10 @@ def read_cues(g: Gathered, text: str) -> None:
         _cue(g, CUDA13_WINDOWS_TOOLKIT, folder, line[:MAX_LINE])
     if g.system is None and not g.wsl and not g.wsl_said and (m := _WINDOWS_SAID.search(text[:1_000_000])):
         _windows(g, "Windows named", m.group(0))
+    if ("' " in text or "不是内部" in text or "Invalid requirement" in text) and (m := _CMD_REFUSED.search(text[:1_000_000])):
+        _windows(g, CMD_OWN_ERROR, m.group(0))
+    if ("CategoryInfo" in text or "cannot be loaded" in text or "cmdlet" in text) and (m := _PS_REFUSED.search(text[:1_000_000])):
+        _windows(g, PS_OWN_ERROR, m.group(0).strip())
     if g.system is None and not g.wsl and not g.wsl_said and "WindowsPath(" in text and (m := _PATHLIB_WINDOWS.search(text)):
         # pathlib's repr of a path on Windows (PosixPath elsewhere), whatever Linux-looking path it holds
         # ("WindowsPath('/usr/local/cuda/lib64')" in an old bitsandbytes' CUDA setup): Python ran on Windows.

@@ -4,7 +4,9 @@ Decided once, from what the paste showed (its cues, gpudoctor.pasted.cues, and t
 everything printed for it: the plan's steps (gpudoctor.pipeline renders them for `shell`) and the asks
 (gpudoctor.pasted.ask). Commands stay data (gpudoctor.cmdline renders them for the shell).
 
-- Shell: a PowerShell prompt (`PS C:\\...>`) makes `powershell`; a cmd.exe prompt (`C:\\...>`) `cmd`; any other
+- Shell: a shell's own error text (PowerShell's error record, cmd.exe's "is not recognized as an internal or external
+  command") names the shell that ran the line; else a PowerShell prompt (`PS C:\\...>`) makes `powershell`; a cmd.exe
+  prompt (`C:\\...>`) `cmd`; any other
   Windows paste `windows`, one line that cmd.exe and PowerShell both run alike (the webuis' launchers are .bat
   files: their users' shell is often cmd.exe, where a single-quoted `python -c '...'` is not one argument); WSL and
   the rest a POSIX shell. A machine gpudoctor probed itself keeps its platform's shell (cmdline.shell_for_os).
@@ -51,6 +53,10 @@ from gpudoctor.probed import Found
 
 _PS_PROMPT = "PowerShell prompt"
 _CMD_PROMPT = "cmd.exe prompt"
+# A shell's own error text (gpudoctor.pasted.cues.CMD_OWN_ERROR, PS_OWN_ERROR): that shell ran the reporter's line,
+# which a prompt's look only suggests (PowerShell's prompt can be customised to look like cmd.exe's).
+_CMD_ERROR = "cmd.exe's own error"
+_PS_ERROR = "PowerShell's own error"
 
 
 def shell(facts: Facts) -> str:
@@ -61,6 +67,10 @@ def shell(facts: Facts) -> str:
         return "any"  # Linux was assumed: a Windows user pastes the same lines (cmdline's `any`)
     if not facts.pasted.partial or not (system or "").lower().startswith("win"):
         return shell_for_os(system)
+    if _PS_ERROR in cues and _CMD_ERROR not in cues:
+        return "powershell"
+    if _CMD_ERROR in cues and _PS_ERROR not in cues and _PS_PROMPT not in cues:
+        return "cmd"
     if _PS_PROMPT in cues and _CMD_PROMPT not in cues:
         return "powershell"
     if _CMD_PROMPT in cues and _PS_PROMPT not in cues:

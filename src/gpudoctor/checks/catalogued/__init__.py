@@ -80,6 +80,8 @@ from gpudoctor.checks.catalogued.windows_wsl import (
     check_cuda13_dll_folder,
     check_cuda_path_folder,
     check_inductor_triton_windows,
+    check_powershell_script_policy,
+    check_shell_posix_syntax,
     check_triton_windows_cuda,
     check_windows_commit_limit,
     check_windows_launch_timeout,
@@ -171,6 +173,8 @@ CHECKS = (
     ),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
     Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
+    Check("catalogued-shell-syntax", "platform", ("windows-shell-syntax",), check_shell_posix_syntax, ("pasted",)),
+    Check("catalogued-script-policy", "platform", ("windows-script-policy",), check_powershell_script_policy, ("pasted",)),
     Check(
         "catalogued-windows-commit-limit",
         "platform",

@@ -407,3 +407,180 @@ def check_cuda13_dll_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
             component="toolkit",
         ),
     )
+
+
+# A POSIX shell's assignment as the reporter typed it before a command (`CUDA_VISIBLE_DEVICES=0 python x.py`), or after
+# `export`: a variable's name, `=`, its value (split_plain already took its quotes off).
+_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,60})=(?P<value>.{0,200})", re.DOTALL)
+
+
+def _typed_assignments(typed: tuple[str, ...] | None) -> dict[str, str]:
+    """The assignments before the program in the reporter's command (after `export`, every word that is one)."""
+    words = list(typed or ())
+    if words[:1] == ["export"]:
+        words = words[1:]
+    out: dict[str, str] = {}
+    for word in words:
+        if not (m := _ASSIGNMENT.fullmatch(word)):
+            break
+        out.setdefault(m.group("name"), m.group("value"))
+    return out
+
+
+def _set_line(name: str, value: str) -> tuple:
+    """The assignment as the plan's shells write it, or nothing where no shell of Windows holds the value literally
+    (the quoting layer refuses it: a `%`, a `$`, a double quote): the finding then says it in words."""
+    from gpudoctor.cmdline import SetEnv, Unrenderable, render
+
+    line = SetEnv(name, value, note="on its own line, before the command")
+    try:
+        render(line, "cmd")
+        render(line, "powershell")
+    except Unrenderable:
+        return ()
+    return (line,)
+
+
+def check_shell_posix_syntax(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A line written for a POSIX shell, typed in cmd.exe or PowerShell: `NAME=value command` (neither has that
+    prefix: cmd.exe and PowerShell take NAME for a program's name), `export` (cmd.exe has none) or a single-quoted pip
+    requirement (cmd.exe passes the quotes on). Nothing ran: the variable was never set, the install never started. The
+    fix is the line in the shell's own syntax (cmd.exe's `set NAME=value`, PowerShell's `$env:NAME = "value"`, on its
+    own line; double quotes), then the same command without the prefix (planner.resume drops it), in the same shell;
+    no GPU, driver or package is at fault (abetlen/llama-cpp-python issue 2068's answer; MIC-DKFZ/nnUNet issue 1393's:
+    "set the environment variables differently in windows")."""
+    from gpudoctor.planner.remedy import pip
+    from gpudoctor.planner.resume import shown_command
+
+    said = _said(facts, "shell-posix-syntax")
+    if not said or facts.platform.wsl:
+        return
+    typed = _typed_assignments(shown_command(facts))
+    values: dict[str, str] = {}  # each variable never set, and the value meant where the text shows it ("" if not)
+    requirements: list[str] = []
+    for e in said:
+        name = e.get("name") or ""
+        if requirement := e.get("requirement"):
+            from packaging.requirements import InvalidRequirement, Requirement
+
+            try:
+                parsed = Requirement(requirement)
+            except InvalidRequirement:
+                continue  # (not one requirement once its quotes are off: the text is not read further)
+            if parsed.url or parsed.marker:
+                continue  # a URL or an environment marker from a paste is never printed as a command to run
+            requirements.append(requirement)
+            continue
+        if name == "export":
+            # the assignment after export as the text shows it before the error (a prompt's line), else as typed
+            at_prompt = {str(e.get("typed")): e.get("value") or e.get("bare") or ""} if e.get("typed") else {}
+            for var, value in {**typed, **at_prompt}.items():
+                values[var] = values.get(var) or value
+            if not (typed or at_prompt):
+                values.setdefault("export", "")
+            continue
+        # The value as the text shows it: PowerShell's error names it; cmd.exe's only where the typed line is shown
+        # before it (the same name) or quoted after it; else the reporter's command as the paste shows it.
+        before = (e.get("value") or e.get("bare")) if e.get("typed") in (None, name) else None
+        values[name] = values.get(name) or before or e.get("after") or e.get("after_bare") or typed.get(name) or ""
+    if not values and not requirements:
+        return
+    lines: list = []
+    unknown: list[str] = []
+    for var, value in values.items():
+        said_as = _set_line(var, value) if value and var != "export" else ()
+        lines.extend(said_as)
+        if not said_as:
+            unknown.append("the variables after export" if var == "export" else var)
+    lines += [pip(facts, "install", r) for r in dict.fromkeys(requirements)]
+    variables = [v for v in values if v != "export"]
+    never = [f"{v} was never set" for v in variables] + (["export ran nothing"] if "export" in values else [])
+    never += [f"pip received '{r}' with its single quotes" for r in dict.fromkeys(requirements)]
+    why = (
+        (
+            "The command line sets a variable the way a POSIX shell (bash, zsh) does, NAME=value before the command or "
+            "with export; cmd.exe and PowerShell have neither, take the assignment for a program's name and stop: the "
+            "variable was never set and the command after it never ran. "
+            if values
+            else ""
+        )
+        + (
+            "cmd.exe passes single quotes on to the program as they are (a POSIX shell and PowerShell take them off), "
+            "so pip read the quotes as part of the requirement and installed nothing. "
+            if requirements
+            else ""
+        )
+        + "Nothing about the GPU, the driver or the packages is shown to be wrong."
+    )
+    fill = (
+        f" Set {', '.join(unknown)} the same way, with the value you meant (the text does not show it"
+        + ("; for CUDA_VISIBLE_DEVICES, the GPU's index as nvidia-smi -L lists it" if "CUDA_VISIBLE_DEVICES" in unknown else "")
+        + ")."
+        if unknown
+        else ""
+    )
+    if "CUDA_VISIBLE_DEVICES" in unknown:
+        lines.append(Cmd(("nvidia-smi", "-L"), note="the index of each GPU: the value CUDA_VISIBLE_DEVICES takes"))
+    yield Finding(
+        "windows-shell-syntax",
+        Severity.ERROR,
+        "platform",
+        "the command was written for a POSIX shell and cmd.exe or PowerShell refused it: " + "; ".join(never),
+        why,
+        tuple(ev("pasted", e.line) for e in said[:3]),
+        Remediation(
+            "Write the line in this shell's own syntax: each variable set on its own line (cmd.exe: set NAME=value; "
+            'PowerShell: $env:NAME = "value"), a requirement in double quotes, then run the same command again '
+            "without the NAME=value before it, in the same window (a variable set there holds for that window only)." + fill,
+            tuple(lines),
+            component="environment",
+        ),
+    )
+
+
+# An absolute Windows path to a script (a drive letter): the only kind run again as it is, whatever folder the new
+# prompt is in.
+_ABSOLUTE_PS1 = re.compile(r"[A-Za-z]:[\\/][^\n\"'<>|%$`]{1,300}\.ps1")
+
+
+def check_powershell_script_policy(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """PowerShell's execution policy refused a script (Restricted, Windows' default on client editions, runs no .ps1):
+    an environment's Activate.ps1 did not activate it, so the python and pip typed next are whatever PATH finds first
+    (the system's, the Store's alias), and what they install goes there. The fix is the policy for the user
+    (RemoteSigned runs local scripts, and a downloaded one only signed; no administrator needed), then the script again
+    (Microsoft's about_Execution_Policies; microsoft/vscode-python issue 2559's answer: `Set-ExecutionPolicy
+    -ExecutionPolicy RemoteSigned -Scope CurrentUser`). Or no activation at all: the environment's own python.exe by its
+    path needs no script."""
+    said = _said(facts, "powershell-scripts-disabled")
+    if not said:
+        return
+    script = next((e.get("script") for e in said if e.get("script")), "") or ""
+    again = (Cmd((script,), note="the script again, in a new window"),) if _ABSOLUTE_PS1.fullmatch(script) else ()
+    activate = script.lower().endswith("activate.ps1")
+    yield Finding(
+        "windows-script-policy",
+        Severity.ERROR,
+        "platform",
+        "PowerShell's execution policy refused to run "
+        + ("the environment's Activate.ps1: the environment was not activated" if activate else "a script"),
+        "PowerShell runs no script under the Restricted policy, Windows' default: "
+        + (
+            "Activate.ps1 never ran, so the prompt is not in the environment and python and pip are whichever PATH finds "
+            "first (the system's, or the Microsoft Store's alias): what they install or run is not the environment's. "
+            if activate
+            else "the script never ran. "
+        )
+        + "Nothing about the GPU, the driver or the packages is shown to be wrong.",
+        tuple(ev("pasted", e.line) for e in said[:2]),
+        Remediation(
+            "Allow local scripts for your user (RemoteSigned: a script made on this machine runs, a downloaded one only "
+            "signed; no administrator needed), then run the script again in a new PowerShell window. For this window "
+            "only: Set-ExecutionPolicy -Scope Process -ExecutionPolicy Bypass. Or skip activation: run the environment's "
+            "own Scripts\\python.exe by its path.",
+            (
+                Cmd(("Set-ExecutionPolicy", "-Scope", "CurrentUser", "-ExecutionPolicy", "RemoteSigned")),
+                *again,
+            ),
+            component="environment",
+        ),
+    )
