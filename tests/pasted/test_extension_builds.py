@@ -124,3 +124,39 @@ def test_quiet_twin_of_the_index_apex():
         "ImportError: cannot import name 'UnencryptedCookieSessionFactoryConfig' from 'pyramid.session'\n"
     )
     assert not _built(_findings(pyramid_app))
+
+
+def _asks(text: str) -> list[str]:
+    from gpudoctor.pasted.ask import ask_for
+
+    report = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t")))
+    return [" ".join(map(str, a.command.argv)) for a in ask_for(report.facts, report.findings)]
+
+
+def test_a_pyg_extension_of_another_cuda_asks_torchs_variant_and_the_extensions():
+    # rusty1s/pytorch_sparse#49 and rusty1s/pytorch_scatter#187: the import's own CUDA comparison
+    from gpudoctor.parsers.catalogue import match
+
+    for name, companion in (
+        ("pytorch-sparse-49-compiled-with-different-cuda.txt", "torch_sparse"),
+        ("pytorch-scatter-187-compiled-with-different-cuda.txt", "torch_scatter"),
+    ):
+        text = _example(name)
+        (e,) = [e for e in match(text) if e.kind == "pyg-extension-cuda-mismatch"]
+        assert e.get("companion") == companion
+        asks = _asks(text)
+        assert any(a.endswith("-m pip show torch-scatter torch-sparse torch-cluster torch-spline-conv") for a in asks)
+        assert any("import torch; print(torch.__version__, torch.version.cuda)" in a for a in asks)
+
+
+def test_quiet_twin_of_pyg_torchvisions_own_words_stay_torchvisions():
+    # the sibling message of torchvision (catalogue.toml: torchvision-cuda-mismatch) is not a PyG extension's
+    from gpudoctor.parsers.catalogue import match
+
+    line = (
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. "
+        "PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8. "
+        "Please reinstall the torchvision that matches your PyTorch install."
+    )
+    kinds = {e.kind for e in match(line)}
+    assert "pyg-extension-cuda-mismatch" not in kinds and "companion-cuda-mismatch" in kinds
