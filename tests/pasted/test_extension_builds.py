@@ -160,3 +160,22 @@ def test_quiet_twin_of_pyg_torchvisions_own_words_stay_torchvisions():
     )
     kinds = {e.kind for e in match(line)}
     assert "pyg-extension-cuda-mismatch" not in kinds and "companion-cuda-mismatch" in kinds
+
+
+def test_pytorch3d_c_without_torchs_libraries_asks_the_import_order_and_the_builds():
+    # facebookresearch/pytorch3d#923: `from pytorch3d import _C` failing on libc10_cuda.so
+    asks = _asks(_example("pytorch3d-923-libc10-cuda-cannot-open.txt"))
+    assert any(a.endswith("import torch; from pytorch3d import _C; print(torch.__version__, torch.version.cuda)") for a in asks)
+    assert any(a.endswith("-m pip show torch pytorch3d") for a in asks)
+
+
+def test_quiet_twin_of_pytorch3d_c_another_modules_missing_libc10_is_not_pytorch3ds():
+    # the same loader words under another extension's import (torchvision's _C) do not name PyTorch3D
+    from gpudoctor.parsers.catalogue import match
+
+    text = (
+        '  File "/opt/conda/lib/python3.8/site-packages/torchvision/extension.py", line 12, in <module>\n'
+        "    from torchvision import _C\n"
+        "ImportError: libc10.so: cannot open shared object file: No such file or directory\n"
+    )
+    assert not [e for e in match(text) if e.kind == "pytorch3d-torch-libraries-unfound"]
