@@ -179,3 +179,10 @@ def test_quiet_twin_of_pytorch3d_c_another_modules_missing_libc10_is_not_pytorch
         "ImportError: libc10.so: cannot open shared object file: No such file or directory\n"
     )
     assert not [e for e in match(text) if e.kind == "pytorch3d-torch-libraries-unfound"]
+
+
+def test_an_isolated_build_without_torch_builds_without_isolation():
+    # Yankai96/IBISAgent#2: pip 25 naming flash-attn after its build's "No module named 'torch'"
+    (f,) = _built(_findings(_example("ibisagent-2-flash-attn-isolated-build-no-torch.txt")))
+    assert "isolated" in f.title
+    assert _argvs(f)[-1][-3:] == ("install", "--no-build-isolation", "flash-attn")

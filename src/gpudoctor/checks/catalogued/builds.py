@@ -634,8 +634,10 @@ def check_deepspeed_aio(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 def check_build_needs_torch_first(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """A package's setup.py that imports torch, run by pip in an interpreter without torch (catalogue.toml:
-    pip-legacy-setup-no-torch). pip prepares every package of a command before it installs any, so a torch listed in
+    """A package's build that imports torch, run by pip where there is no torch (catalogue.toml:
+    pip-legacy-setup-no-torch, pip-isolated-build-no-torch): in the interpreter itself (pip's legacy setup.py path), or
+    in pip's isolated build environment, which never holds the environment's torch (flash-attention's README @0251105a:
+    "pip install flash-attn --no-build-isolation", after packaging and ninja). On the legacy path, pip prepares every package of a command before it installs any, so a torch listed in
     the same requirements file is not there yet when flash-attn's (mamba-ssm's, causal-conv1d's) setup.py runs. torch
     goes in first, on its own; the package then builds against it with --no-build-isolation (an isolated build would
     fetch a torch of its own, or none). Where the text does not show torch installed, whether it answers is read
@@ -648,20 +650,29 @@ def check_build_needs_torch_first(facts: Facts, ctx: Context) -> Iterable[Findin
         return
     e = said[0]
     package = e.get("package") or ""
+    isolated = e.get("isolated") == "yes"  # pip's isolated build (pip-isolated-build-no-torch), not its legacy path
     shown = isinstance(facts.frameworks.torch, Found)
     yield Finding(
         "extension-not-built",
         Severity.ERROR,
         "frameworks",
-        f"{package} could not be built: its setup.py imports torch, which was not installed where pip ran it",
-        f"pip ran {package}'s setup.py, which imports torch to build its CUDA extension, and that interpreter had no "
-        "torch, as the traceback shows. pip prepares every package of one command before it installs any, so a torch "
-        "listed beside it (in the same requirements file) is not installed yet. The GPU, the driver and the toolkit are "
-        "not at fault.",
+        f"{package} could not be built: its build imports torch, which "
+        + ("pip's isolated build environment does not hold" if isolated else "was not installed where pip ran it"),
+        (
+            f"pip built {package} in its isolated build environment, and its build imports torch to compile its CUDA "
+            "extension: that environment holds only the build requirements the package declares, never the torch "
+            "installed beside it, as the text shows."
+            if isolated
+            else f"pip ran {package}'s setup.py, which imports torch to build its CUDA extension, and that interpreter "
+            "had no torch, as the traceback shows. pip prepares every package of one command before it installs any, "
+            "so a torch listed beside it (in the same requirements file) is not installed yet."
+        )
+        + " The GPU, the driver and the toolkit are not at fault.",
         (ev("pasted", e.line),),
         Remediation(
-            f"Install torch first, on its own (a CUDA build for this GPU), then {package} with --no-build-isolation, "
-            "which builds it against that torch; the rest of the requirements after.",
+            f"Install torch first, on its own (a CUDA build for this GPU), where it is not installed yet; then {package} "
+            "with --no-build-isolation, which builds it against that torch (its build tools installed too, such as "
+            "packaging and ninja, which flash-attention's README lists); the rest of the requirements after.",
             (
                 *(
                     ()
