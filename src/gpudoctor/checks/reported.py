@@ -1679,6 +1679,9 @@ _DESCRIPTIVE = frozenset(
         "python-pypy-said",  # the interpreter's implementation, judged beside an installer's failure
         "glibc-release-said",  # collect_env's glibc: judged beside the loader's GLIBC_ floor (checks.catalogued.runtime_floors)
         "deepspeed-op-report",  # ds_report's header: a report of the ops, no failure (its asks read the toolkit)
+        # DeepSpeed's async_io warning (NVMe offload only) and its Windows link test: notes (checks.catalogued.builds)
+        "deepspeed-aio-unavailable",
+        "deepspeed-windows-link-test",
         "gpu-library-unloadable",  # Ollama's discovery skipping one library for the next: judged by check_reported_wsl
         "cmake-cudatoolkit-found",  # CMake found a toolkit on Windows (gpudoctor.checks.catalogued.builds reads it)
         "visual-studio-instance-said",  # a Visual Studio instance's folder in a path: where, no failure

@@ -12,9 +12,11 @@ from __future__ import annotations
 from gpudoctor.checks.base import Check
 from gpudoctor.checks.catalogued.builds import (
     check_build_cudnn_headers,
+    check_build_needs_torch_first,
     check_build_toolkit_missing,
     check_cmake_arch_list,
     check_cuda_vs_integration,
+    check_deepspeed_aio,
     check_python_headers,
     check_shell_nvcc_not_found,
     check_triton_libcuda,
@@ -134,6 +136,8 @@ CHECKS = (
     Check("catalogued-cuda13-dll-folder", "toolkit", ("cuda13-dll-folder",), check_cuda13_dll_folder, ("pasted",)),
     Check("catalogued-companions", "frameworks", ("companion-torch-mismatch",), check_companion_messages, ("pasted",)),
     Check("catalogued-apex-not-built", "frameworks", ("extension-not-built",), check_apex_not_built, ("pasted",)),
+    Check("catalogued-deepspeed-aio", "frameworks", ("extension-not-built",), check_deepspeed_aio, ("pasted",)),
+    Check("catalogued-build-torch-first", "frameworks", ("extension-not-built",), check_build_needs_torch_first, ("pasted",)),
     Check("catalogued-runtime-floor", "frameworks", ("extension-glibc-too-old",), check_runtime_floor, ("pasted",)),
     Check("catalogued-numpy-abi", "frameworks", ("numpy-abi-mismatch",), check_numpy_abi, ("pasted",)),
     Check("catalogued-numpy-too-old", "frameworks", ("numpy-abi-mismatch",), check_numpy_too_old, ("pasted",)),

@@ -500,3 +500,192 @@ def check_cmake_arch_list(facts: Facts, ctx: Context) -> Iterable[Finding]:
             component="toolkit",
         ),
     )
+
+
+# The ops DeepSpeed's own Windows build turns off before it builds (build_win.bat @edaa7221) that older releases, which
+# abort on an incompatible op asked for, still try under DS_BUILD_OPS=1 (Windows' default): async_io needs libaio and gds
+# cuFile, neither of which exists for Windows, and sparse_attn a Triton there is none of.
+_DS_WINDOWS_OFF = ("DS_BUILD_AIO", "DS_BUILD_GDS", "DS_BUILD_SPARSE_ATTN")
+# The libaio development package per distribution family (DeepSpeed's check_for_libaio_pkg, op_builder/async_io.py
+# @edaa7221: libaio-dev with apt, libaio-devel with yum, libaio with pacman).
+_LIBAIO_DEV = {"debian": ("apt-get", "libaio-dev"), "rhel": ("yum", "libaio-devel"), "arch": ("pacman", "libaio")}
+
+
+def _deepspeed_reinstall(facts: Facts) -> Cmd:
+    """The install the text shows the reporter ran (pip's own words), run again; else DeepSpeed's from the index."""
+    from gpudoctor.planner.remedy import pip
+
+    for said in _said(facts, "pip-install-said"):
+        args = tuple((said.get("args") or "").split())  # space-separated plain words (error_texts._pip_args)
+        if any("deepspeed" in a.lower() or a in (".", "./") for a in args):
+            return pip(facts, "install", *args)
+    return pip(facts, "install", "deepspeed")
+
+
+def check_deepspeed_aio(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """DeepSpeed's async_io op and libaio (catalogue.toml: deepspeed-*-aio-*, deepspeed-precompile-async-io-failed).
+
+    The op builder's warning alone ("requires the dev libaio .so object and headers") is a note: async_io serves NVMe
+    offload only, and every op report and every rank's start-up prints it where libaio is missing (blind set 11's 1121,
+    a control). An install that stopped at "Unable to pre-compile async_io" (DeepSpeed before 0.15.1 under
+    DS_BUILD_OPS=1, Windows' default) is the failure. On Windows there is no libaio: the install runs again without the
+    ops DeepSpeed's own Windows build turns off; the LNK1181 lines of its link test are printed by every Windows build,
+    a good one too (blind set 12's 1223), so they only say Windows. On Linux the distribution's libaio development
+    package is the fix where the family is known, DS_BUILD_AIO=0 (DeepSpeed's own words) where NVMe offload is not
+    wanted, and the one offered where the family is not known."""
+    from gpudoctor.planner.remedy import family
+    from gpudoctor.planner.where import python_exe
+
+    failed = _said(facts, "deepspeed-op-precompile-failed")
+    warned = _said(facts, "deepspeed-aio-unavailable")
+    if not failed and not warned:
+        return
+    windows = (facts.platform.system or "").lower().startswith("win") or bool(_said(facts, "deepspeed-windows-link-test"))
+    tool, package = _LIBAIO_DEV.get(family(facts), ("", ""))
+    if not failed:
+        yield Finding(
+            "extension-not-built",
+            Severity.INFO,
+            "frameworks",
+            "DeepSpeed's async_io op cannot be built here (libaio not found): only NVMe offload needs it",
+            "DeepSpeed's op builder found no libaio headers and shared object to build its async_io op with, as the text "
+            "shows. async_io serves ZeRO-Infinity's NVMe offload (and DeepNVMe) only; the other ops and training "
+            "without NVMe offload are not concerned, and the warning repeats at every start-up. "
+            + (
+                "libaio does not exist for Windows: NVMe offload needs Linux (WSL 2 included)."
+                if windows
+                else "Where NVMe offload is wanted, the distribution's libaio development package ("
+                + (package or "libaio-dev on Debian and Ubuntu, libaio-devel on Red Hat's family")
+                + ") installs it; libaio built elsewhere is named by CFLAGS (-I) and LDFLAGS (-L)."
+            ),
+            (ev("pasted", warned[0].line),),
+        )
+        return
+    e = failed[0]
+    reinstall = _deepspeed_reinstall(facts)
+    if windows:
+        python = python_exe(facts)
+        rem = Remediation(
+            "Build DeepSpeed without the ops that cannot be built on Windows, as DeepSpeed's own build_win.bat does "
+            "(async_io needs Linux's libaio, gds NVIDIA's cuFile, sparse_attn Triton): set DS_BUILD_AIO=0, DS_BUILD_GDS=0 "
+            "and DS_BUILD_SPARSE_ATTN=0 in the shell that runs the install, then run it again. The CUDA ops compile "
+            "against the installed torch, which must be a CUDA build (first command).",
+            (
+                *(
+                    ()
+                    if isinstance(facts.frameworks.torch, Found) and facts.frameworks.torch.value.cuda
+                    else (
+                        Cmd(
+                            (
+                                python,
+                                "-c",
+                                "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())",
+                            ),
+                            note="a CUDA build of torch: a '+cpu' version or None is replaced by one before CUDA ops build",
+                        ),
+                    )
+                ),
+                *(SetEnv(name, "0") for name in _DS_WINDOWS_OFF),
+                reinstall,
+            ),
+            component="torch",
+        )
+    else:
+        off = Remediation(
+            "Build DeepSpeed without async_io (DS_BUILD_AIO=0, DeepSpeed's own advice), where NVMe offload is not used, "
+            "and run the install again.",
+            (SetEnv("DS_BUILD_AIO", "0"), reinstall),
+            component="torch",
+        )
+        rem = (
+            Remediation(
+                f"Install libaio's development package ({package}), which async_io builds against, then run the install "
+                "again; where NVMe offload is not used, building without async_io does as well.",
+                (
+                    Cmd(
+                        (tool, "install", "-y", package) if tool != "pacman" else (tool, "-S", "--noconfirm", package), root=True
+                    ),
+                    reinstall,
+                ),
+                requires_root=True,
+                component="torch",
+                alternative=off,
+            )
+            if package
+            else off
+        )
+    yield Finding(
+        "extension-not-built",
+        Severity.ERROR,
+        "frameworks",
+        f"DeepSpeed's install stopped: its {e.get('op') or 'async_io'} op cannot be built "
+        + ("on Windows" if windows else "without libaio"),
+        "DeepSpeed's setup.py was asked to pre-compile every op (DS_BUILD_OPS=1, the default on Windows before 0.15.1) "
+        f"and aborted on {e.get('op') or 'async_io'}, which links "
+        + (
+            "Linux's libaio (gds: NVIDIA's cuFile): neither exists for Windows, so that op is never built there."
+            if windows
+            else "libaio, whose headers and shared object were not found."
+        )
+        + " DeepSpeed 0.15.1 and later skip such an op by themselves. The GPU, the driver and the toolkit are not at fault.",
+        (ev("pasted", e.line),),
+        rem,
+    )
+
+
+def check_build_needs_torch_first(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A package's build that imports torch, run by pip where there is no torch (catalogue.toml:
+    pip-legacy-setup-no-torch, pip-isolated-build-no-torch): in the interpreter itself (pip's legacy setup.py path), or
+    in pip's isolated build environment, which never holds the environment's torch (flash-attention's README @0251105a:
+    "pip install flash-attn --no-build-isolation", after packaging and ninja). On the legacy path, pip prepares every package of a command before it installs any, so a torch listed in
+    the same requirements file is not there yet when flash-attn's (mamba-ssm's, causal-conv1d's) setup.py runs. torch
+    goes in first, on its own; the package then builds against it with --no-build-isolation (an isolated build would
+    fetch a torch of its own, or none). Where the text does not show torch installed, whether it answers is read
+    first: which torch (a CUDA build, from PyTorch's index for this GPU) is the reporter's choice the text does not make."""
+    from gpudoctor.planner.remedy import pip
+    from gpudoctor.planner.where import python_exe
+
+    said = [e for e in _said(facts, "build-needs-torch-first") if e.get("package")]
+    if not said:
+        return
+    e = said[0]
+    package = e.get("package") or ""
+    isolated = e.get("isolated") == "yes"  # pip's isolated build (pip-isolated-build-no-torch), not its legacy path
+    shown = isinstance(facts.frameworks.torch, Found)
+    yield Finding(
+        "extension-not-built",
+        Severity.ERROR,
+        "frameworks",
+        f"{package} could not be built: its build imports torch, which "
+        + ("pip's isolated build environment does not hold" if isolated else "was not installed where pip ran it"),
+        (
+            f"pip built {package} in its isolated build environment, and its build imports torch to compile its CUDA "
+            "extension: that environment holds only the build requirements the package declares, never the torch "
+            "installed beside it, as the text shows."
+            if isolated
+            else f"pip ran {package}'s setup.py, which imports torch to build its CUDA extension, and that interpreter "
+            "had no torch, as the traceback shows. pip prepares every package of one command before it installs any, "
+            "so a torch listed beside it (in the same requirements file) is not installed yet."
+        )
+        + " The GPU, the driver and the toolkit are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Install torch first, on its own (a CUDA build for this GPU), where it is not installed yet; then {package} "
+            "with --no-build-isolation, which builds it against that torch (its build tools installed too, such as "
+            "packaging and ninja, which flash-attention's README lists); the rest of the requirements after.",
+            (
+                *(
+                    ()
+                    if shown
+                    else (
+                        Cmd(
+                            (python_exe(facts), "-c", "import torch; print(torch.__version__, torch.version.cuda)"),
+                            note="torch must answer here before the build: where it does not, install it first",
+                        ),
+                    )
+                ),
+                pip(facts, "install", "--no-build-isolation", package),
+            ),
+            component="torch",
+        ),
+    )

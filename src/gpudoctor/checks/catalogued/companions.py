@@ -290,9 +290,12 @@ def check_apex_not_built(facts: Facts, ctx: Context) -> Iterable[Finding]:
     under its name, it is built from its repository with the extensions, against the installed torch
     (gpudoctor.checks.extensions' FROM_SOURCE and its build, the one answer to how Apex is rebuilt); where the text does
     not show torch and its CUDA, the build's toolchain is read first, since the extensions need an nvcc of torch's CUDA
-    major. The fix ends by importing the extensions: a plain `pip install .` installs the Python package alone."""
+    major. The fix ends by importing the extensions: a plain `pip install .` installs the Python package alone. Where
+    the traceback shows the index's own "apex" (a Pyramid toolkit of that name, 2013) installed instead, it is
+    uninstalled first: it owns the same apex/ folder (NVIDIA/apex#1063)."""
     from gpudoctor.checks.extensions import build_toolchain, source_build
     from gpudoctor.cmdline import Cmd
+    from gpudoctor.planner.remedy import pip
     from gpudoctor.planner.where import python_exe
 
     said = _said(facts, "apex-not-built")
@@ -301,15 +304,29 @@ def check_apex_not_built(facts: Facts, ctx: Context) -> Iterable[Finding]:
     e = said[0]
     module = e.get("module") or ""
     torch, cuda = _torch(facts)
-    extension = bool(module) and not module.startswith("apex")
-    what = f"Apex's extension {module} is not built" if extension else "NVIDIA Apex is not installed"
+    impostor = any(s.get("installed") == "index" for s in said)
+    extension = bool(module) and not module.startswith("apex") and not impostor
+    what = (
+        "the package index's unrelated 'apex' is installed, not NVIDIA Apex,"
+        if impostor
+        else f"Apex's extension {module} is not built"
+        if extension
+        else "NVIDIA Apex is not installed"
+    )
     yield Finding(
         "extension-not-built",
         Severity.ERROR,
         "frameworks",
         what + " in the interpreter that ran",
-        ("The program imports " + (f"{module}, one of Apex's compiled extensions" if extension else "NVIDIA Apex"))
-        + ", as the text shows. Apex is built from NVIDIA's repository, not installed from the package index (the "
+        (
+            "The apex package that loaded is the package index's 'apex' (a Pyramid web toolkit of 2013, what `pip "
+            "install apex` installs), as its own import of pyramid or zope.interface in the traceback shows"
+            if impostor
+            else "The program imports "
+            + (f"{module}, one of Apex's compiled extensions" if extension else "NVIDIA Apex")
+            + ", as the text shows"
+        )
+        + ". Apex is built from NVIDIA's repository, not installed from the package index (the "
         "index's 'apex' is an unrelated project), and its fused kernels (fused_layer_norm_cuda behind FusedLayerNorm, "
         "amp_C, apex_C) are built only when the build is asked for its C++ and CUDA extensions, with a CUDA toolkit of "
         "torch's CUDA major; a plain 'pip install .' installs the Python package without them. The GPU and the driver "
@@ -322,6 +339,7 @@ def check_apex_not_built(facts: Facts, ctx: Context) -> Iterable[Finding]:
             + ", with the interpreter that failed (the --config-settings form needs pip 23.1 or newer); then import "
             "the extensions. NVIDIA's PyTorch containers ship Apex built, a way out as well.",
             (
+                *((pip(facts, "uninstall", "-y", "apex"),) if impostor else ()),
                 *(() if cuda else (build_toolchain(facts),)),
                 *source_build(facts, ctx, "apex"),
                 Cmd((python_exe(facts), "-c", _APEX_BUILT), note="the extensions import: the build took"),
