@@ -38,7 +38,10 @@ from gpudoctor.checks.catalogued.companions import (
 from gpudoctor.checks.catalogued.compilers import check_host_compiler, check_nvcc_arch, check_ptxas_messages
 from gpudoctor.checks.catalogued.containers import (
     check_app_image_variant,
+    check_cdi_host_device_stale,
     check_cdi_unresolved,
+    check_compose_gpu_option,
+    check_docker_cli_before_gpus,
     check_docker_gpu_driver,
     check_docker_unknown_runtime,
     check_driver_container_kernel,
@@ -47,6 +50,7 @@ from gpudoctor.checks.catalogued.containers import (
     check_image_cuda_compat_refused,
     check_image_driver_files,
     check_image_tag_missing,
+    check_podman_cdi_as_path,
     check_shared_memory,
 )
 from gpudoctor.checks.catalogued.devices import (
@@ -101,6 +105,10 @@ CHECKS = (
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-cdi-device", "platform", ("container-no-gpu",), check_cdi_unresolved, ("pasted",)),
     Check("catalogued-docker-runtime", "platform", ("container-no-gpu",), check_docker_unknown_runtime, ("pasted",)),
+    Check("catalogued-compose-gpu-option", "platform", ("container-no-gpu",), check_compose_gpu_option, ("pasted",)),
+    Check("catalogued-docker-cli-gpus", "platform", ("container-no-gpu",), check_docker_cli_before_gpus, ("pasted",)),
+    Check("catalogued-podman-cdi-path", "platform", ("container-no-gpu",), check_podman_cdi_as_path, ("pasted",)),
+    Check("catalogued-cdi-host-device", "platform", ("container-no-gpu",), check_cdi_host_device_stale, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
     Check("catalogued-hook-cgroup", "platform", ("container-no-gpu",), check_hook_cgroup_not_permitted, ("pasted",)),
     Check("catalogued-hook-rootless", "platform", ("container-no-gpu",), check_hook_devices_allow_rootless, ("pasted",)),
