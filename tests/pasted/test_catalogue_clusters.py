@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.cmdline import Cmd
+from gpudoctor.cmdline import Cmd, SetEnv
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -1026,3 +1026,30 @@ def test_nvidias_banner_beside_a_run_with_gpus_all_asks_rather_than_says_started
     assert "image-driver-not-detected" in errors and "docker-run-without-gpus" not in errors
     assert "container-no-gpu" not in codes
     assert ("docker", "run", "--rm", "--gpus", "all", "nvcr.io/nvidia/tensorflow:20.03-tf2-py3", "nvidia-smi") in asks
+
+
+def test_a_pyxis_container_finding_no_driver_sets_nvidia_visible_devices_for_the_step():
+    errors, codes, _ = _run(_example("enroot-205-pyxis-srun-image-without-nvidia-visible-devices.txt"))
+    assert errors["pyxis-container-started"]["image"] == "myimage"
+    f = codes["container-no-gpu"]
+    envs = {(c.name, c.value) for c in f.remediation.commands if isinstance(c, SetEnv)}
+    assert envs == {("NVIDIA_VISIBLE_DEVICES", "all"), ("NVIDIA_DRIVER_CAPABILITIES", "compute,utility")}
+    # the step itself asks for the GPU: the cluster's plain GPU request (which would drop the variables) does not replace it
+    assert _argvs(f)[-1] == ("srun", "--gpus=1", "--container-image=myimage", "nvidia-smi", "-L")
+
+
+def test_a_pyxis_container_on_a_node_without_nvidia_container_cli_is_not_the_image():
+    # enroot's hook names the missing CLI: the node's administrator installs it; the image's environment is not asked
+    text = (
+        "srun --gpus=1 --container-image=nvcr.io#nvidia/pytorch:23.10-py3 python -c 'import torch'\n"
+        + _example("pyxis-110-enroot-nvidia-container-cli-not-found.txt")
+        + "RuntimeError: Found no NVIDIA driver on your system.\n"
+    )
+    errors, codes, _ = _run(text)
+    assert "pyxis-container-started" in errors and "enroot-container-cli-missing" in errors
+    assert not any(
+        isinstance(c, SetEnv) and c.name == "NVIDIA_VISIBLE_DEVICES"
+        for f in codes.values()
+        if f.remediation
+        for c in f.remediation.commands
+    )

@@ -24,6 +24,7 @@ from gpudoctor.checks.catalogued.clusters import (
     check_nccl_memlock_low,
     check_nccl_socket_ifname_unmatched,
     check_p2p_behind_switch,
+    check_pyxis_container_without_driver,
     check_slurm_devices_unconstrained,
     check_slurm_job_without_gpus,
 )
@@ -121,6 +122,7 @@ CHECKS = (
     Check("catalogued-nccl-ifname", "platform", ("nccl-interface-unroutable",), check_nccl_socket_ifname_unmatched, ("pasted",)),
     Check("catalogued-nccl-memlock", "platform", ("nccl-memlock-too-low",), check_nccl_memlock_low, ("pasted",)),
     Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
+    Check("catalogued-pyxis-driver", "platform", ("container-no-gpu",), check_pyxis_container_without_driver, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-tf-cudart", "frameworks", ("framework-cuda-libs-missing",), check_tf_cudart_missing, ("pasted",)),
     Check("catalogued-tf-gpu-minimum", "frameworks", ("framework-arch-unsupported",), check_tf_gpu_below_minimum, ("pasted",)),
