@@ -21,10 +21,8 @@ for path in sys.argv[1:]:
         continue
     codes = [f["code"] for f in d["findings"]]
     steps = d["plan"]["steps"]
-    first = (
-        " ".join(steps[0]["commands"][0]["argv"])
-        if steps and steps[0]["commands"]
-        else (steps[0]["summaries"][0][:120] if steps else None)
-    )
+    # the step's first printed line that is a command (its rendered lines; "#" lines are notes)
+    lines = [ln for ln in (steps[0]["lines"] if steps else []) if not ln.startswith("#")]
+    first = lines[0] if lines else (steps[0]["summaries"][0][:120] if steps else None)
     asks = [a.get("command") for a in (d.get("pasted") or {}).get("ask_for", [])][:2]
     print(f"{os.path.basename(path)}\n   findings={codes}\n   first={json.dumps(first)[:200]}\n   asks={json.dumps(asks)[:200]}")
