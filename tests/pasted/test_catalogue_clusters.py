@@ -971,10 +971,13 @@ def test_a_docker_client_before_1903_without_gpus_shows_the_client_release_first
 
 
 def test_gpus_all_handed_over_as_one_argument_is_not_an_old_client():
-    # pflag names the whole argument ("--gpus all"): the client knows --gpus, the caller joined the option and its value
+    # pflag names the whole argument ("--gpus all"): the caller joined the option and its value; the old-client entry
+    # stays quiet, and the fix is the request as an argument docker reads (the planner asks the client's release first)
     errors, codes, _ = _run(_example("vscode-remote-release-2366-unknown-flag-gpus-all-one-argument.txt"))
     assert "docker-cli-before-gpus" not in errors
-    assert "container-no-gpu" not in codes
+    assert errors["docker-gpus-one-argument"]["value"] == "all"
+    cmds = _argvs(codes["container-no-gpu"])
+    assert cmds == [("docker", "run", "--rm", "--gpus=all", "ubuntu", "nvidia-smi", "-L")]
 
 
 def test_podman_taking_a_cdi_name_for_a_path_asks_its_release_and_checks_the_device():

@@ -1099,3 +1099,38 @@ def check_cdi_host_device_stale(facts: Facts, ctx: Context) -> Iterable[Finding]
             where="the host",
         ),
     )
+
+
+def check_docker_gpus_one_argument(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pflag's "unknown flag: --gpus all": the option and its value reached docker as one argument (pflag names the
+    whole argument up to "="), so the client refused an option "gpus all". The caller that builds the command joined
+    them: a devcontainer.json runArgs entry, a subprocess list (microsoft/vscode-remote-release#2366,
+    NVIDIA/nvidia-docker#1200). `--gpus=all` is one argument that docker reads. The message says nothing of the
+    client's release (one before 19.03 refuses the joined argument alike): the planner asks it before --gpus."""
+    said = _said(facts, "docker-gpus-one-argument")
+    if not said:
+        return
+    value = said[0].get("value") or "all"
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"docker got '--gpus {value}' as one argument: the command that starts it joined the option and its value",
+        f"docker's client answered 'unknown flag: --gpus {value}', as the text shows: the option and its value came "
+        "as one argument, which it reads as an option named 'gpus " + value + "'. Whatever builds "
+        "the docker command (a devcontainer.json runArgs entry, a program's argument list) put them in one string. "
+        "The driver, the toolkit and the image are not what failed.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            f'Give docker the option and its value as two arguments ("--gpus", "{value}" in runArgs or an argument '
+            f"list), or as one argument with an equals sign (--gpus={value}), then start the container again.",
+            (
+                Cmd(
+                    ("docker", "run", "--rm", f"--gpus={value}", "ubuntu", "nvidia-smi", "-L"),
+                    note="the same request as one argument docker reads: the GPU is listed",
+                ),
+            ),
+            component="container",
+            where="the host",
+        ),
+    )
