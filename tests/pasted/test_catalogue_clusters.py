@@ -1056,3 +1056,27 @@ def test_a_pyxis_container_on_a_node_without_nvidia_container_cli_is_not_the_ima
         if f.remediation
         for c in f.remediation.commands
     )
+
+
+def test_a_mig_mode_pending_behind_a_held_gpu_frees_resets_and_checks_it():
+    errors, codes, _ = _run(_example("gpu-operator-118-mig-pending-disable-in-use-persistenced.txt"))
+    assert errors["mig-mode-pending"] == {"entry": "nvidia-smi-mig-mode-pending", "state": "disable", "bus": "00000000:C1:00.0"}
+    f = codes["mig-enabled"]
+    cmds = _argvs(f)
+    reset = ("nvidia-smi", "--gpu-reset", "-i", "00000000:C1:00.0")
+    assert reset in _root(f)
+    # the daemon that held the GPU in the thread is stopped before the reset and started after it
+    assert cmds.index(("systemctl", "stop", "nvidia-persistenced")) < cmds.index(reset)
+    assert cmds.index(reset) < cmds.index(("systemctl", "start", "nvidia-persistenced"))
+    assert [tuple(map(str, c.argv)) for c in f.remediation.alternative.commands] == [("reboot",)]
+
+
+def test_mig_instances_listed_are_not_a_pending_mode():
+    # nvidia-smi -L with MIG devices: MIG is on and in effect; nothing waits for a reset
+    text = (
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+        "  MIG 3g.20gb     Device  0: (UUID: MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f)\n"
+    )
+    errors, codes, _ = _run(text)
+    assert "mig-mode-pending" not in errors
+    assert "mig-enabled" not in codes or "pending" not in codes["mig-enabled"].title

@@ -59,6 +59,7 @@ from gpudoctor.checks.catalogued.devices import (
     check_compute_mode_restricted,
     check_cuda_init_unknown,
     check_gpu_memory_error,
+    check_mig_mode_pending,
     check_video_capability,
     check_video_library_packages,
 )
@@ -191,6 +192,7 @@ CHECKS = (
     ),
     Check("catalogued-cuda-init-unknown", "driver", ("cuda-init-unknown",), check_cuda_init_unknown, ("pasted",)),
     Check("catalogued-compute-mode", "gpu", ("gpu-compute-mode-restricted",), check_compute_mode_restricted, ("pasted",)),
+    Check("catalogued-mig-pending", "gpu", ("mig-enabled",), check_mig_mode_pending, ("pasted",)),
     Check("catalogued-nvcc-arch", "toolkit", ("toolkit-arch-unsupported",), check_nvcc_arch, ("pasted",)),
     Check("catalogued-host-compiler", "toolkit", ("host-compiler-unsupported",), check_host_compiler, ("pasted",)),
     Check("catalogued-gpu-memory", "health", ("gpu-ecc-errors",), check_gpu_memory_error, ("pasted",)),
