@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpudoctor.cmdline import Cmd
+from gpudoctor.cmdline import Cmd, SetEnv
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.ask import ask_for
+from gpudoctor.pipeline import CheckRequest, check
 
 EXAMPLES = Path(__file__).resolve().parent / "catalogue_examples"
 
@@ -890,3 +891,192 @@ def test_the_discovery_strategy_flags_help_is_not_the_plugins_failure():
     errors, found, _ = _run(text)
     assert "device-plugin-no-nvml" not in errors
     assert "pasted-error-unexplained" not in found
+
+
+# --- h211: requests refused before a GPU is reached (compose, docker's CLI and daemon, podman, CDI, NVIDIA's banner) ---
+
+
+def test_an_old_docker_compose_refusing_the_gpu_reservation_runs_the_file_with_compose_v2():
+    for name in (
+        "docker-compose-8142-compose-1171-reservations-devices-unexpected.txt",
+        "gpu-jupyter-46-compose-reservations-devices-unexpected.txt",
+    ):
+        errors, codes, _ = _run(_example(name))
+        assert errors["compose-gpu-option-unknown"]["option"] == "devices", name
+        cmds = _argvs(codes["container-no-gpu"])
+        assert cmds[0] == ("docker", "compose", "version"), name
+        assert cmds[-1] == ("docker", "compose", "up", "-d"), name
+    # the reporter's own docker-compose command shown: the same command, its file and options kept, by Compose v2; and
+    # the plan does not end by running the old docker-compose again (it would refuse the file as before)
+    errors, codes, _ = _run(_example("instant-ngp-929-compose-reservations-devices-no-regex.txt"))
+    assert errors["compose-gpu-option-unknown"]["option"] == "devices"
+    own = ("docker", "compose", "-f", ".devcontainer/docker-compose.yml", "build", "instant-ngp")
+    assert _argvs(codes["container-no-gpu"])[-1] == own
+    plan = check(
+        ReplayHost(
+            validate_snapshot(
+                read_pasted([Source("t", _example("instant-ngp-929-compose-reservations-devices-no-regex.txt"))]), "t"
+            )
+        ),
+        CheckRequest(),
+    ).plan
+    assert [tuple(map(str, c.argv)) for s in plan.steps for c in s.commands if isinstance(c, Cmd)][-1] == own
+
+
+def test_swarm_refusing_the_reservation_is_not_an_old_docker_compose():
+    # docker stack deploy's own words: swarm has no Compose Specification GPU reservation, whatever compose is installed
+    errors, codes, _ = _run(_example("docker-cli-3051-stack-deploy-reservations-devices-not-allowed.txt"))
+    assert "compose-gpu-option-unknown" not in errors
+    assert "container-no-gpu" not in codes
+
+
+def test_an_old_docker_compose_refusing_runtime_brings_the_file_up_with_compose_v2():
+    errors, codes, _ = _run(_example("frigate-767-compose-unsupported-runtime.txt"))
+    assert errors["compose-gpu-option-unknown"] == {
+        "entry": "compose-runtime-unsupported",
+        "option": "runtime",
+        "service": "frigate",
+        "since": "1.27.0",
+    }
+    assert _argvs(codes["container-no-gpu"])[-1] == ("docker", "compose", "up", "-d")
+    # two services refused (the paste keeps one line of a message): every service comes up, not the first named alone
+    _, codes, _ = _run(_example("sirf-superbuild-587-compose-unsupported-runtime.txt"))
+    assert ("docker", "compose", "up", "-d") in _argvs(codes["container-no-gpu"])
+
+
+def test_docker_2010s_unknown_runtime_specified_registers_the_nvidia_runtime():
+    for name in (
+        "nvidia-docker-578-unknown-runtime-specified-nvidia.txt",
+        "nvidia-docker-1236-unknown-runtime-specified-nvidia.txt",
+        "flightmare-112-unknown-runtime-specified-nvidia.txt",
+    ):
+        errors, codes, _ = _run(_example(name))
+        assert errors["container-unknown-runtime"]["runtime"] == "nvidia", name
+        f = codes["container-no-gpu"]
+        assert ("nvidia-ctk", "runtime", "configure", "--runtime=docker") in _root(f), name
+        assert ("systemctl", "restart", "docker") in _root(f), name
+
+
+def test_a_docker_client_before_1903_without_gpus_shows_the_client_release_first():
+    for name in (
+        "nvidia-docker-1199-unknown-flag-gpus-client-1712.txt",
+        "pytorch-serve-627-unknown-flag-gpus.txt",
+        "gpu-monitoring-tools-112-unknown-flag-gpus.txt",
+    ):
+        errors, codes, _ = _run(_example(name))
+        assert "docker-cli-before-gpus" in errors, name
+        assert _argvs(codes["container-no-gpu"])[0] == ("docker", "version"), name
+    _, codes, _ = _run(_example("nvidia-docker-1199-unknown-flag-gpus-client-1712.txt"))
+    assert _argvs(codes["container-no-gpu"])[-1] == ("docker", "run", "--gpus", "all", "nvidia/cuda:9.0-base", "nvidia-smi")
+
+
+def test_gpus_all_handed_over_as_one_argument_is_not_an_old_client():
+    # pflag names the whole argument ("--gpus all"): the caller joined the option and its value; the old-client entry
+    # stays quiet, and the fix is the request as an argument docker reads (the planner asks the client's release first)
+    errors, codes, _ = _run(_example("vscode-remote-release-2366-unknown-flag-gpus-all-one-argument.txt"))
+    assert "docker-cli-before-gpus" not in errors
+    assert errors["docker-gpus-one-argument"]["value"] == "all"
+    cmds = _argvs(codes["container-no-gpu"])
+    assert cmds == [("docker", "run", "--rm", "--gpus=all", "ubuntu", "nvidia-smi", "-L")]
+
+
+def test_podman_taking_a_cdi_name_for_a_path_asks_its_release_and_checks_the_device():
+    for name, device in (
+        ("nvidia-container-toolkit-63-podman-301-stat-nvidia-com-gpu.txt", "nvidia.com/gpu=0"),
+        ("podman-20257-podman-344-stat-nvidia-com-gpu.txt", "nvidia.com/gpu=0"),
+        ("podman-24474-podman-344-stat-nvidia-com-gpu-all.txt", "nvidia.com/gpu=all"),
+    ):
+        errors, codes, _ = _run(_example(name))
+        assert errors["podman-cdi-device-as-path"]["device"] == device, name
+        cmds = _argvs(codes["container-no-gpu"])
+        assert cmds[0] == ("podman", "--version"), name
+        assert cmds[-1][:5] == ("podman", "run", "--rm", "--device", device), name
+
+
+def test_a_cdi_spec_naming_a_render_node_gone_is_generated_again():
+    errors, codes, _ = _run(_example("nvidia-container-toolkit-885-cdi-host-device-renderd129.txt"))
+    assert errors["cdi-host-device-missing"]["device"] == "/dev/dri/renderD129"
+    f = codes["container-no-gpu"]
+    cmds = _argvs(f)
+    assert cmds[0] == ("ls", "-l", "/etc/cdi", "/var/run/cdi")
+    assert ("nvidia-ctk", "cdi", "generate", "--output=/etc/cdi/nvidia.yaml") in _root(f)
+    assert cmds[-1][:2] == ("podman", "run")
+
+
+def test_a_cdi_spec_naming_a_missing_uvm_node_asks_instead_of_regenerating():
+    # /dev/nvidia-uvm is made when the nvidia-uvm module loads: a stale spec or a module not loaded, the asks decide
+    text = (
+        "$ podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi\n"
+        'Error: setting up CDI devices: failed to inject devices: failed to stat CDI host device "/dev/nvidia-uvm": '
+        "no such file or directory\n"
+    )
+    errors, codes, asks = _run(text)
+    assert errors["cdi-host-device-missing"]["device"] == "/dev/nvidia-uvm"
+    assert "container-no-gpu" not in codes
+    assert ("ls", "-l", "/dev/dri", "/dev/nvidia-uvm") in asks
+
+
+def test_nvidias_banner_after_a_docker_run_without_gpus_is_a_container_without_the_gpu():
+    errors, codes, _ = _run(_example("panoptic-segmentation-20-ngc-banner-docker-run-without-gpus.txt"))
+    assert "image-driver-not-detected" in errors
+    assert "container-no-gpu" in codes
+
+
+def test_nvidias_banner_beside_a_run_with_gpus_all_asks_rather_than_says_started_without():
+    # the banner's own advice ("Use 'nvidia-docker run' ...") is no docker run without GPUs; WSL 2 printed the banner
+    # with the GPU working (nvidia-docker#1548): the image started with --gpus all decides
+    errors, codes, asks = _run(_example("nvidia-docker-1548-wsl-ngc-banner-with-gpus-all.txt"))
+    assert "image-driver-not-detected" in errors and "docker-run-without-gpus" not in errors
+    assert "container-no-gpu" not in codes
+    assert ("docker", "run", "--rm", "--gpus", "all", "nvcr.io/nvidia/tensorflow:20.03-tf2-py3", "nvidia-smi") in asks
+
+
+def test_a_pyxis_container_finding_no_driver_sets_nvidia_visible_devices_for_the_step():
+    errors, codes, _ = _run(_example("enroot-205-pyxis-srun-image-without-nvidia-visible-devices.txt"))
+    assert errors["pyxis-container-started"]["image"] == "myimage"
+    f = codes["container-no-gpu"]
+    envs = {(c.name, c.value) for c in f.remediation.commands if isinstance(c, SetEnv)}
+    assert envs == {("NVIDIA_VISIBLE_DEVICES", "all"), ("NVIDIA_DRIVER_CAPABILITIES", "compute,utility")}
+    # the step itself asks for the GPU: the cluster's plain GPU request (which would drop the variables) does not replace it
+    assert _argvs(f)[-1] == ("srun", "--gpus=1", "--container-image=myimage", "nvidia-smi", "-L")
+
+
+def test_a_pyxis_container_on_a_node_without_nvidia_container_cli_is_not_the_image():
+    # enroot's hook names the missing CLI: the node's administrator installs it; the image's environment is not asked
+    text = (
+        "srun --gpus=1 --container-image=nvcr.io#nvidia/pytorch:23.10-py3 python -c 'import torch'\n"
+        + _example("pyxis-110-enroot-nvidia-container-cli-not-found.txt")
+        + "RuntimeError: Found no NVIDIA driver on your system.\n"
+    )
+    errors, codes, _ = _run(text)
+    assert "pyxis-container-started" in errors and "enroot-container-cli-missing" in errors
+    assert not any(
+        isinstance(c, SetEnv) and c.name == "NVIDIA_VISIBLE_DEVICES"
+        for f in codes.values()
+        if f.remediation
+        for c in f.remediation.commands
+    )
+
+
+def test_a_mig_mode_pending_behind_a_held_gpu_frees_resets_and_checks_it():
+    errors, codes, _ = _run(_example("gpu-operator-118-mig-pending-disable-in-use-persistenced.txt"))
+    assert errors["mig-mode-pending"] == {"entry": "nvidia-smi-mig-mode-pending", "state": "disable", "bus": "00000000:C1:00.0"}
+    f = codes["mig-enabled"]
+    cmds = _argvs(f)
+    reset = ("nvidia-smi", "--gpu-reset", "-i", "00000000:C1:00.0")
+    assert reset in _root(f)
+    # the daemon that held the GPU in the thread is stopped before the reset and started after it
+    assert cmds.index(("systemctl", "stop", "nvidia-persistenced")) < cmds.index(reset)
+    assert cmds.index(reset) < cmds.index(("systemctl", "start", "nvidia-persistenced"))
+    assert [tuple(map(str, c.argv)) for c in f.remediation.alternative.commands] == [("reboot",)]
+
+
+def test_mig_instances_listed_are_not_a_pending_mode():
+    # nvidia-smi -L with MIG devices: MIG is on and in effect; nothing waits for a reset
+    text = (
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+        "  MIG 3g.20gb     Device  0: (UUID: MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f)\n"
+    )
+    errors, codes, _ = _run(text)
+    assert "mig-mode-pending" not in errors
+    assert "mig-enabled" not in codes or "pending" not in codes["mig-enabled"].title

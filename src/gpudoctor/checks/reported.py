@@ -1011,7 +1011,8 @@ def check_reported_container_gpu(facts: Facts, ctx: Context) -> Iterable[Finding
     unusable = [
         e
         for e in facts.pasted.errors
-        if e.kind in ("nvidia-smi-not-found", "cuda-unavailable", "tf-not-built-with-cuda")
+        # (image-driver-not-detected: NVIDIA images' start banner, catalogue image-nvidia-driver-not-detected)
+        if e.kind in ("nvidia-smi-not-found", "cuda-unavailable", "tf-not-built-with-cuda", "image-driver-not-detected")
         or (e.kind == "nvml" and e.get("code") == "cuda-no-device")
     ]
     if not unusable:

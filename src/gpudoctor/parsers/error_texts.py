@@ -719,8 +719,11 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("pip-install-said", line, **({"args": args} if (args := _pip_args(m.group("args"))) else {}))
         if "install" in line and (m := scan.search(_CONDA_INSTALL, number)):
             add("conda-install-said", line, **({"args": args} if (args := _pip_args(m.group("args"))) else {}))
-        if (m := scan.search(_DOCKER_RUN, number)) and not re.search(
-            r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args")
+        # (nvidia-docker's `nvidia-docker run` asks for the NVIDIA runtime itself: NVIDIA images' banner advises it)
+        if (
+            (m := scan.search(_DOCKER_RUN, number))
+            and not line[: m.start()].endswith("nvidia-")
+            and not re.search(r"--gpus|--runtime[= ]nvidia|--device[= ]\S*nvidia|NVIDIA_VISIBLE_DEVICES", m.group("args"))
         ):
             add("docker-run-without-gpus", line)
         elif m and "--gpus" in m.group("args") and (image := _CPU_IMAGE.search(m.group("args"))):

@@ -1189,7 +1189,12 @@ def linux_side_in_wsl(g: Gathered) -> None:
     for _name, lines in g.texts:
         for raw in lines[:MAX_LINES]:
             line = raw[:MAX_LINE]
-            if _WINDOWS_RAN.search(line) or _PS.match(line) or _CMD_EXE.match(line):
+            # (each of the three needs a drive's ":\\", a .dll/.pyd or an .exe: their plain text first, as a whole
+            # log pasted is thousands of lines that hold none)
+            low = line.lower()
+            if (":\\" in line or ".dll" in low or ".pyd" in low or ".exe" in low) and (
+                _WINDOWS_RAN.search(line) or _PS.match(line) or _CMD_EXE.match(line)
+            ):
                 return
             if seen is None and _LINUX_RAN.search(line):
                 seen = line

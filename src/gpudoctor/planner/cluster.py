@@ -97,6 +97,17 @@ def _ask(r: Remediation, finding: Finding) -> Remediation:
     )
 
 
+def _requests_gpu(r: Remediation) -> bool:
+    """Whether the fix itself runs a Slurm step or job that asks for a GPU (the request is then already in it: a pyxis
+    container's fix is the request with the container's environment, which the plain request would lose)."""
+    return any(
+        isinstance(c, Cmd)
+        and str(c.argv[0]) in ("srun", "sbatch", "salloc")
+        and any(str(a).startswith(("--gpus", "--gres=gpu")) for a in c.argv[1:])
+        for c in r.commands
+    )
+
+
 def _request_gpu(facts: Facts) -> Remediation:
     kind = scheduler(facts)
     script = {"pbs": "#PBS -l select=1:ngpus=1", "lsf": "#BSUB -gpu num=1"}.get(kind or "", "#SBATCH --gres=gpu:1")
@@ -128,7 +139,7 @@ def for_cluster_user(facts: Facts, finding: Finding) -> Finding:
     if r is None or not cluster_node(facts) or administers(facts):
         return finding  # (the reporter is the administrator: theirs to do, as written)
     alt = r.alternative
-    if finding.code in _NO_GPU_CODES and scheduler(facts) and not gpu_given(facts):
+    if finding.code in _NO_GPU_CODES and scheduler(facts) and not gpu_given(facts) and not _requests_gpu(r):
         # A job that asked for no GPU: the request decides it; the node's own fault, if any, is asked for after.
         return dataclasses.replace(
             finding,

@@ -200,7 +200,15 @@ def _same_run(cmd: Cmd, other: Any) -> bool:
         return False
     if other.words == cmd.words:
         return True
+    if compose_v1(cmd.words) and tuple(other.words[:2]) == ("docker", "compose"):
+        return True  # the plan runs the file with Compose v2: the old docker-compose would refuse it as before
     return pip_install(cmd.words) and pip_install(other.words) and _packages(cmd.words) <= _packages(other.words)
+
+
+def compose_v1(words: Sequence[str]) -> bool:
+    """Whether `words` run docker-compose 1.x's own program (`docker-compose ...`, sudo before it)."""
+    words = list(words[1:] if tuple(words[:1]) == ("sudo",) else words)
+    return bool(words) and words[0].rsplit("/", 1)[-1] == "docker-compose"
 
 
 def _packages(words: Sequence[str]) -> set[str]:

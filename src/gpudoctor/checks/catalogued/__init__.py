@@ -26,6 +26,7 @@ from gpudoctor.checks.catalogued.clusters import (
     check_nccl_memlock_low,
     check_nccl_socket_ifname_unmatched,
     check_p2p_behind_switch,
+    check_pyxis_container_without_driver,
     check_slurm_devices_unconstrained,
     check_slurm_job_without_gpus,
 )
@@ -40,8 +41,12 @@ from gpudoctor.checks.catalogued.companions import (
 from gpudoctor.checks.catalogued.compilers import check_host_compiler, check_nvcc_arch, check_ptxas_messages
 from gpudoctor.checks.catalogued.containers import (
     check_app_image_variant,
+    check_cdi_host_device_stale,
     check_cdi_unresolved,
+    check_compose_gpu_option,
+    check_docker_cli_before_gpus,
     check_docker_gpu_driver,
+    check_docker_gpus_one_argument,
     check_docker_unknown_runtime,
     check_driver_container_kernel,
     check_hook_cgroup_not_permitted,
@@ -49,12 +54,14 @@ from gpudoctor.checks.catalogued.containers import (
     check_image_cuda_compat_refused,
     check_image_driver_files,
     check_image_tag_missing,
+    check_podman_cdi_as_path,
     check_shared_memory,
 )
 from gpudoctor.checks.catalogued.devices import (
     check_compute_mode_restricted,
     check_cuda_init_unknown,
     check_gpu_memory_error,
+    check_mig_mode_pending,
     check_video_capability,
     check_video_library_packages,
 )
@@ -106,6 +113,11 @@ CHECKS = (
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
     Check("catalogued-cdi-device", "platform", ("container-no-gpu",), check_cdi_unresolved, ("pasted",)),
     Check("catalogued-docker-runtime", "platform", ("container-no-gpu",), check_docker_unknown_runtime, ("pasted",)),
+    Check("catalogued-compose-gpu-option", "platform", ("container-no-gpu",), check_compose_gpu_option, ("pasted",)),
+    Check("catalogued-docker-cli-gpus", "platform", ("container-no-gpu",), check_docker_cli_before_gpus, ("pasted",)),
+    Check("catalogued-docker-gpus-argument", "platform", ("container-no-gpu",), check_docker_gpus_one_argument, ("pasted",)),
+    Check("catalogued-podman-cdi-path", "platform", ("container-no-gpu",), check_podman_cdi_as_path, ("pasted",)),
+    Check("catalogued-cdi-host-device", "platform", ("container-no-gpu",), check_cdi_host_device_stale, ("pasted",)),
     Check("catalogued-shared-memory", "platform", ("shm-too-small",), check_shared_memory, ("pasted",)),
     Check("catalogued-hook-cgroup", "platform", ("container-no-gpu",), check_hook_cgroup_not_permitted, ("pasted",)),
     Check("catalogued-hook-rootless", "platform", ("container-no-gpu",), check_hook_devices_allow_rootless, ("pasted",)),
@@ -118,6 +130,7 @@ CHECKS = (
     Check("catalogued-nccl-ifname", "platform", ("nccl-interface-unroutable",), check_nccl_socket_ifname_unmatched, ("pasted",)),
     Check("catalogued-nccl-memlock", "platform", ("nccl-memlock-too-low",), check_nccl_memlock_low, ("pasted",)),
     Check("catalogued-slurm-no-gpus", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_job_without_gpus, ("pasted",)),
+    Check("catalogued-pyxis-driver", "platform", ("container-no-gpu",), check_pyxis_container_without_driver, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-tf-cudart", "frameworks", ("framework-cuda-libs-missing",), check_tf_cudart_missing, ("pasted",)),
     Check("catalogued-tf-gpu-minimum", "frameworks", ("framework-arch-unsupported",), check_tf_gpu_below_minimum, ("pasted",)),
@@ -195,6 +208,7 @@ CHECKS = (
     ),
     Check("catalogued-cuda-init-unknown", "driver", ("cuda-init-unknown",), check_cuda_init_unknown, ("pasted",)),
     Check("catalogued-compute-mode", "gpu", ("gpu-compute-mode-restricted",), check_compute_mode_restricted, ("pasted",)),
+    Check("catalogued-mig-pending", "gpu", ("mig-enabled",), check_mig_mode_pending, ("pasted",)),
     Check("catalogued-nvcc-arch", "toolkit", ("toolkit-arch-unsupported",), check_nvcc_arch, ("pasted",)),
     Check("catalogued-host-compiler", "toolkit", ("host-compiler-unsupported",), check_host_compiler, ("pasted",)),
     Check("catalogued-gpu-memory", "health", ("gpu-ecc-errors",), check_gpu_memory_error, ("pasted",)),

@@ -310,3 +310,50 @@ def check_nccl_memlock_low(facts: Facts, ctx: Context) -> Iterable[Finding]:
             where="every node that runs ranks",
         ),
     )
+
+
+# What a program in a container without the driver prints (catalogue.toml: torch-found-no-driver; error_texts' own
+# nvidia-smi-not-found and nvml-library-missing, nvidia-smi's "couldn't find libnvidia-ml.so")
+_NO_DRIVER_INSIDE = ("torch-no-driver", "nvidia-smi-not-found", "nvml-library-missing")
+
+
+def check_pyxis_container_without_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """A pyxis (srun --container-image) step whose program finds no driver: enroot's NVIDIA hook (NVIDIA/enroot
+    conf/hooks/98-nvidia.sh @8ea147d3) injects the driver only where NVIDIA_VISIBLE_DEVICES is set, and libcuda only
+    where NVIDIA_DRIVER_CAPABILITIES names compute; an image that is not NVIDIA's sets neither (the maintainers in
+    NVIDIA/enroot#205 and NVIDIA/pyxis#96). A node without nvidia-container-cli says so in its own words
+    (enroot-container-cli-missing): that is the administrator's, not this."""
+    from gpudoctor.cmdline import Placeholder
+
+    started = _said(facts, "pyxis-container-started")
+    inside = [e for e in facts.pasted.errors if e.kind in _NO_DRIVER_INSIDE] if started else []
+    if not inside or _said(facts, "enroot-container-cli-missing"):
+        return
+    image = started[0].get("image") or Placeholder("image")
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the pyxis container was started without the driver: NVIDIA_VISIBLE_DEVICES is not set for it",
+        "The job step runs in a container that pyxis started with enroot (srun --container-image), and the program in it "
+        "finds no NVIDIA driver, as the text shows. enroot's NVIDIA hook mounts the driver into the container only where "
+        "NVIDIA_VISIBLE_DEVICES is set, in the image's environment or the job's, and the CUDA library only where "
+        "NVIDIA_DRIVER_CAPABILITIES names compute. NVIDIA's CUDA images set both; this image does not. Nothing is "
+        "installed for it: the job sets the two variables (srun passes its environment on).",
+        (ev("pasted", started[0].line), ev("pasted", inside[0].line)),
+        Remediation(
+            "Start the step with NVIDIA_VISIBLE_DEVICES=all and NVIDIA_DRIVER_CAPABILITIES=compute,utility in its "
+            "environment (export them in the batch script, or ENV lines in the image), with the GPUs requested as "
+            "before; the hook then mounts the allocated GPUs' driver.",
+            (
+                SetEnv("NVIDIA_VISIBLE_DEVICES", "all"),
+                SetEnv("NVIDIA_DRIVER_CAPABILITIES", "compute,utility"),
+                Cmd(
+                    ("srun", "--gpus=1", f"--container-image={image}", "nvidia-smi", "-L"),
+                    note="the allocated GPU is listed inside; then your srun, in the same shell",
+                ),
+            ),
+            component="container",
+            where="the cluster's login node",
+        ),
+    )

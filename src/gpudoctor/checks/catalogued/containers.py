@@ -157,7 +157,8 @@ def check_cdi_unresolved(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
-_RUNTIME_NVIDIA = LazyPattern(r"unknown or invalid runtime name: nvidia\b", re.IGNORECASE)
+# the daemon's words since moby 547da0d5 (2022), and Docker 20.10's and older (daemon/daemon_unix.go @eeddea2f)
+_RUNTIME_NVIDIA = LazyPattern(r"(?:unknown or invalid runtime name:|Unknown runtime specified) nvidia\b", re.IGNORECASE)
 
 
 def check_docker_unknown_runtime(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -182,9 +183,9 @@ def check_docker_unknown_runtime(facts: Facts, ctx: Context) -> Iterable[Finding
         Severity.ERROR,
         "platform",
         "docker has no runtime named nvidia: the NVIDIA Container Toolkit is not registered with this daemon",
-        "docker's daemon answered 'unknown or invalid runtime name: nvidia': the runtime the container asks for is not "
-        "in its configuration (/etc/docker/daemon.json), because the NVIDIA Container Toolkit is not installed, was not "
-        "registered with docker, or the daemon was not restarted after.",
+        f"docker's daemon answered '{_RUNTIME_NVIDIA.search(said[0].line).group(0)}': the runtime the container asks "
+        "for is not in its configuration (/etc/docker/daemon.json), because the NVIDIA Container Toolkit is not "
+        "installed, was not registered with docker, or the daemon was not restarted after.",
         (ev("pasted", said[0].line),),
         Remediation(
             "On the host: "
@@ -928,5 +929,208 @@ def check_driver_container_kernel(facts: Facts, ctx: Context) -> Iterable[Findin
                 component="driver",
                 where="the GPU node",
             ),
+        ),
+    )
+
+
+def check_compose_gpu_option(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """docker-compose 1.x refusing the file's GPU request: `deploy.resources.reservations.devices` (known from 1.28.0,
+    docker/compose 854c0033) or a service's `runtime:` (from 1.27.0, which merged the file formats into the Compose
+    Specification). The file is right and no container started: the fix is the Compose that reads it. Compose v2
+    (`docker compose`, the docker CLI's plugin) reads both keys whatever the file's `version:`."""
+    said = _said(facts, "compose-gpu-option-unknown")
+    if not said:
+        return
+    e = said[0]
+    option, since = e.get("option") or "devices", e.get("since") or "1.28.0"
+    key = "deploy.resources.reservations.devices" if option == "devices" else "runtime"
+    from gpudoctor.planner.resume import compose_v1, shown_command
+
+    # the reporter's own docker-compose command, run by Compose v2 (its file and options kept); else every service of the
+    # file (the paste keeps one line of each message, so the services refused are not all known)
+    own = shown_command(facts)
+    if own is not None and compose_v1(own):
+        words = own[1:] if own[0] == "sudo" else own
+        up = Cmd(("docker", "compose", *words[1:]), root=own[0] == "sudo", note="your command, read by Compose v2")
+    else:
+        up = Cmd(("docker", "compose", "up", "-d"), note="the same file, read by Compose v2")
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"docker-compose is older than {since}: it refuses the file's GPU request ({key}), so no container started",
+        f"docker-compose checked the file against its own schema and refused the {key} key, as the text shows: "
+        f"docker-compose learnt that key in {since}, so the one that read the file is older. The file, the driver and the "
+        "NVIDIA Container Toolkit are not what failed; the GPU request never reached docker. Compose v2 (`docker "
+        "compose`, a plugin of the docker CLI) reads it.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Run the same file with Compose v2, `docker compose` (a space, not the hyphen): check that the plugin "
+            f"answers, then bring the services up with it. Where it does not, install Docker's compose plugin (the "
+            f"docker-compose-plugin package of Docker's repository) or a docker-compose of {since} or newer, and "
+            "remove the old docker-compose so that scripts do not find it first.",
+            (
+                Cmd(("docker", "compose", "version"), note="Docker Compose version v2 or newer: the plugin is there"),
+                Cmd(("docker-compose", "version"), note="the old one, which refused the file"),
+                up,
+            ),
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+def check_docker_cli_before_gpus(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pflag's "unknown flag: --gpus" from docker's CLI: the client defines --gpus from 19.03 (docker/cli
+    cli/command/container/opts.go, API 1.40). The client is its own package (docker-ce-cli), so it can lag a daemon that
+    is new enough. "unknown flag: --gpus all" (the option and its value handed over as one argument) does not reach
+    this: the catalogue's pattern leaves it out."""
+    said = _said(facts, "docker-cli-before-gpus")
+    if not said:
+        return
+    run = reporters_docker_run(facts, gpus=True)
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "the docker client is older than 19.03: it has no --gpus option, so the container never started",
+        "docker's command-line client answered 'unknown flag: --gpus', as the text shows: --gpus came with Docker "
+        "19.03, and this client is older (the daemon may be newer: the client is a package of its own, docker-ce-cli "
+        "in Docker's repository). Nothing reached the daemon or the GPU.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Upgrade the docker client to the daemon's release (19.03 or newer: Docker's docker-ce-cli package, from "
+            "the repository the daemon came from), then run the command again. With a client that cannot be upgraded, "
+            "--runtime=nvidia in place of --gpus all asks for the GPU through nvidia-docker2's runtime, where the "
+            "daemon has it registered.",
+            (
+                Cmd(("docker", "version"), note="Client: Version 19.03 or newer is needed; the Server's is shown under it"),
+                run or Cmd(("docker", "run", "--rm", "--gpus", "all", "ubuntu", "nvidia-smi"), note="after the upgrade"),
+            ),
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+def check_podman_cdi_as_path(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """podman's "Error: stat nvidia.com/gpu=...: no such file or directory": a podman before 4.1 took the CDI device
+    name for a path on the host (pkg/specgen/generate/config_linux.go DevicesFromPath @ v3.4.4). NVIDIA's CDI support
+    needs podman 4.1 (the toolkit's maintainer, NVIDIA/nvidia-container-toolkit#63); Ubuntu 22.04 ships 3.4.4."""
+    said = _said(facts, "podman-cdi-device-as-path")
+    if not said:
+        return
+    device = said[0].get("device") or "nvidia.com/gpu=all"
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        "podman is older than 4.1: it takes the CDI device name for a file, so the container never started",
+        f"podman answered 'stat {device}: no such file or directory', as the text shows: it read the CDI device name "
+        "as a path on the host, which podman does when its CDI support cannot resolve the name, as before 4.1 (the "
+        "release NVIDIA's CDI support needs). The driver and the NVIDIA Container Toolkit's spec are not what failed.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Upgrade podman to 4.1 or newer (a newer distribution release ships it: Ubuntu 24.04 has 4.9), make sure "
+            "the NVIDIA CDI spec lists the device, and start the container again.",
+            (
+                Cmd(("podman", "--version"), note="4.1 or newer reads CDI device names"),
+                Cmd(("nvidia-ctk", "cdi", "list"), note=f"{device} among the devices"),
+                Cmd(
+                    (
+                        "podman",
+                        "run",
+                        "--rm",
+                        "--device",
+                        device,
+                        "--security-opt=label=disable",
+                        "ubuntu",
+                        "nvidia-smi",
+                        "-L",
+                    ),
+                    note="after the upgrade: the GPU is listed",
+                ),
+            ),
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+def check_cdi_host_device_stale(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The CDI library's "failed to stat CDI host device" for a render or card node (/dev/dri/...): the spec lists the
+    nodes of the moment `nvidia-ctk cdi generate` ran, and those are numbered again when another display driver or GPU
+    comes or goes, so the spec is generated again (NVIDIA/nvidia-container-toolkit#885). A /dev/nvidia* node missing
+    may instead be a driver module not loaded: the catalogue's asks decide that one."""
+    said = [e for e in _said(facts, "cdi-host-device-missing") if (e.get("device") or "").startswith("/dev/dri/")]
+    if not said:
+        return
+    device = said[0].get("device")
+    podman = "Error response from daemon" not in said[0].line
+    check = (
+        ("podman", "run", "--rm", "--device", "nvidia.com/gpu=all", "--security-opt=label=disable")
+        if podman
+        else ("docker", "run", "--rm", "--device", "nvidia.com/gpu=all")
+    )
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"the NVIDIA CDI spec names {device}, which this host no longer has: the spec is stale",
+        f"the container engine applied the NVIDIA CDI spec and found no {device} on the host, as the text shows: the "
+        "spec lists the GPU's render and card nodes as they were when it was generated, and their numbers change when "
+        "a display driver or another GPU comes or goes. Generated again, the spec names the nodes there are now.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "On the host: generate the NVIDIA CDI spec again (each spec file the engine reads: /etc/cdi, and "
+            "/var/run/cdi where the toolkit keeps one there too), check it, and start the container again.",
+            (
+                Cmd(("ls", "-l", "/etc/cdi", "/var/run/cdi"), note="the spec files the engine reads"),
+                Cmd(
+                    ("nvidia-ctk", "cdi", "generate", f"--output={_CDI_SPEC}"),
+                    root=True,
+                    note="likewise --output=/var/run/cdi/nvidia.yaml where that file is listed",
+                ),
+                Cmd(("nvidia-ctk", "cdi", "list"), note="nvidia.com/gpu=all among the devices"),
+                Cmd((*check, "ubuntu", "nvidia-smi", "-L")),
+            ),
+            requires_root=True,
+            component="container",
+            where="the host",
+        ),
+    )
+
+
+def check_docker_gpus_one_argument(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pflag's "unknown flag: --gpus all": the option and its value reached docker as one argument (pflag names the
+    whole argument up to "="), so the client refused an option "gpus all". The caller that builds the command joined
+    them: a devcontainer.json runArgs entry, a subprocess list (microsoft/vscode-remote-release#2366,
+    NVIDIA/nvidia-docker#1200). `--gpus=all` is one argument that docker reads. The message says nothing of the
+    client's release (one before 19.03 refuses the joined argument alike): the planner asks it before --gpus."""
+    said = _said(facts, "docker-gpus-one-argument")
+    if not said:
+        return
+    value = said[0].get("value") or "all"
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"docker got '--gpus {value}' as one argument: the command that starts it joined the option and its value",
+        f"docker's client answered 'unknown flag: --gpus {value}', as the text shows: the option and its value came "
+        "as one argument, which it reads as an option named 'gpus " + value + "'. Whatever builds "
+        "the docker command (a devcontainer.json runArgs entry, a program's argument list) put them in one string. "
+        "The driver, the toolkit and the image are not what failed.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            f'Give docker the option and its value as two arguments ("--gpus", "{value}" in runArgs or an argument '
+            f"list), or as one argument with an equals sign (--gpus={value}), then start the container again.",
+            (
+                Cmd(
+                    ("docker", "run", "--rm", f"--gpus={value}", "ubuntu", "nvidia-smi", "-L"),
+                    note="the same request as one argument docker reads: the GPU is listed",
+                ),
+            ),
+            component="container",
+            where="the host",
         ),
     )

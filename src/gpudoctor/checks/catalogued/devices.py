@@ -389,3 +389,57 @@ def check_gpu_memory_error(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 where=where_run(facts),
             ),
         )
+
+
+def check_mig_mode_pending(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvidia-smi's "MIG mode is in pending enable|disable state for GPU <bus>:In use by another client": the mode
+    change needs a GPU reset (A100 and A30; from Hopper on none), and the driver's own reset was refused because a
+    process holds the GPU. The same finding check_mig (checks/platform.py) gives a pending mode it reads from
+    nvidia-smi -q, with what holds the GPU first: CUDA programs, and nvidia-persistenced, which keeps every GPU open
+    (NVIDIA/gpu-operator#118: the reset worked once it was stopped); mig-parted's README adds the nvidia_drm module."""
+    from gpudoctor.planner.remedy import reboot
+
+    said = _said(facts, "mig-mode-pending")
+    if not said or any(g.mig_pending for g in facts.driver.gpus):
+        return  # (a pending mode read from nvidia-smi -q: check_mig says it)
+    e = said[0]
+    bus, state = e.get("bus") or "", e.get("state") or "enable"
+    yield Finding(
+        "mig-enabled",
+        Severity.WARNING,
+        "gpu",
+        f"MIG mode on GPU {bus} is pending {state}: a process holds the GPU, so it was not reset",
+        f"nvidia-smi set MIG mode to {state} on GPU {bus}, as the text shows, but the change takes effect only after "
+        "a GPU reset (on A100 and A30; Hopper GPUs need none), and the reset was refused because another process uses "
+        "the GPU: a CUDA program, nvidia-persistenced (which keeps every GPU open), a monitoring agent, or a display "
+        "server through the nvidia_drm module. Until then the GPU keeps its old mode.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "On the host: stop what uses the GPU (the CUDA programs listed, the persistence daemon, monitoring agents "
+            "such as DCGM; a display server where nvidia_drm is loaded), reset the GPU, start the daemon again and "
+            "check that the mode is now current. A reboot does the same where the GPU cannot be freed.",
+            (
+                Cmd(
+                    ("nvidia-smi", "--query-compute-apps=pid,process_name", "--format=csv"),
+                    note="the CUDA programs on the GPU: stop them",
+                ),
+                Cmd(("systemctl", "stop", "nvidia-persistenced"), root=True, note="it keeps every GPU open"),
+                Cmd(("nvidia-smi", "--gpu-reset", "-i", bus), root=True, note="no process may use this GPU"),
+                Cmd(("systemctl", "start", "nvidia-persistenced"), root=True),
+                Cmd(
+                    ("nvidia-smi", "-i", bus, "--query-gpu=mig.mode.current,mig.mode.pending", "--format=csv"),
+                    note="current equals pending now",
+                ),
+            ),
+            requires_root=True,
+            component="gpu",
+            where="the host",
+            alternative=Remediation(
+                "Reboot the machine: the pending MIG mode takes effect at start, before any process holds the GPU.",
+                reboot(facts),
+                requires_root=True,
+                component="gpu",
+                where="the host",
+            ),
+        ),
+    )

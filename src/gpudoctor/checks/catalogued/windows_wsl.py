@@ -411,7 +411,7 @@ def check_cuda13_dll_folder(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 # A POSIX shell's assignment as the reporter typed it before a command (`CUDA_VISIBLE_DEVICES=0 python x.py`), or after
 # `export`: a variable's name, `=`, its value (split_plain already took its quotes off).
-_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,60})=(?P<value>.{0,200})", re.DOTALL)
+_ASSIGNMENT = LazyPattern(r"(?P<name>[A-Za-z_][A-Za-z0-9_]{0,60})=(?P<value>.{0,200})", re.DOTALL)
 
 
 def _typed_assignments(typed: tuple[str, ...] | None) -> dict[str, str]:
@@ -540,7 +540,7 @@ def check_shell_posix_syntax(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 # An absolute Windows path to a script (a drive letter): the only kind run again as it is, whatever folder the new
 # prompt is in.
-_ABSOLUTE_PS1 = re.compile(r"[A-Za-z]:[\\/][^\n\"'<>|%$`]{1,300}\.ps1")
+_ABSOLUTE_PS1 = LazyPattern(r"[A-Za-z]:[\\/][^\n\"'<>|%$`]{1,300}\.ps1")
 
 
 def check_powershell_script_policy(facts: Facts, ctx: Context) -> Iterable[Finding]:
