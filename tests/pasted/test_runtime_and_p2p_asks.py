@@ -112,3 +112,65 @@ def test_an_infiniband_devices_real_path_is_not_the_gpus():
     line = "node:1:2 [0] NCCL WARN Could not find real path of mlx5_0 (/sys/class/infiniband/mlx5_0/device)\n"
     kinds, _, _ = _run(line)
     assert "nccl-gpu-pci-path-missing" not in kinds
+
+
+def _nccl_wsl_finding(text: str):
+    snapshot = validate_snapshot(read_pasted([Source("t", text)]), "t")
+    report = diagnose(ReplayHost(snapshot))
+    return next((f for f in report.findings if f.code == "nccl-too-old"), None)
+
+
+def test_an_nccl_older_than_its_wsl2_support_failing_in_wsl2_is_built_anew():
+    # tests/blind/plans15/cases/1524-* (NCCL 2.8.3, nccl-tests) and NVIDIA/nccl issue 573 (NCCL 2.7.8, the example)
+    example = (EXAMPLES / "nccl-573-wsl2-nccl-278-could-not-find-real-path-pci-bus.txt").read_text(encoding="utf-8")
+    for text, version in ((_case("1524"), "2.8.3"), (example, "2.7.8")):
+        f = _nccl_wsl_finding(text)
+        assert f is not None and f.severity.name == "ERROR"
+        assert version in f.title
+        argvs = [tuple(map(str, c.argv)) for c in f.remediation.commands if hasattr(c, "argv")]
+        assert ("git", "clone", "--branch", "v2.11.4-1", "--depth", "1", "https://github.com/NVIDIA/nccl.git") in argvs
+        assert ("make", "-C", "nccl", "-j", "src.build", "CUDA_HOME=/usr/local/cuda") in argvs
+        assert any(getattr(c, "name", None) == "LD_LIBRARY_PATH" for c in f.remediation.commands)
+
+
+def test_an_nccl_with_wsl2_support_or_outside_wsl_is_not_judged_too_old():
+    # the same failure beside a release that supports WSL 2, and an old release's failure on a Linux host (a container
+    # or VM hiding /sys: the catalogue's asks decide it)
+    case = _case("1524")
+    newer = case.replace("NCCL version 2.8.3+cuda11.1", "NCCL version 2.11.4+cuda11.4")
+    assert "2.8.3" not in newer
+    assert _nccl_wsl_finding(newer) is None
+    example = (EXAMPLES / "nccl-573-wsl2-nccl-278-could-not-find-real-path-pci-bus.txt").read_text(encoding="utf-8")
+    host = example.split("\nI use wsl2")[0]
+    assert "wsl" not in host.lower()
+    assert _nccl_wsl_finding(host) is None
+
+
+_FIND_LIBCUDA = ("find", "/", "-xdev", "-name", "libcuda.so*")
+
+
+def test_cudnn_failing_to_open_the_unversioned_libcuda_asks_for_every_copy_on_the_machine():
+    # tests/blind/plans15/cases/1521-* (Ubuntu 22.04, torch 1.12's cuDNN 8) and OpenTalker/SadTalker issue 323
+    # (https://github.com/OpenTalker/SadTalker/issues/323: the same line, aborted with a core dump, on Linux)
+    sadtalker = (
+        "landmark Det::   0%|                                      | 0/1 [00:00<?, ?it/s]Could not load library "
+        "libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such file or directory\n"
+        "Please make sure libcudnn_cnn_infer.so.8 is in your library path!\n"
+    )
+    for text in (_case("1521"), sadtalker):
+        _, _, asks = _run(text)
+        assert _FIND_LIBCUDA in asks
+        assert ("ldconfig", "-p", "grep", "libcuda") in asks
+
+
+def test_a_missing_libcuda_in_wsl2_or_another_missing_library_asks_no_search_for_libcuda():
+    line = (
+        "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such "
+        "file or directory\n"
+    )
+    _, _, asks = _run("Ubuntu 22.04 on WSL2 (Windows 11)\n" + line)
+    assert _FIND_LIBCUDA not in asks
+    assert ("ls", "-l", "/usr/lib/wsl/lib") in asks  # WSL 2's libcuda is Windows', asked where it lives
+    other = line.replace("Error: libcuda.so:", "Error: libcudnn_ops_infer.so.8:")
+    _, _, asks = _run(other)
+    assert _FIND_LIBCUDA not in asks

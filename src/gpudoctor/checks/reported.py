@@ -1664,6 +1664,7 @@ _DESCRIPTIVE = frozenset(
         "nccl-variable-said",  # NCCL_P2P_DISABLE and its kin as set: NCCL at work (gpudoctor.checks.symptoms)
         "onnxruntime-native-binding",  # onnxruntime raised through C++ or Java (gpudoctor.checks.libraries)
         "nccl-init-complete",  # NCCL's INFO line of a communicator whose ranks connected
+        "nccl-version-said",  # NCCL's INFO line of its release (gpudoctor.checks.catalogued.windows_wsl)
         "nccl-channels-net",  # NCCL's INFO lines of its channels: over the network, or within one machine
         "nccl-channels-local",
         "nccl-plugin-absent",  # NCCL's INFO line that no external network plugin is installed: its own transports run

@@ -238,6 +238,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nccl-variable-said": "an NCCL variable that chooses or turns off a transport (NCCL_P2P_DISABLE ...), as the text shows it set",
     "onnxruntime-native-binding": "onnxruntime's error raised through its C++ or Java API (the program's own onnxruntime)",
     "nccl-init-complete": "NCCL's INFO line of a communicator that finished its initialisation (its ranks connected)",
+    "nccl-version-said": "NCCL's INFO line of the release a program loaded and the CUDA it was built for",
     "nccl-channels-net": "NCCL's INFO line of a channel between machines, over its network transport",
     "nccl-channels-local": "NCCL's INFO line of a channel between GPUs of one machine (P2P or shared memory)",
     "nccl-error": "an NCCL call of PyTorch's distributed process group failed (c10d's 'NCCL error in: <file>:<line>, <text>')",

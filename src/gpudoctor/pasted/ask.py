@@ -395,6 +395,18 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
             )
         )
+        if libs[0] == "libcuda.so" and facts.platform.wsl != 2:
+            # The unversioned name (cuDNN 8's sub-libraries dlopen it so): the driver's own file is libcuda.so.1, and
+            # the plain link is left to a development package by some packagings, or lost in a manual install. Every
+            # copy on the machine says which: the link missing beside libcuda.so.1, or only the toolkit's stub
+            # (lib64/stubs, for linking: its every call fails at run time). (WSL 2's is Windows', asked below.)
+            out.append(
+                Ask(
+                    Cmd(("find", "/", "-xdev", "-name", "libcuda.so*")),
+                    "every libcuda file and link on the machine: whether the unversioned libcuda.so exists beside the "
+                    "driver's libcuda.so.1, or only the CUDA toolkit's stub (lib64/stubs), which must not run programs",
+                )
+            )
     out += _missing_dll_asks(facts, findings, windows)
     # An image's NVIDIA_REQUIRE_CUDA refused by the host's driver, or its CUDA's forward-compatibility library refused by
     # the GPU (error 804 in a container), is the driver's and the image's: no toolkit builds there.

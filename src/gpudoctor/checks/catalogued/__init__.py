@@ -95,6 +95,7 @@ from gpudoctor.checks.catalogued.windows_wsl import (
     check_windows_commit_limit,
     check_windows_launch_timeout,
     check_wsl_libcuda,
+    check_wsl_nccl_too_old,
 )
 
 CHECKS = (
@@ -189,6 +190,7 @@ CHECKS = (
         ("pasted",),
     ),
     Check("catalogued-wsl-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_wsl_libcuda, ("pasted",)),
+    Check("catalogued-wsl-nccl", "frameworks", ("nccl-too-old",), check_wsl_nccl_too_old, ("pasted",)),
     Check("catalogued-cuda-path-folder", "toolkit", ("windows-cuda-path-missing",), check_cuda_path_folder, ("pasted",)),
     Check("catalogued-shell-syntax", "platform", ("windows-shell-syntax",), check_shell_posix_syntax, ("pasted",)),
     Check("catalogued-script-policy", "platform", ("windows-script-policy",), check_powershell_script_policy, ("pasted",)),

@@ -584,3 +584,61 @@ def check_powershell_script_policy(facts: Facts, ctx: Context) -> Iterable[Findi
             component="environment",
         ),
     )
+
+
+# NCCL's first release for WSL 2: its 2.10.3 release notes, "Added WSL2 support (single GPU only)"
+# (https://docs.nvidia.com/deeplearning/nccl/release-notes/rel_2-10-3.html); the maintainers before it, "WSL2 is not
+# supported by NCCL 2.7.6. You may want to try NCCL 2.10" (NVIDIA/nccl issue 511).
+_NCCL_WSL_FLOOR = "2.10.3"
+# The release the fix builds: 2.11.4, the one NVIDIA's CUDA on WSL user guide names for WSL 2 (as pytorch/pytorch issue
+# 68165 quotes it: "Only NCCL 2.11.4+ supports WSL2"); its tag v2.11.4-1 is NVIDIA/nccl @e11238b3.
+_NCCL_WSL_TAG = "v2.11.4-1"
+
+
+def check_wsl_nccl_too_old(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """An NCCL older than its first WSL 2 release, failing in WSL 2 where its topology detection looks for the GPU's
+    PCI device in /sys (WSL 2 has none: the GPU is reached through the Windows driver). The NCCL the program loads is
+    too old for the platform; the driver, CUDA and the GPU are not at fault. Decided only where the text shows both
+    that failure and NCCL's own version line, in a WSL 2 distribution: elsewhere the same failure is a container or VM
+    hiding /sys, which the catalogue's asks decide."""
+    from gpudoctor.cmdline import Output
+    from gpudoctor.versions import at_least
+
+    if facts.platform.wsl != 2:
+        return
+    failed = _said(facts, "nccl-gpu-pci-path-missing")
+    versions = [e for e in _said(facts, "nccl-version-said") if e.get("version")]
+    if not failed or not versions or len({e.get("version") for e in versions}) != 1:
+        return  # (two NCCL releases in one text: which one failed is unsaid)
+    version = versions[0].get("version")
+    if at_least(version, _NCCL_WSL_FLOOR) is not False:
+        return
+    yield Finding(
+        "nccl-too-old",
+        Severity.ERROR,
+        "frameworks",
+        f"NCCL {version} does not support WSL 2 (its first release for WSL 2 is {_NCCL_WSL_FLOOR})",
+        f"NCCL {version} looked for the GPU's PCI device under /sys/class/pci_bus to build its topology and stopped "
+        "(unhandled system error), as the text shows: in WSL 2 the GPU is reached through the Windows driver and has no "
+        f"PCI device in the distribution's /sys. NCCL supports WSL 2 from release {_NCCL_WSL_FLOOR}; the driver, the "
+        "CUDA toolkit and the GPU are not at fault, and no Linux driver belongs in WSL.",
+        tuple(ev("pasted", x.line) for x in (failed[0], versions[0])),
+        Remediation(
+            f"Inside the WSL 2 distribution, build NCCL {_NCCL_WSL_TAG[1:].split('-')[0]} from its release tag with the "
+            "CUDA toolkit already installed there, put its library first on the loader's path, then rebuild the program "
+            "that links NCCL against it (nccl-tests: make NCCL_HOME=<that nccl/build>) and run it again: NCCL's INFO "
+            "line then names the new version.",
+            (
+                Cmd(
+                    ("git", "clone", "--branch", _NCCL_WSL_TAG, "--depth", "1", "https://github.com/NVIDIA/nccl.git"),
+                    note="inside WSL 2: NCCL's source at the release tag",
+                ),
+                Cmd(
+                    ("make", "-C", "nccl", "-j", "src.build", "CUDA_HOME=/usr/local/cuda"),
+                    note="builds nccl/build/lib/libnccl.so.2 with the toolkit in /usr/local/cuda",
+                ),
+                library_dir(facts, (Output(("pwd",)), "/nccl/build/lib"), note="the new NCCL first, the rest kept"),
+            ),
+            component="environment",
+        ),
+    )
