@@ -113,11 +113,9 @@ class Runner:
         return result.exit_code, result.stdout
 
     def _shared_check(self, key: tuple[str, ...], diagnose):
-        def check(host, request, ahead=None):
+        def check(host, request):
             if self._shared is None or self._shared[0] != key:
-                self._shared = (key, diagnose(host, request, ahead))
-            elif ahead is not None:
-                ahead()  # (what the format's renderer prepares while a check's probes wait: gpudoctor.doctor)
+                self._shared = (key, diagnose(host, request))
             return self._shared[1]
 
         return check

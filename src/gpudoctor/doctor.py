@@ -3,26 +3,17 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from functools import partial
 
 from gpudoctor.host import Host
 from gpudoctor.model import Report, sort_findings
 from gpudoctor.probes import ProbeOptions, run_probes
 
 
-def diagnose(
-    host: Host,
-    options: ProbeOptions = ProbeOptions(),  # noqa: B008 - a frozen record (ruff knows only @dataclass as frozen)
-    matrix_path: str | None = None,
-    ctx=None,
-    ahead: Callable[[], object] | None = None,
-) -> Report:
+def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: str | None = None, ctx=None) -> Report:
     """The report of `host`; `ctx` (a checks Context on `matrix_path`) when the caller asks more of the same
-    choices afterwards (gpudoctor.pipeline: fix's offers). `ahead`: what the caller will need once the report is
-    made (its imports), done after the checks' imports while the probes wait (`_import_checks`)."""
+    choices afterwards (gpudoctor.pipeline: fix's offers)."""
     start = time.monotonic()
-    facts = run_probes(host, options, meanwhile=partial(_import_checks, ahead))
+    facts = run_probes(host, options, meanwhile=_import_checks)
     from gpudoctor.checks import run_checks
 
     probed = time.monotonic()
@@ -35,26 +26,18 @@ def diagnose(
     return Report(facts, sort_findings(findings), host.mode, timings, internal, matrix_path)
 
 
-def _import_checks(ahead: Callable[[], object] | None = None) -> None:
+def _import_checks() -> None:
     """Import the check modules while the probes wait on subprocesses and files, once the user's interpreter, the
     slowest probe, has been started (before, the package and the facts' 27 classes it imports delayed that start
     by about a third of the process's CPU time up to it: bench/README.md). The package here; its modules in a
     thread of their own, not in this one: an import this thread runs is where Ctrl-C would land, and an import cut
     in the middle while a probe thread waits on the same module ended a check with exit 3 or a bare SIGINT death
-    instead of 130 (tests/cli/test_interrupt.py failed 3 runs in 12 that way). Then, in the same thread, `ahead`:
-    what follows the report (the plan's and the renderer's imports and patterns) was done after the interpreter's
-    answer, on the critical path, though this process sat idle waiting for it (bench/README.md, h214)."""
+    instead of 130 (tests/cli/test_interrupt.py failed 3 runs in 12 that way)."""
     import threading
 
     from gpudoctor.checks import all_checks
 
-    threading.Thread(target=_ahead_of_answer, args=(all_checks, ahead), daemon=True).start()
-
-
-def _ahead_of_answer(*steps: Callable[[], object] | None) -> None:
-    for step in steps:
-        if step is not None:
-            step()
+    threading.Thread(target=all_checks, daemon=True).start()
 
 
 def for_root(findings: list) -> list:

@@ -34,11 +34,6 @@ class LazyPattern:
         """The pattern and its flags, without compiling it (gpudoctor.parsers.anchors reads what it requires)."""
         return self._args
 
-    def compile_now(self) -> None:
-        """Compile it before its first use: a thread with time to spare does so for a pattern every run of a check
-        uses (gpudoctor.doctor: while the probes wait on the user's interpreter)."""
-        self.search  # noqa: B018 - the attribute read compiles it (__getattr__)
-
     def __getattr__(self, name: str) -> Any:
         if self._compiled is None:
             self._compiled = re.compile(*self._args)

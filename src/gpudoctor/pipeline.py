@@ -7,9 +7,8 @@ formats read too, is gpudoctor.render.json_report.check_document).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import field
-from functools import partial
 
 from gpudoctor.model import ExitCode, Report, Severity
 from gpudoctor.probes import ProbeOptions
@@ -59,16 +58,15 @@ class CheckResult(Record):
         return self.request.node
 
 
-def check(host: Any, request: CheckRequest, ahead: Callable[[], object] | None = None) -> CheckResult:
-    """Diagnose `host` (gpudoctor.host.Host) as `request` says; the one place a check's result is decided. `ahead`:
-    what the caller needs of the result (its renderer), prepared while the probes wait (gpudoctor.doctor)."""
+def check(host: Any, request: CheckRequest) -> CheckResult:
+    """Diagnose `host` (gpudoctor.host.Host) as `request` says; the one place a check's result is decided."""
     from gpudoctor.doctor import diagnose
     from gpudoctor.planner.context import Context  # (checks.base's Context, without the facts: they come later)
 
     ctx = Context(request.matrix_path)
     # Nothing more is imported before the probes start: the slowest of them (the user's interpreter) overlaps
-    # the imports (gpudoctor.probes.run_probes), and so do those below (_import_ahead).
-    report = diagnose(host, request.options, request.matrix_path, ctx, partial(_import_ahead, ahead))
+    # the imports (gpudoctor.probes.run_probes).
+    report = diagnose(host, request.options, request.matrix_path, ctx)
     from gpudoctor.model import exit_code_for, sort_findings
     from gpudoctor.planner.deciders import with_release_asks, with_values
     from gpudoctor.planner.prescribe import build
@@ -112,17 +110,6 @@ def check(host: Any, request: CheckRequest, ahead: Callable[[], object] | None =
         exit_code=exit_code_for(report.findings, request.threshold),
         left_out=left_out,
     )
-
-
-def _import_ahead(then: Callable[[], object] | None) -> None:
-    """The modules `check` imports once it has the report, whatever the report holds, imported while the probes
-    wait; then the caller's `then`. (Only these: what some findings alone need stays where they need it.)"""
-    from importlib import import_module
-
-    for name in ("deciders", "prescribe", "where", "resume", "offers"):
-        import_module(f"gpudoctor.planner.{name}")
-    if then is not None:
-        then()
 
 
 def _pasted_view(host: Any, report: Report) -> tuple[dict[str, Any] | None, list[Any]]:

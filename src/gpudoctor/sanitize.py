@@ -34,13 +34,6 @@ _UNSAFE = LazyPattern(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
 _UNSAFE_NO_NL = LazyPattern(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")
 
 
-def prepare() -> None:
-    """Compile the patterns clean() uses, ahead of its first call: a renderer does so while a check's probes wait
-    (gpudoctor.render.terminal.ahead; their character classes are most of the text view's pattern compiling)."""
-    _UNSAFE.compile_now()
-    _UNSAFE_NO_NL.compile_now()
-
-
 def _escape(m: re.Match) -> str:
     c = m.group(0)
     n = ord(c)

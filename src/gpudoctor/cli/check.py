@@ -6,7 +6,6 @@ import enum
 import os
 import sys
 from collections.abc import Mapping
-from functools import partial
 
 from gpudoctor.cli.common import (
     ROOT_HELP,
@@ -275,8 +274,7 @@ def run(
         )
         from gpudoctor.pipeline import check as run_check
 
-        # The renderer is imported (and its patterns compiled) while the probes wait, not after they answer.
-        result = run_check(host, request, partial(_format_ahead, output_format))
+        result = run_check(host, request)
     except Exception as exc:
         fmt = _format(output_format)
         if fmt.raises or debug:
@@ -290,10 +288,6 @@ def _format(name: str) -> Format:
     from gpudoctor.render.formats import FORMATS
 
     return FORMATS[name]
-
-
-def _format_ahead(name: str) -> None:
-    _format(name).ahead()
 
 
 def _requirements(ctx: typer.Context | None, require: list[str]) -> list:
@@ -460,8 +454,7 @@ def _clean(text: str) -> str:
 def _output(fmt, text: str, status: int, textfile: str | None) -> int:
     """`text` on standard output, or with --textfile written atomically as the collector's file; the exit
     status (ERROR when that file cannot be written)."""
-    if textfile is not None:
-        from gpudoctor.textfile import FILE_NAMES  # (--textfile only: a bare check imports nothing to print)
+    from gpudoctor.textfile import FILE_NAMES
 
     if textfile is None or fmt.name not in FILE_NAMES:
         sys.stdout.write(text)

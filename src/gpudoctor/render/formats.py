@@ -5,9 +5,8 @@ Each row names the module that renders the format. Such a module has
 - `render_error(message, hint, exit_code, started) -> str`: the output when no result could be made
   (none where the row `raises`: the text view lets the failure propagate);
 and may have `exit_status(result) -> int` with `error_status(message, hint, exit_code) -> int` (a format
-whose exit status follows a protocol of its own: npd), `write_beside(result)` (what it writes besides
-standard output: github's step summary) and `ahead()` (what rendering needs whatever the result holds, such as
-patterns compiled at their first use: a check does it while its probes wait, Format.ahead).
+whose exit status follows a protocol of its own: npd) and `write_beside(result)` (what it writes besides
+standard output: github's step summary).
 
 A new format is one module with those functions and one row here: the --format choices, their
 completion and `check` itself read this table. The modules load only when their format is asked for:
@@ -32,13 +31,6 @@ class Format(Record):
 
     def renderer(self) -> ModuleType:
         return importlib.import_module(self.module)
-
-    def ahead(self) -> None:
-        """The renderer imported and its `ahead()` done, if it has one, before there is a result to render: a check
-        does this while its probes wait on the user's interpreter (gpudoctor.cli.check), off the critical path."""
-        prepare = getattr(self.renderer(), "ahead", None)
-        if prepare is not None:
-            prepare()
 
 
 FORMATS: dict[str, Format] = {

@@ -522,16 +522,6 @@ def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    "
                     command(console, line, inner + "  ")
 
 
-def ahead() -> None:
-    """What render() needs whatever the result holds, done before the result exists (gpudoctor.render.formats): its
-    console's module and the patterns that module and the sanitizer compile at their first use."""
-    from gpudoctor import sanitize
-    from gpudoctor.render import textconsole
-
-    textconsole.prepare()
-    sanitize.prepare()
-
-
 def render(result: Any) -> str:
     """The text view of a check's result (gpudoctor.pipeline.CheckResult), for standard output: its width,
     colours and characters are those of the terminal it goes to (gpudoctor.render.textconsole)."""

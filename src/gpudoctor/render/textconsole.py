@@ -39,13 +39,6 @@ _COLOURS = {"black": "30", "red": "31", "green": "32", "yellow": "33", "blue": "
 Segment = tuple[str, str]  # (text, style: the open tags' names joined by spaces; "" for none)
 
 
-def prepare() -> None:
-    """Compile the patterns every text view reads (markup, escapes, words to wrap), ahead of their first use: the
-    text renderer does so while a check's probes wait (gpudoctor.render.terminal.ahead)."""
-    for pattern in (_TAG, _ESCAPE, _WORD):
-        pattern.compile_now()
-
-
 def escape(markup: str) -> str:
     """Text with every `[...]` that would read as a tag escaped (rich.markup.escape's rule, so either reads it)."""
     markup = _ESCAPE.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", markup)
