@@ -69,6 +69,7 @@ from gpudoctor.checks.catalogued.engines import check_tensorrt_engine_elsewhere
 from gpudoctor.checks.catalogued.framework_builds import (
     check_allocator_backend,
     check_faiss_cpu_build,
+    check_framework_cpu_instructions,
     check_jax_no_cuda_platform,
     check_said_cpu_build,
     check_tf_cudart_missing,
@@ -133,6 +134,13 @@ CHECKS = (
     Check("catalogued-pyxis-driver", "platform", ("container-no-gpu",), check_pyxis_container_without_driver, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-tf-cudart", "frameworks", ("framework-cuda-libs-missing",), check_tf_cudart_missing, ("pasted",)),
+    Check(
+        "catalogued-cpu-instructions",
+        "frameworks",
+        ("framework-cpu-unsupported",),
+        check_framework_cpu_instructions,
+        ("pasted",),
+    ),
     Check("catalogued-tf-gpu-minimum", "frameworks", ("framework-arch-unsupported",), check_tf_gpu_below_minimum, ("pasted",)),
     Check("catalogued-app-gpu-too-old", "frameworks", ("framework-arch-unsupported",), check_app_gpu_too_old, ("pasted",)),
     Check(
