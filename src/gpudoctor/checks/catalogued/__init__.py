@@ -20,6 +20,7 @@ from gpudoctor.checks.catalogued.builds import (
     check_python_headers,
     check_shell_nvcc_not_found,
     check_triton_libcuda,
+    check_triton_ptxas_newer_than_driver,
 )
 from gpudoctor.checks.catalogued.clusters import (
     check_nccl_interface_unroutable,
@@ -172,6 +173,13 @@ CHECKS = (
         ("pasted",),
     ),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
+    Check(
+        "catalogued-triton-ptxas-driver",
+        "toolkit",
+        ("toolkit-newer-than-driver",),
+        check_triton_ptxas_newer_than_driver,
+        ("pasted",),
+    ),
     Check("catalogued-build-toolkit", "toolkit", ("toolkit-missing-for-build",), check_build_toolkit_missing, ("pasted",)),
     Check("catalogued-shell-nvcc", "toolkit", ("toolkit-missing-for-build",), check_shell_nvcc_not_found, ("pasted",)),
     Check("catalogued-python-headers", "frameworks", ("framework-cuda-libs-missing",), check_python_headers, ("pasted",)),
