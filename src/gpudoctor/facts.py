@@ -507,6 +507,14 @@ KERNEL_OUTSIDE_DISTRO = "a kernel from outside the distribution's repositories"
 # kernel whose headers are installed, so a kernel added without its headers has no module to load.
 # gpudoctor.checks.driver reads it where nvidia-smi cannot reach the driver. `means` is the words that said it.
 DKMS_SAID = "the nvidia kernel module built by DKMS"
+# The cue the pasted reader sets where modprobe or insmod says the kernel refused the nvidia module for its signature:
+# "could not insert 'nvidia': Key was rejected by service" (EKEYREJECTED: signed with a key the kernel does not trust) or
+# "... Required key not available" (ENOKEY: not signed, and Secure Boot's lockdown requires it). kmod prints strerror()
+# of the kernel's answer (kmod-project/kmod tools/modprobe.c @05828b4a: ERR("could not insert '%s': %s\n", ...,
+# strerror(-err))). The module is built and found; only its signing key is not enrolled, so enrolling the key, not a
+# reinstall, loads it. `means` is the module named. gpudoctor.checks.driver reads it where nvidia-smi cannot reach the
+# driver.
+MODULE_KEY_REFUSED = "the nvidia module refused for its signing key"
 # The cue the pasted reader sets where the text names an image of a GPU application gpudoctor/planner/apps.toml
 # catalogues, with its tag: `means` the image, `app` the application's id, `tag`, and `wants` the first line that shows
 # the application's GPU part asked for ("" where none does). gpudoctor.checks.catalogued.containers reads it.

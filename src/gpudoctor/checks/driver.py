@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from gpudoctor.checks.base import Check, Context, ev
 from gpudoctor.cmdline import Cmd, Placeholder
-from gpudoctor.facts import DKMS_SAID, Facts, absence_known
+from gpudoctor.facts import DKMS_SAID, MODULE_KEY_REFUSED, Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import (
     container_gpu_commands,
@@ -879,6 +879,33 @@ def unreachable_fix(facts: Facts) -> Remediation:
         # installed kernel whose headers are there, and `dkms autoinstall` (dkms(8): the running kernel unless -k
         # names another) builds the missing ones and leaves built ones alone, so it runs before modprobe.
         dkms = any(c.get("cue") == DKMS_SAID for c in facts.pasted.cues)
+        refused = any(c.get("cue") == MODULE_KEY_REFUSED for c in facts.pasted.cues)
+        if refused and (enroll := enroll_module_key(facts)):
+            # modprobe already said why (issue 28, kind 6: blind set 15's case 1550 ran the diagnosis again first):
+            # the kernel refused the module's signature, so the module is built and found, and what loads it is the
+            # signing key enrolled in the firmware's MOK list (or Secure Boot off), never a reinstall.
+            return Remediation(
+                "modprobe says the kernel refused the nvidia module's signature (Key was rejected by service, or "
+                "Required key not available): Secure Boot is on and the key the module is signed with is not "
+                "enrolled. The module is built; enroll its key, reboot and, in the MOK manager, choose Enroll MOK "
+                "and give the one-time password, then the module loads.",
+                (
+                    Cmd(
+                        ("mokutil", "--sb-state"),
+                        note="SecureBoot enabled: the kernel loads only modules signed with an enrolled key",
+                    ),
+                    *enroll,
+                    Cmd(("modprobe", "nvidia"), root=True, note="after the reboot: loads it with no error"),
+                ),
+                requires_root=True,
+                component="driver",
+                where=where_run(facts),
+                alternative=Remediation(
+                    "Or turn Secure Boot off in the firmware's setup: the kernel then loads the module as it is.",
+                    (),
+                    component="driver",
+                ),
+            )
         return Remediation(
             "Nothing shows the nvidia kernel module loaded: find out why before reinstalling. lsmod says whether "
             "nvidia or nouveau holds the GPU; with Secure Boot on the kernel refuses a module whose signing key is not "

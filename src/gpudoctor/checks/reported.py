@@ -1658,6 +1658,7 @@ _DESCRIPTIVE = frozenset(
         "cuda-available-said",
         "cuda-available-answered",  # a framework's is_available() answered True: the GPU reached (checks.symptoms)
         "library-said",  # a library at work or its version (the catalogue's ctranslate2 lines): no failure
+        "cpu-flags-said",  # the CPU's instruction-set flags (/proc/cpuinfo, lscpu): a fact, no failure
         "nccl-interfaces-said",  # NCCL's INFO line of the interfaces it offers (gpudoctor.checks.catalogued.clusters)
         "nccl-socket-ifname-said",  # NCCL_SOCKET_IFNAME as set (gpudoctor.checks.catalogued.clusters)
         "memlock-limit-said",  # the locked-memory limit shown (gpudoctor.checks.catalogued.clusters)

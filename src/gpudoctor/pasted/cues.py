@@ -38,6 +38,7 @@ from gpudoctor.facts import (
     JETSON_SAID,
     KERNEL_OUTSIDE_DISTRO,
     KILLED_SAID,
+    MODULE_KEY_REFUSED,
     NO_GPU_SAID,
     NO_NVIDIA_GPU,
     NO_PYTHON,
@@ -429,6 +430,11 @@ _KERNEL_OUTSIDE_DISTRO = re.compile(
 _DKMS_SAID = re.compile(
     r"\bnvidia(?:-driver)?(?:-\d{3})?(?:-open)?-dkms\b|\bdkms\b[^\n]{0,60}\bnvidia\b|\bnvidia\b[^\n]{0,60}\bdkms\b",
     re.IGNORECASE,
+)
+# The kernel refusing an nvidia module for its signature (facts.MODULE_KEY_REFUSED), as modprobe and insmod print it:
+# "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service" (nvidia_uvm, nvidia_drm the same).
+_MODULE_KEY_REFUSED = LazyPattern(
+    r"could not insert '(?P<module>nvidia(?:[_-](?:uvm|drm|modeset|peermem))?)': (?:Key was rejected by service|Required key not available)"
 )
 _SUSPEND_SAID = re.compile(
     r"\bsuspend(?:ed|ing|s)?\b|\bhibernat(?:e|ed|es|ion|ing)\b|\bstandby\b"
@@ -896,6 +902,9 @@ def read_cues(g: Gathered, text: str) -> None:
     if m := _DKMS_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _DKMS_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, DKMS_SAID, m.group(0), line[:MAX_LINE])
+    if "could not insert" in text and (m := _MODULE_KEY_REFUSED.search(text[:1_000_000])):
+        line = next((x for x in lines if _MODULE_KEY_REFUSED.search(x[:MAX_LINE])), m.group(0))
+        _cue(g, MODULE_KEY_REFUSED, m.group("module"), line[:MAX_LINE])
     if m := _KERNEL_OUTSIDE_DISTRO.search(text[:1_000_000]):
         line = next((x for x in lines if _KERNEL_OUTSIDE_DISTRO.search(x[:MAX_LINE])), m.group(0))
         _cue(g, KERNEL_OUTSIDE_DISTRO, m.group("release"), line[:MAX_LINE])

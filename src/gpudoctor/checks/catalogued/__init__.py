@@ -20,6 +20,7 @@ from gpudoctor.checks.catalogued.builds import (
     check_python_headers,
     check_shell_nvcc_not_found,
     check_triton_libcuda,
+    check_triton_ptxas_newer_than_driver,
 )
 from gpudoctor.checks.catalogued.clusters import (
     check_nccl_interface_unroutable,
@@ -69,6 +70,7 @@ from gpudoctor.checks.catalogued.engines import check_tensorrt_engine_elsewhere
 from gpudoctor.checks.catalogued.framework_builds import (
     check_allocator_backend,
     check_faiss_cpu_build,
+    check_framework_cpu_instructions,
     check_jax_no_cuda_platform,
     check_said_cpu_build,
     check_tf_cudart_missing,
@@ -134,6 +136,13 @@ CHECKS = (
     Check("catalogued-pyxis-driver", "platform", ("container-no-gpu",), check_pyxis_container_without_driver, ("pasted",)),
     Check("catalogued-tf-libraries", "frameworks", ("framework-cuda-libs-missing",), check_tf_gpu_libraries, ("pasted",)),
     Check("catalogued-tf-cudart", "frameworks", ("framework-cuda-libs-missing",), check_tf_cudart_missing, ("pasted",)),
+    Check(
+        "catalogued-cpu-instructions",
+        "frameworks",
+        ("framework-cpu-unsupported",),
+        check_framework_cpu_instructions,
+        ("pasted",),
+    ),
     Check("catalogued-tf-gpu-minimum", "frameworks", ("framework-arch-unsupported",), check_tf_gpu_below_minimum, ("pasted",)),
     Check("catalogued-app-gpu-too-old", "frameworks", ("framework-arch-unsupported",), check_app_gpu_too_old, ("pasted",)),
     Check(
@@ -165,6 +174,13 @@ CHECKS = (
         ("pasted",),
     ),
     Check("catalogued-triton-libcuda", "frameworks", ("framework-cuda-libs-missing",), check_triton_libcuda, ("pasted",)),
+    Check(
+        "catalogued-triton-ptxas-driver",
+        "toolkit",
+        ("toolkit-newer-than-driver",),
+        check_triton_ptxas_newer_than_driver,
+        ("pasted",),
+    ),
     Check("catalogued-build-toolkit", "toolkit", ("toolkit-missing-for-build",), check_build_toolkit_missing, ("pasted",)),
     Check("catalogued-shell-nvcc", "toolkit", ("toolkit-missing-for-build",), check_shell_nvcc_not_found, ("pasted",)),
     Check("catalogued-python-headers", "frameworks", ("framework-cuda-libs-missing",), check_python_headers, ("pasted",)),

@@ -689,3 +689,48 @@ def check_build_needs_torch_first(facts: Facts, ctx: Context) -> Iterable[Findin
             component="torch",
         ),
     )
+
+
+# The driver release that runs CUDA 12.0 (NVIDIA's CUDA toolkit release notes, Table 3: CUDA 12.0 GA >= 525.60.13):
+# below it, the cubins CUDA 12's ptxas assembles are refused. Triton's wheels bundle a CUDA 12 ptxas (its
+# path_to_ptxas() answering '12.3' in pytorch/pytorch#119054; 2.2.0 on driver 470.57.02 in triton-lang/triton#3001).
+_CUDA12_DRIVER = "525.60.13"
+_CUDA12 = "12.0"
+
+
+def check_triton_ptxas_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """Triton's "device kernel image is invalid" on a driver below CUDA 12: the ptxas Triton bundles is CUDA 12's,
+    whose images such a driver cannot load. Pointing Triton at a CUDA 11 ptxas (TRITON_PTXAS_PATH, the toolkit's own)
+    makes images the driver loads, once the cache of refused ones is cleared; a driver of the 525 series or newer is
+    the other fix. Quiet where the driver runs CUDA 12 (another cause: the cache's kernels from another GPU) or is not
+    shown."""
+    from gpudoctor.versions import vkey
+
+    said = _said(facts, "triton-image-invalid")
+    cuda, driver = facts.driver.cuda_version, facts.driver.version
+    if not said or not (cuda or driver):
+        return
+    if (vkey(cuda) >= vkey(_CUDA12)) if cuda else (vkey(driver or "") >= vkey(_CUDA12_DRIVER)):
+        return
+    shown = " ".join(x for x in (driver, f"(CUDA {cuda})" if cuda else "") if x)
+    yield Finding(
+        "toolkit-newer-than-driver",
+        Severity.ERROR,
+        "toolkit",
+        f"Triton's bundled ptxas (CUDA 12) is newer than the driver {shown} can load",
+        "Triton assembles each kernel with the ptxas in its wheel, CUDA 12's, and this driver, which runs CUDA 11 at "
+        "most, refuses what it makes ('device kernel image is invalid'); the framework's own kernels still run. A "
+        "CUDA 11 ptxas makes kernels this driver loads.",
+        (ev("pasted", said[0].line),),
+        Remediation(
+            "Point Triton at a CUDA 11 ptxas, the toolkit's own (its --version must say release 11.x), in the shell "
+            "that starts the program, after clearing Triton's cache of the refused kernels (from the home directory). "
+            "Or upgrade the host's driver to the 525 series or newer, which loads CUDA 12's kernels.",
+            (
+                Cmd(("rm", "-rf", "./.triton/cache"), note="from the home directory: the kernels the driver refused"),
+                Cmd(("/usr/local/cuda/bin/ptxas", "--version"), note="release 11.x: its kernels load on this driver"),
+                SetEnv("TRITON_PTXAS_PATH", "/usr/local/cuda/bin/ptxas", note="Triton assembles with it from now on"),
+            ),
+            component="toolkit",
+        ),
+    )

@@ -612,3 +612,70 @@ def check_allocator_backend(facts: Facts, ctx: Context) -> Iterable[Finding]:
             component="torch",
         ),
     )
+
+
+# TensorFlow's prebuilt binaries use AVX from 1.6 on (tensorflow/tensorflow RELEASE.md @348c4696, "Release 1.6.0",
+# Breaking Changes: "Prebuilt binaries will use AVX instructions. This may break TF on older CPUs."); 1.5.0 is the last
+# release built without it, with wheels for CPython 2.7 and 3.4 to 3.6 only (tests/install_pins/pins-checked.txt: the
+# dry runs of tensorflow==1.5.0 and tensorflow-gpu==1.5.0 for 2.7 and 3.6 resolve, for 3.7 none exists).
+_TF_AVX_FROM = "1.6"
+_TF_WITHOUT_AVX = "1.5.0"
+_TF_WITHOUT_AVX_PYTHONS = ("2.7", "3.4", "3.5", "3.6")
+
+
+def check_framework_cpu_instructions(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The program died on SIGILL (catalogue.toml's shell-illegal-instruction) with a TensorFlow whose prebuilt binaries
+    use AVX: the CPU (or the virtual CPU a hypervisor gives) has none. Quiet where the text shows the CPU's flags with
+    avx among them (another instruction, another cause), and where no such TensorFlow is shown."""
+    from gpudoctor.planner.where import package_step, python_step
+
+    sigill = _said(facts, "cpu-illegal-instruction")
+    tf = facts.frameworks.tensorflow
+    if not sigill or not isinstance(tf, Found) or vkey(tf.value.version) < vkey(_TF_AVX_FROM):
+        return
+    flags = [e for e in _said(facts, "cpu-flags-said") if e.get("flags")]
+    if any("avx" in (e.get("flags") or "").split() for e in flags):
+        return
+    version, dist = tf.value.version, tf.value.distribution or "tensorflow"
+    env = facts.frameworks.python
+    python = ".".join(env.value.version.split(".")[:2]) if isinstance(env, Found) and env.value.version else ""
+    evidence = [ev("pasted", sigill[0].line), *(ev("pasted", e.line) for e in flags[:1])]
+    # (where the flags are shown without avx the answer is in the text; else the read decides it before the install)
+    read = () if flags else (Cmd(("grep", "-c", "-w", "avx", "/proc/cpuinfo"), note="0: no core of this CPU has AVX"),)
+    if python in _TF_WITHOUT_AVX_PYTHONS:
+        remedy = Remediation(
+            f"Install TensorFlow {_TF_WITHOUT_AVX}, the last release whose prebuilt binaries run without AVX, in place "
+            f"of {version}; or build TensorFlow {version} from source on this machine (its own CPU's instructions "
+            "only), or run it on a CPU with AVX.",
+            (
+                *read,
+                package_step(facts, "uninstall", "-y", dist),
+                package_step(facts, "install", f"{dist}=={_TF_WITHOUT_AVX}"),
+                python_step(facts, "-c", "import tensorflow as tf; print(tf.__version__)"),
+            ),
+            component="tensorflow",
+        )
+    else:
+        remedy = Remediation(
+            "No prebuilt TensorFlow for "
+            + (f"Python {python}" if python else "this Python")
+            + f" runs without AVX ({_TF_WITHOUT_AVX}, the last that does, has wheels for Python 2.7 and 3.4 to 3.6 "
+            "only): build TensorFlow from source on this machine (its own CPU's instructions only), or run it on a CPU "
+            "with AVX.",
+            read,
+            component="tensorflow",
+        )
+    yield Finding(
+        "framework-cpu-unsupported",
+        Severity.ERROR,
+        "frameworks",
+        f"TensorFlow {version}'s prebuilt binaries use AVX, which this CPU "
+        + ("does not have" if flags else "most likely does not have"),
+        "The program died on an illegal instruction (SIGILL). TensorFlow's prebuilt binaries are compiled with AVX "
+        "from 1.6 on, and a CPU without it (an older Xeon, Celeron or Atom, or a virtual CPU that does not pass AVX "
+        "through) stops at the first such instruction, in every interpreter and from pip or conda alike. No GPU, "
+        "driver or CUDA setting changes this."
+        + (" The CPU's flags shown name no avx." if flags else " The CPU's flags decide it: avx among them or not."),
+        tuple(evidence),
+        remedy,
+    )
