@@ -126,3 +126,37 @@ def test_pip_run_by_its_interpreter_is_not_asked_which_python():
         "$ pip3 install torch\nERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
     )
     assert "pip3 --version" in asks and "py -0p" not in asks
+
+
+EXAMPLES = ROOT / "tests" / "pasted" / "catalogue_examples"
+
+
+def _entries(snapshot) -> set[str]:
+    return {(e.get("values") or {}).get("entry") for e in snapshot["pasted"]["errors"]}
+
+
+def test_torchvision_op_without_a_cuda_kernel_is_a_torchvision_without_cuda():
+    # ltdrdata/ComfyUI-Impact-Pack issue 915 (catalogue example) and tests/blind/plans15/cases/1546-ultralytics-22069-...:
+    # torchvision::nms on CUDA tensors, the dispatcher's list CPU only (pytorch/pytorch OperatorEntry.cpp @9bd401ee)
+    text = (EXAMPLES / "comfyui-impact-pack-915-torchvision-nms-cuda-backend-cpu-only.txt").read_text(encoding="utf-8")
+    for paste in (text, _case("1546-")):
+        snapshot, _, codes, _ = _run(paste)
+        assert "torchvision-op-no-cuda-kernel" in _entries(snapshot)
+        assert "companion-torch-mismatch" in codes
+
+
+def test_on_a_jetson_the_torchvision_fix_keeps_nvidias_torch():
+    # 1546 names a Jetson Orin Nano: PyTorch's indexes hold no Jetson build, so no index command is printed, and the
+    # torch/torchvision pair is asked
+    _, _, codes, asks = _run(_case("1546-"))
+    fix = codes["companion-torch-mismatch"].remediation
+    assert not any("download.pytorch.org" in " ".join(map(str, c.argv)) for c in fix.commands)
+    assert "--no-deps" in fix.summary
+    assert any("torchvision.__version__" in a for a in asks)
+
+
+def test_a_backend_list_with_cuda_is_not_the_cpu_torchvision():
+    # the quiet twin: the same message whose backends list the plain CUDA key is no build without CUDA
+    text = (EXAMPLES / "comfyui-impact-pack-915-torchvision-nms-cuda-backend-cpu-only.txt").read_text(encoding="utf-8")
+    snapshot, _, _, _ = _run(text.replace("backends: [CPU, Meta,", "backends: [CPU, CUDA, Meta,"))
+    assert "torchvision-op-no-cuda-kernel" not in _entries(snapshot)
