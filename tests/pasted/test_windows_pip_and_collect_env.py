@@ -160,3 +160,28 @@ def test_a_backend_list_with_cuda_is_not_the_cpu_torchvision():
     text = (EXAMPLES / "comfyui-impact-pack-915-torchvision-nms-cuda-backend-cpu-only.txt").read_text(encoding="utf-8")
     snapshot, _, _, _ = _run(text.replace("backends: [CPU, Meta,", "backends: [CPU, CUDA, Meta,"))
     assert "torchvision-op-no-cuda-kernel" not in _entries(snapshot)
+
+
+def _blind(path: str) -> str:
+    return next(ROOT.glob(path)).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+def test_a_cut_traceback_through_runpy_asks_for_the_console_script_not_runpy():
+    # tests/blind/plans15/cases/1544-invokeai-5773-... and tests/blind/plans9/cases/942-nerfstudio1177-...: the paste
+    # ends inside a traceback that starts in the interpreter's runpy.py and then the venv's console-script launcher
+    for path, exe in (
+        ("tests/blind/plans15/cases/1544-*", "C:\\Users\\m1-x3\\invokeai\\.venv\\Scripts\\invokeai-web.exe"),
+        ("tests/blind/plans9/cases/942-*", "C:\\Users\\glens\\miniconda3\\envs\\ns\\Scripts\\ns-train.exe"),
+    ):
+        snapshot, _, _, asks = _run(_blind(path))
+        cut = [e for e in snapshot["pasted"]["errors"] if e["kind"] == "traceback-cut"]
+        assert cut and cut[0]["values"]["script"] == exe
+        assert exe in asks and not any("runpy.py" in a for a in asks)
+
+
+def test_a_cut_traceback_from_the_reporters_script_still_runs_that_script():
+    # the quiet twin: a first frame in the reporter's own script is run again with the interpreter
+    text = 'Traceback (most recent call last):\n  File "C:\\Users\\me\\train.py", line 3, in <module>\n    import torch\n'
+    snapshot, _, _, _ = _run(text)
+    cut = [e for e in snapshot["pasted"]["errors"] if e["kind"] == "traceback-cut"]
+    assert cut and cut[0]["values"]["script"] == "C:\\Users\\me\\train.py"

@@ -1156,7 +1156,8 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
             # the paste ends before the error: the script its traceback starts in, run again where it ran, prints it
             out.append(
                 Ask(
-                    where.python_step(facts, script),
+                    # a console script's launcher (<env>\Scripts\NAME.exe) is the program itself, run as it is
+                    Cmd((script,)) if script.lower().endswith(".exe") else where.python_step(facts, script),
                     "the failing command's whole output, to its last line: the paste ends before the error",
                 )
             )

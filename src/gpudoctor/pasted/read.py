@@ -109,6 +109,9 @@ def read_sources(sources: list[Source]) -> Gathered:
         failing = [e for e in found if e.kind not in _STARTUP_LINES and recognised_failure(e)]
         if not failing and (cut := _traceback_cut(lines)):
             script = _SCRIPT_FRAME.search(cut[1])
+            if script is None and 'runpy.py", line' in cut[1]:
+                # runpy ran a console script: its launcher's frame follows (the first of them that names one)
+                script = next((m for x in lines[-2_000:] if ".exe" in x and (m := _SCRIPT_FRAME.search(x))), None)
             found.append(ErrorEvidence("traceback-cut", cut[0], (("script", script.group(1)),) if script else ()))
         if not _GPU_WANTED.search(plain[:1_000_000]):
             # llama.cpp's "BLAS = 0" is a plain CPU build's system info, and insightface's "Applied providers:
@@ -202,8 +205,13 @@ def _unrecognised_failures(g: Gathered, outputs: list[list[str]]) -> None:
 # A traceback's first frame in the reporter's own script ('File "dali_vid_test.py", line 26, in <module>'): not a
 # package's file (site-packages, dist-packages, a Python's lib), not a REPL's <stdin>; run again, it prints the error.
 # (Never a name that starts with "-": python would read it as an option, "-c..." as code to run.)
+# Nor the interpreter's own runpy.py (which runs `-m MODULE` and a console script: Windows' python.org layout keeps it in
+# <prefix>\Lib, no "python" folder), whose run again is no command; a console script's frame (pip's launcher
+# <env>\Scripts\NAME.exe, whose zipped __main__.py imports the package) names the program itself, run as it is.
 _SCRIPT_FRAME = re.compile(
-    r'^\s*File "((?!-)(?![^"]*(?:site-packages|dist-packages|[\\/]lib[\\/]python))[^"<>]{1,300}\.py)", line \d'
+    r'^\s*File "((?!-)(?![^"]*(?:site-packages|dist-packages|[\\/]lib[\\/]python|[\\/]runpy\.py"))'
+    r'(?:[^"<>]{1,300}\.exe(?=[\\/]__main__\.py")|[^"<>]{1,300}\.py(?<!\.exe[\\/]__main__\.py)))'
+    r'(?:[\\/]__main__\.py)?", line \d'
 )
 
 
