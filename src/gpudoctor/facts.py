@@ -427,6 +427,13 @@ TORCH_OF_IMAGE = "NVIDIA's PyTorch image named"
 # jax[cuda12]) without the installed versions; its `means` is the major ("12"). JAX's packages of one major are then
 # put back at one release by jax's own extra, whatever their versions were (gpudoctor.checks.reported).
 JAX_CUDA_SAID = "JAX's CUDA major named"
+# The cue the pasted reader sets where, on native Windows, pip was asked for (or built) a package that publishes Linux
+# builds only (vLLM); its `means` is the package. Its route on that PC is WSL 2 (gpudoctor.checks.windows).
+LINUX_ONLY_SAID = "a Linux-only package asked for on native Windows"
+# The cue the pasted reader sets where pip found no release for the interpreter and the text shows pip typed as a
+# program of its own (`pip3 install torch`), not as `python -m pip`; its `means` is the name typed. The pip on PATH may
+# be another Python's than `python` (gpudoctor.pasted.ask asks it which).
+PIP_TYPED = "pip typed as a program of its own"
 # The cue the pasted reader sets where a traceback imports a compiled torch companion from a source checkout (its
 # package directory outside any site-packages: ~/repo/audio/torchaudio/__init__.py); `means` is the checkout,
 # `package` the distribution. Its extension was built there, against the torch of that time: it is rebuilt there.

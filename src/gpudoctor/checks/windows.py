@@ -980,6 +980,47 @@ def check_jax_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+# --- a Linux-only package on native Windows ---------------------------------------------------------------
+
+
+def check_linux_only_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """pip asked on native Windows for a package that publishes Linux builds only (gpudoctor.facts.LINUX_ONLY_SAID):
+    vLLM's requirements say "OS: Linux" and "vLLM does not support Windows natively" (vllm-project/vllm
+    docs/getting_started/installation/gpu.md @4487edc6), so pip builds its source distribution, which fails or is
+    unsupported whatever the driver, the toolkit and torch. Its route on that PC is WSL 2, where the Linux wheel runs
+    on the Windows driver and brings the CUDA torch it was built with."""
+    from gpudoctor.facts import LINUX_ONLY_SAID
+
+    if not facts.pasted.partial or facts.platform.system.lower() != "windows":
+        return
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == LINUX_ONLY_SAID), None)
+    if cue is None:
+        return
+    package = cue.get("means") or "vllm"
+    yield Finding(
+        "framework-windows-native-gpu",
+        Severity.ERROR,
+        "frameworks",
+        f"{package} was asked for on native Windows, for which it publishes no build",
+        f"{package} publishes Linux wheels only and does not support Windows natively: pip falls back to building "
+        "its source distribution, which fails or gives an unsupported build, whatever the driver, the toolkit and torch "
+        "installed on Windows. WSL 2 runs the Linux wheel on the Windows driver (no Linux driver is installed in it); "
+        "the wheel brings the CUDA torch it was built with.",
+        (ev("pasted", cue.get("line") or ""),),
+        Remediation(
+            "Install WSL 2 with Ubuntu (an administrator PowerShell; restart Windows when it asks), then inside Ubuntu: "
+            "nvidia-smi (the Windows driver's GPU), sudo apt-get install -y python3-venv; "
+            f"python3 -m venv ~/{package}-env; ~/{package}-env/bin/python -m pip install {package}; "
+            f"~/{package}-env/bin/python -c 'import {package}, torch; print({package}.__version__, "
+            "torch.cuda.is_available())'.",
+            (Cmd(("wsl", "--install", "-d", "Ubuntu"), root=True, note="restart Windows when it asks"),),
+            requires_root=True,
+            component="platform",  # the step moves the package to another system, WSL 2's Linux
+            where="Windows",
+        ),
+    )
+
+
 # --- TCC mode -------------------------------------------------------------------------------------------
 
 
@@ -1034,4 +1075,5 @@ CHECKS = (
     Check("windows-dlls", "frameworks", ("windows-dll-missing",), check_framework_dlls),
     Check("windows-tcc", "driver", ("windows-tcc-mode",), check_tcc),
     Check("windows-jax", "frameworks", ("framework-windows-native-gpu",), check_jax_windows),
+    Check("windows-linux-only", "frameworks", ("framework-windows-native-gpu",), check_linux_only_windows),
 )

@@ -469,6 +469,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out += _distributed_cut_asks(facts)
     out += _module_file_asks(facts) if windows else []
     out += _catalogue_asks(facts)
+    out += _pip_typed_asks(facts, windows)
     out += _logged_container_asks(facts)
     out += _family_asks(facts, codes)
     from gpudoctor.checks.driver import no_gpu_said
@@ -546,7 +547,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         # (catalogue.toml's installer family): the driver's and the frameworks' questions decide nothing of it.
         # Where the paste decided it (gpudoctor.checks.installers), nothing is left to ask.
         decided = codes & {"python-no-wheel", "python-externally-managed", "pip-too-old"}
-        entries = [] if decided else _catalogue_asks(facts)
+        entries = [] if decided else _catalogue_asks(facts) + _pip_typed_asks(facts, windows)
         out = [a for a in out if a in entries]
     out = [_in_venv(facts, py, a) for a in out]
     # An ask run in the container by name (docker exec NAME ...) makes the same ask on the host's shell a wrong answer.
@@ -1167,7 +1168,8 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
             # the paste ends before the error: the script its traceback starts in, run again where it ran, prints it
             out.append(
                 Ask(
-                    where.python_step(facts, script),
+                    # a console script's launcher (<env>\Scripts\NAME.exe) is the program itself, run as it is
+                    Cmd((script,)) if script.lower().endswith(".exe") else where.python_step(facts, script),
                     "the failing command's whole output, to its last line: the paste ends before the error",
                 )
             )
@@ -1751,6 +1753,28 @@ def _catalogue_asks(facts: Facts) -> list[Ask]:
             ):
                 continue  # shown already
             out.append(Ask(cmd, f"{decides} ({message.id})", subject=message.id))
+    return out
+
+
+def _pip_typed_asks(facts: Facts, windows: bool) -> list[Ask]:
+    """pip found no release for its interpreter, and the text shows pip typed bare (gpudoctor.facts.PIP_TYPED): the
+    pip on PATH may be another Python's than the `python` the other asks run, so it is asked which it is (its --version
+    line ends "from <site-packages> (python X.Y)": pypa/pip src/pip/_internal/utils/misc.py @6d309205,
+    get_pip_version); on Windows, every Python the launcher knows with its path (`py -0p`, "List with paths":
+    python/cpython PC/launcher-usage.txt @4aab9955), a 32-bit one as -32."""
+    from gpudoctor.facts import PIP_TYPED
+
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == PIP_TYPED), None)
+    if cue is None:
+        return []
+    out = [
+        Ask(
+            Cmd((cue.get("means") or "pip", "--version")),
+            "which Python the pip that found nothing belongs to (its path and version)",
+        )
+    ]
+    if windows:
+        out.append(Ask(Cmd(("py", "-0p")), "every Python installed, with its path and width (a 32-bit one shows as -32)"))
     return out
 
 

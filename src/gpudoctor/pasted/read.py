@@ -20,6 +20,8 @@ from gpudoctor.facts import (
     GPU_NAMED,
     IMAGE_RUN,
     JAX_CUDA_SAID,
+    LINUX_ONLY_SAID,
+    PIP_TYPED,
     PROGRAM_IMAGE,
     SOURCE_CHECKOUT,
     TORCH_CONDA_CPU,
@@ -107,6 +109,9 @@ def read_sources(sources: list[Source]) -> Gathered:
         failing = [e for e in found if e.kind not in _STARTUP_LINES and recognised_failure(e)]
         if not failing and (cut := _traceback_cut(lines)):
             script = _SCRIPT_FRAME.search(cut[1])
+            if script is None and 'runpy.py", line' in cut[1]:
+                # runpy ran a console script: its launcher's frame follows (the first of them that names one)
+                script = next((m for x in lines[-2_000:] if ".exe" in x and (m := _SCRIPT_FRAME.search(x))), None)
             found.append(ErrorEvidence("traceback-cut", cut[0], (("script", script.group(1)),) if script else ()))
         if not _GPU_WANTED.search(plain[:1_000_000]):
             # llama.cpp's "BLAS = 0" is a plain CPU build's system info, and insightface's "Applied providers:
@@ -137,6 +142,8 @@ def read_sources(sources: list[Source]) -> Gathered:
     _form_torch_untagged(g)
     _image_torch(g)
     _jax_cuda_said(g)
+    _linux_only_asked(g)
+    _pip_typed(g)
     _source_checkout(g)
     _no_such_torch(g)
     _not_installed(g)
@@ -198,8 +205,13 @@ def _unrecognised_failures(g: Gathered, outputs: list[list[str]]) -> None:
 # A traceback's first frame in the reporter's own script ('File "dali_vid_test.py", line 26, in <module>'): not a
 # package's file (site-packages, dist-packages, a Python's lib), not a REPL's <stdin>; run again, it prints the error.
 # (Never a name that starts with "-": python would read it as an option, "-c..." as code to run.)
+# Nor the interpreter's own runpy.py (which runs `-m MODULE` and a console script: Windows' python.org layout keeps it in
+# <prefix>\Lib, no "python" folder), whose run again is no command; a console script's frame (pip's launcher
+# <env>\Scripts\NAME.exe, whose zipped __main__.py imports the package) names the program itself, run as it is.
 _SCRIPT_FRAME = re.compile(
-    r'^\s*File "((?!-)(?![^"]*(?:site-packages|dist-packages|[\\/]lib[\\/]python))[^"<>]{1,300}\.py)", line \d'
+    r'^\s*File "((?!-)(?![^"]*(?:site-packages|dist-packages|[\\/]lib[\\/]python|[\\/]runpy\.py"))'
+    r'(?:[^"<>]{1,300}\.exe(?=[\\/]__main__\.py")|[^"<>]{1,300}\.py(?<!\.exe[\\/]__main__\.py)))'
+    r'(?:[\\/]__main__\.py)?", line \d'
 )
 
 
@@ -420,6 +432,47 @@ _CONDA_JAX = re.compile(r"\binstall\b.*?(?<![\w-])jax(?:lib)?(?![\w-])")
 # jax's cudaNN_local extra: JAX set up to load the machine's own CUDA and cuDNN, not NVIDIA's wheels
 _JAX_LOCAL = re.compile(r"\bjax\[cuda\d{2}_local\]")
 _JAX_DISAGREE = frozenset({"pjrt-plugin-mismatch", "jax-plugin-incompatible", "jax-plugin-api-missing"})
+
+
+# A package that publishes Linux builds only, asked for on native Windows: pip's install of it, or pip building its
+# wheel there. vLLM: "OS: Linux ... vLLM does not support Windows natively" (vllm-project/vllm
+# docs/getting_started/installation/gpu.md @4487edc6); its setup.py warns "vLLM only supports Linux platform (including
+# WSL) and MacOS.Building on win32" where a build still starts.
+_LINUX_ONLY_ASKED = LazyPattern(
+    r"\b(?:pip3?|uv pip)(?:\.exe)? install\b[^\n]{0,200}?(?<![\w.\-/\\])(?P<a>vllm)(?![\w\-])"
+    r"|\bBuilding wheels? for (?P<b>vllm)\b|\bFailed (?:to )?build(?:ing)? (?:wheel for )?(?P<c>vllm)\b"
+)
+
+
+def _linux_only_asked(g: Gathered) -> None:
+    """On native Windows, the first line asking pip for a package that publishes Linux builds only
+    (gpudoctor.facts.LINUX_ONLY_SAID, judged by gpudoctor.checks.windows)."""
+    # (WSL merely said does not count: vLLM's own warning names it, "Linux platform (including WSL)")
+    if g.system != "Windows" or g.wsl:
+        return
+    for _name, lines in g.texts:
+        for line in lines:
+            if "vllm" in line[:2_000].lower() and (m := _LINUX_ONLY_ASKED.search(line[:2_000])):
+                g.cues.append({"cue": LINUX_ONLY_SAID, "means": next(x for x in m.groups() if x), "line": line.strip()[:300]})
+                return
+
+
+# pip typed as a program of its own, as a command or a code span: `pip3 install`, `pip3.9 install`, `pip.exe install`
+# (not `python -m pip install`, which names its interpreter)
+_PIP_TYPED = LazyPattern(r"(?:^|[\s`'\"$#>])(?P<pip>pip(?:3(?:\.\d{1,2})?)?)(?:\.exe)? install\b")
+
+
+def _pip_typed(g: Gathered) -> None:
+    """Where pip found no release for its interpreter (installer-no-release), the pip the text shows typed bare
+    (gpudoctor.facts.PIP_TYPED): which Python that pip belongs to is then the question."""
+    if not any(e.kind == "installer-no-release" for e in g.errors):
+        return
+    for _name, lines in g.texts:
+        for line in lines:
+            head = line[:2_000]
+            if "install" in head and (m := _PIP_TYPED.search(head)) and not head[: m.start("pip")].rstrip().endswith("-m"):
+                g.cues.append({"cue": PIP_TYPED, "means": m.group("pip"), "line": line.strip()[:300]})
+                return
 
 
 def _jax_cuda_said(g: Gathered) -> None:
@@ -1241,8 +1294,16 @@ def _collect_env(g: Gathered, block: Block) -> str:
         m = re.match(r"^GPU (\d+):\s*(.+?)(?:\s*\(UUID:.*)?$", line)
         if m and not any(x.get("name") == m.group(2) and x.get("index") == int(m.group(1)) for x in g.gpus):
             g.gpus.append({"index": int(m.group(1)), "name": m.group(2).strip()})
-        elif not m and line and line.lower() not in ("could not collect", "none"):
+        # "No CUDA" is collect_env's word for every CUDA row where torch saw no CUDA and found no GPU, driver or
+        # runtime (its pretty_str, pytorch/pytorch torch/utils/collect_env.py @95511e23: `mutable_dict[field] =
+        # 'No CUDA'`), "Could not collect" its word for None: neither is a GPU's name
+        elif not m and line and line.lower() not in ("could not collect", "none", "no cuda"):
             g.gpus.append({"index": len(g.gpus), "name": line})
+    if fields.get("GPU models and configuration", "").lower() == "no cuda" and "gpu" not in g.whole:
+        # collect_env writes "No CUDA" there only when torch saw no CUDA and `nvidia-smi -L` listed nothing (its
+        # get_gpu_info returns None): the machine's NVIDIA GPUs were asked for and none answered, so a CPU build
+        # is no fault of its own there (a GPU the reporter names still counts: gpu_present)
+        g.whole.append("gpu")
     for path in cudnn_paths:
         g.files.setdefault(path.replace("\\", "/"), {"type": "file"})
     available = fields.get("Is CUDA available", "")
@@ -1554,6 +1615,10 @@ def _issue_form(g: Gathered, block: Block) -> str:
             if line:
                 g.errors.append(ErrorEvidence(kind, line.strip()[:300], ((field, versions[0]),)))
                 said.append("TensorRT" if field == "version" else "cuDNN")
+        elif key == "gpu models and configuration" and value.lower() == "no cuda" and "gpu" not in g.whole:
+            # collect_env's row, quoted or retyped outside its block: nvidia-smi listed no GPU (as in _collect_env)
+            g.whole.append("gpu")
+            said.append("no GPU")
         elif key.startswith(("nvidia driver", "driver")) and versions and re.match(r"^\d{3}\.\d+", versions[0]):
             g.driver_version = g.driver_version or versions[0]
             said.append("driver")
@@ -2074,9 +2139,20 @@ def _interpreter_of_webui_check(g: Gathered) -> None:
         )
 
 
+# pip's isolated build environment: a temporary folder (pip-build-env-XXXXXXXX) with the prefixes "normal" and
+# "overlay", where pip installs a source distribution's build requirements (pypa/pip src/pip/_internal/build_env.py
+# @a76b02bd: `for name in ("normal", "overlay")`). A frame there is pip's build running, with the torch pip fetched for
+# it: no interpreter of the reporter's, and gone once pip returns.
+_PIP_BUILD_ENV = LazyPattern(r"[\\/]pip-build-env-[\w]{1,40}(?:\\\\|[\\/])(?:normal|overlay)(?:\\\\|[\\/])", re.IGNORECASE)
+
+
 def _paths(g: Gathered, text: str) -> None:
     """Where tracebacks and warnings show the frameworks installed: their site-packages, the OS, Python."""
     for site, pkg in _site_paths(text[:MAX_SOURCE_CHARS]):
+        if _PIP_BUILD_ENV.search(site):
+            if re.match(r"^[A-Za-z]:[\\/]", site):
+                g.system = g.system or "Windows"
+            continue
         _site(g, site)
         if pkg in ("torch", "tensorflow", "jax", "jaxlib"):
             g.notes.append(f"{pkg} is installed in {site.replace(chr(92), '/')}")

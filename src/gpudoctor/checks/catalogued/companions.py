@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
-from gpudoctor.facts import Facts
+from gpudoctor.facts import JETSON_SAID, Facts
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
@@ -23,6 +23,7 @@ _COMPANION_OF = {
     "torchaudio-extension-not-loaded": "torchaudio",
     "torchvision-operator-missing": "torchvision",
     "torchvision-custom-ops-not-loaded": "torchvision",
+    "torchvision-op-no-cuda-kernel": "torchvision",
 }
 
 
@@ -59,6 +60,11 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
             f"torch's dispatcher has no operator torchvision::{e.get('op') or 'nms'}, which torchvision's compiled "
             "extension registers when it loads into the torch it was built for"
         )
+    elif e.get("entry") == "torchvision-op-no-cuda-kernel":
+        why = (
+            f"torch's dispatcher has no CUDA kernel of torchvision::{e.get('op') or 'nms'} (it lists CPU only), which "
+            "a torchvision built with CUDA registers: this torchvision is a build without CUDA beside a torch on the GPU"
+        )
     elif e.kind == "companion-load-failed":
         why = (
             "Windows' loader refused its compiled library, a file that is there: a DLL it links (torch's own) is not "
@@ -66,7 +72,20 @@ def check_companion_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
     else:
         why = f"its extension is built with CUDA {e.get('companion_cuda')}, torch with CUDA {e.get('torch_cuda')}"
-    if torch:
+    jetson = any(c.get("cue") == JETSON_SAID for c in facts.pasted.cues)
+    if jetson and not torch:
+        # A Jetson's torch is NVIDIA's JetPack build (its .nv version), which no index of PyTorch's carries: the
+        # companion is the one built against it, installed without its requirements so that pip keeps that torch
+        # (NVIDIA's "PyTorch for Jetson" wheels; the torchvision built from source with FORCE_CUDA=1 otherwise).
+        rem = Remediation(
+            f"Install the {name} built against the Jetson's own torch (the JetPack wheel of the release that pairs with "
+            f"it, or {name} built from source on the device with FORCE_CUDA=1), with pip's --no-deps so that pip keeps "
+            "NVIDIA's torch; PyTorch's indexes hold no build for Jetson. The torch version was not shown (the commands "
+            "that show it are asked for).",
+            (),
+            component="torch",
+        )
+    elif torch:
         rem = companion_fix(facts, ctx, name, torch, cuda)
     else:
         index = f" (cu{(e.get('torch_cuda') or '').replace('.', '')})" if e.get("torch_cuda") else ""
