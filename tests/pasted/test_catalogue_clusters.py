@@ -733,7 +733,8 @@ def test_a_rootless_daemons_hook_denied_devices_allow_sets_no_cgroups_and_restar
     config = "/etc/nvidia-container-runtime/config.toml"
     for text, rerun in (
         (_example("moby-38729-rootless-docker-hook-devices-allow-denied.txt"), None),
-        (case.read_text(encoding="utf-8"), ("docker", "run", "--rm", "--gpus", "all", "nvidia/cuda:10.0-base", "nvidia-smi")),
+        # (the reporter's own command, quoted inline before the sentence's full stop: given back as it was typed)
+        (case.read_text(encoding="utf-8"), ("docker", "run", "--gpus", "all", "nvidia/cuda:10.0-base", "nvidia-smi")),
     ):
         errors, codes, _ = _run(text)
         assert errors["container-hook-devices-allow-denied"]["path"] == "/sys/fs/cgroup/devices/user.slice/devices.allow"
