@@ -733,7 +733,8 @@ def test_a_rootless_daemons_hook_denied_devices_allow_sets_no_cgroups_and_restar
     config = "/etc/nvidia-container-runtime/config.toml"
     for text, rerun in (
         (_example("moby-38729-rootless-docker-hook-devices-allow-denied.txt"), None),
-        (case.read_text(encoding="utf-8"), ("docker", "run", "--rm", "--gpus", "all", "nvidia/cuda:10.0-base", "nvidia-smi")),
+        # (the reporter's own command, quoted inline before the sentence's full stop: given back as it was typed)
+        (case.read_text(encoding="utf-8"), ("docker", "run", "--gpus", "all", "nvidia/cuda:10.0-base", "nvidia-smi")),
     ):
         errors, codes, _ = _run(text)
         assert errors["container-hook-devices-allow-denied"]["path"] == "/sys/fs/cgroup/devices/user.slice/devices.allow"
@@ -1080,3 +1081,49 @@ def test_mig_instances_listed_are_not_a_pending_mode():
     errors, codes, _ = _run(text)
     assert "mig-mode-pending" not in errors
     assert "mig-enabled" not in codes or "pending" not in codes["mig-enabled"].title
+
+
+def test_a_bind_of_the_hosts_run_over_the_persistenced_socket_is_taken_out_of_the_run():
+    # the hook creates /run/nvidia-persistenced/socket in the container before binding the host's socket onto it;
+    # the run's own bind of the host's socket (nvidia-docker#885), or of the whole /var/run (the blind case
+    # tests/blind/plans15/cases/1520-*), makes that path a live socket: the fix is the run without that bind
+    errors, codes, _ = _run(_example("nvidia-docker-885-persistenced-socket-bound-into-container.txt"))
+    assert errors["container-persistenced-socket-bound"]["path"].endswith("/merged/run/nvidia-persistenced/socket")
+    cmds = _argvs(codes["container-no-gpu"])
+    assert cmds == [
+        ("docker", "run", "--runtime=nvidia", "-it", "-e", "NVIDIA_VISIBLE_DEVICES=all", "ubuntu:16.04", "bash"),
+        ("nvidia-smi",),
+    ]
+    text = (
+        "$ docker run --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all --volume=/run:/run -it debian bash\n"
+        "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/abc/merged/run/"
+        "nvidia-persistenced/socket: no such device or address: unknown.\n"
+    )
+    _, codes, _ = _run(text)
+    assert _argvs(codes["container-no-gpu"])[0] == (
+        "docker",
+        "run",
+        "--runtime=nvidia",
+        "-e",
+        "NVIDIA_VISIBLE_DEVICES=all",
+        "-it",
+        "debian",
+        "bash",
+    )
+
+
+def test_the_persistenced_socket_error_without_a_bind_shown_asks_for_the_binds():
+    # quiet twin (nvidia-docker#1300): the run the text shows binds nothing under /run; what the container binds,
+    # and whether the daemon runs, are asked, and no run is rewritten
+    errors, codes, asks = _run(_example("nvidia-docker-1300-persistenced-socket-no-bind-shown.txt"))
+    assert "container-persistenced-socket-bound" in errors
+    assert "container-no-gpu" not in codes
+    assert ("systemctl", "is-active", "nvidia-persistenced") in asks
+    # a bind elsewhere (a data directory) is no bind over the socket either
+    text = (
+        "$ docker run --gpus all -v /data/run:/data/run ubuntu nvidia-smi\n"
+        "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/abc/merged/run/"
+        "nvidia-persistenced/socket: no such device or address: unknown.\n"
+    )
+    _, codes, _ = _run(text)
+    assert "container-no-gpu" not in codes

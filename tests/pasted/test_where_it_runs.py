@@ -517,3 +517,41 @@ def test_a_drive_letter_path_beside_posix_search_paths_is_windows():
 )
 def test_a_release_archive_built_for_windows_is_windows(text, system):
     assert read_pasted([Source("report.txt", text + _ERR)])["platform"]["system"] == system
+
+
+# --- a run the reporter says works -------------------------------------------------------------------------------
+
+_HOOK_FILE_EXISTS = (
+    "nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/abc/merged/usr/lib/"
+    "x86_64-linux-gnu/libnvidia-ml.so.1: file exists: unknown.\n"
+)
+
+
+def _image_cue(text: str) -> str | None:
+    snap = validate_snapshot(read_pasted([Source("report.txt", text)]), "report")
+    img = where.image(diagnose(ReplayHost(snap)).facts)
+    return img["means"] if img is not None else None
+
+
+def test_a_sample_run_the_reporter_says_works_is_not_the_image_that_failed():
+    # the recorded case tests/blind/plans5/cases/420-* (nvidia-container-toolkit#289): "this sample just works fine:"
+    # above NVIDIA's nbody sample; the image that failed is the reporter's own, whose name the plan leaves to fill in
+    case = next((Path(__file__).resolve().parents[1] / "blind" / "plans5" / "cases").glob("420-*"))
+    text = (case / "input.txt").read_text(encoding="utf-8")
+    assert _image_cue(text) is None
+    report, _, steps, _ = _run(text)
+    ls = next(c for c in steps if c.argv[:2] == ("docker", "run"))
+    assert "nvcr.io/nvidia/k8s/cuda-sample:nbody" not in map(str, ls.argv)
+    # the same said after the command's closing backtick, on its line
+    said_after = "running `docker run --gpus all nvcr.io/nvidia/k8s/cuda-sample:nbody nbody -benchmark` works fine.\n"
+    assert _image_cue(said_after + _HOOK_FILE_EXISTS) is None
+
+
+def test_a_run_that_fails_or_works_but_is_still_the_image():
+    # quiet twins: a run the prose says fails, or "works, but" its program does not, is where the program ran
+    for text in (
+        "running `docker run --gpus all myorg/train:1.0 python train.py` fails with\n" + _HOOK_FILE_EXISTS,
+        "`docker run --gpus all myorg/train:1.0 python train.py` works, but torch sees no GPU\n",
+        "$ docker run --gpus all myorg/train:1.0 python train.py\n" + _HOOK_FILE_EXISTS,
+    ):
+        assert _image_cue(text) == "myorg/train:1.0", text

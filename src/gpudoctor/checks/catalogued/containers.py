@@ -1134,3 +1134,66 @@ def check_docker_gpus_one_argument(facts: Facts, ctx: Context) -> Iterable[Findi
             where="the host",
         ),
     )
+
+
+# The paths under which the container runtime's hook places nvidia-persistenced's socket (libnvidia-container's
+# NV_PERSISTENCED_SOCKET, /var/run/nvidia-persistenced/socket; /var/run is a link to /run on current distributions).
+_RUN_DIRS = ("/run", "/var/run")
+_SOCKET_DIR = "nvidia-persistenced"
+
+
+def _binds_over_socket(words: list[str]) -> tuple[int, str] | None:
+    """The first `-v`/`--volume` bind (SRC:DST[:opts]) of `words` whose container side is /run, /var/run, or the
+    persistence daemon's directory or socket under them (what the hook's own socket mount then lands on): the index of
+    its option word, and the bind."""
+    for i, w in enumerate(words):
+        opt, _, value = w.partition("=")
+        if opt not in ("-v", "--volume"):
+            continue
+        value = value or (words[i + 1] if i + 1 < len(words) else "")
+        parts = value.split(":")
+        target = (parts[1] if len(parts) > 1 else parts[0]).rstrip("/") or "/"
+        if target in _RUN_DIRS or any(target.startswith(f"{d}/{_SOCKET_DIR}") for d in _RUN_DIRS):
+            return i, value
+    return None
+
+
+def check_persistenced_socket_bound(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvidia-container-cli's `mount error: file creation failed: .../run/nvidia-persistenced/socket: no such device or
+    address`: the hook (libnvidia-container src/nvc_mount.c, mount_ipc) creates a file at that path in the container
+    before binding the host's socket onto it; where the container's own bind already put the host's /run (or /var/run,
+    or the socket) there, the path is the live socket, and creating a file on a socket fails with ENXIO
+    (NVIDIA/nvidia-docker#885). Decided only where the text shows the reporter's docker run with such a bind: without
+    it, the catalogue's asks (the container's binds) decide. The fix is the run without that bind; the driver,
+    persistence mode and the toolkit stay as they are."""
+    said = _said(facts, "container-persistenced-socket-bound")
+    runs = [e for e in facts.pasted.reported("docker-run-said") if (e.get("args") or "").split()] if said else []
+    bound = next(((e, b) for e in reversed(runs) if (b := _binds_over_socket((e.get("args") or "").split()))), None)
+    if not said or bound is None:
+        return
+    run, (at, bind) = bound
+    words = (run.get("args") or "").split()
+    kept = words[:at] + words[at + (1 if "=" in words[at] else 2) :]
+    yield Finding(
+        "container-no-gpu",
+        Severity.ERROR,
+        "platform",
+        f"the container binds the host's {bind.split(':')[0]} over the path where the NVIDIA runtime puts "
+        "nvidia-persistenced's socket",
+        "nvidia-container-cli could not create /run/nvidia-persistenced/socket in the container ('no such device or "
+        f"address'), as the text shows: with nvidia-persistenced running, the runtime binds its socket there, and the "
+        f"run's own bind ({bind}) has already made that path the host's live socket, on which no file can be created. "
+        "The driver, persistence mode and the container toolkit are not at fault.",
+        (ev("pasted", said[0].line), ev("pasted", run.line)),
+        Remediation(
+            f"Start the container without the bind {bind}: the runtime gives it the persistence daemon's socket "
+            "itself. Where the program needs something under /run, bind only that file or directory (for example "
+            "-v /var/run/docker.sock:/var/run/docker.sock), never /run or /var/run whole.",
+            (
+                Cmd(("docker", "run", *kept), note=f"your command, as the text shows it, without {bind}"),
+                Cmd(("nvidia-smi",), note="inside that container: the GPUs listed, persistence mode On"),
+            ),
+            component="container",
+            where="the host",
+        ),
+    )
