@@ -107,3 +107,114 @@ def test_tcpstore_without_libuv_off_windows_is_no_windows_finding():
     kinds, codes = _run(text)
     assert "tcpstore-libuv-missing" in kinds
     assert "framework-windows-native-gpu" not in codes
+
+
+# --- CUDA in a forked child, where the library that forks has its own start method -------------------------------
+
+CASE_1503 = next((ROOT / "tests/blind/plans15/cases").glob("1503-*")) / "input.txt"
+
+
+def _program_fault(text: str):
+    _, codes = _run(text)
+    f = codes["program-fault"]
+    assert f.severity is Severity.INFO and f.remediation is None  # the program's step, no environment repair
+    return f
+
+
+def test_vllms_forked_workers_are_told_its_own_start_method():
+    # https://github.com/vllm-project/vllm/issues/7077: the workers' log, vLLM's paths in it
+    f = _program_fault((EXAMPLES / "vllm-7077-vllm-worker-forked-cannot-reinitialize-cuda.txt").read_text(encoding="utf-8"))
+    assert "VLLM_WORKER_MULTIPROC_METHOD=spawn" in f.detail
+    assert "multiprocessing.set_start_method('spawn')" not in f.detail
+
+
+def test_vllm_named_by_its_version_line_is_enough():
+    # blind set 15's case 1503: "vllm version: ..." and the error, set_start_method tried already
+    assert "VLLM_WORKER_MULTIPROC_METHOD=spawn" in _program_fault(CASE_1503.read_text(encoding="utf-8")).detail
+
+
+def test_a_fork_without_vllm_keeps_pythons_start_method():
+    # quiet twin: the same error from a program's own DataLoader workers (pycls's catalogue example)
+    f = _program_fault((EXAMPLES / "pycls-183-cannot-reinitialize-cuda-forked.txt").read_text(encoding="utf-8"))
+    assert "VLLM_WORKER_MULTIPROC_METHOD" not in f.detail
+    assert "set_start_method('spawn')" in f.detail
+
+
+# --- an invalid device ordinal under CUDA_VISIBLE_DEVICES: the program's index, counted in the machine's numbering ----
+
+CASE_1534 = next((ROOT / "tests/blind/plans15/cases").glob("1534-*")) / "input.txt"
+
+
+def _snapshot(text: str):
+    return validate_snapshot(read_pasted([Source("t", text)]), "t")
+
+
+def test_an_index_beyond_the_mask_is_the_programs_own():
+    # blind set 15's case 1534: CUDA_VISIBLE_DEVICES=5 in the script and on its command line, the script asks for 5
+    text = CASE_1534.read_text(encoding="utf-8")
+    assert _snapshot(text)["env"]["CUDA_VISIBLE_DEVICES"] == "5"
+    _, codes = _run(text)
+    assert codes["program-fault"].severity is Severity.INFO and codes["program-fault"].remediation is None
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_a_mask_set_in_the_programs_own_environ_is_read():
+    # https://github.com/InternLM/InternLM-XComposer/issues/361: os.environ["CUDA_VISIBLE_DEVICES"] = "0" on two GPUs
+    text = (EXAMPLES / "internlm-xcomposer-361-os-environ-visible-devices-0-two-gpus-invalid-ordinal.txt").read_text(
+        encoding="utf-8"
+    )
+    assert _snapshot(text)["env"]["CUDA_VISIBLE_DEVICES"] == "0"
+    _, codes = _run(text)
+    assert "program-fault" in codes and "pasted-error-unexplained" not in codes
+
+
+def test_an_invalid_ordinal_without_a_mask_stays_open():
+    # quiet twin: nothing shows how many GPUs the process sees; the cause is not decided
+    _, codes = _run("RuntimeError: CUDA error: invalid device ordinal\n")
+    assert "program-fault" not in codes and "pasted-error-unexplained" in codes
+
+
+def test_a_mask_naming_a_gpu_the_machine_lacks_is_the_environments():
+    # quiet twin: two GPUs listed, the mask names a sixth: the variable is wrong, not the program's index
+    text = (
+        "$ nvidia-smi -L\n"
+        "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)\n"
+        "GPU 1: NVIDIA GeForce RTX 3090 (UUID: GPU-6e6cb1e7-e44e-3c3d-635e-0f4e9e3c9b88)\n"
+        "$ CUDA_VISIBLE_DEVICES=5 python train.py\n"
+        "RuntimeError: CUDA error: invalid device ordinal\n"
+    )
+    _, codes = _run(text)
+    assert "program-fault" not in codes
+
+
+# --- "no GPU found" beside the program's own backend listing the device it initialised -----------------------------
+
+CASE_1554 = next((ROOT / "tests/blind/plans15/cases").glob("1554-*")) / "input.txt"
+_GGML_FOUND = "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n"
+
+
+def test_a_wrappers_no_cuda_beside_ggml_finding_the_gpu_is_no_failure():
+    # blind set 15's case 1554: the reporter says the local model does not find CUDA; ggml_cuda_init lists the RTX 4090
+    _, codes = _run(CASE_1554.read_text(encoding="utf-8"))
+    assert "pasted-error-unexplained" not in codes
+    assert not any(f.severity >= Severity.WARNING for f in codes.values())
+
+
+def test_llamacpps_no_usable_gpu_beside_its_own_cuda_backend_is_no_failure():
+    # https://github.com/ggml-org/llama.cpp/issues/22748: the warning printed before the backends load, the RTX 5060 listed
+    text = (EXAMPLES / "llamacpp-22748-no-usable-gpu-warning-while-ggml-cuda-finds-rtx5060.txt").read_text(encoding="utf-8")
+    kinds, codes = _run(text)
+    assert "llama-cpp-no-gpu-device" in kinds
+    assert "pasted-error-unexplained" not in codes
+
+
+def test_the_gpu_unused_beside_ggml_finding_it_stays_open():
+    # quiet twin: found, but the reporter says it is not used (layers not offloaded, a setting): not decided here
+    _, codes = _run("llama.cpp does not use my GPU, everything runs on the CPU.\n" + _GGML_FOUND)
+    assert "pasted-error-unexplained" in codes
+
+
+def test_not_found_without_the_backends_device_line_stays_open():
+    # quiet twin: the same words, and no line of the program's backend listing a device
+    _, codes = _run("The local model does not find CUDA after I built llama.cpp with CUDA.\n")
+    assert "pasted-error-unexplained" in codes
