@@ -1733,6 +1733,17 @@ _PROGRAM_STEPS = {
     "gpu-memory-exhausted": "a smaller batch or model (or free what other processes hold: nvidia-smi lists them)",
     "nccl-unavailable": "the gloo backend (init_process_group(backend='gloo')), or the job run under Linux (WSL 2 included)",
 }
+# The step where the text names the library that started the processes (a catalogue [[component]]): its own setting, not
+# Python's. vLLM starts its tensor-parallel workers with the start method VLLM_WORKER_MULTIPROC_METHOD names, "fork" by
+# default (vllm-project/vllm vllm/envs.py @f218f9c2: `os.getenv("VLLM_WORKER_MULTIPROC_METHOD", "fork")`), whatever the
+# script gave multiprocessing.set_start_method; its maintainers on vllm-project/vllm#7077 and #7151: set it to spawn.
+_PROGRAM_STEPS_BY_COMPONENT = {
+    ("torch-cannot-reinitialize-cuda-forked", "vllm"): (
+        "vLLM forks its tensor-parallel workers unless told otherwise, whatever multiprocessing.set_start_method says: "
+        "VLLM_WORKER_MULTIPROC_METHOD=spawn in the environment that starts it (with LLM(...) under "
+        "`if __name__ == '__main__':`), or LLM(...) built before anything in the script touches CUDA"
+    ),
+}
 
 
 # The GPU's memory running out, as the catalogue reads it, and a failure line that says only that an allocation failed.
@@ -1760,11 +1771,56 @@ def program_fault(e, facts: Facts) -> bool:
         return False
     if e.kind == "nccl-unavailable":
         return _without_nccl(facts)
+    if e.kind == "cuda-invalid-device":
+        return bool(_masked_devices(facts))
     return e.kind in _PROGRAM_KINDS
 
 
+# The lines a program's own CUDA backend prints for each device it initialised (catalogue entries): ggml's
+# "Device 0: <name>, compute capability X.Y" (ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu @f6d77a1b).
+_BACKEND_FOUND_GPU = frozenset({"ggml-cuda-device-capability"})
+
+
+# What says the GPU was not found: the reporter's words that the program does not find or detect it (not that it does
+# not use it: a backend that found the GPU and offloaded nothing to it is the program's setting, QwenLM/Qwen3#196), and
+# llama.cpp's own "no usable GPU found", printed while parsing --gpu-layers before its backends load
+# (ggml-org/llama.cpp#22790: "a misleading 'no usable GPU found' warning even when GPU backends are available").
+_NOT_FOUND_WORDS = LazyPattern(r"\b(?:find|finds|found|detect\w*|recogni[sz]\w*)\b", re.IGNORECASE)
+
+
+def _not_found_but_backend_found(e, facts: Facts) -> bool:
+    """A "no GPU found" beside the program's own backend listing the CUDA device it initialised (ggml_cuda_init's
+    "Device 0: <name>, compute capability X.Y"): the program found the GPU (tests/blind/plans15/cases/1554-*: a Node
+    bridge's own probe says "No CUDA detected" under WSL while ggml_cuda_init finds the RTX 4090 in the same log)."""
+    said = e.kind == "llama-cpp-no-gpu-device" or (e.kind == "gpu-unused-said" and bool(_NOT_FOUND_WORDS.search(e.line or "")))
+    return said and any(x.get("entry") in _BACKEND_FOUND_GPU for x in facts.pasted.errors)
+
+
+# An entry of CUDA_VISIBLE_DEVICES: an index, or a GPU's or MIG instance's UUID (or its prefix)
+_MASK_ENTRY = LazyPattern(r"\d{1,3}|(?:GPU|MIG)-[0-9a-fA-F-]{1,60}")
+
+
+def _masked_devices(facts: Facts) -> list[str]:
+    """The entries of a CUDA_VISIBLE_DEVICES the text shows set for the program, where an invalid device ordinal beside
+    it is the program's own index: CUDA shows only the GPUs the variable lists, renumbered from 0 in its order (CUDA C++
+    Programming Guide, "CUDA Environment Variables"; PyTorch's CUDA semantics: indices are relative to the visible
+    devices), so an index counted in the machine's numbering (cuda:5 under CUDA_VISIBLE_DEVICES=5) names no device.
+    None where the variable names a GPU the machine shown does not have: that is the environment's
+    (checks.platform.check_cuda_visible_devices)."""
+    from gpudoctor.checks.platform import visible_devices
+
+    value = facts.platform.env.get("CUDA_VISIBLE_DEVICES") or ""
+    entries = [v.strip() for v in value.split(",")]
+    if not value or not all(_MASK_ENTRY.fullmatch(v) for v in entries):
+        return []
+    gpus = facts.driver.gpus
+    if gpus and visible_devices(value, [(g.index, g.uuid) for g in gpus], sum(g.mig_devices or 0 for g in gpus))[1]:
+        return []
+    return entries
+
+
 def _failure(e, facts: Facts) -> bool:
-    if e.kind == "nccl-unavailable" and program_fault(e, facts):
+    if e.kind in ("nccl-unavailable", "cuda-invalid-device") and program_fault(e, facts):
         return False  # said as the program's (check_reported_program_fault): nothing unexplained
     if (
         e.kind == "gpu-stack-failure"
@@ -1788,6 +1844,10 @@ def _failure(e, facts: Facts) -> bool:
         # a Mac has no CUDA to reach: CUDA 10.2 was the last toolkit and driver for macOS (NVIDIA's CUDA 10.2 release
         # notes), and PyTorch's macOS wheels are CPU and MPS builds ("MacOS Binaries dont support CUDA", pytorch.org
         # Get Started); a program that says it falls back to the CPU there says how a Mac runs it
+        return False
+    if _not_found_but_backend_found(e, facts):
+        # the program's own CUDA backend lists the device it initialised: what said no GPU was found is another probe
+        # than the one that runs the work, not a fault of the environment to name
         return False
     if e.kind == "gpu-unused-said" and facts.pasted.reported("gpu-reached-said"):
         # only the reporter's words, beside their words that nvidia-smi answers in the program's container: the GPU
@@ -1961,6 +2021,21 @@ def check_reported_program_fault(facts: Facts, ctx: Context, others: Iterable[Fi
     # (an extractor's kind is described by what it reads, after its colon: the meaning is the head)
     means = entry.means if entry is not None else EVIDENCE_KINDS.get(first.kind, first.kind).split(":", 1)[0]
     step = _PROGRAM_STEPS.get(first.kind)
+    if first.kind == "cuda-invalid-device":
+        shown = _masked_devices(facts)
+        step = (
+            f"CUDA_VISIBLE_DEVICES={','.join(shown)} leaves {len(shown)} GPU(s) visible to it, numbered from 0 in the "
+            f"variable's order: address them as cuda:0{f' to cuda:{len(shown) - 1}' if len(shown) > 1 else ''} (or "
+            "give no index), not by the machine's numbering"
+        )
+    if entry is not None:
+        from gpudoctor.facts import COMPONENT_NAMED
+
+        named = {c.get("means") for c in facts.pasted.cues if c.get("cue") == COMPONENT_NAMED}
+        own = next((v for (e, c), v in _PROGRAM_STEPS_BY_COMPONENT.items() if e == entry.id and c in named), None)
+        if own:
+            # (the entry's general advice, after its colon, is what the library's own setting replaces)
+            means, step = means.split(":", 1)[0], own
     yield Finding(
         PROGRAM,
         Severity.INFO,

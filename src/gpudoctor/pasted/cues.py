@@ -590,6 +590,13 @@ _QUOTED_RUN_ENV = LazyPattern(
     r"`(?:export\s+)?(?P<name>CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(?P<value>[\w,.:-]{1,200})\s+[A-Za-z./~][^`\n]{0,600}`"
 )
 
+# The same variable set by the program's own first lines (`os.environ["CUDA_VISIBLE_DEVICES"] = "5"`, tests/blind/
+# plans15/cases/1534-*; InternLM/InternLM-XComposer#361): CUDA reads it when the process first initialises CUDA, so a
+# script that sets it before then runs with it as if its shell had (CUDA C++ Programming Guide, "CUDA Environment
+# Variables"). A value the command line gives wins (setdefault, in the order the text shows them).
+_PY_ENV_SET = LazyPattern(
+    r"""os\.environ\[\s*["'](?P<name>CUDA_VISIBLE_DEVICES)["']\s*\]\s*=\s*["'](?P<value>[\w,.:-]{1,200})["']"""
+)
 
 # The loader's search path as a shell printed it: `echo $LD_LIBRARY_PATH` (or printenv) at a prompt or alone on a line,
 # its answer the next line that is a colon-separated list of absolute paths (empty entries kept: the loader reads an
@@ -833,6 +840,9 @@ def read_cues(g: Gathered, text: str) -> None:
         elif m := scan.search(_QUOTED_RUN_ENV, number):
             g.env.setdefault(m.group("name"), m.group("value"))
             _cue(g, f"{m.group('name')} on a quoted command line", "set for the program the reporter ran", line)
+        elif m := scan.search(_PY_ENV_SET, number):
+            g.env.setdefault(m.group("name"), m.group("value"))
+            _cue(g, f"{m.group('name')} set in the program's os.environ", "set by the program before CUDA starts", line)
         if m := scan.search(_WIN_PYTHON, number):
             path = m.group("path")
             if g.interpreter is None:

@@ -3,7 +3,7 @@
 Each check here judges one evidence kind the catalogue makes and emits the code the fact-based check would,
 only where no other check (run on the same facts) already says it: one finding per cause, with the line.
 The checks live by family, each module beside its own helpers: `containers`, `clusters`, `framework_builds`,
-`gpu_floors`, `companions`, `runtime_floors`, `builds`, `compilers`, `windows_wsl`, `devices` (`_common` holds what they share).
+`gpu_floors`, `companions`, `runtime_floors`, `builds`, `compilers`, `windows_wsl`, `devices`, `stated` (`_common` holds what they share).
 `CHECKS` keeps one order across them: the order of the findings follows it.
 """
 
@@ -88,6 +88,7 @@ from gpudoctor.checks.catalogued.gpu_floors import (
 )
 from gpudoctor.checks.catalogued.library_arch import check_library_below_arch_floor
 from gpudoctor.checks.catalogued.runtime_floors import check_runtime_floor
+from gpudoctor.checks.catalogued.stated import check_accelerate_p2p_ib, check_tcpstore_without_libuv
 from gpudoctor.checks.catalogued.windows_wsl import (
     check_cuda13_dll_folder,
     check_cuda_path_folder,
@@ -130,6 +131,10 @@ CHECKS = (
         "catalogued-image-cuda-compat", "toolkit", ("toolkit-newer-than-driver",), check_image_cuda_compat_refused, ("pasted",)
     ),
     Check("catalogued-slurm-devices", "gpu", ("cuda-visible-devices-hides-all",), check_slurm_devices_unconstrained, ("pasted",)),
+    Check("catalogued-accelerate-p2p-ib", "frameworks", ("nccl-transport-disabled",), check_accelerate_p2p_ib, ("pasted",)),
+    Check(
+        "catalogued-tcpstore-libuv", "frameworks", ("framework-windows-native-gpu",), check_tcpstore_without_libuv, ("pasted",)
+    ),
     Check("catalogued-p2p-acs", "frameworks", ("nccl-transport-disabled",), check_p2p_behind_switch, ("pasted",)),
     Check("catalogued-nccl-interface", "platform", ("nccl-interface-unroutable",), check_nccl_interface_unroutable, ("pasted",)),
     Check("catalogued-nccl-ifname", "platform", ("nccl-interface-unroutable",), check_nccl_socket_ifname_unmatched, ("pasted",)),
