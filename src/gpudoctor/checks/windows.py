@@ -963,16 +963,12 @@ def check_jax_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "installs the CPU jaxlib or finds no matching distribution, whatever the driver and CUDA installed. WSL 2 runs "
         "the Linux builds on the Windows driver (no Linux driver is installed in it).",
         (ev("pasted", cue.get("line") or ""),),
-        Remediation(
-            "Install WSL 2 with Ubuntu (an administrator PowerShell; restart Windows when it asks), then inside Ubuntu: "
-            "nvidia-smi (the Windows driver's GPU), sudo apt-get install -y python3-venv; python3 -m venv ~/jax; "
-            f"~/jax/bin/python -m pip install --upgrade 'jax[cuda{major}]'; ~/jax/bin/python -c 'import jax; "
-            "print(jax.devices())'.",
-            (Cmd(("wsl", "--install", "-d", "Ubuntu"), root=True, note="restart Windows when it asks"),),
-            requires_root=True,
-            component="jax",
-            where="Windows",
-            alternative=Remediation(
+        _wsl2_route(
+            "jax",
+            f"--upgrade 'jax[cuda{major}]'",
+            "import jax; print(jax.devices())",
+            "jax",
+            Remediation(
                 "Stay on native Windows with JAX on the CPU.", (pip(facts, "install", "--upgrade", "jax"),), component="jax"
             ),
         ),
@@ -981,6 +977,25 @@ def check_jax_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 
 # --- a Linux-only package on native Windows ---------------------------------------------------------------
+
+
+def _wsl2_route(env: str, spec: str, verify: str, component: str, alternative: Remediation | None = None) -> Remediation:
+    """The route of a package that publishes Linux GPU builds only, from native Windows: WSL 2 with Ubuntu (installed
+    from an administrator PowerShell), then, inside it, a venv ~/ENV with the package (`pip install SPEC`) and its check
+    (`python -c VERIFY`). Inside WSL the Windows driver serves the GPU; no Linux driver is installed there. The steps
+    inside Ubuntu are prose: they run in another system than the one this plan's commands are written for."""
+    from gpudoctor.cmdline import Cmd
+
+    return Remediation(
+        "Install WSL 2 with Ubuntu (an administrator PowerShell; restart Windows when it asks), then inside Ubuntu: "
+        f"nvidia-smi (the Windows driver's GPU), sudo apt-get install -y python3-venv; python3 -m venv ~/{env}; "
+        f"~/{env}/bin/python -m pip install {spec}; ~/{env}/bin/python -c '{verify}'.",
+        (Cmd(("wsl", "--install", "-d", "Ubuntu"), root=True, note="restart Windows when it asks"),),
+        requires_root=True,
+        component=component,
+        where="Windows",
+        alternative=alternative,
+    )
 
 
 def check_linux_only_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
@@ -1007,16 +1022,12 @@ def check_linux_only_windows(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "installed on Windows. WSL 2 runs the Linux wheel on the Windows driver (no Linux driver is installed in it); "
         "the wheel brings the CUDA torch it was built with.",
         (ev("pasted", cue.get("line") or ""),),
-        Remediation(
-            "Install WSL 2 with Ubuntu (an administrator PowerShell; restart Windows when it asks), then inside Ubuntu: "
-            "nvidia-smi (the Windows driver's GPU), sudo apt-get install -y python3-venv; "
-            f"python3 -m venv ~/{package}-env; ~/{package}-env/bin/python -m pip install {package}; "
-            f"~/{package}-env/bin/python -c 'import {package}, torch; print({package}.__version__, "
-            "torch.cuda.is_available())'.",
-            (Cmd(("wsl", "--install", "-d", "Ubuntu"), root=True, note="restart Windows when it asks"),),
-            requires_root=True,
-            component="platform",  # the step moves the package to another system, WSL 2's Linux
-            where="Windows",
+        # the step moves the package to another system, WSL 2's Linux: the platform's step
+        _wsl2_route(
+            f"{package}-env",
+            package,
+            f"import {package}, torch; print({package}.__version__, torch.cuda.is_available())",
+            "platform",
         ),
     )
 
