@@ -179,6 +179,10 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # docker's pull of an nvidia/cuda tag the registry does not hold: pasted text only (a snapshot pulls no image);
         # tests/spec/test_pasted_container_requests.py states it
         "container-image-tag-missing",
+        # a framework's prebuilt binary killed by SIGILL on a CPU without the instructions it was built for (AVX): the
+        # shell's report of the failing import, pasted text only (a snapshot imports no framework);
+        # tests/spec/test_framework_cpu_unsupported.py states it on real reports
+        "framework-cpu-unsupported",
         # the GPU Operator's driver container failing on a node whose kernel its distribution does not carry: the
         # cluster's text only (a snapshot reads no pod); tests/spec/test_pasted_container_requests.py states it
         "driver-container-kernel-unsupported",

