@@ -60,9 +60,10 @@ import tomllib
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tools.golden import Runner  # noqa: E402 (the project's root on the path first)
+from tools import blind_sets  # noqa: E402 (the project's root on the path first)
+from tools.golden import Runner  # noqa: E402
 
-SETS = tuple(f"plans{n}" for n in range(3, 14))  # never plans14 (the blind set being collected)
+SETS = blind_sets.OPEN  # never the blind set being collected (tools/blind_sets.py)
 _NOTE = re.compile(r"\s{2,}\(.*$|\s+\((?:cmd|bash|in |on |inside|the |is |does |driver|expect|what|which|and ).*$")
 _IMPORT = re.compile(r"\bimport\s+([\w.]+(?:\s*,\s*[\w.]+)*)|\bfrom\s+([\w.]+)\s+import\b")
 

@@ -53,9 +53,10 @@ import tomllib
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tools.golden import Runner  # noqa: E402 (the project's root on the path first)
+from tools import blind_sets  # noqa: E402 (the project's root on the path first)
+from tools.golden import Runner  # noqa: E402
 
-SETS = tuple(f"plans{n}" for n in range(3, 14))  # never plans14 (a blind set being collected)
+SETS = blind_sets.OPEN  # never the blind set being collected (tools/blind_sets.py)
 KINDS = ("other interpreter", "prompt env only", "sudo dropped", "sudo copied", "after restart", "shell")
 
 _BARE = ("python", "python3", "py", "pip", "pip3")

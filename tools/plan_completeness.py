@@ -73,7 +73,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tools import clean_bills  # noqa: E402 (the project's root on the path first)
+from tools import blind_sets, clean_bills  # noqa: E402 (the project's root on the path first)
 from tools.golden import Runner  # noqa: E402
 
 BLOCKING = clean_bills.BLOCKING
@@ -235,7 +235,7 @@ def kind9_reasons() -> list[tuple[str, str, str]]:
     import tomllib
 
     out = []
-    for n in range(3, 14):  # never plans14
+    for n in (int(s.removeprefix("plans")) for s in blind_sets.OPEN):  # never the blind set (tools/blind_sets.py)
         for path in sorted((ROOT / f"tests/blind/plans{n}").glob("verdicts-*.toml")):
             for run in tomllib.loads(path.read_text(encoding="utf-8")).values():
                 for case, verdict in run.items() if isinstance(run, dict) else ():

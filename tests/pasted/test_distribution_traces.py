@@ -108,3 +108,24 @@ def test_quiet_twins_disagreeing_traces_a_dockerfile_line_and_a_container():
     text = _text("blind/plans10/cases/1033-llamacpp24418-debian13-docker-server-cuda-image-driver-550-error-804-gtx1080ti")
     distro = _diagnose(text).facts.platform.distro
     assert (distro.id, distro.version_id, distro.pretty_name) == ("debian", "13", "Debian GNU/Linux 13 (trixie)")
+
+
+def test_a_package_version_built_for_ubuntu_names_it_and_its_release():
+    # the Shine cluster's thread (tests/blind/plans14 1447): apt's history shows unattended-upgrade moving
+    # libnvidia-common-460 to 460.80-0ubuntu0.20.04.2 and the reporter ran apt and ubuntu-drivers: Ubuntu 20.04, so
+    # the plan's `ubuntu-drivers` exists there (it was an unmet precondition while only apt's family was read)
+    text = _text(
+        "blind/plans14/cases/1447-shinecluster-50-lab-cluster-ubuntu2004-unattended-upgrade-nvidia-460-then-apt-reinstall-driver-library-mismatch-needs-reboot"
+    )
+    distro = _diagnose(text).facts.platform.distro
+    assert (distro.id, distro.id_like, distro.version_id) == ("ubuntu", "debian", "20.04")
+    assert any("0ubuntu0.20.04" in line for line in _cited(text))
+    # a graphics-drivers PPA build keeps "ubuntu" before its ~gpu suffix: Ubuntu, its release not read from it
+    traced = agreed(read_traces([("t", ["ii  nvidia-driver-470  470.57.02-0ubuntu0~gpu20.04.1  amd64"])]))
+    assert traced is not None and (traced.distro, traced.release) == ("ubuntu", "")
+
+
+def test_quiet_twins_debian_and_nvidia_repository_versions_name_no_ubuntu():
+    # Debian's own revision (+debNuM), NVIDIA's CUDA repository's plain -1, and "ubuntu" not in a Debian revision
+    lines = ["ii  libc6:amd64  2.31-13+deb11u5  amd64", "ii  cuda-drivers  525.60.13-1  amd64", "tag: my-ubuntu-image"]
+    assert read_traces([("t", lines)]) == []

@@ -3,8 +3,8 @@
 A paste that names no distribution often shows it: the kernel release carries its distribution's naming (Ubuntu's
 `6.5.0-41-generic`, Debian's `6.1.0-18-amd64` or `6.12.90+deb13.1-amd64`, Fedora's `.fc34.x86_64`, RHEL's and its
 rebuilds' `.el9_3.x86_64`, Amazon Linux's `.amzn2.x86_64`), the reporter's own commands name the package manager
-(apt, dnf or yum, pacman, zypper), and Debian's multiarch library directory (/usr/lib/x86_64-linux-gnu) is its
-family's. Each trace is read with the line it stands on; a trace that names a family and not a distribution gives
+(apt, dnf or yum, pacman, zypper), a package's version names Ubuntu's archive (`0ubuntu0.20.04.1`), and Debian's
+multiarch library directory (/usr/lib/x86_64-linux-gnu) is its family's. Each trace is read with the line it stands on; a trace that names a family and not a distribution gives
 the family only (apt is Ubuntu's and Debian's), and one that names no release gives none. Traces that disagree decide
 nothing. In a paste that shows a container, the kernel is the host's and a package manager's run may be the image's:
 none decides there (gpudoctor.pasted.read calls this only outside containers, WSL and Windows).
@@ -42,6 +42,11 @@ _RPM_KERNEL = re.compile(
     r"(?<![\w.])\d+\.\d+\.\d+-[\d.]+\.(?:fc(?P<fc>\d{2})|el(?P<el>\d{1,2})(?:_\d+)*|amzn(?P<amzn>2023|2))"
     r"\.(?:x86_64|aarch64|ppc64le)(?![\w.])"
 )
+# A package built for Ubuntu's archive: "ubuntu" in its Debian revision (<upstream>-<debian>ubuntu<n>, and for an
+# update to a released series <n>.<series> or a backport ~<series>: 460.80-0ubuntu0.20.04.2, 9.4.0-1ubuntu1~20.04.2;
+# Ubuntu Packaging Guide, "Version numbers": https://canonical-ubuntu-packaging-guide.readthedocs-hosted.com/en/latest/explanation/versions/).
+# Debian's own revisions carry +debNuM instead, and a PPA's ~ppa or ~gpu suffix keeps the "ubuntu" before it.
+_UBUNTU_PACKAGE = re.compile(r"(?<=[\d.])-\d*ubuntu\d+(?:[.~](?P<release>\d{2}\.\d{2})(?![\d]))?")
 # A package manager the reporter ran: the command begins its line (after a shell prompt and sudo), so a Dockerfile's
 # RUN line or a sentence about apt is not a run on the machine the paste is about.
 _PACKAGE_RUN = re.compile(
@@ -94,6 +99,8 @@ def _line_traces(line: str) -> list[Trace]:
             out.append(Trace("", "rhel", m.group("el"), "a RHEL-family kernel release (.el tag)", said))
         else:
             out.append(Trace("amzn", "rhel", m.group("amzn"), "an Amazon Linux kernel release (.amzn tag)", said))
+    if m := _UBUNTU_PACKAGE.search(said):
+        out.append(Trace("ubuntu", "debian", m.group("release") or "", "a package version built for Ubuntu", said))
     if m := _PACKAGE_RUN.match(said):
         out.append(Trace("", _TOOL_FAMILY[m.group("tool")], "", f"{m.group('tool')} run", said))
     if _MULTIARCH.search(said):
