@@ -68,10 +68,12 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
     # the imports (gpudoctor.probes.run_probes).
     report = diagnose(host, request.options, request.matrix_path, ctx)
     from gpudoctor.model import exit_code_for, sort_findings
-    from gpudoctor.planner.deciders import with_release_asks, with_values
+    from gpudoctor.planner.deciders import with_docker_root, with_release_asks, with_values
     from gpudoctor.planner.prescribe import build
     from gpudoctor.planner.where import shell
 
+    # No docker command without the sudo the paste's own docker runs under (a user outside the docker group).
+    report.findings = with_docker_root(report.findings, report.facts)
     # No printed command holds a placeholder: the facts fill it in, or the command lists its values instead.
     report.findings = with_values(report.findings, report.facts)
     # Nor a command the machine's tool is too old for, or of a release nothing shown decides (planner.tool_floors).

@@ -544,6 +544,23 @@ def _facts(**platform):
             None,
         ),
         ({}, (Cmd(("dpkg", "-i", "cuda-keyring_1.1-1_all.deb"), root=True),), "", "is not downloaded by an earlier"),
+        # any apt-get install reads the package index, which the recording does not hold: an update comes first (its
+        # twins: apt-get update before it, and apt's update, which reads the same index)
+        ({}, (Cmd(("apt-get", "install", "-y", "python3-venv"), root=True),), "", "no package-index update (apt-get update)"),
+        (
+            {},
+            (Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", "python3-venv"), root=True)),
+            "",
+            None,
+        ),
+        ({}, (Cmd(("apt", "update"), root=True), Cmd(("apt-get", "install", "-y", "gcc-10"), root=True)), "", None),
+        # a recursive removal names its folder from anywhere: relative, it depends on the shell's directory (twins: under
+        # the home directory, absolute, and a relative file removed without -r)
+        ({}, (Cmd(("rm", "-rf", "./.triton/cache")),), "", "removes ./.triton/cache, a path relative to"),
+        ({}, (Cmd(("rm", "-r", "--", "build")),), "", "removes build, a path relative to"),
+        ({}, (Cmd(("rm", "-rf", "~/.triton/cache")),), "", None),
+        ({}, (Cmd(("rm", "-rf", "/home/u/repo/build")),), "", None),
+        ({}, (Cmd(("rm", "-f", "nohup.out")),), "", None),
         (
             {},
             (Cmd((_PY, "-m", "pip", "install", "--no-index", "--find-links", "d", "torch==2.2.1+cu118")),),

@@ -152,11 +152,12 @@ def test_debians_refusal_plans_python3_venv_then_a_venv_in_the_project_folder():
     f = pasted_findings(DEBIAN)["python-externally-managed"]
     cmds = f.remediation.commands
     assert [c.argv for c in cmds] == [
+        ("apt-get", "update"),  # a package index first (gpudoctor.planner.needs: every apt-get install)
         ("apt-get", "install", "-y", "python3-venv"),
         ("python3", "-m", "venv", ".venv"),
         (".venv/bin/python", "-m", "pip", "install", Placeholder("packages")),
     ]
-    assert cmds[0].root and not cmds[1].root and not cmds[2].root
+    assert cmds[0].root and cmds[1].root and not cmds[2].root and not cmds[3].root
     assert "--break-system-packages" not in [w for c in cmds for w in map(str, c.argv)]
 
 

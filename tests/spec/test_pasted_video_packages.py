@@ -39,7 +39,7 @@ def _run(text: str):
 def test_debian_listing_without_libnvcuvid1_installs_it_at_the_drivers_version():
     found, cmds = _run(APT_DEBIAN + "hwaccel_args: -c:v h264_cuvid # doesn't work\n")
     assert CODE in found
-    assert cmds == [("ldconfig", "-p"), ("apt-get", "install", "-y", "libnvcuvid1=535.104.05-1")]
+    assert cmds == [("ldconfig", "-p"), ("apt-get", "update"), ("apt-get", "install", "-y", "libnvcuvid1=535.104.05-1")]
 
 
 @states(CODE, FIRES)

@@ -41,7 +41,7 @@ def test_tritons_invalid_image_on_a_driver_below_cuda12_points_triton_at_a_cuda1
         "tests/pasted/catalogue_examples/triton-4029-device-kernel-image-invalid-driver-470.txt",
     ):
         f = pasted_findings(_text(path))["toolkit-newer-than-driver"]
-        assert argv_of(f) == [("rm", "-rf", "./.triton/cache"), ("/usr/local/cuda/bin/ptxas", "--version")], path
+        assert argv_of(f) == [("rm", "-rf", "~/.triton/cache"), ("/usr/local/cuda/bin/ptxas", "--version")], path
         env = [c for c in f.remediation.commands if isinstance(c, SetEnv)]
         assert [(e.name, e.value) for e in env] == [("TRITON_PTXAS_PATH", "/usr/local/cuda/bin/ptxas")], path
 

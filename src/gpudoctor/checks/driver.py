@@ -14,6 +14,7 @@ from gpudoctor.cmdline import Cmd, Placeholder
 from gpudoctor.facts import DKMS_SAID, MODULE_KEY_REFUSED, Facts, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.remedy import (
+    apt_install,
     container_gpu_commands,
     container_of,
     container_setup_alternative,
@@ -814,13 +815,7 @@ def unreachable_fix(facts: Facts) -> Remediation:
         commands: list[Cmd] = [Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvidia-ml|libcuda"))]
         branch = major(kernel)
         if branch and (facts.platform.distro.id or "").lower() == "ubuntu":
-            commands.append(
-                Cmd(
-                    ("apt-get", "install", "-y", f"libnvidia-compute-{branch}"),
-                    root=True,
-                    note="the user-space libraries of the loaded module's branch",
-                )
-            )
+            commands += apt_install(f"libnvidia-compute-{branch}", note="the user-space libraries of the loaded module's branch")
         else:
             commands += installed_driver_packages(facts)
         return Remediation(

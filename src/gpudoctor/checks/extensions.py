@@ -20,7 +20,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable
-from dataclasses import replace
 
 from gpudoctor import symbols
 from gpudoctor.checks.base import Check, Context, ev
@@ -519,10 +518,9 @@ def _pasted_symbols(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
 def _rebuild_checkout(facts: Facts, ctx: Context, name: str, checkout: str) -> Remediation:
     """`name` built again from the source checkout it was built in, against the torch installed now (no release wheel is
-    what the environment runs). A checkout under the home directory is named from there (./repo/audio for
-    ~/repo/audio): no shell expands a quoted ~."""
-    home = checkout.startswith("~/")
-    where = "./" + checkout[2:] if home else checkout
+    what the environment runs). A checkout under the home directory keeps its ~/ (the quoting layer leaves it bare for
+    the shell to expand), so the commands name the same folder from any directory."""
+    where = checkout
     # torch's version not shown: what the build compiles against is read first, with the same interpreter
     shown = isinstance(facts.frameworks.torch, Found)
     cmds: list[Line] = [] if shown else [build_toolchain(facts)]
@@ -532,10 +530,8 @@ def _rebuild_checkout(facts: Facts, ctx: Context, name: str, checkout: str) -> R
         cmds.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
     # setuptools reuses the objects it finds in the checkout's build directory: left there, the old build's objects
     # (compiled against the other torch) would be linked again. It holds only what the build makes again.
-    remove = Cmd(("rm", "-rf", posixpath.join(where, "build")))
-    install = pip(facts, "install", "--no-build-isolation", "--force-reinstall", "--no-deps", where)
-    cmds.append(replace(remove, note="from the home directory") if home else remove)
-    cmds.append(replace(install, note="from the home directory") if home else install)
+    cmds.append(Cmd(("rm", "-rf", posixpath.join(where, "build"))))
+    cmds.append(pip(facts, "install", "--no-build-isolation", "--force-reinstall", "--no-deps", where))
     return Remediation(
         f"Rebuild {name} from its checkout {checkout}, where it was built against another torch, with the interpreter "
         "whose torch it must load (--no-build-isolation builds against that torch), after removing the checkout's "

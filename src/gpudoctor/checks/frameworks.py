@@ -534,7 +534,8 @@ def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | N
         f"TensorFlow {last.version} was the last release with GPU support on native Windows; from 2.11 TensorFlow's "
         f"install page ({TF_WINDOWS_INSTALL}) runs the GPU build in WSL 2. Install WSL 2 (an administrator PowerShell; "
         "restart Windows when it asks), then in its Ubuntu shell install TensorFlow with its CUDA libraries in a virtual "
-        "environment: sudo apt-get install -y python3-venv; python3 -m venv ~/tf; ~/tf/bin/python -m pip install "
+        "environment: sudo apt-get update; sudo apt-get install -y python3-venv; python3 -m venv ~/tf; "
+        "~/tf/bin/python -m pip install "
         f"'tensorflow[and-cuda]'. Or stay on native Windows with TensorFlow {last.version} "
         f"(tensorflow {installed} -> {spec.split('==', 1)[1]}{keras}): {native}; or keep running on the CPU.",
         (Cmd(("wsl", "--install"), root=True, note="restart Windows when it asks"),),

@@ -21,7 +21,7 @@ from gpudoctor.facts import Facts
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
-from gpudoctor.planner.remedy import reboot
+from gpudoctor.planner.remedy import apt_install, reboot
 from gpudoctor.planner.resume import pip_install, shown_command
 from gpudoctor.planner.where import python_exe
 from gpudoctor.probed import Found
@@ -38,7 +38,7 @@ _CP = LazyPattern(r"^cp(?P<major>\d)(?P<minor>\d{1,2})$")
 _PY32_FOLDER = LazyPattern(r"(?P<root>^.*?[\\/]Python3(?P<minor>\d{1,2})-32)(?:[\\/]|$)")
 _PIN = LazyPattern(r"^(?P<name>[A-Za-z0-9][\w.-]*)==(?P<version>[\w.!]+?)(?:\+(?P<tag>[\w.]+))?$")
 # The package managers whose Python ships venv apart (Debian's python3-venv; the message names apt).
-_VENV_PACKAGE = {"apt": ("apt-get", "install", "-y", "python3-venv")}
+_VENV_PACKAGE = {"apt": "python3-venv"}
 
 
 def _said(facts: Facts, kind: str) -> list:
@@ -583,7 +583,7 @@ def check_externally_managed(facts: Facts, ctx: Context) -> Iterable[Finding]:
         )
     else:
         commands = (
-            *((Cmd(setup, root=True, note="Debian and Ubuntu ship venv apart from Python"),) if setup else ()),
+            *(apt_install(setup, note="Debian and Ubuntu ship venv apart from Python") if setup else ()),
             Cmd(("python3", "-m", "venv", ".venv")),
             Cmd((".venv/bin/python", "-m", "pip", "install", Placeholder("packages")), note="what you installed, as before"),
         )

@@ -983,12 +983,15 @@ def _wsl2_route(env: str, spec: str, verify: str, component: str, alternative: R
     """The route of a package that publishes Linux GPU builds only, from native Windows: WSL 2 with Ubuntu (installed
     from an administrator PowerShell), then, inside it, a venv ~/ENV with the package (`pip install SPEC`) and its check
     (`python -c VERIFY`). Inside WSL the Windows driver serves the GPU; no Linux driver is installed there. The steps
-    inside Ubuntu are prose: they run in another system than the one this plan's commands are written for."""
+    inside Ubuntu are prose: they run in another system than the one this plan's commands are written for. A new
+    distribution's package index is empty, so apt-get install there comes after apt-get update (as every apt-get install
+    of a plan does: gpudoctor.planner.needs)."""
     from gpudoctor.cmdline import Cmd
 
     return Remediation(
         "Install WSL 2 with Ubuntu (an administrator PowerShell; restart Windows when it asks), then inside Ubuntu: "
-        f"nvidia-smi (the Windows driver's GPU), sudo apt-get install -y python3-venv; python3 -m venv ~/{env}; "
+        f"nvidia-smi (the Windows driver's GPU), sudo apt-get update; sudo apt-get install -y python3-venv; "
+        f"python3 -m venv ~/{env}; "
         f"~/{env}/bin/python -m pip install {spec}; ~/{env}/bin/python -c '{verify}'.",
         (Cmd(("wsl", "--install", "-d", "Ubuntu"), root=True, note="restart Windows when it asks"),),
         requires_root=True,

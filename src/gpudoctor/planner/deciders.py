@@ -166,9 +166,15 @@ def listing(name: str, line: Line, values: Mapping[str, str] | None = None) -> C
     tool = tool if tool in ("docker", "podman") else "docker"
     image = (values or {}).get("image")
     if name == "container" and image:
-        return Cmd((tool, "ps", "-a", "--filter", f"ancestor={image}"), note="the NAMES column")
+        root = isinstance(line, Cmd) and line.root
+        return Cmd((tool, "ps", "-a", "--filter", f"ancestor={image}"), root=root, note="the NAMES column")
     make = _LISTS.get(name)
-    return make(tool) if make is not None else None
+    if make is None:
+        return None
+    lister = make(tool)
+    # A container's or an image's list comes from the same daemon as the command it is for: under sudo where that runs
+    # under it (a user outside the docker group reaches the daemon only as root: with_docker_root).
+    return replace(lister, root=True) if isinstance(line, Cmd) and line.root and lister.argv[0] == tool else lister
 
 
 def known_values(facts: Any) -> dict[str, str]:
@@ -314,6 +320,31 @@ def with_values(findings: Sequence[Finding], facts: Any) -> list[Finding]:
             f = replace(f, remediation=decided(r, values, target))
         out.append(f)
     return out
+
+
+def with_docker_root(findings: Sequence[Finding], facts: Any) -> list[Finding]:
+    """`findings`, where the paste runs its image under sudo (gpudoctor.planner.where.image_root), with every docker
+    command of their remediations under sudo too: the reporter is outside the docker group, so their docker reaches
+    the daemon only as root (gpudoctor.planner.needs holds every plan to it). `docker --version` asks the client
+    alone and stays as it is."""
+    from gpudoctor.planner.where import image_root
+
+    if not image_root(facts):
+        return list(findings)
+
+    def as_root(r: Remediation) -> Remediation:
+        lines = tuple(
+            replace(c, root=True)
+            if isinstance(c, Cmd) and c.argv[:1] == ("docker",) and c.argv[1:] != ("--version",) and not c.root
+            else c
+            for c in r.commands
+        )
+        alt = as_root(r.alternative) if r.alternative is not None else None
+        if lines == r.commands and alt is r.alternative:
+            return r
+        return replace(r, commands=lines, alternative=alt, requires_root=r.requires_root or lines != r.commands)
+
+    return [replace(f, remediation=as_root(f.remediation)) if f.remediation is not None else f for f in findings]
 
 
 def _holds_placeholder(r: Remediation) -> bool:

@@ -694,12 +694,17 @@ def _reboot(s: State, a: Action) -> None:
         s.flag("unmet-precondition", a, "a reboot with nothing to activate: no earlier step changes what it loads")
 
 
+# apt and apt-get read one package index (/var/lib/apt/lists): an update by either serves both.
+_APT = {"apt": "apt-get"}
+
+
 def apply(s: State, a: Action) -> None:
     k = a.kind
     # Kinds that change nothing the diagnosis reads (a service restart: the recorded machine holds no service state).
     if k in ("inspect", "pkg-update", "pkg-hold", "pip-download", "repo-add", "conda-create", "service-restart"):
         if k == "pkg-update":
             s.fresh |= s.sources
+            s.refreshed.add(_APT.get(a.tool, a.tool))
         elif k == "repo-add":
             source = a.name or "nvidia-cuda"  # dpkg -i of cuda-keyring: NVIDIA's CUDA repository
             s.sources.add(source)

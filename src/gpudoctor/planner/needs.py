@@ -1,6 +1,7 @@
 """What each step kind needs first, at its point of the plan: the tool is on this machine; the person can do it
 (inside a container or on the host, a cluster job or root); the package source is added and refreshed by an
-earlier step; what is downloaded first is; the release is served for this Python (the matrix)."""
+earlier step (an apt-get install, whatever its package, after an update); what is downloaded first is; a removal
+names its folder from anywhere; the release is served for this Python (the matrix)."""
 
 from __future__ import annotations
 
@@ -166,6 +167,13 @@ def needs(s: State, a: Action) -> None:
         if missing:
             s.flag("unmet-precondition", a, f"{', '.join(missing)} is not downloaded by an earlier command")
     if a.kind == "pkg-install":
+        if prog in ("apt-get", "apt") and a.packages and "apt-get" not in s.refreshed:
+            # APT installs what its package index (/var/lib/apt/lists) names, and the machine's copy was not recorded:
+            # a fresh distribution or container image carries none ("Unable to locate package"), an old one names
+            # files the mirror no longer has ("Unable to fetch some archives, maybe run apt-get update"). apt-get(8):
+            # "update is used to resynchronize the package index files from their sources"; Docker's Dockerfile best
+            # practices ("apt-get"): "Always combine RUN apt-get update with apt-get install".
+            s.flag("unmet-precondition", a, f"{prog} install with no package-index update (apt-get update) before it")
         for p in a.packages:
             if _NVIDIA_REPO.match(p):
                 if "nvidia-cuda" not in s.sources:
@@ -201,6 +209,16 @@ def needs(s: State, a: Action) -> None:
             why = _not_served(s, r, a)
             if why:
                 s.flag("unmet-precondition", a, why)
+    if prog == "docker" and not a.root and isinstance(a.line, Cmd) and where.image_root(f):
+        # The paste runs its image under sudo: this user is outside the docker group, and the daemon's socket is
+        # root's (Docker's Linux post-installation steps, "Manage Docker as a non-root user": "By default it's the root
+        # user that owns the Unix socket, and other users can only access it using sudo"). Without sudo the command
+        # is refused, or reaches another daemon (a rootless or snap one) that holds other containers and runtimes.
+        s.flag("unmet-precondition", a, "the report runs docker under sudo: without it this user cannot reach the daemon")
+    if prog == "rm" and isinstance(a.line, Cmd) and (rel := _relative_removal(a.line)):
+        # What a relative path names is decided by the directory the shell is in, which no step of a plan sets: from
+        # anywhere else the removal finds nothing (rm -f is silent) or another folder of that name.
+        s.flag("unmet-precondition", a, f"removes {rel}, a path relative to whatever directory the shell is in")
     if a.kind == "link-switch" and a.name not in s.toolkits and not toolkit_of(f, a.name):
         s.flag("unmet-precondition", a, f"no CUDA {a.name} toolkit is installed, and no earlier step installs it")
 
@@ -229,6 +247,17 @@ def _release(s: State, a: Action) -> None:
 def _container_tools_run(facts: Any) -> set[str]:
     """The container runtimes the report shows run (the pasted reader's workload evidence names each one)."""
     return {str(e.get("runtime")) for e in facts.pasted.errors if e.get("runtime")} if facts.pasted.partial else set()
+
+
+def _relative_removal(cmd: Cmd) -> str | None:
+    """The first operand of a recursive `rm` that is relative to the working directory, or None: an absolute path, one
+    under the home directory (~/, $HOME) or a variable the shell expands is the same folder from anywhere."""
+    words = cmd.words[1:]
+    flags = [w for w in words if w.startswith("-") and w != "--"]
+    if not any(w in ("--recursive",) or not w.startswith("--") and ("r" in w or "R" in w) for w in flags):
+        return None
+    operands = [w for w in words if not w.startswith("-")]
+    return next((w for w in operands if not w.startswith(("/", "~/", "$"))), None)
 
 
 def _is_path(program: str) -> bool:

@@ -48,6 +48,7 @@ class State:
     step: int = 0
     sources: set[str] = field(default_factory=set)  # package sources added by the plan: "nvidia-cuda"
     fresh: set[str] = field(default_factory=set)  # added sources whose index an update has read since
+    refreshed: set[str] = field(default_factory=set)  # package tools whose index an update in the plan read (apt-get)
     downloaded: set[str] = field(default_factory=set)  # files fetched by an earlier command (wget)
     staged: dict[str, dict[str, str | None]] = field(default_factory=dict)  # pip download --dest: dir -> name -> index
     envs: dict[str, str | None] = field(default_factory=dict)  # conda environments the plan created -> their Python

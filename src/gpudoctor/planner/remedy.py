@@ -228,6 +228,13 @@ def shown_library_dir(facts: Facts, missing: list[str], component: str) -> Remed
     )
 
 
+def apt_install(*packages: str, note: str = "") -> tuple[Cmd, Cmd]:
+    """`apt-get update`, then `apt-get install -y PACKAGES`: the index a machine holds was not recorded (a fresh
+    distribution or image has none), and every apt-get install of a plan comes after an update
+    (gpudoctor.planner.needs holds each plan to it)."""
+    return Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", *packages), root=True, note=note)
+
+
 def pip(facts: Facts, *args: str) -> Cmd:
     """`<the probed python> -m pip ARGS`, or the same in the tool that manages the environment (gpudoctor.planner.where
     decides it): each of ARGS is one argument (a spec such as `torch==2.3.1`, unquoted)."""

@@ -34,7 +34,7 @@ def check_python_headers(facts: Facts, ctx: Context) -> Iterable[Finding]:
     installed in the running container is gone when it is recreated: a new image FROM it installs the headers. On the
     host, the distribution's package. An embedded Windows Python is another fix (its include folder): left to the ask."""
     from gpudoctor.cmdline import Cmd, Placeholder
-    from gpudoctor.planner.remedy import family
+    from gpudoctor.planner.remedy import apt_install, family
     from gpudoctor.planner.where import python_exe
 
     said = _said(facts, "python-headers-missing")
@@ -98,7 +98,7 @@ def check_python_headers(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "reinstall that interpreter.",
             (
                 Cmd((python, "-c", _HEADERS_THERE), note="where the headers belong: False until they are installed"),
-                *((Cmd(("apt-get", "install", "-y", package), root=True),) if debian else ()),
+                *(apt_install(package) if debian else ()),
             ),
             requires_root=debian,
             component="environment",
@@ -305,9 +305,9 @@ def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
             check,
             Cmd(("ln", "-s", located, f"{lib_dir}/libcuda.so"), root=True),
             Cmd(("ldconfig",), root=True),
-            # Triton keeps the launcher it failed to build for under ~/.triton/cache (its default TRITON_CACHE_DIR);
-            # named from the home directory, since no shell expands a quoted ~.
-            Cmd(("rm", "-rf", "./.triton/cache"), note="from the home directory"),
+            # Triton keeps the launcher it failed to build for under ~/.triton/cache (its default TRITON_CACHE_DIR):
+            # named from the home directory, so it is the same folder from anywhere (the quoting layer keeps ~/ bare).
+            Cmd(("rm", "-rf", "~/.triton/cache")),
         )
     else:
         summary = (
@@ -724,10 +724,10 @@ def check_triton_ptxas_newer_than_driver(facts: Facts, ctx: Context) -> Iterable
         (ev("pasted", said[0].line),),
         Remediation(
             "Point Triton at a CUDA 11 ptxas, the toolkit's own (its --version must say release 11.x), in the shell "
-            "that starts the program, after clearing Triton's cache of the refused kernels (from the home directory). "
+            "that starts the program, after clearing Triton's cache of the refused kernels. "
             "Or upgrade the host's driver to the 525 series or newer, which loads CUDA 12's kernels.",
             (
-                Cmd(("rm", "-rf", "./.triton/cache"), note="from the home directory: the kernels the driver refused"),
+                Cmd(("rm", "-rf", "~/.triton/cache"), note="the kernels the driver refused"),
                 Cmd(("/usr/local/cuda/bin/ptxas", "--version"), note="release 11.x: its kernels load on this driver"),
                 SetEnv("TRITON_PTXAS_PATH", "/usr/local/cuda/bin/ptxas", note="Triton assembles with it from now on"),
             ),

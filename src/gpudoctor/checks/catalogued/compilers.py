@@ -191,7 +191,7 @@ def _older_gcc_steps(facts: Facts, gcc: str) -> tuple:
     @26e79290, unix_cuda_flags: _ccbin = os.getenv("CC") ... cflags.extend(["-ccbin", _ccbin])). () for another host
     compiler, on Windows, or where neither is known (the asks decide it)."""
     from gpudoctor.facts import SETUPTOOLS_NVCC
-    from gpudoctor.planner.remedy import family, reporters_pip_install
+    from gpudoctor.planner.remedy import apt_install, family, reporters_pip_install
 
     debian = family(facts) == "debian"
     python_build = any(c.get("cue") == SETUPTOOLS_NVCC for c in facts.pasted.cues)
@@ -199,7 +199,7 @@ def _older_gcc_steps(facts: Facts, gcc: str) -> tuple:
         return ()  # nothing the asks do not already decide
     steps: list = [Cmd(("ls", "/usr/bin"), pipe=("grep", "-E", "^g(cc|\\+\\+)-[0-9]+$"), note=f"gcc-{gcc} or older there?")]
     if debian:
-        steps.append(Cmd(("apt-get", "install", "-y", f"gcc-{gcc}", f"g++-{gcc}"), root=True))
+        steps += apt_install(f"gcc-{gcc}", f"g++-{gcc}")
     if python_build:
         # the reporter's own install run again where the text shows it (planner.remedy.reporters_pip_install), not
         # left as a comment (issue 27, kind 9: plans10 1032)

@@ -36,6 +36,8 @@ _UBUNTU_DRIVER = LazyPattern(r"nvidia-driver-(?P<branch>\d{3})(?:-server)?(?:-op
 def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """NVENC/NVDEC failing where the text lists the host's NVIDIA packages: the driver's video library package that the
     listing lacks, installed at the listed driver's version (the same repository and release as the driver)."""
+    from gpudoctor.planner.remedy import apt_install
+
     wanted = _said(facts, "video-codec-failing-said") + _said(facts, "video-library-missing")
     listed = _said(facts, "distro-package-installed")
     if not wanted or not listed:
@@ -72,7 +74,7 @@ def check_video_library_packages(facts: Facts, ctx: Context) -> Iterable[Finding
             "repository as the driver); then recreate the container that uses it.",
             (
                 Cmd(("ldconfig", "-p"), pipe=("grep", "-E", "libnvcuvid|libnvidia-encode"), note="on the host"),
-                Cmd(("apt-get", "install", "-y", *(f"{pkg}={version}" for _, pkg in missing)), root=True),
+                *apt_install(*(f"{pkg}={version}" for _, pkg in missing)),
             ),
             component="driver",
         ),
