@@ -128,6 +128,8 @@ CATEGORIES: dict[str, tuple[str, str | None]] = {
 }
 _KIND = {"wrong-choice-when-facts-missing": "5", "false-finding": "false-finding"}
 _CARRIED = re.compile(r"^(\(carried[^)]*\) )+")
+# An address in a reason (a wheel index, a thread) is not what shows a category: left out of the words kept.
+_URL = re.compile(r"https?://\S+")
 
 
 def strikes() -> list[dict]:
@@ -150,7 +152,7 @@ def strikes() -> list[dict]:
                     if _KIND[cat] in kinds:
                         shown[cat] = f"kinds: {_KIND[cat]}"
                 elif m := re.search(rx, reason, re.I):
-                    shown[cat] = reason[max(0, m.start() - 50) : m.end() + 50]
+                    shown[cat] = _URL.sub("<address>", reason[max(0, m.start() - 50) : m.end() + 50])
             if "missed" in kinds and "missing-cause" not in shown:
                 shown["missing-cause"] = "kinds: missed"
             rows.append(
@@ -159,7 +161,7 @@ def strikes() -> list[dict]:
                     "set": n,
                     "verdict": v["verdict"],
                     "kinds": kinds,
-                    "shown": shown or {"unclassified": reason[:160]},
+                    "shown": shown or {"unclassified": _URL.sub("<address>", reason[:160])},
                 }
             )
     return rows
