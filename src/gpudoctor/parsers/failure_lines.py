@@ -4,8 +4,8 @@ The catalogue (catalogue.toml) and the fixed extractors (error_texts) read the m
 paste can show a failure neither knows: the last line of a traceback, a loader's refusal, a CUDA error code, a
 daemon's or a pod's error. Such a line is still evidence that something failed (issues 28 and 31: never a clean
 bill over it), and its form says which component to ask about: the library the loader could not load or bind, the
-DLL Windows refused, the Python module that raised, the daemon, the pod. Only lines that name the GPU stack are read
-(a CUDA or NVIDIA library, cuDNN, cuBLAS, NCCL, NVML, TensorRT, a GPU); a program's own faults (out of memory, a
+DLL Windows refused, the Python module that raised, the daemon, the pod. These forms read only lines that name the
+GPU stack (a CUDA or NVIDIA library, cuDNN, cuBLAS, NCCL, NVML, TensorRT, a GPU); a program's own faults (out of memory, a
 shape, an invalid device ordinal, an assertion) are never read here: the program, not the environment, explains
 them (the catalogue's program-fault entries say what they mean).
 
@@ -22,9 +22,15 @@ OSError names, the op a build's assertion names), which decide what to ask. It i
 it: an exception "ignored in" an object's finaliser (sys.unraisablehook's report, at interpreter exit too) or a
 KeyboardInterrupt (the person stopped the run).
 
+A failure any program prints is read whatever it names (the program forms, issues 28 and 31 item 2): a CMake configure
+that stops, a compiler's or linker's error, a process killed (the OOM killer, "Killed", status 137 or -9), a
+segmentation fault, an application's own log line at ERROR level, top's or free's memory all but used up. Its subject
+(what the configure could not find, the header, the kill, the crash) decides the asks. A line of code, a lower log
+level, a question, a program's own fault (the GPU's memory, a shape) is not read.
+
 Pure: lines in, ErrorEvidence of kind "gpu-stack-failure" out, with `form`, `component`, `component_kind`
 (library, dll, module, package, daemon, pod, toolkit, runtime, said; a traceback's end also build and exception, with
-its `exception` type) and, where the line names it, `requirer` (the object that needs the library).
+its `exception` type; the program forms configure, build, header, killed, crash, log, memory) and, where the line names it, `requirer` (the object that needs the library).
 """
 
 from __future__ import annotations
