@@ -1983,7 +1983,7 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
             f"The program stopped on{at}: '{first.line.strip()}' (its traceback's last line). No catalogue entry knows "
             "this error, and the rest"
         )
-    elif first.get("form") in PROGRAM_FORMS:  # a failure any program prints (a configure, a compiler, a kill, a crash)
+    elif first.get("form") in (*PROGRAM_FORMS, "install-failed"):  # a failure any program prints (a configure, a kill...)
         said = (
             "The text shows" if first.get("form") == "memory-exhausted" else "The program failed"
         )  # (a reading, no failure's line)
