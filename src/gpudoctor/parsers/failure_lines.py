@@ -390,8 +390,9 @@ _FORMS: tuple[tuple[str, LazyPattern], ...] = (
 # Read on every line, not only on those that name the GPU stack: the failure is shown, so a report over it is never a
 # clean bill. Tried before _FORMS; a form's subject (what the asks follow, gpudoctor.pasted.ask) is read by _subject.
 _PROGRAM_FORMS: tuple[tuple[str, LazyPattern], ...] = (
-    # CMake's error and its summary (Kitware/CMake Source/cmMessenger.cxx: "CMake Error at <file>:<line> (<command>):";
-    # Source/cmake.cxx: "Configuring incomplete, errors occurred!"), with or without the status prefix "-- "
+    # CMake's error and its summary (Kitware/CMake Source/cmMessenger.cxx @01e76885: printMessagePreamble's "CMake Error",
+    # PrintBacktraceTitle's " at <file>:<line>"; cmGlobalGenerator::Configure's progress line, "Configuring done" or
+    # "Configuring incomplete, errors occurred!"), with or without the status prefix "-- "
     (
         "configure",
         LazyPattern(r"^(?:-- )?CMake Error\b|^(?:-- )?Configuring incomplete, errors occurred"),
