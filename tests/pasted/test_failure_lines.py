@@ -243,6 +243,13 @@ def _first(path: str) -> dict[str, str]:
             "the program",
             "said",
         ),
+        # "but none of them works on pytorch cuda" (two images of the server tried)
+        (
+            _P15 + "1553-deepdetect-997-docker-platform-two-titan-xp-jupyter-dd-notebook-container-torch-cuda-false-ask",
+            "fails-said",
+            "torch",
+            "said",
+        ),
         # "The device choice is CPU only. Is it because the CUDA 12.2 is no supported?": the statement, not the question
         (
             _P15 + "1538-gpt4all-1615-windows11-rtx3090-cuda122-device-dropdown-offers-cpu-only-vulkan-ask",
@@ -293,6 +300,8 @@ def test_memory_run_out_during_a_build_asks_the_oom_killers_log_not_the_memory_s
         "Why is the GPU not used?",
         "The GPU was not used before; after reinstalling the driver it works now.",
         "Would this cause a segmentation fault?",
+        # a comparison, not a failure
+        "I tried three schedulers with torch on the GPU; none of them works better than the default.",
         # an optional package CMake looks for and goes on without (FindPackageHandleStandardArgs' status line)
         "-- Could NOT find CUDNN (missing: CUDNN_INCLUDE_DIR CUDNN_LIBRARY)",
         # top with memory to spare (the near miss of 1510's line)

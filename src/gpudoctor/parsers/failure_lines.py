@@ -145,9 +145,11 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             r"|\b(?:fails?|failed)\s+(?:to\s+\w+\s+)?(?:properly|respectively|on|with|when)\b"
             # what it failed to do to the stack: "cupy fails to load the `cudart64_12.dll`", "all fails to detect gpu"
             r"|\bfail(?:s|ed)? to (?:load|find|detect|see|use|import|open)\b"
-            # "it never works", "nothing worked", "does not detect my GPU", "it failed."
-            # (not "doesn't work" alone: "it seems that the gpu doesn't work" is a guess read off a monitor, plans3/203)
-            r"|\bnever works?\b|\bnothing (?:works?|worked)\b|\b(?:does|do|did)(?:n['’]t| not) (?:detect|see|find)\b"
+            # "it never works", "nothing worked", "none of them works" (each image tried), "does not detect my GPU", "it
+            # failed." (not "doesn't work" alone: "it seems that the gpu doesn't work" is a guess read off a monitor,
+            # plans3/203)
+            r"|\bnever works?\b|\bnothing (?:works?|worked)\b|\bnone of (?:them|these|those) (?:works?|worked)\b(?! (?:better|faster|as))"
+            r"|\b(?:does|do|did)(?:n['’]t| not) (?:detect|see|find)\b"
             r"|\bit failed\b",
             re.IGNORECASE,
         ),
