@@ -124,7 +124,6 @@ def test_nvcc_stopping_names_the_toolkit():
         'OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Users\\USER\\AppData\\Local'
         '\\Programs\\Python\\Python312\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.',
         "ModuleNotFoundError: No module named 'pandas'",
-        "ERROR: Failed building wheel for tokenizers",
     ],
 )
 def test_quiet_twins_are_not_read(line):
@@ -180,5 +179,149 @@ def test_a_cuda_error_code_in_prose_is_named():
     ],
 )
 def test_fine_controls_stay_quiet(path):
+    doc = _case(path)
+    assert [f["code"] for f in doc["findings"] if f["severity"] in ("warning", "error", "critical")] == []
+
+
+# --- failures any program prints, whatever they name (issues 28 and 31 item 2): never a clean bill over them ------------
+
+_P15 = "plans15/cases/"
+_CMAKE_CUDNN = _P15 + "1539-openpose-486-ubuntu-cuda80-install-cudnn-sh-done-cmake-cudnn-not-found-sm30-ask"
+
+
+def _first(path: str) -> dict[str, str]:
+    """What failure_lines reads first of a recorded paste, as a whole."""
+    lines = (BLIND / path / "input.txt").read_text(encoding="utf-8").splitlines()
+    return dict(read_failure_lines(lines)[0].values)
+
+
+@pytest.mark.parametrize(
+    "path, form, component, kind",
+    [
+        # OpenPose's CMake stops ("CMake Error at CMakeLists.txt:279") after its own "cuDNN not found" status lines
+        (_CMAKE_CUDNN, "configure", "cudnn", "configure"),
+        (
+            _P15 + "1543-openpose-1097-ubuntu-cmake-gui-configures-leftover-cuda-75-though-cuda-80-installed-cudnn-not-found",
+            "configure",
+            "cudnn",
+            "configure",
+        ),
+        # Triton's launcher build: "main.c:5:10: fatal error: Python.h: No such file or directory"
+        (
+            "plans10/cases/1009-sglang1117-docker-sglang-v0213-cu121-image-h100-triton-python-h-missing",
+            "compiler",
+            "Python.h",
+            "header",
+        ),
+        # `import torch` ends "Segmentation fault (core dumped)"
+        (
+            "plans11/cases/1120-pt4101-ubuntu1710-py363-torch030-cu90-wheel-import-torch-segfault-gdb-ldd-ask",
+            "segfault",
+            "the program",
+            "crash",
+        ),
+        # loading a 30B model under WSL 2 ends in the shell's "Killed"
+        ("plans6/cases/539-textgen536-wsl2-killed-loading-30b-wsl-memory-limit", "killed", "the process", "killed"),
+        # a flash-attn build's top: 571 MiB free and 86 MiB of cache left of 128,686 MiB, no swap
+        (
+            _P15 + "1510-fa389-docker-ngc-pytorch-2306-a100-flash-attn-source-build-ninja-jobs-exhaust-128gb-no-swap",
+            "memory-exhausted",
+            "the machine's memory",
+            "memory",
+        ),
+        # text-generation-webui's own logger: "2023-07-13 06:39:48 ERROR:Could not find repositories/exllama/."
+        (
+            "plans12/cases/1240-textgen-3123-windows-one-click-install-server-py-run-with-system-python310-cpu-bitsandbytes-no-cuda-runtime",
+            "log-error",
+            "the program",
+            "log",
+        ),
+        # the reporter's words: "Under Windows 10 WSL2, GPU cannot be used"
+        (
+            _P15 + "1540-llamafile-263-wsl2-windows10-rtx4080-driver-55131-ngl-9999-no-gpus-found-cpu-fallback-ask",
+            "cpu-said",
+            "the program",
+            "said",
+        ),
+        # "but none of them works on pytorch cuda" (two images of the server tried)
+        (
+            _P15 + "1553-deepdetect-997-docker-platform-two-titan-xp-jupyter-dd-notebook-container-torch-cuda-false-ask",
+            "fails-said",
+            "torch",
+            "said",
+        ),
+        # "The device choice is CPU only. Is it because the CUDA 12.2 is no supported?": the statement, not the question
+        (
+            _P15 + "1538-gpt4all-1615-windows11-rtx3090-cuda122-device-dropdown-offers-cpu-only-vulkan-ask",
+            "cpu-said",
+            "the program",
+            "said",
+        ),
+    ],
+)
+def test_a_failure_any_program_prints_is_read_with_its_subject(path, form, component, kind):
+    v = _first(path)
+    assert (v["form"], v["component"], v["component_kind"]) == (form, component, kind)
+
+
+def test_a_configure_that_stopped_is_not_decided_and_asks_where_its_search_looked():
+    doc = _case(_CMAKE_CUDNN)
+    finding = _unexplained(doc)
+    assert finding["title"].startswith("NOT DECIDED") and doc["exit_code"] == 1
+    assert "input.txt:24" in finding["detail"]  # the failing line, cited where it is
+    assert [e["value"] for e in finding["evidence"]][0] == "CMake Error at CMakeLists.txt:279 (message):"
+    asked = _asked(doc)
+    assert ["grep", "-iE", "cuda|cudnn|nccl|tensorrt", "/home/ubuntu/openpose/CMakeCache.txt"] in asked
+    assert ["find", "/usr", "/opt", "-name", "cudnn*.h"] in asked
+    (ldconfig,) = [a["command"] for a in doc["pasted"]["ask_for"] if a["argv"] == ["ldconfig", "-p"]]
+    assert ldconfig == "ldconfig -p | grep -F libcudnn"
+
+
+def test_a_segmentation_fault_asks_the_kernels_log_of_it():
+    doc = _case("plans11/cases/1120-pt4101-ubuntu1710-py363-torch030-cu90-wheel-import-torch-segfault-gdb-ldd-ask")
+    assert _unexplained(doc)["title"].startswith("NOT DECIDED")
+    (dmesg,) = [a for a in doc["pasted"]["ask_for"] if a["argv"] == ["dmesg"]]
+    assert dmesg["command"] == "sudo dmesg | grep -i segfault"
+
+
+def test_memory_run_out_during_a_build_asks_the_oom_killers_log_not_the_memory_shown():
+    doc = _case(_P15 + "1510-fa389-docker-ngc-pytorch-2306-a100-flash-attn-source-build-ninja-jobs-exhaust-128gb-no-swap")
+    assert _unexplained(doc)["title"].startswith("NOT DECIDED")
+    commands = [a["command"] for a in doc["pasted"]["ask_for"]]
+    assert "sudo dmesg | grep -iE 'out of memory|killed process'" in commands
+    assert "free -h" not in commands  # (top's own line shows the memory)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # questions and fixes told: nothing failed that the line says
+        "Does it use the GPU?",
+        "Why is the GPU not used?",
+        "The GPU was not used before; after reinstalling the driver it works now.",
+        "Would this cause a segmentation fault?",
+        # a comparison, not a failure
+        "I tried three schedulers with torch on the GPU; none of them works better than the default.",
+        # an optional package CMake looks for and goes on without (FindPackageHandleStandardArgs' status line)
+        "-- Could NOT find CUDNN (missing: CUDNN_INCLUDE_DIR CUDNN_LIBRARY)",
+        # top with memory to spare (the near miss of 1510's line)
+        "MiB Mem : 128686.2 total,  90571.3 free,  30028.8 used,   8086.1 buff/cache",
+        # a log line below error level, and a program's code that prints the word
+        "2023-07-13 06:39:48 INFO:Loading airoboros-13B-gpt4-1.4-GPTQ...",
+        'if (status != 0) fprintf(stderr, "error: %s\\n", msg);',
+    ],
+)
+def test_quiet_twins_of_the_program_forms_are_not_read(line):
+    assert read_failure_lines([line]) == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # "GPU is not used at all." beside the program's own device="gpu" (not "cuda"): its program fault stays the report
+        "plans5/cases/437-whispergui13-device-passed-as-gpu-not-cuda-control",
+    ],
+)
+def test_controls_whose_program_failed_for_its_own_reason_stay_quiet(path):
     doc = _case(path)
     assert [f["code"] for f in doc["findings"] if f["severity"] in ("warning", "error", "critical")] == []

@@ -74,7 +74,8 @@ def test_a_builds_own_assertion_names_the_op_and_is_read_as_deepspeeds_abort():
     assert "async_io" in doc["findings"][0]["title"]
     sets = [c for c in doc["findings"][0]["remediation"]["argv"] if "set" in c]
     assert [(c["set"], c["value"]) for c in sets][0] == ("DS_BUILD_AIO", "0")
-    (v,) = _read("llama-chinese-27-deepspeed-async-io-build-assertion.txt")
+    # (the traceback's end first; the build's own "[ERROR]  Unable to pre-compile async_io" log line after it)
+    v = _read("llama-chinese-27-deepspeed-async-io-build-assertion.txt")[0]
     assert (v["exception"], v["component"], v["component_kind"]) == ("AssertionError", "async_io", "build")
 
 

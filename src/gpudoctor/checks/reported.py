@@ -1965,7 +1965,7 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
         if causes
         else ""
     )
-    from gpudoctor.parsers.failure_lines import SAID
+    from gpudoctor.parsers.failure_lines import PROGRAM_FORMS, SAID
 
     # where the line is in the paste ("input.txt:23", gpudoctor.pasted.provenance), so the reader finds what was read
     at = f" (at {first.at})" if first.at else ""
@@ -1983,6 +1983,11 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
             f"The program stopped on{at}: '{first.line.strip()}' (its traceback's last line). No catalogue entry knows "
             "this error, and the rest"
         )
+    elif first.get("form") in (*PROGRAM_FORMS, "install-failed"):  # a failure any program prints (a configure, a kill...)
+        said = (
+            "The text shows" if first.get("form") == "memory-exhausted" else "The program failed"
+        )  # (a reading, no failure's line)
+        shown = f"{said}{at}: '{first.line.strip()}'. No catalogue entry knows this line, and the rest"
     else:
         shown = f"The text says{at}: '{first.line.strip()}'. gpudoctor recognised the error, but the rest"
     yield Finding(

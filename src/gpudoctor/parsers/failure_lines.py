@@ -4,8 +4,8 @@ The catalogue (catalogue.toml) and the fixed extractors (error_texts) read the m
 paste can show a failure neither knows: the last line of a traceback, a loader's refusal, a CUDA error code, a
 daemon's or a pod's error. Such a line is still evidence that something failed (issues 28 and 31: never a clean
 bill over it), and its form says which component to ask about: the library the loader could not load or bind, the
-DLL Windows refused, the Python module that raised, the daemon, the pod. Only lines that name the GPU stack are read
-(a CUDA or NVIDIA library, cuDNN, cuBLAS, NCCL, NVML, TensorRT, a GPU); a program's own faults (out of memory, a
+DLL Windows refused, the Python module that raised, the daemon, the pod. These forms read only lines that name the
+GPU stack (a CUDA or NVIDIA library, cuDNN, cuBLAS, NCCL, NVML, TensorRT, a GPU); a program's own faults (out of memory, a
 shape, an invalid device ordinal, an assertion) are never read here: the program, not the environment, explains
 them (the catalogue's program-fault entries say what they mean).
 
@@ -22,9 +22,15 @@ OSError names, the op a build's assertion names), which decide what to ask. It i
 it: an exception "ignored in" an object's finaliser (sys.unraisablehook's report, at interpreter exit too) or a
 KeyboardInterrupt (the person stopped the run).
 
+A failure any program prints is read whatever it names (the program forms, issues 28 and 31 item 2): a CMake configure
+that stops, a compiler's or linker's error, a process killed (the OOM killer, "Killed", status 137 or -9), a
+segmentation fault, an application's own log line at ERROR level, top's or free's memory all but used up. Its subject
+(what the configure could not find, the header, the kill, the crash) decides the asks. A line of code, a lower log
+level, a question, a program's own fault (the GPU's memory, a shape) is not read.
+
 Pure: lines in, ErrorEvidence of kind "gpu-stack-failure" out, with `form`, `component`, `component_kind`
 (library, dll, module, package, daemon, pod, toolkit, runtime, said; a traceback's end also build and exception, with
-its `exception` type) and, where the line names it, `requirer` (the object that needs the library).
+its `exception` type; the program forms configure, build, header, killed, crash, log, memory) and, where the line names it, `requirer` (the object that needs the library).
 """
 
 from __future__ import annotations
@@ -76,13 +82,19 @@ _SONAME = r"[\w.+-]{1,120}?\.so(?:\.[\w]{1,12}){0,4}"
 _SAID_FRAMEWORK = LazyPattern(r"\b(?:py)?torch\b|tensorflow|\bjax\b|cupy|paddle", re.IGNORECASE)
 # (a GeForce named by its series, "rtx4070", "GTX 1080": the sentence is about that GPU)
 _SAID_SUBJECT = LazyPattern(
-    _GPU_STACK.source()[0] + "|" + _SAID_FRAMEWORK.source()[0] + r"|\bNVENC\b|\bNVDEC\b|\b[RG]TX\s?\d{3,4}\b", re.IGNORECASE
+    _GPU_STACK.source()[0]
+    + "|"
+    + _SAID_FRAMEWORK.source()[0]
+    + r"|\bNVENC\b|\bNVDEC\b|\b[RG]TX\s?\d{3,4}\b"
+    # a program's own device choice ("the device choice is CPU only"): the sentence is about the device it runs on
+    + r"|\bdevice\s+(?:choice|list|dropdown|selection|options?)\b",
+    re.IGNORECASE,
 )
 # The same sentence saying the failure is over or never was: an answer, a fix, a question's premise denied.
 _SAID_OVER = LazyPattern(
     r"\bno longer\b|\bnot anymore\b|"
     r"\b(?:runs?|ran|works?|worked|completes?|completed|finish(?:es|ed)?)\b(?:\s+\w+){0,3}\s+without (?:any |an )?errors?\b|"
-    r"\b(?:fixed|solved|resolved|works? (?:fine|now|perfectly|well))\b|\?\s*$"
+    r"\b(?:fixed|solved|resolved|works? (?:fine|now|perfectly|well))\b"
     # the reporter asking whether what they see is a bug ("So is this a bug to load all the models as once internally?
     # Since my gpu memory is quite large, ..."): a question about behaviour they describe, not a failure they hit, even
     # where more words follow its question mark (tests/blind/plans13/cases/1354-*, a control; the same question in
@@ -90,6 +102,18 @@ _SAID_OVER = LazyPattern(
     r"|\b(?:is|was|are)\s+(?:this|it|that|these)\s+(?:(?:a|an|the)\s+)?(?:\w+\s+){0,2}bugs?\b[^.!?\n]{0,200}\?",
     re.IGNORECASE,
 )
+# A sentence's end: a line is read sentence by sentence where it asks a question ("The device choice is CPU only. Is it
+# because CUDA 12.2 is not supported?"): the question tells nothing failed ("does it use the GPU?"), the statement does.
+_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s+")
+
+
+def _statements(line: str) -> str:
+    """The line without the sentences it asks as questions (its own words otherwise, as they were)."""
+    if "?" not in line:
+        return line
+    return " ".join(x for x in _SENTENCE_END.split(line) if not x.rstrip().endswith("?"))
+
+
 # A sentence that sets what works against what fails ("with --gpus 0, works fine but with --gpus 0,1 hangs"): its
 # failure stands beside the words that something works.
 _CONTRAST = LazyPattern(r"\bbut\b|\bhowever\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
@@ -121,9 +145,11 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             r"|\b(?:fails?|failed)\s+(?:to\s+\w+\s+)?(?:properly|respectively|on|with|when)\b"
             # what it failed to do to the stack: "cupy fails to load the `cudart64_12.dll`", "all fails to detect gpu"
             r"|\bfail(?:s|ed)? to (?:load|find|detect|see|use|import|open)\b"
-            # "it never works", "nothing worked", "does not detect my GPU", "it failed."
-            # (not "doesn't work" alone: "it seems that the gpu doesn't work" is a guess read off a monitor, plans3/203)
-            r"|\bnever works?\b|\bnothing (?:works?|worked)\b|\b(?:does|do|did)(?:n['’]t| not) (?:detect|see|find)\b"
+            # "it never works", "nothing worked", "none of them works" (each image tried), "does not detect my GPU", "it
+            # failed." (not "doesn't work" alone: "it seems that the gpu doesn't work" is a guess read off a monitor,
+            # plans3/203)
+            r"|\bnever works?\b|\bnothing (?:works?|worked)\b|\bnone of (?:them|these|those) (?:works?|worked)\b(?! (?:better|faster|as))"
+            r"|\b(?:does|do|did)(?:n['’]t| not) (?:detect|see|find)\b"
             r"|\bit failed\b",
             re.IGNORECASE,
         ),
@@ -134,7 +160,15 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
         "cpu-said",
         LazyPattern(
             # (not "still using CPU": a model partly offloaded runs its other layers there, plans9/945, a control)
-            r"\bCPU\s+(?:instead of|rather than)\s+(?:the\s+)?GPU\b|\b(?:falls?|fell|falling)\s*back\s+to\s+(?:the\s+)?CPU\b",
+            r"\bCPU\s+(?:instead of|rather than)\s+(?:the\s+)?GPU\b|\b(?:falls?|fell|falling)\s*back\s+to\s+(?:the\s+)?CPU\b"
+            # the GPU told as unused ("GPU cannot be used", "the GPU is not used", "CUDA isn't being utilized")
+            r"|\b(?:GPUs?|CUDA|graphics cards?)\s+(?:can(?:no|['’])?t|could(?:n['’]t| not)|is(?:n['’]t| not)|are(?:n['’]t| not)"
+            r"|was(?:n['’]t| not)|were(?:n['’]t| not))\s+(?:be(?:ing)?\s+)?(?:used|utili[sz]ed)\b"
+            # only the CPU offered where a device is chosen ("the device choice is CPU only", "only CPU is available")
+            r"|\bonly\s+(?:the\s+)?CPU\s+(?:is\s+|was\s+)?(?:offered|available|listed|shown|selectable)\b"
+            r"|\bdevice\s+(?:choice|list|dropdown|selection|options?)\b[^.\n]{0,30}?\bCPU\s+only\b"
+            # nvidia-smi listing no process while the program runs ("nvidia-smi shows no process")
+            r"|\bnvidia-smi\b[^.\n]{0,40}?\b(?:shows?|showed|lists?|listed|displays?)\s+no\s+(?:running\s+)?process(?:es)?\b",
             re.IGNORECASE,
         ),
     ),
@@ -269,6 +303,16 @@ def _p(name: str) -> str:
     return f"(?P<{name}>" + r"[^\s:'\"`(]{0,400}?" + _SONAME + ")"
 
 
+# An installer's own words that a package did not install ("The installation of nvidia-dali-cuda120 for version 1.44.0
+# failed.", NVIDIA's placeholder packages; pip's "Failed building wheel for pycuda"): whatever the package, where its
+# line is a failure any program prints (_PROGRAM_FORMS) it names what failed.
+_INSTALL_FAILED = LazyPattern(
+    r"\b(?:installation|install|build) of (?P<pkg>[A-Za-z][\w.-]{1,80})\b.{0,80}?\bfailed\b"
+    r"|\bFailed (?:building wheel for|to build|to install) (?P<pkg2>[A-Za-z][\w.-]{1,80})",
+    re.IGNORECASE,
+)
+
+
 # (form, pattern): the first that matches a line decides its component. Each form is named after what the line says.
 _FORMS: tuple[tuple[str, LazyPattern], ...] = (
     # glibc's loader: "libcublas.so.11: symbol free_gemm_select version libcublasLt.so.11 not defined in file
@@ -328,14 +372,7 @@ _FORMS: tuple[tuple[str, LazyPattern], ...] = (
     ("error-line", LazyPattern(r"(?:^|[\s\"'`])(?:ERROR|FATAL)\s*:\s+\S")),
     # An installer's own words that a package of the stack did not install ("The installation of nvidia-dali-cuda120 for
     # version 1.44.0 failed.", NVIDIA's placeholder packages; pip's "Failed building wheel for pycuda")
-    (
-        "install-failed",
-        LazyPattern(
-            r"\b(?:installation|install|build) of (?P<pkg>[A-Za-z][\w.-]{1,80})\b.{0,80}?\bfailed\b"
-            r"|\bFailed (?:building wheel for|to build|to install) (?P<pkg2>[A-Za-z][\w.-]{1,80})",
-            re.IGNORECASE,
-        ),
-    ),
+    ("install-failed", _INSTALL_FAILED),
     # The last line of a Python traceback ("numba.cuda.cudadrv.runtime.CudaRuntimeAPIError: [35] ...", "ImportError:
     # libcudnn.so.8: ..."), also quoted in prose between backticks.
     ("exception", LazyPattern(r"(?:^|[\s`'\"(])(?P<exc>(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception)): \S")),
@@ -350,6 +387,104 @@ _FORMS: tuple[tuple[str, LazyPattern], ...] = (
         ),
     ),
 )
+# Failures any program prints, whatever it names (issues 28 and 31 item 2: a configure that stops, a compiler's or
+# linker's error, a process the kernel killed, a segmentation fault, an application's own log line at ERROR level).
+# Read on every line, not only on those that name the GPU stack: the failure is shown, so a report over it is never a
+# clean bill. Tried before _FORMS; a form's subject (what the asks follow, gpudoctor.pasted.ask) is read by _subject.
+_PROGRAM_FORMS: tuple[tuple[str, LazyPattern], ...] = (
+    # CMake's error and its summary (Kitware/CMake Source/cmMessenger.cxx @01e76885: printMessagePreamble's "CMake Error",
+    # PrintBacktraceTitle's " at <file>:<line>"; cmGlobalGenerator::Configure's progress line, "Configuring done" or
+    # "Configuring incomplete, errors occurred!"), with or without the status prefix "-- "
+    (
+        "configure",
+        LazyPattern(r"^(?:-- )?CMake Error\b|^(?:-- )?Configuring incomplete, errors occurred"),
+    ),
+    # gcc's, clang's and nvcc's "<file>:<line>[:<col>]: [fatal] error:", MSVC's "<file>(<line>): [fatal] error C1083:",
+    # collect2's "ld returned 1 exit status", a header not found, ninja's stop, setuptools' "error: command '...' failed"
+    (
+        "compiler",
+        LazyPattern(
+            r"^\S{1,300}\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp|hxx|inl)(?::\d+(?::\d+)?|\(\d+\)):\s+(?:fatal\s+)?error\b"
+            r"|^collect2(?:\.exe)?: error: ld returned|\bfatal error: [\w./+-]{1,120}: No such file or directory"
+            r"|^ninja: build stopped: subcommand failed|^error: command '[^']{1,300}' failed with exit (?:code|status) [1-9]"
+        ),
+    ),
+    # the kernel's OOM killer (mm/oom_kill.c: "Out of memory: Killed process %d (%s)"), the shell's "Killed", an exit
+    # status of SIGKILL (128 + 9 from a shell or docker, -9 from Python's subprocess)
+    (
+        "killed",
+        LazyPattern(
+            r"^Killed\s*$|\bOut of memory: Kill(?:ed)? process\b|\boom-kill(?:er)?\b|\bSignals\.SIGKILL\b"
+            r"|\b(?:exit(?:ed)?|returned|died)(?: with)?(?: exit)? (?:code|status)[:= ]*(?:137|-9)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    # a segmentation fault: the shell's words, the kernel's log line ("<comm>[<pid>]: segfault at <addr> ... in <lib>",
+    # arch/x86/mm/fault.c), Python's faulthandler, an exit status of SIGSEGV (128 + 11, -11)
+    (
+        "segfault",
+        LazyPattern(
+            r"\bSegmentation fault\b|\bSIGSEGV\b|\bsegfault at\b"
+            r"|\b(?:exit(?:ed)?|returned|died)(?: with)?(?: exit)? (?:code|status)[:= ]*(?:139|-11)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    # an application's own log line at ERROR level: a timestamp then the level (Python's logging, Go's and Rust's
+    # loggers, "[ERROR]"), logfmt's level=error, or a line that starts with the level and a colon
+    (
+        "log-error",
+        LazyPattern(
+            r"^\W{0,3}\d{4}[-/]\d\d[-/]\d\d[T ][\d:.,]{5,20}\S{0,8}\s{1,4}(?:[|\[-]\s{0,2})?(?:ERROR|CRITICAL|FATAL)\b"
+            r"|^\[(?:ERROR|FATAL|CRITICAL)\]|\blevel=(?:error|fatal)\b|^(?:ERROR|FATAL|error|fatal):\s{1,4}\S"
+        ),
+    ),
+)
+# The plain words one of _PROGRAM_FORMS needs, looked for before its patterns run on a line (tests/pasted/test_big_paste.py).
+_PROGRAM_START = LazyPattern(
+    r"CMake Error|Configuring incomplete|error|Killed|kill|SIGKILL|SIGSEGV|Segmentation|segfault|137|139|-9\b|-11\b"
+    r"|ninja: build stopped|ERROR|FATAL|CRITICAL|fatal|Mem\b",
+    re.IGNORECASE,
+)
+# The machine's memory as top and free print it (procps: top's summary "MiB Mem :  <total> total,  <free> free,
+# <used> used,  <buff/cache> buff/cache"; free's "Mem:  <total>  <used>  <free>  <shared>  <buff/cache>  <available>",
+# with -h its units Ki, Mi, Gi, Ti): what is left to allocate is top's free and buff/cache, free's available.
+_TOP_MEM = LazyPattern(
+    r"^(?:[KMGT]iB )?Mem\s*:\s*(?P<total>\d[\d.]*)[+]?\s+total,\s+(?P<free>\d[\d.]*)[+]?\s+free,"
+    r"\s+\d[\d.]*[+]?\s+used,\s+(?P<cache>\d[\d.]*)[+]?\s+buff/cache\b"
+)
+_FREE_MEM = LazyPattern(
+    r"^Mem:\s+(?P<total>\d[\d.,]*)(?P<tu>[KMGT]i?)?\s+\S+\s+\S+\s+\S+\s+\S+\s+(?P<avail>\d[\d.,]*)(?P<au>[KMGT]i?)?\s*$"
+)
+_UNITS = {"": 1, "K": 1, "Ki": 1, "M": 1024, "Mi": 1024, "G": 1024**2, "Gi": 1024**2, "T": 1024**3, "Ti": 1024**3}
+# Left to allocate below this share of the memory: it is exhausted (the kernel reclaims and then kills, mm/oom_kill.c)
+_EXHAUSTED_SHARE = 0.02
+
+
+def _memory_exhausted(line: str) -> bool:
+    """Whether a top or free line shows the machine's memory all but used up (below _EXHAUSTED_SHARE left)."""
+    try:
+        if (m := _TOP_MEM.search(line)) is not None:
+            total, left = float(m.group("total")), float(m.group("free")) + float(m.group("cache"))
+        elif (m := _FREE_MEM.search(line)) is not None:
+            total = float(m.group("total").replace(",", ".")) * _UNITS[m.group("tu") or ""]
+            left = float(m.group("avail").replace(",", ".")) * _UNITS[m.group("au") or ""]
+        else:
+            return False
+    except ValueError:  # ("1.2.3": a number no tool prints)
+        return False
+    return total > 0 and left < total * _EXHAUSTED_SHARE
+
+
+# The header a compiler could not open (gcc's and clang's "fatal error: cudnn.h: No such file or directory")
+_HEADER_MISSING = LazyPattern(r"\bfatal error: (?P<header>[\w./+-]{1,120}): No such file or directory")
+# A configure's subject: what it could not find, in its own status lines ("-- Could NOT find CUDNN", "cuDNN not found")
+# or in the error's message below it ("Install cuDNN using the above commands"), read this many lines around it.
+_CONFIGURE_AROUND = 40
+_NOT_FOUND_STATUS = LazyPattern(r"\bCould NOT find (?P<pkg>[\w.+-]{1,80})|^(?:-- )?(?P<pkg2>[\w.+-]{1,40}) not found\b")
+# CMake's own pointer to its build folder (See also "<dir>/CMakeFiles/CMakeOutput.log"): where its cache is.
+_CMAKE_FILES = LazyPattern(r'See also "(?P<dir>[^"]{1,400}?)[\\/]CMakeFiles[\\/]CMake(?:Output|Error)\.log"')
+
+
 _DLL = LazyPattern(r"(?P<path>(?:[A-Za-z]:)?[^\s'\"`]{0,400}?[\\/])?(?P<dll>[\w.+-]{1,120}?\.(?:dll|pyd))\b", re.IGNORECASE)
 _NO_MODULE = LazyPattern(r"No module named '(?P<module>[\w.]{1,120})'")
 _SITE_MODULE = LazyPattern(r"(?:site|dist)-packages[\\/](?P<module>[A-Za-z_]\w{0,80})")
@@ -388,6 +523,12 @@ MEANS = {
     "exception": "{c} raised an error",
     "traceback-end": "the program stopped on an error no entry knows ({c})",
     "gpu-unavailable-warning": "{c} found no usable GPU",
+    "configure": "the build's configure stopped ({c})",
+    "compiler": "the build's compiler or linker failed ({c})",
+    "killed": "the process was killed (the kernel's OOM killer or a SIGKILL)",
+    "segfault": "{c} crashed with a segmentation fault",
+    "log-error": "{c} logged an error",
+    "memory-exhausted": "the machine's memory ran out (top or free shows almost none left)",
     "hang-said": "the reporter says {c} hangs",
     "nan-said": "the reporter says {c} produces NaN or blank output",
     "fails-said": "the reporter says {c} fails",
@@ -397,6 +538,8 @@ MEANS = {
 }
 # The forms that are a reporter's words, not a line the program printed: the failing command's output is asked.
 SAID = frozenset({"hang-said", "nan-said", "fails-said", "cpu-said", "error-said", "error-in-picture"})
+# The forms any program prints (_PROGRAM_FORMS), whatever it names: no catalogue entry knows their line.
+PROGRAM_FORMS = frozenset({*(form for form, _ in _PROGRAM_FORMS), "memory-exhausted"})
 
 
 def _stack_word(line: str) -> str:
@@ -472,13 +615,63 @@ def _said(line: str, after: str) -> ErrorEvidence | None:
         return None
     if _ERROR_INTRO.search(line) and _PICTURE.search(after) and not _PICTURE.search(line):
         return ErrorEvidence(KIND, line[:300], (("form", "error-in-picture"), *_said_component(line)))
-    if not _SAID_SUBJECT.search(line) or _NOT_HAPPENING.search(line):
+    stated = _statements(line)
+    if not _SAID_SUBJECT.search(stated) or _NOT_HAPPENING.search(stated):
         return None
     for form, pattern in _SAID_FORMS:
-        if pattern.search(_COUNTER_STUCK.sub("", line) if form == "hang-said" else line):
+        if pattern.search(_COUNTER_STUCK.sub("", stated) if form == "hang-said" else stated):
             if form == "error-said" and _SHOWN_NEXT.search(after):
                 return None  # the error told is on the next line: read as what it is, or the program's own
             return ErrorEvidence(KIND, line[:300], (("form", form), *_said_component(line)))
+    return None
+
+
+# What a program form's line says failed, by form: (component_kind, its component where the line names none of the stack)
+_PROGRAM_SUBJECTS = {
+    "configure": ("configure", "cmake"),
+    "compiler": ("build", "the compiler"),
+    "killed": ("killed", "the process"),
+    "segfault": ("crash", "the program"),
+    "log-error": ("log", "the program"),
+    "memory-exhausted": ("memory", "the machine's memory"),
+}
+
+
+def _program_failure(lines: list[str], i: int) -> ErrorEvidence | None:
+    """A failure any program prints (_PROGRAM_FORMS) on line `i`, with what it is about, or None: not a line of code or
+    of a lower log level, not the reporter's words that it is over or a question about it, not a program's own fault
+    (the kernel's OOM killer excepted: the machine's memory, not the GPU's, ran out)."""
+    line = lines[i]
+    if _NOT_HAPPENING.search(line) or (_SAID_OVER.search(line) and not _CONTRAST.search(line)) or line.endswith("?"):
+        return None
+    if _GPU_STACK.search(line) and any(p.search(line) for _, p in _FORMS):
+        return None  # a form of the GPU stack's reads it better (the component it names): read_failure_lines' next loop
+    if "Mem" in line and _memory_exhausted(line):
+        kind, component = _PROGRAM_SUBJECTS["memory-exhausted"]
+        return ErrorEvidence(KIND, line[:300], (("form", "memory-exhausted"), ("component", component), ("component_kind", kind)))
+    for form, pattern in _PROGRAM_FORMS:
+        if not pattern.search(line):
+            continue
+        if form != "killed" and _PROGRAM_FAULT.search(line):
+            return None
+        if (installed := _INSTALL_FAILED.search(line)) is not None:
+            # an installer's words name the package it could not install: its asks are the installer's
+            return ErrorEvidence(KIND, line[:300], (("form", "install-failed"), *_component("install-failed", installed, line)))
+        kind, component = _PROGRAM_SUBJECTS[form]
+        extra: tuple[tuple[str, str], ...] = ()
+        if form == "configure":
+            near = lines[max(0, i - _CONFIGURE_AROUND) : i + 8]
+            named = [x for x in near if _NOT_FOUND_STATUS.search(x) and _GPU_STACK.search(x)]
+            below = [x for x in lines[i + 1 : i + 6] if _GPU_STACK.search(x)]
+            if named or below:
+                component = _stack_word((named or below)[-1])
+            folder = next((f for x in lines[i : i + _CONFIGURE_AROUND] if (f := _CMAKE_FILES.search(x))), None)
+            extra = (("folder", folder.group("dir")),) if folder is not None else ()
+        elif form == "compiler" and (header := _HEADER_MISSING.search(line)) is not None:
+            kind, component = "header", header.group("header")
+        elif _GPU_STACK.search(line):
+            component = _stack_word(line)
+        return ErrorEvidence(KIND, line[:300], (("form", form), ("component", component), ("component_kind", kind), *extra))
     return None
 
 
@@ -503,7 +696,20 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
         following[i] = nxt
         nxt = stripped[i] or nxt
     for i, line in enumerate(stripped):
-        if not line or len(line) > _MAX_LINE or _PROGRAM_FAULT.search(line):
+        if not line or len(line) > _MAX_LINE:
+            continue
+        if (
+            _PROGRAM_START.search(line)
+            and line not in seen
+            and not any(k in line or line in k for k in known)
+            and (shown := _program_failure(stripped, i)) is not None
+        ):
+            seen.add(line)
+            out.append(shown)
+            if len(out) >= _MAX_FOUND:
+                break
+            continue
+        if _PROGRAM_FAULT.search(line):
             continue
         if said is None:
             # (a line read already only described: "initializing ddp", "i have cuda 10.1"; the reporter's sentence

@@ -1247,6 +1247,32 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
                     "error line, with it)",
                 )
             )
+        elif kind == "configure" and not windows:
+            out += _configure_asks(component, e.get("folder") or "")
+        elif kind == "header" and not windows:
+            # the header the compiler could not open: where a copy lies says whether it is missing or off the include path
+            out.append(
+                Ask(Cmd(("find", "/usr", "/opt", "-name", component.rsplit("/", 1)[-1])), f"where copies of {component} lie")
+            )
+        elif kind in ("killed", "memory") and not windows:
+            # the kernel names what its OOM killer killed, and how much memory and swap the machine has says whether a
+            # build's parallel jobs (or the program) can fit
+            out.append(
+                Ask(
+                    Cmd(("dmesg",), root=True, pipe=("grep", "-iE", "out of memory|killed process")),
+                    "whether the kernel's OOM killer killed the process, and what it held",
+                )
+            )
+            if kind == "killed":  # (a top or free line shown already says what memory the machine has)
+                out.append(Ask(Cmd(("free", "-h")), "the machine's memory and swap, beside what the killed process needed"))
+        elif kind == "crash" and not windows:
+            # the kernel logs each segmentation fault with the library it happened in ("segfault at ... in libX.so")
+            out.append(
+                Ask(
+                    Cmd(("dmesg",), root=True, pipe=("grep", "-i", "segfault")),
+                    "the library the segmentation fault happened in, as the kernel logged it",
+                )
+            )
         elif kind == "said" and undecided and e.get("subject") == "library" and (lib := e.get("library")):
             # the reporter's sentence names the library that failed: where its copies are decides which one loads
             if lib.lower().endswith(".dll"):
@@ -1279,6 +1305,35 @@ def _failing_component_asks(facts: Facts, windows: bool, undecided: bool = False
                     "the pod's events, its containers' resources (whether nvidia.com/gpu is requested) and its runtime class",
                 )
             )
+    return out
+
+
+# The library a configure looks for, by the stack's word its failing lines name (failure_lines._stack_word), and the
+# header beside it: what the configure's own search needs to find (a package's Find module reads both).
+_CONFIGURE_FILES = {
+    "cudnn": ("libcudnn", "cudnn*.h"),
+    "cuda": ("libcudart", "cuda_runtime.h"),
+    "nccl": ("libnccl", "nccl.h"),
+    "tensorrt": ("libnvinfer", "NvInfer.h"),
+    "cublas": ("libcublas", "cublas*.h"),
+}
+
+
+def _configure_asks(component: str, folder: str) -> list[Ask]:
+    """A CMake configure that stopped: the paths its cache holds (where it searched: CMakeCache.txt in the build folder
+    its "See also" line names), and where the library and header it could not find lie on the machine."""
+    out: list[Ask] = []
+    cache: str | Placeholder = f"{folder}/CMakeCache.txt" if folder else Placeholder("build-folder")
+    out.append(
+        Ask(
+            Cmd(("grep", "-iE", "cuda|cudnn|nccl|tensorrt", cache)),
+            "which CUDA root and library paths the configure cached, so where it searched",
+        )
+    )
+    if (files := _CONFIGURE_FILES.get(component)) is not None:
+        lib, header = files
+        out.append(Ask(Cmd(("ldconfig", "-p"), pipe=("grep", "-F", lib)), f"which copies of {lib} the machine has"))
+        out.append(Ask(Cmd(("find", "/usr", "/opt", "-name", header)), f"where the {component} header the configure needs lies"))
     return out
 
 
