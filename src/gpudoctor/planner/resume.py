@@ -227,7 +227,7 @@ def _said_step(facts: Any, acting: Sequence[Finding]) -> Step:
         text = " ".join(line.split())
         if len(text) > _QUOTED_CHARS:
             text = text[: _QUOTED_CHARS - 3] + "..."
-        prose += f"if it no longer stops with: {text}"
+        prose += f"if it no longer prints: {text}"
     return Step("resume", (prose,), (), (), max(f.severity for f in acting))
 
 
