@@ -10,7 +10,8 @@ paths, bus ids, UUIDs, user names) only ever travel as single arguments; `render
 the target, so pasting the printed line runs exactly that argument vector and nothing else.
 
 Targets: `posix` (bash, dash, zsh, ksh), `fish`, `powershell`, `cmd` (cmd.exe), `windows` (a line that cmd.exe and
-PowerShell both read as the same argument vector, for a Windows user whose shell is not known) and `envfile`
+PowerShell both read as the same argument vector, for a Windows user whose shell is not known), `cell` (a line of a
+notebook cell on a Linux kernel, Colab or Jupyter: see _cell) and `envfile`
 (docker's `--env-file` and systemd's `EnvironmentFile`: one NAME=value a line, no quoting at all, so
 values that cannot be held, such as a newline, are refused). A value a target cannot hold raises
 `Unrenderable`; callers that show commands to people catch it and say so instead of printing a
@@ -46,7 +47,7 @@ from gpudoctor.lazypattern import LazyPattern  # a plan's notes only
 from gpudoctor.record import Record, record_class
 from gpudoctor.sanitize import INVISIBLE
 
-TARGETS = ("posix", "fish", "powershell", "cmd", "windows", "any")
+TARGETS = ("posix", "fish", "powershell", "cmd", "windows", "any", "cell")
 _NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PLACEHOLDER = LazyPattern(r"<[a-z][a-z0-9-]*>\Z")
 # Characters no target can show or hold safely in one argument: C0 and C1 controls, DEL, and what the
@@ -365,7 +366,14 @@ def quote_windows(value: str) -> str:
     return f'"{value}"'
 
 
-_QUOTE = {"posix": quote_posix, "fish": quote_fish, "powershell": quote_powershell, "cmd": quote_cmd, "windows": quote_windows}
+_QUOTE = {
+    "posix": quote_posix,
+    "fish": quote_fish,
+    "powershell": quote_powershell,
+    "cmd": quote_cmd,
+    "windows": quote_windows,
+    "cell": quote_posix,  # (a cell's `!` line is read by a POSIX shell: _cell)
+}
 
 
 def _word(arg: Arg, target: str) -> str:
@@ -475,6 +483,8 @@ def render(line: Line, target: str = "posix") -> str:
 
 
 def _render(line: Line, target: str) -> str:
+    if target == "cell":
+        return _cell(line)
     if isinstance(line, Cmd):
         text = _argv(line.argv, target)
         if line.as_user is not None and target in ("posix", "fish"):
@@ -603,6 +613,60 @@ def _prepend_python(name: str, parts: tuple[str | Output, ...], sep: str) -> str
         )
     value = " + ".join(pieces)
     return f"import os, subprocess; os.environ[{name!r}] = {sep!r}.join(filter(None, [{value}, os.environ.get({name!r}, '')]))"
+
+
+# What IPython expands in a cell's `!` line and in a magic's (`%pip`) before any shell reads it: `$name` and `{expr}`,
+# the braces' contents evaluated as Python (ipython/ipython IPython/utils/text.py @0663c692, DollarFormatter over
+# FullEvalFormatter, applied by InteractiveShell.var_expand to `!` lines and to line magics' arguments; `%pip` passes
+# its line to shell.system, which expands it once more, so no one escape holds for both).
+_IPYTHON_EXPANDS = LazyPattern(r"[${}]")
+
+
+def _cell(line: Line) -> str:
+    """A notebook cell's line on a Linux kernel (Colab, Jupyter). A program: `!` and the POSIX line (the cell's shell
+    escape, which runs it in a shell of its own), a `%` magic (`%pip`) as it is; where IPython would expand a word of
+    it, the same argument vector run by Python's subprocess instead, its output printed. A variable or a directory on a
+    path: a Python statement that changes the kernel's environment (`!export` would change a shell that ends with its
+    line), which every program the notebook starts afterwards inherits."""
+    if isinstance(line, Cmd):
+        text = _render(line, "posix")
+        magic = str(line.argv[0]).startswith("%") and not line.root and line.as_user is None
+        if not _IPYTHON_EXPANDS.search(text):
+            return text if magic else "!" + text
+        if magic or line.pipe:
+            raise Unrenderable("IPython would expand $ or braces in this notebook line")
+        for a in line.argv:
+            _check(str(a), "Python")
+        lead = ["sudo", "-u", f"#{line.as_user}"] if line.as_user is not None else ["sudo"] if line.root else []
+        argv = [*lead, *(str(a) for a in line.argv)]
+        return (
+            f"import subprocess; print(subprocess.run({argv!r}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, "
+            "text=True).stdout)"
+        )
+    if isinstance(line, SetEnv):
+        _check(line.value or "", "Python")
+        if line.value is None:
+            return f"import os; os.environ.pop({line.name!r}, None)"
+        return f"import os; os.environ[{line.name!r}] = {line.value!r}"
+    if isinstance(line, PrependPath):
+        return _prepend_python(line.name, _texts(line.parts), _separator(line.name, "posix"))
+    if isinstance(line, SetFrom):
+        return _set_from_python(line.name, _texts(line.parts))
+    raise Unrenderable("a notebook cell cannot evaluate gpudoctor's shell output")
+
+
+def _set_from_python(name: str, parts: tuple[str | Output, ...]) -> str:
+    """SetFrom as a notebook cell's Python statement: literal pieces as Python literals (repr), the program's output
+    without its trailing newlines; a failing program raises, and nothing is set (as the shells' lines)."""
+    pieces = []
+    for p in parts:
+        _check(p if isinstance(p, str) else " ".join(map(str, p.argv)), "Python")
+        pieces.append(
+            repr(p)
+            if isinstance(p, str)
+            else f"subprocess.run({[str(a) for a in p.argv]!r}, capture_output=True, text=True, check=True).stdout.rstrip(chr(10))"
+        )
+    return f"import os, subprocess; os.environ[{name!r}] = " + " + ".join(pieces)
 
 
 def _eval_shell(line: EvalShell, target: str) -> str:

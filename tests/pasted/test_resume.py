@@ -133,3 +133,57 @@ def test_a_host_compilers_fix_is_a_builds_and_gets_no_frameworks_check(tmp_path)
     doc = paste(tmp_path, text)
     assert [s["component"] for s in doc["plan"]["steps"]] == ["toolkit"]
     assert doc["plan"]["steps"][0]["codes"] == ["host-compiler-unsupported"]
+
+
+# --- the check derived from what failed (issue 27: "it tests nothing that failed") ------------------------------------
+
+
+def test_a_variables_fix_for_an_error_outside_the_framework_runs_again_what_failed():
+    # 1542: accelerate refuses RTX 40-series P2P/IB until NCCL_P2P_DISABLE/NCCL_IB_DISABLE are set; no command of the
+    # reporter's is shown. torch.cuda.is_available() was never what failed: the last step runs the program again, named
+    # by the error it printed (a pasted line: prose, no command).
+    doc = check(blind_case("plans15/cases/1542"))
+    step = last(doc)
+    assert step["component"] == "resume" and step["commands"] == []
+    assert "Using RTX 4000 series doesn't support faster communication broadband via P2P or IB." in step["summaries"][0]
+    assert [s["component"] for s in doc["plan"]["steps"]] == ["environment", "resume"]
+
+
+def test_a_fix_that_installs_the_frameworks_own_libraries_keeps_its_check():
+    # the near miss: 1014, TensorFlow 2.15 without its CUDA 12 wheels; the fix installs tensorflow[and-cuda], so
+    # TensorFlow's device list is the query that decides it, though the failing line (TSL's) does not name TensorFlow
+    step = last(check(blind_case("plans10/cases/1014")))
+    assert step["component"] == "resume"
+    assert [c["argv"] for c in step["commands"]] == [
+        ["python3", "-c", "import tensorflow as tf; print(tf.__version__, tf.config.list_physical_devices())"]
+    ]
+
+
+def test_a_reporters_own_words_are_not_quoted_as_the_error_to_watch_for():
+    # 333: llama-cpp-python built without CUDA, told in the reporter's words (a `-said` kind): the step names no line
+    step = last(check(blind_case("plans4/cases/333")))
+    assert step["component"] == "resume" and step["commands"] == []
+    assert "--force-reinstall" not in step["summaries"][0]
+    # its twin: 228's NumPy ABI error is the catalogue's own line, quoted
+    step = last(check(blind_case("plans3/cases/228")))
+    assert "module compiled against API version 0xc but this version of numpy is 0xa" in step["summaries"][0]
+
+
+def test_a_fix_that_puts_a_directory_on_the_path_then_loads_the_library_gets_no_second_check():
+    # 1301: tensorrt_libs put first on LD_LIBRARY_PATH, then libnvinfer.so.8 loaded by name: the fix reads its own
+    # change back (a PrependPath is a change, as an install is); torch.cuda.is_available() said nothing of ONNX Runtime
+    steps = check(blind_case("plans13/cases/1301"))["plan"]["steps"]
+    assert [s["component"] for s in steps] == ["environment"]
+    assert steps[0]["commands"][-1]["argv"] == ["python3", "-c", 'import ctypes; ctypes.CDLL("libnvinfer.so.8")']
+
+
+def test_a_path_fix_whose_last_line_keeps_the_setting_still_gets_its_check():
+    # the near miss: 521 (torch's cuDNN taken from an older copy) puts the wheel's cudnn/lib first and ends with the
+    # line that keeps it in conda's activate.d: a file written, nothing read back, so torch's own check still ends it
+    steps = check(blind_case("plans6/cases/521"))["plan"]["steps"]
+    assert [s["component"] for s in steps] == ["torch", "resume"]
+    assert steps[-1]["commands"][0]["argv"] == [
+        "/home/hh/anaconda3/envs/aio/bin/python",
+        "-c",
+        "import torch; print(torch.__version__, torch.cuda.is_available())",
+    ]

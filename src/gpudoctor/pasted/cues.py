@@ -498,7 +498,9 @@ _RAN = (
 # uv's project commands (uv add/remove/sync/run/init/lock, uv.lock; docs.astral.sh/uv/concepts/projects/sync: `uv run`
 # locks and syncs the project environment first) apart from its pip interface on a plain venv (uv venv, uv pip install);
 # poetry's and pipenv's own commands, lock files and (poetry) its cache of virtualenvs; a notebook whose cells install
-# (`!pip`, `%pip`) or Colab's (its name, /content). A plain venv (`python -m venv`, `source .venv/bin/activate`) is none.
+# (`!pip`, `%pip`) or Colab's (its name, /content; not a link to a notebook on colab.research.google.com, which says
+# where a tutorial lives, not where it ran: tests/pasted/cases/trax-302 runs one on its own Ubuntu). A plain venv
+# (`python -m venv`, `source .venv/bin/activate`) is none.
 _PROJECT_TOOLS = (
     ("uv project", re.compile(_RAN + r"uv\s+(?:add|remove|sync|run|init|lock)\b|\buv\.lock\b", re.M)),
     (
@@ -513,7 +515,8 @@ _PROJECT_TOOLS = (
     (
         "notebook",
         re.compile(
-            r"^[^\S\n]*[!%][^\S\n]*pip3?[^\S\n]+(?:install|uninstall)\b|\b(?:google\s+)?colab(?:oratory)?\b|(?<![\w.])/content/",
+            r"^[^\S\n]*[!%][^\S\n]*pip3?[^\S\n]+(?:install|uninstall)\b|\b(?:google\s+)?colab(?:oratory)?\b(?!\.research\.google)"
+            r"|(?<![\w.])/content/",
             re.M | re.I,
         ),
     ),

@@ -15,6 +15,13 @@ last step runs it again:
   at a container's prompt is run there again; after a fix that restarts the machine, the conda environment the
   reporter's prompt showed is entered again first (where.reentry: a new prompt starts outside it);
 - once: a plan whose own commands already run it again adds nothing.
+
+Where the paste shows no command of the reporter's, the last step checks what failed (issue 27: reviewers struck a
+torch.cuda.is_available() that "tested nothing that failed"): the query of the fact the plan changes (nvidia-smi after
+a driver's step, a framework's GPU check after a step on that framework's build or one that installs or imports it), or
+a framework's check where the failing lines name that framework; where they show another program failing (NCCL under
+accelerate, ONNX Runtime's provider, Triton), that program run again, said in prose with the error it printed. The
+framework's check stands alone only where nothing failing was shown.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from collections.abc import Sequence
 
 from gpudoctor.cmdline import Cmd, Placeholder, Unrenderable, render, split_plain
 from gpudoctor.facts import REPORTER_COMMAND
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Severity
 
 # typing's constant without typing: a bare check imports this module (bench/README.md, h161)
@@ -135,8 +143,9 @@ def _frameworks(facts: Any) -> list[str]:
 
 
 def _check_step(facts: Any, acting: Sequence[Finding]) -> Step | None:
-    """Where the paste shows no command of the reporter's: the one line that shows the fix took (_CHECKS), or None
-    where no component of the plan has one, a step of it runs on another machine, or the plan runs it already."""
+    """Where the paste shows no command of the reporter's: the one line that shows the fix took (_CHECKS), what failed
+    run again in prose (_said_step) where that line would test something the paste never showed failing, or None where
+    no component of the plan has one, a step of it runs on another machine, or the plan runs it already."""
     from gpudoctor.planner.prescribe import Step, component_of
     from gpudoctor.planner.where import python_step
 
@@ -146,9 +155,17 @@ def _check_step(facts: Any, acting: Sequence[Finding]) -> Step | None:
     if not acting:
         return None
     components = {component_of(f) for f in acting}
-    if components & _UNDER_THE_FRAMEWORK:
-        # a toolkit, cuDNN or a variable fixed for the one framework the paste shows at work: that framework's check
-        components |= set(_frameworks(facts)) if len(_frameworks(facts)) == 1 else set()
+    failing = _failing_lines(acting)
+    refused = False  # the framework's check stood for what failed before (issue 27), and does not here
+    if components & _UNDER_THE_FRAMEWORK and len(_frameworks(facts)) == 1:
+        # a toolkit, cuDNN or a variable fixed for the one framework the paste shows at work: that framework's check,
+        # where the paste shows nothing failing or shows that framework failing (an NCCL variable for accelerate's
+        # guard, or a library ONNX Runtime loads, is not seen to take by torch's is_available(): plans15/1542, 13/1301)
+        (name,) = _frameworks(facts)
+        if not failing or any(_FRAMEWORK_NAMED[name].search(t) for t in (*failing, *_fix_words(acting))):
+            components.add(name)  # (or the fix installs or reads that framework: TensorFlow's [and-cuda] libraries)
+        else:
+            refused = True
     if any(f.remediation is not None and f.remediation.where for f in acting):
         return None  # (a step on the host or in Windows: where the check runs is another question)
     if any(_ends_checked(f) for f in acting):
@@ -169,18 +186,65 @@ def _check_step(facts: Any, acting: Sequence[Finding]) -> Step | None:
         severity = max(f.severity for f in acting)
         cmds = _reentered(facts, acting, cmd) if args != ("nvidia-smi",) else (cmd,)
         return Step("resume", ("Then check that the fix took.",), cmds, (), severity)
+    if refused:
+        return _said_step(facts, acting)
     return None
+
+
+# Each framework's module named in a failing line (its traceback's frames, its own log's source paths, its import).
+_FRAMEWORK_NAMED = {
+    "torch": LazyPattern(r"\btorch\b|\bpytorch\b", re.I),
+    "tensorflow": LazyPattern(r"\btensorflow\b", re.I),
+    "jax": LazyPattern(r"\bjax(?:lib)?\b", re.I),
+}
+# How much of the failing line the prose quotes: enough to recognise it, short enough for one line of the plan.
+_QUOTED_CHARS = 120
+
+
+def _failing_lines(acting: Sequence[Finding]) -> list[str]:
+    """The failing lines the paste shows for the plan's findings (their `pasted` evidence), in the findings' order."""
+    return [e.value for f in acting for e in f.evidence if e.source == "pasted" and e.value.strip()]
+
+
+def _fix_words(acting: Sequence[Finding]) -> list[str]:
+    """The words of the findings' fixes (the packages they install, the modules their read-backs import)."""
+    return [str(w) for f in acting if f.remediation for c in f.remediation.commands if isinstance(c, Cmd) for w in c.argv]
+
+
+def _said_step(facts: Any, acting: Sequence[Finding]) -> Step:
+    """Where the paste shows what failed but not the command that ran it, and no check of the plan's reruns it: run
+    again what failed, where it failed, said in prose with the error it printed where the findings' evidence holds one
+    the catalogue read as a failure (not a reporter's own words, `-said`: their sentence is no line to watch for). A
+    pasted line is data: quoted in prose, never a command."""
+    from gpudoctor.planner.prescribe import Step
+
+    errors = {e.line for e in facts.pasted.errors if not e.kind.endswith("-said")}
+    line = next((t for t in _failing_lines(acting) if t in errors), None)
+    prose = "Then run again what failed, where it failed (the same program, from the same shell, job or cell): the fix took "
+    if line is None:
+        prose += "if it no longer fails as the report shows."
+    else:
+        text = " ".join(line.split())
+        if len(text) > _QUOTED_CHARS:
+            text = text[: _QUOTED_CHARS - 3] + "..."
+        prose += f"if it no longer prints: {text}"
+    return Step("resume", (prose,), (), (), max(f.severity for f in acting))
 
 
 def _ends_checked(f: Finding) -> bool:
     """Whether `f`'s fix ends with a read-only command after one that changes something: the fix verifies itself
     (faiss's `get_num_gpus()` after the GPU package), so the plan needs no second check of another library."""
     from gpudoctor.planner.actions import classify
+    from gpudoctor.planner.remedy import KEEP, KEEP_VALUES
 
-    cmds = [c for c in (f.remediation.commands if f.remediation else ()) if isinstance(c, Cmd)]
-    if len(cmds) < 2 or classify(cmds[-1]).kind != "inspect" or "-c" not in cmds[-1].words[1:2]:
+    lines = list(f.remediation.commands if f.remediation else ())
+    last = lines[-1] if lines else None
+    if len(lines) < 2 or not isinstance(last, Cmd) or classify(last).kind != "inspect" or "-c" not in last.words[1:2]:
         return False  # (only an interpreter's `-c` read-back: `mokutil --sb-state` after a modprobe checks nothing)
-    return any(classify(c).kind != "inspect" for c in cmds[:-1])
+    if last.words[2:3] and last.words[2] in (*KEEP.values(), *KEEP_VALUES.values()):
+        return False  # (the line that keeps a setting for new shells writes a file: it reads nothing back)
+    # (a variable set or a directory put on a path changes what the read-back loads, as a command that installs does)
+    return any(not isinstance(c, Cmd) or classify(c).kind != "inspect" for c in lines[:-1])
 
 
 # A fix that makes a new environment moves the program's interpreter: a check in the old one would show the old state.

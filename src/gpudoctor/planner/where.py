@@ -63,6 +63,10 @@ def shell(facts: Facts) -> str:
     """The cmdline target the printed commands are written for."""
     system = facts.platform.system
     cues = {c.get("cue") for c in facts.pasted.cues}
+    if tool(facts) == "notebook" and not _windows(facts):
+        # Colab, or cells that install (`!pip`, `%pip`): every line a cell's (`!cmd`, `%pip`, Python), as the
+        # reporter types them (Colab has no other shell); on Windows a cell's `!` line is cmd.exe's, not written here
+        return "cell"
     if facts.pasted.partial and OS_NOT_NAMED in cues:
         return "any"  # Linux was assumed: a Windows user pastes the same lines (cmdline's `any`)
     if not facts.pasted.partial or not (system or "").lower().startswith("win"):

@@ -457,6 +457,7 @@ def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) 
         "cmd": " (cmd.exe)",
         "windows": " (cmd.exe or PowerShell)",
         "any": "",
+        "cell": " (notebook cells)",
     }[plan.target]
     say(console, f"[bold]Plan[/bold]{shell}: in this order", hang=2)
     for i, step in enumerate(steps, 1):
