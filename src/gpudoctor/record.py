@@ -126,7 +126,7 @@ def _make(cls: type, frozen: bool) -> type:
         return dataclasses.dataclass(frozen=frozen, eq=False, repr=False)(cls)
     documented = bool(cls.__doc__)
     # init=False and frozen=False: dataclasses compiles nothing for the class (eq and repr come from Record).
-    if not _declare(cls):
+    if not _declare(cls, frozen):
         cls = dataclasses.dataclass(init=False, eq=False, repr=False)(cls)
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     params.init, params.frozen = True, frozen  # as @dataclass(frozen=frozen, eq=False, repr=False) records them
@@ -162,7 +162,12 @@ def _learn() -> dict[str, Any]:
         added = {n: v for n, v in vars(Template).items() if n not in before and n not in _WRITTEN}
         # Only what is the same for every class (3.13's `__replace__`, dataclasses' own function) can be copied.
         shared = all(getattr(dataclasses, getattr(v, "__name__", ""), None) is v for v in added.values())
-        params = Template.__dataclass_params__  # type: ignore[attr-defined]
+        # The params of a record class, as @dataclass(frozen=..., eq=False, repr=False) records them: one object for
+        # every frozen class and one for every mutable one (dataclasses never changes a class's params once made).
+        params = {}
+        for frozen in (True, False):
+            params[frozen] = copy.copy(Template.__dataclass_params__)  # type: ignore[attr-defined]
+            params[frozen].init, params[frozen].frozen = True, frozen
         kind = Template.__dataclass_fields__["x"]._field_type  # type: ignore[attr-defined]
         _LEARNT.update(params=params if shared else None, kind=kind, added=added)
     return _LEARNT
@@ -171,7 +176,7 @@ def _learn() -> dict[str, Any]:
 _WRITTEN = frozenset(("__dataclass_params__", "__dataclass_fields__", "__match_args__", "__doc__", "__annotations__"))
 
 
-def _declare(cls: type) -> bool:
+def _declare(cls: type, frozen: bool) -> bool:
     """Give `cls` what `dataclasses.dataclass(init=False, eq=False, repr=False)` would (its fields, params and match
     args, its fields' defaults on the class) without running dataclasses' processing, a third of a record class's
     making (12 M instructions of a bare check, bench/README.md h226); False, and `cls` untouched, for any class that
@@ -205,7 +210,7 @@ def _declare(cls: type) -> bool:
                 delattr(cls, name)
             else:
                 setattr(cls, name, f.default)
-    cls.__dataclass_params__ = copy.copy(learnt["params"])  # type: ignore[attr-defined]
+    cls.__dataclass_params__ = learnt["params"][frozen]  # type: ignore[attr-defined]
     cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
     if "__match_args__" not in own:
         cls.__match_args__ = tuple(n for n, f in fields.items() if f.init and not f.kw_only)  # type: ignore[attr-defined,misc]
