@@ -221,3 +221,19 @@ def test_the_proc_driver_version_parser_imports_packaging_only_for_an_aarch64_mo
     assert "packaging.version" not in modules
     modules = _imported_after(parse + f"assert p({jetson!r}).flavor == 'jetson'")
     assert "packaging.version" in modules  # the L4T release read as a version, as before
+
+
+@pytest.mark.parametrize("args", [["check"], ["check", "--format", "json"]])
+def test_a_simple_check_reads_neither_locale_nor_signal(args):
+    # subprocess imports both; a check asks no encoding of locale (its runner reads bytes) and stops no program, so
+    # their placeholders (gpudoctor.lazymodule, cli.fast) are never read: 6 M instructions before the user's interpreter
+    # is started (bench/README.md, h226).
+    code = (
+        f"import sys\nfrom gpudoctor.cli import main\ntry:\n    main({args!r})\nexcept SystemExit as exc:\n"
+        "    assert exc.code in (0, 1), exc.code\n"
+        "print(type(sys.modules['locale']).__name__, type(sys.modules['signal']).__name__, file=sys.stderr)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "_Deferred _Deferred"
