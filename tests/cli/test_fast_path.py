@@ -360,34 +360,3 @@ def test_a_run_that_builds_one_command_prints_what_the_whole_app_prints(args, mo
         assert sorted(cli._registered) == (sorted(set(cli.COMMAND_MODULES.values())) if every else [cli.COMMAND_MODULES[args[0]]])
     assert runs[0] == runs[1]
     assert runs[0][0] in (0, 2)
-
-
-# An object of a module that the interpreter's shutdown would free (its __del__ says so), in a script that runs the
-# console script's main(); with an atexit callback registered too, or not.
-_ENDS = (
-    "import os, sys, types\nclass Noisy:\n    def __del__(self, write=os.write):\n        write(2, b'freed\\n')\n"
-    "held = types.ModuleType('held')\nheld.kept = Noisy()\nsys.modules['held'] = held\ndel held\n"
-    "sys.argv = ['gpudoctor', 'check']\nfrom gpudoctor.cli import main\n{register}main()\n"
-)
-
-
-def test_the_process_entry_ends_at_once_with_the_checks_status_and_output():
-    # Nothing left for the interpreter's shutdown but freeing (cli._before_exit): the process ends with the check's
-    # status, its report written whole, and nothing freed one by one.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
-    done = subprocess.run([sys.executable, "-c", _ENDS.format(register="")], capture_output=True, text=True, timeout=120, env=env)
-    assert done.returncode in (0, 1), done.stderr
-    assert done.stdout.startswith("gpudoctor check\n") and " error(s), " in done.stdout.splitlines()[-1]
-    assert "freed" not in done.stderr
-
-
-def test_the_process_entry_exits_as_before_where_atexit_has_work():
-    # The quiet twin: a function registered with atexit (a sitecustomize's, a coverage run's) runs, and the shutdown
-    # with it, as before.
-    register = "import atexit\natexit.register(lambda: sys.stderr.write('at exit\\n'))\n"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
-    done = subprocess.run(
-        [sys.executable, "-c", _ENDS.format(register=register)], capture_output=True, text=True, timeout=120, env=env
-    )
-    assert done.returncode in (0, 1), done.stderr
-    assert done.stderr.splitlines()[-2:] == ["at exit", "freed"]

@@ -146,7 +146,6 @@ def main(argv: list[str] | None = None) -> None:
     if live is not None:
         live.allow_running()  # an earlier run in this process (tests) was interrupted
     interrupted = False
-    status: object = None  # what the command exits with (a SystemExit's code), once it has ended
     try:
         if not completing:
             from gpudoctor.cli.fast import answer
@@ -200,7 +199,6 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except SystemExit as exc:
         interrupted = exc.code == 130  # typer turns Ctrl-C into exit 130
-        status = exc.code
         raise
     except KeyboardInterrupt:
         # Ctrl-C where typer did not see it (a bare check runs without it: cli.fast): exit 130, silently, as typer does.
@@ -229,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
         if live is not None:
             live.kill_running(stop=interrupted)
         if argv is None:
-            _before_exit(None if interrupted else status)
+            _before_exit()
         if interrupted:
             # Ctrl-C: end now, once the programs are killed. The interpreter's own shutdown would wait on nothing
             # gpudoctor needs (its probe threads are daemons) but may on a thread left inside a blocking call
@@ -240,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
             os._exit(130)  # ExitCode.INTERRUPTED
 
 
-def _before_exit(status: object) -> None:
+def _before_exit() -> None:
     """The process ends next (the console script and `python -m gpudoctor` call `main()` without arguments; tests call
     it with theirs): its objects go to the collector's permanent generation, which no collection walks. The
     interpreter's shutdown collects three times over everything still alive (modules, classes, functions), and frees
@@ -248,31 +246,10 @@ def _before_exit(status: object) -> None:
     check leaves no cyclic garbage for them to find (gc.DEBUG_SAVEALL: none). Objects that still become unreachable
     are freed as before, only cycles among them are left to the exit, which Python never promised to finalize
     ("It is not guaranteed that __del__() methods are called for objects that still exist when the interpreter
-    exits", the data model's `object.__del__`).
-
-    With an exit status (`status`, an int) the process then ends at once, its output flushed: the interpreter's
-    shutdown would only free, one by one, the hundred modules and what they hold (7 M instructions of a bare check's
-    240 M, bench/README.md h226). Not where the shutdown has more to do than free: a function registered with atexit
-    (a sitecustomize's, a coverage run's), a thread that is no daemon, or output that cannot be flushed; those exit
-    as before."""
+    exits", the data model's `object.__del__`)."""
     import gc
 
     gc.freeze()
-    if not isinstance(status, int):
-        return  # (None: no status yet, or Ctrl-C, which ends below; a message: printed by the interpreter's exit)
-    import atexit
-    import threading
-
-    registered = getattr(atexit, "_ncallbacks", None)
-    if registered is None or registered() or any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
-        return
-    try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:
-                stream.flush()
-    except Exception:  # noqa: BLE001 - the interpreter's exit says it, as it did (a closed pipe: exit 120)
-        return
-    os._exit(status)
 
 
 def _usage_error(exc, args: list[str]) -> None:
