@@ -13,7 +13,8 @@ def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: st
     """The report of `host`; `ctx` (a checks Context on `matrix_path`) when the caller asks more of the same
     choices afterwards (gpudoctor.pipeline: fix's offers)."""
     start = time.monotonic()
-    facts = run_probes(host, options, meanwhile=_import_checks)
+    pasted = bool(host.pasted().get("partial"))  # a partial snapshot (pasted text): the checks of pasted text too
+    facts = run_probes(host, options, meanwhile=lambda: _import_checks(pasted))
     from gpudoctor.checks import run_checks
 
     probed = time.monotonic()
@@ -26,18 +27,19 @@ def diagnose(host: Host, options: ProbeOptions = ProbeOptions(), matrix_path: st
     return Report(facts, sort_findings(findings), host.mode, timings, internal, matrix_path)
 
 
-def _import_checks() -> None:
+def _import_checks(pasted: bool) -> None:
     """Import the check modules while the probes wait on subprocesses and files, once the user's interpreter, the
     slowest probe, has been started (before, the package and the facts' 27 classes it imports delayed that start
     by about a third of the process's CPU time up to it: bench/README.md). The package here; its modules in a
     thread of their own, not in this one: an import this thread runs is where Ctrl-C would land, and an import cut
     in the middle while a probe thread waits on the same module ended a check with exit 3 or a bare SIGINT death
-    instead of 130 (tests/cli/test_interrupt.py failed 3 runs in 12 that way)."""
+    instead of 130 (tests/cli/test_interrupt.py failed 3 runs in 12 that way). `pasted`: the checks of pasted text
+    too (gpudoctor.checks.all_checks), as the facts will say."""
     import threading
 
     from gpudoctor.checks import all_checks
 
-    threading.Thread(target=all_checks, daemon=True).start()
+    threading.Thread(target=all_checks, args=(pasted,), daemon=True).start()
 
 
 def for_root(findings: list) -> list:

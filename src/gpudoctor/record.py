@@ -16,10 +16,15 @@ still check every constructor call. tests/unit/test_record.py compares each such
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import reprlib
+import sys
+import types
 from dataclasses import MISSING, FrozenInstanceError
+
+from gpudoctor.lazypattern import LazyPattern
 
 # typing's constant without typing: a live check imports this module before it starts the user's interpreter
 # (bench/README.md, h151)
@@ -121,7 +126,8 @@ def _make(cls: type, frozen: bool) -> type:
         return dataclasses.dataclass(frozen=frozen, eq=False, repr=False)(cls)
     documented = bool(cls.__doc__)
     # init=False and frozen=False: dataclasses compiles nothing for the class (eq and repr come from Record).
-    cls = dataclasses.dataclass(init=False, eq=False, repr=False)(cls)
+    if not _declare(cls, frozen):
+        cls = dataclasses.dataclass(init=False, eq=False, repr=False)(cls)
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     params.init, params.frozen = True, frozen  # as @dataclass(frozen=frozen, eq=False, repr=False) records them
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]
@@ -136,6 +142,104 @@ def _make(cls: type, frozen: bool) -> type:
 
         cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
     return cls
+
+
+# What `dataclasses.dataclass(init=False, eq=False, repr=False)` gives a class of plain fields, learnt from a template
+# class the first time (`_learn`): its params, the kind its fields are marked with, and what else it sets on the class.
+_LEARNT: dict[str, Any] = {}
+
+
+def _learn() -> dict[str, Any]:
+    if not _LEARNT:
+
+        class Template:
+            """Documented: dataclasses would import inspect to write a docstring (gpudoctor.lazymodule)."""
+
+            x: int
+
+        before = set(vars(Template))
+        dataclasses.dataclass(init=False, eq=False, repr=False)(Template)
+        added = {n: v for n, v in vars(Template).items() if n not in before and n not in _WRITTEN}
+        # Only what is the same for every class (3.13's `__replace__`, dataclasses' own function) can be copied.
+        shared = all(getattr(dataclasses, getattr(v, "__name__", ""), None) is v for v in added.values())
+        # The params of a record class, as @dataclass(frozen=..., eq=False, repr=False) records them: one object for
+        # every frozen class and one for every mutable one (dataclasses never changes a class's params once made).
+        params = {}
+        for frozen in (True, False):
+            params[frozen] = copy.copy(Template.__dataclass_params__)  # type: ignore[attr-defined]
+            params[frozen].init, params[frozen].frozen = True, frozen
+        kind = Template.__dataclass_fields__["x"]._field_type  # type: ignore[attr-defined]
+        _LEARNT.update(params=params if shared else None, kind=kind, added=added)
+    return _LEARNT
+
+
+_WRITTEN = frozenset(("__dataclass_params__", "__dataclass_fields__", "__match_args__", "__doc__", "__annotations__"))
+
+
+def _declare(cls: type, frozen: bool) -> bool:
+    """Give `cls` what `dataclasses.dataclass(init=False, eq=False, repr=False)` would (its fields, params and match
+    args, its fields' defaults on the class) without running dataclasses' processing, a third of a record class's
+    making (12 M instructions of a bare check, bench/README.md h226); False, and `cls` untouched, for any class that
+    is not plain string-annotated fields (a ClassVar, InitVar or KW_ONLY, a field without annotation, an unhashable
+    default, an abstract base): dataclasses decides those, as it would."""
+    learnt = _learn()
+    if learnt["params"] is None or hasattr(cls, "__abstractmethods__"):
+        return False
+    own = cls.__dict__
+    annotations = own.get("__annotations__", {})
+    namespace = vars(sys.modules[cls.__module__]) if cls.__module__ in sys.modules else {}
+    fields: dict[str, dataclasses.Field] = {}
+    for name, kind in annotations.items():
+        if not isinstance(kind, str) or _names_special(kind, namespace):
+            return False
+        default: Any = getattr(cls, name, MISSING)
+        if isinstance(default, types.MemberDescriptorType):
+            return False  # (a slot)
+        f = default if isinstance(default, dataclasses.Field) else dataclasses.field(default=default)
+        if f.default is not MISSING and f.default.__class__.__hash__ is None:
+            return False  # (a mutable default, which dataclasses refuses)
+        fields[name] = f
+    if any(isinstance(v, dataclasses.Field) and n not in annotations for n, v in own.items()):
+        return False
+    for name, f in fields.items():
+        f.name, f.type, f._field_type = name, annotations[name], learnt["kind"]  # type: ignore[attr-defined]
+        if f.kw_only is MISSING:
+            f.kw_only = False
+        if isinstance(own.get(name), dataclasses.Field):  # the declared field becomes its default, as dataclasses does
+            if f.default is MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, f.default)
+    cls.__dataclass_params__ = learnt["params"][frozen]  # type: ignore[attr-defined]
+    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+    if "__match_args__" not in own:
+        cls.__match_args__ = tuple(n for n, f in fields.items() if f.init and not f.kw_only)  # type: ignore[attr-defined,misc]
+    for name, value in learnt["added"].items():
+        if name not in own:
+            setattr(cls, name, value)
+    return True
+
+
+def _names_special(annotation: str, namespace: dict) -> bool:
+    """Whether the annotation's first name, which dataclasses reads (`Name` or `module.Name`), may be ClassVar, InitVar
+    or KW_ONLY: one of those names, or a name the class's module binds to one of them, to typing or to dataclasses."""
+    m = _FIRST_NAME.match(annotation)
+    if m is None:
+        return False
+    for word in m.groups():
+        if word is None:
+            continue
+        bound = namespace.get(word)
+        if word in _SPECIAL_NAMES or bound is dataclasses.InitVar or bound is dataclasses.KW_ONLY or bound is dataclasses:
+            return True
+        if isinstance(bound, types.ModuleType) and bound.__name__ == "typing" or getattr(bound, "_name", None) == "ClassVar":
+            return True
+    return False
+
+
+# dataclasses' own reading of a string annotation's first name (_MODULE_IDENTIFIER_RE in Lib/dataclasses.py, 3.10-3.13)
+_FIRST_NAME = LazyPattern(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
+_SPECIAL_NAMES = frozenset(("ClassVar", "InitVar", "KW_ONLY"))
 
 
 def _init(cls: type, fields: tuple[dataclasses.Field, ...]) -> None:

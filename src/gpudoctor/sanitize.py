@@ -48,7 +48,34 @@ def clean(text: Any, *, newlines: bool = True) -> str:
     newlines=True keeps `\\n` and `\\t` (multi-line prose); False escapes them too (one-line fields).
     """
     s = text if isinstance(text, str) else str(text)
+    if _nothing_to_escape(s, newlines):
+        return s
     return (_UNSAFE if newlines else _UNSAFE_NO_NL).sub(_escape, s)
+
+
+def _nothing_to_escape(s: str, newlines: bool) -> bool:
+    """True only where the pattern would find nothing in `s`, told without compiling it (its character class is 3 M
+    instructions, twice, of a bare check's text view: bench/README.md h226). Every control character (C0, DEL, C1) and
+    every invisible one Python does not count printable makes `isprintable()` false; the invisible ones it does count
+    printable (a variation selector, a Hangul filler) are looked for by name. False sends `s` to the pattern."""
+    if not s.isprintable() and not (newlines and s.replace("\n", "").replace("\t", "").isprintable()):
+        return False
+    return s.isascii() or _printable_invisible().isdisjoint(s)
+
+
+_PRINTABLE_INVISIBLE: list[frozenset[str]] = []
+
+
+def _printable_invisible() -> frozenset[str]:
+    """The characters of INVISIBLE that this Python's `str.isprintable` counts printable (its Unicode version decides)."""
+    if not _PRINTABLE_INVISIBLE:
+        spans, i = [], 0
+        while i < len(INVISIBLE):  # single characters and ranges "a-b", as the pattern's class reads them
+            step = 3 if INVISIBLE[i + 1 : i + 2] == "-" else 1
+            spans.append((ord(INVISIBLE[i]), ord(INVISIBLE[i + step - 1])))
+            i += step
+        _PRINTABLE_INVISIBLE.append(frozenset(c for a, b in spans for c in map(chr, range(a, b + 1)) if c.isprintable()))
+    return _PRINTABLE_INVISIBLE[0]
 
 
 def clean_line(text: Any) -> str:

@@ -16,6 +16,14 @@ NEVER_ON_LINUX = ("platform", "socket")
 # Imported only for the option that needs them: --deep, --pid; and the options' enums, for the full command line only
 # (a bare check builds no options: gpudoctor.cli.fast).
 NEVER_BARE = ("gpudoctor.probes.deep", "gpudoctor.probes.process", "gpudoctor.cli.choices")
+# The checks of pasted text (tagged "pasted", gpudoctor.checks.all_checks): a whole machine's facts give them nothing.
+PASTED_TEXT_ONLY = (
+    "gpudoctor.checks.catalogued",
+    "gpudoctor.checks.installers",
+    "gpudoctor.checks.reported",
+    "gpudoctor.checks.stated",
+    "gpudoctor.checks.workloads",
+)
 # Record classes only some findings or texts build (each dataclass costs a bare check about 4.7 M instructions,
 # bench/README.md): the planner's machine-as-a-plan-goes and its actions (an unreachable driver on Windows, conda),
 # the companions' facts (companions installed, --pid, a pasted undefined symbol), the catalogue's messages (a paste),
@@ -47,6 +55,8 @@ def test_a_bare_check_imports_neither_platform_nor_socket():
     assert "gpudoctor.facts" in modules and "gpudoctor.host.live" in modules  # the check did run, on the live machine
     assert [m for m in NEVER_ON_LINUX if m in modules] == []
     assert [m for m in NEVER_BARE if m in modules] == []
+    assert "gpudoctor.checks.toolkit" in modules  # the machine's checks were imported
+    assert [m for m in PASTED_TEXT_ONLY if m in modules] == []
 
 
 # What importing inspect imports: dataclasses imports inspect, which a check never reads (35 M instructions before the
@@ -74,7 +84,7 @@ def test_a_bare_check_imports_no_pathlib():
     )
     # The check ran and printed. (gpudoctor.matrix.load imported pathlib for every check once; a bare check of a machine
     # whose facts ask the matrix nothing no longer imports the matrix at all.)
-    assert "gpudoctor.checks.catalogued" in modules and "gpudoctor.render.terminal" in modules
+    assert "gpudoctor.checks.toolkit" in modules and "gpudoctor.render.terminal" in modules
     assert [m for m in ("pathlib", "urllib.parse", "ipaddress") if m in modules] == []
 
 
@@ -151,7 +161,7 @@ def test_a_check_of_an_empty_venv_builds_no_record_class_only_other_findings_use
         "from gpudoctor.cli import main\ntry:\n    main(['check'])\nexcept SystemExit as exc:\n    assert exc.code in (0, 1), exc.code",
         VIRTUAL_ENV=str(venv),
     )
-    assert "gpudoctor.checks.extensions" in modules and "gpudoctor.checks.catalogued" in modules  # their checks ran
+    assert "gpudoctor.checks.extensions" in modules and "gpudoctor.checks.libraries" in modules  # their checks ran
     assert [m for m in NEVER_IN_AN_EMPTY_VENV if m in modules] == []
     from gpudoctor.trust import library_for_root, running_as_root
 
@@ -211,3 +221,19 @@ def test_the_proc_driver_version_parser_imports_packaging_only_for_an_aarch64_mo
     assert "packaging.version" not in modules
     modules = _imported_after(parse + f"assert p({jetson!r}).flavor == 'jetson'")
     assert "packaging.version" in modules  # the L4T release read as a version, as before
+
+
+@pytest.mark.parametrize("args", [["check"], ["check", "--format", "json"]])
+def test_a_simple_check_reads_neither_locale_nor_signal(args):
+    # subprocess imports both; a check asks no encoding of locale (its runner reads bytes) and stops no program, so
+    # their placeholders (gpudoctor.lazymodule, cli.fast) are never read: 6 M instructions before the user's interpreter
+    # is started (bench/README.md, h226).
+    code = (
+        f"import sys\nfrom gpudoctor.cli import main\ntry:\n    main({args!r})\nexcept SystemExit as exc:\n"
+        "    assert exc.code in (0, 1), exc.code\n"
+        "print(type(sys.modules['locale']).__name__, type(sys.modules['signal']).__name__, file=sys.stderr)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUDOCTOR_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "_Deferred _Deferred"

@@ -372,3 +372,44 @@ def test_mutable_record_class_is_what_dataclass_makes():
     del env.paths
     assert vars(env) == {"executable": "python3", "how": "z"} and ours.__hash__ is None is theirs.__hash__
     assert ours("a") == ours("a") != ours("b") and repr(ours("a")).endswith("Env(executable='a', paths=[], how='x')")
+
+
+def test_a_record_class_holds_the_fields_params_and_defaults_dataclasses_gives_its_declaration():
+    # record._declare writes what dataclasses' processing would (its own processing is not run for plain fields):
+    # the same Field objects (their repr shows every flag and the field's kind), the same params and match args, each
+    # field's default on the class (a declared field() replaced by its default, or removed), dataclasses' replace and
+    # asdict alike. A class with a ClassVar or KW_ONLY goes to dataclasses, with the same outcome.
+    def declare(make, base):
+        class Plain(base):
+            """Plain fields."""
+
+            a: str
+            b: int = 2
+            c: tuple[str, ...] = ()
+            d: dict = field(default_factory=dict)
+            e: int = field(default=5, repr=False, compare=False)
+            f: list = field(default_factory=list, init=False)
+            g: str | None = field(default=None, kw_only=True)
+
+        class Special(base):
+            """A class variable, and keyword-only fields."""
+
+            a: str
+            count: ClassVar[int] = 0
+            _: KW_ONLY
+            b: int = 1
+
+        return make(Plain), make(Special)
+
+    for frozen, base in ((True, Record), (False, MutableRecord)):
+        ours = declare(record_class(frozen=frozen, eq=False, repr=False), base)
+        theirs = declare(dataclasses.dataclass(frozen=frozen, eq=False, repr=False), object)
+        for cls, twin in zip(ours, theirs, strict=True):
+            assert [repr(f) for f in dataclasses.fields(cls)] == [repr(f) for f in dataclasses.fields(twin)]
+            assert repr(cls.__dataclass_params__) == repr(twin.__dataclass_params__)  # type: ignore[attr-defined]
+            assert cls.__match_args__ == twin.__match_args__  # type: ignore[attr-defined]
+            for name in ("b", "c", "d", "e", "f", "g", "count"):
+                assert vars(cls).get(name, "absent") == vars(twin).get(name, "absent"), (cls, name)
+        plain, twin = ours[0]("x", g="y"), theirs[0]("x", g="y")
+        assert dataclasses.asdict(dataclasses.replace(plain, b=9)) == dataclasses.asdict(dataclasses.replace(twin, b=9))
+        assert [f.name for f in dataclasses.fields(ours[1])] == ["a", "b"] and ours[1].count == 0

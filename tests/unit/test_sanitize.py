@@ -59,3 +59,17 @@ def test_every_c0_control_but_newline_and_tab_is_escaped_in_prose():
     for n in (0x08, 0x0B, 0x0C, 0x0D, 0x0E):
         assert clean(f"ok{chr(n)}fake") == f"ok\\x{n:02x}fake", hex(n)
         assert has_unsafe(chr(n)), hex(n)
+
+
+def test_clean_escapes_what_its_pattern_finds_and_nothing_else_on_every_code_point():
+    # sanitize._nothing_to_escape answers for text that holds nothing to escape without compiling the pattern: on every
+    # code point, beside printable text, with and without newlines, clean gives what the pattern alone gives.
+    from gpudoctor import sanitize
+
+    for newlines, pattern in ((True, sanitize._UNSAFE), (False, sanitize._UNSAFE_NO_NL)):
+        texts = [f"a{chr(n)}" for n in range(0x110000)] + ["a\nb\tc", "a\r\nb", "\t", "\n\u034f"]
+        wrong = [t for t in texts if sanitize.clean(t, newlines=newlines) != pattern.sub(sanitize._escape, t)]
+        assert wrong == []
+    # The answer without the pattern is given where it can be: the text view's glyphs and lines, not a hidden character.
+    assert sanitize._nothing_to_escape("[green]✓[/] [bold]CUDA toolkits[/bold]: 13.0.88\n\tat /usr/local/cuda", True)
+    assert not sanitize._nothing_to_escape("a\u034fb", True) and not sanitize._nothing_to_escape("a\nb", False)

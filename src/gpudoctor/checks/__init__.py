@@ -7,35 +7,46 @@ runs. The registry is an explicit tuple: no discovery by reflection.
 
 from __future__ import annotations
 
-from gpudoctor.checks.base import Check, Context, ev
+from gpudoctor.checks.base import PASTED, Check, Context, ev
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
 
 __all__ = ["Check", "Context", "all_checks", "check_codes", "ev", "run_checks"]
 
 
-def all_checks() -> tuple[Check, ...]:
+def all_checks(pasted: bool = True) -> tuple[Check, ...]:
+    """Every check, in the order the findings follow. `pasted=False`: those a whole machine's facts can move only
+    (a live machine, a recorded snapshot). A check tagged "pasted" judges what only pasted text shows (the facts'
+    `pasted` section, which a whole machine's facts leave empty), so on a whole machine it finds nothing; its
+    modules, a sixth of what a bare check imported, are not imported for one (bench/README.md, h226)."""
     from gpudoctor.checks import (
-        catalogued,
         cudnn,
         doctor,
         driver,
         extensions,
         frameworks,
         health,
-        installers,
         libraries,
         memory,
         platform,
         process,
-        reported,
-        stated,
         toolkit,
         windows,
-        workloads,
     )
 
-    return (
+    read: tuple[Check, ...] = ()
+    if pasted:
+        # Every check of these modules is tagged "pasted" (tests/unit/test_checks.py holds the two together).
+        from gpudoctor.checks import catalogued, installers, reported, stated, workloads
+
+        read = (
+            *workloads.CHECKS,  # a compose service or pod given no GPU, from its pasted spec or log
+            *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
+            *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/parsers/catalogue.toml)
+            *installers.CHECKS,  # the installers' messages: no wheel for this Python, PEP 668 (pasted)
+            *stated.CHECKS,  # a program's own floor for the driver, the CUDA toolkit or cuDNN, below what the paste shows
+        )
+    every = (
         *driver.CHECKS,
         *windows.CHECKS,
         *platform.CHECKS,
@@ -46,14 +57,11 @@ def all_checks() -> tuple[Check, ...]:
         *process.CHECKS,  # check --pid: a running job's libraries
         *health.CHECKS,
         *memory.CHECKS,
-        *workloads.CHECKS,  # a compose service or pod given no GPU, from its pasted spec or log
-        *reported.CHECKS,  # error texts of pasted reports, where the checks above could not judge (docs/pasted.md)
-        *catalogued.CHECKS,  # messages only the catalogue reads (gpudoctor/parsers/catalogue.toml)
-        *installers.CHECKS,  # the installers' messages: no wheel for this Python, PEP 668 (pasted)
-        *stated.CHECKS,  # a program's own floor for the driver, the CUDA toolkit or cuDNN, below what the paste shows
+        *read,
         *libraries.CHECKS,  # libraries tied to one CUDA/cuDNN major (onnxruntime-gpu, CTranslate2, CuPy), pasted
         *doctor.CHECKS,
     )
+    return every if pasted else tuple(c for c in every if PASTED not in c.tags)
 
 
 def check_codes() -> tuple[str, ...]:
@@ -71,7 +79,7 @@ def run_checks(facts: Facts, matrix_path: str | None = None, ctx: Context | None
     ctx = ctx or Context(matrix_path)
     findings: list[Finding] = []
     internal: list[str] = []
-    checks = all_checks()
+    checks = all_checks(pasted=facts.pasted.partial)
     # The checks that judge the others' findings run last (gpudoctor.checks.base.Check.after_others).
     for check in [c for c in checks if not c.after_others] + [c for c in checks if c.after_others]:
         try:

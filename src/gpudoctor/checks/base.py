@@ -9,7 +9,11 @@ from gpudoctor.model import Evidence, Finding
 from gpudoctor.planner.context import Context
 from gpudoctor.record import Record, record_class
 
-__all__ = ["Check", "Context", "ev"]
+__all__ = ["PASTED", "Check", "Context", "ev"]
+
+# The tag of a check that judges only what pasted text shows (the facts' `pasted` section): it runs on a partial
+# snapshot only (gpudoctor.checks.all_checks).
+PASTED = "pasted"
 
 
 @record_class(frozen=True, eq=False, repr=False)
@@ -20,7 +24,7 @@ class Check(Record):
     area: str
     codes: tuple[str, ...]
     run: Callable[[Facts, Context], Iterable[Finding]]
-    tags: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # PASTED: it judges pasted text only
     # A check that judges what the others found (pasted-error-unexplained: "no other check explains it") runs after
     # all of them, and is given their findings: `run(facts, ctx, findings)`. It never runs the others itself.
     after_others: bool = False

@@ -129,11 +129,14 @@ def check_lost(facts: Facts, ctx: Context) -> Iterable[Finding]:
     NVIDIA GPU on the PCI bus that no GPU NVML gave a bus id for sits at (the kernel keeps a GPU that fell off the
     bus listed). A GPU lost partway through NVML's reading may have given its bus id first: that slot is its own."""
     from gpudoctor.checks.driver import pci_gpus
-    from gpudoctor.parsers.error_texts import lost_gpu_handles
 
     d = facts.driver
     answered = {lspci_slot(g.pci_bus_id) for g in d.gpus if g.pci_bus_id}
-    handles = lost_gpu_handles(d.smi_error or "") if d.smi_error_kind == "gpu-lost" else ()
+    handles: tuple[tuple[str, str], ...] = ()
+    if d.smi_error_kind == "gpu-lost":
+        from gpudoctor.parsers.error_texts import lost_gpu_handles  # (dozens of patterns: only for nvidia-smi's words)
+
+        handles = lost_gpu_handles(d.smi_error or "")
     smi_named = [(bus, why) for bus, why in handles if lspci_slot(bus) not in answered]
     # NO_PERMISSION for a handle is this user's access, not the GPU (device-nodes-missing judges the nodes).
     lost = [g for g in d.gpus if g.lost and g.lost_error != "no_permission"]

@@ -51,8 +51,10 @@ def answer(args: list[str], ending: bool = False) -> int | None:
             from gpudoctor.lazymodule import defer
 
             # dataclasses imports inspect, which a check never reads (35 M instructions before the user's
-            # interpreter is started: gpudoctor.lazymodule)
-            defer("inspect")
+            # interpreter is started: gpudoctor.lazymodule); subprocess imports locale, for an encoding a check never
+            # asks it (it reads bytes), and signal, which only stopping a program reads (6 M: bench/README.md, h226)
+            for name in ("inspect", "locale", "signal"):
+                defer(name)
             from gpudoctor.cli.check import DEFAULTS, run
 
             code = run(None, **{**DEFAULTS, **options})

@@ -76,20 +76,28 @@ def parse_ld_so_cache(data: bytes, keep: Callable[[str], bool] | None = None) ->
     if _HEADER.size + nlibs * _ENTRY.size > len(data):
         raise ParseError("the cache's entries run past its end")
 
+    encoding = sys.getfilesystemencoding()
+
     def string(offset: int) -> str:
         end = data.find(b"\0", offset)
         if offset >= len(data) or end < 0:
             raise ParseError("a string offset outside the cache")
-        return data[offset:end].decode(sys.getfilesystemencoding(), "surrogateescape")
+        return data[offset:end].decode(encoding, "surrogateescape")
 
+    # Whether an entry is wanted depends on its flags and on whether it has hwcap and OS ABI notes only: decided once
+    # per combination (a cache holds a few among its hundreds of entries; each entry decided anew was most of a live
+    # check's ldconfig probe, 6.5 M instructions for this machine's 570: bench/README.md h226).
+    wanted: dict[tuple[int, bool, bool], bool] = {}
     cache: dict[str, list[str]] = {}
     for flags, key, value, osversion, hwcap in _ENTRY.iter_unpack(data[_HEADER.size : _HEADER.size + nlibs * _ENTRY.size]):
-        kind, required = _TYPES.get(flags & 0xFF), _REQUIRED.get(flags & 0xFF00)
-        if kind is None or required is None:
-            raise ParseError(f"an entry of flags {flags:#x}")
-        # hwcap and OS ABI notes follow in the parentheses; they only matter to the bare "libc6" test.
-        text = kind + required + (", hwcap" if hwcap else "") + (", OS ABI" if osversion else "")
-        if _wanted(text):
+        seen = (flags, not hwcap, not osversion)
+        if seen not in wanted:
+            kind, required = _TYPES.get(flags & 0xFF), _REQUIRED.get(flags & 0xFF00)
+            if kind is None or required is None:
+                raise ParseError(f"an entry of flags {flags:#x}")
+            # hwcap and OS ABI notes follow in the parentheses; they only matter to the bare "libc6" test.
+            wanted[seen] = _wanted(kind + required + (", hwcap" if hwcap else "") + (", OS ABI" if osversion else ""))
+        if wanted[seen]:
             soname = string(key)
             if keep is None or keep(soname):
                 cache.setdefault(soname, []).append(string(value))
