@@ -1,5 +1,5 @@
 """Asks that can run and that apply (issues 27/28, task h224): an ask is not made where the paste shows it cannot run or
-cannot answer, every ask says where it runs where the paste shows more than one place, and one fact is asked once.
+cannot answer, every ask says where it runs where the paste shows more than one place.
 
 Each rule on whole recorded reports of the open blind sets (cited by path), with the near miss that must keep its asks.
 Data is asserted (argv, notes, cues), never the prose."""
@@ -106,21 +106,3 @@ def test_the_driver_is_asked_on_the_node_of_a_pod(tmp_path):
 def test_one_shell_asks_without_a_place(tmp_path):
     # plans15/1502 (quiet twin): a plain VM's shell: no note
     assert all(note is None for _, note in _asks(_case(tmp_path, "plans15/1502")))
-
-
-# -- one fact asked once
-
-
-def test_the_gpu_list_is_not_asked_beside_the_table(tmp_path):
-    # plans15/1537: cuda-no-device's `nvidia-smi -L` beside the bare nvidia-smi, whose table lists every GPU
-    doc = _case(tmp_path, "plans15/1537")
-    asked = [argv for argv, _ in _asks(doc)]
-    assert ("nvidia-smi",) in asked
-    assert ("nvidia-smi", "-L") not in asked
-    table = next(a for a in doc["pasted"]["ask_for"] if a["argv"] == ["nvidia-smi"])
-    assert "pasted-error-unexplained" in table.get("codes", [])
-
-
-def test_the_gpu_list_alone_stays(tmp_path):
-    # plans12/1232 (quiet twin): `nvidia-smi -L` asked with no table beside it
-    assert (("nvidia-smi", "-L"), None) in _asks(_case(tmp_path, "plans12/1232"))

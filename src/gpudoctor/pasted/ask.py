@@ -1394,8 +1394,12 @@ def _container_devices_asks(facts: Facts) -> list[Ask]:
     from gpudoctor.planner.remedy import container_said
 
     # (the CUDA runtime's "no CUDA-capable device is detected", catalogue.toml's cuda-no-device, says the same of a
-    # program in a container: libcuda answered, cuInit found no device)
-    failed = next((e for e in facts.pasted.errors if e.kind in _NO_DEVICE_INSIDE or e.get("code") == "cuda-no-device"), None)
+    # program in a container: libcuda answered, cuInit found no device; not under WSL 2, whose GPU is /dev/dxg and whose
+    # own asks decide it)
+    said = facts.platform.wsl != 2
+    failed = next(
+        (e for e in facts.pasted.errors if e.kind in _NO_DEVICE_INSIDE or (said and e.get("code") == "cuda-no-device")), None
+    )
     if failed is None:
         return []
     from gpudoctor.parsers.catalogue import by_id, messages
@@ -1890,24 +1894,7 @@ def _unique(asks: list[Ask]) -> list[Ask]:
             out[key] = a
         elif set(a.codes) - set(kept.codes):
             out[key] = dataclasses.replace(kept, codes=tuple(dict.fromkeys((*kept.codes, *a.codes))))
-    return _without_covered_where(_without_filtered_twice(_without_gpu_list_twice(list(out.values()))))
-
-
-def _without_gpu_list_twice(asks: list[Ask]) -> list[Ask]:
-    """Without `nvidia-smi -L` where the bare `nvidia-smi` is asked in the same place: its table lists every GPU the
-    driver sees, with the driver beside them (the same fact asked twice, issues 27/28). The table keeps the codes both
-    decide and says what the list was asked for."""
-    at = next((i for i, a in enumerate(asks) if a.command.argv == ("nvidia-smi",) and not a.command.pipe), None)
-    if at is None:
-        return asks
-    table = asks[at]
-    out, dropped = list(asks), set()
-    for i, a in enumerate(asks):
-        if a.command.argv == ("nvidia-smi", "-L") and not a.command.pipe and a.command.note == table.command.note:
-            dropped.add(i)
-            codes = tuple(dict.fromkeys((*out[at].codes, *a.codes)))
-            out[at] = dataclasses.replace(out[at], why=f"{out[at].why}; among them, {a.why}", codes=codes)
-    return [a for i, a in enumerate(out) if i not in dropped]
+    return _without_covered_where(_without_filtered_twice(list(out.values())))
 
 
 _FILTERS = frozenset({"grep", "findstr"})
