@@ -106,3 +106,15 @@ def test_the_driver_is_asked_on_the_node_of_a_pod(tmp_path):
 def test_one_shell_asks_without_a_place(tmp_path):
     # plans15/1502 (quiet twin): a plain VM's shell: no note
     assert all(note is None for _, note in _asks(_case(tmp_path, "plans15/1502")))
+
+
+def test_a_machine_said_cpu_only_is_a_machine_without_a_gpu(tmp_path):
+    # plans3/234: "my CPU-ONLY server" (a control: pip pulled CUDA wheels there, which is no fault): nothing of the driver
+    doc = _case(tmp_path, "plans3/234")
+    assert _cues(doc, NO_GPU_SAID)
+    assert not [argv for argv, _ in _asks(doc) if "nvidia-smi" in argv[0]]
+
+
+def test_a_cpu_only_build_is_no_cpu_only_machine(tmp_path):
+    # plans9/949 (quiet twin): a CPU-only torch wheel named on a Jetson: the build, not the machine
+    assert not _cues(_case(tmp_path, "plans9/949"), NO_GPU_SAID)
