@@ -91,10 +91,16 @@ def test_no_device_outside_a_container_asks_no_container(tmp_path):
 
 
 def test_the_driver_is_asked_on_the_host_of_a_docker_container(tmp_path):
-    # plans15/1505: `docker run ... nvcr.io/nvidia/k8s/cuda-sample`: k8s is a folder of the image's name, not a cluster;
-    # nvidia-smi reads the driver, the host's
-    doc = _case(tmp_path, "plans15/1505")
-    assert (("nvidia-smi",), "on the host") in _asks(doc)
+    # plans3/208: NVML failing in docker run: nvidia-smi reads the driver, the host's
+    assert (("nvidia-smi",), "on the host") in _asks(_case(tmp_path, "plans3/208"))
+
+
+def test_the_containers_host_under_wsl_is_wsl(tmp_path):
+    # plans15/1505: `docker run ... nvcr.io/nvidia/k8s/cuda-sample` in WSL 2 (k8s a folder of the image's name, not a
+    # cluster): the containers' host is WSL, its driver Windows' through /usr/lib/wsl/lib
+    asks = _asks(_case(tmp_path, "plans15/1505"))
+    assert (("nvidia-smi",), "in WSL") in asks
+    assert (("ls", "-l", "/usr/lib/wsl/lib"), "in WSL") in asks
 
 
 def test_the_driver_is_asked_on_the_node_of_a_pod(tmp_path):

@@ -739,16 +739,23 @@ _IN_WSL = "in WSL"
 def _placed_beside(facts: Facts, asks: list[Ask]) -> list[Ask]:
     """Each ask with no place of its own given the place it runs, where the paste shows more than one: beside a container
     or a pod, the host's or the container's (gpudoctor.planner.where.side_note); in WSL 2, whose Windows is always the
-    other place, a program both sides have (nvidia-smi, an interpreter, pip) is WSL's."""
-    windows_side = facts.platform.wsl == 2
+    other place, a program both sides have (nvidia-smi, an interpreter, pip) is WSL's, and beside a container every
+    question of the host (WSL 2 is the containers' host: its driver is Windows' through /usr/lib/wsl/lib) is WSL's."""
+    wsl = facts.platform.wsl == 2
+    contained = wsl and (where.container_of(facts) is not None or where.image(facts) is not None)
     out = []
     for a in asks:
         note = where.side_note(facts, a.command)
         program = str(a.command.argv[0]) if a.command.argv else ""
-        if not note and windows_side and not a.command.note and program.startswith(("nvidia-smi", "python", "pip")):
-            note = _IN_WSL if not program.endswith(".exe") else ""
+        own = not a.command.note and program not in _ELSEWHERE and not program.lower().endswith(".exe")
+        if wsl and own and (note == "on the host" or (not note and (contained or program.startswith(_BOTH_SIDES)))):
+            note = _IN_WSL
         out.append(dataclasses.replace(a, command=dataclasses.replace(a.command, note=note)) if note else a)
     return out
+
+
+# The programs a Windows shell and WSL both have, whose answer differs between them.
+_BOTH_SIDES = ("nvidia-smi", "python", "pip")
 
 
 def _other_side_last(asks: list[Ask]) -> list[Ask]:
