@@ -499,6 +499,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
                 ),
             )
     out = _runnable(facts, out, windows)
+    out = _without_cpu_crashed(findings, out)
     out += _import_crash_asks(facts, windows)
     if _torch_unimportable(facts):  # (a component's collect_env too: it imports torch first)
         out = [a for a in out if "torch.utils.collect_env" not in a.command.argv]
@@ -560,7 +561,7 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     out = _linked_to_open_findings(facts, findings, out)
     # A read of the program's own environment (its variables, its loader) asked where the program runs, as a step is
     out = [dataclasses.replace(a, command=where.in_job(facts, where.placed(facts, a.command))) for a in out]
-    return _capped(facts, _other_side_last(_unique(_unstated(facts, _decided(facts, out)))))
+    return _capped(facts, _other_side_last(_unique(_placed_beside(facts, _unstated(facts, _decided(facts, out))))))
 
 
 # The most questions one report asks: a reporter answers a handful, and a long list buries the ones that decide (the
@@ -730,6 +731,31 @@ def _in_venv(facts: Facts, py: str, ask: Ask) -> Ask:
         f"{ask.why}; from the virtual environment's own pip, which conda does not manage",
         ask.codes,
     )
+
+
+_IN_WSL = "in WSL"
+
+
+def _placed_beside(facts: Facts, asks: list[Ask]) -> list[Ask]:
+    """Each ask with no place of its own given the place it runs, where the paste shows more than one: beside a container
+    or a pod, the host's or the container's (gpudoctor.planner.where.side_note); in WSL 2, whose Windows is always the
+    other place, a program both sides have (nvidia-smi, an interpreter, pip) is WSL's, and beside a container every
+    question of the host (WSL 2 is the containers' host: its driver is Windows' through /usr/lib/wsl/lib) is WSL's."""
+    wsl = facts.platform.wsl == 2
+    contained = wsl and (where.container_of(facts) is not None or where.image(facts) is not None)
+    out = []
+    for a in asks:
+        note = where.side_note(facts, a.command)
+        program = str(a.command.argv[0]) if a.command.argv else ""
+        own = not a.command.note and program not in _ELSEWHERE and not program.lower().endswith(".exe")
+        if wsl and own and (note == "on the host" or (not note and (contained or program.startswith(_BOTH_SIDES)))):
+            note = _IN_WSL
+        out.append(dataclasses.replace(a, command=dataclasses.replace(a.command, note=note)) if note else a)
+    return out
+
+
+# The programs a Windows shell and WSL both have, whose answer differs between them.
+_BOTH_SIDES = ("nvidia-smi", "python", "pip")
 
 
 def _other_side_last(asks: list[Ask]) -> list[Ask]:
@@ -1429,8 +1455,20 @@ def _container_devices_asks(facts: Facts) -> list[Ask]:
     (a GPU request, the runtime, devices passed by hand) decides, read on the host, then its device nodes inside."""
     from gpudoctor.planner.remedy import container_said
 
-    if not any(e.kind in _NO_DEVICE_INSIDE for e in facts.pasted.errors):
+    # (the CUDA runtime's "no CUDA-capable device is detected", catalogue.toml's cuda-no-device, says the same of a
+    # program in a container: libcuda answered, cuInit found no device; not under WSL 2, whose GPU is /dev/dxg and whose
+    # own asks decide it)
+    said = facts.platform.wsl != 2
+    failed = next(
+        (e for e in facts.pasted.errors if e.kind in _NO_DEVICE_INSIDE or (said and e.get("code") == "cuda-no-device")), None
+    )
+    if failed is None:
         return []
+    from gpudoctor.parsers.catalogue import by_id, messages
+
+    # (made for the failure: _capped keeps them before the general questions)
+    message = by_id(failed.get("entry") or "") or next((m for m in messages() if m.pattern.search(failed.line)), None)
+    subject = message.id if message is not None else ""
     image = where.image(facts)
     if image is None and container_said(facts) not in ("docker", "podman"):
         return []
@@ -1449,15 +1487,18 @@ def _container_devices_asks(facts: Facts) -> list[Ask]:
                 )
             ),
             "on the host: how the container was given the GPU, if at all (runc null null: no GPU request)",
+            subject=subject,
         ),
         Ask(
             Cmd(("docker", "exec", name, "nvidia-smi", "-L")),
             "inside: the GPU listed, or 'Failed to initialize NVML: Unknown Error' (device access lost, as after a "
             "systemctl daemon-reload on a cgroup v2 host: the container is recreated)",
+            subject=subject,
         ),
         Ask(
             Cmd(("docker", "exec", name, "ls", "-l", "/dev"), pipe=("grep", "nvidia")),
             "inside: whether nvidia0, nvidiactl and nvidia-uvm were passed in",
+            subject=subject,
         ),
     ]
 
@@ -1716,6 +1757,22 @@ def _torch_unimportable(facts: Facts) -> bool:
         or (e.line and "WinError 1455" not in e.line and "Error loading" in e.line and _TORCH_LIB_DLL.search(e.line))
         for e in facts.pasted.errors
     )
+
+
+def _without_cpu_crashed(findings: list, asks: list[Ask]) -> list[Ask]:
+    """Without the probes that import a framework whose import died on an instruction the CPU lacks
+    (framework-cpu-unsupported: SIGILL at its first AVX instruction, in every interpreter): each would die the same way
+    and answer nothing (blind set 15's reviewers struck `import tensorflow` asked again after "illegal instruction").
+    Where that is the only error, without the driver's questions too: no GPU, driver or CUDA setting changes it."""
+    from gpudoctor.model import Severity
+
+    crashed = {f.remediation.component for f in findings if f.code == "framework-cpu-unsupported" and f.remediation}
+    if not crashed:
+        return asks
+    out = [a for a in asks if _framework_imported(a.command) not in crashed]
+    if all(f.code == "framework-cpu-unsupported" for f in findings if f.severity >= Severity.ERROR):
+        out = [a for a in out if not any(w in _READS_DRIVER for w in (*a.command.argv, *a.command.pipe))]
+    return out
 
 
 def _import_crash_asks(facts: Facts, windows: bool) -> list[Ask]:

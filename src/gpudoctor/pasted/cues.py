@@ -14,7 +14,7 @@ from __future__ import annotations
 import ntpath
 import re
 import shlex
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gpudoctor.facts import (
     ADMIN_SAID,
@@ -347,6 +347,11 @@ _CONTAINER_SAID = re.compile(
 # no GPU"). "N/A" is not read: a field left unanswered says nothing.
 _NO_GPU_SAID = re.compile(
     r"^[ \t]*(?:[-*][ \t]*)?(?:\*\*)?GPU(?: model)?(?: and memory)?(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?(?:no|none|no gpu)\.?[ \t]*$"
+    # (the field answered "CPU only", "CPU install only", "only CPU": a TensorFlow issue form's "GPU model and memory")
+    r"|^[ \t]*(?:[-*][ \t]*)?(?:\*\*)?GPU(?: model)?(?: and memory)?(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?[ \t]*"
+    r"(?:CPU[ \t-]+(?:install[ \t-]+)?only|only[ \t]+CPU)\b"
+    # ("my CPU-only server": the machine itself, not a CPU-only build of a framework on it)
+    r"|\b(?:my|a|this|our) CPU[ \t-]only (?:server|machine|computer|laptop|PC|VM|system|host|node)\b"
     r"|\bI (?:do not|don'?t) have (?:an? |any )?(?:NVIDIA |CUDA[- ]capable |dedicated )?(?:GPU|graphics card)s?\b"
     r"(?![ \t]+(?:issues?|problems?|errors?|support|acceleration|access|usage|memory|drivers?|working)\b)"
     # (also "I have no NVIDIA GPU", as an issue's title asks "What when I have no nvidia GPU?")
@@ -457,7 +462,9 @@ _HOST_RAM = re.compile(
     re.IGNORECASE,
 )
 _KUBERNETES_SAID = re.compile(
-    r"\bkubeflow\b|\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\b(?:GKE|EKS|AKS)\b",
+    # (k8s as a folder of an image's name, nvcr.io/nvidia/k8s/cuda-sample, names NVIDIA's image namespace, not a cluster)
+    r"\bkubeflow\b|\bkubepods\b|\bcri-containerd\b|\bkubectl\b|\bkubernetes\b|(?<!/)\bk8s\b(?!/)|\bpods?\b"
+    r"|\b(?:GKE|EKS|AKS)\b",
     re.IGNORECASE,
 )
 # A Deployment's pod is named <deployment>-<pod-template-hash>-<5 random characters>, both drawn from the alphabet of
@@ -748,6 +755,13 @@ def _applications(g: Gathered, text: str) -> None:
         g.cues.append(entry_cue | {"wants": wants})
 
 
+def _native_named(text: str) -> Any:
+    """The catalogued application that is no Python program the text names (gpudoctor.planner.apps.native_named)."""
+    from gpudoctor.planner.apps import native_named
+
+    return native_named(text)
+
+
 def _cue(g: Gathered, cue: str, means: str, line: str) -> None:
     entry = {"cue": cue, "means": means, "line": line.strip()[:300]}
     if entry not in g.cues and len(g.cues) < 64:
@@ -943,6 +957,9 @@ def read_cues(g: Gathered, text: str) -> None:
         _cue(g, NO_PYTHON, "no Python to ask about (the program is a compiled one)", line[:MAX_LINE])
     elif m := _FROZEN.search(text[:1_000_000]):
         _cue(g, NO_PYTHON, "no Python to install into (a frozen program: its Python is inside the executable)", m.group(0))
+    elif (native := _native_named(text[:1_000_000])) is not None and not _PYTHON_SAID.search(text[:1_000_000]):
+        # (an application that is no Python program, apps.toml [[native]], and nothing of Python beside it)
+        _cue(g, NO_PYTHON, f"no Python to ask about ({native[0].name}: {native[0].written_in})", native[1])
     if g.system is None and not g.wsl and not g.wsl_said and not _LINUX_SAID.search(text[:1_000_000]):
         _windows_files(g, lines)
     elif g.system is None and not g.wsl and not g.wsl_said and not _LINUX_NAMED.search(text[:1_000_000]):

