@@ -715,11 +715,14 @@ def test_a_mamba_ssm_of_a_version_shown_is_rebuilt_without_pips_cached_wheel():
 
 @states("extension-symbol-missing", QUIET)
 def test_an_extension_merely_named_like_mamba_ssms_is_not_mamba_ssm():
-    """The quiet twin: a project's own selective_scan.so (not mamba-ssm's selective_scan_cuda) is no mamba-ssm."""
+    """The quiet twin: a project's own selective_scan.so (not mamba-ssm's selective_scan_cuda) is no mamba-ssm; the
+    extension of causal-conv1d, which mamba-ssm requires, is causal-conv1d's (Dao-AILab/causal-conv1d setup.py
+    @dedc05ff)."""
     from gpudoctor.checks.extensions import object_owner
 
     site = "/usr/local/lib/python3.10/dist-packages"
     assert object_owner(f"{site}/selective_scan_cuda.cpython-310-x86_64-linux-gnu.so") == "mamba-ssm"
+    assert object_owner(f"{site}/causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so") == "causal-conv1d"
     assert object_owner("/home/u/proj/build/selective_scan.cpython-310-x86_64-linux-gnu.so") is None
 
 

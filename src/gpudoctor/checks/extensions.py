@@ -54,6 +54,9 @@ _OBJECT_OWNER = (
     # mamba-ssm's one extension, installed beside its package: CUDAExtension(name="selective_scan_cuda") in
     # state-spaces/mamba setup.py @fe5f0c85, whose build fetches or compiles it for the torch it builds against.
     (LazyPattern(r"selective_scan_cuda"), "mamba-ssm"),
+    # causal-conv1d's, which mamba-ssm requires: CUDAExtension(name="causal_conv1d_cuda") in Dao-AILab/causal-conv1d
+    # setup.py @dedc05ff, built or fetched the same way.
+    (LazyPattern(r"causal_conv1d_cuda"), "causal-conv1d"),
 )
 # NCCL variables that turn a transport off (NCCL's environment variable reference:
 # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
