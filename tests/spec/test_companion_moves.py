@@ -55,8 +55,8 @@ def test_every_companion_moves_in_the_torch_line_and_flash_attn_is_rebuilt_after
     assert plan.after == (
         SetEnv("TORCH_CUDA_ARCH_LIST", "8.9"),
         SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"),
-        Cmd((PY, "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps",
-             "flash-attn==2.5.8")),
+        Cmd((PY, "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--no-cache-dir",
+             "--force-reinstall", "--no-deps", "flash-attn==2.5.8")),
     )  # fmt: skip
     assert len(plan.companions) == 4  # torchvision, torchaudio, xformers, flash-attn: each named
 
@@ -84,8 +84,8 @@ def test_flash_attn_is_rebuilt_where_no_release_has_wheels_for_the_new_torchs_cu
     plan = plan_install(_report("rtx4090-flashattn263-torch260-cxx11abi").facts, Context(), "torch", "2.7")
     assert _install_line(plan)[-1] == f"{INDEX}/cu118"
     assert plan.after[-1] == Cmd(
-        (PY, "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps",
-         "flash-attn==2.6.3")
+        (PY, "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--no-cache-dir",
+         "--force-reinstall", "--no-deps", "flash-attn==2.6.3")
     )  # fmt: skip
     assert SetEnv("TORCH_CUDA_ARCH_LIST", "8.9") in plan.after
 

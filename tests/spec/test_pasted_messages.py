@@ -672,9 +672,58 @@ def test_an_extension_in_nvidias_pytorch_image_is_rebuilt_against_the_images_own
     f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
     assert SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE") in f.remediation.commands
     assert _argv(f)[0][1:] == (
-        "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps",
-        "flash-attn==2.5.6",
+        "-m", "pip", "install", "--no-build-isolation", "--no-binary", "flash-attn", "--no-cache-dir",
+        "--force-reinstall", "--no-deps", "flash-attn==2.5.6",
     )  # fmt: skip
+
+
+def _plans15(prefix: str) -> str:
+    from pathlib import Path
+
+    cases = Path(__file__).resolve().parents[1] / "blind" / "plans15" / "cases"
+    return next(cases.glob(prefix + "-*")).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+@states("extension-symbol-missing", FIRES)
+def test_selective_scan_cuda_is_mamba_ssms_extension_and_its_version_is_asked():
+    """plans15/1504 (Colab, torch 2.3.0+cu121, mamba-ssm installed without a version): the undefined symbol is in
+    selective_scan_cuda, mamba-ssm's extension (state-spaces/mamba setup.py @fe5f0c85). The finding names mamba-ssm and
+    the ask reads its version beside torch's, which decides the rebuild; no release is pinned blind."""
+    from gpudoctor.pasted.ask import ask_for
+
+    report = _report(_plans15("1504"))
+    f = {f.code: f for f in report.findings}["extension-symbol-missing"]
+    assert f.title.startswith("mamba-ssm needs")
+    assert f.remediation is None
+    shows = [a.command.words for a in ask_for(report.facts, report.findings) if "show" in a.command.words]
+    assert any(argv[-2:] == ("torch", "mamba-ssm") for argv in shows), shows
+
+
+@states("extension-symbol-missing", FIRES)
+def test_a_mamba_ssm_of_a_version_shown_is_rebuilt_without_pips_cached_wheel():
+    """plans15/1504's error with the versions a `pip list` shows: mamba-ssm 1.2.0.post1 (on the index) is built again
+    against the installed torch. --no-cache-dir: pip would reinstall the wheel it built for the old torch from its cache
+    (pypa/pip#9162, fixed by #11872: --no-binary no longer bypasses it)."""
+    error = next(line for line in _plans15("1504").splitlines() if "undefined symbol" in line)
+    text = "$ pip list\nPackage Version\n--------- -----------\ntorch 2.3.0+cu121\nmamba-ssm 1.2.0.post1\n" + error + "\n"
+    f = {f.code: f for f in _report(text).findings}["extension-symbol-missing"]
+    assert _argv(f) == [
+        ("python3", "-m", "pip", "install", "--no-build-isolation", "--no-binary", "mamba-ssm", "--no-cache-dir",
+         "--force-reinstall", "--no-deps", "mamba-ssm==1.2.0.post1"),
+    ]  # fmt: skip
+
+
+@states("extension-symbol-missing", QUIET)
+def test_an_extension_merely_named_like_mamba_ssms_is_not_mamba_ssm():
+    """The quiet twin: a project's own selective_scan.so (not mamba-ssm's selective_scan_cuda) is no mamba-ssm; the
+    extension of causal-conv1d, which mamba-ssm requires, is causal-conv1d's (Dao-AILab/causal-conv1d setup.py
+    @dedc05ff)."""
+    from gpudoctor.checks.extensions import object_owner
+
+    site = "/usr/local/lib/python3.10/dist-packages"
+    assert object_owner(f"{site}/selective_scan_cuda.cpython-310-x86_64-linux-gnu.so") == "mamba-ssm"
+    assert object_owner(f"{site}/causal_conv1d_cuda.cpython-310-x86_64-linux-gnu.so") == "causal-conv1d"
+    assert object_owner("/home/u/proj/build/selective_scan.cpython-310-x86_64-linux-gnu.so") is None
 
 
 @states("extension-symbol-missing", FIRES)

@@ -27,7 +27,7 @@ from gpudoctor.cmdline import Cmd, Line, SetEnv
 from gpudoctor.facts import SOURCE_CHECKOUT, TORCH_OF_IMAGE, Facts
 from gpudoctor.lazypattern import LazyPattern  # a companion's or a paste's texts only
 from gpudoctor.model import Finding, Remediation, Severity
-from gpudoctor.planner.remedy import pip
+from gpudoctor.planner.remedy import pip, rebuild_args
 from gpudoctor.probed import Found
 
 # typing's constant without typing: a bare check imports this module (bench/README.md, h161)
@@ -51,6 +51,12 @@ _OBJECT_OWNER = (
     (LazyPattern(r"[/\\]deepspeed[/\\]ops[/\\]"), "deepspeed"),
     (LazyPattern(r"(amp_C|fused_layer_norm_cuda|apex_C)"), "apex"),
     (LazyPattern(r"[/\\]detectron2[/\\]"), "detectron2"),
+    # mamba-ssm's one extension, installed beside its package: CUDAExtension(name="selective_scan_cuda") in
+    # state-spaces/mamba setup.py @fe5f0c85, whose build fetches or compiles it for the torch it builds against.
+    (LazyPattern(r"selective_scan_cuda"), "mamba-ssm"),
+    # causal-conv1d's, which mamba-ssm requires: CUDAExtension(name="causal_conv1d_cuda") in Dao-AILab/causal-conv1d
+    # setup.py @dedc05ff, built or fetched the same way.
+    (LazyPattern(r"causal_conv1d_cuda"), "causal-conv1d"),
 )
 # NCCL variables that turn a transport off (NCCL's environment variable reference:
 # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
@@ -749,8 +755,7 @@ def _rebuild(facts: Facts, ctx: Context, c: Companion) -> tuple[Line, ...]:
         flags = ("-v", "--no-build-isolation", "--no-cache-dir", "--force-reinstall", "--no-deps", *options)
         cmds.append(pip(facts, "install", *flags, f"{c.name} @ {url}"))
         return tuple(cmds)
-    flags = ("--no-build-isolation", "--no-binary", c.name, "--force-reinstall", "--no-deps")
-    cmds.append(pip(facts, "install", *flags, f"{c.name}=={_base(c.version)}" if c.version else c.name))
+    cmds.append(pip(facts, "install", *rebuild_args(c.name, f"{c.name}=={_base(c.version)}" if c.version else c.name)))
     return tuple(cmds)
 
 

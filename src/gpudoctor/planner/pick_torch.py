@@ -354,8 +354,9 @@ def companion_moves(matrix, machine: Machine, build: Build, installer: str) -> t
             if archs:
                 after.append(SetEnv("TORCH_CUDA_ARCH_LIST", archs))
             after.append(SetEnv("FLASH_ATTENTION_FORCE_BUILD", "TRUE"))
-            rebuild = ("--no-build-isolation", "--no-binary", "flash-attn", "--force-reinstall", "--no-deps", f"flash-attn=={fa}")
-            after.append(Cmd(args_argv(installer, machine.env, rebuild)))
+            from gpudoctor.planner.remedy import rebuild_args  # the doctor's rebuild, one answer
+
+            after.append(Cmd(args_argv(installer, machine.env, rebuild_args("flash-attn", f"flash-attn=={fa}"))))
     return tuple(said), tuple(after)
 
 

@@ -241,6 +241,16 @@ def pip(facts: Facts, *args: str) -> Cmd:
     return package_step(facts, *args)
 
 
+def rebuild_args(name: str, spec: str) -> tuple[str, ...]:
+    """pip's arguments that build `spec` (a release of `name`) from its source against the torch installed now, and
+    nothing else: --no-build-isolation builds against that torch (an isolated build fetches the newest), --no-binary
+    refuses the release's wheel, --no-deps leaves torch as it is. --no-cache-dir: pip reuses the wheel it built for
+    the same version before, whatever torch that was built against (its cache is keyed by the source), and
+    --no-binary has not bypassed that cache since pip 23.1 (pypa/pip#9162, fixed by #11872), so without it the
+    "rebuild" reinstalls the old torch's build. One answer for the doctor's fix and the install planner's."""
+    return ("--no-build-isolation", "--no-binary", name, "--no-cache-dir", "--force-reinstall", "--no-deps", spec)
+
+
 def open_modules_fit(facts: Facts, ctx=None) -> bool | None:
     """Whether NVIDIA's open kernel modules can drive every GPU here (Turing, 7.5, and newer); None if unknown.
 
