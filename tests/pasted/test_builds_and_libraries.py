@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudoctor.cmdline import Cmd
+from gpudoctor.cmdline import Cmd, render
 from gpudoctor.doctor import diagnose
 from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
@@ -43,8 +43,11 @@ def test_triton_without_libcuda_so_links_the_file_it_names_and_refreshes_the_cac
     link = cmds[1]
     assert link.root and link.argv == ("ln", "-s", "/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/x86_64-linux-gnu/libcuda.so")
     assert cmds[2].argv == ("ldconfig",) and cmds[2].root
-    # Triton's cache of the launcher it failed to build, named from the home directory (no shell expands a quoted ~)
-    assert cmds[3].argv == ("rm", "-rf", "./.triton/cache") and not cmds[3].root
+    # Triton's cache of the launcher it failed to build, under the home directory (~/.triton/cache, Triton's default):
+    # the quoting layer leaves a leading ~/ bare, so the shell expands it; a relative path would depend on the folder
+    # the command is pasted in (planner/needs: no relative rm)
+    assert cmds[3].argv == ("rm", "-rf", "~/.triton/cache") and not cmds[3].root
+    assert render(cmds[3]) == "rm -rf ~/.triton/cache"
     assert "pasted-error-unexplained" not in codes
 
 
