@@ -555,3 +555,37 @@ def test_a_run_that_fails_or_works_but_is_still_the_image():
         "$ docker run --gpus all myorg/train:1.0 python train.py\n" + _HOOK_FILE_EXISTS,
     ):
         assert _image_cue(text) == "myorg/train:1.0", text
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # "ComfyUI\comfy\ldm\modules\attention.py:407: UserWarning: 1Torch was not compiled with flash attention."
+        # (a warning's location, Python's own path with backslashes)
+        "tests/blind/plans10/cases/1038-cogvideoxwrapper97-windows-comfyui-torch-not-compiled-with-flash-attention-warning-control"
+        "/input.txt",
+        # '...\text-generation-webui\modules\ui_model_menu.py", line 209, in load_model_wrapper' (traceback frames cut
+        # before their drive letter)
+        "tests/blind/plans8/cases/847-textgen4868-windows-laptop-intel-plus-rtx3060-gpu-split-invalid-ordinal-control/input.txt",
+    ],
+)
+def test_a_python_source_located_with_backslashes_is_windows(path):
+    snap = read_pasted([Source("report.txt", _case(path))])
+    assert snap["platform"]["system"] == "Windows"
+    assert [c["cue"] for c in snap["pasted"]["cues"] if c["means"] == "Windows"] == [
+        "a Python source file's location written with Windows' separator"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the quiet twins: the same warning at a POSIX path, a JSON log's escaped newlines and backslash-escaped text
+        # with no line number, a doubled (escaped) backslash
+        "comfy/ldm/modules/attention.py:407: UserWarning: 1Torch was not compiled with flash attention.\n",
+        '{"msg": "Traceback\\nmodels\\nloader.py failed"}\n',
+        "see comfy\\\\ldm\\\\attention.py:407: UserWarning: 1Torch was not compiled with flash attention.\n",
+    ],
+)
+def test_a_python_source_without_windows_separator_and_line_is_no_windows(text):
+    assert read_pasted([Source("report.txt", text)])["platform"].get("system") != "Windows"
