@@ -419,6 +419,8 @@ def _case(path: str) -> str:
         "tests/blind/plans4/cases/338-a1111-16843-windows-task-manager-3d-graph-rtx3060-control/input.txt",
         "tests/blind/plans9/cases/946-deepfacelab215-windows-rtx2070-task-manager-3d-graph-low-gpu-usage-control/input.txt",
         "tests/blind/plans11/cases/1148-easyocr370-windows-gtx1080ti-easyocr-cli-gpu-true-cuda-not-available-cpu-torch/input.txt",
+        # "i am using gpu z to monitor vram usage": TechPowerUp's GPU-Z, a Windows program
+        "tests/blind/plans11/cases/1142-ttswebui595-windows-gpuz-chatterbox-unload-leaves-1-4gb-vram-cuda-context-control/input.txt",
     ],
 )
 def test_task_manager_named_is_windows(path):
@@ -589,3 +591,16 @@ def test_a_python_source_located_with_backslashes_is_windows(path):
 )
 def test_a_python_source_without_windows_separator_and_line_is_no_windows(text):
     assert read_pasted([Source("report.txt", text)])["platform"].get("system") != "Windows"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the quiet twins: a word that only starts with "gpu z", and GPU-Z beside a Linux the text names (the reporter's
+        # other machine)
+        "the gpuzilla dashboard shows 1.4 GB still in use\n",
+        "On Ubuntu 22.04 nvidia-smi shows 1.4 GB; GPU-Z on my Windows box shows none\n",
+    ],
+)
+def test_gpu_z_as_part_of_a_word_or_beside_linux_is_no_windows(text):
+    assert read_pasted([Source("report.txt", text + _ERR)])["platform"].get("system") != "Windows"

@@ -242,6 +242,9 @@ _WINDOWS_TOOLS = re.compile(
     # Windows' own Task Manager, where a reporter reads the GPU's load ("in the task manager, the increased load on the
     # CPU"); Linux desktops call theirs System Monitor
     r"|\btask\s?manager\b"
+    # TechPowerUp's GPU-Z, where a reporter reads the card's memory and load ("i am using gpu z to monitor vram"): a
+    # Windows program (TechPowerUp's GPU-Z page lists Windows XP to 11 as its systems; it has no Linux or macOS build)
+    r"|\bgpu[- ]?z\b"
     # Anaconda Prompt, the Start menu's shell of an Anaconda install on Windows (Anaconda's "Getting started with
     # conda": on macOS and Linux conda runs in the ordinary terminal)
     r"|\banaconda\s+prompt\b"
