@@ -33,7 +33,7 @@ _WINDOWS = re.compile(r"\bWin(?:dows)?\s?(?:1[01]|Server|\b)", re.IGNORECASE)
 # (Not "MPS": NVIDIA's Multi-Process Service shares the name of Apple's Metal backend.)
 _MAC = re.compile(r"\bmacOS\b|\bMac\s?(?:Book|OS|Studio|mini|Pro)?\b|\bApple\s+M\d|\bdarwin\b", re.IGNORECASE)
 # The report's platform row ("✓ Platform and container: Linux, WSL2"): a WSL case read as WSL is Linux's side rightly.
-_PLATFORM_ROW = re.compile(r"Platform and container:[^\\n]*")
+_PLATFORM_ROW = re.compile(r"Platform and container:[^\n]*")
 _LINUX = re.compile(r"\bLinux\b|Ubuntu|Debian|CentOS|Rocky|Fedora|RHEL|Arch\b|Colab|Kaggle", re.IGNORECASE)
 # An expectation that names no OS, or two as alternatives: nothing for the report to have read.
 _UNDECIDED = re.compile(r"unknown OS|unstated|not stated|Windows or Linux|Linux or Windows|OS not", re.IGNORECASE)
