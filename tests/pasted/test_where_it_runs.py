@@ -604,3 +604,13 @@ def test_a_python_source_without_windows_separator_and_line_is_no_windows(text):
 )
 def test_gpu_z_as_part_of_a_word_or_beside_linux_is_no_windows(text):
     assert read_pasted([Source("report.txt", text + _ERR)])["platform"].get("system") != "Windows"
+
+
+def test_an_os_field_naming_windows_and_wsl_is_linux_under_wsl():
+    """TensorFlow's form answered "Windows 11 + WSL2" (tests/blind/plans7/cases/603-*): the program runs in WSL's Linux,
+    Windows is its host; the quiet twin, the same field with Windows alone, stays Windows."""
+    text = _case("tests/blind/plans7/cases/603-tf60101-wsl2-conda-env-pip-tf212-no-gpu-no-log-ask/input.txt")
+    assert read_pasted([Source("report.txt", text)])["platform"] == {"system": "Linux", "release": "microsoft-standard-WSL2"}
+    alone = text.replace("Windows 11 + WSL2", "Windows 11").replace("WSL2", "Windows").replace("WSL", "Windows")
+    assert "wsl" not in alone.lower()
+    assert read_pasted([Source("report.txt", alone)])["platform"]["system"] == "Windows"
