@@ -419,6 +419,8 @@ def _case(path: str) -> str:
         "tests/blind/plans4/cases/338-a1111-16843-windows-task-manager-3d-graph-rtx3060-control/input.txt",
         "tests/blind/plans9/cases/946-deepfacelab215-windows-rtx2070-task-manager-3d-graph-low-gpu-usage-control/input.txt",
         "tests/blind/plans11/cases/1148-easyocr370-windows-gtx1080ti-easyocr-cli-gpu-true-cuda-not-available-cpu-torch/input.txt",
+        # "i am using gpu z to monitor vram usage": TechPowerUp's GPU-Z, a Windows program
+        "tests/blind/plans11/cases/1142-ttswebui595-windows-gpuz-chatterbox-unload-leaves-1-4gb-vram-cuda-context-control/input.txt",
     ],
 )
 def test_task_manager_named_is_windows(path):
@@ -555,3 +557,60 @@ def test_a_run_that_fails_or_works_but_is_still_the_image():
         "$ docker run --gpus all myorg/train:1.0 python train.py\n" + _HOOK_FILE_EXISTS,
     ):
         assert _image_cue(text) == "myorg/train:1.0", text
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # "ComfyUI\comfy\ldm\modules\attention.py:407: UserWarning: 1Torch was not compiled with flash attention."
+        # (a warning's location, Python's own path with backslashes)
+        "tests/blind/plans10/cases/1038-cogvideoxwrapper97-windows-comfyui-torch-not-compiled-with-flash-attention-warning-control"
+        "/input.txt",
+        # '...\text-generation-webui\modules\ui_model_menu.py", line 209, in load_model_wrapper' (traceback frames cut
+        # before their drive letter)
+        "tests/blind/plans8/cases/847-textgen4868-windows-laptop-intel-plus-rtx3060-gpu-split-invalid-ordinal-control/input.txt",
+    ],
+)
+def test_a_python_source_located_with_backslashes_is_windows(path):
+    snap = read_pasted([Source("report.txt", _case(path))])
+    assert snap["platform"]["system"] == "Windows"
+    assert [c["cue"] for c in snap["pasted"]["cues"] if c["means"] == "Windows"] == [
+        "a Python source file's location written with Windows' separator"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the quiet twins: the same warning at a POSIX path, a JSON log's escaped newlines and backslash-escaped text
+        # with no line number, a doubled (escaped) backslash
+        "comfy/ldm/modules/attention.py:407: UserWarning: 1Torch was not compiled with flash attention.\n",
+        '{"msg": "Traceback\\nmodels\\nloader.py failed"}\n',
+        "see comfy\\\\ldm\\\\attention.py:407: UserWarning: 1Torch was not compiled with flash attention.\n",
+    ],
+)
+def test_a_python_source_without_windows_separator_and_line_is_no_windows(text):
+    assert read_pasted([Source("report.txt", text)])["platform"].get("system") != "Windows"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the quiet twins: a word that only starts with "gpu z", and GPU-Z beside a Linux the text names (the reporter's
+        # other machine)
+        "the gpuzilla dashboard shows 1.4 GB still in use\n",
+        "On Ubuntu 22.04 nvidia-smi shows 1.4 GB; GPU-Z on my Windows box shows none\n",
+    ],
+)
+def test_gpu_z_as_part_of_a_word_or_beside_linux_is_no_windows(text):
+    assert read_pasted([Source("report.txt", text + _ERR)])["platform"].get("system") != "Windows"
+
+
+def test_an_os_field_naming_windows_and_wsl_is_linux_under_wsl():
+    """TensorFlow's form answered "Windows 11 + WSL2" (tests/blind/plans7/cases/603-*): the program runs in WSL's Linux,
+    Windows is its host; the quiet twin, the same field with Windows alone, stays Windows."""
+    text = _case("tests/blind/plans7/cases/603-tf60101-wsl2-conda-env-pip-tf212-no-gpu-no-log-ask/input.txt")
+    assert read_pasted([Source("report.txt", text)])["platform"] == {"system": "Linux", "release": "microsoft-standard-WSL2"}
+    alone = text.replace("Windows 11 + WSL2", "Windows 11").replace("WSL2", "Windows").replace("WSL", "Windows")
+    assert "wsl" not in alone.lower()
+    assert read_pasted([Source("report.txt", alone)])["platform"]["system"] == "Windows"

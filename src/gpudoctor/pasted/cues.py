@@ -99,6 +99,13 @@ _WIN_PATH = re.compile(r"(?<![\w/])[A-Za-z]:\\[\w$.-]|(?<![\w/])[A-Za-z]:/(?:Pro
 _WIN_FILE = re.compile(
     r"\b[\w.-]{1,120}\.(?:dll|pyd|bat|exe)\b|-win_amd64\.whl\b|(?<![\w.])[\w-]{1,120}\.cmd(?=[\s`'\"]|$)", re.IGNORECASE
 )
+# A Python source file named with Windows' separator and its line ("ComfyUI\\comfy\\ldm\\modules\\attention.py:407:
+# UserWarning", a traceback frame cut to "...\\text-generation-webui\\modules\\models.py\", line 88"): Python writes a
+# source file by its own path, with os.sep, in a warning's location (python/cpython Lib/warnings.py @03891e44,
+# _formatwarnmsg_impl: f"{msg.filename}:{msg.lineno}: {category}: {msg.message}") and a traceback's frame
+# ('File "{}", line {}'), so the program ran on Windows. A file named alone
+# or with forward slashes says nothing; a doubled backslash is an escaped string's, not a path's.
+_WIN_SOURCE = LazyPattern(r"(?<![\\\w:/.-])(?:[\w.-]{1,120}\\){1,20}[\w.-]{1,120}\.py(?:\", line \d|:\d{1,6}:)")
 # A program in a compiled language ("C#", "C++", ".NET", a .cs/.cpp source, a CUDA .cu source such as the samples'
 # bandwidthTest.cu) and any sign of Python.
 _COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)", re.IGNORECASE)
@@ -235,6 +242,9 @@ _WINDOWS_TOOLS = re.compile(
     # Windows' own Task Manager, where a reporter reads the GPU's load ("in the task manager, the increased load on the
     # CPU"); Linux desktops call theirs System Monitor
     r"|\btask\s?manager\b"
+    # TechPowerUp's GPU-Z, where a reporter reads the card's memory and load ("i am using gpu z to monitor vram"): a
+    # Windows program (TechPowerUp's GPU-Z page lists Windows XP to 11 as its systems; it has no Linux or macOS build)
+    r"|\bgpu[- ]?z\b"
     # Anaconda Prompt, the Start menu's shell of an Anaconda install on Windows (Anaconda's "Getting started with
     # conda": on macOS and Linux conda runs in the ordinary terminal)
     r"|\banaconda\s+prompt\b"
@@ -1025,8 +1035,9 @@ def _windows(g: Gathered, cue: str, line: str) -> None:
 
 
 def _windows_files(g: Gathered, lines: list[str]) -> None:
-    """A drive-letter path, a relative python.exe path or a .dll/.pyd/.bat/.exe name: Windows (the caller has seen no
-    Linux named); a relative python.exe is the interpreter the reporter ran, shown as they ran it."""
+    """A drive-letter path, a relative python.exe path, a .dll/.pyd/.bat/.exe name or a Python source's location with
+    backslashes: Windows (the caller has seen no Linux named); a relative python.exe is the interpreter the reporter
+    ran, shown as they ran it."""
     for raw in lines:
         line = raw[:MAX_LINE]
         if (m := _REL_PYTHON_ANY.search(line)) and g.interpreter is None:
@@ -1034,6 +1045,8 @@ def _windows_files(g: Gathered, lines: list[str]) -> None:
             _cue(g, "a Windows python.exe path", "the interpreter the plan must use", line)
         if g.system is None and (m := _WIN_PATH.search(line) or _WIN_FILE.search(line)):
             _windows(g, "a Windows path" if m.re is _WIN_PATH else "a Windows file name", line)
+        elif g.system is None and "\\" in line and _WIN_SOURCE.search(line):
+            _windows(g, "a Python source file's location written with Windows' separator", line)
 
 
 def _windows_drive(g: Gathered, lines: list[str]) -> None:

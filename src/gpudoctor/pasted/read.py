@@ -1315,7 +1315,11 @@ def _collect_env(g: Gathered, block: Block) -> str:
 
 def _os(g: Gathered, text: str) -> None:
     low = text.lower()
-    if "windows" in low:
+    # A field that names WSL beside Windows ("Windows 11 + WSL2", "Windows 10 / WSL 2 Ubuntu"): the program runs in
+    # WSL's Linux and Windows is its host, as a WSL report's Windows paths are (pasted.cues._windows); the Windows
+    # side's commands (wsl.exe, the Windows driver) are the plan's to place, not the platform's.
+    wsl = "wsl" in low
+    if "windows" in low and not wsl:
         g.system = g.system or "Windows"
     elif "macos" in low or "mac os" in low or "darwin" in low:
         g.system = g.system or "Darwin"
@@ -1324,8 +1328,9 @@ def _os(g: Gathered, text: str) -> None:
     ):
         g.system = g.system or "Linux"
         g.os_pretty = g.os_pretty or re.sub(r"\s*\((?:x86_64|aarch64|ppc64le)\)\s*$", "", text.strip())
-    if "wsl" in low:
+    if wsl:
         g.wsl = True
+        g.system = g.system or "Linux"
 
 
 # A line that is a Linux distribution's name and release alone, as /etc/os-release's PRETTY_NAME and lsb_release print
