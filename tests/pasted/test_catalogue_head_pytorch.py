@@ -114,12 +114,21 @@ def test_quiet_twin_nccl_missing_on_linux_is_the_builds_and_asks_for_it():
     [
         "[I ProcessGroupNCCL.cpp:665] [Rank 0] NCCL watchdog thread started!\n",  # the watchdog at work, no timeout
         "warning: misaligned address in packed struct member 'x'\n",  # a compiler's word, not CUDA's error 716
-        "error: calling a __host__ function from a __global__ function is not allowed (invalid device function call)\n",
     ],
 )
 def test_quiet_twin_the_words_elsewhere_are_no_failure(text):
     snapshot, report, codes, asks = _run(text)
     assert not _kinds(snapshot) and not codes
+
+
+def test_quiet_twin_a_compilers_error_is_no_cuda_error_98():
+    # nvcc's own "(invalid device function call)" is a compile error in the program's source, not CUDA's runtime error
+    # 98 (invalid device function: no kernel for this GPU): no catalogue kind of the runtime's; the line is read as a
+    # compiler's error that nothing explains (parsers/failure_lines, h222), so the paste is not called healthy
+    text = "error: calling a __host__ function from a __global__ function is not allowed (invalid device function call)\n"
+    snapshot, report, codes, asks = _run(text)
+    assert _kinds(snapshot) == {"gpu-stack-failure"}
+    assert set(codes) == {"pasted-error-unexplained"}
 
 
 def test_a_git_hash_local_version_names_no_build_and_cpu_does():
