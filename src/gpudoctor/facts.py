@@ -477,6 +477,9 @@ LOGGED_SERVICE = "a docker compose service's log"
 # The container a `docker exec NAME ...` (or podman's) line of the paste runs a command in: `means` is its name, so what
 # is asked of "the container" is asked of that one.
 EXEC_NAMED = "a container docker exec names"
+# The container a compose file names (`container_name: NAME`, one literal name in the paste): `means` is its name, the one
+# docker gives the service's container instead of PROJECT-SERVICE-N (the Compose Specification, services.container_name).
+CONTAINER_NAMED = "a container its compose file names"
 # The controller that owns the pod kubectl names (`Controlled By:` of describe pod, or what its name and labels show:
 # a StatefulSet's pod-index label, a Deployment's pod-template-hash, Kubeflow's Notebook over its StatefulSet): `means`
 # is "kind/name". A change to the pod's spec goes into the owner's pod template; the owner recreates the pod.

@@ -1364,10 +1364,8 @@ def _configure_asks(component: str, folder: str) -> list[Ask]:
 
 
 def _exec_named(facts: Facts) -> str | None:
-    """The container a `docker exec NAME ...` line of the paste ran in (gpudoctor.pasted.workloads)."""
-    from gpudoctor.facts import EXEC_NAMED
-
-    return next((c.get("means") for c in facts.pasted.cues if c.get("cue") == EXEC_NAMED and c.get("means")), None)
+    """The container the paste names as the program's (gpudoctor.planner.where.container_name)."""
+    return where.container_name(facts)
 
 
 def _logged_services(facts: Facts) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gpudoctor.facts import EXEC_NAMED, KUBECTL_POD, LOGGED_SERVICE, POD_OWNER
+from gpudoctor.facts import CONTAINER_NAMED, EXEC_NAMED, KUBECTL_POD, LOGGED_SERVICE, POD_OWNER
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import ErrorEvidence
@@ -116,6 +116,12 @@ _SEES_ALL_GPUS = re.compile(
 _DOCKER_EXEC = re.compile(
     r"\b(?:docker|podman)\s+(?:container\s+)?exec\s+(?:-(?:it|ti|i|t|-interactive|-tty)\s+)*"
     r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,127})(?=\s)"
+)
+# A compose file's `container_name:` (quoted or not; a trailing comment): a name docker accepts is RestrictedNameChars'
+# `[a-zA-Z0-9][a-zA-Z0-9_.-]+` (docker/docker daemon/names/names.go @v28.3.0); a variable (`${NAME}`) or anything else
+# is no name the paste shows.
+_CONTAINER_NAME = LazyPattern(
+    r"container_name:[ \t]{0,40}(?P<q>['\"]?)(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]{0,127})(?P=q)[ \t]*(?:#.*)?"
 )
 # The reporter saying the GPU's video encoder or decoder fails ("the NVENC encoder doesn't work"): a failure in words,
 # so the report names it rather than "No problems found" (a media server's transcode log is often not pasted).
@@ -266,6 +272,19 @@ def _pod_owner(scan: Lines, pod: str) -> tuple[str, str] | None:
     return f"{kind}/{name}", shown[:300]
 
 
+def _container_named(g: Gathered, lines: list[str]) -> None:
+    """The one container a pasted compose file names (CONTAINER_NAMED). Two names are two services, and which of them
+    the program ran in is not shown: then none."""
+    named = {
+        m.group("name"): x.strip()
+        for x in lines[:20_000]
+        if "container_name" in x and (m := _CONTAINER_NAME.fullmatch(x[:_MAX_LINE].strip().lstrip("-").strip()))
+    }
+    if len(named) == 1:
+        name, line = next(iter(named.items()))
+        _cue(g, CONTAINER_NAMED, name, line)
+
+
 def read_workloads(g: Gathered, lines: list[str]) -> None:
     """Add the workloads `lines` declare or log. Never raises on content."""
     # The scans for one pattern's first line read only the lines that hold a text it requires (parsers.anchors).
@@ -304,6 +323,7 @@ def read_workloads(g: Gathered, lines: list[str]) -> None:
         _cue(g, GKE_NODE, "the node's driver libraries are mounted in the container at /usr/local/nvidia/lib64", lines[gke[0]])
     if (ex := next((m for x in lines[:20_000] if "exec" in x and (m := _DOCKER_EXEC.search(x[:_MAX_LINE]))), None)) is not None:
         _cue(g, EXEC_NAMED, ex.group("name"), ex.group(0))
+    _container_named(g, lines)
     if (said := scan.first(_VIDEO_CODEC_FAILING)) is not None:
         _add(g, ErrorEvidence("video-codec-failing-said", lines[said[0]].strip()[:300]))
     if (asked := scan.first(_VIDEO_ASKED)) is not None:

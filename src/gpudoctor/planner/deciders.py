@@ -178,17 +178,18 @@ def listing(name: str, line: Line, values: Mapping[str, str] | None = None) -> C
 
 
 def known_values(facts: Any) -> dict[str, str]:
-    """The placeholders' values the facts decide: the image (and container name) the paste ran its program from, the
-    Apptainer/Singularity image file it ran, the first node a distributed job's ranks run on, and the GPU's index where the machine has exactly one."""
-    from gpudoctor.planner.where import image, program_image
+    """The placeholders' values the facts decide: the image the paste ran its program from and the container's name
+    where the paste shows it (gpudoctor.planner.where.container_name: a `docker run --name`, a `docker exec NAME`, a
+    compose file's container_name), the Apptainer/Singularity image file it ran, the first node a distributed job's
+    ranks run on, and the GPU's index where the machine has exactly one."""
+    from gpudoctor.planner.where import container_name, image, program_image
 
     out: dict[str, str] = {}
     img = image(facts)
-    if img is not None:
-        if img.get("means"):
-            out["image"] = img["means"]
-        if img.get("container"):
-            out["container"] = img["container"]
+    if img is not None and img.get("means"):
+        out["image"] = img["means"]
+    if named := container_name(facts):
+        out["container"] = named
     # the Apptainer/Singularity image file the paste's program ran from (`singularity exec --nv pytorch.simg ...`)
     built = program_image(facts)
     if built is not None and built.get("runtime") in ("singularity", "apptainer") and built.get("means"):

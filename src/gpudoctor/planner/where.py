@@ -38,6 +38,7 @@ from gpudoctor.cmdline import Cmd, Placeholder, shell_for_os
 from gpudoctor.facts import (
     CONDA_ENV_SAID,
     CONDA_FORGE_BUILD,
+    CONTAINER_NAMED,
     ENV_PROMPT,
     EXEC_NAMED,
     IMAGE_RUN,
@@ -251,7 +252,25 @@ def exec_prefix(facts: Facts) -> tuple[str | Placeholder, ...]:
     if named is None and runtime == "docker" and (service := compose_service(facts)) is not None:
         # a compose service (its spec or its log pasted) is entered by its service's name, whatever its container's
         return ("docker", "compose", "exec", service)
-    return (runtime, "exec", named or Placeholder("container"))
+    return (runtime, "exec", named or container_name(facts) or Placeholder("container"))
+
+
+def container_name(facts: Facts) -> str | None:
+    """The name of the container the paste's program runs in, where the paste shows it: a `docker exec NAME` line's
+    (EXEC_NAMED), the `--name` of the `docker run` that started it (the image cue's `container`), a compose file's one
+    `container_name:` (CONTAINER_NAMED); None where it shows none: the plan's <container> stays, and the ask that
+    lists the containers decides it. The one answer every `<container>` of a plan is filled from."""
+    if not facts.pasted.partial:
+        return None
+    cues = facts.pasted.cues
+    for named in (
+        next((c.get("means") for c in cues if c.get("cue") == EXEC_NAMED and c.get("means")), None),
+        *((i or {}).get("container") for i in (image(facts), program_image(facts))),
+        next((c.get("means") for c in cues if c.get("cue") == CONTAINER_NAMED and c.get("means")), None),
+    ):
+        if named:
+            return named
+    return None
 
 
 def compose_service(facts: Facts) -> str | None:
