@@ -19,6 +19,7 @@ from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.planner.consequences import consequences
 from gpudoctor.planner.context import Context
+from gpudoctor.planner.deciders import with_docker_root
 from gpudoctor.planner.prescribe import build
 from gpudoctor.planner.remedy import container_toolkit_install, docker_runtime_setup
 from tests.spec.machine import facts_of, replace
@@ -59,7 +60,9 @@ def _report(case: str):
 
 
 def _plan(report):
-    return build(report.findings, shell_for_os(report.facts.platform.system))
+    # as gpudoctor.pipeline.check plans: the paste's `sudo docker` puts every docker command of the plan under sudo
+    findings = with_docker_root(report.findings, report.facts)
+    return build(findings, shell_for_os(report.facts.platform.system))
 
 
 # 127 quotes docker's message with the empty driver's "" left out.
@@ -100,13 +103,16 @@ def test_the_package_before_its_repository_is_an_unmet_precondition():
         (),
         Remediation("t", swapped, requires_root=True, component="container", where="the host"),
     )
+    (finding,) = with_docker_root([finding], report.facts)  # the reporter's `sudo docker`, as the pipeline plans
     plan = build([finding], "posix")
     got = consequences(plan, report.facts, [finding], lambda f: run_checks(f)[0])
+    # the install moved first comes before its repository and before apt's index update (planner.needs, h225)
     assert [(v.kind, v.reason) for v in got.violations if v.kind == "unmet-precondition"] == [
+        ("unmet-precondition", "apt-get install with no package-index update (apt-get update) before it"),
         (
             "unmet-precondition",
             "nvidia-container-toolkit comes from NVIDIA's nvidia-container-toolkit repository: no earlier step adds it",
-        )
+        ),
     ]
 
 
