@@ -97,6 +97,7 @@ def test_ubuntus_externally_managed_python_is_a_venv_not_break_system_packages()
     _, codes, asks = _run("comfyui-3554")
     f = codes["python-externally-managed"]
     assert [c.argv[:4] for c in f.remediation.commands] == [
+        ("apt-get", "update"),  # apt's index refreshed before the install (planner.remedy.apt_install)
         ("apt-get", "install", "-y", "python3-venv"),
         ("python3", "-m", "venv", ".venv"),
         (".venv/bin/python", "-m", "pip", "install"),

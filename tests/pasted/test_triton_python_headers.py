@@ -55,7 +55,8 @@ def test_a_host_venv_checks_the_headers_and_names_the_package():
 def test_a_debian_family_host_installs_python3_x_dev():
     f = _codes("OS: Ubuntu 22.04.4 LTS (x86_64)\n" + _RL_SWARM.read_text("utf-8"))["framework-cuda-libs-missing"]
     install = [c for c in f.remediation.commands if isinstance(c, Cmd) and c.root]
-    assert [c.words for c in install] == [("apt-get", "install", "-y", "python3.10-dev")]
+    # apt's package index refreshed first (planner.remedy.apt_install: no install without its update, h225)
+    assert [c.words for c in install] == [("apt-get", "update"), ("apt-get", "install", "-y", "python3.10-dev")]
 
 
 def test_an_embedded_windows_python_is_left_to_the_ask():

@@ -360,8 +360,9 @@ _NO_GPU_SAID = re.compile(
     # (the field answered "CPU only", "CPU install only", "only CPU": a TensorFlow issue form's "GPU model and memory")
     r"|^[ \t]*(?:[-*][ \t]*)?(?:\*\*)?GPU(?: model)?(?: and memory)?(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?[ \t]*"
     r"(?:CPU[ \t-]+(?:install[ \t-]+)?only|only[ \t]+CPU)\b"
-    # ("my CPU-only server": the machine itself, not a CPU-only build of a framework on it)
-    r"|\b(?:my|a|this|our) CPU[ \t-]only (?:server|machine|computer|laptop|PC|VM|system|host|node)\b"
+    # ("my CPU-only server": the machine itself, not a CPU-only build of a framework on it; not "a CPU-only machine",
+    # which torch's own deserialize error says of any reader: "If you are running on a CPU-only machine, ...")
+    r"|\b(?:my|this|our) CPU[ \t-]only (?:server|machine|computer|laptop|PC|VM|system|host|node)\b"
     r"|\bI (?:do not|don'?t) have (?:an? |any )?(?:NVIDIA |CUDA[- ]capable |dedicated )?(?:GPU|graphics card)s?\b"
     r"(?![ \t]+(?:issues?|problems?|errors?|support|acceleration|access|usage|memory|drivers?|working)\b)"
     # (also "I have no NVIDIA GPU", as an issue's title asks "What when I have no nvidia GPU?")
