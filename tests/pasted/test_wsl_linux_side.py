@@ -42,7 +42,9 @@ def test_a_wsl_report_whose_output_is_linux_runs_on_the_linux_side(text):
     snap = read_pasted([Source("report.txt", text)])
     assert snap["platform"]["system"] == "Linux"
     assert "WSL2" in snap["platform"]["release"]
-    assert any(c["means"] == "Linux" and c["line"] for c in snap["pasted"]["cues"])
+    # the Linux side cites its line: a cue, or the OS field itself where it names WSL beside Windows (read._os, h229)
+    read = [f for f in snap["pasted"]["read_from"] if f["fact"] == "platform.system" and f["value"] == "Linux"]
+    assert any(c["means"] == "Linux" and c["line"] for c in snap["pasted"]["cues"]) or any(f["lines"] for f in read)
     report = diagnose(ReplayHost(validate_snapshot(snap, "report")))
     assert report.facts.platform.wsl == 2
     assert where.shell(report.facts) == "posix"

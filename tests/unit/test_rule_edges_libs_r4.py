@@ -1419,7 +1419,7 @@ def test_native_windows_tensorflow_moves_back_to_2_10_in_this_environment_when_i
         "TensorFlow 2.10 was the last release with GPU support on native Windows; from 2.11 TensorFlow's install page "
         "(https://www.tensorflow.org/install/pip#windows-native) runs the GPU build in WSL 2. Install WSL 2 (an "
         "administrator PowerShell; restart Windows when it asks), then in its Ubuntu shell install TensorFlow with its "
-        "CUDA libraries in a virtual environment: sudo apt-get install -y python3-venv; python3 -m venv ~/tf; "
+        "CUDA libraries in a virtual environment: sudo apt-get update; sudo apt-get install -y python3-venv; python3 -m venv ~/tf; "
         "~/tf/bin/python -m pip install 'tensorflow[and-cuda]'. Or stay on native Windows with TensorFlow 2.10 "
         "(tensorflow 2.15.0 -> 2.10.*): pip install 'tensorflow==2.10.*' needs CUDA 11.2 and cuDNN 8.1: with Miniconda "
         "installed (docs.conda.io), `conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0` in that environment, or "
