@@ -165,6 +165,44 @@ def test_quiet_twin_a_tensorflow_with_tf_config_named_beside(tmp_path):
     assert "tf.config" in probe[2]
 
 
+# -- the program's device choice landing on the CPU, in the reporter's words ---------------------------------------
+
+
+def test_a_program_said_to_default_to_the_cpu_is_the_symptom():
+    # tests/blind/plans16/cases/1636-*: Windows 11, an RTX 40 card, "make it use GPU instead of CPU ... It seems to
+    # default to using CPU": never "No problems found"; the driver and the environment's builds are asked
+    doc = _check(_case("plans16/cases/1636-indextts"))
+    _named(doc, "windows")
+    asked = _asked(doc)
+    assert ["nvidia-smi"] in asked
+    assert ["python", "-m", "pip", "list"] in asked
+
+
+def test_a_program_said_to_use_the_cpu_by_default_public_thread(tmp_path):
+    # https://github.com/pytorch/pytorch/issues/9464 (its first lines): Windows 10, "it uses by default the CPU, not the GPU"
+    doc = _paste(
+        tmp_path,
+        "I am using windows 10 and I have pytorch installed and I have a GPU\n"
+        "when running a pytorch script, it uses by default the CPU, not the GPU\n"
+        "How can I force the script to uses GPU not the CPU ?\n",
+    )
+    _named(doc, "windows")
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        # the wish for the CPU, not a report that the GPU goes unused
+        "How can I make it default to CPU when no GPU is present?\n",
+        "Can the server default to CPU for the embedding model? The GPU is needed for the LLM.\n",
+    ],
+)
+def test_quiet_twin_the_wish_for_the_cpu(tmp_path, words):
+    doc = _paste(tmp_path, words)
+    assert "gpu-unused-said" not in [e["kind"] for e in doc["facts"]["pasted"]["errors"]]
+    assert UNEXPLAINED not in _blocking(doc)
+
+
 # -- Windows: the driver shown answering closes the driver's cause, and nvidia-smi is not asked again --------------
 
 
@@ -245,6 +283,7 @@ def test_pod_asks_its_request_the_nodes_and_what_it_sees():
         "plans4/cases/303-gpuop629",  # "Cannot see gpu process": a process listing in a container
         "plans4/cases/320-pt20606",  # "not using the GPU specified by CUDA_VISIBLE_DEVICES": a device choice
         "plans9/cases/945-ollama6008",  # "still using CPU": layers split, the model larger than the GPU
+        "plans11/cases/1143-easyocr223",  # EasyOCR's own "defaulting to CPU" notice on a machine without a GPU
         "pasted/cases/005-jax-21240",  # "falling back to CPU" quoted from before an upgrade that fixed it
     ],
 )

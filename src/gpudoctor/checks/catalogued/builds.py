@@ -734,3 +734,54 @@ def check_triton_ptxas_newer_than_driver(facts: Facts, ctx: Context) -> Iterable
             component="toolkit",
         ),
     )
+
+
+def check_extension_source_integer_widths(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """nvcc refusing an extension's own call with a 64-bit integer and a `long` where a template takes one type
+    (catalogue.toml: nvcc-template-integer-widths). Under MSVC long is 32 bits (LLP64), so source written where long
+    and int64_t are the same type fails on Windows; the build found CUDA and ran nvcc, so neither the toolkit, the
+    driver nor torch is at fault. The fix is in the source: both arguments cast to one type (torchvision's pull request
+    1485 for the same error), which a newer checkout of the extension may already hold; then a rebuild against the
+    torch installed (--no-build-isolation: the build imports it)."""
+    from gpudoctor.planner.where import python_exe
+
+    said = _said(facts, "extension-source-integer-widths")
+    if not said:
+        return
+    e = said[0]
+    function, types = e.get("function") or "a template", e.get("types") or ""
+    windows = (facts.platform.system or "").lower().startswith("win")
+    yield Finding(
+        "extension-not-built",
+        Severity.ERROR,
+        "frameworks",
+        f"the extension's own source does not compile: {function} is called with ({types}), two integer types where it takes one",
+        "nvcc ran and refused the extension's source, as the text shows: the call passes two integer types of "
+        + (
+            "different width under MSVC, where long is 32 bits (LLP64) while int64_t is long long, so code written "
+            "for Linux, where both are 64 bits, does not compile on Windows."
+            if windows
+            else "different type where the template deduces one."
+        )
+        + " The toolkit, the driver and torch are not at fault: the source is, and is fixed by casting both arguments "
+        "to one type.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Build a source of the extension that casts both arguments to one type: a newer checkout where its "
+            "maintainers fixed it, or the cast made by hand at the line the compiler names; then build it again in the "
+            "same environment, against the torch installed.",
+            (
+                # (typed in the extension's source folder, which the compiler's paths do not always name: a path
+                # relative to it, as mmdetection's build printed, names none)
+                Cmd(
+                    ("git", "pull"),
+                    note="in the extension's source folder: a checkout after the fix, else the cast made by hand",
+                ),
+                Cmd(
+                    (python_exe(facts), "-m", "pip", "install", "--no-build-isolation", "--no-cache-dir", "-e", "."),
+                    note="in the same folder: rebuilt against the torch installed, in the environment that runs it",
+                ),
+            ),
+            component="torch",
+        ),
+    )
