@@ -44,6 +44,7 @@ from gpudoctor.facts import (
     NO_PYTHON,
     NO_SERVICE_MANAGER,
     NOTEBOOK_SAID,
+    OLLAMA_CONTEXT_OVERLOAD,
     OTHER_GPU_BESIDE,
     PROGRAM_IMAGE,
     PROJECT_TOOL,
@@ -57,6 +58,7 @@ from gpudoctor.facts import (
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import classify_error_text
+from gpudoctor.parsers.ollama_ps import context_overload
 
 if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
@@ -966,6 +968,10 @@ def read_cues(g: Gathered, text: str) -> None:
             # (the NVIDIA GPU is the one the frameworks see).
             name = " ".join(m.group(0).split())
             _cue(g, OTHER_GPU_BESIDE, f"{name}: another vendor's GPU, not an NVIDIA (CUDA) device", line[:MAX_LINE])
+    if "CPU" in text and (over := context_overload(text[:1_000_000])) is not None:
+        ctx = f", context {over.context}" if over.context else ""
+        means = f"{over.name}: {over.loaded_gb:g} GB loaded ({over.processor}{ctx}), its weights {over.weights}"
+        _cue(g, OLLAMA_CONTEXT_OVERLOAD, means, over.line)
     if m := _NO_GPU_SAID.search(text[:1_000_000]):
         # (a GPU the text shows beside it wins: the checks ask gpudoctor.checks.driver.gpu_present first)
         line = next((x for x in lines if _NO_GPU_SAID.search(x[:MAX_LINE])), m.group(0))
