@@ -762,6 +762,11 @@ def test_an_amd_card_named_with_its_board_revision_is_gpu_none():
         _, _, codes, _ = _run(text)
         assert "gpu-none" in codes
         assert re.search(r"Radeon", codes["gpu-none"].evidence[0].value)
+        # AMD's route is named beside the CPU (pytorch/pytorch README.md: ROCm builds, Linux only)
+        assert "ROCm" in codes["gpu-none"].remediation.summary
+    # an Intel GPU alone (plans2/172) is told no ROCm route
+    _, _, codes, _ = _run(_plans2("172"))
+    assert "ROCm" not in codes["gpu-none"].remediation.summary
     # the quiet twin: a Tesla V100 (or V100S) beside the same AMD card is an NVIDIA GPU
     for nvidia in ("V100", "V100S"):
         _, _, codes, _ = _run("It only uses my cpu.\nGPU: AMD Radeon RX 570 and a " + nvidia + " 32GB\n")
