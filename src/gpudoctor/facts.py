@@ -370,6 +370,9 @@ class FrameworkFacts(Record):
 # The cue (Partial.cues) the pasted reader sets where the paste names another vendor's GPU as the machine's only
 # one: here, below both the reader (gpudoctor.pasted.cues) and the checks that stay silent on it.
 NO_NVIDIA_GPU = "only another vendor's GPU named"
+# The cue where an `ollama ps` row shows a model held in system memory while it takes several times its weights there
+# (gpudoctor.parsers.ollama_ps.context_overload): the context length, not the GPU, put it on the CPU.
+OLLAMA_CONTEXT_OVERLOAD = "an Ollama model's context beyond the GPU"
 # The cue where the reporter says the machine has no GPU at all (an issue form's "GPU model and memory: No", "I don't
 # have a GPU"): a CUDA library a GPU build could not load there is no fault, so the checks that prescribe one stay
 # silent (gpudoctor.checks.reported.no_gpu_said).

@@ -747,3 +747,27 @@ def test_the_gsp_firmware_missing_alone_asks_for_the_module_and_the_firmware_dir
     _, report, codes, asks = _run(text)
     assert set(codes) == {"pasted-error-unexplained"} and _all_argv(report) == []
     assert {"cat /proc/driver/nvidia/version", "ls /lib/firmware/nvidia"} <= set(asks)
+
+
+def test_an_amd_card_named_with_its_board_revision_is_gpu_none():
+    # plans16/1643: "GPU: MSI AMD Radeon RX 6750 XT MECH 2X 12GB GDDR6 V1": the board's revision "V1" is no Tesla V100,
+    # so the machine's only GPU named is AMD's. AUTOMATIC1111/stable-diffusion-webui#1220
+    # (https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/1220, a comment, verbatim): another AMD card alone.
+    amd = next((ROOT / "tests" / "blind" / "plans16" / "cases").glob("1643-*")).joinpath("input.txt")
+    for text in (
+        amd.read_text(encoding="utf-8"),
+        "It seems Torch can't see/use the GPU.\n"
+        "Device: AMD Radeon RX 570 Series (polaris10, LLVM 12.0.1, DRM 3.46, 5.18.19_1) (0x67df)\n",
+    ):
+        _, _, codes, _ = _run(text)
+        assert "gpu-none" in codes
+        assert re.search(r"Radeon", codes["gpu-none"].evidence[0].value)
+        # AMD's route is named beside the CPU (pytorch/pytorch README.md: ROCm builds, Linux only)
+        assert "ROCm" in codes["gpu-none"].remediation.summary
+    # an Intel GPU alone (plans2/172) is told no ROCm route
+    _, _, codes, _ = _run(_plans2("172"))
+    assert "ROCm" not in codes["gpu-none"].remediation.summary
+    # the quiet twin: a Tesla V100 (or V100S) beside the same AMD card is an NVIDIA GPU
+    for nvidia in ("V100", "V100S"):
+        _, _, codes, _ = _run("It only uses my cpu.\nGPU: AMD Radeon RX 570 and a " + nvidia + " 32GB\n")
+        assert "gpu-none" not in codes

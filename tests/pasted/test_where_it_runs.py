@@ -614,3 +614,53 @@ def test_an_os_field_naming_windows_and_wsl_is_linux_under_wsl():
     alone = text.replace("Windows 11 + WSL2", "Windows 11").replace("WSL2", "Windows").replace("WSL", "Windows")
     assert "wsl" not in alone.lower()
     assert read_pasted([Source("report.txt", alone)])["platform"]["system"] == "Windows"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # plans16/1631: "most intel MAC uses AMD GPU" beside whisper's FP16-on-CPU warning from a venv's site-packages
+        _case(
+            "tests/blind/plans16/cases/1631-whisperdictation-9-intel-mac-venv-openai-whisper-fp16-not-supported-on-cpu-warning-control/input.txt"
+        ),
+        # TeamAudio/reaspeech-lite#77 (https://github.com/TeamAudio/reaspeech-lite/pull/77, the description)
+        "Disable GPU support on Intel Macs. Whisper.cpp does not support GPU acceleration on this architecture, and it "
+        "crashes when trying to initialize.\n",
+    ],
+)
+def test_a_mac_named_by_its_processor_is_macos_and_asks_no_nvidia_smi(text):
+    report, _, _, asks = _run(text)
+    assert report.facts.platform.system == "Darwin"
+    assert not any(a.command.words[0] == "nvidia-smi" for a in asks)
+
+
+def test_an_intel_mac_beside_linux_or_a_mac_address_is_no_macos():
+    # the quiet twins: an Intel Mac named beside the Linux server that failed, and an Intel NIC's MAC address
+    for text in (
+        "It works on my Intel Mac, but the Ubuntu server fails:\n",
+        "the Intel MAC address of the node changed after the reboot\n",
+    ):
+        assert read_pasted([Source("report.txt", text + _ERR)])["platform"]["system"] == "Linux"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # "My ollama is use windows installer setup running ... I noticed that my gpu was not being used" (plans16/1635)
+        "tests/blind/plans16/cases/1635-ollama-3536-windows-installer-rtx2080ti-task-manager-idle-gpu-not-used-between-requests-control/input.txt",
+    ],
+)
+def test_a_program_set_up_with_its_windows_installer_is_windows(path):
+    # (the case's "tsak manager" is a typo the Task Manager cue does not read: the installer is what names Windows)
+    snap = read_pasted([Source("report.txt", _case(path))])
+    assert snap["platform"]["system"] == "Windows"
+    assert [c["cue"] for c in snap["pasted"]["cues"] if c["means"] == "Windows"] == ["Windows named in prose"]
+
+
+def test_the_windows_installer_alone_and_beside_linux():
+    # plans/042's first line, alone (its win_config.bat says Windows too): "I am using the  1-Click Windows Installer"
+    line = _case("tests/blind/plans/cases/042-tldream3-windows-installer-torch-cpu-xformers-cu118/input.txt").splitlines()[0]
+    assert read_pasted([Source("report.txt", line + "\n" + _ERR)])["platform"]["system"] == "Windows"
+    # the quiet twin: the Windows installer named beside the Linux machine that failed
+    text = "The Windows installer works; on my Ubuntu box it fails:\n"
+    assert read_pasted([Source("report.txt", text + _ERR)])["platform"]["system"] == "Linux"

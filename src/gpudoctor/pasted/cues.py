@@ -44,6 +44,7 @@ from gpudoctor.facts import (
     NO_PYTHON,
     NO_SERVICE_MANAGER,
     NOTEBOOK_SAID,
+    OLLAMA_CONTEXT_OVERLOAD,
     OTHER_GPU_BESIDE,
     PROGRAM_IMAGE,
     PROJECT_TOOL,
@@ -57,6 +58,7 @@ from gpudoctor.facts import (
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import classify_error_text
+from gpudoctor.parsers.ollama_ps import context_overload
 
 if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
@@ -186,8 +188,12 @@ _OTHER_GPU = re.compile(
     r"|(?<![\w-])RX\s?(?:[5-9]\d{3}|[45][6-9]0)(?:\s?XTX?|\s?GRE|M|S)?\b",
     re.IGNORECASE,
 )
+# The data-center cards by their short names (A100, H20, L4, P40, T4, K80); the Volta one is only ever V100: a bare
+# "V1" is a board's revision in a vendor's product name ("MSI AMD Radeon RX 6750 XT MECH 2X 12GB GDDR6 V1", in
+# tests/blind/plans16/cases/1643-*; "RX 580 ARMOR 8G OC V1"), which names no NVIDIA GPU.
 _NVIDIA_NAMED = re.compile(
-    r"nvidia|geforce|quadro|tesla|titan|jetson|\b(?:RTX|GTX|MX)\s*\d|\b[AHLVPTK]\d{1,3}\b|(?-i:Driver Version:|CUDA Version:)",
+    r"nvidia|geforce|quadro|tesla|titan|jetson|\b(?:RTX|GTX|MX)\s*\d|\b(?:[AHLPTK]\d{1,3}|V100S?)\b"
+    r"|(?-i:Driver Version:|CUDA Version:)",
     re.IGNORECASE,
 )
 # An NVIDIA GPU named by its product line (the word NVIDIA alone, "I have not NVIDIA pc", names none).
@@ -226,6 +232,8 @@ _WINDOWS_PROSE = re.compile(
     r"\bWin\s?1[01]\b|(?:^|[.!?;]\s+|\bI(?:'m| am)\s+|\bwe(?:'re| are)\s+)(?:on|using|running)\s+Windows\b"
     # the machine itself called a Windows one ("on one of our virtualized Windows machine", "on a windows machine")
     r"|\bWindows\s+(?:machine|PC|laptop|computer|desktop|workstation|VM|virtual\s+machine)s?\b"
+    # a program set up with its Windows installer ("My ollama is use windows installer setup"): it runs on Windows
+    r"|\bWindows\s+installer\b"
     rf"|(?<=[{_CJK}])\s?Windows(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_.-])Windows(?=\s?[{_CJK}])",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -291,6 +299,8 @@ _FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled
 # MAC address.
 _MACOS_SAID = re.compile(
     r"\bmacOS\b|\bMac OS(?: X)?\b|\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)"
+    # a Mac by its processor ("most intel MAC uses AMD GPU", "on an M1 Mac", "Apple Silicon Macs")
+    r"|\b(?:Intel|M[1-4](?:\s+(?:Pro|Max|Ultra))?|Apple\s+Silicon)\s+Macs?\b(?!\s*(?:address|addr)\b)"
     # inside Chinese, Japanese or Korean prose, as Windows is read there ("平台：intel芯片的macos")
     rf"|(?<=[{_CJK}])\s?mac\s?OS(?![A-Za-z0-9_-])",
     re.IGNORECASE,
@@ -959,6 +969,10 @@ def read_cues(g: Gathered, text: str) -> None:
             # (the NVIDIA GPU is the one the frameworks see).
             name = " ".join(m.group(0).split())
             _cue(g, OTHER_GPU_BESIDE, f"{name}: another vendor's GPU, not an NVIDIA (CUDA) device", line[:MAX_LINE])
+    if "CPU" in text and (over := context_overload(text[:1_000_000])) is not None:
+        ctx = f", context {over.context}" if over.context else ""
+        means = f"{over.name}: {over.loaded_gb:g} GB loaded ({over.processor}{ctx}), its weights {over.weights}"
+        _cue(g, OLLAMA_CONTEXT_OVERLOAD, means, over.line)
     if m := _NO_GPU_SAID.search(text[:1_000_000]):
         # (a GPU the text shows beside it wins: the checks ask gpudoctor.checks.driver.gpu_present first)
         line = next((x for x in lines if _NO_GPU_SAID.search(x[:MAX_LINE])), m.group(0))

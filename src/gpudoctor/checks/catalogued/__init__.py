@@ -65,6 +65,7 @@ from gpudoctor.checks.catalogued.devices import (
     check_cuda_init_unknown,
     check_gpu_memory_error,
     check_mig_mode_pending,
+    check_ollama_context_too_large,
     check_video_capability,
     check_video_library_packages,
 )
@@ -106,6 +107,7 @@ from gpudoctor.checks.catalogued.windows_wsl import (
 CHECKS = (
     Check("catalogued-triton-gpu", "frameworks", ("framework-arch-unsupported",), check_triton_gpu_too_old, ("pasted",)),
     Check("catalogued-other-vendor-gpu", "gpu", ("gpu-none",), check_other_vendor_gpu_only, ("pasted",)),
+    Check("catalogued-ollama-context", "gpu", ("ollama-context-too-large",), check_ollama_context_too_large, ("pasted",)),
     Check("catalogued-docker-gpu", "platform", ("container-no-gpu",), check_docker_gpu_driver, ("pasted",)),
     Check("catalogued-image-tag", "platform", ("container-image-tag-missing",), check_image_tag_missing, ("pasted",)),
     Check(

@@ -445,3 +445,76 @@ def check_mig_mode_pending(facts: Facts, ctx: Context) -> Iterable[Finding]:
             ),
         ),
     )
+
+
+# The context length Ollama is given instead: 8192 tokens, the value Ollama's FAQ sets as its example (docs/faq.mdx
+# @fb307609: "to set the default context window to 8K, use: OLLAMA_CONTEXT_LENGTH=8192 ollama serve"), above every
+# default it had under 24 GiB of VRAM (2048, then 4096).
+_OLLAMA_CONTEXT = "8192"
+
+
+def check_ollama_context_too_large(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """An `ollama ps` row holding a model in system memory, wholly or in part, while it takes several times its weights
+    there (gpudoctor.parsers.ollama_ps.context_overload): the context length makes the KV cache that does not fit the
+    GPU, so a smaller context puts the model on it. Where Ollama reports it wholly on the CPU, only where the text
+    shows an NVIDIA GPU or its driver answering (a machine without a usable GPU runs every model there); a CPU/GPU
+    split shows that Ollama found a GPU itself.
+
+    The server reads OLLAMA_CONTEXT_LENGTH at start (envconfig/config.go @fb307609: "Context length to use unless
+    otherwise specified"), so it is set where Ollama's FAQ sets a server's variables (docs/faq.mdx @fb307609): the
+    user's environment on Windows, then the app quit and started again; launchctl on macOS, then the app restarted;
+    the systemd service's Environment= on Linux, then daemon-reload and a restart."""
+    from gpudoctor.checks.reported import other_vendor_gpu_only
+    from gpudoctor.facts import OLLAMA_CONTEXT_OVERLOAD
+
+    cue = next((c for c in facts.pasted.cues if c.get("cue") == OLLAMA_CONTEXT_OVERLOAD), None) if facts.pasted.partial else None
+    if cue is None:
+        return
+    means = cue.get("means") or ""
+    if "CPU/GPU" not in means and (not (facts.driver.gpus or facts.driver.version) or other_vendor_gpu_only(facts) is not None):
+        return
+    model = means.split(": ", 1)[0]
+    system = (facts.platform.system or "").lower()
+    if system.startswith("win"):
+        where = "quit Ollama from the taskbar and start it again from the Start menu"
+        setting: tuple[Cmd, ...] = (
+            Cmd(
+                ("setx", "OLLAMA_CONTEXT_LENGTH", _OLLAMA_CONTEXT), note=f"your user's variable, read when Ollama starts: {where}"
+            ),
+        )
+    elif system == "darwin":
+        where = "restart the Ollama application"
+        setting = (Cmd(("launchctl", "setenv", "OLLAMA_CONTEXT_LENGTH", _OLLAMA_CONTEXT), note=f"then {where}"),)
+    else:
+        where = "reload systemd and restart the service"
+        setting = (
+            Cmd(
+                ("systemctl", "edit", "ollama.service"),
+                root=True,
+                note=f'under [Service] add the line Environment="OLLAMA_CONTEXT_LENGTH={_OLLAMA_CONTEXT}"',
+            ),
+            Cmd(("systemctl", "daemon-reload"), root=True),
+            Cmd(("systemctl", "restart", "ollama"), root=True),
+        )
+    yield Finding(
+        "ollama-context-too-large",
+        Severity.ERROR,
+        "gpu",
+        f"Ollama's context length puts {model} on the CPU: the model takes several times its weights in memory",
+        f"`ollama ps` shows {means}. What is loaded beyond the weights is the context's KV cache and compute graph, "
+        "which grow with the context length; at this length the model does not fit the GPU's memory, so Ollama keeps "
+        "it (or part of it) in system memory and runs it on the CPU. The GPU and its driver are not at fault.",
+        (ev("pasted", cue.get("line") or means),),
+        Remediation(
+            f"Give Ollama's server a smaller context length (OLLAMA_CONTEXT_LENGTH={_OLLAMA_CONTEXT}; or the context "
+            f"slider in the Ollama app's settings, or num_ctx for one request), {where}, then load the model again: "
+            "`ollama ps` should show the CONTEXT column at the new length and PROCESSOR at 100% GPU (or a smaller CPU "
+            "share where the weights alone exceed the GPU's memory).",
+            (
+                *setting,
+                Cmd(("ollama", "run", model, "hi"), note="loads the model with the new context"),
+                Cmd(("ollama", "ps"), note="CONTEXT and PROCESSOR as loaded now"),
+            ),
+            component="gpu",
+        ),
+    )

@@ -7,11 +7,13 @@ runs on it, or a build for its capability, or that another GPU (or the CPU) is t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
 from gpudoctor.facts import Facts
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.versions import vkey
@@ -147,6 +149,10 @@ def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]
         line = no_gpu_said(facts)
     if line is None:
         return
+    # An AMD Radeon is no CUDA device, and PyTorch reaches one only through its ROCm builds, on Linux alone
+    # (pytorch/pytorch README.md @0bd96675: "ROCm is currently supported only for Linux systems"): said beside the way
+    # a GPU would run it, so the reader of an AMD machine learns the route that uses their card.
+    amd = " An AMD Radeon GPU runs PyTorch only through its ROCm builds, on Linux." if _AMD_GPU.search(line) else ""
     yield Finding(
         "gpu-none",
         Severity.ERROR,
@@ -158,15 +164,18 @@ def check_other_vendor_gpu_only(facts: Facts, ctx: Context) -> Iterable[Finding]
         app_cpu_mode(
             facts,
             "there is no NVIDIA GPU here, so no driver, CUDA or package change helps",
-            "a machine with an NVIDIA GPU runs it on the GPU",
+            "a machine with an NVIDIA GPU runs it on the GPU" + ("." + amd.rstrip(".") if amd else ""),
         )
         or Remediation(
-            "Run on the CPU (the program's CPU device option), or on a machine or cloud instance with an NVIDIA GPU.",
+            "Run on the CPU (the program's CPU device option), or on a machine or cloud instance with an NVIDIA GPU." + amd,
             (),
             component="gpu",
         ),
     )
 
+
+# AMD's Radeon cards as gpudoctor.pasted.cues names them ("AMD Radeon RX 6750 XT", "Radeon RX 570", "RX 7900 XTX").
+_AMD_GPU = LazyPattern(r"\bRadeon\b|(?<![\w-])RX\s?(?:[5-9]\d{3}|[45][6-9]0)\b", re.IGNORECASE)
 
 # A CUDA program that reached no NVIDIA driver or device: PyTorch's "Found no NVIDIA driver" (torch-found-no-driver,
 # also inside the AUTOMATIC1111 web UI's "Warning: caught exception ..., memory monitor disabled") and a launcher's own
