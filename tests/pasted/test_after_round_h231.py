@@ -1,0 +1,51 @@
+"""After-round h231 (containers and clusters, plans16): a CUDA error number printed by the TensorRT plugins' CHECK macro
+read for what it is, and a plan whose fix is the reporter's command with an option added ending there. Recorded
+pastes, expectations by hand; each rule with the near miss that must not fire."""
+
+from __future__ import annotations
+
+from gpudoctor.parsers.catalogue import match
+from gpudoctor.planner.resume import _same_run
+from gpudoctor.cmdline import Cmd
+from tests.pasted.cli_json import ROOT, blind_case, check
+
+EXAMPLE = ROOT / "tests/pasted/catalogue_examples/tensorrt-demos-547-yolo-layer-cuda-failure-35.txt"
+
+
+def _entries(text: str) -> list[tuple[str | None, str]]:
+    return [(e.get("entry"), e.kind) for e in match(text)]
+
+
+def test_the_check_macros_35_is_the_driver_older_than_the_programs_cuda():
+    # jkjung-avt/tensorrt_demos#547 (the example; "line 51:35" with no space) and a container image building its
+    # TensorRT engine with the same plugin: tests/blind/plans16/cases/1647-* ("line 51: 35")
+    for path in (EXAMPLE, blind_case("plans16/cases/1647")):
+        doc = check(path)
+        codes = {f["code"] for f in doc["findings"]}
+        assert "toolkit-newer-than-driver" in codes, (path, codes)
+        assert ["nvidia-smi"] in [c["argv"] for s in doc["plan"]["steps"] for c in s["commands"]]
+
+
+def test_another_number_from_the_same_macro_is_not_the_driver():
+    # the near miss: the macro's own format with cudaErrorMemoryAllocation (2), and 350 (no such number is 35)
+    for line in ("Cuda failure in file 'yolo_layer.cu' line 51: 2", "Cuda failure in file 'yolo_layer.cu' line 51: 350"):
+        assert ("cuda-check-macro-insufficient-driver", "cuda-driver-insufficient") not in _entries(line)
+
+
+def test_a_plan_that_runs_the_command_with_the_missing_option_does_not_run_it_again_without():
+    # tests/blind/plans16/cases/1658-*: `singularity run IMAGE cellbender ...` without --nv; the fix runs the same
+    # command with --nv, and a last step running it as typed would fail as before
+    doc = check(blind_case("plans16/cases/1658"))
+    last = doc["plan"]["steps"][-1]["commands"][-1]["argv"]
+    assert last[:3] == ["singularity", "run", "--nv"] and last[-2:] == ["--output", "test.h5"]
+    assert all("--nv" in c["argv"] for s in doc["plan"]["steps"] for c in s["commands"] if c["argv"][0] == "singularity")
+
+
+def test_a_command_with_an_option_added_is_a_rerun_and_another_argument_is_not():
+    # tests/blind/plans13/cases/1338-*: `singularity shell nemo.sif`, the plan's `singularity shell --nv nemo.sif`
+    typed = Cmd(("singularity", "shell", "nemo.sif"))
+    assert _same_run(typed, Cmd(("singularity", "shell", "--nv", "nemo.sif")))
+    # near misses: another image, another program, and a word that is not an option
+    assert not _same_run(typed, Cmd(("singularity", "shell", "--nv", "other.sif")))
+    assert not _same_run(typed, Cmd(("apptainer", "shell", "--nv", "nemo.sif")))
+    assert not _same_run(typed, Cmd(("singularity", "shell", "nemo.sif", "extra")))
