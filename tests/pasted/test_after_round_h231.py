@@ -49,3 +49,27 @@ def test_a_command_with_an_option_added_is_a_rerun_and_another_argument_is_not()
     assert not _same_run(typed, Cmd(("singularity", "shell", "--nv", "other.sif")))
     assert not _same_run(typed, Cmd(("apptainer", "shell", "--nv", "nemo.sif")))
     assert not _same_run(typed, Cmd(("singularity", "shell", "nemo.sif", "extra")))
+
+
+HEADERS = EXAMPLE.parent / "gpu-operator-190-openshift-47-driver-container-kernel-devel-no-match.txt"
+
+
+def _asks(doc: dict) -> list[list[str]]:
+    return [a["argv"] for a in doc["pasted"]["ask_for"]]
+
+
+def test_the_driver_containers_missing_kernel_headers_ask_the_cluster_not_nvidia_smi():
+    # NVIDIA/gpu-operator#190 (the example: kernel-devel on OpenShift 4.7.9) and tests/blind/plans16/cases/1603-*
+    # (kernel-headers on OpenShift 4.7.21): the pods, the nodes' entitlement and the repositories' kernel-headers
+    for path in (HEADERS, blind_case("plans16/cases/1603")):
+        doc = check(path)
+        asks = _asks(doc)
+        assert ["ls", "-l", "/etc/pki/entitlement"] in asks, asks
+        assert ["dnf", "list", "--showduplicates", "kernel-headers"] in asks, asks
+        assert ["nvidia-smi"] not in asks  # the node has no driver until this container builds it
+
+
+def test_a_hosts_own_dnf_without_the_driver_container_is_not_read_as_it():
+    # the near miss: the same dnf answer to a person's own install on a Fedora host, no driver container's echo before it
+    line = "$ sudo dnf install kernel-devel-5.14.10-300.fc35.x86_64\nError: Unable to find a match: kernel-devel-5.14.10-300.fc35.x86_64"
+    assert all(entry != "gpu-driver-container-kernel-headers-unavailable" for entry, _ in _entries(line))
