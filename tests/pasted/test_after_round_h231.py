@@ -73,3 +73,20 @@ def test_a_hosts_own_dnf_without_the_driver_container_is_not_read_as_it():
     # the near miss: the same dnf answer to a person's own install on a Fedora host, no driver container's echo before it
     line = "$ sudo dnf install kernel-devel-5.14.10-300.fc35.x86_64\nError: Unable to find a match: kernel-devel-5.14.10-300.fc35.x86_64"
     assert all(entry != "gpu-driver-container-kernel-headers-unavailable" for entry, _ in _entries(line))
+
+
+COMPAT_LS = ["ls", "/usr/local/cuda/compat"]
+
+
+def test_the_compat_folder_is_listed_in_the_image_that_ran():
+    # error 804 from a container: tests/blind/plans16/cases/1623-* (vllm/vllm-openai:latest) and
+    # tests/blind/plans10/cases/1033-* (ghcr.io/ggml-org/llama.cpp:server-cuda): the compat libcuda is the image's
+    for rel, image in (("plans16/cases/1623", "vllm/vllm-openai:latest"), ("plans10/cases/1033", "ghcr.io/ggml-org/llama.cpp:server-cuda")):
+        asks = _asks(check(blind_case(rel)))
+        assert ["docker", "run", "--rm", "--gpus", "all", "--entrypoint", "ls", image, "/usr/local/cuda/compat"] in asks
+        assert COMPAT_LS not in asks
+
+
+def test_the_compat_folder_is_listed_where_the_program_runs_without_a_container():
+    # the near miss: CuPy on a host (rapidsai/cusignal#398, the catalogue's example): the host's folder is the program's
+    assert COMPAT_LS in _asks(check(EXAMPLE.parent / "cusignal-398-cupy-compat-not-supported-on-device.txt"))
