@@ -90,3 +90,22 @@ def test_the_compat_folder_is_listed_in_the_image_that_ran():
 def test_the_compat_folder_is_listed_where_the_program_runs_without_a_container():
     # the near miss: CuPy on a host (rapidsai/cusignal#398, the catalogue's example): the host's folder is the program's
     assert COMPAT_LS in _asks(check(EXAMPLE.parent / "cusignal-398-cupy-compat-not-supported-on-device.txt"))
+
+
+def _commands(doc: dict) -> list[list[str]]:
+    return [c["argv"] for s in doc["plan"]["steps"] for c in s["commands"]]
+
+
+def test_the_named_container_that_holds_nvidia_uvm_is_stopped_before_the_reload_and_started_after():
+    # tests/blind/plans16/cases/1608-*: `nvidia-docker run ... --name TensorFlow IMAGE` (nvidia-docker 1: no --gpus),
+    # CUDA_ERROR_UNKNOWN after a suspend; rmmod refuses nvidia_uvm while the container holds it
+    cmds = _commands(check(blind_case("plans16/cases/1608")))
+    assert cmds.index(["docker", "stop", "TensorFlow"]) < cmds.index(["rmmod", "nvidia_uvm"])
+    assert cmds.index(["modprobe", "nvidia_uvm"]) < cmds.index(["docker", "start", "TensorFlow"])
+
+
+def test_no_container_is_stopped_where_the_program_ran_on_the_host():
+    # the near miss: pytorch/pytorch#88639 (the catalogue's example), a program on the host after suspend
+    cmds = _commands(check(EXAMPLE.parent / "pytorch-88639-cuda-unknown-error-after-suspend.txt"))
+    assert ["rmmod", "nvidia_uvm"] in cmds
+    assert not any(c[:1] in (["docker"], ["podman"]) for c in cmds)
