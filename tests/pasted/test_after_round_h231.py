@@ -4,9 +4,9 @@ pastes, expectations by hand; each rule with the near miss that must not fire.""
 
 from __future__ import annotations
 
+from gpudoctor.cmdline import Cmd
 from gpudoctor.parsers.catalogue import match
 from gpudoctor.planner.resume import _same_run
-from gpudoctor.cmdline import Cmd
 from tests.pasted.cli_json import ROOT, blind_case, check
 
 EXAMPLE = ROOT / "tests/pasted/catalogue_examples/tensorrt-demos-547-yolo-layer-cuda-failure-35.txt"
@@ -81,7 +81,10 @@ COMPAT_LS = ["ls", "/usr/local/cuda/compat"]
 def test_the_compat_folder_is_listed_in_the_image_that_ran():
     # error 804 from a container: tests/blind/plans16/cases/1623-* (vllm/vllm-openai:latest) and
     # tests/blind/plans10/cases/1033-* (ghcr.io/ggml-org/llama.cpp:server-cuda): the compat libcuda is the image's
-    for rel, image in (("plans16/cases/1623", "vllm/vllm-openai:latest"), ("plans10/cases/1033", "ghcr.io/ggml-org/llama.cpp:server-cuda")):
+    for rel, image in (
+        ("plans16/cases/1623", "vllm/vllm-openai:latest"),
+        ("plans10/cases/1033", "ghcr.io/ggml-org/llama.cpp:server-cuda"),
+    ):
         asks = _asks(check(blind_case(rel)))
         assert ["docker", "run", "--rm", "--gpus", "all", "--entrypoint", "ls", image, "/usr/local/cuda/compat"] in asks
         assert COMPAT_LS not in asks
