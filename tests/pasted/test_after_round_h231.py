@@ -112,3 +112,15 @@ def test_no_container_is_stopped_where_the_program_ran_on_the_host():
     cmds = _commands(check(EXAMPLE.parent / "pytorch-88639-cuda-unknown-error-after-suspend.txt"))
     assert ["rmmod", "nvidia_uvm"] in cmds
     assert not any(c[:1] in (["docker"], ["podman"]) for c in cmds)
+
+
+def test_a_driver_from_nvidias_debian_repository_adds_that_repository_first():
+    # tests/blind/plans16/cases/1654-*: Debian 11 with Debian's driver 470 and an image needing 520.56.06;
+    # cuda-drivers-520 is only in NVIDIA's debian11 repository (tests/cli/test_check_cli_ci.py: a Debian 12 machine)
+    cmds = _commands(check(blind_case("plans16/cases/1654")))
+    keyring = ["dpkg", "-i", "cuda-keyring_1.1-1_all.deb"]
+    wget = [c for c in cmds if c[:1] == ["wget"]]
+    assert wget == [
+        ["wget", "https://developer.download.nvidia.com/compute/cuda/repos/debian11/x86_64/cuda-keyring_1.1-1_all.deb"]
+    ]
+    assert cmds.index(keyring) < cmds.index(["apt-get", "install", "-y", "cuda-drivers-520"])
