@@ -29,7 +29,9 @@ from gpudoctor.cmdline import Cmd, EvalShell, Line, posix
 from gpudoctor.facts import Facts, Toolkit, absence_known
 from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import gpu_cc
-from gpudoctor.planner.remedy import family
+from gpudoctor.planner.remedy import CUDA_REPOS_URL as CUDA_REPOS_URL  # (cudnn imports it from here)
+from gpudoctor.planner.remedy import KEYRING_DEB as KEYRING_DEB
+from gpudoctor.planner.remedy import cuda_keyring, family
 from gpudoctor.probed import Found
 from gpudoctor.versions import major, major_minor, vkey
 
@@ -217,10 +219,6 @@ def _use_commands(facts: Facts, request: str, root: str | None) -> tuple[tuple[L
     return tuple(out), any(isinstance(c, Cmd) and c.root for c in out)
 
 
-# NVIDIA's repositories for Debian and Ubuntu are set up by the cuda-keyring package (SOURCE_CUDA_INSTALL,
-# "Network Repository Installation": wget .../repos/<distro>/<arch>/cuda-keyring_1.1-1_all.deb, dpkg -i it).
-CUDA_REPOS_URL = "https://developer.download.nvidia.com/compute/cuda/repos/"
-KEYRING_DEB = "cuda-keyring_1.1-1_all.deb"
 # Where NVIDIA's runfiles of every release are (and the runfile's `--toolkit --silent`: toolkit only, no
 # driver, into /usr/local/cuda-X.Y; SOURCE_CUDA_INSTALL, "Runfile Installation", "Advanced Options").
 SOURCE_CUDA_ARCHIVE = "https://developer.nvidia.com/cuda-toolkit-archive"
@@ -284,10 +282,7 @@ def toolkit_install(facts: Facts, matrix: Any, version: str, meta: str = "cuda-t
     commands: list[Line] = []
     if fam == "debian":
         if repo is not None:
-            commands += [
-                Cmd(("wget", f"{CUDA_REPOS_URL}{repo.repo}/x86_64/{KEYRING_DEB}")),
-                Cmd(("dpkg", "-i", KEYRING_DEB), root=True, note="adds NVIDIA's CUDA repository and its signing key"),
-            ]
+            commands += cuda_keyring(repo.repo)
         commands += [Cmd(("apt-get", "update"), root=True), Cmd(("apt-get", "install", "-y", package), root=True, note=note)]
     elif fam == "rhel":
         commands.append(Cmd(("dnf", "install", "-y", package), root=True, note=note))

@@ -61,6 +61,8 @@ class Ask:
 
 
 _DRIVER_CODES = frozenset({"driver-library-mismatch", "driver-missing", "driver-unreachable", "driver-nouveau", "wsl1-no-cuda"})
+# The GPU Operator's driver container stopped before it built the module (catalogue.toml): no driver on the node yet.
+_DRIVER_NOT_BUILT = ("driver-container-kernel-headers-unavailable", "driver-container-kernel-unresolved")
 _FRAMEWORK_CODES = ("framework-", "cudnn-", "jax-", "tf-", "toolkit-torch-", "nvidia-wheels-")
 # Error texts whose cause lies in how a framework or program was built or installed: which one is asked.
 _BUILD_EVIDENCE = frozenset({"no-kernel-image", "library-missing", "cudnn-version-mismatch", "cuda-driver-insufficient"})
@@ -212,6 +214,9 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
         and not only_extension
         and other_vendor_gpu_only(facts) is None  # no NVIDIA GPU here: nvidia-smi cannot answer
         and no_gpu_said(facts) is None
+        # the GPU Operator's driver container failing before it builds the module: the node has no driver for
+        # nvidia-smi to answer from until that container succeeds (its own asks decide; plans16 1603, h231)
+        and not any(facts.pasted.reported(kind) for kind in _DRIVER_NOT_BUILT)
     ):
         if not d.version and _name_cut(facts):
             # The GPU's name stops at its family ("NVIDIA GeForce GTX": a line cut in the paste): its model, and with

@@ -738,9 +738,18 @@ def _tf_dated(g: Gathered, lines: list[str]) -> None:
 
 
 def _image_cue(
-    g: Gathered, image: str, line: str, gpus: str, runtime: str = "docker", python: str = "python3", root: bool = False
+    g: Gathered,
+    image: str,
+    line: str,
+    gpus: str,
+    runtime: str = "docker",
+    python: str = "python3",
+    root: bool = False,
+    name: str = "",
 ) -> None:
     entry = {"cue": PROGRAM_IMAGE, "means": image, "line": line.strip()[:300], "gpus": gpus}
+    if name:
+        entry["container"] = name  # (the run's --name: the container a plan stops, starts or enters, as IMAGE_RUN's)
     if runtime != "docker":
         entry |= {"runtime": runtime, "python": python}
     if root:
@@ -1147,8 +1156,8 @@ def _settings(g: Gathered, head: str, lines: list[str]) -> None:
     elif len({run[0] for run in runs}) == 1 and not runs[0][0].startswith("nvidia/cuda"):
         # run without --gpus (the fault, often): still its image. (NVIDIA's CUDA base images hold no framework: one run
         # to try the GPU says nothing of where the program runs.)
-        image, _, line, _, _ = runs[0]
-        _image_cue(g, image, line, "", root=all(run[4] for run in runs))
+        image, name, line, _, _ = runs[0]
+        _image_cue(g, image, line, "", root=all(run[4] for run in runs), name=name if len(runs) == 1 else "")
     elif (sif := _SIF_RUN.search(head)) is not None:
         # An Apptainer/Singularity image the program runs in (its .sif, or the registry URI it was pulled from)
         prog = sif.group("prog") or ""

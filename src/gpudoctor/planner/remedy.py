@@ -310,6 +310,30 @@ def driver_install(facts: Facts, branch: str | None = None, ctx=None) -> tuple[C
     return _distribution_driver(facts, branch, ctx)
 
 
+# NVIDIA's repositories for Debian and Ubuntu are set up by the cuda-keyring package (SOURCE_CUDA_INSTALL,
+# "Network Repository Installation": wget .../repos/<distro>/<arch>/cuda-keyring_1.1-1_all.deb, dpkg -i it).
+CUDA_REPOS_URL = "https://developer.download.nvidia.com/compute/cuda/repos/"
+KEYRING_DEB = "cuda-keyring_1.1-1_all.deb"
+
+
+def cuda_keyring(repo: str) -> list[Cmd]:
+    """The two commands that add NVIDIA's CUDA repository `repo` (debian12, ubuntu2204: matrix.cuda_repo_for) to apt."""
+    return [
+        Cmd(("wget", f"{CUDA_REPOS_URL}{repo}/x86_64/{KEYRING_DEB}")),
+        Cmd(("dpkg", "-i", KEYRING_DEB), root=True, note="adds NVIDIA's CUDA repository and its signing key"),
+    ]
+
+
+def _nvidia_repo(facts: Facts, ctx) -> list[Cmd]:
+    """NVIDIA's CUDA repository added first, where the matrix knows the one for this release on x86_64 (a package
+    only it carries, cuda-drivers-<branch>, is not in Debian's archive: apt would find none)."""
+    d = facts.platform.distro
+    if ctx is None or (facts.platform.machine or "").lower() not in ("x86_64", "amd64"):
+        return []
+    repo = ctx.matrix.cuda_repo_for(d.id, d.version_id)
+    return cuda_keyring(repo.repo) if repo is not None else []
+
+
 _WHICH_GPU = Cmd(
     ("lspci", "-nn"),
     pipe=("grep", "-i", "nvidia"),
@@ -351,6 +375,7 @@ def _distribution_driver(facts: Facts, branch: str | None, ctx) -> tuple[Cmd, ..
     if fam == "debian":
         if branch:
             return (
+                *_nvidia_repo(facts, ctx),
                 Cmd(("apt-get", "update"), root=True),
                 Cmd(("apt-get", "install", "-y", f"cuda-drivers-{branch}"), root=True, note="NVIDIA's CUDA repository"),
             )

@@ -14,7 +14,9 @@ last step runs it again:
   typed before it (the environment is its owner's); elsewhere `sudo` stays the command's need of root; a command typed
   at a container's prompt is run there again; after a fix that restarts the machine, the conda environment the
   reporter's prompt showed is entered again first (where.reentry: a new prompt starts outside it);
-- once: a plan whose own commands already run it again adds nothing.
+- once: a plan whose own commands already run it again adds nothing, and that includes the command corrected: the
+  same program with the reporter's words in their order and options added (singularity run --nv ..., where the fix is
+  the missing option), since the command as typed would fail as before.
 
 Where the paste shows no command of the reporter's, the last step checks what failed (issue 27: reviewers struck a
 torch.cuda.is_available() that "tested nothing that failed"): the query of the fact the plan changes (nvidia-smi after
@@ -262,11 +264,25 @@ def _same_run(cmd: Cmd, other: Any) -> bool:
     own interpreter would fail as before)."""
     if not isinstance(other, Cmd):
         return False
-    if other.words == cmd.words:
+    if other.words == cmd.words or _corrected(cmd.words, other.words):
         return True
     if compose_v1(cmd.words) and tuple(other.words[:2]) == ("docker", "compose"):
         return True  # the plan runs the file with Compose v2: the old docker-compose would refuse it as before
     return pip_install(cmd.words) and pip_install(other.words) and _packages(cmd.words) <= _packages(other.words)
+
+
+def _corrected(words: Sequence[str], other: Sequence[str]) -> bool:
+    """Whether `other` is `words` with options added: the same program, every word of `words` in its order, and only
+    words starting with "-" besides (the fix is an option the command lacked, as singularity's --nv)."""
+    if len(other) <= len(words) or not words or other[0] != words[0]:
+        return False
+    at = 0
+    for word in other:
+        if at < len(words) and word == words[at]:
+            at += 1
+        elif not word.startswith("-"):
+            return False
+    return at == len(words)
 
 
 def compose_v1(words: Sequence[str]) -> bool:

@@ -144,6 +144,9 @@ def python_step(facts: Facts, *args: str) -> Cmd:
 # What reads the program's own environment rather than the machine's: its variables, its loader's cache, what a library
 # of it links. Inside a container or an image they are the container's, and the host's answer says nothing of them.
 _PROGRAM_SIDE = frozenset({"printenv", "ldconfig", "ldd"})
+# The folder of the cuda-compat package (the forward-compatibility libcuda CUDA images carry): what the program's loader
+# may pick up, so a listing of it is the image's, never the host's (h231: an `ls` of it asked on the host says nothing).
+_PROGRAM_FOLDERS = ("/usr/local/cuda/compat",)
 # The loader reads of NVIDIA's container runtime hook, which runs on the host (nvidia-container-cli reads the host's
 # ldconfig cache to find the driver's libraries it mounts; nvidia-docker 1's wrapper the host's driver volume;
 # Apptainer's --nv the host's cache, by its etc/nvliblist.conf): there the host's loader is the one asked.
@@ -159,7 +162,8 @@ def placed(facts: Facts, cmd: Cmd) -> Cmd:
     entrypoint); as it is on the host, where the paste shows none, where its note already says where, and for a loader
     read where the failure is the container runtime's hook (it runs on the host)."""
     program = str(cmd.argv[0])
-    if cmd.note or program not in _PROGRAM_SIDE:
+    listing = program == "ls" and any(str(a).startswith(_PROGRAM_FOLDERS) for a in cmd.argv[1:])
+    if cmd.note or (program not in _PROGRAM_SIDE and not listing):
         return cmd
     if program in _HOST_LOADER and any(w in e.line for e in facts.pasted.errors for w in _HOOKS):
         return cmd

@@ -227,6 +227,7 @@ def check_cuda_init_unknown(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.cmdline import Cmd
     from gpudoctor.facts import SUSPEND_SAID
     from gpudoctor.planner.remedy import container_of, reboot
+    from gpudoctor.planner.where import container_name, image_root
 
     said = _init_unknown(facts)
     system = (facts.platform.system or "").lower()
@@ -234,6 +235,14 @@ def check_cuda_init_unknown(facts: Facts, ctx: Context) -> Iterable[Finding]:
         return
     slept = next((c.get("line") or "" for c in facts.pasted.cues if c.get("cue") == SUSPEND_SAID), None)
     container = container_of(facts)
+    # A docker or podman container the paste names holds nvidia_uvm open while it runs (rmmod refuses a module in
+    # use): it is stopped first and started again after, by its name (where.container_name), with the sudo the paste
+    # ran it under (ollama/ollama#2934: rmmod refused until `docker stop ollama`, then `docker restart`). A pod's is its
+    # node's kubelet's to restart; an unnamed one is left to the prose.
+    name = container_name(facts) if container in ("docker", "podman") else None
+    runtime = container or "docker"
+    stop = (Cmd((runtime, "stop", name), root=image_root(facts), note="the container that holds the GPU"),) if name else ()
+    start = (Cmd((runtime, "start", name), root=image_root(facts), note="the same container, CUDA usable again"),) if name else ()
     prevent = Remediation(
         "To keep it from recurring after suspend: have the driver save the GPU's memory across suspend "
         "(NVreg_PreserveVideoMemoryAllocations=1) with NVIDIA's suspend and resume services enabled, then reboot once.",
@@ -269,9 +278,11 @@ def check_cuda_init_unknown(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "Stop every program that uses the GPU (the service or notebook that failed, containers using it), then "
             "reload nvidia_uvm and start the program again; a reboot does the same.",
             (
+                *stop,
                 Cmd(("lsmod",), pipe=("grep", "nvidia_uvm"), note="its 'Used by' count must be 0 before it can unload"),
                 Cmd(("rmmod", "nvidia_uvm"), root=True),
                 Cmd(("modprobe", "nvidia_uvm"), root=True),
+                *start,
             ),
             requires_root=True,
             component="driver",
