@@ -205,6 +205,51 @@ def check_stub_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
     )
 
 
+def check_numba_driver_variable(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """numba's "driver missing function: cuInit" beside the text setting NUMBA_CUDA_DRIVER (or NUMBAPRO_CUDA_DRIVER,
+    its older name) to a file that is not the driver's library: numba opens that file as the driver
+    (numba/cuda/cudadrv/driver.py @5afe7c82, find_driver), and cuInit, in every driver library of every age, is
+    missing only from a file that is none - the CUDA runtime, as the maintainers answered on numba/numba#3963 and
+    #4136. Unset, numba finds libcuda (nvcuda.dll) itself. A variable naming libcuda or nvcuda is left to the asks."""
+    said = _said(facts, "driver-library-not-a-driver")
+    named = _said(facts, "numba-driver-variable-said")
+    if not said or not named:
+        return
+    e = named[0]
+    variable = e.get("variable") or ""
+    library = e.get("quoted") or e.get("single") or e.get("library") or ""
+    name = library.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if not variable or not name or name.startswith(("libcuda.", "nvcuda.")):
+        return
+    windows = (facts.platform.system or "").lower().startswith("win")
+    steps: list = [SetEnv(variable, None, note="numba then opens the driver library itself")]
+    if not windows:
+        steps.append(
+            Cmd(
+                ("grep", "-n", "_CUDA_DRIVER", "~/.bashrc", "~/.profile"),
+                note="the line that sets it for later shells: delete it",
+            )
+        )
+    steps.append(Cmd(("numba", "-s"), note="its CUDA section lists the GPUs, with no missing function"))
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"{variable} names {name}, which is not the CUDA driver's library: numba opens it as the driver",
+        f"numba said the driver has no cuInit, and the text sets {variable} to {library}. numba opens the file that "
+        "variable names as the CUDA driver; cuInit is in every driver library, so that file is none (a CUDA runtime "
+        "library such as libcudart or cudart64_*.dll is not the driver). Without the variable numba finds the driver's "
+        "own library (libcuda.so.1; nvcuda.dll on Windows). The driver and the toolkit are not at fault.",
+        (ev("pasted", said[0].line), ev("pasted", e.line)),
+        Remediation(
+            f"Unset {variable} in this shell and delete it where it is set (a shell profile, the launch script, the "
+            "system environment), then run numba again from a new shell.",
+            tuple(steps),
+            component="environment",
+        ),
+    )
+
+
 def check_tf_cudart_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """TensorFlow's `Could not find cuda drivers on your machine, GPU will not be used` (xla/tsl/cuda/cudart_stub.cc):
     the CUDA runtime of the CUDA it was built for did not load. Printed at import on every machine without it, so it is
