@@ -22,7 +22,10 @@ def test_a_stub_path_the_driver_resolved_to_takes_stubs_off_the_loader_path():
     # numba/numba#8985 (https://github.com/numba/numba/issues/8985): ctypes opened the CUDA 12.1 toolkit's stub
     for text, path in (
         (_case("plans16", "1602-"), "/usr/local/cuda-11.8/targets/x86_64-linux/lib/stubs/libcuda.so"),
-        ((EXAMPLES / "numba-8985-ctypes-libcuda-resolves-to-toolkit-stubs.txt").read_text(), "/scratch/yhao24/opt/cuda-12.1/lib64/stubs/libcuda.so"),
+        (
+            (EXAMPLES / "numba-8985-ctypes-libcuda-resolves-to-toolkit-stubs.txt").read_text(),
+            "/scratch/yhao24/opt/cuda-12.1/lib64/stubs/libcuda.so",
+        ),
     ):
         snapshot, codes, _ = _run(text)
         assert path in set(_stub_said(snapshot)[0]["values"].values())
