@@ -1690,6 +1690,7 @@ _DESCRIPTIVE = frozenset(
         "visual-studio-instance-said",  # a Visual Studio instance's folder in a path: where, no failure
         "onnxruntime-build-majors",  # onnxruntime's warning naming its build's majors (gpudoctor.checks.libraries)
         "cuda-path-value",  # CUDA_PATH's value: the toolkit installed on Windows (gpudoctor.checks.windows reads it)
+        "numba-driver-variable-said",  # numba's driver variable set, its value (checks.catalogued.framework_builds)
         "cuda-toolkit-folder-said",  # a toolkit's folder on Windows, named (checks.catalogued.framework_builds reads it)
         "torch-allocator-said",  # ComfyUI's start-up line of the allocator backend (checks.catalogued.framework_builds)
         "comfyui-frame",  # a traceback frame in ComfyUI's code: which program, no failure of its own

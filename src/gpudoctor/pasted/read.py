@@ -253,6 +253,7 @@ _STARTUP_LINES = frozenset(
         "cmake-cudatoolkit-found",
         "visual-studio-instance-said",
         "cuda-path-value",
+        "numba-driver-variable-said",
         "cuda-toolkit-folder-said",
         "gpu-library-unloadable",
         # a device line and a CMake configure command: what ran and how it was built (gpudoctor.checks.catalogued.builds)

@@ -320,7 +320,10 @@ def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.ERROR,
         "frameworks",
         "Triton cannot link its launcher: no libcuda.so (the driver's unversioned link) where the loader's cache lists libcuda",
-        "Triton said so, as the text shows: it compiles a small launcher with -lcuda against the directories of the "
+        # (the linker's own "cannot find -lcuda" under inductor's or Triton's frames: catalogue
+        # triton-launcher-ld-cannot-find-lcuda, the releases before Triton's message)
+        ("Triton said so" if e.get("entry") != "triton-launcher-ld-cannot-find-lcuda" else "The linker said so")
+        + ", as the text shows: Triton compiles a small launcher with -lcuda against the directories of the "
         "driver's libcuda that `ldconfig -p` lists, and the linker needs the name libcuda.so there"
         + (f"; only {located} is there" if located else "")
         + ". The driver's library itself is installed; its development link is not. No CUDA toolkit, driver or "

@@ -226,6 +226,9 @@ def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     said = _said(facts, "nvcc-arch-unsupported")
     tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
+    if said and tk is None:
+        yield from _nvcc_older_than_arch(facts, ctx, said[0])
+        return
     if not said or tk is None or not tk.version:
         return
     from gpudoctor.matrix.terms import normalize_cc  # (the matrix package, only here: a bare check imports none of it)
@@ -273,6 +276,47 @@ def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         why,
         (ev("pasted", said[0].line), ev("pasted", f"nvcc: CUDA {tk.version}")),
         Remediation(fix, component="toolkit"),
+        target.source,
+    )
+
+
+def _nvcc_older_than_arch(facts: Facts, ctx: Context, said) -> Iterable[Finding]:
+    """nvcc refused an architecture that every CUDA release since its first still compiles for (gpu_arch.toml: a
+    first_cuda and no last_cuda, compute_120 from CUDA 12.8), and the text shows no toolkit: the nvcc that ran is older
+    than that first release, whatever else is installed. Not judged where the text states a CUDA release (plans10
+    1016: "CUDA9.0" beside compute_70, which 9.0 compiles: which nvcc ran is then the question, the catalogue's asks),
+    nor for a lettered variant (compute_120a, compute_100f), whose first release may be later than its family's."""
+    from gpudoctor.matrix.terms import normalize_cc  # (the matrix package, only here: a bare check imports none of it)
+
+    arch = said.get("arch") or ""
+    if not arch[-1:].isdigit() or _said(facts, "cuda-version-said"):
+        return
+    cc = normalize_cc(arch)
+    target = ctx.matrix.cc_target(cc) if cc else None
+    if cc is None or target is None or not target.first_cuda or target.last_cuda:
+        return
+    first = target.first_cuda
+    windows = (facts.platform.system or "").lower().startswith("win")
+    yield Finding(
+        "toolkit-arch-unsupported",
+        Severity.ERROR,
+        "toolkit",
+        f"the nvcc that compiles is older than CUDA {first}, the first release that compiles for {arch} (compute "
+        f"capability {cc})",
+        f"nvcc refused {arch}, as the text shows: every CUDA toolkit from {first} on compiles for compute capability "
+        f"{cc}, so the nvcc the build ran is of an older CUDA. A fresh build folder does not change that; a toolkit of "
+        f"CUDA {first} or newer does (the driver of a GPU of compute capability {cc} already supports it).",
+        (ev("pasted", said.line),),
+        Remediation(
+            f"Check the release of the nvcc the build finds; install a CUDA {first} or newer toolkit (the toolkit "
+            "alone, no driver change), open a new shell so that its nvcc comes first on PATH, and configure the build "
+            "again in an empty build folder (CMake keeps the compiler it found first in its cache).",
+            (
+                Cmd(("nvcc", "--version"), note=f"older than {first} here"),
+                Cmd(("where", "nvcc") if windows else ("which", "-a", "nvcc"), note="every nvcc on PATH, in order"),
+            ),
+            component="toolkit",
+        ),
         target.source,
     )
 

@@ -155,6 +155,101 @@ def _tf_and_cuda(facts: Facts, ctx: Context) -> tuple[Cmd, ...]:
     return (pip(facts, "install", f"tensorflow[and-cuda]=={pin}"),)
 
 
+def check_stub_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """The CUDA toolkit's stub libcuda loaded as the driver, outside WSL 2 (check_wsl_libcuda answers there, where the
+    driver's copy is Windows'), shown by the path the driver library resolved to under a toolkit's stubs folder
+    (numba's libs.test(), a ctypes probe; every call of it answers 34, CUDA_ERROR_STUB_LIBRARY). The stub
+    exists only to link against (numba/numba#8985, the maintainer: "it doesn't have any actual implementations"); a
+    stubs folder first on LD_LIBRARY_PATH, in the loader's configuration, or a link to the stub, puts it in the
+    driver's place (NVIDIA/warp#219). Nothing is reinstalled: the folder comes off the search path, the rest kept."""
+    from gpudoctor.planner.where import python_exe
+
+    # Only where the text shows the stub's own path: error 34 alone is also a container or pod started without the
+    # GPU, whose only libcuda is an image's stub (catalogue cuinit-unknown-error-34), fixed by starting it with one.
+    stub = [e for e in _said(facts, "cuda-stub-library") if e.get("path") or e.get("opened")]
+    if not stub or facts.platform.wsl == 2 or (facts.platform.system or "Linux") != "Linux":
+        return
+    e = stub[0]
+    shown = e.get("path") or e.get("opened") or ""
+    # The variable again without any folder ending in /stubs, computed by a fixed program (never text from the paste).
+    keep = (
+        'import os; print(":".join(p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") '
+        'if p and not p.rstrip("/").endswith("/stubs")))'
+    )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "the CUDA toolkit's stub libcuda is loaded in place of the driver's libcuda.so.1",
+        f"The text shows it ({shown}): the libcuda the program loaded is the toolkit's link-time stub from a .../stubs folder, which exists only "
+        "to link against and answers every call with an error. A stubs folder on LD_LIBRARY_PATH or in the loader's "
+        "configuration (or a link to the stub) comes before the driver's libcuda.so.1. The driver, the toolkit and the "
+        "framework are not at fault, and nothing needs reinstalling.",
+        (ev("pasted", e.line),),
+        Remediation(
+            "Take every .../stubs folder off LD_LIBRARY_PATH in this shell, and delete the line that adds it where it "
+            "is set (~/.bashrc, a conda environment's activate script); a stubs folder in /etc/ld.so.conf.d comes out "
+            "with sudo ldconfig after; then run the program again from this shell.",
+            (
+                Cmd(("printenv", "LD_LIBRARY_PATH"), note="a folder ending in /stubs must not be on it"),
+                Cmd(("grep", "-rn", "stubs", "/etc/ld.so.conf", "/etc/ld.so.conf.d"), note="none may be listed here"),
+                SetFrom(
+                    "LD_LIBRARY_PATH",
+                    (Output((python_exe(facts), "-c", keep)),),
+                    note="the same folders, without those ending in /stubs",
+                ),
+                Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="libcuda.so.1 of the driver, which now answers"),
+            ),
+            component="environment",
+        ),
+    )
+
+
+def check_numba_driver_variable(facts: Facts, ctx: Context) -> Iterable[Finding]:
+    """numba's "driver missing function: cuInit" beside the text setting NUMBA_CUDA_DRIVER (or NUMBAPRO_CUDA_DRIVER,
+    its older name) to a file that is not the driver's library: numba opens that file as the driver
+    (numba/cuda/cudadrv/driver.py @5afe7c82, find_driver), and cuInit, in every driver library of every age, is
+    missing only from a file that is none - the CUDA runtime, as the maintainers answered on numba/numba#3963 and
+    #4136. Unset, numba finds libcuda (nvcuda.dll) itself. A variable naming libcuda or nvcuda is left to the asks."""
+    said = _said(facts, "driver-library-not-a-driver")
+    named = _said(facts, "numba-driver-variable-said")
+    if not said or not named:
+        return
+    e = named[0]
+    variable = e.get("variable") or ""
+    library = e.get("quoted") or e.get("single") or e.get("library") or ""
+    name = library.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if not variable or not name or name.startswith(("libcuda.", "nvcuda.")):
+        return
+    windows = (facts.platform.system or "").lower().startswith("win")
+    steps: list = [SetEnv(variable, None, note="numba then opens the driver library itself")]
+    if not windows:
+        steps.append(
+            Cmd(
+                ("grep", "-n", "_CUDA_DRIVER", "~/.bashrc", "~/.profile"),
+                note="the line that sets it for later shells: delete it",
+            )
+        )
+    steps.append(Cmd(("numba", "-s"), note="its CUDA section lists the GPUs, with no missing function"))
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        f"{variable} names {name}, which is not the CUDA driver's library: numba opens it as the driver",
+        f"numba said the driver has no cuInit, and the text sets {variable} to {library}. numba opens the file that "
+        "variable names as the CUDA driver; cuInit is in every driver library, so that file is none (a CUDA runtime "
+        "library such as libcudart or cudart64_*.dll is not the driver). Without the variable numba finds the driver's "
+        "own library (libcuda.so.1; nvcuda.dll on Windows). The driver and the toolkit are not at fault.",
+        (ev("pasted", said[0].line), ev("pasted", e.line)),
+        Remediation(
+            f"Unset {variable} in this shell and delete it where it is set (a shell profile, the launch script, the "
+            "system environment), then run numba again from a new shell.",
+            tuple(steps),
+            component="environment",
+        ),
+    )
+
+
 def check_tf_cudart_missing(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """TensorFlow's `Could not find cuda drivers on your machine, GPU will not be used` (xla/tsl/cuda/cudart_stub.cc):
     the CUDA runtime of the CUDA it was built for did not load. Printed at import on every machine without it, so it is

@@ -1,0 +1,47 @@
+"""nvcc refusing an architecture that every CUDA release since its first still compiles for, with no toolkit shown
+(gpudoctor.checks.catalogued.compilers._nvcc_older_than_arch, branch h230): the nvcc that ran is older than that
+first release, a certain finding; where the text states a CUDA release, or the nvcc's own, the other judgements hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.pasted.test_windows_loader_codes import _case, _run
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def _argvs(finding) -> list[tuple[str, ...]]:
+    return [tuple(c.words) for c in finding.remediation.commands if hasattr(c, "words")]
+
+
+def test_a_refused_architecture_with_no_toolkit_shown_is_an_nvcc_older_than_its_first_cuda():
+    # tests/blind/plans16/cases/1655-* (llama.cpp's CMake build for an RTX 5070: compute_120, CUDA 12.8 and newer) and
+    # CMU-Perceptual-Computing-Lab/openpose#2053 (https://github.com/CMU-Perceptual-Computing-Lab/openpose/issues/2053):
+    # compute_86, CUDA 11.1 and newer; gpu_arch.toml gives each its first release and no last
+    for text, first in (
+        (_case("plans16", "1655-"), "12.8"),
+        ((TESTS / "pasted" / "catalogue_examples" / "openpose-2053-nvcc-cuda110-compute86.txt").read_text(), "11.1"),
+    ):
+        _, codes, _ = _run(text)
+        finding = codes["toolkit-arch-unsupported"]
+        assert "pasted-error-unexplained" not in codes
+        assert first in finding.title
+        assert ("nvcc", "--version") in _argvs(finding)
+        assert ("which", "-a", "nvcc") in _argvs(finding)
+
+
+def test_a_stated_cuda_release_leaves_which_nvcc_ran_to_the_asks():
+    # the quiet twin: tests/blind/plans10/cases/1016-* ("CUDA9.0" stated beside compute_70, which CUDA 9.0 compiles for:
+    # another nvcc ran, and which one is the question)
+    _, codes, asks = _run(_case("plans10", "1016-"))
+    assert "toolkit-arch-unsupported" not in codes
+    assert ("which", "-a", "nvcc") in asks
+
+
+def test_a_lettered_or_dropped_architecture_is_not_judged_without_the_nvcc():
+    # the other twins, on the same message: compute_120a (an arch-specific variant, whose first release may be later
+    # than its family's) and compute_30 (dropped by CUDA 11: an nvcc too new refuses it as one too old would)
+    for arch in ("compute_120a", "compute_30"):
+        _, codes, _ = _run(f"$ cmake --build build\nnvcc fatal   : Unsupported gpu architecture '{arch}'\n")
+        assert "toolkit-arch-unsupported" not in codes
