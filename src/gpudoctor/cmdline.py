@@ -600,9 +600,9 @@ def _set_from(line: SetFrom, target: str) -> str:
     return f'for /f "delims=" %i in (\'{command}\') do set "{name}={text}"'
 
 
-def _prepend_python(name: str, parts: tuple[str | Output, ...], sep: str) -> str:
-    """A notebook cell's Python statement; every piece a Python literal (repr), no shell involved. A program's output
-    loses its trailing newlines, as "$(...)" does; a failing program raises, and nothing is set."""
+def _python_pieces(parts: tuple[str | Output, ...]) -> list[str]:
+    """Each piece of a value as a Python expression for a notebook cell: a literal as its repr, a program's output as
+    subprocess.run's, without its trailing newlines (as "$(...)" does); a failing program raises, and nothing is set."""
     pieces = []
     for p in parts:
         _check(p if isinstance(p, str) else " ".join(map(str, p.argv)), "Python")
@@ -611,7 +611,12 @@ def _prepend_python(name: str, parts: tuple[str | Output, ...], sep: str) -> str
             if isinstance(p, str)
             else f"subprocess.run({[str(a) for a in p.argv]!r}, capture_output=True, text=True, check=True).stdout.rstrip(chr(10))"
         )
-    value = " + ".join(pieces)
+    return pieces
+
+
+def _prepend_python(name: str, parts: tuple[str | Output, ...], sep: str) -> str:
+    """A notebook cell's Python statement; every piece a Python literal (repr), no shell involved (_python_pieces)."""
+    value = " + ".join(_python_pieces(parts))
     return f"import os, subprocess; os.environ[{name!r}] = {sep!r}.join(filter(None, [{value}, os.environ.get({name!r}, '')]))"
 
 
@@ -658,15 +663,7 @@ def _cell(line: Line) -> str:
 def _set_from_python(name: str, parts: tuple[str | Output, ...]) -> str:
     """SetFrom as a notebook cell's Python statement: literal pieces as Python literals (repr), the program's output
     without its trailing newlines; a failing program raises, and nothing is set (as the shells' lines)."""
-    pieces = []
-    for p in parts:
-        _check(p if isinstance(p, str) else " ".join(map(str, p.argv)), "Python")
-        pieces.append(
-            repr(p)
-            if isinstance(p, str)
-            else f"subprocess.run({[str(a) for a in p.argv]!r}, capture_output=True, text=True, check=True).stdout.rstrip(chr(10))"
-        )
-    return f"import os, subprocess; os.environ[{name!r}] = " + " + ".join(pieces)
+    return f"import os, subprocess; os.environ[{name!r}] = " + " + ".join(_python_pieces(parts))
 
 
 def _eval_shell(line: EvalShell, target: str) -> str:
