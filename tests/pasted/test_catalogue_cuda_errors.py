@@ -169,9 +169,56 @@ def test_blind_set_7_fabric_manager_and_forward_compat_cases_now_ask_what_decide
     fabric = next(PLANS7.glob("624-*")) / "input.txt"
     _, _, _, asks = _run(fabric.read_text(encoding="utf-8"))
     assert all(a in asks for a in FABRIC), asks
-    compat = next(PLANS7.glob("649-*")) / "input.txt"
-    _, _, _, asks = _run(compat.read_text(encoding="utf-8"))
-    assert all(a in asks for a in ["nvidia-smi", *COMPAT]), asks
+    # (649, error 804 inside "the baseline docker", is decided since: test_error_804_in_a_container_alone_decides_*)
+
+
+PLANS = Path(__file__).resolve().parents[1] / "blind"
+
+
+def _case(rel: str) -> str:
+    return next(PLANS.glob(rel)).joinpath("input.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # vLLM's image run with docker run --runtime nvidia, driver and GPU not shown (vllm-project/vllm#4940)
+        "plans16/cases/1623-*",
+        # PyTorch in "the baseline docker" on an RTX 3090, the driver's "525" in prose only
+        "plans7/cases/649-*",
+    ],
+)
+def test_error_804_in_a_container_alone_decides_the_host_driver_older_than_the_images_cuda(case):
+    # 804 has one documented cause (cudaErrorCompatNotSupportedOnDevice: forward compatibility on hardware that does not
+    # support it): the image's CUDA is newer than the host's driver, on a GPU that is not a data-center part. The fix is
+    # the host's driver (or an image for the driver's CUDA); with the driver not shown its first command reads it.
+    _, _, codes, _ = _run(_case(case))
+    assert "pasted-error-unexplained" not in codes
+    f = codes["toolkit-newer-than-driver"]
+    assert f.remediation.component == "driver" and f.remediation.where == "the host"
+    argv = [c.argv for c in f.remediation.commands if hasattr(c, "argv")]
+    assert argv[0] == ("nvidia-smi",)
+    assert f.remediation.alternative is not None and f.remediation.alternative.component == "container"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the same paste on a data-center GPU, where forward compatibility is supported: 804 has another cause
+        _case("plans16/cases/1623-*") + "\nI use two Tesla V100 GPUs.\n",
+        # an image built on CUDA 10.2 (nvidia/cudagl:10.2) beside a driver 440 that supports it: the compat library
+        # reached the loader otherwise
+        _case("plans14/cases/1412-*"),
+        # bare metal (cuSignal from conda): no image, LD_LIBRARY_PATH naming a compat directory is the other cause
+        (EXAMPLES / "cusignal-398-cupy-compat-not-supported-on-device.txt").read_text(encoding="utf-8"),
+    ],
+)
+def test_error_804_where_forward_compatibility_is_supported_or_no_image_runs_stays_asked(text):
+    _, _, codes, asks = _run(text)
+    assert "toolkit-newer-than-driver" not in codes
+    assert "pasted-error-unexplained" in codes
+    # (asked where the program runs: inside the image, as a docker run of it, where the paste names one)
+    assert all(any(a.endswith(c) for a in asks) for c in (" LD_LIBRARY_PATH", " /usr/local/cuda/compat")), asks
 
 
 def test_error_46_beside_the_tables_exclusive_process_cell_is_the_compute_mode():

@@ -518,8 +518,13 @@ def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Find
     from a program run in a container image, beside the host's driver: the CUDA inside the image is newer than the driver
     supports, so the runtime tried the forward-compatibility libcuda (the cuda-compat package CUDA images carry), which
     runs on data-center GPUs only (cuda-compat-guide). The image's CUDA, not the GPU, decides it: a driver that
-    supports that CUDA, or an image built for the CUDA the driver supports. A program outside an image, or a driver
-    not shown, stays with the catalogue's asks (a compat directory on LD_LIBRARY_PATH is the other cause there)."""
+    supports that CUDA, or an image built for the CUDA the driver supports. CUDA's own meaning of the code is that one
+    cause (NVIDIA/cuda-python cuda_bindings/cuda/bindings/runtime.pyx.in @5cfd99a0, cudaErrorCompatNotSupportedOnDevice:
+    "the system was upgraded to run with forward compatibility but the visible hardware detected by CUDA does not
+    support this configuration"), so a driver not shown decides it too: the fix then reads the driver and GPU first,
+    the branch the image needs left to that answer. A program outside an image stays with the catalogue's asks (a
+    compat directory on LD_LIBRARY_PATH is the other cause there), and so does a data-center GPU named (forward
+    compatibility is supported there: 804 has another cause)."""
     from gpudoctor.checks.driver import driver_cuda
     from gpudoctor.checks.reported import other_vendor_gpu_only
     from gpudoctor.planner.where import container_of, image
@@ -528,15 +533,20 @@ def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Find
     said = _said(facts, "cuda-compat-not-supported")
     img = image(facts)  # (an image run with docker run is a container too, where no prompt or words say one)
     contained = img is not None or container_of(facts) is not None
-    if not said or not facts.driver.version or not contained or other_vendor_gpu_only(facts) is not None:
+    if not said or not contained or other_vendor_gpu_only(facts) is not None:
         return
-    have, _ = driver_cuda(facts, ctx.matrix)
+    if any((row := ctx.matrix.gpu_for_name(g.name)) is not None and row.segment == "datacenter" for g in facts.driver.gpus):
+        return
+    have, _ = driver_cuda(facts, ctx.matrix) if facts.driver.version else (None, None)
     if have and (based := _cuda_image_versions(facts)) and all(vkey(v) <= vkey(have) for v in based):
         # the image is built on a CUDA the driver supports (nvidia/cuda's and nvidia/cudagl's tags begin with it): its
         # CUDA is not newer, so the compat library reached the loader otherwise (LD_LIBRARY_PATH naming
         # /usr/local/cuda/compat, a cuda-compat package installed into the image): the catalogue's asks decide it
         return
     supports = f"CUDA {have}" if have else "an older CUDA"
+    older = f"{supports} or older" if have else "the CUDA the host's driver supports (nvidia-smi's CUDA Version) or older"
+    driver = f"driver {facts.driver.version}" if facts.driver.version else "driver"
+    smi = () if facts.driver.version else (Cmd(("nvidia-smi",), note="on the host: the driver, its CUDA Version, the GPUs"),)
     inspect = Cmd(
         (
             "docker",
@@ -553,7 +563,7 @@ def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Find
         "toolkit-newer-than-driver",
         Severity.ERROR,
         "toolkit",
-        f"the image's CUDA is newer than the host's driver {facts.driver.version} supports ({supports})",
+        f"the image's CUDA is newer than the host's {driver} supports" + (f" ({supports})" if have else ""),
         "CUDA's first call in the container failed with error 804 (forward compatibility was attempted on non "
         "supported HW): the container gets the GPU, but the CUDA the image is built on is newer than the host's driver "
         "supports, so the runtime tried NVIDIA's forward-compatibility library, which only data-center GPUs run. The "
@@ -564,12 +574,12 @@ def check_image_cuda_compat_refused(facts: Facts, ctx: Context) -> Iterable[Find
             "(its nvidia-smi header then shows that CUDA Version or newer), reboot, and run the image again.",
             # (no install command: the branch the image needs is what the inspect answers, and a distribution's own
             # driver package may be the very release that is too old, as Debian 13's 550 is)
-            (inspect,),
+            (*smi, inspect),
             requires_root=True,
             component="driver",
             where="the host",
             alternative=Remediation(
-                f"Keep the driver and run an image (or a build of the program) made for {supports} or older: the "
+                f"Keep the driver and run an image (or a build of the program) made for {older}: the "
                 "project's image tag or Dockerfile for that CUDA (its CUDA version build argument), or a native build "
                 "against the host's toolkit.",
                 (),
