@@ -805,15 +805,10 @@ def test_error_804_in_a_container_beside_the_hosts_driver_is_the_images_cuda_new
         assert inspect[:4] == ("docker", "image", "inspect", image)
         assert f"CUDA {supports}" in finding.remediation.alternative.summary
         assert ("nvcc", "--version") not in asks  # no toolkit builds anything here
-    # quiet twins: the same error where no driver is shown (a reporter's "driver is 525" in prose,
-    # tests/blind/plans7/cases/649-icra2024axs5-docker-rtx3090-driver525-cuda121-image-error-804) stays with the asks;
-    # on bare metal (the catalogue's cuSignal example) a compat library on LD_LIBRARY_PATH is the other cause
-    for text in (
-        (_BLIND / "plans7/cases/649-icra2024axs5-docker-rtx3090-driver525-cuda121-image-error-804/input.txt").read_text(
-            encoding="utf-8"
-        ),
-        _example("cusignal-398-cupy-compat-not-supported-on-device.txt"),
-    ):
+    # quiet twin: on bare metal (the catalogue's cuSignal example) a compat library on LD_LIBRARY_PATH is the other
+    # cause. (The same error in a container with no driver shown is decided too since, its fix reading the driver
+    # first: tests/pasted/test_catalogue_cuda_errors.py, test_error_804_in_a_container_alone_decides_*.)
+    for text in (_example("cusignal-398-cupy-compat-not-supported-on-device.txt"),):
         errors, codes, _ = _run(text)
         assert "cuda-compat-not-supported" in errors
         assert "toolkit-newer-than-driver" not in codes
