@@ -373,6 +373,11 @@ NO_NVIDIA_GPU = "only another vendor's GPU named"
 # The cue where an `ollama ps` row shows a model held in system memory while it takes several times its weights there
 # (gpudoctor.parsers.ollama_ps.context_overload): the context length, not the GPU, put it on the CPU.
 OLLAMA_CONTEXT_OVERLOAD = "an Ollama model's context beyond the GPU"
+# The cue where the reporter reads the GPU's load in Windows' Task Manager (gpudoctor.parsers.failure_lines.GPU_GRAPH):
+# its GPU graphs show the 3D, Copy and Video engines by default, not CUDA's compute ("Cuda" or "Compute_0" must be
+# chosen in a graph's engine drop-down: Microsoft's DirectX blog, "GPUs in the Task Manager",
+# https://devblogs.microsoft.com/directx/gpus-in-the-task-manager/), so a 0 % there says nothing of a CUDA program.
+GPU_GRAPH_SAID = "the GPU's load read in Task Manager"
 # The cue where the reporter says the machine has no GPU at all (an issue form's "GPU model and memory: No", "I don't
 # have a GPU"): a CUDA library a GPU build could not load there is no fault, so the checks that prescribe one stay
 # silent (gpudoctor.checks.reported.no_gpu_said).

@@ -90,6 +90,11 @@ _SAID_SUBJECT = LazyPattern(
     + r"|\bdevice\s+(?:choice|list|dropdown|selection|options?)\b",
     re.IGNORECASE,
 )
+# Windows' Task Manager named as where the reporter saw the GPU idle ("when I watch my task manager, I noticed that my gpu
+# was not being used"; "task" with a transposed pair, "tsak", "taks", as typed in a hurry): its default GPU graphs are
+# the 3D, Copy and Video engines, not CUDA's compute (gpudoctor.facts.GPU_GRAPH_SAID), so the sentence is no evidence
+# that a CUDA program runs on the CPU. The asker asks for nvidia-smi while the program runs instead.
+GPU_GRAPH = LazyPattern(r"\bt(?:ask|sak|aks)\s?manager\b", re.IGNORECASE)
 # The same sentence saying the failure is over or never was: an answer, a fix, a question's premise denied.
 _SAID_OVER = LazyPattern(
     r"\bno longer\b|\bnot anymore\b|"
@@ -622,6 +627,8 @@ def _said(line: str, after: str) -> ErrorEvidence | None:
         if pattern.search(_COUNTER_STUCK.sub("", stated) if form == "hang-said" else stated):
             if form == "error-said" and _SHOWN_NEXT.search(after):
                 return None  # the error told is on the next line: read as what it is, or the program's own
+            if form == "cpu-said" and GPU_GRAPH.search(line):
+                return None  # seen only in Task Manager's graphs, which do not show CUDA's compute (GPU_GRAPH)
             return ErrorEvidence(KIND, line[:300], (("form", form), *_said_component(line)))
     return None
 

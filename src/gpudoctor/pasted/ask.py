@@ -18,6 +18,7 @@ from gpudoctor.facts import (
     COMPONENT_NAMED,
     COMPOSE_STARTED,
     EXTENSION_NAMED,
+    GPU_GRAPH_SAID,
     IMPORT_CRASHED,
     JAX_BEFORE_ENV_INFO,
     JETSON_SAID,
@@ -238,7 +239,16 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             branch = next((e.get("branch") for e in facts.pasted.reported("driver-branch-said")), None)
             # (a branch the text states, "driver 535", is not asked for again: its full version is)
             said = f"the driver's full version (the text names its branch, {branch})" if branch else "the driver's version"
-            out.append(Ask(Cmd(("nvidia-smi",)), f"{said}, the newest CUDA it supports, and the GPUs it sees"))
+            why = f"{said}, the newest CUDA it supports, and the GPUs it sees"
+            if any(c.get("cue") == GPU_GRAPH_SAID for c in facts.pasted.cues):
+                # the GPU's load was read in Task Manager, whose default graphs do not show CUDA's compute: nvidia-smi
+                # while the program works says whether it uses the GPU (facts.GPU_GRAPH_SAID)
+                why += (
+                    "; typed while the program works, its GPU-Util and processes say whether the GPU computes (Task "
+                    "Manager's GPU graphs show the 3D, Copy and Video engines, not CUDA, unless Cuda or Compute_0 is "
+                    "chosen in a graph's engine list)"
+                )
+            out.append(Ask(Cmd(("nvidia-smi",)), why))
             if facts.platform.wsl == 2:
                 # In WSL 2 the driver is Windows': libcuda.so.1 and nvidia-smi come from it through /usr/lib/wsl/lib,
                 # never from a Linux package, so that folder says whether the Windows side gives CUDA at all.

@@ -477,7 +477,7 @@ def _log(lines: list[str], i: int) -> int | None:
 
 
 _FORM = re.compile(
-    r"^\s*(?:[-*]\s*)?(?:\*\*)?(?P<key>(?:OS|Operating system|Platform|TensorFlow|Tensorflow|PyTorch|Pytorch|Torch|Python|CUDA|"
+    r"^\s*(?:[-*]\s*)?(?:\*\*)?(?P<key>(?:OS|Operating systems?|Platform|TensorFlow|Tensorflow|PyTorch|Pytorch|Torch|Python|CUDA|"
     r"cuDNN|GPU|Nvidia driver|NVIDIA driver|Driver|JAX|jaxlib|TensorRT)\b[^:\n]{0,80}?)(?:\*\*)?\s*:\s*(?:\*\*)?\s*(?P<value>\S.{0,200})$"
     # An issue form copied without its markup loses the colon: "TensorFlow version 2.17.0",
     # "OS platform and distribution Windows 11".

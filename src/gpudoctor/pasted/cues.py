@@ -30,6 +30,7 @@ from gpudoctor.facts import (
     DKMS_SAID,
     ENV_PROMPT,
     EXTENSION_NAMED,
+    GPU_GRAPH_SAID,
     HOST_RAM_SAID,
     IMAGE_RUN,
     IMPORT_CRASHED,
@@ -58,6 +59,7 @@ from gpudoctor.facts import (
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import classify_error_text
+from gpudoctor.parsers.failure_lines import GPU_GRAPH
 from gpudoctor.parsers.ollama_ps import context_overload
 
 if TYPE_CHECKING:
@@ -365,6 +367,7 @@ _CONTAINER_SAID = re.compile(
 # The reporter saying the machine has no GPU: an issue form's GPU field answered No/None ("- GPU model and memory: No",
 # TensorFlow's template), or a sentence of their own ("I don't have gpu", "I do not have an NVIDIA GPU", "my machine has
 # no GPU"). "N/A" is not read: a field left unanswered says nothing.
+_GPU_WORD = re.compile(r"\bGPUs?\b", re.IGNORECASE)
 _NO_GPU_SAID = re.compile(
     r"^[ \t]*(?:[-*][ \t]*)?(?:\*\*)?GPU(?: model)?(?: and memory)?(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?(?:no|none|no gpu)\.?[ \t]*$"
     # (the field answered "CPU only", "CPU install only", "only CPU": a TensorFlow issue form's "GPU model and memory")
@@ -986,6 +989,13 @@ def read_cues(g: Gathered, text: str) -> None:
         # (a GPU the text shows beside it wins: the checks ask gpudoctor.checks.driver.gpu_present first)
         line = next((x for x in lines if _NO_GPU_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_GPU_SAID, "no GPU on this machine (the reporter says so)", line[:MAX_LINE])
+    if GPU_GRAPH.search(text[:1_000_000]) and (
+        seen := next((x for x in lines if GPU_GRAPH.search(x[:MAX_LINE]) and _GPU_WORD.search(x[:MAX_LINE])), None)
+    ):
+        # the GPU's load read in Task Manager, whose default graphs do not show CUDA's compute (facts.GPU_GRAPH_SAID)
+        _cue(
+            g, GPU_GRAPH_SAID, "Task Manager's GPU graphs: the 3D, Copy and Video engines unless Cuda is chosen", seen[:MAX_LINE]
+        )
     if (m := _COMPILED_SAID.search(text[:1_000_000])) and not _PYTHON_SAID.search(text[:1_000_000]):
         line = next((x for x in lines if _COMPILED_SAID.search(x[:MAX_LINE])), m.group(0))
         _cue(g, NO_PYTHON, "no Python to ask about (the program is a compiled one)", line[:MAX_LINE])

@@ -1314,24 +1314,36 @@ def _collect_env(g: Gathered, block: Block) -> str:
     )
 
 
-def _os(g: Gathered, text: str) -> None:
+def _os(g: Gathered, text: str) -> bool:
+    """Read an OS field's answer into the platform; False where it names no platform, or two."""
     low = text.lower()
     # A field that names WSL beside Windows ("Windows 11 + WSL2", "Windows 10 / WSL 2 Ubuntu"): the program runs in
     # WSL's Linux and Windows is its host, as a WSL report's Windows paths are (pasted.cues._windows); the Windows
     # side's commands (wsl.exe, the Windows driver) are the plan's to place, not the platform's.
     wsl = "wsl" in low
+    linux = any(
+        w in low for w in ("ubuntu", "debian", "linux", "centos", "fedora", "rocky", "red hat", "suse", "almalinux")
+    ) or bool(
+        re.search(r"\barch\b(?![-=])", low)  # Arch as a word: not "aarch64", "search", "-arch=" of a compiler
+    )
+    mac = "macos" in low or "mac os" in low or "darwin" in low
+    # An answer that names two platforms ("Linux, Windows": llama.cpp's form lets the reporter tick several) says
+    # which systems the reporter uses, not which one failed: it decides nothing.
+    if sum((("windows" in low and not wsl), linux and not wsl, mac)) > 1:
+        return False
     if "windows" in low and not wsl:
         g.system = g.system or "Windows"
-    elif "macos" in low or "mac os" in low or "darwin" in low:
+    elif mac:
         g.system = g.system or "Darwin"
-    elif any(w in low for w in ("ubuntu", "debian", "linux", "centos", "fedora", "rocky", "red hat", "suse", "almalinux")) or (
-        re.search(r"\barch\b(?![-=])", low)  # Arch as a word: not "aarch64", "search", "-arch=" of a compiler
-    ):
+    elif linux:
         g.system = g.system or "Linux"
         g.os_pretty = g.os_pretty or re.sub(r"\s*\((?:x86_64|aarch64|ppc64le)\)\s*$", "", text.strip())
+    elif not wsl:
+        return False
     if wsl:
         g.wsl = True
         g.system = g.system or "Linux"
+    return True
 
 
 # A line that is a Linux distribution's name and release alone, as /etc/os-release's PRETTY_NAME and lsb_release print
@@ -1579,8 +1591,8 @@ def _issue_form(g: Gathered, block: Block) -> str:
         key, value = key.lower().strip(), value.strip().strip("`*")
         versions = _VERSION.findall(value)
         if key.startswith(("os", "operating system", "platform")):
-            _os(g, value)
-            said.append("OS")
+            if _os(g, value):
+                said.append("OS")
         elif (
             key.startswith("tensorflow") and versions and not any(d in g.distributions for d in ("tensorflow", "tensorflow-gpu"))
         ):
