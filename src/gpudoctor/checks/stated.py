@@ -38,6 +38,7 @@ def _remedy(facts: Facts, ctx: Context, component: str, need: str) -> Remediatio
     """The planner's step for `component` at `need` or newer: the driver branch, the toolkit release, cuDNN's."""
     if component == "driver":
         from gpudoctor.planner.remedy import driver_install_and_reboot
+        from gpudoctor.planner.where import where_run
 
         branch = need.split(".")[0]
         return Remediation(
@@ -45,6 +46,8 @@ def _remedy(facts: Facts, ctx: Context, component: str, need: str) -> Remediatio
             driver_install_and_reboot(facts, branch, ctx),
             requires_root=True,
             component="driver",
+            # the driver is the host's (a container's program runs on the host's module): never inside the image
+            where=where_run(facts),
         )
     if component == "cuda":
         from gpudoctor.checks.toolkit import toolkit_install

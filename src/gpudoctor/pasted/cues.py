@@ -299,7 +299,7 @@ _NATIVE_WINDOWS = re.compile(
 _FROZEN = re.compile(r"Failed to execute script '[^'\n]{1,200}' due to unhandled exception")
 # A Mac named as the machine ("on my Mac laptop (CPU)", "train on my mac", "MacBook Pro 2021 with M1 Pro Chip"), not a
 # MAC address.
-_MACOS_SAID = re.compile(
+MACOS_SAID = re.compile(
     r"\bmacOS\b|\bMac OS(?: X)?\b|\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)"
     # a Mac by its processor ("most intel MAC uses AMD GPU", "on an M1 Mac", "Apple Silicon Macs")
     r"|\b(?:Intel|M[1-4](?:\s+(?:Pro|Max|Ultra))?|Apple\s+Silicon)\s+Macs?\b(?!\s*(?:address|addr)\b)"
@@ -1039,7 +1039,7 @@ def read_cues(g: Gathered, text: str) -> None:
             _windows(g, "Windows named in prose", m.group(0))
         elif m := _WINDOWS_TOOLS.search(text[:1_000_000]):
             _windows(g, "a tool only Windows has", m.group(0))
-        elif m := _MACOS_SAID.search(text[:1_000_000]):
+        elif m := MACOS_SAID.search(text[:1_000_000]):
             g.system = "Darwin"
             _cue(g, "macOS named", "macOS", m.group(0))
 

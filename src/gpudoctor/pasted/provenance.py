@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpudoctor.pasted.gathered import Gathered
+from gpudoctor.pasted.cues import MACOS_SAID
 from gpudoctor.pasted.variants import CONDA_ROW
 
 MAX_CITED = 3  # lines cited per fact: the first that state it
@@ -53,8 +54,9 @@ _SYSTEM_SAID = {
     ),
     "Darwin": (
         re.compile(r"\b(?:macOS|Darwin|Mac OS)\b", re.IGNORECASE),
-        # the Mac named as the machine (pasted.cues' _MACOS_SAID): "my Mac laptop", "MacBook Pro", CJK prose's "的macos"
-        re.compile(r"\bMacBook\b|\b(?:my|a|the|this|our)\s+Mac\b(?!\s*(?:address|addr)\b)|macos", re.IGNORECASE),
+        # the Mac named as the machine, by the very pattern that read it (pasted.cues.MACOS_SAID): "my Mac laptop",
+        # "MacBook Pro", "most intel MAC uses AMD GPU", CJK prose's "的macos"
+        MACOS_SAID,
     ),
 }
 
@@ -313,7 +315,11 @@ def cite(snap: dict[str, Any], g: Gathered) -> list[dict[str, Any]]:
 
     pasted = snap.get("pasted") or {}
     for missing in pasted.get("missing") or []:
-        add(f"pasted.missing.{missing}", missing, [text.find(missing)])
+        said = text.find(missing)
+        if said is None and (lib := re.fullmatch(r"lib([\w+.-]+)\.so", missing)):
+            # the linker names libNAME.so by its option: "ld: cannot find -lcuda" (binutils ld, "-l namespec")
+            said = text.find("-l" + lib.group(1))
+        add(f"pasted.missing.{missing}", missing, [said])
     if cluster := pasted.get("cluster"):
         # Each scheduler's cue says which one it is (cues.py): the line of the cue that set this kind.
         means = {"slurm": "a job on a Slurm cluster", "pbs": "a job on a PBS cluster", "lsf": "a job on an LSF cluster"}
