@@ -183,6 +183,10 @@ def test_every_finding_code_is_emitted_by_some_machine():
         # shell's report of the failing import, pasted text only (a snapshot imports no framework);
         # tests/spec/test_framework_cpu_unsupported.py states it on real reports
         "framework-cpu-unsupported",
+        # an ollama model held on the CPU at several times its weights by a context length set beyond the default:
+        # `ollama ps`/`ollama list` rows, pasted text only (a snapshot runs no ollama); tests/spec/test_ollama_context.py
+        # states it on real reports
+        "ollama-context-too-large",
         # the GPU Operator's driver container failing on a node whose kernel its distribution does not carry: the
         # cluster's text only (a snapshot reads no pod); tests/spec/test_pasted_container_requests.py states it
         "driver-container-kernel-unsupported",
