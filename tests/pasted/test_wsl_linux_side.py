@@ -6,6 +6,8 @@ says. Minimal pastes of the class, written for it; data asserted."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpudoctor.cmdline import Cmd
@@ -16,6 +18,7 @@ from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.planner import where
 from gpudoctor.planner.prescribe import build
 
+ROOT = Path(__file__).resolve().parents[2]
 _SO = "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory\n"
 _NUMA = "could not open file to read NUMA node: /sys/bus/pci/devices/0000:01:00.0/numa_node\n"
 _FRAME = 'File "/home/me/venv/lib/python3.10/site-packages/ctranslate2/__init__.py", line 21, in <module>\n'
@@ -79,3 +82,15 @@ def test_the_plan_of_a_wsl_onnxruntime_report_is_a_linux_shell_line():
     plan = build(report.findings, where.shell(report.facts))
     commands = [c for s in plan.steps for c in s.commands if isinstance(c, Cmd)]
     assert commands and all(c.argv[0] == "python3" for c in commands if "pip" in c.argv)
+
+
+def test_an_unanswered_wsl_question_and_a_hyphenated_identifier_say_no_wsl():
+    # tests/blind/plans16/cases/1653: a bug template's "- WSL version (if applicable):" left empty on Ubuntu 24.10, and
+    # plans16/1639: a compose file's comment listing the "vaapi-wsl" transcoding choice on a NAS: neither is WSL said
+    for case in ("1653", "1639"):
+        (path,) = (ROOT / "tests/blind/plans16/cases").glob(f"{case}-*/input.txt")
+        snap = read_pasted([Source("report.txt", path.read_text(encoding="utf-8"))])
+        assert snap["platform"] == {"system": "Linux"}, case
+    # quiet twins: the same question answered, and WSL said in prose, still say WSL 2
+    for text in ("- OS: Ubuntu 22.04\n- WSL version (if applicable): 2\n", "I run it in WSL2 Ubuntu.\n" + _SO):
+        assert "WSL2" in read_pasted([Source("report.txt", text)])["platform"]["release"]

@@ -1094,8 +1094,16 @@ def _text_facts(g: Gathered, text: str) -> None:
             text,
         )
         lowered = text.lower()
+    if "wsl" in lowered:
+        # An issue template's WSL field left unanswered (a list item "- WSL version (if applicable):" and nothing after
+        # it) says nothing of the machine: its label is no WSL said (a blind set 16 report on plain Ubuntu was planned
+        # for WSL). A heading that ends in a colon ("#### Ubuntu app WSL:") introduces what follows: it stays read.
+        text = re.sub(r"(?m)^[ \t>]*[-*][ \t]+[^:\n]{0,80}\bWSL\b[^:\n]{0,80}:[ \t*]*$", "", text)
     if ("wsl" in lowered or "subsystem" in lowered) and re.search(
-        r"\bWSL\s*[12]?\b|\bSubsystem (?:for Linux|on Windows)\b", text, re.IGNORECASE
+        # WSL as a word of its own: not a hyphenated identifier's part (a compose file's "vaapi-wsl" transcoding choice)
+        r"(?<![\w-])WSL\s*[12]?\b(?!-\w)|\bSubsystem (?:for Linux|on Windows)\b",
+        text,
+        re.IGNORECASE,
     ):
         g.wsl_said = True
         # "I'm using wsl 1", "WSL1": the distribution runs under WSL 1, which has no GPU at all (a WSL 2 kernel or
