@@ -114,10 +114,19 @@ def main(root: Path = HERE, table: str = "first_run") -> None:
 
 
 if __name__ == "__main__":
-    argv = sys.argv[1:]
-    table = "after" if "--after" in argv else "first_run"
-    if "--run" in argv:
-        table = argv[argv.index("--run") + 1]
-        argv = argv[: argv.index("--run")] + argv[argv.index("--run") + 2 :]
-    args = [a for a in argv if a != "--after"]
-    main(Path(args[0]).resolve() if args else HERE, table)
+    import argparse
+
+    ap = argparse.ArgumentParser(
+        prog="python -m tests.blind.plans.results",
+        description="Write a blind set's results file from its verdicts (RESULTS.md, RESULTS-AFTER.md or "
+        "RESULTS-<RUN>.md) and print its headline.",
+    )
+    ap.add_argument("set_folder", nargs="?", type=Path, default=HERE, help="the set's folder (default: %(default)s)")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--after", action="store_true", help="the after-fix run (table `after`)")
+    which.add_argument("--run", metavar="TABLE", help="another run, by its verdict table's name (e.g. baseline)")
+    ns = ap.parse_args()
+    folder = ns.set_folder.resolve()
+    if not (folder / "cases").is_dir():
+        ap.error(f"{folder} is not a blind set's folder (it has no cases/ folder)")
+    main(folder, ns.run or ("after" if ns.after else "first_run"))

@@ -63,3 +63,19 @@ def test_the_after_fix_run_is_judged_for_every_case() -> None:
         assert after[slug]["verdict"] in VERDICTS and set(after[slug].get("kinds", [])) <= set(KIND_NAMES), slug
     right = sum(v["verdict"] == "right" for v in after.values())
     assert f"After fixes: {right} of {len(after)} plans right" in (HERE / "RESULTS-AFTER.md").read_text(encoding="utf-8")
+
+
+def test_results_tool_refuses_a_folder_that_is_no_set(tmp_path):
+    """`--help` prints usage and a folder without cases/ is a usage error, not a traceback nor a RESULTS.md
+    written into a folder named after the option (the tool once read `--help` as the set's folder)."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    run = [sys.executable, "-m", "tests.blind.plans.results"]
+    helped = subprocess.run([*run, "--help"], cwd=repo, capture_output=True, text=True, timeout=60, check=False)
+    assert (helped.returncode, helped.stdout.startswith("usage:")) == (0, True)
+    refused = subprocess.run([*run, str(tmp_path)], cwd=repo, capture_output=True, text=True, timeout=60, check=False)
+    assert refused.returncode == 2
+    assert "Traceback" not in refused.stderr
+    assert list(tmp_path.iterdir()) == []
