@@ -85,6 +85,8 @@ def test_a_number_read_gives_the_evidence_of_the_catalogue_entry_for_its_words()
     ]
     assert _kinds("mlc: cuModuleLoadData failed with error: CUDA_ERROR_NO_BINARY_FOR_GPU") == [("no-kernel-image", "209", None)]
     assert _kinds("cudaMalloc failed with error code 999") == [(UNDECIDED, "999", None)]
+    # 803, read by error_texts by its name and words: the same kind by its number
+    assert _kinds("CUDA error 803 at main.cu:12") == [("libcuda-kernel-mismatch", "803", None)]
 
 
 def test_an_error_that_decides_nothing_alone_heads_a_not_decided_report():

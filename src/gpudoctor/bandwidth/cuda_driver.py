@@ -44,8 +44,8 @@ CUevent = c_void_p
 LIBRARY_CANDIDATES: tuple[str, ...] = ("libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1")
 
 # CUresult values gpudoctor reacts to by name (cuda.h, enum cudaError_enum): those a paste's error decides something
-# by are gpudoctor.parsers.cuda_errors' table, the one place their numbers are written; the two only this
-# measurement meets (a peer mapping made twice, a driver library and module out of step at cuInit) are its own.
+# by are gpudoctor.parsers.cuda_errors' table, the one place their numbers are written; the one only this
+# measurement meets (a peer mapping made twice) is its own.
 CUDA_SUCCESS = 0
 CUDA_ERROR_OUT_OF_MEMORY = driver_number("CUDA_ERROR_OUT_OF_MEMORY")
 CUDA_ERROR_NOT_INITIALIZED = driver_number("CUDA_ERROR_NOT_INITIALIZED")
@@ -55,7 +55,7 @@ CUDA_ERROR_DEVICE_UNAVAILABLE = driver_number("CUDA_ERROR_DEVICE_UNAVAILABLE")
 CUDA_ERROR_NO_DEVICE = driver_number("CUDA_ERROR_NO_DEVICE")
 CUDA_ERROR_OPERATING_SYSTEM = driver_number("CUDA_ERROR_OPERATING_SYSTEM")
 CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704
-CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803
+CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = driver_number("CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")
 CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = driver_number("CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE")
 
 CU_STREAM_NON_BLOCKING = 0x1  # our streams must not synchronise with the legacy default stream

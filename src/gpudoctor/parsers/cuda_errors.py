@@ -109,6 +109,13 @@ TABLE: tuple[CudaError, ...] = (
         802, "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized", entry="cuda-system-not-ready"
     ),
     CudaError(
+        803,
+        "cudaErrorSystemDriverMismatch",
+        "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+        "system has unsupported display driver / cuda driver combination",
+        kind="libcuda-kernel-mismatch",
+    ),
+    CudaError(
         804,
         "cudaErrorCompatNotSupportedOnDevice",
         "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
