@@ -26,6 +26,10 @@ SHAPES = {
     ),
     "site-packages-without-path": lambda n: "site-packages/torch " * (n // 20),
     "digits-and-dots": lambda n: "1." * (n // 2),
+    # gpudoctor.parsers.cuda_errors: lines that hold its words, each with a number where one is read
+    "cuda-error-lines": lambda n: "".join(
+        f"Cuda failure in file 'a{i}.cu' line {i}: 35 CUDA error {i % 999} code=2(cudaErrorX)\n" for i in range(n // 70)
+    ),
 }
 
 

@@ -27,9 +27,13 @@ def test_the_check_macros_35_is_the_driver_older_than_the_programs_cuda():
 
 
 def test_another_number_from_the_same_macro_is_not_the_driver():
-    # the near miss: the macro's own format with cudaErrorMemoryAllocation (2), and 350 (no such number is 35)
+    # the near miss: the macro's own format with cudaErrorMemoryAllocation (2), and 350 (no such number is 35); the
+    # macro's number is read by gpudoctor.parsers.cuda_errors (h238), which replaced this entry
+    from gpudoctor.parsers.cuda_errors import evidence, read
+
     for line in ("Cuda failure in file 'yolo_layer.cu' line 51: 2", "Cuda failure in file 'yolo_layer.cu' line 51: 350"):
-        assert ("cuda-check-macro-insufficient-driver", "cuda-driver-insufficient") not in _entries(line)
+        assert "cuda-driver-insufficient" not in [e.kind for e in evidence(read(line))]
+        assert "cuda-driver-insufficient" not in [kind for _, kind in _entries(line)]
 
 
 def test_a_plan_that_runs_the_command_with_the_missing_option_does_not_run_it_again_without():

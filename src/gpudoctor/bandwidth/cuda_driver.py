@@ -30,6 +30,7 @@ from ctypes import POINTER, c_char_p, c_float, c_int, c_size_t, c_ubyte, c_uint,
 from typing import Any, cast
 
 from gpudoctor.errors import GpudoctorError
+from gpudoctor.parsers.cuda_errors import driver_number
 
 CUresult = c_int
 CUdevice = c_int
@@ -42,18 +43,20 @@ CUevent = c_void_p
 # then WSL's directory, which is not always on it.
 LIBRARY_CANDIDATES: tuple[str, ...] = ("libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1")
 
-# CUresult values gpudoctor reacts to by name (cuda.h, enum cudaError_enum).
+# CUresult values gpudoctor reacts to by name (cuda.h, enum cudaError_enum): those a paste's error decides something
+# by are gpudoctor.parsers.cuda_errors' table, the one place their numbers are written; the one only this
+# measurement meets (a peer mapping made twice) is its own.
 CUDA_SUCCESS = 0
-CUDA_ERROR_OUT_OF_MEMORY = 2
-CUDA_ERROR_NOT_INITIALIZED = 3
-CUDA_ERROR_STUB_LIBRARY = 34
-CUDA_ERROR_INSUFFICIENT_DRIVER = 35
-CUDA_ERROR_DEVICE_UNAVAILABLE = 46
-CUDA_ERROR_NO_DEVICE = 100
-CUDA_ERROR_OPERATING_SYSTEM = 304
+CUDA_ERROR_OUT_OF_MEMORY = driver_number("CUDA_ERROR_OUT_OF_MEMORY")
+CUDA_ERROR_NOT_INITIALIZED = driver_number("CUDA_ERROR_NOT_INITIALIZED")
+CUDA_ERROR_STUB_LIBRARY = driver_number("CUDA_ERROR_STUB_LIBRARY")
+CUDA_ERROR_INSUFFICIENT_DRIVER = driver_number("CUDA_ERROR_INSUFFICIENT_DRIVER")
+CUDA_ERROR_DEVICE_UNAVAILABLE = driver_number("CUDA_ERROR_DEVICE_UNAVAILABLE")
+CUDA_ERROR_NO_DEVICE = driver_number("CUDA_ERROR_NO_DEVICE")
+CUDA_ERROR_OPERATING_SYSTEM = driver_number("CUDA_ERROR_OPERATING_SYSTEM")
 CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704
-CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803
-CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804
+CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = driver_number("CUDA_ERROR_SYSTEM_DRIVER_MISMATCH")
+CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = driver_number("CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE")
 
 CU_STREAM_NON_BLOCKING = 0x1  # our streams must not synchronise with the legacy default stream
 CU_EVENT_DEFAULT = 0x0  # timing enabled (CU_EVENT_DISABLE_TIMING would make ElapsedTime fail)

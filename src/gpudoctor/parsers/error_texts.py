@@ -150,6 +150,8 @@ class ErrorEvidence(Record):
 
 
 EVIDENCE_KINDS: dict[str, str] = {
+    # (gpudoctor.parsers.cuda_errors: the numbers that decide a cause are read as their catalogue entry's evidence)
+    "cuda-error-number": "a CUDA error that decides no cause by itself (unknown, a launch failure, an initialisation error, or a name and a number that disagree)",
     "arch-unsupported": "PyTorch warns that the GPU's compute capability is not among the architectures it was built for",
     "arch-list": "PyTorch lists the CUDA capabilities its build supports",
     "no-kernel-image": "a CUDA kernel had no image for this GPU's architecture",

@@ -90,6 +90,7 @@ def read_sources(sources: list[Source]) -> Gathered:
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
         # extractors read already (same kind) is theirs, with the values they parse.
         found += [e for e in catalogue_match(said) if e.kind not in kinds]
+        found += _cuda_errors(said, found, kinds)
         if any(e.get("entry") in _PLUGIN_SAID for e in found):
             # NVIDIA's device plugin logs the NVML failure of its own pod: the node's driver is not shown failing.
             found = [e for e in found if not (e.kind == "nvml" and _DAEMON_LOG_LINE.match(e.line))]
@@ -216,6 +217,21 @@ _SCRIPT_FRAME = re.compile(
 
 
 _FRAME = re.compile(r'^\s+File "[^"]{1,400}", line \d')
+
+
+def _cuda_errors(said: str, found: list[ErrorEvidence], kinds: set[str]) -> list[ErrorEvidence]:
+    """CUDA's errors shown by number or name on any line (gpudoctor.parsers.cuda_errors), as the evidence the
+    catalogue's entry for the same error gives where nothing read that error by its words; an error whose number
+    decides nothing alone only where nothing else read is a failure (it then heads the NOT DECIDED report)."""
+    from gpudoctor.checks.reported import recognised_failure
+    from gpudoctor.parsers import cuda_errors
+
+    kinds = kinds | {e.kind for e in found}
+    read = [e for e in cuda_errors.evidence(cuda_errors.read(said)) if e.kind not in kinds]
+    decided = [e for e in read if e.kind != cuda_errors.UNDECIDED]
+    if decided or any(e.kind not in _STARTUP_LINES and recognised_failure(e) for e in found):
+        return decided
+    return read[:1]
 
 
 def _traceback_cut(lines: list[str]) -> tuple[str, str] | None:
