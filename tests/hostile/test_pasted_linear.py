@@ -26,6 +26,11 @@ SHAPES = {
     ),
     "site-packages-without-path": lambda n: "site-packages/torch " * (n // 20),
     "digits-and-dots": lambda n: "1." * (n // 2),
+    # (parsers.library_lines: every line a library path the loader failed on, or a mapped stub under its heading)
+    "library-paths": lambda n: "".join(
+        f"/usr/local/cuda-{i % 13}.0/lib64/stubs/libcuda.so: cannot open shared object file\n" for i in range(n // 70)
+    ),
+    "mapped-paths": lambda n: "Mapped libcuda.so paths:\n" + "  /usr/lib/stubs/libcuda.so\n" * (n // 27),
 }
 
 
