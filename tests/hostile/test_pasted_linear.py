@@ -30,6 +30,11 @@ SHAPES = {
     "cuda-error-lines": lambda n: "".join(
         f"Cuda failure in file 'a{i}.cu' line {i}: 35 CUDA error {i % 999} code=2(cudaErrorX)\n" for i in range(n // 70)
     ),
+    # (parsers.library_lines: every line a library path the loader failed on, or a mapped stub under its heading)
+    "library-paths": lambda n: "".join(
+        f"/usr/local/cuda-{i % 13}.0/lib64/stubs/libcuda.so: cannot open shared object file\n" for i in range(n // 70)
+    ),
+    "mapped-paths": lambda n: "Mapped libcuda.so paths:\n" + "  /usr/lib/stubs/libcuda.so\n" * (n // 27),
 }
 
 

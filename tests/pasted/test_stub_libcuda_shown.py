@@ -1,5 +1,5 @@
-"""The path the driver library resolved to, shown under a CUDA toolkit's stubs folder (catalogue.toml's
-libcuda-resolved-to-toolkit-stub, gpudoctor.checks.catalogued.framework_builds.check_stub_libcuda, branch h230): the
+"""The path the driver library resolved to, shown under a CUDA toolkit's stubs folder (gpudoctor.parsers.library_lines
+since h239, catalogue.toml's libcuda-resolved-to-toolkit-stub before; checks.catalogued.framework_builds.check_stub_libcuda, branch h230): the
 stub answers as the driver, and its folder comes off LD_LIBRARY_PATH; error 34 alone, or a stubs file in a listing,
 is not that."""
 

@@ -1942,6 +1942,10 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
 
     # NVML's and the CUDA runtime's failures share the kind "nvml": their code says which
     what = ERROR_CODES.get(first.get("code") or "") if first.kind == "nvml" else EVIDENCE_KINDS.get(first.kind)
+    if first.kind == "library-missing" and first.get("side") == "link":
+        from gpudoctor.parsers.library_lines import LINK_MEANS
+
+        what = LINK_MEANS
     if first.kind == "gpu-stack-failure":  # a line no catalogue entry knows: what failed, by its form and component
         from gpudoctor.parsers.failure_lines import MEANS
 

@@ -10,6 +10,7 @@ import re
 from gpudoctor.lazypattern import LazyPattern as _Lazy
 from gpudoctor.parsers._common import MAX_TEXT_CHARS
 from gpudoctor.parsers.anchors import Lines
+from gpudoctor.parsers.library_lines import LINK, read_library_lines, stub_libcuda_loaded
 from gpudoctor.record import Record, record_class
 
 # Every check imports this module (an NVML error text is classified on any machine without a working driver),
@@ -657,14 +658,16 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             for m in pattern.finditer(line) if scan.may(pattern, number) else ():
                 soname = m.groupdict().get("soname") or ""
                 stem = m.groupdict().get("stem")
+                side = {}
                 if stem:
-                    soname = f"lib{stem}.so"
+                    # ld's -lNAME: the link editor's search at build time, not the loader's (parsers.library_lines)
+                    soname, side = f"lib{stem}.so", {"side": LINK}
                 if because and soname == because.group("wanted") and because.group("wanted") != because.group("soname"):
                     continue
                 if soname.startswith("libnvinfer") and scan.search(_TF_DSO_LINE, number):
                     continue  # TensorFlow's optional TensorRT (TF-TRT) looked for and did not find: no fault
                 if soname and not soname.startswith("."):
-                    add("library-missing", line, soname=soname)
+                    add("library-missing", line, soname=soname, **side)
         if m := scan.search(_CUDNN_LOADED, number):
             add("cudnn-version-mismatch", line, loaded=m.group("loaded"), compiled=m.group("compiled"))
         if m := scan.search(_DRIVER_FOUND, number):
@@ -789,6 +792,10 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             loaded=m.group("loaded"),
             compiled=m.group("compiled"),
         )
+    # The driver library resolved to a toolkit's link-time stub, by the path a program printed for it (numba's "Mapped
+    # libcuda.so paths:", ctypes' "PATH: undefined symbol"): parsers.library_lines reads the line.
+    if stub := stub_libcuda_loaded(read_library_lines(bounded)):
+        add("cuda-stub-library", stub.line, path=stub.path)
     held = {e.get("soname") for e in out if e.kind == "library-missing"}
     for m in _DLL_WRAPPED.finditer(bounded[: 4 * 1024 * 1024]):
         if m.group("soname") not in held:

@@ -29,6 +29,7 @@ from gpudoctor.facts import (
     WSL2_RELEASE_PLACED,
     Facts,
 )
+from gpudoctor.parsers.library_lines import LINK
 from gpudoctor.planner import where
 from gpudoctor.planner.needs import LINUX_ONLY, TOOL_FAMILY
 from gpudoctor.probed import Found
@@ -397,19 +398,32 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
     libs = [m for m in facts.pasted.missing if m.startswith("lib") and ".so" in m]
     if libs and facts.platform.system == "Linux":
         stem = libs[0].split(".so", 1)[0]
+        # (a name only the linker looked for, by -lNAME at a build, is searched in LIBRARY_PATH and -L folders, not in
+        # LD_LIBRARY_PATH: parsers.library_lines)
+        linked = {e.get("soname") for e in facts.pasted.errors if e.kind == "library-missing" and e.get("side") == LINK}
+        loaded = {e.get("soname") for e in facts.pasted.errors if e.kind == "library-missing" and e.get("side") != LINK}
+        failed = "linked" if libs[0] in linked and libs[0] not in loaded else "loaded"
         if not isinstance(facts.ldconfig, Found):  # a whole ldconfig -p pasted already answers it
             out.append(
                 Ask(
                     Cmd(("ldconfig", "-p"), pipe=("grep", stem)),
-                    f"which copies of {stem} the loader's cache knows (the text shows {libs[0]} could not be loaded)",
+                    f"which copies of {stem} the loader's cache knows (the text shows {libs[0]} could not be {failed})",
                 )
             )
-        out.append(
-            Ask(
-                Cmd(("printenv", "LD_LIBRARY_PATH")),
-                f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
+        if failed == "linked":
+            out.append(
+                Ask(
+                    Cmd(("printenv", "LIBRARY_PATH")),
+                    f"the folders the linker searches beside its -L options: the one holding {libs[0]} must be among them",
+                )
             )
-        )
+        else:
+            out.append(
+                Ask(
+                    Cmd(("printenv", "LD_LIBRARY_PATH")),
+                    f"the directories searched before the cache: a copy of {stem} there wins, or one missing from it is not found",
+                )
+            )
         if libs[0] == "libcuda.so" and facts.platform.wsl != 2:
             # The unversioned name (cuDNN 8's sub-libraries dlopen it so): the driver's own file is libcuda.so.1, and
             # the plain link is left to a development package by some packagings, or lost in a manual install. Every

@@ -16,6 +16,7 @@ from gpudoctor.parsers.cuda_version_file import parse_cuda_h_version, parse_cuda
 from gpudoctor.parsers.cudnn_header import parse_cudnn_header
 from gpudoctor.parsers.error_texts import classify_error_text, extract_nvml_library_version
 from gpudoctor.parsers.jax_version import parse_dist_metadata, parse_jaxlib_version_py
+from gpudoctor.parsers.library_lines import read_library_lines
 from gpudoctor.parsers.lspci import parse_lspci
 from gpudoctor.parsers.nvcc import parse_nvcc_version
 from gpudoctor.parsers.nvidia_smi_csv import parse_nvidia_smi_csv
@@ -185,6 +186,15 @@ def test_error_classifier_never_raises(text: str) -> None:
     assert code is None or isinstance(code, str)
     version = extract_nvml_library_version(text)
     assert version is None or isinstance(version, str)
+
+
+@SETTINGS
+@given(text=st.one_of(ANY_TEXT, DECODED_BYTES, TOKEN_SOUP))
+def test_library_line_reader_never_raises(text: str) -> None:
+    # (gpudoctor.parsers.library_lines: every fact typed, whatever the text; tests/hostile/test_library_lines_fuzz.py
+    # joins its own forms at random and times its longest lines)
+    for fact in read_library_lines(text):
+        assert fact.side in ("link", "load") and fact.image in ("elf", "dll") and isinstance(fact.stub, bool)
 
 
 @SETTINGS

@@ -14,9 +14,10 @@ from collections.abc import Iterable
 
 from gpudoctor.checks.base import ev
 from gpudoctor.checks.catalogued._common import _said
-from gpudoctor.cmdline import Cmd, Placeholder, SetEnv
+from gpudoctor.cmdline import Cmd, Output, Placeholder, PrependPath, SetEnv
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Remediation, Severity
+from gpudoctor.parsers.library_lines import LINK
 from gpudoctor.planner.context import Context
 from gpudoctor.probed import Found
 
@@ -290,6 +291,7 @@ def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     said = _said(facts, "triton-libcuda-missing")
     if not said:
+        yield from _link_libcuda(facts)
         return
     e = said[0]
     located = e.get("located") or ""
@@ -315,6 +317,10 @@ def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
             "in /etc/ld.so.conf.d), check that libcuda.so.1 and libcuda.so are listed, then rerun."
         )
         commands = (Cmd(("ldconfig",), root=True), check)
+    if facts.platform.wsl == 2:
+        # WSL 2's libcuda.so is the Windows driver's, in /usr/lib/wsl/lib: gcc hands LIBRARY_PATH's folders to the
+        # linker as -L, so the link finds it there whatever the cache lists (pytorch/pytorch#97501).
+        commands = (*commands, _wsl_library_path(facts))
     yield Finding(
         "framework-cuda-libs-missing",
         Severity.ERROR,
@@ -330,6 +336,72 @@ def check_triton_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "package reinstall changes that.",
         (ev("pasted", e.line),),
         Remediation(summary, commands, requires_root=True, component="environment"),
+    )
+
+
+# The folder of the driver's libcuda.so.1 as the loader resolves it: loaded, then read from the process's own map (a
+# fixed program, never text from the paste; it fails loudly where no driver's libcuda loads).
+_DRIVER_LIBCUDA_DIR = (
+    'import ctypes, os; ctypes.CDLL("libcuda.so.1"); '
+    'print(next(os.path.dirname(l.split()[-1]) for l in open("/proc/self/maps") if "/libcuda.so" in l))'
+)
+
+
+def _wsl_library_path(facts: Facts) -> PrependPath:
+    from gpudoctor.planner.remedy import notebook_said
+
+    return PrependPath(
+        "LIBRARY_PATH",
+        ("/usr/lib/wsl/lib",),
+        note="WSL's libcuda.so from the Windows driver, first where the linker looks; the rest kept",
+        notebook=notebook_said(facts),
+    )
+
+
+def _link_libcuda(facts: Facts) -> Iterable[Finding]:
+    """The linker's own "cannot find -lcuda" at a build (parsers.library_lines: the link side, not the loader's): a
+    program, extension or JIT launcher links against libcuda.so, which GNU ld looks for in the -L folders and in
+    LIBRARY_PATH (gcc passes it as -L; binutils ld/ldfile.c), never in LD_LIBRARY_PATH or the loader's cache. The
+    driver's folder goes on LIBRARY_PATH: WSL 2's /usr/lib/wsl/lib, elsewhere the folder the driver's libcuda.so.1
+    loads from. Triton's launcher under inductor's frames is check_triton_libcuda's own reading, above."""
+    from gpudoctor.planner.remedy import notebook_said
+    from gpudoctor.planner.where import python_exe
+
+    said = [e for e in _said(facts, "library-missing") if e.get("side") == LINK and e.get("soname") == "libcuda.so"]
+    if not said or (facts.platform.system or "Linux") != "Linux":
+        return
+    e = said[0]
+    check = Cmd(("ldconfig", "-p"), pipe=("grep", "libcuda"), note="libcuda.so (the unversioned link) beside libcuda.so.1")
+    if facts.platform.wsl == 2:
+        where = "WSL 2's /usr/lib/wsl/lib, where the Windows driver puts libcuda.so,"
+        commands: tuple = (Cmd(("ls", "-l", "/usr/lib/wsl/lib/libcuda.so")), _wsl_library_path(facts))
+    else:
+        where = "the folder the driver's libcuda.so.1 loads from"
+        commands = (
+            check,
+            PrependPath(
+                "LIBRARY_PATH",
+                (Output((python_exe(facts), "-c", _DRIVER_LIBCUDA_DIR)),),
+                note="the driver's libcuda folder, first where the linker looks; the rest kept",
+                notebook=notebook_said(facts),
+            ),
+        )
+    yield Finding(
+        "framework-cuda-libs-missing",
+        Severity.ERROR,
+        "frameworks",
+        "the linker cannot find libcuda.so (-lcuda) at build time: the driver's folder is not where the linker looks",
+        "The linker said so, as the text shows: a build links against the driver's libcuda.so by -lcuda, and the "
+        "linker looks for it in its -L folders and LIBRARY_PATH only, not in LD_LIBRARY_PATH or the loader's cache. "
+        "This is the build's link, not a program failing to load the driver: the driver, the toolkit and the framework "
+        "are not at fault.",
+        (ev("pasted", e.line),),
+        Remediation(
+            f"Put {where} first on LIBRARY_PATH in this shell, then run the build again from it. Where the folder "
+            "holds only libcuda.so.1, its unversioned libcuda.so link is missing (the driver's development link).",
+            commands,
+            component="environment",
+        ),
     )
 
 

@@ -255,7 +255,12 @@ def check_wsl_libcuda(facts: Facts, ctx: Context) -> Iterable[Finding]:
 
     if not facts.pasted.partial or facts.platform.wsl != 2:
         return
-    said = [e for e in _said(facts, "library-missing") if re.fullmatch(r"libcuda\.so(?:\.1)?", e.get("soname") or "")]
+    # (the loader's failure only: the linker's -lcuda at a build is checks.catalogued.builds' _link_libcuda)
+    said = [
+        e
+        for e in _said(facts, "library-missing")
+        if re.fullmatch(r"libcuda\.so(?:\.1)?", e.get("soname") or "") and e.get("side") != "link"
+    ]
     stub = _said(facts, "cuda-stub-library")
     if not (said or stub):
         return
