@@ -26,6 +26,9 @@ SHAPES = {
     ),
     "site-packages-without-path": lambda n: "site-packages/torch " * (n // 20),
     "digits-and-dots": lambda n: "1." * (n // 2),
+    # the printed-version reader (pasted.printed) and the stated floors (parsers.error_texts): their words on every line
+    "printed-cudnn-versions": lambda n: "device: 0, cuDNN Version: 5.1.\n" * (n // 31),
+    "stated-floors": lambda n: "your driver is older than 535 requires driver version >= 12.0\n" * (n // 61),
 }
 
 

@@ -18,13 +18,20 @@ from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.versions import major_minor, vkey
 
-_NAMES = {"driver": "the NVIDIA driver", "cuda": "the CUDA toolkit", "cudnn": "cuDNN"}
+_NAMES = {
+    "driver": "the NVIDIA driver",
+    "driver-cuda": "a driver supporting CUDA",
+    "cuda": "the CUDA toolkit",
+    "cudnn": "cuDNN",
+}
 
 
 def _shown(facts: Facts, component: str) -> tuple[str, ...]:
     """The releases of `component` the facts carry (the paste's nvidia-smi, nvcc, cuDNN header or library)."""
     if component == "driver":
         return (facts.driver.version,) if facts.driver.version else ()
+    if component == "driver-cuda":  # the CUDA the driver supports, as nvidia-smi heads it
+        return (facts.driver.cuda_version,) if facts.driver.cuda_version else ()
     if component == "cuda":
         from gpudoctor.checks.toolkit import judged_toolkits
 
@@ -36,6 +43,12 @@ def _shown(facts: Facts, component: str) -> tuple[str, ...]:
 
 def _remedy(facts: Facts, ctx: Context, component: str, need: str) -> Remediation:
     """The planner's step for `component` at `need` or newer: the driver branch, the toolkit release, cuDNN's."""
+    if component == "driver-cuda":
+        # the driver that supports that CUDA: NVIDIA's table of each toolkit's minimum driver (gpudoctor.matrix)
+        floor = ctx.matrix.min_driver_for_cuda(need)
+        if floor is not None:
+            return _remedy(facts, ctx, "driver", floor)
+        return Remediation(f"Install an NVIDIA driver that supports CUDA {need} or newer, then reboot.", (), component="driver")
     if component == "driver":
         from gpudoctor.planner.remedy import driver_install_and_reboot
         from gpudoctor.planner.where import where_run
@@ -78,7 +91,7 @@ def check_stated_floor(facts: Facts, ctx: Context) -> Iterable[Finding]:
         yield Finding(
             "requirement-unmet",
             Severity.ERROR,
-            "driver" if component == "driver" else component if component == "cudnn" else "toolkit",
+            "driver" if component.startswith("driver") else component if component == "cudnn" else "toolkit",
             f"the program requires {name} {need} or newer; {', '.join(shown)} is what the paste shows",
             f"The program said so itself ({e.line.strip()[:160]}), and the release of {name} the paste shows "
             f"({', '.join(shown)}) is older: the program refuses it, or runs with what the older release gets wrong.",
