@@ -116,3 +116,19 @@ def test_a_driver_floor_stated_as_a_cuda_version_is_judged_against_the_drivers_c
 def test_the_reader_never_raises_on_any_text(text):
     for p in printed_versions(text.splitlines()):
         assert p.component == "cudnn" and p.version[0].isdigit()
+
+
+def test_a_refusal_is_judged_with_no_driver_shown_and_a_floor_alone_asks_the_driver(tmp_path):
+    paste = tmp_path / "paste.txt"
+    # the program compared the driver itself: its verdict, the driver install named at the floor it gave
+    paste.write_text("Driver Not Supported: your driver is older than 535\n")
+    doc = check(paste)
+    (finding,) = [f for f in doc["findings"] if f["code"] == "requirement-unmet"]
+    assert finding["area"] == "driver" and "535" in finding["remediation"]["summary"]
+    # a floor alone (FFmpeg's nvenc line, as in tests/blind/plans16/cases/1654-* without its nvidia-smi): not judged,
+    # the driver asked, and the ask says which floor it decides
+    paste.write_text("[hevc_nvenc @ 0x5626962d7ec0] The minimum required Nvidia driver for nvenc is 520.56.06 or newer\n")
+    doc = check(paste)
+    assert "requirement-unmet" not in {f["code"] for f in doc["findings"]}
+    (ask,) = [a for a in doc["pasted"]["ask_for"] if a["argv"] == ["nvidia-smi"]]
+    assert "520.56.06" in ask["why"]

@@ -766,7 +766,9 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 if "cudnn" in subject
                 else "cuda"
             )
-            add("requirement-stated", line, component=component, need=need)
+            # "... is older than 535": the program compared the release itself, a verdict where none is shown
+            refused = {"refused": "1"} if "older than" in m.group(0).lower() else {}
+            add("requirement-stated", line, component=component, need=need, **refused)
         if "requir" in line and (m := scan.search(_PIP_CONFLICT, number)):
             add("pip-requirement-conflict", line, **{k: v for k, v in m.groupdict().items() if v})
         if "torch" in line and (m := scan.search(_PIP_TORCH_REMOVED, number)):
