@@ -132,3 +132,21 @@ def test_a_refusal_is_judged_with_no_driver_shown_and_a_floor_alone_asks_the_dri
     assert "requirement-unmet" not in {f["code"] for f in doc["findings"]}
     (ask,) = [a for a in doc["pasted"]["ask_for"] if a["argv"] == ["nvidia-smi"]]
     assert "520.56.06" in ask["why"]
+
+
+def test_omniverses_unsupported_driver_range_is_its_floor(tmp_path):
+    # Omniverse Kit's driver check as isaac-sim/IsaacLab#4244 quotes it: the range's open end is the floor, judged
+    # against the "Installed driver" it prints beside it (535.18 is older than 535.129: 18 < 129, not a decimal)
+    text = (
+        "[Error] [gpu.foundation.plugin] The currently installed NVIDIA graphics driver is unsupported or has known "
+        "issues.\nReason for failure: The minimum Omniverse RTX requirement on Linux\nInstalled driver: {}\n"
+        "The unsupported driver range: [0.0, 535.129)\n"
+    )
+    assert _stated(text.format("535.18")) == [("driver", "535.129")]
+    paste = tmp_path / "paste.txt"
+    paste.write_text(text.format("535.18"))
+    (finding,) = [f for f in check(paste)["findings"] if f["code"] == "requirement-unmet"]
+    assert "535.129" in finding["remediation"]["summary"]
+    # the near miss: a driver the range leaves out
+    paste.write_text(text.format("550.54.14"))
+    assert "requirement-unmet" not in {f["code"] for f in check(paste)["findings"]}

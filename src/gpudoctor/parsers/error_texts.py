@@ -416,6 +416,12 @@ _STATED_AT_LEAST = _Lazy(
     r"(?: toolkit| Toolkit)?|cuDNN)\s(?:version\s)?(?:>=|\u2265)\s?(?P<need>\d+(?:\.\d+){1,3})\b",
     re.IGNORECASE,
 )
+# Omniverse Kit's driver check (its gpu.foundation plugin, as isaac-sim/IsaacLab#4244 quotes it: "The currently installed
+# NVIDIA graphics driver is unsupported or has known issues. ... Installed driver: 535.18 / The unsupported driver range:
+# [0.0, 535.129)"): the range's open end is the least release it runs on.
+_STATED_RANGE = _Lazy(
+    r"\bThe unsupported (?P<subject>driver) range: \[\d{1,3}(?:\.\d{1,3}){0,2}, (?P<need>\d{3}(?:\.\d{1,3}){0,2})\)"
+)
 _STATED_OLDER = _Lazy(
     r"\b(?P<subject>(?:NVIDIA |Nvidia |GPU )?driver)(?: version)? is older than (?:the )?(?:required |minimum )?"
     r"(?:version )?(?P<need>\d{3}(?:\.\d{1,3}){0,2})\b",
@@ -754,6 +760,7 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
                 or scan.search(_STATED_MINIMUM, number)
                 or scan.search(_STATED_AT_LEAST, number)
                 or scan.search(_STATED_OLDER, number)
+                or scan.search(_STATED_RANGE, number)
             )
         ) and not _FIRST_PERSON.search(line):
             subject, need = m.group("subject").lower(), m.group("need")
