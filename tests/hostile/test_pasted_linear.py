@@ -35,6 +35,9 @@ SHAPES = {
         f"/usr/local/cuda-{i % 13}.0/lib64/stubs/libcuda.so: cannot open shared object file\n" for i in range(n // 70)
     ),
     "mapped-paths": lambda n: "Mapped libcuda.so paths:\n" + "  /usr/lib/stubs/libcuda.so\n" * (n // 27),
+    # the printed-version reader (pasted.printed) and the stated floors (parsers.error_texts): their words on every line
+    "printed-cudnn-versions": lambda n: "device: 0, cuDNN Version: 5.1.\n" * (n // 31),
+    "stated-floors": lambda n: "your driver is older than 535 requires driver version >= 12.0\n" * (n // 61),
 }
 
 

@@ -769,6 +769,46 @@ def _conda_cudnn(facts: Facts, who: str, loaded: str, compiled: str) -> Remediat
     )
 
 
+def _cudnn_stray(facts: Facts, who: str, loaded: str, compiled: str) -> Remediation:
+    """A cuDNN the program printed it loaded, of an older major than the one the paste shows it built for or its
+    environment holding (gpudoctor.pasted.printed): that cuDNN is installed, and another copy, found first by the
+    loader's search (LD_LIBRARY_PATH, then the ldconfig cache, then the system directories), is the one that opened.
+    A program that opens cuDNN by that search (Paddle's dynamic loader: FLAGS_cudnn_dir, then the search path,
+    PaddlePaddle/Paddle paddle/fluid/platform/dynload/dynamic_loader.cc @da045ad2) does not look in a conda
+    environment's lib: the look shows which copies the loader knows and that the environment holds its own, and the
+    environment's lib goes first on LD_LIBRARY_PATH, kept for its activations; nothing is installed or removed (the
+    stale copy on the system path is the administrator's to clear). Outside a conda environment, the look."""
+    from gpudoctor.cmdline import Output
+    from gpudoctor.planner.remedy import keep_path, kept, library_dir
+    from gpudoctor.planner.where import python_exe, python_step
+
+    looks: tuple[Cmd, ...] = (
+        Cmd(("ldconfig", "-p"), pipe=("grep", "libcudnn"), note="the copies of cuDNN the loader's cache knows"),
+        Cmd(("printenv", "LD_LIBRARY_PATH"), pipe=("tr", ":", "\\n"), note="the directories searched before it, in order"),
+    )
+    rerun = (python_step(facts, "-c", "import paddle; paddle.utils.run_check()"),) if who == "Paddle" else ()
+    if not where.conda(facts):
+        return Remediation(
+            f"{who} loads a cuDNN {loaded} found first on the loader's search path, not the cuDNN {compiled} it was "
+            f"built for: find which copy the loader picks, and put the directory of a cuDNN {compiled.split('.')[0]} "
+            "first on LD_LIBRARY_PATH (or take the stale copy's directory off it).",
+            looks,
+            component="cudnn",
+        )
+    lib = Output((python_exe(facts), "-c", "import os, sys; print(os.path.join(sys.prefix, 'lib'))"))
+    own = python_step(
+        facts, "-c", "import glob, os, sys; print(*sorted(glob.glob(os.path.join(sys.prefix, 'lib', 'libcudnn*'))))"
+    )
+    return Remediation(
+        f"{who} loads a cuDNN {loaded} found first on the loader's search path, not the conda environment's cuDNN "
+        f"{compiled}: the loader does not search the environment's lib. Look which copies it knows and that the "
+        "environment holds its own, then put the environment's lib first on LD_LIBRARY_PATH and run the program "
+        "again; nothing needs installing." + keep_path(facts),
+        (*looks, replace(own, note="the environment's own cuDNN"), *kept(facts, (library_dir(facts, (lib,)),)), *rerun),
+        component="cudnn",
+    )
+
+
 def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.checks.cudnn import check_cudnn
 
@@ -782,12 +822,18 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
     named = frameworks_named(facts) & set(_TITLES)
     # Paddle's own warning names Paddle (its catalogue entry), whose paths frameworks_named does not read
     paddle = e.get("entry") == "paddle-cudnn-older-than-compiled"
-    who = "Paddle" if paddle else " and ".join(_TITLES[f] for f in sorted(named)) or "the framework"
-    rem = _conda_cudnn(facts, who, loaded, compiled) or Remediation(
-        f"Install cuDNN >= {compiled} (major {compiled.split('.')[0]}) where {who} loads it, or a build of {who} "
-        f"made for cuDNN {loaded}; find the copy that loads first (it may shadow a newer one).",
-        (),
-        component="cudnn",
+    who = e.get("program") or ("Paddle" if paddle else " and ".join(_TITLES[f] for f in sorted(named)) or "the framework")
+    # a loaded cuDNN the program printed, of an older major than the one held (pasted.printed): another copy came first
+    stray = _cudnn_stray(facts, who, loaded, compiled) if e.get("held") else None
+    rem = (
+        stray
+        or _conda_cudnn(facts, who, loaded, compiled)
+        or Remediation(
+            f"Install cuDNN >= {compiled} (major {compiled.split('.')[0]}) where {who} loads it, or a build of {who} "
+            f"made for cuDNN {loaded}; find the copy that loads first (it may shadow a newer one).",
+            (),
+            component="cudnn",
+        )
     )
     again = jax_again(facts, ctx) if named == {"jax"} else None
     if named == {"torch"} and (off := _cudnn_off_the_path(facts, e, loaded)) is not None:
@@ -805,8 +851,14 @@ def check_reported_cudnn(facts: Facts, ctx: Context) -> Iterable[Finding]:
         Severity.ERROR,
         "cudnn",
         f"cuDNN {loaded} is older than {who} requires ({compiled})",
-        f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and needs the same major and an "
-        "equal or newer minor, as the message says.",
+        (
+            f"{who} printed the cuDNN it loaded, {loaded} ({e.line.strip()[:120]}), while the paste shows cuDNN "
+            f"{compiled} as the one it was built for or its environment holds: a cuDNN of another major, found first, "
+            "opened instead, and the build needs its own major."
+            if stray
+            else f"The cuDNN that loads is {loaded}; the build was compiled with {compiled} and needs the same major and "
+            "an equal or newer minor, as the message says."
+        ),
         (ev("pasted", e.line),),
         rem,
     )

@@ -185,7 +185,7 @@ EVIDENCE_KINDS: dict[str, str] = {
     "nvml": "an NVML or nvidia-smi failure (ERROR_CODES names which)",
     "jax-plugin-incompatible": "JAX: the CUDA plugin's version does not go with the installed jaxlib",
     "pip-torch-pinned-by": "pip collecting the torch a package being installed pins ('Collecting torch==2.0.0 (from xformers==0.0.19)')",
-    "requirement-stated": "a program's own line stating the least release of the driver, the CUDA toolkit or cuDNN it needs ('Please upgrade to CUDA 12.6.3 or newer')",
+    "requirement-stated": "a program's own line stating the least release of the driver, the CUDA toolkit or cuDNN it needs ('Please upgrade to CUDA 12.6.3 or newer'), or the least CUDA the driver must support ('requires CUDA driver version >= 12.0': component driver-cuda)",
     "pip-requirement-conflict": "pip's check after an install: a package requires a release of another that is not the one installed (or none is)",
     "pip-torch-removed": "pip taking an installed torch away ('Successfully uninstalled torch-2.0.1+cu118')",
     "jax-plugin-api-missing": "JAX's CUDA plugin failed calling a jaxlib API the installed jaxlib lacks (a newer plugin)",
@@ -407,6 +407,27 @@ _STATED_FLOOR = _Lazy(
 _FIRST_PERSON = _Lazy(r"\b(?:I|I'm|I've|we|my|our)\b")
 _STATED_MINIMUM = _Lazy(
     r"\bminimum required " + _STATED_SUBJECT + r"(?: version)?(?: for \S{1,40})? is (?P<need>\d+(?:\.\d+){1,3})",
+    re.IGNORECASE,
+)
+# The same floor written as a comparison ("requires CUDA driver version >= 12.0", "needs cuDNN >= 8.6", "requires NVIDIA
+# driver version >= 525.60.13"), or as the refusal of an older one ("Driver Not Supported: your driver is older than
+# 535"). "CUDA driver" names the CUDA the driver supports (what nvidia-smi heads "CUDA Version"), not a driver release:
+# read as its own component, judged against the driver's CUDA. A capability ("minimum required Cuda capability is 3.0"),
+# a CMake find ('found suitable version "10.1", minimum required is "7.5"') name no subject here and are not read.
+_STATED_AT_LEAST = _Lazy(
+    r"\b(?:requires?|needs?)\s(?:(?:a|an|the)\s)?(?P<subject>(?:NVIDIA |Nvidia )?(?:GPU )?driver|CUDA driver|CUDA"
+    r"(?: toolkit| Toolkit)?|cuDNN)\s(?:version\s)?(?:>=|\u2265)\s?(?P<need>\d+(?:\.\d+){1,3})\b",
+    re.IGNORECASE,
+)
+# Omniverse Kit's driver check (its gpu.foundation plugin, as isaac-sim/IsaacLab#4244 quotes it: "The currently installed
+# NVIDIA graphics driver is unsupported or has known issues. ... Installed driver: 535.18 / The unsupported driver range:
+# [0.0, 535.129)"): the range's open end is the least release it runs on.
+_STATED_RANGE = _Lazy(
+    r"\bThe unsupported (?P<subject>driver) range: \[\d{1,3}(?:\.\d{1,3}){0,2}, (?P<need>\d{3}(?:\.\d{1,3}){0,2})\)"
+)
+_STATED_OLDER = _Lazy(
+    r"\b(?P<subject>(?:NVIDIA |Nvidia |GPU )?driver)(?: version)? is older than (?:the )?(?:required |minimum )?"
+    r"(?:version )?(?P<need>\d{3}(?:\.\d{1,3}){0,2})\b",
     re.IGNORECASE,
 )
 # JAX's CUDA plugin (the jax-cudaNN-plugin wheel, importable as jax_plugins.xla_cudaNN) calls jaxlib's Python API
@@ -738,10 +759,28 @@ def extract_evidence(text: str) -> list[ErrorEvidence]:
             add("docker-run-gpus-zero", line)
         if "torch" in line and (m := scan.search(_PIP_TORCH_PINNED, number)):
             add("pip-torch-pinned-by", line, torch=m.group("torch"), package=m.group("package"), version=m.group("version"))
-        if (m := (scan.search(_STATED_FLOOR, number) or scan.search(_STATED_MINIMUM, number))) and not _FIRST_PERSON.search(line):
-            subject = m.group("subject").lower()
-            component = "driver" if "driver" in subject else "cudnn" if "cudnn" in subject else "cuda"
-            add("requirement-stated", line, component=component, need=m.group("need"))
+        if (
+            m := (
+                scan.search(_STATED_FLOOR, number)
+                or scan.search(_STATED_MINIMUM, number)
+                or scan.search(_STATED_AT_LEAST, number)
+                or scan.search(_STATED_OLDER, number)
+                or scan.search(_STATED_RANGE, number)
+            )
+        ) and not _FIRST_PERSON.search(line):
+            subject, need = m.group("subject").lower(), m.group("need")
+            # A driver's floor is a release (a three-digit branch: "requires CUDA Driver Version >= 418.39") or the CUDA
+            # it must support ("Requires CUDA driver version >= 12.0"): told apart by the number's shape, not the words.
+            component = (
+                ("driver" if len(need.split(".")[0]) == 3 else "driver-cuda")
+                if "driver" in subject
+                else "cudnn"
+                if "cudnn" in subject
+                else "cuda"
+            )
+            # "... is older than 535": the program compared the release itself, a verdict where none is shown
+            refused = {"refused": "1"} if "older than" in m.group(0).lower() else {}
+            add("requirement-stated", line, component=component, need=need, **refused)
         if "requir" in line and (m := scan.search(_PIP_CONFLICT, number)):
             add("pip-requirement-conflict", line, **{k: v for k, v in m.groupdict().items() if v})
         if "torch" in line and (m := scan.search(_PIP_TORCH_REMOVED, number)):

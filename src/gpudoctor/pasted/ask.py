@@ -241,6 +241,14 @@ def ask_for(facts: Facts, findings: list) -> list[Ask]:
             # (a branch the text states, "driver 535", is not asked for again: its full version is)
             said = f"the driver's full version (the text names its branch, {branch})" if branch else "the driver's version"
             why = f"{said}, the newest CUDA it supports, and the GPUs it sees"
+            floor = next(
+                (e for e in facts.pasted.reported("requirement-stated") if (e.get("component") or "").startswith("driver")),
+                None,
+            )
+            if floor is not None:
+                # a program's stated driver floor (checks.stated) is judged against what this shows
+                cuda = " supporting CUDA" if floor.get("component") == "driver-cuda" else ""
+                why += f"; the program states it needs a driver{cuda} {floor.get('need')} or newer, which this decides"
             if any(c.get("cue") == GPU_GRAPH_SAID for c in facts.pasted.cues):
                 # the GPU's load was read in Task Manager, whose default graphs do not show CUDA's compute: nvidia-smi
                 # while the program works says whether it uses the GPU (facts.GPU_GRAPH_SAID)

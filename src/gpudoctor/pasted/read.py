@@ -36,6 +36,7 @@ from gpudoctor.pasted.cues import linux_side_in_wsl, read_cues, without_unanswer
 from gpudoctor.pasted.distro_traces import agreed, read_traces
 from gpudoctor.pasted.failing import read_failing_command
 from gpudoctor.pasted.gathered import Gathered
+from gpudoctor.pasted.printed import loaded_older
 from gpudoctor.pasted.variants import read_variants
 from gpudoctor.pasted.workloads import read_workloads
 from gpudoctor.versions import version_key
@@ -90,6 +91,9 @@ def read_sources(sources: list[Source]) -> Gathered:
         # The catalogue's messages (catalogue.toml) add what the fixed extractors do not read; one the
         # extractors read already (same kind) is theirs, with the values they parse.
         found += [e for e in catalogue_match(said) if e.kind not in kinds]
+        # A cuDNN a program printed it loaded, of an older major than the one the paste says it holds (pasted.printed)
+        found += loaded_older(g, said_lines) if "cuDNN" in said else []
+        # after every reader of words: a bare CUDA error number is evidence only where nothing else read one
         found += _cuda_errors(said, found, kinds)
         if any(e.get("entry") in _PLUGIN_SAID for e in found):
             # NVIDIA's device plugin logs the NVML failure of its own pod: the node's driver is not shown failing.

@@ -14,7 +14,7 @@ from gpudoctor.errors import ParseError
 from gpudoctor.parsers.container import parse_docker_info, parse_nvidia_container_cli_info
 from gpudoctor.parsers.cuda_version_file import parse_cuda_h_version, parse_cuda_version_json, parse_cuda_version_txt
 from gpudoctor.parsers.cudnn_header import parse_cudnn_header
-from gpudoctor.parsers.error_texts import classify_error_text, extract_nvml_library_version
+from gpudoctor.parsers.error_texts import classify_error_text, extract_evidence, extract_nvml_library_version
 from gpudoctor.parsers.jax_version import parse_dist_metadata, parse_jaxlib_version_py
 from gpudoctor.parsers.library_lines import read_library_lines
 from gpudoctor.parsers.lspci import parse_lspci
@@ -26,6 +26,7 @@ from gpudoctor.parsers.proc_driver_version import parse_proc_driver_version, par
 from gpudoctor.parsers.tf_build_info import parse_tf_build_info
 from gpudoctor.parsers.torch_version import parse_torch_version_py
 from gpudoctor.parsers.xmlsafe import parse_xml
+from gpudoctor.pasted.printed import printed_versions
 from gpudoctor.versions import at_least, major_minor, vkey
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -220,3 +221,26 @@ def test_non_text_input_is_parse_error(name: str) -> None:
     for value in (None, b"<nvidia_smi_log/>", 42):
         with pytest.raises(ParseError):
             parser(value)  # type: ignore[arg-type]
+
+
+# The readers of pasted text (no ParseError contract: any text reads, what is not theirs gives nothing): the error
+# texts' evidence, the stated floors among it, and the versions programs print they loaded (gpudoctor.pasted.printed).
+READERS: dict[str, Callable[[str], object]] = {
+    "error_evidence": extract_evidence,
+    "printed_versions": lambda text: printed_versions(text.splitlines()),
+}
+READER_TEXTS = _texts("errors") + [
+    "W1110 17:34:13.224603  3418 gpu_resources.cc:149] device: 0, cuDNN Version: 5.1.\n"
+    "Loaded cuDNN version 8100\nDriver Not Supported: your driver is older than 535\n"
+    "RuntimeError: CUDA green contexts require driver version >= 12.0, got 11.4\n"
+]
+
+
+@pytest.mark.parametrize("name", sorted(READERS))
+@SETTINGS
+@given(data=st.data())
+def test_pasted_readers_survive_random_and_mangled_text(name: str, data: st.DataObject) -> None:
+    text = data.draw(st.sampled_from(READER_TEXTS))
+    start = data.draw(st.integers(0, len(text)))
+    insert = data.draw(st.one_of(ANY_TEXT, DECODED_BYTES, TOKEN_SOUP))
+    READERS[name](data.draw(st.sampled_from([insert, text[:start] + insert + text[start:], text[start:] * 3])))
