@@ -117,3 +117,24 @@ def test_linux_installs_the_distributions_toolkit_package():
     assert any(a[:2] == ("gpudoctor", "switch-cuda") for a in argvs)
     _, codes, _ = _run((EXAMPLES / "openpose-2053-nvcc-cuda110-compute86.txt").read_text())
     assert not any("cuda-toolkit-11-1" in a for a in _argvs(codes["toolkit-arch-unsupported"]))
+
+
+def test_no_toolkit_version_is_chosen_where_neither_torch_nor_the_driver_is_shown():
+    # tests/blind/plans7/cases/637-* (nvcc 11.5 refusing compute_89 for an RTX 4090; no torch, no driver shown): no
+    # version is chosen ("none fits" would name rules never checked), and the GPU's own floor, 11.8, is what it says;
+    # the twin, tests/blind/plans15/cases/1548-* (a driver shown: CUDA 11.2 for an RTX 3090), chooses one
+    from gpudoctor.checks import Context
+    from gpudoctor.checks.toolkit import toolkit_fix
+    from gpudoctor.doctor import diagnose  # (the facts again, for the toolkit step's own record)
+    from gpudoctor.host.replay import ReplayHost
+    from gpudoctor.host.snapshot import validate_snapshot
+    from gpudoctor.pasted import Source, read_pasted
+
+    _, codes, _ = _run(_case("plans7", "637-"))
+    for case, unchosen, version in (("plans7/637-", True, None), ("plans15/1548-", False, "11.2")):
+        blind_set, prefix = case.split("/")
+        text = _case(blind_set, prefix)
+        facts = diagnose(ReplayHost(validate_snapshot(read_pasted([Source("t", text)]), "t"))).facts
+        fix = toolkit_fix(facts, Context())
+        assert (fix.unchosen, fix.version) == (unchosen, version)
+    assert "11.8" in codes["toolkit-arch-unsupported"].remediation.summary
