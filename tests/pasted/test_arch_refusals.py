@@ -138,3 +138,13 @@ def test_no_toolkit_version_is_chosen_where_neither_torch_nor_the_driver_is_show
         fix = toolkit_fix(facts, Context())
         assert (fix.unchosen, fix.version) == (unchosen, version)
     assert "11.8" in codes["toolkit-arch-unsupported"].remediation.summary
+
+
+def test_a_ptxas_refusal_among_tritons_errors_is_tritons_copy_not_the_toolkits():
+    # tests/pasted/catalogue_examples/triton-9181-gb10-ptxas-sm121a-not-defined.txt and tests/blind/plans6/cases/501-*:
+    # the ptxas that refused sm_121a is Triton's own (TRITON_PTXAS_PATH is the move), no toolkit install of 12.9
+    for text in ((EXAMPLES / "triton-9181-gb10-ptxas-sm121a-not-defined.txt").read_text(), _case("plans6", "501-")):
+        _, codes, _ = _run(text)
+        finding = codes["toolkit-arch-unsupported"]
+        assert any(getattr(c, "name", "") == "TRITON_PTXAS_PATH" for c in finding.remediation.commands)
+        assert not any("which" in a for a in _argvs(finding))
