@@ -352,7 +352,10 @@ def _two_toolkits(
             f"its bin folder first on PATH, or (CMake) configure an empty build folder with -DCMAKE_CUDA_COMPILER={nvcc}.",
             (
                 Cmd(("where", "nvcc") if windows else ("which", "-a", "nvcc"), note="every nvcc on PATH, in order"),
-                Cmd(("nvcc", "--version"), note=f"older than {first} here" if first else "the release of the first one"),
+                Cmd(
+                    ("nvcc", "--version"),
+                    note=f"the first on PATH: older than {first} if it is the one that ran" if first else "the first on PATH",
+                ),
                 cache_grep,
             ),
             component="toolkit",
