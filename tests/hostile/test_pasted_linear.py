@@ -40,6 +40,26 @@ SHAPES = {
     "stated-floors": lambda n: "your driver is older than 535 requires driver version >= 12.0\n" * (n // 61),
 }
 
+# parsers.arch_flags.read_refusal reads one line at a time: a line of repeated near-refusals stays linear too.
+LINE_SHAPES = {
+    "nvcc-fatal-flood": lambda n: "nvcc fatal : Unsupported gpu architecture '" * (n // 43),
+    "value-flood": lambda n: "ptxas fatal : Value 'sm_1" * (n // 25),
+}
+
+
+@pytest.mark.parametrize("shape", list(LINE_SHAPES))
+def test_an_architecture_refusal_is_read_in_linear_time(shape):
+    from gpudoctor.parsers.arch_flags import read_refusal
+
+    def work(text: str) -> float:
+        start = time.process_time()
+        assert read_refusal(text) is None
+        return time.process_time() - start
+
+    n = 256 * 1024
+    small, large = work(LINE_SHAPES[shape](n)), work(LINE_SHAPES[shape](4 * n))
+    assert large <= 8 * small + 0.05, f"{shape}: {small:.3f} s at {n} characters, {large:.3f} s at {4 * n}"
+
 
 def _work(text: str) -> float:
     best = float("inf")

@@ -14,7 +14,7 @@ from gpudoctor.host.replay import ReplayHost
 from gpudoctor.host.snapshot import validate_snapshot
 from gpudoctor.pasted import Source, read_pasted
 from gpudoctor.pasted.blocks import form_field
-from tests.spec.registry import FIRES, QUIET, states
+from tests.spec.registry import FIRES, states
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,15 +37,21 @@ def test_cuda_9_2_glued_beside_an_rtx_2060_cannot_build_for_it():
     assert report.facts.frameworks.torch.value.version == "1.3.0"
 
 
-@states("toolkit-arch-unsupported", QUIET)
+@states("toolkit-arch-unsupported", FIRES)
 def test_cuda_9_0_glued_beside_a_v100_knows_its_architecture():
     # tests/blind/plans10/cases/1016-*: CentOS, V100 (7.0), "CUDA9.0": CUDA 9.0 compiles for 7.0, so the nvcc that
-    # refused compute_70 is another one, which the text does not show (asked, not decided)
+    # refused compute_70 is another one, which the text does not show: never "CUDA 9.0 cannot build for the V100"
+    # (the stated GPU's judgement); since h241 the refusal's own finding says two toolkits and asks which nvcc ran
     text = _case("tests/blind/plans10/cases/1016-*")
     said = {(e["kind"], e["line"]): e["values"] for e in read_pasted([Source("report.txt", text)])["pasted"]["errors"]}
     assert said[("cuda-version-said", "CUDA9.0")] == {"cuda": "9.0"}
     assert said[("cudnn-version-said", "cudnn7.0")] == {"cudnn": "7.0"}
-    assert "toolkit-arch-unsupported" not in {f.code for f in _report(text).findings}
+    [f] = [f for f in _report(text).findings if f.code == "toolkit-arch-unsupported"]
+    assert [e.value for e in f.evidence] == [
+        "what can I do when  nvcc fatal   : Unsupported gpu architecture 'compute_70'",
+        "CUDA9.0",
+    ]
+    assert ("which", "-a", "nvcc") in [tuple(c.words) for c in f.remediation.commands]
 
 
 @pytest.mark.parametrize(

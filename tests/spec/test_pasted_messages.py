@@ -809,8 +809,7 @@ def test_nvcc_refusing_an_architecture_with_its_release_shown_fires(release, err
 @pytest.mark.parametrize(
     "text",
     [
-        # the release can target it (the refusal has another cause: a typo, a wrapper's flag)
-        _nvcc("12.4", "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'"),
+        # (a release shown that can target it is two toolkits since h241: the test below)
         # (no release shown is judged since h230: an nvcc that refuses an architecture every release since its first
         # compiles is older than that first release; tests/pasted/test_nvcc_older_than_arch.py states it)
         # another tool's words
@@ -820,6 +819,18 @@ def test_nvcc_refusing_an_architecture_with_its_release_shown_fires(release, err
 @states("toolkit-arch-unsupported", QUIET)
 def test_nvcc_refusal_is_not_judged_without_a_release_that_cannot_target_it(text):
     assert "toolkit-arch-unsupported" not in _codes(text)
+
+
+@states("toolkit-arch-unsupported", FIRES)
+def test_nvcc_refusing_an_architecture_its_shown_release_compiles_asks_which_nvcc_ran():
+    # nvcc 12.4 shown, sm_89 refused (CUDA 11.8 on): the nvcc that refused it is another, older one the build found
+    # first; the plan reads which (PATH, CMake's cache) and installs nothing
+    f = _codes(_nvcc("12.4", "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'"))[
+        "toolkit-arch-unsupported"
+    ]
+    argvs = [tuple(c.words) for c in f.remediation.commands]
+    assert ("which", "-a", "nvcc") in argvs and ("grep", "CMAKE_CUDA_COMPILER", "CMakeCache.txt") in argvs
+    assert not any(a[0] in ("apt-get", "dnf", "zypper", "gpudoctor") for a in argvs)
 
 
 # --- nvcc's host_config.h refusing the host compiler (catalogue: nvcc-host-gcc-unsupported, nvcc-host-clang-unsupported,

@@ -346,3 +346,10 @@ def test_the_bundled_pins_are_the_pypi_builds_requires():
     pins = dict(load_matrix().nvidia_pins("2.2.1+cu121", "cu121").wheels)
     assert (pins["nvidia-nccl-cu12"], pins["nvidia-cudnn-cu12"], len(pins)) == ("2.19.3", "8.9.2.26", 11)
     assert load_matrix().nvidia_pins("2.2.1+cu118", "cu118") is None  # the PyTorch index's other builds: not read
+
+
+def test_a_lettered_variant_before_its_ccs_first_release_is_a_problem(tmp_path):
+    # gpu_arch.toml's a_first_cuda / f_first_cuda (h241): sm_90a from CUDA 12.0, never before 9.0's own 11.8
+    text = bundled("gpu_arch").replace('first_cuda = "11.8", a_first_cuda = "12.0"', 'first_cuda = "11.8", a_first_cuda = "11.0"')
+    assert text != bundled("gpu_arch")
+    assert_has(problems_for(tmp_path, "gpu_arch.toml", text), "a_first_cuda is before first_cuda")

@@ -304,7 +304,8 @@ def toolkit_fix(facts: Facts, ctx: Context) -> ToolkitFix:
         return ToolkitFix(request, target, commands, root, why)
     version = install_version(facts, ctx)
     if version is None:
-        return ToolkitFix(None, None, (), False, why)
+        unchosen = torch_cuda_major(facts) is None and not (facts.driver.version or facts.driver.cuda_version)
+        return ToolkitFix(None, None, (), False, why, unchosen=unchosen)
     install = toolkit_install(facts, ctx.matrix, version)
     use, _ = _use_commands(facts, version, None) if install.commands else ((), False)
     return ToolkitFix(version, None, install.commands + use, bool(install.commands), why, install)
@@ -544,6 +545,11 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
             continue
         low, high = ctx.matrix.cuda_cc_range(tk.version) or ("?", "?")
         target = ctx.matrix.cc_target(cc)
+        fix = toolkit_fix(facts, ctx)
+        lead = "Use a toolkit that supports this GPU (newer GPUs need newer CUDA; CUDA 13 dropped Maxwell, Pascal and Volta)."
+        if fix.unchosen and target is not None and target.first_cuda and not target.last_cuda:
+            # (with no version chosen, the GPU's own floor is what the text does decide: gpu_arch.toml's first_cuda)
+            lead += f" CUDA {target.first_cuda} or newer compiles for compute capability {cc}."
         yield Finding(
             "toolkit-arch-unsupported",
             Severity.WARNING,
@@ -557,9 +563,7 @@ def check_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
                 facts,
                 cc,
                 high,
-                toolkit_fix(facts, ctx).remediation(
-                    "Use a toolkit that supports this GPU (newer GPUs need newer CUDA; CUDA 13 dropped Maxwell, Pascal and Volta)."
-                ),
+                fix.remediation(lead),
             ),
             target.source if target else (),
         )

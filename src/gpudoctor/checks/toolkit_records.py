@@ -25,6 +25,7 @@ class ToolkitFix:
     requires_root: bool
     why: str = ""  # what made it the choice
     install: ToolkitInstall | None = None  # how the version gets installed, when none is installed
+    unchosen: bool = False  # no version: nothing that chooses one (PyTorch's CUDA, the driver) is known
 
     @property
     def moves(self) -> bool:
@@ -45,6 +46,12 @@ class ToolkitFix:
         if self.version is not None:
             said = f"Install CUDA {self.version}, then use it: no installed toolkit is {self.why}."
             return f"{said} {self.install.says}" if self.install is not None and self.install.says else said
+        if self.unchosen:
+            # (not "none fits": no rule was checked; plans7 637's reviewer, on a paste showing neither)
+            return (
+                "Which CUDA release to install is not chosen here: the text shows neither PyTorch's CUDA (an extension "
+                "builds with a toolkit of its major) nor the driver."
+            )
         return "No CUDA version fits PyTorch's CUDA major, this driver and every GPU here: change the PyTorch build or the driver first."
 
     def remediation(self, lead: str = "") -> Remediation:

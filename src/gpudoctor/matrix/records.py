@@ -217,6 +217,14 @@ class CcTarget(_Cited):
     arch: str
     first_cuda: str | None = None  # None: before CUDA 8.0
     last_cuda: str | None = None  # None: still targetable by the newest toolkit
+    a_first_cuda: str | None = None  # the first toolkit that compiles sm_XYa (None: the CC has no such variant)
+    f_first_cuda: str | None = None  # the first toolkit that compiles sm_XYf (None: the CC has no such variant)
+
+    def first_for(self, suffix: str) -> str | None:
+        """The first toolkit that compiles this CC with an architecture suffix: "" the plain sm_XY, "a" the
+        architecture-specific sm_XYa, "f" the family-specific sm_XYf. None where the variant does not exist, or (plain)
+        where it predates CUDA 8.0."""
+        return {"": self.first_cuda, "a": self.a_first_cuda, "f": self.f_first_cuda}.get(suffix)
 
 
 @_record

@@ -177,7 +177,14 @@ SCHEMAS: dict[str, dict[str, Table]] = {
             sort_what="first compute capability",
         ),
         "cc": Table(
-            fields=_f(cc=("cc", REQ), arch=("str", REQ), first_cuda=("version", OPT), last_cuda=("version", OPT)),
+            fields=_f(
+                cc=("cc", REQ),
+                arch=("str", REQ),
+                first_cuda=("version", OPT),
+                last_cuda=("version", OPT),
+                a_first_cuda=("version", OPT),
+                f_first_cuda=("version", OPT),
+            ),
             key=_get("cc"),
             sort=_cck("cc"),
             sort_what="compute capability",
@@ -895,13 +902,25 @@ def _build(docs: Mapping[str, Mapping[str, Any]], origins: Mapping[str, str], *,
             ctx.add(label, f"unknown architecture '{r['arch']}'")
         elif listed.get(r["cc"]) != r["arch"]:
             ctx.add(label, f"architecture '{r['arch']}' does not list {r['cc']}")
-        for k in ("first_cuda", "last_cuda"):
+        for k in ("first_cuda", "last_cuda", "a_first_cuda", "f_first_cuda"):
             if r.get(k) and not cuda_known(r[k]):
                 ctx.add(label, f"{k} {r[k]} is not a CUDA release in cuda_driver.toml")
         if r.get("first_cuda") and r.get("last_cuda") and _minor(r["first_cuda"]) > _minor(r["last_cuda"]):
             ctx.add(label, "first_cuda is after last_cuda")
+        for k in ("a_first_cuda", "f_first_cuda"):
+            # (a variant is compiled by no toolkit before its plain CC's first one)
+            if r.get(k) and r.get("first_cuda") and _minor(r[k]) < _minor(r["first_cuda"]):
+                ctx.add(label, f"{k} is before first_cuda")
         cc_targets.append(
-            CcTarget(cc=r["cc"], arch=r["arch"], first_cuda=r.get("first_cuda"), last_cuda=r.get("last_cuda"), **cite(r))
+            CcTarget(
+                cc=r["cc"],
+                arch=r["arch"],
+                first_cuda=r.get("first_cuda"),
+                last_cuda=r.get("last_cuda"),
+                a_first_cuda=r.get("a_first_cuda"),
+                f_first_cuda=r.get("f_first_cuda"),
+                **cite(r),
+            )
         )
     known_cc = set(cc_arch)
     targets = {t.cc: t for t in cc_targets}

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpudoctor.errors import ParseError
+from gpudoctor.parsers.arch_flags import arch_name, read_refusal
 from gpudoctor.parsers.container import parse_docker_info, parse_nvidia_container_cli_info
 from gpudoctor.parsers.cuda_version_file import parse_cuda_h_version, parse_cuda_version_json, parse_cuda_version_txt
 from gpudoctor.parsers.cudnn_header import parse_cudnn_header
@@ -244,3 +245,13 @@ def test_pasted_readers_survive_random_and_mangled_text(name: str, data: st.Data
     start = data.draw(st.integers(0, len(text)))
     insert = data.draw(st.one_of(ANY_TEXT, DECODED_BYTES, TOKEN_SOUP))
     READERS[name](data.draw(st.sampled_from([insert, text[:start] + insert + text[start:], text[start:] * 3])))
+@SETTINGS
+@given(
+    text=st.one_of(ANY_TEXT, TOKEN_SOUP, st.from_regex(r"(nvcc|ptxas) fatal ?: (Unsupported gpu architecture|Value) '\w{0,24}'"))
+)
+def test_arch_readers_never_raise(text: str) -> None:
+    # parsers.arch_flags: a refusal is typed or None, and an architecture read from it always has its program
+    refusal = read_refusal(text)
+    assert refusal is None or (refusal.by in ("nvcc", "ptxas") and refusal.arch.cc)
+    name = arch_name(text)
+    assert name is None or name.amd or name.cc

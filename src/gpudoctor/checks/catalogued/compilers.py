@@ -19,6 +19,11 @@ from gpudoctor.model import Finding, Remediation, Severity
 from gpudoctor.planner.context import Context
 from gpudoctor.versions import vkey
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (types only: a bare check imports neither the matrix package nor the architecture reader)
+    from gpudoctor.matrix.records import CcTarget
+    from gpudoctor.parsers.arch_flags import ArchRefusal
+
 
 def check_ptxas_messages(facts: Facts, ctx: Context) -> Iterable[Finding]:
     """What ptxas said: PTX newer than the driver's JIT loads, or an architecture the ptxas Triton ran does not know."""
@@ -216,50 +221,75 @@ def _older_gcc_steps(facts: Facts, gcc: str) -> tuple:
     return tuple(steps)
 
 
+def _refusal(facts: Facts):
+    """The compiler's refusal of an architecture the text shows, typed (parsers.arch_flags): nvcc's, or ptxas's where it
+    is a toolkit's (Triton's own ptxas is check_triton_ptxas_arch's), with its catalogue entry; (None, None) where none."""
+    from gpudoctor.parsers.arch_flags import read_refusal
+
+    said = _said(facts, "nvcc-arch-unsupported")
+    # (Triton compiles with the ptxas it ships: a ptxas refusal among Triton's errors or paths is that copy's, whatever
+    # the toolkit; tests/blind/plans6/cases/501-*)
+    errors = facts.pasted.errors if facts.pasted.partial else ()
+    if not any(e.kind.startswith("triton") or "triton" in e.line.lower() for e in errors):
+        said = said + _said(facts, "ptxas-arch-unknown")
+    for e in said:
+        refusal = read_refusal(e.line)
+        if refusal is not None and refusal.arch.cc is not None:
+            return e, refusal
+    return None, None
+
+
 def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
-    """nvcc refusing the architecture a build asked for ("Unsupported gpu architecture 'compute_86'", "Value 'sm_89' is
-    not defined for option 'gpu-architecture'"), judged where the text shows the nvcc's release: each compute capability
-    has the CUDA releases that compile for it (compat_matrix gpu_arch.toml cc: first_cuda, last_cuda). An architecture
-    newer than the toolkit needs a newer toolkit; one the toolkit dropped is taken out of the build's architecture list."""
+    """nvcc (or a toolkit's ptxas) refusing the architecture a build asked for ("Unsupported gpu architecture
+    'compute_86'", "Value 'sm_89' is not defined for option 'gpu-architecture'"), judged against the release the text
+    shows: each architecture, its lettered variants (sm_90a, sm_120f) included, has the CUDA releases that compile for it
+    (compat_matrix gpu_arch.toml cc: first_cuda or a_first_cuda / f_first_cuda, last_cuda). A release older than the
+    first needs a newer toolkit; one past the last dropped it (the build's list names it); one that compiles it is
+    not the nvcc that ran: two toolkits, and which one the build finds is asked, never a reinstall."""
     from gpudoctor.checks.reported import check_stated_cuda_arch
     from gpudoctor.checks.toolkit import active_toolkit, check_arch, nvcc_only_toolkit
 
-    said = _said(facts, "nvcc-arch-unsupported")
+    said, refusal = _refusal(facts)
+    if said is None or refusal is None:
+        return
     tk = active_toolkit(facts) or nvcc_only_toolkit(facts)
-    if said and tk is None:
-        yield from _nvcc_older_than_arch(facts, ctx, said[0])
+    target = ctx.matrix.cc_target(refusal.arch.cc or "")
+    first = target.first_for(refusal.arch.suffix) if target is not None else None
+    if target is None or (refusal.arch.suffix and first is None):
+        return  # an architecture (or a variant: sm_86a) no CUDA release has: not judged against one
+    arch, cc = refusal.arch.text, target.cc
+    stated = [e for e in _said(facts, "cuda-version-said") if e.get("cuda")]
+    if tk is None or not tk.version:
+        if stated and _compiles(ctx, stated[-1].get("cuda") or "", first, target.last_cuda):
+            yield _two_toolkits(facts, said, refusal, target, first, stated[-1].get("cuda") or "", stated[-1].line)
+        elif tk is None and not stated:
+            yield from _nvcc_older_than_arch(facts, ctx, said, refusal, target, first)
         return
-    if not said or tk is None or not tk.version:
-        return
-    from gpudoctor.matrix.terms import normalize_cc  # (the matrix package, only here: a bare check imports none of it)
-
     if any(True for _ in check_arch(facts, ctx)) or any(True for _ in check_stated_cuda_arch(facts, ctx)):
         return  # the GPU is shown: the toolkit's own check names it (one finding per cause)
-    arch = said[0].get("arch") or ""
-    cc = normalize_cc(arch)
-    target = ctx.matrix.cc_target(cc) if cc else None
     cuda = ".".join(tk.version.split(".")[:2])
-    if cc is None or target is None or ctx.matrix.cuda_can_target(cuda, cc) is not False:
+    if _compiles(ctx, cuda, first, target.last_cuda):
+        yield _two_toolkits(facts, said, refusal, target, first, cuda, f"nvcc: CUDA {tk.version}", tk.root)
         return
     sm = cc.replace(".", "")
-    if target.first_cuda and vkey(cuda) < vkey(target.first_cuda):
-        title = f"nvcc of CUDA {cuda} cannot compile for {arch} (compute capability {cc}: CUDA {target.first_cuda} or newer)"
+    if first and vkey(cuda) < vkey(first):
+        title = f"nvcc of CUDA {cuda} cannot compile for {arch} (compute capability {cc}: CUDA {first} or newer)"
         why = (
-            f"nvcc refused {arch}: the toolkit that compiles is CUDA {cuda}, older than the architecture, which CUDA "
-            f"{target.first_cuda} introduced. A toolkit of CUDA {target.first_cuda} or newer compiles for it (for a "
-            "PyTorch extension, of the same CUDA major as the installed PyTorch's)."
+            f"{refusal.by} refused {arch}: the toolkit that compiles is CUDA {cuda}, older than the architecture, which "
+            f"CUDA {first} introduced. A toolkit of CUDA {first} or newer compiles for it (for a PyTorch extension, of "
+            "the same CUDA major as the installed PyTorch's)."
         )
         fix = (
-            f"Install a CUDA {target.first_cuda} or newer toolkit (the toolkit alone, no driver change) and build with its "
+            f"Install a CUDA {first} or newer toolkit (the toolkit alone, no driver change) and build with its "
             "nvcc (PATH, or CUDA_HOME for a PyTorch extension); `nvcc --list-gpu-arch` then lists "
-            f"compute_{sm}."
+            f"compute_{sm}{refusal.arch.suffix}."
         )
     elif target.last_cuda and vkey(cuda) > vkey(target.last_cuda):
         title = f"nvcc of CUDA {cuda} no longer compiles for {arch} (compute capability {cc}: up to CUDA {target.last_cuda})"
         why = (
-            f"nvcc refused {arch}: CUDA {cuda} dropped that architecture (the last release that compiles for it is "
-            f"{target.last_cuda}). The build's architecture list names it (a project's -arch, CMAKE_CUDA_ARCHITECTURES, "
-            "TORCH_CUDA_ARCH_LIST), usually a default older than the toolkit."
+            f"{refusal.by} refused {arch}: CUDA {cuda} dropped that architecture (the last release that compiles for it "
+            f"is {target.last_cuda}). The build's architecture list names it (a project's -arch, "
+            "CMAKE_CUDA_ARCHITECTURES, TORCH_CUDA_ARCH_LIST), usually a default older than the toolkit."
         )
         fix = (
             f"Take {arch} out of the build's architecture list and build for the GPU's own compute capability "
@@ -274,50 +304,135 @@ def check_nvcc_arch(facts: Facts, ctx: Context) -> Iterable[Finding]:
         "toolkit",
         title,
         why,
-        (ev("pasted", said[0].line), ev("pasted", f"nvcc: CUDA {tk.version}")),
+        (ev("pasted", said.line), ev("pasted", f"nvcc: CUDA {tk.version}")),
         Remediation(fix, component="toolkit"),
         target.source,
     )
 
 
-def _nvcc_older_than_arch(facts: Facts, ctx: Context, said) -> Iterable[Finding]:
-    """nvcc refused an architecture that every CUDA release since its first still compiles for (gpu_arch.toml: a
-    first_cuda and no last_cuda, compute_120 from CUDA 12.8), and the text shows no toolkit: the nvcc that ran is older
-    than that first release, whatever else is installed. Not judged where the text states a CUDA release (plans10
-    1016: "CUDA9.0" beside compute_70, which 9.0 compiles: which nvcc ran is then the question, the catalogue's asks),
-    nor for a lettered variant (compute_120a, compute_100f), whose first release may be later than its family's."""
-    from gpudoctor.matrix.terms import normalize_cc  # (the matrix package, only here: a bare check imports none of it)
+def _compiles(ctx: Context, cuda: str, first: str | None, last: str | None) -> bool:
+    """Whether CUDA `cuda` (a release the matrix knows) compiles an architecture of releases `first` to `last`."""
+    if ctx.matrix.cuda_can_target(cuda, "9.0") is None:
+        return False  # (not a CUDA release the matrix knows: "CUDA 1.2" of a paste is no evidence)
+    return (not first or vkey(cuda) >= vkey(first)) and (not last or vkey(cuda) <= vkey(last))
 
-    arch = said.get("arch") or ""
-    if not arch[-1:].isdigit() or _said(facts, "cuda-version-said"):
-        return
-    cc = normalize_cc(arch)
-    target = ctx.matrix.cc_target(cc) if cc else None
-    if cc is None or target is None or not target.first_cuda or target.last_cuda:
-        return
-    first = target.first_cuda
+
+def _two_toolkits(
+    facts: Facts, said, refusal: ArchRefusal, target: CcTarget, first: str | None, cuda: str, shown: str, root: str | None = None
+) -> Finding:
+    """The text shows CUDA `cuda`, which compiles the refused architecture: the compiler that refused it is another,
+    older one the build found first (an nvcc earlier on PATH, a distribution's nvidia-cuda-toolkit in /usr/bin, the
+    nvcc CMake cached as CMAKE_CUDA_COMPILER at the first configure, CUDA_HOME for a PyTorch extension). What decides
+    it is which nvcc the build runs; another install of the same toolkit changes nothing."""
     windows = (facts.platform.system or "").lower().startswith("win")
+    arch = refusal.arch.text
+    cache_grep = (
+        Cmd(("findstr", "CMAKE_CUDA_COMPILER", "CMakeCache.txt"), note="in the build folder: the nvcc CMake cached")
+        if windows
+        else Cmd(("grep", "CMAKE_CUDA_COMPILER", "CMakeCache.txt"), note="in the build folder: the nvcc CMake cached")
+    )
+    # (the compiler's path where the text shows the toolkit's folder; else its name, as a placeholder would read)
+    nvcc = f"{root.rstrip('/')}/bin/nvcc" if root and not windows else "<its bin folder>/nvcc" + (".exe" if windows else "")
+    return Finding(
+        "toolkit-arch-unsupported",
+        Severity.ERROR if root else Severity.WARNING,  # (a stated release may be the driver's: the asks tell)
+        "toolkit",
+        f"{refusal.by} refused {arch}, which CUDA {cuda} ({'shown' if root else 'stated'}) compiles: the build ran "
+        f"another, older CUDA's {refusal.by}",
+        f"Every CUDA release from {first or '8.0'} on compiles for {arch} (compute capability {target.cc}), and the "
+        f"text {'shows' if root else 'states'} CUDA {cuda}"
+        + ("" if root else " (a form's CUDA may be the driver's; the asks tell)")
+        + f"; so the {refusal.by} that refused it is of another, older toolkit the build found "
+        "first: an nvcc earlier on PATH (a distribution's nvidia-cuda-toolkit in /usr/bin), the compiler CMake cached "
+        "as CMAKE_CUDA_COMPILER at the first configure, or CUDA_HOME for a PyTorch extension. Installing CUDA "
+        f"{cuda} again changes nothing.",
+        (ev("pasted", said.line), ev("pasted", shown)),
+        Remediation(
+            f"Find the nvcc the build runs (every nvcc on PATH, and the one CMake cached); then build with CUDA {cuda}'s: "
+            f"its bin folder first on PATH, or (CMake) configure an empty build folder with -DCMAKE_CUDA_COMPILER={nvcc}.",
+            (
+                Cmd(("where", "nvcc") if windows else ("which", "-a", "nvcc"), note="every nvcc on PATH, in order"),
+                Cmd(
+                    ("nvcc", "--version"),
+                    note=f"the first on PATH: older than {first} if it is the one that ran" if first else "the first on PATH",
+                ),
+                cache_grep,
+            ),
+            component="toolkit",
+        ),
+        target.source,
+    )
+
+
+def _nvcc_older_than_arch(
+    facts: Facts, ctx: Context, said, refusal: ArchRefusal, target: CcTarget, first: str | None
+) -> Iterable[Finding]:
+    """nvcc refused an architecture that every CUDA release since its first still compiles for (gpu_arch.toml: a
+    first release for the variant named, and no last_cuda: compute_120 from CUDA 12.8, compute_120a from 12.8,
+    compute_121f from 12.9), and the text shows neither a toolkit nor a stated CUDA release: the nvcc that ran is
+    older than that first release, whatever else is installed (plans16 1655). A stated release is _two_toolkits's or
+    nothing (plans10 1016: "CUDA9.0" beside compute_70, which 9.0 compiles). The toolkit is installed for the platform
+    the text shows: NVIDIA's package of the distribution (cuda-toolkit-X-Y) with this shell's PATH on Linux, NVIDIA's
+    installer on Windows; then the build is configured again in an empty folder (CMake keeps the compiler it found
+    first in its cache), with the options of the configure the text shows."""
+    from gpudoctor.checks.toolkit import _use_commands, os_name, toolkit_install
+
+    arch, cc = refusal.arch.text, target.cc
+    if not first or target.last_cuda:
+        return
+    windows = (facts.platform.system or "").lower().startswith("win")
+    install: tuple = ()
+    if os_name(facts) == "linux":
+        got = toolkit_install(facts, ctx.matrix, first)
+        install = got.commands + (_use_commands(facts, first, None)[0] if got.commands else ())
     yield Finding(
         "toolkit-arch-unsupported",
         Severity.ERROR,
         "toolkit",
         f"the nvcc that compiles is older than CUDA {first}, the first release that compiles for {arch} (compute "
         f"capability {cc})",
-        f"nvcc refused {arch}, as the text shows: every CUDA toolkit from {first} on compiles for compute capability "
-        f"{cc}, so the nvcc the build ran is of an older CUDA. A fresh build folder does not change that; a toolkit of "
+        f"{refusal.by} refused {arch}, as the text shows: every CUDA toolkit from {first} on compiles for it, so the "
+        f"{refusal.by} the build ran is of an older CUDA. A fresh build folder does not change that; a toolkit of "
         f"CUDA {first} or newer does (the driver of a GPU of compute capability {cc} already supports it).",
         (ev("pasted", said.line),),
         Remediation(
             f"Check the release of the nvcc the build finds; install a CUDA {first} or newer toolkit (the toolkit "
-            "alone, no driver change), open a new shell so that its nvcc comes first on PATH, and configure the build "
-            "again in an empty build folder (CMake keeps the compiler it found first in its cache).",
+            + (
+                "alone, no driver change: NVIDIA's Windows installer, with its Visual Studio integration"
+                if windows
+                else "alone, no driver change"
+            )
+            + "), open a new shell so that its nvcc comes first on PATH, and configure the build again in an empty "
+            "build folder (CMake keeps the compiler it found first in its cache).",
             (
                 Cmd(("nvcc", "--version"), note=f"older than {first} here"),
                 Cmd(("where", "nvcc") if windows else ("which", "-a", "nvcc"), note="every nvcc on PATH, in order"),
+                *install,
+                *_reconfigure(facts, first),
             ),
             component="toolkit",
         ),
         target.source,
+    )
+
+
+def _reconfigure(facts: Facts, cuda: str) -> tuple:
+    """The build configured again in a new, empty folder with the options of the CMake configure the text shows
+    (builds._configure_options: none where it shows none, or not as a plain command), then built: the first configure
+    of a folder finds the nvcc and caches it (CMAKE_CUDA_COMPILER), so the old folder keeps the old compiler."""
+    from gpudoctor.checks.catalogued.builds import _configure_options
+
+    configures = _said(facts, "cmake-configure-said")
+    options = _configure_options(configures[0].get("args") or "", facts.platform.system) if configures else None
+    if not options:
+        return ()
+    folder = "build-cuda" + cuda.replace(".", "")
+    return (
+        Cmd(
+            ("cmake", "-B", folder, *(f"-D{o}" for o in options)),
+            note="in the source folder, from a new shell: a new build folder",
+        ),
+        Cmd(("cmake", "--build", folder, "--config", "Release")),
     )
 
 
