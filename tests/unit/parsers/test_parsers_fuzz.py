@@ -245,6 +245,8 @@ def test_pasted_readers_survive_random_and_mangled_text(name: str, data: st.Data
     start = data.draw(st.integers(0, len(text)))
     insert = data.draw(st.one_of(ANY_TEXT, DECODED_BYTES, TOKEN_SOUP))
     READERS[name](data.draw(st.sampled_from([insert, text[:start] + insert + text[start:], text[start:] * 3])))
+
+
 @SETTINGS
 @given(
     text=st.one_of(ANY_TEXT, TOKEN_SOUP, st.from_regex(r"(nvcc|ptxas) fatal ?: (Unsupported gpu architecture|Value) '\w{0,24}'"))
