@@ -145,8 +145,16 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
     (
         "fails-said",
         LazyPattern(
-            r"\b(?:can(?:no|['’])?t|could(?:n['’]t| not)|unable to|fail(?:s|ed)? to|won['’]t|will not)\s+"
+            # ("can not" written apart is the same word: "it reports that can not find nvinfer.dll", plans16/1601)
+            r"\b(?:can(?:no|['’])?t|can not|could(?:n['’]t| not)|unable to|fail(?:s|ed)? to|won['’]t|will not)\s+"
             r"(?:get\s+\S{1,40}\s+to\s+)?(?:work|run|start|deploy|launch|allocate|transcode|initiali[sz]e|recogni[sz]e)\b"
+            # a library it cannot find or load, named by its file ("can not find nvinfer.dll", "cannot load
+            # libcudnn_ops.so.9"): the loader's refusal in the reporter's words. (Not "could not" nor "unable to", the
+            # words programs print themselves: TensorFlow's "could not open file to read NUMA node", a benign notice in
+            # the fine case plans5/424; nor a thing that is no library: a MIG resource not listed, the fine plans6/502.)
+            r"|\b(?:can(?:no|['’])?t|can not)\s+(?:find|load|locate)\s+(?:the\s+|any\s+)?['\"`]?[\w.+-]{1,120}\.(?:dll|so)\b"
+            # "there are problems in locating the cuDNN files", "trouble loading libcudnn" (plans12/1234)
+            r"|\b(?:problems?|trouble|issues?)\s+(?:in\s+|with\s+)?(?:locating|loading|finding|detecting)\b"
             r"|\b(?:fails?|failed)\s+(?:to\s+\w+\s+)?(?:properly|respectively|on|with|when)\b"
             # what it failed to do to the stack: "cupy fails to load the `cudart64_12.dll`", "all fails to detect gpu"
             r"|\bfail(?:s|ed)? to (?:load|find|detect|see|use|import|open)\b"
@@ -169,6 +177,11 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             # the GPU told as unused ("GPU cannot be used", "the GPU is not used", "CUDA isn't being utilized")
             r"|\b(?:GPUs?|CUDA|graphics cards?)\s+(?:can(?:no|['’])?t|could(?:n['’]t| not)|is(?:n['’]t| not)|are(?:n['’]t| not)"
             r"|was(?:n['’]t| not)|were(?:n['’]t| not))\s+(?:be(?:ing)?\s+)?(?:used|utili[sz]ed)\b"
+            # the GPU told as not there for the run ("when I train, the GPU is not available", plans15/1547); not a
+            # program's own notice without the verb ("CUDA not available - defaulting to CPU": EasyOCR on a machine
+            # without a GPU, the fine case plans11/1143)
+            r"|\b(?:the|my|a|any)\s+(?:NVIDIA\s+)?(?:GPUs?|CUDA|graphics cards?)\s+(?:is(?:n['’]t| not)|are(?:n['’]t| not)"
+            r"|was(?:n['’]t| not)|were(?:n['’]t| not))\s+(?:being\s+)?(?:available|detected|recogni[sz]ed|found|visible)\b"
             # only the CPU offered where a device is chosen ("the device choice is CPU only", "only CPU is available")
             r"|\bonly\s+(?:the\s+)?CPU\s+(?:is\s+|was\s+)?(?:offered|available|listed|shown|selectable)\b"
             r"|\bdevice\s+(?:choice|list|dropdown|selection|options?)\b[^.\n]{0,30}?\bCPU\s+only\b"
