@@ -598,10 +598,10 @@ _CGROUP_CONF = _Lazy(r"\bcat\s+\S*cgroup\.conf[^\n]*\n(?P<body>(?:(?!```|➜|\$ 
 _CONSTRAIN_DEVICES = _Lazy(r"^[ \t]*ConstrainDevices\s*=\s*yes\b", re.IGNORECASE | re.MULTILINE)
 _CONSTRAIN_ANY = _Lazy(r"^[ \t]*Constrain\w+\s*=", re.IGNORECASE | re.MULTILINE)
 _JOB_DEVICES = _Lazy(r"\bCUDA_VISIBLE_DEVICES\b|/dev/nvidia\d")
-# (collect_env before torch 1.8 wrote its booleans as Yes and No: pretty_str's replace_bools(dct, true='Yes',
-# false='No'), pytorch/pytorch torch/utils/collect_env.py of 1.5; a reply quotes it under "> ")
+# (collect_env of torch 1.5 and before wrote its booleans as Yes and No: pretty_str's replace_bools(dct, true='Yes',
+# false='No'), pytorch/pytorch torch/utils/collect_env.py; tests/blind/pasted/cases/001-*, quoted in a reply)
 _CUDA_AVAILABLE_SAID = _Lazy(
-    r"^[ \t]*(?:>[ \t]*)?(?:Is )?CUDA available[ \t]*:?[ \t]*(?:\r?\n[ \t]*(?:>[ \t]*)?)?(?:True|Yes)[ \t]*$",
+    r"^[ \t]*(?:Is )?CUDA available[ \t]*:?[ \t]*(?:\r?\n[ \t]*)?(?:True|Yes)[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
 )
 _TF_NO_CUDA = _Lazy(r"is_built_with_cuda\(\)" + _ANSWER, re.IGNORECASE)

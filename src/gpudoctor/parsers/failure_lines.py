@@ -121,7 +121,8 @@ def _statements(line: str) -> str:
 
 # A sentence that sets what works against what fails ("with --gpus 0, works fine but with --gpus 0,1 hangs"): its
 # failure stands beside the words that something works.
-_CONTRAST = LazyPattern(r"\bbut\b|\bhowever\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
+# ("Though when I run some simple calculations on gpu it works fine": the failure told before it stands, plans10/1017)
+_CONTRAST = LazyPattern(r"\bbut\b|\bhowever\b|\bwhile\b|\bwhereas\b|\b(?:al)?though\b", re.IGNORECASE)
 # (form, pattern) of a failure told in words, tried after _FORMS on a line that names _SAID_SUBJECT.
 _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
     # it never ends: "hangs", "freezes", "stuck", "does not return", "times out", "infinite buffering"
@@ -198,7 +199,11 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             r"\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|reporting|returns?|hit|see|facing|meet|"
             r"encounter(?:ed|ing)?|with)\s+"
             r"(?:(?:me|us|an?|this|that|the|some|same|following|these)\s+){0,3}(?:errors?|exceptions?|(?:[\w.-]+\s+){0,2}mismatch)\b"
-            r"|\b(?:an?|the)\s+errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b",
+            r"|\b(?:an?|the)\s+errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b"
+            # the program's error quoted from memory in the sentence ("it gives ' Failed to get convolution error'",
+            # plans10/1017): a quotation after the verb that holds the error's own words
+            r"|\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|returns?|shows?|showed|says)\s+"
+            r"['\"‘“][^'\"’”\n]{0,160}?\b(?:errors?|fail(?:s|ed|ure)?)\b",
             re.IGNORECASE,
         ),
     ),
@@ -218,7 +223,9 @@ _PRINTED = LazyPattern(
     r"\b\w*(?:Warning|Error|Exception)\s*:|\.py[:\"]|\.(?:cc|cpp|cu|c|h):\d|\b(?:WARN(?:ING)?|ERROR|INFO|DEBUG)\b|"
     r"^\W{0,3}\d{4}-\d\d-\d\d|\w\([\"']"  # (the last: a call with a string, the source line a warning prints)
 )
-_QUOTED = LazyPattern(r"`[^`]{0,300}`")
+# (code between backticks, and a quotation in double quotes that holds a space: a log line the sentence quotes, "It
+# freezes at the point \"2018-09-04 ...: I tensorflow/.../gpu_device.cc:1484] Adding visible gpu devices\"", plans14/1422)
+_QUOTED = LazyPattern(r"`[^`]{0,300}`|\"(?=[^\"\n]{0,600}?\s)[^\"\n]{1,600}\"|“[^”\n]{0,600}”")
 # The next line shows an error after all ("I get the following error message:" then the message): the paste shows it.
 _SHOWN_NEXT = LazyPattern(r"error|exception|fail|traceback|fatal", re.IGNORECASE)
 # An image a paste links ("![error](https://...png)", an <img> tag): what it shows cannot be read.
