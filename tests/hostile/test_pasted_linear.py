@@ -34,6 +34,7 @@ SHAPES = {
     "headers-in-exception-lines": lambda n: "ImportError: Traceback (most recent call last):\n" * (n // 49),
     "unclosed-quotes": lambda n: 'tensorflow freezes at "a b c d e f g h i j k l m n o p\n' * (n // 55),
     "library-not-found-said": lambda n: "torch can not find libcudnn.so and the GPU is not available\n" * (n // 62),
+    "device-lists": lambda n: "tf.config.list_physical_devices('GPU')\n[]\n" * (n // 42),
 }
 
 

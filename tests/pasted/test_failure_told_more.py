@@ -166,3 +166,42 @@ def test_quiet_twins_are_not_read(line):
 )
 def test_the_told_shapes_are_read(line, form):
     assert _form(line) == form
+
+
+# -- a framework's own device list without a GPU ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "line_no"),
+    [
+        # tensorflow/tensorflow#38090: "When I run `tf.config.list_physical_devices(None)` I get
+        # `[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]`" (TF 2.1 on Windows with CUDA 10.2)
+        ("plans3/cases/211", 23),
+        # keras-team/keras#19255: ">>> *tf.config.list_physical_devices('GPU')*" answered "*[ ]*" under TF 2.16
+        ("plans14/cases/1417", 34),
+    ],
+)
+def test_a_device_list_without_a_gpu_is_not_decided_and_asks_the_frameworks_build(case, line_no):
+    doc = cli_json.check(cli_json.blind_case(case))
+    assert _blocking(doc) == [UNEXPLAINED]
+    (listed,) = _failures(doc, "gpu-stack-failure")
+    assert dict(listed["values"]) == {"form": "device-list-no-gpu", "component": "tensorflow", "component_kind": "module"}
+    assert listed["at"].endswith(f"/input.txt:{line_no}")
+    asked = cli_json.asked(doc)
+    assert any(a[:2] in (["python", "-c"], ["python3", "-c"]) and "is_built_with_cuda" in a[2] for a in asked)
+
+
+def _listed(lines: list[str]) -> list[str | None]:
+    return [dict(e.values).get("form") for e in read_failure_lines(lines)]
+
+
+def test_the_device_list_forms_and_their_quiet_twins():
+    cpu = "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]"
+    gpu = "[PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]"
+    assert _listed([">>> tf.config.list_physical_devices()", cpu]) == ["device-list-no-gpu"]
+    assert _listed([">>> tf.config.list_physical_devices(device_type='GPU')", "[]"]) == ["device-list-no-gpu"]
+    # quiet twins: the CPUs asked for, a GPU listed, an empty list below no device query, a query too far above
+    assert _listed([">>> tf.config.list_physical_devices('CPU')", cpu]) == []
+    assert _listed([">>> tf.config.list_physical_devices('GPU')", gpu]) == []
+    assert _listed([">>> print(sys.argv[1:])", "[]"]) == []
+    assert _listed(["tf.config.list_physical_devices('GPU')", "a", "b", "c", "d", "e", "[]"]) == []

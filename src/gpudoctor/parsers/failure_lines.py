@@ -465,6 +465,34 @@ _PROGRAM_FORMS: tuple[tuple[str, LazyPattern], ...] = (
     ),
 )
 # The plain words one of _PROGRAM_FORMS needs, looked for before its patterns run on a line (tests/pasted/test_big_paste.py).
+# A framework's own list of the devices it sees, answered without a GPU: TensorFlow's tf.config.list_physical_devices
+# printed as a list of PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU') (tensorflow/python/eager/
+# context.py's PhysicalDevice namedtuple repr), only CPUs, or empty where the GPUs were asked for. Read below its query
+# (a few lines up: "When I run `tf.config.list_physical_devices(None)` I get", a REPL's prompt), a query for all
+# devices or for the GPUs, never for the CPUs (whose list holds only CPUs on every machine). Markdown's emphasis and code
+# quotes around the answer are the paste's own markup.
+_DEVICE_LIST = LazyPattern(
+    r"\[\s*(?:PhysicalDevice\(name='/physical_device:CPU:\d{1,3}',\s*device_type='CPU'\),?\s*){0,64}\]"
+)
+_DEVICE_QUERY = LazyPattern(
+    r"list_physical_devices\(\s*(?:None|device_type\s*=\s*None|['\"]GPU['\"]|device_type\s*=\s*['\"]GPU['\"])?\s*\)"
+)
+_MARKUP = "*`>_ \t"
+_QUERY_ABOVE = 4  # the query's line this many non-empty lines up at most
+
+
+def _device_list_without_gpu(lines: list[str], i: int) -> ErrorEvidence | None:
+    """TensorFlow's device list on line `i` without a GPU, below its query for all devices or the GPUs, or None."""
+    line = lines[i].strip(_MARKUP)
+    if not line.startswith("[") or _DEVICE_LIST.fullmatch(line) is None:
+        return None
+    above = [x for x in lines[max(0, i - 40) : i] if x.strip()][-_QUERY_ABOVE:]
+    if not any(_DEVICE_QUERY.search(x) for x in above):
+        return None
+    form = (("form", "device-list-no-gpu"), ("component", "tensorflow"), ("component_kind", "module"))
+    return ErrorEvidence(KIND, lines[i][:300], form)
+
+
 _PROGRAM_START = LazyPattern(
     r"CMake Error|Configuring incomplete|error|Killed|kill|SIGKILL|SIGSEGV|Segmentation|segfault|137|139|-9\b|-11\b"
     r"|ninja: build stopped|ERROR|FATAL|CRITICAL|fatal|Mem\b",
@@ -548,6 +576,7 @@ MEANS = {
     "exception": "{c} raised an error",
     "traceback-end": "the program stopped on an error no entry knows ({c})",
     "gpu-unavailable-warning": "{c} found no usable GPU",
+    "device-list-no-gpu": "{c} lists no GPU among the devices it sees",
     "configure": "the build's configure stopped ({c})",
     "compiler": "the build's compiler or linker failed ({c})",
     "killed": "the process was killed (the kernel's OOM killer or a SIGKILL)",
@@ -724,6 +753,10 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
         nxt = stripped[i] or nxt
     for i, line in enumerate(stripped):
         if not line or len(line) > _MAX_LINE:
+            continue
+        if "[" in line and line not in seen and (listed := _device_list_without_gpu(stripped, i)) is not None:
+            seen.add(line)
+            out.append(listed)
             continue
         if (
             _PROGRAM_START.search(line)
