@@ -28,9 +28,11 @@ SHAPES = {
     "digits-and-dots": lambda n: "1." * (n // 2),
     # a traceback's frames and then prose (pasted.read's cut traceback), headers inside exception lines, a reporter's
     # sentences each opening a quotation that never closes (failure_lines' _QUOTED) and telling a library not found
-    "frames-then-prose": lambda n: "Traceback (most recent call last):\n"
-    + '  File "/w/run.py", line 3, in <module>\n' * (n // 40)
-    + "Hi, thanks for the reply.\n",
+    "frames-then-prose": lambda n: (
+        "Traceback (most recent call last):\n"
+        + '  File "/w/run.py", line 3, in <module>\n' * (n // 40)
+        + "Hi, thanks for the reply.\n"
+    ),
     "headers-in-exception-lines": lambda n: "ImportError: Traceback (most recent call last):\n" * (n // 49),
     "unclosed-quotes": lambda n: 'tensorflow freezes at "a b c d e f g h i j k l m n o p\n' * (n // 55),
     "library-not-found-said": lambda n: "torch can not find libcudnn.so and the GPU is not available\n" * (n // 62),

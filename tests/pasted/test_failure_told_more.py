@@ -81,7 +81,9 @@ def test_a_gpu_not_detected_beside_the_driver_version_in_the_same_sentence_is_a_
 
 def test_is_available_quoted_as_code_with_false_below_is_read():
     # pytorch/pytorch#68611: "`torch.cuda.is_available() `" then "false" on the next line
-    doc = cli_json.check(cli_json.ROOT / "tests/blind/pasted/cases/016-pytorch-68611-windows-gtx1050-conda-nightly-cu113/input.txt")
+    doc = cli_json.check(
+        cli_json.ROOT / "tests/blind/pasted/cases/016-pytorch-68611-windows-gtx1050-conda-nightly-cu113/input.txt"
+    )
     assert _blocking(doc) == [UNEXPLAINED]
     assert len(_failures(doc, "cuda-unavailable")) == 1
 
@@ -131,7 +133,9 @@ def test_controls_stay_quiet(case):
 def test_collect_env_quoted_with_yes_answers_for_its_interpreter():
     # pytorch/pytorch#40682: "I don't know why torch.cuda.is_available() always return false?" beside collect_env quoted
     # under "> " with torch 1.5's "Is CUDA available: Yes": the False is another interpreter's (a control)
-    doc = cli_json.check(cli_json.ROOT / "tests/blind/pasted/cases/001-pytorch-40682-windows-server-titan-rtx-quoted-collect-env/input.txt")
+    doc = cli_json.check(
+        cli_json.ROOT / "tests/blind/pasted/cases/001-pytorch-40682-windows-server-titan-rtx-quoted-collect-env/input.txt"
+    )
     assert _blocking(doc) == []
     assert [e["line"] for e in _failures(doc, "cuda-available-said")] == ["Is CUDA available: Yes"]
 

@@ -471,9 +471,7 @@ _PROGRAM_FORMS: tuple[tuple[str, LazyPattern], ...] = (
 # (a few lines up: "When I run `tf.config.list_physical_devices(None)` I get", a REPL's prompt), a query for all
 # devices or for the GPUs, never for the CPUs (whose list holds only CPUs on every machine). Markdown's emphasis and code
 # quotes around the answer are the paste's own markup.
-_DEVICE_LIST = LazyPattern(
-    r"\[\s*(?:PhysicalDevice\(name='/physical_device:CPU:\d{1,3}',\s*device_type='CPU'\),?\s*){0,64}\]"
-)
+_DEVICE_LIST = LazyPattern(r"\[\s*(?:PhysicalDevice\(name='/physical_device:CPU:\d{1,3}',\s*device_type='CPU'\),?\s*){0,64}\]")
 _DEVICE_QUERY = LazyPattern(
     r"list_physical_devices\(\s*(?:None|device_type\s*=\s*None|['\"]GPU['\"]|device_type\s*=\s*['\"]GPU['\"])?\s*\)"
 )
