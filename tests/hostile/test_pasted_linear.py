@@ -37,6 +37,7 @@ SHAPES = {
     "unclosed-quotes": lambda n: 'tensorflow freezes at "a b c d e f g h i j k l m n o p\n' * (n // 55),
     "library-not-found-said": lambda n: "torch can not find libcudnn.so and the GPU is not available\n" * (n // 62),
     "device-lists": lambda n: "tf.config.list_physical_devices('GPU')\n[]\n" * (n // 42),
+    "cpu-chosen-lines": lambda n: ">> Using device_type cpu on this RTX 2070\n" * (n // 42),
 }
 
 

@@ -209,3 +209,38 @@ def test_the_device_list_forms_and_their_quiet_twins():
     assert _listed([">>> tf.config.list_physical_devices('GPU')", gpu]) == []
     assert _listed([">>> print(sys.argv[1:])", "[]"]) == []
     assert _listed(["tf.config.list_physical_devices('GPU')", "a", "b", "c", "d", "e", "[]"]) == []
+
+
+# -- a program's own log that it chose the CPU ------------------------------------------------------------------------
+
+
+def test_a_program_logging_the_cpu_as_its_device_beside_a_named_geforce_is_not_decided():
+    # invoke-ai/InvokeAI#1322: "**>> Using device_type cpu**" in the start-up log, the specs naming an RTX 2070
+    doc = cli_json.check(cli_json.blind_case("plans13/cases/1343"))
+    assert _blocking(doc) == [UNEXPLAINED]
+    (chosen,) = _failures(doc, "gpu-stack-failure")
+    assert dict(chosen["values"])["form"] == "cpu-device-chosen"
+    assert chosen["at"].endswith("/input.txt:27")
+    assert ["python", "-m", "pip", "list"] in cli_json.asked(doc)
+
+
+def test_the_cpu_chosen_without_an_nvidia_gpu_named_is_how_the_program_runs(tmp_path):
+    # the same log line on a paste that names no NVIDIA GPU: no failure of the environment (a quiet twin)
+    doc = cli_json.paste(tmp_path, "Starting the web UI\n>> Using device_type cpu\n>> Model loaded in 11.05s\n")
+    assert _blocking(doc) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        ("[2024-10-02 09:04:20,991]::[InvokeAI]::INFO --> Using torch device: CPU", True),
+        ("Using device: cpu", True),
+        # quiet twins: the reporter's wish, a setting in code, the GPU chosen, a print in code
+        ("how do I make it stop using device cpu", False),
+        ('device = "cpu"', False),
+        ("Using device: cuda", False),
+        ('if args.cpu: print("Using device: cpu")', False),
+    ],
+)
+def test_the_cpu_chosen_form_and_its_quiet_twins(line, read):
+    assert _listed([line]) == (["cpu-device-chosen"] if read else [])

@@ -1888,6 +1888,10 @@ def _failure(e, facts: Facts) -> bool:
         # shows an NVIDIA GPU or its driver answering (nvidia-smi's header alone, ollama/ollama#11676): on a machine
         # without one it is how Ollama runs
         return bool(facts.driver.gpus or facts.driver.version) and other_vendor_gpu_only(facts) is None
+    if e.kind == "gpu-stack-failure" and e.get("form") == "cpu-device-chosen":
+        # a program's log that it chose the CPU (failure_lines) is a failure only where the text names an NVIDIA GPU, as
+        # Whisper's on the CPU below: on a machine without one the CPU is how it runs
+        return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     if e.kind in ("whisper-on-cpu", "llama-cpp-no-gpu-device"):
         # Whisper on the CPU, or llama.cpp given -ngl with no GPU device, is a failure only on a machine with an NVIDIA
         # GPU, named in the text: a CPU run chosen by the program or on a machine without one (llama.cpp's own CPU CI

@@ -475,6 +475,11 @@ _DEVICE_LIST = LazyPattern(r"\[\s*(?:PhysicalDevice\(name='/physical_device:CPU:
 _DEVICE_QUERY = LazyPattern(
     r"list_physical_devices\(\s*(?:None|device_type\s*=\s*None|['\"]GPU['\"]|device_type\s*=\s*['\"]GPU['\"])?\s*\)"
 )
+# A program's own log of the device it chose, the CPU ("**>> Using device_type cpu**", InvokeAI's start-up; "Using torch
+# device: CPU"): the program did not reach a GPU. A failure only where the paste names an NVIDIA GPU
+# (gpudoctor.checks.reported judges it: on a machine without one it is how the program runs). Not the reporter's wish
+# ("how do I use device cpu") nor a setting in code: the line is the log's own, "Using" first after its markup and prefix.
+_CPU_CHOSEN = LazyPattern(r"(?:^|>>\s*|-->\s*|\]\s*)Using (?:torch |the )?device(?:_type)?\s*[:=]?\s*['\"]?(?i:cpu)['\"]?\.?$")
 _MARKUP = "*`>_ \t"
 _QUERY_ABOVE = 4  # the query's line this many non-empty lines up at most
 
@@ -575,6 +580,7 @@ MEANS = {
     "traceback-end": "the program stopped on an error no entry knows ({c})",
     "gpu-unavailable-warning": "{c} found no usable GPU",
     "device-list-no-gpu": "{c} lists no GPU among the devices it sees",
+    "cpu-device-chosen": "{c} chose the CPU as its device",
     "configure": "the build's configure stopped ({c})",
     "compiler": "the build's compiler or linker failed ({c})",
     "killed": "the process was killed (the kernel's OOM killer or a SIGKILL)",
@@ -755,6 +761,11 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
         if "[" in line and line not in seen and (listed := _device_list_without_gpu(stripped, i)) is not None:
             seen.add(line)
             out.append(listed)
+            continue
+        if "sing" in line and line not in seen and _CPU_CHOSEN.search(line.strip(_MARKUP)):
+            seen.add(line)
+            form = (("form", "cpu-device-chosen"), ("component", "the program"), ("component_kind", "runtime"))
+            out.append(ErrorEvidence(KIND, line[:300], form))
             continue
         if (
             _PROGRAM_START.search(line)
