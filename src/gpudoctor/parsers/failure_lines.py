@@ -764,8 +764,8 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
             continue
         if "sing" in line and line not in seen and _CPU_CHOSEN.search(line.strip(_MARKUP)):
             seen.add(line)
-            form = (("form", "cpu-device-chosen"), ("component", "the program"), ("component_kind", "runtime"))
-            out.append(ErrorEvidence(KIND, line[:300], form))
+            chosen = (("form", "cpu-device-chosen"), ("component", "the program"), ("component_kind", "runtime"))
+            out.append(ErrorEvidence(KIND, line[:300], chosen))
             continue
         if (
             _PROGRAM_START.search(line)
