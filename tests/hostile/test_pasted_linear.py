@@ -38,6 +38,18 @@ SHAPES = {
     # the printed-version reader (pasted.printed) and the stated floors (parsers.error_texts): their words on every line
     "printed-cudnn-versions": lambda n: "device: 0, cuDNN Version: 5.1.\n" * (n // 31),
     "stated-floors": lambda n: "your driver is older than 535 requires driver version >= 12.0\n" * (n // 61),
+    # a traceback's frames and then prose (pasted.read's cut traceback), headers inside exception lines, a reporter's
+    # sentences each opening a quotation that never closes (failure_lines' _QUOTED) and telling a library not found
+    "frames-then-prose": lambda n: (
+        "Traceback (most recent call last):\n"
+        + '  File "/w/run.py", line 3, in <module>\n' * (n // 40)
+        + "Hi, thanks for the reply.\n"
+    ),
+    "headers-in-exception-lines": lambda n: "ImportError: Traceback (most recent call last):\n" * (n // 49),
+    "unclosed-quotes": lambda n: 'tensorflow freezes at "a b c d e f g h i j k l m n o p\n' * (n // 55),
+    "library-not-found-said": lambda n: "torch can not find libcudnn.so and the GPU is not available\n" * (n // 62),
+    "device-lists": lambda n: "tf.config.list_physical_devices('GPU')\n[]\n" * (n // 42),
+    "cpu-chosen-lines": lambda n: ">> Using device_type cpu on this RTX 2070\n" * (n // 42),
 }
 
 # parsers.arch_flags.read_refusal reads one line at a time: a line of repeated near-refusals stays linear too.

@@ -197,11 +197,17 @@ def test_fails_quiet_twin_a_programs_own_warning():
 # -- "it reports an error": told, not shown ------------------------------------------------------------------------
 
 
-def test_an_error_told_but_not_shown():
-    # cupy/cupy#9106: "I am trying to get cupy running on a RTX 5080, but it is reporting some errors."
+def test_an_error_told_above_a_traceback_cut_before_the_next_comment_reads_the_cut():
+    # cupy/cupy#9106: "I am trying to get cupy running on a RTX 5080, but it is reporting some errors.", then
+    # contraction.py's traceback cut mid-frame ('File "cupy/_core/_ke') and the thread's next comment: the paste shows
+    # more than the words, a traceback cut before its error, whose script run again prints it
     doc = _check(_case("plans8/cases/809-cupy9106"))
-    assert [s["form"] for s in _said(doc)] == ["error-said"]
+    (cut,) = (e for e in doc["facts"]["pasted"]["errors"] if e["kind"] == "traceback-cut")
+    assert cut["line"] == 'File "cupy/_core/_ke'
     _unexplained(doc)
+    assert ["/home/paul/miniconda3/envs/crypto/bin/python", "/home/paul/Code/github/cupy/examples/cutensor/contraction.py"] in (
+        _asked(doc)
+    )
 
 
 def test_error_public_thread(tmp_path):

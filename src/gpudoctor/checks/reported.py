@@ -1908,11 +1908,13 @@ def _failure(e, facts: Facts) -> bool:
         # tests/blind/plans10/cases/1040-*), not a fault of the environment to name
         return False
     if e.kind == "gpu-unused-said" and any(
-        x.kind not in (e.kind, "gpu-reached-elsewhere-said") and x.line and x.line in e.line for x in facts.pasted.errors
+        x.kind != e.kind and not x.kind.endswith("-said") and x.line and x.line in e.line for x in facts.pasted.errors
     ):
         # words read from a program's own message another entry recognises (Ollama's installer: "No NVIDIA GPU
-        # detected", on every machine without one): that entry's own rule judges it. (The reporter's own words that
-        # another Python reaches the GPU are no program's message: the same sentence often holds both.)
+        # detected", on every machine without one): that entry's own rule judges it. (Another reading of the reporter's
+        # own words is no program's message: the same sentence often holds the failure beside another Python reaching
+        # the GPU, or beside the driver's version it names, "does not detect my GPU. I've driver 580":
+        # tests/blind/plans11/cases/1144-*.)
         return False
     if e.get("entry") in _APP_CPU_NOTICES:
         # An application's notice that it runs on the CPU (EasyOCR's Reader, Cellpose's probe) is printed on every
@@ -1938,6 +1940,10 @@ def _failure(e, facts: Facts) -> bool:
         # shows an NVIDIA GPU or its driver answering (nvidia-smi's header alone, ollama/ollama#11676): on a machine
         # without one it is how Ollama runs
         return bool(facts.driver.gpus or facts.driver.version) and other_vendor_gpu_only(facts) is None
+    if e.kind == "gpu-stack-failure" and e.get("form") == "cpu-device-chosen":
+        # a program's log that it chose the CPU (failure_lines) is a failure only where the text names an NVIDIA GPU, as
+        # Whisper's on the CPU below: on a machine without one the CPU is how it runs
+        return bool(facts.driver.gpus) and other_vendor_gpu_only(facts) is None
     if e.kind in ("whisper-on-cpu", "llama-cpp-no-gpu-device"):
         # Whisper on the CPU, or llama.cpp given -ngl with no GPU device, is a failure only on a machine with an NVIDIA
         # GPU, named in the text: a CPU run chosen by the program or on a machine without one (llama.cpp's own CPU CI

@@ -145,6 +145,8 @@ GPU_NOT_REACHED = Family(
             "cuda-no-gpus",
             "cuda-unavailable",
             "gpu-stack-failure:gpu-unavailable-warning",
+            "gpu-stack-failure:device-list-no-gpu",  # the framework's own device list without a GPU (failure_lines)
+            "gpu-stack-failure:cpu-device-chosen",  # the program's own log that it chose the CPU (failure_lines)
             "gpu-stack-failure:cpu-said",  # the reporter's words that it runs on the CPU instead (failure_lines)
         }
     ),

@@ -596,8 +596,9 @@ _LINUX_DRIVER_PKG = _Lazy(
     r"\b(?:apt|apt-get|dnf|yum)\s+(?:-y\s+)?install\b[^\n]{0,120}?\b(?P<package>nvidia-(?:utils|driver|dkms|kernel-source|headless)-\d{3}\S*|nvidia-driver\b|cuda-drivers\b)"
 )
 # The REPL's answer on the next line, after its prompt, or written as a comment ("# false is returned",
-# "-> False"). The separators are disjoint alternatives, so a long run of them cannot backtrack.
-_ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:)*(?:(?:returns?|is|gives|prints?|outputs?)\s+)?[`'\"]?False\b"
+# "-> False"), the query quoted as code first ("`torch.cuda.is_available() `" with "false" on the next line:
+# tests/blind/pasted/cases/016-*). The separators are disjoint alternatives, so a long run of them cannot backtrack.
+_ANSWER = r"\)?(?:\s|>>>|Out\[\d+\]:|#|->|=>|:|`)*(?:(?:returns?|is|gives|prints?|outputs?)\s+)?[`'\"]?False\b"
 _CUDA_UNAVAILABLE = _Lazy(r"cuda\.is_available\(\)" + _ANSWER, re.IGNORECASE)
 # The same question answered True: a framework in the interpreter it ran in reaches the GPU (the driver answers there,
 # and nothing in that environment hides the GPU from it).
@@ -621,8 +622,11 @@ _CGROUP_CONF = _Lazy(r"\bcat\s+\S*cgroup\.conf[^\n]*\n(?P<body>(?:(?!```|➜|\$ 
 _CONSTRAIN_DEVICES = _Lazy(r"^[ \t]*ConstrainDevices\s*=\s*yes\b", re.IGNORECASE | re.MULTILINE)
 _CONSTRAIN_ANY = _Lazy(r"^[ \t]*Constrain\w+\s*=", re.IGNORECASE | re.MULTILINE)
 _JOB_DEVICES = _Lazy(r"\bCUDA_VISIBLE_DEVICES\b|/dev/nvidia\d")
+# (collect_env of torch 1.5 and before wrote its booleans as Yes and No: pretty_str's replace_bools(dct, true='Yes',
+# false='No'), pytorch/pytorch torch/utils/collect_env.py; tests/blind/pasted/cases/001-*, quoted in a reply)
 _CUDA_AVAILABLE_SAID = _Lazy(
-    r"^[ \t]*(?:Is )?CUDA available[ \t]*:?[ \t]*(?:\r?\n[ \t]*)?True[ \t]*$", re.MULTILINE | re.IGNORECASE
+    r"^[ \t]*(?:Is )?CUDA available[ \t]*:?[ \t]*(?:\r?\n[ \t]*)?(?:True|Yes)[ \t]*$",
+    re.MULTILINE | re.IGNORECASE,
 )
 _TF_NO_CUDA = _Lazy(r"is_built_with_cuda\(\)" + _ANSWER, re.IGNORECASE)
 

@@ -121,7 +121,8 @@ def _statements(line: str) -> str:
 
 # A sentence that sets what works against what fails ("with --gpus 0, works fine but with --gpus 0,1 hangs"): its
 # failure stands beside the words that something works.
-_CONTRAST = LazyPattern(r"\bbut\b|\bhowever\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
+# ("Though when I run some simple calculations on gpu it works fine": the failure told before it stands, plans10/1017)
+_CONTRAST = LazyPattern(r"\bbut\b|\bhowever\b|\bwhile\b|\bwhereas\b|\b(?:al)?though\b", re.IGNORECASE)
 # (form, pattern) of a failure told in words, tried after _FORMS on a line that names _SAID_SUBJECT.
 _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
     # it never ends: "hangs", "freezes", "stuck", "does not return", "times out", "infinite buffering"
@@ -145,8 +146,16 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
     (
         "fails-said",
         LazyPattern(
-            r"\b(?:can(?:no|['’])?t|could(?:n['’]t| not)|unable to|fail(?:s|ed)? to|won['’]t|will not)\s+"
+            # ("can not" written apart is the same word: "it reports that can not find nvinfer.dll", plans16/1601)
+            r"\b(?:can(?:no|['’])?t|can not|could(?:n['’]t| not)|unable to|fail(?:s|ed)? to|won['’]t|will not)\s+"
             r"(?:get\s+\S{1,40}\s+to\s+)?(?:work|run|start|deploy|launch|allocate|transcode|initiali[sz]e|recogni[sz]e)\b"
+            # a library it cannot find or load, named by its file ("can not find nvinfer.dll", "cannot load
+            # libcudnn_ops.so.9"): the loader's refusal in the reporter's words. (Not "could not" nor "unable to", the
+            # words programs print themselves: TensorFlow's "could not open file to read NUMA node", a benign notice in
+            # the fine case plans5/424; nor a thing that is no library: a MIG resource not listed, the fine plans6/502.)
+            r"|\b(?:can(?:no|['’])?t|can not)\s+(?:find|load|locate)\s+(?:the\s+|any\s+)?['\"`]?[\w.+-]{1,120}\.(?:dll|so)\b"
+            # "there are problems in locating the cuDNN files", "trouble loading libcudnn" (plans12/1234)
+            r"|\b(?:problems?|trouble|issues?)\s+(?:in\s+|with\s+)?(?:locating|loading|finding|detecting)\b"
             r"|\b(?:fails?|failed)\s+(?:to\s+\w+\s+)?(?:properly|respectively|on|with|when)\b"
             # what it failed to do to the stack: "cupy fails to load the `cudart64_12.dll`", "all fails to detect gpu"
             r"|\bfail(?:s|ed)? to (?:load|find|detect|see|use|import|open)\b"
@@ -169,6 +178,11 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             # the GPU told as unused ("GPU cannot be used", "the GPU is not used", "CUDA isn't being utilized")
             r"|\b(?:GPUs?|CUDA|graphics cards?)\s+(?:can(?:no|['’])?t|could(?:n['’]t| not)|is(?:n['’]t| not)|are(?:n['’]t| not)"
             r"|was(?:n['’]t| not)|were(?:n['’]t| not))\s+(?:be(?:ing)?\s+)?(?:used|utili[sz]ed)\b"
+            # the GPU told as not there for the run ("when I train, the GPU is not available", plans15/1547); not a
+            # program's own notice without the verb ("CUDA not available - defaulting to CPU": EasyOCR on a machine
+            # without a GPU, the fine case plans11/1143)
+            r"|\b(?:the|my|a|any)\s+(?:NVIDIA\s+)?(?:GPUs?|CUDA|graphics cards?)\s+(?:is(?:n['’]t| not)|are(?:n['’]t| not)"
+            r"|was(?:n['’]t| not)|were(?:n['’]t| not))\s+(?:being\s+)?(?:available|detected|recogni[sz]ed|found|visible)\b"
             # only the CPU offered where a device is chosen ("the device choice is CPU only", "only CPU is available")
             r"|\bonly\s+(?:the\s+)?CPU\s+(?:is\s+|was\s+)?(?:offered|available|listed|shown|selectable)\b"
             r"|\bdevice\s+(?:choice|list|dropdown|selection|options?)\b[^.\n]{0,30}?\bCPU\s+only\b"
@@ -185,7 +199,11 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             r"\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|reporting|returns?|hit|see|facing|meet|"
             r"encounter(?:ed|ing)?|with)\s+"
             r"(?:(?:me|us|an?|this|that|the|some|same|following|these)\s+){0,3}(?:errors?|exceptions?|(?:[\w.-]+\s+){0,2}mismatch)\b"
-            r"|\b(?:an?|the)\s+errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b",
+            r"|\b(?:an?|the)\s+errors?\s+(?:occurred|occurs|happens|happened|appears|appeared)\b"
+            # the program's error quoted from memory in the sentence ("it gives ' Failed to get convolution error'",
+            # plans10/1017): a quotation after the verb that holds the error's own words
+            r"|\b(?:got|get|gets|getting|gives?|giving|raises?|raised|throws?|threw|returns?|shows?|showed|says)\s+"
+            r"['\"‘“][^'\"’”\n]{0,160}?\b(?:errors?|fail(?:s|ed|ure)?)\b",
             re.IGNORECASE,
         ),
     ),
@@ -205,7 +223,9 @@ _PRINTED = LazyPattern(
     r"\b\w*(?:Warning|Error|Exception)\s*:|\.py[:\"]|\.(?:cc|cpp|cu|c|h):\d|\b(?:WARN(?:ING)?|ERROR|INFO|DEBUG)\b|"
     r"^\W{0,3}\d{4}-\d\d-\d\d|\w\([\"']"  # (the last: a call with a string, the source line a warning prints)
 )
-_QUOTED = LazyPattern(r"`[^`]{0,300}`")
+# (code between backticks, and a quotation in double quotes that holds a space: a log line the sentence quotes, "It
+# freezes at the point \"2018-09-04 ...: I tensorflow/.../gpu_device.cc:1484] Adding visible gpu devices\"", plans14/1422)
+_QUOTED = LazyPattern(r"`[^`]{0,300}`|\"(?=[^\"\n]{0,600}?\s)[^\"\n]{1,600}\"|“[^”\n]{0,600}”")
 # The next line shows an error after all ("I get the following error message:" then the message): the paste shows it.
 _SHOWN_NEXT = LazyPattern(r"error|exception|fail|traceback|fatal", re.IGNORECASE)
 # An image a paste links ("![error](https://...png)", an <img> tag): what it shows cannot be read.
@@ -445,6 +465,37 @@ _PROGRAM_FORMS: tuple[tuple[str, LazyPattern], ...] = (
     ),
 )
 # The plain words one of _PROGRAM_FORMS needs, looked for before its patterns run on a line (tests/pasted/test_big_paste.py).
+# A framework's own list of the devices it sees, answered without a GPU: TensorFlow's tf.config.list_physical_devices
+# printed as a list of PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU') (tensorflow/python/eager/
+# context.py's PhysicalDevice namedtuple repr), only CPUs, or empty where the GPUs were asked for. Read below its query
+# (a few lines up: "When I run `tf.config.list_physical_devices(None)` I get", a REPL's prompt), a query for all
+# devices or for the GPUs, never for the CPUs (whose list holds only CPUs on every machine). Markdown's emphasis and code
+# quotes around the answer are the paste's own markup.
+_DEVICE_LIST = LazyPattern(r"\[\s*(?:PhysicalDevice\(name='/physical_device:CPU:\d{1,3}',\s*device_type='CPU'\),?\s*){0,64}\]")
+_DEVICE_QUERY = LazyPattern(
+    r"list_physical_devices\(\s*(?:None|device_type\s*=\s*None|['\"]GPU['\"]|device_type\s*=\s*['\"]GPU['\"])?\s*\)"
+)
+# A program's own log of the device it chose, the CPU ("**>> Using device_type cpu**", InvokeAI's start-up; "Using torch
+# device: CPU"): the program did not reach a GPU. A failure only where the paste names an NVIDIA GPU
+# (gpudoctor.checks.reported judges it: on a machine without one it is how the program runs). Not the reporter's wish
+# ("how do I use device cpu") nor a setting in code: the line is the log's own, "Using" first after its markup and prefix.
+_CPU_CHOSEN = LazyPattern(r"(?:^|>>\s*|-->\s*|\]\s*)Using (?:torch |the )?device(?:_type)?\s*[:=]?\s*['\"]?(?i:cpu)['\"]?\.?$")
+_MARKUP = "*`>_ \t"
+_QUERY_ABOVE = 4  # the query's line this many non-empty lines up at most
+
+
+def _device_list_without_gpu(lines: list[str], i: int) -> ErrorEvidence | None:
+    """TensorFlow's device list on line `i` without a GPU, below its query for all devices or the GPUs, or None."""
+    line = lines[i].strip(_MARKUP)
+    if not line.startswith("[") or _DEVICE_LIST.fullmatch(line) is None:
+        return None
+    above = [x for x in lines[max(0, i - 40) : i] if x.strip()][-_QUERY_ABOVE:]
+    if not any(_DEVICE_QUERY.search(x) for x in above):
+        return None
+    form = (("form", "device-list-no-gpu"), ("component", "tensorflow"), ("component_kind", "module"))
+    return ErrorEvidence(KIND, lines[i][:300], form)
+
+
 _PROGRAM_START = LazyPattern(
     r"CMake Error|Configuring incomplete|error|Killed|kill|SIGKILL|SIGSEGV|Segmentation|segfault|137|139|-9\b|-11\b"
     r"|ninja: build stopped|ERROR|FATAL|CRITICAL|fatal|Mem\b",
@@ -528,6 +579,8 @@ MEANS = {
     "exception": "{c} raised an error",
     "traceback-end": "the program stopped on an error no entry knows ({c})",
     "gpu-unavailable-warning": "{c} found no usable GPU",
+    "device-list-no-gpu": "{c} lists no GPU among the devices it sees",
+    "cpu-device-chosen": "{c} chose the CPU as its device",
     "configure": "the build's configure stopped ({c})",
     "compiler": "the build's compiler or linker failed ({c})",
     "killed": "the process was killed (the kernel's OOM killer or a SIGKILL)",
@@ -704,6 +757,15 @@ def read_failure_lines(lines: Iterable[str], known: frozenset[str] = frozenset()
         nxt = stripped[i] or nxt
     for i, line in enumerate(stripped):
         if not line or len(line) > _MAX_LINE:
+            continue
+        if "[" in line and line not in seen and (listed := _device_list_without_gpu(stripped, i)) is not None:
+            seen.add(line)
+            out.append(listed)
+            continue
+        if "sing" in line and line not in seen and _CPU_CHOSEN.search(line.strip(_MARKUP)):
+            seen.add(line)
+            chosen = (("form", "cpu-device-chosen"), ("component", "the program"), ("component_kind", "runtime"))
+            out.append(ErrorEvidence(KIND, line[:300], chosen))
             continue
         if (
             _PROGRAM_START.search(line)

@@ -242,7 +242,8 @@ def _traceback_cut(lines: list[str]) -> tuple[str, str] | None:
     """A paste that ends inside a Python traceback, before its error line (every line after the last "Traceback (most
     recent call last):" a frame, indented): a failure whose message was cut off. (Its last line, its first frame), or
     None."""
-    starts = [i for i, line in enumerate(lines[:200_000]) if line.lstrip().startswith("Traceback (most recent call last)")]
+    # (a traceback an exception's message holds, "ImportError: Traceback (most recent call last):", starts the last one)
+    starts = [i for i, line in enumerate(lines[:200_000]) if "Traceback (most recent call last)" in line[:300]]
     if not starts:
         # A traceback pasted without its header ("*bug msg:" then its frames, plans12/1212): the indented lines that
         # end the paste, the first of them a frame ('File "...", line N'), are the same cut.
@@ -254,9 +255,35 @@ def _traceback_cut(lines: list[str]) -> tuple[str, str] | None:
                 tail.insert(0, line)
         return (tail[-1].strip()[:300], tail[0]) if tail and _FRAME.match(tail[0]) else None
     tail = [line for line in lines[starts[-1] + 1 :] if line.strip()]
-    if not tail or any(not line.startswith((" ", "\t")) for line in tail):
+    if not tail:
         return None
-    return tail[-1].strip()[:300], tail[0]
+    if all(line.startswith((" ", "\t")) for line in tail):
+        return tail[-1].strip()[:300], tail[0]
+    return _frames_cut(tail)
+
+
+# The line Python prints after a traceback's frames: the exception's type, dotted, alone or before a colon
+# (traceback.format_exception_only). Any other line there means the frames were cut off before it.
+_EXCEPTION_LINE = LazyPattern(r"[A-Za-z_][\w.]{0,200}(?::|$)")
+
+
+def _frames_cut(tail: list[str]) -> tuple[str, str] | None:
+    """The frames of a traceback followed by something that is not its exception's line (the reporter's next words,
+    another comment of the thread): Python prints the exception right after the last frame, so the paste cut the
+    traceback before its error (tests/blind/plans16/cases/1615-*: a frame cut mid-path, then the thread's reply). (Its
+    last frame line, its first frame), or None. A fence between the frames and the exception is the paste's own
+    markup, skipped; IPython's frames ("Cell In[3], line 1", not indented) are not read here."""
+    frames: list[str] = []
+    for line in tail[:10_000]:
+        if line.lstrip().startswith("```"):
+            continue
+        if line.startswith((" ", "\t")):
+            frames.append(line)
+            continue
+        if not frames or not _FRAME.match(frames[0]) or _EXCEPTION_LINE.match(line.strip()):
+            return None
+        return frames[-1].strip()[:300], frames[0]
+    return None
 
 
 _CPU_FINE = frozenset({"ggml-system-info-blas-0", "insightface-cpu-provider-only", "apptainer-no-nv-files"})
