@@ -237,3 +237,44 @@ def test_a_simple_check_reads_neither_locale_nor_signal(args):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "_Deferred _Deferred"
+
+
+def test_a_check_imports_its_plan_and_renderer_while_the_probes_wait():
+    # What a check imports once the probes have answered (the planner's modules every check builds its plan with, the
+    # text renderer and its console) is imported in the checks' import thread, once the checks' modules are: on a live
+    # machine that overlaps the user's interpreter's start-up, not the critical path after its answer (bench/README.md,
+    # h242). Here on a recorded machine (replayed: nothing runs), with the renderer's import the command line passes.
+    code = (
+        "import json, sys, threading\n"
+        "from gpudoctor.host.replay import ReplayHost\n"
+        "from gpudoctor.host.snapshot import validate_snapshot\n"
+        "from gpudoctor.pipeline import CheckRequest, check\n"
+        "from gpudoctor.cli.check import _import_renderer\n"
+        "done, seen = threading.Event(), {}\n"
+        "def ahead():\n"
+        "    _import_renderer('text')\n"
+        "    seen['thread'] = threading.current_thread() is not threading.main_thread()\n"
+        "    seen['modules'] = sorted(m for m in sys.modules if m.startswith(('gpudoctor.planner.', 'gpudoctor.render.')))\n"
+        "    done.set()\n"
+        "snapshot = json.load(open('tests/machines/rtx4090-torch212-vllm-healthy/snapshot.json', encoding='utf-8'))\n"
+        "result = check(ReplayHost(validate_snapshot(snapshot)), CheckRequest(), ahead=ahead)\n"
+        "assert done.wait(60)\n"
+        "print(json.dumps(seen), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    seen = json.loads(done.stderr.strip().splitlines()[-1])
+    assert seen["thread"] is True  # not the main thread, where Ctrl-C lands (gpudoctor.doctor._import_checks)
+    for module in (
+        "gpudoctor.planner.deciders",
+        "gpudoctor.planner.offers",
+        "gpudoctor.planner.prescribe",
+        "gpudoctor.planner.resume",
+        "gpudoctor.planner.where",
+        "gpudoctor.render.formats",
+        "gpudoctor.render.terminal",
+        "gpudoctor.render.textconsole",
+    ):
+        assert module in seen["modules"], module
