@@ -113,9 +113,9 @@ class Runner:
         return result.exit_code, result.stdout
 
     def _shared_check(self, key: tuple[str, ...], diagnose):
-        def check(host, request):
+        def check(host, request, ahead=None):
             if self._shared is None or self._shared[0] != key:
-                self._shared = (key, diagnose(host, request))
+                self._shared = (key, diagnose(host, request, ahead))
             return self._shared[1]
 
         return check

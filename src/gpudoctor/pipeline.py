@@ -7,8 +7,9 @@ formats read too, is gpudoctor.render.json_report.check_document).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
+from functools import partial
 
 from gpudoctor.model import ExitCode, Report, Severity
 from gpudoctor.probes import ProbeOptions
@@ -58,15 +59,17 @@ class CheckResult(Record):
         return self.request.node
 
 
-def check(host: Any, request: CheckRequest) -> CheckResult:
-    """Diagnose `host` (gpudoctor.host.Host) as `request` says; the one place a check's result is decided."""
+def check(host: Any, request: CheckRequest, ahead: Callable[[], object] | None = None) -> CheckResult:
+    """Diagnose `host` (gpudoctor.host.Host) as `request` says; the one place a check's result is decided. `ahead`
+    imports what the caller needs once the result is made (its renderer: gpudoctor.cli.check), while the probes
+    wait (_import_ahead)."""
     from gpudoctor.doctor import diagnose
     from gpudoctor.planner.context import Context  # (checks.base's Context, without the facts: they come later)
 
     ctx = Context(request.matrix_path)
     # Nothing more is imported before the probes start: the slowest of them (the user's interpreter) overlaps
     # the imports (gpudoctor.probes.run_probes).
-    report = diagnose(host, request.options, request.matrix_path, ctx)
+    report = diagnose(host, request.options, request.matrix_path, ctx, ahead=partial(_import_ahead, ahead))
     from gpudoctor.model import exit_code_for, sort_findings
     from gpudoctor.planner.deciders import with_docker_root, with_release_asks, with_values
     from gpudoctor.planner.prescribe import build
@@ -112,6 +115,16 @@ def check(host: Any, request: CheckRequest) -> CheckResult:
         exit_code=exit_code_for(report.findings, request.threshold),
         left_out=left_out,
     )
+
+
+def _import_ahead(then: Callable[[], object] | None) -> None:
+    """The modules `check` imports below whatever the findings are (diagnose imports them in its checks' import
+    thread while the probes wait: gpudoctor.doctor._import_checks), then the caller's. Only those every check
+    imports: one that only some findings need stays where it is (tests/unit/test_check_imports.py)."""
+    from gpudoctor.planner import deciders, offers, prescribe, resume, where  # noqa: F401
+
+    if then is not None:
+        then()
 
 
 def _pasted_view(host: Any, report: Report) -> tuple[dict[str, Any] | None, list[Any]]:

@@ -57,25 +57,32 @@ def _nothing_to_escape(s: str, newlines: bool) -> bool:
     """True only where the pattern would find nothing in `s`, told without compiling it (its character class is 3 M
     instructions, twice, of a bare check's text view: bench/README.md h226). Every control character (C0, DEL, C1) and
     every invisible one Python does not count printable makes `isprintable()` false; the invisible ones it does count
-    printable (a variation selector, a Hangul filler) are looked for by name. False sends `s` to the pattern."""
+    printable (a variation selector, a Hangul filler) are looked for by code point in INVISIBLE's spans: every other
+    character of `s` is printable by then. False sends `s` to the pattern."""
     if not s.isprintable() and not (newlines and s.replace("\n", "").replace("\t", "").isprintable()):
         return False
-    return s.isascii() or _printable_invisible().isdisjoint(s)
+    if s.isascii():
+        return True
+    spans = _invisible_spans()
+    # The spans, not a set of their characters: the tags' span alone is 4096 of them, and building that set was
+    # 5 M instructions of every text view that shows a glyph (half of its rendering: bench/README.md, h242).
+    return not any(a <= n <= b for n in {ord(c) for c in s if c > "\x7f"} for a, b in spans)
 
 
-_PRINTABLE_INVISIBLE: list[frozenset[str]] = []
+_INVISIBLE_SPANS: list[tuple[tuple[int, int], ...]] = []
 
 
-def _printable_invisible() -> frozenset[str]:
-    """The characters of INVISIBLE that this Python's `str.isprintable` counts printable (its Unicode version decides)."""
-    if not _PRINTABLE_INVISIBLE:
+def _invisible_spans() -> tuple[tuple[int, int], ...]:
+    """INVISIBLE as (first, last) code points: single characters and ranges "a-b", as the pattern's class reads them.
+    Made whole, then kept (another thread never sees a part of it)."""
+    if not _INVISIBLE_SPANS:
         spans, i = [], 0
-        while i < len(INVISIBLE):  # single characters and ranges "a-b", as the pattern's class reads them
+        while i < len(INVISIBLE):
             step = 3 if INVISIBLE[i + 1 : i + 2] == "-" else 1
             spans.append((ord(INVISIBLE[i]), ord(INVISIBLE[i + step - 1])))
             i += step
-        _PRINTABLE_INVISIBLE.append(frozenset(c for a, b in spans for c in map(chr, range(a, b + 1)) if c.isprintable()))
-    return _PRINTABLE_INVISIBLE[0]
+        _INVISIBLE_SPANS.append(tuple(spans))
+    return _INVISIBLE_SPANS[0]
 
 
 def clean_line(text: Any) -> str:

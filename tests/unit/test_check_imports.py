@@ -125,14 +125,12 @@ def test_a_bare_check_on_linux_compiles_no_windows_or_pasted_tensorrt_pattern():
     assert lines == [f"{module}.{name} False" for module, name in LAZY_ON_LINUX]
 
 
-# Compiled at import: the environment's CUDA_PATH_Vx_y names (every live check's host reads them before the user's
-# interpreter is started; host.live imports them) and one bytes pattern (LazyPattern is for text). Every other
-# module-level pattern of the modules a check imports is a LazyPattern: 56 of the 67 compiled at import were never
-# used by a bare check here, 24.6 M instructions of its 365 M (bench/README.md); a check compiles those it uses
-# where it first uses them.
+# Compiled at import: one bytes pattern (LazyPattern is for text). Every other module-level pattern of the modules a
+# check imports is a LazyPattern: 56 of the 67 compiled at import were never used by a bare check here, 24.6 M
+# instructions of its 365 M (bench/README.md); a check compiles those it uses where it first uses them. (The
+# environment's CUDA_PATH_Vx_y names were compiled at import too, before the user's interpreter was started: now only
+# where a name begins with their literal, gpudoctor.host.ENV_PATTERNS, h242.)
 COMPILED_AT_IMPORT = {
-    "gpudoctor.host.ENV_PATTERNS",
-    "gpudoctor.host.live.ENV_PATTERNS",
     "gpudoctor.bounded._STRING_IN_SHAPE",
 }
 
@@ -237,3 +235,63 @@ def test_a_simple_check_reads_neither_locale_nor_signal(args):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "_Deferred _Deferred"
+
+
+def test_a_check_imports_its_plan_and_renderer_while_the_probes_wait():
+    # What a check imports once the probes have answered (the planner's modules every check builds its plan with, the
+    # text renderer and its console) is imported in the checks' import thread, once the checks' modules are: on a live
+    # machine that overlaps the user's interpreter's start-up, not the critical path after its answer (bench/README.md,
+    # h242). Here on a recorded machine (replayed: nothing runs), with the renderer's import the command line passes.
+    code = (
+        "import json, sys, threading\n"
+        "from gpudoctor.host.replay import ReplayHost\n"
+        "from gpudoctor.host.snapshot import validate_snapshot\n"
+        "from gpudoctor.pipeline import CheckRequest, check\n"
+        "from gpudoctor.cli.check import _import_renderer\n"
+        "done, seen = threading.Event(), {}\n"
+        "def ahead():\n"
+        "    _import_renderer('text')\n"
+        "    seen['thread'] = threading.current_thread() is not threading.main_thread()\n"
+        "    seen['modules'] = sorted(m for m in sys.modules if m.startswith(('gpudoctor.planner.', 'gpudoctor.render.')))\n"
+        "    done.set()\n"
+        "snapshot = json.load(open('tests/machines/rtx4090-torch212-vllm-healthy/snapshot.json', encoding='utf-8'))\n"
+        "result = check(ReplayHost(validate_snapshot(snapshot)), CheckRequest(), ahead=ahead)\n"
+        "assert done.wait(60)\n"
+        "print(json.dumps(seen), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    seen = json.loads(done.stderr.strip().splitlines()[-1])
+    assert seen["thread"] is True  # not the main thread, where Ctrl-C lands (gpudoctor.doctor._import_checks)
+    for module in (
+        "gpudoctor.planner.deciders",
+        "gpudoctor.planner.offers",
+        "gpudoctor.planner.prescribe",
+        "gpudoctor.planner.resume",
+        "gpudoctor.planner.where",
+        "gpudoctor.render.formats",
+        "gpudoctor.render.terminal",
+        "gpudoctor.render.textconsole",
+    ):
+        assert module in seen["modules"], module
+
+
+def test_a_live_host_keeps_each_toolkits_cuda_path_and_no_near_miss():
+    # Windows' CUDA installer sets CUDA_PATH_V<major>_<minor> per toolkit (tests/unit/test_windows_checks.py reads them);
+    # the pattern is compiled only for a name with its literal prefix (gpudoctor.host.ENV_PATTERNS), and the names it
+    # does not match stay out: a third number, a letter, a name that only holds the prefix.
+    from gpudoctor.host.live import LiveHost
+
+    environ = {
+        "CUDA_PATH": "C:\\CUDA\\v12.4",
+        "CUDA_PATH_V12_4": "C:\\CUDA\\v12.4",
+        "CUDA_PATH_V11_8": "C:\\CUDA\\v11.8",
+        "CUDA_PATH_V12_4_1": "x",
+        "CUDA_PATH_V12_X": "x",
+        "MY_CUDA_PATH_V12_4": "x",
+        "HOME": "/root",
+    }
+    kept = LiveHost(environ=environ).env()
+    assert {k for k in kept if k.startswith(("CUDA_PATH", "MY_"))} == {"CUDA_PATH", "CUDA_PATH_V12_4", "CUDA_PATH_V11_8"}

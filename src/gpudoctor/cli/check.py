@@ -6,6 +6,7 @@ import enum
 import os
 import sys
 from collections.abc import Mapping
+from functools import partial
 
 from gpudoctor.cli.common import (
     ROOT_HELP,
@@ -274,13 +275,20 @@ def run(
         )
         from gpudoctor.pipeline import check as run_check
 
-        result = run_check(host, request)
+        result = run_check(host, request, ahead=partial(_import_renderer, output_format))
     except Exception as exc:
         fmt = _format(output_format)
         if fmt.raises or debug:
             raise
         return _failed(fmt, exc, started, textfile)
     return _emit(_format(output_format), result, textfile)
+
+
+def _import_renderer(name: str) -> None:
+    """What _emit and _output import once the result is made: the format's renderer and the writer of a --textfile
+    (gpudoctor.pipeline.check imports them while the probes wait, off the check's critical path)."""
+    _format(name).renderer()
+    from gpudoctor import textfile  # noqa: F401
 
 
 def _format(name: str) -> Format:

@@ -33,6 +33,9 @@ def make_host(replay: str | None, root: str = "/") -> Host:
 
 def say_trust_notes(notes: list[str]) -> None:
     """As root, what was left out of the programs' PATH and LD_LIBRARY_PATH: one line each on stderr."""
+    # The sanitizer only where a note is printed: a live check gets here before it starts the user's interpreter.
+    if not notes:
+        return
     import sys
 
     from gpudoctor.sanitize import clean_line

@@ -11,12 +11,11 @@ unchanged when a machine is replayed.
 from __future__ import annotations
 
 import posixpath
-import re
-import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import field
 
 from gpudoctor.host import winpath
+from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.record import MutableRecord, Record, record_class
 
 # typing's constant without typing: a live check imports this module before it starts the user's interpreter
@@ -76,8 +75,11 @@ ENV_NAMES = (
     "ProgramFiles",
     "SystemRoot",
 )
-# Windows' CUDA installer sets one CUDA_PATH_VX_Y per toolkit beside CUDA_PATH; recorded by pattern.
-ENV_PATTERNS = (re.compile(r"CUDA_PATH_V\d+_\d+\Z"),)
+# Windows' CUDA installer sets one CUDA_PATH_VX_Y per toolkit beside CUDA_PATH; recorded by pattern, each beside the
+# literal its names begin with: a live host reads its environment before the user's interpreter is started, and the
+# pattern is compiled only where a name begins so (compiled at import, 0.5 M instructions of every live check on
+# Linux, where none does: bench/README.md, h242).
+ENV_PATTERNS = (("CUDA_PATH_V", LazyPattern(r"CUDA_PATH_V\d+_\d+\Z")),)
 
 
 class HostError(Exception):
@@ -151,6 +153,10 @@ class CommandResult(Record):
 
 def command_key(argv: tuple[str, ...] | list[str]) -> str:
     """The command line as a person would type it: the snapshot's key for a command."""
+    # Imported here: a replayed machine's commands and a recording's are keyed, a live check's are not, and importing
+    # shlex with this module delayed the start of the user's interpreter by 1.2 M instructions (bench/README.md, h242).
+    import shlex
+
     return shlex.join(argv)
 
 

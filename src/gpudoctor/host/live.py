@@ -49,7 +49,9 @@ class LiveHost(Host):
         self.root = os.path.abspath(root)
         source = os.environ if environ is None else environ
         self._env = {k: source[k] for k in ENV_NAMES if k in source}
-        self._env.update({k: v for k, v in source.items() if any(p.match(k) for p in ENV_PATTERNS)})
+        self._env.update(
+            {k: v for k, v in source.items() if any(k.startswith(prefix) and p.match(k) for prefix, p in ENV_PATTERNS)}
+        )
         self._nvml_lock = threading.Lock()
         self._nvml_pending: tuple[threading.Thread, dict[str, Any]] | None = None
         # The environment this host's programs get (child_environ), made once: as root it stats every directory of

@@ -20,6 +20,10 @@ from gpudoctor.host.nvml import NAMED_IN_TEXT
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.model import AREA_TITLES, AREAS, Finding, Report, Severity
 from gpudoctor.probed import Found
+
+# The console is what every use of this module writes to (render, say): imported with it, so that a check imports it
+# while its probes wait (gpudoctor.pipeline.check's `ahead`), not after they answer.
+from gpudoctor.render.textconsole import TextConsole, emit, escape, parse, rstrip, wrap
 from gpudoctor.sanitize import clean
 
 # typing's constant without typing: a bare check imports this module (bench/README.md, h161)
@@ -63,7 +67,6 @@ def say(console: Any, markup: str, indent: str = "", hang: int = 0) -> None:
     `console` is a gpudoctor.render.textconsole.TextConsole (or a rich console, bench's). Cleaned here (gpudoctor.sanitize) before the
     markup is read, so that machine data cannot open a tag or reach the terminal.
     """
-    from gpudoctor.render.textconsole import emit, parse, rstrip, wrap
 
     width = max(console.width - len(indent) - hang, _MIN_TEXT)
     lines = []
@@ -75,7 +78,6 @@ def say(console: Any, markup: str, indent: str = "", hang: int = 0) -> None:
 
 def command(console: Any, line: str, indent: str) -> None:
     """A command to run: whole on one line, never wrapped or cut, whatever the width."""
-    from gpudoctor.render.textconsole import escape
 
     console.print(indent + escape(fit(console, clean(line, newlines=False))), soft_wrap=True, highlight=False)
 
@@ -235,7 +237,6 @@ def render_terminal(
     findings --ignore (or --only) left out, which the last line names."""
     from gpudoctor.planner.prescribe import build
     from gpudoctor.planner.where import shell
-    from gpudoctor.render.textconsole import escape
 
     if plan is None:
         plan = build(report.findings, shell(report.facts))
@@ -445,7 +446,6 @@ def shown_steps(plan: Any) -> list[Any]:
 
 def render_plan(console: Any, plan: Any, offered: dict[str, str] | None = None) -> None:
     """The plan once, in order: each step's prose, where it runs, its commands, and whether `fix` applies it."""
-    from gpudoctor.render.textconsole import escape
 
     steps = shown_steps(plan)
     if not steps:
@@ -493,7 +493,6 @@ def render_finding(console: Any, f: Finding, verbose: bool, indent: str = "    "
     Inside `check` the fix's commands are in the plan (`step` is its number); other views (the
     bandwidth benchmark) pass no step and get the commands here.
     """
-    from gpudoctor.render.textconsole import escape
 
     status = f.severity.label
     inner = indent + "  "
@@ -528,7 +527,6 @@ def render(result: Any) -> str:
     colours and characters are those of the terminal it goes to (gpudoctor.render.textconsole)."""
     import sys
 
-    from gpudoctor.render.textconsole import TextConsole
     from gpudoctor.sanitize import for_output
 
     out = _Capture(sys.stdout)
@@ -553,7 +551,6 @@ def render(result: Any) -> str:
 
 
 def render_requirements(console: Any, outcomes: Any) -> None:
-    from gpudoctor.render.textconsole import escape
 
     met = sum(1 for o in outcomes if o.met)
     console.print(f"[bold]Requirements[/bold]: {met} of {len(outcomes)} met")
