@@ -32,6 +32,20 @@ def test_an_engine_of_another_compute_capability_is_rebuilt_on_the_gpu_that_runs
 
 
 @states(CODE, FIRES)
+def test_on_a_driver_without_the_compute_cap_field_the_gpus_are_listed_by_name():
+    # tests/blind/plans17/cases/1706-*: a GTX 1050 Ti given an engine "expecting compute 8.6", the issue form's driver
+    # 470.129.06; R470's nvidia-smi has no compute_cap field (gpudoctor.planner.tool_floors.SMI_FIELDS), so the plan's
+    # first command queries the GPUs' names, whose capability the matrix knows (the twin above: no driver shown, the field
+    # kept)
+    case = next((Path(__file__).resolve().parents[1] / "blind" / "plans17" / "cases").glob("1706-*"))
+    f = pasted_findings((case / "input.txt").read_text(encoding="utf-8"))[CODE]
+    assert argv_words(f.remediation) == [
+        ("nvidia-smi", "--query-gpu=index,name", "--format=csv"),
+        ("trtexec", *BUILD),
+    ]
+
+
+@states(CODE, FIRES)
 @pytest.mark.parametrize(
     ("name", "trtexec"),
     [

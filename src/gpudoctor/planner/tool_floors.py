@@ -374,6 +374,14 @@ def instead(line: Cmd) -> Cmd | None:
     return Cmd(argv, pipe=line.pipe, note=line.note)
 
 
+def runnable(line: Cmd, facts: Any) -> Cmd:
+    """`line` where it runs on the machine the report shows, else its older form (`instead`): for a check that writes
+    a plan step's command, which the asker's filter (gpudoctor.pasted.ask) never sees."""
+    if _smi_unrunnable(line, facts) is None:
+        return line
+    return instead(line) or line
+
+
 def probed_module(line: Cmd) -> str:
     """The module a probe `unrunnable` refuses was asking about: the one a call of CALLS is made on, else the first it
     imports."""
