@@ -429,6 +429,24 @@ def test_task_manager_named_is_windows(path):
     assert [c["cue"] for c in snap["pasted"]["cues"] if c["means"] == "Windows"] == ["a tool only Windows has"]
 
 
+def test_task_manager_typed_in_a_hurry_is_windows_too():
+    # plans16/1635's sentence alone, the installer's words before it left out: "tsak manager" is read by the one pattern of Task Manager's
+    # words (gpudoctor.parsers.failure_lines.TASK_MANAGER_WORDS), which the idle-graph reading uses as well
+    line = next(
+        ln
+        for ln in _case(
+            "tests/blind/plans16/cases/1635-ollama-3536-windows-installer-rtx2080ti-task-manager-idle-gpu-not-used-between-requests-control/input.txt"
+        ).splitlines()
+        if "tsak manager" in ln
+    )
+    sentence = line[line.index("when I watch") :]
+    snap = read_pasted([Source("report.txt", sentence + "\n" + _ERR)])
+    assert snap["platform"]["system"] == "Windows"
+    assert [c["cue"] for c in snap["pasted"]["cues"] if c["means"] == "Windows"] == ["a tool only Windows has"]
+    # the quiet twin: a word that only ends like it
+    assert read_pasted([Source("report.txt", "the cluster's ask manager queued it\n" + _ERR)])["platform"]["system"] == "Linux"
+
+
 def test_a_windows_machine_and_the_anaconda_prompt_are_windows():
     # "on one of our virtualized Windows machine" (plans11/1132); "typing "cellpose" caused the anaconda prompt to
     # stall" (MouseLand/cellpose#595, tests/pasted/catalogue_examples/cellpose-torch-cuda-not-installed-working.txt)
@@ -651,7 +669,7 @@ def test_an_intel_mac_beside_linux_or_a_mac_address_is_no_macos():
     ],
 )
 def test_a_program_set_up_with_its_windows_installer_is_windows(path):
-    # (the case's "tsak manager" is a typo the Task Manager cue does not read: the installer is what names Windows)
+    # (the installer names Windows before the case's "tsak manager", which the Task Manager cue reads too)
     snap = read_pasted([Source("report.txt", _case(path))])
     assert snap["platform"]["system"] == "Windows"
     assert [c["cue"] for c in snap["pasted"]["cues"] if c["means"] == "Windows"] == ["Windows named in prose"]

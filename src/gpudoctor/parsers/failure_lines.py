@@ -94,7 +94,10 @@ _SAID_SUBJECT = LazyPattern(
 # was not being used"; "task" with a transposed pair, "tsak", "taks", as typed in a hurry): its default GPU graphs are
 # the 3D, Copy and Video engines, not CUDA's compute (gpudoctor.facts.GPU_GRAPH_SAID), so the sentence is no evidence
 # that a CUDA program runs on the CPU. The asker asks for nvidia-smi while the program runs instead.
-GPU_GRAPH = LazyPattern(r"\bt(?:ask|sak|aks)\s?manager\b", re.IGNORECASE)
+# The words, one pattern for every reader of them: this one, and the platform cues (gpudoctor.pasted.cues: Task Manager is
+# Windows' own tool).
+TASK_MANAGER_WORDS = r"\bt(?:ask|sak|aks)\s?manager\b"
+GPU_GRAPH = LazyPattern(TASK_MANAGER_WORDS, re.IGNORECASE)
 # The same sentence saying the failure is over or never was: an answer, a fix, a question's premise denied.
 _SAID_OVER = LazyPattern(
     r"\bno longer\b|\bnot anymore\b|"

@@ -59,7 +59,7 @@ from gpudoctor.facts import (
 from gpudoctor.lazypattern import LazyPattern
 from gpudoctor.parsers.anchors import Lines
 from gpudoctor.parsers.error_texts import classify_error_text
-from gpudoctor.parsers.failure_lines import GPU_GRAPH
+from gpudoctor.parsers.failure_lines import GPU_GRAPH, TASK_MANAGER_WORDS
 from gpudoctor.parsers.ollama_ps import context_overload
 
 if TYPE_CHECKING:
@@ -249,9 +249,6 @@ _WINDOWS_TOOLS = re.compile(
     r"^[ \t]*set\s+\"?[A-Za-z_]\w{0,60}=(?!=)(?!\S*[ \t]+(?:and|for)[ \t])|\bVisual Studio(?!\s+Code\b)(?:\s+(?:Community|Professional|Build Tools|20\d\d))"
     # PowerShell's assignment to an environment variable ($env:CMAKE_ARGS = "..."), the shell Windows opens by default
     r"|\$env:[A-Za-z_]\w{0,60}\s*="
-    # Windows' own Task Manager, where a reporter reads the GPU's load ("in the task manager, the increased load on the
-    # CPU"); Linux desktops call theirs System Monitor
-    r"|\btask\s?manager\b"
     # TechPowerUp's GPU-Z, where a reporter reads the card's memory and load ("i am using gpu z to monitor vram"): a
     # Windows program (TechPowerUp's GPU-Z page lists Windows XP to 11 as its systems; it has no Linux or macOS build)
     r"|\bgpu[- ]?z\b"
@@ -264,7 +261,10 @@ _WINDOWS_TOOLS = re.compile(
     # Windows' own python.exe alias (WindowsApps) and setuptools' Windows-only compiler lookup (catalogue.toml's
     # windows-store-python-alias and setuptools-msvc-14-required): printed on Windows only
     r"|Python was not found; run without arguments to install from the Microsoft Store"
-    r"|Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required",
+    r"|Microsoft Visual C\+\+ 14\.0 (?:or greater )?is required"
+    # Windows' own Task Manager, where a reporter reads the GPU's load ("in the task manager, the increased load on the
+    # CPU"); Linux desktops call theirs System Monitor. Its words, typos included, are failure_lines' one pattern.
+    "|" + TASK_MANAGER_WORDS,
     re.IGNORECASE | re.MULTILINE,
 )
 # cmd.exe's own answer to a command it cannot find, in the languages the threads show it (English, Chinese, French:
