@@ -47,6 +47,7 @@ import tomllib
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from gpudoctor.pasted.cues import _NO_GPU_SAID  # noqa: E402
 from tools import blind_sets  # noqa: E402 (the project's root on the path first)
 
 SETS = blind_sets.OPEN  # never the blind set being collected (tools/blind_sets.py)
@@ -65,13 +66,8 @@ _PYTHON_SEEN = re.compile(
     r"python|\.py\b|\bpip\d?\b|\bconda\b|Traceback|site-packages|torch|tensorflow|\bjax\b|^\s*(?:>>>\s*)?(?:import|from)\s+\w",
     re.I | re.M,
 )
-_NO_GPU = re.compile(
-    r"^[ \t]*(?:[-*][ \t]*)?(?:\*\*)?GPU(?: model)?(?: and memory)?(?:\*\*)?[ \t]*:[ \t]*(?:\*\*)?[ \t]*"
-    r"(?:none\b|no\b|no gpu\b|cpu[ -](?:install[ -])?only\b|only cpu\b)"
-    r"|\bcpu[- ]only (?:machine|vm|server|laptop|computer|system|host)\b"
-    r"|\bI (?:do not|don'?t) have (?:an? |any )?(?:NVIDIA )?GPU\b|\bI have no (?:NVIDIA )?GPU\b",
-    re.I | re.M,
-)
+# the reporter saying the machine has no GPU: the reader's own pattern (one answer; gpudoctor.pasted.cues)
+_NO_GPU = _NO_GPU_SAID
 _GPU_SHOWN = re.compile(r"NVIDIA-SMI \d|\b(?:GeForce|Quadro|Tesla|TITAN|RTX ?\d{3,4}|GTX ?\d{3,4}|A100|H100|V100|T4)\b", re.I)
 _CRASH = re.compile(r"illegal (?:hardware )?instruction|segmentation fault|SIGSEGV|SIGILL", re.I)
 _IMPORTED = re.compile(r"^\s*(?:>>>\s*)?import\s+([A-Za-z_]\w*)|python[\d.]*\s+-c\s+['\"]\s*import\s+([A-Za-z_]\w*)", re.M)
