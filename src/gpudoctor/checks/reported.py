@@ -2004,6 +2004,11 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
         from gpudoctor.parsers.library_lines import LINK_MEANS
 
         what = LINK_MEANS
+    if first.kind == "cuda-error-number" and (first.get("name") or first.get("number")):
+        # the error as the line gives it, name and number (gpudoctor.parsers.cuda_errors; where they disagree, as numba's
+        # "[35] ... results in cudaErrorUnknown" does, both are shown): what the reader looks up
+        named = ", ".join(filter(None, (first.get("name"), first.get("number") and f"error number {first.get('number')}")))
+        what = f"{what}: {named}"
     if first.kind == "gpu-stack-failure":  # a line no catalogue entry knows: what failed, by its form and component
         from gpudoctor.parsers.failure_lines import MEANS
 
