@@ -201,6 +201,16 @@ def _posix_shown(g: Gathered) -> bool:
     return any(_POSIX_HINT.search(line[:2_000]) for _, lines in g.texts for line in lines)
 
 
+def _usual_name(windows: bool, version: str) -> str:
+    """The command that starts the stated Python where the text shows no path: `python` on Windows (the name
+    python.org's installer puts on PATH); elsewhere `python3`, except for a stated Python 2, which is `python` (PEP 394, as of 2.7's systems: "python should refer to the same
+    target as python2"; CentOS 7 and Ubuntu 14.04/16.04 ship Python 2.7 as /usr/bin/python, and a python3 there,
+    where installed, is another interpreter with other packages)."""
+    if windows or version.startswith("2."):
+        return "python"
+    return "python3"
+
+
 def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
     if not (g.distributions or g.python_version or g.site_packages or g.interpreter):
         return None
@@ -227,13 +237,12 @@ def _python(g: Gathered, placed: list[str]) -> dict[str, Any] | None:
         "version": version,
         # The interpreter the text shows run, or its environment's (gpudoctor.pasted.read): a Windows path on Windows,
         # an absolute one elsewhere (or under ~/, which the shell expands: gpudoctor.cmdline, or under ./, a program's
-        # own venv in its folder: read._interpreter_of_webui_check); else the platform's usual name.
+        # own venv in its folder: read._interpreter_of_webui_check); else the platform's usual name for the version
+        # the text states (_usual_name).
         "executable": (
             g.interpreter
             if g.interpreter and (windows or g.interpreter.startswith(("/", "~/", "./")))
-            else "python"
-            if windows
-            else "python3"
+            else _usual_name(windows, version)
         ),
         "site_packages": sites,
         # (a version the text did not give is left out, but not the variant a paste names without one: which of

@@ -472,7 +472,8 @@ def check_ptx_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]
         + f" JIT-compiles PTX only up to ISA {loads.ptx} (CUDA {loads.cuda}). The toolkit the program compiles with is "
         "newer than the driver: kernels it compiles at run time cannot load.",
         (ev("pasted", e.line),),
-        dataclasses.replace(
+        _conda_toolkit_first(facts, wrote.cuda, loads.cuda, upgrade)
+        or dataclasses.replace(
             upgrade,
             alternative=Remediation(
                 f"Compile with a CUDA toolkit no newer than {loads.cuda}, the driver's: point CUDA_HOME (or the "
@@ -483,4 +484,37 @@ def check_ptx_newer_than_driver(facts: Facts, ctx: Context) -> Iterable[Finding]
             ),
         ),
         wrote.source,
+    )
+
+
+def _conda_toolkit_first(facts: Facts, wrote: str, loads: str, upgrade: Remediation) -> Remediation | None:
+    """In a conda environment, the cheaper fix first: the environment's CUDA packages taken back to the driver's CUDA,
+    by the user, with no driver change and no reboot; the driver upgrade stays beside it (`alternative`). A program
+    compiling kernels at run time in a conda environment takes the environment's compiler before CUDA_HOME's and the
+    system's (numba/numba numba/cuda/cuda_paths.py @5340f052: _get_nvvm_path_decision lists 'Conda environment' first),
+    so the PTX follows the package: cudatoolkit up to CUDA 11 (one package held the NVVM then), and for 12 the
+    cuda-version metapackage, which holds the environment's cuda-* packages (cuda-nvcc, cuda-nvrtc) to its release
+    (conda-forge/cuda-version-feedstock). A constraint below the driver's next minor, not one release: conda takes the
+    newest package it has under it (CUDA 9.1's driver gets cudatoolkit 9.0 where no 9.1 package exists). None outside
+    a conda environment, and where the two CUDA releases straddle 12 (the packages change names there: the
+    environment is rebuilt, not pinned)."""
+    from gpudoctor.planner.where import conda
+
+    if not conda(facts):
+        return None
+    major, _, minor = loads.partition(".")
+    if not (major.isdigit() and minor.isdigit()) or (int(major) >= 12) != (vkey(wrote) >= vkey("12")):
+        return None
+    package = "cuda-version" if int(major) >= 12 else "cudatoolkit"
+    below = f"{major}.{int(minor) + 1}"
+    return Remediation(
+        f"In the conda environment the program runs in (activated), take its CUDA packages back to CUDA {loads} or "
+        f"older, the driver's: the program compiles its kernels with the environment's own CUDA {wrote} compiler, so "
+        "its PTX then loads on this driver, with no driver change and no reboot. Then run the program again.",
+        (
+            Cmd(("conda", "list", package), note=f"the {package} the environment holds now: CUDA {wrote}"),
+            Cmd(("conda", "install", f"{package}<{below}"), note=f"the newest {package} conda has below {below}"),
+        ),
+        component="toolkit",
+        alternative=upgrade,
     )
