@@ -221,6 +221,11 @@ _WINDOWS_TAG = re.compile(
     # pip's hint after an OSError, printed only where it runs on Windows (src/pip/_internal/commands/install.py
     # @5ab7c124db917625e55693773bcc224793d7ceed: `if WINDOWS and error.errno == errno.ENOENT ...`)
     r"|\bdoes not have Windows Long Path support enabled\b"
+    # onnxruntime's refusal when its CUDA provider did not load and CUDA_PATH is set (onnxruntime_pybind_state.cc
+    # @06c980b3ea02ef3f7e8ae5b03c7271986210c25c: "CUDA_PATH is set but CUDA wasn't able to be loaded ... make sure
+    # they're in the PATH"): CUDA_PATH is the variable NVIDIA's Windows installer sets (its Linux guide sets PATH and
+    # LD_LIBRARY_PATH only), so where no Linux is named the program ran on Windows (plans17/1749, onnxruntime#21527)
+    r"|\bCUDA_PATH is set but CUDA wasn'?t able to be loaded\b"
     # a release archive built for Windows that the reporter downloaded or ran ("sherpa-onnx-v1.10.1-win-x64-cuda.tar.bz2",
     # "llama-b6123-bin-win-cuda-12.4-x64.zip"): projects name their Windows builds so, beside -linux- and -macos- ones
     r"|(?<![A-Za-z0-9])[\w.+-]{0,100}[-_]win(?:64|32)?(?:[-_][\w.+]{1,40}){0,4}\.(?:zip|7z|tar\.(?:bz2|gz|xz)|exe|msi)\b"
