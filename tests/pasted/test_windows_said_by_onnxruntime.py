@@ -53,3 +53,26 @@ def test_the_message_says_windows_only_where_no_linux_is_named(tmp_path, text, s
     paste = tmp_path / "input.txt"
     paste.write_text(text, encoding="utf-8")
     assert _check(paste)["facts"]["platform"]["system"] == system
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # a C# program's NuGet package, Microsoft.ML.OnnxRuntime.GPU 1.16.0, with CUDA 12.2 installed
+        "plans17/cases/1712-ort20571-windows-csharp-nuget-ort1160-cuda122-cudnn89-providers-cuda-dll-error-126-needs-cuda118",
+        # a Python program's onnxruntime-gpu 1.16.3, with CUDA 11.8 installed
+        "plans17/cases/1749-deeplivecam-948-windows-py3100-onnxruntime-gpu-1163-cuda118-cudnn8-missing-cuda-path-set-not-loaded",
+    ],
+)
+def test_the_missing_provider_dlls_are_found_on_disk_then_put_on_path(case):
+    """(h245) The plan goes past where.exe: it lists where cuDNN's DLLs lie on the disk, the folder whose bin goes first
+    on PATH (its line told for both shells, planner.deciders), and names the CUDA 11 and cuDNN 8 releases to install."""
+    doc = _check(BLIND / case / "input.txt")
+    (finding,) = [f for f in doc["findings"] if f["code"] == "framework-cuda-libs-missing"]
+    argvs = [c["argv"] for c in finding["remediation"]["argv"]]
+    assert argvs == [
+        ["where.exe", "cudart64_110.dll", "cublas64_11.dll", "cublasLt64_11.dll", "cudnn64_8.dll"],
+        ["where.exe", "/R", "C:\\Program Files", "cudnn*.dll"],
+    ]
+    summary = finding["remediation"]["summary"]
+    assert "CUDA 11.8 toolkit" in summary and "cuDNN 8.9.7 for CUDA 11.x" in summary
