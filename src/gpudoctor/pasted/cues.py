@@ -112,7 +112,12 @@ _WIN_FILE = re.compile(
 _WIN_SOURCE = LazyPattern(r"(?<![\\\w:/.-])(?:[\w.-]{1,120}\\){1,20}[\w.-]{1,120}\.py(?:\", line \d|:\d{1,6}:)")
 # A program in a compiled language ("C#", "C++", ".NET", a .cs/.cpp source, a CUDA .cu source such as the samples'
 # bandwidthTest.cu) and any sign of Python.
-_COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)", re.IGNORECASE)
+# (and C++ source the report quotes: the standard library's namespace, "std::vector<const char *> keys", and C++11's
+# null pointer, "OrtCUDAProviderOptionsV2 *cuda_options = nullptr;", plans17/1707; "catch (const std::exception& e)",
+# microsoft/onnxruntime#22491: the program is a compiled one, read only where nothing of Python is in the text)
+_COMPILED_SAID = re.compile(
+    r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)|\bstd::[a-z_]\w{0,40}\b|\bnullptr\b", re.IGNORECASE
+)
 _PYTHON_SAID = re.compile(
     r"python|\.py\b|\bpip\d?\b|\b(?:ana|mini)?conda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax"
     # XLA's log lines as JAX's and TensorFlow's wheels print them (their sources under external/xla, external/local_xla)
