@@ -32,7 +32,9 @@ def _no_python(doc: dict) -> bool:
 
 
 def test_cpp_source_quoted_with_the_providers_error_asks_no_python():
-    doc = _check(BLIND / "plans17/cases/1707-ort14837-windows-cpp-cuda-provider-v2-copied-providers-dll-loadlibrary-126-ask/input.txt")
+    doc = _check(
+        BLIND / "plans17/cases/1707-ort14837-windows-cpp-cuda-provider-v2-copied-providers-dll-loadlibrary-126-ask/input.txt"
+    )
     assert _no_python(doc)
     asked = [a["argv"] for a in doc["pasted"]["ask_for"]]
     assert not any(a[0] in ("python", "python3") for a in asked)

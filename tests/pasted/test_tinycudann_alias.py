@@ -32,7 +32,10 @@ def _check(path: Path) -> dict:
         # kerrj/lerf#8's comment (tests/pasted/catalogue_examples/README.md): no OS named
         ("pasted/catalogue_examples/lerf-8-tcnn-not-defined.txt", "python3"),
         # a Windows conda environment's ns-train, the NameError in the description and a traceback cut before it
-        ("blind/plans17/cases/1746-nerfstudio-724-windows-miniconda-nerfacto-tcnn-not-defined-vanilla-nerf-trains-ask/input.txt", "python"),
+        (
+            "blind/plans17/cases/1746-nerfstudio-724-windows-miniconda-nerfacto-tcnn-not-defined-vanilla-nerf-trains-ask/input.txt",
+            "python",
+        ),
     ],
 )
 def test_the_alias_undefined_asks_the_import_itself(paste, python):

@@ -56,4 +56,4 @@ def test_a_windows_paste_without_a_prompt_gets_the_path_line_of_both_shells(case
     doc = json.loads(out)
     (finding,) = [f for f in doc["findings"] if f["code"] == "windows-dll-missing"]
     summary = finding["remediation"]["summary"]
-    assert "$env:PATH = <" in summary and "in cmd.exe: set \"PATH=<" in summary
+    assert "$env:PATH = <" in summary and 'in cmd.exe: set "PATH=<' in summary

@@ -518,9 +518,8 @@ def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | N
     current TensorFlow and its CUDA wheels, as TensorFlow's page advises after 2.10. The native 2.10 route needs
     its CUDA 11.2 and cuDNN 8.1 DLLs beside it (conda-forge's, or NVIDIA's installers), which no command here can
     bring without conda: it is said, not printed, so no printed step leaves TensorFlow without them."""
-    from gpudoctor.matrix import spec_contains
-
     from gpudoctor.cmdline import render
+    from gpudoctor.matrix import spec_contains
 
     fits = bool(pyv and spec_contains(last.python, pyv))
     # (the native line is the Windows host's: written by the quoting layer for cmd.exe and PowerShell alike, where a

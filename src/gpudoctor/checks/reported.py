@@ -2029,8 +2029,7 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
     fits = (
         f" Where it runs ({where}) it fits: " + "; ".join(causes) + ". Nothing pasted decides between them."
         if len(causes) > 1
-        else f" Where it runs ({where}), of the usual causes the paste leaves open only {causes[0]}; "
-        "it is not shown either."
+        else f" Where it runs ({where}), of the usual causes the paste leaves open only {causes[0]}; it is not shown either."
         if causes
         else ""
     )
