@@ -182,5 +182,5 @@ def test_windows_tensorflow_in_a_python_210_fits_is_installed_in_place_without_a
     r = _mine(report, "framework-windows-native-gpu").remediation
     # TensorFlow 2.10 fits this Python, but no conda was seen to bring its CUDA 11.2/cuDNN 8.1 DLLs: the install is
     # said with what it needs, not printed alone (it would leave windows-dll-missing); WSL 2 is the printed route.
-    assert "not this" not in r.summary and "pip install 'tensorflow==2.10.*' needs CUDA 11.2 and cuDNN 8.1" in r.summary
+    assert "not this" not in r.summary and 'python -m pip install "tensorflow==2.10.*" needs CUDA 11.2 and cuDNN 8.1' in r.summary
     assert render_all(r.commands, "powershell")[-1] == "wsl --install"

@@ -1421,7 +1421,7 @@ def test_native_windows_tensorflow_moves_back_to_2_10_in_this_environment_when_i
         "administrator PowerShell; restart Windows when it asks), then in its Ubuntu shell install TensorFlow with its "
         "CUDA libraries in a virtual environment: sudo apt-get update; sudo apt-get install -y python3-venv; python3 -m venv ~/tf; "
         "~/tf/bin/python -m pip install 'tensorflow[and-cuda]'. Or stay on native Windows with TensorFlow 2.10 "
-        "(tensorflow 2.15.0 -> 2.10.*): pip install 'tensorflow==2.10.*' needs CUDA 11.2 and cuDNN 8.1: with Miniconda "
+        '(tensorflow 2.15.0 -> 2.10.*): python -m pip install "tensorflow==2.10.*" needs CUDA 11.2 and cuDNN 8.1: with Miniconda '
         "installed (docs.conda.io), `conda install -c conda-forge cudatoolkit=11.2 cudnn=8.1.0` in that environment, or "
         "NVIDIA's installers with their bin folders on PATH; or keep running on the CPU."
     )
@@ -1837,8 +1837,9 @@ def test_native_windows_tensorflow_2_10_needs_no_driver_to_be_named():
         "# as Administrator, restart Windows when it asks",
         "wsl --install",
     ]
-    assert "Or stay on native Windows with TensorFlow 2.10 (tensorflow 2.15.0 -> 2.10.*): pip install 'tensorflow==2.10.*'" in (
-        f.remediation.summary
+    assert (
+        'Or stay on native Windows with TensorFlow 2.10 (tensorflow 2.15.0 -> 2.10.*): python -m pip install "tensorflow==2.10.*"'
+        in (f.remediation.summary)
     )
     assert "driver" not in f.remediation.summary
 

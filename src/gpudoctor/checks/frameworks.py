@@ -518,12 +518,15 @@ def _wsl_tf_remediation(last, installed: str, spec: str, libs: str, pyv: str | N
     current TensorFlow and its CUDA wheels, as TensorFlow's page advises after 2.10. The native 2.10 route needs
     its CUDA 11.2 and cuDNN 8.1 DLLs beside it (conda-forge's, or NVIDIA's installers), which no command here can
     bring without conda: it is said, not printed, so no printed step leaves TensorFlow without them."""
+    from gpudoctor.cmdline import render
     from gpudoctor.matrix import spec_contains
 
     fits = bool(pyv and spec_contains(last.python, pyv))
+    # (the native line is the Windows host's: written by the quoting layer for cmd.exe and PowerShell alike, where a
+    # single-quoted word is no one argument in cmd.exe, plans17/1716's reviewers; the WSL lines above stay bash's)
     native = (
         (
-            f"pip install '{spec}'"
+            render(Cmd(("python", "-m", "pip", "install", spec)), "windows")
             if fits
             else f"a Python {last.python} environment" + (f" (not this {pyv})" if pyv else "") + f" with {spec}"
         )

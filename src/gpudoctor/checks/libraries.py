@@ -273,6 +273,9 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
     nuget = package.lower().startswith("microsoft.")
     if nuget and (1, 17) <= vkey(version)[:2] < (1, 19):
         return
+    from gpudoctor.cmdline import Placeholder, PrependPath
+    from gpudoctor.planner.remedy import keep_path
+
     line = _said(facts, "onnxruntime-cuda-provider-failed")[0].line
     # The provider's own warning names the majors of the build that failed ("Require cuDNN 9.* and CUDA 12.*"): where
     # they are not the named release's, the text names another release (the one used before an upgrade, as
@@ -320,13 +323,42 @@ def check_onnxruntime_windows_provider(facts: Facts, ctx: Context) -> Iterable[F
                 "(a new terminal or IDE sees them): where.exe shows which of its DLLs PATH finds."
             )
             if back and build is not None
-            else f"See which of the DLLs {who} loads are on PATH; install the missing CUDA {cuda}.x or cuDNN "
-            f"{cudnn}.x and put its bin folder on PATH (a new terminal or IDE sees it), or move to the {package} "
-            "release built for the CUDA and cuDNN installed.",
-            (_pip(facts, "install", f"{package}=={back}"), where) if back else (where,),
+            else f"See which of the DLLs {who} loads are on PATH; install what is missing: {_ort_installs(cuda, cudnn)}. "
+            f"Then put cuDNN's bin folder first on PATH in the shell that starts the program, and start it again from "
+            f"there (a terminal or an IDE such as Visual Studio opened before the change does not see it)."
+            + keep_path(facts, windows=True)
+            + f" Or move to the {package} release built for the CUDA and cuDNN installed.",
+            (_pip(facts, "install", f"{package}=={back}"), where)
+            if back
+            else (where, PrependPath("PATH", (Placeholder("cudnn-folder"), "\\bin"), note=f"cuDNN {cudnn}'s DLLs first")),
             component="environment",
         ),
     )
+
+
+# The release of each CUDA and cuDNN major that a build of that major loads from PATH, named where the provider's DLLs
+# are missing: CUDA 11.8 is the last CUDA 11 toolkit (NVIDIA's CUDA Toolkit Archive; onnxruntime.ai's CUDA execution
+# provider requirements list it for 1.15 to 1.18), and every 11.x toolkit ships the same cudart64_110.dll and
+# cublas64_11.dll names; cuDNN 8.9.7 is the last cuDNN 8, built for CUDA 11.x and for 12.x (NVIDIA's cuDNN Archive).
+_ORT_TOOLKIT = {11: "11.8"}
+_ORT_CUDNN = {8: "8.9.7"}
+
+
+def _ort_installs(cuda: int, cudnn: int) -> str:
+    toolkit = _ORT_TOOLKIT.get(cuda)
+    kit = (
+        f"the CUDA {toolkit} toolkit (the last CUDA {cuda}; NVIDIA's Windows installer puts it beside any other CUDA and "
+        "its bin on PATH)"
+        if toolkit
+        else f"a CUDA {cuda}.x toolkit (NVIDIA's Windows installer puts it beside any other CUDA and its bin on PATH)"
+    )
+    dnn = _ORT_CUDNN.get(cudnn)
+    zip_ = (
+        f"cuDNN {dnn} for CUDA {cuda}.x (the last cuDNN {cudnn}; its Windows zip, unpacked to a folder of your choice)"
+        if dnn
+        else f"cuDNN {cudnn}.x for CUDA {cuda}.x (its Windows zip, unpacked to a folder of your choice)"
+    )
+    return f"{kit}, and {zip_}"
 
 
 # --- CTranslate2 -----------------------------------------------------------------------------------------------

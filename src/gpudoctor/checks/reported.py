@@ -2024,12 +2024,17 @@ def check_reported_unexplained(facts: Facts, ctx: Context, others: Iterable[Find
     # named, none asserted; the asks that decide between them are the family's (gpudoctor.pasted.ask).
     family = next((f for e in failures if (f := family_of(e, facts)) is not None), None)
     causes = open_causes(family, facts) if family is not None else ()
+    from gpudoctor.facts import OS_NOT_NAMED
+
+    # (where the text names no OS, Linux is only the reading's assumption: said so, so that the place is not asserted)
+    where = _PLACE_WORDS[place(facts)]
+    if any(c.get("cue") == OS_NOT_NAMED for c in facts.pasted.cues):
+        where = f"{where}, assumed: the text names no OS"
     # (one cause left open, the paste having ruled out the others, is still not shown: it is named as the one that fits)
     fits = (
-        f" Where it runs ({_PLACE_WORDS[place(facts)]}) it fits: " + "; ".join(causes) + ". Nothing pasted decides between them."
+        f" Where it runs ({where}) it fits: " + "; ".join(causes) + ". Nothing pasted decides between them."
         if len(causes) > 1
-        else f" Where it runs ({_PLACE_WORDS[place(facts)]}), of the usual causes the paste leaves open only {causes[0]}; "
-        "it is not shown either."
+        else f" Where it runs ({where}), of the usual causes the paste leaves open only {causes[0]}; it is not shown either."
         if causes
         else ""
     )

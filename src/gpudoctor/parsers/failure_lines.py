@@ -87,7 +87,9 @@ _SAID_SUBJECT = LazyPattern(
     + _SAID_FRAMEWORK.source()[0]
     + r"|\bNVENC\b|\bNVDEC\b|\b[RG]TX\s?\d{3,4}\b"
     # a program's own device choice ("the device choice is CPU only"): the sentence is about the device it runs on
-    + r"|\bdevice\s+(?:choice|list|dropdown|selection|options?)\b",
+    + r"|\bdevice\s+(?:choice|list|dropdown|selection|options?)\b"
+    # the GPU named inside a Chinese sentence ("看到CPU上升，但是GPU没有上升"), where no word boundary sets it apart
+    + r"|(?<=[\u3400-\u9fff])GPU|GPU(?=[\u3400-\u9fff])",
     re.IGNORECASE,
 )
 # Windows' Task Manager named as where the reporter saw the GPU idle ("when I watch my task manager, I noticed that my gpu
@@ -189,6 +191,15 @@ _SAID_FORMS: tuple[tuple[str, LazyPattern], ...] = (
             # only the CPU offered where a device is chosen ("the device choice is CPU only", "only CPU is available")
             r"|\bonly\s+(?:the\s+)?CPU\s+(?:is\s+|was\s+)?(?:offered|available|listed|shown|selectable)\b"
             r"|\bdevice\s+(?:choice|list|dropdown|selection|options?)\b[^.\n]{0,30}?\bCPU\s+only\b"
+            # the CPU said used and the GPU said not, in either order ("its only utilizing my CPU and not my GPU",
+            # plans17/1737; "It doesn't use my GPU only CPU", lllyasviel/style2paints#141)
+            r"|\b(?:us(?:es|ing)|utili[sz](?:es|ing))\s+(?:only\s+)?(?:the\s+|my\s+)?CPU\s*,?\s+(?:and|but)\s+not\s+(?:the\s+|my\s+)?GPU\b"
+            r"|\b(?:does|do|is)(?:n['’]t| not)\s+us(?:e|ing)\s+(?:the\s+|my\s+)?GPU\s*,?\s+(?:only|just)\s+(?:the\s+|my\s+)?CPU\b"
+            # the same in Chinese: only the CPU used ("只使用CPU", QwenAudio/CosyVoice#687), the GPU idle or not rising
+            # while the CPU works ("GPU空闲", continue-revolution/sd-webui-animatediff#322; "GPU没有上升", plans17/1747;
+            # "GPU没有用上", HypoX64/DeepMosaics#79). Not "GPU空闲显存", the GPU's free memory.
+            r"|(?:只|仅)(?:使用|用|跑)了?\s?CPU"
+            r"|GPU\s?(?:(?:一直)?空闲(?!显存|内存|时)|闲置|没有?(?:上升|用上|使用|占用|动)|没怎么用)"
             # nvidia-smi listing no process while the program runs ("nvidia-smi shows no process")
             r"|\bnvidia-smi\b[^.\n]{0,40}?\b(?:shows?|showed|lists?|listed|displays?)\s+no\s+(?:running\s+)?process(?:es)?\b",
             re.IGNORECASE,

@@ -112,7 +112,12 @@ _WIN_FILE = re.compile(
 _WIN_SOURCE = LazyPattern(r"(?<![\\\w:/.-])(?:[\w.-]{1,120}\\){1,20}[\w.-]{1,120}\.py(?:\", line \d|:\d{1,6}:)")
 # A program in a compiled language ("C#", "C++", ".NET", a .cs/.cpp source, a CUDA .cu source such as the samples'
 # bandwidthTest.cu) and any sign of Python.
-_COMPILED_SAID = re.compile(r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)", re.IGNORECASE)
+# (and C++ source the report quotes: the standard library's namespace, "std::vector<const char *> keys", and C++11's
+# null pointer, "OrtCUDAProviderOptionsV2 *cuda_options = nullptr;", plans17/1707; "catch (const std::exception& e)",
+# microsoft/onnxruntime#22491: the program is a compiled one, read only where nothing of Python is in the text)
+_COMPILED_SAID = re.compile(
+    r"(?<!\w)(?:C#|C\+\+|\.NET\b|[\w-]{1,80}\.(?:cs|cpp|cc|cxx|cu)\b)|\bstd::[a-z_]\w{0,40}\b|\bnullptr\b", re.IGNORECASE
+)
 _PYTHON_SAID = re.compile(
     r"python|\.py\b|\bpip\d?\b|\b(?:ana|mini)?conda\b|Traceback|site-packages|\bimport\s+\w|torch|tensorflow|\bjax"
     # XLA's log lines as JAX's and TensorFlow's wheels print them (their sources under external/xla, external/local_xla)
@@ -221,6 +226,11 @@ _WINDOWS_TAG = re.compile(
     # pip's hint after an OSError, printed only where it runs on Windows (src/pip/_internal/commands/install.py
     # @5ab7c124db917625e55693773bcc224793d7ceed: `if WINDOWS and error.errno == errno.ENOENT ...`)
     r"|\bdoes not have Windows Long Path support enabled\b"
+    # onnxruntime's refusal when its CUDA provider did not load and CUDA_PATH is set (onnxruntime_pybind_state.cc
+    # @06c980b3ea02ef3f7e8ae5b03c7271986210c25c: "CUDA_PATH is set but CUDA wasn't able to be loaded ... make sure
+    # they're in the PATH"): CUDA_PATH is the variable NVIDIA's Windows installer sets (its Linux guide sets PATH and
+    # LD_LIBRARY_PATH only), so where no Linux is named the program ran on Windows (plans17/1749, onnxruntime#21527)
+    r"|\bCUDA_PATH is set but CUDA wasn'?t able to be loaded\b"
     # a release archive built for Windows that the reporter downloaded or ran ("sherpa-onnx-v1.10.1-win-x64-cuda.tar.bz2",
     # "llama-b6123-bin-win-cuda-12.4-x64.zip"): projects name their Windows builds so, beside -linux- and -macos- ones
     r"|(?<![A-Za-z0-9])[\w.+-]{0,100}[-_]win(?:64|32)?(?:[-_][\w.+]{1,40}){0,4}\.(?:zip|7z|tar\.(?:bz2|gz|xz)|exe|msi)\b"

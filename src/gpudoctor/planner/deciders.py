@@ -230,6 +230,8 @@ def shown(line: Line, target: str = "posix") -> str:
     """`line` as prose: quoted by the one quoting layer in the shell of the plan (`target`: PowerShell's on Windows,
     whose plan never holds a POSIX export), as a person copies it once the value is filled in (reviewers pasted
     `grep -E a|b` and `python3 -c import socket, ...` from words joined unquoted), the placeholders as `<name>`."""
+    if target == "windows" and (both := _each_shell(line)) is not None:
+        return both
     try:
         text = render(line, target)
     except Unrenderable:  # (a line PowerShell cannot hold is shown as a POSIX shell writes it)
@@ -245,6 +247,23 @@ def shown(line: Line, target: str = "posix") -> str:
     # A quoted word holding a placeholder loses both its quotes ('MIG-<uuid>' -> MIG-<uuid>), never one of them.
     text = _QUOTED_PLACEHOLDER.sub(r"\1", text)
     return f"{text} ({line.note})" if isinstance(line, Cmd) and line.note else text
+
+
+def _each_shell(line: Line) -> str | None:
+    """A line cmd.exe and PowerShell write each their own way (a variable's setting, PATH extended), for a plan of
+    either shell: PowerShell's line and cmd.exe's, each named, where a single line would be PowerShell's unmarked and
+    fail in cmd.exe (plans17/1708's reviewers); None where one line runs in both (render's `windows`)."""
+    if not isinstance(line, (PrependPath, SetEnv, SetFrom)):
+        return None
+    try:
+        ps = _QUOTED_PLACEHOLDER.sub(r"\1", render(line, "powershell"))
+    except Unrenderable:
+        return None
+    try:
+        cmd = _QUOTED_PLACEHOLDER.sub(r"\1", render(line, "cmd"))
+    except Unrenderable:
+        return f"{ps} (in PowerShell)"
+    return f"{ps} (in PowerShell; in cmd.exe: {cmd})"
 
 
 _QUOTED_PLACEHOLDER = LazyPattern(r"'([^'\s]*<[a-z][a-z0-9-]*>[^'\s]*)'")
@@ -314,6 +333,12 @@ def with_values(findings: Sequence[Finding], facts: Any) -> list[Finding]:
     values = known_values(facts)
     system = getattr(getattr(facts, "platform", None), "system", "") or ""
     target = "powershell" if system.lower().startswith("win") else "posix"
+    if target == "powershell" and getattr(facts, "pasted", None) is not None:
+        from gpudoctor.planner.where import shell
+
+        # (the plan's own shell: a paste that shows neither cmd.exe nor PowerShell gets a plan for either, whose prose
+        # lines name the shell of each, _each_shell)
+        target = shell(facts) if shell(facts) in ("cmd", "powershell", "windows") else target
     out = []
     for f in findings:
         r = f.remediation
@@ -365,6 +390,12 @@ def with_release_asks(findings: Sequence[Finding], facts: Any) -> list[Finding]:
     not show; a command the shown release is too old for, and the commands after it, moved into the summary."""
     system = getattr(getattr(facts, "platform", None), "system", "") or ""
     target = "powershell" if system.lower().startswith("win") else "posix"
+    if target == "powershell" and getattr(facts, "pasted", None) is not None:
+        from gpudoctor.planner.where import shell
+
+        # (the plan's own shell: a paste that shows neither cmd.exe nor PowerShell gets a plan for either, whose prose
+        # lines name the shell of each, _each_shell)
+        target = shell(facts) if shell(facts) in ("cmd", "powershell", "windows") else target
     out = []
     for f in findings:
         r = f.remediation
