@@ -972,7 +972,10 @@ def check_reported_libraries(facts: Facts, ctx: Context) -> Iterable[Finding]:
     from gpudoctor.planner.remedy import shown_library_dir
 
     judged, _ = explained(facts, ctx)  # a library's own build explains them (gpudoctor.checks.libraries)
-    missing = [m for m in facts.pasted.missing if _CUDA_SONAMES.match(m) and m not in judged]
+    # A library the linker could not find at a build (ld's -lNAME, parsers.library_lines' link side) is no load
+    # failure: checks.catalogued.builds.check_link_cuda_libraries puts its folder where the linker looks.
+    linked = {e.get("soname") for e in _said(facts, "library-missing") if e.get("side") == "link"}
+    missing = [m for m in facts.pasted.missing if _CUDA_SONAMES.match(m) and m not in judged and m not in linked]
     cudnn = [m for m in missing if "cudnn" in m]
     others = [m for m in missing if "cudnn" not in m]
     frameworks = frameworks_named(facts)
