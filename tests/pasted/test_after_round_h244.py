@@ -58,3 +58,59 @@ def test_a_link_time_miss_of_another_library_is_not_planned_as_cuda(tmp_path):
     # The twin: ld missing a library that is not CUDA's (-lpython3.9 at a build) gets no CUDA folder on LIBRARY_PATH.
     text = "/usr/bin/ld: cannot find -lpython3.9\ncollect2: error: ld returned 1 exit status\n"
     assert not _prepends(paste(tmp_path, text))
+
+
+# onnxruntime-gpu's CUDA 12 build missing its CUDA 12 libraries (checks.libraries.check_onnxruntime_cuda12_libs):
+# NVIDIA's CUDA 12 wheels in the program's Python and their lib folders on LD_LIBRARY_PATH, not read-only asks.
+_ORT_CUBLASLT_12 = (
+    "2025-02-20 10:00:00.000000000 [E:onnxruntime:Default, provider_bridge_ort.cc:1862 TryGetProviderInfo_CUDA] "
+    "/onnxruntime_src/onnxruntime/core/session/provider_bridge_ort.cc:1539 onnxruntime::Provider& "
+    "onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : FAIL : Failed to load library "
+    "libonnxruntime_providers_cuda.so with error: {soname}: cannot open shared object file: No such file or directory\n"
+)
+
+
+def _pip_installs(doc: dict) -> list[list[str]]:
+    return [
+        c["argv"]
+        for s in doc["plan"]["steps"]
+        for c in s["commands"]
+        if "argv" in c and c["argv"][1:4] == ["-m", "pip", "install"]
+    ]
+
+
+def test_onnxruntime_cuda12_provider_missing_cublaslt_installs_the_cuda12_wheels():
+    # tests/blind/plans17/cases/1742-*: rembg[gpu] in a venv, "libcublasLt.so.12: cannot open shared object file"
+    doc = check(blind_case("plans17/cases/1742"))
+    (install,) = _pip_installs(doc)
+    assert install[4:] == [
+        "nvidia-cuda-runtime-cu12",
+        "nvidia-cublas-cu12",
+        "nvidia-cufft-cu12",
+        "nvidia-curand-cu12",
+        "nvidia-cudnn-cu12==9.*",
+    ]
+    assert [v for v, _ in _prepends(doc)] == ["LD_LIBRARY_PATH"]
+
+
+def test_onnxruntime_cuda12_provider_title_of_another_thread(tmp_path):
+    # danielgatis/rembg#668 (https://github.com/danielgatis/rembg/issues/668), its title's message in onnxruntime's log
+    doc = paste(tmp_path, _ORT_CUBLASLT_12.format(soname="libcublasLt.so.12"))
+    assert "framework-cuda-libs-missing" in _codes(doc)
+    assert _pip_installs(doc) and _pip_installs(doc)[0][4] == "nvidia-cuda-runtime-cu12"
+
+
+def test_onnxruntime_cuda11_provider_is_not_given_cuda12_wheels(tmp_path):
+    # The twin: the same log asking for libcublasLt.so.11 (microsoft/onnxruntime#21684's title): the CUDA 11 build,
+    # check_onnxruntime_cuda11's case, never NVIDIA's CUDA 12 wheels beside it.
+    doc = paste(tmp_path, _ORT_CUBLASLT_12.format(soname="libcublasLt.so.11"))
+    assert not [a for a in _pip_installs(doc) if "nvidia-cuda-runtime-cu12" in a]
+
+
+def test_a_java_programs_own_onnxruntime_gets_no_pip_wheels(tmp_path):
+    # The twin: onnxruntime's Java API (ai.onnxruntime.OrtException, as in microsoft/onnxruntime#12540) asking for a
+    # CUDA 12 library: the program carries its own onnxruntime, which pip's wheels do not reach.
+    text = "ai.onnxruntime.OrtException: Error code - ORT_RUNTIME_EXCEPTION - message: " + _ORT_CUBLASLT_12.format(
+        soname="libcublasLt.so.12"
+    )
+    assert not [a for a in _pip_installs(paste(tmp_path, text)) if "nvidia-cuda-runtime-cu12" in a]
